@@ -1,0 +1,39 @@
+# Turnstile build targets. `make test` is what CI runs (.ci/run).
+GO        ?= go
+FUZZTIME  ?= 30s
+SMOKETIME ?= 3s
+BENCHTIME ?= 1s
+
+FUZZ_PKG := ./fuzz
+
+.PHONY: test check fmt vet race fuzz fuzz-smoke bench
+
+test:
+	$(GO) test -count=1 ./...
+	$(MAKE) --no-print-directory fuzz-smoke
+
+# check: formatting, vet, and the race detector over every package.
+check: fmt vet race
+
+fmt:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needs to run on:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+race:
+	$(GO) test -count=1 -race ./...
+
+# fuzz-smoke runs every fuzz target briefly; fuzz runs each for FUZZTIME.
+fuzz-smoke:
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(SMOKETIME)
+
+fuzz:
+	@set -e; for t in $$($(GO) test -list '^Fuzz' $(FUZZ_PKG) | grep '^Fuzz'); do \
+		echo "fuzz $$t ($(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $(FUZZ_PKG); \
+	done
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
