@@ -1,59 +1,121 @@
 package wire
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"sort"
 )
 
-// plainDecode is the interim strict-ish decoder: unknown fields rejected.
-func plainDecode[P any](b []byte, p *P) error {
-	if len(b) == 0 {
-		return nil
+// messageType is the registry entry of one type string.
+type messageType struct {
+	name     string
+	schema   *schema
+	bodyless bool    // a frame without payload is legal and decodes to zero
+	zero     Payload // the zero payload
+	decode   func(raw []byte) (Payload, error)
+}
+
+// registry maps every type string to its payload type. It is filled during
+// package initialisation and read-only afterwards.
+var registry = map[string]*messageType{}
+
+// register adds payload type P. bodyless marks the types of which a frame
+// without payload is legal: prompt_cancel (cancel without receipt),
+// permission_cancel (no payload at all) and device_shutdown (no reason).
+func register[P Payload](bodyless bool) {
+	var zero P
+	t := reflect.TypeFor[P]()
+	mt := &messageType{name: zero.MessageType(), schema: schemaOf(t), bodyless: bodyless, zero: zero}
+	mt.decode = unmarshalAs[P]
+	assert(registry[mt.name] == nil, "wire: type %q registered twice", mt.name)
+	registry[mt.name] = mt
+}
+
+func unmarshalAs[P Payload](raw []byte) (Payload, error) {
+	var p P
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(p); err != nil {
-		return fmt.Errorf("%w: %v", ErrInvalid, err)
+	return p, nil
+}
+
+// decodePayload checks raw against the schema, then unmarshals it.
+func (mt *messageType) decodePayload(raw []byte) (Payload, error) {
+	if raw == nil {
+		if !mt.bodyless {
+			return nil, missing(mt.name + ".payload")
+		}
+		return mt.zero, nil
 	}
-	return nil
+	sc := newScanner(raw, mt.name)
+	if err := sc.check(mt.schema, false); err != nil {
+		return nil, err
+	}
+	return mt.decode(raw)
+}
+
+// Types lists every registered type string in sorted order.
+func Types() []string {
+	out := make([]string, 0, len(registry))
+	for name := range registry {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Bodyless reports whether a frame of type typ may omit its payload.
+func Bodyless(typ string) bool {
+	mt, ok := registry[typ]
+	return ok && mt.bodyless
+}
+
+// ZeroPayload returns the zero payload of a registered type string.
+func ZeroPayload(typ string) (Payload, bool) {
+	mt, ok := registry[typ]
+	if !ok {
+		return nil, false
+	}
+	return mt.zero, true
 }
 
 func init() {
-	register(plainDecode[Heartbeat])
-	register(plainDecode[RuntimePrepare])
-	register(plainDecode[RuntimePrepareResult])
-	register(plainDecode[ExecutionPrepare])
-	register(plainDecode[ExecutionStart])
-	register(plainDecode[ExecutionRelease])
-	register(plainDecode[PreparationStatus])
-	register(plainDecode[PromptCancel])
-	register(plainDecode[DeviceShutdown])
-	register(plainDecode[Delta])
-	register(plainDecode[Thinking])
-	register(plainDecode[OutputMessage])
-	register(plainDecode[ToolCall])
-	register(plainDecode[UsageUpdate])
-	register(plainDecode[RunError])
-	register(plainDecode[Done])
-	register(plainDecode[PermissionRequest])
-	register(plainDecode[PermissionCancel])
-	register(plainDecode[PermissionDecision])
-	register(plainDecode[UserChoicePrompt])
-	register(plainDecode[UserChoiceDecision])
-	register(plainDecode[InteractionDecisionAck])
-	register(plainDecode[PromptSteer])
-	register(plainDecode[PromptSteerAck])
-	register(plainDecode[FunctionCall])
-	register(plainDecode[FunctionResult])
-	register(plainDecode[WorkspaceRead])
-	register(plainDecode[WorkspaceReadResult])
-	register(plainDecode[WorkspaceWrite])
-	register(plainDecode[WorkspaceWriteResult])
-	register(plainDecode[WorkspaceExport])
-	register(plainDecode[WorkspaceExportResult])
-	register(plainDecode[EnvironmentQuiesce])
-	register(plainDecode[EnvironmentResume])
-	register(plainDecode[EnvironmentQuiesced])
-	register(plainDecode[EnvironmentResumed])
+	register[Heartbeat](false)
+	register[RuntimePrepare](false)
+	register[RuntimePrepareResult](false)
+	register[ExecutionPrepare](false)
+	register[ExecutionStart](false)
+	register[ExecutionRelease](false)
+	register[PreparationStatus](false)
+	register[PromptCancel](true)
+	register[DeviceShutdown](true)
+	register[Delta](false)
+	register[Thinking](false)
+	register[OutputMessage](false)
+	register[ToolCall](false)
+	register[UsageUpdate](false)
+	register[RunError](false)
+	registry[TypeError].decode = decodeRunError
+	register[Done](false)
+	register[PermissionRequest](false)
+	register[PermissionCancel](true)
+	register[PermissionDecision](false)
+	register[UserChoicePrompt](false)
+	register[UserChoiceDecision](false)
+	register[InteractionDecisionAck](false)
+	register[PromptSteer](false)
+	register[PromptSteerAck](false)
+	register[FunctionCall](false)
+	register[FunctionResult](false)
+	register[WorkspaceRead](false)
+	register[WorkspaceReadResult](false)
+	register[WorkspaceWrite](false)
+	register[WorkspaceWriteResult](false)
+	register[WorkspaceExport](false)
+	register[WorkspaceExportResult](false)
+	register[EnvironmentQuiesce](false)
+	register[EnvironmentResume](false)
+	register[EnvironmentQuiesced](false)
+	register[EnvironmentResumed](false)
 }

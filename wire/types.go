@@ -123,7 +123,7 @@ type ExecutionControls struct {
 
 type OutputFormat struct {
 	Type   string          `json:"type"`
-	Schema json.RawMessage `json:"schema,omitempty"`
+	Schema json.RawMessage `json:"schema,omitempty" wire:"object"`
 }
 
 type MCPHTTPServer struct {
@@ -144,7 +144,7 @@ const (
 type LocalEnvironment struct {
 	ID                 string          `json:"id"`
 	WorkspaceDirectory string          `json:"workspace_directory,omitempty"`
-	CapabilitySources  json.RawMessage `json:"capability_sources,omitempty"`
+	CapabilitySources  json.RawMessage `json:"capability_sources,omitempty" wire:"object"`
 	Capabilities       bool            `json:"capabilities,omitempty"`
 	ToolEnvironment    bool            `json:"tool_environment,omitempty"`
 	SystemPackages     bool            `json:"system_packages,omitempty"`
@@ -155,7 +155,7 @@ type LocalEnvironment struct {
 type FunctionTool struct {
 	Name         string          `json:"name"`
 	Description  string          `json:"description,omitempty"`
-	Parameters   json.RawMessage `json:"parameters,omitempty"`
+	Parameters   json.RawMessage `json:"parameters,omitempty" wire:"object"`
 	DeferLoading bool            `json:"defer_loading,omitempty"`
 }
 
@@ -233,8 +233,8 @@ type ToolCall struct {
 	ID          string           `json:"id"`
 	Name        string           `json:"name"`
 	Stage       string           `json:"stage"`
-	Args        json.RawMessage  `json:"args,omitempty"`
-	Result      json.RawMessage  `json:"result,omitempty"`
+	Args        json.RawMessage  `json:"args,omitempty" wire:"object"`
+	Result      json.RawMessage  `json:"result,omitempty" wire:"object"`
 }
 
 type ToolObservation struct {
@@ -269,7 +269,7 @@ type Usage struct {
 	InputTokens  *int32          `json:"input_tokens,omitempty"`
 	OutputTokens *int32          `json:"output_tokens,omitempty"`
 	CostUSD      *float64        `json:"cost_usd,omitempty"`
-	Raw          json.RawMessage `json:"raw,omitempty"`
+	Raw          json.RawMessage `json:"raw,omitempty" wire:"object"`
 }
 
 type TokenUsage struct {
@@ -289,8 +289,8 @@ type UsageUpdate struct {
 // decode (wire-reference §6.3).
 type RunError struct {
 	Error      string `json:"error"`
-	Code       string `json:"code,omitempty"`
-	HTTPStatus int    `json:"http_status,omitempty"`
+	Code       string `json:"code,omitempty" wire:"lenient"`
+	HTTPStatus int    `json:"http_status,omitempty" wire:"lenient"`
 }
 
 // Done closes a Run stream. It is also the continuity snapshot carried by a
@@ -315,7 +315,7 @@ type PermissionRequest struct {
 	Tool      string          `json:"tool"`
 	Title     string          `json:"title"`
 	Detail    string          `json:"detail,omitempty"`
-	Payload   json.RawMessage `json:"payload,omitempty"`
+	Payload   json.RawMessage `json:"payload,omitempty" wire:"object"`
 }
 
 // PermissionCancel is bodyless (id = interaction ID).
@@ -325,7 +325,7 @@ type PermissionDecision struct {
 	DeliveryID   string          `json:"delivery_id"`
 	Approved     bool            `json:"approved"`
 	Message      string          `json:"message,omitempty"`
-	UpdatedInput json.RawMessage `json:"updated_input,omitempty"`
+	UpdatedInput json.RawMessage `json:"updated_input,omitempty" wire:"object"`
 }
 
 // UserChoicePrompt is prompt_for_user_choice (id = Run ID).
@@ -511,7 +511,7 @@ type RuntimePrepare struct {
 	Plugin         *PackageMeta    `json:"plugin,omitempty"`
 	File           *PrepareFile    `json:"file,omitempty"`
 	Initialization *Initialization `json:"initialization,omitempty"`
-	Sources        json.RawMessage `json:"sources,omitempty"`
+	Sources        json.RawMessage `json:"sources,omitempty" wire:"object"`
 	SizeBytes      int64           `json:"size_bytes,omitempty"`
 	SHA256         string          `json:"sha256,omitempty"`
 	Offset         int64           `json:"offset,omitempty"`

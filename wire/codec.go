@@ -1,0 +1,284 @@
+package wire
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"unicode/utf8"
+)
+
+// envelopeParts holds the raw members of an envelope after scanning.
+type envelopeParts struct {
+	typ     string
+	id      string
+	payload []byte // nil when absent
+	trace   string // "" unless a valid traceparent string
+}
+
+// Decode parses one frame strictly (see doc.go) into its typed payload.
+// Errors wrap the sentinels of errors.go and name the field path; once the
+// envelope is readable they are *DecodeError values carrying type and ID.
+// Decode checks the JSON shape only; callers apply Validate (or the
+// ValidateAgainst helpers) for the protocol rules.
+func Decode(frame []byte) (Frame, error) {
+	if len(frame) > FrameBytesMax {
+		return Frame{}, tooLarge("frame", len(frame), FrameBytesMax)
+	}
+	env, err := scanEnvelope(frame)
+	if err != nil {
+		return Frame{}, err
+	}
+	mt, ok := registry[env.typ]
+	if !ok {
+		return Frame{}, &DecodeError{ID: env.id, Err: fmt.Errorf("%w: %q", ErrUnknownType, truncateForError(env.typ))}
+	}
+	p, err := mt.decodePayload(env.payload)
+	if err != nil {
+		return Frame{}, &DecodeError{Type: mt.name, ID: env.id, Err: err}
+	}
+	return Frame{ID: env.id, Trace: env.trace, Payload: p}, nil
+}
+
+// scanEnvelope reads the four envelope members. The ID is checked against
+// IDBytesMax without ever echoing it; an unusable trace is dropped.
+func scanEnvelope(frame []byte) (envelopeParts, error) {
+	var env envelopeParts
+	sc := newScanner(frame, "envelope")
+	sc.path = sc.segs[:0]
+	sc.skipSpace()
+	if sc.pos >= len(frame) || frame[sc.pos] != '{' {
+		if sc.pos < len(frame) && tokenKind(frame[sc.pos]) != 0 {
+			return env, sc.fail(ErrWrongType, "want object")
+		}
+		return env, sc.syntax("expected object")
+	}
+	sc.pos++
+	sc.path = append(sc.path, pathSegment{})
+	var seen uint8
+	hasType := false
+	for first := true; ; first = false {
+		sc.skipSpace()
+		if first && sc.pos < len(frame) && frame[sc.pos] == '}' {
+			sc.pos++
+			break
+		}
+		key, err := sc.memberName()
+		if err != nil {
+			return env, err
+		}
+		bit, name := envelopeMember(key)
+		if bit == 0 {
+			sc.path[0] = pathSegment{key: key}
+			return env, sc.fail(ErrUnknownField, "")
+		}
+		sc.path[0] = pathSegment{field: name}
+		if seen&bit != 0 {
+			return env, sc.fail(ErrDuplicateField, "")
+		}
+		seen |= bit
+		if err := sc.envelopeValue(&env, name); err != nil {
+			return env, err
+		}
+		hasType = hasType || name == "type"
+		if done, err := sc.endMember('}'); err != nil || done {
+			if err != nil {
+				return env, err
+			}
+			break
+		}
+	}
+	sc.path = sc.path[:0]
+	sc.skipSpace()
+	if sc.pos != len(frame) {
+		return env, fmt.Errorf("%w: after envelope at offset %d", ErrTrailingData, sc.pos)
+	}
+	if !hasType {
+		return env, missing("envelope.type")
+	}
+	return env, nil
+}
+
+var stringSchema = &schema{kind: kindString}
+
+func envelopeMember(key []byte) (uint8, string) {
+	switch string(key) {
+	case "type":
+		return 1, "type"
+	case "id":
+		return 2, "id"
+	case "payload":
+		return 4, "payload"
+	case "trace":
+		return 8, "trace"
+	}
+	return 0, ""
+}
+
+func (sc *scanner) envelopeValue(env *envelopeParts, name string) error {
+	sc.skipSpace()
+	start := sc.pos
+	switch name {
+	case "payload":
+		if sc.pos < len(sc.data) && sc.data[sc.pos] == 'n' {
+			if err := sc.literal("null"); err != nil {
+				return err
+			}
+			return sc.fail(ErrNull, "")
+		}
+		if err := sc.skipValue(); err != nil {
+			return err
+		}
+		env.payload = sc.data[start:sc.pos]
+		return nil
+	case "trace":
+		if err := sc.skipValue(); err != nil {
+			return err
+		}
+		if sc.data[start] == '"' {
+			if s, err := sc.stringAt(start); err == nil && ValidTraceparent(s) {
+				env.trace = s
+			}
+		}
+		return nil
+	}
+	if err := sc.value(stringSchema, false); err != nil {
+		return err
+	}
+	s, err := sc.stringAt(start)
+	if err != nil {
+		return err
+	}
+	if name == "id" {
+		if len(s) > IDBytesMax {
+			return tooLarge("envelope.id", len(s), IDBytesMax)
+		}
+		env.id = s
+		return nil
+	}
+	env.typ = s
+	return nil
+}
+
+// stringAt converts the already scanned string token starting at start.
+func (sc *scanner) stringAt(start int) (string, error) {
+	tok := sc.data[start:sc.pos]
+	raw := tok[1 : len(tok)-1]
+	for _, c := range raw {
+		if c == '\\' || c >= utf8.RuneSelf {
+			var s string
+			if err := json.Unmarshal(tok, &s); err != nil {
+				return "", sc.fail(ErrSyntax, "invalid string")
+			}
+			return s, nil
+		}
+	}
+	return string(raw), nil
+}
+
+// ValidTraceparent reports whether s is a W3C traceparent of version 00:
+// `00-<32 lower hex>-<16 lower hex>-<2 lower hex>` with non-zero IDs.
+func ValidTraceparent(s string) bool {
+	if len(s) != 55 || s[0] != '0' || s[1] != '0' || s[2] != '-' || s[35] != '-' || s[52] != '-' {
+		return false
+	}
+	return lowerHexNonZero(s[3:35]) && lowerHexNonZero(s[36:52]) && lowerHex(s[53:55])
+}
+
+func lowerHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')) {
+			return false
+		}
+	}
+	return true
+}
+
+func lowerHexNonZero(s string) bool {
+	if !lowerHex(s) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] != '0' {
+			return true
+		}
+	}
+	return false
+}
+
+// Encode validates a frame and renders it. It refuses unknown payload types,
+// payloads that fail Validate, IDs over IDBytesMax and frames over
+// FrameBytesMax. An invalid trace is dropped, as Decode would drop it. A
+// bodyless-capable type whose payload is the zero value omits `payload`.
+func Encode(f Frame) ([]byte, error) {
+	if f.Payload == nil {
+		return nil, fmt.Errorf("%w: nil payload", ErrInvalid)
+	}
+	typ := f.Payload.MessageType()
+	mt, ok := registry[typ]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrUnknownType, truncateForError(typ))
+	}
+	if len(f.ID) > IDBytesMax {
+		return nil, tooLarge("envelope.id", len(f.ID), IDBytesMax)
+	}
+	if err := Validate(f.Payload); err != nil {
+		return nil, fmt.Errorf("%s: %w", typ, err)
+	}
+	var raw []byte
+	if !mt.bodyless || !reflect.ValueOf(f.Payload).IsZero() {
+		var err error
+		if raw, err = json.Marshal(f.Payload); err != nil {
+			return nil, fmt.Errorf("%s: %w: %v", typ, ErrInvalid, err)
+		}
+		// Whatever we send must pass our own strict decoder (this catches
+		// nil required slices, which would be encoded as null).
+		sc := newScanner(raw, typ)
+		if err := sc.check(mt.schema, false); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]byte, 0, len(raw)+len(typ)+len(f.ID)+96)
+	out = append(out, `{"type":`...)
+	out = appendJSONString(out, typ)
+	if f.ID != "" {
+		out = append(out, `,"id":`...)
+		out = appendJSONString(out, f.ID)
+	}
+	if raw != nil {
+		out = append(out, `,"payload":`...)
+		out = append(out, raw...)
+	}
+	if ValidTraceparent(f.Trace) {
+		out = append(out, `,"trace":"`...)
+		out = append(out, f.Trace...)
+		out = append(out, '"')
+	}
+	out = append(out, '}')
+	if len(out) > FrameBytesMax {
+		return nil, tooLarge("frame", len(out), FrameBytesMax)
+	}
+	return out, nil
+}
+
+// appendJSONString appends s as a JSON string literal.
+func appendJSONString(out []byte, s string) []byte {
+	if !utf8.ValidString(s) {
+		b, _ := json.Marshal(s) // replaces invalid bytes with U+FFFD
+		return append(out, b...)
+	}
+	const hex = "0123456789abcdef"
+	out = append(out, '"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			out = append(out, '\\', c)
+		case c < 0x20:
+			out = append(out, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		default:
+			out = append(out, c)
+		}
+	}
+	return append(out, '"')
+}

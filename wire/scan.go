@@ -1,0 +1,355 @@
+package wire
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// pathSegment is one step of a field path: a member name or an array index.
+type pathSegment struct {
+	field string // schema member name
+	key   []byte // raw member name of a map or an unknown member
+	index int
+	isIdx bool
+}
+
+// scanner checks raw JSON against a schema without building values. It
+// allocates only when it reports an error (or meets an escaped member name).
+type scanner struct {
+	data []byte
+	pos  int
+	root string // path root, normally the type string
+	path []pathSegment
+	segs [12]pathSegment
+}
+
+func newScanner(data []byte, root string) scanner {
+	return scanner{data: data, root: root}
+}
+
+// check scans one complete value of schema s and rejects trailing bytes.
+func (sc *scanner) check(s *schema, nullable bool) error {
+	sc.path = sc.segs[:0]
+	if err := sc.value(s, nullable); err != nil {
+		return err
+	}
+	sc.skipSpace()
+	if sc.pos != len(sc.data) {
+		return sc.fail(ErrTrailingData, "")
+	}
+	return nil
+}
+
+// pathString renders the current path, e.g. execution_start.input[0].content[1].text.
+func (sc *scanner) pathString() string {
+	var b strings.Builder
+	b.WriteString(sc.root)
+	for _, p := range sc.path {
+		if p.isIdx {
+			b.WriteByte('[')
+			b.WriteString(strconv.Itoa(p.index))
+			b.WriteByte(']')
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		if p.key != nil {
+			b.WriteString(truncateForError(string(p.key)))
+		} else {
+			b.WriteString(p.field)
+		}
+	}
+	return b.String()
+}
+
+func (sc *scanner) fail(kind error, detail string) error {
+	p := sc.pathString()
+	if p == "" {
+		p = "payload"
+	}
+	if detail == "" {
+		return fmt.Errorf("%w: %s", kind, p)
+	}
+	return fmt.Errorf("%w: %s: %s", kind, p, detail)
+}
+
+func (sc *scanner) syntax(what string) error {
+	return sc.fail(ErrSyntax, fmt.Sprintf("%s at offset %d", what, sc.pos))
+}
+
+func (sc *scanner) skipSpace() {
+	for sc.pos < len(sc.data) && isSpace(sc.data[sc.pos]) {
+		sc.pos++
+	}
+}
+
+// value scans one value of schema s.
+func (sc *scanner) value(s *schema, nullable bool) error {
+	sc.skipSpace()
+	if sc.pos >= len(sc.data) {
+		return sc.syntax("unexpected end of input")
+	}
+	c := sc.data[sc.pos]
+	if c == 'n' {
+		if err := sc.literal("null"); err != nil {
+			return err
+		}
+		if !nullable {
+			return sc.fail(ErrNull, "")
+		}
+		return nil
+	}
+	if s.kind == kindRaw {
+		return sc.skipValue()
+	}
+	got := tokenKind(c)
+	if got == 0 {
+		return sc.syntax("unexpected character")
+	}
+	if !kindAccepts(s.kind, got) {
+		return sc.fail(ErrWrongType, "want "+s.kind.String()+", got "+got.String())
+	}
+	switch s.kind {
+	case kindStruct:
+		return sc.object(s)
+	case kindMap:
+		return sc.mapObject(s)
+	case kindRawObject:
+		return sc.skipValue()
+	case kindArray:
+		return sc.array(s)
+	case kindString:
+		_, _, err := sc.str()
+		return err
+	case kindBytes:
+		return sc.base64()
+	case kindBool:
+		if c == 't' {
+			return sc.literal("true")
+		}
+		return sc.literal("false")
+	default:
+		return sc.number(s)
+	}
+}
+
+// tokenKind classifies the first byte of a JSON value.
+func tokenKind(c byte) jsonKind {
+	switch {
+	case c == '{':
+		return kindStruct
+	case c == '[':
+		return kindArray
+	case c == '"':
+		return kindString
+	case c == 't' || c == 'f':
+		return kindBool
+	case c == '-' || (c >= '0' && c <= '9'):
+		return kindFloat
+	}
+	return 0
+}
+
+func kindAccepts(want, got jsonKind) bool {
+	switch want {
+	case kindStruct, kindMap, kindRawObject:
+		return got == kindStruct
+	case kindString, kindBytes:
+		return got == kindString
+	case kindInt, kindUint, kindFloat:
+		return got == kindFloat
+	}
+	return want == got
+}
+
+func (sc *scanner) literal(lit string) error {
+	if len(sc.data)-sc.pos < len(lit) || string(sc.data[sc.pos:sc.pos+len(lit)]) != lit {
+		return sc.syntax("invalid literal")
+	}
+	sc.pos += len(lit)
+	return nil
+}
+
+// object scans a struct: exact member names, no duplicates, required present.
+func (sc *scanner) object(s *schema) error {
+	sc.pos++ // '{'
+	var seen uint64
+	next := 0
+	depth := len(sc.path)
+	sc.path = append(sc.path, pathSegment{})
+	for first := true; ; first = false {
+		sc.skipSpace()
+		if sc.pos < len(sc.data) && sc.data[sc.pos] == '}' && first {
+			sc.pos++
+			break
+		}
+		key, err := sc.memberName()
+		if err != nil {
+			return err
+		}
+		i := findField(s.fields, key, next)
+		if i < 0 {
+			return sc.unknownMember(s, key)
+		}
+		f := &s.fields[i]
+		sc.path[depth] = pathSegment{field: f.name}
+		if seen&(1<<i) != 0 {
+			return sc.fail(ErrDuplicateField, "")
+		}
+		seen |= 1 << i
+		next = i + 1
+		if f.lenient {
+			err = sc.skipValue()
+		} else {
+			err = sc.value(f.schema, f.nullable)
+		}
+		if err != nil {
+			return err
+		}
+		if done, err := sc.endMember('}'); done || err != nil {
+			if err != nil {
+				return err
+			}
+			break
+		}
+	}
+	sc.path = sc.path[:depth]
+	for i := range s.fields {
+		if s.fields[i].required && seen&(1<<i) == 0 {
+			sc.path = append(sc.path, pathSegment{field: s.fields[i].name})
+			return sc.fail(ErrMissingField, "")
+		}
+	}
+	return nil
+}
+
+func (sc *scanner) unknownMember(s *schema, key []byte) error {
+	if s.withhold {
+		sc.path = sc.path[:len(sc.path)-1]
+		return sc.fail(ErrUnknownField, "member name withheld")
+	}
+	sc.path[len(sc.path)-1] = pathSegment{key: key}
+	return sc.fail(ErrUnknownField, "")
+}
+
+// findField looks for key, trying the member after the previous one first
+// because encoders usually keep declaration order.
+func findField(fields []schemaField, key []byte, next int) int {
+	if next < len(fields) && fields[next].name == string(key) {
+		return next
+	}
+	for i := range fields {
+		if fields[i].name == string(key) {
+			return i
+		}
+	}
+	return -1
+}
+
+// memberName reads `"name" :` and returns the unescaped name.
+func (sc *scanner) memberName() ([]byte, error) {
+	sc.skipSpace()
+	if sc.pos >= len(sc.data) || sc.data[sc.pos] != '"' {
+		return nil, sc.syntax("expected member name")
+	}
+	start := sc.pos
+	raw, escaped, err := sc.str()
+	if err != nil {
+		return nil, err
+	}
+	if escaped {
+		var s string
+		if json.Unmarshal(sc.data[start:sc.pos], &s) != nil {
+			return nil, sc.syntax("invalid member name")
+		}
+		raw = []byte(s)
+	}
+	sc.skipSpace()
+	if sc.pos >= len(sc.data) || sc.data[sc.pos] != ':' {
+		return nil, sc.syntax("expected ':'")
+	}
+	sc.pos++
+	return raw, nil
+}
+
+// endMember consumes ',' (more follows) or the closing byte (done).
+func (sc *scanner) endMember(closing byte) (bool, error) {
+	sc.skipSpace()
+	if sc.pos >= len(sc.data) {
+		return false, sc.syntax("unexpected end of input")
+	}
+	switch sc.data[sc.pos] {
+	case ',':
+		sc.pos++
+		return false, nil
+	case closing:
+		sc.pos++
+		return true, nil
+	}
+	return false, sc.syntax("expected ',' or closing bracket")
+}
+
+// mapObject scans an object with free member names; duplicates are rejected.
+func (sc *scanner) mapObject(s *schema) error {
+	sc.pos++
+	depth := len(sc.path)
+	sc.path = append(sc.path, pathSegment{})
+	var keys [][]byte
+	for first := true; ; first = false {
+		sc.skipSpace()
+		if sc.pos < len(sc.data) && sc.data[sc.pos] == '}' && first {
+			sc.pos++
+			break
+		}
+		key, err := sc.memberName()
+		if err != nil {
+			return err
+		}
+		sc.path[depth] = pathSegment{key: key}
+		for _, k := range keys {
+			if string(k) == string(key) {
+				return sc.fail(ErrDuplicateField, "")
+			}
+		}
+		keys = append(keys, key)
+		if err := sc.value(s.elem, false); err != nil {
+			return err
+		}
+		if done, err := sc.endMember('}'); done || err != nil {
+			if err != nil {
+				return err
+			}
+			break
+		}
+	}
+	sc.path = sc.path[:depth]
+	return nil
+}
+
+func (sc *scanner) array(s *schema) error {
+	sc.pos++
+	depth := len(sc.path)
+	sc.path = append(sc.path, pathSegment{})
+	for i := 0; ; i++ {
+		sc.skipSpace()
+		if sc.pos < len(sc.data) && sc.data[sc.pos] == ']' && i == 0 {
+			sc.pos++
+			break
+		}
+		sc.path[depth] = pathSegment{index: i, isIdx: true}
+		if err := sc.value(s.elem, false); err != nil {
+			return err
+		}
+		if done, err := sc.endMember(']'); done || err != nil {
+			if err != nil {
+				return err
+			}
+			break
+		}
+	}
+	sc.path = sc.path[:depth]
+	return nil
+}

@@ -1,0 +1,170 @@
+package wire
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+)
+
+// jsonKind is the JSON shape a schema node accepts.
+type jsonKind uint8
+
+const (
+	kindString jsonKind = iota + 1
+	kindBool
+	kindInt
+	kindUint
+	kindFloat
+	kindBytes     // base64 string
+	kindRaw       // any JSON value
+	kindRawObject // a JSON object kept raw
+	kindStruct
+	kindArray
+	kindMap
+)
+
+func (k jsonKind) String() string {
+	switch k {
+	case kindString, kindBytes:
+		return "string"
+	case kindBool:
+		return "boolean"
+	case kindInt, kindUint, kindFloat:
+		return "number"
+	case kindStruct, kindMap, kindRawObject:
+		return "object"
+	case kindArray:
+		return "array"
+	default:
+		return "value"
+	}
+}
+
+// schemaField is one JSON member of a struct schema.
+type schemaField struct {
+	name     string
+	required bool // json tag without ",omitempty"
+	nullable bool // wire:"nullable"
+	lenient  bool // wire:"lenient": any JSON value, checked after decoding
+	schema   *schema
+}
+
+// schema describes the JSON accepted for one Go type. It is derived once per
+// type from struct tags and is read-only afterwards.
+type schema struct {
+	kind     jsonKind
+	bits     int // integer width for kindInt/kindUint
+	fields   []schemaField
+	elem     *schema // kindArray, kindMap
+	withhold bool    // never echo member names (capability declarations)
+}
+
+// structFieldsMax bounds the members of one struct: presence is tracked in
+// a uint64 bit set.
+const structFieldsMax = 64
+
+var (
+	typeRawMessage = reflect.TypeFor[json.RawMessage]()
+	typeCapability = reflect.TypeFor[CapabilitySupport]()
+	typeCaps       = reflect.TypeFor[AgentKindCapabilities]()
+)
+
+// schemaCache is filled during package initialisation only (registry.go).
+var schemaCache = map[reflect.Type]*schema{}
+
+func schemaOf(t reflect.Type) *schema {
+	if s, ok := schemaCache[t]; ok {
+		return s
+	}
+	s := &schema{}
+	schemaCache[t] = s
+	switch {
+	case t == typeCapability:
+		s.kind = kindBool
+	case t == typeRawMessage:
+		s.kind = kindRaw
+	case t.Kind() == reflect.Pointer:
+		*s = *schemaOf(t.Elem())
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8:
+		s.kind = kindBytes
+	case t.Kind() == reflect.Slice:
+		s.kind, s.elem = kindArray, schemaOf(t.Elem())
+	case t.Kind() == reflect.Map && t.Key().Kind() == reflect.String:
+		s.kind, s.elem = kindMap, schemaOf(t.Elem())
+	case t.Kind() == reflect.Struct:
+		s.kind = kindStruct
+		s.withhold = t == typeCaps
+		s.fields = structFields(t, nil)
+		assert(len(s.fields) <= structFieldsMax, "wire: struct %s has too many fields", t)
+	default:
+		s.kind, s.bits = scalarKind(t)
+	}
+	return s
+}
+
+func scalarKind(t reflect.Type) (jsonKind, int) {
+	switch t.Kind() {
+	case reflect.String:
+		return kindString, 0
+	case reflect.Bool:
+		return kindBool, 0
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return kindInt, t.Bits()
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return kindUint, t.Bits()
+	case reflect.Float32, reflect.Float64:
+		return kindFloat, t.Bits()
+	}
+	panic(fmt.Sprintf("wire: no JSON schema for %s", t))
+}
+
+// structFields lists the JSON members of t, flattening embedded structs
+// that carry no json tag (UsageUpdate embeds Usage).
+func structFields(t reflect.Type, out []schemaField) []schemaField {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag, hasTag := f.Tag.Lookup("json")
+		if f.Anonymous && !hasTag && f.Type.Kind() == reflect.Struct {
+			out = structFields(f.Type, out)
+			continue
+		}
+		if !f.IsExported() || tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "" {
+			name = f.Name
+		}
+		sf := schemaField{name: name, required: !hasOption(opts, "omitempty"), schema: schemaOf(f.Type)}
+		wireTag := f.Tag.Get("wire")
+		sf.nullable = hasOption(wireTag, "nullable")
+		sf.lenient = hasOption(wireTag, "lenient")
+		if hasOption(wireTag, "object") {
+			assert(sf.schema.kind == kindRaw, "wire: object tag on %s", f.Name)
+			sf.schema = rawObjectSchema
+		}
+		out = append(out, sf)
+	}
+	return out
+}
+
+var rawObjectSchema = &schema{kind: kindRawObject}
+
+func hasOption(opts, want string) bool {
+	for opts != "" {
+		var o string
+		o, opts, _ = strings.Cut(opts, ",")
+		if o == want {
+			return true
+		}
+	}
+	return false
+}
+
+// assert panics on a programming error; it is always on.
+func assert(ok bool, format string, args ...any) {
+	if !ok {
+		panic(fmt.Sprintf(format, args...))
+	}
+}
