@@ -1,0 +1,91 @@
+package check
+
+import (
+	"cmp"
+	"slices"
+)
+
+// TurnRead is one read of a turn's state through Core's public API,
+// between its call and return instants.
+type TurnRead struct {
+	Call, Return int64
+	Session      string
+	Turn         string
+	State        string
+}
+
+// Steer is one steer call through Core's public API. An InputUnknown
+// outcome is an open operation: Return is ignored and the operation stays
+// pending until the end of the history.
+type Steer struct {
+	Call, Return int64
+	Session      string
+	Turn         string
+	Input        string
+	Outcome      string
+}
+
+type apiState struct {
+	reads  []TurnRead
+	steers []Steer
+}
+
+// ReadTurn records a workload read of a turn's public state.
+func (l *Ledger) ReadTurn(call, ret int64, session, turn, state string) {
+	l.api.reads = append(l.api.reads, TurnRead{Call: call, Return: ret, Session: session, Turn: turn, State: state})
+}
+
+// SteerInput records a workload steer call and its outcome (InputAccepted,
+// InputUnknown or InputRejected).
+func (l *Ledger) SteerInput(call, ret int64, session, turn, input, outcome string) {
+	l.api.steers = append(l.api.steers, Steer{Call: call, Return: ret, Session: session, Turn: turn, Input: input, Outcome: outcome})
+}
+
+// Reads and Steers return copies of the recorded API histories.
+func (l *Ledger) Reads() []TurnRead { return append([]TurnRead(nil), l.api.reads...) }
+func (l *Ledger) Steers() []Steer   { return append([]Steer(nil), l.api.steers...) }
+
+// appliedForTurn merges the native applies of every run Core started for
+// turn, in native order (time, then run start order).
+func (l *Ledger) appliedForTurn(turn string) []appliedInput {
+	t := l.core.turns[turn]
+	if t == nil {
+		return nil
+	}
+	var out []appliedInput
+	for _, run := range t.runs {
+		out = append(out, l.harness.applied[run]...)
+	}
+	slices.SortStableFunc(out, func(a, b appliedInput) int { return cmp.Compare(a.at, b.at) })
+	return out
+}
+
+// checkSteersAgainstTruth: an accepted steer must return after the input
+// was applied natively.
+func (l *Ledger) checkSteersAgainstTruth(at int64) {
+	appliedAt := map[string]map[string]int64{}
+	for _, s := range l.api.steers {
+		if s.Outcome != InputAccepted {
+			continue
+		}
+		m, ok := appliedAt[s.Turn]
+		if !ok {
+			m = map[string]int64{}
+			for _, a := range l.appliedForTurn(s.Turn) {
+				if _, dup := m[a.input]; !dup {
+					m[a.input] = a.at
+				}
+			}
+			appliedAt[s.Turn] = m
+		}
+		when, ok := m[s.Input]
+		switch {
+		case !ok:
+			l.violate(at, CheckAcceptedWithoutTruth, "steer of input %s on turn %s returned accepted at %s but the Harness never applied it",
+				s.Input, s.Turn, vtime(s.Return))
+		case when > s.Return:
+			l.violate(at, CheckAcceptedWithoutTruth, "steer of input %s on turn %s returned accepted at %s before the Harness applied it at %s",
+				s.Input, s.Turn, vtime(s.Return), vtime(when))
+		}
+	}
+}

@@ -1,0 +1,282 @@
+package check
+
+import (
+	"strings"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// TurnFacts is the durable state of one turn as Core's store holds it.
+// Run and Cursor describe the turn's current run: Cursor counts the inputs
+// Core has durably counted as accepted for it.
+type TurnFacts struct {
+	Turn   string
+	State  string
+	Run    string
+	Cursor int
+}
+
+type turnRec struct {
+	session string
+	state   string // highest durable state seen; "" before the first
+	runs    []string
+}
+
+type runRec struct {
+	turn          string
+	device        string
+	conn          string
+	handle        string
+	startedAt     int64
+	cursor        int
+	cancelApplied bool
+}
+
+type capRec struct {
+	selection bool
+	final     bool
+	missing   []string // required but not declared at the latest check
+}
+
+type coreState struct {
+	turns     map[string]*turnRec
+	runs      map[string]*runRec
+	delivered map[string]int64 // run\x00input → first delivery
+	caps      map[string]*capRec
+	restarts  int
+}
+
+func (c *coreState) init() {
+	c.turns = map[string]*turnRec{}
+	c.runs = map[string]*runRec{}
+	c.delivered = map[string]int64{}
+	c.caps = map[string]*capRec{}
+}
+
+func pairKey(a, b string) string { return a + "\x00" + b }
+
+func (c *coreState) turn(id string) *turnRec {
+	t := c.turns[id]
+	if t == nil {
+		t = &turnRec{}
+		c.turns[id] = t
+	}
+	return t
+}
+
+// TurnSubmitted records that the workload created a turn in a session.
+func (l *Ledger) TurnSubmitted(at int64, session, turn string) {
+	l.core.turn(turn).session = session
+}
+
+// RunStartSent records Core sending execution_start for run on a
+// connection with an admission handle. A run ID is started at most once.
+func (l *Ledger) RunStartSent(at int64, turn, run, device, conn, handle string) {
+	if prev := l.core.runs[run]; prev != nil {
+		l.violate(at, CheckRunStartedTwice,
+			"Core sent execution_start for run %s again on device %s conn %s handle %s (first at %s on conn %s handle %s)",
+			run, device, conn, handle, vtime(prev.startedAt), prev.conn, prev.handle)
+		return
+	}
+	l.core.runs[run] = &runRec{turn: turn, device: device, conn: conn, handle: handle, startedAt: at}
+	t := l.core.turn(turn)
+	t.runs = append(t.runs, run)
+}
+
+// InputDelivered records Core sending prompt_steer for an input of run.
+// Each input is delivered at most once, also across reconnects and restarts.
+func (l *Ledger) InputDelivered(at int64, run, input string) {
+	k := pairKey(run, input)
+	if first, ok := l.core.delivered[k]; ok {
+		l.violate(at, CheckInputDeliveredTwice, "Core delivered input %s of run %s again (first at %s)", input, run, vtime(first))
+		return
+	}
+	l.core.delivered[k] = at
+}
+
+// InputOutcome records the outcome Core durably assigned to an input.
+// Accepted requires that the Harness applied the input.
+func (l *Ledger) InputOutcome(at int64, run, input, outcome string) {
+	if outcome == InputAccepted && !l.harness.isApplied(run, input) {
+		l.violate(at, CheckAcceptedWithoutTruth, "Core counted input %s of run %s accepted but the Harness never applied it", input, run)
+	}
+}
+
+// CursorAdvanced records Core moving run's input cursor past input to
+// position cursor. The input must be applied natively and the cursor never
+// moves back.
+func (l *Ledger) CursorAdvanced(at int64, run, input string, cursor int) {
+	if !l.harness.isApplied(run, input) {
+		l.violate(at, CheckAcceptedWithoutTruth, "Core advanced the cursor of run %s past input %s that the Harness never applied", run, input)
+	}
+	r := l.core.runs[run]
+	if r == nil {
+		r = &runRec{startedAt: at}
+		l.core.runs[run] = r
+	}
+	if cursor < r.cursor {
+		l.violate(at, CheckDurableFacts, "cursor of run %s moved back from %d to %d", run, r.cursor, cursor)
+		return
+	}
+	r.cursor = cursor
+}
+
+// TurnState records a durable state change of a turn in Core's store,
+// including the states Core reloads after a restart.
+func (l *Ledger) TurnState(at int64, turn, state string) {
+	t := l.core.turn(turn)
+	switch {
+	case turnRank(state) < 0:
+		l.violate(at, CheckDurableFacts, "turn %s has unknown state %q", turn, state)
+		return
+	case IsTerminal(t.state) && state != t.state:
+		l.violate(at, CheckDurableFacts, "terminal state of turn %s changed from %s to %s", turn, t.state, state)
+		return
+	case turnRank(state) < turnRank(t.state):
+		l.violate(at, CheckDurableFacts, "state of turn %s regressed from %s to %s", turn, t.state, state)
+		return
+	}
+	if IsTerminal(state) && state != TurnCancelled {
+		for _, run := range t.runs {
+			if r := l.core.runs[run]; r != nil && r.cancelApplied {
+				l.violate(at, CheckCancelOverridden,
+					"turn %s became %s after Core received an applied cancel receipt for run %s", turn, state, run)
+			}
+		}
+	}
+	t.state = state
+}
+
+// DoneObserved records Core seeing done for run, on the wire or in its
+// store. Some daemon must have sent it.
+func (l *Ledger) DoneObserved(at int64, run string, via Observation) {
+	if !l.daemon.doneSent[run] {
+		l.violate(at, CheckFabricatedTerminal, "Core has done for run %s (%s) but no daemon sent one", run, via)
+	}
+}
+
+// ErrorObserved records Core seeing an execution error for run.
+func (l *Ledger) ErrorObserved(at int64, run string, via Observation) {
+	if !l.daemon.errorSent[run] {
+		l.violate(at, CheckFabricatedTerminal, "Core has error for run %s (%s) but no daemon sent one", run, via)
+	}
+}
+
+// CancelAckObserved records Core receiving a cancel receipt for run. After
+// an applied receipt the turn's terminal state must be cancelled.
+func (l *Ledger) CancelAckObserved(at int64, run string, applied bool) {
+	if !applied {
+		return
+	}
+	r := l.core.runs[run]
+	if r == nil {
+		r = &runRec{startedAt: at}
+		l.core.runs[run] = r
+	}
+	r.cancelApplied = true
+	if t := l.core.turns[r.turn]; t != nil && IsTerminal(t.state) && t.state != TurnCancelled {
+		l.violate(at, CheckCancelOverridden,
+			"turn %s is %s although Core received an applied cancel receipt for run %s", r.turn, t.state, run)
+	}
+}
+
+// UsagePersisted records the usage snapshot Core stored for run. Snapshots
+// replace each other: the stored one must equal a snapshot a daemon sent.
+func (l *Ledger) UsagePersisted(at int64, run string, u UsageSnapshot) {
+	sent := l.daemon.usageSent[run]
+	for _, s := range sent {
+		if s == u {
+			return
+		}
+	}
+	why := "no daemon sent it"
+	for i := range sent {
+		for j := i + 1; j < len(sent); j++ {
+			if sent[i].add(sent[j]) == u {
+				why = "it is the sum of two sent snapshots"
+			}
+		}
+	}
+	l.violate(at, CheckUsageAdded, "Core stored usage %s for run %s but %s", u, run, why)
+}
+
+// CapabilityChecked records Core checking a device's declaration for a turn
+// in a phase (PhaseSelection or PhaseFinal). required lists the capability
+// names the turn needs, as the world derives them from its configuration.
+func (l *Ledger) CapabilityChecked(at int64, turn, device, phase string, required []string, declared wire.AgentKindCapabilities) {
+	k := pairKey(turn, device)
+	c := l.core.caps[k]
+	if c == nil {
+		c = &capRec{}
+		l.core.caps[k] = c
+	}
+	switch phase {
+	case PhaseSelection:
+		c.selection = true
+	case PhaseFinal:
+		c.final = true
+	default:
+		l.violate(at, CheckCapability, "unknown capability phase %q for turn %s", phase, turn)
+	}
+	c.missing = missingCapabilities(required, declared)
+}
+
+// DispatchedTo records Core handing a turn to a device. Both phases must
+// have been checked and the latest check must have found nothing missing.
+func (l *Ledger) DispatchedTo(at int64, turn, device string) {
+	c := l.core.caps[pairKey(turn, device)]
+	switch {
+	case c == nil || !c.selection:
+		l.violate(at, CheckCapability, "turn %s dispatched to %s without a selection check", turn, device)
+	case !c.final:
+		l.violate(at, CheckCapability, "turn %s dispatched to %s without a final check", turn, device)
+	case len(c.missing) > 0:
+		l.violate(at, CheckCapability, "turn %s dispatched to %s which does not declare %s",
+			turn, device, strings.Join(c.missing, ","))
+	}
+}
+
+// missingCapabilities lists, sorted, the required names not supported by
+// the declaration; a name the declaration does not know counts as missing.
+func missingCapabilities(required []string, declared wire.AgentKindCapabilities) []string {
+	supported := map[string]bool{}
+	for _, f := range declared.Fields() {
+		supported[f.Name] = f.Value.IsSupported()
+	}
+	var out []string
+	for _, name := range required {
+		if !supported[name] {
+			out = append(out, name)
+		}
+	}
+	return sortedUnique(out)
+}
+
+// CoreRestarted records a Core crash and restart; recovered is every turn's
+// facts as reloaded from the store. Facts known before the restart must
+// survive: no turn vanishes, no state regresses, no terminal changes, no
+// cursor moves back.
+func (l *Ledger) CoreRestarted(at int64, recovered []TurnFacts) {
+	l.core.restarts++
+	byTurn := map[string]TurnFacts{}
+	for _, f := range recovered {
+		byTurn[f.Turn] = f
+	}
+	for _, id := range sortedKeys(l.core.turns) {
+		if l.core.turns[id].state == "" {
+			continue
+		}
+		if _, ok := byTurn[id]; !ok {
+			l.violate(at, CheckDurableFacts, "turn %s (%s) is missing after Core restart %d", id, l.core.turns[id].state, l.core.restarts)
+		}
+	}
+	for _, id := range sortedKeys(byTurn) {
+		f := byTurn[id]
+		l.TurnState(at, f.Turn, f.State)
+		if f.Run != "" {
+			if r := l.core.runs[f.Run]; r != nil && f.Cursor < r.cursor {
+				l.violate(at, CheckDurableFacts, "cursor of run %s is %d after Core restart, was %d", f.Run, f.Cursor, r.cursor)
+			}
+		}
+	}
+}

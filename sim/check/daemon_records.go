@@ -1,0 +1,237 @@
+package check
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// UsageSnapshot is a comparable cumulative usage measurement.
+type UsageSnapshot struct {
+	InputTokens           int64
+	CachedInputTokens     int64
+	OutputTokens          int64
+	ReasoningOutputTokens int64
+	TotalTokens           int64
+}
+
+// UsageFromWire converts a wire usage snapshot; unknown members count as 0.
+func UsageFromWire(u *wire.Usage) UsageSnapshot {
+	var s UsageSnapshot
+	if u == nil {
+		return s
+	}
+	if u.Tokens != nil {
+		return UsageSnapshot{
+			InputTokens:           u.Tokens.InputTokens,
+			CachedInputTokens:     u.Tokens.CachedInputTokens,
+			OutputTokens:          u.Tokens.OutputTokens,
+			ReasoningOutputTokens: u.Tokens.ReasoningOutputTokens,
+			TotalTokens:           u.Tokens.TotalTokens,
+		}
+	}
+	if u.InputTokens != nil {
+		s.InputTokens = int64(*u.InputTokens)
+	}
+	if u.OutputTokens != nil {
+		s.OutputTokens = int64(*u.OutputTokens)
+	}
+	s.TotalTokens = s.InputTokens + s.OutputTokens
+	return s
+}
+
+func (u UsageSnapshot) add(o UsageSnapshot) UsageSnapshot {
+	return UsageSnapshot{
+		InputTokens:           u.InputTokens + o.InputTokens,
+		CachedInputTokens:     u.CachedInputTokens + o.CachedInputTokens,
+		OutputTokens:          u.OutputTokens + o.OutputTokens,
+		ReasoningOutputTokens: u.ReasoningOutputTokens + o.ReasoningOutputTokens,
+		TotalTokens:           u.TotalTokens + o.TotalTokens,
+	}
+}
+
+func (u UsageSnapshot) String() string {
+	return fmt.Sprintf("{in=%d cached=%d out=%d reasoning=%d total=%d}",
+		u.InputTokens, u.CachedInputTokens, u.OutputTokens, u.ReasoningOutputTokens, u.TotalTokens)
+}
+
+// Capacity is a daemon's resource accounting at one instant. Closing and
+// Uncertain are resources whose cleanup has not succeeded yet; they keep
+// counting against the limits.
+type Capacity struct {
+	Preparing, Active, Idle, Closing, Uncertain int
+	PreparingMax, ActiveMax, IdleMax            int
+}
+
+// total is every resource the daemon still owns.
+func (c Capacity) total() int {
+	return c.Preparing + c.Active + c.Idle + c.Closing + c.Uncertain
+}
+
+// limit is the sum of the per-kind limits: the most resources a device may
+// own at once, whatever state they are in.
+func (c Capacity) limit() int { return c.PreparingMax + c.ActiveMax + c.IdleMax }
+
+type handleRec struct {
+	run     string
+	started bool
+	ended   string // "released" or "expired"
+}
+
+type daemonState struct {
+	handles      map[string]*handleRec // conn\x00handle
+	grantedOn    map[string][]string   // handle → conns that granted it
+	revisions    map[string]uint64     // conn\x00handle → last applied revision
+	capacity     map[string]Capacity   // device → latest sample
+	doneSent     map[string]bool
+	errorSent    map[string]bool
+	usageSent    map[string][]UsageSnapshot
+	receipts     map[string]string // run\x00input → highest stage sent
+	cancelAcks   map[string]bool   // run → an applied cancel receipt was sent
+	cancelAckAny map[string]bool   // run → any cancel receipt was sent
+}
+
+func (d *daemonState) init() {
+	d.handles = map[string]*handleRec{}
+	d.grantedOn = map[string][]string{}
+	d.revisions = map[string]uint64{}
+	d.capacity = map[string]Capacity{}
+	d.doneSent = map[string]bool{}
+	d.errorSent = map[string]bool{}
+	d.usageSent = map[string][]UsageSnapshot{}
+	d.receipts = map[string]string{}
+	d.cancelAcks = map[string]bool{}
+	d.cancelAckAny = map[string]bool{}
+}
+
+// HandleGranted records a daemon granting an admission handle on conn.
+func (l *Ledger) HandleGranted(at int64, conn, handle string) {
+	k := pairKey(conn, handle)
+	if l.daemon.handles[k] != nil {
+		l.violate(at, CheckHandleReuse, "handle %s granted twice on conn %s", handle, conn)
+		return
+	}
+	l.daemon.handles[k] = &handleRec{}
+	l.daemon.grantedOn[handle] = append(l.daemon.grantedOn[handle], conn)
+}
+
+// HandleStarted records a daemon transferring a handle to run. A handle
+// starts at most once, only on the connection that granted it, and never
+// after release or expiry.
+func (l *Ledger) HandleStarted(at int64, conn, handle, run string) {
+	h := l.daemon.handles[pairKey(conn, handle)]
+	switch {
+	case h == nil && len(l.daemon.grantedOn[handle]) > 0:
+		l.violate(at, CheckHandleReuse, "handle %s started run %s on conn %s but was granted on conn %s",
+			handle, run, conn, l.daemon.grantedOn[handle][0])
+	case h == nil:
+		l.violate(at, CheckHandleReuse, "handle %s started run %s on conn %s but was never granted", handle, run, conn)
+	case h.started:
+		l.violate(at, CheckHandleReuse, "handle %s on conn %s started run %s after already starting run %s", handle, conn, run, h.run)
+	case h.ended != "":
+		l.violate(at, CheckHandleReuse, "handle %s on conn %s started run %s after it was %s", handle, conn, run, h.ended)
+	default:
+		h.started, h.run = true, run
+	}
+}
+
+// HandleReleased records a daemon releasing a handle.
+func (l *Ledger) HandleReleased(at int64, conn, handle string) { l.endHandle(conn, handle, "released") }
+
+// HandleExpired records a handle's admission expiring.
+func (l *Ledger) HandleExpired(at int64, conn, handle string) { l.endHandle(conn, handle, "expired") }
+
+func (l *Ledger) endHandle(conn, handle, how string) {
+	if h := l.daemon.handles[pairKey(conn, handle)]; h != nil && h.ended == "" {
+		h.ended = how
+	}
+}
+
+// RevisionApplied records Core applying a preparation_status revision for a
+// handle on conn. Applied revisions strictly increase per handle.
+func (l *Ledger) RevisionApplied(at int64, conn, handle string, revision uint64) {
+	k := pairKey(conn, handle)
+	if last, ok := l.daemon.revisions[k]; ok && revision <= last {
+		l.violate(at, CheckStaleRevision, "revision %d of handle %s on conn %s applied after revision %d", revision, handle, conn, last)
+		return
+	}
+	l.daemon.revisions[k] = revision
+}
+
+// CapacitySample records a daemon's accounting. Each kind stays within its
+// limit and everything owned, closing and uncertain included, within the
+// sum of limits; the Harness's live executors on the device too.
+func (l *Ledger) CapacitySample(at int64, device string, c Capacity) {
+	l.daemon.capacity[device] = c
+	switch {
+	case c.Preparing > c.PreparingMax:
+		l.violate(at, CheckCapacity, "device %s prepares %d > %d", device, c.Preparing, c.PreparingMax)
+	case c.Active > c.ActiveMax:
+		l.violate(at, CheckCapacity, "device %s runs %d > %d", device, c.Active, c.ActiveMax)
+	case c.Idle > c.IdleMax:
+		l.violate(at, CheckCapacity, "device %s keeps %d idle > %d", device, c.Idle, c.IdleMax)
+	case c.total() > c.limit():
+		l.violate(at, CheckCapacity, "device %s owns %d resources (closing %d, uncertain %d) > %d",
+			device, c.total(), c.Closing, c.Uncertain, c.limit())
+	default:
+		l.checkLiveExecutors(at, device)
+	}
+}
+
+// checkLiveExecutors compares the Harness's open executors with the
+// device's limits: a daemon that forgets a failed close shows up here.
+func (l *Ledger) checkLiveExecutors(at int64, device string) {
+	c, ok := l.daemon.capacity[device]
+	if !ok {
+		return
+	}
+	if live := l.harness.liveExecutors(device); live > c.limit() {
+		l.violate(at, CheckCapacity, "device %s has %d live native executors > %d", device, live, c.limit())
+	}
+}
+
+// ReceiptSent records a daemon sending prompt_steer_ack for an input.
+// Accepted may only follow the Harness applying the input.
+func (l *Ledger) ReceiptSent(at int64, run, input, stage string) {
+	if stage == StageAccepted && !l.harness.isApplied(run, input) {
+		l.violate(at, CheckAcceptedWithoutTruth, "daemon sent accepted for input %s of run %s before the Harness applied it", input, run)
+	}
+	l.daemon.receipts[pairKey(run, input)] = stage
+}
+
+// CancelAckSent records a daemon sending a cancel receipt for run.
+func (l *Ledger) CancelAckSent(at int64, run string, applied bool) {
+	l.daemon.cancelAckAny[run] = true
+	if applied {
+		l.daemon.cancelAcks[run] = true
+	}
+}
+
+// DoneSent records a daemon sending done for run.
+func (l *Ledger) DoneSent(at int64, run string) { l.daemon.doneSent[run] = true }
+
+// ErrorSent records a daemon sending an execution error for run.
+func (l *Ledger) ErrorSent(at int64, run string) { l.daemon.errorSent[run] = true }
+
+// UsageSent records a daemon sending a cumulative usage snapshot for run,
+// in a usage frame or in done.
+func (l *Ledger) UsageSent(at int64, run string, u UsageSnapshot) {
+	l.daemon.usageSent[run] = append(l.daemon.usageSent[run], u)
+}
+
+func sortedUnique(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	out := append([]string(nil), s...)
+	sort.Strings(out)
+	w := 1
+	for i := 1; i < len(out); i++ {
+		if out[i] != out[w-1] {
+			out[w] = out[i]
+			w++
+		}
+	}
+	return out[:w]
+}

@@ -1,0 +1,165 @@
+package check
+
+import (
+	"fmt"
+	"strings"
+)
+
+type executorRec struct {
+	device    string
+	createdAt int64
+	closed    bool
+}
+
+type nativeTurn struct {
+	device    string
+	createdAt int64
+	settled   string // native outcome, "" while unsettled
+	settledAt int64
+}
+
+type appliedInput struct {
+	input string
+	at    int64
+}
+
+type harnessState struct {
+	executors map[string]*executorRec // device\x00executor
+	turns     map[string]*nativeTurn  // run
+	applied   map[string][]appliedInput
+	appliedAt map[string]int64 // run\x00input
+}
+
+func (h *harnessState) init() {
+	h.executors = map[string]*executorRec{}
+	h.turns = map[string]*nativeTurn{}
+	h.applied = map[string][]appliedInput{}
+	h.appliedAt = map[string]int64{}
+}
+
+func (h *harnessState) isApplied(run, input string) bool {
+	_, ok := h.appliedAt[pairKey(run, input)]
+	return ok
+}
+
+func (h *harnessState) liveExecutors(device string) int {
+	n := 0
+	for _, e := range h.executors { //tidy:sorted counting only
+		if e.device == device && !e.closed {
+			n++
+		}
+	}
+	return n
+}
+
+// ExecutorCreated records the Harness creating a native executor.
+func (l *Ledger) ExecutorCreated(at int64, device, executor string) {
+	l.harness.executors[pairKey(device, executor)] = &executorRec{device: device, createdAt: at}
+	l.checkLiveExecutors(at, device)
+}
+
+// ExecutorClosed records a successful native close. A failed close is not
+// recorded: the executor stays owned.
+func (l *Ledger) ExecutorClosed(at int64, device, executor string) {
+	if e := l.harness.executors[pairKey(device, executor)]; e != nil {
+		e.closed = true
+	}
+}
+
+// TurnCreated records the Harness creating the native turn of run. A run
+// becomes a native turn at most once.
+func (l *Ledger) TurnCreated(at int64, device, run string) {
+	if prev := l.harness.turns[run]; prev != nil {
+		l.violate(at, CheckRunStartedTwice, "run %s started natively again on %s (first at %s on %s)",
+			run, device, vtime(prev.createdAt), prev.device)
+		return
+	}
+	l.harness.turns[run] = &nativeTurn{device: device, createdAt: at}
+}
+
+// InputApplied records the Harness consuming a steered input, in native
+// order. An input is applied at most once.
+func (l *Ledger) InputApplied(at int64, run, input string) {
+	k := pairKey(run, input)
+	if first, ok := l.harness.appliedAt[k]; ok {
+		l.violate(at, CheckInputDeliveredTwice, "Harness applied input %s of run %s again (first at %s)", input, run, vtime(first))
+		return
+	}
+	l.harness.appliedAt[k] = at
+	l.harness.applied[run] = append(l.harness.applied[run], appliedInput{input: input, at: at})
+}
+
+// TurnSettled records the native settlement of run's turn: NativeCompleted,
+// NativeFailed or NativeCancelled.
+func (l *Ledger) TurnSettled(at int64, run, outcome string) {
+	t := l.harness.turns[run]
+	if t == nil {
+		t = &nativeTurn{createdAt: at}
+		l.harness.turns[run] = t
+	}
+	if t.settled == "" {
+		t.settled, t.settledAt = outcome, at
+	}
+}
+
+// Pending reports what liveness still waits for: turns not terminal in
+// Core, native turns not settled and native executors not closed. The
+// reason names each, sorted.
+func (l *Ledger) Pending() (ok bool, reason string) {
+	parts := l.pendingTurns()
+	parts = append(parts, l.pendingResources()...)
+	if len(parts) == 0 {
+		return true, ""
+	}
+	return false, strings.Join(parts, "; ")
+}
+
+func (l *Ledger) pendingTurns() []string {
+	var out []string
+	for _, id := range sortedKeys(l.core.turns) {
+		t := l.core.turns[id]
+		if !IsTerminal(t.state) {
+			state := t.state
+			if state == "" {
+				state = "unrecorded"
+			}
+			out = append(out, fmt.Sprintf("turn %s is %s", id, state))
+		}
+	}
+	return out
+}
+
+func (l *Ledger) pendingResources() []string {
+	var out []string
+	for _, run := range sortedKeys(l.harness.turns) {
+		if t := l.harness.turns[run]; t.settled == "" {
+			out = append(out, fmt.Sprintf("native turn of run %s on %s unsettled", run, t.device))
+		}
+	}
+	for _, k := range sortedKeys(l.harness.executors) {
+		if e := l.harness.executors[k]; !e.closed {
+			out = append(out, fmt.Sprintf("executor %s on %s open", strings.SplitN(k, "\x00", 2)[1], e.device))
+		}
+	}
+	return out
+}
+
+// Final runs the end-of-run checks after heal, the liveness deadline and
+// shutdown: every turn terminal (liveness), no native resource left
+// (orphaned_resource), and every accepted steer backed by an earlier
+// native apply. It returns the new violations (Step 0); Violations keeps
+// them too and AfterStep does not return them again.
+func (l *Ledger) Final(at int64) []Violation {
+	start := len(l.found)
+	for _, p := range l.pendingTurns() {
+		l.violate(at, CheckLiveness, "%s at the deadline", p)
+	}
+	for _, p := range l.pendingResources() {
+		l.violate(at, CheckOrphan, "%s after shutdown", p)
+	}
+	l.checkSteersAgainstTruth(at)
+	out := append([]Violation(nil), l.found[start:]...)
+	l.reported = append(l.reported, out...)
+	l.found = l.found[:start]
+	return out
+}

@@ -1,0 +1,185 @@
+package check
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Check names. Every Violation carries one of these in Check.
+const (
+	CheckRunStartedTwice      = "run_started_twice"
+	CheckInputDeliveredTwice  = "input_delivered_twice"
+	CheckAcceptedWithoutTruth = "accepted_without_ground_truth"
+	CheckFabricatedTerminal   = "fabricated_terminal"
+	CheckCancelOverridden     = "cancel_receipt_overridden"
+	CheckHandleReuse          = "handle_reuse"
+	CheckStaleRevision        = "stale_revision_applied"
+	CheckCapability           = "capability"
+	CheckCapacity             = "capacity_exceeded"
+	CheckOrphan               = "orphaned_resource"
+	CheckDurableFacts         = "durable_facts"
+	CheckUsageAdded           = "usage_added"
+	CheckLiveness             = "liveness"
+	CheckLinearizability      = "linearizability"
+)
+
+// Public turn states as observed through Core, in their order. The three
+// terminal states share the top rank.
+const (
+	TurnQueued    = "queued"
+	TurnPreparing = "preparing"
+	TurnRunning   = "running"
+	TurnCompleted = "completed"
+	TurnFailed    = "failed"
+	TurnCancelled = "cancelled"
+)
+
+// Native settlements recorded by the simulated Harness (ground truth).
+const (
+	NativeCompleted = "completed"
+	NativeFailed    = "failed"
+	NativeCancelled = "cancelled"
+)
+
+// Input outcomes, both as Core records them and as a steer call returns them.
+const (
+	InputAccepted = "accepted"
+	InputUnknown  = "unknown"
+	InputRejected = "rejected"
+)
+
+// Receipt stages a daemon sends in prompt_steer_ack.
+const (
+	StageWritten  = "written"
+	StageAccepted = "accepted"
+)
+
+// Observation says where Core saw a done or error frame.
+type Observation string
+
+const (
+	ObservedOnWire    Observation = "wire"      // decoded by Core from a daemon connection
+	ObservedPersisted Observation = "persisted" // written to Core's durable store
+)
+
+// Capability check phases.
+const (
+	PhaseSelection = "selection"
+	PhaseFinal     = "final"
+)
+
+// turnRank orders public turn states; -1 for an unknown name.
+func turnRank(state string) int {
+	switch state {
+	case TurnQueued:
+		return 0
+	case TurnPreparing:
+		return 1
+	case TurnRunning:
+		return 2
+	case TurnCompleted, TurnFailed, TurnCancelled:
+		return 3
+	}
+	return -1
+}
+
+// IsTerminal reports whether a public turn state is terminal.
+func IsTerminal(state string) bool { return turnRank(state) == 3 }
+
+// Violation is one broken property. At is the virtual time the caller gave
+// with the record that exposed it; Step is the world's step counter stamped
+// by AfterStep (0 for violations found by Final).
+type Violation struct {
+	Check   string
+	At      int64
+	Step    uint64
+	Message string
+}
+
+func (v Violation) String() string {
+	return fmt.Sprintf("step=%d t=%s %s: %s", v.Step, vtime(v.At), v.Check, v.Message)
+}
+
+// vtime renders virtual nanoseconds as a duration since the epoch.
+func vtime(at int64) string { return time.Duration(at).String() }
+
+// Ledger receives records from the world and checks them. All times are
+// virtual nanoseconds on one monotonic scale chosen by the caller (for
+// example the virtual clock's UnixNano). A Ledger is not safe for
+// concurrent use; the world drives it from its single loop.
+type Ledger struct {
+	found    []Violation // not yet returned by AfterStep
+	reported []Violation
+	marks    map[Mark]int
+
+	core    coreState
+	daemon  daemonState
+	harness harnessState
+	api     apiState
+}
+
+// NewLedger returns an empty ledger.
+func NewLedger() *Ledger {
+	l := &Ledger{marks: map[Mark]int{}}
+	l.core.init()
+	l.daemon.init()
+	l.harness.init()
+	return l
+}
+
+func (l *Ledger) violate(at int64, check, format string, args ...any) {
+	l.found = append(l.found, Violation{Check: check, At: at, Message: fmt.Sprintf(format, args...)})
+}
+
+// AfterStep returns the safety violations recorded since the previous call,
+// stamped with step. The world calls it after every step it executes.
+func (l *Ledger) AfterStep(step uint64) []Violation {
+	if len(l.found) == 0 {
+		return nil
+	}
+	out := l.found
+	for i := range out {
+		out[i].Step = step
+	}
+	l.reported = append(l.reported, out...)
+	l.found = nil
+	return out
+}
+
+// Violations returns every violation reported so far, including those not
+// yet drained by AfterStep, in the order they were found.
+func (l *Ledger) Violations() []Violation {
+	out := make([]Violation, 0, len(l.reported)+len(l.found))
+	out = append(out, l.reported...)
+	return append(out, l.found...)
+}
+
+// Mark records that the run reached a rare state. Unknown marks are
+// counted too so a typo shows in the summary instead of vanishing.
+func (l *Ledger) Mark(m Mark) { l.marks[m]++ }
+
+// Marks returns hit counts sorted by mark name.
+func (l *Ledger) Marks() []MarkCount {
+	return sortedMarkCounts(l.marks)
+}
+
+// Render is the canonical text of all violations, one per line.
+func Render(vs []Violation) string {
+	var b strings.Builder
+	for _, v := range vs {
+		b.WriteString(v.String())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

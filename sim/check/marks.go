@@ -1,0 +1,165 @@
+package check
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Mark names a rare state the world reached. Marks are coverage, not
+// correctness: a campaign fails only when an expected mark is never hit.
+type Mark string
+
+// Rare-state marks.
+const (
+	MarkAdmissionExpiredBeforeStart  Mark = "admission_expired_before_start"
+	MarkCancelRacedDone              Mark = "cancel_raced_done"
+	MarkSteerUnknownAfter30s         Mark = "steer_unknown_after_30s"
+	MarkCancelUnconfirmed            Mark = "cancel_unconfirmed"
+	MarkCleanupRetried               Mark = "cleanup_retried"
+	MarkCapacityRejectionThenSuccess Mark = "capacity_rejection_then_success"
+	MarkStaleRevisionIgnored         Mark = "stale_revision_ignored"
+	MarkReconnectDuringSteer         Mark = "reconnect_during_steer"
+	MarkCoreRestartMidTurn           Mark = "core_restart_mid_turn"
+)
+
+// ExpectedMarks lists the marks a campaign of CampaignSeedsMin or more
+// seeds must hit at least once, sorted by name.
+func ExpectedMarks() []Mark {
+	return []Mark{
+		MarkAdmissionExpiredBeforeStart,
+		MarkCancelRacedDone,
+		MarkCancelUnconfirmed,
+		MarkCapacityRejectionThenSuccess,
+		MarkCleanupRetried,
+		MarkCoreRestartMidTurn,
+		MarkReconnectDuringSteer,
+		MarkStaleRevisionIgnored,
+		MarkSteerUnknownAfter30s,
+	}
+}
+
+// CampaignSeedsMin is the campaign size from which a missing expected mark
+// fails the campaign.
+const CampaignSeedsMin = 1000
+
+// MarkCount is a mark with a count.
+type MarkCount struct {
+	Mark  Mark
+	Count int
+}
+
+func sortedMarkCounts(m map[Mark]int) []MarkCount {
+	out := make([]MarkCount, 0, len(m))
+	for k, n := range m { //tidy:sorted sorted below
+		out = append(out, MarkCount{Mark: k, Count: n})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Mark < out[j].Mark })
+	return out
+}
+
+// MarkTally aggregates marks over the seeds of a campaign: for each mark,
+// how many seeds hit it and how many hits in total.
+type MarkTally struct {
+	seeds     int
+	seedsHit  map[Mark]int
+	hitsTotal map[Mark]int
+}
+
+// NewMarkTally returns an empty tally.
+func NewMarkTally() *MarkTally {
+	return &MarkTally{seedsHit: map[Mark]int{}, hitsTotal: map[Mark]int{}}
+}
+
+// AddSeed adds one seed's marks (as returned by Ledger.Marks).
+func (t *MarkTally) AddSeed(marks []MarkCount) {
+	t.seeds++
+	for _, mc := range marks {
+		if mc.Count <= 0 {
+			continue
+		}
+		t.seedsHit[mc.Mark]++
+		t.hitsTotal[mc.Mark] += mc.Count
+	}
+}
+
+// Merge adds another tally, e.g. from another shard.
+func (t *MarkTally) Merge(o *MarkTally) {
+	t.seeds += o.seeds
+	for m, n := range o.seedsHit { //tidy:sorted additions commute
+		t.seedsHit[m] += n
+	}
+	for m, n := range o.hitsTotal { //tidy:sorted additions commute
+		t.hitsTotal[m] += n
+	}
+}
+
+// Seeds is the number of seeds added.
+func (t *MarkTally) Seeds() int { return t.seeds }
+
+// MarkSummary is one line of a campaign's mark report.
+type MarkSummary struct {
+	Mark     Mark
+	Seeds    int // seeds that hit it
+	Hits     int // total hits
+	Expected bool
+}
+
+// Summary lists every expected mark and every other mark hit, sorted.
+func (t *MarkTally) Summary() []MarkSummary {
+	expected := map[Mark]bool{}
+	for _, m := range ExpectedMarks() {
+		expected[m] = true
+	}
+	names := map[Mark]bool{}
+	for m := range expected { //tidy:sorted collected then sorted
+		names[m] = true
+	}
+	for m := range t.seedsHit { //tidy:sorted collected then sorted
+		names[m] = true
+	}
+	out := make([]MarkSummary, 0, len(names))
+	for m := range names { //tidy:sorted sorted below
+		out = append(out, MarkSummary{Mark: m, Seeds: t.seedsHit[m], Hits: t.hitsTotal[m], Expected: expected[m]})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Mark < out[j].Mark })
+	return out
+}
+
+// Missing lists the expected marks no seed hit, sorted.
+func (t *MarkTally) Missing() []Mark {
+	var out []Mark
+	for _, m := range ExpectedMarks() {
+		if t.seedsHit[m] == 0 {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Verdict fails a campaign of at least CampaignSeedsMin seeds that missed
+// an expected mark. Smaller campaigns never fail on marks.
+func (t *MarkTally) Verdict() error {
+	missing := t.Missing()
+	if t.seeds < CampaignSeedsMin || len(missing) == 0 {
+		return nil
+	}
+	names := make([]string, len(missing))
+	for i, m := range missing {
+		names[i] = string(m)
+	}
+	return fmt.Errorf("expected marks never hit in %d seeds: %s", t.seeds, strings.Join(names, ", "))
+}
+
+// String renders the summary, one mark per line.
+func (t *MarkTally) String() string {
+	var b strings.Builder
+	for _, s := range t.Summary() {
+		flag := ""
+		if s.Expected && s.Seeds == 0 {
+			flag = " MISSING"
+		}
+		fmt.Fprintf(&b, "%-34s seeds=%d hits=%d%s\n", s.Mark, s.Seeds, s.Hits, flag)
+	}
+	return b.String()
+}
