@@ -1,0 +1,67 @@
+package synthetic
+
+import (
+	"context"
+	"io"
+
+	"github.com/turnstile-sim/turnstile/adapters/agent"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// Capabilities is the complete capability declaration of the synthetic
+// Harness: text streaming with usage, durable Turns, durable and plain
+// steering, cancellation and preparation, without an environment. It has
+// no native tools, so execution controls and tool observations hold
+// vacuously.
+func Capabilities() wire.AgentKindCapabilities {
+	s, u := wire.CapabilitySupported, wire.CapabilityUnsupported
+	return wire.AgentKindCapabilities{
+		SubagentObservations:           u,
+		Streaming:                      s,
+		Permissions:                    u,
+		Usage:                          s,
+		Resume:                         u,
+		NativeSessionRecovery:          u,
+		WorkspaceAuthoring:             u,
+		Steering:                       s,
+		MessageItems:                   u,
+		ToolObservations:               s,
+		EnvironmentNone:                s,
+		LocalEnvironment:               u,
+		Preparation:                    s,
+		WorkspaceReadPreparation:       u,
+		WorkspaceOutputExport:          u,
+		ProgrammaticToolCallingDisable: u,
+		WebSearchControl:               u,
+		ExecutionControls:              s,
+		TextVerbosity:                  u,
+		StructuredOutput:               u,
+		ToolSearch:                     u,
+		MessageImages:                  u,
+		FunctionResultImages:           u,
+		SubagentControl:                u,
+		DurableInputReceipts:           s,
+		DurableTurns:                   s,
+		FunctionTools:                  u,
+		MCPHTTPTools:                   u,
+		MCPHTTPRequired:                u,
+		MCPHTTPBearerAuth:              u,
+	}
+}
+
+// Declaration declares the synthetic kind; discovery installs h.
+func Declaration(h *Harness) agent.Declaration {
+	return agent.Declaration{
+		Kind:          Kind,
+		Capabilities:  Capabilities(),
+		Configuration: Configuration(),
+		Discover: func(context.Context, map[string]string, io.Writer) (*agent.Runtime, error) {
+			return &agent.Runtime{
+				Descriptor:   wire.SupportedAgentKind{Kind: Kind, Available: true, Capabilities: Capabilities()},
+				Sessions:     h,
+				Executors:    h,
+				Preparations: h,
+			}, nil
+		},
+	}
+}

@@ -1,0 +1,133 @@
+package synthetic
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/turnstile-sim/turnstile/adapters/agent"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// Executor is one synthetic native session: it runs one Turn at a time and
+// keeps its native session identity across Turns.
+type Executor struct {
+	h             *Harness
+	cfg           agent.ExecutorConfig
+	nativeSession string
+
+	mu      sync.Mutex
+	active  *Turn  // the unsettled Turn, if any
+	retired string // set by a non-reusable settlement
+	closed  bool
+}
+
+// StartTurn starts one Turn; see agent.Executor for the nil-Turn rule.
+func (e *Executor) StartTurn(ctx context.Context, req agent.TurnRequest) (agent.Turn, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	text, err := req.Input.TextOnly()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", agent.Unsupported(reasonImages), err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	switch {
+	case e.closed:
+		return nil, fmt.Errorf("%w: executor closed", agent.ErrExecutorUnavailable)
+	case e.retired != "":
+		return nil, fmt.Errorf("%w: executor retired", agent.ErrExecutorUnavailable)
+	case e.active != nil:
+		return nil, agent.ErrExecutorBusy
+	}
+	script := e.h.nextScript()
+	if script.StartFailure == StartFailsBeforeInput {
+		return nil, fmt.Errorf("%w: synthetic start refused", agent.ErrExecutorUnavailable)
+	}
+	t := newTurn(e, req, script)
+	e.active = t
+	e.h.record(func(tr *Truth) {
+		tr.TurnsStarted++
+		tr.InputsApplied = append(tr.InputsApplied, text)
+	})
+	if script.StartFailure == StartFailsAfterInput {
+		go t.abandon()
+		return t, ErrStartFailedAfterInput
+	}
+	go t.run(text)
+	return t, nil
+}
+
+// ErrStartFailedAfterInput is the scripted StartFailsAfterInput error.
+var ErrStartFailedAfterInput = errors.New("synthetic: start failed after input was submitted")
+
+// settled is called by a Turn once its output is closed.
+func (e *Executor) settled(t *Turn, s agent.TurnSettlement) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.active == t {
+		e.active = nil
+	}
+	if !s.Reusable && e.retired == "" {
+		e.retired = s.Reason
+	}
+}
+
+// Close cancels an unsettled Turn, waits for its settlement within ctx and
+// then releases the native session. It is idempotent after success; a
+// failure keeps the Executor owned for a serial retry.
+func (e *Executor) Close(ctx context.Context) error {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil
+	}
+	active := e.active
+	e.mu.Unlock()
+	if active != nil {
+		_ = active.Cancel(ctx)
+		if _, err := active.AwaitSettlement(ctx); err != nil {
+			return fmt.Errorf("%w: turn not settled: %w", agent.ErrCloseFailed, err)
+		}
+	}
+	if e.h.takeCloseFailure() {
+		return fmt.Errorf("%w: synthetic close refused", agent.ErrCloseFailed)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil
+	}
+	e.closed = true
+	e.h.record(func(tr *Truth) { tr.ExecutorsClosed++ })
+	return nil
+}
+
+// ReadWorkspaceFile is not qualified for the synthetic Harness.
+func (e *Executor) ReadWorkspaceFile(context.Context, wire.WorkspaceRead) (wire.WorkspaceReadResult, error) {
+	return wire.WorkspaceReadResult{}, agent.Unsupported(reasonWorkspace)
+}
+
+// ListWorkspaceDirectory is not qualified for the synthetic Harness.
+func (e *Executor) ListWorkspaceDirectory(context.Context, wire.WorkspaceRead) (wire.WorkspaceReadResult, error) {
+	return wire.WorkspaceReadResult{}, agent.Unsupported(reasonWorkspace)
+}
+
+// WriteWorkspaceFile is not qualified for the synthetic Harness.
+func (e *Executor) WriteWorkspaceFile(context.Context, agent.WorkspaceFile) error {
+	return agent.Unsupported(reasonWorkspace)
+}
+
+// Fixed, safe reasons of designed refusals.
+const (
+	reasonImages           agent.UnsupportedReason = "synthetic harness accepts text input only"
+	reasonWorkspace        agent.UnsupportedReason = "synthetic harness has no workspace"
+	reasonFunctions        agent.UnsupportedReason = "synthetic harness has no public function tools"
+	reasonInteractions     agent.UnsupportedReason = "synthetic harness emits no interactions"
+	reasonLocalEnvironment agent.UnsupportedReason = "synthetic harness runs without an environment"
+)
