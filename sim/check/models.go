@@ -1,0 +1,185 @@
+package check
+
+import (
+	"fmt"
+	"strings"
+)
+
+// opKind tells the combined porcupine model which sub-model an operation
+// belongs to. Each partition holds operations of one family only.
+type opKind uint8
+
+const (
+	opRead  opKind = iota + 1 // turn family: a public read of the turn's state
+	opTruth                   // turn family: the native settlement (ground truth)
+	opSteer                   // input family: a steer call and its outcome
+	opEnd                     // input family: every applied input was claimed
+)
+
+// Native truth bits for the turn model; truthNone means no run of the turn
+// ever became a native turn.
+const (
+	truthCompleted uint8 = 1 << iota
+	truthFailed
+	truthCancelled
+	truthNone
+)
+
+func truthBit(outcome string) uint8 {
+	switch outcome {
+	case NativeCompleted:
+		return truthCompleted
+	case NativeFailed:
+		return truthFailed
+	case NativeCancelled:
+		return truthCancelled
+	}
+	return truthNone
+}
+
+// linInput is an operation's input. Log is the Harness's applied order for
+// the steer's turn, filtered to steered inputs, shared by the partition.
+type linInput struct {
+	kind  opKind
+	part  string
+	turn  string
+	input string   // steer
+	log   []string // steer, end
+	truth string   // truth: native outcome or "none"
+}
+
+// turnModel is the sequential state of a turn as Core's API shows it.
+type turnModel struct {
+	rank     int    // highest state rank read so far
+	terminal string // terminal state read, if any
+	truth    uint8  // native settlements known so far
+}
+
+// inputModel counts how many applied inputs have been claimed by steers.
+type inputModel struct{ pos int }
+
+// terminalAgrees says whether a public terminal state can be explained by
+// the native settlements: completed needs a completed native turn,
+// cancelled a cancelled one or none at all; failed is an observation
+// outcome and agrees with anything.
+func terminalAgrees(state string, truth uint8) bool {
+	switch state {
+	case TurnCompleted:
+		return truth&truthCompleted != 0
+	case TurnCancelled:
+		return truth&(truthCancelled|truthNone) != 0
+	}
+	return true
+}
+
+func stepTurn(s turnModel, in linInput, out any) (bool, any) {
+	if in.kind == opTruth {
+		s.truth |= truthBit(in.truth)
+		return true, s
+	}
+	state, _ := out.(string)
+	r := turnRank(state)
+	switch {
+	case r < 0:
+		return false, s
+	case s.terminal != "":
+		return state == s.terminal, s
+	case r < s.rank:
+		return false, s
+	case r == 3 && !terminalAgrees(state, s.truth):
+		return false, s
+	}
+	s.rank = r
+	if r == 3 {
+		s.terminal = state
+	}
+	return true, s
+}
+
+func stepInput(s inputModel, in linInput, out any) (bool, any) {
+	if in.kind == opEnd {
+		return s.pos == len(in.log), s
+	}
+	outcome, _ := out.(string)
+	next := s.pos < len(in.log) && in.log[s.pos] == in.input
+	claimed := indexOf(in.log[:s.pos], in.input) >= 0
+	switch outcome {
+	case InputAccepted:
+		if next {
+			return true, inputModel{pos: s.pos + 1}
+		}
+		return claimed, s
+	case InputUnknown:
+		if next {
+			return true, inputModel{pos: s.pos + 1}
+		}
+		// an applied input not yet reached must be claimed in its turn
+		return claimed || indexOf(in.log[s.pos:], in.input) < 0, s
+	case InputRejected:
+		return true, s
+	}
+	return false, s
+}
+
+func indexOf(s []string, v string) int {
+	for i, x := range s {
+		if x == v {
+			return i
+		}
+	}
+	return -1
+}
+
+// modelStep dispatches on the operation family; a partition starts from
+// the nil state and takes the zero state of its family.
+func modelStep(state, input, output any) (bool, any) {
+	in := input.(linInput)
+	switch in.kind {
+	case opRead, opTruth:
+		s, _ := state.(turnModel)
+		return stepTurn(s, in, output)
+	default:
+		s, _ := state.(inputModel)
+		return stepInput(s, in, output)
+	}
+}
+
+func describeOperation(input, output any) string {
+	in := input.(linInput)
+	switch in.kind {
+	case opRead:
+		return fmt.Sprintf("read %s -> %v", in.turn, output)
+	case opTruth:
+		return fmt.Sprintf("native settlement of %s: %s", in.turn, in.truth)
+	case opSteer:
+		return fmt.Sprintf("steer %s on %s -> %v", in.input, in.turn, output)
+	default:
+		return fmt.Sprintf("end of %s: applied [%s]", in.turn, strings.Join(in.log, " "))
+	}
+}
+
+func describeState(state any) string {
+	switch s := state.(type) {
+	case turnModel:
+		return fmt.Sprintf("rank=%d terminal=%q native=%s", s.rank, s.terminal, describeTruth(s.truth))
+	case inputModel:
+		return fmt.Sprintf("claimed %d applied inputs", s.pos)
+	}
+	return "initial"
+}
+
+func describeTruth(t uint8) string {
+	var parts []string
+	for _, p := range []struct {
+		bit  uint8
+		name string
+	}{{truthCompleted, "completed"}, {truthFailed, "failed"}, {truthCancelled, "cancelled"}, {truthNone, "none"}} {
+		if t&p.bit != 0 {
+			parts = append(parts, p.name)
+		}
+	}
+	if len(parts) == 0 {
+		return "unknown"
+	}
+	return strings.Join(parts, "|")
+}
