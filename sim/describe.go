@@ -1,0 +1,124 @@
+package sim
+
+import "strconv"
+
+// appendFrame renders a frame with Options.Describe, or the default
+// length-and-hex rendering.
+func (w *World) appendFrame(b []byte, frame []byte) []byte {
+	if w.describe != nil {
+		return append(b, w.describe(frame)...)
+	}
+	return appendFrameDefault(b, frame)
+}
+
+func appendConn(b []byte, id ConnID) []byte {
+	b = append(b, 'c')
+	return strconv.AppendUint(b, uint64(id), 10)
+}
+
+func appendDescriber(b []byte, d Describer) []byte {
+	if d == nil {
+		return append(b, "<nil>"...)
+	}
+	return append(b, d.Describe()...)
+}
+
+// appendEvent renders an event canonically.
+func (w *World) appendEvent(b []byte, ev Event) []byte {
+	switch e := ev.(type) {
+	case Delivered:
+		b = append(b, "recv "...)
+		b = appendConn(b, e.Conn)
+		b = append(b, ' ')
+		return w.appendFrame(b, e.Frame)
+	case TimerFired:
+		b = append(b, "timer "...)
+		return append(b, e.Timer...)
+	case Start:
+		b = append(b, "start inc="...)
+		return strconv.AppendUint(b, uint64(e.Incarnation), 10)
+	case ConnOpened:
+		b = append(b, "opened "...)
+		b = appendConn(b, e.Conn)
+		b = append(b, " peer="...)
+		b = append(b, e.Peer...)
+		b = append(b, " dialer="...)
+		b = strconv.AppendBool(b, e.Dialer)
+		if e.Tag != "" {
+			b = append(b, " tag="...)
+			b = strconv.AppendQuote(b, e.Tag)
+		}
+		return b
+	case ConnClosed:
+		b = append(b, "closed "...)
+		b = appendConn(b, e.Conn)
+		b = append(b, " reason="...)
+		return strconv.AppendQuote(b, e.Reason)
+	case DialFailed:
+		b = append(b, "dial-failed peer="...)
+		b = append(b, e.Peer...)
+		b = append(b, " tag="...)
+		b = strconv.AppendQuote(b, e.Tag)
+		b = append(b, " reason="...)
+		return strconv.AppendQuote(b, e.Reason)
+	case CallReceived:
+		b = append(b, "call from="...)
+		b = append(b, e.From...)
+		b = append(b, " id="...)
+		b = strconv.AppendUint(b, uint64(e.Call), 10)
+		b = append(b, ' ')
+		return appendDescriber(b, e.Req)
+	case CallReturned:
+		b = append(b, "reply from="...)
+		b = append(b, e.From...)
+		b = append(b, " id="...)
+		b = strconv.AppendUint(b, uint64(e.Call), 10)
+		b = append(b, ' ')
+		return appendDescriber(b, e.Res)
+	}
+	panic("sim: unknown event type")
+}
+
+// appendEffect renders an effect canonically.
+func (w *World) appendEffect(b []byte, ef Effect) []byte {
+	switch e := ef.(type) {
+	case Send:
+		b = append(b, "send "...)
+		b = appendConn(b, e.Conn)
+		b = append(b, ' ')
+		return w.appendFrame(b, e.Frame)
+	case SetTimer:
+		b = append(b, "set-timer "...)
+		b = append(b, e.Timer...)
+		b = append(b, " at="...)
+		return appendTime(b, int64(e.At.Sub(Epoch)))
+	case CancelTimer:
+		b = append(b, "cancel-timer "...)
+		return append(b, e.Timer...)
+	case Close:
+		b = append(b, "close "...)
+		b = appendConn(b, e.Conn)
+		b = append(b, " reason="...)
+		return strconv.AppendQuote(b, e.Reason)
+	case Dial:
+		b = append(b, "dial peer="...)
+		b = append(b, e.Peer...)
+		b = append(b, " tag="...)
+		return strconv.AppendQuote(b, e.Tag)
+	case Call:
+		b = append(b, "call to="...)
+		b = append(b, e.To...)
+		b = append(b, " id="...)
+		b = strconv.AppendUint(b, uint64(e.Call), 10)
+		b = append(b, ' ')
+		return appendDescriber(b, e.Req)
+	case Reply:
+		b = append(b, "reply to="...)
+		b = append(b, e.To...)
+		b = append(b, " id="...)
+		b = strconv.AppendUint(b, uint64(e.Call), 10)
+		b = append(b, ' ')
+		return appendDescriber(b, e.Res)
+	}
+	panic("sim: unknown effect type")
+}

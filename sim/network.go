@@ -1,0 +1,339 @@
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+	"strconv"
+)
+
+// FrameBytesMax is the largest frame a simulated connection carries, as on
+// the real WebSocket transport. A larger frame closes the connection.
+const FrameBytesMax = 4 << 20
+
+// connsMax bounds the number of live connections.
+const connsMax = 1 << 16
+
+// Network reasons seen by nodes in ConnClosed and DialFailed.
+const (
+	ReasonLost        = "connection lost"
+	ReasonRefused     = "connection refused"
+	ReasonReset       = "connection reset before open"
+	ReasonUnknownPeer = "no such host"
+	ReasonTooBig      = "message too big"
+)
+
+// NetworkConfig holds the network parameters of a run; the swarm draws them
+// from the seed and the schedule records them.
+type NetworkConfig struct {
+	LatencyMin int64 `json:"latency_min_ns"` // one-way, drawn per connection
+	LatencyMax int64 `json:"latency_max_ns"`
+	DetectMax  int64 `json:"detect_max_ns"` // extra delay before an end learns of a break
+}
+
+type held struct {
+	frame  []byte
+	close  bool
+	reason string
+}
+
+// connEnd is one end of a connection plus the direction leaving it.
+type connEnd struct {
+	node    int32
+	inc     uint32
+	opened  bool // the node has seen ConnOpened
+	closed  bool // the node closed it, learned it closed, or crashed
+	lastAt  int64
+	stalled bool
+	held    []held
+	extra   int64 // slowdown added to every frame leaving this end
+}
+
+type conn struct {
+	id      ConnID
+	tag     string
+	latency int64
+	broken  bool
+	ends    [2]connEnd
+}
+
+func (c *conn) done() bool { return c.ends[0].closed && c.ends[1].closed }
+
+// network is the simulated transport. conns lists live connections in ID
+// order (new IDs are appended), which is the order faults pick from.
+type network struct {
+	w      *World
+	cfg    NetworkConfig
+	rng    *rand.Rand
+	conns  []*conn
+	byID   map[ConnID]*conn
+	nextID ConnID
+	refuse map[NodeID]int64 // dial refusal windows: node -> until
+}
+
+func newNetwork(w *World) network {
+	return network{w: w, rng: w.Rand("network"), byID: map[ConnID]*conn{},
+		refuse: map[NodeID]int64{}}
+}
+
+func (n *network) note(parts ...string) {
+	b := n.w.tr.begin(n.w.now, kernelName, "!!")
+	for i, p := range parts {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = append(b, p...)
+	}
+	n.w.tr.end(b)
+}
+
+func (n *network) dial(s *slot, d Dial) {
+	w := n.w
+	lat := durationIn(n.rng, n.cfg.LatencyMin, n.cfg.LatencyMax)
+	reason := ""
+	t := w.slot(d.Peer)
+	switch {
+	case t == nil:
+		reason = ReasonUnknownPeer
+	case !t.up:
+		reason = ReasonRefused
+	case n.refuse[d.Peer] > w.now:
+		reason = ReasonRefused
+		w.stats.DialsRefused++
+	}
+	if reason != "" {
+		w.q.push(item{at: w.now + 2*lat, kind: itemDialFailed, node: s.index, inc: s.inc,
+			ev: DialFailed{Peer: d.Peer, Tag: d.Tag, Reason: reason}})
+		return
+	}
+	assert(len(n.conns) < connsMax, "too many live connections")
+	n.nextID++
+	c := &conn{id: n.nextID, tag: d.Tag, latency: lat}
+	c.ends[0] = connEnd{node: s.index, inc: s.inc, lastAt: w.now + lat}
+	c.ends[1] = connEnd{node: t.index, inc: t.inc, lastAt: w.now + 2*lat}
+	n.conns = append(n.conns, c)
+	n.byID[c.id] = c
+	w.q.push(item{at: w.now + lat, kind: itemOpened, conn: c, dir: 1})
+	w.q.push(item{at: w.now + 2*lat, kind: itemOpened, conn: c, dir: 0})
+}
+
+// endOf returns which end of conn id node s holds.
+func (n *network) endOf(s *slot, id ConnID) (*conn, int, bool) {
+	c := n.byID[id]
+	if c == nil {
+		return nil, 0, false
+	}
+	for e := 0; e < 2; e++ {
+		if c.ends[e].node == s.index && c.ends[e].inc == s.inc {
+			return c, e, true
+		}
+	}
+	return nil, 0, false
+}
+
+func (n *network) send(s *slot, m Send) {
+	c, e, ok := n.endOf(s, m.Conn)
+	switch {
+	case !ok:
+		n.note("drop send", string(appendConn(nil, m.Conn)), "(not an end of "+string(s.id)+")")
+	case c.ends[e].closed:
+		n.note("drop send", string(appendConn(nil, m.Conn)), "(closed end)")
+	case c.broken:
+		n.w.stats.FramesLost++
+		n.note("lost send", string(appendConn(nil, m.Conn)), "(broken)")
+	default:
+		n.push(c, e, held{frame: m.Frame})
+	}
+}
+
+// push moves one frame or close notice along the direction leaving end e.
+func (n *network) push(c *conn, e int, h held) {
+	d := &c.ends[e]
+	if d.stalled {
+		d.held = append(d.held, h)
+		return
+	}
+	at := max(n.w.now+c.latency+d.extra, d.lastAt)
+	d.lastAt = at
+	if h.close {
+		n.w.q.push(item{at: at, kind: itemClosed, conn: c, dir: uint8(1 - e), reason: h.reason})
+		return
+	}
+	n.w.q.push(item{at: at, kind: itemFrame, conn: c, dir: uint8(e), frame: h.frame})
+}
+
+func (n *network) close(s *slot, m Close) {
+	c, e, ok := n.endOf(s, m.Conn)
+	if !ok || c.ends[e].closed {
+		n.note("drop close", string(appendConn(nil, m.Conn)), "(not open at "+string(s.id)+")")
+		return
+	}
+	c.ends[e].closed = true
+	if !c.broken {
+		n.push(c, e, held{close: true, reason: m.Reason})
+	}
+	n.reap(c)
+}
+
+// arrive delivers a frame popped from the queue.
+func (n *network) arrive(it item) {
+	c, r := it.conn, 1-int(it.dir)
+	w := n.w
+	if c.broken || c.ends[r].closed {
+		w.stats.FramesLost++
+		n.note("lost frame", string(appendConn(nil, c.id)), "len="+strconv.Itoa(len(it.frame)))
+		return
+	}
+	s := w.slots[c.ends[r].node]
+	if len(it.frame) > FrameBytesMax {
+		w.stats.FramesTooBig++
+		reason := ReasonTooBig + " (" + strconv.Itoa(len(it.frame)) + " bytes > " +
+			strconv.Itoa(FrameBytesMax) + ")"
+		c.broken = true
+		c.ends[r].closed = true
+		// the sender learns one latency later
+		w.q.push(item{at: w.now + c.latency, kind: itemClosed, conn: c, dir: it.dir, reason: reason})
+		w.deliver(s, ConnClosed{Conn: c.id, Reason: reason})
+		n.reap(c)
+		return
+	}
+	w.stats.FramesDelivered++
+	w.deliver(s, Delivered{Conn: c.id, Frame: it.frame})
+}
+
+func (n *network) opened(it item) {
+	c, e := it.conn, int(it.dir)
+	end := &c.ends[e]
+	if end.closed || c.broken {
+		return
+	}
+	end.opened = true
+	peer := n.w.slots[c.ends[1-e].node].id
+	n.w.deliver(n.w.slots[end.node], ConnOpened{Conn: c.id, Peer: peer, Dialer: e == 0, Tag: tagFor(c, e)})
+}
+
+func tagFor(c *conn, e int) string {
+	if e == 0 {
+		return c.tag
+	}
+	return ""
+}
+
+func (n *network) closed(it item) {
+	c, e := it.conn, int(it.dir)
+	end := &c.ends[e]
+	if end.closed {
+		return
+	}
+	end.closed = true
+	n.reap(c)
+	s := n.w.slots[end.node]
+	if !s.up || s.inc != end.inc {
+		return
+	}
+	if !end.opened {
+		if e == 0 {
+			peer := n.w.slots[c.ends[1].node].id
+			n.w.deliver(s, DialFailed{Peer: peer, Tag: c.tag, Reason: ReasonReset})
+		}
+		return
+	}
+	n.w.deliver(s, ConnClosed{Conn: c.id, Reason: it.reason})
+}
+
+// breakConn loses every frame in flight; each open end learns at its own
+// time, one latency plus a seeded detection delay later.
+func (n *network) breakConn(c *conn, reason string) {
+	if c.broken {
+		return
+	}
+	c.broken = true
+	for e := 0; e < 2; e++ {
+		d := &c.ends[e]
+		d.held, d.stalled = nil, false
+		if d.closed {
+			continue
+		}
+		at := n.w.now + c.latency + durationIn(n.rng, 0, n.cfg.DetectMax)
+		n.w.q.push(item{at: at, kind: itemClosed, conn: c, dir: uint8(e), reason: reason})
+	}
+}
+
+// crash closes every end held by s at once and breaks those connections.
+func (n *network) crash(s *slot) {
+	for _, c := range n.conns {
+		for e := 0; e < 2; e++ {
+			if c.ends[e].node == s.index && !c.ends[e].closed {
+				c.ends[e].closed = true
+				n.breakConn(c, ReasonLost)
+			}
+		}
+	}
+	n.reapAll()
+}
+
+func (n *network) reap(c *conn) {
+	if c.done() {
+		n.reapAll()
+	}
+}
+
+// reapAll drops finished connections, keeping ID order.
+func (n *network) reapAll() {
+	kept := n.conns[:0]
+	for _, c := range n.conns {
+		if c.done() {
+			delete(n.byID, c.id)
+			continue
+		}
+		kept = append(kept, c)
+	}
+	clear(n.conns[len(kept):])
+	n.conns = kept
+}
+
+// open returns the connections both ends have seen open and that are not
+// broken or closing, in ID order.
+func (n *network) open() []*conn {
+	var out []*conn
+	for _, c := range n.conns {
+		if !c.broken && c.ends[0].opened && c.ends[1].opened && !c.ends[0].closed && !c.ends[1].closed {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// release ends a stall of the direction leaving end e, sending held frames
+// in order.
+func (n *network) release(c *conn, e int) {
+	d := &c.ends[e]
+	if !d.stalled {
+		return
+	}
+	d.stalled = false
+	pending := d.held
+	d.held = nil
+	for _, h := range pending {
+		n.push(c, e, h)
+	}
+}
+
+// heal ends every stall, slowdown and dial-refusal window. With never set,
+// it instead makes every fault active now permanent.
+func (n *network) heal(never bool) {
+	if never {
+		for _, s := range n.w.slots {
+			if n.refuse[s.id] > n.w.now {
+				n.refuse[s.id] = math.MaxInt64
+			}
+		}
+		return
+	}
+	for _, c := range n.conns {
+		for e := 0; e < 2; e++ {
+			c.ends[e].extra = 0
+			n.release(c, e)
+		}
+	}
+	clear(n.refuse)
+}

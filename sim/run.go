@@ -1,0 +1,328 @@
+package sim
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"time"
+)
+
+// Options configure a run. Only Setup is required.
+type Options struct {
+	// Setup populates the world: nodes, services, checks, caller fault kinds,
+	// convergence predicate, workload. It runs before the schedule is drawn.
+	Setup func(w *World)
+	// Schedule replays a stored schedule instead of drawing one from the seed.
+	Schedule *Schedule
+	// Swarm bounds the swarm draws.
+	Swarm SwarmConfig
+	// Workload is the workload-size knob handed to Setup (World.Workload);
+	// ignored when Schedule is set (the schedule carries its own).
+	Workload int
+	// LivenessTimeout is how long after the heal time the convergence
+	// predicate may take to hold (default 60s of virtual time).
+	LivenessTimeout time.Duration
+	// NeverHeal keeps every fault active at the heal time active forever. It
+	// exists to prove that the liveness phase fails; never use it otherwise.
+	NeverHeal bool
+	// Describe renders a frame for the trace (default: length and hex).
+	Describe func(frame []byte) string
+	// TraceTail is the number of trace lines kept in Result.Tail (default 64).
+	TraceTail int
+	// TraceWriter receives the full trace as it is written.
+	TraceWriter io.Writer
+	// KeepTrace keeps every trace line in Result.Trace (for the auditor).
+	KeepTrace bool
+	// QueueMax bounds the event queue (default 1<<20); overflow panics.
+	QueueMax int
+	// StepsMax bounds the number of steps (default 1<<26); hitting it is a
+	// violation of the "steps_max" check.
+	StepsMax uint64
+}
+
+func (o Options) withDefaults() Options {
+	assert(o.Setup != nil, "Options.Setup is required")
+	if o.LivenessTimeout == 0 {
+		o.LivenessTimeout = 60 * time.Second
+	}
+	if o.TraceTail == 0 {
+		o.TraceTail = 64
+	}
+	if o.QueueMax == 0 {
+		o.QueueMax = 1 << 20
+	}
+	if o.StepsMax == 0 {
+		o.StepsMax = 1 << 26
+	}
+	if o.Swarm.HealMin == 0 {
+		o.Swarm.HealMin = 5 * time.Second
+	}
+	if o.Swarm.HealMax == 0 {
+		o.Swarm.HealMax = max(30*time.Second, o.Swarm.HealMin)
+	}
+	if o.Swarm.Enable == (Ratio{}) {
+		o.Swarm.Enable = Ratio{1, 2}
+	}
+	return o
+}
+
+// Check observes the world. AfterStep runs after every step, AtEnd once at
+// the end of a run that had no violation; either may be nil. A non-nil error
+// is a violation. Checks must not change the world: they read it through View.
+type Check struct {
+	Name      string
+	AfterStep func(v *View) error
+	AtEnd     func(v *View) error
+}
+
+// Violation is a failed check.
+type Violation struct {
+	Step    uint64        `json:"step"`
+	At      time.Duration `json:"at"` // since Epoch
+	Check   string        `json:"check"`
+	Message string        `json:"message"`
+}
+
+func (v Violation) String() string {
+	return fmt.Sprintf("step %d at %s: %s: %s", v.Step, FormatTime(Epoch.Add(v.At)), v.Check, v.Message)
+}
+
+// Stats counts what happened in a run.
+type Stats struct {
+	Steps           uint64
+	Events          uint64 // events delivered to nodes
+	Effects         uint64
+	FramesDelivered uint64
+	FramesLost      uint64
+	FramesTooBig    uint64
+	DialsRefused    uint64
+	Crashes         uint64
+	Faults          map[FaultKind]int // faults applied, per kind
+	FaultsSkipped   uint64            // faults with no victim at their instant
+	QueuePeak       int
+	TraceLines      uint64
+	End             time.Duration // virtual time at the end, since Epoch
+}
+
+// Result is the outcome of one run.
+type Result struct {
+	Seed        uint64
+	Schedule    Schedule
+	Fingerprint string // hex SHA-256 of the trace
+	Violations  []Violation
+	Stats       Stats
+	Marks       map[string]int
+	Converged   bool   // the convergence predicate held after heal
+	Pending     string // the predicate's last reason when it did not hold
+	Tail        []string
+	Trace       []string // only with Options.KeepTrace
+}
+
+// Failed reports whether any check failed.
+func (r Result) Failed() bool { return len(r.Violations) > 0 }
+
+// FailedCheck returns the name of the first violated check, or "".
+func (r Result) FailedCheck() string {
+	if len(r.Violations) == 0 {
+		return ""
+	}
+	return r.Violations[0].Check
+}
+
+// Run executes one simulation from seed.
+func Run(seed uint64, opts Options) Result {
+	opts = opts.withDefaults()
+	w := newWorld(seed, opts)
+	w.workload = opts.Workload
+	if opts.Schedule != nil {
+		w.workload = opts.Schedule.Workload
+	}
+	opts.Setup(w)
+	var s Schedule
+	if opts.Schedule != nil {
+		s = opts.Schedule.clone()
+		assertf(s.Seed == seed, "schedule of seed %d replayed with seed %d", s.Seed, seed)
+	} else {
+		s = w.generate(opts.Swarm)
+	}
+	w.start(s)
+	w.loop()
+	return w.result(s)
+}
+
+// Replay runs a stored schedule with its own seed. Given the same Setup and
+// options it reproduces the original run's fingerprint exactly.
+func Replay(s Schedule, opts Options) Result {
+	opts.Schedule = &s
+	return Run(s.Seed, opts)
+}
+
+func (w *World) start(s Schedule) {
+	assert(s.Network.LatencyMin >= 0 && s.Network.LatencyMin <= s.Network.LatencyMax, "bad latency range")
+	assert(s.Network.DetectMax >= 0 && s.Heal >= 0, "bad schedule durations")
+	w.net.cfg = s.Network
+	w.started = true
+	w.Note("swarm " + s.String())
+	for _, sl := range w.slots {
+		w.boot(sl)
+	}
+	known := w.allSpecs()
+	for _, f := range s.Faults {
+		assertf(knownKind(known, f.Kind), "schedule has unknown fault kind %q", f.Kind)
+		w.q.push(item{at: int64(f.At), kind: itemFunc, fn: func() { w.inject(f) }})
+	}
+	w.heal = int64(s.Heal)
+	w.q.push(item{at: w.heal, kind: itemFunc, fn: w.healNow})
+}
+
+func knownKind(specs []faultEntry, k FaultKind) bool {
+	for _, e := range specs {
+		if e.spec.Kind == k {
+			return true
+		}
+	}
+	return false
+}
+
+// OnHeal registers fn to run at the heal time (for example to restart
+// crashed nodes). Hooks run in registration order.
+func (w *World) OnHeal(fn func()) { w.healHooks = append(w.healHooks, fn) }
+
+// Healed reports whether the heal time has passed.
+func (w *World) Healed() bool { return w.healed }
+
+func (w *World) healNow() {
+	w.healed = true
+	if w.opts.NeverHeal {
+		w.Note("heal skipped (never heal)")
+		w.net.heal(true)
+		return
+	}
+	w.Note("heal")
+	w.net.heal(false)
+	for _, fn := range w.healHooks {
+		fn()
+	}
+}
+
+func (w *World) loop() {
+	deadline := w.heal + int64(w.opts.LivenessTimeout)
+	for !w.stop {
+		if w.q.len() == 0 {
+			w.settle("quiescent")
+			return
+		}
+		at := w.q.peekAt()
+		if at > deadline {
+			w.now = deadline
+			w.settle(fmt.Sprintf("not converged %s after heal", w.opts.LivenessTimeout))
+			return
+		}
+		it := w.q.pop()
+		assertf(at >= w.now, "time went backwards: %d < %d", at, w.now)
+		w.now = at
+		w.step++
+		w.dispatch(it)
+		w.afterStep()
+		if !w.stop && w.step >= w.opts.StepsMax {
+			w.violate("steps_max", fmt.Sprintf("%d steps without finishing", w.step))
+		}
+	}
+}
+
+// settle ends a run that ran out of events or time: the convergence
+// predicate must hold.
+func (w *World) settle(why string) {
+	if w.converge == nil {
+		return
+	}
+	ok, pending := w.converge()
+	w.pending = pending
+	if ok {
+		w.converged = true
+		return
+	}
+	w.violate("liveness", why+": "+pending)
+}
+
+func (w *World) afterStep() {
+	for i := range w.checks {
+		c := &w.checks[i]
+		if c.AfterStep == nil {
+			continue
+		}
+		if err := c.AfterStep(&w.view); err != nil {
+			w.violate(c.Name, err.Error())
+			return
+		}
+	}
+	if w.healed && w.converge != nil {
+		ok, pending := w.converge()
+		w.pending = pending
+		if ok {
+			w.converged = true
+			w.Note("converged")
+			w.stop = true
+		}
+	}
+}
+
+func (w *World) violate(check, msg string) {
+	v := Violation{Step: w.step, At: time.Duration(w.now), Check: check, Message: msg}
+	w.violations = append(w.violations, v)
+	w.Note("violation " + v.String())
+	w.stop = true
+}
+
+func (w *World) result(s Schedule) Result {
+	if len(w.violations) == 0 {
+		for i := range w.checks {
+			c := &w.checks[i]
+			if c.AtEnd == nil {
+				continue
+			}
+			if err := c.AtEnd(&w.view); err != nil {
+				w.violate(c.Name, err.Error())
+			}
+		}
+	}
+	w.stats.Steps = w.step
+	w.stats.QueuePeak = w.q.peak
+	w.stats.TraceLines = w.tr.lines
+	w.stats.End = time.Duration(w.now)
+	return Result{
+		Seed: w.seed, Schedule: s, Fingerprint: w.tr.fingerprint(), Violations: w.violations,
+		Stats: w.stats, Marks: maps.Clone(w.marks), Converged: w.converged, Pending: w.pending,
+		Tail: w.tr.tail(), Trace: w.tr.all,
+	}
+}
+
+// View is the read-only window checkers get on the world.
+type View struct{ w *World }
+
+// Now returns the virtual time.
+func (v *View) Now() time.Time { return v.w.Now() }
+
+// Step returns the number of the step just taken.
+func (v *View) Step() uint64 { return v.w.step }
+
+// Node returns the current incarnation of id (nil while down). Checkers may
+// read it but must not call Step or change it.
+func (v *View) Node(id NodeID) Node { return v.w.Node(id) }
+
+// Up reports whether id is running.
+func (v *View) Up(id NodeID) bool { return v.w.Up(id) }
+
+// Nodes returns the node IDs in registration order.
+func (v *View) Nodes() []NodeID { return v.w.Nodes() }
+
+// Healed reports whether faults have healed.
+func (v *View) Healed() bool { return v.w.healed }
+
+// Mark returns how often the named mark was hit so far.
+func (v *View) Mark(name string) int { return v.w.marks[name] }
+
+// Last returns the node, event and effects of the most recent node step.
+func (v *View) Last() (NodeID, Event, []Effect) {
+	return v.w.lastNode, v.w.lastEvent, v.w.lastEffects
+}
