@@ -160,10 +160,12 @@ func (c *AgentKindCapabilities) Fields() []CapabilityField {
 }
 
 // Validate fails when any member is unspecified. The error names the member.
-func (c AgentKindCapabilities) Validate() error {
+func (c AgentKindCapabilities) Validate() error { return c.validateAt("capabilities") }
+
+func (c AgentKindCapabilities) validateAt(path string) error {
 	for _, f := range c.Fields() {
 		if !f.Value.Valid() {
-			return fmt.Errorf("%w: capabilities.%s", ErrMissingField, f.Name)
+			return fmt.Errorf("%w: %s.%s", ErrMissingField, path, f.Name)
 		}
 	}
 	return nil

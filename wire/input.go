@@ -33,43 +33,65 @@ func ImagePart(u string) InputContent { return InputContent{Type: ContentInputIm
 func TextInput(s string) MessageInput { return MessageInput{{Content: []InputContent{TextPart(s)}}} }
 
 // Validate checks one content part.
-func (p InputContent) Validate() error {
+func (p InputContent) Validate() error { return p.validateAt("content") }
+
+func (p InputContent) validateAt(f string) error {
 	switch p.Type {
 	case ContentInputText:
 		if p.Text == nil {
-			return fmt.Errorf("%w: content.text", ErrMissingField)
+			return missing(f + ".text")
 		}
 		if p.ImageURL != nil {
-			return fmt.Errorf("%w: content.image_url not allowed on input_text", ErrInvalid)
+			return invalid(f+".image_url", "not allowed on input_text")
 		}
 	case ContentInputImage:
 		if p.ImageURL == nil {
-			return fmt.Errorf("%w: content.image_url", ErrMissingField)
+			return missing(f + ".image_url")
 		}
 		if p.Text != nil {
-			return fmt.Errorf("%w: content.text not allowed on input_image", ErrInvalid)
+			return invalid(f+".text", "not allowed on input_image")
 		}
 	default:
-		return fmt.Errorf("%w: content.type %q", ErrInvalid, truncateForError(p.Type))
+		return invalid(f+".type", "unknown content type %q", truncateForError(p.Type))
 	}
 	return nil
 }
 
-// Validate checks the message input rule of wire-reference §5.2.
-func (in MessageInput) Validate() error {
+// validateParts checks a content array used alone (function_result.content,
+// tool observations): non-null, every part valid, text may be empty.
+func validateParts(parts []InputContent, f string) error {
+	if parts == nil {
+		return missing(f)
+	}
+	for i, p := range parts {
+		if err := p.validateAt(fmt.Sprintf("%s[%d]", f, i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Validate checks the message input rule of wire-reference §5.2: at least
+// one message; every part valid; no blank image URL; every message has an
+// image or a non-empty text (text is never trimmed).
+func (in MessageInput) Validate() error { return in.validateAt("input") }
+
+func (in MessageInput) validateAt(f string) error {
 	if len(in) == 0 {
-		return fmt.Errorf("%w: input has no messages", ErrInvalid)
+		return invalid(f, "input has no messages")
 	}
 	for i, m := range in {
+		mf := fmt.Sprintf("%s[%d]", f, i)
 		hasContent := false
-		for _, p := range m.Content {
-			if err := p.Validate(); err != nil {
-				return fmt.Errorf("input[%d]: %w", i, err)
+		for j, p := range m.Content {
+			pf := fmt.Sprintf("%s.content[%d]", mf, j)
+			if err := p.validateAt(pf); err != nil {
+				return err
 			}
 			switch p.Type {
 			case ContentInputImage:
 				if strings.TrimSpace(*p.ImageURL) == "" {
-					return fmt.Errorf("input[%d]: %w: content.image_url is blank", i, ErrInvalid)
+					return invalid(pf+".image_url", "blank")
 				}
 				hasContent = true
 			case ContentInputText:
@@ -78,8 +100,11 @@ func (in MessageInput) Validate() error {
 				}
 			}
 		}
+		if m.Content == nil {
+			return missing(mf + ".content")
+		}
 		if !hasContent {
-			return fmt.Errorf("input[%d]: %w: message has no content", i, ErrInvalid)
+			return invalid(mf+".content", "message has no content")
 		}
 	}
 	return nil
