@@ -344,9 +344,9 @@ func (w *World) live(it item) *slot {
 	return s
 }
 
-// sortedMarks returns the mark names in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
+// sortedKeys returns the keys of m in order.
+func sortedKeys[K ~string, V any](m map[K]V) []K {
+	keys := make([]K, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}

@@ -1,0 +1,124 @@
+package sim
+
+import "slices"
+
+// ShrinkResult is a minimised failing run.
+type ShrinkResult struct {
+	Schedule     Schedule // the smallest schedule found that still fails
+	Result       Result   // the run of that schedule
+	Check        string   // the check that keeps failing
+	Runs         int      // replays spent
+	FaultsBefore int
+	FaultsAfter  int
+	WorkBefore   int
+	WorkAfter    int
+}
+
+// shrinkRunsMax bounds the replays one Shrink may spend.
+const shrinkRunsMax = 2000
+
+// Shrink minimises the fault schedule and the workload of a failing run
+// while the same check still fails. It uses delta debugging over the fault
+// events, around a pass that lowers the workload knob. Each
+// candidate is replayed with opts (whose Setup must be the failing run's).
+func Shrink(failing Result, opts Options) ShrinkResult {
+	check := failing.FailedCheck()
+	assert(check != "", "Shrink of a run that did not fail")
+	sh := shrinker{opts: opts, check: check}
+	best := failing.Schedule.clone()
+	out := ShrinkResult{Check: check, FaultsBefore: len(best.Faults), WorkBefore: best.Workload}
+	best.Workload = sh.minimiseWorkload(best)
+	best.Faults = sh.minimiseFaults(best)
+	best.Workload = sh.minimiseWorkload(best)
+	out.Schedule = best
+	out.Result = Replay(best, opts)
+	assertf(out.Result.FailedCheck() == check, "shrunk schedule no longer fails %q", check)
+	out.Runs = sh.runs + 1
+	out.FaultsAfter = len(best.Faults)
+	out.WorkAfter = best.Workload
+	return out
+}
+
+type shrinker struct {
+	opts  Options
+	check string
+	runs  int
+}
+
+// fails reports whether s still fails the same check.
+func (sh *shrinker) fails(s Schedule) bool {
+	if sh.runs >= shrinkRunsMax {
+		return false
+	}
+	sh.runs++
+	return Replay(s, sh.opts).FailedCheck() == sh.check
+}
+
+// minimiseFaults is ddmin: try dropping each of n chunks; on success keep
+// the complement and coarsen, otherwise refine until chunks are single faults.
+func (sh *shrinker) minimiseFaults(s Schedule) []Fault {
+	faults := slices.Clone(s.Faults)
+	if len(faults) == 0 {
+		return faults
+	}
+	if try := s; true {
+		try.Faults = nil
+		if sh.fails(try) {
+			return nil
+		}
+	}
+	n := 2
+	for len(faults) >= 2 {
+		chunk := (len(faults) + n - 1) / n
+		reduced := false
+		for start := 0; start < len(faults); start += chunk {
+			end := min(start+chunk, len(faults))
+			rest := append(slices.Clone(faults[:start]), faults[end:]...)
+			try := s
+			try.Faults = rest
+			if sh.fails(try) {
+				faults, reduced = rest, true
+				n = max(n-1, 2)
+				break
+			}
+		}
+		if !reduced {
+			if n >= len(faults) {
+				break
+			}
+			n = min(2*n, len(faults))
+		}
+	}
+	if len(faults) == 1 {
+		if try := s; true {
+			try.Faults = nil
+			if sh.fails(try) {
+				return nil
+			}
+		}
+	}
+	return faults
+}
+
+// minimiseWorkload tries small workloads first (1, 2, 4, ...), keeps the
+// first that fails, then steps down one at a time.
+func (sh *shrinker) minimiseWorkload(s Schedule) int {
+	best := s.Workload
+	for c := 1; c < best; c *= 2 {
+		try := s
+		try.Workload = c
+		if sh.fails(try) {
+			best = c
+			break
+		}
+	}
+	for best > 1 {
+		try := s
+		try.Workload = best - 1
+		if !sh.fails(try) {
+			break
+		}
+		best = try.Workload
+	}
+	return best
+}
