@@ -1,0 +1,345 @@
+package daemon
+
+import (
+	"strings"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// admission is one connection-local admission record: a handle, its
+// revision stream and the executor it reserves.
+type admission struct {
+	gen       uint64
+	requestID string
+	handle    string
+	fp        string // prepare request content
+	session   string
+	executor  string
+	revision  uint64
+	state     string
+	code      string
+	reused    bool
+	expiresAt time.Time
+	runID     string
+	startFP   string
+	turn      TurnID
+}
+
+func (a *admission) live() bool {
+	return a.state == wire.StatePreparing || a.state == wire.StateReady
+}
+
+func (a *admission) terminal() bool {
+	switch a.state {
+	case wire.StateStarted, wire.StateReleased, wire.StateExpired, wire.StateFailed:
+		return true
+	}
+	return false
+}
+
+func (a *admission) status() wire.PreparationStatus {
+	s := wire.PreparationStatus{
+		ExecutorID: a.executor,
+		Reused:     a.reused,
+		Handle:     a.handle,
+		Revision:   a.revision,
+		State:      a.state,
+		RunID:      a.runID,
+		ErrorCode:  a.code,
+	}
+	if a.live() {
+		s.ExpiresAt = a.expiresAt.UnixMilli()
+	}
+	return s
+}
+
+// advance moves a to a new revision and publishes it.
+func (m *Machine) advance(a *admission, state, code string) {
+	assertf(!a.terminal(), "admission %s advanced from terminal %s to %s", a.handle, a.state, state)
+	a.revision++
+	a.state = state
+	a.code = code
+	m.sendStatus(a)
+}
+
+func (m *Machine) sendStatus(a *admission) {
+	m.send(a.gen, wire.Frame{ID: a.requestID, Payload: a.status()}, m.cfg.Limits.ReceiptSendBudget)
+}
+
+// sendRejected answers a refused control operation. It never replaces the
+// handle's revision: rejected statuses carry revision 0.
+func (m *Machine) sendRejected(requestID, op, code string, a *admission) {
+	s := wire.PreparationStatus{State: wire.StateRejected, ErrorCode: code, Operation: op}
+	if a != nil {
+		s.Handle = a.handle
+		s.ExecutorID = a.executor
+	}
+	m.send(m.conn.gen, wire.Frame{ID: requestID, Payload: s}, m.cfg.Limits.ReceiptSendBudget)
+}
+
+// onPrepare handles execution_prepare.
+func (m *Machine) onPrepare(requestID string, p wire.ExecutionPrepare) {
+	if requestID == "" {
+		return // nothing to correlate an answer with
+	}
+	fp := prepareFingerprint(p)
+	if a := m.conn.byRequest[requestID]; a != nil {
+		if a.fp == fp {
+			m.sendStatus(a)
+		} else {
+			m.sendRejected(requestID, wire.TypeExecutionPrepare, CodeRequestConflict, nil)
+		}
+		return
+	}
+	if code := m.admitPrepare(p); code != "" {
+		m.sendRejected(requestID, wire.TypeExecutionPrepare, code, nil)
+		return
+	}
+	m.grant(requestID, fp, p)
+}
+
+// admitPrepare returns the rejection code of a prepare, or "".
+func (m *Machine) admitPrepare(p wire.ExecutionPrepare) string {
+	if code := m.validatePrepare(p); code != "" {
+		return code
+	}
+	if m.shutdown {
+		return CodeResourceUnavailable
+	}
+	c := p.Configuration
+	ex := m.sessionExecutor(p.SessionID)
+	if ex != nil {
+		switch {
+		case ex.phase == phaseClosing || ex.closeFailed:
+			return CodeExecutorCleanupUnconfirmed
+		case ex.configFP != executorFingerprint(c):
+			return CodeConfigurationConflict
+		case ex.phase != phaseIdle:
+			return CodeResourceUnavailable
+		case c.AgentSessionID != "" && ex.nativeSession != "" && c.AgentSessionID != ex.nativeSession:
+			return CodeNativeSessionConflict
+		}
+	}
+	if c.RequireExistingNativeSession && c.AgentSessionID == "" && (ex == nil || ex.nativeSession == "") {
+		return CodeHistoryUnavailable
+	}
+	if m.activeCount() >= m.cfg.Limits.ActiveMax || !m.recordRoom() {
+		return CodePreparationCapacity
+	}
+	if ex == nil && len(m.executors) >= m.cfg.Limits.ExecutorsMax {
+		m.evictIdle() // make room for a later retry; closing still counts
+		return CodeExecutorCapacity
+	}
+	return ""
+}
+
+// validatePrepare applies the configuration and capability rules.
+func (m *Machine) validatePrepare(p wire.ExecutionPrepare) string {
+	c := p.Configuration
+	if strings.TrimSpace(p.SessionID) == "" || c.RunID != "" || len(c.Input) > 0 ||
+		c.ConversationID != "" || c.WorkspaceAuthoring ||
+		c.AgentStateKey != "agents-api-"+p.SessionID || !c.StrictResume {
+		return CodeInvalidConfiguration
+	}
+	k := m.cfg.kind(c.AgentKind)
+	if k == nil || !k.Available {
+		return CodeResourceUnavailable
+	}
+	caps := k.Capabilities
+	if c.WorkspaceReadOnly {
+		return CodeUnsupportedReadPreparation
+	}
+	if !caps.Preparation.IsSupported() {
+		return CodeUnsupportedPreparation
+	}
+	local := c.LocalEnvironment != nil
+	switch {
+	case local == c.DisableExecutionEnvironment,
+		local && !caps.LocalEnvironment.IsSupported(),
+		c.DisableExecutionEnvironment && !caps.EnvironmentNone.IsSupported(),
+		len(c.FunctionTools) > 0 && !caps.FunctionTools.IsSupported():
+		return CodeUnsupportedConfiguration
+	}
+	for key := range c.AgentOptions {
+		switch key {
+		case wire.AgentOptionModel, wire.AgentOptionSystemPrompt,
+			wire.AgentOptionModelProvider, wire.AgentOptionHarnessConfig:
+		default:
+			return CodeUnsupportedConfiguration
+		}
+	}
+	return ""
+}
+
+// executorFingerprint is the configuration an executor is bound to. The
+// native session continuation fields are continuity assertions, not
+// configuration, so they are left out.
+func executorFingerprint(c wire.ExecutionConfiguration) string {
+	c.AgentSessionID = ""
+	c.RequireExistingNativeSession = false
+	return configFingerprint(c)
+}
+
+// recordRoom makes room for one more admission record of this connection
+// by evicting the oldest terminal record; it reports whether there is room.
+func (m *Machine) recordRoom() bool {
+	c := &m.conn
+	if len(c.order) < m.cfg.Limits.AdmissionRecordsMax {
+		return true
+	}
+	for i, a := range c.order {
+		if a.terminal() {
+			delete(c.byRequest, a.requestID)
+			delete(c.byHandle, a.handle)
+			c.order = append(c.order[:i:i], c.order[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// grant creates the admission: reuse of a healthy idle executor answers
+// ready at revision 1 without native work; otherwise preparing, then a
+// native Prepare.
+func (m *Machine) grant(requestID, fp string, p wire.ExecutionPrepare) {
+	a := &admission{
+		gen:       m.conn.gen,
+		requestID: requestID,
+		handle:    m.mintHandle(),
+		fp:        fp,
+		session:   p.SessionID,
+		expiresAt: m.now.Add(m.cfg.Limits.AdmissionExpiry),
+	}
+	m.conn.byRequest[requestID] = a
+	m.conn.byHandle[a.handle] = a
+	m.conn.order = append(m.conn.order, a)
+	m.setTimer(expiryTimer(a.handle), &timer{kind: timerExpiry, at: a.expiresAt, handle: a.handle})
+	if ex := m.sessionExecutor(p.SessionID); ex != nil {
+		m.cancelTimer(idleTimer(ex.id))
+		ex.phase = phaseReserved
+		ex.handle = a.handle
+		a.executor = ex.id
+		a.reused = true
+		m.advance(a, wire.StateReady, "")
+		return
+	}
+	k := m.cfg.kind(p.Configuration.AgentKind)
+	ex := m.newExecutor(p.SessionID, k, executorFingerprint(p.Configuration))
+	ex.handle = a.handle
+	a.executor = ex.id
+	m.advance(a, wire.StatePreparing, "")
+	m.nativeCall(&call{kind: callPrepare, executor: ex.id}, Prepare{
+		Executor:      ex.id,
+		Kind:          k.Kind,
+		Session:       p.SessionID,
+		Configuration: p.Configuration,
+		Fingerprint:   ex.configFP,
+	})
+}
+
+// admissionOf returns the live-connection record reserving ex, if any.
+func (m *Machine) admissionOf(handle string) *admission {
+	if handle == "" || !m.conn.up {
+		return nil
+	}
+	return m.conn.byHandle[handle]
+}
+
+func (m *Machine) prepareDone(c *call, r PrepareResult) {
+	ex := m.executors[c.executor]
+	assertf(ex != nil && ex.phase == phasePreparing, "prepare result for executor %s not preparing", c.executor)
+	a := m.admissionOf(ex.handle)
+	if a != nil {
+		m.expireIfDue(a)
+	}
+	if r.Err != "" {
+		m.dropExecutor(ex) // a failed preparation leaves no native resource
+		if a != nil && a.state == wire.StatePreparing {
+			m.cancelTimer(expiryTimer(a.handle))
+			m.advance(a, wire.StateFailed, CodePreparationFailed)
+		}
+		return
+	}
+	if a != nil && a.state == wire.StatePreparing {
+		ex.phase = phaseReserved
+		m.advance(a, wire.StateReady, "")
+		return
+	}
+	ex.handle = ""
+	m.makeIdle(ex) // admission gone: the executor is still ours to clean up
+}
+
+// expireIfDue expires a live admission whose deadline has passed, even if
+// its timer has not been delivered yet.
+func (m *Machine) expireIfDue(a *admission) {
+	if a.live() && !m.now.Before(a.expiresAt) {
+		m.expire(a)
+	}
+}
+
+func (m *Machine) expiryDue(handle string) {
+	a := m.conn.byHandle[handle]
+	if a != nil && a.live() {
+		m.expire(a)
+	}
+}
+
+// expire ends the admission. The executor stays owned: a preparing one is
+// made idle (or closed) when its preparation completes.
+func (m *Machine) expire(a *admission) {
+	m.cancelTimer(expiryTimer(a.handle))
+	m.advance(a, wire.StateExpired, "")
+	m.detach(a)
+}
+
+// detach releases the executor reservation of an ended admission.
+func (m *Machine) detach(a *admission) {
+	ex := m.executors[a.executor]
+	if ex == nil || ex.handle != a.handle {
+		return
+	}
+	if ex.phase == phaseReserved {
+		m.makeIdle(ex)
+		return
+	}
+	ex.handle = "" // preparing: the result makes it idle
+}
+
+// retireAdmission ends a record of a connection that went away: a live
+// one fails with connection_closed (nothing can be sent any more).
+func (m *Machine) retireAdmission(a *admission) {
+	if !a.live() {
+		return
+	}
+	m.cancelTimer(expiryTimer(a.handle))
+	a.revision++
+	a.state = wire.StateFailed
+	a.code = CodeConnectionClosed
+	m.detach(a)
+}
+
+// onRelease handles execution_release: before start it abandons only this
+// admission; it never closes the idle executor nor touches a Turn.
+func (m *Machine) onRelease(requestID string, r wire.ExecutionRelease) {
+	if requestID == "" {
+		return
+	}
+	if r.Handle == "" {
+		m.sendRejected(requestID, wire.TypeExecutionRelease, CodeInvalidRelease, nil)
+		return
+	}
+	a := m.conn.byHandle[r.Handle]
+	if a == nil || a.requestID != requestID {
+		m.sendRejected(requestID, wire.TypeExecutionRelease, CodeUnknownPreparation, nil)
+		return
+	}
+	m.expireIfDue(a)
+	if !a.live() {
+		m.sendStatus(a) // already transferred or ended: republish
+		return
+	}
+	m.cancelTimer(expiryTimer(a.handle))
+	m.advance(a, wire.StateReleased, "")
+	m.detach(a)
+}

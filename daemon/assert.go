@@ -1,0 +1,11 @@
+package daemon
+
+import "fmt"
+
+// assertf panics when cond is false. Assertions are always on: an
+// impossible state is a bug, and continuing would corrupt ownership.
+func assertf(cond bool, format string, args ...any) {
+	if !cond {
+		panic("daemon: assertion failed: " + fmt.Sprintf(format, args...))
+	}
+}

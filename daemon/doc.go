@@ -1,0 +1,99 @@
+// Package daemon is the Runtime dispatcher as a deterministic machine.
+//
+// The Machine holds every protocol decision of the Runtime side of the
+// Core–Runtime protocol: admission records and handles, revisions, expiry,
+// capacity, executor reuse and idle expiry, the Turn lifecycle, durable
+// input receipts, cancel and settlement, cleanup ownership and shutdown.
+// It performs no I/O. It never reads a clock, starts a goroutine, uses a
+// channel, draws randomness or lets map order reach its output; a shell
+// (or the simulator) feeds it events and executes the effects it returns:
+//
+//	effects := m.Step(now, ev)
+//
+// # Events
+//
+//   - Connected{Gen} / Disconnected{Gen}: a connection generation came up
+//     or went away. A newer Connected replaces the older connection.
+//   - FrameReceived{Gen, Frame}: a frame the shell decoded; FrameRejected
+//     for one it could not decode.
+//   - TimerFired{Timer}: a timer the machine armed reached its instant.
+//   - NativeResult{Call, Result}: a native call finished.
+//   - NativeTurnEvent{Turn, Event}: native output of a Turn, in order;
+//     wire.Done is the native terminal result and closes the output.
+//   - NativeInputApplied{Turn, InputID}: the native side consumed an input.
+//   - ShutdownRequested (or a device_shutdown frame).
+//
+// # Effects and their ordering contracts
+//
+// Effects of one Step are executed in order. Send frames of one connection
+// are written in emission order and never redirected to another
+// connection. SetTimer replaces an earlier arming of the same TimerID;
+// stale fires are ignored. NativeCall runs outside Step and reports
+// exactly one NativeResult; the machine keeps calls on one target serial
+// (one close per executor, one settlement wait per Turn). Report lists
+// what is still owned once shutdown started.
+//
+// # Rules
+//
+// Admission. execution_prepare is validated (configuration shape,
+// registered and available kind, preparation and environment
+// capabilities, agent_options keys), then checked against capacity:
+// active preparations and executions (ActiveMax, 4), executors in any
+// state including closing and uncertain ones (ExecutorsMax, 20) and
+// admission records of the connection (64). A refusal is an explicit
+// rejected status with the operation and an error code; it never replaces
+// a handle's revision. A granted admission has a connection-local handle
+// and a revision stream preparing → ready → starting → started, or
+// released / expired / failed. A healthy idle executor of the same
+// Session and configuration fingerprint is reused: ready at revision 1
+// with reused=true and no native preparation. The same request ID with
+// the same content republishes the current status; different content is
+// request_conflict. Admissions expire five minutes after the grant;
+// nothing extends the deadline, and an expired admission's executor is
+// still cleaned up.
+//
+// Start and release. execution_start is valid only for a live ready
+// handle of this connection, issued to the same request ID, naming its
+// executor; it transfers the admission once (starting, then started when
+// the native Turn exists). A start that returns no Turn closes the
+// executor and then fails the admission (executor_unavailable once the
+// close is confirmed). execution_release before start abandons only that
+// admission: the executor goes back to idle, no Turn is touched.
+//
+// Turns. Native events are forwarded in order with the Run ID; events
+// arriving before started are buffered (at most OutputFramesMax). Usage
+// snapshots replace each other. An error is always followed by done.
+// done is published only after native settlement, a confirmed executor
+// close when the settlement said Reusable=false, and every admitted input
+// receipt; continuity is committed and the executor released (idle with
+// its idle-expiry timer, or closed) before done is sent.
+//
+// Durable inputs. prompt_steer with durable_receipt: one native write per
+// Run at a time, bounded by NativeWriteBudget; `written` when it completes,
+// `accepted` when the native side confirms consumption. A write over
+// budget or with an unknown outcome is answered outcome_unknown, kept and
+// never replayed; repeats of an input ID get the stored receipt. Each
+// receipt Send carries ReceiptSendBudget.
+//
+// Cancel. prompt_cancel cancels exactly the Run's Turn and waits for
+// settlement. With a delivery ID the receipt is applied=true only after
+// settlement and cleanup, carrying the continuity outcome; a settlement
+// wait that times out answers applied=false cancel_failed and keeps the
+// Turn owned. Unknown Runs answer run_inactive, Turns still starting
+// not_ready.
+//
+// Executors. A failed close keeps the executor and its capacity slot;
+// closes are retried serially with exponential backoff. Waiter timeouts
+// never free a resource.
+//
+// Connections. When a connection goes, its routes and handles retire:
+// live admissions fail (connection_closed), Turns are cancelled and
+// settled natively, nothing is sent on or replayed to a successor.
+//
+// Shutdown. Unstarted admissions are released, Turns cancelled, idle and
+// finished executors closed; failed closes are retried; Report says what
+// is still owned until nothing is.
+//
+// Every Step ends with checkInvariants, which panics on an impossible
+// state. Snapshot and Owned give checkers a sorted read-only view.
+package daemon

@@ -1,0 +1,111 @@
+package daemon
+
+import (
+	"fmt"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// Event is one input of Step. The set is sealed: only the types of this
+// file implement it.
+type Event interface {
+	isEvent()
+	// Describe renders the event as one canonical line for traces.
+	Describe() string
+}
+
+// Connected reports that connection generation Gen is up. Generations are
+// minted by the shell, strictly increasing. A Connected for a newer
+// generation while another is up replaces the older connection.
+type Connected struct{ Gen uint64 }
+
+// Disconnected reports that connection Gen is gone. Stale generations are
+// ignored.
+type Disconnected struct{ Gen uint64 }
+
+// FrameReceived carries one frame decoded by the shell from connection Gen.
+type FrameReceived struct {
+	Gen   uint64
+	Frame wire.Frame
+}
+
+// FrameRejected reports a frame of connection Gen the shell could not
+// decode. Type and ID are whatever the shell could read from the envelope
+// (possibly empty).
+type FrameRejected struct {
+	Gen  uint64
+	Type string
+	ID   string
+	Err  error
+}
+
+// TimerFired reports that a timer set with SetTimer reached its instant.
+// Fires of cancelled, replaced or unknown timers are ignored.
+type TimerFired struct{ Timer TimerID }
+
+// NativeResult reports the completion of a NativeCall. Result's type
+// matches the call's Op (PrepareResult for Prepare, and so on).
+type NativeResult struct {
+	Call   CallID
+	Result Result
+}
+
+// NativeTurnEvent carries one native output event of Turn, in the order
+// the Turn produced it. Event is a Run output payload: wire.Delta,
+// wire.Thinking, wire.OutputMessage, wire.ToolCall, wire.UsageUpdate,
+// wire.RunError, or wire.Done — the native terminal result, which also
+// means that the Turn's output is closed.
+type NativeTurnEvent struct {
+	Turn  TurnID
+	Event wire.Payload
+}
+
+// NativeInputApplied reports that the native side of Turn confirmed
+// consumption of durable input InputID (the `accepted` stage).
+type NativeInputApplied struct {
+	Turn    TurnID
+	InputID string
+}
+
+// ShutdownRequested asks the machine to close everything it owns.
+type ShutdownRequested struct{ Reason string }
+
+func (Connected) isEvent()          {}
+func (Disconnected) isEvent()       {}
+func (FrameReceived) isEvent()      {}
+func (FrameRejected) isEvent()      {}
+func (TimerFired) isEvent()         {}
+func (NativeResult) isEvent()       {}
+func (NativeTurnEvent) isEvent()    {}
+func (NativeInputApplied) isEvent() {}
+func (ShutdownRequested) isEvent()  {}
+
+func (e Connected) Describe() string    { return fmt.Sprintf("connected gen=%d", e.Gen) }
+func (e Disconnected) Describe() string { return fmt.Sprintf("disconnected gen=%d", e.Gen) }
+func (e FrameReceived) Describe() string {
+	return fmt.Sprintf("recv gen=%d %s", e.Gen, DescribeFrame(e.Frame))
+}
+func (e FrameRejected) Describe() string {
+	msg := ""
+	if e.Err != nil {
+		msg = e.Err.Error()
+	}
+	return fmt.Sprintf("recv-rejected gen=%d type=%q id=%q err=%q", e.Gen, e.Type, e.ID, msg)
+}
+func (e TimerFired) Describe() string { return fmt.Sprintf("timer-fired %s", e.Timer) }
+func (e NativeResult) Describe() string {
+	r := "<nil>"
+	if e.Result != nil {
+		r = e.Result.Describe()
+	}
+	return fmt.Sprintf("native-result %s %s", e.Call, r)
+}
+func (e NativeTurnEvent) Describe() string {
+	return fmt.Sprintf("native-event %s %s", e.Turn, describePayload(e.Event))
+}
+func (e NativeInputApplied) Describe() string {
+	return fmt.Sprintf("native-input-applied %s input=%q", e.Turn, e.InputID)
+}
+func (e ShutdownRequested) Describe() string {
+	return fmt.Sprintf("shutdown-requested reason=%q", e.Reason)
+}

@@ -1,0 +1,368 @@
+package daemon
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// Machine is the Runtime dispatcher. It is not safe for concurrent use:
+// the shell (or the simulator) calls Step from one goroutine.
+type Machine struct {
+	cfg Config
+	now time.Time
+	out []Effect
+
+	conn      conn
+	executors map[string]*executor
+	turns     map[TurnID]*turn
+	calls     map[CallID]*call
+	timers    map[TimerID]*timer
+
+	seqExecutor, seqHandle, seqTurn, seqCall uint64
+
+	shutdown   bool
+	lastReport string
+	reported   bool
+}
+
+// conn is the state of the current connection: routes and admission
+// records. It is replaced wholesale on reconnect; nothing carries over.
+type conn struct {
+	gen       uint64
+	up        bool
+	byRequest map[string]*admission
+	byHandle  map[string]*admission
+	order     []*admission // admission records in creation order
+	runs      map[string]*turn
+}
+
+type callKind uint8
+
+const (
+	callPrepare callKind = iota + 1
+	callStart
+	callWrite
+	callCancel
+	callSettle
+	callClose
+)
+
+var callKindNames = [...]string{"", "prepare", "start", "write", "cancel", "settle", "close"}
+
+// call is an outstanding native call and what it refers to.
+type call struct {
+	id       CallID
+	kind     callKind
+	executor string
+	turn     TurnID
+	input    string
+}
+
+type timerKind uint8
+
+const (
+	timerHeartbeat timerKind = iota + 1
+	timerExpiry
+	timerWrite
+	timerSettleWait
+	timerSettleRetry
+	timerIdle
+	timerCloseRetry
+)
+
+type timer struct {
+	kind     timerKind
+	at       time.Time
+	gen      uint64
+	handle   string
+	turn     TurnID
+	input    string
+	executor string
+}
+
+// New returns a machine for cfg. Zero limits take their defaults. It
+// panics when the configuration is invalid: that is a programming error
+// of the caller, caught by Config.Validate.
+func New(cfg Config) *Machine {
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		panic(err)
+	}
+	return &Machine{
+		cfg:       cfg,
+		executors: map[string]*executor{},
+		turns:     map[TurnID]*turn{},
+		calls:     map[CallID]*call{},
+		timers:    map[TimerID]*timer{},
+	}
+}
+
+// Step applies one event at instant now and returns the effects to run,
+// in order. now must not go backwards between calls.
+func (m *Machine) Step(now time.Time, ev Event) []Effect {
+	assertf(!now.Before(m.now), "time went backwards: %v after %v", now, m.now)
+	m.now = now
+	m.out = nil
+	switch e := ev.(type) {
+	case Connected:
+		m.stepConnected(e)
+	case Disconnected:
+		m.stepDisconnected(e)
+	case FrameReceived:
+		m.stepFrame(e)
+	case FrameRejected:
+		m.stepFrameRejected(e)
+	case TimerFired:
+		m.stepTimer(e)
+	case NativeResult:
+		m.stepNativeResult(e)
+	case NativeTurnEvent:
+		m.stepNativeEvent(e)
+	case NativeInputApplied:
+		m.stepInputApplied(e)
+	case ShutdownRequested:
+		m.beginShutdown()
+	default:
+		panic(fmt.Sprintf("daemon: unknown event %T", ev))
+	}
+	m.maybeReport()
+	m.checkInvariants()
+	out := m.out
+	m.out = nil
+	return out
+}
+
+// ---- effect helpers ----
+
+func (m *Machine) emit(e Effect) { m.out = append(m.out, e) }
+
+// send writes a frame on the current connection when it is gen and up.
+func (m *Machine) send(gen uint64, f wire.Frame, budget time.Duration) {
+	if !m.conn.up || m.conn.gen != gen {
+		return
+	}
+	m.emit(Send{Gen: gen, Frame: f, Budget: budget})
+}
+
+func (m *Machine) setTimer(id TimerID, t *timer) {
+	m.timers[id] = t
+	m.emit(SetTimer{Timer: id, At: t.at})
+}
+
+func (m *Machine) cancelTimer(id TimerID) {
+	if _, ok := m.timers[id]; !ok {
+		return
+	}
+	delete(m.timers, id)
+	m.emit(CancelTimer{Timer: id})
+}
+
+func (m *Machine) nativeCall(c *call, op Op) {
+	m.seqCall++
+	c.id = CallID("c-" + strconv.FormatUint(m.seqCall, 10))
+	m.calls[c.id] = c
+	m.emit(NativeCall{Call: c.id, Op: op})
+}
+
+func (m *Machine) mintExecutor() string {
+	m.seqExecutor++
+	return "ex-" + strconv.FormatUint(m.seqExecutor, 10)
+}
+
+func (m *Machine) mintHandle() string {
+	m.seqHandle++
+	return "h-" + strconv.FormatUint(m.seqHandle, 10)
+}
+
+func (m *Machine) mintTurn() TurnID {
+	m.seqTurn++
+	return TurnID("t-" + strconv.FormatUint(m.seqTurn, 10))
+}
+
+// ---- timers ----
+
+func heartbeatTimer(gen uint64) TimerID { return TimerID("heartbeat/g" + strconv.FormatUint(gen, 10)) }
+func expiryTimer(handle string) TimerID { return TimerID("expiry/" + handle) }
+func writeTimer(t TurnID, input string) TimerID {
+	return TimerID("write/" + string(t) + "/" + input)
+}
+func settleWaitTimer(t TurnID) TimerID  { return TimerID("settle-wait/" + string(t)) }
+func settleRetryTimer(t TurnID) TimerID { return TimerID("settle-retry/" + string(t)) }
+func idleTimer(ex string) TimerID       { return TimerID("idle/" + ex) }
+func closeRetryTimer(ex string) TimerID { return TimerID("close-retry/" + ex) }
+
+func (m *Machine) stepTimer(e TimerFired) {
+	t, ok := m.timers[e.Timer]
+	if !ok || m.now.Before(t.at) {
+		return // cancelled, replaced, or delivered early: ignore
+	}
+	delete(m.timers, e.Timer)
+	switch t.kind {
+	case timerHeartbeat:
+		m.heartbeatDue(t.gen)
+	case timerExpiry:
+		m.expiryDue(t.handle)
+	case timerWrite:
+		m.writeBudgetDue(t.turn, t.input)
+	case timerSettleWait:
+		m.settleWaitDue(t.turn)
+	case timerSettleRetry:
+		m.settleRetryDue(t.turn)
+	case timerIdle:
+		m.idleDue(t.executor)
+	case timerCloseRetry:
+		m.closeRetryDue(t.executor)
+	default:
+		panic(fmt.Sprintf("daemon: timer %s of unknown kind %d", e.Timer, t.kind))
+	}
+}
+
+// ---- native results ----
+
+func (m *Machine) stepNativeResult(e NativeResult) {
+	c, ok := m.calls[e.Call]
+	if !ok {
+		return // unknown or duplicate result: nothing to settle
+	}
+	delete(m.calls, e.Call)
+	switch c.kind {
+	case callPrepare:
+		r, _ := e.Result.(PrepareResult)
+		m.prepareDone(c, r)
+	case callStart:
+		r, _ := e.Result.(StartResult)
+		m.startDone(c, r)
+	case callWrite:
+		r, ok := e.Result.(WriteResult)
+		if !ok {
+			r = WriteResult{Outcome: WriteUnknown, Err: "malformed result"}
+		}
+		m.writeDone(c, r)
+	case callCancel:
+		r, _ := e.Result.(CancelResult)
+		m.cancelDone(c, r)
+	case callSettle:
+		r, _ := e.Result.(SettleResult)
+		m.settleDone(c, r)
+	case callClose:
+		r, _ := e.Result.(CloseResult)
+		m.closeDone(c, r)
+	}
+}
+
+// ---- connection ----
+
+func (m *Machine) stepConnected(e Connected) {
+	if e.Gen <= m.conn.gen {
+		return // stale or repeated generation
+	}
+	if m.conn.up {
+		old := m.conn.gen
+		m.retireConnection()
+		m.emit(CloseTransport{Gen: old, Reason: "replaced"})
+	}
+	m.conn = conn{
+		gen:       e.Gen,
+		up:        true,
+		byRequest: map[string]*admission{},
+		byHandle:  map[string]*admission{},
+		runs:      map[string]*turn{},
+	}
+	m.heartbeatDue(e.Gen)
+}
+
+func (m *Machine) stepDisconnected(e Disconnected) {
+	if !m.conn.up || e.Gen != m.conn.gen {
+		return
+	}
+	m.retireConnection()
+}
+
+func (m *Machine) heartbeatDue(gen uint64) {
+	if !m.conn.up || m.conn.gen != gen {
+		return
+	}
+	m.send(gen, wire.Frame{Payload: m.heartbeat()}, m.cfg.Limits.ReceiptSendBudget)
+	m.setTimer(heartbeatTimer(gen), &timer{kind: timerHeartbeat, at: m.now.Add(m.cfg.HeartbeatInterval), gen: gen})
+}
+
+func (m *Machine) heartbeat() wire.Heartbeat {
+	kinds := make([]wire.SupportedAgentKind, len(m.cfg.Kinds))
+	for i, k := range m.cfg.Kinds {
+		kinds[i] = wire.SupportedAgentKind{Kind: k.Kind, Available: k.Available, Version: k.Version, Capabilities: k.Capabilities}
+	}
+	return wire.Heartbeat{
+		TS:                  m.now.UnixMilli(),
+		ActiveRequests:      m.activeCount(),
+		DaemonVersion:       m.cfg.DaemonVersion,
+		SupportedAgentKinds: kinds,
+	}
+}
+
+// retireConnection retires every route and handle of the current
+// connection. Native work keeps running and is settled and cleaned up;
+// nothing of it is ever offered to a successor connection.
+func (m *Machine) retireConnection() {
+	c := &m.conn
+	m.cancelTimer(heartbeatTimer(c.gen))
+	for _, a := range c.order {
+		m.retireAdmission(a)
+	}
+	for _, id := range sortedTurnIDs(m.turns) {
+		t := m.turns[id]
+		if t.gen == c.gen {
+			m.orphanTurn(t)
+		}
+	}
+	c.up = false
+	c.byRequest = map[string]*admission{}
+	c.byHandle = map[string]*admission{}
+	c.order = nil
+	c.runs = map[string]*turn{}
+}
+
+// stepFrame routes one decoded frame of the current connection.
+func (m *Machine) stepFrame(e FrameReceived) {
+	if !m.conn.up || e.Gen != m.conn.gen || e.Frame.Payload == nil {
+		return
+	}
+	switch p := e.Frame.Payload.(type) {
+	case wire.ExecutionPrepare:
+		m.onPrepare(e.Frame.ID, p)
+	case wire.ExecutionStart:
+		m.onStart(e.Frame.ID, p)
+	case wire.ExecutionRelease:
+		m.onRelease(e.Frame.ID, p)
+	case wire.PromptSteer:
+		m.onSteer(e.Frame.ID, p)
+	case wire.PromptCancel:
+		m.onCancel(e.Frame.ID, p)
+	case wire.DeviceShutdown:
+		m.beginShutdown()
+	}
+	// Other families (interactions, functions, workspace, transfers,
+	// fencing) are not dispatched by this machine and have no effect.
+}
+
+// stepFrameRejected answers undecodable admission control frames with
+// the operation's rejection; other undecodable frames have no effect.
+func (m *Machine) stepFrameRejected(e FrameRejected) {
+	if !m.conn.up || e.Gen != m.conn.gen || e.ID == "" {
+		return
+	}
+	code := ""
+	switch e.Type {
+	case wire.TypeExecutionPrepare:
+		code = CodeInvalidRequest
+	case wire.TypeExecutionStart:
+		code = CodeInvalidStart
+	case wire.TypeExecutionRelease:
+		code = CodeInvalidRelease
+	default:
+		return
+	}
+	m.sendRejected(e.ID, e.Type, code, nil)
+}

@@ -1,0 +1,87 @@
+package daemon
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// beginShutdown stops admitting work, releases unstarted admissions,
+// cancels every Turn and closes active and idle executors. Failed closes
+// keep their targets and are retried serially; Report says what is still
+// owned.
+func (m *Machine) beginShutdown() {
+	if m.shutdown {
+		return
+	}
+	m.shutdown = true
+	for _, a := range m.conn.order {
+		if !a.live() {
+			continue
+		}
+		m.cancelTimer(expiryTimer(a.handle))
+		m.advance(a, wire.StateReleased, "")
+		m.detach(a)
+	}
+	for _, id := range sortedTurnIDs(m.turns) {
+		t := m.turns[id]
+		if t.native && !t.settled {
+			m.requestCancel(t)
+			m.requestSettlement(t)
+		}
+	}
+	for _, ex := range m.executorsIn(phaseIdle) {
+		m.startClose(ex)
+	}
+}
+
+// Owned lists everything the machine still owns, sorted: executors in
+// any state, Turns not yet finished and native calls outstanding.
+func (m *Machine) Owned() []Resource {
+	var out []Resource
+	for _, id := range m.sortedExecutorIDs() {
+		ex := m.executors[id]
+		state := ex.phase.String()
+		if ex.closeFailed {
+			state += ",close-failed"
+		}
+		out = append(out, Resource{Kind: "executor", ID: id, State: state})
+	}
+	for _, id := range sortedTurnIDs(m.turns) {
+		out = append(out, Resource{Kind: "turn", ID: string(id), State: m.turns[id].stateName()})
+	}
+	for _, id := range m.sortedCallIDs() {
+		out = append(out, Resource{Kind: "call", ID: string(id), State: callKindNames[m.calls[id].kind]})
+	}
+	return out
+}
+
+func (m *Machine) sortedCallIDs() []CallID {
+	ids := make([]CallID, 0, len(m.calls))
+	for id := range m.calls {
+		ids = append(ids, id)
+	}
+	slices.SortFunc(ids, func(a, b CallID) int { return compareIDs(string(a), string(b)) })
+	return ids
+}
+
+// maybeReport emits a Report after a shutdown request whenever the owned
+// set changed.
+func (m *Machine) maybeReport() {
+	if !m.shutdown {
+		return
+	}
+	owned := m.Owned()
+	parts := make([]string, len(owned))
+	for i, r := range owned {
+		parts[i] = r.String()
+	}
+	key := strings.Join(parts, " ")
+	if m.reported && key == m.lastReport {
+		return
+	}
+	m.reported = true
+	m.lastReport = key
+	m.emit(Report{Owned: owned, Complete: len(owned) == 0})
+}
