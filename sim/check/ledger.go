@@ -177,7 +177,7 @@ func Render(vs []Violation) string {
 
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
-	for k := range m {
+	for k := range m { //tidy:sorted sorted below
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
