@@ -63,6 +63,9 @@ func describeStruct(b *strings.Builder, v reflect.Value, nested bool) {
 			b.WriteByte(' ')
 		}
 		first = false
+		if name == "id" && !nested {
+			name = "payload.id" // keep it apart from the envelope id
+		}
 		b.WriteString(name)
 		b.WriteByte('=')
 		if redacted[name] {
