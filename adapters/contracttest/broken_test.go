@@ -31,7 +31,7 @@ const (
 )
 
 type brokenFactory struct {
-	h     *synthetic.Harness
+	h    *synthetic.Harness
 	mode breakage
 }
 
@@ -126,11 +126,11 @@ func (t *brokenTurn) SubmitFunctionResult(ctx context.Context, r wire.FunctionRe
 func TestBrokenAdaptersAreCaught(t *testing.T) {
 	slow := synthetic.TurnScript{Deltas: []string{"a", "b"}, EventInterval: time.Second}
 	cases := []struct {
-		name   string
-		mode breakage
-		setup  func(h *synthetic.Harness, fx *contracttest.Fixture)
-		check  func(agent.ExecutorFactory, contracttest.Fixture) error
-		want   string
+		name  string
+		mode  breakage
+		setup func(h *synthetic.Harness, fx *contracttest.Fixture)
+		check func(agent.ExecutorFactory, contracttest.Fixture) error
+		want  string
 	}{
 		{"nil Turn after input", nilAfterInput, nil, contracttest.TestStartRule,
 			"failure after input returned a nil Turn"},
@@ -145,7 +145,9 @@ func TestBrokenAdaptersAreCaught(t *testing.T) {
 		{"refusal echoes content", unsafeReason, nil, contracttest.TestUnsupported,
 			"SubmitFunctionResult refusal reason echoes submitted content"},
 		{"declared but refused", effectfulRefusal,
-			func(_ *synthetic.Harness, fx *contracttest.Fixture) { fx.Capabilities.FunctionTools = wire.CapabilitySupported },
+			func(_ *synthetic.Harness, fx *contracttest.Fixture) {
+				fx.Capabilities.FunctionTools = wire.CapabilitySupported
+			},
 			contracttest.TestUnsupported, "SubmitFunctionResult is declared but answered Unsupported"},
 		{"close failure swallowed", swallowedClose, nil, contracttest.TestClose, "failed Close reported success"},
 		{"extensions missing", minimalTurn, nil, contracttest.TestUnsupported,
