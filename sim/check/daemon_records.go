@@ -74,9 +74,10 @@ func (c Capacity) total() int {
 func (c Capacity) limit() int { return c.PreparingMax + c.ActiveMax + c.IdleMax }
 
 type handleRec struct {
-	run     string
-	started bool
-	ended   string // "released" or "expired"
+	run       string
+	started   bool
+	ended     string // "released" or "expired"
+	expiresAt int64  // 0: no deadline known
 }
 
 type daemonState struct {
@@ -105,14 +106,16 @@ func (d *daemonState) init() {
 	d.cancelAckAny = map[string]bool{}
 }
 
-// HandleGranted records a daemon granting an admission handle on conn.
-func (l *Ledger) HandleGranted(at int64, conn, handle string) {
+// HandleGranted records a daemon granting an admission handle on conn
+// that expires at expiresAt (virtual time; 0 when unknown). The deadline is
+// checked at start even if the daemon never records the expiry itself.
+func (l *Ledger) HandleGranted(at int64, conn, handle string, expiresAt int64) {
 	k := pairKey(conn, handle)
 	if l.daemon.handles[k] != nil {
 		l.violate(at, CheckHandleReuse, "handle %s granted twice on conn %s", handle, conn)
 		return
 	}
-	l.daemon.handles[k] = &handleRec{}
+	l.daemon.handles[k] = &handleRec{expiresAt: expiresAt}
 	l.daemon.grantedOn[handle] = append(l.daemon.grantedOn[handle], conn)
 }
 
@@ -131,6 +134,9 @@ func (l *Ledger) HandleStarted(at int64, conn, handle, run string) {
 		l.violate(at, CheckHandleReuse, "handle %s on conn %s started run %s after already starting run %s", handle, conn, run, h.run)
 	case h.ended != "":
 		l.violate(at, CheckHandleReuse, "handle %s on conn %s started run %s after it was %s", handle, conn, run, h.ended)
+	case h.expiresAt != 0 && at >= h.expiresAt:
+		l.violate(at, CheckHandleReuse, "handle %s on conn %s started run %s at %s, after its admission expired at %s",
+			handle, conn, run, vtime(at), vtime(h.expiresAt))
 	default:
 		h.started, h.run = true, run
 	}

@@ -19,6 +19,8 @@ func (s *scripted) tick() int64 { s.now += 1_000_000; return s.now }
 
 func (s *scripted) is(bug string) bool { return s.bug == bug }
 
+const expiry = int64(5 * 60 * 1_000_000_000)
+
 func runScripted(bug string) *Ledger {
 	s := &scripted{l: NewLedger(), bug: bug}
 	s.admit()
@@ -57,7 +59,7 @@ func (s *scripted) admit() {
 			l.ExecutorCreated(s.tick(), "d1", e)
 		}
 	}
-	l.HandleGranted(s.tick(), "c1", "h1")
+	l.HandleGranted(s.tick(), "c1", "h1", s.now+expiry)
 	l.RevisionApplied(s.tick(), "c1", "h1", 1)
 	l.RevisionApplied(s.tick(), "c1", "h1", 2)
 	if s.is("stale_revision") {
@@ -73,10 +75,13 @@ func (s *scripted) start() {
 	}
 	switch {
 	case s.is("handle_across"):
-		l.HandleGranted(s.tick(), "c2", "h9")
+		l.HandleGranted(s.tick(), "c2", "h9", 0)
 		l.HandleStarted(s.tick(), "c1", "h9", "r1")
 	case s.is("handle_after_release"):
 		l.HandleReleased(s.tick(), "c1", "h1")
+		l.HandleStarted(s.tick(), "c1", "h1", "r1")
+	case s.is("handle_expired"):
+		s.now += expiry // the daemon forgot the deadline: no HandleExpired
 		l.HandleStarted(s.tick(), "c1", "h1", "r1")
 	case s.is("handle_twice"):
 		l.HandleStarted(s.tick(), "c1", "h1", "r1")
@@ -205,6 +210,7 @@ func TestEveryCheckerBites(t *testing.T) {
 		"handle_across":        CheckHandleReuse,
 		"handle_after_release": CheckHandleReuse,
 		"handle_twice":         CheckHandleReuse,
+		"handle_expired":       CheckHandleReuse,
 		"state_regress":        CheckDurableFacts,
 		"terminal_changed":     CheckDurableFacts,
 		"cursor_back":          CheckDurableFacts,
