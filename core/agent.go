@@ -1,0 +1,139 @@
+package core
+
+import (
+	"fmt"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// EnvironmentKind is a Session's Environment type.
+type EnvironmentKind string
+
+const (
+	EnvNone         EnvironmentKind = "none"
+	EnvSelfHosted   EnvironmentKind = "self_hosted"
+	EnvOpenAIHosted EnvironmentKind = "openai_hosted"
+)
+
+// Text verbosity values Core accepts; empty resolves to medium.
+const (
+	VerbosityLow    = "low"
+	VerbosityMedium = "medium"
+	VerbosityHigh   = "high"
+)
+
+// AgentConfig is the agent configuration a Session freezes at creation.
+// Core derives the capability requirements and the execution_prepare
+// configuration from it.
+type AgentConfig struct {
+	Kind          string // Harness kind; never substituted by another
+	Model         string
+	SystemPrompt  string
+	ModelProvider string // set when the Session freezes a model provider
+	HarnessConfig []byte // raw JSON object; nil when the Agent sets none
+	TextVerbosity string // "" resolves to "medium"
+
+	Environment   EnvironmentKind
+	EnvironmentID string // exact Environment binding; required unless Environment is none
+
+	OutputSchema []byte // non-nil selects json_schema output
+	MultiAgent   bool
+
+	FunctionTools                  []wire.FunctionTool
+	ToolSearch                     bool
+	DisableProgrammaticToolCalling bool
+	FunctionResultImages           bool // function results may carry images
+
+	// MCPServers are the Agent's HTTP MCP servers. An empty
+	// ConnectionOrigin is frozen at creation to the public default for the
+	// Environment type (service for none, environment otherwise). A
+	// non-empty BearerToken is a Vault credential the Agent selected.
+	MCPServers []wire.MCPHTTPServer
+}
+
+// validate checks the configuration and freezes defaults, returning the
+// frozen copy. It never touches durable state.
+func (a AgentConfig) validate() (AgentConfig, error) {
+	bad := func(format string, args ...any) (AgentConfig, error) {
+		return AgentConfig{}, fmt.Errorf("%w: "+format, append([]any{ErrInvalidConfig}, args...)...)
+	}
+	if a.Kind == "" || a.Model == "" {
+		return bad("agent kind and model are required")
+	}
+	switch a.Environment {
+	case EnvNone:
+		if a.EnvironmentID != "" {
+			return bad("environment none carries no environment ID")
+		}
+	case EnvSelfHosted, EnvOpenAIHosted:
+		if a.EnvironmentID == "" {
+			return bad("environment %s needs an environment ID", a.Environment)
+		}
+	default:
+		return bad("environment type %q", a.Environment)
+	}
+	switch a.TextVerbosity {
+	case "":
+		a.TextVerbosity = VerbosityMedium
+	case VerbosityLow, VerbosityMedium, VerbosityHigh:
+	default:
+		return bad("text verbosity %q", a.TextVerbosity)
+	}
+	if a.OutputSchema != nil && len(a.OutputSchema) == 0 {
+		return bad("empty output schema")
+	}
+	names := map[string]bool{}
+	for _, ft := range a.FunctionTools {
+		if ft.Name == "" || names[ft.Name] {
+			return bad("function tool names must be non-empty and unique")
+		}
+		names[ft.Name] = true
+	}
+	servers, err := a.freezeMCP()
+	if err != nil {
+		return AgentConfig{}, err
+	}
+	a.MCPServers = servers
+	a.FunctionTools = append([]wire.FunctionTool(nil), a.FunctionTools...)
+	a.HarnessConfig = cloneBytes(a.HarnessConfig)
+	a.OutputSchema = cloneBytes(a.OutputSchema)
+	return a, nil
+}
+
+func (a AgentConfig) freezeMCP() ([]wire.MCPHTTPServer, error) {
+	if len(a.MCPServers) == 0 {
+		return nil, nil
+	}
+	out := make([]wire.MCPHTTPServer, len(a.MCPServers))
+	for i, s := range a.MCPServers {
+		if s.ServerLabel == "" || s.ServerURL == "" {
+			return nil, fmt.Errorf("%w: MCP server needs a label and URL", ErrInvalidConfig)
+		}
+		if s.ConnectionOrigin == "" {
+			s.ConnectionOrigin = wire.OriginEnvironment
+			if a.Environment == EnvNone {
+				s.ConnectionOrigin = wire.OriginService
+			}
+		}
+		switch {
+		case s.ConnectionOrigin == wire.OriginService && a.Environment == EnvNone:
+		case s.ConnectionOrigin == wire.OriginEnvironment && a.Environment != EnvNone:
+		default:
+			return nil, fmt.Errorf("%w: MCP connection origin %q with environment %s",
+				ErrInvalidConfig, s.ConnectionOrigin, a.Environment)
+		}
+		if s.AllowedTools != nil {
+			tools := append([]string(nil), (*s.AllowedTools)...)
+			s.AllowedTools = &tools
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
+func cloneBytes(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return append([]byte(nil), b...)
+}

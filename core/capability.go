@@ -1,0 +1,158 @@
+package core
+
+import "github.com/turnstile-sim/turnstile/wire"
+
+// Capability names (JSON member names of AgentKindCapabilities).
+const (
+	capStreaming                = "streaming"
+	capSteering                 = "steering"
+	capDurableTurns             = "durable_turns"
+	capDurableInputReceipts     = "durable_input_receipts"
+	capPreparation              = "preparation"
+	capExecutionControls        = "execution_controls"
+	capToolObservations         = "tool_observations"
+	capEnvironmentNone          = "environment_none"
+	capLocalEnvironment         = "local_environment"
+	capWorkspaceReadPreparation = "workspace_read_preparation"
+	capWorkspaceOutputExport    = "workspace_output_export"
+	capNativeSessionRecovery    = "native_session_recovery"
+	capWebSearchControl         = "web_search_control"
+	capTextVerbosity            = "text_verbosity"
+	capStructuredOutput         = "structured_output"
+	capMessageItems             = "message_items"
+	capSubagentObservations     = "subagent_observations"
+	capSubagentControl          = "subagent_control"
+	capToolSearch               = "tool_search"
+	capProgrammaticDisable      = "programmatic_tool_calling_disable"
+	capFunctionTools            = "function_tools"
+	capMessageImages            = "message_images"
+	capFunctionResultImages     = "function_result_images"
+	capMCPHTTPTools             = "mcp_http_tools"
+	capMCPHTTPRequired          = "mcp_http_required"
+	capMCPHTTPBearerAuth        = "mcp_http_bearer_auth"
+)
+
+// alwaysRequired are required for every execution on a Harness.
+var alwaysRequired = []string{
+	capStreaming, capSteering, capDurableTurns, capDurableInputReceipts,
+	capPreparation, capExecutionControls, capToolObservations,
+}
+
+// Requirements lists, in the admission table's order, the capabilities a
+// Turn of session s needs. images reports whether the Turn's input (initial
+// or active) carries an image.
+func Requirements(s SessionRecord, profile EngineProfile, images bool) []string {
+	a := s.Agent
+	req := append([]string(nil), alwaysRequired...)
+	if a.Environment == EnvNone {
+		req = append(req, capEnvironmentNone)
+	} else {
+		req = append(req, capLocalEnvironment, capWorkspaceReadPreparation, capWorkspaceOutputExport)
+	}
+	if s.StartedTurns > 0 && s.NativeSessionID == "" {
+		req = append(req, capNativeSessionRecovery)
+	}
+	if profile.WebSearchControl {
+		req = append(req, capWebSearchControl)
+	}
+	if profile.TextVerbosity {
+		req = append(req, capTextVerbosity)
+	}
+	if a.OutputSchema != nil {
+		req = append(req, capStructuredOutput, capMessageItems)
+	}
+	if a.MultiAgent {
+		req = append(req, capSubagentObservations)
+	} else {
+		req = append(req, capSubagentControl)
+	}
+	if a.ToolSearch || deferredFunctions(a.FunctionTools) {
+		req = append(req, capToolSearch)
+	}
+	if a.DisableProgrammaticToolCalling {
+		req = append(req, capProgrammaticDisable)
+	}
+	if len(a.FunctionTools) > 0 {
+		req = append(req, capFunctionTools)
+	}
+	if images {
+		req = append(req, capMessageImages)
+	}
+	if a.FunctionResultImages {
+		req = append(req, capFunctionResultImages)
+	}
+	return appendMCPRequirements(req, a.MCPServers)
+}
+
+func appendMCPRequirements(req []string, servers []wire.MCPHTTPServer) []string {
+	if len(servers) == 0 {
+		return req
+	}
+	req = append(req, capMCPHTTPTools)
+	required, bearer := false, false
+	for _, s := range servers {
+		required = required || s.Required
+		bearer = bearer || s.BearerToken != ""
+	}
+	if required {
+		req = append(req, capMCPHTTPRequired)
+	}
+	if bearer {
+		req = append(req, capMCPHTTPBearerAuth)
+	}
+	return req
+}
+
+func deferredFunctions(tools []wire.FunctionTool) bool {
+	for _, t := range tools {
+		if t.DeferLoading {
+			return true
+		}
+	}
+	return false
+}
+
+// Missing returns the first capability of req that caps does not declare
+// supported, or "".
+func Missing(caps wire.AgentKindCapabilities, req []string) string {
+	fields := caps.Fields()
+	for _, name := range req {
+		found := false
+		for _, f := range fields {
+			if f.Name == name {
+				found = true
+				if !f.Value.IsSupported() {
+					return name
+				}
+				break
+			}
+		}
+		assert(found, "required capability %q is not a declaration field", name)
+	}
+	return ""
+}
+
+// admission is the outcome of checking one connection for one Turn.
+type admission int
+
+const (
+	admitUndeclared admission = iota // unknown snapshot, kind undeclared or unavailable
+	admitMissing                     // kind declared available but a capability is missing
+	admitOK
+)
+
+// checkConn applies the admission table to a connection's current
+// snapshot. It never looks at another kind.
+func checkConn(c *conn, kind string, req []string) (admission, string, wire.AgentKindCapabilities) {
+	if c == nil || !c.known {
+		return admitUndeclared, "", wire.AgentKindCapabilities{}
+	}
+	k, ok := c.kinds[kind]
+	if !ok || !k.Available {
+		return admitUndeclared, "", wire.AgentKindCapabilities{}
+	}
+	if miss := Missing(k.Capabilities, req); miss != "" {
+		return admitMissing, miss, k.Capabilities
+	}
+	return admitOK, "", k.Capabilities
+}

@@ -1,0 +1,120 @@
+package core
+
+import (
+	"fmt"
+	"time"
+)
+
+// EngineProfile describes the controls a Harness kind's engine profile
+// declares. When a control is declared, Core requires the matching
+// capability (web_search_control, text_verbosity) of the selected device.
+type EngineProfile struct {
+	WebSearchControl bool
+	TextVerbosity    bool
+}
+
+// Config holds the machine's timers and limits. Zero fields take the
+// defaults of DefaultConfig; Validate reports inconsistent values.
+type Config struct {
+	// WrittenTimeout is how long Core waits, from the start of an active
+	// input's delivery, for the `written` receipt stage (30 s).
+	WrittenTimeout time.Duration
+	// CancelConfirmTimeout is how long Core waits for the cancel receipt
+	// before recording cancel_unconfirmed (15 s).
+	CancelConfirmTimeout time.Duration
+	// ConnIdleTimeout closes a connection without any inbound frame (60 s).
+	ConnIdleTimeout time.Duration
+	// PrepareRetryDelay is the wait before a Turn whose preparation was
+	// refused with preparation_capacity is prepared again.
+	PrepareRetryDelay time.Duration
+	// SteerRetryDelay is the wait before an active input refused with
+	// not_ready or busy (before `written`) is offered again.
+	SteerRetryDelay time.Duration
+
+	SessionsMax            int // sessions Core holds
+	TurnsPerSessionMax     int // unfinished Turns queued per session
+	SteerInputsPerRunMax   int // active inputs per Turn (256)
+	SubscribersPerTurnMax  int // SubscribeDurable subscribers per Turn
+	DevicesMax             int // distinct devices remembered
+	PreparationsPerConnMax int // open preparation streams per connection (64)
+
+	// EngineProfiles maps a Harness kind to its engine profile. A kind
+	// without an entry declares no controls.
+	EngineProfiles map[string]EngineProfile
+}
+
+// DefaultConfig returns the timers and limits of the documents.
+func DefaultConfig() Config {
+	return Config{
+		WrittenTimeout:         30 * time.Second,
+		CancelConfirmTimeout:   15 * time.Second,
+		ConnIdleTimeout:        60 * time.Second,
+		PrepareRetryDelay:      time.Second,
+		SteerRetryDelay:        time.Second,
+		SessionsMax:            4096,
+		TurnsPerSessionMax:     64,
+		SteerInputsPerRunMax:   256,
+		SubscribersPerTurnMax:  16,
+		DevicesMax:             1024,
+		PreparationsPerConnMax: 64,
+	}
+}
+
+// withDefaults fills zero fields from DefaultConfig.
+func (c Config) withDefaults() Config {
+	d := DefaultConfig()
+	durations := []struct {
+		dst *time.Duration
+		def time.Duration
+	}{
+		{&c.WrittenTimeout, d.WrittenTimeout},
+		{&c.CancelConfirmTimeout, d.CancelConfirmTimeout},
+		{&c.ConnIdleTimeout, d.ConnIdleTimeout},
+		{&c.PrepareRetryDelay, d.PrepareRetryDelay},
+		{&c.SteerRetryDelay, d.SteerRetryDelay},
+	}
+	for _, f := range durations {
+		if *f.dst == 0 {
+			*f.dst = f.def
+		}
+	}
+	ints := []struct {
+		dst *int
+		def int
+	}{
+		{&c.SessionsMax, d.SessionsMax},
+		{&c.TurnsPerSessionMax, d.TurnsPerSessionMax},
+		{&c.SteerInputsPerRunMax, d.SteerInputsPerRunMax},
+		{&c.SubscribersPerTurnMax, d.SubscribersPerTurnMax},
+		{&c.DevicesMax, d.DevicesMax},
+		{&c.PreparationsPerConnMax, d.PreparationsPerConnMax},
+	}
+	for _, f := range ints {
+		if *f.dst == 0 {
+			*f.dst = f.def
+		}
+	}
+	return c
+}
+
+// Validate reports the first inconsistent field of c after defaults are
+// applied.
+func (c Config) Validate() error { return c.withDefaults().validate() }
+
+func (c Config) validate() error {
+	if c.WrittenTimeout < 0 || c.CancelConfirmTimeout < 0 || c.ConnIdleTimeout < 0 ||
+		c.PrepareRetryDelay < 0 || c.SteerRetryDelay < 0 {
+		return fmt.Errorf("core: config: negative duration")
+	}
+	if c.SessionsMax < 0 || c.TurnsPerSessionMax < 0 || c.SteerInputsPerRunMax < 0 ||
+		c.SubscribersPerTurnMax < 0 || c.DevicesMax < 0 || c.PreparationsPerConnMax < 0 {
+		return fmt.Errorf("core: config: negative limit")
+	}
+	if c.SteerInputsPerRunMax > 256 {
+		return fmt.Errorf("core: config: SteerInputsPerRunMax %d above the Runtime's 256", c.SteerInputsPerRunMax)
+	}
+	if c.PreparationsPerConnMax > 64 {
+		return fmt.Errorf("core: config: PreparationsPerConnMax %d above 64", c.PreparationsPerConnMax)
+	}
+	return nil
+}

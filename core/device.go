@@ -1,0 +1,167 @@
+package core
+
+import (
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// device is a Runtime device: at most one current connection.
+type device struct {
+	id   string
+	conn ConnID // 0: none
+}
+
+// conn is a live, current connection. Replaced or closed connections are
+// removed at once (quarantine): nothing routes to them any more.
+type conn struct {
+	id          ConnID
+	device      string
+	known       bool // a valid heartbeat arrived
+	kinds       map[string]wire.SupportedAgentKind
+	lastInbound time.Time // instant of the last inbound frame
+	preps       int       // open preparation streams
+	runs        int       // Run routes
+}
+
+func (m *Machine) onConnOpened(e ConnOpened) {
+	if e.Conn == 0 || e.Device == "" || m.conns[e.Conn] != nil {
+		return
+	}
+	d := m.devices[e.Device]
+	if d == nil {
+		if len(m.devices) >= m.cfg.DevicesMax {
+			m.emit(CloseConn{Conn: e.Conn, Reason: "device limit reached"})
+			return
+		}
+		d = &device{id: e.Device}
+		m.devices[e.Device] = d
+	}
+	if old := m.conns[d.conn]; old != nil {
+		m.dropConn(old, "replaced by a newer connection", true)
+	}
+	c := &conn{id: e.Conn, device: e.Device, lastInbound: m.now}
+	m.conns[e.Conn] = c
+	d.conn = e.Conn
+	m.setTimer(timerID(timerIdle, strconv.FormatUint(uint64(e.Conn), 10)), m.now.Add(m.cfg.ConnIdleTimeout))
+}
+
+func (m *Machine) onConnClosed(e ConnClosed) {
+	if c := m.conns[e.Conn]; c != nil {
+		m.dropConn(c, e.Reason, false)
+	}
+}
+
+// dropConn quarantines a connection: its capability snapshot, preparation
+// streams and Run routes are removed and nothing is inherited by a later
+// connection. Claimed Turns lose observation; unclaimed ones stay queued.
+func (m *Machine) dropConn(c *conn, reason string, closeIt bool) {
+	delete(m.conns, c.id)
+	if d := m.devices[c.device]; d != nil && d.conn == c.id {
+		d.conn = 0
+	}
+	if closeIt {
+		m.emit(CloseConn{Conn: c.id, Reason: reason})
+	}
+	m.cancelTimer(timerID(timerIdle, strconv.FormatUint(uint64(c.id), 10)))
+	var preps []*preparation
+	for _, p := range m.preps {
+		if p.conn == c {
+			preps = append(preps, p)
+		}
+	}
+	slices.SortFunc(preps, func(a, b *preparation) int { return compareSeq(a.seq, b.seq) })
+	for _, p := range preps {
+		m.removePrep(p)
+	}
+	var lost []*turn
+	for _, t := range m.runs {
+		if t.conn == c {
+			lost = append(lost, t)
+		}
+	}
+	slices.SortFunc(lost, func(a, b *turn) int { return compareSeq(a.rec.Seq, b.rec.Seq) })
+	for _, t := range lost {
+		m.observationLost(t)
+	}
+	assert(c.preps == 0 && c.runs == 0, "%s dropped with %d preparations and %d runs left", c.id, c.preps, c.runs)
+}
+
+func compareSeq(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func (m *Machine) onIdleTimer(subject string) {
+	n, err := strconv.ParseUint(subject, 10, 64)
+	assert(err == nil, "idle timer subject %q", subject)
+	c := m.conns[ConnID(n)]
+	if c == nil {
+		return
+	}
+	deadline := c.lastInbound.Add(m.cfg.ConnIdleTimeout)
+	if !m.now.Before(deadline) {
+		m.dropConn(c, "no inbound frame within the idle timeout", true)
+		return
+	}
+	m.setTimer(timerID(timerIdle, subject), deadline)
+}
+
+func (m *Machine) onFrameRejected(e FrameRejected) {
+	c := m.conns[e.Conn]
+	if c == nil {
+		return
+	}
+	c.lastInbound = m.now
+	if e.Type == wire.TypeHeartbeat {
+		m.invalidHeartbeat(c)
+	}
+}
+
+// invalidHeartbeat clears the snapshot and closes the transport. It proves
+// no native completion or cancellation.
+func (m *Machine) invalidHeartbeat(c *conn) {
+	c.known = false
+	c.kinds = nil
+	m.dropConn(c, "invalid heartbeat", true)
+}
+
+func (m *Machine) onFrame(e FrameReceived) {
+	c := m.conns[e.Conn]
+	if c == nil || e.Frame.Payload == nil {
+		return
+	}
+	c.lastInbound = m.now
+	switch p := e.Frame.Payload.(type) {
+	case wire.Heartbeat:
+		m.onHeartbeat(c, p)
+	case wire.PreparationStatus:
+		m.onPreparationStatus(c, e.Frame.ID, p)
+	default:
+		m.onRunFrame(c, e.Frame)
+	}
+}
+
+// onHeartbeat replaces the connection's snapshot with exactly the kinds
+// declared. A kind missing from the heartbeat is undeclared; nothing is
+// inferred. An incomplete or duplicated declaration invalidates the whole
+// heartbeat.
+func (m *Machine) onHeartbeat(c *conn, hb wire.Heartbeat) {
+	kinds := make(map[string]wire.SupportedAgentKind, len(hb.SupportedAgentKinds))
+	for _, k := range hb.SupportedAgentKinds {
+		if _, dup := kinds[k.Kind]; k.Kind == "" || dup || k.Capabilities.Validate() != nil {
+			m.invalidHeartbeat(c)
+			return
+		}
+		kinds[k.Kind] = k
+	}
+	c.known = true
+	c.kinds = kinds
+}

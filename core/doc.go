@@ -1,0 +1,110 @@
+// Package core is Turnstile's Core coordinator as a deterministic machine.
+//
+// Core owns the durable Session, Turn, active input and run event records,
+// scheduling and coordination of the Core–Runtime protocol. All of its
+// decisions live in Machine, which reads no clock, starts no goroutine,
+// touches no socket and draws no randomness: a shell (the WebSocket
+// gateway, the public API, or the simulator) turns I/O into events and
+// applies the effects the machine returns.
+//
+//	m := core.New(core.DefaultConfig(), store.NewMemory())
+//	effects := m.Step(now, core.ConnOpened{Device: "d1", Conn: 1})
+//
+// # Events
+//
+// Step(now, Event) is the only entry point. Events are ConnOpened,
+// ConnClosed, FrameReceived (already decoded with package wire),
+// FrameRejected (a frame that failed to decode), TimerFired,
+// SubscriberOverflow, and the API calls CreateSession, SubmitTurn,
+// SteerInput, CancelTurn, ReadTurn and Subscribe, each with a caller-chosen
+// CallID. Timers are events too: the machine asks for them with SetTimer
+// and learns of them through TimerFired, so the simulator runs every
+// timeout in virtual time.
+//
+// # Effects and their ordering
+//
+// Step returns Send, CloseConn, SetTimer, CancelTimer, Observation and
+// APIResult, to be applied in the order returned. Every durable write of
+// a Step reaches the Store before Step returns: a frame is sent only after
+// the state that justifies it is recorded (a Turn is durably claimed
+// before its execution_start leaves; an input is durably "delivering"
+// before its prompt_steer leaves). Each API event yields exactly one
+// APIResult; a call answered with an error changed no durable state.
+// Observations of a subscriber arrive in persisted order, each event once,
+// then exactly one closing Observation. See each effect type for details.
+//
+// # Rules
+//
+// Devices and connections. A newer connection for a device replaces the
+// older one, which is closed and quarantined: its capability snapshot,
+// preparation streams and Run routes are removed and nothing is inherited.
+// Capabilities come from the last valid heartbeat only: unknown before the
+// first, a kind missing from a heartbeat is undeclared, nothing is
+// inferred. An invalid heartbeat (incomplete or duplicated declaration, or
+// a heartbeat frame that failed to decode) clears the snapshot and closes
+// the connection. A connection silent for ConnIdleTimeout is closed.
+//
+// Capability admission. Requirements lists the capabilities a Turn needs
+// (the admission table: always-required ones; environment none versus
+// hosted; native_session_recovery when the Session started Turns without a
+// recorded native session ID; engine-profile controls; structured output;
+// multi-agent; tool search; programmatic tool calling; function tools;
+// images; HTTP MCP). Core checks them at device selection and again, on
+// `ready`, against the connection's snapshot of that moment. It never picks
+// another Harness kind: a device declaring the kind but lacking a
+// capability makes the Turn fail with capability_unsupported.
+//
+// Scheduling. Turns run FIFO per Session, one active Turn per Session. The
+// device is the admissible one with the fewest open preparations and Runs,
+// ties broken by device ID. Core subscribes to the preparation status
+// stream, then sends execution_prepare with the Session identity and the
+// immutable configuration only (never Run input nor Run ID). Statuses
+// count only on the first handle seen on the stream with strictly
+// increasing revisions; stale and duplicate ones are ignored. On `ready`
+// the final check runs, the Turn is claimed durably (state starting, Run
+// ID minted) and execution_start carries the executor ID, handle, Run ID
+// and the ordered input. preparation_capacity leaves the Turn unclaimed and
+// retries after PrepareRetryDelay. A start refused with
+// executor_unavailable is retried once, with a fresh preparation, when no
+// native output was observed and no cancel was sent. Every other refusal
+// fails the Turn (preparation_start_failed); uncertain delivery is never
+// replayed.
+//
+// Run events are persisted in arrival order and handed to subscribers.
+// error then done fails the Turn with engine_failed, exposing the
+// classified engine_error_code and engine_http_status (only then); done
+// alone completes it. Usage snapshots replace each other; a missing
+// measure stays unknown.
+//
+// Steering. Active inputs are recorded durably per Turn with decimal input
+// IDs and delivered one at a time with durable_receipt: true once the Run
+// runs. From delivery start Core waits WrittenTimeout for `written`; else
+// the input is unknown, never redelivered, and the Turn fails with
+// input_outcome_unknown. Only `accepted` advances the input cursor. A
+// not_ready or busy refusal before `written` offers the same input again
+// after SteerRetryDelay; any other refusal fails the Turn with
+// input_<code>.
+//
+// Cancel. An unclaimed Turn is cancelled at once (its admission handle
+// released). A claimed one gets prompt_cancel with delivery ID
+// "cancel:<runID>"; its terminal state then comes from the cancel receipt
+// (a `done` meanwhile does not override it), or is cancel_unconfirmed when
+// none arrives within CancelConfirmTimeout.
+//
+// Observation. Subscribe is the SubscribeDurable run subscription. When a
+// connection carrying a claimed Turn is lost the Turn fails with
+// delivery_unknown (start unconfirmed) or event_stream_incomplete (stream
+// broken); both mean the native effect is unknown. Subscribers are closed
+// with ErrDisconnected, or ErrSubscriberOverflow on SubscriberOverflow.
+// Core never fabricates an `error` or `done`.
+//
+// # Restart
+//
+// Restart rebuilds a Machine from the Store after a crash: unclaimed Turns
+// are queued again; Turns whose start was sent are never started again.
+//
+// # Introspection
+//
+// Devices, Snapshot, Turn, ActiveTurns, Preparations, Timers and
+// Subscribers give checkers sorted, read-only views.
+package core

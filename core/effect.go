@@ -1,0 +1,116 @@
+package core
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// Effect is one output of Step. The shell applies the effects of one Step
+// in the order returned. Every durable write a Step makes reaches the Store
+// synchronously, before Step returns, so every effect describes work whose
+// durable precondition is already recorded (persist, then send).
+type Effect interface {
+	isEffect()
+	// Describe renders the effect as one canonical line for traces.
+	Describe() string
+}
+
+// Send writes Frame on Conn. Frames for one connection must be written in
+// the order they appear. A Send that fails needs no report of its own: the
+// shell closes the connection and reports ConnClosed; Core never replays a
+// frame whose delivery is uncertain.
+type Send struct {
+	Conn  ConnID
+	Frame wire.Frame
+}
+
+// CloseConn closes Conn. From this effect on Core treats the connection as
+// gone: its routes were removed in the same Step, later frames from it are
+// ignored and a later ConnClosed for it is a no-op.
+type CloseConn struct {
+	Conn   ConnID
+	Reason string
+}
+
+// SetTimer arms Timer to fire at At (replacing an armed timer of the same
+// ID). The shell delivers TimerFired once, at or after At. A TimerFired for
+// a timer Core cancelled or replaced is ignored, so racing deliveries are
+// harmless.
+type SetTimer struct {
+	Timer TimerID
+	At    time.Time
+}
+
+// CancelTimer disarms Timer.
+type CancelTimer struct {
+	Timer TimerID
+}
+
+// Observation is one item of a SubscribeDurable subscription. Either Event
+// is a persisted run event (in persisted order, each exactly once per
+// subscriber), or Closed is true and the subscription ends; then Err is nil
+// when the Turn reached a terminal state with its observation intact, or an
+// explicit observation error (ErrDisconnected, ErrSubscriberOverflow) when
+// observation was lost. Core never fabricates an `error` or `done` event.
+type Observation struct {
+	Subscriber CallID
+	Turn       string
+	Event      *RunEvent
+	Closed     bool
+	Err        error
+}
+
+// APIResult answers an API call. Exactly one APIResult is produced per API
+// event, in the Step that handled it. Err is a named error (errors.Is) or
+// nil; on error the call changed no durable state.
+type APIResult struct {
+	Call      CallID
+	SessionID string    // CreateSession
+	TurnID    string    // SubmitTurn
+	InputID   string    // SteerInput
+	Turn      *TurnView // ReadTurn
+	Err       error
+}
+
+func (Send) isEffect()        {}
+func (CloseConn) isEffect()   {}
+func (SetTimer) isEffect()    {}
+func (CancelTimer) isEffect() {}
+func (Observation) isEffect() {}
+func (APIResult) isEffect()   {}
+
+func (e Send) Describe() string { return fmt.Sprintf("send %s %s", e.Conn, DescribeFrame(e.Frame)) }
+func (e CloseConn) Describe() string {
+	return fmt.Sprintf("close-conn %s reason=%q", e.Conn, e.Reason)
+}
+func (e SetTimer) Describe() string {
+	return fmt.Sprintf("set-timer %s at=%s", e.Timer, e.At.UTC().Format(time.RFC3339Nano))
+}
+func (e CancelTimer) Describe() string { return fmt.Sprintf("cancel-timer %s", e.Timer) }
+func (e Observation) Describe() string {
+	if e.Closed {
+		return fmt.Sprintf("observe %s turn=%s closed err=%q", e.Subscriber, e.Turn, errText(e.Err))
+	}
+	return fmt.Sprintf("observe %s turn=%s seq=%d %s", e.Subscriber, e.Turn, e.Event.Seq, e.Event.Type)
+}
+func (e APIResult) Describe() string {
+	s := fmt.Sprintf("api-result call=%s", e.Call)
+	switch {
+	case e.Err != nil:
+		s += fmt.Sprintf(" err=%q", e.Err.Error())
+	case e.SessionID != "":
+		s += " session=" + e.SessionID
+	case e.TurnID != "":
+		s += " turn=" + e.TurnID
+	case e.InputID != "":
+		s += " input=" + e.InputID
+	case e.Turn != nil:
+		s += fmt.Sprintf(" turn=%s state=%s code=%s cursor=%d events=%d",
+			e.Turn.ID, e.Turn.State, e.Turn.ErrorCode, e.Turn.InputCursor, e.Turn.Events)
+	default:
+		s += " ok"
+	}
+	return s
+}

@@ -1,0 +1,95 @@
+package core
+
+import "errors"
+
+// Named API errors. A call answered with one of them changed no durable
+// state.
+var (
+	ErrInvalidConfig         = errors.New("core: invalid agent configuration")
+	ErrInvalidInput          = errors.New("core: invalid message input")
+	ErrUnknownSession        = errors.New("core: unknown session")
+	ErrUnknownTurn           = errors.New("core: unknown turn")
+	ErrTurnTerminal          = errors.New("core: turn already terminal")
+	ErrCancelPending         = errors.New("core: turn cancellation pending")
+	ErrSessionLimit          = errors.New("core: session limit reached")
+	ErrQueueFull             = errors.New("core: session turn queue full")
+	ErrInputLimit            = errors.New("core: active input limit reached")
+	ErrCapabilityUnsupported = errors.New("core: capability not declared by the admitted device")
+	ErrSubscriberLimit       = errors.New("core: subscriber limit reached")
+	ErrDuplicateSubscriber   = errors.New("core: subscriber ID already in use")
+)
+
+// Observation errors close a SubscribeDurable subscription when observation
+// was lost. They say nothing about the native outcome.
+var (
+	ErrDisconnected       = errors.New("core: observation lost: connection closed")
+	ErrSubscriberOverflow = errors.New("core: observation lost: subscriber overflow")
+)
+
+// Core Turn failure codes (the public projection; not wire codes).
+const (
+	// CodeDeliveryUnknown: execution_start was sent but its transfer was
+	// never confirmed; the native effect is unknown.
+	CodeDeliveryUnknown = "delivery_unknown"
+	// CodeEventStreamIncomplete: the Run subscription broke before done;
+	// the native effect is unknown.
+	CodeEventStreamIncomplete = "event_stream_incomplete"
+	// CodeEngineFailed: the stream carried `error` and then `done`.
+	CodeEngineFailed = "engine_failed"
+	// CodeCancelUnconfirmed: no cancel receipt within the confirmation
+	// window (or before observation was lost).
+	CodeCancelUnconfirmed = "cancel_unconfirmed"
+	// CodeCancelOutcomeUnavailable: an applied cancel receipt without its
+	// continuity snapshot.
+	CodeCancelOutcomeUnavailable = "cancel_outcome_unavailable"
+	// CodeInputOutcomeUnknown: an active input got no `written` in time.
+	CodeInputOutcomeUnknown = "input_outcome_unknown"
+	// CodePreparationStartFailed: the Runtime explicitly refused or failed
+	// the preparation or the start (ErrorDetail holds its code).
+	CodePreparationStartFailed = "preparation_start_failed"
+	// CodeCapabilityUnsupported: the selected device (at selection or at
+	// the final check) lacks a required capability (ErrorDetail names it).
+	CodeCapabilityUnsupported = "capability_unsupported"
+	// CodeInputPrefix prefixes a steering receipt code that fails the Turn.
+	CodeInputPrefix = "input_"
+)
+
+// Wire codes Core reads (defined here until wire exports them).
+const (
+	codePreparationCapacity = "preparation_capacity"
+	codeExecutorUnavailable = "executor_unavailable"
+	steerNotReady           = "not_ready"
+	steerBusy               = "busy"
+	steerInFlight           = "in_flight"
+	webSearchDisabled       = "disabled"
+	outputJSONSchema        = "json_schema"
+	stateKeyPrefix          = "agents-api-"
+	cancelDeliveryPrefix    = "cancel:"
+)
+
+// engineErrorCodes is the accepted engine failure classification.
+var engineErrorCodes = map[string]bool{
+	"authentication_error": true, "rate_limit_exceeded": true, "usage_limit_exceeded": true,
+	"server_overloaded": true, "server_error": true, "invalid_request": true,
+	"resource_not_found": true, "request_timeout": true, "context_length_exceeded": true,
+	"cyber_policy": true, "connection_failed": true,
+}
+
+// classifyEngineError normalises an error frame's code and status:
+// unknown codes become unclassified, status is kept only with
+// connection_failed and only in 100..599.
+func classifyEngineError(e RunErrorInfo) (string, int) {
+	if !engineErrorCodes[e.Code] {
+		return "", 0
+	}
+	if e.Code != "connection_failed" || e.HTTPStatus < 100 || e.HTTPStatus > 599 {
+		return e.Code, 0
+	}
+	return e.Code, e.HTTPStatus
+}
+
+// RunErrorInfo is the part of an `error` event classification reads.
+type RunErrorInfo struct {
+	Code       string
+	HTTPStatus int
+}

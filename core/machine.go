@@ -1,0 +1,206 @@
+package core
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// Machine is Core's coordinator: every protocol decision of Core, driven
+// only through Step. It is not safe for concurrent use; the shell
+// serialises Steps.
+type Machine struct {
+	cfg Config
+	st  Store
+	ctr Counters
+	now time.Time
+	out []Effect
+
+	devices  map[string]*device
+	conns    map[ConnID]*conn
+	sessions map[string]*session
+	order    []*session       // sessions in Seq order
+	turns    map[string]*turn // unfinished Turns
+	preps    map[string]*preparation
+	runs     map[string]*turn // Run ID → claimed Turn (the Run route)
+	subs     map[CallID]*subscriber
+	timers   map[TimerID]time.Time
+}
+
+// session is a Session's volatile state around its durable record.
+type session struct {
+	rec     SessionRecord
+	queue   []*turn      // unfinished Turns, FIFO; queue[0] is the only one that may be active
+	prep    *preparation // preparation of queue[0], if any
+	backoff bool         // preparation_capacity retry timer armed
+}
+
+// turn is an unfinished Turn: its durable record plus volatile routing.
+type turn struct {
+	rec      TurnRecord
+	inputs   []InputRecord
+	conn     *conn // connection carrying the Run route (claimed Turns)
+	admitted *wire.AgentKindCapabilities
+	subs     []*subscriber
+	retrying bool // a steer resend timer is armed
+}
+
+// New returns a Machine over an empty store. It panics when cfg is invalid
+// or st already holds records (use Restart).
+func New(cfg Config, st Store) *Machine {
+	m := newMachine(cfg, st)
+	assert(len(st.Sessions()) == 0 && len(st.Turns()) == 0, "New over a non-empty store; use Restart")
+	return m
+}
+
+func newMachine(cfg Config, st Store) *Machine {
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		panic(err.Error())
+	}
+	return &Machine{
+		cfg:      cfg,
+		st:       st,
+		ctr:      st.Counters(),
+		devices:  map[string]*device{},
+		conns:    map[ConnID]*conn{},
+		sessions: map[string]*session{},
+		turns:    map[string]*turn{},
+		preps:    map[string]*preparation{},
+		runs:     map[string]*turn{},
+		subs:     map[CallID]*subscriber{},
+		timers:   map[TimerID]time.Time{},
+	}
+}
+
+// Step applies one event at instant now and returns the effects to apply,
+// in order. now never moves backwards: an earlier instant is treated as the
+// latest one seen.
+func (m *Machine) Step(now time.Time, ev Event) []Effect {
+	if now.After(m.now) {
+		m.now = now
+	}
+	m.out = nil
+	switch e := ev.(type) {
+	case ConnOpened:
+		m.onConnOpened(e)
+	case ConnClosed:
+		m.onConnClosed(e)
+	case FrameReceived:
+		m.onFrame(e)
+	case FrameRejected:
+		m.onFrameRejected(e)
+	case TimerFired:
+		m.onTimer(e.Timer)
+	case SubscriberOverflow:
+		m.onSubscriberOverflow(e)
+	case CreateSession:
+		m.onCreateSession(e)
+	case SubmitTurn:
+		m.onSubmitTurn(e)
+	case SteerInput:
+		m.onSteerInput(e)
+	case CancelTurn:
+		m.onCancelTurn(e)
+	case ReadTurn:
+		m.onReadTurn(e)
+	case Subscribe:
+		m.onSubscribe(e)
+	default:
+		panic(fmt.Sprintf("core: unknown event %T", ev))
+	}
+	m.schedule()
+	m.checkInvariants()
+	out := m.out
+	m.out = nil
+	return out
+}
+
+func (m *Machine) emit(e Effect) { m.out = append(m.out, e) }
+
+func (m *Machine) send(c ConnID, id string, p wire.Payload) {
+	m.emit(Send{Conn: c, Frame: wire.Frame{ID: id, Payload: p}})
+}
+
+func (m *Machine) result(r APIResult) { m.emit(r) }
+
+func (m *Machine) setTimer(id TimerID, at time.Time) {
+	m.timers[id] = at
+	m.emit(SetTimer{Timer: id, At: at})
+}
+
+// cancelTimer disarms id when armed; it emits nothing otherwise.
+func (m *Machine) cancelTimer(id TimerID) {
+	if _, ok := m.timers[id]; ok {
+		delete(m.timers, id)
+		m.emit(CancelTimer{Timer: id})
+	}
+}
+
+func (m *Machine) armed(id TimerID) bool { _, ok := m.timers[id]; return ok }
+
+// Timer names: "<kind>:<subject>".
+const (
+	timerIdle       = "idle"
+	timerPrepRetry  = "prepare-retry"
+	timerWritten    = "written"
+	timerSteerRetry = "steer-retry"
+	timerCancel     = "cancel"
+)
+
+func timerID(kind, subject string) TimerID { return TimerID(kind + ":" + subject) }
+
+func (m *Machine) onTimer(id TimerID) {
+	at, ok := m.timers[id]
+	if !ok || m.now.Before(at) {
+		return
+	}
+	delete(m.timers, id)
+	kind, subject, _ := strings.Cut(string(id), ":")
+	switch kind {
+	case timerIdle:
+		m.onIdleTimer(subject)
+	case timerPrepRetry:
+		if s := m.sessions[subject]; s != nil {
+			s.backoff = false
+		}
+	case timerWritten:
+		m.onWrittenTimeout(subject)
+	case timerSteerRetry:
+		m.onSteerRetry(subject)
+	case timerCancel:
+		m.onCancelTimeout(subject)
+	default:
+		panic(fmt.Sprintf("core: armed timer of unknown kind %q", id))
+	}
+}
+
+// mint returns the next identity of a durable counter.
+func (m *Machine) mint(prefix string, ctr *uint64) string {
+	*ctr++
+	m.st.SaveCounters(m.ctr)
+	return fmt.Sprintf("%s-%d", prefix, *ctr)
+}
+
+func (m *Machine) saveTurn(t *turn)       { m.st.PutTurn(t.rec) }
+func (m *Machine) saveSession(s *session) { m.st.PutSession(s.rec) }
+
+func (m *Machine) saveInput(t *turn, i int) { m.st.PutInput(t.rec.ID, t.inputs[i]) }
+
+// lookupTurn finds a Turn's record, unfinished or not.
+func (m *Machine) lookupTurn(id string) (TurnRecord, bool) {
+	if t := m.turns[id]; t != nil {
+		return t.rec, true
+	}
+	return m.st.Turn(id)
+}
+
+// apiTurnErr is the error for a call naming a Turn that is not unfinished.
+func (m *Machine) apiTurnErr(id string) error {
+	if _, ok := m.st.Turn(id); ok {
+		return ErrTurnTerminal
+	}
+	return ErrUnknownTurn
+}

@@ -1,0 +1,233 @@
+package core
+
+import (
+	"fmt"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// preparation is one execution admission in progress: the status stream
+// of one preparation request ID on one connection. It is volatile: a
+// restart or connection loss discards it (its handle was connection-local).
+type preparation struct {
+	reqID      string
+	seq        uint64
+	turn       *turn // nil once abandoned: the handle is released when it appears
+	sess       *session
+	conn       *conn
+	handle     string // first handle seen on the stream
+	lastRev    uint64
+	executorID string
+	startSent  bool
+	failedSeen bool // `failed` after start without a code: the rejected names it
+}
+
+// startPreparation subscribes to the status stream, then sends
+// execution_prepare with the Session identity and immutable configuration.
+func (m *Machine) startPreparation(s *session, t *turn, c *conn) {
+	_, _, caps := checkConn(c, s.rec.Agent.Kind, m.requirements(s, t))
+	reqID := m.mint("p", &m.ctr.Preparations)
+	p := &preparation{reqID: reqID, seq: m.ctr.Preparations, turn: t, sess: s, conn: c}
+	m.preps[reqID] = p
+	c.preps++
+	s.prep = p
+	m.send(c.id, reqID, wire.ExecutionPrepare{SessionID: s.rec.ID, Configuration: prepareConfig(s.rec, caps)})
+}
+
+func (m *Machine) removePrep(p *preparation) {
+	assert(m.preps[p.reqID] == p, "removing unknown preparation %s", p.reqID)
+	delete(m.preps, p.reqID)
+	p.conn.preps--
+	if p.sess.prep == p {
+		p.sess.prep = nil
+	}
+}
+
+// abandonPrep gives up an unclaimed preparation: a known handle is
+// released now; an unknown one is released when its first status names it.
+func (m *Machine) abandonPrep(p *preparation) {
+	assert(!p.startSent, "abandoning claimed preparation %s", p.reqID)
+	if p.sess.prep == p {
+		p.sess.prep = nil
+	}
+	p.turn = nil
+	if p.handle != "" {
+		m.send(p.conn.id, p.reqID, wire.ExecutionRelease{Handle: p.handle})
+		m.removePrep(p)
+	}
+}
+
+func resourceState(s string) bool {
+	switch s {
+	case wire.StatePreparing, wire.StateReady, wire.StateStarting, wire.StateStarted,
+		wire.StateReleased, wire.StateExpired, wire.StateFailed:
+		return true
+	}
+	return false
+}
+
+// onPreparationStatus applies one status of a stream. A resource status
+// counts only with a non-empty handle equal to the first handle seen on
+// the stream and a revision strictly above the last one applied; anything
+// else (stale, duplicate, other handle) is ignored.
+func (m *Machine) onPreparationStatus(c *conn, id string, st wire.PreparationStatus) {
+	p := m.preps[id]
+	if p == nil || p.conn != c {
+		return
+	}
+	if st.State == wire.StateRejected {
+		m.onPrepRejected(p, st)
+		return
+	}
+	if !resourceState(st.State) || st.Handle == "" || st.Revision == 0 ||
+		(p.handle != "" && st.Handle != p.handle) || st.Revision <= p.lastRev {
+		return
+	}
+	p.handle, p.lastRev = st.Handle, st.Revision
+	if st.ExecutorID != "" {
+		p.executorID = st.ExecutorID
+	}
+	if p.turn == nil {
+		if st.State != wire.StateReleased && st.State != wire.StateExpired && st.State != wire.StateFailed {
+			m.send(c.id, p.reqID, wire.ExecutionRelease{Handle: p.handle})
+		}
+		m.removePrep(p)
+		return
+	}
+	switch st.State {
+	case wire.StateReady:
+		m.onReady(p)
+	case wire.StateStarted:
+		m.onStarted(p)
+	case wire.StateReleased, wire.StateExpired, wire.StateFailed:
+		m.onPrepEnded(p, st)
+	}
+}
+
+// onReady runs the final check against the connection's current snapshot,
+// then claims the Turn (durably) and sends execution_start.
+func (m *Machine) onReady(p *preparation) {
+	if p.startSent {
+		return
+	}
+	t, s, c := p.turn, p.sess, p.conn
+	verdict, miss, caps := checkConn(c, s.rec.Agent.Kind, m.requirements(s, t))
+	if verdict != admitOK || p.executorID == "" {
+		m.send(c.id, p.reqID, wire.ExecutionRelease{Handle: p.handle})
+		m.removePrep(p)
+		switch {
+		case verdict == admitMissing:
+			m.finish(t, TurnFailed, CodeCapabilityUnsupported, miss)
+		case verdict == admitUndeclared:
+			m.finish(t, TurnFailed, CodeCapabilityUnsupported, "kind "+s.rec.Agent.Kind+" not declared available")
+		default:
+			m.finish(t, TurnFailed, CodePreparationStartFailed, "ready without executor_id")
+		}
+		return
+	}
+	t.rec.Attempt++
+	t.rec.State = TurnStarting
+	t.rec.RunID = runID(t.rec.ID, t.rec.Attempt)
+	t.rec.Device, t.rec.ExecutorID, t.rec.Handle = c.device, p.executorID, p.handle
+	t.rec.OutputSeen = false
+	m.saveTurn(t)
+	t.conn = c
+	c.runs++
+	m.runs[t.rec.RunID] = t
+	t.admitted = &caps
+	p.startSent = true
+	m.send(c.id, p.reqID, wire.ExecutionStart{
+		ExecutorID: p.executorID, Handle: p.handle, RunID: t.rec.RunID, Input: t.rec.Input,
+	})
+}
+
+// runID names an execution attempt: the Turn ID, then "<turn>.<n>" for a
+// retry attempt n.
+func runID(turnID string, attempt int) string {
+	if attempt <= 1 {
+		return turnID
+	}
+	return fmt.Sprintf("%s.%d", turnID, attempt)
+}
+
+func (m *Machine) onStarted(p *preparation) {
+	if !p.startSent {
+		return
+	}
+	m.removePrep(p)
+	if t := p.turn; t.rec.State == TurnStarting {
+		m.becomeRunning(t)
+		m.saveTurn(t)
+		m.pumpSteer(t)
+	}
+}
+
+// onPrepEnded handles released, expired and failed.
+func (m *Machine) onPrepEnded(p *preparation, st wire.PreparationStatus) {
+	t := p.turn
+	if !p.startSent {
+		m.removePrep(p)
+		m.finish(t, TurnFailed, CodePreparationStartFailed, codeOr(st.ErrorCode, st.State))
+		return
+	}
+	if t.rec.State != TurnStarting || t.rec.OutputSeen {
+		m.removePrep(p)
+		return
+	}
+	if st.State == wire.StateFailed && st.ErrorCode == "" {
+		p.failedSeen = true
+		return
+	}
+	m.removePrep(p)
+	m.startRefused(t, codeOr(st.ErrorCode, st.State))
+}
+
+// onPrepRejected handles a refused control operation. It never replaces
+// the handle's revision.
+func (m *Machine) onPrepRejected(p *preparation, st wire.PreparationStatus) {
+	t := p.turn
+	if t == nil || (st.Handle != "" && p.handle != "" && st.Handle != p.handle) {
+		return
+	}
+	code := codeOr(st.ErrorCode, wire.StateRejected)
+	switch {
+	case !p.startSent && (st.Operation == "" || st.Operation == wire.TypeExecutionPrepare):
+		m.removePrep(p)
+		if st.ErrorCode == codePreparationCapacity {
+			p.sess.backoff = true
+			m.setTimer(timerID(timerPrepRetry, p.sess.rec.ID), m.now.Add(m.cfg.PrepareRetryDelay))
+			return
+		}
+		m.finish(t, TurnFailed, CodePreparationStartFailed, code)
+	case p.startSent && (st.Operation == "" || st.Operation == wire.TypeExecutionStart):
+		if t.rec.State != TurnStarting || t.rec.OutputSeen {
+			return
+		}
+		m.removePrep(p)
+		m.startRefused(t, code)
+	}
+}
+
+// startRefused: the Runtime explicitly reported that the start did not
+// transfer. executor_unavailable is retried exactly once, with a fresh
+// preparation, when no native output was observed and no cancel was sent;
+// anything else fails the Turn.
+func (m *Machine) startRefused(t *turn, code string) {
+	m.dropRoute(t)
+	if code == codeExecutorUnavailable && !t.rec.Retried && !t.rec.OutputSeen && t.rec.Cancel == CancelNone {
+		t.rec.Retried = true
+		t.rec.State = TurnQueued
+		t.rec.RunID, t.rec.Device, t.rec.ExecutorID, t.rec.Handle = "", "", "", ""
+		t.admitted = nil
+		m.saveTurn(t)
+		return
+	}
+	m.finish(t, TurnFailed, CodePreparationStartFailed, code)
+}
+
+func codeOr(code, fallback string) string {
+	if code != "" {
+		return code
+	}
+	return fallback
+}

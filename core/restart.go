@@ -1,0 +1,46 @@
+package core
+
+// Restart rebuilds a Machine after a Core crash from the durable records
+// of st. Volatile state (connections, snapshots, preparations, Run routes,
+// subscriptions, timers) is gone. Unclaimed Turns are queued again in
+// their original order; a Turn whose execution_start was sent is never
+// started again: it fails with delivery_unknown (start unconfirmed) or
+// event_stream_incomplete (it was running), or cancel_unconfirmed when its
+// cancel receipt was awaited. Those records are updated in st before
+// Restart returns.
+func Restart(cfg Config, st Store) *Machine {
+	m := newMachine(cfg, st)
+	for _, rec := range st.Sessions() {
+		s := &session{rec: rec}
+		m.sessions[rec.ID] = s
+		m.order = append(m.order, s)
+	}
+	var interrupted []*turn
+	for _, rec := range st.Turns() {
+		if rec.State.Terminal() {
+			continue
+		}
+		s := m.sessions[rec.Session]
+		assert(s != nil, "turn %s of unknown session %s", rec.ID, rec.Session)
+		t := &turn{rec: rec, inputs: st.Inputs(rec.ID)}
+		m.turns[rec.ID] = t
+		s.queue = append(s.queue, t)
+		if rec.State != TurnQueued {
+			interrupted = append(interrupted, t)
+		}
+	}
+	for _, t := range interrupted {
+		switch {
+		case t.rec.Cancel == CancelRequested:
+			m.finish(t, TurnFailed, CodeCancelUnconfirmed, "Core restarted before the cancel receipt")
+		case t.rec.State == TurnStarting:
+			m.countStarted(t)
+			m.finish(t, TurnFailed, CodeDeliveryUnknown, "Core restarted before the start was confirmed")
+		default:
+			m.finish(t, TurnFailed, CodeEventStreamIncomplete, "Core restarted before done")
+		}
+	}
+	m.out = nil
+	m.checkInvariants()
+	return m
+}

@@ -1,0 +1,213 @@
+package core
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+func (m *Machine) onCreateSession(e CreateSession) {
+	agent, err := e.Agent.validate()
+	if err != nil {
+		m.result(APIResult{Call: e.Call, Err: err})
+		return
+	}
+	if len(m.sessions) >= m.cfg.SessionsMax {
+		m.result(APIResult{Call: e.Call, Err: ErrSessionLimit})
+		return
+	}
+	id := m.mint("s", &m.ctr.Sessions)
+	s := &session{rec: SessionRecord{ID: id, Seq: m.ctr.Sessions, Agent: agent}}
+	m.saveSession(s)
+	m.sessions[id] = s
+	m.order = append(m.order, s)
+	m.result(APIResult{Call: e.Call, SessionID: id})
+}
+
+func (m *Machine) onSubmitTurn(e SubmitTurn) {
+	s := m.sessions[e.Session]
+	switch {
+	case s == nil:
+		m.result(APIResult{Call: e.Call, Err: ErrUnknownSession})
+		return
+	case e.Input.Validate() != nil:
+		m.result(APIResult{Call: e.Call, Err: fmt.Errorf("%w: %v", ErrInvalidInput, e.Input.Validate())})
+		return
+	case len(s.queue) >= m.cfg.TurnsPerSessionMax:
+		m.result(APIResult{Call: e.Call, Err: ErrQueueFull})
+		return
+	}
+	id := m.mint("t", &m.ctr.Turns)
+	t := &turn{rec: TurnRecord{
+		ID: id, Seq: m.ctr.Turns, Session: s.rec.ID, State: TurnQueued,
+		Input: slices.Clone(e.Input),
+	}}
+	m.saveTurn(t)
+	m.turns[id] = t
+	s.queue = append(s.queue, t)
+	m.result(APIResult{Call: e.Call, TurnID: id})
+}
+
+// schedule prepares the head Turn of every Session that has no active
+// Turn, in Session order: FIFO per Session, one active Turn per Session.
+func (m *Machine) schedule() {
+	for _, s := range m.order {
+		for m.scheduleHead(s) {
+		}
+	}
+}
+
+// scheduleHead tries to prepare s's head Turn. It reports whether the head
+// was rejected, so the next Turn may be tried.
+func (m *Machine) scheduleHead(s *session) bool {
+	if len(s.queue) == 0 || s.prep != nil || s.backoff {
+		return false
+	}
+	t := s.queue[0]
+	if t.rec.State != TurnQueued {
+		return false
+	}
+	req := m.requirements(s, t)
+	c, missing := m.selectConn(s.rec.Agent.Kind, req)
+	if c == nil {
+		if missing == "" {
+			return false // no device declares the kind: wait
+		}
+		m.finish(t, TurnFailed, CodeCapabilityUnsupported, missing)
+		return true
+	}
+	m.startPreparation(s, t, c)
+	return false
+}
+
+func (m *Machine) requirements(s *session, t *turn) []string {
+	return Requirements(s.rec, m.cfg.EngineProfiles[s.rec.Agent.Kind], turnHasImages(t))
+}
+
+func turnHasImages(t *turn) bool {
+	if t.rec.Input.HasImages() {
+		return true
+	}
+	for _, in := range t.inputs {
+		if in.Input.HasImages() {
+			return true
+		}
+	}
+	return false
+}
+
+// selectConn picks the admissible connection with the fewest open
+// preparations and Runs, ties broken by device ID. When devices declare
+// the kind available but none is admissible, it returns the first missing
+// capability (in device order); when none declares it, "".
+func (m *Machine) selectConn(kind string, req []string) (*conn, string) {
+	ids := make([]string, 0, len(m.devices))
+	for id, d := range m.devices {
+		if d.conn != 0 {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	var best *conn
+	missing, anyOK := "", false
+	for _, id := range ids {
+		c := m.conns[m.devices[id].conn]
+		verdict, miss, _ := checkConn(c, kind, req)
+		switch verdict {
+		case admitMissing:
+			if missing == "" {
+				missing = miss
+			}
+		case admitOK:
+			anyOK = true
+			if c.preps >= m.cfg.PreparationsPerConnMax {
+				continue
+			}
+			if best == nil || c.preps+c.runs < best.preps+best.runs {
+				best = c
+			}
+		}
+	}
+	if best != nil || anyOK {
+		return best, "" // anyOK without best: admissible but at its limit; wait
+	}
+	return nil, missing
+}
+
+// prepareConfig builds execution_prepare's configuration: the immutable
+// Session configuration and exactly the fields Core sets. It never carries
+// Run input or a Run ID.
+func prepareConfig(s SessionRecord, caps wire.AgentKindCapabilities) wire.ExecutionConfiguration {
+	a := s.Agent
+	cfg := wire.ExecutionConfiguration{
+		AgentKind:     a.Kind,
+		AgentStateKey: stateKeyPrefix + s.ID,
+		StrictResume:  true,
+		ExecutionControls: &wire.ExecutionControls{
+			WebSearch:                      webSearchDisabled,
+			TextVerbosity:                  a.TextVerbosity,
+			DisableProgrammaticToolCalling: a.DisableProgrammaticToolCalling,
+		},
+		ObserveMessages:              caps.MessageItems.IsSupported(),
+		ObserveSubagentIdentities:    a.MultiAgent,
+		DisableSubagents:             !a.MultiAgent,
+		FunctionTools:                slices.Clone(a.FunctionTools),
+		ToolSearch:                   a.ToolSearch,
+		AgentSessionID:               s.NativeSessionID,
+		RequireExistingNativeSession: s.StartedTurns > 0 && s.NativeSessionID == "",
+	}
+	putOption(&cfg.AgentOptions, wire.AgentOptionModel, jsonString(a.Model))
+	putOption(&cfg.AgentOptions, wire.AgentOptionSystemPrompt, jsonString(a.SystemPrompt))
+	if a.ModelProvider != "" {
+		putOption(&cfg.AgentOptions, wire.AgentOptionModelProvider, jsonString(a.ModelProvider))
+	}
+	if a.HarnessConfig != nil {
+		putOption(&cfg.AgentOptions, wire.AgentOptionHarnessConfig, a.HarnessConfig)
+	}
+	if a.OutputSchema != nil {
+		cfg.ExecutionControls.OutputFormat = &wire.OutputFormat{Type: outputJSONSchema, Schema: a.OutputSchema}
+	}
+	if a.Environment == EnvNone {
+		cfg.DisableExecutionEnvironment = true
+	} else {
+		cfg.LocalEnvironment = &wire.LocalEnvironment{ID: a.EnvironmentID}
+	}
+	if len(a.MCPServers) > 0 {
+		servers := slices.Clone(a.MCPServers)
+		cfg.MCPHTTPServers = &servers
+	}
+	return cfg
+}
+
+// putOption sets one agent_options member (a raw JSON value).
+func putOption[M ~map[string]V, V ~[]byte](m *M, key string, raw []byte) {
+	if *m == nil {
+		*m = make(M, 4)
+	}
+	(*m)[key] = V(raw)
+}
+
+// jsonString renders s as a JSON string literal.
+func jsonString(s string) []byte {
+	const hex = "0123456789abcdef"
+	b := make([]byte, 0, len(s)+2)
+	b = append(b, '"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b = append(b, '\\', byte(r))
+		case r == '\n':
+			b = append(b, '\\', 'n')
+		case r == '\r':
+			b = append(b, '\\', 'r')
+		case r == '\t':
+			b = append(b, '\\', 't')
+		case r < 0x20:
+			b = append(b, '\\', 'u', '0', '0', hex[r>>4], hex[r&0xf])
+		default:
+			b = append(b, string(r)...)
+		}
+	}
+	return append(b, '"')
+}
