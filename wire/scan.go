@@ -18,11 +18,12 @@ type pathSegment struct {
 // scanner checks raw JSON against a schema without building values. It
 // allocates only when it reports an error (or meets an escaped member name).
 type scanner struct {
-	data []byte
-	pos  int
-	root string // path root, normally the type string
-	path []pathSegment
-	segs [12]pathSegment
+	data  []byte
+	pos   int
+	root  string // path root, normally the type string
+	path  []pathSegment
+	segs  [12]pathSegment
+	depth int // nesting inside raw members
 }
 
 func newScanner(data []byte, root string) scanner {

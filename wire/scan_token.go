@@ -90,11 +90,11 @@ func (sc *scanner) skipValue() error {
 // bounded so hostile nesting cannot exhaust the stack.
 func (sc *scanner) skipComposite(closing byte) error {
 	sc.pos++
-	if len(sc.path) >= nestingMax {
+	if sc.depth >= nestingMax {
 		return sc.fail(ErrTooLarge, "nesting too deep")
 	}
-	sc.path = append(sc.path, pathSegment{isIdx: true})
-	defer func() { sc.path = sc.path[:len(sc.path)-1] }()
+	sc.depth++
+	defer func() { sc.depth-- }()
 	for first := true; ; first = false {
 		sc.skipSpace()
 		if first && sc.pos < len(sc.data) && sc.data[sc.pos] == closing {
@@ -113,7 +113,6 @@ func (sc *scanner) skipComposite(closing byte) error {
 		if err != nil || done {
 			return err
 		}
-		sc.path[len(sc.path)-1].index++
 	}
 }
 
