@@ -162,11 +162,15 @@ func (l *Ledger) ErrorObserved(at int64, run string, via Observation) {
 	}
 }
 
-// CancelAckObserved records Core receiving a cancel receipt for run. After
-// an applied receipt the turn's terminal state must be cancelled.
+// CancelAckObserved records Core receiving a cancel receipt for run. An
+// applied receipt must have been sent by a daemon, and after it the turn's
+// terminal state must be cancelled.
 func (l *Ledger) CancelAckObserved(at int64, run string, applied bool) {
 	if !applied {
 		return
+	}
+	if !l.daemon.cancelAcks[run] {
+		l.violate(at, CheckFabricatedTerminal, "Core has an applied cancel receipt for run %s but no daemon sent one", run)
 	}
 	r := l.core.runs[run]
 	if r == nil {

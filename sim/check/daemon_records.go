@@ -81,16 +81,14 @@ type handleRec struct {
 }
 
 type daemonState struct {
-	handles      map[string]*handleRec // conn\x00handle
-	grantedOn    map[string][]string   // handle → conns that granted it
-	revisions    map[string]uint64     // conn\x00handle → last applied revision
-	capacity     map[string]Capacity   // device → latest sample
-	doneSent     map[string]bool
-	errorSent    map[string]bool
-	usageSent    map[string][]UsageSnapshot
-	receipts     map[string]string // run\x00input → highest stage sent
-	cancelAcks   map[string]bool   // run → an applied cancel receipt was sent
-	cancelAckAny map[string]bool   // run → any cancel receipt was sent
+	handles    map[string]*handleRec // conn\x00handle
+	grantedOn  map[string][]string   // handle → conns that granted it
+	revisions  map[string]uint64     // conn\x00handle → last applied revision
+	capacity   map[string]Capacity   // device → latest sample
+	doneSent   map[string]bool
+	errorSent  map[string]bool
+	usageSent  map[string][]UsageSnapshot
+	cancelAcks map[string]bool // run → an applied cancel receipt was sent
 }
 
 func (d *daemonState) init() {
@@ -101,9 +99,7 @@ func (d *daemonState) init() {
 	d.doneSent = map[string]bool{}
 	d.errorSent = map[string]bool{}
 	d.usageSent = map[string][]UsageSnapshot{}
-	d.receipts = map[string]string{}
 	d.cancelAcks = map[string]bool{}
-	d.cancelAckAny = map[string]bool{}
 }
 
 // HandleGranted records a daemon granting an admission handle on conn
@@ -203,12 +199,10 @@ func (l *Ledger) ReceiptSent(at int64, run, input, stage string) {
 	if stage == StageAccepted && !l.harness.isApplied(run, input) {
 		l.violate(at, CheckAcceptedWithoutTruth, "daemon sent accepted for input %s of run %s before the Harness applied it", input, run)
 	}
-	l.daemon.receipts[pairKey(run, input)] = stage
 }
 
 // CancelAckSent records a daemon sending a cancel receipt for run.
 func (l *Ledger) CancelAckSent(at int64, run string, applied bool) {
-	l.daemon.cancelAckAny[run] = true
 	if applied {
 		l.daemon.cancelAcks[run] = true
 	}

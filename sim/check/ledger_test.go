@@ -163,6 +163,10 @@ func (s *scripted) finish() {
 	if s.is("fabricated_done") {
 		l.DoneObserved(s.tick(), "r2", ObservedPersisted)
 	}
+	if s.is("fabricated_cancel") {
+		l.CancelAckSent(s.tick(), "r1", false)
+		l.CancelAckObserved(s.tick(), "r1", true)
+	}
 	if s.is("fabricated_error") {
 		l.ErrorObserved(s.tick(), "r1", ObservedOnWire)
 	}
@@ -225,6 +229,7 @@ func TestEveryCheckerBites(t *testing.T) {
 		"cancel_overridden":    CheckCancelOverridden,
 		"fabricated_done":      CheckFabricatedTerminal,
 		"fabricated_error":     CheckFabricatedTerminal,
+		"fabricated_cancel":    CheckFabricatedTerminal,
 		"liveness":             CheckLiveness,
 		"orphan":               CheckOrphan,
 	}
@@ -313,5 +318,25 @@ func TestUsageFromWire(t *testing.T) {
 	}
 	if UsageFromWire(nil) != (UsageSnapshot{}) {
 		t.Fatal("nil usage")
+	}
+}
+
+func TestCancelledTurnIsClean(t *testing.T) {
+	l := NewLedger()
+	turnWithRun(l, "s1", "t1", "r1")
+	l.TurnState(3, "t1", TurnRunning)
+	l.ReadTurn(4, 5, "s1", "t1", TurnRunning)
+	l.TurnSettled(6, "r1", NativeCancelled)
+	l.CancelAckSent(7, "r1", true)
+	l.CancelAckObserved(8, "r1", true)
+	l.DoneSent(9, "r1") // done may close a settled cancel stream
+	l.DoneObserved(10, "r1", ObservedOnWire)
+	l.TurnState(11, "t1", TurnCancelled)
+	l.ReadTurn(12, 13, "s1", "t1", TurnCancelled)
+	if vs := allViolations(l); len(vs) != 0 {
+		t.Fatalf("cancelled turn has violations:\n%s", Render(vs))
+	}
+	if res := Linearize(l, LinearizeOptions{}); !res.Passed() {
+		t.Fatalf("cancelled turn: %s", res)
 	}
 }
