@@ -1,0 +1,621 @@
+package sim
+
+// The determinism guard. It parses every non-test Go file of the machine
+// packages (wire, core, daemon and sim, with all their subpackages except
+// the shells core/gateway, core/api and daemon/transport) and fails on
+// anything that could make a simulated run depend on the real world:
+// wall-clock time, goroutines, channels, select, the global math/rand
+// source, crypto/rand, os, net, sync, or map iteration order. It also fails
+// when core and daemon import each other (shells included).
+//
+// Map ranges are found with go/types (the package is type-checked from
+// source; type errors are ignored, so a package under construction is still
+// scanned). A range over a map is accepted when its body is order-free and
+// everything it collects is sorted afterwards, that is when the body only:
+//   - appends to slices (`out = append(out, ...)`), each of which is passed
+//     to a sort call (slices.Sort*, sort.*) later in the enclosing block;
+//   - declares or assigns variables local to the body;
+//   - counts (`n++`, `n += x`), folds flags (`ok = ok && e`), deletes
+//     (`delete(m, k)`), asserts or checks invariants (calls named assert*
+//     or check*), sorts a local, or does the same in nested if/switch/for;
+// or returns a value that does not depend on the iteration (and changes
+// nothing else); and never breaks, jumps or calls anything else as a
+// statement.
+// Anything else (first match wins, last write wins, an unsorted append,
+// output from inside the loop) is flagged unless the line of the `for`, or
+// the line above it, carries a `//tidy:sorted` comment justifying it.
+//
+// The guard scans whatever exists at test time; missing directories are fine.
+
+import (
+	"fmt"
+	"go/ast"
+	"go/build"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const modulePath = "github.com/turnstile-sim/turnstile"
+
+var (
+	guardRoots = []string{"wire", "core", "daemon", "sim"}
+	// shells may do I/O; only the core<->daemon rule applies to them.
+	guardShells = []string{"core/gateway", "core/api", "daemon/transport"}
+	// goroutineAllowed lists files allowed goroutines, channels, select and
+	// sync (the wall-clock bans still apply to them).
+	goroutineAllowed = map[string]bool{"sim/shellclock.go": true}
+
+	bannedTime = []string{"Now", "Since", "Until", "Sleep", "After", "AfterFunc",
+		"NewTimer", "NewTicker", "Tick"}
+	// allowedRand are the math/rand(/v2) names that do not touch the global
+	// source: constructors and types.
+	allowedRand = []string{"New", "NewPCG", "NewChaCha8", "NewSource", "NewZipf",
+		"Rand", "Source", "PCG", "ChaCha8", "Zipf"}
+	bannedImports = []string{"crypto/rand", "os", "net", "sync"} // and their subpackages
+)
+
+type finding struct {
+	pos  string
+	rule string
+	msg  string
+}
+
+func (f finding) String() string { return f.pos + ": " + f.rule + ": " + f.msg }
+
+type guard struct {
+	fset *token.FileSet
+	imp  types.Importer
+	// long lists functions over the soft length limit (reported, not failed).
+	long []string
+}
+
+func newGuard() *guard {
+	fset := token.NewFileSet()
+	return &guard{fset: fset, imp: importer.ForCompiler(fset, "source", nil)}
+}
+
+// checkPackage runs the machine rules over one parsed package. rel is the
+// package directory relative to the module root (used for the allowlist
+// and the import-direction rule); machine selects the determinism rules.
+func (g *guard) checkPackage(rel string, files []*ast.File, machine bool) []finding {
+	var out []finding
+	out = append(out, g.checkDirection(rel, files)...)
+	if !machine {
+		return out
+	}
+	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}}
+	conf := types.Config{Importer: g.imp, Error: func(error) {}}
+	_, _ = conf.Check(path.Join(modulePath, rel), g.fset, files, info)
+	for _, f := range files {
+		name := filepath.ToSlash(filepath.Join(rel, filepath.Base(g.fset.File(f.Pos()).Name())))
+		out = append(out, g.checkFile(f, info, goroutineAllowed[name])...)
+	}
+	return out
+}
+
+func (g *guard) at(p token.Pos) string {
+	pos := g.fset.Position(p)
+	return filepath.Base(pos.Filename) + ":" + strconv.Itoa(pos.Line)
+}
+
+// checkDirection fails when core imports daemon or daemon imports core.
+func (g *guard) checkDirection(rel string, files []*ast.File) []finding {
+	var out []finding
+	top := strings.SplitN(rel, "/", 2)[0]
+	other := map[string]string{"core": "daemon", "daemon": "core"}[top]
+	if other == "" {
+		return nil
+	}
+	for _, f := range files {
+		for _, im := range f.Imports {
+			p, _ := strconv.Unquote(im.Path.Value)
+			if p == modulePath+"/"+other || strings.HasPrefix(p, modulePath+"/"+other+"/") {
+				out = append(out, finding{g.at(im.Pos()), "import-direction",
+					fmt.Sprintf("%s imports %s", rel, p)})
+			}
+		}
+	}
+	return out
+}
+
+// importNames maps each import's local name to its path.
+func importNames(f *ast.File) map[string]string {
+	names := map[string]string{}
+	for _, im := range f.Imports {
+		p, _ := strconv.Unquote(im.Path.Value)
+		name := path.Base(p)
+		if p == "math/rand/v2" {
+			name = "rand"
+		}
+		if im.Name != nil {
+			name = im.Name.Name
+		}
+		names[name] = p
+	}
+	return names
+}
+
+func bannedImport(p string, goroutines bool) bool {
+	for _, b := range bannedImports {
+		if goroutines && b == "sync" {
+			continue
+		}
+		if p == b || strings.HasPrefix(p, b+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *guard) checkFile(f *ast.File, info *types.Info, goroutines bool) []finding {
+	var out []finding
+	add := func(p token.Pos, rule, msg string) { out = append(out, finding{g.at(p), rule, msg}) }
+	for _, im := range f.Imports {
+		p, _ := strconv.Unquote(im.Path.Value)
+		if bannedImport(p, goroutines) {
+			add(im.Pos(), "import", "imports "+p)
+		}
+	}
+	names := importNames(f)
+	sorted := tidyComments(g.fset, f)
+	after := followers(f)
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.SelectorExpr:
+			g.checkSelector(x, names, add)
+		case *ast.GoStmt:
+			if !goroutines {
+				add(x.Pos(), "go", "go statement")
+			}
+		case *ast.ChanType:
+			if !goroutines {
+				add(x.Pos(), "channel", "channel type")
+			}
+		case *ast.SendStmt:
+			if !goroutines {
+				add(x.Pos(), "channel", "channel send")
+			}
+		case *ast.UnaryExpr:
+			if x.Op == token.ARROW && !goroutines {
+				add(x.Pos(), "channel", "channel receive")
+			}
+		case *ast.SelectStmt:
+			if !goroutines {
+				add(x.Pos(), "select", "select statement")
+			}
+		case *ast.RangeStmt:
+			if isMapRange(x, info) && !orderFree(x, after[x]) && !sorted[g.fset.Position(x.Pos()).Line] {
+				add(x.Pos(), "map-range", "range over a map; collect and sort the keys, "+
+					"or justify with //tidy:sorted")
+			}
+		case *ast.FuncDecl:
+			g.measure(x)
+		}
+		return true
+	})
+	return out
+}
+
+func (g *guard) checkSelector(x *ast.SelectorExpr, names map[string]string, add func(token.Pos, string, string)) {
+	id, ok := x.X.(*ast.Ident)
+	if !ok || id.Obj != nil { // a local variable shadows the package name
+		return
+	}
+	switch names[id.Name] {
+	case "time":
+		if slices.Contains(bannedTime, x.Sel.Name) {
+			add(x.Pos(), "time", "time."+x.Sel.Name+" reads or waits on the wall clock")
+		}
+	case "math/rand", "math/rand/v2":
+		if !slices.Contains(allowedRand, x.Sel.Name) {
+			add(x.Pos(), "global-rand", "rand."+x.Sel.Name+" uses the global source; "+
+				"draw from a seeded *rand.Rand")
+		}
+	}
+}
+
+func (g *guard) measure(fn *ast.FuncDecl) {
+	if fn.Body == nil {
+		return
+	}
+	lines := g.fset.Position(fn.End()).Line - g.fset.Position(fn.Pos()).Line + 1
+	if lines > 100 {
+		g.long = append(g.long, fmt.Sprintf("%s %s: %d lines", g.at(fn.Pos()), fn.Name.Name, lines))
+	}
+}
+
+// tidyComments returns the lines covered by a //tidy:sorted comment: the
+// comment's own line and the line after it.
+func tidyComments(fset *token.FileSet, f *ast.File) map[int]bool {
+	lines := map[int]bool{}
+	for _, cg := range f.Comments {
+		for _, c := range cg.List {
+			if strings.HasPrefix(c.Text, "//tidy:sorted") {
+				l := fset.Position(c.Pos()).Line
+				lines[l], lines[l+1] = true, true
+			}
+		}
+	}
+	return lines
+}
+
+// isMapRange reports whether the ranged expression is a map: by type when
+// the type checker resolved it, else by syntax (a map literal or make(map)).
+func isMapRange(r *ast.RangeStmt, info *types.Info) bool {
+	if t := info.TypeOf(r.X); t != nil {
+		_, ok := t.Underlying().(*types.Map)
+		return ok
+	}
+	switch x := r.X.(type) {
+	case *ast.CompositeLit:
+		_, ok := x.Type.(*ast.MapType)
+		return ok
+	case *ast.CallExpr:
+		if len(x.Args) > 0 {
+			_, ok := x.Args[0].(*ast.MapType)
+			return ok
+		}
+	}
+	return false
+}
+
+// followers maps each range statement to the statements after it in its
+// enclosing statement list.
+func followers(f *ast.File) map[*ast.RangeStmt][]ast.Stmt {
+	out := map[*ast.RangeStmt][]ast.Stmt{}
+	record := func(list []ast.Stmt) {
+		for i, st := range list {
+			if l, ok := st.(*ast.LabeledStmt); ok {
+				st = l.Stmt
+			}
+			if r, ok := st.(*ast.RangeStmt); ok {
+				out[r] = list[i+1:]
+			}
+		}
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.BlockStmt:
+			record(x.List)
+		case *ast.CaseClause:
+			record(x.Body)
+		case *ast.CommClause:
+			record(x.Body)
+		}
+		return true
+	})
+	return out
+}
+
+// orderFree reports whether a map range cannot leak iteration order: its
+// body passes bodyOrderFree and every outer slice it appends to is sorted
+// by one of the statements that follow the loop.
+func orderFree(r *ast.RangeStmt, after []ast.Stmt) bool {
+	locals := map[string]bool{}
+	for _, e := range []ast.Expr{r.Key, r.Value} {
+		if id, ok := e.(*ast.Ident); ok {
+			locals[id.Name] = true
+		}
+	}
+	collected := map[string]bool{}
+	if !stmtsOrderFree(r.Body.List, locals, collected) {
+		return false
+	}
+	if collected[markReturn] {
+		// an early exit is order-free only if nothing else was changed
+		// before it: which iteration exits first then cannot matter
+		return len(collected) == 1
+	}
+	delete(collected, markMutate)
+	for _, target := range sortedKeys(collected) {
+		if !sortedLater(target, after) {
+			return false
+		}
+	}
+	return true
+}
+
+func stmtsOrderFree(list []ast.Stmt, locals, collected map[string]bool) bool {
+	for _, st := range list {
+		if !stmtOrderFree(st, locals, collected) {
+			return false
+		}
+	}
+	return true
+}
+
+func stmtOrderFree(st ast.Stmt, locals, collected map[string]bool) bool {
+	switch s := st.(type) {
+	case *ast.IfStmt:
+		if s.Init != nil && !stmtOrderFree(s.Init, locals, collected) {
+			return false
+		}
+		return stmtOrderFree(s.Body, locals, collected) &&
+			(s.Else == nil || stmtOrderFree(s.Else, locals, collected))
+	case *ast.BlockStmt:
+		return stmtsOrderFree(s.List, locals, collected)
+	case *ast.RangeStmt:
+		for _, e := range []ast.Expr{s.Key, s.Value} {
+			if id, ok := e.(*ast.Ident); ok {
+				locals[id.Name] = true
+			}
+		}
+		return stmtOrderFree(s.Body, locals, collected)
+	case *ast.SwitchStmt:
+		if s.Init != nil && !stmtOrderFree(s.Init, locals, collected) {
+			return false
+		}
+		for _, c := range s.Body.List {
+			if !stmtsOrderFree(c.(*ast.CaseClause).Body, locals, collected) {
+				return false
+			}
+		}
+		return true
+	case *ast.IncDecStmt:
+		collected[markMutate] = true
+		return true
+	case *ast.ReturnStmt:
+		for _, e := range s.Results {
+			if mentions(e, locals) {
+				return false // first match wins
+			}
+		}
+		collected[markReturn] = true
+		return true
+	case *ast.BranchStmt:
+		return s.Tok == token.CONTINUE
+	case *ast.DeclStmt:
+		ast.Inspect(s, func(n ast.Node) bool {
+			if v, ok := n.(*ast.ValueSpec); ok {
+				for _, id := range v.Names {
+					locals[id.Name] = true
+				}
+			}
+			return true
+		})
+		return true
+	case *ast.AssignStmt:
+		return assignOrderFree(s, locals, collected)
+	case *ast.ExprStmt:
+		call, ok := s.X.(*ast.CallExpr)
+		return ok && orderFreeCall(call, locals)
+	}
+	return false
+}
+
+func assignOrderFree(s *ast.AssignStmt, locals, collected map[string]bool) bool {
+	if s.Tok == token.DEFINE {
+		for _, l := range s.Lhs {
+			if id, ok := l.(*ast.Ident); ok {
+				locals[id.Name] = true
+			}
+		}
+		return true
+	}
+	if s.Tok == token.ADD_ASSIGN || s.Tok == token.SUB_ASSIGN || s.Tok == token.OR_ASSIGN {
+		collected[markMutate] = true
+		return true // counting and flag sets commute
+	}
+	for i, l := range s.Lhs {
+		if locals[rootIdent(l)] {
+			continue
+		}
+		if len(s.Rhs) != len(s.Lhs) {
+			return false
+		}
+		if accumulates(l, s.Rhs[i]) {
+			collected[markMutate] = true
+			continue
+		}
+		call, ok := s.Rhs[i].(*ast.CallExpr)
+		if !ok || !isIdent(call.Fun, "append") || len(call.Args) == 0 || !sameExpr(l, call.Args[0]) {
+			return false // last write wins: order-dependent
+		}
+		collected[types.ExprString(l)] = true
+	}
+	return true
+}
+
+// Pseudo-targets recorded by the body walk.
+const (
+	markReturn = "\x00return"
+	markMutate = "\x00mutate"
+)
+
+// mentions reports whether e refers to any of the loop's locals.
+func mentions(e ast.Expr, locals map[string]bool) bool {
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && locals[id.Name] {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// accumulates reports x = x || e and x = x && e: flag folds that commute.
+func accumulates(l, r ast.Expr) bool {
+	b, ok := r.(*ast.BinaryExpr)
+	if !ok || (b.Op != token.LOR && b.Op != token.LAND) {
+		return false
+	}
+	x := b.X
+	for {
+		inner, ok := x.(*ast.BinaryExpr)
+		if !ok || inner.Op != b.Op {
+			break
+		}
+		x = inner.X
+	}
+	return sameExpr(l, x)
+}
+
+// orderFreeCall accepts delete, assertions and invariant checks (functions
+// or methods named assert*/check*, which only panic), and sorting a local.
+func orderFreeCall(call *ast.CallExpr, locals map[string]bool) bool {
+	switch fn := call.Fun.(type) {
+	case *ast.Ident:
+		return fn.Name == "delete" || isCheckName(fn.Name)
+	case *ast.SelectorExpr:
+		if isSortCall(call) {
+			return len(call.Args) > 0 && locals[rootIdent(call.Args[0])]
+		}
+		return isCheckName(fn.Sel.Name)
+	}
+	return false
+}
+
+func isCheckName(name string) bool {
+	return strings.HasPrefix(name, "assert") || strings.HasPrefix(name, "check")
+}
+
+// rootIdent returns the variable at the root of x.f[i].g, or "".
+func rootIdent(e ast.Expr) string {
+	for {
+		switch x := e.(type) {
+		case *ast.Ident:
+			return x.Name
+		case *ast.SelectorExpr:
+			e = x.X
+		case *ast.IndexExpr:
+			e = x.X
+		case *ast.StarExpr:
+			e = x.X
+		case *ast.ParenExpr:
+			e = x.X
+		default:
+			return ""
+		}
+	}
+}
+
+func isSortCall(call *ast.CallExpr) bool {
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	if !ok {
+		return false
+	}
+	switch pkg.Name {
+	case "slices":
+		return strings.HasPrefix(sel.Sel.Name, "Sort")
+	case "sort":
+		return slices.Contains([]string{"Slice", "SliceStable", "Sort", "Stable", "Strings",
+			"Ints", "Float64s"}, sel.Sel.Name)
+	}
+	return false
+}
+
+// sortedLater reports whether one of stmts sorts the slice target.
+func sortedLater(target string, stmts []ast.Stmt) bool {
+	found := false
+	for _, st := range stmts {
+		ast.Inspect(st, func(n ast.Node) bool {
+			if call, ok := n.(*ast.CallExpr); ok && isSortCall(call) && len(call.Args) > 0 &&
+				types.ExprString(call.Args[0]) == target {
+				found = true
+			}
+			return !found
+		})
+	}
+	return found
+}
+
+func isBlank(e ast.Expr) bool { return isIdent(e, "_") }
+
+func isIdent(e ast.Expr, name string) bool {
+	id, ok := e.(*ast.Ident)
+	return ok && id.Name == name
+}
+
+func sameExpr(a, b ast.Expr) bool { return types.ExprString(a) == types.ExprString(b) }
+
+// packageDirs lists the package directories under the guarded roots,
+// relative to the module root, and whether the machine rules apply.
+func packageDirs(t *testing.T, root string) map[string]bool {
+	dirs := map[string]bool{}
+	for _, top := range []string{"wire", "core", "daemon", "sim"} {
+		base := filepath.Join(root, top)
+		err := filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return fs.SkipDir // a missing root is fine
+			}
+			name := d.Name()
+			if d.IsDir() && p != base && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return fs.SkipDir
+			}
+			if d.IsDir() {
+				rel, _ := filepath.Rel(root, p)
+				rel = filepath.ToSlash(rel)
+				dirs[rel] = !isShell(rel)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dirs
+}
+
+func isShell(rel string) bool {
+	for _, s := range guardShells {
+		if rel == s || strings.HasPrefix(rel, s+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func TestDeterminismGuard(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := newGuard()
+	dirs := packageDirs(t, root)
+	var all []finding
+	scanned := 0
+	for _, rel := range sortedKeys(dirs) {
+		pkg, err := build.Default.ImportDir(filepath.Join(root, rel), 0)
+		if err != nil || len(pkg.GoFiles) == 0 {
+			continue // no Go package here (yet)
+		}
+		var files []*ast.File
+		for _, name := range pkg.GoFiles {
+			f, err := parser.ParseFile(g.fset, filepath.Join(root, rel, name), nil, parser.ParseComments)
+			if err != nil {
+				t.Errorf("%s/%s: %v", rel, name, err)
+				continue
+			}
+			files = append(files, f)
+		}
+		scanned++
+		for _, f := range g.checkPackage(rel, files, dirs[rel]) {
+			f.pos = rel + "/" + f.pos
+			all = append(all, f)
+		}
+	}
+	if scanned == 0 {
+		t.Fatal("the guard scanned no package")
+	}
+	for _, f := range all {
+		t.Error(f)
+	}
+	for _, l := range g.long {
+		t.Logf("soft limit: function over 100 lines: %s", l)
+	}
+	t.Logf("scanned %d packages", scanned)
+}
