@@ -43,6 +43,7 @@ type coreState struct {
 	runs      map[string]*runRec
 	delivered map[string]int64 // run\x00input → first delivery
 	caps      map[string]*capRec
+	onWire    map[string]bool // "done"/"error" \x00 run → Core decoded it
 	restarts  int
 }
 
@@ -51,6 +52,7 @@ func (c *coreState) init() {
 	c.runs = map[string]*runRec{}
 	c.delivered = map[string]int64{}
 	c.caps = map[string]*capRec{}
+	c.onWire = map[string]bool{}
 }
 
 func pairKey(a, b string) string { return a + "\x00" + b }
@@ -148,17 +150,28 @@ func (l *Ledger) TurnState(at int64, turn, state string) {
 }
 
 // DoneObserved records Core seeing done for run, on the wire or in its
-// store. Some daemon must have sent it.
+// store. Some daemon must have sent it, and Core must have decoded it
+// before persisting it.
 func (l *Ledger) DoneObserved(at int64, run string, via Observation) {
-	if !l.daemon.doneSent[run] {
-		l.violate(at, CheckFabricatedTerminal, "Core has done for run %s (%s) but no daemon sent one", run, via)
-	}
+	l.terminalObserved(at, "done", run, via, l.daemon.doneSent[run])
 }
 
-// ErrorObserved records Core seeing an execution error for run.
+// ErrorObserved records Core seeing an execution error for run, on the
+// wire or in its store, under the same rules as DoneObserved.
 func (l *Ledger) ErrorObserved(at int64, run string, via Observation) {
-	if !l.daemon.errorSent[run] {
-		l.violate(at, CheckFabricatedTerminal, "Core has error for run %s (%s) but no daemon sent one", run, via)
+	l.terminalObserved(at, "error", run, via, l.daemon.errorSent[run])
+}
+
+func (l *Ledger) terminalObserved(at int64, kind, run string, via Observation, sent bool) {
+	k := pairKey(kind, run)
+	switch {
+	case !sent:
+		l.violate(at, CheckFabricatedTerminal, "Core has %s for run %s (%s) but no daemon sent one", kind, run, via)
+	case via == ObservedPersisted && !l.core.onWire[k]:
+		l.violate(at, CheckFabricatedTerminal, "Core persisted %s for run %s without receiving one", kind, run)
+	}
+	if via == ObservedOnWire {
+		l.core.onWire[k] = true
 	}
 }
 

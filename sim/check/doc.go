@@ -51,7 +51,8 @@
 //     Harness applied the input; at Final, an accepted steer call that
 //     returned before the native apply or without one.
 //   - fabricated_terminal: Core sees done or error (on the wire or in its
-//     store), or an applied cancel receipt, for a run no daemon sent it for.
+//     store), or an applied cancel receipt, for a run no daemon sent it
+//     for; or Core persists done or error it never decoded from the wire.
 //   - cancel_receipt_overridden: after Core received an applied cancel
 //     receipt, the turn's terminal state is anything but cancelled.
 //   - handle_reuse: a handle starts twice, after release or expiry (the

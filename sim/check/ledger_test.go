@@ -158,7 +158,9 @@ func (s *scripted) finish() {
 	}
 	l.TurnSettled(s.tick(), "r1", NativeCompleted)
 	l.DoneSent(s.tick(), "r1")
-	l.DoneObserved(s.tick(), "r1", ObservedOnWire)
+	if !s.is("persisted_unreceived") {
+		l.DoneObserved(s.tick(), "r1", ObservedOnWire)
+	}
 	l.DoneObserved(s.tick(), "r1", ObservedPersisted)
 	if s.is("fabricated_done") {
 		l.DoneObserved(s.tick(), "r2", ObservedPersisted)
@@ -230,6 +232,7 @@ func TestEveryCheckerBites(t *testing.T) {
 		"fabricated_done":      CheckFabricatedTerminal,
 		"fabricated_error":     CheckFabricatedTerminal,
 		"fabricated_cancel":    CheckFabricatedTerminal,
+		"persisted_unreceived": CheckFabricatedTerminal,
 		"liveness":             CheckLiveness,
 		"orphan":               CheckOrphan,
 	}
