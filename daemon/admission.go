@@ -271,11 +271,14 @@ func (m *Machine) prepareDone(c *call, r PrepareResult) {
 }
 
 // expireIfDue expires a live admission whose deadline has passed, even if
-// its timer has not been delivered yet.
-func (m *Machine) expireIfDue(a *admission) {
+// its timer has not been delivered yet; it reports whether it did (the
+// expired status is then already published).
+func (m *Machine) expireIfDue(a *admission) bool {
 	if a.live() && !m.now.Before(a.expiresAt) {
 		m.expire(a)
+		return true
 	}
+	return false
 }
 
 func (m *Machine) expiryDue(handle string) {
@@ -334,7 +337,9 @@ func (m *Machine) onRelease(requestID string, r wire.ExecutionRelease) {
 		m.sendRejected(requestID, wire.TypeExecutionRelease, CodeUnknownPreparation, nil)
 		return
 	}
-	m.expireIfDue(a)
+	if m.expireIfDue(a) {
+		return
+	}
 	if !a.live() {
 		m.sendStatus(a) // already transferred or ended: republish
 		return

@@ -255,3 +255,14 @@ func frameTypes(frames []wire.Frame) string {
 	}
 	return strings.Join(parts, ",")
 }
+
+// allSent returns every frame sent so far.
+func (r *rig) allSent() []wire.Frame {
+	var out []wire.Frame
+	for _, e := range r.all {
+		if s, ok := e.(Send); ok {
+			out = append(out, s.Frame)
+		}
+	}
+	return out
+}

@@ -70,7 +70,9 @@ func (m *Machine) onStart(requestID string, s wire.ExecutionStart) {
 		}
 		return
 	}
-	m.expireIfDue(a)
+	if m.expireIfDue(a) {
+		return
+	}
 	switch {
 	case a.state == wire.StateExpired:
 		m.sendStatus(a)

@@ -1,0 +1,94 @@
+package daemon
+
+import (
+	"testing"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+func cancelAcks(r *rig) []wire.InteractionDecisionAck {
+	return payloadsOf[wire.InteractionDecisionAck](r.sent())
+}
+
+// TestCancelWaitsForSettlement follows the shared wire scenario: no receipt
+// precedes settlement; then done, then the applied receipt with the
+// continuity outcome.
+func TestCancelWaitsForSettlement(t *testing.T) {
+	r := newRig(t)
+	turn := r.started("p1", "s1", "run1")
+	r.recv("run1", wire.PromptCancel{DeliveryID: "cancel"})
+	_, cop := callOf[Cancel](r)
+	eq(t, cop.Turn, turn, "cancel the exact turn")
+	sc, _ := callOf[AwaitSettlement](r)
+	eq(t, len(r.sent()), 0, "no receipt before settlement")
+	outcome := wire.Done{Content: "partial", Metadata: &wire.DoneMetadata{AgentSessionID: "native-session"}}
+	r.result(sc, SettleResult{Settled: true, Reusable: true, Outcome: outcome})
+	frames := r.sent()
+	eq(t, frameTypes(frames), "done,interaction_decision_ack", "done then the receipt")
+	eq(t, frames[0].Payload.(wire.Done).Content, "", "done carries what the stream observed")
+	ack := frames[1].Payload.(wire.InteractionDecisionAck)
+	must(t, ack.Applied && ack.DeliveryID == "cancel" && frames[1].ID == "run1", "applied receipt: %+v", ack)
+	must(t, ack.Outcome != nil && ack.Outcome.Content == "partial" && ack.Outcome.Metadata.AgentSessionID == "native-session", "continuity outcome")
+}
+
+func TestCancelOnlyTargetsItsTurn(t *testing.T) {
+	r := newRig(t)
+	a := r.started("pa", "sa", "runA")
+	r.started("pb", "sb", "runB")
+	r.recv("runA", wire.PromptCancel{})
+	cs := r.calls()
+	must(t, len(cs) == 2, "cancel and settle only: %s", describeAll(r.out))
+	eq(t, cs[0].Op.(Cancel).Turn, a, "exact turn")
+	eq(t, len(r.sent()), 0, "no receipt without delivery id")
+}
+
+func TestCancelSettlementTimeoutProvesNothing(t *testing.T) {
+	r := newRig(t)
+	turn := r.started("p1", "s1", "run1")
+	r.recv("run1", wire.PromptCancel{DeliveryID: "d1"})
+	sc, _ := callOf[AwaitSettlement](r)
+	at, ok := r.armed(settleWaitTimer(turn))
+	must(t, ok && at.Equal(r.now.Add(10*time.Second)), "10s settlement wait")
+	r.fire(settleWaitTimer(turn))
+	ack := cancelAcks(r)
+	must(t, len(ack) == 1 && !ack[0].Applied && ack[0].ErrorCode == CodeCancelFailed, "not applied: %s", describeAll(r.out))
+	eq(t, len(r.m.Snapshot().Turns), 1, "turn still owned")
+	noCall[AwaitSettlement](r)
+	r.result(sc, SettleResult{Settled: true, Reusable: true})
+	eq(t, frameTypes(r.sent()), "done", "late settlement: done, no applied receipt")
+}
+
+func TestCancelCodes(t *testing.T) {
+	r := newRig(t)
+	r.recv("nope", wire.PromptCancel{DeliveryID: "d"})
+	a := cancelAcks(r)
+	must(t, len(a) == 1 && !a[0].Applied && a[0].ErrorCode == CodeRunInactive, "unknown run: %+v", a)
+	st := r.ready("p1", "s1")
+	r.recv("p1", startFor(st, "run1"))
+	c, _ := callOf[StartTurn](r)
+	r.recv("run1", wire.PromptCancel{DeliveryID: "d"})
+	a = cancelAcks(r)
+	must(t, len(a) == 1 && a[0].ErrorCode == CodeNotReady, "starting: %+v", a)
+	noCall[Cancel](r)
+	r.result(c, StartResult{Turn: true})
+	r.recv("run1", wire.PromptCancel{DeliveryID: "d2"})
+	cc, _ := callOf[Cancel](r)
+	r.result(cc, CancelResult{Err: "refused"})
+	a = cancelAcks(r)
+	must(t, len(a) == 1 && !a[0].Applied && a[0].ErrorCode == CodeCancelFailed, "failed cancel request: %+v", a)
+	eq(t, len(r.m.Snapshot().Turns), 1, "turn still owned")
+}
+
+func TestCancelAppliedOnlyAfterCloseWhenNotReusable(t *testing.T) {
+	r := newRig(t)
+	turn := r.started("p1", "s1", "run1")
+	r.recv("run1", wire.PromptCancel{DeliveryID: "d"})
+	sc, _ := callOf[AwaitSettlement](r)
+	r.result(sc, SettleResult{Settled: true, Reusable: false, Reason: "retire"})
+	eq(t, len(r.sent()), 0, "no receipt before the close")
+	c, _ := callOf[CloseExecutor](r)
+	r.result(c, CloseResult{})
+	eq(t, frameTypes(r.sent()), "done,interaction_decision_ack", "after close")
+	_ = turn
+}

@@ -1,0 +1,163 @@
+package daemon
+
+import (
+	"testing"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+func TestDisconnectRetiresRoutesAndSettlesNativeWork(t *testing.T) {
+	r := newRig(t)
+	turn := r.started("p1", "s1", "run1")
+	r.recv("run1", steer("1", "a"))
+	w, _ := callOf[DurableWrite](r)
+	r.step(Disconnected{Gen: 1})
+	_, cop := callOf[Cancel](r)
+	eq(t, cop.Turn, turn, "native turn cancelled on transport loss")
+	sc, _ := callOf[AwaitSettlement](r)
+	r.connect()
+	eq(t, frameTypes(r.sent()), "heartbeat", "reconnect replays nothing")
+	r.step(NativeTurnEvent{Turn: turn, Event: wire.Delta{Delta: "old"}})
+	eq(t, len(r.sent()), 0, "old output never reaches the successor")
+	r.result(w, WriteResult{Outcome: WriteWritten})
+	eq(t, len(r.sent()), 0, "old receipts never reach the successor")
+	r.recv("run1", wire.PromptCancel{DeliveryID: "d"})
+	a := cancelAcks(r)
+	must(t, len(a) == 1 && a[0].ErrorCode == CodeRunInactive, "old run unknown on the new connection")
+	noCall[Cancel](r)
+	r.result(sc, SettleResult{Settled: true, Reusable: true})
+	eq(t, len(r.sent()), 0, "no done on the successor")
+	ex := r.m.Snapshot().Executors
+	must(t, len(ex) == 1 && ex[0].Phase == "idle", "executor cleaned up to idle: %+v", ex)
+	eq(t, len(r.m.Snapshot().Turns), 0, "turn settled")
+	// The same run ID is free on the new connection.
+	r.started("p1", "s1", "run1")
+}
+
+func TestStartResultAfterDisconnect(t *testing.T) {
+	r := newRig(t)
+	st := r.ready("p1", "s1")
+	r.recv("p1", startFor(st, "run1"))
+	c, _ := callOf[StartTurn](r)
+	r.step(Disconnected{Gen: 1})
+	r.result(c, StartResult{Turn: true})
+	eq(t, len(r.sent()), 0, "nothing sent")
+	callOf[Cancel](r)
+	callOf[AwaitSettlement](r)
+}
+
+func TestReplacementConnectionClosesOld(t *testing.T) {
+	r := newRig(t)
+	r.ready("p1", "s1")
+	r.connect()
+	var closed []CloseTransport
+	for _, e := range r.out {
+		if c, ok := e.(CloseTransport); ok {
+			closed = append(closed, c)
+		}
+	}
+	must(t, len(closed) == 1 && closed[0].Gen == 1, "old transport closed: %s", describeAll(r.out))
+	eq(t, len(r.m.Snapshot().Admissions), 0, "no records inherited")
+	r.step(FrameReceived{Gen: 1, Frame: wire.Frame{ID: "p9", Payload: prepareFor("s9")}})
+	eq(t, len(r.out), 0, "frames of the old connection are ignored")
+	r.step(Connected{Gen: 1})
+	eq(t, len(r.out), 0, "stale generation ignored")
+}
+
+func TestFrameRejectedAnswersControlOperations(t *testing.T) {
+	r := newRig(t)
+	for typ, code := range map[string]string{
+		wire.TypeExecutionPrepare: CodeInvalidRequest,
+		wire.TypeExecutionStart:   CodeInvalidStart,
+		wire.TypeExecutionRelease: CodeInvalidRelease,
+	} {
+		r.step(FrameRejected{Gen: 1, Type: typ, ID: "p1"})
+		st := oneStatus(r)
+		eq(t, st.ErrorCode, code, typ)
+		eq(t, st.Operation, typ, "operation")
+	}
+	r.step(FrameRejected{Gen: 1, Type: wire.TypePromptSteer, ID: "run"})
+	eq(t, len(r.out), 0, "other frames have no effect")
+}
+
+func TestShutdownClosesEverythingAndReports(t *testing.T) {
+	r := newRig(t)
+	idle := r.ready("pa", "sa")
+	r.recv("pa", wire.ExecutionRelease{Handle: idle.Handle})
+	ready := r.ready("pb", "sb")
+	turn := r.started("pc", "sc", "runC")
+	r.step(ShutdownRequested{Reason: "stop"})
+	sts := statuses(r)
+	must(t, len(sts) == 1 && sts[0].State == wire.StateReleased && sts[0].Handle == ready.Handle, "ready admission released: %s", describeAll(r.out))
+	var closes []string
+	for _, c := range r.calls() {
+		if op, ok := c.Op.(CloseExecutor); ok {
+			closes = append(closes, op.Executor)
+		}
+	}
+	must(t, len(closes) == 2, "idle executors closed: %v", closes)
+	cc, _ := callOf[Cancel](r)
+	sc, _ := callOf[AwaitSettlement](r)
+	var rep *Report
+	for _, e := range r.out {
+		if v, ok := e.(Report); ok {
+			rep = &v
+		}
+	}
+	must(t, rep != nil && !rep.Complete && len(rep.Owned) > 0, "report of owned resources")
+	r.recv("pd", prepareFor("sd"))
+	eq(t, oneStatus(r).ErrorCode, CodeResourceUnavailable, "no admission while shutting down")
+	// Fail one close; the target is kept and retried serially.
+	var closeCalls []CallID
+	for _, e := range r.all {
+		if c, ok := e.(NativeCall); ok {
+			if _, ok := c.Op.(CloseExecutor); ok {
+				closeCalls = append(closeCalls, c.Call)
+			}
+		}
+	}
+	r.result(closeCalls[0], CloseResult{Err: "busy"})
+	r.result(closeCalls[1], CloseResult{})
+	r.result(cc, CancelResult{})
+	r.result(sc, SettleResult{Settled: true, Reusable: true})
+	eq(t, frameTypes(r.sent()), "done", "turn finishes with done")
+	last, _ := callOf[CloseExecutor](r) // finished executor closed, not parked
+	r.result(last, CloseResult{})
+	owned := r.m.Owned()
+	must(t, len(owned) == 1 && owned[0].Kind == "executor" && owned[0].State == "closing,close-failed", "failed target kept: %v", owned)
+	r.fire(closeRetryTimer(owned[0].ID))
+	c, _ := callOf[CloseExecutor](r)
+	r.result(c, CloseResult{})
+	var final Report
+	for _, e := range r.out {
+		if v, ok := e.(Report); ok {
+			final = v
+		}
+	}
+	must(t, final.Complete && len(final.Owned) == 0, "complete report: %+v", final)
+	_ = turn
+}
+
+func TestTimeMustNotGoBackwards(t *testing.T) {
+	r := newRig(t)
+	defer func() {
+		must(t, recover() != nil, "assertion panics")
+	}()
+	r.m.Step(t0.Add(-1), Connected{Gen: 9})
+}
+
+func TestConfigValidate(t *testing.T) {
+	cfg := testConfig()
+	must(t, cfg.Validate() == nil, "default config valid")
+	bad := testConfig()
+	bad.Kinds[0].Capabilities.Usage = wire.CapabilityUnspecified
+	must(t, bad.Validate() != nil, "incomplete capabilities rejected")
+	dup := testConfig()
+	dup.Kinds = append(dup.Kinds, dup.Kinds[0])
+	must(t, dup.Validate() != nil, "duplicate kind rejected")
+	small := testConfig()
+	small.Limits.ExecutorsMax = 2
+	must(t, small.Validate() != nil, "executors below active rejected")
+	d := testConfig().withDefaults().Limits
+	eq(t, d, DefaultLimits(), "defaults")
+}

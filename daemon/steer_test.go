@@ -1,0 +1,174 @@
+package daemon
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+func steer(id, text string) wire.PromptSteer {
+	return wire.PromptSteer{InputID: id, Input: wire.TextInput(text), DurableReceipt: true}
+}
+
+func acks(r *rig) []wire.PromptSteerAck { return payloadsOf[wire.PromptSteerAck](r.sent()) }
+
+func oneAck(r *rig) wire.PromptSteerAck {
+	r.t.Helper()
+	a := acks(r)
+	if len(a) != 1 {
+		r.t.Fatalf("want one steer ack, got %s", describeAll(r.out))
+	}
+	return a[0]
+}
+
+func TestSteerWrittenThenAccepted(t *testing.T) {
+	r := newRig(t)
+	turn := r.started("p1", "s1", "run1")
+	r.recv("run1", steer("1", "more"))
+	c, op := callOf[DurableWrite](r)
+	eq(t, op.Turn, turn, "written into the exact turn")
+	eq(t, op.InputID, "1", "input id")
+	eq(t, len(r.sent()), 0, "no receipt before the native write")
+	at, ok := r.armed(writeTimer(turn, "1"))
+	must(t, ok && at.Equal(r.now.Add(10*time.Second)), "10s native write budget")
+	r.result(c, WriteResult{Outcome: WriteWritten})
+	w := oneAck(r)
+	must(t, w.Written && !w.Accepted && w.ErrorCode == "", "written stage: %+v", w)
+	for _, e := range r.out {
+		if s, ok := e.(Send); ok {
+			eq(t, s.Budget, 5*time.Second, "receipt send budget")
+			eq(t, s.Frame.ID, "run1", "receipt on the Run ID")
+		}
+	}
+	_, armed := r.armed(writeTimer(turn, "1"))
+	must(t, !armed, "budget stops when the write completes")
+	r.step(NativeInputApplied{Turn: turn, InputID: "1"})
+	a := oneAck(r)
+	must(t, a.Accepted && a.Written, "accepted stage: %+v", a)
+	r.recv("run1", steer("1", "more"))
+	eq(t, oneAck(r), a, "repeat returns the stored receipt")
+	noCall[DurableWrite](r)
+}
+
+func TestSteerOneInFlightPerRun(t *testing.T) {
+	r := newRig(t)
+	r.started("p1", "s1", "run1")
+	r.recv("run1", steer("1", "a"))
+	c, _ := callOf[DurableWrite](r)
+	r.recv("run1", steer("2", "b"))
+	eq(t, oneAck(r).ErrorCode, CodeBusy, "second input while one is written")
+	noCall[DurableWrite](r)
+	r.recv("run1", steer("1", "a"))
+	eq(t, oneAck(r).ErrorCode, CodeInFlight, "same input in flight")
+	r.recv("run1", steer("1", "changed"))
+	eq(t, oneAck(r).ErrorCode, CodeInputConflict, "same id, different content")
+	r.result(c, WriteResult{Outcome: WriteWritten})
+	r.recv("run1", steer("2", "b"))
+	callOf[DurableWrite](r)
+}
+
+func TestSteerOverBudgetIsUnknownAndNeverReplayed(t *testing.T) {
+	r := newRig(t)
+	turn := r.started("p1", "s1", "run1")
+	r.recv("run1", steer("1", "a"))
+	c, _ := callOf[DurableWrite](r)
+	r.fire(writeTimer(turn, "1"))
+	u := oneAck(r)
+	eq(t, u.ErrorCode, CodeOutcomeUnknown, "over budget")
+	must(t, !u.Written && !u.Accepted, "claims nothing")
+	r.recv("run1", steer("1", "a"))
+	eq(t, oneAck(r), u, "stored unknown receipt")
+	noCall[DurableWrite](r)
+	r.recv("run1", steer("2", "b"))
+	eq(t, oneAck(r).ErrorCode, CodeBusy, "the native write is still outstanding")
+	r.result(c, WriteResult{Outcome: WriteWritten})
+	eq(t, len(r.sent()), 0, "a late result does not replace the unknown receipt")
+	snap := r.m.Snapshot().Turns[0].Inputs
+	eq(t, snap[0].State, "unknown", "kept as unknown")
+}
+
+func TestSteerFailedAndUnknownResults(t *testing.T) {
+	for _, tc := range []struct {
+		outcome WriteOutcome
+		code    string
+	}{{WriteFailed, CodeRejected}, {WriteUnknown, CodeOutcomeUnknown}} {
+		r := newRig(t)
+		r.started("p1", "s1", "run1")
+		r.recv("run1", steer("1", "a"))
+		c, _ := callOf[DurableWrite](r)
+		r.result(c, WriteResult{Outcome: tc.outcome, Err: "x"})
+		a := oneAck(r)
+		eq(t, a.ErrorCode, tc.code, "code for "+tc.outcome.String())
+		must(t, !a.Written && !a.Accepted, "claims nothing")
+	}
+}
+
+func TestSteerCodes(t *testing.T) {
+	r := newRig(t)
+	r.recv("run0", steer("1", "a"))
+	eq(t, oneAck(r).ErrorCode, CodeRunInactive, "unknown run")
+	r.recv("run0", wire.PromptSteer{InputID: " ", Input: wire.TextInput("a"), DurableReceipt: true})
+	eq(t, oneAck(r).ErrorCode, CodeInvalidInput, "blank input id")
+	r.recv("run0", wire.PromptSteer{InputID: strings.Repeat("x", 257), Input: wire.TextInput("a"), DurableReceipt: true})
+	a := oneAck(r)
+	eq(t, a.ErrorCode, CodeInvalidInput, "long input id")
+	eq(t, a.InputID, "", "oversized id not echoed")
+	r.recv("run0", wire.PromptSteer{InputID: "1", DurableReceipt: true})
+	eq(t, oneAck(r).ErrorCode, CodeInvalidInput, "invalid input")
+	st := r.ready("p1", "s1")
+	r.recv("p1", startFor(st, "run1"))
+	c, _ := callOf[StartTurn](r)
+	r.recv("run1", steer("1", "a"))
+	eq(t, oneAck(r).ErrorCode, CodeNotReady, "run still starting")
+	r.result(c, StartResult{Turn: true})
+	r.recv("run1", wire.PromptSteer{InputID: "1", Input: wire.TextInput("a")})
+	eq(t, oneAck(r).ErrorCode, CodeUnsupported, "plain steering has no native path")
+}
+
+func TestSteerInputLimit(t *testing.T) {
+	cfg := testConfig()
+	cfg.Limits.SteerInputsPerRunMax = 2
+	r := newRigWith(t, cfg)
+	r.started("p1", "s1", "run1")
+	for _, id := range []string{"1", "2"} {
+		r.recv("run1", steer(id, id))
+		c, _ := callOf[DurableWrite](r)
+		r.result(c, WriteResult{Outcome: WriteWritten})
+	}
+	r.recv("run1", steer("3", "3"))
+	eq(t, oneAck(r).ErrorCode, CodeInputLimit, "inputs per run bounded")
+}
+
+func TestSteerUnsupportedWithoutDurableReceipts(t *testing.T) {
+	cfg := testConfig()
+	cfg.Kinds[0].Capabilities.DurableInputReceipts = wire.CapabilityUnsupported
+	r := newRigWith(t, cfg)
+	r.started("p1", "s1", "run1")
+	r.recv("run1", steer("1", "a"))
+	eq(t, oneAck(r).ErrorCode, CodeUnsupported, "declaration snapshot lacks durable receipts")
+	noCall[DurableWrite](r)
+}
+
+func TestDoneWaitsForAdmittedReceipt(t *testing.T) {
+	r := newRig(t)
+	turn := r.started("p1", "s1", "run1")
+	r.recv("run1", steer("1", "a"))
+	w, _ := callOf[DurableWrite](r)
+	r.settle(turn, SettleResult{Settled: true, Reusable: true})
+	eq(t, len(r.sent()), 0, "no done while a receipt is pending")
+	r.result(w, WriteResult{Outcome: WriteWritten})
+	eq(t, frameTypes(r.sent()), "prompt_steer_ack,done", "receipt, then done")
+}
+
+func TestDoneAfterWriteBudgetExpires(t *testing.T) {
+	r := newRig(t)
+	turn := r.started("p1", "s1", "run1")
+	r.recv("run1", steer("1", "a"))
+	r.settle(turn, SettleResult{Settled: true, Reusable: true})
+	r.fire(writeTimer(turn, "1"))
+	eq(t, frameTypes(r.sent()), "prompt_steer_ack,done", "unknown receipt, then done")
+	owned := r.m.Owned()
+	must(t, len(owned) == 2 && owned[1].Kind == "call" && owned[1].State == "write", "the write call stays owned: %v", owned)
+}
