@@ -130,9 +130,9 @@ func (t *Turn) emitPaced(p wire.Payload) bool {
 			return false
 		}
 	}
-	t.observe(p)
 	select {
 	case t.out <- agent.Event{RunID: t.runID, Payload: p}:
+		t.observe(p)
 		return true
 	case <-t.cancelCh:
 		return false
