@@ -95,16 +95,20 @@ func TestPrepareConfigurationFromAgent(t *testing.T) {
 
 func TestCreateSessionRejectsInvalidConfig(t *testing.T) {
 	bad := map[string]func(*core.AgentConfig){
-		"no kind":        func(a *core.AgentConfig) { a.Kind = "" },
-		"no model":       func(a *core.AgentConfig) { a.Model = "" },
-		"env type":       func(a *core.AgentConfig) { a.Environment = "cloud" },
-		"hosted no id":   func(a *core.AgentConfig) { a.Environment = core.EnvSelfHosted },
-		"none with id":   func(a *core.AgentConfig) { a.EnvironmentID = "e" },
-		"verbosity":      func(a *core.AgentConfig) { a.TextVerbosity = "loud" },
-		"dup tool":       func(a *core.AgentConfig) { a.FunctionTools = []wire.FunctionTool{{Name: "f"}, {Name: "f"}} },
-		"mcp origin":     func(a *core.AgentConfig) { a.MCPServers = []wire.MCPHTTPServer{{ServerLabel: "l", ServerURL: "u", ConnectionOrigin: "environment"}} },
-		"mcp bad origin": func(a *core.AgentConfig) { a.MCPServers = []wire.MCPHTTPServer{{ServerLabel: "l", ServerURL: "u", ConnectionOrigin: "x"}} },
-		"mcp no url":     func(a *core.AgentConfig) { a.MCPServers = []wire.MCPHTTPServer{{ServerLabel: "l"}} },
+		"no kind":      func(a *core.AgentConfig) { a.Kind = "" },
+		"no model":     func(a *core.AgentConfig) { a.Model = "" },
+		"env type":     func(a *core.AgentConfig) { a.Environment = "cloud" },
+		"hosted no id": func(a *core.AgentConfig) { a.Environment = core.EnvSelfHosted },
+		"none with id": func(a *core.AgentConfig) { a.EnvironmentID = "e" },
+		"verbosity":    func(a *core.AgentConfig) { a.TextVerbosity = "loud" },
+		"dup tool":     func(a *core.AgentConfig) { a.FunctionTools = []wire.FunctionTool{{Name: "f"}, {Name: "f"}} },
+		"mcp origin": func(a *core.AgentConfig) {
+			a.MCPServers = []wire.MCPHTTPServer{{ServerLabel: "l", ServerURL: "u", ConnectionOrigin: "environment"}}
+		},
+		"mcp bad origin": func(a *core.AgentConfig) {
+			a.MCPServers = []wire.MCPHTTPServer{{ServerLabel: "l", ServerURL: "u", ConnectionOrigin: "x"}}
+		},
+		"mcp no url": func(a *core.AgentConfig) { a.MCPServers = []wire.MCPHTTPServer{{ServerLabel: "l"}} },
 	}
 	for name, mutate := range bad {
 		t.Run(name, func(t *testing.T) {
