@@ -101,9 +101,14 @@ func TestCancellationOutcomeMissingEvidenceStaysUnset(t *testing.T) {
 }
 
 func TestEventValidate(t *testing.T) {
-	valid := []wire.Payload{wire.Delta{Delta: "x"}, wire.Thinking{}, wire.OutputMessage{}, wire.ToolCall{},
-		wire.UsageUpdate{}, wire.RunError{}, wire.Done{}, wire.PermissionRequest{}, wire.PermissionCancel{},
-		wire.UserChoicePrompt{}, wire.FunctionCall{}}
+	valid := []wire.Payload{wire.Delta{Delta: "x"}, wire.Thinking{Text: "t"},
+		wire.OutputMessage{ID: "m", Status: "in_progress"},
+		wire.ToolCall{ID: "t", Name: "shell", Stage: "before"},
+		wire.UsageUpdate{}, wire.RunError{Error: "failed"}, wire.Done{},
+		wire.PermissionRequest{RequestID: "p", Tool: "shell", Title: "run"}, wire.PermissionCancel{},
+		wire.UserChoicePrompt{AskID: "a", Questions: []wire.UserQuestion{{ID: "q", Question: "which?",
+			Options: []wire.UserOption{{Label: "one"}}}}},
+		wire.FunctionCall{CallID: "c", Name: "lookup", Arguments: json.RawMessage(`{}`)}}
 	for _, p := range valid {
 		if err := (agent.Event{RunID: "r", Payload: p}).Validate(); err != nil {
 			t.Errorf("%s: %v", p.MessageType(), err)
@@ -114,6 +119,7 @@ func TestEventValidate(t *testing.T) {
 		"nil payload":   {RunID: "r"},
 		"not an output": {RunID: "r", Payload: wire.PromptSteer{}},
 		"pointer":       {RunID: "r", Payload: &wire.Done{}},
+		"wire invalid":  {RunID: "r", Payload: wire.ToolCall{ID: "t", Name: "shell", Stage: "during"}},
 	} {
 		if err := ev.Validate(); !errors.Is(err, agent.ErrInvalidRequest) {
 			t.Errorf("%s: Validate = %v", name, err)

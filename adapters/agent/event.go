@@ -25,7 +25,8 @@ func (e Event) Terminal() bool {
 	return ok
 }
 
-// Validate checks the Run ID and that Payload is a run-output payload.
+// Validate checks the Run ID, that Payload is a run-output payload and
+// that the payload satisfies its wire validator.
 func (e Event) Validate() error {
 	if e.RunID == "" {
 		return fmt.Errorf("%w: event without run ID", ErrInvalidRequest)
@@ -34,6 +35,9 @@ func (e Event) Validate() error {
 	case wire.Delta, wire.Thinking, wire.OutputMessage, wire.ToolCall,
 		wire.UsageUpdate, wire.RunError, wire.Done, wire.PermissionRequest,
 		wire.PermissionCancel, wire.UserChoicePrompt, wire.FunctionCall:
+		if err := wire.Validate(e.Payload); err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrInvalidRequest, e.Payload.MessageType(), err)
+		}
 		return nil
 	case nil:
 		return fmt.Errorf("%w: event without payload", ErrInvalidRequest)

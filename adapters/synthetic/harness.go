@@ -1,9 +1,3 @@
-// Package synthetic is a controlled, text-only Harness adapter. It runs
-// real goroutines behind the adapters/agent contract and follows a script
-// per Turn, so tests can produce every lifecycle path on demand: streamed
-// deltas and usage, error events, start failures before and after input,
-// slow cancellation, non-reusable settlement, durable steering receipts and
-// close failures. It is also the onboarding example for adapter authors.
 package synthetic
 
 import (
