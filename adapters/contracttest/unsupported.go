@@ -51,8 +51,11 @@ func TestUnsupported(f agent.ExecutorFactory, fx Fixture) error {
 	ctx, cancel := context.WithTimeout(context.Background(), fx.Timeout)
 	_, err := r.turn.SteerDurable(ctx, agent.SteerInput{InputID: "durable-1", Input: wire.TextInput("steer")})
 	cancel()
-	if errors.Is(err, agent.ErrUnsupportedOperation) {
+	switch {
+	case errors.Is(err, agent.ErrUnsupportedOperation):
 		rep.errorf("required DurableSteerer answered Unsupported")
+	case err != nil && fx.Hold != nil:
+		rep.errorf("held Turn refused a durable input after the refusals: %v", err)
 	}
 	if fx.Hold != nil {
 		cancelTurn(rep, fx, r)

@@ -20,6 +20,7 @@ type Executor struct {
 	mu      sync.Mutex
 	active  *Turn  // the unsettled Turn, if any
 	retired string // set by a non-reusable settlement
+	closing bool   // a Close is in progress: no new Turn
 	closed  bool
 }
 
@@ -38,7 +39,7 @@ func (e *Executor) StartTurn(ctx context.Context, req agent.TurnRequest) (agent.
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	switch {
-	case e.closed:
+	case e.closed, e.closing:
 		return nil, fmt.Errorf("%w: executor closed", agent.ErrExecutorUnavailable)
 	case e.retired != "":
 		return nil, fmt.Errorf("%w: executor retired", agent.ErrExecutorUnavailable)
@@ -87,8 +88,25 @@ func (e *Executor) Close(ctx context.Context) error {
 		e.mu.Unlock()
 		return nil
 	}
+	e.closing = true
 	active := e.active
 	e.mu.Unlock()
+	err := e.release(ctx, active)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.closing = false
+	if err != nil {
+		return err
+	}
+	if !e.closed {
+		e.closed = true
+		e.h.record(func(tr *Truth) { tr.ExecutorsClosed++ })
+	}
+	return nil
+}
+
+// release settles the active Turn and releases the native session.
+func (e *Executor) release(ctx context.Context, active *Turn) error {
 	if active != nil {
 		_ = active.Cancel(ctx)
 		if _, err := active.AwaitSettlement(ctx); err != nil {
@@ -98,13 +116,6 @@ func (e *Executor) Close(ctx context.Context) error {
 	if e.h.takeCloseFailure() {
 		return fmt.Errorf("%w: synthetic close refused", agent.ErrCloseFailed)
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.closed {
-		return nil
-	}
-	e.closed = true
-	e.h.record(func(tr *Truth) { tr.ExecutorsClosed++ })
 	return nil
 }
 

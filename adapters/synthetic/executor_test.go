@@ -1,11 +1,13 @@
 package synthetic_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/turnstile-sim/turnstile/adapters/agent"
 	"github.com/turnstile-sim/turnstile/adapters/synthetic"
@@ -74,6 +76,52 @@ func TestCloseCancelsAndSettlesActiveTurn(t *testing.T) {
 			t.Fatal("Close returned before the Turn's output closed")
 		}
 		mustSettle(t, tr)
+	})
+}
+
+func TestStartDuringCloseIsRefused(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := synthetic.New()
+		h.Script(synthetic.TurnScript{Hold: true, CancelLatency: 5 * time.Second})
+		ex := newExecutor(t, h)
+		held := startTurn(t, ex, "run-1", wire.TextInput("hi"))
+		closed := make(chan error, 1)
+		go func() { closed <- ex.Close(t.Context()) }()
+		synctest.Wait() // Close waits for the held Turn's slow cancel
+		during := startTurn(t, ex, "run-2", wire.TextInput("no"))
+		if during.Turn != nil || !errors.Is(during.startErr, agent.ErrExecutorUnavailable) {
+			t.Fatalf("StartTurn during Close = %v, %v", during.Turn, during.startErr)
+		}
+		untouched(t, during.out)
+		if err := <-closed; err != nil {
+			t.Fatal(err)
+		}
+		mustSettle(t, held)
+		if got := h.Truth().TurnsStarted; got != 1 {
+			t.Fatalf("turns started %d", got)
+		}
+	})
+}
+
+func TestCloseTimeoutKeepsExecutorOwned(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := synthetic.New()
+		h.Script(synthetic.TurnScript{Hold: true, CancelLatency: time.Minute})
+		ex := newExecutor(t, h)
+		held := startTurn(t, ex, "run-1", wire.TextInput("hi"))
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		err := ex.Close(ctx)
+		cancel()
+		if !errors.Is(err, agent.ErrCloseFailed) || !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Close with an unsettled Turn = %v", err)
+		}
+		if got := h.Truth().ExecutorsClosed; got != 0 {
+			t.Fatalf("a timed-out Close released the Executor")
+		}
+		mustSettle(t, held)
+		if err := ex.Close(t.Context()); err != nil {
+			t.Fatal(err)
+		}
 	})
 }
 
