@@ -9,3 +9,9 @@ func assertf(cond bool, format string, args ...any) {
 		panic("daemon: assertion failed: " + fmt.Sprintf(format, args...))
 	}
 }
+
+// panicf reports a violated invariant. Callers test the condition first,
+// so the arguments are only boxed when the check fails.
+func panicf(format string, args ...any) {
+	panic("daemon: invariant violated: " + fmt.Sprintf(format, args...))
+}
