@@ -44,7 +44,6 @@ func Decode(frame []byte) (Frame, error) {
 func scanEnvelope(frame []byte) (envelopeParts, error) {
 	var env envelopeParts
 	sc := newScanner(frame, "envelope")
-	sc.path = sc.segs[:0]
 	sc.skipSpace()
 	if sc.pos >= len(frame) || frame[sc.pos] != '{' {
 		if sc.pos < len(frame) && tokenKind(frame[sc.pos]) != 0 {
@@ -53,7 +52,7 @@ func scanEnvelope(frame []byte) (envelopeParts, error) {
 		return env, sc.syntax("expected object")
 	}
 	sc.pos++
-	sc.path = append(sc.path, pathSegment{})
+	sc.push(pathSegment{})
 	var seen uint8
 	hasType := false
 	for first := true; ; first = false {
@@ -68,10 +67,10 @@ func scanEnvelope(frame []byte) (envelopeParts, error) {
 		}
 		bit, name := envelopeMember(key)
 		if bit == 0 {
-			sc.path[0] = pathSegment{key: key}
+			sc.set(pathSegment{key: key})
 			return env, sc.fail(ErrUnknownField, "")
 		}
-		sc.path[0] = pathSegment{field: name}
+		sc.set(pathSegment{field: name})
 		if seen&bit != 0 {
 			return env, sc.fail(ErrDuplicateField, "")
 		}
@@ -87,7 +86,7 @@ func scanEnvelope(frame []byte) (envelopeParts, error) {
 			break
 		}
 	}
-	sc.path = sc.path[:0]
+	sc.n = 0
 	sc.skipSpace()
 	if sc.pos != len(frame) {
 		return env, fmt.Errorf("%w: after envelope at offset %d", ErrTrailingData, sc.pos)

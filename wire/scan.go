@@ -20,10 +20,29 @@ type pathSegment struct {
 type scanner struct {
 	data  []byte
 	pos   int
-	root  string // path root, normally the type string
-	path  []pathSegment
-	segs  [12]pathSegment
-	depth int // nesting inside raw members
+	root  string                       // path root, normally the type string
+	segs  [pathSegmentsMax]pathSegment // path of the value being scanned
+	n     int                          // path length (may exceed pathSegmentsMax)
+	depth int                          // nesting inside raw members
+}
+
+// pathSegmentsMax bounds the recorded path; deeper segments are scanned
+// but not named. The array lives inside the scanner so that scanning does
+// not allocate.
+const pathSegmentsMax = 16
+
+func (sc *scanner) push(seg pathSegment) {
+	if sc.n < pathSegmentsMax {
+		sc.segs[sc.n] = seg
+	}
+	sc.n++
+}
+
+// set replaces the innermost segment.
+func (sc *scanner) set(seg pathSegment) {
+	if sc.n-1 < pathSegmentsMax {
+		sc.segs[sc.n-1] = seg
+	}
 }
 
 func newScanner(data []byte, root string) scanner {
@@ -32,7 +51,7 @@ func newScanner(data []byte, root string) scanner {
 
 // check scans one complete value of schema s and rejects trailing bytes.
 func (sc *scanner) check(s *schema, nullable bool) error {
-	sc.path = sc.segs[:0]
+	sc.n = 0
 	if err := sc.value(s, nullable); err != nil {
 		return err
 	}
@@ -47,7 +66,7 @@ func (sc *scanner) check(s *schema, nullable bool) error {
 func (sc *scanner) pathString() string {
 	var b strings.Builder
 	b.WriteString(sc.root)
-	for _, p := range sc.path {
+	for _, p := range sc.segs[:min(sc.n, pathSegmentsMax)] {
 		if p.isIdx {
 			b.WriteByte('[')
 			b.WriteString(strconv.Itoa(p.index))
@@ -179,8 +198,8 @@ func (sc *scanner) object(s *schema) error {
 	sc.pos++ // '{'
 	var seen uint64
 	next := 0
-	depth := len(sc.path)
-	sc.path = append(sc.path, pathSegment{})
+	depth := sc.n
+	sc.push(pathSegment{})
 	for first := true; ; first = false {
 		sc.skipSpace()
 		if sc.pos < len(sc.data) && sc.data[sc.pos] == '}' && first {
@@ -196,7 +215,7 @@ func (sc *scanner) object(s *schema) error {
 			return sc.unknownMember(s, key)
 		}
 		f := &s.fields[i]
-		sc.path[depth] = pathSegment{field: f.name}
+		sc.set(pathSegment{field: f.name})
 		if seen&(1<<i) != 0 {
 			return sc.fail(ErrDuplicateField, "")
 		}
@@ -217,10 +236,10 @@ func (sc *scanner) object(s *schema) error {
 			break
 		}
 	}
-	sc.path = sc.path[:depth]
+	sc.n = depth
 	for i := range s.fields {
 		if s.fields[i].required && seen&(1<<i) == 0 {
-			sc.path = append(sc.path, pathSegment{field: s.fields[i].name})
+			sc.push(pathSegment{field: s.fields[i].name})
 			return sc.fail(ErrMissingField, "")
 		}
 	}
@@ -229,10 +248,10 @@ func (sc *scanner) object(s *schema) error {
 
 func (sc *scanner) unknownMember(s *schema, key []byte) error {
 	if s.withhold {
-		sc.path = sc.path[:len(sc.path)-1]
+		sc.n--
 		return sc.fail(ErrUnknownField, "member name withheld")
 	}
-	sc.path[len(sc.path)-1] = pathSegment{key: key}
+	sc.set(pathSegment{key: key})
 	return sc.fail(ErrUnknownField, "")
 }
 
@@ -296,8 +315,8 @@ func (sc *scanner) endMember(closing byte) (bool, error) {
 // mapObject scans an object with free member names; duplicates are rejected.
 func (sc *scanner) mapObject(s *schema) error {
 	sc.pos++
-	depth := len(sc.path)
-	sc.path = append(sc.path, pathSegment{})
+	depth := sc.n
+	sc.push(pathSegment{})
 	var keys [][]byte
 	for first := true; ; first = false {
 		sc.skipSpace()
@@ -309,7 +328,7 @@ func (sc *scanner) mapObject(s *schema) error {
 		if err != nil {
 			return err
 		}
-		sc.path[depth] = pathSegment{key: key}
+		sc.set(pathSegment{key: key})
 		for _, k := range keys {
 			if string(k) == string(key) {
 				return sc.fail(ErrDuplicateField, "")
@@ -326,21 +345,21 @@ func (sc *scanner) mapObject(s *schema) error {
 			break
 		}
 	}
-	sc.path = sc.path[:depth]
+	sc.n = depth
 	return nil
 }
 
 func (sc *scanner) array(s *schema) error {
 	sc.pos++
-	depth := len(sc.path)
-	sc.path = append(sc.path, pathSegment{})
+	depth := sc.n
+	sc.push(pathSegment{})
 	for i := 0; ; i++ {
 		sc.skipSpace()
 		if sc.pos < len(sc.data) && sc.data[sc.pos] == ']' && i == 0 {
 			sc.pos++
 			break
 		}
-		sc.path[depth] = pathSegment{index: i, isIdx: true}
+		sc.set(pathSegment{index: i, isIdx: true})
 		if err := sc.value(s.elem, false); err != nil {
 			return err
 		}
@@ -351,6 +370,6 @@ func (sc *scanner) array(s *schema) error {
 			break
 		}
 	}
-	sc.path = sc.path[:depth]
+	sc.n = depth
 	return nil
 }
