@@ -18,8 +18,8 @@ type ShrinkResult struct {
 const shrinkRunsMax = 2000
 
 // Shrink minimises the fault schedule and the workload of a failing run
-// while the same check still fails. It uses delta debugging over the fault
-// events, around a pass that lowers the workload knob. Each
+// while the same check still fails: it lowers the workload knob, runs delta
+// debugging over the fault events, then lowers the workload again. Each
 // candidate is replayed with opts (whose Setup must be the failing run's).
 func Shrink(failing Result, opts Options) ShrinkResult {
 	check := failing.FailedCheck()

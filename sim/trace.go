@@ -28,13 +28,17 @@ type tracer struct {
 	keep  bool
 	all   []string
 	buf   []byte
+	batch []byte // lines not yet hashed: hashing in blocks is cheaper
 	err   error
 }
+
+// traceBatchBytes is how many bytes of lines are hashed at once.
+const traceBatchBytes = 8 << 10
 
 func newTracer(tail int, out io.Writer, keep bool) *tracer {
 	assert(tail >= 0, "negative trace tail")
 	return &tracer{sum: sha256.New(), ring: make([][]byte, tail), out: out, keep: keep,
-		buf: make([]byte, 0, 256)}
+		buf: make([]byte, 0, 256), batch: make([]byte, 0, traceBatchBytes+512)}
 }
 
 // begin starts a new line in the scratch buffer and returns it.
@@ -52,7 +56,11 @@ func (t *tracer) begin(at int64, who string, arrow string) []byte {
 func (t *tracer) end(b []byte) {
 	b = append(b, '\n')
 	t.buf = b
-	t.sum.Write(b)
+	t.batch = append(t.batch, b...)
+	if len(t.batch) >= traceBatchBytes {
+		t.sum.Write(t.batch)
+		t.batch = t.batch[:0]
+	}
 	t.lines++
 	if len(t.ring) > 0 {
 		slot := t.ring[t.next]
@@ -76,6 +84,8 @@ func (t *tracer) line(at int64, who, arrow, text string) {
 
 // fingerprint returns the hex SHA-256 of every line written so far.
 func (t *tracer) fingerprint() string {
+	t.sum.Write(t.batch)
+	t.batch = t.batch[:0]
 	var sum [sha256.Size]byte
 	return hex.EncodeToString(t.sum.Sum(sum[:0]))
 }
@@ -117,13 +127,13 @@ func FormatTime(t time.Time) string {
 
 const hexDigits = "0123456789abcdef"
 
-// describeFrameDefault renders a frame as its length and up to 32 leading
+// appendFrameDefault renders a frame as its length and up to 16 leading
 // bytes in hex; it is used when Options.Describe is nil.
 func appendFrameDefault(b []byte, frame []byte) []byte {
 	b = append(b, "len="...)
 	b = strconv.AppendInt(b, int64(len(frame)), 10)
 	b = append(b, " hex="...)
-	n := min(len(frame), 32)
+	n := min(len(frame), 16)
 	for _, c := range frame[:n] {
 		b = append(b, hexDigits[c>>4], hexDigits[c&15])
 	}
