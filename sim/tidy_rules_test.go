@@ -57,6 +57,8 @@ var guardCases = []struct {
 		`func f(m map[string]int) (n int) { for _, v := range m { if v > 1 { n++ } }; return }`},
 	{"assert ok", "daemon", "a.go", "",
 		`func assert(bool, string) {}; func f(m map[string]int) { for k, v := range m { assert(v > 0, k) } }`},
+	{"panicf ok", "daemon", "a.go", "",
+		`func panicf(string, ...any) {}; func f(m map[string]int) { for k, v := range m { if v < 0 { panicf("bad %s", k) } } }`},
 	{"delete ok", "daemon", "a.go", "",
 		`func f(m map[string]int) { for k := range m { delete(m, k) } }`},
 	{"constant early exit ok", "daemon", "a.go", "",

@@ -1,0 +1,132 @@
+package campaign
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/turnstile-sim/turnstile/sim"
+)
+
+// Config is what a campaign's user chooses; everything else is drawn from
+// each seed. It mirrors the knobs of the world under test.
+type Config struct {
+	Devices int // 0: drawn from the seed
+	Turns   int // 0: the world's default
+	// Faults is nil for swarm selection over every kind, empty for no
+	// faults, else the only kinds the swarm may enable.
+	Faults []sim.FaultKind
+}
+
+// Fault specifications accepted by ParseFaults besides a list of kinds.
+const (
+	FaultsSwarm = "swarm"
+	FaultsNone  = "none"
+)
+
+// ParseFaults reads a -faults value: "swarm" (nil), "none" (empty, non-nil)
+// or a comma-separated list of kinds, each of which must be in valid.
+func ParseFaults(spec string, valid []sim.FaultKind) ([]sim.FaultKind, error) {
+	spec = strings.TrimSpace(spec)
+	switch spec {
+	case "", FaultsSwarm:
+		return nil, nil
+	case FaultsNone:
+		return []sim.FaultKind{}, nil
+	}
+	out := []sim.FaultKind{}
+	for _, part := range strings.Split(spec, ",") {
+		k := sim.FaultKind(strings.TrimSpace(part))
+		if !slices.Contains(valid, k) {
+			return nil, fmt.Errorf("%w %q; valid kinds: %s (or %q, %q)",
+				ErrFaultKind, k, joinKinds(valid), FaultsSwarm, FaultsNone)
+		}
+		if !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out, nil
+}
+
+// FaultsString renders faults the way ParseFaults reads them.
+func FaultsString(faults []sim.FaultKind) string {
+	if faults == nil {
+		return FaultsSwarm
+	}
+	if len(faults) == 0 {
+		return FaultsNone
+	}
+	return joinKinds(faults)
+}
+
+func joinKinds(kinds []sim.FaultKind) string {
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = string(k)
+	}
+	return strings.Join(parts, ",")
+}
+
+type configJSON struct {
+	Devices int    `json:"devices"`
+	Turns   int    `json:"turns"`
+	Faults  string `json:"faults"`
+}
+
+// MarshalJSON writes the fault selection as its flag value.
+func (c Config) MarshalJSON() ([]byte, error) {
+	return json.Marshal(configJSON{Devices: c.Devices, Turns: c.Turns, Faults: FaultsString(c.Faults)})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes. Fault kinds are not checked
+// against a world here; the world ignores kinds it does not know.
+func (c *Config) UnmarshalJSON(b []byte) error {
+	var j configJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	c.Devices, c.Turns = j.Devices, j.Turns
+	switch j.Faults {
+	case "", FaultsSwarm:
+		c.Faults = nil
+	case FaultsNone:
+		c.Faults = []sim.FaultKind{}
+	default:
+		c.Faults = []sim.FaultKind{}
+		for _, k := range strings.Split(j.Faults, ",") {
+			c.Faults = append(c.Faults, sim.FaultKind(strings.TrimSpace(k)))
+		}
+	}
+	return nil
+}
+
+// Flags renders the non-default parts of c as command-line flags, each
+// preceded by a space.
+func (c Config) Flags() string {
+	var b strings.Builder
+	if c.Devices != 0 {
+		b.WriteString(" -devices " + strconv.Itoa(c.Devices))
+	}
+	if c.Turns != 0 {
+		b.WriteString(" -turns " + strconv.Itoa(c.Turns))
+	}
+	if c.Faults != nil {
+		b.WriteString(" -faults " + FaultsString(c.Faults))
+	}
+	return b.String()
+}
+
+// Command is how replay lines invoke the CLI.
+const Command = "go run ./cmd/turnstile"
+
+// ReplayCommand is the one-line command that replays seed under c.
+func ReplayCommand(seed uint64, c Config) string {
+	return fmt.Sprintf("%s replay -seed %d%s", Command, seed, c.Flags())
+}
+
+// ReplayScheduleCommand replays a stored schedule or regression entry.
+func ReplayScheduleCommand(path string) string {
+	return fmt.Sprintf("%s replay -schedule %s", Command, path)
+}
