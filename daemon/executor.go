@@ -69,7 +69,7 @@ func (m *Machine) newExecutor(session string, k *KindConfig, fp string) *executo
 // sessionExecutor returns the Session's executor. There is at most one
 // (checked by the invariants), so the map scan is order independent.
 func (m *Machine) sessionExecutor(session string) *executor {
-	for _, ex := range m.executors {
+	for _, ex := range m.executors { //tidy:sorted at most one match (checkInvariants)
 		if ex.session == session {
 			return ex
 		}
