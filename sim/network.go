@@ -92,7 +92,7 @@ func (n *network) dial(s *slot, d Dial) {
 	reason := ""
 	t := w.slot(d.Peer)
 	switch {
-	case t == nil:
+	case t == nil || t == s:
 		reason = ReasonUnknownPeer
 	case !t.up:
 		reason = ReasonRefused
@@ -249,6 +249,11 @@ func (n *network) breakConn(c *conn, reason string) {
 	c.broken = true
 	for e := 0; e < 2; e++ {
 		d := &c.ends[e]
+		for _, h := range d.held {
+			if !h.close {
+				n.w.stats.FramesLost++
+			}
+		}
 		d.held, d.stalled = nil, false
 		if d.closed {
 			continue

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"strings"
 	"time"
 )
 
@@ -127,6 +128,32 @@ func (r Result) FailedCheck() string {
 		return ""
 	}
 	return r.Violations[0].Check
+}
+
+// Report renders the run for a failure message: seed, swarm, outcome,
+// fingerprint, counts, marks and the trace tail.
+func (r Result) Report() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "SEED=%d\n%s\n", r.Seed, r.Schedule)
+	for _, v := range r.Violations {
+		fmt.Fprintf(&b, "VIOLATION %s\n", v)
+	}
+	if len(r.Violations) == 0 {
+		fmt.Fprintf(&b, "ok converged=%v pending=%q\n", r.Converged, r.Pending)
+	}
+	fmt.Fprintf(&b, "fingerprint=%s steps=%d events=%d end=%s\n", r.Fingerprint, r.Stats.Steps,
+		r.Stats.Events, FormatTime(Epoch.Add(r.Stats.End)))
+	for _, k := range sortedKeys(r.Stats.Faults) {
+		fmt.Fprintf(&b, "fault %s x%d\n", k, r.Stats.Faults[k])
+	}
+	for _, k := range sortedKeys(r.Marks) {
+		fmt.Fprintf(&b, "mark %s x%d\n", k, r.Marks[k])
+	}
+	b.WriteString("trace tail:\n")
+	for _, l := range r.Tail {
+		b.WriteString("  " + l + "\n")
+	}
+	return b.String()
 }
 
 // Run executes one simulation from seed.
@@ -322,7 +349,9 @@ func (v *View) Healed() bool { return v.w.healed }
 // Mark returns how often the named mark was hit so far.
 func (v *View) Mark(name string) int { return v.w.marks[name] }
 
-// Last returns the node, event and effects of the most recent node step.
+// Last returns the node, event and effects of the step just taken; the
+// event is nil when that step delivered nothing to a node (a fault, a drop,
+// a kernel callback).
 func (v *View) Last() (NodeID, Event, []Effect) {
 	return v.w.lastNode, v.w.lastEvent, v.w.lastEffects
 }

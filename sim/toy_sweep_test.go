@@ -171,3 +171,13 @@ func TestTraceToWriterMatchesFingerprint(t *testing.T) {
 		t.Fatalf("fingerprint %s, recomputed %s", r.Fingerprint, fp)
 	}
 }
+
+func TestResultReport(t *testing.T) {
+	r := sweepForBug(t, toyOptions(toyConfig{noDedup: true}))
+	rep := r.Report()
+	for _, want := range []string{"SEED=", "seed=", "VIOLATION step", "applied_once", "fingerprint=" + r.Fingerprint, "trace tail:", "kernel !! violation"} {
+		if !strings.Contains(rep, want) {
+			t.Fatalf("report lacks %q:\n%s", want, rep)
+		}
+	}
+}

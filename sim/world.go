@@ -302,6 +302,7 @@ func (w *World) applyReply(s *slot, e Reply) {
 
 // dispatch performs one popped item.
 func (w *World) dispatch(it item) {
+	w.lastNode, w.lastEvent, w.lastEffects = "", nil, nil
 	switch it.kind {
 	case itemEvent:
 		if s := w.live(it); s != nil {
