@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -247,5 +248,37 @@ func TestDescribeBoundedAndSecretFree(t *testing.T) {
 	}
 	if Describe(Frame{}) != "<nil>" {
 		t.Error("nil payload")
+	}
+}
+
+// TestDecodeCanonical checks that accepted input re-encodes to a frame that
+// decodes to an equal value (the fuzz property), for the inputs where the
+// wire allows several spellings of one value.
+func TestDecodeCanonical(t *testing.T) {
+	for _, frame := range []string{
+		`{"type":"tool_call","id":"r","payload":{"id":"c","name":"n","stage":"before","args":{ "a" : "<&>" }}}`,
+		`{"type":"prompt_for_user_choice_decision","id":"a","payload":{"delivery_id":"d","question_answers":[]}}`,
+		`{"type":"workspace_export_result","id":"x","payload":{"outcome":"completed","offset":3,"data":""}}`,
+		`{"type":"execution_prepare","id":"p","payload":{"session_id":"s","configuration":{"agent_kind":"k","conversation_id":"","run_id":"","agent_options":{"model": "m","system_prompt":[ 1 ]},"function_tools":[],"mcp_http_servers":[]}}}`,
+		`{"type":"workspace_export_result","id":"x","payload":{"outcome":"chunk","offset":0,"data":"QR=="}}`,
+		`{"type":"delta","id":"\u0072\ud83d\ude00","payload":{"delta":"\u003c\ud800","sequence":0}}`,
+	} {
+		f, err := Decode([]byte(frame))
+		if err != nil {
+			t.Fatalf("%s: %v", frame, err)
+		}
+		b, err := json.Marshal(f.Payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env := Envelope{Type: f.Type(), ID: f.ID, Payload: b}
+		again, _ := json.Marshal(env)
+		g, err := Decode(again)
+		if err != nil {
+			t.Fatalf("%s: re-decode: %v", again, err)
+		}
+		if !reflect.DeepEqual(f, g) {
+			t.Errorf("%s:\n first %#v\nsecond %#v", frame, f, g)
+		}
 	}
 }

@@ -54,7 +54,7 @@ type runErrorLenient struct {
 // decodeRunError applies the lenient reading of §6.3: `error` must be a
 // string (the scanner already checked it); a `code` or `http_status` of the
 // wrong JSON type counts as absent, then ClassifyEngineError normalises.
-func decodeRunError(raw []byte) (Payload, error) {
+func decodeRunError(raw []byte, _ bool) (Payload, error) {
 	var aux runErrorLenient
 	if err := json.Unmarshal(raw, &aux); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)

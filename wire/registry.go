@@ -13,7 +13,7 @@ type messageType struct {
 	schema   *schema
 	bodyless bool    // a frame without payload is legal and decodes to zero
 	zero     Payload // the zero payload
-	decode   func(raw []byte) (Payload, error)
+	decode   func(raw []byte, canon bool) (Payload, error)
 }
 
 // registry maps every type string to its payload type. It is filled during
@@ -32,10 +32,13 @@ func register[P Payload](bodyless bool) {
 	registry[mt.name] = mt
 }
 
-func unmarshalAs[P Payload](raw []byte) (Payload, error) {
+func unmarshalAs[P Payload](raw []byte, canon bool) (Payload, error) {
 	var p P
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	if canon {
+		canonicalize(reflect.ValueOf(&p).Elem())
 	}
 	return p, nil
 }
@@ -52,7 +55,7 @@ func (mt *messageType) decodePayload(raw []byte) (Payload, error) {
 	if err := sc.check(mt.schema, false); err != nil {
 		return nil, err
 	}
-	return mt.decode(raw)
+	return mt.decode(raw, sc.canon)
 }
 
 // Types lists every registered type string in sorted order.

@@ -24,6 +24,7 @@ type scanner struct {
 	segs  [pathSegmentsMax]pathSegment // path of the value being scanned
 	n     int                          // path length (may exceed pathSegmentsMax)
 	depth int                          // nesting inside raw members
+	canon bool                         // the decoded value needs canonicalize
 }
 
 // pathSegmentsMax bounds the recorded path; deeper segments are scanned
@@ -123,6 +124,7 @@ func (sc *scanner) value(s *schema, nullable bool) error {
 		return nil
 	}
 	if s.kind == kindRaw {
+		sc.canon = true
 		return sc.skipValue()
 	}
 	got := tokenKind(c)
@@ -138,6 +140,7 @@ func (sc *scanner) value(s *schema, nullable bool) error {
 	case kindMap:
 		return sc.mapObject(s)
 	case kindRawObject:
+		sc.canon = true
 		return sc.skipValue()
 	case kindArray:
 		return sc.array(s)
@@ -221,6 +224,9 @@ func (sc *scanner) object(s *schema) error {
 		}
 		seen |= 1 << i
 		next = i + 1
+		if !f.required && (f.schema.kind == kindArray || f.schema.kind == kindMap || f.schema.kind == kindBytes) {
+			sc.canon = true // an empty collection decodes non-nil but encodes as absent
+		}
 		if f.lenient {
 			err = sc.skipValue()
 		} else {
