@@ -1,0 +1,161 @@
+package core
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// memStore is a minimal Store for internal tests (package store imports
+// core, so it cannot be used here).
+type memStore struct {
+	ctr      Counters
+	sessions []SessionRecord
+	turns    []TurnRecord
+	inputs   map[string][]InputRecord
+	events   map[string][]RunEvent
+}
+
+func newMemStore() *memStore {
+	return &memStore{inputs: map[string][]InputRecord{}, events: map[string][]RunEvent{}}
+}
+
+func (s *memStore) Counters() Counters      { return s.ctr }
+func (s *memStore) SaveCounters(c Counters) { s.ctr = c }
+func (s *memStore) PutSession(r SessionRecord) {
+	for i := range s.sessions {
+		if s.sessions[i].ID == r.ID {
+			s.sessions[i] = r
+			return
+		}
+	}
+	s.sessions = append(s.sessions, r)
+}
+func (s *memStore) Session(id string) (SessionRecord, bool) {
+	for _, r := range s.sessions {
+		if r.ID == id {
+			return r, true
+		}
+	}
+	return SessionRecord{}, false
+}
+func (s *memStore) Sessions() []SessionRecord { return append([]SessionRecord(nil), s.sessions...) }
+func (s *memStore) PutTurn(r TurnRecord) {
+	for i := range s.turns {
+		if s.turns[i].ID == r.ID {
+			s.turns[i] = r
+			return
+		}
+	}
+	s.turns = append(s.turns, r)
+}
+func (s *memStore) Turn(id string) (TurnRecord, bool) {
+	for _, r := range s.turns {
+		if r.ID == id {
+			return r, true
+		}
+	}
+	return TurnRecord{}, false
+}
+func (s *memStore) Turns() []TurnRecord { return append([]TurnRecord(nil), s.turns...) }
+func (s *memStore) PutInput(turn string, in InputRecord) {
+	l := s.inputs[turn]
+	if in.Index <= len(l) {
+		l[in.Index-1] = in
+		return
+	}
+	s.inputs[turn] = append(l, in)
+}
+func (s *memStore) Inputs(turn string) []InputRecord {
+	return append([]InputRecord(nil), s.inputs[turn]...)
+}
+func (s *memStore) AppendEvent(turn string, ev RunEvent) { s.events[turn] = append(s.events[turn], ev) }
+func (s *memStore) Events(turn string) []RunEvent {
+	return append([]RunEvent(nil), s.events[turn]...)
+}
+
+var now0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// runningMachine returns a machine with one running Turn "t-1" on conn 1
+// and one queued active input.
+func runningMachine(t *testing.T) *Machine {
+	m := New(Config{}, newMemStore())
+	caps := wire.AllCapabilities(wire.CapabilitySupported)
+	m.Step(now0, ConnOpened{Device: "d1", Conn: 1})
+	m.Step(now0, FrameReceived{Conn: 1, Frame: wire.Frame{Payload: wire.Heartbeat{
+		SupportedAgentKinds: []wire.SupportedAgentKind{{Kind: "k", Available: true, Capabilities: caps}}}}})
+	m.Step(now0, CreateSession{Call: "c", Agent: AgentConfig{Kind: "k", Model: "m", Environment: EnvNone}})
+	m.Step(now0, SubmitTurn{Call: "c", Session: "s-1", Input: wire.TextInput("x")})
+	st := wire.PreparationStatus{ExecutorID: "e", Handle: "h", Revision: 1, State: wire.StateReady}
+	m.Step(now0, FrameReceived{Conn: 1, Frame: wire.Frame{ID: "p-1", Payload: st}})
+	st.Revision, st.State = 2, wire.StateStarted
+	m.Step(now0, FrameReceived{Conn: 1, Frame: wire.Frame{ID: "p-1", Payload: st}})
+	m.Step(now0, SteerInput{Call: "c", Turn: "t-1", Input: wire.TextInput("a")})
+	m.Step(now0, SteerInput{Call: "c", Turn: "t-1", Input: wire.TextInput("b")})
+	if m.turns["t-1"].rec.State != TurnRunning {
+		t.Fatalf("setup: turn is %s", m.turns["t-1"].rec.State)
+	}
+	return m
+}
+
+func mustPanic(t *testing.T, want string, f func()) {
+	t.Helper()
+	defer func() {
+		r := recover()
+		if r == nil {
+			t.Fatalf("no panic; want %q", want)
+		}
+		if s, _ := r.(string); !strings.Contains(s, want) {
+			t.Fatalf("panic %v; want it to mention %q", r, want)
+		}
+	}()
+	f()
+}
+
+func TestCheckInvariantsCatchesCorruption(t *testing.T) {
+	cases := map[string]struct {
+		corrupt func(m *Machine)
+		want    string
+	}{
+		"cursor past accepted": {func(m *Machine) { m.turns["t-1"].rec.InputCursor = 1 }, "below cursor"},
+		"delivered after cursor": {func(m *Machine) {
+			m.turns["t-1"].inputs[1].State = InputDelivering
+		}, "after cursor"},
+		"terminal still live":   {func(m *Machine) { m.turns["t-1"].rec.State = TurnCompleted }, "terminal turn"},
+		"route lost":            {func(m *Machine) { delete(m.runs, "t-1") }, "without a live route"},
+		"second active turn":    {func(m *Machine) { q := m.sessions["s-1"]; q.queue = append(q.queue, &turn{rec: TurnRecord{ID: "t-9", Seq: 9, State: TurnRunning}}) }, "finished turn"},
+		"device conn mismatch":  {func(m *Machine) { m.devices["d1"].conn = 7 }, "current connection"},
+		"negative run count":    {func(m *Machine) { m.conns[1].runs = -1 }, "negative"},
+		"done while live":       {func(m *Machine) { m.turns["t-1"].rec.Done = &wire.Done{} }, "after done"},
+		"input index":           {func(m *Machine) { m.turns["t-1"].inputs[0].Index = 5 }, "index"},
+		"subscriber of nothing": {func(m *Machine) { m.subs["x"] = &subscriber{id: "x", turn: "t-404"} }, "subscriber"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			m := runningMachine(t)
+			m.checkInvariants()
+			c.corrupt(m)
+			mustPanic(t, c.want, m.checkInvariants)
+		})
+	}
+}
+
+func TestAssertPanicsWithMessage(t *testing.T) {
+	mustPanic(t, "boom 7", func() { assert(false, "boom %d", 7) })
+	assert(true, "never")
+}
+
+func TestUnknownTimerKindPanics(t *testing.T) {
+	m := New(Config{}, newMemStore())
+	m.timers["weird:x"] = now0
+	mustPanic(t, "unknown kind", func() { m.Step(now0, TimerFired{Timer: "weird:x"}) })
+}
+
+func TestJSONString(t *testing.T) {
+	got := string(jsonString("a\"b\\c\n\x01é"))
+	if got != `"a\"b\\c\n\u0001é"` {
+		t.Fatalf("got %s", got)
+	}
+}
