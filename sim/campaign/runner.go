@@ -108,3 +108,18 @@ func audit(r Runner, seed uint64, first sim.Result) ([]string, *AuditReport) {
 func millis(d time.Duration) float64 {
 	return float64(d.Microseconds()) / 1000
 }
+
+// RunPlan runs the seeds of p one after another and folds them into a
+// summary, calling emit (if not nil) with each seed in order. The shell runs
+// seeds in parallel instead; RunPlan is the sequential reference.
+func RunPlan(r Runner, p Plan, o SeedOptions, emit func(SeedRun)) *Summary {
+	s := NewSummary()
+	for _, seed := range p.Seeds() {
+		run := RunSeed(r, seed, o)
+		s.Add(run.Report)
+		if emit != nil {
+			emit(run)
+		}
+	}
+	return s
+}

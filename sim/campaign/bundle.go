@@ -1,0 +1,113 @@
+package campaign
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/turnstile-sim/turnstile/sim"
+)
+
+// File is one file of a failure bundle.
+type File struct {
+	Name string
+	Data []byte
+}
+
+// BundleOptions say where a bundle goes and what produced it.
+type BundleOptions struct {
+	// Dir is the bundle's folder as the user will type it (for example
+	// "out/sim/seed-17"); it appears in replay.txt. Files are named
+	// relative to it.
+	Dir    string
+	Config Config
+	Commit string
+}
+
+// BundleDir is the folder of seed's bundle under out.
+func BundleDir(out string, seed uint64) string {
+	return path.Join(out, fmt.Sprintf("seed-%d", seed))
+}
+
+// Bundle builds the report folder of a failing seed: options.json (the
+// configuration and everything derived from the seed, as a replayable Case),
+// faults.txt, violation.txt, trace.txt, fingerprint, lin.html (when the
+// history was Illegal), shrunk.json (when a check failed) and replay.txt.
+// It reruns the seed for the trace unless run already holds it, and shrinks.
+func Bundle(r Runner, run SeedRun, o BundleOptions) []File {
+	rep, res := run.Report, run.Outcome.Result
+	c := Case{Seed: rep.Seed, Config: o.Config, Commit: o.Commit, Check: rep.FirstCheck(),
+		Fingerprint: rep.Fingerprint, Schedule: res.Schedule,
+		Note: "the failing run's schedule as drawn from the seed"}
+	trace := run.Trace
+	if trace == nil {
+		trace = r.Trace(rep.Seed, nil).Trace
+	}
+	files := []File{
+		{"options.json", c.Marshal()},
+		{"faults.txt", faultsText(run)},
+		{"violation.txt", violationText(rep)},
+		{"trace.txt", []byte(strings.Join(trace, "\n") + "\n")},
+		{"fingerprint", []byte(rep.Fingerprint + "\n")},
+	}
+	if len(run.Outcome.HTML) > 0 {
+		files = append(files, File{"lin.html", run.Outcome.HTML})
+	}
+	replay := ReplayCommand(rep.Seed, o.Config) + "\n"
+	if len(res.Violations) > 0 {
+		files = append(files, File{"shrunk.json", shrunk(r, run, o)})
+		replay += ReplayScheduleCommand(path.Join(o.Dir, "shrunk.json")) + "\n"
+	}
+	return append(files, File{"replay.txt", []byte(replay)})
+}
+
+func shrunk(r Runner, run SeedRun, o BundleOptions) []byte {
+	s := r.Shrink(run.Outcome)
+	return Case{Seed: run.Report.Seed, Config: o.Config, Commit: o.Commit, Check: s.Check,
+		Fingerprint: s.Result.Fingerprint, Schedule: s.Schedule,
+		Note: fmt.Sprintf("shrunk in %d replays: faults %d -> %d, workload %d -> %d",
+			s.Runs, s.FaultsBefore, s.FaultsAfter, s.WorkBefore, s.WorkAfter)}.Marshal()
+}
+
+func faultsText(run SeedRun) []byte {
+	var b strings.Builder
+	s := run.Outcome.Result.Schedule
+	fmt.Fprintf(&b, "schedule: %s\n", s)
+	fmt.Fprintf(&b, "enabled kinds (mean gap):\n")
+	for _, k := range s.Enabled {
+		fmt.Fprintf(&b, "  %-30s gap=%s injected=%d\n", k.Kind, k.Gap, run.Outcome.Result.Stats.Faults[k.Kind])
+	}
+	fmt.Fprintf(&b, "scheduled faults (%d, heal at %s):\n", len(s.Faults), sim.FormatTime(sim.Epoch.Add(s.Heal)))
+	for _, f := range s.Faults {
+		fmt.Fprintf(&b, "  %s\n", f)
+	}
+	fmt.Fprintf(&b, "applied timeline (%d):\n", len(run.Outcome.Timeline))
+	for _, line := range run.Outcome.Timeline {
+		fmt.Fprintf(&b, "  %s\n", line)
+	}
+	return []byte(b.String())
+}
+
+func violationText(rep SeedReport) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "SEED=%d fingerprint=%s\n", rep.Seed, rep.Fingerprint)
+	if len(rep.Violations) > 0 {
+		v := rep.Violations[0]
+		fmt.Fprintf(&b, "first violated check: %s at step %d, %s\n  %s\n", v.Check, v.Step, v.Time, v.Message)
+	}
+	for _, v := range rep.Violations[min(1, len(rep.Violations)):] {
+		fmt.Fprintf(&b, "also: %s at step %d, %s: %s\n", v.Check, v.Step, v.Time, v.Message)
+	}
+	if rep.Pending != "" {
+		fmt.Fprintf(&b, "pending after heal: %s\n", rep.Pending)
+	}
+	fmt.Fprintf(&b, "linearizability: %s", rep.Lin.Result)
+	if len(rep.Lin.Illegal) > 0 {
+		fmt.Fprintf(&b, " (%s)", strings.Join(rep.Lin.Illegal, ", "))
+	}
+	b.WriteString("\n")
+	if rep.Audit != nil {
+		fmt.Fprintf(&b, "determinism audit: %s\n", rep.Audit)
+	}
+	return []byte(b.String())
+}

@@ -1,0 +1,207 @@
+package campaign
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/sim/check"
+)
+
+// failingListMax bounds the failing seeds named in a summary.
+const failingListMax = 20
+
+// Summary folds seed reports into campaign totals. Add reports in seed
+// order for a stable list of failing seeds (Merger does).
+type Summary struct {
+	Seeds      int
+	First      uint64 // lowest seed added
+	Last       uint64 // highest seed added
+	Failing    []SeedReport
+	Violations int // violations over all seeds
+	Events     uint64
+	Virtual    time.Duration
+	WallSum    time.Duration // sum of per-seed wall times
+	// Elapsed is the campaign's wall time, set by the shell that ran it;
+	// zero when unknown (a merge), and then WallSum stands in.
+	Elapsed        time.Duration
+	FaultsApplied  map[string]int
+	FaultsEnabled  map[string]int // seeds that enabled each kind
+	FaultsSkipped  uint64
+	Lin            map[string]int
+	Audited        int
+	Diverged       int
+	FailingByCheck map[string]int
+	Marks          *check.MarkTally
+	// Config renders the replay command of failing seeds.
+	Config Config
+	// problems are campaign-level failures beside seeds (a merge's gaps).
+	problems []error
+}
+
+// NewSummary returns an empty summary.
+func NewSummary() *Summary {
+	return &Summary{
+		FaultsApplied:  map[string]int{},
+		FaultsEnabled:  map[string]int{},
+		Lin:            map[string]int{},
+		FailingByCheck: map[string]int{},
+		Marks:          check.NewMarkTally(),
+	}
+}
+
+// Add folds one seed in.
+func (s *Summary) Add(r SeedReport) {
+	if s.Seeds == 0 || r.Seed < s.First {
+		s.First = r.Seed
+	}
+	if s.Seeds == 0 || r.Seed > s.Last {
+		s.Last = r.Seed
+	}
+	s.Seeds++
+	s.Violations += len(r.Violations)
+	s.Events += r.Events
+	s.Virtual += time.Duration(r.VirtualMS) * time.Millisecond
+	s.WallSum += time.Duration(r.WallMS * float64(time.Millisecond))
+	for _, k := range r.Faults.Enabled {
+		s.FaultsEnabled[k]++
+	}
+	for _, k := range sortedKeys(r.Faults.Applied) {
+		s.FaultsApplied[k] += r.Faults.Applied[k]
+	}
+	s.FaultsSkipped += r.Faults.Skipped
+	s.Lin[r.Lin.Result]++
+	if r.Audit != nil {
+		s.Audited++
+		if r.Audit.Diverged {
+			s.Diverged++
+		}
+	}
+	marks := make([]check.MarkCount, 0, len(r.Marks))
+	for _, k := range sortedKeys(r.Marks) {
+		marks = append(marks, check.MarkCount{Mark: check.Mark(k), Count: r.Marks[k]})
+	}
+	s.Marks.AddSeed(marks)
+	if r.Failed() {
+		s.Failing = append(s.Failing, r)
+		s.FailingByCheck[r.FirstCheck()]++
+	}
+}
+
+// MarkVerdict is sim/check's expected-mark verdict for this campaign: it
+// fails a campaign of check.CampaignSeedsMin seeds or more that never hit an
+// expected mark.
+func (s *Summary) MarkVerdict() error { return s.Marks.Verdict() }
+
+// Err is nil when the campaign passed: no failing seed and no missed
+// expected mark.
+func (s *Summary) Err() error {
+	var errs []error
+	if len(s.Failing) > 0 {
+		errs = append(errs, fmt.Errorf("%d of %d seeds failed", len(s.Failing), s.Seeds))
+	}
+	if err := s.MarkVerdict(); err != nil {
+		errs = append(errs, err)
+	}
+	errs = append(errs, s.problems...)
+	return errors.Join(errs...)
+}
+
+func (s *Summary) wall() (time.Duration, string) {
+	if s.Elapsed > 0 {
+		return s.Elapsed, "wall"
+	}
+	return s.WallSum, "wall (sum over seeds)"
+}
+
+// Write renders the summary.
+func (s *Summary) Write(w io.Writer) {
+	wall, wallLabel := s.wall()
+	fmt.Fprintf(w, "summary\n")
+	fmt.Fprintf(w, "  seeds         %d (%d..%d), %d failing\n", s.Seeds, s.First, s.Last, len(s.Failing))
+	fmt.Fprintf(w, "  events        %d, %s events/s\n", s.Events, rate(float64(s.Events), wall))
+	fmt.Fprintf(w, "  virtual time  %s simulated in %s %s (%s x)\n",
+		s.Virtual, wall.Round(time.Millisecond), wallLabel, rate(s.Virtual.Seconds(), wall))
+	s.writeFaults(w)
+	fmt.Fprintf(w, "  linearizable  ok=%d illegal=%d unknown=%d unchecked=%d\n",
+		s.Lin[LinOk], s.Lin[LinIllegal], s.Lin[LinUnknown], s.Lin[LinNone])
+	fmt.Fprintf(w, "  determinism   %d seeds audited, %d diverged\n", s.Audited, s.Diverged)
+	fmt.Fprintf(w, "  violations    %d%s\n", s.Violations, s.byCheck())
+	s.writeMarks(w)
+	s.writeFailing(w)
+	if err := s.Err(); err != nil {
+		fmt.Fprintf(w, "FAIL: %s\n", strings.ReplaceAll(err.Error(), "\n", "; "))
+		return
+	}
+	fmt.Fprintf(w, "PASS\n")
+}
+
+func (s *Summary) writeFaults(w io.Writer) {
+	total := 0
+	for _, k := range sortedKeys(s.FaultsApplied) {
+		total += s.FaultsApplied[k]
+	}
+	fmt.Fprintf(w, "  faults        %d injected, %d without a victim\n", total, s.FaultsSkipped)
+	kinds := sortedKeys(s.FaultsEnabled)
+	for _, k := range sortedKeys(s.FaultsApplied) {
+		if !slices.Contains(kinds, k) {
+			kinds = append(kinds, k)
+		}
+	}
+	slices.Sort(kinds)
+	for _, k := range kinds {
+		fmt.Fprintf(w, "    %-30s injected=%d enabled_in=%d seeds\n", k, s.FaultsApplied[k], s.FaultsEnabled[k])
+	}
+}
+
+func (s *Summary) byCheck() string {
+	if len(s.FailingByCheck) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, k := range sortedKeys(s.FailingByCheck) {
+		parts = append(parts, fmt.Sprintf("%s=%d", k, s.FailingByCheck[k]))
+	}
+	return " (failing seeds by first check: " + strings.Join(parts, " ") + ")"
+}
+
+func (s *Summary) writeMarks(w io.Writer) {
+	fmt.Fprintf(w, "  marks         (seeds hitting, total hits)\n")
+	for _, line := range strings.Split(strings.TrimSpace(s.Marks.String()), "\n") {
+		if line != "" {
+			fmt.Fprintf(w, "    %s\n", line)
+		}
+	}
+	missing := len(s.Marks.Missing())
+	expected := len(check.ExpectedMarks())
+	switch {
+	case s.MarkVerdict() != nil:
+		fmt.Fprintf(w, "  mark verdict  FAIL: %d of %d expected marks never hit\n", missing, expected)
+	case s.Seeds < check.CampaignSeedsMin:
+		fmt.Fprintf(w, "  mark verdict  not judged under %d seeds (%d of %d expected marks hit)\n",
+			check.CampaignSeedsMin, expected-missing, expected)
+	default:
+		fmt.Fprintf(w, "  mark verdict  ok (%d of %d expected marks hit)\n", expected-missing, expected)
+	}
+}
+
+func (s *Summary) writeFailing(w io.Writer) {
+	for i, r := range s.Failing {
+		if i == failingListMax {
+			fmt.Fprintf(w, "  ... and %d more failing seeds\n", len(s.Failing)-failingListMax)
+			return
+		}
+		fmt.Fprintf(w, "  FAIL SEED=%d %-26s %s\n", r.Seed, r.FirstCheck(), ReplayCommand(r.Seed, s.Config))
+	}
+}
+
+// rate renders x per second of d, or "n/a" without a wall time.
+func rate(x float64, d time.Duration) string {
+	if d <= 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.0f", x/d.Seconds())
+}

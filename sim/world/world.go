@@ -1,0 +1,221 @@
+package world
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/sim"
+	"github.com/turnstile-sim/turnstile/sim/check"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// Config selects what a run simulates. The zero value is the default
+// campaign world: devices drawn from the seed, the default workload and a
+// swarm over every fault kind.
+type Config struct {
+	Devices int             // 1–4 daemons; 0 = drawn from the seed
+	Turns   int             // turns in the workload; 0 = default (scaled by sim World.Workload())
+	Faults  []sim.FaultKind // nil = swarm over every kind (default); non-nil empty = no faults; else only these kinds
+	Bugs    Bugs            // planted bugs (test-only switches), zero = none
+}
+
+// Bugs are planted-bug switches. They are carried through the world so a
+// campaign can name them; they take effect once the machines grow the
+// matching configuration switches.
+type Bugs struct {
+	DaemonForgetsAdmissionExpiry      bool
+	CoreRedeliversUnknownInput        bool
+	DaemonAcceptsBeforeApply          bool
+	DaemonFreesCapacityOnCloseFailure bool
+	CoreDoneOverridesCancel           bool
+}
+
+// Any reports whether a bug is planted.
+func (b Bugs) Any() bool { return b != Bugs{} }
+
+// Outcome is one run of the world with its linearizability verdict.
+type Outcome struct {
+	Result   sim.Result
+	Lin      check.LinearizeResult
+	HTML     []byte   // porcupine visualization when Lin is Illegal (faults annotated)
+	Timeline []string // applied faults, one line each, in order
+	Turns    int      // turns the workload submitted
+	Inputs   int      // steer inputs the workload sent
+	// Records counts ledger records per family (core, daemon, harness,
+	// api, marks), so tests can prove each checker was fed.
+	Records map[string]int
+}
+
+// LinUnknown reports a linearizability check that timed out: neither a
+// pass nor a violation.
+func (o Outcome) LinUnknown() bool { return o.Lin.Result != 0 && !o.Lin.Passed() && len(o.Lin.Illegal) == 0 }
+
+// workloadDefault is the workload knob (turns) of a default run.
+const workloadDefault = 10
+
+// Node names.
+const coreID sim.NodeID = "core"
+
+func deviceID(i int) sim.NodeID { return sim.NodeID(fmt.Sprintf("d%d", i+1)) }
+
+// Options returns the kernel options of the world: Setup, frame rendering
+// and the liveness phase. Run, Replay and Shrink use them; a campaign may
+// pass them to sim.Run directly, but then it gets no linearizability check.
+func Options(cfg Config) sim.Options {
+	opts := sim.Options{
+		Setup:           func(w *sim.World) { setup(w, cfg, nil) },
+		Workload:        workloadDefault,
+		LivenessTimeout: 90 * time.Second,
+		Describe:        describeFrame,
+	}
+	if cfg.Turns > 0 {
+		opts.Workload = cfg.Turns
+	}
+	switch {
+	case cfg.Faults == nil:
+	case len(cfg.Faults) == 0:
+		opts.Swarm.Kinds = []sim.FaultKind{}
+	default:
+		opts.Swarm.Kinds = slices.Clone(cfg.Faults)
+	}
+	return opts
+}
+
+// describeFrame renders a simulated frame for the trace with wire.Describe.
+func describeFrame(b []byte) string {
+	f, err := wire.Decode(b)
+	if err != nil {
+		return fmt.Sprintf("undecodable %dB: %v", len(b), err)
+	}
+	return wire.Describe(f)
+}
+
+// Run executes one seed of the world and checks linearizability.
+func Run(seed uint64, cfg Config) Outcome {
+	return run(seed, cfg, Options(cfg))
+}
+
+// Replay runs a stored schedule (its seed included) and checks it again.
+func Replay(s sim.Schedule, cfg Config) Outcome {
+	opts := Options(cfg)
+	opts.Schedule = &s
+	return run(s.Seed, cfg, opts)
+}
+
+// Shrink minimises the fault schedule and workload of a failing outcome.
+// Each candidate is a full world run, linearizability included.
+func Shrink(o Outcome, cfg Config) sim.ShrinkResult {
+	opts := Options(cfg)
+	opts.Setup = func(w *sim.World) { setup(w, cfg, &linearizeAtEnd{}) }
+	return sim.Shrink(o.Result, opts)
+}
+
+// linearizeAtEnd asks setup to run the linearizability check as the last
+// AtEnd check, so it counts as a violation inside the kernel (Shrink).
+type linearizeAtEnd struct{ u *universe }
+
+func run(seed uint64, cfg Config, opts sim.Options) Outcome {
+	var u *universe
+	base := opts.Setup
+	_ = base
+	opts.Setup = func(w *sim.World) { u = setup(w, cfg, nil) }
+	res := sim.Run(seed, opts)
+	o := Outcome{Result: res, Timeline: u.timeline, Turns: u.wl.turnsSubmitted, Inputs: u.wl.inputsSent,
+		Records: u.records}
+	var html bytes.Buffer
+	o.Lin = check.Linearize(u.led, check.LinearizeOptions{Timeout: check.LinearizeTimeoutDefault,
+		Faults: u.faultEvents, HTML: &html})
+	if v, ok := o.Lin.Violation(u.lt(u.w.Now())); ok {
+		o.HTML = html.Bytes()
+		o.Result.Violations = append(o.Result.Violations, sim.Violation{Step: res.Stats.Steps,
+			At: time.Duration(v.At), Check: check.CheckLinearizability, Message: v.Message})
+	}
+	return o
+}
+
+// FaultKinds lists every fault kind the world can inject, sorted.
+func FaultKinds() []sim.FaultKind {
+	kinds := []sim.FaultKind{sim.FaultConnLoss, sim.FaultStall, sim.FaultSlow, sim.FaultDialRefuse}
+	for _, k := range worldKinds() {
+		kinds = append(kinds, k.kind)
+	}
+	slices.Sort(kinds)
+	return kinds
+}
+
+// checkNames are the ledger's safety checks, registered as kernel checks
+// in this order.
+var checkNames = []string{
+	check.CheckRunStartedTwice, check.CheckInputDeliveredTwice, check.CheckAcceptedWithoutTruth,
+	check.CheckFabricatedTerminal, check.CheckCancelOverridden, check.CheckHandleReuse,
+	check.CheckStaleRevision, check.CheckCapability, check.CheckCapacity, check.CheckDurableFacts,
+	check.CheckUsageAdded, checkWire,
+}
+
+// checkWire names world-side failures: a machine produced a frame that
+// wire refuses to encode.
+const checkWire = "wire_encode"
+
+// addChecks wires the ledger into the kernel: the first check drains the
+// ledger after every step; each check reports the violations of its name.
+func (u *universe) addChecks() {
+	for i, name := range checkNames {
+		first := i == 0
+		u.w.AddCheck(sim.Check{Name: name, AfterStep: func(v *sim.View) error {
+			if first {
+				u.pendingV = append(u.pendingV, u.led.AfterStep(v.Step())...)
+			}
+			return u.takeViolation(name)
+		}})
+	}
+	u.w.AddCheck(sim.Check{Name: check.CheckLiveness, AtEnd: func(v *sim.View) error {
+		u.pendingV = append(u.pendingV, u.led.Final(u.lt(v.Now()))...)
+		return u.takeViolation(check.CheckLiveness)
+	}})
+	u.w.AddCheck(sim.Check{Name: check.CheckOrphan, AtEnd: func(v *sim.View) error {
+		return u.takeViolation(check.CheckOrphan)
+	}})
+	u.w.AddCheck(sim.Check{Name: check.CheckAcceptedWithoutTruth + "_final", AtEnd: func(v *sim.View) error {
+		return u.takeViolation(check.CheckAcceptedWithoutTruth)
+	}})
+}
+
+func (u *universe) takeViolation(name string) error {
+	for i, v := range u.pendingV {
+		if v.Check == name {
+			u.pendingV = slices.Delete(u.pendingV, i, i+1)
+			return fmt.Errorf("%s", v.Message)
+		}
+	}
+	return nil
+}
+
+// fail records a world-side violation (reported by the wire_encode check).
+func (u *universe) fail(check, format string, args ...any) {
+	u.pendingV = append(u.pendingV, check1(check, fmt.Sprintf(format, args...)))
+}
+
+func check1(name, msg string) check.Violation { return check.Violation{Check: name, Message: msg} }
+
+// lt converts a virtual instant to the ledger's time scale: nanoseconds
+// since the simulation epoch.
+func (u *universe) lt(t time.Time) int64 { return int64(t.Sub(sim.Epoch)) }
+
+// note appends one line to the fault timeline and the trace.
+func (u *universe) timelineAdd(f sim.Fault, detail string) {
+	line := f.String()
+	if detail != "" {
+		line += " " + detail
+	}
+	u.timeline = append(u.timeline, line)
+	at := int64(f.At)
+	until := int64(0)
+	if f.For > 0 {
+		until = at + int64(f.For)
+	}
+	u.faultEvents = append(u.faultEvents, check.FaultEvent{At: at, Until: until, Kind: string(f.Kind),
+		Detail: strings.TrimSpace(string(f.Node) + " " + detail)})
+}
