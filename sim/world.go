@@ -167,6 +167,7 @@ func (w *World) SetConvergence(f func() (ok bool, pending string)) { w.converge 
 // At schedules fn at virtual instant at (clamped to now). label is traced
 // when fn runs. Use it for workload arrivals and fault follow-ups.
 func (w *World) At(at time.Time, label string, fn func()) {
+	assert(fn != nil, "At with a nil callback")
 	t := max(int64(at.Sub(Epoch)), w.now)
 	w.q.push(item{at: t, kind: itemFunc, fn: fn, text: label})
 }
