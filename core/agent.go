@@ -40,7 +40,7 @@ type AgentConfig struct {
 	MultiAgent   bool
 
 	FunctionTools                  []wire.FunctionTool
-	ToolSearch                     bool
+	ToolSearch                     bool // needs a deferred function tool; set by one
 	DisableProgrammaticToolCalling bool
 	FunctionResultImages           bool // function results may carry images
 
@@ -83,12 +83,18 @@ func (a AgentConfig) validate() (AgentConfig, error) {
 		return bad("empty output schema")
 	}
 	names := map[string]bool{}
+	deferred := false
 	for _, ft := range a.FunctionTools {
 		if ft.Name == "" || names[ft.Name] {
 			return bad("function tool names must be non-empty and unique")
 		}
 		names[ft.Name] = true
+		deferred = deferred || ft.DeferLoading
 	}
+	if a.ToolSearch && !deferred {
+		return bad("tool search needs a deferred function tool")
+	}
+	a.ToolSearch = deferred // deferred loading enables tool search
 	servers, err := a.freezeMCP()
 	if err != nil {
 		return AgentConfig{}, err

@@ -66,7 +66,10 @@ func admissionRows() []admissionRow {
 		admissionRow{name: "json schema items", cap: "message_items", agent: schema, base: withCaps("structured_output", "message_items")},
 		admissionRow{name: "multi agent on", cap: "subagent_observations", agent: func(a *core.AgentConfig) { a.MultiAgent = true }, base: multi},
 		admissionRow{name: "multi agent off", cap: "subagent_control", agent: none, base: same},
-		admissionRow{name: "tool search", cap: "tool_search", agent: func(a *core.AgentConfig) { a.ToolSearch = true }, base: withCaps("tool_search")},
+		admissionRow{name: "tool search", cap: "tool_search", agent: func(a *core.AgentConfig) {
+			a.ToolSearch = true
+			a.FunctionTools = []wire.FunctionTool{{Name: "f", DeferLoading: true}}
+		}, base: withCaps("tool_search", "function_tools")},
 		admissionRow{name: "deferred functions", cap: "tool_search", agent: func(a *core.AgentConfig) {
 			a.FunctionTools = []wire.FunctionTool{{Name: "f", DeferLoading: true}}
 		}, base: withCaps("tool_search", "function_tools")},
@@ -109,6 +112,9 @@ func TestAdmissionTable(t *testing.T) {
 				v := h.turn(r.TurnID)
 				if supported {
 					require.Len(t, sends[wire.ExecutionPrepare](h.last), 1, "%v", describeAll(h.last))
+					p := sends[wire.ExecutionPrepare](h.last)[0]
+					_, err := wire.Encode(wire.Frame{ID: p.ID, Payload: p.P})
+					require.NoError(t, err, "Core's execution_prepare passes the wire validator")
 					require.Equal(t, core.TurnQueued, v.State)
 					continue
 				}

@@ -1,6 +1,10 @@
 package core
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
 
 // Named API errors. A call answered with one of them changed no durable
 // state.
@@ -54,42 +58,20 @@ const (
 	CodeInputPrefix = "input_"
 )
 
-// Wire codes Core reads (defined here until wire exports them).
+// Wire codes Core reads.
 const (
-	codePreparationCapacity = "preparation_capacity"
-	codeExecutorUnavailable = "executor_unavailable"
-	steerNotReady           = "not_ready"
-	steerBusy               = "busy"
-	steerInFlight           = "in_flight"
+	codePreparationCapacity = wire.PrepPreparationCapacity
+	codeExecutorUnavailable = wire.PrepExecutorUnavailable
+	steerNotReady           = wire.SteerNotReady
+	steerBusy               = wire.SteerBusy
+	steerInFlight           = wire.SteerInFlight
 	webSearchDisabled       = "disabled"
-	outputJSONSchema        = "json_schema"
-	stateKeyPrefix          = "agents-api-"
 	cancelDeliveryPrefix    = "cancel:"
 )
 
-// engineErrorCodes is the accepted engine failure classification.
-var engineErrorCodes = map[string]bool{
-	"authentication_error": true, "rate_limit_exceeded": true, "usage_limit_exceeded": true,
-	"server_overloaded": true, "server_error": true, "invalid_request": true,
-	"resource_not_found": true, "request_timeout": true, "context_length_exceeded": true,
-	"cyber_policy": true, "connection_failed": true,
-}
-
-// classifyEngineError normalises an error frame's code and status:
-// unknown codes become unclassified, status is kept only with
-// connection_failed and only in 100..599.
-func classifyEngineError(e RunErrorInfo) (string, int) {
-	if !engineErrorCodes[e.Code] {
-		return "", 0
-	}
-	if e.Code != "connection_failed" || e.HTTPStatus < 100 || e.HTTPStatus > 599 {
-		return e.Code, 0
-	}
-	return e.Code, e.HTTPStatus
-}
-
-// RunErrorInfo is the part of an `error` event classification reads.
-type RunErrorInfo struct {
-	Code       string
-	HTTPStatus int
+// classifyEngineError normalises an error frame's code and status (the
+// wire classification: unknown codes become unclassified, the status is
+// kept only with connection_failed in 100..599).
+func classifyEngineError(e wire.RunError) (string, int) {
+	return wire.ClassifyEngineError(e.Code, e.HTTPStatus)
 }

@@ -123,9 +123,12 @@ func TestCheckInvariantsCatchesCorruption(t *testing.T) {
 		"delivered after cursor": {func(m *Machine) {
 			m.turns["t-1"].inputs[1].State = InputDelivering
 		}, "after cursor"},
-		"terminal still live":   {func(m *Machine) { m.turns["t-1"].rec.State = TurnCompleted }, "terminal turn"},
-		"route lost":            {func(m *Machine) { delete(m.runs, "t-1") }, "without a live route"},
-		"second active turn":    {func(m *Machine) { q := m.sessions["s-1"]; q.queue = append(q.queue, &turn{rec: TurnRecord{ID: "t-9", Seq: 9, State: TurnRunning}}) }, "finished turn"},
+		"terminal still live": {func(m *Machine) { m.turns["t-1"].rec.State = TurnCompleted }, "terminal turn"},
+		"route lost":          {func(m *Machine) { delete(m.runs, "t-1") }, "without a live route"},
+		"second active turn": {func(m *Machine) {
+			q := m.sessions["s-1"]
+			q.queue = append(q.queue, &turn{rec: TurnRecord{ID: "t-9", Seq: 9, State: TurnRunning}})
+		}, "finished turn"},
 		"device conn mismatch":  {func(m *Machine) { m.devices["d1"].conn = 7 }, "current connection"},
 		"negative run count":    {func(m *Machine) { m.conns[1].runs = -1 }, "negative"},
 		"done while live":       {func(m *Machine) { m.turns["t-1"].rec.Done = &wire.Done{} }, "after done"},

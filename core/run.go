@@ -41,7 +41,7 @@ func (m *Machine) onRunEvent(t *turn, p wire.Payload) {
 		t.rec.Usage = &u
 	case wire.RunError:
 		t.rec.ErrorSeen, t.rec.ErrorText = true, v.Error
-		t.rec.EngineErrorCode, t.rec.EngineHTTPStatus = classifyEngineError(RunErrorInfo{v.Code, v.HTTPStatus})
+		t.rec.EngineErrorCode, t.rec.EngineHTTPStatus = classifyEngineError(v)
 	case wire.Done:
 		d := v
 		t.rec.Done = &d

@@ -142,7 +142,7 @@ func prepareConfig(s SessionRecord, caps wire.AgentKindCapabilities) wire.Execut
 	a := s.Agent
 	cfg := wire.ExecutionConfiguration{
 		AgentKind:     a.Kind,
-		AgentStateKey: stateKeyPrefix + s.ID,
+		AgentStateKey: wire.AgentStateKey(s.ID),
 		StrictResume:  true,
 		ExecutionControls: &wire.ExecutionControls{
 			WebSearch:                      webSearchDisabled,
@@ -166,7 +166,7 @@ func prepareConfig(s SessionRecord, caps wire.AgentKindCapabilities) wire.Execut
 		putOption(&cfg.AgentOptions, wire.AgentOptionHarnessConfig, a.HarnessConfig)
 	}
 	if a.OutputSchema != nil {
-		cfg.ExecutionControls.OutputFormat = &wire.OutputFormat{Type: outputJSONSchema, Schema: a.OutputSchema}
+		cfg.ExecutionControls.OutputFormat = &wire.OutputFormat{Type: wire.OutputFormatJSONSchema, Schema: a.OutputSchema}
 	}
 	if a.Environment == EnvNone {
 		cfg.DisableExecutionEnvironment = true

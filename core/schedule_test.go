@@ -69,7 +69,7 @@ func TestPrepareConfigurationFromAgent(t *testing.T) {
 	a.MultiAgent = true
 	a.DisableProgrammaticToolCalling = true
 	a.ToolSearch = true
-	a.FunctionTools = []wire.FunctionTool{{Name: "f"}}
+	a.FunctionTools = []wire.FunctionTool{{Name: "f", DeferLoading: true}}
 	a.MCPServers = []wire.MCPHTTPServer{{ServerLabel: "l", ServerURL: "https://x"}}
 	sid := h.session(a)
 	h.submit(sid, "x")
@@ -89,6 +89,8 @@ func TestPrepareConfigurationFromAgent(t *testing.T) {
 	require.True(t, c.ToolSearch)
 	require.Len(t, c.FunctionTools, 1)
 	require.Equal(t, wire.OriginEnvironment, (*c.MCPHTTPServers)[0].ConnectionOrigin, "origin frozen before dispatch")
+	_, err := wire.Encode(wire.Frame{ID: "p", Payload: wire.ExecutionPrepare{SessionID: sid, Configuration: c}})
+	require.NoError(t, err)
 	require.Equal(t, "agents-api-"+sid, c.AgentStateKey)
 	require.True(t, c.StrictResume)
 }
@@ -108,7 +110,8 @@ func TestCreateSessionRejectsInvalidConfig(t *testing.T) {
 		"mcp bad origin": func(a *core.AgentConfig) {
 			a.MCPServers = []wire.MCPHTTPServer{{ServerLabel: "l", ServerURL: "u", ConnectionOrigin: "x"}}
 		},
-		"mcp no url": func(a *core.AgentConfig) { a.MCPServers = []wire.MCPHTTPServer{{ServerLabel: "l"}} },
+		"search no defer": func(a *core.AgentConfig) { a.ToolSearch = true; a.FunctionTools = []wire.FunctionTool{{Name: "f"}} },
+		"mcp no url":      func(a *core.AgentConfig) { a.MCPServers = []wire.MCPHTTPServer{{ServerLabel: "l"}} },
 	}
 	for name, mutate := range bad {
 		t.Run(name, func(t *testing.T) {
