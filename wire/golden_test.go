@@ -135,3 +135,14 @@ func TestCapabilityFieldsExhaustive(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryPayloadHasValidator keeps Validate total: every registered
+// payload type has its own Validate method.
+func TestEveryPayloadHasValidator(t *testing.T) {
+	for _, typ := range Types() {
+		zero, _ := ZeroPayload(typ)
+		if _, ok := zero.(interface{ Validate() error }); !ok {
+			t.Errorf("%s has no Validate method", typ)
+		}
+	}
+}

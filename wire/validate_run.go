@@ -161,3 +161,20 @@ func (r FunctionResult) Validate() error {
 	}
 	return validateParts(r.Content, "function_result.content")
 }
+
+// Validate accepts every decodable delta: the shared package sets no rule
+// beyond the JSON shape (wire-reference §3.4).
+func (Delta) Validate() error { return nil }
+
+// Validate accepts every decodable thinking event (no shared rule).
+func (Thinking) Validate() error { return nil }
+
+// Validate accepts every prompt_cancel: an empty delivery ID asks for a
+// cancel without receipt.
+func (PromptCancel) Validate() error { return nil }
+
+// Validate accepts every device_shutdown (the reason is free text).
+func (DeviceShutdown) Validate() error { return nil }
+
+// Validate accepts permission_cancel, which has no payload members.
+func (PermissionCancel) Validate() error { return nil }
