@@ -1,0 +1,131 @@
+package campaign
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// shardOutput runs one shard of the toy campaign and returns its JSON lines
+// (header first) and the shard's summary.
+func shardOutput(r Runner, p Plan) ([]byte, *Summary) {
+	var b bytes.Buffer
+	b.Write(MarshalLine(NewHeader(p, Config{}, "")))
+	b.WriteByte('\n')
+	s := RunPlan(r, p, SeedOptions{}, func(run SeedRun) {
+		b.Write(MarshalLine(run.Report))
+		b.WriteByte('\n')
+	})
+	return b.Bytes(), s
+}
+
+func mergeOf(t *testing.T, files ...[]byte) MergeResult {
+	t.Helper()
+	m := NewMerger()
+	for i, f := range files {
+		if err := m.Read(fmt.Sprintf("shard-%d.jsonl", i), bytes.NewReader(f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return m.Result()
+}
+
+func TestMergeOfShardsEqualsWholeCampaign(t *testing.T) {
+	r := toyRunner{bug: true}
+	_, whole := shardOutput(r, Plan{First: 1, Count: 40, Shard: Whole})
+	var files [][]byte
+	for i := 2; i >= 0; i-- { // any file order
+		out, _ := shardOutput(r, Plan{First: 1, Count: 40, Shard: Shard{i, 3}})
+		files = append(files, out)
+	}
+	res := mergeOf(t, files...)
+	if len(res.Missing) != 0 || len(res.Duplicates) != 0 || len(res.Conflicts) != 0 || len(res.Headers) != 3 {
+		t.Fatalf("merge %+v", res)
+	}
+	if got, want := summaryText(res.Summary), summaryText(whole); got != want {
+		t.Fatalf("merged summary differs:\n%s\nwhole:\n%s", got, want)
+	}
+	if (res.Err() == nil) != (whole.Err() == nil) || res.Err() == nil {
+		t.Fatalf("verdicts differ: %v vs %v", res.Err(), whole.Err())
+	}
+}
+
+func TestMergeReportsMissingAndDuplicateSeeds(t *testing.T) {
+	r := toyRunner{}
+	s0, _ := shardOutput(r, Plan{First: 10, Count: 12, Shard: Shard{0, 3}})
+	s2, _ := shardOutput(r, Plan{First: 10, Count: 12, Shard: Shard{2, 3}})
+	res := mergeOf(t, s0, s2, s2)
+	if want := []uint64{11, 14, 17, 20}; !slices.Equal(res.Missing, want) {
+		t.Fatalf("missing %v, want %v", res.Missing, want)
+	}
+	if want := []uint64{12, 15, 18, 21}; !slices.Equal(res.Duplicates, want) {
+		t.Fatalf("duplicates %v, want %v", res.Duplicates, want)
+	}
+	if res.Summary.Seeds != 8 || res.Err() == nil || !strings.Contains(res.Err().Error(), "4 planned seeds missing") {
+		t.Fatalf("seeds %d err %v", res.Summary.Seeds, res.Err())
+	}
+	var b bytes.Buffer
+	res.Write(&b)
+	for _, want := range []string{"merged 3 shard headers, 8 seeds", "missing seeds: 4: 11 14 17 20",
+		"duplicate seeds (identical, counted once): 4: 12 15 18 21", "FAIL: "} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("merge output lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+func TestMergeWithoutHeadersUsesSeenRange(t *testing.T) {
+	var b bytes.Buffer
+	for _, s := range []uint64{3, 4, 7} {
+		b.Write(MarshalLine(SeedReport{Seed: s, Fingerprint: "f", Lin: LinReport{Result: LinOk}}))
+		b.WriteString("\n\n")
+	}
+	res := mergeOf(t, b.Bytes())
+	if !slices.Equal(res.Missing, []uint64{5, 6}) || res.Summary.Seeds != 3 {
+		t.Fatalf("%+v", res)
+	}
+}
+
+func TestMergeConflictingFingerprints(t *testing.T) {
+	a := MarshalLine(SeedReport{Seed: 1, Fingerprint: "aa", Lin: LinReport{Result: LinOk}})
+	b := MarshalLine(SeedReport{Seed: 1, Fingerprint: "bb", Lin: LinReport{Result: LinOk}})
+	res := mergeOf(t, a, b)
+	if !slices.Equal(res.Conflicts, []uint64{1}) || !errors.Is(res.Err(), ErrMergeConflict) {
+		t.Fatalf("%+v %v", res, res.Err())
+	}
+}
+
+func TestMergeBadLine(t *testing.T) {
+	m := NewMerger()
+	in := string(MarshalLine(SeedReport{Seed: 1})) + "\nnot json\n"
+	err := m.Read("x.jsonl", strings.NewReader(in))
+	if err == nil || !strings.HasPrefix(err.Error(), "x.jsonl:2: ") {
+		t.Fatalf("error %v", err)
+	}
+}
+
+func TestRanges(t *testing.T) {
+	if got := Ranges([]uint64{1, 2, 3, 5, 7, 8}); got != "1..3 5 7..8" {
+		t.Fatalf("%q", got)
+	}
+	if got := Ranges(nil); got != "" {
+		t.Fatalf("%q", got)
+	}
+}
+
+func TestOrdererReturnsResultsInIndexOrder(t *testing.T) {
+	o := NewOrderer[int]()
+	var got []int
+	for _, i := range []int{3, 1, 0, 2, 6, 4, 5} {
+		got = append(got, o.Put(i, i*10)...)
+		if i == 3 && len(got) != 0 {
+			t.Fatal("index 3 must wait for 0..2")
+		}
+	}
+	if !slices.Equal(got, []int{0, 10, 20, 30, 40, 50, 60}) || o.Waiting() != 0 {
+		t.Fatalf("got %v waiting %d", got, o.Waiting())
+	}
+}

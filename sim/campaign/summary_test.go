@@ -1,0 +1,126 @@
+package campaign
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/turnstile-sim/turnstile/sim/check"
+)
+
+func summaryText(s *Summary) string {
+	var b bytes.Buffer
+	s.Write(&b)
+	return b.String()
+}
+
+func TestSummaryTotals(t *testing.T) {
+	r := toyRunner{bug: true}
+	var reports []SeedReport
+	s := RunPlan(r, Plan{First: 1, Count: 60, Shard: Whole}, SeedOptions{}, func(run SeedRun) {
+		reports = append(reports, run.Report)
+	})
+	var events uint64
+	failing, violations, applied := 0, 0, 0
+	for i, rep := range reports {
+		if rep.Seed != uint64(i+1) {
+			t.Fatalf("emit out of order: %d at %d", rep.Seed, i)
+		}
+		events += rep.Events
+		violations += len(rep.Violations)
+		if rep.Failed() {
+			failing++
+		}
+		applied += rep.Faults.Applied["conn_loss"]
+	}
+	if s.Seeds != 60 || s.First != 1 || s.Last != 60 || s.Events != events || s.Violations != violations ||
+		len(s.Failing) != failing || s.FaultsApplied["conn_loss"] != applied || s.Lin[LinNone] != 60 {
+		t.Fatalf("totals %+v", s)
+	}
+	if failing == 0 || s.Err() == nil {
+		t.Fatal("the planted bug should fail some of 60 seeds")
+	}
+	text := summaryText(s)
+	for _, want := range []string{"seeds         60 (1..60), " + fmt.Sprint(failing) + " failing",
+		"events        " + fmt.Sprint(events), "virtual time", "faults", "conn_loss", "linearizable  ok=0",
+		"determinism", "violations    " + fmt.Sprint(violations), "toy_resend", "mark verdict  not judged",
+		"FAIL SEED=" + fmt.Sprint(s.Failing[0].Seed) + " applied_once", "replay -seed", "FAIL: "} {
+		if !strings.Contains(text, want) {
+			t.Errorf("summary lacks %q:\n%s", want, text)
+		}
+	}
+}
+
+func TestSummaryPassing(t *testing.T) {
+	s := RunPlan(toyRunner{}, Plan{First: 1, Count: 10, Shard: Whole}, SeedOptions{}, nil)
+	if err := s.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if text := summaryText(s); !strings.HasSuffix(text, "PASS\n") {
+		t.Fatalf("passing summary:\n%s", text)
+	}
+}
+
+func TestSummaryMarkVerdict(t *testing.T) {
+	s := NewSummary()
+	for i := 0; i < check.CampaignSeedsMin; i++ {
+		s.Add(SeedReport{Seed: uint64(i + 1), Lin: LinReport{Result: LinOk}, Marks: map[string]int{
+			string(check.MarkCancelRacedDone): 1}})
+	}
+	if err := s.MarkVerdict(); err == nil || s.Err() == nil {
+		t.Fatal("1000 seeds missing expected marks must fail")
+	}
+	text := summaryText(s)
+	if !strings.Contains(text, "mark verdict  FAIL: 8 of 9 expected marks never hit") ||
+		!strings.Contains(text, "steer_unknown_after_30s") || !strings.Contains(text, "linearizable  ok=1000") {
+		t.Fatalf("summary:\n%s", text)
+	}
+	all := map[string]int{}
+	for _, m := range check.ExpectedMarks() {
+		all[string(m)] = 2
+	}
+	s.Add(SeedReport{Seed: 5000, Marks: all, Lin: LinReport{Result: LinUnknown}})
+	if err := s.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if text := summaryText(s); !strings.Contains(text, "mark verdict  ok (9 of 9") || !strings.Contains(text, "unknown=1") {
+		t.Fatalf("summary:\n%s", text)
+	}
+}
+
+func TestSummaryUnderMinimumNeverFailsOnMarks(t *testing.T) {
+	s := NewSummary()
+	s.Add(SeedReport{Seed: 1, Lin: LinReport{Result: LinOk}})
+	if s.Err() != nil || !strings.Contains(summaryText(s), "not judged under 1000 seeds (0 of 9") {
+		t.Fatalf("small campaign: %v\n%s", s.Err(), summaryText(s))
+	}
+}
+
+func TestSummaryCountsIllegalAndDivergedAsFailing(t *testing.T) {
+	s := NewSummary()
+	s.Add(SeedReport{Seed: 1, Lin: LinReport{Result: LinIllegal}})
+	s.Add(SeedReport{Seed: 2, Lin: LinReport{Result: LinOk}, Audit: &AuditReport{Diverged: true, Line: -1}})
+	s.Add(SeedReport{Seed: 3, Lin: LinReport{Result: LinOk}, Audit: &AuditReport{}})
+	if len(s.Failing) != 2 || s.Audited != 2 || s.Diverged != 1 || s.FailingByCheck["linearizability"] != 1 ||
+		s.FailingByCheck["determinism"] != 1 {
+		t.Fatalf("%+v", s)
+	}
+	if text := summaryText(s); !strings.Contains(text, "2 seeds audited, 1 diverged") {
+		t.Fatalf("summary:\n%s", text)
+	}
+}
+
+func TestSummaryFailingListIsBounded(t *testing.T) {
+	s := NewSummary()
+	for i := 1; i <= failingListMax+5; i++ {
+		s.Add(SeedReport{Seed: uint64(i), Violations: []Violation{{Check: "x"}}})
+	}
+	text := summaryText(s)
+	if strings.Count(text, "FAIL SEED=") != failingListMax || !strings.Contains(text, "and 5 more failing seeds") {
+		t.Fatalf("summary:\n%s", text)
+	}
+	if !strings.Contains(s.Err().Error(), "25 of 25 seeds failed") {
+		t.Fatal(s.Err())
+	}
+}
