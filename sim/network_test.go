@@ -255,3 +255,38 @@ func TestFrameBytesMaxMatchesWire(t *testing.T) {
 		t.Fatalf("FrameBytesMax = %d", FrameBytesMax)
 	}
 }
+
+func TestReplyToCrashedCallerDropped(t *testing.T) {
+	a := func(now time.Time, ev Event) []Effect {
+		if e, ok := ev.(Start); ok {
+			return []Effect{Call{To: "svc", Call: CallID(10 + e.Incarnation), Req: Text("slow")}}
+		}
+		return nil
+	}
+	var pending []CallReceived
+	svc := func(now time.Time, ev Event) []Effect {
+		switch e := ev.(type) {
+		case CallReceived:
+			pending = append(pending, e)
+			return []Effect{SetTimer{TimerID(fmt.Sprint(e.Call)), now.Add(time.Second)}}
+		case TimerFired:
+			c := pending[0]
+			pending = pending[1:]
+			return []Effect{Reply{To: c.From, Call: c.Call, Res: Text("late")}}
+		}
+		return nil
+	}
+	log, r := runScript(t, a, nil, func(w *World) {
+		w.AddNode("svc", func() Node { return NodeFunc(svc) })
+		w.At(Epoch.Add(100*time.Millisecond), "", func() { w.Crash("a") })
+		w.At(Epoch.Add(200*time.Millisecond), "", func() { w.Restart("a") })
+	})
+	wantLog(t, log,
+		"0.000000000 a start inc=1",
+		"0.000000000 b start inc=1",
+		"0.200000000 a start inc=2",
+		"1.200000000 a reply from=svc id=12 late")
+	if !strings.Contains(strings.Join(r.Trace, "\n"), "1.000000000 kernel !! drop reply svc->a") {
+		t.Fatalf("old reply not dropped:\n%s", strings.Join(r.Trace, "\n"))
+	}
+}

@@ -16,11 +16,7 @@ type slot struct {
 	inc      uint32
 	timers   map[TimerID]uint64 // armed timer -> generation
 	timerGen uint64
-}
-
-type callKey struct {
-	caller NodeID
-	call   CallID
+	calls    map[CallID]uint32 // calls made by this node -> incarnation
 }
 
 // World is one simulated universe: nodes, network, clock, queue, trace and
@@ -41,7 +37,6 @@ type World struct {
 	index   map[NodeID]int32
 	streams map[string]*rand.Rand
 	net     network
-	calls   map[callKey]uint32
 
 	checks   []Check
 	specs    []faultEntry
@@ -65,7 +60,7 @@ type World struct {
 	view        View
 }
 
-// callsMax bounds the table of outstanding calls.
+// callsMax bounds the calls one incarnation of a node may have made.
 const callsMax = 1 << 20
 
 func newWorld(seed uint64, opts Options) *World {
@@ -77,7 +72,6 @@ func newWorld(seed uint64, opts Options) *World {
 		describe: opts.Describe,
 		index:    map[NodeID]int32{},
 		streams:  map[string]*rand.Rand{},
-		calls:    map[callKey]uint32{},
 		marks:    map[string]int{},
 	}
 	w.view = View{w: w}
@@ -117,7 +111,8 @@ func (w *World) AddNode(id NodeID, f Factory) {
 	assert(f != nil, "AddNode with a nil factory")
 	_, dup := w.index[id]
 	assertf(!dup && id != "" && id != kernelName, "bad or duplicate node id %q", id)
-	s := &slot{id: id, index: int32(len(w.slots)), factory: f, timers: map[TimerID]uint64{}}
+	s := &slot{id: id, index: int32(len(w.slots)), factory: f, timers: map[TimerID]uint64{},
+		calls: map[CallID]uint32{}}
 	w.index[id] = s.index
 	w.slots = append(w.slots, s)
 }
@@ -202,6 +197,7 @@ func (w *World) Crash(id NodeID) {
 	s.up = false
 	s.node = nil
 	s.timers = map[TimerID]uint64{}
+	s.calls = map[CallID]uint32{}
 	w.net.crash(s)
 	w.stats.Crashes++
 }
@@ -284,16 +280,20 @@ func (w *World) applyCall(s *slot, e Call) {
 		w.Note("drop call " + string(s.id) + "->" + string(e.To) + " (service down)")
 		return
 	}
-	w.calls[callKey{s.id, e.Call}] = s.inc
-	assert(len(w.calls) <= callsMax, "too many outstanding calls")
+	s.calls[e.Call] = s.inc
+	assertf(len(s.calls) <= callsMax, "node %q made more than %d distinct calls", s.id, callsMax)
 	w.q.push(item{at: w.now, kind: itemEvent, node: t.index, inc: t.inc,
 		ev: CallReceived{From: s.id, Call: e.Call, Req: e.Req}})
 }
 
 func (w *World) applyReply(s *slot, e Reply) {
 	t := w.slot(e.To)
-	inc, ok := w.calls[callKey{e.To, e.Call}]
-	if t == nil || !ok || !t.up || inc != t.inc {
+	if t == nil || !t.up {
+		w.Note("drop reply " + string(s.id) + "->" + string(e.To) + " (caller gone)")
+		return
+	}
+	inc, ok := t.calls[e.Call]
+	if !ok || inc != t.inc {
 		w.Note("drop reply " + string(s.id) + "->" + string(e.To) + " (caller gone)")
 		return
 	}
