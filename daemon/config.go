@@ -72,8 +72,9 @@ const DefaultHeartbeatInterval = 15 * time.Second
 // ErrInvalidConfig is wrapped by every configuration error.
 var ErrInvalidConfig = errors.New("daemon: invalid config")
 
-// withDefaults fills zero fields with the documented defaults.
-func (c Config) withDefaults() Config {
+// WithDefaults returns c with zero fields set to the documented defaults
+// and the kinds sorted by name (what New uses).
+func (c Config) WithDefaults() Config {
 	if c.HeartbeatInterval == 0 {
 		c.HeartbeatInterval = DefaultHeartbeatInterval
 	}
@@ -110,7 +111,7 @@ func fillDur(v *time.Duration, d time.Duration) {
 }
 
 // Validate reports the first problem of a configuration after defaults.
-func (c Config) Validate() error { return c.withDefaults().validate() }
+func (c Config) Validate() error { return c.WithDefaults().validate() }
 
 func (c Config) validate() error {
 	if c.HeartbeatInterval < 0 {

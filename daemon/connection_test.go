@@ -158,6 +158,6 @@ func TestConfigValidate(t *testing.T) {
 	small := testConfig()
 	small.Limits.ExecutorsMax = 2
 	must(t, small.Validate() != nil, "executors below active rejected")
-	d := testConfig().withDefaults().Limits
+	d := testConfig().WithDefaults().Limits
 	eq(t, d, DefaultLimits(), "defaults")
 }

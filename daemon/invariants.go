@@ -109,10 +109,16 @@ func (m *Machine) checkExecutor(ex *executor) {
 
 func (m *Machine) checkTurn(t *turn) {
 	ex := m.executors[t.executor]
-	if !(ex != nil && ex.turn == t.id) {
-		panicf("turn %s lost executor %s", t.id, t.executor)
-	}
-	if !(ex.phase == phaseBusy || ex.phase == phaseClosing && t.closeRequired) {
+	switch {
+	case ex == nil:
+		// Only a confirmed required close removes a Turn's executor before
+		// the Turn finishes (it then waits for its input receipts).
+		if !(t.settled && t.closeRequired && t.writing != "") {
+			panicf("turn %s lost executor %s", t.id, t.executor)
+		}
+	case ex.turn != t.id:
+		panicf("turn %s executor %s owned by %q", t.id, t.executor, ex.turn)
+	case !(ex.phase == phaseBusy || ex.phase == phaseClosing && t.closeRequired):
 		panicf("turn %s on executor in phase %s", t.id, ex.phase)
 	}
 	if !(!t.settled || t.native) {

@@ -87,7 +87,7 @@ type timer struct {
 // panics when the configuration is invalid: that is a programming error
 // of the caller, caught by Config.Validate.
 func New(cfg Config) *Machine {
-	cfg = cfg.withDefaults()
+	cfg = cfg.WithDefaults()
 	if err := cfg.validate(); err != nil {
 		panic(err)
 	}

@@ -97,14 +97,20 @@ func (m *Machine) Snapshot() Snapshot {
 		}
 		s.Turns = append(s.Turns, v)
 	}
-	s.Capacity = Capacity{
+	s.Capacity = m.Capacity()
+	return s
+}
+
+// Capacity returns the counts the limits are checked against (cheaper
+// than a full Snapshot).
+func (m *Machine) Capacity() Capacity {
+	return Capacity{
 		Active:    m.activeCount(),
 		Executors: len(m.executors),
 		Idle:      m.count(phaseIdle),
 		Closing:   m.count(phaseClosing),
 		Records:   len(m.conn.order),
 	}
-	return s
 }
 
 func (t *turn) sortedInputs() []*steerInput {

@@ -1,0 +1,329 @@
+package daemon_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/daemon"
+	"github.com/turnstile-sim/turnstile/sim"
+	"github.com/turnstile-sim/turnstile/sim/harness"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+func suiteCaps() wire.AgentKindCapabilities {
+	c := wire.AllCapabilities(wire.CapabilityUnsupported)
+	for _, f := range []*wire.CapabilitySupport{&c.Streaming, &c.Steering, &c.DurableTurns,
+		&c.DurableInputReceipts, &c.Preparation, &c.ExecutionControls, &c.ToolObservations, &c.EnvironmentNone} {
+		*f = wire.CapabilitySupported
+	}
+	return c
+}
+
+func suiteConfig() daemon.Config {
+	return daemon.Config{
+		Kinds:         []daemon.KindConfig{{Kind: "contract", Available: true, Capabilities: suiteCaps()}},
+		DaemonVersion: "sim",
+		Limits: daemon.Limits{
+			ActiveMax: 3, ExecutorsMax: 5, IdleExecutorsMax: 2, IdleExpiry: 20 * time.Second,
+			CloseRetryBackoff: 200 * time.Millisecond, CloseRetryBackoffMax: 2 * time.Second,
+		},
+	}
+}
+
+type handleInfo struct {
+	gen       uint64
+	expiresAt int64
+	ended     string // released, expired or failed: no start may follow
+	started   uint64 // revision of the started status
+}
+
+// checker observes the daemon's events and effects against the Harness's
+// ground truth. It never steers the run.
+type checker struct {
+	h       *harness.Harness
+	d       *harness.Daemon
+	cfg     daemon.Config
+	gen     uint64
+	ids     map[uint64]map[string]bool // IDs Core used on each connection
+	handles map[string]*handleInfo
+	runTurn map[string]daemon.TurnID
+	runHdl  map[string]string
+	err     error
+}
+
+func newChecker(h *harness.Harness, cfg daemon.Config) *checker {
+	return &checker{h: h, cfg: cfg.WithDefaults(), ids: map[uint64]map[string]bool{},
+		handles: map[string]*handleInfo{}, runTurn: map[string]daemon.TurnID{}, runHdl: map[string]string{}}
+}
+
+func (c *checker) fail(format string, args ...any) {
+	if c.err == nil {
+		c.err = fmt.Errorf(format, args...)
+	}
+}
+
+func (c *checker) DaemonEvent(now time.Time, ev daemon.Event) {
+	switch e := ev.(type) {
+	case daemon.Connected:
+		c.gen = e.Gen
+		c.ids[e.Gen] = map[string]bool{}
+	case daemon.FrameReceived:
+		ids := c.ids[e.Gen]
+		ids[e.Frame.ID] = true
+		if s, ok := e.Frame.Payload.(wire.ExecutionStart); ok {
+			ids[s.RunID] = true
+		}
+	}
+}
+
+func (c *checker) DaemonEffect(now time.Time, e daemon.Effect) {
+	switch v := e.(type) {
+	case daemon.Send:
+		c.sent(now, v)
+	case daemon.NativeCall:
+		if op, ok := v.Op.(daemon.StartTurn); ok {
+			c.nativeStart(now, op)
+		}
+	}
+}
+
+// sent checks one frame: nothing replayed or redirected to a connection
+// that did not ask for it, handle revisions, receipts bounded by truth.
+func (c *checker) sent(now time.Time, s daemon.Send) {
+	f := s.Frame
+	if f.ID != "" && !c.ids[s.Gen][f.ID] {
+		c.fail("frame %s on connection %d that never used its ID", daemon.DescribeFrame(f), s.Gen)
+	}
+	truth := c.h.Truth()
+	switch p := f.Payload.(type) {
+	case wire.PreparationStatus:
+		c.status(s.Gen, p)
+	case wire.PromptSteerAck:
+		in := truth.Input(c.runTurn[f.ID], p.InputID)
+		if p.Written && (in == nil || !in.Written) {
+			c.fail("written receipt for %s/%s the Harness never wrote", f.ID, p.InputID)
+		}
+		if p.Accepted && (in == nil || !in.Applied) {
+			c.fail("accepted receipt for %s/%s the Harness never applied", f.ID, p.InputID)
+		}
+	case wire.InteractionDecisionAck:
+		if t := truth.Turn(c.runTurn[f.ID]); p.Applied && (t == nil || !t.Settled) {
+			c.fail("applied cancel receipt for %s before native settlement", f.ID)
+		}
+	case wire.Done:
+		if t := truth.Turn(c.runTurn[f.ID]); t == nil || !t.Settled {
+			c.fail("done for %s before native settlement", f.ID)
+		}
+	}
+}
+
+func (c *checker) status(gen uint64, p wire.PreparationStatus) {
+	if p.State == wire.StateRejected {
+		return
+	}
+	h := c.handles[p.Handle]
+	if h == nil {
+		h = &handleInfo{gen: gen, expiresAt: p.ExpiresAt}
+		c.handles[p.Handle] = h
+	}
+	if h.gen != gen {
+		c.fail("handle %s of connection %d published on %d", p.Handle, h.gen, gen)
+	}
+	switch p.State {
+	case wire.StateStarting:
+		c.runHdl[p.RunID] = p.Handle
+	case wire.StateStarted:
+		if h.started != 0 && h.started != p.Revision {
+			c.fail("handle %s started twice", p.Handle)
+		}
+		h.started = p.Revision
+	case wire.StateReleased, wire.StateExpired, wire.StateFailed:
+		h.ended = p.State
+	}
+}
+
+// nativeStart checks the transfer behind every native StartTurn: a live,
+// unexpired handle of the current connection, never started before.
+func (c *checker) nativeStart(now time.Time, op daemon.StartTurn) {
+	c.runTurn[op.Run] = op.Turn
+	h := c.handles[c.runHdl[op.Run]]
+	switch {
+	case h == nil:
+		c.fail("native start of %s without a starting handle", op.Run)
+	case h.ended != "":
+		c.fail("native start of %s on a handle already %s", op.Run, h.ended)
+	case now.UnixMilli() >= h.expiresAt:
+		c.fail("native start of %s after its handle expired", op.Run)
+	case h.gen != c.gen:
+		c.fail("native start of %s on a handle of connection %d (current %d)", op.Run, h.gen, c.gen)
+	}
+}
+
+// afterStep checks capacity on both sides and the Harness's contract log.
+func (c *checker) afterStep(v *sim.View) error {
+	if c.err != nil {
+		return c.err
+	}
+	if errs := c.d.Errors(); len(errs) > 0 {
+		return fmt.Errorf("shell: %s", errs[0])
+	}
+	truth := c.h.Truth()
+	if vs := truth.Violations(); len(vs) > 0 {
+		return fmt.Errorf("harness saw: %s", vs[0])
+	}
+	l := c.cfg.Limits
+	if m := c.d.Machine(); m != nil {
+		cp := m.Capacity()
+		if cp.Active > l.ActiveMax || cp.Executors > l.ExecutorsMax || cp.Idle > l.IdleExecutorsMax || cp.Records > l.AdmissionRecordsMax {
+			return fmt.Errorf("daemon capacity exceeded: %+v", cp)
+		}
+	}
+	if n := len(truth.OpenExecutors()); n > l.ExecutorsMax {
+		return fmt.Errorf("harness holds %d executors, limit %d (closing and uncertain included)", n, l.ExecutorsMax)
+	}
+	if n := len(truth.UnsettledTurns()); n > l.ActiveMax {
+		return fmt.Errorf("harness holds %d unsettled turns, limit %d", n, l.ActiveMax)
+	}
+	return nil
+}
+
+// atEnd: after heal and shutdown nothing native is orphaned: whatever the
+// Harness still holds, the daemon still owns; a complete shutdown means
+// the Harness holds nothing.
+func (c *checker) atEnd(v *sim.View) error {
+	truth := c.h.Truth()
+	owned := map[string]bool{}
+	for _, r := range c.d.Machine().Owned() {
+		owned[r.Kind+":"+r.ID] = true
+	}
+	for _, id := range truth.OpenExecutors() {
+		if !owned["executor:"+id] {
+			return fmt.Errorf("orphaned executor %s", id)
+		}
+	}
+	for _, id := range truth.UnsettledTurns() {
+		if !owned["turn:"+id] {
+			return fmt.Errorf("orphaned turn %s", id)
+		}
+	}
+	if r := c.d.Report(); r == nil || !r.Complete {
+		return fmt.Errorf("shutdown incomplete: %s; harness %s", describeReport(r), truth)
+	}
+	return nil
+}
+
+func describeReport(r *daemon.Report) string {
+	if r == nil {
+		return "no report"
+	}
+	return r.Describe()
+}
+
+// suiteOptions builds the world for one seed.
+func suiteOptions(out **suiteWorld) sim.Options {
+	return sim.Options{
+		Workload:        8,
+		Swarm:           sim.SwarmConfig{HealMin: 5 * time.Second, HealMax: 20 * time.Second},
+		LivenessTimeout: 5 * time.Minute,
+		Describe:        harness.DescribeFrame,
+		Setup: func(w *sim.World) {
+			sw := &suiteWorld{}
+			if out != nil {
+				*out = sw
+			}
+			cfg := suiteConfig()
+			hcfg := harness.Config{LongTurn: sim.Ratio{Num: 1, Den: 4},
+				Faults: harness.DrawFaults(w.Rand("harness-swarm"), sim.Ratio{Num: 1, Den: 2})}
+			sw.h = harness.New(w, nodeHarness, hcfg)
+			sw.chk = newChecker(sw.h, cfg)
+			sw.d = harness.NewDaemon(w, nodeDaemon, nodeCore, nodeHarness, cfg, sw.chk)
+			sw.chk.d = sw.d
+			sw.core = newCorePeer(w)
+			w.Note("harness " + sw.h.Config().String())
+			w.AddNode(nodeCore, func() sim.Node { return sw.core })
+			w.AddNode(nodeDaemon, func() sim.Node { return sw.d })
+			w.AddNode(nodeHarness, sw.h.Factory)
+			w.AddCheck(sim.Check{Name: "daemon_safety", AfterStep: sw.chk.afterStep, AtEnd: sw.chk.atEnd})
+			w.SetConvergence(func() (bool, string) {
+				if !sw.core.finished() {
+					return false, "core jobs unfinished: " + sw.core.pending()
+				}
+				if r := sw.d.Report(); r == nil || !r.Complete {
+					return false, "daemon shutdown: " + describeReport(r)
+				}
+				return true, ""
+			})
+		},
+	}
+}
+
+type suiteWorld struct {
+	h    *harness.Harness
+	d    *harness.Daemon
+	chk  *checker
+	core *corePeer
+}
+
+func (c *corePeer) pending() string {
+	var parts []string
+	for _, j := range c.jobs {
+		if !j.state.terminal() {
+			parts = append(parts, fmt.Sprintf("job%d:%d", j.n, j.state))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+const suiteSeeds = 200
+
+func TestSimSuite(t *testing.T) {
+	seeds := uint64(suiteSeeds)
+	if testing.Short() {
+		seeds = 40
+	}
+	var steps uint64
+	outcomes := map[jobState]int{}
+	marks := map[string]int{}
+	start := time.Now()
+	for seed := uint64(1); seed <= seeds; seed++ {
+		var sw *suiteWorld
+		r := sim.Run(seed, suiteOptions(&sw))
+		if r.Failed() || !r.Converged {
+			t.Fatalf("seed %d: %v pending=%q\nreplay: go test ./daemon -run TestSimSuite (seed %d)\n%s",
+				seed, r.Violations, r.Pending, seed, strings.Join(r.Tail, "\n"))
+		}
+		steps += r.Stats.Steps
+		for _, j := range sw.core.jobs {
+			outcomes[j.state]++
+		}
+		for k, n := range r.Marks {
+			marks[k] += n
+		}
+	}
+	t.Logf("%d seeds, %d steps, %v; job outcomes done=%d lost=%d released=%d gave-up=%d",
+		seeds, steps, time.Since(start).Round(time.Millisecond), outcomes[jobDone], outcomes[jobLost], outcomes[jobReleased], outcomes[jobGaveUp])
+	names := make([]string, 0, len(marks))
+	for k := range marks {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		t.Logf("mark %s: %d", k, marks[k])
+	}
+	if outcomes[jobDone] == 0 || outcomes[jobLost] == 0 {
+		t.Errorf("the suite never completed or never lost a turn: %v", outcomes)
+	}
+}
+
+func TestSimSuiteDeterministic(t *testing.T) {
+	for _, seed := range []uint64{3, 17} {
+		a := sim.Run(seed, suiteOptions(nil))
+		b := sim.Run(seed, suiteOptions(nil))
+		if a.Fingerprint != b.Fingerprint {
+			t.Fatalf("seed %d: fingerprints differ", seed)
+		}
+	}
+}
