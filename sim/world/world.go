@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/anishathalye/porcupine"
+
 	"github.com/turnstile-sim/turnstile/sim"
 	"github.com/turnstile-sim/turnstile/sim/check"
 	"github.com/turnstile-sim/turnstile/wire"
@@ -51,7 +53,7 @@ type Outcome struct {
 
 // LinUnknown reports a linearizability check that timed out: neither a
 // pass nor a violation.
-func (o Outcome) LinUnknown() bool { return o.Lin.Result != 0 && !o.Lin.Passed() && len(o.Lin.Illegal) == 0 }
+func (o Outcome) LinUnknown() bool { return o.Lin.Result == porcupine.Unknown }
 
 // workloadDefault is the workload knob (turns) of a default run.
 const workloadDefault = 10
@@ -66,7 +68,7 @@ func deviceID(i int) sim.NodeID { return sim.NodeID(fmt.Sprintf("d%d", i+1)) }
 // pass them to sim.Run directly, but then it gets no linearizability check.
 func Options(cfg Config) sim.Options {
 	opts := sim.Options{
-		Setup:           func(w *sim.World) { setup(w, cfg, nil) },
+		Setup:           func(w *sim.World) { setup(w, cfg, false) },
 		Workload:        workloadDefault,
 		LivenessTimeout: 90 * time.Second,
 		Describe:        describeFrame,
@@ -109,20 +111,15 @@ func Replay(s sim.Schedule, cfg Config) Outcome {
 // Each candidate is a full world run, linearizability included.
 func Shrink(o Outcome, cfg Config) sim.ShrinkResult {
 	opts := Options(cfg)
-	opts.Setup = func(w *sim.World) { setup(w, cfg, &linearizeAtEnd{}) }
+	opts.Setup = func(w *sim.World) { setup(w, cfg, true) }
 	return sim.Shrink(o.Result, opts)
 }
 
-// linearizeAtEnd asks setup to run the linearizability check as the last
-// AtEnd check, so it counts as a violation inside the kernel (Shrink).
-type linearizeAtEnd struct{ u *universe }
-
 func run(seed uint64, cfg Config, opts sim.Options) Outcome {
 	var u *universe
-	base := opts.Setup
-	_ = base
-	opts.Setup = func(w *sim.World) { u = setup(w, cfg, nil) }
+	opts.Setup = func(w *sim.World) { u = setup(w, cfg, false) }
 	res := sim.Run(seed, opts)
+	u.wl.flush(u.lt(u.w.Now()))
 	o := Outcome{Result: res, Timeline: u.timeline, Turns: u.wl.turnsSubmitted, Inputs: u.wl.inputsSent,
 		Records: u.records}
 	var html bytes.Buffer

@@ -1,0 +1,226 @@
+package world
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/sim"
+	"github.com/turnstile-sim/turnstile/sim/check"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// coreNode is the Core process: the machine plus a thin shell that
+// accepts device connections (checking the version), decodes and encodes
+// frames, answers API calls after a small latency and taps effects for
+// the ledger.
+type coreNode struct {
+	u       *universe
+	m       *core.Machine
+	replies map[sim.TimerID]sim.Reply
+	seq     uint64
+	// resends counts refusals (not_ready, busy) Core received per
+	// run/input: each allows one more prompt_steer of the same input.
+	resends map[string]int
+	sent    map[string]bool // run/input whose first prompt_steer left
+}
+
+const (
+	corePrefix    = "c/"
+	apiPrefix     = "api/"
+	reasonVersion = "incompatible_version"
+)
+
+func (u *universe) newCore() sim.Node {
+	n := &coreNode{u: u, replies: map[sim.TimerID]sim.Reply{}, resends: map[string]int{}, sent: map[string]bool{}}
+	if len(u.store.Memory.Turns()) == 0 && len(u.store.Memory.Sessions()) == 0 {
+		n.m = core.New(u.coreCfg, u.store)
+	} else {
+		n.m = core.Restart(u.coreCfg, u.store)
+		u.led.CoreRestarted(u.lt(u.w.Now()), u.store.facts())
+		u.count("core")
+	}
+	u.core = n
+	return n
+}
+
+func (n *coreNode) Step(now time.Time, ev sim.Event) []sim.Effect {
+	switch e := ev.(type) {
+	case sim.Start:
+		return nil
+	case sim.ConnOpened:
+		if d := n.u.deviceByID(e.Peer); d != nil && now.Before(d.versionUntil) {
+			return []sim.Effect{sim.Close{Conn: e.Conn, Reason: reasonVersion}}
+		}
+		n.reconnectDuringSteer(string(e.Peer), 0)
+		return n.step(now, core.ConnOpened{Device: string(e.Peer), Conn: core.ConnID(e.Conn)})
+	case sim.ConnClosed:
+		n.reconnectDuringSteer("", core.ConnID(e.Conn))
+		return n.step(now, core.ConnClosed{Conn: core.ConnID(e.Conn), Reason: e.Reason})
+	case sim.Delivered:
+		return n.delivered(now, e)
+	case sim.TimerFired:
+		if r, ok := n.replies[e.Timer]; ok {
+			delete(n.replies, e.Timer)
+			return []sim.Effect{r}
+		}
+		id, ok := strings.CutPrefix(string(e.Timer), corePrefix)
+		if !ok {
+			return nil
+		}
+		return n.step(now, core.TimerFired{Timer: core.TimerID(id)})
+	case sim.CallReceived:
+		return n.api(now, e)
+	}
+	return nil
+}
+
+func (n *coreNode) delivered(now time.Time, e sim.Delivered) []sim.Effect {
+	conn := core.ConnID(e.Conn)
+	f, err := wire.Decode(e.Frame)
+	if err != nil {
+		var de *wire.DecodeError
+		typ := ""
+		if errors.As(err, &de) {
+			typ = de.Type
+		}
+		return n.step(now, core.FrameRejected{Conn: conn, Type: typ, Err: err})
+	}
+	n.observeInbound(conn, f)
+	return n.step(now, core.FrameReceived{Conn: conn, Frame: f})
+}
+
+// api turns a workload call into a Core API event; the answer leaves
+// after a small latency, so a read is an interval of virtual time.
+func (n *coreNode) api(now time.Time, e sim.CallReceived) []sim.Effect {
+	req, ok := e.Req.(apiRequest)
+	if !ok {
+		return nil
+	}
+	call := core.CallID(fmt.Sprintf("%s/%d", e.From, e.Call))
+	var ev core.Event
+	switch x := req.ev.(type) {
+	case core.CreateSession:
+		x.Call = call
+		ev = x
+	case core.SubmitTurn:
+		x.Call = call
+		ev = x
+	case core.SteerInput:
+		x.Call = call
+		ev = x
+	case core.CancelTurn:
+		x.Call = call
+		ev = x
+	case core.ReadTurn:
+		x.Call = call
+		ev = x
+	default:
+		return nil
+	}
+	out := n.step(now, ev)
+	for i, ef := range out {
+		if r, ok := ef.(sim.Reply); ok {
+			r.To, r.Call = e.From, e.Call
+			n.seq++
+			id := sim.TimerID(apiPrefix + strconv.FormatUint(n.seq, 10))
+			n.replies[id] = r
+			out[i] = sim.SetTimer{Timer: id, At: now.Add(time.Duration(1+n.u.w.Rand("api").IntN(20)) * time.Millisecond)}
+		}
+	}
+	return out
+}
+
+// step runs the machine and translates its effects.
+func (n *coreNode) step(now time.Time, ev core.Event) []sim.Effect {
+	effs := n.m.Step(now, ev)
+	out := make([]sim.Effect, 0, len(effs))
+	for _, ef := range effs {
+		switch e := ef.(type) {
+		case core.Send:
+			n.observeOutbound(e)
+			b, err := wire.Encode(e.Frame)
+			if err != nil {
+				n.u.fail(checkWire, "Core frame %s does not encode: %v", core.DescribeFrame(e.Frame), err)
+				continue
+			}
+			out = append(out, sim.Send{Conn: sim.ConnID(e.Conn), Frame: b})
+		case core.CloseConn:
+			out = append(out, sim.Close{Conn: sim.ConnID(e.Conn), Reason: e.Reason})
+		case core.SetTimer:
+			out = append(out, sim.SetTimer{Timer: sim.TimerID(corePrefix + string(e.Timer)), At: e.At})
+		case core.CancelTimer:
+			out = append(out, sim.CancelTimer{Timer: sim.TimerID(corePrefix + string(e.Timer))})
+		case core.APIResult:
+			out = append(out, sim.Reply{Res: apiResult{e}})
+		case core.Observation:
+		}
+	}
+	return out
+}
+
+// apiRequest is a workload call to Core's API; apiResult its answer.
+type apiRequest struct{ ev core.Event }
+
+func (r apiRequest) Describe() string { return r.ev.Describe() }
+
+type apiResult struct{ r core.APIResult }
+
+func (r apiResult) Describe() string { return r.r.Describe() }
+
+func (u *universe) deviceByID(id sim.NodeID) *device {
+	for _, d := range u.devices {
+		if d.id == id {
+			return d
+		}
+	}
+	return nil
+}
+
+// connName is the ledger's name of a connection, shared by both ends.
+func connName[T ~uint64](c T) string { return "c" + strconv.FormatUint(uint64(c), 10) }
+
+// turnOfRun returns the turn ID of a run ID ("t-3" or "t-3.2").
+func turnOfRun(run string) string {
+	t, _, _ := strings.Cut(run, ".")
+	return t
+}
+
+func steerKey(run, input string) string { return run + "\x00" + input }
+
+// deviceOf returns the device whose current connection is conn.
+func (n *coreNode) deviceOf(conn core.ConnID) string {
+	for _, d := range n.m.Devices() {
+		if d.Conn == conn {
+			return d.Device
+		}
+	}
+	return ""
+}
+
+// reconnectDuringSteer marks a connection of a device going away (closed,
+// or replaced by a new one) while one of its turns has an input whose
+// receipt Core still awaits.
+func (n *coreNode) reconnectDuringSteer(device string, conn core.ConnID) {
+	if device == "" {
+		device = n.deviceOf(conn)
+	}
+	if device == "" {
+		return
+	}
+	for _, t := range n.m.ActiveTurns() {
+		rec, ok := n.u.store.Memory.Turn(t.ID)
+		if !ok || rec.Device != device || t.State != core.TurnRunning {
+			continue
+		}
+		for _, in := range t.Inputs {
+			if in.State == core.InputDelivering || in.State == core.InputWritten {
+				n.u.mark(check.MarkReconnectDuringSteer)
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,126 @@
+package world
+
+import (
+	"strings"
+
+	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/sim/check"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// observeInbound records what Core receives on the wire, before the
+// machine sees it: done and error decoded, cancel receipts Core acts on,
+// steering refusals (which allow one resend) and preparation statuses
+// (revisions applied, stale ones ignored).
+func (n *coreNode) observeInbound(conn core.ConnID, f wire.Frame) {
+	u := n.u
+	at := u.lt(u.w.Now())
+	switch p := f.Payload.(type) {
+	case wire.Done:
+		u.led.DoneObserved(at, f.ID, check.ObservedOnWire)
+		u.count("core")
+		if t, ok := n.m.Turn(turnOfRun(f.ID)); ok && t.RunID == f.ID && t.Cancel == core.CancelRequested {
+			u.mark(check.MarkCancelRacedDone)
+		}
+	case wire.RunError:
+		u.led.ErrorObserved(at, f.ID, check.ObservedOnWire)
+		u.count("core")
+	case wire.InteractionDecisionAck:
+		t, ok := n.m.Turn(turnOfRun(f.ID))
+		if ok && t.RunID == f.ID && t.Cancel == core.CancelRequested && !t.State.Terminal() &&
+			p.DeliveryID == "cancel:"+f.ID && n.deviceOf(conn) != "" {
+			u.led.CancelAckObserved(at, f.ID, p.Applied)
+			u.count("core")
+		}
+	case wire.PromptSteerAck:
+		if p.ErrorCode == "not_ready" || p.ErrorCode == "busy" {
+			n.resends[steerKey(f.ID, p.InputID)]++
+		}
+	case wire.PreparationStatus:
+		n.observeStatus(conn, f.ID, p)
+	}
+}
+
+// observeStatus records a preparation status Core will apply (a resource
+// state of the stream's handle with a higher revision), and marks one it
+// ignores as stale or duplicate.
+func (n *coreNode) observeStatus(conn core.ConnID, reqID string, st wire.PreparationStatus) {
+	var prep *core.PreparationView
+	for _, p := range n.m.Preparations() {
+		if p.RequestID == reqID && p.Conn == conn {
+			p := p
+			prep = &p
+		}
+	}
+	if prep == nil || st.State == wire.StateRejected || st.Handle == "" || st.Revision == 0 {
+		return
+	}
+	if prep.Handle != "" && st.Handle != prep.Handle {
+		return
+	}
+	u := n.u
+	if st.Revision <= prep.Revision {
+		u.mark(check.MarkStaleRevisionIgnored)
+		return
+	}
+	u.led.RevisionApplied(u.lt(u.w.Now()), connName(conn), st.Handle, st.Revision)
+	u.count("core")
+}
+
+// observeOutbound records Core's frames to devices: capability checks at
+// selection (execution_prepare) and at the final check and dispatch
+// (execution_start), run starts and input deliveries.
+func (n *coreNode) observeOutbound(e core.Send) {
+	u := n.u
+	at := u.lt(u.w.Now())
+	switch p := e.Frame.Payload.(type) {
+	case wire.ExecutionPrepare:
+		turn := ""
+		for _, pv := range n.m.Preparations() {
+			if pv.RequestID == e.Frame.ID {
+				turn = pv.Turn
+			}
+		}
+		if turn != "" {
+			n.capabilityChecked(at, turn, e.Conn, check.PhaseSelection)
+		}
+	case wire.ExecutionStart:
+		turn := turnOfRun(p.RunID)
+		dev := n.deviceOf(e.Conn)
+		n.capabilityChecked(at, turn, e.Conn, check.PhaseFinal)
+		u.led.DispatchedTo(at, turn, dev)
+		u.led.RunStartSent(at, turn, p.RunID, dev, connName(e.Conn), p.Handle)
+		u.count("core")
+	case wire.PromptSteer:
+		k := steerKey(e.Frame.ID, p.InputID)
+		if n.sent[k] && n.resends[k] > 0 {
+			n.resends[k]--
+			return
+		}
+		n.sent[k] = true
+		u.led.InputDelivered(at, e.Frame.ID, p.InputID)
+		u.count("core")
+	}
+}
+
+// capabilityChecked derives the turn's requirements from its session's
+// configuration and inputs (the admission table) and records the device
+// declaration Core holds for the connection at this instant.
+func (n *coreNode) capabilityChecked(at int64, turn string, conn core.ConnID, phase string) {
+	u := n.u
+	rec, ok := u.store.Memory.Turn(turn)
+	if !ok {
+		return
+	}
+	sess, _ := u.store.Memory.Session(rec.Session)
+	images := rec.Input.HasImages()
+	for _, in := range u.store.Memory.Inputs(turn) {
+		images = images || in.Input.HasImages()
+	}
+	req := core.Requirements(sess, u.coreCfg.EngineProfiles[sess.Agent.Kind], images)
+	declared, _ := n.m.Snapshot(conn, sess.Agent.Kind)
+	u.led.CapabilityChecked(at, turn, n.deviceOf(conn), phase, req, declared.Capabilities)
+	u.count("core")
+}
+
+var _ = strings.Cut

@@ -1,0 +1,126 @@
+package world
+
+import (
+	"strconv"
+
+	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/core/store"
+	"github.com/turnstile-sim/turnstile/sim/check"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// observedStore is Core's memory store with a tap: every durable write is
+// also reported to the ledger (turn states, input outcomes, cursors, usage,
+// persisted done and error). It never changes what is stored. It lives
+// outside the Core node, so it survives a Core crash.
+type observedStore struct {
+	*store.Memory
+	u *universe
+}
+
+var _ core.Store = (*observedStore)(nil)
+
+// publicState maps Core's durable turn state onto the checker's public
+// states: a claimed turn whose start is unconfirmed is still preparing.
+func publicState(s core.TurnState) string {
+	switch s {
+	case core.TurnQueued:
+		return check.TurnQueued
+	case core.TurnStarting:
+		return check.TurnPreparing
+	case core.TurnRunning:
+		return check.TurnRunning
+	case core.TurnCompleted:
+		return check.TurnCompleted
+	case core.TurnFailed:
+		return check.TurnFailed
+	case core.TurnCancelled:
+		return check.TurnCancelled
+	}
+	return string(s)
+}
+
+func (s *observedStore) PutTurn(r core.TurnRecord) {
+	old, had := s.Memory.Turn(r.ID)
+	s.Memory.PutTurn(r)
+	u := s.u
+	at := u.lt(u.w.Now())
+	if !had {
+		u.led.TurnSubmitted(at, r.Session, r.ID)
+		u.count("core")
+	}
+	if !had || old.State != r.State {
+		u.led.TurnState(at, r.ID, publicState(r.State))
+		u.count("core")
+		if r.State == core.TurnFailed && r.ErrorCode == core.CodeCancelUnconfirmed {
+			u.mark(check.MarkCancelUnconfirmed)
+		}
+	}
+	if r.Usage != nil && (old.Usage == nil || check.UsageFromWire(old.Usage) != check.UsageFromWire(r.Usage)) {
+		u.led.UsagePersisted(at, r.RunID, check.UsageFromWire(r.Usage))
+		u.count("core")
+	}
+	if r.InputCursor > old.InputCursor {
+		for c := old.InputCursor + 1; c <= r.InputCursor; c++ {
+			u.led.CursorAdvanced(at, r.RunID, strconv.Itoa(c), c)
+			u.count("core")
+		}
+	}
+}
+
+func (s *observedStore) PutInput(turn string, in core.InputRecord) {
+	var old core.InputRecord
+	for _, x := range s.Memory.Inputs(turn) {
+		if x.Index == in.Index {
+			old = x
+		}
+	}
+	s.Memory.PutInput(turn, in)
+	if old.State == in.State {
+		return
+	}
+	u := s.u
+	rec, _ := s.Memory.Turn(turn)
+	at := u.lt(u.w.Now())
+	switch in.State {
+	case core.InputAccepted:
+		u.led.InputOutcome(at, rec.RunID, in.ID, check.InputAccepted)
+	case core.InputUnknown:
+		u.led.InputOutcome(at, rec.RunID, in.ID, check.InputUnknown)
+		u.mark(check.MarkSteerUnknownAfter30s)
+	case core.InputFailed:
+		out := check.InputRejected
+		if in.ErrorCode == "outcome_unknown" {
+			out = check.InputUnknown
+		}
+		u.led.InputOutcome(at, rec.RunID, in.ID, out)
+	default:
+		return
+	}
+	u.count("core")
+}
+
+func (s *observedStore) AppendEvent(turn string, ev core.RunEvent) {
+	s.Memory.AppendEvent(turn, ev)
+	u := s.u
+	rec, _ := s.Memory.Turn(turn)
+	at := u.lt(u.w.Now())
+	switch ev.Type {
+	case wire.TypeDone:
+		u.led.DoneObserved(at, rec.RunID, check.ObservedPersisted)
+		u.count("core")
+	case wire.TypeError:
+		u.led.ErrorObserved(at, rec.RunID, check.ObservedPersisted)
+		u.count("core")
+	}
+}
+
+// facts lists every turn's durable facts, as the ledger wants them after
+// a Core restart.
+func (s *observedStore) facts() []check.TurnFacts {
+	var out []check.TurnFacts
+	for _, r := range s.Memory.Turns() {
+		out = append(out, check.TurnFacts{Turn: r.ID, State: publicState(r.State), Run: r.RunID, Cursor: r.InputCursor})
+	}
+	return out
+}

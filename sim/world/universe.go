@@ -1,0 +1,199 @@
+package world
+
+import (
+	"math/rand/v2"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/core/store"
+	"github.com/turnstile-sim/turnstile/daemon"
+	"github.com/turnstile-sim/turnstile/sim"
+	"github.com/turnstile-sim/turnstile/sim/check"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// universe is everything one run shares between its nodes, fault
+// handlers and checks: the ledger, Core's durable store, per-device
+// settings and the fault timeline. It lives outside the nodes so crashes
+// lose only what a real process would lose.
+type universe struct {
+	w        *sim.World
+	cfg      Config
+	led      *check.Ledger
+	store    *observedStore
+	coreCfg  core.Config
+	core     *coreNode // current incarnation; nil while down
+	devices  []*device
+	wl       *workload
+	harness  harnessParams
+	pendingV []check.Violation
+
+	timeline    []string
+	faultEvents []check.FaultEvent
+	records     map[string]int
+
+	shutdownSent  bool
+	nativeOutcome map[string]string // run → native settlement
+}
+
+// device is one Runtime device: its daemon configuration and the state
+// that outlives a daemon crash (fault windows, armed Harness faults).
+type device struct {
+	id           sim.NodeID
+	cfg          daemon.Config
+	caps         wire.AgentKindCapabilities
+	node         *daemonNode // current incarnation; nil while down
+	versionUntil time.Time   // dials fail the version check until then
+	tokens       map[sim.FaultKind]int
+	executors    int // executors minted by the Harness (never reused)
+}
+
+const agentKind = "synthetic"
+
+// setup populates the world. With linAtEnd the linearizability check runs
+// as the last AtEnd check (for Shrink).
+func setup(w *sim.World, cfg Config, linAtEnd bool) *universe {
+	u := &universe{w: w, cfg: cfg, led: check.NewLedger(), records: map[string]int{},
+		nativeOutcome: map[string]string{}}
+	r := w.Rand("params")
+	u.coreCfg = core.DefaultConfig()
+	u.store = &observedStore{Memory: store.NewMemory(), u: u}
+	u.harness = drawHarness(r)
+	n := cfg.Devices
+	if n <= 0 || n > 4 {
+		n = 1 + r.IntN(4)
+	}
+	for i := range n {
+		d := &device{id: deviceID(i), tokens: map[sim.FaultKind]int{}}
+		d.caps = drawCaps(r, i)
+		d.cfg = drawDaemonConfig(r, d.caps)
+		u.devices = append(u.devices, d)
+	}
+	w.AddNode(coreID, func() sim.Node { return u.newCore() })
+	for _, d := range u.devices {
+		d := d
+		w.AddNode(d.id, func() sim.Node { return u.newDaemon(d) })
+	}
+	u.wl = newWorkload(u, w.Rand("workload"))
+	w.AddNode(workloadID, func() sim.Node { return u.wl })
+	u.addChecks()
+	if linAtEnd {
+		u.w.AddCheck(sim.Check{Name: check.CheckLinearizability, AtEnd: u.linearizeAtEnd})
+	}
+	u.registerFaults()
+	w.OnHeal(u.onHeal)
+	w.SetConvergence(u.converged)
+	return u
+}
+
+func (u *universe) linearizeAtEnd(v *sim.View) error {
+	u.wl.flush(u.lt(v.Now()))
+	res := check.Linearize(u.led, check.LinearizeOptions{Timeout: check.LinearizeTimeoutDefault})
+	if viol, ok := res.Violation(u.lt(v.Now())); ok {
+		return errorString(viol.Message)
+	}
+	return nil
+}
+
+type errorString string
+
+func (e errorString) Error() string { return string(e) }
+
+// count tallies one ledger record of a family.
+func (u *universe) count(family string) { u.records[family]++ }
+
+// mark records a rare state in the ledger and the kernel's mark counts.
+func (u *universe) mark(m check.Mark) {
+	u.led.Mark(m)
+	u.w.Reachable(string(m))
+	u.count("marks")
+}
+
+// drawCaps declares the synthetic kind's capabilities of device i. The
+// first device supports everything; others lack a few optional ones so
+// the capability rules matter.
+func drawCaps(r *rand.Rand, i int) wire.AgentKindCapabilities {
+	c := wire.AllCapabilities(wire.CapabilityFromBool(true))
+	optional := []*wire.CapabilitySupport{&c.StructuredOutput, &c.MessageItems, &c.SubagentObservations,
+		&c.SubagentControl, &c.FunctionTools, &c.MessageImages, &c.LocalEnvironment, &c.ToolSearch,
+		&c.WorkspaceReadPreparation, &c.WorkspaceOutputExport}
+	for _, p := range optional {
+		drop := r.IntN(6) == 0 // always drawn: stable streams
+		if i > 0 && drop {
+			*p = wire.CapabilityFromBool(false)
+		}
+	}
+	return c
+}
+
+// drawDaemonConfig sets a daemon's limits: sometimes tight capacity (so
+// preparation_capacity happens) and sometimes a short admission expiry
+// (so an admission can expire before its start).
+func drawDaemonConfig(r *rand.Rand, caps wire.AgentKindCapabilities) daemon.Config {
+	l := daemon.DefaultLimits()
+	if r.IntN(3) == 0 {
+		l.ActiveMax = 1 + r.IntN(2)
+		l.IdleExecutorsMax = 1 + r.IntN(3)
+		l.ExecutorsMax = l.ActiveMax + l.IdleExecutorsMax
+	}
+	if r.IntN(3) == 0 {
+		l.AdmissionExpiry = time.Duration(2+r.IntN(6)) * time.Second
+	}
+	l.IdleExpiry = time.Duration(5+r.IntN(60)) * time.Second
+	return daemon.Config{
+		Kinds:         []daemon.KindConfig{{Kind: agentKind, Version: "1.0.0", Available: true, Capabilities: caps}},
+		DaemonVersion: "0.10.0",
+		Limits:        l,
+	}
+}
+
+// onHeal restarts crashed nodes, ends fault windows and releases hung
+// Harness calls.
+func (u *universe) onHeal() {
+	if !u.w.Up(coreID) {
+		u.w.Restart(coreID)
+	}
+	for _, d := range u.devices {
+		clear(d.tokens)
+		d.versionUntil = time.Time{}
+		if !u.w.Up(d.id) {
+			u.w.Restart(d.id)
+		}
+		u.w.Inject(d.id, sim.TimerFired{Timer: cmdHeal})
+	}
+	u.w.After(time.Second, "", u.maybeShutdown)
+}
+
+// maybeShutdown asks every daemon to shut down once the workload is done
+// and every turn is terminal, so idle executors are closed and the
+// orphaned-resource check has a defined end. It polls until then.
+func (u *universe) maybeShutdown() {
+	if u.shutdownSent {
+		return
+	}
+	if !u.wl.finished() || u.core == nil || len(u.core.m.ActiveTurns()) > 0 {
+		u.w.After(500*time.Millisecond, "", u.maybeShutdown)
+		return
+	}
+	u.shutdownSent = true
+	u.w.Note("shutdown requested")
+	for _, d := range u.devices {
+		u.w.Inject(d.id, sim.TimerFired{Timer: cmdShutdown})
+	}
+}
+
+// converged is the liveness predicate: shutdown requested, every turn
+// terminal and every native resource released.
+func (u *universe) converged() (bool, string) {
+	if !u.shutdownSent {
+		if !u.wl.finished() {
+			return false, "workload not finished: " + u.wl.pending()
+		}
+		ok, why := u.led.Pending()
+		if !ok {
+			return false, why
+		}
+		return false, "shutdown not requested yet"
+	}
+	return u.led.Pending()
+}

@@ -1,0 +1,273 @@
+package world
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/sim"
+	"github.com/turnstile-sim/turnstile/sim/check"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+const workloadID sim.NodeID = "workload"
+
+// workload is the API client: it creates sessions, submits turns, steers
+// inputs, cancels at random moments and reads turn state through Core's
+// API (sim calls), recording reads and steers with their call and return
+// instants for the linearizability check. It never crashes.
+type workload struct {
+	u       *universe
+	r       *rand.Rand
+	total   int
+	seq     uint64
+	actions map[sim.TimerID]func(now time.Time)
+	calls   map[sim.CallID]*wCall
+
+	sessions []*wSession
+	turns    []*wTurn
+	steers   []*wSteer
+
+	turnsSubmitted, inputsSent, issued int
+	out                                *[]sim.Effect
+}
+
+type wSession struct {
+	agent  core.AgentConfig
+	id     string
+	images bool
+	failed bool // Core refused the configuration
+}
+
+type wTurn struct {
+	sess     *wSession
+	id       string
+	terminal bool
+	input    wire.MessageInput
+}
+
+type wSteer struct {
+	call, ret int64
+	turn      *wTurn
+	input     string
+	outcome   string
+	recorded  bool
+}
+
+type wCall struct {
+	at     time.Time
+	done   func(now time.Time, r core.APIResult)
+	lost   func(now time.Time)
+	answer bool
+}
+
+func newWorkload(u *universe, r *rand.Rand) *workload {
+	return &workload{u: u, r: r, actions: map[sim.TimerID]func(time.Time){}, calls: map[sim.CallID]*wCall{}}
+}
+
+const callTimeout = 3 * time.Second
+
+func (wl *workload) Step(now time.Time, ev sim.Event) []sim.Effect {
+	var out []sim.Effect
+	wl.out = &out
+	switch e := ev.(type) {
+	case sim.Start:
+		wl.plan(now)
+	case sim.TimerFired:
+		if fn, ok := wl.actions[e.Timer]; ok {
+			delete(wl.actions, e.Timer)
+			fn(now)
+		}
+	case sim.CallReturned:
+		if c, ok := wl.calls[e.Call]; ok && !c.answer {
+			c.answer = true
+			delete(wl.calls, e.Call)
+			res, _ := e.Res.(apiResult)
+			c.done(now, res.r)
+		}
+	}
+	wl.out = nil
+	return out
+}
+
+func (wl *workload) after(now time.Time, d time.Duration, fn func(now time.Time)) {
+	wl.seq++
+	id := sim.TimerID("w/" + strconv.FormatUint(wl.seq, 10))
+	wl.actions[id] = fn
+	*wl.out = append(*wl.out, sim.SetTimer{Timer: id, At: now.Add(d)})
+}
+
+// call sends one API request; lost runs if no answer comes in time (Core
+// was down: the request may or may not have been handled).
+func (wl *workload) call(now time.Time, ev core.Event, done func(time.Time, core.APIResult), lost func(time.Time)) {
+	wl.seq++
+	id := sim.CallID(wl.seq)
+	c := &wCall{at: now, done: done, lost: lost}
+	wl.calls[id] = c
+	*wl.out = append(*wl.out, sim.Call{To: coreID, Call: id, Req: apiRequest{ev}})
+	wl.after(now, callTimeout, func(now time.Time) {
+		if !c.answer {
+			c.answer = true
+			delete(wl.calls, id)
+			c.lost(now)
+		}
+	})
+}
+
+// plan draws the sessions and the turn arrivals.
+func (wl *workload) plan(now time.Time) {
+	wl.total = wl.u.w.Workload()
+	if wl.total <= 0 {
+		return
+	}
+	n := 1 + wl.r.IntN(min(4, wl.total))
+	for i := range n {
+		s := &wSession{}
+		s.agent, s.images = wl.drawAgent(i)
+		wl.sessions = append(wl.sessions, s)
+		wl.createSession(now, s)
+	}
+	for i := range wl.total {
+		s := wl.sessions[wl.r.IntN(n)]
+		at := time.Duration(100+wl.r.IntN(20000)) * time.Millisecond
+		t := &wTurn{sess: s, input: wl.input(s, "turn "+strconv.Itoa(i))}
+		wl.turns = append(wl.turns, t)
+		wl.after(now, at, func(now time.Time) { wl.submit(now, t) })
+	}
+}
+
+func (wl *workload) createSession(now time.Time, s *wSession) {
+	wl.call(now, core.CreateSession{Agent: s.agent}, func(now time.Time, r core.APIResult) {
+		if r.Err != nil {
+			s.failed = true
+			return
+		}
+		s.id = r.SessionID
+	}, func(now time.Time) { wl.createSession(now, s) })
+}
+
+// drawAgent varies the agent configuration: environment, structured
+// output, multi-agent, function tools, tool search, images.
+func (wl *workload) drawAgent(i int) (core.AgentConfig, bool) {
+	r := wl.r
+	a := core.AgentConfig{Kind: agentKind, Model: "sim-model-" + strconv.Itoa(i), SystemPrompt: "be brief"}
+	switch r.IntN(3) {
+	case 0:
+		a.Environment = core.EnvNone
+	case 1:
+		a.Environment, a.EnvironmentID = core.EnvSelfHosted, "env-self-"+strconv.Itoa(i)
+	default:
+		a.Environment, a.EnvironmentID = core.EnvOpenAIHosted, "env-hosted-"+strconv.Itoa(i)
+	}
+	if r.IntN(4) == 0 {
+		a.OutputSchema = []byte(`{"type":"object"}`)
+	}
+	a.MultiAgent = r.IntN(2) == 0
+	if r.IntN(3) == 0 {
+		a.FunctionTools = []wire.FunctionTool{{Name: "lookup", Description: "look something up"}}
+	}
+	if r.IntN(6) == 0 {
+		a.ToolSearch = true
+		a.FunctionTools = append(a.FunctionTools, wire.FunctionTool{Name: "deferred", DeferLoading: true})
+	}
+	a.TextVerbosity = []string{"", core.VerbosityLow, core.VerbosityHigh}[r.IntN(3)]
+	return a, r.IntN(4) == 0
+}
+
+func (wl *workload) input(s *wSession, text string) wire.MessageInput {
+	in := wire.TextInput(text)
+	if s.images && wl.r.IntN(2) == 0 {
+		in[0].Content = append(in[0].Content, wire.ImagePart("https://example.com/image.png"))
+	}
+	return in
+}
+
+// submit sends a turn once its session exists, then plans its steers,
+// cancel and reads.
+func (wl *workload) submit(now time.Time, t *wTurn) {
+	if t.sess.failed {
+		wl.issued++
+		t.terminal = true
+		return
+	}
+	if t.sess.id == "" {
+		wl.after(now, 500*time.Millisecond, func(now time.Time) { wl.submit(now, t) })
+		return
+	}
+	wl.call(now, core.SubmitTurn{Session: t.sess.id, Input: t.input}, func(now time.Time, r core.APIResult) {
+		if r.Err != nil {
+			wl.issued++
+			t.terminal = true
+			return
+		}
+		t.id = r.TurnID
+		wl.issued++
+		wl.turnsSubmitted++
+		wl.planTurn(now, t)
+	}, func(now time.Time) { wl.after(now, 200*time.Millisecond, func(now time.Time) { wl.submit(now, t) }) })
+}
+
+func (wl *workload) planTurn(now time.Time, t *wTurn) {
+	for range wl.r.IntN(4) {
+		at := time.Duration(wl.r.IntN(8000)) * time.Millisecond
+		wl.after(now, at, func(now time.Time) { wl.steer(now, t) })
+	}
+	if wl.r.IntN(4) == 0 {
+		at := time.Duration(wl.r.IntN(6000)) * time.Millisecond
+		wl.after(now, at, func(now time.Time) {
+			wl.call(now, core.CancelTurn{Turn: t.id}, func(time.Time, core.APIResult) {}, func(time.Time) {})
+		})
+	}
+	wl.poll(now, t)
+}
+
+// poll reads the turn now and then until it is terminal.
+func (wl *workload) poll(now time.Time, t *wTurn) {
+	wl.read(now, t)
+	if !t.terminal {
+		wl.after(now, time.Duration(300+wl.r.IntN(2500))*time.Millisecond, func(now time.Time) {
+			if !t.terminal {
+				wl.poll(now, t)
+			}
+		})
+	}
+}
+
+func (wl *workload) read(now time.Time, t *wTurn) {
+	call := wl.u.lt(now)
+	wl.call(now, core.ReadTurn{Turn: t.id}, func(now time.Time, r core.APIResult) {
+		if r.Err != nil || r.Turn == nil {
+			return
+		}
+		ret := wl.u.lt(now)
+		wl.u.led.ReadTurn(call, ret, t.sess.id, t.id, publicState(r.Turn.State))
+		wl.u.count("api")
+		wl.resolve(ret, t, r.Turn)
+		if r.Turn.State.Terminal() {
+			t.terminal = true
+		}
+	}, func(time.Time) {})
+}
+
+func (wl *workload) steer(now time.Time, t *wTurn) {
+	if t.terminal {
+		return
+	}
+	s := &wSteer{call: wl.u.lt(now), turn: t}
+	wl.steers = append(wl.steers, s)
+	wl.inputsSent++
+	in := wl.input(t.sess, "steer "+strconv.Itoa(wl.inputsSent))
+	wl.call(now, core.SteerInput{Turn: t.id, Input: in}, func(now time.Time, r core.APIResult) {
+		if r.Err != nil {
+			s.input = fmt.Sprintf("refused-%d", wl.inputsSent)
+			wl.record(s, wl.u.lt(now), check.InputRejected)
+			return
+		}
+		s.input = r.InputID
+	}, func(now time.Time) {
+		s.input = fmt.Sprintf("lost-%d", len(wl.steers))
+		wl.record(s, wl.u.lt(now), check.InputUnknown)
+	})
+}

@@ -1,0 +1,97 @@
+package world
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/sim/check"
+)
+
+// resolve settles the steers of t from a read: accepted as soon as Core
+// says so; once the turn is terminal, every other input is rejected
+// (never written) or unknown (written or delivered without a receipt).
+func (wl *workload) resolve(ret int64, t *wTurn, v *core.TurnView) {
+	for _, s := range wl.steers {
+		if s.turn != t || s.recorded || s.input == "" {
+			continue
+		}
+		for _, in := range v.Inputs {
+			if in.ID != s.input {
+				continue
+			}
+			switch out := inputOutcome(in); {
+			case out == check.InputAccepted:
+				wl.record(s, ret, out)
+			case v.State.Terminal():
+				wl.record(s, ret, out)
+			}
+		}
+	}
+}
+
+// inputOutcome maps Core's input state onto a steer outcome.
+func inputOutcome(in core.InputView) string {
+	switch in.State {
+	case core.InputAccepted:
+		return check.InputAccepted
+	case core.InputDelivering, core.InputWritten, core.InputUnknown:
+		return check.InputUnknown
+	case core.InputFailed:
+		if in.ErrorCode == "outcome_unknown" {
+			return check.InputUnknown
+		}
+	}
+	return check.InputRejected
+}
+
+func (wl *workload) record(s *wSteer, ret int64, outcome string) {
+	if s.recorded {
+		return
+	}
+	s.recorded, s.ret, s.outcome = true, ret, outcome
+	wl.u.led.SteerInput(s.call, ret, s.turn.sess.id, s.turn.id, s.input, outcome)
+	wl.u.count("api")
+}
+
+// flush records every steer still unresolved as unknown (open).
+func (wl *workload) flush(at int64) {
+	for _, s := range wl.steers {
+		if !s.recorded {
+			if s.input == "" {
+				s.input = fmt.Sprintf("unanswered-%d", s.call)
+			}
+			wl.record(s, at, check.InputUnknown)
+		}
+	}
+}
+
+// finished reports whether every turn was submitted, read terminal, and
+// no call is outstanding.
+func (wl *workload) finished() bool {
+	if wl.issued < wl.total || len(wl.calls) > 0 {
+		return false
+	}
+	for _, t := range wl.turns {
+		if !t.terminal {
+			return false
+		}
+	}
+	return true
+}
+
+func (wl *workload) pending() string {
+	var parts []string
+	if wl.issued < wl.total {
+		parts = append(parts, fmt.Sprintf("%d of %d turns submitted", wl.issued, wl.total))
+	}
+	for _, t := range wl.turns {
+		if !t.terminal && t.id != "" {
+			parts = append(parts, "turn "+t.id+" not read terminal")
+		}
+	}
+	if len(wl.calls) > 0 {
+		parts = append(parts, fmt.Sprintf("%d calls outstanding", len(wl.calls)))
+	}
+	return strings.Join(parts, "; ")
+}
