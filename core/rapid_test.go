@@ -126,7 +126,7 @@ func (w *rapidWorld) pending() (string, core.InputState) {
 }
 
 func (w *rapidWorld) actions() map[string]func(*rapid.T) {
-	return map[string]func(*rapid.T){
+	return w.moreActions(map[string]func(*rapid.T){
 		"submit": func(t *rapid.T) {
 			if len(w.turns) >= 6 {
 				t.Skip("enough turns")
@@ -160,6 +160,12 @@ func (w *rapidWorld) actions() map[string]func(*rapid.T) {
 			w.step(t, core.FrameReceived{Conn: w.conn, Frame: wire.Frame{ID: w.prep, Payload: wire.PreparationStatus{
 				State: wire.StateRejected, ErrorCode: "preparation_capacity"}}})
 		},
+	})
+}
+
+// moreActions are the steering, output, cancel and fault actions.
+func (w *rapidWorld) moreActions(acts map[string]func(*rapid.T)) map[string]func(*rapid.T) {
+	for k, f := range map[string]func(*rapid.T){
 		"steer": func(t *rapid.T) {
 			if len(w.turns) == 0 {
 				t.Skip("no turn")
@@ -209,7 +215,10 @@ func (w *rapidWorld) actions() map[string]func(*rapid.T) {
 			w.reconnect(t)
 		},
 		"": func(t *rapid.T) { w.check(t) },
+	} {
+		acts[k] = f
 	}
+	return acts
 }
 
 // rarely skips disruptive actions most of the time so that long runs
