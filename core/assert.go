@@ -9,3 +9,9 @@ func assert(cond bool, format string, args ...any) {
 		panic(fmt.Sprintf("core: assertion failed: "+format, args...))
 	}
 }
+
+// panicf reports a broken invariant. Invariant checks call it only on
+// failure, so the formatting arguments cost nothing on the hot path.
+func panicf(format string, args ...any) {
+	panic(fmt.Sprintf("core: invariant broken: "+format, args...))
+}
