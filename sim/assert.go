@@ -12,7 +12,8 @@ func assert(ok bool, msg string) {
 }
 
 // assertf is assert with a formatted message; the message is only built when
-// the assertion fails.
+// the assertion fails (but the arguments are boxed on every call, so hot
+// paths test and panic inline instead).
 func assertf(ok bool, format string, args ...any) {
 	if !ok {
 		panic("sim: assertion failed: " + fmt.Sprintf(format, args...))
