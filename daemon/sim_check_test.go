@@ -27,8 +27,9 @@ func suiteConfig() daemon.Config {
 		Kinds:         []daemon.KindConfig{{Kind: "contract", Available: true, Capabilities: suiteCaps()}},
 		DaemonVersion: "sim",
 		Limits: daemon.Limits{
-			ActiveMax: 3, ExecutorsMax: 5, IdleExecutorsMax: 2, IdleExpiry: 20 * time.Second,
+			ActiveMax: 2, ExecutorsMax: 4, IdleExecutorsMax: 2, IdleExpiry: 20 * time.Second,
 			CloseRetryBackoff: 200 * time.Millisecond, CloseRetryBackoffMax: 2 * time.Second,
+			AdmissionExpiry: 3 * time.Second, // short, so starts race expiry
 		},
 	}
 }

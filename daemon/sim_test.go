@@ -45,6 +45,8 @@ type job struct {
 	release      bool
 	cancelAfter  time.Duration
 	inputs       int
+	startDelay   time.Duration // hold the ready admission (may outlive its expiry)
+	ready        wire.PreparationStatus
 	state        jobState
 	conn         sim.ConnID
 	req, run     string
@@ -73,8 +75,11 @@ func newCorePeer(w *sim.World) *corePeer {
 	c := &corePeer{w: w, rng: w.Rand("workload"), shutdownSent: map[sim.ConnID]bool{},
 		byReq: map[string]*job{}, byRun: map[string]*job{}}
 	for i := 1; i <= w.Workload(); i++ {
-		j := &job{n: i, session: fmt.Sprintf("s%d", 1+c.rng.IntN(3)), inputs: c.rng.IntN(4)}
+		j := &job{n: i, session: fmt.Sprintf("s%d", 1+c.rng.IntN(6)), inputs: c.rng.IntN(4)}
 		j.release = c.rng.IntN(7) == 0
+		if c.rng.IntN(4) == 0 {
+			j.startDelay = time.Duration(c.rng.IntN(6000)) * time.Millisecond
+		}
 		if c.rng.IntN(3) == 0 {
 			j.cancelAfter = time.Duration(10+c.rng.IntN(2000)) * time.Millisecond
 		}
@@ -145,6 +150,12 @@ func (c *corePeer) timer(now time.Time, id sim.TimerID) []sim.Effect {
 		return append(c.kick(now), sim.SetTimer{Timer: "tick", At: now.Add(250 * time.Millisecond)})
 	}
 	kind, rest, _ := strings.Cut(string(id), "/")
+	if kind == "start" {
+		if j := c.byReq[rest]; j != nil && c.open && j.conn == c.conn && j.state == jobPreparing && j.req == rest {
+			return c.start(j)
+		}
+		return nil
+	}
 	j := c.byRun[rest]
 	if j == nil || !c.open || j.conn != c.conn || j.state != jobRunning {
 		return nil
@@ -257,10 +268,12 @@ func (c *corePeer) status(now time.Time, j *job, p wire.PreparationStatus) []sim
 			j.state = jobReleasing
 			return []sim.Effect{c.send(j.req, wire.ExecutionRelease{Handle: p.Handle})}
 		}
-		j.state = jobStarting
-		j.run = fmt.Sprintf("run-%d-%d", j.n, j.attempts)
-		c.byRun[j.run] = j
-		return []sim.Effect{c.send(j.req, wire.ExecutionStart{ExecutorID: p.ExecutorID, Handle: p.Handle, RunID: j.run, Input: wire.TextInput("hello")})}
+		j.ready = p
+		if d := j.startDelay; d > 0 {
+			j.startDelay = 0 // only the first admission is held
+			return []sim.Effect{sim.SetTimer{Timer: sim.TimerID("start/" + j.req), At: now.Add(d)}}
+		}
+		return c.start(j)
 	case wire.StateStarted:
 		if j.state != jobStarting {
 			return nil
@@ -272,8 +285,8 @@ func (c *corePeer) status(now time.Time, j *job, p wire.PreparationStatus) []sim
 		}
 		return out
 	case wire.StateFailed, wire.StateExpired:
-		if j.state == jobPreparing || j.state == jobReleasing {
-			j.state = jobIdle
+		if j.state == jobPreparing || j.state == jobReleasing || p.State == wire.StateExpired && j.state == jobStarting {
+			j.state = jobIdle // nothing was transferred: a fresh preparation is allowed
 		}
 	case wire.StateReleased:
 		if j.state == jobReleasing {
@@ -281,6 +294,14 @@ func (c *corePeer) status(now time.Time, j *job, p wire.PreparationStatus) []sim
 		}
 	}
 	return nil
+}
+
+func (c *corePeer) start(j *job) []sim.Effect {
+	j.state = jobStarting
+	j.run = fmt.Sprintf("run-%d-%d", j.n, j.attempts)
+	c.byRun[j.run] = j
+	p := j.ready
+	return []sim.Effect{c.send(j.req, wire.ExecutionStart{ExecutorID: p.ExecutorID, Handle: p.Handle, RunID: j.run, Input: wire.TextInput("hello")})}
 }
 
 func (c *corePeer) rejected(j *job, p wire.PreparationStatus) []sim.Effect {
