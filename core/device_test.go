@@ -163,3 +163,20 @@ func TestFramesFromUnknownConnectionIgnored(t *testing.T) {
 	require.Empty(t, h.step(core.ConnClosed{Conn: 9}))
 	require.Empty(t, h.m.Devices())
 }
+
+// TestRejectedFrameChangesNoDurableState: an undecodable non-heartbeat
+// frame, a frame on an unknown connection and a status for an unknown
+// stream leave the store untouched.
+func TestRejectedFrameChangesNoDurableState(t *testing.T) {
+	h := newHarness(t)
+	_, tid, runID := h.running()
+	w := h.st.Writes()
+	h.step(core.FrameRejected{Conn: 1, Type: wire.TypeDone, Err: errors.New("bad")})
+	h.step(core.FrameRejected{Conn: 1, Type: "", Err: errors.New("not json")})
+	h.frame(9, runID, wire.Done{})
+	h.frame(1, "p-77", status(wire.StateReady, 9))
+	h.frame(1, runID, wire.PromptSteerAck{InputID: "5", Accepted: true})
+	h.frame(1, runID, wire.InteractionDecisionAck{DeliveryID: "cancel:" + runID, Applied: true})
+	require.Equal(t, w, h.st.Writes())
+	require.Equal(t, core.TurnRunning, h.turn(tid).State)
+}

@@ -98,10 +98,31 @@
 // with ErrDisconnected, or ErrSubscriberOverflow on SubscriberOverflow.
 // Core never fabricates an `error` or `done`.
 //
+// # Store
+//
+// Store (store.go) is the consumer-side interface of the durable records:
+// counters (the sources of "s-<n>", "t-<n>" and "p-<n>"), Sessions, Turns,
+// active inputs and run events. The machine calls it synchronously; a
+// Store is fail-stop. Package core/store provides the in-memory Store the
+// simulator keeps across Core crashes. A call rejected with an error, and
+// a frame that is ignored, write nothing.
+//
+// # Identities
+//
+// Sessions are "s-<n>", Turns "t-<n>"; a Turn's first Run ID is its Turn
+// ID and its single retry attempt is "<turn>.2". Preparation request IDs
+// are "p-<n>", never a Run ID. Active input IDs are the decimal position of
+// the input in its Turn. The cancel delivery ID is "cancel:<runID>".
+//
 // # Restart
 //
-// Restart rebuilds a Machine from the Store after a crash: unclaimed Turns
-// are queued again; Turns whose start was sent are never started again.
+// Restart rebuilds a Machine from the Store after a crash. Unclaimed Turns
+// are queued again in their order (their preparations died with the
+// connections). A Turn whose execution_start was sent is never started
+// again: it fails with delivery_unknown when the start was unconfirmed,
+// event_stream_incomplete when it was running, or cancel_unconfirmed when
+// its cancel receipt was awaited; an input awaiting its receipt becomes
+// unknown and queued inputs not_delivered.
 //
 // # Introspection
 //

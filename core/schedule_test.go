@@ -308,3 +308,34 @@ func TestCancelQueuedTurnReleasesAdmission(t *testing.T) {
 	require.Equal(t, "h-1", one[wire.ExecutionRelease](t, effs).P.Handle)
 	require.Empty(t, h.m.Preparations())
 }
+
+func TestExpiredAfterStartFailsWithoutRetry(t *testing.T) {
+	h := newHarness(t)
+	h.connect("d1", 1, baseCaps())
+	sid := h.session(defaultAgent())
+	tid := h.submit(sid, "x")
+	prep := one[wire.ExecutionPrepare](t, h.last)
+	h.frame(1, prep.ID, status(wire.StateReady, 1))
+	effs := h.frame(1, prep.ID, status(wire.StateExpired, 2))
+	require.Empty(t, sends[wire.ExecutionPrepare](effs))
+	v := h.turn(tid)
+	require.Equal(t, core.CodePreparationStartFailed, v.ErrorCode)
+	require.Equal(t, "expired", v.ErrorDetail)
+}
+
+// TestFailedWithCodeAfterStart: a `failed executor_unavailable` status is
+// enough for the single retry; the rejected that follows changes nothing.
+func TestFailedWithCodeAfterStart(t *testing.T) {
+	h := newHarness(t)
+	h.connect("d1", 1, baseCaps())
+	sid := h.session(defaultAgent())
+	tid := h.submit(sid, "x")
+	prep := one[wire.ExecutionPrepare](t, h.last)
+	h.frame(1, prep.ID, status(wire.StateReady, 1))
+	st := status(wire.StateFailed, 2)
+	st.ErrorCode = "executor_unavailable"
+	retry := one[wire.ExecutionPrepare](t, h.frame(1, prep.ID, st))
+	require.NotEqual(t, prep.ID, retry.ID)
+	require.Empty(t, h.frame(1, prep.ID, wire.PreparationStatus{State: wire.StateRejected, ErrorCode: "executor_unavailable", Operation: wire.TypeExecutionStart}))
+	require.Equal(t, core.TurnQueued, h.turn(tid).State)
+}
