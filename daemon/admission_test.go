@@ -350,3 +350,46 @@ func TestReleaseAfterStartDoesNotCancel(t *testing.T) {
 	noCall[Cancel](r)
 	eq(t, len(r.m.Snapshot().Turns), 1, "turn untouched")
 }
+
+func TestOldRecordsNeverConsumeSuccessorAdmissions(t *testing.T) {
+	cfg := testConfig()
+	cfg.Limits.AdmissionRecordsMax = 4
+	r := newRigWith(t, cfg)
+	for _, s := range []string{"a", "b", "c", "d"} {
+		r.recv("p"+s, prepareFor(s))
+	}
+	r.recv("pe", prepareFor("e"))
+	eq(t, oneStatus(r).ErrorCode, CodePreparationCapacity, "full on the first connection")
+	r.step(Disconnected{Gen: 1})
+	r.connect()
+	eq(t, r.m.Snapshot().Capacity.Records, 0, "records belong to their connection")
+	// The old preparations still hold active slots until they settle.
+	r.recv("pe", prepareFor("e"))
+	eq(t, oneStatus(r).ErrorCode, CodePreparationCapacity, "old native preparations still count")
+	var prepares []CallID
+	for _, e := range r.all {
+		if c, ok := e.(NativeCall); ok {
+			if _, ok := c.Op.(Prepare); ok {
+				prepares = append(prepares, c.Call)
+			}
+		}
+	}
+	r.result(prepares[0], PrepareResult{})
+	eq(t, len(r.sent()), 0, "a retired admission publishes nothing")
+	r.recv("pe", prepareFor("e"))
+	eq(t, oneStatus(r).State, wire.StatePreparing, "the successor admits once a slot is free")
+}
+
+func TestIdleExecutorsBounded(t *testing.T) {
+	cfg := testConfig()
+	cfg.Limits.IdleExecutorsMax = 2
+	r := newRigWith(t, cfg)
+	for _, s := range []string{"a", "b", "c"} {
+		st := r.ready("p"+s, s)
+		r.advance(time.Second)
+		r.recv("p"+s, wire.ExecutionRelease{Handle: st.Handle})
+	}
+	_, op := callOf[CloseExecutor](r)
+	eq(t, op.Executor, "ex-1", "least recently idle executor closed")
+	eq(t, r.m.Snapshot().Capacity.Idle, 2, "idle bound kept")
+}

@@ -94,6 +94,17 @@
 // finished executors closed; failed closes are retried; Report says what
 // is still owned until nothing is.
 //
+// Out of scope of this machine: interactions (permission and user-choice
+// decisions), function results, workspace reads, writes and exports,
+// runtime preparation transfers, suspension fencing and the read-only
+// preparation profile (rejected with unsupported_read_preparation). Their
+// frames have no effect. Plain (non-durable) prompt_steer is answered
+// unsupported: the machine has no native path for it.
+//
+// # Checking
+//
 // Every Step ends with checkInvariants, which panics on an impossible
-// state. Snapshot and Owned give checkers a sorted read-only view.
+// state (assertions are always on). Snapshot, Capacity and Owned give
+// checkers a sorted, read-only view: admission records, executors, Turns
+// with their input receipts, capacity counts and owned resources.
 package daemon

@@ -236,6 +236,15 @@ func (md *admissionModel) frame(t *rapid.T, id string, p wire.Payload) {
 }
 
 func (md *admissionModel) actions() map[string]func(*rapid.T) {
+	all := md.frameActions()
+	for k, f := range md.worldActions() {
+		all[k] = f
+	}
+	return all
+}
+
+// frameActions are the frames a Core could send.
+func (md *admissionModel) frameActions() map[string]func(*rapid.T) {
 	reqs := []string{"p1", "p2", "p3", "p4", "p5", "p6"}
 	sessions := []string{"s1", "s2", "s3", "s4", "s5", "s6", "s7"}
 	runs := []string{"r1", "r2", "r3"}
@@ -279,6 +288,12 @@ func (md *admissionModel) actions() map[string]func(*rapid.T) {
 		"cancel": func(t *rapid.T) {
 			md.frame(t, rapid.SampledFrom(runs).Draw(t, "run"), wire.PromptCancel{DeliveryID: rapid.SampledFrom([]string{"", "d"}).Draw(t, "delivery")})
 		},
+	}
+}
+
+// worldActions are native results and events, time and connections.
+func (md *admissionModel) worldActions() map[string]func(*rapid.T) {
+	return map[string]func(*rapid.T){
 		"answer":  md.answer,
 		"answer2": md.answer,
 		"answer3": md.answer,
