@@ -390,7 +390,7 @@ func TestSimCore(t *testing.T) {
 	opts := simOptions(&truth, &st)
 	c := sim.NewCampaign()
 	codes := map[string]int{}
-	crashes, turns := 0, 0
+	crashes, turns, retried, accepted, unknown := 0, 0, 0, 0, 0
 	for seed := uint64(1); seed <= simSeeds; seed++ {
 		r := sim.Run(seed, opts)
 		if r.Failed() || !r.Converged {
@@ -402,11 +402,25 @@ func TestSimCore(t *testing.T) {
 		for _, rec := range st.Turns() {
 			turns++
 			codes[string(rec.State)+"/"+rec.ErrorCode]++
+			if rec.Retried {
+				retried++
+			}
+			for _, in := range st.Inputs(rec.ID) {
+				switch in.State {
+				case core.InputAccepted:
+					accepted++
+				case core.InputUnknown:
+					unknown++
+				}
+			}
 		}
 	}
-	t.Logf("%d seeds, %d turns, %d Core restarts, outcomes %v, faults %v", simSeeds, turns, crashes, codes, c.Faults)
-	require.True(t, crashes > 0, "no Core restart happened")
-	for _, want := range []string{"completed/", "cancelled/", "failed/engine_failed", "failed/capability_unsupported", "failed/input_outcome_unknown"} {
+	t.Logf("%d seeds, %d turns, %d Core restarts, %d retried starts, %d accepted and %d unknown inputs, outcomes %v, faults %v",
+		simSeeds, turns, crashes, retried, accepted, unknown, codes, c.Faults)
+	require.True(t, crashes > 0 && retried > 0 && accepted > 0 && unknown > 0, "rare paths not reached")
+	for _, want := range []string{"completed/", "cancelled/", "failed/engine_failed", "failed/capability_unsupported",
+		"failed/input_outcome_unknown", "failed/delivery_unknown", "failed/event_stream_incomplete",
+		"failed/cancel_unconfirmed", "failed/preparation_start_failed"} {
 		require.True(t, codes[want] > 0, "outcome %s never reached: %v", want, codes)
 	}
 }
