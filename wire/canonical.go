@@ -21,6 +21,9 @@ func canonicalize(v reflect.Value) {
 		}
 	case reflect.Struct:
 		t := v.Type()
+		if !canonNeeded[t] {
+			return
+		}
 		for i := 0; i < t.NumField(); i++ {
 			sf := t.Field(i)
 			if !sf.IsExported() {
@@ -75,4 +78,43 @@ func canonicalRaw(raw []byte) []byte {
 		return raw // the scanner accepted it; Marshal cannot fail here
 	}
 	return out
+}
+
+// canonNeeded records, for every struct type reachable from a registered
+// payload, whether canonicalize can change it. It is filled during package
+// initialisation (register) and read-only afterwards.
+var canonNeeded = map[reflect.Type]bool{}
+
+// markCanon computes canonNeeded for t and the types it contains.
+func markCanon(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Map:
+		if t == typeRawMessage {
+			return true
+		}
+		if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 {
+			return false
+		}
+		return markCanon(t.Elem())
+	case reflect.Struct:
+		if need, ok := canonNeeded[t]; ok {
+			return need
+		}
+		canonNeeded[t] = false
+		need := false
+		for i := 0; i < t.NumField(); i++ {
+			sf := t.Field(i)
+			_, opts, _ := strings.Cut(sf.Tag.Get("json"), ",")
+			k := sf.Type.Kind()
+			if hasOption(opts, "omitempty") && (k == reflect.Slice || k == reflect.Map) {
+				need = true
+			}
+			if markCanon(sf.Type) {
+				need = true
+			}
+		}
+		canonNeeded[t] = need
+		return need
+	}
+	return false
 }

@@ -28,6 +28,7 @@ func register[P Payload](bodyless bool) {
 	t := reflect.TypeFor[P]()
 	mt := &messageType{name: zero.MessageType(), schema: schemaOf(t), bodyless: bodyless, zero: zero}
 	mt.decode = unmarshalAs[P]
+	markCanon(t)
 	assert(registry[mt.name] == nil, "wire: type %q registered twice", mt.name)
 	registry[mt.name] = mt
 }
