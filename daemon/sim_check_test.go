@@ -44,6 +44,8 @@ type handleInfo struct {
 // checker observes the daemon's events and effects against the Harness's
 // ground truth. It never steers the run.
 type checker struct {
+	w       *sim.World
+	closes  map[string]int // CloseExecutor calls per executor
 	h       *harness.Harness
 	d       *harness.Daemon
 	cfg     daemon.Config
@@ -55,8 +57,8 @@ type checker struct {
 	err     error
 }
 
-func newChecker(h *harness.Harness, cfg daemon.Config) *checker {
-	return &checker{h: h, cfg: cfg.WithDefaults(), ids: map[uint64]map[string]bool{},
+func newChecker(w *sim.World, h *harness.Harness, cfg daemon.Config) *checker {
+	return &checker{w: w, closes: map[string]int{}, h: h, cfg: cfg.WithDefaults(), ids: map[uint64]map[string]bool{},
 		handles: map[string]*handleInfo{}, runTurn: map[string]daemon.TurnID{}, runHdl: map[string]string{}}
 }
 
@@ -85,8 +87,68 @@ func (c *checker) DaemonEffect(now time.Time, e daemon.Effect) {
 	case daemon.Send:
 		c.sent(now, v)
 	case daemon.NativeCall:
-		if op, ok := v.Op.(daemon.StartTurn); ok {
+		switch op := v.Op.(type) {
+		case daemon.StartTurn:
 			c.nativeStart(now, op)
+		case daemon.CloseExecutor:
+			if c.closes[op.Executor]++; c.closes[op.Executor] > 1 {
+				c.w.Sometimes(markCleanupRetried)
+			}
+		}
+	case daemon.Report:
+		if v.Complete {
+			c.w.Sometimes(markShutdownComplete)
+		}
+	}
+	c.mark(e)
+}
+
+// Rare daemon states the suite must reach over its seeds.
+const (
+	markAdmissionExpired = "daemon_admission_expired"
+	markCapacity         = "daemon_capacity_rejection"
+	markReceiptUnknown   = "daemon_receipt_unknown"
+	markReceiptAccepted  = "daemon_receipt_accepted"
+	markCancelApplied    = "daemon_cancel_applied"
+	markCancelFailed     = "daemon_cancel_failed"
+	markCleanupRetried   = "daemon_cleanup_retried"
+	markReused           = "daemon_executor_reused"
+	markStartNoTurn      = "daemon_start_without_turn"
+	markShutdownComplete = "daemon_shutdown_complete"
+)
+
+var daemonMarks = []string{markAdmissionExpired, markCapacity, markReceiptUnknown, markReceiptAccepted,
+	markCancelApplied, markCancelFailed, markCleanupRetried, markReused, markStartNoTurn, markShutdownComplete}
+
+func (c *checker) mark(e daemon.Effect) {
+	s, ok := e.(daemon.Send)
+	if !ok {
+		return
+	}
+	switch p := s.Frame.Payload.(type) {
+	case wire.PreparationStatus:
+		switch {
+		case p.State == wire.StateExpired:
+			c.w.Sometimes(markAdmissionExpired)
+		case p.ErrorCode == daemon.CodePreparationCapacity || p.ErrorCode == daemon.CodeExecutorCapacity:
+			c.w.Sometimes(markCapacity)
+		case p.Reused && p.State == wire.StateReady:
+			c.w.Sometimes(markReused)
+		case p.State == wire.StateRejected && p.Operation == wire.TypeExecutionStart && p.Handle != "":
+			c.w.Sometimes(markStartNoTurn)
+		}
+	case wire.PromptSteerAck:
+		if p.ErrorCode == daemon.CodeOutcomeUnknown {
+			c.w.Sometimes(markReceiptUnknown)
+		}
+		if p.Accepted {
+			c.w.Sometimes(markReceiptAccepted)
+		}
+	case wire.InteractionDecisionAck:
+		if p.Applied {
+			c.w.Sometimes(markCancelApplied)
+		} else if p.ErrorCode == daemon.CodeCancelFailed {
+			c.w.Sometimes(markCancelFailed)
 		}
 	}
 }
@@ -239,7 +301,7 @@ func suiteOptions(out **suiteWorld) sim.Options {
 			hcfg := harness.Config{LongTurn: sim.Ratio{Num: 1, Den: 4},
 				Faults: harness.DrawFaults(w.Rand("harness-swarm"), sim.Ratio{Num: 1, Den: 2})}
 			sw.h = harness.New(w, nodeHarness, hcfg)
-			sw.chk = newChecker(sw.h, cfg)
+			sw.chk = newChecker(w, sw.h, cfg)
 			sw.d = harness.NewDaemon(w, nodeDaemon, nodeCore, nodeHarness, cfg, sw.chk)
 			sw.chk.d = sw.d
 			sw.core = newCorePeer(w)
@@ -313,6 +375,11 @@ func TestSimSuite(t *testing.T) {
 	slices.Sort(names)
 	for _, k := range names {
 		t.Logf("mark %s: %d", k, marks[k])
+	}
+	for _, k := range daemonMarks {
+		if marks[k] == 0 {
+			t.Errorf("rare daemon state %s never reached", k)
+		}
 	}
 	if outcomes[jobDone] == 0 || outcomes[jobLost] == 0 {
 		t.Errorf("the suite never completed or never lost a turn: %v", outcomes)
