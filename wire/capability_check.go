@@ -10,7 +10,7 @@ func (c ExecutionConfiguration) CheckCapabilities(decl AgentKindCapabilities) er
 	const f = "execution_prepare.configuration"
 	if c.WorkspaceReadOnly {
 		if !decl.WorkspaceReadPreparation.IsSupported() {
-			return codeErr(PrepUnsupportedReadPrep, f+".workspace_read_only", "needs workspace_read_preparation")
+			return codeErr(PrepUnsupportedReadPreparation, f+".workspace_read_only", "needs workspace_read_preparation")
 		}
 		return nil
 	}

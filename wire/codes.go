@@ -8,7 +8,7 @@ const (
 	PrepResourceUnavailable        = "resource_unavailable"
 	PrepUnsupportedPreparation     = "unsupported_preparation"
 	PrepUnsupportedConfiguration   = "unsupported_configuration"
-	PrepUnsupportedReadPrep        = "unsupported_read_preparation"
+	PrepUnsupportedReadPreparation = "unsupported_read_preparation"
 	PrepRequestConflict            = "request_conflict"
 	PrepPreparationCapacity        = "preparation_capacity"
 	PrepSessionBindingConflict     = "session_binding_conflict"
@@ -37,7 +37,7 @@ const (
 // PreparationErrorCodes lists every preparation error code.
 var PreparationErrorCodes = []string{
 	PrepInvalidConfiguration, PrepResourceUnavailable, PrepUnsupportedPreparation,
-	PrepUnsupportedConfiguration, PrepUnsupportedReadPrep, PrepRequestConflict,
+	PrepUnsupportedConfiguration, PrepUnsupportedReadPreparation, PrepRequestConflict,
 	PrepPreparationCapacity, PrepSessionBindingConflict, PrepConfigurationConflict,
 	PrepExecutorCleanupUnconfirmed, PrepNativeSessionConflict, PrepHistoryUnavailable,
 	PrepExecutorCapacity, PrepPreparationFailed, PrepCleanupUnconfirmed,

@@ -59,7 +59,7 @@
 //     (types.go or a sibling file) and a MessageType method.
 //  2. Register it in an init function: register[T](bodyless).
 //  3. Give it a Validate method with the rules of the reference.
-//  4. Add a sample to the golden test table (golden_test.go), run
+//  4. Add a sample frame to sampleFrames (samples_test.go), run
 //     `go test ./wire -update`, review the new fixture, and add a seed to
 //     the matching fuzz family in package fuzz.
 package wire

@@ -44,3 +44,17 @@ const (
 	AdmissionRecordsMax  = 64        // admission records per connection
 	ExportBytesMax       = 528 << 20 // workspace export total
 )
+
+// Further limits of wire-reference §6.1.
+const (
+	WorkspacePathBytesMax    = 4096     // logical or relative workspace path
+	WriteFrameBytesMax       = 96 << 10 // encoded workspace_write / export result payload
+	ExportIDBytesMax         = 128      // workspace_export handle and environment ID
+	RuntimePrepareBytesMax   = 1 << 20  // encoded runtime_prepare begin payload / any result
+	PluginSlotMax            = 49       // runtime_prepare plugin slot
+	InitializationEntriesMax = 1000     // env entries, packages
+	FinalizeDirectoriesMax   = 50       // finalize source directories
+	AuthoringBytesMax        = 1 << 20  // authoring request / response payload
+	DirectoryEntriesMin      = 1        // directory read max_entries lower bound
+	ReadBytesMin             = 1        // byte read max_bytes lower bound
+)

@@ -187,13 +187,13 @@ func (c ExecutionConfiguration) validateFunctionTools(f string) error {
 // validateReadOnly applies the read-only profile of §3.14.
 func (c ExecutionConfiguration) validateReadOnly(f string) error {
 	bad := func(member string) error {
-		return codeErr(PrepUnsupportedReadPrep, f+"."+member, "not allowed in the read-only profile")
+		return codeErr(PrepUnsupportedReadPreparation, f+"."+member, "not allowed in the read-only profile")
 	}
 	switch {
 	case c.LocalEnvironment == nil:
-		return codeErr(PrepUnsupportedReadPrep, f+".local_environment", "required by the read-only profile")
+		return codeErr(PrepUnsupportedReadPreparation, f+".local_environment", "required by the read-only profile")
 	case !c.ReleaseOnCompletion:
-		return codeErr(PrepUnsupportedReadPrep, f+".release_on_completion", "required by the read-only profile")
+		return codeErr(PrepUnsupportedReadPreparation, f+".release_on_completion", "required by the read-only profile")
 	case c.AgentSessionID != "":
 		return bad("agent_session_id")
 	case c.RequireExistingNativeSession:

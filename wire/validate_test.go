@@ -119,12 +119,12 @@ func readOnlyPrepare(mut func(*ExecutionConfiguration)) ExecutionPrepare {
 func TestValidateReadOnlyProfile(t *testing.T) {
 	runValidatorCases(t, []validatorCase{
 		{"valid", readOnlyPrepare(func(*ExecutionConfiguration) {}), nil, "", ""},
-		{"no local env", readOnlyPrepare(func(c *ExecutionConfiguration) { c.LocalEnvironment = nil }), ErrInvalid, "local_environment", PrepUnsupportedReadPrep},
-		{"no release", readOnlyPrepare(func(c *ExecutionConfiguration) { c.ReleaseOnCompletion = false }), ErrInvalid, "release_on_completion", PrepUnsupportedReadPrep},
-		{"agent options", readOnlyPrepare(func(c *ExecutionConfiguration) { c.AgentOptions = map[string]json.RawMessage{} }), ErrInvalid, "agent_options", PrepUnsupportedReadPrep},
-		{"observe", readOnlyPrepare(func(c *ExecutionConfiguration) { c.ObserveMessages = true }), ErrInvalid, "observe_messages", PrepUnsupportedReadPrep},
-		{"session", readOnlyPrepare(func(c *ExecutionConfiguration) { c.AgentSessionID = "n" }), ErrInvalid, "agent_session_id", PrepUnsupportedReadPrep},
-		{"tools", readOnlyPrepare(func(c *ExecutionConfiguration) { c.FunctionTools = []FunctionTool{} }), ErrInvalid, "function_tools", PrepUnsupportedReadPrep},
+		{"no local env", readOnlyPrepare(func(c *ExecutionConfiguration) { c.LocalEnvironment = nil }), ErrInvalid, "local_environment", PrepUnsupportedReadPreparation},
+		{"no release", readOnlyPrepare(func(c *ExecutionConfiguration) { c.ReleaseOnCompletion = false }), ErrInvalid, "release_on_completion", PrepUnsupportedReadPreparation},
+		{"agent options", readOnlyPrepare(func(c *ExecutionConfiguration) { c.AgentOptions = map[string]json.RawMessage{} }), ErrInvalid, "agent_options", PrepUnsupportedReadPreparation},
+		{"observe", readOnlyPrepare(func(c *ExecutionConfiguration) { c.ObserveMessages = true }), ErrInvalid, "observe_messages", PrepUnsupportedReadPreparation},
+		{"session", readOnlyPrepare(func(c *ExecutionConfiguration) { c.AgentSessionID = "n" }), ErrInvalid, "agent_session_id", PrepUnsupportedReadPreparation},
+		{"tools", readOnlyPrepare(func(c *ExecutionConfiguration) { c.FunctionTools = []FunctionTool{} }), ErrInvalid, "function_tools", PrepUnsupportedReadPreparation},
 	})
 }
 
@@ -142,7 +142,7 @@ func TestCheckCapabilities(t *testing.T) {
 		t.Fatal(err)
 	}
 	ro := readOnlyPrepare(func(*ExecutionConfiguration) {}).Configuration
-	if ErrorCode(ro.CheckCapabilities(sampleCaps())) != PrepUnsupportedReadPrep {
+	if ErrorCode(ro.CheckCapabilities(sampleCaps())) != PrepUnsupportedReadPreparation {
 		t.Fatal("read-only without workspace_read_preparation accepted")
 	}
 }
