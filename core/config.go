@@ -37,6 +37,7 @@ type Config struct {
 	SubscribersPerTurnMax  int // SubscribeDurable subscribers per Turn
 	DevicesMax             int // distinct devices remembered
 	PreparationsPerConnMax int // open preparation streams per connection (64)
+	RunEventsPerTurnMax    int // persisted run events per Turn
 
 	// EngineProfiles maps a Harness kind to its engine profile. A kind
 	// without an entry declares no controls.
@@ -57,6 +58,7 @@ func DefaultConfig() Config {
 		SubscribersPerTurnMax:  16,
 		DevicesMax:             1024,
 		PreparationsPerConnMax: 64,
+		RunEventsPerTurnMax:    1 << 16,
 	}
 }
 
@@ -88,6 +90,7 @@ func (c Config) withDefaults() Config {
 		{&c.SubscribersPerTurnMax, d.SubscribersPerTurnMax},
 		{&c.DevicesMax, d.DevicesMax},
 		{&c.PreparationsPerConnMax, d.PreparationsPerConnMax},
+		{&c.RunEventsPerTurnMax, d.RunEventsPerTurnMax},
 	}
 	for _, f := range ints {
 		if *f.dst == 0 {
@@ -107,7 +110,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("core: config: negative duration")
 	}
 	if c.SessionsMax < 0 || c.TurnsPerSessionMax < 0 || c.SteerInputsPerRunMax < 0 ||
-		c.SubscribersPerTurnMax < 0 || c.DevicesMax < 0 || c.PreparationsPerConnMax < 0 {
+		c.SubscribersPerTurnMax < 0 || c.DevicesMax < 0 || c.PreparationsPerConnMax < 0 ||
+		c.RunEventsPerTurnMax < 0 {
 		return fmt.Errorf("core: config: negative limit")
 	}
 	if c.SteerInputsPerRunMax > 256 {

@@ -74,7 +74,8 @@
 // error then done fails the Turn with engine_failed, exposing the
 // classified engine_error_code and engine_http_status (only then); done
 // alone completes it. Usage snapshots replace each other; a missing
-// measure stays unknown.
+// measure stays unknown. A Turn reaching RunEventsPerTurnMax stops being
+// observed and fails with event_persistence_failed rather than drop events.
 //
 // Steering. Active inputs are recorded durably per Turn with decimal input
 // IDs and delivered one at a time with durable_receipt: true once the Run

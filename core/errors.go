@@ -28,6 +28,7 @@ var (
 var (
 	ErrDisconnected       = errors.New("core: observation lost: connection closed")
 	ErrSubscriberOverflow = errors.New("core: observation lost: subscriber overflow")
+	ErrEventLimit         = errors.New("core: observation stopped: run event limit reached")
 )
 
 // Core Turn failure codes (the public projection; not wire codes).
@@ -38,6 +39,9 @@ const (
 	// CodeEventStreamIncomplete: the Run subscription broke before done;
 	// the native effect is unknown.
 	CodeEventStreamIncomplete = "event_stream_incomplete"
+	// CodeEventPersistenceFailed: Core could not persist the Run's events
+	// (the per-Turn event limit); the native effect is unknown.
+	CodeEventPersistenceFailed = "event_persistence_failed"
 	// CodeEngineFailed: the stream carried `error` and then `done`.
 	CodeEngineFailed = "engine_failed"
 	// CodeCancelUnconfirmed: no cancel receipt within the confirmation

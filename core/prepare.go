@@ -186,7 +186,13 @@ func (m *Machine) onPrepEnded(p *preparation, st wire.PreparationStatus) {
 // the handle's revision.
 func (m *Machine) onPrepRejected(p *preparation, st wire.PreparationStatus) {
 	t := p.turn
-	if t == nil || (st.Handle != "" && p.handle != "" && st.Handle != p.handle) {
+	if t == nil {
+		if !p.startSent && (st.Operation == "" || st.Operation == wire.TypeExecutionPrepare) {
+			m.removePrep(p) // the abandoned preparation was refused: no handle will come
+		}
+		return
+	}
+	if st.Handle != "" && p.handle != "" && st.Handle != p.handle {
 		return
 	}
 	code := codeOr(st.ErrorCode, wire.StateRejected)

@@ -31,6 +31,12 @@ func (m *Machine) onRunEvent(t *turn, p wire.Payload) {
 	if t.rec.Done != nil {
 		return
 	}
+	if t.rec.EventCount >= uint64(m.cfg.RunEventsPerTurnMax) {
+		// Core cannot keep the stream: it stops observing rather than
+		// drop events silently.
+		m.finishWith(t, TurnFailed, CodeEventPersistenceFailed, "run event limit reached", ErrEventLimit)
+		return
+	}
 	t.rec.EventCount++
 	ev := RunEvent{Seq: t.rec.EventCount, Type: p.MessageType(), Payload: p}
 	m.st.AppendEvent(t.rec.ID, ev)

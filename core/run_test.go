@@ -126,3 +126,18 @@ func TestUsageSnapshotsReplaceAndMissingStaysUnknown(t *testing.T) {
 	require.Equal(t, int32(7), *u.InputTokens)
 	require.True(t, u.OutputTokens == nil)
 }
+
+func TestRunEventLimitStopsObservation(t *testing.T) {
+	h := newHarnessCfg(t, core.Config{RunEventsPerTurnMax: 3})
+	_, tid, runID := h.running()
+	h.step(core.Subscribe{Call: "s", Turn: tid})
+	for i := 0; i < 3; i++ {
+		h.frame(1, runID, wire.Delta{Delta: "x"})
+	}
+	obs := observations(h.frame(1, runID, wire.Delta{Delta: "one too many"}))
+	v := h.turn(tid)
+	require.Equal(t, core.CodeEventPersistenceFailed, v.ErrorCode)
+	require.EqualValues(t, 3, v.Events)
+	require.Len(t, obs, 1)
+	require.ErrorIs(t, obs[0].Err, core.ErrEventLimit)
+}

@@ -339,3 +339,15 @@ func TestFailedWithCodeAfterStart(t *testing.T) {
 	require.Empty(t, h.frame(1, prep.ID, wire.PreparationStatus{State: wire.StateRejected, ErrorCode: "executor_unavailable", Operation: wire.TypeExecutionStart}))
 	require.Equal(t, core.TurnQueued, h.turn(tid).State)
 }
+
+func TestAbandonedPreparationRefusedIsForgotten(t *testing.T) {
+	h := newHarness(t)
+	h.connect("d1", 1, baseCaps())
+	sid := h.session(defaultAgent())
+	tid := h.submit(sid, "x")
+	prep := one[wire.ExecutionPrepare](t, h.last)
+	h.step(core.CancelTurn{Call: "c", Turn: tid})
+	require.Len(t, h.m.Preparations(), 1)
+	h.frame(1, prep.ID, wire.PreparationStatus{State: wire.StateRejected, ErrorCode: "preparation_capacity"})
+	require.Empty(t, h.m.Preparations())
+}

@@ -41,6 +41,8 @@ func closeErrFor(rec TurnRecord) error {
 	switch rec.ErrorCode {
 	case CodeDeliveryUnknown, CodeEventStreamIncomplete:
 		return ErrDisconnected
+	case CodeEventPersistenceFailed:
+		return ErrEventLimit
 	}
 	return nil
 }
