@@ -1,8 +1,6 @@
 package world
 
 import (
-	"strings"
-
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/sim/check"
 	"github.com/turnstile-sim/turnstile/wire"
@@ -37,6 +35,13 @@ func (n *coreNode) observeInbound(conn core.ConnID, f wire.Frame) {
 			n.resends[steerKey(f.ID, p.InputID)]++
 		}
 	case wire.PreparationStatus:
+		if p.State == wire.StateRejected && p.ErrorCode == "preparation_capacity" {
+			for _, pv := range n.m.Preparations() {
+				if pv.RequestID == f.ID && pv.Turn != "" {
+					u.capacityRefused[pv.Turn] = true
+				}
+			}
+		}
 		n.observeStatus(conn, f.ID, p)
 	}
 }
@@ -91,6 +96,10 @@ func (n *coreNode) observeOutbound(e core.Send) {
 		u.led.DispatchedTo(at, turn, dev)
 		u.led.RunStartSent(at, turn, p.RunID, dev, connName(e.Conn), p.Handle)
 		u.count("core")
+		if u.capacityRefused[turn] {
+			delete(u.capacityRefused, turn)
+			u.mark(check.MarkCapacityRejectionThenSuccess)
+		}
 	case wire.PromptSteer:
 		k := steerKey(e.Frame.ID, p.InputID)
 		if n.sent[k] && n.resends[k] > 0 {
@@ -122,5 +131,3 @@ func (n *coreNode) capabilityChecked(at int64, turn string, conn core.ConnID, ph
 	u.led.CapabilityChecked(at, turn, n.deviceOf(conn), phase, req, declared.Capabilities)
 	u.count("core")
 }
-
-var _ = strings.Cut

@@ -137,10 +137,6 @@ func (u *universe) crashDaemon(d *device, f sim.Fault) {
 	u.w.After(f.For, "", func() { u.w.Restart(d.id) })
 }
 
-// nativeRace marks a native turn that completed on its own after its
-// cancel reached the Harness.
-func (u *universe) nativeRace(run string) { u.mark(check.MarkCancelRacedDone) }
-
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m { //tidy:sorted sorted below

@@ -181,16 +181,14 @@ func (h *harness) script(now time.Time, t *hTurn) {
 		h.after(now, gap*time.Duration(i), func(now time.Time) { h.emitProgress(now, t, i) })
 	}
 	h.after(now, gap*time.Duration(steps+1), func(now time.Time) {
-		if t.settled || t.done {
+		// A cancel that reached the native turn wins: it settles the turn.
+		if t.settled || t.done || t.cancelled {
 			return
 		}
 		outcome := check.NativeCompleted
 		if engineErr {
 			outcome = check.NativeFailed
 			h.event(now, t, wire.RunError{Error: "simulated engine error", Code: "server_error"})
-		}
-		if t.cancelled {
-			h.u.nativeRace(t.run)
 		}
 		h.finishNative(now, t, outcome)
 	})

@@ -21,13 +21,14 @@ type observedStore struct {
 var _ core.Store = (*observedStore)(nil)
 
 // publicState maps Core's durable turn state onto the checker's public
-// states: a claimed turn whose start is unconfirmed is still preparing.
+// states. Core's starting (claimed, start unconfirmed) maps to queued, not
+// preparing: an executor_unavailable refusal sends a starting turn back
+// to queued for its single retry, which the checker's order would call a
+// regression. Running and terminal states map to themselves.
 func publicState(s core.TurnState) string {
 	switch s {
-	case core.TurnQueued:
+	case core.TurnQueued, core.TurnStarting:
 		return check.TurnQueued
-	case core.TurnStarting:
-		return check.TurnPreparing
 	case core.TurnRunning:
 		return check.TurnRunning
 	case core.TurnCompleted:

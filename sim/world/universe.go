@@ -34,6 +34,9 @@ type universe struct {
 
 	shutdownSent  bool
 	nativeOutcome map[string]string // run → native settlement
+	// capacityRefused holds turns whose preparation was refused with
+	// preparation_capacity and that have not started since.
+	capacityRefused map[string]bool
 }
 
 // device is one Runtime device: its daemon configuration and the state
@@ -54,7 +57,7 @@ const agentKind = "synthetic"
 // as the last AtEnd check (for Shrink).
 func setup(w *sim.World, cfg Config, linAtEnd bool) *universe {
 	u := &universe{w: w, cfg: cfg, led: check.NewLedger(), records: map[string]int{},
-		nativeOutcome: map[string]string{}}
+		nativeOutcome: map[string]string{}, capacityRefused: map[string]bool{}}
 	r := w.Rand("params")
 	u.coreCfg = core.DefaultConfig()
 	u.store = &observedStore{Memory: store.NewMemory(), u: u}
