@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/turnstile-sim/turnstile/wire"
 )
 
 // recorder is a test node that logs its events and answers with a script.
@@ -251,8 +253,8 @@ func TestStreamsIndependent(t *testing.T) {
 }
 
 func TestFrameBytesMaxMatchesWire(t *testing.T) {
-	if FrameBytesMax != 4<<20 {
-		t.Fatalf("FrameBytesMax = %d", FrameBytesMax)
+	if FrameBytesMax != wire.FrameBytesMax {
+		t.Fatalf("FrameBytesMax = %d, wire says %d", FrameBytesMax, wire.FrameBytesMax)
 	}
 }
 

@@ -50,7 +50,7 @@ func TestSwarmEnablesSubsets(t *testing.T) {
 			kinds = append(kinds, string(k.Kind))
 		}
 		seen[strings.Join(kinds, ",")] = true
-		if !strings.Contains(r.Tail[0]+strings.Join(r.Tail, ""), "") || r.Stats.TraceLines == 0 {
+		if r.Stats.TraceLines == 0 || len(r.Tail) == 0 {
 			t.Fatal("empty trace")
 		}
 	}
