@@ -180,3 +180,15 @@ func TestRejectedFrameChangesNoDurableState(t *testing.T) {
 	require.Equal(t, w, h.st.Writes())
 	require.Equal(t, core.TurnRunning, h.turn(tid).State)
 }
+
+func TestConnOpenedRejections(t *testing.T) {
+	h := newHarnessCfg(t, core.Config{DevicesMax: 1})
+	require.Empty(t, h.step(core.ConnOpened{Device: "", Conn: 1}), "no device")
+	require.Empty(t, h.step(core.ConnOpened{Device: "d1", Conn: 0}), "connection zero")
+	h.step(core.ConnOpened{Device: "d1", Conn: 1})
+	require.Empty(t, h.step(core.ConnOpened{Device: "d2", Conn: 1}), "connection ID in use")
+	effs := h.step(core.ConnOpened{Device: "d2", Conn: 2})
+	require.Equal(t, []core.Effect{core.CloseConn{Conn: 2, Reason: "device limit reached"}}, effs)
+	require.Len(t, h.m.Devices(), 1)
+	require.Empty(t, h.step(core.TimerFired{Timer: "idle:9"}), "unarmed timer")
+}
