@@ -16,14 +16,16 @@ func heartbeatWith(caps string) string {
 	return `{"type":"heartbeat","payload":{"ts":1,"active_requests":0,"supported_agent_kinds":[{"kind":"codex","available":true,"capabilities":` + caps + `}]}}`
 }
 
-func TestDecodeRejects(t *testing.T) {
+type rejectCase struct {
+	name  string
+	frame string
+	want  error
+	field string // must appear in the message
+}
+
+func decodeRejectCases() []rejectCase {
 	longID := strings.Repeat("s3cr3t", 30)
-	tests := []struct {
-		name  string
-		frame string
-		want  error
-		field string // must appear in the message
-	}{
+	return []rejectCase{
 		{"syntax", `{"type":"delta"`, ErrSyntax, ""},
 		{"not an object", `[1]`, ErrWrongType, "envelope"},
 		{"trailing data", `{"type":"delta","payload":{"delta":"a","sequence":1}} {}`, ErrTrailingData, ""},
@@ -73,7 +75,10 @@ func TestDecodeRejects(t *testing.T) {
 		{"capability unknown", heartbeatWith(strings.Replace(capsJSON, `"streaming":true`, `"streaming":true,"hunter2":true`, 1)), ErrUnknownField, "capabilities"},
 		{"nesting bomb", `{"type":"tool_call","payload":{"id":"c","name":"n","stage":"before","args":{"a":` + strings.Repeat("[", 300) + strings.Repeat("]", 300) + `}}}`, ErrTooLarge, "nesting too deep"},
 	}
-	for _, tt := range tests {
+}
+
+func TestDecodeRejects(t *testing.T) {
+	for _, tt := range decodeRejectCases() {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Decode([]byte(tt.frame))
 			if !errors.Is(err, tt.want) {
