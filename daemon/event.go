@@ -101,7 +101,11 @@ func (e NativeResult) Describe() string {
 	return fmt.Sprintf("native-result %s %s", e.Call, r)
 }
 func (e NativeTurnEvent) Describe() string {
-	return fmt.Sprintf("native-event %s %s", e.Turn, describePayload(e.Event))
+	typ := "<nil>"
+	if e.Event != nil {
+		typ = e.Event.MessageType()
+	}
+	return fmt.Sprintf("native-event %s %s %s", e.Turn, typ, describePayload(e.Event))
 }
 func (e NativeInputApplied) Describe() string {
 	return fmt.Sprintf("native-input-applied %s input=%q", e.Turn, e.InputID)
