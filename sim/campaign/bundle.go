@@ -62,11 +62,27 @@ func Bundle(r Runner, run SeedRun, o BundleOptions) []File {
 }
 
 func shrunk(r Runner, run SeedRun, o BundleOptions) []byte {
-	s := r.Shrink(run.Outcome)
-	return Case{Seed: run.Report.Seed, Config: o.Config, Commit: o.Commit, Check: s.Check,
-		Fingerprint: s.Result.Fingerprint, Schedule: s.Schedule,
-		Note: fmt.Sprintf("shrunk in %d replays: faults %d -> %d, workload %d -> %d",
-			s.Runs, s.FaultsBefore, s.FaultsAfter, s.WorkBefore, s.WorkAfter)}.Marshal()
+	c, _, _ := ShrinkCase(r, run.Outcome, o.Config, o.Commit)
+	return c.Marshal()
+}
+
+// ShrinkCase shrinks a failing outcome and returns the shrunk schedule as a
+// Case, with the shrink statistics and the replay of the shrunk schedule.
+// The case records the replay's check and fingerprint: the world may shrink
+// with a differently instrumented setup, so the shrinker's own fingerprint
+// need not be what Runner.Replay reproduces.
+func ShrinkCase(r Runner, o Outcome, cfg Config, commit string) (Case, sim.ShrinkResult, Outcome) {
+	s := r.Shrink(o)
+	again := r.Replay(s.Schedule)
+	check := again.Result.FailedCheck()
+	if check == "" {
+		check = s.Check
+	}
+	c := Case{Seed: o.Result.Seed, Config: cfg, Commit: commit, Check: check,
+		Fingerprint: again.Result.Fingerprint, Schedule: s.Schedule,
+		Note: fmt.Sprintf("shrunk in %d replays: faults %d to %d, workload %d to %d",
+			s.Runs, s.FaultsBefore, s.FaultsAfter, s.WorkBefore, s.WorkAfter)}
+	return c, s, again
 }
 
 func faultsText(run SeedRun) []byte {

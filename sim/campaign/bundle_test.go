@@ -107,7 +107,7 @@ func TestCaseRoundTrip(t *testing.T) {
 		t.Fatalf("%v %+v", err, back)
 	}
 	bare, err := ParseCase(res.Schedule.MarshalIndent())
-	if err != nil || bare.Seed != 9 || bare.Schedule.Workload != res.Schedule.Workload {
+	if err != nil || bare.Seed != 9 || !bare.Bare || back.Bare || bare.Schedule.Workload != res.Schedule.Workload {
 		t.Fatalf("bare schedule: %v %+v", err, bare)
 	}
 	c.Seed = 10

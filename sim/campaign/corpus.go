@@ -24,13 +24,20 @@ type Case struct {
 	// it changes whenever behaviour changes.
 	Fingerprint string       `json:"fingerprint,omitempty"`
 	Schedule    sim.Schedule `json:"schedule"`
+	// Bare is set by ParseCase for a bare schedule, which carries no
+	// configuration of its own.
+	Bare bool `json:"-"`
 }
 
 // Marshal renders the case as indented JSON with a trailing newline.
 func (c Case) Marshal() []byte {
-	b, err := json.MarshalIndent(c, "", "  ")
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	err := enc.Encode(c)
 	assert(err == nil, "case marshal")
-	return append(b, '\n')
+	return b.Bytes()
 }
 
 // ParseCase reads a case, or a bare schedule as written by
@@ -46,7 +53,7 @@ func ParseCase(b []byte) (Case, error) {
 		if err != nil {
 			return Case{}, err
 		}
-		return Case{Seed: s.Seed, Schedule: s}, nil
+		return Case{Seed: s.Seed, Schedule: s, Bare: true}, nil
 	}
 	var c Case
 	dec := json.NewDecoder(bytes.NewReader(b))

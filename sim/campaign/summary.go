@@ -123,7 +123,7 @@ func (s *Summary) Write(w io.Writer) {
 	fmt.Fprintf(w, "summary\n")
 	fmt.Fprintf(w, "  seeds         %d (%d..%d), %d failing\n", s.Seeds, s.First, s.Last, len(s.Failing))
 	fmt.Fprintf(w, "  events        %d, %s events/s\n", s.Events, rate(float64(s.Events), wall))
-	fmt.Fprintf(w, "  virtual time  %s simulated in %s %s (%s x)\n",
+	fmt.Fprintf(w, "  virtual time  %s simulated in %s %s (%sx)\n",
 		s.Virtual, wall.Round(time.Millisecond), wallLabel, rate(s.Virtual.Seconds(), wall))
 	s.writeFaults(w)
 	fmt.Fprintf(w, "  linearizable  ok=%d illegal=%d unknown=%d unchecked=%d\n",
@@ -139,12 +139,15 @@ func (s *Summary) Write(w io.Writer) {
 	fmt.Fprintf(w, "PASS\n")
 }
 
+// faultColumns is how many fault kinds share a summary line.
+const faultColumns = 3
+
 func (s *Summary) writeFaults(w io.Writer) {
 	total := 0
 	for _, k := range sortedKeys(s.FaultsApplied) {
 		total += s.FaultsApplied[k]
 	}
-	fmt.Fprintf(w, "  faults        %d injected, %d without a victim\n", total, s.FaultsSkipped)
+	fmt.Fprintf(w, "  faults        %d injected (by kind below), %d found no victim\n", total, s.FaultsSkipped)
 	kinds := sortedKeys(s.FaultsEnabled)
 	for _, k := range sortedKeys(s.FaultsApplied) {
 		if !slices.Contains(kinds, k) {
@@ -152,8 +155,12 @@ func (s *Summary) writeFaults(w io.Writer) {
 		}
 	}
 	slices.Sort(kinds)
-	for _, k := range kinds {
-		fmt.Fprintf(w, "    %-30s injected=%d enabled_in=%d seeds\n", k, s.FaultsApplied[k], s.FaultsEnabled[k])
+	for i := 0; i < len(kinds); i += faultColumns {
+		var cells []string
+		for _, k := range kinds[i:min(i+faultColumns, len(kinds))] {
+			cells = append(cells, fmt.Sprintf("%-26s %7d", k, s.FaultsApplied[k]))
+		}
+		fmt.Fprintf(w, "    %s\n", strings.Join(cells, "   "))
 	}
 }
 

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestBadFlagsExitTwoWithANamedError(t *testing.T) {
+	caseFile := filepath.Join(t.TempDir(), "case.json")
+	if code, _, _ := (cli{t: t}).run("replay", "-seed", "2", "-save", caseFile, "-tail", "0"); code == exitUsage {
+		t.Fatal("saving a case failed")
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "usage: turnstile <command>"},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{[]string{"sim", "-shard", "2/2"}, "shard index out of range: 2/2"},
+		{[]string{"sim", "-shard", "0/0"}, "shard index out of range"},
+		{[]string{"sim", "-shard", "one/two"}, `shard must be i/n: "one/two"`},
+		{[]string{"sim", "-seeds", "0"}, "seed count must be at least 1"},
+		{[]string{"sim", "-faults", "meteor"}, `unknown fault kind "meteor"; valid kinds: `},
+		{[]string{"sim", "-faults", "stall,meteor"}, "conn_loss"},
+		{[]string{"sim", "-devices", "5"}, "-devices must be 0 (drawn from the seed) or 1 to 4: 5"},
+		{[]string{"sim", "-turns", "-1"}, "-turns must not be negative"},
+		{[]string{"sim", "-workers", "-2"}, "-workers must not be negative"},
+		{[]string{"sim", "-seed", "3", "-seeds", "4"}, "-seed and -seeds/-first are exclusive"},
+		{[]string{"sim", "-seeds", "x"}, `invalid value "x" for flag -seeds`},
+		{[]string{"sim", "-bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"sim", "extra"}, "unexpected arguments: [extra]"},
+		{[]string{"replay"}, "-seed or -schedule is required"},
+		{[]string{"replay", "-seed", "1", "-schedule", caseFile}, "-seed and -schedule are exclusive"},
+		{[]string{"replay", "-schedule", caseFile, "-devices", "2"}, "a case file carries its own configuration"},
+		{[]string{"replay", "-seed", "1", "-faults", "nope"}, `unknown fault kind "nope"`},
+		{[]string{"shrink", "-devices", "9", "-seed", "1"}, "-devices must be 0"},
+		{[]string{"shrink"}, "-seed or -schedule is required"},
+		{[]string{"campaign"}, "usage: turnstile campaign merge FILES..."},
+		{[]string{"campaign", "split"}, "usage: turnstile campaign merge FILES..."},
+		{[]string{"campaign", "merge"}, "no shard files given"},
+	} {
+		code, out, errOut := cli{t: t}.run(tc.args...)
+		if code != exitUsage || !strings.Contains(errOut, tc.want) || out != "" {
+			t.Errorf("%v: exit %d, stderr:\n%s\nwant exit 2 and %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}
+
+func TestHelp(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sim", "-h"}, "usage: turnstile sim [-seeds N [-first F] | -seed S] [-shard i/n]"},
+		{[]string{"replay", "-h"}, "usage: turnstile replay (-seed S"},
+		{[]string{"shrink", "-help"}, "usage: turnstile shrink (-seed S"},
+		{[]string{"campaign", "merge", "-h"}, "usage: turnstile campaign merge FILES..."},
+	} {
+		code, _, errOut := cli{t: t}.run(tc.args...)
+		if code != exitOK || !strings.Contains(errOut, tc.want) || !strings.Contains(errOut, "flags:\n") {
+			t.Errorf("%v: exit %d\n%s", tc.args, code, errOut)
+		}
+	}
+	code, out, _ := cli{t: t}.run("-h")
+	if code != exitOK || !strings.Contains(out, "campaign merge") {
+		t.Fatalf("turnstile -h: exit %d\n%s", code, out)
+	}
+	_, _, errOut := cli{t: t}.run("sim", "-h")
+	for _, k := range worldKinds() {
+		if !strings.Contains(errOut, string(k)) {
+			t.Errorf("sim -h does not list fault kind %s", k)
+		}
+	}
+}
+
+func TestSimOutWritesTheSummary(t *testing.T) {
+	dir := t.TempDir()
+	_, out, _ := cli{t: t}.run("sim", "-seeds", "2", "-faults", "none", "-out", dir)
+	b, err := os.ReadFile(filepath.Join(dir, "summary.txt"))
+	if err != nil || string(b) != summaryBlock(t, out) {
+		t.Fatalf("summary.txt %v:\n%s", err, b)
+	}
+}

@@ -1,0 +1,197 @@
+// Command turnstile runs Turnstile's deterministic simulation: campaigns
+// over many seeds (sim), replays and shrinking of single seeds, and merging
+// of sharded campaign results.
+//
+// It is the shell around sim/campaign: it owns the wall clock, the worker
+// goroutines, the terminal and the file system.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/sim"
+	"github.com/turnstile-sim/turnstile/sim/campaign"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitFail  = 1 // a violation, a missed expected mark, a missing seed
+	exitUsage = 2 // bad flags or arguments
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes one command line and returns the exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	return newShell(stdout, stderr).main(args)
+}
+
+// shell holds everything the commands take from the outside world, so tests
+// can replace the clock and the world.
+type shell struct {
+	stdout, stderr io.Writer
+	now            func() time.Time
+	// tty reports whether progress goes to a terminal (a redrawn bar) or
+	// not (plain lines).
+	tty       bool
+	commit    func() string
+	kinds     []sim.FaultKind
+	newRunner func(campaign.Config) campaign.Runner
+	workers   int // default worker count
+}
+
+func newShell(stdout, stderr io.Writer) *shell {
+	return &shell{
+		stdout:    stdout,
+		stderr:    stderr,
+		now:       time.Now,
+		tty:       isTerminal(stderr),
+		commit:    gitCommit,
+		kinds:     worldKinds(),
+		newRunner: newWorldRunner,
+		workers:   runtime.GOMAXPROCS(0),
+	}
+}
+
+const usageMain = `usage: turnstile <command> [flags]
+
+commands:
+  sim              run a simulation campaign over many seeds
+  replay           replay one seed or a stored schedule, print its fingerprint
+  shrink           minimise the faults and workload of a failing seed
+  campaign merge   combine the JSON-lines output of campaign shards
+
+Run 'turnstile <command> -h' for a command's flags.
+`
+
+func (sh *shell) main(args []string) int {
+	if len(args) == 0 {
+		fmt.Fprint(sh.stderr, usageMain)
+		return exitUsage
+	}
+	switch args[0] {
+	case "sim":
+		return sh.cmdSim(args[1:])
+	case "replay":
+		return sh.cmdReplay(args[1:])
+	case "shrink":
+		return sh.cmdShrink(args[1:])
+	case "campaign":
+		return sh.cmdCampaign(args[1:])
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(sh.stdout, usageMain)
+		return exitOK
+	}
+	fmt.Fprintf(sh.stderr, "turnstile: unknown command %q\n\n%s", args[0], usageMain)
+	return exitUsage
+}
+
+// newFlags returns a flag set whose usage prints text and the flags.
+func (sh *shell) newFlags(name, text string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(sh.stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), text)
+		fmt.Fprintln(fs.Output(), "\nflags:")
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses args; ok is false when the command must return code.
+func (sh *shell) parse(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK, false
+	}
+	if err != nil {
+		return exitUsage, false // the flag package has printed the error and usage
+	}
+	return exitOK, true
+}
+
+// usageError reports a bad flag value or argument.
+func (sh *shell) usageError(cmd string, err error) int {
+	fmt.Fprintf(sh.stderr, "turnstile %s: %v\nRun 'turnstile %s -h' for usage.\n", cmd, err, cmd)
+	return exitUsage
+}
+
+// Flag errors of the commands (beside sim/campaign's).
+var (
+	ErrSeedAndSeeds = errors.New("-seed and -seeds/-first are exclusive")
+	ErrDevices      = errors.New("-devices must be 0 (drawn from the seed) or 1 to 4")
+	ErrTurns        = errors.New("-turns must not be negative")
+	ErrWorkers      = errors.New("-workers must not be negative")
+	ErrArgs         = errors.New("unexpected arguments")
+	ErrNoSeed       = errors.New("-seed or -schedule is required")
+	ErrScheduleFlag = errors.New("a case file carries its own configuration; drop -devices, -turns and -faults")
+	ErrNoFiles      = errors.New("no shard files given")
+)
+
+// configFlags registers -devices, -turns and -faults; the returned function
+// validates them after parsing.
+func (sh *shell) configFlags(fs *flag.FlagSet) func() (campaign.Config, error) {
+	devices := fs.Int("devices", 0, "daemons (devices) in the world, 1 to 4; 0 draws the number from the seed")
+	turns := fs.Int("turns", 0, "turns of the workload; 0 for the world's default")
+	faults := fs.String("faults", campaign.FaultsSwarm,
+		"fault kinds: swarm (each seed enables a random subset of all kinds), none, or a comma list of\n"+
+			strings.Join(kindNames(sh.kinds), ", "))
+	return func() (campaign.Config, error) {
+		if *devices < 0 || *devices > 4 {
+			return campaign.Config{}, fmt.Errorf("%w: %d", ErrDevices, *devices)
+		}
+		if *turns < 0 {
+			return campaign.Config{}, fmt.Errorf("%w: %d", ErrTurns, *turns)
+		}
+		kinds, err := campaign.ParseFaults(*faults, sh.kinds)
+		if err != nil {
+			return campaign.Config{}, err
+		}
+		return campaign.Config{Devices: *devices, Turns: *turns, Faults: kinds}, nil
+	}
+}
+
+func kindNames(kinds []sim.FaultKind) []string {
+	out := make([]string, len(kinds))
+	for i, k := range kinds {
+		out[i] = string(k)
+	}
+	return out
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// gitCommit is the commit of the working tree, or "unknown".
+func gitCommit() string {
+	out, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// flagSet reports whether the named flag was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// shardFiles runs sim -json for each shard and returns the files.
+func shardFiles(t *testing.T, seeds string, shards ...string) []string {
+	t.Helper()
+	dir := t.TempDir()
+	var files []string
+	for i, sh := range shards {
+		_, out, _ := cli{t: t}.run("sim", "-seeds", seeds, "-shard", sh, "-json")
+		f := filepath.Join(dir, "shard-"+string(rune('a'+i))+".jsonl")
+		if err := os.WriteFile(f, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	return files
+}
+
+func TestMergeOfTwoShardsEqualsUnshardedCampaign(t *testing.T) {
+	wholeCode, _, wholeErr := cli{t: t}.run("sim", "-seeds", "9", "-json")
+	files := shardFiles(t, "9", "0/2", "1/2")
+	code, out, _ := cli{t: t}.run(append([]string{"campaign", "merge"}, files...)...)
+	if got, want := summaryBlock(t, out), summaryBlock(t, wholeErr); got != want {
+		t.Fatalf("merged summary:\n%s\nunsharded summary:\n%s", got, want)
+	}
+	if code != wholeCode || !strings.HasPrefix(out, "merged 2 shard headers, 9 seeds\n") {
+		t.Fatalf("merge exit %d, campaign exit %d\n%s", code, wholeCode, out)
+	}
+}
+
+func TestMergeReportsMissingAndDuplicateSeeds(t *testing.T) {
+	files := shardFiles(t, "6", "1/3")
+	code, out, _ := cli{t: t}.run("campaign", "merge", files[0], files[0])
+	for _, want := range []string{"missing seeds: 4: 1 3..4 6", "duplicate seeds (identical, counted once): 2: 2 5",
+		"4 planned seeds missing"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("merge output lacks %q:\n%s", want, out)
+		}
+	}
+	if code != exitFail {
+		t.Fatalf("an incomplete campaign must fail, exit %d", code)
+	}
+}
+
+func TestMergeUnreadableInput(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.jsonl")
+	if err := os.WriteFile(bad, []byte("{\"seed\":1}\nnot json\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := cli{t: t}.run("campaign", "merge", bad)
+	if code != exitFail || !strings.Contains(errOut, "bad.jsonl:2:") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	code, _, errOut = cli{t: t}.run("campaign", "merge", filepath.Join(t.TempDir(), "absent.jsonl"))
+	if code != exitFail || !strings.Contains(errOut, "absent.jsonl") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/turnstile-sim/turnstile/sim/campaign"
+)
+
+func TestShrinkMinimisesAPlantedFailure(t *testing.T) {
+	seed := plantedFailingSeed(t)
+	planted := cli{t: t, newRunner: newPlantedRunner}
+	file := filepath.Join(t.TempDir(), "shrunk.json")
+	code, out, _ := planted.run("shrink", "-seed", fmt.Sprint(seed), "-faults", "core_crash", "-o", file)
+	if code != exitOK {
+		t.Fatalf("shrink exit %d:\n%s", code, out)
+	}
+	for _, want := range []string{fmt.Sprintf("SEED=%d", seed), "failing check: " + plantedCheck,
+		"  workload: ", "  turns: ", "still fails: ", "wrote " + file,
+		"replay: go run ./cmd/turnstile replay -schedule " + file} {
+		if !strings.Contains(out, want) {
+			t.Errorf("shrink output lacks %q:\n%s", want, out)
+		}
+	}
+	var before, after int
+	if _, err := fmt.Sscanf(out[strings.Index(out, "  faults:"):], "  faults: %d -> %d", &before, &after); err != nil ||
+		after != 1 || before < after {
+		t.Fatalf("faults %d -> %d (%v): one Core crash is the minimum\n%s", before, after, err, out)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := campaign.ParseCase(b)
+	if err != nil || c.Check != plantedCheck || len(c.Schedule.Faults) != 1 || c.Commit != "test-commit" {
+		t.Fatalf("shrunk case %v %+v", err, c)
+	}
+	code, out, _ = planted.run("replay", "-schedule", file)
+	if code != exitFail || !strings.Contains(out, "FAIL step ") || !strings.Contains(out, "recorded fingerprint reproduced") {
+		t.Fatalf("replay of the shrunk schedule: exit %d\n%s", code, out)
+	}
+}
+
+func TestShrinkOfAPassingSeed(t *testing.T) {
+	code, out, _ := cli{t: t, newRunner: newPlantedRunner}.run("shrink", "-seed", "1", "-faults", "none",
+		"-o", filepath.Join(t.TempDir(), "x.json"))
+	if code != exitFail || !strings.Contains(out, "nothing to shrink") {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+}
+
+func TestSimWritesAFailureBundle(t *testing.T) {
+	seed := plantedFailingSeed(t)
+	dir := filepath.Join(t.TempDir(), "out")
+	planted := cli{t: t, newRunner: newPlantedRunner}
+	code, out, _ := planted.run("sim", "-seeds", fmt.Sprint(seed), "-faults", "core_crash", "-out", dir)
+	bundle := campaign.BundleDir(dir, seed)
+	for _, want := range []string{fmt.Sprintf("FAIL SEED=%d %s: core restarted", seed, plantedCheck),
+		fmt.Sprintf("  replay: go run ./cmd/turnstile replay -seed %d -faults core_crash\n", seed),
+		"  report: " + bundle + "/\n", "FAIL: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("sim output lacks %q:\n%s", want, out)
+		}
+	}
+	if code != exitFail {
+		t.Fatalf("a violation must exit 1, got %d", code)
+	}
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(bundle, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	fp := strings.TrimSpace(read("fingerprint"))
+	if sum := sha256.Sum256([]byte(read("trace.txt"))); hex.EncodeToString(sum[:]) != fp {
+		t.Fatal("trace.txt does not hash to the fingerprint")
+	}
+	if !strings.Contains(read("violation.txt"), "first violated check: "+plantedCheck) ||
+		!strings.Contains(read("faults.txt"), "core_crash") {
+		t.Fatal("violation.txt or faults.txt incomplete")
+	}
+	wantReplay := fmt.Sprintf("go run ./cmd/turnstile replay -seed %d -faults core_crash\n"+
+		"go run ./cmd/turnstile replay -schedule %s\n", seed, filepath.Join(bundle, "shrunk.json"))
+	if read("replay.txt") != wantReplay {
+		t.Fatalf("replay.txt:\n%s\nwant:\n%s", read("replay.txt"), wantReplay)
+	}
+	code, out, _ = planted.run("replay", "-schedule", filepath.Join(bundle, "options.json"), "-tail", "0")
+	if code != exitFail || !strings.Contains(out, "fingerprint: "+fp) {
+		t.Fatalf("options.json replays: exit %d\n%s", code, out)
+	}
+	code, out, _ = planted.run("replay", "-seed", fmt.Sprint(seed), "-faults", "core_crash", "-tail", "0")
+	if code != exitFail || !strings.Contains(out, "fingerprint: "+fp) {
+		t.Fatalf("replay line reproduces: exit %d\n%s", code, out)
+	}
+}

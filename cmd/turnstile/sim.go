@@ -1,0 +1,258 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/sim/campaign"
+)
+
+const usageSim = `usage: turnstile sim [-seeds N [-first F] | -seed S] [-shard i/n] [-faults K] [-devices D]
+                     [-turns T] [-out DIR] [-json] [-workers W]
+
+Runs one seed or a campaign of seeds of the full-stack world and prints a
+summary: seeds, events per second, virtual against wall time, faults
+injected by kind, rare-state marks hit (a campaign of 1000 seeds or more
+fails when an expected mark was never hit), violations and the
+linearizability verdicts. Every failing seed and every 50th seed is run
+twice to audit determinism. With -out, every failing seed gets a report
+folder DIR/seed-S/ with its replay command.
+
+With -json, stdout carries one JSON line per seed (after a header line) for
+'turnstile campaign merge'; the banner, progress and summary go to stderr.
+Exits 1 when any seed failed or an expected mark was missed.
+`
+
+// simFlags are the parsed flags of the sim command.
+type simFlags struct {
+	plan    campaign.Plan
+	config  campaign.Config
+	out     string
+	json    bool
+	workers int
+	commit  string
+}
+
+func (sh *shell) parseSim(args []string) (simFlags, int, bool) {
+	fs := sh.newFlags("sim", usageSim)
+	seeds := fs.Int("seeds", 1000, "seeds in the whole campaign")
+	first := fs.Uint64("first", 1, "first seed of the campaign")
+	seed := fs.Uint64("seed", 0, "run this one seed only")
+	shard := fs.String("shard", "0/1", "run shard i of n: the seeds whose index in the campaign is i mod n")
+	out := fs.String("out", "", "write a report folder per failing seed under this directory")
+	jsonOut := fs.Bool("json", false, "write one JSON line per seed to stdout")
+	workers := fs.Int("workers", 0, "seeds run in parallel; 0 for GOMAXPROCS")
+	commit := fs.String("commit", "", "commit recorded in reports (default: git rev-parse HEAD)")
+	config := sh.configFlags(fs)
+	if code, ok := sh.parse(fs, args); !ok {
+		return simFlags{}, code, false
+	}
+	fail := func(err error) (simFlags, int, bool) { return simFlags{}, sh.usageError("sim", err), false }
+	if fs.NArg() > 0 {
+		return fail(fmt.Errorf("%w: %v", ErrArgs, fs.Args()))
+	}
+	f := simFlags{out: *out, json: *jsonOut, workers: *workers, commit: *commit}
+	sh2, err := campaign.ParseShard(*shard)
+	if err != nil {
+		return fail(err)
+	}
+	f.plan = campaign.Plan{First: *first, Count: *seeds, Shard: sh2}
+	if flagSet(fs, "seed") {
+		if flagSet(fs, "seeds") || flagSet(fs, "first") {
+			return fail(ErrSeedAndSeeds)
+		}
+		f.plan = campaign.Plan{First: *seed, Count: 1, Shard: sh2}
+	}
+	if err := f.plan.Validate(); err != nil {
+		return fail(err)
+	}
+	if f.workers < 0 {
+		return fail(fmt.Errorf("%w: %d", ErrWorkers, f.workers))
+	}
+	if f.workers == 0 {
+		f.workers = sh.workers
+	}
+	if f.config, err = config(); err != nil {
+		return fail(err)
+	}
+	if f.commit == "" {
+		f.commit = sh.commit()
+	}
+	return f, exitOK, true
+}
+
+func (sh *shell) cmdSim(args []string) int {
+	f, code, ok := sh.parseSim(args)
+	if !ok {
+		return code
+	}
+	info := sh.stdout // banner, failures and summary
+	if f.json {
+		info = sh.stderr
+		fmt.Fprintf(sh.stdout, "%s\n", campaign.MarshalLine(campaign.NewHeader(f.plan, f.config, f.commit)))
+	}
+	sh.banner(info, f)
+	start := sh.now()
+	runner := sh.newRunner(f.config)
+	seeds := f.plan.Seeds()
+	prog := newProgress(sh.stderr, sh.tty, len(seeds), sh.now)
+	summary := campaign.NewSummary()
+	summary.Config = f.config
+	var writeErr error
+	sh.pool(runner, seeds, f, func(r seedResult) {
+		summary.Add(r.run.Report)
+		if f.json {
+			fmt.Fprintf(sh.stdout, "%s\n", campaign.MarshalLine(r.run.Report))
+		}
+		if r.run.Failed() {
+			prog.clear()
+			if err := sh.reportFailure(info, r, f); err != nil && writeErr == nil {
+				writeErr = err
+			}
+		}
+		prog.add(r.run.Failed())
+	})
+	prog.finish()
+	summary.Elapsed = sh.now().Sub(start)
+	summary.Write(info)
+	if f.out != "" {
+		if err := writeSummary(f.out, summary); err != nil && writeErr == nil {
+			writeErr = err
+		}
+	}
+	if writeErr != nil {
+		fmt.Fprintf(sh.stderr, "turnstile sim: %v\n", writeErr)
+		return exitFail
+	}
+	if summary.Err() != nil {
+		return exitFail
+	}
+	return exitOK
+}
+
+// banner prints the seed range, shard and the TigerBeetle-style SEED line.
+func (sh *shell) banner(w io.Writer, f simFlags) {
+	fmt.Fprintf(w, "turnstile sim: %s; faults %s, devices %s, turns %s; %d workers; commit %s\n",
+		f.plan, campaign.FaultsString(f.config.Faults), orSeed(f.config.Devices), orDefault(f.config.Turns),
+		f.workers, f.commit)
+	if f.plan.Count == 1 {
+		fmt.Fprintf(w, "SEED=%d\nreplay: %s\n", f.plan.First, campaign.ReplayCommand(f.plan.First, f.config))
+		return
+	}
+	fmt.Fprintf(w, "SEED=%d..%d\nreplay one seed: %s\n", f.plan.First, f.plan.Last(),
+		campaign.ReplayCommand(f.plan.First, f.config)+" (any SEED in the range)")
+}
+
+func orSeed(n int) string {
+	if n == 0 {
+		return "from seed"
+	}
+	return fmt.Sprint(n)
+}
+
+func orDefault(n int) string {
+	if n == 0 {
+		return "default"
+	}
+	return fmt.Sprint(n)
+}
+
+// reportFailure prints a failing seed and writes its bundle.
+func (sh *shell) reportFailure(w io.Writer, r seedResult, f simFlags) error {
+	rep := r.run.Report
+	msg := ""
+	if len(rep.Violations) > 0 {
+		msg = ": " + rep.Violations[0].Message
+	}
+	fmt.Fprintf(w, "FAIL SEED=%d %s%s\n  replay: %s\n", rep.Seed, rep.FirstCheck(), msg,
+		campaign.ReplayCommand(rep.Seed, f.config))
+	if rep.Audit != nil && rep.Audit.Diverged {
+		fmt.Fprintf(w, "  %s\n", rep.Audit)
+	}
+	if f.out == "" {
+		return nil
+	}
+	dir := campaign.BundleDir(f.out, rep.Seed)
+	if err := writeFiles(dir, r.bundle); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "  report: %s/\n", dir)
+	return nil
+}
+
+func writeFiles(dir string, files []campaign.File) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, f := range files {
+		if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeSummary(dir string, s *campaign.Summary) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(dir, "summary.txt"))
+	if err != nil {
+		return err
+	}
+	s.Write(f)
+	return f.Close()
+}
+
+// seedResult is one seed's run and, when it failed and a report folder was
+// asked for, the folder's files.
+type seedResult struct {
+	index  int
+	run    campaign.SeedRun
+	bundle []campaign.File
+}
+
+// pool runs seeds on f.workers goroutines and calls emit with each result
+// in seed order, from the calling goroutine.
+func (sh *shell) pool(r campaign.Runner, seeds []uint64, f simFlags, emit func(seedResult)) {
+	start := sh.now()
+	opts := campaign.SeedOptions{Wall: func() time.Duration { return sh.now().Sub(start) }}
+	jobs := make(chan int)
+	results := make(chan seedResult)
+	workers := min(f.workers, max(len(seeds), 1))
+	for w := 0; w < workers; w++ {
+		go func() {
+			for i := range jobs {
+				results <- sh.runOne(r, seeds[i], i, opts, f)
+			}
+		}()
+	}
+	go func() {
+		for i := range seeds {
+			jobs <- i
+		}
+		close(jobs)
+	}()
+	order := campaign.NewOrderer[seedResult]()
+	for range seeds {
+		r := <-results
+		for _, ready := range order.Put(r.index, r) {
+			emit(ready)
+		}
+	}
+}
+
+func (sh *shell) runOne(r campaign.Runner, seed uint64, i int, opts campaign.SeedOptions, f simFlags) seedResult {
+	run := campaign.RunSeed(r, seed, opts)
+	res := seedResult{index: i, run: run}
+	if run.Failed() && f.out != "" {
+		res.bundle = campaign.Bundle(r, run, campaign.BundleOptions{
+			Dir: campaign.BundleDir(f.out, seed), Config: f.config, Commit: f.commit})
+	}
+	res.run.Trace = nil // held back in order; the bundle has it
+	res.run.Outcome.HTML = nil
+	return res
+}
