@@ -107,7 +107,9 @@ func (p plantedRunner) Trace(seed uint64, s *sim.Schedule) sim.Result {
 	return sim.Run(seed, o)
 }
 
-func (p plantedRunner) Shrink(o campaign.Outcome) sim.ShrinkResult { return sim.Shrink(o.Result, p.opts) }
+func (p plantedRunner) Shrink(o campaign.Outcome) sim.ShrinkResult {
+	return sim.Shrink(o.Result, p.opts)
+}
 
 // plantedFailingSeed returns the first seed the planted check fails with
 // only core crashes enabled.
