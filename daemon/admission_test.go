@@ -393,3 +393,16 @@ func TestIdleExecutorsBounded(t *testing.T) {
 	eq(t, op.Executor, "ex-1", "least recently idle executor closed")
 	eq(t, r.m.Snapshot().Capacity.Idle, 2, "idle bound kept")
 }
+
+func TestReleaseOfOldHandleNeverTouchesSuccessor(t *testing.T) {
+	r := newRig(t)
+	old := r.ready("p1", "s1")
+	r.recv("p1", wire.ExecutionRelease{Handle: old.Handle})
+	turn := r.started("p2", "s1", "run2")
+	r.recv("p1", wire.ExecutionRelease{Handle: old.Handle})
+	eq(t, oneStatus(r).State, wire.StateReleased, "old handle republishes released")
+	noCall[Cancel](r)
+	noCall[CloseExecutor](r)
+	v := r.m.Snapshot().Turns
+	must(t, len(v) == 1 && v[0].ID == turn && v[0].State == "running", "successor turn untouched: %+v", v)
+}

@@ -344,7 +344,7 @@ const suiteSeeds = 200
 
 func TestSimSuite(t *testing.T) {
 	seeds := uint64(suiteSeeds)
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		seeds = 40
 	}
 	var steps uint64
