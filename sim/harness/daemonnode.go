@@ -60,8 +60,12 @@ func (d *Daemon) Errors() []string { return d.errs }
 func (d *Daemon) Step(now time.Time, ev sim.Event) []sim.Effect {
 	switch e := ev.(type) {
 	case sim.Start:
+		// A new incarnation: volatile state starts over (what the old one
+		// owned natively is orphaned, as a crashed process's would be).
 		d.m = daemon.New(d.cfg)
 		d.calls = map[sim.CallID]daemon.CallID{}
+		d.conn, d.open, d.dialing, d.report = 0, false, false, nil
+		d.nextID = sim.CallID(e.Incarnation) << 32
 		return d.dial()
 	case sim.ConnOpened:
 		d.dialing = false

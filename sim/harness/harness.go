@@ -41,6 +41,26 @@ type Harness struct {
 	actions map[sim.TimerID]func(now time.Time) []sim.Effect
 	seq     uint64
 	held    []func(now time.Time) []sim.Effect
+
+	rec    Recorder
+	device string
+}
+
+// Recorder receives ground truth as it happens, in the shape of the
+// simulator's check ledger (times are virtual UnixNano; outcome is
+// "completed", "failed" or "cancelled").
+type Recorder interface {
+	ExecutorCreated(at int64, device, executor string)
+	ExecutorClosed(at int64, device, executor string)
+	TurnCreated(at int64, device, run string)
+	InputApplied(at int64, run, input string)
+	TurnSettled(at int64, run, outcome string)
+}
+
+// SetRecorder forwards ground truth to r, naming this Harness's device.
+func (h *Harness) SetRecorder(device string, r Recorder) {
+	h.device = device
+	h.rec = r
 }
 
 type hExec struct {
@@ -187,6 +207,9 @@ func (h *Harness) prepare(now time.Time, e sim.CallReceived, op daemon.Prepare) 
 	t := &ExecutorTruth{ID: op.Executor, Session: op.Session, CreatedAt: now}
 	h.truth.executors[op.Executor] = t
 	h.exec[op.Executor] = &hExec{truth: t}
+	if h.rec != nil {
+		h.rec.ExecutorCreated(now.UnixNano(), h.device, op.Executor)
+	}
 	return []sim.Effect{result(e.From, e.Call, daemon.PrepareResult{})}
 }
 
@@ -205,6 +228,9 @@ func (h *Harness) close(now time.Time, e sim.CallReceived, op daemon.CloseExecut
 	}
 	x.truth.Closed = true
 	x.truth.ClosedAt = now
+	if h.rec != nil {
+		h.rec.ExecutorClosed(now.UnixNano(), h.device, op.Executor)
+	}
 	return []sim.Effect{result(e.From, e.Call, daemon.CloseResult{})}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/turnstile-sim/turnstile/daemon"
 	"github.com/turnstile-sim/turnstile/sim"
+	"github.com/turnstile-sim/turnstile/sim/check"
 	"github.com/turnstile-sim/turnstile/sim/harness"
 	"github.com/turnstile-sim/turnstile/wire"
 )
@@ -250,5 +251,50 @@ func TestDrawFaultsDeterministic(t *testing.T) {
 	b := harness.DrawFaults(sim.NewStream(7, "h"), sim.Ratio{Num: 1, Den: 2})
 	if a != b || a.String() == "[]" {
 		t.Fatalf("draws differ or empty: %s vs %s", a, b)
+	}
+}
+
+// The simulator's check ledger takes the Harness's ground truth directly.
+var _ harness.Recorder = (*check.Ledger)(nil)
+
+type recorder struct{ lines []string }
+
+func (r *recorder) ExecutorCreated(at int64, device, executor string) {
+	r.lines = append(r.lines, "created "+device+" "+executor)
+}
+func (r *recorder) ExecutorClosed(at int64, device, executor string) {
+	r.lines = append(r.lines, "closed "+device+" "+executor)
+}
+func (r *recorder) TurnCreated(at int64, device, run string) {
+	r.lines = append(r.lines, "turn "+device+" "+run)
+}
+func (r *recorder) InputApplied(at int64, run, input string) {
+	r.lines = append(r.lines, "applied "+run+" "+input)
+}
+func (r *recorder) TurnSettled(at int64, run, outcome string) {
+	r.lines = append(r.lines, "settled "+run+" "+outcome)
+}
+
+func TestRecorderSeesTruth(t *testing.T) {
+	rec := &recorder{}
+	c := &caller{script: []step{
+		{0, daemon.Prepare{Executor: "ex-1", Session: "s"}},
+		{time.Second, daemon.StartTurn{Executor: "ex-1", Turn: "t-1", Run: "r"}},
+		{2 * time.Second, daemon.Cancel{Turn: "t-1"}},
+		{2 * time.Second, daemon.AwaitSettlement{Turn: "t-1"}},
+		{3 * time.Second, daemon.CloseExecutor{Executor: "ex-1"}},
+	}}
+	sim.Run(1, sim.Options{
+		Swarm: sim.SwarmConfig{Kinds: []sim.FaultKind{}, HealMin: 10 * time.Second, HealMax: 10 * time.Second},
+		Setup: func(w *sim.World) {
+			h := harness.New(w, "harness", harness.Config{LongTurn: always()})
+			h.SetRecorder("d1", rec)
+			w.AddNode("caller", func() sim.Node { return c })
+			w.AddNode("harness", h.Factory)
+		},
+	})
+	want := "created d1 ex-1|turn d1 r|settled r cancelled|closed d1 ex-1"
+	if got := strings.Join(rec.lines, "|"); got != want {
+		t.Fatalf("recorded %q, want %q", got, want)
 	}
 }

@@ -26,9 +26,21 @@ type TurnTruth struct {
 	Executor  string
 	CreatedAt time.Time
 	Cancelled bool      // a Cancel request took effect
+	Failed    bool      // the start failed after input was submitted
 	Ended     bool      // natively stopped (output closed or cancelled and quiet)
 	Settled   bool      // a settlement was reported to the daemon
 	SettledAt time.Time // instant of that report
+}
+
+// outcome is the native outcome in the check ledger's words.
+func (t *TurnTruth) outcome() string {
+	switch {
+	case t.Cancelled:
+		return "cancelled"
+	case t.Failed:
+		return "failed"
+	}
+	return "completed"
 }
 
 // InputKey names one durable input of a Turn.

@@ -34,9 +34,13 @@ func (h *Harness) start(now time.Time, e sim.CallReceived, op daemon.StartTurn) 
 		h.truth.violate("run %s became a native turn %d times", op.Run, h.truth.runs[op.Run])
 	}
 	x.turn = op.Turn
+	if h.rec != nil {
+		h.rec.TurnCreated(now.UnixNano(), h.device, op.Run)
+	}
 	if h.fault(h.cfg.Faults.StartAfterInput) {
 		h.w.Sometimes("harness_start_after_input")
 		t.quiet = true
+		t.truth.Failed = true
 		return []sim.Effect{
 			result(e.From, e.Call, daemon.StartResult{Turn: true, Err: "native start failed after input"}),
 			h.after(now, h.latency(), func(now time.Time) []sim.Effect { return h.settleNatively(now, t) }),
@@ -136,6 +140,9 @@ func (h *Harness) answerSettle(now time.Time, t *hTurn, w waiter) []sim.Effect {
 	}
 	t.truth.Settled = true
 	t.truth.SettledAt = now
+	if h.rec != nil {
+		h.rec.TurnSettled(now.UnixNano(), t.truth.Run, t.truth.outcome())
+	}
 	if x.turn == t.truth.ID {
 		x.turn = ""
 	}
@@ -240,6 +247,9 @@ func (h *Harness) applyLater(now time.Time, t *hTurn, k InputKey, e sim.CallRece
 		in := h.truth.inputs[k]
 		in.Applied = true
 		in.AppliedAt = now
+		if h.rec != nil {
+			h.rec.InputApplied(now.UnixNano(), t.truth.Run, k.Input)
+		}
 		return []sim.Effect{event(e.From, e.Call, daemon.NativeInputApplied{Turn: k.Turn, InputID: k.Input})}
 	})
 }
