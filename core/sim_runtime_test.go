@@ -249,7 +249,12 @@ func (r *simRuntime) onSteer(now time.Time, runID string, p wire.PromptSteer) []
 	r.truth.consume(key)
 	run.steering = true
 	if x < 15 {
-		return nil // the receipt never comes: Core's written window decides
+		// The receipt is lost: the native write settles after a while
+		// (sometimes past Core's written window) and no ack is sent.
+		return []sim.Effect{r.later(now, r.ms(20000, 45000), func(time.Time) []sim.Effect {
+			run.steering = false
+			return nil
+		})}
 	}
 	return []sim.Effect{r.later(now, r.ms(5, 100), func(now time.Time) []sim.Effect {
 		out := r.send(run.conn, runID, wire.PromptSteerAck{InputID: p.InputID, Written: true})

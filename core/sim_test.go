@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"slices"
 	"strings"
@@ -17,9 +18,11 @@ import (
 const (
 	simCore       sim.NodeID    = "core"
 	simCoreCrash  sim.FaultKind = "core_crash"
-	simSeeds                    = 240
 	simWorkWindow               = 8 * time.Second
 )
+
+// simSeeds is the number of seeds TestSimCore runs (-core.sim.seeds).
+var simSeeds = flag.Uint64("core.sim.seeds", 240, "seeds run by TestSimCore")
 
 // simTruth is what the suite knows independently of Core's records: what
 // crossed the wire and what the scripted Runtimes did natively.
@@ -378,7 +381,7 @@ func acceptedOnAnyRun(t *simTruth, turn, input string) bool {
 }
 
 func simOptions(truth **simTruth, st **store.Memory) sim.Options {
-	return sim.Options{Setup: simSetup(truth, st), Workload: 4,
+	return sim.Options{Setup: simSetup(truth, st), Workload: 4, LivenessTimeout: 5 * time.Minute,
 		Swarm: sim.SwarmConfig{HealMin: 10 * time.Second, HealMax: 20 * time.Second}}
 }
 
@@ -391,7 +394,7 @@ func TestSimCore(t *testing.T) {
 	c := sim.NewCampaign()
 	codes := map[string]int{}
 	crashes, turns, retried, accepted, unknown := 0, 0, 0, 0, 0
-	for seed := uint64(1); seed <= simSeeds; seed++ {
+	for seed := uint64(1); seed <= *simSeeds; seed++ {
 		r := sim.Run(seed, opts)
 		if r.Failed() || !r.Converged {
 			t.Fatalf("seed %d: %v pending=%q\nschedule: %s\n%s", seed, r.Violations, r.Pending,
@@ -416,7 +419,7 @@ func TestSimCore(t *testing.T) {
 		}
 	}
 	t.Logf("%d seeds, %d turns, %d Core restarts, %d retried starts, %d accepted and %d unknown inputs, outcomes %v, faults %v",
-		simSeeds, turns, crashes, retried, accepted, unknown, codes, c.Faults)
+		*simSeeds, turns, crashes, retried, accepted, unknown, codes, c.Faults)
 	require.True(t, crashes > 0 && retried > 0 && accepted > 0 && unknown > 0, "rare paths not reached")
 	for _, want := range []string{"completed/", "cancelled/", "failed/engine_failed", "failed/capability_unsupported",
 		"failed/input_outcome_unknown", "failed/delivery_unknown", "failed/event_stream_incomplete",
