@@ -41,7 +41,7 @@ func (u *universe) newCore() sim.Node {
 	} else {
 		n.m = core.Restart(u.coreCfg, u.store)
 		u.led.CoreRestarted(u.lt(u.w.Now()), u.store.facts())
-		u.count("core")
+		u.count("CoreRestarted")
 	}
 	u.core = n
 	return n

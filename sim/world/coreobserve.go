@@ -16,19 +16,19 @@ func (n *coreNode) observeInbound(conn core.ConnID, f wire.Frame) {
 	switch p := f.Payload.(type) {
 	case wire.Done:
 		u.led.DoneObserved(at, f.ID, check.ObservedOnWire)
-		u.count("core")
+		u.count("DoneObserved")
 		if t, ok := n.m.Turn(turnOfRun(f.ID)); ok && t.RunID == f.ID && t.Cancel == core.CancelRequested {
 			u.mark(check.MarkCancelRacedDone)
 		}
 	case wire.RunError:
 		u.led.ErrorObserved(at, f.ID, check.ObservedOnWire)
-		u.count("core")
+		u.count("ErrorObserved")
 	case wire.InteractionDecisionAck:
 		t, ok := n.m.Turn(turnOfRun(f.ID))
 		if ok && t.RunID == f.ID && t.Cancel == core.CancelRequested && !t.State.Terminal() &&
 			p.DeliveryID == "cancel:"+f.ID && n.deviceOf(conn) != "" {
 			u.led.CancelAckObserved(at, f.ID, p.Applied)
-			u.count("core")
+			u.count("CancelAckObserved")
 		}
 	case wire.PromptSteerAck:
 		if p.ErrorCode == "not_ready" || p.ErrorCode == "busy" {
@@ -69,7 +69,7 @@ func (n *coreNode) observeStatus(conn core.ConnID, reqID string, st wire.Prepara
 		return
 	}
 	u.led.RevisionApplied(u.lt(u.w.Now()), connName(conn), st.Handle, st.Revision)
-	u.count("core")
+	u.count("RevisionApplied")
 }
 
 // observeOutbound records Core's frames to devices: capability checks at
@@ -94,8 +94,9 @@ func (n *coreNode) observeOutbound(e core.Send) {
 		dev := n.deviceOf(e.Conn)
 		n.capabilityChecked(at, turn, e.Conn, check.PhaseFinal)
 		u.led.DispatchedTo(at, turn, dev)
+		u.count("DispatchedTo")
 		u.led.RunStartSent(at, turn, p.RunID, dev, connName(e.Conn), p.Handle)
-		u.count("core")
+		u.count("RunStartSent")
 		if u.capacityRefused[turn] {
 			delete(u.capacityRefused, turn)
 			u.mark(check.MarkCapacityRejectionThenSuccess)
@@ -108,7 +109,7 @@ func (n *coreNode) observeOutbound(e core.Send) {
 		}
 		n.sent[k] = true
 		u.led.InputDelivered(at, e.Frame.ID, p.InputID)
-		u.count("core")
+		u.count("InputDelivered")
 	}
 }
 
@@ -129,5 +130,5 @@ func (n *coreNode) capabilityChecked(at int64, turn string, conn core.ConnID, ph
 	req := core.Requirements(sess, u.coreCfg.EngineProfiles[sess.Agent.Kind], images)
 	declared, _ := n.m.Snapshot(conn, sess.Agent.Kind)
 	u.led.CapabilityChecked(at, turn, n.deviceOf(conn), phase, req, declared.Capabilities)
-	u.count("core")
+	u.count("CapabilityChecked")
 }

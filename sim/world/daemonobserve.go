@@ -20,26 +20,28 @@ func (n *daemonNode) observeSend(e daemon.Send) {
 	case wire.PromptSteerAck:
 		if st := p.Stage(); st == check.StageWritten || st == check.StageAccepted {
 			u.led.ReceiptSent(at, e.Frame.ID, p.InputID, st)
-			u.count("daemon")
+			u.count("ReceiptSent")
 		}
 	case wire.InteractionDecisionAck:
 		u.led.CancelAckSent(at, e.Frame.ID, p.Applied)
+		u.count("CancelAckSent")
 		if p.Outcome != nil && p.Outcome.Usage != nil {
 			u.led.UsageSent(at, e.Frame.ID, check.UsageFromWire(p.Outcome.Usage))
+			u.count("UsageSent")
 		}
-		u.count("daemon")
 	case wire.Done:
 		u.led.DoneSent(at, e.Frame.ID)
+		u.count("DoneSent")
 		if p.Usage != nil {
 			u.led.UsageSent(at, e.Frame.ID, check.UsageFromWire(p.Usage))
+			u.count("UsageSent")
 		}
-		u.count("daemon")
 	case wire.RunError:
 		u.led.ErrorSent(at, e.Frame.ID)
-		u.count("daemon")
+		u.count("ErrorSent")
 	case wire.UsageUpdate:
 		u.led.UsageSent(at, e.Frame.ID, check.UsageFromWire(&p.Usage))
-		u.count("daemon")
+		u.count("UsageSent")
 	}
 }
 
@@ -56,22 +58,22 @@ func (n *daemonNode) observeStatus(at int64, conn string, st wire.PreparationSta
 			}
 		}
 		u.led.HandleGranted(at, conn, st.Handle, expires)
-		u.count("daemon")
+		u.count("HandleGranted")
 	}
 	switch st.State {
 	case wire.StateStarting:
 		u.led.HandleStarted(at, conn, st.Handle, st.RunID)
+		u.count("HandleStarted")
 	case wire.StateReleased, wire.StateFailed:
 		u.led.HandleReleased(at, conn, st.Handle)
+		u.count("HandleReleased")
 	case wire.StateExpired:
 		u.led.HandleExpired(at, conn, st.Handle)
+		u.count("HandleExpired")
 		if st.RunID == "" {
 			u.mark(check.MarkAdmissionExpiredBeforeStart)
 		}
-	default:
-		return
 	}
-	u.count("daemon")
 }
 
 // sampleCapacity reports the daemon's accounting after each machine step.
@@ -85,5 +87,5 @@ func (n *daemonNode) sampleCapacity(now time.Time) {
 		Active: c.Active, Idle: c.Idle, Closing: closing,
 		ActiveMax: l.ActiveMax, IdleMax: l.ExecutorsMax - l.ActiveMax,
 	})
-	n.u.count("daemon")
+	n.u.count("CapacitySample")
 }

@@ -40,6 +40,7 @@ type harness struct {
 
 type hExec struct {
 	id         string
+	session    string
 	closeFails int // failed closes so far
 }
 
@@ -143,9 +144,9 @@ func (h *harness) prepare(now time.Time, c daemon.CallID, op daemon.Prepare) {
 			h.result(now, c, daemon.PrepareResult{Err: "simulated prepare failure"})
 			return
 		}
-		h.execs[op.Executor] = &hExec{id: op.Executor}
+		h.execs[op.Executor] = &hExec{id: op.Executor, session: op.Session}
 		h.u.led.ExecutorCreated(h.u.lt(now), h.dev, op.Executor)
-		h.u.count("harness")
+		h.u.count("ExecutorCreated")
 		h.result(now, c, daemon.PrepareResult{})
 	})
 }
@@ -160,7 +161,7 @@ func (h *harness) start(now time.Time, c daemon.CallID, op daemon.StartTurn) {
 		t := &hTurn{id: op.Turn, run: op.Run, exec: op.Executor}
 		h.turns[op.Turn] = t
 		h.u.led.TurnCreated(h.u.lt(now), h.dev, op.Run)
-		h.u.count("harness")
+		h.u.count("TurnCreated")
 		if failTurn {
 			h.result(now, c, daemon.StartResult{Turn: true, Err: "simulated start failure after input"})
 			h.after(now, h.latency(), func(now time.Time) { h.settle(now, t, check.NativeFailed) })
@@ -223,7 +224,12 @@ func (h *harness) finishNative(now time.Time, t *hTurn, outcome string) {
 }
 
 func (h *harness) outcome(t *hTurn) wire.Done {
-	d := wire.Done{Content: t.content, Metadata: &wire.DoneMetadata{AgentSessionID: "native-" + t.run}}
+	// The native session is the Session's: it continues across turns.
+	native := "native-" + t.run
+	if ex := h.execs[t.exec]; ex != nil {
+		native = "native-" + ex.session
+	}
+	d := wire.Done{Content: t.content, Metadata: &wire.DoneMetadata{AgentSessionID: native}}
 	if t.usage > 0 {
 		u := h.usage(t)
 		d.Usage = &u
@@ -238,7 +244,7 @@ func (h *harness) settle(now time.Time, t *hTurn, outcome string) {
 	}
 	t.settled, t.outcome = true, outcome
 	h.u.led.TurnSettled(h.u.lt(now), t.run, outcome)
-	h.u.count("harness")
+	h.u.count("TurnSettled")
 	h.u.nativeOutcome[t.run] = outcome
 	waiters := t.waiters
 	t.waiters = nil

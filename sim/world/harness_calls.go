@@ -67,7 +67,7 @@ func (h *harness) apply(now time.Time, t *hTurn, input string) {
 		return
 	}
 	h.u.led.InputApplied(h.u.lt(now), t.run, input)
-	h.u.count("harness")
+	h.u.count("InputApplied")
 	h.n.feed(now, daemon.NativeInputApplied{Turn: t.id, InputID: input})
 }
 
@@ -139,7 +139,7 @@ func (h *harness) close(now time.Time, c daemon.CallID, op daemon.CloseExecutor)
 		if ex != nil {
 			delete(h.execs, op.Executor)
 			h.u.led.ExecutorClosed(h.u.lt(now), h.dev, op.Executor)
-			h.u.count("harness")
+			h.u.count("ExecutorClosed")
 		}
 		h.result(now, c, daemon.CloseResult{})
 	})

@@ -48,23 +48,23 @@ func (s *observedStore) PutTurn(r core.TurnRecord) {
 	at := u.lt(u.w.Now())
 	if !had {
 		u.led.TurnSubmitted(at, r.Session, r.ID)
-		u.count("core")
+		u.count("TurnSubmitted")
 	}
 	if !had || old.State != r.State {
 		u.led.TurnState(at, r.ID, publicState(r.State))
-		u.count("core")
+		u.count("TurnState")
 		if r.State == core.TurnFailed && r.ErrorCode == core.CodeCancelUnconfirmed {
 			u.mark(check.MarkCancelUnconfirmed)
 		}
 	}
 	if r.Usage != nil && (old.Usage == nil || check.UsageFromWire(old.Usage) != check.UsageFromWire(r.Usage)) {
 		u.led.UsagePersisted(at, r.RunID, check.UsageFromWire(r.Usage))
-		u.count("core")
+		u.count("UsagePersisted")
 	}
 	if r.InputCursor > old.InputCursor {
 		for c := old.InputCursor + 1; c <= r.InputCursor; c++ {
 			u.led.CursorAdvanced(at, r.RunID, strconv.Itoa(c), c)
-			u.count("core")
+			u.count("CursorAdvanced")
 		}
 	}
 }
@@ -98,7 +98,7 @@ func (s *observedStore) PutInput(turn string, in core.InputRecord) {
 	default:
 		return
 	}
-	u.count("core")
+	u.count("InputOutcome")
 }
 
 func (s *observedStore) AppendEvent(turn string, ev core.RunEvent) {
@@ -109,10 +109,10 @@ func (s *observedStore) AppendEvent(turn string, ev core.RunEvent) {
 	switch ev.Type {
 	case wire.TypeDone:
 		u.led.DoneObserved(at, rec.RunID, check.ObservedPersisted)
-		u.count("core")
+		u.count("DoneObserved")
 	case wire.TypeError:
 		u.led.ErrorObserved(at, rec.RunID, check.ObservedPersisted)
-		u.count("core")
+		u.count("ErrorObserved")
 	}
 }
 

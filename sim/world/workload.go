@@ -243,7 +243,7 @@ func (wl *workload) read(now time.Time, t *wTurn) {
 		}
 		ret := wl.u.lt(now)
 		wl.u.led.ReadTurn(call, ret, t.sess.id, t.id, publicState(r.Turn.State))
-		wl.u.count("api")
+		wl.u.count("ReadTurn")
 		wl.resolve(ret, t, r.Turn)
 		if r.Turn.State.Terminal() {
 			t.terminal = true

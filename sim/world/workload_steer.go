@@ -51,7 +51,7 @@ func (wl *workload) record(s *wSteer, ret int64, outcome string) {
 	}
 	s.recorded, s.ret, s.outcome = true, ret, outcome
 	wl.u.led.SteerInput(s.call, ret, s.turn.sess.id, s.turn.id, s.input, outcome)
-	wl.u.count("api")
+	wl.u.count("SteerInput")
 }
 
 // flush records every steer still unresolved as unknown (open).

@@ -46,9 +46,15 @@ type Outcome struct {
 	Timeline []string // applied faults, one line each, in order
 	Turns    int      // turns the workload submitted
 	Inputs   int      // steer inputs the workload sent
-	// Records counts ledger records per family (core, daemon, harness,
-	// api, marks), so tests can prove each checker was fed.
+	// Records counts ledger records by record method (TurnState,
+	// HandleGranted, InputApplied, ReadTurn, ...) plus "marks", so tests
+	// can prove each checker was fed.
 	Records map[string]int
+	// Marks are the ledger's rare-state marks (for check.MarkTally).
+	Marks []check.MarkCount
+	// TurnStates counts Core's final turn states ("completed",
+	// "failed/<code>", "failed/preparation_start_failed/<runtime code>").
+	TurnStates map[string]int
 }
 
 // LinUnknown reports a linearizability check that timed out: neither a
@@ -121,7 +127,17 @@ func run(seed uint64, cfg Config, opts sim.Options) Outcome {
 	res := sim.Run(seed, opts)
 	u.wl.flush(u.lt(u.w.Now()))
 	o := Outcome{Result: res, Timeline: u.timeline, Turns: u.wl.turnsSubmitted, Inputs: u.wl.inputsSent,
-		Records: u.records}
+		Records: u.records, Marks: u.led.Marks(), TurnStates: map[string]int{}}
+	for _, t := range u.store.Memory.Turns() {
+		k := string(t.State)
+		if t.ErrorCode != "" {
+			k += "/" + t.ErrorCode
+		}
+		if t.ErrorCode == "preparation_start_failed" {
+			k += "/" + t.ErrorDetail
+		}
+		o.TurnStates[k]++
+	}
 	var html bytes.Buffer
 	o.Lin = check.Linearize(u.led, check.LinearizeOptions{Timeout: check.LinearizeTimeoutDefault,
 		Faults: u.faultEvents, HTML: &html})

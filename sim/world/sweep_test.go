@@ -1,0 +1,186 @@
+package world
+
+import (
+	"runtime"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/sim"
+	"github.com/turnstile-sim/turnstile/sim/check"
+)
+
+// sweep runs seeds first..first+count-1 with cfg on every CPU and returns
+// the outcomes in seed order. Each run is independent and deterministic,
+// so running them concurrently changes nothing but the wall time.
+func sweep(first uint64, count int, cfg Config) []Outcome {
+	out := make([]Outcome, count)
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i] = Run(first+uint64(i), cfg)
+			}
+		}()
+	}
+	for i := range count {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out
+}
+
+var (
+	defaultSweepOnce sync.Once
+	defaultSweep     []Outcome
+	defaultSweepWall time.Duration
+)
+
+// sweep200 is the default-swarm sweep of seeds 1..200, shared by the
+// tests that read it.
+func sweep200() ([]Outcome, time.Duration) {
+	defaultSweepOnce.Do(func() {
+		start := time.Now()
+		defaultSweep = sweep(1, 200, Config{})
+		defaultSweepWall = time.Since(start)
+	})
+	return defaultSweep, defaultSweepWall
+}
+
+func TestSweep200SeedsNoViolation(t *testing.T) {
+	outs, wall := sweep200()
+	var events uint64
+	var virtual time.Duration
+	unknown := 0
+	for _, o := range outs {
+		events += o.Result.Stats.Events
+		virtual += o.Result.Stats.End
+		if o.LinUnknown() {
+			unknown++
+		}
+		if o.Result.Failed() {
+			t.Errorf("seed %d: %s (replay: Run(%d, Config{}))", o.Result.Seed, o.Result.Violations[0], o.Result.Seed)
+		}
+		if !o.Result.Converged {
+			t.Errorf("seed %d did not converge: %s", o.Result.Seed, o.Result.Pending)
+		}
+		if o.Turns == 0 {
+			t.Errorf("seed %d ran no turn", o.Result.Seed)
+		}
+	}
+	if unknown > 0 {
+		t.Logf("linearizability Unknown (timed out, not a pass) in %d seeds", unknown)
+	}
+	t.Logf("200 seeds in %s wall (%d CPUs), %.0f events/s, %s virtual time", wall.Round(time.Millisecond),
+		runtime.GOMAXPROCS(0), float64(events)/wall.Seconds(), virtual.Round(time.Second))
+}
+
+// Every world fault kind is really injected across the sweep.
+func TestSweepInjectsEveryFaultKind(t *testing.T) {
+	outs, _ := sweep200()
+	counts := map[sim.FaultKind]int{}
+	timeline := 0
+	for _, o := range outs {
+		for k, n := range o.Result.Stats.Faults { //tidy:sorted summing only
+			counts[k] += n
+		}
+		timeline += len(o.Timeline)
+	}
+	for _, k := range FaultKinds() {
+		if counts[k] == 0 {
+			t.Errorf("fault kind %s never injected in 200 seeds", k)
+		}
+	}
+	if timeline == 0 {
+		t.Error("no fault reached the timeline")
+	}
+	t.Logf("faults per kind: %v", counts)
+}
+
+// Every checker of the ledger receives the records it needs.
+func TestSweepFeedsEveryChecker(t *testing.T) {
+	outs, _ := sweep200()
+	total := map[string]int{}
+	for _, o := range outs {
+		for k, n := range o.Records { //tidy:sorted summing only
+			total[k] += n
+		}
+	}
+	need := []string{
+		// Core
+		"TurnSubmitted", "TurnState", "RunStartSent", "InputDelivered", "InputOutcome", "CursorAdvanced",
+		"DoneObserved", "ErrorObserved", "CancelAckObserved", "UsagePersisted", "CapabilityChecked",
+		"DispatchedTo", "CoreRestarted", "RevisionApplied",
+		// daemons
+		"HandleGranted", "HandleStarted", "HandleReleased", "HandleExpired", "CapacitySample",
+		"ReceiptSent", "CancelAckSent", "DoneSent", "ErrorSent", "UsageSent",
+		// Harness ground truth
+		"ExecutorCreated", "ExecutorClosed", "TurnCreated", "InputApplied", "TurnSettled",
+		// workload API
+		"ReadTurn", "SteerInput",
+		"marks",
+	}
+	for _, k := range need {
+		if total[k] == 0 {
+			t.Errorf("ledger never received a %s record in 200 seeds", k)
+		}
+	}
+	keys := make([]string, 0, len(total))
+	for k := range total { //tidy:sorted sorted below
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		t.Logf("%-18s %d", k, total[k])
+	}
+}
+
+// Every expected rare-state mark is hit by a 1,000-seed campaign (the
+// campaign size at which a missing mark fails it).
+func TestMarksHitIn1000Seeds(t *testing.T) {
+	start := time.Now()
+	outs := sweep(1, check.CampaignSeedsMin, Config{})
+	tally := check.NewMarkTally()
+	for _, o := range outs {
+		tally.AddSeed(o.Marks)
+	}
+	if err := tally.Verdict(); err != nil {
+		t.Error(err)
+	}
+	if m := tally.Missing(); len(m) > 0 {
+		t.Errorf("marks never hit: %v", m)
+	}
+	t.Logf("%d seeds in %s\n%s", tally.Seeds(), time.Since(start).Round(time.Millisecond), tally)
+}
+
+// Without faults every turn ends, and only for reasons the workload or
+// the seed's configuration explains: a cancel, an engine error, a missing
+// capability, a steer racing the natural end (run_inactive), an admission
+// outliving a short expiry during a slow preparation, or the session's
+// executor still finishing the previous turn.
+func TestNoFaultsEveryTurnEnds(t *testing.T) {
+	explained := []string{"completed", "cancelled", "failed/capability_unsupported", "failed/engine_failed",
+		"failed/input_run_inactive", "failed/preparation_start_failed/expired",
+		"failed/preparation_start_failed/resource_unavailable"}
+	for _, o := range sweep(1, 40, Config{Faults: []sim.FaultKind{}}) {
+		if o.Result.Failed() || !o.Result.Converged {
+			t.Errorf("seed %d: violations %v pending %q", o.Result.Seed, o.Result.Violations, o.Result.Pending)
+		}
+		if len(o.Timeline) != 0 || len(o.Result.Schedule.Faults) != 0 {
+			t.Errorf("seed %d injected faults: %v", o.Result.Seed, o.Timeline)
+		}
+		for state, n := range o.TurnStates { //tidy:sorted membership test only
+			if !slices.Contains(explained, state) {
+				t.Errorf("seed %d: %d turns ended %s without a fault", o.Result.Seed, n, state)
+			}
+		}
+		if o.TurnStates["completed"] == 0 && o.Turns > 0 {
+			t.Errorf("seed %d: no turn completed: %v", o.Result.Seed, o.TurnStates)
+		}
+	}
+}
