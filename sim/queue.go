@@ -45,7 +45,7 @@ type queue struct {
 
 func newQueue(max int) queue {
 	assert(max > 0, "queue max must be positive")
-	return queue{items: make([]item, 0, min(max, 1024)), max: max}
+	return queue{items: make([]item, 0, min(max, 64)), max: max}
 }
 
 func (q *queue) len() int { return len(q.items) }
