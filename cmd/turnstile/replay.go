@@ -13,13 +13,14 @@ import (
 )
 
 const usageReplay = `usage: turnstile replay (-seed S [-devices D] [-turns T] [-faults K] | -schedule FILE)
-                        [-trace FILE] [-tail N] [-save FILE]
+                        [-trace FILE] [-tail N] [-save FILE [-note TEXT]]
 
 Replays one seed, or a stored schedule (a failure report's shrunk.json or
 options.json, a regression corpus entry, or a bare schedule), and prints the
 schedule, the tail of the trace, the violations and the fingerprint. The
 same seed and flags always give the same fingerprint. When the file records
-a fingerprint, the replay is compared with it.
+a fingerprint, the replay is compared with it. -save writes the run as a
+regression corpus entry (see sim/testdata/regressions/README.md).
 Exits 1 when a check fails or a recorded fingerprint is not reproduced.
 `
 
@@ -99,6 +100,7 @@ func (sh *shell) cmdReplay(args []string) int {
 	tail := fs.Int("tail", 20, "trace lines to print from the end of the run")
 	save := fs.String("save", "", "write the run as a regression case (config, schedule, fingerprint, commit) to this file")
 	commit := fs.String("commit", "", "commit recorded by -save (default: git rev-parse HEAD)")
+	note := fs.String("note", "saved by turnstile replay -save", "note recorded by -save: why the run is kept")
 	if code, ok := sh.parse(fs, args); !ok {
 		return code
 	}
@@ -131,7 +133,7 @@ func (sh *shell) cmdReplay(args []string) int {
 			*commit = sh.commit()
 		}
 		c := campaign.Case{Seed: t.seed, Config: t.config, Commit: *commit, Check: res.FailedCheck(),
-			Fingerprint: res.Fingerprint, Schedule: res.Schedule, Note: "saved by turnstile replay -save"}
+			Fingerprint: res.Fingerprint, Schedule: res.Schedule, Note: *note}
 		if err := os.WriteFile(*save, c.Marshal(), 0o644); err != nil {
 			fmt.Fprintf(sh.stderr, "turnstile replay: %v\n", err)
 			return exitFail

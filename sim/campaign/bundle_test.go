@@ -3,6 +3,7 @@ package campaign
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -116,5 +117,27 @@ func TestCaseRoundTrip(t *testing.T) {
 	}
 	if _, err := ParseCase([]byte(`{"seed":1,"schedule":{"seed":1},"surprise":true}`)); err == nil {
 		t.Fatal("unknown field must fail")
+	}
+}
+
+func TestCaseKeepsEachFaultOnOneLine(t *testing.T) {
+	res := sim.Run(11, toyRunner{}.options())
+	if len(res.Schedule.Faults) < 2 {
+		t.Fatalf("seed 11 should schedule faults: %s", res.Schedule)
+	}
+	c := Case{Seed: 11, Note: `quote " and \ and <tag>`, Schedule: res.Schedule}
+	text := string(c.Marshal())
+	if !strings.HasPrefix(text, "{\n  \"seed\": 11,\n  \"config\": {\n    \"devices\": 0,") ||
+		!strings.Contains(text, `"note": "quote \" and \\ and <tag>",`) {
+		t.Fatalf("layout:\n%s", text)
+	}
+	for _, f := range res.Schedule.Faults {
+		if !strings.Contains(text, "\n      {\"at\":"+fmt.Sprint(int64(f.At))+",\"kind\":\""+string(f.Kind)+"\"") {
+			t.Fatalf("fault %v not on its own line:\n%s", f, text)
+		}
+	}
+	back, err := ParseCase([]byte(text))
+	if err != nil || back.Note != c.Note || string(back.Marshal()) != text {
+		t.Fatalf("round trip: %v", err)
 	}
 }

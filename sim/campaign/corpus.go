@@ -29,15 +29,76 @@ type Case struct {
 	Bare bool `json:"-"`
 }
 
-// Marshal renders the case as indented JSON with a trailing newline.
+// caseIndentDepth is how deep a case's JSON is indented: the case, its
+// schedule and the schedule's lists; each fault stays on one line, so that
+// entries are short and diffs read one fault per line.
+const caseIndentDepth = 3
+
+// Marshal renders the case as JSON with a trailing newline.
 func (c Case) Marshal() []byte {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
 	err := enc.Encode(c)
 	assert(err == nil, "case marshal")
-	return b.Bytes()
+	return append(indentShallow(bytes.TrimSpace(b.Bytes()), caseIndentDepth), '\n')
+}
+
+// indentShallow indents compact JSON like json.Indent with two spaces, but
+// only containers opened above depth; deeper ones stay compact.
+func indentShallow(src []byte, depth int) []byte {
+	var out []byte
+	level, inString, escaped := 0, false, false
+	newline := func(n int) {
+		out = append(out, '\n')
+		for range n {
+			out = append(out, "  "...)
+		}
+	}
+	for i, ch := range src {
+		if inString {
+			out = append(out, ch)
+			switch {
+			case escaped:
+				escaped = false
+			case ch == '\\':
+				escaped = true
+			case ch == '"':
+				inString = false
+			}
+			continue
+		}
+		switch ch {
+		case '"':
+			inString = true
+			out = append(out, ch)
+		case '{', '[':
+			out = append(out, ch)
+			level++
+			if level <= depth && i+1 < len(src) && src[i+1] != '}' && src[i+1] != ']' {
+				newline(level)
+			}
+		case '}', ']':
+			level--
+			if level < depth && src[i-1] != '{' && src[i-1] != '[' {
+				newline(level)
+			}
+			out = append(out, ch)
+		case ',':
+			out = append(out, ch)
+			if level <= depth {
+				newline(level)
+			}
+		case ':':
+			out = append(out, ch)
+			if level <= depth {
+				out = append(out, ' ')
+			}
+		default:
+			out = append(out, ch)
+		}
+	}
+	return out
 }
 
 // ParseCase reads a case, or a bare schedule as written by
