@@ -83,6 +83,9 @@ func (m *Machine) onPreparationStatus(c *conn, id string, st wire.PreparationSta
 		(p.handle != "" && st.Handle != p.handle) || st.Revision <= p.lastRev {
 		return
 	}
+	if st.RunID != "" && p.turn != nil && p.startSent && st.RunID != p.turn.rec.RunID {
+		return // a status about another Run never applies to this one
+	}
 	p.handle, p.lastRev = st.Handle, st.Revision
 	if st.ExecutorID != "" {
 		p.executorID = st.ExecutorID

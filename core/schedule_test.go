@@ -351,3 +351,16 @@ func TestAbandonedPreparationRefusedIsForgotten(t *testing.T) {
 	h.frame(1, prep.ID, wire.PreparationStatus{State: wire.StateRejected, ErrorCode: "preparation_capacity"})
 	require.Empty(t, h.m.Preparations())
 }
+
+func TestStartedForAnotherRunIgnored(t *testing.T) {
+	h := newHarness(t)
+	h.connect("d1", 1, baseCaps())
+	sid := h.session(defaultAgent())
+	tid := h.submit(sid, "x")
+	prep := one[wire.ExecutionPrepare](t, h.last)
+	h.frame(1, prep.ID, status(wire.StateReady, 1))
+	h.frame(1, prep.ID, wire.PreparationStatus{ExecutorID: "exec-1", Handle: "h-1", Revision: 2, State: wire.StateStarted, RunID: "t-99"})
+	require.Equal(t, core.TurnStarting, h.turn(tid).State)
+	h.frame(1, prep.ID, wire.PreparationStatus{ExecutorID: "exec-1", Handle: "h-1", Revision: 3, State: wire.StateStarted, RunID: tid})
+	require.Equal(t, core.TurnRunning, h.turn(tid).State)
+}
