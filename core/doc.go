@@ -31,7 +31,9 @@
 // before its prompt_steer leaves). Each API event yields exactly one
 // APIResult; a call answered with an error changed no durable state.
 // Observations of a subscriber arrive in persisted order, each event once,
-// then exactly one closing Observation. See each effect type for details.
+// then exactly one closing Observation (subscriptions are volatile: a
+// Core crash ends them without one, and the shell reports that to its
+// callers). See each effect type for details.
 //
 // # Rules
 //
@@ -68,7 +70,10 @@
 // executor_unavailable is retried once, with a fresh preparation, when no
 // native output was observed and no cancel was sent. Every other refusal
 // fails the Turn (preparation_start_failed); uncertain delivery is never
-// replayed.
+// replayed. A connection lost while an unclaimed Turn is being prepared
+// leaves the Turn queued: no Run input or Run ID was sent and the
+// admission was local to that connection, so the next preparation is a
+// new admission, not a replay.
 //
 // Run events are persisted in arrival order and handed to subscribers.
 // error then done fails the Turn with engine_failed, exposing the
