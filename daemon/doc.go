@@ -61,7 +61,9 @@
 // admission: the executor goes back to idle, no Turn is touched.
 //
 // Turns. Native events are forwarded in order with the Run ID; events
-// arriving before started are buffered (at most OutputFramesMax). Usage
+// arriving before started are buffered (at most OutputFramesMax: the
+// shell's bounded output channel gives the backpressure, and anything past
+// the bound is dropped and counted in TurnView.Overflow). Usage
 // snapshots replace each other. An error is always followed by done.
 // done is published only after native settlement, a confirmed executor
 // close when the settlement said Reusable=false, and every admitted input

@@ -53,6 +53,7 @@ type TurnView struct {
 	Executor        string
 	State           string
 	CancelRequested bool
+	Overflow        int // native events dropped beyond the output bound before started
 	Waiters         []string
 	Inputs          []InputView
 }
@@ -91,7 +92,7 @@ func (m *Machine) Snapshot() Snapshot {
 	for _, id := range sortedTurnIDs(m.turns) {
 		t := m.turns[id]
 		v := TurnView{ID: id, RunID: t.runID, Gen: t.gen, Routed: t.routed, Executor: t.executor,
-			State: t.stateName(), CancelRequested: t.cancelRequested, Waiters: slices.Clone(t.waiters)}
+			State: t.stateName(), CancelRequested: t.cancelRequested, Overflow: t.overflow, Waiters: slices.Clone(t.waiters)}
 		for _, in := range t.sortedInputs() {
 			v.Inputs = append(v.Inputs, InputView{InputID: in.id, State: in.state.String()})
 		}

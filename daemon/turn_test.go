@@ -166,6 +166,7 @@ func TestOutputBoundBeforeStarted(t *testing.T) {
 	for i := 0; i < 70; i++ {
 		r.step(NativeTurnEvent{Turn: op.Turn, Event: wire.Delta{Delta: "x", Sequence: uint64(i)}})
 	}
+	eq(t, r.m.Snapshot().Turns[0].Overflow, 6, "overflow counted")
 	r.result(c, StartResult{Turn: true})
 	eq(t, len(payloadsOf[wire.Delta](r.sent())), 64, "bounded 64-frame output")
 }
