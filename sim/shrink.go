@@ -1,6 +1,9 @@
 package sim
 
-import "slices"
+import (
+	"slices"
+	"time"
+)
 
 // ShrinkResult is a minimised failing run.
 type ShrinkResult struct {
@@ -12,6 +15,8 @@ type ShrinkResult struct {
 	FaultsAfter  int
 	WorkBefore   int
 	WorkAfter    int
+	HealBefore   time.Duration
+	HealAfter    time.Duration
 }
 
 // shrinkRunsMax bounds the replays one Shrink may spend.
@@ -19,23 +24,27 @@ const shrinkRunsMax = 2000
 
 // Shrink minimises the fault schedule and the workload of a failing run
 // while the same check still fails: it lowers the workload knob, runs delta
-// debugging over the fault events, then lowers the workload again. Each
+// debugging over the fault events, lowers the workload again and finally
+// tries to heal right after the last remaining fault. Each
 // candidate is replayed with opts (whose Setup must be the failing run's).
 func Shrink(failing Result, opts Options) ShrinkResult {
 	check := failing.FailedCheck()
 	assert(check != "", "Shrink of a run that did not fail")
 	sh := shrinker{opts: opts, check: check}
 	best := failing.Schedule.clone()
-	out := ShrinkResult{Check: check, FaultsBefore: len(best.Faults), WorkBefore: best.Workload}
+	out := ShrinkResult{Check: check, FaultsBefore: len(best.Faults), WorkBefore: best.Workload,
+		HealBefore: best.Heal}
 	best.Workload = sh.minimiseWorkload(best)
 	best.Faults = sh.minimiseFaults(best)
 	best.Workload = sh.minimiseWorkload(best)
+	best.Heal = sh.minimiseHeal(best)
 	out.Schedule = best
 	out.Result = Replay(best, opts)
 	assertf(out.Result.FailedCheck() == check, "shrunk schedule no longer fails %q", check)
 	out.Runs = sh.runs + 1
 	out.FaultsAfter = len(best.Faults)
 	out.WorkAfter = best.Workload
+	out.HealAfter = best.Heal
 	return out
 }
 
@@ -121,4 +130,27 @@ func (sh *shrinker) minimiseWorkload(s Schedule) int {
 		best = try.Workload
 	}
 	return best
+}
+
+// minimiseHeal tries a heal time just after the last fault, then just after
+// the violation (which leaves everything before it unchanged), which
+// shortens the safety phase of the replay.
+func (sh *shrinker) minimiseHeal(s Schedule) time.Duration {
+	last := time.Duration(0)
+	for _, f := range s.Faults {
+		last = max(last, f.At)
+	}
+	candidates := []time.Duration{last + time.Millisecond}
+	sh.runs++
+	if r := Replay(s, sh.opts); r.FailedCheck() == sh.check {
+		candidates = append(candidates, r.Violations[0].At+time.Millisecond)
+	}
+	for _, c := range candidates {
+		try := s
+		try.Heal = c
+		if c < s.Heal && sh.fails(try) {
+			return c
+		}
+	}
+	return s.Heal
 }

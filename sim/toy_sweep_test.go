@@ -92,11 +92,15 @@ func TestToyPlantedBugFoundReplayedShrunk(t *testing.T) {
 		t.Fatalf("shrink did not reduce: faults %d->%d workload %d->%d",
 			sh.FaultsBefore, sh.FaultsAfter, sh.WorkBefore, sh.WorkAfter)
 	}
+	if sh.HealAfter >= sh.HealBefore {
+		t.Fatalf("heal not shortened: %s -> %s", sh.HealBefore, sh.HealAfter)
+	}
 	if again := Replay(sh.Schedule, opts); again.Fingerprint != sh.Result.Fingerprint {
 		t.Fatal("shrunk schedule does not replay identically")
 	}
-	t.Logf("seed %d: faults %d->%d, workload %d->%d in %d runs; %s",
-		r.Seed, sh.FaultsBefore, sh.FaultsAfter, sh.WorkBefore, sh.WorkAfter, sh.Runs, sh.Result.Violations[0])
+	t.Logf("seed %d: faults %d->%d, workload %d->%d, heal %s->%s in %d runs; %s",
+		r.Seed, sh.FaultsBefore, sh.FaultsAfter, sh.WorkBefore, sh.WorkAfter, sh.HealBefore, sh.HealAfter,
+		sh.Runs, sh.Result.Violations[0])
 }
 
 func TestToyBugNeedsFaults(t *testing.T) {
