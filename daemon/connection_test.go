@@ -161,3 +161,19 @@ func TestConfigValidate(t *testing.T) {
 	d := testConfig().WithDefaults().Limits
 	eq(t, d, DefaultLimits(), "defaults")
 }
+
+func TestMismatchedNativeResultPanics(t *testing.T) {
+	r := newRig(t)
+	r.recv("p1", prepareFor("s1"))
+	c, _ := callOf[Prepare](r)
+	defer func() {
+		must(t, recover() != nil, "a start result for a prepare call must not read as success")
+	}()
+	r.result(c, StartResult{Turn: true})
+}
+
+func TestUnknownNativeResultIgnored(t *testing.T) {
+	r := newRig(t)
+	r.result("c-99", CloseResult{})
+	eq(t, len(r.out), 0, "no effect")
+}

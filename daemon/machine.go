@@ -232,27 +232,29 @@ func (m *Machine) stepNativeResult(e NativeResult) {
 	delete(m.calls, e.Call)
 	switch c.kind {
 	case callPrepare:
-		r, _ := e.Result.(PrepareResult)
-		m.prepareDone(c, r)
+		m.prepareDone(c, resultAs[PrepareResult](c, e.Result))
 	case callStart:
-		r, _ := e.Result.(StartResult)
-		m.startDone(c, r)
+		m.startDone(c, resultAs[StartResult](c, e.Result))
 	case callWrite:
-		r, ok := e.Result.(WriteResult)
-		if !ok {
-			r = WriteResult{Outcome: WriteUnknown, Err: "malformed result"}
-		}
-		m.writeDone(c, r)
+		m.writeDone(c, resultAs[WriteResult](c, e.Result))
 	case callCancel:
-		r, _ := e.Result.(CancelResult)
-		m.cancelDone(c, r)
+		m.cancelDone(c, resultAs[CancelResult](c, e.Result))
 	case callSettle:
-		r, _ := e.Result.(SettleResult)
-		m.settleDone(c, r)
+		m.settleDone(c, resultAs[SettleResult](c, e.Result))
 	case callClose:
-		r, _ := e.Result.(CloseResult)
-		m.closeDone(c, r)
+		m.closeDone(c, resultAs[CloseResult](c, e.Result))
 	}
+}
+
+// resultAs checks that a result matches its call's operation. A mismatch
+// is a bug of the shell: reading it as any outcome could claim more than
+// happened, so it panics.
+func resultAs[R Result](c *call, res Result) R {
+	r, ok := res.(R)
+	if !ok {
+		panicf("native result %T for %s call %s", res, callKindNames[c.kind], c.id)
+	}
+	return r
 }
 
 // ---- connection ----
