@@ -152,7 +152,9 @@ func (a InteractionDecisionAck) ValidateAsCancelAck() error {
 
 func (a InteractionDecisionAck) validateCodes(codes []string) error {
 	const f = "interaction_decision_ack"
-	if strings.TrimSpace(a.DeliveryID) == "" {
+	// A refusal of a request that carried no usable delivery ID may leave
+	// it blank (Core matches nothing with it); an applied ack names it.
+	if strings.TrimSpace(a.DeliveryID) == "" && (a.Applied || a.ErrorCode == "") {
 		return missing(f + ".delivery_id")
 	}
 	if a.Applied {
@@ -206,9 +208,12 @@ func (a PromptSteerAck) Stage() string {
 
 // Validate checks prompt_steer_ack: accepted carries no code; written
 // without a code is the written stage; otherwise a known steering code.
+// The input_id may be blank only on an invalid_input refusal.
 func (a PromptSteerAck) Validate() error {
 	const f = "prompt_steer_ack"
-	if strings.TrimSpace(a.InputID) == "" {
+	// A steer that did not decode is refused with invalid_input and may
+	// have no usable input_id; every other receipt names its input.
+	if strings.TrimSpace(a.InputID) == "" && (a.Accepted || a.ErrorCode != SteerInvalidInput) {
 		return missing(f + ".input_id")
 	}
 	if len(a.InputID) > InputIDBytesMax {
