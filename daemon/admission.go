@@ -161,6 +161,9 @@ func (m *Machine) validatePrepare(p wire.ExecutionPrepare) string {
 		len(c.FunctionTools) > 0 && !caps.FunctionTools.IsSupported():
 		return CodeUnsupportedConfiguration
 	}
+	if !mcpOriginsValid(c) {
+		return CodeUnsupportedConfiguration
+	}
 	for key := range c.AgentOptions {
 		switch key {
 		case wire.AgentOptionModel, wire.AgentOptionSystemPrompt,
@@ -170,6 +173,30 @@ func (m *Machine) validatePrepare(p wire.ExecutionPrepare) string {
 		}
 	}
 	return ""
+}
+
+// mcpOriginsValid: every MCP server names its connection origin, and the
+// origin matches the environment binding (service: no environment;
+// environment: a local environment). Nothing is defaulted.
+func mcpOriginsValid(c wire.ExecutionConfiguration) bool {
+	if c.MCPHTTPServers == nil {
+		return true
+	}
+	for _, s := range *c.MCPHTTPServers {
+		switch s.ConnectionOrigin {
+		case wire.OriginService:
+			if !c.DisableExecutionEnvironment || c.LocalEnvironment != nil {
+				return false
+			}
+		case wire.OriginEnvironment:
+			if c.LocalEnvironment == nil {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // executorFingerprint is the configuration an executor is bound to. The

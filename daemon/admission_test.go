@@ -84,6 +84,12 @@ func TestPrepareValidation(t *testing.T) {
 		{"function tools", func(p *wire.ExecutionPrepare) {
 			p.Configuration.FunctionTools = []wire.FunctionTool{{Name: "f"}}
 		}, CodeUnsupportedConfiguration},
+		{"mcp origin missing", func(p *wire.ExecutionPrepare) {
+			p.Configuration.MCPHTTPServers = &[]wire.MCPHTTPServer{{ServerLabel: "m"}}
+		}, CodeUnsupportedConfiguration},
+		{"mcp environment origin without environment", func(p *wire.ExecutionPrepare) {
+			p.Configuration.MCPHTTPServers = &[]wire.MCPHTTPServer{{ConnectionOrigin: wire.OriginEnvironment}}
+		}, CodeUnsupportedConfiguration},
 		{"agent option", func(p *wire.ExecutionPrepare) {
 			p.Configuration.AgentOptions = map[string]json.RawMessage{"model": []byte(`"m"`), "temperature": []byte(`1`)}
 		}, CodeUnsupportedConfiguration},
@@ -108,6 +114,13 @@ func TestPrepareValidation(t *testing.T) {
 		p := prepareFor("s1")
 		p.Configuration.AgentOptions = map[string]json.RawMessage{"model": []byte(`"m"`), "system_prompt": []byte(`"s"`),
 			"model_provider": []byte(`"p"`), "harness_config": []byte(`{}`)}
+		r.recv("p1", p)
+		eq(t, oneStatus(r).State, wire.StatePreparing, "accepted")
+	})
+	t.Run("service mcp origin", func(t *testing.T) {
+		r := newRigWith(t, cfg)
+		p := prepareFor("s1")
+		p.Configuration.MCPHTTPServers = &[]wire.MCPHTTPServer{{ConnectionOrigin: wire.OriginService}}
 		r.recv("p1", p)
 		eq(t, oneStatus(r).State, wire.StatePreparing, "accepted")
 	})
