@@ -3,6 +3,7 @@ GO        ?= go
 FUZZTIME  ?= 30s
 SMOKETIME ?= 3s
 BENCHTIME ?= 1s
+SEEDS     ?= 1000
 
 FUZZ_PKG := ./fuzz
 
@@ -41,3 +42,11 @@ fuzz:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
+
+# sim is the main job: a campaign of SEEDS seeds of the full-stack world
+# under swarm faults. It prints a summary and exits non-zero on any
+# violation or missed expected mark; failing seeds get report folders under
+# out/sim/seed-S/.
+.PHONY: sim
+sim:
+	$(GO) run ./cmd/turnstile sim -seeds $(SEEDS) -out out/sim

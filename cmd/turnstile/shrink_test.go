@@ -57,6 +57,15 @@ func TestShrinkOfAPassingSeed(t *testing.T) {
 func TestSimWritesAFailureBundle(t *testing.T) {
 	seed := plantedFailingSeed(t)
 	dir := filepath.Join(t.TempDir(), "out")
+	stale, keep := filepath.Join(dir, "seed-99999"), filepath.Join(dir, "seed-notes")
+	for _, d := range []string{stale, keep} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "replay.txt"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	planted := cli{t: t, newRunner: newPlantedRunner}
 	code, out, _ := planted.run("sim", "-seeds", fmt.Sprint(seed), "-faults", "core_crash", "-out", dir)
 	bundle := campaign.BundleDir(dir, seed)
@@ -69,6 +78,12 @@ func TestSimWritesAFailureBundle(t *testing.T) {
 	}
 	if code != exitFail {
 		t.Fatalf("a violation must exit 1, got %d", code)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Fatal("a stale report folder of an earlier campaign must be removed")
+	}
+	if _, err := os.Stat(keep); err != nil {
+		t.Fatal("only seed-<n> report folders are removed")
 	}
 	read := func(name string) string {
 		b, err := os.ReadFile(filepath.Join(bundle, name))

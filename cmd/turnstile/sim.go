@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/turnstile-sim/turnstile/sim/campaign"
@@ -95,6 +97,12 @@ func (sh *shell) cmdSim(args []string) int {
 		fmt.Fprintf(sh.stdout, "%s\n", campaign.MarshalLine(campaign.NewHeader(f.plan, f.config, f.commit)))
 	}
 	sh.banner(info, f)
+	if f.out != "" {
+		if err := removeStaleBundles(f.out); err != nil {
+			fmt.Fprintf(sh.stderr, "turnstile sim: %v\n", err)
+			return exitFail
+		}
+	}
 	start := sh.now()
 	runner := sh.newRunner(f.config)
 	seeds := f.plan.Seeds()
@@ -180,6 +188,28 @@ func (sh *shell) reportFailure(w io.Writer, r seedResult, f simFlags) error {
 		return err
 	}
 	fmt.Fprintf(w, "  report: %s/\n", dir)
+	return nil
+}
+
+// removeStaleBundles deletes the report folders a previous campaign left in
+// out (folders named seed-<n> holding a replay.txt), so that the folders
+// present after a campaign are exactly its failing seeds.
+func removeStaleBundles(out string) error {
+	dirs, err := filepath.Glob(filepath.Join(out, "seed-*"))
+	if err != nil {
+		return err
+	}
+	for _, d := range dirs {
+		if _, err := strconv.ParseUint(strings.TrimPrefix(filepath.Base(d), "seed-"), 10, 64); err != nil {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(d, "replay.txt")); err != nil {
+			continue
+		}
+		if err := os.RemoveAll(d); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
