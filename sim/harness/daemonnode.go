@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -99,7 +100,11 @@ func (d *Daemon) Step(now time.Time, ev sim.Event) []sim.Effect {
 func (d *Daemon) decode(e sim.Delivered) daemon.Event {
 	f, err := wire.Decode(e.Frame)
 	if err != nil {
-		return daemon.FrameRejected{Gen: uint64(e.Conn), Err: err}
+		// Read what identity the envelope still offers, leniently, so the
+		// machine can answer an undecodable control operation.
+		var env wire.Envelope
+		_ = json.Unmarshal(e.Frame, &env)
+		return daemon.FrameRejected{Gen: uint64(e.Conn), Type: env.Type, ID: env.ID, Err: err}
 	}
 	return daemon.FrameReceived{Gen: uint64(e.Conn), Frame: f}
 }
