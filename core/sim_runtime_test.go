@@ -16,16 +16,17 @@ import (
 // ground truth (native starts, consumed inputs, receipts sent) in the
 // shared simTruth.
 type simRuntime struct {
-	id      string
-	caps    wire.AgentKindCapabilities
-	truth   *simTruth
-	rng     *rand.Rand
-	conn    sim.ConnID
-	open    bool
-	seq     int
-	actions map[sim.TimerID]func(now time.Time) []sim.Effect
-	preps   map[string]*rtPrep // request ID → admission (connection-local)
-	runs    map[string]*rtRun  // Run ID → native run (connection-local)
+	id               string
+	caps             wire.AgentKindCapabilities
+	truth            *simTruth
+	rng              *rand.Rand
+	conn             sim.ConnID
+	open             bool
+	seq              int
+	actions          map[sim.TimerID]func(now time.Time) []sim.Effect
+	unavailableUntil time.Time          // heartbeats declare the kind unavailable until then
+	preps            map[string]*rtPrep // request ID → admission (connection-local)
+	runs             map[string]*rtRun  // Run ID → native run (connection-local)
 }
 
 type rtPrep struct {
@@ -73,9 +74,32 @@ func (r *simRuntime) send(c sim.ConnID, id string, p wire.Payload) []sim.Effect 
 	return []sim.Effect{sim.Send{Conn: c, Frame: b}}
 }
 
-func (r *simRuntime) heartbeat() []sim.Effect {
+func (r *simRuntime) heartbeat(now time.Time) []sim.Effect {
 	return r.send(r.conn, "", wire.Heartbeat{TS: 1, SupportedAgentKinds: []wire.SupportedAgentKind{
-		{Kind: kind, Available: true, Capabilities: r.caps}}})
+		{Kind: kind, Available: !now.Before(r.unavailableUntil), Capabilities: r.caps}}})
+}
+
+// Operator faults injected as calls: an undecodable heartbeat, or the kind
+// declared unavailable for a few seconds.
+const (
+	opInvalidHeartbeat = "invalid_heartbeat"
+	opUnavailable      = "unavailable"
+)
+
+func (r *simRuntime) onOperator(now time.Time, op string) []sim.Effect {
+	if !r.open {
+		return nil
+	}
+	switch op {
+	case opInvalidHeartbeat:
+		return []sim.Effect{sim.Send{Conn: r.conn, Frame: []byte(`{"type":"heartbeat","payload":{"ts":"soon"}}`)}}
+	case opUnavailable:
+		r.unavailableUntil = now.Add(r.ms(500, 5000))
+		return append(r.heartbeat(now), r.later(now, r.unavailableUntil.Sub(now), func(now time.Time) []sim.Effect {
+			return r.heartbeat(now)
+		}))
+	}
+	return nil
 }
 
 func (r *simRuntime) Step(now time.Time, ev sim.Event) []sim.Effect {
@@ -88,7 +112,9 @@ func (r *simRuntime) Step(now time.Time, ev sim.Event) []sim.Effect {
 		}
 		r.conn, r.open = e.Conn, true
 		r.truth.declared[r.id] = r.caps
-		return append(r.heartbeat(), sim.SetTimer{Timer: "hb", At: now.Add(15 * time.Second)})
+		return append(r.heartbeat(now), sim.SetTimer{Timer: "hb", At: now.Add(15 * time.Second)})
+	case sim.CallReceived:
+		return r.onOperator(now, e.Req.Describe())
 	case sim.ConnClosed, sim.DialFailed:
 		if c, ok := e.(sim.ConnClosed); ok && c.Conn != r.conn {
 			return nil
@@ -122,7 +148,7 @@ func (r *simRuntime) onTimer(now time.Time, id sim.TimerID) []sim.Effect {
 		if !r.open {
 			return nil
 		}
-		return append(r.heartbeat(), sim.SetTimer{Timer: "hb", At: now.Add(15 * time.Second)})
+		return append(r.heartbeat(now), sim.SetTimer{Timer: "hb", At: now.Add(15 * time.Second)})
 	}
 	fn := r.actions[id]
 	delete(r.actions, id)

@@ -166,6 +166,12 @@ func (n *simCoreNode) sent(s core.Send) {
 			device = d.Device
 		}
 	}
+	if _, ok := s.Frame.Payload.(wire.ExecutionPrepare); ok {
+		n.available(s.Conn, device)
+	}
+	if _, ok := s.Frame.Payload.(wire.ExecutionStart); ok {
+		n.available(s.Conn, device)
+	}
 	switch p := s.Frame.Payload.(type) {
 	case wire.ExecutionPrepare:
 		n.admitted(device, p.SessionID, "")
@@ -186,6 +192,14 @@ func (n *simCoreNode) sent(s core.Send) {
 		if n.truth.steerSent[key]++; n.truth.steerSent[key] > 1+n.truth.refused[key] {
 			n.truth.violate("input " + key + " delivered again without a not_ready refusal")
 		}
+	}
+}
+
+// available: Core dispatches only while its snapshot of the connection
+// declares the kind available.
+func (n *simCoreNode) available(c core.ConnID, device string) {
+	if k, ok := n.m.Snapshot(c, kind); !ok || !k.Available {
+		n.truth.violate("dispatched to " + device + " whose snapshot does not declare the kind available")
 	}
 }
 
@@ -246,6 +260,12 @@ func simSetup(truth **simTruth, st **store.Memory) func(w *sim.World) {
 		}
 		w.RegisterFault(sim.FaultSpec{Kind: simCoreCrash, Targets: []sim.NodeID{simCore},
 			ForMin: 100 * time.Millisecond, ForMax: 2 * time.Second}, sim.CrashRestart)
+		devices := []sim.NodeID{"d1", "d2", "d3"}
+		for _, op := range []string{opInvalidHeartbeat, opUnavailable} {
+			w.RegisterFault(sim.FaultSpec{Kind: sim.FaultKind(op), Targets: devices}, func(w *sim.World, f sim.Fault) {
+				w.Inject(f.Node, sim.CallReceived{From: "operator", Req: sim.Text(op)})
+			})
+		}
 		simWorkload(w, t)
 		simChecks(w, t, s, cn)
 	}
