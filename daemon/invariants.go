@@ -16,21 +16,30 @@ func (m *Machine) checkInvariants() {
 		panicf("idle executors exceed %d", l.IdleExecutorsMax)
 	}
 	m.checkAdmissions()
-	sessions := map[string]string{}
-	for _, id := range m.sortedExecutorIDs() {
-		ex := m.executors[id]
-		other, dup := sessions[ex.session]
-		if !(!dup) {
-			panicf("session %s has executors %s and %s", ex.session, other, id)
-		}
-		sessions[ex.session] = id
+	// Each check is independent of the others, so map order only decides
+	// which of several violations is reported first.
+	for _, ex := range m.executors {
 		m.checkExecutor(ex)
 	}
-	for _, id := range sortedTurnIDs(m.turns) {
-		m.checkTurn(m.turns[id])
+	for _, t := range m.turns {
+		m.checkTurn(t)
 	}
-	for _, id := range m.sortedCallIDs() {
-		m.checkCall(m.calls[id])
+	for _, c := range m.calls {
+		m.checkCall(c)
+	}
+}
+
+// checkSessionUnique: a Session has at most one executor (reuse and the
+// conflict rules depend on it).
+func (m *Machine) checkSessionUnique(ex *executor) {
+	n := 0
+	for _, other := range m.executors {
+		if other.session == ex.session {
+			n++
+		}
+	}
+	if n != 1 {
+		panicf("session %s has %d executors", ex.session, n)
 	}
 }
 
@@ -77,6 +86,7 @@ func (m *Machine) checkAdmissions() {
 }
 
 func (m *Machine) checkExecutor(ex *executor) {
+	m.checkSessionUnique(ex)
 	switch ex.phase {
 	case phaseReserved:
 		a := m.admissionOf(ex.handle)
