@@ -80,7 +80,7 @@ func (n *daemonNode) observeStatus(at int64, conn string, st wire.PreparationSta
 // Executors that are neither active nor idle (closing after a release,
 // or kept after a failed close) count as closing.
 func (n *daemonNode) sampleCapacity(now time.Time) {
-	c := n.m.Snapshot().Capacity
+	c := n.m.Capacity()
 	l := n.d.cfg.Limits
 	closing := max(c.Executors-c.Active-c.Idle, 0)
 	n.u.led.CapacitySample(n.u.lt(now), string(n.d.id), check.Capacity{

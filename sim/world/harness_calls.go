@@ -152,11 +152,13 @@ func (h *harness) processDied(now time.Time) {
 		if t := h.turns[id]; !t.settled {
 			t.settled = true
 			h.u.led.TurnSettled(h.u.lt(now), t.run, check.NativeFailed)
+			h.u.count("TurnSettled")
 			h.u.nativeOutcome[t.run] = check.NativeFailed
 		}
 	}
 	for _, id := range sortedKeys(h.execs) {
 		h.u.led.ExecutorClosed(h.u.lt(now), h.dev, id)
+		h.u.count("ExecutorClosed")
 	}
 	h.execs = map[string]*hExec{}
 }

@@ -33,6 +33,8 @@ type universe struct {
 	records     map[string]int
 
 	shutdownSent  bool
+	recordsTotal  int
+	lastConverge  convergeMemo
 	nativeOutcome map[string]string // run → native settlement
 	// capacityRefused holds turns whose preparation was refused with
 	// preparation_capacity and that have not started since.
@@ -103,7 +105,14 @@ type errorString string
 func (e errorString) Error() string { return string(e) }
 
 // count tallies one ledger record of a family.
-func (u *universe) count(family string) { u.records[family]++ }
+func (u *universe) count(family string) {
+	u.records[family]++
+	switch family {
+	case "TurnSubmitted", "TurnState", "CoreRestarted", "ExecutorCreated", "ExecutorClosed",
+		"TurnCreated", "TurnSettled":
+		u.recordsTotal++ // the records the liveness predicate reads
+	}
+}
 
 // mark records a rare state in the ledger and the kernel's mark counts.
 func (u *universe) mark(m check.Mark) {
@@ -188,6 +197,31 @@ func (u *universe) maybeShutdown() {
 // converged is the liveness predicate: shutdown requested, every turn
 // terminal and every native resource released.
 func (u *universe) converged() (bool, string) {
+	key := convergeKey{records: u.recordsTotal, calls: len(u.wl.calls), issued: u.wl.issued,
+		terminal: u.wl.terminalCount, shutdown: u.shutdownSent}
+	if u.lastConverge.valid && u.lastConverge.key == key {
+		return u.lastConverge.ok, u.lastConverge.why
+	}
+	ok, why := u.convergedNow()
+	u.lastConverge = convergeMemo{valid: true, key: key, ok: ok, why: why}
+	return ok, why
+}
+
+// convergeKey is everything the liveness predicate depends on: it is
+// evaluated after every step, but only recomputed when one of these moved.
+type convergeKey struct {
+	records, calls, issued, terminal int
+	shutdown                         bool
+}
+
+type convergeMemo struct {
+	valid bool
+	key   convergeKey
+	ok    bool
+	why   string
+}
+
+func (u *universe) convergedNow() (bool, string) {
 	if !u.shutdownSent {
 		if !u.wl.finished() {
 			return false, "workload not finished: " + u.wl.pending()

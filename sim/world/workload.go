@@ -31,6 +31,7 @@ type workload struct {
 	steers   []*wSteer
 
 	turnsSubmitted, inputsSent, issued int
+	terminalCount                      int // turns known terminal
 	out                                *[]sim.Effect
 }
 
@@ -189,7 +190,7 @@ func (wl *workload) input(s *wSession, text string) wire.MessageInput {
 func (wl *workload) submit(now time.Time, t *wTurn) {
 	if t.sess.failed {
 		wl.issued++
-		t.terminal = true
+		wl.markTerminal(t)
 		return
 	}
 	if t.sess.id == "" {
@@ -199,7 +200,7 @@ func (wl *workload) submit(now time.Time, t *wTurn) {
 	wl.call(now, core.SubmitTurn{Session: t.sess.id, Input: t.input}, func(now time.Time, r core.APIResult) {
 		if r.Err != nil {
 			wl.issued++
-			t.terminal = true
+			wl.markTerminal(t)
 			return
 		}
 		t.id = r.TurnID
@@ -246,7 +247,7 @@ func (wl *workload) read(now time.Time, t *wTurn) {
 		wl.u.count("ReadTurn")
 		wl.resolve(ret, t, r.Turn)
 		if r.Turn.State.Terminal() {
-			t.terminal = true
+			wl.markTerminal(t)
 		}
 	}, func(time.Time) {})
 }
@@ -270,4 +271,11 @@ func (wl *workload) steer(now time.Time, t *wTurn) {
 		s.input = fmt.Sprintf("lost-%d", len(wl.steers))
 		wl.record(s, wl.u.lt(now), check.InputUnknown)
 	})
+}
+
+func (wl *workload) markTerminal(t *wTurn) {
+	if !t.terminal {
+		t.terminal = true
+		wl.terminalCount++
+	}
 }

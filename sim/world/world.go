@@ -92,6 +92,23 @@ func Options(cfg Config) sim.Options {
 	return opts
 }
 
+// describeCache renders each frame once: the kernel describes a frame
+// when it is sent and again when it is delivered, and both lines must be
+// the same wire.Describe text. A cache lives for one run only.
+type describeCache map[*byte]string
+
+func (c describeCache) describe(b []byte) string {
+	if len(b) == 0 {
+		return describeFrame(b)
+	}
+	if s, ok := c[&b[0]]; ok {
+		return s
+	}
+	s := describeFrame(b)
+	c[&b[0]] = s
+	return s
+}
+
 // describeFrame renders a simulated frame for the trace with wire.Describe.
 func describeFrame(b []byte) string {
 	f, err := wire.Decode(b)
@@ -118,11 +135,13 @@ func Replay(s sim.Schedule, cfg Config) Outcome {
 func Shrink(o Outcome, cfg Config) sim.ShrinkResult {
 	opts := Options(cfg)
 	opts.Setup = func(w *sim.World) { setup(w, cfg, true) }
+	opts.Describe = describeFrame
 	return sim.Shrink(o.Result, opts)
 }
 
 func run(seed uint64, cfg Config, opts sim.Options) Outcome {
 	var u *universe
+	opts.Describe = describeCache{}.describe
 	opts.Setup = func(w *sim.World) { u = setup(w, cfg, false) }
 	res := sim.Run(seed, opts)
 	u.wl.flush(u.lt(u.w.Now()))
