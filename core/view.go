@@ -7,7 +7,8 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// TurnView is the public projection of a Turn.
+// TurnView is the public projection of a Turn. Pointer members are shared
+// with the durable record and must be treated as read-only.
 type TurnView struct {
 	ID, Session string
 	State       TurnState
