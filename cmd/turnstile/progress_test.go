@@ -1,0 +1,65 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+)
+
+func steppingClock(step time.Duration) func() time.Time {
+	t := time.Unix(0, 0)
+	return func() time.Time { t = t.Add(step); return t }
+}
+
+func TestProgressBarOnATerminal(t *testing.T) {
+	var b bytes.Buffer
+	p := newProgress(&b, true, 4, steppingClock(time.Second))
+	p.add(false)
+	p.add(true)
+	if !strings.HasPrefix(b.String(), "\r\033[K[=======                       ] 1/4 seeds, 0 failing") {
+		t.Fatalf("bar %q", b.String())
+	}
+	p.clear()
+	if !strings.HasSuffix(b.String(), "\r\033[K") {
+		t.Fatalf("clear %q", b.String())
+	}
+	p.add(false)
+	p.add(false)
+	p.finish()
+	if !strings.HasSuffix(b.String(), "[==============================] 4/4 seeds, 1 failing, 8s\n") ||
+		strings.Count(b.String(), "\n") != 1 {
+		t.Fatalf("final bar %q", b.String())
+	}
+}
+
+func TestProgressRedrawIsRateLimited(t *testing.T) {
+	var b bytes.Buffer
+	p := newProgress(&b, true, 100, steppingClock(10*time.Millisecond))
+	for range 50 {
+		p.add(false)
+	}
+	if n := strings.Count(b.String(), "\r"); n < 2 || n > 10 {
+		t.Fatalf("%d redraws for 50 seeds at 10ms each", n)
+	}
+}
+
+func TestProgressPlainLines(t *testing.T) {
+	var b bytes.Buffer
+	p := newProgress(&b, false, 20, steppingClock(time.Second))
+	for range 20 {
+		p.add(false)
+	}
+	p.finish()
+	if lines := strings.Split(strings.TrimSpace(b.String()), "\n"); len(lines) != 10 ||
+		!strings.HasPrefix(lines[9], "progress: 20/20 seeds, 0 failing, ") || strings.Contains(b.String(), "\r") {
+		t.Fatalf("plain lines:\n%s", b.String())
+	}
+	var one bytes.Buffer
+	q := newProgress(&one, true, 1, steppingClock(time.Second))
+	q.add(true)
+	q.finish()
+	if one.Len() != 0 {
+		t.Fatalf("a single seed shows no progress: %q", one.String())
+	}
+}
