@@ -145,8 +145,8 @@ func (sh *shell) configFlags(fs *flag.FlagSet) func() (campaign.Config, error) {
 	devices := fs.Int("devices", 0, "daemons (devices) in the world, 1 to 4; 0 draws the number from the seed")
 	turns := fs.Int("turns", 0, "turns of the workload; 0 for the world's default")
 	faults := fs.String("faults", campaign.FaultsSwarm,
-		"fault kinds: swarm (each seed enables a random subset of all kinds), none, or a comma list of\n"+
-			strings.Join(kindNames(sh.kinds), ", "))
+		"fault kinds: swarm (each seed enables a random subset of all kinds), none, or a comma list of:\n"+
+			wrapList(kindNames(sh.kinds), 88))
 	return func() (campaign.Config, error) {
 		if *devices < 0 || *devices > 4 {
 			return campaign.Config{}, fmt.Errorf("%w: %d", ErrDevices, *devices)
@@ -168,6 +168,28 @@ func kindNames(kinds []sim.FaultKind) []string {
 		out[i] = string(k)
 	}
 	return out
+}
+
+// wrapList joins words with ", ", breaking lines before width.
+func wrapList(words []string, width int) string {
+	var b strings.Builder
+	line := 0
+	for i, w := range words {
+		if i > 0 {
+			b.WriteString(",")
+			line++
+			if line+1+len(w) > width {
+				b.WriteString("\n")
+				line = 0
+			} else {
+				b.WriteString(" ")
+				line++
+			}
+		}
+		b.WriteString(w)
+		line += len(w)
+	}
+	return b.String()
 }
 
 // isTerminal reports whether w is a character device (a terminal).

@@ -41,7 +41,7 @@ func ParseFaults(spec string, valid []sim.FaultKind) ([]sim.FaultKind, error) {
 		k := sim.FaultKind(strings.TrimSpace(part))
 		if !slices.Contains(valid, k) {
 			return nil, fmt.Errorf("%w %q; valid kinds: %s (or %q, %q)",
-				ErrFaultKind, k, joinKinds(valid), FaultsSwarm, FaultsNone)
+				ErrFaultKind, k, strings.ReplaceAll(joinKinds(valid), ",", ", "), FaultsSwarm, FaultsNone)
 		}
 		if !slices.Contains(out, k) {
 			out = append(out, k)

@@ -33,7 +33,7 @@ func TestParseFaults(t *testing.T) {
 	if !errors.Is(err, ErrFaultKind) {
 		t.Fatalf("unknown kind: %v", err)
 	}
-	for _, want := range []string{`"meteor"`, "conn_loss,stall,core_crash", "swarm", "none"} {
+	for _, want := range []string{`"meteor"`, "conn_loss, stall, core_crash", "swarm", "none"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q should mention %s", err, want)
 		}
