@@ -7,5 +7,6 @@ require (
 	github.com/benbjohnson/clock v1.3.5 // indirect
 	github.com/coder/websocket v1.8.15 // indirect
 	github.com/stretchr/testify v1.12.1 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	pgregory.net/rapid v1.3.0 // indirect
 )
