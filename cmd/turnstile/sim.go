@@ -150,8 +150,8 @@ func (sh *shell) banner(w io.Writer, f simFlags) {
 		fmt.Fprintf(w, "SEED=%d\nreplay: %s\n", f.plan.First, campaign.ReplayCommand(f.plan.First, f.config))
 		return
 	}
-	fmt.Fprintf(w, "SEED=%d..%d\nreplay one seed: %s\n", f.plan.First, f.plan.Last(),
-		campaign.ReplayCommand(f.plan.First, f.config)+" (any SEED in the range)")
+	fmt.Fprintf(w, "SEED=%d..%d\nreplay a seed: %s replay -seed SEED%s\n", f.plan.First, f.plan.Last(),
+		campaign.Command, f.config.Flags())
 }
 
 func orSeed(n int) string {

@@ -58,7 +58,7 @@ func TestSimPlainOutput(t *testing.T) {
 		t.Fatalf("3 seeds without faults: exit %d\n%s", code, out.String())
 	}
 	for _, want := range []string{"faults none, devices 2", "SEED=1..3\n",
-		"replay one seed: go run ./cmd/turnstile replay -seed 1 -devices 2 -faults none", "summary\n",
+		"replay a seed: go run ./cmd/turnstile replay -seed SEED -devices 2 -faults none\n", "summary\n",
 		"  seeds         3 (1..3), 0 failing", "PASS\n"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out.String())

@@ -114,7 +114,7 @@ func (s *Summary) wall() (time.Duration, string) {
 	if s.Elapsed > 0 {
 		return s.Elapsed, "wall"
 	}
-	return s.WallSum, "wall (sum over seeds)"
+	return s.WallSum, "wall summed over seeds"
 }
 
 // Write renders the summary.
