@@ -114,11 +114,12 @@ const (
 	markCleanupRetried   = "daemon_cleanup_retried"
 	markReused           = "daemon_executor_reused"
 	markStartNoTurn      = "daemon_start_without_turn"
+	markInvalidStart     = "daemon_invalid_start"
 	markShutdownComplete = "daemon_shutdown_complete"
 )
 
 var daemonMarks = []string{markAdmissionExpired, markCapacity, markReceiptUnknown, markReceiptAccepted,
-	markCancelApplied, markCancelFailed, markCleanupRetried, markReused, markStartNoTurn, markShutdownComplete}
+	markCancelApplied, markCancelFailed, markCleanupRetried, markReused, markStartNoTurn, markShutdownComplete, markInvalidStart}
 
 func (c *checker) mark(e daemon.Effect) {
 	s, ok := e.(daemon.Send)
@@ -136,6 +137,8 @@ func (c *checker) mark(e daemon.Effect) {
 			c.w.Sometimes(markReused)
 		case p.State == wire.StateRejected && p.Operation == wire.TypeExecutionStart && p.Handle != "":
 			c.w.Sometimes(markStartNoTurn)
+		case p.ErrorCode == daemon.CodeInvalidStart:
+			c.w.Sometimes(markInvalidStart)
 		}
 	case wire.PromptSteerAck:
 		if p.ErrorCode == daemon.CodeOutcomeUnknown {

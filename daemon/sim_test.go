@@ -215,7 +215,11 @@ func (c *corePeer) prepare(j *job) []sim.Effect {
 	j.conn = c.conn
 	j.state = jobPreparing
 	c.byReq[j.req] = j
-	return []sim.Effect{c.send(j.req, prepareFor(j.session))}
+	out := []sim.Effect{c.send(j.req, prepareFor(j.session))}
+	if c.rng.IntN(8) == 0 {
+		out = append(out, out[0]) // a duplicate: the current status is republished
+	}
+	return out
 }
 
 func (c *corePeer) frame(now time.Time, b []byte) []sim.Effect {
@@ -301,7 +305,18 @@ func (c *corePeer) start(j *job) []sim.Effect {
 	j.run = fmt.Sprintf("run-%d-%d", j.n, j.attempts)
 	c.byRun[j.run] = j
 	p := j.ready
-	return []sim.Effect{c.send(j.req, wire.ExecutionStart{ExecutorID: p.ExecutorID, Handle: p.Handle, RunID: j.run, Input: wire.TextInput("hello")})}
+	var out []sim.Effect
+	if c.rng.IntN(16) == 0 {
+		// An undecodable start first: answered invalid_start, changes nothing.
+		bad := `{"type":"execution_start","id":"` + j.req + `","payload":{"handle":5}}`
+		out = append(out, sim.Send{Conn: c.conn, Frame: []byte(bad)})
+	}
+	start := c.send(j.req, wire.ExecutionStart{ExecutorID: p.ExecutorID, Handle: p.Handle, RunID: j.run, Input: wire.TextInput("hello")})
+	out = append(out, start)
+	if c.rng.IntN(8) == 0 {
+		out = append(out, start) // a duplicate start transfers nothing more
+	}
+	return out
 }
 
 func (c *corePeer) rejected(j *job, p wire.PreparationStatus) []sim.Effect {
@@ -311,7 +326,7 @@ func (c *corePeer) rejected(j *job, p wire.PreparationStatus) []sim.Effect {
 			j.state = jobIdle // retried with a fresh request on a later tick
 		}
 	case wire.TypeExecutionStart:
-		if j.state != jobStarting {
+		if j.state != jobStarting || p.ErrorCode == daemon.CodeInvalidStart {
 			return nil
 		}
 		if p.ErrorCode == daemon.CodeExecutorUnavailable && !j.retriedStart {
