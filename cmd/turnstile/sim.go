@@ -141,7 +141,7 @@ func (sh *shell) cmdSim(args []string) int {
 	return exitOK
 }
 
-// banner prints the seed range, shard and the TigerBeetle-style SEED line.
+// banner prints the seed range and shard, the SEED= line and how to replay.
 func (sh *shell) banner(w io.Writer, f simFlags) {
 	fmt.Fprintf(w, "turnstile sim: %s; faults %s, devices %s, turns %s; %d workers; commit %s\n",
 		f.plan, campaign.FaultsString(f.config.Faults), orSeed(f.config.Devices), orDefault(f.config.Turns),
