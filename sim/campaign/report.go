@@ -63,7 +63,7 @@ type LinReport struct {
 type AuditReport struct {
 	Fingerprint string `json:"fingerprint"` // of the traced rerun
 	Diverged    bool   `json:"diverged"`
-	Line        int    `json:"line,omitempty"` // first divergent trace line; -1 if unknown
+	Line        int    `json:"line"` // first divergent trace line; -1 if unknown
 	LineA       string `json:"line_a,omitempty"`
 	LineB       string `json:"line_b,omitempty"`
 	Detail      string `json:"detail,omitempty"`
