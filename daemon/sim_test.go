@@ -54,6 +54,7 @@ type job struct {
 	retriedStart bool
 	sentInputs   int
 	inputPending bool
+	why          string // code that made the job give up
 }
 
 // corePeer is a scripted Core: it prepares, starts, steers, cancels and
@@ -335,6 +336,7 @@ func (c *corePeer) rejected(j *job, p wire.PreparationStatus) []sim.Effect {
 			return nil
 		}
 		j.state = jobGaveUp
+		j.why = p.ErrorCode
 	}
 	return nil
 }
