@@ -63,7 +63,7 @@ type LinReport struct {
 type AuditReport struct {
 	Fingerprint string `json:"fingerprint"` // of the traced rerun
 	Diverged    bool   `json:"diverged"`
-	Line        int    `json:"line"` // first divergent trace line; -1 if unknown
+	Line        int    `json:"line,omitempty"` // first divergent trace line, from 1; 0 if not known
 	LineA       string `json:"line_a,omitempty"`
 	LineB       string `json:"line_b,omitempty"`
 	Detail      string `json:"detail,omitempty"`
@@ -74,10 +74,10 @@ func (a AuditReport) String() string {
 	if !a.Diverged {
 		return "deterministic: rerun fingerprint " + a.Fingerprint
 	}
-	if a.Line < 0 {
+	if a.Line == 0 {
 		return "NONDETERMINISTIC: " + a.Detail
 	}
-	return fmt.Sprintf("NONDETERMINISTIC: %s; first divergent trace line %d:\n  run A: %s\n  run B: %s",
+	return fmt.Sprintf("NONDETERMINISTIC: %s; first divergent trace line is line %d:\n  run A: %s\n  run B: %s",
 		a.Detail, a.Line, a.LineA, a.LineB)
 }
 

@@ -96,11 +96,10 @@ func audit(r Runner, seed uint64, first sim.Result) ([]string, *AuditReport) {
 	b := r.Trace(seed, nil)
 	idx, la, lb, ok := sim.FirstDivergence(a.Trace, b.Trace)
 	if ok {
-		rep.Line, rep.LineA, rep.LineB = idx, la, lb
+		rep.Line, rep.LineA, rep.LineB = idx+1, la, lb
 		rep.Detail = "two traced reruns of the seed diverge"
 		return a.Trace, rep
 	}
-	rep.Line = -1
 	rep.Detail = "campaign run " + first.Fingerprint + " differs from two agreeing traced reruns " + a.Fingerprint
 	return a.Trace, rep
 }

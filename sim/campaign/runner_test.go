@@ -102,7 +102,7 @@ func TestAuditNamesFirstDivergentLine(t *testing.T) {
 	if a == nil || !a.Diverged || !run.Failed() || run.Report.FirstCheck() != "determinism" {
 		t.Fatalf("nondeterministic seed not flagged: %+v", run.Report)
 	}
-	if a.Line < 0 || !strings.Contains(a.LineA, "noise 2") || !strings.Contains(a.LineB, "noise 3") {
+	if a.Line < 1 || !strings.Contains(a.LineA, "noise 2") || !strings.Contains(a.LineB, "noise 3") {
 		t.Fatalf("divergence %+v", a)
 	}
 	if s := a.String(); !strings.Contains(s, "NONDETERMINISTIC") || !strings.Contains(s, "noise 3") {

@@ -100,7 +100,7 @@ func TestSummaryUnderMinimumNeverFailsOnMarks(t *testing.T) {
 func TestSummaryCountsIllegalAndDivergedAsFailing(t *testing.T) {
 	s := NewSummary()
 	s.Add(SeedReport{Seed: 1, Lin: LinReport{Result: LinIllegal}})
-	s.Add(SeedReport{Seed: 2, Lin: LinReport{Result: LinOk}, Audit: &AuditReport{Diverged: true, Line: -1}})
+	s.Add(SeedReport{Seed: 2, Lin: LinReport{Result: LinOk}, Audit: &AuditReport{Diverged: true}})
 	s.Add(SeedReport{Seed: 3, Lin: LinReport{Result: LinOk}, Audit: &AuditReport{}})
 	if len(s.Failing) != 2 || s.Audited != 2 || s.Diverged != 1 || s.FailingByCheck["linearizability"] != 1 ||
 		s.FailingByCheck["determinism"] != 1 {
