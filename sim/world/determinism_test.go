@@ -86,3 +86,15 @@ func TestFaultKindsSortedAndComplete(t *testing.T) {
 		t.Errorf("%d kinds, want %d", len(kinds), 4+len(worldKinds()))
 	}
 }
+
+// Seeds run concurrently give the fingerprints they give alone: no state
+// leaks between runs.
+func TestConcurrentSweepMatchesSequential(t *testing.T) {
+	par := sweep(400, 60, Config{})
+	for i, o := range par {
+		seq := Run(400+uint64(i), Config{})
+		if seq.Result.Fingerprint != o.Result.Fingerprint {
+			t.Errorf("seed %d: concurrent %s, alone %s", 400+i, o.Result.Fingerprint, seq.Result.Fingerprint)
+		}
+	}
+}

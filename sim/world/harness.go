@@ -243,6 +243,9 @@ func (h *harness) settle(now time.Time, t *hTurn, outcome string) {
 		return
 	}
 	t.settled, t.outcome = true, outcome
+	if outcome == check.NativeCompleted && h.u.cfg.breakTruth == truthCompletedAsCancelled {
+		outcome = check.NativeCancelled
+	}
 	h.u.led.TurnSettled(h.u.lt(now), t.run, outcome)
 	h.u.count("TurnSettled")
 	h.u.nativeOutcome[t.run] = outcome

@@ -66,8 +66,10 @@ func (h *harness) apply(now time.Time, t *hTurn, input string) {
 	if t.settled || t.done {
 		return
 	}
-	h.u.led.InputApplied(h.u.lt(now), t.run, input)
-	h.u.count("InputApplied")
+	if h.u.cfg.breakTruth != truthForgetApplied {
+		h.u.led.InputApplied(h.u.lt(now), t.run, input)
+		h.u.count("InputApplied")
+	}
 	h.n.feed(now, daemon.NativeInputApplied{Turn: t.id, InputID: input})
 }
 

@@ -22,7 +22,20 @@ type Config struct {
 	Turns   int             // turns in the workload; 0 = default (scaled by sim World.Workload())
 	Faults  []sim.FaultKind // nil = swarm over every kind (default); non-nil empty = no faults; else only these kinds
 	Bugs    Bugs            // planted bugs (test-only switches), zero = none
+
+	// breakTruth makes the simulated Harness lie to the ledger (tests
+	// only), so tests can prove that the checkers, linearizability, Shrink
+	// and Replay work end to end on a failing run.
+	breakTruth truthLie
 }
+
+type truthLie uint8
+
+const (
+	truthHonest               truthLie = iota
+	truthForgetApplied                 // applied inputs are never recorded
+	truthCompletedAsCancelled          // natural completions are recorded as cancelled
+)
 
 // Bugs are planted-bug switches. They are carried through the world so a
 // campaign can name them; they take effect once the machines grow the

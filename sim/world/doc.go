@@ -1,0 +1,141 @@
+// Package world is the full-stack simulated world: one Core, one to four
+// Runtime daemons with their simulated Harnesses, a seeded API workload and
+// swarm-selected faults, run by the sim kernel and judged by the sim/check
+// ledger and linearizability checker.
+//
+//	o := world.Run(seed, world.Config{})       // one seed, checked
+//	r := world.Replay(o.Result.Schedule, cfg)  // same fingerprint
+//	s := world.Shrink(o, cfg)                  // smaller failing schedule
+//
+// Options(cfg) gives the kernel options (Setup, wire.Describe trace
+// lines, a 90 s liveness phase) for callers that drive sim directly (the
+// determinism auditor); Run adds the linearizability check on top.
+//
+// # Nodes
+//
+// "core" runs core.Machine. Its store (core/store.Memory behind a tap that
+// reports every durable write to the ledger) lives outside the node: a
+// Core crash loses the machine, and the restart rebuilds it with
+// core.Restart from the store. The node's shell accepts connections (the
+// dialing device is the peer node), refuses them with
+// "incompatible_version" inside a version-mismatch window, decodes every
+// frame with wire.Decode (a decode failure becomes FrameRejected, with the
+// type when the envelope was readable) and encodes every Send with
+// wire.Encode (an encode failure is a "wire_encode" violation). API calls
+// arrive as sim calls from the workload and are answered after 1–20 ms, so
+// every read is an interval of virtual time.
+//
+// "d1".."d4" each run daemon.Machine with a shell and the simulated
+// Harness in the same process. The shell dials Core, reconnects after a
+// loss or refusal with capped exponential backoff (200 ms doubling to 5 s,
+// plus seeded jitter), waits out a version-mismatch window before
+// redialling, decodes and encodes frames, and reports a CloseTransport it
+// performed back to the machine as Disconnected. Device declarations vary
+// per seed: the first device declares every capability, the others drop
+// optional ones (structured output, subagents, function tools, images,
+// local environment, tool search, workspace preparation) with chance 1/6
+// each, so Core must sometimes refuse a turn rather than pick another
+// kind. Limits vary too: a third of the seeds get one or two active slots
+// (preparation_capacity), a third a 2–7 s admission expiry.
+//
+// The Harness answers native calls after seeded latencies through node
+// timers: preparations (sometimes seconds long), turns that stream deltas
+// and cumulative usage and end with done (sometimes after an engine
+// error), durable writes consumed shortly after being written, cancels
+// that settle the turn as cancelled (a cancel that reaches a live turn
+// wins over its natural end), settlement waits, closes. It records ground
+// truth in the ledger at the instant each native fact happens: executor
+// created and closed, turn created and settled, input applied. A daemon
+// crash kills its Harness: every live executor is recorded closed and
+// every live turn settled failed.
+//
+// "workload" is the API client (stream "workload"). It creates one to
+// four sessions with varied agent configuration (environment none,
+// self_hosted or openai_hosted; json_schema output; multi-agent on or off;
+// function tools, deferred tools with tool search; images in some inputs;
+// text verbosity), submits the run's turns over the first 20 s, steers up
+// to three inputs per turn, cancels a quarter of the turns at a random
+// moment and reads each turn until it is terminal. Calls to a crashed Core
+// time out after 3 s.
+//
+// # Faults
+//
+// Every kind is swarm-selected per seed by the kernel (sim.Options.Swarm):
+// the kernel's conn_loss, stall, slow and dial_refuse, and the world's:
+//
+//   - core_crash: Core crashes (store kept) and restarts after For.
+//   - daemon_crash: a daemon and its Harness crash and restart after For.
+//   - device_replace: the daemon dials a second connection; the newer one
+//     replaces the older at both ends.
+//   - invalid_heartbeat: the daemon sends one malformed heartbeat.
+//   - version_mismatch: for For, Core's shell refuses the device's
+//     connections with "incompatible_version"; the daemon is made to
+//     redial at once (its current connection is replaced and refused) and
+//     treats the refusal as permanent until the window ends.
+//   - status_republish: the daemon resends the current preparation_status
+//     of its newest live admission, as it does for a repeated request;
+//     Core must ignore the duplicate revision.
+//   - harness_*: arm the device's Harness for its next matching call:
+//     prepare_failure, start_failure_nil (no turn), start_failure_turn
+//     (a turn and an error), write_failure, write_uncertain (applied or
+//     not), write_over_budget, late_accepted (consumed seconds after the
+//     write), cancel_late (settles 5–20 s after the cancel), cancel_never
+//     (settles at heal), late_events (events after the cancel settled),
+//     not_reusable (settlement says Reusable=false), close_failure (the
+//     retry succeeds) and hang (the next prepare, start, write or close
+//     answers only at heal; a hung write may already be consumed).
+//
+// At heal every crashed node restarts, armed Harness faults are dropped,
+// hung calls are released and a version window closes. Once the workload
+// has read every turn terminal, every daemon is asked to shut down; the
+// liveness predicate (SetConvergence) then waits for the ledger's Pending:
+// every turn terminal, every native turn settled, every executor closed.
+//
+// # Checkers
+//
+// The node adapters only observe. Core side: the store tap records turn
+// submission and states (starting maps to queued: Core's
+// executor_unavailable retry sends a starting turn back to queued), input
+// outcomes, cursor advances, usage, and persisted done and error; inbound
+// frames record done and error decoded on the wire (before the machine
+// persists them), cancel receipts Core acts on, and preparation statuses
+// Core applies; outbound frames record capability checks (selection at
+// execution_prepare, final at execution_start, with core.Requirements of
+// the session and the declaration Core holds), dispatch, run starts and
+// first deliveries of each input (a resend after not_ready or busy is not
+// a redelivery). Daemon side: handles granted (with the admission
+// deadline), started, released and expired, receipts, cancel receipts,
+// done, error and usage, and a capacity sample after every machine step.
+// The Harness records ground truth before the machine hears of it (the
+// native apply precedes the accepted receipt). The workload records reads
+// and steers with call and return instants; a steer's outcome comes from
+// a later read (accepted, or at the terminal read rejected or unknown)
+// and an unresolved steer stays open.
+//
+// One kernel check per ledger check name drains Ledger.AfterStep after
+// every step; Ledger.Final runs at the end (liveness, orphaned resources,
+// accepted steers against truth). After the run, check.Linearize (1 s
+// budget, the fault timeline as annotations) judges the history: Illegal
+// adds a "linearizability" violation and porcupine's HTML to the Outcome;
+// Unknown is reported by Outcome.LinUnknown, neither pass nor violation.
+//
+// # Marks
+//
+// Each check.ExpectedMarks mark is counted in the ledger and the kernel
+// when the state is really reached: an admission expired before start (a
+// daemon sends expired for a handle never started), cancel raced done (Core
+// receives done while its cancel receipt is awaited), steer unknown after
+// 30 s (Core records an input unknown), cancel_unconfirmed (Core fails a
+// turn with it), cleanup retried (a close after a failed close), capacity
+// rejection then success (a turn refused for preparation_capacity is
+// started later), stale revision ignored (Core receives a status at or
+// below the revision it holds), reconnect during steer (a device's
+// connection closes or is replaced while Core awaits a receipt), Core
+// restart mid-turn (Core crashes with a claimed turn).
+//
+// # Bugs
+//
+// Config.Bugs names the planted bugs of the campaign tests. They are
+// carried through the world but not yet wired: neither core.Config nor
+// daemon.Config has the switches.
+package world
