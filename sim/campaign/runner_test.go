@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/turnstile-sim/turnstile/sim"
 )
 
 // fakeWall is a wall clock that moves step on every reading.
@@ -135,5 +137,24 @@ func TestSeedReportLineRoundTrip(t *testing.T) {
 	}
 	if _, _, err := ParseLine([]byte(`{"other":1}`)); err == nil {
 		t.Fatal("a line without header or seed must fail")
+	}
+}
+
+// oddRunner's campaign run differs from its traced reruns, which agree.
+type oddRunner struct{ toyRunner }
+
+func (o oddRunner) Run(seed uint64) Outcome {
+	opts := o.options()
+	setup := opts.Setup
+	opts.Setup = func(w *sim.World) { w.Note("odd"); setup(w) }
+	return Outcome{Result: sim.Run(seed, opts)}
+}
+
+func TestAuditFlagsARunThatDiffersFromAgreeingReruns(t *testing.T) {
+	run := RunSeed(oddRunner{}, 100, SeedOptions{})
+	a := run.Report.Audit
+	if a == nil || !a.Diverged || a.Line != 0 || !strings.Contains(a.Detail, "two agreeing traced reruns") ||
+		!strings.Contains(a.String(), "NONDETERMINISTIC: campaign run ") {
+		t.Fatalf("audit %+v", a)
 	}
 }
