@@ -269,3 +269,20 @@ func TestDescribeIsValueOnly(t *testing.T) {
 		must(t, !strings.Contains(d, "0x") && !strings.Contains(d, "\n"), "describe leaks pointers or lines: %s", d)
 	}
 }
+
+func TestReusableSettlementParksIdleThenCloses(t *testing.T) {
+	r := newRig(t)
+	turn := r.started("p1", "s1", "run1")
+	r.settle(turn, SettleResult{Settled: true, Reusable: true})
+	noCall[CloseExecutor](r)
+	ex := r.m.Snapshot().Executors[0]
+	eq(t, ex.Phase, "idle", "reusable executor parked")
+	at, ok := r.armed(idleTimer(ex.ID))
+	must(t, ok && at.Equal(r.now.Add(10*time.Minute)), "idle expiry armed: %v", at)
+	r.fire(idleTimer(ex.ID))
+	c, op := callOf[CloseExecutor](r)
+	eq(t, op.Executor, ex.ID, "idle expiry closes")
+	eq(t, r.m.Snapshot().Capacity.Executors, 1, "closing still counts")
+	r.result(c, CloseResult{})
+	eq(t, len(r.m.Owned()), 0, "nothing owned after the confirmed close")
+}
