@@ -129,7 +129,7 @@ func (sh *shell) usageError(cmd string, err error) int {
 
 // Flag errors of the commands (beside sim/campaign's).
 var (
-	ErrSeedAndSeeds = errors.New("-seed and -seeds/-first are exclusive")
+	ErrSeedAndSeeds = errors.New("-seed runs one seed: drop -seeds, -first and -shard")
 	ErrDevices      = errors.New("-devices must be 0 (drawn from the seed) or 1 to 4")
 	ErrTurns        = errors.New("-turns must not be negative")
 	ErrWorkers      = errors.New("-workers must not be negative")

@@ -63,7 +63,7 @@ func (sh *shell) parseSim(args []string) (simFlags, int, bool) {
 	}
 	f.plan = campaign.Plan{First: *first, Count: *seeds, Shard: sh2}
 	if flagSet(fs, "seed") {
-		if flagSet(fs, "seeds") || flagSet(fs, "first") {
+		if flagSet(fs, "seeds") || flagSet(fs, "first") || flagSet(fs, "shard") {
 			return fail(ErrSeedAndSeeds)
 		}
 		f.plan = campaign.Plan{First: *seed, Count: 1, Shard: sh2}
