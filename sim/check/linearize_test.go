@@ -40,13 +40,18 @@ func TestLinearizableHistory(t *testing.T) {
 	l.TurnSubmitted(0, "s1", "t2")
 	l.ReadTurn(10*ms, 20*ms, "s1", "t2", TurnQueued)
 	l.ReadTurn(30*ms, 40*ms, "s1", "t2", TurnCancelled)
+	// a cancel that raced natural completion: the applied cancel receipt
+	// decides the public state although the Harness completed the turn
+	turnWithRun(l, "s2", "t3", "r3")
+	l.TurnSettled(50*ms, "r3", NativeCompleted)
+	l.ReadTurn(60*ms, 70*ms, "s2", "t3", TurnCancelled)
 
 	var html bytes.Buffer
 	res := Linearize(l, LinearizeOptions{HTML: &html})
 	if res.Result != porcupine.Ok || !res.Passed() {
 		t.Fatalf("want Ok, got %s", res)
 	}
-	if res.Partitions != 3 || html.Len() != 0 {
+	if res.Partitions != 4 || html.Len() != 0 {
 		t.Fatalf("partitions=%d html=%d", res.Partitions, html.Len())
 	}
 	if _, bad := res.Violation(1); bad {
