@@ -31,12 +31,15 @@
 // plus seeded jitter), waits out a version-mismatch window before
 // redialling, decodes and encodes frames, and reports a CloseTransport it
 // performed back to the machine as Disconnected. Device declarations vary
-// per seed: the first device declares every capability, the others drop
-// optional ones (structured output, subagents, function tools, images,
-// local environment, tool search, workspace preparation) with chance 1/6
-// each, so Core must sometimes refuse a turn rather than pick another
-// kind. Limits vary too: a third of the seeds get one or two active slots
-// (preparation_capacity), a third a 2–7 s admission expiry.
+// per seed: devices drop optional capabilities (structured output,
+// subagents, function tools, images, local environment, tool search,
+// workspace preparation) with chance 1/6 each (the first device only in a
+// quarter of the seeds), so Core must sometimes refuse a turn; a quarter
+// of the devices also declare a second, fully capable kind ("other") that
+// Core must never substitute, and on devices but the first the sessions'
+// kind is then unavailable half the time. Limits vary too: a third of the
+// devices get one or two active slots (preparation_capacity), a third a
+// 2–7 s admission expiry.
 //
 // The Harness answers native calls after seeded latencies through node
 // timers: preparations (sometimes seconds long), turns that stream deltas

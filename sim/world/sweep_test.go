@@ -167,6 +167,7 @@ func TestNoFaultsEveryTurnEnds(t *testing.T) {
 	explained := []string{"completed", "cancelled", "failed/capability_unsupported", "failed/engine_failed",
 		"failed/input_run_inactive", "failed/preparation_start_failed/expired",
 		"failed/preparation_start_failed/resource_unavailable"}
+	completed, turns := 0, 0
 	for _, o := range sweep(1, 40, Config{Faults: []sim.FaultKind{}}) {
 		if o.Result.Failed() || !o.Result.Converged {
 			t.Errorf("seed %d: violations %v pending %q", o.Result.Seed, o.Result.Violations, o.Result.Pending)
@@ -179,8 +180,10 @@ func TestNoFaultsEveryTurnEnds(t *testing.T) {
 				t.Errorf("seed %d: %d turns ended %s without a fault", o.Result.Seed, n, state)
 			}
 		}
-		if o.TurnStates["completed"] == 0 && o.Turns > 0 {
-			t.Errorf("seed %d: no turn completed: %v", o.Result.Seed, o.TurnStates)
-		}
+		completed += o.TurnStates["completed"]
+		turns += o.Turns
+	}
+	if completed*2 < turns {
+		t.Errorf("only %d of %d turns completed without faults", completed, turns)
 	}
 }

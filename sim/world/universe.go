@@ -53,7 +53,12 @@ type device struct {
 	executors    int // executors minted by the Harness (never reused)
 }
 
-const agentKind = "synthetic"
+// Harness kinds: sessions use agentKind; some devices also declare
+// otherKind, which Core must never substitute.
+const (
+	agentKind = "synthetic"
+	otherKind = "other"
+)
 
 // setup populates the world. With linAtEnd the linearizability check runs
 // as the last AtEnd check (for Shrink).
@@ -71,7 +76,7 @@ func setup(w *sim.World, cfg Config, linAtEnd bool) *universe {
 	for i := range n {
 		d := &device{id: deviceID(i), tokens: map[sim.FaultKind]int{}}
 		d.caps = drawCaps(r, i)
-		d.cfg = drawDaemonConfig(r, d.caps)
+		d.cfg = drawDaemonConfig(r, d.caps, i > 0)
 		u.devices = append(u.devices, d)
 	}
 	w.AddNode(coreID, func() sim.Node { return u.newCore() })
@@ -121,17 +126,19 @@ func (u *universe) mark(m check.Mark) {
 	u.count("marks")
 }
 
-// drawCaps declares the synthetic kind's capabilities of device i. The
-// first device supports everything; others lack a few optional ones so
-// the capability rules matter.
+// drawCaps declares the synthetic kind's capabilities of device i. Every
+// device may lack a few optional ones (the first device only in a quarter
+// of the seeds), so the capability rules matter: Core must refuse a turn
+// whose admissible devices all lack a capability.
 func drawCaps(r *rand.Rand, i int) wire.AgentKindCapabilities {
 	c := wire.AllCapabilities(wire.CapabilityFromBool(true))
 	optional := []*wire.CapabilitySupport{&c.StructuredOutput, &c.MessageItems, &c.SubagentObservations,
 		&c.SubagentControl, &c.FunctionTools, &c.MessageImages, &c.LocalEnvironment, &c.ToolSearch,
 		&c.WorkspaceReadPreparation, &c.WorkspaceOutputExport}
+	lacking := i > 0 || r.IntN(4) == 0
 	for _, p := range optional {
 		drop := r.IntN(6) == 0 // always drawn: stable streams
-		if i > 0 && drop {
+		if lacking && drop {
 			*p = wire.CapabilityFromBool(false)
 		}
 	}
@@ -141,7 +148,7 @@ func drawCaps(r *rand.Rand, i int) wire.AgentKindCapabilities {
 // drawDaemonConfig sets a daemon's limits: sometimes tight capacity (so
 // preparation_capacity happens) and sometimes a short admission expiry
 // (so an admission can expire before its start).
-func drawDaemonConfig(r *rand.Rand, caps wire.AgentKindCapabilities) daemon.Config {
+func drawDaemonConfig(r *rand.Rand, caps wire.AgentKindCapabilities, other bool) daemon.Config {
 	l := daemon.DefaultLimits()
 	if r.IntN(3) == 0 {
 		l.ActiveMax = 1 + r.IntN(2)
@@ -152,8 +159,17 @@ func drawDaemonConfig(r *rand.Rand, caps wire.AgentKindCapabilities) daemon.Conf
 		l.AdmissionExpiry = time.Duration(2+r.IntN(6)) * time.Second
 	}
 	l.IdleExpiry = time.Duration(5+r.IntN(60)) * time.Second
+	kinds := []daemon.KindConfig{{Kind: agentKind, Version: "1.0.0", Available: true, Capabilities: caps}}
+	if r.IntN(4) == 0 {
+		// Another Harness kind, fully capable: Core must never pick it for
+		// a session of the synthetic kind. On a device other than the
+		// first, the synthetic kind is then sometimes declared unavailable.
+		kinds = append(kinds, daemon.KindConfig{Kind: otherKind, Version: "2.0.0", Available: true,
+			Capabilities: wire.AllCapabilities(wire.CapabilityFromBool(true))})
+		kinds[0].Available = !other || r.IntN(2) == 0
+	}
 	return daemon.Config{
-		Kinds:         []daemon.KindConfig{{Kind: agentKind, Version: "1.0.0", Available: true, Capabilities: caps}},
+		Kinds:         kinds,
 		DaemonVersion: "0.10.0",
 		Limits:        l,
 	}
