@@ -76,27 +76,26 @@ func (u *universe) handler(k kind) sim.FaultHandler {
 			if d.tokens[k.kind] < tokensMax {
 				d.tokens[k.kind]++
 			}
-			u.timelineAdd(f, fmt.Sprintf("armed=%d", d.tokens[k.kind]))
+			u.detail(fmt.Sprintf("armed=%d", d.tokens[k.kind]))
 		case k == kCoreCrash:
 			u.crashCore(f)
 		case k == kDaemonCrash:
 			u.crashDaemon(d, f)
 		case k == kVersionMismatch:
 			d.versionUntil = w.Now().Add(f.For)
-			u.timelineAdd(f, "")
 			u.command(d, cmdReplace)
 		case k == kDeviceReplace:
-			u.timelineAdd(f, "")
 			u.command(d, cmdReplace)
 		case k == kInvalidHeartbeat:
-			u.timelineAdd(f, "")
 			u.command(d, cmdInvalidHeartbeat)
 		case k == kStatusRepublish:
-			u.timelineAdd(f, "")
 			u.command(d, cmdRepublish)
 		}
 	}
 }
+
+// detail adds what a fault did to its timeline line.
+func (u *universe) detail(text string) { u.w.Note("fault detail " + text) }
 
 // command wakes a device's daemon node with a fault command.
 func (u *universe) command(d *device, cmd sim.TimerID) {
@@ -108,7 +107,7 @@ func (u *universe) command(d *device, cmd sim.TimerID) {
 // crashCore crashes Core (its store survives) and restarts it f.For later.
 func (u *universe) crashCore(f sim.Fault) {
 	if !u.w.Up(coreID) {
-		u.timelineAdd(f, "ignored (down)")
+		u.detail("ignored: down")
 		return
 	}
 	for _, t := range u.core.m.ActiveTurns() {
@@ -117,7 +116,6 @@ func (u *universe) crashCore(f sim.Fault) {
 			break
 		}
 	}
-	u.timelineAdd(f, "")
 	u.core = nil
 	u.w.Crash(coreID)
 	u.w.After(f.For, "", func() { u.w.Restart(coreID) })
@@ -127,10 +125,9 @@ func (u *universe) crashCore(f sim.Fault) {
 // native resource of the process ends with it.
 func (u *universe) crashDaemon(d *device, f sim.Fault) {
 	if !u.w.Up(d.id) {
-		u.timelineAdd(f, "ignored (down)")
+		u.detail("ignored: down")
 		return
 	}
-	u.timelineAdd(f, "")
 	d.node.h.processDied(u.w.Now())
 	d.node = nil
 	u.w.Crash(d.id)

@@ -90,6 +90,10 @@ func TestSweepInjectsEveryFaultKind(t *testing.T) {
 			counts[k] += n
 		}
 		timeline += len(o.Timeline)
+		if !o.Result.Failed() && len(o.Timeline) != len(o.Result.Schedule.Faults) {
+			t.Errorf("seed %d: %d timeline lines for %d scheduled faults", o.Result.Seed, len(o.Timeline),
+				len(o.Result.Schedule.Faults))
+		}
 	}
 	for _, k := range FaultKinds() {
 		if counts[k] == 0 {

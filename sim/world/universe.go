@@ -28,9 +28,7 @@ type universe struct {
 	harness  harnessParams
 	pendingV []check.Violation
 
-	timeline    []string
-	faultEvents []check.FaultEvent
-	records     map[string]int
+	records map[string]int
 
 	shutdownSent  bool
 	recordsTotal  int

@@ -154,11 +154,13 @@ func Shrink(o Outcome, cfg Config) sim.ShrinkResult {
 
 func run(seed uint64, cfg Config, opts sim.Options) Outcome {
 	var u *universe
+	tap := &faultTap{}
 	opts.Describe = describeCache{}.describe
+	opts.TraceWriter = tap
 	opts.Setup = func(w *sim.World) { u = setup(w, cfg, false) }
 	res := sim.Run(seed, opts)
 	u.wl.flush(u.lt(u.w.Now()))
-	o := Outcome{Result: res, Timeline: u.timeline, Turns: u.wl.turnsSubmitted, Inputs: u.wl.inputsSent,
+	o := Outcome{Result: res, Timeline: tap.lines, Turns: u.wl.turnsSubmitted, Inputs: u.wl.inputsSent,
 		Records: u.records, Marks: u.led.Marks(), TurnStates: map[string]int{}}
 	for _, t := range u.store.Memory.Turns() {
 		k := string(t.State)
@@ -172,7 +174,7 @@ func run(seed uint64, cfg Config, opts sim.Options) Outcome {
 	}
 	var html bytes.Buffer
 	o.Lin = check.Linearize(u.led, check.LinearizeOptions{Timeout: check.LinearizeTimeoutDefault,
-		Faults: u.faultEvents, HTML: &html})
+		Faults: faultEvents(res.Schedule), HTML: &html})
 	if v, ok := o.Lin.Violation(u.lt(u.w.Now())); ok {
 		o.HTML = html.Bytes()
 		o.Result.Violations = append(o.Result.Violations, sim.Violation{Step: res.Stats.Steps,
@@ -249,18 +251,39 @@ func check1(name, msg string) check.Violation { return check.Violation{Check: na
 // since the simulation epoch.
 func (u *universe) lt(t time.Time) int64 { return int64(t.Sub(sim.Epoch)) }
 
-// note appends one line to the fault timeline and the trace.
-func (u *universe) timelineAdd(f sim.Fault, detail string) {
-	line := f.String()
-	if detail != "" {
-		line += " " + detail
+// faultTap collects the kernel's fault lines from the trace as it is
+// written: the timeline of applied faults, kernel and world kinds alike,
+// with what each did (or that it found no victim).
+type faultTap struct{ lines []string }
+
+func (t *faultTap) Write(p []byte) (int, error) {
+	const marker = " !! fault "
+	i := bytes.Index(p, []byte(marker))
+	if i < 0 {
+		return len(p), nil
 	}
-	u.timeline = append(u.timeline, line)
-	at := int64(f.At)
-	until := int64(0)
-	if f.For > 0 {
-		until = at + int64(f.For)
+	text := strings.TrimSpace(string(p[i+len(marker):]))
+	switch {
+	case strings.HasPrefix(text, "skipped"), strings.HasPrefix(text, "detail "):
+		if n := len(t.lines); n > 0 {
+			t.lines[n-1] += " (" + strings.TrimPrefix(text, "detail ") + ")"
+		}
+	default:
+		t.lines = append(t.lines, text)
 	}
-	u.faultEvents = append(u.faultEvents, check.FaultEvent{At: at, Until: until, Kind: string(f.Kind),
-		Detail: strings.TrimSpace(string(f.Node) + " " + detail)})
+	return len(p), nil
+}
+
+// faultEvents annotates the linearizability visualization with the fault
+// schedule of the run.
+func faultEvents(s sim.Schedule) []check.FaultEvent {
+	out := make([]check.FaultEvent, 0, len(s.Faults))
+	for _, f := range s.Faults {
+		ev := check.FaultEvent{At: int64(f.At), Kind: string(f.Kind), Detail: string(f.Node)}
+		if f.For > 0 {
+			ev.Until = int64(f.At + f.For)
+		}
+		out = append(out, ev)
+	}
+	return out
 }
