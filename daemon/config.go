@@ -64,6 +64,29 @@ type Config struct {
 	DaemonVersion     string
 	HeartbeatInterval time.Duration // default 15s
 	Limits            Limits
+
+	// Bugs are planted bugs for proving the simulator's checkers; never
+	// set outside tests. The zero value plants none.
+	Bugs Bugs
+}
+
+// Bugs are planted bugs for proving the simulator's checkers; never set
+// outside tests. Each switch breaks exactly one protocol rule at the
+// point where the machine decides it, and keeps the machine's own
+// invariants intact so that only the simulator's checkers can tell.
+type Bugs struct {
+	// ForgetAdmissionExpiry: the admission deadline is never enforced, so
+	// a handle past its expiry can still be started and no `expired`
+	// status is published.
+	ForgetAdmissionExpiry bool
+	// AcceptBeforeApply: the `accepted` receipt is sent as soon as the
+	// native durable write is written, without waiting for the native
+	// apply.
+	AcceptBeforeApply bool
+	// FreeCapacityOnCloseFailure: a failed CloseExecutor is taken for a
+	// confirmed close: the executor and its slot are forgotten while the
+	// native resource stays open.
+	FreeCapacityOnCloseFailure bool
 }
 
 // DefaultHeartbeatInterval is the bootstrap default cadence.
