@@ -42,6 +42,24 @@ type Config struct {
 	// EngineProfiles maps a Harness kind to its engine profile. A kind
 	// without an entry declares no controls.
 	EngineProfiles map[string]EngineProfile
+
+	// Bugs are planted bugs for proving the simulator's checkers; never
+	// set outside tests. The zero value plants none.
+	Bugs Bugs
+}
+
+// Bugs are planted bugs for proving the simulator's checkers; never set
+// outside tests. Each switch breaks exactly one protocol rule at the
+// point where the machine decides it, and keeps the machine's own
+// invariants intact so that only the simulator's checkers can tell.
+type Bugs struct {
+	// RedeliverUnknownInput: when the written window of an input in
+	// delivery closes, the input is sent again with prompt_steer instead
+	// of becoming unknown (and failing the Turn).
+	RedeliverUnknownInput bool
+	// DoneOverridesCancel: an applied cancel receipt arriving after done
+	// lets done decide the terminal state instead of the receipt.
+	DoneOverridesCancel bool
 }
 
 // DefaultConfig returns the timers and limits of the documents.
