@@ -53,9 +53,11 @@ type Config struct {
 // point where the machine decides it, and keeps the machine's own
 // invariants intact so that only the simulator's checkers can tell.
 type Bugs struct {
-	// RedeliverUnknownInput: when the written window of an input in
-	// delivery closes, the input is sent again with prompt_steer instead
-	// of becoming unknown (and failing the Turn).
+	// RedeliverUnknownInput: an input whose outcome became unknown (no
+	// `written` in time, or the connection or Core lost mid-delivery) is
+	// sent again with prompt_steer, same Run ID and input ID, on its
+	// device's current connection (the next one after a loss), instead of
+	// never being redelivered. Its record still says unknown.
 	RedeliverUnknownInput bool
 	// DoneOverridesCancel: an applied cancel receipt arriving after done
 	// lets done decide the terminal state instead of the receipt.

@@ -27,6 +27,8 @@ type Machine struct {
 	runs     map[string]*turn // Run ID → claimed Turn (the Run route)
 	subs     map[CallID]*subscriber
 	timers   map[TimerID]time.Time
+
+	redeliveries []redelivery // planted bug RedeliverUnknownInput only
 }
 
 // session is a Session's volatile state around its durable record.
@@ -112,6 +114,9 @@ func (m *Machine) Step(now time.Time, ev Event) []Effect {
 		panic(fmt.Sprintf("core: unknown event %T", ev))
 	}
 	m.schedule()
+	if m.cfg.Bugs.RedeliverUnknownInput {
+		m.redeliverUnknown() // planted bug
+	}
 	m.checkInvariants()
 	out := m.out
 	m.out = nil

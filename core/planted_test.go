@@ -12,34 +12,74 @@ import (
 // script on the correct machine and on the bugged one and asserts both
 // behaviours, so a switch that does nothing fails it.
 
-func TestPlantedRedeliverUnknownInput(t *testing.T) {
+func TestPlantedRedeliverUnknownInputAfterWrittenTimeout(t *testing.T) {
 	for _, bug := range []bool{false, true} {
 		h := newHarnessCfg(t, core.Config{Bugs: core.Bugs{RedeliverUnknownInput: bug}})
-		_, tid, runID := h.running()
+		_, tid, _ := h.running()
 		h.steer(tid, "a")
 		first := one[wire.PromptSteer](t, h.last)
 		effs := h.fire(core.TimerID("written:" + tid))
 		require.Equal(t, t0.Add(30*time.Second), h.now)
+		v := h.turn(tid)
+		require.Equal(t, core.InputUnknown, v.Inputs[0].State, "recorded unknown either way")
+		require.Equal(t, core.CodeInputOutcomeUnknown, v.ErrorCode)
 		if !bug {
 			require.Empty(t, sends[wire.PromptSteer](effs), "correct: an unknown input is never sent again")
-			v := h.turn(tid)
-			require.Equal(t, core.InputUnknown, v.Inputs[0].State)
-			require.Equal(t, core.TurnFailed, v.State)
-			require.Equal(t, core.CodeInputOutcomeUnknown, v.ErrorCode)
-			require.Equal(t, 1, h.st.Inputs(tid)[0].Sends)
 			continue
 		}
 		again := one[wire.PromptSteer](t, effs)
-		require.Equal(t, runID, again.ID, "bugged: redelivered on the same run")
-		require.Equal(t, first.P, again.P, "bugged: the same input, same input ID")
+		require.Equal(t, first, again, "bugged: the same input, run ID and input ID, on the same connection")
+	}
+}
+
+// TestPlantedRedeliverUnknownInputAfterReconnect: the connection is lost
+// while the input awaits its receipt; the bugged machine sends it again
+// on the device's next connection.
+func TestPlantedRedeliverUnknownInputAfterReconnect(t *testing.T) {
+	for _, bug := range []bool{false, true} {
+		h := newHarnessCfg(t, core.Config{Bugs: core.Bugs{RedeliverUnknownInput: bug}})
+		_, tid, runID := h.running()
+		h.steer(tid, "a")
+		one[wire.PromptSteer](t, h.last)
+		effs := h.step(core.ConnClosed{Conn: 1, Reason: "lost"})
+		require.Empty(t, sends[wire.PromptSteer](effs), "no connection to send on")
 		v := h.turn(tid)
-		require.Equal(t, core.InputDelivering, v.Inputs[0].State, "bugged: never recorded unknown")
-		require.Equal(t, core.TurnRunning, v.State)
-		require.Equal(t, 2, h.st.Inputs(tid)[0].Sends)
-		// And again at every later window.
-		effs = h.fire(core.TimerID("written:" + tid))
-		require.Equal(t, "1", one[wire.PromptSteer](t, effs).P.InputID)
-		require.Equal(t, 3, h.st.Inputs(tid)[0].Sends)
+		require.Equal(t, core.InputUnknown, v.Inputs[0].State)
+		require.Equal(t, core.CodeEventStreamIncomplete, v.ErrorCode)
+		effs = h.step(core.ConnOpened{Device: "d1", Conn: 2})
+		effs = append(effs, h.frame(2, "", heartbeat(baseCaps()))...)
+		if !bug {
+			require.Empty(t, sends[wire.PromptSteer](effs), "correct: never redelivered after reconnect")
+			continue
+		}
+		again := one[wire.PromptSteer](t, effs)
+		require.Equal(t, core.ConnID(2), again.Conn, "bugged: on the next connection")
+		require.Equal(t, runID, again.ID)
+		require.Equal(t, "1", again.P.InputID)
+		require.Empty(t, sends[wire.PromptSteer](h.frame(2, "", heartbeat(baseCaps()))), "bugged: sent once per loss")
+	}
+}
+
+// TestPlantedRedeliverUnknownInputAfterRestart: Core crashes while the
+// input awaits its receipt; the restarted bugged machine sends it again
+// when the device reconnects.
+func TestPlantedRedeliverUnknownInputAfterRestart(t *testing.T) {
+	for _, bug := range []bool{false, true} {
+		cfg := core.Config{Bugs: core.Bugs{RedeliverUnknownInput: bug}}
+		h := newHarnessCfg(t, cfg)
+		_, tid, runID := h.running()
+		h.steer(tid, "a")
+		h.m = core.Restart(cfg, h.st)
+		require.Equal(t, core.InputUnknown, h.turn(tid).Inputs[0].State)
+		effs := h.step(core.ConnOpened{Device: "d1", Conn: 2})
+		effs = append(effs, h.frame(2, "", heartbeat(baseCaps()))...)
+		if !bug {
+			require.Empty(t, sends[wire.PromptSteer](effs), "correct: never redelivered after a restart")
+			continue
+		}
+		again := one[wire.PromptSteer](t, effs)
+		require.Equal(t, runID, again.ID, "bugged: redelivered after the restart")
+		require.Equal(t, "1", again.P.InputID)
 	}
 }
 

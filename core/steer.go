@@ -133,13 +133,10 @@ func (m *Machine) onWrittenTimeout(turnID string) {
 	if i >= len(t.inputs) || t.inputs[i].State != InputDelivering {
 		return
 	}
-	if m.cfg.Bugs.RedeliverUnknownInput {
-		// Planted bug: the input of unknown outcome is sent again.
-		m.deliverInput(t, i)
-		m.setTimer(timerID(timerWritten, t.rec.ID), m.now.Add(m.cfg.WrittenTimeout))
-		return
-	}
 	t.inputs[i].State = InputUnknown
+	if m.cfg.Bugs.RedeliverUnknownInput {
+		m.plantRedelivery(t, i) // planted bug: the unknown input will be sent again
+	}
 	m.saveInput(t, i)
 	m.cancelTimer(timerID(timerSteerRetry, t.rec.ID))
 	t.retrying = false
