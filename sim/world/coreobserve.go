@@ -108,6 +108,9 @@ func (n *coreNode) observeOutbound(e core.Send) {
 			return
 		}
 		n.sent[k] = true
+		if _, ok := u.deliveredAt[k]; !ok {
+			u.deliveredAt[k] = u.w.Now()
+		}
 		u.led.InputDelivered(at, e.Frame.ID, p.InputID)
 		u.count("InputDelivered")
 	}

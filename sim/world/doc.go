@@ -8,7 +8,7 @@
 //	s := world.Shrink(o, cfg)                  // smaller failing schedule
 //
 // Options(cfg) gives the kernel options (Setup, wire.Describe trace
-// lines, a 90 s liveness phase) for callers that drive sim directly (the
+// lines, a 150 s liveness phase) for callers that drive sim directly (the
 // determinism auditor); Run adds the linearizability check on top.
 //
 // # Nodes
@@ -128,7 +128,8 @@
 // when the state is really reached: an admission expired before start (a
 // daemon sends expired for a handle never started), cancel raced done (Core
 // receives done while its cancel receipt is awaited), steer unknown after
-// 30 s (Core records an input unknown), cancel_unconfirmed (Core fails a
+// 30 s (Core records an input unknown a full written window after its
+// delivery), cancel_unconfirmed (Core fails a
 // turn with it), cleanup retried (a close after a failed close), capacity
 // rejection then success (a turn refused for preparation_capacity is
 // started later), stale revision ignored (Core receives a status at or

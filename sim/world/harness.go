@@ -11,6 +11,9 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
+// longTurnsMax bounds the long turns of one device in a run.
+const longTurnsMax = 1
+
 // harnessParams are the seeded behaviour of the simulated Harness.
 type harnessParams struct {
 	slowPrepare int // chance in 8 that a preparation takes seconds
@@ -55,6 +58,9 @@ type hTurn struct {
 	usage     int64
 	content   string
 	done      bool // a native terminal result (wire.Done) was emitted
+	writesOut int  // write calls not answered yet
+	// endPending is the natural end, deferred while writes are out.
+	endPending func(now time.Time)
 }
 
 func newHarness(n *daemonNode) *harness {
@@ -173,17 +179,31 @@ func (h *harness) start(now time.Time, c daemon.CallID, op daemon.StartTurn) {
 }
 
 // script plays a native turn: a few deltas and usage snapshots, sometimes
-// an engine error, then the terminal result and settlement.
+// an engine error, then the terminal result and settlement. Most turns
+// last up to 11 s; one in five (at most longTurnsMax per device)
+// runs for 16–48 s.
 func (h *harness) script(now time.Time, t *hTurn) {
 	steps := 1 + h.r.IntN(6)
 	gap := time.Duration(100+h.r.IntN(1500)) * time.Millisecond
+	if long := h.r.IntN(5) == 0; long && h.n.d.longTurns < longTurnsMax {
+		// A long turn: 16–48 s of native work, long enough for a steer to
+		// wait out Core's written window behind a stuck write. Few per
+		// device, so sessions' FIFO queues still drain before the deadline.
+		h.n.d.longTurns++
+		steps, gap = 3+h.r.IntN(3), time.Duration(4000+h.r.IntN(4000))*time.Millisecond
+	}
 	engineErr := h.r.IntN(16) < h.u.harness.engineError
 	for i := 1; i <= steps; i++ {
 		h.after(now, gap*time.Duration(i), func(now time.Time) { h.emitProgress(now, t, i) })
 	}
-	h.after(now, gap*time.Duration(steps+1), func(now time.Time) {
+	var end func(now time.Time)
+	end = func(now time.Time) {
 		// A cancel that reached the native turn wins: it settles the turn.
 		if t.settled || t.done || t.cancelled {
+			return
+		}
+		if t.writesOut > 0 {
+			t.endPending = end
 			return
 		}
 		outcome := check.NativeCompleted
@@ -192,7 +212,8 @@ func (h *harness) script(now time.Time, t *hTurn) {
 			h.event(now, t, wire.RunError{Error: "simulated engine error", Code: "server_error"})
 		}
 		h.finishNative(now, t, outcome)
-	})
+	}
+	h.after(now, gap*time.Duration(steps+1), end)
 }
 
 func (h *harness) emitProgress(now time.Time, t *hTurn, i int) {

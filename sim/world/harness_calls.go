@@ -14,16 +14,19 @@ import (
 // consumption late, or hang it until heal (consumed at once or never).
 func (h *harness) write(now time.Time, c daemon.CallID, op daemon.DurableWrite) {
 	t := h.turns[op.Turn]
+	if t != nil {
+		t.writesOut++
+	}
 	budget := h.n.d.cfg.Limits.NativeWriteBudget
 	lat := h.latency()
 	switch {
 	case t == nil || t.settled:
 		h.after(now, lat, func(now time.Time) {
-			h.result(now, c, daemon.WriteResult{Outcome: daemon.WriteFailed, Err: "turn not live"})
+			h.writeResult(now, c, t, daemon.WriteResult{Outcome: daemon.WriteFailed, Err: "turn not live"})
 		})
 	case h.take(kWriteFailure):
 		h.after(now, lat, func(now time.Time) {
-			h.result(now, c, daemon.WriteResult{Outcome: daemon.WriteFailed, Err: "simulated write failure"})
+			h.writeResult(now, c, t, daemon.WriteResult{Outcome: daemon.WriteFailed, Err: "simulated write failure"})
 		})
 	case h.take(kWriteUncertain):
 		applied := h.r.IntN(2) == 0
@@ -31,16 +34,12 @@ func (h *harness) write(now time.Time, c daemon.CallID, op daemon.DurableWrite) 
 			if applied {
 				h.apply(now, t, op.InputID)
 			}
-			h.result(now, c, daemon.WriteResult{Outcome: daemon.WriteUnknown, Err: "simulated uncertain write"})
+			h.writeResult(now, c, t, daemon.WriteResult{Outcome: daemon.WriteUnknown, Err: "simulated uncertain write"})
 		})
 	case h.take(kWriteOverBudget):
-		d := budget + time.Duration(500+h.r.IntN(5000))*time.Millisecond
-		h.after(now, d, func(now time.Time) {
-			h.apply(now, t, op.InputID)
-			h.result(now, c, daemon.WriteResult{Outcome: daemon.WriteWritten})
-		})
+		h.writeOverBudget(now, c, t, op.InputID, budget)
 	case h.take(kLateAccepted):
-		h.after(now, lat, func(now time.Time) { h.result(now, c, daemon.WriteResult{Outcome: daemon.WriteWritten}) })
+		h.after(now, lat, func(now time.Time) { h.writeResult(now, c, t, daemon.WriteResult{Outcome: daemon.WriteWritten}) })
 		h.after(now, time.Duration(3000+h.r.IntN(30000))*time.Millisecond, func(now time.Time) { h.apply(now, t, op.InputID) })
 	case h.take(kHang):
 		applied := h.r.IntN(2) == 0
@@ -52,11 +51,42 @@ func (h *harness) write(now time.Time, c daemon.CallID, op daemon.DurableWrite) 
 			if !applied {
 				out = daemon.WriteResult{Outcome: daemon.WriteFailed, Err: "simulated hung write abandoned"}
 			}
-			h.result(now, c, out)
+			h.writeResult(now, c, t, out)
 		})
 	default:
-		h.after(now, lat, func(now time.Time) { h.result(now, c, daemon.WriteResult{Outcome: daemon.WriteWritten}) })
+		h.after(now, lat, func(now time.Time) { h.writeResult(now, c, t, daemon.WriteResult{Outcome: daemon.WriteWritten}) })
 		h.after(now, lat+h.latency(), func(now time.Time) { h.apply(now, t, op.InputID) })
+	}
+}
+
+// writeOverBudget completes a write after the daemon's budget: either
+// consumed at the end, or consumed at once while the call itself overruns
+// by far (the Run's write barrier stays up and later inputs are busy).
+func (h *harness) writeOverBudget(now time.Time, c daemon.CallID, t *hTurn, input string, budget time.Duration) {
+	if h.r.IntN(3) > 0 {
+		h.after(now, h.latency(), func(now time.Time) { h.apply(now, t, input) })
+		h.after(now, time.Duration(35000+h.r.IntN(25000))*time.Millisecond, func(now time.Time) {
+			h.writeResult(now, c, t, daemon.WriteResult{Outcome: daemon.WriteWritten})
+		})
+		return
+	}
+	h.after(now, budget+time.Duration(500+h.r.IntN(5000))*time.Millisecond, func(now time.Time) {
+		h.apply(now, t, input)
+		h.writeResult(now, c, t, daemon.WriteResult{Outcome: daemon.WriteWritten})
+	})
+}
+
+// writeResult answers a write call. The native turn cannot end while a
+// write into it is outstanding: a natural end waits for the last one.
+func (h *harness) writeResult(now time.Time, c daemon.CallID, t *hTurn, r daemon.WriteResult) {
+	h.result(now, c, r)
+	if t == nil {
+		return
+	}
+	t.writesOut--
+	if end := t.endPending; end != nil && t.writesOut == 0 {
+		t.endPending = nil
+		end(now)
 	}
 }
 

@@ -88,7 +88,11 @@ func (s *observedStore) PutInput(turn string, in core.InputRecord) {
 		u.led.InputOutcome(at, rec.RunID, in.ID, check.InputAccepted)
 	case core.InputUnknown:
 		u.led.InputOutcome(at, rec.RunID, in.ID, check.InputUnknown)
-		u.mark(check.MarkSteerUnknownAfter30s)
+		// Unknown also when the turn ends with the input in flight; the
+		// mark is for Core giving up on `written` after its full window.
+		if t, ok := u.deliveredAt[steerKey(rec.RunID, in.ID)]; ok && u.w.Now().Sub(t) >= u.coreCfg.WrittenTimeout {
+			u.mark(check.MarkSteerUnknownAfter30s)
+		}
 	case core.InputFailed:
 		out := check.InputRejected
 		if in.ErrorCode == "outcome_unknown" {

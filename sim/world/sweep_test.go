@@ -166,11 +166,12 @@ func TestMarksHitIn1000Seeds(t *testing.T) {
 // the seed's configuration explains: a cancel, an engine error, a missing
 // capability, a steer racing the natural end (run_inactive), an admission
 // outliving a short expiry during a slow preparation, or the session's
-// executor still finishing the previous turn.
+// executor still finishing the previous turn or closing at idle expiry.
 func TestNoFaultsEveryTurnEnds(t *testing.T) {
 	explained := []string{"completed", "cancelled", "failed/capability_unsupported", "failed/engine_failed",
 		"failed/input_run_inactive", "failed/preparation_start_failed/expired",
-		"failed/preparation_start_failed/resource_unavailable"}
+		"failed/preparation_start_failed/resource_unavailable",
+		"failed/preparation_start_failed/executor_cleanup_unconfirmed"}
 	completed, turns := 0, 0
 	for _, o := range sweep(1, 40, Config{Faults: []sim.FaultKind{}}) {
 		if o.Result.Failed() || !o.Result.Converged {

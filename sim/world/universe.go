@@ -37,6 +37,8 @@ type universe struct {
 	// capacityRefused holds turns whose preparation was refused with
 	// preparation_capacity and that have not started since.
 	capacityRefused map[string]bool
+	// deliveredAt is when Core first sent each run/input.
+	deliveredAt map[string]time.Time
 }
 
 // device is one Runtime device: its daemon configuration and the state
@@ -48,7 +50,7 @@ type device struct {
 	node         *daemonNode // current incarnation; nil while down
 	versionUntil time.Time   // dials fail the version check until then
 	tokens       map[sim.FaultKind]int
-	executors    int // executors minted by the Harness (never reused)
+	longTurns    int // long native turns played on this device
 }
 
 // Harness kinds: sessions use agentKind; some devices also declare
@@ -62,7 +64,8 @@ const (
 // as the last AtEnd check (for Shrink).
 func setup(w *sim.World, cfg Config, linAtEnd bool) *universe {
 	u := &universe{w: w, cfg: cfg, led: check.NewLedger(), records: map[string]int{},
-		nativeOutcome: map[string]string{}, capacityRefused: map[string]bool{}}
+		nativeOutcome: map[string]string{}, capacityRefused: map[string]bool{},
+		deliveredAt: map[string]time.Time{}}
 	r := w.Rand("params")
 	u.coreCfg = core.DefaultConfig()
 	u.store = &observedStore{Memory: store.NewMemory(), u: u}

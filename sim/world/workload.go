@@ -211,7 +211,11 @@ func (wl *workload) submit(now time.Time, t *wTurn) {
 }
 
 func (wl *workload) planTurn(now time.Time, t *wTurn) {
-	for range wl.r.IntN(4) {
+	steers := wl.r.IntN(4)
+	if wl.r.IntN(3) == 0 {
+		steers = 3 + wl.r.IntN(3) // a chatty turn
+	}
+	for range steers {
 		at := time.Duration(wl.r.IntN(8000)) * time.Millisecond
 		wl.after(now, at, func(now time.Time) { wl.steer(now, t) })
 	}
