@@ -131,7 +131,13 @@ func (n *coreNode) capabilityChecked(at int64, turn string, conn core.ConnID, ph
 		images = images || in.Input.HasImages()
 	}
 	req := core.Requirements(sess, u.coreCfg.EngineProfiles[sess.Agent.Kind], images)
-	declared, _ := n.m.Snapshot(conn, sess.Agent.Kind)
+	// A kind the device does not declare available declares nothing: a
+	// dispatch there (another kind picked, or an unavailable one) lacks
+	// every requirement.
+	declared, ok := n.m.Snapshot(conn, sess.Agent.Kind)
+	if !ok || !declared.Available {
+		declared = wire.SupportedAgentKind{}
+	}
 	u.led.CapabilityChecked(at, turn, n.deviceOf(conn), phase, req, declared.Capabilities)
 	u.count("CapabilityChecked")
 }
