@@ -33,8 +33,11 @@ func (m *Machine) onCancelTurn(e CancelTurn) {
 
 // onCancelAck reads the cancel receipt (matched by delivery ID). applied
 // with an outcome: cancelled, whatever done said; applied without one:
-// cancel_outcome_unavailable; refused: the cancel is over and the stream
-// decides (at once if done already arrived).
+// cancel_outcome_unavailable. Refused with cancel_failed: a native cancel was
+// issued but its settlement is unconfirmed, so a later done cannot tell
+// completion from cancellation and the Turn fails cancel_unconfirmed.
+// Refused otherwise (run_inactive, not_ready): the cancel never reached the
+// native turn and the stream decides (at once if done already arrived).
 func (m *Machine) onCancelAck(t *turn, ack wire.InteractionDecisionAck) {
 	if t.rec.Cancel != CancelRequested || ack.DeliveryID != t.rec.CancelDeliveryID {
 		return
@@ -43,7 +46,10 @@ func (m *Machine) onCancelAck(t *turn, ack wire.InteractionDecisionAck) {
 	if !ack.Applied {
 		t.rec.Cancel, t.rec.CancelErrorCode = CancelRefused, codeOr(ack.ErrorCode, "refused")
 		m.saveTurn(t)
-		if t.rec.Done != nil {
+		switch {
+		case ack.ErrorCode == wire.CancelFailed:
+			m.finish(t, TurnFailed, CodeCancelUnconfirmed, "cancel receipt refused: native settlement unconfirmed")
+		case t.rec.Done != nil:
 			m.finishFromStream(t)
 		}
 		return

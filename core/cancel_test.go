@@ -79,6 +79,20 @@ func TestRefusedCancelLetsStreamDecide(t *testing.T) {
 	}
 }
 
+// TestCancelFailedReceiptIsCancelUnconfirmed: a refused receipt with
+// cancel_failed means a native cancel was issued whose settlement is
+// unconfirmed; the done that follows settlement must not complete the Turn.
+func TestCancelFailedReceiptIsCancelUnconfirmed(t *testing.T) {
+	h := newHarness(t)
+	_, tid, runID := h.running()
+	h.step(core.CancelTurn{Call: "c", Turn: tid})
+	h.frame(1, runID, wire.InteractionDecisionAck{DeliveryID: "cancel:" + runID, ErrorCode: wire.CancelFailed})
+	h.frame(1, runID, wire.Done{Content: "all"})
+	v := h.turn(tid)
+	require.Equal(t, core.TurnFailed, v.State)
+	require.Equal(t, core.CodeCancelUnconfirmed, v.ErrorCode)
+}
+
 // TestCancelOwnsTerminalEvenWhenInputUnknown: after cancel, an input whose
 // written never came becomes unknown but the receipt decides the Turn.
 func TestCancelOwnsTerminalEvenWhenInputUnknown(t *testing.T) {
