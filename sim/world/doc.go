@@ -139,7 +139,9 @@
 //
 // # Bugs
 //
-// Config.Bugs names the planted bugs of the campaign tests. They are
-// carried through the world but not yet wired: neither core.Config nor
-// daemon.Config has the switches.
+// Config.Bugs switches on planted bugs in the machines (core.Config.Bugs,
+// daemon.Config.Bugs). They exist only to prove that the checkers catch each
+// bug within a bounded campaign (planted_test.go); never set them otherwise.
+// Setting them draws no randomness, so a seed's run without bugs is
+// unchanged.
 package world

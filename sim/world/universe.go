@@ -68,6 +68,10 @@ func setup(w *sim.World, cfg Config, linAtEnd bool) *universe {
 		deliveredAt: map[string]time.Time{}}
 	r := w.Rand("params")
 	u.coreCfg = core.DefaultConfig()
+	u.coreCfg.Bugs = core.Bugs{
+		RedeliverUnknownInput: cfg.Bugs.CoreRedeliversUnknownInput,
+		DoneOverridesCancel:   cfg.Bugs.CoreDoneOverridesCancel,
+	}
 	u.store = &observedStore{Memory: store.NewMemory(), u: u}
 	u.harness = drawHarness(r)
 	n := cfg.Devices
@@ -78,6 +82,11 @@ func setup(w *sim.World, cfg Config, linAtEnd bool) *universe {
 		d := &device{id: deviceID(i), tokens: map[sim.FaultKind]int{}}
 		d.caps = drawCaps(r, i)
 		d.cfg = drawDaemonConfig(r, d.caps, i > 0)
+		d.cfg.Bugs = daemon.Bugs{
+			ForgetAdmissionExpiry:      cfg.Bugs.DaemonForgetsAdmissionExpiry,
+			AcceptBeforeApply:          cfg.Bugs.DaemonAcceptsBeforeApply,
+			FreeCapacityOnCloseFailure: cfg.Bugs.DaemonFreesCapacityOnCloseFailure,
+		}
 		u.devices = append(u.devices, d)
 	}
 	w.AddNode(coreID, func() sim.Node { return u.newCore() })

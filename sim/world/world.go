@@ -37,9 +37,9 @@ const (
 	truthCompletedAsCancelled          // natural completions are recorded as cancelled
 )
 
-// Bugs are planted-bug switches. They are carried through the world so a
-// campaign can name them; they take effect once the machines grow the
-// matching configuration switches.
+// Bugs are planted-bug switches, each mapped to a test-only switch of
+// core.Config.Bugs or daemon.Config.Bugs. They exist to prove the checkers
+// catch the bug; zero (no bug) is the only value for real campaigns.
 type Bugs struct {
 	DaemonForgetsAdmissionExpiry      bool
 	CoreRedeliversUnknownInput        bool

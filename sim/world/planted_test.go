@@ -1,0 +1,78 @@
+package world
+
+import (
+	"slices"
+	"testing"
+)
+
+// plantedSeedsMax bounds the campaign each planted bug must be caught in.
+const plantedSeedsMax = 2000
+
+// TestPlantedBugsAreCaught proves the checkers bite: with each planted bug
+// switched on, a campaign of at most plantedSeedsMax default seeds fails
+// with the check that guards the broken rule, and the failing seed replays
+// to the same fingerprint, by seed and from its stored schedule.
+func TestPlantedBugsAreCaught(t *testing.T) {
+	cases := []struct {
+		name   string
+		bugs   Bugs
+		checks []string // any of these may be the first violated check
+	}{
+		{"daemon forgets admission expiry", Bugs{DaemonForgetsAdmissionExpiry: true}, []string{"handle_reuse"}},
+		{"core redelivers an unknown input", Bugs{CoreRedeliversUnknownInput: true}, []string{"input_delivered_twice"}},
+		{"daemon accepts before native apply", Bugs{DaemonAcceptsBeforeApply: true}, []string{"accepted_without_ground_truth"}},
+		{"daemon frees capacity when close fails", Bugs{DaemonFreesCapacityOnCloseFailure: true},
+			[]string{"capacity_exceeded", "orphaned_resource", "liveness"}},
+		{"core lets done override a cancel receipt", Bugs{CoreDoneOverridesCancel: true}, []string{"cancel_receipt_overridden"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := Config{Bugs: c.bugs}
+			seed, o := firstFailure(cfg, plantedSeedsMax)
+			if seed == 0 {
+				t.Fatalf("no violation in seeds 1..%d", plantedSeedsMax)
+			}
+			got := o.Result.FailedCheck()
+			if !slices.Contains(c.checks, got) {
+				t.Fatalf("seed %d failed %q, want one of %v: %v", seed, got, c.checks, o.Result.Violations[0])
+			}
+			again := Run(seed, cfg)
+			replayed := Replay(o.Result.Schedule, cfg)
+			if again.Result.Fingerprint != o.Result.Fingerprint || replayed.Result.Fingerprint != o.Result.Fingerprint {
+				t.Fatalf("seed %d does not replay: %s, rerun %s, schedule replay %s", seed,
+					o.Result.Fingerprint, again.Result.Fingerprint, replayed.Result.Fingerprint)
+			}
+			if replayed.Result.FailedCheck() != got {
+				t.Fatalf("seed %d replay failed %q, want %q", seed, replayed.Result.FailedCheck(), got)
+			}
+			t.Logf("caught at seed %d by %s", seed, got)
+		})
+	}
+}
+
+// TestNoBugNoFailureOnPlantedSeeds checks the planted-bug verdicts come from
+// the bugs: the same seeds run clean without them.
+func TestNoBugNoFailureOnPlantedSeeds(t *testing.T) {
+	for _, b := range []Bugs{
+		{DaemonForgetsAdmissionExpiry: true}, {CoreRedeliversUnknownInput: true}, {DaemonAcceptsBeforeApply: true},
+		{DaemonFreesCapacityOnCloseFailure: true}, {CoreDoneOverridesCancel: true},
+	} {
+		seed, _ := firstFailure(Config{Bugs: b}, plantedSeedsMax)
+		if seed == 0 {
+			continue // reported by TestPlantedBugsAreCaught
+		}
+		if o := Run(seed, Config{}); o.Result.Failed() {
+			t.Errorf("seed %d fails without a planted bug: %v", seed, o.Result.Violations[0])
+		}
+	}
+}
+
+// firstFailure runs seeds 1..max and returns the first failing one.
+func firstFailure(cfg Config, max int) (uint64, Outcome) {
+	for s := uint64(1); s <= uint64(max); s++ {
+		if o := Run(s, cfg); o.Result.Failed() {
+			return s, o
+		}
+	}
+	return 0, Outcome{}
+}
