@@ -100,8 +100,12 @@
 // decisions), function results, workspace reads, writes and exports,
 // runtime preparation transfers, suspension fencing and the read-only
 // preparation profile (rejected with unsupported_read_preparation). Their
-// frames have no effect. Plain (non-durable) prompt_steer is answered
-// unsupported: the machine has no native path for it.
+// requests are refused at once with their own family's refusal (decision
+// and function-result acks not_pending, read_unsupported, write_unsupported,
+// runtime_preparation_unsupported, fencing "unsupported") and change no
+// state, so Core never waits out a timeout. Plain (non-durable)
+// prompt_steer is answered unsupported: the machine has no native path for
+// it.
 //
 // # Checking
 //

@@ -346,9 +346,9 @@ func (m *Machine) stepFrame(e FrameReceived) {
 		m.onCancel(e.Frame.ID, p)
 	case wire.DeviceShutdown:
 		m.beginShutdown()
+	default:
+		m.refuseUnserved(e.Frame.ID, e.Frame.Payload)
 	}
-	// Other families (interactions, functions, workspace, transfers,
-	// fencing) are not dispatched by this machine and have no effect.
 }
 
 // stepFrameRejected answers undecodable admission control frames with

@@ -1,0 +1,69 @@
+package daemon
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// TestUnservedRequestsAreRefused: every request of a family this machine
+// does not serve gets its own family's refusal on the request's identity,
+// the refusal is a valid frame, and nothing else changes.
+func TestUnservedRequestsAreRefused(t *testing.T) {
+	text := []wire.InputContent{wire.TextPart("r")}
+	cases := []struct {
+		name  string
+		id    string
+		req   wire.Payload
+		reply wire.Payload
+	}{
+		{"permission decision", "perm-1", wire.PermissionDecision{DeliveryID: "d1", Approved: true},
+			wire.InteractionDecisionAck{DeliveryID: "d1", ErrorCode: wire.AckNotPending}},
+		{"user choice decision", "ask-1", wire.UserChoiceDecision{DeliveryID: "d2", Cancelled: true},
+			wire.InteractionDecisionAck{DeliveryID: "d2", ErrorCode: wire.AckNotPending}},
+		{"function result", "t-1", wire.FunctionResult{DeliveryID: "d3", CallID: "call", Success: true, Content: text},
+			wire.InteractionDecisionAck{DeliveryID: "d3", ErrorCode: wire.AckNotPending}},
+		{"workspace read", "read-1", wire.WorkspaceRead{RunID: "t-1", EnvironmentID: "env", Path: "a", MaxBytes: 10},
+			wire.WorkspaceReadResult{Outcome: wire.OutcomeRejected, ErrorCode: wire.ReadUnsupported}},
+		{"workspace write", "write-1", wire.WorkspaceWrite{Step: wire.StepCommit},
+			wire.WorkspaceWriteResult{Outcome: wire.OutcomeRejected, ErrorCode: wire.WriteUnsupported}},
+		{"workspace export", "export-1", wire.WorkspaceExport{Step: "cancel"},
+			wire.WorkspaceExportResult{Outcome: wire.OutcomeRejected, ErrorCode: wire.ReadUnsupported}},
+		{"runtime prepare", "prep-1", wire.RuntimePrepare{Step: wire.StepCommit},
+			wire.RuntimePrepareResult{Outcome: wire.OutcomeRejected, ErrorCode: wire.TransferUnsupported}},
+		{"quiesce", "q-1", wire.EnvironmentQuiesce{EnvironmentID: "env", SuspendID: "s"},
+			wire.EnvironmentQuiesced{EnvironmentID: "env", SuspendID: "s", ErrorCode: CodeFencingUnsupported}},
+		{"resume", "q-2", wire.EnvironmentResume{EnvironmentID: "env", SuspendID: "s"},
+			wire.EnvironmentResumed{EnvironmentID: "env", SuspendID: "s", ErrorCode: CodeFencingUnsupported}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRig(t)
+			before := r.m.Snapshot()
+			out := r.recv(c.id, c.req)
+			if len(out) != 1 {
+				t.Fatalf("want one effect, got %d: %v", len(out), out)
+			}
+			s, ok := out[0].(Send)
+			if !ok || s.Frame.ID != c.id || !reflect.DeepEqual(s.Frame.Payload, c.reply) {
+				t.Fatalf("got %#v, want Send id=%s %#v", out[0], c.id, c.reply)
+			}
+			if _, err := wire.Encode(s.Frame); err != nil {
+				t.Fatalf("refusal is not a valid frame: %v", err)
+			}
+			if after := r.m.Snapshot(); !reflect.DeepEqual(before, after) {
+				t.Fatalf("refusal changed state:\nbefore %+v\nafter  %+v", before, after)
+			}
+		})
+	}
+}
+
+// TestUnservedRequestWithoutIDIsDropped: with no identity to answer on,
+// nothing is sent.
+func TestUnservedRequestWithoutIDIsDropped(t *testing.T) {
+	r := newRig(t)
+	if out := r.recv("", wire.WorkspaceRead{RunID: "t-1", EnvironmentID: "env", MaxBytes: 1}); len(out) != 0 {
+		t.Fatalf("want no effect, got %v", out)
+	}
+}
