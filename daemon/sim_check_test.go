@@ -48,8 +48,7 @@ type handleInfo struct {
 type checker struct {
 	w       *sim.World
 	closes  map[string]int // CloseExecutor calls per executor
-	h       *harness.Harness
-	d       *harness.Daemon
+	d       *harness.Device
 	cfg     daemon.Config
 	gen     uint64
 	ids     map[uint64]map[string]bool // IDs Core used on each connection
@@ -59,8 +58,8 @@ type checker struct {
 	err     error
 }
 
-func newChecker(w *sim.World, h *harness.Harness, cfg daemon.Config) *checker {
-	return &checker{w: w, closes: map[string]int{}, h: h, cfg: cfg.WithDefaults(), ids: map[uint64]map[string]bool{},
+func newChecker(w *sim.World, cfg daemon.Config) *checker {
+	return &checker{w: w, closes: map[string]int{}, cfg: cfg.WithDefaults(), ids: map[uint64]map[string]bool{},
 		handles: map[string]*handleInfo{}, runTurn: map[string]daemon.TurnID{}, runHdl: map[string]string{}}
 }
 
@@ -83,6 +82,12 @@ func (c *checker) DaemonEvent(now time.Time, ev daemon.Event) {
 		}
 	}
 }
+
+// DaemonStepped is not needed: capacity is checked after every kernel step.
+func (c *checker) DaemonStepped(time.Time, *daemon.Machine) {}
+
+// ShellError fails the run: a frame the machine emitted did not encode.
+func (c *checker) ShellError(_ time.Time, msg string) { c.fail("shell: %s", msg) }
 
 func (c *checker) DaemonEffect(now time.Time, e daemon.Effect) {
 	switch v := e.(type) {
@@ -165,7 +170,7 @@ func (c *checker) sent(now time.Time, s daemon.Send) {
 	if f.ID != "" && !c.ids[s.Gen][f.ID] {
 		c.fail("frame %s on connection %d that never used its ID", daemon.DescribeFrame(f), s.Gen)
 	}
-	truth := c.h.Truth()
+	truth := c.d.Node().Harness().Truth()
 	switch p := f.Payload.(type) {
 	case wire.PreparationStatus:
 		c.status(s.Gen, p)
@@ -235,15 +240,13 @@ func (c *checker) afterStep(v *sim.View) error {
 	if c.err != nil {
 		return c.err
 	}
-	if errs := c.d.Errors(); len(errs) > 0 {
-		return fmt.Errorf("shell: %s", errs[0])
-	}
-	truth := c.h.Truth()
+	n := c.d.Node()
+	truth := n.Harness().Truth()
 	if vs := truth.Violations(); len(vs) > 0 {
 		return fmt.Errorf("harness saw: %s", vs[0])
 	}
 	l := c.cfg.Limits
-	if m := c.d.Machine(); m != nil {
+	if m := n.Machine(); m != nil {
 		cp := m.Capacity()
 		if cp.Active > l.ActiveMax || cp.Executors > l.ExecutorsMax || cp.Idle > l.IdleExecutorsMax || cp.Records > l.AdmissionRecordsMax {
 			return fmt.Errorf("daemon capacity exceeded: %+v", cp)
@@ -262,9 +265,10 @@ func (c *checker) afterStep(v *sim.View) error {
 // Harness still holds, the daemon still owns; a complete shutdown means
 // the Harness holds nothing.
 func (c *checker) atEnd(v *sim.View) error {
-	truth := c.h.Truth()
+	n := c.d.Node()
+	truth := n.Harness().Truth()
 	owned := map[string]bool{}
-	for _, r := range c.d.Machine().Owned() {
+	for _, r := range n.Machine().Owned() {
 		owned[r.Kind+":"+r.ID] = true
 	}
 	for _, id := range truth.OpenExecutors() {
@@ -277,7 +281,7 @@ func (c *checker) atEnd(v *sim.View) error {
 			return fmt.Errorf("orphaned turn %s", id)
 		}
 	}
-	if r := c.d.Report(); r == nil || !r.Complete {
+	if r := n.Report(); r == nil || !r.Complete {
 		return fmt.Errorf("shutdown incomplete: %s; harness %s", describeReport(r), truth)
 	}
 	return nil
@@ -303,23 +307,22 @@ func suiteOptions(out **suiteWorld) sim.Options {
 				*out = sw
 			}
 			cfg := suiteConfig()
-			hcfg := harness.Config{LongTurn: sim.Ratio{Num: 1, Den: 4},
-				Faults: harness.DrawFaults(w.Rand("harness-swarm"), sim.Ratio{Num: 1, Den: 2})}
-			sw.h = harness.New(w, nodeHarness, hcfg)
-			sw.chk = newChecker(w, sw.h, cfg)
-			sw.d = harness.NewDaemon(w, nodeDaemon, nodeCore, nodeHarness, cfg, sw.chk)
+			sw.chk = newChecker(w, cfg)
+			sw.d = harness.NewDevice(w, nodeDaemon, nodeCore, cfg, harness.DrawConfig(w.Rand("harness-config")))
+			sw.d.Observer = sw.chk
 			sw.chk.d = sw.d
 			sw.core = newCorePeer(w)
-			w.Note("harness " + sw.h.Config().String())
 			w.AddNode(nodeCore, func() sim.Node { return sw.core })
-			w.AddNode(nodeDaemon, func() sim.Node { return sw.d })
-			w.AddNode(nodeHarness, sw.h.Factory)
+			w.AddNode(nodeDaemon, sw.d.Factory)
+			// Every Harness fault kind is a scheduled fault the swarm
+			// selects per seed, alongside the kernel's network kinds.
+			harness.Register(w, []*harness.Device{sw.d})
 			w.AddCheck(sim.Check{Name: "daemon_safety", AfterStep: sw.chk.afterStep, AtEnd: sw.chk.atEnd})
 			w.SetConvergence(func() (bool, string) {
 				if !sw.core.finished() {
 					return false, "core jobs unfinished: " + sw.core.pending()
 				}
-				if r := sw.d.Report(); r == nil || !r.Complete {
+				if r := sw.d.Node().Report(); r == nil || !r.Complete {
 					return false, "daemon shutdown: " + describeReport(r)
 				}
 				return true, ""
@@ -329,8 +332,7 @@ func suiteOptions(out **suiteWorld) sim.Options {
 }
 
 type suiteWorld struct {
-	h    *harness.Harness
-	d    *harness.Daemon
+	d    *harness.Device
 	chk  *checker
 	core *corePeer
 }

@@ -11,15 +11,14 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// The sim-driven suite: the daemon machine (through the harness.Daemon
-// shell), the simulated Harness and a scripted Core peer run inside the
-// simulator kernel, with frames encoded and decoded by wire, network faults
-// from the swarm and Harness faults drawn per seed.
+// The sim-driven suite: the daemon machine (in a harness.Device process,
+// with the simulated Harness inside it) and a scripted Core peer run inside
+// the simulator kernel, with frames encoded and decoded by wire, and both
+// network faults and Harness faults scheduled by the kernel's swarm.
 
 const (
-	nodeCore    sim.NodeID = "core"
-	nodeDaemon  sim.NodeID = "daemon"
-	nodeHarness sim.NodeID = "harness"
+	nodeCore   sim.NodeID = "core"
+	nodeDaemon sim.NodeID = "daemon"
 )
 
 type jobState uint8

@@ -1,9 +1,10 @@
 package harness
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/turnstile-sim/turnstile/daemon"
@@ -11,176 +12,253 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// Observer sees every daemon event and effect as the node processes them,
-// with the virtual instant. Checkers use it; it must not change anything.
+// Observer sees the daemon machine at work, with the virtual instant:
+// every event it is stepped with, every effect it returns (before the
+// shell carries it out), the machine after each step, and shell-level
+// failures (a frame the machine emitted that does not encode; a correct
+// machine never produces one). Checkers use it; it must not change anything.
 type Observer interface {
 	DaemonEvent(now time.Time, ev daemon.Event)
 	DaemonEffect(now time.Time, e daemon.Effect)
+	DaemonStepped(now time.Time, m *daemon.Machine)
+	ShellError(now time.Time, msg string)
 }
 
-// Daemon runs a daemon.Machine as a sim node: it dials Core, encodes and
-// decodes frames with wire, maps timers, and sends native calls to the
-// Harness node, feeding results and native events back through Step. It
-// is the simulator's shell for the machine; the machine itself never
-// knows it runs in a simulation.
+// ReasonVersion is the close reason of a connection refused for an
+// incompatible version: the daemon waits out the device's version window
+// before redialling.
+const ReasonVersion = "incompatible_version"
+
+// Node-local timer names of the shell.
+const (
+	daemonPrefix = "d/"
+	timerRedial  = "redial"
+)
+
+// Daemon is one daemon process of a Device: the daemon.Machine, a shell
+// that dials Core and reconnects with backoff, decodes and encodes frames
+// with wire, maps timers, and the simulated Harness in the same process
+// (it dies with it). The machine never knows it runs in a simulation.
 type Daemon struct {
-	w       *sim.World
-	core    sim.NodeID
-	harness sim.NodeID
-	cfg     daemon.Config
-	obs     Observer
-	rng     *rand.Rand
-
+	d       *Device
 	m       *daemon.Machine
-	conn    sim.ConnID
-	open    bool
+	h       *Harness
+	r       *rand.Rand
+	backoff Backoff
+	cur     sim.ConnID // current connection (0: none)
 	dialing bool
-	calls   map[sim.CallID]daemon.CallID
-	nextID  sim.CallID
-	report  *daemon.Report
-	errs    []string
+	attempt int // failed dials since the last open connection
+	// status keeps the last preparation_status frame of each live
+	// admission, for the republish command.
+	status    map[string][]byte
+	statusIDs []string
+	queue     []daemon.Event
+	out       []sim.Effect
+	report    *daemon.Report
 }
 
-// NewDaemon builds the node for id. obs may be nil.
-func NewDaemon(w *sim.World, id, core, harness sim.NodeID, cfg daemon.Config, obs Observer) *Daemon {
-	return &Daemon{w: w, core: core, harness: harness, cfg: cfg, obs: obs, rng: w.Rand("node:" + string(id))}
+func newDaemon(d *Device) *Daemon {
+	n := &Daemon{d: d, m: daemon.New(d.Daemon), r: d.w.Rand("node:" + string(d.ID)), status: map[string][]byte{},
+		backoff: d.Backoff}
+	if n.backoff == (Backoff{}) {
+		n.backoff = DefaultBackoff()
+	}
+	n.h = New(d.w, d, n)
+	return n
 }
 
-// Machine returns the machine (nil before the node started).
-func (d *Daemon) Machine() *daemon.Machine { return d.m }
+// Machine returns the daemon machine of this process.
+func (n *Daemon) Machine() *daemon.Machine { return n.m }
 
-// Report returns the last shutdown report, or nil.
-func (d *Daemon) Report() *daemon.Report { return d.report }
+// Harness returns the simulated Harness of this process.
+func (n *Daemon) Harness() *Harness { return n.h }
 
-// Errors lists shell-level failures (frames the machine emitted that did
-// not encode). A correct machine never produces any.
-func (d *Daemon) Errors() []string { return d.errs }
+// Report returns the machine's last shutdown report, or nil.
+func (n *Daemon) Report() *daemon.Report { return n.report }
+
+// Schedule arms a node timer for the Harness.
+func (n *Daemon) Schedule(id sim.TimerID, at time.Time) {
+	n.out = append(n.out, sim.SetTimer{Timer: id, At: at})
+}
 
 // Step translates one sim event into machine events and the machine's
 // effects into sim effects.
-func (d *Daemon) Step(now time.Time, ev sim.Event) []sim.Effect {
+func (n *Daemon) Step(now time.Time, ev sim.Event) []sim.Effect {
+	n.out = nil
 	switch e := ev.(type) {
 	case sim.Start:
-		// A new incarnation: volatile state starts over (what the old one
-		// owned natively is orphaned, as a crashed process's would be).
-		d.m = daemon.New(d.cfg)
-		d.calls = map[sim.CallID]daemon.CallID{}
-		d.conn, d.open, d.dialing, d.report = 0, false, false, nil
-		d.nextID = sim.CallID(e.Incarnation) << 32
-		return d.dial()
+		n.dial()
 	case sim.ConnOpened:
-		d.dialing = false
 		if !e.Dialer {
 			return []sim.Effect{sim.Close{Conn: e.Conn, Reason: "daemon accepts no connections"}}
 		}
-		d.conn, d.open = e.Conn, true
-		return d.feed(now, daemon.Connected{Gen: uint64(e.Conn)})
+		n.dialing, n.attempt = false, 0
+		n.cur = e.Conn
+		n.Feed(now, daemon.Connected{Gen: uint64(e.Conn)})
 	case sim.ConnClosed:
-		if e.Conn != d.conn || !d.open {
-			return nil
+		n.Feed(now, daemon.Disconnected{Gen: uint64(e.Conn)})
+		if e.Conn == n.cur {
+			n.cur = 0
+			n.redial(now, e.Reason == ReasonVersion)
 		}
-		d.open = false
-		return append(d.feed(now, daemon.Disconnected{Gen: uint64(e.Conn)}), d.redial(now))
 	case sim.DialFailed:
-		d.dialing = false
-		return []sim.Effect{d.redial(now)}
+		n.dialing = false
+		n.attempt++
+		n.redial(now, false)
 	case sim.Delivered:
-		return d.feed(now, d.decode(e))
+		n.delivered(now, e)
 	case sim.TimerFired:
-		if e.Timer == "redial" {
-			return d.dial()
-		}
-		return d.feed(now, daemon.TimerFired{Timer: daemon.TimerID(e.Timer)})
-	case sim.CallReturned:
-		return d.returned(now, e)
+		n.timer(now, e.Timer)
 	}
-	return nil
+	return n.out
 }
 
-func (d *Daemon) decode(e sim.Delivered) daemon.Event {
+func (n *Daemon) delivered(now time.Time, e sim.Delivered) {
+	gen := uint64(e.Conn)
 	f, err := wire.Decode(e.Frame)
 	if err != nil {
-		// Read what identity the envelope still offers, leniently, so the
-		// machine can answer an undecodable control operation.
-		var env wire.Envelope
-		_ = json.Unmarshal(e.Frame, &env)
-		return daemon.FrameRejected{Gen: uint64(e.Conn), Type: env.Type, ID: env.ID, Err: err}
-	}
-	return daemon.FrameReceived{Gen: uint64(e.Conn), Frame: f}
-}
-
-func (d *Daemon) returned(now time.Time, e sim.CallReturned) []sim.Effect {
-	c, ok := d.calls[e.Call]
-	if !ok {
-		return nil
-	}
-	switch r := e.Res.(type) {
-	case ResultMsg:
-		return d.feed(now, daemon.NativeResult{Call: c, Result: r.Result})
-	case EventMsg:
-		return d.feed(now, r.Event)
-	}
-	return nil
-}
-
-func (d *Daemon) dial() []sim.Effect {
-	if d.dialing || d.open {
-		return nil
-	}
-	d.dialing = true
-	return []sim.Effect{sim.Dial{Peer: d.core}}
-}
-
-func (d *Daemon) redial(now time.Time) sim.Effect {
-	backoff := time.Duration(100+d.rng.IntN(900)) * time.Millisecond
-	return sim.SetTimer{Timer: "redial", At: now.Add(backoff)}
-}
-
-// feed steps the machine and translates its effects.
-func (d *Daemon) feed(now time.Time, ev daemon.Event) []sim.Effect {
-	if d.obs != nil {
-		d.obs.DaemonEvent(now, ev)
-	}
-	var out []sim.Effect
-	for _, e := range d.m.Step(now, ev) {
-		if d.obs != nil {
-			d.obs.DaemonEffect(now, e)
+		var de *wire.DecodeError
+		rej := daemon.FrameRejected{Gen: gen, Err: err}
+		if errors.As(err, &de) {
+			rej.Type, rej.ID = de.Type, de.ID
 		}
-		out = append(out, d.effect(now, e)...)
+		n.Feed(now, rej)
+		return
 	}
-	return out
+	n.Feed(now, daemon.FrameReceived{Gen: gen, Frame: f})
 }
 
-func (d *Daemon) effect(now time.Time, e daemon.Effect) []sim.Effect {
-	switch v := e.(type) {
+func (n *Daemon) timer(now time.Time, id sim.TimerID) {
+	s := string(id)
+	switch {
+	case strings.HasPrefix(s, daemonPrefix):
+		n.Feed(now, daemon.TimerFired{Timer: daemon.TimerID(s[len(daemonPrefix):])})
+	case n.h.Fire(now, id):
+	case s == timerRedial:
+		n.dial()
+	case id == CmdHeal:
+		n.h.Heal(now)
+	case id == CmdShutdown:
+		n.Feed(now, daemon.ShutdownRequested{Reason: "simulation finished"})
+	case id == CmdInvalidHeartbeat:
+		if n.cur != 0 {
+			bad := []byte(`{"type":"heartbeat","payload":{"ts":"not a number","active_requests":0}}`)
+			n.out = append(n.out, sim.Send{Conn: n.cur, Frame: bad})
+		}
+	case id == CmdReplace:
+		if n.cur != 0 && !n.dialing {
+			n.dialing = true
+			n.out = append(n.out, sim.Dial{Peer: n.d.Core, Tag: "replace"})
+		}
+	case id == CmdRepublish:
+		n.republish()
+	}
+}
+
+// republish resends the current status of the newest live admission, as
+// a daemon does when a status is asked for again: Core must ignore it.
+func (n *Daemon) republish() {
+	for i := len(n.statusIDs) - 1; i >= 0; i-- {
+		if b, ok := n.status[n.statusIDs[i]]; ok && n.cur != 0 {
+			n.out = append(n.out, sim.Send{Conn: n.cur, Frame: b})
+			return
+		}
+	}
+}
+
+func (n *Daemon) dial() {
+	if n.dialing || n.cur != 0 {
+		return
+	}
+	n.dialing = true
+	n.out = append(n.out, sim.Dial{Peer: n.d.Core})
+}
+
+// redial schedules the next dial with capped exponential backoff and
+// jitter; after a failed version check it waits for the version window.
+func (n *Daemon) redial(now time.Time, version bool) {
+	if n.dialing {
+		return
+	}
+	b := n.backoff
+	backoff := min(b.Base<<min(n.attempt, 5), b.Max)
+	if ms := int(b.Jitter / time.Millisecond); ms > 0 {
+		backoff += time.Duration(n.r.IntN(ms)) * time.Millisecond
+	}
+	at := now.Add(backoff)
+	if version && n.d.versionUntil.After(at) {
+		at = n.d.versionUntil
+	}
+	n.out = append(n.out, sim.SetTimer{Timer: timerRedial, At: at})
+}
+
+// Feed steps the machine with ev and every event its effects cause at
+// once (a closed transport is reported as Disconnected).
+func (n *Daemon) Feed(now time.Time, ev daemon.Event) {
+	n.queue = append(n.queue, ev)
+	obs := n.d.Observer
+	for len(n.queue) > 0 {
+		next := n.queue[0]
+		n.queue = n.queue[1:]
+		if obs != nil {
+			obs.DaemonEvent(now, next)
+		}
+		for _, ef := range n.m.Step(now, next) {
+			if obs != nil {
+				obs.DaemonEffect(now, ef)
+			}
+			n.apply(now, ef)
+		}
+		if obs != nil {
+			obs.DaemonStepped(now, n.m)
+		}
+	}
+}
+
+func (n *Daemon) apply(now time.Time, ef daemon.Effect) {
+	switch e := ef.(type) {
 	case daemon.Send:
-		b, err := wire.Encode(v.Frame)
+		b, err := wire.Encode(e.Frame)
 		if err != nil {
-			d.errs = append(d.errs, fmt.Sprintf("%s: %v", v.Describe(), err))
-			return nil
+			if obs := n.d.Observer; obs != nil {
+				obs.ShellError(now, fmt.Sprintf("daemon %s frame %s does not encode: %v", n.d.ID, daemon.DescribeFrame(e.Frame), err))
+			}
+			return
 		}
-		return []sim.Effect{sim.Send{Conn: sim.ConnID(v.Gen), Frame: b}}
+		if st, ok := e.Frame.Payload.(wire.PreparationStatus); ok {
+			n.keepStatus(e.Frame.ID, st, b)
+		}
+		n.out = append(n.out, sim.Send{Conn: sim.ConnID(e.Gen), Frame: b})
 	case daemon.CloseTransport:
-		out := []sim.Effect{sim.Close{Conn: sim.ConnID(v.Gen), Reason: v.Reason}}
-		if d.open && sim.ConnID(v.Gen) == d.conn {
-			d.open = false
-			out = append(out, d.feed(now, daemon.Disconnected{Gen: v.Gen})...)
-			out = append(out, d.redial(now))
+		n.out = append(n.out, sim.Close{Conn: sim.ConnID(e.Gen), Reason: e.Reason})
+		n.queue = append(n.queue, daemon.Disconnected{Gen: e.Gen})
+		if sim.ConnID(e.Gen) == n.cur {
+			n.cur = 0
+			n.redial(now, false)
 		}
-		return out
 	case daemon.SetTimer:
-		return []sim.Effect{sim.SetTimer{Timer: sim.TimerID(v.Timer), At: v.At}}
+		n.out = append(n.out, sim.SetTimer{Timer: sim.TimerID(daemonPrefix + string(e.Timer)), At: e.At})
 	case daemon.CancelTimer:
-		return []sim.Effect{sim.CancelTimer{Timer: sim.TimerID(v.Timer)}}
+		n.out = append(n.out, sim.CancelTimer{Timer: sim.TimerID(daemonPrefix + string(e.Timer))})
 	case daemon.NativeCall:
-		d.nextID++
-		d.calls[d.nextID] = v.Call
-		return []sim.Effect{sim.Call{To: d.harness, Call: d.nextID, Req: v.Op}}
+		n.h.Call(now, e)
 	case daemon.Report:
-		r := v
-		d.report = &r
+		r := e
+		n.report = &r
 	}
-	return nil
+}
+
+func (n *Daemon) keepStatus(req string, st wire.PreparationStatus, b []byte) {
+	switch st.State {
+	case wire.StatePreparing, wire.StateReady, wire.StateStarting:
+		if _, ok := n.status[req]; !ok {
+			n.statusIDs = append(n.statusIDs, req)
+		}
+		n.status[req] = b
+	case wire.StateRejected:
+	default:
+		delete(n.status, req)
+	}
 }
 
 // DescribeFrame renders an encoded frame for the trace.

@@ -2,243 +2,342 @@ package harness
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/turnstile-sim/turnstile/daemon"
 	"github.com/turnstile-sim/turnstile/sim"
-	"github.com/turnstile-sim/turnstile/wire"
+	"github.com/turnstile-sim/turnstile/sim/check"
 )
 
-// ResultMsg is a reply carrying the result of a native call.
-type ResultMsg struct{ Result daemon.Result }
+// Config is the seeded behaviour of the simulated Harness (its faults are
+// scheduled fault kinds, not configuration).
+type Config struct {
+	SlowPrepare  int // chance in 8 that a preparation takes 1–8 s
+	EngineError  int // chance in 16 that a turn ends with an engine error
+	LongTurnsMax int // long native turns (16–48 s) per device
+}
 
-// EventMsg is a reply carrying a native event of a Turn (a
-// daemon.NativeTurnEvent or daemon.NativeInputApplied), streamed on the
-// call that caused it.
-type EventMsg struct{ Event daemon.Event }
+// DrawConfig draws a Config from r: slow preparations and engine errors
+// vary per seed; one long turn per device.
+func DrawConfig(r *rand.Rand) Config {
+	return Config{SlowPrepare: r.IntN(4), EngineError: r.IntN(3), LongTurnsMax: 1}
+}
 
-func (m ResultMsg) Describe() string { return m.Result.Describe() }
-func (m EventMsg) Describe() string  { return m.Event.Describe() }
+// Host is the process the Harness runs in: it arms node timers for the
+// Harness (IDs with the prefix TimerPrefix, handed back to Fire) and feeds
+// native results and events to the daemon machine.
+type Host interface {
+	Schedule(id sim.TimerID, at time.Time)
+	Feed(now time.Time, ev daemon.Event)
+}
 
-// flushTimer is injected at heal to release replies held by Hang and
-// SettleNever.
-const flushTimer sim.TimerID = "heal-flush"
+// TimerPrefix starts every timer ID the Harness schedules.
+const TimerPrefix = "h/"
 
-// Harness is the simulated Harness: a sim service answering the native
-// calls of one daemon in virtual time, with seeded latencies and faults,
-// recording ground truth. Build it in Setup with New and register it with
-// World.AddNode(id, h.Factory).
+// Harness is the simulated Harness of one device, inside its daemon
+// process: it answers native calls after seeded latencies, runs native
+// turns, applies written inputs, and records ground truth (in its Truth
+// and the device's Recorder) at the instant each native fact happens.
+// Armed faults of the device change how the next matching call behaves.
 type Harness struct {
-	w     *sim.World
-	id    sim.NodeID
-	cfg   Config
-	rng   *rand.Rand
-	truth *Truth
-
-	exec    map[string]*hExec
+	w       *sim.World
+	dev     *Device
+	host    Host
+	r       *rand.Rand
+	truth   *Truth
+	execs   map[string]*hExec
 	turns   map[daemon.TurnID]*hTurn
-	actions map[sim.TimerID]func(now time.Time) []sim.Effect
+	actions map[sim.TimerID]func(now time.Time)
+	hung    []func(now time.Time)
 	seq     uint64
-	held    []func(now time.Time) []sim.Effect
-
-	rec    Recorder
-	device string
-}
-
-// Recorder receives ground truth as it happens, in the shape of the
-// simulator's check ledger (times are virtual UnixNano; outcome is
-// "completed", "failed" or "cancelled").
-type Recorder interface {
-	ExecutorCreated(at int64, device, executor string)
-	ExecutorClosed(at int64, device, executor string)
-	TurnCreated(at int64, device, run string)
-	InputApplied(at int64, run, input string)
-	TurnSettled(at int64, run, outcome string)
-}
-
-// SetRecorder forwards ground truth to r, naming this Harness's device.
-func (h *Harness) SetRecorder(device string, r Recorder) {
-	h.device = device
-	h.rec = r
+	budget  time.Duration // the daemon's native write budget
 }
 
 type hExec struct {
-	truth *ExecutorTruth
-	turn  daemon.TurnID // the live Turn, if any
+	id         string
+	session    string
+	closeFails int           // failed closes so far
+	live       daemon.TurnID // the unsettled Turn on it, if any
+	truth      *ExecutorTruth
 }
 
 type hTurn struct {
-	truth    *TurnTruth
-	caller   sim.NodeID
-	call     sim.CallID // StartTurn call: the stream native events go on
-	content  string
-	seq      uint64
-	tokens   int64
-	waiters  []waiter // AwaitSettlement calls until native settlement
-	quiet    bool     // no more native events
-	natively bool     // settled on the native side
-	late     int      // events still to emit after cancel
+	id        daemon.TurnID
+	run       string
+	exec      string
+	settled   bool
+	cancelled bool
+	waiters   []daemon.CallID
+	usage     int64
+	content   string
+	done      bool // a native terminal result (wire.Done) was emitted
+	writesOut int  // write calls not answered yet
+	// endPending is the natural end, deferred while writes are out.
+	endPending func(now time.Time)
+	truth      *TurnTruth
 }
 
-type waiter struct {
-	from sim.NodeID
-	call sim.CallID
+// New builds the Harness of device dev inside host, drawing from the
+// world's "harness:<device>" stream.
+func New(w *sim.World, dev *Device, host Host) *Harness {
+	return &Harness{w: w, dev: dev, host: host, r: w.Rand("harness:" + string(dev.ID)), truth: newTruth(),
+		execs: map[string]*hExec{}, turns: map[daemon.TurnID]*hTurn{}, actions: map[sim.TimerID]func(time.Time){},
+		budget: dev.Daemon.WithDefaults().Limits.NativeWriteBudget}
 }
 
-// New builds the Harness for node id, drawing from the world's "harness:<id>"
-// stream. It registers a heal hook that releases held replies.
-func New(w *sim.World, id sim.NodeID, cfg Config) *Harness {
-	h := &Harness{w: w, id: id, cfg: cfg.withDefaults(), truth: newTruth()}
-	h.rng = w.Rand("harness:" + string(id))
-	h.exec = map[string]*hExec{}
-	h.turns = map[daemon.TurnID]*hTurn{}
-	h.actions = map[sim.TimerID]func(time.Time) []sim.Effect{}
-	w.OnHeal(func() { w.Inject(id, sim.TimerFired{Timer: flushTimer}) })
-	return h
-}
-
-// Factory returns h itself: the native side survives nothing but keeps its
-// truth for the checkers.
-func (h *Harness) Factory() sim.Node { return h }
-
-// Truth returns the ground truth.
+// Truth returns the ground truth of this Harness (this process's life).
 func (h *Harness) Truth() *Truth { return h.truth }
 
-// Config returns the configuration in use.
-func (h *Harness) Config() Config { return h.cfg }
-
-// Step answers calls and runs delayed native work.
-func (h *Harness) Step(now time.Time, ev sim.Event) []sim.Effect {
-	switch e := ev.(type) {
-	case sim.CallReceived:
-		return h.call(now, e)
-	case sim.TimerFired:
-		if e.Timer == flushTimer {
-			return h.flush(now)
-		}
-		if fn, ok := h.actions[e.Timer]; ok {
-			delete(h.actions, e.Timer)
-			return fn(now)
-		}
-	}
-	return nil
+// after runs fn d from now (a host timer).
+func (h *Harness) after(now time.Time, d time.Duration, fn func(now time.Time)) {
+	h.seq++
+	id := sim.TimerID(TimerPrefix + strconv.FormatUint(h.seq, 10))
+	h.actions[id] = fn
+	h.host.Schedule(id, now.Add(d))
 }
 
-// fault draws one decision of a fault kind; faults stop at heal.
-func (h *Harness) fault(r sim.Ratio) bool {
-	if h.w.Healed() {
+// Fire runs the Harness work due on timer id; it reports whether id was a
+// Harness timer.
+func (h *Harness) Fire(now time.Time, id sim.TimerID) bool {
+	if !strings.HasPrefix(string(id), TimerPrefix) {
 		return false
 	}
-	return r.Chance(h.rng)
+	if fn, ok := h.actions[id]; ok {
+		delete(h.actions, id)
+		fn(now)
+	}
+	return true
+}
+
+// Heal releases every call hung until the heal time.
+func (h *Harness) Heal(now time.Time) {
+	hung := h.hung
+	h.hung = nil
+	for _, fn := range hung {
+		fn(now)
+	}
 }
 
 func (h *Harness) latency() time.Duration {
-	lo, hi := h.cfg.LatencyMin, h.cfg.LatencyMax
-	return lo + time.Duration(h.rng.Int64N(int64(hi-lo)+1))
+	return time.Duration(2+h.r.IntN(150)) * time.Millisecond
 }
 
-func between(r *rand.Rand, lo, hi time.Duration) time.Duration {
-	return lo + time.Duration(r.Int64N(int64(hi-lo)+1))
+func (h *Harness) take(k sim.FaultKind) bool { return h.dev.take(k) }
+
+// result feeds a native result to the machine.
+func (h *Harness) result(now time.Time, c daemon.CallID, r daemon.Result) {
+	h.host.Feed(now, daemon.NativeResult{Call: c, Result: r})
 }
 
-// after runs fn d from now (as a harness timer).
-func (h *Harness) after(now time.Time, d time.Duration, fn func(now time.Time) []sim.Effect) sim.Effect {
-	h.seq++
-	id := sim.TimerID("a" + strconv.FormatUint(h.seq, 10))
-	h.actions[id] = fn
-	return sim.SetTimer{Timer: id, At: now.Add(d)}
-}
-
-// reply answers after a latency, or holds the answer until heal (Hang).
-func (h *Harness) reply(now time.Time, fn func(now time.Time) []sim.Effect) []sim.Effect {
-	if h.fault(h.cfg.Faults.Hang) {
-		h.w.Sometimes("harness_hang")
-		h.held = append(h.held, fn)
-		return nil
+// later answers after a latency, or at heal when a hang fault is armed.
+func (h *Harness) later(now time.Time, d time.Duration, fn func(now time.Time)) {
+	if h.take(Hang) {
+		h.hung = append(h.hung, fn)
+		return
 	}
-	return []sim.Effect{h.after(now, h.latency(), fn)}
+	h.after(now, d, fn)
 }
 
-func (h *Harness) flush(now time.Time) []sim.Effect {
-	var out []sim.Effect
-	held := h.held
-	h.held = nil
-	for _, fn := range held {
-		out = append(out, h.after(now, h.latency(), fn))
-	}
-	return out
-}
-
-func result(to sim.NodeID, c sim.CallID, r daemon.Result) sim.Effect {
-	return sim.Reply{To: to, Call: c, Res: ResultMsg{r}}
-}
-
-func event(to sim.NodeID, c sim.CallID, e daemon.Event) sim.Effect {
-	return sim.Reply{To: to, Call: c, Res: EventMsg{e}}
-}
-
-func (h *Harness) call(now time.Time, e sim.CallReceived) []sim.Effect {
-	switch op := e.Req.(type) {
+// Call starts answering one native call of the machine.
+func (h *Harness) Call(now time.Time, e daemon.NativeCall) {
+	switch op := e.Op.(type) {
 	case daemon.Prepare:
-		return h.reply(now, func(now time.Time) []sim.Effect { return h.prepare(now, e, op) })
+		h.prepare(now, e.Call, op)
 	case daemon.StartTurn:
-		return h.reply(now, func(now time.Time) []sim.Effect { return h.start(now, e, op) })
+		h.start(now, e.Call, op)
 	case daemon.DurableWrite:
-		return h.write(now, e, op)
+		h.write(now, e.Call, op)
 	case daemon.Cancel:
-		return h.reply(now, func(now time.Time) []sim.Effect { return h.cancel(now, e, op) })
+		h.cancel(now, e.Call, op)
 	case daemon.AwaitSettlement:
-		return h.await(now, e, op)
+		h.await(now, e.Call, op)
 	case daemon.CloseExecutor:
-		return h.reply(now, func(now time.Time) []sim.Effect { return h.close(now, e, op) })
+		h.close(now, e.Call, op)
 	}
-	return nil
 }
 
-func (h *Harness) prepare(now time.Time, e sim.CallReceived, op daemon.Prepare) []sim.Effect {
-	if h.fault(h.cfg.Faults.PrepareFailure) {
-		h.w.Sometimes("harness_prepare_failure")
-		return []sim.Effect{result(e.From, e.Call, daemon.PrepareResult{Err: "native preparation failed"})}
+func (h *Harness) prepare(now time.Time, c daemon.CallID, op daemon.Prepare) {
+	d := h.latency()
+	if h.r.IntN(8) < h.dev.Harness.SlowPrepare {
+		d = time.Duration(1000+h.r.IntN(7000)) * time.Millisecond
 	}
-	if h.truth.executors[op.Executor] != nil {
-		h.truth.violate("executor %s prepared twice", op.Executor)
-	}
-	t := &ExecutorTruth{ID: op.Executor, Session: op.Session, CreatedAt: now}
-	h.truth.executors[op.Executor] = t
-	h.exec[op.Executor] = &hExec{truth: t}
-	if h.rec != nil {
-		h.rec.ExecutorCreated(now.UnixNano(), h.device, op.Executor)
-	}
-	return []sim.Effect{result(e.From, e.Call, daemon.PrepareResult{})}
+	fail := h.take(PrepareFailure)
+	h.later(now, d, func(now time.Time) {
+		if fail {
+			h.result(now, c, daemon.PrepareResult{Err: "simulated prepare failure"})
+			return
+		}
+		h.execs[op.Executor] = &hExec{id: op.Executor, session: op.Session, truth: h.executorCreated(now, op)}
+		h.result(now, c, daemon.PrepareResult{})
+	})
 }
 
-func (h *Harness) close(now time.Time, e sim.CallReceived, op daemon.CloseExecutor) []sim.Effect {
-	x := h.exec[op.Executor]
-	if x == nil || x.truth.Closed {
-		h.truth.violate("close of unknown or closed executor %s", op.Executor)
-		return []sim.Effect{result(e.From, e.Call, daemon.CloseResult{Err: "unknown executor"})}
-	}
-	if t := h.turns[x.turn]; t != nil && !t.natively {
-		h.truth.violate("executor %s closed under unsettled turn %s", op.Executor, x.turn)
-	}
-	if h.fault(h.cfg.Faults.CloseFailure) {
-		h.w.Sometimes("harness_close_failure")
-		return []sim.Effect{result(e.From, e.Call, daemon.CloseResult{Err: "native close failed"})}
-	}
-	x.truth.Closed = true
-	x.truth.ClosedAt = now
-	if h.rec != nil {
-		h.rec.ExecutorClosed(now.UnixNano(), h.device, op.Executor)
-	}
-	return []sim.Effect{result(e.From, e.Call, daemon.CloseResult{})}
+func (h *Harness) start(now time.Time, c daemon.CallID, op daemon.StartTurn) {
+	failNil, failTurn := h.take(StartFailureNil), h.take(StartFailureTurn)
+	h.later(now, h.latency(), func(now time.Time) {
+		h.truth.startCalls[op.Run]++
+		ex := h.execs[op.Executor]
+		switch {
+		case ex == nil || ex.truth.Retired:
+			h.truth.violate("start of run %s on unusable executor %s", op.Run, op.Executor)
+		case ex.live != "":
+			h.truth.violate("start of run %s while turn %s is live on %s", op.Run, ex.live, op.Executor)
+		}
+		if failNil {
+			h.result(now, c, daemon.StartResult{Err: "simulated start failure before input"})
+			return
+		}
+		t := &hTurn{id: op.Turn, run: op.Run, exec: op.Executor, truth: h.turnCreated(now, op)}
+		h.turns[op.Turn] = t
+		if ex != nil {
+			ex.live = op.Turn
+		}
+		if failTurn {
+			t.truth.Failed = true
+			h.result(now, c, daemon.StartResult{Turn: true, Err: "simulated start failure after input"})
+			h.after(now, h.latency(), func(now time.Time) { h.settle(now, t, check.NativeFailed) })
+			return
+		}
+		h.result(now, c, daemon.StartResult{Turn: true})
+		h.script(now, t)
+	})
 }
 
-// doneSnapshot is the continuity snapshot of a Turn so far.
-func (t *hTurn) doneSnapshot() wire.Done {
-	d := wire.Done{Content: t.content, Metadata: &wire.DoneMetadata{AgentSessionID: "native-" + t.truth.Executor}}
-	if t.tokens > 0 {
-		d.Usage = &wire.Usage{Tokens: &wire.TokenUsage{OutputTokens: t.tokens, TotalTokens: t.tokens}}
+// cancel asks the native turn to stop. A cancel-failure fault fails the
+// request (the turn runs on); otherwise the turn settles as cancelled after
+// a short delay, late (seconds), or only at heal, and late events may
+// follow.
+func (h *Harness) cancel(now time.Time, c daemon.CallID, op daemon.Cancel) {
+	t := h.turns[op.Turn]
+	if t == nil {
+		h.truth.violate("cancel of unknown turn %s", op.Turn)
 	}
-	return d
+	if h.take(CancelFailure) {
+		h.after(now, h.latency(), func(now time.Time) { h.result(now, c, daemon.CancelResult{Err: "simulated cancel failure"}) })
+		return
+	}
+	h.after(now, h.latency(), func(now time.Time) { h.result(now, c, daemon.CancelResult{}) })
+	if t == nil || t.settled || t.cancelled {
+		return
+	}
+	t.cancelled = true
+	t.truth.Cancelled = true
+	late := h.take(LateEvents)
+	stop := func(now time.Time) { h.stop(now, t, late) }
+	switch {
+	case h.take(CancelNever):
+		h.hung = append(h.hung, stop)
+	case h.take(CancelLate):
+		h.after(now, time.Duration(5000+h.r.IntN(15000))*time.Millisecond, stop)
+	default:
+		h.after(now, h.latency()+h.latency(), stop)
+	}
+}
+
+// await answers once the turn has settled.
+func (h *Harness) await(now time.Time, c daemon.CallID, op daemon.AwaitSettlement) {
+	t := h.turns[op.Turn]
+	switch {
+	case t == nil:
+		h.truth.violate("settlement awaited for unknown turn %s", op.Turn)
+		h.after(now, h.latency(), func(now time.Time) { h.result(now, c, daemon.SettleResult{Err: "unknown turn"}) })
+	case t.settled:
+		h.answerSettled(now, c, t)
+	default:
+		t.waiters = append(t.waiters, c)
+	}
+}
+
+// answerSettled answers one settlement wait: unconfirmed under a
+// settle-error fault, else settled (not reusable under that fault).
+func (h *Harness) answerSettled(now time.Time, c daemon.CallID, t *hTurn) {
+	if h.take(SettleError) {
+		h.after(now, h.latency(), func(now time.Time) {
+			h.result(now, c, daemon.SettleResult{Err: "simulated settlement unconfirmed"})
+		})
+		return
+	}
+	notReusable := h.take(NotReusable)
+	h.after(now, h.latency(), func(now time.Time) {
+		r := daemon.SettleResult{Settled: true, Reusable: true, Outcome: h.outcome(t)}
+		if notReusable {
+			r.Reusable, r.Reason = false, "simulated native session not reusable"
+			if ex := h.execs[t.exec]; ex != nil {
+				ex.truth.Retired = true
+			}
+		}
+		t.truth.Reported = true
+		h.result(now, c, r)
+	})
+}
+
+// close retires an executor; a close-failure fault fails one attempt
+// (the daemon retries). A live turn on it is killed.
+func (h *Harness) close(now time.Time, c daemon.CallID, op daemon.CloseExecutor) {
+	ex := h.execs[op.Executor]
+	if ex != nil && ex.closeFails > 0 && h.dev.Recorder != nil {
+		h.dev.Recorder.CloseRetried(at(now), string(h.dev.ID), op.Executor)
+	}
+	fail := h.take(CloseFailure)
+	h.later(now, h.latency(), func(now time.Time) {
+		if fail {
+			if ex != nil {
+				ex.closeFails++
+			}
+			h.result(now, c, daemon.CloseResult{Err: "simulated close failure"})
+			return
+		}
+		if ex == nil {
+			h.truth.violate("close of unknown or closed executor %s", op.Executor)
+		}
+		for _, id := range sortedTurnIDs(h.turns) {
+			if t := h.turns[id]; t.exec == op.Executor && !t.settled {
+				h.truth.violate("executor %s closed under unsettled turn %s", op.Executor, id)
+				h.settle(now, t, check.NativeFailed)
+			}
+		}
+		if ex != nil {
+			delete(h.execs, op.Executor)
+			h.executorClosed(now, ex, false)
+		}
+		h.result(now, c, daemon.CloseResult{})
+	})
+}
+
+// processDied records the end of every native resource when the daemon
+// process (and the Harness inside it) dies: live turns settle failed and
+// executors close, both marked as ended by the crash.
+func (h *Harness) processDied(now time.Time) {
+	for _, id := range sortedTurnIDs(h.turns) {
+		if t := h.turns[id]; !t.settled {
+			t.truth.EndedByCrash = true
+			t.waiters = nil // nobody is left to answer
+			h.settle(now, t, check.NativeFailed)
+		}
+	}
+	for _, id := range sortedKeys(h.execs) {
+		h.executorClosed(now, h.execs[id], true)
+	}
+	h.execs = map[string]*hExec{}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m { //tidy:sorted sorted below
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func sortedTurnIDs[V any](m map[daemon.TurnID]V) []daemon.TurnID {
+	keys := make([]daemon.TurnID, 0, len(m))
+	for k := range m { //tidy:sorted sorted below
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }

@@ -7,40 +7,48 @@ import (
 	"time"
 
 	"github.com/turnstile-sim/turnstile/daemon"
+	"github.com/turnstile-sim/turnstile/sim"
 )
+
+// Recorder receives ground truth at the instant it happens, in the shape
+// of the sim/check ledger (times are virtual nanoseconds since sim.Epoch;
+// outcome is check.NativeCompleted, NativeFailed or NativeCancelled).
+// CloseRetried reports a close of an executor whose previous close failed.
+type Recorder interface {
+	ExecutorCreated(at int64, device, executor string)
+	ExecutorClosed(at int64, device, executor string)
+	TurnCreated(at int64, device, run string)
+	InputApplied(at int64, run, input string)
+	TurnSettled(at int64, run, outcome string)
+	CloseRetried(at int64, device, executor string)
+}
+
+func at(now time.Time) int64 { return int64(now.Sub(sim.Epoch)) }
 
 // ExecutorTruth is what the native side knows about one executor.
 type ExecutorTruth struct {
-	ID        string
-	Session   string
-	CreatedAt time.Time
-	Closed    bool
-	ClosedAt  time.Time
-	Retired   bool // a settlement said Reusable=false: only Close may follow
+	ID            string
+	Session       string
+	CreatedAt     time.Time
+	Closed        bool
+	ClosedAt      time.Time
+	ClosedByCrash bool // ended with the daemon process, not by a close
+	Retired       bool // a settlement said Reusable=false: only Close may follow
 }
 
 // TurnTruth is what the native side knows about one Turn.
 type TurnTruth struct {
-	ID        daemon.TurnID
-	Run       string
-	Executor  string
-	CreatedAt time.Time
-	Cancelled bool      // a Cancel request took effect
-	Failed    bool      // the start failed after input was submitted
-	Ended     bool      // natively stopped (output closed or cancelled and quiet)
-	Settled   bool      // a settlement was reported to the daemon
-	SettledAt time.Time // instant of that report
-}
-
-// outcome is the native outcome in the check ledger's words.
-func (t *TurnTruth) outcome() string {
-	switch {
-	case t.Cancelled:
-		return "cancelled"
-	case t.Failed:
-		return "failed"
-	}
-	return "completed"
+	ID           daemon.TurnID
+	Run          string
+	Executor     string
+	CreatedAt    time.Time
+	Cancelled    bool      // a Cancel request took effect
+	Failed       bool      // the start failed after input was submitted
+	Settled      bool      // natively settled (ended and final)
+	SettledAt    time.Time // instant of the native settlement
+	Outcome      string    // check.Native* outcome of the settlement
+	EndedByCrash bool      // settled because the daemon process died
+	Reported     bool      // a settlement answer reached the daemon
 }
 
 // InputKey names one durable input of a Turn.
@@ -58,9 +66,10 @@ type InputTruth struct {
 	AppliedAt time.Time
 }
 
-// Truth is the ground truth of the simulated Harness: executors and Turns
-// created, inputs really written and applied, resources closed. Checkers
-// read it; only the Harness writes it. Every list it returns is sorted.
+// Truth is the ground truth of one Harness (one daemon process's life):
+// executors and Turns created, inputs really written and applied,
+// resources closed or ended by a crash. Checkers read it; only the Harness
+// writes it. Every list it returns is sorted.
 type Truth struct {
 	executors  map[string]*ExecutorTruth
 	turns      map[daemon.TurnID]*TurnTruth
@@ -84,9 +93,10 @@ func (t *Truth) violate(format string, args ...any) {
 	t.violations = append(t.violations, fmt.Sprintf(format, args...))
 }
 
-// Violations lists contract breaches the Harness saw from the daemon
-// (a start on a retired or closed executor, a close under a live Turn, a
-// second write of one input, a second native Turn for one Run).
+// Violations lists contract breaches the Harness saw from the daemon (a
+// start on a retired or unknown executor or under a live Turn, a close
+// under an unsettled Turn, a second write of one input, a second native
+// Turn for one Run, a call for an unknown Turn or executor).
 func (t *Truth) Violations() []string { return slices.Clone(t.violations) }
 
 // Executor returns the executor's truth, or nil.
@@ -103,7 +113,10 @@ func (t *Truth) Input(turn daemon.TurnID, input string) *InputTruth {
 // TurnsForRun counts native Turns created for a Run ID.
 func (t *Truth) TurnsForRun(run string) int { return t.runs[run] }
 
-// OpenExecutors lists executors not confirmed closed.
+// StartCalls counts StartTurn calls answered for a Run ID.
+func (t *Truth) StartCalls(run string) int { return t.startCalls[run] }
+
+// OpenExecutors lists executors not closed.
 func (t *Truth) OpenExecutors() []string {
 	var out []string
 	for id, e := range t.executors {
@@ -115,7 +128,7 @@ func (t *Truth) OpenExecutors() []string {
 	return out
 }
 
-// UnsettledTurns lists Turns whose settlement was never reported.
+// UnsettledTurns lists Turns not natively settled.
 func (t *Truth) UnsettledTurns() []string {
 	var out []string
 	for id, tr := range t.turns {
@@ -142,4 +155,81 @@ func compareIDs(a, b string) int {
 		return len(a) - len(b)
 	}
 	return strings.Compare(a, b)
+}
+
+// The Harness records each native fact in its Truth and the device's
+// Recorder at once.
+
+func (h *Harness) executorCreated(now time.Time, op daemon.Prepare) *ExecutorTruth {
+	if h.truth.executors[op.Executor] != nil {
+		h.truth.violate("executor %s prepared twice", op.Executor)
+	}
+	e := &ExecutorTruth{ID: op.Executor, Session: op.Session, CreatedAt: now}
+	h.truth.executors[op.Executor] = e
+	if r := h.dev.Recorder; r != nil {
+		r.ExecutorCreated(at(now), string(h.dev.ID), op.Executor)
+	}
+	return e
+}
+
+func (h *Harness) executorClosed(now time.Time, ex *hExec, crash bool) {
+	ex.truth.Closed, ex.truth.ClosedAt, ex.truth.ClosedByCrash = true, now, crash
+	if r := h.dev.Recorder; r != nil {
+		r.ExecutorClosed(at(now), string(h.dev.ID), ex.id)
+	}
+}
+
+func (h *Harness) turnCreated(now time.Time, op daemon.StartTurn) *TurnTruth {
+	if h.truth.turns[op.Turn] != nil {
+		h.truth.violate("turn %s started twice", op.Turn)
+	}
+	t := &TurnTruth{ID: op.Turn, Run: op.Run, Executor: op.Executor, CreatedAt: now}
+	h.truth.turns[op.Turn] = t
+	h.truth.runs[op.Run]++
+	if n := h.truth.runs[op.Run]; n > 1 {
+		h.truth.violate("run %s became a native turn %d times", op.Run, n)
+	}
+	if r := h.dev.Recorder; r != nil {
+		r.TurnCreated(at(now), string(h.dev.ID), op.Run)
+	}
+	return t
+}
+
+func (h *Harness) turnSettled(now time.Time, t *hTurn, outcome string) {
+	t.truth.Settled, t.truth.SettledAt, t.truth.Outcome = true, now, outcome
+	if r := h.dev.Recorder; r != nil {
+		r.TurnSettled(at(now), t.run, outcome)
+	}
+}
+
+func (h *Harness) input(turn daemon.TurnID, id string) *InputTruth {
+	k := InputKey{turn, id}
+	in := h.truth.inputs[k]
+	if in == nil {
+		in = &InputTruth{}
+		h.truth.inputs[k] = in
+	}
+	return in
+}
+
+func (h *Harness) inputWrite(op daemon.DurableWrite) {
+	in := h.input(op.Turn, op.InputID)
+	if in.Writes++; in.Writes > 1 {
+		h.truth.violate("input %s of %s written %d times", op.InputID, op.Turn, in.Writes)
+	}
+}
+
+func (h *Harness) inputWritten(now time.Time, t *hTurn, id string) {
+	if in := h.input(t.id, id); !in.Written {
+		in.Written, in.WrittenAt = true, now
+	}
+}
+
+func (h *Harness) inputApplied(now time.Time, t *hTurn, id string) {
+	h.inputWritten(now, t, id)
+	in := h.input(t.id, id)
+	in.Applied, in.AppliedAt = true, now
+	if r := h.dev.Recorder; r != nil {
+		r.InputApplied(at(now), t.run, id)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/sim"
 	"github.com/turnstile-sim/turnstile/sim/check"
+	"github.com/turnstile-sim/turnstile/sim/harness"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -52,8 +53,8 @@ func (n *coreNode) Step(now time.Time, ev sim.Event) []sim.Effect {
 	case sim.Start:
 		return nil
 	case sim.ConnOpened:
-		if d := n.u.deviceByID(e.Peer); d != nil && now.Before(d.versionUntil) {
-			return []sim.Effect{sim.Close{Conn: e.Conn, Reason: reasonVersion}}
+		if d := n.u.deviceByID(e.Peer); d != nil && d.VersionRefused(now) {
+			return []sim.Effect{sim.Close{Conn: e.Conn, Reason: harness.ReasonVersion}}
 		}
 		n.reconnectDuringSteer(string(e.Peer), 0)
 		return n.step(now, core.ConnOpened{Device: string(e.Peer), Conn: core.ConnID(e.Conn)})
@@ -170,15 +171,6 @@ func (r apiRequest) Describe() string { return r.ev.Describe() }
 type apiResult struct{ r core.APIResult }
 
 func (r apiResult) Describe() string { return r.r.Describe() }
-
-func (u *universe) deviceByID(id sim.NodeID) *device {
-	for _, d := range u.devices {
-		if d.id == id {
-			return d
-		}
-	}
-	return nil
-}
 
 // connName is the ledger's name of a connection, shared by both ends.
 func connName[T ~uint64](c T) string { return "c" + strconv.FormatUint(uint64(c), 10) }

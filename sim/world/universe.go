@@ -9,6 +9,7 @@ import (
 	"github.com/turnstile-sim/turnstile/daemon"
 	"github.com/turnstile-sim/turnstile/sim"
 	"github.com/turnstile-sim/turnstile/sim/check"
+	"github.com/turnstile-sim/turnstile/sim/harness"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -23,34 +24,20 @@ type universe struct {
 	store    *observedStore
 	coreCfg  core.Config
 	core     *coreNode // current incarnation; nil while down
-	devices  []*device
+	devices  []*harness.Device
 	wl       *workload
-	harness  harnessParams
 	pendingV []check.Violation
 
 	records map[string]int
 
-	shutdownSent  bool
-	recordsTotal  int
-	lastConverge  convergeMemo
-	nativeOutcome map[string]string // run → native settlement
+	shutdownSent bool
+	recordsTotal int
+	lastConverge convergeMemo
 	// capacityRefused holds turns whose preparation was refused with
 	// preparation_capacity and that have not started since.
 	capacityRefused map[string]bool
 	// deliveredAt is when Core first sent each run/input.
 	deliveredAt map[string]time.Time
-}
-
-// device is one Runtime device: its daemon configuration and the state
-// that outlives a daemon crash (fault windows, armed Harness faults).
-type device struct {
-	id           sim.NodeID
-	cfg          daemon.Config
-	caps         wire.AgentKindCapabilities
-	node         *daemonNode // current incarnation; nil while down
-	versionUntil time.Time   // dials fail the version check until then
-	tokens       map[sim.FaultKind]int
-	longTurns    int // long native turns played on this device
 }
 
 // Harness kinds: sessions use agentKind; some devices also declare
@@ -64,8 +51,8 @@ const (
 // as the last AtEnd check (for Shrink).
 func setup(w *sim.World, cfg Config, linAtEnd bool) *universe {
 	u := &universe{w: w, cfg: cfg, led: check.NewLedger(), records: map[string]int{},
-		nativeOutcome: map[string]string{}, capacityRefused: map[string]bool{},
-		deliveredAt: map[string]time.Time{}}
+		capacityRefused: map[string]bool{},
+		deliveredAt:     map[string]time.Time{}}
 	r := w.Rand("params")
 	u.coreCfg = core.DefaultConfig()
 	u.coreCfg.Bugs = core.Bugs{
@@ -73,26 +60,23 @@ func setup(w *sim.World, cfg Config, linAtEnd bool) *universe {
 		DoneOverridesCancel:   cfg.Bugs.CoreDoneOverridesCancel,
 	}
 	u.store = &observedStore{Memory: store.NewMemory(), u: u}
-	u.harness = drawHarness(r)
+	hcfg := harness.DrawConfig(r)
 	n := cfg.Devices
 	if n <= 0 || n > 4 {
 		n = 1 + r.IntN(4)
 	}
 	for i := range n {
-		d := &device{id: deviceID(i), tokens: map[sim.FaultKind]int{}}
-		d.caps = drawCaps(r, i)
-		d.cfg = drawDaemonConfig(r, d.caps, i > 0)
-		d.cfg.Bugs = daemon.Bugs{
+		dcfg := drawDaemonConfig(r, drawCaps(r, i), i > 0)
+		dcfg.Bugs = daemon.Bugs{
 			ForgetAdmissionExpiry:      cfg.Bugs.DaemonForgetsAdmissionExpiry,
 			AcceptBeforeApply:          cfg.Bugs.DaemonAcceptsBeforeApply,
 			FreeCapacityOnCloseFailure: cfg.Bugs.DaemonFreesCapacityOnCloseFailure,
 		}
-		u.devices = append(u.devices, d)
+		u.devices = append(u.devices, u.newDevice(i, dcfg, hcfg))
 	}
 	w.AddNode(coreID, func() sim.Node { return u.newCore() })
 	for _, d := range u.devices {
-		d := d
-		w.AddNode(d.id, func() sim.Node { return u.newDaemon(d) })
+		w.AddNode(d.ID, d.Factory)
 	}
 	u.wl = newWorkload(u, w.Rand("workload"))
 	w.AddNode(workloadID, func() sim.Node { return u.wl })
@@ -185,19 +169,17 @@ func drawDaemonConfig(r *rand.Rand, caps wire.AgentKindCapabilities, other bool)
 	}
 }
 
-// onHeal restarts crashed nodes, ends fault windows and releases hung
-// Harness calls.
+// onHeal restarts crashed nodes (harness.Register's hook has already
+// dropped armed Harness faults, ended version windows and released hung
+// Harness calls).
 func (u *universe) onHeal() {
 	if !u.w.Up(coreID) {
 		u.w.Restart(coreID)
 	}
 	for _, d := range u.devices {
-		clear(d.tokens)
-		d.versionUntil = time.Time{}
-		if !u.w.Up(d.id) {
-			u.w.Restart(d.id)
+		if !u.w.Up(d.ID) {
+			u.w.Restart(d.ID)
 		}
-		u.w.Inject(d.id, sim.TimerFired{Timer: cmdHeal})
 	}
 	u.w.After(time.Second, "", u.maybeShutdown)
 }
@@ -216,7 +198,7 @@ func (u *universe) maybeShutdown() {
 	u.shutdownSent = true
 	u.w.Note("shutdown requested")
 	for _, d := range u.devices {
-		u.w.Inject(d.id, sim.TimerFired{Timer: cmdShutdown})
+		d.Command(harness.CmdShutdown)
 	}
 }
 

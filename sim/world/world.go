@@ -191,7 +191,7 @@ func run(seed uint64, cfg Config, opts sim.Options) Outcome {
 func FaultKinds() []sim.FaultKind {
 	kinds := []sim.FaultKind{sim.FaultConnLoss, sim.FaultStall, sim.FaultSlow, sim.FaultDialRefuse}
 	for _, k := range worldKinds() {
-		kinds = append(kinds, k.kind)
+		kinds = append(kinds, k)
 	}
 	slices.Sort(kinds)
 	return kinds

@@ -1,0 +1,123 @@
+package harness
+
+import (
+	"time"
+
+	"github.com/turnstile-sim/turnstile/daemon"
+	"github.com/turnstile-sim/turnstile/sim"
+)
+
+// Device is one Runtime device: what outlives its daemon process (the
+// configuration, armed Harness faults, a version-mismatch window, the long
+// turns already played) and the current process, a Daemon node with the
+// simulated Harness inside it. Register the node with
+// World.AddNode(d.ID, d.Factory).
+type Device struct {
+	ID       sim.NodeID
+	Core     sim.NodeID    // the node the daemon dials
+	Daemon   daemon.Config // the machine's configuration
+	Harness  Config        // the Harness's behaviour
+	Backoff  Backoff       // reconnect backoff; zero takes DefaultBackoff()
+	Observer Observer      // sees machine events and effects; may be nil
+	Recorder Recorder      // receives ground truth as it happens; may be nil
+
+	w            *sim.World
+	tokens       map[sim.FaultKind]int
+	versionUntil time.Time
+	longTurns    int
+	node         *Daemon
+}
+
+// NewDevice builds device id of world w, dialing core.
+func NewDevice(w *sim.World, id, core sim.NodeID, cfg daemon.Config, hcfg Config) *Device {
+	return &Device{ID: id, Core: core, Daemon: cfg, Harness: hcfg, w: w, tokens: map[sim.FaultKind]int{}}
+}
+
+// Factory starts a new daemon process (with a new Harness inside it).
+func (d *Device) Factory() sim.Node {
+	d.node = newDaemon(d)
+	return d.node
+}
+
+// Node returns the current daemon process, or nil while it is down.
+func (d *Device) Node() *Daemon { return d.node }
+
+// Arm arms one Harness fault of kind k (at most TokensMax) and returns
+// the count now armed.
+func (d *Device) Arm(k sim.FaultKind) int {
+	if d.tokens[k] < TokensMax {
+		d.tokens[k]++
+	}
+	return d.tokens[k]
+}
+
+// Armed returns the faults of kind k armed on the device.
+func (d *Device) Armed(k sim.FaultKind) int { return d.tokens[k] }
+
+// take consumes one armed fault of kind k.
+func (d *Device) take(k sim.FaultKind) bool {
+	if d.tokens[k] == 0 {
+		return false
+	}
+	d.tokens[k]--
+	return true
+}
+
+// SetVersionWindow makes the daemon treat a version refusal as permanent
+// until the given instant: it redials only once the window has ended.
+func (d *Device) SetVersionWindow(until time.Time) { d.versionUntil = until }
+
+// VersionRefused reports whether now is inside the version window.
+func (d *Device) VersionRefused(now time.Time) bool { return now.Before(d.versionUntil) }
+
+// Heal drops armed faults, ends the version window and releases the
+// Harness's hung calls.
+func (d *Device) Heal() {
+	clear(d.tokens)
+	d.versionUntil = time.Time{}
+	d.Command(CmdHeal)
+}
+
+// Command wakes the running daemon process with a command (no effect
+// while it is down).
+func (d *Device) Command(cmd sim.TimerID) {
+	if d.w.Up(d.ID) {
+		d.w.Inject(d.ID, sim.TimerFired{Timer: cmd})
+	}
+}
+
+// Crash kills the daemon process and the Harness inside it: every native
+// resource it held ends with it (recorded closed by the crash), and the
+// kernel restarts the node after down.
+func (d *Device) Crash(down time.Duration) bool {
+	if !d.w.Up(d.ID) {
+		return false
+	}
+	if d.node != nil {
+		d.node.h.processDied(d.w.Now())
+	}
+	d.node = nil
+	d.w.Crash(d.ID)
+	d.w.After(down, "", func() { d.w.Restart(d.ID) })
+	return true
+}
+
+// Commands a fault handler (or the world) injects into a daemon process.
+const (
+	CmdHeal             sim.TimerID = "cmd/heal"              // release the Harness's hung calls
+	CmdShutdown         sim.TimerID = "cmd/shutdown"          // ask the machine to shut down
+	CmdInvalidHeartbeat sim.TimerID = "cmd/invalid_heartbeat" // send one malformed heartbeat
+	CmdReplace          sim.TimerID = "cmd/replace"           // dial a second connection that replaces the first
+	CmdRepublish        sim.TimerID = "cmd/republish"         // resend the newest live admission's status
+)
+
+// Backoff is the daemon's reconnect policy: Base doubling per failed dial
+// up to Max, plus up to Jitter (seeded).
+type Backoff struct {
+	Base, Max, Jitter time.Duration
+}
+
+// DefaultBackoff is 200 ms doubling to 5 s, plus up to 100 ms of jitter.
+func DefaultBackoff() Backoff {
+	return Backoff{Base: 200 * time.Millisecond, Max: 5 * time.Second, Jitter: 100 * time.Millisecond}
+}

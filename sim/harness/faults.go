@@ -1,0 +1,65 @@
+package harness
+
+import (
+	"fmt"
+
+	"github.com/turnstile-sim/turnstile/sim"
+)
+
+// Harness fault kinds. Each is a kernel fault kind (registered with
+// Register): the swarm schedules it against a device, and at its instant it
+// arms the device's Harness for its next matching call. Being in the
+// kernel's schedule, every one is on the fault timeline and can be shrunk.
+const (
+	PrepareFailure   sim.FaultKind = "harness_prepare_failure"    // the next Prepare fails; no executor
+	StartFailureNil  sim.FaultKind = "harness_start_failure_nil"  // the next StartTurn fails with no Turn
+	StartFailureTurn sim.FaultKind = "harness_start_failure_turn" // the next StartTurn returns a Turn and an error
+	WriteFailure     sim.FaultKind = "harness_write_failure"      // the next DurableWrite is definitely not written
+	WriteUncertain   sim.FaultKind = "harness_write_uncertain"    // the next DurableWrite's outcome is unknown (applied or not)
+	WriteOverBudget  sim.FaultKind = "harness_write_over_budget"  // the next DurableWrite answers after the daemon's budget
+	LateAccepted     sim.FaultKind = "harness_late_accepted"      // the next written input is consumed seconds later
+	CancelFailure    sim.FaultKind = "harness_cancel_failure"     // the next Cancel request fails; the Turn runs on
+	CancelLate       sim.FaultKind = "harness_cancel_late"        // the next cancelled Turn settles 5–20 s later
+	CancelNever      sim.FaultKind = "harness_cancel_never"       // the next cancelled Turn settles only at heal
+	LateEvents       sim.FaultKind = "harness_late_events"        // native events follow the next cancel's settlement
+	SettleError      sim.FaultKind = "harness_settle_error"       // the next settlement answer is unconfirmed
+	NotReusable      sim.FaultKind = "harness_not_reusable"       // the next settlement says Reusable=false
+	CloseFailure     sim.FaultKind = "harness_close_failure"      // the next CloseExecutor fails (the retry may succeed)
+	Hang             sim.FaultKind = "harness_hang"               // the next Prepare, StartTurn, DurableWrite or CloseExecutor answers at heal
+)
+
+// Kinds lists the Harness fault kinds in a fixed order.
+func Kinds() []sim.FaultKind {
+	return []sim.FaultKind{PrepareFailure, StartFailureNil, StartFailureTurn, WriteFailure, WriteUncertain,
+		WriteOverBudget, LateAccepted, CancelFailure, CancelLate, CancelNever, LateEvents, SettleError,
+		NotReusable, CloseFailure, Hang}
+}
+
+// TokensMax bounds the armed faults of one kind on one device.
+const TokensMax = 3
+
+// Register registers every Harness fault kind with the kernel, targeting
+// the given devices; a fault arms its target device (at most TokensMax per
+// kind) and notes the armed count on the fault timeline. At heal every
+// device drops its armed faults, ends its version window and releases its
+// hung calls.
+func Register(w *sim.World, devices []*Device) {
+	byID := map[sim.NodeID]*Device{}
+	var targets []sim.NodeID
+	for _, d := range devices {
+		byID[d.ID] = d
+		targets = append(targets, d.ID)
+	}
+	for _, k := range Kinds() {
+		k := k
+		w.RegisterFault(sim.FaultSpec{Kind: k, Targets: targets}, func(w *sim.World, f sim.Fault) {
+			d := byID[f.Node]
+			w.Note(fmt.Sprintf("fault detail armed=%d", d.Arm(k)))
+		})
+	}
+	w.OnHeal(func() {
+		for _, d := range devices {
+			d.Heal()
+		}
+	})
+}

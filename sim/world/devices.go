@@ -1,0 +1,164 @@
+package world
+
+import (
+	"time"
+
+	"github.com/turnstile-sim/turnstile/daemon"
+	"github.com/turnstile-sim/turnstile/sim"
+	"github.com/turnstile-sim/turnstile/sim/check"
+	"github.com/turnstile-sim/turnstile/sim/harness"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// newDevice builds device i: its daemon configuration and the shared
+// Harness's behaviour, with the world's observer and ground-truth recorder.
+func (u *universe) newDevice(i int, cfg daemon.Config, hcfg harness.Config) *harness.Device {
+	d := harness.NewDevice(u.w, deviceID(i), coreID, cfg, hcfg)
+	o := &devObserver{u: u, d: d}
+	d.Observer, d.Recorder = o, ledgerRecorder{u: u}
+	return d
+}
+
+// devObserver feeds the ledger from one device's daemon machine.
+type devObserver struct {
+	u *universe
+	d *harness.Device
+}
+
+func (o *devObserver) DaemonEvent(time.Time, daemon.Event) {}
+
+func (o *devObserver) DaemonEffect(now time.Time, e daemon.Effect) {
+	if s, ok := e.(daemon.Send); ok {
+		o.observeSend(now, s)
+	}
+}
+
+func (o *devObserver) ShellError(_ time.Time, msg string) { o.u.fail(checkWire, "%s", msg) }
+
+// observeSend records what a daemon sends: handles granted, started,
+// released and expired; receipts; cancel receipts; done, error and usage.
+func (o *devObserver) observeSend(now time.Time, e daemon.Send) {
+	u := o.u
+	at := u.lt(now)
+	conn := connName(e.Gen)
+	switch p := e.Frame.Payload.(type) {
+	case wire.PreparationStatus:
+		o.observeStatus(at, conn, p)
+	case wire.PromptSteerAck:
+		if st := p.Stage(); st == check.StageWritten || st == check.StageAccepted {
+			u.led.ReceiptSent(at, e.Frame.ID, p.InputID, st)
+			u.count("ReceiptSent")
+		}
+	case wire.InteractionDecisionAck:
+		u.led.CancelAckSent(at, e.Frame.ID, p.Applied)
+		u.count("CancelAckSent")
+		if p.Outcome != nil && p.Outcome.Usage != nil {
+			u.led.UsageSent(at, e.Frame.ID, check.UsageFromWire(p.Outcome.Usage))
+			u.count("UsageSent")
+		}
+	case wire.Done:
+		u.led.DoneSent(at, e.Frame.ID)
+		u.count("DoneSent")
+		if p.Usage != nil {
+			u.led.UsageSent(at, e.Frame.ID, check.UsageFromWire(p.Usage))
+			u.count("UsageSent")
+		}
+	case wire.RunError:
+		u.led.ErrorSent(at, e.Frame.ID)
+		u.count("ErrorSent")
+	case wire.UsageUpdate:
+		u.led.UsageSent(at, e.Frame.ID, check.UsageFromWire(&p.Usage))
+		u.count("UsageSent")
+	}
+}
+
+func (o *devObserver) observeStatus(at int64, conn string, st wire.PreparationStatus) {
+	u := o.u
+	if st.Handle == "" {
+		return
+	}
+	if st.Revision == 1 {
+		var expires int64
+		for _, a := range o.d.Node().Machine().Snapshot().Admissions {
+			if a.Handle == st.Handle && !a.ExpiresAt.IsZero() {
+				expires = u.lt(a.ExpiresAt)
+			}
+		}
+		u.led.HandleGranted(at, conn, st.Handle, expires)
+		u.count("HandleGranted")
+	}
+	switch st.State {
+	case wire.StateStarting:
+		u.led.HandleStarted(at, conn, st.Handle, st.RunID)
+		u.count("HandleStarted")
+	case wire.StateReleased, wire.StateFailed:
+		u.led.HandleReleased(at, conn, st.Handle)
+		u.count("HandleReleased")
+	case wire.StateExpired:
+		u.led.HandleExpired(at, conn, st.Handle)
+		u.count("HandleExpired")
+		if st.RunID == "" {
+			u.mark(check.MarkAdmissionExpiredBeforeStart)
+		}
+	}
+}
+
+// DaemonStepped reports the daemon's accounting after each machine step.
+// Executors that are neither active nor idle (closing after a release,
+// or kept after a failed close) count as closing.
+func (o *devObserver) DaemonStepped(now time.Time, m *daemon.Machine) {
+	c := m.Capacity()
+	l := o.d.Daemon.Limits
+	closing := max(c.Executors-c.Active-c.Idle, 0)
+	o.u.led.CapacitySample(o.u.lt(now), string(o.d.ID), check.Capacity{
+		Active: c.Active, Idle: c.Idle, Closing: closing,
+		ActiveMax: l.ActiveMax, IdleMax: l.ExecutorsMax - l.ActiveMax,
+	})
+	o.u.count("CapacitySample")
+}
+
+// ledgerRecorder records the Harness's ground truth in the ledger (and,
+// for tests only, lies about it as Config.breakTruth asks).
+type ledgerRecorder struct{ u *universe }
+
+func (r ledgerRecorder) ExecutorCreated(at int64, device, executor string) {
+	r.u.led.ExecutorCreated(at, device, executor)
+	r.u.count("ExecutorCreated")
+}
+
+func (r ledgerRecorder) ExecutorClosed(at int64, device, executor string) {
+	r.u.led.ExecutorClosed(at, device, executor)
+	r.u.count("ExecutorClosed")
+}
+
+func (r ledgerRecorder) TurnCreated(at int64, device, run string) {
+	r.u.led.TurnCreated(at, device, run)
+	r.u.count("TurnCreated")
+}
+
+func (r ledgerRecorder) InputApplied(at int64, run, input string) {
+	if r.u.cfg.breakTruth == truthForgetApplied {
+		return
+	}
+	r.u.led.InputApplied(at, run, input)
+	r.u.count("InputApplied")
+}
+
+func (r ledgerRecorder) TurnSettled(at int64, run, outcome string) {
+	if outcome == check.NativeCompleted && r.u.cfg.breakTruth == truthCompletedAsCancelled {
+		outcome = check.NativeCancelled
+	}
+	r.u.led.TurnSettled(at, run, outcome)
+	r.u.count("TurnSettled")
+}
+
+func (r ledgerRecorder) CloseRetried(int64, string, string) { r.u.mark(check.MarkCleanupRetried) }
+
+func (u *universe) deviceByID(id sim.NodeID) *harness.Device {
+	for _, d := range u.devices {
+		if d.ID == id {
+			return d
+		}
+	}
+	return nil
+}
