@@ -1,31 +1,85 @@
-// Package harness is the simulated Harness and the simulator's shell for
-// the daemon machine.
+// Package harness is the simulated Harness and the simulator's daemon
+// process: the one used by the full-stack world (sim/world) and by the
+// daemon's own sim suite.
 //
-// Harness is a sim service answering the native calls of daemon.Machine
-// (Prepare, StartTurn, DurableWrite, Cancel, AwaitSettlement,
-// CloseExecutor) in virtual time, with latencies and faults drawn from its
-// own random stream ("harness:<node>"). Results travel as ResultMsg
-// replies; native events of a Turn (output, the native terminal result,
-// input consumption) travel as EventMsg replies streamed on the call that
-// caused them.
+// # Devices and processes
 //
-// Fault kinds (Faults, each an integer Ratio, all off after heal):
-// prepare failure; start failure before input (no Turn) and after input
-// (a Turn with an error); durable write failure, uncertain outcome and
-// completion beyond the daemon's budget; late consumption confirmation;
-// cancel failure; a cancelled Turn settling late or only after heal;
-// unconfirmed settlement; native events after cancel; Reusable=false;
-// close failure (a later try may succeed); and Hang, which holds any reply
-// until heal. DrawFaults enables a random subset.
+// A Device is one Runtime device. It holds what outlives its daemon
+// process: the daemon.Config, the Harness Config, the reconnect Backoff,
+// an Observer and a Recorder, the Harness faults armed on it, a
+// version-mismatch window and the long turns already played. Its Factory
+// starts a process, a Daemon node: the daemon.Machine with a shell that
+// dials Core (reconnecting with capped exponential backoff and seeded
+// jitter, waiting out the version window after an "incompatible_version"
+// refusal), decodes every frame with wire.Decode (a failure becomes
+// daemon.FrameRejected with the type and ID the envelope still offers),
+// encodes every Send with wire.Encode, prefixes machine timers, reports a
+// CloseTransport it performed back to the machine as Disconnected, and
+// runs the Harness in the same process. Commands injected as timers drive
+// faults and the end of a run: CmdHeal (release hung calls), CmdShutdown,
+// CmdInvalidHeartbeat (one malformed heartbeat), CmdReplace (a second
+// connection replaces the first) and CmdRepublish (resend the newest live
+// admission's preparation_status). Device.Crash kills the process with its
+// Harness and lets the kernel restart it.
 //
-// Truth records what really happened natively: executors created and
-// closed, Turns created per Run and when their settlement was reported,
-// inputs written and applied. It also lists contract breaches the Harness
-// saw (a start on a retired executor, a close under a live Turn, an input
-// written twice, a Run started natively twice).
+// The Observer sees every machine event, every effect (before the shell
+// carries it out), the machine after each step, and shell errors (a frame
+// that does not encode). It only observes.
 //
-// Daemon wraps a daemon.Machine as a sim node: it dials Core, decodes and
-// encodes frames with wire, turns sim timers and calls into machine
-// events, and reports every machine event and effect to an Observer for
-// checkers.
+// # The Harness
+//
+// Harness answers the machine's native calls (Prepare, StartTurn,
+// DurableWrite, Cancel, AwaitSettlement, CloseExecutor) after seeded
+// latencies (stream "harness:<device>") through its host's timers.
+// Preparations are sometimes seconds long; a turn streams deltas and
+// cumulative usage and ends with done, sometimes after an engine error
+// (Config.SlowPrepare, Config.EngineError; DrawConfig draws both); one
+// turn in five, up to Config.LongTurnsMax per device, runs 16–48 s. A
+// turn cannot end naturally while a durable write into it is outstanding;
+// a written input is consumed shortly after the write; a cancel that
+// reaches a live turn wins over its natural end and settles it cancelled;
+// settlement waits are answered once the turn has settled; a close kills
+// a live turn on the executor.
+//
+// Ground truth is recorded at the instant each native fact happens, in
+// the Harness's Truth and in the device's Recorder (the sim/check ledger's
+// shape): executor created and closed, turn created and settled (with its
+// outcome), input written and applied. The Harness dies with its process:
+// every live turn is then settled failed and every executor closed, both
+// marked as ended by the crash (TurnTruth.EndedByCrash,
+// ExecutorTruth.ClosedByCrash) and recorded in the Recorder. Truth also
+// lists contract breaches the Harness saw (a start on a retired or unknown
+// executor or under a live turn, a close under an unsettled turn, an input
+// written twice, a run started natively twice, a call for an unknown turn
+// or executor).
+//
+// # Faults
+//
+// Every Harness behaviour under fault is its own kernel fault kind
+// (Kinds), registered with World.RegisterFault by Register: the swarm
+// selects the kinds per seed and schedules faults against devices, so they
+// are in the schedule, on the fault timeline and shrinkable. A fault arms
+// its device for its next matching call (at most TokensMax per kind):
+//
+//   - harness_prepare_failure: the preparation fails; no executor.
+//   - harness_start_failure_nil: the start fails with no turn.
+//   - harness_start_failure_turn: a turn and an error (settles failed).
+//   - harness_write_failure: the write is definitely not written.
+//   - harness_write_uncertain: the outcome is unknown (applied or not).
+//   - harness_write_over_budget: the write answers after the daemon's
+//     budget: consumed at the end, or consumed at once while the call
+//     overruns 35–60 s (the turn stays open behind it).
+//   - harness_late_accepted: written at once, consumed 3–33 s later.
+//   - harness_cancel_failure: the cancel request fails; the turn runs on.
+//   - harness_cancel_late: the cancelled turn settles 5–20 s later.
+//   - harness_cancel_never: the cancelled turn settles only at heal.
+//   - harness_late_events: a native event follows the cancel's settlement.
+//   - harness_settle_error: the settlement answer is unconfirmed.
+//   - harness_not_reusable: the settlement says Reusable=false.
+//   - harness_close_failure: the close fails (the retry may succeed).
+//   - harness_hang: the next prepare, start, write or close answers only
+//     at heal (a hung write may already be consumed).
+//
+// At heal (Register's hook) every device drops its armed faults, ends its
+// version window and releases its hung calls.
 package harness

@@ -25,32 +25,37 @@
 // arrive as sim calls from the workload and are answered after 1–20 ms, so
 // every read is an interval of virtual time.
 //
-// "d1".."d4" each run daemon.Machine with a shell and the simulated
-// Harness in the same process. The shell dials Core, reconnects after a
-// loss or refusal with capped exponential backoff (200 ms doubling to 5 s,
-// plus seeded jitter), waits out a version-mismatch window before
-// redialling, decodes and encodes frames, and reports a CloseTransport it
-// performed back to the machine as Disconnected. Device declarations vary
-// per seed: devices drop optional capabilities (structured output,
-// subagents, function tools, images, local environment, tool search,
-// workspace preparation) with chance 1/6 each (the first device only in a
-// quarter of the seeds), so Core must sometimes refuse a turn; a quarter
-// of the devices also declare a second, fully capable kind ("other") that
-// Core must never substitute, and on devices but the first the sessions'
-// kind is then unavailable half the time. Limits vary too: a third of the
+// "d1".."d4" are devices of sim/harness (harness.Device): each process
+// runs daemon.Machine with the shared shell and the simulated Harness
+// inside it. The shell dials Core, reconnects after a loss or refusal with
+// capped exponential backoff (200 ms doubling to 5 s, plus seeded jitter),
+// waits out a version-mismatch window before redialling, decodes and
+// encodes frames, and reports a CloseTransport it performed back to the
+// machine as Disconnected; the world's observer and recorder (devices.go)
+// feed the ledger. Device declarations vary per seed: devices drop
+// optional capabilities (structured output, subagents, function tools,
+// images, local environment, tool search, workspace preparation) with
+// chance 1/6 each (the first device only in a quarter of the seeds), so
+// Core must sometimes refuse a turn; a quarter of the devices also declare
+// a second, fully capable kind ("other") that Core must never substitute,
+// and on devices but the first the sessions' kind is then unavailable half
+// the time. Limits vary too: a third of the
 // devices get one or two active slots (preparation_capacity), a third a
 // 2–7 s admission expiry.
 //
-// The Harness answers native calls after seeded latencies through node
-// timers: preparations (sometimes seconds long), turns that stream deltas
-// and cumulative usage and end with done (sometimes after an engine
-// error), durable writes consumed shortly after being written, cancels
-// that settle the turn as cancelled (a cancel that reaches a live turn
-// wins over its natural end), settlement waits, closes. It records ground
-// truth in the ledger at the instant each native fact happens: executor
-// created and closed, turn created and settled, input applied. A daemon
-// crash kills its Harness: every live executor is recorded closed and
-// every live turn settled failed.
+// The Harness (package sim/harness, one per device process, behaviour
+// drawn once per seed with harness.DrawConfig) answers native calls after
+// seeded latencies through node timers: preparations (sometimes seconds
+// long), turns that stream deltas and cumulative usage and end with done
+// (sometimes after an engine error; at most one 16–48 s turn per device),
+// durable writes consumed shortly after being written (a turn cannot end
+// naturally while a write into it is outstanding), cancels that settle the
+// turn as cancelled (a cancel that reaches a live turn wins over its
+// natural end), settlement waits, closes. It records ground truth in the
+// ledger at the instant each native fact happens: executor created and
+// closed, turn created and settled, input applied. A daemon crash kills
+// its Harness: every live executor is recorded closed and every live turn
+// settled failed (ended by the crash in the Harness's truth).
 //
 // "workload" is the API client (stream "workload"). It creates one to
 // four sessions with varied agent configuration (environment none,
@@ -78,15 +83,20 @@
 //   - status_republish: the daemon resends the current preparation_status
 //     of its newest live admission, as it does for a repeated request;
 //     Core must ignore the duplicate revision.
-//   - harness_*: arm the device's Harness for its next matching call:
-//     prepare_failure, start_failure_nil (no turn), start_failure_turn
-//     (a turn and an error), write_failure, write_uncertain (applied or
-//     not), write_over_budget, late_accepted (consumed seconds after the
-//     write), cancel_late (settles 5–20 s after the cancel), cancel_never
-//     (settles at heal), late_events (events after the cancel settled),
-//     not_reusable (settlement says Reusable=false), close_failure (the
-//     retry succeeds) and hang (the next prepare, start, write or close
-//     answers only at heal; a hung write may already be consumed).
+//   - harness_*: the Harness kinds of sim/harness (registered by
+//     harness.Register), each arming the device's Harness for its next
+//     matching call: prepare_failure, start_failure_nil (no turn),
+//     start_failure_turn (a turn and an error), write_failure,
+//     write_uncertain (applied or not), write_over_budget (answered after
+//     the daemon's budget; often consumed at once while the call overruns
+//     35–60 s), late_accepted (consumed seconds after the write),
+//     cancel_failure (the cancel request fails), cancel_late (settles 5–20
+//     s after the cancel), cancel_never (settles at heal), late_events
+//     (events after the cancel settled), settle_error (an unconfirmed
+//     settlement answer), not_reusable (settlement says Reusable=false),
+//     close_failure (the retry succeeds) and hang (the next prepare,
+//     start, write or close answers only at heal; a hung write may already
+//     be consumed).
 //
 // At heal every crashed node restarts, armed Harness faults are dropped,
 // hung calls are released and a version window closes. Once the workload
@@ -129,8 +139,9 @@
 // daemon sends expired for a handle never started), cancel raced done (Core
 // receives done while its cancel receipt is awaited), steer unknown after
 // 30 s (Core records an input unknown a full written window after its
-// delivery), cancel_unconfirmed (Core fails a
-// turn with it), cleanup retried (a close after a failed close), capacity
+// delivery; reached through harness_write_over_budget, a write consumed at
+// once whose call overruns 35–60 s while the native turn stays open
+// behind it), cancel_unconfirmed (Core fails a turn with it), cleanup retried (a close after a failed close), capacity
 // rejection then success (a turn refused for preparation_capacity is
 // started later), stale revision ignored (Core receives a status at or
 // below the revision it holds), reconnect during steer (a device's
