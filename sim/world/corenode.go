@@ -30,9 +30,8 @@ type coreNode struct {
 }
 
 const (
-	corePrefix    = "c/"
-	apiPrefix     = "api/"
-	reasonVersion = "incompatible_version"
+	corePrefix = "c/"
+	apiPrefix  = "api/"
 )
 
 func (u *universe) newCore() sim.Node {
