@@ -38,6 +38,9 @@ type universe struct {
 	capacityRefused map[string]bool
 	// deliveredAt is when Core first sent each run/input.
 	deliveredAt map[string]time.Time
+	// breachesSeen counts the contract breaches already reported per
+	// Harness (one per daemon process); looked up, never ranged.
+	breachesSeen map[*harness.Truth]int
 }
 
 // Harness kinds: sessions use agentKind; some devices also declare

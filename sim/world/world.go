@@ -11,6 +11,7 @@ import (
 
 	"github.com/turnstile-sim/turnstile/sim"
 	"github.com/turnstile-sim/turnstile/sim/check"
+	"github.com/turnstile-sim/turnstile/sim/harness"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -210,6 +211,11 @@ var checkNames = []string{
 // wire refuses to encode.
 const checkWire = "wire_encode"
 
+// checkHarnessContract names breaches of the Harness contract by a daemon
+// as the simulated Harness saw them: a start on a retired executor, a close
+// under a live Turn, an input written twice, a Run started natively twice.
+const checkHarnessContract = "harness_contract"
+
 // addChecks wires the ledger into the kernel: the first check drains the
 // ledger after every step; each check reports the violations of its name.
 func (u *universe) addChecks() {
@@ -222,6 +228,7 @@ func (u *universe) addChecks() {
 			return u.takeViolation(name)
 		}})
 	}
+	u.w.AddCheck(sim.Check{Name: checkHarnessContract, AfterStep: u.harnessBreach})
 	u.w.AddCheck(sim.Check{Name: check.CheckLiveness, AtEnd: func(v *sim.View) error {
 		u.pendingV = append(u.pendingV, u.led.Final(u.lt(v.Now()))...)
 		return u.takeViolation(check.CheckLiveness)
@@ -232,6 +239,28 @@ func (u *universe) addChecks() {
 	u.w.AddCheck(sim.Check{Name: check.CheckAcceptedWithoutTruth + "_final", AtEnd: func(v *sim.View) error {
 		return u.takeViolation(check.CheckAcceptedWithoutTruth)
 	}})
+}
+
+// harnessBreach reports the first contract breach a Harness recorded since
+// the last step. Breaches are recorded as they happen, so checking after
+// every step sees those of a daemon process that later crashes.
+func (u *universe) harnessBreach(*sim.View) error {
+	if u.breachesSeen == nil {
+		u.breachesSeen = map[*harness.Truth]int{}
+	}
+	for _, d := range u.devices {
+		n := d.Node()
+		if n == nil {
+			continue
+		}
+		t := n.Harness().Truth()
+		all := t.Violations()
+		if seen := u.breachesSeen[t]; len(all) > seen {
+			u.breachesSeen[t] = seen + 1
+			return fmt.Errorf("%s: %s", d.ID, all[seen])
+		}
+	}
+	return nil
 }
 
 func (u *universe) takeViolation(name string) error {
