@@ -23,9 +23,11 @@ fmt:
 vet:
 	$(GO) vet ./...
 
-# Only shells and real adapters start goroutines; machines are single-threaded
-# by construction (the determinism guard in sim/tidy_test.go enforces it).
-RACE_PKGS ?= ./adapters/... ./cmd/... ./sim
+# Only shells, real adapters and the kernel's shell clock start goroutines;
+# machines are single-threaded by construction (sim/tidy_test.go enforces it).
+# sim/world is included because it runs whole worlds concurrently to prove
+# runs share no state.
+RACE_PKGS ?= ./adapters/... ./cmd/... ./sim ./sim/world
 
 race:
 	$(GO) test -count=1 -race $(RACE_PKGS)
