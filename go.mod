@@ -3,10 +3,7 @@ module github.com/turnstile-sim/turnstile
 go 1.26
 
 require (
-	github.com/anishathalye/porcupine v1.3.1 // indirect
-	github.com/benbjohnson/clock v1.3.5 // indirect
-	github.com/coder/websocket v1.8.15 // indirect
-	github.com/stretchr/testify v1.12.1 // indirect
-	go.yaml.in/yaml/v3 v3.0.5 // indirect
-	pgregory.net/rapid v1.3.0 // indirect
+	github.com/anishathalye/porcupine v1.3.1
+	github.com/benbjohnson/clock v1.3.5
+	pgregory.net/rapid v1.3.0
 )
