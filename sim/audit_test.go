@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -127,5 +128,25 @@ func TestAddingAComponentDoesNotShiftOthers(t *testing.T) {
 	}
 	if other := Run(4, opts); other.Fingerprint != plain.Fingerprint {
 		t.Fatal("drawing from another stream changed the run")
+	}
+	// A new fault kind adds its own faults and leaves the others' schedule
+	// as it was, with and without every kind forced on.
+	for _, all := range []bool{false, true} {
+		for seed := uint64(1); seed <= 50; seed++ {
+			opts := toyOptions(toyConfig{})
+			opts.Swarm.All = all
+			before := Run(seed, opts)
+			base := opts.Setup
+			opts.Setup = func(w *World) {
+				base(w)
+				w.RegisterFault(FaultSpec{Kind: "b_extra", Targets: []NodeID{"server"}}, nopFault)
+			}
+			after := Run(seed, opts)
+			en, fs := without(after.Schedule, "b_extra")
+			if !slices.Equal(en, before.Schedule.Enabled) || !slices.Equal(fs, before.Schedule.Faults) {
+				t.Fatalf("seed %d all=%v: a new fault kind shifted the others:\n%s\n%s",
+					seed, all, before.Schedule, after.Schedule)
+			}
+		}
 	}
 }

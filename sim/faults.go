@@ -176,7 +176,12 @@ func (w *World) allSpecs() []faultEntry {
 	return all
 }
 
-// generate draws the schedule of a run from the seed alone.
+// generate draws the schedule of a run from the seed alone. The heal time
+// and the network parameters come from the "swarm" stream; each kind draws
+// its enable decision and gap from "swarm:<kind>" and its timeline from
+// "faults:<kind>", so registering, enabling or restricting one kind never
+// shifts the draws of another (a kind's timeline depends only on the seed,
+// its own spec and the heal time).
 func (w *World) generate(cfg SwarmConfig) Schedule {
 	r := w.Rand("swarm")
 	s := Schedule{Seed: w.seed, Workload: w.workload}
@@ -184,16 +189,19 @@ func (w *World) generate(cfg SwarmConfig) Schedule {
 	lo := durationIn(r, int64(time.Millisecond), int64(5*time.Millisecond))
 	s.Network = NetworkConfig{LatencyMin: lo, LatencyMax: lo + durationIn(r, 0, int64(50*time.Millisecond)),
 		DetectMax: durationIn(r, 0, int64(2*time.Second))}
-	faults := w.Rand("faults")
 	for _, e := range w.allSpecs() {
-		eligible := cfg.Kinds == nil || slices.Contains(cfg.Kinds, e.spec.Kind)
-		on := cfg.Enable.Chance(r) || cfg.All // draw even when ineligible: stable streams
-		gap := gapChoices[r.IntN(len(gapChoices))]
-		if !eligible || !on {
+		kind := string(e.spec.Kind)
+		if cfg.Kinds != nil && !slices.Contains(cfg.Kinds, e.spec.Kind) {
+			continue
+		}
+		kr := NewStream(w.seed, "swarm:"+kind)
+		on := cfg.Enable.Chance(kr) || cfg.All
+		gap := gapChoices[kr.IntN(len(gapChoices))]
+		if !on {
 			continue
 		}
 		s.Enabled = append(s.Enabled, KindSetting{Kind: e.spec.Kind, Gap: gap})
-		s.Faults = append(s.Faults, drawFaults(faults, e.spec, gap, s.Heal)...)
+		s.Faults = append(s.Faults, drawFaults(NewStream(w.seed, "faults:"+kind), e.spec, gap, s.Heal)...)
 	}
 	slices.SortStableFunc(s.Faults, func(a, b Fault) int { return cmp.Compare(a.At, b.At) })
 	return s
@@ -251,25 +259,44 @@ func (w *World) inject(f Fault) {
 			ends = []int{0, 1}
 		}
 		for _, e := range ends {
-			c.ends[e].stalled = true
-			w.After(f.For, "", func() { w.endFault(func() { n.release(c, e) }) })
+			n.stall(c, e, w.now+int64(f.For))
+			w.After(f.For, "", func() {
+				w.endFault("stall", n.direction(c, e), func() string { return stallEndNote(n.stallEnd(c, e)) })
+			})
 		}
 	case FaultSlow:
 		e := int(bits & 1)
-		c.ends[e].extra = int64(f.Extra)
-		w.After(f.For, "", func() { w.endFault(func() { c.ends[e].extra = 0 }) })
+		n.slow(c, e, w.now+int64(f.For), int64(f.Extra))
+		w.After(f.For, "", func() {
+			w.endFault("slow", n.direction(c, e), func() string { return slowEndNote(n.slowEnd(c, e)) })
+		})
 	default:
 		panic(fmt.Sprintf("sim: fault kind %q has no handler", f.Kind))
 	}
 }
 
-// endFault runs the end of a timed fault unless the run never heals and the
-// heal time has passed.
-func (w *World) endFault(fn func()) {
+func stallEndNote(still bool) string {
+	if still {
+		return " (still stalled)"
+	}
+	return ""
+}
+
+func slowEndNote(extra int64) string {
+	if extra == 0 {
+		return ""
+	}
+	return " (still slow: extra=" + time.Duration(extra).String() + ")"
+}
+
+// endFault runs the end of a timed fault and traces it as "<what> end
+// <direction>", unless the run never heals and the heal time has passed.
+func (w *World) endFault(what, dir string, fn func() string) {
 	if w.opts.NeverHeal && w.healed {
+		w.Note(what + " end " + dir + " skipped (never heal)")
 		return
 	}
-	fn()
+	w.Note(what + " end " + dir + fn())
 }
 
 func (w *World) handlerFor(k FaultKind) FaultHandler {

@@ -46,6 +46,16 @@ type connEnd struct {
 	stalled bool
 	held    []held
 	extra   int64 // slowdown added to every frame leaving this end
+	// stallUntil is the latest end of the stalls of this direction: a stall
+	// ending earlier leaves the direction stalled.
+	stallUntil int64
+	// slows are the active slowdowns of this direction; extra is the largest.
+	slows []slowWindow
+}
+
+// slowWindow is one active slowdown: extra latency until a virtual instant.
+type slowWindow struct {
+	until, extra int64
 }
 
 type conn struct {
@@ -254,7 +264,7 @@ func (n *network) breakConn(c *conn, reason string) {
 				n.w.stats.FramesLost++
 			}
 		}
-		d.held, d.stalled = nil, false
+		d.held, d.stalled, d.stallUntil = nil, false, 0
 		if d.closed {
 			continue
 		}
@@ -308,6 +318,50 @@ func (n *network) open() []*conn {
 	return out
 }
 
+// stall holds the direction leaving end e until at least until.
+func (n *network) stall(c *conn, e int, until int64) {
+	d := &c.ends[e]
+	d.stalled = true
+	d.stallUntil = max(d.stallUntil, until)
+}
+
+// stallEnd ends one stall of the direction leaving end e: the held frames
+// are released in order unless another stall of it is still active. It
+// reports whether the direction is still stalled.
+func (n *network) stallEnd(c *conn, e int) bool {
+	d := &c.ends[e]
+	if d.stalled && d.stallUntil > n.w.now {
+		return true
+	}
+	n.release(c, e)
+	return false
+}
+
+// slow adds extra latency to the direction leaving end e until until; the
+// direction's latency is the largest extra of its active slowdowns.
+func (n *network) slow(c *conn, e int, until, extra int64) {
+	d := &c.ends[e]
+	d.slows = append(d.slows, slowWindow{until: until, extra: extra})
+	d.extra = max(d.extra, extra)
+}
+
+// slowEnd drops the slowdowns of the direction leaving end e that have
+// ended and returns the extra latency still in force.
+func (n *network) slowEnd(c *conn, e int) int64 {
+	d := &c.ends[e]
+	kept := d.slows[:0]
+	d.extra = 0
+	for _, s := range d.slows {
+		if s.until > n.w.now {
+			kept = append(kept, s)
+			d.extra = max(d.extra, s.extra)
+		}
+	}
+	clear(d.slows[len(kept):])
+	d.slows = kept
+	return d.extra
+}
+
 // release ends a stall of the direction leaving end e, sending held frames
 // in order.
 func (n *network) release(c *conn, e int) {
@@ -315,12 +369,18 @@ func (n *network) release(c *conn, e int) {
 	if !d.stalled {
 		return
 	}
-	d.stalled = false
+	d.stalled, d.stallUntil = false, 0
 	pending := d.held
 	d.held = nil
 	for _, h := range pending {
 		n.push(c, e, h)
 	}
+}
+
+// direction renders the direction leaving end e as "c1 a->b".
+func (n *network) direction(c *conn, e int) string {
+	from, to := n.w.slots[c.ends[e].node].id, n.w.slots[c.ends[1-e].node].id
+	return string(appendConn(nil, c.id)) + " " + string(from) + "->" + string(to)
 }
 
 // heal ends every stall, slowdown and dial-refusal window. With never set,
@@ -336,7 +396,8 @@ func (n *network) heal(never bool) {
 	}
 	for _, c := range n.conns {
 		for e := 0; e < 2; e++ {
-			c.ends[e].extra = 0
+			d := &c.ends[e]
+			d.extra, d.slows, d.stallUntil = 0, nil, 0
 			n.release(c, e)
 		}
 	}
