@@ -39,6 +39,7 @@ type waiter struct {
 	fn     func()
 	inline bool          // run fn on the advancing goroutine (deadlines)
 	period time.Duration // tickers
+	handle any           // the *clock.Timer or *clock.Ticker bound to it, if any
 }
 
 var _ clock.Clock = (*ShellClock)(nil)
@@ -78,6 +79,10 @@ func (c *ShellClock) Set(t time.Time) {
 		w := c.waiters[0]
 		c.waiters = c.waiters[1:]
 		c.now = w.at
+		if w.period == 0 && w.handle != nil {
+			delete(c.handles, w.handle) // a fired one-shot timer is forgotten
+			w.handle = nil
+		}
 		c.fire(w)
 		c.mu.Unlock()
 	}
@@ -168,6 +173,7 @@ func (c *ShellClock) bind(handle any, w *waiter) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.handles[handle] = w
+	w.handle = handle
 }
 
 func (c *ShellClock) lookup(handle any) (*waiter, bool) {
@@ -203,30 +209,42 @@ func (c *ShellClock) Ticker(d time.Duration) *clock.Ticker {
 }
 
 // StopTimer stops a timer from Timer or AfterFunc; it reports whether the
-// timer was still pending.
+// timer was still pending. The clock forgets the timer.
 func (c *ShellClock) StopTimer(t *clock.Timer) bool {
-	w, ok := c.lookup(t)
-	return ok && c.remove(w)
+	return c.forget(t)
 }
 
-// ResetTimer re-arms a timer to fire d from now; it reports whether the
-// timer was still pending.
+// ResetTimer re-arms a pending timer to fire d from now and reports true.
+// A timer that already fired or was stopped is forgotten by the clock and
+// cannot be re-armed: ResetTimer panics; create a new timer instead.
 func (c *ShellClock) ResetTimer(t *clock.Timer, d time.Duration) bool {
 	w, ok := c.lookup(t)
-	assert(ok, "ResetTimer of a timer this clock did not create")
+	assert(ok, "ResetTimer of a timer that fired, was stopped or is not this clock's (create a new one)")
 	pending := c.remove(w)
 	c.add(d, w)
 	return pending
 }
 
-// StopTicker stops a ticker from Ticker.
-func (c *ShellClock) StopTicker(t *clock.Ticker) {
-	if w, ok := c.lookup(t); ok {
-		c.remove(w)
-		c.mu.Lock()
-		delete(c.handles, t)
-		c.mu.Unlock()
+// StopTicker stops a ticker from Ticker. The clock forgets the ticker.
+func (c *ShellClock) StopTicker(t *clock.Ticker) { c.forget(t) }
+
+// forget removes the waiter bound to handle and the binding; it reports
+// whether the waiter was still pending.
+func (c *ShellClock) forget(handle any) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	w, ok := c.handles[handle]
+	if !ok {
+		return false
 	}
+	delete(c.handles, handle)
+	w.handle = nil
+	i := slices.Index(c.waiters, w)
+	if i < 0 {
+		return false
+	}
+	c.waiters = slices.Delete(c.waiters, i, i+1)
+	return true
 }
 
 // WithTimeout is WithDeadline(parent, Now()+d).
@@ -236,21 +254,33 @@ func (c *ShellClock) WithTimeout(parent context.Context, d time.Duration) (conte
 
 // WithDeadline returns a context that is done when the virtual clock reaches
 // d (Err is context.DeadlineExceeded) or when parent is done or cancel is
-// called.
+// called. As with context.WithDeadline, a deadline not after Now gives a
+// context that is already done with context.DeadlineExceeded.
 func (c *ShellClock) WithDeadline(parent context.Context, d time.Time) (context.Context, context.CancelFunc) {
 	if pd, ok := parent.Deadline(); ok && !pd.After(d) {
 		return context.WithCancel(parent)
 	}
 	inner, cancel := context.WithCancel(parent)
 	ctx := &deadlineContext{Context: inner, deadline: d}
-	w := c.add(d.Sub(c.Now()), &waiter{inline: true, fn: func() {
+	expire := func() {
 		ctx.mu.Lock()
 		if ctx.err == nil && inner.Err() == nil {
 			ctx.err = context.DeadlineExceeded
 		}
 		ctx.mu.Unlock()
 		cancel()
-	}})
+	}
+	w := &waiter{at: d, inline: true, fn: expire}
+	c.mu.Lock()
+	past := !d.After(c.now)
+	if !past {
+		c.insert(w)
+	}
+	c.mu.Unlock()
+	if past {
+		expire()
+		return ctx, cancel
+	}
 	return ctx, func() { c.remove(w); cancel() }
 }
 

@@ -3,6 +3,8 @@ package sim
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"runtime"
 	"testing"
 	"time"
@@ -13,6 +15,13 @@ func waitForWaiters(c *ShellClock, n int) {
 	for c.Waiters() < n {
 		runtime.Gosched()
 	}
+}
+
+// handleCount returns how many timers and tickers c still tracks.
+func (c *ShellClock) handleCount() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.handles)
 }
 
 func TestShellClockSleepReleasedByAdvance(t *testing.T) {
@@ -44,6 +53,7 @@ func TestShellClockOrderAndTimers(t *testing.T) {
 		t.Fatal("StopTimer should report pending once")
 	}
 	tk := c.Ticker(700 * time.Millisecond)
+	later := c.Timer(time.Hour)
 	c.Add(3 * time.Second)
 	if got := <-tm.C; !got.Equal(Epoch.Add(time.Second)) {
 		t.Fatalf("timer fired at %s", got)
@@ -60,9 +70,11 @@ func TestShellClockOrderAndTimers(t *testing.T) {
 	default:
 	}
 	c.StopTicker(tk)
-	c.ResetTimer(tm, time.Second)
+	if !c.ResetTimer(later, time.Second) {
+		t.Fatal("ResetTimer of a pending timer should report pending")
+	}
 	c.Add(time.Second)
-	if got := <-tm.C; !got.Equal(Epoch.Add(4 * time.Second)) {
+	if got := <-later.C; !got.Equal(Epoch.Add(4 * time.Second)) {
 		t.Fatalf("reset timer fired at %s", got)
 	}
 	if c.Waiters() != 0 {
@@ -95,4 +107,71 @@ func TestShellClockAfterFuncAndDeadline(t *testing.T) {
 	if !errors.Is(ctx2.Err(), context.Canceled) || c.Waiters() != 0 {
 		t.Fatalf("cancelled context: %v, %d waiters", ctx2.Err(), c.Waiters())
 	}
+}
+
+func TestShellClockPastDeadlineIsDoneAtOnce(t *testing.T) {
+	c := NewShellClock(Epoch.Add(time.Hour))
+	for name, mk := range map[string]func() (context.Context, context.CancelFunc){
+		"past deadline": func() (context.Context, context.CancelFunc) {
+			return c.WithDeadline(context.Background(), Epoch)
+		},
+		"deadline now": func() (context.Context, context.CancelFunc) {
+			return c.WithDeadline(context.Background(), c.Now())
+		},
+		"zero timeout": func() (context.Context, context.CancelFunc) {
+			return c.WithTimeout(context.Background(), 0)
+		},
+		"negative timeout": func() (context.Context, context.CancelFunc) {
+			return c.WithTimeout(context.Background(), -time.Second)
+		},
+	} {
+		ctx, cancel := mk()
+		select {
+		case <-ctx.Done():
+		default:
+			t.Fatalf("%s: context not done before the clock moves", name)
+		}
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			t.Fatalf("%s: Err = %v", name, ctx.Err())
+		}
+		cancel()
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) || c.Waiters() != 0 {
+			t.Fatalf("%s: after cancel Err = %v, %d waiters", name, ctx.Err(), c.Waiters())
+		}
+	}
+}
+
+func TestShellClockForgetsFiredAndStoppedTimers(t *testing.T) {
+	c := NewShellClock(Epoch)
+	ran := make(chan struct{}, 100)
+	for range 100 {
+		c.Timer(time.Second)
+		c.AfterFunc(time.Second, func() { ran <- struct{}{} })
+	}
+	for range 50 {
+		c.StopTimer(c.Timer(time.Minute))
+		c.StopTicker(c.Ticker(time.Minute))
+	}
+	tk := c.Ticker(time.Second)
+	pending := c.Timer(time.Hour)
+	c.Add(2 * time.Second)
+	for range 100 {
+		<-ran
+	}
+	if n := c.handleCount(); n != 2 {
+		t.Fatalf("clock still tracks %d timers and tickers, want 2 (the ticker and the pending timer)", n)
+	}
+	if !c.ResetTimer(pending, time.Second) || !c.StopTimer(pending) || c.StopTimer(pending) {
+		t.Fatal("a pending timer must reset once and then be gone when stopped")
+	}
+	c.StopTicker(tk)
+	if n := c.handleCount(); n != 0 || c.Waiters() != 0 {
+		t.Fatalf("%d handles and %d waiters left", n, c.Waiters())
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "create a new one") {
+			t.Fatalf("ResetTimer of a stopped timer: recovered %v", r)
+		}
+	}()
+	c.ResetTimer(pending, time.Second)
 }
