@@ -117,6 +117,10 @@ type Result struct {
 	Pending     string // the predicate's last reason when it did not hold
 	Tail        []string
 	Trace       []string // only with Options.KeepTrace
+	// TraceErr is the first error of Options.TraceWriter, which then got no
+	// further lines: the run itself and its Fingerprint are unaffected, but
+	// the written trace is incomplete. Nil without a writer.
+	TraceErr error
 }
 
 // Failed reports whether any check failed.
@@ -140,6 +144,9 @@ func (r Result) Report() string {
 	}
 	if len(r.Violations) == 0 {
 		fmt.Fprintf(&b, "ok converged=%v pending=%q\n", r.Converged, r.Pending)
+	}
+	if r.TraceErr != nil {
+		fmt.Fprintf(&b, "TRACE INCOMPLETE %v\n", r.TraceErr)
 	}
 	fmt.Fprintf(&b, "fingerprint=%s steps=%d events=%d end=%s\n", r.Fingerprint, r.Stats.Steps,
 		r.Stats.Events, FormatTime(Epoch.Add(r.Stats.End)))
@@ -322,7 +329,7 @@ func (w *World) result(s Schedule) Result {
 	return Result{
 		Seed: w.seed, Schedule: s, Fingerprint: w.tr.fingerprint(), Violations: w.violations,
 		Stats: w.stats, Marks: maps.Clone(w.marks), Converged: w.converged, Pending: w.pending,
-		Tail: w.tr.tail(), Trace: w.tr.all,
+		Tail: w.tr.tail(), Trace: w.tr.all, TraceErr: w.tr.writeErr(),
 	}
 }
 

@@ -3,6 +3,7 @@ package sim
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"hash"
 	"io"
 	"strconv"
@@ -29,7 +30,9 @@ type tracer struct {
 	all   []string
 	buf   []byte
 	batch []byte // lines not yet hashed: hashing in blocks is cheaper
-	err   error
+	err   error  // first error of out; no line is written after it
+	// failedAt is the number of lines written to out before the error.
+	failedAt uint64
 }
 
 // traceBatchBytes is how many bytes of lines are hashed at once.
@@ -68,7 +71,9 @@ func (t *tracer) end(b []byte) {
 		t.next = (t.next + 1) % len(t.ring)
 	}
 	if t.out != nil && t.err == nil {
-		_, t.err = t.out.Write(b)
+		if _, t.err = t.out.Write(b); t.err != nil {
+			t.failedAt = t.lines - 1
+		}
 	}
 	if t.keep {
 		t.all = append(t.all, string(b[:len(b)-1]))
@@ -80,6 +85,14 @@ func (t *tracer) line(at int64, who, arrow, text string) {
 	b := t.begin(at, who, arrow)
 	b = append(b, text...)
 	t.end(b)
+}
+
+// writeErr returns the first error of the trace writer, if any.
+func (t *tracer) writeErr() error {
+	if t.err == nil {
+		return nil
+	}
+	return fmt.Errorf("sim: trace writer failed after %d lines: %w", t.failedAt, t.err)
 }
 
 // fingerprint returns the hex SHA-256 of every line written so far.
