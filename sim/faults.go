@@ -115,11 +115,15 @@ func (s Schedule) MarshalIndent() []byte {
 	return b
 }
 
-// ParseSchedule reads a schedule stored as JSON.
+// ParseSchedule reads a schedule stored as JSON and validates it (see
+// Schedule.Validate).
 func ParseSchedule(b []byte) (Schedule, error) {
 	var s Schedule
 	if err := json.Unmarshal(b, &s); err != nil {
 		return Schedule{}, fmt.Errorf("sim: bad schedule: %w", err)
+	}
+	if err := s.Validate(); err != nil {
+		return Schedule{}, err
 	}
 	return s, nil
 }

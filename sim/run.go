@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"strings"
 	"time"
 )
@@ -14,6 +15,7 @@ type Options struct {
 	// convergence predicate, workload. It runs before the schedule is drawn.
 	Setup func(w *World)
 	// Schedule replays a stored schedule instead of drawing one from the seed.
+	// It must be valid (Schedule.Validate): Run panics otherwise.
 	Schedule *Schedule
 	// Swarm bounds the swarm draws.
 	Swarm SwarmConfig
@@ -179,13 +181,18 @@ func Run(seed uint64, opts Options) Result {
 	} else {
 		s = w.generate(opts.Swarm)
 	}
+	if err := s.Validate(); err != nil {
+		panic(fmt.Sprintf("sim: invalid schedule (validate it with Schedule.Validate or ParseSchedule first): %v", err))
+	}
 	w.start(s)
 	w.loop()
 	return w.result(s)
 }
 
 // Replay runs a stored schedule with its own seed. Given the same Setup and
-// options it reproduces the original run's fingerprint exactly.
+// options it reproduces the original run's fingerprint exactly. An invalid
+// schedule (see Schedule.Validate) is a programmer error: Replay panics;
+// schedules read from storage go through ParseSchedule, which returns it.
 func Replay(s Schedule, opts Options) Result {
 	opts.Schedule = &s
 	return Run(s.Seed, opts)
@@ -240,7 +247,7 @@ func (w *World) healNow() {
 }
 
 func (w *World) loop() {
-	deadline := w.heal + int64(w.opts.LivenessTimeout)
+	deadline := w.heal + min(int64(w.opts.LivenessTimeout), math.MaxInt64-w.heal)
 	for !w.stop {
 		if w.q.len() == 0 {
 			w.settle("quiescent")

@@ -37,7 +37,8 @@ func Shrink(failing Result, opts Options) ShrinkResult {
 	best.Workload = sh.minimiseWorkload(best)
 	best.Faults = sh.minimiseFaults(best)
 	best.Workload = sh.minimiseWorkload(best)
-	best.Heal = sh.minimiseHeal(best)
+	best = sh.minimiseHeal(best)
+	assertf(best.Validate() == nil, "shrink produced an invalid schedule: %v", best.Validate())
 	out.Schedule = best
 	out.Result = Replay(best, opts)
 	assertf(out.Result.FailedCheck() == check, "shrunk schedule no longer fails %q", check)
@@ -98,15 +99,7 @@ func (sh *shrinker) minimiseFaults(s Schedule) []Fault {
 			n = min(2*n, len(faults))
 		}
 	}
-	if len(faults) == 1 {
-		if try := s; true {
-			try.Faults = nil
-			if sh.fails(try) {
-				return nil
-			}
-		}
-	}
-	return faults
+	return faults // the empty timeline was tried first
 }
 
 // minimiseWorkload tries small workloads first (1, 2, 4, ...), keeps the
@@ -134,8 +127,11 @@ func (sh *shrinker) minimiseWorkload(s Schedule) int {
 
 // minimiseHeal tries a heal time just after the last fault, then just after
 // the violation (which leaves everything before it unchanged), which
-// shortens the safety phase of the replay.
-func (sh *shrinker) minimiseHeal(s Schedule) time.Duration {
+// shortens the safety phase of the replay. Faults stay strictly before the
+// heal time: with the second candidate, the faults at or after it (which
+// never ran, the run having stopped at the violation) are dropped. It
+// returns the schedule with the heal time and faults it settled on.
+func (sh *shrinker) minimiseHeal(s Schedule) Schedule {
 	last := time.Duration(0)
 	for _, f := range s.Faults {
 		last = max(last, f.At)
@@ -146,11 +142,15 @@ func (sh *shrinker) minimiseHeal(s Schedule) time.Duration {
 		candidates = append(candidates, r.Violations[0].At+time.Millisecond)
 	}
 	for _, c := range candidates {
+		if c <= 0 || c >= s.Heal {
+			continue
+		}
 		try := s
 		try.Heal = c
-		if c < s.Heal && sh.fails(try) {
-			return c
+		try.Faults = slices.DeleteFunc(slices.Clone(s.Faults), func(f Fault) bool { return f.At >= c })
+		if sh.fails(try) {
+			return try
 		}
 	}
-	return s.Heal
+	return s
 }
