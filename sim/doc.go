@@ -44,9 +44,12 @@
 //
 // One uint64 seed drives the run. Every component draws from its own
 // math/rand/v2 PCG stream derived from the seed and the component's name
-// (World.Rand("node:d1"), "network", "swarm", "faults", "workload", ...), so
-// adding a component never shifts the others' draws. Probabilities are
-// integer Ratios; no decision uses floating point.
+// (World.Rand("node:d1"), "network", "workload", ...), so adding a component
+// never shifts the others' draws. The swarm draws the heal time and network
+// parameters from "swarm", and each fault kind its enable decision and gap
+// from "swarm:<kind>" and its timeline from "faults:<kind>": registering,
+// enabling or restricting a kind never shifts another kind's faults.
+// Probabilities are integer Ratios; no decision uses floating point.
 //
 // # Swarm, faults, heal and liveness
 //
@@ -81,7 +84,9 @@
 // the full trace goes to Options.TraceWriter or Result.Trace on request.
 //
 // Run(seed, opts) and Replay(schedule, opts) reproduce the same fingerprint
-// for the same Setup. Shrink takes a failing Result and minimises its fault
+// for the same Setup. Schedule.Validate rejects a schedule the kernel cannot
+// run (negative times, faults at or after heal, overflowing durations);
+// ParseSchedule returns its error and Replay panics on it. Shrink takes a failing Result and minimises its fault
 // timeline (delta debugging) and workload size while the same check still
 // fails. Audit runs a seed under several GOMAXPROCS values and reports the
 // first divergent trace line of two runs (FirstDivergence).

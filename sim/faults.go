@@ -21,9 +21,11 @@ const (
 	// each end learns at its own time.
 	FaultConnLoss FaultKind = "conn_loss"
 	// FaultStall holds the frames of one or both directions of a connection
-	// for Fault.For, then releases them in order.
+	// for Fault.For, then releases them in order. Overlapping stalls of a
+	// direction hold it until the last of them ends.
 	FaultStall FaultKind = "stall"
 	// FaultSlow adds Fault.Extra latency to one direction for Fault.For.
+	// Overlapping slowdowns of a direction add the largest active Extra.
 	FaultSlow FaultKind = "slow"
 	// FaultDialRefuse refuses every dial to Fault.Node for Fault.For.
 	FaultDialRefuse FaultKind = "dial_refuse"

@@ -94,7 +94,8 @@ func (w *World) Now() time.Time { return Epoch.Add(time.Duration(w.now)) }
 // Rand returns the random stream named name, creating it on first use from
 // the run seed and the name alone (see StreamSeed). Conventional names:
 // "node:<id>", "workload", "harness". The kernel itself draws from
-// "network", "swarm" and "faults"; do not draw from those.
+// "network", "swarm", "swarm:<kind>" and "faults:<kind>"; do not draw from
+// those.
 func (w *World) Rand(name string) *rand.Rand {
 	if r, ok := w.streams[name]; ok {
 		return r
