@@ -36,8 +36,13 @@ race:
 fuzz-smoke:
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(SMOKETIME)
 
+# The target list is computed first so a failing `go test -list` (or an
+# empty list) fails the target instead of fuzzing nothing.
 fuzz:
-	@set -e; for t in $$($(GO) test -list '^Fuzz' $(FUZZ_PKG) | grep '^Fuzz'); do \
+	@set -e; list=$$($(GO) test -list '^Fuzz' $(FUZZ_PKG)); \
+	targets=$$(printf '%s\n' "$$list" | grep '^Fuzz' || true); \
+	if [ -z "$$targets" ]; then echo "no fuzz targets found in $(FUZZ_PKG)"; exit 1; fi; \
+	for t in $$targets; do \
 		echo "fuzz $$t ($(FUZZTIME))"; \
 		$(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $(FUZZ_PKG); \
 	done
