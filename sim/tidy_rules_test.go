@@ -3,6 +3,9 @@ package sim
 import (
 	"go/ast"
 	"go/parser"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -72,6 +75,74 @@ var guardCases = []struct {
 	{"shell may use net and goroutines", "daemon/transport", "a.go", "", `import _ "net"; func f() { go f() }`},
 	{"allowlisted file channels ok", "sim", "shellclock.go", "", `import "sync"; var mu sync.Mutex; func f(c chan int) { go f(c); c <- 1 }`},
 	{"allowlisted file still no time.Now", "sim", "shellclock.go", "time", `import "time"; func f() { time.Now() }`},
+	// dot imports
+	{"dot-import time", "core", "a.go", "dot-import", `import . "time"; var _ Duration`},
+	{"dot-imported Now", "core", "a.go", "time", `import . "time"; func f() Time { return Now() }`},
+	{"dot-imported Sleep value", "daemon", "a.go", "time", `import . "time"; var f = Sleep`},
+	{"dot-import rand", "daemon", "a.go", "dot-import", `import . "math/rand/v2"; func f(r *Rand) int { return r.IntN(2) }`},
+	{"dot-imported IntN", "sim", "a.go", "global-rand", `import . "math/rand/v2"; func f() int { return IntN(3) }`},
+	{"dot-imported rand v1", "sim", "a.go", "global-rand", `import . "math/rand"; func f() int { return Intn(3) }`},
+	{"dot-import maps", "sim", "a.go", "dot-import", `import . "maps"; func f(m map[int]int) map[int]int { return Clone(m) }`},
+	// newly banned imports
+	{"clock in a machine", "sim", "a.go", "import", `import _ "github.com/benbjohnson/clock"`},
+	{"clock in core", "core", "a.go", "import", `import _ "github.com/benbjohnson/clock"`},
+	{"clock in shellclock ok", "sim", "shellclock.go", "", `import _ "github.com/benbjohnson/clock"`},
+	{"log", "core", "a.go", "import", `import _ "log"`},
+	{"log/slog", "sim", "a.go", "import", `import _ "log/slog"`},
+	{"runtime", "daemon", "a.go", "import", `import _ "runtime"`},
+	{"runtime/debug", "sim", "a.go", "import", `import _ "runtime/debug"`},
+	{"syscall", "wire", "a.go", "import", `import _ "syscall"`},
+	{"unsafe", "wire", "a.go", "import", `import _ "unsafe"`},
+	{"runtime in the auditor ok", "sim", "audit.go", "", `import _ "runtime"`},
+	{"the auditor still no sync", "sim", "audit.go", "import", `import _ "sync"`},
+	{"reflect ok", "wire", "a.go", "", `import _ "reflect"`},
+	// maps iterators
+	{"collect keys", "core", "a.go", "maps-iter",
+		`import ("maps"; "slices"); func f(m map[string]int) []string { return slices.Collect(maps.Keys(m)) }`},
+	{"values to a function", "daemon", "a.go", "maps-iter",
+		`import ("iter"; "maps"); func use(iter.Seq[int]) {}; func f(m map[string]int) { use(maps.Values(m)) }`},
+	{"all stored", "sim", "a.go", "maps-iter",
+		`import "maps"; func f(m map[string]int) { s := maps.All(m); _ = s }`},
+	{"aliased maps", "sim", "a.go", "maps-iter",
+		`import ("slices"; mp "maps"); func f(m map[string]int) []int { return slices.Collect(mp.Values(m)) }`},
+	{"dot-imported Keys", "sim", "a.go", "maps-iter",
+		`import ("slices"; . "maps"); func f(m map[string]int) []string { return slices.Collect(Keys(m)) }`},
+	{"range keys leaks", "core", "a.go", "map-range",
+		`import "maps"; func f(m map[string]int, emit func(string)) { for k := range maps.Keys(m) { emit(k) } }`},
+	{"range all leaks", "core", "a.go", "map-range",
+		`import "maps"; func f(m map[string]int) (out []string) { for k := range maps.All(m) { out = append(out, k) }; return }`},
+	{"range keys order-free ok", "core", "a.go", "",
+		`import "maps"; func f(m map[string]int) (n int) { for k := range maps.Keys(m) { n += len(k) }; return }`},
+	{"sorted keys ok", "core", "a.go", "",
+		`import ("maps"; "slices"); func f(m map[string]int) []string { return slices.Sorted(maps.Keys(m)) }`},
+	{"sorted values func ok", "daemon", "a.go", "",
+		`import ("cmp"; "maps"; "slices"); func f(m map[string]int) []int { return slices.SortedFunc(maps.Values(m), cmp.Compare[int]) }`},
+	{"justified collect ok", "sim", "a.go", "",
+		"import (\"maps\"; \"slices\")\nfunc f(m map[string]int) []string {\n\treturn slices.Collect(maps.Keys(m)) //tidy:sorted set of one\n}"},
+	{"maps.Clone ok", "sim", "a.go", "", `import "maps"; func f(m map[string]int) map[string]int { return maps.Clone(m) }`},
+	// import edges (STYLE.md §3)
+	{"wire imports the module", "wire", "a.go", "import-edge", `import _ "github.com/turnstile-sim/turnstile/core"`},
+	{"wire imports a library", "wire", "a.go", "import-edge", `import _ "pgregory.net/rapid"`},
+	{"wire subpackage imports a library", "wire/x", "a.go", "import-edge", `import _ "github.com/a/b"`},
+	{"wire stdlib ok", "wire", "a.go", "", `import ("encoding/json"; "unicode/utf8"); var _ json.Number; var _ = utf8.RuneLen`},
+	{"core imports a stdlib package off the allowlist", "core", "a.go", "import-edge", `import _ "encoding/json"`},
+	{"daemon imports a library", "daemon", "a.go", "import-edge", `import _ "pgregory.net/rapid"`},
+	{"core imports sim/check", "core", "a.go", "import-edge", `import _ "github.com/turnstile-sim/turnstile/sim/check"`},
+	{"core imports its store", "core", "a.go", "import-edge", `import _ "github.com/turnstile-sim/turnstile/core/store"`},
+	{"daemon imports adapters/agent", "daemon", "a.go", "import-edge", `import _ "github.com/turnstile-sim/turnstile/adapters/agent"`},
+	{"core allowlist ok", "core", "a.go", "",
+		`import ("github.com/turnstile-sim/turnstile/wire"; "time"; "strconv"; "errors"); var _ wire.Frame; var _ time.Duration; var _ = strconv.Itoa; var _ = errors.New`},
+	{"core/store imports sim", "core/store", "a.go", "import-edge", `import _ "github.com/turnstile-sim/turnstile/sim"`},
+	{"core/store imports core ok", "core/store", "a.go", "", `import _ "github.com/turnstile-sim/turnstile/core"`},
+	{"core shell imports adapters", "core/gateway", "a.go", "import-edge", `import _ "github.com/turnstile-sim/turnstile/adapters/agent"`},
+	{"runtime shell imports agent ok", "daemon/transport", "a.go", "", `import ("github.com/turnstile-sim/turnstile/daemon"; _ "github.com/turnstile-sim/turnstile/adapters/agent")`},
+	{"runtime shell imports core/store", "daemon/transport", "a.go", "import-direction", `import _ "github.com/turnstile-sim/turnstile/core/store"`},
+	{"sim imports a core shell", "sim", "a.go", "import-edge", `import _ "github.com/turnstile-sim/turnstile/core/gateway"`},
+	{"sim/world imports a runtime shell", "sim/world", "a.go", "import-edge", `import _ "github.com/turnstile-sim/turnstile/daemon/transport"`},
+	{"sim imports an adapter", "sim/harness", "a.go", "import-edge", `import _ "github.com/turnstile-sim/turnstile/adapters/synthetic"`},
+	{"sim imports the api shell", "sim/check", "a.go", "import-edge", `import _ "github.com/turnstile-sim/turnstile/core/api/v1"`},
+	{"sim imports machines ok", "sim/world", "a.go", "",
+		`import (_ "github.com/turnstile-sim/turnstile/core"; _ "github.com/turnstile-sim/turnstile/core/store"; _ "github.com/turnstile-sim/turnstile/daemon"; _ "github.com/turnstile-sim/turnstile/wire"; _ "github.com/turnstile-sim/turnstile/sim/check")`},
 }
 
 func TestDeterminismGuardRules(t *testing.T) {
@@ -95,5 +166,37 @@ func TestDeterminismGuardRules(t *testing.T) {
 				t.Fatalf("rule %s did not fire; got %v", tc.want, found)
 			}
 		})
+	}
+}
+
+// The guard reads every non-test file of a package, whatever its build
+// constraints or target platform.
+func TestDeterminismGuardScansEveryFile(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		"core/machine.go":      "package core\n\nfunc Step() int { return 1 }\n",
+		"core/zz_windows.go":   "package core\n\nimport \"time\"\n\nfunc wait() { time.Sleep(1) }\n",
+		"core/tagged.go":       "//go:build sometag\n\npackage core\n\nfunc spawn() { go spawn() }\n",
+		"core/machine_test.go": "package core\n\nimport \"os\"\n\nvar _ = os.Args\n",
+		"wire/gen.go":          "//go:build ignore\n\npackage main\n\nimport \"os\"\n\nfunc main() { os.Exit(0) }\n",
+	}
+	for name, src := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	found, scanned := newGuard().scanTree(t, root)
+	var got []string
+	for _, f := range found {
+		got = append(got, f.pos+" "+f.rule)
+	}
+	want := []string{"core/tagged.go:5 go", "core/zz_windows.go:5 time", "wire/gen.go:5 import"}
+	slices.Sort(got)
+	if scanned != 2 || !slices.Equal(got, want) {
+		t.Fatalf("scanned %d packages, found %v, want %v", scanned, got, want)
 	}
 }

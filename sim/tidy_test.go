@@ -2,11 +2,23 @@ package sim
 
 // The determinism guard. It parses every non-test Go file of the machine
 // packages (wire, core, daemon and sim, with all their subpackages except
-// the shells core/gateway, core/api and daemon/transport) and fails on
-// anything that could make a simulated run depend on the real world:
-// wall-clock time, goroutines, channels, select, the global math/rand
-// source, crypto/rand, os, net, sync, or map iteration order. It also fails
-// when core and daemon import each other (shells included).
+// the shells core/gateway, core/api and daemon/transport), whatever the
+// file's build constraints or target platform, and fails on anything that
+// could make a simulated run depend on the real world: wall-clock time,
+// goroutines, channels, select, the global math/rand source, crypto/rand,
+// os, net, sync, log, runtime, syscall, unsafe, the benbjohnson/clock
+// library (ShellClock's alone), dot imports of time, math/rand and maps, or
+// map iteration order (ranges over maps or maps.Keys/Values/All, and those
+// iterators not passed straight to slices.Sorted*). Per-file exceptions are
+// listed with their reasons in importAllowed and goroutineAllowed.
+//
+// It also checks every package's imports, shells included, against the edge
+// list of STYLE.md §3 (tidy_edges_test.go): wire imports the standard library
+// only; the core and daemon machines import wire and an allowlist of pure
+// standard packages; the Core lane (core/...) imports only core/... and wire,
+// the Runtime lane (daemon/...) only daemon/..., wire and adapters/agent, and
+// neither imports the other; sim and its subpackages never import a shell or
+// adapters/....
 //
 // Map ranges are found with go/types (the package is type-checked from
 // source; type errors are ignored, so a package under construction is still
@@ -29,9 +41,7 @@ package sim
 import (
 	"fmt"
 	"go/ast"
-	"go/build"
 	"go/importer"
-	"go/parser"
 	"go/token"
 	"go/types"
 	"io/fs"
@@ -47,11 +57,20 @@ const modulePath = "github.com/turnstile-sim/turnstile"
 
 var (
 	guardRoots = []string{"wire", "core", "daemon", "sim"}
-	// shells may do I/O; only the core<->daemon rule applies to them.
+	// shells may do I/O; only the import edges apply to them.
 	guardShells = []string{"core/gateway", "core/api", "daemon/transport"}
-	// goroutineAllowed lists files allowed goroutines, channels, select and
-	// sync (the wall-clock bans still apply to them).
+	// goroutineAllowed lists files allowed goroutines, channels and select
+	// (the wall-clock bans still apply to them).
 	goroutineAllowed = map[string]bool{"sim/shellclock.go": true}
+	// importAllowed lists, per file, banned imports it may still use, each
+	// with its reason.
+	importAllowed = map[string][]string{
+		// ShellClock is the clock.Clock that shells with goroutines run on.
+		"sim/shellclock.go": {"sync", "github.com/benbjohnson/clock"},
+		// The auditor reruns whole simulations under several GOMAXPROCS
+		// values; it is no machine and never runs inside a simulation.
+		"sim/audit.go": {"runtime"},
+	}
 
 	bannedTime = []string{"Now", "Since", "Until", "Sleep", "After", "AfterFunc",
 		"NewTimer", "NewTicker", "Tick"}
@@ -59,7 +78,14 @@ var (
 	// source: constructors and types.
 	allowedRand = []string{"New", "NewPCG", "NewChaCha8", "NewSource", "NewZipf",
 		"Rand", "Source", "PCG", "ChaCha8", "Zipf"}
-	bannedImports = []string{"crypto/rand", "os", "net", "sync"} // and their subpackages
+	// bannedImports (and their subpackages) reach the real world or bypass
+	// the type system: I/O, scheduling, wall-clock time, memory layout.
+	// reflect is not banned: wire's canonical encoding and Describe use it.
+	bannedImports = []string{"crypto/rand", "os", "net", "sync", "log", "runtime", "syscall",
+		"unsafe", "github.com/benbjohnson/clock"}
+	// dotBanned are packages whose names must stay qualified, so that the
+	// banned names above are found.
+	dotBanned = []string{"time", "math/rand", "math/rand/v2", "maps"}
 )
 
 type finding struct {
@@ -87,16 +113,16 @@ func newGuard() *guard {
 // and the import-direction rule); machine selects the determinism rules.
 func (g *guard) checkPackage(rel string, files []*ast.File, machine bool) []finding {
 	var out []finding
-	out = append(out, g.checkDirection(rel, files)...)
+	out = append(out, g.checkEdges(rel, files)...)
 	if !machine {
 		return out
 	}
-	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}}
+	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}, Uses: map[*ast.Ident]types.Object{}}
 	conf := types.Config{Importer: g.imp, Error: func(error) {}}
 	_, _ = conf.Check(path.Join(modulePath, rel), g.fset, files, info)
 	for _, f := range files {
 		name := filepath.ToSlash(filepath.Join(rel, filepath.Base(g.fset.File(f.Pos()).Name())))
-		out = append(out, g.checkFile(f, info, goroutineAllowed[name])...)
+		out = append(out, g.checkFile(f, info, goroutineAllowed[name], importAllowed[name])...)
 	}
 	return out
 }
@@ -104,26 +130,6 @@ func (g *guard) checkPackage(rel string, files []*ast.File, machine bool) []find
 func (g *guard) at(p token.Pos) string {
 	pos := g.fset.Position(p)
 	return filepath.Base(pos.Filename) + ":" + strconv.Itoa(pos.Line)
-}
-
-// checkDirection fails when core imports daemon or daemon imports core.
-func (g *guard) checkDirection(rel string, files []*ast.File) []finding {
-	var out []finding
-	top := strings.SplitN(rel, "/", 2)[0]
-	other := map[string]string{"core": "daemon", "daemon": "core"}[top]
-	if other == "" {
-		return nil
-	}
-	for _, f := range files {
-		for _, im := range f.Imports {
-			p, _ := strconv.Unquote(im.Path.Value)
-			if p == modulePath+"/"+other || strings.HasPrefix(p, modulePath+"/"+other+"/") {
-				out = append(out, finding{g.at(im.Pos()), "import-direction",
-					fmt.Sprintf("%s imports %s", rel, p)})
-			}
-		}
-	}
-	return out
 }
 
 // importNames maps each import's local name to its path.
@@ -143,34 +149,44 @@ func importNames(f *ast.File) map[string]string {
 	return names
 }
 
-func bannedImport(p string, goroutines bool) bool {
+func bannedImport(p string, allowed []string) bool {
 	for _, b := range bannedImports {
-		if goroutines && b == "sync" {
-			continue
-		}
-		if p == b || strings.HasPrefix(p, b+"/") {
+		if (p == b || strings.HasPrefix(p, b+"/")) && !slices.Contains(allowed, b) {
 			return true
 		}
 	}
 	return false
 }
 
-func (g *guard) checkFile(f *ast.File, info *types.Info, goroutines bool) []finding {
+func (g *guard) checkFile(f *ast.File, info *types.Info, goroutines bool, allowed []string) []finding {
 	var out []finding
 	add := func(p token.Pos, rule, msg string) { out = append(out, finding{g.at(p), rule, msg}) }
 	for _, im := range f.Imports {
 		p, _ := strconv.Unquote(im.Path.Value)
-		if bannedImport(p, goroutines) {
+		if bannedImport(p, allowed) {
 			add(im.Pos(), "import", "imports "+p)
+		}
+		if im.Name != nil && im.Name.Name == "." && slices.Contains(dotBanned, p) {
+			add(im.Pos(), "dot-import", "dot-imports "+p+"; import it by name")
 		}
 	}
 	names := importNames(f)
 	sorted := tidyComments(g.fset, f)
 	after := followers(f)
+	iters := g.mapsIterCalls(f, names, info)
+	qualified := map[*ast.Ident]bool{}
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch x := n.(type) {
 		case *ast.SelectorExpr:
+			qualified[x.Sel] = true
 			g.checkSelector(x, names, add)
+		case *ast.Ident:
+			checkDotUse(x, qualified, info, add)
+		case *ast.CallExpr:
+			if iters[x] && !sorted[g.fset.Position(x.Pos()).Line] {
+				add(x.Pos(), "maps-iter", "maps.Keys/Values/All in map order; use slices.Sorted(maps.Keys(m)), "+
+					"or justify with //tidy:sorted")
+			}
 		case *ast.GoStmt:
 			if !goroutines {
 				add(x.Pos(), "go", "go statement")
@@ -192,7 +208,8 @@ func (g *guard) checkFile(f *ast.File, info *types.Info, goroutines bool) []find
 				add(x.Pos(), "select", "select statement")
 			}
 		case *ast.RangeStmt:
-			if isMapRange(x, info) && !orderFree(x, after[x]) && !sorted[g.fset.Position(x.Pos()).Line] {
+			mapOrder := isMapRange(x, info) || isMapsIter(x.X, names, info)
+			if mapOrder && !orderFree(x, after[x]) && !sorted[g.fset.Position(x.Pos()).Line] {
 				add(x.Pos(), "map-range", "range over a map; collect and sort the keys, "+
 					"or justify with //tidy:sorted")
 			}
@@ -284,35 +301,38 @@ func isShell(rel string) bool {
 	return false
 }
 
+// scanTree runs the guard over the module rooted at root and returns its
+// findings and the number of packages scanned.
+func (g *guard) scanTree(t *testing.T, root string) ([]finding, int) {
+	dirs := packageDirs(t, root)
+	var all []finding
+	scanned := 0
+	for _, rel := range sortedKeys(dirs) {
+		pkgs, err := parseDir(g.fset, filepath.Join(root, rel))
+		if err != nil {
+			t.Errorf("%s: %v", rel, err)
+		}
+		if len(pkgs) == 0 {
+			continue // no Go package here (yet)
+		}
+		scanned++
+		for _, files := range pkgs {
+			for _, f := range g.checkPackage(rel, files, dirs[rel]) {
+				f.pos = rel + "/" + f.pos
+				all = append(all, f)
+			}
+		}
+	}
+	return all, scanned
+}
+
 func TestDeterminismGuard(t *testing.T) {
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
 	}
 	g := newGuard()
-	dirs := packageDirs(t, root)
-	var all []finding
-	scanned := 0
-	for _, rel := range sortedKeys(dirs) {
-		pkg, err := build.Default.ImportDir(filepath.Join(root, rel), 0)
-		if err != nil || len(pkg.GoFiles) == 0 {
-			continue // no Go package here (yet)
-		}
-		var files []*ast.File
-		for _, name := range pkg.GoFiles {
-			f, err := parser.ParseFile(g.fset, filepath.Join(root, rel, name), nil, parser.ParseComments)
-			if err != nil {
-				t.Errorf("%s/%s: %v", rel, name, err)
-				continue
-			}
-			files = append(files, f)
-		}
-		scanned++
-		for _, f := range g.checkPackage(rel, files, dirs[rel]) {
-			f.pos = rel + "/" + f.pos
-			all = append(all, f)
-		}
-	}
+	all, scanned := g.scanTree(t, root)
 	if scanned == 0 {
 		t.Fatal("the guard scanned no package")
 	}
