@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -13,6 +14,7 @@ type envelopeParts struct {
 	id      string
 	payload []byte // nil when absent
 	trace   string // "" unless a valid traceparent string
+	idLen   int    // length of an ID over IDBytesMax (the ID is dropped)
 }
 
 // Decode parses one frame strictly (see doc.go) into its typed payload.
@@ -29,6 +31,15 @@ func Decode(frame []byte) (Frame, error) {
 		return Frame{}, err
 	}
 	mt, ok := registry[env.typ]
+	if env.idLen > 0 {
+		// Readable envelope, unusable ID: the error carries the type but
+		// never the ID.
+		typ := ""
+		if ok {
+			typ = mt.name
+		}
+		return Frame{}, &DecodeError{Type: typ, Err: tooLarge("envelope.id", env.idLen, IDBytesMax)}
+	}
 	if !ok {
 		return Frame{}, &DecodeError{ID: env.id, Err: fmt.Errorf("%w: %q", ErrUnknownType, truncateForError(env.typ))}
 	}
@@ -44,6 +55,7 @@ func Decode(frame []byte) (Frame, error) {
 func scanEnvelope(frame []byte) (envelopeParts, error) {
 	var env envelopeParts
 	sc := newScanner(frame, "envelope")
+	sc.anyDup = true // the payload is scanned again against its schema
 	sc.skipSpace()
 	if sc.pos >= len(frame) || frame[sc.pos] != '{' {
 		if sc.pos < len(frame) && tokenKind(frame[sc.pos]) != 0 {
@@ -124,13 +136,21 @@ func (sc *scanner) envelopeValue(env *envelopeParts, name string) error {
 			}
 			return sc.fail(ErrNull, "")
 		}
-		if err := sc.skipValue(); err != nil {
+		// The payload is scanned again against its schema, which names
+		// the field of a bad string.
+		sc.anyUTF8 = true
+		err := sc.skipValue()
+		sc.anyUTF8 = false
+		if err != nil {
 			return err
 		}
 		env.payload = sc.data[start:sc.pos]
 		return nil
 	case "trace":
-		if err := sc.skipValue(); err != nil {
+		sc.anyUTF8 = true // an unusable trace is dropped, never fatal
+		err := sc.skipValue()
+		sc.anyUTF8 = false
+		if err != nil {
 			return err
 		}
 		if sc.data[start] == '"' {
@@ -149,7 +169,8 @@ func (sc *scanner) envelopeValue(env *envelopeParts, name string) error {
 	}
 	if name == "id" {
 		if len(s) > IDBytesMax {
-			return tooLarge("envelope.id", len(s), IDBytesMax)
+			env.idLen = len(s)
+			return nil
 		}
 		env.id = s
 		return nil
@@ -221,6 +242,12 @@ func Encode(f Frame) ([]byte, error) {
 	if len(f.ID) > IDBytesMax {
 		return nil, tooLarge("envelope.id", len(f.ID), IDBytesMax)
 	}
+	if !utf8.ValidString(f.ID) {
+		return nil, fmt.Errorf("%w: envelope.id", ErrInvalidUTF8)
+	}
+	if !utf8.ValidString(f.Trace) {
+		return nil, fmt.Errorf("%w: envelope.trace", ErrInvalidUTF8)
+	}
 	if err := Validate(f.Payload); err != nil {
 		return nil, fmt.Errorf("%s: %w", typ, err)
 	}
@@ -229,6 +256,14 @@ func Encode(f Frame) ([]byte, error) {
 		var err error
 		if raw, err = json.Marshal(f.Payload); err != nil {
 			return nil, fmt.Errorf("%s: %w: %v", typ, ErrInvalid, err)
+		}
+		// encoding/json writes an invalid byte of a string as the escape
+		// \ufffd (a valid U+FFFD travels unescaped), so only then is the
+		// payload walked to name the field.
+		if bytes.Contains(raw, replacementEscape) {
+			if err := checkUTF8(typ, reflect.ValueOf(f.Payload)); err != nil {
+				return nil, err
+			}
 		}
 		// Whatever we send must pass our own strict decoder (this catches
 		// nil required slices, which would be encoded as null).
@@ -260,12 +295,9 @@ func Encode(f Frame) ([]byte, error) {
 	return out, nil
 }
 
-// appendJSONString appends s as a JSON string literal.
+// appendJSONString appends s, which is valid UTF-8, as a JSON string
+// literal.
 func appendJSONString(out []byte, s string) []byte {
-	if !utf8.ValidString(s) {
-		b, _ := json.Marshal(s) // replaces invalid bytes with U+FFFD
-		return append(out, b...)
-	}
 	const hex = "0123456789abcdef"
 	out = append(out, '"')
 	for i := 0; i < len(s); i++ {

@@ -262,11 +262,10 @@ func TestDescribeBoundedAndSecretFree(t *testing.T) {
 func TestDecodeCanonical(t *testing.T) {
 	for _, frame := range []string{
 		`{"type":"tool_call","id":"r","payload":{"id":"c","name":"n","stage":"before","args":{ "a" : "<&>" }}}`,
-		`{"type":"prompt_for_user_choice_decision","id":"a","payload":{"delivery_id":"d","question_answers":[]}}`,
 		`{"type":"workspace_export_result","id":"x","payload":{"outcome":"completed","offset":3,"data":""}}`,
-		`{"type":"execution_prepare","id":"p","payload":{"session_id":"s","configuration":{"agent_kind":"k","conversation_id":"","run_id":"","agent_options":{"model": "m","system_prompt":[ 1 ]},"function_tools":[],"mcp_http_servers":[]}}}`,
+		`{"type":"execution_prepare","id":"p","payload":{"session_id":"s","configuration":{"agent_kind":"k","conversation_id":"","run_id":"","agent_options":{"model": "m","system_prompt":[ 1 ]},"mcp_http_servers":[]}}}`,
 		`{"type":"workspace_export_result","id":"x","payload":{"outcome":"chunk","offset":0,"data":"QR=="}}`,
-		`{"type":"delta","id":"\u0072\ud83d\ude00","payload":{"delta":"\u003c\ud800","sequence":0}}`,
+		`{"type":"delta","id":"\u0072\ud83d\ude00","payload":{"delta":"\u003c\ud800\udc00\ufffd","sequence":0}}`,
 	} {
 		f, err := Decode([]byte(frame))
 		if err != nil {

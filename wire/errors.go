@@ -20,6 +20,10 @@ var (
 	ErrTrailingData     = errors.New("wire: trailing data after JSON value")
 	ErrImageUnsupported = errors.New("wire: image input not supported by a text-only transport")
 	ErrDuplicateField   = errors.New("wire: duplicate field")
+	// ErrInvalidUTF8 marks a string or member name that is not valid
+	// UTF-8 (or a lone surrogate escape) in a decoded frame, or a string
+	// Encode was asked to send that is not valid UTF-8.
+	ErrInvalidUTF8 = errors.New("wire: invalid UTF-8")
 )
 
 // truncateForError bounds a value quoted in an error message.

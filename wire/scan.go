@@ -25,6 +25,12 @@ type scanner struct {
 	n     int                          // path length (may exceed pathSegmentsMax)
 	depth int                          // nesting inside raw members
 	canon bool                         // the decoded value needs canonicalize
+	// anyDup accepts repeated member names inside raw values (the
+	// envelope scan, whose payload is scanned again strictly).
+	anyDup bool
+	// anyUTF8 accepts invalid UTF-8 in strings (the envelope trace, which
+	// is dropped unless it is a valid traceparent).
+	anyUTF8 bool
 }
 
 // pathSegmentsMax bounds the recorded path; deeper segments are scanned
@@ -224,8 +230,11 @@ func (sc *scanner) object(s *schema) error {
 		}
 		seen |= 1 << i
 		next = i + 1
-		if !f.required && (f.schema.kind == kindArray || f.schema.kind == kindMap || f.schema.kind == kindBytes) {
-			sc.canon = true // an empty collection decodes non-nil but encodes as absent
+		if f.emptyOmitted && sc.emptyComposite() {
+			return sc.fail(ErrInvalid, "explicit empty "+f.name+": omit the member")
+		}
+		if !f.required && f.schema.kind == kindBytes {
+			sc.canon = true // an empty string decodes non-nil but encodes as absent
 		}
 		if f.lenient {
 			err = sc.skipValue()
@@ -323,7 +332,7 @@ func (sc *scanner) mapObject(s *schema) error {
 	sc.pos++
 	depth := sc.n
 	sc.push(pathSegment{})
-	var keys [][]byte
+	var keys keySet
 	for first := true; ; first = false {
 		sc.skipSpace()
 		if sc.pos < len(sc.data) && sc.data[sc.pos] == '}' && first {
@@ -335,12 +344,9 @@ func (sc *scanner) mapObject(s *schema) error {
 			return err
 		}
 		sc.set(pathSegment{key: key})
-		for _, k := range keys {
-			if string(k) == string(key) {
-				return sc.fail(ErrDuplicateField, "")
-			}
+		if keys.add(key) {
+			return sc.fail(ErrDuplicateField, "")
 		}
-		keys = append(keys, key)
 		if err := sc.value(s.elem, false); err != nil {
 			return err
 		}
@@ -353,6 +359,59 @@ func (sc *scanner) mapObject(s *schema) error {
 	}
 	sc.n = depth
 	return nil
+}
+
+// emptyComposite reports whether the next value is an empty object or
+// array. It consumes only white space.
+func (sc *scanner) emptyComposite() bool {
+	sc.skipSpace()
+	if sc.pos >= len(sc.data) || (sc.data[sc.pos] != '{' && sc.data[sc.pos] != '[') {
+		return false
+	}
+	closing := byte('}')
+	if sc.data[sc.pos] == '[' {
+		closing = ']'
+	}
+	i := sc.pos + 1
+	for i < len(sc.data) && isSpace(sc.data[i]) {
+		i++
+	}
+	return i < len(sc.data) && sc.data[i] == closing
+}
+
+// keySet records the member names of one object to find repeats. Small
+// objects use a list; large ones switch to a map so that hostile frames
+// cannot make the check quadratic.
+type keySet struct {
+	list [][]byte
+	m    map[string]struct{}
+}
+
+// keySetListMax is the size at which a keySet switches to a map.
+const keySetListMax = 16
+
+// add records key and reports whether it was already present.
+func (k *keySet) add(key []byte) bool {
+	if k.m != nil {
+		if _, ok := k.m[string(key)]; ok {
+			return true
+		}
+		k.m[string(key)] = struct{}{}
+		return false
+	}
+	for _, x := range k.list {
+		if string(x) == string(key) {
+			return true
+		}
+	}
+	k.list = append(k.list, key)
+	if len(k.list) > keySetListMax {
+		k.m = make(map[string]struct{}, 2*len(k.list))
+		for _, x := range k.list {
+			k.m[string(x)] = struct{}{}
+		}
+	}
+	return false
 }
 
 func (sc *scanner) array(s *schema) error {

@@ -2,7 +2,9 @@ package wire
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
+	"unicode/utf8"
 )
 
 // str scans a JSON string starting at '"'. It returns the raw content
@@ -25,6 +27,12 @@ func (sc *scanner) str() ([]byte, bool, error) {
 			}
 		case c < 0x20:
 			return nil, false, sc.syntax("control character in string")
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRune(sc.data[sc.pos:])
+			if r == utf8.RuneError && size <= 1 && !sc.anyUTF8 {
+				return nil, false, sc.fail(ErrInvalidUTF8, fmt.Sprintf("at offset %d", sc.pos))
+			}
+			sc.pos += max(size, 1)
 		default:
 			sc.pos++
 		}
@@ -41,18 +49,49 @@ func (sc *scanner) escape() error {
 		sc.pos += 2
 		return nil
 	case 'u':
-		if sc.pos+6 > len(sc.data) {
-			return sc.syntax("short unicode escape")
-		}
-		for _, h := range sc.data[sc.pos+2 : sc.pos+6] {
-			if !isHex(h) {
-				return sc.syntax("invalid unicode escape")
-			}
+		r, ok := sc.hex4(sc.pos)
+		if !ok {
+			return sc.syntax("invalid unicode escape")
 		}
 		sc.pos += 6
-		return nil
+		if r < 0xd800 || r > 0xdfff || sc.anyUTF8 {
+			return nil
+		}
+		// A surrogate must be a high one followed by an escaped low one;
+		// a lone surrogate is not a Unicode scalar value.
+		if low, ok := sc.hex4(sc.pos); r <= 0xdbff && ok && low >= 0xdc00 && low <= 0xdfff {
+			sc.pos += 6
+			return nil
+		}
+		return sc.fail(ErrInvalidUTF8, fmt.Sprintf("lone surrogate escape at offset %d", sc.pos-6))
 	}
 	return sc.syntax("invalid escape")
+}
+
+// hex4 reads the escape `\uXXXX` at i, reporting false when it is not
+// one.
+func (sc *scanner) hex4(i int) (rune, bool) {
+	if i+6 > len(sc.data) || sc.data[i] != '\\' || sc.data[i+1] != 'u' {
+		return 0, false
+	}
+	var r rune
+	for _, h := range sc.data[i+2 : i+6] {
+		if !isHex(h) {
+			return 0, false
+		}
+		r = r<<4 | rune(hexVal(h))
+	}
+	return r, true
+}
+
+func hexVal(c byte) byte {
+	switch {
+	case c >= 'a':
+		return c - 'a' + 10
+	case c >= 'A':
+		return c - 'A' + 10
+	}
+	return c - '0'
 }
 
 func isHex(c byte) bool {
@@ -95,6 +134,7 @@ func (sc *scanner) skipComposite(closing byte) error {
 	}
 	sc.depth++
 	defer func() { sc.depth-- }()
+	var keys keySet
 	for first := true; ; first = false {
 		sc.skipSpace()
 		if first && sc.pos < len(sc.data) && sc.data[sc.pos] == closing {
@@ -102,8 +142,12 @@ func (sc *scanner) skipComposite(closing byte) error {
 			return nil
 		}
 		if closing == '}' {
-			if _, err := sc.memberName(); err != nil {
+			key, err := sc.memberName()
+			if err != nil {
 				return err
+			}
+			if !sc.anyDup && keys.add(key) {
+				return sc.fail(ErrDuplicateField, fmt.Sprintf("repeated member %q inside the value", truncateForError(string(key))))
 			}
 		}
 		if err := sc.skipValue(); err != nil {

@@ -47,7 +47,11 @@ type schemaField struct {
 	required bool // json tag without ",omitempty"
 	nullable bool // wire:"nullable"
 	lenient  bool // wire:"lenient": any JSON value, checked after decoding
-	schema   *schema
+	// emptyOmitted marks an optional non-pointer slice or map: the
+	// canonical encoding omits it when empty, so an explicit {} or [] is
+	// rejected rather than read as absent (wire-reference §3.2).
+	emptyOmitted bool
+	schema       *schema
 }
 
 // schema describes the JSON accepted for one Go type. It is derived once per
@@ -140,6 +144,8 @@ func structFields(t reflect.Type, out []schemaField) []schemaField {
 		wireTag := f.Tag.Get("wire")
 		sf.nullable = hasOption(wireTag, "nullable")
 		sf.lenient = hasOption(wireTag, "lenient")
+		k := f.Type.Kind()
+		sf.emptyOmitted = !sf.required && (k == reflect.Map || (k == reflect.Slice && f.Type.Elem().Kind() != reflect.Uint8))
 		if hasOption(wireTag, "object") {
 			assert(sf.schema.kind == kindRaw, "wire: object tag on %s", f.Name)
 			sf.schema = rawObjectSchema

@@ -261,8 +261,8 @@ func (s PreparationStatus) Validate() error {
 		if s.ErrorCode == "" {
 			return missing(f + ".error_code")
 		}
-		if _, ok := registry[s.Operation]; s.Operation != "" && !ok {
-			return invalid(f+".operation", "unknown type string")
+		if s.Operation != "" && !oneOf(s.Operation, TypeExecutionPrepare, TypeExecutionStart, TypeExecutionRelease) {
+			return invalid(f+".operation", "want execution_prepare, execution_start or execution_release")
 		}
 		return nil
 	}

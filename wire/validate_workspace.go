@@ -71,8 +71,11 @@ func (r WorkspaceReadResult) Validate() error {
 			return invalid(f+".error_code", "not allowed on completed")
 		}
 		if r.Directory != nil {
-			if len(r.Data) > 0 || r.Truncated {
+			if len(r.Data) > 0 {
 				return invalid(f+".data", "a directory result carries no data")
+			}
+			if r.Truncated {
+				return invalid(f+".truncated", "a directory result is never truncated")
 			}
 			return r.Directory.ValidateFor(DirectoryEntriesMax)
 		}
