@@ -20,38 +20,77 @@
 // this costs no compatibility). It rejects frames over FrameBytesMax,
 // malformed JSON, trailing data, envelope members other than type, id,
 // payload and trace, correlation IDs over IDBytesMax (without echoing
-// them), unknown type strings, and, at any depth of the payload: unknown
-// members, repeated members, omitted required members, null where not
-// allowed, wrong JSON types and integers out of range for their Go type.
+// them), unknown type strings, and, at any depth of the payload including
+// inside raw JSON members: unknown members, repeated members, omitted
+// required members, null where not allowed, wrong JSON types, integers out
+// of range for their Go type, and strings or member names that are not
+// valid UTF-8 or escape a lone surrogate (ErrInvalidUTF8; two distinct
+// invalid keys would otherwise both read as U+FFFD and one be lost).
 // Member names match exactly (no case folding). A missing or unparseable
 // trace never rejects a frame: it is dropped to "" unless it is a valid W3C
-// traceparent. A frame without payload decodes to the zero payload only
-// for prompt_cancel (cancel without receipt), permission_cancel (bodyless)
-// and device_shutdown (no reason); every other type requires a payload.
+// traceparent (even a trace that is not valid UTF-8 is only dropped). A
+// frame without payload decodes to the zero payload only for prompt_cancel
+// (cancel without receipt), permission_cancel (bodyless) and
+// device_shutdown (no reason); every other type requires a payload.
+//
+// An explicit empty object or array in an optional member whose Go field
+// is a non-pointer map or slice (the canonical encoding omits it when
+// empty), e.g. initialization `"env":{}` or a configuration's
+// `"function_tools":[]`, is rejected with ErrInvalid ("explicit empty
+// <field>: omit the member"): wire-reference §3.2 counts an empty
+// object/array as present, so reading it as absent would bypass the
+// presence rules. Members where empty is meaningful are pointers
+// (mcp_http_servers: absent/null keeps native behaviour, [] declares no
+// servers) and accept [] as before. Required arrays (e.g. answers) may be
+// empty.
 //
 // Decode checks the JSON shape; protocol rules live in the validators:
 // Validate(p) calls the payload's Validate method, and results that depend
 // on their request have ValidateAgainst methods
 // (UserChoiceDecision, RuntimePrepareResult, WorkspaceReadResult,
 // WorkspaceWriteResult, WorkspaceExportResult, EnvironmentQuiesced,
-// EnvironmentResumed). Encode runs Validate, marshals, and checks its own
-// output with the strict decoder, so whatever Encode produces Decode
-// accepts, and Decode(Encode(x)) equals x for every valid x whose optional
-// slices and maps are nil rather than empty (omitted members decode as nil).
+// EnvironmentResumed). Encode runs Validate, refuses strings, map keys,
+// the ID and the trace when they are not valid UTF-8 (ErrInvalidUTF8,
+// naming the field; encoding/json would silently replace the bytes),
+// marshals, and checks its own output with the strict decoder, so whatever
+// Encode produces Decode accepts. Decode(Encode(x)) equals x for every
+// valid x whose optional slices and maps are nil rather than empty
+// (omitted members decode as nil) and whose raw JSON members are in
+// encoding/json's compact form. Decode itself normalises raw members
+// (agent_options values, tool arguments, schemas, ...) to that compact
+// form, so a frame with non-compact raw JSON decodes to the value its
+// re-encoding decodes to, not to its own bytes.
+//
+// # MCP connection origin
+//
+// The origin rule of wire-reference §3.14 is enforced as
+// unsupported_configuration: `service` needs disable_execution_environment
+// and no local_environment; `environment` needs local_environment. The
+// D-era variant's extra requirement local_environment.network_access =
+// "enabled" for `environment` is deliberately not enforced: Core builds
+// local environments without network_access while defaulting MCP servers
+// to the environment origin, so enforcing it would make Core's own
+// prepares invalid.
 //
 // # Errors
 //
 // Every error wraps one sentinel of errors.go (ErrUnknownType,
 // ErrUnknownField, ErrDuplicateField, ErrMissingField, ErrNull,
-// ErrWrongType, ErrTooLarge, ErrInvalid, ErrSyntax, ErrTrailingData) and
-// names the field path, e.g.
+// ErrWrongType, ErrTooLarge, ErrInvalid, ErrInvalidUTF8, ErrSyntax,
+// ErrTrailingData) and names the field path, e.g.
 // `wire: wrong JSON type: execution_start.input[0].content[1].text: want string, got number`.
+// A repeated member inside a raw JSON value is named by the raw member's
+// path and the (truncated) member name.
 // Once the envelope is readable, Decode returns a *DecodeError carrying the
-// type string and correlation ID, so a receiver can answer the request.
+// type string and correlation ID, so a receiver can answer the request; an
+// ID over IDBytesMax also yields a *DecodeError (with the type when it is
+// registered) whose ID is empty and whose message gives only the length.
 // Validation failures that map to a protocol code (execution_prepare) are
 // *CodeError values: errors.Is(err, ErrInvalid) holds and ErrorCode(err)
-// yields the code. Capability declarations never echo a member name or
-// value in an error.
+// yields the code. Capability declarations never echo a value in an
+// error, and never echo the name of an unknown member; errors about a
+// known member (wrong type, null, missing, repeated) name it, e.g.
+// `heartbeat.supported_agent_kinds[0].capabilities.steering`.
 //
 // # Adding a message type
 //

@@ -61,7 +61,7 @@ type schema struct {
 	bits     int // integer width for kindInt/kindUint
 	fields   []schemaField
 	elem     *schema // kindArray, kindMap
-	withhold bool    // never echo member names (capability declarations)
+	withhold bool    // never echo unknown member names (capability declarations)
 }
 
 // structFieldsMax bounds the members of one struct: presence is tracked in

@@ -245,3 +245,41 @@ func TestOversizeIDDecodeError(t *testing.T) {
 }
 
 func reflectValue(v any) reflect.Value { return reflect.ValueOf(v) }
+
+// TestCapabilityErrorsNameKnownMembers: capability errors name a known
+// member (the doc's promise) and withhold only unknown member names.
+func TestCapabilityErrorsNameKnownMembers(t *testing.T) {
+	frame, err := Encode(Frame{Payload: Heartbeat{TS: 1, SupportedAgentKinds: []SupportedAgentKind{{Kind: "k", Capabilities: sampleCaps()}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := string(frame)
+	const member = `"steering":true`
+	if !strings.Contains(good, member) {
+		t.Fatalf("sample lacks %s: %s", member, good)
+	}
+	const path = "heartbeat.supported_agent_kinds[0].capabilities"
+	for _, tt := range []struct {
+		name, frame string
+		want        error
+		named       bool
+	}{
+		{"wrong type", strings.Replace(good, member, `"steering":1`, 1), ErrWrongType, true},
+		{"null", strings.Replace(good, member, `"steering":null`, 1), ErrNull, true},
+		{"missing", strings.Replace(good, member+",", "", 1), ErrMissingField, true},
+		{"duplicate", strings.Replace(good, member, member+","+member, 1), ErrDuplicateField, true},
+		{"unknown", strings.Replace(good, member, member+`,"secret_flag":true`, 1), ErrUnknownField, false},
+	} {
+		_, err := Decode([]byte(tt.frame))
+		if !errors.Is(err, tt.want) {
+			t.Fatalf("%s: got %v", tt.name, err)
+		}
+		msg := err.Error()
+		if tt.named && !strings.Contains(msg, path+".steering") {
+			t.Errorf("%s: %q does not name the member", tt.name, msg)
+		}
+		if !tt.named && (strings.Contains(msg, "secret_flag") || !strings.Contains(msg, path)) {
+			t.Errorf("%s: %q", tt.name, msg)
+		}
+	}
+}
