@@ -163,21 +163,13 @@ func TestNativeSessionRecoveryRequiredWithoutRecordedNativeSession(t *testing.T)
 // prepare and ready makes the final check reject: the admission is
 // released and no execution_start is sent.
 func TestFinalCheckBeforeClaim(t *testing.T) {
-	for _, hb := range []wire.Heartbeat{heartbeat(with(baseCaps(), "steering", wire.CapabilityUnsupported)), {TS: 3}} {
-		h := newHarness(t)
-		h.connect("d1", 1, baseCaps())
-		sid := h.session(defaultAgent())
-		tid := h.submit(sid, "x")
-		prep := one[wire.ExecutionPrepare](t, h.last)
-		h.frame(1, "", hb)
-		effs := h.frame(1, prep.ID, status(wire.StateReady, 1))
-		require.Empty(t, sends[wire.ExecutionStart](effs))
-		rel := one[wire.ExecutionRelease](t, effs)
-		require.Equal(t, "h-1", rel.P.Handle)
-		v := h.turn(tid)
-		require.Equal(t, core.TurnFailed, v.State)
-		require.Equal(t, core.CodeCapabilityUnsupported, v.ErrorCode)
-	}
+	h := newHarness(t)
+	h.connect("d1", 1, baseCaps())
+	sid := h.session(defaultAgent())
+	tid := h.submit(sid, "x")
+	prep := one[wire.ExecutionPrepare](t, h.last)
+	h.frame(1, "", heartbeat(with(baseCaps(), "steering", wire.CapabilityUnsupported)))
+	requireRefusedAtReady(t, h, h.frame(1, prep.ID, status(wire.StateReady, 1)), tid, "steering")
 }
 
 // TestNeverSubstitutesAnotherKind: a device offering a different, fully

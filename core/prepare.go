@@ -121,11 +121,12 @@ func (m *Machine) onReady(p *preparation) {
 		switch {
 		case verdict == admitMissing:
 			m.finish(t, TurnFailed, CodeCapabilityUnsupported, miss)
-		case verdict == admitUndeclared:
-			m.finish(t, TurnFailed, CodeCapabilityUnsupported, "kind "+s.rec.Agent.Kind+" not declared available")
-		default:
+		case p.executorID == "":
 			m.finish(t, TurnFailed, CodePreparationStartFailed, "ready without executor_id")
 		}
+		// admitUndeclared: the kind is no longer declared available, which
+		// at selection means wait. Nothing was sent but the connection-local
+		// admission, now released: the Turn stays queued, unclaimed.
 		return
 	}
 	t.rec.Attempt++
