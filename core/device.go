@@ -10,8 +10,9 @@ import (
 
 // device is a Runtime device: at most one current connection.
 type device struct {
-	id   string
-	conn ConnID // 0: none
+	id     string
+	conn   ConnID // 0: none
+	newest ConnID // highest connection ID ever opened for the device
 }
 
 // conn is a live, current connection. Replaced or closed connections are
@@ -39,6 +40,14 @@ func (m *Machine) onConnOpened(e ConnOpened) {
 		d = &device{id: e.Device}
 		m.devices[e.Device] = d
 	}
+	if e.Conn <= d.newest {
+		// Connection IDs increase per device (the shell mints them in
+		// accept order): an older generation arriving late is stale and
+		// must not displace the current connection.
+		m.emit(CloseConn{Conn: e.Conn, Reason: "stale connection"})
+		return
+	}
+	d.newest = e.Conn
 	if old := m.conns[d.conn]; old != nil {
 		m.dropConn(old, "replaced by a newer connection", true)
 	}

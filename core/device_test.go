@@ -192,3 +192,33 @@ func TestConnOpenedRejections(t *testing.T) {
 	require.Len(t, h.m.Devices(), 1)
 	require.Empty(t, h.step(core.TimerFired{Timer: "idle:9"}), "unarmed timer")
 }
+
+// TestStaleConnectionGenerationClosed: a ConnOpened older than (or equal
+// to) a generation already opened for the device arrives late: it is
+// closed at once and the current connection keeps its routes.
+func TestStaleConnectionGenerationClosed(t *testing.T) {
+	h := newHarness(t)
+	h.connect("d1", 2, baseCaps())
+	sid := h.session(defaultAgent())
+	tid := h.submit(sid, "x")
+	_, runID := h.startedOn(2, h.last)
+
+	effs := h.step(core.ConnOpened{Device: "d1", Conn: 1})
+	require.Len(t, effs, 1, "%v", describeAll(effs))
+	require.Equal(t, core.CloseConn{Conn: 1, Reason: "stale connection"}, effs[0])
+	d := h.m.Devices()
+	require.Equal(t, core.ConnID(2), d[0].Conn)
+	require.True(t, d[0].Known)
+	require.Equal(t, core.TurnRunning, h.turn(tid).State)
+	require.Empty(t, h.frame(1, "", heartbeat(baseCaps())), "the stale connection is not routed")
+	h.frame(2, runID, wire.Delta{Delta: "still here"})
+	require.EqualValues(t, 1, h.turn(tid).Events)
+
+	// A closed generation reopened is stale too; a newer one replaces.
+	h.step(core.ConnClosed{Conn: 2})
+	effs = h.step(core.ConnOpened{Device: "d1", Conn: 2})
+	require.True(t, hasEffect(effs, func(c core.CloseConn) bool { return c.Conn == 2 && c.Reason == "stale connection" }))
+	require.Equal(t, core.ConnID(0), h.m.Devices()[0].Conn)
+	h.step(core.ConnOpened{Device: "d1", Conn: 3})
+	require.Equal(t, core.ConnID(3), h.m.Devices()[0].Conn)
+}

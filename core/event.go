@@ -7,7 +7,11 @@ import (
 )
 
 // ConnID identifies one physical connection (its generation). The shell
-// mints it; zero is not a valid connection.
+// mints it; zero is not a valid connection. The machine assumes the IDs a
+// shell mints for one device increase with every new connection (the
+// simulator assigns them in dial order; a real gateway in accept order):
+// a ConnOpened whose ID is not above every ID already opened for that
+// device is stale and closed at once. A Restart forgets the IDs seen.
 type ConnID uint64
 
 func (c ConnID) String() string { return fmt.Sprintf("c%d", uint64(c)) }
@@ -30,7 +34,8 @@ type Event interface {
 
 // ConnOpened: a Runtime connection for Device was accepted (credential and
 // version already checked by the shell). A newer connection for a device
-// replaces and quarantines the older one.
+// replaces and quarantines the older one; an older one arriving late is
+// closed ("stale connection") and changes nothing.
 type ConnOpened struct {
 	Device string
 	Conn   ConnID
