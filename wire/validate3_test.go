@@ -117,20 +117,28 @@ func TestStepResults(t *testing.T) {
 		}
 	}
 	for _, tt := range []struct {
-		name string
-		r    WorkspaceWriteResult
-		ok   bool
+		name  string
+		r     WorkspaceWriteResult
+		field string // "" = valid
 	}{
-		{"received", WorkspaceWriteResult{Outcome: OutcomeReceived, Offset: 5}, true},
-		{"reason with write_rejected", WorkspaceWriteResult{Outcome: OutcomeRejected, ErrorCode: WriteRejected, Reason: "future_reason"}, true},
-		{"reason with other code", WorkspaceWriteResult{Outcome: OutcomeRejected, ErrorCode: WriteCapacity, Reason: WriteReasonUnsafeDestination}, false},
-		{"failed does not exist", WorkspaceWriteResult{Outcome: OutcomeFailed, ErrorCode: "write_failed"}, false},
-		{"unknown", WorkspaceWriteResult{Outcome: OutcomeUnknown, ErrorCode: WriteUnconfirmed}, true},
-		{"wrong offset", WorkspaceWriteResult{Outcome: OutcomeReceived, Offset: 4}, false},
+		{"received", WorkspaceWriteResult{Outcome: OutcomeReceived, Offset: 5}, ""},
+		{"reason with write_rejected", WorkspaceWriteResult{Outcome: OutcomeRejected, ErrorCode: WriteRejected, Reason: "future_reason"}, ""},
+		{"reason with other code", WorkspaceWriteResult{Outcome: OutcomeRejected, ErrorCode: WriteCapacity, Reason: WriteReasonUnsafeDestination}, "reason"},
+		{"failed does not exist", WorkspaceWriteResult{Outcome: OutcomeFailed, ErrorCode: "write_failed"}, "outcome"},
+		{"unknown", WorkspaceWriteResult{Outcome: OutcomeUnknown, ErrorCode: WriteUnconfirmed}, ""},
+		{"unknown wrong code", WorkspaceWriteResult{Outcome: OutcomeUnknown, ErrorCode: WriteRejected}, "error_code"},
+		{"wrong offset", WorkspaceWriteResult{Outcome: OutcomeReceived, Offset: 4}, "offset"},
+		{"negative offset", WorkspaceWriteResult{Outcome: OutcomeReceived, Offset: -1}, "offset"},
 	} {
-		if err := tt.r.ValidateAgainst(OutcomeReceived, 5, 5); tt.ok != (err == nil) {
+		err := tt.r.ValidateAgainst(OutcomeReceived, 5, 5)
+		if (tt.field == "") != (err == nil) || (err != nil && (!errors.Is(err, ErrInvalid) ||
+			!strings.Contains(err.Error(), "workspace_write_result."+tt.field))) {
 			t.Errorf("write result %s: %v", tt.name, err)
 		}
+	}
+	if err := (RuntimePrepareResult{Outcome: OutcomeReady}).ValidateAgainst(OutcomeRejected, 0, 0); !errors.Is(err, ErrInvalid) ||
+		!strings.Contains(err.Error(), "runtime_prepare_result.outcome") {
+		t.Errorf("expected outcome rejected: %v", err)
 	}
 }
 
@@ -206,41 +214,43 @@ func TestReadResultAgainstRequest(t *testing.T) {
 		name  string
 		r     WorkspaceReadResult
 		req   WorkspaceRead
-		ok    bool
+		want  error // nil = valid
 		field string
 	}{
-		{"bytes", WorkspaceReadResult{Outcome: OutcomeCompleted, CloseAcknowledged: true, Data: []byte("ab")}, byteReq, true, ""},
-		{"bytes truncated at limit", WorkspaceReadResult{Outcome: OutcomeCompleted, CloseAcknowledged: true, Data: []byte("abc"), Truncated: true}, byteReq, true, ""},
-		{"bytes truncated early", WorkspaceReadResult{Outcome: OutcomeCompleted, CloseAcknowledged: true, Data: []byte("ab"), Truncated: true}, byteReq, false, "truncated"},
-		{"bytes over limit", WorkspaceReadResult{Outcome: OutcomeCompleted, CloseAcknowledged: true, Data: []byte("abcd")}, byteReq, false, "data"},
-		{"bytes with directory", WorkspaceReadResult{Outcome: OutcomeCompleted, CloseAcknowledged: true, Directory: entries()}, byteReq, false, "directory"},
-		{"not_directory on byte read", WorkspaceReadResult{Outcome: OutcomeRejected, ErrorCode: ReadNotDirectory}, byteReq, false, "error_code"},
+		{"bytes", WorkspaceReadResult{Outcome: OutcomeCompleted, CloseAcknowledged: true, Data: []byte("ab")}, byteReq, nil, ""},
+		{"bytes truncated at limit", WorkspaceReadResult{Outcome: OutcomeCompleted, CloseAcknowledged: true, Data: []byte("abc"), Truncated: true}, byteReq, nil, ""},
+		{"bytes truncated early", WorkspaceReadResult{Outcome: OutcomeCompleted, CloseAcknowledged: true, Data: []byte("ab"), Truncated: true}, byteReq, ErrInvalid, "truncated"},
+		{"bytes over limit", WorkspaceReadResult{Outcome: OutcomeCompleted, CloseAcknowledged: true, Data: []byte("abcd")}, byteReq, ErrTooLarge, "data"},
+		{"bytes with directory", WorkspaceReadResult{Outcome: OutcomeCompleted, CloseAcknowledged: true,
+			Directory: &WorkspaceDirectoryResult{Entries: []DirectoryEntry{}}}, byteReq, ErrInvalid, "directory: not allowed on a byte read"},
+		{"not_directory on byte read", WorkspaceReadResult{Outcome: OutcomeRejected, ErrorCode: ReadNotDirectory}, byteReq, ErrInvalid, "error_code"},
 		{"dir", WorkspaceReadResult{Outcome: OutcomeCompleted, CloseAcknowledged: true, Directory: entries(
-			DirectoryEntry{Name: "a", Kind: EntryFile, SizeBytes: size}, DirectoryEntry{Name: "b", Kind: EntrySymlink})}, dirReq, true, ""},
-		{"dir missing", WorkspaceReadResult{Outcome: OutcomeCompleted, CloseAcknowledged: true}, dirReq, false, "directory"},
+			DirectoryEntry{Name: "a", Kind: EntryFile, SizeBytes: size}, DirectoryEntry{Name: "b", Kind: EntrySymlink})}, dirReq, nil, ""},
+		{"dir missing", WorkspaceReadResult{Outcome: OutcomeCompleted, CloseAcknowledged: true}, dirReq, ErrMissingField, "directory"},
 		{"dir too many", WorkspaceReadResult{Outcome: OutcomeCompleted, CloseAcknowledged: true, Directory: entries(
-			DirectoryEntry{Name: "a", Kind: EntryOther}, DirectoryEntry{Name: "b", Kind: EntryOther}, DirectoryEntry{Name: "c", Kind: EntryOther})}, dirReq, false, "entries"},
+			DirectoryEntry{Name: "a", Kind: EntryOther}, DirectoryEntry{Name: "b", Kind: EntryOther}, DirectoryEntry{Name: "c", Kind: EntryOther})}, dirReq, ErrTooLarge, "directory.entries"},
 		{"dir duplicate", WorkspaceReadResult{Outcome: OutcomeCompleted, CloseAcknowledged: true, Directory: entries(
-			DirectoryEntry{Name: "a", Kind: EntryOther}, DirectoryEntry{Name: "a", Kind: EntryOther})}, dirReq, false, "entries[1].name"},
+			DirectoryEntry{Name: "a", Kind: EntryOther}, DirectoryEntry{Name: "a", Kind: EntryOther})}, dirReq, ErrInvalid, "directory.entries[1].name"},
 		{"dir slash", WorkspaceReadResult{Outcome: OutcomeCompleted, CloseAcknowledged: true, Directory: entries(
-			DirectoryEntry{Name: "a/b", Kind: EntryOther})}, dirReq, false, "entries[0].name"},
+			DirectoryEntry{Name: "a/b", Kind: EntryOther})}, dirReq, ErrInvalid, "directory.entries[0].name"},
 		{"dir dotdot", WorkspaceReadResult{Outcome: OutcomeCompleted, CloseAcknowledged: true, Directory: entries(
-			DirectoryEntry{Name: "..", Kind: EntryOther})}, dirReq, false, "entries[0].name"},
+			DirectoryEntry{Name: "..", Kind: EntryOther})}, dirReq, ErrInvalid, "directory.entries[0].name"},
 		{"dir long name", WorkspaceReadResult{Outcome: OutcomeCompleted, CloseAcknowledged: true, Directory: entries(
-			DirectoryEntry{Name: strings.Repeat("n", DirectoryNameBytes+1), Kind: EntryOther})}, dirReq, false, "entries[0].name"},
+			DirectoryEntry{Name: strings.Repeat("n", DirectoryNameBytes+1), Kind: EntryOther})}, dirReq, ErrTooLarge, "directory.entries[0].name"},
 		{"dir file without size", WorkspaceReadResult{Outcome: OutcomeCompleted, CloseAcknowledged: true, Directory: entries(
-			DirectoryEntry{Name: "a", Kind: EntryFile})}, dirReq, false, "entries[0].size_bytes"},
+			DirectoryEntry{Name: "a", Kind: EntryFile})}, dirReq, ErrInvalid, "directory.entries[0].size_bytes"},
 		{"dir directory with size", WorkspaceReadResult{Outcome: OutcomeCompleted, CloseAcknowledged: true, Directory: entries(
-			DirectoryEntry{Name: "a", Kind: EntryDirectory, SizeBytes: size})}, dirReq, false, "entries[0].size_bytes"},
+			DirectoryEntry{Name: "a", Kind: EntryDirectory, SizeBytes: size})}, dirReq, ErrInvalid, "directory.entries[0].size_bytes"},
 		{"dir unknown kind", WorkspaceReadResult{Outcome: OutcomeCompleted, CloseAcknowledged: true, Directory: entries(
-			DirectoryEntry{Name: "a", Kind: "socket"})}, dirReq, false, "entries[0].kind"},
-		{"dir nil entries", WorkspaceReadResult{Outcome: OutcomeCompleted, CloseAcknowledged: true, Directory: &WorkspaceDirectoryResult{}}, dirReq, false, "entries"},
-		{"dir not_directory", WorkspaceReadResult{Outcome: OutcomeRejected, ErrorCode: ReadNotDirectory}, dirReq, true, ""},
-		{"dir rejected with directory", WorkspaceReadResult{Outcome: OutcomeRejected, ErrorCode: ReadNotDirectory, Directory: entries()}, dirReq, false, "directory"},
+			DirectoryEntry{Name: "a", Kind: "socket"})}, dirReq, ErrInvalid, "directory.entries[0].kind"},
+		{"dir nil entries", WorkspaceReadResult{Outcome: OutcomeCompleted, CloseAcknowledged: true, Directory: &WorkspaceDirectoryResult{}}, dirReq, ErrMissingField, "directory.entries"},
+		{"dir not_directory", WorkspaceReadResult{Outcome: OutcomeRejected, ErrorCode: ReadNotDirectory}, dirReq, nil, ""},
+		{"dir rejected with directory", WorkspaceReadResult{Outcome: OutcomeRejected, ErrorCode: ReadNotDirectory, Directory: entries()}, dirReq, ErrInvalid, "directory"},
 	} {
 		err := tt.r.ValidateAgainst(tt.req)
-		if tt.ok != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.field)) {
-			t.Errorf("%s: got %v", tt.name, err)
+		if (tt.want == nil) != (err == nil) || (err != nil && (!errors.Is(err, tt.want) ||
+			!strings.Contains(err.Error(), "workspace_read_result."+tt.field))) {
+			t.Errorf("%s: got %v, want %v naming %s", tt.name, err, tt.want, tt.field)
 		}
 	}
 }
