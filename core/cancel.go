@@ -1,11 +1,17 @@
 package core
 
-import "github.com/turnstile-sim/turnstile/wire"
+import (
+	"strconv"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
 
 // onCancelTurn cancels an unclaimed Turn at once (releasing its admission)
 // and sends prompt_cancel with delivery ID "cancel:<runID>" for a claimed
 // one, whose terminal state then comes from the cancel receipt, or is
-// cancel_unconfirmed when none arrives in time.
+// cancel_unconfirmed when none arrives in time. A call while a not_ready
+// refusal waits for its retry sends the fresh attempt at once; any other
+// repeated call is answered and sends nothing.
 func (m *Machine) onCancelTurn(e CancelTurn) {
 	t := m.turns[e.Turn]
 	if t == nil {
@@ -13,6 +19,10 @@ func (m *Machine) onCancelTurn(e CancelTurn) {
 		return
 	}
 	if t.rec.Cancel != CancelNone {
+		if m.armed(timerID(timerCancelRetry, t.rec.ID)) {
+			m.cancelTimer(timerID(timerCancelRetry, t.rec.ID))
+			m.sendCancel(t)
+		}
 		m.result(APIResult{Call: e.Call})
 		return
 	}
@@ -22,13 +32,38 @@ func (m *Machine) onCancelTurn(e CancelTurn) {
 		return
 	}
 	t.rec.Cancel = CancelRequested
-	t.rec.CancelDeliveryID = cancelDeliveryPrefix + t.rec.RunID
-	m.saveTurn(t)
 	m.cancelTimer(timerID(timerSteerRetry, t.rec.ID))
 	t.retrying = false
+	m.sendCancel(t)
+	m.result(APIResult{Call: e.Call})
+}
+
+// sendCancel makes one cancel attempt: a fresh delivery ID ("cancel:<runID>"
+// for the first, "cancel:<runID>:<n>" for attempt n), recorded durably
+// before prompt_cancel leaves, and a confirmation window of its own.
+func (m *Machine) sendCancel(t *turn) {
+	t.rec.CancelAttempts++
+	t.rec.CancelDeliveryID = cancelDeliveryID(t.rec.RunID, t.rec.CancelAttempts)
+	m.saveTurn(t)
 	m.send(t.conn.id, t.rec.RunID, wire.PromptCancel{DeliveryID: t.rec.CancelDeliveryID})
 	m.setTimer(timerID(timerCancel, t.rec.ID), m.now.Add(m.cfg.CancelConfirmTimeout))
-	m.result(APIResult{Call: e.Call})
+}
+
+func cancelDeliveryID(runID string, attempt int) string {
+	if attempt <= 1 {
+		return cancelDeliveryPrefix + runID
+	}
+	return cancelDeliveryPrefix + runID + ":" + strconv.Itoa(attempt)
+}
+
+// onCancelRetry re-sends a cancel refused with not_ready while the Turn is
+// not terminal and the Run route is up.
+func (m *Machine) onCancelRetry(turnID string) {
+	t := m.turns[turnID]
+	if t == nil || t.rec.Cancel != CancelRequested || t.conn == nil {
+		return
+	}
+	m.sendCancel(t)
 }
 
 // onCancelAck reads the cancel receipt (matched by delivery ID). applied
@@ -36,13 +71,23 @@ func (m *Machine) onCancelTurn(e CancelTurn) {
 // cancel_outcome_unavailable. Refused with cancel_failed: a native cancel was
 // issued but its settlement is unconfirmed, so a later done cannot tell
 // completion from cancellation and the Turn fails cancel_unconfirmed.
-// Refused otherwise (run_inactive, not_ready): the cancel never reached the
-// native turn and the stream decides (at once if done already arrived).
+// Refused with not_ready: the Run is still starting and the cancel was not
+// applied, so it is sent again after CancelRetryDelay with a fresh
+// delivery ID (and a fresh confirmation window); the Turn keeps waiting
+// for a receipt, even if done arrives meanwhile. Refused otherwise
+// (run_inactive): the cancel never reached the native turn and the stream
+// decides (at once if done already arrived).
 func (m *Machine) onCancelAck(t *turn, ack wire.InteractionDecisionAck) {
 	if t.rec.Cancel != CancelRequested || ack.DeliveryID != t.rec.CancelDeliveryID {
 		return
 	}
 	m.cancelTimer(timerID(timerCancel, t.rec.ID))
+	if !ack.Applied && ack.ErrorCode == wire.CancelNotReady {
+		// The Run is still starting and the cancel was not applied:
+		// retrying is safe. The receipt of the retry decides.
+		m.setTimer(timerID(timerCancelRetry, t.rec.ID), m.now.Add(m.cfg.CancelRetryDelay))
+		return
+	}
 	if !ack.Applied {
 		t.rec.Cancel, t.rec.CancelErrorCode = CancelRefused, codeOr(ack.ErrorCode, "refused")
 		m.saveTurn(t)

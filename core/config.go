@@ -30,6 +30,10 @@ type Config struct {
 	// SteerRetryDelay is the wait before an active input refused with
 	// not_ready or busy (before `written`) is offered again.
 	SteerRetryDelay time.Duration
+	// CancelRetryDelay is the wait before a prompt_cancel refused with
+	// not_ready (the Run is still starting) is sent again with a fresh
+	// delivery ID (1 s).
+	CancelRetryDelay time.Duration
 
 	SessionsMax            int // sessions Core holds
 	TurnsPerSessionMax     int // unfinished Turns queued per session
@@ -72,6 +76,7 @@ func DefaultConfig() Config {
 		ConnIdleTimeout:        60 * time.Second,
 		PrepareRetryDelay:      time.Second,
 		SteerRetryDelay:        time.Second,
+		CancelRetryDelay:       time.Second,
 		SessionsMax:            4096,
 		TurnsPerSessionMax:     64,
 		SteerInputsPerRunMax:   256,
@@ -94,6 +99,7 @@ func (c Config) withDefaults() Config {
 		{&c.ConnIdleTimeout, d.ConnIdleTimeout},
 		{&c.PrepareRetryDelay, d.PrepareRetryDelay},
 		{&c.SteerRetryDelay, d.SteerRetryDelay},
+		{&c.CancelRetryDelay, d.CancelRetryDelay},
 	}
 	for _, f := range durations {
 		if *f.dst == 0 {
@@ -126,7 +132,7 @@ func (c Config) Validate() error { return c.withDefaults().validate() }
 
 func (c Config) validate() error {
 	if c.WrittenTimeout < 0 || c.CancelConfirmTimeout < 0 || c.ConnIdleTimeout < 0 ||
-		c.PrepareRetryDelay < 0 || c.SteerRetryDelay < 0 {
+		c.PrepareRetryDelay < 0 || c.SteerRetryDelay < 0 || c.CancelRetryDelay < 0 {
 		return fmt.Errorf("core: config: negative duration")
 	}
 	if c.SessionsMax < 0 || c.TurnsPerSessionMax < 0 || c.SteerInputsPerRunMax < 0 ||

@@ -40,6 +40,11 @@
 // Devices and connections. A newer connection for a device replaces the
 // older one, which is closed and quarantined: its capability snapshot,
 // preparation streams and Run routes are removed and nothing is inherited.
+// Connection IDs are generations: the machine remembers the highest one
+// opened per device and assumes the shell mints them increasing per device
+// (the simulator in dial order, a real gateway in accept order). An older
+// or equal one arriving later is closed at once ("stale connection") and
+// changes nothing; a Restart forgets the generations seen.
 // Capabilities come from the last valid heartbeat only: unknown before the
 // first, a kind missing from a heartbeat is undeclared, nothing is
 // inferred. An invalid heartbeat (incomplete or duplicated declaration, or
@@ -53,8 +58,12 @@
 // multi-agent; tool search; programmatic tool calling; function tools;
 // images; HTTP MCP). Core checks them at device selection and again, on
 // `ready`, against the connection's snapshot of that moment. It never picks
-// another Harness kind: a device declaring the kind but lacking a
-// capability makes the Turn fail with capability_unsupported.
+// another Harness kind: a device declaring the kind available but lacking
+// a capability makes the Turn fail with capability_unsupported, at
+// selection or at the final check. A kind undeclared or unavailable means
+// wait, at both points: at the final check the admission is released
+// (execution_release) and the Turn stays queued and unclaimed, to be
+// scheduled again; no Run input or Run ID was sent, so this is no replay.
 //
 // Scheduling. Turns run FIFO per Session, one active Turn per Session. The
 // device is the admissible one with the fewest open preparations and Runs,
@@ -68,12 +77,33 @@
 // and the ordered input. preparation_capacity leaves the Turn unclaimed and
 // retries after PrepareRetryDelay. A start refused with
 // executor_unavailable is retried once, with a fresh preparation, when no
-// native output was observed and no cancel was sent. Every other refusal
-// fails the Turn (preparation_start_failed); uncertain delivery is never
-// replayed. A connection lost while an unclaimed Turn is being prepared
-// leaves the Turn queued: no Run input or Run ID was sent and the
-// admission was local to that connection, so the next preparation is a
-// new admission, not a replay.
+// native output was observed and no cancel was sent. Every other refusal,
+// and a `ready` without executor_id (released), fails the Turn
+// (preparation_start_failed); uncertain delivery is never replayed.
+//
+// Judgment call: re-preparing after a connection loss. A connection lost
+// while an unclaimed Turn is being prepared leaves the Turn queued, and it
+// is prepared again (on any admissible connection) with a new request ID.
+// The seed's "no replay" on reconnection concerns Run input,
+// initialisation, transfers and pending mutations; none of them was sent:
+// execution_prepare carries only the Session identity and immutable
+// configuration, no Run input and no Run ID, and its admission was local
+// to the lost connection (the Runtime retires it with the connection), so
+// the next preparation is a new admission, not a replay of anything whose
+// effect is unknown. Once execution_start has left, the Turn is claimed and
+// never started again.
+//
+// Judgment call: require_existing_native_session. The configuration sets
+// it exactly when native_session_recovery is required: the Session has
+// started a Turn (or delivered a start without confirmation) and no native
+// session ID is recorded. The seed sets the flag "when the native Session
+// must be recovered"; with a recorded ID the configuration names it in
+// agent_session_id and the Runtime resumes it under strict_resume (a
+// mismatch is native_session_conflict), so there is nothing to recover by
+// search. Without a recorded ID but with earlier Turns, native history may
+// exist that Core cannot name: the flag makes the Runtime refuse
+// (history_unavailable) rather than silently start a fresh native session.
+// A Session that never started a Turn has no history to require.
 //
 // Run events are persisted in arrival order and handed to subscribers.
 // error then done fails the Turn with engine_failed, exposing the
@@ -95,7 +125,16 @@
 // released). A claimed one gets prompt_cancel with delivery ID
 // "cancel:<runID>"; its terminal state then comes from the cancel receipt
 // (a `done` meanwhile does not override it), or is cancel_unconfirmed when
-// none arrives within CancelConfirmTimeout.
+// none arrives within CancelConfirmTimeout. A receipt refused with
+// not_ready (the Run is still starting; the cancel was not applied, so
+// retrying is safe) makes Core send prompt_cancel again after
+// CancelRetryDelay, while the Turn is not terminal, with a fresh delivery
+// ID ("cancel:<runID>:<n>" for attempt n) recorded before it leaves; only
+// the latest attempt's receipt counts and decides as usual, and each
+// attempt has its own CancelConfirmTimeout window, started when it is
+// sent. A CancelTurn call while the retry waits sends it at once. A
+// receipt refused with run_inactive lets the stream decide; cancel_failed
+// is cancel_unconfirmed.
 //
 // Observation. Subscribe is the SubscribeDurable run subscription. When a
 // connection carrying a claimed Turn is lost the Turn fails with
@@ -118,7 +157,8 @@
 // Sessions are "s-<n>", Turns "t-<n>"; a Turn's first Run ID is its Turn
 // ID and its single retry attempt is "<turn>.2". Preparation request IDs
 // are "p-<n>", never a Run ID. Active input IDs are the decimal position of
-// the input in its Turn. The cancel delivery ID is "cancel:<runID>".
+// the input in its Turn. The cancel delivery ID is "cancel:<runID>", then
+// "cancel:<runID>:<n>" for the n-th attempt after not_ready refusals.
 //
 // # Restart
 //

@@ -96,6 +96,15 @@ func (m *Machine) checkTurns() {
 		if !(r.Done == nil || r.Cancel == CancelRequested) {
 			panicf("turn %s live after done", id)
 		}
+		// A requested cancel awaits exactly one thing: its receipt (the
+		// confirmation window) or, after not_ready, its next attempt.
+		confirming, retrying := m.armed(timerID(timerCancel, id)), m.armed(timerID(timerCancelRetry, id))
+		if !((r.Cancel == CancelRequested) == (confirming != retrying) && !(confirming && retrying)) {
+			panicf("turn %s cancel %s with confirmation timer %v and retry timer %v", id, r.Cancel, confirming, retrying)
+		}
+		if !(r.Cancel == CancelNone || r.CancelDeliveryID == cancelDeliveryID(r.RunID, r.CancelAttempts)) {
+			panicf("turn %s cancel delivery ID %q after %d attempts", id, r.CancelDeliveryID, r.CancelAttempts)
+		}
 		m.checkInputs(t)
 	}
 	for runID, t := range m.runs {

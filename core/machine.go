@@ -148,11 +148,12 @@ func (m *Machine) armed(id TimerID) bool { _, ok := m.timers[id]; return ok }
 
 // Timer names: "<kind>:<subject>".
 const (
-	timerIdle       = "idle"
-	timerPrepRetry  = "prepare-retry"
-	timerWritten    = "written"
-	timerSteerRetry = "steer-retry"
-	timerCancel     = "cancel"
+	timerIdle        = "idle"
+	timerPrepRetry   = "prepare-retry"
+	timerWritten     = "written"
+	timerSteerRetry  = "steer-retry"
+	timerCancel      = "cancel"
+	timerCancelRetry = "cancel-retry"
 )
 
 func timerID(kind, subject string) TimerID { return TimerID(kind + ":" + subject) }
@@ -177,6 +178,8 @@ func (m *Machine) onTimer(id TimerID) {
 		m.onSteerRetry(subject)
 	case timerCancel:
 		m.onCancelTimeout(subject)
+	case timerCancelRetry:
+		m.onCancelRetry(subject)
 	default:
 		panic(fmt.Sprintf("core: armed timer of unknown kind %q", id))
 	}

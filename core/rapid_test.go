@@ -29,14 +29,16 @@ type rapidWorld struct {
 	timers  map[core.TimerID]time.Time
 
 	// what the machine sent
-	prep    string            // open preparation request ID
-	prepRev uint64            // last revision the scripted Runtime sent on it
-	run     string            // current Run ID (started or starting)
-	runTurn string            // its Turn
-	started map[string]bool   // Run IDs that got execution_start
-	steer   map[string]string // run → input ID of the last prompt_steer
-	sends   map[string]int    // "run/input" → prompt_steer count
-	resend  map[string]int    // resends allowed (not_ready/busy answers)
+	prep       string            // open preparation request ID
+	prepRev    uint64            // last revision the scripted Runtime sent on it
+	run        string            // current Run ID (started or starting)
+	runTurn    string            // its Turn
+	started    map[string]bool   // Run IDs that got execution_start
+	steer      map[string]string // run → input ID of the last prompt_steer
+	sends      map[string]int    // "run/input" → prompt_steer count
+	resend     map[string]int    // resends allowed (not_ready/busy answers)
+	lastCancel map[string]string // run → delivery ID of the last prompt_cancel
+	cancels    map[string]bool   // every cancel delivery ID sent
 
 	// the model
 	turns    []string
@@ -49,7 +51,7 @@ func newRapidWorld() *rapidWorld {
 	w := &rapidWorld{
 		m: core.New(rapidConfig, st), st: st, now: t0, timers: map[core.TimerID]time.Time{},
 		started: map[string]bool{}, steer: map[string]string{}, sends: map[string]int{},
-		resend: map[string]int{}, terminal: map[string]core.TurnState{}, cursor: map[string]int{},
+		resend: map[string]int{}, lastCancel: map[string]string{}, cancels: map[string]bool{}, terminal: map[string]core.TurnState{}, cursor: map[string]int{},
 	}
 	w.reconnect(nil)
 	r := w.step(nil, core.CreateSession{Call: "s", Agent: defaultAgent()})
@@ -97,6 +99,13 @@ func (w *rapidWorld) sent(t *rapid.T, s core.Send) {
 			t.Fatalf("input %s delivered again without a not_ready/busy refusal", key)
 		}
 		w.steer[s.Frame.ID] = p.InputID
+	case wire.PromptCancel:
+		// Every cancel attempt carries a fresh delivery ID.
+		if w.cancels[p.DeliveryID] {
+			t.Fatalf("cancel delivery ID %s sent twice", p.DeliveryID)
+		}
+		w.cancels[p.DeliveryID] = true
+		w.lastCancel[s.Frame.ID] = p.DeliveryID
 	}
 }
 
@@ -270,13 +279,23 @@ func (w *rapidWorld) cancel(t *rapid.T) {
 	w.step(t, core.CancelTurn{Call: "c", Turn: id})
 }
 
+// receipt answers the Run's latest cancel attempt. not_ready keeps the
+// Turn waiting for the retry's receipt (nothing is decided); the others
+// decide as usual.
 func (w *rapidWorld) receipt(t *rapid.T) {
-	if !w.rarely(t) {
-		return
-	}
 	w.needRun(t)
-	applied := rapid.Bool().Draw(t, "applied")
-	w.runFrame(t, wire.InteractionDecisionAck{DeliveryID: "cancel:" + w.run, Applied: applied, Outcome: &wire.Done{}})
+	id := w.lastCancel[w.run]
+	if id == "" {
+		t.Skip("no cancel sent")
+	}
+	code := rapid.SampledFrom([]string{"", wire.CancelRunInactive, wire.CancelNotReady, wire.CancelFailed}).Draw(t, "cancel receipt")
+	before := w.view(w.runTurn)
+	w.runFrame(t, wire.InteractionDecisionAck{DeliveryID: id, Applied: code == "", ErrorCode: code, Outcome: &wire.Done{}})
+	after := w.view(w.runTurn)
+	if code == wire.CancelNotReady && !before.State.Terminal() && before.Cancel == core.CancelRequested && before.CancelDeliveryID == id &&
+		(after.State.Terminal() || after.Cancel != core.CancelRequested) {
+		t.Fatalf("turn %s decided (%s, cancel %s) by a not_ready cancel receipt", w.runTurn, after.State, after.Cancel)
+	}
 }
 
 // advance fires the earliest armed timer.

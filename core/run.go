@@ -171,6 +171,7 @@ func (m *Machine) finishWith(t *turn, state TurnState, code, detail string, obsE
 	m.cancelTimer(timerID(timerWritten, t.rec.ID))
 	m.cancelTimer(timerID(timerSteerRetry, t.rec.ID))
 	m.cancelTimer(timerID(timerCancel, t.rec.ID))
+	m.cancelTimer(timerID(timerCancelRetry, t.rec.ID))
 	t.retrying = false
 	s := m.sessions[t.rec.Session]
 	i := slices.Index(s.queue, t)

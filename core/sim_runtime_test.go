@@ -41,6 +41,7 @@ type rtRun struct {
 	conn      sim.ConnID
 	finished  bool // done sent
 	cancelled bool
+	starting  bool // started not yet reported: a cancel is refused not_ready
 	steering  bool // an input awaits its receipt
 }
 
@@ -221,10 +222,11 @@ func (r *simRuntime) onStart(now time.Time, req string, p wire.ExecutionStart) [
 			ErrorCode: wire.PrepExecutorUnavailable, Operation: wire.TypeExecutionStart})...)
 	}
 	r.truth.nativeStart(p.RunID)
-	run := &rtRun{req: req, conn: c}
+	run := &rtRun{req: req, conn: c, starting: true}
 	r.runs[p.RunID] = run
 	out := r.status(c, req, pr, wire.PreparationStatus{State: wire.StateStarting, RunID: p.RunID})
-	out = append(out, r.later(now, r.ms(1, 30), func(time.Time) []sim.Effect {
+	out = append(out, r.later(now, r.ms(1, 300), func(time.Time) []sim.Effect {
+		run.starting = false
 		return r.status(c, req, pr, wire.PreparationStatus{State: wire.StateStarted, RunID: p.RunID})
 	}))
 	return append(out, r.later(now, r.ms(10, 200), func(now time.Time) []sim.Effect {
@@ -300,6 +302,9 @@ func (r *simRuntime) onCancel(now time.Time, runID string, p wire.PromptCancel) 
 	c := r.conn
 	if run == nil || run.finished {
 		return r.send(c, runID, wire.InteractionDecisionAck{DeliveryID: p.DeliveryID, ErrorCode: wire.CancelRunInactive})
+	}
+	if run.starting {
+		return r.send(c, runID, wire.InteractionDecisionAck{DeliveryID: p.DeliveryID, ErrorCode: wire.CancelNotReady})
 	}
 	run.cancelled = true
 	if r.rng.IntN(100) < 15 {

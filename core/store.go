@@ -96,7 +96,8 @@ type TurnRecord struct {
 	Counted bool
 
 	Cancel           CancelState
-	CancelDeliveryID string
+	CancelDeliveryID string     // delivery ID of the latest cancel attempt
+	CancelAttempts   int        // prompt_cancel attempts sent (a not_ready refusal allows another)
 	CancelErrorCode  string     // code of a refused cancel receipt
 	CancelOutcome    *wire.Done // continuity snapshot of an applied cancel
 

@@ -24,6 +24,7 @@ type TurnView struct {
 	Usage            *wire.Usage
 	Content          string // done content, or the cancel outcome's
 	Cancel           CancelState
+	CancelDeliveryID string // delivery ID of the latest cancel attempt
 	InputCursor      int
 	Inputs           []InputView
 	Events           uint64
@@ -40,7 +41,7 @@ func viewOf(rec TurnRecord, inputs []InputRecord) TurnView {
 	v := TurnView{
 		ID: rec.ID, Session: rec.Session, State: rec.State, RunID: rec.RunID, Attempt: rec.Attempt,
 		ErrorCode: rec.ErrorCode, ErrorDetail: rec.ErrorDetail, Usage: rec.Usage, Cancel: rec.Cancel,
-		InputCursor: rec.InputCursor, Events: rec.EventCount,
+		CancelDeliveryID: rec.CancelDeliveryID, InputCursor: rec.InputCursor, Events: rec.EventCount,
 	}
 	if rec.State == TurnFailed && rec.ErrorCode == CodeEngineFailed {
 		v.EngineErrorCode, v.EngineHTTPStatus = rec.EngineErrorCode, rec.EngineHTTPStatus
