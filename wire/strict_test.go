@@ -103,7 +103,7 @@ func TestDecodeInvalidUTF8(t *testing.T) {
 		{"high surrogate then text", `{"type":"delta","id":"r","payload":{"delta":"\ud800\u0041","sequence":0}}`, ErrInvalidUTF8, "delta.delta"},
 		{"lone low surrogate", `{"type":"delta","id":"r","payload":{"delta":"\udc00","sequence":0}}`, ErrInvalidUTF8, "delta.delta"},
 		{"escaped key surrogate", beginHead + `{"action":"configure","env":{"\ud800":"1"}}}}`, ErrInvalidUTF8, "initialization.env"},
-		{"pair accepted", `{"type":"delta","id":"r","payload":{"delta":"\ud83d\ude00 \u00e9 é 😀","sequence":0}}`, nil, ""},
+		{"pair accepted", `{"type":"delta","id":"r","payload":{"delta":"\ud83d\ude00\uD83D\uDE00 \u00e9 é 😀","sequence":0}}`, nil, ""},
 	})
 }
 
