@@ -67,6 +67,15 @@ func TestRestartRebuildsFromStore(t *testing.T) {
 		runs = append(runs, one[wire.ExecutionStart](t, h.frame(7, p.ID, status(wire.StateReady, 1))).P.RunID)
 	}
 	require.Equal(t, []string{behind, preparing}, runs)
+
+	// The start that was unconfirmed at the crash counts as started: the
+	// Session's next Turn needs native session recovery and asks for the
+	// existing native session.
+	next := h.submit(sids[1], "next")
+	prep := one[wire.ExecutionPrepare](t, h.last)
+	require.True(t, prep.P.Configuration.RequireExistingNativeSession, "Turn %s", next)
+	sess, _ := h.st.Session(sids[1])
+	require.Equal(t, 1, sess.StartedTurns)
 	require.Equal(t, "s-5", h.session(defaultAgent()), "session counter survives")
 }
 

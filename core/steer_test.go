@@ -147,3 +147,51 @@ func TestSteerRejections(t *testing.T) {
 	require.ErrorIs(t, h.steer(tid, "c").Err, core.ErrTurnTerminal)
 	require.Equal(t, w, h.st.Writes())
 }
+
+// TestSteerResendKeepsWrittenDeadline: a not_ready/busy resend is the same
+// delivery: the written deadline stays at delivery start + WrittenTimeout.
+func TestSteerResendKeepsWrittenDeadline(t *testing.T) {
+	for _, code := range []string{"not_ready", "busy"} {
+		h := newHarness(t)
+		_, tid, runID := h.running()
+		start := h.now
+		h.steer(tid, "a")
+		h.advance(5 * time.Second)
+		h.frame(1, runID, wire.PromptSteerAck{InputID: "1", ErrorCode: code})
+		effs := h.fire(core.TimerID("steer-retry:" + tid))
+		one[wire.PromptSteer](t, effs)
+		require.False(t, hasEffect(effs, func(s core.SetTimer) bool { return s.Timer == core.TimerID("written:"+tid) }), "resend re-armed the written timer")
+		var at time.Time
+		for _, tv := range h.m.Timers() {
+			if tv.Timer == core.TimerID("written:"+tid) {
+				at = tv.At
+			}
+		}
+		require.Equal(t, start.Add(30*time.Second), at)
+		h.fire(core.TimerID("written:" + tid))
+		require.Equal(t, start.Add(30*time.Second), h.now)
+		v := h.turn(tid)
+		require.Equal(t, core.InputUnknown, v.Inputs[0].State)
+		require.Equal(t, core.CodeInputOutcomeUnknown, v.ErrorCode)
+	}
+}
+
+// TestNotReadyAfterWrittenFailsTurn: after `written` the input reached the
+// native side; a not_ready or busy refusal then is no safe resend: the
+// input and the Turn fail with input_<code>, nothing is sent again.
+func TestNotReadyAfterWrittenFailsTurn(t *testing.T) {
+	for _, code := range []string{"not_ready", "busy"} {
+		h := newHarness(t)
+		_, tid, runID := h.running()
+		h.steer(tid, "a")
+		h.frame(1, runID, wire.PromptSteerAck{InputID: "1", Written: true})
+		effs := h.frame(1, runID, wire.PromptSteerAck{InputID: "1", ErrorCode: code})
+		require.Empty(t, sends[wire.PromptSteer](effs))
+		require.False(t, hasEffect(effs, func(s core.SetTimer) bool { return s.Timer == core.TimerID("steer-retry:"+tid) }))
+		v := h.turn(tid)
+		require.Equal(t, core.TurnFailed, v.State)
+		require.Equal(t, "input_"+code, v.ErrorCode)
+		require.Equal(t, core.InputFailed, v.Inputs[0].State)
+		require.Equal(t, 0, v.InputCursor)
+	}
+}
