@@ -174,7 +174,13 @@ func (n *simCoreNode) sent(s core.Send) {
 	}
 	switch p := s.Frame.Payload.(type) {
 	case wire.ExecutionPrepare:
-		n.admitted(device, p.SessionID, "")
+		turn := ""
+		for _, pv := range n.m.Preparations() {
+			if pv.RequestID == s.Frame.ID {
+				turn = pv.Turn
+			}
+		}
+		n.admitted(device, p.SessionID, turn)
 	case wire.ExecutionStart:
 		if n.truth.coreStarts[p.RunID]++; n.truth.coreStarts[p.RunID] > 1 {
 			n.truth.violate("Core sent execution_start for Run " + p.RunID + " twice")
@@ -203,14 +209,20 @@ func (n *simCoreNode) available(c core.ConnID, device string) {
 	}
 }
 
+// admitted: the device's declaration supports everything the seed's
+// admission table (seedRequired, written independently of Core) asks for
+// the Turn, counting images of active inputs queued before the claim.
 func (n *simCoreNode) admitted(device, session, turn string) {
 	caps, ok := n.truth.declared[device]
 	srec, _ := n.st.Session(session)
 	images := false
 	if rec, found := n.st.Turn(turn); found {
 		images = rec.Input.HasImages()
+		for _, in := range n.st.Inputs(turn) {
+			images = images || in.Input.HasImages()
+		}
 	}
-	if miss := core.Missing(caps, core.Requirements(srec, core.EngineProfile{}, images)); !ok || miss != "" {
+	if miss := seedMissing(caps, seedRequired(srec, core.EngineProfile{}, images)); !ok || miss != "" {
 		n.truth.violate(fmt.Sprintf("dispatched Session %s to %s lacking %q", session, device, miss))
 	}
 }
