@@ -52,22 +52,24 @@ func optString(t *rapid.T, label string) string {
 	return ""
 }
 
-// genFrame draws a valid frame of one of the generated payload families.
-var genFrame = rapid.Custom(func(t *rapid.T) Frame {
-	id := genID.Draw(t, "id")
-	var p Payload
-	switch rapid.IntRange(0, 11).Draw(t, "kind") {
-	case 0:
-		p = Delta{ItemID: optString(t, "item"), Delta: genText.Draw(t, "delta"), Sequence: genSeq.Draw(t, "seq")}
-	case 1:
-		p = Thinking{Text: genText.Draw(t, "text"), Sequence: genSeq.Draw(t, "seq")}
-	case 2:
-		p = ExecutionStart{ExecutorID: genID.Draw(t, "executor"), Handle: genID.Draw(t, "handle"),
+// genFrameLegacy holds the generators of the first payload families;
+// payloadGens (rapid_gen2_test.go) holds the others.
+var genFrameLegacy = map[string]func(*rapid.T) Payload{
+	TypeDelta: func(t *rapid.T) Payload {
+		return Delta{ItemID: optString(t, "item"), Delta: genText.Draw(t, "delta"), Sequence: genSeq.Draw(t, "seq")}
+	},
+	TypeThinking: func(t *rapid.T) Payload {
+		return Thinking{Text: genText.Draw(t, "text"), Sequence: genSeq.Draw(t, "seq")}
+	},
+	TypeExecutionStart: func(t *rapid.T) Payload {
+		return ExecutionStart{ExecutorID: genID.Draw(t, "executor"), Handle: genID.Draw(t, "handle"),
 			RunID: genID.Draw(t, "run"), Input: genInput.Draw(t, "input")}
-	case 3:
-		p = PromptSteer{InputID: genID.Draw(t, "input_id"), Input: genInput.Draw(t, "input"),
+	},
+	TypePromptSteer: func(t *rapid.T) Payload {
+		return PromptSteer{InputID: genID.Draw(t, "input_id"), Input: genInput.Draw(t, "input"),
 			DurableReceipt: rapid.Bool().Draw(t, "durable")}
-	case 4:
+	},
+	TypeHeartbeat: func(t *rapid.T) Payload {
 		kinds := rapid.SliceOfNDistinct(genID, 0, 3, func(s string) string { return s }).Draw(t, "kinds")
 		hb := Heartbeat{TS: rapid.Int64Min(0).Draw(t, "ts"), ActiveRequests: rapid.IntRange(0, 64).Draw(t, "active"),
 			DaemonVersion: optString(t, "version")}
@@ -75,54 +77,57 @@ var genFrame = rapid.Custom(func(t *rapid.T) Frame {
 			hb.SupportedAgentKinds = append(hb.SupportedAgentKinds, SupportedAgentKind{Kind: k,
 				Available: rapid.Bool().Draw(t, "available"), Capabilities: genCaps.Draw(t, "caps")})
 		}
-		p = hb
-	case 5:
+		return hb
+	},
+	TypeUserChoiceDecision: func(t *rapid.T) Payload {
 		qs := rapid.SliceOfNDistinct(genID, 0, 4, func(s string) string { return s }).Draw(t, "questions")
 		d := UserChoiceDecision{DeliveryID: genID.Draw(t, "delivery")}
 		if rapid.Bool().Draw(t, "cancelled") {
 			d.Cancelled, d.Reason = true, optString(t, "reason")
-		} else {
-			for _, q := range qs {
-				d.QuestionAnswers = append(d.QuestionAnswers, QuestionAnswer{QuestionID: q,
-					Answers: rapid.SliceOfN(genText, 0, 3).Draw(t, "answers")})
-			}
+			return d
 		}
-		p = d
-	case 6:
+		for _, q := range qs {
+			d.QuestionAnswers = append(d.QuestionAnswers, QuestionAnswer{QuestionID: q,
+				Answers: rapid.SliceOfN(genText, 0, 3).Draw(t, "answers")})
+		}
+		return d
+	},
+	TypeError: func(t *rapid.T) Payload {
 		code := rapid.SampledFrom(append([]string{"", "bogus"}, EngineErrorCodes...)).Draw(t, "code")
 		c, s := ClassifyEngineError(code, rapid.IntRange(0, 700).Draw(t, "status"))
-		p = RunError{Error: genText.Draw(t, "error"), Code: c, HTTPStatus: s}
-	case 7:
+		return RunError{Error: genText.Draw(t, "error"), Code: c, HTTPStatus: s}
+	},
+	TypeFunctionResult: func(t *rapid.T) Payload {
 		content := []InputContent{}
 		for n := rapid.IntRange(0, 3).Draw(t, "parts"); n > 0; n-- {
 			content = append(content, genPart(t, "part"))
 		}
-		p = FunctionResult{DeliveryID: genID.Draw(t, "delivery"), CallID: genID.Draw(t, "call"),
+		return FunctionResult{DeliveryID: genID.Draw(t, "delivery"), CallID: genID.Draw(t, "call"),
 			Success: rapid.Bool().Draw(t, "success"), Content: content}
-	case 8:
+	},
+	TypePreparationStatus: func(t *rapid.T) Payload {
 		st := rapid.SampledFrom([]string{StatePreparing, StateReady, StateReleased, StateExpired}).Draw(t, "state")
-		p = PreparationStatus{ExecutorID: optString(t, "executor"), Handle: genID.Draw(t, "handle"),
+		return PreparationStatus{ExecutorID: optString(t, "executor"), Handle: genID.Draw(t, "handle"),
 			Revision: rapid.Uint64Min(1).Draw(t, "revision"), State: st, ExpiresAt: rapid.Int64Min(0).Draw(t, "expires"),
 			Reused: rapid.Bool().Draw(t, "reused")}
-	case 9:
-		names := rapid.SliceOfNDistinct(genID, 0, 5, func(s string) string { return s }).Draw(t, "names")
-		entries := []DirectoryEntry{}
-		for _, n := range names {
-			e := DirectoryEntry{Name: n, Kind: rapid.SampledFrom([]string{EntryFile, EntryDirectory, EntrySymlink, EntryOther}).Draw(t, "kind")}
-			if e.Kind == EntryFile {
-				e.SizeBytes = ptr(rapid.Int64Min(0).Draw(t, "size"))
-			}
-			entries = append(entries, e)
+	},
+	TypeUsage: func(t *rapid.T) Payload {
+		if u := genUsage(t); u != nil {
+			return UsageUpdate{*u}
 		}
-		p = WorkspaceReadResult{Outcome: OutcomeCompleted, CloseAcknowledged: true,
-			Directory: &WorkspaceDirectoryResult{Entries: entries, Truncated: rapid.Bool().Draw(t, "truncated")}}
-	case 10:
-		p = WorkspaceWrite{Step: StepChunk, Offset: rapid.Int64Range(0, TransferBytesMax-ChunkBytesMax).Draw(t, "offset"),
-			Data: rapid.SliceOfN(rapid.Byte(), 1, 256).Draw(t, "data")}
-	default:
-		p = UsageUpdate{Usage{Model: optString(t, "model"), InputTokens: rapid.Ptr(rapid.Int32Min(0), true).Draw(t, "in"),
-			OutputTokens: rapid.Ptr(rapid.Int32Min(0), true).Draw(t, "out")}}
+		return UsageUpdate{}
+	},
+}
+
+// genFrame draws a valid frame of any registered type.
+var genFrame = rapid.Custom(func(t *rapid.T) Frame {
+	id := genID.Draw(t, "id")
+	typ := rapid.SampledFrom(Types()).Draw(t, "type")
+	gen := payloadGens[typ]
+	if gen == nil {
+		gen = genFrameLegacy[typ]
 	}
+	p := gen(t)
 	trace := ""
 	if rapid.Bool().Draw(t, "trace") {
 		trace = sampleTrace
