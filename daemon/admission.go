@@ -111,8 +111,15 @@ func (m *Machine) admitPrepare(p wire.ExecutionPrepare) string {
 	ex := m.sessionExecutor(p.SessionID)
 	if ex != nil {
 		switch {
-		case ex.phase == phaseClosing || ex.closeFailed:
-			return CodeExecutorCleanupUnconfirmed
+		case ex.closeFailed:
+			return CodeExecutorCleanupUnconfirmed // uncertain: a close failed
+		case ex.phase == phaseClosing || ex.gen != m.conn.gen || ex.phase == phasePreparing && ex.handle == "":
+			// The Session's executor is being cleaned up (closing, or
+			// bound to a lost connection and closed once its work ends)
+			// or still prepared for an admission that ended: no owner
+			// holds it, cleanup or preparation occupies the Session's
+			// slot, and a retry can succeed.
+			return CodePreparationCapacity
 		case ex.configFP != executorFingerprint(c):
 			return CodeConfigurationConflict
 		case ex.phase != phaseIdle:
@@ -124,13 +131,18 @@ func (m *Machine) admitPrepare(p wire.ExecutionPrepare) string {
 	if c.RequireExistingNativeSession && c.AgentSessionID == "" && (ex == nil || ex.nativeSession == "") {
 		return CodeHistoryUnavailable
 	}
-	if m.activeCount() >= m.cfg.Limits.ActiveMax || !m.recordRoom() {
+	if m.activeCount() >= m.cfg.Limits.ActiveMax {
 		return CodePreparationCapacity
 	}
 	if ex == nil && len(m.executors) >= m.cfg.Limits.ExecutorsMax {
-		m.evictIdle() // make room for a later retry; closing still counts
-		return CodeExecutorCapacity
+		// The table is full of idle, closing or uncertain executors. Each
+		// of them frees its slot once its cleanup succeeds, so a retry can
+		// succeed: preparation_capacity keeps Core's Turn unclaimed. An
+		// idle one is closed now to make that room.
+		m.evictIdle()
+		return CodePreparationCapacity
 	}
+	m.makeRecordRoom()
 	return ""
 }
 
@@ -208,22 +220,27 @@ func executorFingerprint(c wire.ExecutionConfiguration) string {
 	return configFingerprint(c)
 }
 
-// recordRoom makes room for one more admission record of this connection
-// by evicting the oldest terminal record; it reports whether there is room.
-func (m *Machine) recordRoom() bool {
+// makeRecordRoom makes room for one more admission record of this
+// connection by evicting the oldest terminal record. Records that are not
+// terminal (preparing, ready, starting) each hold an active preparation or
+// execution, so once the active limit admitted the request and
+// AdmissionRecordsMax >= ActiveMax (Config.validate), a full table always
+// holds a terminal record: the active limit is what answers
+// preparation_capacity first.
+func (m *Machine) makeRecordRoom() {
 	c := &m.conn
 	if len(c.order) < m.cfg.Limits.AdmissionRecordsMax {
-		return true
+		return
 	}
 	for i, a := range c.order {
 		if a.terminal() {
 			delete(c.byRequest, a.requestID)
 			delete(c.byHandle, a.handle)
 			c.order = append(c.order[:i:i], c.order[i+1:]...)
-			return true
+			return
 		}
 	}
-	return false
+	panicf("admission records full of %d live records under the active limit", len(c.order))
 }
 
 // grant creates the admission: reuse of a healthy idle executor answers

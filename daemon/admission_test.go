@@ -272,7 +272,10 @@ func TestClosingResourcesCountAgainstCapacity(t *testing.T) {
 	eq(t, oneStatus(r).State, wire.StatePreparing, "slot free after cleanup")
 }
 
-func TestExecutorCapacity(t *testing.T) {
+// A full executor table answers preparation_capacity (retryable: every
+// slot frees once its cleanup succeeds), closing the oldest idle executor
+// to make room; closing executors keep counting until confirmed.
+func TestExecutorTableFullIsPreparationCapacity(t *testing.T) {
 	cfg := testConfig()
 	cfg.Limits.ExecutorsMax = 4
 	cfg.Limits.ActiveMax = 2
@@ -283,11 +286,24 @@ func TestExecutorCapacity(t *testing.T) {
 	}
 	eq(t, r.m.Snapshot().Capacity.Idle, 4, "four idle executors")
 	r.recv("pe", prepareFor("e"))
-	eq(t, oneStatus(r).ErrorCode, CodeExecutorCapacity, "a new executor is needed while the table is full")
-	_, op := callOf[CloseExecutor](r)
+	eq(t, oneStatus(r).ErrorCode, CodePreparationCapacity, "a new executor is needed while the table is full")
+	c, op := callOf[CloseExecutor](r)
 	eq(t, op.Executor, "ex-1", "oldest idle executor closed to make room")
 	r.recv("pf", prepareFor("f"))
-	eq(t, oneStatus(r).ErrorCode, CodeExecutorCapacity, "closing executor still counts")
+	eq(t, oneStatus(r).ErrorCode, CodePreparationCapacity, "closing executor still counts")
+	r.result(c, CloseResult{Err: "busy"})
+	r.recv("pg", prepareFor("g"))
+	eq(t, oneStatus(r).ErrorCode, CodePreparationCapacity, "uncertain executor still counts")
+	r.fire(closeRetryTimer("ex-1"))
+	c, _ = callOf[CloseExecutor](r)
+	r.result(c, CloseResult{})
+	r.recv("ph", prepareFor("h"))
+	eq(t, oneStatus(r).State, wire.StatePreparing, "the retry succeeds once cleanup freed the slot")
+	for _, e := range r.allSent() {
+		if s, ok := e.Payload.(wire.PreparationStatus); ok && s.ErrorCode == CodeExecutorCapacity {
+			t.Fatalf("executor_capacity answered: Core would never retry")
+		}
+	}
 }
 
 func TestAdmissionRecordsBounded(t *testing.T) {
@@ -309,24 +325,13 @@ func TestAdmissionRecordsBounded(t *testing.T) {
 	eq(t, oneStatus(r).ErrorCode, CodeUnknownPreparation, "evicted handle is gone")
 }
 
-func TestAdmissionRecordsFullOfLiveRecords(t *testing.T) {
-	cfg := testConfig()
-	cfg.Limits.AdmissionRecordsMax = 4
-	cfg.Limits.ActiveMax = 4
-	r := newRigWith(t, cfg)
-	for _, s := range []string{"a", "b", "c", "d"} {
-		r.recv("p"+s, prepareFor(s))
-	}
-	r.recv("pe", prepareFor("e"))
-	eq(t, oneStatus(r).ErrorCode, CodePreparationCapacity, "no record room")
-}
-
 func TestHandlesAreConnectionLocal(t *testing.T) {
 	r := newRig(t)
 	st := r.ready("p1", "s1")
 	r.step(Disconnected{Gen: 1})
 	ex := r.m.Snapshot().Executors
-	must(t, len(ex) == 1 && ex[0].Phase == "idle", "ready executor parked on disconnect: %+v", ex)
+	must(t, len(ex) == 1 && ex[0].Phase == "closing", "the retired admission's executor is closed on disconnect: %+v", ex)
+	cc, _ := callOf[CloseExecutor](r)
 	r.connect()
 	eq(t, frameTypes(r.sent()), "heartbeat", "reconnect sends only a heartbeat")
 	r.recv("p1", startFor(st, "run1"))
@@ -334,6 +339,12 @@ func TestHandlesAreConnectionLocal(t *testing.T) {
 	noCall[StartTurn](r)
 	r.step(TimerFired{Timer: expiryTimer(st.Handle)})
 	eq(t, len(r.out), 0, "old connection's expiry timer has no effect")
+	r.recv("p2", prepareFor("s1"))
+	eq(t, oneStatus(r).ErrorCode, CodePreparationCapacity, "the old executor is not reused while it closes: retry later")
+	r.result(cc, CloseResult{})
+	r.recv("p3", prepareFor("s1"))
+	s := oneStatus(r)
+	must(t, s.State == wire.StatePreparing && !s.Reused && s.ExecutorID != st.ExecutorID, "a fresh executor on the new connection: %+v", s)
 }
 
 func TestReleaseBeforeStart(t *testing.T) {

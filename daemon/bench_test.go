@@ -48,6 +48,10 @@ func BenchmarkDaemonTurn(b *testing.B) {
 	recv := func(id string, p wire.Payload) []Effect {
 		return m.Step(now, FrameReceived{Gen: 1, Frame: wire.Frame{ID: id, Payload: p}})
 	}
+	runs := make([]string, b.N) // a Run ID is used once per connection
+	for i := range runs {
+		runs[i] = "run" + strconv.Itoa(i)
+	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -56,7 +60,7 @@ func BenchmarkDaemonTurn(b *testing.B) {
 		effs := recv(req, prep)
 		c, _ := findCall[Prepare](effs)
 		st := findStatus(m.Step(now, NativeResult{Call: c, Result: PrepareResult{}}))
-		effs = recv(req, wire.ExecutionStart{ExecutorID: st.ExecutorID, Handle: st.Handle, RunID: "run", Input: input})
+		effs = recv(req, wire.ExecutionStart{ExecutorID: st.ExecutorID, Handle: st.Handle, RunID: runs[i], Input: input})
 		c, op := findCall[StartTurn](effs)
 		m.Step(now, NativeResult{Call: c, Result: StartResult{Turn: true}})
 		for j := range deltas {
@@ -68,8 +72,20 @@ func BenchmarkDaemonTurn(b *testing.B) {
 		effs = m.Step(now, NativeResult{Call: c, Result: SettleResult{Settled: true, Reusable: false, Reason: "bench"}})
 		c, _ = findCall[CloseExecutor](effs)
 		effs = m.Step(now, NativeResult{Call: c, Result: CloseResult{}})
-		if len(effs) == 0 {
-			b.Fatal("no done")
+		if !sentDone(effs, runs[i]) {
+			b.Fatalf("no done frame for run: %s", describeAll(effs))
 		}
 	}
+}
+
+// sentDone reports whether effs send a done frame on run.
+func sentDone(effs []Effect, run string) bool {
+	for _, e := range effs {
+		if s, ok := e.(Send); ok && s.Frame.ID == run {
+			if _, ok := s.Frame.Payload.(wire.Done); ok {
+				return true
+			}
+		}
+	}
+	return false
 }

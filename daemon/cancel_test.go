@@ -26,7 +26,9 @@ func TestCancelWaitsForSettlement(t *testing.T) {
 	r.result(sc, SettleResult{Settled: true, Reusable: true, Outcome: outcome})
 	frames := r.sent()
 	eq(t, frameTypes(frames), "done,interaction_decision_ack", "done then the receipt")
-	eq(t, frames[0].Payload.(wire.Done).Content, "", "done carries what the stream observed")
+	done := frames[0].Payload.(wire.Done)
+	must(t, done.Content == "partial" && done.Metadata != nil && done.Metadata.AgentSessionID == "native-session",
+		"settled before any native done: done carries the settlement outcome, never an empty one: %+v", done)
 	ack := frames[1].Payload.(wire.InteractionDecisionAck)
 	must(t, ack.Applied && ack.DeliveryID == "cancel" && frames[1].ID == "run1", "applied receipt: %+v", ack)
 	must(t, ack.Outcome != nil && ack.Outcome.Content == "partial" && ack.Outcome.Metadata.AgentSessionID == "native-session", "continuity outcome")

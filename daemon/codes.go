@@ -15,18 +15,22 @@ const (
 	CodeExecutorCleanupUnconfirmed = "executor_cleanup_unconfirmed"
 	CodeNativeSessionConflict      = "native_session_conflict"
 	CodeHistoryUnavailable         = "history_unavailable"
-	CodeExecutorCapacity           = "executor_capacity"
-	CodePreparationFailed          = "preparation_failed"
-	CodeConnectionClosed           = "connection_closed"
-	CodeInvalidRequest             = "invalid_request"
-	CodeInvalidStart               = "invalid_start"
-	CodeUnknownPreparation         = "unknown_preparation"
-	CodeUnknownExecutor            = "unknown_executor"
-	CodeStartConflict              = "start_conflict"
-	CodePreparationNotReady        = "preparation_not_ready"
-	CodeRunConflict                = "run_conflict"
-	CodeExecutorUnavailable        = "executor_unavailable"
-	CodeInvalidRelease             = "invalid_release"
+	// CodeExecutorCapacity is part of the wire vocabulary but never
+	// answered by this machine: a full executor table always clears as
+	// cleanup completes, so it is refused with CodePreparationCapacity,
+	// the code Core retries.
+	CodeExecutorCapacity    = "executor_capacity"
+	CodePreparationFailed   = "preparation_failed"
+	CodeConnectionClosed    = "connection_closed"
+	CodeInvalidRequest      = "invalid_request"
+	CodeInvalidStart        = "invalid_start"
+	CodeUnknownPreparation  = "unknown_preparation"
+	CodeUnknownExecutor     = "unknown_executor"
+	CodeStartConflict       = "start_conflict"
+	CodePreparationNotReady = "preparation_not_ready"
+	CodeRunConflict         = "run_conflict"
+	CodeExecutorUnavailable = "executor_unavailable"
+	CodeInvalidRelease      = "invalid_release"
 
 	// interaction_decision_ack codes of prompt_cancel
 	CodeRunInactive  = "run_inactive"

@@ -42,7 +42,19 @@
 // state including closing and uncertain ones (ExecutorsMax, 20) and
 // admission records of the connection (64). A refusal is an explicit
 // rejected status with the operation and an error code; it never replaces
-// a handle's revision. A granted admission has a connection-local handle
+// a handle's revision. Every refusal a retry can clear is
+// preparation_capacity, the one code Core retries (keeping its Turn
+// unclaimed): the active limit; a full executor table (the oldest idle
+// executor is closed to make room, closing and uncertain ones free their
+// slot once cleanup succeeds); the Session's own executor being closed,
+// bound to a lost connection, or still being prepared for an admission
+// that ended. executor_capacity is never answered: with ExecutorsMax >=
+// ActiveMax every full table clears as cleanup completes. A Session
+// executor whose close failed answers executor_cleanup_unconfirmed; one
+// owned by a live admission or Turn answers resource_unavailable. The
+// admission record table cannot fill with live records: each non-terminal
+// record holds an active slot and AdmissionRecordsMax >= ActiveMax, so the
+// oldest terminal record is evicted to make room. A granted admission has a connection-local handle
 // and a revision stream preparing → ready → starting → started, or
 // released / expired / failed. A healthy idle executor of the same
 // Session and configuration fingerprint is reused: ready at revision 1
@@ -54,7 +66,9 @@
 //
 // Start and release. execution_start is valid only for a live ready
 // handle of this connection, issued to the same request ID, naming its
-// executor; it transfers the admission once (starting, then started when
+// executor, with a Run ID never used on this connection (run_conflict
+// otherwise, for active and finished Runs alike; the set is per
+// connection and dropped with it); it transfers the admission once (starting, then started when
 // the native Turn exists). A start that returns no Turn closes the
 // executor and then fails the admission (executor_unavailable once the
 // close is confirmed). execution_release before start abandons only that
@@ -68,7 +82,13 @@
 // done is published only after native settlement, a confirmed executor
 // close when the settlement said Reusable=false, and every admitted input
 // receipt; continuity is committed and the executor released (idle with
-// its idle-expiry timer, or closed) before done is sent.
+// its idle-expiry timer, or closed) before done is sent. done republishes
+// the native terminal result when the Harness emitted it before settling;
+// when the Turn settled first (a cancel, a start error), done is the
+// settlement's continuity outcome (content, usage, metadata), never an
+// empty fabricated one. A successful settlement closes the output: native
+// events arriving after it, or after the native terminal result, break
+// the Harness contract and are dropped, never forwarded.
 //
 // Durable inputs. prompt_steer with durable_receipt: one native write per
 // Run at a time, bounded by NativeWriteBudget; `written` when it completes,
@@ -79,7 +99,8 @@
 //
 // Cancel. prompt_cancel cancels exactly the Run's Turn and waits for
 // settlement. With a delivery ID the receipt is applied=true only after
-// settlement and cleanup, carrying the continuity outcome; a settlement
+// settlement and cleanup, carrying the continuity outcome (the same the
+// done carries when no native terminal result preceded settlement); a settlement
 // wait that times out answers applied=false cancel_failed and keeps the
 // Turn owned. Unknown Runs answer run_inactive, Turns still starting
 // not_ready.
@@ -91,10 +112,16 @@
 // Connections. When a connection goes, its routes and handles retire:
 // live admissions fail (connection_closed), Turns are cancelled and
 // settled natively, nothing is sent on or replayed to a successor.
+// Executors are bound to the connection they were prepared on and are
+// never reused by another: the lost connection's idle executors and those
+// its retired admissions reserved are closed at once, busy ones once their
+// Turn settles (Reusable or not), preparing ones once their preparation
+// completes. A failed close keeps the slot and is retried serially.
 //
 // Shutdown. Unstarted admissions are released, Turns cancelled, idle and
 // finished executors closed; failed closes are retried; Report says what
-// is still owned until nothing is.
+// is still owned (executors, Turns, outstanding native calls) and is
+// Complete only when nothing is.
 //
 // Out of scope of this machine: interactions (permission and user-choice
 // decisions), function results, workspace reads, writes and exports,
@@ -110,7 +137,8 @@
 // # Checking
 //
 // Every Step ends with checkInvariants, which panics on an impossible
-// state (assertions are always on). Snapshot, Capacity and Owned give
+// state (assertions are always on); among them, an idle executor belongs
+// to the current, live connection. Snapshot, Capacity and Owned give
 // checkers a sorted, read-only view: admission records, executors, Turns
 // with their input receipts, capacity counts and owned resources.
 package daemon

@@ -28,6 +28,7 @@ func (p execPhase) String() string { return execPhaseNames[p] }
 type executor struct {
 	id            string
 	seq           uint64
+	gen           uint64 // connection it was prepared on: never reused on another
 	session       string
 	kind          string
 	configFP      string
@@ -61,6 +62,7 @@ func (m *Machine) newExecutor(session string, k *KindConfig, fp string) *executo
 		configFP: fp,
 		caps:     k.Capabilities,
 		phase:    phasePreparing,
+		gen:      m.conn.gen,
 	}
 	m.executors[ex.id] = ex
 	return ex
@@ -85,11 +87,12 @@ func (m *Machine) dropExecutor(ex *executor) {
 }
 
 // makeIdle parks a healthy executor for reuse with its idle-expiry timer,
-// or closes it when shutting down.
+// or closes it when shutting down or when the connection it was prepared
+// on is gone (an executor is never reused by another connection).
 func (m *Machine) makeIdle(ex *executor) {
 	ex.handle = ""
 	ex.turn = ""
-	if m.shutdown {
+	if m.shutdown || !m.conn.up || ex.gen != m.conn.gen {
 		m.startClose(ex)
 		return
 	}

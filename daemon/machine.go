@@ -37,6 +37,7 @@ type conn struct {
 	byHandle  map[string]*admission
 	order     []*admission // admission records in creation order
 	runs      map[string]*turn
+	usedRuns  map[string]bool // every Run ID started on this connection
 }
 
 type callKind uint8
@@ -274,6 +275,7 @@ func (m *Machine) stepConnected(e Connected) {
 		byRequest: map[string]*admission{},
 		byHandle:  map[string]*admission{},
 		runs:      map[string]*turn{},
+		usedRuns:  map[string]bool{},
 	}
 	m.heartbeatDue(e.Gen)
 }
@@ -307,10 +309,14 @@ func (m *Machine) heartbeat() wire.Heartbeat {
 }
 
 // retireConnection retires every route and handle of the current
-// connection. Native work keeps running and is settled and cleaned up;
-// nothing of it is ever offered to a successor connection.
+// connection. Executors are bound to the connection they were prepared
+// on: idle ones (and those reserved by the retired admissions) are closed
+// now, busy ones once their Turn settles, preparing ones once their
+// preparation completes. Native work keeps running and is settled and
+// cleaned up; nothing of it is ever offered to a successor connection.
 func (m *Machine) retireConnection() {
 	c := &m.conn
+	c.up = false // from here on makeIdle closes executors of c.gen
 	m.cancelTimer(heartbeatTimer(c.gen))
 	for _, a := range c.order {
 		m.retireAdmission(a)
@@ -321,11 +327,14 @@ func (m *Machine) retireConnection() {
 			m.orphanTurn(t)
 		}
 	}
-	c.up = false
+	for _, ex := range m.executorsIn(phaseIdle) {
+		m.startClose(ex)
+	}
 	c.byRequest = map[string]*admission{}
 	c.byHandle = map[string]*admission{}
 	c.order = nil
 	c.runs = map[string]*turn{}
+	c.usedRuns = map[string]bool{}
 }
 
 // stepFrame routes one decoded frame of the current connection.

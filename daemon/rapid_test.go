@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"flag"
 	"fmt"
 	"slices"
 	"testing"
@@ -371,7 +372,17 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
+// rapidChecksDefault is the number of checks `go test` runs without
+// -short when -rapid.checks is not given: rapid's default of 100 missed
+// receipt-pipeline bugs that 3000 checks find in under a second.
+const rapidChecksDefault = "3000"
+
 func TestRapidAdmissionAndReceipts(t *testing.T) {
+	if !testing.Short() && !flagSet("rapid.checks") {
+		if err := flag.Set("rapid.checks", rapidChecksDefault); err != nil {
+			t.Fatalf("rapid.checks: %v", err)
+		}
+	}
 	rapid.Check(t, func(t *rapid.T) {
 		md := newAdmissionModel()
 		md.gen = 1
@@ -379,4 +390,11 @@ func TestRapidAdmissionAndReceipts(t *testing.T) {
 		md.step(t, Connected{Gen: 1})
 		t.Repeat(md.actions())
 	})
+}
+
+// flagSet reports whether the named flag was given on the command line.
+func flagSet(name string) bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

@@ -109,10 +109,15 @@ func (s *scenario) started() TurnID {
 
 func TestScenarioCancellationWaitsForSettlement(t *testing.T) {
 	s := newScenario(t)
-	s.started()
+	turn := s.started()
+	turnOf := func(*scenario) TurnID { return turn }
 	s.core(`{"type":"prompt_cancel","id":"run","payload":{"delivery_id":"cancel"}}`)
 	s.runtime() // no receipt precedes settlement
 	c, _ := callOf[AwaitSettlement](s.r)
+	// The native side ends its output (an empty terminal result) before
+	// it settles; done republishes that, the receipt carries the outcome.
+	s.r.step(NativeTurnEvent{Turn: turnOf(s), Event: wire.Done{}})
+	s.runtime()
 	s.r.result(c, SettleResult{Settled: true, Reusable: true,
 		Outcome: wire.Done{Content: "partial", Metadata: &wire.DoneMetadata{AgentSessionID: "native-session"}}})
 	s.runtime(

@@ -105,9 +105,19 @@ func (c *checker) DaemonEffect(now time.Time, e daemon.Effect) {
 	case daemon.Report:
 		if v.Complete {
 			c.w.Sometimes(markShutdownComplete)
+			c.completeOwnsNothing()
 		}
 	}
 	c.mark(e)
+}
+
+// completeOwnsNothing: a complete shutdown Report means the Harness holds
+// no open executor and no unsettled Turn.
+func (c *checker) completeOwnsNothing() {
+	truth := c.d.Node().Harness().Truth()
+	if open, unsettled := truth.OpenExecutors(), truth.UnsettledTurns(); len(open)+len(unsettled) > 0 {
+		c.fail("complete shutdown report while the Harness holds executors %v and turns %v", open, unsettled)
+	}
 }
 
 // Rare daemon states the suite must reach over its seeds.
@@ -367,6 +377,7 @@ func TestSimSuite(t *testing.T) {
 	}
 	var steps uint64
 	outcomes := map[jobState]int{}
+	whys := map[string]int{}
 	marks := map[string]int{}
 	start := time.Now()
 	for seed := first; seed < first+seeds; seed++ {
@@ -383,6 +394,9 @@ func TestSimSuite(t *testing.T) {
 		steps += r.Stats.Steps
 		for _, j := range sw.core.jobs {
 			outcomes[j.state]++
+			if j.state == jobGaveUp {
+				whys[j.why]++
+			}
 		}
 		for k, n := range r.Marks {
 			marks[k] += n
@@ -390,6 +404,7 @@ func TestSimSuite(t *testing.T) {
 	}
 	t.Logf("%d seeds, %d steps, %v; job outcomes done=%d lost=%d released=%d gave-up=%d",
 		seeds, steps, time.Since(start).Round(time.Millisecond), outcomes[jobDone], outcomes[jobLost], outcomes[jobReleased], outcomes[jobGaveUp])
+	t.Logf("gave up: %v", whys)
 	names := make([]string, 0, len(marks))
 	for k := range marks {
 		names = append(names, k)

@@ -182,11 +182,20 @@ func (c *corePeer) kick(now time.Time) []sim.Effect {
 			busy++
 		}
 	}
+	// Like Core's per-Session queue, one Turn of a Session is claimed at a
+	// time: a Session's next Turn waits until the previous one ended.
+	claimed := map[string]bool{}
+	for _, j := range c.jobs {
+		if j.state > jobIdle && !j.state.terminal() {
+			claimed[j.session] = true
+		}
+	}
 	for _, j := range c.jobs {
 		if busy >= 3 {
 			break
 		}
-		if j.state == jobIdle {
+		if j.state == jobIdle && !claimed[j.session] {
+			claimed[j.session] = true
 			out = append(out, c.prepare(j)...)
 			busy++
 		}
@@ -322,9 +331,15 @@ func (c *corePeer) start(j *job) []sim.Effect {
 func (c *corePeer) rejected(j *job, p wire.PreparationStatus) []sim.Effect {
 	switch p.Operation {
 	case wire.TypeExecutionPrepare:
-		if j.state == jobPreparing {
-			j.state = jobIdle // retried with a fresh request on a later tick
+		if j.state != jobPreparing {
+			return nil
 		}
+		if p.ErrorCode == daemon.CodePreparationCapacity {
+			j.state = jobIdle // the Turn stays unclaimed: retried with a fresh request on a later tick
+			return nil
+		}
+		j.state = jobGaveUp // any other refusal never authorises a replay
+		j.why = p.ErrorCode
 	case wire.TypeExecutionStart:
 		if j.state != jobStarting || p.ErrorCode == daemon.CodeInvalidStart {
 			return nil

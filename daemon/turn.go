@@ -78,8 +78,8 @@ func (m *Machine) onStart(requestID string, s wire.ExecutionStart) {
 		m.sendStatus(a)
 	case a.state != wire.StateReady:
 		reject(CodePreparationNotReady)
-	case m.conn.runs[s.RunID] != nil:
-		reject(CodeRunConflict)
+	case m.conn.usedRuns[s.RunID]:
+		reject(CodeRunConflict) // active or finished: a Run ID is used once per connection
 	default:
 		m.transfer(a, s, fp)
 	}
@@ -102,6 +102,7 @@ func (m *Machine) transfer(a *admission, s wire.ExecutionStart, fp string) {
 	}
 	m.turns[t.id] = t
 	m.conn.runs[t.runID] = t
+	m.conn.usedRuns[t.runID] = true
 	a.startFP = fp
 	a.runID = s.RunID
 	a.turn = t.id
@@ -163,7 +164,10 @@ func (m *Machine) routedAdmission(t *turn) *admission {
 
 // stepNativeEvent forwards one native event in order with the Run ID.
 // Events after the native terminal result or after settlement are late
-// and dropped; usage snapshots replace earlier ones.
+// and dropped: a successful AwaitSettlement means the output can no
+// longer be written, so anything the Harness emits afterwards is a breach
+// of its contract and never reaches Core (done is then built from the
+// settlement's outcome). Usage snapshots replace earlier ones.
 func (m *Machine) stepNativeEvent(e NativeTurnEvent) {
 	t := m.turns[e.Turn]
 	if t == nil || t.outputClosed || t.settled || e.Event == nil {
@@ -290,10 +294,7 @@ func (m *Machine) finish(t *turn, ex *executor) {
 	if !routed || m.conn.gen != t.gen {
 		return
 	}
-	done := wire.Done{}
-	if t.nativeDone != nil {
-		done = *t.nativeDone
-	}
+	done := doneOf(t)
 	if done.Usage == nil && t.usage != nil {
 		u := *t.usage
 		done.Usage = &u
@@ -303,6 +304,18 @@ func (m *Machine) finish(t *turn, ex *executor) {
 		o := outcome
 		m.sendCancelAck(t.gen, t.runID, wire.InteractionDecisionAck{DeliveryID: d, Applied: true, Outcome: &o})
 	}
+}
+
+// doneOf is the terminal result published for t: the native terminal
+// result when the Harness emitted one before settling, else the
+// settlement's continuity outcome (content, usage, metadata). A Turn that
+// settled first never gets an empty, fabricated done: the settlement is
+// the final word on what the Turn produced.
+func doneOf(t *turn) wire.Done {
+	if t.nativeDone != nil {
+		return *t.nativeDone
+	}
+	return t.settlement.Outcome
 }
 
 func continuitySession(outcome wire.Done, native *wire.Done) string {

@@ -1,0 +1,180 @@
+package daemon
+
+import (
+	"testing"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+func reports(r *rig) []Report {
+	var out []Report
+	for _, e := range r.out {
+		if v, ok := e.(Report); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// An idle executor is bound to its connection: a disconnect closes it,
+// and the next connection prepares a fresh one.
+func TestDisconnectClosesIdleExecutors(t *testing.T) {
+	r := newRig(t)
+	st := r.ready("p1", "s1")
+	r.recv("p1", wire.ExecutionRelease{Handle: st.Handle})
+	eq(t, r.m.Snapshot().Capacity.Idle, 1, "idle after release")
+	r.step(Disconnected{Gen: 1})
+	_, op := callOf[CloseExecutor](r)
+	eq(t, op.Executor, st.ExecutorID, "idle executor of the lost connection closed")
+	_, armed := r.armed(idleTimer(st.ExecutorID))
+	must(t, !armed, "idle expiry disarmed")
+	r.connect()
+	r.recv("p2", prepareFor("s1"))
+	eq(t, oneStatus(r).ErrorCode, CodePreparationCapacity, "never reused on the successor; its cleanup holds the Session's slot")
+}
+
+// A replacing connection (Connected while up) retires the old one the
+// same way.
+func TestReplacementClosesOldConnectionsExecutors(t *testing.T) {
+	r := newRig(t)
+	st := r.ready("p1", "s1")
+	r.connect()
+	_, op := callOf[CloseExecutor](r)
+	eq(t, op.Executor, st.ExecutorID, "reserved executor of the replaced connection closed")
+}
+
+// A busy executor is closed once its Turn settles, even when the
+// settlement says Reusable; a failed close keeps the slot and retries.
+func TestBusyExecutorClosedAfterSettlementOfLostConnection(t *testing.T) {
+	r := newRig(t)
+	turn := r.started("p1", "s1", "run1")
+	r.step(Disconnected{Gen: 1})
+	sc, _ := callOf[AwaitSettlement](r)
+	noCall[CloseExecutor](r)
+	r.connect()
+	r.recv("p9", prepareFor("s1"))
+	eq(t, oneStatus(r).ErrorCode, CodePreparationCapacity, "busy executor of the lost connection: cleanup pending, retry later")
+	r.result(sc, SettleResult{Settled: true, Reusable: true, Outcome: wire.Done{Content: "x"}})
+	cc, op := callOf[CloseExecutor](r)
+	eq(t, op.Executor, "ex-1", "closed after settlement, not parked")
+	eq(t, len(r.sent()), 0, "nothing of the old Turn on the successor")
+	r.result(cc, CloseResult{Err: "busy"})
+	ex := r.m.Snapshot().Executors
+	must(t, len(ex) == 1 && ex[0].Phase == "closing" && ex[0].CloseFailed, "failed close keeps the slot: %+v", ex)
+	r.recv("p2", prepareFor("s1"))
+	eq(t, oneStatus(r).ErrorCode, CodeExecutorCleanupUnconfirmed, "uncertain executor not reused")
+	r.fire(closeRetryTimer("ex-1"))
+	cc, _ = callOf[CloseExecutor](r)
+	r.result(cc, CloseResult{})
+	eq(t, len(r.m.Snapshot().Executors), 0, "slot freed by the confirmed close")
+	_ = turn
+}
+
+// A preparation still running when its connection goes ends in a close,
+// never in an idle executor the next connection could reuse.
+func TestPreparationCompletingAfterDisconnectIsClosed(t *testing.T) {
+	r := newRig(t)
+	r.recv("p1", prepareFor("s1"))
+	pc, _ := callOf[Prepare](r)
+	r.step(Disconnected{Gen: 1})
+	r.connect()
+	r.result(pc, PrepareResult{})
+	_, op := callOf[CloseExecutor](r)
+	eq(t, op.Executor, "ex-1", "late preparation closed")
+	eq(t, r.m.Snapshot().Capacity.Idle, 0, "not parked")
+}
+
+// run_id must be unused on the connection, not merely inactive.
+func TestRunIDUsedOncePerConnection(t *testing.T) {
+	r := newRig(t)
+	turn := r.started("p1", "s1", "run1")
+	r.settle(turn, SettleResult{Settled: true, Reusable: true})
+	eq(t, len(r.m.Snapshot().Turns), 0, "run1 finished")
+	st := r.ready("p2", "s2")
+	r.recv("p2", startFor(st, "run1"))
+	eq(t, oneStatus(r).ErrorCode, CodeRunConflict, "a finished run's ID is used")
+	noCall[StartTurn](r)
+	r.recv("p2", startFor(st, "run2"))
+	eq(t, oneStatus(r).State, wire.StateStarting, "a fresh run ID starts")
+}
+
+// Report.Complete is false while anything is owned: a Turn, an executor,
+// or an outstanding native call.
+func TestShutdownReportCompleteOnlyWhenNothingOwned(t *testing.T) {
+	r := newRig(t)
+	turn := r.started("p1", "s1", "run1")
+	r.step(ShutdownRequested{Reason: "stop"})
+	rep := reports(r)
+	must(t, len(rep) == 1 && !rep[0].Complete && len(rep[0].Owned) > 0, "owned turn: %+v", rep)
+	cc, _ := callOf[Cancel](r)
+	sc, _ := callOf[AwaitSettlement](r)
+	r.result(sc, SettleResult{Settled: true, Reusable: true})
+	cl, _ := callOf[CloseExecutor](r)
+	for _, rp := range reports(r) {
+		must(t, !rp.Complete, "executor closing and cancel call outstanding: %+v", rp)
+	}
+	r.result(cl, CloseResult{})
+	for _, rp := range reports(r) {
+		must(t, !rp.Complete, "cancel call still outstanding: %+v", rp)
+	}
+	r.result(cc, CancelResult{})
+	rep = reports(r)
+	must(t, len(rep) == 1 && rep[0].Complete && len(rep[0].Owned) == 0, "complete once nothing is owned: %+v", rep)
+	_ = turn
+}
+
+// A repeated prompt_steer for an input whose outcome became unknown never
+// writes again: neither after a late write result for an input over
+// budget, nor after a WriteUnknown result, with no write outstanding.
+func TestSteerUnknownInputNeverRewritten(t *testing.T) {
+	t.Run("late result after budget", func(t *testing.T) {
+		r := newRig(t)
+		turn := r.started("p1", "s1", "run1")
+		r.recv("run1", steer("1", "a"))
+		c, _ := callOf[DurableWrite](r)
+		r.fire(writeTimer(turn, "1"))
+		u := oneAck(r)
+		eq(t, u.ErrorCode, CodeOutcomeUnknown, "over budget")
+		// Even a late "definitely not written" does not make a replay safe:
+		// Core was told the outcome is unknown.
+		r.result(c, WriteResult{Outcome: WriteFailed})
+		eq(t, r.m.Snapshot().Turns[0].Inputs[0].State, "unknown", "still unknown")
+		r.recv("run1", steer("1", "a"))
+		eq(t, oneAck(r), u, "stored receipt")
+		noCall[DurableWrite](r)
+	})
+	t.Run("unknown result", func(t *testing.T) {
+		r := newRig(t)
+		r.started("p1", "s1", "run1")
+		r.recv("run1", steer("1", "a"))
+		c, _ := callOf[DurableWrite](r)
+		r.result(c, WriteResult{Outcome: WriteUnknown})
+		u := oneAck(r)
+		eq(t, u.ErrorCode, CodeOutcomeUnknown, "unknown")
+		for i := 0; i < 2; i++ {
+			r.recv("run1", steer("1", "a"))
+			eq(t, oneAck(r), u, "stored receipt")
+			noCall[DurableWrite](r)
+		}
+		r.recv("run1", steer("2", "b"))
+		callOf[DurableWrite](r) // another input is written: nothing is outstanding
+	})
+}
+
+// A preparation whose admission ended holds the Session's slot until it
+// completes: a new prepare is told to retry (preparation_capacity), and
+// reuses the executor once it is idle.
+func TestOrphanedPreparationHoldsSessionForRetry(t *testing.T) {
+	r := newRig(t)
+	r.recv("p1", prepareFor("s1"))
+	st := oneStatus(r)
+	pc, _ := callOf[Prepare](r)
+	r.recv("p1", wire.ExecutionRelease{Handle: st.Handle})
+	eq(t, oneStatus(r).State, wire.StateReleased, "released while preparing")
+	r.recv("p2", prepareFor("s1"))
+	eq(t, oneStatus(r).ErrorCode, CodePreparationCapacity, "orphaned preparation: retry later")
+	r.result(pc, PrepareResult{})
+	r.recv("p3", prepareFor("s1"))
+	s := oneStatus(r)
+	must(t, s.State == wire.StateReady && s.Reused && s.ExecutorID == st.ExecutorID, "reused once idle: %+v", s)
+}
