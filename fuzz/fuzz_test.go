@@ -39,7 +39,7 @@ var families = map[string][]string{
 
 var sentinels = []error{
 	wire.ErrUnknownType, wire.ErrUnknownField, wire.ErrDuplicateField, wire.ErrMissingField, wire.ErrNull,
-	wire.ErrWrongType, wire.ErrTooLarge, wire.ErrInvalid, wire.ErrSyntax, wire.ErrTrailingData,
+	wire.ErrWrongType, wire.ErrTooLarge, wire.ErrInvalid, wire.ErrInvalidUTF8, wire.ErrSyntax, wire.ErrTrailingData,
 }
 
 // checkFrame is the shared property of every target.
@@ -148,6 +148,9 @@ func seedsFor(t testing.TB, name string) [][]byte {
 				out = append(out, []byte{byte(i)})
 			}
 		}
+	}
+	for _, s := range rejectSeeds[name] {
+		out = append(out, rejectSeedBytes(name, s))
 	}
 	return out
 }
