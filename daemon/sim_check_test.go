@@ -133,10 +133,12 @@ const (
 	markStartNoTurn      = "daemon_start_without_turn"
 	markInvalidStart     = "daemon_invalid_start"
 	markShutdownComplete = "daemon_shutdown_complete"
+	// done built from the settlement: the native done was suppressed
+	markDoneFromSettlement = "daemon_done_from_settlement"
 )
 
 var daemonMarks = []string{markAdmissionExpired, markCapacity, markReceiptUnknown, markReceiptAccepted,
-	markCancelApplied, markCancelFailed, markCleanupRetried, markReused, markStartNoTurn, markShutdownComplete, markInvalidStart}
+	markCancelApplied, markCancelFailed, markCleanupRetried, markReused, markStartNoTurn, markShutdownComplete, markInvalidStart, markDoneFromSettlement}
 
 func (c *checker) mark(e daemon.Effect) {
 	s, ok := e.(daemon.Send)
@@ -197,8 +199,18 @@ func (c *checker) sent(now time.Time, s daemon.Send) {
 			c.fail("applied cancel receipt for %s before native settlement", f.ID)
 		}
 	case wire.Done:
-		if t := truth.Turn(c.runTurn[f.ID]); t == nil || !t.Settled {
+		t := truth.Turn(c.runTurn[f.ID])
+		if t == nil || !t.Settled {
 			c.fail("done for %s before native settlement", f.ID)
+			return
+		}
+		// The simulated Harness puts its native session on every terminal
+		// result and settlement outcome: a done without it was fabricated.
+		if p.Metadata == nil || p.Metadata.AgentSessionID == "" {
+			c.fail("done for %s without the native outcome: %s", f.ID, daemon.DescribeFrame(f))
+		}
+		if t.DoneSuppressed {
+			c.w.Sometimes(markDoneFromSettlement)
 		}
 	}
 }

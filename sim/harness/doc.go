@@ -48,10 +48,14 @@
 // every live turn is then settled failed and every executor closed, both
 // marked as ended by the crash (TurnTruth.EndedByCrash,
 // ExecutorTruth.ClosedByCrash) and recorded in the Recorder. Truth also
-// lists contract breaches the Harness saw (a start on a retired or unknown
-// executor or under a live turn, a close under an unsettled turn, an input
-// written twice, a run started natively twice, a call for an unknown turn
-// or executor).
+// lists contract breaches the Harness saw from the daemon (Violations: a
+// start on a retired or unknown executor or under a live turn, a close
+// under an unsettled turn, an input written twice, a run started natively
+// twice, a call for an unknown turn or executor) and, separately, breaches
+// of the Harness's own contract that only its faults cause (Breaches: a
+// native event emitted after the turn's settlement, counted per turn in
+// TurnTruth.EventsAfterSettlement). A successful settlement means the
+// output can no longer be written; the daemon drops such events.
 //
 // # Faults
 //
@@ -79,6 +83,11 @@
 //   - harness_close_failure: the close fails (the retry may succeed).
 //   - harness_hang: the next prepare, start, write or close answers only
 //     at heal (a hung write may already be consumed).
+//   - harness_settle_before_done: the next turn that ends (cancelled or
+//     naturally) while a settlement wait is outstanding settles and
+//     answers the wait without ever emitting its native done
+//     (TurnTruth.DoneSuppressed): the daemon's done must come from the
+//     settlement's outcome.
 //
 // At heal (Register's hook) every device drops its armed faults, ends its
 // version window and releases its hung calls.

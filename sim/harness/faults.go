@@ -26,13 +26,14 @@ const (
 	NotReusable      sim.FaultKind = "harness_not_reusable"       // the next settlement says Reusable=false
 	CloseFailure     sim.FaultKind = "harness_close_failure"      // the next CloseExecutor fails (the retry may succeed)
 	Hang             sim.FaultKind = "harness_hang"               // the next Prepare, StartTurn, DurableWrite or CloseExecutor answers at heal
+	SettleBeforeDone sim.FaultKind = "harness_settle_before_done" // the next awaited turn settles without emitting its native done
 )
 
 // Kinds lists the Harness fault kinds in a fixed order.
 func Kinds() []sim.FaultKind {
 	return []sim.FaultKind{PrepareFailure, StartFailureNil, StartFailureTurn, WriteFailure, WriteUncertain,
 		WriteOverBudget, LateAccepted, CancelFailure, CancelLate, CancelNever, LateEvents, SettleError,
-		NotReusable, CloseFailure, Hang}
+		NotReusable, CloseFailure, Hang, SettleBeforeDone}
 }
 
 // TokensMax bounds the armed faults of one kind on one device.

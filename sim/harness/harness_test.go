@@ -220,3 +220,62 @@ func TestRegisterArmsTheTargetDevice(t *testing.T) {
 		}
 	}
 }
+
+func cancelScript() []step {
+	return []step{
+		{0, daemon.Prepare{Executor: "ex-1", Session: "s1"}},
+		{10 * time.Second, daemon.StartTurn{Executor: "ex-1", Turn: "t-1", Run: "r1"}},
+		{10*time.Second + 50*time.Millisecond, daemon.AwaitSettlement{Turn: "t-1"}},
+		{10*time.Second + 60*time.Millisecond, daemon.Cancel{Turn: "t-1"}},
+	}
+}
+
+// Under harness_settle_before_done the awaited, cancelled turn settles and
+// the wait is answered with the outcome, and no native done is emitted.
+func TestSettleBeforeDoneSuppressesNativeDone(t *testing.T) {
+	host, rec := run(t, []sim.FaultKind{SettleBeforeDone}, 0, cancelScript()...)
+	seen := strings.Join(host.seen, "\n")
+	if strings.Contains(seen, "native-event t-1 done") {
+		t.Errorf("native done emitted:\n%s", seen)
+	}
+	if !strings.Contains(seen, "settled=true") {
+		t.Errorf("settlement not answered:\n%s", seen)
+	}
+	tr := host.h.Truth()
+	if tt := tr.Turn("t-1"); tt == nil || !tt.Settled || !tt.Reported || !tt.DoneSuppressed || tt.Outcome != check.NativeCancelled {
+		t.Errorf("turn truth %+v", tt)
+	}
+	if !strings.Contains(strings.Join(rec.lines, "; "), "settled r1 cancelled") {
+		t.Errorf("settlement not recorded: %v", rec.lines)
+	}
+	if len(tr.Violations())+len(tr.Breaches()) > 0 {
+		t.Errorf("violations %v breaches %v", tr.Violations(), tr.Breaches())
+	}
+	// Without the fault the native done precedes the settlement answer.
+	host, _ = run(t, nil, 0, cancelScript()...)
+	seen = strings.Join(host.seen, "\n")
+	done, settled := strings.Index(seen, "native-event t-1 done"), strings.Index(seen, "settled=true")
+	if done < 0 || settled < done {
+		t.Errorf("want native done before the settlement answer:\n%s", seen)
+	}
+}
+
+// A native event after settlement (harness_late_events) is recorded as a
+// breach of the Harness's contract, not as a daemon violation.
+func TestLateEventsAreHarnessBreaches(t *testing.T) {
+	host, _ := run(t, []sim.FaultKind{LateEvents}, 0, cancelScript()...)
+	tr := host.h.Truth()
+	if b := tr.Breaches(); len(b) != 1 || !strings.Contains(b[0], "after its settlement") {
+		t.Errorf("breaches %v", b)
+	}
+	if tt := tr.Turn("t-1"); tt == nil || tt.EventsAfterSettlement != 1 {
+		t.Errorf("turn truth %+v", tt)
+	}
+	if vs := tr.Violations(); len(vs) > 0 {
+		t.Errorf("violations %v", vs)
+	}
+	host, _ = run(t, nil, 0, cancelScript()...)
+	if b := host.h.Truth().Breaches(); len(b) > 0 {
+		t.Errorf("breaches without the fault: %v", b)
+	}
+}

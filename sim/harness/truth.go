@@ -49,6 +49,12 @@ type TurnTruth struct {
 	Outcome      string    // check.Native* outcome of the settlement
 	EndedByCrash bool      // settled because the daemon process died
 	Reported     bool      // a settlement answer reached the daemon
+	// DoneSuppressed: settled without a native terminal result (a
+	// settle-before-done fault); the daemon's done must carry the outcome.
+	DoneSuppressed bool
+	// EventsAfterSettlement counts native events emitted after the
+	// settlement (a late-events fault): Harness contract breaches.
+	EventsAfterSettlement int
 }
 
 // InputKey names one durable input of a Turn.
@@ -77,6 +83,7 @@ type Truth struct {
 	runs       map[string]int // Turns created per Run ID
 	startCalls map[string]int // StartTurn calls per Run ID
 	violations []string
+	breaches   []string
 }
 
 func newTruth() *Truth {
@@ -98,6 +105,15 @@ func (t *Truth) violate(format string, args ...any) {
 // under an unsettled Turn, a second write of one input, a second native
 // Turn for one Run, a call for an unknown Turn or executor).
 func (t *Truth) Violations() []string { return slices.Clone(t.violations) }
+
+func (t *Truth) breach(format string, args ...any) {
+	t.breaches = append(t.breaches, fmt.Sprintf(format, args...))
+}
+
+// Breaches lists breaches of the Harness's own contract, which only its
+// faults cause: native events emitted after a Turn's settlement. They are
+// not the daemon's violations: the daemon must drop such events.
+func (t *Truth) Breaches() []string { return slices.Clone(t.breaches) }
 
 // Executor returns the executor's truth, or nil.
 func (t *Truth) Executor(id string) *ExecutorTruth { return t.executors[id] }

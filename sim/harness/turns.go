@@ -64,16 +64,38 @@ func (h *Harness) usage(t *hTurn) wire.Usage {
 	return wire.Usage{Tokens: &wire.TokenUsage{InputTokens: t.usage, OutputTokens: t.usage / 2, TotalTokens: t.usage + t.usage/2}}
 }
 
+// event emits one native event. An event after the native settlement
+// breaks the Harness contract (the output can no longer be written once
+// settlement succeeded); only a fault makes the Harness do it, and Truth
+// records it as a Harness breach.
 func (h *Harness) event(now time.Time, t *hTurn, p wire.Payload) {
+	if t.settled {
+		t.truth.EventsAfterSettlement++
+		h.truth.breach("native %s of %s after its settlement", p.MessageType(), t.id)
+	}
 	h.host.Feed(now, daemon.NativeTurnEvent{Turn: t.id, Event: p})
 }
 
 // finishNative emits the native terminal result and settles the turn.
 func (h *Harness) finishNative(now time.Time, t *hTurn, outcome string) {
 	t.done = true
-	done := h.outcome(t)
-	h.event(now, t, done)
+	if !h.settleFirst(now, t, outcome) {
+		h.event(now, t, h.outcome(t))
+		h.settle(now, t, outcome)
+	}
+}
+
+// settleFirst applies a settle-before-done fault to a turn whose
+// settlement is awaited: the turn settles (and the wait is answered)
+// without its native terminal result ever being emitted; the daemon's
+// done must then come from the settlement's outcome.
+func (h *Harness) settleFirst(now time.Time, t *hTurn, outcome string) bool {
+	if len(t.waiters) == 0 || !h.take(SettleBeforeDone) {
+		return false
+	}
+	t.truth.DoneSuppressed = true
 	h.settle(now, t, outcome)
+	return true
 }
 
 // stop ends a cancelled turn: the terminal result, settlement as
@@ -83,8 +105,10 @@ func (h *Harness) stop(now time.Time, t *hTurn, late bool) {
 		return
 	}
 	t.done = true
-	h.event(now, t, h.outcome(t))
-	h.settle(now, t, check.NativeCancelled)
+	if !h.settleFirst(now, t, check.NativeCancelled) {
+		h.event(now, t, h.outcome(t))
+		h.settle(now, t, check.NativeCancelled)
+	}
 	if late {
 		h.after(now, h.latency(), func(now time.Time) { h.event(now, t, wire.Delta{Delta: "late", Sequence: 99}) })
 	}
