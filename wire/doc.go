@@ -101,4 +101,6 @@
 //  4. Add a sample frame to sampleFrames (samples_test.go), run
 //     `go test ./wire -update`, review the new fixture, and add a seed to
 //     the matching fuzz family in package fuzz.
+//  5. Add a generator to payloadGens (rapid_gen2_test.go);
+//     TestPayloadGensComplete fails until every type has one.
 package wire

@@ -27,12 +27,12 @@ func (sc *scanner) str() ([]byte, bool, error) {
 			}
 		case c < 0x20:
 			return nil, false, sc.syntax("control character in string")
-		case c >= utf8.RuneSelf:
+		case c >= utf8.RuneSelf && !sc.anyUTF8:
 			r, size := utf8.DecodeRune(sc.data[sc.pos:])
-			if r == utf8.RuneError && size <= 1 && !sc.anyUTF8 {
+			if r == utf8.RuneError && size == 1 {
 				return nil, false, sc.fail(ErrInvalidUTF8, fmt.Sprintf("at offset %d", sc.pos))
 			}
-			sc.pos += max(size, 1)
+			sc.pos += size
 		default:
 			sc.pos++
 		}
