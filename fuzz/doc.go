@@ -8,5 +8,7 @@
 //
 // `make fuzz-smoke` runs each target for a few seconds; `make fuzz` for
 // FUZZTIME each. `go test ./fuzz -update` rewrites the seed corpora from
-// the golden fixtures of package wire.
+// the golden fixtures of package wire and the rejection seeds of
+// reject_seeds_test.go (one per error class a target can reach, each
+// checked by TestRejectionSeeds to fail with its named error).
 package fuzz
