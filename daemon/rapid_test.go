@@ -374,8 +374,8 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // rapidChecksDefault is the number of checks `go test` runs without
 // -short when -rapid.checks is not given: rapid's default of 100 missed
-// receipt-pipeline bugs that 3000 checks find in under a second.
-const rapidChecksDefault = "3000"
+// receipt-pipeline bugs that thousands of checks find in about a second.
+const rapidChecksDefault = "5000"
 
 func TestRapidAdmissionAndReceipts(t *testing.T) {
 	if !testing.Short() && !flagSet("rapid.checks") {
