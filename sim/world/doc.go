@@ -8,7 +8,8 @@
 //	s := world.Shrink(o, cfg)                  // smaller failing schedule
 //
 // Options(cfg) gives the kernel options (Setup, wire.Describe trace
-// lines, a 150 s liveness phase) for callers that drive sim directly (the
+// lines, a liveness phase of 210 s plus 20 s per turn beyond the default
+// ten, see LivenessTimeout) for callers that drive sim directly (the
 // determinism auditor); Run adds the linearizability check on top.
 //
 // # Nodes
@@ -68,6 +69,10 @@
 //
 // # Faults
 //
+// Outcome.Derived describes what the seed drew beside its schedule
+// (devices with their declared kinds, unsupported capabilities and limits,
+// the Harness's settings, the workload's sessions and turn arrivals).
+//
 // Every kind is swarm-selected per seed by the kernel (sim.Options.Swarm):
 // the kernel's conn_loss, stall, slow and dial_refuse, and the world's:
 //
@@ -98,8 +103,14 @@
 //     start, write or close answers only at heal; a hung write may already
 //     be consumed).
 //
-// At heal every crashed node restarts, armed Harness faults are dropped,
-// hung calls are released and a version window closes. Once the workload
+// At heal every crashed node restarts, armed Harness faults are dropped
+// (but one harness_write_over_budget armed on a device is armed again: an
+// overrunning write is no partition and completes on its own within 60 s;
+// in the quiet after heal it is what lets a steer wait out Core's written
+// window), hung calls are released and a version window closes. A crash
+// fault whose process is already down finds no victim: the kernel counts
+// it applied, the world counts it in Outcome.Skipped, and campaigns report
+// it under "found no victim", not as injected. Once the workload
 // has read every turn terminal, every daemon is asked to shut down; the
 // liveness predicate (SetConvergence) then waits for the ledger's Pending:
 // every turn terminal, every native turn settled, every executor closed.
@@ -141,7 +152,9 @@
 // 30 s (Core records an input unknown a full written window after its
 // delivery; reached through harness_write_over_budget, a write consumed at
 // once whose call overruns 35–60 s while the native turn stays open
-// behind it), cancel_unconfirmed (Core fails a turn with it), cleanup retried (a close after a failed close), capacity
+// behind it, so the next input waits out the window; any connection loss
+// meanwhile ends the run, so it is reached mostly after heal, with the
+// over-budget fault kept past heal), cancel_unconfirmed (Core fails a turn with it), cleanup retried (a close after a failed close), capacity
 // rejection then success (a turn refused for preparation_capacity is
 // started later), stale revision ignored (Core receives a status at or
 // below the revision it holds), reconnect during steer (a device's

@@ -65,7 +65,7 @@ func (u *universe) handler(k kind) sim.FaultHandler {
 			u.crashCore(f)
 		case kDaemonCrash:
 			if !d.Crash(f.For) {
-				u.detail("ignored: down")
+				u.noVictim(f, "ignored: down")
 			}
 		case kVersionMismatch:
 			d.SetVersionWindow(w.Now().Add(f.For))
@@ -80,13 +80,24 @@ func (u *universe) handler(k kind) sim.FaultHandler {
 	}
 }
 
+// noVictim records a fault the kernel applied that found nothing to act
+// on (a crash of a process already down): the kernel counts it as
+// injected, the world as skipped (Outcome.Skipped).
+func (u *universe) noVictim(f sim.Fault, why string) {
+	if u.skipped == nil {
+		u.skipped = map[sim.FaultKind]int{}
+	}
+	u.skipped[f.Kind]++
+	u.detail(why)
+}
+
 // detail adds what a fault did to its timeline line.
 func (u *universe) detail(text string) { u.w.Note("fault detail " + text) }
 
 // crashCore crashes Core (its store survives) and restarts it f.For later.
 func (u *universe) crashCore(f sim.Fault) {
 	if !u.w.Up(coreID) {
-		u.detail("ignored: down")
+		u.noVictim(f, "ignored: down")
 		return
 	}
 	for _, t := range u.core.m.ActiveTurns() {

@@ -29,6 +29,7 @@ type workload struct {
 	sessions []*wSession
 	turns    []*wTurn
 	steers   []*wSteer
+	arrivals []time.Duration // submission instant of each planned turn
 
 	turnsSubmitted, inputsSent, issued int
 	terminalCount                      int // turns known terminal
@@ -135,6 +136,7 @@ func (wl *workload) plan(now time.Time) {
 		at := time.Duration(100+wl.r.IntN(20000)) * time.Millisecond
 		t := &wTurn{sess: s, input: wl.input(s, "turn "+strconv.Itoa(i))}
 		wl.turns = append(wl.turns, t)
+		wl.arrivals = append(wl.arrivals, at)
 		wl.after(now, at, func(now time.Time) { wl.submit(now, t) })
 	}
 }

@@ -3,6 +3,7 @@ package world
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -69,6 +70,13 @@ type Outcome struct {
 	// TurnStates counts Core's final turn states ("completed",
 	// "failed/<code>", "failed/preparation_start_failed/<runtime code>").
 	TurnStates map[string]int
+	// Derived is what the seed drew about the world: devices with their
+	// capabilities and limits, Harness settings and the workload's shape.
+	Derived Derived
+	// Skipped counts, by kind, faults the kernel applied (and counted in
+	// Result.Stats.Faults) that found no victim in the world: a crash of a
+	// process already down. Injected = Stats.Faults[k] - Skipped[k].
+	Skipped map[sim.FaultKind]int
 }
 
 // LinUnknown reports a linearizability check that timed out: neither a
@@ -90,7 +98,7 @@ func Options(cfg Config) sim.Options {
 	opts := sim.Options{
 		Setup:           func(w *sim.World) { setup(w, cfg, false) },
 		Workload:        workloadDefault,
-		LivenessTimeout: 150 * time.Second,
+		LivenessTimeout: LivenessTimeout(0),
 		Describe:        describeFrame,
 		// Each kind is enabled in a third of the seeds: more seeds run
 		// with few kinds, so rare interleavings that need a quiet
@@ -99,6 +107,7 @@ func Options(cfg Config) sim.Options {
 	}
 	if cfg.Turns > 0 {
 		opts.Workload = cfg.Turns
+		opts.LivenessTimeout = LivenessTimeout(cfg.Turns)
 	}
 	switch {
 	case cfg.Faults == nil:
@@ -108,6 +117,25 @@ func Options(cfg Config) sim.Options {
 		opts.Swarm.Kinds = slices.Clone(cfg.Faults)
 	}
 	return opts
+}
+
+// livenessBase is the liveness deadline after heal of a default workload
+// (150 s, plus 60 s for the one harness_write_over_budget per device kept
+// past heal); livenessPerTurn is added for every turn beyond it. After
+// heal, in the worst case every turn waits for one active slot of one
+// device: its preparation (up to 8 s), its native turn (up to 11 s; one
+// long turn per device up to 48 s, covered by the base), its release and a
+// poll.
+const (
+	livenessBase    = 210 * time.Second
+	livenessPerTurn = 20 * time.Second
+)
+
+// LivenessTimeout is the liveness deadline after heal for a workload of
+// turns (0: the default workload). It grows with the workload so that a
+// correct system always converges however many turns it is given.
+func LivenessTimeout(turns int) time.Duration {
+	return livenessBase + livenessPerTurn*time.Duration(max(0, turns-workloadDefault))
 }
 
 // describeCache renders each frame once: the kernel describes a frame
@@ -141,10 +169,19 @@ func Run(seed uint64, cfg Config) Outcome {
 	return run(seed, cfg, Options(cfg))
 }
 
+// RunKeepTrace is Run with the full trace kept in Result.Trace (the
+// fingerprint is Run's), for a campaign's determinism auditor.
+func RunKeepTrace(seed uint64, cfg Config) Outcome {
+	opts := Options(cfg)
+	opts.KeepTrace = true
+	return run(seed, cfg, opts)
+}
+
 // Replay runs a stored schedule (its seed included) and checks it again.
 func Replay(s sim.Schedule, cfg Config) Outcome {
 	opts := Options(cfg)
 	opts.Schedule = &s
+	opts.LivenessTimeout = LivenessTimeout(s.Workload)
 	return run(s.Seed, cfg, opts)
 }
 
@@ -166,7 +203,8 @@ func run(seed uint64, cfg Config, opts sim.Options) Outcome {
 	res := sim.Run(seed, opts)
 	u.wl.flush(u.lt(u.w.Now()))
 	o := Outcome{Result: res, Timeline: tap.lines, Turns: u.wl.turnsSubmitted, Inputs: u.wl.inputsSent,
-		Records: u.records, Marks: u.led.Marks(), TurnStates: map[string]int{}}
+		Records: u.records, Marks: u.led.Marks(), TurnStates: map[string]int{}, Derived: u.derived(),
+		Skipped: maps.Clone(u.skipped)}
 	for _, t := range u.store.Memory.Turns() {
 		k := string(t.State)
 		if t.ErrorCode != "" {
