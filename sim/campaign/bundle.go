@@ -1,8 +1,10 @@
 package campaign
 
 import (
+	"encoding/json"
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/turnstile-sim/turnstile/sim"
@@ -37,7 +39,7 @@ func BundleDir(out string, seed uint64) string {
 func Bundle(r Runner, run SeedRun, o BundleOptions) []File {
 	rep, res := run.Report, run.Outcome.Result
 	c := Case{Seed: rep.Seed, Config: o.Config, Commit: o.Commit, Check: rep.FirstCheck(),
-		Fingerprint: rep.Fingerprint, Schedule: res.Schedule,
+		Fingerprint: rep.Fingerprint, Schedule: res.Schedule, Derived: derivedJSON(run.Outcome.Derived),
 		Note: "the failing run's schedule as drawn from the seed"}
 	trace := run.Trace
 	if trace == nil {
@@ -55,15 +57,67 @@ func Bundle(r Runner, run SeedRun, o BundleOptions) []File {
 	}
 	replay := ReplayCommand(rep.Seed, o.Config) + "\n"
 	if len(res.Violations) > 0 {
-		files = append(files, File{"shrunk.json", shrunk(r, run, o)})
-		replay += ReplayScheduleCommand(path.Join(o.Dir, "shrunk.json")) + "\n"
+		if data, skipped := shrunk(r, run, o); skipped == "" {
+			files = append(files, File{"shrunk.json", data})
+			replay += ReplayScheduleCommand(path.Join(o.Dir, "shrunk.json")) + "\n"
+		} else {
+			files = append(files, File{"shrink.txt", []byte(ShrinkSkipped + skipped + "\n")})
+		}
 	}
 	return append(files, File{"replay.txt", []byte(replay)})
 }
 
-func shrunk(r Runner, run SeedRun, o BundleOptions) []byte {
+// ShrinkSkipped starts the note a bundle carries (in shrink.txt) instead of
+// shrunk.json when the failure could not be shrunk.
+const ShrinkSkipped = "shrink skipped: "
+
+// BundleShrinkNote is the reason a bundle's shrink was skipped ("" when
+// shrunk.json was written or no shrink was due).
+func BundleShrinkNote(files []File) string {
+	for _, f := range files {
+		if f.Name == "shrink.txt" {
+			return strings.TrimSpace(string(f.Data))
+		}
+	}
+	return ""
+}
+
+// shrunk shrinks a failing run, or says why it did not: the failing
+// schedule must fail the same check again on replay (the shrinker asserts
+// that it does), and a shrinker that panics all the same is reported, not
+// propagated.
+func shrunk(r Runner, run SeedRun, o BundleOptions) (data []byte, skipped string) {
+	want := run.Outcome.Result.FailedCheck()
+	again := r.Replay(run.Outcome.Result.Schedule)
+	if got := again.Result.FailedCheck(); got != want {
+		if got == "" {
+			got = "no check"
+		}
+		why := fmt.Sprintf("the replay of the failing schedule failed %s, not %s", got, want)
+		if again.Lin.Result != "" && again.Lin.Result != run.Outcome.Lin.Result {
+			why += fmt.Sprintf(" (linearizability %s on replay)", again.Lin.Result)
+		}
+		return nil, why
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			data, skipped = nil, fmt.Sprintf("the shrinker panicked: %v", p)
+		}
+	}()
 	c, _, _ := ShrinkCase(r, run.Outcome, o.Config, o.Commit)
-	return c.Marshal()
+	return c.Marshal(), ""
+}
+
+// derivedJSON renders a world's derived description for options.json.
+func derivedJSON(d any) json.RawMessage {
+	if d == nil {
+		return nil
+	}
+	b, err := json.Marshal(d)
+	if err != nil {
+		return json.RawMessage(strconv.Quote("unrenderable: " + err.Error()))
+	}
+	return b
 }
 
 // ShrinkCase shrinks a failing outcome and returns the shrunk schedule as a
@@ -91,7 +145,12 @@ func faultsText(run SeedRun) []byte {
 	fmt.Fprintf(&b, "schedule: %s\n", s)
 	fmt.Fprintf(&b, "enabled kinds (mean gap):\n")
 	for _, k := range s.Enabled {
-		fmt.Fprintf(&b, "  %-30s gap=%s injected=%d\n", k.Kind, k.Gap, run.Outcome.Result.Stats.Faults[k.Kind])
+		n, skipped := run.Outcome.Result.Stats.Faults[k.Kind], run.Outcome.Skipped[k.Kind]
+		fmt.Fprintf(&b, "  %-30s gap=%s injected=%d", k.Kind, k.Gap, n-skipped)
+		if skipped > 0 {
+			fmt.Fprintf(&b, " no-victim=%d", skipped)
+		}
+		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "scheduled faults (%d, heal at %s):\n", len(s.Faults), sim.FormatTime(sim.Epoch.Add(s.Heal)))
 	for _, f := range s.Faults {

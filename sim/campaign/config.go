@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -26,12 +27,19 @@ const (
 	FaultsNone  = "none"
 )
 
+// ErrFaultsEmpty refuses an empty -faults value, which would otherwise
+// silently mean the swarm.
+var ErrFaultsEmpty = errors.New("-faults is empty")
+
 // ParseFaults reads a -faults value: "swarm" (nil), "none" (empty, non-nil)
-// or a comma-separated list of kinds, each of which must be in valid.
+// or a comma-separated list of kinds, each of which must be in valid. An
+// empty value or an empty kind in the list is an error.
 func ParseFaults(spec string, valid []sim.FaultKind) ([]sim.FaultKind, error) {
 	spec = strings.TrimSpace(spec)
 	switch spec {
-	case "", FaultsSwarm:
+	case "":
+		return nil, fmt.Errorf("%w; want %q, %q or a comma list of kinds", ErrFaultsEmpty, FaultsSwarm, FaultsNone)
+	case FaultsSwarm:
 		return nil, nil
 	case FaultsNone:
 		return []sim.FaultKind{}, nil
@@ -39,6 +47,9 @@ func ParseFaults(spec string, valid []sim.FaultKind) ([]sim.FaultKind, error) {
 	out := []sim.FaultKind{}
 	for _, part := range strings.Split(spec, ",") {
 		k := sim.FaultKind(strings.TrimSpace(part))
+		if k == "" {
+			return nil, fmt.Errorf("%w: empty kind in %q", ErrFaultKind, spec)
+		}
 		if !slices.Contains(valid, k) {
 			return nil, fmt.Errorf("%w %q; valid kinds: %s (or %q, %q)",
 				ErrFaultKind, k, strings.ReplaceAll(joinKinds(valid), ",", ", "), FaultsSwarm, FaultsNone)

@@ -17,9 +17,13 @@ func TestParseFaults(t *testing.T) {
 	if err != nil || got != nil {
 		t.Fatalf("swarm: %v %v", got, err)
 	}
-	got, err = ParseFaults("", testKinds)
-	if err != nil || got != nil {
-		t.Fatalf("empty: %v %v", got, err)
+	for _, empty := range []string{"", " ", "stall,,core_crash"} {
+		if got, err = ParseFaults(empty, testKinds); err == nil {
+			t.Fatalf("empty %q: %v, want an error", empty, got)
+		}
+	}
+	if _, err = ParseFaults("", testKinds); !errors.Is(err, ErrFaultsEmpty) {
+		t.Fatalf("empty: %v, want ErrFaultsEmpty", err)
 	}
 	got, err = ParseFaults("none", testKinds)
 	if err != nil || got == nil || len(got) != 0 {

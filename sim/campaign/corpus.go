@@ -24,6 +24,11 @@ type Case struct {
 	// it changes whenever behaviour changes.
 	Fingerprint string       `json:"fingerprint,omitempty"`
 	Schedule    sim.Schedule `json:"schedule"`
+	// Derived is what the seed drew about the world beside its schedule
+	// (devices, capabilities, limits, Harness settings, workload shape),
+	// as the world reports it; informative only (a failure bundle's
+	// options.json), never read back.
+	Derived json.RawMessage `json:"derived,omitempty"`
 	// Bare is set by ParseCase for a bare schedule, which carries no
 	// configuration of its own.
 	Bare bool `json:"-"`

@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,32 +16,50 @@ const lineBytesMax = 16 << 20
 // ErrMergeConflict marks a seed reported twice with different fingerprints.
 var ErrMergeConflict = errors.New("seed reported with different fingerprints")
 
+// ErrShardMismatch marks shard headers that disagree on the campaign: its
+// first seed, seed count or configuration (devices, turns, faults). Such
+// shards are not one campaign and are never merged.
+var ErrShardMismatch = errors.New("shards are not one campaign")
+
 // Merger combines the JSON-lines output of campaign shards.
 type Merger struct {
 	headers    []Header
 	reports    map[uint64]SeedReport
 	duplicates []uint64 // seeds seen again with the same fingerprint
 	conflicts  []uint64 // seeds seen again with another fingerprint
+	warnings   []string // truncated lines, differing commits
 }
 
 // NewMerger returns an empty merger.
 func NewMerger() *Merger { return &Merger{reports: map[uint64]SeedReport{}} }
 
-// Read adds every line of one shard file; name labels errors.
+// Read adds every line of one shard file; name labels errors. A last line
+// that does not parse (a shard cut off while writing) is dropped with a
+// warning: its seed then counts as missing. A bad line elsewhere, or a
+// header that disagrees with an earlier one (ErrShardMismatch), is an
+// error.
 func (m *Merger) Read(name string, r io.Reader) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), lineBytesMax)
+	var bad error
+	badLine := 0
 	for n := 1; sc.Scan(); n++ {
 		text := strings.TrimSpace(sc.Text())
 		if text == "" {
 			continue
 		}
+		if bad != nil {
+			return bad // a bad line that was not the last
+		}
 		h, rep, err := ParseLine([]byte(text))
 		if err != nil {
-			return fmt.Errorf("%s:%d: %w", name, n, err)
+			bad, badLine = fmt.Errorf("%s:%d: %w", name, n, err), n
+			continue
 		}
 		if h != nil {
-			m.headers = append(m.headers, *h)
+			if err := m.addHeader(name, *h); err != nil {
+				return err
+			}
 			continue
 		}
 		m.add(*rep)
@@ -48,7 +67,38 @@ func (m *Merger) Read(name string, r io.Reader) error {
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
+	if bad != nil {
+		m.warnings = append(m.warnings, fmt.Sprintf(
+			"%s:%d: truncated last line ignored (its seed counts as missing)", name, badLine))
+	}
 	return nil
+}
+
+// addHeader keeps a shard header after checking that it describes the same
+// campaign as the first one; a different commit is only a warning.
+func (m *Merger) addHeader(name string, h Header) error {
+	if len(m.headers) > 0 {
+		f := m.headers[0]
+		fc, _ := json.Marshal(f.Config)
+		hc, _ := json.Marshal(h.Config)
+		if f.First != h.First || f.Seeds != h.Seeds || string(fc) != string(hc) {
+			return fmt.Errorf("%w: %s: seeds %d from %d with config %s, but the first shard has seeds %d from %d with config %s",
+				ErrShardMismatch, name, h.Seeds, h.First, hc, f.Seeds, f.First, fc)
+		}
+		if h.Commit != f.Commit {
+			m.warnings = append(m.warnings, fmt.Sprintf("warning: %s ran on commit %s, the first shard on %s",
+				name, orUnknown(h.Commit), orUnknown(f.Commit)))
+		}
+	}
+	m.headers = append(m.headers, h)
+	return nil
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
 }
 
 func (m *Merger) add(rep SeedReport) {
@@ -71,6 +121,7 @@ func (m *Merger) add(rep SeedReport) {
 type MergeResult struct {
 	Summary    *Summary
 	Headers    []Header
+	Warnings   []string // truncated last lines, differing commits
 	Missing    []uint64 // planned seeds with no report
 	Duplicates []uint64 // seeds reported more than once, identically
 	Conflicts  []uint64 // seeds reported more than once, differently
@@ -79,7 +130,7 @@ type MergeResult struct {
 // Result folds the reports in seed order. The planned range comes from the
 // headers when they agree, else from the lowest and highest seed seen.
 func (m *Merger) Result() MergeResult {
-	res := MergeResult{Summary: NewSummary(), Headers: m.headers,
+	res := MergeResult{Summary: NewSummary(), Headers: m.headers, Warnings: m.warnings,
 		Duplicates: sortedUnique(m.duplicates), Conflicts: sortedUnique(m.conflicts)}
 	seeds := make([]uint64, 0, len(m.reports))
 	for s := range m.reports { //tidy:sorted sorted below
@@ -135,8 +186,11 @@ func (r MergeResult) Err() error { return r.Summary.Err() }
 // Write renders the merge: shards, gaps and duplicates, then the summary.
 func (r MergeResult) Write(w io.Writer) {
 	fmt.Fprintf(w, "merged %d shard headers, %d seeds\n", len(r.Headers), r.Summary.Seeds)
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(w, "%s\n", warn)
+	}
 	if len(r.Missing) > 0 {
-		fmt.Fprintf(w, "missing seeds: %d: %s\n", len(r.Missing), Ranges(r.Missing))
+		fmt.Fprintf(w, "%s\n", r.missingLine())
 	}
 	if len(r.Duplicates) > 0 {
 		fmt.Fprintf(w, "duplicate seeds (identical, counted once): %d: %s\n", len(r.Duplicates), Ranges(r.Duplicates))
@@ -145,6 +199,65 @@ func (r MergeResult) Write(w io.Writer) {
 		fmt.Fprintf(w, "NONDETERMINISTIC: seeds reported with different fingerprints: %s\n", Ranges(r.Conflicts))
 	}
 	r.Summary.Write(w)
+}
+
+// missingShown bounds the missing seeds a merge names.
+const missingShown = 10
+
+// missingLine summarises the missing seeds: the absent shards when the
+// gaps are exactly whole shards of the headers' sharding, else the first
+// few seeds and the count.
+func (r MergeResult) missingLine() string {
+	n := len(r.Missing)
+	if absent := r.absentShards(); absent != "" {
+		return fmt.Sprintf("%d seeds missing: %s absent?", n, absent)
+	}
+	shown := r.Missing[:min(n, missingShown)]
+	more := ""
+	if n > len(shown) {
+		more = fmt.Sprintf(" ... (first %d of %d)", len(shown), n)
+	}
+	return fmt.Sprintf("%d seeds missing: %s%s", n, Ranges(shown), more)
+}
+
+// absentShards names the shards ("shard 1/2", "shards 1/4 3/4") whose seeds
+// are exactly the missing ones, or "" when the gaps are not whole shards.
+func (r MergeResult) absentShards() string {
+	if len(r.Headers) == 0 {
+		return ""
+	}
+	h := r.Headers[0]
+	first, err := ParseShard(h.Shard)
+	if err != nil || first.Count < 2 {
+		return ""
+	}
+	count := first.Count
+	present := map[int]bool{}
+	for _, o := range r.Headers {
+		sh, err := ParseShard(o.Shard)
+		if err != nil || sh.Count != count {
+			return ""
+		}
+		present[sh.Index] = true
+	}
+	var want []uint64
+	var names []string
+	for i := range count {
+		if present[i] {
+			continue
+		}
+		p := Plan{First: h.First, Count: h.Seeds, Shard: Shard{Index: i, Count: count}}
+		want = append(want, p.Seeds()...)
+		names = append(names, p.Shard.String())
+	}
+	slices.Sort(want)
+	if len(names) == 0 || !slices.Equal(want, r.Missing) {
+		return ""
+	}
+	if len(names) == 1 {
+		return "shard " + names[0]
+	}
+	return "shards " + strings.Join(names, " ")
 }
 
 // Ranges renders ascending seeds compactly: "1..4 7 9..10".

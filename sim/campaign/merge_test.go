@@ -69,7 +69,7 @@ func TestMergeReportsMissingAndDuplicateSeeds(t *testing.T) {
 	}
 	var b bytes.Buffer
 	res.Write(&b)
-	for _, want := range []string{"merged 3 shard headers, 8 seeds", "missing seeds: 4: 11 14 17 20",
+	for _, want := range []string{"merged 3 shard headers, 8 seeds", "4 seeds missing: shard 1/3 absent?",
 		"duplicate seeds (identical, counted once): 4: 12 15 18 21", "FAIL: "} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("merge output lacks %q:\n%s", want, b.String())
@@ -100,7 +100,7 @@ func TestMergeConflictingFingerprints(t *testing.T) {
 
 func TestMergeBadLine(t *testing.T) {
 	m := NewMerger()
-	in := string(MarshalLine(SeedReport{Seed: 1})) + "\nnot json\n"
+	in := string(MarshalLine(SeedReport{Seed: 1})) + "\nnot json\n" + string(MarshalLine(SeedReport{Seed: 2})) + "\n"
 	err := m.Read("x.jsonl", strings.NewReader(in))
 	if err == nil || !strings.HasPrefix(err.Error(), "x.jsonl:2: ") {
 		t.Fatalf("error %v", err)

@@ -24,6 +24,9 @@ type SeedReport struct {
 	Inputs      int            `json:"inputs"`
 	Lin         LinReport      `json:"lin"`
 	Audit       *AuditReport   `json:"audit,omitempty"` // only for audited seeds
+	// Shrink says why a failing seed's bundle has no shrunk schedule
+	// ("shrink skipped: <reason>"); empty otherwise.
+	Shrink string `json:"shrink,omitempty"`
 }
 
 // FaultReport says which fault kinds the swarm enabled for a seed and how
@@ -104,7 +107,11 @@ func NewSeedReport(o Outcome) SeedReport {
 		rep.Faults.Enabled = append(rep.Faults.Enabled, string(k.Kind))
 	}
 	for _, k := range sortedKeys(r.Stats.Faults) {
-		rep.Faults.Applied[string(k)] = r.Stats.Faults[k]
+		n := r.Stats.Faults[k] - o.Skipped[k]
+		rep.Faults.Skipped += uint64(o.Skipped[k])
+		if n > 0 {
+			rep.Faults.Applied[string(k)] = n
+		}
 	}
 	for _, k := range sortedKeys(r.Marks) {
 		rep.Marks[k] = r.Marks[k]
@@ -123,6 +130,17 @@ func linReport(o Outcome) LinReport {
 	}
 	return LinReport{Result: res, Partitions: o.Lin.Partitions, Operations: o.Lin.Operations,
 		Illegal: slices.Clone(o.Lin.Illegal)}
+}
+
+// CheckPanic names the failure of a seed whose run panicked (a crash in a
+// machine or the world is a finding, reported like a violated check).
+const CheckPanic = "panic"
+
+// PanicReport is the report of a seed whose run panicked with msg.
+func PanicReport(seed uint64, msg string) SeedReport {
+	return SeedReport{Seed: seed, Faults: FaultReport{Enabled: []string{}, Applied: map[string]int{}},
+		Marks: map[string]int{}, Lin: LinReport{Result: LinNone},
+		Violations: []Violation{{Check: CheckPanic, Message: msg}}}
 }
 
 // Failed reports a violation, an Illegal history or a failed audit.

@@ -16,6 +16,14 @@ type Outcome struct {
 	Timeline []string // applied faults, in order
 	Turns    int
 	Inputs   int
+	// Derived is what the seed drew about the world beside its schedule
+	// (JSON-serializable; written to a bundle's options.json); nil if the
+	// world tells nothing.
+	Derived any
+	// Skipped counts, by kind, faults the kernel counted as applied that
+	// found no victim in the world; reports subtract them from the
+	// injected counts and add them to "found no victim".
+	Skipped map[sim.FaultKind]int
 }
 
 // Runner is the world under test, configured once. Implementations must be
@@ -31,6 +39,15 @@ type Runner interface {
 	Trace(seed uint64, s *sim.Schedule) sim.Result
 	// Shrink minimises a failing outcome.
 	Shrink(o Outcome) sim.ShrinkResult
+}
+
+// TraceKeeper is a Runner that can keep the full trace of a campaign run.
+// RunSeed uses it for the first run of every seed, so that a determinism
+// audit can name the first divergent line even when that first run is the
+// odd one out.
+type TraceKeeper interface {
+	// RunKeepTrace is Run with Result.Trace kept; the fingerprint is Run's.
+	RunKeepTrace(seed uint64) Outcome
 }
 
 // AuditEveryDefault is how often a passing seed is audited: every seed that
@@ -72,36 +89,61 @@ func RunSeed(r Runner, seed uint64, o SeedOptions) SeedRun {
 		every = AuditEveryDefault
 	}
 	start := wall()
-	out := r.Run(seed)
+	var out Outcome
+	if k, ok := r.(TraceKeeper); ok {
+		out = k.RunKeepTrace(seed)
+	} else {
+		out = r.Run(seed)
+	}
+	firstTrace := out.Result.Trace
+	out.Result.Trace = nil
 	run := SeedRun{Outcome: out, Report: NewSeedReport(out)}
 	run.Report.WallMS = millis(wall() - start)
 	if run.Report.Failed() || (every > 0 && seed%uint64(every) == 0) {
-		run.Trace, run.Report.Audit = audit(r, seed, out.Result)
+		run.Trace, run.Report.Audit = audit(r, seed, out.Result.Fingerprint, firstTrace)
 	}
 	return run
 }
 
 // audit reruns seed with its trace kept and compares fingerprints. On a
-// mismatch it runs once more, so that the divergence can be named from two
-// traces: the first divergent line of the two reruns when they differ, or,
-// when both reruns agree with each other but not with the campaign run,
-// the fact that the untraced run is the odd one out.
-func audit(r Runner, seed uint64, first sim.Result) ([]string, *AuditReport) {
+// mismatch it runs once more and compares all three runs, naming the first
+// divergent line between the odd run and one of the others: two reruns
+// that differ from each other are compared directly; when both agree but
+// the campaign run differs, the campaign run's trace (firstTrace, kept by a
+// TraceKeeper) is compared with a rerun's. Without that trace the audit can
+// only say that the campaign run is the odd one out.
+func audit(r Runner, seed uint64, first string, firstTrace []string) ([]string, *AuditReport) {
 	a := r.Trace(seed, nil)
 	rep := &AuditReport{Fingerprint: a.Fingerprint}
-	if a.Fingerprint == first.Fingerprint {
+	if a.Fingerprint == first {
 		return a.Trace, rep
 	}
 	rep.Diverged = true
 	b := r.Trace(seed, nil)
-	idx, la, lb, ok := sim.FirstDivergence(a.Trace, b.Trace)
-	if ok {
-		rep.Line, rep.LineA, rep.LineB = idx+1, la, lb
+	switch {
+	case a.Fingerprint != b.Fingerprint && firstTrace != nil && b.Fingerprint == first:
+		// The first traced rerun is the odd one out.
+		rep.Detail = "the first traced rerun differs from the campaign run and a second rerun"
+		rep.name(firstTrace, a.Trace, "campaign run", "rerun 1")
+	case a.Fingerprint != b.Fingerprint:
 		rep.Detail = "two traced reruns of the seed diverge"
-		return a.Trace, rep
+		rep.name(a.Trace, b.Trace, "rerun 1", "rerun 2")
+	case firstTrace != nil:
+		rep.Detail = "the campaign run differs from two agreeing traced reruns"
+		rep.name(firstTrace, a.Trace, "campaign run", "rerun 1")
 	}
-	rep.Detail = "campaign run " + first.Fingerprint + " differs from two agreeing traced reruns " + a.Fingerprint
+	if rep.Line == 0 && rep.Detail == "" {
+		rep.Detail = "campaign run " + first + " differs from two agreeing traced reruns " + a.Fingerprint
+	}
 	return a.Trace, rep
+}
+
+// name records the first line where traces x and y differ.
+func (a *AuditReport) name(x, y []string, xName, yName string) {
+	if idx, lx, ly, ok := sim.FirstDivergence(x, y); ok {
+		a.Line, a.LineA, a.LineB = idx+1, lx, ly
+		a.Detail += " (A: " + xName + ", B: " + yName + ")"
+	}
 }
 
 func millis(d time.Duration) float64 {

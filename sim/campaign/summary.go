@@ -36,7 +36,13 @@ type Summary struct {
 	Diverged       int
 	FailingByCheck map[string]int
 	Marks          *check.MarkTally
-	// Config renders the replay command of failing seeds.
+	// LinUnknown lists the seeds whose linearizability check timed out
+	// (porcupine's Unknown), in the order added.
+	LinUnknown []uint64
+	// Strict makes a linearizability Unknown fail the campaign.
+	Strict bool
+	// Config renders the replay command of failing seeds and says whether
+	// the mark verdict is judged (only with every fault kind available).
 	Config Config
 	// problems are campaign-level failures beside seeds (a merge's gaps).
 	problems []error
@@ -74,6 +80,9 @@ func (s *Summary) Add(r SeedReport) {
 	}
 	s.FaultsSkipped += r.Faults.Skipped
 	s.Lin[r.Lin.Result]++
+	if r.Lin.Result == LinUnknown {
+		s.LinUnknown = append(s.LinUnknown, r.Seed)
+	}
 	if r.Audit != nil {
 		s.Audited++
 		if r.Audit.Diverged {
@@ -93,8 +102,22 @@ func (s *Summary) Add(r SeedReport) {
 
 // MarkVerdict is sim/check's expected-mark verdict for this campaign: it
 // fails a campaign of check.CampaignSeedsMin seeds or more that never hit an
-// expected mark.
-func (s *Summary) MarkVerdict() error { return s.Marks.Verdict() }
+// expected mark. It is judged only for the swarm over every fault kind
+// (Config.Faults nil): expected marks need faults, and a campaign that
+// restricts them cannot be expected to reach every mark.
+func (s *Summary) MarkVerdict() error {
+	if !s.MarksJudged() {
+		return nil
+	}
+	return s.Marks.Verdict()
+}
+
+// MarksJudged reports whether the mark verdict applies: the campaign ran
+// the default swarm over every fault kind.
+func (s *Summary) MarksJudged() bool { return s.Config.Faults == nil }
+
+// ErrLinUnknown fails a -strict campaign with linearizability Unknowns.
+var ErrLinUnknown = errors.New("linearizability unknown (porcupine timed out) under -strict")
 
 // Err is nil when the campaign passed: no failing seed and no missed
 // expected mark.
@@ -105,6 +128,9 @@ func (s *Summary) Err() error {
 	}
 	if err := s.MarkVerdict(); err != nil {
 		errs = append(errs, err)
+	}
+	if s.Strict && len(s.LinUnknown) > 0 {
+		errs = append(errs, fmt.Errorf("%w: %d seeds", ErrLinUnknown, len(s.LinUnknown)))
 	}
 	errs = append(errs, s.problems...)
 	return errors.Join(errs...)
@@ -132,11 +158,27 @@ func (s *Summary) Write(w io.Writer) {
 	fmt.Fprintf(w, "  violations    %d%s\n", s.Violations, s.byCheck())
 	s.writeMarks(w)
 	s.writeFailing(w)
+	s.writeLinUnknown(w)
 	if err := s.Err(); err != nil {
 		fmt.Fprintf(w, "FAIL: %s\n", strings.ReplaceAll(err.Error(), "\n", "; "))
 		return
 	}
+	if n := len(s.LinUnknown); n > 0 {
+		fmt.Fprintf(w, "PASS (%d seeds linearizability unknown — porcupine timed out; rerun them)\n", n)
+		return
+	}
 	fmt.Fprintf(w, "PASS\n")
+}
+
+// writeLinUnknown lists the seeds whose linearizability check timed out,
+// with how to rerun one.
+func (s *Summary) writeLinUnknown(w io.Writer) {
+	if len(s.LinUnknown) == 0 {
+		return
+	}
+	seeds := sortedUnique(s.LinUnknown)
+	fmt.Fprintf(w, "  lin unknown   %d seeds: %s (rerun: %s)\n", len(seeds), Ranges(seeds),
+		ReplayCommand(seeds[0], s.Config))
 }
 
 // faultColumns is how many fault kinds share a summary line.
@@ -185,6 +227,8 @@ func (s *Summary) writeMarks(w io.Writer) {
 	missing := len(s.Marks.Missing())
 	expected := len(check.ExpectedMarks())
 	switch {
+	case !s.MarksJudged():
+		fmt.Fprintf(w, "  mark verdict  not judged (faults restricted)\n")
 	case s.MarkVerdict() != nil:
 		fmt.Fprintf(w, "  mark verdict  FAIL: %d of %d expected marks never hit\n", missing, expected)
 	case s.Seeds < check.CampaignSeedsMin:
@@ -196,12 +240,21 @@ func (s *Summary) writeMarks(w io.Writer) {
 }
 
 func (s *Summary) writeFailing(w io.Writer) {
+	width := 0
+	for _, r := range s.Failing[:min(len(s.Failing), failingListMax)] {
+		width = max(width, len(fmt.Sprint(r.Seed)))
+	}
 	for i, r := range s.Failing {
 		if i == failingListMax {
 			fmt.Fprintf(w, "  ... and %d more failing seeds\n", len(s.Failing)-failingListMax)
 			return
 		}
-		fmt.Fprintf(w, "  FAIL SEED=%d %-26s %s\n", r.Seed, r.FirstCheck(), ReplayCommand(r.Seed, s.Config))
+		note := ""
+		if r.Shrink != "" {
+			note = " (" + r.Shrink + ")"
+		}
+		fmt.Fprintf(w, "  FAIL SEED=%-*d %-26s %s%s\n", width, r.Seed, r.FirstCheck(),
+			ReplayCommand(r.Seed, s.Config), note)
 	}
 }
 
