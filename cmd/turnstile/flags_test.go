@@ -39,8 +39,10 @@ func TestBadFlagsExitTwoWithANamedError(t *testing.T) {
 		{[]string{"replay", "-seed", "1", "-faults", "nope"}, `unknown fault kind "nope"`},
 		{[]string{"shrink", "-devices", "9", "-seed", "1"}, "-devices must be 0"},
 		{[]string{"shrink"}, "-seed or -schedule is required"},
-		{[]string{"campaign"}, "usage: turnstile campaign merge FILES..."},
-		{[]string{"campaign", "split"}, "usage: turnstile campaign merge FILES..."},
+		{[]string{"campaign"}, "usage: turnstile campaign merge [-strict] FILES..."},
+		{[]string{"campaign", "split"}, "usage: turnstile campaign merge [-strict] FILES..."},
+		{[]string{"sim", "-faults", ""}, "-faults is empty"},
+		{[]string{"sim", "-faults", "stall,,slow"}, "empty kind"},
 		{[]string{"campaign", "merge"}, "no shard files given"},
 	} {
 		code, out, errOut := cli{t: t}.run(tc.args...)
@@ -58,7 +60,7 @@ func TestHelp(t *testing.T) {
 		{[]string{"sim", "-h"}, "usage: turnstile sim [-seeds N [-first F] | -seed S] [-shard i/n]"},
 		{[]string{"replay", "-h"}, "usage: turnstile replay (-seed S"},
 		{[]string{"shrink", "-help"}, "usage: turnstile shrink (-seed S"},
-		{[]string{"campaign", "merge", "-h"}, "usage: turnstile campaign merge FILES..."},
+		{[]string{"campaign", "merge", "-h"}, "usage: turnstile campaign merge [-strict] FILES..."},
 	} {
 		code, _, errOut := cli{t: t}.run(tc.args...)
 		if code != exitOK || !strings.Contains(errOut, tc.want) || !strings.Contains(errOut, "flags:\n") {

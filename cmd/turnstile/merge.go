@@ -1,19 +1,24 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
 	"github.com/turnstile-sim/turnstile/sim/campaign"
 )
 
-const usageCampaign = `usage: turnstile campaign merge FILES...
+const usageCampaign = `usage: turnstile campaign merge [-strict] FILES...
 
 Combines the JSON-lines output of 'turnstile sim -json' shards into one
 campaign summary. Seeds reported twice are counted once; planned seeds with
-no report are listed. Exits 1 when a seed failed, an expected mark was never
-hit (1000 seeds or more), seeds are missing, or a seed was reported with two
-different fingerprints.
+no report are listed (a shard file whose last line was cut off loses that
+seed, with a warning). Shards that ran on different commits are merged with
+a warning. Exits 1 when a seed failed, an expected mark was never hit (1000
+seeds or more, swarm faults only), seeds are missing, a seed was reported
+with two different fingerprints, or, with -strict, a linearizability check
+was unknown. Exits 2 when the shard headers disagree on the campaign (first
+seed, seed count, devices, turns or faults): such files are not merged.
 `
 
 func (sh *shell) cmdCampaign(args []string) int {
@@ -26,6 +31,7 @@ func (sh *shell) cmdCampaign(args []string) int {
 		return exitUsage
 	}
 	fs := sh.newFlags("campaign merge", usageCampaign)
+	strict := fs.Bool("strict", false, "fail when a seed's linearizability check is unknown (timed out)")
 	if code, ok := sh.parse(fs, args[1:]); !ok {
 		return code
 	}
@@ -43,10 +49,14 @@ func (sh *shell) cmdCampaign(args []string) int {
 		f.Close()
 		if err != nil {
 			fmt.Fprintf(sh.stderr, "turnstile campaign merge: %v\n", err)
+			if errors.Is(err, campaign.ErrShardMismatch) {
+				return exitUsage
+			}
 			return exitFail
 		}
 	}
 	res := m.Result()
+	res.Summary.Strict = *strict
 	res.Write(sh.stdout)
 	if res.Err() != nil {
 		return exitFail

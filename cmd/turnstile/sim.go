@@ -13,19 +13,24 @@ import (
 )
 
 const usageSim = `usage: turnstile sim [-seeds N [-first F] | -seed S] [-shard i/n] [-faults K] [-devices D]
-                     [-turns T] [-out DIR] [-json] [-workers W]
+                     [-turns T] [-out DIR] [-json] [-workers W] [-strict]
 
 Runs one seed or a campaign of seeds of the full-stack world and prints a
 summary: seeds, events per second, virtual against wall time, faults
 injected by kind, rare-state marks hit (a campaign of 1000 seeds or more
 fails when an expected mark was never hit), violations and the
-linearizability verdicts. Every failing seed and every 50th seed is run
-twice to audit determinism. With -out, every failing seed gets a report
-folder DIR/seed-S/ with its replay command.
+linearizability verdicts. The mark verdict is judged only with -faults
+swarm (the default): a campaign that restricts fault kinds does not judge
+it. Every failing seed and every 50th seed is run twice to audit
+determinism. With -out, every failing seed gets a report folder
+DIR/seed-S/ with its replay command. A seed whose linearizability check
+timed out (unknown) is listed; it fails the campaign only with -strict.
 
 With -json, stdout carries one JSON line per seed (after a header line) for
 'turnstile campaign merge'; the banner, progress and summary go to stderr.
-Exits 1 when any seed failed or an expected mark was missed.
+Exits 1 when any seed failed (a panic in a run is reported as the seed's
+failure, check "panic"), an expected mark was missed, or, with -strict, a
+linearizability check was unknown.
 `
 
 // simFlags are the parsed flags of the sim command.
@@ -36,6 +41,7 @@ type simFlags struct {
 	json    bool
 	workers int
 	commit  string
+	strict  bool
 }
 
 func (sh *shell) parseSim(args []string) (simFlags, int, bool) {
@@ -48,6 +54,7 @@ func (sh *shell) parseSim(args []string) (simFlags, int, bool) {
 	jsonOut := fs.Bool("json", false, "write one JSON line per seed to stdout")
 	workers := fs.Int("workers", 0, "seeds run in parallel; 0 for GOMAXPROCS")
 	commit := fs.String("commit", "", "commit recorded in reports (default: git rev-parse HEAD)")
+	strict := fs.Bool("strict", false, "fail the campaign when a seed's linearizability check is unknown (timed out)")
 	config := sh.configFlags(fs)
 	if code, ok := sh.parse(fs, args); !ok {
 		return simFlags{}, code, false
@@ -56,7 +63,7 @@ func (sh *shell) parseSim(args []string) (simFlags, int, bool) {
 	if fs.NArg() > 0 {
 		return fail(fmt.Errorf("%w: %v", ErrArgs, fs.Args()))
 	}
-	f := simFlags{out: *out, json: *jsonOut, workers: *workers, commit: *commit}
+	f := simFlags{out: *out, json: *jsonOut, workers: *workers, commit: *commit, strict: *strict}
 	sh2, err := campaign.ParseShard(*shard)
 	if err != nil {
 		return fail(err)
@@ -96,7 +103,12 @@ func (sh *shell) cmdSim(args []string) int {
 		info = sh.stderr
 		fmt.Fprintf(sh.stdout, "%s\n", campaign.MarshalLine(campaign.NewHeader(f.plan, f.config, f.commit)))
 	}
-	sh.banner(info, f)
+	seeds := f.plan.Seeds()
+	sh.banner(info, f, len(seeds))
+	if len(seeds) == 0 {
+		fmt.Fprintf(info, "turnstile sim: shard %s has no seeds (the campaign has %d)\n", f.plan.Shard, f.plan.Count)
+		return exitOK
+	}
 	if f.out != "" {
 		if err := removeStaleBundles(f.out); err != nil {
 			fmt.Fprintf(sh.stderr, "turnstile sim: %v\n", err)
@@ -105,10 +117,10 @@ func (sh *shell) cmdSim(args []string) int {
 	}
 	start := sh.now()
 	runner := sh.newRunner(f.config)
-	seeds := f.plan.Seeds()
 	prog := newProgress(sh.stderr, sh.tty, len(seeds), sh.now)
 	summary := campaign.NewSummary()
 	summary.Config = f.config
+	summary.Strict = f.strict
 	var writeErr error
 	sh.pool(runner, seeds, f, func(r seedResult) {
 		summary.Add(r.run.Report)
@@ -141,17 +153,20 @@ func (sh *shell) cmdSim(args []string) int {
 	return exitOK
 }
 
-// banner prints the seed range and shard, the SEED= line and how to replay.
-func (sh *shell) banner(w io.Writer, f simFlags) {
+// banner prints the seed range and shard, the SEED= (one seed) or SEEDS=
+// (a range) line and how to replay; nothing to replay for an empty shard.
+func (sh *shell) banner(w io.Writer, f simFlags, seeds int) {
 	fmt.Fprintf(w, "turnstile sim: %s; faults %s, devices %s, turns %s; %d workers; commit %s\n",
 		f.plan, campaign.FaultsString(f.config.Faults), orSeed(f.config.Devices), orDefault(f.config.Turns),
 		f.workers, f.commit)
-	if f.plan.Count == 1 {
+	switch {
+	case seeds == 0:
+	case f.plan.Count == 1:
 		fmt.Fprintf(w, "SEED=%d\nreplay: %s\n", f.plan.First, campaign.ReplayCommand(f.plan.First, f.config))
-		return
+	default:
+		fmt.Fprintf(w, "SEEDS=%d..%d\nreplay a seed: %s replay -seed S%s\n", f.plan.First, f.plan.Last(),
+			campaign.Command, f.config.Flags())
 	}
-	fmt.Fprintf(w, "SEED=%d..%d\nreplay a seed: %s replay -seed SEED%s\n", f.plan.First, f.plan.Last(),
-		campaign.Command, f.config.Flags())
 }
 
 func orSeed(n int) string {
@@ -179,6 +194,9 @@ func (sh *shell) reportFailure(w io.Writer, r seedResult, f simFlags) error {
 		campaign.ReplayCommand(rep.Seed, f.config))
 	if rep.Audit != nil && rep.Audit.Diverged {
 		fmt.Fprintf(w, "  %s\n", rep.Audit)
+	}
+	if rep.Shrink != "" {
+		fmt.Fprintf(w, "  %s\n", rep.Shrink)
 	}
 	if f.out == "" {
 		return nil
@@ -275,14 +293,38 @@ func (sh *shell) pool(r campaign.Runner, seeds []uint64, f simFlags, emit func(s
 	}
 }
 
-func (sh *shell) runOne(r campaign.Runner, seed uint64, i int, opts campaign.SeedOptions, f simFlags) seedResult {
+// runOne runs one seed on a worker. A panic anywhere in it (a machine's
+// assertion, the world, the shrinker) becomes that seed's failure, check
+// "panic", so one seed cannot take the campaign's summary down with it.
+func (sh *shell) runOne(r campaign.Runner, seed uint64, i int, opts campaign.SeedOptions, f simFlags) (res seedResult) {
+	defer func() {
+		if p := recover(); p != nil {
+			res = sh.panicked(seed, i, p, f)
+		}
+	}()
 	run := campaign.RunSeed(r, seed, opts)
-	res := seedResult{index: i, run: run}
+	res = seedResult{index: i, run: run}
 	if run.Failed() && f.out != "" {
 		res.bundle = campaign.Bundle(r, run, campaign.BundleOptions{
 			Dir: campaign.BundleDir(f.out, seed), Config: f.config, Commit: f.commit})
+		res.run.Report.Shrink = campaign.BundleShrinkNote(res.bundle)
 	}
 	res.run.Trace = nil // held back in order; the bundle has it
 	res.run.Outcome.HTML = nil
+	return res
+}
+
+// panicked reports seed's run as failed with check "panic" and the panic's
+// message; its bundle (with -out) holds the violation and the replay.
+func (sh *shell) panicked(seed uint64, i int, p any, f simFlags) seedResult {
+	rep := campaign.PanicReport(seed, fmt.Sprint(p))
+	res := seedResult{index: i, run: campaign.SeedRun{Report: rep}}
+	if f.out != "" {
+		res.bundle = []campaign.File{
+			{Name: "violation.txt", Data: []byte(fmt.Sprintf("SEED=%d\nfirst violated check: %s\n  %s\n",
+				seed, campaign.CheckPanic, rep.Violations[0].Message))},
+			{Name: "replay.txt", Data: []byte(campaign.ReplayCommand(seed, f.config) + "\n")},
+		}
+	}
 	return res
 }

@@ -34,7 +34,7 @@ func TestSimJSONLinesInSeedOrder(t *testing.T) {
 	if len(reps) != 6 || (code == exitOK) != (failing == 0) {
 		t.Fatalf("%d reports, %d failing, exit %d", len(reps), failing, code)
 	}
-	for _, want := range []string{"turnstile sim: seeds 3..8 (6), shard 0/1; faults swarm", "SEED=3..8",
+	for _, want := range []string{"turnstile sim: seeds 3..8 (6), shard 0/1; faults swarm", "SEEDS=3..8",
 		"summary\n", "  seeds         6 (3..8)", "events/s", "virtual time", "faults", "linearizable",
 		"mark verdict"} {
 		if !strings.Contains(errOut, want) {
@@ -57,8 +57,8 @@ func TestSimPlainOutput(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("3 seeds without faults: exit %d\n%s", code, out.String())
 	}
-	for _, want := range []string{"faults none, devices 2", "SEED=1..3\n",
-		"replay a seed: go run ./cmd/turnstile replay -seed SEED -devices 2 -faults none\n", "summary\n",
+	for _, want := range []string{"faults none, devices 2", "SEEDS=1..3\n",
+		"replay a seed: go run ./cmd/turnstile replay -seed S -devices 2 -faults none\n", "summary\n",
 		"  seeds         3 (1..3), 0 failing", "PASS\n"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out.String())

@@ -17,6 +17,11 @@ func worldKinds() []sim.FaultKind { return world.FaultKinds() }
 
 func (r worldRunner) Run(seed uint64) campaign.Outcome { return outcome(world.Run(seed, r.cfg)) }
 
+// RunKeepTrace keeps the campaign run's trace for the determinism auditor.
+func (r worldRunner) RunKeepTrace(seed uint64) campaign.Outcome {
+	return outcome(world.RunKeepTrace(seed, r.cfg))
+}
+
 func (r worldRunner) Replay(s sim.Schedule) campaign.Outcome {
 	return outcome(world.Replay(s, r.cfg))
 }
@@ -27,6 +32,7 @@ func (r worldRunner) Trace(seed uint64, s *sim.Schedule) sim.Result {
 	opts := world.Options(r.cfg)
 	opts.KeepTrace = true
 	if s != nil {
+		opts.LivenessTimeout = world.LivenessTimeout(s.Workload)
 		return sim.Replay(*s, opts)
 	}
 	return sim.Run(seed, opts)
@@ -39,5 +45,5 @@ func (r worldRunner) Shrink(o campaign.Outcome) sim.ShrinkResult {
 
 func outcome(o world.Outcome) campaign.Outcome {
 	return campaign.Outcome{Result: o.Result, Lin: o.Lin, HTML: o.HTML, Timeline: o.Timeline,
-		Turns: o.Turns, Inputs: o.Inputs}
+		Turns: o.Turns, Inputs: o.Inputs, Derived: o.Derived, Skipped: o.Skipped}
 }
