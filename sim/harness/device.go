@@ -70,10 +70,18 @@ func (d *Device) SetVersionWindow(until time.Time) { d.versionUntil = until }
 // VersionRefused reports whether now is inside the version window.
 func (d *Device) VersionRefused(now time.Time) bool { return now.Before(d.versionUntil) }
 
-// Heal drops armed faults, ends the version window and releases the
-// Harness's hung calls.
+// Heal drops armed faults (all but one write overrun), ends the version
+// window and releases the Harness's hung calls.
 func (d *Device) Heal() {
+	// An overrunning native write is no partition: it completes on its own
+	// (within its bounded overrun), so one armed overrun survives heal. It
+	// is how a steer waits out Core's written window after heal, when the
+	// connection is quiet for that long.
+	over := min(1, d.tokens[WriteOverBudget])
 	clear(d.tokens)
+	if over > 0 {
+		d.tokens[WriteOverBudget] = over
+	}
 	d.versionUntil = time.Time{}
 	d.Command(CmdHeal)
 }

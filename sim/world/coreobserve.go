@@ -26,7 +26,7 @@ func (n *coreNode) observeInbound(conn core.ConnID, f wire.Frame) {
 	case wire.InteractionDecisionAck:
 		t, ok := n.m.Turn(turnOfRun(f.ID))
 		if ok && t.RunID == f.ID && t.Cancel == core.CancelRequested && !t.State.Terminal() &&
-			p.DeliveryID == "cancel:"+f.ID && n.deviceOf(conn) != "" {
+			p.DeliveryID == t.CancelDeliveryID && n.deviceOf(conn) != "" {
 			u.led.CancelAckObserved(at, f.ID, p.Applied)
 			u.count("CancelAckObserved")
 		}

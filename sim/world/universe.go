@@ -29,9 +29,6 @@ type universe struct {
 	pendingV []check.Violation
 
 	records map[string]int
-	// overBudget is the harness_write_over_budget faults armed per device
-	// at heal (kept past heal).
-	overBudget []int
 	// skipped counts applied faults that found no victim, by kind.
 	skipped map[sim.FaultKind]int
 
@@ -92,7 +89,6 @@ func setup(w *sim.World, cfg Config, linAtEnd bool) *universe {
 	if linAtEnd {
 		u.w.AddCheck(sim.Check{Name: check.CheckLinearizability, AtEnd: u.linearizeAtEnd})
 	}
-	w.OnHeal(u.keepOverBudget) // before the Harness's heal hook drops it
 	u.registerFaults()
 	w.OnHeal(u.onHeal)
 	w.SetConvergence(u.converged)
@@ -178,30 +174,10 @@ func drawDaemonConfig(r *rand.Rand, caps wire.AgentKindCapabilities, other bool)
 	}
 }
 
-// keepOverBudget remembers, at heal, the harness_write_over_budget faults
-// armed on each device, for onHeal to arm again once the Harness's heal
-// hook has dropped every armed fault. An overrunning native write is no
-// partition: it completes on its own (within 60 s), so it may still
-// happen after heal. Its write consumed at once while the call overruns
-// is how a steer waits out Core's written window (steer unknown after
-// 30 s), which needs a quiet connection for that long: after heal the
-// connection is quiet.
-func (u *universe) keepOverBudget() {
-	u.overBudget = u.overBudget[:0]
-	for _, d := range u.devices {
-		u.overBudget = append(u.overBudget, min(1, d.Armed(harness.WriteOverBudget)))
-	}
-}
-
 // onHeal restarts crashed nodes (harness.Register's hook has already
-// dropped armed Harness faults, ended version windows and released hung
-// Harness calls).
+// dropped armed Harness faults but one write overrun, ended version
+// windows and released hung Harness calls).
 func (u *universe) onHeal() {
-	for i, d := range u.devices {
-		for range u.overBudget[i] {
-			d.Arm(harness.WriteOverBudget)
-		}
-	}
 	if !u.w.Up(coreID) {
 		u.w.Restart(coreID)
 	}
