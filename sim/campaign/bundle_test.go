@@ -3,9 +3,11 @@ package campaign
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/turnstile-sim/turnstile/sim"
 )
@@ -117,6 +119,12 @@ func TestCaseRoundTrip(t *testing.T) {
 	}
 	if _, err := ParseCase([]byte(`{"seed":1,"schedule":{"seed":1},"surprise":true}`)); err == nil {
 		t.Fatal("unknown field must fail")
+	}
+	c.Seed, c.Schedule = 9, res.Schedule
+	c.Schedule.Faults = append(c.Schedule.Faults[:0:0], res.Schedule.Faults...)
+	c.Schedule.Faults = append(c.Schedule.Faults, sim.Fault{At: res.Schedule.Heal + time.Second, Kind: sim.FaultConnLoss})
+	if _, err := ParseCase(c.Marshal()); !errors.Is(err, sim.ErrScheduleFaultAfterHeal) {
+		t.Fatalf("a fault after heal must be refused by name, got %v", err)
 	}
 }
 

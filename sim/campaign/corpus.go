@@ -130,5 +130,8 @@ func ParseCase(b []byte) (Case, error) {
 	if c.Schedule.Seed != c.Seed {
 		return Case{}, fmt.Errorf("campaign: bad case: seed %d but schedule seed %d", c.Seed, c.Schedule.Seed)
 	}
+	if err := c.Schedule.Validate(); err != nil {
+		return Case{}, fmt.Errorf("campaign: bad case: %w", err)
+	}
 	return c, nil
 }
