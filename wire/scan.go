@@ -230,7 +230,7 @@ func (sc *scanner) object(s *schema) error {
 		}
 		seen |= 1 << i
 		next = i + 1
-		if f.emptyOmitted && sc.emptyComposite() {
+		if f.emptyOmitted && sc.emptyComposite(f.schema.kind) {
 			return sc.fail(ErrInvalid, "explicit empty "+f.name+": omit the member")
 		}
 		if !f.required && f.schema.kind == kindBytes {
@@ -363,14 +363,22 @@ func (sc *scanner) mapObject(s *schema) error {
 
 // emptyComposite reports whether the next value is an empty object or
 // array. It consumes only white space.
-func (sc *scanner) emptyComposite() bool {
+func (sc *scanner) emptyComposite(k jsonKind) bool {
 	sc.skipSpace()
-	if sc.pos >= len(sc.data) || (sc.data[sc.pos] != '{' && sc.data[sc.pos] != '[') {
+	if sc.pos >= len(sc.data) {
 		return false
 	}
-	closing := byte('}')
-	if sc.data[sc.pos] == '[' {
+	// Only an empty value of the member's own JSON type is an explicit
+	// empty; `[]` where an object belongs is a wrong type, reported by the
+	// value scan.
+	var closing byte
+	switch open := sc.data[sc.pos]; {
+	case open == '{' && k.String() == "object":
+		closing = '}'
+	case open == '[' && k.String() == "array":
 		closing = ']'
+	default:
+		return false
 	}
 	i := sc.pos + 1
 	for i < len(sc.data) && isSpace(sc.data[i]) {

@@ -71,6 +71,8 @@ func TestExplicitEmptyRejected(t *testing.T) {
 		{"question answers", `{"type":"prompt_for_user_choice_decision","id":"a","payload":{"delivery_id":"d","question_answers":[]}}`, ErrInvalid, "explicit empty question_answers"},
 		{"heartbeat kinds", `{"type":"heartbeat","payload":{"ts":1,"active_requests":0,"supported_agent_kinds":[]}}`, ErrInvalid, "explicit empty supported_agent_kinds"},
 		{"required answers may be empty", `{"type":"prompt_for_user_choice_decision","id":"a","payload":{"delivery_id":"d","question_answers":[{"question_id":"q","answers":[]}]}}`, nil, ""},
+		{"empty array where an object belongs", readOnlyHead + `,"agent_options":[]}}}`, ErrWrongType, "configuration.agent_options"},
+		{"empty object where an array belongs", readOnlyHead + `,"function_tools":{}}}}`, ErrWrongType, "configuration.function_tools"},
 		{"nullable mcp servers keep []", `{"type":"execution_prepare","id":"p","payload":{"session_id":"s","configuration":{"agent_kind":"k","conversation_id":"","run_id":"","agent_state_key":"agents-api-s","strict_resume":true,"disable_execution_environment":true,"mcp_http_servers":[]}}}`, nil, ""},
 	})
 }
