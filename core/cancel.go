@@ -77,8 +77,13 @@ func (m *Machine) onCancelRetry(turnID string) {
 // for a receipt, even if done arrives meanwhile. Refused otherwise
 // (run_inactive): the cancel never reached the native turn and the stream
 // decides (at once if done already arrived).
+//
+// A receipt counts only while its attempt awaits confirmation: a second
+// receipt for an attempt already answered with not_ready (the delivery ID
+// is the same until the retry leaves) is a duplicate and is ignored.
 func (m *Machine) onCancelAck(t *turn, ack wire.InteractionDecisionAck) {
-	if t.rec.Cancel != CancelRequested || ack.DeliveryID != t.rec.CancelDeliveryID {
+	if t.rec.Cancel != CancelRequested || ack.DeliveryID != t.rec.CancelDeliveryID ||
+		!m.armed(timerID(timerCancel, t.rec.ID)) {
 		return
 	}
 	m.cancelTimer(timerID(timerCancel, t.rec.ID))

@@ -144,3 +144,26 @@ func TestCancelRetryEndsWithTheTurn(t *testing.T) {
 	require.Equal(t, core.CodeCancelUnconfirmed, h.turn(tid).ErrorCode)
 	require.Empty(t, h.m.Timers(), "no timer outlives the Turn and its connection")
 }
+
+// TestCancelDuplicateReceiptWhileRetryWaits: while a not_ready refusal
+// waits for its retry, the delivery ID is still the refused attempt's; a
+// duplicate receipt for it (of any code) must not decide the Turn.
+func TestCancelDuplicateReceiptWhileRetryWaits(t *testing.T) {
+	for _, dup := range []wire.InteractionDecisionAck{
+		{ErrorCode: wire.CancelRunInactive},
+		{ErrorCode: wire.CancelFailed},
+		{Applied: true, Outcome: &wire.Done{Content: "x"}},
+	} {
+		h := newHarness(t)
+		tid, runID := h.starting()
+		first := one[wire.PromptCancel](t, h.step(core.CancelTurn{Call: "c", Turn: tid}))
+		h.notReady(tid, runID)
+		dup.DeliveryID = first.P.DeliveryID
+		h.frame(1, runID, dup)
+		v := h.turn(tid)
+		require.Equal(t, core.CancelRequested, v.Cancel, "duplicate %+v decided the cancel", dup)
+		require.False(t, v.State.Terminal(), "duplicate %+v ended the Turn", dup)
+		second := one[wire.PromptCancel](t, h.fire(core.TimerID("cancel-retry:"+tid)))
+		require.Equal(t, "cancel:"+runID+":2", second.P.DeliveryID)
+	}
+}
