@@ -38,7 +38,9 @@ func (a *admission) terminal() bool {
 	return false
 }
 
-func (a *admission) status() wire.PreparationStatus {
+// status is a's wire status; expires_at is wall time (the deadline itself
+// is monotonic and drives expiry).
+func (m *Machine) status(a *admission) wire.PreparationStatus {
 	s := wire.PreparationStatus{
 		ExecutorID: a.executor,
 		Reused:     a.reused,
@@ -49,7 +51,7 @@ func (a *admission) status() wire.PreparationStatus {
 		ErrorCode:  a.code,
 	}
 	if a.live() {
-		s.ExpiresAt = a.expiresAt.UnixMilli()
+		s.ExpiresAt = m.wall(a.expiresAt)
 	}
 	return s
 }
@@ -64,7 +66,7 @@ func (m *Machine) advance(a *admission, state, code string) {
 }
 
 func (m *Machine) sendStatus(a *admission) {
-	m.send(a.gen, wire.Frame{ID: a.requestID, Payload: a.status()}, m.cfg.Limits.ReceiptSendBudget)
+	m.send(a.gen, wire.Frame{ID: a.requestID, Payload: m.status(a)}, m.cfg.Limits.ReceiptSendBudget)
 }
 
 // sendRejected answers a refused control operation. It never replaces the

@@ -22,6 +22,19 @@
 //     wire.Done is the native terminal result and closes the output.
 //   - NativeInputApplied{Turn, InputID}: the native side consumed an input.
 //   - ShutdownRequested (or a device_shutdown frame).
+//   - WallClockStep{Offset}: the wall clock moved by Offset relative to
+//     the monotonic clock (a production shell using time.Now() needs it
+//     only if it reads wall time separately; the simulator sends it to
+//     model wall-clock jumps).
+//
+// # Time
+//
+// now is monotonic: it never goes backwards (Step panics), and every
+// ordering, timer, expiry and budget decision uses it. Wall time is now
+// plus the accumulated WallClockStep offsets and is used only for wire
+// values: heartbeat ts and preparation_status expires_at (Unix ms). A
+// wall-clock jump therefore moves those values and nothing else: an
+// admission still expires exactly AdmissionExpiry after its grant.
 //
 // # Effects and their ordering contracts
 //

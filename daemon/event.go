@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/turnstile-sim/turnstile/wire"
 )
@@ -70,6 +71,15 @@ type NativeInputApplied struct {
 // ShutdownRequested asks the machine to close everything it owns.
 type ShutdownRequested struct{ Reason string }
 
+// WallClockStep reports that the shell observed the wall clock move by
+// Offset relative to the monotonic clock. Steps accumulate: every
+// wall-derived wire value (heartbeat ts, preparation_status expires_at)
+// is computed from now plus the accumulated offset, while every ordering,
+// timer and expiry decision keeps using now. A production shell using
+// time.Now() needs it only if it reads wall time separately; the
+// simulator sends it to model wall-clock jumps.
+type WallClockStep struct{ Offset time.Duration }
+
 func (Connected) isEvent()          {}
 func (Disconnected) isEvent()       {}
 func (FrameReceived) isEvent()      {}
@@ -79,6 +89,7 @@ func (NativeResult) isEvent()       {}
 func (NativeTurnEvent) isEvent()    {}
 func (NativeInputApplied) isEvent() {}
 func (ShutdownRequested) isEvent()  {}
+func (WallClockStep) isEvent()      {}
 
 func (e Connected) Describe() string    { return fmt.Sprintf("connected gen=%d", e.Gen) }
 func (e Disconnected) Describe() string { return fmt.Sprintf("disconnected gen=%d", e.Gen) }
@@ -112,4 +123,7 @@ func (e NativeInputApplied) Describe() string {
 }
 func (e ShutdownRequested) Describe() string {
 	return fmt.Sprintf("shutdown-requested reason=%q", e.Reason)
+}
+func (e WallClockStep) Describe() string {
+	return fmt.Sprintf("wall-clock-step offset=%s", e.Offset)
 }

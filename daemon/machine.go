@@ -14,6 +14,9 @@ type Machine struct {
 	cfg Config
 	now time.Time
 	out []Effect
+	// wallOffset is the accumulated WallClockStep: wall time is now plus
+	// it. Only wire values read it, never a decision.
+	wallOffset time.Duration
 
 	conn      conn
 	executors map[string]*executor
@@ -128,6 +131,8 @@ func (m *Machine) Step(now time.Time, ev Event) []Effect {
 		m.stepInputApplied(e)
 	case ShutdownRequested:
 		m.beginShutdown()
+	case WallClockStep:
+		m.wallOffset += e.Offset
 	default:
 		panic(fmt.Sprintf("daemon: unknown event %T", ev))
 	}
@@ -287,6 +292,14 @@ func (m *Machine) stepDisconnected(e Disconnected) {
 	m.retireConnection()
 }
 
+// wall is the wall-clock reading, in Unix milliseconds, of monotonic
+// instant t: the value a wire field carries. Decisions never use it.
+func (m *Machine) wall(t time.Time) int64 { return t.Add(m.wallOffset).UnixMilli() }
+
+// WallOffset returns the accumulated wall-clock offset (the sum of every
+// WallClockStep so far).
+func (m *Machine) WallOffset() time.Duration { return m.wallOffset }
+
 func (m *Machine) heartbeatDue(gen uint64) {
 	if !m.conn.up || m.conn.gen != gen {
 		return
@@ -301,7 +314,7 @@ func (m *Machine) heartbeat() wire.Heartbeat {
 		kinds[i] = wire.SupportedAgentKind{Kind: k.Kind, Available: k.Available, Version: k.Version, Capabilities: k.Capabilities}
 	}
 	return wire.Heartbeat{
-		TS:                  m.now.UnixMilli(),
+		TS:                  m.wall(m.now),
 		ActiveRequests:      m.activeCount(),
 		DaemonVersion:       m.cfg.DaemonVersion,
 		SupportedAgentKinds: kinds,

@@ -38,9 +38,9 @@ func suiteConfig() daemon.Config {
 
 type handleInfo struct {
 	gen       uint64
-	expiresAt int64
-	ended     string // released, expired or failed: no start may follow
-	started   uint64 // revision of the started status
+	expiresAt time.Time // virtual time
+	ended     string    // released, expired or failed: no start may follow
+	started   uint64    // revision of the started status
 }
 
 // checker observes the daemon's events and effects against the Harness's
@@ -185,7 +185,7 @@ func (c *checker) sent(now time.Time, s daemon.Send) {
 	truth := c.d.Node().Harness().Truth()
 	switch p := f.Payload.(type) {
 	case wire.PreparationStatus:
-		c.status(s.Gen, p)
+		c.status(now, s.Gen, p)
 	case wire.PromptSteerAck:
 		in := truth.Input(c.runTurn[f.ID], p.InputID)
 		if p.Written && (in == nil || !in.Written) {
@@ -215,13 +215,16 @@ func (c *checker) sent(now time.Time, s daemon.Send) {
 	}
 }
 
-func (c *checker) status(gen uint64, p wire.PreparationStatus) {
+// status follows a handle's statuses. The deadline is the grant instant
+// plus the configured expiry, in virtual time: expires_at on the wire is
+// the daemon's wall clock, which may have jumped.
+func (c *checker) status(now time.Time, gen uint64, p wire.PreparationStatus) {
 	if p.State == wire.StateRejected {
 		return
 	}
 	h := c.handles[p.Handle]
 	if h == nil {
-		h = &handleInfo{gen: gen, expiresAt: p.ExpiresAt}
+		h = &handleInfo{gen: gen, expiresAt: now.Add(c.cfg.WithDefaults().Limits.AdmissionExpiry)}
 		c.handles[p.Handle] = h
 	}
 	if h.gen != gen {
@@ -250,7 +253,7 @@ func (c *checker) nativeStart(now time.Time, op daemon.StartTurn) {
 		c.fail("native start of %s without a starting handle", op.Run)
 	case h.ended != "":
 		c.fail("native start of %s on a handle already %s", op.Run, h.ended)
-	case now.UnixMilli() >= h.expiresAt:
+	case !now.Before(h.expiresAt):
 		c.fail("native start of %s after its handle expired", op.Run)
 	case h.gen != c.gen:
 		c.fail("native start of %s on a handle of connection %d (current %d)", op.Run, h.gen, c.gen)

@@ -1,0 +1,87 @@
+package daemon
+
+import (
+	"testing"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// lastHeartbeat fires the heartbeat timer and returns the heartbeat sent.
+func lastHeartbeat(r *rig) wire.Heartbeat {
+	r.t.Helper()
+	r.fire(heartbeatTimer(r.gen))
+	hb := payloadsOf[wire.Heartbeat](r.sent())
+	must(r.t, len(hb) == 1, "one heartbeat, got %s", describeAll(r.out))
+	return hb[0]
+}
+
+// TestWallClockStepShiftsWireValuesOnly steps the wall clock forward and
+// then back: heartbeat ts and expires_at follow the wall clock, while the
+// expiry timer and the deadline stay in monotonic time.
+func TestWallClockStepShiftsWireValuesOnly(t *testing.T) {
+	r := newRig(t)
+	st := r.ready("p1", "s1")
+	eq(t, st.ExpiresAt, t0.Add(5*time.Minute).UnixMilli(), "expires_at before any step")
+
+	eq(t, len(r.step(WallClockStep{Offset: 10 * time.Minute})), 0, "a wall step emits nothing")
+	eq(t, r.m.WallOffset(), 10*time.Minute, "offset accumulated")
+	hb := lastHeartbeat(r)
+	eq(t, hb.TS, r.now.Add(10*time.Minute).UnixMilli(), "heartbeat ts after +10 min")
+	r.recv("p1", prepareFor("s1"))
+	eq(t, oneStatus(r).ExpiresAt, t0.Add(15*time.Minute).UnixMilli(), "republished expires_at after +10 min")
+	at, ok := r.armed(expiryTimer(st.Handle))
+	must(t, ok && at.Equal(t0.Add(5*time.Minute)), "expiry timer stays monotonic: %v", at)
+
+	r.step(WallClockStep{Offset: -20 * time.Minute})
+	eq(t, r.m.WallOffset(), -10*time.Minute, "offset accumulated")
+	hb = lastHeartbeat(r)
+	eq(t, hb.TS, r.now.Add(-10*time.Minute).UnixMilli(), "heartbeat ts after -10 min")
+	r.recv("p2", prepareFor("s2"))
+	st2 := oneStatus(r)
+	eq(t, st2.ExpiresAt, r.now.Add(5*time.Minute-10*time.Minute).UnixMilli(), "new grant's expires_at after -10 min")
+	at, _ = r.armed(expiryTimer(st2.Handle))
+	must(t, at.Equal(r.now.Add(5*time.Minute)), "new expiry timer is grant + 5 min monotonic: %v", at)
+	eq(t, r.m.Snapshot().Admissions[0].ExpiresAt, t0.Add(5*time.Minute), "snapshot deadline is monotonic")
+}
+
+// TestWallClockJumpForwardDoesNotExpireEarly: with the wall clock 10 min
+// ahead, a start 4m59s after the grant is still in time. Comparing the
+// monotonic instant with the wall-derived deadline would refuse it.
+func TestWallClockJumpForwardDoesNotExpireEarly(t *testing.T) {
+	r := newRig(t)
+	st := r.ready("p1", "s1")
+	r.step(WallClockStep{Offset: 10 * time.Minute})
+	r.now = t0.Add(4*time.Minute + 59*time.Second)
+	r.recv("p1", startFor(st, "run1"))
+	got := oneStatus(r)
+	eq(t, got.State, wire.StateStarting, "start at grant + 4m59s accepted")
+	callOf[StartTurn](r)
+}
+
+// TestWallClockJumpBackwardDoesNotExtend: with the wall clock 10 min
+// behind, the admission still expires exactly 5 min after the grant.
+func TestWallClockJumpBackwardDoesNotExtend(t *testing.T) {
+	r := newRig(t)
+	st := r.ready("p1", "s1")
+	r.step(WallClockStep{Offset: -10 * time.Minute})
+	r.now = t0.Add(5 * time.Minute)
+	r.recv("p1", startFor(st, "run1"))
+	eq(t, oneStatus(r).State, wire.StateExpired, "start at grant + 5m expired")
+	noCall[StartTurn](r)
+}
+
+// TestWallClockJumpBackwardTimer: the expiry timer fires at grant + 5 min
+// in monotonic time whatever the wall clock says.
+func TestWallClockJumpBackwardTimer(t *testing.T) {
+	r := newRig(t)
+	st := r.ready("p1", "s1")
+	r.step(WallClockStep{Offset: -10 * time.Minute})
+	r.fire(expiryTimer(st.Handle))
+	eq(t, r.now, t0.Add(5*time.Minute), "fired at grant + 5 min")
+	eq(t, oneStatus(r).State, wire.StateExpired, "expired by the timer")
+}
+
+func TestWallClockStepDescribe(t *testing.T) {
+	eq(t, WallClockStep{Offset: -90 * time.Second}.Describe(), "wall-clock-step offset=-1m30s", "describe")
+}
