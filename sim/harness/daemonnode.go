@@ -55,6 +55,7 @@ type Daemon struct {
 	queue     []daemon.Event
 	out       []sim.Effect
 	report    *daemon.Report
+	wall      time.Duration // wall offset the machine has been told of
 }
 
 func newDaemon(d *Device) *Daemon {
@@ -87,6 +88,7 @@ func (n *Daemon) Step(now time.Time, ev sim.Event) []sim.Effect {
 	n.out = nil
 	switch e := ev.(type) {
 	case sim.Start:
+		n.syncWall(now)
 		n.dial()
 	case sim.ConnOpened:
 		if !e.Dialer {
@@ -152,6 +154,18 @@ func (n *Daemon) timer(now time.Time, id sim.TimerID) {
 		}
 	case id == CmdRepublish:
 		n.republish()
+	case id == CmdWallClock:
+		n.syncWall(now)
+	}
+}
+
+// syncWall tells the machine how far the device's wall clock moved since
+// it was last told, as a shell that reads wall time apart from its
+// monotonic clock would: time itself (now) never jumps.
+func (n *Daemon) syncWall(now time.Time) {
+	if off := n.d.wallOffset - n.wall; off != 0 {
+		n.wall = n.d.wallOffset
+		n.Feed(now, daemon.WallClockStep{Offset: off})
 	}
 }
 

@@ -24,6 +24,7 @@ type Device struct {
 	w            *sim.World
 	tokens       map[sim.FaultKind]int
 	versionUntil time.Time
+	wallOffset   time.Duration // the host's wall clock minus virtual time
 	longTurns    int
 	node         *Daemon
 }
@@ -70,8 +71,22 @@ func (d *Device) SetVersionWindow(until time.Time) { d.versionUntil = until }
 // VersionRefused reports whether now is inside the version window.
 func (d *Device) VersionRefused(now time.Time) bool { return now.Before(d.versionUntil) }
 
+// JumpClock moves the device's wall clock by off and returns the total
+// offset. The wall clock belongs to the host, not the process: it outlives
+// crashes, and heal does not undo it. The running daemon process is told
+// at once (daemon.WallClockStep), a restarted one when it starts.
+func (d *Device) JumpClock(off time.Duration) time.Duration {
+	d.wallOffset += off
+	d.Command(CmdWallClock)
+	return d.wallOffset
+}
+
+// WallOffset returns how far the device's wall clock is from virtual time.
+func (d *Device) WallOffset() time.Duration { return d.wallOffset }
+
 // Heal drops armed faults (all but one write overrun), ends the version
-// window and releases the Harness's hung calls.
+// window and releases the Harness's hung calls. A jumped wall clock stays
+// jumped.
 func (d *Device) Heal() {
 	// An overrunning native write is no partition: it completes on its own
 	// (within its bounded overrun), so one armed overrun survives heal. It
@@ -117,6 +132,7 @@ const (
 	CmdInvalidHeartbeat sim.TimerID = "cmd/invalid_heartbeat" // send one malformed heartbeat
 	CmdReplace          sim.TimerID = "cmd/replace"           // dial a second connection that replaces the first
 	CmdRepublish        sim.TimerID = "cmd/republish"         // resend the newest live admission's status
+	CmdWallClock        sim.TimerID = "cmd/wall_clock"        // tell the machine the device's wall clock moved
 )
 
 // Backoff is the daemon's reconnect policy: Base doubling per failed dial

@@ -18,8 +18,9 @@
 // runs the Harness in the same process. Commands injected as timers drive
 // faults and the end of a run: CmdHeal (release hung calls), CmdShutdown,
 // CmdInvalidHeartbeat (one malformed heartbeat), CmdReplace (a second
-// connection replaces the first) and CmdRepublish (resend the newest live
-// admission's preparation_status). Device.Crash kills the process with its
+// connection replaces the first), CmdRepublish (resend the newest live
+// admission's preparation_status) and CmdWallClock (tell the machine the
+// device's wall clock moved). Device.Crash kills the process with its
 // Harness and lets the kernel restart it.
 //
 // The Observer sees every machine event, every effect (before the shell
@@ -89,6 +90,17 @@
 //     (TurnTruth.DoneSuppressed): the daemon's done must come from the
 //     settlement's outcome.
 //
+// One kind is not armed but acts at once:
+//
+//   - daemon_clock_jump: the device's wall clock jumps by an offset drawn
+//     from the fault's pick in ±[1 s, 30 min] (ClockJumpOffset). The wall
+//     clock is the host's: the running daemon is sent
+//     daemon.WallClockStep (CmdWallClock), a restarted one is sent the
+//     device's whole offset when it starts. Virtual time, the machine's
+//     now, never jumps, as a monotonic clock does not; only heartbeat ts
+//     and expires_at move.
+//
 // At heal (Register's hook) every device drops its armed faults, ends its
-// version window and releases its hung calls.
+// version window and releases its hung calls. A wall clock that jumped
+// stays jumped: heal does not undo it.
 package harness

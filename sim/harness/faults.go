@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/turnstile-sim/turnstile/sim"
 )
@@ -27,13 +28,33 @@ const (
 	CloseFailure     sim.FaultKind = "harness_close_failure"      // the next CloseExecutor fails (the retry may succeed)
 	Hang             sim.FaultKind = "harness_hang"               // the next Prepare, StartTurn, DurableWrite or CloseExecutor answers at heal
 	SettleBeforeDone sim.FaultKind = "harness_settle_before_done" // the next awaited turn settles without emitting its native done
+	ClockJump        sim.FaultKind = "daemon_clock_jump"          // the device's wall clock jumps by ±[1 s, 30 min]; never undone
 )
 
 // Kinds lists the Harness fault kinds in a fixed order.
 func Kinds() []sim.FaultKind {
 	return []sim.FaultKind{PrepareFailure, StartFailureNil, StartFailureTurn, WriteFailure, WriteUncertain,
 		WriteOverBudget, LateAccepted, CancelFailure, CancelLate, CancelNever, LateEvents, SettleError,
-		NotReusable, CloseFailure, Hang, SettleBeforeDone}
+		NotReusable, CloseFailure, Hang, SettleBeforeDone, ClockJump}
+}
+
+// Bounds of one wall-clock jump (either direction).
+const (
+	ClockJumpMin = time.Second
+	ClockJumpMax = 30 * time.Minute
+)
+
+// ClockJumpOffset is the jump a daemon_clock_jump fault with the given
+// pick makes: a magnitude in [ClockJumpMin, ClockJumpMax] in whole
+// milliseconds, forward for an even pick and backward for an odd one.
+// It depends only on the fault, so shrinking other faults away keeps it.
+func ClockJumpOffset(pick uint64) time.Duration {
+	span := uint64((ClockJumpMax - ClockJumpMin) / time.Millisecond)
+	d := ClockJumpMin + time.Duration((pick>>1)%(span+1))*time.Millisecond
+	if pick&1 == 1 {
+		return -d
+	}
+	return d
 }
 
 // TokensMax bounds the armed faults of one kind on one device.
@@ -41,9 +62,11 @@ const TokensMax = 3
 
 // Register registers every Harness fault kind with the kernel, targeting
 // the given devices; a fault arms its target device (at most TokensMax per
-// kind) and notes the armed count on the fault timeline. At heal every
-// device drops its armed faults, ends its version window and releases its
-// hung calls.
+// kind) and notes the armed count on the fault timeline, except
+// daemon_clock_jump, which jumps the device's wall clock at once and notes
+// the jump and the device's total offset. At heal every device drops its
+// armed faults, ends its version window and releases its hung calls; a
+// wall clock that jumped stays jumped.
 func Register(w *sim.World, devices []*Device) {
 	byID := map[sim.NodeID]*Device{}
 	var targets []sim.NodeID
@@ -55,6 +78,11 @@ func Register(w *sim.World, devices []*Device) {
 		k := k
 		w.RegisterFault(sim.FaultSpec{Kind: k, Targets: targets}, func(w *sim.World, f sim.Fault) {
 			d := byID[f.Node]
+			if k == ClockJump {
+				off := ClockJumpOffset(f.Pick)
+				w.Note(fmt.Sprintf("fault detail wall_jump=%s wall_offset=%s", off, d.JumpClock(off)))
+				return
+			}
 			w.Note(fmt.Sprintf("fault detail armed=%d", d.Arm(k)))
 		})
 	}
