@@ -105,6 +105,8 @@ func (d *daemonState) init() {
 // HandleGranted records a daemon granting an admission handle on conn
 // that expires at expiresAt (virtual time; 0 when unknown). The deadline is
 // checked at start even if the daemon never records the expiry itself.
+// Callers derive it from the grant instant, never from the wire's
+// expires_at: that is the daemon's wall clock, which may have jumped.
 func (l *Ledger) HandleGranted(at int64, conn, handle string, expiresAt int64) {
 	k := pairKey(conn, handle)
 	if l.daemon.handles[k] != nil {

@@ -78,12 +78,12 @@ func (o *devObserver) observeStatus(at int64, conn string, st wire.PreparationSt
 		return
 	}
 	if st.Revision == 1 {
-		var expires int64
-		for _, a := range o.d.Node().Machine().Snapshot().Admissions {
-			if a.Handle == st.Handle && !a.ExpiresAt.IsZero() {
-				expires = u.lt(a.ExpiresAt)
-			}
-		}
+		// Revision 1 is sent in the step that grants the handle, so the
+		// deadline is that instant plus the device's configured expiry, in
+		// virtual time. Neither the wire's expires_at (the daemon's wall
+		// clock, which daemon_clock_jump moves) nor the machine's own
+		// deadline (what is being checked) can move it.
+		expires := at + int64(o.d.Daemon.WithDefaults().Limits.AdmissionExpiry)
 		u.led.HandleGranted(at, conn, st.Handle, expires)
 		u.count("HandleGranted")
 	}

@@ -102,6 +102,12 @@
 //     close_failure (the retry succeeds) and hang (the next prepare,
 //     start, write or close answers only at heal; a hung write may already
 //     be consumed).
+//   - daemon_clock_jump: the device's wall clock jumps by ±[1 s, 30 min]
+//     (registered by harness.Register); the daemon's heartbeat ts and
+//     expires_at follow it, its decisions do not. Heal does not undo it.
+//     Nothing in Core or the checkers reads a daemon's wall clock: the
+//     ledger's admission deadline is the grant instant plus the device's
+//     configured expiry, in virtual time.
 //
 // At heal every crashed node restarts, armed Harness faults are dropped
 // (but one harness_write_over_budget armed on a device is armed again: an
