@@ -36,19 +36,7 @@ func runFrameCases(t *testing.T, cases []frameCase) {
 	t.Helper()
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
-			err := decodeValidate(tt.frame)
-			if tt.want == nil {
-				if err != nil {
-					t.Fatalf("unexpected error: %v", err)
-				}
-				return
-			}
-			if !errors.Is(err, tt.want) {
-				t.Fatalf("got %v, want %v", err, tt.want)
-			}
-			if !strings.Contains(err.Error(), tt.field) {
-				t.Errorf("%q does not name %q", err, tt.field)
-			}
+			requireNamedError(t, decodeValidate(tt.frame), tt.want, tt.field)
 		})
 	}
 }

@@ -20,23 +20,34 @@ func runValidatorCases(t *testing.T, cases []validatorCase) {
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
 			err := Validate(tt.p)
-			if tt.want == nil {
-				if err != nil {
-					t.Fatalf("unexpected error: %v", err)
-				}
+			if !requireNamedError(t, err, tt.want, tt.field) {
 				return
-			}
-			if !errors.Is(err, tt.want) {
-				t.Fatalf("got %v, want %v", err, tt.want)
-			}
-			if !strings.Contains(err.Error(), tt.field) {
-				t.Errorf("%q does not name %q", err, tt.field)
 			}
 			if tt.code != "" && ErrorCode(err) != tt.code {
 				t.Errorf("code %q, want %q", ErrorCode(err), tt.code)
 			}
 		})
 	}
+}
+
+// requireNamedError checks err against a case: no error when want is nil,
+// else an error that errors.Is want and names field. It reports whether
+// an error was expected (and found).
+func requireNamedError(t *testing.T, err, want error, field string) bool {
+	t.Helper()
+	if want == nil {
+		if err != nil {
+			t.Fatalf("unexpected error: %v", err)
+		}
+		return false
+	}
+	if !errors.Is(err, want) {
+		t.Fatalf("got %v, want %v", err, want)
+	}
+	if !strings.Contains(err.Error(), field) {
+		t.Errorf("%q does not name %q", err, field)
+	}
+	return true
 }
 
 func prepareWith(mut func(*ExecutionConfiguration)) ExecutionPrepare {
