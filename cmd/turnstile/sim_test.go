@@ -109,13 +109,13 @@ func TestReplaySaveWritesAPin(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, err := campaign.ParseCase(b)
-	if err != nil || c.Seed != 4 || c.Commit != "test-commit" || campaign.FaultsString(c.Config.Faults) != "stall,conn_loss" ||
+	if err != nil || c.Seed != 4 || c.Commit != "test-commit" || campaign.FaultsString(c.Config.Faults) != "conn_loss,stall" ||
 		!strings.Contains(out, "fingerprint: "+c.Fingerprint) {
 		t.Fatalf("pin %v %+v\n%s", err, c, out)
 	}
 	again, out2, _ := cli{t: t}.run("replay", "-schedule", file, "-tail", "0")
 	if again != code || !strings.Contains(out2, "recorded fingerprint reproduced") ||
-		!strings.Contains(out2, "faults stall,conn_loss") {
+		!strings.Contains(out2, "faults conn_loss,stall") {
 		t.Fatalf("replay of the pin: exit %d (was %d)\n%s", again, code, out2)
 	}
 }

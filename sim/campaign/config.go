@@ -58,6 +58,10 @@ func ParseFaults(spec string, valid []sim.FaultKind) ([]sim.FaultKind, error) {
 			out = append(out, k)
 		}
 	}
+	// A set of kinds: the order given on the command line changes no draw
+	// (each kind has its own streams), so it must not make two shards of
+	// one campaign look different.
+	slices.Sort(out)
 	return out, nil
 }
 

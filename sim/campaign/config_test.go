@@ -33,6 +33,11 @@ func TestParseFaults(t *testing.T) {
 	if err != nil || !slices.Equal(got, []sim.FaultKind{"core_crash", sim.FaultStall}) {
 		t.Fatalf("list: %v %v", got, err)
 	}
+	a, errA := ParseFaults("stall,core_crash", testKinds)
+	b, errB := ParseFaults("core_crash,stall", testKinds)
+	if errA != nil || errB != nil || !slices.Equal(a, b) || FaultsString(a) != FaultsString(b) {
+		t.Fatalf("order must not matter: %v %v (%v %v)", a, b, errA, errB)
+	}
 	_, err = ParseFaults("stall,meteor", testKinds)
 	if !errors.Is(err, ErrFaultKind) {
 		t.Fatalf("unknown kind: %v", err)
