@@ -9,9 +9,10 @@ import (
 // onCancelTurn cancels an unclaimed Turn at once (releasing its admission)
 // and sends prompt_cancel with delivery ID "cancel:<runID>" for a claimed
 // one, whose terminal state then comes from the cancel receipt, or is
-// cancel_unconfirmed when none arrives in time. A call while a not_ready
-// refusal waits for its retry sends the fresh attempt at once; any other
-// repeated call is answered and sends nothing.
+// cancel_unconfirmed when none arrives by the cancel deadline (the first
+// send plus CancelConfirmTimeout). A call while a not_ready refusal waits
+// for its retry sends the fresh attempt at once; any other repeated call
+// is answered and sends nothing.
 func (m *Machine) onCancelTurn(e CancelTurn) {
 	t := m.turns[e.Turn]
 	if t == nil {
@@ -32,21 +33,25 @@ func (m *Machine) onCancelTurn(e CancelTurn) {
 		return
 	}
 	t.rec.Cancel = CancelRequested
+	t.rec.CancelDeadline = m.now.Add(m.cfg.CancelConfirmTimeout)
 	m.cancelTimer(timerID(timerSteerRetry, t.rec.ID))
 	t.retrying = false
 	m.sendCancel(t)
+	m.setTimer(timerID(timerCancel, t.rec.ID), t.rec.CancelDeadline)
 	m.result(APIResult{Call: e.Call})
 }
 
 // sendCancel makes one cancel attempt: a fresh delivery ID ("cancel:<runID>"
 // for the first, "cancel:<runID>:<n>" for attempt n), recorded durably
-// before prompt_cancel leaves, and a confirmation window of its own.
+// before prompt_cancel leaves and awaiting its receipt. Its confirmation
+// window is the request's: the timer armed at CancelDeadline by the first
+// attempt stays armed, never restarted.
 func (m *Machine) sendCancel(t *turn) {
 	t.rec.CancelAttempts++
 	t.rec.CancelDeliveryID = cancelDeliveryID(t.rec.RunID, t.rec.CancelAttempts)
+	t.rec.CancelAnswered = false
 	m.saveTurn(t)
 	m.send(t.conn.id, t.rec.RunID, wire.PromptCancel{DeliveryID: t.rec.CancelDeliveryID})
-	m.setTimer(timerID(timerCancel, t.rec.ID), m.now.Add(m.cfg.CancelConfirmTimeout))
 }
 
 func cancelDeliveryID(runID string, attempt int) string {
@@ -57,7 +62,8 @@ func cancelDeliveryID(runID string, attempt int) string {
 }
 
 // onCancelRetry re-sends a cancel refused with not_ready while the Turn is
-// not terminal and the Run route is up.
+// not terminal and the Run route is up. The retry was armed before the
+// cancel deadline, so the deadline's timer is still armed.
 func (m *Machine) onCancelRetry(turnID string) {
 	t := m.turns[turnID]
 	if t == nil || t.rec.Cancel != CancelRequested || t.conn == nil {
@@ -73,26 +79,27 @@ func (m *Machine) onCancelRetry(turnID string) {
 // completion from cancellation and the Turn fails cancel_unconfirmed.
 // Refused with not_ready: the Run is still starting and the cancel was not
 // applied, so it is sent again after CancelRetryDelay with a fresh
-// delivery ID (and a fresh confirmation window); the Turn keeps waiting
-// for a receipt, even if done arrives meanwhile. Refused otherwise
+// delivery ID when that instant is before the cancel deadline (otherwise
+// only the deadline is awaited); the confirmation window is not restarted,
+// and the Turn keeps waiting for a receipt or the deadline, even if done
+// arrives meanwhile. Refused otherwise
 // (run_inactive): the cancel never reached the native turn and the stream
 // decides (at once if done already arrived).
 //
 // A receipt counts only while its attempt awaits confirmation: a second
 // receipt for an attempt already answered with not_ready (the delivery ID
-// is the same until the retry leaves) is a duplicate and is ignored.
+// is the same until the retry leaves; CancelAnswered is set) is a
+// duplicate and is ignored.
 func (m *Machine) onCancelAck(t *turn, ack wire.InteractionDecisionAck) {
 	if t.rec.Cancel != CancelRequested || ack.DeliveryID != t.rec.CancelDeliveryID ||
-		!m.armed(timerID(timerCancel, t.rec.ID)) {
+		t.rec.CancelAnswered {
+		return
+	}
+	if !ack.Applied && ack.ErrorCode == wire.CancelNotReady {
+		m.onCancelNotReady(t)
 		return
 	}
 	m.cancelTimer(timerID(timerCancel, t.rec.ID))
-	if !ack.Applied && ack.ErrorCode == wire.CancelNotReady {
-		// The Run is still starting and the cancel was not applied:
-		// retrying is safe. The receipt of the retry decides.
-		m.setTimer(timerID(timerCancelRetry, t.rec.ID), m.now.Add(m.cfg.CancelRetryDelay))
-		return
-	}
 	if !ack.Applied {
 		t.rec.Cancel, t.rec.CancelErrorCode = CancelRefused, codeOr(ack.ErrorCode, "refused")
 		m.saveTurn(t)
@@ -122,6 +129,19 @@ func (m *Machine) onCancelAck(t *turn, ack wire.InteractionDecisionAck) {
 	m.finish(t, TurnCancelled, "", "")
 }
 
+// onCancelNotReady: the Run is still starting and the cancel was not
+// applied, so retrying is safe and the receipt of the retry decides. The
+// attempt is answered; the retry is armed only before the cancel deadline,
+// whose timer stays armed and ends the wait either way.
+func (m *Machine) onCancelNotReady(t *turn) {
+	t.rec.CancelAnswered = true
+	m.saveTurn(t)
+	if at := m.now.Add(m.cfg.CancelRetryDelay); at.Before(t.rec.CancelDeadline) {
+		m.setTimer(timerID(timerCancelRetry, t.rec.ID), at)
+	}
+}
+
+// onCancelTimeout: the cancel deadline passed without a deciding receipt.
 func (m *Machine) onCancelTimeout(turnID string) {
 	t := m.turns[turnID]
 	if t == nil || t.rec.Cancel != CancelRequested {

@@ -39,21 +39,24 @@ func (h *harness) notReady(tid, runID string) {
 
 // TestCancelNotReadyRetriedWithFreshDeliveryID: not_ready means the Run was
 // still starting and the cancel was not applied. Core sends it again after
-// CancelRetryDelay with a fresh delivery ID and a fresh confirmation
-// window; only the current attempt's receipt counts.
+// CancelRetryDelay with a fresh delivery ID; the confirmation window is the
+// request's, ending CancelConfirmTimeout after the first send, and is not
+// restarted by the retry. Only the current attempt's receipt counts.
 func TestCancelNotReadyRetriedWithFreshDeliveryID(t *testing.T) {
 	h := newHarness(t)
 	tid, runID := h.starting()
 	first := one[wire.PromptCancel](t, h.step(core.CancelTurn{Call: "c", Turn: tid}))
 	require.Equal(t, "cancel:"+runID, first.P.DeliveryID)
+	deadline := h.now.Add(15 * time.Second)
 
 	h.advance(2 * time.Second)
 	h.notReady(tid, runID)
 	v := h.turn(tid)
 	require.Equal(t, core.TurnStarting, v.State)
 	require.Equal(t, core.CancelRequested, v.Cancel)
-	_, confirming := h.timerAt(core.TimerID("cancel:" + tid))
-	require.False(t, confirming, "the refused attempt's window is closed")
+	confirmAt, confirming := h.timerAt(core.TimerID("cancel:" + tid))
+	require.True(t, confirming, "the request's window stays open across the retry wait")
+	require.Equal(t, deadline, confirmAt)
 	at, ok := h.timerAt(core.TimerID("cancel-retry:" + tid))
 	require.True(t, ok)
 	require.Equal(t, h.now.Add(time.Second), at)
@@ -62,9 +65,10 @@ func TestCancelNotReadyRetriedWithFreshDeliveryID(t *testing.T) {
 	second := one[wire.PromptCancel](t, effs)
 	require.Equal(t, runID, second.ID)
 	require.Equal(t, "cancel:"+runID+":2", second.P.DeliveryID)
-	require.True(t, hasEffect(effs, func(s core.SetTimer) bool {
-		return s.Timer == core.TimerID("cancel:"+tid) && s.At.Equal(h.now.Add(15*time.Second))
-	}), "the confirmation window restarts with the attempt")
+	require.False(t, hasEffect(effs, func(s core.SetTimer) bool { return s.Timer == core.TimerID("cancel:"+tid) }),
+		"the confirmation window does not restart with the attempt")
+	confirmAt, _ = h.timerAt(core.TimerID("cancel:" + tid))
+	require.Equal(t, deadline, confirmAt)
 
 	// A late receipt of the first attempt is not this attempt's.
 	h.frame(1, runID, wire.InteractionDecisionAck{DeliveryID: first.P.DeliveryID, ErrorCode: wire.CancelRunInactive})
@@ -118,7 +122,7 @@ func TestCancelTurnAfterNotReadyRetriesAtOnce(t *testing.T) {
 	require.True(t, hasEffect(effs, func(c core.CancelTimer) bool { return c.Timer == core.TimerID("cancel-retry:"+tid) }))
 	require.Empty(t, sends[wire.PromptCancel](h.step(core.CancelTurn{Call: "third", Turn: tid})), "a pending attempt is not repeated")
 	h.fire(core.TimerID("cancel:" + tid))
-	require.Equal(t, core.CodeCancelUnconfirmed, h.turn(tid).ErrorCode, "no receipt within the retry's own window")
+	require.Equal(t, core.CodeCancelUnconfirmed, h.turn(tid).ErrorCode, "no receipt by the request's deadline")
 }
 
 // TestCancelRetryDelayConfigurable: CancelRetryDelay sets the wait.
@@ -166,4 +170,69 @@ func TestCancelDuplicateReceiptWhileRetryWaits(t *testing.T) {
 		second := one[wire.PromptCancel](t, h.fire(core.TimerID("cancel-retry:"+tid)))
 		require.Equal(t, "cancel:"+runID+":2", second.P.DeliveryID)
 	}
+}
+
+// TestCancelNotReadyRetriesEndAtTheDeadline: a Run that keeps answering
+// not_ready does not keep the Turn cancel-requested: no retry is armed at
+// or past the cancel deadline, and the Turn fails cancel_unconfirmed
+// exactly CancelConfirmTimeout after the first send.
+func TestCancelNotReadyRetriesEndAtTheDeadline(t *testing.T) {
+	h := newHarness(t)
+	tid, runID := h.starting()
+	one[wire.PromptCancel](t, h.step(core.CancelTurn{Call: "c", Turn: tid}))
+	deadline := h.now.Add(15 * time.Second)
+	cancelTimer, retryTimer := core.TimerID("cancel:"+tid), core.TimerID("cancel-retry:"+tid)
+	attempts := 1
+	for {
+		h.notReady(tid, runID)
+		at, ok := h.timerAt(retryTimer)
+		if !ok {
+			break
+		}
+		require.True(t, at.Before(deadline), "retry at %v, deadline %v", at, deadline)
+		one[wire.PromptCancel](t, h.fire(retryTimer))
+		attempts++
+		require.True(t, attempts < 100, "retries never end")
+	}
+	require.Equal(t, 15, attempts, "one attempt a second before the deadline")
+	require.False(t, h.now.Add(time.Second).Before(deadline), "the last refusal came within CancelRetryDelay of the deadline")
+	require.Equal(t, core.CancelRequested, h.turn(tid).Cancel)
+
+	// A duplicate receipt of the answered attempt still does not count.
+	h.notReady(tid, runID)
+	_, ok := h.timerAt(retryTimer)
+	require.False(t, ok)
+	at, ok := h.timerAt(cancelTimer)
+	require.True(t, ok)
+	require.Equal(t, deadline, at)
+	effs := h.fire(cancelTimer)
+	require.Empty(t, sends[wire.PromptCancel](effs))
+	require.Equal(t, deadline, h.now)
+	v := h.turn(tid)
+	require.Equal(t, core.TurnFailed, v.State)
+	require.Equal(t, core.CodeCancelUnconfirmed, v.ErrorCode)
+	require.Equal(t, "cancel:"+runID+":15", v.CancelDeliveryID)
+	for _, tv := range h.m.Timers() {
+		require.True(t, tv.Timer != cancelTimer && tv.Timer != retryTimer, "%s outlives the Turn", tv.Timer)
+	}
+	rec, _ := h.st.Turn(tid)
+	require.Equal(t, deadline, rec.CancelDeadline, "the deadline is durable")
+}
+
+// TestCancelNotReadyNearTheDeadlineWaitsForIt: a not_ready receipt less
+// than CancelRetryDelay before the deadline schedules no retry; the Turn
+// fails cancel_unconfirmed at the deadline.
+func TestCancelNotReadyNearTheDeadlineWaitsForIt(t *testing.T) {
+	h := newHarness(t)
+	tid, runID := h.starting()
+	h.step(core.CancelTurn{Call: "c", Turn: tid})
+	deadline := h.now.Add(15 * time.Second)
+	h.advance(14*time.Second + 500*time.Millisecond)
+	h.notReady(tid, runID)
+	_, ok := h.timerAt(core.TimerID("cancel-retry:" + tid))
+	require.False(t, ok, "a retry at or past the deadline is not armed")
+	require.Equal(t, core.CancelRequested, h.turn(tid).Cancel)
+	h.fire(core.TimerID("cancel:" + tid))
+	require.Equal(t, deadline, h.now)
+	require.Equal(t, core.CodeCancelUnconfirmed, h.turn(tid).ErrorCode)
 }

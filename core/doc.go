@@ -125,16 +125,22 @@
 // released). A claimed one gets prompt_cancel with delivery ID
 // "cancel:<runID>"; its terminal state then comes from the cancel receipt
 // (a `done` meanwhile does not override it), or is cancel_unconfirmed when
-// none arrives within CancelConfirmTimeout. A receipt refused with
-// not_ready (the Run is still starting; the cancel was not applied, so
-// retrying is safe) makes Core send prompt_cancel again after
-// CancelRetryDelay, while the Turn is not terminal, with a fresh delivery
-// ID ("cancel:<runID>:<n>" for attempt n) recorded before it leaves; only
-// the latest attempt's receipt counts and decides as usual, and each
-// attempt has its own CancelConfirmTimeout window, started when it is
-// sent. A CancelTurn call while the retry waits sends it at once. A
-// receipt refused with run_inactive lets the stream decide; cancel_failed
-// is cancel_unconfirmed.
+// none decides by the cancel deadline: the first attempt's send plus
+// CancelConfirmTimeout, recorded durably (CancelDeadline) with the request.
+// A receipt refused with not_ready (the Run is still starting; the cancel
+// was not applied, so retrying is safe) makes Core send prompt_cancel
+// again after CancelRetryDelay, while the Turn is not terminal, with a
+// fresh delivery ID ("cancel:<runID>:<n>" for attempt n) recorded before it
+// leaves; only the latest attempt's receipt counts (once: a duplicate
+// receipt of an attempt already answered with not_ready is ignored) and
+// decides as usual. Retries never extend the wait: every attempt's
+// confirmation window ends at the same deadline, and no retry is sent at
+// or past it (a not_ready within CancelRetryDelay of the deadline just
+// waits for it), so a Run that stays starting fails the Turn with
+// cancel_unconfirmed CancelConfirmTimeout after the first send. A
+// CancelTurn call while the retry waits sends it at once. A receipt
+// refused with run_inactive lets the stream decide; cancel_failed is
+// cancel_unconfirmed.
 //
 // Observation. Subscribe is the SubscribeDurable run subscription. When a
 // connection carrying a claimed Turn is lost the Turn fails with
@@ -167,7 +173,9 @@
 // connections). A Turn whose execution_start was sent is never started
 // again: it fails with delivery_unknown when the start was unconfirmed,
 // event_stream_incomplete when it was running, or cancel_unconfirmed when
-// its cancel receipt was awaited; an input awaiting its receipt becomes
+// its cancel receipt was awaited (whether or not its durable cancel
+// deadline had passed: the wait does not survive the crash, so the
+// deadline only ever ends sooner); an input awaiting its receipt becomes
 // unknown and queued inputs not_delivered.
 //
 // # Introspection

@@ -44,8 +44,9 @@ const (
 	CodeEventPersistenceFailed = "event_persistence_failed"
 	// CodeEngineFailed: the stream carried `error` and then `done`.
 	CodeEngineFailed = "engine_failed"
-	// CodeCancelUnconfirmed: no cancel receipt within the confirmation
-	// window (or before observation was lost).
+	// CodeCancelUnconfirmed: no deciding cancel receipt by the cancel
+	// deadline, the first attempt plus CancelConfirmTimeout (or before
+	// observation was lost).
 	CodeCancelUnconfirmed = "cancel_unconfirmed"
 	// CodeCancelOutcomeUnavailable: an applied cancel receipt without its
 	// continuity snapshot.

@@ -96,12 +96,7 @@ func (m *Machine) checkTurns() {
 		if !(r.Done == nil || r.Cancel == CancelRequested) {
 			panicf("turn %s live after done", id)
 		}
-		// A requested cancel awaits exactly one thing: its receipt (the
-		// confirmation window) or, after not_ready, its next attempt.
-		confirming, retrying := m.armed(timerID(timerCancel, id)), m.armed(timerID(timerCancelRetry, id))
-		if !((r.Cancel == CancelRequested) == (confirming != retrying) && !(confirming && retrying)) {
-			panicf("turn %s cancel %s with confirmation timer %v and retry timer %v", id, r.Cancel, confirming, retrying)
-		}
+		m.checkCancelWait(id, r)
 		if !(r.Cancel == CancelNone || r.CancelDeliveryID == cancelDeliveryID(r.RunID, r.CancelAttempts)) {
 			panicf("turn %s cancel delivery ID %q after %d attempts", id, r.CancelDeliveryID, r.CancelAttempts)
 		}
@@ -117,6 +112,33 @@ func (m *Machine) checkTurns() {
 		if !(t != nil) {
 			panicf("subscriber %s of finished turn %s", id, sub.turn)
 		}
+	}
+}
+
+// checkCancelWait: a requested cancel always has its confirmation timer
+// armed at its CancelDeadline (never restarted by an attempt). Its latest
+// attempt awaits exactly one thing: its receipt (not answered) or, after
+// not_ready (answered), the next attempt, armed strictly before the
+// deadline, or the deadline alone when the retry delay would reach it.
+func (m *Machine) checkCancelWait(id string, r *TurnRecord) {
+	requested := r.Cancel == CancelRequested
+	confirmAt, confirming := m.timers[timerID(timerCancel, id)]
+	retryAt, retrying := m.timers[timerID(timerCancelRetry, id)]
+	if !(requested == confirming && (!confirming || confirmAt.Equal(r.CancelDeadline))) {
+		panicf("turn %s cancel %s with confirmation timer %v at %v, deadline %v",
+			id, r.Cancel, confirming, confirmAt, r.CancelDeadline)
+	}
+	if !(r.Cancel == CancelNone || !r.CancelDeadline.IsZero()) {
+		panicf("turn %s cancel %s without a deadline", id, r.Cancel)
+	}
+	if !(!r.CancelAnswered || requested) || !(!retrying || r.CancelAnswered) {
+		panicf("turn %s cancel %s answered %v with retry timer %v", id, r.Cancel, r.CancelAnswered, retrying)
+	}
+	if !(!retrying || retryAt.Before(r.CancelDeadline)) {
+		panicf("turn %s cancel retry at %v, not before its deadline %v", id, retryAt, r.CancelDeadline)
+	}
+	if !(!r.CancelAnswered || retrying || !m.now.Add(m.cfg.CancelRetryDelay).Before(r.CancelDeadline)) {
+		panicf("turn %s cancel answered without a retry before its deadline %v", id, r.CancelDeadline)
 	}
 }
 

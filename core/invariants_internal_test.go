@@ -134,6 +134,25 @@ func TestCheckInvariantsCatchesCorruption(t *testing.T) {
 		"done while live":       {func(m *Machine) { m.turns["t-1"].rec.Done = &wire.Done{} }, "after done"},
 		"input index":           {func(m *Machine) { m.turns["t-1"].inputs[0].Index = 5 }, "index"},
 		"subscriber of nothing": {func(m *Machine) { m.subs["x"] = &subscriber{id: "x", turn: "t-404"} }, "subscriber"},
+		"cancel window restarted": {func(m *Machine) {
+			requestCancel(m, 0).timers["cancel:t-1"] = m.now.Add(30 * time.Second)
+		}, "confirmation timer"},
+		"cancel retry at deadline": {func(m *Machine) {
+			m.turns["t-1"].rec.CancelAnswered = true
+			requestCancel(m, 0).timers["cancel-retry:t-1"] = m.turns["t-1"].rec.CancelDeadline
+		}, "not before its deadline"},
+		"cancel retry unanswered": {func(m *Machine) {
+			requestCancel(m, 0).timers["cancel-retry:t-1"] = m.now.Add(time.Second)
+		}, "answered"},
+		"cancel answered, no retry": {func(m *Machine) {
+			m.turns["t-1"].rec.CancelAnswered = true
+			requestCancel(m, 0)
+		}, "without a retry"},
+		"cancel delivery ID, answered near deadline": {func(m *Machine) {
+			m.turns["t-1"].rec.CancelAnswered = true
+			requestCancel(m, -14500*time.Millisecond)
+			m.turns["t-1"].rec.CancelDeliveryID = "wrong"
+		}, "cancel delivery ID"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -161,4 +180,16 @@ func TestJSONString(t *testing.T) {
 	if got != `"a\"b\\c\n\u0001é"` {
 		t.Fatalf("got %s", got)
 	}
+}
+
+// requestCancel puts t-1 in a consistent requested cancel whose first
+// attempt was sent ago+now (ago <= 0), its confirmation timer at the
+// deadline.
+func requestCancel(m *Machine, ago time.Duration) *Machine {
+	r := &m.turns["t-1"].rec
+	r.Cancel, r.CancelAttempts = CancelRequested, 1
+	r.CancelDeliveryID = cancelDeliveryID(r.RunID, 1)
+	r.CancelDeadline = m.now.Add(ago + m.cfg.CancelConfirmTimeout)
+	m.timers[timerID(timerCancel, r.ID)] = r.CancelDeadline
+	return m
 }

@@ -6,7 +6,8 @@ package core
 // their original order; a Turn whose execution_start was sent is never
 // started again: it fails with delivery_unknown (start unconfirmed) or
 // event_stream_incomplete (it was running), or cancel_unconfirmed when its
-// cancel receipt was awaited. Those records are updated in st before
+// cancel receipt was awaited (at the latest, its durable CancelDeadline
+// would have ended the wait the same way). Those records are updated in st before
 // Restart returns.
 func Restart(cfg Config, st Store) *Machine {
 	m := newMachine(cfg, st)
@@ -32,6 +33,8 @@ func Restart(cfg Config, st Store) *Machine {
 	for _, t := range interrupted {
 		switch {
 		case t.rec.Cancel == CancelRequested:
+			// The durable deadline bounded the wait; a restart ends it.
+			assert(!t.rec.CancelDeadline.IsZero(), "turn %s cancel requested without a deadline", t.rec.ID)
 			m.finish(t, TurnFailed, CodeCancelUnconfirmed, "Core restarted before the cancel receipt")
 		case t.rec.State == TurnStarting:
 			m.countStarted(t)

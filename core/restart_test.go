@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/wire"
@@ -32,6 +33,7 @@ func TestRestartRebuildsFromStore(t *testing.T) {
 	cancelling := h.submit(sids[2], "c")
 	h.startedOn(1, h.last)
 	h.step(core.CancelTurn{Call: "x", Turn: cancelling})
+	cancelDeadline := h.now.Add(15 * time.Second)
 	preparing := h.submit(sids[3], "d")
 	one[wire.ExecutionPrepare](t, h.last)
 
@@ -48,6 +50,8 @@ func TestRestartRebuildsFromStore(t *testing.T) {
 		require.Equal(t, w, [2]string{string(v.State), v.ErrorCode}, id)
 	}
 	require.Equal(t, core.InputUnknown, h.turn(running).Inputs[0].State)
+	rec, _ := h.st.Turn(cancelling)
+	require.Equal(t, cancelDeadline, rec.CancelDeadline, "the cancel deadline is durable")
 	events := h.st.Events(running)
 	require.Len(t, events, 1, "durable events survive")
 

@@ -1,6 +1,10 @@
 package core
 
-import "github.com/turnstile-sim/turnstile/wire"
+import (
+	"time"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
 
 // Store holds Core's durable records. The machine calls it synchronously
 // inside Step; a write has happened when the call returns. A Store is
@@ -96,10 +100,17 @@ type TurnRecord struct {
 	Counted bool
 
 	Cancel           CancelState
-	CancelDeliveryID string     // delivery ID of the latest cancel attempt
-	CancelAttempts   int        // prompt_cancel attempts sent (a not_ready refusal allows another)
-	CancelErrorCode  string     // code of a refused cancel receipt
-	CancelOutcome    *wire.Done // continuity snapshot of an applied cancel
+	CancelDeliveryID string // delivery ID of the latest cancel attempt
+	CancelAttempts   int    // prompt_cancel attempts sent (a not_ready refusal allows another)
+	// CancelDeadline is the first attempt's send instant plus
+	// CancelConfirmTimeout: every attempt's confirmation window ends there,
+	// and no retry is sent at or after it.
+	CancelDeadline time.Time
+	// CancelAnswered: the latest attempt was refused with not_ready; its
+	// delivery ID awaits no further receipt until the next attempt leaves.
+	CancelAnswered  bool
+	CancelErrorCode string     // code of a refused cancel receipt
+	CancelOutcome   *wire.Done // continuity snapshot of an applied cancel
 
 	EventCount       uint64
 	Done             *wire.Done
