@@ -115,17 +115,19 @@ func (m *Machine) admitPrepare(p wire.ExecutionPrepare) string {
 		switch {
 		case ex.closeFailed:
 			return CodeExecutorCleanupUnconfirmed // uncertain: a close failed
-		case ex.phase == phaseClosing || ex.gen != m.conn.gen || ex.phase == phasePreparing && ex.handle == "":
-			// The Session's executor is being cleaned up (closing, or
-			// bound to a lost connection and closed once its work ends)
-			// or still prepared for an admission that ended: no owner
-			// holds it, cleanup or preparation occupies the Session's
-			// slot, and a retry can succeed.
+		case ex.phase == phaseClosing || ex.phase == phasePreparing && ex.handle == "":
+			// The Session's executor is being closed, or still prepared
+			// for an admission that ended: cleanup or preparation
+			// occupies the Session's slot, and a retry can succeed.
 			return CodePreparationCapacity
 		case ex.configFP != executorFingerprint(c):
 			return CodeConfigurationConflict
 		case ex.phase != phaseIdle:
-			return CodeResourceUnavailable
+			// Held by a live admission or Turn (of this connection or, still
+			// settling, of a lost one). Either always ends on its own
+			// (expiry, release, settlement), freeing the executor: a retry
+			// can succeed, so Core keeps its Turn unclaimed.
+			return CodePreparationCapacity
 		case c.AgentSessionID != "" && ex.nativeSession != "" && c.AgentSessionID != ex.nativeSession:
 			return CodeNativeSessionConflict
 		}

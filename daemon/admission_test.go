@@ -217,9 +217,9 @@ func TestIdleReuseAndConflicts(t *testing.T) {
 	eq(t, st.Revision, uint64(1), "at revision 1")
 	must(t, st.Reused, "reused flag")
 	eq(t, len(r.calls()), 0, "no native preparation")
-	// While reserved: another prepare for the Session is busy.
+	// While reserved: another prepare for the Session is told to retry.
 	r.recv("p3", prepareFor("s1"))
-	eq(t, oneStatus(r).ErrorCode, CodeResourceUnavailable, "owner busy")
+	eq(t, oneStatus(r).ErrorCode, CodePreparationCapacity, "owner busy: retry later")
 	r.recv("p2", wire.ExecutionRelease{Handle: st.Handle})
 	conflict := prepareFor("s1")
 	conflict.Configuration.DisableSubagents = true
@@ -325,13 +325,16 @@ func TestAdmissionRecordsBounded(t *testing.T) {
 	eq(t, oneStatus(r).ErrorCode, CodeUnknownPreparation, "evicted handle is gone")
 }
 
+// Handles, routes and timers are connection-local; the executor is a
+// Session resource that outlives the connection and is reused by the
+// next connection's prepare of the same Session and configuration.
 func TestHandlesAreConnectionLocal(t *testing.T) {
 	r := newRig(t)
 	st := r.ready("p1", "s1")
 	r.step(Disconnected{Gen: 1})
 	ex := r.m.Snapshot().Executors
-	must(t, len(ex) == 1 && ex[0].Phase == "closing", "the retired admission's executor is closed on disconnect: %+v", ex)
-	cc, _ := callOf[CloseExecutor](r)
+	must(t, len(ex) == 1 && ex[0].Phase == "idle", "ready executor parked on disconnect: %+v", ex)
+	noCall[CloseExecutor](r)
 	r.connect()
 	eq(t, frameTypes(r.sent()), "heartbeat", "reconnect sends only a heartbeat")
 	r.recv("p1", startFor(st, "run1"))
@@ -340,11 +343,10 @@ func TestHandlesAreConnectionLocal(t *testing.T) {
 	r.step(TimerFired{Timer: expiryTimer(st.Handle)})
 	eq(t, len(r.out), 0, "old connection's expiry timer has no effect")
 	r.recv("p2", prepareFor("s1"))
-	eq(t, oneStatus(r).ErrorCode, CodePreparationCapacity, "the old executor is not reused while it closes: retry later")
-	r.result(cc, CloseResult{})
-	r.recv("p3", prepareFor("s1"))
 	s := oneStatus(r)
-	must(t, s.State == wire.StatePreparing && !s.Reused && s.ExecutorID != st.ExecutorID, "a fresh executor on the new connection: %+v", s)
+	must(t, s.State == wire.StateReady && s.Reused && s.ExecutorID == st.ExecutorID && s.Handle != st.Handle,
+		"the parked executor is reused under a new handle: %+v", s)
+	eq(t, len(r.calls()), 0, "no native preparation")
 }
 
 func TestReleaseBeforeStart(t *testing.T) {

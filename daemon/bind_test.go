@@ -16,48 +16,84 @@ func reports(r *rig) []Report {
 	return out
 }
 
-// An idle executor is bound to its connection: a disconnect closes it,
-// and the next connection prepares a fresh one.
-func TestDisconnectClosesIdleExecutors(t *testing.T) {
+// An idle executor is a Session resource: a disconnect keeps it parked
+// with its idle expiry, and the next connection reuses it.
+func TestDisconnectKeepsIdleExecutors(t *testing.T) {
 	r := newRig(t)
 	st := r.ready("p1", "s1")
 	r.recv("p1", wire.ExecutionRelease{Handle: st.Handle})
 	eq(t, r.m.Snapshot().Capacity.Idle, 1, "idle after release")
 	r.step(Disconnected{Gen: 1})
-	_, op := callOf[CloseExecutor](r)
-	eq(t, op.Executor, st.ExecutorID, "idle executor of the lost connection closed")
+	noCall[CloseExecutor](r)
 	_, armed := r.armed(idleTimer(st.ExecutorID))
-	must(t, !armed, "idle expiry disarmed")
+	must(t, armed, "idle expiry still armed")
 	r.connect()
 	r.recv("p2", prepareFor("s1"))
-	eq(t, oneStatus(r).ErrorCode, CodePreparationCapacity, "never reused on the successor; its cleanup holds the Session's slot")
+	s := oneStatus(r)
+	must(t, s.State == wire.StateReady && s.Reused && s.ExecutorID == st.ExecutorID, "reused on the successor: %+v", s)
 }
 
-// A replacing connection (Connected while up) retires the old one the
-// same way.
-func TestReplacementClosesOldConnectionsExecutors(t *testing.T) {
+// Idle expiry still closes an executor parked while no connection is up.
+func TestIdleExpiryWhileDisconnected(t *testing.T) {
+	r := newRig(t)
+	st := r.ready("p1", "s1")
+	r.step(Disconnected{Gen: 1})
+	r.fire(idleTimer(st.ExecutorID))
+	cc, op := callOf[CloseExecutor](r)
+	eq(t, op.Executor, st.ExecutorID, "idle expiry closes")
+	r.result(cc, CloseResult{})
+	eq(t, len(r.m.Snapshot().Executors), 0, "slot freed")
+}
+
+// A replacing connection (Connected while up) retires the old one's
+// handles the same way and keeps its executors for reuse.
+func TestReplacementKeepsOldConnectionsExecutors(t *testing.T) {
 	r := newRig(t)
 	st := r.ready("p1", "s1")
 	r.connect()
-	_, op := callOf[CloseExecutor](r)
-	eq(t, op.Executor, st.ExecutorID, "reserved executor of the replaced connection closed")
+	noCall[CloseExecutor](r)
+	r.recv("p2", prepareFor("s1"))
+	s := oneStatus(r)
+	must(t, s.State == wire.StateReady && s.Reused && s.ExecutorID == st.ExecutorID, "reused on the replacement: %+v", s)
 }
 
-// A busy executor is closed once its Turn settles, even when the
-// settlement says Reusable; a failed close keeps the slot and retries.
-func TestBusyExecutorClosedAfterSettlementOfLostConnection(t *testing.T) {
+// A busy executor of a lost connection is parked once its Turn settles
+// Reusable, keeping the native session it reported; until then a prepare
+// of its Session is told to retry.
+func TestBusyExecutorOfLostConnectionParkedAfterSettlement(t *testing.T) {
 	r := newRig(t)
-	turn := r.started("p1", "s1", "run1")
+	r.started("p1", "s1", "run1")
 	r.step(Disconnected{Gen: 1})
 	sc, _ := callOf[AwaitSettlement](r)
-	noCall[CloseExecutor](r)
+	cc, _ := callOf[Cancel](r)
 	r.connect()
 	r.recv("p9", prepareFor("s1"))
-	eq(t, oneStatus(r).ErrorCode, CodePreparationCapacity, "busy executor of the lost connection: cleanup pending, retry later")
-	r.result(sc, SettleResult{Settled: true, Reusable: true, Outcome: wire.Done{Content: "x"}})
-	cc, op := callOf[CloseExecutor](r)
-	eq(t, op.Executor, "ex-1", "closed after settlement, not parked")
+	eq(t, oneStatus(r).ErrorCode, CodePreparationCapacity, "busy executor of the lost connection: retry later")
+	r.result(sc, SettleResult{Settled: true, Reusable: true,
+		Outcome: wire.Done{Content: "x", Metadata: &wire.DoneMetadata{AgentSessionID: "n1"}}})
+	noCall[CloseExecutor](r)
 	eq(t, len(r.sent()), 0, "nothing of the old Turn on the successor")
+	r.result(cc, CancelResult{})
+	ex := r.m.Snapshot().Executors
+	must(t, len(ex) == 1 && ex[0].Phase == "idle" && ex[0].NativeSession == "n1", "parked with its native session: %+v", ex)
+	p := prepareFor("s1")
+	p.Configuration.RequireExistingNativeSession = true
+	r.recv("p2", p)
+	s := oneStatus(r)
+	must(t, s.State == wire.StateReady && s.Reused && s.ExecutorID == "ex-1", "reused: %+v", s)
+}
+
+// A settlement of a lost connection's Turn that says Reusable=false still
+// closes the executor; a failed close keeps the slot and retries.
+func TestUnreusableExecutorOfLostConnectionClosed(t *testing.T) {
+	r := newRig(t)
+	r.started("p1", "s1", "run1")
+	r.step(Disconnected{Gen: 1})
+	sc, _ := callOf[AwaitSettlement](r)
+	r.connect()
+	r.result(sc, SettleResult{Settled: true, Reusable: false})
+	cc, op := callOf[CloseExecutor](r)
+	eq(t, op.Executor, "ex-1", "closed after an unreusable settlement")
 	r.result(cc, CloseResult{Err: "busy"})
 	ex := r.m.Snapshot().Executors
 	must(t, len(ex) == 1 && ex[0].Phase == "closing" && ex[0].CloseFailed, "failed close keeps the slot: %+v", ex)
@@ -67,21 +103,85 @@ func TestBusyExecutorClosedAfterSettlementOfLostConnection(t *testing.T) {
 	cc, _ = callOf[CloseExecutor](r)
 	r.result(cc, CloseResult{})
 	eq(t, len(r.m.Snapshot().Executors), 0, "slot freed by the confirmed close")
-	_ = turn
 }
 
-// A preparation still running when its connection goes ends in a close,
-// never in an idle executor the next connection could reuse.
-func TestPreparationCompletingAfterDisconnectIsClosed(t *testing.T) {
+// A preparation still running when its connection goes is parked idle
+// once it completes, and the next connection reuses it.
+func TestPreparationCompletingAfterDisconnectIsParked(t *testing.T) {
 	r := newRig(t)
 	r.recv("p1", prepareFor("s1"))
 	pc, _ := callOf[Prepare](r)
 	r.step(Disconnected{Gen: 1})
 	r.connect()
 	r.result(pc, PrepareResult{})
-	_, op := callOf[CloseExecutor](r)
-	eq(t, op.Executor, "ex-1", "late preparation closed")
-	eq(t, r.m.Snapshot().Capacity.Idle, 0, "not parked")
+	noCall[CloseExecutor](r)
+	eq(t, len(r.sent()), 0, "no status on the successor")
+	eq(t, r.m.Snapshot().Capacity.Idle, 1, "parked")
+	r.recv("p2", prepareFor("s1"))
+	s := oneStatus(r)
+	must(t, s.State == wire.StateReady && s.Reused && s.ExecutorID == "ex-1", "reused: %+v", s)
+}
+
+// The review's repro: a Turn whose done is lost with its connection
+// settles Reusable with a native session ID only the executor knows. The
+// next connection's prepare requiring that native session is ready on
+// the kept executor, for that and every later Turn of the Session.
+func TestLostDoneKeepsNativeSessionAcrossReconnect(t *testing.T) {
+	r := newRig(t)
+	r.started("p-1", "s-1", "t-1")
+	r.step(Disconnected{Gen: 1})
+	sc, _ := callOf[AwaitSettlement](r)
+	cc, _ := callOf[Cancel](r)
+	r.result(sc, SettleResult{Settled: true, Reusable: true,
+		Outcome: wire.Done{Metadata: &wire.DoneMetadata{AgentSessionID: "n-1"}}})
+	r.result(cc, CancelResult{})
+	noCall[CloseExecutor](r)
+	r.connect()
+	p := prepareFor("s-1")
+	p.Configuration.RequireExistingNativeSession = true
+	for i, run := range []string{"t-2", "t-3"} {
+		req := "p-" + run
+		r.recv(req, p)
+		st := oneStatus(r)
+		must(t, st.State == wire.StateReady && st.Reused && st.ExecutorID == "ex-1", "turn %d ready on the kept executor: %+v", i, st)
+		r.recv(req, startFor(st, run))
+		c, op := callOf[StartTurn](r)
+		r.result(c, StartResult{Turn: true})
+		eq(t, oneStatus(r).State, wire.StateStarted, "started")
+		r.settle(op.Turn, SettleResult{Settled: true, Reusable: true})
+	}
+	for _, e := range r.allSent() {
+		if s, ok := e.Payload.(wire.PreparationStatus); ok && s.ErrorCode == CodeHistoryUnavailable {
+			t.Fatalf("history_unavailable answered: %+v", s)
+		}
+	}
+}
+
+// A Session executor held by a live admission or Turn always frees on
+// its own: a prepare of the Session meanwhile is preparation_capacity
+// (retryable), and a retry after the release or settlement is ready.
+func TestPrepareWhileExecutorHeldIsRetryable(t *testing.T) {
+	t.Run("live admission", func(t *testing.T) {
+		r := newRig(t)
+		st := r.ready("p1", "s1")
+		r.recv("p2", prepareFor("s1"))
+		eq(t, oneStatus(r).ErrorCode, CodePreparationCapacity, "held by a live admission")
+		r.recv("p1", wire.ExecutionRelease{Handle: st.Handle})
+		eq(t, oneStatus(r).State, wire.StateReleased, "released")
+		r.recv("p3", prepareFor("s1"))
+		s := oneStatus(r)
+		must(t, s.State == wire.StateReady && s.Reused && s.ExecutorID == st.ExecutorID, "retry ready: %+v", s)
+	})
+	t.Run("live turn", func(t *testing.T) {
+		r := newRig(t)
+		turn := r.started("p1", "s1", "run1")
+		r.recv("p2", prepareFor("s1"))
+		eq(t, oneStatus(r).ErrorCode, CodePreparationCapacity, "held by a live Turn")
+		r.settle(turn, SettleResult{Settled: true, Reusable: true})
+		r.recv("p3", prepareFor("s1"))
+		s := oneStatus(r)
+		must(t, s.State == wire.StateReady && s.Reused, "retry ready: %+v", s)
+	})
 }
 
 // run_id must be unused on the connection, not merely inactive.

@@ -28,14 +28,13 @@ func TestDisconnectRetiresRoutesAndSettlesNativeWork(t *testing.T) {
 	r.result(sc, SettleResult{Settled: true, Reusable: true})
 	eq(t, len(r.sent()), 0, "no done on the successor")
 	ex := r.m.Snapshot().Executors
-	must(t, len(ex) == 1 && ex[0].Phase == "closing", "a reusable executor of the old connection is closed, not parked: %+v", ex)
-	cc, cl := callOf[CloseExecutor](r)
-	eq(t, cl.Executor, "ex-1", "old connection's executor closed")
+	must(t, len(ex) == 1 && ex[0].Phase == "idle", "a reusable executor of the old connection is parked idle: %+v", ex)
+	noCall[CloseExecutor](r)
 	eq(t, len(r.m.Snapshot().Turns), 0, "turn settled")
-	r.result(cc, CloseResult{})
-	// The same run ID is free on the new connection, on a fresh executor.
+	// The same run ID is free on the new connection, on the same executor.
 	r.started("p1", "s1", "run1")
-	eq(t, r.m.Snapshot().Executors[0].ID, "ex-2", "fresh executor")
+	ex = r.m.Snapshot().Executors
+	must(t, len(ex) == 1 && ex[0].ID == "ex-1" && ex[0].Phase == "busy", "executor reused: %+v", ex)
 }
 
 func TestStartResultAfterDisconnect(t *testing.T) {

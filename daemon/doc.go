@@ -60,11 +60,12 @@
 // unclaimed): the active limit; a full executor table (the oldest idle
 // executor is closed to make room, closing and uncertain ones free their
 // slot once cleanup succeeds); the Session's own executor being closed,
-// bound to a lost connection, or still being prepared for an admission
-// that ended. executor_capacity is never answered: with ExecutorsMax >=
+// still being prepared for an admission that ended, or held by a live
+// admission or Turn (of this connection, or of a lost one still
+// settling), which always ends on its own by release, expiry or
+// settlement. executor_capacity is never answered: with ExecutorsMax >=
 // ActiveMax every full table clears as cleanup completes. A Session
-// executor whose close failed answers executor_cleanup_unconfirmed; one
-// owned by a live admission or Turn answers resource_unavailable. The
+// executor whose close failed answers executor_cleanup_unconfirmed. The
 // admission record table cannot fill with live records: each non-terminal
 // record holds an active slot and AdmissionRecordsMax >= ActiveMax, so the
 // oldest terminal record is evicted to make room. A granted admission has a connection-local handle
@@ -125,11 +126,18 @@
 // Connections. When a connection goes, its routes and handles retire:
 // live admissions fail (connection_closed), Turns are cancelled and
 // settled natively, nothing is sent on or replayed to a successor.
-// Executors are bound to the connection they were prepared on and are
-// never reused by another: the lost connection's idle executors and those
-// its retired admissions reserved are closed at once, busy ones once their
-// Turn settles (Reusable or not), preparing ones once their preparation
-// completes. A failed close keeps the slot and is retried serially.
+// Admissions, handles, Run routes, their timers and outputs are
+// connection-local. Executors are Session resources that outlive a
+// connection: the lost connection's idle executors and those its retired
+// admissions reserved stay parked idle with their idle expiry, busy ones
+// are parked once their Turn settles Reusable (closed otherwise),
+// preparing ones once their preparation completes. A later connection's
+// prepare of the same Session and configuration fingerprint reuses them,
+// with agent_session_id and require_existing_native_session checked
+// against the native session the executor kept, so a Turn whose done was
+// lost with its connection does not lose the Session's history. They end
+// only by idle expiry, shutdown, an unreusable settlement or a failed
+// start; a failed close keeps the slot and is retried serially.
 //
 // Shutdown. Unstarted admissions are released, Turns cancelled, idle and
 // finished executors closed; failed closes are retried; Report says what
@@ -150,8 +158,7 @@
 // # Checking
 //
 // Every Step ends with checkInvariants, which panics on an impossible
-// state (assertions are always on); among them, an idle executor belongs
-// to the current, live connection. Snapshot, Capacity and Owned give
+// state (assertions are always on). Snapshot, Capacity and Owned give
 // checkers a sorted, read-only view: admission records, executors, Turns
 // with their input receipts, capacity counts and owned resources.
 package daemon

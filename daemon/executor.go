@@ -28,7 +28,6 @@ func (p execPhase) String() string { return execPhaseNames[p] }
 type executor struct {
 	id            string
 	seq           uint64
-	gen           uint64 // connection it was prepared on: never reused on another
 	session       string
 	kind          string
 	configFP      string
@@ -62,7 +61,6 @@ func (m *Machine) newExecutor(session string, k *KindConfig, fp string) *executo
 		configFP: fp,
 		caps:     k.Capabilities,
 		phase:    phasePreparing,
-		gen:      m.conn.gen,
 	}
 	m.executors[ex.id] = ex
 	return ex
@@ -87,12 +85,14 @@ func (m *Machine) dropExecutor(ex *executor) {
 }
 
 // makeIdle parks a healthy executor for reuse with its idle-expiry timer,
-// or closes it when shutting down or when the connection it was prepared
-// on is gone (an executor is never reused by another connection).
+// or closes it when shutting down. An executor is a Session resource, not
+// a connection's: one parked while no connection is up, or whose Turn
+// belonged to a lost connection, stays reusable by a later connection's
+// prepare of the same Session and configuration.
 func (m *Machine) makeIdle(ex *executor) {
 	ex.handle = ""
 	ex.turn = ""
-	if m.shutdown || !m.conn.up || ex.gen != m.conn.gen {
+	if m.shutdown {
 		m.startClose(ex)
 		return
 	}

@@ -102,9 +102,6 @@ func (m *Machine) checkExecutor(ex *executor) {
 		if !(ex.handle == "" && ex.turn == "") {
 			panicf("idle executor %s still owned", ex.id)
 		}
-		if !(m.conn.up && ex.gen == m.conn.gen) {
-			panicf("idle executor %s of connection %d outlives it (current %d)", ex.id, ex.gen, m.conn.gen)
-		}
 		_, armed := m.timers[idleTimer(ex.id)]
 		if !(armed) {
 			panicf("idle executor %s without idle expiry", ex.id)

@@ -322,14 +322,17 @@ func (m *Machine) heartbeat() wire.Heartbeat {
 }
 
 // retireConnection retires every route and handle of the current
-// connection. Executors are bound to the connection they were prepared
-// on: idle ones (and those reserved by the retired admissions) are closed
-// now, busy ones once their Turn settles, preparing ones once their
-// preparation completes. Native work keeps running and is settled and
-// cleaned up; nothing of it is ever offered to a successor connection.
+// connection: admissions, handles, Run routes, their timers and outputs
+// are connection-local. Native work keeps running and is settled and
+// cleaned up; nothing of it is ever sent on or replayed to a successor
+// connection. Executors are Session resources and outlive the connection:
+// idle ones (and those the retired admissions reserved) stay parked with
+// their idle expiry, busy ones are parked once their Turn settles
+// Reusable, preparing ones once their preparation completes; a later
+// connection's prepare of the same Session and configuration reuses them.
 func (m *Machine) retireConnection() {
 	c := &m.conn
-	c.up = false // from here on makeIdle closes executors of c.gen
+	c.up = false
 	m.cancelTimer(heartbeatTimer(c.gen))
 	for _, a := range c.order {
 		m.retireAdmission(a)
@@ -339,9 +342,6 @@ func (m *Machine) retireConnection() {
 		if t.gen == c.gen {
 			m.orphanTurn(t)
 		}
-	}
-	for _, ex := range m.executorsIn(phaseIdle) {
-		m.startClose(ex)
 	}
 	c.byRequest = map[string]*admission{}
 	c.byHandle = map[string]*admission{}
