@@ -62,19 +62,9 @@ func (w *World) appendEvent(b []byte, ev Event) []byte {
 		b = append(b, " reason="...)
 		return strconv.AppendQuote(b, e.Reason)
 	case CallReceived:
-		b = append(b, "call from="...)
-		b = append(b, e.From...)
-		b = append(b, " id="...)
-		b = strconv.AppendUint(b, uint64(e.Call), 10)
-		b = append(b, ' ')
-		return appendDescriber(b, e.Req)
+		return appendCall(b, "call from=", e.From, e.Call, e.Req)
 	case CallReturned:
-		b = append(b, "reply from="...)
-		b = append(b, e.From...)
-		b = append(b, " id="...)
-		b = strconv.AppendUint(b, uint64(e.Call), 10)
-		b = append(b, ' ')
-		return appendDescriber(b, e.Res)
+		return appendCall(b, "reply from=", e.From, e.Call, e.Res)
 	}
 	panic("sim: unknown event type")
 }
@@ -106,19 +96,19 @@ func (w *World) appendEffect(b []byte, ef Effect) []byte {
 		b = append(b, " tag="...)
 		return strconv.AppendQuote(b, e.Tag)
 	case Call:
-		b = append(b, "call to="...)
-		b = append(b, e.To...)
-		b = append(b, " id="...)
-		b = strconv.AppendUint(b, uint64(e.Call), 10)
-		b = append(b, ' ')
-		return appendDescriber(b, e.Req)
+		return appendCall(b, "call to=", e.To, e.Call, e.Req)
 	case Reply:
-		b = append(b, "reply to="...)
-		b = append(b, e.To...)
-		b = append(b, " id="...)
-		b = strconv.AppendUint(b, uint64(e.Call), 10)
-		b = append(b, ' ')
-		return appendDescriber(b, e.Res)
+		return appendCall(b, "reply to=", e.To, e.Call, e.Res)
 	}
 	panic("sim: unknown effect type")
+}
+
+// appendCall renders a call or reply line: head, node, call ID, payload.
+func appendCall(b []byte, head string, node NodeID, call CallID, d Describer) []byte {
+	b = append(b, head...)
+	b = append(b, node...)
+	b = append(b, " id="...)
+	b = strconv.AppendUint(b, uint64(call), 10)
+	b = append(b, ' ')
+	return appendDescriber(b, d)
 }
