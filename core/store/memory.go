@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/turnstile-sim/turnstile/core"
@@ -10,14 +11,11 @@ import (
 // the machine calls it from Step only.
 type Memory struct {
 	counters core.Counters
-	sessions map[string]core.SessionRecord
-	turns    map[string]core.TurnRecord
+	sessions table[core.SessionRecord]
+	turns    table[core.TurnRecord]
 	inputs   map[string][]core.InputRecord
 	events   map[string][]core.RunEvent
-	// order of creation (Seq order) for listings.
-	sessionIDs []string
-	turnIDs    []string
-	writes     uint64
+	writes   uint64
 }
 
 var _ core.Store = (*Memory)(nil)
@@ -25,8 +23,8 @@ var _ core.Store = (*Memory)(nil)
 // NewMemory returns an empty store.
 func NewMemory() *Memory {
 	return &Memory{
-		sessions: map[string]core.SessionRecord{},
-		turns:    map[string]core.TurnRecord{},
+		sessions: newTable(func(r core.SessionRecord) (string, uint64) { return r.ID, r.Seq }),
+		turns:    newTable(func(r core.TurnRecord) (string, uint64) { return r.ID, r.Seq }),
 		inputs:   map[string][]core.InputRecord{},
 		events:   map[string][]core.RunEvent{},
 	}
@@ -45,47 +43,21 @@ func (s *Memory) SaveCounters(c core.Counters) {
 
 func (s *Memory) PutSession(r core.SessionRecord) {
 	s.writes++
-	if _, ok := s.sessions[r.ID]; !ok {
-		s.sessionIDs = append(s.sessionIDs, r.ID)
-		sortBy(s.sessionIDs, func(id string) uint64 { return s.sessions[id].Seq }, r.ID, r.Seq)
-	}
-	s.sessions[r.ID] = r
+	s.sessions.put(r)
 }
 
-func (s *Memory) Session(id string) (core.SessionRecord, bool) {
-	r, ok := s.sessions[id]
-	return r, ok
-}
+func (s *Memory) Session(id string) (core.SessionRecord, bool) { return s.sessions.get(id) }
 
-func (s *Memory) Sessions() []core.SessionRecord {
-	out := make([]core.SessionRecord, len(s.sessionIDs))
-	for i, id := range s.sessionIDs {
-		out[i] = s.sessions[id]
-	}
-	return out
-}
+func (s *Memory) Sessions() []core.SessionRecord { return s.sessions.list() }
 
 func (s *Memory) PutTurn(r core.TurnRecord) {
 	s.writes++
-	if _, ok := s.turns[r.ID]; !ok {
-		s.turnIDs = append(s.turnIDs, r.ID)
-		sortBy(s.turnIDs, func(id string) uint64 { return s.turns[id].Seq }, r.ID, r.Seq)
-	}
-	s.turns[r.ID] = r
+	s.turns.put(r)
 }
 
-func (s *Memory) Turn(id string) (core.TurnRecord, bool) {
-	r, ok := s.turns[id]
-	return r, ok
-}
+func (s *Memory) Turn(id string) (core.TurnRecord, bool) { return s.turns.get(id) }
 
-func (s *Memory) Turns() []core.TurnRecord {
-	out := make([]core.TurnRecord, len(s.turnIDs))
-	for i, id := range s.turnIDs {
-		out[i] = s.turns[id]
-	}
-	return out
-}
+func (s *Memory) Turns() []core.TurnRecord { return s.turns.list() }
 
 func (s *Memory) PutInput(turn string, in core.InputRecord) {
 	s.writes++
@@ -113,26 +85,47 @@ func (s *Memory) AppendEvent(turn string, ev core.RunEvent) {
 
 func (s *Memory) Events(turn string) []core.RunEvent { return slices.Clone(s.events[turn]) }
 
-// sortBy keeps ids ordered by sequence after appending newID (whose record
-// is not yet in the map, hence newSeq).
-func sortBy(ids []string, seq func(string) uint64, newID string, newSeq uint64) {
-	if n := len(ids); n < 2 || seq(ids[n-2]) <= newSeq {
+// table holds records by ID and lists them in creation (Seq) order.
+type table[R any] struct {
+	key   func(R) (id string, seq uint64)
+	byID  map[string]R
+	order []string
+}
+
+func newTable[R any](key func(R) (string, uint64)) table[R] {
+	return table[R]{key: key, byID: map[string]R{}}
+}
+
+func (t *table[R]) get(id string) (R, bool) {
+	r, ok := t.byID[id]
+	return r, ok
+}
+
+// put stores r; a new ID joins the listing at its Seq position (records
+// usually arrive in Seq order, so the sort is rare).
+func (t *table[R]) put(r R) {
+	id, seq := t.key(r)
+	_, known := t.byID[id]
+	t.byID[id] = r
+	if known {
 		return
 	}
-	key := func(id string) uint64 {
-		if id == newID {
-			return newSeq
-		}
-		return seq(id)
+	t.order = append(t.order, id)
+	if n := len(t.order); n < 2 || t.seqOf(t.order[n-2]) <= seq {
+		return
 	}
-	slices.SortStableFunc(ids, func(a, b string) int {
-		ka, kb := key(a), key(b)
-		switch {
-		case ka < kb:
-			return -1
-		case ka > kb:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(t.order, func(a, b string) int { return cmp.Compare(t.seqOf(a), t.seqOf(b)) })
+}
+
+func (t *table[R]) seqOf(id string) uint64 {
+	_, seq := t.key(t.byID[id])
+	return seq
+}
+
+func (t *table[R]) list() []R {
+	out := make([]R, len(t.order))
+	for i, id := range t.order {
+		out[i] = t.byID[id]
+	}
+	return out
 }
