@@ -150,7 +150,9 @@ func (n *network) send(s *slot, m Send) {
 	case c.broken:
 		n.w.stats.FramesLost++
 		n.note("lost send", string(appendConn(nil, m.Conn)), "(broken)")
+		n.tap(TapLost, c, e, m.Frame, "broken")
 	default:
+		n.tap(TapSent, c, e, m.Frame, "")
 		n.push(c, e, held{frame: m.Frame})
 	}
 }
@@ -178,6 +180,7 @@ func (n *network) close(s *slot, m Close) {
 		return
 	}
 	c.ends[e].closed = true
+	n.tapLocalClose(c, e, m.Reason)
 	if !c.broken {
 		n.push(c, e, held{close: true, reason: m.Reason})
 	}
@@ -191,6 +194,7 @@ func (n *network) arrive(it item) {
 	if c.broken || c.ends[r].closed {
 		w.stats.FramesLost++
 		n.note("lost frame", string(appendConn(nil, c.id)), "len="+strconv.Itoa(len(it.frame)))
+		n.tap(TapLost, c, int(it.dir), it.frame, "in flight")
 		return
 	}
 	s := w.slots[c.ends[r].node]
@@ -198,6 +202,7 @@ func (n *network) arrive(it item) {
 		w.stats.FramesTooBig++
 		reason := ReasonTooBig + " (" + strconv.Itoa(len(it.frame)) + " bytes > " +
 			strconv.Itoa(FrameBytesMax) + ")"
+		n.tap(TapLost, c, int(it.dir), it.frame, reason)
 		c.broken = true
 		c.ends[r].closed = true
 		// the sender learns one latency later
@@ -207,6 +212,7 @@ func (n *network) arrive(it item) {
 		return
 	}
 	w.stats.FramesDelivered++
+	n.tap(TapDelivered, c, int(it.dir), it.frame, "")
 	w.deliver(s, Delivered{Conn: c.id, Frame: it.frame})
 }
 
@@ -217,6 +223,7 @@ func (n *network) opened(it item) {
 		return
 	}
 	end.opened = true
+	n.tap(TapOpened, c, 1-e, nil, "")
 	peer := n.w.slots[c.ends[1-e].node].id
 	n.w.deliver(n.w.slots[end.node], ConnOpened{Conn: c.id, Peer: peer, Dialer: e == 0, Tag: tagFor(c, e)})
 }
@@ -247,6 +254,7 @@ func (n *network) closed(it item) {
 		}
 		return
 	}
+	n.tap(TapClosed, c, 1-e, nil, it.reason)
 	n.w.deliver(s, ConnClosed{Conn: c.id, Reason: it.reason})
 }
 
@@ -262,6 +270,7 @@ func (n *network) breakConn(c *conn, reason string) {
 		for _, h := range d.held {
 			if !h.close {
 				n.w.stats.FramesLost++
+				n.tap(TapLost, c, e, h.frame, reason)
 			}
 		}
 		d.held, d.stalled, d.stallUntil = nil, false, 0

@@ -39,6 +39,7 @@ type World struct {
 	net     network
 
 	checks   []Check
+	taps     []func(TapEvent)
 	specs    []faultEntry
 	converge func() (bool, string)
 	marks    map[string]int
