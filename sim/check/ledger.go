@@ -118,6 +118,8 @@ type Ledger struct {
 	daemon  daemonState
 	harness harnessState
 	api     apiState
+
+	wireObservers []func(WireEvent)
 }
 
 // NewLedger returns an empty ledger.
@@ -126,6 +128,8 @@ func NewLedger() *Ledger {
 	l.core.init()
 	l.daemon.init()
 	l.harness.init()
+	// Wire observers, in the order they judge each network event.
+	l.wireObservers = []func(WireEvent){}
 	return l
 }
 

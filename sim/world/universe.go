@@ -86,6 +86,7 @@ func setup(w *sim.World, cfg Config, linAtEnd bool) *universe {
 	u.wl = newWorkload(u, w.Rand("workload"))
 	w.AddNode(workloadID, func() sim.Node { return u.wl })
 	u.addChecks()
+	w.Tap(u.tapWire)
 	if linAtEnd {
 		u.w.AddCheck(sim.Check{Name: check.CheckLinearizability, AtEnd: u.linearizeAtEnd})
 	}
