@@ -51,9 +51,16 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
 
 # sim is the main job: a campaign of SEEDS seeds of the full-stack world
-# under swarm faults. It prints a summary and exits non-zero on any
-# violation or missed expected mark; failing seeds get report folders under
-# out/sim/seed-S/.
-.PHONY: sim
-sim:
-	$(GO) run ./cmd/turnstile sim -seeds $(SEEDS) -out out/sim
+# under swarm faults, from a fresh random first seed (FIRST=F fixes the
+# range; DURATION=10m runs seeds until the budget is spent instead). It
+# prints a summary and exits non-zero on any violation or missed expected
+# mark; failing seeds get report folders under out/sim/seed-S/. The binary
+# is built first so that reports record the commit it was built from.
+FIRST    ?=
+DURATION ?=
+.PHONY: sim build
+sim: build
+	bin/turnstile sim -seeds $(SEEDS) -out out/sim $(if $(FIRST),-first $(FIRST)) $(if $(DURATION),-duration $(DURATION))
+
+build:
+	$(GO) build -buildvcs=auto -o bin/turnstile ./cmd/turnstile

@@ -108,7 +108,7 @@ func TestSimRestrictedFaultsDoNotJudgeMarks(t *testing.T) {
 }
 
 func TestSimEmptyShard(t *testing.T) {
-	code, out, _ := fakeCLI(t, fakeRunner{}).run("sim", "-seeds", "1", "-shard", "1/2")
+	code, out, _ := fakeCLI(t, fakeRunner{}).run("sim", "-seeds", "1", "-first", "1", "-shard", "1/2")
 	if code != exitOK || !strings.Contains(out, "shard 1/2 has no seeds") || strings.Contains(out, "replay") ||
 		strings.Contains(out, "SEED") {
 		t.Fatalf("exit %d:\n%s", code, out)
@@ -139,8 +139,8 @@ func writeShard(t *testing.T, dir, name string, args ...string) string {
 
 func TestMergeRefusesShardsOfDifferentCampaigns(t *testing.T) {
 	dir := t.TempDir()
-	a := writeShard(t, dir, "a.jsonl", "-seeds", "6", "-shard", "0/2", "-faults", "none")
-	b := writeShard(t, dir, "b.jsonl", "-seeds", "6", "-shard", "1/2")
+	a := writeShard(t, dir, "a.jsonl", "-seeds", "6", "-first", "1", "-shard", "0/2", "-faults", "none")
+	b := writeShard(t, dir, "b.jsonl", "-seeds", "6", "-first", "1", "-shard", "1/2")
 	code, out, errOut := fakeCLI(t, fakeRunner{}).run("campaign", "merge", a, b)
 	if code != exitUsage || out != "" || !strings.Contains(errOut, "shards are not one campaign: ") ||
 		!strings.Contains(errOut, "b.jsonl") {
@@ -150,8 +150,8 @@ func TestMergeRefusesShardsOfDifferentCampaigns(t *testing.T) {
 
 func TestMergeToleratesATruncatedLastLine(t *testing.T) {
 	dir := t.TempDir()
-	a := writeShard(t, dir, "a.jsonl", "-seeds", "6", "-shard", "0/2")
-	b := writeShard(t, dir, "b.jsonl", "-seeds", "6", "-shard", "1/2")
+	a := writeShard(t, dir, "a.jsonl", "-seeds", "6", "-first", "1", "-shard", "0/2")
+	b := writeShard(t, dir, "b.jsonl", "-seeds", "6", "-first", "1", "-shard", "1/2")
 	data, _ := os.ReadFile(b)
 	if err := os.WriteFile(b, data[:len(data)-15], 0o644); err != nil {
 		t.Fatal(err)

@@ -57,7 +57,8 @@ func TestHelp(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"sim", "-h"}, "usage: turnstile sim [-seeds N [-first F] | -seed S] [-shard i/n]"},
+		{[]string{"sim", "-h"}, "usage: turnstile sim [-seeds N] [-first F | -seed S] [-duration D] [-until-fail]"},
+		{[]string{"version", "-h"}, "usage: turnstile version"},
 		{[]string{"replay", "-h"}, "usage: turnstile replay (-seed S"},
 		{[]string{"shrink", "-help"}, "usage: turnstile shrink (-seed S"},
 		{[]string{"campaign", "merge", "-h"}, "usage: turnstile campaign merge [-strict] FILES..."},
@@ -83,7 +84,8 @@ func TestSimOutWritesTheSummary(t *testing.T) {
 	dir := t.TempDir()
 	_, out, _ := cli{t: t}.run("sim", "-seeds", "2", "-faults", "none", "-out", dir)
 	b, err := os.ReadFile(filepath.Join(dir, "summary.txt"))
-	if err != nil || string(b) != summaryBlock(t, out) {
-		t.Fatalf("summary.txt %v:\n%s", err, b)
+	head := "command: turnstile sim -seeds 2 -faults none -out " + dir + "\ncommit:  test-commit\n\n"
+	if err != nil || string(b) != head+summaryBlock(t, out) {
+		t.Fatalf("summary.txt must be the command line, the commit and the summary; %v:\n%s", err, b)
 	}
 }

@@ -17,6 +17,11 @@ import (
 type cli struct {
 	t         *testing.T
 	newRunner func(campaign.Config) campaign.Runner
+	// fresh is the first seed a campaign without -first draws (1 when
+	// zero), so outputs stay comparable; TestSimFreshSeeds draws for real.
+	fresh uint64
+	// now, when set, is the wall clock (default: fixed at the Unix epoch).
+	now func() time.Time
 }
 
 func (c cli) run(args ...string) (int, string, string) {
@@ -24,7 +29,12 @@ func (c cli) run(args ...string) (int, string, string) {
 	var out, errOut bytes.Buffer
 	sh := newShell(&out, &errOut)
 	sh.now = func() time.Time { return time.Unix(0, 0) }
+	if c.now != nil {
+		sh.now = c.now
+	}
 	sh.commit = func() string { return "test-commit" }
+	sh.fresh = func() uint64 { return max(c.fresh, 1) }
+	sh.commandLine = append([]string{"turnstile"}, args...)
 	if c.newRunner != nil {
 		sh.newRunner = c.newRunner
 	}

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"runtime"
 	"strings"
 	"time"
@@ -26,6 +25,7 @@ const (
 	exitOK    = 0
 	exitFail  = 1 // a violation, a missed expected mark, a missing seed
 	exitUsage = 2 // bad flags or arguments
+	exitTool  = 3 // the tool itself failed: a file could not be read or written, a bad case file
 )
 
 func main() {
@@ -34,7 +34,9 @@ func main() {
 
 // run executes one command line and returns the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
-	return newShell(stdout, stderr).main(args)
+	sh := newShell(stdout, stderr)
+	sh.commandLine = append([]string{"turnstile"}, args...)
+	return sh.main(args)
 }
 
 // shell holds everything the commands take from the outside world, so tests
@@ -49,6 +51,10 @@ type shell struct {
 	kinds     []sim.FaultKind
 	newRunner func(campaign.Config) campaign.Runner
 	workers   int // default worker count
+	// fresh draws the first seed of a campaign run without -first.
+	fresh func() uint64
+	// commandLine is the command as typed, recorded in summary.txt.
+	commandLine []string
 }
 
 func newShell(stdout, stderr io.Writer) *shell {
@@ -57,10 +63,11 @@ func newShell(stdout, stderr io.Writer) *shell {
 		stderr:    stderr,
 		now:       time.Now,
 		tty:       isTerminal(stderr),
-		commit:    gitCommit,
+		commit:    buildCommit,
 		kinds:     worldKinds(),
 		newRunner: newWorldRunner,
 		workers:   runtime.GOMAXPROCS(0),
+		fresh:     freshSeed,
 	}
 }
 
@@ -71,6 +78,7 @@ commands:
   replay           replay one seed or a stored schedule, print its fingerprint
   shrink           minimise the faults and workload of a failing seed
   campaign merge   combine the JSON-lines output of campaign shards
+  version          print the build: module version, commit, Go and wire versions
 
 Run 'turnstile <command> -h' for a command's flags.
 `
@@ -89,6 +97,8 @@ func (sh *shell) main(args []string) int {
 		return sh.cmdShrink(args[1:])
 	case "campaign":
 		return sh.cmdCampaign(args[1:])
+	case "version":
+		return sh.cmdVersion(args[1:])
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(sh.stdout, usageMain)
 		return exitOK
@@ -129,14 +139,16 @@ func (sh *shell) usageError(cmd string, err error) int {
 
 // Flag errors of the commands (beside sim/campaign's).
 var (
-	ErrSeedAndSeeds = errors.New("-seed runs one seed: drop -seeds, -first and -shard")
-	ErrDevices      = errors.New("-devices must be 0 (drawn from the seed) or 1 to 4")
-	ErrTurns        = errors.New("-turns must not be negative")
-	ErrWorkers      = errors.New("-workers must not be negative")
-	ErrArgs         = errors.New("unexpected arguments")
-	ErrNoSeed       = errors.New("-seed or -schedule is required")
-	ErrScheduleFlag = errors.New("a case file carries its own configuration; drop -devices, -turns and -faults")
-	ErrNoFiles      = errors.New("no shard files given")
+	ErrSeedAndSeeds    = errors.New("-seed runs one seed: drop -seeds, -first and -shard")
+	ErrDevices         = errors.New("-devices must be 0 (drawn from the seed) or 1 to 4")
+	ErrTurns           = errors.New("-turns must not be negative")
+	ErrWorkers         = errors.New("-workers must not be negative")
+	ErrArgs            = errors.New("unexpected arguments")
+	ErrNoSeed          = errors.New("-seed or -schedule is required")
+	ErrScheduleFlag    = errors.New("a case file carries its own configuration; drop -devices, -turns and -faults")
+	ErrNoFiles         = errors.New("no shard files given")
+	ErrDuration        = errors.New("-duration must not be negative")
+	ErrShardNeedsFirst = errors.New("a sharded campaign needs -first: every shard must run the same seed range")
 )
 
 // configFlags registers -devices, -turns and -faults; the returned function
@@ -200,15 +212,6 @@ func isTerminal(w io.Writer) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
-// gitCommit is the commit of the working tree, or "unknown".
-func gitCommit() string {
-	out, err := exec.Command("git", "rev-parse", "HEAD").Output()
-	if err != nil {
-		return "unknown"
-	}
-	return strings.TrimSpace(string(out))
 }
 
 // flagSet reports whether the named flag was given on the command line.

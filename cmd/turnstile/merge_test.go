@@ -13,7 +13,7 @@ func shardFiles(t *testing.T, seeds string, shards ...string) []string {
 	dir := t.TempDir()
 	var files []string
 	for i, sh := range shards {
-		_, out, _ := cli{t: t}.run("sim", "-seeds", seeds, "-shard", sh, "-json")
+		_, out, _ := cli{t: t}.run("sim", "-seeds", seeds, "-first", "1", "-shard", sh, "-json")
 		f := filepath.Join(dir, "shard-"+string(rune('a'+i))+".jsonl")
 		if err := os.WriteFile(f, []byte(out), 0o644); err != nil {
 			t.Fatal(err)

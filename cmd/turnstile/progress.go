@@ -25,6 +25,9 @@ type progress struct {
 	done    int
 	failing int
 	shown   bool // a bar is on the screen
+	// budget is the wall time of a time-budgeted campaign: the bar then
+	// measures time spent, and status shows the time left.
+	budget time.Duration
 }
 
 func newProgress(w io.Writer, tty bool, total int, now func() time.Time) *progress {
@@ -50,15 +53,36 @@ func (p *progress) add(failed bool) {
 	if t := p.now(); t.Sub(p.drawn) >= progressRedraw || p.done == p.total {
 		p.drawn = t
 		filled := progressBarWidth * p.done / p.total
+		if p.budget > 0 {
+			filled = min(progressBarWidth, int(int64(progressBarWidth)*int64(t.Sub(p.start))/int64(p.budget)))
+		}
 		bar := strings.Repeat("=", filled) + strings.Repeat(" ", progressBarWidth-filled)
 		fmt.Fprintf(p.w, "\r\033[K[%s] %s", bar, p.status())
 		p.shown = true
 	}
 }
 
+// status is the progress line: seeds done, failing, time spent, the rate,
+// and the time left (the estimate for the remaining seeds, or what is left
+// of a time budget).
 func (p *progress) status() string {
-	return fmt.Sprintf("%d/%d seeds, %d failing, %s", p.done, p.total, p.failing,
-		p.now().Sub(p.start).Round(100*time.Millisecond))
+	spent := p.now().Sub(p.start)
+	of := fmt.Sprintf("/%d", p.total)
+	if p.budget > 0 {
+		of = ""
+	}
+	s := fmt.Sprintf("%d%s seeds, %d failing, %s", p.done, of, p.failing, spent.Round(100*time.Millisecond))
+	if spent <= 0 || p.done == 0 {
+		return s
+	}
+	rate := float64(p.done) / spent.Seconds()
+	var left time.Duration
+	if p.budget > 0 {
+		left = max(0, p.budget-spent)
+	} else {
+		left = time.Duration(float64(p.total-p.done) / rate * float64(time.Second))
+	}
+	return fmt.Sprintf("%s, %.1f seeds/s, %s left", s, rate, left.Round(time.Second))
 }
 
 // clear removes the bar so that other output starts on a clean line.

@@ -27,7 +27,7 @@ func TestProgressBarOnATerminal(t *testing.T) {
 	p.add(false)
 	p.add(false)
 	p.finish()
-	if !strings.HasSuffix(b.String(), "[==============================] 4/4 seeds, 1 failing, 8s\n") ||
+	if !strings.HasSuffix(b.String(), "[==============================] 4/4 seeds, 1 failing, 8s, 0.5 seeds/s, 0s left\n") ||
 		strings.Count(b.String(), "\n") != 1 {
 		t.Fatalf("final bar %q", b.String())
 	}
@@ -61,5 +61,26 @@ func TestProgressPlainLines(t *testing.T) {
 	q.finish()
 	if one.Len() != 0 {
 		t.Fatalf("a single seed shows no progress: %q", one.String())
+	}
+}
+
+func TestProgressShowsRateAndTimeLeft(t *testing.T) {
+	var b bytes.Buffer
+	p := newProgress(&b, false, 10, steppingClock(time.Second))
+	p.add(false) // status reads the clock at 2s: 1 seed in 2s, 9 left at 0.5/s
+	if got, want := p.status(), "1/10 seeds, 0 failing, 2s, 0.5 seeds/s, 18s left"; got != want {
+		t.Fatalf("status %q, want %q", got, want)
+	}
+}
+
+func TestProgressUnderATimeBudget(t *testing.T) {
+	var b bytes.Buffer
+	p := newProgress(&b, true, 1<<40, steppingClock(time.Second))
+	p.budget = 10 * time.Second
+	p.add(false)
+	p.add(false)
+	// the bar is drawn at 3s of 10s (9 of 30), the status read at 4s
+	if !strings.Contains(b.String(), "[=========                     ] 2 seeds, 0 failing, 4s, 0.5 seeds/s, 6s left") {
+		t.Fatalf("a budgeted bar measures time spent and shows the time left: %q", b.String())
 	}
 }

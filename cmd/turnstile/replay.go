@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/turnstile-sim/turnstile/sim"
@@ -21,7 +22,9 @@ schedule, the tail of the trace, the violations and the fingerprint. The
 same seed and flags always give the same fingerprint. When the file records
 a fingerprint, the replay is compared with it. -save writes the run as a
 regression corpus entry (see sim/testdata/regressions/README.md).
-Exits 1 when a check fails or a recorded fingerprint is not reproduced.
+Exits 1 when a check fails or a recorded fingerprint is not reproduced, 2
+on a usage error, 3 when the case file cannot be read or parsed or an
+output file cannot be written (checked before the run).
 `
 
 const usageShrink = `usage: turnstile shrink (-seed S [-devices D] [-turns T] [-faults K] | -schedule FILE) [-o FILE]
@@ -29,7 +32,9 @@ const usageShrink = `usage: turnstile shrink (-seed S [-devices D] [-turns T] [-
 Minimises the fault schedule and the workload of a failing seed while the
 same check keeps failing, prints the counts before and after, and writes the
 shrunk schedule (replay it with 'turnstile replay -schedule FILE').
-Exits 1 when the seed does not fail.
+Exits 0 (saying so) when the seed passes: there is nothing to shrink.
+Exits 3 when the case file cannot be read or parsed or the output file
+cannot be written (checked before the run).
 `
 
 // ErrSeedAndSchedule rejects -seed together with -schedule.
@@ -68,11 +73,11 @@ func (sh *shell) targetFlags(fs *flag.FlagSet) func() (target, error) {
 		}
 		b, err := os.ReadFile(*schedule)
 		if err != nil {
-			return target{}, err
+			return target{}, toolError{err}
 		}
 		c, err := campaign.ParseCase(b)
 		if err != nil {
-			return target{}, fmt.Errorf("%s: %w", *schedule, err)
+			return target{}, toolError{fmt.Errorf("%s: %w", *schedule, err)}
 		}
 		explicit := flagSet(fs, "devices") || flagSet(fs, "turns") || flagSet(fs, "faults")
 		if !c.Bare {
@@ -106,7 +111,13 @@ func (sh *shell) cmdReplay(args []string) int {
 	}
 	t, err := resolve()
 	if err != nil {
-		return sh.usageError("replay", err)
+		return sh.targetError("replay", err)
+	}
+	for _, path := range []string{*traceFile, *save} {
+		if err := checkWritable(path); err != nil {
+			fmt.Fprintf(sh.stderr, "turnstile replay: %v\n", err)
+			return exitTool
+		}
 	}
 	r := sh.newRunner(t.config)
 	out := t.run(r)
@@ -125,7 +136,7 @@ func (sh *shell) cmdReplay(args []string) int {
 	if *traceFile != "" {
 		if err := sh.writeTrace(r, t, res.Fingerprint, *traceFile); err != nil {
 			fmt.Fprintf(sh.stderr, "turnstile replay: %v\n", err)
-			return exitFail
+			return exitTool
 		}
 	}
 	if *save != "" {
@@ -136,7 +147,7 @@ func (sh *shell) cmdReplay(args []string) int {
 			Fingerprint: res.Fingerprint, Schedule: res.Schedule, Note: *note}
 		if err := os.WriteFile(*save, c.Marshal(), 0o644); err != nil {
 			fmt.Fprintf(sh.stderr, "turnstile replay: %v\n", err)
-			return exitFail
+			return exitTool
 		}
 		fmt.Fprintf(sh.stdout, "saved: %s\n", *save)
 	}
@@ -198,10 +209,14 @@ func (sh *shell) cmdShrink(args []string) int {
 	}
 	t, err := resolve()
 	if err != nil {
-		return sh.usageError("shrink", err)
+		return sh.targetError("shrink", err)
 	}
 	if *outFile == "" {
 		*outFile = fmt.Sprintf("seed-%d-shrunk.json", t.seed)
+	}
+	if err := checkWritable(*outFile); err != nil {
+		fmt.Fprintf(sh.stderr, "turnstile shrink: %v\n", err)
+		return exitTool
 	}
 	if *commit == "" {
 		*commit = sh.commit()
@@ -210,14 +225,14 @@ func (sh *shell) cmdShrink(args []string) int {
 	out := t.run(r)
 	fmt.Fprintf(sh.stdout, "SEED=%d (%s)\n", t.seed, t.label)
 	if len(out.Result.Violations) == 0 {
-		fmt.Fprintf(sh.stdout, "no check fails: nothing to shrink\n")
-		return exitFail
+		fmt.Fprintf(sh.stdout, "the seed passes: no check fails, nothing to shrink\n")
+		return exitOK
 	}
 	c, s, again := campaign.ShrinkCase(r, out, t.config, *commit)
 	printShrink(sh.stdout, out, s, again)
 	if err := os.WriteFile(*outFile, c.Marshal(), 0o644); err != nil {
 		fmt.Fprintf(sh.stderr, "turnstile shrink: %v\n", err)
-		return exitFail
+		return exitTool
 	}
 	fmt.Fprintf(sh.stdout, "wrote %s\nreplay: %s\n", *outFile, campaign.ReplayScheduleCommand(*outFile))
 	return exitOK
@@ -237,4 +252,37 @@ func printShrink(w io.Writer, before campaign.Outcome, s sim.ShrinkResult, after
 		fmt.Fprintf(w, "the shrunk schedule no longer fails on replay\n")
 	}
 	fmt.Fprintf(w, "fingerprint: %s\n", after.Result.Fingerprint)
+}
+
+// toolError marks a target error that is the tool's (a case file that cannot
+// be read or parsed), not the command line's.
+type toolError struct{ err error }
+
+func (e toolError) Error() string { return e.err.Error() }
+func (e toolError) Unwrap() error { return e.err }
+
+// targetError reports a target that could not be resolved: exit 3 for a
+// bad case file, 2 for a bad command line.
+func (sh *shell) targetError(cmd string, err error) int {
+	var te toolError
+	if errors.As(err, &te) {
+		fmt.Fprintf(sh.stderr, "turnstile %s: %v\n", cmd, err)
+		return exitTool
+	}
+	return sh.usageError(cmd, err)
+}
+
+// checkWritable fails unless a file can be created at path (its directory
+// exists and is writable), so a run never ends unable to save its output.
+// An empty path passes.
+func checkWritable(path string) error {
+	if path == "" {
+		return nil
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".write-check-*")
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }

@@ -12,8 +12,9 @@ import (
 	"github.com/turnstile-sim/turnstile/sim/campaign"
 )
 
-const usageSim = `usage: turnstile sim [-seeds N [-first F] | -seed S] [-shard i/n] [-faults K] [-devices D]
-                     [-turns T] [-out DIR] [-json] [-workers W] [-strict]
+const usageSim = `usage: turnstile sim [-seeds N] [-first F | -seed S] [-duration D] [-until-fail]
+                     [-shard i/n] [-faults K] [-devices D] [-turns T] [-out DIR] [-json]
+                     [-workers W] [-strict]
 
 Runs one seed or a campaign of seeds of the full-stack world and prints a
 summary: seeds, events per second, virtual against wall time, faults
@@ -26,11 +27,21 @@ determinism. With -out, every failing seed gets a report folder
 DIR/seed-S/ with its replay command. A seed whose linearizability check
 timed out (unknown) is listed; it fails the campaign only with -strict.
 
+Without -first the campaign starts at a fresh random seed, printed in the
+banner (SEEDS=F..L) and in the JSON header, so every run explores new
+seeds; -first F runs the fixed range F..F+N-1. A sharded campaign needs
+-first: every shard must run the same range. -duration D runs the seeds of
+the range in order until D of wall time is spent (the range is then only an
+upper bound, unbounded unless -seeds is given); -until-fail stops at the
+first failing seed and prints its report folder (DIR defaults to out/sim).
+
 With -json, stdout carries one JSON line per seed (after a header line) for
 'turnstile campaign merge'; the banner, progress and summary go to stderr.
-Exits 1 when any seed failed (a panic in a run is reported as the seed's
-failure, check "panic"), an expected mark was missed, or, with -strict, a
-linearizability check was unknown.
+Exits 0 when every seed passed, 1 when any seed failed (a panic in a run is
+reported as the seed's failure, check "panic"), an expected mark was
+missed, or, with -strict, a linearizability check was unknown; 2 on a usage
+error; 3 when a report or summary cannot be written (checked before the
+first seed runs).
 `
 
 // simFlags are the parsed flags of the sim command.
@@ -42,7 +53,15 @@ type simFlags struct {
 	workers int
 	commit  string
 	strict  bool
+	// budget is the wall time a time-budgeted campaign may spend (0: none).
+	budget    time.Duration
+	untilFail bool
+	fresh     bool // plan.First was drawn at random
 }
+
+// budgetSeedsMax is the seed count of a time-budgeted campaign without
+// -seeds: far more than any budget reaches.
+const budgetSeedsMax = 1 << 40
 
 func (sh *shell) parseSim(args []string) (simFlags, int, bool) {
 	fs := sh.newFlags("sim", usageSim)
@@ -55,6 +74,8 @@ func (sh *shell) parseSim(args []string) (simFlags, int, bool) {
 	workers := fs.Int("workers", 0, "seeds run in parallel; 0 for GOMAXPROCS")
 	commit := fs.String("commit", "", "commit recorded in reports (default: git rev-parse HEAD)")
 	strict := fs.Bool("strict", false, "fail the campaign when a seed's linearizability check is unknown (timed out)")
+	budget := fs.Duration("duration", 0, "run seeds until this much wall time is spent (e.g. 10m)")
+	untilFail := fs.Bool("until-fail", false, "stop at the first failing seed and print its report folder")
 	config := sh.configFlags(fs)
 	if code, ok := sh.parse(fs, args); !ok {
 		return simFlags{}, code, false
@@ -63,17 +84,33 @@ func (sh *shell) parseSim(args []string) (simFlags, int, bool) {
 	if fs.NArg() > 0 {
 		return fail(fmt.Errorf("%w: %v", ErrArgs, fs.Args()))
 	}
-	f := simFlags{out: *out, json: *jsonOut, workers: *workers, commit: *commit, strict: *strict}
+	f := simFlags{out: *out, json: *jsonOut, workers: *workers, commit: *commit, strict: *strict,
+		budget: *budget, untilFail: *untilFail}
 	sh2, err := campaign.ParseShard(*shard)
 	if err != nil {
 		return fail(err)
 	}
-	f.plan = campaign.Plan{First: *first, Count: *seeds, Shard: sh2}
-	if flagSet(fs, "seed") {
-		if flagSet(fs, "seeds") || flagSet(fs, "first") || flagSet(fs, "shard") {
+	if f.budget < 0 {
+		return fail(fmt.Errorf("%w: %s", ErrDuration, f.budget))
+	}
+	count := *seeds
+	if f.budget > 0 && !flagSet(fs, "seeds") {
+		count = budgetSeedsMax
+	}
+	f.plan = campaign.Plan{First: *first, Count: count, Shard: sh2}
+	switch {
+	case flagSet(fs, "seed"):
+		if flagSet(fs, "seeds") || flagSet(fs, "first") || flagSet(fs, "shard") || f.budget > 0 {
 			return fail(ErrSeedAndSeeds)
 		}
 		f.plan = campaign.Plan{First: *seed, Count: 1, Shard: sh2}
+	case !flagSet(fs, "first") && sh2.Count > 1:
+		return fail(ErrShardNeedsFirst)
+	case !flagSet(fs, "first"):
+		f.plan.First, f.fresh = sh.fresh(), true
+	}
+	if f.untilFail && f.out == "" {
+		f.out = untilFailOut
 	}
 	if err := f.plan.Validate(); err != nil {
 		return fail(err)
@@ -101,28 +138,38 @@ func (sh *shell) cmdSim(args []string) int {
 	info := sh.stdout // banner, failures and summary
 	if f.json {
 		info = sh.stderr
-		fmt.Fprintf(sh.stdout, "%s\n", campaign.MarshalLine(campaign.NewHeader(f.plan, f.config, f.commit)))
+		hdr := campaign.NewHeader(f.plan, f.config, f.commit)
+		hdr.Fresh = f.fresh
+		if f.budget > 0 {
+			hdr.Budget = f.budget.String()
+		}
+		fmt.Fprintf(sh.stdout, "%s\n", campaign.MarshalLine(hdr))
 	}
-	seeds := f.plan.Seeds()
-	sh.banner(info, f, len(seeds))
-	if len(seeds) == 0 {
+	seeds := f.plan.Len()
+	sh.banner(info, f, seeds)
+	if seeds == 0 {
 		fmt.Fprintf(info, "turnstile sim: shard %s has no seeds (the campaign has %d)\n", f.plan.Shard, f.plan.Count)
 		return exitOK
 	}
 	if f.out != "" {
-		if err := removeStaleBundles(f.out); err != nil {
+		if err := prepareOut(f.out); err != nil {
 			fmt.Fprintf(sh.stderr, "turnstile sim: %v\n", err)
-			return exitFail
+			return exitTool
 		}
 	}
 	start := sh.now()
 	runner := sh.newRunner(f.config)
-	prog := newProgress(sh.stderr, sh.tty, len(seeds), sh.now)
+	prog := newProgress(sh.stderr, sh.tty, seeds, sh.now)
+	prog.budget = f.budget
 	summary := campaign.NewSummary()
 	summary.Config = f.config
 	summary.Strict = f.strict
 	var writeErr error
-	sh.pool(runner, seeds, f, func(r seedResult) {
+	failed := false
+	stop := func() bool {
+		return (f.untilFail && failed) || (f.budget > 0 && sh.now().Sub(start) >= f.budget)
+	}
+	ran := sh.pool(runner, f, stop, func(r seedResult) {
 		summary.Add(r.run.Report)
 		if f.json {
 			fmt.Fprintf(sh.stdout, "%s\n", campaign.MarshalLine(r.run.Report))
@@ -132,20 +179,25 @@ func (sh *shell) cmdSim(args []string) int {
 			if err := sh.reportFailure(info, r, f); err != nil && writeErr == nil {
 				writeErr = err
 			}
+			failed = true
 		}
 		prog.add(r.run.Failed())
 	})
 	prog.finish()
 	summary.Elapsed = sh.now().Sub(start)
+	if ran < seeds {
+		fmt.Fprintf(info, "stopped after %d seeds (%s): ran %s\n", ran, stopReason(f, failed),
+			campaign.Ranges(ranSeeds(f.plan, ran)))
+	}
 	summary.Write(info)
 	if f.out != "" {
-		if err := writeSummary(f.out, summary); err != nil && writeErr == nil {
+		if err := writeSummary(f.out, summary, sh.commandLine, f.commit); err != nil && writeErr == nil {
 			writeErr = err
 		}
 	}
 	if writeErr != nil {
 		fmt.Fprintf(sh.stderr, "turnstile sim: %v\n", writeErr)
-		return exitFail
+		return exitTool
 	}
 	if summary.Err() != nil {
 		return exitFail
@@ -156,11 +208,25 @@ func (sh *shell) cmdSim(args []string) int {
 // banner prints the seed range and shard, the SEED= (one seed) or SEEDS=
 // (a range) line and how to replay; nothing to replay for an empty shard.
 func (sh *shell) banner(w io.Writer, f simFlags, seeds int) {
+	plan := f.plan.String()
+	if f.budget > 0 {
+		plan = fmt.Sprintf("seeds from %d until %s is spent", f.plan.First, f.budget)
+		if f.plan.Count != budgetSeedsMax {
+			plan += fmt.Sprintf(" (at most %d)", f.plan.Count)
+		}
+		plan += ", shard " + f.plan.Shard.String()
+	}
+	if f.fresh {
+		plan += " (fresh)"
+	}
 	fmt.Fprintf(w, "turnstile sim: %s; faults %s, devices %s, turns %s; %d workers; commit %s\n",
-		f.plan, campaign.FaultsString(f.config.Faults), orSeed(f.config.Devices), orDefault(f.config.Turns),
+		plan, campaign.FaultsString(f.config.Faults), orSeed(f.config.Devices), orDefault(f.config.Turns),
 		f.workers, f.commit)
 	switch {
 	case seeds == 0:
+	case f.budget > 0:
+		fmt.Fprintf(w, "SEEDS=%d.. (the seeds that ran are printed at the end)\nreplay a seed: %s replay -seed S%s\n",
+			f.plan.First, campaign.Command, f.config.Flags())
 	case f.plan.Count == 1:
 		fmt.Fprintf(w, "SEED=%d\nreplay: %s\n", f.plan.First, campaign.ReplayCommand(f.plan.First, f.config))
 	default:
@@ -209,6 +275,43 @@ func (sh *shell) reportFailure(w io.Writer, r seedResult, f simFlags) error {
 	return nil
 }
 
+// untilFailOut is where -until-fail writes the failing seed's report
+// folder when -out is not given.
+const untilFailOut = "out/sim"
+
+func stopReason(f simFlags, failed bool) string {
+	if f.untilFail && failed {
+		return "-until-fail: a seed failed"
+	}
+	return "-duration " + f.budget.String() + " spent"
+}
+
+// ranSeeds lists the first n seeds of the plan's shard.
+func ranSeeds(p campaign.Plan, n int) []uint64 {
+	out := make([]uint64, n)
+	for i := range out {
+		out[i] = p.Nth(i)
+	}
+	return out
+}
+
+// prepareOut makes sure the report directory can be written before any
+// seed runs, then removes the report folders a previous campaign left.
+func prepareOut(out string) error {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	probe, err := os.CreateTemp(out, ".write-check-*")
+	if err != nil {
+		return err
+	}
+	probe.Close()
+	if err := os.Remove(probe.Name()); err != nil {
+		return err
+	}
+	return removeStaleBundles(out)
+}
+
 // removeStaleBundles deletes the report folders a previous campaign left in
 // out (folders named seed-<n> holding a replay.txt), so that the folders
 // present after a campaign are exactly its failing seeds.
@@ -243,7 +346,9 @@ func writeFiles(dir string, files []campaign.File) error {
 	return nil
 }
 
-func writeSummary(dir string, s *campaign.Summary) error {
+// writeSummary writes DIR/summary.txt: the command line and commit that
+// produced the campaign, then its summary.
+func writeSummary(dir string, s *campaign.Summary, command []string, commit string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -251,6 +356,7 @@ func writeSummary(dir string, s *campaign.Summary) error {
 	if err != nil {
 		return err
 	}
+	fmt.Fprintf(f, "command: %s\ncommit:  %s\n\n", strings.Join(command, " "), commit)
 	s.Write(f)
 	return f.Close()
 }
@@ -263,34 +369,50 @@ type seedResult struct {
 	bundle []campaign.File
 }
 
-// pool runs seeds on f.workers goroutines and calls emit with each result
-// in seed order, from the calling goroutine.
-func (sh *shell) pool(r campaign.Runner, seeds []uint64, f simFlags, emit func(seedResult)) {
+// pool runs the plan's seeds in order on f.workers goroutines and calls
+// emit with each result in seed order, from the calling goroutine. Before
+// handing out each seed it asks stop (from the calling goroutine too);
+// once stop says so, no further seed starts and the seeds already started
+// finish. It returns how many seeds ran: always a prefix of the plan.
+func (sh *shell) pool(r campaign.Runner, f simFlags, stop func() bool, emit func(seedResult)) int {
 	start := sh.now()
 	opts := campaign.SeedOptions{Wall: func() time.Duration { return sh.now().Sub(start) }}
+	total := f.plan.Len()
+	workers := min(f.workers, max(total, 1))
 	jobs := make(chan int)
 	results := make(chan seedResult)
-	workers := min(f.workers, max(len(seeds), 1))
 	for w := 0; w < workers; w++ {
 		go func() {
 			for i := range jobs {
-				results <- sh.runOne(r, seeds[i], i, opts, f)
+				results <- sh.runOne(r, f.plan.Nth(i), i, opts, f)
 			}
 		}()
 	}
-	go func() {
-		for i := range seeds {
-			jobs <- i
-		}
-		close(jobs)
-	}()
+	// A seed is handed out only to an idle worker (next-received <
+	// workers, so the send cannot block on a worker that waits to hand in
+	// its result), and at most pendingMax seeds run ahead of the oldest one
+	// not yet emitted, which bounds the results held for ordering.
+	pendingMax := 4 * workers
 	order := campaign.NewOrderer[seedResult]()
-	for range seeds {
-		r := <-results
-		for _, ready := range order.Put(r.index, r) {
+	next, received, done := 0, 0, 0
+	for next < total && next < workers && !stop() {
+		jobs <- next
+		next++
+	}
+	for done < next {
+		res := <-results
+		received++
+		for _, ready := range order.Put(res.index, res) {
 			emit(ready)
+			done++
+		}
+		for next < total && next-received < workers && next-done < pendingMax && !stop() {
+			jobs <- next
+			next++
 		}
 	}
+	close(jobs)
+	return done
 }
 
 // runOne runs one seed on a worker. A panic anywhere in it (a machine's

@@ -53,7 +53,7 @@ func TestSimResultsDoNotDependOnWorkers(t *testing.T) {
 
 func TestSimPlainOutput(t *testing.T) {
 	var out, errOut bytes.Buffer
-	code := run([]string{"sim", "-seeds", "3", "-faults", "none", "-devices", "2"}, &out, &errOut)
+	code := run([]string{"sim", "-seeds", "3", "-first", "1", "-faults", "none", "-devices", "2"}, &out, &errOut)
 	if code != exitOK {
 		t.Fatalf("3 seeds without faults: exit %d\n%s", code, out.String())
 	}

@@ -85,6 +85,10 @@ func (m *Merger) addHeader(name string, h Header) error {
 			return fmt.Errorf("%w: %s: seeds %d from %d with config %s, but the first shard has seeds %d from %d with config %s",
 				ErrShardMismatch, name, h.Seeds, h.First, hc, f.Seeds, f.First, fc)
 		}
+		if f.Budget != h.Budget {
+			return fmt.Errorf("%w: %s: time budget %q, but the first shard has %q",
+				ErrShardMismatch, name, h.Budget, f.Budget)
+		}
 		if h.Commit != f.Commit {
 			m.warnings = append(m.warnings, fmt.Sprintf("warning: %s ran on commit %s, the first shard on %s",
 				name, orUnknown(h.Commit), orUnknown(f.Commit)))
@@ -143,8 +147,10 @@ func (m *Merger) Result() MergeResult {
 	for _, s := range seeds {
 		res.Summary.Add(m.reports[s])
 	}
+	// A time-budgeted campaign plans more seeds than its shards run: no
+	// seed of it is missing.
 	first, last, ok := m.planned(seeds)
-	if ok {
+	if ok && !m.budgeted() {
 		for s := first; s <= last; s++ {
 			if _, seen := m.reports[s]; !seen {
 				res.Missing = append(res.Missing, s)
@@ -161,6 +167,9 @@ func (m *Merger) Result() MergeResult {
 	}
 	return res
 }
+
+// budgeted reports whether the shards ran on a time budget.
+func (m *Merger) budgeted() bool { return len(m.headers) > 0 && m.headers[0].Budget != "" }
 
 // planned returns the campaign's seed range.
 func (m *Merger) planned(seeds []uint64) (first, last uint64, ok bool) {

@@ -129,3 +129,39 @@ func TestOrdererReturnsResultsInIndexOrder(t *testing.T) {
 		t.Fatalf("got %v waiting %d", got, o.Waiting())
 	}
 }
+
+// budgetedShard is a time-budgeted shard that ran only its first n seeds
+// of a huge planned range.
+func budgetedShard(r Runner, shard Shard, budget string, n int) []byte {
+	p := Plan{First: 1000, Count: 1 << 40, Shard: shard}
+	var b bytes.Buffer
+	h := NewHeader(p, Config{}, "")
+	h.Budget = budget
+	b.Write(MarshalLine(h))
+	b.WriteByte('\n')
+	for i := range n {
+		b.Write(MarshalLine(RunSeed(r, p.Nth(i), SeedOptions{}).Report))
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+func TestMergeOfTimeBudgetedShardsCountsNoSeedMissing(t *testing.T) {
+	r := toyRunner{}
+	res := mergeOf(t, budgetedShard(r, Shard{0, 2}, "10m0s", 3), budgetedShard(r, Shard{1, 2}, "10m0s", 5))
+	if len(res.Missing) != 0 || res.Summary.Seeds != 8 || res.Err() != nil {
+		t.Fatalf("budgeted shards run as many seeds as their budget allows: missing %d, seeds %d, err %v",
+			len(res.Missing), res.Summary.Seeds, res.Err())
+	}
+}
+
+func TestMergeRefusesShardsWithDifferentBudgets(t *testing.T) {
+	m := NewMerger()
+	if err := m.Read("a.jsonl", bytes.NewReader(budgetedShard(toyRunner{}, Shard{0, 2}, "10m0s", 1))); err != nil {
+		t.Fatal(err)
+	}
+	err := m.Read("b.jsonl", bytes.NewReader(budgetedShard(toyRunner{}, Shard{1, 2}, "5m0s", 1)))
+	if !errors.Is(err, ErrShardMismatch) || !strings.Contains(err.Error(), `time budget "5m0s"`) {
+		t.Fatalf("shards of different budgets are different campaigns: %v", err)
+	}
+}

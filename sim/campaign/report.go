@@ -170,6 +170,12 @@ type Header struct {
 	Shard  string `json:"shard"`
 	Config Config `json:"config"`
 	Commit string `json:"commit,omitempty"`
+	// Budget is the wall-time budget of a time-budgeted campaign (a Go
+	// duration): each shard ran the seeds of its plan in order until the
+	// budget was spent, so Seeds is an upper bound, not a promise.
+	Budget string `json:"budget,omitempty"`
+	// Fresh: First was drawn at random when the campaign started.
+	Fresh bool `json:"fresh,omitempty"`
 }
 
 // NewHeader describes a plan.

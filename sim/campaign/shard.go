@@ -81,6 +81,23 @@ func (p Plan) Seeds() []uint64 {
 	return out
 }
 
+// Len returns how many seeds this shard of the campaign has.
+func (p Plan) Len() int {
+	assert(p.Validate() == nil, "plan must be valid")
+	if p.Shard.Index >= p.Count {
+		return 0
+	}
+	return (p.Count-p.Shard.Index-1)/p.Shard.Count + 1
+}
+
+// Nth returns this shard's i-th seed (0 ≤ i < Len), without listing the
+// ones before it: a time-budgeted campaign plans far more seeds than it
+// runs.
+func (p Plan) Nth(i int) uint64 {
+	assert(i >= 0 && i < p.Len(), "seed index out of the shard")
+	return p.First + uint64(p.Shard.Index) + uint64(i)*uint64(p.Shard.Count)
+}
+
 // Owns reports whether seed belongs to this shard of the campaign.
 func (p Plan) Owns(seed uint64) bool {
 	if seed < p.First || seed > p.Last() {

@@ -77,3 +77,26 @@ func TestPlanValidate(t *testing.T) {
 		t.Fatalf("plan string %q", s)
 	}
 }
+
+func TestPlanNthAgreesWithSeeds(t *testing.T) {
+	for _, p := range []Plan{
+		{First: 100, Count: 53, Shard: Whole},
+		{First: 100, Count: 53, Shard: Shard{3, 7}},
+		{First: 1, Count: 2, Shard: Shard{5, 8}},
+		{First: 9, Count: 8, Shard: Shard{7, 8}},
+	} {
+		seeds := p.Seeds()
+		if p.Len() != len(seeds) {
+			t.Fatalf("%v: Len %d, Seeds has %d", p, p.Len(), len(seeds))
+		}
+		for i, s := range seeds {
+			if got := p.Nth(i); got != s {
+				t.Fatalf("%v: Nth(%d) = %d, Seeds says %d", p, i, got, s)
+			}
+		}
+	}
+	huge := Plan{First: 1 << 62, Count: 1 << 40, Shard: Shard{2, 4}}
+	if huge.Len() != 1<<38 || huge.Nth(1) != 1<<62+6 {
+		t.Fatalf("a budgeted plan's seeds are computed, not listed: Len %d Nth(1) %d", huge.Len(), huge.Nth(1))
+	}
+}
