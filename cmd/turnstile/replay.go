@@ -11,6 +11,7 @@ import (
 
 	"github.com/turnstile-sim/turnstile/sim"
 	"github.com/turnstile-sim/turnstile/sim/campaign"
+	"github.com/turnstile-sim/turnstile/sim/world"
 )
 
 const usageReplay = `usage: turnstile replay (-seed S [-devices D] [-turns T] [-faults K] | -schedule FILE)
@@ -79,7 +80,10 @@ func (sh *shell) targetFlags(fs *flag.FlagSet) func() (target, error) {
 		if err != nil {
 			return target{}, toolError{fmt.Errorf("%s: %w", *schedule, err)}
 		}
-		explicit := flagSet(fs, "devices") || flagSet(fs, "turns") || flagSet(fs, "faults")
+		if _, err := world.ParseBugs(c.Config.Bugs); err != nil {
+			return target{}, toolError{fmt.Errorf("%s: %w", *schedule, err)}
+		}
+		explicit := flagSet(fs, "devices") || flagSet(fs, "turns") || flagSet(fs, "faults") || flagSet(fs, "bugs")
 		if !c.Bare {
 			if explicit {
 				return target{}, ErrScheduleFlag

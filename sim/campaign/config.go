@@ -19,6 +19,9 @@ type Config struct {
 	// Faults is nil for swarm selection over every kind, empty for no
 	// faults, else the only kinds the swarm may enable.
 	Faults []sim.FaultKind
+	// Bugs names planted bugs switched on (test aids: they prove the
+	// checkers catch them); sorted, nil for none.
+	Bugs []string
 }
 
 // Fault specifications accepted by ParseFaults besides a list of kinds.
@@ -85,14 +88,15 @@ func joinKinds(kinds []sim.FaultKind) string {
 }
 
 type configJSON struct {
-	Devices int    `json:"devices"`
-	Turns   int    `json:"turns"`
-	Faults  string `json:"faults"`
+	Devices int      `json:"devices"`
+	Turns   int      `json:"turns"`
+	Faults  string   `json:"faults"`
+	Bugs    []string `json:"bugs,omitempty"`
 }
 
 // MarshalJSON writes the fault selection as its flag value.
 func (c Config) MarshalJSON() ([]byte, error) {
-	return json.Marshal(configJSON{Devices: c.Devices, Turns: c.Turns, Faults: FaultsString(c.Faults)})
+	return json.Marshal(configJSON{Devices: c.Devices, Turns: c.Turns, Faults: FaultsString(c.Faults), Bugs: c.Bugs})
 }
 
 // UnmarshalJSON reads what MarshalJSON writes. Fault kinds are not checked
@@ -102,7 +106,7 @@ func (c *Config) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	c.Devices, c.Turns = j.Devices, j.Turns
+	c.Devices, c.Turns, c.Bugs = j.Devices, j.Turns, j.Bugs
 	switch j.Faults {
 	case "", FaultsSwarm:
 		c.Faults = nil
@@ -129,6 +133,9 @@ func (c Config) Flags() string {
 	}
 	if c.Faults != nil {
 		b.WriteString(" -faults " + FaultsString(c.Faults))
+	}
+	if len(c.Bugs) > 0 {
+		b.WriteString(" -bugs " + strings.Join(c.Bugs, ","))
 	}
 	return b.String()
 }

@@ -86,3 +86,21 @@ func TestReplayCommand(t *testing.T) {
 		t.Fatalf("none: %q", got)
 	}
 }
+
+func TestConfigCarriesPlantedBugs(t *testing.T) {
+	c := Config{Faults: []sim.FaultKind{}, Bugs: []string{"a_bug", "b_bug"}}
+	b, err := json.Marshal(c)
+	if err != nil || !strings.Contains(string(b), `"bugs":["a_bug","b_bug"]`) {
+		t.Fatalf("%s %v", b, err)
+	}
+	var back Config
+	if err := json.Unmarshal(b, &back); err != nil || !slices.Equal(back.Bugs, c.Bugs) {
+		t.Fatalf("round trip %+v %v", back, err)
+	}
+	if got := c.Flags(); got != " -faults none -bugs a_bug,b_bug" {
+		t.Fatalf("flags %q", got)
+	}
+	if b, _ := json.Marshal(Config{}); strings.Contains(string(b), "bugs") {
+		t.Fatalf("no bugs, no member: %s", b)
+	}
+}
