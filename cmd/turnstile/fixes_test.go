@@ -96,10 +96,17 @@ func TestSimLinUnknownPassesVisiblyAndFailsStrict(t *testing.T) {
 	}
 }
 
-func TestSimRestrictedFaultsDoNotJudgeMarks(t *testing.T) {
+func TestSimRestrictedFaultsJudgeTheMarksTheirKindsReach(t *testing.T) {
 	code, out, _ := fakeCLI(t, fakeRunner{}).run("sim", "-seeds", "1000", "-faults", "none")
+	if code != exitFail || !strings.Contains(out, "mark verdict  FAIL: 3 of 3 expected marks never hit; 6 not judged") ||
+		!strings.Contains(out, "core_restart_mid_turn              seeds=0 hits=0 (not judged") {
+		t.Fatalf("-faults none judges the marks the workload reaches alone: exit %d:\n%s", code, summaryBlock(t, out))
+	}
+	c := fakeCLI(t, fakeRunner{})
+	c.markNeeds = func(check.Mark) ([]sim.FaultKind, bool) { return nil, false }
+	code, out, _ = c.run("sim", "-seeds", "1000", "-faults", "stall")
 	if code != exitOK || !strings.Contains(out, "mark verdict  not judged (faults restricted)") {
-		t.Fatalf("exit %d:\n%s", code, summaryBlock(t, out))
+		t.Fatalf("no mark known to its kinds: exit %d:\n%s", code, summaryBlock(t, out))
 	}
 	code, out, _ = fakeCLI(t, fakeRunner{}).run("sim", "-seeds", "1000")
 	if code != exitFail || !strings.Contains(out, "mark verdict  FAIL") {

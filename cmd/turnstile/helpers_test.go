@@ -9,6 +9,7 @@ import (
 
 	"github.com/turnstile-sim/turnstile/sim"
 	"github.com/turnstile-sim/turnstile/sim/campaign"
+	"github.com/turnstile-sim/turnstile/sim/check"
 	"github.com/turnstile-sim/turnstile/sim/world"
 )
 
@@ -22,6 +23,8 @@ type cli struct {
 	fresh uint64
 	// now, when set, is the wall clock (default: fixed at the Unix epoch).
 	now func() time.Time
+	// markNeeds, when set, replaces the world's map of marks to kinds.
+	markNeeds func(check.Mark) ([]sim.FaultKind, bool)
 }
 
 func (c cli) run(args ...string) (int, string, string) {
@@ -31,6 +34,9 @@ func (c cli) run(args ...string) (int, string, string) {
 	sh.now = func() time.Time { return time.Unix(0, 0) }
 	if c.now != nil {
 		sh.now = c.now
+	}
+	if c.markNeeds != nil {
+		sh.markNeeds = c.markNeeds
 	}
 	sh.commit = func() string { return "test-commit" }
 	sh.fresh = func() uint64 { return max(c.fresh, 1) }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/turnstile-sim/turnstile/sim"
 	"github.com/turnstile-sim/turnstile/sim/campaign"
+	"github.com/turnstile-sim/turnstile/sim/check"
 	"github.com/turnstile-sim/turnstile/sim/world"
 )
 
@@ -57,6 +58,8 @@ type shell struct {
 	fresh func() uint64
 	// commandLine is the command as typed, recorded in summary.txt.
 	commandLine []string
+	// markNeeds maps expected marks to the fault kinds that reach them.
+	markNeeds func(check.Mark) ([]sim.FaultKind, bool)
 }
 
 func newShell(stdout, stderr io.Writer) *shell {
@@ -70,6 +73,7 @@ func newShell(stdout, stderr io.Writer) *shell {
 		newRunner: newWorldRunner,
 		workers:   runtime.GOMAXPROCS(0),
 		fresh:     freshSeed,
+		markNeeds: world.MarkNeeds,
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/turnstile-sim/turnstile/sim/campaign"
+	"github.com/turnstile-sim/turnstile/sim/world"
 )
 
 const usageCampaign = `usage: turnstile campaign merge [-strict] FILES...
@@ -39,6 +40,7 @@ func (sh *shell) cmdCampaign(args []string) int {
 		return sh.usageError("campaign merge", ErrNoFiles)
 	}
 	m := campaign.NewMerger()
+	m.MarkNeeds = world.MarkNeeds
 	for _, name := range fs.Args() {
 		f, err := os.Open(name)
 		if err != nil {

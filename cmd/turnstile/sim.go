@@ -20,9 +20,9 @@ Runs one seed or a campaign of seeds of the full-stack world and prints a
 summary: seeds, events per second, virtual against wall time, faults
 injected by kind, rare-state marks hit (a campaign of 1000 seeds or more
 fails when an expected mark was never hit), violations and the
-linearizability verdicts. The mark verdict is judged only with -faults
-swarm (the default): a campaign that restricts fault kinds does not judge
-it. Every failing seed and every 50th seed is run twice to audit
+linearizability verdicts. The swarm over every fault kind judges every
+expected mark; a campaign restricted with -faults judges only the marks its
+kinds lead to. Every failing seed and every 50th seed is run twice to audit
 determinism. With -out, every failing seed gets a report folder
 DIR/seed-S/ with its replay command. A seed whose linearizability check
 timed out (unknown) is listed; it fails the campaign only with -strict.
@@ -162,6 +162,7 @@ func (sh *shell) cmdSim(args []string) int {
 	prog := newProgress(sh.stderr, sh.tty, seeds, sh.now)
 	prog.budget = f.budget
 	summary := campaign.NewSummary()
+	summary.MarkNeeds = sh.markNeeds
 	summary.Config = f.config
 	summary.Strict = f.strict
 	var writeErr error

@@ -8,6 +8,9 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/turnstile-sim/turnstile/sim"
+	"github.com/turnstile-sim/turnstile/sim/check"
 )
 
 // lineBytesMax bounds one JSON line of a shard file.
@@ -28,6 +31,8 @@ type Merger struct {
 	duplicates []uint64 // seeds seen again with the same fingerprint
 	conflicts  []uint64 // seeds seen again with another fingerprint
 	warnings   []string // truncated lines, differing commits
+	// MarkNeeds is handed to the merged summary (see Summary.MarkNeeds).
+	MarkNeeds func(check.Mark) ([]sim.FaultKind, bool)
 }
 
 // NewMerger returns an empty merger.
@@ -144,6 +149,7 @@ func (m *Merger) Result() MergeResult {
 	if len(m.headers) > 0 {
 		res.Summary.Config = m.headers[0].Config
 	}
+	res.Summary.MarkNeeds = m.MarkNeeds
 	for _, s := range seeds {
 		res.Summary.Add(m.reports[s])
 	}

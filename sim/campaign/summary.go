@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/turnstile-sim/turnstile/sim"
 	"github.com/turnstile-sim/turnstile/sim/check"
 )
 
@@ -41,9 +42,13 @@ type Summary struct {
 	LinUnknown []uint64
 	// Strict makes a linearizability Unknown fail the campaign.
 	Strict bool
-	// Config renders the replay command of failing seeds and says whether
-	// the mark verdict is judged (only with every fault kind available).
+	// Config renders the replay command of failing seeds and says which
+	// marks the verdict judges (every expected mark with every fault kind).
 	Config Config
+	// MarkNeeds, when set, maps an expected mark to the fault kinds that
+	// lead to it: any one of kinds suffices, none means it needs no fault,
+	// and known=false that only the full swarm is expected to reach it.
+	MarkNeeds func(check.Mark) (kinds []sim.FaultKind, known bool)
 	// problems are campaign-level failures beside seeds (a merge's gaps).
 	problems []error
 }
@@ -102,19 +107,44 @@ func (s *Summary) Add(r SeedReport) {
 
 // MarkVerdict is sim/check's expected-mark verdict for this campaign: it
 // fails a campaign of check.CampaignSeedsMin seeds or more that never hit an
-// expected mark. It is judged only for the swarm over every fault kind
-// (Config.Faults nil): expected marks need faults, and a campaign that
-// restricts them cannot be expected to reach every mark.
+// expected mark it judges. The swarm over every fault kind (Config.Faults
+// nil) judges every expected mark; a campaign restricted to some kinds
+// judges the marks MarkNeeds says those kinds lead to, and none without
+// MarkNeeds.
 func (s *Summary) MarkVerdict() error {
 	if !s.MarksJudged() {
 		return nil
 	}
-	return s.Marks.Verdict()
+	return s.marks().Verdict()
 }
 
-// MarksJudged reports whether the mark verdict applies: the campaign ran
-// the default swarm over every fault kind.
-func (s *Summary) MarksJudged() bool { return s.Config.Faults == nil }
+// MarksJudged reports whether the mark verdict judges any mark.
+func (s *Summary) MarksJudged() bool { return len(s.marks().JudgedMarks()) > 0 }
+
+// marks returns the tally judging the marks this campaign's faults reach.
+func (s *Summary) marks() *check.MarkTally {
+	s.Marks.Judged = s.judgedMark
+	return s.Marks
+}
+
+// judgedMark reports whether this campaign's fault kinds can be expected
+// to reach mark m: every kind is enabled, or MarkNeeds knows m and names no
+// kind (it needs none) or a kind the campaign enables.
+func (s *Summary) judgedMark(m check.Mark) bool {
+	if s.Config.Faults == nil {
+		return true
+	}
+	if s.MarkNeeds == nil {
+		return false
+	}
+	kinds, known := s.MarkNeeds(m)
+	if !known {
+		return false
+	}
+	return len(kinds) == 0 || slices.ContainsFunc(kinds, func(k sim.FaultKind) bool {
+		return slices.Contains(s.Config.Faults, k)
+	})
+}
 
 // ErrLinUnknown fails a -strict campaign with linearizability Unknowns.
 var ErrLinUnknown = errors.New("linearizability unknown (porcupine timed out) under -strict")
@@ -219,23 +249,28 @@ func (s *Summary) byCheck() string {
 
 func (s *Summary) writeMarks(w io.Writer) {
 	fmt.Fprintf(w, "  marks         (seeds hitting, total hits)\n")
-	for _, line := range strings.Split(strings.TrimSpace(s.Marks.String()), "\n") {
+	judged := s.MarksJudged()
+	missing := len(s.marks().Missing())
+	expected := len(s.marks().JudgedMarks())
+	unjudged := ""
+	if n := len(check.ExpectedMarks()) - expected; judged && n > 0 {
+		unjudged = fmt.Sprintf("; %d not judged: their fault kinds are not enabled", n)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(s.marks().String()), "\n") {
 		if line != "" {
 			fmt.Fprintf(w, "    %s\n", line)
 		}
 	}
-	missing := len(s.Marks.Missing())
-	expected := len(check.ExpectedMarks())
 	switch {
-	case !s.MarksJudged():
+	case !judged:
 		fmt.Fprintf(w, "  mark verdict  not judged (faults restricted)\n")
 	case s.MarkVerdict() != nil:
-		fmt.Fprintf(w, "  mark verdict  FAIL: %d of %d expected marks never hit\n", missing, expected)
+		fmt.Fprintf(w, "  mark verdict  FAIL: %d of %d expected marks never hit%s\n", missing, expected, unjudged)
 	case s.Seeds < check.CampaignSeedsMin:
-		fmt.Fprintf(w, "  mark verdict  not judged under %d seeds (%d of %d expected marks hit)\n",
-			check.CampaignSeedsMin, expected-missing, expected)
+		fmt.Fprintf(w, "  mark verdict  not judged under %d seeds (%d of %d expected marks hit%s)\n",
+			check.CampaignSeedsMin, expected-missing, expected, unjudged)
 	default:
-		fmt.Fprintf(w, "  mark verdict  ok (%d of %d expected marks hit)\n", expected-missing, expected)
+		fmt.Fprintf(w, "  mark verdict  ok (%d of %d expected marks hit%s)\n", expected-missing, expected, unjudged)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/turnstile-sim/turnstile/sim"
 	"github.com/turnstile-sim/turnstile/sim/check"
 )
 
@@ -122,5 +123,40 @@ func TestSummaryFailingListIsBounded(t *testing.T) {
 	}
 	if !strings.Contains(s.Err().Error(), "25 of 25 seeds failed") {
 		t.Fatal(s.Err())
+	}
+}
+
+func TestSummaryRestrictedFaultsJudgeTheMarksTheirKindsReach(t *testing.T) {
+	needs := map[check.Mark][]sim.FaultKind{
+		check.MarkCancelRacedDone:    {},             // the workload alone
+		check.MarkCleanupRetried:     {"close_fail"}, // one kind
+		check.MarkCoreRestartMidTurn: {"crash", "x"}, // either kind
+	}
+	newSummary := func(faults ...sim.FaultKind) *Summary {
+		s := NewSummary()
+		s.Config.Faults = append([]sim.FaultKind{}, faults...)
+		s.MarkNeeds = func(m check.Mark) ([]sim.FaultKind, bool) { k, ok := needs[m]; return k, ok }
+		for i := range check.CampaignSeedsMin {
+			s.Add(SeedReport{Seed: uint64(i + 1), Lin: LinReport{Result: LinOk},
+				Marks: map[string]int{string(check.MarkCancelRacedDone): 1}})
+		}
+		return s
+	}
+	if s := newSummary(); s.Err() != nil || !strings.Contains(summaryText(s), "ok (1 of 1 expected marks hit; 8 not judged") {
+		t.Fatalf("-faults none judges only the marks needing no fault: %v\n%s", s.Err(), summaryText(s))
+	}
+	s := newSummary("x", "close_fail")
+	err := s.Err()
+	if err == nil || !strings.Contains(err.Error(), "cleanup_retried, core_restart_mid_turn") ||
+		strings.Contains(err.Error(), "stale_revision") {
+		t.Fatalf("kinds enabled judge their marks, and only those: %v", err)
+	}
+	if s := newSummary("unrelated"); s.Err() != nil {
+		t.Fatalf("a kind leading to no mark judges only the fault-free ones: %v", s.Err())
+	}
+	s = newSummary("x")
+	s.MarkNeeds = nil
+	if s.Err() != nil || !strings.Contains(summaryText(s), "not judged (faults restricted)") {
+		t.Fatalf("without MarkNeeds a restricted campaign judges no mark: %v", s.Err())
 	}
 }

@@ -64,6 +64,10 @@ type MarkTally struct {
 	seeds     int
 	seedsHit  map[Mark]int
 	hitsTotal map[Mark]int
+	// Judged, when set, says which expected marks the campaign can be
+	// expected to hit (a campaign restricted to some fault kinds reaches
+	// only the marks those kinds lead to); nil judges every expected mark.
+	Judged func(Mark) bool
 }
 
 // NewMarkTally returns an empty tally.
@@ -126,11 +130,25 @@ func (t *MarkTally) Summary() []MarkSummary {
 	return out
 }
 
-// Missing lists the expected marks no seed hit, sorted.
+// judged reports whether expected mark m counts in the verdict.
+func (t *MarkTally) judged(m Mark) bool { return t.Judged == nil || t.Judged(m) }
+
+// JudgedMarks lists the expected marks the verdict judges, sorted.
+func (t *MarkTally) JudgedMarks() []Mark {
+	var out []Mark
+	for _, m := range ExpectedMarks() {
+		if t.judged(m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Missing lists the judged expected marks no seed hit, sorted.
 func (t *MarkTally) Missing() []Mark {
 	var out []Mark
 	for _, m := range ExpectedMarks() {
-		if t.seedsHit[m] == 0 {
+		if t.judged(m) && t.seedsHit[m] == 0 {
 			out = append(out, m)
 		}
 	}
@@ -156,7 +174,10 @@ func (t *MarkTally) String() string {
 	var b strings.Builder
 	for _, s := range t.Summary() {
 		flag := ""
-		if s.Expected && s.Seeds == 0 {
+		switch {
+		case s.Expected && !t.judged(s.Mark):
+			flag = " (not judged: its fault kinds are not enabled)"
+		case s.Expected && s.Seeds == 0:
 			flag = " MISSING"
 		}
 		fmt.Fprintf(&b, "%-34s seeds=%d hits=%d%s\n", s.Mark, s.Seeds, s.Hits, flag)

@@ -1,0 +1,52 @@
+package world
+
+import (
+	"testing"
+
+	"github.com/turnstile-sim/turnstile/sim"
+	"github.com/turnstile-sim/turnstile/sim/check"
+)
+
+// markNeedsSeeds is how many seeds of a campaign restricted to one kind
+// must reach each mark the kind is said to lead to. The measured hit rates
+// are 1.5–25 % of seeds; the check runs a fixed range, so it is exact.
+const markNeedsSeeds = 200
+
+// TestMarkNeedsAreReached keeps markNeeds true: every expected mark has an
+// entry, and each kind it names (or no fault at all, for an empty entry)
+// reaches the mark in a campaign restricted to that kind alone.
+func TestMarkNeedsAreReached(t *testing.T) {
+	byKind := map[sim.FaultKind][]check.Mark{}
+	for _, m := range check.ExpectedMarks() {
+		kinds, ok := MarkNeeds(m)
+		if !ok {
+			t.Errorf("expected mark %s has no entry in markNeeds", m)
+		}
+		if len(kinds) == 0 {
+			kinds = []sim.FaultKind{""} // no fault at all
+		}
+		for _, k := range kinds {
+			byKind[k] = append(byKind[k], m)
+		}
+	}
+	for k, marks := range byKind { //tidy:sorted each kind is its own subtest
+		t.Run("faults="+string(k), func(t *testing.T) {
+			t.Parallel()
+			faults := []sim.FaultKind{}
+			if k != "" {
+				faults = []sim.FaultKind{k}
+			}
+			hit := map[string]int{}
+			for seed := uint64(1); seed <= markNeedsSeeds; seed++ {
+				for m, n := range Run(seed, Config{Faults: faults}).Result.Marks { //tidy:sorted counting
+					hit[m] += n
+				}
+			}
+			for _, m := range marks {
+				if hit[string(m)] == 0 {
+					t.Errorf("mark %s never hit in %d seeds restricted to %q", m, markNeedsSeeds, k)
+				}
+			}
+		})
+	}
+}
