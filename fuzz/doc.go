@@ -1,7 +1,17 @@
 // Package fuzz holds the go test -fuzz targets of the protocol codec and
-// their checked-in seed corpora (testdata/fuzz/<FuzzName>/).
+// of the whole simulated world, and their checked-in seed corpora
+// (testdata/fuzz/<FuzzName>/).
 //
-// Every target checks the same properties: decoding never panics; a
+// FuzzWorld hands the fuzzer's bytes to the full-stack world: a seed, the
+// fault kinds its swarm may enable, the number of devices and turns, and the
+// first draws of the streams that decide the devices' capabilities and the
+// workload (sim.Draws). Go's coverage feedback then steers those choices
+// toward code of the machines that earlier inputs did not reach. A failing
+// input is written as a regression case under $TURNSTILE_FUZZ_OUT (default:
+// the temporary directory) that `turnstile replay -schedule FILE` replays,
+// draws included.
+//
+// Every codec target checks the same properties: decoding never panics; a
 // rejection wraps one of the named wire errors; an accepted frame whose
 // payload validates re-encodes and decodes to an equal value; an accepted
 // frame whose payload does not validate cannot be encoded.

@@ -96,6 +96,9 @@ type Schedule struct {
 	Network  NetworkConfig `json:"network"`
 	Enabled  []KindSetting `json:"enabled"`
 	Faults   []Fault       `json:"faults"`
+	// Draws are the bytes that replaced the first draws of named streams
+	// (a fuzzer's input); nil for a run drawn from its seed alone.
+	Draws Draws `json:"draws,omitempty"`
 }
 
 // String renders the swarm selection on one line, for the start of a run.
@@ -134,6 +137,7 @@ func ParseSchedule(b []byte) (Schedule, error) {
 func (s Schedule) clone() Schedule {
 	s.Enabled = slices.Clone(s.Enabled)
 	s.Faults = slices.Clone(s.Faults)
+	s.Draws = s.Draws.clone()
 	return s
 }
 

@@ -22,6 +22,9 @@ type Options struct {
 	// Workload is the workload-size knob handed to Setup (World.Workload);
 	// ignored when Schedule is set (the schedule carries its own).
 	Workload int
+	// Draws replace the first draws of named streams (see Draws); ignored
+	// when Schedule is set (the schedule carries its own).
+	Draws Draws
 	// LivenessTimeout is how long after the heal time the convergence
 	// predicate may take to hold (default 60s of virtual time).
 	LivenessTimeout time.Duration
@@ -169,9 +172,9 @@ func (r Result) Report() string {
 func Run(seed uint64, opts Options) Result {
 	opts = opts.withDefaults()
 	w := newWorld(seed, opts)
-	w.workload = opts.Workload
+	w.workload, w.draws = opts.Workload, opts.Draws.clone()
 	if opts.Schedule != nil {
-		w.workload = opts.Schedule.Workload
+		w.workload, w.draws = opts.Schedule.Workload, opts.Schedule.Draws.clone()
 	}
 	opts.Setup(w)
 	var s Schedule
@@ -180,6 +183,7 @@ func Run(seed uint64, opts Options) Result {
 		assertf(s.Seed == seed, "schedule of seed %d replayed with seed %d", s.Seed, seed)
 	} else {
 		s = w.generate(opts.Swarm)
+		s.Draws = w.draws.clone()
 	}
 	if err := s.Validate(); err != nil {
 		panic(fmt.Sprintf("sim: invalid schedule (validate it with Schedule.Validate or ParseSchedule first): %v", err))

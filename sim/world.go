@@ -36,6 +36,7 @@ type World struct {
 	slots   []*slot
 	index   map[NodeID]int32
 	streams map[string]*rand.Rand
+	draws   Draws // bytes that replace the first draws of named streams
 	net     network
 
 	checks   []Check
@@ -102,6 +103,9 @@ func (w *World) Rand(name string) *rand.Rand {
 		return r
 	}
 	r := NewStream(w.seed, name)
+	if b, ok := w.draws[name]; ok {
+		r = newDrawStream(w.seed, name, b)
+	}
 	w.streams[name] = r
 	return r
 }

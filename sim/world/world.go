@@ -24,6 +24,9 @@ type Config struct {
 	Turns   int             // turns in the workload; 0 = default (scaled by sim World.Workload())
 	Faults  []sim.FaultKind // nil = swarm over every kind (default); non-nil empty = no faults; else only these kinds
 	Bugs    Bugs            // planted bugs (test-only switches), zero = none
+	// Draws replace the first draws of named streams ("params",
+	// "workload", …): how a coverage-guided fuzzer steers the world.
+	Draws sim.Draws
 
 	// breakTruth makes the simulated Harness lie to the ledger (tests
 	// only), so tests can prove that the checkers, linearizability, Shrink
@@ -105,6 +108,7 @@ func Options(cfg Config) sim.Options {
 		// connection (a steer waiting out Core's written window) happen.
 		Swarm: sim.SwarmConfig{Enable: sim.Ratio{Num: 1, Den: 3}},
 	}
+	opts.Draws = cfg.Draws
 	if cfg.Turns > 0 {
 		opts.Workload = cfg.Turns
 		opts.LivenessTimeout = LivenessTimeout(cfg.Turns)
