@@ -7,6 +7,7 @@ require (
 	github.com/benbjohnson/clock v1.3.5
 	modernc.org/sqlite v1.62.0
 	pgregory.net/rapid v1.3.0
+	zombiezen.com/go/sqlite v1.4.2
 )
 
 require (
