@@ -134,9 +134,22 @@ func ShrinkCase(r Runner, o Outcome, cfg Config, commit string) (Case, sim.Shrin
 	}
 	c := Case{Seed: o.Result.Seed, Config: cfg, Commit: commit, Check: check,
 		Fingerprint: again.Result.Fingerprint, Schedule: s.Schedule,
-		Note: fmt.Sprintf("shrunk in %d replays: faults %d to %d, workload %d to %d",
-			s.Runs, s.FaultsBefore, s.FaultsAfter, s.WorkBefore, s.WorkAfter)}
+		Note: fmt.Sprintf("shrunk in %d replays: faults %d to %d, workload %d to %d; enabled kinds: %s",
+			s.Runs, s.FaultsBefore, s.FaultsAfter, s.WorkBefore, s.WorkAfter, enabledNote(s.Schedule))}
 	return c, s, again
+}
+
+// enabledNote names the enabled kinds of a shrunk schedule (only those its
+// faults still use).
+func enabledNote(s sim.Schedule) string {
+	if len(s.Enabled) == 0 {
+		return "none (no fault left)"
+	}
+	names := make([]string, len(s.Enabled))
+	for i, k := range s.Enabled {
+		names[i] = string(k.Kind)
+	}
+	return "only those its faults use (" + strings.Join(names, ", ") + ")"
 }
 
 func faultsText(run SeedRun) []byte {
