@@ -48,8 +48,8 @@ func Bundle(r Runner, run SeedRun, o BundleOptions) []File {
 	files := []File{
 		{"options.json", c.Marshal()},
 		{"faults.txt", faultsText(run)},
-		{"violation.txt", violationText(rep)},
-		{"trace.txt", []byte(strings.Join(trace, "\n") + "\n")},
+		{"violation.txt", violationText(rep, res.Dump)},
+		{"trace.txt", traceText(trace, res.Dump)},
 		{"fingerprint", []byte(rep.Fingerprint + "\n")},
 	}
 	if len(run.Outcome.HTML) > 0 {
@@ -176,7 +176,21 @@ func faultsText(run SeedRun) []byte {
 	return []byte(b.String())
 }
 
-func violationText(rep SeedReport) []byte {
+// traceText is the trace, ending with the state dump: the kernel traces it
+// at an in-run violation; a violation found after the run (linearizability)
+// gets it appended here, marked as not part of the fingerprinted trace.
+func traceText(trace, dump []string) []byte {
+	text := strings.Join(trace, "\n") + "\n"
+	if len(dump) > 0 && !strings.Contains(text, " dump :: "+dump[0]) {
+		text += "# state at the end of the run (not part of the fingerprinted trace):\n"
+		for _, l := range dump {
+			text += "# dump :: " + l + "\n"
+		}
+	}
+	return []byte(text)
+}
+
+func violationText(rep SeedReport, dump []string) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "SEED=%d fingerprint=%s\n", rep.Seed, rep.Fingerprint)
 	if len(rep.Violations) > 0 {
@@ -196,6 +210,12 @@ func violationText(rep SeedReport) []byte {
 	b.WriteString("\n")
 	if rep.Audit != nil {
 		fmt.Fprintf(&b, "determinism audit: %s\n", rep.Audit)
+	}
+	if len(dump) > 0 {
+		b.WriteString("\n")
+		for _, l := range dump {
+			fmt.Fprintf(&b, "dump :: %s\n", l)
+		}
 	}
 	return []byte(b.String())
 }

@@ -87,6 +87,7 @@ func setup(w *sim.World, cfg Config, linAtEnd bool) *universe {
 	w.AddNode(workloadID, func() sim.Node { return u.wl })
 	u.addChecks()
 	w.Tap(u.tapWire)
+	w.SetDump(u.dumpState)
 	if linAtEnd {
 		u.w.AddCheck(sim.Check{Name: check.CheckLinearizability, AtEnd: u.linearizeAtEnd})
 	}
