@@ -43,6 +43,9 @@ type universe struct {
 	// breachesSeen counts the contract breaches already reported per
 	// Harness (one per daemon process); looked up, never ranged.
 	breachesSeen map[*harness.Truth]int
+	// tapped holds the decoding of each frame in flight, by its first byte
+	// (tapWire); looked up, never ranged.
+	tapped map[*byte]tappedFrame
 }
 
 // Harness kinds: sessions use agentKind; some devices also declare
