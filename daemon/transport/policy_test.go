@@ -30,9 +30,9 @@ func TestPolicyNextTable(t *testing.T) {
 		{5, transient, 0.5, 500 * time.Millisecond}, // 1.6 s capped at 1 s
 		{60, transient, 0.25, 250 * time.Millisecond},
 		{1 << 30, transient, 0.5, 500 * time.Millisecond},
-		{0, transient, 0.5, 50 * time.Millisecond},  // attempts below 1 count as the first
-		{2, transient, 1.5, 0},                      // a draw outside [0, 1) is treated as 0
-		{2, transient, -0.1, 0},                     // likewise
+		{0, transient, 0.5, 50 * time.Millisecond}, // attempts below 1 count as the first
+		{2, transient, 1.5, 0},                     // a draw outside [0, 1) is treated as 0
+		{2, transient, -0.1, 0},                    // likewise
 		{1, &HTTPError{Op: "connect", Status: 503}, 0.5, 50 * time.Millisecond},
 		{1, &HTTPError{Op: "bootstrap", Status: 500, Code: "internal"}, 0.5, 50 * time.Millisecond},
 		{1, websocket.CloseError{Code: websocket.StatusGoingAway}, 0.5, 50 * time.Millisecond},
