@@ -90,6 +90,12 @@ func edgeViolation(rel, p string) (rule, why string) {
 		return "import-edge", "not in the machines' allowlist (" + strings.Join(machineStdlib, " ") + ")"
 	case top == "core" && local && !under(mod, "core") && !under(mod, "wire"):
 		return "import-edge", "the Core lane imports only core/... and wire"
+	// The Runtime shells stay inside this edge: daemon/transport imports
+	// wire (the frame limit and version); daemon/runner imports daemon (the
+	// machine it steps), daemon/transport (its connection to Core),
+	// adapters/agent (the Harness contract its native calls run against)
+	// and wire (the frame codec). Concrete adapters are registered by
+	// cmd/turnstile, never imported here.
 	case top == "daemon" && local && !under(mod, "daemon") && !under(mod, "wire") && mod != "adapters/agent":
 		return "import-edge", "the Runtime lane imports only daemon/..., wire and adapters/agent"
 	case top == "sim" && local && (isShell(mod) || under(mod, "adapters")):
