@@ -169,8 +169,8 @@ func (d *Daemon) link() *transport.Link {
 type handler struct{ d *Daemon }
 
 func (h handler) Connected(gen uint64, c *transport.Conn) { h.d.push(connUp{gen: gen, conn: c}) }
-func (h handler) Disconnected(gen uint64, err error)     { h.d.push(connDown{gen: gen, err: err}) }
-func (h handler) Received(gen uint64, b []byte)          { h.d.push(decode(gen, b)) }
+func (h handler) Disconnected(gen uint64, err error)      { h.d.push(connDown{gen: gen, err: err}) }
+func (h handler) Received(gen uint64, b []byte)           { h.d.push(decode(gen, b)) }
 
 // decode turns one inbound frame into the machine's event.
 func decode(gen uint64, b []byte) daemon.Event {
