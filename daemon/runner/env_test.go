@@ -53,9 +53,9 @@ type options struct {
 	heartbeatSeconds int
 	version          string
 	refuse           func(attempt int) (int, string)
-	executors runner.Executors // nil: the synthetic Harness
-	grace     time.Duration
-	noConnect bool
+	executors        runner.Executors // nil: the synthetic Harness
+	grace            time.Duration
+	noConnect        bool
 }
 
 type syncBuffer struct {
