@@ -45,19 +45,28 @@ type Core struct {
 // Start serves Core on a fresh Network and returns it.
 func (c *Core) Start() *Network {
 	c.net = NewNetwork()
-	c.conns = make(chan *Session, 16)
-	mux := http.NewServeMux()
-	mux.HandleFunc("/api/v1/agent-daemon/bootstrap", c.bootstrap)
-	mux.HandleFunc("/api/v1/agent-daemon/ws", c.upgrade)
-	c.srv = &http.Server{Handler: mux}
+	c.srv = &http.Server{Handler: c.Handler()}
 	go func() { _ = c.srv.Serve(c.net) }()
 	return c.net
 }
 
-// Close stops the server and every connection it accepted.
+// Handler returns Core's routes, to serve on a real listener (for
+// example httptest.NewServer) instead of Start's Network.
+func (c *Core) Handler() http.Handler {
+	c.conns = make(chan *Session, 16)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/api/v1/agent-daemon/bootstrap", c.bootstrap)
+	mux.HandleFunc("/api/v1/agent-daemon/ws", c.upgrade)
+	return mux
+}
+
+// Close stops the server (when Start ran) and every connection Core
+// accepted.
 func (c *Core) Close() {
-	_ = c.srv.Close()
-	_ = c.net.Close()
+	if c.srv != nil {
+		_ = c.srv.Close()
+		_ = c.net.Close()
+	}
 	c.mu.Lock()
 	live := c.live
 	c.live = nil
@@ -147,7 +156,7 @@ func (c *Core) bootstrap(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]any{
-		"device_id": c.DeviceID, "workspace_id": "ws-test", "ws_url": "ws://core.test/api/v1/agent-daemon/ws",
+		"device_id": c.DeviceID, "workspace_id": "ws-test", "ws_url": "ws://" + r.Host + "/api/v1/agent-daemon/ws",
 		"heartbeat_seconds": c.HeartbeatSeconds, "protocol_version": c.version(),
 	})
 }
