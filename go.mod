@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/anishathalye/porcupine v1.3.1
 	github.com/benbjohnson/clock v1.3.5
+	github.com/coder/websocket v1.8.15
 	github.com/prometheus/client_golang v1.25.0
 	go.uber.org/goleak v1.3.0
 	pgregory.net/rapid v1.3.0
