@@ -240,4 +240,3 @@ func waitDevices(t *testing.T, e *env, ok func([]core.DeviceView) bool) {
 		runtime.Gosched()
 	}
 }
-
