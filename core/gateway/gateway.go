@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/turnstile-sim/turnstile/core/server"
@@ -61,6 +62,7 @@ type Options struct {
 
 // Gateway serves the Runtime routes over a server.Server.
 type Gateway struct {
+	live  sync.WaitGroup // connection handlers
 	s     *server.Server
 	opt   Options
 	log   *slog.Logger
@@ -286,4 +288,19 @@ func (g *Gateway) deviceStatus(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, DeviceStatus{DeviceID: device, Online: online})
+}
+
+// Wait waits up to d for every connection handler to finish (after the
+// loop stopped and closed them), so close frames reach the peers.
+func (g *Gateway) Wait(d time.Duration) bool {
+	done := make(chan struct{})
+	go func() { g.live.Wait(); close(done) }()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
 }

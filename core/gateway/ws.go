@@ -46,6 +46,8 @@ func (g *Gateway) ws(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ws.SetReadLimit(ReadLimitBytes)
+	g.live.Add(1)
+	defer g.live.Done()
 	g.serveConn(r.Context(), device, ws)
 }
 
