@@ -17,6 +17,9 @@ type Runtime struct {
 	Deltas int
 	// Hold keeps every Run open after started until Core cancels it.
 	Hold bool
+	// OnFrame, when set, sees every frame from Core before it is answered
+	// (crash tests count frames to pick kill points).
+	OnFrame func(frame []byte)
 
 	mu     sync.Mutex
 	starts map[string]int // Run ID -> execution_start frames seen
@@ -69,6 +72,9 @@ func status(id string, rev uint64, state, run string) []byte {
 
 // Respond returns the frames a Runtime sends in answer to frame, in order.
 func (r *Runtime) Respond(frame []byte) [][]byte {
+	if r.OnFrame != nil {
+		r.OnFrame(frame)
+	}
 	f, err := wire.Decode(frame)
 	if err != nil {
 		return nil
