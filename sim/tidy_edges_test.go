@@ -100,8 +100,18 @@ func edgeViolation(rel, p string) (rule, why string) {
 		return "import-edge", "the Runtime lane imports only daemon/..., wire and adapters/agent"
 	case top == "sim" && local && (isShell(mod) || under(mod, "adapters")):
 		return "import-edge", "the simulator never imports a shell or adapters/..."
+	case isSQLiteDriver(p) && rel != sqliteStore:
+		return "import-edge", "only " + sqliteStore + " opens the database: the SQLite driver stays behind core.Store"
 	}
 	return "", ""
+}
+
+// sqliteStore is the shell that owns Core's database file; it alone may
+// import the SQLite drivers (and, as a shell, do file I/O).
+const sqliteStore = "core/store/sqlitestore"
+
+func isSQLiteDriver(p string) bool {
+	return under(p, "modernc.org/sqlite") || under(p, "zombiezen.com/go/sqlite")
 }
 
 // funcOf returns the package path and name of the function call calls when

@@ -144,6 +144,12 @@ var guardCases = []struct {
 	{"sim/world imports a runtime shell", "sim/world", "a.go", "import-edge", `import _ "github.com/turnstile-sim/turnstile/daemon/transport"`},
 	{"sim imports an adapter", "sim/harness", "a.go", "import-edge", `import _ "github.com/turnstile-sim/turnstile/adapters/synthetic"`},
 	{"sim imports the api shell", "sim/check", "a.go", "import-edge", `import _ "github.com/turnstile-sim/turnstile/core/api/v1"`},
+	{"sqlite store shell opens files ok", "core/store/sqlitestore", "a.go", "",
+		`import ("database/sql"; "os"; "sync"; "github.com/turnstile-sim/turnstile/core"; _ "modernc.org/sqlite"; _ "modernc.org/sqlite/lib"); var _ sync.Mutex; var _ = os.MkdirAll; var _ sql.DB; var _ core.Store`},
+	{"core/store imports the sqlite driver", "core/store", "a.go", "import-edge", `import _ "modernc.org/sqlite"`},
+	{"gateway imports the sqlite driver", "core/gateway", "a.go", "import-edge", `import _ "zombiezen.com/go/sqlite"`},
+	{"sim imports the sqlite store", "sim/world", "a.go", "import-edge", `import _ "github.com/turnstile-sim/turnstile/core/store/sqlitestore"`},
+	{"storetest is a machine package", "core/store/storetest", "a.go", "import", `import _ "os"`},
 	{"sim imports machines ok", "sim/world", "a.go", "",
 		`import (_ "github.com/turnstile-sim/turnstile/core"; _ "github.com/turnstile-sim/turnstile/core/store"; _ "github.com/turnstile-sim/turnstile/daemon"; _ "github.com/turnstile-sim/turnstile/wire"; _ "github.com/turnstile-sim/turnstile/sim/check")`},
 }

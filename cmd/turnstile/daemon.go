@@ -15,7 +15,7 @@ import (
 
 	"github.com/turnstile-sim/turnstile/adapters/agent"
 	"github.com/turnstile-sim/turnstile/adapters/synthetic"
-	"github.com/turnstile-sim/turnstile/daemon"
+	dmachine "github.com/turnstile-sim/turnstile/daemon"
 	"github.com/turnstile-sim/turnstile/daemon/runner"
 	"github.com/turnstile-sim/turnstile/daemon/transport"
 )
@@ -72,7 +72,7 @@ var (
 type daemonSetup struct {
 	client  *transport.Client
 	reg     *agent.Registry
-	kinds   []daemon.KindConfig
+	kinds   []dmachine.KindConfig
 	level   slog.Level
 	harness *synthetic.Harness
 }
@@ -93,7 +93,7 @@ func (sh *shell) cmdDaemon(args []string) int {
 	}
 	log := newDaemonLogger(sh.stderr, setup.level, setup.client.Credential)
 	d := runner.New(runner.Config{
-		Machine:   daemon.Config{Kinds: setup.kinds, DaemonVersion: daemonVersion},
+		Machine:   dmachine.Config{Kinds: setup.kinds, DaemonVersion: daemonVersion},
 		Executors: setup.reg,
 		Client:    setup.client,
 		Rand:      rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
@@ -210,7 +210,7 @@ func parseDaemonLevel(s string) (slog.Level, error) {
 	return l, nil
 }
 
-func daemonKindNames(kinds []daemon.KindConfig) string {
+func daemonKindNames(kinds []dmachine.KindConfig) string {
 	names := make([]string, len(kinds))
 	for i, k := range kinds {
 		names[i] = k.Kind

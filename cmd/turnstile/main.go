@@ -89,6 +89,8 @@ func (sh *shell) main(args []string) int {
 		return sh.cmdShrink(args[1:])
 	case "campaign":
 		return sh.cmdCampaign(args[1:])
+	case "core":
+		return sh.cmdCore(args[1:])
 	case "daemon":
 		return sh.cmdDaemon(args[1:])
 	case "-h", "-help", "--help", "help":

@@ -6,6 +6,7 @@ import (
 
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/core/store"
+	"github.com/turnstile-sim/turnstile/core/store/storetest"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -124,3 +125,12 @@ func TestMemorySurvivesMachineCrash(t *testing.T) {
 }
 
 func wireTime() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
+
+// TestMemoryContract: Memory outlives the Machine, so a crash leaves it as
+// it was; reopening is handing the same instance to the next Machine.
+func TestMemoryContract(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) (core.Store, func() core.Store) {
+		m := store.NewMemory()
+		return m, func() core.Store { return m }
+	})
+}

@@ -1,0 +1,181 @@
+// Package storetest is the contract suite of core.Store. Every store
+// implementation runs it from its tests:
+//
+//	storetest.Run(t, func(t *testing.T) (core.Store, func() core.Store) {
+//		st := open(t)
+//		return st, func() core.Store { return reopenAfterCrash(t, st) }
+//	})
+//
+// open returns an empty store and its reopen function, which simulates a
+// crash and restart: it returns the store a new process would find. The
+// suite checks every read against its own model of the contract (listing
+// order, replace semantics, the input index and event sequence rules,
+// counters, copies, exact round trips of every record field) before and
+// after each reopen, and drives a real core.Machine across a reopen with
+// core.Restart.
+//
+// A store that buffers writes until a group commit implements Committer;
+// the suite calls Commit where a server loop would. Run expects reopen to
+// keep every write (Memory's reopen returns the same instance; a disk
+// store commits, closes and opens). RunWith with LosesUncommitted expects
+// reopen to drop exactly the writes since the last Commit, all of them
+// together.
+package storetest
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/turnstile-sim/turnstile/core"
+)
+
+// Committer is a store with group commit.
+type Committer interface {
+	Commit() error
+}
+
+// Options select what reopen is expected to keep.
+type Options struct {
+	// LosesUncommitted: reopen crashes without committing, so every write
+	// since the last Commit is gone and every earlier one is present.
+	LosesUncommitted bool
+}
+
+// Run runs the contract suite with a reopen that keeps every write.
+func Run(t *testing.T, open func(t *testing.T) (st core.Store, reopen func() core.Store)) {
+	RunWith(t, Options{}, open)
+}
+
+// RunWith runs the contract suite.
+func RunWith(t *testing.T, opts Options, open func(t *testing.T) (st core.Store, reopen func() core.Store)) {
+	cases := []struct {
+		name string
+		run  func(h *harness)
+	}{
+		{"Empty", scenarioEmpty},
+		{"Counters", scenarioCounters},
+		{"SessionsOrderAndReplace", scenarioSessions},
+		{"TurnsOrderAndReplace", scenarioTurns},
+		{"InputIndexRules", scenarioInputs},
+		{"EventSequenceRules", scenarioEvents},
+		{"ReadsAreCopies", scenarioCopies},
+		{"RoundTripEveryField", scenarioRoundTrip},
+		{"MachineRestart", scenarioMachine},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			st, reopen := open(t)
+			h := &harness{t: t, st: st, reopen: reopen, lossy: opts.LosesUncommitted, model: newModel(), durable: newModel()}
+			h.verify("at open")
+			c.run(h)
+		})
+	}
+}
+
+// harness applies each write to the store and to the model.
+type harness struct {
+	t      *testing.T
+	st     core.Store
+	reopen func() core.Store
+	lossy  bool
+	// model is what the store must show now; durable what it must show
+	// after a reopen that loses uncommitted writes.
+	model, durable *model
+	probes         []string // extra turn keys to read (never written)
+}
+
+func (h *harness) commit() {
+	h.t.Helper()
+	if c, ok := h.st.(Committer); ok {
+		if err := c.Commit(); err != nil {
+			h.t.Fatalf("Commit: %v", err)
+		}
+	}
+	h.durable = h.model.clone()
+}
+
+// crash reopens the store and checks it against what must have survived.
+func (h *harness) crash() {
+	h.t.Helper()
+	h.st = h.reopen()
+	if h.lossy {
+		h.model = h.durable.clone()
+	} else {
+		h.durable = h.model.clone()
+	}
+	h.verify("after reopen")
+}
+
+func (h *harness) verify(when string) {
+	h.t.Helper()
+	want := normal(h.model.snapshot())
+	got := normal(read(h.st, append(h.model.keys(), h.probes...)))
+	if !reflect.DeepEqual(got, want) {
+		h.t.Fatalf("%s: store differs from the contract model:\n%s", when, diff(got, want))
+	}
+}
+
+func (h *harness) saveCounters(c core.Counters) { h.st.SaveCounters(c); h.model.counters = c }
+func (h *harness) putSession(r core.SessionRecord) {
+	h.st.PutSession(r)
+	h.model.putSession(r)
+}
+func (h *harness) putTurn(r core.TurnRecord) { h.st.PutTurn(r); h.model.putTurn(r) }
+
+func (h *harness) putInput(turn string, in core.InputRecord) {
+	h.t.Helper()
+	if !h.model.inputFits(turn, in.Index) {
+		h.t.Fatalf("scenario bug: input %s/%d does not fit", turn, in.Index)
+	}
+	h.st.PutInput(turn, in)
+	h.model.putInput(turn, in)
+}
+
+// appendEvent appends the next sample event to turn.
+func (h *harness) appendEvent(turn string) {
+	ev := SampleEvent(h.model.nextEvent(turn))
+	h.st.AppendEvent(turn, ev)
+	h.model.appendEvent(turn, ev)
+}
+
+// refused checks that f panics and changes nothing.
+func (h *harness) refused(what string, f func()) {
+	h.t.Helper()
+	panicked := func() (p bool) {
+		defer func() { p = recover() != nil }()
+		f()
+		return false
+	}()
+	if !panicked {
+		h.t.Fatalf("%s: no panic", what)
+	}
+	h.verify("after refused " + what)
+}
+
+// normal makes empty listings compare equal to absent ones.
+func normal(s snapshot) snapshot {
+	if len(s.Sessions) == 0 {
+		s.Sessions = nil
+	}
+	if len(s.Turns) == 0 {
+		s.Turns = nil
+	}
+	return s
+}
+
+func diff(got, want snapshot) string {
+	var b strings.Builder
+	line := func(what string, g, w any) {
+		if !reflect.DeepEqual(g, w) {
+			fmt.Fprintf(&b, "%s:\n  got  %+v\n  want %+v\n", what, g, w)
+		}
+	}
+	line("counters", got.Counters, want.Counters)
+	line("sessions", got.Sessions, want.Sessions)
+	line("turns", got.Turns, want.Turns)
+	line("inputs", got.Inputs, want.Inputs)
+	line("events", got.Events, want.Events)
+	return b.String()
+}
