@@ -98,6 +98,30 @@ func (d *Daemon) Shutdown(reason string) {
 	}
 }
 
+// ErrStopped is returned by Owned once the loop has stopped.
+var ErrStopped = errors.New("runner: daemon stopped")
+
+// Owned returns what the machine owns now (executors, Turns, outstanding
+// native calls), read on the loop.
+func (d *Daemon) Owned(ctx context.Context) ([]daemon.Resource, error) {
+	q := ownedQuery{reply: make(chan []daemon.Resource, 1)}
+	select {
+	case d.inbox <- q:
+	case <-d.done:
+		return nil, ErrStopped
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	select {
+	case r := <-q.reply:
+		return r, nil
+	case <-d.done:
+		return nil, ErrStopped
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
 // push hands an event to the loop; it returns at once after the loop
 // stopped.
 func (d *Daemon) push(v any) {
@@ -122,7 +146,8 @@ type (
 		id daemon.TimerID
 		at time.Time
 	}
-	graceOver struct{}
+	graceOver  struct{}
+	ownedQuery struct{ reply chan []daemon.Resource }
 )
 
 // Run bootstraps, validates the machine's configuration, connects and

@@ -139,6 +139,8 @@ func (l *loop) handle(v any) {
 		l.feed(daemon.TimerFired{Timer: e.id})
 	case graceOver:
 		l.finish(false)
+	case ownedQuery:
+		e.reply <- l.m.Owned()
 	case daemon.Event:
 		if f, ok := e.(daemon.FrameReceived); ok {
 			if _, ok := f.Frame.Payload.(wire.DeviceShutdown); ok && l.reason == "" {

@@ -19,6 +19,8 @@ type Network struct {
 	conns  chan net.Conn
 	closed chan struct{}
 	once   sync.Once
+	mu     sync.Mutex
+	open   []net.Conn // client ends, for Cut
 }
 
 // NewNetwork returns an open network.
@@ -33,6 +35,9 @@ func (n *Network) DialContext(ctx context.Context, _, _ string) (net.Conn, error
 	client, server := net.Pipe()
 	select {
 	case n.conns <- server:
+		n.mu.Lock()
+		n.open = append(n.open, client)
+		n.mu.Unlock()
 		return client, nil
 	case <-n.closed:
 		return nil, errNetworkClosed
@@ -44,6 +49,56 @@ func (n *Network) DialContext(ctx context.Context, _, _ string) (net.Conn, error
 // HTTPClient returns a client whose every connection goes over n.
 func (n *Network) HTTPClient() *http.Client {
 	return &http.Client{Transport: &http.Transport{DialContext: n.DialContext, DisableKeepAlives: true}}
+}
+
+// Cut breaks every connection dialled so far, as a network failure
+// would: both ends see their reads and writes fail. Later dials work.
+func (n *Network) Cut() {
+	n.mu.Lock()
+	open := n.open
+	n.open = nil
+	n.mu.Unlock()
+	for _, c := range open {
+		_ = c.Close()
+	}
+}
+
+// Group is a set of connections of one client that can be cut together
+// (for example a daemon's, while an API client's stay up).
+type Group struct {
+	n    *Network
+	mu   sync.Mutex
+	open []net.Conn
+}
+
+// Group returns an empty connection group of n.
+func (n *Network) Group() *Group { return &Group{n: n} }
+
+// DialContext dials n and keeps the connection in the group.
+func (g *Group) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	c, err := g.n.DialContext(ctx, network, addr)
+	if err == nil {
+		g.mu.Lock()
+		g.open = append(g.open, c)
+		g.mu.Unlock()
+	}
+	return c, err
+}
+
+// HTTPClient returns a client whose connections belong to the group.
+func (g *Group) HTTPClient() *http.Client {
+	return &http.Client{Transport: &http.Transport{DialContext: g.DialContext, DisableKeepAlives: true}}
+}
+
+// Cut breaks every connection of the group dialled so far.
+func (g *Group) Cut() {
+	g.mu.Lock()
+	open := g.open
+	g.open = nil
+	g.mu.Unlock()
+	for _, c := range open {
+		_ = c.Close()
+	}
 }
 
 // Accept implements net.Listener.
