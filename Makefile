@@ -27,7 +27,7 @@ vet:
 # machines are single-threaded by construction (sim/tidy_test.go enforces it).
 # sim/world is included because it runs whole worlds concurrently to prove
 # runs share no state.
-RACE_PKGS ?= ./adapters/... ./cmd/... ./sim ./sim/world
+RACE_PKGS ?= ./adapters/... ./cmd/... ./daemon/transport/... ./daemon/runner ./sim ./sim/world
 
 race:
 	$(GO) test -count=1 -race $(RACE_PKGS)
