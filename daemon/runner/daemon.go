@@ -61,19 +61,21 @@ type Result struct {
 // effect blocks the loop: frames are queued to the connection's writer,
 // native calls run on their own goroutines, timers are clock timers.
 type Daemon struct {
-	cfg   Config
-	clk   clock.Clock
-	log   *slog.Logger
-	inbox chan any
-	done  chan struct{} // closed when the loop stopped
-	once  sync.Once
-	stop  chan string // Shutdown requests; capacity 1
+	cfg        Config
+	clk        clock.Clock
+	log        *slog.Logger
+	inbox      chan any
+	done       chan struct{} // closed when the loop stopped
+	once       sync.Once
+	stop       chan struct{} // closed by the first Shutdown
+	stopOnce   sync.Once
+	stopReason string // written before stop closes
 }
 
 // New returns a Daemon for cfg.
 func New(cfg Config) *Daemon {
 	d := &Daemon{cfg: cfg, clk: cfg.Clock, log: cfg.Log, inbox: make(chan any, 256),
-		done: make(chan struct{}), stop: make(chan string, 1)}
+		done: make(chan struct{}), stop: make(chan struct{})}
 	if d.clk == nil {
 		d.clk = clock.New()
 	}
@@ -90,12 +92,14 @@ func New(cfg Config) *Daemon {
 }
 
 // Shutdown asks the machine to release everything and stop; safe from
-// any goroutine, and a repeated call does nothing more.
+// any goroutine, before or during Run, and a repeated call does nothing
+// more. Before the first connection (bootstrap still retrying) it ends
+// Run at once: nothing is owned yet.
 func (d *Daemon) Shutdown(reason string) {
-	select {
-	case d.stop <- reason:
-	default:
-	}
+	d.stopOnce.Do(func() {
+		d.stopReason = reason
+		close(d.stop)
+	})
 }
 
 // ErrStopped is returned by Owned once the loop has stopped.
@@ -156,8 +160,24 @@ type (
 // after the shutdown path released what it could), or ctx ends (a hard
 // stop: ctx's error).
 func (d *Daemon) Run(ctx context.Context) (Result, error) {
-	b, err := d.bootstrap(ctx)
+	bctx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-d.stop:
+			cancel()
+		case <-bctx.Done():
+		}
+	}()
+	b, err := d.bootstrap(bctx)
+	cancel()
 	if err != nil {
+		select {
+		case <-d.stop:
+			if ctx.Err() == nil {
+				return Result{Complete: true, Reason: d.stopReason}, nil
+			}
+		default:
+		}
 		return Result{}, err
 	}
 	mc := d.cfg.Machine

@@ -257,3 +257,21 @@ func TestIncompatibleVersionEndsAfterOneAttempt(t *testing.T) {
 		}
 	})
 }
+
+// Shutdown while Core cannot be reached ends Run at once: bootstrap is
+// still retrying and nothing is owned.
+func TestShutdownDuringBootstrapRetries(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t, options{noConnect: true, bootstrapDown: true})
+		<-time.After(30 * time.Second) // fake time: several retries
+		if n := e.core.Bootstraps(); n < 3 {
+			t.Fatalf("%d bootstrap attempts in 30s", n)
+		}
+		e.d.Shutdown("operator")
+		start := time.Now()
+		r := e.wait()
+		if r.err != nil || !r.r.Complete || r.r.Reason != "operator" || time.Since(start) != 0 {
+			t.Fatalf("ended %+v %v after %v", r.r, r.err, time.Since(start))
+		}
+	})
+}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -53,6 +54,7 @@ type options struct {
 	heartbeatSeconds int
 	version          string
 	refuse           func(attempt int) (int, string)
+	bootstrapDown    bool             // every bootstrap answers 503
 	executors        runner.Executors // nil: the synthetic Harness
 	grace            time.Duration
 	noConnect        bool
@@ -83,6 +85,9 @@ func newEnv(t *testing.T, o options) *env {
 		logs: &syncBuffer{}, reports: make(chan daemon.Report, 64),
 		core: &transporttest.Core{DeviceID: deviceID, Credential: credential, HeartbeatSeconds: o.heartbeatSeconds,
 			Version: o.version, Refuse: o.refuse}}
+	if o.bootstrapDown {
+		e.core.RefuseBootstrap = func(int) int { return http.StatusServiceUnavailable }
+	}
 	n := e.core.Start()
 	client := n.HTTPClient()
 	e.http = client

@@ -56,12 +56,14 @@ func (l *loop) run(ctx context.Context, b transport.Bootstrap) (Result, error) {
 		d.push(linkEnded{err: err})
 	}()
 	var hard error
+	stop := d.stop
 	for !l.finished && hard == nil {
 		select {
 		case v := <-d.inbox:
 			l.handle(v)
-		case reason := <-d.stop:
-			l.beginShutdown(reason)
+		case <-stop:
+			stop = nil // handled once
+			l.beginShutdown(d.stopReason)
 		case <-ctx.Done():
 			hard = ctx.Err()
 		}

@@ -30,6 +30,9 @@ type Core struct {
 	// Refuse, when set, may refuse an upgrade attempt (1-based) with an
 	// HTTP status and error code before any other check.
 	Refuse func(attempt int) (status int, code string)
+	// RefuseBootstrap, when set, may refuse a bootstrap request (1-based)
+	// with an HTTP status before any other check.
+	RefuseBootstrap func(attempt int) int
 
 	net   *Network
 	srv   *http.Server
@@ -134,7 +137,14 @@ func (c *Core) bootstrap(w http.ResponseWriter, r *http.Request) {
 	c.record(r)
 	c.mu.Lock()
 	c.boots++
+	attempt := c.boots
 	c.mu.Unlock()
+	if c.RefuseBootstrap != nil {
+		if status := c.RefuseBootstrap(attempt); status != 0 {
+			writeError(w, status, "internal", "refused by the script")
+			return
+		}
+	}
 	if r.Method != http.MethodPost {
 		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "POST only")
 		return
