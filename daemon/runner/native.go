@@ -40,23 +40,30 @@ type Native struct {
 // nativeTurn is a started Turn. broken marks a StartTurn that panicked:
 // no Turn object exists, its output consumer is stopped, and it settles
 // as not reusable so that its executor is closed.
+//
+// A Turn stays known after its settlement (a late Cancel of a settled
+// Turn must still find it, and does nothing) until its executor starts
+// the next Turn or is closed.
 type nativeTurn struct {
-	turn   agent.Turn
-	broken bool
+	turn     agent.Turn
+	executor string
+	broken   bool
 }
 
 // Reasons the runner reports for adapter breaches. They are fixed text:
 // never a panic value or native diagnostics (those go to the log only).
 const (
-	reasonPanic        = "adapter panicked"
-	reasonNoFactory    = "kind has no executor factory installed"
-	reasonNilExecutor  = "adapter returned no executor"
-	reasonUnknown      = "unknown native target"
-	reasonBadSettle    = "adapter returned an invalid settlement"
-	reasonStartPanic   = "adapter panicked while starting the turn"
-	outputFramesMax    = wire.OutputFramesMax
-	errNotSettledBlurb = "settlement not confirmed"
+	reasonPanic       = "adapter panicked"
+	reasonNoFactory   = "kind has no executor factory installed"
+	reasonNilExecutor = "adapter returned no executor"
+	reasonUnknown     = "unknown native target"
+	reasonBadSettle   = "adapter returned an invalid settlement"
+	reasonStartPanic  = "adapter panicked while starting the turn"
+	reasonNotSettled  = "settlement not confirmed"
 )
+
+// outputFramesMax is the capacity of a Turn's output channel.
+const outputFramesMax = wire.OutputFramesMax
 
 // NewNative returns a runner that calls adapters with ctx (cancelled at a
 // hard stop) and reports through emit, which must be safe for concurrent
@@ -178,15 +185,13 @@ func (n *Native) settle(op daemon.AwaitSettlement) daemon.Result {
 	case t == nil:
 		return daemon.SettleResult{Err: reasonUnknown}
 	case t.broken:
-		n.forget(op.Turn)
 		return daemon.SettleResult{Settled: true, Reason: reasonStartPanic}
 	}
 	s, err := t.turn.AwaitSettlement(n.ctx)
 	if err != nil {
-		return daemon.SettleResult{Err: errNotSettledBlurb + ": " + err.Error()}
+		return daemon.SettleResult{Err: reasonNotSettled + ": " + err.Error()}
 	}
 	outcome := t.turn.CancellationOutcome().Done()
-	n.forget(op.Turn)
 	if err := s.Validate(); err != nil {
 		n.log.Error("adapter broke the settlement contract", "turn", string(op.Turn), "err", err.Error())
 		return daemon.SettleResult{Settled: true, Reason: reasonBadSettle, Outcome: outcome}
@@ -194,10 +199,13 @@ func (n *Native) settle(op daemon.AwaitSettlement) daemon.Result {
 	return daemon.SettleResult{Settled: true, Reusable: s.Reusable, Reason: s.Reason, Outcome: outcome}
 }
 
-func (n *Native) forget(id daemon.TurnID) {
-	n.mu.Lock()
-	delete(n.turns, id)
-	n.mu.Unlock()
+// forgetTurnsOf drops the Turns of executor ex; n.mu is held.
+func (n *Native) forgetTurnsOf(ex string) {
+	for id, t := range n.turns {
+		if t.executor == ex {
+			delete(n.turns, id)
+		}
+	}
 }
 
 func (n *Native) close(op daemon.CloseExecutor) daemon.Result {
@@ -213,6 +221,7 @@ func (n *Native) close(op daemon.CloseExecutor) daemon.Result {
 	}
 	n.mu.Lock()
 	delete(n.executors, op.Executor)
+	n.forgetTurnsOf(op.Executor)
 	n.mu.Unlock()
 	return daemon.CloseResult{}
 }

@@ -27,7 +27,7 @@ func (n *Native) start(op daemon.StartTurn) daemon.Result {
 		// the channel: stop draining it, never close it, and track a
 		// broken Turn that settles not reusable so the executor is closed.
 		close(stop)
-		n.keep(op.Turn, &nativeTurn{broken: true})
+		n.keep(op.Turn, &nativeTurn{executor: op.Executor, broken: true})
 		return daemon.StartResult{Turn: true, Err: reasonStartPanic}
 	case turn == nil:
 		close(out) // nothing was submitted and the channel is ours
@@ -36,7 +36,7 @@ func (n *Native) start(op daemon.StartTurn) daemon.Result {
 		}
 		return daemon.StartResult{Err: err.Error()}
 	}
-	n.keep(op.Turn, &nativeTurn{turn: turn})
+	n.keep(op.Turn, &nativeTurn{executor: op.Executor, turn: turn})
 	if err != nil {
 		return daemon.StartResult{Turn: true, Err: err.Error()}
 	}
@@ -54,8 +54,11 @@ func (n *Native) callStart(ex agent.Executor, op daemon.StartTurn, out chan agen
 	return t, err, false
 }
 
+// keep records a started Turn; the executor's earlier Turns are settled
+// (the machine starts one Turn at a time per executor) and forgotten.
 func (n *Native) keep(id daemon.TurnID, t *nativeTurn) {
 	n.mu.Lock()
+	n.forgetTurnsOf(t.executor)
 	n.turns[id] = t
 	n.mu.Unlock()
 }
