@@ -207,7 +207,11 @@ func (d *Daemon) bootstrap(ctx context.Context) (transport.Bootstrap, error) {
 }
 
 func (d *Daemon) link() *transport.Link {
-	return &transport.Link{Client: d.cfg.Client, Policy: d.cfg.Policy, Rand: d.cfg.Rand, Clock: d.clk, Log: d.log}
+	client := *d.cfg.Client
+	if client.Clock == nil {
+		client.Clock = d.clk // one clock for every timeout of the daemon
+	}
+	return &transport.Link{Client: &client, Policy: d.cfg.Policy, Rand: d.cfg.Rand, Clock: d.clk, Log: d.log}
 }
 
 // handler adapts the link's callbacks to inbox items.

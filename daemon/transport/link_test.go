@@ -3,6 +3,7 @@ package transport_test
 import (
 	"context"
 	"errors"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"strings"
@@ -222,5 +223,43 @@ func TestTransientFailuresReconnectWithBackoff(t *testing.T) {
 				t.Fatalf("Authorization %q", a)
 			}
 		}
+	})
+}
+
+// A connection that drops before Policy.Stable does not reset the
+// attempt count: a flapping Core sees growing waits. One that stayed up
+// for Stable does.
+func TestFlappingConnectionsBackOff(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		core := &transporttest.Core{}
+		link, stop := startCore(t, core)
+		defer stop()
+		link.Policy.Stable = time.Minute
+		ctx, cancel := context.WithCancel(t.Context())
+		res := make(chan error, 1)
+		go func() { res <- link.Run(ctx, transport.Bootstrap{}, newRecorder()) }()
+		r := rand.New(rand.NewPCG(1, 2)) // the link's seed, drawn in the same order
+		// The attempt each reconnect counts: 1, 2, 3 while flapping, then 1
+		// after the connection that stayed up for a minute.
+		s, err := core.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, attempt := range []int{1, 2, 3, 1} {
+			if i == 3 {
+				<-time.After(time.Minute) // fake time
+			}
+			s.Close(websocket.StatusGoingAway, "flap")
+			closed := time.Now()
+			want := link.Policy.Next(attempt, io.EOF, r.Float64()).Wait
+			if s, err = core.Next(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if got := time.Since(closed); got != want {
+				t.Fatalf("reconnect %d waited %v, want %v (attempt %d)", i+1, got, want, attempt)
+			}
+		}
+		cancel()
+		<-res
 	})
 }
