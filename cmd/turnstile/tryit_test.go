@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,11 +15,18 @@ import (
 
 // daemonProc is a `turnstile daemon` child process.
 type daemonProc struct {
-	cmd       *exec.Cmd
-	stderr    *syncBuffer
-	exited    chan error
-	connected chan struct{}
+	cmd    *exec.Cmd
+	stderr *syncBuffer
+	exited chan error
+	// marks are closed when a log line first holds their text.
+	marks map[string]chan struct{}
 }
+
+// Log texts a daemonProc watches for.
+const (
+	markConnected    = `msg="connected to Core"`
+	markShuttingDown = `msg="shutting down"`
+)
 
 // startDaemonProc starts `turnstile daemon` with args and waits until it
 // is connected to Core.
@@ -34,22 +42,25 @@ func startDaemonProc(t *testing.T, args ...string) *daemonProc {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &daemonProc{cmd: cmd, stderr: &syncBuffer{}, exited: make(chan error, 1), connected: make(chan struct{})}
+	p := &daemonProc{cmd: cmd, stderr: &syncBuffer{}, exited: make(chan error, 1),
+		marks: map[string]chan struct{}{markConnected: make(chan struct{}), markShuttingDown: make(chan struct{})}}
 	go func() {
 		sc := bufio.NewScanner(pipe)
-		seen := false
+		seen := map[string]bool{}
 		for sc.Scan() {
 			line := sc.Text()
 			p.stderr.Write([]byte(line + "\n"))
-			if !seen && strings.Contains(line, `msg="connected to Core"`) {
-				seen = true
-				close(p.connected)
+			for text, ch := range p.marks {
+				if !seen[text] && strings.Contains(line, text) {
+					seen[text] = true
+					close(ch)
+				}
 			}
 		}
 		p.exited <- cmd.Wait()
 	}()
 	select {
-	case <-p.connected:
+	case <-p.marks[markConnected]:
 	case err := <-p.exited:
 		t.Fatalf("turnstile daemon exited before connecting: %v\n%s", err, p.stderr.String())
 	case <-time.After(30 * time.Second):
@@ -131,4 +142,78 @@ func TestTryItWalkthrough(t *testing.T) {
 	if !strings.Contains(d.stderr.String(), "everything released") {
 		t.Fatalf("daemon log:\n%s", d.stderr.String())
 	}
+}
+
+// waitMark waits until the child logged mark.
+func (p *daemonProc) waitMark(t *testing.T, mark string) {
+	t.Helper()
+	select {
+	case <-p.marks[mark]:
+	case <-p.exited:
+		t.Fatalf("daemon exited before logging %q:\n%s", mark, p.stderr.String())
+	case <-time.After(30 * time.Second):
+		t.Fatalf("daemon never logged %q:\n%s", mark, p.stderr.String())
+	}
+}
+
+// firstDelta opens the Turn's event stream and returns once its first
+// delta arrived (the Turn is running natively).
+func firstDelta(t *testing.T, base, token, turn string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", base+"/api/v1/turns/"+turn+"/events", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if sc.Text() == "event: delta" {
+			return
+		}
+	}
+	t.Fatalf("event stream ended without a delta: %v", sc.Err())
+}
+
+// The first SIGTERM starts the graceful shutdown, which here waits for a
+// Turn whose cancel takes a minute; the second exits at once with code 1.
+func TestDaemonSecondSignalExitsAtOnce(t *testing.T) {
+	dir, tokenFile, token, cred := setup(t)
+	root := filepath.Dir(tokenFile)
+	credFile := filepath.Join(root, "device.cred")
+	script := filepath.Join(root, "script.json")
+	if err := os.WriteFile(credFile, []byte(cred+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(script, []byte(`{"turns":[{"deltas":["working"],"hold":true,"cancel_latency":"1m"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	core := startCore(t, dir, tokenFile)
+	d := startDaemonProc(t, "-core", core.base, "-device", "d1", "-credential-file", credFile, "-synthetic-script", script, "-log-level", "debug")
+	c := newClient(t, core.base, token)
+	sid := jsonField(c.must("POST", "/api/v1/sessions",
+		`{"agent":{"kind":"synthetic","model":"synthetic-1"},"environment":{"type":"none"}}`, 201), "session_id")
+	tid := jsonField(c.must("POST", "/api/v1/sessions/"+sid+"/turns", `{"text":"hold on"}`, 201), "turn_id")
+	firstDelta(t, core.base, token, tid)
+	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	d.waitMark(t, markShuttingDown)
+	start := time.Now()
+	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-d.exited:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("no exit after the second signal:\n%s", d.stderr.String())
+	}
+	if code := d.cmd.ProcessState.ExitCode(); code != exitFail || time.Since(start) > 5*time.Second {
+		t.Fatalf("exit %d after %v:\n%s", code, time.Since(start), d.stderr.String())
+	}
+	if !strings.Contains(d.stderr.String(), "second signal") {
+		t.Fatalf("daemon log:\n%s", d.stderr.String())
+	}
+	_ = core.terminate()
 }
