@@ -10,6 +10,7 @@ require (
 	go.uber.org/goleak v1.3.0
 	modernc.org/sqlite v1.62.0
 	pgregory.net/rapid v1.3.0
+	zombiezen.com/go/sqlite v1.4.2
 )
 
 require (

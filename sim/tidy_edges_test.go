@@ -103,7 +103,25 @@ func edgeViolation(rel, p string) (rule, why string) {
 	case isSQLiteDriver(p) && rel != sqliteStore:
 		return "import-edge", "only " + sqliteStore + " opens the database: the SQLite driver stays behind core.Store"
 	}
+	for _, l := range shellLibs {
+		if under(p, l.lib) && !slices.ContainsFunc(l.allowed, func(a string) bool { return under(rel, a) }) {
+			return "import-edge", l.why
+		}
+	}
 	return "", ""
+}
+
+// shellLibs are the third-party I/O libraries of the shells and the
+// packages allowed to import them.
+var shellLibs = []struct {
+	lib     string
+	allowed []string
+	why     string
+}{
+	{"github.com/coder/websocket", []string{"core/gateway", "daemon/transport"},
+		"the WebSocket library belongs to the Runtime gateway (and its scripted peer) and the daemon transport"},
+	{"github.com/prometheus/client_golang", []string{"core/server", "cmd"},
+		"metrics are collected by Core's server loop and served by the command"},
 }
 
 // sqliteStore is the shell that owns Core's database file; it alone may

@@ -163,7 +163,7 @@ func TestTurnLifecycleOverHTTP(t *testing.T) {
 	tid := field(t, body, "turn_id")
 	evs := e.sse("/api/v1/turns/" + tid + "/events")
 	want := [][3]string{{"1", "delta", `{"delta":"d1 ","sequence":1}`}, {"2", "delta", `{"delta":"d2 ","sequence":2}`},
-		{"3", "done", `{"content":"echo: hello"}`}, {"", "end", `{"turn_id":"` + tid + `"}`}}
+		{"3", "done", `{"content":"echo: hello","metadata":{"agent_session_id":"native-t-1"}}`}, {"", "end", `{"turn_id":"` + tid + `"}`}}
 	if len(evs) != len(want) {
 		t.Fatalf("events = %v", evs)
 	}

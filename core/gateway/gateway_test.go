@@ -240,3 +240,40 @@ func waitDevices(t *testing.T, e *env, ok func([]core.DeviceView) bool) {
 		runtime.Gosched()
 	}
 }
+
+// A Runtime of the documented era: build version, per-kind version, ts in
+// seconds, a legacy claude_available and unknown kind members. Its first
+// heartbeat must make the device known (only a valid heartbeat does), not
+// be answered by a disconnect.
+func TestDocumentedEraHeartbeatKeepsTheConnection(t *testing.T) {
+	e := newEnv(t, gateway.Options{}, "d1")
+	ctx := context.Background()
+	ws, _, err := websocket.Dial(ctx, e.wsURL()+"?device_id=d1&version="+wire.Version, &websocket.DialOptions{
+		HTTPClient: e.ts.Client(), HTTPHeader: bearerHeader(credential("d1"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	caps, err := json.Marshal(scripted.Caps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	hb := `{"type":"heartbeat","payload":{"ts":1760000000,"active_requests":0,"daemon_version":"1.4.2","claude_available":true,` +
+		`"supported_agent_kinds":[{"kind":"contract","available":true,"version":"0.46.0","claude_available":false,"binary_path":"/usr/bin/x","capabilities":` +
+		string(caps) + `}]}}`
+	if err := ws.Write(ctx, websocket.MessageText, []byte(hb)); err != nil {
+		t.Fatal(err)
+	}
+	waitDevices(t, e, func(d []core.DeviceView) bool { return len(d) == 1 && d[0].Known && len(d[0].Kinds) == 1 })
+	// The capability object stays strict: an unknown capability is an
+	// invalid heartbeat and closes the connection.
+	bad := strings.Replace(hb, `"streaming":true`, `"streaming":true,"claude_available":true`, 1)
+	if err := ws.Write(ctx, websocket.MessageText, []byte(bad)); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = ws.Read(ctx)
+	if st := websocket.CloseStatus(err); st != websocket.StatusPolicyViolation {
+		t.Fatalf("invalid heartbeat: %v", err)
+	}
+	waitDevices(t, e, func(d []core.DeviceView) bool { return len(d) == 1 && d[0].Conn == 0 })
+}

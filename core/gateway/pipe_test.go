@@ -216,3 +216,34 @@ func TestSlowReaderOverflowsOnlyItsOwnConnection(t *testing.T) {
 		b.close()
 	})
 }
+
+// A Runtime that stops reading blocks Core's write of its frame (net.Pipe
+// has no buffer): the write budget closes that connection 10 s later, and
+// the machine sees it gone.
+func TestBlockedWriteClosedAfterTenSeconds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := newBubble(t, gateway.Options{}, "d1")
+		c := b.dial("d1", &scripted.Runtime{}) // never read
+		synctest.Wait()
+		ctx := context.Background()
+		r, _ := b.s.Call(ctx, server.Request{Event: func(id core.CallID) core.Event {
+			return core.CreateSession{Call: id, Agent: core.AgentConfig{Kind: scripted.Kind, Model: "m", Environment: core.EnvNone}}
+		}})
+		_, _ = b.s.Call(ctx, server.Request{Event: func(id core.CallID) core.Event {
+			return core.SubmitTurn{Call: id, Session: r.Result.SessionID, Input: wire.TextInput("x")}
+		}})
+		start := time.Now()
+		time.Sleep(10*time.Second - time.Millisecond)
+		synctest.Wait()
+		if d := b.devices(); len(d) != 1 || d[0].Conn == 0 {
+			t.Fatalf("closed before the 10 s write budget: %+v", d)
+		}
+		time.Sleep(time.Millisecond)
+		synctest.Wait()
+		if d := b.devices(); len(d) != 1 || d[0].Conn != 0 {
+			t.Fatalf("open %s after its write blocked: %+v", time.Since(start), d)
+		}
+		c.WS.CloseNow()
+		b.close()
+	})
+}

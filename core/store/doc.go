@@ -7,4 +7,8 @@
 // Machine wrote before its last Step returned is there. Memory copies
 // slices on the way in and out, so neither side can alter the other's
 // view by mutating a slice.
+//
+// Subpackages: sqlitestore is the real Core's on-disk store (SQLite with
+// group commit; a shell, never imported by the simulator), and storetest
+// is the contract suite every implementation runs.
 package store

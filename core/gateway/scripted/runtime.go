@@ -27,13 +27,16 @@ type Runtime struct {
 }
 
 // Caps are the capabilities the scripted Runtime declares: what a default
-// Agent with environment none needs.
+// Agent with environment none needs, plus native_session_recovery (a
+// Session whose Turn was interrupted before a native session ID was
+// recorded needs it).
 func Caps() wire.AgentKindCapabilities {
 	c := wire.AllCapabilities(wire.CapabilityUnsupported)
 	for _, f := range c.Fields() {
 		switch f.Name {
 		case "streaming", "steering", "durable_turns", "durable_input_receipts", "preparation",
-			"execution_controls", "tool_observations", "environment_none", "subagent_control":
+			"execution_controls", "tool_observations", "environment_none", "subagent_control",
+			"native_session_recovery":
 			*f.Value = wire.CapabilitySupported
 		}
 	}
@@ -115,7 +118,8 @@ func (r *Runtime) start(prep string, p wire.ExecutionStart) [][]byte {
 	r.mu.Lock()
 	delete(r.runs, p.RunID)
 	r.mu.Unlock()
-	return append(out, must(wire.Frame{ID: p.RunID, Payload: wire.Done{Content: "echo: " + inputText(p.Input)}}))
+	return append(out, must(wire.Frame{ID: p.RunID, Payload: wire.Done{Content: "echo: " + inputText(p.Input),
+		Metadata: &wire.DoneMetadata{AgentSessionID: "native-" + p.RunID}}}))
 }
 
 func (r *Runtime) cancel(run string, p wire.PromptCancel) [][]byte {

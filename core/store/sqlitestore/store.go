@@ -54,8 +54,8 @@ var _ core.Store = (*Store)(nil)
 // a file that is no SQLite database with ErrCorrupt, another program's
 // database with ErrForeign; in those cases the file is left as it was.
 func Open(dir string) (*Store, error) {
-	if strings.ContainsAny(dir, "?#") {
-		return nil, fmt.Errorf("sqlitestore: data directory %q: '?' and '#' are not supported in the path", dir)
+	if strings.Contains(dir, "?") {
+		return nil, fmt.Errorf("sqlitestore: data directory %q: a '?' in the path is not supported", dir)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("sqlitestore: data directory: %w", err)

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"reflect"
 	"time"
 
 	"github.com/turnstile-sim/turnstile/core"
@@ -152,6 +153,11 @@ func scenarioCopies(h *harness) {
 // scenarioRoundTrip writes every record kind and every payload type with
 // all fields set, reopens, and compares field by field.
 func scenarioRoundTrip(h *harness) {
+	for _, r := range []any{SampleSession("s-1", 1), SampleTurn("t-1", "s-1", 1), SampleInput(1, core.InputAccepted)} {
+		if f := zeroField(reflect.ValueOf(r), reflect.TypeOf(r).Name()); f != "" {
+			h.t.Fatalf("sample record leaves %s unset: the round trip would not cover it", f)
+		}
+	}
 	h.saveCounters(core.Counters{Sessions: 1, Turns: 2, Preparations: 3})
 	h.putSession(SampleSession("s-1", 1))
 	h.putTurn(SampleTurn("t-1", "s-1", 1))
@@ -202,4 +208,22 @@ func scenarioMachine(h *harness) {
 	if r, ok := effs[0].(core.APIResult); !ok || r.SessionID != want {
 		h.t.Fatalf("next session after restart: %+v, want %s", effs[0], want)
 	}
+}
+
+// zeroField names the first exported field of struct v (or of a struct
+// field of it) left at its zero value, or "".
+func zeroField(v reflect.Value, path string) string {
+	for i := range v.NumField() {
+		f, sf := v.Field(i), v.Type().Field(i)
+		switch {
+		case !sf.IsExported():
+		case f.IsZero():
+			return path + "." + sf.Name
+		case f.Kind() == reflect.Struct && f.Type() != reflect.TypeFor[time.Time]():
+			if z := zeroField(f, path+"."+sf.Name); z != "" {
+				return z
+			}
+		}
+	}
+	return ""
 }

@@ -1,0 +1,125 @@
+package sqlitestore_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/core/store/sqlitestore"
+	"github.com/turnstile-sim/turnstile/core/store/storetest"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+func walSize(t *testing.T, dir string) int64 {
+	t.Helper()
+	fi, err := os.Stat(filepath.Join(dir, sqlitestore.FileName+"-wal"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size()
+}
+
+// TestCommitWithNothingPendingWritesNothing: an empty Commit leaves the
+// write-ahead log as it was; a real one appends to it.
+func TestCommitWithNothingPendingWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	s := mustOpen(t, dir)
+	defer s.Close()
+	s.PutTurn(core.TurnRecord{ID: "t-1", Seq: 1})
+	if err := s.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	size := walSize(t, dir)
+	for range 3 {
+		if err := s.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Turns() // reads are no writes
+	if err := s.Commit(); err != nil || walSize(t, dir) != size {
+		t.Fatalf("empty Commit wrote: %v, wal %d -> %d", err, size, walSize(t, dir))
+	}
+	s.PutTurn(core.TurnRecord{ID: "t-2", Seq: 2})
+	if err := s.Commit(); err != nil || walSize(t, dir) == size {
+		t.Fatalf("Commit wrote nothing: %v", err)
+	}
+}
+
+func TestClosedStore(t *testing.T) {
+	s := mustOpen(t, t.TempDir())
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if err := s.Commit(); !errors.Is(err, sqlitestore.ErrClosed) {
+		t.Fatalf("Commit after Close: %v", err)
+	}
+	if _, _, err := s.Device("d"); !errors.Is(err, sqlitestore.ErrClosed) {
+		t.Fatalf("Device after Close: %v", err)
+	}
+	if _, err := s.Devices(); !errors.Is(err, sqlitestore.ErrClosed) {
+		t.Fatalf("Devices after Close: %v", err)
+	}
+	if err := s.AddDevice("d", hashOf("d"), enrolled); !errors.Is(err, sqlitestore.ErrClosed) {
+		t.Fatalf("AddDevice after Close: %v", err)
+	}
+	if err := s.RevokeDevice("d", enrolled); !errors.Is(err, sqlitestore.ErrClosed) {
+		t.Fatalf("RevokeDevice after Close: %v", err)
+	}
+	mustPanic(t, "PutTurn after Close", func() { s.PutTurn(core.TurnRecord{ID: "t"}) })
+	mustPanic(t, "SaveCounters after Close", func() { s.SaveCounters(core.Counters{}) })
+}
+
+// TestUnstorableWritesPanic: writes the store could not bring back are
+// refused at the call, before anything is recorded.
+func TestUnstorableWritesPanic(t *testing.T) {
+	dir := t.TempDir()
+	s := mustOpen(t, dir)
+	defer s.Close()
+	mustPanic(t, "seq over int64", func() { s.PutTurn(core.TurnRecord{ID: "t-1", Seq: 1 << 63}) })
+	mustPanic(t, "counter over int64", func() { s.SaveCounters(core.Counters{Turns: 1 << 63}) })
+	mustPanic(t, "unregistered payload", func() {
+		s.AppendEvent("t-1", core.RunEvent{Seq: 1, Type: "x", Payload: foreignPayload{}})
+	})
+	mustPanic(t, "pointer payload", func() {
+		s.AppendEvent("t-1", core.RunEvent{Seq: 1, Type: wire.TypeDelta, Payload: &wire.Delta{}})
+	})
+	if len(s.Turns()) != 0 || s.Counters() != (core.Counters{}) || len(s.Events("t-1")) != 0 {
+		t.Fatal("a refused write was recorded")
+	}
+	if err := s.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type foreignPayload struct{}
+
+func (foreignPayload) MessageType() string { return "foreign" }
+
+// TestFailedCommitIsFinal: a Commit the database refuses writes nothing
+// of its batch, and every later Commit reports the failure (the caller
+// stops the process).
+func TestFailedCommitIsFinal(t *testing.T) {
+	dir := t.TempDir()
+	s := mustOpen(t, dir)
+	defer s.Close()
+	rawExec(t, dir, `CREATE TRIGGER refuse BEFORE INSERT ON events BEGIN SELECT RAISE(ABORT, 'disk says no'); END`)
+	s.PutSession(storetest.SampleSession("s-1", 1))
+	s.AppendEvent("t-1", storetest.SampleEvent(1))
+	err := s.Commit()
+	if err == nil || !strings.Contains(err.Error(), "disk says no") {
+		t.Fatalf("Commit: %v", err)
+	}
+	s.PutTurn(core.TurnRecord{ID: "t-2", Seq: 2})
+	if again := s.Commit(); again == nil || again.Error() != err.Error() {
+		t.Fatalf("Commit after a failure: %v", again)
+	}
+	if n := rawInt(t, dir, `SELECT count(*) FROM sessions`); n != 0 {
+		t.Fatalf("failed batch left %d sessions", n)
+	}
+}
