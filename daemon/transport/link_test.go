@@ -263,3 +263,44 @@ func TestFlappingConnectionsBackOff(t *testing.T) {
 		<-res
 	})
 }
+
+// A frame Core does not read within its budget closes the connection at
+// the budget (measured from the Send), and the link reports it.
+func TestStalledWriteClosesAtItsBudget(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		core := &transporttest.Core{}
+		link, stop := startCore(t, core)
+		defer stop()
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		rec := newRecorder()
+		res := make(chan error, 1)
+		go func() { res <- link.Run(ctx, transport.Bootstrap{}, rec) }()
+		s, err := core.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := <-rec.conns
+		<-rec.events // connected
+		s.StopReading()
+		frame := []byte(`{"type":"heartbeat","payload":{"ts":1,"active_requests":0}}`)
+		c.Send(frame, 3*time.Second) // read: Core was waiting for it
+		rctx, rcancel := context.WithTimeout(ctx, time.Minute)
+		defer rcancel()
+		if _, err := s.Recv(rctx); err != nil {
+			t.Fatalf("%v after %d dials", err, core.Dials())
+		}
+		sent := time.Now()
+		c.Send(frame, 3*time.Second) // never read
+		if ev := <-rec.events; ev != "disconnected" {
+			t.Fatalf("event %q", ev)
+		}
+		if d := time.Since(sent); d != 3*time.Second {
+			t.Fatalf("stalled write closed the connection after %v, want its 3s budget", d)
+		}
+		cancel()
+		if err := <-res; err != nil {
+			t.Fatal(err)
+		}
+	})
+}

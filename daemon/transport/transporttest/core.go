@@ -75,6 +75,7 @@ func (c *Core) Close() {
 	c.live = nil
 	c.mu.Unlock()
 	for _, s := range live {
+		s.unblock()
 		_ = s.ws.CloseNow()
 		<-s.done
 	}
@@ -219,18 +220,30 @@ func (c *Core) Next(ctx context.Context) (*Session, error) {
 
 // Session is one accepted daemon connection.
 type Session struct {
-	URL  *url.URL
-	ws   *websocket.Conn
-	in   chan []byte
-	done chan struct{}
-	err  error // written before done closes
+	URL      *url.URL
+	ws       *websocket.Conn
+	in       chan []byte
+	done     chan struct{}
+	err      error // written before done closes
+	paused   chan struct{}
+	pause    sync.Once
+	released chan struct{}
+	release  sync.Once
 }
 
 func newSession(ws *websocket.Conn, u *url.URL) *Session {
-	s := &Session{URL: u, ws: ws, in: make(chan []byte, 1024), done: make(chan struct{})}
+	s := &Session{URL: u, ws: ws, in: make(chan []byte, 1024), done: make(chan struct{}),
+		paused: make(chan struct{}), released: make(chan struct{})}
 	go s.read()
 	return s
 }
+
+// StopReading makes Core stop reading the connection after the frame it
+// is waiting for (a stalled peer): the daemon's later writes block until
+// their budget closes the connection.
+func (s *Session) StopReading() { s.pause.Do(func() { close(s.paused) }) }
+
+func (s *Session) unblock() { s.release.Do(func() { close(s.released) }) }
 
 func (s *Session) read() {
 	defer close(s.done)
@@ -241,6 +254,13 @@ func (s *Session) read() {
 			return
 		}
 		s.in <- b
+		select {
+		case <-s.paused:
+			<-s.released // stalled: nothing more is read
+			s.err = ErrClosed
+			return
+		default:
+		}
 	}
 }
 
@@ -298,12 +318,14 @@ func (s *Session) SendRaw(ctx context.Context, b []byte) error {
 
 // Close closes the connection with code and reason.
 func (s *Session) Close(code websocket.StatusCode, reason string) {
+	s.unblock()
 	_ = s.ws.Close(code, reason)
 	<-s.done
 }
 
 // Cut drops the connection without a close handshake.
 func (s *Session) Cut() {
+	s.unblock()
 	_ = s.ws.CloseNow()
 	<-s.done
 }
