@@ -109,12 +109,9 @@ func (sh *shell) cmdDaemon(args []string) int {
 }
 
 func (sh *shell) daemonExit(res runner.Result, err error) int {
-	var perm *transport.PermanentError
 	switch {
-	case errors.As(err, &perm):
-		fmt.Fprintf(sh.stderr, "turnstile daemon: %v\n", err)
-		return exitFail
 	case err != nil:
+		// A *transport.PermanentError's text ends with what to fix.
 		fmt.Fprintf(sh.stderr, "turnstile daemon: %v\n", err)
 		return exitFail
 	case !res.Complete:

@@ -232,3 +232,23 @@ func runScriptedTurn(t *testing.T, ctx context.Context, s *transporttest.Session
 		}
 	}
 }
+
+// A credential Core refuses ends the command with exit code 1 and a
+// message saying what to fix, without retrying and without the secret.
+func TestDaemonCommandExitsOnRefusedCredential(t *testing.T) {
+	core := &transporttest.Core{DeviceID: "dev-1", Credential: "the one Core knows"}
+	srv := httptest.NewServer(core.Handler())
+	defer srv.Close()
+	defer core.Close()
+	cred := writeFile(t, "cred", testCredential+"\n")
+	code, _, errOut := (cli{t: t}).run("daemon", "-core", srv.URL, "-device", "dev-1", "-credential-file", cred)
+	if code != exitFail || !strings.Contains(errOut, "HTTP 401") || !strings.Contains(errOut, "check the device ID and the credential file") {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	if strings.Contains(errOut, testCredential) {
+		t.Fatalf("stderr holds the credential:\n%s", errOut)
+	}
+	if core.Bootstraps() != 1 || core.Dials() != 0 {
+		t.Fatalf("%d bootstraps, %d dials: a refused credential must not be retried", core.Bootstraps(), core.Dials())
+	}
+}
