@@ -304,3 +304,39 @@ func TestStalledWriteClosesAtItsBudget(t *testing.T) {
 		}
 	})
 }
+
+// The read limit is wire.FrameBytesMax: a frame of exactly 4 MiB is read,
+// one byte more ends the connection.
+func TestReadLimitIsFourMiB(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		core := &transporttest.Core{}
+		link, stop := startCore(t, core)
+		defer stop()
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		rec := newRecorder()
+		res := make(chan error, 1)
+		go func() { res <- link.Run(ctx, transport.Bootstrap{}, rec) }()
+		s, err := core.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-rec.events // connected
+		big := make([]byte, wire.FrameBytesMax)
+		for i := range big {
+			big[i] = 'x'
+		}
+		if err := s.SendRaw(ctx, big); err != nil {
+			t.Fatal(err)
+		}
+		if ev := <-rec.events; len(ev) != len("frame ")+wire.FrameBytesMax {
+			t.Fatalf("a %d-byte frame was not read whole (event of %d bytes)", wire.FrameBytesMax, len(ev))
+		}
+		_ = s.SendRaw(ctx, append(big, 'x'))
+		if ev := <-rec.events; ev != "disconnected" {
+			t.Fatalf("after an oversized frame: %.40q", ev)
+		}
+		cancel()
+		<-res
+	})
+}
