@@ -148,9 +148,31 @@ func (s *stack) waitDaemon() daemonEnd {
 	return r
 }
 
+// restartCore stops the daemon and Core, then starts Core again on the
+// same SQLite directory (and a fresh network): what it answers then is
+// what was persisted.
+func (s *stack) restartCore(dir string) {
+	s.t.Helper()
+	s.stopAll()
+	s.net = transporttest.NewNetwork()
+	s.client = s.net.HTTPClient()
+	s.link = s.net.Group()
+	s.dclient = s.link.HTTPClient()
+	s.startCore(dir)
+}
+
 // close stops the daemon gracefully, then Core, and checks that no log
 // line holds a secret.
 func (s *stack) close() {
+	s.stopAll()
+	for _, secret := range []string{e2eCredential, e2eToken} {
+		if strings.Contains(s.logs.String(), secret) {
+			s.t.Errorf("a log line holds a secret:\n%s", s.logs.String())
+		}
+	}
+}
+
+func (s *stack) stopAll() {
 	if !s.stopped {
 		s.d.Shutdown("test finished")
 		s.waitDaemon()
@@ -165,11 +187,6 @@ func (s *stack) close() {
 	s.client.CloseIdleConnections()
 	s.dclient.CloseIdleConnections()
 	_ = s.store.Close()
-	for _, secret := range []string{e2eCredential, e2eToken} {
-		if strings.Contains(s.logs.String(), secret) {
-			s.t.Errorf("a log line holds a secret:\n%s", s.logs.String())
-		}
-	}
 }
 
 // call sends one API request with the operator token and decodes the

@@ -40,7 +40,8 @@ func collect(t *testing.T, ch <-chan e2eEvent) ([]string, string, []e2eEvent) {
 // outcome is persisted and the SSE stream ends with `end`.
 func TestEndToEndTurnStreamsAndPersists(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := newStack(t, stackOptions{})
+		dir := t.TempDir()
+		s := newStack(t, stackOptions{dir: dir})
 		s.h.Script(synthetic.TurnScript{Deltas: []string{"Hello, ", "world"}, EventInterval: 100 * time.Millisecond})
 		sid := s.session()
 		tid := s.submit(sid, "hi")
@@ -57,6 +58,10 @@ func TestEndToEndTurnStreamsAndPersists(t *testing.T) {
 		}
 		if truth := s.h.Truth(); truth.TurnsStarted != 1 || truth.InputsApplied[0] != "hi" {
 			t.Fatalf("native truth %+v", truth)
+		}
+		s.restartCore(dir)
+		if again := s.turn(tid); again.State != "completed" || again.Content != "Hello, world" || again.Events != tr.Events {
+			t.Fatalf("after a restart on the same store: %+v, was %+v", again, tr)
 		}
 	})
 }
