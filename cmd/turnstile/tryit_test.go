@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -89,58 +90,94 @@ func (p *daemonProc) terminate(t *testing.T) int {
 	return p.cmd.ProcessState.ExitCode()
 }
 
-// TestTryItWalkthrough walks the README's "Try it" steps with real child
-// processes and a plain HTTP client: add a device, start Core, start a
-// daemon, create a Session, submit a Turn, watch its events, then SIGTERM
-// both and check their exit codes and that no log line holds a secret.
-func TestTryItWalkthrough(t *testing.T) {
-	// turnstile core device add -data data d1 > device.cred
-	dir, tokenFile, token, cred := setup(t)
-	credFile := filepath.Join(filepath.Dir(tokenFile), "device.cred")
-	if err := os.WriteFile(credFile, []byte(cred+"\n"), 0o600); err != nil {
+// TestReadmeTryIt runs every line of the README's "Try it" block, in
+// order, in a fresh directory: it builds the binary, adds a device, starts
+// `turnstile core` and `turnstile daemon` as child processes (Core on a
+// free port through TURNSTILE_LISTEN), walks the curl steps, sends SIGTERM
+// to both and checks their exit codes and that no log line holds a secret.
+func TestReadmeTryIt(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
 		t.Fatal(err)
 	}
-	// turnstile core -data data -operator-token-file operator.token
-	core := startCore(t, dir, tokenFile)
-	// turnstile daemon -core http://127.0.0.1:8080 -device d1 -credential-file device.cred
-	d := startDaemonProc(t, "-core", core.base, "-device", "d1", "-credential-file", credFile)
-	c := newClient(t, core.base, token)
-	// curl -X POST .../api/v1/sessions
-	sid := jsonField(c.must("POST", "/api/v1/sessions",
-		`{"agent":{"kind":"synthetic","model":"synthetic-1"},"environment":{"type":"none"}}`, 201), "session_id")
-	// curl -X POST .../api/v1/sessions/$SESSION/turns
-	tid := jsonField(c.must("POST", "/api/v1/sessions/"+sid+"/turns", `{"text":"hello, turnstile"}`, 201), "turn_id")
-	// curl -N .../api/v1/turns/$TURN/events
-	evs, err := c.events(tid, "")
+	dir := t.TempDir()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatalf("events: %v\n%s\n%s", err, core.stderr.String(), d.stderr.String())
+		t.Fatal(err)
 	}
-	var names []string
-	for _, ev := range evs {
-		names = append(names, ev.Event)
-	}
-	if got := strings.Join(names, ","); got != "delta,done,end" || !strings.Contains(evs[0].Data, "hello, turnstile") {
-		t.Fatalf("events %s: %+v", got, evs)
-	}
-	if st := jsonField(c.must("GET", "/api/v1/turns/"+tid, "", 200), "state"); st != "completed" {
-		t.Fatalf("turn state %q", st)
-	}
-	// kill -TERM (the daemon first: it releases everything, then Core)
-	if code := d.terminate(t); code != 0 {
-		t.Fatalf("daemon exit %d:\n%s", code, d.stderr.String())
-	}
-	if code := core.terminate(); code != 0 {
-		t.Fatalf("core exit %d:\n%s", code, core.stderr.String())
-	}
-	for name, log := range map[string]string{"daemon": d.stderr.String(), "core": core.stderr.String()} {
-		for _, secret := range []string{cred, token} {
-			if strings.Contains(log, secret) {
-				t.Fatalf("%s log holds a secret:\n%s", name, log)
+	addr := l.Addr().String()
+	l.Close()
+	env := append(os.Environ(), "TURNSTILE_LISTEN="+addr)
+	var jobs []*exec.Cmd
+	var logs []*syncBuffer
+	for _, line := range readmeBlock(t, "## Try it") {
+		cmdline := strings.ReplaceAll(line, "localhost:8080", addr)
+		runDir := dir
+		if strings.HasPrefix(cmdline, "go build") {
+			runDir = root
+			cmdline = strings.ReplaceAll(cmdline, "-o turnstile", "-o "+filepath.Join(dir, "turnstile"))
+		}
+		switch {
+		case strings.HasPrefix(cmdline, "export "):
+			name, value, _ := strings.Cut(strings.TrimPrefix(cmdline, "export "), "=")
+			env = append(env, name+"="+runLine(t, dir, env, `printf %s `+value))
+			continue
+		case strings.HasSuffix(cmdline, "&"):
+			job := exec.Command("bash", "-c", "exec "+strings.TrimSuffix(cmdline, "&"))
+			buf := &syncBuffer{}
+			job.Dir, job.Env, job.Stderr = dir, env, buf
+			if err := job.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				if job.ProcessState == nil {
+					_ = job.Process.Kill()
+					_ = job.Wait()
+				}
+			})
+			jobs, logs = append(jobs, job), append(logs, buf)
+			continue
+		case strings.HasPrefix(cmdline, "kill -TERM %"):
+			n := int(cmdline[len("kill -TERM %")] - '1')
+			if err := jobs[n].Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			if err := jobs[n].Wait(); err != nil {
+				t.Fatalf("%s: job %d: %v\n%s", line, n+1, err, logs[n].String())
+			}
+			continue
+		}
+		out := runLine(t, runDir, env, cmdline)
+		switch {
+		case strings.HasSuffix(cmdline, "/api/v1/sessions"):
+			if strings.TrimSpace(out) != `{"session_id":"s-1"}` {
+				t.Fatalf("%s: %q", line, out)
+			}
+		case strings.HasSuffix(cmdline, "/sessions/s-1/turns"):
+			if strings.TrimSpace(out) != `{"turn_id":"t-1"}` {
+				t.Fatalf("%s: %q", line, out)
+			}
+		case strings.HasSuffix(cmdline, "/turns/t-1/events"):
+			if !strings.Contains(out, "event: delta") || !strings.Contains(out, "hello, turnstile") ||
+				!strings.Contains(out, "event: done") || !strings.Contains(out, "event: end") {
+				t.Fatalf("%s: %q\n%s\n%s", line, out, logs[0].String(), logs[1].String())
 			}
 		}
 	}
-	if !strings.Contains(d.stderr.String(), "everything released") {
-		t.Fatalf("daemon log:\n%s", d.stderr.String())
+	if len(jobs) != 2 || jobs[0].ProcessState == nil || jobs[1].ProcessState == nil {
+		t.Fatal("the README block did not start and stop Core and the daemon")
+	}
+	secrets := []string{strings.TrimSpace(readFile(t, filepath.Join(dir, "d1.credential"))),
+		strings.TrimSpace(readFile(t, filepath.Join(dir, "operator.token")))}
+	for i, log := range logs {
+		for _, secret := range secrets {
+			if secret != "" && strings.Contains(log.String(), secret) {
+				t.Fatalf("job %d's log holds a secret:\n%s", i+1, log.String())
+			}
+		}
+	}
+	if !strings.Contains(logs[1].String(), "everything released") {
+		t.Fatalf("daemon log:\n%s", logs[1].String())
 	}
 }
 
