@@ -32,4 +32,8 @@
 //
 // Time goes through a github.com/benbjohnson/clock Clock (clock.New() in
 // production; tests run the real clock inside a testing/synctest bubble).
+//
+// Package transporttest is a scripted Core (bootstrap and WebSocket routes)
+// on an in-memory net.Pipe network, for tests of this package, of
+// daemon/runner and of the command.
 package transport
