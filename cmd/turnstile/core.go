@@ -154,20 +154,11 @@ func runCore(ctx context.Context, f *coreFlags, token string, log *slog.Logger) 
 	if public == "" {
 		public = "http://" + ln.Addr().String()
 	}
-	gw, err := gateway.New(srv, gateway.Options{PublicURL: public, HeartbeatSeconds: int(f.heartbeat / time.Second), Logger: log})
+	mux, gw, err := coreMux(srv, reg, f, public, token, log)
 	if err != nil {
 		ln.Close()
 		return err
 	}
-	a, err := api.New(srv, api.Options{OperatorToken: token, Logger: log})
-	if err != nil {
-		ln.Close()
-		return err
-	}
-	mux := http.NewServeMux()
-	gw.Register(mux)
-	a.Register(mux)
-	registerProbes(mux, srv, reg)
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	loopCtx, stopLoop := context.WithCancel(context.Background())
 	ran := make(chan error, 1)
@@ -200,6 +191,23 @@ func runCore(ctx context.Context, f *coreFlags, token string, log *slog.Logger) 
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// coreMux mounts the gateway, the public API and the probes.
+func coreMux(srv *server.Server, reg *prometheus.Registry, f *coreFlags, public, token string, log *slog.Logger) (*http.ServeMux, *gateway.Gateway, error) {
+	gw, err := gateway.New(srv, gateway.Options{PublicURL: public, HeartbeatSeconds: int(f.heartbeat / time.Second), Logger: log})
+	if err != nil {
+		return nil, nil, err
+	}
+	a, err := api.New(srv, api.Options{OperatorToken: token, Logger: log})
+	if err != nil {
+		return nil, nil, err
+	}
+	mux := http.NewServeMux()
+	gw.Register(mux)
+	a.Register(mux)
+	registerProbes(mux, srv, reg)
+	return mux, gw, nil
 }
 
 func registerProbes(mux *http.ServeMux, srv *server.Server, reg *prometheus.Registry) {

@@ -71,7 +71,7 @@ func (r *crashRun) round(p *coreProc, api *client, cred string, killAfter int) {
 	}
 	r.rt.OnFrame = func([]byte) { tick() }
 	c, served := daemon(r.t, p, cred, r.rt)
-	for n := 0; n < 6 && p.cmd.ProcessState == nil; n++ {
+	for n := 0; n < 6 && p.alive(); n++ {
 		key := r.key()
 		st, body, _, err := api.do("POST", "/api/v1/sessions/"+r.sid+"/turns", turnBody(key), "Idempotency-Key", key)
 		if err != nil {

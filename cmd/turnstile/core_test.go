@@ -96,25 +96,7 @@ func TestCoreProcessEndToEnd(t *testing.T) {
 	api := newClient(t, p.base, token)
 	wrongCred := credentialPrefix + "WRONGwrongWRONGwrongWRONGwrongWRONGwrong123"
 
-	// Refusals, each with a secret in the request.
-	refused := []struct {
-		method, path, auth, body string
-		status                   int
-	}{
-		{"POST", "/api/v1/agent-daemon/bootstrap", "Bearer " + wrongCred, `{"device_id":"d1"}`, 401},
-		{"POST", "/api/v1/agent-daemon/bootstrap?token=" + cred, "Bearer " + cred, `{"device_id":"d1"}`, 400},
-		{"GET", "/api/v1/agent-daemon/ws?device_id=d1&version=0.10.0&token=" + cred, "Bearer " + cred, "", 400},
-		{"GET", "/api/v1/agent-daemon/ws?device_id=d1&version=0.10.0", "Bearer " + wrongCred, "", 401},
-		{"GET", "/api/v1/agent-daemon/ws?device_id=d1&version=0.7.0", "Bearer " + cred, "", 426},
-		{"GET", "/api/v1/devices?token=" + token, "Bearer " + token + "x", "", 401},
-		{"GET", "/api/v1/devices", "Bearer " + cred, "", 401},
-	}
-	for _, r := range refused {
-		st, _, _, err := api.do(r.method, r.path, r.body, "Authorization", r.auth)
-		if err != nil || st != r.status {
-			t.Errorf("%s %.40s: %d %v, want %d", r.method, r.path, st, err, r.status)
-		}
-	}
+	checkRefusals(t, api, cred, wrongCred, token)
 
 	rt := &scripted.Runtime{Deltas: 2}
 	c, served := daemon(t, p, cred, rt)
@@ -186,5 +168,29 @@ func TestLogRedaction(t *testing.T) {
 	}
 	if !strings.Contains(out, `"n":3`) || strings.Count(out, redacted) < 6 {
 		t.Fatalf("redaction lost ordinary attributes or missed secrets:\n%s", out)
+	}
+}
+
+// checkRefusals sends requests that must be refused, each carrying a
+// secret somewhere.
+func checkRefusals(t *testing.T, api *client, cred, wrongCred, token string) {
+	t.Helper()
+	refused := []struct {
+		method, path, auth, body string
+		status                   int
+	}{
+		{"POST", "/api/v1/agent-daemon/bootstrap", "Bearer " + wrongCred, `{"device_id":"d1"}`, 401},
+		{"POST", "/api/v1/agent-daemon/bootstrap?token=" + cred, "Bearer " + cred, `{"device_id":"d1"}`, 400},
+		{"GET", "/api/v1/agent-daemon/ws?device_id=d1&version=0.10.0&token=" + cred, "Bearer " + cred, "", 400},
+		{"GET", "/api/v1/agent-daemon/ws?device_id=d1&version=0.10.0", "Bearer " + wrongCred, "", 401},
+		{"GET", "/api/v1/agent-daemon/ws?device_id=d1&version=0.7.0", "Bearer " + cred, "", 426},
+		{"GET", "/api/v1/devices?token=" + token, "Bearer " + token + "x", "", 401},
+		{"GET", "/api/v1/devices", "Bearer " + cred, "", 401},
+	}
+	for _, r := range refused {
+		st, _, _, err := api.do(r.method, r.path, r.body, "Authorization", r.auth)
+		if err != nil || st != r.status {
+			t.Errorf("%s %.40s: %d %v, want %d", r.method, r.path, st, err, r.status)
+		}
 	}
 }

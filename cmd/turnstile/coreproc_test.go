@@ -60,7 +60,18 @@ type coreProc struct {
 	cmd    *exec.Cmd
 	stderr *syncBuffer
 	base   string
-	exited chan error
+	exited chan struct{} // closed once the process has been waited for
+	code   int           // exit code, valid after exited
+}
+
+// alive reports whether the process has not been reaped yet.
+func (p *coreProc) alive() bool {
+	select {
+	case <-p.exited:
+		return false
+	default:
+		return true
+	}
 }
 
 // startCore starts `turnstile core` on dir and waits for its listening line.
@@ -77,7 +88,7 @@ func startCore(t *testing.T, dir, tokenFile string, extra ...string) *coreProc {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &coreProc{t: t, cmd: cmd, stderr: &syncBuffer{}, exited: make(chan error, 1)}
+	p := &coreProc{t: t, cmd: cmd, stderr: &syncBuffer{}, exited: make(chan struct{})}
 	addr := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(pipe)
@@ -90,19 +101,21 @@ func startCore(t *testing.T, dir, tokenFile string, extra ...string) *coreProc {
 				addr <- rec.Addr
 			}
 		}
-		p.exited <- cmd.Wait()
+		_ = cmd.Wait()
+		p.code = cmd.ProcessState.ExitCode()
+		close(p.exited)
 	}()
 	select {
 	case a := <-addr:
 		p.base = "http://" + a
-	case err := <-p.exited:
-		t.Fatalf("turnstile core exited before listening: %v\n%s", err, p.stderr.String())
+	case <-p.exited:
+		t.Fatalf("turnstile core exited (%d) before listening:\n%s", p.code, p.stderr.String())
 	case <-time.After(30 * time.Second):
 		_ = cmd.Process.Kill()
 		t.Fatalf("turnstile core never listened:\n%s", p.stderr.String())
 	}
 	t.Cleanup(func() {
-		if p.cmd.ProcessState == nil {
+		if p.alive() {
 			_ = p.cmd.Process.Kill()
 			<-p.exited
 		}
@@ -127,7 +140,7 @@ func (p *coreProc) terminate() int {
 	case <-time.After(30 * time.Second):
 		p.t.Fatalf("no exit after the signal:\n%s", p.stderr.String())
 	}
-	return p.cmd.ProcessState.ExitCode()
+	return p.code
 }
 
 func (p *coreProc) wsURL() string {

@@ -92,41 +92,10 @@ func TestReadmeRunningCore(t *testing.T) {
 			continue
 		}
 		out := runLine(t, runDir, env, cmdline)
-		switch {
-		case strings.Contains(cmdline, "/readyz"):
-			if !strings.Contains(out, "ready") {
-				t.Fatalf("%s: %q", line, out)
-			}
+		if strings.Contains(cmdline, "/readyz") {
 			served = connectReadmeRuntime(t, dir, addr)
-		case strings.Contains(cmdline, "/api/v1/sessions -") || strings.HasSuffix(cmdline, "/api/v1/sessions"):
-			if strings.TrimSpace(out) != `{"session_id":"s-1"}` {
-				t.Fatalf("%s: %q", line, out)
-			}
-		case strings.HasSuffix(cmdline, "/sessions/s-1/turns"):
-			if strings.TrimSpace(out) != `{"turn_id":"t-1"}` {
-				t.Fatalf("%s: %q", line, out)
-			}
-		case strings.HasSuffix(cmdline, "/turns/t-1/events"):
-			if !strings.Contains(out, "event: done") || !strings.Contains(out, "event: end") {
-				t.Fatalf("%s: %q", line, out)
-			}
-		case strings.HasSuffix(cmdline, "/turns/t-1"):
-			if jsonField(out, "state") != "completed" {
-				t.Fatalf("%s: %q", line, out)
-			}
-		case strings.Contains(cmdline, "device add"):
-			if !strings.HasPrefix(readFile(t, filepath.Join(dir, "d1.credential")), credentialPrefix) {
-				t.Fatalf("%s: no credential written", line)
-			}
-		case strings.Contains(cmdline, "device list"):
-			if !strings.Contains(out, "d1  active") {
-				t.Fatalf("%s: %q", line, out)
-			}
-		case strings.Contains(cmdline, "device revoke"):
-			if err := <-served; websocket.CloseStatus(err) != 4001 {
-				t.Fatalf("after revoke the Runtime's connection ended with %v", err)
-			}
 		}
+		checkReadmeLine(t, line, cmdline, out, dir, served)
 	}
 	if core == nil || served == nil {
 		t.Fatal("the README block never started Core")
@@ -179,4 +148,44 @@ func connectReadmeRuntime(t *testing.T, dir, addr string) chan error {
 	go func() { done <- c.Serve(context.Background()) }()
 	t.Cleanup(func() { c.WS.CloseNow() })
 	return done
+}
+
+// checkReadmeLine checks what one README command printed or did.
+func checkReadmeLine(t *testing.T, line, cmdline, out, dir string, served chan error) {
+	t.Helper()
+	bad := func() { t.Fatalf("%s: %q", line, out) }
+	switch {
+	case strings.Contains(cmdline, "/readyz"):
+		if !strings.Contains(out, "ready") {
+			bad()
+		}
+	case strings.HasSuffix(cmdline, "/api/v1/sessions"):
+		if strings.TrimSpace(out) != `{"session_id":"s-1"}` {
+			bad()
+		}
+	case strings.HasSuffix(cmdline, "/sessions/s-1/turns"):
+		if strings.TrimSpace(out) != `{"turn_id":"t-1"}` {
+			bad()
+		}
+	case strings.HasSuffix(cmdline, "/turns/t-1/events"):
+		if !strings.Contains(out, "event: done") || !strings.Contains(out, "event: end") {
+			bad()
+		}
+	case strings.HasSuffix(cmdline, "/turns/t-1"):
+		if jsonField(out, "state") != "completed" {
+			bad()
+		}
+	case strings.Contains(cmdline, "device add"):
+		if !strings.HasPrefix(readFile(t, filepath.Join(dir, "d1.credential")), credentialPrefix) {
+			t.Fatalf("%s: no credential written", line)
+		}
+	case strings.Contains(cmdline, "device list"):
+		if !strings.Contains(out, "d1  active") {
+			bad()
+		}
+	case strings.Contains(cmdline, "device revoke"):
+		if err := <-served; websocket.CloseStatus(err) != 4001 {
+			t.Fatalf("after revoke the Runtime's connection ended with %v", err)
+		}
+	}
 }

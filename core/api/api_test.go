@@ -394,3 +394,42 @@ func waitSubscribed(t *testing.T, e *env) {
 	}
 	t.Fatal("no subscriber")
 }
+
+func TestLimitsAreNamed429(t *testing.T) {
+	e := newEnv(t)
+	sid := e.session()
+	// No Runtime: Turns stay queued until the Session's queue is full.
+	var st int
+	var body string
+	for i := 0; i < 65; i++ {
+		st, body, _ = e.do("POST", "/api/v1/sessions/"+sid+"/turns", `{"text":"q"}`)
+	}
+	if st != 429 || field(t, body, "error") != api.CodeQueueFull {
+		t.Fatalf("65th Turn: %d %s", st, body)
+	}
+	// A queued Turn's event stream waits; the 17th reader is refused.
+	var streams []*http.Response
+	defer func() {
+		for _, r := range streams {
+			r.Body.Close()
+		}
+	}()
+	for i := 0; i < 17; i++ {
+		req, _ := http.NewRequest("GET", e.ts.URL+"/api/v1/turns/t-1/events", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := e.ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		streams = append(streams, resp)
+		if i < 16 && resp.StatusCode != 200 {
+			t.Fatalf("stream %d: %d", i, resp.StatusCode)
+		}
+		if i == 16 {
+			b, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != 429 || field(t, string(b), "error") != api.CodeSubscriberLimit {
+				t.Fatalf("17th stream: %d %s", resp.StatusCode, b)
+			}
+		}
+	}
+}

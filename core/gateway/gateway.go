@@ -134,10 +134,18 @@ func writeJSON(w http.ResponseWriter, v any) {
 // the URL; any of them refuses the request.
 var credentialParams = []string{"token", "access_token", "credential", "bearer", "authorization", "auth", "key", "api_key"}
 
-func credentialInURL(q url.Values) bool {
-	for k := range q {
+// credentialInURL reports whether the query carries a credential: a
+// credential-like parameter name, or any value equal to the bearer
+// credential presented (cred may be empty).
+func credentialInURL(q url.Values, cred string) bool {
+	for k, vs := range q {
 		for _, p := range credentialParams {
 			if strings.EqualFold(k, p) {
+				return true
+			}
+		}
+		for _, v := range vs {
+			if cred != "" && subtle.ConstantTimeCompare([]byte(v), []byte(cred)) == 1 {
 				return true
 			}
 		}
@@ -216,11 +224,11 @@ func (g *Gateway) bootstrap(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusMethodNotAllowed, CodeMethodNotAllowed, "bootstrap takes POST")
 		return
 	}
-	if credentialInURL(r.URL.Query()) {
+	cred := bearer(r)
+	if credentialInURL(r.URL.Query(), cred) {
 		fail(w, http.StatusBadRequest, CodeMissingParams, "credentials go in the Authorization header only")
 		return
 	}
-	cred := bearer(r)
 	if cred == "" {
 		fail(w, http.StatusUnauthorized, CodeMissingBearer, "Authorization: Bearer <credential> required")
 		return
@@ -260,11 +268,11 @@ func (g *Gateway) deviceStatus(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	if credentialInURL(q) {
+	device, cred := q.Get("device_id"), bearer(r)
+	if credentialInURL(q, cred) {
 		fail(w, http.StatusBadRequest, CodeMissingParams, "credentials go in the Authorization header only")
 		return
 	}
-	device, cred := q.Get("device_id"), bearer(r)
 	if device == "" {
 		fail(w, http.StatusBadRequest, CodeMissingDeviceID, "device_id required")
 		return

@@ -153,6 +153,7 @@ func TestCredentialInURLRefused(t *testing.T) {
 		wsQuery("d1", wire.Version) + "&access_token=" + cred,
 		gateway.BootstrapPath + "?credential=" + cred,
 		gateway.DeviceStatusPath + "?device_id=d1&Authorization=" + cred,
+		wsQuery("d1", wire.Version) + "&trace=" + cred, // the credential's value under any name
 	} {
 		method := "GET"
 		if strings.HasPrefix(path, gateway.BootstrapPath) {

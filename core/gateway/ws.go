@@ -25,7 +25,7 @@ func (g *Gateway) ws(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	device, version, cred := q.Get("device_id"), q.Get("version"), bearer(r)
 	switch {
-	case credentialInURL(q):
+	case credentialInURL(q, cred):
 		fail(w, http.StatusBadRequest, CodeMissingParams, "credentials go in the Authorization header only")
 		return
 	case device == "" || version == "" || cred == "":
