@@ -13,6 +13,7 @@ import (
 type fake struct {
 	mu           sync.Mutex
 	panicPrepare bool
+	hangPrepare  string // NewExecutor for this Session blocks until cancelled
 	panicStart   bool
 	panicSteer   bool
 	panicCloses  int  // the next n Close calls panic
@@ -25,9 +26,13 @@ type fake struct {
 
 func (f *fake) Executors(string) (agent.ExecutorFactory, bool) { return f, true }
 
-func (f *fake) NewExecutor(context.Context, agent.ExecutorConfig) (agent.Executor, error) {
+func (f *fake) NewExecutor(ctx context.Context, cfg agent.ExecutorConfig) (agent.Executor, error) {
 	if f.panicPrepare {
 		panic("fake: prepare exploded")
+	}
+	if cfg.SessionID == f.hangPrepare {
+		<-ctx.Done()
+		return nil, ctx.Err()
 	}
 	return &fakeExecutor{f: f}, nil
 }

@@ -215,3 +215,31 @@ func TestInstallRefusesAnInvalidRegistryNamingTheField(t *testing.T) {
 		t.Fatal("synthetic executor factory not installed")
 	}
 }
+
+// An adapter call that never returns blocks nothing else: heartbeats keep
+// their cadence and another Session is prepared meanwhile; shutdown then
+// reports the outstanding call as still owned.
+func TestHungAdapterCallBlocksNothingElse(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fake{hangPrepare: "s-hung"}
+		e := newEnv(t, options{executors: f, heartbeatSeconds: 5})
+		expectPayload[wire.Heartbeat](e)
+		e.send("prep-hung", prepareFor("s-hung"))
+		e.status(wire.StatePreparing)
+		e.ready("prep-2", "s2")
+		start := time.Now()
+		expectPayload[wire.Heartbeat](e)
+		if d := time.Since(start); d != 5*time.Second {
+			t.Fatalf("heartbeat %v after the previous, want 5s", d)
+		}
+		e.d.Shutdown("test")
+		r := e.wait()
+		owned := false
+		for _, o := range r.r.Owned {
+			owned = owned || (o.Kind == "call" && o.State == "prepare")
+		}
+		if r.r.Complete || !owned {
+			t.Fatalf("ended %+v, want the hung prepare still owned", r.r)
+		}
+	})
+}
