@@ -16,8 +16,16 @@ type readmeCommand struct {
 	text string
 }
 
+// literalSections are README sections whose sh block another test runs
+// line by line, as a user would: TestReadmeCommandsWork leaves them to it.
+var literalSections = map[string]string{
+	"## Running Core": "TestReadmeRunningCore",
+	"## Try it":       "TestReadmeTryIt",
+}
+
 // readmeCommands collects the commands of the README's sh blocks (without
-// their trailing comments) and its inline code spans that start a command.
+// their trailing comments) and its inline code spans that start a command,
+// outside the literal sections.
 func readmeCommands(t *testing.T) []readmeCommand {
 	t.Helper()
 	b, err := os.ReadFile("../../README.md")
@@ -26,9 +34,13 @@ func readmeCommands(t *testing.T) []readmeCommand {
 	}
 	inline := regexp.MustCompile("`((?:make|go run|go test|turnstile|bin/turnstile) [^`]*)`")
 	var out []readmeCommand
-	inBlock := false
+	inBlock, literal := false, false
 	for i, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "## ") {
+			_, literal = literalSections[line]
+		}
 		switch {
+		case literal:
 		case strings.HasPrefix(line, "```sh"):
 			inBlock = true
 		case strings.HasPrefix(line, "```"):
@@ -62,6 +74,11 @@ func readmePlaceholders(dir string) map[string]string {
 // tool errors may not), and every go test command names tests, fuzz
 // targets and packages that exist.
 func TestReadmeCommandsWork(t *testing.T) {
+	for heading, test := range literalSections { //tidy:sorted each is checked alone
+		if !testExists(t, test) || !strings.Contains(readmeText(t), "\n"+heading+"\n") {
+			t.Errorf("README section %q must exist and be run by %s", heading, test)
+		}
+	}
 	dir := t.TempDir()
 	// a shard file for the merge command
 	_, shard, _ := cli{t: t}.run("sim", "-seeds", "2", "-first", "1", "-faults", "none", "-json")
@@ -141,6 +158,11 @@ func checkGoTest(t *testing.T, c readmeCommand, args []string) {
 }
 
 func checkTurnstile(t *testing.T, c readmeCommand, args []string) {
+	// The servers run for real in the literal sections; elsewhere their
+	// command lines are checked flag by flag: -h after them must parse.
+	if len(args) > 0 && (args[0] == "daemon" || args[0] == "core" && (len(args) == 1 || args[1] != "device")) {
+		args = append(args, "-h")
+	}
 	if len(args) > 0 && args[0] == "sim" && !slices.Contains(args, "-seed") && !slices.Contains(args, "-seeds") {
 		args = append(args, "-seeds", "2") // a campaign of two, not a thousand
 	}
@@ -151,4 +173,26 @@ func checkTurnstile(t *testing.T, c readmeCommand, args []string) {
 	if code != exitOK && code != exitFail {
 		t.Fatalf("README line %d: turnstile %v: exit %d\n%s%s", c.line, args, code, out, errOut)
 	}
+}
+
+func readmeText(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// testExists reports whether this package declares the test function.
+func testExists(t *testing.T, name string) bool {
+	t.Helper()
+	files, _ := filepath.Glob("*_test.go")
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err == nil && strings.Contains(string(b), "\nfunc "+name+"(t *testing.T) {") {
+			return true
+		}
+	}
+	return false
 }
