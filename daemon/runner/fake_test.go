@@ -18,11 +18,11 @@ type fake struct {
 	panicStart   bool
 	panicSteer   bool
 	steerDelay   time.Duration // SteerDurable completes after this long
-	panicCloses  int  // the next n Close calls panic
-	emit         int  // deltas StartTurn writes before it returns
-	hold         bool // the Turn runs until cancelled
-	outCap       int  // capacity of the output channel StartTurn was given
-	closes       int  // Close calls that returned
+	panicCloses  int           // the next n Close calls panic
+	emit         int           // deltas StartTurn writes before it returns
+	hold         bool          // the Turn runs until cancelled
+	outCap       int           // capacity of the output channel StartTurn was given
+	closes       int           // Close calls that returned
 	closeCalls   int
 }
 
