@@ -2,6 +2,7 @@ package sqlitestore_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -121,5 +122,29 @@ func TestFailedCommitIsFinal(t *testing.T) {
 	}
 	if n := rawInt(t, dir, `SELECT count(*) FROM sessions`); n != 0 {
 		t.Fatalf("failed batch left %d sessions", n)
+	}
+}
+
+// TestRefusedWriteNamesTheCall: an out-of-sequence write panics with the
+// Turn and the index or sequence it was given.
+func TestRefusedWriteNamesTheCall(t *testing.T) {
+	s := mustOpen(t, t.TempDir())
+	defer s.Close()
+	for want, f := range map[string]func(){
+		`PutInput("t-7", index 3)`:  func() { s.PutInput("t-7", core.InputRecord{Index: 3}) },
+		`AppendEvent("t-7", seq 2)`: func() { s.AppendEvent("t-7", storetest.SampleEvent(2)) },
+	} {
+		func() {
+			defer func() {
+				if msg := fmt.Sprint(recover()); !strings.Contains(msg, want) || !strings.Contains(msg, "sequence") {
+					t.Errorf("panic %q does not name %s", msg, want)
+				}
+			}()
+			f()
+		}()
+	}
+	s.PutInput("t-7", core.InputRecord{Index: 1}) // the store stays usable
+	if err := s.Commit(); err != nil {
+		t.Fatal(err)
 	}
 }

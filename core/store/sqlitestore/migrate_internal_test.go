@@ -50,12 +50,16 @@ func TestMigratesAnOlderSchema(t *testing.T) {
 	}
 }
 
-// TestMigrationsAreOrdered: versions count up from 1 without gaps.
+// TestMigrationsAreOrdered: versions count up from 1 without gaps, up to
+// SchemaVersion.
 func TestMigrationsAreOrdered(t *testing.T) {
 	for i, m := range migrations {
 		if m.version != i+1 || m.name == "" || len(m.stmts) == 0 {
 			t.Fatalf("migration %d: %+v", i, m)
 		}
+	}
+	if last := migrations[len(migrations)-1].version; last != SchemaVersion {
+		t.Fatalf("last migration %d, SchemaVersion %d", last, SchemaVersion)
 	}
 }
 

@@ -34,7 +34,11 @@ type migration struct {
 	stmts   []string
 }
 
-// migrations is the schema history; SchemaVersion is its last version.
+// SchemaVersion is the schema this build writes: the last migration's
+// version.
+const SchemaVersion = 2
+
+// migrations is the schema history, oldest first.
 var migrations = []migration{
 	{1, "core records", []string{
 		`CREATE TABLE counters (
@@ -79,9 +83,6 @@ var migrations = []migration{
 			answer BLOB NOT NULL) WITHOUT ROWID`,
 	}},
 }
-
-// SchemaVersion is the schema this build writes.
-var SchemaVersion = migrations[len(migrations)-1].version
 
 // schemaVersion reads the database's schema version without writing
 // anything: 0 for an empty database. A file that is not SQLite is

@@ -139,6 +139,18 @@ func (s *Store) Close() error {
 // write runs f over the mirror and the pending batch under the lock. A
 // write after Close is a programming error: the store panics.
 func (s *Store) write(f func(m *store.Memory, p *pending)) {
+	s.writeNamed(nil, f)
+}
+
+// writeNamed is write, naming the call in the message of a refused one.
+func (s *Store) writeNamed(what func() string, f func(m *store.Memory, p *pending)) {
+	if what != nil {
+		defer func() {
+			if r := recover(); r != nil {
+				panic(fmt.Sprintf("sqlitestore: %s refused: %v", what(), r))
+			}
+		}()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -192,7 +204,8 @@ func (s *Store) Turn(id string) (core.TurnRecord, bool) {
 func (s *Store) Turns() []core.TurnRecord { return read(s, (*store.Memory).Turns) }
 
 func (s *Store) PutInput(turn string, in core.InputRecord) {
-	s.write(func(m *store.Memory, p *pending) { m.PutInput(turn, in); p.putInput(turn, in) })
+	what := func() string { return fmt.Sprintf("PutInput(%q, index %d)", turn, in.Index) }
+	s.writeNamed(what, func(m *store.Memory, p *pending) { m.PutInput(turn, in); p.putInput(turn, in) })
 }
 
 func (s *Store) Inputs(turn string) []core.InputRecord {
@@ -201,7 +214,8 @@ func (s *Store) Inputs(turn string) []core.InputRecord {
 
 func (s *Store) AppendEvent(turn string, ev core.RunEvent) {
 	checkPayload(ev.Payload)
-	s.write(func(m *store.Memory, p *pending) { m.AppendEvent(turn, ev); p.appendEvent(turn, ev) })
+	what := func() string { return fmt.Sprintf("AppendEvent(%q, seq %d)", turn, ev.Seq) }
+	s.writeNamed(what, func(m *store.Memory, p *pending) { m.AppendEvent(turn, ev); p.appendEvent(turn, ev) })
 }
 
 func (s *Store) Events(turn string) []core.RunEvent {
