@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/benbjohnson/clock"
+
 	"github.com/turnstile-sim/turnstile/core/server"
 	"github.com/turnstile-sim/turnstile/wire"
 )
@@ -58,6 +60,8 @@ type Options struct {
 	// OutboundFrames and WriteTimeout default to the documented 64 and 10 s.
 	OutboundFrames int
 	WriteTimeout   time.Duration
+	// Clock times the write budget; clock.New() when nil.
+	Clock clock.Clock
 }
 
 // Gateway serves the Runtime routes over a server.Server.
@@ -90,6 +94,9 @@ func New(s *server.Server, opt Options) (*Gateway, error) {
 	}
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opt.Clock == nil {
+		opt.Clock = clock.New()
 	}
 	return &Gateway{s: s, opt: opt, log: opt.Logger, wsURL: ws}, nil
 }

@@ -166,7 +166,7 @@ func (g *Gateway) write(c *wsConn, log interface{ Info(string, ...any) }) {
 }
 
 func (g *Gateway) writeOne(c *wsConn, b []byte) bool {
-	ctx, cancel := context.WithTimeout(context.Background(), g.opt.WriteTimeout)
+	ctx, cancel := g.opt.Clock.WithTimeout(context.Background(), g.opt.WriteTimeout)
 	defer cancel()
 	return c.ws.Write(ctx, websocket.MessageText, b) == nil
 }

@@ -3,6 +3,7 @@ package runner_test
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/turnstile-sim/turnstile/adapters/agent"
 	"github.com/turnstile-sim/turnstile/wire"
@@ -16,11 +17,12 @@ type fake struct {
 	hangPrepare  string // NewExecutor for this Session blocks until cancelled
 	panicStart   bool
 	panicSteer   bool
-	panicCloses  int  // the next n Close calls panic
-	emit         int  // deltas StartTurn writes before it returns
-	hold         bool // the Turn runs until cancelled
-	outCap       int  // capacity of the output channel StartTurn was given
-	closes       int  // Close calls that returned
+	steerDelay   time.Duration // SteerDurable completes after this long
+	panicCloses  int           // the next n Close calls panic
+	emit         int           // deltas StartTurn writes before it returns
+	hold         bool          // the Turn runs until cancelled
+	outCap       int           // capacity of the output channel StartTurn was given
+	closes       int           // Close calls that returned
 	closeCalls   int
 }
 
@@ -85,6 +87,11 @@ func (f *fake) counts() (outCap, closeCalls, closes int) {
 	return f.outCap, f.closeCalls, f.closes
 }
 
+// appliedAtOnce is a receipt whose input is applied as soon as asked.
+type appliedAtOnce struct{}
+
+func (appliedAtOnce) AwaitApplied(context.Context) error { return nil }
+
 type fakeTurn struct {
 	f       *fake
 	content string
@@ -113,6 +120,10 @@ func (t *fakeTurn) CancellationOutcome() agent.CancellationOutcome {
 func (t *fakeTurn) SteerDurable(context.Context, agent.SteerInput) (agent.AppliedReceipt, error) {
 	if t.f.panicSteer {
 		panic("fake: steer exploded")
+	}
+	if t.f.steerDelay > 0 {
+		<-time.After(t.f.steerDelay)
+		return appliedAtOnce{}, nil
 	}
 	return nil, agent.ErrTurnInactive
 }

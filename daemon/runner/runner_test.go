@@ -243,3 +243,31 @@ func TestHungAdapterCallBlocksNothingElse(t *testing.T) {
 		}
 	})
 }
+
+// The native write budget is the machine's timer: a write the adapter
+// completes only after 12 s is answered outcome_unknown at 10 s; the late
+// completion sends no `written`, and the native application it reports
+// then is still confirmed with `accepted`, never a replay.
+func TestSlowWriteIsOutcomeUnknownAtTheBudget(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fake{hold: true, steerDelay: 12 * time.Second}
+		e := newEnv(t, options{executors: f})
+		e.run("prep-1", "s1", "run-1", "hi")
+		e.send("run-1", wire.PromptSteer{InputID: "in-1", Input: wire.TextInput("more"), DurableReceipt: true})
+		sent := time.Now()
+		_, ack := expectPayload[wire.PromptSteerAck](e)
+		if ack.ErrorCode != "outcome_unknown" || time.Since(sent) != 10*time.Second {
+			t.Fatalf("receipt %+v after %v, want outcome_unknown at 10s", ack, time.Since(sent))
+		}
+		_, late := expectPayload[wire.PromptSteerAck](e)
+		if !late.Accepted || !late.Written || time.Since(sent) != 12*time.Second {
+			t.Fatalf("receipt %+v after %v, want accepted when the native side applied it (12s)", late, time.Since(sent))
+		}
+		e.send("run-1", wire.PromptSteer{InputID: "in-1", Input: wire.TextInput("more"), DurableReceipt: true})
+		if _, again := expectPayload[wire.PromptSteerAck](e); again != late {
+			t.Fatalf("repeat answered %+v, want the stored %+v", again, late)
+		}
+		e.send("run-1", wire.PromptCancel{DeliveryID: "cancel:run-1"})
+		expectPayload[wire.Done](e)
+	})
+}
