@@ -79,22 +79,9 @@ func (n *coreNode) observeOutbound(e core.Send) {
 	u := n.u
 	at := u.lt(u.w.Now())
 	switch p := e.Frame.Payload.(type) {
-	case wire.ExecutionPrepare:
-		turn := ""
-		for _, pv := range n.m.Preparations() {
-			if pv.RequestID == e.Frame.ID {
-				turn = pv.Turn
-			}
-		}
-		if turn != "" {
-			n.capabilityChecked(at, turn, e.Conn, check.PhaseSelection)
-		}
 	case wire.ExecutionStart:
 		turn := turnOfRun(p.RunID)
 		dev := n.deviceOf(e.Conn)
-		n.capabilityChecked(at, turn, e.Conn, check.PhaseFinal)
-		u.led.DispatchedTo(at, turn, dev)
-		u.count("DispatchedTo")
 		u.led.RunStartSent(at, turn, p.RunID, dev, connName(e.Conn), p.Handle)
 		u.count("RunStartSent")
 		if u.capacityRefused[turn] {
@@ -114,30 +101,4 @@ func (n *coreNode) observeOutbound(e core.Send) {
 		u.led.InputDelivered(at, e.Frame.ID, p.InputID)
 		u.count("InputDelivered")
 	}
-}
-
-// capabilityChecked derives the turn's requirements from its session's
-// configuration and inputs (the admission table) and records the device
-// declaration Core holds for the connection at this instant.
-func (n *coreNode) capabilityChecked(at int64, turn string, conn core.ConnID, phase string) {
-	u := n.u
-	rec, ok := u.store.Memory.Turn(turn)
-	if !ok {
-		return
-	}
-	sess, _ := u.store.Memory.Session(rec.Session)
-	images := rec.Input.HasImages()
-	for _, in := range u.store.Memory.Inputs(turn) {
-		images = images || in.Input.HasImages()
-	}
-	req := core.Requirements(sess, u.coreCfg.EngineProfiles[sess.Agent.Kind], images)
-	// A kind the device does not declare available declares nothing: a
-	// dispatch there (another kind picked, or an unavailable one) lacks
-	// every requirement.
-	declared, ok := n.m.Snapshot(conn, sess.Agent.Kind)
-	if !ok || !declared.Available {
-		declared = wire.SupportedAgentKind{}
-	}
-	u.led.CapabilityChecked(at, turn, n.deviceOf(conn), phase, req, declared.Capabilities)
-	u.count("CapabilityChecked")
 }

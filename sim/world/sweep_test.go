@@ -118,8 +118,8 @@ func TestSweepFeedsEveryChecker(t *testing.T) {
 	need := []string{
 		// Core
 		"TurnSubmitted", "TurnState", "RunStartSent", "InputDelivered", "InputOutcome", "CursorAdvanced",
-		"DoneObserved", "ErrorObserved", "CancelAckObserved", "UsagePersisted", "CapabilityChecked",
-		"DispatchedTo", "CoreRestarted", "RevisionApplied",
+		"DoneObserved", "ErrorObserved", "CancelAckObserved", "UsagePersisted",
+		"CoreRestarted", "RevisionApplied",
 		// daemons
 		"HandleGranted", "HandleStarted", "HandleReleased", "HandleExpired", "CapacitySample",
 		"ReceiptSent", "CancelAckSent", "DoneSent", "ErrorSent", "UsageSent",
