@@ -29,6 +29,7 @@ type frameState struct {
 	preps    map[string]*prepFacts // preparation request ID (Core mints them once)
 	runs     map[string]*runFacts
 	steerImg map[string]bool // turn → an accepted steer call carried an image
+	devConns map[uint64]*devConn
 }
 
 type sessionFacts struct {
@@ -62,6 +63,7 @@ func (f *frameState) init() {
 	f.preps = map[string]*prepFacts{}
 	f.runs = map[string]*runFacts{}
 	f.steerImg = map[string]bool{}
+	f.devConns = map[uint64]*devConn{}
 }
 
 // SessionCreated records that Core answered the API client's request to

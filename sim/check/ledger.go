@@ -133,6 +133,7 @@ func NewLedger() *Ledger {
 	// Wire observers, in the order they judge each network event.
 	l.wireObservers = []func(WireEvent){}
 	l.wireObservers = append(l.wireObservers, l.observeCoreFrames)
+	l.wireObservers = append(l.wireObservers, l.observeDeviceFrames)
 	return l
 }
 
