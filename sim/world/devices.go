@@ -16,6 +16,10 @@ func (u *universe) newDevice(i int, cfg daemon.Config, hcfg harness.Config) *har
 	d := harness.NewDevice(u.w, deviceID(i), coreID, cfg, hcfg)
 	o := &devObserver{u: u, d: d}
 	d.Observer, d.Recorder = o, ledgerRecorder{u: u}
+	if u.native == nil {
+		u.native = harness.NewNativeHistory()
+	}
+	d.Native = u.native
 	return d
 }
 
