@@ -72,9 +72,9 @@ func (n *coreNode) observeStatus(conn core.ConnID, reqID string, st wire.Prepara
 	u.count("RevisionApplied")
 }
 
-// observeOutbound records Core's frames to devices: capability checks at
-// selection (execution_prepare) and at the final check and dispatch
-// (execution_start), run starts and input deliveries.
+// observeOutbound records Core's frames to devices: run starts and input
+// deliveries. Capability and configuration are judged from the wire by
+// the ledger's frame oracles.
 func (n *coreNode) observeOutbound(e core.Send) {
 	u := n.u
 	at := u.lt(u.w.Now())
