@@ -60,9 +60,11 @@ func (h *Harness) nativeRefusal(op daemon.Prepare) string {
 // forksHistory: a preparation that names no native session and requires
 // none starts a new native root; when the Session already has native
 // history, a turn on that executor forks it (recorded at the start).
+// It is judged only where the world shares its native sessions (a client
+// that keeps Session continuity drives every device).
 func (h *Harness) forksHistory(op daemon.Prepare) bool {
 	c := op.Configuration
-	return c.AgentSessionID == "" && !c.RequireExistingNativeSession && h.history().has(op.Session)
+	return h.dev.Native != nil && c.AgentSessionID == "" && !c.RequireExistingNativeSession && h.history().has(op.Session)
 }
 
 // unconfigured names an agent option or configured feature the device's
