@@ -30,6 +30,11 @@ type frameState struct {
 	runs     map[string]*runFacts
 	steerImg map[string]bool // turn → an accepted steer call carried an image
 	devConns map[uint64]*devConn
+
+	limits         map[string]DeviceLimits
+	admissions     map[string]*admissionRec // conn\x00request
+	admissionOrder []string
+	grants         map[string]bool // device\x00request\x00handle granted
 }
 
 type sessionFacts struct {
@@ -64,6 +69,9 @@ func (f *frameState) init() {
 	f.runs = map[string]*runFacts{}
 	f.steerImg = map[string]bool{}
 	f.devConns = map[uint64]*devConn{}
+	f.limits = map[string]DeviceLimits{}
+	f.admissions = map[string]*admissionRec{}
+	f.grants = map[string]bool{}
 }
 
 // SessionCreated records that Core answered the API client's request to

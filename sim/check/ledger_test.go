@@ -46,18 +46,18 @@ func (s *scripted) admit() {
 	if !s.is("capability_no_selection") {
 		w.coreSends(1, "d1", prepareFrame("p1", "s1", goodConfig("s1")))
 	}
-	w.coreSends(1, "d1", startFrame("p1", "h1", "r1", wire.TextInput("hi")))
 	l.TurnState(s.tick(), "t1", TurnPreparing)
 	l.ExecutorCreated(s.tick(), "d1", "e1")
-	c := Capacity{Preparing: 1, PreparingMax: 1, ActiveMax: 1, IdleMax: 1}
-	if s.is("capacity_closing") {
-		c.Active, c.Idle, c.Closing = 1, 1, 1
+	l.DeviceConfigured("d1", DeviceLimits{ActiveMax: 1, ExecutorsMax: 2})
+	w.deviceSends(1, "d1", statusFrame("p1", wire.PreparationStatus{ExecutorID: "e1", Handle: "h1", Revision: 1, State: wire.StatePreparing}))
+	if s.is("capacity_active") {
+		w.deviceSends(1, "d1", statusFrame("p9", wire.PreparationStatus{ExecutorID: "e2", Handle: "h9", Revision: 1, State: wire.StatePreparing}))
 	}
-	l.CapacitySample(s.tick(), "d1", c)
+	w.coreSends(1, "d1", startFrame("p1", "h1", "r1", wire.TextInput("hi")))
 	if s.is("capacity_native") {
-		// closes fail (never recorded) while the daemon keeps reporting
-		// spare capacity and creating executors
-		for _, e := range []string{"e2", "e3", "e4"} {
+		// closes fail (never recorded) while the daemon keeps creating
+		// executors
+		for _, e := range []string{"e2", "e3"} {
 			l.ExecutorCreated(s.tick(), "d1", e)
 		}
 	}
@@ -210,7 +210,7 @@ func TestEveryCheckerBites(t *testing.T) {
 	cases := map[string]string{
 		"capability_missing":      CheckCapability,
 		"capability_no_selection": CheckCapability,
-		"capacity_closing":        CheckCapacity,
+		"capacity_active":         CheckCapacity,
 		"capacity_native":         CheckCapacity,
 		"stale_revision":          CheckStaleRevision,
 		"run_twice_core":          CheckRunStartedTwice,

@@ -69,6 +69,19 @@ func (l *Ledger) devConn(conn uint64, device string) *devConn {
 // observeDeviceFrames judges what a daemon answers against the documented
 // code for the situation, as the wire shows it.
 func (l *Ledger) observeDeviceFrames(ev WireEvent) {
+	switch {
+	case ev.Kind == WireClosed:
+		// Either end learning of the close retires the connection's
+		// admissions (a crashed daemon learns nothing): counting them no
+		// longer can only undercount.
+		l.admissionsRetired(func(a *admissionRec) bool { return a.conn == ev.Conn })
+		return
+	case ev.Kind == WireOpened && ev.To == CoreNode:
+		// A device's new connection replaces the old one, or follows a
+		// restart of its process: earlier admissions are gone.
+		l.admissionsRetired(func(a *admissionRec) bool { return a.device == ev.From && a.conn != ev.Conn })
+		return
+	}
 	if !ev.HasFrame() {
 		return
 	}
@@ -132,6 +145,7 @@ func (l *Ledger) statusSent(c *devConn, ev WireEvent, st wire.PreparationStatus)
 		l.violate(ev.At, CheckRefusalCode, "%s: expired carries code %q", what, st.ErrorCode)
 	}
 	if st.State != wire.StateRejected && st.Handle != "" {
+		l.admissionStatus(ev.At, c, ev.Conn, id, st)
 		if _, ok := c.granted[id]; !ok {
 			c.granted[id] = st.Handle
 		}

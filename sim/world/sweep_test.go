@@ -121,7 +121,7 @@ func TestSweepFeedsEveryChecker(t *testing.T) {
 		"DoneObserved", "ErrorObserved", "CancelAckObserved", "UsagePersisted",
 		"CoreRestarted", "RevisionApplied",
 		// daemons
-		"HandleGranted", "HandleStarted", "HandleReleased", "HandleExpired", "CapacitySample",
+		"HandleGranted", "HandleStarted", "HandleReleased", "HandleExpired",
 		"ReceiptSent", "CancelAckSent", "DoneSent", "ErrorSent", "UsageSent",
 		// Harness ground truth
 		"ExecutorCreated", "ExecutorClosed", "TurnCreated", "InputApplied", "TurnSettled",
