@@ -42,8 +42,10 @@
 //     statuses, receipts and terminal frames from the daemons.
 //   - Daemons (effects): HandleGranted (with the admission deadline),
 //     HandleStarted, HandleReleased, HandleExpired, RevisionApplied (Core
-//     applying a preparation_status revision of a handle), CapacitySample,
-//     ReceiptSent, CancelAckSent, DoneSent, ErrorSent, UsageSent.
+//     applying a preparation_status revision of a handle), ReceiptSent,
+//     CancelAckSent, DoneSent, ErrorSent, UsageSent.
+//   - Setup: DeviceConfigured (a device's configured limits, capped by
+//     the seeds' 4 active and 20 executors).
 //   - Simulated Harness (ground truth): ExecutorCreated, ExecutorClosed
 //     (successful closes only), TurnCreated, InputApplied (native order),
 //     TurnSettled.
@@ -123,10 +125,16 @@
 //     naming a native session (a new root), one resuming a native session
 //     that is not the Session's, and a turn started on a new native root
 //     prepared while the Session already had native history.
-//   - capacity_exceeded: a sample over a per-kind limit, or owning more
-//     than the sum of limits counting closing and uncertain resources; or
-//     the Harness holding more live executors on a device than that sum
-//     (catches a daemon that frees capacity when a close fails).
+//   - capacity_exceeded (from the wire and ground truth, never the
+//     daemon's accounting): a daemon granting an admission (revision 1 of
+//     a request on a connection, republished statuses excluded) while more
+//     than its active limit are active, counting every admission from its
+//     grant to a terminal status or the loss of its connection (or a newer
+//     connection of the device) and, for one that started a Run, until the
+//     Harness settles the native turn; or the Harness holding more live
+//     executors on a device than its executor limit (catches a daemon that
+//     frees capacity when a close fails). Both counts can only undercount
+//     what the daemon must count, so every excess is real.
 //   - durable_facts: a turn's state regresses along queued < preparing <
 //     running < terminal, a terminal state changes, a run's cursor moves
 //     back, or a restart loses a turn, a state or a cursor.
