@@ -99,6 +99,9 @@ func (m *Machine) onCancelAck(t *turn, ack wire.InteractionDecisionAck) {
 		m.onCancelNotReady(t)
 		return
 	}
+	if t.rec.State == TurnStarting && (ack.Applied || ack.ErrorCode == wire.CancelFailed) {
+		m.countStarted(t) // the Run's start resolved: it may have run natively
+	}
 	m.cancelTimer(timerID(timerCancel, t.rec.ID))
 	if !ack.Applied {
 		t.rec.Cancel, t.rec.CancelErrorCode = CancelRefused, codeOr(ack.ErrorCode, "refused")
@@ -146,6 +149,9 @@ func (m *Machine) onCancelTimeout(turnID string) {
 	t := m.turns[turnID]
 	if t == nil || t.rec.Cancel != CancelRequested {
 		return
+	}
+	if t.rec.State == TurnStarting {
+		m.countStarted(t) // the start may have run natively
 	}
 	m.finish(t, TurnFailed, CodeCancelUnconfirmed, "no cancel receipt within the confirmation window")
 }

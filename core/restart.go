@@ -31,13 +31,15 @@ func Restart(cfg Config, st Store) *Machine {
 		}
 	}
 	for _, t := range interrupted {
+		if t.rec.State == TurnStarting {
+			m.countStarted(t) // the start may have run natively, cancel or not
+		}
 		switch {
 		case t.rec.Cancel == CancelRequested:
 			// The durable deadline bounded the wait; a restart ends it.
 			assert(!t.rec.CancelDeadline.IsZero(), "turn %s cancel requested without a deadline", t.rec.ID)
 			m.finish(t, TurnFailed, CodeCancelUnconfirmed, "Core restarted before the cancel receipt")
 		case t.rec.State == TurnStarting:
-			m.countStarted(t)
 			m.finish(t, TurnFailed, CodeDeliveryUnknown, "Core restarted before the start was confirmed")
 		default:
 			m.finish(t, TurnFailed, CodeEventStreamIncomplete, "Core restarted before done")

@@ -112,11 +112,13 @@ func (m *Machine) noteNativeSession(t *turn, md *wire.DoneMetadata) {
 // observationLost: the connection carrying a claimed Turn's Run is gone.
 // The native effect is unknown; nothing is replayed.
 func (m *Machine) observationLost(t *turn) {
+	if t.rec.State == TurnStarting {
+		m.countStarted(t) // the start may have run natively, cancel or not
+	}
 	switch {
 	case t.rec.Cancel == CancelRequested:
 		m.finishWith(t, TurnFailed, CodeCancelUnconfirmed, "connection lost before the cancel receipt", ErrDisconnected)
 	case t.rec.State == TurnStarting:
-		m.countStarted(t)
 		m.finishWith(t, TurnFailed, CodeDeliveryUnknown, "connection lost before the start was confirmed", ErrDisconnected)
 	default:
 		m.finishWith(t, TurnFailed, CodeEventStreamIncomplete, "connection lost before done", ErrDisconnected)

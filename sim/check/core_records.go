@@ -1,8 +1,6 @@
 package check
 
 import (
-	"strings"
-
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -32,18 +30,11 @@ type runRec struct {
 	cancelApplied bool
 }
 
-type capRec struct {
-	selection bool
-	final     bool
-	missing   []string // required but not declared at the latest check
-}
-
 type coreState struct {
 	turns     map[string]*turnRec
 	runs      map[string]*runRec
 	delivered map[string]int64 // run\x00input → first delivery
-	caps      map[string]*capRec
-	onWire    map[string]bool // "done"/"error" \x00 run → Core decoded it
+	onWire    map[string]bool  // "done"/"error" \x00 run → Core decoded it
 	restarts  int
 }
 
@@ -51,7 +42,6 @@ func (c *coreState) init() {
 	c.turns = map[string]*turnRec{}
 	c.runs = map[string]*runRec{}
 	c.delivered = map[string]int64{}
-	c.caps = map[string]*capRec{}
 	c.onWire = map[string]bool{}
 }
 
@@ -215,42 +205,6 @@ func (l *Ledger) UsagePersisted(at int64, run string, u UsageSnapshot) {
 		}
 	}
 	l.violate(at, CheckUsageAdded, "Core stored usage %s for run %s but %s", u, run, why)
-}
-
-// CapabilityChecked records Core checking a device's declaration for a turn
-// in a phase (PhaseSelection or PhaseFinal). required lists the capability
-// names the turn needs, as the world derives them from its configuration.
-func (l *Ledger) CapabilityChecked(at int64, turn, device, phase string, required []string, declared wire.AgentKindCapabilities) {
-	k := pairKey(turn, device)
-	c := l.core.caps[k]
-	if c == nil {
-		c = &capRec{}
-		l.core.caps[k] = c
-	}
-	switch phase {
-	case PhaseSelection:
-		c.selection = true
-	case PhaseFinal:
-		c.final = true
-	default:
-		l.violate(at, CheckCapability, "unknown capability phase %q for turn %s", phase, turn)
-	}
-	c.missing = missingCapabilities(required, declared)
-}
-
-// DispatchedTo records Core handing a turn to a device. Both phases must
-// have been checked and the latest check must have found nothing missing.
-func (l *Ledger) DispatchedTo(at int64, turn, device string) {
-	c := l.core.caps[pairKey(turn, device)]
-	switch {
-	case c == nil || !c.selection:
-		l.violate(at, CheckCapability, "turn %s dispatched to %s without a selection check", turn, device)
-	case !c.final:
-		l.violate(at, CheckCapability, "turn %s dispatched to %s without a final check", turn, device)
-	case len(c.missing) > 0:
-		l.violate(at, CheckCapability, "turn %s dispatched to %s which does not declare %s",
-			turn, device, strings.Join(c.missing, ","))
-	}
 }
 
 // missingCapabilities lists, sorted, the required names not supported by

@@ -56,23 +56,6 @@ func (u UsageSnapshot) String() string {
 		u.InputTokens, u.CachedInputTokens, u.OutputTokens, u.ReasoningOutputTokens, u.TotalTokens)
 }
 
-// Capacity is a daemon's resource accounting at one instant. Closing and
-// Uncertain are resources whose cleanup has not succeeded yet; they keep
-// counting against the limits.
-type Capacity struct {
-	Preparing, Active, Idle, Closing, Uncertain int
-	PreparingMax, ActiveMax, IdleMax            int
-}
-
-// total is every resource the daemon still owns.
-func (c Capacity) total() int {
-	return c.Preparing + c.Active + c.Idle + c.Closing + c.Uncertain
-}
-
-// limit is the sum of the per-kind limits: the most resources a device may
-// own at once, whatever state they are in.
-func (c Capacity) limit() int { return c.PreparingMax + c.ActiveMax + c.IdleMax }
-
 type handleRec struct {
 	run       string
 	started   bool
@@ -84,7 +67,6 @@ type daemonState struct {
 	handles    map[string]*handleRec // conn\x00handle
 	grantedOn  map[string][]string   // handle → conns that granted it
 	revisions  map[string]uint64     // conn\x00handle → last applied revision
-	capacity   map[string]Capacity   // device → latest sample
 	doneSent   map[string]bool
 	errorSent  map[string]bool
 	usageSent  map[string][]UsageSnapshot
@@ -95,7 +77,6 @@ func (d *daemonState) init() {
 	d.handles = map[string]*handleRec{}
 	d.grantedOn = map[string][]string{}
 	d.revisions = map[string]uint64{}
-	d.capacity = map[string]Capacity{}
 	d.doneSent = map[string]bool{}
 	d.errorSent = map[string]bool{}
 	d.usageSent = map[string][]UsageSnapshot{}
@@ -161,38 +142,6 @@ func (l *Ledger) RevisionApplied(at int64, conn, handle string, revision uint64)
 		return
 	}
 	l.daemon.revisions[k] = revision
-}
-
-// CapacitySample records a daemon's accounting. Each kind stays within its
-// limit and everything owned, closing and uncertain included, within the
-// sum of limits; the Harness's live executors on the device too.
-func (l *Ledger) CapacitySample(at int64, device string, c Capacity) {
-	l.daemon.capacity[device] = c
-	switch {
-	case c.Preparing > c.PreparingMax:
-		l.violate(at, CheckCapacity, "device %s prepares %d > %d", device, c.Preparing, c.PreparingMax)
-	case c.Active > c.ActiveMax:
-		l.violate(at, CheckCapacity, "device %s runs %d > %d", device, c.Active, c.ActiveMax)
-	case c.Idle > c.IdleMax:
-		l.violate(at, CheckCapacity, "device %s keeps %d idle > %d", device, c.Idle, c.IdleMax)
-	case c.total() > c.limit():
-		l.violate(at, CheckCapacity, "device %s owns %d resources (closing %d, uncertain %d) > %d",
-			device, c.total(), c.Closing, c.Uncertain, c.limit())
-	default:
-		l.checkLiveExecutors(at, device)
-	}
-}
-
-// checkLiveExecutors compares the Harness's open executors with the
-// device's limits: a daemon that forgets a failed close shows up here.
-func (l *Ledger) checkLiveExecutors(at int64, device string) {
-	c, ok := l.daemon.capacity[device]
-	if !ok {
-		return
-	}
-	if live := l.harness.liveExecutors(device); live > c.limit() {
-		l.violate(at, CheckCapacity, "device %s has %d live native executors > %d", device, live, c.limit())
-	}
 }
 
 // ReceiptSent records a daemon sending prompt_steer_ack for an input.

@@ -3,6 +3,21 @@
 // violations, marks and linearizability results. It imports only wire,
 // the standard library and porcupine.
 //
+// # Independence
+//
+// An oracle never asks the code it judges. Expected answers come from the
+// seeds' rules written out again here (the capability admission table in
+// RequiredCapabilities, the execution_prepare configuration table, the
+// finite code sets and the refusal table's content rows), from frames
+// observed on the simulated network (Wire), from the API client's own
+// requests (SessionCreated, SteerAnswered) and from the simulated
+// Harness's ground truth. TestTidyOraclesCallNoMachineCode fails the
+// build when a non-test file calls a function or method of package core
+// or daemon (or a subpackage) or reads one of their package variables;
+// types, struct fields and constants are vocabulary and allowed, and
+// oracleAllowed lists, with a reason, the only functions that may be
+// called (frame renderers).
+//
 // # Time
 //
 // Every record carries virtual time as int64 nanoseconds on one monotonic
@@ -17,12 +32,20 @@
 //   - Core (effects and store): TurnSubmitted, RunStartSent,
 //     InputDelivered, InputOutcome, CursorAdvanced, TurnState,
 //     DoneObserved and ErrorObserved (ObservedOnWire or ObservedPersisted),
-//     CancelAckObserved, UsagePersisted, CapabilityChecked, DispatchedTo,
-//     CoreRestarted (with the facts reloaded from the store).
+//     CancelAckObserved, UsagePersisted, CoreRestarted (with the facts
+//     reloaded from the store).
+//   - The API client (its requests and answers): SessionCreated (the
+//     configuration asked for, as a SessionSpec) and SteerAnswered.
+//   - The network (Wire): every frame sent, delivered or lost and every
+//     open and close, decoded once. The frame oracles follow heartbeats,
+//     execution_prepare and execution_start from Core, and preparation
+//     statuses, receipts and terminal frames from the daemons.
 //   - Daemons (effects): HandleGranted (with the admission deadline),
 //     HandleStarted, HandleReleased, HandleExpired, RevisionApplied (Core
-//     applying a preparation_status revision of a handle), CapacitySample,
-//     ReceiptSent, CancelAckSent, DoneSent, ErrorSent, UsageSent.
+//     applying a preparation_status revision of a handle), ReceiptSent,
+//     CancelAckSent, DoneSent, ErrorSent, UsageSent.
+//   - Setup: DeviceConfigured (a device's configured limits, capped by
+//     the seeds' 4 active and 20 executors).
 //   - Simulated Harness (ground truth): ExecutorCreated, ExecutorClosed
 //     (successful closes only), TurnCreated, InputApplied (native order),
 //     TurnSettled.
@@ -60,14 +83,58 @@
 //     connection that did not grant it, or was never granted.
 //   - stale_revision_applied: Core applies a revision of a handle not
 //     greater than the last one applied.
-//   - capability: a turn dispatched to a device without a selection check,
-//     without a final check, or whose declaration lacks a required
-//     capability at the latest check. The world supplies the required
-//     names from the turn's configuration.
-//   - capacity_exceeded: a sample over a per-kind limit, or owning more
-//     than the sum of limits counting closing and uncertain resources; or
-//     the Harness holding more live executors on a device than that sum
-//     (catches a daemon that frees capacity when a close fails).
+//   - capability (from the wire): an execution_prepare (selection) or
+//     execution_start (final check) sent to a connection before any
+//     heartbeat, whose latest declaration does not declare the Session's
+//     kind available or lacks a capability RequiredCapabilities gives for
+//     the Session as the client asked for it (recovery when the prepare
+//     requires existing history or the Harness holds history the prepare
+//     does not name; images from the start's input and steers the API
+//     accepted); or a start for a request Core never prepared on that
+//     connection.
+//   - prepare_configuration (from the wire): an execution_prepare whose
+//     configuration differs from the seed's table for its Session:
+//     agent_kind, no Run input, agent_state_key, strict_resume, exactly
+//     one environment binding with the exact Environment ID, agent_options
+//     exactly model and system_prompt (plus model_provider and
+//     harness_config when set), execution_controls (web search disabled,
+//     text verbosity resolved with the default medium, programmatic tool
+//     calling, json_schema output format), observe_messages as the
+//     declaration's message_items, subagent flags, function tools, tool
+//     search, MCP servers with frozen origins; require_existing_native_session
+//     or agent_session_id for a Session that never started a Run, both at
+//     once, or an agent_session_id Core never received for the Session.
+//   - native_history (from the wire and ground truth): a prepare that
+//     names no native session and does not require existing history
+//     although the Harness created a native turn for a Run of the Session:
+//     it would let a new native root replace that history.
+//   - refusal_code (from the wire): a preparation_status state or code
+//     outside the documented sets, rejected without a code or with an
+//     unknown operation, expired with a code; a prepare whose content the
+//     table refuses (invalid_configuration, unsupported_*) answered other
+//     than with that code, one whose content passes refused with a content
+//     code, history_unavailable for a prepare that requires no history; a
+//     start naming a handle the connection never granted for the request
+//     not refused unknown_preparation (or started); a steering or cancel
+//     receipt code outside its set, accepted or applied with a code,
+//     not_ready after the Run's started status, run_inactive for a Run
+//     that started on the connection and is still live.
+//   - harness_contract (world): breaches the simulated Harness saw, among
+//     them a preparation with an agent option or feature the device's
+//     declaration does not cover, one requiring existing history without
+//     naming a native session (a new root), one resuming a native session
+//     that is not the Session's, and a turn started on a new native root
+//     prepared while the Session already had native history.
+//   - capacity_exceeded (from the wire and ground truth, never the
+//     daemon's accounting): a daemon granting an admission (revision 1 of
+//     a request on a connection, republished statuses excluded) while more
+//     than its active limit are active, counting every admission from its
+//     grant to a terminal status or the loss of its connection (or a newer
+//     connection of the device) and, for one that started a Run, until the
+//     Harness settles the native turn; or the Harness holding more live
+//     executors on a device than its executor limit (catches a daemon that
+//     frees capacity when a close fails). Both counts can only undercount
+//     what the daemon must count, so every excess is real.
 //   - durable_facts: a turn's state regresses along queued < preparing <
 //     running < terminal, a terminal state changes, a run's cursor moves
 //     back, or a restart loses a turn, a state or a cursor.

@@ -35,27 +35,29 @@ func (s *scripted) admit() {
 	l.TurnSubmitted(s.tick(), "s1", "t1")
 	l.TurnState(s.tick(), "t1", TurnQueued)
 	l.ReadTurn(s.now, s.tick(), "s1", "t1", TurnQueued)
-	caps := wire.AllCapabilities(wire.CapabilitySupported)
+	w := wireFeed{l: l, now: &s.now}
+	l.SessionCreated(s.tick(), "s1", testSpec())
+	w.open(1, "d1")
+	kind := allKind()
 	if s.is("capability_missing") {
-		caps.Steering = wire.CapabilityUnsupported
+		kind.Capabilities.Steering = wire.CapabilityUnsupported
 	}
-	required := []string{"streaming", "steering"}
-	l.CapabilityChecked(s.tick(), "t1", "d1", PhaseSelection, required, caps)
-	if !s.is("capability_no_final") {
-		l.CapabilityChecked(s.tick(), "t1", "d1", PhaseFinal, required, caps)
+	w.heartbeat(1, "d1", kind)
+	if !s.is("capability_no_selection") {
+		w.coreSends(1, "d1", prepareFrame("p1", "s1", goodConfig("s1")))
 	}
-	l.DispatchedTo(s.tick(), "t1", "d1")
 	l.TurnState(s.tick(), "t1", TurnPreparing)
 	l.ExecutorCreated(s.tick(), "d1", "e1")
-	c := Capacity{Preparing: 1, PreparingMax: 1, ActiveMax: 1, IdleMax: 1}
-	if s.is("capacity_closing") {
-		c.Active, c.Idle, c.Closing = 1, 1, 1
+	l.DeviceConfigured("d1", DeviceLimits{ActiveMax: 1, ExecutorsMax: 2})
+	w.deviceSends(1, "d1", statusFrame("p1", wire.PreparationStatus{ExecutorID: "e1", Handle: "h1", Revision: 1, State: wire.StatePreparing}))
+	if s.is("capacity_active") {
+		w.deviceSends(1, "d1", statusFrame("p9", wire.PreparationStatus{ExecutorID: "e2", Handle: "h9", Revision: 1, State: wire.StatePreparing}))
 	}
-	l.CapacitySample(s.tick(), "d1", c)
+	w.coreSends(1, "d1", startFrame("p1", "h1", "r1", wire.TextInput("hi")))
 	if s.is("capacity_native") {
-		// closes fail (never recorded) while the daemon keeps reporting
-		// spare capacity and creating executors
-		for _, e := range []string{"e2", "e3", "e4"} {
+		// closes fail (never recorded) while the daemon keeps creating
+		// executors
+		for _, e := range []string{"e2", "e3"} {
 			l.ExecutorCreated(s.tick(), "d1", e)
 		}
 	}
@@ -206,35 +208,35 @@ func TestScriptedRunIsClean(t *testing.T) {
 
 func TestEveryCheckerBites(t *testing.T) {
 	cases := map[string]string{
-		"capability_missing":   CheckCapability,
-		"capability_no_final":  CheckCapability,
-		"capacity_closing":     CheckCapacity,
-		"capacity_native":      CheckCapacity,
-		"stale_revision":       CheckStaleRevision,
-		"run_twice_core":       CheckRunStartedTwice,
-		"run_twice_native":     CheckRunStartedTwice,
-		"handle_across":        CheckHandleReuse,
-		"handle_after_release": CheckHandleReuse,
-		"handle_twice":         CheckHandleReuse,
-		"handle_expired":       CheckHandleReuse,
-		"state_regress":        CheckDurableFacts,
-		"terminal_changed":     CheckDurableFacts,
-		"cursor_back":          CheckDurableFacts,
-		"restart_lost":         CheckDurableFacts,
-		"restart_cursor":       CheckDurableFacts,
-		"restart_state":        CheckDurableFacts,
-		"input_twice_core":     CheckInputDeliveredTwice,
-		"input_twice_native":   CheckInputDeliveredTwice,
-		"receipt_early":        CheckAcceptedWithoutTruth,
-		"outcome_early":        CheckAcceptedWithoutTruth,
-		"usage_sum":            CheckUsageAdded,
-		"cancel_overridden":    CheckCancelOverridden,
-		"fabricated_done":      CheckFabricatedTerminal,
-		"fabricated_error":     CheckFabricatedTerminal,
-		"fabricated_cancel":    CheckFabricatedTerminal,
-		"persisted_unreceived": CheckFabricatedTerminal,
-		"liveness":             CheckLiveness,
-		"orphan":               CheckOrphan,
+		"capability_missing":      CheckCapability,
+		"capability_no_selection": CheckCapability,
+		"capacity_active":         CheckCapacity,
+		"capacity_native":         CheckCapacity,
+		"stale_revision":          CheckStaleRevision,
+		"run_twice_core":          CheckRunStartedTwice,
+		"run_twice_native":        CheckRunStartedTwice,
+		"handle_across":           CheckHandleReuse,
+		"handle_after_release":    CheckHandleReuse,
+		"handle_twice":            CheckHandleReuse,
+		"handle_expired":          CheckHandleReuse,
+		"state_regress":           CheckDurableFacts,
+		"terminal_changed":        CheckDurableFacts,
+		"cursor_back":             CheckDurableFacts,
+		"restart_lost":            CheckDurableFacts,
+		"restart_cursor":          CheckDurableFacts,
+		"restart_state":           CheckDurableFacts,
+		"input_twice_core":        CheckInputDeliveredTwice,
+		"input_twice_native":      CheckInputDeliveredTwice,
+		"receipt_early":           CheckAcceptedWithoutTruth,
+		"outcome_early":           CheckAcceptedWithoutTruth,
+		"usage_sum":               CheckUsageAdded,
+		"cancel_overridden":       CheckCancelOverridden,
+		"fabricated_done":         CheckFabricatedTerminal,
+		"fabricated_error":        CheckFabricatedTerminal,
+		"fabricated_cancel":       CheckFabricatedTerminal,
+		"persisted_unreceived":    CheckFabricatedTerminal,
+		"liveness":                CheckLiveness,
+		"orphan":                  CheckOrphan,
 	}
 	for _, bug := range sortedKeys(cases) {
 		want := cases[bug]

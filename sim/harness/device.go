@@ -14,12 +14,13 @@ import (
 // World.AddNode(d.ID, d.Factory).
 type Device struct {
 	ID       sim.NodeID
-	Core     sim.NodeID    // the node the daemon dials
-	Daemon   daemon.Config // the machine's configuration
-	Harness  Config        // the Harness's behaviour
-	Backoff  Backoff       // reconnect backoff; zero takes DefaultBackoff()
-	Observer Observer      // sees machine events and effects; may be nil
-	Recorder Recorder      // receives ground truth as it happens; may be nil
+	Core     sim.NodeID     // the node the daemon dials
+	Daemon   daemon.Config  // the machine's configuration
+	Harness  Config         // the Harness's behaviour
+	Backoff  Backoff        // reconnect backoff; zero takes DefaultBackoff()
+	Observer Observer       // sees machine events and effects; may be nil
+	Recorder Recorder       // receives ground truth as it happens; may be nil
+	Native   *NativeHistory // native sessions shared by the world's devices; may be nil
 
 	w            *sim.World
 	tokens       map[sim.FaultKind]int

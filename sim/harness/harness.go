@@ -53,7 +53,8 @@ type Harness struct {
 	actions map[sim.TimerID]func(now time.Time)
 	hung    []func(now time.Time)
 	seq     uint64
-	budget  time.Duration // the daemon's native write budget
+	budget  time.Duration  // the daemon's native write budget
+	native  *NativeHistory // this Harness's own memory when the device shares none
 }
 
 type hExec struct {
@@ -61,6 +62,7 @@ type hExec struct {
 	session    string
 	closeFails int           // failed closes so far
 	live       daemon.TurnID // the unsettled Turn on it, if any
+	forks      bool          // a new native root prepared while the Session had history
 	truth      *ExecutorTruth
 }
 
@@ -165,12 +167,17 @@ func (h *Harness) prepare(now time.Time, c daemon.CallID, op daemon.Prepare) {
 		d = time.Duration(1000+h.r.IntN(7000)) * time.Millisecond
 	}
 	fail := h.take(PrepareFailure)
+	refusal, forks := h.nativeRefusal(op), h.forksHistory(op) // decided on the request
 	h.later(now, d, func(now time.Time) {
 		if fail {
 			h.result(now, c, daemon.PrepareResult{Err: "simulated prepare failure"})
 			return
 		}
-		h.execs[op.Executor] = &hExec{id: op.Executor, session: op.Session, truth: h.executorCreated(now, op)}
+		if refusal != "" {
+			h.result(now, c, daemon.PrepareResult{Err: refusal})
+			return
+		}
+		h.execs[op.Executor] = &hExec{id: op.Executor, session: op.Session, forks: forks, truth: h.executorCreated(now, op)}
 		h.result(now, c, daemon.PrepareResult{})
 	})
 }
@@ -185,6 +192,9 @@ func (h *Harness) start(now time.Time, c daemon.CallID, op daemon.StartTurn) {
 			h.truth.violate("start of run %s on unusable executor %s", op.Run, op.Executor)
 		case ex.live != "":
 			h.truth.violate("start of run %s while turn %s is live on %s", op.Run, ex.live, op.Executor)
+		case ex.forks:
+			h.truth.violate("start of run %s on executor %s, a new native root although native session %s holds session %s's history",
+				op.Run, op.Executor, nativeSessionID(ex.session), ex.session)
 		}
 		if failNil {
 			h.result(now, c, daemon.StartResult{Err: "simulated start failure before input"})
@@ -194,6 +204,7 @@ func (h *Harness) start(now time.Time, c daemon.CallID, op daemon.StartTurn) {
 		h.turns[op.Turn] = t
 		if ex != nil {
 			ex.live = op.Turn
+			h.history().record(ex.session)
 		}
 		if failTurn {
 			t.truth.Failed = true

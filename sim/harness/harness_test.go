@@ -88,6 +88,7 @@ func run(t *testing.T, armed []sim.FaultKind, crashAt time.Duration, script ...s
 		Swarm: sim.SwarmConfig{Kinds: []sim.FaultKind{}, HealMin: time.Hour, HealMax: time.Hour},
 		Setup: func(w *sim.World) {
 			dev := NewDevice(w, "dev", "core", daemon.Config{}, Config{})
+			dev.Native = NewNativeHistory()
 			dev.Recorder = rec
 			for _, k := range armed {
 				dev.Arm(k)

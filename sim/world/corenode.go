@@ -27,6 +27,14 @@ type coreNode struct {
 	// run/input: each allows one more prompt_steer of the same input.
 	resends map[string]int
 	sent    map[string]bool // run/input whose first prompt_steer left
+	// Core's own frames, as it sends them: the Session each preparation
+	// request serves, and the latest prompt_cancel of each run.
+	prepSession map[string]string
+	streams     map[string]*statusStream
+	cancels     map[string]*cancelSent
+	// conns maps each open connection to its device, as the node's
+	// connection events report them (a newer one replaces an older).
+	conns map[core.ConnID]string
 }
 
 const (
@@ -35,7 +43,8 @@ const (
 )
 
 func (u *universe) newCore() sim.Node {
-	n := &coreNode{u: u, replies: map[sim.TimerID]sim.Reply{}, resends: map[string]int{}, sent: map[string]bool{}}
+	n := &coreNode{u: u, replies: map[sim.TimerID]sim.Reply{}, resends: map[string]int{}, sent: map[string]bool{},
+		prepSession: map[string]string{}, streams: map[string]*statusStream{}, cancels: map[string]*cancelSent{}, conns: map[core.ConnID]string{}}
 	if len(u.store.Memory.Turns()) == 0 && len(u.store.Memory.Sessions()) == 0 {
 		n.m = core.New(u.coreCfg, u.store)
 	} else {
@@ -56,9 +65,16 @@ func (n *coreNode) Step(now time.Time, ev sim.Event) []sim.Effect {
 			return []sim.Effect{sim.Close{Conn: e.Conn, Reason: harness.ReasonVersion}}
 		}
 		n.reconnectDuringSteer(string(e.Peer), 0)
+		for c, d := range n.conns { //tidy:sorted deleting only
+			if d == string(e.Peer) {
+				delete(n.conns, c)
+			}
+		}
+		n.conns[core.ConnID(e.Conn)] = string(e.Peer)
 		return n.step(now, core.ConnOpened{Device: string(e.Peer), Conn: core.ConnID(e.Conn)})
 	case sim.ConnClosed:
 		n.reconnectDuringSteer("", core.ConnID(e.Conn))
+		defer delete(n.conns, core.ConnID(e.Conn))
 		return n.step(now, core.ConnClosed{Conn: core.ConnID(e.Conn), Reason: e.Reason})
 	case sim.Delivered:
 		return n.delivered(now, e)
@@ -182,15 +198,9 @@ func turnOfRun(run string) string {
 
 func steerKey(run, input string) string { return run + "\x00" + input }
 
-// deviceOf returns the device whose current connection is conn.
-func (n *coreNode) deviceOf(conn core.ConnID) string {
-	for _, d := range n.m.Devices() {
-		if d.Conn == conn {
-			return d.Device
-		}
-	}
-	return ""
-}
+// deviceOf returns the device whose current connection is conn, from the
+// node's connection events (not Core's view).
+func (n *coreNode) deviceOf(conn core.ConnID) string { return n.conns[conn] }
 
 // reconnectDuringSteer marks a connection of a device going away (closed,
 // or replaced by a new one) while one of its turns has an input whose

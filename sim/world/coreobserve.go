@@ -9,7 +9,9 @@ import (
 // observeInbound records what Core receives on the wire, before the
 // machine sees it: done and error decoded, cancel receipts Core acts on,
 // steering refusals (which allow one resend) and preparation statuses
-// (revisions applied, stale ones ignored).
+// (revisions applied, stale ones ignored). Which cancel receipt Core acts
+// on is decided from Core's own frames (the latest prompt_cancel of the
+// run on this connection) and its durable record, not its live view.
 func (n *coreNode) observeInbound(conn core.ConnID, f wire.Frame) {
 	u := n.u
 	at := u.lt(u.w.Now())
@@ -17,90 +19,112 @@ func (n *coreNode) observeInbound(conn core.ConnID, f wire.Frame) {
 	case wire.Done:
 		u.led.DoneObserved(at, f.ID, check.ObservedOnWire)
 		u.count("DoneObserved")
-		if t, ok := n.m.Turn(turnOfRun(f.ID)); ok && t.RunID == f.ID && t.Cancel == core.CancelRequested {
+		if c := n.cancels[f.ID]; c != nil && c.conn == conn && !c.decided {
 			u.mark(check.MarkCancelRacedDone)
 		}
 	case wire.RunError:
 		u.led.ErrorObserved(at, f.ID, check.ObservedOnWire)
 		u.count("ErrorObserved")
 	case wire.InteractionDecisionAck:
-		t, ok := n.m.Turn(turnOfRun(f.ID))
-		if ok && t.RunID == f.ID && t.Cancel == core.CancelRequested && !t.State.Terminal() &&
-			p.DeliveryID == t.CancelDeliveryID && n.deviceOf(conn) != "" {
-			u.led.CancelAckObserved(at, f.ID, p.Applied)
-			u.count("CancelAckObserved")
+		c := n.cancels[f.ID]
+		if c == nil || c.conn != conn || c.decided || c.answered || p.DeliveryID != c.delivery || n.terminal(f.ID) {
+			return
 		}
+		if !p.Applied && p.ErrorCode == wire.CancelNotReady {
+			c.answered = true // this attempt is answered; a retry follows
+		} else {
+			c.decided = true
+		}
+		u.led.CancelAckObserved(at, f.ID, p.Applied)
+		u.count("CancelAckObserved")
 	case wire.PromptSteerAck:
 		if p.ErrorCode == "not_ready" || p.ErrorCode == "busy" {
 			n.resends[steerKey(f.ID, p.InputID)]++
 		}
 	case wire.PreparationStatus:
 		if p.State == wire.StateRejected && p.ErrorCode == "preparation_capacity" {
-			for _, pv := range n.m.Preparations() {
-				if pv.RequestID == f.ID && pv.Turn != "" {
-					u.capacityRefused[pv.Turn] = true
-				}
+			if sess, ok := n.prepSession[f.ID]; ok {
+				u.capacityRefused[sess] = true
 			}
 		}
 		n.observeStatus(conn, f.ID, p)
 	}
 }
 
-// observeStatus records a preparation status Core will apply (a resource
-// state of the stream's handle with a higher revision), and marks one it
-// ignores as stale or duplicate.
+// cancelSent is Core's latest prompt_cancel of a run: its connection and
+// delivery ID; answered after a not_ready receipt, decided after any
+// other.
+type cancelSent struct {
+	conn              core.ConnID
+	delivery          string
+	answered, decided bool
+}
+
+// terminal reports whether Core's durable record of the run's turn is
+// terminal, or names another run.
+func (n *coreNode) terminal(run string) bool {
+	rec, ok := n.u.store.Memory.Turn(turnOfRun(run))
+	return !ok || rec.RunID != run || rec.State.Terminal()
+}
+
+// observeStatus records a preparation status Core will apply by the
+// gateway's rule for a status stream, followed from the wire: the stream
+// opens with Core's execution_prepare on its connection and closes on a
+// terminal state; a resource status applies when it names the stream's
+// first handle with a revision above the last one applied. A stale or
+// duplicate one is marked as ignored.
 func (n *coreNode) observeStatus(conn core.ConnID, reqID string, st wire.PreparationStatus) {
-	var prep *core.PreparationView
-	for _, p := range n.m.Preparations() {
-		if p.RequestID == reqID && p.Conn == conn {
-			p := p
-			prep = &p
-		}
-	}
-	if prep == nil || st.State == wire.StateRejected || st.Handle == "" || st.Revision == 0 {
+	sm := n.streams[reqID]
+	if sm == nil || sm.conn != conn || sm.closed || st.State == wire.StateRejected || st.Handle == "" || st.Revision == 0 {
 		return
 	}
-	if prep.Handle != "" && st.Handle != prep.Handle {
+	if sm.handle != "" && st.Handle != sm.handle {
 		return
 	}
 	u := n.u
-	if st.Revision <= prep.Revision {
+	if st.Revision <= sm.revision {
 		u.mark(check.MarkStaleRevisionIgnored)
 		return
+	}
+	sm.handle, sm.revision = st.Handle, st.Revision
+	switch st.State {
+	case wire.StateStarted, wire.StateReleased, wire.StateExpired, wire.StateFailed:
+		sm.closed = true
 	}
 	u.led.RevisionApplied(u.lt(u.w.Now()), connName(conn), st.Handle, st.Revision)
 	u.count("RevisionApplied")
 }
 
-// observeOutbound records Core's frames to devices: capability checks at
-// selection (execution_prepare) and at the final check and dispatch
-// (execution_start), run starts and input deliveries.
+// statusStream is one preparation request's status stream as Core's
+// frames and the statuses delivered to it show it.
+type statusStream struct {
+	conn     core.ConnID
+	handle   string
+	revision uint64
+	closed   bool
+}
+
+// observeOutbound records Core's frames to devices: run starts and input
+// deliveries. Capability and configuration are judged from the wire by
+// the ledger's frame oracles.
 func (n *coreNode) observeOutbound(e core.Send) {
 	u := n.u
 	at := u.lt(u.w.Now())
 	switch p := e.Frame.Payload.(type) {
 	case wire.ExecutionPrepare:
-		turn := ""
-		for _, pv := range n.m.Preparations() {
-			if pv.RequestID == e.Frame.ID {
-				turn = pv.Turn
-			}
-		}
-		if turn != "" {
-			n.capabilityChecked(at, turn, e.Conn, check.PhaseSelection)
-		}
+		n.prepSession[e.Frame.ID] = p.SessionID
+		n.streams[e.Frame.ID] = &statusStream{conn: e.Conn}
 	case wire.ExecutionStart:
 		turn := turnOfRun(p.RunID)
 		dev := n.deviceOf(e.Conn)
-		n.capabilityChecked(at, turn, e.Conn, check.PhaseFinal)
-		u.led.DispatchedTo(at, turn, dev)
-		u.count("DispatchedTo")
 		u.led.RunStartSent(at, turn, p.RunID, dev, connName(e.Conn), p.Handle)
 		u.count("RunStartSent")
-		if u.capacityRefused[turn] {
-			delete(u.capacityRefused, turn)
+		if sess := n.prepSession[e.Frame.ID]; u.capacityRefused[sess] {
+			delete(u.capacityRefused, sess)
 			u.mark(check.MarkCapacityRejectionThenSuccess)
 		}
+	case wire.PromptCancel:
+		n.cancels[e.Frame.ID] = &cancelSent{conn: e.Conn, delivery: p.DeliveryID}
 	case wire.PromptSteer:
 		k := steerKey(e.Frame.ID, p.InputID)
 		if n.sent[k] && n.resends[k] > 0 {
@@ -114,30 +138,4 @@ func (n *coreNode) observeOutbound(e core.Send) {
 		u.led.InputDelivered(at, e.Frame.ID, p.InputID)
 		u.count("InputDelivered")
 	}
-}
-
-// capabilityChecked derives the turn's requirements from its session's
-// configuration and inputs (the admission table) and records the device
-// declaration Core holds for the connection at this instant.
-func (n *coreNode) capabilityChecked(at int64, turn string, conn core.ConnID, phase string) {
-	u := n.u
-	rec, ok := u.store.Memory.Turn(turn)
-	if !ok {
-		return
-	}
-	sess, _ := u.store.Memory.Session(rec.Session)
-	images := rec.Input.HasImages()
-	for _, in := range u.store.Memory.Inputs(turn) {
-		images = images || in.Input.HasImages()
-	}
-	req := core.Requirements(sess, u.coreCfg.EngineProfiles[sess.Agent.Kind], images)
-	// A kind the device does not declare available declares nothing: a
-	// dispatch there (another kind picked, or an unavailable one) lacks
-	// every requirement.
-	declared, ok := n.m.Snapshot(conn, sess.Agent.Kind)
-	if !ok || !declared.Available {
-		declared = wire.SupportedAgentKind{}
-	}
-	u.led.CapabilityChecked(at, turn, n.deviceOf(conn), phase, req, declared.Capabilities)
-	u.count("CapabilityChecked")
 }

@@ -16,6 +16,11 @@ func (u *universe) newDevice(i int, cfg daemon.Config, hcfg harness.Config) *har
 	d := harness.NewDevice(u.w, deviceID(i), coreID, cfg, hcfg)
 	o := &devObserver{u: u, d: d}
 	d.Observer, d.Recorder = o, ledgerRecorder{u: u}
+	if u.native == nil {
+		u.native = harness.NewNativeHistory()
+	}
+	d.Native = u.native
+	u.led.DeviceConfigured(string(d.ID), check.DeviceLimits{ActiveMax: cfg.Limits.ActiveMax, ExecutorsMax: cfg.Limits.ExecutorsMax})
 	return d
 }
 
@@ -103,19 +108,10 @@ func (o *devObserver) observeStatus(at int64, conn string, st wire.PreparationSt
 	}
 }
 
-// DaemonStepped reports the daemon's accounting after each machine step.
-// Executors that are neither active nor idle (closing after a release,
-// or kept after a failed close) count as closing.
-func (o *devObserver) DaemonStepped(now time.Time, m *daemon.Machine) {
-	c := m.Capacity()
-	l := o.d.Daemon.Limits
-	closing := max(c.Executors-c.Active-c.Idle, 0)
-	o.u.led.CapacitySample(o.u.lt(now), string(o.d.ID), check.Capacity{
-		Active: c.Active, Idle: c.Idle, Closing: closing,
-		ActiveMax: l.ActiveMax, IdleMax: l.ExecutorsMax - l.ActiveMax,
-	})
-	o.u.count("CapacitySample")
-}
+// DaemonStepped is not used: capacity is judged from the daemon's statuses
+// on the wire and the Harness's ground truth, never from the machine's own
+// accounting.
+func (o *devObserver) DaemonStepped(time.Time, *daemon.Machine) {}
 
 // ledgerRecorder records the Harness's ground truth in the ledger (and,
 // for tests only, lies about it as Config.breakTruth asks).

@@ -128,14 +128,20 @@
 // executor_unavailable retry sends a starting turn back to queued), input
 // outcomes, cursor advances, usage, and persisted done and error; inbound
 // frames record done and error decoded on the wire (before the machine
-// persists them), cancel receipts Core acts on, and preparation statuses
-// Core applies; outbound frames record capability checks (selection at
-// execution_prepare, final at execution_start, with core.Requirements of
-// the session and the declaration Core holds), dispatch, run starts and
-// first deliveries of each input (a resend after not_ready or busy is not
-// a redelivery). Daemon side: handles granted (with the admission
-// deadline), started, released and expired, receipts, cancel receipts,
-// done, error and usage, and a capacity sample after every machine step.
+// persists them), cancel receipts Core acts on (matched to Core's latest
+// prompt_cancel of the run and its durable record) and preparation
+// statuses Core applies (by the gateway's stream rule, from Core's
+// frames); outbound frames record run starts and first deliveries of each
+// input (a resend after not_ready or busy is not a redelivery). Daemon
+// side: handles granted (with the admission deadline), started, released
+// and expired, receipts, cancel receipts, done, error and usage; each
+// device's configured limits at setup. Capability, configuration,
+// refusal codes and capacity are judged by the ledger from the wire tap
+// (every frame decoded once), the workload's own requests (SessionCreated,
+// SteerAnswered) and the Harness's ground truth; no observer reads a
+// machine's requirements, snapshot, preparations or accounting. The
+// Harness shares one native session memory across devices, so a new
+// native root over a Session's history is visible as a breach.
 // The Harness records ground truth before the machine hears of it (the
 // native apply precedes the accepted receipt). The workload records reads
 // and steers with call and return instants; a steer's outcome comes from

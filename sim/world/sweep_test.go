@@ -118,10 +118,10 @@ func TestSweepFeedsEveryChecker(t *testing.T) {
 	need := []string{
 		// Core
 		"TurnSubmitted", "TurnState", "RunStartSent", "InputDelivered", "InputOutcome", "CursorAdvanced",
-		"DoneObserved", "ErrorObserved", "CancelAckObserved", "UsagePersisted", "CapabilityChecked",
-		"DispatchedTo", "CoreRestarted", "RevisionApplied",
+		"DoneObserved", "ErrorObserved", "CancelAckObserved", "UsagePersisted",
+		"CoreRestarted", "RevisionApplied",
 		// daemons
-		"HandleGranted", "HandleStarted", "HandleReleased", "HandleExpired", "CapacitySample",
+		"HandleGranted", "HandleStarted", "HandleReleased", "HandleExpired",
 		"ReceiptSent", "CancelAckSent", "DoneSent", "ErrorSent", "UsageSent",
 		// Harness ground truth
 		"ExecutorCreated", "ExecutorClosed", "TurnCreated", "InputApplied", "TurnSettled",

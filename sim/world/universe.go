@@ -23,7 +23,8 @@ type universe struct {
 	led      *check.Ledger
 	store    *observedStore
 	coreCfg  core.Config
-	core     *coreNode // current incarnation; nil while down
+	native   *harness.NativeHistory // native sessions, shared by the devices
+	core     *coreNode              // current incarnation; nil while down
 	devices  []*harness.Device
 	wl       *workload
 	pendingV []check.Violation

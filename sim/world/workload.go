@@ -148,6 +148,7 @@ func (wl *workload) createSession(now time.Time, s *wSession) {
 			return
 		}
 		s.id = r.SessionID
+		wl.u.led.SessionCreated(wl.u.lt(now), s.id, wl.u.sessionSpec(s.agent))
 	}, func(now time.Time) { wl.createSession(now, s) })
 }
 
@@ -273,6 +274,7 @@ func (wl *workload) steer(now time.Time, t *wTurn) {
 			return
 		}
 		s.input = r.InputID
+		wl.u.led.SteerAnswered(wl.u.lt(now), t.id, in)
 	}, func(now time.Time) {
 		s.input = fmt.Sprintf("lost-%d", len(wl.steers))
 		wl.record(s, wl.u.lt(now), check.InputUnknown)

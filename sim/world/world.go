@@ -251,6 +251,7 @@ var checkNames = []string{
 	check.CheckFabricatedTerminal, check.CheckCancelOverridden, check.CheckHandleReuse,
 	check.CheckStaleRevision, check.CheckCapability, check.CheckCapacity, check.CheckDurableFacts,
 	check.CheckUsageAdded, checkWire,
+	check.CheckPrepareConfiguration, check.CheckNativeHistory, check.CheckRefusalCode,
 }
 
 // checkWire names world-side failures: a machine produced a frame that

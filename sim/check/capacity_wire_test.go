@@ -1,0 +1,84 @@
+package check
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+func grant(w wireFeed, conn uint64, req, handle string) {
+	w.deviceSends(conn, "d1", statusFrame(req, wire.PreparationStatus{ExecutorID: "e-" + req, Handle: handle, Revision: 1, State: wire.StatePreparing}))
+}
+
+func capacityLedger() (*Ledger, wireFeed) {
+	var now int64
+	l := NewLedger()
+	w := wireFeed{l: l, now: &now}
+	l.DeviceConfigured("d1", DeviceLimits{ActiveMax: 2, ExecutorsMax: 3})
+	w.open(1, "d1")
+	return l, w
+}
+
+func TestCapacityFromTheWire(t *testing.T) {
+	// A third grant while two admissions are live exceeds the limit.
+	l, w := capacityLedger()
+	grant(w, 1, "p1", "h1")
+	grant(w, 1, "p2", "h2")
+	grant(w, 1, "p3", "h3")
+	wantOnly(t, l, CheckCapacity, "while 3 preparations and executions are active > 2")
+
+	// Released admissions free their slot; a started Run holds it until the
+	// Harness settles its native turn.
+	l, w = capacityLedger()
+	grant(w, 1, "p1", "h1")
+	grant(w, 1, "p2", "h2")
+	w.deviceSends(1, "d1", statusFrame("p1", wire.PreparationStatus{Handle: "h1", Revision: 2, State: wire.StateReleased}))
+	l.TurnCreated(w.tick(), "d1", "t-2")
+	w.deviceSends(1, "d1", statusFrame("p2", wire.PreparationStatus{Handle: "h2", Revision: 2, State: wire.StateStarted, RunID: "t-2"}))
+	grant(w, 1, "p3", "h3")
+	if vs := l.Violations(); len(vs) > 0 {
+		t.Fatalf("freed slot judged: %v", vs)
+	}
+	grant(w, 1, "p4", "h4")
+	wantOnly(t, l, CheckCapacity, "active > 2")
+	l.TurnSettled(w.tick(), "t-2", NativeCompleted)
+
+	// A lost connection retires its admissions; a status republished on
+	// the next connection is no grant; a replacing connection retires the
+	// old one's.
+	l, w = capacityLedger()
+	grant(w, 1, "p1", "h1")
+	grant(w, 1, "p2", "h2")
+	w.close(1, "d1")
+	w.open(2, "d1")
+	grant(w, 2, "p2", "h2") // republished
+	grant(w, 2, "p3", "h3")
+	w.open(3, "d1")
+	grant(w, 3, "p4", "h4")
+	grant(w, 3, "p5", "h5")
+	if vs := l.Violations(); len(vs) > 0 {
+		t.Fatalf("retired admissions judged: %v", vs)
+	}
+}
+
+func TestCapacityLiveExecutorsAndSeedLimits(t *testing.T) {
+	l, w := capacityLedger()
+	for _, e := range []string{"e1", "e2", "e3", "e4"} {
+		l.ExecutorCreated(w.tick(), "d1", e)
+	}
+	wantOnly(t, l, CheckCapacity, "4 live native executors > 3")
+
+	// A configuration above the seeds' limits is judged by them.
+	var now int64
+	l = NewLedger()
+	w = wireFeed{l: l, now: &now}
+	l.DeviceConfigured("d1", DeviceLimits{ActiveMax: 9, ExecutorsMax: 99})
+	w.open(1, "d1")
+	for i := range 5 {
+		grant(w, 1, "p"+string(rune('0'+i)), "h"+string(rune('0'+i)))
+	}
+	if got := violationsOf(l, CheckCapacity); len(got) != 1 || !strings.Contains(got[0], "> 4") {
+		t.Fatalf("capacity violations %v, want one over the seeds' 4", got)
+	}
+}

@@ -1,0 +1,240 @@
+package check
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// Check names of the frame oracles: what a machine sends, judged against
+// the seeds' rules for the frame's type and context, from the wire.
+const (
+	CheckPrepareConfiguration = "prepare_configuration"
+	CheckNativeHistory        = "native_history"
+	CheckRefusalCode          = "refusal_code"
+)
+
+// CoreNode is the node ID of Core on the simulated network.
+const CoreNode = "core"
+
+// frameState is what the frame oracles learned from the wire and from the
+// API client's requests: per Core-side connection the device and the last
+// declaration Core received; per preparation request the Session it
+// serves; per Run its Session; per Session the configuration asked for,
+// the native session IDs Core received and the Runs started.
+type frameState struct {
+	sessions map[string]*sessionFacts
+	conns    map[uint64]*coreConn
+	preps    map[string]*prepFacts // preparation request ID (Core mints them once)
+	runs     map[string]*runFacts
+	steerImg map[string]bool // turn → an accepted steer call carried an image
+	devConns map[uint64]*devConn
+
+	limits         map[string]DeviceLimits
+	admissions     map[string]*admissionRec // conn\x00request
+	admissionOrder []string
+	grants         map[string]bool // device\x00request\x00handle granted
+}
+
+type sessionFacts struct {
+	spec      SessionSpec
+	nativeIDs map[string]bool // native session IDs Core received for its Runs
+	runs      []string        // Runs Core sent execution_start for, in order
+}
+
+type coreConn struct {
+	device string
+	known  bool // a heartbeat reached Core: the declaration is known
+	opaque bool // an undecodable frame reached Core: Core drops the snapshot
+	kinds  map[string]wire.SupportedAgentKind
+}
+
+type prepFacts struct {
+	session  string
+	conn     uint64
+	recovery bool // the Session needed native_session_recovery at selection
+}
+
+type runFacts struct {
+	session string
+	req     string
+	conn    uint64
+}
+
+func (f *frameState) init() {
+	f.sessions = map[string]*sessionFacts{}
+	f.conns = map[uint64]*coreConn{}
+	f.preps = map[string]*prepFacts{}
+	f.runs = map[string]*runFacts{}
+	f.steerImg = map[string]bool{}
+	f.devConns = map[uint64]*devConn{}
+	f.limits = map[string]DeviceLimits{}
+	f.admissions = map[string]*admissionRec{}
+	f.grants = map[string]bool{}
+}
+
+// SessionCreated records that Core answered the API client's request to
+// create a Session with its ID: spec is the configuration the client
+// asked for.
+func (l *Ledger) SessionCreated(at int64, session string, spec SessionSpec) {
+	l.frames.sessions[session] = &sessionFacts{spec: spec, nativeIDs: map[string]bool{}}
+}
+
+// SteerAnswered records that Core accepted a steer call for turn (the API
+// returned an input ID): its input counts for the Turn's requirements.
+func (l *Ledger) SteerAnswered(at int64, turn string, input wire.MessageInput) {
+	if hasImages(input) {
+		l.frames.steerImg[turn] = true
+	}
+}
+
+// observeCoreFrames follows what Core sends and receives on its device
+// connections and judges execution_prepare and execution_start.
+func (l *Ledger) observeCoreFrames(ev WireEvent) {
+	f := &l.frames
+	switch {
+	case ev.Kind == WireOpened && ev.To == CoreNode:
+		f.conns[ev.Conn] = &coreConn{device: ev.From, kinds: map[string]wire.SupportedAgentKind{}}
+	case ev.Kind == WireDelivered && ev.To == CoreNode:
+		l.coreReceived(ev)
+	case ev.Kind == WireSent && ev.From == CoreNode && ev.HasFrame():
+		switch p := ev.Frame.Payload.(type) {
+		case wire.ExecutionPrepare:
+			l.prepareSent(ev, p)
+		case wire.ExecutionStart:
+			l.startSent(ev, p)
+		}
+	}
+}
+
+// coreReceived keeps the declaration of the connection (the latest
+// heartbeat Core received replaces the snapshot) and the native session
+// IDs Core learns from done and applied cancel receipts.
+func (l *Ledger) coreReceived(ev WireEvent) {
+	f := &l.frames
+	c := f.conns[ev.Conn]
+	if c == nil {
+		return
+	}
+	if ev.DecodeErr != nil {
+		c.opaque = true
+		return
+	}
+	if !ev.HasFrame() {
+		return
+	}
+	var md *wire.DoneMetadata
+	switch p := ev.Frame.Payload.(type) {
+	case wire.Heartbeat:
+		c.known = true
+		c.kinds = map[string]wire.SupportedAgentKind{}
+		for _, k := range p.SupportedAgentKinds {
+			c.kinds[k.Kind] = k
+		}
+	case wire.Done:
+		md = p.Metadata
+	case wire.InteractionDecisionAck:
+		if p.Applied && p.Outcome != nil {
+			md = p.Outcome.Metadata
+		}
+	}
+	if md == nil || md.AgentSessionID == "" {
+		return
+	}
+	if r := f.runs[ev.Frame.ID]; r != nil {
+		if s := f.sessions[r.session]; s != nil {
+			s.nativeIDs[md.AgentSessionID] = true
+		}
+	}
+}
+
+// nativeHistoryRun returns a Run of the Session for which the Harness
+// created a native turn (ground truth: native history exists), or "".
+func (l *Ledger) nativeHistoryRun(s *sessionFacts) string {
+	for _, run := range s.runs {
+		if _, ok := l.harness.turns[run]; ok {
+			return run
+		}
+	}
+	return ""
+}
+
+// prepareSent judges one execution_prepare: the device's declaration
+// admits the Session (selection check) and the configuration is the one
+// the seeds' table gives for the Session.
+func (l *Ledger) prepareSent(ev WireEvent, p wire.ExecutionPrepare) {
+	f := &l.frames
+	s := f.sessions[p.SessionID]
+	if s == nil {
+		return // a Session the client never learned of has no Turns
+	}
+	// Recovery: Core started a Turn of the Session and names no native
+	// session, so it asks for existing history; the Harness's ground
+	// truth also says so when a native turn exists and Core names none.
+	cfg := p.Configuration
+	recovery := cfg.RequireExistingNativeSession ||
+		(cfg.AgentSessionID == "" && l.nativeHistoryRun(s) != "")
+	f.preps[ev.Frame.ID] = &prepFacts{session: p.SessionID, conn: ev.Conn, recovery: recovery}
+	what := "execution_prepare " + ev.Frame.ID + " of session " + p.SessionID
+	l.checkDeclaration(ev.At, ev.Conn, what, s.spec.Kind, RequiredCapabilities(s.spec, recovery, false))
+	l.checkPrepareConfig(ev, p, s)
+	l.checkNativeHistory(ev.At, what, cfg, s)
+}
+
+// startSent judges one execution_start: it follows Core's own prepare on
+// the same connection, and the declaration Core holds now still admits
+// the Turn (final check), its input's images included.
+func (l *Ledger) startSent(ev WireEvent, p wire.ExecutionStart) {
+	f := &l.frames
+	pr := f.preps[ev.Frame.ID]
+	what := "execution_start " + ev.Frame.ID + " of run " + p.RunID
+	switch {
+	case pr == nil:
+		l.violate(ev.At, CheckCapability, "%s without a selection check: Core sent no execution_prepare for it", what)
+		return
+	case pr.conn != ev.Conn:
+		l.violate(ev.At, CheckCapability, "%s on conn c%d, prepared on conn c%d", what, ev.Conn, pr.conn)
+		return
+	}
+	s := f.sessions[pr.session]
+	f.runs[p.RunID] = &runFacts{session: pr.session, req: ev.Frame.ID, conn: ev.Conn}
+	s.runs = append(s.runs, p.RunID)
+	images := hasImages(p.Input) || f.steerImg[turnOfRunID(p.RunID)]
+	l.checkDeclaration(ev.At, ev.Conn, what, s.spec.Kind, RequiredCapabilities(s.spec, pr.recovery, images))
+}
+
+// checkDeclaration: the connection's declaration is known, declares the
+// Session's kind available, and supports every required capability.
+func (l *Ledger) checkDeclaration(at int64, conn uint64, what, kind string, required []string) {
+	c := l.frames.conns[conn]
+	if c == nil || c.opaque {
+		return
+	}
+	k, ok := c.kinds[kind]
+	switch {
+	case !c.known:
+		l.violate(at, CheckCapability, "%s to %s before any heartbeat declared its capabilities", what, c.device)
+	case !ok || !k.Available:
+		l.violate(at, CheckCapability, "%s to %s, which does not declare kind %q available", what, c.device, kind)
+	default:
+		if miss := missingCapabilities(required, k.Capabilities); len(miss) > 0 {
+			l.violate(at, CheckCapability, "%s to %s, whose declaration lacks %s", what, c.device, strings.Join(miss, ","))
+		}
+	}
+}
+
+// turnOfRunID returns the Turn of a Run ID ("t-3" or "t-3.2").
+func turnOfRunID(run string) string {
+	t, _, _ := strings.Cut(run, ".")
+	return t
+}
+
+func sortedSet(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m { //tidy:sorted sorted below
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

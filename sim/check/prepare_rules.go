@@ -1,0 +1,183 @@
+package check
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// checkPrepareConfig compares an execution_prepare's configuration with
+// the seed's table for the Session it serves: every field Core sets, with
+// the Session's frozen values derived from the client's request.
+func (l *Ledger) checkPrepareConfig(ev WireEvent, p wire.ExecutionPrepare, s *sessionFacts) {
+	spec, cfg := s.spec, p.Configuration
+	var bad []string
+	want := func(ok bool, format string, args ...any) {
+		if !ok {
+			bad = append(bad, fmt.Sprintf(format, args...))
+		}
+	}
+	want(cfg.AgentKind == spec.Kind, "agent_kind %q, want %q", cfg.AgentKind, spec.Kind)
+	want(cfg.RunID == "" && cfg.ConversationID == "" && len(cfg.Input) == 0, "carries Run input or identity")
+	want(cfg.AgentStateKey == stateKeyPrefix+p.SessionID, "agent_state_key %q", cfg.AgentStateKey)
+	want(cfg.StrictResume, "strict_resume not set")
+	want(!cfg.WorkspaceAuthoring && !cfg.WorkspaceReadOnly, "workspace_authoring or workspace_read_only set")
+	bad = append(bad, environmentMismatch(spec, cfg)...)
+	bad = append(bad, agentOptionsMismatch(spec, cfg.AgentOptions)...)
+	bad = append(bad, controlsMismatch(spec, cfg.ExecutionControls)...)
+	if c := l.frames.conns[ev.Conn]; c != nil && c.known && !c.opaque {
+		k := c.kinds[spec.Kind]
+		want(cfg.ObserveMessages == k.Capabilities.MessageItems.IsSupported(),
+			"observe_messages %v, declaration's message_items %v", cfg.ObserveMessages, k.Capabilities.MessageItems.IsSupported())
+	}
+	want(cfg.ObserveSubagentIdentities == spec.MultiAgent && cfg.DisableSubagents == !spec.MultiAgent,
+		"observe_subagent_identities %v, disable_subagents %v with multi_agent %v",
+		cfg.ObserveSubagentIdentities, cfg.DisableSubagents, spec.MultiAgent)
+	want(sameTools(cfg.FunctionTools, spec.FunctionTools), "function_tools differ from the Agent's")
+	want(cfg.ToolSearch == spec.toolSearch(), "tool_search %v, want %v", cfg.ToolSearch, spec.toolSearch())
+	bad = append(bad, mcpMismatch(spec, cfg.MCPHTTPServers)...)
+	if len(bad) > 0 {
+		l.violate(ev.At, CheckPrepareConfiguration, "execution_prepare %s of session %s: %s",
+			ev.Frame.ID, p.SessionID, strings.Join(bad, "; "))
+	}
+}
+
+// environmentMismatch: exactly one of local_environment (with the exact
+// Environment binding) and disable_execution_environment (type none).
+func environmentMismatch(spec SessionSpec, cfg wire.ExecutionConfiguration) []string {
+	switch {
+	case spec.Environment == EnvNone && (!cfg.DisableExecutionEnvironment || cfg.LocalEnvironment != nil):
+		return []string{"environment none needs disable_execution_environment and no local_environment"}
+	case spec.Environment != EnvNone && (cfg.DisableExecutionEnvironment || cfg.LocalEnvironment == nil):
+		return []string{fmt.Sprintf("environment %s needs local_environment and no disable_execution_environment", spec.Environment)}
+	case cfg.LocalEnvironment != nil && cfg.LocalEnvironment.ID != spec.EnvironmentID:
+		return []string{fmt.Sprintf("local_environment.id %q, want %q", cfg.LocalEnvironment.ID, spec.EnvironmentID)}
+	}
+	return nil
+}
+
+// agentOptionsMismatch: model and system_prompt always, model_provider
+// when the Session froze one, harness_config when the Agent set one, and
+// no other key.
+func agentOptionsMismatch(spec SessionSpec, opts map[string]json.RawMessage) []string {
+	want := map[string][]byte{
+		wire.AgentOptionModel:        jsonText(spec.Model),
+		wire.AgentOptionSystemPrompt: jsonText(spec.SystemPrompt),
+	}
+	if spec.ModelProvider != "" {
+		want[wire.AgentOptionModelProvider] = jsonText(spec.ModelProvider)
+	}
+	if spec.HarnessConfig != nil {
+		want[wire.AgentOptionHarnessConfig] = spec.HarnessConfig
+	}
+	var bad []string
+	for _, key := range sortedKeys(opts) {
+		if _, ok := want[key]; !ok {
+			bad = append(bad, fmt.Sprintf("agent_options carries %q", key))
+		}
+	}
+	for _, key := range sortedKeys(want) {
+		got, ok := opts[key]
+		switch {
+		case !ok:
+			bad = append(bad, fmt.Sprintf("agent_options lacks %q", key))
+		case !sameJSON(got, want[key]):
+			bad = append(bad, fmt.Sprintf("agent_options %q is %s, want %s", key, got, want[key]))
+		}
+	}
+	return bad
+}
+
+// controlsMismatch: always set; web search disabled, the resolved text
+// verbosity (default medium), the Agent's programmatic tool calling
+// switch, and a json_schema output format exactly when asked for.
+func controlsMismatch(spec SessionSpec, c *wire.ExecutionControls) []string {
+	if c == nil {
+		return []string{"execution_controls missing"}
+	}
+	var bad []string
+	if c.WebSearch != webSearchDisabled {
+		bad = append(bad, fmt.Sprintf("web_search %q, want %q", c.WebSearch, webSearchDisabled))
+	}
+	if v := spec.frozenVerbosity(); c.TextVerbosity != v {
+		bad = append(bad, fmt.Sprintf("text_verbosity %q, want %q", c.TextVerbosity, v))
+	}
+	if c.DisableProgrammaticToolCalling != spec.DisableProgrammaticToolCalling {
+		bad = append(bad, fmt.Sprintf("disable_programmatic_tool_calling %v", c.DisableProgrammaticToolCalling))
+	}
+	switch {
+	case spec.OutputSchema == nil && c.OutputFormat != nil:
+		bad = append(bad, "output_format without an output schema")
+	case spec.OutputSchema != nil && c.OutputFormat == nil:
+		bad = append(bad, "output_format missing for the Agent's output schema")
+	case spec.OutputSchema != nil && (c.OutputFormat.Type != wire.OutputFormatJSONSchema || !sameJSON(c.OutputFormat.Schema, spec.OutputSchema)):
+		bad = append(bad, fmt.Sprintf("output_format %s %s, want json_schema with the Agent's schema", c.OutputFormat.Type, c.OutputFormat.Schema))
+	}
+	return bad
+}
+
+// mcpMismatch: absent without servers; otherwise the Agent's servers with
+// their frozen connection origins, in order.
+func mcpMismatch(spec SessionSpec, servers *[]wire.MCPHTTPServer) []string {
+	switch {
+	case len(spec.MCPServers) == 0 && servers != nil:
+		return []string{"mcp_http_servers without any server"}
+	case len(spec.MCPServers) > 0 && (servers == nil || !reflect.DeepEqual(*servers, spec.frozenMCP())):
+		return []string{"mcp_http_servers differ from the Agent's frozen servers"}
+	}
+	return nil
+}
+
+func sameTools(a, b []wire.FunctionTool) bool {
+	if len(a) == 0 && len(b) == 0 {
+		return true
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+// sameJSON compares two JSON values ignoring insignificant whitespace.
+func sameJSON(a, b []byte) bool {
+	var ca, cb bytes.Buffer
+	if json.Compact(&ca, a) != nil || json.Compact(&cb, b) != nil {
+		return bytes.Equal(a, b)
+	}
+	return bytes.Equal(ca.Bytes(), cb.Bytes())
+}
+
+func jsonText(s string) []byte {
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(fmt.Sprintf("check: a string does not marshal: %v", err))
+	}
+	return b
+}
+
+// checkNativeHistory judges the native continuity fields: a Session that
+// never started a Run asks for no history; agent_session_id names a
+// native session Core received for the Session; the two mechanisms never
+// combine; and when the Harness holds native history of the Session that
+// the prepare does not name, the prepare requires existing history —
+// otherwise a fresh native root would silently replace it.
+func (l *Ledger) checkNativeHistory(at int64, what string, cfg wire.ExecutionConfiguration, s *sessionFacts) {
+	switch {
+	case len(s.runs) == 0 && (cfg.RequireExistingNativeSession || cfg.AgentSessionID != ""):
+		l.violate(at, CheckPrepareConfiguration,
+			"%s: require_existing_native_session %v, agent_session_id %q, but Core never started a Run of the session",
+			what, cfg.RequireExistingNativeSession, cfg.AgentSessionID)
+	case cfg.RequireExistingNativeSession && cfg.AgentSessionID != "":
+		l.violate(at, CheckPrepareConfiguration, "%s: require_existing_native_session with agent_session_id %q", what, cfg.AgentSessionID)
+	case cfg.AgentSessionID != "" && !s.nativeIDs[cfg.AgentSessionID]:
+		l.violate(at, CheckPrepareConfiguration, "%s: agent_session_id %q, Core received only %v for the session",
+			what, cfg.AgentSessionID, sortedSet(s.nativeIDs))
+	case cfg.AgentSessionID == "" && !cfg.RequireExistingNativeSession:
+		if run := l.nativeHistoryRun(s); run != "" {
+			l.violate(at, CheckNativeHistory,
+				"%s names no native session and does not require existing history, but run %s created native history",
+				what, run)
+		}
+	}
+}

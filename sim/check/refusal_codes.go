@@ -1,0 +1,305 @@
+package check
+
+import (
+	"strings"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// The finite code sets of the seeds (wire-reference §3.3, §3.5, §3.7,
+// §6.4), written out again.
+var (
+	preparationCodes = codeSet("invalid_configuration resource_unavailable unsupported_preparation " +
+		"unsupported_configuration unsupported_read_preparation request_conflict preparation_capacity " +
+		"session_binding_conflict configuration_conflict executor_cleanup_unconfirmed native_session_conflict " +
+		"history_unavailable executor_capacity preparation_failed cleanup_unconfirmed status_delivery_failed " +
+		"connection_closed invalid_request invalid_start unknown_preparation read_only_preparation " +
+		"unknown_executor start_conflict preparation_not_ready run_conflict executor_unavailable " +
+		"start_cancelled invalid_release")
+	steerCodes = codeSet("invalid_input run_inactive input_conflict input_limit not_ready unsupported " +
+		"busy in_flight contract_violation rejected outcome_unknown")
+	cancelCodes       = codeSet("run_inactive not_ready cancel_failed")
+	preparationStates = codeSet("preparing ready starting started released expired failed rejected")
+	controlOperations = codeSet("execution_prepare execution_start execution_release")
+	// Codes a prepare's own content decides, by the table's first rows.
+	contentCodes = codeSet("invalid_configuration unsupported_preparation unsupported_configuration unsupported_read_preparation")
+)
+
+func codeSet(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
+}
+
+// devConn is what a device's daemon said and was told on one connection.
+type devConn struct {
+	device   string
+	kinds    map[string]wire.SupportedAgentKind // the daemon's last declaration
+	granted  map[string]string                  // request ID → first handle it granted
+	started  map[string]int64                   // run → instant `started` was sent
+	closed   map[string]bool                    // run → done or error sent
+	cancels  map[string]bool                    // run → a prompt_cancel reached the daemon
+	steers   map[string]int64                   // run\x00input → latest delivery
+	cancelAt map[string]int64                   // delivery ID → delivery of its prompt_cancel
+	// expect is the answer a request must get: the documented refusal
+	// code, or "" for "no refusal its content decides".
+	expect map[string]expectation
+}
+
+type expectation struct {
+	op      string // the control operation answered
+	code    string
+	handle  string // for a start: the ungranted handle it named
+	require bool   // for a prepare: require_existing_native_session
+}
+
+func (l *Ledger) devConn(conn uint64, device string) *devConn {
+	c := l.frames.devConns[conn]
+	if c == nil {
+		c = &devConn{device: device, kinds: map[string]wire.SupportedAgentKind{}, granted: map[string]string{},
+			started: map[string]int64{}, closed: map[string]bool{}, cancels: map[string]bool{},
+			steers: map[string]int64{}, cancelAt: map[string]int64{}, expect: map[string]expectation{}}
+		l.frames.devConns[conn] = c
+	}
+	return c
+}
+
+// observeDeviceFrames judges what a daemon answers against the documented
+// code for the situation, as the wire shows it.
+func (l *Ledger) observeDeviceFrames(ev WireEvent) {
+	switch {
+	case ev.Kind == WireClosed:
+		// Either end learning of the close retires the connection's
+		// admissions (a crashed daemon learns nothing): counting them no
+		// longer can only undercount.
+		l.admissionsRetired(func(a *admissionRec) bool { return a.conn == ev.Conn })
+		return
+	case ev.Kind == WireOpened && ev.To == CoreNode:
+		// A device's new connection replaces the old one, or follows a
+		// restart of its process: earlier admissions are gone.
+		l.admissionsRetired(func(a *admissionRec) bool { return a.device == ev.From && a.conn != ev.Conn })
+		return
+	}
+	if !ev.HasFrame() {
+		return
+	}
+	switch {
+	case ev.Kind == WireDelivered && ev.From == CoreNode:
+		l.deviceReceived(l.devConn(ev.Conn, ev.To), ev)
+	case ev.Kind == WireSent && ev.To == CoreNode:
+		l.deviceSent(l.devConn(ev.Conn, ev.From), ev)
+	}
+}
+
+func (l *Ledger) deviceReceived(c *devConn, ev WireEvent) {
+	id := ev.Frame.ID
+	switch p := ev.Frame.Payload.(type) {
+	case wire.ExecutionPrepare:
+		c.expect[id] = expectation{op: wire.TypeExecutionPrepare, code: prepareRefusal(p, c.kinds),
+			require: p.Configuration.RequireExistingNativeSession}
+	case wire.ExecutionStart:
+		if h, ok := c.granted[id]; !ok || h != p.Handle {
+			c.expect[id] = expectation{op: wire.TypeExecutionStart, code: "unknown_preparation", handle: p.Handle}
+		}
+	case wire.PromptSteer:
+		c.steers[pairKey(id, p.InputID)] = ev.At
+	case wire.PromptCancel:
+		c.cancels[id] = true
+		if p.DeliveryID != "" {
+			c.cancelAt[p.DeliveryID] = ev.At
+		}
+	}
+}
+
+func (l *Ledger) deviceSent(c *devConn, ev WireEvent) {
+	id := ev.Frame.ID
+	switch p := ev.Frame.Payload.(type) {
+	case wire.Heartbeat:
+		c.kinds = map[string]wire.SupportedAgentKind{}
+		for _, k := range p.SupportedAgentKinds {
+			c.kinds[k.Kind] = k
+		}
+	case wire.PreparationStatus:
+		l.statusSent(c, ev, p)
+	case wire.PromptSteerAck:
+		l.steerAckSent(c, ev, p)
+	case wire.InteractionDecisionAck:
+		l.cancelAckSent(c, ev, p)
+	case wire.Done, wire.RunError:
+		c.closed[id] = true
+	}
+}
+
+func (l *Ledger) statusSent(c *devConn, ev WireEvent, st wire.PreparationStatus) {
+	id, what := ev.Frame.ID, "preparation_status "+ev.Frame.ID+" from "+c.device
+	switch {
+	case !preparationStates[st.State]:
+		l.violate(ev.At, CheckRefusalCode, "%s: state %q is not a preparation state", what, st.State)
+	case st.ErrorCode != "" && !preparationCodes[st.ErrorCode]:
+		l.violate(ev.At, CheckRefusalCode, "%s %s: code %q is not a preparation code", what, st.State, st.ErrorCode)
+	case st.State == wire.StateRejected && (st.ErrorCode == "" || (st.Operation != "" && !controlOperations[st.Operation])):
+		l.violate(ev.At, CheckRefusalCode, "%s: rejected with code %q, operation %q", what, st.ErrorCode, st.Operation)
+	case st.State == wire.StateExpired && st.ErrorCode != "":
+		l.violate(ev.At, CheckRefusalCode, "%s: expired carries code %q", what, st.ErrorCode)
+	}
+	if st.State != wire.StateRejected && st.Handle != "" {
+		l.admissionStatus(ev.At, c, ev.Conn, id, st)
+		if _, ok := c.granted[id]; !ok {
+			c.granted[id] = st.Handle
+		}
+		if st.State == wire.StateStarted && st.RunID != "" {
+			c.started[st.RunID] = ev.At
+		}
+	}
+	x, ok := c.expect[id]
+	if !ok {
+		return
+	}
+	switch x.op {
+	case wire.TypeExecutionPrepare:
+		delete(c.expect, id)
+		l.judgePrepareAnswer(ev.At, what, x, st)
+	case wire.TypeExecutionStart:
+		l.judgeUngrantedStart(ev.At, id, what, c, x, st)
+	}
+}
+
+// judgePrepareAnswer: a prepare its content refuses gets exactly that
+// code; one whose content passes is never refused with a content code;
+// history_unavailable answers only a prepare that requires history.
+func (l *Ledger) judgePrepareAnswer(at int64, what string, x expectation, st wire.PreparationStatus) {
+	got, want := "", x.code
+	if st.State == wire.StateRejected {
+		got = st.ErrorCode
+	}
+	switch {
+	case got == "history_unavailable" && !x.require:
+		l.violate(at, CheckRefusalCode, "%s refuses with history_unavailable a prepare that requires no existing history", what)
+	case want != "" && got != want:
+		l.violate(at, CheckRefusalCode, "%s answers the prepare with %s %q, want rejected %q", what, st.State, got, want)
+	case want == "" && contentCodes[got]:
+		l.violate(at, CheckRefusalCode, "%s refuses a prepare whose content passes the table with %q", what, got)
+	}
+}
+
+// judgeUngrantedStart: a start naming a handle this connection never
+// granted for the request is refused unknown_preparation and never
+// starts anything.
+func (l *Ledger) judgeUngrantedStart(at int64, id, what string, c *devConn, x expectation, st wire.PreparationStatus) {
+	switch {
+	case st.State == wire.StateRejected && (st.Operation == "" || st.Operation == wire.TypeExecutionStart):
+		delete(c.expect, id)
+		if st.ErrorCode != x.code {
+			l.violate(at, CheckRefusalCode, "%s refuses a start with ungranted handle %s with %q, want %q", what, x.handle, st.ErrorCode, x.code)
+		}
+	case st.State != wire.StateRejected && st.Handle == x.handle:
+		l.violate(at, CheckRefusalCode, "%s answers a start with ungranted handle %s with %s", what, x.handle, st.State)
+	}
+}
+
+// steerAckSent: codes from the steering set; accepted carries none;
+// not_ready only while the Run is still starting; run_inactive never for
+// a Run that started here and is still live (no done or error sent, no
+// cancel received, not settled natively).
+func (l *Ledger) steerAckSent(c *devConn, ev WireEvent, a wire.PromptSteerAck) {
+	run, what := ev.Frame.ID, "prompt_steer_ack of run "+ev.Frame.ID+" input "+a.InputID+" from "+c.device
+	delivered, seen := c.steers[pairKey(run, a.InputID)]
+	startedAt, started := c.started[run]
+	switch {
+	case a.ErrorCode != "" && !steerCodes[a.ErrorCode]:
+		l.violate(ev.At, CheckRefusalCode, "%s: code %q is not a steering code", what, a.ErrorCode)
+	case a.Accepted && a.ErrorCode != "":
+		l.violate(ev.At, CheckRefusalCode, "%s: accepted with code %q", what, a.ErrorCode)
+	case !seen:
+	case a.ErrorCode == "not_ready" && started && startedAt < delivered:
+		l.violate(ev.At, CheckRefusalCode, "%s: not_ready, but the run started before the input arrived", what)
+	case a.ErrorCode == "run_inactive" && started && startedAt < delivered && l.runLive(c, run):
+		l.violate(ev.At, CheckRefusalCode, "%s: run_inactive for a live run", what)
+	}
+}
+
+// cancelAckSent: a cancel receipt's codes come from the cancel set;
+// applied carries none; not_ready only while starting; run_inactive never
+// for a live Run.
+func (l *Ledger) cancelAckSent(c *devConn, ev WireEvent, a wire.InteractionDecisionAck) {
+	delivered, isCancel := c.cancelAt[a.DeliveryID]
+	if !isCancel {
+		return // a decision or function-result receipt
+	}
+	run, what := ev.Frame.ID, "cancel receipt of run "+ev.Frame.ID+" from "+c.device
+	startedAt, started := c.started[run]
+	switch {
+	case a.Applied && a.ErrorCode != "":
+		l.violate(ev.At, CheckRefusalCode, "%s: applied with code %q", what, a.ErrorCode)
+	case !a.Applied && !cancelCodes[a.ErrorCode]:
+		l.violate(ev.At, CheckRefusalCode, "%s: refused with %q, not a cancel code", what, a.ErrorCode)
+	case a.ErrorCode == "not_ready" && started && startedAt < delivered:
+		l.violate(ev.At, CheckRefusalCode, "%s: not_ready, but the run started before the cancel arrived", what)
+	case a.ErrorCode == "run_inactive" && started && startedAt < delivered && l.runLiveBeforeCancel(c, run):
+		l.violate(ev.At, CheckRefusalCode, "%s: run_inactive for a live run", what)
+	}
+}
+
+// runLive: the run started on this connection, its stream is open and
+// the Harness has not settled it.
+func (l *Ledger) runLive(c *devConn, run string) bool {
+	return !c.closed[run] && !c.cancels[run] && l.runLiveBeforeCancel(c, run)
+}
+
+func (l *Ledger) runLiveBeforeCancel(c *devConn, run string) bool {
+	t := l.harness.turns[run]
+	return !c.closed[run] && t != nil && t.settled == ""
+}
+
+// prepareRefusal is the refusal the table's content rows give a prepare
+// on a device with this declaration, in the table's order, or "".
+func prepareRefusal(p wire.ExecutionPrepare, kinds map[string]wire.SupportedAgentKind) string {
+	c := p.Configuration
+	if strings.TrimSpace(p.SessionID) == "" || c.RunID != "" || len(c.Input) > 0 || c.ConversationID != "" ||
+		c.WorkspaceAuthoring || c.AgentStateKey != stateKeyPrefix+p.SessionID || !c.StrictResume {
+		return "invalid_configuration"
+	}
+	k, ok := kinds[c.AgentKind]
+	if !ok || !k.Available {
+		return "" // resource_unavailable, decided by the device's state too
+	}
+	caps := k.Capabilities
+	switch {
+	case c.WorkspaceReadOnly:
+		return "unsupported_read_preparation"
+	case !caps.Preparation.IsSupported():
+		return "unsupported_preparation"
+	}
+	local := c.LocalEnvironment != nil
+	if local == c.DisableExecutionEnvironment || (local && !caps.LocalEnvironment.IsSupported()) ||
+		(c.DisableExecutionEnvironment && !caps.EnvironmentNone.IsSupported()) ||
+		(len(c.FunctionTools) > 0 && !caps.FunctionTools.IsSupported()) || !originsMatch(c) {
+		return "unsupported_configuration"
+	}
+	for key := range c.AgentOptions { //tidy:sorted any order gives the same answer
+		switch key {
+		case wire.AgentOptionModel, wire.AgentOptionSystemPrompt, wire.AgentOptionModelProvider, wire.AgentOptionHarnessConfig:
+		default:
+			return "unsupported_configuration"
+		}
+	}
+	return ""
+}
+
+// originsMatch: each MCP server names its origin, matching the binding.
+func originsMatch(c wire.ExecutionConfiguration) bool {
+	if c.MCPHTTPServers == nil {
+		return true
+	}
+	for _, s := range *c.MCPHTTPServers {
+		switch {
+		case s.ConnectionOrigin == originService && c.DisableExecutionEnvironment && c.LocalEnvironment == nil:
+		case s.ConnectionOrigin == originEnvironment && c.LocalEnvironment != nil:
+		default:
+			return false
+		}
+	}
+	return true
+}

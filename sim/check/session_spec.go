@@ -1,0 +1,166 @@
+package check
+
+import "github.com/turnstile-sim/turnstile/wire"
+
+// SessionSpec is a Session's agent configuration as the API client asked
+// for it (the request, not Core's frozen record), with the engine profile
+// the deployment configured for its Harness kind. The oracles of
+// execution_prepare derive Core's frozen values from it by the seeds'
+// rules, written out again here.
+type SessionSpec struct {
+	Kind          string
+	Model         string
+	SystemPrompt  string
+	ModelProvider string // "" when the Session froze none
+	HarnessConfig []byte // nil when the Agent set none
+	TextVerbosity string // as requested; "" means the default
+
+	Environment   string // EnvNone, "self_hosted" or "openai_hosted"
+	EnvironmentID string
+
+	OutputSchema                   []byte // non-nil asks for json_schema output
+	MultiAgent                     bool
+	FunctionTools                  []wire.FunctionTool
+	ToolSearch                     bool
+	DisableProgrammaticToolCalling bool
+	FunctionResultImages           bool
+	MCPServers                     []wire.MCPHTTPServer
+
+	// The engine profile of Kind declares these controls.
+	ProfileWebSearchControl bool
+	ProfileTextVerbosity    bool
+}
+
+// EnvNone is the Environment type without an execution environment.
+const EnvNone = "none"
+
+// Frozen values the seeds give for a Session's configuration.
+const (
+	textVerbosityDefault = "medium"   // execution_controls.text_verbosity when unset
+	webSearchDisabled    = "disabled" // execution_controls.web_search, always
+	stateKeyPrefix       = "agents-api-"
+	originService        = "service"
+	originEnvironment    = "environment"
+)
+
+// frozenVerbosity is the text verbosity Core must send for the Session.
+func (s SessionSpec) frozenVerbosity() string {
+	if s.TextVerbosity == "" {
+		return textVerbosityDefault
+	}
+	return s.TextVerbosity
+}
+
+// toolSearch: tool search is on when asked for or when a function loads
+// lazily (deferred loading enables it).
+func (s SessionSpec) toolSearch() bool {
+	if s.ToolSearch {
+		return true
+	}
+	for _, ft := range s.FunctionTools {
+		if ft.DeferLoading {
+			return true
+		}
+	}
+	return false
+}
+
+// frozenMCP is the Session's MCP servers with the connection origin
+// defaulted at creation (service without an environment, environment
+// with one).
+func (s SessionSpec) frozenMCP() []wire.MCPHTTPServer {
+	out := make([]wire.MCPHTTPServer, 0, len(s.MCPServers))
+	for _, m := range s.MCPServers {
+		if m.ConnectionOrigin == "" {
+			m.ConnectionOrigin = originEnvironment
+			if s.Environment == EnvNone {
+				m.ConnectionOrigin = originService
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// Capability names of the admission table (JSON members of
+// AgentKindCapabilities).
+const (
+	capStreaming                = "streaming"
+	capSteering                 = "steering"
+	capDurableTurns             = "durable_turns"
+	capDurableInputReceipts     = "durable_input_receipts"
+	capPreparation              = "preparation"
+	capExecutionControls        = "execution_controls"
+	capToolObservations         = "tool_observations"
+	capEnvironmentNone          = "environment_none"
+	capLocalEnvironment         = "local_environment"
+	capWorkspaceReadPreparation = "workspace_read_preparation"
+	capWorkspaceOutputExport    = "workspace_output_export"
+	capNativeSessionRecovery    = "native_session_recovery"
+	capWebSearchControl         = "web_search_control"
+	capTextVerbosity            = "text_verbosity"
+	capStructuredOutput         = "structured_output"
+	capMessageItems             = "message_items"
+	capSubagentObservations     = "subagent_observations"
+	capSubagentControl          = "subagent_control"
+	capToolSearch               = "tool_search"
+	capProgrammaticDisable      = "programmatic_tool_calling_disable"
+	capFunctionTools            = "function_tools"
+	capMessageImages            = "message_images"
+	capFunctionResultImages     = "function_result_images"
+	capMCPHTTPTools             = "mcp_http_tools"
+	capMCPHTTPRequired          = "mcp_http_required"
+	capMCPHTTPBearerAuth        = "mcp_http_bearer_auth"
+)
+
+// RequiredCapabilities is the seed's admission table: the capabilities a
+// Turn of the Session needs at device selection and at the final check.
+// recovery says the Session must recover native history it cannot name
+// (it started a Turn and no native session ID is known); images that the
+// Turn's input carries an image. The result is in table order.
+func RequiredCapabilities(s SessionSpec, recovery, images bool) []string {
+	req := []string{capStreaming, capSteering, capDurableTurns, capDurableInputReceipts,
+		capPreparation, capExecutionControls, capToolObservations}
+	if s.Environment == EnvNone {
+		req = append(req, capEnvironmentNone)
+	} else {
+		req = append(req, capLocalEnvironment, capWorkspaceReadPreparation, capWorkspaceOutputExport)
+	}
+	add := func(cond bool, names ...string) {
+		if cond {
+			req = append(req, names...)
+		}
+	}
+	add(recovery, capNativeSessionRecovery)
+	add(s.ProfileWebSearchControl, capWebSearchControl)
+	add(s.ProfileTextVerbosity, capTextVerbosity)
+	add(s.OutputSchema != nil, capStructuredOutput, capMessageItems)
+	add(s.MultiAgent, capSubagentObservations)
+	add(!s.MultiAgent, capSubagentControl)
+	add(s.toolSearch(), capToolSearch)
+	add(s.DisableProgrammaticToolCalling, capProgrammaticDisable)
+	add(len(s.FunctionTools) > 0, capFunctionTools)
+	add(images, capMessageImages)
+	add(s.FunctionResultImages, capFunctionResultImages)
+	required, bearer := false, false
+	for _, m := range s.MCPServers {
+		required = required || m.Required
+		bearer = bearer || m.BearerToken != ""
+	}
+	add(len(s.MCPServers) > 0, capMCPHTTPTools)
+	add(required, capMCPHTTPRequired)
+	add(bearer, capMCPHTTPBearerAuth)
+	return req
+}
+
+// hasImages reports whether an input carries an image part.
+func hasImages(in wire.MessageInput) bool {
+	for _, m := range in {
+		for _, p := range m.Content {
+			if p.Type == wire.ContentInputImage {
+				return true
+			}
+		}
+	}
+	return false
+}
