@@ -129,6 +129,9 @@ func (h *Harness) take(k sim.FaultKind) bool { return h.dev.take(k) }
 
 // result feeds a native result to the machine.
 func (h *Harness) result(now time.Time, c daemon.CallID, r daemon.Result) {
+	if tr := h.timing(); tr != nil {
+		tr.NativeAnswered(at(now), string(h.dev.ID))
+	}
 	h.host.Feed(now, daemon.NativeResult{Call: c, Result: r})
 }
 
@@ -216,7 +219,12 @@ func (h *Harness) cancel(now time.Time, c daemon.CallID, op daemon.Cancel) {
 		h.truth.violate("cancel of unknown turn %s", op.Turn)
 	}
 	if h.take(CancelFailure) {
-		h.after(now, h.latency(), func(now time.Time) { h.result(now, c, daemon.CancelResult{Err: "simulated cancel failure"}) })
+		h.after(now, h.latency(), func(now time.Time) {
+			if tr := h.timing(); tr != nil && t != nil {
+				tr.CancelFailed(at(now), string(h.dev.ID), t.run)
+			}
+			h.result(now, c, daemon.CancelResult{Err: "simulated cancel failure"})
+		})
 		return
 	}
 	h.after(now, h.latency(), func(now time.Time) { h.result(now, c, daemon.CancelResult{}) })
@@ -281,6 +289,9 @@ func (h *Harness) close(now time.Time, c daemon.CallID, op daemon.CloseExecutor)
 	if ex != nil && ex.closeFails > 0 && h.dev.Recorder != nil {
 		h.dev.Recorder.CloseRetried(at(now), string(h.dev.ID), op.Executor)
 	}
+	if tr := h.timing(); tr != nil {
+		tr.CloseCalled(at(now), string(h.dev.ID), op.Executor)
+	}
 	fail := h.take(CloseFailure)
 	h.later(now, h.latency(), func(now time.Time) {
 		if fail {
@@ -311,6 +322,9 @@ func (h *Harness) close(now time.Time, c daemon.CallID, op daemon.CloseExecutor)
 // process (and the Harness inside it) dies: live turns settle failed and
 // executors close, both marked as ended by the crash.
 func (h *Harness) processDied(now time.Time) {
+	if tr := h.timing(); tr != nil {
+		tr.ProcessDied(at(now), string(h.dev.ID))
+	}
 	for _, id := range sortedTurnIDs(h.turns) {
 		if t := h.turns[id]; !t.settled {
 			t.truth.EndedByCrash = true

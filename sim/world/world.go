@@ -67,6 +67,9 @@ type Outcome struct {
 	Records map[string]int
 	// Marks are the ledger's rare-state marks (for check.MarkTally).
 	Marks []check.MarkCount
+	// TimersDecided counts, by timer (check.Timers), the outcomes a
+	// timer's firing produced in this run, as the timing oracles saw them.
+	TimersDecided map[string]int
 	// TurnStates counts Core's final turn states ("completed",
 	// "failed/<code>", "failed/preparation_start_failed/<runtime code>").
 	TurnStates map[string]int
@@ -205,6 +208,10 @@ func run(seed uint64, cfg Config, opts sim.Options) Outcome {
 	o := Outcome{Result: res, Timeline: tap.lines, Turns: u.wl.turnsSubmitted, Inputs: u.wl.inputsSent,
 		Records: u.records, Marks: u.led.Marks(), TurnStates: map[string]int{}, Derived: u.derived(),
 		Skipped: maps.Clone(u.skipped)}
+	o.TimersDecided = map[string]int{}
+	for _, tc := range u.led.TimersDecided() {
+		o.TimersDecided[tc.Timer] = tc.Count
+	}
 	for _, t := range u.store.Memory.Turns() {
 		k := string(t.State)
 		if t.ErrorCode != "" {
@@ -238,12 +245,12 @@ func FaultKinds() []sim.FaultKind {
 
 // checkNames are the ledger's safety checks, registered as kernel checks
 // in this order.
-var checkNames = []string{
+var checkNames = append([]string{
 	check.CheckRunStartedTwice, check.CheckInputDeliveredTwice, check.CheckAcceptedWithoutTruth,
 	check.CheckFabricatedTerminal, check.CheckCancelOverridden, check.CheckHandleReuse,
 	check.CheckStaleRevision, check.CheckCapability, check.CheckCapacity, check.CheckDurableFacts,
 	check.CheckUsageAdded, checkWire,
-}
+}, check.TimingChecks()...)
 
 // checkWire names world-side failures: a machine produced a frame that
 // wire refuses to encode.
@@ -277,6 +284,9 @@ func (u *universe) addChecks() {
 	u.w.AddCheck(sim.Check{Name: check.CheckAcceptedWithoutTruth + "_final", AtEnd: func(v *sim.View) error {
 		return u.takeViolation(check.CheckAcceptedWithoutTruth)
 	}})
+	for _, name := range check.TimingChecks() {
+		u.w.AddCheck(sim.Check{Name: name + "_final", AtEnd: func(*sim.View) error { return u.takeViolation(name) }})
+	}
 }
 
 // harnessBreach reports the first contract breach a Harness recorded since
