@@ -17,16 +17,16 @@ type SeedReport struct {
 	Marks       map[string]int `json:"marks"`
 	// Timers counts, by timer name, the outcomes each timer decided in
 	// the run (an input unknown exactly at its written deadline, ...).
-	Timers map[string]int `json:"timers_decided,omitempty"`
-	Violations  []Violation    `json:"violations"`
-	Pending     string         `json:"pending,omitempty"` // liveness: what never settled
-	Events      uint64         `json:"events"`
-	VirtualMS   int64          `json:"virtual_ms"` // virtual time simulated
-	WallMS      float64        `json:"wall_ms"`
-	Turns       int            `json:"turns"`
-	Inputs      int            `json:"inputs"`
-	Lin         LinReport      `json:"lin"`
-	Audit       *AuditReport   `json:"audit,omitempty"` // only for audited seeds
+	Timers     map[string]int `json:"timers_decided,omitempty"`
+	Violations []Violation    `json:"violations"`
+	Pending    string         `json:"pending,omitempty"` // liveness: what never settled
+	Events     uint64         `json:"events"`
+	VirtualMS  int64          `json:"virtual_ms"` // virtual time simulated
+	WallMS     float64        `json:"wall_ms"`
+	Turns      int            `json:"turns"`
+	Inputs     int            `json:"inputs"`
+	Lin        LinReport      `json:"lin"`
+	Audit      *AuditReport   `json:"audit,omitempty"` // only for audited seeds
 	// Shrink says why a failing seed's bundle has no shrunk schedule
 	// ("shrink skipped: <reason>"); empty otherwise.
 	Shrink string `json:"shrink,omitempty"`
