@@ -30,6 +30,7 @@ type settleWindow struct {
 	waiters      []*cancelWaiter
 	closed       bool // every waiter answered
 	cancelFailed bool // the Harness failed a cancel request of the Turn during the wait
+	decided      bool // the deadline answered it (counted once)
 	excused      string
 }
 
@@ -85,7 +86,8 @@ func (l *Ledger) settleDaemonSent(ev WireEvent) {
 		l.violate(ev.At, CheckTimingSettlementWait,
 			"%s answered cancel %s of run %s cancel_failed at %s, %s into its %s settlement wait, though the Harness had not failed the cancel",
 			w.device, waiter.delivery, w.run, vtime(ev.At), time.Duration(ev.At-w.start), time.Duration(w.deadline-w.start))
-	case ack.ErrorCode == wire.CancelFailed && ev.At == w.deadline && !w.cancelFailed && w.excused == "":
+	case ack.ErrorCode == wire.CancelFailed && ev.At == w.deadline && !w.cancelFailed && w.excused == "" && !w.decided:
+		w.decided = true
 		l.decide(TimerSettlementWait)
 	}
 	for _, c := range w.waiters {
