@@ -11,7 +11,7 @@ import (
 // executor in the same step), or when an admission reserving a prepared
 // executor ends (released, expired) — or, for one still preparing, when
 // the Harness finishes preparing it. It stays idle until a status or
-// start names it again. From the Harness's ground truth (its close
+// starting status names it again. From the Harness's ground truth (its close
 // calls): an idle executor is closed no earlier than its idle bound —
 // unless shutdown was requested, or another executor of the device went
 // idle, a native answer or an execution_prepare reached it in that same
@@ -58,8 +58,9 @@ func (l *Ledger) idleDaemonReceived(ev WireEvent) {
 	}
 	if p, ok := ev.Frame.Payload.(wire.ExecutionStart); ok {
 		s := &l.timing.idle
+		// Only the daemon's starting status takes it: a start on an
+		// expired handle is refused and leaves the executor idle.
 		s.runExec[pairKey(ev.To, p.RunID)] = p.ExecutorID
-		l.idleBusy(ev.To, p.ExecutorID)
 	}
 }
 

@@ -18,7 +18,9 @@ import (
 //
 // The receipt send budget (Runtime, 5 s): every receipt and status send
 // (prompt_steer_ack, interaction_decision_ack, preparation_status) is
-// bounded by the documents' 5 s.
+// bounded by the documents' 5 s. It decides when the daemon closes the
+// connection exactly 5 s after a receipt it sent that had not arrived:
+// the shell ending a send that overran its budget.
 
 // Native write outcomes as the Harness reports them.
 const (
@@ -42,11 +44,19 @@ type writeState struct {
 	byKey     map[string]*nativeWrite // device\x00run\x00input
 	all       []*nativeWrite
 	steerConn map[string]uint64 // device\x00run\x00input → connection of its prompt_steer
+	inFlight  map[uint64][]sentReceipt
+}
+
+// sentReceipt is a receipt a daemon sent that has not arrived yet.
+type sentReceipt struct {
+	at    int64
+	frame *byte // identity of the frame's bytes, shared from send to delivery
 }
 
 func (s *writeState) init() {
 	s.byKey = map[string]*nativeWrite{}
 	s.steerConn = map[string]uint64{}
+	s.inFlight = map[uint64][]sentReceipt{}
 }
 
 func writeKey(device, run, input string) string { return device + "\x00" + run + "\x00" + input }
@@ -84,6 +94,46 @@ func (l *Ledger) WriteReturned(at int64, device, run, input, outcome string) {
 	if w := l.timing.writes.byKey[writeKey(device, run, input)]; w != nil && w.returned < 0 {
 		w.returned, w.outcome = at, outcome
 	}
+}
+
+// receiptSendWire follows receipts in flight: the receipt send budget
+// decides when a daemon closes a connection exactly 5 s after sending a
+// receipt that had not arrived (a shell that bounds each send by its
+// Budget closes the transport then).
+func (l *Ledger) receiptSendWire(ev WireEvent) {
+	s := &l.timing.writes
+	switch {
+	case ev.Kind == WireSent && ev.From != coreNode && ev.HasFrame() && isReceipt(ev.Frame.Payload.MessageType()):
+		s.inFlight[ev.Conn] = append(s.inFlight[ev.Conn], sentReceipt{at: ev.At, frame: &ev.Raw[0]})
+	case ev.Kind == WireDelivered && ev.To == coreNode && len(ev.Raw) > 0:
+		q := s.inFlight[ev.Conn]
+		for i, r := range q {
+			if r.frame == &ev.Raw[0] {
+				s.inFlight[ev.Conn] = append(q[:i:i], q[i+1:]...)
+				break
+			}
+		}
+	case ev.Kind == WireClosed && ev.From == ev.To && ev.From != coreNode:
+		budget := l.timer(ev.From, TimerReceiptSend)
+		for _, r := range s.inFlight[ev.Conn] {
+			if r.at+budget == ev.At {
+				l.decide(TimerReceiptSend)
+				break
+			}
+		}
+		delete(s.inFlight, ev.Conn)
+	case ev.Kind == WireClosed || ev.Kind == WireLost:
+		delete(s.inFlight, ev.Conn)
+	}
+}
+
+func isReceipt(frameType string) bool {
+	for _, t := range receiptTypes {
+		if t == frameType {
+			return true
+		}
+	}
+	return false
 }
 
 func (l *Ledger) writeDaemonSent(ev WireEvent) {
@@ -156,11 +206,8 @@ var receiptTypes = []string{wire.TypePromptSteerAck, wire.TypeInteractionDecisio
 // carry the documents' 5 s.
 func (l *Ledger) ReceiptBudget(at int64, device, frameType string, budget time.Duration) {
 	l.advance(at)
-	want := time.Duration(l.timer(device, TimerReceiptSend))
-	for _, t := range receiptTypes {
-		if t == frameType && budget != want {
-			l.violate(at, CheckTimingReceiptSend, "%s sent %s at %s with a send budget of %s, not %s",
-				device, frameType, vtime(at), budget, want)
-		}
+	if want := time.Duration(l.timer(device, TimerReceiptSend)); isReceipt(frameType) && budget != want {
+		l.violate(at, CheckTimingReceiptSend, "%s sent %s at %s with a send budget of %s, not %s",
+			device, frameType, vtime(at), budget, want)
 	}
 }

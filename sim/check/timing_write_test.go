@@ -88,3 +88,28 @@ func TestReceiptSendBudget(t *testing.T) {
 		wantViolation(t, l, CheckTimingReceiptSend, "with a send budget of 6s, not 5s")
 	}
 }
+
+func TestReceiptSendBudgetDecidesWhenTheShellEndsAnOverrunSend(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		closeAt   time.Duration
+		delivered bool
+		want      int
+	}{
+		{"closed at the budget", 6 * time.Second, false, 1},
+		{"closed later", 7 * time.Second, false, 0},
+		{"receipt arrived", 6 * time.Second, true, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := NewLedger()
+			ev := steerAck(time.Second, wire.PromptSteerAck{Written: true})
+			l.Wire(ev)
+			if c.delivered {
+				ev.Kind, ev.At = WireDelivered, ns(2*time.Second)
+				l.Wire(ev)
+			}
+			l.Wire(WireEvent{At: ns(c.closeAt), Kind: WireClosed, Conn: 1, From: "d1", To: "d1"})
+			wantDecided(t, l, TimerReceiptSend, c.want)
+		})
+	}
+}

@@ -54,6 +54,7 @@ func (h *Harness) write(now time.Time, c daemon.CallID, op daemon.DurableWrite) 
 			h.writeResult(now, c, t, in, out)
 		})
 	default:
+		lat = h.writeLatency(lat)
 		h.after(now, lat, func(now time.Time) { h.writeResult(now, c, t, in, daemon.WriteResult{Outcome: daemon.WriteWritten}) })
 		h.after(now, lat+h.latency(), func(now time.Time) { h.apply(now, t, in) })
 	}

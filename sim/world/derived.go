@@ -80,7 +80,9 @@ func (u *universe) derived() Derived {
 			ExecutorsMax: l.ExecutorsMax, AdmissionExpiry: l.AdmissionExpiry.String(),
 			IdleExpiry: l.IdleExpiry.String(), NativeWriteBudget: l.NativeWriteBudget.String()}
 		d.Devices = append(d.Devices, dd)
-		d.Harness = dev.Harness
+		if len(d.Devices) == 1 {
+			d.Harness = dev.Harness // the first device's: only it may prepare glacially
+		}
 	}
 	wl := u.wl
 	d.Workload = DerivedWorkload{Turns: wl.total, Sessions: []DerivedSession{}, Arrivals: []string{}}

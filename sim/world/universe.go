@@ -78,7 +78,9 @@ func setup(w *sim.World, cfg Config, linAtEnd bool) *universe {
 			AcceptBeforeApply:          cfg.Bugs.DaemonAcceptsBeforeApply,
 			FreeCapacityOnCloseFailure: cfg.Bugs.DaemonFreesCapacityOnCloseFailure,
 		}
-		u.devices = append(u.devices, u.newDevice(i, dcfg, hcfg))
+		hc := hcfg
+		hc.GlacialPrepare = hcfg.GlacialPrepare && i == 0 // one glacial preparation per run
+		u.devices = append(u.devices, u.newDevice(i, dcfg, hc))
 	}
 	w.AddNode(coreID, func() sim.Node { return u.newCore() })
 	for _, d := range u.devices {
@@ -176,6 +178,13 @@ func drawDaemonConfig(r *rand.Rand, caps wire.AgentKindCapabilities, other bool)
 		Kinds:         kinds,
 		DaemonVersion: "0.10.0",
 		Limits:        l,
+	}
+	if r.IntN(8) == 0 {
+		// A daemon whose heartbeat cadence is slower than Core's idle
+		// timeout allows in some seeds (40–80 s): Core's idle timer then
+		// decides on a quiet connection.
+		cfg.HeartbeatInterval = time.Duration(40+r.IntN(41)) * time.Second
+		drawn.heartbeat = cfg.HeartbeatInterval
 	}
 	return cfg, drawn
 }
