@@ -66,7 +66,7 @@ func (l *Ledger) writtenCoreSent(ev WireEvent) {
 
 func (l *Ledger) writtenCoreReceived(ev WireEvent) {
 	switch ev.Frame.Payload.(type) {
-	case wire.Done, wire.InteractionDecisionAck:
+	case wire.Done, wire.RunError, wire.InteractionDecisionAck:
 		// the stream or a cancel receipt may end the turn now
 		for _, w := range l.timing.written.all {
 			if w.run == ev.Frame.ID {
@@ -107,9 +107,12 @@ func (l *Ledger) writtenExcuseAll(at int64, why string) {
 	}
 }
 
+// writtenTurnFinished: a turn that ended earlier releases its inputs; one
+// failing in the instant Core recorded its input unknown is that
+// unknown's consequence (input_outcome_unknown), not a reason for it.
 func (l *Ledger) writtenTurnFinished(at int64, run string) {
 	for _, w := range l.timing.written.all {
-		if w.run == run {
+		if w.run == run && w.unknownAt != at {
 			w.excuse(at, "turn finished")
 		}
 	}

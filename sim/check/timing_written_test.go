@@ -97,3 +97,11 @@ func TestWrittenWaitSteerAcceptedAfterUnknownIsCaught(t *testing.T) {
 	l.SteerInput(ns(time.Second), ns(36*time.Second), "s1", "t1", "1", InputAccepted)
 	wantViolation(t, l, CheckTimingWritten, "returned accepted at 36s although Core recorded it unknown at 31s")
 }
+
+func TestWrittenWaitEarlyUnknownFailingTheTurnIsCaught(t *testing.T) {
+	l := steerDelivered()
+	l.InputOutcome(ns(30*time.Second), "r1", "1", InputUnknown) // a 29 s window
+	l.TurnFinished(ns(30*time.Second), "t1", "r1", TurnFailed, "input_outcome_unknown")
+	tick(l, 40*time.Second)
+	wantViolation(t, l, CheckTimingWritten, "before the 30s written window ended")
+}
