@@ -51,5 +51,6 @@ func (r worldRunner) Shrink(o campaign.Outcome) sim.ShrinkResult {
 
 func outcome(o world.Outcome) campaign.Outcome {
 	return campaign.Outcome{Result: o.Result, Lin: o.Lin, HTML: o.HTML, Timeline: o.Timeline,
-		Turns: o.Turns, Inputs: o.Inputs, Derived: o.Derived, Skipped: o.Skipped}
+		Turns: o.Turns, Inputs: o.Inputs, Derived: o.Derived, Skipped: o.Skipped,
+		TimersDecided: o.TimersDecided}
 }

@@ -15,15 +15,18 @@ type SeedReport struct {
 	Fingerprint string         `json:"fingerprint"`
 	Faults      FaultReport    `json:"faults"`
 	Marks       map[string]int `json:"marks"`
-	Violations  []Violation    `json:"violations"`
-	Pending     string         `json:"pending,omitempty"` // liveness: what never settled
-	Events      uint64         `json:"events"`
-	VirtualMS   int64          `json:"virtual_ms"` // virtual time simulated
-	WallMS      float64        `json:"wall_ms"`
-	Turns       int            `json:"turns"`
-	Inputs      int            `json:"inputs"`
-	Lin         LinReport      `json:"lin"`
-	Audit       *AuditReport   `json:"audit,omitempty"` // only for audited seeds
+	// Timers counts, by timer name, the outcomes each timer decided in
+	// the run (an input unknown exactly at its written deadline, ...).
+	Timers     map[string]int `json:"timers_decided,omitempty"`
+	Violations []Violation    `json:"violations"`
+	Pending    string         `json:"pending,omitempty"` // liveness: what never settled
+	Events     uint64         `json:"events"`
+	VirtualMS  int64          `json:"virtual_ms"` // virtual time simulated
+	WallMS     float64        `json:"wall_ms"`
+	Turns      int            `json:"turns"`
+	Inputs     int            `json:"inputs"`
+	Lin        LinReport      `json:"lin"`
+	Audit      *AuditReport   `json:"audit,omitempty"` // only for audited seeds
 	// Shrink says why a failing seed's bundle has no shrunk schedule
 	// ("shrink skipped: <reason>"); empty otherwise.
 	Shrink string `json:"shrink,omitempty"`
@@ -116,6 +119,7 @@ func NewSeedReport(o Outcome) SeedReport {
 	for _, k := range sortedKeys(r.Marks) {
 		rep.Marks[k] = r.Marks[k]
 	}
+	rep.Timers = timersDecided(o.TimersDecided)
 	for _, v := range r.Violations {
 		rep.Violations = append(rep.Violations, Violation{Check: v.Check, Step: v.Step,
 			Time: sim.FormatTime(sim.Epoch.Add(v.At)), Message: v.Message})

@@ -24,6 +24,9 @@ type Outcome struct {
 	// found no victim in the world; reports subtract them from the
 	// injected counts and add them to "found no victim".
 	Skipped map[sim.FaultKind]int
+	// TimersDecided counts, by timer name (check.Timers), the outcomes
+	// a timer's firing produced in the run; nil if the world tells none.
+	TimersDecided map[string]int
 }
 
 // Runner is the world under test, configured once. Implementations must be

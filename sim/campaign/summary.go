@@ -37,6 +37,8 @@ type Summary struct {
 	Diverged       int
 	FailingByCheck map[string]int
 	Marks          *check.MarkTally
+	// Timers counts, per timer of the documents, the seeds it decided in.
+	Timers TimerTally
 	// LinUnknown lists the seeds whose linearizability check timed out
 	// (porcupine's Unknown), in the order added.
 	LinUnknown []uint64
@@ -61,6 +63,7 @@ func NewSummary() *Summary {
 		Lin:            map[string]int{},
 		FailingByCheck: map[string]int{},
 		Marks:          check.NewMarkTally(),
+		Timers:         newTimerTally(),
 	}
 }
 
@@ -99,6 +102,7 @@ func (s *Summary) Add(r SeedReport) {
 		marks = append(marks, check.MarkCount{Mark: check.Mark(k), Count: r.Marks[k]})
 	}
 	s.Marks.AddSeed(marks)
+	s.Timers.add(r)
 	if r.Failed() {
 		s.Failing = append(s.Failing, r)
 		s.FailingByCheck[r.FirstCheck()]++
@@ -187,6 +191,7 @@ func (s *Summary) Write(w io.Writer) {
 	fmt.Fprintf(w, "  determinism   %d seeds audited, %d diverged\n", s.Audited, s.Diverged)
 	fmt.Fprintf(w, "  violations    %d%s\n", s.Violations, s.byCheck())
 	s.writeMarks(w)
+	s.writeTimers(w)
 	s.writeFailing(w)
 	s.writeLinUnknown(w)
 	if err := s.Err(); err != nil {

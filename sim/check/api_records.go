@@ -38,6 +38,7 @@ func (l *Ledger) ReadTurn(call, ret int64, session, turn, state string) {
 // SteerInput records a workload steer call and its outcome (InputAccepted,
 // InputUnknown or InputRejected).
 func (l *Ledger) SteerInput(call, ret int64, session, turn, input, outcome string) {
+	l.writtenSteerReturned(ret, turn, input, outcome)
 	l.api.steers = append(l.api.steers, Steer{Call: call, Return: ret, Session: session, Turn: turn, Input: input, Outcome: outcome})
 }
 

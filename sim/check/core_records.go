@@ -89,6 +89,7 @@ func (l *Ledger) InputDelivered(at int64, run, input string) {
 // InputOutcome records the outcome Core durably assigned to an input.
 // Accepted requires that the Harness applied the input.
 func (l *Ledger) InputOutcome(at int64, run, input, outcome string) {
+	l.writtenOutcome(at, run, input, outcome)
 	if outcome == InputAccepted && !l.harness.isApplied(run, input) {
 		l.violate(at, CheckAcceptedWithoutTruth, "Core counted input %s of run %s accepted but the Harness never applied it", input, run)
 	}
@@ -229,6 +230,7 @@ func missingCapabilities(required []string, declared wire.AgentKindCapabilities)
 // cursor moves back.
 func (l *Ledger) CoreRestarted(at int64, recovered []TurnFacts) {
 	l.core.restarts++
+	l.NodeCrashed(at, coreNode)
 	byTurn := map[string]TurnFacts{}
 	for _, f := range recovered {
 		byTurn[f.Turn] = f

@@ -146,6 +146,47 @@
 //     open after shutdown.
 //   - linearizability: from LinearizeResult.Violation, for Illegal only.
 //
+// Timing oracles, one per timer of the documents (DocumentedTimer has the
+// numbers, written out again; TimerConfigured takes a seed's own draws).
+// Each knows from the wire (Wire), the Harness's ground truth and Core's
+// records when a deadline passed, and asserts what must have happened by
+// then and not before; a deadline is judged at the first record after it
+// (or at Final), so whatever happened at the instant itself counts:
+//
+//   - timing_written_wait: an input whose delivery Core started (first
+//     prompt_steer) without a written or accepted receipt 30 s later is
+//     recorded unknown exactly then; never earlier unless Core observed a
+//     reason (a refusal or outcome_unknown receipt, done or a cancel
+//     receipt, its connection closing, a restart, the turn ending); never
+//     accepted afterwards, in the store or through a steer call.
+//   - timing_cancel_confirmation: no deciding cancel receipt 15 s after
+//     the FIRST prompt_cancel (not_ready retries do not move it) finishes
+//     the turn cancel_unconfirmed exactly then; earlier only after a
+//     cancel_failed receipt or a connection loss.
+//   - timing_connection_idle: Core closes a connection exactly 60 s after
+//     its last inbound frame, and never early without a reason on the wire.
+//   - timing_heartbeat_cadence: a daemon sends a heartbeat when its
+//     connection opens and then every interval, never early or late.
+//   - timing_native_write_budget: a native write that had not returned
+//     10 s after the Harness received it gets an outcome_unknown receipt
+//     exactly then, never a written one later; no outcome_unknown earlier
+//     unless the write itself returned unknown.
+//   - timing_receipt_send_budget: every receipt and status send carries
+//     the 5 s budget.
+//   - timing_admission_expiry: a handle granted at g (its first status) is
+//     published expired at g + expiry if still live, never before; never
+//     started at or after it; retries do not move it.
+//   - timing_settlement_wait: every cancel waiter is answered by the wait's
+//     start + 10 s, cancel_failed exactly then, or earlier only after the
+//     Harness failed the cancel.
+//   - timing_idle_executor_expiry: an idle executor's close is called
+//     exactly at its idle bound: not earlier (except shutdown or eviction
+//     in the step that parks another or prepares), not later.
+//
+// TimersDecided counts, per timer, the outcomes its firing produced as
+// observed (an input unknown exactly 30 s after delivery, a handle expired
+// at its deadline, ...); campaigns report the seeds each timer decided in.
+//
 // # Linearizability
 //
 // History turns the API records into porcupine operations for one

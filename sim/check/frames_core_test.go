@@ -31,7 +31,7 @@ func violationsOf(l *Ledger, check string) []string {
 
 func wantOnly(t *testing.T, l *Ledger, check, fragment string) {
 	t.Helper()
-	vs := l.Violations()
+	vs := untimed(l.Violations())
 	if len(vs) == 0 {
 		t.Fatalf("no violation, want %s (%s)", check, fragment)
 	}
@@ -58,7 +58,7 @@ func TestPrepareConfigurationClean(t *testing.T) {
 	cfg.FunctionTools, cfg.ToolSearch = spec.FunctionTools, true
 	w.coreSends(1, "d1", prepareFrame("p1", "s1", cfg))
 	w.coreSends(1, "d1", startFrame("p1", "h1", "t-1", wire.TextInput("x")))
-	if vs := l.Violations(); len(vs) > 0 {
+	if vs := untimed(l.Violations()); len(vs) > 0 {
 		t.Fatalf("clean prepare judged: %v", vs)
 	}
 }

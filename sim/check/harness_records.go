@@ -55,6 +55,7 @@ func (h *harnessState) liveExecutors(device string) int {
 // ExecutorCreated records the Harness creating a native executor.
 func (l *Ledger) ExecutorCreated(at int64, device, executor string) {
 	l.harness.executors[pairKey(device, executor)] = &executorRec{device: device, createdAt: at}
+	l.idleExecutorCreated(at, device, executor)
 	l.checkLiveExecutors(at, device)
 }
 
@@ -64,6 +65,7 @@ func (l *Ledger) ExecutorClosed(at int64, device, executor string) {
 	if e := l.harness.executors[pairKey(device, executor)]; e != nil {
 		e.closed = true
 	}
+	l.idleExecutorGone(device, executor)
 }
 
 // TurnCreated records the Harness creating the native turn of run. A run
@@ -151,6 +153,7 @@ func (l *Ledger) pendingResources() []string {
 // them too and AfterStep does not return them again.
 func (l *Ledger) Final(at int64) []Violation {
 	start := len(l.found)
+	l.advance(at)
 	for _, p := range l.pendingTurns() {
 		l.violate(at, CheckLiveness, "%s at the deadline", p)
 	}

@@ -119,6 +119,7 @@ type Ledger struct {
 	harness harnessState
 	api     apiState
 	frames  frameState
+	timing  timingState
 
 	wireObservers []func(WireEvent)
 }
@@ -130,10 +131,13 @@ func NewLedger() *Ledger {
 	l.daemon.init()
 	l.harness.init()
 	l.frames.init()
+	l.timing.init()
 	// Wire observers, in the order they judge each network event.
-	l.wireObservers = []func(WireEvent){}
-	l.wireObservers = append(l.wireObservers, l.observeCoreFrames)
-	l.wireObservers = append(l.wireObservers, l.observeDeviceFrames)
+	l.wireObservers = []func(WireEvent){
+		l.observeCoreFrames,
+		l.observeDeviceFrames,
+		l.timingWire,
+	}
 	return l
 }
 

@@ -27,6 +27,7 @@ type Device struct {
 	versionUntil time.Time
 	wallOffset   time.Duration // the host's wall clock minus virtual time
 	longTurns    int
+	glacialDone  bool // the glacial preparation happened
 	node         *Daemon
 }
 

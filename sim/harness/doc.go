@@ -42,6 +42,17 @@
 // settlement waits are answered once the turn has settled; a close kills
 // a live turn on the executor.
 //
+// Latencies around the documents' timers are drawn per seed too
+// (Config.SlowStart, SlowWrite, SlowCancel, GlacialPrepare; latency.go):
+// starts of 3–20 s (cancels meet not_ready past Core's 15 s window),
+// writes of 8–12 s (around the 10 s write budget), cancels settling 8–18 s
+// later (around the 10 s settlement wait) and one preparation of
+// 290–320 s (around the 5-minute admission expiry), so that each timer is
+// sometimes the one that decides. A Recorder that also implements
+// TimingRecorder hears when native calls arrive and return (writes called
+// and answered, cancels failed, closes called, any answer, the process
+// dying), for the timing oracles.
+//
 // Ground truth is recorded at the instant each native fact happens, in
 // the Harness's Truth and in the device's Recorder (the sim/check ledger's
 // shape): executor created and closed, turn created and settled (with its

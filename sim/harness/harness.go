@@ -18,12 +18,25 @@ type Config struct {
 	SlowPrepare  int // chance in 8 that a preparation takes 1–8 s
 	EngineError  int // chance in 16 that a turn ends with an engine error
 	LongTurnsMax int // long native turns (16–48 s) per device
+
+	// Latencies around the documents' timers, so that each timer is
+	// sometimes the one that decides (see latency.go).
+	SlowStart      int  // chance in 8 that a StartTurn answers after 3–20 s (cancels meet not_ready past Core's 15 s)
+	SlowWrite      int  // chance in 8 that a durable write answers after 8–12 s (around the 10 s write budget)
+	SlowCancel     int  // chance in 8 that a cancelled Turn settles 8–18 s later (around the 10 s and 15 s waits)
+	GlacialPrepare bool // the device's first preparation takes 290–320 s (around the 5 min admission expiry)
 }
 
 // DrawConfig draws a Config from r: slow preparations and engine errors
-// vary per seed; one long turn per device.
+// vary per seed; one long turn per device; each latency around a timer is
+// off in most seeds and likely in a few.
 func DrawConfig(r *rand.Rand) Config {
-	return Config{SlowPrepare: r.IntN(4), EngineError: r.IntN(3), LongTurnsMax: 1}
+	c := Config{SlowPrepare: r.IntN(4), EngineError: r.IntN(3), LongTurnsMax: 1}
+	c.SlowStart = swarmChance(r)
+	c.SlowWrite = swarmChance(r)
+	c.SlowCancel = swarmChance(r)
+	c.GlacialPrepare = r.IntN(10) == 0
+	return c
 }
 
 // Host is the process the Harness runs in: it arms node timers for the
@@ -131,6 +144,9 @@ func (h *Harness) take(k sim.FaultKind) bool { return h.dev.take(k) }
 
 // result feeds a native result to the machine.
 func (h *Harness) result(now time.Time, c daemon.CallID, r daemon.Result) {
+	if tr := h.timing(); tr != nil {
+		tr.NativeAnswered(at(now), string(h.dev.ID))
+	}
 	h.host.Feed(now, daemon.NativeResult{Call: c, Result: r})
 }
 
@@ -166,6 +182,7 @@ func (h *Harness) prepare(now time.Time, c daemon.CallID, op daemon.Prepare) {
 	if h.r.IntN(8) < h.dev.Harness.SlowPrepare {
 		d = time.Duration(1000+h.r.IntN(7000)) * time.Millisecond
 	}
+	d = h.glacialPrepare(d)
 	fail := h.take(PrepareFailure)
 	refusal, forks := h.nativeRefusal(op), h.forksHistory(op) // decided on the request
 	h.later(now, d, func(now time.Time) {
@@ -184,7 +201,7 @@ func (h *Harness) prepare(now time.Time, c daemon.CallID, op daemon.Prepare) {
 
 func (h *Harness) start(now time.Time, c daemon.CallID, op daemon.StartTurn) {
 	failNil, failTurn := h.take(StartFailureNil), h.take(StartFailureTurn)
-	h.later(now, h.latency(), func(now time.Time) {
+	h.later(now, h.startLatency(), func(now time.Time) {
 		h.truth.startCalls[op.Run]++
 		ex := h.execs[op.Executor]
 		switch {
@@ -227,7 +244,12 @@ func (h *Harness) cancel(now time.Time, c daemon.CallID, op daemon.Cancel) {
 		h.truth.violate("cancel of unknown turn %s", op.Turn)
 	}
 	if h.take(CancelFailure) {
-		h.after(now, h.latency(), func(now time.Time) { h.result(now, c, daemon.CancelResult{Err: "simulated cancel failure"}) })
+		h.after(now, h.latency(), func(now time.Time) {
+			if tr := h.timing(); tr != nil && t != nil {
+				tr.CancelFailed(at(now), string(h.dev.ID), t.run)
+			}
+			h.result(now, c, daemon.CancelResult{Err: "simulated cancel failure"})
+		})
 		return
 	}
 	h.after(now, h.latency(), func(now time.Time) { h.result(now, c, daemon.CancelResult{}) })
@@ -244,7 +266,7 @@ func (h *Harness) cancel(now time.Time, c daemon.CallID, op daemon.Cancel) {
 	case h.take(CancelLate):
 		h.after(now, time.Duration(5000+h.r.IntN(15000))*time.Millisecond, stop)
 	default:
-		h.after(now, h.latency()+h.latency(), stop)
+		h.after(now, h.cancelLatency(), stop)
 	}
 }
 
@@ -292,6 +314,9 @@ func (h *Harness) close(now time.Time, c daemon.CallID, op daemon.CloseExecutor)
 	if ex != nil && ex.closeFails > 0 && h.dev.Recorder != nil {
 		h.dev.Recorder.CloseRetried(at(now), string(h.dev.ID), op.Executor)
 	}
+	if tr := h.timing(); tr != nil {
+		tr.CloseCalled(at(now), string(h.dev.ID), op.Executor)
+	}
 	fail := h.take(CloseFailure)
 	h.later(now, h.latency(), func(now time.Time) {
 		if fail {
@@ -322,6 +347,9 @@ func (h *Harness) close(now time.Time, c daemon.CallID, op daemon.CloseExecutor)
 // process (and the Harness inside it) dies: live turns settle failed and
 // executors close, both marked as ended by the crash.
 func (h *Harness) processDied(now time.Time) {
+	if tr := h.timing(); tr != nil {
+		tr.ProcessDied(at(now), string(h.dev.ID))
+	}
 	for _, id := range sortedTurnIDs(h.turns) {
 		if t := h.turns[id]; !t.settled {
 			t.truth.EndedByCrash = true

@@ -16,6 +16,7 @@ func (h *Harness) write(now time.Time, c daemon.CallID, op daemon.DurableWrite) 
 		t.writesOut++
 	}
 	h.inputWrite(op)
+	h.writeCalled(now, t, op.InputID)
 	lat := h.latency()
 	in := op.InputID
 	switch {
@@ -53,6 +54,7 @@ func (h *Harness) write(now time.Time, c daemon.CallID, op daemon.DurableWrite) 
 			h.writeResult(now, c, t, in, out)
 		})
 	default:
+		lat = h.writeLatency(lat)
 		h.after(now, lat, func(now time.Time) { h.writeResult(now, c, t, in, daemon.WriteResult{Outcome: daemon.WriteWritten}) })
 		h.after(now, lat+h.latency(), func(now time.Time) { h.apply(now, t, in) })
 	}
@@ -83,6 +85,7 @@ func (h *Harness) writeResult(now time.Time, c daemon.CallID, t *hTurn, input st
 	if t != nil && r.Outcome == daemon.WriteWritten {
 		h.inputWritten(now, t, input)
 	}
+	h.writeReturned(now, t, input, r.Outcome)
 	h.result(now, c, r)
 	if t == nil {
 		return

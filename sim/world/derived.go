@@ -43,6 +43,7 @@ type DerivedLimits struct {
 	AdmissionExpiry   string `json:"admission_expiry"`
 	IdleExpiry        string `json:"idle_expiry"`
 	NativeWriteBudget string `json:"native_write_budget"`
+	HeartbeatInterval string `json:"heartbeat_interval"`
 }
 
 // DerivedWorkload is the workload's shape: its sessions and when each
@@ -78,9 +79,12 @@ func (u *universe) derived() Derived {
 		l := dev.Daemon.Limits
 		dd.Limits = DerivedLimits{ActiveMax: l.ActiveMax, IdleExecutorsMax: l.IdleExecutorsMax,
 			ExecutorsMax: l.ExecutorsMax, AdmissionExpiry: l.AdmissionExpiry.String(),
-			IdleExpiry: l.IdleExpiry.String(), NativeWriteBudget: l.NativeWriteBudget.String()}
+			IdleExpiry: l.IdleExpiry.String(), NativeWriteBudget: l.NativeWriteBudget.String(),
+			HeartbeatInterval: dev.Daemon.WithDefaults().HeartbeatInterval.String()}
 		d.Devices = append(d.Devices, dd)
-		d.Harness = dev.Harness
+		if len(d.Devices) == 1 {
+			d.Harness = dev.Harness // the first device's: only it may prepare glacially
+		}
 	}
 	wl := u.wl
 	d.Workload = DerivedWorkload{Turns: wl.total, Sessions: []DerivedSession{}, Arrivals: []string{}}

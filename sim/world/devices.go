@@ -34,6 +34,7 @@ func (o *devObserver) DaemonEvent(time.Time, daemon.Event) {}
 
 func (o *devObserver) DaemonEffect(now time.Time, e daemon.Effect) {
 	if s, ok := e.(daemon.Send); ok {
+		o.observeBudget(now, s)
 		o.observeSend(now, s)
 	}
 }

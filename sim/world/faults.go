@@ -107,6 +107,8 @@ func (u *universe) crashCore(f sim.Fault) {
 		}
 	}
 	u.core = nil
+	u.led.NodeCrashed(u.lt(u.w.Now()), string(coreID))
+	u.count("NodeCrashed")
 	u.w.Crash(coreID)
 	u.w.After(f.For, "", func() { u.w.Restart(coreID) })
 }

@@ -3,6 +3,8 @@ package world
 import (
 	"slices"
 	"testing"
+
+	"github.com/turnstile-sim/turnstile/sim/check"
 )
 
 // plantedSeedsMax bounds the campaign each planted bug must be caught in.
@@ -18,7 +20,7 @@ func TestPlantedBugsAreCaught(t *testing.T) {
 		bugs   Bugs
 		checks []string // any of these may be the first violated check
 	}{
-		{"daemon forgets admission expiry", Bugs{DaemonForgetsAdmissionExpiry: true}, []string{"handle_reuse"}},
+		{"daemon forgets admission expiry", Bugs{DaemonForgetsAdmissionExpiry: true}, []string{"handle_reuse", check.CheckTimingAdmission}},
 		{"core redelivers an unknown input", Bugs{CoreRedeliversUnknownInput: true}, []string{"input_delivered_twice"}},
 		{"daemon accepts before native apply", Bugs{DaemonAcceptsBeforeApply: true}, []string{"accepted_without_ground_truth"}},
 		{"daemon frees capacity when close fails", Bugs{DaemonFreesCapacityOnCloseFailure: true},

@@ -56,6 +56,9 @@ func (s *observedStore) PutTurn(r core.TurnRecord) {
 		if r.State == core.TurnFailed && r.ErrorCode == core.CodeCancelUnconfirmed {
 			u.mark(check.MarkCancelUnconfirmed)
 		}
+		if r.State.Terminal() && (!had || !old.State.Terminal()) {
+			s.turnFinished(at, r.ID, r.RunID, string(r.State), r.ErrorCode)
+		}
 	}
 	if r.Usage != nil && (old.Usage == nil || check.UsageFromWire(old.Usage) != check.UsageFromWire(r.Usage)) {
 		u.led.UsagePersisted(at, r.RunID, check.UsageFromWire(r.Usage))

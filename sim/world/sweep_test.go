@@ -165,8 +165,9 @@ func TestMarksHitIn1000Seeds(t *testing.T) {
 // Without faults every turn ends, and only for reasons the workload or
 // the seed's configuration explains: a cancel, an engine error, a missing
 // capability, a steer racing the natural end (run_inactive), an admission
-// outliving a short expiry during a slow preparation, or the session's
-// executor still finishing the previous turn or closing at idle expiry.
+// outliving a short expiry during a slow preparation, the session's
+// executor still finishing the previous turn or closing at idle expiry,
+// or a latency the seed drew around a timer (latencyExplained).
 func TestNoFaultsEveryTurnEnds(t *testing.T) {
 	explained := []string{"completed", "cancelled", "failed/capability_unsupported", "failed/engine_failed",
 		"failed/input_run_inactive", "failed/preparation_start_failed/expired",
@@ -180,8 +181,9 @@ func TestNoFaultsEveryTurnEnds(t *testing.T) {
 		if len(o.Timeline) != 0 || len(o.Result.Schedule.Faults) != 0 {
 			t.Errorf("seed %d injected faults: %v", o.Result.Seed, o.Timeline)
 		}
+		byConfig := latencyExplained(o.Derived)
 		for state, n := range o.TurnStates { //tidy:sorted membership test only
-			if !slices.Contains(explained, state) {
+			if !slices.Contains(explained, state) && !slices.Contains(byConfig, state) {
 				t.Errorf("seed %d: %d turns ended %s without a fault", o.Result.Seed, n, state)
 			}
 		}
@@ -191,4 +193,30 @@ func TestNoFaultsEveryTurnEnds(t *testing.T) {
 	if completed*2 < turns {
 		t.Errorf("only %d of %d turns completed without faults", completed, turns)
 	}
+}
+
+// latencyExplained lists the turn outcomes a seed's latencies around the
+// timers explain without any fault: a write slower than the daemon's
+// budget leaves an input unknown; a start or cancel slower than Core's
+// confirmation window ends a cancel unconfirmed; a glacial preparation
+// outlives its admission; and a session whose turn failed so has no
+// native history for the turns that require it.
+func latencyExplained(d Derived) []string {
+	var out []string
+	h := d.Harness
+	if h.SlowWrite > 0 {
+		out = append(out, "failed/input_outcome_unknown")
+	}
+	if h.SlowStart > 0 || h.SlowCancel > 0 {
+		out = append(out, "failed/cancel_unconfirmed")
+	}
+	if h.GlacialPrepare {
+		out = append(out, "failed/preparation_start_failed/expired")
+	}
+	if len(out) > 0 {
+		// the session's failed turn committed no native session for the
+		// later turns that require one
+		out = append(out, "failed/preparation_start_failed/history_unavailable")
+	}
+	return out
 }

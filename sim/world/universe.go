@@ -75,13 +75,16 @@ func setup(w *sim.World, cfg Config, linAtEnd bool) *universe {
 		n = 1 + r.IntN(4)
 	}
 	for i := range n {
-		dcfg := drawDaemonConfig(r, drawCaps(r, i), i > 0)
+		dcfg, drawn := drawDaemonConfig(r, drawCaps(r, i), i > 0)
+		u.configuredTimers(string(deviceID(i)), drawn)
 		dcfg.Bugs = daemon.Bugs{
 			ForgetAdmissionExpiry:      cfg.Bugs.DaemonForgetsAdmissionExpiry,
 			AcceptBeforeApply:          cfg.Bugs.DaemonAcceptsBeforeApply,
 			FreeCapacityOnCloseFailure: cfg.Bugs.DaemonFreesCapacityOnCloseFailure,
 		}
-		u.devices = append(u.devices, u.newDevice(i, dcfg, hcfg))
+		hc := hcfg
+		hc.GlacialPrepare = hcfg.GlacialPrepare && i == 0 // one glacial preparation per run
+		u.devices = append(u.devices, u.newDevice(i, dcfg, hc))
 	}
 	w.AddNode(coreID, func() sim.Node { return u.newCore() })
 	for _, d := range u.devices {
@@ -153,8 +156,9 @@ func drawCaps(r *rand.Rand, i int) wire.AgentKindCapabilities {
 // drawDaemonConfig sets a daemon's limits: sometimes tight capacity (so
 // preparation_capacity happens) and sometimes a short admission expiry
 // (so an admission can expire before its start).
-func drawDaemonConfig(r *rand.Rand, caps wire.AgentKindCapabilities, other bool) daemon.Config {
+func drawDaemonConfig(r *rand.Rand, caps wire.AgentKindCapabilities, other bool) (daemon.Config, drawnTimers) {
 	l := daemon.DefaultLimits()
+	var drawn drawnTimers
 	if r.IntN(3) == 0 {
 		l.ActiveMax = 1 + r.IntN(2)
 		l.IdleExecutorsMax = 1 + r.IntN(3)
@@ -162,8 +166,10 @@ func drawDaemonConfig(r *rand.Rand, caps wire.AgentKindCapabilities, other bool)
 	}
 	if r.IntN(3) == 0 {
 		l.AdmissionExpiry = time.Duration(2+r.IntN(6)) * time.Second
+		drawn.admission = l.AdmissionExpiry
 	}
 	l.IdleExpiry = time.Duration(5+r.IntN(60)) * time.Second
+	drawn.idle = l.IdleExpiry
 	kinds := []daemon.KindConfig{{Kind: agentKind, Version: "1.0.0", Available: true, Capabilities: caps}}
 	if r.IntN(4) == 0 {
 		// Another Harness kind, fully capable: Core must never pick it for
@@ -173,11 +179,19 @@ func drawDaemonConfig(r *rand.Rand, caps wire.AgentKindCapabilities, other bool)
 			Capabilities: wire.AllCapabilities(wire.CapabilityFromBool(true))})
 		kinds[0].Available = !other || r.IntN(2) == 0
 	}
-	return daemon.Config{
+	cfg := daemon.Config{
 		Kinds:         kinds,
 		DaemonVersion: "0.10.0",
 		Limits:        l,
 	}
+	if r.IntN(8) == 0 {
+		// A daemon whose heartbeat cadence is slower than Core's idle
+		// timeout allows in some seeds (40–80 s): Core's idle timer then
+		// decides on a quiet connection.
+		cfg.HeartbeatInterval = time.Duration(40+r.IntN(41)) * time.Second
+		drawn.heartbeat = cfg.HeartbeatInterval
+	}
+	return cfg, drawn
 }
 
 // onHeal restarts crashed nodes (harness.Register's hook has already
@@ -209,6 +223,7 @@ func (u *universe) maybeShutdown() {
 	u.shutdownSent = true
 	u.w.Note("shutdown requested")
 	for _, d := range u.devices {
+		u.led.ShutdownRequested(u.lt(u.w.Now()), string(d.ID))
 		d.Command(harness.CmdShutdown)
 	}
 }

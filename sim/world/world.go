@@ -70,6 +70,9 @@ type Outcome struct {
 	Records map[string]int
 	// Marks are the ledger's rare-state marks (for check.MarkTally).
 	Marks []check.MarkCount
+	// TimersDecided counts, by timer (check.Timers), the outcomes a
+	// timer's firing produced in this run, as the timing oracles saw them.
+	TimersDecided map[string]int
 	// TurnStates counts Core's final turn states ("completed",
 	// "failed/<code>", "failed/preparation_start_failed/<runtime code>").
 	TurnStates map[string]int
@@ -125,13 +128,14 @@ func Options(cfg Config) sim.Options {
 
 // livenessBase is the liveness deadline after heal of a default workload
 // (150 s, plus 60 s for the one harness_write_over_budget per device kept
-// past heal); livenessPerTurn is added for every turn beyond it. After
-// heal, in the worst case every turn waits for one active slot of one
-// device: its preparation (up to 8 s), its native turn (up to 11 s; one
-// long turn per device up to 48 s, covered by the base), its release and a
-// poll.
+// past heal, plus 330 s for a glacial preparation of up to 320 s that may
+// still be running); livenessPerTurn is added for every turn beyond it.
+// After heal, in the worst case every turn waits for one active slot of
+// one device: its preparation (up to 8 s), its native turn (up to 11 s;
+// one long turn per device up to 48 s, covered by the base), its release
+// and a poll.
 const (
-	livenessBase    = 210 * time.Second
+	livenessBase    = 540 * time.Second
 	livenessPerTurn = 20 * time.Second
 )
 
@@ -209,6 +213,10 @@ func run(seed uint64, cfg Config, opts sim.Options) Outcome {
 	o := Outcome{Result: res, Timeline: tap.lines, Turns: u.wl.turnsSubmitted, Inputs: u.wl.inputsSent,
 		Records: u.records, Marks: u.led.Marks(), TurnStates: map[string]int{}, Derived: u.derived(),
 		Skipped: maps.Clone(u.skipped)}
+	o.TimersDecided = map[string]int{}
+	for _, tc := range u.led.TimersDecided() {
+		o.TimersDecided[tc.Timer] = tc.Count
+	}
 	for _, t := range u.store.Memory.Turns() {
 		k := string(t.State)
 		if t.ErrorCode != "" {
@@ -246,13 +254,13 @@ func FaultKinds() []sim.FaultKind {
 
 // checkNames are the ledger's safety checks, registered as kernel checks
 // in this order.
-var checkNames = []string{
+var checkNames = append([]string{
 	check.CheckRunStartedTwice, check.CheckInputDeliveredTwice, check.CheckAcceptedWithoutTruth,
 	check.CheckFabricatedTerminal, check.CheckCancelOverridden, check.CheckHandleReuse,
 	check.CheckStaleRevision, check.CheckCapability, check.CheckCapacity, check.CheckDurableFacts,
 	check.CheckUsageAdded, checkWire,
 	check.CheckPrepareConfiguration, check.CheckNativeHistory, check.CheckRefusalCode,
-}
+}, check.TimingChecks()...)
 
 // checkWire names world-side failures: a machine produced a frame that
 // wire refuses to encode.
@@ -286,6 +294,9 @@ func (u *universe) addChecks() {
 	u.w.AddCheck(sim.Check{Name: check.CheckAcceptedWithoutTruth + "_final", AtEnd: func(v *sim.View) error {
 		return u.takeViolation(check.CheckAcceptedWithoutTruth)
 	}})
+	for _, name := range check.TimingChecks() {
+		u.w.AddCheck(sim.Check{Name: name + "_final", AtEnd: func(*sim.View) error { return u.takeViolation(name) }})
+	}
 }
 
 // harnessBreach reports the first contract breach a Harness recorded since

@@ -1,0 +1,111 @@
+package check
+
+import (
+	"time"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// The admission expiry oracle (Runtime, 5 min from the grant). From the
+// wire: a handle is granted when its daemon sends its first status
+// (revision 1, in the step that grants it); its deadline is the grant
+// plus the device's expiry, fixed then: retries of the same request never
+// move it. At the deadline a still-live admission (no starting, started,
+// released, failed or expired status yet) must be published expired,
+// exactly then; expired is never published before; no start is published
+// at or after the deadline. Admissions are connection-local: one whose
+// connection ends is no longer judged.
+
+type timedAdmission struct {
+	device, handle string
+	conn           uint64
+	granted        int64
+	deadline       int64
+	ended          string // the state that ended it; "" while live
+	endedAt        int64
+	excused        string
+}
+
+type admissionState struct {
+	byKey map[string]*timedAdmission // device\x00handle, reset when the device's process dies
+	all   []*timedAdmission
+}
+
+func (s *admissionState) init() { s.byKey = map[string]*timedAdmission{} }
+
+func (l *Ledger) admissionDaemonSent(ev WireEvent) {
+	st, ok := ev.Frame.Payload.(wire.PreparationStatus)
+	if !ok || st.Handle == "" || st.State == wire.StateRejected {
+		return
+	}
+	s := &l.timing.admissions
+	k := pairKey(ev.From, st.Handle)
+	a := s.byKey[k]
+	if a != nil && a.conn != ev.Conn {
+		return // a status republished on another connection grants nothing
+	}
+	if a == nil {
+		if st.Revision != 1 {
+			return
+		}
+		a = &timedAdmission{device: ev.From, handle: st.Handle, conn: ev.Conn, granted: ev.At,
+			deadline: ev.At + l.timer(ev.From, TimerAdmission)}
+		s.byKey[k] = a
+		s.all = append(s.all, a)
+		l.arm(a.deadline, func() { l.admissionDue(a) })
+	}
+	if a.ended != "" {
+		return
+	}
+	switch st.State {
+	case wire.StateStarting, wire.StateStarted:
+		if ev.At >= a.deadline {
+			l.violate(ev.At, CheckTimingAdmission,
+				"%s published %s for handle %s at %s, at or after its admission expired at %s (granted %s + %s)",
+				a.device, st.State, a.handle, vtime(ev.At), vtime(a.deadline), vtime(a.granted), time.Duration(a.deadline-a.granted))
+		}
+	case wire.StateExpired:
+		if ev.At < a.deadline {
+			l.violate(ev.At, CheckTimingAdmission,
+				"%s published handle %s expired at %s, %s after its grant at %s: before its %s expiry",
+				a.device, a.handle, vtime(ev.At), time.Duration(ev.At-a.granted), vtime(a.granted), time.Duration(a.deadline-a.granted))
+		}
+	case wire.StateReleased, wire.StateFailed:
+	default:
+		return
+	}
+	a.ended, a.endedAt = st.State, ev.At
+}
+
+func (l *Ledger) admissionsConnEnded(conn uint64, why string) {
+	for _, a := range l.timing.admissions.all {
+		if a.conn == conn && a.ended == "" && a.excused == "" {
+			a.excused = why
+		}
+	}
+}
+
+func (l *Ledger) admissionsNodeDown(node, why string) {
+	s := &l.timing.admissions
+	for _, a := range s.all {
+		if a.device == node {
+			if a.ended == "" && a.excused == "" {
+				a.excused = why
+			}
+			delete(s.byKey, pairKey(a.device, a.handle)) // a new process mints handles anew
+		}
+	}
+}
+
+// admissionDue runs once the deadline of a has passed.
+func (l *Ledger) admissionDue(a *timedAdmission) {
+	switch {
+	case a.excused != "":
+	case a.ended == wire.StateExpired && a.endedAt == a.deadline:
+		l.decide(TimerAdmission)
+	case a.ended == "":
+		l.violate(a.deadline, CheckTimingAdmission,
+			"admission of handle %s granted by %s at %s was still live at its deadline %s (%s) but no expired status was published then",
+			a.handle, a.device, vtime(a.granted), vtime(a.deadline), time.Duration(a.deadline-a.granted))
+	}
+}

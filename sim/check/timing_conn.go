@@ -1,0 +1,179 @@
+package check
+
+import (
+	"time"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// The connection oracles. Core's idle timeout (60 s): Core closes a
+// connection exactly when 60 s have passed since its last inbound frame
+// (any frame, heartbeat or data) and never closes one early for
+// idleness; an early close must have a reason on the wire at that
+// instant (an undecodable frame, a newer connection of the device, the
+// connection itself arriving stale). The Runtime's heartbeat cadence:
+// a daemon sends a heartbeat the instant it learns its connection is
+// open, then every interval (15 s, or what the world configured), never
+// early and never late while the connection lives.
+//
+// The heartbeat "decides" when it is what keeps a quiet connection up:
+// Core receives it after a full idle timeout without any other inbound
+// frame.
+
+type timedConn struct {
+	conn        uint64
+	device      string
+	opened      int64
+	lastInbound int64
+	lastData    int64 // last inbound frame other than a heartbeat
+	badAt       int64 // last undecodable inbound frame; -1 none
+	closed      bool
+}
+
+type hbWatch struct {
+	conn     uint64
+	device   string
+	interval int64
+	next     int64
+	ended    bool
+}
+
+type connState struct {
+	core       []*timedConn // open or closed, in open order
+	byConn     map[uint64]*timedConn
+	lastOpenAt map[string]int64 // device → last connection Core learned open
+	hb         []*hbWatch
+	hbByConn   map[uint64]*hbWatch
+}
+
+func (s *connState) init() {
+	s.byConn = map[uint64]*timedConn{}
+	s.lastOpenAt = map[string]int64{}
+	s.hbByConn = map[uint64]*hbWatch{}
+}
+
+func (l *Ledger) connOpened(ev WireEvent) {
+	s := &l.timing.conns
+	if ev.To == coreNode {
+		c := &timedConn{conn: ev.Conn, device: ev.From, opened: ev.At, lastInbound: ev.At, lastData: ev.At, badAt: -1}
+		s.core = append(s.core, c)
+		s.byConn[ev.Conn] = c
+		s.lastOpenAt[ev.From] = ev.At
+		return
+	}
+	if ev.From != coreNode {
+		return
+	}
+	w := &hbWatch{conn: ev.Conn, device: ev.To, interval: l.timer(ev.To, TimerHeartbeat), next: ev.At}
+	s.hb = append(s.hb, w)
+	s.hbByConn[ev.Conn] = w
+}
+
+func (l *Ledger) coreInbound(ev WireEvent) {
+	c := l.timing.conns.byConn[ev.Conn]
+	if c == nil || c.closed {
+		return
+	}
+	idle := l.timer(coreNode, TimerConnIdle)
+	switch {
+	case ev.DecodeErr != nil:
+		c.badAt = ev.At
+		c.lastData = ev.At
+	case isHeartbeat(ev.Frame):
+		if ev.At-c.lastData >= idle {
+			l.decide(TimerHeartbeat)
+			c.lastData = ev.At // one decision per quiet stretch
+		}
+	default:
+		c.lastData = ev.At
+	}
+	c.lastInbound = ev.At
+}
+
+func (l *Ledger) connWatchEnded(ev WireEvent) {
+	s := &l.timing.conns
+	if w := s.hbByConn[ev.Conn]; w != nil {
+		w.ended = true
+	}
+	c := s.byConn[ev.Conn]
+	if c == nil || c.closed {
+		return
+	}
+	if ev.Kind != WireClosed || (ev.To != coreNode && ev.From != coreNode) {
+		return
+	}
+	c.closed = true
+	if ev.From != coreNode || ev.To != coreNode {
+		return // the device's end closed it, or the network broke it
+	}
+	// Core closed it.
+	deadline := c.lastInbound + l.timer(coreNode, TimerConnIdle)
+	switch {
+	case ev.At == deadline:
+		l.decide(TimerConnIdle)
+	case ev.At > deadline:
+		// reported by advanceConns
+	case c.badAt == ev.At, c.opened == ev.At, s.lastOpenAt[c.device] == ev.At && c.opened != ev.At:
+		// an invalid frame, a stale connection or its replacement
+	default:
+		l.violate(ev.At, CheckTimingConnIdle,
+			"Core closed connection %d of %s at %s, %s after its last inbound frame: before the %s idle timeout and with no reason on the wire",
+			c.conn, c.device, vtime(ev.At), time.Duration(ev.At-c.lastInbound), time.Duration(deadline-c.lastInbound))
+	}
+}
+
+func (l *Ledger) connsCoreCrashed() {
+	for _, c := range l.timing.conns.core {
+		c.closed = true
+	}
+}
+
+func (l *Ledger) heartbeatsNodeDown(node string) {
+	for _, w := range l.timing.conns.hb {
+		if w.device == node {
+			w.ended = true
+		}
+	}
+}
+
+func (l *Ledger) heartbeatSent(ev WireEvent) {
+	if !isHeartbeat(ev.Frame) {
+		return
+	}
+	w := l.timing.conns.hbByConn[ev.Conn]
+	if w == nil || w.ended {
+		return
+	}
+	if ev.At < w.next {
+		l.violate(ev.At, CheckTimingHeartbeat, "%s sent a heartbeat on connection %d at %s, before its cadence allowed (%s; next due %s)",
+			w.device, w.conn, vtime(ev.At), time.Duration(w.interval), vtime(w.next))
+	}
+	w.next = ev.At + w.interval
+}
+
+// advanceConns reports connections whose deadline passed before now: a
+// heartbeat not sent when due, an idle connection Core left open.
+func (l *Ledger) advanceConns(now int64) {
+	s := &l.timing.conns
+	for _, w := range s.hb {
+		if !w.ended && w.next < now {
+			w.ended = true
+			l.violate(w.next, CheckTimingHeartbeat, "%s sent no heartbeat on open connection %d at %s (cadence %s)",
+				w.device, w.conn, vtime(w.next), time.Duration(w.interval))
+		}
+	}
+	idle := l.timer(coreNode, TimerConnIdle)
+	for _, c := range s.core {
+		if !c.closed && c.lastInbound+idle < now {
+			c.closed = true
+			l.violate(c.lastInbound+idle, CheckTimingConnIdle,
+				"connection %d of %s had no inbound frame since %s but Core did not close it at %s (%s idle timeout)",
+				c.conn, c.device, vtime(c.lastInbound), vtime(c.lastInbound+idle), time.Duration(idle))
+		}
+	}
+}
+
+func isHeartbeat(f wire.Frame) bool {
+	_, ok := f.Payload.(wire.Heartbeat)
+	return ok
+}

@@ -1,0 +1,228 @@
+package check
+
+import (
+	"time"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// The idle executor expiry oracle (Runtime). An executor becomes idle
+// when the daemon publishes done for the Run it served (it parks the
+// executor in the same step), or when an admission reserving a prepared
+// executor ends (released, expired) — or, for one still preparing, when
+// the Harness finishes preparing it. It stays idle until a status or
+// starting status names it again. From the Harness's ground truth (its close
+// calls): an idle executor is closed no earlier than its idle bound —
+// unless shutdown was requested, or another executor of the device went
+// idle, a native answer or an execution_prepare reached it in that same
+// instant (eviction over the idle limit, or to make room) — and no
+// later: at the bound exactly, the close call is made.
+
+type idleRec struct {
+	device, executor string
+	since, deadline  int64
+	active           bool // still idle, no close call yet
+	excused          string
+}
+
+type idleState struct {
+	runExec       map[string]string   // device\x00run → executor of its start
+	prepared      map[string]bool     // device\x00executor → a ready status named it
+	pendingIdle   map[string]bool     // device\x00executor → admission ended while preparing
+	closing       map[string]bool     // device\x00executor → a close was called
+	current       map[string]*idleRec // device\x00executor → its latest idle stretch
+	all           []*idleRec
+	lastIdle      map[string]string // device → executor that went idle at lastIdleAt
+	lastIdleAt    map[string]int64
+	lastPrepareAt map[string]int64 // device → last execution_prepare it received
+	lastAnswerAt  map[string]int64 // device → last native answer it received
+	shutdown      map[string]bool
+}
+
+func (s *idleState) init() {
+	s.runExec = map[string]string{}
+	s.prepared = map[string]bool{}
+	s.pendingIdle = map[string]bool{}
+	s.closing = map[string]bool{}
+	s.current = map[string]*idleRec{}
+	s.lastIdle = map[string]string{}
+	s.lastIdleAt = map[string]int64{}
+	s.lastPrepareAt = map[string]int64{}
+	s.lastAnswerAt = map[string]int64{}
+	s.shutdown = map[string]bool{}
+}
+
+func (l *Ledger) idleDaemonReceived(ev WireEvent) {
+	if _, ok := ev.Frame.Payload.(wire.ExecutionPrepare); ok {
+		l.timing.idle.lastPrepareAt[ev.To] = ev.At
+	}
+	if p, ok := ev.Frame.Payload.(wire.ExecutionStart); ok {
+		s := &l.timing.idle
+		// Only the daemon's starting status takes it: a start on an
+		// expired handle is refused and leaves the executor idle.
+		s.runExec[pairKey(ev.To, p.RunID)] = p.ExecutorID
+	}
+}
+
+func (l *Ledger) idleDaemonSent(ev WireEvent) {
+	s := &l.timing.idle
+	switch p := ev.Frame.Payload.(type) {
+	case wire.Done:
+		if ex := s.runExec[pairKey(ev.From, ev.Frame.ID)]; ex != "" {
+			l.idleStart(ev.At, ev.From, ex)
+		}
+	case wire.PreparationStatus:
+		if p.ExecutorID == "" {
+			return
+		}
+		k := pairKey(ev.From, p.ExecutorID)
+		switch p.State {
+		case wire.StatePreparing, wire.StateStarting, wire.StateStarted:
+			l.idleBusy(ev.From, p.ExecutorID)
+		case wire.StateReady:
+			s.prepared[k] = true
+			l.idleBusy(ev.From, p.ExecutorID)
+		case wire.StateReleased, wire.StateExpired:
+			if s.prepared[k] {
+				l.idleStart(ev.At, ev.From, p.ExecutorID)
+			} else {
+				s.pendingIdle[k] = true
+			}
+		}
+	}
+}
+
+// idleExecutorCreated: an executor whose admission ended while it was
+// preparing becomes idle when its preparation completes.
+func (l *Ledger) idleExecutorCreated(at int64, device, executor string) {
+	s := &l.timing.idle
+	k := pairKey(device, executor)
+	if s.pendingIdle[k] {
+		delete(s.pendingIdle, k)
+		s.prepared[k] = true
+		l.idleStart(at, device, executor)
+	}
+}
+
+func (l *Ledger) idleBusy(device, executor string) {
+	s := &l.timing.idle
+	k := pairKey(device, executor)
+	delete(s.pendingIdle, k)
+	if r := s.current[k]; r != nil {
+		r.active = false
+	}
+}
+
+func (l *Ledger) idleStart(at int64, device, executor string) {
+	s := &l.timing.idle
+	k := pairKey(device, executor)
+	if s.closing[k] {
+		return // closed before its Run ended (not reusable): never idle
+	}
+	if r := s.current[k]; r != nil && r.active {
+		return
+	}
+	s.lastIdle[device], s.lastIdleAt[device] = executor, at
+	r := &idleRec{device: device, executor: executor, since: at, deadline: at + l.timer(device, TimerIdleExecutor), active: true}
+	if s.shutdown[device] {
+		r.excused = "shutdown requested"
+	}
+	s.current[k] = r
+	s.all = append(s.all, r)
+	l.arm(r.deadline, func() { l.idleDue(r) })
+}
+
+// CloseCalled records the Harness receiving a close of executor (ground
+// truth), whether or not it succeeds.
+func (l *Ledger) CloseCalled(at int64, device, executor string) {
+	l.advance(at)
+	s := &l.timing.idle
+	k := pairKey(device, executor)
+	s.closing[k] = true
+	r := s.current[k]
+	if r == nil || !r.active {
+		return
+	}
+	r.active = false
+	switch {
+	case r.excused != "" || s.shutdown[device]:
+	case at == r.deadline:
+		l.decide(TimerIdleExecutor)
+	case at < r.deadline:
+		// An eviction closes it in the step that parks another executor,
+		// whose done may follow the close call: judge once the instant is over.
+		l.arm(at, func() {
+			if s.lastIdleAt[device] == at && s.lastIdle[device] != executor {
+				return // evicted over the idle limit
+			}
+			if t, ok := s.lastPrepareAt[device]; ok && t == at {
+				return // evicted to make room for a preparation
+			}
+			if t, ok := s.lastAnswerAt[device]; ok && t == at {
+				return // a native answer may have parked another executor
+			}
+			l.violate(at, CheckTimingIdleExecutor,
+				"%s closed idle executor %s at %s, %s after it went idle at %s: before its %s idle bound",
+				device, executor, vtime(at), time.Duration(at-r.since), vtime(r.since), time.Duration(r.deadline-r.since))
+		})
+	case at > r.deadline:
+		l.violate(at, CheckTimingIdleExecutor, "%s closed idle executor %s at %s, after its idle bound ended at %s",
+			device, executor, vtime(at), vtime(r.deadline))
+	}
+}
+
+// NativeAnswered records a native call's result reaching device's daemon
+// (ground truth): that step may park an executor and evict another.
+func (l *Ledger) NativeAnswered(at int64, device string) {
+	l.advance(at)
+	l.timing.idle.lastAnswerAt[device] = at
+}
+
+// ShutdownRequested records that the world asked device to shut down:
+// it closes its idle executors at once.
+func (l *Ledger) ShutdownRequested(at int64, device string) {
+	l.advance(at)
+	l.timing.idle.shutdown[device] = true
+}
+
+func (l *Ledger) idleExecutorGone(device, executor string) {
+	if r := l.timing.idle.current[pairKey(device, executor)]; r != nil && r.active && r.excused == "" {
+		r.excused = "executor closed"
+	}
+}
+
+func (l *Ledger) idleNodeDown(node, why string) {
+	s := &l.timing.idle
+	for _, r := range s.all {
+		if r.device == node && r.active && r.excused == "" {
+			r.excused = why
+		}
+	}
+	for _, m := range []map[string]bool{s.closing, s.prepared, s.pendingIdle} {
+		for _, k := range sortedKeys(m) {
+			if deviceOfKey(k) == node {
+				delete(m, k)
+			}
+		}
+	}
+}
+
+func deviceOfKey(k string) string {
+	for i := 0; i < len(k); i++ {
+		if k[i] == 0 {
+			return k[:i]
+		}
+	}
+	return k
+}
+
+// idleDue runs once the idle bound of r has passed.
+func (l *Ledger) idleDue(r *idleRec) {
+	if !r.active || r.excused != "" {
+		return
+	}
+	r.active = false
+	l.violate(r.deadline, CheckTimingIdleExecutor,
+		"executor %s on %s idle since %s was not closed at %s, the end of its %s idle bound",
+		r.executor, r.device, vtime(r.since), vtime(r.deadline), time.Duration(r.deadline-r.since))
+}

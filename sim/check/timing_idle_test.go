@@ -1,0 +1,88 @@
+package check
+
+import (
+	"testing"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// idleAfterDone: executor e1 on d1 serves run r1, whose done at 5 s parks
+// it; d1's idle bound is 20 s.
+func idleAfterDone() *Ledger {
+	l := NewLedger()
+	l.TimerConfigured("d1", TimerIdleExecutor, 20*time.Second)
+	l.Wire(wev(WireDelivered, time.Second, 1, "core", "d1", "p1", wire.ExecutionStart{ExecutorID: "e1", RunID: "r1", Handle: "h1"}))
+	l.Wire(wev(WireSent, 5*time.Second, 1, "d1", "core", "r1", wire.Done{}))
+	return l
+}
+
+func TestIdleExecutorClosedAtItsBound(t *testing.T) {
+	l := idleAfterDone()
+	l.CloseCalled(ns(25*time.Second), "d1", "e1")
+	tick(l, 30*time.Second)
+	wantClean(t, l)
+	wantDecided(t, l, TimerIdleExecutor, 1)
+}
+
+func TestIdleExecutorClosedEarlyIsCaught(t *testing.T) {
+	l := idleAfterDone()
+	l.CloseCalled(ns(15*time.Second), "d1", "e1")
+	tick(l, 16*time.Second)
+	wantViolation(t, l, CheckTimingIdleExecutor, "before its 20s idle bound")
+}
+
+func TestIdleExecutorNotClosedIsCaught(t *testing.T) {
+	l := idleAfterDone()
+	tick(l, 26*time.Second)
+	wantViolation(t, l, CheckTimingIdleExecutor, "was not closed at 25s")
+}
+
+func TestIdleExecutorClosedLateIsCaught(t *testing.T) {
+	l := idleAfterDone()
+	l.CloseCalled(ns(30*time.Second), "d1", "e1")
+	if got := violationsOf(l, CheckTimingIdleExecutor); len(got) == 0 {
+		t.Fatal("a close 5 s after the idle bound went unnoticed")
+	}
+}
+
+func TestIdleExecutorClosedEarlyWithReason(t *testing.T) {
+	cases := map[string]func(l *Ledger){
+		"shutdown": func(l *Ledger) {
+			l.ShutdownRequested(ns(8*time.Second), "d1")
+			l.CloseCalled(ns(8*time.Second), "d1", "e1")
+		},
+		"evicted when another executor went idle": func(l *Ledger) {
+			l.Wire(wev(WireDelivered, 6*time.Second, 1, "core", "d1", "p2", wire.ExecutionStart{ExecutorID: "e2", RunID: "r2", Handle: "h2"}))
+			l.CloseCalled(ns(9*time.Second), "d1", "e1")
+			l.Wire(wev(WireSent, 9*time.Second, 1, "d1", "core", "r2", wire.Done{}))
+			l.CloseCalled(ns(29*time.Second), "d1", "e2")
+		},
+		"evicted for a preparation": func(l *Ledger) {
+			l.Wire(wev(WireDelivered, 9*time.Second, 1, "core", "d1", "p3", wire.ExecutionPrepare{SessionID: "s3"}))
+			l.CloseCalled(ns(9*time.Second), "d1", "e1")
+		},
+		"reused": func(l *Ledger) {
+			l.Wire(wev(WireSent, 9*time.Second, 1, "d1", "core", "p4", wire.PreparationStatus{ExecutorID: "e1", Reused: true, Handle: "h4", Revision: 1, State: wire.StateReady}))
+		},
+		"daemon crashed": func(l *Ledger) { l.NodeCrashed(ns(9*time.Second), "d1") },
+	}
+	for name, script := range cases {
+		t.Run(name, func(t *testing.T) {
+			l := idleAfterDone()
+			script(l)
+			tick(l, 60*time.Second)
+			wantClean(t, l)
+		})
+	}
+}
+
+func TestIdleExecutorAfterExpiredPreparation(t *testing.T) {
+	l := NewLedger()
+	l.TimerConfigured("d1", TimerIdleExecutor, 20*time.Second)
+	l.Wire(wev(WireSent, time.Second, 1, "d1", "core", "p1", wire.PreparationStatus{ExecutorID: "e1", Handle: "h1", Revision: 1, State: wire.StatePreparing}))
+	l.Wire(wev(WireSent, 3*time.Second, 1, "d1", "core", "p1", wire.PreparationStatus{ExecutorID: "e1", Handle: "h1", Revision: 2, State: wire.StateExpired}))
+	l.ExecutorCreated(ns(7*time.Second), "d1", "e1") // idle from here
+	tick(l, 28*time.Second)
+	wantViolation(t, l, CheckTimingIdleExecutor, "idle since 7s was not closed at 27s")
+}

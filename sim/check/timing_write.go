@@ -1,0 +1,213 @@
+package check
+
+import (
+	"time"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// The native write budget oracle (Runtime, 10 s). From the Harness's
+// ground truth: a durable write called at t that had not returned by
+// t + 10 s makes the input's outcome unknown at exactly t + 10 s — the
+// daemon sends prompt_steer_ack with outcome_unknown then (on the Run's
+// connection, while it lives) and never a weaker `written` receipt
+// afterwards; an `accepted` receipt may still follow the native apply.
+// Before the budget ran out, outcome_unknown is allowed only when the
+// write itself returned an unknown outcome. A write that returned in time
+// is answered by its own result, never by the budget.
+//
+// The receipt send budget (Runtime, 5 s): every receipt and status send
+// (prompt_steer_ack, interaction_decision_ack, preparation_status) is
+// bounded by the documents' 5 s. It decides when the daemon closes the
+// connection exactly 5 s after a receipt it sent that had not arrived:
+// the shell ending a send that overran its budget.
+
+// Native write outcomes as the Harness reports them.
+const (
+	WriteWritten = "written"
+	WriteFailed  = "failed"
+	WriteUnknown = "unknown"
+)
+
+type nativeWrite struct {
+	device, run, input string
+	conn               uint64
+	called, deadline   int64
+	returned           int64 // -1 while outstanding
+	outcome            string
+	answered           bool  // accepted before the deadline: nothing left to decide
+	unknownSent        int64 // -1 before
+	excused            string
+}
+
+type writeState struct {
+	byKey     map[string]*nativeWrite // device\x00run\x00input
+	all       []*nativeWrite
+	steerConn map[string]uint64 // device\x00run\x00input → connection of its prompt_steer
+	inFlight  map[uint64][]sentReceipt
+}
+
+// sentReceipt is a receipt a daemon sent that has not arrived yet.
+type sentReceipt struct {
+	at    int64
+	frame *byte // identity of the frame's bytes, shared from send to delivery
+}
+
+func (s *writeState) init() {
+	s.byKey = map[string]*nativeWrite{}
+	s.steerConn = map[string]uint64{}
+	s.inFlight = map[uint64][]sentReceipt{}
+}
+
+func writeKey(device, run, input string) string { return device + "\x00" + run + "\x00" + input }
+
+// overBudget reports a write that had not returned by its deadline; one
+// returning exactly at it is a tie either outcome may win.
+func (w *nativeWrite) overBudget() bool { return w.returned < 0 || w.returned > w.deadline }
+
+func (l *Ledger) writeDaemonReceived(ev WireEvent) {
+	if p, ok := ev.Frame.Payload.(wire.PromptSteer); ok {
+		l.timing.writes.steerConn[writeKey(ev.To, ev.Frame.ID, p.InputID)] = ev.Conn
+	}
+}
+
+// WriteCalled records the Harness receiving a native durable write of an
+// input of run (ground truth).
+func (l *Ledger) WriteCalled(at int64, device, run, input string) {
+	l.advance(at)
+	s := &l.timing.writes
+	k := writeKey(device, run, input)
+	if s.byKey[k] != nil {
+		return // a second write is input_delivered_twice's business
+	}
+	w := &nativeWrite{device: device, run: run, input: input, conn: s.steerConn[k], called: at,
+		deadline: at + l.timer(device, TimerNativeWrite), returned: -1, unknownSent: -1}
+	s.byKey[k] = w
+	s.all = append(s.all, w)
+	l.arm(w.deadline, func() { l.writeDue(w) })
+}
+
+// WriteReturned records the Harness answering a durable write with
+// WriteWritten, WriteFailed or WriteUnknown (ground truth).
+func (l *Ledger) WriteReturned(at int64, device, run, input, outcome string) {
+	l.advance(at)
+	if w := l.timing.writes.byKey[writeKey(device, run, input)]; w != nil && w.returned < 0 {
+		w.returned, w.outcome = at, outcome
+	}
+}
+
+// receiptSendWire follows receipts in flight: the receipt send budget
+// decides when a daemon closes a connection exactly 5 s after sending a
+// receipt that had not arrived (a shell that bounds each send by its
+// Budget closes the transport then).
+func (l *Ledger) receiptSendWire(ev WireEvent) {
+	s := &l.timing.writes
+	switch {
+	case ev.Kind == WireSent && ev.From != coreNode && ev.HasFrame() && isReceipt(ev.Frame.Payload.MessageType()):
+		s.inFlight[ev.Conn] = append(s.inFlight[ev.Conn], sentReceipt{at: ev.At, frame: &ev.Raw[0]})
+	case ev.Kind == WireDelivered && ev.To == coreNode && len(ev.Raw) > 0:
+		q := s.inFlight[ev.Conn]
+		for i, r := range q {
+			if r.frame == &ev.Raw[0] {
+				s.inFlight[ev.Conn] = append(q[:i:i], q[i+1:]...)
+				break
+			}
+		}
+	case ev.Kind == WireClosed && ev.From == ev.To && ev.From != coreNode:
+		budget := l.timer(ev.From, TimerReceiptSend)
+		for _, r := range s.inFlight[ev.Conn] {
+			if r.at+budget == ev.At {
+				l.decide(TimerReceiptSend)
+				break
+			}
+		}
+		delete(s.inFlight, ev.Conn)
+	case ev.Kind == WireClosed || ev.Kind == WireLost:
+		delete(s.inFlight, ev.Conn)
+	}
+}
+
+func isReceipt(frameType string) bool {
+	for _, t := range receiptTypes {
+		if t == frameType {
+			return true
+		}
+	}
+	return false
+}
+
+func (l *Ledger) writeDaemonSent(ev WireEvent) {
+	ack, ok := ev.Frame.Payload.(wire.PromptSteerAck)
+	if !ok {
+		return
+	}
+	w := l.timing.writes.byKey[writeKey(ev.From, ev.Frame.ID, ack.InputID)]
+	if w == nil {
+		return
+	}
+	switch {
+	case ack.ErrorCode == wire.SteerOutcomeUnknown:
+		if w.unknownSent < 0 {
+			w.unknownSent = ev.At
+		}
+		ownResult := w.returned >= 0 && w.returned <= ev.At && w.outcome == WriteUnknown
+		if ev.At < w.deadline && !ownResult {
+			l.violate(ev.At, CheckTimingNativeWrite,
+				"%s sent outcome_unknown for input %s of run %s at %s, %s into its %s native write budget, with the write still within it",
+				w.device, w.input, w.run, vtime(ev.At), time.Duration(ev.At-w.called), time.Duration(w.deadline-w.called))
+		}
+	case ack.Accepted:
+		if ev.At <= w.deadline {
+			w.answered = true
+		}
+	case ack.Written && ack.ErrorCode == "":
+		if ev.At > w.deadline && w.overBudget() {
+			l.violate(ev.At, CheckTimingNativeWrite,
+				"%s sent written for input %s of run %s at %s, after its native write budget ran out at %s with the write outstanding",
+				w.device, w.input, w.run, vtime(ev.At), vtime(w.deadline))
+		}
+	}
+}
+
+func (l *Ledger) writesConnEnded(conn uint64, why string) {
+	for _, w := range l.timing.writes.all {
+		if w.conn == conn && w.excused == "" {
+			w.excused = why
+		}
+	}
+}
+
+func (l *Ledger) writesNodeDown(node, why string) {
+	for _, w := range l.timing.writes.all {
+		if w.device == node && w.excused == "" {
+			w.excused = why
+		}
+	}
+}
+
+// writeDue runs once the budget of w has passed.
+func (l *Ledger) writeDue(w *nativeWrite) {
+	switch {
+	case !w.overBudget() || w.answered || w.excused != "":
+	case w.unknownSent == w.deadline:
+		l.decide(TimerNativeWrite)
+	case w.unknownSent < 0:
+		l.violate(w.deadline, CheckTimingNativeWrite,
+			"native write of input %s of run %s on %s called at %s had not returned by %s (%s) but no outcome_unknown receipt was sent then",
+			w.input, w.run, w.device, vtime(w.called), vtime(w.deadline), time.Duration(w.deadline-w.called))
+	}
+}
+
+// receiptTypes are the sends the documents bound by the receipt budget.
+var receiptTypes = []string{wire.TypePromptSteerAck, wire.TypeInteractionDecisionAck, wire.TypePreparationStatus}
+
+// ReceiptBudget records the budget a daemon put on one frame it sends
+// (the Send effect's bound on the write). Receipts and statuses must
+// carry the documents' 5 s.
+func (l *Ledger) ReceiptBudget(at int64, device, frameType string, budget time.Duration) {
+	l.advance(at)
+	if want := time.Duration(l.timer(device, TimerReceiptSend)); isReceipt(frameType) && budget != want {
+		l.violate(at, CheckTimingReceiptSend, "%s sent %s at %s with a send budget of %s, not %s",
+			device, frameType, vtime(at), budget, want)
+	}
+}

@@ -1,0 +1,183 @@
+package check
+
+import (
+	"time"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// The written-wait oracle (Core, 30 s). From the wire: Core starts an
+// input's delivery when it first sends prompt_steer for it (a resend after
+// not_ready or busy does not restart the window). If no `written` or
+// `accepted` receipt for it reaches Core by delivery + 30 s while Core
+// keeps the connection and the turn, Core must record the input unknown
+// at exactly that instant (its store, as InputOutcome reports it), and
+// never accepted afterwards, neither in its store nor through the API.
+// Before the window ends Core may give up only for a reason it observed:
+// a refusal or outcome_unknown receipt, done or a cancel receipt for the
+// run, the connection closing, a Core restart, or the turn ending.
+
+type writtenWait struct {
+	run, input, turn string
+	conn             uint64
+	delivered        int64
+	deadline         int64
+	written          bool   // a written/accepted receipt reached Core by the deadline
+	excused          string // why the window no longer binds Core; "" while it does
+	excusedAt        int64
+	unknownAt        int64 // when Core recorded the input unknown; -1 before
+}
+
+type writtenState struct {
+	byKey map[string]*writtenWait // run\x00input
+	all   []*writtenWait          // in delivery order
+}
+
+func (s *writtenState) init() { s.byKey = map[string]*writtenWait{} }
+
+// pending is a wait the window still binds.
+func (w *writtenWait) pending() bool { return !w.written && w.excused == "" }
+
+func (w *writtenWait) excuse(at int64, why string) {
+	if w.pending() {
+		w.excused, w.excusedAt = why, at
+	}
+}
+
+func (l *Ledger) writtenCoreSent(ev WireEvent) {
+	p, ok := ev.Frame.Payload.(wire.PromptSteer)
+	if !ok {
+		return
+	}
+	s := &l.timing.written
+	k := pairKey(ev.Frame.ID, p.InputID)
+	if s.byKey[k] != nil {
+		return
+	}
+	w := &writtenWait{run: ev.Frame.ID, input: p.InputID, conn: ev.Conn, delivered: ev.At,
+		deadline: ev.At + l.timer(coreNode, TimerWritten), unknownAt: -1}
+	if r := l.core.runs[w.run]; r != nil {
+		w.turn = r.turn
+	}
+	s.byKey[k] = w
+	s.all = append(s.all, w)
+	l.arm(w.deadline, func() { l.writtenDue(w) })
+}
+
+func (l *Ledger) writtenCoreReceived(ev WireEvent) {
+	switch ev.Frame.Payload.(type) {
+	case wire.Done, wire.RunError, wire.InteractionDecisionAck:
+		// the stream or a cancel receipt may end the turn now
+		for _, w := range l.timing.written.all {
+			if w.run == ev.Frame.ID {
+				w.excuse(ev.At, "run ended on the wire")
+			}
+		}
+		return
+	}
+	ack, ok := ev.Frame.Payload.(wire.PromptSteerAck)
+	if !ok {
+		return
+	}
+	w := l.timing.written.byKey[pairKey(ev.Frame.ID, ack.InputID)]
+	if w == nil || !w.pending() || ev.At > w.deadline {
+		return
+	}
+	switch {
+	case ack.ErrorCode == "" && (ack.Written || ack.Accepted):
+		w.written = true
+	case ack.ErrorCode == wire.SteerNotReady || ack.ErrorCode == wire.SteerBusy || ack.ErrorCode == wire.SteerInFlight:
+		// refused before any write: Core offers it again, same window
+	case ack.ErrorCode != "":
+		w.excuse(ev.At, "receipt "+ack.ErrorCode)
+	}
+}
+
+func (l *Ledger) writtenConnEnded(at int64, conn uint64, why string) {
+	for _, w := range l.timing.written.all {
+		if w.conn == conn {
+			w.excuse(at, why)
+		}
+	}
+}
+
+func (l *Ledger) writtenExcuseAll(at int64, why string) {
+	for _, w := range l.timing.written.all {
+		w.excuse(at, why)
+	}
+}
+
+// writtenTurnFinished: a turn that ended earlier releases its inputs; one
+// failing in the instant Core recorded its input unknown is that
+// unknown's consequence (input_outcome_unknown), not a reason for it.
+func (l *Ledger) writtenTurnFinished(at int64, run string) {
+	for _, w := range l.timing.written.all {
+		if w.run == run && w.unknownAt != at {
+			w.excuse(at, "turn finished")
+		}
+	}
+}
+
+// writtenDue runs once the window of w has passed.
+func (l *Ledger) writtenDue(w *writtenWait) {
+	switch {
+	case w.written:
+	case w.unknownAt == w.deadline && (w.excused == "" || w.excusedAt >= w.deadline):
+		// the turn failing input_outcome_unknown in the same step is the
+		// timer's own consequence, not an excuse
+		l.decide(TimerWritten)
+	case w.excused != "":
+	case w.unknownAt < 0:
+		l.violate(w.deadline, CheckTimingWritten,
+			"input %s of run %s delivered at %s had no written receipt by %s (%s) but Core did not record it unknown then",
+			w.input, w.run, vtime(w.delivered), vtime(w.deadline), time.Duration(w.deadline-w.delivered))
+	}
+}
+
+// writtenOutcome judges an input outcome Core recorded in its store.
+func (l *Ledger) writtenOutcome(at int64, run, input, outcome string) {
+	l.advance(at)
+	w := l.timing.written.byKey[pairKey(run, input)]
+	if w == nil {
+		return
+	}
+	switch outcome {
+	case InputUnknown:
+		if w.unknownAt >= 0 {
+			return
+		}
+		w.unknownAt = at
+		if at >= w.deadline {
+			return
+		}
+		// Core may give up for a reason it learns in this same instant (a
+		// close it makes after writing its store): judge once it is over.
+		l.arm(at, func() {
+			if w.pending() || w.excusedAt > at {
+				l.violate(at, CheckTimingWritten,
+					"Core recorded input %s of run %s unknown at %s, %s after its delivery at %s: before the %s written window ended, with the connection and turn alive and no refusal",
+					input, run, vtime(at), time.Duration(at-w.delivered), vtime(w.delivered), time.Duration(w.deadline-w.delivered))
+			}
+		})
+	case InputAccepted:
+		if w.unknownAt >= 0 {
+			l.violate(at, CheckTimingWritten, "Core recorded input %s of run %s accepted at %s after recording it unknown at %s",
+				input, run, vtime(at), vtime(w.unknownAt))
+		}
+	}
+}
+
+// writtenSteerReturned judges a steer call's outcome: an input Core had
+// recorded unknown is never reported accepted later.
+func (l *Ledger) writtenSteerReturned(ret int64, turn, input, outcome string) {
+	if outcome != InputAccepted {
+		return
+	}
+	for _, w := range l.timing.written.all {
+		if w.turn == turn && w.input == input && w.unknownAt >= 0 && w.unknownAt <= ret {
+			l.violate(ret, CheckTimingWritten, "steer of input %s on turn %s returned accepted at %s although Core recorded it unknown at %s",
+				input, turn, vtime(ret), vtime(w.unknownAt))
+			return
+		}
+	}
+}
