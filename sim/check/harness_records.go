@@ -56,6 +56,7 @@ func (h *harnessState) liveExecutors(device string) int {
 func (l *Ledger) ExecutorCreated(at int64, device, executor string) {
 	l.harness.executors[pairKey(device, executor)] = &executorRec{device: device, createdAt: at}
 	l.checkLiveExecutors(at, device)
+	l.checkTruthCapacity(at, device)
 }
 
 // ExecutorClosed records a successful native close. A failed close is not
@@ -75,6 +76,7 @@ func (l *Ledger) TurnCreated(at int64, device, run string) {
 		return
 	}
 	l.harness.turns[run] = &nativeTurn{device: device, createdAt: at}
+	l.checkTruthCapacity(at, device)
 }
 
 // InputApplied records the Harness consuming a steered input, in native

@@ -119,6 +119,11 @@ type Ledger struct {
 	harness harnessState
 	api     apiState
 
+	teardown  teardownState
+	heartbeat heartbeatState
+	budget    budgetState
+	limits    map[string]DeviceLimits // device → declared limits
+
 	wireObservers []func(WireEvent)
 }
 
@@ -128,8 +133,12 @@ func NewLedger() *Ledger {
 	l.core.init()
 	l.daemon.init()
 	l.harness.init()
+	l.teardown.init()
+	l.heartbeat.init()
+	l.budget.init()
+	l.limits = map[string]DeviceLimits{}
 	// Wire observers, in the order they judge each network event.
-	l.wireObservers = []func(WireEvent){}
+	l.wireObservers = []func(WireEvent){l.observeTeardown, l.observeHeartbeats, l.observeSendBudget}
 	return l
 }
 
