@@ -56,6 +56,10 @@ type Daemon struct {
 	out       []sim.Effect
 	report    *daemon.Report
 	wall      time.Duration // wall offset the machine has been told of
+	// budgets are budgeted writes that could not complete at once, by
+	// their timer (send_budget.go).
+	budgets   map[sim.TimerID]budgetWatch
+	budgetSeq uint64
 }
 
 func newDaemon(d *Device) *Daemon {
@@ -135,6 +139,8 @@ func (n *Daemon) timer(now time.Time, id sim.TimerID) {
 	switch {
 	case strings.HasPrefix(s, daemonPrefix):
 		n.Feed(now, daemon.TimerFired{Timer: daemon.TimerID(s[len(daemonPrefix):])})
+	case strings.HasPrefix(s, budgetPrefix):
+		n.budgetDue(now, id)
 	case n.h.Fire(now, id):
 	case s == timerRedial:
 		n.dial()
@@ -243,6 +249,7 @@ func (n *Daemon) apply(now time.Time, ef daemon.Effect) {
 			n.keepStatus(e.Frame.ID, st, b)
 		}
 		n.out = append(n.out, sim.Send{Conn: sim.ConnID(e.Gen), Frame: b})
+		n.watchBudget(now, sim.ConnID(e.Gen), e.Budget)
 	case daemon.CloseTransport:
 		n.out = append(n.out, sim.Close{Conn: sim.ConnID(e.Gen), Reason: e.Reason})
 		n.queue = append(n.queue, daemon.Disconnected{Gen: e.Gen})

@@ -268,6 +268,9 @@ func (h *Harness) answerSettled(now time.Time, c daemon.CallID, t *hTurn) {
 			if ex := h.execs[t.exec]; ex != nil {
 				ex.truth.Retired = true
 			}
+			if rr, ok := h.dev.Recorder.(RetireRecorder); ok {
+				rr.ExecutorRetired(at(now), string(h.dev.ID), t.run, t.exec)
+			}
 		}
 		t.truth.Reported = true
 		h.result(now, c, r)

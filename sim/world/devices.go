@@ -28,8 +28,11 @@ type devObserver struct {
 func (o *devObserver) DaemonEvent(time.Time, daemon.Event) {}
 
 func (o *devObserver) DaemonEffect(now time.Time, e daemon.Effect) {
-	if s, ok := e.(daemon.Send); ok {
-		o.observeSend(now, s)
+	switch e := e.(type) {
+	case daemon.Send:
+		o.observeSend(now, e)
+	case daemon.Report:
+		o.observeReport(now, e)
 	}
 }
 
@@ -150,6 +153,11 @@ func (r ledgerRecorder) TurnSettled(at int64, run, outcome string) {
 	}
 	r.u.led.TurnSettled(at, run, outcome)
 	r.u.count("TurnSettled")
+}
+
+func (r ledgerRecorder) ExecutorRetired(at int64, device, run, executor string) {
+	r.u.led.ExecutorRetired(at, device, run, executor)
+	r.u.count("ExecutorRetired")
 }
 
 func (r ledgerRecorder) CloseRetried(int64, string, string) { r.u.mark(check.MarkCleanupRetried) }

@@ -78,6 +78,7 @@ func setup(w *sim.World, cfg Config, linAtEnd bool) *universe {
 			FreeCapacityOnCloseFailure: cfg.Bugs.DaemonFreesCapacityOnCloseFailure,
 		}
 		u.devices = append(u.devices, u.newDevice(i, dcfg, hcfg))
+		u.declareLimits(deviceID(i), dcfg)
 	}
 	w.AddNode(coreID, func() sim.Node { return u.newCore() })
 	for _, d := range u.devices {

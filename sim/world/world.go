@@ -243,6 +243,8 @@ var checkNames = []string{
 	check.CheckFabricatedTerminal, check.CheckCancelOverridden, check.CheckHandleReuse,
 	check.CheckStaleRevision, check.CheckCapability, check.CheckCapacity, check.CheckDurableFacts,
 	check.CheckUsageAdded, checkWire,
+	check.CheckDoneBeforeReceipt, check.CheckPublishedBeforeSettled, check.CheckHeartbeatSnapshot,
+	check.CheckShutdownReport, check.CheckReceiptBudget,
 }
 
 // checkWire names world-side failures: a machine produced a frame that
