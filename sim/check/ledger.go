@@ -119,10 +119,11 @@ type Ledger struct {
 	harness harnessState
 	api     apiState
 
-	teardown  teardownState
-	heartbeat heartbeatState
-	budget    budgetState
-	limits    map[string]DeviceLimits // device → declared limits
+	teardown   teardownState
+	heartbeat  heartbeatState
+	budget     budgetState
+	limitMarks limitMarks
+	limits     map[string]DeviceLimits // device → declared limits
 
 	wireObservers []func(WireEvent)
 }
@@ -136,9 +137,10 @@ func NewLedger() *Ledger {
 	l.teardown.init()
 	l.heartbeat.init()
 	l.budget.init()
+	l.limitMarks.init()
 	l.limits = map[string]DeviceLimits{}
 	// Wire observers, in the order they judge each network event.
-	l.wireObservers = []func(WireEvent){l.observeTeardown, l.observeHeartbeats, l.observeSendBudget}
+	l.wireObservers = []func(WireEvent){l.observeTeardown, l.observeHeartbeats, l.observeSendBudget, l.observeLimits}
 	return l
 }
 

@@ -23,6 +23,19 @@ const (
 	MarkCoreRestartMidTurn           Mark = "core_restart_mid_turn"
 )
 
+// Limit marks: a limit of the protocol documents reached (workload shapes
+// drive the machines there). They are not expected: see doc.go for how
+// often each is hit.
+const (
+	MarkAdmissionRecordsFull    Mark = "admission_records_full"     // a 65th admission granted on one connection
+	MarkSteerInputLimit         Mark = "steer_input_limit"          // a steer refused: its Run holds 256 inputs
+	MarkSteerAfterUnknown       Mark = "steer_after_unknown"        // a steer delivered after an earlier input of its Run became unknown
+	MarkUsageFromSnapshot       Mark = "usage_from_snapshot"        // a native done without usage after usage snapshots
+	MarkCapacityFullOfExecutors Mark = "capacity_full_of_executors" // preparation_capacity while the Harness holds executors_max executors
+	MarkKindAvailabilityChanged Mark = "kind_availability_changed"  // a heartbeat changed a kind's availability
+	MarkReceiptBudgetClosed     Mark = "receipt_budget_closed"      // a daemon closed a connection on a send over budget
+)
+
 // ExpectedMarks lists the marks a campaign of CampaignSeedsMin or more
 // seeds must hit at least once, sorted by name.
 func ExpectedMarks() []Mark {

@@ -7,7 +7,6 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-
 // budgetRun opens conn 1 (latency 10 ms), sends one receipt from d1 at
 // 100 ms and delivers it at deliverAt; closeAt > 0 has d1 close the
 // connection then.

@@ -162,6 +162,8 @@ func (n *Daemon) timer(now time.Time, id sim.TimerID) {
 		n.republish()
 	case id == CmdWallClock:
 		n.syncWall(now)
+	case id == CmdKindUnavailable, id == CmdKindAvailable:
+		n.kindAvailability(now, id == CmdKindAvailable)
 	}
 }
 

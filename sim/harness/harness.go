@@ -18,6 +18,15 @@ type Config struct {
 	SlowPrepare  int // chance in 8 that a preparation takes 1–8 s
 	EngineError  int // chance in 16 that a turn ends with an engine error
 	LongTurnsMax int // long native turns (16–48 s) per device
+	// SlowClose is the chance in 8 that an executor close takes 1–6 s
+	// (workload shapes with capacity pressure set it; 0 draws nothing).
+	SlowClose int
+	// DoneWithoutUsage: the native terminal result carries no usage even
+	// when usage snapshots were emitted (the last snapshot stands).
+	DoneWithoutUsage bool
+	// ShortTurns: every native turn plays one or two steps 50–300 ms
+	// apart, none long (many short Turns drain in time).
+	ShortTurns bool
 }
 
 // DrawConfig draws a Config from r: slow preparations and engine errors
@@ -285,7 +294,11 @@ func (h *Harness) close(now time.Time, c daemon.CallID, op daemon.CloseExecutor)
 		h.dev.Recorder.CloseRetried(at(now), string(h.dev.ID), op.Executor)
 	}
 	fail := h.take(CloseFailure)
-	h.later(now, h.latency(), func(now time.Time) {
+	d := h.latency()
+	if h.dev.Harness.SlowClose > 0 && h.r.IntN(8) < h.dev.Harness.SlowClose {
+		d = time.Duration(1000+h.r.IntN(5000)) * time.Millisecond
+	}
+	h.later(now, d, func(now time.Time) {
 		if fail {
 			if ex != nil {
 				ex.closeFails++

@@ -23,9 +23,12 @@ func (u *universe) newDevice(i int, cfg daemon.Config, hcfg harness.Config) *har
 type devObserver struct {
 	u *universe
 	d *harness.Device
+	// usageSeen: native Turns that emitted a usage snapshot (looked up,
+	// never ranged).
+	usageSeen map[daemon.TurnID]bool
 }
 
-func (o *devObserver) DaemonEvent(time.Time, daemon.Event) {}
+func (o *devObserver) DaemonEvent(now time.Time, ev daemon.Event) { o.observeNative(now, ev) }
 
 func (o *devObserver) DaemonEffect(now time.Time, e daemon.Effect) {
 	switch e := e.(type) {

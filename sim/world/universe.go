@@ -26,6 +26,7 @@ type universe struct {
 	core     *coreNode // current incarnation; nil while down
 	devices  []*harness.Device
 	wl       *workload
+	shape    shape
 	pendingV []check.Violation
 
 	records map[string]int
@@ -66,12 +67,16 @@ func setup(w *sim.World, cfg Config, linAtEnd bool) *universe {
 	}
 	u.store = &observedStore{Memory: store.NewMemory(), u: u}
 	hcfg := harness.DrawConfig(r)
+	shapeR := w.Rand("shape")
+	u.shape = drawShape(shapeR)
+	u.shape.adjustHarness(&hcfg)
 	n := cfg.Devices
 	if n <= 0 || n > 4 {
-		n = 1 + r.IntN(4)
+		n = u.shape.devices(1 + r.IntN(4))
 	}
 	for i := range n {
 		dcfg := drawDaemonConfig(r, drawCaps(r, i), i > 0)
+		u.shape.adjustLimits(shapeR, &dcfg.Limits)
 		dcfg.Bugs = daemon.Bugs{
 			ForgetAdmissionExpiry:      cfg.Bugs.DaemonForgetsAdmissionExpiry,
 			AcceptBeforeApply:          cfg.Bugs.DaemonAcceptsBeforeApply,
@@ -84,10 +89,14 @@ func setup(w *sim.World, cfg Config, linAtEnd bool) *universe {
 	for _, d := range u.devices {
 		w.AddNode(d.ID, d.Factory)
 	}
+	if u.shape == shapeFlapping {
+		u.scheduleFlaps(shapeR)
+	}
 	u.wl = newWorkload(u, w.Rand("workload"))
 	w.AddNode(workloadID, func() sim.Node { return u.wl })
 	u.addChecks()
 	w.Tap(u.tapWire)
+	w.Tap(u.tapLimits)
 	if linAtEnd {
 		u.w.AddCheck(sim.Check{Name: check.CheckLinearizability, AtEnd: u.linearizeAtEnd})
 	}
