@@ -126,6 +126,10 @@ type Ledger struct {
 	limits     map[string]DeviceLimits // device → declared limits
 
 	wireObservers []func(WireEvent)
+
+	// OnReach, when set, is told of every mark the ledger's own observers
+	// find (marks the world records through Mark are not repeated).
+	OnReach func(Mark)
 }
 
 // NewLedger returns an empty ledger.

@@ -29,7 +29,7 @@ const (
 const (
 	MarkAdmissionRecordsFull    Mark = "admission_records_full"     // a 65th admission granted on one connection
 	MarkSteerInputLimit         Mark = "steer_input_limit"          // a steer refused: its Run holds 256 inputs
-	MarkSteerAfterUnknown       Mark = "steer_after_unknown"        // a steer delivered after an earlier input of its Run became unknown
+	MarkSteerAfterUnknown       Mark = "steer_after_unknown"        // a steer call after an earlier input of its Turn became unknown at Core
 	MarkUsageFromSnapshot       Mark = "usage_from_snapshot"        // a native done without usage after usage snapshots
 	MarkCapacityFullOfExecutors Mark = "capacity_full_of_executors" // preparation_capacity while the Harness holds executors_max executors
 	MarkKindAvailabilityChanged Mark = "kind_availability_changed"  // a heartbeat changed a kind's availability

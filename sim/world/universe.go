@@ -97,6 +97,7 @@ func setup(w *sim.World, cfg Config, linAtEnd bool) *universe {
 	u.addChecks()
 	w.Tap(u.tapWire)
 	w.Tap(u.tapLimits)
+	u.led.OnReach = func(m check.Mark) { u.w.Reachable(string(m)) }
 	if linAtEnd {
 		u.w.AddCheck(sim.Check{Name: check.CheckLinearizability, AtEnd: u.linearizeAtEnd})
 	}

@@ -274,8 +274,8 @@ func (wl *workload) read(now time.Time, t *wTurn) {
 }
 
 func (wl *workload) steer(now time.Time, t *wTurn) {
-	if t.terminal {
-		return
+	if t.terminal && wl.u.shape != shapeManySteers {
+		return // many_steers keeps steering: Core must refuse it
 	}
 	s := &wSteer{call: wl.u.lt(now), turn: t}
 	wl.steers = append(wl.steers, s)
