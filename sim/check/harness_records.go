@@ -57,6 +57,7 @@ func (l *Ledger) ExecutorCreated(at int64, device, executor string) {
 	l.harness.executors[pairKey(device, executor)] = &executorRec{device: device, createdAt: at}
 	l.checkLiveExecutors(at, device)
 	l.checkTruthCapacity(at, device)
+	l.evictionCreated(at, device, executor)
 }
 
 // ExecutorClosed records a successful native close. A failed close is not
@@ -65,6 +66,7 @@ func (l *Ledger) ExecutorClosed(at int64, device, executor string) {
 	if e := l.harness.executors[pairKey(device, executor)]; e != nil {
 		e.closed = true
 	}
+	l.evictionGone(device, executor)
 }
 
 // TurnCreated records the Harness creating the native turn of run. A run

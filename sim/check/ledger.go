@@ -123,6 +123,7 @@ type Ledger struct {
 	heartbeat  heartbeatState
 	budget     budgetState
 	limitMarks limitMarks
+	eviction   evictionState
 	limits     map[string]DeviceLimits // device → declared limits
 
 	wireObservers []func(WireEvent)
@@ -142,9 +143,10 @@ func NewLedger() *Ledger {
 	l.heartbeat.init()
 	l.budget.init()
 	l.limitMarks.init()
+	l.eviction.init()
 	l.limits = map[string]DeviceLimits{}
 	// Wire observers, in the order they judge each network event.
-	l.wireObservers = []func(WireEvent){l.observeTeardown, l.observeHeartbeats, l.observeSendBudget, l.observeLimits}
+	l.wireObservers = []func(WireEvent){l.observeTeardown, l.observeHeartbeats, l.observeSendBudget, l.observeLimits, l.observeEviction}
 	return l
 }
 

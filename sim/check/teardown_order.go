@@ -36,6 +36,7 @@ func (t *teardownState) init() {
 // end.
 func (l *Ledger) ExecutorRetired(at int64, device, run, executor string) {
 	l.teardown.retired[run] = pairKey(device, executor)
+	l.evictionRetired(device, executor)
 }
 
 // observeTeardown is the wire observer of both teardown checks.

@@ -290,6 +290,9 @@ func (h *Harness) answerSettled(now time.Time, c daemon.CallID, t *hTurn) {
 // (the daemon retries). A live turn on it is killed.
 func (h *Harness) close(now time.Time, c daemon.CallID, op daemon.CloseExecutor) {
 	ex := h.execs[op.Executor]
+	if cr, ok := h.dev.Recorder.(CloseRecorder); ok {
+		cr.CloseRequested(at(now), string(h.dev.ID), op.Executor)
+	}
 	if ex != nil && ex.closeFails > 0 && h.dev.Recorder != nil {
 		h.dev.Recorder.CloseRetried(at(now), string(h.dev.ID), op.Executor)
 	}

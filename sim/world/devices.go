@@ -163,6 +163,11 @@ func (r ledgerRecorder) ExecutorRetired(at int64, device, run, executor string) 
 	r.u.count("ExecutorRetired")
 }
 
+func (r ledgerRecorder) CloseRequested(at int64, device, executor string) {
+	r.u.led.CloseRequested(at, device, executor)
+	r.u.count("CloseRequested")
+}
+
 func (r ledgerRecorder) CloseRetried(int64, string, string) { r.u.mark(check.MarkCleanupRetried) }
 
 func (u *universe) deviceByID(id sim.NodeID) *harness.Device {

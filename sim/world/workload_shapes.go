@@ -88,8 +88,8 @@ func (s shape) adjustLimits(r *rand.Rand, l *daemon.Limits) {
 		l.AdmissionExpiry = d.AdmissionExpiry
 	case shapeCapacity:
 		l.ActiveMax = 1 + r.IntN(2)
-		l.IdleExecutorsMax = 1
-		l.ExecutorsMax = l.ActiveMax + 1
+		l.IdleExecutorsMax = 2
+		l.ExecutorsMax = l.ActiveMax + 2
 	}
 }
 

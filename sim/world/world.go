@@ -244,7 +244,7 @@ var checkNames = []string{
 	check.CheckStaleRevision, check.CheckCapability, check.CheckCapacity, check.CheckDurableFacts,
 	check.CheckUsageAdded, checkWire,
 	check.CheckDoneBeforeReceipt, check.CheckPublishedBeforeSettled, check.CheckHeartbeatSnapshot,
-	check.CheckShutdownReport, check.CheckReceiptBudget,
+	check.CheckShutdownReport, check.CheckReceiptBudget, check.CheckIdleEviction,
 }
 
 // checkWire names world-side failures: a machine produced a frame that
