@@ -159,7 +159,7 @@ func (n *Daemon) timer(now time.Time, id sim.TimerID) {
 			n.out = append(n.out, sim.Dial{Peer: n.d.Core, Tag: "replace"})
 		}
 	case id == CmdRepublish:
-		n.republish()
+		n.republish(now)
 	case id == CmdWallClock:
 		n.syncWall(now)
 	case id == CmdKindUnavailable, id == CmdKindAvailable:
@@ -179,10 +179,12 @@ func (n *Daemon) syncWall(now time.Time) {
 
 // republish resends the current status of the newest live admission, as
 // a daemon does when a status is asked for again: Core must ignore it.
-func (n *Daemon) republish() {
+func (n *Daemon) republish(now time.Time) {
 	for i := len(n.statusIDs) - 1; i >= 0; i-- {
 		if b, ok := n.status[n.statusIDs[i]]; ok && n.cur != 0 {
 			n.out = append(n.out, sim.Send{Conn: n.cur, Frame: b})
+			// a status send, with the budget of every status send
+			n.watchBudget(now, n.cur, n.d.Daemon.WithDefaults().Limits.ReceiptSendBudget)
 			return
 		}
 	}
