@@ -153,14 +153,15 @@
 //
 // Limit marks record that a seed reached a documented limit; the world's
 // workload shapes (sim/world, drawn per seed) drive the machines there.
-// They are not expected marks (each misses some 1,000-seed windows or is
-// rare; the README gives their rates): admission_records_full (a 65th
+// They are expected marks too (each was hit in every 1,000-seed window
+// tried; the README gives their rates): admission_records_full (a 65th
 // admission on one connection), steer_input_limit (Core refuses a steer:
-// its Run holds 256 inputs), steer_after_unknown (Core delivers a steer
-// after an earlier input of the Run got no settling receipt),
+// its Run holds 256 inputs), steer_after_unknown (a workload steer call
+// after Core recorded an earlier input of the Turn unknown),
 // usage_from_snapshot (a native done without usage after usage snapshots),
 // capacity_full_of_executors (preparation_capacity while the Harness holds
 // executors_max executors), kind_availability_changed (a heartbeat changes
 // a kind's availability), receipt_budget_closed (a daemon closed a
-// connection on a send over its budget).
+// connection on a send over its budget), idle_eviction_judged (a prepare
+// evicted an idle executor and idle_eviction judged the order).
 package check
