@@ -22,6 +22,9 @@
 //     wire.Done is the native terminal result and closes the output.
 //   - NativeInputApplied{Turn, InputID}: the native side consumed an input.
 //   - ShutdownRequested (or a device_shutdown frame).
+//   - KindAvailability{Kind, Available}: a registered kind became
+//     available or unavailable; a heartbeat declares it at once, and
+//     admitted executors keep the declaration they were admitted under.
 //   - WallClockStep{Offset}: the wall clock moved by Offset relative to
 //     the monotonic clock (a production shell using time.Now() needs it
 //     only if it reads wall time separately; the simulator sends it to

@@ -133,6 +133,8 @@ func (m *Machine) Step(now time.Time, ev Event) []Effect {
 		m.beginShutdown()
 	case WallClockStep:
 		m.wallOffset += e.Offset
+	case KindAvailability:
+		m.stepKindAvailability(e)
 	default:
 		panic(fmt.Sprintf("daemon: unknown event %T", ev))
 	}

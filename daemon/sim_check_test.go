@@ -328,7 +328,9 @@ func suiteOptionsWith(out **suiteWorld, cfg daemon.Config) sim.Options {
 	return sim.Options{
 		Workload:        8,
 		Swarm:           sim.SwarmConfig{HealMin: 5 * time.Second, HealMax: 20 * time.Second},
-		LivenessTimeout: 5 * time.Minute,
+		// the Harness may draw a 290–320 s preparation (harness.DrawConfig),
+		// which a shutdown after heal must wait out
+		LivenessTimeout: 10 * time.Minute,
 		Describe:        harness.DescribeFrame,
 		Setup: func(w *sim.World) {
 			sw := &suiteWorld{}

@@ -40,6 +40,7 @@ func (l *Ledger) ReadTurn(call, ret int64, session, turn, state string) {
 func (l *Ledger) SteerInput(call, ret int64, session, turn, input, outcome string) {
 	l.writtenSteerReturned(ret, turn, input, outcome)
 	l.api.steers = append(l.api.steers, Steer{Call: call, Return: ret, Session: session, Turn: turn, Input: input, Outcome: outcome})
+	l.markSteerAfterUnknown(call, turn)
 }
 
 // Reads and Steers return copies of the recorded API histories.

@@ -1,18 +1,8 @@
 package check
 
 import (
-	"strconv"
-
 	"github.com/turnstile-sim/turnstile/wire"
 )
-
-// DeviceLimits are a device's configured limits (the deployment's setup,
-// not the daemon's accounting): concurrent preparations and executions,
-// and every executor it may hold, idle, closing and uncertain included.
-type DeviceLimits struct {
-	ActiveMax    int
-	ExecutorsMax int
-}
 
 // admissionRec is one admission a daemon granted, as the wire shows it:
 // from its first resource status until a terminal one (or the loss of its
@@ -32,12 +22,12 @@ const (
 	seedExecutorsMax = 20
 )
 
-// DeviceConfigured records a device's limits at setup. A configuration
-// above the seeds' limits is judged by the seeds' limits.
-func (l *Ledger) DeviceConfigured(device string, lim DeviceLimits) {
+// wireLimits are the limits the wire-side capacity check judges by: a
+// configuration above the seeds' limits is judged by the seeds' limits.
+func wireLimits(lim DeviceLimits) DeviceLimits {
 	lim.ActiveMax = min(lim.ActiveMax, seedActiveMax)
 	lim.ExecutorsMax = min(lim.ExecutorsMax, seedExecutorsMax)
-	l.frames.limits[device] = lim
+	return lim
 }
 
 // admissionStatus follows one resource status a daemon sent and, on a
@@ -119,5 +109,3 @@ func (l *Ledger) checkLiveExecutors(at int64, device string) {
 		l.violate(at, CheckCapacity, "device %s has %d live native executors > %d", device, live, lim.ExecutorsMax)
 	}
 }
-
-func connKey(conn uint64) string { return "c" + strconv.FormatUint(conn, 10) }

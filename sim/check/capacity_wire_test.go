@@ -37,7 +37,7 @@ func TestCapacityFromTheWire(t *testing.T) {
 	l.TurnCreated(w.tick(), "d1", "t-2")
 	w.deviceSends(1, "d1", statusFrame("p2", wire.PreparationStatus{Handle: "h2", Revision: 2, State: wire.StateStarted, RunID: "t-2"}))
 	grant(w, 1, "p3", "h3")
-	if vs := untimed(l.Violations()); len(vs) > 0 {
+	if vs := framesOnly(l.Violations()); len(vs) > 0 {
 		t.Fatalf("freed slot judged: %v", vs)
 	}
 	grant(w, 1, "p4", "h4")
@@ -57,7 +57,7 @@ func TestCapacityFromTheWire(t *testing.T) {
 	w.open(3, "d1")
 	grant(w, 3, "p4", "h4")
 	grant(w, 3, "p5", "h5")
-	if vs := untimed(l.Violations()); len(vs) > 0 {
+	if vs := framesOnly(l.Violations()); len(vs) > 0 {
 		t.Fatalf("retired admissions judged: %v", vs)
 	}
 }

@@ -93,6 +93,9 @@ func (l *Ledger) InputOutcome(at int64, run, input, outcome string) {
 	if outcome == InputAccepted && !l.harness.isApplied(run, input) {
 		l.violate(at, CheckAcceptedWithoutTruth, "Core counted input %s of run %s accepted but the Harness never applied it", input, run)
 	}
+	if outcome == InputUnknown {
+		l.limitMarks.noteRunUnknown(run, at)
+	}
 }
 
 // CursorAdvanced records Core moving run's input cursor past input to

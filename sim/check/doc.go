@@ -141,6 +141,34 @@
 //   - usage_added: Core stores a usage snapshot no daemon sent (the message
 //     says when it is the sum of two sent snapshots: usage replaces, it
 //     never adds).
+//   - capacity_exceeded also from the Harness side alone (DeviceConfigured
+//     gives the declared limits, never the daemon's accounting): more
+//     native executors not confirmed closed (closing and uncertain ones
+//     included) than executors_max, or more unsettled native turns than
+//     active_max, on one device.
+//   - done_before_receipt (wire): a daemon sends done for a run on a
+//     connection where it received a prompt_steer for that run and has
+//     not yet sent any prompt_steer_ack for that input.
+//   - published_before_settlement (wire and Harness truth): done, or an
+//     applied=true cancel receipt, sent before the Harness settled the
+//     run's native turn, or before it confirmed the close of the executor
+//     that settlement retired (Reusable=false; ExecutorRetired).
+//   - heartbeat_snapshot (wire): Core sends execution_prepare on a
+//     connection before any valid heartbeat arrived on it (a new
+//     connection inherits nothing); Core sends anything on a connection
+//     after an invalid heartbeat arrived on it (undecodable, a kind twice
+//     or blank, an incomplete capability set), or keeps it open once
+//     virtual time moved past that arrival.
+//   - shutdown_report: a daemon's shutdown report (ShutdownReported)
+//     claims completeness while it lists owned resources, or while the
+//     device's Harness still holds an executor not confirmed closed (a
+//     close pending or failed) or an unsettled native turn.
+//   - receipt_send_budget (wire): a prompt_steer_ack,
+//     interaction_decision_ack or preparation_status sent at t reaches
+//     Core after t + the device's receipt budget + the connection's
+//     one-way latency (measured from its two opens), while the daemon kept
+//     that connection open past t + budget: a send that could not finish
+//     within its budget must close the transport.
 //   - liveness (Final): a turn not terminal at the deadline.
 //   - orphaned_resource (Final): a native turn unsettled or an executor
 //     open after shutdown.
@@ -230,4 +258,18 @@
 // seeds of a campaign (mergeable across shards), prints hit counts and
 // fails, through Verdict, a campaign of at least CampaignSeedsMin seeds
 // that never hit an expected mark.
+//
+// Limit marks record that a seed reached a documented limit; the world's
+// workload shapes (sim/world, drawn per seed) drive the machines there.
+// They are expected marks too (each was hit in every 1,000-seed window
+// tried; the README gives their rates): admission_records_full (a 65th
+// admission on one connection), steer_input_limit (Core refuses a steer:
+// its Run holds 256 inputs), steer_after_unknown (a workload steer call
+// after Core recorded an earlier input of the Turn unknown),
+// usage_from_snapshot (a native done without usage after usage snapshots),
+// capacity_full_of_executors (preparation_capacity while the Harness holds
+// executors_max executors), kind_availability_changed (a heartbeat changes
+// a kind's availability), receipt_budget_closed (a daemon closed a
+// connection on a send over its budget), idle_eviction_judged (a prepare
+// evicted an idle executor and idle_eviction judged the order).
 package check

@@ -31,7 +31,7 @@ func violationsOf(l *Ledger, check string) []string {
 
 func wantOnly(t *testing.T, l *Ledger, check, fragment string) {
 	t.Helper()
-	vs := untimed(l.Violations())
+	vs := framesOnly(l.Violations())
 	if len(vs) == 0 {
 		t.Fatalf("no violation, want %s (%s)", check, fragment)
 	}
@@ -58,7 +58,7 @@ func TestPrepareConfigurationClean(t *testing.T) {
 	cfg.FunctionTools, cfg.ToolSearch = spec.FunctionTools, true
 	w.coreSends(1, "d1", prepareFrame("p1", "s1", cfg))
 	w.coreSends(1, "d1", startFrame("p1", "h1", "t-1", wire.TextInput("x")))
-	if vs := untimed(l.Violations()); len(vs) > 0 {
+	if vs := framesOnly(l.Violations()); len(vs) > 0 {
 		t.Fatalf("clean prepare judged: %v", vs)
 	}
 }
@@ -118,12 +118,12 @@ func secondPrepare(nativeID string, cfg wire.ExecutionConfiguration) *Ledger {
 func TestNativeHistoryRules(t *testing.T) {
 	resume := goodConfig("s1")
 	resume.AgentSessionID = "native-s1"
-	if vs := secondPrepare("native-s1", resume).Violations(); len(vs) > 0 {
+	if vs := framesOnly(secondPrepare("native-s1", resume).Violations()); len(vs) > 0 {
 		t.Fatalf("resume by the received ID judged: %v", vs)
 	}
 	require := goodConfig("s1")
 	require.RequireExistingNativeSession = true
-	if vs := secondPrepare("", require).Violations(); len(vs) > 0 {
+	if vs := framesOnly(secondPrepare("", require).Violations()); len(vs) > 0 {
 		t.Fatalf("requiring unnamed history judged: %v", vs)
 	}
 	wantOnly(t, secondPrepare("", goodConfig("s1")), CheckNativeHistory, "run t-1 created native history")

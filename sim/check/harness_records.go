@@ -57,6 +57,8 @@ func (l *Ledger) ExecutorCreated(at int64, device, executor string) {
 	l.harness.executors[pairKey(device, executor)] = &executorRec{device: device, createdAt: at}
 	l.idleExecutorCreated(at, device, executor)
 	l.checkLiveExecutors(at, device)
+	l.checkTruthCapacity(at, device)
+	l.evictionCreated(at, device, executor)
 }
 
 // ExecutorClosed records a successful native close. A failed close is not
@@ -66,6 +68,7 @@ func (l *Ledger) ExecutorClosed(at int64, device, executor string) {
 		e.closed = true
 	}
 	l.idleExecutorGone(device, executor)
+	l.evictionGone(device, executor)
 }
 
 // TurnCreated records the Harness creating the native turn of run. A run
@@ -77,6 +80,7 @@ func (l *Ledger) TurnCreated(at int64, device, run string) {
 		return
 	}
 	l.harness.turns[run] = &nativeTurn{device: device, createdAt: at}
+	l.checkTruthCapacity(at, device)
 }
 
 // InputApplied records the Harness consuming a steered input, in native

@@ -121,7 +121,18 @@ type Ledger struct {
 	frames  frameState
 	timing  timingState
 
+	teardown   teardownState
+	heartbeat  heartbeatState
+	budget     budgetState
+	limitMarks limitMarks
+	eviction   evictionState
+	limits     map[string]DeviceLimits // device → declared limits
+
 	wireObservers []func(WireEvent)
+
+	// OnReach, when set, is told of every mark the ledger's own observers
+	// find (marks the world records through Mark are not repeated).
+	OnReach func(Mark)
 }
 
 // NewLedger returns an empty ledger.
@@ -132,11 +143,22 @@ func NewLedger() *Ledger {
 	l.harness.init()
 	l.frames.init()
 	l.timing.init()
+	l.teardown.init()
+	l.heartbeat.init()
+	l.budget.init()
+	l.limitMarks.init()
+	l.eviction.init()
+	l.limits = map[string]DeviceLimits{}
 	// Wire observers, in the order they judge each network event.
 	l.wireObservers = []func(WireEvent){
 		l.observeCoreFrames,
 		l.observeDeviceFrames,
 		l.timingWire,
+		l.observeTeardown,
+		l.observeHeartbeats,
+		l.observeSendBudget,
+		l.observeLimits,
+		l.observeEviction,
 	}
 	return l
 }

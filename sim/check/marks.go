@@ -23,19 +23,42 @@ const (
 	MarkCoreRestartMidTurn           Mark = "core_restart_mid_turn"
 )
 
+// Limit marks: a limit of the protocol documents reached (workload shapes
+// drive the machines there). Each was hit in every 1,000-seed window tried
+// (at least 13 seeds in each), so all are expected; the README gives the
+// rates.
+const (
+	MarkAdmissionRecordsFull    Mark = "admission_records_full"     // a 65th admission granted on one connection
+	MarkSteerInputLimit         Mark = "steer_input_limit"          // a steer refused: its Run holds 256 inputs
+	MarkSteerAfterUnknown       Mark = "steer_after_unknown"        // a steer call after an earlier input of its Turn became unknown at Core
+	MarkUsageFromSnapshot       Mark = "usage_from_snapshot"        // a native done without usage after usage snapshots
+	MarkCapacityFullOfExecutors Mark = "capacity_full_of_executors" // preparation_capacity while the Harness holds executors_max executors
+	MarkKindAvailabilityChanged Mark = "kind_availability_changed"  // a heartbeat changed a kind's availability
+	MarkReceiptBudgetClosed     Mark = "receipt_budget_closed"      // a daemon closed a connection on a send over budget
+	MarkIdleEvictionJudged      Mark = "idle_eviction_judged"       // a prepare evicted an idle executor, order judged
+)
+
 // ExpectedMarks lists the marks a campaign of CampaignSeedsMin or more
 // seeds must hit at least once, sorted by name.
 func ExpectedMarks() []Mark {
 	return []Mark{
 		MarkAdmissionExpiredBeforeStart,
+		MarkAdmissionRecordsFull,
 		MarkCancelRacedDone,
 		MarkCancelUnconfirmed,
+		MarkCapacityFullOfExecutors,
 		MarkCapacityRejectionThenSuccess,
 		MarkCleanupRetried,
 		MarkCoreRestartMidTurn,
+		MarkIdleEvictionJudged,
+		MarkKindAvailabilityChanged,
+		MarkReceiptBudgetClosed,
 		MarkReconnectDuringSteer,
 		MarkStaleRevisionIgnored,
+		MarkSteerAfterUnknown,
+		MarkSteerInputLimit,
 		MarkSteerUnknownAfter30s,
+		MarkUsageFromSnapshot,
 	}
 }
 

@@ -39,7 +39,7 @@ func TestRefusalCodesClean(t *testing.T) {
 	again.RequireExistingNativeSession = true
 	w.coreSends(1, "d1", prepareFrame("p2", "s1", again))
 	w.deviceSends(1, "d1", statusFrame("p2", rejected("preparation_capacity", "execution_prepare")))
-	if vs := untimed(l.Violations()); len(vs) > 0 {
+	if vs := framesOnly(l.Violations()); len(vs) > 0 {
 		t.Fatalf("clean exchange judged: %v", vs)
 	}
 }
@@ -96,7 +96,7 @@ func TestRefusalCodesUngrantedStart(t *testing.T) {
 	granted(w)
 	w.coreSends(1, "d1", startFrame("p1", "h9", "t-1", wire.TextInput("x")))
 	w.deviceSends(1, "d1", statusFrame("p1", rejected("unknown_preparation", "execution_start")))
-	if vs := untimed(l.Violations()); len(vs) > 0 {
+	if vs := framesOnly(l.Violations()); len(vs) > 0 {
 		t.Fatalf("documented refusal judged: %v", vs)
 	}
 }
@@ -144,7 +144,7 @@ func TestRefusalCodesReceipts(t *testing.T) {
 	w.deviceSends(1, "d1", wire.Frame{ID: "t-1", Payload: wire.PromptSteerAck{InputID: "1", ErrorCode: "run_inactive"}})
 	w.coreSends(1, "d1", cancel)
 	w.deviceSends(1, "d1", wire.Frame{ID: "t-1", Payload: wire.InteractionDecisionAck{DeliveryID: "c1", ErrorCode: "run_inactive"}})
-	if vs := untimed(l.Violations()); len(vs) > 0 {
+	if vs := framesOnly(l.Violations()); len(vs) > 0 {
 		t.Fatalf("run_inactive after done judged: %v", vs)
 	}
 }

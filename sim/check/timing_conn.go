@@ -1,6 +1,7 @@
 package check
 
 import (
+	"reflect"
 	"time"
 
 	"github.com/turnstile-sim/turnstile/wire"
@@ -36,6 +37,9 @@ type hbWatch struct {
 	interval int64
 	next     int64
 	ended    bool
+	// kinds is the declaration of the last heartbeat on the connection.
+	kinds []wire.SupportedAgentKind
+	seen  bool
 }
 
 type connState struct {
@@ -79,7 +83,7 @@ func (l *Ledger) coreInbound(ev WireEvent) {
 	case ev.DecodeErr != nil:
 		c.badAt = ev.At
 		c.lastData = ev.At
-	case isHeartbeat(ev.Frame):
+	case heartbeatFrame(ev.Frame):
 		if ev.At-c.lastData >= idle {
 			l.decide(TimerHeartbeat)
 			c.lastData = ev.At // one decision per quiet stretch
@@ -137,11 +141,20 @@ func (l *Ledger) heartbeatsNodeDown(node string) {
 }
 
 func (l *Ledger) heartbeatSent(ev WireEvent) {
-	if !isHeartbeat(ev.Frame) {
+	if !heartbeatFrame(ev.Frame) {
 		return
 	}
 	w := l.timing.conns.hbByConn[ev.Conn]
 	if w == nil || w.ended {
+		return
+	}
+	kinds := ev.Frame.Payload.(wire.Heartbeat).SupportedAgentKinds
+	changed := w.seen && !reflect.DeepEqual(kinds, w.kinds)
+	w.kinds, w.seen = kinds, true
+	if changed && ev.At < w.next {
+		// A heartbeat that changes the declaration (a kind became available
+		// or unavailable) is sent when the change happens; the cadence of
+		// the periodic heartbeats goes on from the last one.
 		return
 	}
 	if ev.At < w.next {
@@ -173,7 +186,7 @@ func (l *Ledger) advanceConns(now int64) {
 	}
 }
 
-func isHeartbeat(f wire.Frame) bool {
+func heartbeatFrame(f wire.Frame) bool {
 	_, ok := f.Payload.(wire.Heartbeat)
 	return ok
 }

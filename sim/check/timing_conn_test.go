@@ -115,3 +115,26 @@ func TestHeartbeatConfiguredCadence(t *testing.T) {
 	tick(l, 60*time.Second)
 	wantClean(t, l)
 }
+
+// A heartbeat that changes the declaration comes when the change happens,
+// between the periodic ones, whose cadence it does not move; a repeat of
+// the same declaration between them is early.
+func TestHeartbeatDeclarationChangeMayComeEarly(t *testing.T) {
+	declare := func(at time.Duration, available bool) WireEvent {
+		return wev(WireSent, at, 1, "d1", "core", "", wire.Heartbeat{SupportedAgentKinds: []wire.SupportedAgentKind{
+			{Kind: "sim", Available: available}}})
+	}
+	l := daemonConnOpen()
+	l.Wire(declare(time.Second, true))
+	l.Wire(declare(7*time.Second, false)) // the kind went away
+	l.Wire(declare(16*time.Second, false))
+	l.Wire(declare(31*time.Second, false))
+	l.Wire(WireEvent{At: ns(40 * time.Second), Kind: WireClosed, Conn: 1, From: "core", To: "d1"})
+	tick(l, 100*time.Second)
+	wantClean(t, l)
+
+	l = daemonConnOpen()
+	l.Wire(declare(time.Second, true))
+	l.Wire(declare(7*time.Second, true)) // nothing changed: early
+	wantViolation(t, l, CheckTimingHeartbeat, "before its cadence allowed")
+}

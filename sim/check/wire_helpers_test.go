@@ -81,10 +81,28 @@ func statusFrame(req string, st wire.PreparationStatus) wire.Frame {
 	return wire.Frame{ID: req, Payload: st}
 }
 
-// untimed drops the timing checks' violations. The tests of other check
-// families feed short, hand-written histories that keep no heartbeat
-// cadence or admission clock; each timing check has its own tests.
-func untimed(vs []Violation) []Violation {
-	timing := TimingChecks()
-	return slices.DeleteFunc(vs, func(v Violation) bool { return slices.Contains(timing, v.Check) })
+// Check families, for unit tests: each family's tests feed short,
+// hand-written histories that are only faithful to what that family
+// judges (they keep no heartbeat cadence, settle no native turn, …), so
+// they judge the violations of their own family; every check has its own
+// tests.
+var (
+	teardownChecks = []string{CheckDoneBeforeReceipt, CheckPublishedBeforeSettled, CheckHeartbeatSnapshot,
+		CheckShutdownReport, CheckReceiptBudget, CheckIdleEviction}
+	timingChecks = TimingChecks()
+)
+
+// untimed drops the timing checks' violations.
+func untimed(vs []Violation) []Violation { return without(vs, timingChecks) }
+
+// framesOnly drops the timing and teardown families' violations.
+func framesOnly(vs []Violation) []Violation { return without(without(vs, timingChecks), teardownChecks) }
+
+// timedOnly keeps the timing checks' violations.
+func timedOnly(vs []Violation) []Violation {
+	return slices.DeleteFunc(vs, func(v Violation) bool { return !slices.Contains(timingChecks, v.Check) })
+}
+
+func without(vs []Violation, checks []string) []Violation {
+	return slices.DeleteFunc(vs, func(v Violation) bool { return slices.Contains(checks, v.Check) })
 }

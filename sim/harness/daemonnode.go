@@ -56,6 +56,10 @@ type Daemon struct {
 	out       []sim.Effect
 	report    *daemon.Report
 	wall      time.Duration // wall offset the machine has been told of
+	// budgets are budgeted writes that could not complete at once, by
+	// their timer (send_budget.go).
+	budgets   map[sim.TimerID]budgetWatch
+	budgetSeq uint64
 }
 
 func newDaemon(d *Device) *Daemon {
@@ -135,6 +139,8 @@ func (n *Daemon) timer(now time.Time, id sim.TimerID) {
 	switch {
 	case strings.HasPrefix(s, daemonPrefix):
 		n.Feed(now, daemon.TimerFired{Timer: daemon.TimerID(s[len(daemonPrefix):])})
+	case strings.HasPrefix(s, budgetPrefix):
+		n.budgetDue(now, id)
 	case n.h.Fire(now, id):
 	case s == timerRedial:
 		n.dial()
@@ -153,9 +159,11 @@ func (n *Daemon) timer(now time.Time, id sim.TimerID) {
 			n.out = append(n.out, sim.Dial{Peer: n.d.Core, Tag: "replace"})
 		}
 	case id == CmdRepublish:
-		n.republish()
+		n.republish(now)
 	case id == CmdWallClock:
 		n.syncWall(now)
+	case id == CmdKindUnavailable, id == CmdKindAvailable:
+		n.kindAvailability(now, id == CmdKindAvailable)
 	}
 }
 
@@ -171,10 +179,12 @@ func (n *Daemon) syncWall(now time.Time) {
 
 // republish resends the current status of the newest live admission, as
 // a daemon does when a status is asked for again: Core must ignore it.
-func (n *Daemon) republish() {
+func (n *Daemon) republish(now time.Time) {
 	for i := len(n.statusIDs) - 1; i >= 0; i-- {
 		if b, ok := n.status[n.statusIDs[i]]; ok && n.cur != 0 {
 			n.out = append(n.out, sim.Send{Conn: n.cur, Frame: b})
+			// a status send, with the budget of every status send
+			n.watchBudget(now, n.cur, n.d.Daemon.WithDefaults().Limits.ReceiptSendBudget)
 			return
 		}
 	}
@@ -243,6 +253,7 @@ func (n *Daemon) apply(now time.Time, ef daemon.Effect) {
 			n.keepStatus(e.Frame.ID, st, b)
 		}
 		n.out = append(n.out, sim.Send{Conn: sim.ConnID(e.Gen), Frame: b})
+		n.watchBudget(now, sim.ConnID(e.Gen), e.Budget)
 	case daemon.CloseTransport:
 		n.out = append(n.out, sim.Close{Conn: sim.ConnID(e.Gen), Reason: e.Reason})
 		n.queue = append(n.queue, daemon.Disconnected{Gen: e.Gen})

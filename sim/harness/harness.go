@@ -25,6 +25,16 @@ type Config struct {
 	SlowWrite      int  // chance in 8 that a durable write answers after 8–12 s (around the 10 s write budget)
 	SlowCancel     int  // chance in 8 that a cancelled Turn settles 8–18 s later (around the 10 s and 15 s waits)
 	GlacialPrepare bool // the device's first preparation takes 290–320 s (around the 5 min admission expiry)
+
+	// SlowClose is the chance in 8 that an executor close takes 1–6 s
+	// (workload shapes with capacity pressure set it; 0 draws nothing).
+	SlowClose int
+	// DoneWithoutUsage: the native terminal result carries no usage even
+	// when usage snapshots were emitted (the last snapshot stands).
+	DoneWithoutUsage bool
+	// ShortTurns: every native turn plays one or two steps 50–300 ms
+	// apart, none long (many short Turns drain in time).
+	ShortTurns bool
 }
 
 // DrawConfig draws a Config from r: slow preparations and engine errors
@@ -301,6 +311,9 @@ func (h *Harness) answerSettled(now time.Time, c daemon.CallID, t *hTurn) {
 			if ex := h.execs[t.exec]; ex != nil {
 				ex.truth.Retired = true
 			}
+			if rr, ok := h.dev.Recorder.(RetireRecorder); ok {
+				rr.ExecutorRetired(at(now), string(h.dev.ID), t.run, t.exec)
+			}
 		}
 		t.truth.Reported = true
 		h.result(now, c, r)
@@ -311,6 +324,9 @@ func (h *Harness) answerSettled(now time.Time, c daemon.CallID, t *hTurn) {
 // (the daemon retries). A live turn on it is killed.
 func (h *Harness) close(now time.Time, c daemon.CallID, op daemon.CloseExecutor) {
 	ex := h.execs[op.Executor]
+	if cr, ok := h.dev.Recorder.(CloseRecorder); ok {
+		cr.CloseRequested(at(now), string(h.dev.ID), op.Executor)
+	}
 	if ex != nil && ex.closeFails > 0 && h.dev.Recorder != nil {
 		h.dev.Recorder.CloseRetried(at(now), string(h.dev.ID), op.Executor)
 	}
@@ -318,7 +334,11 @@ func (h *Harness) close(now time.Time, c daemon.CallID, op daemon.CloseExecutor)
 		tr.CloseCalled(at(now), string(h.dev.ID), op.Executor)
 	}
 	fail := h.take(CloseFailure)
-	h.later(now, h.latency(), func(now time.Time) {
+	d := h.latency()
+	if h.dev.Harness.SlowClose > 0 && h.r.IntN(8) < h.dev.Harness.SlowClose {
+		d = time.Duration(1000+h.r.IntN(5000)) * time.Millisecond
+	}
+	h.later(now, d, func(now time.Time) {
 		if fail {
 			if ex != nil {
 				ex.closeFails++

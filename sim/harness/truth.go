@@ -24,6 +24,21 @@ type Recorder interface {
 	CloseRetried(at int64, device, executor string)
 }
 
+// RetireRecorder is an optional extension of Recorder: ExecutorRetired
+// reports a settlement answered with Reusable=false, after which the
+// executor may only be closed (and the daemon must see the close confirmed
+// before it publishes the Turn's end).
+type RetireRecorder interface {
+	ExecutorRetired(at int64, device, run, executor string)
+}
+
+// CloseRecorder is an optional extension of Recorder: CloseRequested
+// reports the Harness receiving a close request for an executor, before
+// its outcome is known.
+type CloseRecorder interface {
+	CloseRequested(at int64, device, executor string)
+}
+
 func at(now time.Time) int64 { return int64(now.Sub(sim.Epoch)) }
 
 // ExecutorTruth is what the native side knows about one executor.

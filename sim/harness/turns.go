@@ -15,7 +15,9 @@ import (
 func (h *Harness) script(now time.Time, t *hTurn) {
 	steps := 1 + h.r.IntN(6)
 	gap := time.Duration(100+h.r.IntN(1500)) * time.Millisecond
-	if long := h.r.IntN(5) == 0; long && h.dev.longTurns < h.dev.Harness.LongTurnsMax {
+	if h.dev.Harness.ShortTurns {
+		steps, gap = 1+h.r.IntN(2), time.Duration(50+h.r.IntN(250))*time.Millisecond
+	} else if long := h.r.IntN(5) == 0; long && h.dev.longTurns < h.dev.Harness.LongTurnsMax {
 		// A long turn: 16–48 s of native work, long enough for a steer to
 		// wait out Core's written window behind a stuck write. Few per
 		// device, so sessions' FIFO queues still drain before the deadline.
@@ -80,7 +82,11 @@ func (h *Harness) event(now time.Time, t *hTurn, p wire.Payload) {
 func (h *Harness) finishNative(now time.Time, t *hTurn, outcome string) {
 	t.done = true
 	if !h.settleFirst(now, t, outcome) {
-		h.event(now, t, h.outcome(t))
+		done := h.outcome(t)
+		if h.dev.Harness.DoneWithoutUsage {
+			done.Usage = nil // the snapshots already emitted stand
+		}
+		h.event(now, t, done)
 		h.settle(now, t, outcome)
 	}
 }

@@ -49,6 +49,7 @@ type DerivedLimits struct {
 // DerivedWorkload is the workload's shape: its sessions and when each
 // turn is submitted (virtual time since the start, in plan order).
 type DerivedWorkload struct {
+	Shape    string           `json:"shape"`
 	Turns    int              `json:"turns"`
 	Sessions []DerivedSession `json:"sessions"`
 	Arrivals []string         `json:"arrivals"`
@@ -87,7 +88,7 @@ func (u *universe) derived() Derived {
 		}
 	}
 	wl := u.wl
-	d.Workload = DerivedWorkload{Turns: wl.total, Sessions: []DerivedSession{}, Arrivals: []string{}}
+	d.Workload = DerivedWorkload{Shape: string(u.shape), Turns: wl.total, Sessions: []DerivedSession{}, Arrivals: []string{}}
 	for _, s := range wl.sessions {
 		ds := DerivedSession{Environment: string(s.agent.Environment), OutputSchema: len(s.agent.OutputSchema) > 0,
 			MultiAgent: s.agent.MultiAgent, FunctionTools: len(s.agent.FunctionTools),

@@ -20,7 +20,6 @@ func (u *universe) newDevice(i int, cfg daemon.Config, hcfg harness.Config) *har
 		u.native = harness.NewNativeHistory()
 	}
 	d.Native = u.native
-	u.led.DeviceConfigured(string(d.ID), check.DeviceLimits{ActiveMax: cfg.Limits.ActiveMax, ExecutorsMax: cfg.Limits.ExecutorsMax})
 	return d
 }
 
@@ -28,14 +27,20 @@ func (u *universe) newDevice(i int, cfg daemon.Config, hcfg harness.Config) *har
 type devObserver struct {
 	u *universe
 	d *harness.Device
+	// usageSeen: native Turns that emitted a usage snapshot (looked up,
+	// never ranged).
+	usageSeen map[daemon.TurnID]bool
 }
 
-func (o *devObserver) DaemonEvent(time.Time, daemon.Event) {}
+func (o *devObserver) DaemonEvent(now time.Time, ev daemon.Event) { o.observeNative(now, ev) }
 
 func (o *devObserver) DaemonEffect(now time.Time, e daemon.Effect) {
-	if s, ok := e.(daemon.Send); ok {
-		o.observeBudget(now, s)
-		o.observeSend(now, s)
+	switch e := e.(type) {
+	case daemon.Send:
+		o.observeBudget(now, e)
+		o.observeSend(now, e)
+	case daemon.Report:
+		o.observeReport(now, e)
 	}
 }
 
@@ -147,6 +152,16 @@ func (r ledgerRecorder) TurnSettled(at int64, run, outcome string) {
 	}
 	r.u.led.TurnSettled(at, run, outcome)
 	r.u.count("TurnSettled")
+}
+
+func (r ledgerRecorder) ExecutorRetired(at int64, device, run, executor string) {
+	r.u.led.ExecutorRetired(at, device, run, executor)
+	r.u.count("ExecutorRetired")
+}
+
+func (r ledgerRecorder) CloseRequested(at int64, device, executor string) {
+	r.u.led.CloseRequested(at, device, executor)
+	r.u.count("CloseRequested")
 }
 
 func (r ledgerRecorder) CloseRetried(int64, string, string) { r.u.mark(check.MarkCleanupRetried) }

@@ -67,6 +67,37 @@
 // moment and reads each turn until it is terminal. Calls to a crashed Core
 // time out after 3 s.
 //
+// # Workload shapes
+//
+// Each seed draws a shape from its "shape" stream (Derived.Workload.Shape,
+// in options.json): the default above in half the seeds, and in one seed
+// in six or twelve a shape that drives the machines to the documented
+// limits the default never reaches:
+//
+//   - bursty_sessions: twice the turns, submitted in three 300 ms bursts.
+//   - many_short_turns: eight times the turns on one device with the
+//     documented capacity, short native turns (one or two steps), few
+//     steers, and a native done without usage: more than 64 admissions on
+//     one connection (admission_records_full) and usage taken from the
+//     last snapshot (usage_from_snapshot).
+//   - many_steers: a few turns; the first is flooded with 270 steers in
+//     3 s (Core refuses those past 256: steer_input_limit), the others
+//     steered for 45 s, also once terminal (steer_after_unknown when an
+//     earlier input became unknown).
+//   - capacity_pressure: one device, active_max 1–2, two idle executors
+//     kept, an executor table two above active_max, six sessions and slow
+//     closes: capacity refusals while closing executors still count
+//     (capacity_full_of_executors) and evictions of idle executors
+//     (idle_eviction_judged).
+//   - kinds_flapping: each device's kind goes unavailable for 1–10 s once
+//     or twice and comes back (harness.Device.SetKindAvailable, a
+//     daemon.KindAvailability event declared by a heartbeat at once:
+//     kind_availability_changed).
+//
+// The daemon shell honours each Send's budget (sim/harness): a receipt
+// held by a stall, or slower than its budget, closes the connection when
+// the budget runs out (receipt_budget_closed).
+//
 // # Faults
 //
 // Outcome.Derived describes what the seed drew beside its schedule

@@ -27,6 +27,7 @@ type universe struct {
 	core     *coreNode              // current incarnation; nil while down
 	devices  []*harness.Device
 	wl       *workload
+	shape    shape
 	pendingV []check.Violation
 
 	records map[string]int
@@ -70,12 +71,16 @@ func setup(w *sim.World, cfg Config, linAtEnd bool) *universe {
 	}
 	u.store = &observedStore{Memory: store.NewMemory(), u: u}
 	hcfg := harness.DrawConfig(r)
+	shapeR := w.Rand("shape")
+	u.shape = drawShape(shapeR)
+	u.shape.adjustHarness(&hcfg)
 	n := cfg.Devices
 	if n <= 0 || n > 4 {
-		n = 1 + r.IntN(4)
+		n = u.shape.devices(1 + r.IntN(4))
 	}
 	for i := range n {
 		dcfg, drawn := drawDaemonConfig(r, drawCaps(r, i), i > 0)
+		u.shape.adjustLimits(shapeR, &dcfg.Limits)
 		u.configuredTimers(string(deviceID(i)), drawn)
 		dcfg.Bugs = daemon.Bugs{
 			ForgetAdmissionExpiry:      cfg.Bugs.DaemonForgetsAdmissionExpiry,
@@ -85,16 +90,22 @@ func setup(w *sim.World, cfg Config, linAtEnd bool) *universe {
 		hc := hcfg
 		hc.GlacialPrepare = hcfg.GlacialPrepare && i == 0 // one glacial preparation per run
 		u.devices = append(u.devices, u.newDevice(i, dcfg, hc))
+		u.declareLimits(deviceID(i), dcfg)
 	}
 	w.AddNode(coreID, func() sim.Node { return u.newCore() })
 	for _, d := range u.devices {
 		w.AddNode(d.ID, d.Factory)
+	}
+	if u.shape == shapeFlapping {
+		u.scheduleFlaps(shapeR)
 	}
 	u.wl = newWorkload(u, w.Rand("workload"))
 	w.AddNode(workloadID, func() sim.Node { return u.wl })
 	u.addChecks()
 	w.Tap(u.tapWire)
 	w.SetDump(u.dumpState)
+	w.Tap(u.tapLimits)
+	u.led.OnReach = func(m check.Mark) { u.w.Reachable(string(m)) }
 	if linAtEnd {
 		u.w.AddCheck(sim.Check{Name: check.CheckLinearizability, AtEnd: u.linearizeAtEnd})
 	}

@@ -1,6 +1,7 @@
 package world
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -120,11 +121,12 @@ func (wl *workload) call(now time.Time, ev core.Event, done func(time.Time, core
 
 // plan draws the sessions and the turn arrivals.
 func (wl *workload) plan(now time.Time) {
-	wl.total = wl.u.w.Workload()
+	sh := wl.u.shape
+	wl.total = sh.turns(wl.u.w.Workload())
 	if wl.total <= 0 {
 		return
 	}
-	n := 1 + wl.r.IntN(min(4, wl.total))
+	n := sh.sessions(1+wl.r.IntN(min(4, wl.total)), wl.total)
 	for i := range n {
 		s := &wSession{}
 		s.agent, s.images = wl.drawAgent(i)
@@ -133,7 +135,7 @@ func (wl *workload) plan(now time.Time) {
 	}
 	for i := range wl.total {
 		s := wl.sessions[wl.r.IntN(n)]
-		at := time.Duration(100+wl.r.IntN(20000)) * time.Millisecond
+		at := sh.arrival(time.Duration(100+wl.r.IntN(20000))*time.Millisecond, i)
 		t := &wTurn{sess: s, input: wl.input(s, "turn "+strconv.Itoa(i))}
 		wl.turns = append(wl.turns, t)
 		wl.arrivals = append(wl.arrivals, at)
@@ -214,6 +216,14 @@ func (wl *workload) submit(now time.Time, t *wTurn) {
 }
 
 func (wl *workload) planTurn(now time.Time, t *wTurn) {
+	if offsets, ok := wl.u.shape.steerPlan(wl.r, wl.turnsSubmitted == 1); ok {
+		for _, at := range offsets {
+			wl.after(now, at, func(now time.Time) { wl.steer(now, t) })
+		}
+		wl.maybeCancel(now, t)
+		wl.poll(now, t)
+		return
+	}
 	steers := wl.r.IntN(4)
 	if wl.r.IntN(3) == 0 {
 		steers = 3 + wl.r.IntN(3) // a chatty turn
@@ -222,13 +232,18 @@ func (wl *workload) planTurn(now time.Time, t *wTurn) {
 		at := time.Duration(wl.r.IntN(8000)) * time.Millisecond
 		wl.after(now, at, func(now time.Time) { wl.steer(now, t) })
 	}
+	wl.maybeCancel(now, t)
+	wl.poll(now, t)
+}
+
+// maybeCancel cancels one Turn in four at a random moment.
+func (wl *workload) maybeCancel(now time.Time, t *wTurn) {
 	if wl.r.IntN(4) == 0 {
 		at := time.Duration(wl.r.IntN(6000)) * time.Millisecond
 		wl.after(now, at, func(now time.Time) {
 			wl.call(now, core.CancelTurn{Turn: t.id}, func(time.Time, core.APIResult) {}, func(time.Time) {})
 		})
 	}
-	wl.poll(now, t)
 }
 
 // poll reads the turn now and then until it is terminal.
@@ -260,8 +275,8 @@ func (wl *workload) read(now time.Time, t *wTurn) {
 }
 
 func (wl *workload) steer(now time.Time, t *wTurn) {
-	if t.terminal {
-		return
+	if t.terminal && wl.u.shape != shapeManySteers {
+		return // many_steers keeps steering: Core must refuse it
 	}
 	s := &wSteer{call: wl.u.lt(now), turn: t}
 	wl.steers = append(wl.steers, s)
@@ -269,6 +284,9 @@ func (wl *workload) steer(now time.Time, t *wTurn) {
 	in := wl.input(t.sess, "steer "+strconv.Itoa(wl.inputsSent))
 	wl.call(now, core.SteerInput{Turn: t.id, Input: in}, func(now time.Time, r core.APIResult) {
 		if r.Err != nil {
+			if errors.Is(r.Err, core.ErrInputLimit) {
+				wl.u.mark(check.MarkSteerInputLimit)
+			}
 			s.input = fmt.Sprintf("refused-%d", wl.inputsSent)
 			wl.record(s, wl.u.lt(now), check.InputRejected)
 			return

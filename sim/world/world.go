@@ -260,6 +260,8 @@ var checkNames = append([]string{
 	check.CheckStaleRevision, check.CheckCapability, check.CheckCapacity, check.CheckDurableFacts,
 	check.CheckUsageAdded, checkWire,
 	check.CheckPrepareConfiguration, check.CheckNativeHistory, check.CheckRefusalCode,
+	check.CheckDoneBeforeReceipt, check.CheckPublishedBeforeSettled, check.CheckHeartbeatSnapshot,
+	check.CheckShutdownReport, check.CheckReceiptBudget, check.CheckIdleEviction,
 }, check.TimingChecks()...)
 
 // checkWire names world-side failures: a machine produced a frame that

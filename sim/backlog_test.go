@@ -1,0 +1,57 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+)
+
+// backlogRun dials a->b (10 ms latency), applies faults and has a read its
+// backlog on the connection at each of at; it returns the readings.
+func backlogRun(t *testing.T, faults []Fault, at ...time.Duration) []string {
+	t.Helper()
+	var got []string
+	s := fixedNet(1)
+	s.Heal = 20 * time.Second
+	s.Faults = faults
+	opts := Options{Schedule: s, Setup: func(w *World) {
+		var conn ConnID
+		w.AddNode("a", func() Node {
+			return NodeFunc(func(now time.Time, ev Event) []Effect {
+				switch e := ev.(type) {
+				case Start:
+					out := []Effect{Dial{Peer: "b"}}
+					for i, d := range at {
+						out = append(out, SetTimer{TimerID(fmt.Sprint(i)), Epoch.Add(d)})
+					}
+					return out
+				case ConnOpened:
+					conn = e.Conn
+				case TimerFired:
+					b := w.Backlog("a", conn)
+					got = append(got, fmt.Sprintf("held=%v delay=%v", b.Held, b.Delay))
+				}
+				return nil
+			})
+		})
+		w.AddNode("b", func() Node { return NodeFunc(func(time.Time, Event) []Effect { return nil }) })
+	}}
+	if r := Run(1, opts); r.Failed() {
+		t.Fatal(r.Report())
+	}
+	return got
+}
+
+func TestBacklogShowsStallsAndSlowLinks(t *testing.T) {
+	ms := time.Millisecond
+	got := backlogRun(t, []Fault{
+		{At: 100 * ms, Kind: FaultStall, For: time.Second},                        // c1 a->b
+		{At: 2 * time.Second, Kind: FaultSlow, For: time.Second, Extra: 300 * ms}, // c1 a->b
+	}, 50*ms, 500*ms, 1500*ms, 2500*ms, 4*time.Second)
+	want := []string{"held=false delay=0s", "held=true delay=0s", "held=false delay=0s",
+		"held=false delay=300ms", "held=false delay=0s"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("backlog readings %q, want %q", got, want)
+	}
+}

@@ -1,0 +1,140 @@
+package check
+
+import (
+	"errors"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// CheckHeartbeatSnapshot names the capability snapshot rules of a
+// connection as seen on the wire: capabilities are unknown before the
+// first valid heartbeat, so Core sends no execution_prepare on a
+// connection before one arrived on it; an invalid heartbeat (a heartbeat
+// frame that does not decode, or one declaring a kind twice, a blank kind
+// or an incomplete capability set) clears the snapshot and closes the
+// transport, so Core closes that connection in the step that received it
+// and sends nothing on it afterwards. A new connection starts unknown
+// again: nothing carries over from the old snapshot.
+const CheckHeartbeatSnapshot = "heartbeat_snapshot"
+
+type heartbeatConn struct {
+	device     string
+	declared   bool  // a valid heartbeat reached Core on this connection
+	invalidAt  int64 // when an invalid heartbeat reached Core; -1: none
+	coreClosed bool  // Core closed the connection, or learned it closed
+}
+
+type heartbeatState struct {
+	conns map[uint64]*heartbeatConn
+	// awaitingClose lists connections that received an invalid heartbeat
+	// and were not closed yet, in arrival order.
+	awaitingClose []uint64
+}
+
+func (h *heartbeatState) init() { h.conns = map[uint64]*heartbeatConn{} }
+
+func (h *heartbeatState) conn(id uint64, device string) *heartbeatConn {
+	c := h.conns[id]
+	if c == nil {
+		c = &heartbeatConn{device: device, invalidAt: -1}
+		h.conns[id] = c
+	}
+	return c
+}
+
+// observeHeartbeats is the wire observer of CheckHeartbeatSnapshot.
+func (l *Ledger) observeHeartbeats(ev WireEvent) {
+	h := &l.heartbeat
+	l.checkClosedAfterInvalid(ev.At)
+	switch {
+	case ev.Kind == WireClosed && ev.To == coreNodeID:
+		if c := h.conns[ev.Conn]; c != nil {
+			c.coreClosed = true
+		}
+	case ev.Kind == WireDelivered && ev.To == coreNodeID && ev.From != coreNodeID:
+		if !isHeartbeat(ev) {
+			return
+		}
+		c := h.conn(ev.Conn, ev.From)
+		if heartbeatValid(ev) {
+			if c.invalidAt < 0 {
+				c.declared = true
+			}
+			return
+		}
+		c.declared = false
+		if c.invalidAt < 0 {
+			c.invalidAt = ev.At
+			h.awaitingClose = append(h.awaitingClose, ev.Conn)
+		}
+	case ev.Kind == WireSent && ev.From == coreNodeID && len(ev.Raw) > 0:
+		l.checkCoreSend(ev)
+	}
+}
+
+func (l *Ledger) checkCoreSend(ev WireEvent) {
+	c := l.heartbeat.conns[ev.Conn]
+	switch {
+	case c != nil && c.invalidAt >= 0:
+		l.violate(ev.At, CheckHeartbeatSnapshot, "Core sent %s to %s on conn %s after an invalid heartbeat at %s",
+			wireType(ev), c.device, connKey(ev.Conn), vtime(c.invalidAt))
+	case !ev.HasFrame():
+	default:
+		if _, ok := ev.Frame.Payload.(wire.ExecutionPrepare); ok && (c == nil || !c.declared) {
+			l.violate(ev.At, CheckHeartbeatSnapshot, "Core sent execution_prepare %s to %s on conn %s before any valid heartbeat on it",
+				ev.Frame.ID, ev.To, connKey(ev.Conn))
+		}
+	}
+}
+
+// checkClosedAfterInvalid: once virtual time moved past an invalid
+// heartbeat's arrival, Core must have closed that connection.
+func (l *Ledger) checkClosedAfterInvalid(now int64) {
+	h := &l.heartbeat
+	kept := h.awaitingClose[:0]
+	for _, id := range h.awaitingClose {
+		c := h.conns[id]
+		switch {
+		case c.coreClosed:
+		case now > c.invalidAt:
+			l.violate(now, CheckHeartbeatSnapshot, "Core kept conn %s of %s open after an invalid heartbeat at %s",
+				connKey(id), c.device, vtime(c.invalidAt))
+		default:
+			kept = append(kept, id)
+		}
+	}
+	h.awaitingClose = kept
+}
+
+func isHeartbeat(ev WireEvent) bool {
+	if ev.HasFrame() {
+		_, ok := ev.Frame.Payload.(wire.Heartbeat)
+		return ok
+	}
+	var de *wire.DecodeError
+	return errors.As(ev.DecodeErr, &de) && de.Type == wire.TypeHeartbeat
+}
+
+// heartbeatValid: the frame decoded, and its declaration names each kind
+// once, none blank, each with a complete capability set.
+func heartbeatValid(ev WireEvent) bool {
+	if !ev.HasFrame() {
+		return false
+	}
+	hb := ev.Frame.Payload.(wire.Heartbeat)
+	seen := map[string]bool{}
+	for _, k := range hb.SupportedAgentKinds {
+		if k.Kind == "" || seen[k.Kind] || k.Capabilities.Validate() != nil {
+			return false
+		}
+		seen[k.Kind] = true
+	}
+	return true
+}
+
+func wireType(ev WireEvent) string {
+	if ev.HasFrame() && ev.Frame.Payload != nil {
+		return ev.Frame.Payload.MessageType()
+	}
+	return "an undecodable frame"
+}

@@ -1,0 +1,233 @@
+package check
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// CheckIdleEviction names the eviction rule: when a prepare finds the
+// executor table full, the daemon closes the idle executor that has been
+// idle longest (ties: the one created first) to make room, and refuses the
+// prepare with preparation_capacity (daemon/doc.go; the seeds leave the
+// order to the Runtime's resource policy, and this is the rule the
+// Runtime documents).
+//
+// The checker follows every executor of a device from the wire and the
+// Harness's ground truth, never from the daemon's own view: reserved by an
+// admission (a preparing, ready or starting status naming it), busy with
+// the Run its started status names, idle from the instant the daemon
+// published the end of its use (the admission's released, expired or
+// failed status; the Run's done; the retirement of the admission's
+// connection), closing from the Harness's first close request. A close the
+// Harness receives in the step that delivered an execution_prepare to the
+// device is that eviction. It is judged only when every executor of the
+// device has a known state (an executor whose Turn ended with its
+// connection becomes idle at an instant the wire does not show, and
+// disables the judgement until it closes).
+const CheckIdleEviction = "idle_eviction"
+
+type evictPhase uint8
+
+const (
+	evictReserved evictPhase = iota + 1
+	evictBusy
+	evictIdle
+	evictClosing
+	evictUnknown
+)
+
+type evictExec struct {
+	created   bool
+	phase     evictPhase
+	idleSince int64
+	conn      uint64 // connection of the admission that reserved it
+	live      bool   // that admission is live (preparing, ready, starting)
+	run       string // the Run it is busy with
+}
+
+type evictionState struct {
+	execs map[string]*evictExec // device\x00executor
+	// prepareAt is when an execution_prepare was last delivered to a
+	// device, while no other frame reached it since (-1: none).
+	prepareAt map[string]int64
+}
+
+func (e *evictionState) init() {
+	e.execs = map[string]*evictExec{}
+	e.prepareAt = map[string]int64{}
+}
+
+func (e *evictionState) exec(device, id string) *evictExec {
+	k := pairKey(device, id)
+	x := e.execs[k]
+	if x == nil {
+		x = &evictExec{phase: evictReserved}
+		e.execs[k] = x
+	}
+	return x
+}
+
+// observeEviction is the wire observer of CheckIdleEviction.
+func (l *Ledger) observeEviction(ev WireEvent) {
+	e := &l.eviction
+	switch {
+	case ev.Kind == WireOpened && ev.To != coreNodeID:
+		l.retireConns(ev.At, ev.To, ev.Conn) // a newer connection replaces the others
+	case ev.Kind == WireClosed && ev.To != coreNodeID:
+		l.retireOne(ev.At, ev.To, ev.Conn)
+	case ev.Kind == WireDelivered && ev.To != coreNodeID:
+		e.prepareAt[ev.To] = -1
+		if ev.HasFrame() {
+			if _, ok := ev.Frame.Payload.(wire.ExecutionPrepare); ok {
+				e.prepareAt[ev.To] = ev.At
+			}
+		}
+	case ev.Kind == WireSent && ev.From != coreNodeID && ev.HasFrame():
+		switch p := ev.Frame.Payload.(type) {
+		case wire.PreparationStatus:
+			l.evictionStatus(ev.At, ev.From, ev.Conn, p)
+		case wire.Done:
+			for _, k := range sortedKeys(e.execs) {
+				if x := e.execs[k]; strings.HasPrefix(k, ev.From+"\x00") && x.phase == evictBusy && x.run == ev.Frame.ID {
+					x.phase, x.idleSince = evictIdle, ev.At
+				}
+			}
+		}
+	}
+}
+
+func (l *Ledger) evictionStatus(at int64, device string, conn uint64, p wire.PreparationStatus) {
+	if p.ExecutorID == "" || p.State == wire.StateRejected {
+		return
+	}
+	x := l.eviction.exec(device, p.ExecutorID)
+	if x.phase == evictClosing {
+		return
+	}
+	switch p.State {
+	case wire.StatePreparing, wire.StateReady, wire.StateStarting:
+		if x.phase != evictUnknown {
+			x.phase, x.conn, x.live = evictReserved, conn, true
+		}
+	case wire.StateStarted:
+		x.live = false
+		if x.phase != evictUnknown {
+			x.phase, x.run = evictBusy, p.RunID
+		}
+	default: // released, expired, failed: the admission ended unstarted
+		x.live = false
+		if x.phase == evictReserved && x.created {
+			x.phase, x.idleSince = evictIdle, at
+		}
+	}
+}
+
+// retireConns retires every connection of device but keep.
+func (l *Ledger) retireConns(at int64, device string, keep uint64) {
+	for _, k := range sortedKeys(l.eviction.execs) {
+		if x := l.eviction.execs[k]; strings.HasPrefix(k, device+"\x00") && x.conn != keep {
+			l.retireExec(at, x)
+		}
+	}
+}
+
+func (l *Ledger) retireOne(at int64, device string, conn uint64) {
+	for _, k := range sortedKeys(l.eviction.execs) {
+		if x := l.eviction.execs[k]; strings.HasPrefix(k, device+"\x00") && x.conn == conn {
+			l.retireExec(at, x)
+		}
+	}
+}
+
+// retireExec: the admission's connection is gone. A reserved, prepared
+// executor is parked idle at once; a busy one when its Turn settles, at an
+// instant the wire does not show.
+func (l *Ledger) retireExec(at int64, x *evictExec) {
+	switch {
+	case x.phase == evictReserved && x.created:
+		x.phase, x.idleSince = evictIdle, at
+	case x.phase == evictBusy:
+		x.phase = evictUnknown
+	}
+	x.conn, x.live = 0, false
+}
+
+// evictionCreated: the Harness finished preparing an executor; it is idle
+// at once when its admission already ended.
+func (l *Ledger) evictionCreated(at int64, device, id string) {
+	k := pairKey(device, id)
+	x := l.eviction.execs[k]
+	if x == nil || x.created {
+		// unknown to the wire so far, or an ID reused while still known:
+		// its state cannot be told
+		l.eviction.execs[k] = &evictExec{created: true, phase: evictUnknown}
+		return
+	}
+	x.created = true
+	if !x.live && x.phase == evictReserved {
+		x.phase, x.idleSince = evictIdle, at
+	}
+}
+
+// evictionRetired: the settlement retired the executor; only its close
+// may follow.
+func (l *Ledger) evictionRetired(device, id string) {
+	if x := l.eviction.execs[pairKey(device, id)]; x != nil {
+		x.phase = evictClosing
+	}
+}
+
+// CloseRequested records the Harness receiving a close request for an
+// executor (before its outcome is known). In the step that delivered an
+// execution_prepare to the device, it is the eviction the prepare caused.
+func (l *Ledger) CloseRequested(at int64, device, executor string) {
+	x := l.eviction.execs[pairKey(device, executor)]
+	if x == nil {
+		return
+	}
+	if l.eviction.prepareAt[device] == at && x.phase == evictIdle {
+		l.judgeEviction(at, device, executor, x)
+	}
+	x.phase = evictClosing
+}
+
+func (l *Ledger) judgeEviction(at int64, device, id string, x *evictExec) {
+	var older string
+	for _, k := range sortedKeys(l.eviction.execs) {
+		if !strings.HasPrefix(k, device+"\x00") {
+			continue
+		}
+		y, yid := l.eviction.execs[k], k[len(device)+1:]
+		switch {
+		case y.phase == evictUnknown:
+			return // not judged: an idle instant the wire does not show
+		case yid == id || y.phase != evictIdle:
+		case y.idleSince < x.idleSince || y.idleSince == x.idleSince && executorSeq(yid) < executorSeq(id):
+			if older == "" || y.idleSince < l.eviction.execs[pairKey(device, older)].idleSince {
+				older = yid
+			}
+		}
+	}
+	l.reach(MarkIdleEvictionJudged)
+	if older != "" {
+		l.violate(at, CheckIdleEviction, "%s evicted executor %s (idle since %s) while executor %s was idle longer (since %s)",
+			device, id, vtime(x.idleSince), older, vtime(l.eviction.execs[pairKey(device, older)].idleSince))
+	}
+}
+
+func (l *Ledger) evictionGone(device, executor string) {
+	delete(l.eviction.execs, pairKey(device, executor))
+}
+
+// executorSeq is the creation number in an executor ID ("ex-12" → 12);
+// IDs without one sort first.
+func executorSeq(id string) int {
+	i := strings.LastIndexByte(id, '-')
+	n, err := strconv.Atoi(id[i+1:])
+	if err != nil {
+		return -1
+	}
+	return n
+}

@@ -1,0 +1,164 @@
+package check
+
+import (
+	"time"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// Limit marks seen from the wire (and, for executor capacity, from the
+// Harness's ground truth): they record that a seed drove a machine to one
+// of the documented limits. They judge nothing.
+
+// admissionRecordsMax is the Runtime's admission records per connection
+// (64, wire-reference §6.1); the 65th grant on one connection evicts one.
+const admissionRecordsMax = 64
+
+// writtenWaitNS is Core's wait for `written` from the start of an active
+// input's delivery (30 s), after which the input's outcome is unknown.
+const writtenWaitNS = int64(30 * time.Second)
+
+type lastSteer struct {
+	input  string
+	sentAt int64
+	acked  bool // a receipt other than outcome_unknown reached Core within the written wait
+	// unknownAt is when an outcome_unknown receipt reached Core (0: none).
+	unknownAt int64
+}
+
+// becameUnknown is when the input's outcome became unknown at Core: an
+// outcome_unknown receipt, or the written wait passing without a receipt;
+// ok is false while it is not (yet) unknown at instant at.
+func (s *lastSteer) becameUnknown(at int64) (int64, bool) {
+	switch {
+	case s.unknownAt != 0 && s.unknownAt <= at:
+		return s.unknownAt, true
+	case !s.acked && s.unknownAt == 0 && s.sentAt+writtenWaitNS <= at:
+		return s.sentAt + writtenWaitNS, true
+	}
+	return 0, false
+}
+
+// markSteerAfterUnknown marks a workload steer call on turn made after an
+// earlier input of one of its runs became unknown at Core.
+func (l *Ledger) markSteerAfterUnknown(call int64, turn string) {
+	t := l.core.turns[turn]
+	if t == nil {
+		return
+	}
+	for _, run := range t.runs {
+		if at, ok := l.limitMarks.firstUnknown[run]; ok && at <= call {
+			l.reach(MarkSteerAfterUnknown)
+			return
+		}
+		if s := l.limitMarks.steers[run]; s != nil {
+			if _, ok := s.becameUnknown(call); ok {
+				l.reach(MarkSteerAfterUnknown)
+				return
+			}
+		}
+	}
+}
+
+type limitMarks struct {
+	grants map[uint64]int        // conn → admissions granted on it
+	steers map[string]*lastSteer // run → the last input Core delivered
+	// firstUnknown is when an input of the run first became unknown at Core.
+	firstUnknown map[string]int64
+	declared     map[string]bool // device\x00kind → availability last declared
+}
+
+func (m *limitMarks) init() {
+	m.grants = map[uint64]int{}
+	m.steers = map[string]*lastSteer{}
+	m.firstUnknown = map[string]int64{}
+	m.declared = map[string]bool{}
+}
+
+// observeLimits is the wire observer of the limit marks.
+func (l *Ledger) observeLimits(ev WireEvent) {
+	if !ev.HasFrame() {
+		return
+	}
+	m := &l.limitMarks
+	switch p := ev.Frame.Payload.(type) {
+	case wire.PreparationStatus:
+		if ev.Kind != WireSent || ev.From == coreNodeID {
+			return
+		}
+		if p.Revision == 1 && p.Handle != "" {
+			if m.grants[ev.Conn]++; m.grants[ev.Conn] == admissionRecordsMax+1 {
+				l.reach(MarkAdmissionRecordsFull)
+			}
+		}
+		if p.State == wire.StateRejected && p.ErrorCode == "preparation_capacity" {
+			if lim, ok := l.limits[ev.From]; ok && l.harness.liveExecutors(ev.From) >= lim.ExecutorsMax {
+				l.reach(MarkCapacityFullOfExecutors)
+			}
+		}
+	case wire.PromptSteer:
+		if ev.Kind == WireSent && ev.From == coreNodeID {
+			if prev := m.steers[ev.Frame.ID]; prev != nil && prev.input != p.InputID {
+				m.noteUnknown(ev.Frame.ID, prev, ev.At)
+			}
+			if prev := m.steers[ev.Frame.ID]; prev == nil || prev.input != p.InputID {
+				m.steers[ev.Frame.ID] = &lastSteer{input: p.InputID, sentAt: ev.At}
+			}
+		}
+	case wire.PromptSteerAck:
+		// A receipt within the written wait settles the input, unless it
+		// says its outcome is unknown.
+		if s := m.steers[ev.Frame.ID]; ev.Kind == WireDelivered && ev.To == coreNodeID && s != nil &&
+			s.input == p.InputID && ev.At-s.sentAt < writtenWaitNS {
+			if p.ErrorCode == "outcome_unknown" {
+				s.unknownAt = ev.At
+				m.noteUnknown(ev.Frame.ID, s, ev.At)
+			} else if s.unknownAt == 0 {
+				s.acked = true
+			}
+		}
+	case wire.Heartbeat:
+		if ev.Kind == WireDelivered && ev.To == coreNodeID {
+			l.markAvailability(ev.From, p)
+		}
+	}
+}
+
+func (l *Ledger) markAvailability(device string, hb wire.Heartbeat) {
+	m := &l.limitMarks
+	for _, k := range hb.SupportedAgentKinds {
+		key := pairKey(device, k.Kind)
+		if prev, ok := m.declared[key]; ok && prev != k.Available {
+			l.reach(MarkKindAvailabilityChanged)
+		}
+		m.declared[key] = k.Available
+	}
+}
+
+// reach records a mark found by an observer of the ledger itself and hands
+// it to OnReach (the world's kernel mark counts).
+func (l *Ledger) reach(m Mark) {
+	l.Mark(m)
+	if l.OnReach != nil {
+		l.OnReach(m)
+	}
+}
+
+// noteUnknown keeps the first instant an input of run became unknown.
+func (m *limitMarks) noteUnknown(run string, s *lastSteer, now int64) {
+	at, ok := s.becameUnknown(now)
+	if !ok {
+		return
+	}
+	if first, seen := m.firstUnknown[run]; !seen || at < first {
+		m.firstUnknown[run] = at
+	}
+}
+
+// noteRunUnknown keeps the first instant Core recorded an input of run
+// unknown.
+func (m *limitMarks) noteRunUnknown(run string, at int64) {
+	if first, seen := m.firstUnknown[run]; !seen || at < first {
+		m.firstUnknown[run] = at
+	}
+}

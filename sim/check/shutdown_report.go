@@ -1,0 +1,46 @@
+package check
+
+import (
+	"fmt"
+	"strings"
+)
+
+// CheckShutdownReport names the shutdown report rule: a daemon's report
+// may claim completeness only when nothing is owned any more, so a report
+// with Complete set while the device's Harness still holds an executor
+// not confirmed closed (a close pending or failed) or a native Turn not
+// settled is a false claim.
+const CheckShutdownReport = "shutdown_report"
+
+// ShutdownReported records a daemon's shutdown report: whether it claims
+// completeness and how many resources it lists as still owned.
+func (l *Ledger) ShutdownReported(at int64, device string, complete bool, owned int) {
+	if complete && owned > 0 {
+		l.violate(at, CheckShutdownReport, "%s reported shutdown complete while listing %d owned resources", device, owned)
+		return
+	}
+	if !complete {
+		return
+	}
+	if open := l.harness.openOn(device); len(open) > 0 {
+		l.violate(at, CheckShutdownReport, "%s reported shutdown complete while its Harness still holds %s",
+			device, strings.Join(open, ", "))
+	}
+}
+
+// openOn lists what the Harness of device still holds, sorted: executors
+// not confirmed closed and native Turns not settled.
+func (h *harnessState) openOn(device string) []string {
+	var out []string
+	for _, k := range sortedKeys(h.executors) {
+		if e := h.executors[k]; e.device == device && !e.closed {
+			out = append(out, fmt.Sprintf("executor %s", k[len(device)+1:]))
+		}
+	}
+	for _, run := range sortedKeys(h.turns) {
+		if t := h.turns[run]; t.device == device && t.settled == "" {
+			out = append(out, fmt.Sprintf("the native turn of run %s", run))
+		}
+	}
+	return out
+}

@@ -1,0 +1,124 @@
+package check
+
+import "github.com/turnstile-sim/turnstile/wire"
+
+// Teardown order checks. A Runtime publishes a Turn's done, and an applied
+// cancel receipt, only at the end of its teardown:
+//
+//   - done only after the receipt send of the input being processed has
+//     ended: every prompt_steer the daemon received for the Run on that
+//     connection has had a prompt_steer_ack sent for it first;
+//   - done and applied=true only after the native Turn settled (Harness
+//     truth) and, when the settlement retired its executor
+//     (Reusable=false), after the Harness confirmed that executor's close.
+const (
+	CheckDoneBeforeReceipt      = "done_before_receipt"
+	CheckPublishedBeforeSettled = "published_before_settlement"
+)
+
+type teardownState struct {
+	// unanswered holds steers a daemon received and has not answered yet:
+	// conn\x00run → input IDs in arrival order.
+	unanswered map[string][]string
+	// retired maps a Run to the executor its settlement retired
+	// (device\x00executor).
+	retired map[string]string
+}
+
+func (t *teardownState) init() {
+	t.unanswered = map[string][]string{}
+	t.retired = map[string]string{}
+}
+
+// ExecutorRetired records the Harness answering the settlement of run's
+// Turn with Reusable=false: executor may only be closed from now on, and
+// the daemon must see the close confirmed before it publishes the Turn's
+// end.
+func (l *Ledger) ExecutorRetired(at int64, device, run, executor string) {
+	l.teardown.retired[run] = pairKey(device, executor)
+	l.evictionRetired(device, executor)
+}
+
+// observeTeardown is the wire observer of both teardown checks.
+func (l *Ledger) observeTeardown(ev WireEvent) {
+	if !ev.HasFrame() {
+		if ev.Kind == WireClosed && ev.From == ev.To && ev.To != coreNodeID {
+			l.forgetConn(ev.Conn)
+		}
+		return
+	}
+	conn := connKey(ev.Conn)
+	switch p := ev.Frame.Payload.(type) {
+	case wire.PromptSteer:
+		if ev.Kind == WireDelivered && ev.To != coreNodeID && p.InputID != "" {
+			k := pairKey(conn, ev.Frame.ID)
+			l.teardown.unanswered[k] = append(l.teardown.unanswered[k], p.InputID)
+		}
+	case wire.PromptSteerAck:
+		if ev.Kind == WireSent && ev.From != coreNodeID {
+			l.answered(pairKey(conn, ev.Frame.ID), p.InputID)
+		}
+	case wire.Done:
+		if ev.Kind == WireSent && ev.From != coreNodeID {
+			l.checkDoneAfterReceipts(ev.At, ev.From, conn, ev.Frame.ID)
+			l.checkAfterSettlement(ev.At, ev.From, ev.Frame.ID, "done")
+		}
+	case wire.InteractionDecisionAck:
+		if ev.Kind == WireSent && ev.From != coreNodeID && p.Applied {
+			l.checkAfterSettlement(ev.At, ev.From, ev.Frame.ID, "an applied cancel receipt")
+		}
+	}
+}
+
+func (l *Ledger) answered(k, input string) {
+	ins := l.teardown.unanswered[k]
+	for i, id := range ins {
+		if id == input {
+			ins = append(ins[:i:i], ins[i+1:]...)
+			break
+		}
+	}
+	if len(ins) == 0 {
+		delete(l.teardown.unanswered, k)
+		return
+	}
+	l.teardown.unanswered[k] = ins
+}
+
+// forgetConn drops the steers of a connection its daemon closed: nothing
+// more is sent on it.
+func (l *Ledger) forgetConn(conn uint64) {
+	prefix := connKey(conn) + "\x00"
+	for _, k := range sortedKeys(l.teardown.unanswered) {
+		if len(k) > len(prefix) && k[:len(prefix)] == prefix {
+			delete(l.teardown.unanswered, k)
+		}
+	}
+}
+
+func (l *Ledger) checkDoneAfterReceipts(at int64, device, conn, run string) {
+	k := pairKey(conn, run)
+	if ins := l.teardown.unanswered[k]; len(ins) > 0 {
+		l.violate(at, CheckDoneBeforeReceipt, "%s sent done for run %s on conn %s before any receipt for input %s it received",
+			device, run, conn, ins[0])
+		delete(l.teardown.unanswered, k)
+	}
+}
+
+func (l *Ledger) checkAfterSettlement(at int64, device, run, what string) {
+	t := l.harness.turns[run]
+	if t == nil {
+		return // no native Turn: fabricated_terminal judges it
+	}
+	if t.settled == "" {
+		l.violate(at, CheckPublishedBeforeSettled, "%s sent %s for run %s before the Harness settled its native turn",
+			device, what, run)
+		return
+	}
+	if k := l.teardown.retired[run]; k != "" {
+		if e := l.harness.executors[k]; e != nil && !e.closed {
+			l.violate(at, CheckPublishedBeforeSettled, "%s sent %s for run %s before the Harness confirmed the close of executor %s its settlement retired",
+				device, what, run, k[len(device)+1:])
+		}
+	}
+}

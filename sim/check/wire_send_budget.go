@@ -1,0 +1,128 @@
+package check
+
+import "github.com/turnstile-sim/turnstile/wire"
+
+// CheckReceiptBudget names the receipt send budget rule: each receipt or
+// status send of a daemon (prompt_steer_ack, interaction_decision_ack,
+// preparation_status) has its own budget (5 s by default, the device's
+// declared ReceiptSendBudget). A send that cannot complete within it
+// closes the transport. Seen from the wire: a receipt the daemon sent at t
+// on a connection of one-way latency L and that reaches Core only after
+// t+L+budget was stuck behind a stalled or slow link for longer than its
+// budget, so the daemon must have closed that connection by t+budget.
+const CheckReceiptBudget = "receipt_send_budget"
+
+type budgetFrame struct {
+	conn   uint64
+	device string
+	sentAt int64
+	what   string
+}
+
+type budgetConn struct {
+	dialeeOpen, dialerOpen int64 // when each end learned it open (0: not yet)
+	daemonClosedAt         int64 // when the daemon closed its end (0: open)
+}
+
+type budgetState struct {
+	conns map[uint64]*budgetConn
+	// inFlight are budgeted frames sent and neither delivered nor lost,
+	// keyed by the identity of their bytes (the network hands the same
+	// slice to every event of one frame). Looked up, never ranged.
+	inFlight map[*byte]budgetFrame
+}
+
+func (b *budgetState) init() {
+	b.conns = map[uint64]*budgetConn{}
+	b.inFlight = map[*byte]budgetFrame{}
+}
+
+func (b *budgetState) conn(id uint64) *budgetConn {
+	c := b.conns[id]
+	if c == nil {
+		c = &budgetConn{}
+		b.conns[id] = c
+	}
+	return c
+}
+
+// latency is the connection's one-way latency, from the instants its two
+// ends learned it open (the dialee one latency after the dial, the dialer
+// two); -1 when not known.
+func (c *budgetConn) latency() int64 {
+	if c.dialeeOpen == 0 || c.dialerOpen == 0 || c.dialerOpen < c.dialeeOpen {
+		return -1
+	}
+	return c.dialerOpen - c.dialeeOpen
+}
+
+// observeSendBudget is the wire observer of CheckReceiptBudget.
+func (l *Ledger) observeSendBudget(ev WireEvent) {
+	b := &l.budget
+	switch ev.Kind {
+	case WireOpened:
+		c := b.conn(ev.Conn)
+		if ev.To == coreNodeID {
+			c.dialeeOpen = ev.At
+		} else {
+			c.dialerOpen = ev.At
+		}
+	case WireClosed:
+		if ev.From == ev.To && ev.To != coreNodeID {
+			if c := b.conn(ev.Conn); c.daemonClosedAt == 0 {
+				c.daemonClosedAt = ev.At
+			}
+		}
+	case WireSent:
+		if ev.From != coreNodeID && ev.To == coreNodeID && len(ev.Raw) > 0 {
+			if what := budgetedReceipt(ev); what != "" {
+				b.inFlight[&ev.Raw[0]] = budgetFrame{conn: ev.Conn, device: ev.From, sentAt: ev.At, what: what}
+			}
+		}
+	case WireLost:
+		if len(ev.Raw) > 0 {
+			delete(b.inFlight, &ev.Raw[0])
+		}
+	case WireDelivered:
+		if len(ev.Raw) > 0 {
+			l.checkBudgetDelivery(ev)
+		}
+	}
+}
+
+func (l *Ledger) checkBudgetDelivery(ev WireEvent) {
+	b := &l.budget
+	key := &ev.Raw[0]
+	f, ok := b.inFlight[key]
+	if !ok {
+		return
+	}
+	delete(b.inFlight, key)
+	lim, ok := l.limits[f.device]
+	c := b.conn(f.conn)
+	lat := c.latency()
+	if !ok || lim.ReceiptSendBudget <= 0 || lat < 0 {
+		return
+	}
+	deadline := f.sentAt + int64(lim.ReceiptSendBudget)
+	if ev.At <= deadline+lat {
+		return
+	}
+	if c.daemonClosedAt != 0 && c.daemonClosedAt <= deadline {
+		return
+	}
+	l.violate(ev.At, CheckReceiptBudget, "%s sent %s on conn %s at %s; it reached Core at %s, past its %s budget plus the %s latency, and the daemon kept the connection open past %s",
+		f.device, f.what, connKey(f.conn), vtime(f.sentAt), vtime(ev.At), lim.ReceiptSendBudget, vtime(lat), vtime(deadline))
+}
+
+// budgetedReceipt names a frame that carries the receipt send budget, or "".
+func budgetedReceipt(ev WireEvent) string {
+	if !ev.HasFrame() {
+		return ""
+	}
+	switch ev.Frame.Payload.(type) {
+	case wire.PromptSteerAck, wire.InteractionDecisionAck, wire.PreparationStatus:
+		return ev.Frame.Payload.MessageType() + " " + ev.Frame.ID
+	}
+	return ""
+}
