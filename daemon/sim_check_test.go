@@ -326,8 +326,8 @@ func suiteOptions(out **suiteWorld) sim.Options { return suiteOptionsWith(out, s
 // (planted-bug tests switch a bug on).
 func suiteOptionsWith(out **suiteWorld, cfg daemon.Config) sim.Options {
 	return sim.Options{
-		Workload:        8,
-		Swarm:           sim.SwarmConfig{HealMin: 5 * time.Second, HealMax: 20 * time.Second},
+		Workload: 8,
+		Swarm:    sim.SwarmConfig{HealMin: 5 * time.Second, HealMax: 20 * time.Second},
 		// the Harness may draw a 290–320 s preparation (harness.DrawConfig),
 		// which a shutdown after heal must wait out
 		LivenessTimeout: 10 * time.Minute,

@@ -96,7 +96,9 @@ var (
 func untimed(vs []Violation) []Violation { return without(vs, timingChecks) }
 
 // framesOnly drops the timing and teardown families' violations.
-func framesOnly(vs []Violation) []Violation { return without(without(vs, timingChecks), teardownChecks) }
+func framesOnly(vs []Violation) []Violation {
+	return without(without(vs, timingChecks), teardownChecks)
+}
 
 // timedOnly keeps the timing checks' violations.
 func timedOnly(vs []Violation) []Violation {
