@@ -284,4 +284,3 @@ func (r *Runner) call() core.CallID {
 	r.calls++
 	return core.CallID("call-" + strconv.Itoa(r.calls))
 }
-

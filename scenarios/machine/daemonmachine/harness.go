@@ -13,13 +13,13 @@ import (
 // unless a harness step armed a fault for it; Turns run until a settle
 // step settles them.
 type harness struct {
-	armed    map[string]int
-	turns    []daemon.TurnID // native Turns in start order
-	settled  map[daemon.TurnID]*daemon.SettleResult
-	waits    map[daemon.TurnID]daemon.CallID // held settlement waits
-	held     []daemon.NativeCall             // calls that hang
-	apply    []daemon.NativeInputApplied     // written inputs held before consumption
-	late     map[daemon.TurnID]bool          // a native event follows settlement
+	armed   map[string]int
+	turns   []daemon.TurnID // native Turns in start order
+	settled map[daemon.TurnID]*daemon.SettleResult
+	waits   map[daemon.TurnID]daemon.CallID // held settlement waits
+	held    []daemon.NativeCall             // calls that hang
+	apply   []daemon.NativeInputApplied     // written inputs held before consumption
+	late    map[daemon.TurnID]bool          // a native event follows settlement
 }
 
 func newHarness() *harness {

@@ -9,8 +9,8 @@ package daemonmachine
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/turnstile-sim/turnstile/daemon"
@@ -36,9 +36,9 @@ type Runner struct {
 	queue   []daemon.Event
 	// beatsFired counts heartbeat timer fires during an advance.
 	beatsFired int
-	out     []string
-	errs    []error
-	pos     string
+	out        []string
+	errs       []error
+	pos        string
 }
 
 // New returns a runner for sc. The machine declares what the scenario's
