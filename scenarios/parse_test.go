@@ -56,6 +56,9 @@ func TestParseErrors(t *testing.T) {
 		{"include missing", "include nowhere\n----\n", "1", `include "nowhere"`},
 		{"include nested", "include outer\n----\n", "include/outer.txt:1", "include inside an included file"},
 		{"include args", "include a b\n----\n", "1", "one name"},
+		{"only side", "only gateway\nwhy\n----\n", "1", `side "gateway"`},
+		{"only reason", "only core\n----\n", "1", "reason as input"},
+		{"only late", "connect\n----\n\nonly core\nwhy\n----\n", "4", "first directive"},
 		{"error in include", "include broken\n----\n", "include/broken.txt:5", "unknown directive"},
 	}
 	inc := includes(map[string]string{"outer": "include inner\n----\n", "broken": "connect\n----\nwhatever\n\nnope\n----\n"})

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cockroachdb/datadriven"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -47,16 +48,19 @@ const (
 	KindRuntimeOwned   Kind = "runtime-owned"   // assertion on Runtime-owned resources
 	KindVersionRefused Kind = "version-refused" // the upgrade with a version is refused
 	KindInclude        Kind = "include"         // the steps of testdata/include/<name>.txt
+	KindOnly           Kind = "only"            // only <side>: the other side's runners skip the scenario
 )
 
 // Harness actions of the controlled adapter.
 var HarnessActions = []string{
 	"fail-setup",      // the next native Executor setup fails
+	"hang-setup",      // the next native Executor setup answers only at release
 	"fail-start",      // the next native start fails before a Turn exists
 	"hang-cancel",     // the next native cancel request never answers
 	"hang-settle",     // the next settlement wait never answers
 	"uncertain-write", // the next durable write has an unknown outcome
 	"hang-write",      // the next durable write never answers
+	"release",         // every hanging native call answers now, successfully
 	"hold-apply",      // the next written input is not consumed until apply
 	"apply",           // the held input is consumed now
 	"close-failure",   // the next executor close fails (a retry succeeds)
@@ -72,7 +76,11 @@ type Frame struct {
 	Type    string
 	ID      string // may hold placeholders
 	Payload string // JSON text, may hold placeholders; empty for bodyless types
-	Invalid bool   // the frame is meant not to decode
+	Invalid bool   // the frame is meant not to decode (implies Rogue)
+	// Rogue: a misbehaving peer sends it. A correct implementation of
+	// that side never does, so its own runner does not assert it; the
+	// other side's runner delivers it.
+	Rogue bool
 }
 
 // Step is one parsed directive.
@@ -132,6 +140,11 @@ func Parse(path, text string, include func(name string) ([]byte, error)) (*Scena
 	steps, err := parseText(path, text, include, false)
 	if err != nil {
 		return nil, err
+	}
+	for i, st := range steps {
+		if st.Kind == KindOnly && i != 0 {
+			return nil, &Error{Pos: st.Pos, Msg: "only must be the first directive"}
+		}
 	}
 	sc := &Scenario{Name: strings.TrimSuffix(filepath.Base(path), ".txt"), Path: path, Steps: steps, Owners: map[string]Side{}}
 	if err := sc.assignOwners(steps); err != nil {
@@ -278,7 +291,7 @@ func parseDirective(d directive) (Step, error) {
 	case string(KindAPI):
 		st.Action, st.Args, err = parseAPI(d)
 	case string(KindCoreState):
-		st.Args, err = parseAssert(d, "turn", "turn", "state", "cursor", "code", "engine_code", "engine_status", "content", "attempt", "inputs")
+		st.Args, err = parseAssert(d, "turn", "turn", "state", "cursor", "code", "engine_code", "engine_status", "content", "attempt", "inputs", "usage")
 	case string(KindRuntimeOwned):
 		st.Args, err = parseAssert(d, "", "executors", "turns", "calls", "idle", "closing", "records")
 		if err == nil {
@@ -291,6 +304,17 @@ func parseDirective(d directive) (Step, error) {
 		if err == nil && st.Args["version"] == "" {
 			err = d.errf("version-refused: missing version=")
 		}
+	case string(KindOnly):
+		var side string
+		side, err = d.positional(0, "side")
+		switch {
+		case err != nil:
+		case side != string(Core) && side != string(Runtime):
+			err = d.errf("only: side %q: want core or runtime", side)
+		case len(d.args) != 1 || d.input == "":
+			err = d.errf("only takes one side and the reason as input")
+		}
+		st.Side, st.Input = Side(side), d.input
 	case string(KindInclude):
 		st.Action, err = d.positional(0, "include name")
 		if err == nil && (len(d.args) != 1 || d.noInput() != nil) {
@@ -338,9 +362,16 @@ func parseFrame(d directive) (*Frame, error) {
 		return nil, d.errf("%s: unknown frame type %q", d.cmd, typ)
 	}
 	f := &Frame{Type: typ, Payload: d.input}
-	rest := d.args[1:]
-	if len(rest) > 0 && rest[len(rest)-1].Key == "invalid" && len(rest[len(rest)-1].Vals) == 0 {
-		f.Invalid, rest = true, rest[:len(rest)-1]
+	var rest []datadriven.CmdArg
+	for _, a := range d.args[1:] {
+		switch {
+		case a.Key == "invalid" && len(a.Vals) == 0:
+			f.Invalid, f.Rogue = true, true
+		case a.Key == "rogue" && len(a.Vals) == 0:
+			f.Rogue = true
+		default:
+			rest = append(rest, a)
+		}
 	}
 	sub := d
 	sub.args = rest

@@ -105,9 +105,10 @@ func (r *Runner) coreState(args map[string]string) {
 		"state": string(v.State), "cursor": strconv.Itoa(v.InputCursor), "code": v.ErrorCode,
 		"engine_code": v.EngineErrorCode, "engine_status": strconv.Itoa(v.EngineHTTPStatus),
 		"content": v.Content, "attempt": strconv.Itoa(v.Attempt), "inputs": inputs,
+		"usage": usageText(v.Usage),
 	}
 	line := "core-state turn=" + id
-	for _, k := range []string{"state", "cursor", "code", "engine_code", "engine_status", "content", "attempt", "inputs"} {
+	for _, k := range []string{"state", "cursor", "code", "engine_code", "engine_status", "content", "attempt", "inputs", "usage"} {
 		want, listed := args[k]
 		if !listed {
 			continue
@@ -118,4 +119,12 @@ func (r *Runner) coreState(args map[string]string) {
 		}
 	}
 	r.note(line)
+}
+
+// usageText renders token usage as in/out/total, "-" when unknown.
+func usageText(u *wire.Usage) string {
+	if u == nil || u.Tokens == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%d/%d/%d", u.Tokens.InputTokens, u.Tokens.OutputTokens, u.Tokens.TotalTokens)
 }

@@ -47,6 +47,10 @@ func result(c daemon.CallID, res daemon.Result) daemon.Event {
 func (h *harness) call(c daemon.NativeCall) []daemon.Event {
 	switch op := c.Op.(type) {
 	case daemon.Prepare:
+		if h.take("hang-setup") {
+			h.held = append(h.held, c)
+			return nil
+		}
 		if h.take("fail-setup") {
 			return []daemon.Event{result(c.Call, daemon.PrepareResult{Err: "native setup failed"})}
 		}
@@ -82,6 +86,23 @@ func (h *harness) call(c daemon.NativeCall) []daemon.Event {
 		return []daemon.Event{result(c.Call, daemon.CloseResult{})}
 	}
 	panic(fmt.Sprintf("controlled harness: unknown op %T", c.Op))
+}
+
+// release answers a hanging call as if it had succeeded.
+func (h *harness) release(c daemon.NativeCall) []daemon.Event {
+	switch op := c.Op.(type) {
+	case daemon.Prepare:
+		return []daemon.Event{result(c.Call, daemon.PrepareResult{})}
+	case daemon.Cancel:
+		return []daemon.Event{result(c.Call, daemon.CancelResult{})}
+	case daemon.DurableWrite:
+		return []daemon.Event{result(c.Call, daemon.WriteResult{Outcome: daemon.WriteWritten}),
+			daemon.NativeInputApplied{Turn: op.Turn, InputID: op.InputID}}
+	case daemon.AwaitSettlement:
+		h.waits[op.Turn] = c.Call
+		return nil
+	}
+	panic(fmt.Sprintf("controlled harness: cannot release %T", c.Op))
 }
 
 func (h *harness) write(c daemon.NativeCall, op daemon.DurableWrite) []daemon.Event {
@@ -143,6 +164,18 @@ func (r *Runner) harnessStep(st scenarios.Step) {
 		a := r.h.apply[0]
 		r.h.apply = r.h.apply[1:]
 		r.run(a)
+	case "release":
+		if len(r.h.held) == 0 {
+			r.failf("harness release: no native call is hanging")
+			return
+		}
+		held := r.h.held
+		r.h.held = nil
+		var evs []daemon.Event
+		for _, c := range held {
+			evs = append(evs, r.h.release(c)...)
+		}
+		r.run(evs...)
 	case "late-event":
 		t, ok := r.h.live()
 		if !ok {
