@@ -7,14 +7,28 @@ SEEDS     ?= 1000
 
 FUZZ_PKG := ./fuzz
 
-.PHONY: test check fmt vet race fuzz fuzz-smoke bench
+.PHONY: test check fmt vet race fuzz fuzz-smoke bench check-runtime-contract
 
 test:
 	$(GO) test -count=1 ./...
 	$(MAKE) --no-print-directory fuzz-smoke
 
-# check: formatting, vet, and the race detector where goroutines exist.
-check: fmt vet race
+# check: formatting, vet, the race detector where goroutines exist, and
+# the Core–Runtime contract.
+check: fmt vet race check-runtime-contract
+
+# check-runtime-contract: the shared wire validators, Core's and the
+# Runtime's protocol machines (and their shells, the gateway and the
+# transport, once present), every wire scenario on every runner under
+# scenarios/, and the Harness declaration and contract tests. It needs no
+# model credentials and no sandbox. Scenario transcripts are compared,
+# never rewritten (`go test ./scenarios/machine -rewrite` does that).
+CONTRACT_PKGS = ./wire ./core ./daemon ./scenarios/... ./adapters/... \
+	$(if $(wildcard core/gateway),./core/gateway/...) \
+	$(if $(wildcard daemon/transport),./daemon/transport/...)
+
+check-runtime-contract:
+	$(GO) test -count=1 $(CONTRACT_PKGS)
 
 fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); \
