@@ -286,6 +286,17 @@ func parseDirective(d directive) (Step, error) {
 		if err == nil && st.Args["reusable"] != "" && st.Args["reusable"] != "true" && st.Args["reusable"] != "false" {
 			err = d.errf("settle: reusable=%q: want true or false", st.Args["reusable"])
 		}
+	default:
+		return parseStepDirective(d, st)
+	}
+	return st, err
+}
+
+// parseStepDirective parses the harness, API, assertion and file-level
+// directives.
+func parseStepDirective(d directive, st Step) (Step, error) {
+	var err error
+	switch d.cmd {
 	case string(KindHarness):
 		st.Action, st.Args, st.Input, err = parseHarness(d)
 	case string(KindAPI):
