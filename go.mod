@@ -5,13 +5,13 @@ go 1.26.0
 require (
 	github.com/anishathalye/porcupine v1.3.1
 	github.com/benbjohnson/clock v1.3.5
+	github.com/cockroachdb/datadriven v1.0.3
 	modernc.org/sqlite v1.62.0
 	pgregory.net/rapid v1.3.0
 	zombiezen.com/go/sqlite v1.4.2
 )
 
 require (
-	github.com/cockroachdb/datadriven v1.0.3 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/mattn/go-isatty v0.0.24 // indirect

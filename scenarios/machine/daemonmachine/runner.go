@@ -122,6 +122,7 @@ func (r *Runner) Step(st scenarios.Step) ([]string, []error) {
 			r.deliver(st.Frame)
 		}
 	case scenarios.KindConnect, scenarios.KindReconnect:
+		r.beats = nil // heartbeats of an earlier connection are never compared
 		r.gen++
 		r.up = true
 		r.run(daemon.Connected{Gen: r.gen})
