@@ -506,3 +506,25 @@ func (sc *Scenario) Flat() []Step {
 	}
 	return out
 }
+
+// Declaration returns the scenario's first valid Runtime heartbeat, with
+// every placeholder at its default: what the Runtime under test declares
+// (kinds, capabilities, daemon version). ok is false when the Runtime
+// never sends one.
+func (sc *Scenario) Declaration() (hb wire.Heartbeat, ok bool, err error) {
+	for _, st := range sc.Flat() {
+		if st.Kind != KindFrame || st.Side != Runtime || st.Frame.Type != wire.TypeHeartbeat || st.Frame.Invalid {
+			continue
+		}
+		raw, err := NewBindings(sc, "").Peer(st.Frame)
+		if err != nil {
+			return wire.Heartbeat{}, false, &Error{Pos: st.Pos, Msg: err.Error()}
+		}
+		f, err := wire.Decode(raw)
+		if err != nil {
+			return wire.Heartbeat{}, false, &Error{Pos: st.Pos, Msg: "heartbeat does not decode: " + err.Error()}
+		}
+		return f.Payload.(wire.Heartbeat), true, nil
+	}
+	return wire.Heartbeat{}, false, nil
+}

@@ -64,29 +64,21 @@ func New(sc *scenarios.Scenario, limits daemon.Limits) (*Runner, error) {
 	}, nil
 }
 
-// declaration reads the machine's configuration from the first heartbeat
-// the scenario's Runtime sends (none: a Runtime that serves no kind).
+// declaration configures the machine as the scenario's Runtime declares
+// itself (no heartbeat: a Runtime that serves no kind).
 func declaration(sc *scenarios.Scenario) (daemon.Config, error) {
-	for _, st := range sc.Flat() {
-		if st.Kind != scenarios.KindFrame || st.Side != scenarios.Runtime || st.Frame.Type != wire.TypeHeartbeat || st.Frame.Invalid {
-			continue
-		}
-		raw, err := scenarios.NewBindings(sc, scenarios.Core).Peer(st.Frame)
-		if err != nil {
-			return daemon.Config{}, fmt.Errorf("%s: %v", st.Pos, err)
-		}
-		f, err := wire.Decode(raw)
-		if err != nil {
-			return daemon.Config{}, fmt.Errorf("%s: heartbeat does not decode: %v", st.Pos, err)
-		}
-		hb := f.Payload.(wire.Heartbeat)
-		cfg := daemon.Config{DaemonVersion: hb.DaemonVersion}
-		for _, k := range hb.SupportedAgentKinds {
-			cfg.Kinds = append(cfg.Kinds, daemon.KindConfig{Kind: k.Kind, Version: k.Version, Available: k.Available, Capabilities: k.Capabilities})
-		}
-		return cfg, nil
+	hb, _, err := sc.Declaration()
+	if err != nil {
+		return daemon.Config{}, err
 	}
-	return daemon.Config{DaemonVersion: "scenario"}, nil // nothing declared: no kinds
+	cfg := daemon.Config{DaemonVersion: hb.DaemonVersion}
+	if cfg.DaemonVersion == "" {
+		cfg.DaemonVersion = "scenario"
+	}
+	for _, k := range hb.SupportedAgentKinds {
+		cfg.Kinds = append(cfg.Kinds, daemon.KindConfig{Kind: k.Kind, Version: k.Version, Available: k.Available, Capabilities: k.Capabilities})
+	}
+	return cfg, nil
 }
 
 // Machine is the machine under test.
