@@ -7,7 +7,7 @@ SEEDS     ?= 1000
 
 FUZZ_PKG := ./fuzz
 
-.PHONY: test check fmt vet race fuzz fuzz-smoke bench check-runtime-contract
+.PHONY: test check fmt vet race fuzz fuzz-smoke bench crash check-runtime-contract
 
 test:
 	$(GO) test -count=1 ./...
@@ -41,7 +41,7 @@ vet:
 # machines are single-threaded by construction (sim/tidy_test.go enforces it).
 # sim/world is included because it runs whole worlds concurrently to prove
 # runs share no state.
-RACE_PKGS ?= ./adapters/... ./cmd/... ./core/store/sqlitestore ./sim ./sim/world
+RACE_PKGS ?= ./adapters/... ./cmd/... ./core/server ./core/gateway/... ./core/api ./core/store/sqlitestore ./daemon/transport/... ./daemon/runner ./sim ./sim/world
 
 race:
 	$(GO) test -count=1 -race $(RACE_PKGS)
@@ -78,3 +78,10 @@ sim: build
 
 build:
 	$(GO) build -buildvcs=auto -o bin/turnstile ./cmd/turnstile
+
+# crash SIGKILLs a real `turnstile core` child at CRASH_KILLS seeded points
+# (make test runs 20) and checks recovery after every restart.
+CRASH_KILLS ?= 200
+CRASH_SEED  ?= 1
+crash:
+	$(GO) test -count=1 -run '^TestCoreCrashRecovery$$' ./cmd/turnstile -crash-kills $(CRASH_KILLS) -crash-seed $(CRASH_SEED) -v

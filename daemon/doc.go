@@ -32,7 +32,8 @@
 // now is monotonic: it never goes backwards (Step panics), and every
 // ordering, timer, expiry and budget decision uses it. Wall time is now
 // plus the accumulated WallClockStep offsets and is used only for wire
-// values: heartbeat ts and preparation_status expires_at (Unix ms). A
+// values: heartbeat ts (Unix seconds, as the documented era's Runtime
+// sends it) and preparation_status expires_at (Unix ms). A
 // wall-clock jump therefore moves those values and nothing else: an
 // admission still expires exactly AdmissionExpiry after its grant.
 //

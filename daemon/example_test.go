@@ -34,7 +34,7 @@ func Example() {
 	call := effects[len(effects)-1].(daemon.NativeCall)
 	show(m.Step(now.Add(time.Second), daemon.NativeResult{Call: call.Call, Result: daemon.PrepareResult{}}))
 	// Output:
-	// send gen=1 heartbeat id="" {ts=1767225600000 active=0 version="example" kinds=[contract:true]}
+	// send gen=1 heartbeat id="" {ts=1767225600 active=0 version="example" kinds=[contract:true]}
 	// set-timer heartbeat/g1 at=2026-01-01T00:00:15Z
 	// set-timer expiry/h-1 at=2026-01-01T00:05:00Z
 	// send gen=1 preparation_status id="prep-1" {state=preparing rev=1 handle="h-1" executor="ex-1" reused=false expires=1767225900000 run="" code="" op=""}

@@ -296,6 +296,10 @@ func (m *Machine) stepDisconnected(e Disconnected) {
 // instant t: the value a wire field carries. Decisions never use it.
 func (m *Machine) wall(t time.Time) int64 { return t.Add(m.wallOffset).UnixMilli() }
 
+// wallSeconds is wall in Unix seconds: the unit of heartbeat ts, as the
+// documented era's Runtime sends it (wire-reference §4.4).
+func (m *Machine) wallSeconds(t time.Time) int64 { return t.Add(m.wallOffset).Unix() }
+
 // WallOffset returns the accumulated wall-clock offset (the sum of every
 // WallClockStep so far).
 func (m *Machine) WallOffset() time.Duration { return m.wallOffset }
@@ -314,7 +318,7 @@ func (m *Machine) heartbeat() wire.Heartbeat {
 		kinds[i] = wire.SupportedAgentKind{Kind: k.Kind, Available: k.Available, Version: k.Version, Capabilities: k.Capabilities}
 	}
 	return wire.Heartbeat{
-		TS:                  m.wall(m.now),
+		TS:                  m.wallSeconds(m.now),
 		ActiveRequests:      m.activeCount(),
 		DaemonVersion:       m.cfg.DaemonVersion,
 		SupportedAgentKinds: kinds,

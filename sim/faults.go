@@ -88,7 +88,8 @@ type KindSetting struct {
 // Schedule is everything a run derives from its seed besides the nodes' own
 // draws: the swarm selection, network parameters, workload size, heal time
 // and the fault timeline. It serializes to JSON so it can be stored, shrunk
-// and replayed with Replay. Durations are stored as integer nanoseconds.
+// and replayed with Replay. Its JSON (schedule_json.go) writes durations as
+// Go duration strings and reads integer nanoseconds too.
 type Schedule struct {
 	Seed     uint64        `json:"seed"`
 	Workload int           `json:"workload"`

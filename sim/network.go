@@ -22,12 +22,13 @@ const (
 	ReasonTooBig      = "message too big"
 )
 
-// NetworkConfig holds the network parameters of a run; the swarm draws them
-// from the seed and the schedule records them.
+// NetworkConfig holds the network parameters of a run, in nanoseconds; the
+// swarm draws them from the seed and the schedule records them (as duration
+// strings, see schedule_json.go).
 type NetworkConfig struct {
-	LatencyMin int64 `json:"latency_min_ns"` // one-way, drawn per connection
-	LatencyMax int64 `json:"latency_max_ns"`
-	DetectMax  int64 `json:"detect_max_ns"` // extra delay before an end learns of a break
+	LatencyMin int64 // one-way, drawn per connection
+	LatencyMax int64
+	DetectMax  int64 // extra delay before an end learns of a break
 }
 
 type held struct {

@@ -126,6 +126,9 @@ type Result struct {
 	// further lines: the run itself and its Fingerprint are unaffected, but
 	// the written trace is incomplete. Nil without a writer.
 	TraceErr error
+	// Dump is the state of every machine when the first violation was
+	// found (World.SetDump), also at the end of the trace.
+	Dump []string
 }
 
 // Failed reports whether any check failed.
@@ -319,6 +322,12 @@ func (w *World) violate(check, msg string) {
 	w.violations = append(w.violations, v)
 	w.Note("violation " + v.String())
 	w.stop = true
+	if len(w.violations) == 1 && w.dumper != nil {
+		w.dump = w.dumper(v)
+		for _, l := range w.dump {
+			w.tr.line(w.now, "dump", "::", l)
+		}
+	}
 }
 
 func (w *World) result(s Schedule) Result {
@@ -340,7 +349,7 @@ func (w *World) result(s Schedule) Result {
 	return Result{
 		Seed: w.seed, Schedule: s, Fingerprint: w.tr.fingerprint(), Violations: w.violations,
 		Stats: w.stats, Marks: maps.Clone(w.marks), Converged: w.converged, Pending: w.pending,
-		Tail: w.tr.tail(), Trace: w.tr.all, TraceErr: w.tr.writeErr(),
+		Tail: w.tr.tail(), Trace: w.tr.all, TraceErr: w.tr.writeErr(), Dump: w.dump,
 	}
 }
 

@@ -1,9 +1,11 @@
 package sim
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -80,6 +82,53 @@ func TestGeneratedAndShrunkSchedulesAreValid(t *testing.T) {
 	for _, f := range sh.Schedule.Faults {
 		if f.At >= sh.Schedule.Heal {
 			t.Fatalf("shrunk fault %s not before heal %s", f, sh.Schedule.Heal)
+		}
+	}
+}
+
+func TestScheduleJSONWritesDurationStrings(t *testing.T) {
+	s := Schedule{Seed: 4, Workload: 2, Heal: 9884998130,
+		Network: NetworkConfig{LatencyMin: 3877189, LatencyMax: 36470193, DetectMax: 301340075},
+		Enabled: []KindSetting{{Kind: FaultConnLoss, Gap: 200 * time.Millisecond}},
+		Faults:  []Fault{{At: 185742775, Kind: FaultSlow, Pick: 9, For: time.Second, Extra: 5 * time.Millisecond}}}
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"seed":4,"workload":2,"heal":"9.88499813s","network":{"latency_min":"3.877189ms",` +
+		`"latency_max":"36.470193ms","detect_max":"301.340075ms"},"enabled":[{"kind":"conn_loss","gap":"200ms"}],` +
+		`"faults":[{"at":"185.742775ms","kind":"slow","pick":9,"for":"1s","extra":"5ms"}]}`
+	if string(b) != want {
+		t.Fatalf("schedule JSON\n got %s\nwant %s", b, want)
+	}
+	back, err := ParseSchedule(b)
+	if err != nil || !reflect.DeepEqual(back, s) {
+		t.Fatalf("round trip: %+v %v", back, err)
+	}
+}
+
+func TestScheduleJSONReadsIntegerNanosecondsOfOlderFiles(t *testing.T) {
+	old := `{"seed":4,"workload":2,"heal":9884998130,"network":{"latency_min_ns":3877189,` +
+		`"latency_max_ns":36470193,"detect_max_ns":301340075},"enabled":[{"kind":"conn_loss","gap":200000000}],` +
+		`"faults":[{"at":185742775,"kind":"slow","pick":9,"for":1000000000,"extra":5000000}]}`
+	s, err := ParseSchedule([]byte(old))
+	if err != nil || s.Heal != 9884998130 || s.Network.DetectMax != 301340075 || s.Enabled[0].Gap != 200*time.Millisecond ||
+		s.Faults[0].For != time.Second || s.Faults[0].Extra != 5*time.Millisecond {
+		t.Fatalf("legacy schedule: %+v %v", s, err)
+	}
+}
+
+func TestScheduleJSONRejections(t *testing.T) {
+	for _, bad := range []string{
+		`{"seed":1,"workload":1,"heal":"5 parsecs","network":{},"enabled":[],"faults":[]}`,
+		`{"seed":1,"workload":1,"heal":true,"network":{},"enabled":[],"faults":[]}`,
+		`{"seed":1,"workload":1,"heal":"1s","network":{"latency":"1ms"},"enabled":[],"faults":[]}`,
+		`{"seed":1,"workload":1,"heal":"1s","network":{},"enabled":[],"faults":[{"at":"1ms","kind":"slow","when":1}]}`,
+		`{"seed":1,"workload":1,"heal":"1s","network":{},"enabled":[{"kind":"slow","gap":"1s","x":1}],"faults":[]}`,
+		`{"seed":1,"workload":1,"heal":"1s","network":{},"enabled":[],"faults":[],"extra":1}`,
+	} {
+		if _, err := ParseSchedule([]byte(bad)); err == nil || !strings.HasPrefix(err.Error(), "sim: bad schedule: ") {
+			t.Errorf("%s: accepted or unnamed: %v", bad, err)
 		}
 	}
 }

@@ -38,6 +38,7 @@ func Shrink(failing Result, opts Options) ShrinkResult {
 	best.Faults = sh.minimiseFaults(best)
 	best.Workload = sh.minimiseWorkload(best)
 	best = sh.minimiseHeal(best)
+	best = sh.pruneEnabled(best)
 	assertf(best.Validate() == nil, "shrink produced an invalid schedule: %v", best.Validate())
 	out.Schedule = best
 	out.Result = Replay(best, opts)
@@ -47,6 +48,20 @@ func Shrink(failing Result, opts Options) ShrinkResult {
 	out.WorkAfter = best.Workload
 	out.HealAfter = best.Heal
 	return out
+}
+
+// pruneEnabled keeps only the enabled kinds the remaining faults use, so
+// the shrunk schedule names just what it still needs.
+func (sh *shrinker) pruneEnabled(s Schedule) Schedule {
+	unused := func(k KindSetting) bool {
+		return !slices.ContainsFunc(s.Faults, func(f Fault) bool { return f.Kind == k.Kind })
+	}
+	try := s.clone()
+	try.Enabled = slices.DeleteFunc(try.Enabled, unused)
+	if len(try.Enabled) == len(s.Enabled) || !sh.fails(try) {
+		return s
+	}
+	return try
 }
 
 type shrinker struct {

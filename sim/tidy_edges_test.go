@@ -90,6 +90,12 @@ func edgeViolation(rel, p string) (rule, why string) {
 		return "import-edge", "not in the machines' allowlist (" + strings.Join(machineStdlib, " ") + ")"
 	case top == "core" && local && !under(mod, "core") && !under(mod, "wire"):
 		return "import-edge", "the Core lane imports only core/... and wire"
+	// The Runtime shells stay inside this edge: daemon/transport imports
+	// wire (the frame limit and version); daemon/runner imports daemon (the
+	// machine it steps), daemon/transport (its connection to Core),
+	// adapters/agent (the Harness contract its native calls run against)
+	// and wire (the frame codec). Concrete adapters are registered by
+	// cmd/turnstile, never imported here.
 	case top == "daemon" && local && !under(mod, "daemon") && !under(mod, "wire") && mod != "adapters/agent":
 		return "import-edge", "the Runtime lane imports only daemon/..., wire and adapters/agent"
 	case top == "sim" && local && (isShell(mod) || under(mod, "adapters")):
@@ -97,7 +103,25 @@ func edgeViolation(rel, p string) (rule, why string) {
 	case isSQLiteDriver(p) && rel != sqliteStore:
 		return "import-edge", "only " + sqliteStore + " opens the database: the SQLite driver stays behind core.Store"
 	}
+	for _, l := range shellLibs {
+		if under(p, l.lib) && !slices.ContainsFunc(l.allowed, func(a string) bool { return under(rel, a) }) {
+			return "import-edge", l.why
+		}
+	}
 	return "", ""
+}
+
+// shellLibs are the third-party I/O libraries of the shells and the
+// packages allowed to import them.
+var shellLibs = []struct {
+	lib     string
+	allowed []string
+	why     string
+}{
+	{"github.com/coder/websocket", []string{"core/gateway", "daemon/transport"},
+		"the WebSocket library belongs to the Runtime gateway (and its scripted peer) and the daemon transport"},
+	{"github.com/prometheus/client_golang", []string{"core/server", "cmd"},
+		"metrics are collected by Core's server loop and served by the command"},
 }
 
 // sqliteStore is the shell that owns Core's database file; it alone may

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -98,6 +99,12 @@ func TestToyPlantedBugFoundReplayedShrunk(t *testing.T) {
 	if again := Replay(sh.Schedule, opts); again.Fingerprint != sh.Result.Fingerprint {
 		t.Fatal("shrunk schedule does not replay identically")
 	}
+	for _, k := range sh.Schedule.Enabled {
+		if !slices.ContainsFunc(sh.Schedule.Faults, func(f Fault) bool { return f.Kind == k.Kind }) {
+			t.Fatalf("the shrunk schedule lists kind %s, which none of its faults uses: %s", k.Kind, sh.Schedule)
+		}
+	}
+
 	t.Logf("seed %d: faults %d->%d, workload %d->%d, heal %s->%s in %d runs; %s",
 		r.Seed, sh.FaultsBefore, sh.FaultsAfter, sh.WorkBefore, sh.WorkAfter, sh.HealBefore, sh.HealAfter,
 		sh.Runs, sh.Result.Violations[0])

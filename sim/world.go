@@ -48,6 +48,8 @@ type World struct {
 	stats      Stats
 	step       uint64
 	violations []Violation
+	dumper     func(Violation) []string
+	dump       []string // dumper's lines at the first violation
 	started    bool
 	healed     bool
 	heal       int64
@@ -154,6 +156,14 @@ func (w *World) slot(id NodeID) *slot {
 		return nil
 	}
 	return w.slots[i]
+}
+
+// SetDump registers fn to render the state of every machine when the first
+// violation is found: its lines end the trace (as "dump" lines) and
+// Result.Dump. It must be called from Setup.
+func (w *World) SetDump(fn func(Violation) []string) {
+	assert(!w.started, "SetDump after the run started")
+	w.dumper = fn
 }
 
 // AddCheck registers a checker. Checkers run in registration order.

@@ -16,12 +16,23 @@
 //
 // # Strictness
 //
-// Decode is stricter than the upstream decoder (versions match exactly, so
-// this costs no compatibility). It rejects frames over FrameBytesMax,
+// Decode is stricter than the upstream decoder, which ignores unknown
+// members of every payload except the capability object, tool_call, the
+// user-choice decision and the directory result (wire-reference §1).
+// Equal protocol versions do not make that free: a Runtime of the same
+// version may still send members this package does not model. So where the
+// documents say a member is ignored, Decode ignores it: unknown members of
+// the heartbeat (a legacy claude_available) and of its kind entries are
+// skipped (their JSON must still be well formed), while the capability
+// object inside stays strict. Every other payload keeps the strict rules
+// below; a member this package does not know there is a named ErrUnknownField
+// that the receiver answers (or, for a heartbeat's capabilities, treats as
+// an invalid heartbeat). It rejects frames over FrameBytesMax,
 // malformed JSON, trailing data, envelope members other than type, id,
 // payload and trace, correlation IDs over IDBytesMax (without echoing
 // them), unknown type strings, and, at any depth of the payload including
-// inside raw JSON members: unknown members, repeated members, omitted
+// inside raw JSON members: unknown members (outside the heartbeat and its
+// kind entries), repeated members, omitted
 // required members, null where not allowed, wrong JSON types, integers out
 // of range for their Go type, and strings or member names that are not
 // valid UTF-8 or escape a lone surrogate (ErrInvalidUTF8; two distinct

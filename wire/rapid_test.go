@@ -174,7 +174,9 @@ func collectSites(v any, s *schema, objs *[]map[string]any, members *[]memberSit
 		if !ok {
 			return
 		}
-		*objs = append(*objs, m)
+		if !s.ignoreUnknown { // the heartbeat and its kind entries skip unknown members
+			*objs = append(*objs, m)
+		}
 		for i := range s.fields {
 			f := &s.fields[i]
 			child, present := m[f.name]

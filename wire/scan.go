@@ -220,6 +220,18 @@ func (sc *scanner) object(s *schema) error {
 			return err
 		}
 		i := findField(s.fields, key, next)
+		if i < 0 && s.ignoreUnknown {
+			if err := sc.skipUnknown(); err != nil {
+				return err
+			}
+			if done, err := sc.endMember('}'); done || err != nil {
+				if err != nil {
+					return err
+				}
+				break
+			}
+			continue
+		}
 		if i < 0 {
 			return sc.unknownMember(s, key)
 		}
@@ -259,6 +271,13 @@ func (sc *scanner) object(s *schema) error {
 		}
 	}
 	return nil
+}
+
+// skipUnknown skips the value of an ignored unknown member; the decoded
+// value no longer re-encodes to the input, so it is canonicalised.
+func (sc *scanner) skipUnknown() error {
+	sc.canon = true
+	return sc.skipValue()
 }
 
 func (sc *scanner) unknownMember(s *schema, key []byte) error {

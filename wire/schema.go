@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -62,6 +63,11 @@ type schema struct {
 	fields   []schemaField
 	elem     *schema // kindArray, kindMap
 	withhold bool    // never echo unknown member names (capability declarations)
+	// ignoreUnknown skips unknown members instead of rejecting them: the
+	// heartbeat and its kind entries, where the documents say unknown
+	// members (a legacy claude_available, say) are ignored
+	// (wire-reference §3.1, §4.3). The capability object stays strict.
+	ignoreUnknown bool
 }
 
 // structFieldsMax bounds the members of one struct: presence is tracked in
@@ -72,6 +78,9 @@ var (
 	typeRawMessage = reflect.TypeFor[json.RawMessage]()
 	typeCapability = reflect.TypeFor[CapabilitySupport]()
 	typeCaps       = reflect.TypeFor[AgentKindCapabilities]()
+	// ignoreUnknownTypes are the payload structs that ignore unknown
+	// members (see schema.ignoreUnknown).
+	ignoreUnknownTypes = []reflect.Type{reflect.TypeFor[Heartbeat](), reflect.TypeFor[SupportedAgentKind]()}
 )
 
 // schemaCache is filled during package initialisation only (registry.go).
@@ -99,6 +108,7 @@ func schemaOf(t reflect.Type) *schema {
 	case t.Kind() == reflect.Struct:
 		s.kind = kindStruct
 		s.withhold = t == typeCaps
+		s.ignoreUnknown = slices.Contains(ignoreUnknownTypes, t)
 		s.fields = structFields(t, nil)
 		assert(len(s.fields) <= structFieldsMax, "wire: struct %s has too many fields", t)
 	default:

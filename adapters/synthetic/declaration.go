@@ -11,7 +11,8 @@ import (
 // Capabilities is the complete capability declaration of the synthetic
 // Harness: text streaming with usage, durable Turns, durable and plain
 // steering, cancellation and preparation, without an environment. It has
-// no native tools, so execution controls and tool observations hold
+// no native tools and never spawns subagents, so execution controls, tool
+// observations and subagent control (running without subagents) hold
 // vacuously.
 func Capabilities() wire.AgentKindCapabilities {
 	s, u := wire.CapabilitySupported, wire.CapabilityUnsupported
@@ -39,7 +40,7 @@ func Capabilities() wire.AgentKindCapabilities {
 		ToolSearch:                     u,
 		MessageImages:                  u,
 		FunctionResultImages:           u,
-		SubagentControl:                u,
+		SubagentControl:                s,
 		DurableInputReceipts:           s,
 		DurableTurns:                   s,
 		FunctionTools:                  u,

@@ -33,6 +33,13 @@ func TestPlantedBugFromTheCommandLineReplaysAsFound(t *testing.T) {
 			t.Fatalf("%s must record the planted bug: %v\n%s", f, err, b)
 		}
 	}
+	for _, f := range []string{"violation.txt", "trace.txt"} {
+		b, err := os.ReadFile(filepath.Join(dir, "seed-3", f))
+		if err != nil || !strings.Contains(string(b), "dump :: core turn t-1 session=s-1 state=running") ||
+			!strings.Contains(string(b), "dump :: d1 truth turn t-1 run=t-1") {
+			t.Fatalf("%s must end with the state dump at the failing step: %v\n%s", f, err, b)
+		}
+	}
 	code, out, _ = cli{t: t}.run("replay", "-schedule", filepath.Join(dir, "seed-3", "shrunk.json"))
 	if code != exitFail || !strings.Contains(out, ": accepted_without_ground_truth: ") || !strings.Contains(out, "recorded fingerprint reproduced") {
 		t.Fatalf("the shrunk case must fail as found: exit %d\n%s", code, out)

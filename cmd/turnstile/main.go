@@ -84,6 +84,9 @@ commands:
   replay           replay one seed or a stored schedule, print its fingerprint
   shrink           minimise the faults and workload of a failing seed
   campaign merge   combine the JSON-lines output of campaign shards
+  core             run Core: the gateway for daemons, the public API, the SQLite store
+  core device      add, list or revoke a device credential
+  daemon           run a Runtime daemon connected to Core
   version          print the build: module version, commit, Go and wire versions
 
 Run 'turnstile <command> -h' for a command's flags.
@@ -105,6 +108,10 @@ func (sh *shell) main(args []string) int {
 		return sh.cmdCampaign(args[1:])
 	case "version":
 		return sh.cmdVersion(args[1:])
+	case "core":
+		return sh.cmdCore(args[1:])
+	case "daemon":
+		return sh.cmdDaemon(args[1:])
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(sh.stdout, usageMain)
 		return exitOK

@@ -48,8 +48,8 @@ func Bundle(r Runner, run SeedRun, o BundleOptions) []File {
 	files := []File{
 		{"options.json", c.Marshal()},
 		{"faults.txt", faultsText(run)},
-		{"violation.txt", violationText(rep)},
-		{"trace.txt", []byte(strings.Join(trace, "\n") + "\n")},
+		{"violation.txt", violationText(rep, res.Dump)},
+		{"trace.txt", traceText(trace, res.Dump)},
 		{"fingerprint", []byte(rep.Fingerprint + "\n")},
 	}
 	if len(run.Outcome.HTML) > 0 {
@@ -134,9 +134,22 @@ func ShrinkCase(r Runner, o Outcome, cfg Config, commit string) (Case, sim.Shrin
 	}
 	c := Case{Seed: o.Result.Seed, Config: cfg, Commit: commit, Check: check,
 		Fingerprint: again.Result.Fingerprint, Schedule: s.Schedule,
-		Note: fmt.Sprintf("shrunk in %d replays: faults %d to %d, workload %d to %d",
-			s.Runs, s.FaultsBefore, s.FaultsAfter, s.WorkBefore, s.WorkAfter)}
+		Note: fmt.Sprintf("shrunk in %d replays: faults %d to %d, workload %d to %d; enabled kinds: %s",
+			s.Runs, s.FaultsBefore, s.FaultsAfter, s.WorkBefore, s.WorkAfter, enabledNote(s.Schedule))}
 	return c, s, again
+}
+
+// enabledNote names the enabled kinds of a shrunk schedule (only those its
+// faults still use).
+func enabledNote(s sim.Schedule) string {
+	if len(s.Enabled) == 0 {
+		return "none (no fault left)"
+	}
+	names := make([]string, len(s.Enabled))
+	for i, k := range s.Enabled {
+		names[i] = string(k.Kind)
+	}
+	return "only those its faults use (" + strings.Join(names, ", ") + ")"
 }
 
 func faultsText(run SeedRun) []byte {
@@ -163,7 +176,21 @@ func faultsText(run SeedRun) []byte {
 	return []byte(b.String())
 }
 
-func violationText(rep SeedReport) []byte {
+// traceText is the trace, ending with the state dump: the kernel traces it
+// at an in-run violation; a violation found after the run (linearizability)
+// gets it appended here, marked as not part of the fingerprinted trace.
+func traceText(trace, dump []string) []byte {
+	text := strings.Join(trace, "\n") + "\n"
+	if len(dump) > 0 && !strings.Contains(text, " dump :: "+dump[0]) {
+		text += "# state at the end of the run (not part of the fingerprinted trace):\n"
+		for _, l := range dump {
+			text += "# dump :: " + l + "\n"
+		}
+	}
+	return []byte(text)
+}
+
+func violationText(rep SeedReport, dump []string) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "SEED=%d fingerprint=%s\n", rep.Seed, rep.Fingerprint)
 	if len(rep.Violations) > 0 {
@@ -183,6 +210,12 @@ func violationText(rep SeedReport) []byte {
 	b.WriteString("\n")
 	if rep.Audit != nil {
 		fmt.Fprintf(&b, "determinism audit: %s\n", rep.Audit)
+	}
+	if len(dump) > 0 {
+		b.WriteString("\n")
+		for _, l := range dump {
+			fmt.Fprintf(&b, "dump :: %s\n", l)
+		}
 	}
 	return []byte(b.String())
 }

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -60,8 +59,12 @@ func TestBundleOfFailingSeed(t *testing.T) {
 		t.Fatalf("options.json replays to %s, want %s", got, run.Report.Fingerprint)
 	}
 	shrunk, err := ParseCase([]byte(files["shrunk.json"]))
-	if err != nil || shrunk.Check != "applied_once" || !strings.Contains(shrunk.Note, "shrunk in") {
+	if err != nil || shrunk.Check != "applied_once" || !strings.Contains(shrunk.Note, "shrunk in") ||
+		!strings.Contains(shrunk.Note, "; enabled kinds: ") {
 		t.Fatalf("shrunk.json: %v %+v", err, shrunk)
+	}
+	if len(shrunk.Schedule.Faults) > 0 && !strings.Contains(shrunk.Note, "enabled kinds: only those its faults use (") {
+		t.Fatalf("the shrunk case's note must say its enabled kinds are only those it uses: %s", shrunk.Note)
 	}
 	again := r.Replay(shrunk.Schedule).Result
 	if again.FailedCheck() != "applied_once" || again.Fingerprint != shrunk.Fingerprint {
@@ -140,7 +143,7 @@ func TestCaseKeepsEachFaultOnOneLine(t *testing.T) {
 		t.Fatalf("layout:\n%s", text)
 	}
 	for _, f := range res.Schedule.Faults {
-		if !strings.Contains(text, "\n      {\"at\":"+fmt.Sprint(int64(f.At))+",\"kind\":\""+string(f.Kind)+"\"") {
+		if !strings.Contains(text, "\n      {\"at\":\""+f.At.String()+"\",\"kind\":\""+string(f.Kind)+"\"") {
 			t.Fatalf("fault %v not on its own line:\n%s", f, text)
 		}
 	}

@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,8 +30,8 @@ type LinearizeOptions struct {
 	Timeout time.Duration
 	// Faults annotate the visualization.
 	Faults []FaultEvent
-	// HTML, when set, receives porcupine's visualization if the result is
-	// Illegal.
+	// HTML, when set, receives the visualization of the first illegal
+	// partition if the result is Illegal (see visualize.go).
 	HTML io.Writer
 }
 
@@ -120,9 +121,11 @@ func CheckHistory(ops []porcupine.Operation, opts LinearizeOptions) LinearizeRes
 		return res
 	}
 	res.Illegal = illegalPartitions(parts, info)
-	if opts.HTML != nil {
-		info.AddAnnotations(faultAnnotations(opts.Faults))
-		res.HTMLError = porcupine.Visualize(model, info, opts.HTML)
+	if opts.HTML != nil && len(res.Illegal) > 0 {
+		first := parts[slices.IndexFunc(parts, func(p []porcupine.Operation) bool {
+			return p[0].Input.(linInput).part == res.Illegal[0]
+		})]
+		res.HTMLError = visualizeIllegal(opts.HTML, res.Illegal[0], first, opts.Faults, timeout)
 		res.HTMLWritten = res.HTMLError == nil
 	}
 	return res

@@ -55,7 +55,7 @@ func (o *wallObserver) DaemonEffect(now time.Time, e daemon.Effect) {
 	}
 	if hb, ok := s.Frame.Payload.(wire.Heartbeat); ok {
 		o.beats++
-		if want := now.Add(o.d.WallOffset()).UnixMilli(); hb.TS != want && o.bad == "" {
+		if want := now.Add(o.d.WallOffset()).Unix(); hb.TS != want && o.bad == "" {
 			o.bad = daemon.DescribeFrame(s.Frame) + " at " + sim.FormatTime(now)
 		}
 	}

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -248,4 +249,17 @@ func (h *Harness) inputApplied(now time.Time, t *hTurn, id string) {
 	if r := h.dev.Recorder; r != nil {
 		r.InputApplied(at(now), t.run, id)
 	}
+}
+
+// TurnsOfRun lists the native Turns created for run, by ID.
+func (t *Truth) TurnsOfRun(run string) []*TurnTruth {
+	var out []*TurnTruth
+	for _, id := range slices.SortedFunc(maps.Keys(t.turns), func(a, b daemon.TurnID) int {
+		return compareIDs(string(a), string(b))
+	}) {
+		if t.turns[id].Run == run {
+			out = append(out, t.turns[id])
+		}
+	}
+	return out
 }

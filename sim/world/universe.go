@@ -43,6 +43,9 @@ type universe struct {
 	// breachesSeen counts the contract breaches already reported per
 	// Harness (one per daemon process); looked up, never ranged.
 	breachesSeen map[*harness.Truth]int
+	// tapped holds the decoding of each frame in flight, by its first byte
+	// (tapWire); looked up, never ranged.
+	tapped map[*byte]tappedFrame
 }
 
 // Harness kinds: sessions use agentKind; some devices also declare
@@ -87,6 +90,7 @@ func setup(w *sim.World, cfg Config, linAtEnd bool) *universe {
 	w.AddNode(workloadID, func() sim.Node { return u.wl })
 	u.addChecks()
 	w.Tap(u.tapWire)
+	w.SetDump(u.dumpState)
 	if linAtEnd {
 		u.w.AddCheck(sim.Check{Name: check.CheckLinearizability, AtEnd: u.linearizeAtEnd})
 	}

@@ -1,19 +1,46 @@
 package world
 
 import (
+	"bytes"
+
 	"github.com/turnstile-sim/turnstile/sim"
 	"github.com/turnstile-sim/turnstile/sim/check"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// tapWire hands every network event to the ledger, each frame decoded on
-// its own: a frame sent and the same frame delivered are decoded twice, so
-// anything that changes bytes in between is seen as it arrives.
+// tapWire hands every network event to the ledger with its frame decoded.
+// A frame is decoded when it is sent; its delivery or loss reuses that
+// decoding only when the bytes that arrive are the very bytes that left
+// (anything that rewrote them in between is decoded anew).
 func (u *universe) tapWire(ev sim.TapEvent) {
 	we := check.WireEvent{At: ev.At, Kind: ev.Kind.String(), Conn: uint64(ev.Conn),
 		From: string(ev.From), To: string(ev.To), Raw: ev.Frame, Reason: ev.Reason}
 	if len(ev.Frame) > 0 {
-		we.Frame, we.DecodeErr = wire.Decode(ev.Frame)
+		we.Frame, we.DecodeErr = u.decodeTapped(ev)
 	}
 	u.led.Wire(we)
+}
+
+// tappedFrame is a sent frame's decoding, kept until it is delivered or lost.
+type tappedFrame struct {
+	raw   []byte
+	frame wire.Frame
+	err   error
+}
+
+func (u *universe) decodeTapped(ev sim.TapEvent) (wire.Frame, error) {
+	key := &ev.Frame[0]
+	if ev.Kind == sim.TapSent {
+		f, err := wire.Decode(ev.Frame)
+		if u.tapped == nil {
+			u.tapped = map[*byte]tappedFrame{}
+		}
+		u.tapped[key] = tappedFrame{raw: ev.Frame, frame: f, err: err}
+		return f, err
+	}
+	if t, ok := u.tapped[key]; ok && bytes.Equal(t.raw, ev.Frame) {
+		delete(u.tapped, key)
+		return t.frame, t.err
+	}
+	return wire.Decode(ev.Frame)
 }

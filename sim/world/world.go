@@ -224,8 +224,12 @@ func run(seed uint64, cfg Config, opts sim.Options) Outcome {
 		Faults: faultEvents(res.Schedule), HTML: &html})
 	if v, ok := o.Lin.Violation(u.lt(u.w.Now())); ok {
 		o.HTML = html.Bytes()
-		o.Result.Violations = append(o.Result.Violations, sim.Violation{Step: res.Stats.Steps,
-			At: time.Duration(v.At), Check: check.CheckLinearizability, Message: v.Message})
+		lv := sim.Violation{Step: res.Stats.Steps, At: time.Duration(v.At), Check: check.CheckLinearizability,
+			Message: v.Message}
+		o.Result.Violations = append(o.Result.Violations, lv)
+		if o.Result.Dump == nil {
+			o.Result.Dump = u.dumpState(lv)
+		}
 	}
 	return o
 }

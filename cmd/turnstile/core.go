@@ -1,0 +1,252 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/core/api"
+	"github.com/turnstile-sim/turnstile/core/gateway"
+	"github.com/turnstile-sim/turnstile/core/server"
+	"github.com/turnstile-sim/turnstile/core/store/sqlitestore"
+)
+
+const usageCore = `usage: turnstile core [flags]
+       turnstile core device add|list|revoke [flags] [id]
+
+Runs Core: the Runtime gateway (/api/v1/agent-daemon/...), the public API
+(/api/v1/sessions, /api/v1/turns/..., /api/v1/devices), /healthz, /readyz
+and /metrics, over the embedded SQLite store in -data. Every flag can also
+be set with the environment variable named in its description; a flag given
+on the command line wins. SIGTERM or SIGINT stops it gracefully: it stops
+accepting, closes every connection with a reason, commits and exits 0.
+`
+
+// coreFlags are the options of turnstile core.
+type coreFlags struct {
+	listen, publicURL, data, tokenFile, logLevel string
+	heartbeat                                    time.Duration
+}
+
+// envDefault returns the environment variable's value, or def.
+func envDefault(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok {
+		return v
+	}
+	return def
+}
+
+func (sh *shell) coreFlagSet(name, text string) (*flag.FlagSet, *coreFlags) {
+	fs := sh.newFlags(name, text)
+	f := &coreFlags{}
+	fs.StringVar(&f.data, "data", envDefault("TURNSTILE_DATA", "turnstile-data"), "data directory of the SQLite store (TURNSTILE_DATA)")
+	return fs, f
+}
+
+// Errors of turnstile core's flags.
+var (
+	ErrNoTokenFile    = errors.New("-operator-token-file is required (TURNSTILE_OPERATOR_TOKEN_FILE)")
+	ErrEmptyToken     = errors.New("the operator token file is empty")
+	ErrHeartbeat      = errors.New("-heartbeat-interval must be a whole number of seconds, at least 1s")
+	ErrLogLevel       = errors.New("-log-level must be debug, info, warn or error")
+	ErrDataDirMissing = errors.New("-data must not be empty")
+)
+
+func (sh *shell) cmdCore(args []string) int {
+	if len(args) > 0 && args[0] == "device" {
+		return sh.cmdDevice(args[1:])
+	}
+	fs, f := sh.coreFlagSet("core", usageCore)
+	fs.StringVar(&f.listen, "listen", envDefault("TURNSTILE_LISTEN", "127.0.0.1:8080"), "listen address (TURNSTILE_LISTEN)")
+	fs.StringVar(&f.publicURL, "public-url", envDefault("TURNSTILE_PUBLIC_URL", ""),
+		"public base URL Runtimes reach Core at; ws_url is derived from it (TURNSTILE_PUBLIC_URL; default http://<listen address>)")
+	fs.StringVar(&f.tokenFile, "operator-token-file", envDefault("TURNSTILE_OPERATOR_TOKEN_FILE", ""),
+		"file holding the operator token of the public API (TURNSTILE_OPERATOR_TOKEN_FILE)")
+	hb := fs.String("heartbeat-interval", envDefault("TURNSTILE_HEARTBEAT_INTERVAL", "15s"),
+		"heartbeat cadence Runtimes are told at bootstrap (TURNSTILE_HEARTBEAT_INTERVAL)")
+	fs.StringVar(&f.logLevel, "log-level", envDefault("TURNSTILE_LOG_LEVEL", "info"), "debug, info, warn or error (TURNSTILE_LOG_LEVEL)")
+	if code, ok := sh.parse(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return sh.usageError("core", fmt.Errorf("%w: %s", ErrArgs, strings.Join(fs.Args(), " ")))
+	}
+	d, err := time.ParseDuration(*hb)
+	if err != nil || d < time.Second || d%time.Second != 0 {
+		return sh.usageError("core", ErrHeartbeat)
+	}
+	f.heartbeat = d
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
+		return sh.usageError("core", ErrLogLevel)
+	}
+	token, err := readToken(f.tokenFile)
+	if err != nil {
+		return sh.usageError("core", err)
+	}
+	if f.data == "" {
+		return sh.usageError("core", ErrDataDirMissing)
+	}
+	red := &redactor{exact: []string{token}}
+	log := newLogger(sh.stderr, level, red)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	if err := runCore(ctx, f, token, log); err != nil {
+		log.Error("turnstile core failed", "err", err)
+		return exitFail
+	}
+	return exitOK
+}
+
+func readToken(path string) (string, error) {
+	if path == "" {
+		return "", ErrNoTokenFile
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("operator token file: %w", err)
+	}
+	tok := strings.TrimSpace(string(b))
+	if tok == "" {
+		return "", ErrEmptyToken
+	}
+	return tok, nil
+}
+
+// runCore serves until ctx ends, then shuts down gracefully.
+func runCore(ctx context.Context, f *coreFlags, token string, log *slog.Logger) error {
+	st, err := sqlitestore.Open(f.data)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	srv, err := server.New(sqliteBackend{st}, server.Options{Logger: log, Metrics: server.NewMetrics(reg),
+		Fatal: func(err error) {
+			log.Error("store commit failed; stopping (the next start recovers)", "err", err)
+			os.Exit(exitFail)
+		}})
+	if err != nil {
+		return err
+	}
+	reg.MustRegister(turnsCollector(srv))
+	ln, err := net.Listen("tcp", f.listen)
+	if err != nil {
+		return err
+	}
+	public := f.publicURL
+	if public == "" {
+		public = "http://" + ln.Addr().String()
+	}
+	mux, gw, err := coreMux(srv, reg, f, public, token, log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	loopCtx, stopLoop := context.WithCancel(context.Background())
+	ran := make(chan error, 1)
+	go func() { ran <- srv.Run(loopCtx) }()
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	log.Info("turnstile core listening", "addr", ln.Addr().String(), "public_url", public, "data", f.data)
+	select {
+	case <-ctx.Done():
+	case err := <-served:
+		stopLoop()
+		<-ran
+		return err
+	}
+	log.Info("stopping: no new connections; closing connections; committing")
+	shut := make(chan error, 1)
+	go func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		shut <- hs.Shutdown(sctx)
+	}()
+	stopLoop()
+	err = <-ran
+	gw.Wait(10 * time.Second)
+	if serr := <-shut; serr != nil && err == nil {
+		log.Warn("http shutdown", "err", serr)
+	}
+	if err != nil {
+		return fmt.Errorf("final commit: %w", err)
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// coreMux mounts the gateway, the public API and the probes.
+func coreMux(srv *server.Server, reg *prometheus.Registry, f *coreFlags, public, token string, log *slog.Logger) (*http.ServeMux, *gateway.Gateway, error) {
+	gw, err := gateway.New(srv, gateway.Options{PublicURL: public, HeartbeatSeconds: int(f.heartbeat / time.Second), Logger: log})
+	if err != nil {
+		return nil, nil, err
+	}
+	a, err := api.New(srv, api.Options{OperatorToken: token, Logger: log})
+	if err != nil {
+		return nil, nil, err
+	}
+	mux := http.NewServeMux()
+	gw.Register(mux)
+	a.Register(mux)
+	registerProbes(mux, srv, reg)
+	return mux, gw, nil
+}
+
+func registerProbes(mux *http.ServeMux, srv *server.Server, reg *prometheus.Registry) {
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok\n") })
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		if err := srv.Query(ctx, func(server.View) {}); err != nil {
+			http.Error(w, "not ready", http.StatusServiceUnavailable)
+			return
+		}
+		io.WriteString(w, "ready\n")
+	})
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+}
+
+// turnsCollector reports Turns by state, read on the loop at scrape time.
+func turnsCollector(srv *server.Server) prometheus.Collector {
+	desc := prometheus.NewDesc("turnstile_core_turns", "Turns by state.", []string{"state"}, nil)
+	return collectorFunc{desc, func(ch chan<- prometheus.Metric) {
+		counts := map[core.TurnState]int{}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.Query(ctx, func(v server.View) {
+			for _, t := range v.Backend().Turns() {
+				counts[t.State]++
+			}
+		})
+		for _, s := range []core.TurnState{core.TurnQueued, core.TurnStarting, core.TurnRunning,
+			core.TurnCompleted, core.TurnFailed, core.TurnCancelled} {
+			ch <- prometheus.MustNewConstMetric(desc, prometheus.GaugeValue, float64(counts[s]), string(s))
+		}
+	}}
+}
+
+type collectorFunc struct {
+	desc    *prometheus.Desc
+	collect func(chan<- prometheus.Metric)
+}
+
+func (c collectorFunc) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+func (c collectorFunc) Collect(ch chan<- prometheus.Metric) { c.collect(ch) }

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/coder/websocket"
+
+	"github.com/turnstile-sim/turnstile/core/gateway/scripted"
+	"github.com/turnstile-sim/turnstile/core/store/sqlitestore"
+)
+
+func TestDeviceCommands(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	code, out, errOut := cliDevice(t, dir, "add", "d1")
+	cred := strings.TrimSpace(out)
+	raw, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(cred, credentialPrefix))
+	if code != 0 || !strings.HasPrefix(cred, credentialPrefix) || err != nil || len(raw) < 32 {
+		t.Fatalf("add: %d %q %q", code, out, errOut)
+	}
+	if strings.Contains(errOut, cred) {
+		t.Fatal("the credential is printed twice")
+	}
+	code, out2, _ := cliDevice(t, dir, "add", "d2")
+	if code != 0 || strings.TrimSpace(out2) == cred {
+		t.Fatalf("second add: %d, same credential %v", code, strings.TrimSpace(out2) == cred)
+	}
+	if code, _, errOut := cliDevice(t, dir, "add", "d1"); code != exitFail || !strings.Contains(errOut, "already exists") {
+		t.Fatalf("duplicate add: %d %s", code, errOut)
+	}
+	// Flags may follow the id; the store keeps only the hash.
+	var o, e strings.Builder
+	if code := run([]string{"core", "device", "revoke", "d2", "-data", dir}, &o, &e); code != 0 {
+		t.Fatalf("revoke: %d %s", code, e.String())
+	}
+	code, list, _ := cliDevice(t, dir, "list")
+	if code != 0 || !strings.Contains(list, "d1  active") || !strings.Contains(list, "d2  revoked") || strings.Contains(list, credentialPrefix) {
+		t.Fatalf("list: %d\n%s", code, list)
+	}
+	if code, _, errOut := cliDevice(t, dir, "revoke", "nobody"); code != exitFail || !strings.Contains(errOut, "unknown device") {
+		t.Fatalf("revoke unknown: %d %s", code, errOut)
+	}
+	st, err := sqlitestore.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	d, ok, err := st.Device("d1")
+	if err != nil || !ok || d.CredentialHash != sha256.Sum256([]byte(cred)) {
+		t.Fatalf("stored device %+v %v %v", d, ok, err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "core.db"))
+	if strings.Contains(string(b), cred) {
+		t.Fatal("the credential is stored in clear")
+	}
+}
+
+func TestCoreBadFlagsExitTwo(t *testing.T) {
+	tokenFile := filepath.Join(t.TempDir(), "tok")
+	_ = os.WriteFile(tokenFile, []byte("  \n"), 0o600)
+	cases := [][]string{
+		{"core"}, // no token file
+		{"core", "-operator-token-file", tokenFile},
+		{"core", "-operator-token-file", "/nonexistent/tok"},
+		{"core", "-operator-token-file", tokenFile, "-heartbeat-interval", "1500ms"},
+		{"core", "-operator-token-file", tokenFile, "-log-level", "loud"},
+		{"core", "extra"},
+		{"core", "device"},
+		{"core", "device", "add"},
+		{"core", "device", "remove", "d1"},
+		{"core", "device", "list", "d1"},
+	}
+	for _, args := range cases {
+		var o, e strings.Builder
+		if code := run(args, &o, &e); code != exitUsage || e.Len() == 0 {
+			t.Errorf("%v: exit %d, stderr %q", args, code, e.String())
+		}
+	}
+}
+
+// TestCoreProcessEndToEnd runs `turnstile core` as a child process: a
+// scripted Runtime connects, a Turn runs through the public API and its
+// events are watched, bad credentials and tokens are refused, a revoked
+// device is closed with 4001, SIGTERM exits 0. Every log line of the run
+// and every HTTP body is checked for the credentials and the token.
+func TestCoreProcessEndToEnd(t *testing.T) {
+	dir, tokenFile, token, cred := setup(t)
+	p := startCore(t, dir, tokenFile, "-heartbeat-interval", "5s", "-log-level", "debug")
+	api := newClient(t, p.base, token)
+	wrongCred := credentialPrefix + "WRONGwrongWRONGwrongWRONGwrongWRONGwrong123"
+
+	checkRefusals(t, api, cred, wrongCred, token)
+
+	rt := &scripted.Runtime{Deltas: 2}
+	c, served := daemon(t, p, cred, rt)
+	sid := jsonField(api.must("POST", "/api/v1/sessions", `{"agent":{"kind":"contract","model":"m"},"environment":{"type":"none"}}`, 201), "session_id")
+	tid := jsonField(api.must("POST", "/api/v1/sessions/"+sid+"/turns", `{"text":"hello"}`, 201), "turn_id")
+	evs, err := api.events(tid, "")
+	if err != nil || len(evs) != 4 || evs[2].Event != "done" || evs[3].Event != "end" {
+		t.Fatalf("events %v %v", evs, err)
+	}
+	if body := api.must("GET", "/api/v1/turns/"+tid, "", 200); jsonField(body, "state") != "completed" {
+		t.Fatalf("turn %s", body)
+	}
+	if body := api.must("GET", "/api/v1/devices", "", 200); !strings.Contains(body, `"connected":true`) {
+		t.Fatalf("devices %s", body)
+	}
+	if b := api.must("GET", "/metrics", "", 200); !strings.Contains(b, `turnstile_core_turns{state="completed"} 1`) ||
+		!strings.Contains(b, `turnstile_core_frames_in_total{type="done"} 1`) || !strings.Contains(b, "turnstile_core_store_commit_seconds_count") {
+		t.Fatalf("metrics lack the core series:\n%s", b)
+	}
+	api.must("GET", "/healthz", "", 200)
+	api.must("GET", "/readyz", "", 200)
+
+	// Revocation by another process closes the live connection with 4001.
+	if code, _, errOut := cliDevice(t, dir, "revoke", "d1"); code != 0 {
+		t.Fatalf("revoke: %s", errOut)
+	}
+	if err := <-served; websocket.CloseStatus(err) != 4001 {
+		t.Fatalf("revoked connection ended with %v", err)
+	}
+	c.WS.CloseNow()
+	if _, err := scripted.DoBootstrap(context.Background(), http.DefaultClient, p.base, "d1", cred); err == nil ||
+		!strings.Contains(err.Error(), "unknown_device") {
+		t.Fatalf("bootstrap after revoke: %v", err)
+	}
+
+	if code := p.terminate(); code != 0 {
+		t.Fatalf("SIGTERM exit %d\n%s", code, p.stderr.String())
+	}
+	logs := p.stderr.String()
+	if !strings.Contains(logs, `"msg":"stopped"`) {
+		t.Fatalf("no graceful stop in the log:\n%s", logs)
+	}
+	for _, secret := range []string{cred, wrongCred, token, strings.TrimPrefix(cred, credentialPrefix)} {
+		if strings.Contains(logs, secret) {
+			t.Fatalf("a secret appears in the log:\n%s", logs)
+		}
+		for _, b := range api.bodies {
+			if strings.Contains(b, secret) {
+				t.Fatalf("a secret appears in a response body: %s", b)
+			}
+		}
+	}
+}
+
+// TestLogRedaction: whatever reaches a log line (message, attribute,
+// error, URL) loses device credentials and the operator token.
+func TestLogRedaction(t *testing.T) {
+	var b strings.Builder
+	cred := credentialPrefix + "abcDEF123_-xyz"
+	log := newLogger(&b, -4, &redactor{exact: []string{"op-TOKEN-9"}})
+	log.Info("dial "+cred, "url", "/ws?token="+cred, "err", errors.New("bad "+cred+" and op-TOKEN-9"),
+		"authorization", "Bearer anything", "operator_token", "op-TOKEN-9", "n", 3)
+	log.With("grp", cred).WithGroup("g").Warn("x", "credential", "plain")
+	out := b.String()
+	for _, s := range []string{cred, "op-TOKEN-9", "anything", "plain", "abcDEF"} {
+		if strings.Contains(out, s) {
+			t.Fatalf("%q leaks into:\n%s", s, out)
+		}
+	}
+	if !strings.Contains(out, `"n":3`) || strings.Count(out, redacted) < 6 {
+		t.Fatalf("redaction lost ordinary attributes or missed secrets:\n%s", out)
+	}
+}
+
+// checkRefusals sends requests that must be refused, each carrying a
+// secret somewhere.
+func checkRefusals(t *testing.T, api *client, cred, wrongCred, token string) {
+	t.Helper()
+	refused := []struct {
+		method, path, auth, body string
+		status                   int
+	}{
+		{"POST", "/api/v1/agent-daemon/bootstrap", "Bearer " + wrongCred, `{"device_id":"d1"}`, 401},
+		{"POST", "/api/v1/agent-daemon/bootstrap?token=" + cred, "Bearer " + cred, `{"device_id":"d1"}`, 400},
+		{"GET", "/api/v1/agent-daemon/ws?device_id=d1&version=0.10.0&token=" + cred, "Bearer " + cred, "", 400},
+		{"GET", "/api/v1/agent-daemon/ws?device_id=d1&version=0.10.0", "Bearer " + wrongCred, "", 401},
+		{"GET", "/api/v1/agent-daemon/ws?device_id=d1&version=0.7.0", "Bearer " + cred, "", 426},
+		{"GET", "/api/v1/devices?token=" + token, "Bearer " + token + "x", "", 401},
+		{"GET", "/api/v1/devices", "Bearer " + cred, "", 401},
+	}
+	for _, r := range refused {
+		st, _, _, err := api.do(r.method, r.path, r.body, "Authorization", r.auth)
+		if err != nil || st != r.status {
+			t.Errorf("%s %.40s: %d %v, want %d", r.method, r.path, st, err, r.status)
+		}
+	}
+}

@@ -1,0 +1,291 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/core/gateway/scripted"
+)
+
+// childArgsEnv makes the test binary run one turnstile command line (a JSON
+// array) instead of the tests: real child processes of the real command.
+const childArgsEnv = "TURNSTILE_TEST_CHILD_ARGS"
+
+func TestMain(m *testing.M) {
+	if raw, ok := os.LookupEnv(childArgsEnv); ok {
+		var args []string
+		if err := json.Unmarshal([]byte(raw), &args); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(exitUsage)
+		}
+		os.Exit(run(args, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// syncBuffer collects a child's stderr.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// coreProc is a `turnstile core` child process on a loopback port.
+type coreProc struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	stderr *syncBuffer
+	base   string
+	exited chan struct{} // closed once the process has been waited for
+	code   int           // exit code, valid after exited
+}
+
+// alive reports whether the process has not been reaped yet.
+func (p *coreProc) alive() bool {
+	select {
+	case <-p.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// startCore starts `turnstile core` on dir and waits for its listening line.
+func startCore(t *testing.T, dir, tokenFile string, extra ...string) *coreProc {
+	t.Helper()
+	args := append([]string{"core", "-data", dir, "-listen", "127.0.0.1:0", "-operator-token-file", tokenFile}, extra...)
+	raw, _ := json.Marshal(args)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childArgsEnv+"="+string(raw))
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &coreProc{t: t, cmd: cmd, stderr: &syncBuffer{}, exited: make(chan struct{})}
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pipe)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			p.stderr.Write([]byte(line + "\n"))
+			var rec struct{ Msg, Addr string }
+			if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "turnstile core listening" {
+				addr <- rec.Addr
+			}
+		}
+		_ = cmd.Wait()
+		p.code = cmd.ProcessState.ExitCode()
+		close(p.exited)
+	}()
+	select {
+	case a := <-addr:
+		p.base = "http://" + a
+	case <-p.exited:
+		t.Fatalf("turnstile core exited (%d) before listening:\n%s", p.code, p.stderr.String())
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("turnstile core never listened:\n%s", p.stderr.String())
+	}
+	t.Cleanup(func() {
+		if p.alive() {
+			_ = p.cmd.Process.Kill()
+			<-p.exited
+		}
+	})
+	return p
+}
+
+// kill sends SIGKILL and waits for the process to end.
+func (p *coreProc) kill() {
+	_ = p.cmd.Process.Kill()
+	<-p.exited
+}
+
+// terminate sends SIGTERM and returns the exit code.
+func (p *coreProc) terminate() int {
+	p.t.Helper()
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		p.t.Fatal(err)
+	}
+	select {
+	case <-p.exited:
+	case <-time.After(30 * time.Second):
+		p.t.Fatalf("no exit after the signal:\n%s", p.stderr.String())
+	}
+	return p.code
+}
+
+func (p *coreProc) wsURL() string {
+	return "ws" + strings.TrimPrefix(p.base, "http") + "/api/v1/agent-daemon/ws"
+}
+
+// client is an HTTP client of the public API that records every body it
+// receives (for the secret checks).
+type client struct {
+	t      *testing.T
+	base   string
+	token  string
+	hc     *http.Client
+	mu     sync.Mutex
+	bodies []string
+}
+
+func newClient(t *testing.T, base, token string) *client {
+	return &client{t: t, base: base, token: token, hc: &http.Client{Timeout: 30 * time.Second}}
+}
+
+// do sends a request; err is a transport error (a killed Core).
+func (c *client) do(method, path, body string, header ...string) (int, string, http.Header, error) {
+	req, err := http.NewRequest(method, c.base+path, strings.NewReader(body))
+	if err != nil {
+		return 0, "", nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return 0, "", nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	c.mu.Lock()
+	c.bodies = append(c.bodies, string(b))
+	c.mu.Unlock()
+	return resp.StatusCode, string(b), resp.Header, err
+}
+
+func (c *client) must(method, path, body string, want int, header ...string) string {
+	c.t.Helper()
+	st, b, _, err := c.do(method, path, body, header...)
+	if err != nil || st != want {
+		c.t.Fatalf("%s %s: %d %s %v, want %d", method, path, st, b, err, want)
+	}
+	return b
+}
+
+// sseEvent is one Server-Sent Event.
+type sseEvent struct{ ID, Event, Data string }
+
+// events reads a Turn's event stream to its end; err when the stream broke
+// (a killed Core).
+func (c *client) events(turn string, lastID string) ([]sseEvent, error) {
+	req, _ := http.NewRequest("GET", c.base+"/api/v1/turns/"+turn+"/events", nil)
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
+	resp, err := (&http.Client{}).Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		b, _ := io.ReadAll(resp.Body)
+		return nil, fmt.Errorf("events: %d %s", resp.StatusCode, b)
+	}
+	var out []sseEvent
+	var cur sseEvent
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 8<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			out = append(out, cur)
+			if cur.Event == "end" || cur.Event == "observation_error" {
+				return out, nil
+			}
+			cur = sseEvent{}
+		case strings.HasPrefix(line, "id: "):
+			cur.ID = line[4:]
+		case strings.HasPrefix(line, "event: "):
+			cur.Event = line[7:]
+		case strings.HasPrefix(line, "data: "):
+			cur.Data = line[6:]
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return out, err
+	}
+	return out, io.ErrUnexpectedEOF
+}
+
+// jsonField extracts a string member of a JSON object.
+func jsonField(body, name string) string {
+	var m map[string]any
+	_ = json.Unmarshal([]byte(body), &m)
+	s, _ := m[name].(string)
+	return s
+}
+
+// cliDevice runs `turnstile core device ...` in-process.
+func cliDevice(t *testing.T, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(append([]string{"core", "device"}, append(args, "-data", dir)...), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// setup makes a data directory with device d1 and an operator token file.
+func setup(t *testing.T) (dir, tokenFile, token, cred string) {
+	t.Helper()
+	root := t.TempDir()
+	dir = filepath.Join(root, "data")
+	token = "op_TOKEN-" + fmt.Sprint(time.Now().UnixNano())
+	tokenFile = filepath.Join(root, "operator.token")
+	if err := os.WriteFile(tokenFile, []byte(token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := cliDevice(t, dir, "add", "d1")
+	if code != 0 {
+		t.Fatalf("device add: %d %s", code, errOut)
+	}
+	return dir, tokenFile, token, strings.TrimSpace(out)
+}
+
+// daemon dials Core as d1 with rt and serves until the connection ends.
+func daemon(t *testing.T, p *coreProc, cred string, rt *scripted.Runtime) (*scripted.Client, chan error) {
+	t.Helper()
+	ctx := context.Background()
+	boot, err := scripted.DoBootstrap(ctx, http.DefaultClient, p.base, "d1", cred)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := scripted.Dial(ctx, http.DefaultClient, boot.WSURL, "d1", cred, rt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- c.Serve(ctx) }()
+	return c, done
+}

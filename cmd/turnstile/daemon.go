@@ -1,0 +1,243 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/turnstile-sim/turnstile/adapters/agent"
+	"github.com/turnstile-sim/turnstile/adapters/synthetic"
+	dmachine "github.com/turnstile-sim/turnstile/daemon"
+	"github.com/turnstile-sim/turnstile/daemon/runner"
+	"github.com/turnstile-sim/turnstile/daemon/transport"
+)
+
+const usageDaemon = `usage: turnstile daemon [flags]
+
+Run a daemon (the Runtime side) that connects to Core as one device and
+executes its Turns with the enabled Harness kinds. Every flag has a
+TURNSTILE_* environment variable; a flag given wins. The credential is
+read from a file, never from a flag or the environment, so that it stays
+out of ps and shell history.
+
+SIGTERM or SIGINT (or a device_shutdown from Core) releases everything the
+daemon owns, waiting up to 10 s; a second signal exits at once.
+`
+
+// daemonVersion is the build version a heartbeat reports.
+const daemonVersion = "turnstile-dev"
+
+type daemonFlags struct {
+	core, device, credFile, kinds, script, logLevel string
+}
+
+// daemonEnv is the TURNSTILE_* environment value of name, or def.
+func daemonEnv(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok {
+		return v
+	}
+	return def
+}
+
+func (sh *shell) daemonFlagSet() (*flag.FlagSet, *daemonFlags) {
+	fs := sh.newFlags("daemon", usageDaemon)
+	f := &daemonFlags{}
+	fs.StringVar(&f.core, "core", daemonEnv("TURNSTILE_CORE_URL", ""), "Core's base URL, e.g. http://127.0.0.1:8080 (TURNSTILE_CORE_URL)")
+	fs.StringVar(&f.device, "device", daemonEnv("TURNSTILE_DEVICE_ID", ""), "this daemon's device ID (TURNSTILE_DEVICE_ID)")
+	fs.StringVar(&f.credFile, "credential-file", daemonEnv("TURNSTILE_CREDENTIAL_FILE", ""),
+		"file holding the device credential (TURNSTILE_CREDENTIAL_FILE)")
+	fs.StringVar(&f.kinds, "kinds", daemonEnv("TURNSTILE_KINDS", synthetic.Kind), "comma-separated Harness kinds to enable (TURNSTILE_KINDS)")
+	fs.StringVar(&f.script, "synthetic-script", daemonEnv("TURNSTILE_SYNTHETIC_SCRIPT", ""),
+		"JSON file scripting the synthetic Harness's Turns (TURNSTILE_SYNTHETIC_SCRIPT; default: echo the input)")
+	fs.StringVar(&f.logLevel, "log-level", daemonEnv("TURNSTILE_LOG_LEVEL", "info"), "debug, info, warn or error (TURNSTILE_LOG_LEVEL)")
+	return fs, f
+}
+
+// Errors of the daemon's configuration.
+var (
+	errNoCore       = errors.New("-core is required (TURNSTILE_CORE_URL)")
+	errNoDevice     = errors.New("-device is required (TURNSTILE_DEVICE_ID)")
+	errNoCredential = errors.New("-credential-file is required (TURNSTILE_CREDENTIAL_FILE)")
+)
+
+// daemonSetup is a validated daemon configuration.
+type daemonSetup struct {
+	client  *transport.Client
+	reg     *agent.Registry
+	kinds   []dmachine.KindConfig
+	level   slog.Level
+	harness *synthetic.Harness
+}
+
+func (sh *shell) cmdDaemon(args []string) int {
+	fs, f := sh.daemonFlagSet()
+	if code, ok := sh.parse(fs, args); !ok {
+		return code // -h exits 0, as for every command
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(sh.stderr, "turnstile daemon: unexpected arguments %q\n", fs.Args())
+		return exitUsage
+	}
+	setup, err := prepareDaemon(f)
+	if err != nil {
+		fmt.Fprintf(sh.stderr, "turnstile daemon: refusing to start: %v\n", err)
+		return exitUsage
+	}
+	log := newDaemonLogger(sh.stderr, setup.level, setup.client.Credential)
+	d := runner.New(runner.Config{
+		Machine:   dmachine.Config{Kinds: setup.kinds, DaemonVersion: daemonVersion},
+		Executors: setup.reg,
+		Client:    setup.client,
+		Rand:      rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
+		Log:       log,
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stopSignals := handleDaemonSignals(d, log, sh.stderr)
+	defer stopSignals()
+	log.Info("daemon starting", "core", setup.client.CoreURL, "device", setup.client.DeviceID, "kinds", daemonKindNames(setup.kinds))
+	res, err := d.Run(ctx)
+	return sh.daemonExit(res, err)
+}
+
+func (sh *shell) daemonExit(res runner.Result, err error) int {
+	switch {
+	case err != nil:
+		// A *transport.PermanentError's text ends with what to fix.
+		fmt.Fprintf(sh.stderr, "turnstile daemon: %v\n", err)
+		return exitFail
+	case !res.Complete:
+		fmt.Fprintf(sh.stderr, "turnstile daemon: stopped (%s) with %d resources still owned:\n", res.Reason, len(res.Owned))
+		for _, r := range res.Owned {
+			fmt.Fprintf(sh.stderr, "  %s\n", r)
+		}
+		return exitFail
+	}
+	fmt.Fprintf(sh.stderr, "turnstile daemon: stopped (%s); everything released\n", res.Reason)
+	return exitOK
+}
+
+// prepareDaemon validates the flags, reads the credential and installs
+// the registry: everything that can refuse the start happens here, before
+// any request reaches Core.
+func prepareDaemon(f *daemonFlags) (*daemonSetup, error) {
+	switch {
+	case f.core == "":
+		return nil, errNoCore
+	case f.device == "":
+		return nil, errNoDevice
+	case f.credFile == "":
+		return nil, errNoCredential
+	}
+	level, err := parseDaemonLevel(f.logLevel)
+	if err != nil {
+		return nil, err
+	}
+	cred, err := readCredentialFile(f.credFile)
+	if err != nil {
+		return nil, err
+	}
+	client := &transport.Client{CoreURL: f.core, DeviceID: f.device, Credential: cred}
+	if err := client.Validate(); err != nil {
+		return nil, err
+	}
+	h := synthetic.New()
+	if f.script != "" {
+		if err := loadSyntheticScript(f.script, h); err != nil {
+			return nil, err
+		}
+	}
+	var enabled []string
+	for _, k := range strings.Split(f.kinds, ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			enabled = append(enabled, k)
+		}
+	}
+	if enabled == nil {
+		enabled = []string{}
+	}
+	reg, kinds, err := runner.Install(context.Background(), []agent.Declaration{synthetic.Declaration(h)}, enabled, nil, io.Discard)
+	if err != nil {
+		return nil, err
+	}
+	return &daemonSetup{client: client, reg: reg, kinds: kinds, level: level, harness: h}, nil
+}
+
+// credentialBytesMax bounds a credential file.
+const credentialBytesMax = 4 << 10
+
+// readCredentialFile reads the device credential: one line, surrounding
+// whitespace trimmed. The value never reaches an error message.
+func readCredentialFile(path string) (string, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("credential file: %w", err)
+	}
+	defer fh.Close()
+	b, err := io.ReadAll(io.LimitReader(fh, credentialBytesMax+1))
+	if err != nil {
+		return "", fmt.Errorf("credential file: %w", err)
+	}
+	if len(b) > credentialBytesMax {
+		return "", fmt.Errorf("credential file %s is larger than %d bytes", path, credentialBytesMax)
+	}
+	cred := strings.TrimSpace(string(b))
+	switch {
+	case cred == "":
+		return "", fmt.Errorf("credential file %s is empty", path)
+	case strings.ContainsAny(cred, "\r\n"):
+		return "", fmt.Errorf("credential file %s holds more than one line", path)
+	}
+	return cred, nil
+}
+
+func parseDaemonLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		return 0, fmt.Errorf("-log-level %q: want debug, info, warn or error", s)
+	}
+	return l, nil
+}
+
+func daemonKindNames(kinds []dmachine.KindConfig) string {
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
+		names[i] = k.Kind
+	}
+	return strings.Join(names, ",")
+}
+
+// handleDaemonSignals turns the first SIGTERM or SIGINT into a graceful
+// shutdown and a second one into an immediate exit.
+func handleDaemonSignals(d *runner.Daemon, log *slog.Logger, stderr io.Writer) func() {
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-ch:
+			log.Info("signal received; shutting down (a second signal exits at once)", "signal", s.String())
+			d.Shutdown("signal " + s.String())
+		case <-done:
+			return
+		}
+		select {
+		case s := <-ch:
+			fmt.Fprintf(stderr, "turnstile daemon: second signal (%s): exiting at once\n", s)
+			os.Exit(exitFail)
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(ch)
+		close(done)
+	}
+}

@@ -1,0 +1,254 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/daemon/transport/transporttest"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+const testCredential = "cmd-test-credential-0123456789"
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Every configuration the daemon cannot start with is refused before any
+// request, with exit code 2 and a message naming what to fix.
+func TestDaemonRefusesToStart(t *testing.T) {
+	cred := writeFile(t, "cred", testCredential+"\n")
+	empty := writeFile(t, "empty", " \n")
+	twoLines := writeFile(t, "two", "a\nb\n")
+	badScript := writeFile(t, "script.json", `{"turns":[{"deltas":["a"],"interval":"soon"}]}`)
+	unknownField := writeFile(t, "script2.json", `{"turns":[{"delta":["a"]}]}`)
+	base := []string{"daemon", "-core", "http://127.0.0.1:1", "-device", "dev-1"}
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no core", []string{"daemon", "-device", "d", "-credential-file", cred}, "-core is required"},
+		{"no device", []string{"daemon", "-core", "http://x", "-credential-file", cred}, "-device is required"},
+		{"no credential file", base, "-credential-file is required"},
+		{"missing credential file", append(base, "-credential-file", filepath.Join(t.TempDir(), "nope")), "credential file"},
+		{"empty credential", append(base, "-credential-file", empty), "is empty"},
+		{"two-line credential", append(base, "-credential-file", twoLines), "more than one line"},
+		{"core URL not http", []string{"daemon", "-core", "ftp://x", "-device", "d", "-credential-file", cred}, "Core URL must be"},
+		{"unknown kind", append(base, "-credential-file", cred, "-kinds", "codex"), `kinds: "codex" is not a kind`},
+		{"no kind", append(base, "-credential-file", cred, "-kinds", " , "), "no kind enabled"},
+		{"bad log level", append(base, "-credential-file", cred, "-log-level", "loud"), "-log-level"},
+		{"bad script duration", append(base, "-credential-file", cred, "-synthetic-script", badScript), "turns[0].interval"},
+		{"unknown script field", append(base, "-credential-file", cred, "-synthetic-script", unknownField), `unknown field "delta"`},
+		{"stray argument", append(base, "-credential-file", cred, "extra"), "unexpected arguments"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, _, errOut := (cli{t: t}).run(c.args...)
+			if code != exitUsage || !strings.Contains(errOut, c.want) {
+				t.Fatalf("exit %d, stderr %q; want %d naming %q", code, errOut, exitUsage, c.want)
+			}
+			if strings.Contains(errOut, testCredential) {
+				t.Fatalf("stderr holds the credential: %q", errOut)
+			}
+		})
+	}
+}
+
+func TestDaemonEnvironmentSuppliesFlags(t *testing.T) {
+	cred := writeFile(t, "cred", testCredential)
+	t.Setenv("TURNSTILE_CORE_URL", "http://127.0.0.1:1")
+	t.Setenv("TURNSTILE_DEVICE_ID", "dev-env")
+	t.Setenv("TURNSTILE_CREDENTIAL_FILE", cred)
+	t.Setenv("TURNSTILE_KINDS", "nonesuch")
+	code, _, errOut := (cli{t: t}).run("daemon")
+	if code != exitUsage || !strings.Contains(errOut, `"nonesuch" is not a kind`) {
+		t.Fatalf("exit %d, %q: TURNSTILE_KINDS was not read", code, errOut)
+	}
+	code, _, errOut = (cli{t: t}).run("daemon", "-kinds", "synthetic", "-log-level", "shout")
+	if code != exitUsage || !strings.Contains(errOut, "-log-level") {
+		t.Fatalf("exit %d, %q: a flag must win over the environment", code, errOut)
+	}
+}
+
+func TestDaemonLoggerRedacts(t *testing.T) {
+	var b bytes.Buffer
+	log := newDaemonLogger(&b, slog.LevelDebug, testCredential)
+	log.Info("dialing with "+testCredential, "credential", "x", "Authorization", "Bearer y",
+		"url", "http://core/?q="+testCredential, "err", os.ErrNotExist, "wrapped", strings.NewReader(testCredential))
+	log.Info("plain", slog.Group("g", "token", "z", "note", "has "+testCredential))
+	out := b.String()
+	for _, secret := range []string{testCredential, "Bearer y", "token=z"} {
+		if strings.Contains(out, secret) {
+			t.Fatalf("log holds %q:\n%s", secret, out)
+		}
+	}
+	if strings.Count(out, daemonRedacted) < 6 || !strings.Contains(out, "file does not exist") {
+		t.Fatalf("log lost its content or did not redact:\n%s", out)
+	}
+}
+
+func TestSyntheticScriptParses(t *testing.T) {
+	scripts, fails, err := parseSyntheticScript([]byte(`{"fail_closes":1,"turns":[
+		{"deltas":["Hello, ","world"],"interval":"300ms","usage":{"input_tokens":3}},
+		{"hold":true,"cancel_latency":"2s","steer_apply_latency":"1s","error":{"error":"boom","code":"server_error"}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fails != 1 || len(scripts) != 2 || scripts[0].EventInterval != 300*time.Millisecond ||
+		strings.Join(scripts[0].Deltas, "") != "Hello, world" || *scripts[0].Usage.InputTokens != 3 ||
+		!scripts[1].Hold || scripts[1].CancelLatency != 2*time.Second || scripts[1].Error.Code != "server_error" {
+		t.Fatalf("parsed %+v", scripts)
+	}
+	for _, bad := range []struct{ doc, want string }{
+		{`{"turns":[{"cancel_latency":"-1s"}]}`, "turns[0].cancel_latency"},
+		{`{"turns":[{"error":{"error":""}}]}`, "turns[0].error"},
+		{`{"fail_closes":-1}`, "fail_closes"},
+		{`{"turns":[]} {}`, "trailing data"},
+		{`[]`, "synthetic script"},
+	} {
+		if _, _, err := parseSyntheticScript([]byte(bad.doc)); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Fatalf("%s: %v, want an error naming %q", bad.doc, err, bad.want)
+		}
+	}
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// The command against a scripted Core on a loopback listener: it
+// bootstraps, connects, heartbeats with the synthetic kind, runs a scripted
+// Turn, and a device_shutdown ends it with exit code 0; its log never holds
+// the credential.
+func TestDaemonCommandRunsUntilDeviceShutdown(t *testing.T) {
+	core := &transporttest.Core{DeviceID: "dev-1", Credential: testCredential}
+	srv := httptest.NewServer(core.Handler())
+	defer srv.Close()
+	defer core.Close()
+	cred := writeFile(t, "cred", testCredential+"\n")
+	script := writeFile(t, "script.json", `{"turns":[{"deltas":["Hello, ","world"]}]}`)
+	var out, errOut lockedBuffer
+	code := make(chan int, 1)
+	go func() {
+		code <- newShell(&out, &errOut).main([]string{"daemon", "-core", srv.URL, "-device", "dev-1",
+			"-credential-file", cred, "-synthetic-script", script, "-log-level", "debug"})
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, err := core.Next(ctx)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	hb, err := s.Expect(ctx, wire.TypeHeartbeat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := hb.Payload.(wire.Heartbeat).SupportedAgentKinds
+	if len(kinds) != 1 || kinds[0].Kind != "synthetic" {
+		t.Fatalf("heartbeat kinds %+v", kinds)
+	}
+	runScriptedTurn(t, ctx, s)
+	if err := s.Send(ctx, wire.Frame{Payload: wire.DeviceShutdown{}}); err != nil {
+		t.Fatal(err)
+	}
+	if c := <-code; c != exitOK {
+		t.Fatalf("exit %d\n%s", c, errOut.String())
+	}
+	if log := errOut.String(); strings.Contains(log, testCredential) || !strings.Contains(log, "everything released") {
+		t.Fatalf("log:\n%s", log)
+	}
+	for _, u := range core.RequestURLs() {
+		if strings.Contains(u, testCredential) {
+			t.Fatalf("credential in URL %s", u)
+		}
+	}
+}
+
+func runScriptedTurn(t *testing.T, ctx context.Context, s *transporttest.Session) {
+	t.Helper()
+	send := func(id string, p wire.Payload) {
+		if err := s.Send(ctx, wire.Frame{ID: id, Payload: p}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	expect := func(typ string) wire.Frame {
+		f, err := s.Expect(ctx, typ)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	send("prep-1", wire.ExecutionPrepare{SessionID: "s1", Configuration: wire.ExecutionConfiguration{
+		AgentKind: "synthetic", AgentStateKey: "agents-api-s1", StrictResume: true, DisableExecutionEnvironment: true}})
+	expect(wire.TypePreparationStatus)
+	st := expect(wire.TypePreparationStatus).Payload.(wire.PreparationStatus)
+	if st.State != wire.StateReady {
+		t.Fatalf("status %+v", st)
+	}
+	send("prep-1", wire.ExecutionStart{ExecutorID: st.ExecutorID, Handle: st.Handle, RunID: "run-1", Input: wire.TextInput("hi")})
+	expect(wire.TypePreparationStatus)
+	expect(wire.TypePreparationStatus)
+	var text string
+	for {
+		f, err := s.Recv(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d, ok := f.Payload.(wire.Delta); ok {
+			text += d.Delta
+		}
+		if d, ok := f.Payload.(wire.Done); ok {
+			if d.Content != "Hello, world" || text != "Hello, world" {
+				t.Fatalf("streamed %q, done %q", text, d.Content)
+			}
+			return
+		}
+	}
+}
+
+// A credential Core refuses ends the command with exit code 1 and a
+// message saying what to fix, without retrying and without the secret.
+func TestDaemonCommandExitsOnRefusedCredential(t *testing.T) {
+	core := &transporttest.Core{DeviceID: "dev-1", Credential: "the one Core knows"}
+	srv := httptest.NewServer(core.Handler())
+	defer srv.Close()
+	defer core.Close()
+	cred := writeFile(t, "cred", testCredential+"\n")
+	code, _, errOut := (cli{t: t}).run("daemon", "-core", srv.URL, "-device", "dev-1", "-credential-file", cred)
+	if code != exitFail || !strings.Contains(errOut, "HTTP 401") || !strings.Contains(errOut, "check the device ID and the credential file") {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	if strings.Contains(errOut, testCredential) {
+		t.Fatalf("stderr holds the credential:\n%s", errOut)
+	}
+	if core.Bootstraps() != 1 || core.Dials() != 0 {
+		t.Fatalf("%d bootstraps, %d dials: a refused credential must not be retried", core.Bootstraps(), core.Dials())
+	}
+}

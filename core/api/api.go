@@ -1,0 +1,298 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+
+	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/core/server"
+)
+
+// BodyBytesMax bounds a request body.
+const BodyBytesMax = 1 << 20
+
+// Error codes of the public API. Every error answer is
+// {"error": <code>, "detail": <text>}.
+const (
+	CodeUnauthorized          = "unauthorized"
+	CodeMethodNotAllowed      = "method_not_allowed"
+	CodeBadJSON               = "bad_json"
+	CodeUnknownField          = "unknown_field"
+	CodeBodyTooLarge          = "body_too_large"
+	CodeInvalidConfig         = "invalid_config"
+	CodeInvalidInput          = "invalid_input"
+	CodeUnknownSession        = "unknown_session"
+	CodeUnknownTurn           = "unknown_turn"
+	CodeTurnTerminal          = "turn_terminal"
+	CodeCancelPending         = "cancel_pending"
+	CodeSessionLimit          = "session_limit"
+	CodeQueueFull             = "queue_full"
+	CodeInputLimit            = "input_limit"
+	CodeCapabilityUnsupported = "capability_unsupported"
+	CodeSubscriberLimit       = "subscriber_limit"
+	CodeIdempotencyConflict   = "idempotency_conflict"
+	CodeBadLastEventID        = "bad_last_event_id"
+	CodeUnavailable           = "unavailable"
+	CodeInternal              = "internal"
+)
+
+// Codes lists every error code, for the OpenAPI check.
+var Codes = []string{CodeUnauthorized, CodeMethodNotAllowed, CodeBadJSON, CodeUnknownField,
+	CodeBodyTooLarge, CodeInvalidConfig, CodeInvalidInput, CodeUnknownSession, CodeUnknownTurn, CodeTurnTerminal,
+	CodeCancelPending, CodeSessionLimit, CodeQueueFull, CodeInputLimit, CodeCapabilityUnsupported,
+	CodeSubscriberLimit, CodeIdempotencyConflict, CodeBadLastEventID, CodeUnavailable, CodeInternal}
+
+// machineErrors maps the machine's named errors to status and code.
+var machineErrors = []struct {
+	err    error
+	status int
+	code   string
+}{
+	{core.ErrInvalidConfig, 400, CodeInvalidConfig},
+	{core.ErrInvalidInput, 400, CodeInvalidInput},
+	{core.ErrUnknownSession, 404, CodeUnknownSession},
+	{core.ErrUnknownTurn, 404, CodeUnknownTurn},
+	{core.ErrTurnTerminal, 409, CodeTurnTerminal},
+	{core.ErrCancelPending, 409, CodeCancelPending},
+	{core.ErrCapabilityUnsupported, 409, CodeCapabilityUnsupported},
+	{core.ErrSessionLimit, 429, CodeSessionLimit},
+	{core.ErrQueueFull, 429, CodeQueueFull},
+	{core.ErrInputLimit, 429, CodeInputLimit},
+	{core.ErrSubscriberLimit, 429, CodeSubscriberLimit},
+}
+
+// Options configure the API.
+type Options struct {
+	// OperatorToken authenticates every call (Authorization: Bearer).
+	OperatorToken string
+	Logger        *slog.Logger
+}
+
+// API is the public HTTP API over a server.Server.
+type API struct {
+	s         *server.Server
+	tokenHash [32]byte
+	log       *slog.Logger
+}
+
+// New returns the API; an empty operator token is refused.
+func New(s *server.Server, opt Options) (*API, error) {
+	if opt.OperatorToken == "" {
+		return nil, errors.New("api: an operator token is required")
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &API{s: s, tokenHash: sha256.Sum256([]byte(opt.OperatorToken)), log: opt.Logger}, nil
+}
+
+// Route is one endpoint of the API.
+type Route struct {
+	Method, Path string
+	handler      func(*API, http.ResponseWriter, *http.Request)
+}
+
+// Routes lists the endpoints; Register mounts exactly these, and the
+// OpenAPI document describes exactly these (checked by a test).
+func Routes() []Route {
+	return []Route{
+		{"POST", "/api/v1/sessions", (*API).createSession},
+		{"GET", "/api/v1/sessions/{session}/turns", (*API).listTurns},
+		{"POST", "/api/v1/sessions/{session}/turns", (*API).submitTurn},
+		{"GET", "/api/v1/turns/{turn}", (*API).getTurn},
+		{"POST", "/api/v1/turns/{turn}/inputs", (*API).steer},
+		{"POST", "/api/v1/turns/{turn}/cancel", (*API).cancel},
+		{"GET", "/api/v1/turns/{turn}/events", (*API).events},
+		{"GET", "/api/v1/devices", (*API).listDevices},
+	}
+}
+
+// Register mounts the API on mux. A known path with another method gets a
+// 405 error body.
+func (a *API) Register(mux *http.ServeMux) {
+	paths := map[string]bool{}
+	for _, r := range Routes() {
+		h := r.handler
+		mux.HandleFunc(r.Method+" "+r.Path, func(w http.ResponseWriter, req *http.Request) {
+			if !a.authorized(req) {
+				fail(w, http.StatusUnauthorized, CodeUnauthorized, "Authorization: Bearer <operator token> required")
+				return
+			}
+			h(a, w, req)
+		})
+		if !paths[r.Path] {
+			paths[r.Path] = true
+			mux.HandleFunc(r.Path, func(w http.ResponseWriter, _ *http.Request) {
+				fail(w, http.StatusMethodNotAllowed, CodeMethodNotAllowed, "method not allowed on this path")
+			})
+		}
+	}
+}
+
+func (a *API) authorized(r *http.Request) bool {
+	v := r.Header.Get("Authorization")
+	tok, ok := bytes.CutPrefix([]byte(v), []byte("Bearer "))
+	sum := sha256.Sum256(bytes.TrimSpace(tok))
+	return subtle.ConstantTimeCompare(sum[:], a.tokenHash[:]) == 1 && ok
+}
+
+type errorBody struct {
+	Error  string `json:"error"`
+	Detail string `json:"detail"`
+}
+
+func fail(w http.ResponseWriter, status int, code, detail string) {
+	writeJSON(w, status, errorBody{Error: code, Detail: detail})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status, b = 500, []byte(`{"error":"internal","detail":"encoding failed"}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+// badRequest is a decoding failure with its code.
+type badRequest struct{ code, detail string }
+
+func (e *badRequest) Error() string { return e.detail }
+
+// readBody reads at most BodyBytesMax bytes.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, BodyBytesMax))
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return nil, &badRequest{CodeBodyTooLarge, fmt.Sprintf("body over %d bytes", BodyBytesMax)}
+	}
+	if err != nil {
+		return nil, &badRequest{CodeBadJSON, "body could not be read"}
+	}
+	return b, nil
+}
+
+// decodeStrict decodes one JSON object into v: unknown members, trailing
+// data and wrong types are named errors.
+func decodeStrict(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var syn *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &typ):
+			return &badRequest{CodeBadJSON, fmt.Sprintf("member %q: want %s", typ.Field, typ.Type)}
+		case errors.As(err, &syn), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+			return &badRequest{CodeBadJSON, "body is not valid JSON"}
+		case bytes.HasPrefix([]byte(err.Error()), []byte("json: unknown field")):
+			return &badRequest{CodeUnknownField, err.Error()[len("json: "):]}
+		}
+		return &badRequest{CodeBadJSON, "body is not a valid JSON object"}
+	}
+	if dec.More() {
+		return &badRequest{CodeBadJSON, "trailing data after the JSON object"}
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return &badRequest{CodeBadJSON, "trailing data after the JSON object"}
+	}
+	return nil
+}
+
+func (a *API) failErr(w http.ResponseWriter, err error) {
+	var br *badRequest
+	switch {
+	case errors.As(err, &br):
+		fail(w, http.StatusBadRequest, br.code, br.detail)
+	case errors.Is(err, server.ErrStopped), errors.Is(err, context.Canceled):
+		fail(w, http.StatusServiceUnavailable, CodeUnavailable, "core is stopping")
+	default:
+		for _, m := range machineErrors {
+			if errors.Is(err, m.err) {
+				fail(w, m.status, m.code, err.Error())
+				return
+			}
+		}
+		a.log.Error("api call failed", "err", err)
+		fail(w, http.StatusInternalServerError, CodeInternal, "internal error")
+	}
+}
+
+// answer is the stored form of a POST answer (for Idempotency-Key).
+type answer struct {
+	Fingerprint string          `json:"fp"`
+	Status      int             `json:"status"`
+	Body        json.RawMessage `json:"body"`
+}
+
+// render turns a machine result into status and body.
+type render func(core.APIResult) (int, any)
+
+func errorAnswer(err error) (int, any) {
+	for _, m := range machineErrors {
+		if errors.Is(err, m.err) {
+			return m.status, errorBody{Error: m.code, Detail: err.Error()}
+		}
+	}
+	return 500, errorBody{Error: CodeInternal, Detail: "internal error"}
+}
+
+// post runs a mutating call, honouring Idempotency-Key durably: the
+// answer is stored in the commit of the call's own writes, and a retry
+// with the same key (and the same body) gets it back and changes nothing.
+func (a *API) post(w http.ResponseWriter, r *http.Request, body []byte, ev func(core.CallID) core.Event, rd render) {
+	key := r.Header.Get("Idempotency-Key")
+	fp := sha256.Sum256(body)
+	req := server.Request{Event: ev}
+	if key != "" {
+		req.IdempotencyKey = r.Method + " " + r.URL.Path + " " + key
+		req.Answer = func(res core.APIResult) []byte {
+			st, v := renderResult(res, rd)
+			b, _ := json.Marshal(v)
+			out, _ := json.Marshal(answer{Fingerprint: hex.EncodeToString(fp[:]), Status: st, Body: b})
+			return out
+		}
+	}
+	rep, err := a.s.Call(r.Context(), req)
+	if err != nil {
+		a.failErr(w, err)
+		return
+	}
+	if key == "" {
+		st, v := renderResult(rep.Result, rd)
+		writeJSON(w, st, v)
+		return
+	}
+	var ans answer
+	if err := json.Unmarshal(rep.Stored, &ans); err != nil {
+		a.failErr(w, err)
+		return
+	}
+	if rep.Replayed && ans.Fingerprint != hex.EncodeToString(fp[:]) {
+		fail(w, http.StatusUnprocessableEntity, CodeIdempotencyConflict, "Idempotency-Key reused with a different body")
+		return
+	}
+	if rep.Replayed {
+		w.Header().Set("Idempotent-Replayed", "true")
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(ans.Status)
+	_, _ = w.Write(append(ans.Body, '\n'))
+}
+
+func renderResult(res core.APIResult, rd render) (int, any) {
+	if res.Err != nil {
+		return errorAnswer(res.Err)
+	}
+	return rd(res)
+}

@@ -1,0 +1,22 @@
+// Package api is Core's public HTTP API, served next to the Runtime
+// gateway over the same server.Server: create a Session, submit a Turn,
+// steer an input, cancel, read a Turn, list a Session's Turns, list
+// devices, and watch a Turn's run events as Server-Sent Events. The routes
+// are Routes(); openapi.json (OpenAPI 3.1, embedded as OpenAPI) describes
+// them and a test keeps the two equal.
+//
+// Every call needs `Authorization: Bearer <operator token>`; a device
+// credential is never an operator token. Bodies are at most 1 MiB and
+// decoded strictly. Every error is {"error": <code>, "detail": <text>} with
+// a code of Codes, and a call answered with an error changed nothing.
+//
+// POST calls honour Idempotency-Key durably: the answer is stored in the
+// same commit as the call's writes; a retry with the same key and body gets
+// the first answer back (Idempotent-Replayed: true) and creates nothing; the
+// same key with a different body is 422 idempotency_conflict.
+//
+// The event stream is backed by the machine's SubscribeDurable: each event
+// carries its persisted sequence as the SSE id, Last-Event-ID resumes after
+// it, and the stream ends with `end` or with an explicit
+// `observation_error`, never a fabricated done.
+package api

@@ -1,0 +1,277 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/core/server"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// AgentRequest is a Session's agent configuration.
+type AgentRequest struct {
+	Kind                           string          `json:"kind"`
+	Model                          string          `json:"model"`
+	SystemPrompt                   string          `json:"system_prompt,omitempty"`
+	ModelProvider                  string          `json:"model_provider,omitempty"`
+	HarnessConfig                  json.RawMessage `json:"harness_config,omitempty"`
+	TextVerbosity                  string          `json:"text_verbosity,omitempty"`
+	OutputSchema                   json.RawMessage `json:"output_schema,omitempty"`
+	MultiAgent                     bool            `json:"multi_agent,omitempty"`
+	DisableProgrammaticToolCalling bool            `json:"disable_programmatic_tool_calling,omitempty"`
+	FunctionResultImages           bool            `json:"function_result_images,omitempty"`
+}
+
+// CreateSessionRequest is the body of POST /api/v1/sessions.
+type CreateSessionRequest struct {
+	Agent       AgentRequest `json:"agent"`
+	Environment struct {
+		Type string `json:"type"`
+		ID   string `json:"id,omitempty"`
+	} `json:"environment"`
+}
+
+// InputRequest is the body of a Turn submission or a steered input: either
+// a MessageInput or, as a shorthand, one text.
+type InputRequest struct {
+	Input wire.MessageInput `json:"input,omitempty"`
+	Text  *string           `json:"text,omitempty"`
+}
+
+func (in InputRequest) message() (wire.MessageInput, error) {
+	switch {
+	case in.Text != nil && in.Input != nil:
+		return nil, &badRequest{CodeInvalidInput, "give input or text, not both"}
+	case in.Text != nil:
+		return wire.TextInput(*in.Text), nil
+	case in.Input == nil:
+		return nil, &badRequest{CodeInvalidInput, "input or text required"}
+	}
+	return in.Input, nil
+}
+
+func (a *API) createSession(w http.ResponseWriter, r *http.Request) {
+	body, err := readBody(w, r)
+	var req CreateSessionRequest
+	if err == nil {
+		err = decodeStrict(body, &req)
+	}
+	if err != nil {
+		a.failErr(w, err)
+		return
+	}
+	ag := core.AgentConfig{
+		Kind: req.Agent.Kind, Model: req.Agent.Model, SystemPrompt: req.Agent.SystemPrompt,
+		ModelProvider: req.Agent.ModelProvider, TextVerbosity: req.Agent.TextVerbosity,
+		Environment: core.EnvironmentKind(req.Environment.Type), EnvironmentID: req.Environment.ID,
+		MultiAgent: req.Agent.MultiAgent, DisableProgrammaticToolCalling: req.Agent.DisableProgrammaticToolCalling,
+		FunctionResultImages: req.Agent.FunctionResultImages,
+	}
+	if len(req.Agent.HarnessConfig) > 0 {
+		if req.Agent.HarnessConfig[0] != '{' {
+			a.failErr(w, &badRequest{CodeInvalidConfig, "harness_config must be an object"})
+			return
+		}
+		ag.HarnessConfig = req.Agent.HarnessConfig
+	}
+	if len(req.Agent.OutputSchema) > 0 {
+		ag.OutputSchema = req.Agent.OutputSchema
+	}
+	a.post(w, r, body, func(c core.CallID) core.Event { return core.CreateSession{Call: c, Agent: ag} },
+		func(res core.APIResult) (int, any) {
+			return http.StatusCreated, map[string]string{"session_id": res.SessionID}
+		})
+}
+
+func (a *API) readInput(w http.ResponseWriter, r *http.Request) ([]byte, wire.MessageInput, bool) {
+	body, err := readBody(w, r)
+	var req InputRequest
+	if err == nil {
+		err = decodeStrict(body, &req)
+	}
+	var in wire.MessageInput
+	if err == nil {
+		in, err = req.message()
+	}
+	if err != nil {
+		a.failErr(w, err)
+		return nil, nil, false
+	}
+	return body, in, true
+}
+
+func (a *API) submitTurn(w http.ResponseWriter, r *http.Request) {
+	body, in, ok := a.readInput(w, r)
+	if !ok {
+		return
+	}
+	sid := r.PathValue("session")
+	a.post(w, r, body, func(c core.CallID) core.Event { return core.SubmitTurn{Call: c, Session: sid, Input: in} },
+		func(res core.APIResult) (int, any) {
+			return http.StatusCreated, map[string]string{"turn_id": res.TurnID}
+		})
+}
+
+func (a *API) steer(w http.ResponseWriter, r *http.Request) {
+	body, in, ok := a.readInput(w, r)
+	if !ok {
+		return
+	}
+	tid := r.PathValue("turn")
+	a.post(w, r, body, func(c core.CallID) core.Event { return core.SteerInput{Call: c, Turn: tid, Input: in} },
+		func(res core.APIResult) (int, any) {
+			return http.StatusCreated, map[string]string{"input_id": res.InputID}
+		})
+}
+
+func (a *API) cancel(w http.ResponseWriter, r *http.Request) {
+	body, err := readBody(w, r)
+	if err == nil && len(body) > 0 {
+		var empty struct{}
+		err = decodeStrict(body, &empty)
+	}
+	if err != nil {
+		a.failErr(w, err)
+		return
+	}
+	tid := r.PathValue("turn")
+	a.post(w, r, body, func(c core.CallID) core.Event { return core.CancelTurn{Call: c, Turn: tid} },
+		func(core.APIResult) (int, any) { return http.StatusAccepted, map[string]string{"turn_id": tid} })
+}
+
+// TurnJSON is a Turn's public projection.
+type TurnJSON struct {
+	ID          string       `json:"id"`
+	SessionID   string       `json:"session_id"`
+	State       string       `json:"state"`
+	RunID       string       `json:"run_id,omitempty"`
+	Attempt     int          `json:"attempt"`
+	ErrorCode   string       `json:"error_code,omitempty"`
+	ErrorDetail string       `json:"error_detail,omitempty"`
+	EngineError *EngineError `json:"engine_error,omitempty"`
+	Usage       *wire.Usage  `json:"usage,omitempty"`
+	Content     string       `json:"content"`
+	Cancel      string       `json:"cancel,omitempty"`
+	InputCursor int          `json:"input_cursor"`
+	Inputs      []InputJSON  `json:"inputs"`
+	Events      uint64       `json:"events"`
+}
+
+// EngineError is the engine error projection of a Turn that failed with
+// engine_failed.
+type EngineError struct {
+	Code       string `json:"code,omitempty"`
+	HTTPStatus int    `json:"http_status,omitempty"`
+}
+
+// InputJSON is an active input with its receipt state.
+type InputJSON struct {
+	ID        string `json:"id"`
+	State     string `json:"state"`
+	ErrorCode string `json:"error_code,omitempty"`
+}
+
+func turnJSON(v core.TurnView) TurnJSON {
+	t := TurnJSON{ID: v.ID, SessionID: v.Session, State: string(v.State), RunID: v.RunID, Attempt: v.Attempt,
+		ErrorCode: v.ErrorCode, ErrorDetail: v.ErrorDetail, Usage: v.Usage, Content: v.Content,
+		Cancel: string(v.Cancel), InputCursor: v.InputCursor, Inputs: []InputJSON{}, Events: v.Events}
+	if v.ErrorCode == core.CodeEngineFailed {
+		t.EngineError = &EngineError{Code: v.EngineErrorCode, HTTPStatus: v.EngineHTTPStatus}
+	}
+	for _, in := range v.Inputs {
+		t.Inputs = append(t.Inputs, InputJSON{ID: in.ID, State: string(in.State), ErrorCode: in.ErrorCode})
+	}
+	return t
+}
+
+func (a *API) getTurn(w http.ResponseWriter, r *http.Request) {
+	tid := r.PathValue("turn")
+	rep, err := a.s.Call(r.Context(), server.Request{Event: func(c core.CallID) core.Event { return core.ReadTurn{Call: c, Turn: tid} }})
+	if err == nil {
+		err = rep.Result.Err
+	}
+	if err != nil {
+		a.failErr(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, turnJSON(*rep.Result.Turn))
+}
+
+func (a *API) listTurns(w http.ResponseWriter, r *http.Request) {
+	sid := r.PathValue("session")
+	var out []TurnJSON
+	found := false
+	err := a.s.Query(r.Context(), func(v server.View) {
+		_, found = v.Backend().Session(sid)
+		for _, rec := range v.Backend().Turns() {
+			if rec.Session == sid {
+				if tv, ok := v.Machine().Turn(rec.ID); ok {
+					out = append(out, turnJSON(tv))
+				}
+			}
+		}
+	})
+	if err == nil && !found {
+		err = core.ErrUnknownSession
+	}
+	if err != nil {
+		a.failErr(w, err)
+		return
+	}
+	if out == nil {
+		out = []TurnJSON{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"turns": out})
+}
+
+// DeviceJSON describes a registered device.
+type DeviceJSON struct {
+	ID              string                    `json:"id"`
+	Revoked         bool                      `json:"revoked"`
+	Connected       bool                      `json:"connected"`
+	LastHeartbeatAt *time.Time                `json:"last_heartbeat_at,omitempty"`
+	DaemonVersion   string                    `json:"daemon_version,omitempty"`
+	ActiveRequests  int                       `json:"active_requests"`
+	Kinds           []wire.SupportedAgentKind `json:"kinds"`
+}
+
+func (a *API) listDevices(w http.ResponseWriter, r *http.Request) {
+	var out []DeviceJSON
+	var lerr error
+	err := a.s.Query(r.Context(), func(v server.View) {
+		recs, err := v.Backend().Devices()
+		if err != nil {
+			lerr = err
+			return
+		}
+		conns := map[string]core.ConnID{}
+		for _, d := range v.Machine().Devices() {
+			conns[d.Device] = d.Conn
+		}
+		for _, rec := range recs {
+			d := DeviceJSON{ID: rec.ID, Revoked: rec.Revoked, Kinds: []wire.SupportedAgentKind{}}
+			if c := conns[rec.ID]; c != 0 {
+				d.Connected = true
+				if hb := v.Heartbeat(c); hb != nil {
+					at := hb.At.UTC()
+					d.LastHeartbeatAt, d.DaemonVersion, d.ActiveRequests = &at, hb.DaemonVersion, hb.Active
+					d.Kinds = append(d.Kinds, hb.Kinds...)
+				}
+			}
+			out = append(out, d)
+		}
+	})
+	if err == nil {
+		err = lerr
+	}
+	if err != nil {
+		a.failErr(w, err)
+		return
+	}
+	if out == nil {
+		out = []DeviceJSON{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"devices": out})
+}

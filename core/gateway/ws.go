@@ -1,0 +1,172 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync"
+
+	"github.com/coder/websocket"
+
+	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// ws upgrades a Runtime connection. Check order (wire-reference §2.2):
+// missing device_id, version or bearer ⇒ 400 missing_params; a credential
+// in the URL ⇒ 400; version not byte-equal ⇒ 426 before any dispatch or
+// registration; then authentication ⇒ 401.
+func (g *Gateway) ws(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		w.Header().Set("Allow", http.MethodGet)
+		fail(w, http.StatusMethodNotAllowed, CodeMethodNotAllowed, "the WebSocket route takes GET")
+		return
+	}
+	q := r.URL.Query()
+	device, version, cred := q.Get("device_id"), q.Get("version"), bearer(r)
+	switch {
+	case credentialInURL(q, cred):
+		fail(w, http.StatusBadRequest, CodeMissingParams, "credentials go in the Authorization header only")
+		return
+	case device == "" || version == "" || cred == "":
+		fail(w, http.StatusBadRequest, CodeMissingParams, "device_id, version and Authorization: Bearer are required")
+		return
+	case !wire.Compatible(version):
+		g.log.Info("runtime version refused", "device", device, "want", wire.Version)
+		fail(w, http.StatusUpgradeRequired, CodeIncompatibleVersion, "protocol version must equal "+wire.Version)
+		return
+	}
+	if err := g.authenticate(r.Context(), device, cred); err != nil {
+		g.authFail(w, r, device, err)
+		return
+	}
+	ws, err := websocket.Accept(w, r, nil)
+	if err != nil {
+		g.log.Info("websocket accept failed", "device", device, "err", err)
+		return
+	}
+	ws.SetReadLimit(ReadLimitBytes)
+	g.live.Add(1)
+	defer g.live.Done()
+	g.serveConn(r.Context(), device, ws)
+}
+
+// wsConn is the loop's handle on one WebSocket: a bounded outbound queue
+// drained by a writer goroutine.
+type wsConn struct {
+	ws      *websocket.Conn
+	q       chan []byte
+	closing chan struct{}
+	once    sync.Once
+	code    websocket.StatusCode
+	reason  string
+}
+
+// Send queues a frame; false when the queue is full or the connection is
+// closing.
+func (c *wsConn) Send(b []byte) bool {
+	select {
+	case <-c.closing:
+		return false
+	default:
+	}
+	select {
+	case c.q <- b:
+		return true
+	default:
+		return false
+	}
+}
+
+// Close asks the writer to close the connection with code and reason.
+func (c *wsConn) Close(code int, reason string) {
+	c.once.Do(func() {
+		c.code, c.reason = websocket.StatusCode(code), reason
+		close(c.closing)
+	})
+}
+
+// serveConn registers the connection, runs its writer and reads frames
+// until the connection ends.
+func (g *Gateway) serveConn(ctx context.Context, device string, ws *websocket.Conn) {
+	c := &wsConn{ws: ws, q: make(chan []byte, g.opt.OutboundFrames), closing: make(chan struct{})}
+	id, err := g.s.Open(ctx, device, c)
+	if err != nil {
+		ws.Close(websocket.StatusTryAgainLater, "core is stopping")
+		return
+	}
+	log := g.log.With("device", device, "conn", uint64(id))
+	log.Info("runtime connected")
+	wrote := make(chan struct{})
+	go func() {
+		defer close(wrote)
+		g.write(c, log)
+	}()
+	reason := g.read(ctx, id, c)
+	c.Close(int(websocket.StatusNormalClosure), "")
+	<-wrote
+	g.s.Closed(id, reason)
+	log.Info("runtime disconnected", "reason", reason)
+}
+
+// read feeds inbound frames to the loop until the connection fails.
+func (g *Gateway) read(ctx context.Context, id core.ConnID, c *wsConn) string {
+	for {
+		_, b, err := c.ws.Read(ctx)
+		if err != nil {
+			return readReason(err)
+		}
+		if err := g.s.Received(ctx, id, b); err != nil {
+			return "core is stopping"
+		}
+	}
+}
+
+func readReason(err error) string {
+	switch st := websocket.CloseStatus(err); {
+	case st == websocket.StatusMessageTooBig:
+		return "inbound frame over 4 MiB"
+	case st != -1:
+		return "closed by peer: " + st.String()
+	case errors.Is(err, context.Canceled):
+		return "request context ended"
+	}
+	return "read failed"
+}
+
+// write drains the queue, each frame within the write budget, and closes
+// the connection when asked (after the frames already queued) or when a
+// write fails.
+func (g *Gateway) write(c *wsConn, log interface{ Info(string, ...any) }) {
+	for {
+		select {
+		case b := <-c.q:
+			if !g.writeOne(c, b) {
+				log.Info("write failed or exceeded its budget; closing")
+				c.ws.CloseNow()
+				return
+			}
+		case <-c.closing:
+			for {
+				select {
+				case b := <-c.q:
+					if !g.writeOne(c, b) {
+						c.ws.CloseNow()
+						return
+					}
+					continue
+				default:
+				}
+				break
+			}
+			_ = c.ws.Close(c.code, c.reason)
+			return
+		}
+	}
+}
+
+func (g *Gateway) writeOne(c *wsConn, b []byte) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), g.opt.WriteTimeout)
+	defer cancel()
+	return c.ws.Write(ctx, websocket.MessageText, b) == nil
+}

@@ -1,0 +1,36 @@
+// Package server runs Core's machine as a real process: one goroutine (Run)
+// owns the core.Machine and its Backend; connection readers, HTTP handlers
+// and timers hand it work through a bounded inbox.
+//
+// # The loop
+//
+// Each turn of the loop takes one queued input and then whatever else is
+// already queued (up to Options.BatchMax), steps the machine once per
+// event, commits the backend once for the whole batch, and only then
+// applies the effects of the batch in the order the machine returned them:
+// frames are encoded and queued on their connection, connections closed,
+// timers set or stopped on the Clock, API results handed to their waiting
+// callers and observations to subscribers. So no frame and no answer ever
+// leaves ahead of the durable state that justifies it (group commit). A
+// failed Commit is fatal (Options.Fatal; by default the process panics) and
+// the next start recovers through core.Restart, which New calls whenever
+// the backend already holds records.
+//
+// Applying an effect never blocks: a connection's queue that is full closes
+// that connection only (close code 1013) and the machine is told it is
+// gone in the next step; a subscriber that falls SubscriptionMax
+// observations behind loses its subscription with core.ErrSubscriberOverflow.
+//
+// Connection IDs are minted by Open in call order, so they increase per
+// device in accept order, as the machine requires. Devices revoked in the
+// backend (possibly by another process) have their live connection closed
+// with code 4001 within Options.RevocationPoll.
+//
+// # Calls
+//
+// Call runs one public API event and waits for its committed answer; with
+// an idempotency key the rendered answer is stored in the same commit, and a
+// later Call with that key gets it back without reaching the machine.
+// Subscribe opens a SubscribeDurable subscription. Query runs a function on
+// the loop with read access to the machine and the backend.
+package server

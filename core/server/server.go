@@ -1,0 +1,293 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/benbjohnson/clock"
+
+	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// Conn is the loop's handle on one Runtime connection. Both methods must
+// return at once: Send only queues (false when the connection's bounded
+// queue is full or the connection is closed), Close starts an asynchronous
+// close with a WebSocket close code and a reason.
+type Conn interface {
+	Send(frame []byte) bool
+	Close(code int, reason string)
+}
+
+// WebSocket close codes the loop uses.
+const (
+	CloseNormal      = 1000
+	CloseGoingAway   = 1001
+	ClosePolicy      = 1008
+	CloseTryAgain    = 1013
+	CloseRetired     = 4001 // the device record was revoked or deleted
+	reasonOverflow   = "outbound queue full"
+	reasonShutdown   = "core shutting down"
+	reasonRevoked    = "runtime retired"
+	reasonEncodeFail = "frame encoding failed"
+)
+
+// Options configure a Server. Zero fields take defaults.
+type Options struct {
+	Config core.Config
+	Clock  clock.Clock // clock.New() when nil
+	Logger *slog.Logger
+	// BatchMax bounds the inputs drained into one batch (one Commit).
+	BatchMax int
+	// InboxMax is the capacity of the loop's input queue; producers block
+	// when it is full (backpressure on readers and callers).
+	InboxMax int
+	// SubscriptionMax bounds the Observations buffered for one subscriber;
+	// beyond it the subscription closes with ErrSubscriberOverflow.
+	SubscriptionMax int
+	// RevocationPoll is how often the loop re-reads device records to close
+	// connections of devices revoked by another process (0: 5 s).
+	RevocationPoll time.Duration
+	// Fatal is called, on the loop goroutine, when Commit fails; it must
+	// not return (the default logs and panics). Tests replace it.
+	Fatal func(error)
+	// Metrics receives counters; nil records nothing.
+	Metrics *Metrics
+}
+
+// ErrStopped is returned to callers once the loop has stopped.
+var ErrStopped = errors.New("server: core loop stopped")
+
+// Server runs one core.Machine on one goroutine (Run). Every other
+// goroutine talks to it through the inbox.
+type Server struct {
+	opt   Options
+	clk   clock.Clock
+	log   *slog.Logger
+	back  Backend
+	m     *core.Machine
+	inbox chan item
+	stop  chan struct{} // closed when Run returns
+	once  sync.Once
+
+	nextConn atomic.Uint64
+	nextCall atomic.Uint64
+
+	// Loop-owned state.
+	conns   map[core.ConnID]*connState
+	timers  map[core.TimerID]*clock.Timer
+	calls   map[core.CallID]chan<- core.APIResult
+	subs    map[core.CallID]*Subscription
+	effects []core.Effect
+	posts   []func()
+	pending []core.Event
+	idem    map[string][]byte // idempotency answers put in this batch
+}
+
+type connState struct {
+	device    string
+	conn      Conn
+	heartbeat *HeartbeatInfo
+}
+
+// HeartbeatInfo is the last valid heartbeat of a connection.
+type HeartbeatInfo struct {
+	At            time.Time
+	TS            int64
+	DaemonVersion string
+	Active        int
+	Kinds         []wire.SupportedAgentKind
+}
+
+// item is one unit of loop work; it runs on the loop goroutine and may
+// call step. Its returned function, if any, runs after the batch commits.
+type item func() (post func())
+
+// New builds the machine over back: core.New on an empty store, otherwise
+// core.Restart, whose recovery writes are committed before New returns.
+func New(back Backend, opt Options) (*Server, error) {
+	if opt.Clock == nil {
+		opt.Clock = clock.New()
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opt.BatchMax <= 0 {
+		opt.BatchMax = 256
+	}
+	if opt.InboxMax <= 0 {
+		opt.InboxMax = 1024
+	}
+	if opt.SubscriptionMax <= 0 {
+		opt.SubscriptionMax = 1<<16 + 64
+	}
+	if opt.RevocationPoll <= 0 {
+		opt.RevocationPoll = 5 * time.Second
+	}
+	if err := opt.Config.Validate(); err != nil {
+		return nil, err
+	}
+	s := &Server{
+		opt: opt, clk: opt.Clock, log: opt.Logger, back: back,
+		inbox: make(chan item, opt.InboxMax), stop: make(chan struct{}),
+		conns: map[core.ConnID]*connState{}, timers: map[core.TimerID]*clock.Timer{},
+		calls: map[core.CallID]chan<- core.APIResult{}, subs: map[core.CallID]*Subscription{},
+	}
+	if opt.Fatal == nil {
+		s.opt.Fatal = func(err error) {
+			s.log.Error("store commit failed; stopping", "err", err)
+			panic(fmt.Sprintf("server: store commit failed: %v", err))
+		}
+	}
+	if len(back.Sessions()) == 0 && len(back.Turns()) == 0 {
+		s.m = core.New(opt.Config, back)
+	} else {
+		s.m = core.Restart(opt.Config, back)
+		s.log.Info("core restarted from the store", "sessions", len(back.Sessions()), "turns", len(back.Turns()))
+	}
+	if err := back.Commit(); err != nil {
+		return nil, fmt.Errorf("server: commit after restart: %w", err)
+	}
+	return s, nil
+}
+
+// Clock returns the server's clock.
+func (s *Server) Clock() clock.Clock { return s.clk }
+
+// Done is closed when Run has returned.
+func (s *Server) Done() <-chan struct{} { return s.stop }
+
+// submit queues work for the loop; it fails once the loop stopped.
+func (s *Server) submit(ctx context.Context, it item) error {
+	select {
+	case <-s.stop:
+		return ErrStopped
+	default:
+	}
+	select {
+	case s.inbox <- it:
+		return nil
+	case <-s.stop:
+		return ErrStopped
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Run owns the machine until ctx ends, then closes every connection and
+// subscription and commits. It returns nil after a clean stop.
+func (s *Server) Run(ctx context.Context) error {
+	defer s.once.Do(func() { close(s.stop) })
+	poll := s.clk.Ticker(s.opt.RevocationPoll)
+	defer poll.Stop()
+	for {
+		var first item
+		if len(s.pending) == 0 {
+			select {
+			case <-ctx.Done():
+				return s.shutdown()
+			case first = <-s.inbox:
+			case <-poll.C:
+				first = s.pollRevoked
+			}
+		}
+		s.batch(first)
+	}
+}
+
+// batch runs first and whatever else is queued (up to BatchMax), commits
+// once, then applies the effects in order.
+func (s *Server) batch(first item) {
+	s.idem = nil
+	if first != nil {
+		s.run(first)
+	}
+	for n := 1; n < s.opt.BatchMax; n++ {
+		if len(s.pending) > 0 {
+			ev := s.pending[0]
+			s.pending = s.pending[1:]
+			s.step(ev)
+			continue
+		}
+		select {
+		case it := <-s.inbox:
+			s.run(it)
+			continue
+		default:
+		}
+		break
+	}
+	start := s.clk.Now()
+	if err := s.back.Commit(); err != nil {
+		s.opt.Fatal(err)
+		return
+	}
+	s.opt.Metrics.commit(s.clk.Since(start))
+	effects, posts := s.effects, s.posts
+	s.effects, s.posts = nil, nil
+	for _, e := range effects {
+		s.apply(e)
+	}
+	for _, p := range posts {
+		p()
+	}
+	s.opt.Metrics.connections(len(s.conns))
+}
+
+func (s *Server) run(it item) {
+	if post := it(); post != nil {
+		s.posts = append(s.posts, post)
+	}
+}
+
+// step feeds one event to the machine and keeps its effects for the batch.
+func (s *Server) step(ev core.Event) []core.Effect {
+	effs := s.m.Step(s.clk.Now(), ev)
+	s.effects = append(s.effects, effs...)
+	return effs
+}
+
+func (s *Server) shutdown() error {
+	for id, c := range s.conns {
+		c.conn.Close(CloseGoingAway, reasonShutdown)
+		s.step(core.ConnClosed{Conn: id, Reason: reasonShutdown})
+	}
+	for id, sub := range s.subs {
+		sub.finish(ErrStopped)
+		delete(s.subs, id)
+	}
+	for id, t := range s.timers {
+		t.Stop()
+		delete(s.timers, id)
+	}
+	err := s.back.Commit()
+	s.effects = nil
+	for call, ch := range s.calls {
+		ch <- core.APIResult{Call: call, Err: ErrStopped}
+		delete(s.calls, call)
+	}
+	return err
+}
+
+// pollRevoked closes live connections of revoked devices with 4001.
+func (s *Server) pollRevoked() func() {
+	for id, c := range s.conns {
+		d, ok, err := s.back.Device(c.device)
+		if err != nil || (ok && !d.Revoked) {
+			continue
+		}
+		s.retire(id, c)
+	}
+	return nil
+}
+
+func (s *Server) retire(id core.ConnID, c *connState) {
+	c.conn.Close(CloseRetired, reasonRevoked)
+	delete(s.conns, id)
+	s.step(core.ConnClosed{Conn: id, Reason: reasonRevoked})
+}

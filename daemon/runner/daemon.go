@@ -1,0 +1,250 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/benbjohnson/clock"
+
+	"github.com/turnstile-sim/turnstile/daemon"
+	"github.com/turnstile-sim/turnstile/daemon/transport"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// ShutdownGrace is how long a shutdown waits for the machine to release
+// everything it owns before the daemon exits with what is still owned.
+const ShutdownGrace = 10 * time.Second
+
+// closeWaitMax bounds the wait for the last frames and the close
+// handshake once the daemon stops.
+const closeWaitMax = 5 * time.Second
+
+// Config is everything a Daemon needs.
+type Config struct {
+	// Machine is the machine's configuration; HeartbeatInterval is taken
+	// from Bootstrap when zero.
+	Machine daemon.Config
+	// Executors holds the installed adapters.
+	Executors Executors
+	// Client reaches Core; Bootstrap, when set, skips the bootstrap request.
+	Client    *transport.Client
+	Bootstrap *transport.Bootstrap
+	Policy    transport.Policy
+	// Rand draws the reconnect jitter (seed it; nil: a random seed).
+	Rand  *rand.Rand
+	Clock clock.Clock // nil: the real clock
+	Log   *slog.Logger
+	// Grace overrides ShutdownGrace.
+	Grace time.Duration
+	// OnReport, when set, sees every shutdown report as it is emitted.
+	OnReport func(daemon.Report)
+}
+
+// Result is how a Daemon ended.
+type Result struct {
+	// Complete is set when shutdown released everything; Owned lists what
+	// was still owned when the grace period ran out.
+	Complete bool
+	Owned    []daemon.Resource
+	// Reason is what started the shutdown.
+	Reason string
+}
+
+// Daemon runs a daemon.Machine against Core and real adapters: one loop
+// goroutine steps the machine and executes its effects; the transport,
+// the native runner and timers feed it events through one inbox. No
+// effect blocks the loop: frames are queued to the connection's writer,
+// native calls run on their own goroutines, timers are clock timers.
+type Daemon struct {
+	cfg        Config
+	clk        clock.Clock
+	log        *slog.Logger
+	inbox      chan any
+	done       chan struct{} // closed when the loop stopped
+	once       sync.Once
+	stop       chan struct{} // closed by the first Shutdown
+	stopOnce   sync.Once
+	stopReason string // written before stop closes
+}
+
+// New returns a Daemon for cfg.
+func New(cfg Config) *Daemon {
+	d := &Daemon{cfg: cfg, clk: cfg.Clock, log: cfg.Log, inbox: make(chan any, 256),
+		done: make(chan struct{}), stop: make(chan struct{})}
+	if d.clk == nil {
+		d.clk = clock.New()
+	}
+	if d.log == nil {
+		d.log = slog.New(slog.DiscardHandler)
+	}
+	if d.cfg.Grace <= 0 {
+		d.cfg.Grace = ShutdownGrace
+	}
+	if d.cfg.Rand == nil {
+		d.cfg.Rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+	}
+	return d
+}
+
+// Shutdown asks the machine to release everything and stop; safe from
+// any goroutine, before or during Run, and a repeated call does nothing
+// more. Before the first connection (bootstrap still retrying) it ends
+// Run at once: nothing is owned yet.
+func (d *Daemon) Shutdown(reason string) {
+	d.stopOnce.Do(func() {
+		d.stopReason = reason
+		close(d.stop)
+	})
+}
+
+// ErrStopped is returned by Owned once the loop has stopped.
+var ErrStopped = errors.New("runner: daemon stopped")
+
+// Owned returns what the machine owns now (executors, Turns, outstanding
+// native calls), read on the loop.
+func (d *Daemon) Owned(ctx context.Context) ([]daemon.Resource, error) {
+	q := ownedQuery{reply: make(chan []daemon.Resource, 1)}
+	select {
+	case d.inbox <- q:
+	case <-d.done:
+		return nil, ErrStopped
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	select {
+	case r := <-q.reply:
+		return r, nil
+	case <-d.done:
+		return nil, ErrStopped
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// push hands an event to the loop; it returns at once after the loop
+// stopped.
+func (d *Daemon) push(v any) {
+	select {
+	case d.inbox <- v:
+	case <-d.done:
+	}
+}
+
+// Inbox items besides daemon.Event.
+type (
+	connUp struct {
+		gen  uint64
+		conn *transport.Conn
+	}
+	connDown struct {
+		gen uint64
+		err error
+	}
+	linkEnded struct{ err error }
+	timerDue  struct {
+		id daemon.TimerID
+		at time.Time
+	}
+	graceOver  struct{}
+	ownedQuery struct{ reply chan []daemon.Resource }
+)
+
+// Run bootstraps, validates the machine's configuration, connects and
+// runs until shutdown completes or its grace runs out (Result), a
+// permanent transport failure stops it (a *transport.PermanentError,
+// after the shutdown path released what it could), or ctx ends (a hard
+// stop: ctx's error).
+func (d *Daemon) Run(ctx context.Context) (Result, error) {
+	bctx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-d.stop:
+			cancel()
+		case <-bctx.Done():
+		}
+	}()
+	b, err := d.bootstrap(bctx)
+	cancel()
+	if err != nil {
+		select {
+		case <-d.stop:
+			if ctx.Err() == nil {
+				return Result{Complete: true, Reason: d.stopReason}, nil
+			}
+		default:
+		}
+		return Result{}, err
+	}
+	mc := d.cfg.Machine
+	if mc.HeartbeatInterval == 0 {
+		mc.HeartbeatInterval = b.HeartbeatInterval()
+	}
+	if err := mc.Validate(); err != nil {
+		return Result{}, err
+	}
+	offered := d.cfg.Client.Version
+	if offered == "" {
+		offered = wire.Version
+	}
+	if b.ProtocolVersion != "" && b.ProtocolVersion != offered {
+		d.log.Warn("Core announces another protocol version; the upgrade will tell", "core", b.ProtocolVersion, "daemon", offered)
+	}
+	l := newLoop(d, daemon.New(mc))
+	return l.run(ctx, b)
+}
+
+func (d *Daemon) bootstrap(ctx context.Context) (transport.Bootstrap, error) {
+	if d.cfg.Bootstrap != nil {
+		return *d.cfg.Bootstrap, nil
+	}
+	link := d.link()
+	return link.Bootstrap(ctx)
+}
+
+func (d *Daemon) link() *transport.Link {
+	client := *d.cfg.Client
+	if client.Clock == nil {
+		client.Clock = d.clk // one clock for every timeout of the daemon
+	}
+	return &transport.Link{Client: &client, Policy: d.cfg.Policy, Rand: d.cfg.Rand, Clock: d.clk, Log: d.log}
+}
+
+// handler adapts the link's callbacks to inbox items.
+type handler struct{ d *Daemon }
+
+func (h handler) Connected(gen uint64, c *transport.Conn) { h.d.push(connUp{gen: gen, conn: c}) }
+func (h handler) Disconnected(gen uint64, err error)      { h.d.push(connDown{gen: gen, err: err}) }
+func (h handler) Received(gen uint64, b []byte)           { h.d.push(decode(gen, b)) }
+
+// decode turns one inbound frame into the machine's event.
+func decode(gen uint64, b []byte) daemon.Event {
+	f, err := wire.Decode(b)
+	if err != nil {
+		rej := daemon.FrameRejected{Gen: gen, Err: err}
+		var de *wire.DecodeError
+		if errors.As(err, &de) {
+			rej.Type, rej.ID = de.Type, de.ID
+		}
+		return rej
+	}
+	return daemon.FrameReceived{Gen: gen, Frame: f}
+}
+
+func describeOwned(owned []daemon.Resource) string {
+	if len(owned) == 0 {
+		return "nothing"
+	}
+	s := ""
+	for i, r := range owned {
+		if i > 0 {
+			s += " "
+		}
+		s += r.String()
+	}
+	return fmt.Sprintf("%d: %s", len(owned), s)
+}

@@ -1,0 +1,43 @@
+// Package runner is the daemon as a program: it attaches a daemon.Machine
+// to Core through daemon/transport and to real adapters/agent
+// implementations, keeping every protocol decision in the machine.
+//
+// # The loop
+//
+// Daemon.Run bootstraps (heartbeat_seconds becomes the machine's
+// HeartbeatInterval), builds the machine and steps it from one goroutine.
+// Everything else reaches that goroutine as an event through one inbox:
+// connections and frames from the transport link, native results and
+// Turn output from the native runner, timer fires from clock timers, and
+// Shutdown requests. Effects never block the loop: a Send is queued to the
+// connection's ordered writer with its budget, a NativeCall starts a
+// goroutine, SetTimer arms a clock.Clock timer (a fire is never delivered
+// before its instant; a fire of a replaced arming is dropped).
+//
+// # Native calls
+//
+// Native runs Prepare, StartTurn, DurableWrite, Cancel, AwaitSettlement and
+// CloseExecutor against the registry's Executor factories, each on its own
+// goroutine, and reports exactly one NativeResult per call. Before the
+// native StartTurn it creates the Turn's output channel (wire.OutputFramesMax,
+// 64 events) and starts its single consumer, which forwards every event in
+// order as NativeTurnEvent. A written durable input's AppliedReceipt is
+// watched on its own goroutine and reported as NativeInputApplied. The
+// documents' budgets (10 s write, 5 s receipt send, 10 s settlement) stay
+// machine timers: Native only reports what the adapter did, whenever it
+// did it. A panicking adapter call is that call's failure (logged, never a
+// crash): a failed preparation, close, cancel or unconfirmed settlement, an
+// unknown write outcome, and for StartTurn a Turn that may hold input, is
+// reported with an error and settles not reusable so its executor is
+// closed.
+//
+// # Startup and shutdown
+//
+// Install discovers and registers the enabled declarations and renders the
+// heartbeat's kinds; an invalid registry refuses the start, naming the
+// kind and field. Shutdown (or a device_shutdown frame, or a permanent
+// transport failure) runs the machine's shutdown path: the first Report
+// starts a ShutdownGrace (10 s) period; a complete Report ends Run with
+// Result.Complete, the end of the grace with what is still owned.
+// Cancelling Run's context is a hard stop.
+package runner

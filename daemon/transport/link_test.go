@@ -1,0 +1,342 @@
+package transport_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/coder/websocket"
+	"go.uber.org/goleak"
+
+	"github.com/turnstile-sim/turnstile/daemon/transport"
+	"github.com/turnstile-sim/turnstile/daemon/transport/transporttest"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+const (
+	deviceID   = "dev-1"
+	credential = "s3cret-credential-value"
+)
+
+// recorder is a Handler that keeps what it was told.
+type recorder struct {
+	events chan string
+	conns  chan *transport.Conn
+}
+
+func newRecorder() *recorder {
+	return &recorder{events: make(chan string, 64), conns: make(chan *transport.Conn, 8)}
+}
+
+func (r *recorder) Connected(gen uint64, c *transport.Conn) {
+	r.conns <- c
+	r.events <- "connected"
+}
+func (r *recorder) Received(gen uint64, b []byte) { r.events <- "frame " + string(b) }
+func (r *recorder) Disconnected(gen uint64, err error) {
+	r.events <- "disconnected"
+}
+
+func startCore(t *testing.T, core *transporttest.Core) (*transport.Link, func()) {
+	t.Helper()
+	if core.DeviceID == "" {
+		core.DeviceID, core.Credential = deviceID, credential
+	}
+	n := core.Start()
+	client := n.HTTPClient()
+	link := &transport.Link{
+		Client: &transport.Client{CoreURL: transporttest.URL, DeviceID: deviceID, Credential: credential, HTTP: client},
+		Policy: transport.Policy{Base: time.Second, Max: 8 * time.Second},
+		Rand:   rand.New(rand.NewPCG(1, 2)),
+	}
+	return link, func() {
+		core.Close()
+		client.CloseIdleConnections()
+	}
+}
+
+func TestIncompatibleVersionStopsAfterOneAttempt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		core := &transporttest.Core{Version: "9.9.9"}
+		link, stop := startCore(t, core)
+		defer stop()
+		ctx := t.Context()
+		b, err := link.Bootstrap(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		err = link.Run(ctx, b, newRecorder())
+		var perm *transport.PermanentError
+		if !errors.As(err, &perm) {
+			t.Fatalf("Run returned %v, want a permanent error", err)
+		}
+		var he *transport.HTTPError
+		if !errors.As(err, &he) || he.Status != http.StatusUpgradeRequired || he.Code != "incompatible_version" {
+			t.Fatalf("cause %v, want HTTP 426 incompatible_version", err)
+		}
+		if !strings.Contains(err.Error(), `protocol version "`+wire.Version+`"`) || !strings.Contains(err.Error(), "upgrade") {
+			t.Fatalf("message does not say what to fix: %v", err)
+		}
+		if got := core.Dials(); got != 1 {
+			t.Fatalf("%d upgrade attempts, want 1", got)
+		}
+		if waited := time.Since(start); waited != 0 {
+			t.Fatalf("waited %v before giving up", waited)
+		}
+	})
+}
+
+func TestBadCredentialIsPermanentAtBootstrap(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		core := &transporttest.Core{DeviceID: deviceID, Credential: "another credential"}
+		link, stop := startCore(t, core)
+		defer stop()
+		_, err := link.Bootstrap(t.Context())
+		var he *transport.HTTPError
+		if transport.Permanent(err) == nil || !errors.As(err, &he) || he.Status != http.StatusUnauthorized {
+			t.Fatalf("bootstrap returned %v, want a permanent 401", err)
+		}
+		if !strings.Contains(err.Error(), "credential file") {
+			t.Fatalf("message does not say what to fix: %v", err)
+		}
+		if strings.Contains(err.Error(), credential) {
+			t.Fatalf("error carries the credential: %v", err)
+		}
+		if core.Bootstraps() != 1 {
+			t.Fatalf("%d bootstrap attempts, want 1", core.Bootstraps())
+		}
+	})
+}
+
+func TestUnauthorizedUpgradeIsPermanent(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		core := &transporttest.Core{Refuse: func(int) (int, string) { return http.StatusUnauthorized, "unknown_device" }}
+		link, stop := startCore(t, core)
+		defer stop()
+		err := link.Run(t.Context(), transport.Bootstrap{}, newRecorder())
+		var he *transport.HTTPError
+		if transport.Permanent(err) == nil || !errors.As(err, &he) || he.Status != 401 || he.Code != "unknown_device" {
+			t.Fatalf("Run returned %v, want a permanent 401", err)
+		}
+		if core.Dials() != 1 {
+			t.Fatalf("%d upgrade attempts, want 1", core.Dials())
+		}
+	})
+}
+
+func TestRetiredDeviceCloseIsPermanent(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		core := &transporttest.Core{}
+		link, stop := startCore(t, core)
+		defer stop()
+		ctx := t.Context()
+		rec := newRecorder()
+		res := make(chan error, 1)
+		go func() { res <- link.Run(ctx, transport.Bootstrap{}, rec) }()
+		s, err := core.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev := <-rec.events; ev != "connected" {
+			t.Fatalf("first event %q", ev)
+		}
+		s.Close(transport.CloseRetired, "runtime retired")
+		err = <-res
+		if websocket.CloseStatus(err) != transport.CloseRetired || transport.Permanent(err) == nil {
+			t.Fatalf("Run returned %v, want permanent close 4001", err)
+		}
+		if !strings.Contains(err.Error(), "add the device to Core again") {
+			t.Fatalf("message does not say what to fix: %v", err)
+		}
+		if ev := <-rec.events; ev != "disconnected" {
+			t.Fatalf("second event %q", ev)
+		}
+		if core.Dials() != 1 {
+			t.Fatalf("%d upgrade attempts after 4001, want 1", core.Dials())
+		}
+	})
+}
+
+// Transient refusals are retried after the policy's jittered waits, drawn
+// from the injected source; the credential never appears in a URL.
+func TestTransientFailuresReconnectWithBackoff(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var at []time.Time
+		core := &transporttest.Core{Refuse: func(attempt int) (int, string) {
+			at = append(at, time.Now())
+			if attempt <= 3 {
+				return http.StatusServiceUnavailable, "internal"
+			}
+			return 0, ""
+		}}
+		link, stop := startCore(t, core)
+		defer stop()
+		ctx, cancel := context.WithCancel(t.Context())
+		rec := newRecorder()
+		res := make(chan error, 1)
+		go func() { res <- link.Run(ctx, transport.Bootstrap{}, rec) }()
+		s, err := core.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The same seed drawn in the same order gives the expected waits.
+		r := rand.New(rand.NewPCG(1, 2))
+		for i := 1; i < len(at); i++ {
+			want := link.Policy.Next(i, &transport.HTTPError{Status: 503}, r.Float64()).Wait
+			if got := at[i].Sub(at[i-1]); got != want {
+				t.Fatalf("wait before attempt %d: %v, want %v", i+1, got, want)
+			}
+		}
+		if len(at) != 4 {
+			t.Fatalf("%d attempts, want 4", len(at))
+		}
+		if err := s.Send(ctx, wire.Frame{Payload: wire.DeviceShutdown{}}); err != nil {
+			t.Fatal(err)
+		}
+		<-rec.events // connected
+		if ev := <-rec.events; !strings.HasPrefix(ev, "frame ") || !strings.Contains(ev, wire.TypeDeviceShutdown) {
+			t.Fatalf("got %q, want the frame", ev)
+		}
+		cancel()
+		if err := <-res; err != nil {
+			t.Fatalf("Run after cancel: %v", err)
+		}
+		for _, u := range core.RequestURLs() {
+			if strings.Contains(u, credential) {
+				t.Fatalf("credential in URL %q", u)
+			}
+			if !strings.Contains(u, "device_id="+deviceID) || !strings.Contains(u, "version="+wire.Version) {
+				t.Fatalf("upgrade URL %q lacks device_id or version", u)
+			}
+		}
+		for _, a := range core.Authorizations() {
+			if a != "Bearer "+credential {
+				t.Fatalf("Authorization %q", a)
+			}
+		}
+	})
+}
+
+// A connection that drops before Policy.Stable does not reset the
+// attempt count: a flapping Core sees growing waits. One that stayed up
+// for Stable does.
+func TestFlappingConnectionsBackOff(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		core := &transporttest.Core{}
+		link, stop := startCore(t, core)
+		defer stop()
+		link.Policy.Stable = time.Minute
+		ctx, cancel := context.WithCancel(t.Context())
+		res := make(chan error, 1)
+		go func() { res <- link.Run(ctx, transport.Bootstrap{}, newRecorder()) }()
+		r := rand.New(rand.NewPCG(1, 2)) // the link's seed, drawn in the same order
+		// The attempt each reconnect counts: 1, 2, 3 while flapping, then 1
+		// after the connection that stayed up for a minute.
+		s, err := core.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, attempt := range []int{1, 2, 3, 1} {
+			if i == 3 {
+				<-time.After(time.Minute) // fake time
+			}
+			s.Close(websocket.StatusGoingAway, "flap")
+			closed := time.Now()
+			want := link.Policy.Next(attempt, io.EOF, r.Float64()).Wait
+			if s, err = core.Next(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if got := time.Since(closed); got != want {
+				t.Fatalf("reconnect %d waited %v, want %v (attempt %d)", i+1, got, want, attempt)
+			}
+		}
+		cancel()
+		<-res
+	})
+}
+
+// A frame Core does not read within its budget closes the connection at
+// the budget (measured from the Send), and the link reports it.
+func TestStalledWriteClosesAtItsBudget(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		core := &transporttest.Core{}
+		link, stop := startCore(t, core)
+		defer stop()
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		rec := newRecorder()
+		res := make(chan error, 1)
+		go func() { res <- link.Run(ctx, transport.Bootstrap{}, rec) }()
+		s, err := core.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := <-rec.conns
+		<-rec.events // connected
+		s.StopReading()
+		frame := []byte(`{"type":"heartbeat","payload":{"ts":1,"active_requests":0}}`)
+		c.Send(frame, 3*time.Second) // read: Core was waiting for it
+		rctx, rcancel := context.WithTimeout(ctx, time.Minute)
+		defer rcancel()
+		if _, err := s.Recv(rctx); err != nil {
+			t.Fatalf("%v after %d dials", err, core.Dials())
+		}
+		sent := time.Now()
+		c.Send(frame, 3*time.Second) // never read
+		if ev := <-rec.events; ev != "disconnected" {
+			t.Fatalf("event %q", ev)
+		}
+		if d := time.Since(sent); d != 3*time.Second {
+			t.Fatalf("stalled write closed the connection after %v, want its 3s budget", d)
+		}
+		cancel()
+		if err := <-res; err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// The read limit is wire.FrameBytesMax: a frame of exactly 4 MiB is read,
+// one byte more ends the connection.
+func TestReadLimitIsFourMiB(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		core := &transporttest.Core{}
+		link, stop := startCore(t, core)
+		defer stop()
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		rec := newRecorder()
+		res := make(chan error, 1)
+		go func() { res <- link.Run(ctx, transport.Bootstrap{}, rec) }()
+		s, err := core.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-rec.events // connected
+		big := make([]byte, wire.FrameBytesMax)
+		for i := range big {
+			big[i] = 'x'
+		}
+		if err := s.SendRaw(ctx, big); err != nil {
+			t.Fatal(err)
+		}
+		if ev := <-rec.events; len(ev) != len("frame ")+wire.FrameBytesMax {
+			t.Fatalf("a %d-byte frame was not read whole (event of %d bytes)", wire.FrameBytesMax, len(ev))
+		}
+		_ = s.SendRaw(ctx, append(big, 'x'))
+		if ev := <-rec.events; ev != "disconnected" {
+			t.Fatalf("after an oversized frame: %.40q", ev)
+		}
+		cancel()
+		<-res
+	})
+}

@@ -1,0 +1,159 @@
+package transport
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// CloseRetired is the WebSocket close code Core sends when the device
+// record was deleted: the credential will never be accepted again.
+const CloseRetired websocket.StatusCode = 4001
+
+// Policy is the reconnect policy: capped exponential backoff with full
+// jitter. Zero fields take DefaultPolicy's values.
+type Policy struct {
+	// Base is the ceiling of the first retry's wait.
+	Base time.Duration
+	// Max caps every wait.
+	Max time.Duration
+	// Stable is how long a connection must stay up for the next failure
+	// to count as the first again.
+	Stable time.Duration
+}
+
+// DefaultPolicy returns the production reconnect policy: waits drawn in
+// [0, min(30 s, 500 ms·2^(attempt-1))).
+func DefaultPolicy() Policy {
+	return Policy{Base: 500 * time.Millisecond, Max: 30 * time.Second, Stable: time.Minute}
+}
+
+func (p Policy) withDefaults() Policy {
+	d := DefaultPolicy()
+	if p.Base <= 0 {
+		p.Base = d.Base
+	}
+	if p.Max <= 0 {
+		p.Max = d.Max
+	}
+	if p.Max < p.Base {
+		p.Max = p.Base
+	}
+	if p.Stable <= 0 {
+		p.Stable = d.Stable
+	}
+	return p
+}
+
+// Decision is what Next decided after a failed attempt.
+type Decision struct {
+	// Stop is set when the failure is permanent; Err then says what to fix.
+	Stop bool
+	Err  *PermanentError
+	// Wait is how long to wait before the next attempt (when !Stop).
+	Wait time.Duration
+}
+
+// Next decides what follows failed attempt number attempt (1 for the
+// first failure since the last stable connection), given the attempt's
+// error and a random draw in [0, 1). It is a pure function: the caller
+// owns the random source, so the same (attempt, err, draw) always give
+// the same decision.
+//
+// Permanent failures stop: HTTP 426 (incompatible_version), 401 (the
+// credential), 400 and 403 (the daemon's own configuration) and close
+// code 4001 (device retired). Everything else waits
+// draw·min(Max, Base·2^(attempt-1)) and tries again.
+func (p Policy) Next(attempt int, err error, draw float64) Decision {
+	if perm := Permanent(err); perm != nil {
+		return Decision{Stop: true, Err: perm}
+	}
+	p = p.withDefaults()
+	if attempt < 1 {
+		attempt = 1
+	}
+	if draw < 0 || draw >= 1 || draw != draw {
+		draw = 0
+	}
+	ceiling := p.Base
+	for i := 1; i < attempt && ceiling < p.Max; i++ {
+		ceiling *= 2
+	}
+	ceiling = min(ceiling, p.Max)
+	return Decision{Wait: time.Duration(draw * float64(ceiling))}
+}
+
+// HTTPError is a refusal by Core's HTTP layer (bootstrap or the WebSocket
+// upgrade), with the shared error body's code and detail.
+type HTTPError struct {
+	Op     string // "bootstrap" or "connect"
+	Status int
+	Code   string
+	Detail string
+	// Version is the protocol version the daemon offered (connect only).
+	Version string
+}
+
+func (e *HTTPError) Error() string {
+	msg := fmt.Sprintf("%s: Core answered HTTP %d", e.Op, e.Status)
+	if e.Code != "" {
+		msg += " " + e.Code
+	}
+	if e.Detail != "" {
+		msg += ": " + e.Detail
+	}
+	return msg
+}
+
+// PermanentError is a failure that retrying cannot clear. Fix says what
+// the operator has to change.
+type PermanentError struct {
+	Cause error
+	Fix   string
+}
+
+func (e *PermanentError) Error() string { return e.Cause.Error() + ": " + e.Fix }
+func (e *PermanentError) Unwrap() error { return e.Cause }
+
+// Permanent classifies err: it returns the PermanentError that err is or
+// describes, or nil when retrying may help.
+func Permanent(err error) *PermanentError {
+	if err == nil {
+		return nil
+	}
+	var perm *PermanentError
+	if errors.As(err, &perm) {
+		return perm
+	}
+	var he *HTTPError
+	if errors.As(err, &he) {
+		if fix := httpFix(he); fix != "" {
+			return &PermanentError{Cause: err, Fix: fix}
+		}
+		return nil
+	}
+	if websocket.CloseStatus(err) == CloseRetired {
+		return &PermanentError{Cause: err, Fix: "Core retired this device (close code 4001: its device record was deleted); " +
+			"add the device to Core again and restart the daemon with the new device ID and credential file"}
+	}
+	return nil
+}
+
+func httpFix(e *HTTPError) string {
+	switch e.Status {
+	case http.StatusUpgradeRequired:
+		return fmt.Sprintf("Core does not speak this daemon's protocol version %q (incompatible_version); "+
+			"upgrade the daemon or Core so that both use the same protocol version", e.Version)
+	case http.StatusUnauthorized:
+		return "Core refused the device credential; check the device ID and the credential file " +
+			"(TURNSTILE_CREDENTIAL_FILE), or issue a new credential for this device"
+	case http.StatusForbidden:
+		return "Core refused this device as a daemon (" + e.Code + "); check that the device ID names a daemon device"
+	case http.StatusBadRequest:
+		return "Core refused the daemon's request (" + e.Code + "); check the device ID and the Core URL"
+	}
+	return ""
+}
