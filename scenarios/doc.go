@@ -13,5 +13,7 @@
 // placeholders to the first value it sends and requiring it afterwards.
 //
 // The runners live below: scenarios/machine plays every file against
-// core.Machine and daemon.Machine directly.
+// core.Machine and daemon.Machine directly; scenarios/coreside against
+// Core's real gateway over a WebSocket; scenarios/runtimeside against the
+// real daemon runner and transport with a controlled Harness adapter.
 package scenarios
