@@ -7,14 +7,28 @@ SEEDS     ?= 1000
 
 FUZZ_PKG := ./fuzz
 
-.PHONY: test check fmt vet race fuzz fuzz-smoke bench crash
+.PHONY: test check fmt vet race fuzz fuzz-smoke bench crash check-runtime-contract
 
 test:
 	$(GO) test -count=1 ./...
 	$(MAKE) --no-print-directory fuzz-smoke
 
-# check: formatting, vet, and the race detector where goroutines exist.
-check: fmt vet race
+# check: formatting, vet, the race detector where goroutines exist, and
+# the Core–Runtime contract.
+check: fmt vet race check-runtime-contract
+
+# check-runtime-contract: the shared wire validators, Core's and the
+# Runtime's protocol machines and their shells (gateway and server,
+# transport and runner), every wire scenario on all three runners under
+# scenarios/ (machine, coreside, runtimeside), and the Harness declaration
+# and contract tests. It needs no
+# model credentials and no sandbox. Scenario transcripts are compared,
+# never rewritten (`go test ./scenarios/machine -rewrite` does that).
+CONTRACT_PKGS = ./wire ./core ./daemon ./scenarios/... ./adapters/... \
+	./core/gateway/... ./core/server ./daemon/transport/... ./daemon/runner
+
+check-runtime-contract:
+	$(GO) test -count=1 $(CONTRACT_PKGS)
 
 fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); \
@@ -27,7 +41,7 @@ vet:
 # machines are single-threaded by construction (sim/tidy_test.go enforces it).
 # sim/world is included because it runs whole worlds concurrently to prove
 # runs share no state.
-RACE_PKGS ?= ./adapters/... ./cmd/... ./core/server ./core/gateway/... ./core/api ./core/store/sqlitestore ./daemon/transport/... ./daemon/runner ./sim ./sim/world
+RACE_PKGS ?= ./adapters/... ./cmd/... ./core/server ./core/gateway/... ./core/api ./core/store/sqlitestore ./daemon/transport/... ./daemon/runner ./scenarios/coreside ./scenarios/runtimeside ./sim ./sim/world
 
 race:
 	$(GO) test -count=1 -race $(RACE_PKGS)

@@ -1,0 +1,111 @@
+package coreside
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/core/server"
+	"github.com/turnstile-sim/turnstile/scenarios"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+func (r *Runner) call(ev func(core.CallID) core.Event) (core.APIResult, bool) {
+	rep, err := r.s.Call(context.Background(), server.Request{Event: ev})
+	if err != nil {
+		r.failf("API call: %v", err)
+		return core.APIResult{}, false
+	}
+	if rep.Result.Err != nil {
+		r.failf("API call refused: %v", rep.Result.Err)
+		return rep.Result, false
+	}
+	return rep.Result, true
+}
+
+func (r *Runner) api(st scenarios.Step) {
+	defer r.received() // let Core's reaction reach the socket
+	switch st.Action {
+	case "submit-turn":
+		if r.session == "" {
+			kind := st.Args["kind"]
+			if kind == "" {
+				kind = "contract"
+			}
+			res, ok := r.call(func(c core.CallID) core.Event {
+				return core.CreateSession{Call: c, Agent: core.AgentConfig{Kind: kind, Model: "model", Environment: core.EnvNone}}
+			})
+			if !ok {
+				return
+			}
+			r.session = res.SessionID
+		}
+		if res, ok := r.call(func(c core.CallID) core.Event {
+			return core.SubmitTurn{Call: c, Session: r.session, Input: wire.TextInput(st.Args["text"])}
+		}); ok {
+			r.turns = append(r.turns, res.TurnID)
+		}
+	case "steer":
+		if id, ok := r.turnArg(st.Args); ok {
+			r.call(func(c core.CallID) core.Event {
+				return core.SteerInput{Call: c, Turn: id, Input: wire.TextInput(st.Args["text"])}
+			})
+		}
+	case "cancel":
+		if id, ok := r.turnArg(st.Args); ok {
+			r.call(func(c core.CallID) core.Event { return core.CancelTurn{Call: c, Turn: id} })
+		}
+	}
+}
+
+func (r *Runner) turnArg(args map[string]string) (string, bool) {
+	n := len(r.turns)
+	if s, ok := args["turn"]; ok {
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 1 || v > len(r.turns) {
+			r.failf("turn=%s: %d Turns submitted", s, len(r.turns))
+			return "", false
+		}
+		n = v
+	}
+	if n == 0 {
+		r.failf("no Turn submitted yet")
+		return "", false
+	}
+	return r.turns[n-1], true
+}
+
+func (r *Runner) coreState(args map[string]string) {
+	id, ok := r.turnArg(args)
+	if !ok {
+		return
+	}
+	var v core.TurnView
+	var found bool
+	if err := r.s.Query(context.Background(), func(view server.View) { v, found = view.Machine().Turn(id) }); err != nil || !found {
+		r.failf("Turn %s: not readable (%v)", id, err)
+		return
+	}
+	inputs := ""
+	for i, in := range v.Inputs {
+		if i > 0 {
+			inputs += ","
+		}
+		inputs += string(in.State)
+	}
+	usage := "-"
+	if v.Usage != nil && v.Usage.Tokens != nil {
+		usage = fmt.Sprintf("%d/%d/%d", v.Usage.Tokens.InputTokens, v.Usage.Tokens.OutputTokens, v.Usage.Tokens.TotalTokens)
+	}
+	have := map[string]string{
+		"state": string(v.State), "cursor": strconv.Itoa(v.InputCursor), "code": v.ErrorCode,
+		"engine_code": v.EngineErrorCode, "engine_status": strconv.Itoa(v.EngineHTTPStatus),
+		"content": v.Content, "attempt": strconv.Itoa(v.Attempt), "inputs": inputs, "usage": usage,
+	}
+	for _, k := range []string{"state", "cursor", "code", "engine_code", "engine_status", "content", "attempt", "inputs", "usage"} {
+		if want, listed := args[k]; listed && have[k] != want {
+			r.failf("Turn %s: %s=%q, want %q", id, k, have[k], want)
+		}
+	}
+}

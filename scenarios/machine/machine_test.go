@@ -1,0 +1,93 @@
+package machine
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/daemon"
+	"github.com/turnstile-sim/turnstile/scenarios"
+	"github.com/turnstile-sim/turnstile/scenarios/machine/coremachine"
+	"github.com/turnstile-sim/turnstile/scenarios/machine/daemonmachine"
+)
+
+const dir = "../testdata"
+
+type side interface {
+	Step(scenarios.Step) ([]string, []error)
+	Finish() []error
+}
+
+// TestScenarios plays every scenario on both machines.
+func TestScenarios(t *testing.T) {
+	files, err := scenarios.Files(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(path), ".txt"), func(t *testing.T) { play(t, path) })
+	}
+}
+
+// TestScenarioCount: the suite keeps at least the scenarios it promises.
+func TestScenarioCount(t *testing.T) {
+	files, err := scenarios.Files(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 30 {
+		t.Fatalf("%d scenarios in %s, want at least 30", len(files), dir)
+	}
+}
+
+func play(t *testing.T, path string) {
+	sc, err := scenarios.ParseFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := daemonmachine.New(sc, daemon.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sides := []struct {
+		name string
+		r    side
+	}{{"core", coremachine.New(sc, core.Config{})}, {"runtime", rt}}
+	byPos := map[string]scenarios.Step{}
+	for _, st := range sc.Steps {
+		byPos[st.Pos] = st
+	}
+	datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+		st, ok := byPos[d.Pos]
+		if !ok {
+			t.Fatalf("%s: directive not parsed", d.Pos)
+		}
+		steps := []scenarios.Step{st}
+		if st.Kind == scenarios.KindInclude {
+			steps = st.Steps
+		}
+		var b strings.Builder
+		for _, s := range steps {
+			if st.Kind == scenarios.KindInclude {
+				b.WriteString("# " + s.Pos + "\n")
+			}
+			for _, sd := range sides {
+				lines, errs := sd.r.Step(s)
+				for _, l := range lines {
+					b.WriteString(sd.name + ": " + l + "\n")
+				}
+				for _, e := range errs {
+					t.Error(e)
+				}
+			}
+		}
+		return b.String()
+	})
+	for _, sd := range sides {
+		for _, e := range sd.r.Finish() {
+			t.Errorf("%s: %v", sc.Path, e)
+		}
+	}
+}

@@ -1,0 +1,223 @@
+package scenarios
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// DefaultNumber is the value a numeric placeholder takes when the
+// scripted peer mints it (wire-reference §7: expires_at 1800000000000).
+const DefaultNumber = "1800000000000"
+
+// segment is a piece of a payload template: literal text, or a
+// placeholder in a string (inString) or number position.
+type segment struct {
+	lit      string
+	name     string
+	inString bool
+}
+
+type template []segment
+
+var identRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*`)
+
+// parseTemplate splits JSON text into literals and placeholders: `$name`
+// inside a string is a string placeholder, a bare `$name` is a number
+// placeholder; `$$` is a literal dollar sign.
+func parseTemplate(text string) (template, error) {
+	var out template
+	var lit strings.Builder
+	inStr := false
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case inStr && c == '\\' && i+1 < len(text):
+			lit.WriteByte(c)
+			lit.WriteByte(text[i+1])
+			i++
+			continue
+		case c == '"':
+			inStr = !inStr
+		case c == '$' && i+1 < len(text) && text[i+1] == '$':
+			lit.WriteByte('$')
+			i++
+			continue
+		case c == '$':
+			name := identRe.FindString(text[i+1:])
+			if name == "" {
+				return nil, fmt.Errorf("bad placeholder at %q", clip(text[i:]))
+			}
+			out = append(out, segment{lit: lit.String()}, segment{name: name, inString: inStr})
+			lit.Reset()
+			i += len(name)
+			continue
+		}
+		lit.WriteByte(c)
+	}
+	return append(out, segment{lit: lit.String()}), nil
+}
+
+func clip(s string) string {
+	if len(s) > 12 {
+		return s[:12] + "…"
+	}
+	return s
+}
+
+// render substitutes every placeholder with value(name, inString).
+func (t template) render(value func(name string, inString bool) string) string {
+	var b strings.Builder
+	for _, s := range t {
+		if s.name == "" {
+			b.WriteString(s.lit)
+			continue
+		}
+		v := value(s.name, s.inString)
+		if s.inString {
+			q, _ := json.Marshal(v)
+			v = string(q[1 : len(q)-1])
+		}
+		b.WriteString(v)
+	}
+	return b.String()
+}
+
+func (t template) names() []string {
+	var out []string
+	for _, s := range t {
+		if s.name != "" && !slices.Contains(out, s.name) {
+			out = append(out, s.name)
+		}
+	}
+	return out
+}
+
+// defaultValue is the value a placeholder takes when the scripted peer
+// mints it: a string placeholder its own name, a number DefaultNumber.
+func defaultValue(name string, inString bool) string {
+	if inString {
+		return name
+	}
+	return DefaultNumber
+}
+
+// splitString splits a plain string (an envelope ID, a decoded JSON
+// string) into literals and string placeholders.
+func splitString(s string) (template, error) {
+	var out template
+	var lit strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '$' && i+1 < len(s) && s[i+1] == '$':
+			lit.WriteByte('$')
+			i++
+		case s[i] == '$':
+			name := identRe.FindString(s[i+1:])
+			if name == "" {
+				return nil, fmt.Errorf("bad placeholder at %q", clip(s[i:]))
+			}
+			out = append(out, segment{lit: lit.String()}, segment{name: name, inString: true})
+			lit.Reset()
+			i += len(name)
+		default:
+			lit.WriteByte(s[i])
+		}
+	}
+	return append(out, segment{lit: lit.String()}), nil
+}
+
+// plain renders a split string without JSON escaping.
+func (t template) plain(value func(name string) string) string {
+	var b strings.Builder
+	for _, s := range t {
+		if s.name == "" {
+			b.WriteString(s.lit)
+		} else {
+			b.WriteString(value(s.name))
+		}
+	}
+	return b.String()
+}
+
+func placeholdersOf(f *Frame) ([]string, error) {
+	id, err := splitString(f.ID)
+	if err != nil {
+		return nil, err
+	}
+	names := id.names()
+	if f.Payload != "" {
+		p, err := parseTemplate(f.Payload)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range p.names() {
+			if !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	return names, nil
+}
+
+// Bindings holds the values the side under test minted for the
+// placeholders it owns. The scripted peer's own placeholders take their
+// defaults.
+type Bindings struct {
+	self   Side
+	owners map[string]Side
+	vals   map[string]string
+}
+
+// NewBindings returns empty bindings for a runner that tests self.
+func NewBindings(sc *Scenario, self Side) *Bindings {
+	return &Bindings{self: self, owners: sc.Owners, vals: map[string]string{}}
+}
+
+// Value returns the bound value of a placeholder owned by the side under
+// test, or the default of one the peer owns.
+func (b *Bindings) Value(name string, inString bool) (string, bool) {
+	if b.owners[name] != b.self {
+		return defaultValue(name, inString), true
+	}
+	v, ok := b.vals[name]
+	return v, ok
+}
+
+// Peer renders a frame the scripted peer sends as envelope bytes.
+func (b *Bindings) Peer(f *Frame) ([]byte, error) {
+	var missing []string
+	value := func(name string, inString bool) string {
+		v, ok := b.Value(name, inString)
+		if !ok {
+			missing = append(missing, "$"+name)
+		}
+		return v
+	}
+	idT, _ := splitString(f.ID)
+	id := idT.plain(func(name string) string { return value(name, true) })
+	payload := ""
+	if f.Payload != "" {
+		t, _ := parseTemplate(f.Payload)
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, []byte(t.render(value))); err != nil {
+			return nil, fmt.Errorf("payload: %v", err)
+		}
+		payload = buf.String()
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%s used before the %s sent a value for it", strings.Join(missing, ", "), b.self)
+	}
+	env := `{"type":` + strconv.Quote(f.Type)
+	if id != "" {
+		env += `,"id":` + strconv.Quote(id)
+	}
+	if payload != "" {
+		env += `,"payload":` + payload
+	}
+	return []byte(env + "}"), nil
+}

@@ -1,0 +1,386 @@
+// Package runtimeside plays a scenario against the Runtime's production
+// shell: daemon/runner (daemon.Machine, the real transport and its
+// reconnect policy) with the controlled Harness adapter, reached by a
+// scripted Core (bootstrap and WebSocket, daemon/transport/transporttest)
+// on net.Pipe. Core's frames of the file are written byte for byte; the
+// Runtime's frames are read off the socket and asserted in order with
+// placeholder binding. Run it inside a testing/synctest bubble. It never
+// imports Core.
+package runtimeside
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing/synctest"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/turnstile-sim/turnstile/adapters/agent"
+	"github.com/turnstile-sim/turnstile/daemon"
+	"github.com/turnstile-sim/turnstile/daemon/runner"
+	"github.com/turnstile-sim/turnstile/daemon/transport"
+	"github.com/turnstile-sim/turnstile/daemon/transport/transporttest"
+	"github.com/turnstile-sim/turnstile/scenarios"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// Device and Credential are the Runtime's identity (§7).
+const (
+	Device     = "runtime"
+	Credential = "synthetic-contract-credential"
+)
+
+// Runner plays one scenario against one daemon. Call its methods from the
+// bubble's test goroutine.
+type Runner struct {
+	sc   *scenarios.Scenario
+	b    *scenarios.Bindings
+	ctl  *Controlled
+	core *transporttest.Core
+	d    *runner.Daemon
+	cfg  daemon.Config
+	res  chan outcome
+	end  *outcome // the daemon's end, once Run returned
+
+	sess *session
+	skip bool
+	errs []error
+	pos  string
+}
+
+// outcome is how a daemon's Run ended.
+type outcome struct {
+	r   runner.Result
+	err error
+}
+
+// session is one connection the scripted Core accepted; a reader
+// goroutine collects the Runtime's frames.
+type session struct {
+	s      *transporttest.Session
+	mu     sync.Mutex
+	frames []wire.Frame
+	beats  []wire.Frame
+}
+
+// New starts the scripted Core and a daemon configured as the scenario's
+// first heartbeat declares.
+func New(sc *scenarios.Scenario) (*Runner, error) {
+	hb, _, err := sc.Declaration()
+	if err != nil {
+		return nil, err
+	}
+	cfg := daemon.Config{DaemonVersion: hb.DaemonVersion}
+	for _, k := range hb.SupportedAgentKinds {
+		cfg.Kinds = append(cfg.Kinds, daemon.KindConfig{Kind: k.Kind, Version: k.Version, Available: k.Available, Capabilities: k.Capabilities})
+	}
+	r := &Runner{sc: sc, b: scenarios.NewBindings(sc, scenarios.Runtime), ctl: NewControlled(), cfg: cfg}
+	r.core, r.d, r.res = r.start("")
+	return r, nil
+}
+
+// start serves a scripted Core speaking version ("" : wire.Version) and
+// runs a daemon against it.
+func (r *Runner) start(version string) (*transporttest.Core, *runner.Daemon, chan outcome) {
+	core := &transporttest.Core{DeviceID: Device, Credential: Credential, Version: version}
+	n := core.Start()
+	d := runner.New(runner.Config{
+		Machine:   r.cfg,
+		Executors: r.ctl,
+		Client:    &transport.Client{CoreURL: transporttest.URL, DeviceID: Device, Credential: Credential, HTTP: n.HTTPClient()},
+		Policy:    transport.Policy{Base: time.Second, Max: 4 * time.Second},
+		Rand:      rand.New(rand.NewPCG(1, 1)),
+	})
+	res := make(chan outcome, 1)
+	go func() { res_, err := d.Run(context.Background()); res <- outcome{res_, err} }()
+	return core, d, res
+}
+
+// Close stops the daemon and the scripted Core.
+func (r *Runner) Close() {
+	r.ctl.finish()
+	r.d.Shutdown("scenario over")
+	if r.end == nil {
+		<-r.res
+	}
+	r.core.Close()
+	synctest.Wait()
+}
+
+func (r *Runner) failf(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Errorf("%s: runtimeside: "+format, append([]any{r.pos}, args...)...))
+}
+
+// Step runs one step and returns its failures.
+func (r *Runner) Step(st scenarios.Step) []error {
+	r.errs, r.pos = nil, st.Pos
+	if r.skip {
+		return nil
+	}
+	otherOnly := st.Kind == scenarios.KindAPI || st.Kind == scenarios.KindCoreState
+	if !otherOnly && st.Kind != scenarios.KindFrame && st.Kind != scenarios.KindOnly {
+		r.requireQuiet("before " + string(st.Kind))
+	}
+	switch st.Kind {
+	case scenarios.KindOnly:
+		r.skip = st.Side != scenarios.Runtime
+	case scenarios.KindFrame:
+		if st.Side == scenarios.Runtime {
+			r.expectFrame(st.Frame)
+		} else {
+			r.write(st.Frame)
+		}
+	case scenarios.KindConnect, scenarios.KindReconnect:
+		r.accept()
+	case scenarios.KindDisconnect:
+		r.disconnect(st.Side == scenarios.Core)
+	case scenarios.KindAdvance:
+		time.Sleep(st.Duration)
+		synctest.Wait()
+	case scenarios.KindSilence:
+		time.Sleep(st.Duration)
+		synctest.Wait()
+		if st.Side == scenarios.Runtime {
+			r.requireQuiet("during the silence window")
+		}
+	case scenarios.KindHarness:
+		r.harness(st)
+	case scenarios.KindSettle:
+		r.settle(st.Args)
+	case scenarios.KindRuntimeOwned:
+		r.owned(st.Args)
+	case scenarios.KindVersionRefused:
+		r.versionRefused(st.Args)
+	}
+	return r.errs
+}
+
+// Finish reports frames the Runtime sent that the scenario never listed.
+func (r *Runner) Finish() []error {
+	r.errs = nil
+	if !r.skip {
+		r.requireQuiet("at the end of the scenario")
+	}
+	return r.errs
+}
+
+// accept waits for the daemon's next connection. A reconnect while one
+// is open is a replacement: Core closes the old one, as it does when
+// another process of the device connects, and the daemon dials again.
+func (r *Runner) accept() {
+	if r.sess != nil {
+		r.sess.s.Close(websocket.StatusPolicyViolation, "replaced")
+	}
+	s, err := r.core.Next(context.Background())
+	if err != nil {
+		r.failf("no connection: %v", err)
+		return
+	}
+	c := &session{s: s}
+	go func() {
+		for {
+			f, err := s.Recv(context.Background())
+			if err != nil {
+				return
+			}
+			c.mu.Lock()
+			if f.Payload != nil && f.Payload.MessageType() == wire.TypeHeartbeat {
+				c.beats = append(c.beats, f)
+			} else {
+				c.frames = append(c.frames, f)
+			}
+			c.mu.Unlock()
+		}
+	}()
+	r.sess = c
+	synctest.Wait()
+}
+
+func (r *Runner) disconnect(byCore bool) {
+	if r.sess == nil {
+		r.failf("disconnect with no connection open")
+		return
+	}
+	if byCore {
+		r.sess.s.Close(websocket.StatusPolicyViolation, "closed by core")
+	} else {
+		r.sess.s.Cut()
+	}
+	r.sess = nil
+	synctest.Wait()
+}
+
+func (r *Runner) pop(heartbeat bool) (wire.Frame, bool) {
+	synctest.Wait()
+	if r.sess == nil {
+		return wire.Frame{}, false
+	}
+	r.sess.mu.Lock()
+	defer r.sess.mu.Unlock()
+	q := &r.sess.frames
+	if heartbeat {
+		q = &r.sess.beats
+	}
+	if len(*q) == 0 {
+		return wire.Frame{}, false
+	}
+	f := (*q)[0]
+	*q = (*q)[1:]
+	if heartbeat {
+		r.sess.beats = nil // periodic heartbeats after the listed one are not compared
+	}
+	return f, true
+}
+
+func (r *Runner) requireQuiet(when string) {
+	for {
+		f, ok := r.pop(false)
+		if !ok {
+			return
+		}
+		r.failf("the Runtime sent a frame the scenario does not list %s: %s", when, daemon.DescribeFrame(f))
+	}
+}
+
+func (r *Runner) expectFrame(f *scenarios.Frame) {
+	if f.Rogue {
+		return
+	}
+	got, ok := r.pop(f.Type == wire.TypeHeartbeat)
+	if !ok {
+		r.failf("the Runtime sent nothing, want %s id=%s", f.Type, f.ID)
+		return
+	}
+	b, err := wire.Encode(got)
+	if err != nil {
+		r.failf("the Runtime's frame does not encode: %v", err)
+		return
+	}
+	if err := r.b.Match(f, b); err != nil {
+		r.failf("%s: %v\n  sent %s", f.Type, err, b)
+	}
+}
+
+func (r *Runner) write(f *scenarios.Frame) {
+	if r.sess == nil {
+		r.failf("core frame %s with no connection open", f.Type)
+		return
+	}
+	raw, err := r.b.Peer(f)
+	if err != nil {
+		r.failf("%s: %v", f.Type, err)
+		return
+	}
+	if err := r.sess.s.SendRaw(context.Background(), raw); err != nil {
+		r.failf("write %s: %v", f.Type, err)
+	}
+	synctest.Wait()
+}
+
+func (r *Runner) harness(st scenarios.Step) {
+	defer synctest.Wait()
+	switch st.Action {
+	case "emit":
+		t := r.ctl.live()
+		if t == nil {
+			r.failf("harness emit: no live native Turn")
+			return
+		}
+		f, err := wire.Decode([]byte(`{"type":"` + st.Args["type"] + `","id":"native","payload":` + st.Input + `}`))
+		if err != nil {
+			r.failf("harness emit: %v", err)
+			return
+		}
+		t.emit(f.Payload)
+	case "release":
+		if !r.ctl.release() {
+			r.failf("harness release: no native call is hanging")
+		}
+	case "apply":
+		if !r.ctl.apply() {
+			r.failf("harness apply: no written input is held")
+		}
+	case "late-event":
+		r.ctl.arm("late-event")
+	default:
+		r.ctl.arm(st.Action)
+	}
+}
+
+func (r *Runner) settle(args map[string]string) {
+	t := r.ctl.live()
+	if t == nil {
+		r.failf("settle: no live native Turn")
+		return
+	}
+	s := agent.Reuse()
+	if args["reusable"] == "false" {
+		s = agent.Retire(args["reason"])
+	}
+	t.settle(s, agent.CancellationOutcome{Content: args["content"], NativeSessionID: args["session"]}, r.ctl.take("late-event"))
+	synctest.Wait()
+}
+
+// owned checks the counts the daemon reports as owned; idle, closing and
+// records come from resource states where observable.
+func (r *Runner) owned(args map[string]string) {
+	owned, err := r.d.Owned(context.Background())
+	if errors.Is(err, runner.ErrStopped) {
+		// The daemon ended (a shutdown completed): what it still owned at
+		// its end is in its result.
+		if r.end == nil {
+			o := <-r.res
+			r.end = &o
+		}
+		owned, err = r.end.r.Owned, nil
+	}
+	if err != nil {
+		r.failf("owned: %v", err)
+		return
+	}
+	have := map[string]int{}
+	for _, res := range owned {
+		have[res.Kind+"s"]++
+		if res.Kind == "executor" {
+			state, _, _ := strings.Cut(res.State, ",")
+			have[state]++
+		}
+	}
+	for _, k := range []string{"executors", "turns", "calls", "idle", "closing"} {
+		if want, listed := args[k]; listed && fmt.Sprint(have[k]) != want {
+			r.failf("%s=%d, want %s (owned %v)", k, have[k], want, owned)
+		}
+	}
+}
+
+// versionRefused: a Core speaking another version refuses the upgrade
+// with 426; the daemon treats it as permanent and stops dialling.
+func (r *Runner) versionRefused(args map[string]string) {
+	v := strings.ReplaceAll(args["version"], "$version", wire.Version)
+	if v == wire.Version {
+		r.failf("version %q is this Runtime's own", v)
+		return
+	}
+	core, d, res := r.start(v)
+	defer core.Close()
+	select {
+	case o := <-res:
+		err := o.err
+		var perm *transport.PermanentError
+		if !errors.As(err, &perm) || !strings.Contains(err.Error(), "incompatible_version") {
+			r.failf("Core at version %q: daemon ended with %v, want a permanent incompatible_version", v, err)
+		}
+	case <-time.After(time.Hour):
+		d.Shutdown("still dialling")
+		<-res
+		r.failf("Core at version %q: the daemon was still dialling after an hour", v)
+	}
+	if n := core.Dials(); n != 1 {
+		r.failf("Core at version %q: %d upgrade attempts, want 1", v, n)
+	}
+}
