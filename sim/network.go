@@ -33,6 +33,7 @@ type NetworkConfig struct {
 type held struct {
 	frame  []byte
 	close  bool
+	forged bool // put on the wire by a proxy, not by the end's node
 	reason string
 }
 
@@ -51,6 +52,9 @@ type connEnd struct {
 	stallUntil int64
 	// slows are the active slowdowns of this direction; extra is the largest.
 	slows []slowWindow
+	// proxy, when set, rewrites every frame the end's node sends (see
+	// World.SetProxy); nil on the default path.
+	proxy Proxy
 }
 
 // slowWindow is one active slowdown: extra latency until a virtual instant.
@@ -151,6 +155,9 @@ func (n *network) send(s *slot, m Send) {
 		n.w.stats.FramesLost++
 		n.note("lost send", string(appendConn(nil, m.Conn)), "(broken)")
 		n.tap(TapLost, c, e, m.Frame, "broken")
+	case c.ends[e].proxy != nil:
+		n.tap(TapSent, c, e, m.Frame, "")
+		n.proxied(c, e, m.Frame)
 	default:
 		n.tap(TapSent, c, e, m.Frame, "")
 		n.push(c, e, held{frame: m.Frame})
@@ -170,7 +177,7 @@ func (n *network) push(c *conn, e int, h held) {
 		n.w.q.push(item{at: at, kind: itemClosed, conn: c, dir: uint8(1 - e), reason: h.reason})
 		return
 	}
-	n.w.q.push(item{at: at, kind: itemFrame, conn: c, dir: uint8(e), frame: h.frame})
+	n.w.q.push(item{at: at, kind: itemFrame, conn: c, dir: uint8(e), frame: h.frame, forged: h.forged})
 }
 
 func (n *network) close(s *slot, m Close) {
@@ -194,7 +201,7 @@ func (n *network) arrive(it item) {
 	if c.broken || c.ends[r].closed {
 		w.stats.FramesLost++
 		n.note("lost frame", string(appendConn(nil, c.id)), "len="+strconv.Itoa(len(it.frame)))
-		n.tap(TapLost, c, int(it.dir), it.frame, "in flight")
+		n.tapFrame(TapLost, c, int(it.dir), it.frame, "in flight", it.forged)
 		return
 	}
 	s := w.slots[c.ends[r].node]
@@ -202,7 +209,7 @@ func (n *network) arrive(it item) {
 		w.stats.FramesTooBig++
 		reason := ReasonTooBig + " (" + strconv.Itoa(len(it.frame)) + " bytes > " +
 			strconv.Itoa(FrameBytesMax) + ")"
-		n.tap(TapLost, c, int(it.dir), it.frame, reason)
+		n.tapFrame(TapLost, c, int(it.dir), it.frame, reason, it.forged)
 		c.broken = true
 		c.ends[r].closed = true
 		// the sender learns one latency later
@@ -212,7 +219,7 @@ func (n *network) arrive(it item) {
 		return
 	}
 	w.stats.FramesDelivered++
-	n.tap(TapDelivered, c, int(it.dir), it.frame, "")
+	n.tapFrame(TapDelivered, c, int(it.dir), it.frame, "", it.forged)
 	w.deliver(s, Delivered{Conn: c.id, Frame: it.frame})
 }
 
@@ -270,7 +277,7 @@ func (n *network) breakConn(c *conn, reason string) {
 		for _, h := range d.held {
 			if !h.close {
 				n.w.stats.FramesLost++
-				n.tap(TapLost, c, e, h.frame, reason)
+				n.tapFrame(TapLost, c, e, h.frame, reason, h.forged)
 			}
 		}
 		d.held, d.stalled, d.stallUntil = nil, false, 0
