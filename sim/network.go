@@ -20,6 +20,9 @@ const (
 	ReasonReset       = "connection reset before open"
 	ReasonUnknownPeer = "no such host"
 	ReasonTooBig      = "message too big"
+	// ReasonCrashed is the reason taps give for the ends a crashed node
+	// held: its process is gone, and its sockets with it.
+	ReasonCrashed = "process crashed"
 )
 
 // NetworkConfig holds the network parameters of a run; the swarm draws them
@@ -65,6 +68,7 @@ type slowWindow struct {
 type conn struct {
 	id      ConnID
 	tag     string
+	query   string
 	latency int64
 	broken  bool
 	ends    [2]connEnd
@@ -121,7 +125,7 @@ func (n *network) dial(s *slot, d Dial) {
 	}
 	assert(len(n.conns) < connsMax, "too many live connections")
 	n.nextID++
-	c := &conn{id: n.nextID, tag: d.Tag, latency: lat}
+	c := &conn{id: n.nextID, tag: d.Tag, query: d.Query, latency: lat}
 	c.ends[0] = connEnd{node: s.index, inc: s.inc, lastAt: w.now + lat}
 	c.ends[1] = connEnd{node: t.index, inc: t.inc, lastAt: w.now + 2*lat}
 	n.conns = append(n.conns, c)
@@ -210,6 +214,7 @@ func (n *network) arrive(it item) {
 		reason := ReasonTooBig + " (" + strconv.Itoa(len(it.frame)) + " bytes > " +
 			strconv.Itoa(FrameBytesMax) + ")"
 		n.tapFrame(TapLost, c, int(it.dir), it.frame, reason, it.forged)
+		n.tap(TapClosed, c, int(it.dir), nil, reason) // the receiver learns at once
 		c.broken = true
 		c.ends[r].closed = true
 		// the sender learns one latency later
@@ -232,7 +237,7 @@ func (n *network) opened(it item) {
 	end.opened = true
 	n.tap(TapOpened, c, 1-e, nil, "")
 	peer := n.w.slots[c.ends[1-e].node].id
-	n.w.deliver(n.w.slots[end.node], ConnOpened{Conn: c.id, Peer: peer, Dialer: e == 0, Tag: tagFor(c, e)})
+	n.w.deliver(n.w.slots[end.node], ConnOpened{Conn: c.id, Peer: peer, Dialer: e == 0, Tag: tagFor(c, e), Query: c.query})
 }
 
 func tagFor(c *conn, e int) string {
@@ -295,6 +300,7 @@ func (n *network) crash(s *slot) {
 		for e := 0; e < 2; e++ {
 			if c.ends[e].node == s.index && !c.ends[e].closed {
 				c.ends[e].closed = true
+				n.tapLocalClose(c, e, ReasonCrashed)
 				n.breakConn(c, ReasonLost)
 			}
 		}

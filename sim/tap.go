@@ -22,7 +22,7 @@ const (
 	// TapOpened: To learned that Conn is open (From is the peer).
 	TapOpened
 	// TapClosed: To learned that Conn closed (Reason says why), or closed
-	// it itself (From == To).
+	// it itself (From == To; Reason ReasonCrashed when its process died).
 	TapClosed
 )
 

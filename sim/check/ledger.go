@@ -118,6 +118,7 @@ type Ledger struct {
 	daemon  daemonState
 	harness harnessState
 	api     apiState
+	hostile hostileState
 
 	wireObservers []func(WireEvent)
 }
@@ -128,8 +129,11 @@ func NewLedger() *Ledger {
 	l.core.init()
 	l.daemon.init()
 	l.harness.init()
+	l.hostile.init()
 	// Wire observers, in the order they judge each network event.
-	l.wireObservers = []func(WireEvent){}
+	l.wireObservers = []func(WireEvent){
+		l.observeHostile,
+	}
 	return l
 }
 

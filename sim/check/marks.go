@@ -21,6 +21,12 @@ const (
 	MarkStaleRevisionIgnored         Mark = "stale_revision_ignored"
 	MarkReconnectDuringSteer         Mark = "reconnect_during_steer"
 	MarkCoreRestartMidTurn           Mark = "core_restart_mid_turn"
+
+	// Hostile peers (the refusals themselves are HostileMark(action)).
+	MarkHostileDuplicate Mark = "hostile_duplicate_frame"
+	MarkHostileReplay    Mark = "hostile_replayed_frame"
+	MarkHostileNearLimit Mark = "hostile_near_limit_frame"
+	MarkHostileOversize  Mark = "hostile_oversized_frame"
 )
 
 // ExpectedMarks lists the marks a campaign of CampaignSeedsMin or more

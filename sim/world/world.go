@@ -242,7 +242,8 @@ var checkNames = []string{
 	check.CheckRunStartedTwice, check.CheckInputDeliveredTwice, check.CheckAcceptedWithoutTruth,
 	check.CheckFabricatedTerminal, check.CheckCancelOverridden, check.CheckHandleReuse,
 	check.CheckStaleRevision, check.CheckCapability, check.CheckCapacity, check.CheckDurableFacts,
-	check.CheckUsageAdded, checkWire,
+	check.CheckUsageAdded, check.CheckHostileRefusal, check.CheckHostileEffect, check.CheckHostileConnection,
+	checkWire,
 }
 
 // checkWire names world-side failures: a machine produced a frame that
@@ -262,6 +263,7 @@ func (u *universe) addChecks() {
 		u.w.AddCheck(sim.Check{Name: name, AfterStep: func(v *sim.View) error {
 			if first {
 				u.pendingV = append(u.pendingV, u.led.AfterStep(v.Step())...)
+				u.hostileMarks()
 			}
 			return u.takeViolation(name)
 		}})
