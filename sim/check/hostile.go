@@ -48,23 +48,29 @@ const HostileIDPrefix = "x-"
 // Hostile actions, each with the answer the seeds document (§3.3, §3.5,
 // §3.7 of the wire reference; §2.3 for connections).
 const (
-	HostileStartNeverGranted  = "start_never_granted"  // rejected unknown_preparation
-	HostileStartForeignHandle = "start_foreign_handle" // rejected unknown_preparation
-	HostileStartStaleHandle   = "start_stale_handle"   // rejected unknown_preparation
-	HostileStartInvalid       = "start_invalid"        // rejected invalid_start
-	HostileStartWrongExecutor = "start_wrong_executor" // rejected unknown_executor
-	HostileStartReleased      = "start_released"       // rejected preparation_not_ready (expired if it expired)
-	HostileReleaseNeverGrant  = "release_never_granted"
-	HostileReleaseEmpty       = "release_empty"       // rejected invalid_release
-	HostileReleaseOwn         = "release_own"         // released (expired if it expired)
-	HostilePrepareOwn         = "prepare_own"         // any answer: the admission attacked later
-	HostilePrepareConflict    = "prepare_conflict"    // rejected request_conflict once granted
-	HostilePrepareUndecodable = "prepare_undecodable" // rejected invalid_request
-	HostileLongID             = "long_id"             // no answer naming it, no effect
-	HostileCancelUnknownRun   = "cancel_unknown_run"  // ack run_inactive
-	HostileSteerUnknownRun    = "steer_unknown_run"   // ack run_inactive
-	HostileSteerLongInputID   = "steer_long_input_id" // ack invalid_input, id not echoed
-	HostileSteerReusedInput   = "steer_reused_input"  // ack input_conflict (run_inactive once done)
+	HostileStartNeverGranted    = "start_never_granted"    // rejected unknown_preparation
+	HostileStartForeignHandle   = "start_foreign_handle"   // rejected unknown_preparation
+	HostileStartStaleHandle     = "start_stale_handle"     // rejected unknown_preparation
+	HostileStartInvalid         = "start_invalid"          // rejected invalid_start
+	HostileStartWrongExecutor   = "start_wrong_executor"   // rejected unknown_executor
+	HostileStartReleased        = "start_released"         // rejected preparation_not_ready (expired if it expired)
+	HostileStartUsedRun         = "start_used_run"         // rejected run_conflict
+	HostileStartConflict        = "start_conflict"         // rejected start_conflict
+	HostilePrepareInvalid       = "prepare_invalid"        // rejected invalid_configuration
+	HostilePrepareUnknownOption = "prepare_unknown_option" // rejected unsupported_configuration
+	HostilePrepareNoHistory     = "prepare_no_history"     // rejected history_unavailable
+	HostileForeignStatus        = "foreign_status"         // Core ignores a status with a foreign handle
+	HostileReleaseNeverGrant    = "release_never_granted"
+	HostileReleaseEmpty         = "release_empty"       // rejected invalid_release
+	HostileReleaseOwn           = "release_own"         // released (expired if it expired)
+	HostilePrepareOwn           = "prepare_own"         // any answer: the admission attacked later
+	HostilePrepareConflict      = "prepare_conflict"    // rejected request_conflict once granted
+	HostilePrepareUndecodable   = "prepare_undecodable" // rejected invalid_request
+	HostileLongID               = "long_id"             // no answer naming it, no effect
+	HostileCancelUnknownRun     = "cancel_unknown_run"  // ack run_inactive
+	HostileSteerUnknownRun      = "steer_unknown_run"   // ack run_inactive
+	HostileSteerLongInputID     = "steer_long_input_id" // ack invalid_input, id not echoed
+	HostileSteerReusedInput     = "steer_reused_input"  // ack input_conflict (run_inactive once done)
 
 	HostileRogueInvalidHeartbeat = "rogue_invalid_heartbeat" // Core closes at once
 	HostileRogueWrongVersion     = "rogue_wrong_version"     // Core closes at the upgrade
@@ -116,7 +122,15 @@ const (
 	// CondGranted: the answer is checked only if the daemon granted the
 	// request ID (a resource status with a handle) before answering.
 	CondGranted = "granted"
+	// CondEvicted: once AdmissionRecordsMax requests were granted on the
+	// connection, a terminal record may have been evicted: then the
+	// request is unknown (unknown_preparation) as well.
+	CondEvicted = "evicted"
 )
+
+// AdmissionRecordsMax is the Runtime's admission records per connection
+// (wire reference §6.1).
+const AdmissionRecordsMax = 64
 
 // hostileSlack is how long after delivery an answer may leave (the
 // attacked machine answers in the step that received the forgery; the
@@ -134,6 +148,7 @@ type hostileState struct {
 	marks   map[string]int // action -> refusals seen
 	fresh   []string       // refusals not yet taken by the world
 	granted map[string]bool
+	grants  map[uint64]int // request IDs granted per connection
 	expired map[string]bool
 	doneRun map[string]bool
 	rogue   map[uint64]bool
@@ -148,6 +163,7 @@ type hostileState struct {
 func (h *hostileState) init() {
 	h.marks = map[string]int{}
 	h.granted, h.expired, h.doneRun = map[string]bool{}, map[string]bool{}, map[string]bool{}
+	h.grants = map[uint64]int{}
 	h.rogue = map[uint64]bool{}
 	h.stepOf = map[uint64]*probeState{}
 	h.lastStatus = map[string]wire.PreparationStatus{}
@@ -190,9 +206,10 @@ func (l *Ledger) RogueConn(at int64, conn uint64, device, version string) {
 }
 
 // HostileDurableWrite records a write to Core's durable store made while
-// Core stepped a frame of a rogue connection: Core must ignore such frames.
+// Core stepped a frame it must ignore: any frame of a rogue connection, or
+// a forged frame with an AnswerIgnore probe.
 func (l *Ledger) HostileDurableWrite(at int64, conn uint64, what string) {
-	l.violate(at, CheckHostileEffect, "Core wrote %s to its store while stepping a frame of rogue connection c%d", what, conn)
+	l.violate(at, CheckHostileEffect, "Core wrote %s to its store while stepping a hostile frame on c%d", what, conn)
 }
 
 // HostileMark is the mark of one hostile action refused as documented.
@@ -259,11 +276,29 @@ func (l *Ledger) observeHostile(ev WireEvent) {
 	if len(ev.Frame.ID) > wire.IDBytesMax {
 		l.violate(ev.At, CheckHostileEffect, "%s sent %s with a %d-byte ID (limit %d)", ev.From, ev.Frame.Type(), len(ev.Frame.ID), wire.IDBytesMax)
 	}
+	if ev.From == coreNode && namesHostile(ev.Frame) {
+		l.violate(ev.At, CheckHostileEffect, "Core sent %s naming a forged identity (id %q)", ev.Frame.Type(), ev.Frame.ID)
+	}
 	if strings.HasPrefix(ev.Frame.ID, HostileIDPrefix+"long") {
 		l.violate(ev.At, CheckHostileEffect, "%s echoed (part of) an over-long ID in %s", ev.From, ev.Frame.Type())
 	}
 	l.noteAnswerContext(ev)
 	l.matchAnswer(ev)
+}
+
+// namesHostile reports whether a frame names an identity only a hostile
+// peer mints: Core acting on a forgery would name it.
+func namesHostile(f wire.Frame) bool {
+	if strings.HasPrefix(f.ID, HostileIDPrefix) {
+		return true
+	}
+	switch p := f.Payload.(type) {
+	case wire.ExecutionStart:
+		return strings.HasPrefix(p.Handle, HostileIDPrefix) || strings.HasPrefix(p.ExecutorID, HostileIDPrefix)
+	case wire.ExecutionRelease:
+		return strings.HasPrefix(p.Handle, HostileIDPrefix)
+	}
+	return false
 }
 
 // noteAnswerContext tracks what the conditions of probes read: grants and
@@ -274,6 +309,9 @@ func (l *Ledger) noteAnswerContext(ev WireEvent) {
 	case wire.PreparationStatus:
 		k := connKey(ev.Conn, ev.Frame.ID)
 		if p.State != wire.StateRejected && p.Handle != "" {
+			if !h.granted[k] {
+				h.grants[ev.Conn]++
+			}
 			h.granted[k] = true
 			l.republishRule(ev, p)
 		}
@@ -371,6 +409,10 @@ func (l *Ledger) wantNow(p *HostileProbe, ev WireEvent) []string {
 	case CondGranted:
 		if !h.granted[connKey(p.Conn, p.ReplyID)] {
 			return nil
+		}
+	case CondEvicted:
+		if h.grants[p.Conn] >= AdmissionRecordsMax {
+			return append([]string{"rejected/unknown_preparation"}, p.Want...)
 		}
 	}
 	if p.Want[0] == AnswerAny {

@@ -92,12 +92,12 @@ func (n *coreNode) delivered(now time.Time, e sim.Delivered) []sim.Effect {
 		if errors.As(err, &de) {
 			typ = de.Type
 		}
-		return n.stepRogueAware(now, e.Conn, core.FrameRejected{Conn: conn, Type: typ, Err: err})
+		return n.stepRogueAware(now, e, core.FrameRejected{Conn: conn, Type: typ, Err: err})
 	}
 	if !n.rogue[e.Conn] {
 		n.observeInbound(conn, f)
 	}
-	return n.stepRogueAware(now, e.Conn, core.FrameReceived{Conn: conn, Frame: f})
+	return n.stepRogueAware(now, e, core.FrameReceived{Conn: conn, Frame: f})
 }
 
 // rogueOpened reads a rogue's upgrade as the gateway reads one: the
@@ -116,10 +116,12 @@ func (n *coreNode) rogueOpened(now time.Time, e sim.ConnOpened) []sim.Effect {
 	return n.step(now, core.ConnOpened{Device: device, Conn: core.ConnID(e.Conn)})
 }
 
-// stepRogueAware steps a frame; on a rogue's connection it reports any
-// durable write Core makes meanwhile (Core must ignore a rogue's frames).
-func (n *coreNode) stepRogueAware(now time.Time, c sim.ConnID, ev core.Event) []sim.Effect {
-	if !n.rogue[c] {
+// stepRogueAware steps a frame; on a rogue's connection, or for a forged
+// frame Core must ignore, it reports any durable write Core makes
+// meanwhile.
+func (n *coreNode) stepRogueAware(now time.Time, d sim.Delivered, ev core.Event) []sim.Effect {
+	c := d.Conn
+	if !n.rogue[c] && (len(n.u.ignoreAtCore) == 0 || !n.u.ignoreAtCore[string(d.Frame)]) {
 		return n.step(now, ev)
 	}
 	before := n.u.store.writes

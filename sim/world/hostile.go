@@ -53,6 +53,10 @@ type hostileState struct {
 	reqs    []string                   // honest request IDs Core sent
 	device  map[sim.ConnID]sim.NodeID  // daemon end of each Core connection
 	rogue   *rogueState
+	// per connection: Runs Core started, requests Core sent, and the
+	// admissions the daemon reported started
+	connRuns, connReqs map[sim.ConnID][]string
+	started            map[sim.ConnID][]grant
 }
 
 type grant struct{ reqID, handle, executor string }
@@ -60,6 +64,7 @@ type grant struct{ reqID, handle, executor string }
 func (h *hostileState) init() {
 	h.handles, h.status = map[sim.ConnID][]grant{}, map[string]wire.PreparationStatus{}
 	h.inputs, h.device = map[sim.ConnID][][2]string{}, map[sim.ConnID]sim.NodeID{}
+	h.connRuns, h.connReqs, h.started = map[sim.ConnID][]string{}, map[sim.ConnID][]string{}, map[sim.ConnID][]grant{}
 }
 
 // mint returns a fresh hostile identity of a kind ("p", "r", "s", ...).
@@ -86,8 +91,12 @@ func (u *universe) watchHostile(ev sim.TapEvent, we check.WireEvent) {
 			h.status[statusKey(ev.Conn, f.ID)] = p
 			return
 		}
-		if p.State == wire.StatePreparing || p.State == wire.StateReady && p.Revision == 1 {
-			h.handles[ev.Conn] = append(h.handles[ev.Conn], grant{reqID: f.ID, handle: p.Handle, executor: p.ExecutorID})
+		g := grant{reqID: f.ID, handle: p.Handle, executor: p.ExecutorID}
+		switch {
+		case p.State == wire.StatePreparing || p.State == wire.StateReady && p.Revision == 1:
+			h.handles[ev.Conn] = append(h.handles[ev.Conn], g)
+		case p.State == wire.StateStarted:
+			h.started[ev.Conn] = append(h.started[ev.Conn], g)
 		}
 	case wire.PromptSteerAck:
 		if p.Accepted && ev.To == coreID {
@@ -96,10 +105,12 @@ func (u *universe) watchHostile(ev sim.TapEvent, we check.WireEvent) {
 	case wire.ExecutionStart:
 		if ev.From == coreID {
 			h.runs = append(h.runs, p.RunID)
+			h.connRuns[ev.Conn] = append(h.connRuns[ev.Conn], p.RunID)
 		}
 	case wire.ExecutionPrepare:
 		if ev.From == coreID {
 			h.reqs = append(h.reqs, f.ID)
+			h.connReqs[ev.Conn] = append(h.connReqs[ev.Conn], f.ID)
 		}
 	}
 }

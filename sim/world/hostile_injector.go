@@ -1,6 +1,7 @@
 package world
 
 import (
+	"bytes"
 	"encoding/json"
 	"math/rand/v2"
 	"strings"
@@ -40,7 +41,7 @@ func (u *universe) startInjector(f sim.Fault) {
 	u.detail("rogue Core frames on " + connName(c.ID) + " to " + string(dev))
 	actions := []func(){in.neverGranted, in.foreignHandle, in.staleHandle, in.invalidStart,
 		in.badReleases, in.undecodablePrepare, in.unknownRun, in.longInputID, in.reusedInput,
-		in.ownAdmission}
+		in.ownAdmission, in.conflictingStart, in.refusedPrepares, in.foreignStatus}
 	in.r.Shuffle(len(actions), func(i, j int) { actions[i], actions[j] = actions[j], actions[i] })
 	n := 3 + in.r.IntN(len(actions)-2)
 	for _, a := range actions[:n] {
@@ -204,6 +205,13 @@ func (in *injector) attackOwn() {
 		in.send(in.req, wire.ExecutionStart{ExecutorID: h.mint("e"), Handle: st.Handle, RunID: h.mint("r"),
 			Input: hostileInput("wrong executor")},
 			check.HostileProbe{Action: check.HostileStartWrongExecutor, ReplyID: in.req, Want: rejected("unknown_executor")})
+		if runs := h.connRuns[in.conn]; len(runs) > 0 {
+			// a Run ID already used on this connection: run_conflict
+			in.send(in.req, wire.ExecutionStart{ExecutorID: st.ExecutorID, Handle: st.Handle, RunID: runs[in.r.IntN(len(runs))],
+				Input: hostileInput("used run")},
+				check.HostileProbe{Action: check.HostileStartUsedRun, ReplyID: in.req, Want: rejected("run_conflict"),
+					Cond: check.CondExpired})
+		}
 	}
 	if st.State == wire.StateReady || st.State == wire.StatePreparing {
 		in.send(in.req, wire.ExecutionRelease{Handle: st.Handle},
@@ -215,4 +223,70 @@ func (in *injector) attackOwn() {
 				Cond: check.CondExpired})
 	}
 
+}
+
+// conflictingStart: the request ID, handle and executor of an admission
+// the daemon already started on this connection (and Core is done with),
+// with another Run: start_conflict.
+func (in *injector) conflictingStart() {
+	ss := in.u.hostile.started[in.conn]
+	if len(ss) == 0 {
+		return
+	}
+	g := ss[in.r.IntN(len(ss))]
+	in.send(g.reqID, wire.ExecutionStart{ExecutorID: g.executor, Handle: g.handle, RunID: in.u.hostile.mint("r"),
+		Input: hostileInput("conflicting start")},
+		check.HostileProbe{Action: check.HostileStartConflict, ReplyID: g.reqID, Want: rejected("start_conflict"),
+			Cond: check.CondEvicted})
+}
+
+// refusedPrepares: prepares of Sessions of its own that the configuration
+// rules refuse before any native work: a state key of another Session
+// (invalid_configuration), an agent option the Runtime does not know
+// (unsupported_configuration), and existing history required of a Session
+// that has none (history_unavailable). A device whose kind is unavailable
+// answers resource_unavailable to the last two.
+func (in *injector) refusedPrepares() {
+	h := &in.u.hostile
+	s := h.mint("s")
+	req := h.mint("p")
+	// the encoder refuses the state key of another Session: edit the bytes
+	b := encodeFrame(req, wire.ExecutionPrepare{SessionID: s, Configuration: hostileConfig(s, "m")})
+	b = bytes.Replace(b, []byte(quote(wire.AgentStateKey(s))), []byte(quote(wire.AgentStateKey(h.mint("s")))), 1)
+	in.sendRaw(b, check.HostileProbe{Action: check.HostilePrepareInvalid, ReplyID: req, Want: rejected("invalid_configuration")})
+	s = h.mint("s")
+	req = h.mint("p")
+	b = encodeFrame(req, wire.ExecutionPrepare{SessionID: s, Configuration: hostileConfig(s, "m")})
+	b = bytes.Replace(b, []byte(`"agent_options":{`), []byte(`"agent_options":{"x-unknown-option":true,`), 1)
+	in.sendRaw(b, check.HostileProbe{Action: check.HostilePrepareUnknownOption, ReplyID: req,
+			Want: append(rejected("unsupported_configuration"), rejected("resource_unavailable")...)})
+	s = h.mint("s")
+	c := hostileConfig(s, "m")
+	c.RequireExistingNativeSession = true
+	req = h.mint("p")
+	in.send(req, wire.ExecutionPrepare{SessionID: s, Configuration: c},
+		check.HostileProbe{Action: check.HostilePrepareNoHistory, ReplyID: req,
+			Want: append(rejected("history_unavailable"), rejected("resource_unavailable")...)})
+}
+
+// foreignStatus: towards Core, a status for a request whose handle the
+// daemon already sent on this connection (so Core sees the real one
+// first), with a handle the daemon never issued and a revision above any:
+// Core applies only the first handle of a stream, so it ignores it (it
+// never starts, releases or records anything for the foreign handle).
+func (in *injector) foreignStatus() {
+	h := &in.u.hostile
+	gs := h.handles[in.conn]
+	if len(gs) == 0 {
+		return
+	}
+	req := gs[len(gs)-1].reqID
+	st := wire.PreparationStatus{Handle: h.mint("h"), ExecutorID: h.mint("e"), Revision: 1 << 40, State: wire.StateReady}
+	if in.r.IntN(2) == 0 {
+		st.State, st.RunID = wire.StateStarted, h.mint("r")
+	}
+	b := encodeFrame(req, st)
+	in.u.ignoreAtCore[string(b)] = true
+	in.u.forge(in.conn, in.dev, b, &check.HostileProbe{Target: string(coreID), Action: check.HostileForeignStatus,
+		Want: []string{check.AnswerIgnore}})
 }

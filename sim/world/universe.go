@@ -43,6 +43,9 @@ type universe struct {
 	// statusRev is the last revision a daemon sent per connection and
 	// handle ("c3/h-2"): a republished status records nothing new.
 	statusRev map[string]uint64
+	// ignoreAtCore holds forged frames Core must ignore: a durable write
+	// while Core steps one is a hostile_effect violation.
+	ignoreAtCore map[string]bool
 	// hostile is what the hostile peers know (hostile.go).
 	hostile hostileState
 	// breachesSeen counts the contract breaches already reported per
@@ -62,7 +65,8 @@ const (
 func setup(w *sim.World, cfg Config, linAtEnd bool) *universe {
 	u := &universe{w: w, cfg: cfg, led: check.NewLedger(), records: map[string]int{},
 		capacityRefused: map[string]bool{}, statusRev: map[string]uint64{},
-		deliveredAt: map[string]time.Time{}}
+		ignoreAtCore: map[string]bool{},
+		deliveredAt:  map[string]time.Time{}}
 	r := w.Rand("params")
 	u.coreCfg = core.DefaultConfig()
 	u.coreCfg.Bugs = core.Bugs{
