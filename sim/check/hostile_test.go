@@ -7,7 +7,6 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-
 // hostileWire feeds one conversation of a connection to a ledger.
 type hostileWire struct {
 	t *testing.T
@@ -64,7 +63,9 @@ func (h *hostileWire) answer(at int64, id string, p wire.Payload) {
 }
 
 // tick is an unrelated event far later, which ends every answer window.
-func (h *hostileWire) tick(at int64) { h.l.Wire(WireEvent{At: at, Kind: WireOpened, Conn: 99, From: "d9", To: "x"}) }
+func (h *hostileWire) tick(at int64) {
+	h.l.Wire(WireEvent{At: at, Kind: WireOpened, Conn: 99, From: "d9", To: "x"})
+}
 
 func (h *hostileWire) want(check, substr string) {
 	h.t.Helper()

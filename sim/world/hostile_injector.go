@@ -259,7 +259,7 @@ func (in *injector) refusedPrepares() {
 	b = encodeFrame(req, wire.ExecutionPrepare{SessionID: s, Configuration: hostileConfig(s, "m")})
 	b = bytes.Replace(b, []byte(`"agent_options":{`), []byte(`"agent_options":{"x-unknown-option":true,`), 1)
 	in.sendRaw(b, check.HostileProbe{Action: check.HostilePrepareUnknownOption, ReplyID: req,
-			Want: append(rejected("unsupported_configuration"), rejected("resource_unavailable")...)})
+		Want: append(rejected("unsupported_configuration"), rejected("resource_unavailable")...)})
 	s = h.mint("s")
 	c := hostileConfig(s, "m")
 	c.RequireExistingNativeSession = true
