@@ -212,6 +212,26 @@ func (l *Ledger) HostileDurableWrite(at int64, conn uint64, what string) {
 	l.violate(at, CheckHostileEffect, "Core wrote %s to its store while stepping a hostile frame on c%d", what, conn)
 }
 
+// hostileExpectedMarks: every hostile action the default swarm exercises
+// must be refused in some seed of every campaign, and every proxy
+// mutation must happen.
+func hostileExpectedMarks() []Mark {
+	out := []Mark{MarkHostileDuplicate, MarkHostileReplay, MarkHostileNearLimit, MarkHostileOversize}
+	for _, a := range []string{
+		HostileStartNeverGranted, HostileStartForeignHandle, HostileStartStaleHandle, HostileStartInvalid,
+		HostileStartWrongExecutor, HostileStartReleased, HostileStartUsedRun, HostileStartConflict,
+		HostileReleaseNeverGrant, HostileReleaseEmpty, HostileReleaseOwn, HostilePrepareConflict,
+		HostilePrepareUndecodable, HostilePrepareInvalid, HostilePrepareUnknownOption, HostilePrepareNoHistory,
+		HostileLongID, HostileCancelUnknownRun, HostileSteerUnknownRun, HostileSteerLongInputID,
+		HostileSteerReusedInput, HostileForeignStatus,
+		HostileRogueInvalidHeartbeat, HostileRogueWrongVersion, HostileRogueNearLimit, HostileRogueForeignFrame,
+		HostileRogueSilent,
+	} {
+		out = append(out, HostileMark(a))
+	}
+	return out
+}
+
 // HostileMark is the mark of one hostile action refused as documented.
 func HostileMark(action string) Mark { return Mark("hostile_refused_" + action) }
 

@@ -32,7 +32,7 @@ const (
 // ExpectedMarks lists the marks a campaign of CampaignSeedsMin or more
 // seeds must hit at least once, sorted by name.
 func ExpectedMarks() []Mark {
-	return []Mark{
+	out := []Mark{
 		MarkAdmissionExpiredBeforeStart,
 		MarkCancelRacedDone,
 		MarkCancelUnconfirmed,
@@ -43,6 +43,9 @@ func ExpectedMarks() []Mark {
 		MarkStaleRevisionIgnored,
 		MarkSteerUnknownAfter30s,
 	}
+	out = append(out, hostileExpectedMarks()...)
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
 }
 
 // CampaignSeedsMin is the campaign size from which a missing expected mark
