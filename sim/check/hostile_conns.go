@@ -28,6 +28,9 @@ type connRules struct {
 	claims  map[uint64]string // rogue connection -> device it claims
 	device  map[uint64]string // connection -> device, as Core sees it
 	pending []genCheck
+	// newest is, per device, the highest connection Core kept open after
+	// stepping its open
+	newest map[string]uint64
 }
 
 // genCheck is one open of a device's connection at Core, judged once Core
@@ -40,6 +43,7 @@ type genCheck struct {
 
 func (r *connRules) init() {
 	r.conns, r.claims, r.device = map[uint64]*connEnds{}, map[uint64]string{}, map[uint64]string{}
+	r.newest = map[string]uint64{}
 }
 
 // claim names the device a rogue connection claims; Core's open of it may
@@ -141,6 +145,13 @@ func (l *Ledger) judgeGenerations(now int64) {
 			}
 		}
 		sort.Slice(open, func(i, j int) bool { return open[i] < open[j] })
+		if r.openAt(g.conn, coreNode) {
+			if n := r.newest[g.device]; g.conn < n {
+				l.violate(g.at, CheckHostileConnection, "Core accepted c%d of device %s after newer c%d: an older generation must be refused",
+					g.conn, g.device, n)
+			}
+			r.newest[g.device] = max(r.newest[g.device], g.conn)
+		}
 		switch {
 		case len(open) > 1:
 			l.violate(g.at, CheckHostileConnection, "Core keeps %d connections of device %s open (%s) after c%d opened",

@@ -302,6 +302,14 @@ func TestHostileNewerConnectionOfADeviceReplacesTheOlder(t *testing.T) {
 
 	h = newHostileWire(t)
 	h.open(3, "d1", 10*ms)
+	h.closeBy(1, "core", "replaced", 10*ms)
+	h.open(2, "d1", 15*ms)
+	h.closeBy(3, "core", "replaced", 15*ms)
+	h.tick(20 * ms)
+	h.want(CheckHostileConnection, "Core accepted c2 of device d1 after newer c3")
+
+	h = newHostileWire(t)
+	h.open(3, "d1", 10*ms)
 	h.closeBy(3, "core", "stale connection", 10*ms)
 	h.tick(20 * ms)
 	h.want(CheckHostileConnection, "kept older connection c1 of device d1 and refused newer c3")
