@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/turnstile-sim/turnstile/wire"
@@ -79,8 +80,28 @@ func TestFrameRejectedAnswersControlOperations(t *testing.T) {
 		eq(t, st.ErrorCode, code, typ)
 		eq(t, st.Operation, typ, "operation")
 	}
-	r.step(FrameRejected{Gen: 1, Type: wire.TypePromptSteer, ID: "run"})
+	r.step(FrameRejected{Gen: 1, Type: wire.TypePromptCancel, ID: "run"})
 	eq(t, len(r.out), 0, "other frames have no effect")
+}
+
+// TestUndecodableSteerIsRefusedAsInvalidInput: a prompt_steer whose payload
+// does not decode gets an invalid_input receipt on its Run ID, with no
+// input_id (nothing of the payload is trusted) and no native write; one
+// without a Run ID has nothing to answer on.
+func TestUndecodableSteerIsRefusedAsInvalidInput(t *testing.T) {
+	r := newRig(t)
+	r.step(FrameRejected{Gen: 1, Type: wire.TypePromptSteer, ID: "run", Err: errors.New("bad input")})
+	must(t, len(r.out) == 1, "one receipt: %s", describeAll(r.out))
+	s, ok := r.out[0].(Send)
+	must(t, ok && s.Frame.ID == "run", "receipt on the Run ID: %s", describeAll(r.out))
+	ack, ok := s.Frame.Payload.(wire.PromptSteerAck)
+	must(t, ok && ack.ErrorCode == CodeInvalidInput && ack.InputID == "" && !ack.Accepted && !ack.Written,
+		"invalid_input receipt without input_id: %s", describeAll(r.out))
+	eq(t, len(r.calls()), 0, "no native call")
+	r.step(FrameRejected{Gen: 1, Type: wire.TypePromptSteer, Err: errors.New("bad input")})
+	eq(t, len(r.out), 0, "no Run ID: no answer")
+	r.step(FrameRejected{Gen: 7, Type: wire.TypePromptSteer, ID: "run", Err: errors.New("bad input")})
+	eq(t, len(r.out), 0, "another connection's frame: no answer")
 }
 
 func TestShutdownClosesEverythingAndReports(t *testing.T) {

@@ -374,13 +374,20 @@ func (m *Machine) stepFrame(e FrameReceived) {
 }
 
 // stepFrameRejected answers undecodable admission control frames with
-// the operation's rejection; other undecodable frames have no effect.
+// the operation's rejection, and an undecodable prompt_steer with an
+// invalid_input receipt on its Run ID (wire reference §3.7; the input_id
+// is not echoed: nothing of an undecodable payload is trusted); other
+// undecodable frames have no effect.
 func (m *Machine) stepFrameRejected(e FrameRejected) {
 	if !m.conn.up || e.Gen != m.conn.gen || e.ID == "" {
 		return
 	}
 	code := ""
 	switch e.Type {
+	case wire.TypePromptSteer:
+		m.send(m.conn.gen, wire.Frame{ID: e.ID, Payload: wire.PromptSteerAck{ErrorCode: CodeInvalidInput}},
+			m.cfg.Limits.ReceiptSendBudget)
+		return
 	case wire.TypeExecutionPrepare:
 		code = CodeInvalidRequest
 	case wire.TypeExecutionStart:
