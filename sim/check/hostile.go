@@ -70,6 +70,7 @@ const (
 	HostileCancelUnknownRun     = "cancel_unknown_run"  // ack run_inactive
 	HostileSteerUnknownRun      = "steer_unknown_run"   // ack run_inactive
 	HostileSteerLongInputID     = "steer_long_input_id" // ack invalid_input, id not echoed
+	HostileSteerUndecodable     = "steer_undecodable"   // ack invalid_input
 	HostileSteerReusedInput     = "steer_reused_input"  // ack input_conflict (run_inactive once done)
 
 	HostileRogueInvalidHeartbeat = "rogue_invalid_heartbeat" // Core closes at once
@@ -223,7 +224,7 @@ func hostileExpectedMarks() []Mark {
 		HostileReleaseNeverGrant, HostileReleaseEmpty, HostileReleaseOwn, HostilePrepareConflict,
 		HostilePrepareUndecodable, HostilePrepareInvalid, HostilePrepareUnknownOption, HostilePrepareNoHistory,
 		HostileLongID, HostileCancelUnknownRun, HostileSteerUnknownRun, HostileSteerLongInputID,
-		HostileSteerReusedInput, HostileForeignStatus,
+		HostileSteerReusedInput, HostileSteerUndecodable, HostileForeignStatus,
 		HostileRogueInvalidHeartbeat, HostileRogueWrongVersion, HostileRogueNearLimit, HostileRogueForeignFrame,
 		HostileRogueSilent,
 	} {

@@ -39,9 +39,15 @@ func (u *universe) startInjector(f sim.Fault) {
 	}
 	in := &injector{u: u, r: hostileRand(f), conn: c.ID, dev: dev}
 	u.detail("rogue Core frames on " + connName(c.ID) + " to " + string(dev))
+	// the actions that need an honest state to exist (an accepted input, a
+	// started admission) run whenever they can; the others in a random
+	// subset
+	in.reusedInput()
+	in.conflictingStart()
+	in.ownAdmission()
 	actions := []func(){in.neverGranted, in.foreignHandle, in.staleHandle, in.invalidStart,
-		in.badReleases, in.undecodablePrepare, in.unknownRun, in.longInputID, in.reusedInput,
-		in.ownAdmission, in.conflictingStart, in.refusedPrepares, in.foreignStatus}
+		in.badReleases, in.undecodablePrepare, in.unknownRun, in.longInputID, in.undecodableSteer,
+		in.refusedPrepares, in.foreignStatus}
 	in.r.Shuffle(len(actions), func(i, j int) { actions[i], actions[j] = actions[j], actions[i] })
 	n := 3 + in.r.IntN(len(actions)-2)
 	for _, a := range actions[:n] {
@@ -153,6 +159,14 @@ func (in *injector) longInputID() {
 	b := []byte(`{"type":"prompt_steer","id":` + quote(run) + `,"payload":{"input_id":` + quote(id) +
 		`,"input":[{"content":[{"type":"input_text","text":"long id"}]}],"durable_receipt":true}}`)
 	in.sendRaw(b, check.HostileProbe{Action: check.HostileSteerLongInputID, ReplyID: run, Want: []string{"ack/invalid_input"}})
+}
+
+// undecodableSteer: a steer whose payload does not decode (input is not a
+// message list): invalid_input, on the Run ID.
+func (in *injector) undecodableSteer() {
+	run := in.u.hostile.mint("r")
+	b := []byte(`{"type":"prompt_steer","id":` + quote(run) + `,"payload":{"input_id":"x-i","input":"text","durable_receipt":true}}`)
+	in.sendRaw(b, check.HostileProbe{Action: check.HostileSteerUndecodable, ReplyID: run, Want: []string{"ack/invalid_input"}})
 }
 
 // reusedInput: a steer reusing the Run and input ID of an input Core
