@@ -2,7 +2,6 @@ package world
 
 import (
 	"math/rand/v2"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -53,8 +52,10 @@ type rogueSession struct {
 	until   time.Time
 }
 
+// query is the upgrade's query: the claimed device ID and protocol
+// version (neither holds '&' or '=', so no escaping is needed).
 func (s *rogueSession) query() string {
-	return url.Values{"device_id": {s.device}, "version": {s.version}}.Encode()
+	return "device_id=" + s.device + "&version=" + s.version
 }
 
 // rogueState is the rogue node's life, kept in the universe: the node is
@@ -131,11 +132,16 @@ func (st *rogueState) dialQueued() []sim.Effect {
 // claimOf reads a rogue's upgrade query as Core's shell would read the
 // device_id and version parameters.
 func claimOf(query string) (device, version string) {
-	v, err := url.ParseQuery(query)
-	if err != nil {
-		return "", ""
+	for _, kv := range strings.Split(query, "&") {
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "device_id":
+			device = v
+		case "version":
+			version = v
+		}
 	}
-	return v.Get("device_id"), v.Get("version")
+	return device, version
 }
 
 // opened runs the session on its open connection.
