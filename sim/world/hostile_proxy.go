@@ -97,7 +97,7 @@ func (p *mutatingProxy) frame(b []byte) []sim.ProxyFrame {
 			p.u.forge(p.conn, p.from, long, &check.HostileProbe{Target: string(p.to), Action: check.HostileLongID, Want: []string{want}})
 		}
 	case 5:
-		if !p.big && p.r.IntN(3) == 0 {
+		if !p.big && p.r.IntN(12) == 0 { // 4 MiB frames are costly: rare
 			p.big = true
 			if p.r.IntN(4) == 0 {
 				out = append(out, sim.ProxyFrame{Frame: padTo(b, sim.FrameBytesMax+1+p.r.IntN(1024)), Forged: true})

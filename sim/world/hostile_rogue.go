@@ -79,7 +79,7 @@ func (u *universe) startRogue(f sim.Fault) {
 	case rogueVersion:
 		s.version = []string{"0.9.99", wire.Version + "-dev", wire.Version + "+build", " " + wire.Version, "0.10."}[r.IntN(5)]
 	case rogueHeartbeat:
-		s.ending = r.IntN(4)
+		s.ending = []int{0, 0, 1, 2, 3, 3}[r.IntN(6)] // near-limit and oversized frames are costly: rarer
 	}
 	u.detail("rogue daemon as " + s.device + " kind=" + strconv.Itoa(s.kind))
 	u.hostile.rogue.queued = append(u.hostile.rogue.queued, s)
