@@ -132,15 +132,17 @@ func (u *universe) coreConn(f sim.Fault) (sim.ConnInfo, sim.NodeID, bool) {
 }
 
 // forge puts a frame on conn from `from` and registers its probe, if any.
+// A forgery the connection no longer carries registers nothing.
 func (u *universe) forge(conn sim.ConnID, from sim.NodeID, frame []byte, p *check.HostileProbe) {
-	if p != nil {
-		p.At, p.Conn, p.Frame = u.lt(u.w.Now()), uint64(conn), frame
-		if p.Target == "" {
-			p.Target = string(u.peerOf(conn, from))
-		}
-		u.led.HostileProbe(*p)
+	target := u.peerOf(conn, from)
+	if !u.w.Forge(conn, from, frame) || p == nil {
+		return
 	}
-	u.w.Forge(conn, from, frame)
+	p.At, p.Conn, p.Frame = u.lt(u.w.Now()), uint64(conn), frame
+	if p.Target == "" {
+		p.Target = string(target)
+	}
+	u.led.HostileProbe(*p)
 }
 
 // peerOf returns the other end of an open connection.
