@@ -71,6 +71,18 @@ func (p *mutatingProxy) remember(b []byte) {
 	p.past = append(p.past, b)
 }
 
+// pick returns an earlier frame of the direction to replay, or nil.
+func (p *mutatingProxy) pick() []byte {
+	if len(p.past) == 0 {
+		return nil
+	}
+	old := p.past[p.r.IntN(len(p.past))]
+	if bytes.HasPrefix(old, []byte(`{"type":"execution_prepare"`)) {
+		return nil
+	}
+	return old
+}
+
 func (p *mutatingProxy) frame(b []byte) []sim.ProxyFrame {
 	out := []sim.ProxyFrame{{Frame: b}}
 	defer p.remember(b)
@@ -79,8 +91,11 @@ func (p *mutatingProxy) frame(b []byte) []sim.ProxyFrame {
 		out = append(out, sim.ProxyFrame{Frame: b, Forged: true})
 		p.u.mark(check.MarkHostileDuplicate)
 	case 2, 3:
-		if len(p.past) > 0 {
-			old := p.past[p.r.IntN(len(p.past))]
+		// An execution_prepare is never replayed later: refused the first
+		// time it left no record, so a late copy is a new request the
+		// daemon may grant, holding a slot for the admission expiry while
+		// Core (which gave up the request) never uses it.
+		if old := p.pick(); old != nil {
 			delay := time.Duration(50+p.r.IntN(2000)) * time.Millisecond
 			p.u.w.After(delay, "", func() {
 				if p.u.w.Forge(p.conn, p.from, old) {
