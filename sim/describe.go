@@ -48,6 +48,10 @@ func (w *World) appendEvent(b []byte, ev Event) []byte {
 			b = append(b, " tag="...)
 			b = strconv.AppendQuote(b, e.Tag)
 		}
+		if e.Query != "" {
+			b = append(b, " query="...)
+			b = strconv.AppendQuote(b, e.Query)
+		}
 		return b
 	case ConnClosed:
 		b = append(b, "closed "...)
@@ -94,7 +98,12 @@ func (w *World) appendEffect(b []byte, ef Effect) []byte {
 		b = append(b, "dial peer="...)
 		b = append(b, e.Peer...)
 		b = append(b, " tag="...)
-		return strconv.AppendQuote(b, e.Tag)
+		b = strconv.AppendQuote(b, e.Tag)
+		if e.Query != "" {
+			b = append(b, " query="...)
+			b = strconv.AppendQuote(b, e.Query)
+		}
+		return b
 	case Call:
 		return appendCall(b, "call to=", e.To, e.Call, e.Req)
 	case Reply:

@@ -29,7 +29,18 @@
 //     events already queued for it; a service may reply many times.
 //
 // Timer and call IDs belong to the node that chose them; connection IDs are
-// assigned by the kernel and shared by both ends.
+// assigned by the kernel and shared by both ends. A Dial's Query reaches the
+// accepting end with ConnOpened, as an upgrade URL's query does.
+//
+// Taps (World.Tap) observe every frame sent, delivered or lost and every
+// open and close an end learns of (a crashed node's ends are reported
+// closed by the node itself, reason ReasonCrashed). A hostile fault may
+// install a Proxy on one direction of a connection (World.SetProxy): it
+// sees each frame the end's node sends and returns what crosses instead;
+// World.Forge puts a frame of its own on a direction. Both keep a
+// direction's order and the transport's 4 MiB limit, and taps mark what
+// they put on the wire as Forged. The default path (no proxy) is one nil
+// check per frame.
 //
 // # Time and order
 //

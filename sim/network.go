@@ -20,6 +20,9 @@ const (
 	ReasonReset       = "connection reset before open"
 	ReasonUnknownPeer = "no such host"
 	ReasonTooBig      = "message too big"
+	// ReasonCrashed is the reason taps give for the ends a crashed node
+	// held: its process is gone, and its sockets with it.
+	ReasonCrashed = "process crashed"
 )
 
 // NetworkConfig holds the network parameters of a run, in nanoseconds; the
@@ -34,6 +37,7 @@ type NetworkConfig struct {
 type held struct {
 	frame  []byte
 	close  bool
+	forged bool // put on the wire by a proxy, not by the end's node
 	reason string
 }
 
@@ -52,6 +56,9 @@ type connEnd struct {
 	stallUntil int64
 	// slows are the active slowdowns of this direction; extra is the largest.
 	slows []slowWindow
+	// proxy, when set, rewrites every frame the end's node sends (see
+	// World.SetProxy); nil on the default path.
+	proxy Proxy
 }
 
 // slowWindow is one active slowdown: extra latency until a virtual instant.
@@ -62,6 +69,7 @@ type slowWindow struct {
 type conn struct {
 	id      ConnID
 	tag     string
+	query   string
 	latency int64
 	broken  bool
 	ends    [2]connEnd
@@ -118,7 +126,7 @@ func (n *network) dial(s *slot, d Dial) {
 	}
 	assert(len(n.conns) < connsMax, "too many live connections")
 	n.nextID++
-	c := &conn{id: n.nextID, tag: d.Tag, latency: lat}
+	c := &conn{id: n.nextID, tag: d.Tag, query: d.Query, latency: lat}
 	c.ends[0] = connEnd{node: s.index, inc: s.inc, lastAt: w.now + lat}
 	c.ends[1] = connEnd{node: t.index, inc: t.inc, lastAt: w.now + 2*lat}
 	n.conns = append(n.conns, c)
@@ -152,6 +160,9 @@ func (n *network) send(s *slot, m Send) {
 		n.w.stats.FramesLost++
 		n.note("lost send", string(appendConn(nil, m.Conn)), "(broken)")
 		n.tap(TapLost, c, e, m.Frame, "broken")
+	case c.ends[e].proxy != nil:
+		n.tap(TapSent, c, e, m.Frame, "")
+		n.proxied(c, e, m.Frame)
 	default:
 		n.tap(TapSent, c, e, m.Frame, "")
 		n.push(c, e, held{frame: m.Frame})
@@ -171,7 +182,7 @@ func (n *network) push(c *conn, e int, h held) {
 		n.w.q.push(item{at: at, kind: itemClosed, conn: c, dir: uint8(1 - e), reason: h.reason})
 		return
 	}
-	n.w.q.push(item{at: at, kind: itemFrame, conn: c, dir: uint8(e), frame: h.frame})
+	n.w.q.push(item{at: at, kind: itemFrame, conn: c, dir: uint8(e), frame: h.frame, forged: h.forged})
 }
 
 func (n *network) close(s *slot, m Close) {
@@ -195,7 +206,7 @@ func (n *network) arrive(it item) {
 	if c.broken || c.ends[r].closed {
 		w.stats.FramesLost++
 		n.note("lost frame", string(appendConn(nil, c.id)), "len="+strconv.Itoa(len(it.frame)))
-		n.tap(TapLost, c, int(it.dir), it.frame, "in flight")
+		n.tapFrame(TapLost, c, int(it.dir), it.frame, "in flight", it.forged)
 		return
 	}
 	s := w.slots[c.ends[r].node]
@@ -203,7 +214,8 @@ func (n *network) arrive(it item) {
 		w.stats.FramesTooBig++
 		reason := ReasonTooBig + " (" + strconv.Itoa(len(it.frame)) + " bytes > " +
 			strconv.Itoa(FrameBytesMax) + ")"
-		n.tap(TapLost, c, int(it.dir), it.frame, reason)
+		n.tapFrame(TapLost, c, int(it.dir), it.frame, reason, it.forged)
+		n.tap(TapClosed, c, int(it.dir), nil, reason) // the receiver learns at once
 		c.broken = true
 		c.ends[r].closed = true
 		// the sender learns one latency later
@@ -213,7 +225,7 @@ func (n *network) arrive(it item) {
 		return
 	}
 	w.stats.FramesDelivered++
-	n.tap(TapDelivered, c, int(it.dir), it.frame, "")
+	n.tapFrame(TapDelivered, c, int(it.dir), it.frame, "", it.forged)
 	w.deliver(s, Delivered{Conn: c.id, Frame: it.frame})
 }
 
@@ -226,7 +238,7 @@ func (n *network) opened(it item) {
 	end.opened = true
 	n.tap(TapOpened, c, 1-e, nil, "")
 	peer := n.w.slots[c.ends[1-e].node].id
-	n.w.deliver(n.w.slots[end.node], ConnOpened{Conn: c.id, Peer: peer, Dialer: e == 0, Tag: tagFor(c, e)})
+	n.w.deliver(n.w.slots[end.node], ConnOpened{Conn: c.id, Peer: peer, Dialer: e == 0, Tag: tagFor(c, e), Query: c.query})
 }
 
 func tagFor(c *conn, e int) string {
@@ -271,7 +283,7 @@ func (n *network) breakConn(c *conn, reason string) {
 		for _, h := range d.held {
 			if !h.close {
 				n.w.stats.FramesLost++
-				n.tap(TapLost, c, e, h.frame, reason)
+				n.tapFrame(TapLost, c, e, h.frame, reason, h.forged)
 			}
 		}
 		d.held, d.stalled, d.stallUntil = nil, false, 0
@@ -289,6 +301,7 @@ func (n *network) crash(s *slot) {
 		for e := 0; e < 2; e++ {
 			if c.ends[e].node == s.index && !c.ends[e].closed {
 				c.ends[e].closed = true
+				n.tapLocalClose(c, e, ReasonCrashed)
 				n.breakConn(c, ReasonLost)
 			}
 		}

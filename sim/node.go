@@ -52,12 +52,15 @@ type Event interface{ isEvent() }
 type Start struct{ Incarnation uint32 }
 
 // ConnOpened reports a new connection. Dialer is true at the end that issued
-// the Dial (Tag echoes the Dial's tag), false at the accepting end.
+// the Dial (Tag echoes the Dial's tag), false at the accepting end. Query
+// is the Dial's query, seen by both ends (what a WebSocket upgrade URL
+// tells the server).
 type ConnOpened struct {
 	Conn   ConnID
 	Peer   NodeID
 	Dialer bool
 	Tag    string
+	Query  string
 }
 
 // Delivered hands the node one frame received on Conn. Frames of a direction
@@ -142,6 +145,10 @@ type Close struct {
 type Dial struct {
 	Peer NodeID
 	Tag  string
+	// Query travels to the accepting end with the open (ConnOpened.Query),
+	// as the query of an upgrade request does: for example the identity and
+	// protocol version a client claims. Empty for most dials.
+	Query string
 }
 
 // SetTimer arms timer Timer to fire at At (clamped to now if in the past).

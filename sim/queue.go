@@ -23,6 +23,7 @@ type item struct {
 	seq    uint64
 	kind   itemKind
 	dir    uint8 // for conn items: the end concerned
+	forged bool  // for frames: put on the wire by a proxy
 	node   int32 // target slot
 	inc    uint32
 	gen    uint64

@@ -101,6 +101,7 @@ type Stats struct {
 	FramesDelivered uint64
 	FramesLost      uint64
 	FramesTooBig    uint64
+	FramesForged    uint64 // frames a proxy put on the wire (sim/proxy.go)
 	DialsRefused    uint64
 	Crashes         uint64
 	Faults          map[FaultKind]int // faults applied, per kind

@@ -22,7 +22,7 @@ const (
 	// TapOpened: To learned that Conn is open (From is the peer).
 	TapOpened
 	// TapClosed: To learned that Conn closed (Reason says why), or closed
-	// it itself (From == To).
+	// it itself (From == To; Reason ReasonCrashed when its process died).
 	TapClosed
 )
 
@@ -45,6 +45,11 @@ type TapEvent struct {
 	From, To NodeID
 	Frame    []byte
 	Reason   string
+	// Forged: a proxy put this frame on the wire (World.SetProxy,
+	// World.Forge); From did not send it. A checker judging what a node
+	// sends skips forged frames; one judging how a node answers hostile
+	// input looks for them.
+	Forged bool
 }
 
 // Tap registers fn to observe every network event from the start of the
@@ -57,12 +62,16 @@ func (w *World) Tap(fn func(TapEvent)) {
 }
 
 func (n *network) tap(kind TapKind, c *conn, from int, frame []byte, reason string) {
+	n.tapFrame(kind, c, from, frame, reason, false)
+}
+
+func (n *network) tapFrame(kind TapKind, c *conn, from int, frame []byte, reason string, forged bool) {
 	w := n.w
 	if len(w.taps) == 0 {
 		return
 	}
 	ev := TapEvent{At: w.now, Kind: kind, Conn: c.id, From: w.slots[c.ends[from].node].id,
-		To: w.slots[c.ends[1-from].node].id, Frame: frame, Reason: reason}
+		To: w.slots[c.ends[1-from].node].id, Frame: frame, Reason: reason, Forged: forged}
 	for _, fn := range w.taps {
 		fn(ev)
 	}

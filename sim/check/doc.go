@@ -52,6 +52,9 @@
 //   - Workload API calls, for linearizability: ReadTurn and SteerInput,
 //     each with call and return instants; an unknown steer is open.
 //   - Mark, for rare states reached.
+//   - Hostile peers: HostileProbe (a forgery and its documented answer),
+//     RogueConn (a rogue's connection, with the device and version it
+//     claims) and HostileDurableWrite.
 //
 // Safety checks run inside the record methods. AfterStep(step) hands the
 // violations found since the last call to the world, stamped with its step
@@ -214,6 +217,40 @@
 // TimersDecided counts, per timer, the outcomes its firing produced as
 // observed (an input unknown exactly 30 s after delivery, a handle expired
 // at its deadline, ...); campaigns report the seeds each timer decided in.
+//
+// Hostile peers (hostile.go, hostile_conns.go) are judged from the wire
+// (WireEvent, Forged for frames a proxy put there; RogueNode's traffic is
+// a rogue daemon's) against HostileProbe records, each naming a forgery,
+// the attacked machine and the answer the seeds document for it:
+//
+//   - hostile_refusal: the attacked machine answered a forgery with
+//     another code or state than documented (§3.3 rejections such as
+//     unknown_preparation, invalid_start, unknown_executor,
+//     preparation_not_ready, run_conflict, start_conflict,
+//     request_conflict, invalid_release, invalid_request,
+//     invalid_configuration, unsupported_configuration,
+//     history_unavailable; released or expired for its own admission;
+//     §3.5 and §3.7 acks run_inactive, invalid_input with the input_id not
+//     echoed, input_conflict), or never answered one it received on a
+//     connection still open; or a daemon republished a revision of a handle
+//     with other content, or sent a lower revision after a higher one.
+//   - hostile_effect: a refused forgery changed something: the Harness
+//     created a native Turn for a forged Run, Core wrote to its store while
+//     stepping a rogue's frame or a forgery it must ignore (reported by the
+//     world with HostileDurableWrite), Core sent a frame naming a forged
+//     identity or sent anything on a rogue connection, or a machine sent
+//     an ID over 128 bytes or echoed part of an over-long one.
+//   - hostile_connection: Core kept a connection it must close (an invalid
+//     heartbeat, an incompatible version at the upgrade, a silent peer past
+//     its idle timeout) or closed one it must keep (after a valid
+//     near-limit heartbeat, an undecodable non-heartbeat frame or a
+//     foreign frame); and, for every device, once Core stepped a new
+//     connection's open at most one connection of the device is open at
+//     Core, never an older one kept in place of a newer one unless the
+//     newer was refused as incompatible_version.
+//
+// Each probe answered as documented counts as a refusal of its action
+// (HostileRefusals, TakeHostileRefusals) and a mark HostileMark(action).
 //
 // # Linearizability
 //

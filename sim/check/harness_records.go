@@ -74,6 +74,7 @@ func (l *Ledger) ExecutorClosed(at int64, device, executor string) {
 // TurnCreated records the Harness creating the native turn of run. A run
 // becomes a native turn at most once.
 func (l *Ledger) TurnCreated(at int64, device, run string) {
+	l.hostileTurnCreated(at, device, run)
 	if prev := l.harness.turns[run]; prev != nil {
 		l.violate(at, CheckRunStartedTwice, "run %s started natively again on %s (first at %s on %s)",
 			run, device, vtime(prev.createdAt), prev.device)

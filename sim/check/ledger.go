@@ -127,12 +127,23 @@ type Ledger struct {
 	limitMarks limitMarks
 	eviction   evictionState
 	limits     map[string]DeviceLimits // device → declared limits
+	hostile    hostileState
 
 	wireObservers []func(WireEvent)
 
 	// OnReach, when set, is told of every mark the ledger's own observers
 	// find (marks the world records through Mark are not repeated).
 	OnReach func(Mark)
+}
+
+// honest wraps a wire observer that judges honest machines: it skips
+// forged frames and a rogue node's traffic (see WireEvent.Hostile).
+func honest(observe func(WireEvent)) func(WireEvent) {
+	return func(ev WireEvent) {
+		if !ev.Hostile() {
+			observe(ev)
+		}
+	}
 }
 
 // NewLedger returns an empty ledger.
@@ -148,17 +159,22 @@ func NewLedger() *Ledger {
 	l.budget.init()
 	l.limitMarks.init()
 	l.eviction.init()
+	l.hostile.init()
 	l.limits = map[string]DeviceLimits{}
-	// Wire observers, in the order they judge each network event.
+	// Wire observers, in the order they judge each network event. Those
+	// judging what honest machines send see only honest traffic; the
+	// timing and hostile checks see everything (a forged frame resets
+	// Core's idle clock and may be the reason it closes a connection).
 	l.wireObservers = []func(WireEvent){
-		l.observeCoreFrames,
-		l.observeDeviceFrames,
+		honest(l.observeCoreFrames),
+		honest(l.observeDeviceFrames),
 		l.timingWire,
-		l.observeTeardown,
-		l.observeHeartbeats,
-		l.observeSendBudget,
-		l.observeLimits,
-		l.observeEviction,
+		honest(l.observeTeardown),
+		honest(l.observeHeartbeats),
+		honest(l.observeSendBudget),
+		honest(l.observeLimits),
+		honest(l.observeEviction),
+		l.observeHostile,
 	}
 	return l
 }

@@ -21,6 +21,12 @@ const (
 	MarkStaleRevisionIgnored         Mark = "stale_revision_ignored"
 	MarkReconnectDuringSteer         Mark = "reconnect_during_steer"
 	MarkCoreRestartMidTurn           Mark = "core_restart_mid_turn"
+
+	// Hostile peers (the refusals themselves are HostileMark(action)).
+	MarkHostileDuplicate Mark = "hostile_duplicate_frame"
+	MarkHostileReplay    Mark = "hostile_replayed_frame"
+	MarkHostileNearLimit Mark = "hostile_near_limit_frame"
+	MarkHostileOversize  Mark = "hostile_oversized_frame"
 )
 
 // Limit marks: a limit of the protocol documents reached (workload shapes
@@ -41,7 +47,7 @@ const (
 // ExpectedMarks lists the marks a campaign of CampaignSeedsMin or more
 // seeds must hit at least once, sorted by name.
 func ExpectedMarks() []Mark {
-	return []Mark{
+	out := []Mark{
 		MarkAdmissionExpiredBeforeStart,
 		MarkAdmissionRecordsFull,
 		MarkCancelRacedDone,
@@ -60,6 +66,9 @@ func ExpectedMarks() []Mark {
 		MarkSteerUnknownAfter30s,
 		MarkUsageFromSnapshot,
 	}
+	out = append(out, hostileExpectedMarks()...)
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
 }
 
 // CampaignSeedsMin is the campaign size from which a missing expected mark

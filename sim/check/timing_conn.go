@@ -48,12 +48,29 @@ type connState struct {
 	lastOpenAt map[string]int64 // device → last connection Core learned open
 	hb         []*hbWatch
 	hbByConn   map[uint64]*hbWatch
+	// hostileAt is the last instant hostile traffic (a forged frame, a
+	// frame lost for being too big) touched each connection; rogueOpenAt
+	// the last instant a rogue connection opened (it may claim a real
+	// device and replace its connection). Core may close a connection at
+	// either instant for a reason the hostile checks judge.
+	hostileAt   map[uint64]int64
+	rogueOpenAt int64
 }
 
 func (s *connState) init() {
 	s.byConn = map[uint64]*timedConn{}
 	s.lastOpenAt = map[string]int64{}
 	s.hbByConn = map[uint64]*hbWatch{}
+	s.hostileAt = map[uint64]int64{}
+	s.rogueOpenAt = -1
+}
+
+func (l *Ledger) hostileSeen(ev WireEvent) {
+	s := &l.timing.conns
+	s.hostileAt[ev.Conn] = ev.At
+	if ev.Kind == WireOpened {
+		s.rogueOpenAt = ev.At
+	}
 }
 
 func (l *Ledger) connOpened(ev WireEvent) {
@@ -65,8 +82,8 @@ func (l *Ledger) connOpened(ev WireEvent) {
 		s.lastOpenAt[ev.From] = ev.At
 		return
 	}
-	if ev.From != coreNode {
-		return
+	if ev.From != coreNode || ev.To == RogueNode {
+		return // a rogue daemon keeps no heartbeat cadence
 	}
 	w := &hbWatch{conn: ev.Conn, device: ev.To, interval: l.timer(ev.To, TimerHeartbeat), next: ev.At}
 	s.hb = append(s.hb, w)
@@ -119,6 +136,8 @@ func (l *Ledger) connWatchEnded(ev WireEvent) {
 		// reported by advanceConns
 	case c.badAt == ev.At, c.opened == ev.At, s.lastOpenAt[c.device] == ev.At && c.opened != ev.At:
 		// an invalid frame, a stale connection or its replacement
+	case c.device == RogueNode, s.hostileAt[c.conn] == ev.At, s.rogueOpenAt == ev.At:
+		// a rogue's connection, or hostile traffic: the hostile checks judge it
 	default:
 		l.violate(ev.At, CheckTimingConnIdle,
 			"Core closed connection %d of %s at %s, %s after its last inbound frame: before the %s idle timeout and with no reason on the wire",
@@ -141,8 +160,8 @@ func (l *Ledger) heartbeatsNodeDown(node string) {
 }
 
 func (l *Ledger) heartbeatSent(ev WireEvent) {
-	if !heartbeatFrame(ev.Frame) {
-		return
+	if !heartbeatFrame(ev.Frame) || ev.Hostile() {
+		return // a forged copy or a rogue's heartbeat keeps no cadence
 	}
 	w := l.timing.conns.hbByConn[ev.Conn]
 	if w == nil || w.ended {
@@ -177,7 +196,7 @@ func (l *Ledger) advanceConns(now int64) {
 	}
 	idle := l.timer(coreNode, TimerConnIdle)
 	for _, c := range s.core {
-		if !c.closed && c.lastInbound+idle < now {
+		if !c.closed && c.device != RogueNode && c.lastInbound+idle < now {
 			c.closed = true
 			l.violate(c.lastInbound+idle, CheckTimingConnIdle,
 				"connection %d of %s had no inbound frame since %s but Core did not close it at %s (%s idle timeout)",

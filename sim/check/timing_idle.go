@@ -36,6 +36,7 @@ type idleState struct {
 	lastIdleAt    map[string]int64
 	lastPrepareAt map[string]int64 // device → last execution_prepare it received
 	lastAnswerAt  map[string]int64 // device → last native answer it received
+	lastConnEnd   map[string]int64 // device → last instant it learned its connection ended
 	shutdown      map[string]bool
 }
 
@@ -49,6 +50,7 @@ func (s *idleState) init() {
 	s.lastIdleAt = map[string]int64{}
 	s.lastPrepareAt = map[string]int64{}
 	s.lastAnswerAt = map[string]int64{}
+	s.lastConnEnd = map[string]int64{}
 	s.shutdown = map[string]bool{}
 }
 
@@ -160,6 +162,9 @@ func (l *Ledger) CloseCalled(at int64, device, executor string) {
 			}
 			if t, ok := s.lastAnswerAt[device]; ok && t == at {
 				return // a native answer may have parked another executor
+			}
+			if t, ok := s.lastConnEnd[device]; ok && t == at {
+				return // a lost connection parks its admissions' executors
 			}
 			l.violate(at, CheckTimingIdleExecutor,
 				"%s closed idle executor %s at %s, %s after it went idle at %s: before its %s idle bound",

@@ -192,7 +192,11 @@ func (l *Ledger) TimersDecided() []TimerCount {
 // timingWire feeds every network event to the timing oracles.
 func (l *Ledger) timingWire(ev WireEvent) {
 	l.advance(ev.At)
-	l.receiptSendWire(ev)
+	if ev.Hostile() {
+		l.hostileSeen(ev)
+	} else {
+		l.receiptSendWire(ev)
+	}
 	switch ev.Kind {
 	case WireOpened:
 		l.connOpened(ev)
@@ -207,7 +211,9 @@ func (l *Ledger) timingWire(ev WireEvent) {
 	}
 	switch ev.Kind {
 	case WireSent:
-		if ev.From == coreNode {
+		if ev.Hostile() {
+			// a forged frame or a rogue's: no machine sent it
+		} else if ev.From == coreNode {
 			l.writtenCoreSent(ev)
 			l.cancelCoreSent(ev)
 		} else {
@@ -218,7 +224,9 @@ func (l *Ledger) timingWire(ev WireEvent) {
 			l.idleDaemonSent(ev)
 		}
 	case WireDelivered:
-		if ev.To == coreNode {
+		if ev.From == RogueNode || ev.To == RogueNode {
+			// the rogue's exchanges are judged by the hostile checks
+		} else if ev.To == coreNode {
 			l.writtenCoreReceived(ev)
 			l.cancelCoreReceived(ev)
 		} else {
@@ -234,6 +242,9 @@ func (l *Ledger) timingWire(ev WireEvent) {
 // connection-local state (admissions, routes, waiters) dies with it.
 func (l *Ledger) connEnded(ev WireEvent) {
 	why := "connection " + ev.Kind
+	if ev.Kind == WireClosed && ev.To != coreNode {
+		l.timing.idle.lastConnEnd[ev.To] = ev.At
+	}
 	if ev.Kind == WireClosed && ev.To == coreNode { // Core learned it, or closed it itself
 		l.writtenConnEnded(ev.At, ev.Conn, why)
 		l.cancelsConnEnded(ev.At, ev.Conn, why)

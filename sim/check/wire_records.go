@@ -24,6 +24,9 @@ type WireEvent struct {
 	Frame     wire.Frame
 	DecodeErr error
 	Reason    string
+	// Forged: a hostile proxy put the frame on the wire; From never sent
+	// it. Checkers of what a machine sends skip forged frames.
+	Forged bool
 }
 
 // HasFrame reports whether the event carries a decoded frame.

@@ -35,6 +35,7 @@ type coreNode struct {
 	// conns maps each open connection to its device, as the node's
 	// connection events report them (a newer one replaces an older).
 	conns map[core.ConnID]string
+	rogue map[sim.ConnID]bool
 }
 
 const (
@@ -44,7 +45,8 @@ const (
 
 func (u *universe) newCore() sim.Node {
 	n := &coreNode{u: u, replies: map[sim.TimerID]sim.Reply{}, resends: map[string]int{}, sent: map[string]bool{},
-		prepSession: map[string]string{}, streams: map[string]*statusStream{}, cancels: map[string]*cancelSent{}, conns: map[core.ConnID]string{}}
+		prepSession: map[string]string{}, streams: map[string]*statusStream{}, cancels: map[string]*cancelSent{}, conns: map[core.ConnID]string{},
+		rogue: map[sim.ConnID]bool{}}
 	if len(u.store.Memory.Turns()) == 0 && len(u.store.Memory.Sessions()) == 0 {
 		n.m = core.New(u.coreCfg, u.store)
 	} else {
@@ -61,6 +63,9 @@ func (n *coreNode) Step(now time.Time, ev sim.Event) []sim.Effect {
 	case sim.Start:
 		return nil
 	case sim.ConnOpened:
+		if e.Peer == rogueID {
+			return n.rogueOpened(now, e)
+		}
 		if d := n.u.deviceByID(e.Peer); d != nil && d.VersionRefused(now) {
 			return []sim.Effect{sim.Close{Conn: e.Conn, Reason: harness.ReasonVersion}}
 		}
@@ -103,10 +108,44 @@ func (n *coreNode) delivered(now time.Time, e sim.Delivered) []sim.Effect {
 		if errors.As(err, &de) {
 			typ = de.Type
 		}
-		return n.step(now, core.FrameRejected{Conn: conn, Type: typ, Err: err})
+		return n.stepRogueAware(now, e, core.FrameRejected{Conn: conn, Type: typ, Err: err})
 	}
-	n.observeInbound(conn, f)
-	return n.step(now, core.FrameReceived{Conn: conn, Frame: f})
+	if !n.rogue[e.Conn] {
+		n.observeInbound(conn, f)
+	}
+	return n.stepRogueAware(now, e, core.FrameReceived{Conn: conn, Frame: f})
+}
+
+// rogueOpened reads a rogue's upgrade as the gateway reads one: the
+// claimed device ID and the protocol version, compared byte for byte.
+func (n *coreNode) rogueOpened(now time.Time, e sim.ConnOpened) []sim.Effect {
+	device, version := claimOf(e.Query)
+	n.rogue[e.Conn] = true
+	n.u.led.RogueConn(n.u.lt(now), uint64(e.Conn), device, version)
+	if version != wire.Version {
+		return []sim.Effect{sim.Close{Conn: e.Conn, Reason: harness.ReasonVersion}}
+	}
+	if device == "" {
+		return []sim.Effect{sim.Close{Conn: e.Conn, Reason: "missing_params"}}
+	}
+	n.reconnectDuringSteer(device, 0)
+	return n.step(now, core.ConnOpened{Device: device, Conn: core.ConnID(e.Conn)})
+}
+
+// stepRogueAware steps a frame; on a rogue's connection, or for a forged
+// frame Core must ignore, it reports any durable write Core makes
+// meanwhile.
+func (n *coreNode) stepRogueAware(now time.Time, d sim.Delivered, ev core.Event) []sim.Effect {
+	c := d.Conn
+	if !n.rogue[c] && (len(n.u.ignoreAtCore) == 0 || !n.u.ignoreAtCore[string(d.Frame)]) {
+		return n.step(now, ev)
+	}
+	before := n.u.store.writes
+	out := n.step(now, ev)
+	if n.u.store.writes != before {
+		n.u.led.HostileDurableWrite(n.u.lt(now), uint64(c), n.u.store.lastKind+" "+n.u.store.lastID)
+	}
+	return out
 }
 
 // api turns a workload call into a Core API event; the answer leaves

@@ -88,6 +88,15 @@ func (o *devObserver) observeStatus(at int64, conn string, st wire.PreparationSt
 	if st.Handle == "" {
 		return
 	}
+	// A repeated request with identical content republishes the current
+	// status (same revision): it records nothing new.
+	k := conn + "/" + st.Handle
+	if st.State != wire.StateRejected {
+		if st.Revision <= u.statusRev[k] {
+			return
+		}
+		u.statusRev[k] = st.Revision
+	}
 	if st.Revision == 1 {
 		// Revision 1 is sent in the step that grants the handle, so the
 		// deadline is that instant plus the device's configured expiry, in

@@ -139,6 +139,43 @@
 //     Nothing in Core or the checkers reads a daemon's wall clock: the
 //     ledger's admission deadline is the grant instant plus the device's
 //     configured expiry, in virtual time.
+//   - hostile_proxy: a mutating proxy (sim.World.SetProxy) on one or both
+//     directions of a Core–daemon connection for For: it duplicates
+//     frames, replays earlier frames of the direction later, sends copies
+//     padded to just under 4 MiB, copies with an envelope ID inflated past
+//     128 bytes and, at most once and rarely, a copy over 4 MiB (the
+//     transport then closes the connection). A WebSocket never reorders a
+//     direction, so neither does the proxy: a replay (or a stall or slow
+//     of one direction) is how old frames come after newer ones.
+//   - hostile_core_frames: a rogue on Core's side of a connection forges
+//     what an honest Core never sends: starts of never-granted, foreign,
+//     stale (older connection), released and wrong-executor handles, a
+//     start with a used Run ID, a conflicting repeat of a started start, a
+//     conflicting duplicate prepare, prepares the configuration rules
+//     refuse, empty and unknown releases, undecodable prepares, cancels and
+//     steers of unknown Runs, an input_id over 256 bytes, a steer reusing
+//     an input Core saw accepted with other content; and towards Core a
+//     status with a foreign handle for a stream Core already follows.
+//   - rogue_daemon: the rogue node dials Core claiming a device (foreign,
+//     or in a sixth of the faults a real one, which it then replaces as any
+//     newer connection does) and speaks wrongly on purpose: an incompatible
+//     version, two connections at once, done/error/receipts/statuses for
+//     Runs and requests it never got (before and after a heartbeat that
+//     declares no kind), then an invalid, near-limit or oversized
+//     heartbeat, or silence until Core's idle timeout.
+//
+// Each hostile fault draws from its own stream (seeded by its pick and
+// instant), so shrinking other faults never changes what it does. Every
+// identity a hostile peer mints starts with check.HostileIDPrefix; each
+// forgery it expects refused is registered as a check.HostileProbe with
+// its documented answer. No honest turn is exempted from liveness or
+// linearizability: a hostile action either leaves honest outcomes
+// untouched (it uses its own identities, or honest ones only where the
+// answer cannot reach an honest outcome: an input Core already saw
+// accepted, a handle whose stream Core already follows, a request Core has
+// finished with) or ends like a fault the honest peers already survive (a
+// connection lost to an oversized frame, a real device's connection
+// replaced by the rogue's), whose failed turns are allowed outcomes.
 //
 // At heal every crashed node restarts, armed Harness faults are dropped
 // (but one harness_write_over_budget armed on a device is armed again: an

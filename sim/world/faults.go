@@ -37,6 +37,9 @@ func worldKinds() []sim.FaultKind {
 	for _, k := range processKinds() {
 		out = append(out, k.kind)
 	}
+	for _, k := range hostileKinds() {
+		out = append(out, k.kind)
+	}
 	return append(out, harness.Kinds()...)
 }
 
@@ -53,6 +56,9 @@ func (u *universe) registerFaults() {
 			spec.Targets = []sim.NodeID{coreID}
 		}
 		u.w.RegisterFault(spec, u.handler(k))
+	}
+	for _, k := range hostileKinds() {
+		u.w.RegisterFault(sim.FaultSpec{Kind: k.kind, ForMin: k.min, ForMax: k.max}, u.handler(k))
 	}
 	harness.Register(u.w, u.devices)
 }
@@ -76,6 +82,12 @@ func (u *universe) handler(k kind) sim.FaultHandler {
 			d.Command(harness.CmdInvalidHeartbeat)
 		case kStatusRepublish:
 			d.Command(harness.CmdRepublish)
+		case kHostileProxy:
+			u.startProxy(f)
+		case kHostileFrames:
+			u.startInjector(f)
+		case kRogueDaemon:
+			u.startRogue(f)
 		}
 	}
 }

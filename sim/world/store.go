@@ -16,6 +16,17 @@ import (
 type observedStore struct {
 	*store.Memory
 	u *universe
+	// writes counts durable writes of Sessions, Turns, inputs and events;
+	// lastWrite names the last one (for the hostile checks).
+	writes           int
+	lastKind, lastID string
+}
+
+func (s *observedStore) wrote(kind, id string) { s.writes++; s.lastKind, s.lastID = kind, id }
+
+func (s *observedStore) PutSession(r core.SessionRecord) {
+	s.wrote("session", r.ID)
+	s.Memory.PutSession(r)
 }
 
 var _ core.Store = (*observedStore)(nil)
@@ -42,6 +53,7 @@ func publicState(s core.TurnState) string {
 }
 
 func (s *observedStore) PutTurn(r core.TurnRecord) {
+	s.wrote("turn", r.ID)
 	old, had := s.Memory.Turn(r.ID)
 	s.Memory.PutTurn(r)
 	u := s.u
@@ -73,6 +85,7 @@ func (s *observedStore) PutTurn(r core.TurnRecord) {
 }
 
 func (s *observedStore) PutInput(turn string, in core.InputRecord) {
+	s.wrote("input of turn", turn)
 	var old core.InputRecord
 	for _, x := range s.Memory.Inputs(turn) {
 		if x.Index == in.Index {
@@ -109,6 +122,7 @@ func (s *observedStore) PutInput(turn string, in core.InputRecord) {
 }
 
 func (s *observedStore) AppendEvent(turn string, ev core.RunEvent) {
+	s.wrote("run event of turn", turn)
 	s.Memory.AppendEvent(turn, ev)
 	u := s.u
 	rec, _ := s.Memory.Turn(turn)

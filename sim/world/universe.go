@@ -42,6 +42,14 @@ type universe struct {
 	capacityRefused map[string]bool
 	// deliveredAt is when Core first sent each run/input.
 	deliveredAt map[string]time.Time
+	// statusRev is the last revision a daemon sent per connection and
+	// handle ("c3/h-2"): a republished status records nothing new.
+	statusRev map[string]uint64
+	// ignoreAtCore holds forged frames Core must ignore: a durable write
+	// while Core steps one is a hostile_effect violation.
+	ignoreAtCore map[string]bool
+	// hostile is what the hostile peers know (hostile.go).
+	hostile hostileState
 	// breachesSeen counts the contract breaches already reported per
 	// Harness (one per daemon process); looked up, never ranged.
 	breachesSeen map[*harness.Truth]int
@@ -61,8 +69,9 @@ const (
 // as the last AtEnd check (for Shrink).
 func setup(w *sim.World, cfg Config, linAtEnd bool) *universe {
 	u := &universe{w: w, cfg: cfg, led: check.NewLedger(), records: map[string]int{},
-		capacityRefused: map[string]bool{},
-		deliveredAt:     map[string]time.Time{}}
+		capacityRefused: map[string]bool{}, statusRev: map[string]uint64{},
+		ignoreAtCore: map[string]bool{},
+		deliveredAt:  map[string]time.Time{}}
 	r := w.Rand("params")
 	u.coreCfg = core.DefaultConfig()
 	u.coreCfg.Bugs = core.Bugs{
@@ -101,6 +110,9 @@ func setup(w *sim.World, cfg Config, linAtEnd bool) *universe {
 	}
 	u.wl = newWorkload(u, w.Rand("workload"))
 	w.AddNode(workloadID, func() sim.Node { return u.wl })
+	u.hostile.init()
+	u.hostile.rogue = &rogueState{u: u, sessions: map[string]*rogueSession{}}
+	w.AddNode(rogueID, func() sim.Node { return &rogueNode{st: u.hostile.rogue} })
 	u.addChecks()
 	w.Tap(u.tapWire)
 	w.SetDump(u.dumpState)

@@ -14,11 +14,13 @@ import (
 // (anything that rewrote them in between is decoded anew).
 func (u *universe) tapWire(ev sim.TapEvent) {
 	we := check.WireEvent{At: ev.At, Kind: ev.Kind.String(), Conn: uint64(ev.Conn),
-		From: string(ev.From), To: string(ev.To), Raw: ev.Frame, Reason: ev.Reason}
+		From: string(ev.From), To: string(ev.To), Raw: ev.Frame, Reason: ev.Reason,
+		Forged: ev.Forged}
 	if len(ev.Frame) > 0 {
 		we.Frame, we.DecodeErr = u.decodeTapped(ev)
 	}
 	u.led.Wire(we)
+	u.watchHostile(ev, we)
 }
 
 // tappedFrame is a sent frame's decoding, kept until it is delivered or lost.

@@ -258,7 +258,8 @@ var checkNames = append([]string{
 	check.CheckRunStartedTwice, check.CheckInputDeliveredTwice, check.CheckAcceptedWithoutTruth,
 	check.CheckFabricatedTerminal, check.CheckCancelOverridden, check.CheckHandleReuse,
 	check.CheckStaleRevision, check.CheckCapability, check.CheckCapacity, check.CheckDurableFacts,
-	check.CheckUsageAdded, checkWire,
+	check.CheckUsageAdded, check.CheckHostileRefusal, check.CheckHostileEffect, check.CheckHostileConnection,
+	checkWire,
 	check.CheckPrepareConfiguration, check.CheckNativeHistory, check.CheckRefusalCode,
 	check.CheckDoneBeforeReceipt, check.CheckPublishedBeforeSettled, check.CheckHeartbeatSnapshot,
 	check.CheckShutdownReport, check.CheckReceiptBudget, check.CheckIdleEviction,
@@ -281,6 +282,7 @@ func (u *universe) addChecks() {
 		u.w.AddCheck(sim.Check{Name: name, AfterStep: func(v *sim.View) error {
 			if first {
 				u.pendingV = append(u.pendingV, u.led.AfterStep(v.Step())...)
+				u.hostileMarks()
 			}
 			return u.takeViolation(name)
 		}})

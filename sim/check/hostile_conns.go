@@ -1,0 +1,177 @@
+package check
+
+import (
+	"sort"
+	"strings"
+)
+
+// Connection rules Core must keep whatever its peers do (wire reference
+// §2.3): a new connection of a device replaces the older one, and an older
+// generation arriving late never displaces the newer; so once Core has
+// stepped an open, at most one connection of the device is open at Core,
+// and it is never an older one kept in place of a newer one, except when
+// Core refused the newer one at the upgrade for its version.
+
+// ReasonIncompatibleVersion is the documented refusal of an upgrade with
+// another protocol version (§2.1).
+const ReasonIncompatibleVersion = "incompatible_version"
+
+type connEnds struct {
+	opened, closed map[string]bool // node -> learned open / closed or closed it
+	closedBy       string          // node that closed it itself first
+	closeReason    string
+	closedAt       int64
+}
+
+type connRules struct {
+	conns   map[uint64]*connEnds
+	claims  map[uint64]string // rogue connection -> device it claims
+	device  map[uint64]string // connection -> device, as Core sees it
+	pending []genCheck
+	// newest is, per device, the highest connection Core kept open after
+	// stepping its open
+	newest map[string]uint64
+}
+
+// genCheck is one open of a device's connection at Core, judged once Core
+// has stepped it.
+type genCheck struct {
+	at     int64
+	device string
+	conn   uint64
+}
+
+func (r *connRules) init() {
+	r.conns, r.claims, r.device = map[uint64]*connEnds{}, map[uint64]string{}, map[uint64]string{}
+	r.newest = map[string]uint64{}
+}
+
+// claim names the device a rogue connection claims; Core's open of it may
+// already have been seen under the rogue's node ID.
+func (r *connRules) claim(conn uint64, device string) {
+	r.claims[conn] = device
+	if _, ok := r.device[conn]; ok {
+		r.device[conn] = device
+	}
+	for i := range r.pending {
+		if r.pending[i].conn == conn {
+			r.pending[i].device = device
+		}
+	}
+}
+
+func (r *connRules) ends(conn uint64) *connEnds {
+	c := r.conns[conn]
+	if c == nil {
+		c = &connEnds{opened: map[string]bool{}, closed: map[string]bool{}}
+		r.conns[conn] = c
+	}
+	return c
+}
+
+// openAt reports whether node has learned conn open and not closed.
+func (r *connRules) openAt(conn uint64, node string) bool {
+	c := r.conns[conn]
+	return c != nil && c.opened[node] && !c.closed[node]
+}
+
+func (l *Ledger) hostileConns(ev WireEvent) {
+	r := &l.hostile.conns
+	if len(r.pending) > 0 && ev.At > r.pending[0].at {
+		l.judgeGenerations(ev.At)
+	}
+	switch ev.Kind {
+	case WireOpened:
+		r.ends(ev.Conn).opened[ev.To] = true
+		if ev.To == coreNode {
+			d := r.claims[ev.Conn]
+			if d == "" {
+				d = ev.From
+			}
+			r.device[ev.Conn] = d
+			r.pending = append(r.pending, genCheck{at: ev.At, device: d, conn: ev.Conn})
+		}
+	case WireClosed:
+		c := r.ends(ev.Conn)
+		if c.closed[ev.To] {
+			return
+		}
+		c.closed[ev.To] = true
+		if ev.From == ev.To && c.closedBy == "" {
+			c.closedBy, c.closeReason, c.closedAt = ev.To, ev.Reason, ev.At
+		}
+		if ev.From != ev.To {
+			l.voidProbes(ev.Conn) // the connection is gone: no answer can come
+		}
+		if c.closed[ev.From] && c.closed[ev.To] && ev.From != ev.To {
+			delete(r.conns, ev.Conn)
+			delete(r.device, ev.Conn)
+			delete(r.claims, ev.Conn)
+		}
+	}
+}
+
+// voidProbes drops the probes of a connection one end learned closed.
+func (l *Ledger) voidProbes(conn uint64) {
+	delete(l.hostile.stepOf, conn)
+	kept := l.hostile.probes[:0]
+	for _, ps := range l.hostile.probes {
+		if ps.done || ps.p.Conn == conn {
+			continue
+		}
+		kept = append(kept, ps)
+	}
+	clear(l.hostile.probes[len(kept):])
+	l.hostile.probes = kept
+}
+
+// judgeGenerations applies the replacement rule to every open Core has
+// stepped before instant now.
+func (l *Ledger) judgeGenerations(now int64) {
+	r := &l.hostile.conns
+	kept := r.pending[:0]
+	for _, g := range r.pending {
+		if g.at >= now {
+			kept = append(kept, g)
+			continue
+		}
+		var open []uint64
+		for conn, d := range r.device { //tidy:sorted sorted below
+			if d == g.device && r.openAt(conn, coreNode) {
+				open = append(open, conn)
+			}
+		}
+		sort.Slice(open, func(i, j int) bool { return open[i] < open[j] })
+		if r.openAt(g.conn, coreNode) {
+			if n := r.newest[g.device]; g.conn < n {
+				l.violate(g.at, CheckHostileConnection, "Core accepted c%d of device %s after newer c%d: an older generation must be refused",
+					g.conn, g.device, n)
+			}
+			r.newest[g.device] = max(r.newest[g.device], g.conn)
+		}
+		switch {
+		case len(open) > 1:
+			l.violate(g.at, CheckHostileConnection, "Core keeps %d connections of device %s open (%s) after c%d opened",
+				len(open), g.device, connList(open), g.conn)
+		case len(open) == 1 && open[0] < g.conn:
+			c := r.conns[g.conn]
+			if c == nil || c.closedBy != coreNode || c.closeReason != ReasonIncompatibleVersion {
+				reason := ""
+				if c != nil {
+					reason = c.closeReason
+				}
+				l.violate(g.at, CheckHostileConnection, "Core kept older connection c%d of device %s and refused newer c%d (%s)",
+					open[0], g.device, g.conn, reason)
+			}
+		}
+	}
+	r.pending = kept
+}
+
+func connList(ids []uint64) string {
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = "c" + itoa(id)
+	}
+	return strings.Join(parts, " ")
+}
