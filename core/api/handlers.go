@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/turnstile-sim/turnstile/core"
@@ -199,31 +200,55 @@ func (a *API) getTurn(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, turnJSON(*rep.Result.Turn))
 }
 
-func (a *API) listTurns(w http.ResponseWriter, r *http.Request) {
-	sid := r.PathValue("session")
-	var out []TurnJSON
-	found := false
-	err := a.s.Query(r.Context(), func(v server.View) {
-		_, found = v.Backend().Session(sid)
-		for _, rec := range v.Backend().Turns() {
-			if rec.Session == sid {
-				if tv, ok := v.Machine().Turn(rec.ID); ok {
-					out = append(out, turnJSON(tv))
-				}
-			}
+// TurnPage is one page of a Session's Turns, in submission order.
+// NextAfter, when set, is the `after` cursor of the next page.
+type TurnPage struct {
+	Turns     []TurnJSON `json:"turns"`
+	NextAfter string     `json:"next_after,omitempty"`
+}
+
+// listQuery reads the `limit` and `after` query parameters: limit, when
+// given, is a positive decimal integer (its upper bound is the machine's);
+// after, when given, is a Turn ID.
+func listQuery(r *http.Request) (core.ListTurns, error) {
+	q := r.URL.Query()
+	var ev core.ListTurns
+	if vs, ok := q["limit"]; ok {
+		n, err := strconv.Atoi(vs[0])
+		if err != nil || n < 1 || len(vs) > 1 {
+			return ev, &badRequest{CodeBadLimit, "limit must be one positive integer"}
 		}
-	})
-	if err == nil && !found {
-		err = core.ErrUnknownSession
+		ev.Limit = n
+	}
+	if vs, ok := q["after"]; ok {
+		if vs[0] == "" || len(vs) > 1 {
+			return ev, &badRequest{CodeBadCursor, "after must be one Turn ID"}
+		}
+		ev.After = vs[0]
+	}
+	return ev, nil
+}
+
+func (a *API) listTurns(w http.ResponseWriter, r *http.Request) {
+	ev, err := listQuery(r)
+	if err != nil {
+		a.failErr(w, err)
+		return
+	}
+	ev.Session = r.PathValue("session")
+	rep, err := a.s.Call(r.Context(), server.Request{Event: func(c core.CallID) core.Event { ev.Call = c; return ev }})
+	if err == nil {
+		err = rep.Result.Err
 	}
 	if err != nil {
 		a.failErr(w, err)
 		return
 	}
-	if out == nil {
-		out = []TurnJSON{}
+	page := TurnPage{Turns: make([]TurnJSON, 0, len(rep.Result.Turns)), NextAfter: rep.Result.NextAfter}
+	for _, v := range rep.Result.Turns {
+		page.Turns = append(page.Turns, turnJSON(v))
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"turns": out})
+	writeJSON(w, http.StatusOK, page)
 }
 
 // DeviceJSON describes a registered device.
