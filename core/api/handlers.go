@@ -23,6 +23,11 @@ type AgentRequest struct {
 	MultiAgent                     bool            `json:"multi_agent,omitempty"`
 	DisableProgrammaticToolCalling bool            `json:"disable_programmatic_tool_calling,omitempty"`
 	FunctionResultImages           bool            `json:"function_result_images,omitempty"`
+	// FunctionTools and MCPServers take the wire shapes of FunctionTool and
+	// MCPHTTPServer (wire-reference §3.8, §3.14); a server without
+	// connection_origin gets the default of the Environment type.
+	FunctionTools []wire.FunctionTool  `json:"function_tools,omitempty"`
+	MCPServers    []wire.MCPHTTPServer `json:"mcp_servers,omitempty"`
 }
 
 // CreateSessionRequest is the body of POST /api/v1/sessions.
@@ -69,6 +74,7 @@ func (a *API) createSession(w http.ResponseWriter, r *http.Request) {
 		Environment: core.EnvironmentKind(req.Environment.Type), EnvironmentID: req.Environment.ID,
 		MultiAgent: req.Agent.MultiAgent, DisableProgrammaticToolCalling: req.Agent.DisableProgrammaticToolCalling,
 		FunctionResultImages: req.Agent.FunctionResultImages,
+		FunctionTools:        req.Agent.FunctionTools, MCPServers: req.Agent.MCPServers,
 	}
 	if len(req.Agent.HarnessConfig) > 0 {
 		if req.Agent.HarnessConfig[0] != '{' {
