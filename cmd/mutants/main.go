@@ -90,7 +90,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mutants: %v\n", err)
 		return 2
 	}
-	all, err := mutants.Load(filepath.Join(root, f.dir))
+	if !filepath.IsAbs(f.dir) {
+		f.dir = filepath.Join(root, f.dir)
+	}
+	all, err := mutants.Load(f.dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "mutants: %v\n", err)
 		return 2
