@@ -123,6 +123,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "mutants: %d of %d mutants, %d seeds each, %d at a time with %d workers; copies in %s\n",
 		len(ms), len(all), f.opts.Seeds, f.opts.Jobs, f.opts.Workers, f.opts.Scratch)
+	commit := mutants.Commit(root)
+	f.opts.Done = func(rs []mutants.Result) {
+		var finished []mutants.Result
+		for _, r := range rs {
+			if r.Status != "" {
+				finished = append(finished, r)
+			}
+		}
+		// Partial tables survive an interrupted run; errors surface at the end.
+		_ = writeOut(f.opts.Out, mutants.Report{Seeds: f.opts.Seeds, Commit: commit, Results: finished})
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	results, err := mutants.Run(ctx, f.opts, ms)

@@ -175,3 +175,18 @@ func TestCopyTreeCopiesListedFilesOnly(t *testing.T) {
 		t.Fatal("an unlisted file was copied")
 	}
 }
+
+func TestInterleaveAlternatesRoots(t *testing.T) {
+	ms := []Mutant{{File: "daemon/a.go"}, {File: "daemon/b.go"}, {File: "daemon/c.go"},
+		{File: "core/a.go"}, {File: "wire/a.go"}, {File: "wire/b.go"}}
+	got := interleave(ms)
+	want := []int{4, 3, 0, 5, 1, 2}
+	if len(got) != len(want) {
+		t.Fatalf("got %v", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("got %v, want %v", got, want)
+		}
+	}
+}

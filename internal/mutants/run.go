@@ -28,6 +28,9 @@ type Options struct {
 	Timeout time.Duration
 	Go      string    // the go command
 	Log     io.Writer // one progress line per finished mutant
+	// Done, when set, is called after each mutant with the results so
+	// far (unfinished ones have an empty Status), under a lock.
+	Done func([]Result)
 }
 
 // binary is the campaign executable built in each copy.
@@ -108,11 +111,14 @@ func Run(ctx context.Context, o Options, ms []Mutant) ([]Result, error) {
 				results[i] = r
 				done++
 				o.progress(done, len(ms), r)
+				if o.Done != nil {
+					o.Done(results)
+				}
 				mu.Unlock()
 			}
 		}()
 	}
-	for i := range ms {
+	for _, i := range interleave(ms) {
 		if ctx.Err() != nil {
 			break
 		}
@@ -121,6 +127,26 @@ func Run(ctx context.Context, o Options, ms []Mutant) ([]Result, error) {
 	close(next)
 	wg.Wait()
 	return results, ctx.Err()
+}
+
+// interleave orders the indexes of ms round-robin over their target roots
+// (wire, core, daemon), so that an interrupted run has measured every root.
+func interleave(ms []Mutant) []int {
+	byRoot := map[string][]int{}
+	for i, m := range ms {
+		root := strings.Split(m.File, "/")[0]
+		byRoot[root] = append(byRoot[root], i)
+	}
+	var out []int
+	for len(out) < len(ms) {
+		for _, root := range Targets {
+			if q := byRoot[root]; len(q) > 0 {
+				out = append(out, q[0])
+				byRoot[root] = q[1:]
+			}
+		}
+	}
+	return out
 }
 
 func (o Options) progress(done, total int, r Result) {
