@@ -81,24 +81,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "mutants: %v\n", err)
-		return 2
+	var root string
+	var all, ms []mutants.Mutant
+	if err == nil {
+		root, all, ms, err = load(&f)
 	}
-	root, err := moduleRoot()
-	if err != nil {
-		fmt.Fprintf(stderr, "mutants: %v\n", err)
-		return 2
-	}
-	if !filepath.IsAbs(f.dir) {
-		f.dir = filepath.Join(root, f.dir)
-	}
-	all, err := mutants.Load(f.dir)
-	if err != nil {
-		fmt.Fprintf(stderr, "mutants: %v\n", err)
-		return 2
-	}
-	ms, err := mutants.Select(all, f.pattern)
 	if err != nil {
 		fmt.Fprintf(stderr, "mutants: %v\n", err)
 		return 2
@@ -110,11 +97,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if !filepath.IsAbs(f.opts.Out) {
 		f.opts.Out = filepath.Join(root, f.opts.Out)
 	}
-	if f.opts.Go, err = exec.LookPath("go"); err != nil {
-		fmt.Fprintf(stderr, "mutants: %v\n", err)
-		return 2
+	if f.opts.Go, err = exec.LookPath("go"); err == nil {
+		f.opts.Scratch, err = os.MkdirTemp("", "turnstile-mutants-")
 	}
-	if f.opts.Scratch, err = os.MkdirTemp("", "turnstile-mutants-"); err != nil {
+	if err != nil {
 		fmt.Fprintf(stderr, "mutants: %v\n", err)
 		return 2
 	}
@@ -142,6 +128,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return report(f, root, results, stdout, stderr)
+}
+
+// load finds the module root and reads the suite, all of it and the
+// selected mutants.
+func load(f *flags) (root string, all, selected []mutants.Mutant, err error) {
+	if root, err = moduleRoot(); err != nil {
+		return "", nil, nil, err
+	}
+	if !filepath.IsAbs(f.dir) {
+		f.dir = filepath.Join(root, f.dir)
+	}
+	if all, err = mutants.Load(f.dir); err != nil {
+		return "", nil, nil, err
+	}
+	selected, err = mutants.Select(all, f.pattern)
+	return root, all, selected, err
 }
 
 func report(f flags, root string, results []mutants.Result, stdout, stderr io.Writer) int {
