@@ -190,6 +190,9 @@ func (o Options) runOne(ctx context.Context, m Mutant, files []string) (r Result
 	}
 	if out, err := o.command(ctx, dir, o.Go, "build", "-trimpath", "-o", binary, "./cmd/turnstile"); err != nil {
 		r.Status, r.Detail = StatusBuildFailed, tail(out, 6)
+		if ctx.Err() != nil {
+			r.Status, r.Detail = StatusError, "interrupted"
+		}
 		return r
 	}
 	c, err := o.campaign(ctx, dir, m)
