@@ -204,6 +204,11 @@ func (o Options) runOne(ctx context.Context, m Mutant, files []string) (r Result
 	if o.Unit {
 		r.Unit = o.unitTests(ctx, dir, m)
 	}
+	if ctx.Err() != nil {
+		// Killed midway: nothing of it is a measurement.
+		r = newResult(m)
+		r.Status, r.Detail = StatusError, "interrupted"
+	}
 	return r
 }
 
