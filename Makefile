@@ -12,6 +12,7 @@ FUZZ_PKG := ./fuzz
 test:
 	$(GO) test -count=1 ./...
 	$(MAKE) --no-print-directory fuzz-smoke
+	$(MAKE) --no-print-directory mutants-smoke
 
 # check: formatting, vet, the race detector where goroutines exist, and
 # the Core–Runtime contract.
@@ -85,3 +86,24 @@ CRASH_KILLS ?= 200
 CRASH_SEED  ?= 1
 crash:
 	$(GO) test -count=1 -run '^TestCoreCrashRecovery$$' ./cmd/turnstile -crash-kills $(CRASH_KILLS) -crash-seed $(CRASH_SEED) -v
+
+# mutants measures the campaign with the mutation suite of
+# sim/testdata/mutants: each mutant is applied to a scratch copy of the
+# tracked tree, whose campaign runs MUTANT_SEEDS seeds; the table (also in
+# out/mutants/mutants.md and .json) says which a checker caught.
+# MUTANTS is a regular expression selecting mutants by name; MUTANT_JOBS
+# mutants run at a time.
+MUTANT_SEEDS ?= 2000
+MUTANT_JOBS  ?= 1
+MUTANTS      ?=
+# mutants-smoke runs one mutant with few seeds and fails unless a checker
+# catches it (CI runs it from `make test`).
+MUTANT_SMOKE       ?= -strict-resume-false$$
+MUTANT_SMOKE_SEEDS ?= 50
+
+.PHONY: mutants mutants-smoke
+mutants:
+	$(GO) run ./cmd/mutants -seeds $(MUTANT_SEEDS) -jobs $(MUTANT_JOBS) -run '$(MUTANTS)' -out out/mutants
+
+mutants-smoke:
+	$(GO) run ./cmd/mutants -seeds $(MUTANT_SMOKE_SEEDS) -run '$(MUTANT_SMOKE)' -unit=false -want-caught -out out/mutants-smoke

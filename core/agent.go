@@ -103,7 +103,34 @@ func (a AgentConfig) validate() (AgentConfig, error) {
 	a.FunctionTools = append([]wire.FunctionTool(nil), a.FunctionTools...)
 	a.HarnessConfig = cloneBytes(a.HarnessConfig)
 	a.OutputSchema = cloneBytes(a.OutputSchema)
+	if err := a.checkWire(); err != nil {
+		return AgentConfig{}, err
+	}
 	return a, nil
+}
+
+// probeSession names the Session of the execution_prepare checkWire builds.
+const probeSession = "s-0"
+
+// checkWire builds the execution_prepare this configuration will produce
+// and puts it through the wire codec and validator, as a Runtime reads it:
+// a configuration Core could never prepare (a function tool whose
+// parameters are not a JSON object, a blank MCP label, ...) is refused at
+// creation, naming the wire member.
+func (a AgentConfig) checkWire() error {
+	p := wire.ExecutionPrepare{SessionID: probeSession,
+		Configuration: prepareConfig(SessionRecord{ID: probeSession, Agent: a}, wire.AgentKindCapabilities{})}
+	b, err := wire.Encode(wire.Frame{ID: "p-0", Payload: p})
+	if err == nil {
+		var f wire.Frame
+		if f, err = wire.Decode(b); err == nil {
+			err = wire.Validate(f.Payload)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalidConfig, err)
+	}
+	return nil
 }
 
 func (a AgentConfig) freezeMCP() ([]wire.MCPHTTPServer, error) {

@@ -222,3 +222,15 @@ func TestStaleConnectionGenerationClosed(t *testing.T) {
 	h.step(core.ConnOpened{Device: "d1", Conn: 3})
 	require.Equal(t, core.ConnID(3), h.m.Devices()[0].Conn)
 }
+
+func TestDeviceViewIdleDeadlineFollowsInboundFrames(t *testing.T) {
+	h := newHarness(t)
+	idle := core.DefaultConfig().ConnIdleTimeout
+	h.step(core.ConnOpened{Device: "d1", Conn: 1})
+	require.Equal(t, t0.Add(idle), h.m.Devices()[0].IdleDeadline)
+	h.advance(7 * time.Second)
+	h.frame(1, "", heartbeat(baseCaps()))
+	require.Equal(t, t0.Add(7*time.Second+idle), h.m.Devices()[0].IdleDeadline)
+	h.step(core.ConnClosed{Conn: 1})
+	require.Equal(t, time.Time{}, h.m.Devices()[0].IdleDeadline, "no deadline without a connection")
+}

@@ -67,10 +67,12 @@ type Observation struct {
 // nil; on error the call changed no durable state.
 type APIResult struct {
 	Call      CallID
-	SessionID string    // CreateSession
-	TurnID    string    // SubmitTurn
-	InputID   string    // SteerInput
-	Turn      *TurnView // ReadTurn
+	SessionID string     // CreateSession
+	TurnID    string     // SubmitTurn
+	InputID   string     // SteerInput
+	Turn      *TurnView  // ReadTurn
+	Turns     []TurnView // ListTurns: one page, in submission order
+	NextAfter string     // ListTurns: cursor of the next page ("" on the last)
 	Err       error
 }
 
@@ -109,6 +111,8 @@ func (e APIResult) Describe() string {
 	case e.Turn != nil:
 		s += fmt.Sprintf(" turn=%s state=%s code=%s cursor=%d events=%d",
 			e.Turn.ID, e.Turn.State, e.Turn.ErrorCode, e.Turn.InputCursor, e.Turn.Events)
+	case e.Turns != nil:
+		s += fmt.Sprintf(" turns=%d next=%s", len(e.Turns), e.NextAfter)
 	default:
 		s += " ok"
 	}

@@ -21,6 +21,8 @@ var (
 	ErrCapabilityUnsupported = errors.New("core: capability not declared by the admitted device")
 	ErrSubscriberLimit       = errors.New("core: subscriber limit reached")
 	ErrDuplicateSubscriber   = errors.New("core: subscriber ID already in use")
+	ErrBadLimit              = errors.New("core: list limit out of range")
+	ErrBadCursor             = errors.New("core: list cursor is not a turn of the session")
 )
 
 // Observation errors close a SubscribeDurable subscription when observation

@@ -108,6 +108,8 @@ func (m *Machine) Step(now time.Time, ev Event) []Effect {
 		m.onCancelTurn(e)
 	case ReadTurn:
 		m.onReadTurn(e)
+	case ListTurns:
+		m.onListTurns(e)
 	case Subscribe:
 		m.onSubscribe(e)
 	default:

@@ -85,6 +85,10 @@ type DeviceView struct {
 	Conn   ConnID // 0: not connected
 	Known  bool   // a valid heartbeat arrived on Conn
 	Kinds  []string
+	// IdleDeadline is when Core closes Conn unless an inbound frame
+	// arrives first: the last inbound frame plus ConnIdleTimeout (zero
+	// when not connected).
+	IdleDeadline time.Time
 }
 
 // Devices lists devices sorted by ID.
@@ -94,6 +98,7 @@ func (m *Machine) Devices() []DeviceView {
 		v := DeviceView{Device: id, Conn: d.conn}
 		if c := m.conns[d.conn]; c != nil {
 			v.Known = c.known
+			v.IdleDeadline = c.lastInbound.Add(m.cfg.ConnIdleTimeout)
 			for k, sk := range c.kinds {
 				if sk.Available {
 					v.Kinds = append(v.Kinds, k)

@@ -41,6 +41,8 @@ const (
 	CodeSubscriberLimit       = "subscriber_limit"
 	CodeIdempotencyConflict   = "idempotency_conflict"
 	CodeBadLastEventID        = "bad_last_event_id"
+	CodeBadLimit              = "bad_limit"
+	CodeBadCursor             = "bad_cursor"
 	CodeUnavailable           = "unavailable"
 	CodeInternal              = "internal"
 )
@@ -49,7 +51,8 @@ const (
 var Codes = []string{CodeUnauthorized, CodeMethodNotAllowed, CodeBadJSON, CodeUnknownField,
 	CodeBodyTooLarge, CodeInvalidConfig, CodeInvalidInput, CodeUnknownSession, CodeUnknownTurn, CodeTurnTerminal,
 	CodeCancelPending, CodeSessionLimit, CodeQueueFull, CodeInputLimit, CodeCapabilityUnsupported,
-	CodeSubscriberLimit, CodeIdempotencyConflict, CodeBadLastEventID, CodeUnavailable, CodeInternal}
+	CodeSubscriberLimit, CodeIdempotencyConflict, CodeBadLastEventID, CodeBadLimit, CodeBadCursor, CodeUnavailable,
+	CodeInternal}
 
 // machineErrors maps the machine's named errors to status and code.
 var machineErrors = []struct {
@@ -68,6 +71,8 @@ var machineErrors = []struct {
 	{core.ErrQueueFull, 429, CodeQueueFull},
 	{core.ErrInputLimit, 429, CodeInputLimit},
 	{core.ErrSubscriberLimit, 429, CodeSubscriberLimit},
+	{core.ErrBadLimit, 400, CodeBadLimit},
+	{core.ErrBadCursor, 400, CodeBadCursor},
 }
 
 // Options configure the API.

@@ -19,4 +19,10 @@
 // carries its persisted sequence as the SSE id, Last-Event-ID resumes after
 // it, and the stream ends with `end` or with an explicit
 // `observation_error`, never a fabricated done.
+//
+// A Session's agent configuration may carry function_tools and mcp_servers
+// in their wire shapes; the machine refuses at creation (invalid_config)
+// any configuration whose execution_prepare the wire validators would
+// refuse. Listing a Session's Turns is paged: `limit` (1..200, default 50)
+// and `after` (a Turn of the Session; the previous page's next_after).
 package api

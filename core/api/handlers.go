@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/turnstile-sim/turnstile/core"
@@ -22,6 +23,11 @@ type AgentRequest struct {
 	MultiAgent                     bool            `json:"multi_agent,omitempty"`
 	DisableProgrammaticToolCalling bool            `json:"disable_programmatic_tool_calling,omitempty"`
 	FunctionResultImages           bool            `json:"function_result_images,omitempty"`
+	// FunctionTools and MCPServers take the wire shapes of FunctionTool and
+	// MCPHTTPServer (wire-reference §3.8, §3.14); a server without
+	// connection_origin gets the default of the Environment type.
+	FunctionTools []wire.FunctionTool  `json:"function_tools,omitempty"`
+	MCPServers    []wire.MCPHTTPServer `json:"mcp_servers,omitempty"`
 }
 
 // CreateSessionRequest is the body of POST /api/v1/sessions.
@@ -68,6 +74,7 @@ func (a *API) createSession(w http.ResponseWriter, r *http.Request) {
 		Environment: core.EnvironmentKind(req.Environment.Type), EnvironmentID: req.Environment.ID,
 		MultiAgent: req.Agent.MultiAgent, DisableProgrammaticToolCalling: req.Agent.DisableProgrammaticToolCalling,
 		FunctionResultImages: req.Agent.FunctionResultImages,
+		FunctionTools:        req.Agent.FunctionTools, MCPServers: req.Agent.MCPServers,
 	}
 	if len(req.Agent.HarnessConfig) > 0 {
 		if req.Agent.HarnessConfig[0] != '{' {
@@ -199,31 +206,55 @@ func (a *API) getTurn(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, turnJSON(*rep.Result.Turn))
 }
 
-func (a *API) listTurns(w http.ResponseWriter, r *http.Request) {
-	sid := r.PathValue("session")
-	var out []TurnJSON
-	found := false
-	err := a.s.Query(r.Context(), func(v server.View) {
-		_, found = v.Backend().Session(sid)
-		for _, rec := range v.Backend().Turns() {
-			if rec.Session == sid {
-				if tv, ok := v.Machine().Turn(rec.ID); ok {
-					out = append(out, turnJSON(tv))
-				}
-			}
+// TurnPage is one page of a Session's Turns, in submission order.
+// NextAfter, when set, is the `after` cursor of the next page.
+type TurnPage struct {
+	Turns     []TurnJSON `json:"turns"`
+	NextAfter string     `json:"next_after,omitempty"`
+}
+
+// listQuery reads the `limit` and `after` query parameters: limit, when
+// given, is a positive decimal integer (its upper bound is the machine's);
+// after, when given, is a Turn ID.
+func listQuery(r *http.Request) (core.ListTurns, error) {
+	q := r.URL.Query()
+	var ev core.ListTurns
+	if vs, ok := q["limit"]; ok {
+		n, err := strconv.Atoi(vs[0])
+		if err != nil || n < 1 || len(vs) > 1 {
+			return ev, &badRequest{CodeBadLimit, "limit must be one positive integer"}
 		}
-	})
-	if err == nil && !found {
-		err = core.ErrUnknownSession
+		ev.Limit = n
+	}
+	if vs, ok := q["after"]; ok {
+		if vs[0] == "" || len(vs) > 1 {
+			return ev, &badRequest{CodeBadCursor, "after must be one Turn ID"}
+		}
+		ev.After = vs[0]
+	}
+	return ev, nil
+}
+
+func (a *API) listTurns(w http.ResponseWriter, r *http.Request) {
+	ev, err := listQuery(r)
+	if err != nil {
+		a.failErr(w, err)
+		return
+	}
+	ev.Session = r.PathValue("session")
+	rep, err := a.s.Call(r.Context(), server.Request{Event: func(c core.CallID) core.Event { ev.Call = c; return ev }})
+	if err == nil {
+		err = rep.Result.Err
 	}
 	if err != nil {
 		a.failErr(w, err)
 		return
 	}
-	if out == nil {
-		out = []TurnJSON{}
+	page := TurnPage{Turns: make([]TurnJSON, 0, len(rep.Result.Turns)), NextAfter: rep.Result.NextAfter}
+	for _, v := range rep.Result.Turns {
+		page.Turns = append(page.Turns, turnJSON(v))
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"turns": out})
+	writeJSON(w, http.StatusOK, page)
 }
 
 // DeviceJSON describes a registered device.

@@ -53,9 +53,12 @@ const (
 type Options struct {
 	// PublicURL is Core's public base URL (http or https); ws_url is
 	// derived from it, never from request headers.
-	PublicURL        string
-	WorkspaceID      string // default "default"
-	HeartbeatSeconds int    // default 15
+	PublicURL   string
+	WorkspaceID string // default "default"
+	// PodID names this Core process as the owner of the connections it
+	// holds (device-status owner_pod_id); default "core".
+	PodID            string
+	HeartbeatSeconds int // default 15
 	Logger           *slog.Logger
 	// OutboundFrames and WriteTimeout default to the documented 64 and 10 s.
 	OutboundFrames int
@@ -82,6 +85,9 @@ func New(s *server.Server, opt Options) (*Gateway, error) {
 	}
 	if opt.WorkspaceID == "" {
 		opt.WorkspaceID = "default"
+	}
+	if opt.PodID == "" {
+		opt.PodID = "core"
 	}
 	if opt.HeartbeatSeconds <= 0 {
 		opt.HeartbeatSeconds = 15
@@ -261,11 +267,31 @@ func (g *Gateway) bootstrap(w http.ResponseWriter, r *http.Request) {
 		HeartbeatSeconds: g.opt.HeartbeatSeconds, ProtocolVersion: wire.Version})
 }
 
-// DeviceStatus is the device-status answer.
+// DeviceStatus is the device-status answer (wire-reference §2.2). Owner
+// is nil while the device has no live connection.
 type DeviceStatus struct {
-	DeviceID string `json:"device_id"`
-	Online   bool   `json:"online"`
-	Owner    any    `json:"owner"`
+	DeviceID string       `json:"device_id"`
+	Online   bool         `json:"online"`
+	Owner    *DeviceOwner `json:"owner"`
+}
+
+// Owner statuses: whether a valid heartbeat arrived on the connection.
+const (
+	OwnerAwaitingHeartbeat = "awaiting_heartbeat" // capabilities unknown yet
+	OwnerReady             = "ready"
+)
+
+// DeviceOwner is the machine's view of the connection that owns a device:
+// this Core process (PodID, public URL), the connection generation (its
+// connection ID, increasing per device in accept order), whether it has
+// heartbeated, and the instant, in Unix milliseconds, at which Core closes
+// it unless an inbound frame arrives first.
+type DeviceOwner struct {
+	OwnerPodID     string `json:"owner_pod_id"`
+	OwnerURL       string `json:"owner_url"`
+	Generation     uint64 `json:"generation"`
+	Status         string `json:"status"`
+	LeaseExpiresAt int64  `json:"lease_expires_at"`
 }
 
 func (g *Gateway) deviceStatus(w http.ResponseWriter, r *http.Request) {
@@ -292,17 +318,25 @@ func (g *Gateway) deviceStatus(w http.ResponseWriter, r *http.Request) {
 		g.authFail(w, r, device, err)
 		return
 	}
-	online := false
+	ans := DeviceStatus{DeviceID: device}
 	err := g.s.Query(r.Context(), func(v server.View) {
 		for _, d := range v.Machine().Devices() {
-			online = online || (d.Device == device && d.Conn != 0)
+			if d.Device != device || d.Conn == 0 {
+				continue
+			}
+			ans.Online = true
+			ans.Owner = &DeviceOwner{OwnerPodID: g.opt.PodID, OwnerURL: g.opt.PublicURL, Generation: uint64(d.Conn),
+				Status: OwnerAwaitingHeartbeat, LeaseExpiresAt: d.IdleDeadline.UnixMilli()}
+			if d.Known {
+				ans.Owner.Status = OwnerReady
+			}
 		}
 	})
 	if err != nil {
 		fail(w, http.StatusServiceUnavailable, CodeInternal, "core is stopping")
 		return
 	}
-	writeJSON(w, DeviceStatus{DeviceID: device, Online: online})
+	writeJSON(w, ans)
 }
 
 // Wait waits up to d for every connection handler to finish (after the

@@ -91,3 +91,13 @@ func (l *Ledger) checkSteersAgainstTruth(at int64) {
 		}
 	}
 }
+
+// CheckValidRequestRefused: Core refused an API request the workload
+// knows is valid (a session configuration drawn within the seeds' rules).
+const CheckValidRequestRefused = "valid_request_refused"
+
+// SessionRefused records Core refusing to create a Session whose
+// configuration the workload drew within the seeds' rules.
+func (l *Ledger) SessionRefused(at int64, err string) {
+	l.violate(at, CheckValidRequestRefused, "Core refused a valid session configuration: %s", err)
+}

@@ -176,6 +176,8 @@
 //   - orphaned_resource (Final): a native turn unsettled or an executor
 //     open after shutdown.
 //   - linearizability: from LinearizeResult.Violation, for Illegal only.
+//   - valid_request_refused: Core refused to create a Session whose
+//     configuration the workload drew within the seeds' rules.
 //
 // Timing oracles, one per timer of the documents (DocumentedTimer has the
 // numbers, written out again; TimerConfigured takes a seed's own draws).

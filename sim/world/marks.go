@@ -22,6 +22,15 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkReconnectDuringSteer:         {sim.FaultConnLoss, kDeviceReplace.kind, kDaemonCrash.kind},
 	check.MarkCancelUnconfirmed:            {harness.CancelNever, harness.CancelLate, harness.WriteOverBudget},
 	check.MarkSteerUnknownAfter30s:         {harness.WriteOverBudget},
+	// limits the workload shapes reach
+	check.MarkAdmissionRecordsFull:    {},
+	check.MarkSteerInputLimit:         {},
+	check.MarkUsageFromSnapshot:       {},
+	check.MarkCapacityFullOfExecutors: {},
+	check.MarkKindAvailabilityChanged: {},
+	check.MarkIdleEvictionJudged:      {},
+	check.MarkSteerAfterUnknown:       {harness.WriteOverBudget},
+	check.MarkReceiptBudgetClosed:     {sim.FaultStall},
 }
 
 // MarkNeeds returns the fault kinds that lead to expected mark m (any one

@@ -26,7 +26,7 @@ func TestPlantedBugsAreCaught(t *testing.T) {
 		{"daemon frees capacity when close fails", Bugs{DaemonFreesCapacityOnCloseFailure: true},
 			// a retired executor's failed close taken for confirmed lets done
 			// out before the close: published_before_settlement
-			[]string{"capacity_exceeded", "orphaned_resource", "liveness", "published_before_settlement"}},
+			[]string{"capacity_exceeded", "orphaned_resource", "liveness", "published_before_settlement", "shutdown_report"}},
 		{"core lets done override a cancel receipt", Bugs{CoreDoneOverridesCancel: true}, []string{"cancel_receipt_overridden"}},
 	}
 	for _, c := range cases {

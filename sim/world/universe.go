@@ -90,6 +90,7 @@ func setup(w *sim.World, cfg Config, linAtEnd bool) *universe {
 	for i := range n {
 		dcfg, drawn := drawDaemonConfig(r, drawCaps(r, i), i > 0)
 		u.shape.adjustLimits(shapeR, &dcfg.Limits)
+		drawn.admission = dcfg.Limits.AdmissionExpiry // a shape may set the documents' value back
 		u.configuredTimers(string(deviceID(i)), drawn)
 		dcfg.Bugs = daemon.Bugs{
 			ForgetAdmissionExpiry:      cfg.Bugs.DaemonForgetsAdmissionExpiry,

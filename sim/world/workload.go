@@ -147,6 +147,7 @@ func (wl *workload) createSession(now time.Time, s *wSession) {
 	wl.call(now, core.CreateSession{Agent: s.agent}, func(now time.Time, r core.APIResult) {
 		if r.Err != nil {
 			s.failed = true
+			wl.u.led.SessionRefused(wl.u.lt(now), r.Err.Error())
 			return
 		}
 		s.id = r.SessionID

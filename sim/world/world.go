@@ -262,7 +262,7 @@ var checkNames = append([]string{
 	checkWire,
 	check.CheckPrepareConfiguration, check.CheckNativeHistory, check.CheckRefusalCode,
 	check.CheckDoneBeforeReceipt, check.CheckPublishedBeforeSettled, check.CheckHeartbeatSnapshot,
-	check.CheckShutdownReport, check.CheckReceiptBudget, check.CheckIdleEviction,
+	check.CheckShutdownReport, check.CheckReceiptBudget, check.CheckIdleEviction, check.CheckValidRequestRefused,
 }, check.TimingChecks()...)
 
 // checkWire names world-side failures: a machine produced a frame that
