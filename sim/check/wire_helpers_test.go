@@ -89,15 +89,21 @@ func statusFrame(req string, st wire.PreparationStatus) wire.Frame {
 var (
 	teardownChecks = []string{CheckDoneBeforeReceipt, CheckPublishedBeforeSettled, CheckHeartbeatSnapshot,
 		CheckShutdownReport, CheckReceiptBudget, CheckIdleEviction}
-	timingChecks = TimingChecks()
+	timingChecks  = TimingChecks()
+	hostileChecks = []string{CheckHostileRefusal, CheckHostileEffect, CheckHostileConnection}
 )
 
-// untimed drops the timing checks' violations.
-func untimed(vs []Violation) []Violation { return without(vs, timingChecks) }
+// hostileOnly keeps the hostile checks' violations.
+func hostileOnly(vs []Violation) []Violation {
+	return slices.DeleteFunc(vs, func(v Violation) bool { return !slices.Contains(hostileChecks, v.Check) })
+}
 
-// framesOnly drops the timing and teardown families' violations.
+// untimed drops the timing and hostile checks' violations.
+func untimed(vs []Violation) []Violation { return without(without(vs, timingChecks), hostileChecks) }
+
+// framesOnly drops the timing, teardown and hostile families' violations.
 func framesOnly(vs []Violation) []Violation {
-	return without(without(vs, timingChecks), teardownChecks)
+	return without(without(without(vs, timingChecks), teardownChecks), hostileChecks)
 }
 
 // timedOnly keeps the timing checks' violations.

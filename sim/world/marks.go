@@ -1,6 +1,8 @@
 package world
 
 import (
+	"strings"
+
 	"github.com/turnstile-sim/turnstile/sim"
 	"github.com/turnstile-sim/turnstile/sim/check"
 	"github.com/turnstile-sim/turnstile/sim/harness"
@@ -33,10 +35,34 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkReceiptBudgetClosed:     {sim.FaultStall},
 }
 
+// swarmOnlyMarks are expected marks no single kind leads to, with the
+// reason: only the full swarm judges them.
+var swarmOnlyMarks = map[check.Mark]string{
+	check.HostileMark("start_stale_handle"): "a forged start with an older connection's handle needs a reconnect too",
+}
+
 // MarkNeeds returns the fault kinds that lead to expected mark m (any one
 // suffices; none: the workload alone reaches it), and whether the world
 // knows them.
 func MarkNeeds(m check.Mark) ([]sim.FaultKind, bool) {
-	kinds, ok := markNeeds[m]
-	return kinds, ok
+	if kinds, ok := markNeeds[m]; ok {
+		return kinds, ok
+	}
+	// the hostile peers' marks: what the proxy does to frames, what a
+	// rogue daemon's connection gets refused, what the Core-side injector
+	// gets refused
+	name := string(m)
+	switch {
+	case swarmOnlyMarks[m] != "":
+		return nil, false
+	case m == check.HostileMark("long_id"),
+		name == "hostile_duplicate_frame", name == "hostile_near_limit_frame", name == "hostile_oversized_frame",
+		name == "hostile_replayed_frame":
+		return []sim.FaultKind{kHostileProxy.kind}, true
+	case strings.HasPrefix(name, string(check.HostileMark("rogue_"))):
+		return []sim.FaultKind{kRogueDaemon.kind}, true
+	case strings.HasPrefix(name, string(check.HostileMark(""))):
+		return []sim.FaultKind{kHostileFrames.kind}, true
+	}
+	return nil, false
 }
