@@ -103,6 +103,8 @@ func TestReadmeCommandsWork(t *testing.T) {
 				checkMake(t, c, fields[1:])
 			case fields[0] == "go" && fields[1] == "test":
 				checkGoTest(t, c, fields[2:])
+			case fields[0] == "go" && fields[1] == "run" && fields[2] == "./cmd/mutants" && slices.Equal(fields[3:], []string{"-list"}):
+				checkMutantsList(t, c)
 			case fields[0] == "go" && fields[1] == "run" && fields[2] == "./cmd/turnstile":
 				checkTurnstile(t, c, fields[3:])
 			case fields[0] == "turnstile" || fields[0] == "bin/turnstile":
@@ -195,4 +197,14 @@ func testExists(t *testing.T, name string) bool {
 		}
 	}
 	return false
+}
+
+// checkMutantsList runs the mutation suite's listing: every mutant must
+// still apply.
+func checkMutantsList(t *testing.T, c readmeCommand) {
+	cmd := exec.Command("go", "run", "./cmd/mutants", "-list")
+	cmd.Dir = "../.."
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("README line %d: go run ./cmd/mutants -list: %v\n%s", c.line, err, out)
+	}
 }

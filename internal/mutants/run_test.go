@@ -47,6 +47,7 @@ func main() {
 	seeds := fs.Int("seeds", 1, "")
 	fs.Bool("json", false, "")
 	fs.Int("workers", 1, "")
+	fs.Uint64("first", 1, "")
 	fs.String("commit", "", "")
 	fs.Parse(os.Args[2:])
 	fmt.Println(` + "`" + `{"first":1,"seeds":1}` + "`" + `)
