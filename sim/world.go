@@ -158,6 +158,14 @@ func (w *World) slot(id NodeID) *slot {
 	return w.slots[i]
 }
 
+// AtLeastLiveness raises the liveness deadline after heal to at least d,
+// for a world whose seed draws a larger workload than its options knew.
+// It must be called from Setup.
+func (w *World) AtLeastLiveness(d time.Duration) {
+	assert(!w.started, "AtLeastLiveness after the run started")
+	w.opts.LivenessTimeout = max(w.opts.LivenessTimeout, d)
+}
+
 // SetDump registers fn to render the state of every machine when the first
 // violation is found: its lines end the trace (as "dump" lines) and
 // Result.Dump. It must be called from Setup.

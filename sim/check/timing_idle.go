@@ -37,6 +37,7 @@ type idleState struct {
 	lastPrepareAt map[string]int64 // device → last execution_prepare it received
 	lastAnswerAt  map[string]int64 // device → last native answer it received
 	lastConnEnd   map[string]int64 // device → last instant it learned its connection ended
+	lastExpiry    map[string]int64 // device → last instant it expired an admission (sent or lost)
 	shutdown      map[string]bool
 }
 
@@ -51,6 +52,7 @@ func (s *idleState) init() {
 	s.lastPrepareAt = map[string]int64{}
 	s.lastAnswerAt = map[string]int64{}
 	s.lastConnEnd = map[string]int64{}
+	s.lastExpiry = map[string]int64{}
 	s.shutdown = map[string]bool{}
 }
 
@@ -166,6 +168,9 @@ func (l *Ledger) CloseCalled(at int64, device, executor string) {
 			if t, ok := s.lastConnEnd[device]; ok && t == at {
 				return // a lost connection parks its admissions' executors
 			}
+			if t, ok := s.lastExpiry[device]; ok && t == at {
+				return // an expired admission parks its executor
+			}
 			l.violate(at, CheckTimingIdleExecutor,
 				"%s closed idle executor %s at %s, %s after it went idle at %s: before its %s idle bound",
 				device, executor, vtime(at), time.Duration(at-r.since), vtime(r.since), time.Duration(r.deadline-r.since))
@@ -230,4 +235,15 @@ func (l *Ledger) idleDue(r *idleRec) {
 	l.violate(r.deadline, CheckTimingIdleExecutor,
 		"executor %s on %s idle since %s was not closed at %s, the end of its %s idle bound",
 		r.executor, r.device, vtime(r.since), vtime(r.deadline), time.Duration(r.deadline-r.since))
+}
+
+// idleExpirySeen notes a daemon expiring an admission: its status may be
+// lost with a broken connection, but the expiry still parks the executor.
+func (l *Ledger) idleExpirySeen(ev WireEvent) {
+	if ev.From == coreNode || ev.Hostile() || !ev.HasFrame() || (ev.Kind != WireSent && ev.Kind != WireLost) {
+		return
+	}
+	if st, ok := ev.Frame.Payload.(wire.PreparationStatus); ok && st.State == wire.StateExpired {
+		l.timing.idle.lastExpiry[ev.From] = ev.At
+	}
 }

@@ -192,6 +192,7 @@ func (l *Ledger) TimersDecided() []TimerCount {
 // timingWire feeds every network event to the timing oracles.
 func (l *Ledger) timingWire(ev WireEvent) {
 	l.advance(ev.At)
+	l.idleExpirySeen(ev)
 	if ev.Hostile() {
 		l.hostileSeen(ev)
 	} else {

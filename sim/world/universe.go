@@ -82,6 +82,8 @@ func setup(w *sim.World, cfg Config, linAtEnd bool) *universe {
 	hcfg := harness.DrawConfig(r)
 	shapeR := w.Rand("shape")
 	u.shape = drawShape(shapeR)
+	// the shape may run many more turns than the workload knob says
+	w.AtLeastLiveness(LivenessTimeout(u.shape.turns(w.Workload())))
 	u.shape.adjustHarness(&hcfg)
 	n := cfg.Devices
 	if n <= 0 || n > 4 {
