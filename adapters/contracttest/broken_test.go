@@ -2,9 +2,10 @@ package contracttest_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -21,9 +22,13 @@ type breakage int
 
 const (
 	nilAfterInput    breakage = iota // hides a Turn whose input was submitted
+	reusedTurn                       // returns the previous Turn object for the next Turn
+	appliedEarly                     // a receipt reports applied as soon as the input is written
+	lateOnNext                       // a late native callback lands on the next Turn
+	retireNoReason                   // settles Reusable=false without a reason
+	effectfulRefusal                 // refuses a function result after steering natively
 	earlySettle                      // reports settlement before the output closed
 	eventAfterDone                   // emits a delta after done
-	effectfulRefusal                 // refuses a function result after steering natively
 	unsafeReason                     // refusal reason echoes submitted content
 	swallowedClose                   // reports a failed Close as success
 	minimalTurn                      // implements only agent.Turn, no extensions
@@ -33,6 +38,14 @@ const (
 type brokenFactory struct {
 	h    *synthetic.Harness
 	mode breakage
+	late *lateState
+}
+
+// lateState is the marker a LateEvent hook armed, for lateOnNext.
+type lateState struct {
+	mu     sync.Mutex
+	marker string
+	armed  bool // the armed Turn started; the next one gets the callback
 }
 
 func (f brokenFactory) NewExecutor(ctx context.Context, cfg agent.ExecutorConfig) (agent.Executor, error) {
@@ -40,48 +53,82 @@ func (f brokenFactory) NewExecutor(ctx context.Context, cfg agent.ExecutorConfig
 	if err != nil {
 		return nil, err
 	}
-	return &brokenExecutor{Executor: ex.(*synthetic.Executor), mode: f.mode}, nil
+	return &brokenExecutor{Executor: ex.(*synthetic.Executor), mode: f.mode, late: f.late}, nil
 }
 
 type brokenExecutor struct {
 	*synthetic.Executor
 	mode breakage
+	late *lateState
+	last *brokenTurn
 }
 
 func (e *brokenExecutor) StartTurn(ctx context.Context, req agent.TurnRequest) (agent.Turn, error) {
 	out := req.Output
-	if e.mode == eventAfterDone {
-		inner := make(chan agent.Event, wire.OutputFramesMax)
-		req.Output = inner
-		defer func() { go forwardWithLateDelta(inner, out, req.RunID) }()
-	}
+	inner := make(chan agent.Event, wire.OutputFramesMax)
+	req.Output = inner
 	t, err := e.Executor.StartTurn(ctx, req)
 	switch {
 	case t == nil:
-		if e.mode == eventAfterDone {
-			close(req.Output) // nothing to forward; the caller still owns out
-		}
-		return nil, err
+		return nil, err // inner is unused; the caller still owns out
 	case e.mode == nilAfterInput && err != nil:
+		go forward(inner, out, nil, nil)
 		return nil, err
-	case e.mode == minimalTurn:
+	}
+	var before []agent.Event
+	var after *agent.Event
+	switch e.mode {
+	case eventAfterDone:
+		after = &agent.Event{RunID: req.RunID, Payload: wire.Delta{Delta: "late", Sequence: 1000}}
+	case lateOnNext:
+		if m := e.late.take(); m != "" {
+			before = []agent.Event{{RunID: req.RunID, Payload: wire.Delta{Delta: m}}}
+		}
+	}
+	go forward(inner, out, before, after)
+	if e.mode == minimalTurn {
 		return struct{ agent.Turn }{t}, err
 	}
-	return &brokenTurn{Turn: t.(*synthetic.Turn), mode: e.mode}, err
+	if e.mode == reusedTurn && e.last != nil {
+		e.last.Turn = t.(*synthetic.Turn) // the old object, reset for the new Turn
+		return e.last, err
+	}
+	e.last = &brokenTurn{Turn: t.(*synthetic.Turn), mode: e.mode}
+	return e.last, err
 }
 
-func forwardWithLateDelta(in <-chan agent.Event, out chan<- agent.Event, runID string) {
-	n := 0
-	for ev := range in {
-		n++
+// take returns the armed marker once, on the Turn after the armed one.
+func (l *lateState) take() string {
+	if l == nil {
+		return ""
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.marker == "" {
+		return ""
+	}
+	if !l.armed {
+		l.armed = true
+		return ""
+	}
+	m := l.marker
+	l.marker = ""
+	return m
+}
+
+// forward copies in to out with extra events first and after done, and
+// closes out when in closes.
+func forward(in <-chan agent.Event, out chan<- agent.Event, before []agent.Event, after *agent.Event) {
+	for _, ev := range before {
 		out <- ev
-		if ev.Terminal() {
-			out <- agent.Event{RunID: runID, Payload: wire.Delta{Delta: "late", Sequence: 1000}}
+	}
+	for ev := range in {
+		out <- ev
+		if ev.Terminal() && after != nil {
+			out <- *after
 		}
 	}
-	if n > 0 {
-		close(out)
-	}
+	close(out)
 }
 
 func (e *brokenExecutor) Close(ctx context.Context) error {
@@ -101,7 +148,11 @@ func (t *brokenTurn) AwaitSettlement(ctx context.Context) (agent.TurnSettlement,
 	if t.mode == earlySettle {
 		return agent.Reuse(), nil
 	}
-	return t.Turn.AwaitSettlement(ctx)
+	s, err := t.Turn.AwaitSettlement(ctx)
+	if t.mode == retireNoReason && err == nil && !s.Reusable {
+		s.Reason = ""
+	}
+	return s, err
 }
 
 func (t *brokenTurn) Cancel(ctx context.Context) error {
@@ -109,6 +160,20 @@ func (t *brokenTurn) Cancel(ctx context.Context) error {
 		return nil
 	}
 	return t.Turn.Cancel(ctx)
+}
+
+// appliedNow is a receipt that claims application without asking the
+// native side.
+type appliedNow struct{}
+
+func (appliedNow) AwaitApplied(context.Context) error { return nil }
+
+func (t *brokenTurn) SteerDurable(ctx context.Context, in agent.SteerInput) (agent.AppliedReceipt, error) {
+	rc, err := t.Turn.SteerDurable(ctx, in)
+	if t.mode == appliedEarly && err == nil {
+		return appliedNow{}, nil
+	}
+	return rc, err
 }
 
 func (t *brokenTurn) SubmitFunctionResult(ctx context.Context, r wire.FunctionResult) error {
@@ -122,37 +187,92 @@ func (t *brokenTurn) SubmitFunctionResult(ctx context.Context, r wire.FunctionRe
 	return t.Turn.SubmitFunctionResult(ctx, r)
 }
 
-// TestBrokenAdaptersAreCaught proves that each broken rule is reported.
+// captureTB is a fake testing.TB that records what a kit reports instead
+// of failing the test.
+type captureTB struct {
+	testing.TB
+	mu     sync.Mutex
+	errs   []string
+	failed bool
+}
+
+func (c *captureTB) Helper() {}
+
+func (c *captureTB) Errorf(format string, args ...any) { c.record(fmt.Sprintf(format, args...)) }
+func (c *captureTB) Error(args ...any)                 { c.record(fmt.Sprint(args...)) }
+func (c *captureTB) Logf(string, ...any)               {}
+func (c *captureTB) Log(...any)                        {}
+func (c *captureTB) Fatalf(format string, args ...any) {
+	c.record(fmt.Sprintf(format, args...))
+	runtime.Goexit()
+}
+
+func (c *captureTB) Failed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.failed
+}
+
+func (c *captureTB) record(msg string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.failed = true
+	c.errs = append(c.errs, msg)
+}
+
+func (c *captureTB) output() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return strings.Join(c.errs, "\n")
+}
+
+type kit func(testing.TB, agent.ExecutorFactory, contracttest.Fixture)
+
+// TestBrokenAdaptersAreCaught proves that each broken rule is reported
+// through a testing.TB with a message naming the broken clause.
 func TestBrokenAdaptersAreCaught(t *testing.T) {
 	slow := synthetic.TurnScript{Deltas: []string{"a", "b"}, EventInterval: time.Second}
+	text := contracttest.TextLifecycle
+	unsupported := contracttest.UnsupportedExtensionsHaveNoNativeEffects
 	cases := []struct {
-		name  string
-		mode  breakage
-		setup func(h *synthetic.Harness, fx *contracttest.Fixture)
-		check func(agent.ExecutorFactory, contracttest.Fixture) error
-		want  string
+		name   string
+		mode   breakage
+		setup  func(h *synthetic.Harness, fx *contracttest.Fixture)
+		run    kit
+		clause contracttest.Clause
+		want   string
 	}{
-		{"nil Turn after input", nilAfterInput, nil, contracttest.TestStartRule,
-			"failure after input returned a nil Turn"},
-		{"nil Turn but output used", nilAfterInput, nil, contracttest.TestStartRule,
+		{"Turn object reused", reusedTurn, nil, text, contracttest.ClauseIndependentStreams,
+			"lifecycle-2: StartTurn returned the Turn object of lifecycle-1"},
+		{"applied before native application", appliedEarly, nil, text, contracttest.ClauseWriteVsApplied,
+			"receipt reported applied before the native side applied the input"},
+		{"applied although settled without applying", appliedEarly, nil, text, contracttest.ClauseWriteVsApplied,
+			"receipt reported applied for an input the Turn settled without applying"},
+		{"nil Turn after input", nilAfterInput, nil, text, contracttest.ClauseNilTurn,
+			"start-after-input: failure after input returned a nil Turn"},
+		{"nil Turn but output used", nilAfterInput, nil, text, contracttest.ClauseNilTurn,
 			"start-after-input: nil Turn but the adapter closed the caller's output channel"},
-		{"settled before output closed", earlySettle,
-			func(h *synthetic.Harness, _ *contracttest.Fixture) { h.Script(slow, slow) },
-			contracttest.TestLifecycle, "settlement reported while the output channel was still open"},
-		{"event after done", eventAfterDone, nil, contracttest.TestLifecycle, "(delta) after done"},
-		{"refusal with native effect", effectfulRefusal, nil, contracttest.TestUnsupported,
-			"SubmitFunctionResult answered Unsupported but had a native effect"},
-		{"refusal echoes content", unsafeReason, nil, contracttest.TestUnsupported,
-			"SubmitFunctionResult refusal reason echoes submitted content"},
+		{"late event on the next Turn", lateOnNext, nil, text, contracttest.ClauseLateEvents,
+			"lifecycle-2: a native callback of the settled lifecycle-1 was delivered on this Turn"},
+		{"Reusable=false without a reason", retireNoReason, nil, text, contracttest.ClauseRetire,
+			"retire-1: agent: invalid settlement: non-reusable settlement without a reason"},
+		{"undeclared extension with a native effect", effectfulRefusal, nil, unsupported, contracttest.ClauseUnsupported,
+			"Turn.FunctionResultSubmitter: answered Unsupported but had a native effect"},
 		{"declared but refused", effectfulRefusal,
 			func(_ *synthetic.Harness, fx *contracttest.Fixture) {
 				fx.Capabilities.FunctionTools = wire.CapabilitySupported
 			},
-			contracttest.TestUnsupported, "SubmitFunctionResult is declared but answered Unsupported"},
-		{"close failure swallowed", swallowedClose, nil, contracttest.TestClose, "failed Close reported success"},
-		{"extensions missing", minimalTurn, nil, contracttest.TestUnsupported,
+			unsupported, contracttest.ClauseDeclaration, "Turn.FunctionResultSubmitter: declared supported but answered Unsupported"},
+		{"refusal echoes content", unsafeReason, nil, unsupported, contracttest.ClauseUnsupported,
+			"Turn.FunctionResultSubmitter: refusal reason echoes submitted content"},
+		{"settled before output closed", earlySettle,
+			func(h *synthetic.Harness, _ *contracttest.Fixture) { h.Script(slow, slow) },
+			text, contracttest.ClauseSettlement, "settlement reported while the output channel was still open"},
+		{"event after done", eventAfterDone, nil, text, contracttest.ClauseStreamShape, "(delta) after done"},
+		{"close failure swallowed", swallowedClose, nil, text, contracttest.ClauseCleanupFailure, "failed Close reported success"},
+		{"extensions missing", minimalTurn, nil, unsupported, contracttest.ClauseUnsupported,
 			"Turn does not implement agent.Steerer"},
-		{"cancel ignored", noopCancel, nil, contracttest.TestCancel, "AwaitSettlement"},
+		{"cancel ignored", noopCancel, nil, text, contracttest.ClauseSettlement, "AwaitSettlement: agent: settlement not confirmed"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -160,17 +280,37 @@ func TestBrokenAdaptersAreCaught(t *testing.T) {
 				h := synthetic.New()
 				fx := fixture(h)
 				fx.Timeout = 30 * time.Second
+				late := &lateState{}
+				hook := fx.LateEvent
+				fx.LateEvent = func(m string) {
+					hook(m)
+					late.mu.Lock()
+					late.marker = m
+					late.mu.Unlock()
+				}
 				if tc.setup != nil {
 					tc.setup(h, &fx)
 				}
-				err := tc.check(brokenFactory{h: h, mode: tc.mode}, fx)
-				if !errors.Is(err, contracttest.ErrViolation) {
-					t.Fatalf("broken adapter passed: %v", err)
+				tb := &captureTB{TB: t}
+				tc.run(tb, brokenFactory{h: h, mode: tc.mode, late: late}, fx)
+				out := tb.output()
+				if !tb.Failed() {
+					t.Fatal("broken adapter passed")
 				}
-				if !strings.Contains(err.Error(), tc.want) {
-					t.Fatalf("report does not mention %q:\n%v", tc.want, err)
+				if !namesClause(out, tc.clause, tc.want) {
+					t.Fatalf("no line names [%s] with %q:\n%s", tc.clause, tc.want, out)
 				}
 			})
 		})
 	}
+}
+
+// namesClause reports whether one line of out names clause and says want.
+func namesClause(out string, clause contracttest.Clause, want string) bool {
+	for line := range strings.Lines(out) {
+		if strings.HasPrefix(line, "["+string(clause)+"] ") && strings.Contains(line, want) {
+			return true
+		}
+	}
+	return false
 }

@@ -7,83 +7,136 @@ import (
 	"github.com/turnstile-sim/turnstile/adapters/agent"
 )
 
-// TestCancel checks cancellation and settlement on a held Turn: a caller
-// deadline on AwaitSettlement proves nothing (ErrNotSettled) and leaves the
-// Turn running; the snapshot is readable without waiting before and after
-// settlement; Cancel is idempotent and settlement follows it with the
-// output closed and at most one final done; a stale Cancel after settlement
-// returns nil; a reusable Executor runs a healthy next Turn.
-func TestCancel(f agent.ExecutorFactory, fx Fixture) error {
+// CheckCancel checks cancellation and settlement on held Turns: a caller
+// deadline on AwaitSettlement proves nothing (ErrNotSettled) and leaves
+// the Turn running; Cancel targets exactly its Turn (a held Turn of
+// another Executor keeps running), returns without waiting and is
+// idempotent; the snapshot is readable without waiting before and after
+// settlement; settlement follows with the output closed; a slow native
+// end (Fixture.SlowCancel) is not reported settled because the cancel was
+// accepted; a stale Cancel after settlement returns nil; a reusable
+// Executor runs a healthy next Turn.
+func CheckCancel(f agent.ExecutorFactory, fx Fixture) *Report {
 	fx = fx.withDefaults()
-	rep := &report{name: "TestCancel"}
+	rep := newReport()
 	if fx.Hold == nil {
-		rep.errorf("fixture: Hold is required to keep a Turn running until it is cancelled")
-		return rep.err()
+		rep.fail(ClauseFixture, "cancel", "Hold is required to keep a Turn running until it is cancelled")
+		return rep
 	}
 	ex := newExecutor(rep, f, fx)
 	if ex == nil {
-		return rep.err()
+		return rep
+	}
+	other := newExecutor(rep, f, fx)
+	if other == nil {
+		closeExecutor(rep, fx, ex)
+		return rep
 	}
 	fx.Hold()
 	r := start(rep, fx, ex, "cancel-1", fx.Input)
-	if r.turn == nil || r.startErr != nil {
-		rep.errorf("held Turn did not start: %v", r.startErr)
+	fx.Hold()
+	bystander := start(rep, fx, other, "cancel-bystander", fx.Input)
+	if !r.started() || !bystander.started() {
+		rep.fail(ClauseCancelExact, r.runID, "held Turns did not start: %v, %v", r.startErr, bystander.startErr)
 		closeExecutor(rep, fx, ex)
-		return rep.err()
+		closeExecutor(rep, fx, other)
+		return rep
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), fx.Window)
-	_, err := r.turn.AwaitSettlement(ctx)
-	cancel()
-	switch {
-	case err == nil:
-		rep.errorf("held Turn reported settlement before it was cancelled")
-	case !errors.Is(err, agent.ErrNotSettled):
-		rep.errorf("AwaitSettlement deadline error %v does not wrap ErrNotSettled", err)
+	if err := awaitWithin(fx, r); err == nil {
+		rep.fail(ClauseSettlement, r.runID, "held Turn reported settlement before it was cancelled")
+	} else if !errors.Is(err, agent.ErrNotSettled) {
+		rep.fail(ClauseSettlement, r.runID, "AwaitSettlement deadline error %v does not wrap ErrNotSettled", err)
 	}
 	readOutcome(rep, fx, r, "before cancel")
-	cancelTurn(rep, fx, r)
+	rep.exercise(ClauseCancelExact)
+	cancelPromptly(rep, fx, r)
 	cancelTurn(rep, fx, r)
 	s, ok := settle(rep, fx, r)
 	checkStream(rep, r, false)
 	readOutcome(rep, fx, r, "after settlement")
+	if err := awaitWithin(fx, bystander); err == nil {
+		rep.fail(ClauseCancelExact, bystander.runID, "cancelling cancel-1 also ended a Turn of another Executor")
+	}
+	rep.exercise(ClauseStaleCancel)
 	cancelTurn(rep, fx, r)
+	cancelTurn(rep, fx, bystander)
+	settle(rep, fx, bystander)
 	if ok && s.Reusable {
-		next := start(rep, fx, ex, "cancel-2", fx.Input)
-		if next.turn == nil || next.startErr != nil {
-			rep.errorf("reusable Executor refused the Turn after a cancel: %v", next.startErr)
-		} else {
-			settle(rep, fx, next)
-			checkStream(rep, next, true)
-		}
+		checkContinuation(rep, fx, ex, "cancel-2")
+	}
+	if fx.SlowCancel != nil {
+		checkSlowCancel(rep, fx, ex)
 	}
 	closeExecutor(rep, fx, ex)
-	return rep.err()
+	closeExecutor(rep, fx, other)
+	return rep
+}
+
+func awaitWithin(fx Fixture, r *run) error {
+	ctx, cancel := context.WithTimeout(context.Background(), fx.Window)
+	defer cancel()
+	_, err := r.turn.AwaitSettlement(ctx)
+	return err
+}
+
+func checkContinuation(rep *Report, fx Fixture, ex agent.Executor, runID string) {
+	rep.exercise(ClauseContinueAfterCancel)
+	next := start(rep, fx, ex, runID, fx.Input)
+	if !next.started() {
+		rep.fail(ClauseContinueAfterCancel, runID, "reusable Executor refused the Turn after a cancel: %v", next.startErr)
+		return
+	}
+	if _, ok := settle(rep, fx, next); ok {
+		if _, done := checkStream(rep, next, true); !done {
+			rep.fail(ClauseContinueAfterCancel, runID, "the Turn after a cancel did not complete")
+		}
+	}
+}
+
+// checkSlowCancel: the native end takes longer than the window after the
+// cancel; Cancel returns at once and settlement waits for the native end.
+func checkSlowCancel(rep *Report, fx Fixture, ex agent.Executor) {
+	fx.SlowCancel()
+	r := start(rep, fx, ex, "cancel-slow", fx.Input)
+	if !r.started() {
+		// The Executor may have retired after the last Turn; not this clause.
+		return
+	}
+	rep.exercise(ClauseSettlement)
+	cancelPromptly(rep, fx, r)
+	readOutcome(rep, fx, r, "while the native end is pending")
+	if err := awaitWithin(fx, r); err == nil {
+		rep.fail(ClauseSettlement, r.runID, "settlement reported as soon as the cancel was accepted, before the native end")
+	}
+	settle(rep, fx, r)
+	checkStream(rep, r, false)
 }
 
 // readOutcome checks that the snapshot is returned within the window.
-func readOutcome(rep *report, fx Fixture, r *run, when string) {
+func readOutcome(rep *Report, fx Fixture, r *run, when string) {
 	got := make(chan struct{})
 	go func() {
 		r.turn.CancellationOutcome()
 		close(got)
 	}()
+	rep.exercise(ClauseSettlement)
 	if !waitClosed(got, fx.Window) {
-		rep.errorf("%s: CancellationOutcome blocked %s", r.runID, when)
+		rep.fail(ClauseSettlement, r.runID, "CancellationOutcome blocked %s", when)
 	}
 }
 
-// TestClose checks Close: success is idempotent and has no further native
-// effect; a failed close is reported (never swallowed) and a serial retry
-// can succeed; Close of an Executor with an unsettled Turn does not confirm
-// before that Turn settled.
-func TestClose(f agent.ExecutorFactory, fx Fixture) error {
+// CheckClose checks Close: success is idempotent and has no further
+// native effect; a failed close is reported (never swallowed) and a serial
+// retry can succeed; Close of an Executor with an unsettled Turn does not
+// confirm before that Turn settled.
+func CheckClose(f agent.ExecutorFactory, fx Fixture) *Report {
 	fx = fx.withDefaults()
-	rep := &report{name: "TestClose"}
+	rep := newReport()
 	if ex := newExecutor(rep, f, fx); ex != nil && closeExecutor(rep, fx, ex) {
 		before := effects(fx)
 		closeExecutor(rep, fx, ex)
 		if effects(fx) != before {
-			rep.errorf("second Close had a native effect")
+			rep.fail(ClauseClose, "close", "second Close had a native effect")
 		}
 	}
 	if fx.FailClose != nil {
@@ -92,27 +145,30 @@ func TestClose(f agent.ExecutorFactory, fx Fixture) error {
 			ctx, cancel := context.WithTimeout(context.Background(), fx.Timeout)
 			err := ex.Close(ctx)
 			cancel()
+			rep.exercise(ClauseCleanupFailure)
 			if err == nil {
-				rep.errorf("failed Close reported success")
+				rep.fail(ClauseCleanupFailure, "close", "failed Close reported success")
 			}
-			closeExecutor(rep, fx, ex)
+			if !closeExecutor(rep, fx, ex) {
+				rep.fail(ClauseCleanupFailure, "close", "serial retry of a failed Close did not succeed")
+			}
 		}
 	}
 	if fx.Hold != nil {
 		checkCloseWithActiveTurn(rep, fx, f)
 	}
-	return rep.err()
+	return rep
 }
 
-func checkCloseWithActiveTurn(rep *report, fx Fixture, f agent.ExecutorFactory) {
+func checkCloseWithActiveTurn(rep *Report, fx Fixture, f agent.ExecutorFactory) {
 	ex := newExecutor(rep, f, fx)
 	if ex == nil {
 		return
 	}
 	fx.Hold()
 	r := start(rep, fx, ex, "close-active", fx.Input)
-	if r.turn == nil || r.startErr != nil {
-		rep.errorf("held Turn did not start: %v", r.startErr)
+	if !r.started() {
+		rep.fail(ClauseClose, r.runID, "held Turn did not start: %v", r.startErr)
 		closeExecutor(rep, fx, ex)
 		return
 	}
@@ -122,14 +178,12 @@ func checkCloseWithActiveTurn(rep *report, fx Fixture, f agent.ExecutorFactory) 
 		closeExecutor(rep, fx, ex)
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), fx.Window)
-	defer cancel()
-	if _, err := r.turn.AwaitSettlement(ctx); err != nil {
-		rep.errorf("Close confirmed while its Turn was unsettled: %v", err)
+	if err := awaitWithin(fx, r); err != nil {
+		rep.fail(ClauseClose, r.runID, "Close confirmed while its Turn was unsettled: %v", err)
 		return
 	}
 	if !r.outputClosed(fx.Window) {
-		rep.errorf("Close confirmed while its Turn's output was open")
+		rep.fail(ClauseClose, r.runID, "Close confirmed while its Turn's output was open")
 	}
 }
 

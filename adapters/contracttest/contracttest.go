@@ -2,19 +2,20 @@ package contracttest
 
 import (
 	"errors"
-	"fmt"
+	"testing"
 	"time"
 
 	"github.com/turnstile-sim/turnstile/adapters/agent"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// ErrViolation is wrapped by every problem a Test function reports.
+// ErrViolation is wrapped by every problem a check reports.
 var ErrViolation = errors.New("contract violation")
 
 // Fixture describes the adapter under test and the controls its native
-// fixture offers. Optional hooks that are nil skip the checks needing them;
-// Hold is required by TestCancel.
+// fixture offers. Optional hooks that are nil leave the clauses needing
+// them unexercised (the report says so); Hold is required by the cancel
+// checks.
 type Fixture struct {
 	// Config prepares every Executor of the run.
 	Config agent.ExecutorConfig
@@ -23,17 +24,39 @@ type Fixture struct {
 	Capabilities wire.AgentKindCapabilities
 	// Input is a text input that completes naturally. Default: one message.
 	Input wire.MessageInput
-	// Hold arms the next Turn to keep running until it is cancelled.
+	// Hold arms the next Turn to keep running until it is cancelled,
+	// applying written input meanwhile.
 	Hold func()
+	// HoldSlowApply arms the next Turn like Hold, but the native side
+	// applies each written input only after longer than Window.
+	HoldSlowApply func()
+	// SlowCancel arms the next Turn like Hold, and its native end after a
+	// cancel takes longer than Window.
+	SlowCancel func()
+	// Retire arms the next Turn to complete and settle Reusable=false (a
+	// native owner that cannot take another Turn).
+	Retire func()
+	// NativeExit arms the next Turn's native process, query or connection
+	// to exit in the middle of the Turn.
+	NativeExit func()
+	// LateEvent arms the next Turn's native side to deliver one more
+	// callback carrying marker after the Turn settled.
+	LateEvent func(marker string)
 	// FailStartBeforeInput arms the next StartTurn to fail before input.
 	FailStartBeforeInput func()
 	// FailStartAfterInput arms the next StartTurn to fail after input.
 	FailStartAfterInput func()
 	// FailClose arms the next Close to fail once.
 	FailClose func()
+	// Applied reports from the native ground truth whether the native
+	// side consumed the input text (initial or steered).
+	Applied func(text string) bool
 	// Effects fingerprints the native ground truth (what was really
 	// applied, created or closed); unsupported operations must not change it.
 	Effects func() string
+	// Preparations, when set, is checked for the workspace extensions of
+	// the Prepared owner.
+	Preparations agent.PreparationFactory
 	// Window bounds each "nothing happens" observation. Default 100ms.
 	Window time.Duration
 	// Timeout bounds each blocking call. Default 10s.
@@ -53,26 +76,73 @@ func (fx Fixture) withDefaults() Fixture {
 	return fx
 }
 
-// TextLifecycle runs every Test function of this package and joins their
-// reports.
-func TextLifecycle(f agent.ExecutorFactory, fx Fixture) error {
-	return errors.Join(
-		TestLifecycle(f, fx),
-		TestStartRule(f, fx),
-		TestCancel(f, fx),
-		TestUnsupported(f, fx),
-		TestClose(f, fx),
-	)
+// Check is one group of clauses; every check returns its Report.
+type Check func(agent.ExecutorFactory, Fixture) *Report
+
+// TextLifecycleChecks are the checks TextLifecycle runs, in order.
+func TextLifecycleChecks() []Check {
+	return []Check{CheckLifecycle, CheckStartRule, CheckReceipts, CheckCancel, CheckRetire, CheckClose, CheckUnsupported}
 }
 
-// report aggregates the problems of one Test function.
-type report struct {
-	name string
-	errs []error
+// CheckTextLifecycle runs every check of the text lifecycle and returns
+// one Report.
+func CheckTextLifecycle(f agent.ExecutorFactory, fx Fixture) *Report {
+	rep := newReport()
+	for _, c := range TextLifecycleChecks() {
+		rep.merge(c(f, fx))
+	}
+	return rep
 }
 
-func (r *report) errorf(format string, args ...any) {
-	r.errs = append(r.errs, fmt.Errorf("%w: %s: %s", ErrViolation, r.name, fmt.Sprintf(format, args...)))
+// TextLifecycle runs every clause of the text lifecycle against f and
+// reports each failure through t, naming its clause, followed by the
+// per-clause summary. Run it inside testing/synctest with a controlled
+// fixture: the "nothing happens" windows are then virtual time.
+func TextLifecycle(t testing.TB, f agent.ExecutorFactory, fx Fixture) {
+	t.Helper()
+	Assert(t, "TextLifecycle", CheckTextLifecycle(f, fx))
 }
 
-func (r *report) err() error { return errors.Join(r.errs...) }
+// UnsupportedExtensionsHaveNoNativeEffects checks every extension
+// operation on the Executor, a Turn and (with Fixture.Preparations) a
+// Prepared owner: each is implemented explicitly; a refusal wraps
+// ErrUnsupportedOperation with a fixed reason that echoes no submitted
+// content and has no native effect; a declared operation is not refused.
+func UnsupportedExtensionsHaveNoNativeEffects(t testing.TB, f agent.ExecutorFactory, fx Fixture) {
+	t.Helper()
+	Assert(t, "UnsupportedExtensionsHaveNoNativeEffects", CheckUnsupported(f, fx))
+}
+
+// Assert fails t with one message per failing clause and the summary when
+// rep failed, and logs the summary otherwise.
+func Assert(t testing.TB, name string, rep *Report) {
+	t.Helper()
+	if rep.Failed() {
+		t.Errorf("%s: contract violations:\n%s\nper clause:\n%s", name, rep.Failures(), rep.String())
+		return
+	}
+	t.Logf("%s: per clause:\n%s", name, rep.String())
+}
+
+// The error-returning forms, in the shape of testing/fstest.TestFS.
+
+// TestLifecycle runs CheckLifecycle; nil when it passed.
+func TestLifecycle(f agent.ExecutorFactory, fx Fixture) error { return CheckLifecycle(f, fx).Err() }
+
+// TestStartRule runs CheckStartRule; nil when it passed.
+func TestStartRule(f agent.ExecutorFactory, fx Fixture) error { return CheckStartRule(f, fx).Err() }
+
+// TestReceipts runs CheckReceipts; nil when it passed.
+func TestReceipts(f agent.ExecutorFactory, fx Fixture) error { return CheckReceipts(f, fx).Err() }
+
+// TestCancel runs CheckCancel; nil when it passed.
+func TestCancel(f agent.ExecutorFactory, fx Fixture) error { return CheckCancel(f, fx).Err() }
+
+// TestRetire runs CheckRetire; nil when it passed.
+func TestRetire(f agent.ExecutorFactory, fx Fixture) error { return CheckRetire(f, fx).Err() }
+
+// TestClose runs CheckClose; nil when it passed.
+func TestClose(f agent.ExecutorFactory, fx Fixture) error { return CheckClose(f, fx).Err() }
+
+// TestUnsupported runs CheckUnsupported; nil when it passed.
+func TestUnsupported(f agent.ExecutorFactory, fx Fixture) error { return CheckUnsupported(f, fx).Err() }

@@ -1,10 +1,12 @@
 package contracttest_test
 
 import (
-	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/turnstile-sim/turnstile/adapters/agent"
 	"github.com/turnstile-sim/turnstile/adapters/contracttest"
@@ -14,55 +16,98 @@ import (
 
 // fixture drives the synthetic Harness through its scripting controls.
 func fixture(h *synthetic.Harness) contracttest.Fixture {
+	script := func(s synthetic.TurnScript) func() { return func() { h.Script(s) } }
 	return contracttest.Fixture{
 		Config: agent.ExecutorConfig{
 			SessionID:     "session-1",
 			Configuration: wire.ExecutionConfiguration{AgentKind: synthetic.Kind},
 		},
-		Capabilities: synthetic.Capabilities(),
-		Hold:         func() { h.Script(synthetic.TurnScript{Hold: true, Deltas: []string{"held"}}) },
-		FailStartBeforeInput: func() {
-			h.Script(synthetic.TurnScript{StartFailure: synthetic.StartFailsBeforeInput})
-		},
-		FailStartAfterInput: func() {
-			h.Script(synthetic.TurnScript{StartFailure: synthetic.StartFailsAfterInput})
-		},
-		FailClose: func() { h.FailCloses(1) },
-		Effects:   func() string { return fmt.Sprintf("%+v", h.Truth()) },
+		Capabilities:         synthetic.Capabilities(),
+		Hold:                 script(synthetic.TurnScript{Hold: true, Deltas: []string{"held"}}),
+		HoldSlowApply:        script(synthetic.TurnScript{Hold: true, SteerApplyLatency: time.Second}),
+		SlowCancel:           script(synthetic.TurnScript{Hold: true, CancelLatency: time.Second}),
+		Retire:               script(synthetic.TurnScript{Retire: "native owner cannot continue"}),
+		NativeExit:           script(synthetic.TurnScript{Deltas: []string{"partial"}, Error: &wire.RunError{Error: "native process exited"}, Retire: "native process exited"}),
+		LateEvent:            func(m string) { h.Script(synthetic.TurnScript{LateDelta: m}) },
+		FailStartBeforeInput: script(synthetic.TurnScript{StartFailure: synthetic.StartFailsBeforeInput}),
+		FailStartAfterInput:  script(synthetic.TurnScript{StartFailure: synthetic.StartFailsAfterInput}),
+		FailClose:            func() { h.FailCloses(1) },
+		Applied:              func(text string) bool { return slices.Contains(h.Truth().InputsApplied, text) },
+		Effects:              func() string { return fmt.Sprintf("%+v", h.Truth()) },
 	}
 }
 
-// TestSyntheticConforms proves the synthetic Harness passes every check.
+// TestSyntheticConforms proves the synthetic Harness passes every check
+// and that every clause of the text lifecycle is exercised.
 func TestSyntheticConforms(t *testing.T) {
-	checks := map[string]func(agent.ExecutorFactory, contracttest.Fixture) error{
-		"TestLifecycle":   contracttest.TestLifecycle,
-		"TestStartRule":   contracttest.TestStartRule,
-		"TestCancel":      contracttest.TestCancel,
-		"TestUnsupported": contracttest.TestUnsupported,
-		"TestClose":       contracttest.TestClose,
-		"TextLifecycle":   contracttest.TextLifecycle,
-	}
-	for name, check := range checks {
-		t.Run(name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				h := synthetic.New()
-				if err := check(h, fixture(h)); err != nil {
-					t.Fatal(err)
-				}
-			})
-		})
-	}
+	synctest.Test(t, func(t *testing.T) {
+		h := synthetic.New()
+		rep := contracttest.CheckTextLifecycle(h, fixture(h))
+		if rep.Failed() {
+			t.Fatalf("%s\n%s", rep.Failures(), rep)
+		}
+		for _, c := range textClauses {
+			if r := rep.Result(c); !r.Passed() {
+				t.Errorf("clause %q not exercised: %+v", c, r)
+			}
+		}
+		t.Log("\n" + rep.String())
+	})
 }
 
-// TestCancelNeedsHold proves a fixture without Hold is reported, not passed.
-func TestCancelNeedsHold(t *testing.T) {
+var textClauses = []contracttest.Clause{
+	contracttest.ClauseIndependentStreams, contracttest.ClauseOwnerContinuity,
+	contracttest.ClauseWriteVsApplied, contracttest.ClauseCancelExact, contracttest.ClauseStaleCancel,
+	contracttest.ClauseContinueAfterCancel, contracttest.ClauseLateEvents, contracttest.ClauseFreshTurnState,
+	contracttest.ClauseSettlement, contracttest.ClauseRetire, contracttest.ClauseNativeExit,
+	contracttest.ClauseCleanupFailure, contracttest.ClauseUnknownKept, contracttest.ClauseNilTurn,
+	contracttest.ClauseStreamShape, contracttest.ClauseClose, contracttest.ClauseUnsupported,
+}
+
+// TestSyntheticDeclarationIsComplete runs the declaration check on the
+// synthetic adapter's own package directory.
+func TestSyntheticDeclarationIsComplete(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := synthetic.New()
 		fx := fixture(h)
-		fx.Hold = nil
-		err := contracttest.TestCancel(h, fx)
-		if !errors.Is(err, contracttest.ErrViolation) {
-			t.Fatalf("TestCancel without Hold = %v, want a violation", err)
+		rep := contracttest.CheckDeclaration(synthetic.Declaration(h), contracttest.DeclarationOptions{
+			Config: fx.Config, Dir: "../synthetic", Hold: fx.Hold})
+		if rep.Failed() {
+			t.Fatal(rep.Failures())
+		}
+	})
+}
+
+// TestFixtureWithoutHooksIsReported proves a fixture without Hold is
+// reported, not passed, and that clauses without their hook say so.
+func TestFixtureWithoutHooksIsReported(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := synthetic.New()
+		fx := contracttest.Fixture{Config: fixture(h).Config, Capabilities: synthetic.Capabilities()}
+		rep := contracttest.CheckCancel(h, fx)
+		if !strings.Contains(rep.Failures(), "[fixture] cancel: Hold is required") {
+			t.Fatalf("CheckCancel without Hold:\n%s", rep.Failures())
+		}
+		rep = contracttest.CheckRetire(h, fx)
+		if r := rep.Result(contracttest.ClauseNativeExit); r.Exercised != 0 || rep.Failed() {
+			t.Fatalf("native exit without its hook: %+v", r)
+		}
+	})
+}
+
+func TestReportRendersEveryClause(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := synthetic.New()
+		fx := fixture(h)
+		fx.LateEvent = nil
+		s := contracttest.CheckLifecycle(h, fx).String()
+		for _, want := range []string{"ok   independent Turn streams: exercised", "passed"} {
+			if !strings.Contains(s, want) {
+				t.Errorf("summary lacks %q:\n%s", want, s)
+			}
+		}
+		if strings.Contains(s, string(contracttest.ClauseLateEvents)) {
+			t.Errorf("late events reported without their hook:\n%s", s)
 		}
 	})
 }

@@ -1,18 +1,44 @@
 // Package contracttest checks a Harness adapter against the adapters/agent
-// contract. Each Test function drives real Executors and Turns from a
-// factory and returns one aggregated error listing every violation it found
-// (nil when none), in the shape of testing/fstest.TestFS:
+// contract, clause by clause. Three kits cover what an adapter author
+// qualifies before any Core or model is involved:
 //
 //	func TestSharedTextLifecycle(t *testing.T) {
 //		synctest.Test(t, func(t *testing.T) {
-//			if err := contracttest.TextLifecycle(factory, fixture); err != nil {
-//				t.Fatal(err)
-//			}
+//			contracttest.TextLifecycle(t, factory, fixture)
 //		})
 //	}
 //
-// The checks observe the output channel for a bounded window (Fixture.Window)
-// to prove that something did not happen. Inside a testing/synctest bubble
-// that window is virtual time and the observation is deterministic; run
-// controlled fixtures there. Every reported problem wraps ErrViolation.
+//	contracttest.UnsupportedExtensionsHaveNoNativeEffects(t, factory, fixture)
+//	contracttest.Declaration(t, declaration, contracttest.DeclarationOptions{...})
+//
+// TextLifecycle drives real Executors and Turns from the factory through
+// every clause of the text lifecycle: independent Turn streams; native
+// owner and history continuity across two Turns on one Executor; durable
+// write and applied receipts kept distinct; cancel of the exact Turn,
+// stale cancel and healthy continuation after cancel; late events never
+// attributed to the active Turn; fresh per-Turn observation and input
+// state; settlement confirmed independently of the cancel request;
+// Reusable=false with a reason and a confirmed Close; native exit and
+// cleanup failure; unknown results kept unknown; the nil-Turn rule; the
+// event stream's shape. UnsupportedExtensionsHaveNoNativeEffects calls
+// every extension interface (Contracts classifies each interface of
+// package agent, so a new one is judged as soon as it exists) on the
+// Executor, a Turn and a Prepared owner. Declaration checks that every
+// capability member is decided and that the declaration, discovery, the
+// interfaces implemented and the package's contracts.go assertions agree.
+//
+// Failures are gathered, as testing/fstest.TestFS gathers them, into one
+// report: one line per failure naming its Clause and the step (the Run ID
+// or the operation), then one line per clause saying how often it was
+// exercised and whether it passed. The Check functions return the Report
+// itself and the Test functions its error (each problem wraps
+// ErrViolation), for callers that judge it themselves.
+//
+// The Fixture's hooks script the native fixture (hold a Turn, delay
+// application, slow cancel, retire, native exit, late callback, start and
+// close failures) and expose its ground truth (Applied, Effects); a clause
+// whose hook is nil is reported as not exercised. The checks observe for a
+// bounded window (Fixture.Window) to prove that something did not happen.
+// Inside a testing/synctest bubble that window is virtual time and the
+// observation is deterministic; run controlled fixtures there.
 package contracttest

@@ -2,6 +2,8 @@ package contracttest
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
 	"sync"
 	"time"
 
@@ -37,13 +39,44 @@ func (r *run) snapshot() []agent.Event {
 	return append([]agent.Event(nil), r.events...)
 }
 
+// started reports whether StartTurn returned a Turn without an error.
+func (r *run) started() bool { return r.turn != nil && r.startErr == nil }
+
 // outputClosed waits up to window for the consumer to see the close.
 func (r *run) outputClosed(window time.Duration) bool { return waitClosed(r.closed, window) }
+
+// contains reports whether any event of the run renders text.
+func (r *run) contains(text string) bool {
+	for _, ev := range r.snapshot() {
+		if strings.Contains(eventText(ev), text) {
+			return true
+		}
+	}
+	return false
+}
+
+func eventText(ev agent.Event) string {
+	switch p := ev.Payload.(type) {
+	case wire.Delta:
+		return p.Delta
+	case wire.Thinking:
+		return p.Text
+	case wire.Done:
+		return p.Content
+	case wire.RunError:
+		return p.Error
+	case nil:
+		return ""
+	default:
+		b, _ := json.Marshal(p)
+		return string(b)
+	}
+}
 
 // start runs StartTurn and applies the nil-Turn rule: for a nil Turn it
 // proves within the window that the adapter neither wrote nor closed the
 // output, then closes it as its owner.
-func start(rep *report, fx Fixture, ex agent.Executor, runID string, in wire.MessageInput) *run {
+func start(rep *Report, fx Fixture, ex agent.Executor, runID string, in wire.MessageInput) *run {
 	r := &run{runID: runID, out: make(chan agent.Event, wire.OutputFramesMax), closed: make(chan struct{})}
 	go r.consume()
 	ctx, cancel := context.WithTimeout(context.Background(), fx.Timeout)
@@ -52,15 +85,16 @@ func start(rep *report, fx Fixture, ex agent.Executor, runID string, in wire.Mes
 	if r.turn != nil {
 		return r
 	}
+	rep.exercise(ClauseNilTurn)
 	if r.startErr == nil {
-		rep.errorf("%s: StartTurn returned a nil Turn without an error", runID)
+		rep.fail(ClauseNilTurn, runID, "StartTurn returned a nil Turn without an error")
 	}
 	if r.outputClosed(fx.Window) {
-		rep.errorf("%s: nil Turn but the adapter closed the caller's output channel", runID)
+		rep.fail(ClauseNilTurn, runID, "nil Turn but the adapter closed the caller's output channel")
 		return r
 	}
 	if n := len(r.snapshot()); n > 0 {
-		rep.errorf("%s: nil Turn but the adapter wrote %d events to the caller's output", runID, n)
+		rep.fail(ClauseNilTurn, runID, "nil Turn but the adapter wrote %d events to the caller's output", n)
 	}
 	close(r.out)
 	<-r.closed
@@ -69,19 +103,27 @@ func start(rep *report, fx Fixture, ex agent.Executor, runID string, in wire.Mes
 
 // settle awaits settlement and checks what success promises: the output is
 // closed and the settlement is well formed.
-func settle(rep *report, fx Fixture, r *run) (agent.TurnSettlement, bool) {
+func settle(rep *Report, fx Fixture, r *run) (agent.TurnSettlement, bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), fx.Timeout)
 	defer cancel()
+	rep.exercise(ClauseSettlement)
 	s, err := r.turn.AwaitSettlement(ctx)
 	if err != nil {
-		rep.errorf("%s: AwaitSettlement: %v", r.runID, err)
+		rep.fail(ClauseSettlement, r.runID, "AwaitSettlement: %v", err)
 		return s, false
 	}
 	if !r.outputClosed(fx.Window) {
-		rep.errorf("%s: settlement reported while the output channel was still open", r.runID)
+		rep.fail(ClauseSettlement, r.runID, "settlement reported while the output channel was still open")
+	}
+	if !s.Reusable {
+		rep.exercise(ClauseRetire)
 	}
 	if err := s.Validate(); err != nil {
-		rep.errorf("%s: %v", r.runID, err)
+		c := ClauseSettlement
+		if !s.Reusable {
+			c = ClauseRetire
+		}
+		rep.fail(c, r.runID, "%v", err)
 	}
 	return s, true
 }
@@ -89,21 +131,23 @@ func settle(rep *report, fx Fixture, r *run) (agent.TurnSettlement, bool) {
 // checkStream checks one Turn's events: its Run ID, run-output payloads,
 // increasing delta sequences, nothing but usage after an error, and Done
 // as the single last event (required when requireDone).
-func checkStream(rep *report, r *run, requireDone bool) (wire.Done, bool) {
+func checkStream(rep *Report, r *run, requireDone bool) (wire.Done, bool) {
 	events := r.snapshot()
+	rep.exercise(ClauseStreamShape)
+	rep.exercise(ClauseIndependentStreams)
 	var done wire.Done
 	var seq uint64
 	sawDone, sawError := false, false
 	for i, ev := range events {
 		if err := ev.Validate(); err != nil {
-			rep.errorf("%s: event %d: %v", r.runID, i, err)
+			rep.fail(ClauseStreamShape, r.runID, "event %d: %v", i, err)
 			continue
 		}
 		if ev.RunID != r.runID {
-			rep.errorf("%s: event %d carries another Run ID", r.runID, i)
+			rep.fail(ClauseIndependentStreams, r.runID, "event %d carries another Run ID", i)
 		}
 		if sawDone {
-			rep.errorf("%s: event %d (%s) after done", r.runID, i, ev.Payload.MessageType())
+			rep.fail(ClauseStreamShape, r.runID, "event %d (%s) after done", i, ev.Payload.MessageType())
 			continue
 		}
 		switch p := ev.Payload.(type) {
@@ -111,52 +155,72 @@ func checkStream(rep *report, r *run, requireDone bool) (wire.Done, bool) {
 			sawDone, done = true, p
 		case wire.RunError:
 			sawError = true
-		case wire.UsageUpdate:
 		case wire.Delta:
 			if p.Sequence != 0 && p.Sequence <= seq {
-				rep.errorf("%s: delta sequence %d not increasing", r.runID, p.Sequence)
+				rep.fail(ClauseStreamShape, r.runID, "delta sequence %d not increasing", p.Sequence)
 			}
 			seq = max(seq, p.Sequence)
 		}
 		if sawError && !ev.Terminal() && ev.Payload.MessageType() != wire.TypeUsage &&
 			ev.Payload.MessageType() != wire.TypeError {
-			rep.errorf("%s: event %d (%s) after error", r.runID, i, ev.Payload.MessageType())
+			rep.fail(ClauseStreamShape, r.runID, "event %d (%s) after error", i, ev.Payload.MessageType())
 		}
 	}
 	if requireDone && !sawDone {
-		rep.errorf("%s: stream ended without done", r.runID)
+		rep.fail(ClauseStreamShape, r.runID, "stream ended without done")
 	}
 	return done, sawDone
 }
 
 // newExecutor prepares an Executor or reports why it could not.
-func newExecutor(rep *report, f agent.ExecutorFactory, fx Fixture) agent.Executor {
+func newExecutor(rep *Report, f agent.ExecutorFactory, fx Fixture) agent.Executor {
 	ctx, cancel := context.WithTimeout(context.Background(), fx.Timeout)
 	defer cancel()
 	ex, err := f.NewExecutor(ctx, fx.Config)
 	if err != nil || ex == nil {
-		rep.errorf("NewExecutor: %v", err)
+		rep.fail(ClauseFixture, "NewExecutor", "%v", err)
 		return nil
 	}
 	return ex
 }
 
 // closeExecutor closes ex and reports a failure.
-func closeExecutor(rep *report, fx Fixture, ex agent.Executor) bool {
+func closeExecutor(rep *Report, fx Fixture, ex agent.Executor) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), fx.Timeout)
 	defer cancel()
+	rep.exercise(ClauseClose)
 	if err := ex.Close(ctx); err != nil {
-		rep.errorf("Close: %v", err)
+		rep.fail(ClauseClose, "Close", "%v", err)
 		return false
 	}
 	return true
 }
 
-func cancelTurn(rep *report, fx Fixture, r *run) {
+func cancelTurn(rep *Report, fx Fixture, r *run) {
 	ctx, cancel := context.WithTimeout(context.Background(), fx.Timeout)
 	defer cancel()
 	if err := r.turn.Cancel(ctx); err != nil {
-		rep.errorf("%s: Cancel: %v", r.runID, err)
+		rep.fail(ClauseCancelExact, r.runID, "Cancel: %v", err)
+	}
+}
+
+// cancelPromptly cancels and checks that Cancel returned within the window
+// without waiting for settlement.
+func cancelPromptly(rep *Report, fx Fixture, r *run) {
+	returned := make(chan struct{})
+	var err error
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), fx.Timeout)
+		defer cancel()
+		err = r.turn.Cancel(ctx)
+		close(returned)
+	}()
+	if !waitClosed(returned, fx.Window) {
+		rep.fail(ClauseSettlement, r.runID, "Cancel waited for settlement (did not return within %v)", fx.Window)
+		<-returned
+	}
+	if err != nil {
+		rep.fail(ClauseCancelExact, r.runID, "Cancel: %v", err)
 	}
 }
 
@@ -169,4 +233,15 @@ func waitClosed(c <-chan struct{}, window time.Duration) bool {
 	case <-timer.C:
 		return false
 	}
+}
+
+// sameObject reports whether two Turns are one object; Turns of
+// incomparable types are distinct by construction.
+func sameObject(a, b agent.Turn) (same bool) {
+	defer func() {
+		if recover() != nil {
+			same = false
+		}
+	}()
+	return a == b
 }

@@ -2,8 +2,6 @@ package contracttest
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"strings"
 	"time"
@@ -12,50 +10,46 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// canary is submitted content that must never appear in a refusal reason.
-const canary = "contract-canary-5e1d"
+// canary is submitted content that must never appear in a refusal reason;
+// canaryAlt is the second content the fixed-reason comparison submits.
+const (
+	canary    = "contract-canary-5e1d"
+	canaryAlt = "contract-canary-other-91b3"
+)
 
-// extension is one extension operation with the capability that declares
-// it (unspecified when the owner, not a capability, decides).
-type extension struct {
-	name     string
-	declared wire.CapabilitySupport
-	call     func(ctx context.Context) error
-}
-
-// TestUnsupported checks every extension interface on the Executor and on a
-// Turn: each must be implemented explicitly; a declared operation must not
-// answer ErrUnsupportedOperation; a refusal's reason must not echo the
-// submitted content and the refusal must have no native effect (checked
-// with Fixture.Effects); refusals leave the Turn healthy. The required
-// DurableSteerer must never answer ErrUnsupportedOperation.
-func TestUnsupported(f agent.ExecutorFactory, fx Fixture) error {
+// CheckUnsupported checks every extension interface (Contracts) on the
+// Executor, on a Turn and, with Fixture.Preparations or a factory that
+// also prepares, on a Prepared owner: each must be implemented explicitly;
+// an operation the declaration leaves unsupported answers
+// ErrUnsupportedOperation; a declared one never does; a refusal's reason
+// is fixed (the same for other content), non-empty and never echoes the
+// submitted content; a refusal has no native effect (Fixture.Effects); the
+// Turn stays healthy and the required DurableSteerer is never refused as
+// unsupported.
+func CheckUnsupported(f agent.ExecutorFactory, fx Fixture) *Report {
 	fx = fx.withDefaults()
-	rep := &report{name: "TestUnsupported"}
+	rep := newReport()
 	ex := newExecutor(rep, f, fx)
 	if ex == nil {
-		return rep.err()
+		return rep
 	}
-	checkExtensions(rep, fx, "Executor", workspaceExtensions(rep, "Executor", ex, ""))
+	checkOwner(rep, fx, OwnerExecutor, ex, "")
 	if fx.Hold != nil {
 		fx.Hold()
 	}
 	r := start(rep, fx, ex, "unsupported-1", fx.Input)
-	if r.turn == nil || r.startErr != nil {
-		rep.errorf("Turn did not start: %v", r.startErr)
+	if !r.started() {
+		rep.fail(ClauseUnsupported, r.runID, "Turn did not start: %v", r.startErr)
 		closeExecutor(rep, fx, ex)
-		return rep.err()
+		return rep
 	}
-	exts := append(turnExtensions(rep, fx, r.turn), workspaceExtensions(rep, "Turn", r.turn, r.runID)...)
-	checkExtensions(rep, fx, "Turn", exts)
-	ctx, cancel := context.WithTimeout(context.Background(), fx.Timeout)
-	_, err := r.turn.SteerDurable(ctx, agent.SteerInput{InputID: "durable-1", Input: wire.TextInput("steer")})
-	cancel()
+	checkOwner(rep, fx, OwnerTurn, r.turn, r.runID)
+	_, err := steer(fx, r, "durable-1", "steer")
 	switch {
 	case errors.Is(err, agent.ErrUnsupportedOperation):
-		rep.errorf("required DurableSteerer answered Unsupported")
+		rep.fail(ClauseUnsupported, r.runID, "required DurableSteerer answered Unsupported")
 	case err != nil && fx.Hold != nil:
-		rep.errorf("held Turn refused a durable input after the refusals: %v", err)
+		rep.fail(ClauseUnsupported, r.runID, "held Turn refused a durable input after the refusals: %v", err)
 	}
 	if fx.Hold != nil {
 		cancelTurn(rep, fx, r)
@@ -63,101 +57,84 @@ func TestUnsupported(f agent.ExecutorFactory, fx Fixture) error {
 	settle(rep, fx, r)
 	checkStream(rep, r, false)
 	closeExecutor(rep, fx, ex)
-	return rep.err()
+	checkPrepared(rep, fx, f)
+	return rep
 }
 
-func checkExtensions(rep *report, fx Fixture, owner string, exts []extension) {
-	for _, x := range exts {
-		before := effects(fx)
+func checkPrepared(rep *Report, fx Fixture, f agent.ExecutorFactory) {
+	pf := fx.Preparations
+	if pf == nil {
+		pf, _ = f.(agent.PreparationFactory)
+	}
+	if pf == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), fx.Timeout)
+	p, err := pf.Prepare(ctx, fx.Config)
+	cancel()
+	if err != nil || p == nil {
+		rep.fail(ClauseFixture, "Prepare", "%v", err)
+		return
+	}
+	checkOwner(rep, fx, OwnerPrepared, p, "")
+	for range 2 {
 		ctx, cancel := context.WithTimeout(context.Background(), fx.Timeout)
-		err := x.call(ctx)
+		err := p.Release(ctx)
 		cancel()
-		// Let any effect of this call land before the next fingerprint.
-		timer := time.NewTimer(fx.Window)
-		<-timer.C
-		if !errors.Is(err, agent.ErrUnsupportedOperation) {
+		rep.exercise(ClauseClose)
+		if err != nil {
+			rep.fail(ClauseClose, "Prepared.Release", "%v (Release is idempotent after success)", err)
+		}
+	}
+}
+
+// checkOwner calls every extension the owner must implement.
+func checkOwner(rep *Report, fx Fixture, owner Owner, v any, runID string) {
+	for _, c := range ownedBy(owner, true) {
+		step := string(owner) + "." + c.Interface
+		rep.exercise(ClauseUnsupported)
+		if !c.Implemented(v) {
+			rep.fail(ClauseUnsupported, step, "%s does not implement agent.%s: implement it or refuse it explicitly", owner, c.Interface)
 			continue
 		}
-		if x.declared.IsSupported() {
-			rep.errorf("%s.%s is declared but answered Unsupported", owner, x.name)
+		declared := wire.CapabilityUnspecified
+		if c.Capability != nil {
+			declared = c.Capability(fx.Capabilities)
 		}
-		if strings.Contains(err.Error(), canary) {
-			rep.errorf("%s.%s refusal reason echoes submitted content", owner, x.name)
+		before := effects(fx)
+		err := call(fx, c, v, runID, canary)
+		if !errors.Is(err, agent.ErrUnsupportedOperation) {
+			if declared == wire.CapabilityUnsupported {
+				rep.fail(ClauseUnsupported, step, "the declaration leaves it unsupported but it answered %v, not ErrUnsupportedOperation", err)
+			}
+			continue
+		}
+		if declared.IsSupported() {
+			rep.fail(ClauseDeclaration, step, "declared supported but answered Unsupported")
+		}
+		msg := err.Error()
+		if strings.Contains(msg, canary) {
+			rep.fail(ClauseUnsupported, step, "refusal reason echoes submitted content")
+		}
+		if strings.TrimSpace(strings.TrimPrefix(msg, agent.ErrUnsupportedOperation.Error())) == "" {
+			rep.fail(ClauseUnsupported, step, "refusal carries no reason")
 		}
 		if effects(fx) != before {
-			rep.errorf("%s.%s answered Unsupported but had a native effect", owner, x.name)
+			rep.fail(ClauseUnsupported, step, "answered Unsupported but had a native effect")
+		}
+		if again := call(fx, c, v, runID, canaryAlt); again == nil || again.Error() != msg {
+			rep.fail(ClauseUnsupported, step, "refusal reason is not fixed: other content gave %v", again)
 		}
 	}
 }
 
-func turnExtensions(rep *report, fx Fixture, t agent.Turn) []extension {
-	var exts []extension
-	caps := fx.Capabilities
-	if s, ok := t.(agent.Steerer); ok {
-		exts = append(exts, extension{"Steer", caps.Steering, func(ctx context.Context) error {
-			return s.Steer(ctx, agent.SteerInput{InputID: "plain-1", Input: wire.TextInput(canary)})
-		}})
-	} else {
-		rep.errorf("Turn does not implement agent.Steerer")
-	}
-	if s, ok := t.(agent.FunctionResultSubmitter); ok {
-		exts = append(exts, extension{"SubmitFunctionResult", caps.FunctionTools, func(ctx context.Context) error {
-			return s.SubmitFunctionResult(ctx, wire.FunctionResult{DeliveryID: "delivery-1", CallID: "call-1",
-				Success: true, Content: []wire.InputContent{wire.TextPart(canary)}})
-		}})
-	} else {
-		rep.errorf("Turn does not implement agent.FunctionResultSubmitter")
-	}
-	if s, ok := t.(agent.PermissionResponder); ok {
-		exts = append(exts, extension{"RespondPermission", caps.Permissions, func(ctx context.Context) error {
-			return s.RespondPermission(ctx, "permission-1", wire.PermissionDecision{DeliveryID: "delivery-2", Approved: true, Message: canary})
-		}})
-	} else {
-		rep.errorf("Turn does not implement agent.PermissionResponder")
-	}
-	if s, ok := t.(agent.UserChoiceResponder); ok {
-		exts = append(exts, extension{"RespondUserChoice", caps.Permissions, func(ctx context.Context) error {
-			return s.RespondUserChoice(ctx, "ask-1", wire.UserChoiceDecision{DeliveryID: "delivery-3",
-				QuestionAnswers: []wire.QuestionAnswer{{QuestionID: "q1", Answers: []string{canary}}}})
-		}})
-	} else {
-		rep.errorf("Turn does not implement agent.UserChoiceResponder")
-	}
-	return exts
-}
-
-func workspaceExtensions(rep *report, owner string, v any, runID string) []extension {
-	var exts []extension
-	read := wire.WorkspaceRead{RunID: runID, EnvironmentID: "environment-1", Path: canary + ".txt", MaxBytes: 64}
-	if runID == "" {
-		read.Handle = "handle-1"
-	}
-	if s, ok := v.(agent.WorkspaceReader); ok {
-		exts = append(exts, extension{"ReadWorkspaceFile", wire.CapabilityUnspecified, func(ctx context.Context) error {
-			_, err := s.ReadWorkspaceFile(ctx, read)
-			return err
-		}})
-	} else {
-		rep.errorf("%s does not implement agent.WorkspaceReader", owner)
-	}
-	if s, ok := v.(agent.WorkspaceDirectoryLister); ok {
-		list := read
-		list.MaxBytes, list.Operation, list.MaxEntries, list.Path = 0, "directory", 16, canary
-		exts = append(exts, extension{"ListWorkspaceDirectory", wire.CapabilityUnspecified, func(ctx context.Context) error {
-			_, err := s.ListWorkspaceDirectory(ctx, list)
-			return err
-		}})
-	} else {
-		rep.errorf("%s does not implement agent.WorkspaceDirectoryLister", owner)
-	}
-	if s, ok := v.(agent.WorkspaceWriter); ok {
-		sum := sha256.Sum256([]byte(canary))
-		exts = append(exts, extension{"WriteWorkspaceFile", wire.CapabilityUnspecified, func(ctx context.Context) error {
-			return s.WriteWorkspaceFile(ctx, agent.WorkspaceFile{Path: canary + ".txt", SizeBytes: int64(len(canary)),
-				SHA256: hex.EncodeToString(sum[:]), Data: strings.NewReader(canary)})
-		}})
-	} else {
-		rep.errorf("%s does not implement agent.WorkspaceWriter", owner)
-	}
-	return exts
+// call runs one extension operation, then lets any effect it had land
+// before the next fingerprint.
+func call(fx Fixture, c Contract, v any, runID, content string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), fx.Timeout)
+	err := c.Call(ctx, v, runID, content)
+	cancel()
+	timer := time.NewTimer(fx.Window)
+	<-timer.C
+	return err
 }

@@ -57,6 +57,9 @@ type TurnScript struct {
 	// SteerApplyLatency delays native application of steered input after
 	// its write completed.
 	SteerApplyLatency time.Duration
+	// LateDelta, when set, is delivered by one more native callback after
+	// the Turn settled; the callback captured its Turn, so it is dropped.
+	LateDelta string
 }
 
 // Truth is the Harness's ground truth: what really happened natively.

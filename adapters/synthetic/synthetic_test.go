@@ -31,6 +31,16 @@ func fixture(h *synthetic.Harness) contracttest.Fixture {
 		},
 		FailClose: func() { h.FailCloses(1) },
 		Effects:   func() string { return fmt.Sprintf("%+v", h.Truth()) },
+		Applied:   func(text string) bool { return slices.Contains(h.Truth().InputsApplied, text) },
+
+		HoldSlowApply: func() { h.Script(synthetic.TurnScript{Hold: true, SteerApplyLatency: time.Second}) },
+		SlowCancel:    func() { h.Script(synthetic.TurnScript{Hold: true, CancelLatency: time.Second}) },
+		Retire:        func() { h.Script(synthetic.TurnScript{Retire: "native owner cannot continue"}) },
+		NativeExit: func() {
+			h.Script(synthetic.TurnScript{Deltas: []string{"partial"},
+				Error: &wire.RunError{Error: "native process exited"}, Retire: "native process exited"})
+		},
+		LateEvent: func(marker string) { h.Script(synthetic.TurnScript{LateDelta: marker}) },
 	}
 }
 
@@ -38,9 +48,7 @@ func fixture(h *synthetic.Harness) contracttest.Fixture {
 func TestSharedTextLifecycle(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := synthetic.New()
-		if err := contracttest.TextLifecycle(h, fixture(h)); err != nil {
-			t.Fatal(err)
-		}
+		contracttest.TextLifecycle(t, h, fixture(h))
 	})
 }
 
@@ -49,9 +57,7 @@ func TestSharedTextLifecycle(t *testing.T) {
 func TestUnsupportedExtensionsHaveNoNativeEffects(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := synthetic.New()
-		if err := contracttest.TestUnsupported(h, fixture(h)); err != nil {
-			t.Fatal(err)
-		}
+		contracttest.UnsupportedExtensionsHaveNoNativeEffects(t, h, fixture(h))
 		p, err := h.Prepare(t.Context(), config())
 		if err != nil {
 			t.Fatal(err)

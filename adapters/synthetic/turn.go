@@ -71,6 +71,21 @@ func (t *Turn) run(text string) {
 		settlement = agent.Retire(t.script.Retire)
 	}
 	t.finish(settlement)
+	if t.script.LateDelta != "" {
+		t.lateCallback(wire.Delta{Delta: t.script.LateDelta})
+	}
+}
+
+// lateCallback is a native callback that fires after the Turn ended. It
+// captured this Turn before the native work began, so it can reach no
+// other Turn; this one has closed its output and drops it.
+func (t *Turn) lateCallback(p wire.Payload) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.ended {
+		return
+	}
+	t.out <- agent.Event{RunID: t.runID, Payload: p}
 }
 
 // stream emits the thinking and deltas and holds when scripted. It returns
