@@ -1,0 +1,195 @@
+package adaptertest
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/daemon/runner"
+	"github.com/turnstile-sim/turnstile/sim/check"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// workload drives the simulated Core's API with a seeded mix of Turns,
+// steering and cancels, and injects connection cuts and Core restarts.
+type workload struct {
+	opts     Options
+	r        *rand.Rand
+	core     *simCore
+	relay    *relay
+	rec      *recorder
+	sessions []string
+	turns    []string // every Turn submitted, in order
+	n        int      // texts drawn
+}
+
+// apiTimeout bounds one API call; a Call during a restart fails fast.
+const apiTimeout = 30 * time.Second
+
+func (w *workload) run() error {
+	w.rec.setStep(0, "create sessions")
+	if err := w.waitConnected(); err != nil {
+		return err
+	}
+	for range w.opts.Sessions {
+		res, err := w.call(func(c core.CallID) core.Event {
+			return core.CreateSession{Call: c, Agent: core.AgentConfig{Kind: w.kind(), Model: w.opts.Model, Environment: core.EnvNone}}
+		})
+		if err != nil {
+			return fmt.Errorf("create session: %w", err)
+		}
+		w.sessions = append(w.sessions, res.SessionID)
+	}
+	for step := 1; step <= w.opts.Steps; step++ {
+		if err := w.step(step); err != nil {
+			return err
+		}
+		w.pause(time.Duration(w.r.IntN(3000)) * time.Millisecond)
+	}
+	w.rec.setStep(w.opts.Steps+1, "wait for every Turn to end")
+	w.awaitTerminal()
+	return nil
+}
+
+func (w *workload) kind() string {
+	w.rec.mu.Lock()
+	defer w.rec.mu.Unlock()
+	return w.rec.installed[0].Kind
+}
+
+// waitConnected waits until the daemon's first heartbeat reached Core,
+// so the first Turns find a Runtime.
+func (w *workload) waitConnected() error {
+	for range 600 {
+		w.rec.mu.Lock()
+		n := w.rec.rep.clause(CheckDeclaredOnWire).Exercised
+		w.rec.mu.Unlock()
+		if n > 0 {
+			return nil
+		}
+		w.pause(100 * time.Millisecond)
+	}
+	return fmt.Errorf("the daemon never sent a heartbeat")
+}
+
+func (w *workload) pause(d time.Duration) {
+	t := time.NewTimer(d)
+	<-t.C
+}
+
+// step draws and performs one action.
+func (w *workload) step(n int) error {
+	x := w.r.IntN(100)
+	faults := !w.opts.NoFaults
+	switch {
+	case x < 40 || len(w.turns) == 0:
+		s := w.sessions[w.r.IntN(len(w.sessions))]
+		w.rec.setStep(n, "submit a Turn on "+s)
+		if w.opts.BeforeTurn != nil {
+			w.opts.BeforeTurn(w.r)
+		}
+		res, err := w.call(func(c core.CallID) core.Event {
+			return core.SubmitTurn{Call: c, Session: s, Input: w.text()}
+		})
+		if err == nil {
+			w.turns = append(w.turns, res.TurnID)
+		}
+	case x < 65:
+		t := w.turns[w.r.IntN(len(w.turns))]
+		w.rec.setStep(n, "steer "+t)
+		_, _ = w.call(func(c core.CallID) core.Event { return core.SteerInput{Call: c, Turn: t, Input: w.text()} })
+	case x < 80:
+		t := w.turns[w.r.IntN(len(w.turns))]
+		w.rec.setStep(n, "cancel "+t)
+		_, _ = w.call(func(c core.CallID) core.Event { return core.CancelTurn{Call: c, Turn: t} })
+	case x < 90 && faults:
+		w.rec.setStep(n, "cut the daemon's connection")
+		w.relay.cut()
+	case x < 95 && faults:
+		w.rec.setStep(n, "restart Core")
+		if err := w.core.restart(); err != nil {
+			return fmt.Errorf("step %d: restart Core: %w", n, err)
+		}
+	default:
+		w.rec.setStep(n, "let time pass")
+		w.pause(time.Duration(1+w.r.IntN(20)) * time.Second)
+	}
+	return nil
+}
+
+// call runs one API event with the call budget.
+func (w *workload) call(ev func(core.CallID) core.Event) (core.APIResult, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), apiTimeout)
+	defer cancel()
+	return w.core.call(ctx, ev)
+}
+
+func (w *workload) text() wire.MessageInput {
+	w.n++
+	return wire.TextInput("workload input " + strconv.Itoa(w.n))
+}
+
+// awaitTerminal reads every Turn until all are terminal or the deadline
+// passed; each Turn still open then fails the liveness clause.
+func (w *workload) awaitTerminal() {
+	deadline := time.Now().Add(w.opts.Deadline)
+	open := slices.Clone(w.turns)
+	for len(open) > 0 && time.Now().Before(deadline) {
+		open = slices.DeleteFunc(open, func(t string) bool { return check.IsTerminal(w.state(t)) })
+		if len(open) > 0 {
+			w.pause(time.Second)
+		}
+	}
+	w.rec.mu.Lock()
+	defer w.rec.mu.Unlock()
+	w.rec.rep.clause(CheckTurnEnds).Exercised += len(w.turns)
+	for _, t := range open {
+		w.rec.failLocked(CheckTurnEnds, "Turn %s is %s %s after the workload ended", t, w.stateLocked(t), w.opts.Deadline)
+	}
+}
+
+func (w *workload) state(t string) string {
+	res, err := w.call(func(c core.CallID) core.Event { return core.ReadTurn{Call: c, Turn: t} })
+	if err != nil || res.Turn == nil {
+		return ""
+	}
+	return string(res.Turn.State)
+}
+
+func (w *workload) stateLocked(t string) string {
+	w.rec.mu.Unlock()
+	defer w.rec.mu.Lock()
+	return w.state(t)
+}
+
+// judgeShutdown: the daemon's shutdown must release everything, and the
+// adapter must have confirmed every close and settlement it owned.
+func (r *recorder) judgeShutdown(res runner.Result, err error) {
+	executors, turns := r.owned()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.setStepLocked("shutdown")
+	r.exerciseLocked(CheckShutdownComplete)
+	switch {
+	case err != nil:
+		r.failLocked(CheckShutdownComplete, "the daemon ended with %v", err)
+	case !res.Complete:
+		r.failLocked(CheckShutdownComplete, "the daemon's shutdown ran out of grace owning %d resources", len(res.Owned))
+	}
+	r.rep.clause(CheckNothingOwned).Exercised += len(r.executors) + len(r.turns)
+	for _, e := range executors {
+		r.failLocked(CheckNothingOwned, "executor %s was never confirmed closed", e)
+	}
+	for _, t := range turns {
+		r.failLocked(CheckNothingOwned, "run %s never confirmed its settlement", t)
+	}
+}
+
+func (r *recorder) setStepLocked(name string) {
+	r.step++
+	r.stepName = name
+}
