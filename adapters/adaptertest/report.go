@@ -19,9 +19,11 @@ func (c ClauseResult) Passed() bool { return c.Exercised > 0 && len(c.Failures) 
 
 // Report is the per-clause outcome of one run against the simulated Core.
 type Report struct {
-	Seed    uint64
-	Steps   int
-	clauses []*ClauseResult
+	Seed  uint64
+	Steps int
+	// What the workload did.
+	Turns, Steers, Cancels, Cuts, Restarts int
+	clauses                                []*ClauseResult
 }
 
 func (r *Report) clause(check string) *ClauseResult {
@@ -70,7 +72,8 @@ func (r *Report) Failed() bool {
 // failed with the first failing step.
 func (r *Report) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "seed %d, %d workload steps\n", r.Seed, r.Steps)
+	fmt.Fprintf(&b, "seed %d, %d workload steps: %d Turns, %d steers, %d cancels, %d connection cuts, %d Core restarts\n",
+		r.Seed, r.Steps, r.Turns, r.Steers, r.Cancels, r.Cuts, r.Restarts)
 	for _, c := range r.clauses {
 		switch {
 		case len(c.Failures) > 0:

@@ -97,28 +97,41 @@ func (w *workload) step(n int) error {
 		})
 		if err == nil {
 			w.turns = append(w.turns, res.TurnID)
+			w.count(func(r *Report) { r.Turns++ })
 		}
 	case x < 65:
 		t := w.turns[w.r.IntN(len(w.turns))]
 		w.rec.setStep(n, "steer "+t)
-		_, _ = w.call(func(c core.CallID) core.Event { return core.SteerInput{Call: c, Turn: t, Input: w.text()} })
+		if _, err := w.call(func(c core.CallID) core.Event { return core.SteerInput{Call: c, Turn: t, Input: w.text()} }); err == nil {
+			w.count(func(r *Report) { r.Steers++ })
+		}
 	case x < 80:
 		t := w.turns[w.r.IntN(len(w.turns))]
 		w.rec.setStep(n, "cancel "+t)
-		_, _ = w.call(func(c core.CallID) core.Event { return core.CancelTurn{Call: c, Turn: t} })
+		if _, err := w.call(func(c core.CallID) core.Event { return core.CancelTurn{Call: c, Turn: t} }); err == nil {
+			w.count(func(r *Report) { r.Cancels++ })
+		}
 	case x < 90 && faults:
 		w.rec.setStep(n, "cut the daemon's connection")
 		w.relay.cut()
+		w.count(func(r *Report) { r.Cuts++ })
 	case x < 95 && faults:
 		w.rec.setStep(n, "restart Core")
 		if err := w.core.restart(); err != nil {
 			return fmt.Errorf("step %d: restart Core: %w", n, err)
 		}
+		w.count(func(r *Report) { r.Restarts++ })
 	default:
 		w.rec.setStep(n, "let time pass")
 		w.pause(time.Duration(1+w.r.IntN(20)) * time.Second)
 	}
 	return nil
+}
+
+func (w *workload) count(f func(*Report)) {
+	w.rec.mu.Lock()
+	defer w.rec.mu.Unlock()
+	f(w.rec.rep)
 }
 
 // call runs one API event with the call budget.
