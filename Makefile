@@ -21,8 +21,11 @@ check: fmt vet race check-runtime-contract
 # check-runtime-contract: the shared wire validators, Core's and the
 # Runtime's protocol machines and their shells (gateway and server,
 # transport and runner), every wire scenario on all three runners under
-# scenarios/ (machine, coreside, runtimeside), and the Harness declaration
-# and contract tests. It needs no
+# scenarios/ (machine, coreside, runtimeside), and the adapter kits on
+# every adapter under adapters/: the shared text lifecycle, unsupported
+# extensions, declaration completeness and the run against a simulated
+# Core (adapters/contracttest, adapters/adaptertest; the guide
+# adapters/README.md is followed by adapters/example's TestGuide). It needs no
 # model credentials and no sandbox. Scenario transcripts are compared,
 # never rewritten (`go test ./scenarios/machine -rewrite` does that).
 CONTRACT_PKGS = ./wire ./core ./daemon ./scenarios/... ./adapters/... \
