@@ -33,6 +33,7 @@ const (
 	swallowedClose                   // reports a failed Close as success
 	minimalTurn                      // implements only agent.Turn, no extensions
 	noopCancel                       // Cancel does nothing
+	acceptsAnyResult                 // takes a function result for a call it never emitted
 )
 
 type brokenFactory struct {
@@ -183,6 +184,8 @@ func (t *brokenTurn) SubmitFunctionResult(ctx context.Context, r wire.FunctionRe
 		return agent.Unsupported("not qualified")
 	case unsafeReason:
 		return fmt.Errorf("%w: cannot apply %q", agent.ErrUnsupportedOperation, *r.Content[0].Text)
+	case acceptsAnyResult:
+		return nil
 	}
 	return t.Turn.SubmitFunctionResult(ctx, r)
 }
@@ -263,6 +266,11 @@ func TestBrokenAdaptersAreCaught(t *testing.T) {
 				fx.Capabilities.FunctionTools = wire.CapabilitySupported
 			},
 			unsupported, contracttest.ClauseDeclaration, "Turn.FunctionResultSubmitter: declared supported but answered Unsupported"},
+		{"result for a call never emitted", acceptsAnyResult,
+			func(_ *synthetic.Harness, fx *contracttest.Fixture) {
+				fx.Capabilities.FunctionTools = wire.CapabilitySupported
+			},
+			unsupported, contracttest.ClauseFreshTurnState, "Turn.FunctionResultSubmitter: accepted an answer for an identity this Turn never emitted"},
 		{"refusal echoes content", unsafeReason, nil, unsupported, contracttest.ClauseUnsupported,
 			"Turn.FunctionResultSubmitter: refusal reason echoes submitted content"},
 		{"settled before output closed", earlySettle,

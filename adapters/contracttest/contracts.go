@@ -43,6 +43,9 @@ type Contract struct {
 	// Call invokes the extension's operation on v with content as the
 	// submitted data (extensions only).
 	Call func(ctx context.Context, v any, runID, content string) error
+	// Identity: Call names a call or interaction the Turn never emitted,
+	// which a declared implementation answers with ErrNotPending.
+	Identity bool
 }
 
 // Contracts returns the classification of every contract interface.
@@ -80,20 +83,20 @@ func extensionContracts() []Contract {
 			Call: func(ctx context.Context, v any, _, content string) error {
 				return v.(agent.Steerer).Steer(ctx, agent.SteerInput{InputID: "plain-1", Input: wire.TextInput(content)})
 			}},
-		{Interface: "FunctionResultSubmitter", Owners: []Owner{OwnerTurn}, Capability: functions,
+		{Interface: "FunctionResultSubmitter", Owners: []Owner{OwnerTurn}, Identity: true, Capability: functions,
 			Implemented: is[agent.FunctionResultSubmitter],
 			Call: func(ctx context.Context, v any, _, content string) error {
 				return v.(agent.FunctionResultSubmitter).SubmitFunctionResult(ctx, wire.FunctionResult{
 					DeliveryID: "delivery-1", CallID: "call-1", Success: true,
 					Content: []wire.InputContent{wire.TextPart(content)}})
 			}},
-		{Interface: "PermissionResponder", Owners: []Owner{OwnerTurn}, Capability: permissions,
+		{Interface: "PermissionResponder", Owners: []Owner{OwnerTurn}, Identity: true, Capability: permissions,
 			Implemented: is[agent.PermissionResponder],
 			Call: func(ctx context.Context, v any, _, content string) error {
 				return v.(agent.PermissionResponder).RespondPermission(ctx, "permission-1",
 					wire.PermissionDecision{DeliveryID: "delivery-2", Approved: true, Message: content})
 			}},
-		{Interface: "UserChoiceResponder", Owners: []Owner{OwnerTurn}, Capability: permissions,
+		{Interface: "UserChoiceResponder", Owners: []Owner{OwnerTurn}, Identity: true, Capability: permissions,
 			Implemented: is[agent.UserChoiceResponder],
 			Call: func(ctx context.Context, v any, _, content string) error {
 				return v.(agent.UserChoiceResponder).RespondUserChoice(ctx, "ask-1", wire.UserChoiceDecision{

@@ -107,6 +107,9 @@ func checkOwner(rep *Report, fx Fixture, owner Owner, v any, runID string) {
 			if declared == wire.CapabilityUnsupported {
 				rep.fail(ClauseUnsupported, step, "the declaration leaves it unsupported but it answered %v, not ErrUnsupportedOperation", err)
 			}
+			if declared.IsSupported() && c.Identity && owner == OwnerTurn {
+				checkUnknownIdentity(rep, step, err)
+			}
 			continue
 		}
 		if declared.IsSupported() {
@@ -137,4 +140,16 @@ func call(fx Fixture, c Contract, v any, runID, content string) error {
 	timer := time.NewTimer(fx.Window)
 	<-timer.C
 	return err
+}
+
+// checkUnknownIdentity: a declared operation named a call or interaction
+// this fresh Turn never emitted; only ErrNotPending is right.
+func checkUnknownIdentity(rep *Report, step string, err error) {
+	rep.exercise(ClauseFreshTurnState)
+	switch {
+	case err == nil:
+		rep.fail(ClauseFreshTurnState, step, "accepted an answer for an identity this Turn never emitted (state of another Turn, or an invented identity)")
+	case !errors.Is(err, agent.ErrNotPending):
+		rep.fail(ClauseFreshTurnState, step, "an identity this Turn never emitted answered %v, want ErrNotPending", err)
+	}
 }
