@@ -138,6 +138,7 @@ func Simulate(d agent.Declaration, opts Options, logf func(string, ...any)) (*Re
 		Policy:    transport.Policy{Base: 500 * time.Millisecond, Max: 4 * time.Second},
 		Rand:      rand.New(rand.NewPCG(opts.Seed, 2)),
 		Log:       log,
+		OnReport:  func(r dmachine.Report) { rec.shutdownReported(r.Complete, len(r.Owned)) },
 	})
 	ended := make(chan runEnd, 1)
 	go func() {

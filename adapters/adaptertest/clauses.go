@@ -27,6 +27,7 @@ var clauseTable = []struct{ check, clause string }{
 	{CheckOutputAfterDone, "no Run output after its done"},
 	{check.CheckRefusalCode, "documented codes and states only"},
 	{CheckTurnEnds, "every Turn reaches a terminal state"},
+	{check.CheckShutdownReport, "a shutdown report claims completeness only when the adapter holds nothing"},
 	{CheckShutdownComplete, "shutdown releases everything"},
 	{CheckNothingOwned, "nothing owned after shutdown"},
 }

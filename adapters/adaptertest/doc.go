@@ -33,7 +33,11 @@
 // the run: a Run becomes one native Turn, an input is applied once,
 // accepted only after the adapter reported application, done and applied
 // cancel only after settlement (and after the confirmed Close a
-// Reusable=false settlement requires), documented codes only. This
+// Reusable=false settlement requires), documented codes only, and a
+// shutdown report claims completeness only when the adapter holds nothing
+// (the checker that needs the instant a machine stepped on a received
+// frame, done_before_receipt, is left out: in a real shell that instant
+// is not on the wire). This
 // package adds: the heartbeat declares what was installed, no Run output
 // after its done, every Turn ends, the shutdown completes and nothing
 // stays owned. No checker calls daemon or core decision code.

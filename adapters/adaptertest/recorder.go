@@ -230,3 +230,13 @@ func (r *recorder) owned() (executors, turns []string) {
 	}
 	return executors, turns
 }
+
+// shutdownReported judges the daemon's shutdown report against what the
+// adapter confirmed.
+func (r *recorder) shutdownReported(complete bool, owned int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.exerciseLocked(check.CheckShutdownReport)
+	r.ledger.ShutdownReported(r.now(), r.device, complete, owned)
+	r.drainLocked()
+}
