@@ -11,17 +11,25 @@ import (
 // Kind is the example's registered kind.
 const Kind = "wordecho"
 
-// Capabilities decides every member: text streaming, durable Turns with
-// applied receipts, cancellation and preparation; nothing else. It has
-// no native tools and no subagents, so execution controls and subagent
-// control hold by construction.
+// Capabilities decides every member in one literal: text streaming,
+// durable Turns with applied receipts, cancellation and preparation;
+// nothing else. It has no native tools and no subagents, so execution
+// controls and subagent control hold by construction. No helper fills the
+// members: one added to the wire type later stays undecided, and the
+// declaration check fails, until it is decided here.
 func Capabilities() wire.AgentKindCapabilities {
-	caps := wire.AllCapabilities(wire.CapabilityUnsupported)
-	for _, on := range []*wire.CapabilitySupport{&caps.Streaming, &caps.EnvironmentNone, &caps.Preparation,
-		&caps.ExecutionControls, &caps.SubagentControl, &caps.DurableInputReceipts, &caps.DurableTurns} {
-		*on = wire.CapabilitySupported
+	yes, no := wire.CapabilitySupported, wire.CapabilityUnsupported
+	return wire.AgentKindCapabilities{
+		Streaming: yes, DurableTurns: yes, DurableInputReceipts: yes, Preparation: yes,
+		EnvironmentNone: yes, ExecutionControls: yes, SubagentControl: yes,
+
+		Steering: no, Usage: no, Permissions: no, Resume: no, NativeSessionRecovery: no,
+		MessageItems: no, ToolObservations: no, SubagentObservations: no, LocalEnvironment: no,
+		WorkspaceAuthoring: no, WorkspaceReadPreparation: no, WorkspaceOutputExport: no,
+		ProgrammaticToolCallingDisable: no, WebSearchControl: no, TextVerbosity: no,
+		StructuredOutput: no, ToolSearch: no, MessageImages: no, FunctionResultImages: no,
+		FunctionTools: no, MCPHTTPTools: no, MCPHTTPRequired: no, MCPHTTPBearerAuth: no,
 	}
-	return caps
 }
 
 // Declaration declares the kind; discovery installs e.
