@@ -2,6 +2,7 @@ package contracttest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -52,7 +53,8 @@ func Declaration(t testing.TB, d agent.Declaration, opts DeclarationOptions) {
 // factory; every contract interface (Contracts) is implemented by the
 // objects that own it — factories, an Executor, a Turn, a receipt (with
 // Hold) and a Prepared — and asserted in the package's contracts.go
-// (one `var _ agent.X = (*T)(nil)` line per interface and type).
+// (one `var _ agent.X = (*T)(nil)` line per interface and type); and
+// no operation the declaration claims answers ErrUnsupportedOperation.
 func CheckDeclaration(d agent.Declaration, opts DeclarationOptions) *Report {
 	if opts.Dir == "" {
 		opts.Dir = "."
@@ -86,7 +88,7 @@ func CheckDeclaration(d agent.Declaration, opts DeclarationOptions) *Report {
 	objects := map[Owner]any{OwnerFactory: rt.Sessions}
 	if rt.Executors != nil {
 		objects[OwnerExecutorFactory] = rt.Executors
-		collectExecutorObjects(rep, opts, rt.Executors, objects)
+		collectExecutorObjects(rep, opts, d.Capabilities, rt.Executors, objects)
 	}
 	if rt.Preparations != nil {
 		objects[OwnerPreparationFactory] = rt.Preparations
@@ -149,8 +151,8 @@ func installedWord(ok bool) string {
 
 // collectExecutorObjects prepares an Executor, starts one Turn and (with
 // Hold) writes one durable input, to check the interfaces each implements.
-func collectExecutorObjects(rep *Report, opts DeclarationOptions, f agent.ExecutorFactory, objects map[Owner]any) {
-	fx := Fixture{Config: opts.Config, Hold: opts.Hold, Timeout: opts.Timeout}.withDefaults()
+func collectExecutorObjects(rep *Report, opts DeclarationOptions, caps wire.AgentKindCapabilities, f agent.ExecutorFactory, objects map[Owner]any) {
+	fx := Fixture{Config: opts.Config, Capabilities: caps, Hold: opts.Hold, Timeout: opts.Timeout}.withDefaults()
 	ex := newExecutor(rep, f, fx)
 	if ex == nil {
 		return
@@ -166,6 +168,7 @@ func collectExecutorObjects(rep *Report, opts DeclarationOptions, f agent.Execut
 		return
 	}
 	objects[OwnerTurn] = r.turn
+	checkDeclaredNotRefused(rep, fx, map[Owner]any{OwnerExecutor: ex, OwnerTurn: r.turn}, r.runID)
 	if opts.Hold != nil {
 		if rc, err := steer(fx, r, "declaration-input", "declaration"); err == nil && rc != nil {
 			objects[OwnerReceipt] = rc
@@ -173,6 +176,25 @@ func collectExecutorObjects(rep *Report, opts DeclarationOptions, f agent.Execut
 		cancelTurn(rep, fx, r)
 	}
 	settle(rep, fx, r)
+}
+
+// checkDeclaredNotRefused calls every extension the declaration claims;
+// answering ErrUnsupportedOperation for it is a contract violation.
+func checkDeclaredNotRefused(rep *Report, fx Fixture, objects map[Owner]any, runID string) {
+	for _, c := range Contracts() {
+		if c.Required || c.Capability == nil || !c.Capability(fx.Capabilities).IsSupported() {
+			continue
+		}
+		for _, o := range c.Owners {
+			v, ok := objects[o]
+			if !ok || !c.Implemented(v) {
+				continue
+			}
+			if err := call(fx, c, v, runID, canary); errors.Is(err, agent.ErrUnsupportedOperation) {
+				rep.fail(ClauseDeclaration, string(o)+"."+c.Interface, "declared supported but answered Unsupported")
+			}
+		}
+	}
 }
 
 func checkImplemented(rep *Report, objects map[Owner]any) {

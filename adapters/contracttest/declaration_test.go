@@ -1,9 +1,11 @@
 package contracttest_test
 
 import (
+	"context"
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +13,7 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/turnstile-sim/turnstile/adapters/agent"
 	"github.com/turnstile-sim/turnstile/adapters/contracttest"
 	"github.com/turnstile-sim/turnstile/adapters/synthetic"
 	"github.com/turnstile-sim/turnstile/wire"
@@ -113,6 +116,27 @@ func TestDeclarationRefusesInstalledClaims(t *testing.T) {
 		d.Capabilities.Steering = wire.CapabilityUnsupported // installed says supported
 		rep := contracttest.CheckDeclaration(d, contracttest.DeclarationOptions{Config: fixture(h).Config, Dir: "../synthetic"})
 		if !strings.Contains(rep.Failures(), "capability steering is installed supported but not declared") {
+			t.Errorf("report:\n%s", rep.Failures())
+		}
+	})
+}
+
+// TestDeclarationRefusesDeclaredButRefused: a declaration that claims an
+// operation the adapter refuses is a contract violation.
+func TestDeclarationRefusesDeclaredButRefused(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := synthetic.New()
+		d := synthetic.Declaration(h)
+		d.Capabilities.FunctionTools = wire.CapabilitySupported
+		discover := d.Discover
+		d.Discover = func(ctx context.Context, p map[string]string, w io.Writer) (*agent.Runtime, error) {
+			rt, err := discover(ctx, p, w)
+			rt.Descriptor.Capabilities.FunctionTools = wire.CapabilitySupported
+			return rt, err
+		}
+		fx := fixture(h)
+		rep := contracttest.CheckDeclaration(d, contracttest.DeclarationOptions{Config: fx.Config, Dir: "../synthetic", Hold: fx.Hold})
+		if !strings.Contains(rep.Failures(), "[declaration completeness] Turn.FunctionResultSubmitter: declared supported but answered Unsupported") {
 			t.Errorf("report:\n%s", rep.Failures())
 		}
 	})
