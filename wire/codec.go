@@ -23,6 +23,19 @@ type envelopeParts struct {
 // Decode checks the JSON shape only; callers apply Validate (or the
 // ValidateAgainst helpers) for the protocol rules.
 func Decode(frame []byte) (Frame, error) {
+	return decodeFrame(frame, (*messageType).decodePayload)
+}
+
+// DecodeReference is Decode through the reference payload path: the strict
+// scan, then encoding/json over the same bytes, then canonicalisation. It
+// returns what Decode returns for every input (a differential test holds
+// the two together) and is kept as that test's oracle and as the baseline
+// of the decode benchmarks.
+func DecodeReference(frame []byte) (Frame, error) {
+	return decodeFrame(frame, (*messageType).referencePayload)
+}
+
+func decodeFrame(frame []byte, payload func(*messageType, []byte) (Payload, error)) (Frame, error) {
 	if len(frame) > FrameBytesMax {
 		return Frame{}, tooLarge("frame", len(frame), FrameBytesMax)
 	}
@@ -43,7 +56,7 @@ func Decode(frame []byte) (Frame, error) {
 	if !ok {
 		return Frame{}, &DecodeError{ID: env.id, Err: fmt.Errorf("%w: %q", ErrUnknownType, truncateForError(env.typ))}
 	}
-	p, err := mt.decodePayload(env.payload)
+	p, err := payload(mt, env.payload)
 	if err != nil {
 		return Frame{}, &DecodeError{Type: mt.name, ID: env.id, Err: err}
 	}

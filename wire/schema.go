@@ -53,6 +53,7 @@ type schemaField struct {
 	// rejected rather than read as absent (wire-reference §3.2).
 	emptyOmitted bool
 	schema       *schema
+	index        []int // reflect field index (through embedded structs)
 }
 
 // schema describes the JSON accepted for one Go type. It is derived once per
@@ -109,7 +110,7 @@ func schemaOf(t reflect.Type) *schema {
 		s.kind = kindStruct
 		s.withhold = t == typeCaps
 		s.ignoreUnknown = slices.Contains(ignoreUnknownTypes, t)
-		s.fields = structFields(t, nil)
+		s.fields = structFields(t, nil, nil)
 		assert(len(s.fields) <= structFieldsMax, "wire: struct %s has too many fields", t)
 	default:
 		s.kind, s.bits = scalarKind(t)
@@ -135,12 +136,13 @@ func scalarKind(t reflect.Type) (jsonKind, int) {
 
 // structFields lists the JSON members of t, flattening embedded structs
 // that carry no json tag (UsageUpdate embeds Usage).
-func structFields(t reflect.Type, out []schemaField) []schemaField {
+func structFields(t reflect.Type, out []schemaField, prefix []int) []schemaField {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		tag, hasTag := f.Tag.Lookup("json")
+		index := append(append([]int(nil), prefix...), i)
 		if f.Anonymous && !hasTag && f.Type.Kind() == reflect.Struct {
-			out = structFields(f.Type, out)
+			out = structFields(f.Type, out, index)
 			continue
 		}
 		if !f.IsExported() || tag == "-" {
@@ -150,7 +152,7 @@ func structFields(t reflect.Type, out []schemaField) []schemaField {
 		if name == "" {
 			name = f.Name
 		}
-		sf := schemaField{name: name, required: !hasOption(opts, "omitempty"), schema: schemaOf(f.Type)}
+		sf := schemaField{name: name, required: !hasOption(opts, "omitempty"), schema: schemaOf(f.Type), index: index}
 		wireTag := f.Tag.Get("wire")
 		sf.nullable = hasOption(wireTag, "nullable")
 		sf.lenient = hasOption(wireTag, "lenient")
