@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -108,6 +109,13 @@ func (sc *scanner) syntax(what string) error {
 }
 
 func (sc *scanner) skipSpace() {
+	if sc.pos < len(sc.data) && sc.data[sc.pos] > ' ' {
+		return
+	}
+	// A long run of spaces (padding) is skipped eight bytes at a time.
+	for sc.pos+8 <= len(sc.data) && binary.LittleEndian.Uint64(sc.data[sc.pos:]) == 0x2020202020202020 {
+		sc.pos += 8
+	}
 	for sc.pos < len(sc.data) && isSpace(sc.data[sc.pos]) {
 		sc.pos++
 	}

@@ -73,7 +73,7 @@ func BenchmarkEnvelopeRoundTripHere(b *testing.B) {
 // strictly. Compare with BenchmarkEnvelopeRoundTripHere.
 func BenchmarkFramePath(b *testing.B) {
 	f := wire.Frame{ID: "t-1", Payload: wire.Delta{ItemID: "item-1", Delta: "hello, world", Sequence: 7}}
-	cache := describeCache{}
+	cache := newDescribeCache(wire.Decode)
 	b.ReportAllocs()
 	for b.Loop() {
 		buf, err := wire.Encode(f)
@@ -85,6 +85,6 @@ func BenchmarkFramePath(b *testing.B) {
 		if _, err := wire.Decode(buf); err != nil {
 			b.Fatal(err)
 		}
-		delete(cache, &buf[0])
+		delete(cache.lines, &buf[0])
 	}
 }

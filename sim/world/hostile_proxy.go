@@ -134,8 +134,12 @@ func padTo(b []byte, n int) []byte {
 	}
 	out := make([]byte, n)
 	copy(out, b[:len(b)-1])
-	for i := len(b) - 1; i < n-1; i++ {
-		out[i] = ' '
+	fill := out[len(b)-1 : n-1]
+	if len(fill) > 0 {
+		fill[0] = ' '
+		for i := 1; i < len(fill); i *= 2 {
+			copy(fill[i:], fill[:i])
+		}
 	}
 	out[n-1] = '}'
 	return out
