@@ -132,15 +132,8 @@ func padTo(b []byte, n int) []byte {
 	if len(b) >= n || len(b) == 0 || b[len(b)-1] != '}' {
 		return b
 	}
-	out := make([]byte, n)
+	out := bytes.Repeat([]byte{' '}, n) // filled without zeroing first
 	copy(out, b[:len(b)-1])
-	fill := out[len(b)-1 : n-1]
-	if len(fill) > 0 {
-		fill[0] = ' '
-		for i := 1; i < len(fill); i *= 2 {
-			copy(fill[i:], fill[:i])
-		}
-	}
 	out[n-1] = '}'
 	return out
 }
