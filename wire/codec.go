@@ -23,6 +23,9 @@ type envelopeParts struct {
 // Decode checks the JSON shape only; callers apply Validate (or the
 // ValidateAgainst helpers) for the protocol rules.
 func Decode(frame []byte) (Frame, error) {
+	if f, ok := decodeInline(frame); ok {
+		return f, nil
+	}
 	return decodeFrame(frame, (*messageType).decodePayload)
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -83,6 +84,21 @@ func TestOnePassMatchesReferenceOnEdgeCases(t *testing.T) {
 		`{"type":"prompt_cancel","id":"r"}`,
 		`{"type":"permission_cancel","id":"r","payload":{}}`,
 		`{"type":"done","id":"r","payload":{"content":"c","transcript":[ 1 ,2]}}`,
+		// envelope orders and shapes the inline path hands to the two-pass one
+		` { "trace" : "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" , "type" : "delta" , "payload" : {"delta":"x","sequence":1} , "id" : "r" } `,
+		`{"type":"delta","trace":{"a":1,"a":2},"payload":{"delta":"x","sequence":1}}`,
+		`{"type":"delta","trace":"\u0030","payload":{"delta":"x","sequence":1}}`,
+		`{"type":"del\u0074a","id":"r","payload":{"delta":"x","sequence":1}}`,
+		`{"type":"delta","id":"r","payload":null}`,
+		`{"type":"delta","id":"r"}`,
+		`{"type":"delta","id":"r","payload":{"delta":"x","sequence":1},"payload":{"delta":"x","sequence":1}}`,
+		`{"type":"delta","id":"r","payload":{"delta":"x","sequence":1},"extra":1}`,
+		`{"type":"delta","id":"r","payload":{"delta":"x","sequence":1}}x`,
+		`{"type":"nope","id":"r","payload":{}}`,
+		`{"type":"delta","id":"` + strings.Repeat("i", IDBytesMax+1) + `","payload":{"delta":"x","sequence":1}}`,
+		`{"id":"r","payload":{"delta":"x","sequence":1}}`,
+		`{}`,
+		`[]`,
 	}
 	for _, f := range frames {
 		sameDecoding(t, []byte(f))
@@ -149,4 +165,20 @@ func TestPropertyOnePassRawCompaction(t *testing.T) {
 			t.Fatalf("raw member %s, want %s", got, want)
 		}
 	})
+}
+
+// TestInlinePathTaken: what Encode writes (type first) is decoded by the
+// inline path for every type on the one-pass path, so the fast path is
+// the one the differential tests exercise.
+func TestInlinePathTaken(t *testing.T) {
+	for _, f := range sampleFrames() {
+		b, err := Encode(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, ok := decodeInline(b)
+		if want := registry[f.Type()].onePassOK; ok != want {
+			t.Errorf("%s: inline %v, want %v", f.Type(), ok, want)
+		}
+	}
 }
