@@ -95,8 +95,16 @@ func scanEnvelope(frame []byte) (envelopeParts, error) {
 		}
 		bit, name := envelopeMember(key)
 		if bit == 0 {
-			sc.set(pathSegment{key: key})
-			return env, sc.fail(ErrUnknownField, "")
+			if err := sc.skipEnvelopeMember(key); err != nil {
+				return env, err
+			}
+			if done, err := sc.endMember('}'); err != nil || done {
+				if err != nil {
+					return env, err
+				}
+				break
+			}
+			continue
 		}
 		sc.set(pathSegment{field: name})
 		if seen&bit != 0 {
@@ -126,6 +134,24 @@ func scanEnvelope(frame []byte) (envelopeParts, error) {
 }
 
 var stringSchema = &schema{kind: kindString}
+
+// envelopeFields are the envelope members, for the case-folding rule.
+var envelopeFields = []schemaField{{name: "type"}, {name: "id"}, {name: "payload"}, {name: "trace"}}
+
+// skipEnvelopeMember skips an unknown envelope member, which the gateway's
+// decoder ignores (wire-reference §1; the R era adds `assignment`). Its
+// value must be well-formed JSON; a name that differs from a member's only
+// in case is rejected, as inside payloads.
+func (sc *scanner) skipEnvelopeMember(key []byte) error {
+	sc.set(pathSegment{key: key})
+	if f := foldedField(envelopeFields, key); f != "" {
+		return sc.fail(ErrUnknownField, "differs from member "+f+" only in case")
+	}
+	sc.anyUTF8 = true
+	err := sc.skipValue()
+	sc.anyUTF8 = false
+	return err
+}
 
 func envelopeMember(key []byte) (uint8, string) {
 	switch string(key) {

@@ -164,7 +164,7 @@ func (sc *scanner) decodeObject(s *schema, v reflect.Value) error {
 		}
 		i := findField(s.fields, key, next)
 		if i < 0 && s.ignoreUnknown {
-			if err := sc.skipUnknown(); err != nil {
+			if err := sc.skipUnknown(s, key); err != nil {
 				return err
 			}
 		} else {
