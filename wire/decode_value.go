@@ -469,15 +469,26 @@ func decodeInline(frame []byte) (Frame, bool) {
 			return Frame{}, false
 		}
 		seen |= bit
-		if name == "payload" {
+		switch name {
+		case "payload":
 			if p, err = mt.inlinePayload(&sc); err != nil {
 				return Frame{}, false
 			}
-		} else if sc.envelopeValue(&env, name) != nil || env.idLen > 0 {
-			return Frame{}, false
-		}
-		if name == "type" {
-			if mt = registry[env.typ]; mt == nil {
+		case "type":
+			// looked up without building the string
+			sc.skipSpace()
+			if sc.pos >= len(frame) || frame[sc.pos] != '"' {
+				return Frame{}, false
+			}
+			raw, escaped, err := sc.str()
+			if err != nil || escaped {
+				return Frame{}, false
+			}
+			if mt = registry[string(raw)]; mt == nil {
+				return Frame{}, false
+			}
+		default:
+			if sc.envelopeValue(&env, name) != nil || env.idLen > 0 {
 				return Frame{}, false
 			}
 		}
