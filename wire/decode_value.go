@@ -206,7 +206,12 @@ func (sc *scanner) decodeMember(s *schema, i int, seen uint64, v reflect.Value) 
 	if !f.required && f.schema.kind == kindBytes {
 		sc.canon = true
 	}
-	fv := v.FieldByIndex(f.index)
+	var fv reflect.Value
+	if len(f.index) == 1 {
+		fv = v.Field(f.index[0])
+	} else {
+		fv = v.FieldByIndex(f.index) // through an embedded struct
+	}
 	if err := sc.decodeValue(f.schema, f.nullable, fv); err != nil {
 		return err
 	}
