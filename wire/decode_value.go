@@ -409,7 +409,7 @@ func (mt *messageType) decodeReference(raw []byte) (Payload, error) {
 	if err := sc.check(mt.schema, false); err != nil {
 		return nil, err
 	}
-	return mt.decode(raw, sc.canon)
+	return mt.referenceDecode(raw, sc.canon)
 }
 
 // onePass decodes raw with the one-pass decoder into a new value of the

@@ -14,8 +14,10 @@ type messageType struct {
 	bodyless bool    // a frame without payload is legal and decodes to zero
 	zero     Payload // the zero payload
 	typ      reflect.Type
-	// decode is the reference decoder of a checked payload.
-	decode func(raw []byte, canon bool) (Payload, error)
+	// referenceDecode is the reference decoder of a checked payload
+	// (encoding/json unless setDecoder replaced it). Replace it only
+	// through setDecoder, which also takes the type off the one-pass path.
+	referenceDecode func(raw []byte, canon bool) (Payload, error)
 	// onePassOK: the payload is decoded by the one-pass decoder
 	// (decode_value.go).
 	onePassOK bool
@@ -32,7 +34,7 @@ func register[P Payload](bodyless bool) {
 	var zero P
 	t := reflect.TypeFor[P]()
 	mt := &messageType{name: zero.MessageType(), schema: schemaOf(t), bodyless: bodyless, zero: zero, typ: t}
-	mt.decode = unmarshalAs[P]
+	mt.referenceDecode = unmarshalAs[P]
 	mt.onePassOK = !hasLenient(mt.schema, map[*schema]bool{})
 	markCanon(t)
 	markDescribe(t)
@@ -82,7 +84,7 @@ func (mt *messageType) absentPayload() (Payload, error) {
 // path.
 func setDecoder(typ string, decode func(raw []byte, canon bool) (Payload, error)) {
 	mt := registry[typ]
-	mt.decode, mt.onePassOK = decode, false
+	mt.referenceDecode, mt.onePassOK = decode, false
 }
 
 // Types lists every registered type string in sorted order.
