@@ -48,6 +48,8 @@ type AgentConfig struct {
 	// ConnectionOrigin is frozen at creation to the public default for the
 	// Environment type (service for none, environment otherwise). A
 	// non-empty BearerToken is a Vault credential the Agent selected.
+	// Nil leaves mcp_http_servers out of execution_prepare (the Runtime's
+	// native behaviour); an empty, non-nil list sends `[]` (no server).
 	MCPServers []wire.MCPHTTPServer
 }
 
@@ -134,10 +136,10 @@ func (a AgentConfig) checkWire() error {
 }
 
 func (a AgentConfig) freezeMCP() ([]wire.MCPHTTPServer, error) {
-	if len(a.MCPServers) == 0 {
+	if a.MCPServers == nil {
 		return nil, nil
 	}
-	out := make([]wire.MCPHTTPServer, len(a.MCPServers))
+	out := make([]wire.MCPHTTPServer, len(a.MCPServers)) // [] stays explicit
 	for i, s := range a.MCPServers {
 		if s.ServerLabel == "" || s.ServerURL == "" {
 			return nil, fmt.Errorf("%w: MCP server needs a label and URL", ErrInvalidConfig)

@@ -173,7 +173,7 @@ func prepareConfig(s SessionRecord, caps wire.AgentKindCapabilities) wire.Execut
 	} else {
 		cfg.LocalEnvironment = &wire.LocalEnvironment{ID: a.EnvironmentID}
 	}
-	if len(a.MCPServers) > 0 {
+	if a.MCPServers != nil { // an explicit empty list travels as []
 		servers := slices.Clone(a.MCPServers)
 		cfg.MCPHTTPServers = &servers
 	}

@@ -11,10 +11,20 @@
 // the temporary directory) that `turnstile replay -schedule FILE` replays,
 // draws included.
 //
-// Every codec target checks the same properties: decoding never panics; a
-// rejection wraps one of the named wire errors; an accepted frame whose
-// payload validates re-encodes and decodes to an equal value; an accepted
-// frame whose payload does not validate cannot be encoded.
+// Every codec target checks the same properties: decoding never panics;
+// the one-pass decoder and the reference decoder (wire.DecodeReference)
+// return the same frame or the same error; a rejection wraps one of the
+// named wire errors; an accepted frame whose payload validates re-encodes
+// and decodes to an equal value; an accepted frame whose payload does not
+// validate cannot be encoded.
+//
+// Exploration rate (exploration_test.go): with TURNSTILE_FUZZ_STATES=FILE,
+// FuzzWorld appends each run's protocol states reached (its rare-state
+// marks, Core's final turn states and the timers that decided something)
+// to FILE; TestExplorationRandomSeeds with -states.duration D and
+// -states.out FILE does the same for random seeds, and
+// TestExplorationSummary -states.summary A,B prints, minute by minute, the
+// distinct states and state combinations each file reached.
 //
 // `make fuzz-smoke` runs each target for a few seconds; `make fuzz` for
 // FUZZTIME each. `go test ./fuzz -update` rewrites the seed corpora from

@@ -45,6 +45,10 @@ var sentinels = []error{
 // checkFrame is the shared property of every target.
 func checkFrame(t *testing.T, frame []byte) (wire.Frame, bool) {
 	f, err := wire.Decode(frame)
+	ref, rerr := wire.DecodeReference(frame)
+	if (err == nil) != (rerr == nil) || (err != nil && err.Error() != rerr.Error()) || !reflect.DeepEqual(f, ref) {
+		t.Fatalf("one-pass and reference decoders differ\n one-pass %#v, %v\nreference %#v, %v", f, err, ref, rerr)
+	}
 	if err != nil {
 		for _, s := range sentinels {
 			if errors.Is(err, s) {

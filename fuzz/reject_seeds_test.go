@@ -19,11 +19,14 @@ type rejectSeed struct {
 const prepareHead = `{"session_id":"s","configuration":{"agent_kind":"k","conversation_id":"","run_id":""`
 
 // rejectSeeds holds, per target, one seed for each error class the target
-// can reach, so the fuzzer starts from the rejection paths as well.
+// can reach, so the fuzzer starts from the rejection paths as well. Outside
+// the strict payload types an unknown member is ignored, so there the
+// ErrUnknownField seed is a member that differs from a known one only in
+// case.
 var rejectSeeds = map[string][]rejectSeed{
 	"FuzzDecodeEnvelope": {
 		{0, `{"type":"no_such_type","id":"r"}`, wire.ErrUnknownType},
-		{0, `{"type":"delta","id":"r","payload":{"delta":"x","sequence":0},"extra":1}`, wire.ErrUnknownField},
+		{0, `{"type":"delta","id":"r","payload":{"delta":"x","sequence":0},"Payload":1}`, wire.ErrUnknownField},
 		{0, `{"type":"delta","type":"delta"}`, wire.ErrDuplicateField},
 		{0, `{"id":"r","payload":{}}`, wire.ErrMissingField},
 		{0, `{"type":"delta","id":"r","payload":null}`, wire.ErrNull},
@@ -35,7 +38,7 @@ var rejectSeeds = map[string][]rejectSeed{
 		{0, `{"type":"delta","id":"r","payload":{"delta":"x","sequence":0}} {}`, wire.ErrTrailingData},
 	},
 	"FuzzAdmission": {
-		{0, prepareHead + `,"disable_execution_environment":true,"temperature":1}}`, wire.ErrUnknownField},
+		{0, prepareHead + `,"disable_execution_environment":true,"AGENT_KIND":"j"}}`, wire.ErrUnknownField},
 		{2, `{"handle":"h","handle":"h"}`, wire.ErrDuplicateField},
 		{1, `{"executor_id":"e","handle":"h","run_id":"r"}`, wire.ErrMissingField},
 		{0, `{"session_id":"s","configuration":null}`, wire.ErrNull},
@@ -58,7 +61,7 @@ var rejectSeeds = map[string][]rejectSeed{
 		{6, `{"content":"x"`, wire.ErrSyntax},
 	},
 	"FuzzInteractions": {
-		{0, `{"request_id":"r","tool":"t","title":"x","body":"b"}`, wire.ErrUnknownField},
+		{0, `{"request_id":"r","tool":"t","title":"x","Title":"y"}`, wire.ErrUnknownField},
 		{2, `{"delivery_id":"d","approved":true,"approved":false}`, wire.ErrDuplicateField},
 		{9, `{"delivery_id":"d","call_id":"c","success":true}`, wire.ErrMissingField},
 		{9, `{"delivery_id":"d","call_id":"c","success":true,"content":null}`, wire.ErrNull},
@@ -69,7 +72,7 @@ var rejectSeeds = map[string][]rejectSeed{
 		{5, `{"delivery_id":"d","applied":tru}`, wire.ErrSyntax},
 	},
 	"FuzzSteering": {
-		{0, `{"input_id":"i","input":[{"content":[{"type":"input_text","text":"x","extra":1}]}]}`, wire.ErrUnknownField},
+		{0, `{"input_id":"i","input":[{"content":[{"type":"input_text","text":"x","Text":"y"}]}]}`, wire.ErrUnknownField},
 		{1, `{"input_id":"i","accepted":true,"accepted":true}`, wire.ErrDuplicateField},
 		{1, `{"accepted":true}`, wire.ErrMissingField},
 		{0, `{"input_id":"i","input":null}`, wire.ErrNull},
@@ -80,7 +83,7 @@ var rejectSeeds = map[string][]rejectSeed{
 		{1, `{"input_id":"i","accepted":true`, wire.ErrSyntax},
 	},
 	"FuzzWorkspace": {
-		{2, `{"environment_id":"e","suspend_id":"s","force":true}`, wire.ErrUnknownField},
+		{2, `{"environment_id":"e","suspend_id":"s","Suspend_ID":"t"}`, wire.ErrUnknownField},
 		{3, `{"environment_id":"e","suspend_id":"s","suspend_id":"t"}`, wire.ErrDuplicateField},
 		{4, `{"environment_id":"e","suspend_id":"s"}`, wire.ErrMissingField},
 		{1, `{"outcome":"completed","close_acknowledged":true,"directory":{"entries":[{"name":"a","kind":"file","size_bytes":1}],"truncated":null}}`, wire.ErrNull},
@@ -91,7 +94,7 @@ var rejectSeeds = map[string][]rejectSeed{
 		{5, `{"environment_id":"e" "suspend_id":"s"}`, wire.ErrSyntax},
 	},
 	"FuzzTransfer": {
-		{0, `{"step":"commit","checksum":"x"}`, wire.ErrUnknownField},
+		{0, `{"step":"commit","STEP":"x"}`, wire.ErrUnknownField},
 		{4, `{"step":"next","offset":1,"offset":2}`, wire.ErrDuplicateField},
 		{5, `{"offset":0}`, wire.ErrMissingField},
 		{3, `{"outcome":"ready","reason":null}`, wire.ErrNull},

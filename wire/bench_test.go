@@ -99,3 +99,64 @@ func BenchmarkEnvelopeRoundTrip(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecodeDeltaReference is BenchmarkDecodeDelta through the
+// reference path (strict scan, then encoding/json): the ratio of the two
+// is the one-pass decoder's speed-up.
+func BenchmarkDecodeDeltaReference(b *testing.B) {
+	frame := benchDeltaFrame(b)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(frame)))
+	for b.Loop() {
+		if _, err := DecodeReference(frame); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkDecodeHeartbeatFullCapabilitiesReference(b *testing.B) {
+	frame, err := Encode(benchHeartbeat())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(frame)))
+	for b.Loop() {
+		if _, err := DecodeReference(frame); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func benchPrepareFrame(b *testing.B) []byte {
+	b.Helper()
+	frame, err := Encode(Frame{ID: "prepare-0001", Payload: samplePrepare()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return frame
+}
+
+// BenchmarkDecodeExecutionPrepare decodes an execution_prepare with raw
+// agent_options (which the decoder keeps in compact form).
+func BenchmarkDecodeExecutionPrepare(b *testing.B) {
+	frame := benchPrepareFrame(b)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(frame)))
+	for b.Loop() {
+		if _, err := Decode(frame); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkDecodeExecutionPrepareReference(b *testing.B) {
+	frame := benchPrepareFrame(b)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(frame)))
+	for b.Loop() {
+		if _, err := DecodeReference(frame); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

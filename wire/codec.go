@@ -23,6 +23,22 @@ type envelopeParts struct {
 // Decode checks the JSON shape only; callers apply Validate (or the
 // ValidateAgainst helpers) for the protocol rules.
 func Decode(frame []byte) (Frame, error) {
+	if f, ok := decodeInline(frame); ok {
+		return f, nil
+	}
+	return decodeFrame(frame, (*messageType).decodePayload)
+}
+
+// DecodeReference is Decode through the reference payload path: the strict
+// scan, then encoding/json over the same bytes, then canonicalisation. It
+// returns what Decode returns for every input (a differential test holds
+// the two together) and is kept as that test's oracle and as the baseline
+// of the decode benchmarks.
+func DecodeReference(frame []byte) (Frame, error) {
+	return decodeFrame(frame, (*messageType).referencePayload)
+}
+
+func decodeFrame(frame []byte, payload func(*messageType, []byte) (Payload, error)) (Frame, error) {
 	if len(frame) > FrameBytesMax {
 		return Frame{}, tooLarge("frame", len(frame), FrameBytesMax)
 	}
@@ -43,7 +59,7 @@ func Decode(frame []byte) (Frame, error) {
 	if !ok {
 		return Frame{}, &DecodeError{ID: env.id, Err: fmt.Errorf("%w: %q", ErrUnknownType, truncateForError(env.typ))}
 	}
-	p, err := mt.decodePayload(env.payload)
+	p, err := payload(mt, env.payload)
 	if err != nil {
 		return Frame{}, &DecodeError{Type: mt.name, ID: env.id, Err: err}
 	}
@@ -79,8 +95,16 @@ func scanEnvelope(frame []byte) (envelopeParts, error) {
 		}
 		bit, name := envelopeMember(key)
 		if bit == 0 {
-			sc.set(pathSegment{key: key})
-			return env, sc.fail(ErrUnknownField, "")
+			if err := sc.skipEnvelopeMember(key); err != nil {
+				return env, err
+			}
+			if done, err := sc.endMember('}'); err != nil || done {
+				if err != nil {
+					return env, err
+				}
+				break
+			}
+			continue
 		}
 		sc.set(pathSegment{field: name})
 		if seen&bit != 0 {
@@ -110,6 +134,24 @@ func scanEnvelope(frame []byte) (envelopeParts, error) {
 }
 
 var stringSchema = &schema{kind: kindString}
+
+// envelopeFields are the envelope members, for the case-folding rule.
+var envelopeFields = []schemaField{{name: "type"}, {name: "id"}, {name: "payload"}, {name: "trace"}}
+
+// skipEnvelopeMember skips an unknown envelope member, which the gateway's
+// decoder ignores (wire-reference §1; the R era adds `assignment`). Its
+// value must be well-formed JSON; a name that differs from a member's only
+// in case is rejected, as inside payloads.
+func (sc *scanner) skipEnvelopeMember(key []byte) error {
+	sc.set(pathSegment{key: key})
+	if f := foldedField(envelopeFields, key); f != "" {
+		return sc.fail(ErrUnknownField, "differs from member "+f+" only in case")
+	}
+	sc.anyUTF8 = true
+	err := sc.skipValue()
+	sc.anyUTF8 = false
+	return err
+}
 
 func envelopeMember(key []byte) (uint8, string) {
 	switch string(key) {

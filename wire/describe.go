@@ -46,17 +46,15 @@ func Describe(f Frame) string {
 
 // describeStruct writes ` name=value` for every non-zero member.
 func describeStruct(b *strings.Builder, v reflect.Value, nested bool) {
-	t := v.Type()
 	first := true
-	for i := 0; i < t.NumField(); i++ {
-		sf := t.Field(i)
-		fv := v.Field(i)
-		if sf.Anonymous && sf.Tag.Get("json") == "" {
+	for _, df := range describeFieldsOf(v.Type()) {
+		fv := v.Field(df.index)
+		if df.embedded {
 			describeStruct(b, fv, nested)
 			continue
 		}
-		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
-		if !sf.IsExported() || name == "" || name == "-" || skipZero(fv) {
+		name := df.name
+		if name == "" || skipZero(fv) {
 			continue
 		}
 		if !nested || !first {

@@ -16,33 +16,50 @@
 //
 // # Strictness
 //
-// Decode is stricter than the upstream decoder, which ignores unknown
-// members of every payload except the capability object, tool_call, the
-// user-choice decision and the directory result (wire-reference §1).
-// Equal protocol versions do not make that free: a Runtime of the same
-// version may still send members this package does not model. So where the
-// documents say a member is ignored, Decode ignores it: unknown members of
-// the heartbeat (a legacy claude_available) and of its kind entries are
-// skipped (their JSON must still be well formed), while the capability
-// object inside stays strict. Every other payload keeps the strict rules
-// below; a member this package does not know there is a named ErrUnknownField
-// that the receiver answers (or, for a heartbeat's capabilities, treats as
-// an invalid heartbeat). It rejects frames over FrameBytesMax,
-// malformed JSON, trailing data, envelope members other than type, id,
-// payload and trace, correlation IDs over IDBytesMax (without echoing
-// them), unknown type strings, and, at any depth of the payload including
-// inside raw JSON members: unknown members (outside the heartbeat and its
-// kind entries), repeated members, omitted
-// required members, null where not allowed, wrong JSON types, integers out
-// of range for their Go type, and strings or member names that are not
-// valid UTF-8 or escape a lone surrogate (ErrInvalidUTF8; two distinct
-// invalid keys would otherwise both read as U+FFFD and one be lost).
-// Member names match exactly (no case folding). A missing or unparseable
-// trace never rejects a frame: it is dropped to "" unless it is a valid W3C
-// traceparent (even a trace that is not valid UTF-8 is only dropped). A
-// frame without payload decodes to the zero payload only for prompt_cancel
-// (cancel without receipt), permission_cancel (bodyless) and
-// device_shutdown (no reason); every other type requires a payload.
+// Decode follows the D-era decoders where the documents say a member is
+// ignored, and is strict everywhere else (wire-reference §1). Unknown
+// members are ignored in every payload, at any depth — a legacy
+// claude_available in a heartbeat, a member a newer Runtime adds to a
+// kind entry, a content part or a configuration — and so are unknown
+// envelope members (the R era's assignment, say); their JSON must still be
+// well formed. The strict payload types reject an unknown member at any
+// depth with ErrUnknownField: the capability object of a heartbeat's kind
+// entry (whose unknown member names are withheld), the user-choice
+// decision, tool_call (a native_item, say) and the directory result of a
+// workspace read. A member whose name differs from a known member's only
+// in case is never ignored: the upstream decoder matches names
+// case-insensitively and would read it as that member, so it is an
+// ErrUnknownField ("differs from member <name> only in case"). Beyond
+// that, Decode is stricter than the upstream decoder, which lets the last
+// of repeated members win: it rejects frames over FrameBytesMax,
+// malformed JSON, trailing data, correlation IDs over IDBytesMax (without
+// echoing them), unknown type strings, and, at any depth of the payload
+// including inside raw JSON members: repeated members, omitted required
+// members, null where not allowed, wrong JSON types, integers out of range
+// for their Go type, and strings or member names that are not valid UTF-8
+// or escape a lone surrogate (ErrInvalidUTF8; two distinct invalid keys
+// would otherwise both read as U+FFFD and one be lost). Member names
+// match exactly. A missing or unparseable trace never rejects a frame: it
+// is dropped to "" unless it is a valid W3C traceparent (even a trace that
+// is not valid UTF-8 is only dropped). A frame without payload decodes to
+// the zero payload only for prompt_cancel (cancel without receipt),
+// permission_cancel (bodyless) and device_shutdown (no reason); every
+// other type requires a payload.
+//
+// # Decoding in one pass
+//
+// Decode reads a frame once: the envelope and, when `type` comes before
+// `payload` (as Encode writes it), the payload, which is checked against
+// its schema and built into its Go value in the same walk (reflection over
+// the schema derived from the struct tags), producing the canonical form
+// directly. Any other shape, and every error, goes through the two-pass
+// path — the envelope scanned first, then the payload — which is also what
+// a type with a type-specific decoder (the error run event) always takes.
+// DecodeReference keeps the former path (the strict scan, then
+// encoding/json over the same bytes, then canonicalisation) as the oracle
+// of a differential test and the baseline of the decode benchmarks; the
+// two return equal frames and identical errors for every input. A message
+// type added with register gets the one-pass decoder without further work.
 //
 // An explicit empty object or array in an optional member whose Go field
 // is a non-pointer map or slice (the canonical encoding omits it when

@@ -75,10 +75,10 @@ func TestIgnoredMembersStillNeedValidJSON(t *testing.T) {
 	}
 }
 
-func TestOtherPayloadsStayStrict(t *testing.T) {
+func TestStrictPayloadsRejectUnknownMembers(t *testing.T) {
 	frames := []string{
 		`{"type":"tool_call","id":"r","payload":{"id":"c","name":"n","stage":"before","native_item":{}}}`,
-		`{"type":"delta","id":"r","payload":{"delta":"a","sequence":1,"extra":1}}`,
+		`{"type":"prompt_for_user_choice_decision","id":"a","payload":{"delivery_id":"d","question_answers":[{"question_id":"q","answers":["x"],"note":""}]}}`,
 	}
 	for _, frame := range frames {
 		if _, err := Decode([]byte(frame)); !errors.Is(err, ErrUnknownField) {

@@ -13,7 +13,14 @@ type messageType struct {
 	schema   *schema
 	bodyless bool    // a frame without payload is legal and decodes to zero
 	zero     Payload // the zero payload
-	decode   func(raw []byte, canon bool) (Payload, error)
+	typ      reflect.Type
+	// referenceDecode is the reference decoder of a checked payload
+	// (encoding/json unless setDecoder replaced it). Replace it only
+	// through setDecoder, which also takes the type off the one-pass path.
+	referenceDecode func(raw []byte, canon bool) (Payload, error)
+	// onePassOK: the payload is decoded by the one-pass decoder
+	// (decode_value.go).
+	onePassOK bool
 }
 
 // registry maps every type string to its payload type. It is filled during
@@ -26,9 +33,11 @@ var registry = map[string]*messageType{}
 func register[P Payload](bodyless bool) {
 	var zero P
 	t := reflect.TypeFor[P]()
-	mt := &messageType{name: zero.MessageType(), schema: schemaOf(t), bodyless: bodyless, zero: zero}
-	mt.decode = unmarshalAs[P]
+	mt := &messageType{name: zero.MessageType(), schema: schemaOf(t), bodyless: bodyless, zero: zero, typ: t}
+	mt.referenceDecode = unmarshalAs[P]
+	mt.onePassOK = !hasLenient(mt.schema, map[*schema]bool{})
 	markCanon(t)
+	markDescribe(t)
 	assert(registry[mt.name] == nil, "wire: type %q registered twice", mt.name)
 	registry[mt.name] = mt
 }
@@ -44,19 +53,38 @@ func unmarshalAs[P Payload](raw []byte, canon bool) (Payload, error) {
 	return p, nil
 }
 
-// decodePayload checks raw against the schema, then unmarshals it.
+// decodePayload decodes raw strictly, in one pass where the type allows.
 func (mt *messageType) decodePayload(raw []byte) (Payload, error) {
 	if raw == nil {
-		if !mt.bodyless {
-			return nil, missing(mt.name + ".payload")
-		}
-		return mt.zero, nil
+		return mt.absentPayload()
 	}
-	sc := newScanner(raw, mt.name)
-	if err := sc.check(mt.schema, false); err != nil {
-		return nil, err
+	if mt.onePassOK {
+		return mt.onePass(raw)
 	}
-	return mt.decode(raw, sc.canon)
+	return mt.decodeReference(raw)
+}
+
+// referencePayload is decodePayload through the reference path only.
+func (mt *messageType) referencePayload(raw []byte) (Payload, error) {
+	if raw == nil {
+		return mt.absentPayload()
+	}
+	return mt.decodeReference(raw)
+}
+
+func (mt *messageType) absentPayload() (Payload, error) {
+	if !mt.bodyless {
+		return nil, missing(mt.name + ".payload")
+	}
+	return mt.zero, nil
+}
+
+// setDecoder replaces the reference decoder of a registered type string
+// with a type-specific one; the payload then always takes the reference
+// path.
+func setDecoder(typ string, decode func(raw []byte, canon bool) (Payload, error)) {
+	mt := registry[typ]
+	mt.referenceDecode, mt.onePassOK = decode, false
 }
 
 // Types lists every registered type string in sorted order.
@@ -100,7 +128,7 @@ func init() {
 	register[ToolCall](false)
 	register[UsageUpdate](false)
 	register[RunError](false)
-	registry[TypeError].decode = decodeRunError
+	setDecoder(TypeError, decodeRunError)
 	register[Done](false)
 	register[PermissionRequest](false)
 	register[PermissionCancel](true)

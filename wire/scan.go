@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -108,6 +109,13 @@ func (sc *scanner) syntax(what string) error {
 }
 
 func (sc *scanner) skipSpace() {
+	if sc.pos < len(sc.data) && sc.data[sc.pos] > ' ' {
+		return
+	}
+	// A long run of spaces (padding) is skipped eight bytes at a time.
+	for sc.pos+8 <= len(sc.data) && binary.LittleEndian.Uint64(sc.data[sc.pos:]) == 0x2020202020202020 {
+		sc.pos += 8
+	}
 	for sc.pos < len(sc.data) && isSpace(sc.data[sc.pos]) {
 		sc.pos++
 	}
@@ -221,7 +229,7 @@ func (sc *scanner) object(s *schema) error {
 		}
 		i := findField(s.fields, key, next)
 		if i < 0 && s.ignoreUnknown {
-			if err := sc.skipUnknown(); err != nil {
+			if err := sc.skipUnknown(s, key); err != nil {
 				return err
 			}
 			if done, err := sc.endMember('}'); done || err != nil {
@@ -274,10 +282,27 @@ func (sc *scanner) object(s *schema) error {
 }
 
 // skipUnknown skips the value of an ignored unknown member; the decoded
-// value no longer re-encodes to the input, so it is canonicalised.
-func (sc *scanner) skipUnknown() error {
+// value no longer re-encodes to the input, so it is canonicalised. A name
+// that differs from a member's only in case is rejected instead: the
+// upstream decoder matches names case-insensitively and would read it as
+// that member, so ignoring it would read the frame differently.
+func (sc *scanner) skipUnknown(s *schema, key []byte) error {
+	if f := foldedField(s.fields, key); f != "" {
+		sc.set(pathSegment{key: key})
+		return sc.fail(ErrUnknownField, "differs from member "+f+" only in case")
+	}
 	sc.canon = true
 	return sc.skipValue()
+}
+
+// foldedField returns the member name that key equals apart from case.
+func foldedField(fields []schemaField, key []byte) string {
+	for i := range fields {
+		if len(fields[i].name) == len(key) && strings.EqualFold(fields[i].name, string(key)) {
+			return fields[i].name
+		}
+	}
+	return ""
 }
 
 func (sc *scanner) unknownMember(s *schema, key []byte) error {

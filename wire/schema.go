@@ -53,6 +53,7 @@ type schemaField struct {
 	// rejected rather than read as absent (wire-reference §3.2).
 	emptyOmitted bool
 	schema       *schema
+	index        []int // reflect field index (through embedded structs)
 }
 
 // schema describes the JSON accepted for one Go type. It is derived once per
@@ -63,10 +64,9 @@ type schema struct {
 	fields   []schemaField
 	elem     *schema // kindArray, kindMap
 	withhold bool    // never echo unknown member names (capability declarations)
-	// ignoreUnknown skips unknown members instead of rejecting them: the
-	// heartbeat and its kind entries, where the documents say unknown
-	// members (a legacy claude_available, say) are ignored
-	// (wire-reference §3.1, §4.3). The capability object stays strict.
+	// ignoreUnknown skips unknown members instead of rejecting them. It
+	// holds for every struct except the strict payload types of
+	// wire-reference §1 and the structs inside them (strictTypes).
 	ignoreUnknown bool
 }
 
@@ -78,38 +78,57 @@ var (
 	typeRawMessage = reflect.TypeFor[json.RawMessage]()
 	typeCapability = reflect.TypeFor[CapabilitySupport]()
 	typeCaps       = reflect.TypeFor[AgentKindCapabilities]()
-	// ignoreUnknownTypes are the payload structs that ignore unknown
-	// members (see schema.ignoreUnknown).
-	ignoreUnknownTypes = []reflect.Type{reflect.TypeFor[Heartbeat](), reflect.TypeFor[SupportedAgentKind]()}
+	// strictRoots are the strict payload types of wire-reference §1: the
+	// capability object, the user-choice decision, tool_call and the
+	// directory result. They and every struct inside them reject unknown
+	// members (encoding/json's DisallowUnknownFields holds at every
+	// depth); every other struct ignores unknown members, as the D-era
+	// decoders do. A struct type used both inside and outside a strict
+	// root (a content part in a tool observation and in a Run input) gets
+	// one schema for each context.
+	strictRoots = []reflect.Type{typeCaps, reflect.TypeFor[UserChoiceDecision](),
+		reflect.TypeFor[ToolCall](), reflect.TypeFor[WorkspaceDirectoryResult]()}
 )
 
-// schemaCache is filled during package initialisation only (registry.go).
-var schemaCache = map[reflect.Type]*schema{}
+// schemaKey is a Go type read in a strict or a lenient context.
+type schemaKey struct {
+	t      reflect.Type
+	strict bool
+}
 
-func schemaOf(t reflect.Type) *schema {
-	if s, ok := schemaCache[t]; ok {
+// schemaCache is filled during package initialisation only (registry.go).
+var schemaCache = map[schemaKey]*schema{}
+
+// schemaOf is the schema of t read in a lenient context (inside a strict
+// root, schemaIn(t, true)).
+func schemaOf(t reflect.Type) *schema { return schemaIn(t, false) }
+
+func schemaIn(t reflect.Type, strict bool) *schema {
+	strict = strict || slices.Contains(strictRoots, t)
+	key := schemaKey{t, strict}
+	if s, ok := schemaCache[key]; ok {
 		return s
 	}
 	s := &schema{}
-	schemaCache[t] = s
+	schemaCache[key] = s
 	switch {
 	case t == typeCapability:
 		s.kind = kindBool
 	case t == typeRawMessage:
 		s.kind = kindRaw
 	case t.Kind() == reflect.Pointer:
-		*s = *schemaOf(t.Elem())
+		*s = *schemaIn(t.Elem(), strict)
 	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8:
 		s.kind = kindBytes
 	case t.Kind() == reflect.Slice:
-		s.kind, s.elem = kindArray, schemaOf(t.Elem())
+		s.kind, s.elem = kindArray, schemaIn(t.Elem(), strict)
 	case t.Kind() == reflect.Map && t.Key().Kind() == reflect.String:
-		s.kind, s.elem = kindMap, schemaOf(t.Elem())
+		s.kind, s.elem = kindMap, schemaIn(t.Elem(), strict)
 	case t.Kind() == reflect.Struct:
 		s.kind = kindStruct
 		s.withhold = t == typeCaps
-		s.ignoreUnknown = slices.Contains(ignoreUnknownTypes, t)
-		s.fields = structFields(t, nil)
+		s.ignoreUnknown = !strict
+		s.fields = structFields(t, nil, nil, strict)
 		assert(len(s.fields) <= structFieldsMax, "wire: struct %s has too many fields", t)
 	default:
 		s.kind, s.bits = scalarKind(t)
@@ -135,12 +154,13 @@ func scalarKind(t reflect.Type) (jsonKind, int) {
 
 // structFields lists the JSON members of t, flattening embedded structs
 // that carry no json tag (UsageUpdate embeds Usage).
-func structFields(t reflect.Type, out []schemaField) []schemaField {
+func structFields(t reflect.Type, out []schemaField, prefix []int, strict bool) []schemaField {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		tag, hasTag := f.Tag.Lookup("json")
+		index := append(append([]int(nil), prefix...), i)
 		if f.Anonymous && !hasTag && f.Type.Kind() == reflect.Struct {
-			out = structFields(f.Type, out)
+			out = structFields(f.Type, out, index, strict)
 			continue
 		}
 		if !f.IsExported() || tag == "-" {
@@ -150,7 +170,7 @@ func structFields(t reflect.Type, out []schemaField) []schemaField {
 		if name == "" {
 			name = f.Name
 		}
-		sf := schemaField{name: name, required: !hasOption(opts, "omitempty"), schema: schemaOf(f.Type)}
+		sf := schemaField{name: name, required: !hasOption(opts, "omitempty"), schema: schemaIn(f.Type, strict), index: index}
 		wireTag := f.Tag.Get("wire")
 		sf.nullable = hasOption(wireTag, "nullable")
 		sf.lenient = hasOption(wireTag, "lenient")

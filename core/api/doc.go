@@ -23,6 +23,8 @@
 // A Session's agent configuration may carry function_tools and mcp_servers
 // in their wire shapes; the machine refuses at creation (invalid_config)
 // any configuration whose execution_prepare the wire validators would
-// refuse. Listing a Session's Turns is paged: `limit` (1..200, default 50)
+// refuse. An explicit `"mcp_servers":[]` is not the same as leaving it out:
+// it reaches the Runtime as mcp_http_servers: [] (no MCP server), while an
+// absent or null member leaves mcp_http_servers out (native behaviour). Listing a Session's Turns is paged: `limit` (1..200, default 50)
 // and `after` (a Turn of the Session; the previous page's next_after).
 package api

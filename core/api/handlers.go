@@ -25,7 +25,9 @@ type AgentRequest struct {
 	FunctionResultImages           bool            `json:"function_result_images,omitempty"`
 	// FunctionTools and MCPServers take the wire shapes of FunctionTool and
 	// MCPHTTPServer (wire-reference §3.8, §3.14); a server without
-	// connection_origin gets the default of the Environment type.
+	// connection_origin gets the default of the Environment type. An
+	// explicit empty mcp_servers decodes to an empty, non-nil list, which
+	// Core sends as mcp_http_servers: []; absent or null leaves it nil.
 	FunctionTools []wire.FunctionTool  `json:"function_tools,omitempty"`
 	MCPServers    []wire.MCPHTTPServer `json:"mcp_servers,omitempty"`
 }

@@ -1,6 +1,7 @@
 package world
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/turnstile-sim/turnstile/sim"
@@ -67,24 +68,55 @@ func BenchmarkEnvelopeRoundTripHere(b *testing.B) {
 	}
 }
 
-// BenchmarkFramePath is the JSON work the world does for one frame: the
+// benchFrames is a mix of the frames a default seed carries most: a Run's
+// delta, a heartbeat with its full capability object, an admission
+// request and its status.
+func benchFrames() []wire.Frame {
+	return []wire.Frame{
+		{ID: "t-1", Payload: wire.Delta{ItemID: "item-1", Delta: "hello, world", Sequence: 7}},
+		{Payload: wire.Heartbeat{TS: 1760000000000, ActiveRequests: 1, DaemonVersion: "1.2.3",
+			SupportedAgentKinds: []wire.SupportedAgentKind{{Kind: agentKind, Available: true, Version: "1",
+				Capabilities: wire.AllCapabilities(wire.CapabilitySupported)}}}},
+		{ID: "p-1", Payload: wire.ExecutionPrepare{SessionID: "s-1", Configuration: wire.ExecutionConfiguration{
+			AgentKind: agentKind, AgentStateKey: "agents-api-s-1", StrictResume: true, DisableExecutionEnvironment: true,
+			AgentOptions: map[string]json.RawMessage{"model": json.RawMessage(`"m1"`)}}}},
+		{ID: "p-1", Payload: wire.PreparationStatus{ExecutorID: "e-1", Handle: "h-1", Revision: 2, State: "ready", ExpiresAt: 1760000300000}},
+	}
+}
+
+// BenchmarkFramePath is the JSON work the world does for each frame: the
 // sender encodes it, the kernel describes it for the trace at send and at
-// delivery (one decode, cached per run), and the receiver decodes it
-// strictly. Compare with BenchmarkEnvelopeRoundTripHere.
+// delivery and the wire tap reads it (one shared decoding), and the
+// receiver decodes it strictly. Compare with BenchmarkFramePathReference,
+// the same work as it was done before: a decoding each for the trace and
+// the tap, and every decoding through wire.DecodeReference (strict scan,
+// then encoding/json).
 func BenchmarkFramePath(b *testing.B) {
-	f := wire.Frame{ID: "t-1", Payload: wire.Delta{ItemID: "item-1", Delta: "hello, world", Sequence: 7}}
-	cache := describeCache{}
+	benchFramePath(b, func(u *universe) func([]byte) (wire.Frame, error) { return u.decodeSent }, wire.Decode)
+}
+
+func BenchmarkFramePathReference(b *testing.B) {
+	benchFramePath(b, func(*universe) func([]byte) (wire.Frame, error) { return wire.DecodeReference }, wire.DecodeReference)
+}
+
+func benchFramePath(b *testing.B, traceDecode func(*universe) func([]byte) (wire.Frame, error), decode func([]byte) (wire.Frame, error)) {
+	frames := benchFrames()
+	u := &universe{}
+	shared := traceDecode(u)
+	cache := newDescribeCache(shared)
 	b.ReportAllocs()
-	for b.Loop() {
-		buf, err := wire.Encode(f)
+	for i := 0; b.Loop(); i++ {
+		buf, err := wire.Encode(frames[i%len(frames)])
 		if err != nil {
 			b.Fatal(err)
 		}
-		_ = cache.describe(buf)
-		_ = cache.describe(buf)
-		if _, err := wire.Decode(buf); err != nil {
+		_ = cache.describe(buf) // sent
+		_, _ = shared(buf)      // tapped when sent
+		_ = cache.describe(buf) // delivered
+		if _, err := decode(buf); err != nil {
 			b.Fatal(err)
 		}
-		delete(cache, &buf[0])
+		delete(cache.lines, &buf[0])
+		delete(u.tapped, &buf[0])
 	}
 }

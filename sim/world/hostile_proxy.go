@@ -132,11 +132,8 @@ func padTo(b []byte, n int) []byte {
 	if len(b) >= n || len(b) == 0 || b[len(b)-1] != '}' {
 		return b
 	}
-	out := make([]byte, n)
+	out := bytes.Repeat([]byte{' '}, n) // filled without zeroing first
 	copy(out, b[:len(b)-1])
-	for i := len(b) - 1; i < n-1; i++ {
-		out[i] = ' '
-	}
 	out[n-1] = '}'
 	return out
 }

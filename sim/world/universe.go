@@ -37,6 +37,7 @@ type universe struct {
 	shutdownSent bool
 	recordsTotal int
 	lastConverge convergeMemo
+	pendingWhy   pendingWhy
 	// capacityRefused holds turns whose preparation was refused with
 	// preparation_capacity and that have not started since.
 	capacityRefused map[string]bool
@@ -274,6 +275,10 @@ type convergeKey struct {
 	shutdown                         bool
 }
 
+// pendingWhy is the last reason convergedNow gave for an unfinished
+// workload, kept so an unchanged reason is not built again.
+type pendingWhy struct{ pending, why string }
+
 type convergeMemo struct {
 	valid bool
 	key   convergeKey
@@ -284,7 +289,10 @@ type convergeMemo struct {
 func (u *universe) convergedNow() (bool, string) {
 	if !u.shutdownSent {
 		if !u.wl.finished() {
-			return false, "workload not finished: " + u.wl.pending()
+			if p := u.wl.pending(); p != u.pendingWhy.pending || u.pendingWhy.why == "" {
+				u.pendingWhy.pending, u.pendingWhy.why = p, "workload not finished: "+p
+			}
+			return false, u.pendingWhy.why
 		}
 		ok, why := u.led.Pending()
 		if !ok {

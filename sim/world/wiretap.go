@@ -33,16 +33,27 @@ type tappedFrame struct {
 func (u *universe) decodeTapped(ev sim.TapEvent) (wire.Frame, error) {
 	key := &ev.Frame[0]
 	if ev.Kind == sim.TapSent {
-		f, err := wire.Decode(ev.Frame)
-		if u.tapped == nil {
-			u.tapped = map[*byte]tappedFrame{}
-		}
-		u.tapped[key] = tappedFrame{raw: ev.Frame, frame: f, err: err}
-		return f, err
+		return u.decodeSent(ev.Frame)
 	}
 	if t, ok := u.tapped[key]; ok && bytes.Equal(t.raw, ev.Frame) {
 		delete(u.tapped, key)
 		return t.frame, t.err
 	}
 	return wire.Decode(ev.Frame)
+}
+
+// decodeSent is the decoding of a frame being sent, made once for both its
+// trace line and the tap (whichever asks first) and kept until the frame
+// is delivered or lost.
+func (u *universe) decodeSent(b []byte) (wire.Frame, error) {
+	key := &b[0]
+	if t, ok := u.tapped[key]; ok && bytes.Equal(t.raw, b) {
+		return t.frame, t.err
+	}
+	f, err := wire.Decode(b)
+	if u.tapped == nil {
+		u.tapped = map[*byte]tappedFrame{}
+	}
+	u.tapped[key] = tappedFrame{raw: b, frame: f, err: err}
+	return f, err
 }

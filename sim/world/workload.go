@@ -20,12 +20,15 @@ const workloadID sim.NodeID = "workload"
 // API (sim calls), recording reads and steers with their call and return
 // instants for the linearizability check. It never crashes.
 type workload struct {
-	u       *universe
-	r       *rand.Rand
-	total   int
-	seq     uint64
-	actions map[sim.TimerID]func(now time.Time)
-	calls   map[sim.CallID]*wCall
+	u *universe
+	// pendBuf and pendLast hold the last text of pending (workload_steer.go).
+	pendBuf  []byte
+	pendLast string
+	r        *rand.Rand
+	total    int
+	seq      uint64
+	actions  map[sim.TimerID]func(now time.Time)
+	calls    map[sim.CallID]*wCall
 
 	sessions []*wSession
 	turns    []*wTurn

@@ -2,7 +2,7 @@ package world
 
 import (
 	"fmt"
-	"strings"
+	"strconv"
 
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/sim/check"
@@ -81,17 +81,37 @@ func (wl *workload) finished() bool {
 }
 
 func (wl *workload) pending() string {
-	var parts []string
+	// The convergence predicate asks after every step that moved
+	// something; the text is rebuilt in a reused buffer and allocated
+	// only when it changed.
+	b := wl.pendBuf[:0]
+	sep := func() {
+		if len(b) > 0 {
+			b = append(b, "; "...)
+		}
+	}
 	if wl.issued < wl.total {
-		parts = append(parts, fmt.Sprintf("%d of %d turns submitted", wl.issued, wl.total))
+		b = strconv.AppendInt(b, int64(wl.issued), 10)
+		b = append(b, " of "...)
+		b = strconv.AppendInt(b, int64(wl.total), 10)
+		b = append(b, " turns submitted"...)
 	}
 	for _, t := range wl.turns {
 		if !t.terminal && t.id != "" {
-			parts = append(parts, "turn "+t.id+" not read terminal")
+			sep()
+			b = append(b, "turn "...)
+			b = append(b, t.id...)
+			b = append(b, " not read terminal"...)
 		}
 	}
 	if len(wl.calls) > 0 {
-		parts = append(parts, fmt.Sprintf("%d calls outstanding", len(wl.calls)))
+		sep()
+		b = strconv.AppendInt(b, int64(len(wl.calls)), 10)
+		b = append(b, " calls outstanding"...)
 	}
-	return strings.Join(parts, "; ")
+	wl.pendBuf = b
+	if string(b) != wl.pendLast {
+		wl.pendLast = string(b)
+	}
+	return wl.pendLast
 }

@@ -148,24 +148,38 @@ func LivenessTimeout(turns int) time.Duration {
 
 // describeCache renders each frame once: the kernel describes a frame
 // when it is sent and again when it is delivered, and both lines must be
-// the same wire.Describe text. A cache lives for one run only.
-type describeCache map[*byte]string
+// the same wire.Describe text. A cache lives for one run only; decode is
+// how it decodes a frame it has not rendered yet (wire.Decode, or the
+// universe's decoding shared with the wire tap).
+type describeCache struct {
+	lines  map[*byte]string
+	decode func([]byte) (wire.Frame, error)
+}
+
+func newDescribeCache(decode func([]byte) (wire.Frame, error)) describeCache {
+	return describeCache{lines: map[*byte]string{}, decode: decode}
+}
 
 func (c describeCache) describe(b []byte) string {
 	if len(b) == 0 {
 		return describeFrame(b)
 	}
-	if s, ok := c[&b[0]]; ok {
+	if s, ok := c.lines[&b[0]]; ok {
 		return s
 	}
-	s := describeFrame(b)
-	c[&b[0]] = s
+	f, err := c.decode(b)
+	s := describeDecoded(b, f, err)
+	c.lines[&b[0]] = s
 	return s
 }
 
 // describeFrame renders a simulated frame for the trace with wire.Describe.
 func describeFrame(b []byte) string {
 	f, err := wire.Decode(b)
+	return describeDecoded(b, f, err)
+}
+
+func describeDecoded(b []byte, f wire.Frame, err error) string {
 	if err != nil {
 		return fmt.Sprintf("undecodable %dB: %v", len(b), err)
 	}
@@ -205,7 +219,14 @@ func Shrink(o Outcome, cfg Config) sim.ShrinkResult {
 func run(seed uint64, cfg Config, opts sim.Options) Outcome {
 	var u *universe
 	tap := &faultTap{}
-	opts.Describe = describeCache{}.describe
+	// The trace line and the wire tap share one decoding of each frame
+	// sent (the universe exists once Setup has run, before any frame).
+	opts.Describe = newDescribeCache(func(b []byte) (wire.Frame, error) {
+		if u == nil {
+			return wire.Decode(b)
+		}
+		return u.decodeSent(b)
+	}).describe
 	opts.TraceWriter = tap
 	opts.Setup = func(w *sim.World) { u = setup(w, cfg, false) }
 	res := sim.Run(seed, opts)

@@ -1,0 +1,48 @@
+package core_test
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// TestExplicitEmptyMCPServersTravelAsEmptyList: an Agent created with an
+// explicit empty server list sends `"mcp_http_servers":[]` (no server at
+// all, wire-reference §3.14), while one without a list leaves the member
+// out (the Runtime's native behaviour). Neither needs mcp_http_tools.
+func TestExplicitEmptyMCPServersTravelAsEmptyList(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		servers []wire.MCPHTTPServer
+		member  bool
+	}{
+		{"absent", nil, false},
+		{"explicit empty", []wire.MCPHTTPServer{}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness(t)
+			h.connect("d1", 1, baseCaps()) // no mcp_http_tools
+			a := defaultAgent()
+			a.MCPServers = c.servers
+			sid := h.session(a)
+			rec, ok := h.st.Session(sid)
+			require.True(t, ok)
+			require.Equal(t, c.servers == nil, rec.Agent.MCPServers == nil, "frozen list keeps absent apart from empty")
+			require.Equal(t, 0, len(rec.Agent.MCPServers))
+			h.submit(sid, "x")
+			prep := one[wire.ExecutionPrepare](t, h.last)
+			cfg := prep.P.Configuration
+			require.Equal(t, c.member, cfg.MCPHTTPServers != nil)
+			b, err := wire.Encode(wire.Frame{ID: prep.ID, Payload: prep.P})
+			require.NoError(t, err)
+			require.Equal(t, c.member, bytes.Contains(b, []byte(`"mcp_http_servers":[]`)), "%s", b)
+			require.Equal(t, c.member, bytes.Contains(b, []byte(`"mcp_http_servers"`)), "%s", b)
+			f, err := wire.Decode(b)
+			require.NoError(t, err)
+			got := f.Payload.(wire.ExecutionPrepare).Configuration.MCPHTTPServers
+			require.Equal(t, c.member, got != nil, "the Runtime reads the same distinction")
+			require.NoError(t, wire.Validate(f.Payload))
+		})
+	}
+}

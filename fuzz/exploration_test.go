@@ -1,0 +1,193 @@
+package fuzz
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/sim/world"
+)
+
+// Exploration rate: how many distinct protocol states random seeds and
+// FuzzWorld reach per minute. A run's state atoms are the rare-state marks
+// it hit, Core's final turn states (with their error codes) and the timers
+// whose firing decided something; the union of atoms over runs is the
+// states reached, and a run's sorted atom set is its signature (distinct
+// signatures are distinct combinations reached). Both sides append one
+// line per run to a states file, then -states.summary compares them:
+//
+//	go test ./fuzz -run TestExplorationRandomSeeds -states.duration 2m -states.out /tmp/random.states
+//	TURNSTILE_FUZZ_STATES=/tmp/fuzz.states go test ./fuzz -run '^$' -fuzz FuzzWorld -fuzztime 2m -parallel 1
+//	go test ./fuzz -run TestExplorationSummary -v -states.summary /tmp/random.states,/tmp/fuzz.states
+var (
+	statesOut      = flag.String("states.out", "", "append one line per random seed run to this states file")
+	statesDuration = flag.Duration("states.duration", 0, "run random seeds for this long (TestExplorationRandomSeeds)")
+	statesSummary  = flag.String("states.summary", "", "comma list of states files to compare (TestExplorationSummary)")
+)
+
+// stateAtoms lists, sorted, the protocol states one run reached.
+func stateAtoms(o world.Outcome) []string {
+	var atoms []string
+	for _, m := range o.Marks {
+		if m.Count > 0 {
+			atoms = append(atoms, "mark:"+string(m.Mark))
+		}
+	}
+	for s, n := range o.TurnStates {
+		if n > 0 {
+			atoms = append(atoms, "turn:"+s)
+		}
+	}
+	for timer, n := range o.TimersDecided {
+		if n > 0 {
+			atoms = append(atoms, "timer:"+timer)
+		}
+	}
+	slices.Sort(atoms)
+	return atoms
+}
+
+// statesLine is one run of a states file: wall clock (Unix ns) and atoms.
+func statesLine(at time.Time, atoms []string) string {
+	return strconv.FormatInt(at.UnixNano(), 10) + "\t" + strings.Join(atoms, " ") + "\n"
+}
+
+// appendStates appends a line to the file named by path ("" does nothing);
+// FuzzWorld's workers are separate processes, so each line is one write.
+func appendStates(path string, atoms []string) {
+	if path == "" {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return
+	}
+	_, _ = f.WriteString(statesLine(time.Now(), atoms))
+	_ = f.Close()
+}
+
+// exploration is the running count of one states file.
+type exploration struct {
+	runs       int
+	atoms      map[string]bool
+	signatures map[string]bool
+}
+
+func newExploration() *exploration {
+	return &exploration{atoms: map[string]bool{}, signatures: map[string]bool{}}
+}
+
+func (e *exploration) add(atoms []string) {
+	e.runs++
+	sum := sha256.Sum256([]byte(strings.Join(atoms, " ")))
+	e.signatures[hex.EncodeToString(sum[:8])] = true
+	for _, a := range atoms {
+		e.atoms[a] = true
+	}
+}
+
+// explorationCurve reads a states file and reports the counts after each
+// minute from its first line (and at its end).
+func explorationCurve(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	e := newExploration()
+	var out []string
+	var t0 int64
+	next := time.Minute
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	report := func(label string) {
+		out = append(out, fmt.Sprintf("%-6s runs=%-6d states=%-4d signatures=%d", label, e.runs, len(e.atoms), len(e.signatures)))
+	}
+	last := time.Duration(0)
+	for sc.Scan() {
+		ts, rest, ok := strings.Cut(sc.Text(), "\t")
+		at, err := strconv.ParseInt(ts, 10, 64)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("%s: bad line %q", path, sc.Text())
+		}
+		if t0 == 0 {
+			t0 = at
+		}
+		last = time.Duration(at - t0)
+		for last >= next {
+			report(next.String())
+			next += time.Minute
+		}
+		e.add(strings.Fields(rest))
+	}
+	report("end " + last.Round(time.Second).String())
+	return out, sc.Err()
+}
+
+// TestExplorationRandomSeeds runs random seeds for -states.duration and
+// appends their state atoms to -states.out. Without the flag it checks
+// the measurement itself: atoms are a deterministic function of the seed
+// and every run reaches some state.
+func TestExplorationRandomSeeds(t *testing.T) {
+	if *statesDuration == 0 {
+		for seed := uint64(1); seed <= 3; seed++ {
+			a, b := stateAtoms(world.Run(seed, world.Config{})), stateAtoms(world.Run(seed, world.Config{}))
+			if len(a) == 0 || !slices.Equal(a, b) {
+				t.Fatalf("seed %d: atoms %v and %v", seed, a, b)
+			}
+		}
+		return
+	}
+	seed := rand.Uint64() >> 1
+	t.Logf("random seeds from %d", seed)
+	e := newExploration()
+	for end := time.Now().Add(*statesDuration); time.Now().Before(end); seed++ {
+		atoms := stateAtoms(world.Run(seed, world.Config{}))
+		appendStates(*statesOut, atoms)
+		e.add(atoms)
+	}
+	t.Logf("%d runs, %d states, %d signatures", e.runs, len(e.atoms), len(e.signatures))
+}
+
+// TestExplorationSummary prints the curve of each -states.summary file.
+// Without the flag it checks the counting on a small file.
+func TestExplorationSummary(t *testing.T) {
+	if *statesSummary == "" {
+		path := t.TempDir() + "/x.states"
+		t0 := time.Unix(1000, 0)
+		lines := statesLine(t0, []string{"mark:a", "turn:completed"}) +
+			statesLine(t0.Add(30*time.Second), []string{"mark:a", "turn:completed"}) +
+			statesLine(t0.Add(70*time.Second), []string{"mark:b"})
+		if err := os.WriteFile(path, []byte(lines), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := explorationCurve(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{
+			fmt.Sprintf("%-6s runs=%-6d states=%-4d signatures=%d", "1m0s", 2, 2, 1),
+			fmt.Sprintf("%-6s runs=%-6d states=%-4d signatures=%d", "end 1m10s", 3, 3, 2),
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("curve %q, want %q", got, want)
+		}
+		return
+	}
+	for _, path := range strings.Split(*statesSummary, ",") {
+		curve, err := explorationCurve(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s\n  %s", path, strings.Join(curve, "\n  "))
+	}
+}

@@ -1,0 +1,438 @@
+package wire
+
+import (
+	"encoding/base64"
+	"reflect"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// The one-pass payload decoder. It walks the payload once against its
+// schema, applying every strictness rule of scanner.value while it fills
+// the Go value through reflection, and produces the canonical form
+// directly (raw members compact, optional empty collections nil), so the
+// result equals what the reference path — scanner.check, then
+// json.Unmarshal, then canonicalize — returns. Any error sends the payload
+// through the reference path, so rejections keep exactly its messages.
+// Every type registered with register gets this path; a type with a
+// custom decoder (decodeRunError) or a wire:"lenient" member keeps the
+// reference path.
+
+// decodeInto scans one complete value of schema s into v (the zero value
+// of the payload type) and rejects trailing bytes.
+func (sc *scanner) decodeInto(s *schema, v reflect.Value) error {
+	sc.n = 0
+	if err := sc.decodeValue(s, false, v); err != nil {
+		return err
+	}
+	sc.skipSpace()
+	if sc.pos != len(sc.data) {
+		return sc.fail(ErrTrailingData, "")
+	}
+	return nil
+}
+
+// decodeValue is scanner.value that also stores the value into v.
+func (sc *scanner) decodeValue(s *schema, nullable bool, v reflect.Value) error {
+	sc.skipSpace()
+	if sc.pos >= len(sc.data) {
+		return sc.syntax("unexpected end of input")
+	}
+	c := sc.data[sc.pos]
+	if c == 'n' {
+		if err := sc.literal("null"); err != nil {
+			return err
+		}
+		if !nullable {
+			return sc.fail(ErrNull, "")
+		}
+		return setNull(v)
+	}
+	for v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			v.Set(reflect.New(v.Type().Elem()))
+		}
+		v = v.Elem()
+	}
+	if s.kind == kindRaw {
+		return sc.decodeRaw(v)
+	}
+	got := tokenKind(c)
+	if got == 0 {
+		return sc.syntax("unexpected character")
+	}
+	if !kindAccepts(s.kind, got) {
+		return sc.fail(ErrWrongType, "want "+s.kind.String()+", got "+got.String())
+	}
+	switch s.kind {
+	case kindStruct:
+		return sc.decodeObject(s, v)
+	case kindMap:
+		return sc.decodeMap(s, v)
+	case kindRawObject:
+		return sc.decodeRaw(v)
+	case kindArray:
+		return sc.decodeArray(s, v)
+	case kindString:
+		raw, escaped, err := sc.str()
+		if err != nil {
+			return err
+		}
+		v.SetString(stringOf(raw, escaped))
+		return nil
+	case kindBytes:
+		return sc.decodeBase64(v)
+	case kindBool:
+		return sc.decodeBool(c, v)
+	default:
+		return sc.decodeNumber(s, v)
+	}
+}
+
+// setNull stores an accepted null as encoding/json does: pointers, slices
+// and maps become nil, a raw member holds the literal, anything else keeps
+// its zero value.
+func setNull(v reflect.Value) error {
+	switch {
+	case v.Type() == typeRawMessage:
+		v.SetBytes([]byte("null"))
+	case v.Kind() == reflect.Pointer || v.Kind() == reflect.Slice || v.Kind() == reflect.Map:
+		v.SetZero()
+	}
+	return nil
+}
+
+func (sc *scanner) decodeBool(c byte, v reflect.Value) error {
+	lit, b := "false", false
+	if c == 't' {
+		lit, b = "true", true
+	}
+	if err := sc.literal(lit); err != nil {
+		return err
+	}
+	if v.Type() == typeCapability {
+		v.SetUint(uint64(CapabilityFromBool(b)))
+		return nil
+	}
+	v.SetBool(b)
+	return nil
+}
+
+// decodeRaw keeps a raw member in encoding/json's compact form.
+func (sc *scanner) decodeRaw(v reflect.Value) error {
+	sc.canon = true
+	start := sc.pos
+	if err := sc.skipValue(); err != nil {
+		return err
+	}
+	v.SetBytes(compactRaw(sc.data[start:sc.pos]))
+	return nil
+}
+
+// compactRaw returns a copy of raw as json.Marshal writes a
+// json.RawMessage. Bytes with no white space and nothing json.Marshal
+// escapes (<, >, & and the lead byte of U+2028/U+2029) are already in
+// that form.
+func compactRaw(raw []byte) []byte {
+	for _, c := range raw {
+		switch c {
+		case ' ', '\t', '\n', '\r', '<', '>', '&', 0xe2:
+			return canonicalRaw(raw)
+		}
+	}
+	return append([]byte(nil), raw...)
+}
+
+// decodeObject is scanner.object that also stores each member.
+func (sc *scanner) decodeObject(s *schema, v reflect.Value) error {
+	sc.pos++ // '{'
+	var seen uint64
+	next := 0
+	depth := sc.n
+	sc.push(pathSegment{})
+	for first := true; ; first = false {
+		sc.skipSpace()
+		if sc.pos < len(sc.data) && sc.data[sc.pos] == '}' && first {
+			sc.pos++
+			break
+		}
+		key, err := sc.memberName()
+		if err != nil {
+			return err
+		}
+		i := findField(s.fields, key, next)
+		if i < 0 && s.ignoreUnknown {
+			if err := sc.skipUnknown(s, key); err != nil {
+				return err
+			}
+		} else {
+			if i < 0 {
+				return sc.unknownMember(s, key)
+			}
+			if err := sc.decodeMember(s, i, seen, v); err != nil {
+				return err
+			}
+			seen |= 1 << i
+			next = i + 1
+		}
+		if done, err := sc.endMember('}'); done || err != nil {
+			if err != nil {
+				return err
+			}
+			break
+		}
+	}
+	sc.n = depth
+	for i := range s.fields {
+		if s.fields[i].required && seen&(1<<i) == 0 {
+			sc.push(pathSegment{field: s.fields[i].name})
+			return sc.fail(ErrMissingField, "")
+		}
+	}
+	return nil
+}
+
+// decodeMember reads the value of member i of struct s into v.
+func (sc *scanner) decodeMember(s *schema, i int, seen uint64, v reflect.Value) error {
+	f := &s.fields[i]
+	sc.set(pathSegment{field: f.name})
+	if seen&(1<<i) != 0 {
+		return sc.fail(ErrDuplicateField, "")
+	}
+	if f.emptyOmitted && sc.emptyComposite(f.schema.kind) {
+		return sc.fail(ErrInvalid, "explicit empty "+f.name+": omit the member")
+	}
+	if !f.required && f.schema.kind == kindBytes {
+		sc.canon = true
+	}
+	var fv reflect.Value
+	if len(f.index) == 1 {
+		fv = v.Field(f.index[0])
+	} else {
+		fv = v.FieldByIndex(f.index) // through an embedded struct
+	}
+	if err := sc.decodeValue(f.schema, f.nullable, fv); err != nil {
+		return err
+	}
+	// An optional collection that decoded empty is omitted by Encode, so
+	// its canonical value is nil (an empty base64 string, in practice).
+	if !f.required && (fv.Kind() == reflect.Slice || fv.Kind() == reflect.Map) && fv.Len() == 0 {
+		fv.SetZero()
+	}
+	return nil
+}
+
+// decodeMap is scanner.mapObject that also stores each entry.
+func (sc *scanner) decodeMap(s *schema, v reflect.Value) error {
+	sc.pos++
+	depth := sc.n
+	sc.push(pathSegment{})
+	t := v.Type()
+	m := reflect.MakeMap(t)
+	v.Set(m)
+	var keys keySet
+	for first := true; ; first = false {
+		sc.skipSpace()
+		if sc.pos < len(sc.data) && sc.data[sc.pos] == '}' && first {
+			sc.pos++
+			break
+		}
+		key, err := sc.memberName()
+		if err != nil {
+			return err
+		}
+		sc.set(pathSegment{key: key})
+		if keys.add(key) {
+			return sc.fail(ErrDuplicateField, "")
+		}
+		ev := reflect.New(t.Elem()).Elem()
+		if err := sc.decodeValue(s.elem, false, ev); err != nil {
+			return err
+		}
+		m.SetMapIndex(reflect.ValueOf(string(key)).Convert(t.Key()), ev)
+		if done, err := sc.endMember('}'); done || err != nil {
+			if err != nil {
+				return err
+			}
+			break
+		}
+	}
+	sc.n = depth
+	return nil
+}
+
+// decodeArray is scanner.array that also stores each element; an empty
+// array decodes to an empty, non-nil slice as with encoding/json.
+func (sc *scanner) decodeArray(s *schema, v reflect.Value) error {
+	sc.pos++
+	depth := sc.n
+	sc.push(pathSegment{})
+	v.Set(reflect.MakeSlice(v.Type(), 0, 0))
+	for i := 0; ; i++ {
+		sc.skipSpace()
+		if sc.pos < len(sc.data) && sc.data[sc.pos] == ']' && i == 0 {
+			sc.pos++
+			break
+		}
+		sc.set(pathSegment{index: i, isIdx: true})
+		if i == v.Cap() {
+			v.Grow(max(4, i))
+		}
+		v.SetLen(i + 1)
+		if err := sc.decodeValue(s.elem, false, v.Index(i)); err != nil {
+			return err
+		}
+		if done, err := sc.endMember(']'); done || err != nil {
+			if err != nil {
+				return err
+			}
+			break
+		}
+	}
+	sc.n = depth
+	return nil
+}
+
+// decodeBase64 is scanner.base64 that also stores the bytes.
+func (sc *scanner) decodeBase64(v reflect.Value) error {
+	start := sc.pos
+	if err := sc.base64(); err != nil {
+		return err
+	}
+	tok := sc.data[start:sc.pos]
+	raw := tok[1 : len(tok)-1]
+	escaped := false
+	for _, c := range raw {
+		if c == '\\' {
+			escaped = true
+			break
+		}
+	}
+	b, err := base64.StdEncoding.DecodeString(stringOf(raw, escaped))
+	if err != nil {
+		return sc.fail(ErrWrongType, "want base64 string")
+	}
+	v.SetBytes(b)
+	return nil
+}
+
+// decodeNumber is scanner.number that also stores the number.
+func (sc *scanner) decodeNumber(s *schema, v reflect.Value) error {
+	start := sc.pos
+	if err := sc.number(s); err != nil {
+		return err
+	}
+	lit := sc.data[start:sc.pos]
+	switch s.kind {
+	case kindFloat:
+		f, err := strconv.ParseFloat(string(lit), s.bits)
+		if err != nil {
+			return sc.fail(ErrWrongType, "number out of range")
+		}
+		v.SetFloat(f)
+	case kindUint:
+		v.SetUint(digitsValue(lit))
+	default:
+		if lit[0] == '-' {
+			v.SetInt(-int64(digitsValue(lit[1:])))
+		} else {
+			v.SetInt(int64(digitsValue(lit)))
+		}
+	}
+	return nil
+}
+
+// digitsValue reads decimal digits the scanner has checked to fit.
+func digitsValue(lit []byte) uint64 {
+	var n uint64
+	for _, c := range lit {
+		n = n*10 + uint64(c-'0')
+	}
+	return n
+}
+
+// stringOf converts the content of a scanned string token (valid UTF-8,
+// valid escapes, no lone surrogate: the scanner checked) to a Go string.
+func stringOf(raw []byte, escaped bool) string {
+	if !escaped {
+		return string(raw)
+	}
+	out := make([]byte, 0, len(raw))
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		if c != '\\' {
+			out = append(out, c)
+			i++
+			continue
+		}
+		switch raw[i+1] {
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r := hex4At(raw, i+2)
+			i += 6
+			if utf16.IsSurrogate(r) {
+				r = utf16.DecodeRune(r, hex4At(raw, i+2))
+				i += 6
+			}
+			out = utf8.AppendRune(out, r)
+			continue
+		default: // '"', '\\', '/'
+			out = append(out, raw[i+1])
+		}
+		i += 2
+	}
+	return string(out)
+}
+
+func hex4At(b []byte, i int) rune {
+	var r rune
+	for _, h := range b[i : i+4] {
+		r = r<<4 | rune(hexVal(h))
+	}
+	return r
+}
+
+// decodeReference is the reference path of a payload: the strict scan,
+// then encoding/json, then canonicalize.
+func (mt *messageType) decodeReference(raw []byte) (Payload, error) {
+	sc := newScanner(raw, mt.name)
+	if err := sc.check(mt.schema, false); err != nil {
+		return nil, err
+	}
+	return mt.referenceDecode(raw, sc.canon)
+}
+
+// onePass decodes raw with the one-pass decoder into a new value of the
+// payload type.
+func (mt *messageType) onePass(raw []byte) (Payload, error) {
+	pv := reflect.New(mt.typ)
+	sc := newScanner(raw, mt.name)
+	if err := sc.decodeInto(mt.schema, pv.Elem()); err != nil {
+		return mt.decodeReference(raw)
+	}
+	return pv.Elem().Interface().(Payload), nil
+}
+
+// hasLenient reports whether a member of s, at any depth, is lenient.
+func hasLenient(s *schema, seen map[*schema]bool) bool {
+	if seen[s] {
+		return false
+	}
+	seen[s] = true
+	for _, f := range s.fields {
+		if f.lenient || hasLenient(f.schema, seen) {
+			return true
+		}
+	}
+	return s.elem != nil && hasLenient(s.elem, seen)
+}
