@@ -40,7 +40,7 @@ type nativeConfig struct {
 
 // controlledKeys are thread config keys the adapter sets itself; a
 // harness_config naming one of them is refused.
-var controlledKeys = []string{"web_search", "model_verbosity", "features", "include_apply_patch_tool", "tools"}
+var controlledKeys = []string{"web_search", "model_verbosity", "features"}
 
 // buildConfig validates cfg before any native side effect and maps it to
 // the native settings.
@@ -81,11 +81,11 @@ func buildConfig(cfg agent.ExecutorConfig) (nativeConfig, error) {
 	if err := applyControls(&nc, c.ExecutionControls); err != nil {
 		return nc, err
 	}
-	// No execution environment and no subagents: the native shell, patch,
-	// image-view and multi-agent tools are turned off.
-	nc.config["features"] = map[string]any{"shell_tool": false, "unified_exec": false, "multi_agent": false}
-	nc.config["include_apply_patch_tool"] = false
-	nc.config["tools"] = map[string]any{"view_image": false}
+	// No execution environment and no subagents: the native shell,
+	// multi-agent and goal tools are turned off. (Codex 0.171.0 has no
+	// switch for apply_patch and view_image; they act on the private
+	// working directory.)
+	nc.config["features"] = map[string]any{"shell_tool": false, "unified_exec": false, "multi_agent": false, "goals": false}
 	nc.observeMessages = c.ObserveMessages
 	return nc, nil
 }

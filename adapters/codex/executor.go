@@ -69,14 +69,15 @@ type Executor struct {
 	workDir string // removed on Close when the Executor created it
 	ownDir  bool
 
-	mu       sync.Mutex
-	threadID string
-	recorded bool  // the thread holds a recorded turn: it can be resumed
-	active   *Turn // the unsettled Turn
-	retired  string
-	closing  bool
-	closed   bool
-	exited   bool
+	mu          sync.Mutex
+	threadID    string
+	recorded    bool   // the thread holds a recorded turn: it can be resumed
+	lastStarted string // the thread's last turn/started turn ID
+	active      *Turn  // the unsettled Turn
+	retired     string
+	closing     bool
+	closed      bool
+	exited      bool
 }
 
 // ErrResume reports a thread that could not be resumed; no fresh thread

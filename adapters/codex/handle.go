@@ -37,6 +37,9 @@ func (e *Executor) handle(m rpcMessage) {
 		if json.Unmarshal(m.Params, &n) != nil {
 			return
 		}
+		if m.Method == notifyTurnStarted {
+			e.noteStarted(n.ThreadID, n.Turn.ID)
+		}
 		if t := e.route(n.ThreadID, n.Turn.ID); t != nil {
 			if m.Method == notifyTurnStarted {
 				t.onStarted()
@@ -96,6 +99,23 @@ func (e *Executor) route(threadID, turnID string) *Turn {
 		return nil
 	}
 	return t
+}
+
+// noteStarted remembers the last turn/started of the thread, so that a
+// turn/started arriving before turn/start's answer still counts.
+func (e *Executor) noteStarted(threadID, turnID string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if threadID == e.threadID {
+		e.lastStarted = turnID
+	}
+}
+
+// startedEarly reports whether turnID's turn/started was already seen.
+func (e *Executor) startedEarly(turnID string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.lastStarted == turnID
 }
 
 // markRecorded notes that the thread's rollout holds a user message, so

@@ -71,6 +71,9 @@ func (t *Turn) onStartAnswer(result json.RawMessage, err error) error {
 	t.mu.Lock()
 	t.nativeID = res.Turn.ID
 	t.mu.Unlock()
+	if t.e.startedEarly(res.Turn.ID) {
+		t.onStarted()
+	}
 	return nil
 }
 
@@ -162,9 +165,28 @@ func (t *Turn) onStarted() {
 	}
 }
 
+// sendInterrupt writes turn/interrupt. A refusal while the Turn is still
+// running (app-server not yet treating it as active) is retried after
+// interruptRetry.
 func (t *Turn) sendInterrupt() {
-	_, _ = t.e.rpc.send(methodTurnInterrupt, turnInterruptParams{ThreadID: t.e.threadID, TurnID: t.nativeTurnID()}, nil)
+	_, _ = t.e.rpc.send(methodTurnInterrupt, turnInterruptParams{ThreadID: t.e.threadID, TurnID: t.nativeTurnID()},
+		func(_ json.RawMessage, err error) {
+			var refused *rpcError
+			if !errors.As(err, &refused) {
+				return
+			}
+			time.AfterFunc(interruptRetry, func() {
+				t.mu.Lock()
+				ended := t.ended
+				t.mu.Unlock()
+				if !ended {
+					t.sendInterrupt()
+				}
+			})
+		})
 }
+
+const interruptRetry = 100 * time.Millisecond
 
 func (t *Turn) onDelta(itemID, delta string) {
 	t.progress()
