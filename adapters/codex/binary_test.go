@@ -2,8 +2,10 @@ package codex
 
 import (
 	"context"
+	"io"
 	"os"
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -55,5 +57,30 @@ func TestParseVersion(t *testing.T) {
 		if got := parseVersion(in); got != want {
 			t.Errorf("parseVersion(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// Discovery: nothing without a binary; an unavailable kind with a
+// diagnostic for a binary of another version; the Executor factory only
+// for the pinned one. Every capability is decided either way.
+func TestDeclarationDiscover(t *testing.T) {
+	ctx := context.Background()
+	if rt, err := Declaration(Options{}).Discover(ctx, nil, io.Discard); rt != nil || err != nil {
+		t.Fatalf("unconfigured: %v, %v", rt, err)
+	}
+	var diag strings.Builder
+	rt, err := Declaration(Options{Binary: "/bin/echo"}).Discover(ctx, nil, &diag)
+	if err != nil || rt == nil || rt.Descriptor.Available || rt.Executors != nil || !strings.Contains(diag.String(), "unavailable") {
+		t.Fatalf("wrong binary: %+v, %v, %q", rt, err, diag.String())
+	}
+	if err := rt.Descriptor.Capabilities.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	rt, err = Declaration(Options{Binary: realBinary(t)}).Discover(ctx, nil, io.Discard)
+	if err != nil || !rt.Descriptor.Available || rt.Descriptor.Version != Version || rt.Executors == nil {
+		t.Fatalf("pinned binary: %+v, %v", rt, err)
+	}
+	if err := Declaration(Options{}).Validate(); err != nil {
+		t.Fatal(err)
 	}
 }
