@@ -10,15 +10,16 @@ import (
 	"time"
 
 	"github.com/turnstile-sim/turnstile/adapters/agent"
+	"github.com/turnstile-sim/turnstile/adapters/codex/codextest"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
 // realHarness is the pinned codex binary against a fake model server.
-func realHarness(t *testing.T) (*Harness, *modelServer) {
+func realHarness(t *testing.T) (*Harness, *codextest.ModelServer) {
 	t.Helper()
 	bin := realBinary(t)
-	m := newModelServer(t)
-	return New(Options{Binary: bin, Home: codexHome(t, m), WorkDir: t.TempDir(), Grace: 3 * time.Second}), m
+	m := codextest.NewModelServer(t)
+	return New(Options{Binary: bin, Home: codextest.Home(t, m), WorkDir: t.TempDir(), Grace: 3 * time.Second}), m
 }
 
 func realConfig() agent.ExecutorConfig {
@@ -47,7 +48,7 @@ func TestRealTwoTurnsOneThread(t *testing.T) {
 	h, m := realHarness(t)
 	ex := newRealExecutor(t, h, realConfig())
 	pid := ex.Pid()
-	m.queue(reply{deltas: []string{"Hello", ", world"}, usage: [2]int{10, 3}}, reply{deltas: []string{"again"}})
+	m.Queue(codextest.Reply{Deltas: []string{"Hello", ", world"}, Usage: [2]int{10, 3}}, codextest.Reply{Deltas: []string{"again"}})
 	r1 := startRun(t, ex, "run-1", "first question")
 	if r1.err != nil {
 		t.Fatal(r1.err)
@@ -70,17 +71,17 @@ func TestRealTwoTurnsOneThread(t *testing.T) {
 	if text(r2.got) != "again" || ex.Pid() != pid {
 		t.Fatalf("second turn %v on pid %d (was %d)", r2.got, ex.Pid(), pid)
 	}
-	bodies := m.bodies()
-	if len(bodies) != 2 || !strings.Contains(inputTexts(bodies[1]), "first question") || !strings.Contains(inputTexts(bodies[1]), "Hello, world") {
-		t.Fatalf("second request lacks the history:\n%s", inputTexts(bodies[len(bodies)-1]))
+	bodies := m.Requests()
+	if len(bodies) != 2 || !strings.Contains(codextest.InputText(bodies[1]), "first question") || !strings.Contains(codextest.InputText(bodies[1]), "Hello, world") {
+		t.Fatalf("second request lacks the history:\n%s", codextest.InputText(bodies[len(bodies)-1]))
 	}
 	first := bodies[0]
 	if v, _ := first["text"].(map[string]any); v == nil || v["verbosity"] != "low" {
 		t.Fatalf("request text settings %v, want verbosity low", first["text"])
 	}
 	for _, banned := range []string{"web_search", "exec_command", "write_stdin", "shell", "multi_agent_v1", "create_goal"} {
-		if slices.Contains(toolNames(first), banned) {
-			t.Errorf("request offers the %s tool: %v", banned, toolNames(first))
+		if slices.Contains(codextest.ToolNames(first), banned) {
+			t.Errorf("request offers the %s tool: %v", banned, codextest.ToolNames(first))
 		}
 	}
 }
@@ -91,7 +92,7 @@ func TestRealSteerWrittenThenApplied(t *testing.T) {
 	h, m := realHarness(t)
 	ex := newRealExecutor(t, h, realConfig())
 	hold := make(chan struct{})
-	m.queue(reply{deltas: []string{"working", " done"}, hold: hold}, reply{deltas: []string{"steered"}})
+	m.Queue(codextest.Reply{Deltas: []string{"working", " done"}, Hold: hold}, codextest.Reply{Deltas: []string{"steered"}})
 	r := startRun(t, ex, "run-steer", "start")
 	r.next(t)
 	rc, err := r.turn.SteerDurable(context.Background(), agent.SteerInput{InputID: "input-7f", Input: wire.TextInput("also this")})
@@ -112,8 +113,8 @@ func TestRealSteerWrittenThenApplied(t *testing.T) {
 		t.Fatalf("AwaitApplied = %v", err)
 	}
 	r.settle(t)
-	bodies := m.bodies()
-	if len(bodies) < 2 || !strings.Contains(inputTexts(bodies[len(bodies)-1]), "also this") {
+	bodies := m.Requests()
+	if len(bodies) < 2 || !strings.Contains(codextest.InputText(bodies[len(bodies)-1]), "also this") {
 		t.Fatalf("no model request carried the steered input (%d requests)", len(bodies))
 	}
 	if !strings.Contains(text(r.got), "steered") {
@@ -129,7 +130,7 @@ func TestRealCancelExactTurn(t *testing.T) {
 	ex := newRealExecutor(t, h, realConfig())
 	hold := make(chan struct{})
 	defer close(hold)
-	m.queue(reply{deltas: []string{"partial", " never"}, hold: hold}, reply{deltas: []string{"fresh"}})
+	m.Queue(codextest.Reply{Deltas: []string{"partial", " never"}, Hold: hold}, codextest.Reply{Deltas: []string{"fresh"}})
 	r := startRun(t, ex, "run-cancel", "start")
 	r.next(t)
 	if err := r.turn.Cancel(context.Background()); err != nil {
@@ -154,7 +155,7 @@ func TestRealCancelExactTurn(t *testing.T) {
 func TestRealCancelBeforeStarted(t *testing.T) {
 	h, m := realHarness(t)
 	ex := newRealExecutor(t, h, realConfig())
-	m.queue(reply{hang: true, match: "early start"}, reply{deltas: []string{"after"}, match: "next"})
+	m.Queue(codextest.Reply{Hang: true, Match: "early start"}, codextest.Reply{Deltas: []string{"after"}, Match: "next"})
 	r := startRun(t, ex, "run-early", "early start")
 	if err := r.turn.Cancel(context.Background()); err != nil {
 		t.Fatal(err)
@@ -177,7 +178,7 @@ func TestRealCancelBeforeStarted(t *testing.T) {
 func TestRealResume(t *testing.T) {
 	h, m := realHarness(t)
 	ex := newRealExecutor(t, h, realConfig())
-	m.queue(reply{deltas: []string{"remember 42"}})
+	m.Queue(codextest.Reply{Deltas: []string{"remember 42"}})
 	r := startRun(t, ex, "run-1", "the number is 42")
 	r.settle(t)
 	thread := doneOf(t, r.got).Metadata.AgentSessionID
@@ -190,8 +191,8 @@ func TestRealResume(t *testing.T) {
 	}
 	r2 := startRun(t, ex2, "run-2", "what was it")
 	r2.settle(t)
-	bodies := m.bodies()
-	if !strings.Contains(inputTexts(bodies[len(bodies)-1]), "the number is 42") {
+	bodies := m.Requests()
+	if !strings.Contains(codextest.InputText(bodies[len(bodies)-1]), "the number is 42") {
 		t.Fatal("the resumed thread lost its history")
 	}
 	if md := doneOf(t, r2.got).Metadata; md == nil || md.AgentSessionID != thread {
@@ -216,7 +217,7 @@ func TestRealErrorMapping(t *testing.T) {
 		{401, wire.RunError{Code: wire.EngineAuthenticationError}},
 		{500, wire.RunError{Code: wire.EngineServerError}},
 	} {
-		m.queue(reply{status: c.status})
+		m.Queue(codextest.Reply{Status: c.status})
 		r := startRun(t, ex, "run-"+string(rune('a'+c.status%26)), "hi")
 		if s := r.settle(t); !s.Reusable {
 			t.Fatalf("%d: settlement %+v", c.status, s)
@@ -237,10 +238,10 @@ func TestRealOutputSchema(t *testing.T) {
 	cfg.Configuration.ExecutionControls.OutputFormat = &wire.OutputFormat{Type: "json_schema", Schema: schema}
 	cfg.Configuration.ObserveMessages = true
 	ex := newRealExecutor(t, h, cfg)
-	m.queue(reply{deltas: []string{`{"answer":"yes"}`}})
+	m.Queue(codextest.Reply{Deltas: []string{`{"answer":"yes"}`}})
 	r := startRun(t, ex, "run-schema", "answer in JSON")
 	r.settle(t)
-	format, _ := m.bodies()[0]["text"].(map[string]any)["format"].(map[string]any)
+	format, _ := m.Requests()[0]["text"].(map[string]any)["format"].(map[string]any)
 	if format["type"] != "json_schema" || format["strict"] != true {
 		t.Fatalf("request text.format %v", format)
 	}
