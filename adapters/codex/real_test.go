@@ -148,6 +148,11 @@ func TestRealCancelExactTurn(t *testing.T) {
 	if text(next.got) != "fresh" {
 		t.Fatalf("next Turn streamed %q", text(next.got))
 	}
+	for _, ev := range next.got {
+		if ev.RunID != "run-next" || strings.Contains(text([]agent.Event{ev}), "never") {
+			t.Fatalf("an event of the cancelled Turn reached the next one: %+v", ev)
+		}
+	}
 }
 
 // Cancel right after StartTurn, before turn/started may have arrived: the

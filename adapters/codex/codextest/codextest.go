@@ -25,6 +25,11 @@ type Reply struct {
 	Hang   bool          // stream nothing after response.created until the client leaves
 	Usage  [2]int        // input and output tokens; zero reports none
 	Match  string        // non-empty: only for a request whose last input item contains it
+	// Interval paces the deltas (the stream is slow).
+	Interval time.Duration
+	// Patch, when set, makes the response one apply_patch custom tool
+	// call with this patch as its input, instead of text.
+	Patch string
 }
 
 // ModelServer is an httptest fake of POST /v1/responses, scripted per
@@ -144,6 +149,14 @@ func stream(w http.ResponseWriter, r *http.Request, n int, rp Reply) {
 		<-r.Context().Done()
 		return
 	}
+	if rp.Patch != "" {
+		call := map[string]any{"type": "custom_tool_call", "id": fmt.Sprintf("ctc_%d", n), "call_id": fmt.Sprintf("call_%d", n),
+			"name": "apply_patch", "input": rp.Patch, "status": "completed"}
+		ev(map[string]any{"type": "response.output_item.added", "output_index": 0, "item": call})
+		ev(map[string]any{"type": "response.output_item.done", "output_index": 0, "item": call})
+		ev(map[string]any{"type": "response.completed", "response": map[string]any{"id": id}})
+		return
+	}
 	ev(map[string]any{"type": "response.output_item.added", "output_index": 0,
 		"item": map[string]any{"type": "message", "id": msg, "role": "assistant", "content": []any{}}})
 	deltas := rp.Deltas
@@ -154,6 +167,15 @@ func stream(w http.ResponseWriter, r *http.Request, n int, rp Reply) {
 	for i, d := range deltas {
 		text += d
 		ev(map[string]any{"type": "response.output_text.delta", "item_id": msg, "output_index": 0, "content_index": 0, "delta": d})
+		if rp.Interval > 0 && i+1 < len(deltas) {
+			t := time.NewTimer(rp.Interval)
+			select {
+			case <-t.C:
+			case <-r.Context().Done():
+				t.Stop()
+				return
+			}
+		}
 		if i == 0 && rp.Hold != nil {
 			select {
 			case <-rp.Hold:
