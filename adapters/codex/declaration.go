@@ -28,12 +28,16 @@ const Kind = "codex"
 //   - tool observations: command, file change, MCP, dynamic tool and web
 //     search items become tool_call before/after.
 //   - subagent control: the multi-agent tools are turned off.
-//   - resume and native session recovery: thread/resume of the exact thread
-//     in a new process; a missing thread is an error, never a fresh one.
+//   - resume: thread/resume of the exact thread in a new process; a missing
+//     thread is an error, never a fresh one. The thread ID is reported once
+//     the thread holds a recorded user message (before, app-server cannot
+//     resume it).
 //   - unsupported: permissions (approval policy never, so app-server asks
 //     nothing), function tools and tool search (no public function path yet),
 //     MCP, images, programmatic tool calling (no native control), subagent
-//     observations, local environments and every workspace operation.
+//     observations, native session recovery (a thread whose ID was never
+//     reported cannot be found again once its process is gone), local
+//     environments and every workspace operation.
 func Capabilities() wire.AgentKindCapabilities {
 	s, u := wire.CapabilitySupported, wire.CapabilityUnsupported
 	return wire.AgentKindCapabilities{
@@ -42,7 +46,7 @@ func Capabilities() wire.AgentKindCapabilities {
 		Permissions:                    u,
 		Usage:                          s,
 		Resume:                         s,
-		NativeSessionRecovery:          s,
+		NativeSessionRecovery:          u,
 		WorkspaceAuthoring:             u,
 		Steering:                       s,
 		MessageItems:                   s,

@@ -198,7 +198,7 @@ func (e *Executor) StartTurn(ctx context.Context, req agent.TurnRequest) (agent.
 	e.active = t
 	e.mu.Unlock()
 	refused := make(chan error, 1)
-	cl, err := e.rpc.send(methodTurnStart, turnStartParams{ThreadID: e.threadID, Input: textInput(text), OutputSchema: e.nc.outputSchema},
+	_, err = e.rpc.send(methodTurnStart, turnStartParams{ThreadID: e.threadID, Input: textInput(text), OutputSchema: e.nc.outputSchema},
 		func(result json.RawMessage, err error) { refused <- t.onStartAnswer(result, err) })
 	if err != nil {
 		e.release(t)
@@ -217,7 +217,6 @@ func (e *Executor) StartTurn(ctx context.Context, req agent.TurnRequest) (agent.
 		}
 		return t, nil
 	case <-ctx.Done():
-		_ = cl
 		return t, fmt.Errorf("codex: turn/start answer not received: %w", ctx.Err())
 	}
 }

@@ -220,3 +220,29 @@ func TestRunErrorMapping(t *testing.T) {
 		}
 	}
 }
+
+// The direct-call path runs one Turn on its own Executor and closes it
+// after settlement.
+func TestFakeDirectSession(t *testing.T) {
+	f := newFakeHarness(t)
+	out := make(chan agent.Event, wire.OutputFramesMax)
+	s, err := f.StartSession(context.Background(), fakeConfig(), agent.TurnRequest{RunID: "run-direct", Input: wire.TextInput("direct"), Output: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs []agent.Event
+	for ev := range out {
+		evs = append(evs, ev)
+	}
+	if text(evs) != "direct" || doneOf(t, evs).Metadata == nil {
+		t.Fatalf("events %v", evs)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := s.(*Session).Wait(ctx); err != nil {
+		t.Fatalf("executor close after the direct session: %v", err)
+	}
+	if !s.CancellationOutcome().Completed {
+		t.Fatalf("outcome %+v", s.CancellationOutcome())
+	}
+}
