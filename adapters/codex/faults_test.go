@@ -73,7 +73,9 @@ func TestFakeInterruptLeftPending(t *testing.T) {
 }
 
 // A steer whose echo never comes: written, then unknown once the Turn
-// ended; never applied, never replayed.
+// ended; never applied, never replayed. (Codex 0.171.0 echoes a steer at
+// once, even while the model still streams, so only the fake can withhold
+// the echo on demand.)
 func TestFakeSteerWithoutEchoIsUnknown(t *testing.T) {
 	f := newFakeHarness(t)
 	ex := newFakeExecutor(t, f)

@@ -1,19 +1,15 @@
 package codex
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/turnstile-sim/turnstile/adapters/agent"
 	"github.com/turnstile-sim/turnstile/adapters/codex/codextest"
 	"github.com/turnstile-sim/turnstile/adapters/contracttest"
-	"github.com/turnstile-sim/turnstile/wire"
 )
 
 // canaryText is the content contracttest submits to operations it expects
@@ -61,37 +57,4 @@ func canaryEffects(t *testing.T, m *codextest.ModelServer, workDir string) strin
 	}
 	files, _ := filepath.Glob(filepath.Join(workDir, "*", canaryText+"*"))
 	return fmt.Sprintf("%d items, %d files", n, len(files))
-}
-
-// A steer written while the model streams, then a cancel before app-server
-// applies it: the Turn ends without the userMessage echo, so the input's
-// outcome is unknown (never applied, never replayed), and no model request
-// carries it.
-func TestRealSteerWithoutEchoIsUnknown(t *testing.T) {
-	h, m := realHarness(t)
-	ex := newRealExecutor(t, h, realConfig())
-	hold := make(chan struct{})
-	defer close(hold)
-	m.Queue(codextest.Reply{Deltas: []string{"working", " never"}, Hold: hold})
-	r := startRun(t, ex, "run-steer-cancel", "start")
-	r.next(t)
-	rc, err := r.turn.SteerDurable(context.Background(), agent.SteerInput{InputID: "input-lost", Input: wire.TextInput("too late")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.turn.Cancel(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	r.settle(t)
-	err = rc.AwaitApplied(context.Background())
-	switch {
-	case errors.Is(err, ErrApplyUnknown):
-	case err == nil:
-		t.Fatal("the input was reported applied although the turn was interrupted before any echo")
-	default:
-		t.Fatalf("AwaitApplied = %v, want ErrApplyUnknown", err)
-	}
-	if n := m.Count("too late"); n != 0 {
-		t.Fatalf("%d model requests carried the unapplied input", n)
-	}
 }
