@@ -58,10 +58,7 @@ func (t *Turn) nativeTurnID() string {
 // notification of the turn is handled.
 func (t *Turn) onStartAnswer(result json.RawMessage, err error) error {
 	if err != nil {
-		if errors.Is(err, errConnClosed) {
-			return err // the exit settles the Turn
-		}
-		return err
+		return err // a refusal, or errConnClosed: then the exit settles the Turn
 	}
 	var res turnStartResponse
 	if json.Unmarshal(result, &res) != nil || res.Turn.ID == "" {
