@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/turnstile-sim/turnstile/adapters/agent"
 	"github.com/turnstile-sim/turnstile/adapters/codex/codextest"
 	"github.com/turnstile-sim/turnstile/adapters/contracttest"
 )
@@ -16,25 +18,48 @@ import (
 // refused; a model request carrying it is a native effect.
 const canaryText = "contract-canary-5e1d"
 
-// The shared text lifecycle against the pinned binary: Hold makes the next
-// model request hang until the client leaves, and so the requests that
-// follow the kit's steers into a held Turn (a hang left unused by a Turn
-// cancelled before its request is dropped by the next Hold).
+// heldFactory names the held Turn to the model server once StartTurn
+// returned it, so that a hold is never passed on to a later Turn.
+type heldFactory struct {
+	h *Harness
+	m *codextest.ModelServer
+}
+
+func (f heldFactory) NewExecutor(ctx context.Context, cfg agent.ExecutorConfig) (agent.Executor, error) {
+	ex, err := f.h.NewExecutor(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return heldExecutor{ex.(*Executor), f.m}, nil
+}
+
+type heldExecutor struct {
+	*Executor
+	m *codextest.ModelServer
+}
+
+func (e heldExecutor) StartTurn(ctx context.Context, req agent.TurnRequest) (agent.Turn, error) {
+	turn, err := e.Executor.StartTurn(ctx, req)
+	if t, ok := turn.(*Turn); ok {
+		e.m.HeldTurn(t.nativeTurnID())
+	}
+	return turn, err
+}
+
+// The shared text lifecycle against the pinned binary: Hold makes every
+// model request of the next Turn hang until the client leaves (steered
+// requests of a held Turn included).
 func TestSharedTextLifecycleRealBinary(t *testing.T) {
 	h, m := realHarness(t)
 	fx := contracttest.Fixture{
 		Config:       realConfig(),
 		Capabilities: Capabilities(),
-		Hold: func() {
-			m.Drop()
-			m.Queue(codextest.Reply{Hang: true}, codextest.Reply{Hang: true, Match: canaryText},
-				codextest.Reply{Hang: true, Match: `"steer"`})
-		},
-		Effects: func() string { return canaryEffects(t, m, h.opts.WorkDir) },
-		Window:  300 * time.Millisecond,
-		Timeout: 60 * time.Second,
+		Hold:         m.HoldNextTurn,
+		Effects:      func() string { return canaryEffects(t, m, h.opts.WorkDir) },
+		Window:       300 * time.Millisecond,
+		Timeout:      60 * time.Second,
 	}
-	if err := contracttest.TextLifecycle(h, fx); err != nil {
+	if err := contracttest.TextLifecycle(heldFactory{h, m}, fx); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -42,11 +42,14 @@ type ModelServer struct {
 	replies  []Reply
 	requests []map[string]any
 	arrived  chan struct{}
+	holdNext bool            // the next new turn hangs
+	heldID   string          // the held turn's ID, once known
+	held     map[string]bool // turns whose every request hangs
 }
 
 // NewModelServer starts the fake on loopback; it stops with the test.
 func NewModelServer(t testing.TB) *ModelServer {
-	m := &ModelServer{arrived: make(chan struct{}, 1)}
+	m := &ModelServer{arrived: make(chan struct{}, 1), held: make(map[string]bool)}
 	m.srv = httptest.NewServer(http.HandlerFunc(m.serve))
 	t.Cleanup(m.srv.Close)
 	return m
@@ -60,6 +63,41 @@ func (m *ModelServer) Queue(rs ...Reply) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.replies = append(m.replies, rs...)
+}
+
+// HoldNextTurn makes every request of the next turn hang until the client
+// leaves. The turn is the first new turn ID (client_metadata.turn_id)
+// that arrives, or the one HeldTurn names: a turn cancelled before its
+// first request never passes its hold on.
+func (m *ModelServer) HoldNextTurn() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.holdNext, m.heldID = true, ""
+}
+
+// HeldTurn names the turn HoldNextTurn meant, once it is known: the first
+// turn started after it (call it for every started turn).
+func (m *ModelServer) HeldTurn(id string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.holdNext && m.heldID == "" {
+		m.heldID = id
+	}
+	if m.held[id] {
+		m.holdNext = false
+	}
+}
+
+// holds reports whether a request of turn tid hangs; m.mu is held.
+func (m *ModelServer) holds(tid string) bool {
+	if tid == "" {
+		return false
+	}
+	if !m.held[tid] && m.holdNext && (m.heldID == "" || m.heldID == tid) {
+		m.held[tid] = true
+		m.holdNext = false
+	}
+	return m.held[tid]
 }
 
 // Drop removes every queued reply that is still unused.
@@ -114,13 +152,19 @@ func (m *ModelServer) serve(w http.ResponseWriter, r *http.Request) {
 	n := len(m.requests)
 	rp := Reply{}
 	last := lastInput(body)
+	meta, _ := body["client_metadata"].(map[string]any)
+	tid, _ := meta["turn_id"].(string)
 	for i, q := range m.replies {
+		if m.holds(tid) {
+			break
+		}
 		if q.Match == "" || strings.Contains(last, q.Match) {
 			rp = q
 			m.replies = append(m.replies[:i:i], m.replies[i+1:]...)
 			break
 		}
 	}
+	rp.Hang = rp.Hang || m.holds(tid)
 	m.mu.Unlock()
 	select {
 	case m.arrived <- struct{}{}:
