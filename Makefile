@@ -7,12 +7,17 @@ SEEDS     ?= 1000
 
 FUZZ_PKG := ./fuzz
 
-.PHONY: test check fmt vet race fuzz fuzz-smoke bench crash check-runtime-contract
+.PHONY: test check fmt vet race fuzz fuzz-smoke bench crash check-runtime-contract codex
 
-test:
+test: codex
 	$(GO) test -count=1 ./...
 	$(MAKE) --no-print-directory fuzz-smoke
 	$(MAKE) --no-print-directory mutants-smoke
+
+# codex fetches the pinned Codex binary the adapters/codex tests run
+# (npm pack, SHA-256 checked, cached under ~/.cache/turnstile/codex).
+codex:
+	@scripts/fetch-codex.sh >/dev/null
 
 # check: formatting, vet, the race detector where goroutines exist, and
 # the Core–Runtime contract.
@@ -31,7 +36,7 @@ check: fmt vet race check-runtime-contract
 CONTRACT_PKGS = ./wire ./core ./daemon ./scenarios/... ./adapters/... \
 	./core/gateway/... ./core/server ./daemon/transport/... ./daemon/runner
 
-check-runtime-contract:
+check-runtime-contract: codex
 	$(GO) test -count=1 $(CONTRACT_PKGS)
 
 fmt:
@@ -47,7 +52,7 @@ vet:
 # runs share no state.
 RACE_PKGS ?= ./adapters/... ./cmd/... ./core/server ./core/gateway/... ./core/api ./core/store/sqlitestore ./daemon/transport/... ./daemon/runner ./scenarios/coreside ./scenarios/runtimeside ./sim ./sim/world
 
-race:
+race: codex
 	$(GO) test -count=1 -race $(RACE_PKGS)
 
 # fuzz-smoke runs every fuzz target briefly; fuzz runs each for FUZZTIME.

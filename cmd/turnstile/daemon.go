@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/turnstile-sim/turnstile/adapters/agent"
+	"github.com/turnstile-sim/turnstile/adapters/codex"
 	"github.com/turnstile-sim/turnstile/adapters/synthetic"
 	dmachine "github.com/turnstile-sim/turnstile/daemon"
 	"github.com/turnstile-sim/turnstile/daemon/runner"
@@ -37,6 +38,7 @@ const daemonVersion = "turnstile-dev"
 
 type daemonFlags struct {
 	core, device, credFile, kinds, script, logLevel string
+	codexBin, codexHome                             string
 }
 
 // daemonEnv is the TURNSTILE_* environment value of name, or def.
@@ -57,6 +59,10 @@ func (sh *shell) daemonFlagSet() (*flag.FlagSet, *daemonFlags) {
 	fs.StringVar(&f.kinds, "kinds", daemonEnv("TURNSTILE_KINDS", synthetic.Kind), "comma-separated Harness kinds to enable (TURNSTILE_KINDS)")
 	fs.StringVar(&f.script, "synthetic-script", daemonEnv("TURNSTILE_SYNTHETIC_SCRIPT", ""),
 		"JSON file scripting the synthetic Harness's Turns (TURNSTILE_SYNTHETIC_SCRIPT; default: echo the input)")
+	fs.StringVar(&f.codexBin, "codex-bin", daemonEnv(codex.EnvBinary, ""),
+		"path of the codex binary (version "+codex.Version+") for kind codex (TURNSTILE_CODEX_BIN)")
+	fs.StringVar(&f.codexHome, "codex-home", daemonEnv("TURNSTILE_CODEX_HOME", ""),
+		"CODEX_HOME for codex app-server: config.toml with the model provider (TURNSTILE_CODEX_HOME; default: inherited)")
 	fs.StringVar(&f.logLevel, "log-level", daemonEnv("TURNSTILE_LOG_LEVEL", "info"), "debug, info, warn or error (TURNSTILE_LOG_LEVEL)")
 	return fs, f
 }
@@ -86,7 +92,7 @@ func (sh *shell) cmdDaemon(args []string) int {
 		fmt.Fprintf(sh.stderr, "turnstile daemon: unexpected arguments %q\n", fs.Args())
 		return exitUsage
 	}
-	setup, err := prepareDaemon(f)
+	setup, err := prepareDaemon(f, sh.stderr)
 	if err != nil {
 		fmt.Fprintf(sh.stderr, "turnstile daemon: refusing to start: %v\n", err)
 		return exitUsage
@@ -128,7 +134,7 @@ func (sh *shell) daemonExit(res runner.Result, err error) int {
 // prepareDaemon validates the flags, reads the credential and installs
 // the registry: everything that can refuse the start happens here, before
 // any request reaches Core.
-func prepareDaemon(f *daemonFlags) (*daemonSetup, error) {
+func prepareDaemon(f *daemonFlags, diag io.Writer) (*daemonSetup, error) {
 	switch {
 	case f.core == "":
 		return nil, errNoCore
@@ -164,7 +170,8 @@ func prepareDaemon(f *daemonFlags) (*daemonSetup, error) {
 	if enabled == nil {
 		enabled = []string{}
 	}
-	reg, kinds, err := runner.Install(context.Background(), []agent.Declaration{synthetic.Declaration(h)}, enabled, nil, io.Discard)
+	decls := []agent.Declaration{synthetic.Declaration(h), codex.Declaration(codex.Options{Binary: f.codexBin, Home: f.codexHome})}
+	reg, kinds, err := runner.Install(context.Background(), decls, enabled, nil, diag)
 	if err != nil {
 		return nil, err
 	}

@@ -54,6 +54,7 @@ type stack struct {
 	stopped bool
 	coreRan chan error
 	stopRun context.CancelFunc
+	decls   []agent.Declaration // the daemon's kinds (nil: the synthetic Harness h)
 }
 
 type daemonEnd struct {
@@ -64,13 +65,14 @@ type daemonEnd struct {
 type stackOptions struct {
 	version string // the daemon's protocol version ("": wire.Version)
 	dir     string // SQLite directory ("": a temp dir)
+	decls   []agent.Declaration
 }
 
 // newStack starts Core and a daemon and waits until Core has the device's
 // first heartbeat. It must run inside synctest.Test.
 func newStack(t *testing.T, o stackOptions) *stack {
 	t.Helper()
-	s := &stack{t: t, net: transporttest.NewNetwork(), h: synthetic.New(), res: make(chan daemonEnd, 1), logs: &lockedBuffer{}}
+	s := &stack{t: t, net: transporttest.NewNetwork(), h: synthetic.New(), res: make(chan daemonEnd, 1), logs: &lockedBuffer{}, decls: o.decls}
 	s.client = s.net.HTTPClient()
 	s.link = s.net.Group()
 	s.dclient = s.link.HTTPClient()
@@ -121,7 +123,11 @@ func (s *stack) startCore(dir string) {
 
 func (s *stack) startDaemon(version string) {
 	t := s.t
-	reg, kinds, err := runner.Install(context.Background(), []agent.Declaration{synthetic.Declaration(s.h)}, nil, nil, io.Discard)
+	decls := s.decls
+	if decls == nil {
+		decls = []agent.Declaration{synthetic.Declaration(s.h)}
+	}
+	reg, kinds, err := runner.Install(context.Background(), decls, nil, nil, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

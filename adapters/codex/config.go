@@ -1,0 +1,142 @@
+package codex
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+
+	"github.com/turnstile-sim/turnstile/adapters/agent"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// Configuration is the codex kind's model configuration: app-server talks
+// to a model provider over the Responses API (wire_api = "responses").
+func Configuration() agent.ModelConfiguration {
+	return agent.ModelConfiguration{Protocols: []agent.ModelProtocol{agent.ProtocolOpenAIResponses}}
+}
+
+// Native settings the adapter always applies: tools run unattended with the
+// launching user's rights (approval policy never, full access), so that
+// app-server never asks for an approval.
+const (
+	approvalNever = "never"
+	sandboxFull   = "danger-full-access"
+)
+
+// Accepted execution control values.
+var (
+	webSearchModes  = map[string]bool{"disabled": true, "cached": true, "live": true}
+	verbosityLevels = map[string]bool{"low": true, "medium": true, "high": true}
+)
+
+// nativeConfig is what an Executor sends to thread/start or thread/resume
+// and with each turn/start.
+type nativeConfig struct {
+	model, provider, instructions string
+	config                        map[string]any
+	outputSchema                  json.RawMessage
+	observeMessages               bool
+}
+
+// controlledKeys are thread config keys the adapter sets itself; a
+// harness_config naming one of them is refused.
+var controlledKeys = []string{"web_search", "model_verbosity", "features"}
+
+// buildConfig validates cfg before any native side effect and maps it to
+// the native settings.
+func buildConfig(cfg agent.ExecutorConfig) (nativeConfig, error) {
+	c := cfg.Configuration
+	var nc nativeConfig
+	if cfg.SessionID == "" {
+		return nc, fmt.Errorf("%w: blank session ID", agent.ErrInvalidConfiguration)
+	}
+	if c.AgentKind != "" && c.AgentKind != Kind {
+		return nc, fmt.Errorf("%w: configuration for another kind", agent.ErrInvalidConfiguration)
+	}
+	if err := refuseUnqualified(c); err != nil {
+		return nc, err
+	}
+	if err := Configuration().ValidateOptions(c.AgentOptions); err != nil {
+		return nc, err
+	}
+	opt := func(key string) string {
+		var s string
+		_ = json.Unmarshal(c.AgentOptions[key], &s)
+		return s
+	}
+	nc.model, nc.provider, nc.instructions = opt(wire.AgentOptionModel), opt(wire.AgentOptionModelProvider), opt(wire.AgentOptionSystemPrompt)
+	nc.config = map[string]any{}
+	if raw, ok := c.AgentOptions[wire.AgentOptionHarnessConfig]; ok {
+		var hc map[string]any
+		if err := json.Unmarshal(raw, &hc); err != nil {
+			return nc, fmt.Errorf("%w: agent_options.harness_config must be an object", agent.ErrInvalidConfiguration)
+		}
+		for _, k := range controlledKeys {
+			if _, ok := hc[k]; ok {
+				return nc, fmt.Errorf("%w: harness_config.%s is set by the adapter", agent.ErrUnsupportedConfiguration, k)
+			}
+		}
+		maps.Copy(nc.config, hc)
+	}
+	if err := applyControls(&nc, c.ExecutionControls); err != nil {
+		return nc, err
+	}
+	// No execution environment and no subagents: the native shell,
+	// multi-agent and goal tools are turned off. (Codex 0.171.0 has no
+	// switch for apply_patch and view_image; they act on the private
+	// working directory.)
+	nc.config["features"] = map[string]any{"shell_tool": false, "unified_exec": false, "multi_agent": false, "goals": false}
+	nc.observeMessages = c.ObserveMessages
+	return nc, nil
+}
+
+func refuseUnqualified(c wire.ExecutionConfiguration) error {
+	switch {
+	case c.LocalEnvironment != nil:
+		return agent.Unsupported(reasonLocalEnvironment)
+	case len(c.FunctionTools) > 0:
+		return agent.Unsupported(reasonFunctions)
+	case c.ToolSearch:
+		return agent.Unsupported(reasonToolSearch)
+	case c.MCPHTTPServers != nil && len(*c.MCPHTTPServers) > 0:
+		return agent.Unsupported(reasonMCP)
+	case c.MaxConcurrentSubagents != nil && *c.MaxConcurrentSubagents > 0:
+		return agent.Unsupported(reasonSubagents)
+	case c.ObserveSubagentIdentities:
+		return agent.Unsupported(reasonSubagents)
+	case c.WorkspaceAuthoring:
+		return agent.Unsupported(reasonWorkspace)
+	}
+	return nil
+}
+
+func applyControls(nc *nativeConfig, ec *wire.ExecutionControls) error {
+	if ec == nil {
+		nc.config["web_search"] = "disabled"
+		return nil
+	}
+	if ec.DisableProgrammaticToolCalling {
+		return agent.Unsupported(reasonProgrammatic)
+	}
+	ws := ec.WebSearch
+	if ws == "" {
+		ws = "disabled"
+	}
+	if !webSearchModes[ws] {
+		return fmt.Errorf("%w: execution_controls.web_search value not supported", agent.ErrUnsupportedConfiguration)
+	}
+	nc.config["web_search"] = ws
+	if v := ec.TextVerbosity; v != "" {
+		if !verbosityLevels[v] {
+			return fmt.Errorf("%w: execution_controls.text_verbosity value not supported", agent.ErrUnsupportedConfiguration)
+		}
+		nc.config["model_verbosity"] = v
+	}
+	if f := ec.OutputFormat; f != nil {
+		if f.Type != "json_schema" || len(f.Schema) == 0 {
+			return fmt.Errorf("%w: execution_controls.output_format must be a json_schema", agent.ErrUnsupportedConfiguration)
+		}
+		nc.outputSchema = f.Schema
+	}
+	return nil
+}

@@ -1,0 +1,44 @@
+package codex
+
+import (
+	"testing"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/adapters/contracttest"
+)
+
+// The shared text lifecycle against the fake app-server (a controlled
+// fixture: a real child process speaking the protocol, scripted per turn).
+func TestSharedTextLifecycle(t *testing.T) {
+	f := newFakeHarness(t)
+	fx := contracttest.Fixture{
+		Config:               fakeConfig(),
+		Capabilities:         Capabilities(),
+		Hold:                 func() { f.arm(t, fakeHold) },
+		FailStartBeforeInput: func() { f.arm(t, fakeRefuseStart) },
+		FailStartAfterInput:  func() { f.arm(t, fakeDieOnStart) },
+		Effects:              f.effects,
+		Window:               300 * time.Millisecond,
+		Timeout:              30 * time.Second,
+	}
+	if err := contracttest.TextLifecycle(f, fx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Every extension the declaration leaves unsupported answers Unsupported
+// without a native effect.
+func TestUnsupportedExtensionsHaveNoNativeEffects(t *testing.T) {
+	f := newFakeHarness(t)
+	fx := contracttest.Fixture{
+		Config:       fakeConfig(),
+		Capabilities: Capabilities(),
+		Hold:         func() { f.arm(t, fakeHold) },
+		Effects:      f.effects,
+		Window:       300 * time.Millisecond,
+		Timeout:      30 * time.Second,
+	}
+	if err := contracttest.TestUnsupported(f, fx); err != nil {
+		t.Fatal(err)
+	}
+}

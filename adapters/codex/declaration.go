@@ -1,0 +1,112 @@
+package codex
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/turnstile-sim/turnstile/adapters/agent"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// Kind is the registered kind of the Codex Harness.
+const Kind = "codex"
+
+// Capabilities is the complete capability declaration, each member decided
+// from what app-server of the pinned Version does and the adapter tests:
+//
+//   - streaming, usage, steering, durable turns and durable input receipts:
+//     agentMessage deltas, thread/tokenUsage/updated, turn/steer with the
+//     userMessage echo carrying our clientUserMessageId as the applied
+//     receipt, turn/completed as settlement.
+//   - preparation, environment none: one app-server and one thread per
+//     Executor, started without model input, in a private working directory.
+//   - execution controls, web search control, text verbosity, structured
+//     output and message items: web_search and model_verbosity thread
+//     config, outputSchema per turn, agentMessage items as output messages;
+//     the tests read them back from the model request.
+//   - tool observations: command, file change, MCP, dynamic tool and web
+//     search items become tool_call before/after.
+//   - subagent control: the multi-agent tools are turned off.
+//   - resume: thread/resume of the exact thread in a new process; a missing
+//     thread is an error, never a fresh one. The thread ID is reported once
+//     the thread holds a recorded user message (before, app-server cannot
+//     resume it).
+//   - unsupported: permissions (approval policy never, so app-server asks
+//     nothing), function tools and tool search (no public function path yet),
+//     MCP, images, programmatic tool calling (no native control), subagent
+//     observations, native session recovery (a thread whose ID was never
+//     reported cannot be found again once its process is gone), local
+//     environments and every workspace operation.
+func Capabilities() wire.AgentKindCapabilities {
+	s, u := wire.CapabilitySupported, wire.CapabilityUnsupported
+	return wire.AgentKindCapabilities{
+		SubagentObservations:           u,
+		Streaming:                      s,
+		Permissions:                    u,
+		Usage:                          s,
+		Resume:                         s,
+		NativeSessionRecovery:          u,
+		WorkspaceAuthoring:             u,
+		Steering:                       s,
+		MessageItems:                   s,
+		ToolObservations:               s,
+		EnvironmentNone:                s,
+		LocalEnvironment:               u,
+		Preparation:                    s,
+		WorkspaceReadPreparation:       u,
+		WorkspaceOutputExport:          u,
+		ProgrammaticToolCallingDisable: u,
+		WebSearchControl:               s,
+		ExecutionControls:              s,
+		TextVerbosity:                  s,
+		StructuredOutput:               s,
+		ToolSearch:                     u,
+		MessageImages:                  u,
+		FunctionResultImages:           u,
+		SubagentControl:                s,
+		DurableInputReceipts:           s,
+		DurableTurns:                   s,
+		FunctionTools:                  u,
+		MCPHTTPTools:                   u,
+		MCPHTTPRequired:                u,
+		MCPHTTPBearerAuth:              u,
+	}
+}
+
+// Fixed, safe reasons of designed refusals.
+const (
+	reasonImages           agent.UnsupportedReason = "codex adapter accepts text input only"
+	reasonWorkspace        agent.UnsupportedReason = "codex adapter qualifies no workspace operation"
+	reasonFunctions        agent.UnsupportedReason = "codex adapter has no public function tools"
+	reasonToolSearch       agent.UnsupportedReason = "codex adapter has no tool search"
+	reasonMCP              agent.UnsupportedReason = "codex adapter does not qualify MCP servers"
+	reasonSubagents        agent.UnsupportedReason = "codex adapter runs without subagents"
+	reasonProgrammatic     agent.UnsupportedReason = "codex has no control for programmatic tool calling"
+	reasonInteractions     agent.UnsupportedReason = "codex adapter runs with approval policy never and answers no interaction"
+	reasonLocalEnvironment agent.UnsupportedReason = "codex adapter runs without an execution environment"
+)
+
+// Declaration declares the codex kind. Discovery reports nothing when no
+// binary is configured, and an unavailable kind (with a diagnostic) when
+// the binary is missing or has another version than the pinned one.
+func Declaration(opts Options) agent.Declaration {
+	return agent.Declaration{
+		Kind:          Kind,
+		Capabilities:  Capabilities(),
+		Configuration: Configuration(),
+		Discover: func(ctx context.Context, _ map[string]string, diag io.Writer) (*agent.Runtime, error) {
+			if opts.Binary == "" {
+				return nil, nil
+			}
+			h := New(opts)
+			desc := wire.SupportedAgentKind{Kind: Kind, Available: true, Version: Version, Capabilities: Capabilities()}
+			if got, err := CheckBinary(ctx, opts.Binary); err != nil {
+				fmt.Fprintf(diag, "codex: kind unavailable: %v\n", err)
+				desc.Available, desc.Version = false, got
+				return &agent.Runtime{Descriptor: desc, Sessions: h}, nil
+			}
+			return &agent.Runtime{Descriptor: desc, Sessions: h, Executors: h}, nil
+		},
+	}
+}

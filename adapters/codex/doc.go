@@ -1,0 +1,39 @@
+// Package codex is the Harness adapter for Codex, driving `codex
+// app-server` (JSON-RPC over stdio) of the pinned Version.
+//
+// # Native source
+//
+// The pinned build is the npm version alias NPMPackage; its binary is
+// vendor/x86_64-unknown-linux-musl/bin/codex with SHA-256 BinarySHA256.
+// scripts/fetch-codex.sh fetches it with `npm pack`, verifies the checksum
+// and caches it outside the tree (CachedBinary). The adapter never
+// installs Codex: a missing binary or another version makes the kind
+// unavailable with a diagnostic. protocol.go holds the JSON-RPC types,
+// checked against `codex app-server generate-json-schema` of the pinned
+// binary by TestProtocolMatchesGeneratedSchema.
+//
+// # Lifecycle
+//
+// NewExecutor starts one `codex app-server` (clirunner: its own process
+// group; TERM, 3 s, KILL; the group reaped after the child exits; stdout
+// drained before Wait), runs initialize and thread/start, or thread/resume
+// of the configured thread (strict: an unknown thread is ErrResume, never
+// a fresh thread). No model input is sent. StartTurn sends turn/start and
+// returns once it is answered; every notification carrying the Turn's
+// native ID is turned into events in app-server's order, anything else (a
+// late event of a settled Turn) is dropped. turn/completed settles the
+// Turn (completed, interrupted, or failed with the codexErrorInfo mapped to
+// an engine code); app-server exiting settles it non-reusable.
+//
+// SteerDurable writes turn/steer with the input ID as clientUserMessageId:
+// the write is the written stage, the userMessage item echoing that
+// clientId the applied receipt; a Turn that ends without the echo leaves
+// the input ErrApplyUnknown, never replayed. Cancel sends turn/interrupt
+// once turn/started arrived (app-server refuses it earlier). A Turn stuck
+// in native retries for Options.RetryBudget without progress is
+// interrupted and reported as connection_failed.
+//
+// Approvals: the thread runs with approval policy never and full access,
+// so app-server asks for none; an approval request that comes anyway is
+// declined, and the permission interfaces answer Unsupported.
+package codex

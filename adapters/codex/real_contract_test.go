@@ -1,0 +1,85 @@
+package codex
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/adapters/agent"
+	"github.com/turnstile-sim/turnstile/adapters/codex/codextest"
+	"github.com/turnstile-sim/turnstile/adapters/contracttest"
+)
+
+// canaryText is the content contracttest submits to operations it expects
+// refused; a model request carrying it is a native effect.
+const canaryText = "contract-canary-5e1d"
+
+// heldFactory names the held Turn to the model server once StartTurn
+// returned it, so that a hold is never passed on to a later Turn.
+type heldFactory struct {
+	h *Harness
+	m *codextest.ModelServer
+}
+
+func (f heldFactory) NewExecutor(ctx context.Context, cfg agent.ExecutorConfig) (agent.Executor, error) {
+	ex, err := f.h.NewExecutor(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return heldExecutor{ex.(*Executor), f.m}, nil
+}
+
+type heldExecutor struct {
+	*Executor
+	m *codextest.ModelServer
+}
+
+func (e heldExecutor) StartTurn(ctx context.Context, req agent.TurnRequest) (agent.Turn, error) {
+	turn, err := e.Executor.StartTurn(ctx, req)
+	if t, ok := turn.(*Turn); ok {
+		e.m.HeldTurn(t.nativeTurnID())
+	}
+	return turn, err
+}
+
+// The shared text lifecycle against the pinned binary: Hold makes every
+// model request of the next Turn hang until the client leaves (steered
+// requests of a held Turn included).
+func TestSharedTextLifecycleRealBinary(t *testing.T) {
+	h, m := realHarness(t)
+	fx := contracttest.Fixture{
+		Config:       realConfig(),
+		Capabilities: Capabilities(),
+		Hold:         m.HoldNextTurn,
+		Effects:      func() string { return canaryEffects(t, m, h.opts.WorkDir) },
+		Window:       300 * time.Millisecond,
+		Timeout:      60 * time.Second,
+	}
+	if err := contracttest.TextLifecycle(heldFactory{h, m}, fx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// canaryEffects fingerprints what an unsupported operation could do
+// natively: a model request item carrying the canary other than a user
+// message (a steer is one, and supported), or a file named after it in a
+// working directory.
+func canaryEffects(t *testing.T, m *codextest.ModelServer, workDir string) string {
+	n := 0
+	for _, body := range m.Requests() {
+		items, _ := body["input"].([]any)
+		for _, it := range items {
+			obj, _ := it.(map[string]any)
+			b, _ := json.Marshal(obj)
+			if strings.Contains(string(b), canaryText) && !(obj["type"] == "message" && obj["role"] == "user") {
+				n++
+			}
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(workDir, "*", canaryText+"*"))
+	return fmt.Sprintf("%d items, %d files", n, len(files))
+}

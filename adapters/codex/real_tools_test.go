@@ -1,0 +1,90 @@
+package codex
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/adapters/codex/codextest"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// A native tool call (apply_patch, from the model) is observed as a
+// tool_call before and after, runs in the Executor's private working
+// directory, and its output goes back to the model before the answer.
+func TestRealToolObservation(t *testing.T) {
+	h, m := realHarness(t)
+	ex := newRealExecutor(t, h, realConfig())
+	m.Queue(codextest.Reply{Patch: "*** Begin Patch\n*** Add File: hello.txt\n+hi\n*** End Patch\n"}, codextest.Reply{Deltas: []string{"patched"}})
+	r := startRun(t, ex, "run-tool", "add a file")
+	r.settle(t)
+	var stages []string
+	for _, ev := range r.got {
+		if c, ok := ev.Payload.(wire.ToolCall); ok {
+			if c.Name != "apply_patch" {
+				t.Fatalf("tool call %+v", c)
+			}
+			stages = append(stages, c.Stage)
+		}
+	}
+	if strings.Join(stages, ",") != wire.ToolStageBefore+","+wire.ToolStageAfter {
+		t.Fatalf("tool stages %v in %v", stages, r.got)
+	}
+	if b, err := os.ReadFile(filepath.Join(ex.workDir, "hello.txt")); err != nil || string(b) != "hi\n" {
+		t.Fatalf("patched file: %q, %v", b, err)
+	}
+	if text(r.got) != "patched" || len(m.Requests()) != 2 || !strings.Contains(codextest.InputText(m.Requests()[1]), "call_1") {
+		t.Fatalf("answer %q after %d requests", text(r.got), len(m.Requests()))
+	}
+}
+
+// A slow stream arrives delta by delta, in order, with increasing
+// sequences; web_search "live" turns the native tool on (the control is
+// honoured both ways).
+func TestRealSlowStreamAndLiveSearch(t *testing.T) {
+	h, m := realHarness(t)
+	cfg := realConfig()
+	cfg.Configuration.ExecutionControls.WebSearch = "live"
+	ex := newRealExecutor(t, h, cfg)
+	m.Queue(codextest.Reply{Deltas: []string{"one ", "two ", "three"}, Interval: 100 * time.Millisecond})
+	r := startRun(t, ex, "run-slow", "count")
+	r.settle(t)
+	var seq []uint64
+	for _, ev := range r.got {
+		if d, ok := ev.Payload.(wire.Delta); ok {
+			seq = append(seq, d.Sequence)
+		}
+	}
+	if text(r.got) != "one two three" || len(seq) != 3 || seq[0] >= seq[1] || seq[1] >= seq[2] {
+		t.Fatalf("deltas %v", r.got)
+	}
+	found := false
+	for _, name := range codextest.ToolNames(m.Requests()[0]) {
+		found = found || name == "web_search"
+	}
+	if !found {
+		t.Fatalf("web_search live: tools %v", codextest.ToolNames(m.Requests()[0]))
+	}
+}
+
+// Close stops app-server: its process is gone and the private working
+// directory removed.
+func TestRealCloseReleasesProcess(t *testing.T) {
+	h, _ := realHarness(t)
+	ex := newRealExecutor(t, h, realConfig())
+	pid, dir := ex.Pid(), ex.workDir
+	closeExec(t, ex)
+	if err := syscall.Kill(pid, 0); err == nil {
+		if b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); !strings.Contains(string(b), ") Z") {
+			t.Fatalf("app-server %d still running after Close", pid)
+		}
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("working directory left: %v", err)
+	}
+	closeExec(t, ex) // idempotent
+}

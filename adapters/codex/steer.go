@@ -1,0 +1,107 @@
+package codex
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/turnstile-sim/turnstile/adapters/agent"
+)
+
+// ErrApplyUnknown reports a written input whose Turn ended without the
+// userMessage echo that applies it: the native outcome is unknown, and the
+// input must never be replayed.
+var ErrApplyUnknown = errors.New("codex: input outcome unknown")
+
+// receipt is the applied receipt of one steered input.
+type receipt struct {
+	text    string
+	applied chan struct{}
+	err     error // written before applied closes
+	done    bool  // guarded by the Turn's mu
+}
+
+// resolve settles the receipt once; the caller holds the Turn's mu.
+func (r *receipt) resolve(err error) {
+	if r.done {
+		return
+	}
+	r.done, r.err = true, err
+	close(r.applied)
+}
+
+// AwaitApplied returns nil once the echo arrived, ErrTurnInactive when
+// app-server refused the steer, ErrApplyUnknown when the Turn ended
+// without the echo, or the context error while the outcome is open.
+func (r *receipt) AwaitApplied(ctx context.Context) error {
+	select {
+	case <-r.applied:
+		return r.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// SteerDurable writes in with turn/steer, its InputID as
+// clientUserMessageId and the Turn's native ID as expectedTurnId. A nil
+// error is the written stage (our stdin write completed); the receipt
+// reports the userMessage echo carrying the same clientId. The steer's
+// answer only means queued.
+func (t *Turn) SteerDurable(ctx context.Context, in agent.SteerInput) (agent.AppliedReceipt, error) {
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
+	text, err := in.Input.TextOnly()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", agent.Unsupported(reasonImages), err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	if r, ok := t.receipts[in.InputID]; ok {
+		t.mu.Unlock()
+		if r.text != text {
+			return nil, agent.ErrInputConflict
+		}
+		return r, nil
+	}
+	if t.ended || t.cancelReq || t.nativeID == "" {
+		t.mu.Unlock()
+		return nil, fmt.Errorf("%w: turn not accepting input", agent.ErrTurnInactive)
+	}
+	r := &receipt{text: text, applied: make(chan struct{})}
+	t.receipts[in.InputID] = r
+	native := t.nativeID
+	t.mu.Unlock()
+	params := turnSteerParams{ThreadID: t.e.threadID, Input: textInput(text), ClientUserMessageID: in.InputID, ExpectedTurnID: native}
+	_, err = t.e.rpc.send(methodTurnSteer, params, func(_ json.RawMessage, err error) {
+		var refused *rpcError
+		if errors.As(err, &refused) {
+			t.mu.Lock()
+			r.resolve(fmt.Errorf("%w: turn/steer refused", agent.ErrTurnInactive))
+			t.mu.Unlock()
+		}
+	})
+	if err != nil {
+		// Nothing reached app-server's stdin in full; the exit settles it.
+		return nil, fmt.Errorf("codex: turn/steer write: %w", err)
+	}
+	return r, nil
+}
+
+// applied resolves the receipt whose input ID the echo carries.
+func (t *Turn) applied(clientID string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if r, ok := t.receipts[clientID]; ok {
+		r.resolve(nil)
+	}
+}
+
+// Steer writes non-durable input the same way and returns once written.
+func (t *Turn) Steer(ctx context.Context, in agent.SteerInput) error {
+	_, err := t.SteerDurable(ctx, in)
+	return err
+}

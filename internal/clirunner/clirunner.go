@@ -1,0 +1,262 @@
+// Package clirunner owns native child processes for Harness adapters.
+//
+// Every child starts in its own Unix process group. Stop sends TERM to the
+// group, waits the grace period (default 3 s) and then KILLs the group.
+// When the direct child exits, the remaining members of its group are
+// KILLed as well (after the rest of the grace period when a Stop is in
+// progress), even if one of them still holds stdout open. The owned output
+// pipes stay readable after the child exited: the consumer drains stdout
+// (and the runner drains stderr into a bounded tail) before Wait joins the
+// child's result. A descendant that left the group is not supervised; if
+// it keeps a pipe open, the pipe is closed after DrainGrace.
+//
+// The process group is lifecycle supervision, not isolation.
+package clirunner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Defaults of Spec.
+const (
+	DefaultGrace      = 3 * time.Second
+	DefaultDrainGrace = time.Second
+	stderrTailMax     = 64 << 10
+	groupPoll         = 20 * time.Millisecond
+)
+
+// Spec describes one child process.
+type Spec struct {
+	Path string
+	Args []string
+	Env  []string // nil: the parent's environment
+	Dir  string
+	// Grace is the TERM-to-KILL grace period (DefaultGrace when zero).
+	Grace time.Duration
+	// DrainGrace bounds the wait for a pipe's EOF after the group was
+	// cleaned up (DefaultDrainGrace when zero).
+	DrainGrace time.Duration
+}
+
+// ErrStart reports a child that could not be started; nothing is owned.
+var ErrStart = errors.New("clirunner: start failed")
+
+// Process is one started child and its process group.
+type Process struct {
+	spec  Spec
+	cmd   *exec.Cmd
+	pgid  int
+	stdin *os.File
+	out   *pipeReader
+	errp  *pipeReader
+
+	stopOnce sync.Once
+	stopping chan struct{} // closed by Stop
+	stopAt   time.Time     // written before stopping closes
+	exited   chan struct{} // the direct child was reaped
+	done     chan struct{} // group cleaned up and pipes drained
+	waitErr  error         // written before exited closes
+
+	tailMu sync.Mutex
+	tail   []byte
+}
+
+// Start starts the child in a new process group.
+func Start(spec Spec) (*Process, error) {
+	if spec.Grace <= 0 {
+		spec.Grace = DefaultGrace
+	}
+	if spec.DrainGrace <= 0 {
+		spec.DrainGrace = DefaultDrainGrace
+	}
+	var files []*os.File
+	closeAll := func() {
+		for _, f := range files {
+			_ = f.Close()
+		}
+	}
+	pipe := func() (*os.File, *os.File, error) {
+		r, w, err := os.Pipe()
+		if err == nil {
+			files = append(files, r, w)
+		}
+		return r, w, err
+	}
+	inR, inW, err1 := pipe()
+	outR, outW, err2 := pipe()
+	errR, errW, err3 := pipe()
+	if err := errors.Join(err1, err2, err3); err != nil {
+		closeAll()
+		return nil, fmt.Errorf("%w: pipes: %w", ErrStart, err)
+	}
+	cmd := exec.Command(spec.Path, spec.Args...)
+	cmd.Env, cmd.Dir = spec.Env, spec.Dir
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		closeAll()
+		return nil, fmt.Errorf("%w: %w", ErrStart, err)
+	}
+	_, _, _ = inR.Close(), outW.Close(), errW.Close()
+	p := &Process{
+		spec: spec, cmd: cmd, pgid: cmd.Process.Pid, stdin: inW,
+		out: newPipeReader(outR), errp: newPipeReader(errR),
+		stopping: make(chan struct{}), exited: make(chan struct{}), done: make(chan struct{}),
+	}
+	go p.drainStderr()
+	go p.supervise()
+	return p, nil
+}
+
+// Pid returns the direct child's process ID (also its process group ID).
+func (p *Process) Pid() int { return p.pgid }
+
+// Stdin is the child's standard input.
+func (p *Process) Stdin() io.WriteCloser { return p.stdin }
+
+// Stdout is the child's standard output; read it until EOF.
+func (p *Process) Stdout() io.Reader { return p.out }
+
+// Exited is closed once the direct child was reaped.
+func (p *Process) Exited() <-chan struct{} { return p.exited }
+
+// StderrTail returns the last bytes the child wrote to stderr.
+func (p *Process) StderrTail() string {
+	p.tailMu.Lock()
+	defer p.tailMu.Unlock()
+	return string(p.tail)
+}
+
+func (p *Process) drainStderr() {
+	buf := make([]byte, 4096)
+	for {
+		n, err := p.errp.Read(buf)
+		if n > 0 {
+			p.tailMu.Lock()
+			p.tail = append(p.tail, buf[:n]...)
+			if over := len(p.tail) - stderrTailMax; over > 0 {
+				p.tail = append([]byte(nil), p.tail[over:]...)
+			}
+			p.tailMu.Unlock()
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// supervise reaps the direct child, then cleans up its group and bounds
+// the pipes' drain.
+func (p *Process) supervise() {
+	p.waitErr = p.cmd.Wait()
+	close(p.exited)
+	select {
+	case <-p.stopping:
+		p.awaitGroup(p.stopAt.Add(p.spec.Grace))
+	default:
+	}
+	p.signalGroup(syscall.SIGKILL)
+	p.awaitGroup(time.Now().Add(p.spec.DrainGrace))
+	_ = p.stdin.Close()
+	p.out.closeAfter(p.spec.DrainGrace)
+	p.errp.closeAfter(p.spec.DrainGrace)
+	close(p.done)
+}
+
+func (p *Process) signalGroup(sig syscall.Signal) {
+	_ = syscall.Kill(-p.pgid, sig)
+}
+
+// Stop sends TERM to the group, KILLs it after the grace period and waits
+// until the group was cleaned up and the pipes drained (or ctx ends; the
+// escalation continues regardless). It is idempotent.
+func (p *Process) Stop(ctx context.Context) error {
+	p.stopOnce.Do(func() {
+		p.stopAt = time.Now()
+		close(p.stopping)
+		select {
+		case <-p.exited:
+			return
+		default:
+		}
+		p.signalGroup(syscall.SIGTERM)
+		go p.escalate()
+	})
+	select {
+	case <-p.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (p *Process) escalate() {
+	t := time.NewTimer(p.spec.Grace)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		p.signalGroup(syscall.SIGKILL)
+	case <-p.exited:
+	}
+}
+
+// Wait joins the child's result once the group was cleaned up and both
+// pipes reached EOF (or were closed after DrainGrace). Drain stdout first:
+// Wait does not read it.
+func (p *Process) Wait(ctx context.Context) error {
+	select {
+	case <-p.done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-p.out.eof:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	<-p.errp.eof
+	return p.waitErr
+}
+
+// pipeReader is an owned pipe end that records its EOF and can be closed
+// after a drain deadline.
+type pipeReader struct {
+	f       *os.File
+	eof     chan struct{}
+	eofOnce sync.Once
+}
+
+func newPipeReader(f *os.File) *pipeReader { return &pipeReader{f: f, eof: make(chan struct{})} }
+
+func (r *pipeReader) Read(b []byte) (int, error) {
+	n, err := r.f.Read(b)
+	if err != nil {
+		r.eofOnce.Do(func() { close(r.eof) })
+		if !errors.Is(err, io.EOF) {
+			err = io.EOF
+		}
+	}
+	return n, err
+}
+
+// closeAfter closes the pipe if it has not reached EOF within d.
+func (r *pipeReader) closeAfter(d time.Duration) {
+	go func() {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-r.eof:
+		case <-t.C:
+		}
+		_ = r.f.Close()
+		r.eofOnce.Do(func() { close(r.eof) })
+	}()
+}
