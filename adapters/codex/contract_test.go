@@ -21,9 +21,7 @@ func TestSharedTextLifecycle(t *testing.T) {
 		Window:               300 * time.Millisecond,
 		Timeout:              30 * time.Second,
 	}
-	if err := contracttest.TextLifecycle(f, fx); err != nil {
-		t.Fatal(err)
-	}
+	contracttest.TextLifecycle(t, f, fx)
 }
 
 // Every extension the declaration leaves unsupported answers Unsupported
@@ -38,7 +36,5 @@ func TestUnsupportedExtensionsHaveNoNativeEffects(t *testing.T) {
 		Window:       300 * time.Millisecond,
 		Timeout:      30 * time.Second,
 	}
-	if err := contracttest.TestUnsupported(f, fx); err != nil {
-		t.Fatal(err)
-	}
+	contracttest.UnsupportedExtensionsHaveNoNativeEffects(t, f, fx)
 }

@@ -59,9 +59,7 @@ func TestSharedTextLifecycleRealBinary(t *testing.T) {
 		Window:       300 * time.Millisecond,
 		Timeout:      60 * time.Second,
 	}
-	if err := contracttest.TextLifecycle(heldFactory{h, m}, fx); err != nil {
-		t.Fatal(err)
-	}
+	contracttest.TextLifecycle(t, heldFactory{h, m}, fx)
 }
 
 // canaryEffects fingerprints what an unsupported operation could do
