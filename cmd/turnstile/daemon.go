@@ -36,7 +36,7 @@ daemon owns, waiting up to 10 s; a second signal exits at once.
 const daemonVersion = "turnstile-dev"
 
 type daemonFlags struct {
-	core, device, credFile, kinds, script, logLevel string
+	core, device, credFile, kinds, script, logLevel, workspaces string
 }
 
 // daemonEnv is the TURNSTILE_* environment value of name, or def.
@@ -57,6 +57,8 @@ func (sh *shell) daemonFlagSet() (*flag.FlagSet, *daemonFlags) {
 	fs.StringVar(&f.kinds, "kinds", daemonEnv("TURNSTILE_KINDS", synthetic.Kind), "comma-separated Harness kinds to enable (TURNSTILE_KINDS)")
 	fs.StringVar(&f.script, "synthetic-script", daemonEnv("TURNSTILE_SYNTHETIC_SCRIPT", ""),
 		"JSON file scripting the synthetic Harness's Turns (TURNSTILE_SYNTHETIC_SCRIPT; default: echo the input)")
+	fs.StringVar(&f.workspaces, "workspaces", daemonEnv("TURNSTILE_WORKSPACES", ""),
+		"directory holding one workspace directory per Environment ID; enables workspace reads, writes and exports (TURNSTILE_WORKSPACES)")
 	fs.StringVar(&f.logLevel, "log-level", daemonEnv("TURNSTILE_LOG_LEVEL", "info"), "debug, info, warn or error (TURNSTILE_LOG_LEVEL)")
 	return fs, f
 }
@@ -93,11 +95,12 @@ func (sh *shell) cmdDaemon(args []string) int {
 	}
 	log := newDaemonLogger(sh.stderr, setup.level, setup.client.Credential)
 	d := runner.New(runner.Config{
-		Machine:   dmachine.Config{Kinds: setup.kinds, DaemonVersion: daemonVersion},
-		Executors: setup.reg,
-		Client:    setup.client,
-		Rand:      rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
-		Log:       log,
+		Machine:    dmachine.Config{Kinds: setup.kinds, DaemonVersion: daemonVersion, Workspace: dmachine.WorkspaceConfig{Writes: f.workspaces != ""}},
+		Executors:  setup.reg,
+		Workspaces: daemonWorkspaces(f.workspaces),
+		Client:     setup.client,
+		Rand:       rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
+		Log:        log,
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -31,10 +31,12 @@ type Native struct {
 	ctx  context.Context
 	emit func(daemon.Event)
 
-	mu        sync.Mutex
-	executors map[string]agent.Executor
-	turns     map[daemon.TurnID]*nativeTurn
-	wg        sync.WaitGroup
+	mu         sync.Mutex
+	executors  map[string]agent.Executor
+	turns      map[daemon.TurnID]*nativeTurn
+	readers    map[string]agent.Prepared // open read-only workspace profiles
+	workspaces Workspaces
+	wg         sync.WaitGroup
 }
 
 // nativeTurn is a started Turn. broken marks a StartTurn that panicked:
@@ -108,6 +110,9 @@ func (n *Native) do(c daemon.NativeCall) (res daemon.Result) {
 	case daemon.CloseExecutor:
 		return n.close(op)
 	}
+	if res, ok := n.workspaceOp(c.Op); ok {
+		return res
+	}
 	panic(fmt.Sprintf("runner: native call of unknown op %T", c.Op))
 }
 
@@ -129,6 +134,9 @@ func panicResult(op daemon.Op) daemon.Result {
 		return daemon.SettleResult{Err: reasonPanic}
 	case daemon.CloseExecutor:
 		return daemon.CloseResult{Err: reasonPanic}
+	}
+	if res, ok := workspacePanic(op); ok {
+		return res
 	}
 	panic(fmt.Sprintf("runner: native call of unknown op %T", op))
 }
