@@ -114,7 +114,7 @@ func (m *Machine) admitPrepare(p wire.ExecutionPrepare) string {
 	if p.Configuration.WorkspaceReadOnly {
 		return m.admitReadOnly()
 	}
-	if m.workspaceBusy(p.SessionID) {
+	if m.workspaceBusy(environmentOf(p.Configuration)) {
 		return CodeResourceUnavailable // a workspace write or export in progress
 	}
 	c := p.Configuration

@@ -59,7 +59,7 @@ type workspace struct {
 	seqReader uint64
 	reads     map[string]*pendingRead // current connection, by operation ID
 	write     *transfer               // current connection's write
-	applying  map[string]int          // sessions with a native write outstanding
+	applying  map[string]int          // Environments with a native write outstanding
 	export    *exportStream           // current connection's export
 }
 
@@ -115,19 +115,20 @@ func (m *Machine) workspaceConnected() {
 }
 
 // workspaceBusy reports whether a write or export in progress excludes
-// execution of session: a transfer being received, a native write being
-// applied, or an export of the Session's workspace.
-func (m *Machine) workspaceBusy(session string) bool {
-	if m.ws.applying[session] > 0 {
+// execution in Environment env: a transfer being received, a native write
+// being applied, or an export of its workspace.
+func (m *Machine) workspaceBusy(env string) bool {
+	if env == "" {
+		return false
+	}
+	if m.ws.applying[env] > 0 {
 		return true
 	}
-	if t := m.ws.write; t != nil && t.begin.SessionID == session {
+	if t := m.ws.write; t != nil && t.begin.EnvironmentID == env {
 		return true
 	}
-	if e := m.ws.export; e != nil {
-		if r := m.ws.readers[e.reader]; r != nil && r.session == session {
-			return true
-		}
+	if e := m.ws.export; e != nil && e.env == env {
+		return true
 	}
 	return false
 }
@@ -212,9 +213,9 @@ func (m *Machine) checkWorkspace() {
 	if !(len(m.ws.reads) <= m.cfg.Workspace.ReadsInFlightMax) {
 		panicf("reads in flight %d exceed %d", len(m.ws.reads), m.cfg.Workspace.ReadsInFlightMax)
 	}
-	for s, n := range m.ws.applying {
+	for env, n := range m.ws.applying {
 		if !(n > 0) {
-			panicf("session %s applying %d writes", s, n)
+			panicf("environment %s applying %d writes", env, n)
 		}
 	}
 }

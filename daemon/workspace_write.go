@@ -12,10 +12,10 @@ import (
 // received (new end offset) for each acknowledged chunk, commit →
 // completed once the native installer ran. One write per connection. The
 // machine holds the whole body, checks its size and the declared SHA-256
-// before the installer runs, and excludes execution of the Session from
-// begin until the installer answered: a prepare of the Session is refused
-// with resource_unavailable, and a begin while the Session executes (or
-// is prepared to) is refused the same way. A malformed, incomplete or
+// before the installer runs, and excludes execution in the Environment
+// from begin until the installer answered: a prepare bound to it is
+// refused with resource_unavailable, and a begin while an executor bound
+// to it executes (or is prepared to) is refused the same way. A malformed, incomplete or
 // expired transfer is dropped and never reaches the installer. An unknown
 // installer answer is reported as unknown write_unconfirmed: it may have
 // changed the file, and it is never retried.
@@ -75,7 +75,7 @@ func (m *Machine) writeBegin(id string, w wire.WorkspaceWrite, t *transfer) {
 	case t != nil:
 		m.writeReply(t.gen, id, wire.WorkspaceWriteResult{Outcome: wire.OutcomeReady}) // repeated begin
 		return
-	case m.shutdown || m.sessionExecuting(w.SessionID) || m.ws.applying[w.SessionID] > 0:
+	case m.shutdown || m.environmentExecuting(w.EnvironmentID) || m.ws.applying[w.EnvironmentID] > 0:
 		m.writeRefused(id, wire.WriteResourceUnavail)
 		return
 	}
@@ -113,7 +113,7 @@ func (m *Machine) writeCommit(id string, t *transfer) {
 	t.applying = true
 	m.cancelTimer(transferTimer(t.gen, t.id))
 	b := t.begin
-	m.ws.applying[b.SessionID]++
+	m.ws.applying[b.EnvironmentID]++
 	m.nativeCall(&call{kind: callWriteWorkspace, op: id, transfer: t}, WriteWorkspace{
 		Mutation: id, Session: b.SessionID, Environment: b.EnvironmentID, Path: b.Path,
 		SizeBytes: b.SizeBytes, SHA256: b.SHA256, Data: bytes.Clone(t.body.Bytes()),
@@ -131,18 +131,19 @@ func digestMatches(body []byte, want string) bool {
 	return hex.EncodeToString(sum[:]) == want
 }
 
-// sessionExecuting: the Session's executor is being prepared, reserved
-// by an admission or running a Turn (or closing for one).
-func (m *Machine) sessionExecuting(session string) bool {
-	ex := m.sessionExecutor(session)
-	if ex == nil {
-		return false
-	}
-	switch ex.phase {
-	case phasePreparing, phaseReserved, phaseBusy:
-		return true
-	case phaseClosing:
-		return ex.turn != "" || ex.startFail != nil
+// environmentExecuting: an executor bound to env is being prepared,
+// reserved by an admission or running a Turn (or closing for one).
+func (m *Machine) environmentExecuting(env string) bool {
+	for _, ex := range m.executors { //tidy:sorted any match gives the same answer
+		if ex.env != env {
+			continue
+		}
+		switch {
+		case ex.phase == phasePreparing, ex.phase == phaseReserved, ex.phase == phaseBusy:
+			return true
+		case ex.phase == phaseClosing && (ex.turn != "" || ex.startFail != nil):
+			return true
+		}
 	}
 	return false
 }
@@ -170,9 +171,9 @@ func (m *Machine) transferExpired(gen uint64, id string) {
 // the Session's exclusion.
 func (m *Machine) writeFileDone(c *call, res WriteWorkspaceResult) {
 	t := c.transfer
-	s := t.begin.SessionID
-	if m.ws.applying[s]--; m.ws.applying[s] <= 0 {
-		delete(m.ws.applying, s)
+	env := t.begin.EnvironmentID
+	if m.ws.applying[env]--; m.ws.applying[env] <= 0 {
+		delete(m.ws.applying, env)
 	}
 	var r wire.WorkspaceWriteResult
 	switch res.Outcome {
