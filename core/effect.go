@@ -67,12 +67,13 @@ type Observation struct {
 // nil; on error the call changed no durable state.
 type APIResult struct {
 	Call      CallID
-	SessionID string     // CreateSession
-	TurnID    string     // SubmitTurn
-	InputID   string     // SteerInput
-	Turn      *TurnView  // ReadTurn
-	Turns     []TurnView // ListTurns: one page, in submission order
-	NextAfter string     // ListTurns: cursor of the next page ("" on the last)
+	SessionID string           // CreateSession
+	TurnID    string           // SubmitTurn
+	InputID   string           // SteerInput
+	Turn      *TurnView        // ReadTurn
+	Turns     []TurnView       // ListTurns: one page, in submission order
+	NextAfter string           // ListTurns: cursor of the next page ("" on the last)
+	Workspace *WorkspaceResult // ReadWorkspace, WriteWorkspace
 	Err       error
 }
 
@@ -113,6 +114,8 @@ func (e APIResult) Describe() string {
 			e.Turn.ID, e.Turn.State, e.Turn.ErrorCode, e.Turn.InputCursor, e.Turn.Events)
 	case e.Turns != nil:
 		s += fmt.Sprintf(" turns=%d next=%s", len(e.Turns), e.NextAfter)
+	case e.Workspace != nil:
+		s += describeWorkspace(e.Workspace)
 	default:
 		s += " ok"
 	}

@@ -2,8 +2,6 @@ package daemon
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 
 	"github.com/turnstile-sim/turnstile/wire"
 )
@@ -126,10 +124,7 @@ func sameBegin(a, b wire.WorkspaceWrite) bool {
 		a.SizeBytes == b.SizeBytes && a.SHA256 == b.SHA256
 }
 
-func digestMatches(body []byte, want string) bool {
-	sum := sha256.Sum256(body)
-	return hex.EncodeToString(sum[:]) == want
-}
+func digestMatches(body []byte, want string) bool { return wire.SHA256Hex(body) == want }
 
 // environmentExecuting: an executor bound to env is being prepared,
 // reserved by an admission or running a Turn (or closing for one).

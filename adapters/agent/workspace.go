@@ -38,3 +38,21 @@ func (e *WriteRejection) Unwrap() error { return ErrWriteRejected }
 type WorkspaceExporter interface {
 	ExportWorkspace(ctx context.Context, w io.Writer) (int64, error)
 }
+
+// WorkspaceOwner serves one bound workspace directory with the daemon's
+// own code: reads, listings, installs and exports. Close releases it.
+type WorkspaceOwner interface {
+	WorkspaceReader
+	WorkspaceDirectoryLister
+	WorkspaceWriter
+	WorkspaceExporter
+	Close() error
+}
+
+// WorkspaceBinding binds Environment identities to local workspace
+// directories: the workspace the Runtime serves for an Environment,
+// never a path Core sent. Both methods fail for an unbound Environment.
+type WorkspaceBinding interface {
+	Root(environment string) (string, error)
+	Open(environment string) (WorkspaceOwner, error)
+}

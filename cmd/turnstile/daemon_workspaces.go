@@ -1,6 +1,9 @@
 package main
 
-import "github.com/turnstile-sim/turnstile/daemon/runner"
+import (
+	"github.com/turnstile-sim/turnstile/adapters/localworkspace"
+	"github.com/turnstile-sim/turnstile/daemon/runner"
+)
 
 // daemonWorkspaces binds Environments to the directories under dir, or
 // none when dir is empty.
@@ -8,5 +11,5 @@ func daemonWorkspaces(dir string) runner.Workspaces {
 	if dir == "" {
 		return nil
 	}
-	return runner.DirectoryWorkspaces{Base: dir}
+	return localworkspace.Binding{Base: dir}
 }

@@ -5,37 +5,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 
 	"github.com/turnstile-sim/turnstile/adapters/agent"
-	"github.com/turnstile-sim/turnstile/adapters/localworkspace"
 	"github.com/turnstile-sim/turnstile/daemon"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// Workspaces binds Environment identities to local directories: the
-// workspace the daemon serves for an Environment, never a path Core
-// sent. Root fails for an Environment this daemon does not bind.
-type Workspaces interface {
-	Root(environment string) (string, error)
-}
+// Workspaces binds Environments to the local workspace owners that serve
+// them (adapters/localworkspace.Binding; cmd/turnstile installs it).
+type Workspaces = agent.WorkspaceBinding
 
 // ErrUnboundEnvironment reports an Environment without a local workspace.
 var ErrUnboundEnvironment = errors.New("runner: environment has no local workspace")
-
-// DirectoryWorkspaces binds each Environment to the directory of its ID
-// under Base (created by the Environment's preparation, not here).
-type DirectoryWorkspaces struct{ Base string }
-
-// Root returns Base/<environment> for an ID that is one plain path
-// element; anything else is unbound.
-func (w DirectoryWorkspaces) Root(environment string) (string, error) {
-	if w.Base == "" || environment == "" || !fs.ValidPath(environment) || filepath.Base(environment) != environment {
-		return "", ErrUnboundEnvironment
-	}
-	return filepath.Join(w.Base, environment), nil
-}
 
 // preparationRegistry is the part of *agent.Registry that finds a kind's
 // read-only preparation factory.
@@ -220,12 +202,14 @@ func (n *Native) readLocal(op daemon.ReadWorkspace) (wire.WorkspaceReadResult, e
 	return res, nil
 }
 
-func (n *Native) localOwner(env string) (*localworkspace.Owner, error) {
-	root, err := n.root(env)
-	if err != nil {
-		return nil, err
+func (n *Native) localOwner(env string) (agent.WorkspaceOwner, error) {
+	n.mu.Lock()
+	w := n.workspaces
+	n.mu.Unlock()
+	if w == nil {
+		return nil, ErrUnboundEnvironment
 	}
-	return localworkspace.Open(root)
+	return w.Open(env)
 }
 
 // writeWorkspace installs the checked body with the local owner.
@@ -256,7 +240,7 @@ func (n *Native) exportWorkspace(op daemon.ExportWorkspace) daemon.Result {
 	if x, ok := n.reader(op.Reader).(agent.WorkspaceExporter); ok {
 		_, err = x.ExportWorkspace(n.ctx, &buf)
 	} else {
-		var o *localworkspace.Owner
+		var o agent.WorkspaceOwner
 		if o, err = n.localOwner(op.Environment); err == nil {
 			_, err = o.ExportWorkspace(n.ctx, &buf)
 			_ = o.Close()

@@ -40,7 +40,7 @@ func newNativeRig(t *testing.T, base string) *nativeRig {
 	r := &nativeRig{t: t, out: make(chan daemon.Event, 4)}
 	r.n = runner.NewNative(context.Background(), workspaceRegistry{}, slog.New(slog.DiscardHandler),
 		func(ev daemon.Event) { r.out <- ev })
-	r.n.SetWorkspaces(runner.DirectoryWorkspaces{Base: base})
+	r.n.SetWorkspaces(localworkspace.Binding{Base: base})
 	t.Cleanup(r.n.Wait)
 	return r
 }
