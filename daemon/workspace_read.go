@@ -50,10 +50,10 @@ func (m *Machine) onWorkspaceRead(id string, p wire.WorkspaceRead) {
 	target, owner, env, caps, code := m.readTarget(p)
 	switch {
 	case code != "":
+	case !caps.WorkspaceReadPreparation.IsSupported():
+		code = wire.ReadUnsupported // the owner's kind serves no workspace
 	case env != p.EnvironmentID:
 		code = wire.ReadInvalidRequest // not the frozen Environment identity
-	case !caps.WorkspaceReadPreparation.IsSupported():
-		code = wire.ReadUnsupported
 	case m.ownerBlocked(owner):
 		code = wire.ReadResourceUnavail
 	}
