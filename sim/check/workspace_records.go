@@ -1,6 +1,9 @@
 package check
 
-import "strings"
+import (
+	"strings"
+	"time"
+)
 
 // Workspace checks.
 const (
@@ -15,7 +18,31 @@ const (
 	// CheckReadOnlyStarted: Core sent execution_start for a read-only
 	// profile's handle.
 	CheckReadOnlyStarted = "read_only_started"
+	// CheckTimingWorkspace: Core answered a workspace call after its wait
+	// (17 s for a read, 195 s for a write), or called it timed out before.
+	CheckTimingWorkspace = "timing_workspace"
 )
+
+// Core's waits for a workspace operation (wire reference §3.9, §3.10),
+// and the slack for the API's own latency on both legs.
+const (
+	workspaceReadWait  = 17 * time.Second
+	workspaceWriteWait = 195 * time.Second
+	workspaceAPISlack  = time.Second
+)
+
+// checkWorkspaceWait holds an answered call to Core's wait: never later
+// than the wait (plus the API's latency), and a timeout never before it.
+func (l *Ledger) checkWorkspaceWait(what string, call, ret int64, outcome, code string, wait time.Duration) {
+	took := time.Duration(ret - call)
+	switch {
+	case outcome == "lost" || outcome == "refused":
+	case took > wait+workspaceAPISlack:
+		l.violate(ret, CheckTimingWorkspace, "%s answered %s after its call, beyond Core's %s wait", what, took, wait)
+	case code == "timeout" && took < wait:
+		l.violate(ret, CheckTimingWorkspace, "%s timed out %s after its call, before Core's %s wait", what, took, wait)
+	}
+}
 
 // Workspace marks.
 const (
@@ -33,6 +60,7 @@ type WorkspaceWriteOp struct {
 	Session, Env string
 	Path, Value  string
 	Outcome      string
+	Code         string
 }
 
 // WorkspaceReadOp is one byte read through Core's API.
@@ -149,6 +177,7 @@ func (l *Ledger) WorkspaceWriteCalled(op WorkspaceWriteOp) {
 	l.ws.ensure()
 	l.ws.bySess[op.Session] = op.Env
 	l.ws.writes = append(l.ws.writes, op)
+	l.checkWorkspaceWait("write of "+op.Path+" in session "+op.Session, op.Call, op.Return, op.Outcome, op.Code, workspaceWriteWait)
 }
 
 // WorkspaceReadCalled records a workspace byte read the workload made and
@@ -159,6 +188,7 @@ func (l *Ledger) WorkspaceReadCalled(op WorkspaceReadOp) {
 	l.ws.ensure()
 	l.ws.bySess[op.Session] = op.Env
 	l.ws.reads = append(l.ws.reads, op)
+	l.checkWorkspaceWait("read of "+op.Path+" in session "+op.Session, op.Call, op.Return, op.Outcome, op.Code, workspaceReadWait)
 	if op.Outcome != "completed" {
 		return
 	}

@@ -3,6 +3,7 @@ package check
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/anishathalye/porcupine"
 
@@ -156,5 +157,24 @@ func TestReadOnlyPrepareRules(t *testing.T) {
 	w.coreSends(1, "d1", prepareFrame("p-2", "s-1", bad))
 	if vs := violationsOf(l, CheckPrepareConfiguration); len(vs) != 2 {
 		t.Fatalf("want two findings, got %v", vs)
+	}
+}
+
+// TestWorkspaceWaitOracle: an answer later than Core's wait, or a timeout
+// before it, is a timing violation; lost and refused calls prove nothing.
+func TestWorkspaceWaitOracle(t *testing.T) {
+	l := NewLedger()
+	s := int64(time.Second)
+	l.WorkspaceReadCalled(WorkspaceReadOp{Call: 0, Return: 17 * s, Session: "s", Path: "a", Outcome: "unavailable", Code: "timeout"})
+	l.WorkspaceWriteCalled(WorkspaceWriteOp{Call: 0, Return: 190 * s, Session: "s", Path: "a", Outcome: "unknown", Code: "write_unconfirmed"})
+	l.WorkspaceReadCalled(WorkspaceReadOp{Call: 0, Return: 30 * s, Session: "s", Path: "a", Outcome: "lost"})
+	if vs := violationsOf(l, CheckTimingWorkspace); len(vs) != 0 {
+		t.Fatalf("in-bound answers: %v", vs)
+	}
+	l.WorkspaceReadCalled(WorkspaceReadOp{Call: 0, Return: 16 * s, Session: "s", Path: "a", Outcome: "unavailable", Code: "timeout"})
+	l.WorkspaceReadCalled(WorkspaceReadOp{Call: 0, Return: 19 * s, Session: "s", Path: "a", Outcome: "rejected", Code: "not_found"})
+	l.WorkspaceWriteCalled(WorkspaceWriteOp{Call: 0, Return: 197 * s, Session: "s", Path: "a", Outcome: "completed"})
+	if vs := violationsOf(l, CheckTimingWorkspace); len(vs) != 3 {
+		t.Fatalf("want three timing violations, got %v", vs)
 	}
 }

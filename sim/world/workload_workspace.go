@@ -51,22 +51,22 @@ func (wl *workload) workspaceOp(now time.Time, s *wSession, kind int, path, valu
 func (wl *workload) workspaceWrite(now time.Time, s *wSession, path, value string) {
 	op := check.WorkspaceWriteOp{Call: wl.u.lt(now), Session: s.id, Env: s.agent.EnvironmentID, Path: path, Value: value}
 	s.writesOut++
-	done := func(now time.Time, outcome string) {
+	done := func(now time.Time, outcome, code string) {
 		s.writesOut--
 		if outcome == core.WorkspaceUnknown || outcome == "lost" {
 			s.unsettled = true
 		}
-		op.Return, op.Outcome = wl.u.lt(now), outcome
+		op.Return, op.Outcome, op.Code = wl.u.lt(now), outcome, code
 		wl.u.led.WorkspaceWriteCalled(op)
 	}
 	wl.callWithin(now, workspaceWriteCallTimeout, core.WriteWorkspace{Session: s.id, Path: path, Data: []byte(value)},
 		func(now time.Time, r core.APIResult) {
 			if r.Err != nil || r.Workspace == nil {
-				done(now, "refused")
+				done(now, "refused", "")
 				return
 			}
-			done(now, r.Workspace.Outcome)
-		}, func(now time.Time) { done(now, "lost") })
+			done(now, r.Workspace.Outcome, r.Workspace.Code)
+		}, func(now time.Time) { done(now, "lost", "") })
 }
 
 func (wl *workload) workspaceRead(now time.Time, s *wSession, path string) {
