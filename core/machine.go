@@ -118,6 +118,8 @@ func (m *Machine) Step(now time.Time, ev Event) []Effect {
 		m.onReadWorkspace(e)
 	case WriteWorkspace:
 		m.onWriteWorkspace(e)
+	case ExportWorkspace:
+		m.onExportWorkspace(e)
 	default:
 		panic(fmt.Sprintf("core: unknown event %T", ev))
 	}

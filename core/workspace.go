@@ -48,6 +48,7 @@ type WorkspaceResult struct {
 	EntriesTruncated bool
 	SizeBytes        int64  // completed write
 	Mutation         string // write: Core's durable mutation ID
+	Archive          []byte // completed export: the tar stream
 }
 
 // Core's own reasons for an operation that did not complete.
@@ -88,6 +89,9 @@ func (m *Machine) onWorkspaceTimer(kind, subject string) bool {
 	switch kind {
 	case timerWorkspaceRead:
 		if r := m.ws.byOp[subject]; r != nil {
+			if r.export != nil && r.sent && !r.export.done {
+				m.send(r.conn.id, r.opID, wire.WorkspaceExport{Step: wire.StepCancel}) // best effort
+			}
 			m.finishRead(r, WorkspaceResult{Outcome: WorkspaceUnavailable, Code: wsTimeout})
 		}
 	case timerWorkspaceWrite:
@@ -111,8 +115,12 @@ func (m *Machine) onWorkspaceFrame(c *conn, f wire.Frame) bool {
 		}
 		m.onReadStatus(r, p)
 	case wire.WorkspaceReadResult:
-		if r := m.ws.byOp[f.ID]; r != nil && r.conn == c {
+		if r := m.ws.byOp[f.ID]; r != nil && r.conn == c && r.export == nil {
 			m.onReadResult(r, p)
+		}
+	case wire.WorkspaceExportResult:
+		if r := m.ws.byOp[f.ID]; r != nil && r.conn == c && r.export != nil {
+			m.onExportResult(r, p)
 		}
 	case wire.WorkspaceWriteResult:
 		if w := m.ws.writes[f.ID]; w != nil && w.conn == c {
@@ -176,6 +184,6 @@ func (m *Machine) workspaceReserved(s *session) bool {
 }
 
 func describeWorkspace(r *WorkspaceResult) string {
-	return fmt.Sprintf(" workspace=%s code=%s bytes=%d truncated=%t entries=%d size=%d mutation=%s",
-		r.Outcome, r.Code, len(r.Data), r.Truncated || r.EntriesTruncated, len(r.Entries), r.SizeBytes, r.Mutation)
+	return fmt.Sprintf(" workspace=%s code=%s bytes=%d truncated=%t entries=%d size=%d mutation=%s archive=%d",
+		r.Outcome, r.Code, len(r.Data), r.Truncated || r.EntriesTruncated, len(r.Entries), r.SizeBytes, r.Mutation, len(r.Archive))
 }

@@ -47,6 +47,7 @@ type wsRead struct {
 	sent    bool                      // workspace_read left
 	ended   bool                      // the profile's stream reached a terminal state
 	result  *wire.WorkspaceReadResult // the Runtime's answer, awaiting the release
+	export  *wsExport                 // an export riding on the reservation
 }
 
 // readOnlyMaxHandle is the longest handle a request may carry: the
@@ -200,14 +201,23 @@ func (m *Machine) onReadStatus(r *wsRead, st wire.PreparationStatus) {
 	r.handle, r.lastRev = st.Handle, st.Revision
 	switch st.State {
 	case wire.StateReady:
-		if !r.sent {
+		switch {
+		case r.sent:
+		case r.export != nil:
+			r.sent = true
+			m.exportReady(r)
+		default:
 			r.sent = true
 			r.req.Handle = r.handle
 			m.send(r.conn.id, r.opID, r.req)
 		}
 	case wire.StateReleased:
 		r.ended = true
-		if r.result != nil {
+		switch {
+		case r.result != nil && r.export != nil:
+			m.finishRead(r, WorkspaceResult{Outcome: WorkspaceCompleted, Archive: r.export.archive})
+			return
+		case r.result != nil:
 			m.finishRead(r, publicRead(*r.result))
 			return
 		}

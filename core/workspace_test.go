@@ -277,3 +277,45 @@ func (requireT) NotNil(t testing.TB, v any, args ...any) {
 		t.Fatalf("want non-nil%s", msg(args))
 	}
 }
+
+// TestExportPullsChunksThenReleases: the archive is pulled with next at
+// the bytes received so far and answered only once released arrived; a
+// chunk at the wrong offset ends the export unavailable with a cancel.
+func TestExportPullsChunksThenReleases(t *testing.T) {
+	h := newHarness(t)
+	sid := h.workspaceSession()
+	prep := one[wire.ExecutionPrepare](t, h.step(core.ExportWorkspace{Call: h.nextCall(), Session: sid}))
+	require.True(t, prep.P.Configuration.WorkspaceReadOnly)
+	begin := one[wire.WorkspaceExport](t, h.frame(1, prep.ID, roStatus(wire.StateReady, 2, "")))
+	require.Equal(t, wire.StepBegin, begin.P.Step)
+	require.Equal(t, "h-ro", begin.P.Handle)
+	require.Equal(t, wsEnv, begin.P.EnvironmentID)
+	next := one[wire.WorkspaceExport](t, h.frame(1, begin.ID, wire.WorkspaceExportResult{Outcome: wire.OutcomeChunk, Offset: 0, Data: []byte("tar-")}))
+	require.Equal(t, wire.StepNext, next.P.Step)
+	require.Equal(t, int64(4), next.P.Offset)
+	h.frame(1, begin.ID, wire.WorkspaceExportResult{Outcome: wire.OutcomeChunk, Offset: 4, Data: []byte("body")})
+	rel := one[wire.ExecutionRelease](t, h.frame(1, begin.ID, wire.WorkspaceExportResult{Outcome: wire.OutcomeCompleted, Offset: 8}))
+	require.Equal(t, "h-ro", rel.P.Handle)
+	require.Nil(t, apiResultOf(t, h.last))
+	res := apiResultOf(t, h.frame(1, prep.ID, roStatus(wire.StateReleased, 3, "")))
+	require.Equal(t, core.WorkspaceCompleted, res.Workspace.Outcome)
+	require.Equal(t, "tar-body", string(res.Workspace.Archive))
+
+	prep = one[wire.ExecutionPrepare](t, h.step(core.ExportWorkspace{Call: h.nextCall(), Session: sid}))
+	begin = one[wire.WorkspaceExport](t, h.frame(1, prep.ID, wire.PreparationStatus{Handle: "h-2", Revision: 2, State: wire.StateReady}))
+	effs := h.frame(1, begin.ID, wire.WorkspaceExportResult{Outcome: wire.OutcomeChunk, Offset: 9, Data: []byte("x")})
+	res = apiResultOf(t, effs)
+	require.Equal(t, core.WorkspaceUnavailable, res.Workspace.Outcome)
+	require.Nil(t, res.Workspace.Archive)
+	steps := sends[wire.WorkspaceExport](effs)
+	require.Len(t, steps, 1)
+	require.Equal(t, wire.StepCancel, steps[0].P.Step)
+	one[wire.ExecutionRelease](t, effs)
+
+	c := with(workspaceCaps(), "workspace_output_export", wire.CapabilityUnsupported)
+	h2 := newHarness(t)
+	h2.connect("d1", 1, c)
+	sid2 := h2.session(workspaceAgent())
+	res = apiResultOf(t, h2.step(core.ExportWorkspace{Call: h2.nextCall(), Session: sid2}))
+	require.Equal(t, "no_device", res.Workspace.Code)
+}

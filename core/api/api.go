@@ -126,6 +126,7 @@ func Routes() []Route {
 		{"GET", "/api/v1/sessions/{session}/workspace/file", (*API).readFile},
 		{"PUT", "/api/v1/sessions/{session}/workspace/file", (*API).writeFile},
 		{"GET", "/api/v1/sessions/{session}/workspace/directory", (*API).listDirectory},
+		{"GET", "/api/v1/sessions/{session}/workspace/export", (*API).exportWorkspace},
 	}
 }
 

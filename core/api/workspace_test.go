@@ -85,3 +85,14 @@ func TestWorkspaceRefusalsOverHTTP(t *testing.T) {
 		t.Fatalf("write without a device: %d %s", st, body)
 	}
 }
+
+// TestWorkspaceExportWithoutDevice: the export answers unavailable
+// (no_device) as JSON, never an empty archive.
+func TestWorkspaceExportWithoutDevice(t *testing.T) {
+	e := newEnv(t)
+	sid := e.workspaceSession()
+	st, body, h := e.do("GET", "/api/v1/sessions/"+sid+"/workspace/export", "")
+	if st != 503 || h.Get("Content-Type") != "application/json" || field(t, body, "code") != "no_device" {
+		t.Fatalf("export without a device: %d %s %s", st, h.Get("Content-Type"), body)
+	}
+}
