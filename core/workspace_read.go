@@ -73,6 +73,14 @@ func (m *Machine) onReadWorkspace(e ReadWorkspace) {
 		fail(fmt.Errorf("%w: %v", ErrInvalidWorkspaceRequest, err))
 		return
 	}
+	if e.Path != "" || !e.Directory {
+		// a clean workspace-relative path (the root only for listings),
+		// refused before any Runtime work
+		if err := wire.ValidWorkspacePath(e.Path); err != nil {
+			fail(fmt.Errorf("%w: %v", ErrInvalidWorkspaceRequest, err))
+			return
+		}
+	}
 	req.Handle = ""
 	if t := m.runningTurn(s); t != nil {
 		m.readRun(e.Call, s, t, req)

@@ -54,6 +54,7 @@ type stack struct {
 	stopped bool
 	coreRan chan error
 	stopRun context.CancelFunc
+	wsDir   string // the daemon's workspaces directory ("": none)
 }
 
 type daemonEnd struct {
@@ -64,13 +65,16 @@ type daemonEnd struct {
 type stackOptions struct {
 	version string // the daemon's protocol version ("": wire.Version)
 	dir     string // SQLite directory ("": a temp dir)
+	// workspaces is the daemon's -workspaces directory ("": none).
+	workspaces string
 }
 
 // newStack starts Core and a daemon and waits until Core has the device's
 // first heartbeat. It must run inside synctest.Test.
 func newStack(t *testing.T, o stackOptions) *stack {
 	t.Helper()
-	s := &stack{t: t, net: transporttest.NewNetwork(), h: synthetic.New(), res: make(chan daemonEnd, 1), logs: &lockedBuffer{}}
+	s := &stack{t: t, net: transporttest.NewNetwork(), h: synthetic.New(), res: make(chan daemonEnd, 1), logs: &lockedBuffer{},
+		wsDir: o.workspaces}
 	s.client = s.net.HTTPClient()
 	s.link = s.net.Group()
 	s.dclient = s.link.HTTPClient()
@@ -126,8 +130,9 @@ func (s *stack) startDaemon(version string) {
 		t.Fatal(err)
 	}
 	s.d = runner.New(runner.Config{
-		Machine:   dmachine.Config{Kinds: kinds, DaemonVersion: "e2e"},
-		Executors: reg,
+		Machine:    dmachine.Config{Kinds: kinds, DaemonVersion: "e2e", Workspace: dmachine.WorkspaceConfig{Writes: s.wsDir != ""}},
+		Executors:  reg,
+		Workspaces: daemonWorkspaces(s.wsDir),
 		Client: &transport.Client{CoreURL: e2eCore, DeviceID: e2eDevice, Credential: e2eCredential,
 			Version: version, HTTP: s.dclient},
 		Policy: transport.Policy{Base: 500 * time.Millisecond, Max: 2 * time.Second},
