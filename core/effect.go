@@ -67,14 +67,15 @@ type Observation struct {
 // nil; on error the call changed no durable state.
 type APIResult struct {
 	Call      CallID
-	SessionID string           // CreateSession
-	TurnID    string           // SubmitTurn
-	InputID   string           // SteerInput
-	Turn      *TurnView        // ReadTurn
-	Turns     []TurnView       // ListTurns: one page, in submission order
-	NextAfter string           // ListTurns: cursor of the next page ("" on the last)
-	Workspace *WorkspaceResult // ReadWorkspace, WriteWorkspace
+	SessionID string     // CreateSession
+	TurnID    string     // SubmitTurn
+	InputID   string     // SteerInput
+	Turn      *TurnView  // ReadTurn
+	Turns     []TurnView // ListTurns: one page, in submission order
+	NextAfter string     // ListTurns: cursor of the next page ("" on the last)
 	Err       error
+	// Workspace answers ReadWorkspace, WriteWorkspace and ExportWorkspace.
+	Workspace *WorkspaceResult
 }
 
 func (Send) isEffect()        {}

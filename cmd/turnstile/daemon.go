@@ -94,14 +94,13 @@ func (sh *shell) cmdDaemon(args []string) int {
 		return exitUsage
 	}
 	log := newDaemonLogger(sh.stderr, setup.level, setup.client.Credential)
-	d := runner.New(runner.Config{
-		Machine:    dmachine.Config{Kinds: setup.kinds, DaemonVersion: daemonVersion, Workspace: dmachine.WorkspaceConfig{Writes: f.workspaces != ""}},
-		Executors:  setup.reg,
-		Workspaces: daemonWorkspaces(f.workspaces),
-		Client:     setup.client,
-		Rand:       rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
-		Log:        log,
-	})
+	d := runner.New(withWorkspaces(runner.Config{
+		Machine:   dmachine.Config{Kinds: setup.kinds, DaemonVersion: daemonVersion},
+		Executors: setup.reg,
+		Client:    setup.client,
+		Rand:      rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
+		Log:       log,
+	}, f.workspaces))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	stopSignals := handleDaemonSignals(d, log, sh.stderr)

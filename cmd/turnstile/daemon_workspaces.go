@@ -5,11 +5,15 @@ import (
 	"github.com/turnstile-sim/turnstile/daemon/runner"
 )
 
-// daemonWorkspaces binds Environments to the directories under dir, or
-// none when dir is empty.
-func daemonWorkspaces(dir string) runner.Workspaces {
+// withWorkspaces binds the daemon's Environments to the directories under
+// dir (one per Environment ID) and lets the machine serve writes; an
+// empty dir binds none (workspace operations then fail as unbound, and
+// writes are write_unsupported).
+func withWorkspaces(cfg runner.Config, dir string) runner.Config {
 	if dir == "" {
-		return nil
+		return cfg
 	}
-	return localworkspace.Binding{Base: dir}
+	cfg.Workspaces = localworkspace.Binding{Base: dir}
+	cfg.Machine.Workspace.Writes = true
+	return cfg
 }

@@ -129,16 +129,15 @@ func (s *stack) startDaemon(version string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.d = runner.New(runner.Config{
-		Machine:    dmachine.Config{Kinds: kinds, DaemonVersion: "e2e", Workspace: dmachine.WorkspaceConfig{Writes: s.wsDir != ""}},
-		Executors:  reg,
-		Workspaces: daemonWorkspaces(s.wsDir),
+	s.d = runner.New(withWorkspaces(runner.Config{
+		Machine:   dmachine.Config{Kinds: kinds, DaemonVersion: "e2e"},
+		Executors: reg,
 		Client: &transport.Client{CoreURL: e2eCore, DeviceID: e2eDevice, Credential: e2eCredential,
 			Version: version, HTTP: s.dclient},
 		Policy: transport.Policy{Base: 500 * time.Millisecond, Max: 2 * time.Second},
 		Rand:   rand.New(rand.NewPCG(11, 12)),
 		Log:    newDaemonLogger(s.logs, slog.LevelDebug, e2eCredential),
-	})
+	}, s.wsDir))
 	go func() {
 		r, err := s.d.Run(context.Background())
 		s.res <- daemonEnd{r, err}

@@ -31,12 +31,14 @@ type Native struct {
 	ctx  context.Context
 	emit func(daemon.Event)
 
-	mu         sync.Mutex
-	executors  map[string]agent.Executor
-	turns      map[daemon.TurnID]*nativeTurn
-	readers    map[string]agent.Prepared // open read-only workspace profiles
+	mu        sync.Mutex
+	executors map[string]agent.Executor
+	turns     map[daemon.TurnID]*nativeTurn
+	wg        sync.WaitGroup
+	// open read-only workspace profiles, and the Environment binding
+	// (workspace.go)
+	readers    map[string]agent.Prepared
 	workspaces Workspaces
-	wg         sync.WaitGroup
 }
 
 // nativeTurn is a started Turn. broken marks a StartTurn that panicked:

@@ -18,19 +18,19 @@ import (
 // settings and the fault timeline. It lives outside the nodes so crashes
 // lose only what a real process would lose.
 type universe struct {
-	w       *sim.World
-	cfg     Config
-	led     *check.Ledger
-	store   *observedStore
-	coreCfg core.Config
-	native  *harness.NativeHistory // native sessions, shared by the devices
+	w        *sim.World
+	cfg      Config
+	led      *check.Ledger
+	store    *observedStore
+	coreCfg  core.Config
+	native   *harness.NativeHistory // native sessions, shared by the devices
+	core     *coreNode              // current incarnation; nil while down
+	devices  []*harness.Device
+	wl       *workload
+	shape    shape
+	pendingV []check.Violation
 	// workspaces are the Environments' file trees, shared by the devices.
 	workspaces *harness.Workspaces
-	core       *coreNode // current incarnation; nil while down
-	devices    []*harness.Device
-	wl         *workload
-	shape      shape
-	pendingV   []check.Violation
 
 	records map[string]int
 	// skipped counts applied faults that found no victim, by kind.
