@@ -95,6 +95,7 @@ func (m *Machine) dropConn(c *conn, reason string, closeIt bool) {
 	for _, t := range lost {
 		m.observationLost(t)
 	}
+	m.workspaceConnLost(c)
 	assert(c.preps == 0 && c.runs == 0, "%s dropped with %d preparations and %d runs left", c.id, c.preps, c.runs)
 }
 
@@ -148,6 +149,9 @@ func (m *Machine) onFrame(e FrameReceived) {
 		return
 	}
 	c.lastInbound = m.now
+	if m.onWorkspaceFrame(c, e.Frame) {
+		return
+	}
 	switch p := e.Frame.Payload.(type) {
 	case wire.Heartbeat:
 		m.onHeartbeat(c, p)

@@ -149,6 +149,27 @@
 // with ErrDisconnected, or ErrSubscriberOverflow on SubscriberOverflow.
 // Core never fabricates an `error` or `done`.
 //
+// Workspace (workspace*.go). ReadWorkspace reads a file or lists a
+// directory of a Session with an Environment. While the Session's Run
+// runs, the read carries that exact Run ID. Otherwise it runs on the
+// Session's scheduling reservation (no Turn of the Session is prepared
+// meanwhile): a read-only profile is prepared on an admissible device
+// (workspace_read_preparation), read with its handle, released, and the
+// data is answered only once released arrived; failed
+// (cleanup_unconfirmed), expired, a lost connection or no answer within
+// WorkspaceReadWait (17 s) answer unavailable with no data. At most
+// WorkspaceReadsPerConn (4) reads are in flight per connection.
+// WriteWorkspace (at most 5 MiB, a clean relative path, an Environment ID
+// that is a canonical UUID, all checked first) reserves the write durably
+// in the SessionRecord (MutationRecord) before begin leaves, sends 64 KiB
+// chunks on acknowledged offsets, records CommitSent before the commit
+// leaves, and settles on a completed or rejected receipt. Lost before its
+// commit it settles as not applied (unavailable); after it, or on an
+// unknown receipt or no receipt within WorkspaceWriteWait (195 s), it is
+// unknown, never replayed, and later writes of the Session are refused
+// (ErrWorkspaceMutationPending), across restarts. The wire's session_id
+// and mutation ID are UUIDs derived from Core's identities.
+//
 // # Store
 //
 // Store (store.go) is the consumer-side interface of the durable records:

@@ -74,6 +74,8 @@ type APIResult struct {
 	Turns     []TurnView // ListTurns: one page, in submission order
 	NextAfter string     // ListTurns: cursor of the next page ("" on the last)
 	Err       error
+	// Workspace answers ReadWorkspace, WriteWorkspace and ExportWorkspace.
+	Workspace *WorkspaceResult
 }
 
 func (Send) isEffect()        {}
@@ -113,6 +115,8 @@ func (e APIResult) Describe() string {
 			e.Turn.ID, e.Turn.State, e.Turn.ErrorCode, e.Turn.InputCursor, e.Turn.Events)
 	case e.Turns != nil:
 		s += fmt.Sprintf(" turns=%d next=%s", len(e.Turns), e.NextAfter)
+	case e.Workspace != nil:
+		s += describeWorkspace(e.Workspace)
 	default:
 		s += " ok"
 	}

@@ -27,6 +27,7 @@ type Machine struct {
 	runs     map[string]*turn // Run ID → claimed Turn (the Run route)
 	subs     map[CallID]*subscriber
 	timers   map[TimerID]time.Time
+	ws       coreWorkspace
 
 	redeliveries []redelivery // planted bug RedeliverUnknownInput only
 }
@@ -74,6 +75,7 @@ func newMachine(cfg Config, st Store) *Machine {
 		runs:     map[string]*turn{},
 		subs:     map[CallID]*subscriber{},
 		timers:   map[TimerID]time.Time{},
+		ws:       newCoreWorkspace(),
 	}
 }
 
@@ -112,6 +114,12 @@ func (m *Machine) Step(now time.Time, ev Event) []Effect {
 		m.onListTurns(e)
 	case Subscribe:
 		m.onSubscribe(e)
+	case ReadWorkspace:
+		m.onReadWorkspace(e)
+	case WriteWorkspace:
+		m.onWriteWorkspace(e)
+	case ExportWorkspace:
+		m.onExportWorkspace(e)
 	default:
 		panic(fmt.Sprintf("core: unknown event %T", ev))
 	}
@@ -183,7 +191,9 @@ func (m *Machine) onTimer(id TimerID) {
 	case timerCancelRetry:
 		m.onCancelRetry(subject)
 	default:
-		panic(fmt.Sprintf("core: armed timer of unknown kind %q", id))
+		if !m.onWorkspaceTimer(kind, subject) {
+			panic(fmt.Sprintf("core: armed timer of unknown kind %q", id))
+		}
 	}
 }
 

@@ -61,7 +61,7 @@ func (m *Machine) schedule() {
 // scheduleHead tries to prepare s's head Turn. It reports whether the head
 // was rejected, so the next Turn may be tried.
 func (m *Machine) scheduleHead(s *session) bool {
-	if len(s.queue) == 0 || s.prep != nil || s.backoff {
+	if len(s.queue) == 0 || s.prep != nil || s.backoff || m.workspaceReserved(s) {
 		return false
 	}
 	t := s.queue[0]

@@ -52,6 +52,10 @@ type SessionRecord struct {
 	Agent           AgentConfig
 	StartedTurns    int    // Turns that started (or may have: start unconfirmed)
 	NativeSessionID string // last native session ID reported (done or cancel outcome)
+	// Mutation is the workspace write reserved and not settled, if any;
+	// Mutations counts the writes ever reserved (it names them).
+	Mutation  *MutationRecord `json:",omitempty"`
+	Mutations int             `json:",omitempty"`
 }
 
 // TurnState is a Turn's durable state.

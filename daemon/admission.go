@@ -24,6 +24,8 @@ type admission struct {
 	runID     string
 	startFP   string
 	turn      TurnID
+	reader    string // read-only profile: its reader (no executor)
+	env       string // frozen Environment identity ("" for environment none)
 }
 
 func (a *admission) live() bool {
@@ -109,6 +111,12 @@ func (m *Machine) admitPrepare(p wire.ExecutionPrepare) string {
 	if m.shutdown {
 		return CodeResourceUnavailable
 	}
+	if p.Configuration.WorkspaceReadOnly {
+		return m.admitReadOnly()
+	}
+	if m.workspaceBusy(environmentOf(p.Configuration)) {
+		return CodeResourceUnavailable // a workspace write or export in progress
+	}
 	c := p.Configuration
 	ex := m.sessionExecutor(p.SessionID)
 	if ex != nil {
@@ -164,7 +172,7 @@ func (m *Machine) validatePrepare(p wire.ExecutionPrepare) string {
 	}
 	caps := k.Capabilities
 	if c.WorkspaceReadOnly {
-		return CodeUnsupportedReadPreparation
+		return m.validateReadOnly(p, caps)
 	}
 	if !caps.Preparation.IsSupported() {
 		return CodeUnsupportedPreparation
@@ -251,12 +259,17 @@ func (m *Machine) makeRecordRoom() {
 // ready at revision 1 without native work; otherwise preparing, then a
 // native Prepare.
 func (m *Machine) grant(requestID, fp string, p wire.ExecutionPrepare) {
+	if p.Configuration.WorkspaceReadOnly {
+		m.grantReadOnly(requestID, fp, p)
+		return
+	}
 	a := &admission{
 		gen:       m.conn.gen,
 		requestID: requestID,
 		handle:    m.mintHandle(),
 		fp:        fp,
 		session:   p.SessionID,
+		env:       environmentOf(p.Configuration),
 		expiresAt: m.now.Add(m.cfg.Limits.AdmissionExpiry),
 	}
 	m.conn.byRequest[requestID] = a
@@ -274,6 +287,7 @@ func (m *Machine) grant(requestID, fp string, p wire.ExecutionPrepare) {
 	}
 	k := m.cfg.kind(p.Configuration.AgentKind)
 	ex := m.newExecutor(p.SessionID, k, executorFingerprint(p.Configuration))
+	ex.env = a.env
 	ex.handle = a.handle
 	a.executor = ex.id
 	m.advance(a, wire.StatePreparing, "")
@@ -352,6 +366,10 @@ func (m *Machine) expire(a *admission) {
 
 // detach releases the executor reservation of an ended admission.
 func (m *Machine) detach(a *admission) {
+	if a.reader != "" {
+		m.detachReader(a)
+		return
+	}
 	ex := m.executors[a.executor]
 	if ex == nil || ex.handle != a.handle {
 		return
@@ -396,6 +414,10 @@ func (m *Machine) onRelease(requestID string, r wire.ExecutionRelease) {
 	}
 	if !a.live() {
 		m.sendStatus(a) // already transferred or ended: republish
+		return
+	}
+	if a.reader != "" {
+		m.releaseReadOnly(a)
 		return
 	}
 	m.cancelTimer(expiryTimer(a.handle))

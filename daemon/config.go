@@ -64,6 +64,7 @@ type Config struct {
 	DaemonVersion     string
 	HeartbeatInterval time.Duration // default 15s
 	Limits            Limits
+	Workspace         WorkspaceConfig
 
 	// Bugs are planted bugs for proving the simulator's checkers; never
 	// set outside tests. The zero value plants none.
@@ -116,6 +117,7 @@ func (c Config) WithDefaults() Config {
 	fillDur(&l.IdleExpiry, d.IdleExpiry)
 	fillDur(&l.CloseRetryBackoff, d.CloseRetryBackoff)
 	fillDur(&l.CloseRetryBackoffMax, d.CloseRetryBackoffMax)
+	c.Workspace.withDefaults()
 	c.Kinds = slices.Clone(c.Kinds)
 	slices.SortFunc(c.Kinds, func(a, b KindConfig) int { return strings.Compare(a.Kind, b.Kind) })
 	return c
@@ -173,7 +175,7 @@ func (c Config) validate() error {
 	if l.CloseRetryBackoffMax < l.CloseRetryBackoff {
 		return fmt.Errorf("%w: retry backoff max below base", ErrInvalidConfig)
 	}
-	return nil
+	return c.Workspace.validate()
 }
 
 // kind returns the registered kind or nil.

@@ -148,12 +148,35 @@
 // is still owned (executors, Turns, outstanding native calls) and is
 // Complete only when nothing is.
 //
+// Workspace operations (workspace*.go). The read-only preparation
+// profile (workspace_read_only, needing workspace_read_preparation) opens
+// a local reader on the bound directory, never an executor; it counts as
+// an active preparation until its close is confirmed, refuses
+// execution_start (read_only_preparation), and publishes released only
+// after the confirmed close; a failed close answers failed
+// cleanup_unconfirmed, keeps the reader, and the serial retry's
+// confirmed close publishes released at the next revision. workspace_read
+// (bytes or a listing) runs against a ready profile, a ready executable
+// preparation's executor, or the Run a handle was transferred to, with
+// the exact frozen Environment identity; at most
+// WorkspaceConfig.ReadsInFlightMax (4) per connection (read_capacity); a
+// duplicate pending ID starts nothing; an answer the request does not
+// allow, or unknown, is sent as unknown read_unconfirmed and stops later
+// reads of that owner. workspace_write is one transfer per connection
+// (write_capacity): begin, 64 KiB chunks acknowledged with their end
+// offset, commit; the size and SHA-256 are checked before the installer
+// runs; a malformed, incomplete or expired (WorkspaceConfig.TransferExpiry,
+// 195 s) transfer never reaches it; execution in the write's Environment is
+// refused (resource_unavailable) from begin until the installer answered,
+// and a begin while it executes is refused the same way; an unknown
+// installer answer is unknown write_unconfirmed. workspace_export pulls
+// the profile's tar archive in 64 KiB chunks (begin, next with the
+// consumed total, cancel). Answers are never sent on a later connection.
+//
 // Out of scope of this machine: interactions (permission and user-choice
-// decisions), function results, workspace reads, writes and exports,
-// runtime preparation transfers, suspension fencing and the read-only
-// preparation profile (rejected with unsupported_read_preparation). Their
-// requests are refused at once with their own family's refusal (decision
-// and function-result acks not_pending, read_unsupported, write_unsupported,
+// decisions), function results, runtime preparation transfers and
+// suspension fencing. Their requests are refused at once with their own
+// family's refusal (decision and function-result acks not_pending,
 // runtime_preparation_unsupported, fencing "unsupported") and change no
 // state, so Core never waits out a timeout. Plain (non-durable)
 // prompt_steer is answered unsupported: the machine has no native path for

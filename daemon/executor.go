@@ -41,6 +41,8 @@ type executor struct {
 	closeFailed   bool // the last close was not confirmed: uncertain
 	closeAttempts int
 	startFail     *startFailure // a nil-Turn start waiting for this close
+	env           string        // frozen Environment identity of its configuration
+	readBlocked   bool          // an ambiguous workspace read stopped later reads
 }
 
 // startFailure is a start that returned no Turn; its admission is failed
@@ -229,7 +231,7 @@ func (m *Machine) count(p execPhase) int {
 // prepared, reserved, running a Turn, or closing for a Turn or a failed
 // start. Uncertain resources count until their cleanup succeeds.
 func (m *Machine) activeCount() int {
-	n := 0
+	n := m.readerCount()
 	for _, ex := range m.executors {
 		switch {
 		case ex.phase == phasePreparing, ex.phase == phaseReserved, ex.phase == phaseBusy:

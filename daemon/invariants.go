@@ -27,6 +27,7 @@ func (m *Machine) checkInvariants() {
 	for _, c := range m.calls {
 		m.checkCall(c)
 	}
+	m.checkWorkspace()
 }
 
 // checkSessionUnique: a Session has at most one executor (reuse and the
@@ -64,7 +65,7 @@ func (m *Machine) checkAdmissions() {
 		if !(a.revision > 0) {
 			panicf("admission %s without revision", a.handle)
 		}
-		if a.live() {
+		if a.live() && a.reader == "" {
 			ex := m.executors[a.executor]
 			if !(ex != nil && ex.handle == a.handle) {
 				panicf("live admission %s lost executor %s", a.handle, a.executor)

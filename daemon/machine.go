@@ -26,6 +26,8 @@ type Machine struct {
 
 	seqExecutor, seqHandle, seqTurn, seqCall uint64
 
+	ws workspace
+
 	shutdown   bool
 	lastReport string
 	reported   bool
@@ -52,9 +54,15 @@ const (
 	callCancel
 	callSettle
 	callClose
+	callOpenWorkspace
+	callCloseWorkspace
+	callReadWorkspace
+	callWriteWorkspace
+	callExportWorkspace
 )
 
-var callKindNames = [...]string{"", "prepare", "start", "write", "cancel", "settle", "close"}
+var callKindNames = [...]string{"", "prepare", "start", "write", "cancel", "settle", "close",
+	"open-workspace", "close-workspace", "read-workspace", "write-workspace", "export-workspace"}
 
 // call is an outstanding native call and what it refers to.
 type call struct {
@@ -63,6 +71,11 @@ type call struct {
 	executor string
 	turn     TurnID
 	input    string
+	reader   string        // workspace calls: the read-only profile
+	op       string        // workspace calls: the operation ID
+	read     *pendingRead  // callReadWorkspace
+	transfer *transfer     // callWriteWorkspace
+	export   *exportStream // callExportWorkspace
 }
 
 type timerKind uint8
@@ -75,6 +88,8 @@ const (
 	timerSettleRetry
 	timerIdle
 	timerCloseRetry
+	timerReaderCloseRetry
+	timerTransfer
 )
 
 type timer struct {
@@ -101,6 +116,7 @@ func New(cfg Config) *Machine {
 		turns:     map[TurnID]*turn{},
 		calls:     map[CallID]*call{},
 		timers:    map[TimerID]*timer{},
+		ws:        newWorkspace(),
 	}
 }
 
@@ -226,7 +242,7 @@ func (m *Machine) stepTimer(e TimerFired) {
 	case timerCloseRetry:
 		m.closeRetryDue(t.executor)
 	default:
-		panic(fmt.Sprintf("daemon: timer %s of unknown kind %d", e.Timer, t.kind))
+		m.workspaceTimer(t)
 	}
 }
 
@@ -251,6 +267,8 @@ func (m *Machine) stepNativeResult(e NativeResult) {
 		m.settleDone(c, resultAs[SettleResult](c, e.Result))
 	case callClose:
 		m.closeDone(c, resultAs[CloseResult](c, e.Result))
+	default:
+		m.workspaceCall(c, e.Result)
 	}
 }
 
@@ -340,6 +358,7 @@ func (m *Machine) retireConnection() {
 	c := &m.conn
 	c.up = false
 	m.cancelTimer(heartbeatTimer(c.gen))
+	m.workspaceConnected()
 	for _, a := range c.order {
 		m.retireAdmission(a)
 	}
@@ -374,6 +393,12 @@ func (m *Machine) stepFrame(e FrameReceived) {
 		m.onCancel(e.Frame.ID, p)
 	case wire.DeviceShutdown:
 		m.beginShutdown()
+	case wire.WorkspaceRead:
+		m.onWorkspaceRead(e.Frame.ID, p)
+	case wire.WorkspaceWrite:
+		m.onWorkspaceWrite(e.Frame.ID, p)
+	case wire.WorkspaceExport:
+		m.onWorkspaceExport(e.Frame.ID, p)
 	default:
 		m.refuseUnserved(e.Frame.ID, e.Frame.Payload)
 	}
@@ -401,6 +426,7 @@ func (m *Machine) stepFrameRejected(e FrameRejected) {
 	case wire.TypeExecutionRelease:
 		code = CodeInvalidRelease
 	default:
+		m.workspaceFrameRejected(e.Type, e.ID)
 		return
 	}
 	m.sendRejected(e.ID, e.Type, code, nil)

@@ -20,6 +20,10 @@ func (m *Machine) beginShutdown() {
 		if !a.live() {
 			continue
 		}
+		if a.reader != "" {
+			m.releaseReadOnly(a) // released once the close is confirmed
+			continue
+		}
 		m.cancelTimer(expiryTimer(a.handle))
 		m.advance(a, wire.StateReleased, "")
 		m.detach(a)
@@ -51,6 +55,7 @@ func (m *Machine) Owned() []Resource {
 	for _, id := range sortedTurnIDs(m.turns) {
 		out = append(out, Resource{Kind: "turn", ID: string(id), State: m.turns[id].stateName()})
 	}
+	out = append(out, m.ownedReaders()...)
 	for _, id := range m.sortedCallIDs() {
 		out = append(out, Resource{Kind: "call", ID: string(id), State: callKindNames[m.calls[id].kind]})
 	}

@@ -57,6 +57,10 @@ func (m *Machine) onStart(requestID string, s wire.ExecutionStart) {
 		reject(CodeUnknownPreparation)
 		return
 	}
+	if a.reader != "" {
+		reject(CodeReadOnlyPreparation)
+		return
+	}
 	if a.executor != s.ExecutorID {
 		reject(CodeUnknownExecutor)
 		return

@@ -5,12 +5,15 @@ import (
 	"io"
 
 	"github.com/turnstile-sim/turnstile/adapters/agent"
+	"github.com/turnstile-sim/turnstile/adapters/localworkspace"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
 // Capabilities is the complete capability declaration of the synthetic
 // Harness: text streaming with usage, durable Turns, durable and plain
-// steering, cancellation and preparation, without an environment. It has
+// steering, cancellation and preparation, without an environment. Its
+// workspace reads, read-only preparations and exports are served by the
+// shared local workspace owner (adapters/localworkspace). It has
 // no native tools and never spawns subagents, so execution controls, tool
 // observations and subagent control (running without subagents) hold
 // vacuously.
@@ -30,8 +33,8 @@ func Capabilities() wire.AgentKindCapabilities {
 		EnvironmentNone:                s,
 		LocalEnvironment:               u,
 		Preparation:                    s,
-		WorkspaceReadPreparation:       u,
-		WorkspaceOutputExport:          u,
+		WorkspaceReadPreparation:       s,
+		WorkspaceOutputExport:          s,
 		ProgrammaticToolCallingDisable: u,
 		WebSearchControl:               u,
 		ExecutionControls:              s,
@@ -58,10 +61,11 @@ func Declaration(h *Harness) agent.Declaration {
 		Configuration: Configuration(),
 		Discover: func(context.Context, map[string]string, io.Writer) (*agent.Runtime, error) {
 			return &agent.Runtime{
-				Descriptor:   wire.SupportedAgentKind{Kind: Kind, Available: true, Capabilities: Capabilities()},
-				Sessions:     h,
-				Executors:    h,
-				Preparations: h,
+				Descriptor:    wire.SupportedAgentKind{Kind: Kind, Available: true, Capabilities: Capabilities()},
+				Sessions:      h,
+				Executors:     h,
+				Preparations:  localworkspace.Preparations{},
+				WorkspaceRead: true,
 			}, nil
 		},
 	}

@@ -37,8 +37,8 @@ daemon owns, waiting up to 10 s; a second signal exits at once.
 const daemonVersion = "turnstile-dev"
 
 type daemonFlags struct {
-	core, device, credFile, kinds, script, logLevel string
-	codexBin, codexHome                             string
+	core, device, credFile, kinds, script, logLevel, workspaces string
+	codexBin, codexHome                                         string
 }
 
 // daemonEnv is the TURNSTILE_* environment value of name, or def.
@@ -63,6 +63,8 @@ func (sh *shell) daemonFlagSet() (*flag.FlagSet, *daemonFlags) {
 		"path of the codex binary (version "+codex.Version+") for kind codex (TURNSTILE_CODEX_BIN)")
 	fs.StringVar(&f.codexHome, "codex-home", daemonEnv("TURNSTILE_CODEX_HOME", ""),
 		"CODEX_HOME for codex app-server: config.toml with the model provider (TURNSTILE_CODEX_HOME; default: inherited)")
+	fs.StringVar(&f.workspaces, "workspaces", daemonEnv("TURNSTILE_WORKSPACES", ""),
+		"directory holding one workspace directory per Environment ID; enables workspace reads, writes and exports (TURNSTILE_WORKSPACES)")
 	fs.StringVar(&f.logLevel, "log-level", daemonEnv("TURNSTILE_LOG_LEVEL", "info"), "debug, info, warn or error (TURNSTILE_LOG_LEVEL)")
 	return fs, f
 }
@@ -98,13 +100,13 @@ func (sh *shell) cmdDaemon(args []string) int {
 		return exitUsage
 	}
 	log := newDaemonLogger(sh.stderr, setup.level, setup.client.Credential)
-	d := runner.New(runner.Config{
+	d := runner.New(withWorkspaces(runner.Config{
 		Machine:   dmachine.Config{Kinds: setup.kinds, DaemonVersion: daemonVersion},
 		Executors: setup.reg,
 		Client:    setup.client,
 		Rand:      rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
 		Log:       log,
-	})
+	}, f.workspaces))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	stopSignals := handleDaemonSignals(d, log, sh.stderr)

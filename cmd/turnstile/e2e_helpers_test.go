@@ -55,6 +55,7 @@ type stack struct {
 	coreRan chan error
 	stopRun context.CancelFunc
 	decls   []agent.Declaration // the daemon's kinds (nil: the synthetic Harness h)
+	wsDir   string              // the daemon's workspaces directory ("": none)
 }
 
 type daemonEnd struct {
@@ -66,13 +67,16 @@ type stackOptions struct {
 	version string // the daemon's protocol version ("": wire.Version)
 	dir     string // SQLite directory ("": a temp dir)
 	decls   []agent.Declaration
+	// workspaces is the daemon's -workspaces directory ("": none).
+	workspaces string
 }
 
 // newStack starts Core and a daemon and waits until Core has the device's
 // first heartbeat. It must run inside synctest.Test.
 func newStack(t *testing.T, o stackOptions) *stack {
 	t.Helper()
-	s := &stack{t: t, net: transporttest.NewNetwork(), h: synthetic.New(), res: make(chan daemonEnd, 1), logs: &lockedBuffer{}, decls: o.decls}
+	s := &stack{t: t, net: transporttest.NewNetwork(), h: synthetic.New(), res: make(chan daemonEnd, 1), logs: &lockedBuffer{},
+		decls: o.decls, wsDir: o.workspaces}
 	s.client = s.net.HTTPClient()
 	s.link = s.net.Group()
 	s.dclient = s.link.HTTPClient()
@@ -131,7 +135,7 @@ func (s *stack) startDaemon(version string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.d = runner.New(runner.Config{
+	s.d = runner.New(withWorkspaces(runner.Config{
 		Machine:   dmachine.Config{Kinds: kinds, DaemonVersion: "e2e"},
 		Executors: reg,
 		Client: &transport.Client{CoreURL: e2eCore, DeviceID: e2eDevice, Credential: e2eCredential,
@@ -139,7 +143,7 @@ func (s *stack) startDaemon(version string) {
 		Policy: transport.Policy{Base: 500 * time.Millisecond, Max: 2 * time.Second},
 		Rand:   rand.New(rand.NewPCG(11, 12)),
 		Log:    newDaemonLogger(s.logs, slog.LevelDebug, e2eCredential),
-	})
+	}, s.wsDir))
 	go func() {
 		r, err := s.d.Run(context.Background())
 		s.res <- daemonEnd{r, err}

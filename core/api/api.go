@@ -52,7 +52,8 @@ var Codes = []string{CodeUnauthorized, CodeMethodNotAllowed, CodeBadJSON, CodeUn
 	CodeBodyTooLarge, CodeInvalidConfig, CodeInvalidInput, CodeUnknownSession, CodeUnknownTurn, CodeTurnTerminal,
 	CodeCancelPending, CodeSessionLimit, CodeQueueFull, CodeInputLimit, CodeCapabilityUnsupported,
 	CodeSubscriberLimit, CodeIdempotencyConflict, CodeBadLastEventID, CodeBadLimit, CodeBadCursor, CodeUnavailable,
-	CodeInternal}
+	CodeInternal, CodeNoWorkspace, CodeInvalidWorkspaceRequest, CodeWorkspaceBusy, CodeWorkspaceMutationPending,
+	CodeIdempotencyUnsupported}
 
 // machineErrors maps the machine's named errors to status and code.
 var machineErrors = []struct {
@@ -73,6 +74,10 @@ var machineErrors = []struct {
 	{core.ErrSubscriberLimit, 429, CodeSubscriberLimit},
 	{core.ErrBadLimit, 400, CodeBadLimit},
 	{core.ErrBadCursor, 400, CodeBadCursor},
+	{core.ErrNoWorkspace, 409, CodeNoWorkspace},
+	{core.ErrInvalidWorkspaceRequest, 400, CodeInvalidWorkspaceRequest},
+	{core.ErrWorkspaceBusy, 409, CodeWorkspaceBusy},
+	{core.ErrWorkspaceMutationPending, 409, CodeWorkspaceMutationPending},
 }
 
 // Options configure the API.
@@ -118,6 +123,10 @@ func Routes() []Route {
 		{"POST", "/api/v1/turns/{turn}/cancel", (*API).cancel},
 		{"GET", "/api/v1/turns/{turn}/events", (*API).events},
 		{"GET", "/api/v1/devices", (*API).listDevices},
+		{"GET", "/api/v1/sessions/{session}/workspace/file", (*API).readFile},
+		{"PUT", "/api/v1/sessions/{session}/workspace/file", (*API).writeFile},
+		{"GET", "/api/v1/sessions/{session}/workspace/directory", (*API).listDirectory},
+		{"GET", "/api/v1/sessions/{session}/workspace/export", (*API).exportWorkspace},
 	}
 }
 

@@ -31,6 +31,9 @@ type Config struct {
 	Machine daemon.Config
 	// Executors holds the installed adapters.
 	Executors Executors
+	// Workspaces binds Environments to local workspace directories (nil:
+	// none; workspace operations then fail as unbound).
+	Workspaces Workspaces
 	// Client reaches Core; Bootstrap, when set, skips the bootstrap request.
 	Client    *transport.Client
 	Bootstrap *transport.Bootstrap

@@ -35,6 +35,10 @@ type Native struct {
 	executors map[string]agent.Executor
 	turns     map[daemon.TurnID]*nativeTurn
 	wg        sync.WaitGroup
+	// open read-only workspace profiles, and the Environment binding
+	// (workspace.go)
+	readers    map[string]agent.Prepared
+	workspaces Workspaces
 }
 
 // nativeTurn is a started Turn. broken marks a StartTurn that panicked:
@@ -108,6 +112,9 @@ func (n *Native) do(c daemon.NativeCall) (res daemon.Result) {
 	case daemon.CloseExecutor:
 		return n.close(op)
 	}
+	if res, ok := n.workspaceOp(c.Op); ok {
+		return res
+	}
 	panic(fmt.Sprintf("runner: native call of unknown op %T", c.Op))
 }
 
@@ -129,6 +136,9 @@ func panicResult(op daemon.Op) daemon.Result {
 		return daemon.SettleResult{Err: reasonPanic}
 	case daemon.CloseExecutor:
 		return daemon.CloseResult{Err: reasonPanic}
+	}
+	if res, ok := workspacePanic(op); ok {
+		return res
 	}
 	panic(fmt.Sprintf("runner: native call of unknown op %T", op))
 }

@@ -169,6 +169,10 @@ func (l *Ledger) prepareSent(ev WireEvent, p wire.ExecutionPrepare) {
 	if s == nil {
 		return // a Session the client never learned of has no Turns
 	}
+	if p.Configuration.WorkspaceReadOnly {
+		l.readOnlyPrepareSent(ev, p, s)
+		return
+	}
 	// Recovery: Core started a Turn of the Session and names no native
 	// session, so it asks for existing history; the Harness's ground
 	// truth also says so when a native turn exists and Core names none.

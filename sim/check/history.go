@@ -26,6 +26,7 @@ func (l *Ledger) History() []porcupine.Operation {
 	var ops []porcupine.Operation
 	ops = append(ops, l.turnOps(horizon)...)
 	ops = append(ops, l.inputOps(horizon)...)
+	ops = append(ops, l.fileOps(horizon)...)
 	return ops
 }
 

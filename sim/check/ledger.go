@@ -128,6 +128,7 @@ type Ledger struct {
 	eviction   evictionState
 	limits     map[string]DeviceLimits // device → declared limits
 	hostile    hostileState
+	ws         workspaceState
 
 	wireObservers []func(WireEvent)
 
@@ -174,6 +175,7 @@ func NewLedger() *Ledger {
 		honest(l.observeSendBudget),
 		honest(l.observeLimits),
 		honest(l.observeEviction),
+		honest(l.observeWorkspace),
 		l.observeHostile,
 	}
 	return l

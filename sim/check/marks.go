@@ -65,6 +65,9 @@ func ExpectedMarks() []Mark {
 		MarkSteerInputLimit,
 		MarkSteerUnknownAfter30s,
 		MarkUsageFromSnapshot,
+		MarkReadWhileWriteUnsettled,
+		MarkCleanupUnconfirmedRelease,
+		MarkDirectoryTruncated,
 	}
 	out = append(out, hostileExpectedMarks()...)
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })

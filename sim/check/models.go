@@ -14,6 +14,8 @@ const (
 	opTruth                   // turn family: the native settlement (ground truth)
 	opSteer                   // input family: a steer call and its outcome
 	opEnd                     // input family: every applied input was claimed
+	opPut                     // file family: a write (or the seed) of a workspace file
+	opGet                     // file family: a read of a workspace file
 )
 
 // Native truth bits for the turn model; truthNone means no run of the turn
@@ -46,6 +48,7 @@ type linInput struct {
 	input string   // steer
 	log   []string // steer, end
 	truth string   // truth: native outcome or "none"
+	file  fileVal  // put: the value written
 }
 
 // turnModel is the sequential state of a turn as Core's API shows it.
@@ -138,6 +141,9 @@ func modelStep(state, input, output any) (bool, any) {
 	case opRead, opTruth:
 		s, _ := state.(turnModel)
 		return stepTurn(s, in, output)
+	case opPut, opGet:
+		s, _ := state.(fileModel)
+		return stepFile(s, in, output)
 	default:
 		s, _ := state.(inputModel)
 		return stepInput(s, in, output)
@@ -153,6 +159,11 @@ func describeOperation(input, output any) string {
 		return fmt.Sprintf("native settlement of %s: %s", in.turn, in.truth)
 	case opSteer:
 		return fmt.Sprintf("steer %s on %s -> %v", in.input, in.turn, output)
+	case opPut:
+		return "write " + describeFile(in.file)
+	case opGet:
+		v, _ := output.(fileVal)
+		return "read -> " + describeFile(v)
 	default:
 		return fmt.Sprintf("end of %s: applied [%s]", in.turn, strings.Join(in.log, " "))
 	}
@@ -164,6 +175,11 @@ func describeState(state any) string {
 		return fmt.Sprintf("rank=%d terminal=%q native=%s", s.rank, s.terminal, describeTruth(s.truth))
 	case inputModel:
 		return fmt.Sprintf("claimed %d applied inputs", s.pos)
+	case fileModel:
+		if !s.known {
+			return "unobserved"
+		}
+		return describeFile(s.val)
 	}
 	return "initial"
 }

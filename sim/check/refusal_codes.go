@@ -268,7 +268,7 @@ func prepareRefusal(p wire.ExecutionPrepare, kinds map[string]wire.SupportedAgen
 	caps := k.Capabilities
 	switch {
 	case c.WorkspaceReadOnly:
-		return "unsupported_read_preparation"
+		return readOnlyRefusal(c, caps)
 	case !caps.Preparation.IsSupported():
 		return "unsupported_preparation"
 	}
@@ -302,4 +302,23 @@ func originsMatch(c wire.ExecutionConfiguration) bool {
 		}
 	}
 	return true
+}
+
+// readOnlyRefusal is the read-only profile's refusal (wire reference
+// §3.14): only the bound local Environment and resource identity, with
+// release_on_completion; none of the execution members; the kind declares
+// workspace_read_preparation.
+func readOnlyRefusal(c wire.ExecutionConfiguration, caps wire.AgentKindCapabilities) string {
+	switch {
+	case c.LocalEnvironment == nil || !c.ReleaseOnCompletion || c.AgentSessionID != "" ||
+		c.RequireExistingNativeSession || c.DisableExecutionEnvironment || c.AgentOptions != nil ||
+		c.ExecutionControls != nil || c.MCPHTTPServers != nil || c.FunctionTools != nil || c.ToolSearch ||
+		c.ObserveMessages || c.ObserveToolObservations || c.ObserveSubagentIdentities:
+		return "unsupported_read_preparation"
+	case strings.TrimSpace(c.AgentKind) == "" || strings.TrimSpace(c.LocalEnvironment.ID) == "":
+		return "invalid_configuration"
+	case !caps.WorkspaceReadPreparation.IsSupported():
+		return "unsupported_read_preparation"
+	}
+	return ""
 }

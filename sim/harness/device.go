@@ -21,6 +21,9 @@ type Device struct {
 	Observer Observer       // sees machine events and effects; may be nil
 	Recorder Recorder       // receives ground truth as it happens; may be nil
 	Native   *NativeHistory // native sessions shared by the world's devices; may be nil
+	// Workspaces are the Environments' file trees shared by the world's
+	// devices; nil: the device keeps its own.
+	Workspaces *Workspaces
 
 	w            *sim.World
 	tokens       map[sim.FaultKind]int

@@ -100,6 +100,19 @@
 //     answers the wait without ever emitting its native done
 //     (TurnTruth.DoneSuppressed): the daemon's done must come from the
 //     settlement's outcome.
+//   - harness_workspace_read_interrupted: the next workspace read is
+//     interrupted: its outcome is unknown (read_unconfirmed).
+//   - harness_workspace_close_failure: the next read-only profile close
+//     fails (the daemon's retry may succeed).
+//   - harness_workspace_write_unconfirmed: the next workspace install
+//     answers unknown, installed or not (drawn).
+//
+// Workspaces (workspace.go): every Environment has one seeded file tree
+// (WorkspaceFiles, present or not), shared by the world's devices; reads,
+// listings, read-only profiles and installs run against it after the
+// usual latencies, and a WorkspaceRecorder receives the seed, every
+// native read (with the profile it went through), every close and every
+// install (with whether its digest matched) as it happens.
 //
 // One kind is not armed but acts at once:
 //

@@ -78,6 +78,8 @@ type Harness struct {
 	seq     uint64
 	budget  time.Duration  // the daemon's native write budget
 	native  *NativeHistory // this Harness's own memory when the device shares none
+	// wsReaders are the open read-only workspace profiles (workspace.go).
+	wsReaders map[string]*hReader
 }
 
 type hExec struct {
@@ -184,6 +186,8 @@ func (h *Harness) Call(now time.Time, e daemon.NativeCall) {
 		h.await(now, e.Call, op)
 	case daemon.CloseExecutor:
 		h.close(now, e.Call, op)
+	default:
+		h.workspaceCall(now, e.Call, e.Op)
 	}
 }
 

@@ -36,6 +36,9 @@ type coreNode struct {
 	// connection events report them (a newer one replaces an older).
 	conns map[core.ConnID]string
 	rogue map[sim.ConnID]bool
+	// callers are the workspace calls whose answer comes in a later
+	// step (workspace_node.go).
+	callers map[core.CallID]caller
 }
 
 const (
@@ -46,7 +49,7 @@ const (
 func (u *universe) newCore() sim.Node {
 	n := &coreNode{u: u, replies: map[sim.TimerID]sim.Reply{}, resends: map[string]int{}, sent: map[string]bool{},
 		prepSession: map[string]string{}, streams: map[string]*statusStream{}, cancels: map[string]*cancelSent{}, conns: map[core.ConnID]string{},
-		rogue: map[sim.ConnID]bool{}}
+		rogue: map[sim.ConnID]bool{}, callers: map[core.CallID]caller{}}
 	if len(u.store.Memory.Turns()) == 0 && len(u.store.Memory.Sessions()) == 0 {
 		n.m = core.New(u.coreCfg, u.store)
 	} else {
@@ -174,11 +177,13 @@ func (n *coreNode) api(now time.Time, e sim.CallReceived) []sim.Effect {
 		x.Call = call
 		ev = x
 	default:
-		return nil
+		if ev = n.workspaceCall(call, e); ev == nil {
+			return nil
+		}
 	}
 	out := n.step(now, ev)
 	for i, ef := range out {
-		if r, ok := ef.(sim.Reply); ok {
+		if r, ok := ef.(sim.Reply); ok && r.To == "" {
 			r.To, r.Call = e.From, e.Call
 			n.seq++
 			id := sim.TimerID(apiPrefix + strconv.FormatUint(n.seq, 10))
@@ -210,7 +215,7 @@ func (n *coreNode) step(now time.Time, ev core.Event) []sim.Effect {
 		case core.CancelTimer:
 			out = append(out, sim.CancelTimer{Timer: sim.TimerID(corePrefix + string(e.Timer))})
 		case core.APIResult:
-			out = append(out, sim.Reply{Res: apiResult{e}})
+			out = append(out, n.reply(e))
 		case core.Observation:
 		}
 	}

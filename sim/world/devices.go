@@ -20,6 +20,10 @@ func (u *universe) newDevice(i int, cfg daemon.Config, hcfg harness.Config) *har
 		u.native = harness.NewNativeHistory()
 	}
 	d.Native = u.native
+	if u.workspaces == nil {
+		u.workspaces = harness.NewWorkspaces(u.w)
+	}
+	d.Workspaces = u.workspaces
 	return d
 }
 

@@ -93,6 +93,8 @@ func (u *universe) watchHostile(ev sim.TapEvent, we check.WireEvent) {
 		}
 		g := grant{reqID: f.ID, handle: p.Handle, executor: p.ExecutorID}
 		switch {
+		case p.ExecutorID == "":
+			// a read-only workspace profile: no executor to forge a start with
 		case p.State == wire.StatePreparing || p.State == wire.StateReady && p.Revision == 1:
 			h.handles[ev.Conn] = append(h.handles[ev.Conn], g)
 		case p.State == wire.StateStarted:

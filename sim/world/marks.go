@@ -33,6 +33,10 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkIdleEvictionJudged:      {},
 	check.MarkSteerAfterUnknown:       {harness.WriteOverBudget},
 	check.MarkReceiptBudgetClosed:     {sim.FaultStall},
+	// workspace operations
+	check.MarkReadWhileWriteUnsettled:   {},
+	check.MarkDirectoryTruncated:        {},
+	check.MarkCleanupUnconfirmedRelease: {harness.ReaderCloseFailure},
 }
 
 // swarmOnlyMarks are expected marks no single kind leads to, with the

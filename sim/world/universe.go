@@ -29,6 +29,8 @@ type universe struct {
 	wl       *workload
 	shape    shape
 	pendingV []check.Violation
+	// workspaces are the Environments' file trees, shared by the devices.
+	workspaces *harness.Workspaces
 
 	records map[string]int
 	// skipped counts applied faults that found no victim, by kind.
@@ -210,6 +212,7 @@ func drawDaemonConfig(r *rand.Rand, caps wire.AgentKindCapabilities, other bool)
 		Kinds:         kinds,
 		DaemonVersion: "0.10.0",
 		Limits:        l,
+		Workspace:     daemon.WorkspaceConfig{Writes: true},
 	}
 	if r.IntN(8) == 0 {
 		// A daemon whose heartbeat cadence is slower than Core's idle

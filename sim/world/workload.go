@@ -45,6 +45,10 @@ type wSession struct {
 	id     string
 	images bool
 	failed bool // Core refused the configuration
+	// workspace writes in flight, and whether one may be unsettled
+	// (workload_workspace.go)
+	writesOut int
+	unsettled bool
 }
 
 type wTurn struct {
@@ -108,12 +112,17 @@ func (wl *workload) after(now time.Time, d time.Duration, fn func(now time.Time)
 // call sends one API request; lost runs if no answer comes in time (Core
 // was down: the request may or may not have been handled).
 func (wl *workload) call(now time.Time, ev core.Event, done func(time.Time, core.APIResult), lost func(time.Time)) {
+	wl.callWithin(now, callTimeout, ev, done, lost)
+}
+
+// callWithin is call with its own wait for the answer.
+func (wl *workload) callWithin(now time.Time, wait time.Duration, ev core.Event, done func(time.Time, core.APIResult), lost func(time.Time)) {
 	wl.seq++
 	id := sim.CallID(wl.seq)
 	c := &wCall{at: now, done: done, lost: lost}
 	wl.calls[id] = c
 	*wl.out = append(*wl.out, sim.Call{To: coreID, Call: id, Req: apiRequest{ev}})
-	wl.after(now, callTimeout, func(now time.Time) {
+	wl.after(now, wait, func(now time.Time) {
 		if !c.answer {
 			c.answer = true
 			delete(wl.calls, id)
@@ -144,6 +153,7 @@ func (wl *workload) plan(now time.Time) {
 		wl.arrivals = append(wl.arrivals, at)
 		wl.after(now, at, func(now time.Time) { wl.submit(now, t) })
 	}
+	wl.planWorkspace(now)
 }
 
 func (wl *workload) createSession(now time.Time, s *wSession) {
@@ -167,9 +177,9 @@ func (wl *workload) drawAgent(i int) (core.AgentConfig, bool) {
 	case 0:
 		a.Environment = core.EnvNone
 	case 1:
-		a.Environment, a.EnvironmentID = core.EnvSelfHosted, "env-self-"+strconv.Itoa(i)
+		a.Environment, a.EnvironmentID = core.EnvSelfHosted, workspaceEnvironment(1, i)
 	default:
-		a.Environment, a.EnvironmentID = core.EnvOpenAIHosted, "env-hosted-"+strconv.Itoa(i)
+		a.Environment, a.EnvironmentID = core.EnvOpenAIHosted, workspaceEnvironment(2, i)
 	}
 	if r.IntN(4) == 0 {
 		a.OutputSchema = []byte(`{"type":"object"}`)

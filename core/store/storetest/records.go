@@ -3,6 +3,7 @@ package storetest
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/turnstile-sim/turnstile/core"
@@ -64,6 +65,9 @@ func SampleSession(id string, seq uint64) core.SessionRecord {
 		},
 		StartedTurns:    int(seq) + 2,
 		NativeSessionID: "native-" + id,
+		Mutation: &core.MutationRecord{ID: "6f1c1e1a-8d1b-4c2a-9f3e-2b7d5a0c4e11", Path: "dir/" + id + ".txt",
+			SizeBytes: int64(seq) + 7, SHA256: strings.Repeat("ab", 32), Device: "dev-1", CommitSent: true},
+		Mutations: int(seq) + 3,
 	}
 }
 

@@ -1,0 +1,189 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// Workspace errors of the public API. A call answered with one of them
+// changed nothing and sent nothing to a Runtime.
+var (
+	ErrNoWorkspace              = errors.New("core: session has no workspace (environment none)")
+	ErrInvalidWorkspaceRequest  = errors.New("core: invalid workspace request")
+	ErrWorkspaceBusy            = errors.New("core: workspace busy")
+	ErrWorkspaceMutationPending = errors.New("core: an earlier workspace write is not settled")
+)
+
+// Workspace operation timers and limits (wire reference §3.9–§3.11).
+const (
+	WorkspaceReadWait       = 17 * time.Second
+	WorkspaceWriteWait      = 195 * time.Second
+	WorkspaceReadsPerConn   = 4
+	WorkspaceInlineWriteMax = 5 << 20 // public decoded inline body
+)
+
+// Public outcomes of a workspace operation.
+const (
+	WorkspaceCompleted   = "completed"   // the Runtime confirmed it (reads: data after the confirmed close)
+	WorkspaceRejected    = "rejected"    // the Runtime refused safely; nothing was read or changed
+	WorkspaceUnavailable = "unavailable" // not completed: incomplete read, uncertain cleanup, no device; no data
+	WorkspaceUnknown     = "unknown"     // a write that may or may not have been applied
+)
+
+// WorkspaceResult answers ReadWorkspace and WriteWorkspace.
+type WorkspaceResult struct {
+	Outcome string
+	// Code names why an operation is not completed (the Runtime's code,
+	// or one of Core's: timeout, connection_lost, no_device, cleanup_unconfirmed).
+	Code      string
+	Data      []byte // completed byte read
+	Truncated bool   // completed byte read: data stops at max_bytes
+	// Entries is the completed listing; EntriesTruncated says there are more.
+	Entries          []wire.DirectoryEntry
+	EntriesTruncated bool
+	SizeBytes        int64  // completed write
+	Mutation         string // write: Core's durable mutation ID
+	Archive          []byte // completed export: the tar stream
+}
+
+// Core's own reasons for an operation that did not complete.
+const (
+	wsTimeout            = "timeout"
+	wsConnectionLost     = "connection_lost"
+	wsNoDevice           = "no_device"
+	wsCleanupUnconfirmed = "cleanup_unconfirmed"
+)
+
+// coreWorkspace is the machine's volatile workspace state: reads in
+// flight (by preparation request ID and by operation ID) and writes in
+// flight by mutation ID.
+type coreWorkspace struct {
+	seq    uint64
+	byPrep map[string]*wsRead
+	byOp   map[string]*wsRead
+	writes map[string]*wsWrite
+}
+
+func newCoreWorkspace() coreWorkspace {
+	return coreWorkspace{byPrep: map[string]*wsRead{}, byOp: map[string]*wsRead{}, writes: map[string]*wsWrite{}}
+}
+
+const (
+	timerWorkspaceRead  = "ws-read"
+	timerWorkspaceWrite = "ws-write"
+)
+
+func (m *Machine) mintOp(prefix string) string {
+	m.ws.seq++
+	return prefix + "-" + strconv.FormatUint(m.ws.seq, 10)
+}
+
+// onWorkspaceTimer handles the workspace family's timers; it reports
+// whether kind was one of them.
+func (m *Machine) onWorkspaceTimer(kind, subject string) bool {
+	switch kind {
+	case timerWorkspaceRead:
+		if r := m.ws.byOp[subject]; r != nil {
+			if r.export != nil && r.sent && !r.export.done {
+				m.send(r.conn.id, r.opID, wire.WorkspaceExport{Step: wire.StepCancel}) // best effort
+			}
+			m.finishRead(r, WorkspaceResult{Outcome: WorkspaceUnavailable, Code: wsTimeout})
+		}
+	case timerWorkspaceWrite:
+		if w := m.ws.writes[subject]; w != nil {
+			m.writeTimedOut(w)
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// onWorkspaceFrame routes a frame of the workspace family; it reports
+// whether the frame was one.
+func (m *Machine) onWorkspaceFrame(c *conn, f wire.Frame) bool {
+	switch p := f.Payload.(type) {
+	case wire.PreparationStatus:
+		r := m.ws.byPrep[f.ID]
+		if r == nil || r.conn != c {
+			return false
+		}
+		m.onReadStatus(r, p)
+	case wire.WorkspaceReadResult:
+		if r := m.ws.byOp[f.ID]; r != nil && r.conn == c && r.export == nil {
+			m.onReadResult(r, p)
+		}
+	case wire.WorkspaceExportResult:
+		if r := m.ws.byOp[f.ID]; r != nil && r.conn == c && r.export != nil {
+			m.onExportResult(r, p)
+		}
+	case wire.WorkspaceWriteResult:
+		if w := m.ws.writes[f.ID]; w != nil && w.conn == c {
+			m.onWriteReceipt(w, p)
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// workspaceConnLost ends every operation of a lost connection: reads are
+// unavailable; a write in flight stays unsettled (its receipt is lost).
+func (m *Machine) workspaceConnLost(c *conn) {
+	for _, r := range m.readsOn(c) {
+		m.finishRead(r, WorkspaceResult{Outcome: WorkspaceUnavailable, Code: wsConnectionLost})
+	}
+	for _, w := range m.writesOn(c) {
+		m.writeLost(w, wsConnectionLost)
+	}
+}
+
+func (m *Machine) readsOn(c *conn) []*wsRead {
+	var out []*wsRead
+	for _, r := range m.ws.byOp {
+		if r.conn == c {
+			out = append(out, r)
+		}
+	}
+	slices.SortFunc(out, func(a, b *wsRead) int { return compareSeq(a.seq, b.seq) })
+	return out
+}
+
+func (m *Machine) writesOn(c *conn) []*wsWrite {
+	var out []*wsWrite
+	for _, w := range m.ws.writes {
+		if w.conn == c {
+			out = append(out, w)
+		}
+	}
+	slices.SortFunc(out, func(a, b *wsWrite) int { return compareSeq(a.seq, b.seq) })
+	return out
+}
+
+// workspaceReserved reports whether an idle read or a write in flight
+// holds the Session's scheduling reservation (no Turn is prepared
+// meanwhile). An unknown write that is no longer in flight blocks later
+// writes only.
+func (m *Machine) workspaceReserved(s *session) bool {
+	for _, r := range m.ws.byOp {
+		if r.sess == s && r.idle {
+			return true
+		}
+	}
+	for _, w := range m.ws.writes {
+		if w.sess == s {
+			return true
+		}
+	}
+	return false
+}
+
+func describeWorkspace(r *WorkspaceResult) string {
+	return fmt.Sprintf(" workspace=%s code=%s bytes=%d truncated=%t entries=%d size=%d mutation=%s archive=%d",
+		r.Outcome, r.Code, len(r.Data), r.Truncated || r.EntriesTruncated, len(r.Entries), r.SizeBytes, r.Mutation, len(r.Archive))
+}

@@ -1,0 +1,111 @@
+package core
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// WorkspaceExportWait bounds an export from its admission (wire
+// reference §3.11).
+const WorkspaceExportWait = 180 * time.Second
+
+// ExportWorkspace archives a Session's workspace as one tar stream, on the
+// Session's scheduling reservation like an idle read: a read-only profile
+// is prepared on a device declaring workspace_read_preparation and
+// workspace_output_export, the archive is pulled chunk by chunk (each
+// next carries the bytes received so far), the profile is released, and
+// the archive is answered once released arrived. Anything else (a result
+// Core does not accept, a refusal, a lost connection, no completion
+// within 180 s) answers unavailable without data; a cancel is sent best
+// effort. Result: APIResult.Workspace (Archive).
+type ExportWorkspace struct {
+	Call    CallID
+	Session string
+}
+
+func (ExportWorkspace) isEvent() {}
+func (e ExportWorkspace) Describe() string {
+	return fmt.Sprintf("export-workspace call=%s session=%s", e.Call, e.Session)
+}
+
+// wsExport is an export in flight; it rides on a read's reservation and
+// preparation (its req is unused).
+type wsExport struct {
+	archive []byte
+	done    bool // completed arrived
+}
+
+func (m *Machine) onExportWorkspace(e ExportWorkspace) {
+	s := m.sessions[e.Session]
+	switch {
+	case s == nil:
+		m.result(APIResult{Call: e.Call, Err: ErrUnknownSession})
+		return
+	case s.rec.Agent.Environment == EnvNone:
+		m.result(APIResult{Call: e.Call, Err: ErrNoWorkspace})
+		return
+	case m.sessionActive(s) || m.workspaceReserved(s):
+		m.result(APIResult{Call: e.Call, Err: ErrWorkspaceBusy})
+		return
+	}
+	c := m.exportConn(s)
+	if c == nil {
+		m.result(APIResult{Call: e.Call, Workspace: &WorkspaceResult{Outcome: WorkspaceUnavailable, Code: wsNoDevice}})
+		return
+	}
+	r := m.newRead(e.Call, s, c, wire.WorkspaceRead{})
+	m.setTimer(timerID(timerWorkspaceRead, r.opID), m.now.Add(WorkspaceExportWait))
+	r.idle, r.export = true, &wsExport{}
+	r.prepID = m.mint("p", &m.ctr.Preparations)
+	m.ws.byPrep[r.prepID] = r
+	c.preps++
+	m.send(c.id, r.prepID, wire.ExecutionPrepare{SessionID: s.rec.ID, Configuration: readOnlyConfig(s.rec)})
+}
+
+// exportConn is readConn with workspace_output_export required too.
+func (m *Machine) exportConn(s *session) *conn {
+	var best *conn
+	for _, id := range m.sortedDeviceIDs() {
+		c := m.conns[m.devices[id].conn]
+		v, _, _ := checkConn(c, s.rec.Agent.Kind, []string{capWorkspaceReadPreparation, capWorkspaceOutputExport})
+		if v != admitOK || c.preps >= m.cfg.PreparationsPerConnMax || m.readsInFlight(c) >= WorkspaceReadsPerConn {
+			continue
+		}
+		if best == nil || c.preps+c.runs < best.preps+best.runs {
+			best = c
+		}
+	}
+	return best
+}
+
+// exportReady begins the pull once the profile is ready.
+func (m *Machine) exportReady(r *wsRead) {
+	m.send(r.conn.id, r.opID, wire.WorkspaceExport{Step: wire.StepBegin, Handle: r.handle,
+		EnvironmentID: r.sess.rec.Agent.EnvironmentID})
+}
+
+// onExportResult consumes one answer: a chunk at the bytes received so
+// far asks for the next; completed releases the profile; anything else
+// ends the export as incomplete.
+func (m *Machine) onExportResult(r *wsRead, res wire.WorkspaceExportResult) {
+	x := r.export
+	if x.done || !r.sent {
+		return
+	}
+	if res.ValidateAgainst(int64(len(x.archive))) != nil || (res.Outcome != wire.OutcomeChunk && res.Outcome != wire.OutcomeCompleted) {
+		m.send(r.conn.id, r.opID, wire.WorkspaceExport{Step: wire.StepCancel})
+		m.finishRead(r, WorkspaceResult{Outcome: WorkspaceUnavailable, Code: codeOr(res.ErrorCode, "incomplete_export")})
+		return
+	}
+	if res.Outcome == wire.OutcomeChunk {
+		x.archive = append(x.archive, res.Data...)
+		m.send(r.conn.id, r.opID, wire.WorkspaceExport{Step: wire.StepNext, Offset: int64(len(x.archive))})
+		return
+	}
+	x.done = true
+	done := wire.WorkspaceReadResult{Outcome: wire.OutcomeCompleted, CloseAcknowledged: true}
+	r.result = &done
+	m.send(r.conn.id, r.prepID, wire.ExecutionRelease{Handle: r.handle})
+}

@@ -1,0 +1,324 @@
+package core_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/core/store"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+const wsEnv = "6f1c1e1a-8d1b-4c2a-9f3e-2b7d5a0c4e11"
+
+func workspaceAgent() core.AgentConfig {
+	a := defaultAgent()
+	a.Environment, a.EnvironmentID = core.EnvSelfHosted, wsEnv
+	return a
+}
+
+func workspaceCaps() wire.AgentKindCapabilities {
+	c := with(baseCaps(), "local_environment", wire.CapabilitySupported)
+	c = with(c, "workspace_read_preparation", wire.CapabilitySupported)
+	return with(c, "workspace_output_export", wire.CapabilitySupported)
+}
+
+func (h *harness) workspaceSession() string {
+	h.t.Helper()
+	h.connect("d1", 1, workspaceCaps())
+	return h.session(workspaceAgent())
+}
+
+func apiResultOf(t *testing.T, effs []core.Effect) *core.APIResult {
+	t.Helper()
+	for _, e := range effs {
+		if r, ok := e.(core.APIResult); ok {
+			return &r
+		}
+	}
+	return nil
+}
+
+func roStatus(state string, rev uint64, code string) wire.PreparationStatus {
+	return wire.PreparationStatus{Handle: "h-ro", Revision: rev, State: state, ErrorCode: code, ExpiresAt: 1}
+}
+
+// TestIdleReadReturnsDataOnlyAfterConfirmedRelease: an idle read prepares
+// the read-only profile (no execution options, no Run input), reads with
+// its handle, releases it, and answers only once released arrived; no
+// Turn of the Session is prepared meanwhile.
+func TestIdleReadReturnsDataOnlyAfterConfirmedRelease(t *testing.T) {
+	h := newHarness(t)
+	sid := h.workspaceSession()
+	call := h.nextCall()
+	prep := one[wire.ExecutionPrepare](t, h.step(core.ReadWorkspace{Call: call, Session: sid, Path: "a.txt", MaxBytes: 16}))
+	cfg := prep.P.Configuration
+	require.True(t, cfg.WorkspaceReadOnly && cfg.ReleaseOnCompletion)
+	require.NoError(t, prep.P.Validate(), "the profile breaks the read-only validator")
+	require.Nil(t, cfg.AgentOptions)
+	require.Nil(t, cfg.ExecutionControls)
+	require.Equal(t, wsEnv, cfg.LocalEnvironment.ID)
+
+	h.submit(sid, "queued behind the read")
+	require.Empty(t, sends[wire.ExecutionPrepare](h.last), "a Turn was prepared during the read")
+	read := one[wire.WorkspaceRead](t, h.frame(1, prep.ID, roStatus(wire.StateReady, 2, "")))
+	require.Equal(t, "h-ro", read.P.Handle)
+	require.Equal(t, wsEnv, read.P.EnvironmentID)
+	rel := one[wire.ExecutionRelease](t, h.frame(1, read.ID, wire.WorkspaceReadResult{Outcome: wire.OutcomeCompleted,
+		Data: []byte("abc"), CloseAcknowledged: true}))
+	require.Equal(t, "h-ro", rel.P.Handle)
+	require.Nil(t, apiResultOf(t, h.last), "answered before the release was confirmed")
+	effs := h.frame(1, prep.ID, roStatus(wire.StateReleased, 3, ""))
+	res := apiResultOf(t, effs)
+	require.NotNil(t, res)
+	require.Equal(t, core.WorkspaceCompleted, res.Workspace.Outcome)
+	require.Equal(t, "abc", string(res.Workspace.Data))
+	require.Len(t, sends[wire.ExecutionPrepare](effs), 1, "the queued Turn is prepared once the reservation is free")
+}
+
+// TestIdleReadUncertainCleanupIsUnavailable: a failed release
+// (cleanup_unconfirmed) returns unavailable with no data, even though the
+// read itself completed.
+func TestIdleReadUncertainCleanupIsUnavailable(t *testing.T) {
+	h := newHarness(t)
+	sid := h.workspaceSession()
+	prep := one[wire.ExecutionPrepare](t, h.step(core.ReadWorkspace{Call: h.nextCall(), Session: sid, Path: "", Directory: true, MaxEntries: 4}))
+	read := one[wire.WorkspaceRead](t, h.frame(1, prep.ID, roStatus(wire.StateReady, 2, "")))
+	require.Equal(t, wire.ReadOperationDirectory, read.P.Operation)
+	h.frame(1, read.ID, wire.WorkspaceReadResult{Outcome: wire.OutcomeCompleted, CloseAcknowledged: true,
+		Directory: &wire.WorkspaceDirectoryResult{Entries: []wire.DirectoryEntry{}}})
+	res := apiResultOf(t, h.frame(1, prep.ID, roStatus(wire.StateFailed, 3, "cleanup_unconfirmed")))
+	require.Equal(t, core.WorkspaceUnavailable, res.Workspace.Outcome)
+	require.Equal(t, "cleanup_unconfirmed", res.Workspace.Code)
+	require.Nil(t, res.Workspace.Data)
+	require.Nil(t, res.Workspace.Entries)
+}
+
+// TestIdleReadTimeoutAndConnectionLoss: no answer within 17 s, or a lost
+// connection, is unavailable; the profile is released best effort.
+func TestIdleReadTimeoutAndConnectionLoss(t *testing.T) {
+	h := newHarness(t)
+	sid := h.workspaceSession()
+	call := h.nextCall()
+	prep := one[wire.ExecutionPrepare](t, h.step(core.ReadWorkspace{Call: call, Session: sid, Path: "a", MaxBytes: 1}))
+	read := one[wire.WorkspaceRead](t, h.frame(1, prep.ID, roStatus(wire.StateReady, 2, "")))
+	var timer core.TimerID
+	for _, tv := range h.m.Timers() {
+		if strings.HasPrefix(string(tv.Timer), "ws-read:") {
+			timer = tv.Timer
+			require.Equal(t, h.now.Add(core.WorkspaceReadWait), tv.At)
+		}
+	}
+	effs := h.fire(timer)
+	require.Equal(t, "timeout", apiResultOf(t, effs).Workspace.Code)
+	one[wire.ExecutionRelease](t, effs)
+	require.Nil(t, apiResultOf(t, h.frame(1, read.ID, wire.WorkspaceReadResult{Outcome: wire.OutcomeCompleted,
+		Data: []byte("x"), CloseAcknowledged: true})), "a late result answered again")
+
+	prep = one[wire.ExecutionPrepare](t, h.step(core.ReadWorkspace{Call: h.nextCall(), Session: sid, Path: "a", MaxBytes: 1}))
+	res := apiResultOf(t, h.step(core.ConnClosed{Conn: 1}))
+	require.Equal(t, core.WorkspaceUnavailable, res.Workspace.Outcome)
+	require.Equal(t, "connection_lost", res.Workspace.Code)
+}
+
+// TestRunReadTargetsTheExactRun: while the Run runs, the read carries its
+// Run ID and answers with the Runtime's result directly.
+func TestRunReadTargetsTheExactRun(t *testing.T) {
+	h := newHarness(t)
+	sid := h.workspaceSession()
+	h.step(core.SubmitTurn{Call: h.nextCall(), Session: sid, Input: wire.TextInput("go")})
+	_, run := h.startedOn(1, h.last)
+	read := one[wire.WorkspaceRead](t, h.step(core.ReadWorkspace{Call: h.nextCall(), Session: sid, Path: "a", MaxBytes: 8}))
+	require.Equal(t, run, read.P.RunID)
+	require.Empty(t, read.P.Handle)
+	res := apiResultOf(t, h.frame(1, read.ID, wire.WorkspaceReadResult{Outcome: wire.OutcomeRejected, ErrorCode: wire.ReadNotFound}))
+	require.Equal(t, core.WorkspaceRejected, res.Workspace.Outcome)
+	require.Equal(t, wire.ReadNotFound, res.Workspace.Code)
+	for range core.WorkspaceReadsPerConn {
+		one[wire.WorkspaceRead](t, h.step(core.ReadWorkspace{Call: h.nextCall(), Session: sid, Path: "a", MaxBytes: 8}))
+	}
+	require.ErrorIs(t, h.api(core.ReadWorkspace{Call: h.nextCall(), Session: sid, Path: "a", MaxBytes: 8}).Err, core.ErrWorkspaceBusy)
+}
+
+// TestWorkspaceRequestRefusals: bad requests are refused before any
+// Runtime work and change nothing.
+func TestWorkspaceRequestRefusals(t *testing.T) {
+	h := newHarness(t)
+	sid := h.workspaceSession()
+	none := h.session(defaultAgent())
+	cases := []struct {
+		ev   core.Event
+		want error
+	}{
+		{core.ReadWorkspace{Session: "s-99", Path: "a", MaxBytes: 1}, core.ErrUnknownSession},
+		{core.ReadWorkspace{Session: none, Path: "a", MaxBytes: 1}, core.ErrNoWorkspace},
+		{core.ReadWorkspace{Session: sid, Path: "a", MaxBytes: wire.ReadResultBytesMax + 1}, core.ErrInvalidWorkspaceRequest},
+		{core.ReadWorkspace{Session: sid, Directory: true, MaxEntries: 0}, core.ErrInvalidWorkspaceRequest},
+		{core.ReadWorkspace{Session: sid, Path: strings.Repeat("p", 9000), MaxBytes: 1}, core.ErrInvalidWorkspaceRequest},
+		{core.ReadWorkspace{Session: sid, Path: "../other/a", MaxBytes: 1}, core.ErrInvalidWorkspaceRequest},
+		{core.ReadWorkspace{Session: sid, Path: "", MaxBytes: 1}, core.ErrInvalidWorkspaceRequest},
+		{core.ReadWorkspace{Session: sid, Path: "a/..", Directory: true, MaxEntries: 1}, core.ErrInvalidWorkspaceRequest},
+		{core.WriteWorkspace{Session: sid, Path: "../a", Data: []byte("x")}, core.ErrInvalidWorkspaceRequest},
+		{core.WriteWorkspace{Session: sid, Path: "a", Data: make([]byte, core.WorkspaceInlineWriteMax+1)}, core.ErrInvalidWorkspaceRequest},
+		{core.WriteWorkspace{Session: none, Path: "a", Data: []byte("x")}, core.ErrNoWorkspace},
+	}
+	for _, c := range cases {
+		before, _ := h.st.Session(sid)
+		effs := h.step(c.ev)
+		r := apiResultOf(t, effs)
+		require.ErrorIs(t, r.Err, c.want, c.ev.Describe())
+		require.Empty(t, sends[wire.Payload](effs), "%s sent a frame", c.ev.Describe())
+		after, _ := h.st.Session(sid)
+		require.Equal(t, before, after)
+	}
+}
+
+func digest(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// TestWriteIsReservedDurablyAndSettledByItsReceipt: the mutation is in the
+// store before begin leaves; chunks follow acknowledged offsets; the
+// completed receipt settles it.
+func TestWriteIsReservedDurablyAndSettledByItsReceipt(t *testing.T) {
+	h := newHarness(t)
+	sid := h.workspaceSession()
+	body := bytes.Repeat([]byte("w"), wire.ChunkBytesMax+5)
+	begin := one[wire.WorkspaceWrite](t, h.step(core.WriteWorkspace{Call: h.nextCall(), Session: sid, Path: "d/f.txt", Data: body}))
+	rec, _ := h.st.Session(sid)
+	require.NotNil(t, rec.Mutation, "not reserved durably before begin")
+	require.Equal(t, begin.ID, rec.Mutation.ID)
+	require.NoError(t, begin.P.Validate())
+	require.Equal(t, digest(body), begin.P.SHA256)
+	require.ErrorIs(t, h.api(core.WriteWorkspace{Call: h.nextCall(), Session: sid, Path: "g", Data: []byte("y")}).Err, core.ErrWorkspaceMutationPending)
+
+	c1 := one[wire.WorkspaceWrite](t, h.frame(1, begin.ID, wire.WorkspaceWriteResult{Outcome: wire.OutcomeReady}))
+	require.Equal(t, int64(0), c1.P.Offset)
+	c2 := one[wire.WorkspaceWrite](t, h.frame(1, begin.ID, wire.WorkspaceWriteResult{Outcome: wire.OutcomeReceived, Offset: wire.ChunkBytesMax}))
+	require.Equal(t, int64(wire.ChunkBytesMax), c2.P.Offset)
+	commit := one[wire.WorkspaceWrite](t, h.frame(1, begin.ID, wire.WorkspaceWriteResult{Outcome: wire.OutcomeReceived, Offset: int64(len(body))}))
+	require.Equal(t, wire.StepCommit, commit.P.Step)
+	rec, _ = h.st.Session(sid)
+	require.True(t, rec.Mutation.CommitSent, "commit left before it was recorded")
+	res := apiResultOf(t, h.frame(1, begin.ID, wire.WorkspaceWriteResult{Outcome: wire.OutcomeCompleted, SizeBytes: int64(len(body))}))
+	require.Equal(t, core.WorkspaceCompleted, res.Workspace.Outcome)
+	rec, _ = h.st.Session(sid)
+	require.Nil(t, rec.Mutation)
+}
+
+// TestUnknownWriteBlocksSuccessorsAcrossRestart: a write whose commit
+// left without a receipt stays unknown and blocks later writes, also after
+// a restart; one lost before its commit settles as not applied.
+func TestUnknownWriteBlocksSuccessorsAcrossRestart(t *testing.T) {
+	h := newHarness(t)
+	sid := h.workspaceSession()
+	begin := one[wire.WorkspaceWrite](t, h.step(core.WriteWorkspace{Call: h.nextCall(), Session: sid, Path: "f", Data: []byte("1")}))
+	h.frame(1, begin.ID, wire.WorkspaceWriteResult{Outcome: wire.OutcomeReady})
+	h.frame(1, begin.ID, wire.WorkspaceWriteResult{Outcome: wire.OutcomeReceived, Offset: 1})
+	res := apiResultOf(t, h.step(core.ConnClosed{Conn: 1}))
+	require.Equal(t, core.WorkspaceUnknown, res.Workspace.Outcome)
+
+	m2 := core.Restart(core.Config{}, h.st)
+	h.m = m2
+	h.connect("d1", 2, workspaceCaps())
+	require.ErrorIs(t, h.api(core.WriteWorkspace{Call: h.nextCall(), Session: sid, Path: "f", Data: []byte("2")}).Err,
+		core.ErrWorkspaceMutationPending)
+
+	st := store.NewMemory()
+	h2 := &harness{t: t, m: core.New(core.Config{}, st), st: st, now: t0}
+	sid2 := h2.workspaceSession()
+	begin = one[wire.WorkspaceWrite](t, h2.step(core.WriteWorkspace{Call: h2.nextCall(), Session: sid2, Path: "f", Data: []byte("1")}))
+	res = apiResultOf(t, h2.step(core.ConnClosed{Conn: 1}))
+	require.Equal(t, core.WorkspaceUnavailable, res.Workspace.Outcome, "lost before commit")
+	rec, _ := st.Session(sid2)
+	require.Nil(t, rec.Mutation)
+	_ = begin
+}
+
+// TestWriteRejectedSettles: a rejected receipt settles the write as not
+// applied and frees the Session.
+func TestWriteRejectedSettles(t *testing.T) {
+	h := newHarness(t)
+	sid := h.workspaceSession()
+	begin := one[wire.WorkspaceWrite](t, h.step(core.WriteWorkspace{Call: h.nextCall(), Session: sid, Path: "f", Data: []byte("1")}))
+	res := apiResultOf(t, h.frame(1, begin.ID, wire.WorkspaceWriteResult{Outcome: wire.OutcomeRejected,
+		ErrorCode: wire.WriteRejected, Reason: wire.WriteReasonDestinationDirectory}))
+	require.Equal(t, core.WorkspaceRejected, res.Workspace.Outcome)
+	require.Equal(t, wire.WriteReasonDestinationDirectory, res.Workspace.Code)
+	rec, _ := h.st.Session(sid)
+	require.Nil(t, rec.Mutation)
+	one[wire.WorkspaceWrite](t, h.step(core.WriteWorkspace{Call: h.nextCall(), Session: sid, Path: "f", Data: []byte("2")}))
+}
+
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface, reflect.Func, reflect.Chan:
+		return rv.IsNil()
+	}
+	return false
+}
+
+func (requireT) Nil(t testing.TB, v any, args ...any) {
+	t.Helper()
+	if !isNil(v) {
+		t.Fatalf("want nil, got %#v%s", v, msg(args))
+	}
+}
+
+func (requireT) NotNil(t testing.TB, v any, args ...any) {
+	t.Helper()
+	if isNil(v) {
+		t.Fatalf("want non-nil%s", msg(args))
+	}
+}
+
+// TestExportPullsChunksThenReleases: the archive is pulled with next at
+// the bytes received so far and answered only once released arrived; a
+// chunk at the wrong offset ends the export unavailable with a cancel.
+func TestExportPullsChunksThenReleases(t *testing.T) {
+	h := newHarness(t)
+	sid := h.workspaceSession()
+	prep := one[wire.ExecutionPrepare](t, h.step(core.ExportWorkspace{Call: h.nextCall(), Session: sid}))
+	require.True(t, prep.P.Configuration.WorkspaceReadOnly)
+	begin := one[wire.WorkspaceExport](t, h.frame(1, prep.ID, roStatus(wire.StateReady, 2, "")))
+	require.Equal(t, wire.StepBegin, begin.P.Step)
+	require.Equal(t, "h-ro", begin.P.Handle)
+	require.Equal(t, wsEnv, begin.P.EnvironmentID)
+	next := one[wire.WorkspaceExport](t, h.frame(1, begin.ID, wire.WorkspaceExportResult{Outcome: wire.OutcomeChunk, Offset: 0, Data: []byte("tar-")}))
+	require.Equal(t, wire.StepNext, next.P.Step)
+	require.Equal(t, int64(4), next.P.Offset)
+	h.frame(1, begin.ID, wire.WorkspaceExportResult{Outcome: wire.OutcomeChunk, Offset: 4, Data: []byte("body")})
+	rel := one[wire.ExecutionRelease](t, h.frame(1, begin.ID, wire.WorkspaceExportResult{Outcome: wire.OutcomeCompleted, Offset: 8}))
+	require.Equal(t, "h-ro", rel.P.Handle)
+	require.Nil(t, apiResultOf(t, h.last))
+	res := apiResultOf(t, h.frame(1, prep.ID, roStatus(wire.StateReleased, 3, "")))
+	require.Equal(t, core.WorkspaceCompleted, res.Workspace.Outcome)
+	require.Equal(t, "tar-body", string(res.Workspace.Archive))
+
+	prep = one[wire.ExecutionPrepare](t, h.step(core.ExportWorkspace{Call: h.nextCall(), Session: sid}))
+	begin = one[wire.WorkspaceExport](t, h.frame(1, prep.ID, wire.PreparationStatus{Handle: "h-2", Revision: 2, State: wire.StateReady}))
+	effs := h.frame(1, begin.ID, wire.WorkspaceExportResult{Outcome: wire.OutcomeChunk, Offset: 9, Data: []byte("x")})
+	res = apiResultOf(t, effs)
+	require.Equal(t, core.WorkspaceUnavailable, res.Workspace.Outcome)
+	require.Nil(t, res.Workspace.Archive)
+	steps := sends[wire.WorkspaceExport](effs)
+	require.Len(t, steps, 1)
+	require.Equal(t, wire.StepCancel, steps[0].P.Step)
+	one[wire.ExecutionRelease](t, effs)
+
+	c := with(workspaceCaps(), "workspace_output_export", wire.CapabilityUnsupported)
+	h2 := newHarness(t)
+	h2.connect("d1", 1, c)
+	sid2 := h2.session(workspaceAgent())
+	res = apiResultOf(t, h2.step(core.ExportWorkspace{Call: h2.nextCall(), Session: sid2}))
+	require.Equal(t, "no_device", res.Workspace.Code)
+}

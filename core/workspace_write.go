@@ -1,0 +1,236 @@
+package core
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// WriteWorkspace writes one file (at most 5 MiB, checked before any
+// Runtime work) into a Session's workspace. The write is reserved durably
+// under the Session (MutationRecord) before anything is sent, and a later
+// write of the Session is refused until it settled exactly: a completed or
+// rejected receipt settles it; a write whose commit may have reached the
+// Runtime without a receipt stays unknown, is never replayed, and keeps
+// blocking later writes (across restarts). Result: APIResult.Workspace.
+type WriteWorkspace struct {
+	Call    CallID
+	Session string
+	Path    string
+	Data    []byte
+}
+
+func (WriteWorkspace) isEvent() {}
+func (e WriteWorkspace) Describe() string {
+	return fmt.Sprintf("write-workspace call=%s session=%s path=%q bytes=%d", e.Call, e.Session, e.Path, len(e.Data))
+}
+
+// MutationRecord is a Session's workspace write reserved durably.
+type MutationRecord struct {
+	ID         string // canonical UUID: the wire's mutation ID
+	Path       string
+	SizeBytes  int64
+	SHA256     string
+	Device     string
+	CommitSent bool // the commit may have reached the Runtime's installer
+}
+
+// wsWrite is a write in flight.
+type wsWrite struct {
+	call   CallID
+	seq    uint64
+	sess   *session
+	conn   *conn
+	mut    MutationRecord
+	data   []byte
+	offset int64 // bytes acknowledged
+	step   string
+}
+
+func (m *Machine) onWriteWorkspace(e WriteWorkspace) {
+	fail := func(err error) { m.result(APIResult{Call: e.Call, Err: err}) }
+	s := m.sessions[e.Session]
+	switch {
+	case s == nil:
+		fail(ErrUnknownSession)
+		return
+	case s.rec.Agent.Environment == EnvNone:
+		fail(ErrNoWorkspace)
+		return
+	}
+	if err := checkWrite(s.rec, e); err != nil {
+		fail(fmt.Errorf("%w: %v", ErrInvalidWorkspaceRequest, err))
+		return
+	}
+	if mu := s.rec.Mutation; mu != nil {
+		if mu.CommitSent || m.ws.writes[mu.ID] != nil {
+			fail(ErrWorkspaceMutationPending)
+			return
+		}
+		// Reserved before a crash, before its commit could leave: it
+		// never reached the installer, so it settled as not applied.
+		m.settleMutation(s)
+	}
+	if m.sessionActive(s) || m.workspaceReserved(s) {
+		fail(ErrWorkspaceBusy)
+		return
+	}
+	c := m.writeConn(s)
+	if c == nil {
+		m.result(APIResult{Call: e.Call, Workspace: &WorkspaceResult{Outcome: WorkspaceUnavailable, Code: wsNoDevice}})
+		return
+	}
+	m.beginWrite(e, s, c)
+}
+
+// checkWrite applies the public and wire rules before any Runtime work.
+func checkWrite(s SessionRecord, e WriteWorkspace) error {
+	switch {
+	case len(e.Data) > WorkspaceInlineWriteMax:
+		return fmt.Errorf("body of %d bytes over %d", len(e.Data), WorkspaceInlineWriteMax)
+	case wire.ValidWorkspacePath(e.Path) != nil:
+		return wire.ValidWorkspacePath(e.Path)
+	case !wire.CanonicalUUID(s.Agent.EnvironmentID):
+		return fmt.Errorf("environment ID is not a canonical UUID")
+	}
+	return nil
+}
+
+// writeConn picks the connection of the device with the Session's kind
+// available, fewest preparations and Runs, ties by device ID.
+func (m *Machine) writeConn(s *session) *conn {
+	var best *conn
+	for _, id := range m.sortedDeviceIDs() {
+		c := m.conns[m.devices[id].conn]
+		if v, _, _ := checkConn(c, s.rec.Agent.Kind, nil); v != admitOK {
+			continue
+		}
+		if best == nil || c.preps+c.runs < best.preps+best.runs {
+			best = c
+		}
+	}
+	return best
+}
+
+func (m *Machine) sortedDeviceIDs() []string {
+	ids := make([]string, 0, len(m.devices))
+	for id, d := range m.devices {
+		if d.conn != 0 {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// beginWrite reserves the mutation durably, then sends begin.
+func (m *Machine) beginWrite(e WriteWorkspace, s *session, c *conn) {
+	s.rec.Mutations++
+	mu := MutationRecord{
+		ID: derivedUUID("mutation", fmt.Sprintf("%s/%d", s.rec.ID, s.rec.Mutations)), Path: e.Path,
+		SizeBytes: int64(len(e.Data)), SHA256: wire.SHA256Hex(e.Data), Device: c.device,
+	}
+	s.rec.Mutation = &mu
+	m.saveSession(s)
+	w := &wsWrite{call: e.Call, sess: s, conn: c, mut: mu, data: bytes.Clone(e.Data), step: wire.StepBegin}
+	m.ws.seq++
+	w.seq = m.ws.seq
+	m.ws.writes[mu.ID] = w
+	m.setTimer(timerID(timerWorkspaceWrite, mu.ID), m.now.Add(WorkspaceWriteWait))
+	m.send(c.id, mu.ID, wire.WorkspaceWrite{Step: wire.StepBegin, EnvironmentID: s.rec.Agent.EnvironmentID,
+		SessionID: derivedUUID("session", s.rec.ID), Path: mu.Path, SizeBytes: mu.SizeBytes, SHA256: mu.SHA256})
+}
+
+// onWriteReceipt advances the transfer: ready and received send the next
+// chunk (or the commit); completed settles the write; a refusal settles
+// it as not applied; unknown, or a receipt that does not match, leaves it
+// unsettled.
+func (m *Machine) onWriteReceipt(w *wsWrite, r wire.WorkspaceWriteResult) {
+	switch {
+	case r.Outcome == wire.OutcomeRejected && r.Validate() == nil:
+		m.endWrite(w, WorkspaceResult{Outcome: WorkspaceRejected, Code: codeOr(r.Reason, r.ErrorCode), Mutation: w.mut.ID}, true)
+		return
+	case r.Outcome == wire.OutcomeUnknown:
+		m.writeLost(w, r.ErrorCode)
+		return
+	}
+	expected, offset := wire.OutcomeReady, int64(0)
+	switch w.step {
+	case wire.StepChunk:
+		expected, offset = wire.OutcomeReceived, w.offset+chunkLen(w)
+	case wire.StepCommit:
+		expected, offset = wire.OutcomeCompleted, 0
+	}
+	if r.ValidateAgainst(expected, offset, w.mut.SizeBytes) != nil {
+		m.writeLost(w, "invalid_receipt")
+		return
+	}
+	if w.step == wire.StepCommit {
+		m.endWrite(w, WorkspaceResult{Outcome: WorkspaceCompleted, SizeBytes: w.mut.SizeBytes, Mutation: w.mut.ID}, true)
+		return
+	}
+	w.offset = offset
+	m.sendNextStep(w)
+}
+
+func chunkLen(w *wsWrite) int64 {
+	return min(int64(wire.ChunkBytesMax), w.mut.SizeBytes-w.offset)
+}
+
+// sendNextStep sends the next chunk, or the commit once every byte is
+// acknowledged; CommitSent is durable before the commit leaves.
+func (m *Machine) sendNextStep(w *wsWrite) {
+	if w.offset < w.mut.SizeBytes {
+		w.step = wire.StepChunk
+		n := chunkLen(w)
+		m.send(w.conn.id, w.mut.ID, wire.WorkspaceWrite{Step: wire.StepChunk, Offset: w.offset,
+			Data: w.data[w.offset : w.offset+n]})
+		return
+	}
+	w.step = wire.StepCommit
+	w.mut.CommitSent = true
+	mu := w.mut
+	w.sess.rec.Mutation = &mu
+	m.saveSession(w.sess)
+	m.send(w.conn.id, w.mut.ID, wire.WorkspaceWrite{Step: wire.StepCommit})
+}
+
+// writeLost: the receipt is missing or ambiguous. Before the commit left
+// nothing can have been installed: the write settles as not applied.
+// After it, the write stays unknown and keeps its reservation.
+func (m *Machine) writeLost(w *wsWrite, code string) {
+	if !w.mut.CommitSent {
+		m.endWrite(w, WorkspaceResult{Outcome: WorkspaceUnavailable, Code: code, Mutation: w.mut.ID}, true)
+		return
+	}
+	m.endWrite(w, WorkspaceResult{Outcome: WorkspaceUnknown, Code: codeOr(code, wire.WriteUnconfirmed), Mutation: w.mut.ID}, false)
+}
+
+func (m *Machine) writeTimedOut(w *wsWrite) { m.writeLost(w, wsTimeout) }
+
+// endWrite answers the call and, when settled, clears the reservation.
+func (m *Machine) endWrite(w *wsWrite, out WorkspaceResult, settled bool) {
+	delete(m.ws.writes, w.mut.ID)
+	m.cancelTimer(timerID(timerWorkspaceWrite, w.mut.ID))
+	if settled {
+		m.settleMutation(w.sess)
+	}
+	m.result(APIResult{Call: w.call, Workspace: &out})
+}
+
+func (m *Machine) settleMutation(s *session) {
+	s.rec.Mutation = nil
+	m.saveSession(s)
+}
+
+// derivedUUID is a deterministic canonical UUID (version 8) naming
+// subject within space.
+func derivedUUID(space, subject string) string {
+	h := []byte(wire.SHA256Hex([]byte("turnstile/" + space + "/" + subject))[:32])
+	h[12] = '8'                                                    // version 8
+	h[16] = "89ab"[strings.IndexByte("0123456789abcdef", h[16])%4] // RFC 9562 variant
+	return string(h[0:8]) + "-" + string(h[8:12]) + "-" + string(h[12:16]) + "-" + string(h[16:20]) + "-" + string(h[20:32])
+}

@@ -1,0 +1,186 @@
+package daemon
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// TestReadOnlyProfileReadsAndReleasesAfterConfirmedClose: the profile
+// opens a local reader (no executor, no Harness preparation), serves a
+// read against its handle, refuses execution_start, and publishes
+// released only once the close is confirmed.
+func TestReadOnlyProfileReadsAndReleasesAfterConfirmedClose(t *testing.T) {
+	r := newWorkspaceRig(t)
+	st, reader := r.openReader("ro-1")
+	noCall[Prepare](r)
+	eq(t, st.ExecutorID, "", "executor of a read-only profile")
+
+	r.recv("ro-1", wire.ExecutionStart{ExecutorID: "ex-1", Handle: st.Handle, RunID: "run-1", Input: wire.TextInput("x")})
+	got := oneStatus(r)
+	eq(t, got.State, wire.StateRejected, "start state")
+	eq(t, got.ErrorCode, CodeReadOnlyPreparation, "start code")
+
+	r.recv("op-1", byteRead(st.Handle, "a.txt", 4))
+	c, op := callOf[ReadWorkspace](r)
+	eq(t, op.Target.Reader, reader, "read target")
+	eq(t, op.Environment, wsEnv, "read environment")
+	r.result(c, fileResult("abcd"))
+	res := oneReadResult(r, "op-1")
+	eq(t, string(res.Data), "abcd", "data")
+	eq(t, res.CloseAcknowledged, true, "close acknowledged")
+
+	r.recv("ro-1", wire.ExecutionRelease{Handle: st.Handle})
+	must(t, len(statuses(r)) == 0, "released before the close: %s", describeAll(r.out))
+	cc, _ := callOf[CloseWorkspace](r)
+	r.recv("ro-1", wire.ExecutionRelease{Handle: st.Handle})
+	eq(t, oneStatus(r).State, wire.StateReady, "repeated release while closing republishes ready")
+	r.result(cc, CloseResult{})
+	rel := oneStatus(r)
+	eq(t, rel.State, wire.StateReleased, "state after close")
+	eq(t, rel.Revision, uint64(3), "revision")
+	eq(t, len(r.m.Owned()), 0, "owned after the confirmed close")
+}
+
+// TestReadOnlyCloseFailureKeepsOwnershipUntilRetryReleases: a failed
+// close answers failed cleanup_unconfirmed and keeps the reader (and its
+// active slot); the serial retry's confirmed close publishes released.
+func TestReadOnlyCloseFailureKeepsOwnershipUntilRetryReleases(t *testing.T) {
+	cfg := workspaceConfig()
+	cfg.Limits.ActiveMax = 1
+	cfg.Limits.IdleExecutorsMax = 1
+	cfg.Limits.ExecutorsMax = 2
+	r := newRigWith(t, cfg)
+	st, reader := r.openReader("ro-1")
+	r.recv("ro-1", wire.ExecutionRelease{Handle: st.Handle})
+	cc, _ := callOf[CloseWorkspace](r)
+	r.result(cc, CloseResult{Err: "close failed"})
+	failed := oneStatus(r)
+	eq(t, failed.State, wire.StateFailed, "state after failed close")
+	eq(t, failed.ErrorCode, CodeCleanupUnconfirmed, "code after failed close")
+
+	r.recv("p-2", prepareFor("other"))
+	eq(t, oneStatus(r).ErrorCode, CodePreparationCapacity, "an unconfirmed close keeps its active slot")
+	r.recv("ro-1", wire.ExecutionRelease{Handle: st.Handle})
+	eq(t, oneStatus(r).State, wire.StateFailed, "republished status never claims the release")
+
+	r.fire(readerCloseRetryTimer(reader))
+	cc2, op := callOf[CloseWorkspace](r)
+	eq(t, op.Reader, reader, "retried reader")
+	r.result(cc2, CloseResult{})
+	rel := oneStatus(r)
+	eq(t, rel.State, wire.StateReleased, "state after retry")
+	eq(t, rel.Revision, failed.Revision+1, "release at the next revision")
+	eq(t, len(r.m.Owned()), 0, "owned after the retry")
+}
+
+// TestReadOnlyProfileRefusals: each rule of the profile has its code and
+// no native work starts.
+func TestReadOnlyProfileRefusals(t *testing.T) {
+	cases := []struct {
+		name string
+		caps func(*wire.AgentKindCapabilities)
+		edit func(*wire.ExecutionPrepare)
+		code string
+	}{
+		{"capability not declared", func(c *wire.AgentKindCapabilities) { c.WorkspaceReadPreparation = wire.CapabilityUnsupported },
+			nil, CodeUnsupportedReadPreparation},
+		{"agent options", nil, func(p *wire.ExecutionPrepare) {
+			p.Configuration.AgentOptions = map[string]json.RawMessage{wire.AgentOptionModel: json.RawMessage(`"m"`)}
+		}, CodeUnsupportedReadPreparation},
+		{"native continuation", nil, func(p *wire.ExecutionPrepare) { p.Configuration.AgentSessionID = "n-1" },
+			CodeUnsupportedReadPreparation},
+		{"no environment", nil, func(p *wire.ExecutionPrepare) {
+			p.Configuration.LocalEnvironment = nil
+			p.Configuration.DisableExecutionEnvironment = true
+		}, CodeUnsupportedReadPreparation},
+		{"no release on completion", nil, func(p *wire.ExecutionPrepare) { p.Configuration.ReleaseOnCompletion = false },
+			CodeUnsupportedReadPreparation},
+		{"blank environment", nil, func(p *wire.ExecutionPrepare) { p.Configuration.LocalEnvironment.ID = " " },
+			CodeInvalidConfiguration},
+		{"model input", nil, func(p *wire.ExecutionPrepare) { p.Configuration.Input = wire.TextInput("x") },
+			CodeInvalidConfiguration},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := workspaceConfig()
+			if c.caps != nil {
+				c.caps(&cfg.Kinds[0].Capabilities)
+			}
+			r := newRigWith(t, cfg)
+			p := readOnlyPrepare(wsSession)
+			if c.edit != nil {
+				c.edit(&p)
+			}
+			r.recv("ro-1", p)
+			st := oneStatus(r)
+			eq(t, st.State, wire.StateRejected, "state")
+			eq(t, st.ErrorCode, c.code, "code")
+			must(t, len(r.calls()) == 0, "native work for a refused profile: %s", describeAll(r.out))
+		})
+	}
+}
+
+// TestReadOnlyOpenFailure: a failed open fails the admission with
+// preparation_failed and leaves nothing; one that left a resource fails
+// with cleanup_unconfirmed and the reader is kept and closed.
+func TestReadOnlyOpenFailure(t *testing.T) {
+	r := newWorkspaceRig(t)
+	r.recv("ro-1", readOnlyPrepare(wsSession))
+	c, _ := callOf[OpenWorkspace](r)
+	r.result(c, OpenWorkspaceResult{Err: "no such directory"})
+	st := oneStatus(r)
+	eq(t, st.ErrorCode, CodePreparationFailed, "plain failure")
+	eq(t, len(r.m.Owned()), 0, "owned after a plain failure")
+
+	r.recv("ro-2", readOnlyPrepare(wsSession))
+	c, _ = callOf[OpenWorkspace](r)
+	r.result(c, OpenWorkspaceResult{Err: "half open", Retained: true})
+	st = oneStatus(r)
+	eq(t, st.State, wire.StateFailed, "retained failure state")
+	eq(t, st.ErrorCode, CodeCleanupUnconfirmed, "retained failure code")
+	cc, _ := callOf[CloseWorkspace](r)
+	must(t, len(r.m.Owned()) > 0, "the retained reader is owned")
+	r.result(cc, CloseResult{})
+	must(t, len(statuses(r)) == 0, "no release was asked, none is published: %s", describeAll(r.out))
+	eq(t, len(r.m.Owned()), 0, "owned after the close")
+}
+
+// TestReadOnlyExpiryAndDisconnectClose: an expired or retired profile's
+// reader is closed; nothing is claimed about the close.
+func TestReadOnlyExpiryAndDisconnectClose(t *testing.T) {
+	r := newWorkspaceRig(t)
+	st, _ := r.openReader("ro-1")
+	r.fire(expiryTimer(st.Handle))
+	eq(t, oneStatus(r).State, wire.StateExpired, "expired")
+	cc, _ := callOf[CloseWorkspace](r)
+	r.result(cc, CloseResult{})
+	must(t, len(statuses(r)) == 0, "no status after an expired profile's close")
+
+	st, _ = r.openReader("ro-2")
+	r.step(Disconnected{Gen: r.gen})
+	cc, _ = callOf[CloseWorkspace](r)
+	r.result(cc, CloseResult{})
+	eq(t, len(r.m.Owned()), 0, "owned after the disconnect close")
+	_ = st
+}
+
+// TestReadOnlyShutdownWaitsForClose: shutdown releases the profile only
+// after its close is confirmed, and the report owns the reader until then.
+func TestReadOnlyShutdownWaitsForClose(t *testing.T) {
+	r := newWorkspaceRig(t)
+	r.openReader("ro-1")
+	r.step(ShutdownRequested{})
+	must(t, len(statuses(r)) == 0, "released before the close on shutdown")
+	cc, _ := callOf[CloseWorkspace](r)
+	r.result(cc, CloseResult{})
+	eq(t, oneStatus(r).State, wire.StateReleased, "released after the close")
+	var last Report
+	for _, e := range r.all {
+		if rep, ok := e.(Report); ok {
+			last = rep
+		}
+	}
+	eq(t, last.Complete, true, "report complete after the close")
+}

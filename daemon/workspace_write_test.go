@@ -1,0 +1,125 @@
+package daemon
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// TestWorkspaceWriteInstallsCheckedBody: begin, acknowledged chunks and
+// commit hand the complete body to the installer once; its receipt is the
+// commit's answer.
+func TestWorkspaceWriteInstallsCheckedBody(t *testing.T) {
+	r := newWorkspaceRig(t)
+	body := bytes.Repeat([]byte("z"), wire.ChunkBytesMax+10)
+	r.recv("w-1", writeBegin("dir/f.txt", body))
+	eq(t, oneWriteResult(r).Outcome, wire.OutcomeReady, "begin")
+	r.recv("w-1", writeChunk(0, body[:wire.ChunkBytesMax]))
+	got := oneWriteResult(r)
+	eq(t, got.Outcome, wire.OutcomeReceived, "chunk 1")
+	eq(t, got.Offset, int64(wire.ChunkBytesMax), "chunk 1 end offset")
+	r.recv("w-1", writeChunk(wire.ChunkBytesMax, body[wire.ChunkBytesMax:]))
+	eq(t, oneWriteResult(r).Offset, int64(len(body)), "chunk 2 end offset")
+	r.recv("p-1", localPrepare(wsSession))
+	eq(t, oneStatus(r).ErrorCode, CodeResourceUnavailable, "prepare while the write is received")
+	r.recv("w-1", writeCommit)
+	c, op := callOf[WriteWorkspace](r)
+	must(t, bytes.Equal(op.Data, body), "installer got %d bytes, want %d", len(op.Data), len(body))
+	eq(t, op.Path, "dir/f.txt", "path")
+	must(t, len(r.sent()) == 0, "commit answered before the installer")
+	r.recv("p-2", localPrepare(wsSession))
+	eq(t, oneStatus(r).ErrorCode, CodeResourceUnavailable, "prepare while the write is applied")
+	r.result(c, WriteWorkspaceResult{Outcome: wire.OutcomeCompleted})
+	done := oneWriteResult(r)
+	eq(t, done.Outcome, wire.OutcomeCompleted, "commit")
+	eq(t, done.SizeBytes, int64(len(body)), "size")
+	if err := done.ValidateAgainst(wire.OutcomeCompleted, 0, int64(len(body))); err != nil {
+		t.Fatalf("receipt invalid: %v", err)
+	}
+	r.recv("p-3", localPrepare(wsSession))
+	eq(t, oneStatus(r).State, wire.StatePreparing, "prepare after the write settled")
+}
+
+// TestWorkspaceWriteRefusals: malformed, incomplete, mismatched or
+// concurrent transfers never reach the installer.
+func TestWorkspaceWriteRefusals(t *testing.T) {
+	body := []byte("hello")
+	cases := []struct {
+		name  string
+		steps []wire.WorkspaceWrite
+		code  string
+	}{
+		{"digest mismatch", []wire.WorkspaceWrite{
+			{Step: wire.StepBegin, EnvironmentID: wsEnv, SessionID: wsSession, Path: "f", SizeBytes: 5, SHA256: digestOf([]byte("other"))},
+			writeChunk(0, body), writeCommit}, wire.WriteInvalidRequest},
+		{"incomplete", []wire.WorkspaceWrite{writeBegin("f", body), writeChunk(0, body[:2]), writeCommit}, wire.WriteInvalidRequest},
+		{"out of order", []wire.WorkspaceWrite{writeBegin("f", body), writeChunk(2, body[:2])}, wire.WriteInvalidRequest},
+		{"beyond size", []wire.WorkspaceWrite{writeBegin("f", body), writeChunk(0, append(body, 'x'))}, wire.WriteInvalidRequest},
+		{"chunk without begin", []wire.WorkspaceWrite{writeChunk(0, body)}, wire.WriteInvalidRequest},
+		{"escaping path", []wire.WorkspaceWrite{writeBegin("../f", body)}, wire.WriteInvalidRequest},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := newWorkspaceRig(t)
+			var last wire.WorkspaceWriteResult
+			for _, s := range c.steps {
+				r.recv("w-1", s)
+				noCall[WriteWorkspace](r)
+				last = oneWriteResult(r)
+			}
+			eq(t, last.Outcome, wire.OutcomeRejected, "outcome")
+			eq(t, last.ErrorCode, c.code, "code")
+			r.recv("w-1", writeCommit)
+			noCall[WriteWorkspace](r)
+			eq(t, oneWriteResult(r).ErrorCode, wire.WriteInvalidRequest, "commit after the refusal")
+		})
+	}
+}
+
+// TestWorkspaceWriteExclusion: one write per connection; no write begins
+// while the Session executes; without a local owner writes are
+// unsupported.
+func TestWorkspaceWriteExclusion(t *testing.T) {
+	r := newWorkspaceRig(t)
+	r.recv("w-1", writeBegin("f", []byte("a")))
+	oneWriteResult(r)
+	r.recv("w-2", writeBegin("g", []byte("b")))
+	eq(t, oneWriteResult(r).ErrorCode, wire.WriteCapacity, "second write on the connection")
+
+	r = newWorkspaceRig(t)
+	r.recv("p-1", localPrepare(wsSession))
+	r.recv("w-1", writeBegin("f", []byte("a")))
+	eq(t, oneWriteResult(r).ErrorCode, wire.WriteResourceUnavail, "write while the Session is prepared")
+
+	r = newRig(t)
+	r.recv("w-1", writeBegin("f", []byte("a")))
+	eq(t, oneWriteResult(r).ErrorCode, wire.WriteUnsupported, "no local owner")
+}
+
+// TestWorkspaceWriteUnknownAndExpiry: an unknown installer answer is
+// reported unknown write_unconfirmed; a transfer that does not commit in
+// time is dropped and never installed.
+func TestWorkspaceWriteUnknownAndExpiry(t *testing.T) {
+	r := newWorkspaceRig(t)
+	r.recv("w-1", writeBegin("f", nil))
+	r.recv("w-1", writeCommit)
+	c, _ := callOf[WriteWorkspace](r)
+	r.result(c, WriteWorkspaceResult{Outcome: wire.OutcomeUnknown})
+	got := oneWriteResult(r)
+	eq(t, got.Outcome, wire.OutcomeUnknown, "outcome")
+	eq(t, got.ErrorCode, wire.WriteUnconfirmed, "code")
+
+	r.recv("w-2", writeBegin("f", []byte("abc")))
+	r.recv("w-2", writeChunk(0, []byte("abc")))
+	r.fire(transferTimer(r.gen, "w-2"))
+	eq(t, oneWriteResult(r).ErrorCode, wire.WriteInvalidRequest, "expired transfer")
+	r.recv("w-2", writeCommit)
+	noCall[WriteWorkspace](r)
+
+	r.recv("w-3", writeBegin("f", []byte("abc")))
+	r.step(Disconnected{Gen: r.gen})
+	r.connect()
+	r.recv("w-3", writeCommit)
+	noCall[WriteWorkspace](r)
+}

@@ -1,0 +1,223 @@
+package check
+
+import (
+	"strings"
+	"time"
+)
+
+// Workspace checks.
+const (
+	// CheckWorkspaceTruth: a workspace answer that the native facts cannot
+	// explain: data no native read served, data before the read-only
+	// profile's close was confirmed, a mutation installed twice or
+	// without its digest.
+	CheckWorkspaceTruth = "workspace_truth"
+	// CheckWorkspaceMutationOrder: Core began a workspace write while an
+	// earlier write of the Session was unsettled.
+	CheckWorkspaceMutationOrder = "workspace_mutation_order"
+	// CheckReadOnlyStarted: Core sent execution_start for a read-only
+	// profile's handle.
+	CheckReadOnlyStarted = "read_only_started"
+	// CheckTimingWorkspace: Core answered a workspace call after its wait
+	// (17 s for a read, 195 s for a write), or called it timed out before.
+	CheckTimingWorkspace = "timing_workspace"
+)
+
+// Core's waits for a workspace operation (wire reference §3.9, §3.10),
+// and the slack for the API's own latency on both legs.
+const (
+	workspaceReadWait  = 17 * time.Second
+	workspaceWriteWait = 195 * time.Second
+	workspaceAPISlack  = time.Second
+)
+
+// checkWorkspaceWait holds an answered call to Core's wait: never later
+// than the wait (plus the API's latency), and a timeout never before it.
+func (l *Ledger) checkWorkspaceWait(what string, call, ret int64, outcome, code string, wait time.Duration) {
+	took := time.Duration(ret - call)
+	switch {
+	case outcome == "lost" || outcome == "refused":
+	case took > wait+workspaceAPISlack:
+		l.violate(ret, CheckTimingWorkspace, "%s answered %s after its call, beyond Core's %s wait", what, took, wait)
+	case code == "timeout" && took < wait:
+		l.violate(ret, CheckTimingWorkspace, "%s timed out %s after its call, before Core's %s wait", what, took, wait)
+	}
+}
+
+// Workspace marks.
+const (
+	MarkReadWhileWriteUnsettled   Mark = "workspace_read_while_write_unsettled" // a read call while a write of its Session was unsettled
+	MarkCleanupUnconfirmedRelease Mark = "workspace_cleanup_unconfirmed_then_release"
+	MarkDirectoryTruncated        Mark = "workspace_directory_truncated" // a listing answered truncated
+)
+
+// WorkspaceWriteOp is one workspace write through Core's API: the call
+// and return instants, the file and value, and Core's public outcome
+// ("completed", "rejected", "unavailable", "unknown"; "lost" when no
+// answer came; "refused" for an API error).
+type WorkspaceWriteOp struct {
+	Call, Return int64
+	Session, Env string
+	Path, Value  string
+	Outcome      string
+	Code         string
+}
+
+// WorkspaceReadOp is one byte read through Core's API.
+type WorkspaceReadOp struct {
+	Call, Return int64
+	Session, Env string
+	Path         string
+	Outcome      string // completed, rejected, unavailable, refused, lost
+	Code         string
+	Value        string
+	Truncated    bool
+}
+
+type nativeRead struct {
+	at                   int64
+	reader, session, env string
+	path, value          string
+	present              bool
+}
+
+type workspaceState struct {
+	writes  []WorkspaceWriteOp
+	reads   []WorkspaceReadOp
+	seeded  map[string]seededFile // env\x00path
+	native  []nativeRead
+	opened  map[string]string   // device\x00reader → session
+	closed  map[string]int64    // device\x00reader → confirmed close instant
+	failed  map[string]bool     // device\x00reader → a close failed
+	applied map[string]int      // mutation → installs
+	bySess  map[string]string   // session → env
+	commits map[string]*wsMut   // mutation → Core's view on the wire
+	sessMut map[string][]*wsMut // the wire's session UUID → its writes in order
+	// readOnlyIDs are the request IDs of read-only profiles Core sent.
+	readOnlyIDs map[string]bool
+}
+
+type seededFile struct {
+	value   string
+	present bool
+}
+
+type wsMut struct {
+	id, session string
+	commit      bool // Core sent its commit
+	settled     bool // Core received a completed or rejected receipt (or nothing left)
+}
+
+func (w *workspaceState) ensure() {
+	if w.seeded != nil {
+		return
+	}
+	w.seeded = map[string]seededFile{}
+	w.opened = map[string]string{}
+	w.closed = map[string]int64{}
+	w.failed = map[string]bool{}
+	w.applied = map[string]int{}
+	w.bySess = map[string]string{}
+	w.commits = map[string]*wsMut{}
+	w.sessMut = map[string][]*wsMut{}
+}
+
+// WorkspaceSeeded records an Environment's initial file.
+func (l *Ledger) WorkspaceSeeded(env, name, value string, present bool) {
+	l.ws.ensure()
+	l.ws.seeded[pairKey(env, name)] = seededFile{value: value, present: present}
+}
+
+// WorkspaceOpened records a read-only profile's reader opening.
+func (l *Ledger) WorkspaceOpened(at int64, device, reader, session, env string) {
+	l.ws.ensure()
+	l.ws.opened[pairKey(device, reader)] = session
+}
+
+// WorkspaceClosed records a read-only profile's close: confirmed or
+// failed. A confirmed close after a failed one is the retry the
+// cleanup_unconfirmed mark names.
+func (l *Ledger) WorkspaceClosed(at int64, device, reader string, ok bool) {
+	l.ws.ensure()
+	k := pairKey(device, reader)
+	if !ok {
+		l.ws.failed[k] = true
+		return
+	}
+	l.ws.closed[k] = at
+	if l.ws.failed[k] {
+		l.reach(MarkCleanupUnconfirmedRelease)
+	}
+}
+
+// WorkspaceRead records a native read.
+func (l *Ledger) WorkspaceRead(at int64, device, reader, session, env, name, value string, present bool) {
+	l.ws.ensure()
+	if reader != "" {
+		reader = pairKey(device, reader)
+	}
+	l.ws.native = append(l.ws.native, nativeRead{at: at, reader: reader, session: session, env: env,
+		path: name, value: value, present: present})
+}
+
+// WorkspaceInstalled records a native install.
+func (l *Ledger) WorkspaceInstalled(at int64, device, mutation, env, name, value string, digestOK bool) {
+	l.ws.ensure()
+	l.ws.applied[mutation]++
+	if l.ws.applied[mutation] > 1 {
+		l.violate(at, CheckWorkspaceTruth, "mutation %s installed %d times", mutation, l.ws.applied[mutation])
+	}
+	if !digestOK {
+		l.violate(at, CheckWorkspaceTruth, "mutation %s installed on %s without a matching digest", mutation, device)
+	}
+}
+
+// WorkspaceWriteCalled records a workspace write the workload made.
+func (l *Ledger) WorkspaceWriteCalled(op WorkspaceWriteOp) {
+	l.ws.ensure()
+	l.ws.bySess[op.Session] = op.Env
+	l.ws.writes = append(l.ws.writes, op)
+	l.checkWorkspaceWait("write of "+op.Path+" in session "+op.Session, op.Call, op.Return, op.Outcome, op.Code, workspaceWriteWait)
+}
+
+// WorkspaceReadCalled records a workspace byte read the workload made and
+// checks a completed answer against the native reads: one of its
+// Session's native reads inside the call served the data, and, through a
+// read-only profile, that profile's close was confirmed before the answer.
+func (l *Ledger) WorkspaceReadCalled(op WorkspaceReadOp) {
+	l.ws.ensure()
+	l.ws.bySess[op.Session] = op.Env
+	l.ws.reads = append(l.ws.reads, op)
+	l.checkWorkspaceWait("read of "+op.Path+" in session "+op.Session, op.Call, op.Return, op.Outcome, op.Code, workspaceReadWait)
+	if op.Outcome != "completed" {
+		return
+	}
+	for _, n := range l.ws.native {
+		if n.session != op.Session || n.path != op.Path || n.at < op.Call || n.at > op.Return ||
+			!n.present || !strings.HasPrefix(n.value, op.Value) {
+			continue
+		}
+		if n.reader == "" {
+			return // a Run read: no profile to close
+		}
+		if c, ok := l.ws.closed[n.reader]; ok && c <= op.Return {
+			return
+		}
+	}
+	l.violate(op.Return, CheckWorkspaceTruth, "read of %s in session %s answered %q: no native read in [%s, %s] "+
+		"served it with its profile closed before the answer", op.Path, op.Session, op.Value, vtime(op.Call), vtime(op.Return))
+}
+
+// WorkspaceListed records a listing's answer (marks only).
+func (l *Ledger) WorkspaceListed(truncated bool) {
+	if truncated {
+		l.reach(MarkDirectoryTruncated)
+	}
+}
+
+// WorkspaceReadWhileUnsettled records the workload issuing a read while
+// one of its Session's writes was unsettled.
+func (l *Ledger) WorkspaceReadWhileUnsettled() { l.reach(MarkReadWhileWriteUnsettled) }
+
+// UsedWorkspace reports whether the run recorded any workspace call.
+func (l *Ledger) UsedWorkspace() bool { return len(l.ws.writes)+len(l.ws.reads) > 0 }

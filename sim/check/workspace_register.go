@@ -1,0 +1,108 @@
+package check
+
+import (
+	"fmt"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// The workspace register: one partition "file <env>/<path>" per file the
+// workload wrote or read through Core's API, each a register whose value
+// is the file's content or absence. The seeded content is a put before
+// everything; a completed write is a put within its call; a write that
+// may have been installed (Core answered unknown, or never answered) is
+// a put open until the horizon; a completed untruncated byte read is a
+// get of its data, and not_found a get of absence. Writes Core answered
+// rejected or unavailable are not puts: Core claims they changed nothing,
+// and a read that saw them would have no linearization.
+
+// fileVal is a file's content or absence.
+type fileVal struct {
+	value   string
+	present bool
+}
+
+// fileModel is a register's state; known is false before the first
+// operation (a file whose seed was never observed).
+type fileModel struct {
+	known bool
+	val   fileVal
+}
+
+func stepFile(s fileModel, in linInput, out any) (bool, any) {
+	if in.kind == opPut {
+		return true, fileModel{known: true, val: in.file}
+	}
+	got, _ := out.(fileVal)
+	if !s.known {
+		return true, fileModel{known: true, val: got}
+	}
+	return got == s.val, s
+}
+
+func describeFile(v fileVal) string {
+	if !v.present {
+		return "absent"
+	}
+	return fmt.Sprintf("%q", v.value)
+}
+
+// fileOps builds the register partitions.
+func (l *Ledger) fileOps(horizon int64) []porcupine.Operation {
+	w := &l.ws
+	for _, op := range w.writes {
+		horizon = max(horizon, op.Call+1, op.Return+1)
+	}
+	for _, op := range w.reads {
+		horizon = max(horizon, op.Call+1, op.Return+1)
+	}
+	byPart := map[string][]porcupine.Operation{}
+	seeded := map[string]bool{}
+	part := func(env, path string) string {
+		key := "file " + env + "/" + path
+		if !seeded[key] {
+			seeded[key] = true
+			if s, ok := w.seeded[pairKey(env, path)]; ok {
+				byPart[key] = append(byPart[key], porcupine.Operation{
+					Input: linInput{kind: opPut, part: key, file: fileVal{value: s.value, present: s.present}},
+					Call:  0, Return: 0,
+				})
+			}
+		}
+		return key
+	}
+	for _, op := range w.writes {
+		ret := op.Return
+		switch op.Outcome {
+		case "completed":
+		case "unknown", "lost":
+			ret = horizon
+		default:
+			continue
+		}
+		key := part(op.Env, op.Path)
+		byPart[key] = append(byPart[key], porcupine.Operation{
+			Input: linInput{kind: opPut, part: key, file: fileVal{value: op.Value, present: true}},
+			Call:  op.Call, Return: ret,
+		})
+	}
+	for _, op := range w.reads {
+		var out fileVal
+		switch {
+		case op.Outcome == "completed" && !op.Truncated:
+			out = fileVal{value: op.Value, present: true}
+		case op.Outcome == "rejected" && op.Code == "not_found":
+		default:
+			continue
+		}
+		key := part(op.Env, op.Path)
+		byPart[key] = append(byPart[key], porcupine.Operation{
+			Input: linInput{kind: opGet, part: key}, Call: op.Call, Output: out, Return: op.Return,
+		})
+	}
+	var ops []porcupine.Operation
+	for _, key := range sortedKeys(byPart) {
+		ops = append(ops, assignLanes(byPart[key])...)
+	}
+	return ops
+}

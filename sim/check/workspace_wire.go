@@ -1,0 +1,67 @@
+package check
+
+import "github.com/turnstile-sim/turnstile/wire"
+
+// observeWorkspace judges Core's workspace frames on the wire: a write
+// begins only when every earlier write of its Session settled (the
+// commit never left, or Core received a completed or rejected receipt),
+// and no execution_start ever names a read-only profile's request.
+func (l *Ledger) observeWorkspace(ev WireEvent) {
+	if !ev.HasFrame() {
+		return
+	}
+	l.ws.ensure()
+	id := ev.Frame.ID
+	switch {
+	case ev.Kind == WireSent && ev.From == CoreNode:
+		switch p := ev.Frame.Payload.(type) {
+		case wire.ExecutionPrepare:
+			if p.Configuration.WorkspaceReadOnly {
+				l.ws.readOnly(id)
+			}
+		case wire.ExecutionStart:
+			if l.ws.isReadOnly(id) {
+				l.violate(ev.At, CheckReadOnlyStarted, "execution_start on read-only profile %s", id)
+			}
+		case wire.WorkspaceWrite:
+			l.coreWriteStep(ev.At, id, p)
+		}
+	case ev.Kind == WireDelivered && ev.To == CoreNode:
+		if r, ok := ev.Frame.Payload.(wire.WorkspaceWriteResult); ok {
+			if m := l.ws.commits[id]; m != nil && (r.Outcome == wire.OutcomeCompleted || r.Outcome == wire.OutcomeRejected) {
+				m.settled = true
+			}
+		}
+	}
+}
+
+func (w *workspaceState) readOnly(id string) {
+	if w.readOnlyIDs == nil {
+		w.readOnlyIDs = map[string]bool{}
+	}
+	w.readOnlyIDs[id] = true
+}
+
+func (w *workspaceState) isReadOnly(id string) bool { return w.readOnlyIDs[id] }
+
+func (l *Ledger) coreWriteStep(at int64, id string, p wire.WorkspaceWrite) {
+	switch p.Step {
+	case wire.StepBegin:
+		if l.ws.commits[id] != nil {
+			l.violate(at, CheckWorkspaceMutationOrder, "write %s began again (a replay)", id)
+			return
+		}
+		for _, m := range l.ws.sessMut[p.SessionID] {
+			if m.commit && !m.settled {
+				l.violate(at, CheckWorkspaceMutationOrder, "write %s began while write %s of its Session is unsettled", id, m.id)
+			}
+		}
+		m := &wsMut{id: id, session: p.SessionID}
+		l.ws.commits[id] = m
+		l.ws.sessMut[p.SessionID] = append(l.ws.sessMut[p.SessionID], m)
+	case wire.StepCommit:
+		if m := l.ws.commits[id]; m != nil {
+			m.commit = true
+		}
+	}
+}

@@ -1,0 +1,115 @@
+package world
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/sim/check"
+	"github.com/turnstile-sim/turnstile/sim/harness"
+)
+
+// Waits of the workload's workspace calls: Core's own bound (17 s for a
+// read, 195 s for a write) plus the API latency.
+const (
+	workspaceReadCallTimeout  = core.WorkspaceReadWait + 5*time.Second
+	workspaceWriteCallTimeout = core.WorkspaceWriteWait + 5*time.Second
+)
+
+// planWorkspace draws a few workspace operations on each Session with an
+// Environment: writes of fresh values, byte reads and listings of the
+// small set of names the simulated workspaces hold, at random instants.
+func (wl *workload) planWorkspace(now time.Time) {
+	for _, s := range wl.sessions {
+		if s.agent.Environment == core.EnvNone {
+			continue
+		}
+		n := wl.r.IntN(6)
+		for range n {
+			at := time.Duration(200+wl.r.IntN(30000)) * time.Millisecond
+			kind, path := wl.r.IntN(6), harness.WorkspaceFiles[wl.r.IntN(len(harness.WorkspaceFiles))]
+			value := "v-" + strconv.Itoa(wl.r.IntN(1_000_000))
+			wl.after(now, at, func(now time.Time) { wl.workspaceOp(now, s, kind, path, value) })
+		}
+	}
+}
+
+func (wl *workload) workspaceOp(now time.Time, s *wSession, kind int, path, value string) {
+	if s.id == "" {
+		return // the Session was refused or not created (yet): nothing to operate on
+	}
+	switch {
+	case kind < 3:
+		wl.workspaceWrite(now, s, path, value)
+	case kind < 5:
+		wl.workspaceRead(now, s, path)
+	default:
+		wl.workspaceList(now, s)
+	}
+}
+
+func (wl *workload) workspaceWrite(now time.Time, s *wSession, path, value string) {
+	op := check.WorkspaceWriteOp{Call: wl.u.lt(now), Session: s.id, Env: s.agent.EnvironmentID, Path: path, Value: value}
+	s.writesOut++
+	done := func(now time.Time, outcome, code string) {
+		s.writesOut--
+		if outcome == core.WorkspaceUnknown || outcome == "lost" {
+			s.unsettled = true
+		}
+		op.Return, op.Outcome, op.Code = wl.u.lt(now), outcome, code
+		wl.u.led.WorkspaceWriteCalled(op)
+	}
+	wl.callWithin(now, workspaceWriteCallTimeout, core.WriteWorkspace{Session: s.id, Path: path, Data: []byte(value)},
+		func(now time.Time, r core.APIResult) {
+			if r.Err != nil || r.Workspace == nil {
+				done(now, "refused", "")
+				return
+			}
+			done(now, r.Workspace.Outcome, r.Workspace.Code)
+		}, func(now time.Time) { done(now, "lost", "") })
+}
+
+func (wl *workload) workspaceRead(now time.Time, s *wSession, path string) {
+	if s.writesOut > 0 || s.unsettled {
+		wl.u.led.WorkspaceReadWhileUnsettled()
+	}
+	op := check.WorkspaceReadOp{Call: wl.u.lt(now), Session: s.id, Env: s.agent.EnvironmentID, Path: path}
+	wl.callWithin(now, workspaceReadCallTimeout, core.ReadWorkspace{Session: s.id, Path: path, MaxBytes: 64},
+		func(now time.Time, r core.APIResult) {
+			op.Return = wl.u.lt(now)
+			switch {
+			case r.Err != nil || r.Workspace == nil:
+				op.Outcome = "refused"
+			default:
+				op.Outcome, op.Code = r.Workspace.Outcome, r.Workspace.Code
+				op.Value, op.Truncated = string(r.Workspace.Data), r.Workspace.Truncated
+			}
+			wl.u.led.WorkspaceReadCalled(op)
+		}, func(now time.Time) {
+			op.Return, op.Outcome = wl.u.lt(now), "lost"
+			wl.u.led.WorkspaceReadCalled(op)
+		})
+}
+
+func (wl *workload) workspaceList(now time.Time, s *wSession) {
+	entries := 1 + wl.r.IntN(3)
+	wl.callWithin(now, workspaceReadCallTimeout, core.ReadWorkspace{Session: s.id, Directory: true, MaxEntries: entries},
+		func(now time.Time, r core.APIResult) {
+			if r.Err == nil && r.Workspace != nil && r.Workspace.Outcome == core.WorkspaceCompleted {
+				wl.u.led.WorkspaceListed(r.Workspace.EntriesTruncated)
+			}
+		}, func(time.Time) {})
+}
+
+// workspaceEnvironment names Environment i of kind k: a canonical UUID,
+// as workspace_write carries it.
+func workspaceEnvironment(k, i int) string {
+	return "00000000-0000-4000-8000-" + pad12(strconv.Itoa(k*1000+i+1))
+}
+
+func pad12(s string) string {
+	for len(s) < 12 {
+		s = "0" + s
+	}
+	return s
+}

@@ -1,0 +1,62 @@
+package world
+
+import (
+	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/sim"
+)
+
+// caller is who made an API call that Core answers in a later step.
+type caller struct {
+	from sim.NodeID
+	call sim.CallID
+}
+
+// workspaceCall turns a workspace request into its Core event and
+// remembers the caller: Core answers reads and writes once the Runtime
+// did (or did not), steps later. It returns nil for other requests.
+func (n *coreNode) workspaceCall(call core.CallID, e sim.CallReceived) core.Event {
+	req, _ := e.Req.(apiRequest)
+	var ev core.Event
+	switch x := req.ev.(type) {
+	case core.ReadWorkspace:
+		x.Call = call
+		ev = x
+	case core.WriteWorkspace:
+		x.Call = call
+		ev = x
+	default:
+		return nil
+	}
+	n.callers[call] = caller{from: e.From, call: e.Call}
+	return ev
+}
+
+// reply addresses an API answer: a remembered caller's at once, any
+// other one by the call that is being handled (api sets it).
+func (n *coreNode) reply(r core.APIResult) sim.Reply {
+	if c, ok := n.callers[r.Call]; ok {
+		delete(n.callers, r.Call)
+		return sim.Reply{To: c.from, Call: c.call, Res: apiResult{r}}
+	}
+	return sim.Reply{Res: apiResult{r}}
+}
+
+func (r ledgerRecorder) WorkspaceSeeded(env, name, value string, present bool) {
+	r.u.led.WorkspaceSeeded(env, name, value, present)
+}
+
+func (r ledgerRecorder) WorkspaceOpened(at int64, device, reader, session, env string) {
+	r.u.led.WorkspaceOpened(at, device, reader, session, env)
+}
+
+func (r ledgerRecorder) WorkspaceClosed(at int64, device, reader string, ok bool) {
+	r.u.led.WorkspaceClosed(at, device, reader, ok)
+}
+
+func (r ledgerRecorder) WorkspaceRead(at int64, device, reader, session, env, name, value string, present bool) {
+	r.u.led.WorkspaceRead(at, device, reader, session, env, name, value, present)
+}
+
+func (r ledgerRecorder) WorkspaceInstalled(at int64, device, mutation, env, name, value string, digestOK bool) {
+	r.u.led.WorkspaceInstalled(at, device, mutation, env, name, value, digestOK)
+}
