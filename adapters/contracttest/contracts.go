@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"io"
 	"strings"
 
 	"github.com/turnstile-sim/turnstile/adapters/agent"
@@ -114,6 +115,18 @@ func extensionContracts() []Contract {
 				_, err := v.(agent.WorkspaceDirectoryLister).ListWorkspaceDirectory(ctx, list)
 				return err
 			}},
+		// Exports are served by a read-only preparation profile (the
+		// daemon falls back to its local owner), never by a running Turn.
+		{Interface: "WorkspaceExporter", Owners: []Owner{OwnerPrepared}, Implemented: is[agent.WorkspaceExporter],
+			Call: func(ctx context.Context, v any, _, _ string) error {
+				_, err := v.(agent.WorkspaceExporter).ExportWorkspace(ctx, io.Discard)
+				return err
+			}},
+		// The Runtime's own workspace service: implemented by the daemon's
+		// local owner (adapters/localworkspace), never by an adapter's
+		// contract objects, so no owner carries them.
+		{Interface: "WorkspaceOwner", Implemented: is[agent.WorkspaceOwner]},
+		{Interface: "WorkspaceBinding", Implemented: is[agent.WorkspaceBinding]},
 		{Interface: "WorkspaceWriter", Owners: workspace, Implemented: is[agent.WorkspaceWriter],
 			Call: func(ctx context.Context, v any, _, content string) error {
 				sum := sha256.Sum256([]byte(content))

@@ -92,7 +92,9 @@ func CheckDeclaration(d agent.Declaration, opts DeclarationOptions) *Report {
 	}
 	if rt.Preparations != nil {
 		objects[OwnerPreparationFactory] = rt.Preparations
-		if p, err := rt.Preparations.Prepare(ctx, opts.Config); err != nil || p == nil {
+		cfg, done := withWorkspace(opts.Config)
+		defer done()
+		if p, err := rt.Preparations.Prepare(ctx, cfg); err != nil || p == nil {
 			rep.fail(ClauseDeclaration, "Prepare", "%v", err)
 		} else {
 			objects[OwnerPrepared] = p

@@ -89,7 +89,7 @@ func TestDeclarationNeedsEveryAssertion(t *testing.T) {
 	dir := t.TempDir()
 	var kept []string
 	for line := range strings.Lines(string(src)) {
-		if !strings.Contains(line, "agent.Steerer ") && !strings.Contains(line, "agent.WorkspaceWriter          = (*Prepared)") {
+		if !strings.Contains(line, "agent.Steerer ") && !strings.Contains(line, "agent.WorkspaceWriter          = (*Executor)") {
 			kept = append(kept, line)
 		}
 	}
@@ -101,7 +101,7 @@ func TestDeclarationNeedsEveryAssertion(t *testing.T) {
 		fx := fixture(h)
 		rep := contracttest.CheckDeclaration(synthetic.Declaration(h), contracttest.DeclarationOptions{
 			Config: fx.Config, Dir: dir, Hold: fx.Hold})
-		for _, want := range []string{"var _ agent.Steerer = (*Turn)(nil)", "var _ agent.WorkspaceWriter = (*Prepared)(nil)"} {
+		for _, want := range []string{"var _ agent.Steerer = (*Turn)(nil)", "var _ agent.WorkspaceWriter = (*Executor)(nil)"} {
 			if !strings.Contains(rep.Failures(), "[declaration completeness] contracts.go: missing compile-time assertion "+want) {
 				t.Errorf("report lacks %q:\n%s", want, rep.Failures())
 			}

@@ -69,8 +69,10 @@ func checkPrepared(rep *Report, fx Fixture, f agent.ExecutorFactory) {
 	if pf == nil {
 		return
 	}
+	cfg, done := withWorkspace(fx.Config)
+	defer done()
 	ctx, cancel := context.WithTimeout(context.Background(), fx.Timeout)
-	p, err := pf.Prepare(ctx, fx.Config)
+	p, err := pf.Prepare(ctx, cfg)
 	cancel()
 	if err != nil || p == nil {
 		rep.fail(ClauseFixture, "Prepare", "%v", err)

@@ -37,8 +37,20 @@ var (
 	_ agent.WorkspaceReader          = (*Prepared)(nil)
 	_ agent.WorkspaceDirectoryLister = (*Prepared)(nil)
 	_ agent.WorkspaceWriter          = (*Prepared)(nil)
+	_ agent.WorkspaceExporter        = (*Prepared)(nil)
+	_ agent.PreparedCancellation     = (*Prepared)(nil)
 )
 
 // Release closes the directory handle; a failure keeps it owned (and
 // Release may be retried).
 func (p *Prepared) Release(context.Context) error { return p.Close() }
+
+// CancelPrepared closes the directory handle: a read-only profile runs no
+// native work, so local cleanup is the close itself.
+func (p *Prepared) CancelPrepared(context.Context) error { return p.Close() }
+
+// CancellationOutcome is empty: a read-only profile never holds native
+// continuity or partial output.
+func (p *Prepared) CancellationOutcome() agent.CancellationOutcome {
+	return agent.CancellationOutcome{}
+}

@@ -33,4 +33,5 @@ var (
 	_ agent.WorkspaceReader          = (*Prepared)(nil)
 	_ agent.WorkspaceDirectoryLister = (*Prepared)(nil)
 	_ agent.WorkspaceWriter          = (*Prepared)(nil)
+	_ agent.WorkspaceExporter        = (*Prepared)(nil)
 )

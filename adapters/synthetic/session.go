@@ -2,6 +2,7 @@ package synthetic
 
 import (
 	"context"
+	"io"
 	"sync"
 
 	"github.com/turnstile-sim/turnstile/adapters/agent"
@@ -117,4 +118,10 @@ func (p *Prepared) ListWorkspaceDirectory(context.Context, wire.WorkspaceRead) (
 // WriteWorkspaceFile is not qualified for the synthetic Harness.
 func (p *Prepared) WriteWorkspaceFile(context.Context, agent.WorkspaceFile) error {
 	return agent.Unsupported(reasonWorkspace)
+}
+
+// ExportWorkspace is not qualified for the synthetic Harness: the
+// daemon's local owner exports the bound directory instead.
+func (p *Prepared) ExportWorkspace(context.Context, io.Writer) (int64, error) {
+	return 0, agent.Unsupported(reasonWorkspace)
 }

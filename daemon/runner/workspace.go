@@ -237,9 +237,13 @@ func (n *Native) writeWorkspace(op daemon.WriteWorkspace) daemon.Result {
 func (n *Native) exportWorkspace(op daemon.ExportWorkspace) daemon.Result {
 	var buf bytes.Buffer
 	var err error
+	served := false
 	if x, ok := n.reader(op.Reader).(agent.WorkspaceExporter); ok {
 		_, err = x.ExportWorkspace(n.ctx, &buf)
-	} else {
+		served = !errors.Is(err, agent.ErrUnsupportedOperation)
+	}
+	if !served {
+		buf.Reset()
 		var o agent.WorkspaceOwner
 		if o, err = n.localOwner(op.Environment); err == nil {
 			_, err = o.ExportWorkspace(n.ctx, &buf)
