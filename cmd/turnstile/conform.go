@@ -94,7 +94,7 @@ func (sh *shell) cmdConform(args []string) int {
 		}
 		f.opts.Run = re
 	}
-	all, err := loadConformScenarios(f.dir)
+	all, err := loadConformScenarios(f.dir, f.opts.Run)
 	if err != nil {
 		fmt.Fprintf(sh.stderr, "turnstile conform %s: %v\n", side, err)
 		return exitUsage
@@ -126,11 +126,23 @@ type conformUsage struct{ err error }
 
 func (u *conformUsage) Error() string { return u.err.Error() }
 
-func loadConformScenarios(dir string) ([]*scenarios.Scenario, error) {
+func loadConformScenarios(dir string, run *regexp.Regexp) ([]*scenarios.Scenario, error) {
+	var all []*scenarios.Scenario
+	var err error
 	if dir == "" {
-		return scenarios.Embedded()
+		all, err = scenarios.Embedded()
+	} else if all, err = scenarios.ParseFS(os.DirFS(dir), "."); err == nil && len(all) == 0 {
+		err = fmt.Errorf("-scenarios %s: no scenarios (*.txt) there", dir)
 	}
-	return scenarios.ParseFS(os.DirFS(dir), ".")
+	if err != nil {
+		return nil, err
+	}
+	for _, sc := range all {
+		if run == nil || run.MatchString(sc.Name) {
+			return all, nil
+		}
+	}
+	return nil, fmt.Errorf("-run %q matches no scenario", run)
 }
 
 func (sh *shell) conformRuntime(ctx context.Context, cmd []string, f *conformFlags, all []*scenarios.Scenario) (conform.Report, error) {

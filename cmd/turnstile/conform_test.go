@@ -1,0 +1,150 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// conformLine is one scenario's line of a conform report.
+var conformLine = regexp.MustCompile(`(?m)^(PASS|FAIL|SKIP)  (\S+)`)
+
+// checkConformReport requires a report in which nothing failed, some
+// scenarios passed and every skip has a reason that is the run's nature
+// (a scenario of the other side, or fake time), never a missing hook.
+func checkConformReport(t *testing.T, code int, out, errOut string, minPass int) {
+	t.Helper()
+	lines := conformLine.FindAllStringSubmatch(out, -1)
+	pass := 0
+	for _, l := range lines {
+		switch l[1] {
+		case "PASS":
+			pass++
+		case "FAIL":
+			t.Errorf("scenario %s failed", l[2])
+		}
+	}
+	for _, bad := range []string{"needs harness control", "needs the public API", "FAIL"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("report has %q", bad)
+		}
+	}
+	if code != exitOK || pass < minPass || !strings.Contains(out, " 0 failed") {
+		t.Fatalf("exit %d, %d passed (want >= %d):\n%s\nstderr:\n%s", code, pass, minPass, out, errOut)
+	}
+}
+
+// TestConformRuntimeAgainstDaemon plays every scenario's scripted Core
+// against real `turnstile daemon` child processes, one per scenario.
+func TestConformRuntimeAgainstDaemon(t *testing.T) {
+	t.Setenv(childArgsEnv, `["daemon"]`) // the children below are `turnstile daemon`
+	code, out, errOut := cli{t: t}.run("conform", "runtime", "--", os.Args[0], "-test.run=^$")
+	checkConformReport(t, code, out, errOut, 30)
+	for _, want := range []string{
+		"PASS  shutdown_close_failure_serial_retry",
+		"PASS  incompatible_version",
+		"SKIP  idle_expiry\n      needs fake time",
+		"SKIP  steer_unknown_after_30s\n      only core:",
+		"not checked: testdata/admission_record_limit_64.txt",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestConformCoreAgainstCore plays every scenario's scripted Runtime
+// against a real `turnstile core` child process over a SQLite file.
+func TestConformCoreAgainstCore(t *testing.T) {
+	dir, tokenFile, _, cred := setup(t)
+	p := startCore(t, dir, tokenFile)
+	credFile := filepath.Join(t.TempDir(), "d1.credential")
+	if err := os.WriteFile(credFile, []byte(cred+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := cli{t: t}.run("conform", "core", "-url", p.base, "-device", "d1",
+		"-credential-file", credFile, "-operator-token-file", tokenFile)
+	checkConformReport(t, code, out, errOut, 24)
+	for _, want := range []string{
+		"PASS  invalid_heartbeat_closes_transport",
+		"PASS  usage_snapshots_replace",
+		"SKIP  shutdown_close_failure_serial_retry\n      only runtime:",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	if code := p.terminate(); code != 0 {
+		t.Fatalf("core exited %d:\n%s", code, p.stderr.String())
+	}
+}
+
+// TestConformReportsFailure: a scenario the daemon does not follow fails
+// with the first differing frame and exit status 1.
+func TestConformReportsFailure(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile("../../scenarios/testdata/run_completes_with_done.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := strings.Replace(string(src), "runtime done id=$run\n{\"content\":\"", "runtime done id=$run\n{\"content\":\"not-", 1)
+	if broken == string(src) {
+		t.Fatal("the done frame to break is not in the scenario")
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "include"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"run_completes_with_done.txt": broken} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, inc := range []string{"connected", "started"} {
+		b, err := os.ReadFile("../../scenarios/testdata/include/" + inc + ".txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "include", inc+".txt"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv(childArgsEnv, `["daemon"]`)
+	code, out, errOut := cli{t: t}.run("conform", "runtime", "-scenarios", dir, "--", os.Args[0], "-test.run=^$")
+	if code != exitFail || !strings.Contains(out, "FAIL  run_completes_with_done") ||
+		!strings.Contains(out, `done: payload.content: sent "hi", want "not-hi"`) || !strings.Contains(out, "1 failed") {
+		t.Fatalf("exit %d:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}
+
+// TestConformUsageErrors: every bad invocation exits 2 with a named error.
+func TestConformUsageErrors(t *testing.T) {
+	cred := filepath.Join(t.TempDir(), "cred")
+	if err := os.WriteFile(cred, []byte("c\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"conform"}, ErrConformSide.Error()},
+		{[]string{"conform", "both"}, ErrConformSide.Error()},
+		{[]string{"conform", "runtime"}, ErrConformTarget.Error()},
+		{[]string{"conform", "runtime", "-listen", "127.0.0.1:0", "--", "x"}, ErrConformTarget.Error()},
+		{[]string{"conform", "runtime", "-run", "(", "--", "x"}, ErrConformRun.Error()},
+		{[]string{"conform", "runtime", "-scenarios", "/nonexistent-dir", "--", "x"}, "no scenarios"},
+		{[]string{"conform", "runtime", "-run", "nonesuch", "--", "x"}, "matches no scenario"},
+		{[]string{"conform", "core"}, ErrConformCoreURL.Error()},
+		{[]string{"conform", "core", "-url", "http://127.0.0.1:1"}, ErrConformCoreURL.Error()},
+		{[]string{"conform", "core", "-url", "http://127.0.0.1:1", "-credential-file", cred, "extra"}, "unexpected arguments"},
+		{[]string{"conform", "core", "-url", "http://127.0.0.1:1", "-credential-file", cred + ".missing"}, "credential file"},
+		{[]string{"conform", "core", "-nonesuch"}, "flag provided but not defined"},
+	}
+	for _, c := range cases {
+		code, out, errOut := cli{t: t}.run(c.args...)
+		if code != exitUsage || !strings.Contains(errOut, c.want) || out != "" {
+			t.Errorf("%q: exit %d, stderr %q, stdout %q; want exit 2 naming %q", c.args, code, errOut, out, c.want)
+		}
+	}
+}
