@@ -1,11 +1,17 @@
 package main
 
 import (
+	"encoding/json"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/turnstile-sim/turnstile/scenarios"
+	"github.com/turnstile-sim/turnstile/scenarios/conform"
 )
 
 // conformLine is one scenario's line of a conform report.
@@ -146,5 +152,82 @@ func TestConformUsageErrors(t *testing.T) {
 		if code != exitUsage || !strings.Contains(errOut, c.want) || out != "" {
 			t.Errorf("%q: exit %d, stderr %q, stdout %q; want exit 2 naming %q", c.args, code, errOut, out, c.want)
 		}
+	}
+}
+
+// TestConformRuntimeListen: a daemon started separately, and started
+// again whenever it exits (device_shutdown ends each scenario), connects
+// to the scripted Core at -listen.
+func TestConformRuntimeListen(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	all, err := scenarios.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var decl []byte
+	for _, sc := range all {
+		if hb, ok, _ := sc.Declaration(); ok && sc.Name == "run_completes_with_done" {
+			decl, _ = json.Marshal(conform.Declaration{DaemonVersion: hb.DaemonVersion, SupportedAgentKinds: hb.SupportedAgentKinds})
+		}
+	}
+	cred := filepath.Join(t.TempDir(), "cred")
+	if err := os.WriteFile(cred, []byte(conform.RuntimeCredential+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	loop := make(chan int)
+	go func() { // the supervisor: one daemon at a time, until stop
+		starts := 0
+		for {
+			select {
+			case <-stop:
+				loop <- starts
+				return
+			default:
+			}
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), childArgsEnv+`=["daemon"]`, conform.EnvCoreURL+"=http://"+addr,
+				conform.EnvDevice+"="+conform.RuntimeDevice, conform.EnvCredential+"="+cred,
+				conform.EnvControl+"=ws://"+addr+scenarios.ControlPath, conform.EnvDeclaration+"="+string(decl))
+			if err := cmd.Start(); err != nil {
+				t.Error(err)
+				loop <- starts
+				return
+			}
+			starts++
+			done := make(chan struct{})
+			go func() { _ = cmd.Wait(); close(done) }()
+			select {
+			case <-done:
+			case <-stop:
+				_ = cmd.Process.Kill()
+				<-done
+				loop <- starts
+				return
+			}
+		}
+	}()
+	code, out, errOut := cli{t: t}.run("conform", "runtime", "-listen", addr,
+		"-run", "run_completes|cancellation_waits|executor_reuse|disconnect_is|shutdown_close|capability_missing|incompatible")
+	close(stop)
+	starts := <-loop
+	for _, want := range []string{
+		"PASS  run_completes_with_done", "PASS  cancellation_waits_for_settlement", "PASS  executor_reuse_across_two_turns",
+		"PASS  disconnect_is_unknown_and_reconnect_does_not_replay", "PASS  shutdown_close_failure_serial_retry",
+		"SKIP  capability_missing_no_dispatch\n      declares other kinds",
+		"PASS  incompatible_version (0s)\n      not checked: testdata/incompatible_version.txt:5: version-refused version=0.7.0: the Runtime was started separately",
+		"6 passed, 0 failed, 1 skipped",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if code != exitOK || starts < 6 || !strings.Contains(errOut, "scripted Core at http://"+addr) {
+		t.Errorf("exit %d after %d daemon starts:\n%s\nstderr:\n%s", code, starts, out, errOut)
 	}
 }

@@ -48,6 +48,7 @@ type controlHub struct {
 func newControlHub() *controlHub { return &controlHub{arrived: make(chan struct{}, 1)} }
 
 type controlConn struct {
+	at      time.Time // when it opened
 	ws      *websocket.Conn
 	replies chan scenarios.ControlReply
 	done    chan struct{}
@@ -59,7 +60,7 @@ func (h *controlHub) accept(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
-	c := &controlConn{ws: ws, replies: make(chan scenarios.ControlReply, 16), done: make(chan struct{})}
+	c := &controlConn{at: time.Now(), ws: ws, replies: make(chan scenarios.ControlReply, 16), done: make(chan struct{})}
 	h.mu.Lock()
 	old := h.conn
 	h.conn = c
@@ -86,14 +87,16 @@ func (h *controlHub) accept(w http.ResponseWriter, r *http.Request) {
 	}()
 }
 
-// wait returns the open control channel, waiting up to d for one.
-func (h *controlHub) wait(d time.Duration) *controlConn {
+// wait returns the open control channel opened after since, waiting up
+// to d for one: a channel opened earlier belongs to a Runtime process of
+// an earlier scenario.
+func (h *controlHub) wait(d time.Duration, since time.Time) *controlConn {
 	deadline := time.After(d)
 	for {
 		h.mu.Lock()
 		c := h.conn
 		h.mu.Unlock()
-		if c != nil && !c.closed() {
+		if c != nil && !c.closed() && c.at.After(since) {
 			return c
 		}
 		select {

@@ -83,6 +83,7 @@ func RunRuntime(ctx context.Context, t RuntimeTarget, all []*scenarios.Scenario,
 		out = &lockedWriter{w: t.Output}
 	}
 	rep := Report{Side: scenarios.Runtime}
+	since := time.Now() // the previous scenario's Runtime was gone by then
 	for _, sc := range o.selected(all) {
 		if ctx.Err() != nil {
 			return rep, ctx.Err()
@@ -90,8 +91,11 @@ func RunRuntime(ctx context.Context, t RuntimeTarget, all []*scenarios.Scenario,
 		if o.Log != nil {
 			fmt.Fprintf(o.Log, "conform runtime: %s\n", sc.Name)
 		}
-		r := &rtRun{o: o, t: t, fr: fr, env: env, out: out, sc: sc, b: scenarios.NewBindings(sc, scenarios.Runtime)}
+		r := &rtRun{o: o, t: t, fr: fr, env: env, out: out, sc: sc, b: scenarios.NewBindings(sc, scenarios.Runtime), since: since}
 		rep.Results = append(rep.Results, r.run(ctx))
+		if !r.gone.IsZero() {
+			since = r.gone
+		}
 	}
 	return rep, nil
 }
@@ -122,6 +126,14 @@ type rtRun struct {
 	proc *process
 	ctl  *controlConn
 	sess *rtSession
+	// since: a control channel opened earlier is an earlier Runtime's.
+	since time.Time
+	// gone: when this scenario's Runtime was gone (its process stopped,
+	// or, started separately, its connection ended after device_shutdown).
+	gone time.Time
+	// skipWhy, when set, turns a failure into a skip: the scenario cannot
+	// apply to the Runtime as it was started.
+	skipWhy string
 }
 
 // rtSession is one connection the scripted Core accepted.
@@ -140,6 +152,7 @@ func (r *rtRun) run(ctx context.Context) Result {
 	r.fr.setCore(r.core.Handler())
 	defer r.close()
 	if len(r.t.Command) > 0 {
+		r.since = time.Now()
 		p, err := startProcess(r.t.Command, r.env.vars(r.sc, r.env.base), r.out)
 		if err != nil {
 			return Result{Name: r.sc.Name, Status: Fail, Reason: err.Error()}
@@ -147,7 +160,7 @@ func (r *rtRun) run(ctx context.Context) Result {
 		r.proc = p
 	}
 	if uses(r.sc, scenarios.KindHarness, scenarios.KindSettle) {
-		if r.ctl = r.fr.hub.wait(r.o.FrameTimeout); r.ctl == nil {
+		if r.ctl = r.fr.hub.wait(r.o.FrameTimeout, r.since); r.ctl == nil {
 			return Result{Name: r.sc.Name, Status: Skip, Reason: "needs harness control: the Runtime opened no control channel (" + EnvControl + ") within " + r.o.FrameTimeout.String()}
 		}
 	}
@@ -162,6 +175,9 @@ func (r *rtRun) run(ctx context.Context) Result {
 		r.requireQuiet("at the end of the scenario")
 	}
 	res := r.result(r.sc.Name, time.Since(start))
+	if res.Status == Fail && r.skipWhy != "" {
+		return Result{Name: r.sc.Name, Status: Skip, Reason: r.skipWhy}
+	}
 	if res.Status == Fail && r.proc != nil {
 		res.Reason += "\nthe Runtime's last output:\n" + indent(r.proc.out.lines(12), "  ")
 	}
@@ -169,16 +185,22 @@ func (r *rtRun) run(ctx context.Context) Result {
 }
 
 // close ends the scenario: the control channel and connections close,
-// the process stops.
+// the process stops. A Runtime started separately is sent device_shutdown
+// instead, so that it releases everything and exits (and whatever keeps it
+// running starts it afresh for the next scenario).
 func (r *rtRun) close() {
-	if r.proc != nil {
-		r.fr.hub.drop()
+	r.fr.hub.drop()
+	if r.proc == nil {
+		r.shutdownSeparate()
 	}
 	if r.sess != nil {
 		r.sess.s.Close(websocket.StatusNormalClosure, "scenario over")
 	}
 	if r.proc != nil {
 		r.proc.stop(r.t.Grace)
+	}
+	if r.gone.IsZero() {
+		r.gone = time.Now()
 	}
 	r.fr.setCore(nil)
 	r.core.Close()
@@ -294,8 +316,26 @@ func (r *rtRun) expectFrame(f *scenarios.Frame) {
 		q.drain() // periodic heartbeats after the listed one are not compared
 	}
 	if err := r.b.Match(f, got); err != nil {
+		if f.Type == wire.TypeHeartbeat && r.proc == nil && r.otherDeclaration(got) {
+			r.skipWhy = "declares other kinds or another daemon version than the Runtime started separately does; run it with a command (conform runtime -- CMD) that reads " + EnvDeclaration
+		}
 		r.failf("%s: %v\n  sent %s", f.Type, err, got)
 	}
+}
+
+// otherDeclaration reports whether a heartbeat declares other kinds or
+// another daemon version than the scenario's declaration.
+func (r *rtRun) otherDeclaration(got []byte) bool {
+	var env struct {
+		Payload Declaration `json:"payload"`
+	}
+	hb, ok, _ := r.sc.Declaration()
+	if !ok || json.Unmarshal(got, &env) != nil {
+		return false
+	}
+	want, _ := json.Marshal(Declaration{DaemonVersion: hb.DaemonVersion, SupportedAgentKinds: hb.SupportedAgentKinds})
+	have, _ := json.Marshal(env.Payload)
+	return string(want) != string(have)
 }
 
 func (r *rtRun) write(f *scenarios.Frame) {
@@ -335,7 +375,7 @@ func (r *rtRun) owned(args map[string]string) {
 	keys := []string{"executors", "turns", "calls", "idle", "closing", "records"}
 	if r.ctl == nil || r.ctl.closed() {
 		if r.ctl == nil {
-			r.ctl = r.fr.hub.wait(0)
+			r.ctl = r.fr.hub.wait(0, r.since)
 		}
 		if r.ctl == nil || r.ctl.closed() {
 			r.notf("runtime-owned %s: no control channel open (the Runtime may have exited)", listArgs(args, keys))
@@ -373,4 +413,41 @@ func listArgs(args map[string]string, keys []string) string {
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// shutdownSeparate sends device_shutdown to a Runtime started separately
+// (waiting for it to reconnect first if the scenario ended disconnected)
+// and waits for its connection to end.
+func (r *rtRun) shutdownSeparate() {
+	if r.sess != nil && r.sess.frames != nil {
+		if ended, _ := r.sess.frames.ended(); ended {
+			r.sess = nil // the Runtime left already; a new process will dial
+		}
+	}
+	if r.sess == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), r.o.FrameTimeout)
+		s, err := r.core.Next(ctx)
+		cancel()
+		if err != nil {
+			return
+		}
+		r.sess = &rtSession{s: s}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), r.o.FrameTimeout)
+	defer cancel()
+	if r.sess.s.SendRaw(ctx, []byte(`{"type":"device_shutdown","payload":{"reason":"conform: scenario over"}}`)) != nil {
+		return
+	}
+	if r.sess.frames != nil {
+		r.sess.frames.waitEnd(r.t.Grace) // its reader sees the connection end
+		r.gone = time.Now()
+		return
+	}
+	wait, stop := context.WithTimeout(context.Background(), r.t.Grace)
+	defer stop()
+	for {
+		if _, err := r.sess.s.RecvRaw(wait); err != nil {
+			return // the Runtime closed the connection (or the grace ran out)
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/coder/websocket"
 
@@ -14,14 +15,27 @@ import (
 // calls, idle, closing); the host that runs the daemon provides it.
 type OwnedFunc func(ctx context.Context) (map[string]int, error)
 
-// Serve opens the control channel at url (ws://…/conform/control) and
-// applies every command it receives until ctx ends or the channel closes;
+// dialRetry is the wait between attempts to open the control channel.
+const dialRetry = 200 * time.Millisecond
+
+// Serve opens the control channel at url (ws://…/conform/control),
+// trying again until it opens or ctx ends (the Runtime may start before
+// the scripted Core listens), and applies every command it receives until
+// ctx ends or the channel closes; it does not open the channel again.
 // owned answers "owned" (nil: refused, so the check is reported as not
 // checked). Each command is answered with its Seq.
 func (c *Controlled) Serve(ctx context.Context, url string, owned OwnedFunc) error {
-	ws, _, err := websocket.Dial(ctx, url, nil)
-	if err != nil {
-		return fmt.Errorf("control channel %s: %w", url, err)
+	var ws *websocket.Conn
+	for {
+		var err error
+		if ws, _, err = websocket.Dial(ctx, url, nil); err == nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("control channel %s: %w", url, err)
+		case <-time.After(dialRetry):
+		}
 	}
 	defer ws.CloseNow()
 	for {
