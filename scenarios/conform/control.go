@@ -66,7 +66,7 @@ func (h *controlHub) accept(w http.ResponseWriter, r *http.Request) {
 	h.conn = c
 	h.mu.Unlock()
 	if old != nil {
-		old.ws.Close(websocket.StatusNormalClosure, "replaced")
+		go old.ws.Close(websocket.StatusNormalClosure, "replaced") // a gone peer must not stall this accept
 	}
 	select {
 	case h.arrived <- struct{}{}:
@@ -114,7 +114,7 @@ func (h *controlHub) drop() {
 	h.conn = nil
 	h.mu.Unlock()
 	if c != nil {
-		c.ws.Close(websocket.StatusNormalClosure, "scenario over")
+		go c.ws.Close(websocket.StatusNormalClosure, "scenario over")
 	}
 }
 

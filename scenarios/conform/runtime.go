@@ -159,8 +159,9 @@ func (r *rtRun) run(ctx context.Context) Result {
 		}
 		r.proc = p
 	}
-	if uses(r.sc, scenarios.KindHarness, scenarios.KindSettle) {
-		if r.ctl = r.fr.hub.wait(r.o.FrameTimeout, r.since); r.ctl == nil {
+	needs := uses(r.sc, scenarios.KindHarness, scenarios.KindSettle)
+	if needs || uses(r.sc, scenarios.KindRuntimeOwned) {
+		if r.ctl = r.fr.hub.wait(r.o.FrameTimeout, r.since); r.ctl == nil && needs {
 			return Result{Name: r.sc.Name, Status: Skip, Reason: "needs harness control: the Runtime opened no control channel (" + EnvControl + ") within " + r.o.FrameTimeout.String()}
 		}
 	}
@@ -259,6 +260,7 @@ func (r *rtRun) accept() {
 			b, err := s.RecvRaw(context.Background())
 			if err != nil {
 				c.frames.end(err)
+				c.beats.end(err)
 				return
 			}
 			var env struct{ Type string }
@@ -374,13 +376,8 @@ func (r *rtRun) control(cmd scenarios.ControlCommand) {
 func (r *rtRun) owned(args map[string]string) {
 	keys := []string{"executors", "turns", "calls", "idle", "closing", "records"}
 	if r.ctl == nil || r.ctl.closed() {
-		if r.ctl == nil {
-			r.ctl = r.fr.hub.wait(0, r.since)
-		}
-		if r.ctl == nil || r.ctl.closed() {
-			r.notf("runtime-owned %s: no control channel open (the Runtime may have exited)", listArgs(args, keys))
-			return
-		}
+		r.notf("runtime-owned %s: no control channel open (the Runtime may have exited)", listArgs(args, keys))
+		return
 	}
 	rep, err := r.ctl.do(scenarios.ControlCommand{Action: "owned"}, r.o.FrameTimeout)
 	if err == nil && rep.Error != "" {
