@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"os/signal"
 	"regexp"
 	"syscall"
@@ -148,6 +149,11 @@ func loadConformScenarios(dir string, run *regexp.Regexp) ([]*scenarios.Scenario
 func (sh *shell) conformRuntime(ctx context.Context, cmd []string, f *conformFlags, all []*scenarios.Scenario) (conform.Report, error) {
 	if (len(cmd) == 0) == (f.listen == "") {
 		return conform.Report{}, &conformUsage{ErrConformTarget}
+	}
+	if len(cmd) > 0 {
+		if _, err := exec.LookPath(cmd[0]); err != nil {
+			return conform.Report{}, &conformUsage{fmt.Errorf("the Runtime's command: %w", err)}
+		}
 	}
 	addr := f.listen
 	if addr == "" {

@@ -141,6 +141,7 @@ func TestConformUsageErrors(t *testing.T) {
 		{[]string{"conform", "runtime", "-run", "(", "--", "x"}, ErrConformRun.Error()},
 		{[]string{"conform", "runtime", "-scenarios", "/nonexistent-dir", "--", "x"}, "no scenarios"},
 		{[]string{"conform", "runtime", "-run", "nonesuch", "--", "x"}, "matches no scenario"},
+		{[]string{"conform", "runtime", "--", "/nonexistent/runtime"}, "the Runtime's command"},
 		{[]string{"conform", "core"}, ErrConformCoreURL.Error()},
 		{[]string{"conform", "core", "-url", "http://127.0.0.1:1"}, ErrConformCoreURL.Error()},
 		{[]string{"conform", "core", "-url", "http://127.0.0.1:1", "-credential-file", cred, "extra"}, "unexpected arguments"},
