@@ -180,6 +180,30 @@ func TestConformRuntimeListen(t *testing.T) {
 	if err := os.WriteFile(cred, []byte(conform.RuntimeCredential+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	stop := superviseDaemon(t, addr, cred, decl)
+	code, out, errOut := cli{t: t}.run("conform", "runtime", "-listen", addr,
+		"-run", "run_completes|cancellation_waits|executor_reuse|disconnect_is|shutdown_close|capability_missing|incompatible")
+	starts := stop()
+	for _, want := range []string{
+		"PASS  run_completes_with_done", "PASS  cancellation_waits_for_settlement", "PASS  executor_reuse_across_two_turns",
+		"PASS  disconnect_is_unknown_and_reconnect_does_not_replay", "PASS  shutdown_close_failure_serial_retry",
+		"SKIP  capability_missing_no_dispatch\n      declares other kinds",
+		"PASS  incompatible_version (0s)\n      not checked: testdata/incompatible_version.txt:5: version-refused version=0.7.0: the Runtime was started separately",
+		"6 passed, 0 failed, 1 skipped",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if code != exitOK || starts < 6 || !strings.Contains(errOut, "scripted Core at http://"+addr) {
+		t.Errorf("exit %d after %d daemon starts:\n%s\nstderr:\n%s", code, starts, out, errOut)
+	}
+}
+
+// superviseDaemon keeps one `turnstile daemon` child in conformance mode
+// running against addr, starting it again whenever it exits, until the
+// returned stop, which reports how many it started.
+func superviseDaemon(t *testing.T, addr, cred string, decl []byte) func() int {
 	stop := make(chan struct{})
 	loop := make(chan int)
 	go func() { // the supervisor: one daemon at a time, until stop
@@ -213,22 +237,8 @@ func TestConformRuntimeListen(t *testing.T) {
 			}
 		}
 	}()
-	code, out, errOut := cli{t: t}.run("conform", "runtime", "-listen", addr,
-		"-run", "run_completes|cancellation_waits|executor_reuse|disconnect_is|shutdown_close|capability_missing|incompatible")
-	close(stop)
-	starts := <-loop
-	for _, want := range []string{
-		"PASS  run_completes_with_done", "PASS  cancellation_waits_for_settlement", "PASS  executor_reuse_across_two_turns",
-		"PASS  disconnect_is_unknown_and_reconnect_does_not_replay", "PASS  shutdown_close_failure_serial_retry",
-		"SKIP  capability_missing_no_dispatch\n      declares other kinds",
-		"PASS  incompatible_version (0s)\n      not checked: testdata/incompatible_version.txt:5: version-refused version=0.7.0: the Runtime was started separately",
-		"6 passed, 0 failed, 1 skipped",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("report lacks %q", want)
-		}
-	}
-	if code != exitOK || starts < 6 || !strings.Contains(errOut, "scripted Core at http://"+addr) {
-		t.Errorf("exit %d after %d daemon starts:\n%s\nstderr:\n%s", code, starts, out, errOut)
+	return func() int {
+		close(stop)
+		return <-loop
 	}
 }
