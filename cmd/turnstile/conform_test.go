@@ -242,3 +242,21 @@ func superviseDaemon(t *testing.T, addr, cred string, decl []byte) func() int {
 		return <-loop
 	}
 }
+
+// TestDaemonConformDeclarationRefused: a conformance declaration that
+// does not parse, names an unknown member or lacks the daemon version
+// refuses the daemon's start.
+func TestDaemonConformDeclarationRefused(t *testing.T) {
+	cred := writeFile(t, "cred", testCredential)
+	for _, c := range []struct{ decl, want string }{
+		{`{`, conform.EnvDeclaration + ": unexpected EOF"},
+		{`{"daemon_version":"v","kinds":[]}`, `unknown field "kinds"`},
+		{`{"daemon_version":" ","supported_agent_kinds":[]}`, "daemon_version is empty"},
+	} {
+		t.Setenv(conform.EnvDeclaration, c.decl)
+		code, _, errOut := (cli{t: t}).run("daemon", "-core", "http://127.0.0.1:1", "-device", "d", "-credential-file", cred)
+		if code != exitUsage || !strings.Contains(errOut, "refusing to start") || !strings.Contains(errOut, c.want) {
+			t.Errorf("declaration %s: exit %d, stderr %q; want exit 2 naming %q", c.decl, code, errOut, c.want)
+		}
+	}
+}
