@@ -72,14 +72,14 @@ func TestDoDrivesTheAdapter(t *testing.T) {
 // TestServeAnswersEachCommand: Serve applies the channel's commands and
 // answers each with its seq; owned is the host's to answer.
 func TestServeAnswersEachCommand(t *testing.T) {
-	replies := make(chan string, 3)
+	replies := make(chan string, 4)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ws, err := websocket.Accept(w, r, nil)
 		if err != nil {
 			return
 		}
 		defer ws.Close(websocket.StatusNormalClosure, "done")
-		for _, cmd := range []string{`{"seq":1,"action":"hang-setup"}`, `{"seq":2,"action":"release"}`, `{"seq":3,"action":"owned"}`} {
+		for _, cmd := range []string{`{"seq":1,"action":"hang-setup"}`, `{"seq":2,"action":"release"}`, `{"seq":3,"action":"owned"}`, `not json`} {
 			ws.Write(r.Context(), websocket.MessageText, []byte(cmd))
 			_, b, err := ws.Read(r.Context())
 			if err != nil {
@@ -93,9 +93,10 @@ func TestServeAnswersEachCommand(t *testing.T) {
 	if err := New().Serve(context.Background(), "ws"+strings.TrimPrefix(srv.URL, "http"), owned); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{`{"seq":1}`, `{"seq":2,"error":"harness release: no native call is hanging"}`, `{"seq":3,"owned":{"executors":2}}`}
+	want := []string{`{"seq":1}`, `{"seq":2,"error":"harness release: no native call is hanging"}`, `{"seq":3,"owned":{"executors":2}}`,
+		`{"seq":0,"error":"control command is not JSON: invalid character`}
 	for _, w := range want {
-		if got := <-replies; got != w {
+		if got := <-replies; !strings.HasPrefix(got, w) {
 			t.Errorf("reply %s, want %s", got, w)
 		}
 	}
