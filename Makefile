@@ -7,7 +7,7 @@ SEEDS     ?= 1000
 
 FUZZ_PKG := ./fuzz
 
-.PHONY: test check fmt vet race fuzz fuzz-smoke bench crash check-runtime-contract codex
+.PHONY: test check fmt vet race fuzz fuzz-smoke bench crash check-runtime-contract codex conform
 
 test: codex
 	$(GO) test -count=1 ./...
@@ -39,6 +39,13 @@ CONTRACT_PKGS = ./wire ./core ./daemon ./scenarios/... ./adapters/... \
 check-runtime-contract: codex
 	$(GO) test -count=1 $(CONTRACT_PKGS)
 
+# conform plays every scenario through `turnstile conform` against
+# Turnstile's own binaries: real `turnstile daemon` processes (one per
+# scenario, and one kept running for -listen), a real `turnstile core`
+# over a SQLite file, and the guide's commands in scenarios/README.md.
+conform:
+	$(GO) test -count=1 -run '^(TestConform|TestReadmeConformGuide)' ./cmd/turnstile
+
 fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needs to run on:"; echo "$$out"; exit 1; fi
@@ -50,7 +57,7 @@ vet:
 # machines are single-threaded by construction (sim/tidy_test.go enforces it).
 # sim/world is included because it runs whole worlds concurrently to prove
 # runs share no state.
-RACE_PKGS ?= ./adapters/... ./cmd/... ./core/server ./core/gateway/... ./core/api ./core/store/sqlitestore ./daemon/transport/... ./daemon/runner ./scenarios/coreside ./scenarios/runtimeside ./sim ./sim/world
+RACE_PKGS ?= ./adapters/... ./cmd/... ./core/server ./core/gateway/... ./core/api ./core/store/sqlitestore ./daemon/transport/... ./daemon/runner ./scenarios/coreside ./scenarios/runtimeside ./scenarios/conform ./scenarios/controlled ./sim ./sim/world
 
 race: codex
 	$(GO) test -count=1 -race $(RACE_PKGS)

@@ -15,5 +15,8 @@
 // The runners live below: scenarios/machine plays every file against
 // core.Machine and daemon.Machine directly; scenarios/coreside against
 // Core's real gateway over a WebSocket; scenarios/runtimeside against the
-// real daemon runner and transport with a controlled Harness adapter.
+// real daemon runner and transport with the controlled Harness adapter
+// (scenarios/controlled); scenarios/conform plays either side running in
+// another process, in real time (turnstile conform). Embedded holds the
+// files for a binary that carries them.
 package scenarios

@@ -31,6 +31,11 @@ out of ps and shell history.
 
 SIGTERM or SIGINT (or a device_shutdown from Core) releases everything the
 daemon owns, waiting up to 10 s; a second signal exits at once.
+
+turnstile conform runtime starts it in conformance mode (environment
+TURNSTILE_CONFORM_DECLARATION and TURNSTILE_CONFORM_CONTROL): the
+scenario's declared kinds are served by the controlled Harness adapter,
+driven over the control channel.
 `
 
 // daemonVersion is the build version a heartbeat reports.
@@ -83,6 +88,7 @@ type daemonSetup struct {
 	kinds   []dmachine.KindConfig
 	level   slog.Level
 	harness *synthetic.Harness
+	conform *daemonConform // conformance mode, when the environment asks for it
 }
 
 func (sh *shell) cmdDaemon(args []string) int {
@@ -100,9 +106,14 @@ func (sh *shell) cmdDaemon(args []string) int {
 		return exitUsage
 	}
 	log := newDaemonLogger(sh.stderr, setup.level, setup.client.Credential)
+	var executors runner.Executors = setup.reg
+	version := daemonVersion
+	if setup.conform != nil {
+		executors, version, setup.kinds = setup.conform.ctl, setup.conform.version, setup.conform.kinds
+	}
 	d := runner.New(withWorkspaces(runner.Config{
-		Machine:   dmachine.Config{Kinds: setup.kinds, DaemonVersion: daemonVersion},
-		Executors: setup.reg,
+		Machine:   dmachine.Config{Kinds: setup.kinds, DaemonVersion: version},
+		Executors: executors,
 		Client:    setup.client,
 		Rand:      rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
 		Log:       log,
@@ -111,6 +122,9 @@ func (sh *shell) cmdDaemon(args []string) int {
 	defer cancel()
 	stopSignals := handleDaemonSignals(d, log, sh.stderr)
 	defer stopSignals()
+	if setup.conform != nil {
+		go setup.conform.serve(ctx, d, log)
+	}
 	log.Info("daemon starting", "core", setup.client.CoreURL, "device", setup.client.DeviceID, "kinds", daemonKindNames(setup.kinds))
 	res, err := d.Run(ctx)
 	return sh.daemonExit(res, err)
@@ -177,7 +191,11 @@ func prepareDaemon(f *daemonFlags, diag io.Writer) (*daemonSetup, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &daemonSetup{client: client, reg: reg, kinds: kinds, level: level, harness: h}, nil
+	conf, err := daemonConformFromEnv()
+	if err != nil {
+		return nil, err
+	}
+	return &daemonSetup{client: client, reg: reg, kinds: kinds, level: level, harness: h, conform: conf}, nil
 }
 
 // credentialBytesMax bounds a credential file.

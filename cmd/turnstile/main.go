@@ -87,6 +87,7 @@ commands:
   core             run Core: the gateway for daemons, the public API, the SQLite store
   core device      add, list or revoke a device credential
   daemon           run a Runtime daemon connected to Core
+  conform          play the wire scenarios against another Core or Runtime
   version          print the build: module version, commit, Go and wire versions
 
 Run 'turnstile <command> -h' for a command's flags.
@@ -112,6 +113,8 @@ func (sh *shell) main(args []string) int {
 		return sh.cmdCore(args[1:])
 	case "daemon":
 		return sh.cmdDaemon(args[1:])
+	case "conform":
+		return sh.cmdConform(args[1:])
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(sh.stdout, usageMain)
 		return exitOK

@@ -1,6 +1,7 @@
 // Package runtimeside plays a scenario against the Runtime's production
 // shell: daemon/runner (daemon.Machine, the real transport and its
-// reconnect policy) with the controlled Harness adapter, reached by a
+// reconnect policy) with the controlled Harness adapter
+// (scenarios/controlled), reached by a
 // scripted Core (bootstrap and WebSocket, daemon/transport/transporttest)
 // on net.Pipe. Core's frames of the file are written byte for byte; the
 // Runtime's frames are read off the socket and asserted in order with
@@ -10,6 +11,7 @@ package runtimeside
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -20,12 +22,12 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/turnstile-sim/turnstile/adapters/agent"
 	"github.com/turnstile-sim/turnstile/daemon"
 	"github.com/turnstile-sim/turnstile/daemon/runner"
 	"github.com/turnstile-sim/turnstile/daemon/transport"
 	"github.com/turnstile-sim/turnstile/daemon/transport/transporttest"
 	"github.com/turnstile-sim/turnstile/scenarios"
+	"github.com/turnstile-sim/turnstile/scenarios/controlled"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -40,7 +42,7 @@ const (
 type Runner struct {
 	sc   *scenarios.Scenario
 	b    *scenarios.Bindings
-	ctl  *Controlled
+	ctl  *controlled.Controlled
 	core *transporttest.Core
 	d    *runner.Daemon
 	cfg  daemon.Config
@@ -79,7 +81,7 @@ func New(sc *scenarios.Scenario) (*Runner, error) {
 	for _, k := range hb.SupportedAgentKinds {
 		cfg.Kinds = append(cfg.Kinds, daemon.KindConfig{Kind: k.Kind, Version: k.Version, Available: k.Available, Capabilities: k.Capabilities})
 	}
-	r := &Runner{sc: sc, b: scenarios.NewBindings(sc, scenarios.Runtime), ctl: NewControlled(), cfg: cfg}
+	r := &Runner{sc: sc, b: scenarios.NewBindings(sc, scenarios.Runtime), ctl: controlled.New(), cfg: cfg}
 	r.core, r.d, r.res = r.start("")
 	return r, nil
 }
@@ -103,7 +105,7 @@ func (r *Runner) start(version string) (*transporttest.Core, *runner.Daemon, cha
 
 // Close stops the daemon and the scripted Core.
 func (r *Runner) Close() {
-	r.ctl.finish()
+	r.ctl.Finish()
 	r.d.Shutdown("scenario over")
 	if r.end == nil {
 		<-r.res
@@ -284,45 +286,16 @@ func (r *Runner) write(f *scenarios.Frame) {
 
 func (r *Runner) harness(st scenarios.Step) {
 	defer synctest.Wait()
-	switch st.Action {
-	case "emit":
-		t := r.ctl.live()
-		if t == nil {
-			r.failf("harness emit: no live native Turn")
-			return
-		}
-		f, err := wire.Decode([]byte(`{"type":"` + st.Args["type"] + `","id":"native","payload":` + st.Input + `}`))
-		if err != nil {
-			r.failf("harness emit: %v", err)
-			return
-		}
-		t.emit(f.Payload)
-	case "release":
-		if !r.ctl.release() {
-			r.failf("harness release: no native call is hanging")
-		}
-	case "apply":
-		if !r.ctl.apply() {
-			r.failf("harness apply: no written input is held")
-		}
-	case "late-event":
-		r.ctl.arm("late-event")
-	default:
-		r.ctl.arm(st.Action)
+	cmd := scenarios.ControlCommand{Action: st.Action, Type: st.Args["type"], Payload: json.RawMessage(st.Input)}
+	if err := r.ctl.Do(cmd); err != nil {
+		r.failf("%v", err)
 	}
 }
 
 func (r *Runner) settle(args map[string]string) {
-	t := r.ctl.live()
-	if t == nil {
-		r.failf("settle: no live native Turn")
-		return
+	if err := r.ctl.Do(scenarios.ControlCommand{Action: "settle", Args: args}); err != nil {
+		r.failf("%v", err)
 	}
-	s := agent.Reuse()
-	if args["reusable"] == "false" {
-		s = agent.Retire(args["reason"])
-	}
-	t.settle(s, agent.CancellationOutcome{Content: args["content"], NativeSessionID: args["session"]}, r.ctl.take("late-event"))
 	synctest.Wait()
 }
 

@@ -269,18 +269,27 @@ var ErrClosed = errors.New("transporttest: connection closed")
 
 // Recv returns the next frame the daemon sent.
 func (s *Session) Recv(ctx context.Context) (wire.Frame, error) {
+	b, err := s.RecvRaw(ctx)
+	if err != nil {
+		return wire.Frame{}, err
+	}
+	return wire.Decode(b)
+}
+
+// RecvRaw returns the bytes of the next frame the daemon sent, undecoded.
+func (s *Session) RecvRaw(ctx context.Context) ([]byte, error) {
 	select {
 	case b := <-s.in:
-		return wire.Decode(b)
+		return b, nil
 	case <-s.done:
 		select {
 		case b := <-s.in:
-			return wire.Decode(b)
+			return b, nil
 		default:
 		}
-		return wire.Frame{}, fmt.Errorf("%w: %v", ErrClosed, s.err)
+		return nil, fmt.Errorf("%w: %v", ErrClosed, s.err)
 	case <-ctx.Done():
-		return wire.Frame{}, ctx.Err()
+		return nil, ctx.Err()
 	}
 }
 

@@ -1,4 +1,4 @@
-package runtimeside
+package controlled
 
 import (
 	"context"
@@ -21,8 +21,8 @@ type Controlled struct {
 	applies []chan struct{} // written inputs held before consumption
 }
 
-// NewControlled returns an adapter with nothing armed.
-func NewControlled() *Controlled { return &Controlled{armed: map[string]int{}} }
+// New returns an adapter with nothing armed.
+func New() *Controlled { return &Controlled{armed: map[string]int{}} }
 
 // Executors serves every kind with the controlled factory.
 func (c *Controlled) Executors(string) (agent.ExecutorFactory, bool) { return c, true }
@@ -147,9 +147,9 @@ func (t *cTurn) settle(s agent.TurnSettlement, o agent.CancellationOutcome, late
 	t.closeOut.Do(func() { close(t.out) })
 }
 
-// finish settles every Turn still live and closes every output, so the
-// daemon can shut down.
-func (c *Controlled) finish() {
+// Finish settles every Turn still live, closes every output and answers
+// every hanging call, so the daemon can shut down.
+func (c *Controlled) Finish() {
 	for t := c.live(); t != nil; t = c.live() {
 		t.settle(agent.Reuse(), agent.CancellationOutcome{}, false)
 	}

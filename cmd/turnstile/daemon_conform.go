@@ -1,0 +1,79 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+
+	dmachine "github.com/turnstile-sim/turnstile/daemon"
+	"github.com/turnstile-sim/turnstile/daemon/runner"
+	"github.com/turnstile-sim/turnstile/scenarios/conform"
+	"github.com/turnstile-sim/turnstile/scenarios/controlled"
+)
+
+// daemonConform is the daemon's conformance mode, which `turnstile
+// conform runtime` turns on through the environment: the scenario's
+// declaration (TURNSTILE_CONFORM_DECLARATION) replaces the enabled
+// kinds, the controlled Harness adapter serves them, and the control
+// channel (TURNSTILE_CONFORM_CONTROL) drives its native behaviour.
+type daemonConform struct {
+	ctl     *controlled.Controlled
+	control string
+	version string
+	kinds   []dmachine.KindConfig
+}
+
+// daemonConformFromEnv returns the conformance mode when the environment
+// asks for it (nil otherwise); a declaration that does not parse refuses
+// the start.
+func daemonConformFromEnv() (*daemonConform, error) {
+	raw, ok := os.LookupEnv(conform.EnvDeclaration)
+	if !ok {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader([]byte(raw)))
+	dec.DisallowUnknownFields()
+	var decl conform.Declaration
+	if err := dec.Decode(&decl); err != nil {
+		return nil, fmt.Errorf("%s: %w", conform.EnvDeclaration, err)
+	}
+	if strings.TrimSpace(decl.DaemonVersion) == "" {
+		return nil, fmt.Errorf("%s: daemon_version is empty", conform.EnvDeclaration)
+	}
+	c := &daemonConform{ctl: controlled.New(), control: os.Getenv(conform.EnvControl), version: decl.DaemonVersion}
+	for _, k := range decl.SupportedAgentKinds {
+		c.kinds = append(c.kinds, dmachine.KindConfig{Kind: k.Kind, Version: k.Version, Available: k.Available, Capabilities: k.Capabilities})
+	}
+	return c, nil
+}
+
+// serve follows the control channel until it closes, then lets every
+// native call and Turn end so that a shutdown can complete.
+func (c *daemonConform) serve(ctx context.Context, d *runner.Daemon, log *slog.Logger) {
+	defer c.ctl.Finish()
+	if c.control == "" {
+		return
+	}
+	owned := func(ctx context.Context) (map[string]int, error) {
+		res, err := d.Owned(ctx)
+		if err != nil {
+			return nil, err
+		}
+		have := map[string]int{"executors": 0, "turns": 0, "calls": 0, "idle": 0, "closing": 0}
+		for _, r := range res {
+			have[r.Kind+"s"]++
+			if r.Kind == "executor" {
+				state, _, _ := strings.Cut(r.State, ",")
+				have[state]++
+			}
+		}
+		return have, nil
+	}
+	if err := c.ctl.Serve(ctx, c.control, owned); err != nil {
+		log.Warn("conformance control channel unavailable", "err", err)
+	}
+}

@@ -1,0 +1,231 @@
+package conform
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/turnstile-sim/turnstile/scenarios"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// KeepaliveInterval: the scripted Runtime repeats its last heartbeat this
+// often while time advances (the bootstrap's default cadence).
+const KeepaliveInterval = 15 * time.Second
+
+// CoreTarget is the Core under test.
+type CoreTarget struct {
+	// URL is Core's base URL (the gateway's /api/v1/agent-daemon/...).
+	URL string
+	// Device and Credential are a device registered on that Core.
+	Device, Credential string
+	// APIURL and APIToken reach Core's public API (/api/v1/sessions, …)
+	// for the api and core-state steps; without a token the scenarios
+	// with api steps are skipped. APIURL defaults to URL.
+	APIURL, APIToken string
+	// HTTP is the client (nil: a client without timeouts of its own).
+	HTTP *http.Client
+}
+
+// RunCore plays the scripted Runtime of every scenario against Core.
+func RunCore(ctx context.Context, t CoreTarget, all []*scenarios.Scenario, o Options) (Report, error) {
+	if t.URL == "" || t.Device == "" || t.Credential == "" {
+		return Report{}, fmt.Errorf("conform core: a Core URL, a device and its credential are required")
+	}
+	if t.APIURL == "" {
+		t.APIURL = t.URL
+	}
+	if t.HTTP == nil {
+		t.HTTP = &http.Client{}
+	}
+	t.URL, t.APIURL = strings.TrimRight(t.URL, "/"), strings.TrimRight(t.APIURL, "/")
+	o = o.withDefaults()
+	rep := Report{Side: scenarios.Core}
+	for _, sc := range o.selected(all) {
+		if ctx.Err() != nil {
+			return rep, ctx.Err()
+		}
+		if o.Log != nil {
+			fmt.Fprintf(o.Log, "conform core: %s\n", sc.Name)
+		}
+		r := &coreRun{o: o, t: t, sc: sc, b: scenarios.NewBindings(sc, scenarios.Core)}
+		rep.Results = append(rep.Results, r.run())
+	}
+	return rep, nil
+}
+
+// coreRun is one scenario against Core.
+type coreRun struct {
+	failures
+	o       Options
+	t       CoreTarget
+	sc      *scenarios.Scenario
+	b       *scenarios.Bindings
+	conn    *coreConn
+	all     []*coreConn
+	hb      []byte
+	nextHB  time.Time
+	session string
+	turns   []string
+}
+
+// coreConn is the scripted Runtime's connection.
+type coreConn struct {
+	ws *websocket.Conn
+	q  *queue
+}
+
+func (r *coreRun) run() Result {
+	start := time.Now()
+	if why := r.o.skipReason(r.sc, scenarios.Core); why != "" {
+		return Result{Name: r.sc.Name, Status: Skip, Reason: why}
+	}
+	if r.t.APIToken == "" && uses(r.sc, scenarios.KindAPI) {
+		return Result{Name: r.sc.Name, Status: Skip, Reason: "needs the public API: its api steps submit, steer and cancel Turns (-operator-token-file)"}
+	}
+	defer r.close()
+	for _, st := range r.sc.Flat() {
+		r.pos = st.Pos
+		r.step(st)
+		if len(r.errs) > 0 {
+			break
+		}
+	}
+	if len(r.errs) == 0 {
+		r.requireQuiet("at the end of the scenario")
+	}
+	return r.result(r.sc.Name, time.Since(start))
+}
+
+// close cancels every Turn the scenario submitted, so that none is left
+// for the next scenario, and closes every connection.
+func (r *coreRun) close() {
+	for _, id := range r.turns {
+		_, _, _ = r.apiCall(http.MethodPost, "/api/v1/turns/"+url.PathEscape(id)+"/cancel", "")
+	}
+	for _, c := range r.all {
+		c.ws.Close(websocket.StatusNormalClosure, "scenario over")
+	}
+}
+
+func (r *coreRun) step(st scenarios.Step) {
+	otherOnly := st.Kind == scenarios.KindHarness || st.Kind == scenarios.KindSettle || st.Kind == scenarios.KindRuntimeOwned
+	if !otherOnly && st.Kind != scenarios.KindFrame && st.Kind != scenarios.KindOnly {
+		r.requireQuiet("before " + string(st.Kind))
+	}
+	switch st.Kind {
+	case scenarios.KindFrame:
+		if st.Side == scenarios.Core {
+			r.expectFrame(st.Frame)
+		} else {
+			r.write(st.Frame)
+		}
+	case scenarios.KindConnect, scenarios.KindReconnect:
+		r.dial()
+	case scenarios.KindDisconnect:
+		r.disconnect(st.Side == scenarios.Core)
+	case scenarios.KindAdvance:
+		r.advance(st.Duration)
+	case scenarios.KindSilence:
+		r.advance(st.Duration)
+		if st.Side == scenarios.Core {
+			r.requireQuiet("during the silence window")
+		}
+	case scenarios.KindAPI:
+		r.api(st)
+	case scenarios.KindCoreState:
+		r.coreState(st.Args)
+	case scenarios.KindVersionRefused:
+		r.versionRefused(st.Args)
+	}
+}
+
+func (r *coreRun) requireQuiet(when string) {
+	if r.conn == nil {
+		return
+	}
+	time.Sleep(r.o.Quiet)
+	if fs := r.conn.q.drain(); len(fs) > 0 {
+		r.failf("Core sent a frame the scenario does not list %s: %s", when, fs[0])
+	}
+}
+
+func (r *coreRun) expectFrame(f *scenarios.Frame) {
+	if f.Rogue {
+		return
+	}
+	if r.conn == nil {
+		r.failf("want %s id=%s, but no connection is open", f.Type, f.ID)
+		return
+	}
+	got, ok := r.conn.q.pop(r.o.FrameTimeout)
+	if !ok {
+		r.failf("Core sent nothing within %v, want %s id=%s", r.o.FrameTimeout, f.Type, f.ID)
+		return
+	}
+	if err := r.b.Match(f, got); err != nil {
+		r.failf("%s: %v\n  sent %s", f.Type, err, got)
+	}
+}
+
+func (r *coreRun) write(f *scenarios.Frame) {
+	if r.conn == nil {
+		r.failf("runtime frame %s with no connection open", f.Type)
+		return
+	}
+	raw, err := r.b.Peer(f)
+	if err != nil {
+		r.failf("%s: %v", f.Type, err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), r.o.FrameTimeout)
+	defer cancel()
+	if err := r.conn.ws.Write(ctx, websocket.MessageText, raw); err != nil {
+		r.failf("write %s: %v", f.Type, err)
+		return
+	}
+	if f.Type == wire.TypeHeartbeat && !f.Invalid {
+		r.hb, r.nextHB = raw, time.Now().Add(KeepaliveInterval)
+	}
+}
+
+func (r *coreRun) disconnect(byCore bool) {
+	if r.conn == nil {
+		r.failf("disconnect with no connection open")
+		return
+	}
+	c := r.conn
+	r.conn, r.hb = nil, nil
+	if byCore {
+		ended, err := c.q.waitEnd(r.o.FrameTimeout)
+		switch {
+		case !ended:
+			r.failf("Core did not close the connection within %v", r.o.FrameTimeout)
+		case websocket.CloseStatus(err) != websocket.StatusPolicyViolation:
+			r.failf("Core closed the connection with %v, want policy violation (1008)", err)
+		}
+	}
+	c.ws.CloseNow()
+}
+
+// advance sleeps d, repeating the last heartbeat every KeepaliveInterval.
+func (r *coreRun) advance(d time.Duration) {
+	end := time.Now().Add(d)
+	for r.hb != nil && r.conn != nil && !r.nextHB.After(end) {
+		time.Sleep(time.Until(r.nextHB))
+		ctx, cancel := context.WithTimeout(context.Background(), r.o.FrameTimeout)
+		err := r.conn.ws.Write(ctx, websocket.MessageText, r.hb)
+		cancel()
+		if err != nil {
+			r.failf("keepalive heartbeat: %v", err)
+			r.hb = nil
+		}
+		r.nextHB = r.nextHB.Add(KeepaliveInterval)
+	}
+	time.Sleep(time.Until(end))
+}

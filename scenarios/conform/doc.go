@@ -1,0 +1,21 @@
+// Package conform plays the wire scenarios against an implementation
+// running in its own process, in real time: RunRuntime serves the
+// scripted Core of every scenario (bootstrap and WebSocket) to an
+// external Runtime, RunCore plays the scripted Runtime of every scenario
+// against an external Core. Each returns a Report: per scenario pass,
+// fail (with the first differing frame or assertion) or skip (with the
+// reason), and the assertions it could not make from outside, listed as
+// not checked. `turnstile conform` is the command over it;
+// scenarios/README.md ("Conformance of another implementation") is the
+// guide for implementers.
+//
+// Real time replaces the runners' fake time: `advance` and `silence`
+// sleep on the real clock, so a scenario whose waits add up to more than
+// Options.MaxWait is skipped ("needs fake time"); "the side sent nothing"
+// means nothing arrived within Options.Quiet, and an expected frame may
+// take up to Options.FrameTimeout. Harness steps reach an external
+// Runtime only through the control channel (scenarios.ControlPath); a
+// Runtime that does not open it has every scenario with harness steps
+// skipped ("needs harness control"). The package imports neither core
+// nor daemon.
+package conform

@@ -1,0 +1,189 @@
+package conform
+
+import (
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/scenarios"
+)
+
+// Status is a scenario's outcome.
+type Status string
+
+const (
+	Pass Status = "PASS"
+	Fail Status = "FAIL"
+	Skip Status = "SKIP"
+)
+
+// Result is one scenario's outcome.
+type Result struct {
+	Name   string
+	Status Status
+	// Reason is the skip reason, or the first failure (position, what
+	// differed, the frame sent).
+	Reason string
+	// NotChecked lists, with positions, assertions the run could not make
+	// from outside the implementation.
+	NotChecked []string
+	Elapsed    time.Duration
+}
+
+// Report is the outcome of a run.
+type Report struct {
+	Side    scenarios.Side // the side under test
+	Results []Result
+}
+
+// Counts returns how many scenarios passed, failed and were skipped.
+func (r Report) Counts() (pass, fail, skip int) {
+	for _, res := range r.Results {
+		switch res.Status {
+		case Pass:
+			pass++
+		case Fail:
+			fail++
+		default:
+			skip++
+		}
+	}
+	return
+}
+
+// ExitCode is 0 when no scenario failed, 1 otherwise.
+func (r Report) ExitCode() int {
+	if _, fail, _ := r.Counts(); fail > 0 {
+		return 1
+	}
+	return 0
+}
+
+// Write prints one line per scenario, the failure or skip reason and the
+// assertions not checked indented below it, and a summary line.
+func (r Report) Write(w io.Writer) {
+	for _, res := range r.Results {
+		line := fmt.Sprintf("%s  %s", res.Status, res.Name)
+		if res.Status != Skip {
+			line += fmt.Sprintf(" (%s)", res.Elapsed.Round(10*time.Millisecond))
+		}
+		fmt.Fprintln(w, line)
+		if res.Reason != "" {
+			fmt.Fprintln(w, indent(res.Reason, "      "))
+		}
+		for _, n := range res.NotChecked {
+			fmt.Fprintln(w, "      not checked: "+n)
+		}
+	}
+	pass, fail, skip := r.Counts()
+	fmt.Fprintf(w, "conform %s: %d passed, %d failed, %d skipped\n", r.Side, pass, fail, skip)
+}
+
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+prefix)
+}
+
+// Options are the timing and selection of a run.
+type Options struct {
+	// Run selects scenarios by name (nil: all).
+	Run *regexp.Regexp
+	// Quiet is how long a side must stay silent to count as having sent
+	// nothing (default 150ms).
+	Quiet time.Duration
+	// FrameTimeout bounds the wait for an expected frame, a connection or
+	// a control answer (default 10s).
+	FrameTimeout time.Duration
+	// MaxWait skips scenarios whose advance and silence steps add up to
+	// more (default 15s).
+	MaxWait time.Duration
+	// Log, when set, receives a line as each scenario starts.
+	Log io.Writer
+}
+
+func (o Options) withDefaults() Options {
+	if o.Quiet <= 0 {
+		o.Quiet = 150 * time.Millisecond
+	}
+	if o.FrameTimeout <= 0 {
+		o.FrameTimeout = 10 * time.Second
+	}
+	if o.MaxWait <= 0 {
+		o.MaxWait = 15 * time.Second
+	}
+	return o
+}
+
+// skipReason says why a scenario cannot run against side self in real
+// time, or "".
+func (o Options) skipReason(sc *scenarios.Scenario, self scenarios.Side) string {
+	steps := sc.Flat()
+	if len(steps) > 0 && steps[0].Kind == scenarios.KindOnly && steps[0].Side != self {
+		return "only " + string(steps[0].Side) + ": " + strings.Join(strings.Fields(steps[0].Input), " ")
+	}
+	if total := waits(steps); total > o.MaxWait {
+		return fmt.Sprintf("needs fake time: its advance and silence steps wait %v in all (-max-wait %v)", total, o.MaxWait)
+	}
+	return ""
+}
+
+// waits is the real time a scenario's advance and silence steps take.
+func waits(steps []scenarios.Step) time.Duration {
+	var total time.Duration
+	for _, st := range steps {
+		if st.Kind == scenarios.KindAdvance || st.Kind == scenarios.KindSilence {
+			total += st.Duration
+		}
+	}
+	return total
+}
+
+// uses reports whether a scenario has a step of one of kinds.
+func uses(sc *scenarios.Scenario, kinds ...scenarios.Kind) bool {
+	for _, st := range sc.Flat() {
+		for _, k := range kinds {
+			if st.Kind == k {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// selected filters scenarios by o.Run.
+func (o Options) selected(all []*scenarios.Scenario) []*scenarios.Scenario {
+	var out []*scenarios.Scenario
+	for _, sc := range all {
+		if o.Run == nil || o.Run.MatchString(sc.Name) {
+			out = append(out, sc)
+		}
+	}
+	return out
+}
+
+// failures collects a scenario's failures and not-checked notes.
+type failures struct {
+	pos        string
+	errs       []string
+	notChecked []string
+}
+
+func (f *failures) failf(format string, args ...any) {
+	f.errs = append(f.errs, f.pos+": "+fmt.Sprintf(format, args...))
+}
+
+func (f *failures) notf(format string, args ...any) {
+	f.notChecked = append(f.notChecked, f.pos+": "+fmt.Sprintf(format, args...))
+}
+
+func (f *failures) result(name string, elapsed time.Duration) Result {
+	res := Result{Name: name, Status: Pass, NotChecked: f.notChecked, Elapsed: elapsed}
+	if len(f.errs) > 0 {
+		res.Status, res.Reason = Fail, f.errs[0]
+		if n := len(f.errs) - 1; n > 0 {
+			res.Reason += fmt.Sprintf("\n(%d later failures not shown)", n)
+		}
+	}
+	return res
+}

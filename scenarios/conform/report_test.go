@@ -1,0 +1,98 @@
+package conform
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/scenarios"
+)
+
+func parse(t *testing.T, text string) *scenarios.Scenario {
+	t.Helper()
+	sc, err := scenarios.Parse("s.txt", text, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// TestSkipReason: a scenario of the other side and one that waits longer
+// than MaxWait are skipped with their reason; others run.
+func TestSkipReason(t *testing.T) {
+	o := Options{MaxWait: 10 * time.Second}.withDefaults()
+	only := parse(t, "only core\nCore's own bound.\n----\n\nadvance 1s\n----\n")
+	if got := o.skipReason(only, scenarios.Runtime); got != "only core: Core's own bound." {
+		t.Errorf("only core on the Runtime side: %q", got)
+	}
+	if got := o.skipReason(only, scenarios.Core); got != "" {
+		t.Errorf("only core on the Core side: %q", got)
+	}
+	long := parse(t, "advance 6s\n----\n\nsilence core 5s\n----\n")
+	if got := o.skipReason(long, scenarios.Core); !strings.Contains(got, "needs fake time") || !strings.Contains(got, "11s in all (-max-wait 10s)") {
+		t.Errorf("11 s of waits: %q", got)
+	}
+	if got := o.skipReason(parse(t, "advance 10s\n----\n"), scenarios.Core); got != "" {
+		t.Errorf("10 s of waits: %q", got)
+	}
+}
+
+// TestReportWrite: one line per scenario, reasons and not-checked notes
+// indented, a summary; the exit code is 1 only when one failed.
+func TestReportWrite(t *testing.T) {
+	rep := Report{Side: scenarios.Core, Results: []Result{
+		{Name: "a", Status: Pass, Elapsed: 1234 * time.Millisecond, NotChecked: []string{"s.txt:3: x"}},
+		{Name: "b", Status: Skip, Reason: "needs fake time"},
+	}}
+	var b bytes.Buffer
+	rep.Write(&b)
+	want := "PASS  a (1.23s)\n      not checked: s.txt:3: x\nSKIP  b\n      needs fake time\nconform core: 1 passed, 0 failed, 1 skipped\n"
+	if b.String() != want || rep.ExitCode() != 0 {
+		t.Fatalf("report %q exit %d, want %q exit 0", b.String(), rep.ExitCode(), want)
+	}
+	rep.Results = append(rep.Results, Result{Name: "c", Status: Fail, Reason: "s.txt:9: sent x\n  sent {}"})
+	b.Reset()
+	rep.Write(&b)
+	if !strings.Contains(b.String(), "FAIL  c (0s)\n      s.txt:9: sent x\n        sent {}\n") || rep.ExitCode() != 1 {
+		t.Fatalf("report %q exit %d", b.String(), rep.ExitCode())
+	}
+}
+
+// TestFailuresKeepTheFirst: a result reports the first failure and how
+// many followed.
+func TestFailuresKeepTheFirst(t *testing.T) {
+	f := failures{pos: "s.txt:1"}
+	f.failf("first %d", 1)
+	f.pos = "s.txt:2"
+	f.failf("second")
+	res := f.result("x", 0)
+	if res.Status != Fail || res.Reason != "s.txt:1: first 1\n(1 later failures not shown)" {
+		t.Fatalf("%+v", res)
+	}
+}
+
+// TestQueue: pop waits for a frame, gives up after its wait or once the
+// connection ended; drain takes everything queued.
+func TestQueue(t *testing.T) {
+	q := newQueue()
+	if _, ok := q.pop(time.Millisecond); ok {
+		t.Fatal("popped from an empty queue")
+	}
+	go q.push([]byte("a"))
+	if b, ok := q.pop(time.Minute); !ok || string(b) != "a" {
+		t.Fatalf("pop %q %v", b, ok)
+	}
+	q.push([]byte("b"))
+	q.push([]byte("c"))
+	if got := q.drain(); len(got) != 2 || string(got[1]) != "c" {
+		t.Fatalf("drain %q", got)
+	}
+	q.end(nil)
+	if _, ok := q.pop(time.Minute); ok {
+		t.Fatal("popped after the end")
+	}
+	if ended, _ := q.waitEnd(time.Minute); !ended {
+		t.Fatal("waitEnd did not see the end")
+	}
+}

@@ -1,0 +1,125 @@
+package conform
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/turnstile-sim/turnstile/scenarios"
+)
+
+// TestCoreStateFromTheAPI: core-state compares what the public API's Turn
+// shows, fails on a difference and reports a member it lacks as not
+// checked.
+func TestCoreStateFromTheAPI(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/api/v1/turns/t-1" || r.Header.Get("Authorization") != "Bearer tok" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write([]byte(`{"state":"completed","content":"hi","usage":{"tokens":{"input_tokens":1,"output_tokens":2,"total_tokens":3}}}`))
+	}))
+	defer srv.Close()
+	r := &coreRun{o: Options{}.withDefaults(), t: CoreTarget{APIURL: srv.URL, APIToken: "tok", HTTP: srv.Client()}, turns: []string{"t-1"}}
+	r.pos = "s.txt:4"
+	r.coreState(map[string]string{"turn": "1", "state": "completed", "content": "hi", "usage": "1/2/3", "cursor": "0"})
+	if len(r.errs) != 0 || len(r.notChecked) != 1 || !strings.Contains(r.notChecked[0], "core-state cursor=0: the public API's Turn does not show it") {
+		t.Fatalf("errors %q, not checked %q", r.errs, r.notChecked)
+	}
+	r.coreState(map[string]string{"turn": "1", "state": "failed"})
+	if len(r.errs) != 1 || !strings.Contains(r.errs[0], `state="completed", want "failed"`) {
+		t.Fatalf("errors %q", r.errs)
+	}
+}
+
+// TestRunCoreWithoutTheAPI: without an operator token the scenarios with
+// api steps are skipped, named so.
+func TestRunCoreWithoutTheAPI(t *testing.T) {
+	sc := parse(t, "api submit-turn text=hi\n----\n")
+	rep, err := RunCore(context.Background(), CoreTarget{URL: "http://127.0.0.1:1", Device: "d", Credential: "c"}, []*scenarios.Scenario{sc}, Options{})
+	if err != nil || len(rep.Results) != 1 || rep.Results[0].Status != Skip || !strings.Contains(rep.Results[0].Reason, "needs the public API") {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	if _, err := RunCore(context.Background(), CoreTarget{URL: "http://127.0.0.1:1"}, nil, Options{}); err == nil {
+		t.Fatal("a Core target without a device was accepted")
+	}
+}
+
+// TestRunRuntimeNeedsControl: a Runtime that opens no control channel has
+// a scenario with harness steps skipped, and one that never connects
+// fails; -run selects.
+func TestRunRuntimeNeedsControl(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	harness := parse(t, "harness fail-setup\n----\n")
+	harness.Name = "harness"
+	connect := parse(t, "connect\n----\n")
+	connect.Name = "connect"
+	other := parse(t, "connect\n----\n")
+	other.Name = "other"
+	o := Options{FrameTimeout: 300 * time.Millisecond, Run: regexp.MustCompile("^(harness|connect)$")}
+	rep, err := RunRuntime(context.Background(), RuntimeTarget{Command: []string{"sleep", "60"}, Listener: l, Grace: time.Second},
+		[]*scenarios.Scenario{harness, connect, other}, o)
+	if err != nil || len(rep.Results) != 2 {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	if r := rep.Results[0]; r.Status != Skip || !strings.Contains(r.Reason, "needs harness control") {
+		t.Errorf("harness: %+v", r)
+	}
+	if r := rep.Results[1]; r.Status != Fail || !strings.Contains(r.Reason, "the Runtime did not connect within 300ms") {
+		t.Errorf("connect: %+v", r)
+	}
+	if _, err := RunRuntime(context.Background(), RuntimeTarget{}, nil, o); err == nil {
+		t.Fatal("a Runtime target without a listener was accepted")
+	}
+}
+
+// TestControlHubTakesOnlyNewChannels: a channel opened before since is an
+// earlier Runtime's and is not taken; a later one is.
+func TestControlHubTakesOnlyNewChannels(t *testing.T) {
+	hub := newControlHub()
+	srv := httptest.NewServer(&front{hub: hub})
+	defer srv.Close()
+	url := "ws" + strings.TrimPrefix(srv.URL, "http") + scenarios.ControlPath
+	first, _, err := websocket.Dial(context.Background(), url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.CloseNow()
+	if hub.wait(time.Minute, time.Time{}) == nil {
+		t.Fatal("the first channel was not taken")
+	}
+	since := time.Now()
+	if c := hub.wait(10*time.Millisecond, since); c != nil {
+		t.Fatal("a channel opened before since was taken")
+	}
+	second, _, err := websocket.Dial(context.Background(), url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.CloseNow()
+	c := hub.wait(time.Minute, since)
+	if c == nil || !c.at.After(since) {
+		t.Fatal("the new channel was not taken")
+	}
+	go func() { // the Runtime's side: answer one command
+		_, b, err := second.Read(context.Background())
+		if err == nil && strings.Contains(string(b), `"action":"release"`) {
+			second.Write(context.Background(), websocket.MessageText, []byte(`{"seq":1,"error":"harness release: no native call is hanging"}`))
+		}
+	}()
+	rep, err := c.do(scenarios.ControlCommand{Action: "release"}, time.Minute)
+	if err != nil || rep.Error != "harness release: no native call is hanging" {
+		t.Fatalf("%+v %v", rep, err)
+	}
+}

@@ -1,0 +1,450 @@
+package conform
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/turnstile-sim/turnstile/daemon/transport/transporttest"
+	"github.com/turnstile-sim/turnstile/scenarios"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// The Runtime's identity on the scripted Core (the scenarios' §7 values).
+const (
+	RuntimeDevice     = "runtime"
+	RuntimeCredential = "synthetic-contract-credential"
+)
+
+// Environment the scripted Core gives a Runtime it starts.
+const (
+	EnvCoreURL     = "TURNSTILE_CORE_URL"
+	EnvDevice      = "TURNSTILE_DEVICE_ID"
+	EnvCredential  = "TURNSTILE_CREDENTIAL_FILE"
+	EnvControl     = "TURNSTILE_CONFORM_CONTROL"
+	EnvDeclaration = "TURNSTILE_CONFORM_DECLARATION"
+	EnvScenario    = "TURNSTILE_CONFORM_SCENARIO"
+)
+
+// Declaration is what TURNSTILE_CONFORM_DECLARATION holds: what the
+// Runtime must declare in its heartbeats for the scenario.
+type Declaration struct {
+	DaemonVersion       string                    `json:"daemon_version"`
+	SupportedAgentKinds []wire.SupportedAgentKind `json:"supported_agent_kinds"`
+}
+
+// RuntimeTarget is the Runtime under test.
+type RuntimeTarget struct {
+	// Command starts the Runtime, once per scenario; empty: the Runtime
+	// was started separately and connects to Listener on its own.
+	Command []string
+	// Listener is where the scripted Core serves.
+	Listener net.Listener
+	// Output, when set, receives the Runtime processes' output.
+	Output io.Writer
+	// Grace bounds a process's stop after SIGTERM (default 15s).
+	Grace time.Duration
+}
+
+// RunRuntime plays every scenario against the Runtime.
+func RunRuntime(ctx context.Context, t RuntimeTarget, all []*scenarios.Scenario, o Options) (Report, error) {
+	if t.Listener == nil {
+		return Report{}, errNoCommand
+	}
+	if t.Grace <= 0 {
+		t.Grace = 15 * time.Second
+	}
+	o = o.withDefaults()
+	dir, err := os.MkdirTemp("", "turnstile-conform-")
+	if err != nil {
+		return Report{}, err
+	}
+	defer os.RemoveAll(dir)
+	credFile := filepath.Join(dir, "credential")
+	if err := os.WriteFile(credFile, []byte(RuntimeCredential+"\n"), 0o600); err != nil {
+		return Report{}, err
+	}
+	fr := &front{hub: newControlHub()}
+	srv := &http.Server{Handler: fr}
+	go func() { _ = srv.Serve(t.Listener) }()
+	defer srv.Close()
+	env := rtEnv{base: "http://" + t.Listener.Addr().String(), credFile: credFile}
+	var out *lockedWriter
+	if t.Output != nil {
+		out = &lockedWriter{w: t.Output}
+	}
+	rep := Report{Side: scenarios.Runtime}
+	since := time.Now() // the previous scenario's Runtime was gone by then
+	for _, sc := range o.selected(all) {
+		if ctx.Err() != nil {
+			return rep, ctx.Err()
+		}
+		if o.Log != nil {
+			fmt.Fprintf(o.Log, "conform runtime: %s\n", sc.Name)
+		}
+		r := &rtRun{o: o, t: t, fr: fr, env: env, out: out, sc: sc, b: scenarios.NewBindings(sc, scenarios.Runtime), since: since}
+		rep.Results = append(rep.Results, r.run(ctx))
+		if !r.gone.IsZero() {
+			since = r.gone
+		}
+	}
+	return rep, nil
+}
+
+type rtEnv struct{ base, credFile string }
+
+func (e rtEnv) vars(sc *scenarios.Scenario, core string) []string {
+	vars := []string{EnvCoreURL + "=" + core, EnvDevice + "=" + RuntimeDevice, EnvCredential + "=" + e.credFile,
+		EnvControl + "=ws" + strings.TrimPrefix(e.base, "http") + scenarios.ControlPath, EnvScenario + "=" + sc.Name}
+	if hb, ok, _ := sc.Declaration(); ok {
+		d, _ := json.Marshal(Declaration{DaemonVersion: hb.DaemonVersion, SupportedAgentKinds: hb.SupportedAgentKinds})
+		vars = append(vars, EnvDeclaration+"="+string(d))
+	}
+	return vars
+}
+
+// rtRun is one scenario against the Runtime.
+type rtRun struct {
+	failures
+	o    Options
+	t    RuntimeTarget
+	fr   *front
+	env  rtEnv
+	out  *lockedWriter
+	sc   *scenarios.Scenario
+	b    *scenarios.Bindings
+	core *transporttest.Core
+	proc *process
+	ctl  *controlConn
+	sess *rtSession
+	// since: a control channel opened earlier is an earlier Runtime's.
+	since time.Time
+	// gone: when this scenario's Runtime was gone (its process stopped,
+	// or, started separately, its connection ended after device_shutdown).
+	gone time.Time
+	// skipWhy, when set, turns a failure into a skip: the scenario cannot
+	// apply to the Runtime as it was started.
+	skipWhy string
+}
+
+// rtSession is one connection the scripted Core accepted.
+type rtSession struct {
+	s      *transporttest.Session
+	frames *queue
+	beats  *queue
+}
+
+func (r *rtRun) run(ctx context.Context) Result {
+	start := time.Now()
+	if why := r.o.skipReason(r.sc, scenarios.Runtime); why != "" {
+		return Result{Name: r.sc.Name, Status: Skip, Reason: why}
+	}
+	r.core = &transporttest.Core{DeviceID: RuntimeDevice, Credential: RuntimeCredential}
+	r.fr.setCore(r.core.Handler())
+	defer r.close()
+	if len(r.t.Command) > 0 {
+		r.since = time.Now()
+		p, err := startProcess(r.t.Command, r.env.vars(r.sc, r.env.base), r.out)
+		if err != nil {
+			return Result{Name: r.sc.Name, Status: Fail, Reason: err.Error()}
+		}
+		r.proc = p
+	}
+	needs := uses(r.sc, scenarios.KindHarness, scenarios.KindSettle)
+	if needs || uses(r.sc, scenarios.KindRuntimeOwned) {
+		if r.ctl = r.fr.hub.wait(r.o.FrameTimeout, r.since); r.ctl == nil && needs {
+			return Result{Name: r.sc.Name, Status: Skip, Reason: "needs harness control: the Runtime opened no control channel (" + EnvControl + ") within " + r.o.FrameTimeout.String()}
+		}
+	}
+	for _, st := range r.sc.Flat() {
+		r.pos = st.Pos
+		r.step(ctx, st)
+		if len(r.errs) > 0 {
+			break
+		}
+	}
+	if len(r.errs) == 0 {
+		r.requireQuiet("at the end of the scenario")
+	}
+	res := r.result(r.sc.Name, time.Since(start))
+	if res.Status == Fail && r.skipWhy != "" {
+		return Result{Name: r.sc.Name, Status: Skip, Reason: r.skipWhy}
+	}
+	if res.Status == Fail && r.proc != nil {
+		res.Reason += "\nthe Runtime's last output:\n" + indent(r.proc.out.lines(12), "  ")
+	}
+	return res
+}
+
+// close ends the scenario: the control channel and connections close,
+// the process stops. A Runtime started separately is sent device_shutdown
+// instead, so that it releases everything and exits (and whatever keeps it
+// running starts it afresh for the next scenario).
+func (r *rtRun) close() {
+	r.fr.hub.drop()
+	if r.proc == nil {
+		r.shutdownSeparate()
+	}
+	if r.sess != nil {
+		r.sess.s.Close(websocket.StatusNormalClosure, "scenario over")
+	}
+	if r.proc != nil {
+		r.proc.stop(r.t.Grace)
+	}
+	if r.gone.IsZero() {
+		r.gone = time.Now()
+	}
+	r.fr.setCore(nil)
+	r.core.Close()
+}
+
+func (r *rtRun) step(ctx context.Context, st scenarios.Step) {
+	otherOnly := st.Kind == scenarios.KindAPI || st.Kind == scenarios.KindCoreState
+	if !otherOnly && st.Kind != scenarios.KindFrame && st.Kind != scenarios.KindOnly {
+		r.requireQuiet("before " + string(st.Kind))
+	}
+	switch st.Kind {
+	case scenarios.KindFrame:
+		if st.Side == scenarios.Runtime {
+			r.expectFrame(st.Frame)
+		} else {
+			r.write(st.Frame)
+		}
+	case scenarios.KindConnect, scenarios.KindReconnect:
+		r.accept()
+	case scenarios.KindDisconnect:
+		r.disconnect(st.Side == scenarios.Core)
+	case scenarios.KindAdvance:
+		time.Sleep(st.Duration)
+	case scenarios.KindSilence:
+		time.Sleep(st.Duration)
+		if st.Side == scenarios.Runtime {
+			r.requireQuiet("during the silence window")
+		}
+	case scenarios.KindHarness:
+		r.control(scenarios.ControlCommand{Action: st.Action, Type: st.Args["type"], Payload: json.RawMessage(st.Input)})
+	case scenarios.KindSettle:
+		r.control(scenarios.ControlCommand{Action: "settle", Args: st.Args})
+	case scenarios.KindRuntimeOwned:
+		r.owned(st.Args)
+	case scenarios.KindVersionRefused:
+		r.versionRefused(ctx, st.Args)
+	}
+}
+
+// accept waits for the Runtime's next connection; a reconnect while one
+// is open is Core replacing it.
+func (r *rtRun) accept() {
+	if r.sess != nil {
+		r.sess.s.Close(websocket.StatusPolicyViolation, "replaced")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), r.o.FrameTimeout)
+	defer cancel()
+	s, err := r.core.Next(ctx)
+	if err != nil {
+		r.failf("the Runtime did not connect within %v", r.o.FrameTimeout)
+		return
+	}
+	c := &rtSession{s: s, frames: newQueue(), beats: newQueue()}
+	go func() {
+		for {
+			b, err := s.RecvRaw(context.Background())
+			if err != nil {
+				c.frames.end(err)
+				c.beats.end(err)
+				return
+			}
+			var env struct{ Type string }
+			if json.Unmarshal(b, &env) == nil && env.Type == wire.TypeHeartbeat {
+				c.beats.push(b)
+			} else {
+				c.frames.push(b)
+			}
+		}
+	}()
+	r.sess = c
+}
+
+func (r *rtRun) disconnect(byCore bool) {
+	if r.sess == nil {
+		r.failf("disconnect with no connection open")
+		return
+	}
+	if byCore {
+		r.sess.s.Close(websocket.StatusPolicyViolation, "closed by core")
+	} else {
+		r.sess.s.Cut()
+	}
+	r.sess = nil
+}
+
+func (r *rtRun) requireQuiet(when string) {
+	if r.sess == nil {
+		return
+	}
+	time.Sleep(r.o.Quiet)
+	if fs := r.sess.frames.drain(); len(fs) > 0 {
+		r.failf("the Runtime sent a frame the scenario does not list %s: %s", when, fs[0])
+	}
+}
+
+func (r *rtRun) expectFrame(f *scenarios.Frame) {
+	if f.Rogue {
+		return
+	}
+	if r.sess == nil {
+		r.failf("want %s id=%s, but no connection is open", f.Type, f.ID)
+		return
+	}
+	q := r.sess.frames
+	if f.Type == wire.TypeHeartbeat {
+		q = r.sess.beats
+	}
+	got, ok := q.pop(r.o.FrameTimeout)
+	if !ok {
+		r.failf("the Runtime sent nothing within %v, want %s id=%s", r.o.FrameTimeout, f.Type, f.ID)
+		return
+	}
+	if f.Type == wire.TypeHeartbeat {
+		q.drain() // periodic heartbeats after the listed one are not compared
+	}
+	if err := r.b.Match(f, got); err != nil {
+		if f.Type == wire.TypeHeartbeat && r.proc == nil && r.otherDeclaration(got) {
+			r.skipWhy = "declares other kinds or another daemon version than the Runtime started separately does; run it with a command (conform runtime -- CMD) that reads " + EnvDeclaration
+		}
+		r.failf("%s: %v\n  sent %s", f.Type, err, got)
+	}
+}
+
+// otherDeclaration reports whether a heartbeat declares other kinds or
+// another daemon version than the scenario's declaration.
+func (r *rtRun) otherDeclaration(got []byte) bool {
+	var env struct {
+		Payload Declaration `json:"payload"`
+	}
+	hb, ok, _ := r.sc.Declaration()
+	if !ok || json.Unmarshal(got, &env) != nil {
+		return false
+	}
+	want, _ := json.Marshal(Declaration{DaemonVersion: hb.DaemonVersion, SupportedAgentKinds: hb.SupportedAgentKinds})
+	have, _ := json.Marshal(env.Payload)
+	return string(want) != string(have)
+}
+
+func (r *rtRun) write(f *scenarios.Frame) {
+	if r.sess == nil {
+		r.failf("core frame %s with no connection open", f.Type)
+		return
+	}
+	raw, err := r.b.Peer(f)
+	if err != nil {
+		r.failf("%s: %v", f.Type, err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), r.o.FrameTimeout)
+	defer cancel()
+	if err := r.sess.s.SendRaw(ctx, raw); err != nil {
+		r.failf("write %s: %v", f.Type, err)
+	}
+}
+
+// control sends one harness step to the Runtime's controlled adapter.
+func (r *rtRun) control(cmd scenarios.ControlCommand) {
+	if r.ctl == nil {
+		r.failf("%s: no control channel", cmd.Action)
+		return
+	}
+	rep, err := r.ctl.do(cmd, r.o.FrameTimeout)
+	switch {
+	case err != nil:
+		r.failf("%s: %v", cmd.Action, err)
+	case rep.Error != "":
+		r.failf("the Runtime's controlled adapter refused %s: %s", cmd.Action, rep.Error)
+	}
+}
+
+// owned asks the Runtime, over the control channel, what it still owns.
+func (r *rtRun) owned(args map[string]string) {
+	keys := []string{"executors", "turns", "calls", "idle", "closing", "records"}
+	if r.ctl == nil || r.ctl.closed() {
+		r.notf("runtime-owned %s: no control channel open (the Runtime may have exited)", listArgs(args, keys))
+		return
+	}
+	rep, err := r.ctl.do(scenarios.ControlCommand{Action: "owned"}, r.o.FrameTimeout)
+	if err == nil && rep.Error != "" {
+		err = fmt.Errorf("%s", rep.Error)
+	}
+	if err != nil {
+		r.notf("runtime-owned %s: %v", listArgs(args, keys), err)
+		return
+	}
+	for _, k := range keys {
+		want, listed := args[k]
+		if !listed {
+			continue
+		}
+		have, ok := rep.Owned[k]
+		switch {
+		case !ok:
+			r.notf("runtime-owned %s=%s: the Runtime does not report it", k, want)
+		case fmt.Sprint(have) != want:
+			r.failf("runtime-owned %s=%d, want %s (reported %v)", k, have, want, rep.Owned)
+		}
+	}
+}
+
+func listArgs(args map[string]string, keys []string) string {
+	var parts []string
+	for _, k := range keys {
+		if v, ok := args[k]; ok {
+			parts = append(parts, k+"="+v)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// shutdownSeparate sends device_shutdown to a Runtime started separately
+// (waiting for it to reconnect first if the scenario ended disconnected)
+// and waits for its connection to end.
+func (r *rtRun) shutdownSeparate() {
+	if r.sess != nil && r.sess.frames != nil {
+		if ended, _ := r.sess.frames.ended(); ended {
+			r.sess = nil // the Runtime left already; a new process will dial
+		}
+	}
+	if r.sess == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), r.o.FrameTimeout)
+		s, err := r.core.Next(ctx)
+		cancel()
+		if err != nil {
+			return
+		}
+		r.sess = &rtSession{s: s}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), r.o.FrameTimeout)
+	defer cancel()
+	if r.sess.s.SendRaw(ctx, []byte(`{"type":"device_shutdown","payload":{"reason":"conform: scenario over"}}`)) != nil {
+		return
+	}
+	if r.sess.frames != nil {
+		r.sess.frames.waitEnd(r.t.Grace) // its reader sees the connection end
+		r.gone = time.Now()
+		return
+	}
+	wait, stop := context.WithTimeout(context.Background(), r.t.Grace)
+	defer stop()
+	for {
+		if _, err := r.sess.s.RecvRaw(wait); err != nil {
+			return // the Runtime closed the connection (or the grace ran out)
+		}
+	}
+}

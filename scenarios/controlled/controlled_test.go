@@ -1,0 +1,103 @@
+package controlled
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/coder/websocket"
+
+	"github.com/turnstile-sim/turnstile/adapters/agent"
+	"github.com/turnstile-sim/turnstile/scenarios"
+)
+
+// TestDoRefusals: every step that cannot apply is a named error.
+func TestDoRefusals(t *testing.T) {
+	c := New()
+	for _, tc := range []struct {
+		cmd  scenarios.ControlCommand
+		want string
+	}{
+		{scenarios.ControlCommand{Action: "emit", Type: "done", Payload: json.RawMessage(`{"content":""}`)}, "harness emit: no live native Turn"},
+		{scenarios.ControlCommand{Action: "settle"}, "settle: no live native Turn"},
+		{scenarios.ControlCommand{Action: "release"}, "harness release: no native call is hanging"},
+		{scenarios.ControlCommand{Action: "apply"}, "harness apply: no written input is held"},
+		{scenarios.ControlCommand{Action: "owned"}, `harness: unknown action "owned"`},
+		{scenarios.ControlCommand{Action: "explode"}, `harness: unknown action "explode"`},
+	} {
+		if err := c.Do(tc.cmd); err == nil || err.Error() != tc.want {
+			t.Errorf("%s: %v, want %q", tc.cmd.Action, err, tc.want)
+		}
+	}
+}
+
+// TestDoDrivesTheAdapter: an armed fault applies to the next native call,
+// emit reaches the live Turn's output and settle settles it.
+func TestDoDrivesTheAdapter(t *testing.T) {
+	c := New()
+	ctx := context.Background()
+	if err := c.Do(scenarios.ControlCommand{Action: "fail-setup"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.NewExecutor(ctx, agent.ExecutorConfig{}); err == nil {
+		t.Fatal("an armed fail-setup did not fail the setup")
+	}
+	x, err := c.NewExecutor(ctx, agent.ExecutorConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make(chan agent.Event, 4)
+	turn, err := x.StartTurn(ctx, agent.TurnRequest{RunID: "r", Output: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Do(scenarios.ControlCommand{Action: "emit", Type: "done", Payload: json.RawMessage(`{"content":"hi"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if ev := <-out; ev.RunID != "r" || ev.Payload.MessageType() != "done" {
+		t.Fatalf("emitted %+v", ev)
+	}
+	if err := c.Do(scenarios.ControlCommand{Action: "settle", Args: map[string]string{"reusable": "false", "reason": "worn", "content": "c"}}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := turn.AwaitSettlement(ctx)
+	if err != nil || s.Reusable || turn.CancellationOutcome().Content != "c" {
+		t.Fatalf("settlement %+v %v", s, err)
+	}
+}
+
+// TestServeAnswersEachCommand: Serve applies the channel's commands and
+// answers each with its seq; owned is the host's to answer.
+func TestServeAnswersEachCommand(t *testing.T) {
+	replies := make(chan string, 4)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ws, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer ws.Close(websocket.StatusNormalClosure, "done")
+		for _, cmd := range []string{`{"seq":1,"action":"hang-setup"}`, `{"seq":2,"action":"release"}`, `{"seq":3,"action":"owned"}`, `not json`} {
+			ws.Write(r.Context(), websocket.MessageText, []byte(cmd))
+			_, b, err := ws.Read(r.Context())
+			if err != nil {
+				return
+			}
+			replies <- string(b)
+		}
+	}))
+	defer srv.Close()
+	owned := func(context.Context) (map[string]int, error) { return map[string]int{"executors": 2}, nil }
+	if err := New().Serve(context.Background(), "ws"+strings.TrimPrefix(srv.URL, "http"), owned); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`{"seq":1}`, `{"seq":2,"error":"harness release: no native call is hanging"}`, `{"seq":3,"owned":{"executors":2}}`,
+		`{"seq":0,"error":"control command is not JSON: invalid character`}
+	for _, w := range want {
+		if got := <-replies; !strings.HasPrefix(got, w) {
+			t.Errorf("reply %s, want %s", got, w)
+		}
+	}
+}
