@@ -106,7 +106,7 @@ func (m *Machine) admitPrepare(p wire.ExecutionPrepare) string {
 	if code := m.validatePrepare(p); code != "" {
 		return code
 	}
-	if m.shutdown {
+	if m.shutdown || m.quiesced() {
 		return CodeResourceUnavailable
 	}
 	c := p.Configuration

@@ -26,6 +26,7 @@ type Machine struct {
 
 	seqExecutor, seqHandle, seqTurn, seqCall uint64
 
+	fence      fence // suspension state; survives reconnects
 	shutdown   bool
 	lastReport string
 	reported   bool
@@ -374,6 +375,10 @@ func (m *Machine) stepFrame(e FrameReceived) {
 		m.onCancel(e.Frame.ID, p)
 	case wire.DeviceShutdown:
 		m.beginShutdown()
+	case wire.EnvironmentQuiesce:
+		m.onQuiesce(e.Frame.ID, p)
+	case wire.EnvironmentResume:
+		m.onResume(e.Frame.ID, p)
 	default:
 		m.refuseUnserved(e.Frame.ID, e.Frame.Payload)
 	}
