@@ -75,6 +75,7 @@ func (m *Machine) dropConn(c *conn, reason string, closeIt bool) {
 		m.emit(CloseConn{Conn: c.id, Reason: reason})
 	}
 	m.cancelTimer(timerID(timerIdle, strconv.FormatUint(uint64(c.id), 10)))
+	m.fenceConnLost(c)
 	var preps []*preparation
 	for _, p := range m.preps {
 		if p.conn == c {
@@ -153,6 +154,8 @@ func (m *Machine) onFrame(e FrameReceived) {
 		m.onHeartbeat(c, p)
 	case wire.PreparationStatus:
 		m.onPreparationStatus(c, e.Frame.ID, p)
+	case wire.EnvironmentQuiesced, wire.EnvironmentResumed:
+		m.onFenceReply(c, e.Frame.ID, p)
 	default:
 		m.onRunFrame(c, e.Frame)
 	}

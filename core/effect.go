@@ -66,14 +66,16 @@ type Observation struct {
 // event, in the Step that handled it. Err is a named error (errors.Is) or
 // nil; on error the call changed no durable state.
 type APIResult struct {
-	Call      CallID
-	SessionID string     // CreateSession
-	TurnID    string     // SubmitTurn
-	InputID   string     // SteerInput
-	Turn      *TurnView  // ReadTurn
-	Turns     []TurnView // ListTurns: one page, in submission order
-	NextAfter string     // ListTurns: cursor of the next page ("" on the last)
-	Err       error
+	Call       CallID
+	SessionID  string            // CreateSession
+	TurnID     string            // SubmitTurn
+	InputID    string            // SteerInput
+	Turn       *TurnView         // ReadTurn
+	Turns      []TurnView        // ListTurns: one page, in submission order
+	NextAfter  string            // ListTurns: cursor of the next page ("" on the last)
+	SuspendID  string            // QuiesceEnvironment, ResumeEnvironment
+	Suspension *SuspensionRecord // ReadSuspension
+	Err        error
 }
 
 func (Send) isEffect()        {}
@@ -113,6 +115,10 @@ func (e APIResult) Describe() string {
 			e.Turn.ID, e.Turn.State, e.Turn.ErrorCode, e.Turn.InputCursor, e.Turn.Events)
 	case e.Turns != nil:
 		s += fmt.Sprintf(" turns=%d next=%s", len(e.Turns), e.NextAfter)
+	case e.Suspension != nil:
+		s += fmt.Sprintf(" suspend=%s state=%s", e.Suspension.ID, e.Suspension.State)
+	case e.SuspendID != "":
+		s += " suspend=" + e.SuspendID
 	default:
 		s += " ok"
 	}

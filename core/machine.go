@@ -27,6 +27,7 @@ type Machine struct {
 	runs     map[string]*turn // Run ID → claimed Turn (the Run route)
 	subs     map[CallID]*subscriber
 	timers   map[TimerID]time.Time
+	fence    *fencing // suspension records and requests in flight (fencing.go)
 
 	redeliveries []redelivery // planted bug RedeliverUnknownInput only
 }
@@ -112,6 +113,8 @@ func (m *Machine) Step(now time.Time, ev Event) []Effect {
 		m.onListTurns(e)
 	case Subscribe:
 		m.onSubscribe(e)
+	case QuiesceEnvironment, ResumeEnvironment, ReadSuspension:
+		m.onFencingAPI(e)
 	default:
 		panic(fmt.Sprintf("core: unknown event %T", ev))
 	}
@@ -182,6 +185,8 @@ func (m *Machine) onTimer(id TimerID) {
 		m.onCancelTimeout(subject)
 	case timerCancelRetry:
 		m.onCancelRetry(subject)
+	case timerFenceReply:
+		m.fenceUnknown(subject)
 	default:
 		panic(fmt.Sprintf("core: armed timer of unknown kind %q", id))
 	}

@@ -110,7 +110,7 @@ func turnHasImages(t *turn) bool {
 func (m *Machine) selectConn(kind string, req []string) (*conn, string) {
 	ids := make([]string, 0, len(m.devices))
 	for id, d := range m.devices {
-		if d.conn != 0 {
+		if d.conn != 0 && !m.deviceFenced(id) {
 			ids = append(ids, id)
 		}
 	}

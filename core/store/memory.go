@@ -16,6 +16,8 @@ type Memory struct {
 	inputs   map[string][]core.InputRecord
 	events   map[string][]core.RunEvent
 	writes   uint64
+
+	suspensions table[core.SuspensionRecord] // memory_suspension.go
 }
 
 var _ core.Store = (*Memory)(nil)
