@@ -48,7 +48,7 @@ func (m *Machine) quiesced() bool { return m.fence.quiesced }
 
 // busyForQuiesce reports whether any work would be cut by a suspension.
 func (m *Machine) busyForQuiesce() bool {
-	if m.activeCount() > 0 {
+	if m.activeCount() > 0 || m.transferActive() {
 		return true
 	}
 	for _, a := range m.conn.order {

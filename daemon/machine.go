@@ -26,7 +26,8 @@ type Machine struct {
 
 	seqExecutor, seqHandle, seqTurn, seqCall uint64
 
-	fence      fence // suspension state; survives reconnects
+	fence      fence     // suspension state; survives reconnects
+	xfer       transfers // runtime_prepare orphans and the installed snapshot
 	shutdown   bool
 	lastReport string
 	reported   bool
@@ -42,6 +43,7 @@ type conn struct {
 	order     []*admission // admission records in creation order
 	runs      map[string]*turn
 	usedRuns  map[string]bool // every Run ID started on this connection
+	transfer  *transfer       // the runtime_prepare transfer, if any
 }
 
 type callKind uint8
@@ -53,9 +55,12 @@ const (
 	callCancel
 	callSettle
 	callClose
+	callStage   // runtime_prepare.go
+	callInstall // runtime_prepare.go
+	callDiscard // runtime_prepare.go
 )
 
-var callKindNames = [...]string{"", "prepare", "start", "write", "cancel", "settle", "close"}
+var callKindNames = [...]string{"", "prepare", "start", "write", "cancel", "settle", "close", "stage", "install", "discard"}
 
 // call is an outstanding native call and what it refers to.
 type call struct {
@@ -64,6 +69,7 @@ type call struct {
 	executor string
 	turn     TurnID
 	input    string
+	transfer string // installer identity of a transfer call
 }
 
 type timerKind uint8
@@ -252,6 +258,12 @@ func (m *Machine) stepNativeResult(e NativeResult) {
 		m.settleDone(c, resultAs[SettleResult](c, e.Result))
 	case callClose:
 		m.closeDone(c, resultAs[CloseResult](c, e.Result))
+	case callStage:
+		m.stageDone(c, resultAs[StageResult](c, e.Result))
+	case callInstall:
+		m.installDone(c, resultAs[InstallResult](c, e.Result))
+	case callDiscard:
+		resultAs[DiscardResult](c, e.Result)
 	}
 }
 
@@ -338,6 +350,7 @@ func (m *Machine) heartbeat() wire.Heartbeat {
 // Reusable, preparing ones once their preparation completes; a later
 // connection's prepare of the same Session and configuration reuses them.
 func (m *Machine) retireConnection() {
+	m.transferConnLost()
 	c := &m.conn
 	c.up = false
 	m.cancelTimer(heartbeatTimer(c.gen))
@@ -379,6 +392,8 @@ func (m *Machine) stepFrame(e FrameReceived) {
 		m.onQuiesce(e.Frame.ID, p)
 	case wire.EnvironmentResume:
 		m.onResume(e.Frame.ID, p)
+	case wire.RuntimePrepare:
+		m.onRuntimePrepare(e.Frame.ID, p)
 	default:
 		m.refuseUnserved(e.Frame.ID, e.Frame.Payload)
 	}

@@ -3,8 +3,7 @@ package daemon
 import "github.com/turnstile-sim/turnstile/wire"
 
 // Requests of families this machine does not serve (interaction decisions,
-// function results, workspace reads, writes and exports, runtime
-// preparation transfers) are refused explicitly with
+// function results, workspace reads, writes and exports) are refused explicitly with
 // their own family's refusal, so Core never waits out a timeout for an
 // answer that will not come. No refusal changes any state.
 
@@ -25,8 +24,6 @@ func (m *Machine) refuseUnserved(id string, p wire.Payload) bool {
 		reply = wire.WorkspaceWriteResult{Outcome: wire.OutcomeRejected, ErrorCode: wire.WriteUnsupported}
 	case wire.WorkspaceExport:
 		reply = wire.WorkspaceExportResult{Outcome: wire.OutcomeRejected, ErrorCode: wire.ReadUnsupported}
-	case wire.RuntimePrepare:
-		reply = wire.RuntimePrepareResult{Outcome: wire.OutcomeRejected, ErrorCode: wire.TransferUnsupported}
 	default:
 		return false
 	}

@@ -30,8 +30,6 @@ func TestUnservedRequestsAreRefused(t *testing.T) {
 			wire.WorkspaceWriteResult{Outcome: wire.OutcomeRejected, ErrorCode: wire.WriteUnsupported}},
 		{"workspace export", "export-1", wire.WorkspaceExport{Step: "cancel"},
 			wire.WorkspaceExportResult{Outcome: wire.OutcomeRejected, ErrorCode: wire.ReadUnsupported}},
-		{"runtime prepare", "prep-1", wire.RuntimePrepare{Step: wire.StepCommit},
-			wire.RuntimePrepareResult{Outcome: wire.OutcomeRejected, ErrorCode: wire.TransferUnsupported}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
