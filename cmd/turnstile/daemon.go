@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -37,6 +38,7 @@ const daemonVersion = "turnstile-dev"
 
 type daemonFlags struct {
 	core, device, credFile, kinds, script, logLevel string
+	workspace, state                                string // runtime_prepare installation roots
 }
 
 // daemonEnv is the TURNSTILE_* environment value of name, or def.
@@ -57,6 +59,10 @@ func (sh *shell) daemonFlagSet() (*flag.FlagSet, *daemonFlags) {
 	fs.StringVar(&f.kinds, "kinds", daemonEnv("TURNSTILE_KINDS", synthetic.Kind), "comma-separated Harness kinds to enable (TURNSTILE_KINDS)")
 	fs.StringVar(&f.script, "synthetic-script", daemonEnv("TURNSTILE_SYNTHETIC_SCRIPT", ""),
 		"JSON file scripting the synthetic Harness's Turns (TURNSTILE_SYNTHETIC_SCRIPT; default: echo the input)")
+	fs.StringVar(&f.workspace, "workspace", daemonEnv("TURNSTILE_WORKSPACE", ""),
+		"bound workspace directory runtime_prepare installs into (TURNSTILE_WORKSPACE; empty: transfers fail)")
+	fs.StringVar(&f.state, "state-dir", daemonEnv("TURNSTILE_STATE_DIR", ""),
+		"directory for transfer staging and installed capabilities (TURNSTILE_STATE_DIR; default: <workspace>/.turnstile)")
 	fs.StringVar(&f.logLevel, "log-level", daemonEnv("TURNSTILE_LOG_LEVEL", "info"), "debug, info, warn or error (TURNSTILE_LOG_LEVEL)")
 	return fs, f
 }
@@ -98,6 +104,7 @@ func (sh *shell) cmdDaemon(args []string) int {
 		Client:    setup.client,
 		Rand:      rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
 		Log:       log,
+		Installer: daemonInstaller(f),
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -240,4 +247,17 @@ func handleDaemonSignals(d *runner.Daemon, log *slog.Logger, stderr io.Writer) f
 		signal.Stop(ch)
 		close(done)
 	}
+}
+
+// daemonInstaller is the runtime_prepare installer of the flags, or nil
+// without a workspace.
+func daemonInstaller(f *daemonFlags) *runner.Installer {
+	if f.workspace == "" {
+		return nil
+	}
+	state := f.state
+	if state == "" {
+		state = filepath.Join(f.workspace, ".turnstile")
+	}
+	return &runner.Installer{Workspace: f.workspace, State: state}
 }
