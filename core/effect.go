@@ -66,16 +66,18 @@ type Observation struct {
 // event, in the Step that handled it. Err is a named error (errors.Is) or
 // nil; on error the call changed no durable state.
 type APIResult struct {
-	Call       CallID
-	SessionID  string            // CreateSession
-	TurnID     string            // SubmitTurn
-	InputID    string            // SteerInput
-	Turn       *TurnView         // ReadTurn
-	Turns      []TurnView        // ListTurns: one page, in submission order
-	NextAfter  string            // ListTurns: cursor of the next page ("" on the last)
-	SuspendID  string            // QuiesceEnvironment, ResumeEnvironment
-	Suspension *SuspensionRecord // ReadSuspension
-	Err        error
+	Call          CallID
+	SessionID     string                        // CreateSession
+	TurnID        string                        // SubmitTurn
+	InputID       string                        // SteerInput
+	Turn          *TurnView                     // ReadTurn
+	Turns         []TurnView                    // ListTurns: one page, in submission order
+	NextAfter     string                        // ListTurns: cursor of the next page ("" on the last)
+	SuspendID     string                        // QuiesceEnvironment, ResumeEnvironment
+	Suspension    *SuspensionRecord             // ReadSuspension
+	PreparationID string                        // PrepareEnvironment
+	Preparation   *EnvironmentPreparationRecord // ReadPreparation
+	Err           error
 }
 
 func (Send) isEffect()        {}
@@ -115,6 +117,10 @@ func (e APIResult) Describe() string {
 			e.Turn.ID, e.Turn.State, e.Turn.ErrorCode, e.Turn.InputCursor, e.Turn.Events)
 	case e.Turns != nil:
 		s += fmt.Sprintf(" turns=%d next=%s", len(e.Turns), e.NextAfter)
+	case e.Preparation != nil:
+		s += fmt.Sprintf(" preparation=%s state=%s", e.Preparation.ID, e.Preparation.State)
+	case e.PreparationID != "":
+		s += " preparation=" + e.PreparationID
 	case e.Suspension != nil:
 		s += fmt.Sprintf(" suspend=%s state=%s", e.Suspension.ID, e.Suspension.State)
 	case e.SuspendID != "":

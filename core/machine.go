@@ -27,7 +27,8 @@ type Machine struct {
 	runs     map[string]*turn // Run ID → claimed Turn (the Run route)
 	subs     map[CallID]*subscriber
 	timers   map[TimerID]time.Time
-	fence    *fencing // suspension records and requests in flight (fencing.go)
+	fence    *fencing      // suspension records and requests in flight (fencing.go)
+	envPreps *preparations // Environment preparations (runtime_prepare.go)
 
 	redeliveries []redelivery // planted bug RedeliverUnknownInput only
 }
@@ -115,6 +116,8 @@ func (m *Machine) Step(now time.Time, ev Event) []Effect {
 		m.onSubscribe(e)
 	case QuiesceEnvironment, ResumeEnvironment, ReadSuspension:
 		m.onFencingAPI(e)
+	case PrepareEnvironment, ReadPreparation:
+		m.onPreparationAPI(e)
 	default:
 		panic(fmt.Sprintf("core: unknown event %T", ev))
 	}
@@ -187,6 +190,8 @@ func (m *Machine) onTimer(id TimerID) {
 		m.onCancelRetry(subject)
 	case timerFenceReply:
 		m.fenceUnknown(subject)
+	case timerTransfer:
+		m.transferUnknown(subject)
 	default:
 		panic(fmt.Sprintf("core: armed timer of unknown kind %q", id))
 	}

@@ -46,6 +46,7 @@ func Restart(cfg Config, st Store) *Machine {
 		}
 	}
 	m.restartFencing()
+	m.restartPreparations()
 	m.out = nil
 	m.checkInvariants()
 	return m

@@ -17,7 +17,8 @@ type Memory struct {
 	events   map[string][]core.RunEvent
 	writes   uint64
 
-	suspensions table[core.SuspensionRecord] // memory_suspension.go
+	suspensions  table[core.SuspensionRecord]             // memory_suspension.go
+	preparations table[core.EnvironmentPreparationRecord] // memory_preparation.go
 }
 
 var _ core.Store = (*Memory)(nil)
