@@ -183,13 +183,27 @@ func (m *Machine) onFencingAPI(ev Event) {
 	}
 }
 
-// fenceConn returns the device's connection when a request may be sent on it.
-func (m *Machine) fenceConn(device string) (*conn, error) {
+// runtimeConn returns the device's connection once it declared at least
+// one Harness kind: a connection that declared none is not a Runtime Core
+// sends requests to.
+func (m *Machine) runtimeConn(device string) (*conn, error) {
 	d := m.devices[device]
 	if d == nil || d.conn == 0 || m.conns[d.conn] == nil {
 		return nil, ErrDeviceNotConnected
 	}
 	c := m.conns[d.conn]
+	if !c.known || len(c.kinds) == 0 {
+		return nil, ErrDeviceNotConnected
+	}
+	return c, nil
+}
+
+// fenceConn returns the device's connection when a request may be sent on it.
+func (m *Machine) fenceConn(device string) (*conn, error) {
+	c, err := m.runtimeConn(device)
+	if err != nil {
+		return nil, err
+	}
 	n := 0
 	for _, r := range m.fenceState().reqs {
 		if r.conn == c.id {

@@ -142,6 +142,10 @@ type preparations struct {
 	recs    map[string]*EnvironmentPreparationRecord
 	byXfer  map[string]*envPrep // by current transfer ID
 	running map[ConnID]*envPrep
+	// poisoned: connections whose last transfer ended unknown while the
+	// connection stayed up; the Runtime may still hold it open, so no
+	// other transfer starts there (one transfer per connection).
+	poisoned map[ConnID]bool
 }
 
 func (m *Machine) prepStore() (PreparationStore, bool) {
@@ -154,7 +158,7 @@ func (m *Machine) prepState() *preparations {
 		return m.envPreps
 	}
 	m.envPreps = &preparations{recs: map[string]*EnvironmentPreparationRecord{},
-		byXfer: map[string]*envPrep{}, running: map[ConnID]*envPrep{}}
+		byXfer: map[string]*envPrep{}, running: map[ConnID]*envPrep{}, poisoned: map[ConnID]bool{}}
 	if st, ok := m.prepStore(); ok {
 		for _, r := range st.EnvironmentPreparations() {
 			rec := r
@@ -241,23 +245,23 @@ func (m *Machine) prepareEnvironment(e PrepareEnvironment) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	d := m.devices[e.Device]
-	if d == nil || d.conn == 0 || m.conns[d.conn] == nil {
-		return "", ErrDeviceNotConnected
+	c, err := m.runtimeConn(e.Device)
+	if err != nil {
+		return "", err
 	}
 	if m.deviceFenced(e.Device) {
 		return "", ErrDeviceFenced
 	}
 	ps := m.prepState()
-	if ps.running[d.conn] != nil {
+	if ps.running[c.id] != nil || ps.poisoned[c.id] {
 		return "", ErrTransferBusy
 	}
 	seq := uint64(len(ps.recs)) + 1
 	rec := &EnvironmentPreparationRecord{ID: fmt.Sprintf("ep-%d", seq), Seq: seq, Device: e.Device,
 		EnvironmentID: e.EnvironmentID, SessionID: e.SessionID, State: PreparationRunning, Steps: steps}
 	ps.recs[rec.ID] = rec
-	p := &envPrep{rec: rec, conn: d.conn, steps: slices.Clone(e.Steps)}
-	ps.running[d.conn] = p
+	p := &envPrep{rec: rec, conn: c.id, steps: slices.Clone(e.Steps)}
+	ps.running[c.id] = p
 	m.beginStep(p)
 	return rec.ID, nil
 }
@@ -308,6 +312,7 @@ func (m *Machine) onTransferResult(c *conn, id string, r wire.RuntimePrepareResu
 		offset = p.end
 	}
 	if err := r.ValidateAgainst(p.expect, offset, size); err != nil {
+		m.prepState().poisoned[p.conn] = true
 		m.endStep(p, PreparationUnknown, wire.TransferUnconfirmed, 0)
 		return
 	}
@@ -349,6 +354,7 @@ func (m *Machine) endStep(p *envPrep, state PreparationState, code string, exit 
 // transferUnknown ends a transfer without a usable result.
 func (m *Machine) transferUnknown(id string) {
 	if p := m.prepState().byXfer[id]; p != nil {
+		m.prepState().poisoned[p.conn] = true
 		m.endStep(p, PreparationUnknown, wire.TransferUnconfirmed, 0)
 	}
 }
@@ -359,6 +365,7 @@ func (m *Machine) preparationConnLost(c *conn) {
 	if m.envPreps == nil {
 		return
 	}
+	delete(m.envPreps.poisoned, c.id)
 	if p := m.envPreps.running[c.id]; p != nil {
 		m.endStep(p, PreparationUnknown, wire.TransferUnconfirmed, 0)
 	}

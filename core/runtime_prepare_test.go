@@ -114,11 +114,16 @@ func TestPreparationUnknownIsNeverReplayed(t *testing.T) {
 			rec := h.preparation(id)
 			require.Equal(t, core.PreparationUnknown, rec.State)
 			require.Equal(t, wire.TransferUnconfirmed, rec.Steps[0].ErrorCode)
+			if name != "connection lost" {
+				r := h.api(core.PrepareEnvironment{Call: "again", Device: "d1", EnvironmentID: prepEnv, SessionID: prepSession, Steps: []core.PrepareStep{setupStep()}})
+				require.ErrorIs(t, r.Err, core.ErrTransferBusy, "the Runtime may still hold the unknown transfer open")
+			}
 			h.step(core.ConnClosed{Conn: 1, Reason: "lost"})
 			effs := h.connect("d1", 2, baseCaps())
 			require.Empty(t, sends[wire.RuntimePrepare](effs), "nothing replayed on reconnect")
 			h.frame(2, begin.ID, wire.RuntimePrepareResult{Outcome: wire.OutcomeReceived, Offset: 3})
 			require.Empty(t, sends[wire.RuntimePrepare](h.last), "a late result drives nothing")
+			h.prepare(setupStep()) // a new connection may transfer again
 		})
 	}
 }

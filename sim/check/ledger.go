@@ -128,6 +128,8 @@ type Ledger struct {
 	eviction   evictionState
 	limits     map[string]DeviceLimits // device → declared limits
 	hostile    hostileState
+	fencing    fencingState  // fencing_wire.go
+	transfers  transferState // transfer_wire.go
 
 	wireObservers []func(WireEvent)
 
@@ -175,6 +177,8 @@ func NewLedger() *Ledger {
 		honest(l.observeLimits),
 		honest(l.observeEviction),
 		l.observeHostile,
+		honest(l.observeFencing),
+		honest(l.observeTransfers),
 	}
 	return l
 }

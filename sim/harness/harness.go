@@ -76,8 +76,9 @@ type Harness struct {
 	actions map[sim.TimerID]func(now time.Time)
 	hung    []func(now time.Time)
 	seq     uint64
-	budget  time.Duration  // the daemon's native write budget
-	native  *NativeHistory // this Harness's own memory when the device shares none
+	budget  time.Duration         // the daemon's native write budget
+	native  *NativeHistory        // this Harness's own memory when the device shares none
+	xfers   map[string]*hTransfer // runtime_prepare staging (transfers.go)
 }
 
 type hExec struct {
@@ -184,6 +185,12 @@ func (h *Harness) Call(now time.Time, e daemon.NativeCall) {
 		h.await(now, e.Call, op)
 	case daemon.CloseExecutor:
 		h.close(now, e.Call, op)
+	case daemon.StageChunk:
+		h.stage(now, e.Call, op)
+	case daemon.InstallTransfer:
+		h.install(now, e.Call, op)
+	case daemon.DiscardTransfer:
+		h.discard(now, e.Call, op)
 	}
 }
 
