@@ -153,9 +153,11 @@
 // runtime preparation transfers, suspension fencing and the read-only
 // preparation profile (rejected with unsupported_read_preparation). Their
 // requests are refused at once with their own family's refusal (decision
-// and function-result acks not_pending, read_unsupported, write_unsupported,
-// runtime_preparation_unsupported, fencing "unsupported") and change no
-// state, so Core never waits out a timeout. Plain (non-durable)
+// and function-result acks not_pending, read_unsupported,
+// write_unsupported) and change no state, so Core never waits out a
+// timeout. Runtime preparation transfers (runtime_prepare.go) and
+// suspension fencing (fencing.go) are served; their files document the
+// rules. Plain (non-durable)
 // prompt_steer is answered unsupported: the machine has no native path for
 // it.
 //
