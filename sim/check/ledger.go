@@ -130,6 +130,8 @@ type Ledger struct {
 	hostile    hostileState
 	fencing    fencingState  // fencing_wire.go
 	transfers  transferState // transfer_wire.go
+	// transferTime is the 195 s exchange oracle (timing_transfer.go).
+	transferTime transferTiming
 
 	wireObservers []func(WireEvent)
 

@@ -266,6 +266,7 @@ func (l *Ledger) NodeCrashed(at int64, node string) {
 		l.cancelsExcuseAll(at, why)
 		l.connsCoreCrashed()
 		l.fencingCoreDown()
+		l.transferTimingCoreDown(at)
 		return
 	}
 	l.fencingNodeDown(node)

@@ -62,8 +62,10 @@ func (l *Ledger) observeTransfers(ev WireEvent) {
 	s := &l.transfers
 	if s.byID == nil {
 		s.init()
+		l.transferTime.init()
 	}
 	if ev.Kind == WireClosed && ev.To == coreNodeID {
+		l.transferTimingConnEnded(ev.At, ev.Conn)
 		if id, open := s.awaiting[ev.Conn]; open {
 			delete(s.awaiting, ev.Conn)
 			delete(s.byID, id)
@@ -87,6 +89,7 @@ func (l *Ledger) observeTransfers(ev WireEvent) {
 			if st := s.byID[ev.Frame.ID]; st != nil && st.conn == ev.Conn {
 				st.resultReceived = true
 				delete(s.awaiting, ev.Conn)
+				l.transferTimingResult(ev.At, ev.Frame.ID, p.Outcome != wire.OutcomeReady && p.Outcome != wire.OutcomeReceived)
 			}
 		}
 	}
@@ -107,6 +110,7 @@ func (l *Ledger) transferCoreSent(ev WireEvent, p wire.RuntimePrepare) {
 	st := &transferStep{conn: ev.Conn}
 	switch p.Step {
 	case wire.StepBegin:
+		l.transferTimingBegin(ev.At, ev.Conn, id)
 		st.expect, st.body = wire.OutcomeReady, p.Action == wire.PrepareActionSkill || p.Action == wire.PrepareActionPlugin || p.Action == wire.PrepareActionFile
 		if st.body {
 			st.total = p.SizeBytes

@@ -108,3 +108,52 @@ func TestTransferOracleCatchesReplayAndSecondFrameInFlight(t *testing.T) {
 		t.Fatalf("marks %v", l.marks)
 	}
 }
+
+func TestTransferExchangeOracle(t *testing.T) {
+	t.Run("unknown at 195 s", func(t *testing.T) {
+		l, w := newFeed()
+		w.open(1, "d1")
+		w.coreSends(1, "d1", beginFrame(xferID, 3))
+		begun := *w.now - 1_000_000 // the begin's send
+		l.PreparationStepUnknown(begun+int64(transferExchange), xferID)
+		if vs := checksNamed(l.AfterStep(1), CheckTimingTransfer); len(vs) != 0 {
+			t.Fatalf("violations: %v", vs)
+		}
+	})
+	t.Run("unknown early without a reason", func(t *testing.T) {
+		l, w := newFeed()
+		w.open(1, "d1")
+		w.coreSends(1, "d1", beginFrame(xferID, 3))
+		l.PreparationStepUnknown(*w.now+int64(transferExchange)/2, xferID)
+		if vs := checksNamed(l.AfterStep(1), CheckTimingTransfer); len(vs) != 1 {
+			t.Fatalf("violations: %v", vs)
+		}
+	})
+	t.Run("unknown early after the connection ended", func(t *testing.T) {
+		l, w := newFeed()
+		w.open(1, "d1")
+		w.coreSends(1, "d1", beginFrame(xferID, 3))
+		w.close(1, "d1")
+		l.PreparationStepUnknown(*w.now, xferID)
+		if vs := checksNamed(l.AfterStep(1), CheckTimingTransfer); len(vs) != 0 {
+			t.Fatalf("violations: %v", vs)
+		}
+	})
+	t.Run("no record at 195 s", func(t *testing.T) {
+		l, w := newFeed()
+		w.open(1, "d1")
+		w.coreSends(1, "d1", beginFrame(xferID, 3))
+		if vs := checksNamed(l.Final(*w.now+int64(transferExchange)+1), CheckTimingTransfer); len(vs) != 1 {
+			t.Fatalf("violations: %v", vs)
+		}
+	})
+	t.Run("terminal result in time", func(t *testing.T) {
+		l, w := newFeed()
+		w.open(1, "d1")
+		w.coreSends(1, "d1", beginFrame(xferID, 3))
+		w.deviceSends(1, "d1", resultFrame(xferID, wire.RuntimePrepareResult{Outcome: wire.OutcomeRejected, ErrorCode: wire.TransferCapacity}))
+		if vs := checksNamed(l.Final(*w.now+int64(transferExchange)+1), CheckTimingTransfer); len(vs) != 0 {
+			t.Fatalf("violations: %v", vs)
+		}
+	})
+}
