@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -26,7 +27,18 @@ func becomeSubreaper(t *testing.T) {
 func reapKilled(t *testing.T, pid int) {
 	t.Helper()
 	var ws syscall.WaitStatus
-	if _, err := syscall.Wait4(pid, &ws, 0, nil); err != nil {
+	_, err := syscall.Wait4(pid, &ws, 0, nil)
+	if errors.Is(err, syscall.ECHILD) {
+		// Reaped before it was handed to this process (its parent died
+		// after it): it must be gone, or a zombie of another reaper.
+		if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {
+			if f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:])); len(f) == 0 || f[0] != "Z" {
+				t.Fatalf("grandchild %d is still running and not ours to wait for", pid)
+			}
+		}
+		return
+	}
+	if err != nil {
 		t.Fatalf("wait for grandchild %d: %v", pid, err)
 	}
 	if !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
