@@ -3,6 +3,8 @@ package core
 import (
 	"fmt"
 	"time"
+
+	"github.com/turnstile-sim/turnstile/core/engine"
 )
 
 // EngineProfile describes the controls a Harness kind's engine profile
@@ -46,6 +48,11 @@ type Config struct {
 	// EngineProfiles maps a Harness kind to its engine profile. A kind
 	// without an entry declares no controls.
 	EngineProfiles map[string]EngineProfile
+	// Policy, when set, is the immutable engine qualification (see
+	// core/engine) that API admission, device selection and the final
+	// check all read; EngineProfiles must then be nil. A Policy over an
+	// explicit empty catalog authorises nothing.
+	Policy *engine.Policy
 
 	// Bugs are planted bugs for proving the simulator's checkers; never
 	// set outside tests. The zero value plants none.
@@ -139,6 +146,9 @@ func (c Config) validate() error {
 		c.SubscribersPerTurnMax < 0 || c.DevicesMax < 0 || c.PreparationsPerConnMax < 0 ||
 		c.RunEventsPerTurnMax < 0 {
 		return fmt.Errorf("core: config: negative limit")
+	}
+	if c.Policy != nil && c.EngineProfiles != nil {
+		return fmt.Errorf("core: config: EngineProfiles and Policy both set")
 	}
 	if c.SteerInputsPerRunMax > 256 {
 		return fmt.Errorf("core: config: SteerInputsPerRunMax %d above the Runtime's 256", c.SteerInputsPerRunMax)

@@ -199,6 +199,16 @@
 // deadline only ever ends sooner); an input awaiting its receipt becomes
 // unknown and queued inputs not_delivered.
 //
+// # Environments and engines
+//
+// Operator calls prepare an Environment over runtime_prepare
+// (runtime_prepare.go) and quiesce and resume a device's Runtime with
+// suspend_id fencing (fencing.go); both keep durable records in a Store
+// that implements PreparationStore / SuspensionStore (store.Memory does).
+// Config.Policy, when set, is the engine profile catalog's immutable
+// Policy (core/engine) that Session admission, device selection and the
+// final check all read.
+//
 // # Introspection
 //
 // Devices, Snapshot, Turn, ActiveTurns, Preparations, Timers and

@@ -66,14 +66,18 @@ type Observation struct {
 // event, in the Step that handled it. Err is a named error (errors.Is) or
 // nil; on error the call changed no durable state.
 type APIResult struct {
-	Call      CallID
-	SessionID string     // CreateSession
-	TurnID    string     // SubmitTurn
-	InputID   string     // SteerInput
-	Turn      *TurnView  // ReadTurn
-	Turns     []TurnView // ListTurns: one page, in submission order
-	NextAfter string     // ListTurns: cursor of the next page ("" on the last)
-	Err       error
+	Call          CallID
+	SessionID     string                        // CreateSession
+	TurnID        string                        // SubmitTurn
+	InputID       string                        // SteerInput
+	Turn          *TurnView                     // ReadTurn
+	Turns         []TurnView                    // ListTurns: one page, in submission order
+	NextAfter     string                        // ListTurns: cursor of the next page ("" on the last)
+	SuspendID     string                        // QuiesceEnvironment, ResumeEnvironment
+	Suspension    *SuspensionRecord             // ReadSuspension
+	PreparationID string                        // PrepareEnvironment
+	Preparation   *EnvironmentPreparationRecord // ReadPreparation
+	Err           error
 	// Workspace answers ReadWorkspace, WriteWorkspace and ExportWorkspace.
 	Workspace *WorkspaceResult
 }
@@ -117,6 +121,14 @@ func (e APIResult) Describe() string {
 		s += fmt.Sprintf(" turns=%d next=%s", len(e.Turns), e.NextAfter)
 	case e.Workspace != nil:
 		s += describeWorkspace(e.Workspace)
+	case e.Preparation != nil:
+		s += fmt.Sprintf(" preparation=%s state=%s", e.Preparation.ID, e.Preparation.State)
+	case e.PreparationID != "":
+		s += " preparation=" + e.PreparationID
+	case e.Suspension != nil:
+		s += fmt.Sprintf(" suspend=%s state=%s", e.Suspension.ID, e.Suspension.State)
+	case e.SuspendID != "":
+		s += " suspend=" + e.SuspendID
 	default:
 		s += " ok"
 	}

@@ -28,6 +28,8 @@ type Machine struct {
 	subs     map[CallID]*subscriber
 	timers   map[TimerID]time.Time
 	ws       coreWorkspace
+	fence    *fencing      // suspension records and requests in flight (fencing.go)
+	envPreps *preparations // Environment preparations (runtime_prepare.go)
 
 	redeliveries []redelivery // planted bug RedeliverUnknownInput only
 }
@@ -120,6 +122,10 @@ func (m *Machine) Step(now time.Time, ev Event) []Effect {
 		m.onWriteWorkspace(e)
 	case ExportWorkspace:
 		m.onExportWorkspace(e)
+	case QuiesceEnvironment, ResumeEnvironment, ReadSuspension:
+		m.onFencingAPI(e)
+	case PrepareEnvironment, ReadPreparation:
+		m.onPreparationAPI(e)
 	default:
 		panic(fmt.Sprintf("core: unknown event %T", ev))
 	}
@@ -190,6 +196,10 @@ func (m *Machine) onTimer(id TimerID) {
 		m.onCancelTimeout(subject)
 	case timerCancelRetry:
 		m.onCancelRetry(subject)
+	case timerFenceReply:
+		m.fenceUnknown(subject)
+	case timerTransfer:
+		m.transferUnknown(subject)
 	default:
 		if !m.onWorkspaceTimer(kind, subject) {
 			panic(fmt.Sprintf("core: armed timer of unknown kind %q", id))

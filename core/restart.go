@@ -45,6 +45,8 @@ func Restart(cfg Config, st Store) *Machine {
 			m.finish(t, TurnFailed, CodeEventStreamIncomplete, "Core restarted before done")
 		}
 	}
+	m.restartFencing()
+	m.restartPreparations()
 	m.out = nil
 	m.checkInvariants()
 	return m

@@ -9,6 +9,9 @@ import (
 
 func (m *Machine) onCreateSession(e CreateSession) {
 	agent, err := e.Agent.validate()
+	if err == nil {
+		err = m.admitAgent(agent)
+	}
 	if err != nil {
 		m.result(APIResult{Call: e.Call, Err: err})
 		return
@@ -33,6 +36,9 @@ func (m *Machine) onSubmitTurn(e SubmitTurn) {
 		return
 	case e.Input.Validate() != nil:
 		m.result(APIResult{Call: e.Call, Err: fmt.Errorf("%w: %v", ErrInvalidInput, e.Input.Validate())})
+		return
+	case m.admitInput(s, e.Input) != nil:
+		m.result(APIResult{Call: e.Call, Err: m.admitInput(s, e.Input)})
 		return
 	case len(s.queue) >= m.cfg.TurnsPerSessionMax:
 		m.result(APIResult{Call: e.Call, Err: ErrQueueFull})
@@ -82,7 +88,7 @@ func (m *Machine) scheduleHead(s *session) bool {
 }
 
 func (m *Machine) requirements(s *session, t *turn) []string {
-	return Requirements(s.rec, m.cfg.EngineProfiles[s.rec.Agent.Kind], turnHasImages(t))
+	return Requirements(s.rec, m.engineProfile(s.rec.Agent.Kind), turnHasImages(t))
 }
 
 func turnHasImages(t *turn) bool {
@@ -104,7 +110,7 @@ func turnHasImages(t *turn) bool {
 func (m *Machine) selectConn(kind string, req []string) (*conn, string) {
 	ids := make([]string, 0, len(m.devices))
 	for id, d := range m.devices {
-		if d.conn != 0 {
+		if d.conn != 0 && !m.deviceFenced(id) {
 			ids = append(ids, id)
 		}
 	}

@@ -108,7 +108,7 @@ func (m *Machine) admitPrepare(p wire.ExecutionPrepare) string {
 	if code := m.validatePrepare(p); code != "" {
 		return code
 	}
-	if m.shutdown {
+	if m.shutdown || m.quiesced() {
 		return CodeResourceUnavailable
 	}
 	if p.Configuration.WorkspaceReadOnly {
@@ -185,8 +185,8 @@ func (m *Machine) validatePrepare(p wire.ExecutionPrepare) string {
 		len(c.FunctionTools) > 0 && !caps.FunctionTools.IsSupported():
 		return CodeUnsupportedConfiguration
 	}
-	if !mcpOriginsValid(c) {
-		return CodeUnsupportedConfiguration
+	if code := mcpRefusal(c, caps); code != "" {
+		return code
 	}
 	for key := range c.AgentOptions {
 		switch key {
@@ -197,30 +197,6 @@ func (m *Machine) validatePrepare(p wire.ExecutionPrepare) string {
 		}
 	}
 	return ""
-}
-
-// mcpOriginsValid: every MCP server names its connection origin, and the
-// origin matches the environment binding (service: no environment;
-// environment: a local environment). Nothing is defaulted.
-func mcpOriginsValid(c wire.ExecutionConfiguration) bool {
-	if c.MCPHTTPServers == nil {
-		return true
-	}
-	for _, s := range *c.MCPHTTPServers {
-		switch s.ConnectionOrigin {
-		case wire.OriginService:
-			if !c.DisableExecutionEnvironment || c.LocalEnvironment != nil {
-				return false
-			}
-		case wire.OriginEnvironment:
-			if c.LocalEnvironment == nil {
-				return false
-			}
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // executorFingerprint is the configuration an executor is bound to. The

@@ -86,7 +86,7 @@ func TestPrepareValidation(t *testing.T) {
 		}, CodeUnsupportedConfiguration},
 		{"mcp origin missing", func(p *wire.ExecutionPrepare) {
 			p.Configuration.MCPHTTPServers = &[]wire.MCPHTTPServer{{ServerLabel: "m"}}
-		}, CodeUnsupportedConfiguration},
+		}, CodeInvalidConfiguration},
 		{"mcp environment origin without environment", func(p *wire.ExecutionPrepare) {
 			p.Configuration.MCPHTTPServers = &[]wire.MCPHTTPServer{{ConnectionOrigin: wire.OriginEnvironment}}
 		}, CodeUnsupportedConfiguration},
@@ -114,13 +114,6 @@ func TestPrepareValidation(t *testing.T) {
 		p := prepareFor("s1")
 		p.Configuration.AgentOptions = map[string]json.RawMessage{"model": []byte(`"m"`), "system_prompt": []byte(`"s"`),
 			"model_provider": []byte(`"p"`), "harness_config": []byte(`{}`)}
-		r.recv("p1", p)
-		eq(t, oneStatus(r).State, wire.StatePreparing, "accepted")
-	})
-	t.Run("service mcp origin", func(t *testing.T) {
-		r := newRigWith(t, cfg)
-		p := prepareFor("s1")
-		p.Configuration.MCPHTTPServers = &[]wire.MCPHTTPServer{{ConnectionOrigin: wire.OriginService}}
 		r.recv("p1", p)
 		eq(t, oneStatus(r).State, wire.StatePreparing, "accepted")
 	})

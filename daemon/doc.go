@@ -174,11 +174,13 @@
 // consumed total, cancel). Answers are never sent on a later connection.
 //
 // Out of scope of this machine: interactions (permission and user-choice
-// decisions), function results, runtime preparation transfers and
-// suspension fencing. Their requests are refused at once with their own
-// family's refusal (decision and function-result acks not_pending,
-// runtime_preparation_unsupported, fencing "unsupported") and change no
-// state, so Core never waits out a timeout. Plain (non-durable)
+// decisions) and function results. Their requests are refused at once
+// with their own family's refusal (decision and function-result acks
+// not_pending) and change no state, so Core never waits out a timeout.
+// Workspace reads, writes and exports and the read-only preparation
+// profile (workspace.go), runtime preparation transfers
+// (runtime_prepare.go) and suspension fencing (fencing.go) are served;
+// their files document the rules. Plain (non-durable)
 // prompt_steer is answered unsupported: the machine has no native path for
 // it.
 //

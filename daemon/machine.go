@@ -28,6 +28,8 @@ type Machine struct {
 
 	ws workspace
 
+	fence      fence     // suspension state; survives reconnects
+	xfer       transfers // runtime_prepare orphans and the installed snapshot
 	shutdown   bool
 	lastReport string
 	reported   bool
@@ -43,6 +45,7 @@ type conn struct {
 	order     []*admission // admission records in creation order
 	runs      map[string]*turn
 	usedRuns  map[string]bool // every Run ID started on this connection
+	transfer  *prepTransfer   // the runtime_prepare transfer, if any
 }
 
 type callKind uint8
@@ -59,10 +62,14 @@ const (
 	callReadWorkspace
 	callWriteWorkspace
 	callExportWorkspace
+	callStage   // runtime_prepare.go
+	callInstall // runtime_prepare.go
+	callDiscard // runtime_prepare.go
 )
 
 var callKindNames = [...]string{"", "prepare", "start", "write", "cancel", "settle", "close",
-	"open-workspace", "close-workspace", "read-workspace", "write-workspace", "export-workspace"}
+	"open-workspace", "close-workspace", "read-workspace", "write-workspace", "export-workspace",
+	"stage", "install", "discard"}
 
 // call is an outstanding native call and what it refers to.
 type call struct {
@@ -76,6 +83,7 @@ type call struct {
 	read     *pendingRead  // callReadWorkspace
 	transfer *transfer     // callWriteWorkspace
 	export   *exportStream // callExportWorkspace
+	staged   string        // runtime_prepare calls: installer identity of the transfer
 }
 
 type timerKind uint8
@@ -267,6 +275,12 @@ func (m *Machine) stepNativeResult(e NativeResult) {
 		m.settleDone(c, resultAs[SettleResult](c, e.Result))
 	case callClose:
 		m.closeDone(c, resultAs[CloseResult](c, e.Result))
+	case callStage:
+		m.stageDone(c, resultAs[StageResult](c, e.Result))
+	case callInstall:
+		m.installDone(c, resultAs[InstallResult](c, e.Result))
+	case callDiscard:
+		resultAs[DiscardResult](c, e.Result)
 	default:
 		m.workspaceCall(c, e.Result)
 	}
@@ -355,6 +369,7 @@ func (m *Machine) heartbeat() wire.Heartbeat {
 // Reusable, preparing ones once their preparation completes; a later
 // connection's prepare of the same Session and configuration reuses them.
 func (m *Machine) retireConnection() {
+	m.transferConnLost()
 	c := &m.conn
 	c.up = false
 	m.cancelTimer(heartbeatTimer(c.gen))
@@ -399,6 +414,12 @@ func (m *Machine) stepFrame(e FrameReceived) {
 		m.onWorkspaceWrite(e.Frame.ID, p)
 	case wire.WorkspaceExport:
 		m.onWorkspaceExport(e.Frame.ID, p)
+	case wire.EnvironmentQuiesce:
+		m.onQuiesce(e.Frame.ID, p)
+	case wire.EnvironmentResume:
+		m.onResume(e.Frame.ID, p)
+	case wire.RuntimePrepare:
+		m.onRuntimePrepare(e.Frame.ID, p)
 	default:
 		m.refuseUnserved(e.Frame.ID, e.Frame.Payload)
 	}

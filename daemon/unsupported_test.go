@@ -24,12 +24,6 @@ func TestUnservedRequestsAreRefused(t *testing.T) {
 			wire.InteractionDecisionAck{DeliveryID: "d2", ErrorCode: wire.AckNotPending}},
 		{"function result", "t-1", wire.FunctionResult{DeliveryID: "d3", CallID: "call", Success: true, Content: text},
 			wire.InteractionDecisionAck{DeliveryID: "d3", ErrorCode: wire.AckNotPending}},
-		{"runtime prepare", "prep-1", wire.RuntimePrepare{Step: wire.StepCommit},
-			wire.RuntimePrepareResult{Outcome: wire.OutcomeRejected, ErrorCode: wire.TransferUnsupported}},
-		{"quiesce", "q-1", wire.EnvironmentQuiesce{EnvironmentID: "env", SuspendID: "s"},
-			wire.EnvironmentQuiesced{EnvironmentID: "env", SuspendID: "s", ErrorCode: CodeFencingUnsupported}},
-		{"resume", "q-2", wire.EnvironmentResume{EnvironmentID: "env", SuspendID: "s"},
-			wire.EnvironmentResumed{EnvironmentID: "env", SuspendID: "s", ErrorCode: CodeFencingUnsupported}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -44,6 +45,7 @@ const daemonVersion = "turnstile-dev"
 type daemonFlags struct {
 	core, device, credFile, kinds, script, logLevel, workspaces string
 	codexBin, codexHome                                         string
+	prepareWorkspace, state                                     string // runtime_prepare installation roots
 }
 
 // daemonEnv is the TURNSTILE_* environment value of name, or def.
@@ -70,6 +72,10 @@ func (sh *shell) daemonFlagSet() (*flag.FlagSet, *daemonFlags) {
 		"CODEX_HOME for codex app-server: config.toml with the model provider (TURNSTILE_CODEX_HOME; default: inherited)")
 	fs.StringVar(&f.workspaces, "workspaces", daemonEnv("TURNSTILE_WORKSPACES", ""),
 		"directory holding one workspace directory per Environment ID; enables workspace reads, writes and exports (TURNSTILE_WORKSPACES)")
+	fs.StringVar(&f.prepareWorkspace, "prepare-workspace", daemonEnv("TURNSTILE_PREPARE_WORKSPACE", ""),
+		"workspace directory runtime_prepare installs files into (TURNSTILE_PREPARE_WORKSPACE; empty: transfers fail)")
+	fs.StringVar(&f.state, "state-dir", daemonEnv("TURNSTILE_STATE_DIR", ""),
+		"directory for transfer staging and installed capabilities (TURNSTILE_STATE_DIR; default: <prepare-workspace>/.turnstile)")
 	fs.StringVar(&f.logLevel, "log-level", daemonEnv("TURNSTILE_LOG_LEVEL", "info"), "debug, info, warn or error (TURNSTILE_LOG_LEVEL)")
 	return fs, f
 }
@@ -117,6 +123,7 @@ func (sh *shell) cmdDaemon(args []string) int {
 		Client:    setup.client,
 		Rand:      rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
 		Log:       log,
+		Installer: daemonInstaller(f),
 	}, f.workspaces))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -267,4 +274,17 @@ func handleDaemonSignals(d *runner.Daemon, log *slog.Logger, stderr io.Writer) f
 		signal.Stop(ch)
 		close(done)
 	}
+}
+
+// daemonInstaller is the runtime_prepare installer of the flags, or nil
+// without a workspace.
+func daemonInstaller(f *daemonFlags) *runner.Installer {
+	if f.prepareWorkspace == "" {
+		return nil
+	}
+	state := f.state
+	if state == "" {
+		state = filepath.Join(f.prepareWorkspace, ".turnstile")
+	}
+	return &runner.Installer{Workspace: f.prepareWorkspace, State: state}
 }

@@ -16,6 +16,9 @@ type Memory struct {
 	inputs   map[string][]core.InputRecord
 	events   map[string][]core.RunEvent
 	writes   uint64
+
+	suspensions  table[core.SuspensionRecord]             // memory_suspension.go
+	preparations table[core.EnvironmentPreparationRecord] // memory_preparation.go
 }
 
 var _ core.Store = (*Memory)(nil)

@@ -44,6 +44,9 @@ type Config struct {
 	Log   *slog.Logger
 	// Grace overrides ShutdownGrace.
 	Grace time.Duration
+	// Installer stages and installs runtime_prepare transfers; nil fails
+	// every transfer's staging and installation.
+	Installer *Installer
 	// OnReport, when set, sees every shutdown report as it is emitted.
 	OnReport func(daemon.Report)
 }

@@ -47,6 +47,7 @@ func (l *loop) run(ctx context.Context, b transport.Bootstrap) (Result, error) {
 	defer cancelNative()
 	l.native = NewNative(nativeCtx, d.cfg.Executors, d.log, func(ev daemon.Event) { d.push(ev) })
 	l.native.SetWorkspaces(d.cfg.Workspaces)
+	l.native.Installer = d.cfg.Installer
 	linkCtx, cancelLink := context.WithCancel(ctx)
 	defer cancelLink()
 	var linkWG sync.WaitGroup

@@ -26,6 +26,10 @@ type Executors interface {
 // machine's timers: Native only reports what the adapter did, whenever it
 // did it. A panicking adapter call is that call's failure.
 type Native struct {
+	// Installer serves the transfer calls (runtime_prepare); set it
+	// before the first Run.
+	Installer *Installer
+
 	reg  Executors
 	log  *slog.Logger
 	ctx  context.Context
@@ -111,6 +115,8 @@ func (n *Native) do(c daemon.NativeCall) (res daemon.Result) {
 		return n.settle(op)
 	case daemon.CloseExecutor:
 		return n.close(op)
+	case daemon.StageChunk, daemon.InstallTransfer, daemon.DiscardTransfer:
+		return n.transfer(op)
 	}
 	if res, ok := n.workspaceOp(c.Op); ok {
 		return res
@@ -136,6 +142,8 @@ func panicResult(op daemon.Op) daemon.Result {
 		return daemon.SettleResult{Err: reasonPanic}
 	case daemon.CloseExecutor:
 		return daemon.CloseResult{Err: reasonPanic}
+	case daemon.StageChunk, daemon.InstallTransfer, daemon.DiscardTransfer:
+		return transferFailure(op, reasonInstallPanic)
 	}
 	if res, ok := workspacePanic(op); ok {
 		return res

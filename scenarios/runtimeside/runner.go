@@ -15,6 +15,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing/synctest"
@@ -52,6 +54,8 @@ type Runner struct {
 	sess *session
 	skip bool
 	errs []error
+	// inst installs runtime_prepare transfers under a temporary directory.
+	inst *runner.Installer
 	pos  string
 }
 
@@ -81,7 +85,12 @@ func New(sc *scenarios.Scenario) (*Runner, error) {
 	for _, k := range hb.SupportedAgentKinds {
 		cfg.Kinds = append(cfg.Kinds, daemon.KindConfig{Kind: k.Kind, Version: k.Version, Available: k.Available, Capabilities: k.Capabilities})
 	}
-	r := &Runner{sc: sc, b: scenarios.NewBindings(sc, scenarios.Runtime), ctl: controlled.New(), cfg: cfg}
+	dir, err := os.MkdirTemp("", "turnstile-scenario-")
+	if err != nil {
+		return nil, err
+	}
+	r := &Runner{sc: sc, b: scenarios.NewBindings(sc, scenarios.Runtime), ctl: controlled.New(), cfg: cfg,
+		inst: &runner.Installer{Workspace: filepath.Join(dir, "workspace"), State: filepath.Join(dir, "state")}}
 	r.core, r.d, r.res = r.start("")
 	return r, nil
 }
@@ -97,6 +106,7 @@ func (r *Runner) start(version string) (*transporttest.Core, *runner.Daemon, cha
 		Client:    &transport.Client{CoreURL: transporttest.URL, DeviceID: Device, Credential: Credential, HTTP: n.HTTPClient()},
 		Policy:    transport.Policy{Base: time.Second, Max: 4 * time.Second},
 		Rand:      rand.New(rand.NewPCG(1, 1)),
+		Installer: r.inst,
 	})
 	res := make(chan outcome, 1)
 	go func() { res_, err := d.Run(context.Background()); res <- outcome{res_, err} }()
@@ -112,6 +122,7 @@ func (r *Runner) Close() {
 	}
 	r.core.Close()
 	synctest.Wait()
+	os.RemoveAll(filepath.Dir(r.inst.Workspace))
 }
 
 func (r *Runner) failf(format string, args ...any) {

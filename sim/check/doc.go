@@ -176,6 +176,17 @@
 //   - orphaned_resource (Final): a native turn unsettled or an executor
 //     open after shutdown.
 //   - linearizability: from LinearizeResult.Violation, for Illegal only.
+//   - fencing_reply, fencing_in_flight, fencing_quiesced_work,
+//     fencing_double_resume (fencing_wire.go): suspension replies match
+//     their request's type, connection and IDs, accepted without a code;
+//     at most two fencing requests in flight per connection; no new work
+//     accepted by a quiesced daemon; no resume after an accepted one.
+//   - transfer_in_flight, transfer_replayed, transfer_result,
+//     transfer_installed_without_digest (transfer_wire.go, with the
+//     simulated installer's TransferInstalled ground truth): one
+//     runtime_prepare frame in flight per connection, no transfer ID on a
+//     second connection, each result the expected one for its step, and
+//     no completed body transfer the installer did not verify.
 //   - valid_request_refused: Core refused to create a Session whose
 //     configuration the workload drew within the seeds' rules.
 //

@@ -129,6 +129,10 @@ type Ledger struct {
 	limits     map[string]DeviceLimits // device → declared limits
 	hostile    hostileState
 	ws         workspaceState
+	fencing    fencingState  // fencing_wire.go
+	transfers  transferState // transfer_wire.go
+	// transferTime is the 195 s exchange oracle (timing_transfer.go).
+	transferTime transferTiming
 
 	wireObservers []func(WireEvent)
 
@@ -177,6 +181,8 @@ func NewLedger() *Ledger {
 		honest(l.observeEviction),
 		honest(l.observeWorkspace),
 		l.observeHostile,
+		honest(l.observeFencing),
+		honest(l.observeTransfers),
 	}
 	return l
 }

@@ -22,6 +22,16 @@ const (
 	MarkReconnectDuringSteer         Mark = "reconnect_during_steer"
 	MarkCoreRestartMidTurn           Mark = "core_restart_mid_turn"
 
+	// Environment preparation and suspension fencing (transfer_wire.go,
+	// fencing_wire.go).
+	MarkTransferCompleted          Mark = "transfer_completed"
+	MarkTransferDigestRejected     Mark = "transfer_digest_rejected"
+	MarkTransferSetupFailed        Mark = "transfer_setup_failed"
+	MarkTransferLostWithConnection Mark = "transfer_lost_with_connection"
+	MarkQuiesceAccepted            Mark = "quiesce_accepted"
+	MarkQuiesceRefused             Mark = "quiesce_refused"
+	MarkResumeAccepted             Mark = "resume_accepted"
+
 	// Hostile peers (the refusals themselves are HostileMark(action)).
 	MarkHostileDuplicate Mark = "hostile_duplicate_frame"
 	MarkHostileReplay    Mark = "hostile_replayed_frame"
@@ -69,6 +79,7 @@ func ExpectedMarks() []Mark {
 		MarkCleanupUnconfirmedRelease,
 		MarkDirectoryTruncated,
 	}
+	out = append(out, environmentExpectedMarks...)
 	out = append(out, hostileExpectedMarks()...)
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
@@ -218,4 +229,11 @@ func (t *MarkTally) String() string {
 		fmt.Fprintf(&b, "%-34s seeds=%d hits=%d%s\n", s.Mark, s.Seeds, s.Hits, flag)
 	}
 	return b.String()
+}
+
+// environmentExpectedMarks are the Environment preparation and fencing
+// marks (the workload draws preparations and suspension episodes).
+var environmentExpectedMarks = []Mark{
+	MarkQuiesceAccepted, MarkQuiesceRefused, MarkResumeAccepted,
+	MarkTransferCompleted, MarkTransferDigestRejected, MarkTransferLostWithConnection, MarkTransferSetupFailed,
 }

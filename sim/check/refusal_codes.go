@@ -275,8 +275,11 @@ func prepareRefusal(p wire.ExecutionPrepare, kinds map[string]wire.SupportedAgen
 	local := c.LocalEnvironment != nil
 	if local == c.DisableExecutionEnvironment || (local && !caps.LocalEnvironment.IsSupported()) ||
 		(c.DisableExecutionEnvironment && !caps.EnvironmentNone.IsSupported()) ||
-		(len(c.FunctionTools) > 0 && !caps.FunctionTools.IsSupported()) || !originsMatch(c) {
+		(len(c.FunctionTools) > 0 && !caps.FunctionTools.IsSupported()) {
 		return "unsupported_configuration"
+	}
+	if code := mcpExpected(c, caps); code != "" {
+		return code
 	}
 	for key := range c.AgentOptions { //tidy:sorted any order gives the same answer
 		switch key {
@@ -288,21 +291,6 @@ func prepareRefusal(p wire.ExecutionPrepare, kinds map[string]wire.SupportedAgen
 	return ""
 }
 
-// originsMatch: each MCP server names its origin, matching the binding.
-func originsMatch(c wire.ExecutionConfiguration) bool {
-	if c.MCPHTTPServers == nil {
-		return true
-	}
-	for _, s := range *c.MCPHTTPServers {
-		switch {
-		case s.ConnectionOrigin == originService && c.DisableExecutionEnvironment && c.LocalEnvironment == nil:
-		case s.ConnectionOrigin == originEnvironment && c.LocalEnvironment != nil:
-		default:
-			return false
-		}
-	}
-	return true
-}
 
 // readOnlyRefusal is the read-only profile's refusal (wire reference
 // §3.14): only the bound local Environment and resource identity, with

@@ -60,8 +60,10 @@ func (l *Ledger) idleDaemonReceived(ev WireEvent) {
 	if _, ok := ev.Frame.Payload.(wire.ExecutionPrepare); ok {
 		l.timing.idle.lastPrepareAt[ev.To] = ev.At
 	}
-	if p, ok := ev.Frame.Payload.(wire.ExecutionStart); ok {
+	if p, ok := ev.Frame.Payload.(wire.ExecutionStart); ok && !ev.Hostile() {
 		s := &l.timing.idle
+		// A forged start (refused) must not rebind an honest Run ID to
+		// another executor.
 		// Only the daemon's starting status takes it: a start on an
 		// expired handle is refused and leaves the executor idle.
 		s.runExec[pairKey(ev.To, p.RunID)] = p.ExecutorID

@@ -265,8 +265,11 @@ func (l *Ledger) NodeCrashed(at int64, node string) {
 		l.writtenExcuseAll(at, why)
 		l.cancelsExcuseAll(at, why)
 		l.connsCoreCrashed()
+		l.fencingCoreDown()
+		l.transferTimingCoreDown(at)
 		return
 	}
+	l.fencingNodeDown(node)
 	l.heartbeatsNodeDown(node)
 	l.writesNodeDown(node, why)
 	l.admissionsNodeDown(node, why)

@@ -80,6 +80,7 @@ type Harness struct {
 	native  *NativeHistory // this Harness's own memory when the device shares none
 	// wsReaders are the open read-only workspace profiles (workspace.go).
 	wsReaders map[string]*hReader
+	xfers     map[string]*hTransfer // runtime_prepare staging (transfers.go)
 }
 
 type hExec struct {
@@ -186,6 +187,12 @@ func (h *Harness) Call(now time.Time, e daemon.NativeCall) {
 		h.await(now, e.Call, op)
 	case daemon.CloseExecutor:
 		h.close(now, e.Call, op)
+	case daemon.StageChunk:
+		h.stage(now, e.Call, op)
+	case daemon.InstallTransfer:
+		h.install(now, e.Call, op)
+	case daemon.DiscardTransfer:
+		h.discard(now, e.Call, op)
 	default:
 		h.workspaceCall(now, e.Call, e.Op)
 	}

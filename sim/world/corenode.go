@@ -178,6 +178,9 @@ func (n *coreNode) api(now time.Time, e sim.CallReceived) []sim.Effect {
 		ev = x
 	default:
 		if ev = n.workspaceCall(call, e); ev == nil {
+			ev = environmentCall(req.ev, call)
+		}
+		if ev == nil {
 			return nil
 		}
 	}

@@ -187,3 +187,8 @@ func (u *universe) deviceByID(id sim.NodeID) *harness.Device {
 	}
 	return nil
 }
+
+func (r ledgerRecorder) TransferInstalled(at int64, device, transfer, action string, installed bool) {
+	r.u.led.TransferInstalled(at, device, transfer, action, installed)
+	r.u.count("TransferInstalled")
+}

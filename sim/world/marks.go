@@ -37,6 +37,14 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkReadWhileWriteUnsettled:   {},
 	check.MarkDirectoryTruncated:        {},
 	check.MarkCleanupUnconfirmedRelease: {harness.ReaderCloseFailure},
+	// workload_environment.go draws the preparations and suspensions.
+	check.MarkQuiesceAccepted:            {},
+	check.MarkQuiesceRefused:             {},
+	check.MarkResumeAccepted:             {},
+	check.MarkTransferCompleted:          {},
+	check.MarkTransferDigestRejected:     {},
+	check.MarkTransferSetupFailed:        {},
+	check.MarkTransferLostWithConnection: {sim.FaultConnLoss},
 }
 
 // swarmOnlyMarks are expected marks no single kind leads to, with the

@@ -36,7 +36,8 @@ type workload struct {
 	arrivals []time.Duration // submission instant of each planned turn
 
 	turnsSubmitted, inputsSent, issued int
-	terminalCount                      int // turns known terminal
+	terminalCount                      int           // turns known terminal
+	env                                *wEnvironment // workload_environment.go
 	out                                *[]sim.Effect
 }
 
@@ -138,6 +139,7 @@ func (wl *workload) plan(now time.Time) {
 	if wl.total <= 0 {
 		return
 	}
+	wl.planEnvironment(now)
 	n := sh.sessions(1+wl.r.IntN(min(4, wl.total)), wl.total)
 	for i := range n {
 		s := &wSession{}

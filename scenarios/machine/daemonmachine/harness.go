@@ -14,7 +14,8 @@ import (
 // step settles them.
 type harness struct {
 	armed   map[string]int
-	turns   []daemon.TurnID // native Turns in start order
+	staged  map[string][]byte // runtime_prepare staging (transfer.go)
+	turns   []daemon.TurnID   // native Turns in start order
 	settled map[daemon.TurnID]*daemon.SettleResult
 	waits   map[daemon.TurnID]daemon.CallID // held settlement waits
 	held    []daemon.NativeCall             // calls that hang
@@ -84,6 +85,8 @@ func (h *harness) call(c daemon.NativeCall) []daemon.Event {
 			return []daemon.Event{result(c.Call, daemon.CloseResult{Err: "native close failed"})}
 		}
 		return []daemon.Event{result(c.Call, daemon.CloseResult{})}
+	case daemon.StageChunk, daemon.InstallTransfer, daemon.DiscardTransfer:
+		return []daemon.Event{result(c.Call, h.transfer(op))}
 	}
 	panic(fmt.Sprintf("controlled harness: unknown op %T", c.Op))
 }

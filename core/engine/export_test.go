@@ -1,0 +1,4 @@
+package engine
+
+// ProfileFields exposes the validator's field classification to tests.
+var ProfileFields = profileFields

@@ -1,0 +1,71 @@
+package core
+
+import (
+	"fmt"
+
+	"github.com/turnstile-sim/turnstile/core/engine"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// ErrEngineUnqualified: the engine profile catalog does not qualify the
+// Session's kind, placement or a requested operation (or the profile's
+// additional validation refused it). Nothing durable changed.
+var ErrEngineUnqualified = fmt.Errorf("core: engine not qualified for the request")
+
+// engineRequest is the public view of a frozen agent configuration that
+// the engine policy qualifies.
+func engineRequest(a AgentConfig) engine.Request {
+	return engine.Request{
+		Kind:                           a.Kind,
+		Placement:                      engine.Placement(a.Environment),
+		Model:                          a.Model,
+		ModelProvider:                  a.ModelProvider,
+		HarnessConfig:                  a.HarnessConfig,
+		TextVerbosity:                  a.TextVerbosity,
+		StructuredOutput:               a.OutputSchema != nil,
+		FunctionTools:                  a.FunctionTools,
+		ToolSearch:                     a.ToolSearch,
+		FunctionResultImages:           a.FunctionResultImages,
+		DisableProgrammaticToolCalling: a.DisableProgrammaticToolCalling,
+		MultiAgent:                     a.MultiAgent,
+		MCPServers:                     a.MCPServers,
+	}
+}
+
+// admitAgent is the API admission of a new Session against the engine
+// policy, after the configuration is frozen (MCP origins included).
+// Without a configured Policy every kind is admitted here and only the
+// device's declaration decides.
+func (m *Machine) admitAgent(a AgentConfig) error {
+	if m.cfg.Policy == nil {
+		return nil
+	}
+	if err := m.cfg.Policy.Admit(engineRequest(a)); err != nil {
+		return fmt.Errorf("%w: %w", ErrEngineUnqualified, err)
+	}
+	return nil
+}
+
+// admitInput refuses an image input when the engine's profile does not
+// qualify message images.
+func (m *Machine) admitInput(s *session, in wire.MessageInput) error {
+	if m.cfg.Policy == nil || !in.HasImages() {
+		return nil
+	}
+	r := engineRequest(s.rec.Agent)
+	r.MessageImages = true
+	if err := m.cfg.Policy.Admit(r); err != nil {
+		return fmt.Errorf("%w: %w", ErrEngineUnqualified, err)
+	}
+	return nil
+}
+
+// engineProfile is the controls the policy's profile declares for kind,
+// read by device selection and by the final check alike.
+func (m *Machine) engineProfile(kind string) EngineProfile {
+	if m.cfg.Policy == nil {
+		return m.cfg.EngineProfiles[kind]
+	}
+	c := m.cfg.Policy.Controls(kind)
+	return EngineProfile{WebSearchControl: c.WebSearchControl, TextVerbosity: c.TextVerbosity}
+}

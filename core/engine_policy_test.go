@@ -1,0 +1,84 @@
+package core_test
+
+import (
+	"testing"
+
+	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/core/engine"
+	"github.com/turnstile-sim/turnstile/core/engine/enginetest"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+func policyHarness(t *testing.T, profiles ...engine.Profile) *harness {
+	p := engine.For(engine.NewCatalog(profiles...))
+	return newHarnessCfg(t, core.Config{Policy: &p})
+}
+
+// TestPolicyEmptyCatalogAuthorisesNothing: with an explicit empty catalog
+// no Session is admitted and nothing durable changes.
+func TestPolicyEmptyCatalogAuthorisesNothing(t *testing.T) {
+	h := policyHarness(t)
+	r := h.api(core.CreateSession{Call: "c", Agent: defaultAgent()})
+	require.ErrorIs(t, r.Err, core.ErrEngineUnqualified)
+	require.ErrorIs(t, r.Err, engine.ErrUnknownEngine)
+	require.Equal(t, 0, len(h.st.Sessions()))
+}
+
+func TestPolicyRefusesUnqualifiedPlacementAndOperations(t *testing.T) {
+	h := policyHarness(t, enginetest.TextOnly(kind))
+	hosted := defaultAgent()
+	hosted.Environment, hosted.EnvironmentID = core.EnvSelfHosted, "e-1"
+	r := h.api(core.CreateSession{Call: "c1", Agent: hosted})
+	require.ErrorIs(t, r.Err, engine.ErrUnqualified)
+
+	tools := defaultAgent()
+	tools.FunctionTools = []wire.FunctionTool{{Name: "f"}}
+	r = h.api(core.CreateSession{Call: "c2", Agent: tools})
+	require.ErrorIs(t, r.Err, engine.ErrUnqualified)
+
+	mcp := defaultAgent()
+	mcp.MCPServers = []wire.MCPHTTPServer{{ServerLabel: "l", ServerURL: "https://mcp.example"}}
+	r = h.api(core.CreateSession{Call: "c3", Agent: mcp})
+	require.ErrorIs(t, r.Err, engine.ErrUnqualified, "the frozen default origin is qualified like an explicit one")
+	require.Equal(t, 0, len(h.st.Sessions()))
+
+	h.session(defaultAgent())
+}
+
+// TestPolicyRefusesImagesAtSubmitAndSteer: an image input on an engine
+// whose profile does not qualify images is refused before any work.
+func TestPolicyRefusesImagesAtSubmitAndSteer(t *testing.T) {
+	h := policyHarness(t, enginetest.TextOnly(kind))
+	h.connect("d1", 1, fullCaps())
+	sid := h.session(defaultAgent())
+	r := h.api(core.SubmitTurn{Call: "c", Session: sid, Input: imageInput})
+	require.ErrorIs(t, r.Err, engine.ErrUnqualified)
+	tid := h.submit(sid, "x")
+	r = h.api(core.SteerInput{Call: "s", Turn: tid, Input: imageInput})
+	require.ErrorIs(t, r.Err, core.ErrEngineUnqualified)
+}
+
+// TestPolicyControlsReachDeviceSelection: a profile declaring the web
+// search and verbosity controls makes Core require the device's matching
+// capabilities; the text-only profile does not.
+func TestPolicyControlsReachDeviceSelection(t *testing.T) {
+	h := policyHarness(t, enginetest.Full(kind))
+	h.connect("d1", 1, baseCaps())
+	sid := h.session(defaultAgent())
+	tid := h.submit(sid, "x")
+	v := h.turn(tid)
+	require.Equal(t, core.TurnFailed, v.State)
+	require.Equal(t, "web_search_control", v.ErrorDetail)
+
+	h = policyHarness(t, enginetest.TextOnly(kind))
+	h.connect("d1", 1, baseCaps())
+	sid = h.session(defaultAgent())
+	h.submit(sid, "x")
+	one[wire.ExecutionPrepare](t, h.last)
+}
+
+func TestPolicyAndEngineProfilesAreExclusive(t *testing.T) {
+	var p engine.Policy
+	err := core.Config{Policy: &p, EngineProfiles: map[string]core.EngineProfile{}}.Validate()
+	require.True(t, err != nil, "both set must be refused")
+}

@@ -1,0 +1,247 @@
+package check
+
+import "github.com/turnstile-sim/turnstile/wire"
+
+// Suspension fencing oracles, from the wire only (the seeds' rules of
+// 暂停 fencing and wire-reference §3.12 written out again):
+//
+//   - fencing_reply: a daemon's environment_quiesced / environment_resumed
+//     answers a request of the matching type that reached it on the same
+//     connection under the same Envelope ID, echoes both IDs exactly, and
+//     carries no code when accepted (a refusal carries one).
+//   - fencing_in_flight: Core never has more than two fencing requests
+//     unanswered on one connection, and never sends one without both IDs.
+//   - fencing_quiesced_work: from an accepted quiesce until an accepted
+//     resume of the same suspension, the device accepts no new work: no
+//     preparation_status other than rejected for a request that reached
+//     it after the quiesce, no runtime_prepare ready for a begin after it.
+//   - fencing_double_resume: Core sends no environment_resume for a
+//     suspension after it received an accepted environment_resumed for it.
+
+const (
+	fencingRepliesInFlightMax = 2
+	fencingCodeNone           = ""
+)
+
+type fenceRequest struct {
+	quiesce       bool
+	env, suspend  string
+	conn          uint64
+	device        string
+	repliedByPeer bool
+}
+
+type fencingState struct {
+	requests map[string]*fenceRequest // by Envelope ID
+	inFlight map[uint64]int           // Core's unanswered requests per connection
+	// fenced: device → suspend_id of its accepted quiesce, until resumed.
+	fenced map[string]string
+	// fencedSince: device → the wire event count at its accepted quiesce;
+	// requests that reached the device later are new work.
+	fencedSince map[string]int
+	arrived     map[string]int  // device/request → event count at arrival
+	resumed     map[string]bool // suspend_id whose accepted resume reached Core
+	events      int
+}
+
+func (s *fencingState) init() {
+	s.requests = map[string]*fenceRequest{}
+	s.inFlight = map[uint64]int{}
+	s.fenced = map[string]string{}
+	s.fencedSince = map[string]int{}
+	s.arrived = map[string]int{}
+	s.resumed = map[string]bool{}
+}
+
+func (l *Ledger) observeFencing(ev WireEvent) {
+	s := &l.fencing
+	if s.requests == nil {
+		s.init()
+	}
+	s.events++
+	if ev.Kind == WireClosed && ev.To == coreNodeID {
+		l.fencingConnClosed(ev.Conn)
+		return
+	}
+	if !ev.HasFrame() {
+		return
+	}
+	switch {
+	case ev.Kind == WireSent && ev.From == coreNodeID:
+		l.fencingCoreSent(ev)
+	case ev.Kind == WireDelivered && ev.From == coreNodeID:
+		l.fencingDeviceReceived(ev)
+	case ev.Kind == WireSent && ev.To == coreNodeID:
+		l.fencingDeviceSent(ev)
+	case ev.Kind == WireDelivered && ev.To == coreNodeID:
+		l.fencingCoreReceived(ev)
+	}
+}
+
+func (l *Ledger) fencingCoreSent(ev WireEvent) {
+	s := &l.fencing
+	var req *fenceRequest
+	switch p := ev.Frame.Payload.(type) {
+	case wire.EnvironmentQuiesce:
+		req = &fenceRequest{quiesce: true, env: p.EnvironmentID, suspend: p.SuspendID}
+	case wire.EnvironmentResume:
+		req = &fenceRequest{env: p.EnvironmentID, suspend: p.SuspendID}
+		if s.resumed[p.SuspendID] {
+			l.violate(ev.At, "fencing_double_resume", "Core resumes suspension %s on %s again after its accepted resume", p.SuspendID, connKey(ev.Conn))
+		}
+	default:
+		return
+	}
+	if req.env == "" || req.suspend == "" || ev.Frame.ID == "" {
+		l.violate(ev.At, "fencing_in_flight", "Core sends %s without both IDs on %s", ev.Frame.Type(), connKey(ev.Conn))
+	}
+	req.conn, req.device = ev.Conn, ev.To
+	s.requests[ev.Frame.ID] = req
+	s.inFlight[ev.Conn]++
+	if s.inFlight[ev.Conn] > fencingRepliesInFlightMax {
+		l.violate(ev.At, "fencing_in_flight", "Core has %d fencing requests unanswered on %s", s.inFlight[ev.Conn], connKey(ev.Conn))
+	}
+}
+
+// fencingDeviceReceived notes when requests reach a device: fencing
+// requests for the reply check, work requests for the quiesced check.
+func (l *Ledger) fencingDeviceReceived(ev WireEvent) {
+	s := &l.fencing
+	switch ev.Frame.Payload.(type) {
+	case wire.EnvironmentQuiesce, wire.EnvironmentResume:
+		if r := s.requests[ev.Frame.ID]; r != nil && r.conn == ev.Conn {
+			r.repliedByPeer = true // it reached the daemon: a reply may follow
+		}
+	case wire.ExecutionPrepare:
+		s.arrived[ev.To+"/p/"+ev.Frame.ID] = s.events
+	case wire.RuntimePrepare:
+		if ev.Frame.Payload.(wire.RuntimePrepare).Step == wire.StepBegin {
+			s.arrived[ev.To+"/x/"+ev.Frame.ID] = s.events
+		}
+	}
+}
+
+func (l *Ledger) fencingDeviceSent(ev WireEvent) {
+	s := &l.fencing
+	switch p := ev.Frame.Payload.(type) {
+	case wire.EnvironmentQuiesced:
+		l.fencingReply(ev, true, p.EnvironmentID, p.SuspendID, p.Accepted, p.ErrorCode)
+	case wire.EnvironmentResumed:
+		l.fencingReply(ev, false, p.EnvironmentID, p.SuspendID, p.Accepted, p.ErrorCode)
+	case wire.PreparationStatus:
+		if p.State == wire.StateRejected {
+			return
+		}
+		if _, fenced := s.fenced[ev.From]; fenced {
+			if at, ok := s.arrived[ev.From+"/p/"+ev.Frame.ID]; ok && at > s.fencedSince[ev.From] {
+				l.violate(ev.At, "fencing_quiesced_work", "quiesced %s answers the new request %s with %s", ev.From, ev.Frame.ID, p.State)
+			}
+		}
+	case wire.RuntimePrepareResult:
+		if p.Outcome != wire.OutcomeReady {
+			return
+		}
+		if _, fenced := s.fenced[ev.From]; fenced {
+			if at, ok := s.arrived[ev.From+"/x/"+ev.Frame.ID]; ok && at > s.fencedSince[ev.From] {
+				l.violate(ev.At, "fencing_quiesced_work", "quiesced %s begins the new transfer %s", ev.From, ev.Frame.ID)
+			}
+		}
+	}
+}
+
+func (l *Ledger) fencingReply(ev WireEvent, quiesce bool, env, suspend string, accepted bool, code string) {
+	s := &l.fencing
+	req := s.requests[ev.Frame.ID]
+	switch {
+	case req == nil || req.conn != ev.Conn || !req.repliedByPeer:
+		l.violate(ev.At, "fencing_reply", "%s answers %s on %s, which no request of that ID reached there", ev.From, ev.Frame.ID, connKey(ev.Conn))
+		return
+	case req.quiesce != quiesce:
+		l.violate(ev.At, "fencing_reply", "%s answers %s with %s: the reply type does not match the request", ev.From, ev.Frame.ID, ev.Frame.Type())
+	case req.env != env || req.suspend != suspend:
+		l.violate(ev.At, "fencing_reply", "%s's %s does not echo both IDs of %s", ev.From, ev.Frame.Type(), ev.Frame.ID)
+	case accepted && code != fencingCodeNone:
+		l.violate(ev.At, "fencing_reply", "%s accepts %s with code %q", ev.From, ev.Frame.ID, code)
+	case !accepted && code == fencingCodeNone:
+		l.violate(ev.At, "fencing_reply", "%s refuses %s without a code", ev.From, ev.Frame.ID)
+	}
+	if !accepted {
+		if quiesce {
+			l.reach(MarkQuiesceRefused)
+		}
+		return
+	}
+	if quiesce {
+		if _, already := s.fenced[ev.From]; !already {
+			s.fencedSince[ev.From] = s.events
+		}
+		s.fenced[ev.From] = suspend
+		l.reach(MarkQuiesceAccepted)
+		return
+	}
+	if s.fenced[ev.From] == suspend {
+		delete(s.fenced, ev.From)
+		delete(s.fencedSince, ev.From)
+	}
+}
+
+func (l *Ledger) fencingCoreReceived(ev WireEvent) {
+	s := &l.fencing
+	var accepted, resume bool
+	var suspend string
+	switch p := ev.Frame.Payload.(type) {
+	case wire.EnvironmentQuiesced:
+		accepted, suspend = p.Accepted, p.SuspendID
+	case wire.EnvironmentResumed:
+		accepted, resume, suspend = p.Accepted, true, p.SuspendID
+	default:
+		return
+	}
+	req := s.requests[ev.Frame.ID]
+	if req == nil || req.conn != ev.Conn {
+		return
+	}
+	delete(s.requests, ev.Frame.ID)
+	s.inFlight[ev.Conn]--
+	if resume && accepted && !req.quiesce && req.suspend == suspend {
+		s.resumed[suspend] = true
+		l.reach(MarkResumeAccepted)
+	}
+}
+
+// fencingConnClosed forgets Core's requests in flight on a closed
+// connection (their replies can no longer arrive) and a daemon's fence
+// when its process restarted (the fence belongs to the process).
+func (l *Ledger) fencingConnClosed(conn uint64) {
+	s := &l.fencing
+	if s.requests == nil {
+		return
+	}
+	for id, r := range s.requests { //tidy:sorted deletes only
+		if r.conn == conn {
+			delete(s.requests, id)
+		}
+	}
+	delete(s.inFlight, conn)
+}
+
+// fencingCoreDown: Core's requests in flight died with it; what it
+// durably learned (accepted resumes) stays.
+func (l *Ledger) fencingCoreDown() {
+	s := &l.fencing
+	if s.requests == nil {
+		return
+	}
+	s.requests = map[string]*fenceRequest{}
+	s.inFlight = map[uint64]int{}
+}
+
+// fencingNodeDown: a daemon's fence belongs to its process.
+func (l *Ledger) fencingNodeDown(node string) {
+	s := &l.fencing
+	if s.requests == nil {
+		return
+	}
+	delete(s.fenced, node)
+	delete(s.fencedSince, node)
+}

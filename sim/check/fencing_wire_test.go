@@ -1,0 +1,132 @@
+package check
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+func checksNamed(vs []Violation, prefix string) []Violation {
+	var out []Violation
+	for _, v := range vs {
+		if strings.HasPrefix(v.Check, prefix) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func newFeed() (*Ledger, wireFeed) {
+	var now int64
+	l := NewLedger()
+	return l, wireFeed{l: l, now: &now}
+}
+
+func quiesceFrame(id, env, suspend string) wire.Frame {
+	return wire.Frame{ID: id, Payload: wire.EnvironmentQuiesce{EnvironmentID: env, SuspendID: suspend}}
+}
+
+func resumeFrame(id, env, suspend string, rollback bool) wire.Frame {
+	return wire.Frame{ID: id, Payload: wire.EnvironmentResume{EnvironmentID: env, SuspendID: suspend, Rollback: rollback}}
+}
+
+func quiescedFrame(id, env, suspend string, accepted bool, code string) wire.Frame {
+	return wire.Frame{ID: id, Payload: wire.EnvironmentQuiesced{EnvironmentID: env, SuspendID: suspend, Accepted: accepted, ErrorCode: code}}
+}
+
+func resumedFrame(id, env, suspend string, accepted bool, code string) wire.Frame {
+	return wire.Frame{ID: id, Payload: wire.EnvironmentResumed{EnvironmentID: env, SuspendID: suspend, Accepted: accepted, ErrorCode: code}}
+}
+
+func TestFencingOracleAcceptsTheProtocol(t *testing.T) {
+	l, w := newFeed()
+	w.open(1, "d1")
+	w.coreSends(1, "d1", quiesceFrame("q1", "e", "s1"))
+	w.deviceSends(1, "d1", quiescedFrame("q1", "e", "s1", true, ""))
+	w.close(1, "d1")
+	w.open(2, "d1")
+	w.coreSends(2, "d1", prepareFrame("p1", "s", goodConfig("s")))
+	w.deviceSends(2, "d1", statusFrame("p1", wire.PreparationStatus{State: wire.StateRejected, ErrorCode: "resource_unavailable", Operation: wire.TypeExecutionPrepare}))
+	w.coreSends(2, "d1", resumeFrame("r1", "e", "s1", false))
+	w.deviceSends(2, "d1", resumedFrame("r1", "e", "s1", true, ""))
+	w.coreSends(2, "d1", prepareFrame("p2", "s", goodConfig("s")))
+	w.deviceSends(2, "d1", statusFrame("p2", wire.PreparationStatus{Handle: "h", ExecutorID: "x", Revision: 1, State: wire.StatePreparing}))
+	if vs := checksNamed(l.AfterStep(1), "fencing"); len(vs) != 0 {
+		t.Fatalf("violations: %v", vs)
+	}
+	if l.marks[MarkQuiesceAccepted] != 1 || l.marks[MarkResumeAccepted] != 1 {
+		t.Fatalf("marks %v", l.marks)
+	}
+}
+
+func TestFencingOracleCatchesBadReplies(t *testing.T) {
+	rows := []struct {
+		name  string
+		reply wire.Frame
+		part  string
+	}{
+		{"wrong type", resumedFrame("q1", "e", "s1", true, ""), "reply type does not match"},
+		{"environment not echoed", quiescedFrame("q1", "other", "s1", true, ""), "does not echo both IDs"},
+		{"suspend not echoed", quiescedFrame("q1", "e", "s9", false, CodeBusyForTest), "does not echo both IDs"},
+		{"accepted with a code", quiescedFrame("q1", "e", "s1", true, "resource_busy"), "accepts q1 with code"},
+		{"refused without a code", quiescedFrame("q1", "e", "s1", false, ""), "refuses q1 without a code"},
+		{"unknown request", quiescedFrame("q9", "e", "s1", true, ""), "no request of that ID"},
+	}
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			l, w := newFeed()
+			w.open(1, "d1")
+			w.coreSends(1, "d1", quiesceFrame("q1", "e", "s1"))
+			w.deviceSends(1, "d1", row.reply)
+			vs := checksNamed(l.AfterStep(1), "fencing_reply")
+			if len(vs) != 1 || !strings.Contains(vs[0].Message, row.part) {
+				t.Fatalf("violations %v, want one fencing_reply with %q", vs, row.part)
+			}
+		})
+	}
+}
+
+const CodeBusyForTest = "resource_busy"
+
+func TestFencingOracleCatchesWorkWhileQuiesced(t *testing.T) {
+	l, w := newFeed()
+	w.open(1, "d1")
+	w.coreSends(1, "d1", quiesceFrame("q1", "e", "s1"))
+	w.deviceSends(1, "d1", quiescedFrame("q1", "e", "s1", true, ""))
+	w.coreSends(1, "d1", prepareFrame("p1", "s", goodConfig("s")))
+	w.deviceSends(1, "d1", statusFrame("p1", wire.PreparationStatus{Handle: "h", ExecutorID: "x", Revision: 1, State: wire.StatePreparing}))
+	vs := checksNamed(l.AfterStep(1), "fencing_quiesced_work")
+	if len(vs) != 1 {
+		t.Fatalf("violations %v", vs)
+	}
+	// A daemon restart lifts the fence: the process that held it is gone.
+	l.NodeCrashed(*w.now, "d1")
+	w.open(2, "d1")
+	w.coreSends(2, "d1", prepareFrame("p2", "s", goodConfig("s")))
+	w.deviceSends(2, "d1", statusFrame("p2", wire.PreparationStatus{Handle: "h", ExecutorID: "x", Revision: 1, State: wire.StatePreparing}))
+	if vs := checksNamed(l.AfterStep(2), "fencing_quiesced_work"); len(vs) != 0 {
+		t.Fatalf("violations after restart %v", vs)
+	}
+}
+
+func TestFencingOracleCatchesDoubleResumeAndTooManyInFlight(t *testing.T) {
+	l, w := newFeed()
+	w.open(1, "d1")
+	w.coreSends(1, "d1", resumeFrame("r1", "e", "s1", true))
+	w.deviceSends(1, "d1", resumedFrame("r1", "e", "s1", true, ""))
+	w.coreSends(1, "d1", resumeFrame("r2", "e", "s1", true))
+	if vs := checksNamed(l.AfterStep(1), "fencing_double_resume"); len(vs) != 1 {
+		t.Fatalf("double resume: %v", vs)
+	}
+	w.coreSends(1, "d1", quiesceFrame("q1", "a", "s2"))
+	w.coreSends(1, "d1", quiesceFrame("q2", "b", "s3")) // r2, q1, q2 unanswered
+	vs := checksNamed(l.AfterStep(2), "fencing_in_flight")
+	if len(vs) != 1 || !strings.Contains(vs[0].Message, "3 fencing requests") {
+		t.Fatalf("in flight: %v", vs)
+	}
+	w.coreSends(1, "d1", quiesceFrame("q3", "", "s4"))
+	if vs := checksNamed(l.AfterStep(3), "fencing_in_flight"); len(vs) != 2 {
+		t.Fatalf("missing IDs: %v", vs)
+	}
+}

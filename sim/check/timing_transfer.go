@@ -1,0 +1,100 @@
+package check
+
+import "time"
+
+// transferExchange is Core's runtime_prepare exchange bound, written out
+// again (wire-reference §3.2). It is judged here, not in the campaign's
+// timer table: a run rarely lasts 195 s past a begin.
+const transferExchange = 195 * time.Second
+
+// CheckTimingTransfer is the exchange oracle's check name.
+const CheckTimingTransfer = "timing_transfer_exchange"
+
+// The transfer exchange oracle (Core): Core's whole runtime_prepare
+// exchange of one transfer is bounded by 195 s from its begin (wire-
+// reference §3.2). From the wire (Core's begin, the results delivered to
+// Core, connection ends) and Core's durable preparation records: a
+// transfer without a terminal result delivered to Core within 195 s of
+// its begin is recorded unknown exactly then; it is recorded unknown
+// earlier only after a reason Core observed (its connection ended, Core
+// restarted, a result for it reached Core in that instant and failed the
+// shared validator).
+
+type transferClock struct {
+	begun    int64
+	conn     uint64
+	resolved bool // a terminal result reached Core, or Core recorded an end
+}
+
+type transferTiming struct {
+	byID      map[string]*transferClock
+	connEnded map[uint64]int64 // conn → instant Core learned it ended
+	resultAt  map[string]int64 // transfer → last instant a result reached Core
+	restarted int64            // last Core crash instant
+}
+
+func (s *transferTiming) init() {
+	s.byID = map[string]*transferClock{}
+	s.connEnded = map[uint64]int64{}
+	s.resultAt = map[string]int64{}
+	s.restarted = -1
+}
+
+func (l *Ledger) transferTimingBegin(at int64, conn uint64, id string) {
+	s := &l.transferTime
+	c := &transferClock{begun: at, conn: conn}
+	s.byID[id] = c
+	deadline := at + int64(transferExchange)
+	l.arm(deadline, func() {
+		if !c.resolved {
+			c.resolved = true
+			l.violate(deadline, CheckTimingTransfer, "transfer %s begun at %s has neither a terminal result nor an unknown record at %s, the end of Core's %s exchange",
+				id, vtime(at), vtime(deadline), transferExchange)
+		}
+	})
+}
+
+// transferTimingResult: a result reached Core; a terminal one ends the
+// exchange.
+func (l *Ledger) transferTimingResult(at int64, id string, terminal bool) {
+	s := &l.transferTime
+	s.resultAt[id] = at
+	if c := s.byID[id]; c != nil && terminal {
+		c.resolved = true
+	}
+}
+
+func (l *Ledger) transferTimingConnEnded(at int64, conn uint64) { l.transferTime.connEnded[conn] = at }
+
+func (l *Ledger) transferTimingCoreDown(at int64) {
+	if s := &l.transferTime; s.byID != nil {
+		s.restarted = at
+	}
+}
+
+// PreparationStepUnknown records Core durably recording the step of
+// transfer id unknown.
+func (l *Ledger) PreparationStepUnknown(at int64, id string) {
+	l.advance(at)
+	s := &l.transferTime
+	if s.byID == nil {
+		s.init()
+	}
+	c := s.byID[id]
+	if c == nil || c.resolved {
+		return
+	}
+	c.resolved = true
+	deadline := c.begun + int64(transferExchange)
+	switch {
+	case at >= deadline:
+		// on time (later was judged by the armed deadline)
+	case s.connEnded[c.conn] >= c.begun, s.restarted >= c.begun, s.resultAt[id] == at:
+		// Core observed a reason: the connection ended, Core restarted,
+		// or a result for it arrived in this instant (and failed the
+		// shared validator)
+	default:
+		l.violate(at, CheckTimingTransfer, "Core records transfer %s unknown at %s, %s after its begin: before the %s exchange ended, without a reason",
+			id, vtime(at), time.Duration(at-c.begun), transferExchange)
+	}
+}

@@ -1,0 +1,154 @@
+package check
+
+import (
+	"strings"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// runtime_prepare oracles, from the wire and the simulated installer's
+// ground truth (准备与执行顺序; wire-reference §3.2):
+//
+//   - transfer_in_flight: Core sends a runtime_prepare step on a
+//     connection only when no earlier step there awaits its result (one
+//     frame in flight, one transfer per connection).
+//   - transfer_replayed: a transfer ID Core used on one connection never
+//     appears on another (never replayed on reconnect).
+//   - transfer_result: a daemon's runtime_prepare_result is the shared
+//     validator's expected answer to the step that reached it (ready,
+//     received with the new end offset, completed with the total size) or
+//     a terminal refusal with a code of its finite set.
+//   - transfer_installed_without_digest: a completed result for a skill,
+//     plugin or file transfer the installer did not install (size and
+//     SHA-256 matched) before the daemon answered.
+
+type transferStep struct {
+	conn           uint64
+	expect         string
+	offset, total  int64
+	answered       bool // the daemon sent its result
+	resultReceived bool
+	body           bool
+}
+
+type transferState struct {
+	byID      map[string]*transferStep // current step of each transfer ID
+	conns     map[string]uint64        // transfer ID → the connection Core used
+	awaiting  map[uint64]string        // connection → transfer whose step awaits Core's result
+	installed map[string]bool          // device/transfer ID → installed by the Harness
+}
+
+func (s *transferState) init() {
+	s.byID = map[string]*transferStep{}
+	s.conns = map[string]uint64{}
+	s.awaiting = map[uint64]string{}
+	s.installed = map[string]bool{}
+}
+
+// TransferInstalled records the simulated installer's answer to an
+// installation of transfer (its installer identity "g<gen>/<id>").
+func (l *Ledger) TransferInstalled(at int64, device, transfer, action string, installed bool) {
+	s := &l.transfers
+	if s.byID == nil {
+		s.init()
+	}
+	_, id, _ := strings.Cut(transfer, "/")
+	if installed {
+		s.installed[device+"/"+id] = true
+	}
+}
+
+func (l *Ledger) observeTransfers(ev WireEvent) {
+	s := &l.transfers
+	if s.byID == nil {
+		s.init()
+		l.transferTime.init()
+	}
+	if ev.Kind == WireClosed && ev.To == coreNodeID {
+		l.transferTimingConnEnded(ev.At, ev.Conn)
+		if id, open := s.awaiting[ev.Conn]; open {
+			delete(s.awaiting, ev.Conn)
+			delete(s.byID, id)
+			l.reach(MarkTransferLostWithConnection)
+		}
+		return
+	}
+	if !ev.HasFrame() {
+		return
+	}
+	switch p := ev.Frame.Payload.(type) {
+	case wire.RuntimePrepare:
+		if ev.From == coreNodeID && ev.Kind == WireSent {
+			l.transferCoreSent(ev, p)
+		}
+	case wire.RuntimePrepareResult:
+		switch {
+		case ev.Kind == WireSent && ev.To == coreNodeID:
+			l.transferDeviceSent(ev, p)
+		case ev.Kind == WireDelivered && ev.To == coreNodeID:
+			if st := s.byID[ev.Frame.ID]; st != nil && st.conn == ev.Conn {
+				st.resultReceived = true
+				delete(s.awaiting, ev.Conn)
+				l.transferTimingResult(ev.At, ev.Frame.ID, p.Outcome != wire.OutcomeReady && p.Outcome != wire.OutcomeReceived)
+			}
+		}
+	}
+}
+
+func (l *Ledger) transferCoreSent(ev WireEvent, p wire.RuntimePrepare) {
+	s := &l.transfers
+	id := ev.Frame.ID
+	if c, seen := s.conns[id]; seen && c != ev.Conn {
+		l.violate(ev.At, "transfer_replayed", "Core sends transfer %s on %s after using it on %s", id, connKey(ev.Conn), connKey(c))
+	}
+	s.conns[id] = ev.Conn
+	if other, busy := s.awaiting[ev.Conn]; busy {
+		l.violate(ev.At, "transfer_in_flight", "Core sends %s step of %s on %s while %s awaits its result", p.Step, id, connKey(ev.Conn), other)
+	}
+	s.awaiting[ev.Conn] = id
+	prev := s.byID[id]
+	st := &transferStep{conn: ev.Conn}
+	switch p.Step {
+	case wire.StepBegin:
+		l.transferTimingBegin(ev.At, ev.Conn, id)
+		st.expect, st.body = wire.OutcomeReady, p.Action == wire.PrepareActionSkill || p.Action == wire.PrepareActionPlugin || p.Action == wire.PrepareActionFile
+		if st.body {
+			st.total = p.SizeBytes
+		}
+	case wire.StepChunk:
+		st.expect, st.offset = wire.OutcomeReceived, p.Offset+int64(len(p.Data))
+	case wire.StepCommit:
+		st.expect = wire.OutcomeCompleted
+	}
+	if prev != nil {
+		st.total, st.body = prev.total, prev.body
+	}
+	s.byID[id] = st
+}
+
+func (l *Ledger) transferDeviceSent(ev WireEvent, r wire.RuntimePrepareResult) {
+	s := &l.transfers
+	st := s.byID[ev.Frame.ID]
+	if st == nil || st.conn != ev.Conn || st.answered {
+		return // a refusal of a step we did not follow (a rogue's, or a late one)
+	}
+	st.answered = true
+	offset := int64(0)
+	if st.expect == wire.OutcomeReceived {
+		offset = st.offset
+	}
+	if err := r.ValidateAgainst(st.expect, offset, st.total); err != nil {
+		l.violate(ev.At, "transfer_result", "%s answers transfer %s awaiting %s: %v", ev.From, ev.Frame.ID, st.expect, err)
+	}
+	switch {
+	case r.Outcome == wire.OutcomeCompleted && st.body:
+		if !s.installed[ev.From+"/"+ev.Frame.ID] {
+			l.violate(ev.At, "transfer_installed_without_digest", "%s completes transfer %s that its installer never installed", ev.From, ev.Frame.ID)
+		}
+		l.reach(MarkTransferCompleted)
+	case r.Outcome == wire.OutcomeRejected && r.ErrorCode == wire.TransferRejected:
+		l.reach(MarkTransferDigestRejected)
+	case r.Outcome == wire.OutcomeFailed && r.ExitCode > 0:
+		l.reach(MarkTransferSetupFailed)
+	}
+}

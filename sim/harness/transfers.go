@@ -1,0 +1,99 @@
+package harness
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/daemon"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// The simulated installer behind runtime_prepare: it stages bytes per
+// transfer, verifies the declared size and SHA-256 at install, and runs
+// initialization commands by a tiny script language the workload draws
+// from: "exit N" fails with exit code N, "sleep S" answers after S
+// seconds, anything else succeeds. Every answered installation is ground
+// truth for the transfer checkers (TransferRecorder).
+
+// TransferRecorder is an optional extension of Recorder: TransferInstalled
+// reports an installation the Harness answered; installed tells whether
+// anything was installed (the digest and size matched, or the command
+// ran and exited 0).
+type TransferRecorder interface {
+	TransferInstalled(at int64, device, transfer, action string, installed bool)
+}
+
+type hTransfer struct {
+	staged []byte
+}
+
+func (h *Harness) transfer(id string) *hTransfer {
+	if h.xfers == nil {
+		h.xfers = map[string]*hTransfer{}
+	}
+	t := h.xfers[id]
+	if t == nil {
+		t = &hTransfer{}
+		h.xfers[id] = t
+	}
+	return t
+}
+
+func (h *Harness) stage(now time.Time, c daemon.CallID, op daemon.StageChunk) {
+	t := h.transfer(op.Transfer)
+	res := daemon.StageResult{}
+	if int64(len(t.staged)) != op.Offset {
+		res.Err = "simulated staging gap"
+	} else {
+		t.staged = append(t.staged, op.Data...)
+	}
+	h.after(now, h.latency(), func(now time.Time) { h.result(now, c, res) })
+}
+
+func (h *Harness) discard(now time.Time, c daemon.CallID, op daemon.DiscardTransfer) {
+	delete(h.xfers, op.Transfer)
+	h.after(now, h.latency(), func(now time.Time) { h.result(now, c, daemon.DiscardResult{}) })
+}
+
+func (h *Harness) install(now time.Time, c daemon.CallID, op daemon.InstallTransfer) {
+	hd := op.Header
+	res, d := daemon.InstallResult{Outcome: daemon.InstallCompleted}, h.latency()
+	switch hd.Action {
+	case wire.PrepareActionSkill, wire.PrepareActionPlugin, wire.PrepareActionFile:
+		staged := h.transfer(op.Transfer).staged
+		sum := sha256.Sum256(staged)
+		if int64(len(staged)) != hd.SizeBytes || hex.EncodeToString(sum[:]) != hd.SHA256 {
+			res.Outcome = daemon.InstallMismatch
+		}
+		delete(h.xfers, op.Transfer)
+	case wire.PrepareActionInitialize:
+		res, d = h.runCommand(hd.Initialization, d)
+	}
+	h.after(now, d, func(now time.Time) {
+		if tr, ok := h.dev.Recorder.(TransferRecorder); ok {
+			tr.TransferInstalled(at(now), string(h.dev.ID), op.Transfer, hd.Action, res.Outcome == daemon.InstallCompleted)
+		}
+		h.result(now, c, res)
+	})
+}
+
+func (h *Harness) runCommand(in *wire.Initialization, d time.Duration) (daemon.InstallResult, time.Duration) {
+	ok := daemon.InstallResult{Outcome: daemon.InstallCompleted}
+	if in == nil || in.Action != "setup" {
+		return ok, d
+	}
+	verb, arg, _ := strings.Cut(in.Command, " ")
+	n, err := strconv.Atoi(arg)
+	switch {
+	case err != nil:
+		return ok, d
+	case verb == "exit" && n > 0 && n <= 255:
+		return daemon.InstallResult{Outcome: daemon.InstallFailed, ExitCode: n}, d
+	case verb == "sleep" && n > 0:
+		return ok, time.Duration(n) * time.Second
+	}
+	return ok, d
+}

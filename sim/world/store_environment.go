@@ -1,0 +1,25 @@
+package world
+
+import "github.com/turnstile-sim/turnstile/core"
+
+var _ core.PreparationStore = (*observedStore)(nil)
+
+// PutEnvironmentPreparation stores the record and reports each step Core
+// newly recorded unknown (the transfer exchange oracle's Core facts).
+func (s *observedStore) PutEnvironmentPreparation(r core.EnvironmentPreparationRecord) {
+	var old []core.PreparationStepRecord
+	for _, p := range s.Memory.EnvironmentPreparations() {
+		if p.ID == r.ID {
+			old = p.Steps
+		}
+	}
+	s.Memory.PutEnvironmentPreparation(r)
+	at := s.u.lt(s.u.w.Now())
+	for i, st := range r.Steps {
+		was := i < len(old) && old[i].State == core.PreparationUnknown
+		if st.State == core.PreparationUnknown && st.Transfer != "" && !was {
+			s.u.led.PreparationStepUnknown(at, st.Transfer)
+			s.u.count("PreparationStepUnknown")
+		}
+	}
+}

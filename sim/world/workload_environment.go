@@ -1,0 +1,195 @@
+package world
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// Seeded Environment work of the API client: Environment preparations
+// (a file of seeded size, a digest that is sometimes wrong, a setup
+// command that sometimes fails or outlasts Core's 195 s exchange) and
+// suspension episodes (quiesce a device, then resume it, retrying with
+// rollback until Core records the suspension resumed or refused). Draws
+// come from their own stream, so the turn workload's draws are unchanged.
+
+const (
+	envRetryDelay    = 2 * time.Second
+	envAttemptsMax   = 60
+	simEnvironmentID = "6f1c2a34-5b6d-4e7f-8a9b-0c1d2e3f4a5b"
+	simEnvSessionID  = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+)
+
+type wEnvironment struct {
+	r        *rand.Rand
+	quiesces int // quiesce calls issued (suspend IDs are sus-<n>)
+	resuming map[string]bool
+}
+
+func (wl *workload) planEnvironment(now time.Time) {
+	if len(wl.u.devices) == 0 {
+		return
+	}
+	e := &wEnvironment{r: wl.u.w.Rand("workload:environment"), resuming: map[string]bool{}}
+	wl.env = e
+	if e.r.IntN(3) != 0 {
+		at := time.Duration(200+e.r.IntN(15000)) * time.Millisecond
+		wl.after(now, at, func(now time.Time) { wl.prepareEnvironment(now, wl.envDevice(), wl.envSteps(), 0) })
+	}
+	if e.r.IntN(3) != 0 {
+		at := time.Duration(500+e.r.IntN(20000)) * time.Millisecond
+		wl.after(now, at, func(now time.Time) { wl.quiesce(now, wl.envDevice(), 0) })
+	}
+}
+
+func (wl *workload) envDevice() string {
+	return string(wl.u.devices[wl.env.r.IntN(len(wl.u.devices))].ID)
+}
+
+// envSteps draws a file (one to four chunks, sometimes empty; one in six
+// declares a wrong digest) and a setup command.
+func (wl *workload) envSteps() []core.PrepareStep {
+	r := wl.env.r
+	size := 0
+	if r.IntN(6) != 0 {
+		size = 1 + r.IntN(4*wire.ChunkBytesMax)
+	}
+	body := make([]byte, size)
+	for i := range body {
+		body[i] = byte(r.IntN(256))
+	}
+	sum := sha256.Sum256(body)
+	digest := hex.EncodeToString(sum[:])
+	if r.IntN(6) == 0 {
+		sum[0] ^= 0xff
+		digest = hex.EncodeToString(sum[:])
+	}
+	file := core.PrepareStep{Header: wire.RuntimePrepare{Action: wire.PrepareActionFile,
+		File: &wire.PrepareFile{Path: "/workspace/sim/input.bin"}, SizeBytes: int64(size), SHA256: digest}, Body: body}
+	command := "make setup"
+	switch r.IntN(8) {
+	case 0:
+		command = "exit " + strconv.Itoa(1+r.IntN(255))
+	case 1:
+		command = "sleep 200" // outlasts Core's 195 s exchange
+	}
+	setup := core.PrepareStep{Header: wire.RuntimePrepare{Action: wire.PrepareActionInitialize,
+		Initialization: &wire.Initialization{Action: "setup", Command: command, Network: "disabled"}}}
+	return []core.PrepareStep{file, setup}
+}
+
+func (wl *workload) prepareEnvironment(now time.Time, device string, steps []core.PrepareStep, attempt int) {
+	if attempt >= envAttemptsMax {
+		return
+	}
+	retry := func(now time.Time) {
+		wl.after(now, envRetryDelay, func(now time.Time) { wl.prepareEnvironment(now, device, steps, attempt+1) })
+	}
+	ev := core.PrepareEnvironment{Device: device, EnvironmentID: simEnvironmentID, SessionID: simEnvSessionID, Steps: steps}
+	wl.call(now, ev, func(now time.Time, r core.APIResult) {
+		switch {
+		case errors.Is(r.Err, core.ErrDeviceNotConnected), errors.Is(r.Err, core.ErrTransferBusy), errors.Is(r.Err, core.ErrDeviceFenced):
+			retry(now)
+		case r.Err != nil:
+			panic(fmt.Sprintf("world: Core refused a drawn Environment preparation: %v", r.Err))
+		}
+	}, retry)
+}
+
+func (wl *workload) quiesce(now time.Time, device string, attempt int) {
+	if attempt >= envAttemptsMax {
+		return
+	}
+	e := wl.env
+	e.quiesces++
+	env := "env-" + device
+	retry := func(now time.Time) {
+		wl.after(now, envRetryDelay, func(now time.Time) { wl.quiesce(now, device, attempt+1) })
+	}
+	wl.call(now, core.QuiesceEnvironment{Device: device, EnvironmentID: env}, func(now time.Time, r core.APIResult) {
+		if r.Err != nil {
+			retry(now)
+			return
+		}
+		hold := time.Duration(1000+e.r.IntN(9000)) * time.Millisecond
+		wl.after(now, hold, func(now time.Time) { wl.resume(now, r.SuspendID, false, 0) })
+	}, func(now time.Time) {
+		// Core may have minted the suspension: resume every candidate.
+		for i := 1; i <= e.quiesces; i++ {
+			wl.resume(now, "sus-"+strconv.Itoa(i), true, 0)
+		}
+	})
+}
+
+// resume resumes suspend until Core records it resumed or refused (or
+// never knew it), retrying with rollback after an unknown or refused
+// attempt.
+func (wl *workload) resume(now time.Time, suspend string, rollback bool, attempt int) {
+	e := wl.env
+	if attempt == 0 {
+		if e.resuming[suspend] {
+			return
+		}
+		e.resuming[suspend] = true
+	}
+	if attempt >= envAttemptsMax {
+		return
+	}
+	again := func(now time.Time) {
+		wl.after(now, envRetryDelay, func(now time.Time) { wl.resumeCheck(now, suspend, attempt+1) })
+	}
+	wl.call(now, core.ResumeEnvironment{SuspendID: suspend, Rollback: rollback}, func(now time.Time, r core.APIResult) {
+		switch {
+		case errors.Is(r.Err, core.ErrUnknownSuspension), errors.Is(r.Err, core.ErrSuspensionTerminal):
+			return
+		default:
+			again(now)
+		}
+	}, again)
+}
+
+// resumeCheck reads the suspension and resumes it again while it is not
+// resolved.
+func (wl *workload) resumeCheck(now time.Time, suspend string, attempt int) {
+	wl.call(now, core.ReadSuspension{SuspendID: suspend}, func(now time.Time, r core.APIResult) {
+		switch {
+		case r.Err != nil:
+			return // unknown to Core
+		case r.Suspension.State.Terminal():
+			return
+		case r.Suspension.State == core.SuspensionQuiescing || r.Suspension.State == core.SuspensionResuming:
+			wl.after(now, envRetryDelay, func(now time.Time) { wl.resumeCheck(now, suspend, attempt+1) })
+		default:
+			wl.resume(now, suspend, true, attempt)
+		}
+	}, func(now time.Time) {
+		wl.after(now, envRetryDelay, func(now time.Time) { wl.resumeCheck(now, suspend, attempt+1) })
+	})
+}
+
+// environmentCall stamps the Core call ID on an Environment API event,
+// or returns nil for any other event.
+func environmentCall(ev core.Event, call core.CallID) core.Event {
+	switch x := ev.(type) {
+	case core.PrepareEnvironment:
+		x.Call = call
+		return x
+	case core.QuiesceEnvironment:
+		x.Call = call
+		return x
+	case core.ResumeEnvironment:
+		x.Call = call
+		return x
+	case core.ReadSuspension:
+		x.Call = call
+		return x
+	}
+	return nil
+}
