@@ -87,6 +87,13 @@ type Bugs struct {
 	// confirmed close: the executor and its slot are forgotten while the
 	// native resource stays open.
 	FreeCapacityOnCloseFailure bool
+	// AckDecisionBeforeApply: a decision or function result is
+	// acknowledged applied=true as soon as it is admitted, before the
+	// native side confirmed it.
+	AckDecisionBeforeApply bool
+	// ReapplyRepeatedDecision: an identical repeat of an applied decision
+	// is applied natively again instead of being re-acknowledged.
+	ReapplyRepeatedDecision bool
 }
 
 // DefaultHeartbeatInterval is the bootstrap default cadence.

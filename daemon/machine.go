@@ -29,6 +29,8 @@ type Machine struct {
 	shutdown   bool
 	lastReport string
 	reported   bool
+
+	ix interactions
 }
 
 // conn is the state of the current connection: routes and admission
@@ -52,9 +54,10 @@ const (
 	callCancel
 	callSettle
 	callClose
+	callDecision
 )
 
-var callKindNames = [...]string{"", "prepare", "start", "write", "cancel", "settle", "close"}
+var callKindNames = [...]string{"", "prepare", "start", "write", "cancel", "settle", "close", "decision"}
 
 // call is an outstanding native call and what it refers to.
 type call struct {
@@ -63,6 +66,8 @@ type call struct {
 	executor string
 	turn     TurnID
 	input    string
+	ix       *interaction // callDecision: the interaction it answers
+	ack      string       // callDecision: the ack's envelope ID
 }
 
 type timerKind uint8
@@ -129,6 +134,8 @@ func (m *Machine) Step(now time.Time, ev Event) []Effect {
 		m.stepNativeEvent(e)
 	case NativeInputApplied:
 		m.stepInputApplied(e)
+	case NativePermissionWithdrawn:
+		m.stepPermissionWithdrawn(e)
 	case ShutdownRequested:
 		m.beginShutdown()
 	case WallClockStep:
@@ -251,6 +258,8 @@ func (m *Machine) stepNativeResult(e NativeResult) {
 		m.settleDone(c, resultAs[SettleResult](c, e.Result))
 	case callClose:
 		m.closeDone(c, resultAs[CloseResult](c, e.Result))
+	case callDecision:
+		m.decisionDone(c, resultAs[DecisionResult](c, e.Result))
 	}
 }
 
@@ -374,6 +383,12 @@ func (m *Machine) stepFrame(e FrameReceived) {
 		m.onCancel(e.Frame.ID, p)
 	case wire.DeviceShutdown:
 		m.beginShutdown()
+	case wire.PermissionDecision:
+		m.onPermissionDecision(e.Frame.ID, p)
+	case wire.UserChoiceDecision:
+		m.onUserChoiceDecision(e.Frame.ID, p)
+	case wire.FunctionResult:
+		m.onFunctionResult(e.Frame.ID, p)
 	default:
 		m.refuseUnserved(e.Frame.ID, e.Frame.Payload)
 	}

@@ -107,6 +107,8 @@ func (n *Native) do(c daemon.NativeCall) (res daemon.Result) {
 		return n.settle(op)
 	case daemon.CloseExecutor:
 		return n.close(op)
+	case daemon.RespondPermission, daemon.RespondUserChoice, daemon.SubmitFunctionResult:
+		return n.decide(op)
 	}
 	panic(fmt.Sprintf("runner: native call of unknown op %T", c.Op))
 }
@@ -129,6 +131,8 @@ func panicResult(op daemon.Op) daemon.Result {
 		return daemon.SettleResult{Err: reasonPanic}
 	case daemon.CloseExecutor:
 		return daemon.CloseResult{Err: reasonPanic}
+	case daemon.RespondPermission, daemon.RespondUserChoice, daemon.SubmitFunctionResult:
+		return daemon.DecisionResult{Outcome: daemon.DecisionFailed, Err: reasonPanic}
 	}
 	panic(fmt.Sprintf("runner: native call of unknown op %T", op))
 }
