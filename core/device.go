@@ -153,6 +153,10 @@ func (m *Machine) onFrame(e FrameReceived) {
 		m.onHeartbeat(c, p)
 	case wire.PreparationStatus:
 		m.onPreparationStatus(c, e.Frame.ID, p)
+	case wire.PermissionCancel, wire.InteractionDecisionAck:
+		if !m.onInteractionFrame(c, e.Frame) {
+			m.onRunFrame(c, e.Frame)
+		}
 	default:
 		m.onRunFrame(c, e.Frame)
 	}

@@ -66,14 +66,15 @@ type Observation struct {
 // event, in the Step that handled it. Err is a named error (errors.Is) or
 // nil; on error the call changed no durable state.
 type APIResult struct {
-	Call      CallID
-	SessionID string     // CreateSession
-	TurnID    string     // SubmitTurn
-	InputID   string     // SteerInput
-	Turn      *TurnView  // ReadTurn
-	Turns     []TurnView // ListTurns: one page, in submission order
-	NextAfter string     // ListTurns: cursor of the next page ("" on the last)
-	Err       error
+	Call       CallID
+	SessionID  string     // CreateSession
+	TurnID     string     // SubmitTurn
+	InputID    string     // SteerInput
+	DeliveryID string     // AnswerPermission, AnswerUserChoice, SubmitFunctionResult
+	Turn       *TurnView  // ReadTurn
+	Turns      []TurnView // ListTurns: one page, in submission order
+	NextAfter  string     // ListTurns: cursor of the next page ("" on the last)
+	Err        error
 }
 
 func (Send) isEffect()        {}
@@ -108,6 +109,8 @@ func (e APIResult) Describe() string {
 		s += " turn=" + e.TurnID
 	case e.InputID != "":
 		s += " input=" + e.InputID
+	case e.DeliveryID != "":
+		s += " delivery=" + e.DeliveryID
 	case e.Turn != nil:
 		s += fmt.Sprintf(" turn=%s state=%s code=%s cursor=%d events=%d",
 			e.Turn.ID, e.Turn.State, e.Turn.ErrorCode, e.Turn.InputCursor, e.Turn.Events)

@@ -7,7 +7,8 @@ func (m *Machine) checkInvariants() {
 	m.checkSessions()
 	m.checkTurns()
 	m.checkPreps()
-	if !(len(m.timers) <= 1+len(m.conns)+len(m.sessions)+3*len(m.turns)) {
+	m.checkInteractions()
+	if !(len(m.timers) <= 1+len(m.conns)+len(m.sessions)+3*len(m.turns)+len(m.decisions)) {
 		panicf("%d timers armed", len(m.timers))
 	}
 }

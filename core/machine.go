@@ -29,6 +29,8 @@ type Machine struct {
 	timers   map[TimerID]time.Time
 
 	redeliveries []redelivery // planted bug RedeliverUnknownInput only
+
+	decisions map[string]decisionRef // delivery ID → decision awaiting its receipt
 }
 
 // session is a Session's volatile state around its durable record.
@@ -112,6 +114,8 @@ func (m *Machine) Step(now time.Time, ev Event) []Effect {
 		m.onListTurns(e)
 	case Subscribe:
 		m.onSubscribe(e)
+	case interactionAPI:
+		m.onInteractionAPI(e)
 	default:
 		panic(fmt.Sprintf("core: unknown event %T", ev))
 	}
@@ -182,6 +186,8 @@ func (m *Machine) onTimer(id TimerID) {
 		m.onCancelTimeout(subject)
 	case timerCancelRetry:
 		m.onCancelRetry(subject)
+	case timerDecision:
+		m.onDecisionTimeout(subject)
 	default:
 		panic(fmt.Sprintf("core: armed timer of unknown kind %q", id))
 	}
