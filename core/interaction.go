@@ -1,7 +1,6 @@
 package core
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -239,13 +238,13 @@ func interactionTarget(e interactionAPI) (CallID, string, InteractionKind, strin
 	panic(fmt.Sprintf("core: interaction API event %T", e))
 }
 
-// answerable says why r cannot be answered now, or nil.
+// answerable says why r cannot be answered now, or nil. A pending cancel
+// does not close it here: whether the Turn still admits the answer is the
+// Runtime's to say (not_pending once its admission closed).
 func (m *Machine) answerable(t *turn, r InteractionRecord) error {
 	switch {
 	case t.conn == nil || t.rec.State != TurnRunning:
 		return ErrInteractionClosed
-	case t.rec.Cancel != CancelNone:
-		return ErrCancelPending
 	case r.Status == InteractionDelivering:
 		return ErrDecisionInFlight
 	case r.Status == InteractionApplied || r.Status == InteractionWithdrawn || r.Status == InteractionExpired,
@@ -266,11 +265,14 @@ func (m *Machine) answerable(t *turn, r InteractionRecord) error {
 func (m *Machine) decisionPayload(t *turn, r InteractionRecord, e interactionAPI) (wire.Payload, error) {
 	switch e := e.(type) {
 	case AnswerPermission:
-		if len(e.UpdatedInput) > 0 && !isJSONObject(e.UpdatedInput) {
-			return nil, fmt.Errorf("%w: updated input is not a JSON object", ErrInvalidAnswer)
+		d := wire.PermissionDecision{DeliveryID: r.DeliveryID, Approved: e.Approved, Message: e.Message,
+			UpdatedInput: slices.Clone(e.UpdatedInput)}
+		// The strict codec is the judge of the shape (updated_input must
+		// be a JSON object): what Core sends must decode.
+		if _, err := wire.Encode(wire.Frame{ID: r.ID, Payload: d}); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrInvalidAnswer, err)
 		}
-		return wire.PermissionDecision{DeliveryID: r.DeliveryID, Approved: e.Approved, Message: e.Message,
-			UpdatedInput: slices.Clone(e.UpdatedInput)}, nil
+		return d, nil
 	case AnswerUserChoice:
 		d := wire.UserChoiceDecision{DeliveryID: r.DeliveryID, QuestionAnswers: cloneAnswers(e.Answers),
 			Cancelled: e.Cancelled, Reason: e.Reason}
@@ -339,11 +341,6 @@ const capPermissions = "permissions"
 
 func capabilityOf(caps wire.AgentKindCapabilities, name string) bool {
 	return Missing(caps, []string{name}) == ""
-}
-
-func isJSONObject(raw []byte) bool {
-	var v map[string]json.RawMessage
-	return json.Unmarshal(raw, &v) == nil && v != nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {

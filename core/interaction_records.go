@@ -1,7 +1,6 @@
 package core
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -58,12 +57,12 @@ type InteractionRecord struct {
 
 	// Permission request.
 	Tool, Title, Detail string
-	Payload             json.RawMessage `json:",omitempty"`
+	Payload             []byte `json:",omitempty"` // raw JSON object
 	// User-choice prompt.
 	Questions []wire.UserQuestion `json:",omitempty"`
 	// Function call.
 	Name      string
-	Arguments json.RawMessage `json:",omitempty"`
+	Arguments []byte `json:",omitempty"` // raw JSON object
 
 	Status     InteractionStatus
 	Attempts   int       // decisions sent
@@ -112,7 +111,7 @@ type AnswerPermission struct {
 	Interaction  string
 	Approved     bool
 	Message      string
-	UpdatedInput json.RawMessage
+	UpdatedInput []byte // raw JSON object; nil for none
 }
 
 // AnswerUserChoice answers (or, with Cancelled, cancels) a pending

@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"encoding/json"
 	"slices"
 	"time"
 
@@ -204,10 +203,36 @@ func (m *Machine) sendDecisionAck(envelopeID, delivery, code string) {
 	m.send(m.conn.gen, wire.Frame{ID: envelopeID, Payload: ack}, m.cfg.Limits.ReceiptSendBudget)
 }
 
-func decisionFP(v any) string {
-	b, err := json.Marshal(v)
-	assertf(err == nil, "decision fingerprint: %v", err)
-	return string(b)
+// Decision fingerprints: the decision's content without its delivery ID.
+func permissionFP(d wire.PermissionDecision) string {
+	var w fpWriter
+	w.boolean("approved", d.Approved)
+	w.str("message", d.Message)
+	w.str("updated_input", string(d.UpdatedInput))
+	return w.b.String()
+}
+
+func choiceFP(d wire.UserChoiceDecision) string {
+	var w fpWriter
+	w.boolean("cancelled", d.Cancelled)
+	w.str("reason", d.Reason)
+	w.num("answers", int64(len(d.QuestionAnswers)))
+	for _, a := range d.QuestionAnswers {
+		w.str("question_id", a.QuestionID)
+		w.num("values", int64(len(a.Answers)))
+		for _, v := range a.Answers {
+			w.str("value", v)
+		}
+	}
+	return w.b.String()
+}
+
+func resultFP(r wire.FunctionResult) string {
+	var w fpWriter
+	w.str("call_id", r.CallID)
+	w.boolean("success", r.Success)
+	w.input("content", wire.MessageInput{{Content: r.Content}})
+	return w.b.String()
 }
 
 func askKey(kind ixKind, id string) string { return ixKindNames[kind] + "\x00" + id }

@@ -19,11 +19,9 @@ type decision struct {
 
 // onPermissionDecision handles permission_decision (id = interaction ID).
 func (m *Machine) onPermissionDecision(id string, d wire.PermissionDecision) {
-	fpd := d
-	fpd.DeliveryID = ""
 	m.decide(id, decision{
 		kind: ixPermission, envelope: id, delivery: d.DeliveryID,
-		key: askKey(ixPermission, id), fp: decisionFP(fpd), valid: d.Validate(),
+		key: askKey(ixPermission, id), fp: permissionFP(d), valid: d.Validate(),
 		op: func(t *turn, _ *interaction) Op {
 			return RespondPermission{Turn: t.id, InteractionID: id, Decision: d}
 		},
@@ -33,11 +31,9 @@ func (m *Machine) onPermissionDecision(id string, d wire.PermissionDecision) {
 // onUserChoiceDecision handles prompt_for_user_choice_decision (id =
 // interaction ID). Answers bind to the prompt's question IDs only.
 func (m *Machine) onUserChoiceDecision(id string, d wire.UserChoiceDecision) {
-	fpd := d
-	fpd.DeliveryID = ""
 	m.decide(id, decision{
 		kind: ixChoice, envelope: id, delivery: d.DeliveryID,
-		key: askKey(ixChoice, id), fp: decisionFP(fpd), valid: d.Validate(),
+		key: askKey(ixChoice, id), fp: choiceFP(d), valid: d.Validate(),
 		op: func(t *turn, _ *interaction) Op {
 			return RespondUserChoice{Turn: t.id, InteractionID: id, Decision: d}
 		},
@@ -82,11 +78,9 @@ func (m *Machine) decide(id string, d decision) {
 // onFunctionResult handles function_result (id = Run ID): routed by Run
 // and call ID to the Turn's FunctionResultSubmitter.
 func (m *Machine) onFunctionResult(runID string, r wire.FunctionResult) {
-	fpr := r
-	fpr.DeliveryID = ""
 	d := decision{
 		kind: ixFunction, envelope: runID, delivery: r.DeliveryID,
-		key: callKey(runID, r.CallID), fp: decisionFP(fpr),
+		key: callKey(runID, r.CallID), fp: resultFP(r),
 		op: func(t *turn, _ *interaction) Op { return SubmitFunctionResult{Turn: t.id, Result: r} },
 	}
 	if runID == "" || r.Validate() != nil {
