@@ -67,6 +67,7 @@ func ExpectedMarks() []Mark {
 		MarkUsageFromSnapshot,
 	}
 	out = append(out, hostileExpectedMarks()...)
+	out = append(out, interactionExpectedMarks()...)
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
 }

@@ -35,7 +35,8 @@ const (
 func Kinds() []sim.FaultKind {
 	return []sim.FaultKind{PrepareFailure, StartFailureNil, StartFailureTurn, WriteFailure, WriteUncertain,
 		WriteOverBudget, LateAccepted, CancelFailure, CancelLate, CancelNever, LateEvents, SettleError,
-		NotReusable, CloseFailure, Hang, SettleBeforeDone, ClockJump}
+		NotReusable, CloseFailure, Hang, SettleBeforeDone, ClockJump,
+		AckLost, DecisionNever, DecisionSlow, PermissionWithdrawn, LateInteraction}
 }
 
 // Bounds of one wall-clock jump (either direction).

@@ -78,6 +78,7 @@ type Harness struct {
 	seq     uint64
 	budget  time.Duration  // the daemon's native write budget
 	native  *NativeHistory // this Harness's own memory when the device shares none
+	ix      *hAsks         // interactions (interaction.go)
 }
 
 type hExec struct {
@@ -184,6 +185,8 @@ func (h *Harness) Call(now time.Time, e daemon.NativeCall) {
 		h.await(now, e.Call, op)
 	case daemon.CloseExecutor:
 		h.close(now, e.Call, op)
+	default:
+		h.decisionCall(now, e)
 	}
 }
 

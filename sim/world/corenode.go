@@ -174,7 +174,9 @@ func (n *coreNode) api(now time.Time, e sim.CallReceived) []sim.Effect {
 		x.Call = call
 		ev = x
 	default:
-		return nil
+		if ev = withInteractionCall(req.ev, call); ev == nil {
+			return nil
+		}
 	}
 	out := n.step(now, ev)
 	for i, ef := range out {
