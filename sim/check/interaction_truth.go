@@ -47,10 +47,11 @@ func interactionExpectedMarks() []Mark {
 
 // ixTruth is what the Harness did with one interaction.
 type ixTruth struct {
-	run       string
-	kind      string
-	applied   int
-	appliedAt int64
+	run        string
+	kind       string
+	applied    int
+	appliedAt  int64
+	appliedAll []int64 // every native apply, in order
 }
 
 type ixCall struct {
@@ -68,6 +69,8 @@ type interactionState struct {
 	cancelled   map[string]bool            // conn/run: prompt_cancel delivered to the daemon
 	doneSent    map[string]bool            // conn/run: the daemon sent done
 	coreStatus  map[string]string          // turn/interaction → last status Core recorded
+	attempts    []*ixAttempt               // decisions Core sent, in order
+	byDelivery  map[string]*ixAttempt
 }
 
 func (s *interactionState) init() {
@@ -79,6 +82,7 @@ func (s *interactionState) init() {
 	s.cancelled = map[string]bool{}
 	s.doneSent = map[string]bool{}
 	s.coreStatus = map[string]string{}
+	s.byDelivery = map[string]*ixAttempt{}
 }
 
 // isDecision reports whether delivery is a decision or function result
@@ -123,6 +127,7 @@ func (l *Ledger) DecisionAnswered(at int64, device, run, key string, applied boo
 		l.ix.truth[key] = tr
 	}
 	tr.applied++
+	tr.appliedAll = append(tr.appliedAll, at)
 	if tr.applied == 1 {
 		tr.appliedAt = at
 	} else {

@@ -13,8 +13,8 @@ func (l *Ledger) observeInteractions(ev WireEvent) {
 	case ev.Kind == WireSent && ev.From == coreNodeID:
 		l.ixCoreSent(ev)
 	case ev.Kind == WireDelivered && ev.To == coreNodeID:
-		if a, ok := ev.Frame.Payload.(wire.InteractionDecisionAck); ok && a.Applied {
-			l.ix.coreApplied[a.DeliveryID] = true
+		if a, ok := ev.Frame.Payload.(wire.InteractionDecisionAck); ok {
+			l.ixCoreReceived(ev.At, a)
 		}
 	case ev.Kind == WireDelivered && ev.From == coreNodeID:
 		l.ixDaemonReceived(conn, ev)
@@ -24,13 +24,34 @@ func (l *Ledger) observeInteractions(ev WireEvent) {
 }
 
 func (l *Ledger) ixCoreSent(ev WireEvent) {
+	var delivery, key string
 	switch p := ev.Frame.Payload.(type) {
 	case wire.PermissionDecision:
-		l.ix.deliveries[p.DeliveryID] = ev.Frame.ID
+		delivery, key = p.DeliveryID, ev.Frame.ID
 	case wire.UserChoiceDecision:
-		l.ix.deliveries[p.DeliveryID] = ev.Frame.ID
+		delivery, key = p.DeliveryID, ev.Frame.ID
 	case wire.FunctionResult:
-		l.ix.deliveries[p.DeliveryID] = ev.Frame.ID + "/" + p.CallID
+		delivery, key = p.DeliveryID, ev.Frame.ID+"/"+p.CallID
+	default:
+		return
+	}
+	l.ix.deliveries[delivery] = key
+	a := &ixAttempt{key: key, delivery: delivery, sent: ev.At, answered: -1}
+	l.ix.attempts = append(l.ix.attempts, a)
+	l.ix.byDelivery[delivery] = a
+}
+
+// ixCoreReceived: a receipt reached Core; the first one for a delivery
+// answers its attempt.
+func (l *Ledger) ixCoreReceived(at int64, a wire.InteractionDecisionAck) {
+	if a.Applied {
+		l.ix.coreApplied[a.DeliveryID] = true
+	}
+	if att := l.ix.byDelivery[a.DeliveryID]; att != nil && att.answered < 0 {
+		att.answered, att.outcome = at, DecisionOutcomeRefused
+		if a.Applied {
+			att.outcome = DecisionOutcomeApplied
+		}
 	}
 }
 

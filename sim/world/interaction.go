@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/sim"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -139,4 +140,16 @@ func (wl *workload) afterCancel(now time.Time, t *wTurn) {
 				func(time.Time) { a.busy[k] = false })
 		}
 	}, func(time.Time) {})
+}
+
+// checkDecisionLinearizability names the end check of the decision model.
+const checkDecisionLinearizability = "decision_linearizability"
+
+// linearizeDecisionsAtEnd checks every interaction's decision history
+// against the porcupine decision model (check.DecisionModel).
+func (u *universe) linearizeDecisionsAtEnd(v *sim.View) error {
+	if viol, bad := u.led.LinearizeDecisions(u.lt(v.Now()), 0); bad {
+		return errorString(viol.Message)
+	}
+	return nil
 }

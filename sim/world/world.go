@@ -51,6 +51,10 @@ type Bugs struct {
 	DaemonAcceptsBeforeApply          bool
 	DaemonFreesCapacityOnCloseFailure bool
 	CoreDoneOverridesCancel           bool
+	// Interactions (interaction_planted_test.go).
+	DaemonReappliesRepeatedDecision    bool
+	DaemonAcksDecisionBeforeApply      bool
+	CoreResolvesDecisionWithoutReceipt bool
 }
 
 // Any reports whether a bug is planted.
