@@ -52,7 +52,7 @@ var Codes = []string{CodeUnauthorized, CodeMethodNotAllowed, CodeBadJSON, CodeUn
 	CodeBodyTooLarge, CodeInvalidConfig, CodeInvalidInput, CodeUnknownSession, CodeUnknownTurn, CodeTurnTerminal,
 	CodeCancelPending, CodeSessionLimit, CodeQueueFull, CodeInputLimit, CodeCapabilityUnsupported,
 	CodeSubscriberLimit, CodeIdempotencyConflict, CodeBadLastEventID, CodeBadLimit, CodeBadCursor, CodeUnavailable,
-	CodeInternal}
+	CodeInternal, CodeUnknownInteraction, CodeInteractionClosed, CodeDecisionInFlight, CodeInvalidAnswer}
 
 // machineErrors maps the machine's named errors to status and code.
 var machineErrors = []struct {
@@ -73,6 +73,10 @@ var machineErrors = []struct {
 	{core.ErrSubscriberLimit, 429, CodeSubscriberLimit},
 	{core.ErrBadLimit, 400, CodeBadLimit},
 	{core.ErrBadCursor, 400, CodeBadCursor},
+	{core.ErrUnknownInteraction, 404, CodeUnknownInteraction},
+	{core.ErrInteractionClosed, 409, CodeInteractionClosed},
+	{core.ErrDecisionInFlight, 409, CodeDecisionInFlight},
+	{core.ErrInvalidAnswer, 400, CodeInvalidAnswer},
 }
 
 // Options configure the API.
@@ -118,6 +122,9 @@ func Routes() []Route {
 		{"POST", "/api/v1/turns/{turn}/cancel", (*API).cancel},
 		{"GET", "/api/v1/turns/{turn}/events", (*API).events},
 		{"GET", "/api/v1/devices", (*API).listDevices},
+		{"POST", "/api/v1/turns/{turn}/permissions/{interaction}", (*API).answerPermission},
+		{"POST", "/api/v1/turns/{turn}/user-choices/{interaction}", (*API).answerUserChoice},
+		{"POST", "/api/v1/turns/{turn}/function-calls/{call}/result", (*API).submitFunctionResult},
 	}
 }
 
