@@ -91,8 +91,9 @@ type Bugs struct {
 	// acknowledged applied=true as soon as it is admitted, before the
 	// native side confirmed it.
 	AckDecisionBeforeApply bool
-	// ReapplyRepeatedDecision: an identical repeat of an applied decision
-	// is applied natively again instead of being re-acknowledged.
+	// ReapplyRepeatedDecision: an identical repeat of a decision being
+	// applied or applied is submitted natively again instead of waiting
+	// for (or re-acknowledging) the first.
 	ReapplyRepeatedDecision bool
 }
 

@@ -148,12 +148,16 @@ func (m *Machine) admitDecision(t *turn, ix *interaction, d decision) {
 		}
 		// Planted bug: the repeat is applied natively once more.
 	case ixApplying:
-		if ix.fp != d.fp {
+		switch {
+		case ix.fp != d.fp:
 			m.sendDecisionAck(d.envelope, d.delivery, wire.AckDecisionConflict)
-		} else {
+			return
+		case !m.cfg.Bugs.ReapplyRepeatedDecision:
 			ix.waiting = append(ix.waiting, d.delivery)
+			return
 		}
-		return
+		// Planted bug: the repeat is submitted natively while the first is
+		// still out.
 	case ixWithdrawn:
 		m.sendDecisionAck(d.envelope, d.delivery, wire.AckNotPending)
 		return
@@ -167,9 +171,12 @@ func (m *Machine) admitDecision(t *turn, ix *interaction, d decision) {
 		m.sendDecisionAck(d.envelope, d.delivery, wire.AckNotPending)
 		return
 	}
+	if ix.state != ixApplying {
+		ix.waiting = nil
+	}
 	ix.state = ixApplying
 	ix.fp = d.fp
-	ix.waiting = []string{d.delivery}
+	ix.waiting = append(ix.waiting, d.delivery)
 	m.ixOf(t.id, true).held++
 	m.nativeCall(&call{kind: callDecision, turn: t.id, executor: t.executor, input: d.key, ix: ix, ack: d.envelope},
 		d.op(t, ix))

@@ -179,7 +179,10 @@ func (m *Machine) checkCall(c *call) {
 		}
 	case callDecision:
 		t := m.turns[c.turn]
-		if !(t != nil && c.ix != nil && c.ix.state == ixApplying && m.interactionsHeld(t)) {
+		// (Under the planted ReapplyRepeatedDecision a second call may
+		// still be out once the first applied.)
+		applying := c.ix != nil && (c.ix.state == ixApplying || m.cfg.Bugs.ReapplyRepeatedDecision && c.ix.state == ixApplied)
+		if !(t != nil && applying && m.interactionsHeld(t)) {
 			panicf("decision call %s without its held interaction", c.id)
 		}
 	case callClose:

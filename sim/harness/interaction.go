@@ -187,9 +187,10 @@ func (h *Harness) decide(now time.Time, c daemon.CallID, turn daemon.TurnID, kin
 		return
 	}
 	if ask.state == askApplied {
-		// A second native application of one decision: the daemon must
-		// never cause it. Ground truth records it as applied again.
-		h.after(now, h.latency(), func(now time.Time) { answer(now, true) })
+		// The native side applies whatever it is handed: a second call is
+		// a second application (the daemon must never make one). Ground
+		// truth records it.
+		h.after(now, h.latency(), func(now time.Time) { answer(now, !t.settled && !t.done) })
 		return
 	}
 	if kind == AskPermission && h.take(PermissionWithdrawn) {
@@ -208,12 +209,12 @@ func (h *Harness) decide(now time.Time, c daemon.CallID, turn daemon.TurnID, kin
 			return
 		}
 		done = true
-		if !confirm || t.settled || t.done || ask.state != askApplying {
+		if !confirm || t.settled || t.done || ask.state == askWithdrawn || ask.state == askPending {
 			if ask.state == askApplying {
 				ask.state = askPending
 			}
 			answer(now, false)
-		} else {
+		} else { // applying, or applied by an earlier call: applied (again)
 			ask.state = askApplied
 			answer(now, true)
 		}

@@ -205,6 +205,7 @@ func (n *coreNode) step(now time.Time, ev core.Event) []sim.Effect {
 				continue
 			}
 			out = append(out, sim.Send{Conn: sim.ConnID(e.Conn), Frame: b})
+			out = n.u.duplicateDecision(out, e, b)
 		case core.CloseConn:
 			out = append(out, sim.Close{Conn: sim.ConnID(e.Conn), Reason: e.Reason})
 		case core.SetTimer:

@@ -33,6 +33,8 @@ type universe struct {
 	records map[string]int
 	// skipped counts applied faults that found no victim, by kind.
 	skipped map[sim.FaultKind]int
+	// decisionDups are armed decision_duplicate faults (conflicting or not).
+	decisionDups []bool
 
 	shutdownSent bool
 	recordsTotal int

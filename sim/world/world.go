@@ -267,7 +267,7 @@ var checkNames = append([]string{
 	check.CheckPrepareConfiguration, check.CheckNativeHistory, check.CheckRefusalCode,
 	check.CheckDoneBeforeReceipt, check.CheckPublishedBeforeSettled, check.CheckHeartbeatSnapshot,
 	check.CheckShutdownReport, check.CheckReceiptBudget, check.CheckIdleEviction, check.CheckValidRequestRefused,
-}, check.TimingChecks()...)
+}, append(check.TimingChecks(), check.InteractionChecks()...)...)
 
 // checkWire names world-side failures: a machine produced a frame that
 // wire refuses to encode.
