@@ -84,6 +84,8 @@ func (h *harness) call(c daemon.NativeCall) []daemon.Event {
 			return []daemon.Event{result(c.Call, daemon.CloseResult{Err: "native close failed"})}
 		}
 		return []daemon.Event{result(c.Call, daemon.CloseResult{})}
+	case daemon.RespondPermission, daemon.RespondUserChoice, daemon.SubmitFunctionResult:
+		return []daemon.Event{result(c.Call, daemon.DecisionResult{Outcome: daemon.DecisionApplied})}
 	}
 	panic(fmt.Sprintf("controlled harness: unknown op %T", c.Op))
 }
