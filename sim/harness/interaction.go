@@ -122,23 +122,25 @@ func (h *Harness) ask(now time.Time, t *hTurn, kind string) {
 	}
 	a := h.asks()
 	a.seq++
-	n := strconv.FormatUint(a.seq, 10)
+	// Identities are unique across the daemon process's lives: a restarted
+	// Harness counts from one again, but Run IDs never repeat.
+	n := t.run + "-" + strconv.FormatUint(a.seq, 10)
 	dev := string(h.dev.ID)
 	ask := &hAsk{kind: kind, state: askPending}
 	var p wire.Payload
 	switch kind {
 	case AskPermission:
-		ask.id = "perm-" + dev + "-" + n
+		ask.id = "perm-" + n
 		p = wire.PermissionRequest{RequestID: ask.id, Tool: "shell", Title: "run step " + n}
 	case AskUserChoice:
-		ask.id = "ask-" + dev + "-" + n
+		ask.id = "ask-" + n
 		p = wire.UserChoicePrompt{AskID: ask.id, Questions: []wire.UserQuestion{
 			{ID: "q1", Question: "which colour?", Options: []wire.UserOption{{Label: "red"}, {Label: "blue"}}},
 			{ID: "q2", Header: "Size", Question: "which size?", MultiSelect: true, Options: []wire.UserOption{{Label: "s"}, {Label: "l"}}},
 		}}
 	default:
-		ask.id = "call-" + dev + "-" + n
-		p = wire.FunctionCall{CallID: ask.id, Name: "lookup", Arguments: []byte(`{"q":` + n + `}`)}
+		ask.id = "call-" + n
+		p = wire.FunctionCall{CallID: ask.id, Name: "lookup", Arguments: []byte(`{"q":` + strconv.FormatUint(a.seq, 10) + `}`)}
 	}
 	ask.key = ask.id
 	if kind == AskFunction {
@@ -280,7 +282,7 @@ func (h *Harness) asksSettled(now time.Time, t *hTurn) {
 	if h.take(LateInteraction) {
 		h.after(now, h.latency(), func(now time.Time) {
 			h.ix.seq++
-			id := "perm-" + string(h.dev.ID) + "-late-" + strconv.FormatUint(h.ix.seq, 10)
+			id := "perm-" + t.run + "-late-" + strconv.FormatUint(h.ix.seq, 10)
 			h.event(now, t, wire.PermissionRequest{RequestID: id, Tool: "shell", Title: "late"})
 		})
 	}
