@@ -4,7 +4,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/turnstile-sim/turnstile/sim"
 	"github.com/turnstile-sim/turnstile/sim/check"
+	"github.com/turnstile-sim/turnstile/sim/harness"
 )
 
 // TestPlantedInteractionBugsAreCaught: a double native apply, an applied
@@ -16,18 +18,20 @@ func TestPlantedInteractionBugsAreCaught(t *testing.T) {
 	cases := []struct {
 		name   string
 		bugs   Bugs
+		faults []sim.FaultKind // nil: the full swarm
 		checks []string
 	}{
-		{"daemon reapplies a repeated decision", Bugs{DaemonReappliesRepeatedDecision: true},
+		{"daemon reapplies a repeated decision", Bugs{DaemonReappliesRepeatedDecision: true}, nil,
 			[]string{check.CheckDecisionAppliedTwice}},
-		{"daemon acks a decision before the native apply", Bugs{DaemonAcksDecisionBeforeApply: true},
+		{"daemon acks a decision before the native apply", Bugs{DaemonAcksDecisionBeforeApply: true}, nil,
 			[]string{check.CheckAppliedWithoutNative}},
+		// A receipt missing past Core's wait needs a slow native decision.
 		{"core resolves a decision without its receipt", Bugs{CoreResolvesDecisionWithoutReceipt: true},
-			[]string{check.CheckResolvedWithoutReceipt}},
+			[]sim.FaultKind{harness.DecisionSlow}, []string{check.CheckResolvedWithoutReceipt}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cfg := Config{Bugs: c.bugs}
+			cfg := Config{Bugs: c.bugs, Faults: c.faults}
 			seed, o := firstFailure(cfg, plantedSeedsMax)
 			if seed == 0 {
 				t.Fatalf("no violation in seeds 1..%d", plantedSeedsMax)
@@ -39,7 +43,7 @@ func TestPlantedInteractionBugsAreCaught(t *testing.T) {
 			if again := Run(seed, cfg); again.Result.Fingerprint != o.Result.Fingerprint {
 				t.Fatalf("seed %d does not replay: %s then %s", seed, o.Result.Fingerprint, again.Result.Fingerprint)
 			}
-			if clean := Run(seed, Config{}); clean.Result.Failed() {
+			if clean := Run(seed, Config{Faults: c.faults}); clean.Result.Failed() {
 				t.Fatalf("seed %d fails without the bug: %v", seed, clean.Result.Violations[0])
 			}
 			t.Logf("caught at seed %d by %s", seed, got)
