@@ -36,6 +36,10 @@ type Config struct {
 	// not_ready (the Run is still starting) is sent again with a fresh
 	// delivery ID (1 s).
 	CancelRetryDelay time.Duration
+	// DecisionAckTimeout is how long Core waits for the receipt of a
+	// permission or user-choice decision or a function result (15 s);
+	// without one the outcome is unknown.
+	DecisionAckTimeout time.Duration
 
 	SessionsMax            int // sessions Core holds
 	TurnsPerSessionMax     int // unfinished Turns queued per session
@@ -73,6 +77,9 @@ type Bugs struct {
 	// DoneOverridesCancel: an applied cancel receipt arriving after done
 	// lets done decide the terminal state instead of the receipt.
 	DoneOverridesCancel bool
+	// ResolveDecisionWithoutReceipt: a decision whose receipt did not
+	// arrive in time is recorded applied instead of unknown.
+	ResolveDecisionWithoutReceipt bool
 }
 
 // DefaultConfig returns the timers and limits of the documents.
@@ -84,6 +91,7 @@ func DefaultConfig() Config {
 		PrepareRetryDelay:      time.Second,
 		SteerRetryDelay:        time.Second,
 		CancelRetryDelay:       time.Second,
+		DecisionAckTimeout:     15 * time.Second,
 		SessionsMax:            4096,
 		TurnsPerSessionMax:     64,
 		SteerInputsPerRunMax:   256,
@@ -107,6 +115,7 @@ func (c Config) withDefaults() Config {
 		{&c.PrepareRetryDelay, d.PrepareRetryDelay},
 		{&c.SteerRetryDelay, d.SteerRetryDelay},
 		{&c.CancelRetryDelay, d.CancelRetryDelay},
+		{&c.DecisionAckTimeout, d.DecisionAckTimeout},
 	}
 	for _, f := range durations {
 		if *f.dst == 0 {
@@ -139,7 +148,8 @@ func (c Config) Validate() error { return c.withDefaults().validate() }
 
 func (c Config) validate() error {
 	if c.WrittenTimeout < 0 || c.CancelConfirmTimeout < 0 || c.ConnIdleTimeout < 0 ||
-		c.PrepareRetryDelay < 0 || c.SteerRetryDelay < 0 || c.CancelRetryDelay < 0 {
+		c.PrepareRetryDelay < 0 || c.SteerRetryDelay < 0 || c.CancelRetryDelay < 0 ||
+		c.DecisionAckTimeout < 0 {
 		return fmt.Errorf("core: config: negative duration")
 	}
 	if c.SessionsMax < 0 || c.TurnsPerSessionMax < 0 || c.SteerInputsPerRunMax < 0 ||

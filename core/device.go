@@ -163,6 +163,10 @@ func (m *Machine) onFrame(e FrameReceived) {
 		m.onFenceReply(c, e.Frame.ID, p)
 	case wire.RuntimePrepareResult:
 		m.onTransferResult(c, e.Frame.ID, p)
+	case wire.PermissionCancel, wire.InteractionDecisionAck:
+		if !m.onInteractionFrame(c, e.Frame) {
+			m.onRunFrame(c, e.Frame)
+		}
 	default:
 		m.onRunFrame(c, e.Frame)
 	}

@@ -208,6 +208,23 @@
 // Config.Policy, when set, is the engine profile catalog's immutable
 // Policy (core/engine) that Session admission, device selection and the
 // final check all read.
+// # Interactions
+//
+// A Run's permission requests, user-choice prompts and function calls are
+// recorded on the Turn (TurnRecord.Interactions, at most
+// InteractionsPerTurnMax). AnswerPermission, AnswerUserChoice and
+// SubmitFunctionResult are checked against the record — the interaction
+// exists on the current Run, is answerable, the admitted device declares
+// permissions / function_tools (function_result_images for images), user
+// choice answers bind to issued question IDs, function content is valid —
+// before anything is sent; then the decision is recorded with a fresh
+// delivery ID ("decision:<turn>:<n>:<attempt>"), sent, and awaited for
+// DecisionAckTimeout (15 s). Only an interaction_decision_ack with that
+// delivery ID and applied=true makes it applied; a refusal records its
+// code; no receipt in time, a lost connection or a restart leaves it
+// unknown, never applied (an unknown one may be answered again). A
+// permission_cancel withdraws a pending request. TurnView.Interactions
+// lists them with their outcome.
 //
 // # Introspection
 //

@@ -70,6 +70,7 @@ type APIResult struct {
 	SessionID     string                        // CreateSession
 	TurnID        string                        // SubmitTurn
 	InputID       string                        // SteerInput
+	DeliveryID    string                        // AnswerPermission, AnswerUserChoice, SubmitFunctionResult
 	Turn          *TurnView                     // ReadTurn
 	Turns         []TurnView                    // ListTurns: one page, in submission order
 	NextAfter     string                        // ListTurns: cursor of the next page ("" on the last)
@@ -114,6 +115,8 @@ func (e APIResult) Describe() string {
 		s += " turn=" + e.TurnID
 	case e.InputID != "":
 		s += " input=" + e.InputID
+	case e.DeliveryID != "":
+		s += " delivery=" + e.DeliveryID
 	case e.Turn != nil:
 		s += fmt.Sprintf(" turn=%s state=%s code=%s cursor=%d events=%d",
 			e.Turn.ID, e.Turn.State, e.Turn.ErrorCode, e.Turn.InputCursor, e.Turn.Events)

@@ -8,7 +8,8 @@ func (m *Machine) checkInvariants() {
 	m.checkTurns()
 	m.checkPreps()
 	inFlight := m.checkFencing() + m.checkPreparations()
-	if !(len(m.timers) <= 1+len(m.conns)+len(m.sessions)+3*len(m.turns)+inFlight) {
+	m.checkInteractions()
+	if !(len(m.timers) <= 1+len(m.conns)+len(m.sessions)+3*len(m.turns)+inFlight+len(m.decisions)) {
 		panicf("%d timers armed", len(m.timers))
 	}
 }

@@ -32,6 +32,8 @@ type Machine struct {
 	envPreps *preparations // Environment preparations (runtime_prepare.go)
 
 	redeliveries []redelivery // planted bug RedeliverUnknownInput only
+
+	decisions map[string]decisionRef // delivery ID → decision awaiting its receipt
 }
 
 // session is a Session's volatile state around its durable record.
@@ -126,6 +128,8 @@ func (m *Machine) Step(now time.Time, ev Event) []Effect {
 		m.onFencingAPI(e)
 	case PrepareEnvironment, ReadPreparation:
 		m.onPreparationAPI(e)
+	case interactionAPI:
+		m.onInteractionAPI(e)
 	default:
 		panic(fmt.Sprintf("core: unknown event %T", ev))
 	}
@@ -200,6 +204,8 @@ func (m *Machine) onTimer(id TimerID) {
 		m.fenceUnknown(subject)
 	case timerTransfer:
 		m.transferUnknown(subject)
+	case timerDecision:
+		m.onDecisionTimeout(subject)
 	default:
 		if !m.onWorkspaceTimer(kind, subject) {
 			panic(fmt.Sprintf("core: armed timer of unknown kind %q", id))

@@ -18,6 +18,8 @@ func (m *Machine) onRunFrame(c *conn, f wire.Frame) {
 		m.onSteerAck(t, p)
 	case wire.InteractionDecisionAck:
 		m.onCancelAck(t, p)
+	case wire.PermissionRequest, wire.UserChoicePrompt, wire.FunctionCall:
+		m.onAsked(t, p)
 	case wire.Delta, wire.Thinking, wire.OutputMessage, wire.ToolCall,
 		wire.UsageUpdate, wire.RunError, wire.Done:
 		m.onRunEvent(t, p)
@@ -154,6 +156,7 @@ func (m *Machine) finish(t *turn, state TurnState, code, detail string) {
 func (m *Machine) finishWith(t *turn, state TurnState, code, detail string, obsErr error) {
 	assert(state.Terminal() && !t.rec.State.Terminal(), "turn %s: %s -> %s", t.rec.ID, t.rec.State, state)
 	m.dropRoute(t)
+	m.closeInteractions(t)
 	for i := range t.inputs {
 		switch t.inputs[i].State {
 		case InputDelivering:

@@ -128,6 +128,10 @@ type TurnRecord struct {
 
 	ErrorCode   string // Core failure code when State is failed
 	ErrorDetail string
+
+	// Interactions are the Run's permission requests, user-choice prompts
+	// and function calls, in arrival order (at most InteractionsPerTurnMax).
+	Interactions []InteractionRecord `json:",omitempty"`
 }
 
 // InputState is an active input's durable state.

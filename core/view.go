@@ -28,6 +28,7 @@ type TurnView struct {
 	InputCursor      int
 	Inputs           []InputView
 	Events           uint64
+	Interactions     []InteractionView
 }
 
 // InputView is the projection of one active input.
@@ -55,6 +56,7 @@ func viewOf(rec TurnRecord, inputs []InputRecord) TurnView {
 	for _, in := range inputs {
 		v.Inputs = append(v.Inputs, InputView{ID: in.ID, State: in.State, ErrorCode: in.ErrorCode})
 	}
+	v.Interactions = interactionViews(rec.Interactions)
 	return v
 }
 

@@ -88,6 +88,14 @@ type Bugs struct {
 	// confirmed close: the executor and its slot are forgotten while the
 	// native resource stays open.
 	FreeCapacityOnCloseFailure bool
+	// AckDecisionBeforeApply: a decision or function result is
+	// acknowledged applied=true as soon as it is admitted, before the
+	// native side confirmed it.
+	AckDecisionBeforeApply bool
+	// ReapplyRepeatedDecision: an identical repeat of a decision being
+	// applied or applied is submitted natively again instead of waiting
+	// for (or re-acknowledging) the first.
+	ReapplyRepeatedDecision bool
 }
 
 // DefaultHeartbeatInterval is the bootstrap default cadence.

@@ -173,14 +173,30 @@
 // the profile's tar archive in 64 KiB chunks (begin, next with the
 // consumed total, cancel). Answers are never sent on a later connection.
 //
-// Out of scope of this machine: interactions (permission and user-choice
-// decisions) and function results. Their requests are refused at once
-// with their own family's refusal (decision and function-result acks
-// not_pending) and change no state, so Core never waits out a timeout.
-// Workspace reads, writes and exports and the read-only preparation
-// profile (workspace.go), runtime preparation transfers
-// (runtime_prepare.go) and suspension fencing (fencing.go) are served;
-// their files document the rules. Plain (non-durable)
+// Interactions and function calls (interaction.go). permission_request,
+// prompt_for_user_choice and function_call are forwarded in order on the
+// Run ID and belong to the Turn that emitted them (permission_cancel
+// travels on the interaction ID); a native callback of a settled Turn is
+// dropped. Decisions are routed by interaction ID, function results by Run
+// and call ID, to that Turn's responder (RespondPermission,
+// RespondUserChoice, SubmitFunctionResult native calls), checked first:
+// not_pending (unknown, withdrawn, or the Turn's admission closed: output
+// closed, cancel requested, settled), not_ready (start unresolved),
+// unsupported (permissions / function_tools, function_result_images),
+// runtime_error for a decision that fails validation or names a question
+// the prompt never issued (no code of the set names it; it is documented
+// as CodeInvalidDecision), invalid_result, decision_conflict. The ack
+// carries the delivery ID and says applied=true only after the native
+// result; an adapter's ErrUnsupportedOperation for a declared operation is
+// contract_violation. Applied decisions are remembered
+// (AppliedDecisionsMax for AppliedDecisionTTL): an identical repeat is
+// applied=true again without a native call, a different one conflicts; a
+// repeat while the first is out waits for the same native result.
+// Admitted decisions hold the Turn's barrier: done waits for them.
+//
+// Runtime preparation transfers (runtime_prepare.go) and suspension
+// fencing (fencing.go) are served too; their files document the rules.
+// Plain (non-durable)
 // prompt_steer is answered unsupported: the machine has no native path for
 // it.
 //

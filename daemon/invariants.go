@@ -124,7 +124,7 @@ func (m *Machine) checkTurn(t *turn) {
 	case ex == nil:
 		// Only a confirmed required close removes a Turn's executor before
 		// the Turn finishes (it then waits for its input receipts).
-		if !(t.settled && t.closeRequired && t.writing != "") {
+		if !(t.settled && t.closeRequired && (t.writing != "" || m.interactionsHeld(t))) {
 			panicf("turn %s lost executor %s", t.id, t.executor)
 		}
 	case ex.turn != t.id:
@@ -177,6 +177,14 @@ func (m *Machine) checkCall(c *call) {
 		t := m.turns[c.turn]
 		if !(t != nil && t.settleCall == c.id) {
 			panicf("settle call %s without its turn", c.id)
+		}
+	case callDecision:
+		t := m.turns[c.turn]
+		// (Under the planted ReapplyRepeatedDecision a second call may
+		// still be out once the first applied.)
+		applying := c.ix != nil && (c.ix.state == ixApplying || m.cfg.Bugs.ReapplyRepeatedDecision && c.ix.state == ixApplied)
+		if !(t != nil && applying && m.interactionsHeld(t)) {
+			panicf("decision call %s without its held interaction", c.id)
 		}
 	case callClose:
 		ex := m.executors[c.executor]

@@ -33,6 +33,8 @@ type Machine struct {
 	shutdown   bool
 	lastReport string
 	reported   bool
+
+	ix interactions
 }
 
 // conn is the state of the current connection: routes and admission
@@ -65,11 +67,12 @@ const (
 	callStage   // runtime_prepare.go
 	callInstall // runtime_prepare.go
 	callDiscard // runtime_prepare.go
+	callDecision
 )
 
 var callKindNames = [...]string{"", "prepare", "start", "write", "cancel", "settle", "close",
 	"open-workspace", "close-workspace", "read-workspace", "write-workspace", "export-workspace",
-	"stage", "install", "discard"}
+	"stage", "install", "discard", "decision"}
 
 // call is an outstanding native call and what it refers to.
 type call struct {
@@ -84,6 +87,8 @@ type call struct {
 	transfer *transfer     // callWriteWorkspace
 	export   *exportStream // callExportWorkspace
 	staged   string        // runtime_prepare calls: installer identity of the transfer
+	ix       *interaction  // callDecision: the interaction it answers
+	ack      string        // callDecision: the ack's envelope ID
 }
 
 type timerKind uint8
@@ -153,6 +158,8 @@ func (m *Machine) Step(now time.Time, ev Event) []Effect {
 		m.stepNativeEvent(e)
 	case NativeInputApplied:
 		m.stepInputApplied(e)
+	case NativePermissionWithdrawn:
+		m.stepPermissionWithdrawn(e)
 	case ShutdownRequested:
 		m.beginShutdown()
 	case WallClockStep:
@@ -281,6 +288,8 @@ func (m *Machine) stepNativeResult(e NativeResult) {
 		m.installDone(c, resultAs[InstallResult](c, e.Result))
 	case callDiscard:
 		resultAs[DiscardResult](c, e.Result)
+	case callDecision:
+		m.decisionDone(c, resultAs[DecisionResult](c, e.Result))
 	default:
 		m.workspaceCall(c, e.Result)
 	}
@@ -420,8 +429,12 @@ func (m *Machine) stepFrame(e FrameReceived) {
 		m.onResume(e.Frame.ID, p)
 	case wire.RuntimePrepare:
 		m.onRuntimePrepare(e.Frame.ID, p)
-	default:
-		m.refuseUnserved(e.Frame.ID, e.Frame.Payload)
+	case wire.PermissionDecision:
+		m.onPermissionDecision(e.Frame.ID, p)
+	case wire.UserChoiceDecision:
+		m.onUserChoiceDecision(e.Frame.ID, p)
+	case wire.FunctionResult:
+		m.onFunctionResult(e.Frame.ID, p)
 	}
 }
 

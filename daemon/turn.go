@@ -19,7 +19,7 @@ type turn struct {
 
 	startResolved bool // StartResult arrived
 	native        bool // a native Turn exists (must be settled)
-	buffered      []wire.Payload
+	buffered      []wire.Frame
 	overflow      int
 
 	outputClosed bool
@@ -129,6 +129,7 @@ func (m *Machine) startDone(c *call, r StartResult) {
 	if !r.Turn {
 		m.unroute(t)
 		delete(m.turns, t.id)
+		m.forgetInteractions(t.id)
 		ex.turn = ""
 		ex.startFail = &startFailure{gen: t.gen, requestID: t.requestID, handle: t.handle, err: r.Err}
 		m.startClose(ex)
@@ -138,8 +139,8 @@ func (m *Machine) startDone(c *call, r StartResult) {
 	if a := m.routedAdmission(t); a != nil {
 		m.advance(a, wire.StateStarted, "")
 	}
-	for _, p := range t.buffered {
-		m.forward(t, p)
+	for _, f := range t.buffered {
+		m.forwardFrame(t, f)
 	}
 	t.buffered = nil
 	if r.Err != "" {
@@ -190,20 +191,27 @@ func (m *Machine) stepNativeEvent(e NativeTurnEvent) {
 		}
 		return // done is published by finish, after settlement
 	}
+	if !m.noteNativeInteraction(t, e.Event) {
+		return // an interaction or call identity is asked once
+	}
 	if !t.startResolved {
 		if len(t.buffered) >= m.cfg.Limits.OutputFramesMax {
 			t.overflow++
 			return
 		}
-		t.buffered = append(t.buffered, e.Event)
+		t.buffered = append(t.buffered, wire.Frame{ID: t.runID, Payload: e.Event})
 		return
 	}
 	m.forward(t, e.Event)
 }
 
 func (m *Machine) forward(t *turn, p wire.Payload) {
+	m.forwardFrame(t, wire.Frame{ID: t.runID, Payload: p})
+}
+
+func (m *Machine) forwardFrame(t *turn, f wire.Frame) {
 	if t.routed {
-		m.send(t.gen, wire.Frame{ID: t.runID, Payload: p}, 0)
+		m.send(t.gen, f, 0)
 	}
 }
 
@@ -270,7 +278,7 @@ func (m *Machine) settleDone(c *call, r SettleResult) {
 // maybeFinish publishes done once the Turn is settled, every admitted
 // input receipt is finished, and a required close is confirmed.
 func (m *Machine) maybeFinish(t *turn) {
-	if !t.settled || t.writing != "" {
+	if !t.settled || t.writing != "" || m.interactionsHeld(t) {
 		return
 	}
 	ex := m.executors[t.executor]
@@ -291,6 +299,7 @@ func (m *Machine) finish(t *turn, ex *executor) {
 		m.makeIdle(ex)
 	}
 	delete(m.turns, t.id)
+	m.forgetInteractions(t.id)
 	m.cancelTimer(settleWaitTimer(t.id))
 	m.cancelTimer(settleRetryTimer(t.id))
 	routed := t.routed

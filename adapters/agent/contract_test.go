@@ -110,7 +110,11 @@ func TestEventValidate(t *testing.T) {
 			Options: []wire.UserOption{{Label: "one"}}}}},
 		wire.FunctionCall{CallID: "c", Name: "lookup", Arguments: json.RawMessage(`{}`)}}
 	for _, p := range valid {
-		if err := (agent.Event{RunID: "r", Payload: p}).Validate(); err != nil {
+		ev := agent.Event{RunID: "r", Payload: p}
+		if _, ok := p.(wire.PermissionCancel); ok {
+			ev.InteractionID = "p"
+		}
+		if err := ev.Validate(); err != nil {
 			t.Errorf("%s: %v", p.MessageType(), err)
 		}
 	}

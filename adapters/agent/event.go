@@ -14,9 +14,14 @@ import (
 // Usage payloads are complete cumulative snapshots that replace earlier
 // ones; a RunError is followed by a Done; Done is the Turn's single
 // terminal event and nothing follows it.
+//
+// A PermissionCancel withdraws the permission request named by
+// InteractionID (its payload has no members); no other payload uses
+// InteractionID.
 type Event struct {
-	RunID   string
-	Payload wire.Payload
+	RunID         string
+	Payload       wire.Payload
+	InteractionID string
 }
 
 // Terminal reports whether the event is the Turn's Done.
@@ -30,6 +35,9 @@ func (e Event) Terminal() bool {
 func (e Event) Validate() error {
 	if e.RunID == "" {
 		return fmt.Errorf("%w: event without run ID", ErrInvalidRequest)
+	}
+	if _, ok := e.Payload.(wire.PermissionCancel); ok != (e.InteractionID != "") {
+		return fmt.Errorf("%w: an interaction ID goes with a permission_cancel only", ErrInvalidRequest)
 	}
 	switch e.Payload.(type) {
 	case wire.Delta, wire.Thinking, wire.OutputMessage, wire.ToolCall,

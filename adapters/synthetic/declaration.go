@@ -57,11 +57,11 @@ func Capabilities() wire.AgentKindCapabilities {
 func Declaration(h *Harness) agent.Declaration {
 	return agent.Declaration{
 		Kind:          Kind,
-		Capabilities:  Capabilities(),
+		Capabilities:  h.capabilities(),
 		Configuration: Configuration(),
 		Discover: func(context.Context, map[string]string, io.Writer) (*agent.Runtime, error) {
 			return &agent.Runtime{
-				Descriptor:    wire.SupportedAgentKind{Kind: Kind, Available: true, Capabilities: Capabilities()},
+				Descriptor:    wire.SupportedAgentKind{Kind: Kind, Available: true, Capabilities: h.capabilities()},
 				Sessions:      h,
 				Executors:     h,
 				Preparations:  localworkspace.Preparations{},

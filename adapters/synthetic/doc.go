@@ -15,4 +15,12 @@
 // written out with a fixed reason. Declaration and Capabilities show how a
 // kind is declared and discovered; the package example shows registration
 // and one Turn end to end.
+//
+// New declares no permissions or function tools and refuses the three
+// responders with fixed reasons (agent.ErrUnsupportedOperation, no native
+// effect). NewWith(Extensions{...}) qualifies them: the declaration says
+// so, a TurnScript's Asks are emitted and the Turn waits for their
+// answers, each applied natively once to exactly what it asked
+// (agent.ErrNotPending otherwise; user-choice answers bound by question
+// ID), and Truth.Decisions lists what was applied.
 package synthetic

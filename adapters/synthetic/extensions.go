@@ -10,22 +10,6 @@ import (
 // Designed refusals. Each method is written out so that a future contract
 // interface never looks implemented by accident; none has a native effect.
 
-// SubmitFunctionResult is not qualified: the synthetic Harness has no
-// public function tools.
-func (t *Turn) SubmitFunctionResult(context.Context, wire.FunctionResult) error {
-	return agent.Unsupported(reasonFunctions)
-}
-
-// RespondPermission is not qualified: the synthetic Harness never asks.
-func (t *Turn) RespondPermission(context.Context, string, wire.PermissionDecision) error {
-	return agent.Unsupported(reasonInteractions)
-}
-
-// RespondUserChoice is not qualified: the synthetic Harness never asks.
-func (t *Turn) RespondUserChoice(context.Context, string, wire.UserChoiceDecision) error {
-	return agent.Unsupported(reasonInteractions)
-}
-
 // ReadWorkspaceFile is not qualified for the synthetic Harness.
 func (t *Turn) ReadWorkspaceFile(context.Context, wire.WorkspaceRead) (wire.WorkspaceReadResult, error) {
 	return wire.WorkspaceReadResult{}, agent.Unsupported(reasonWorkspace)

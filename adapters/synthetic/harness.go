@@ -60,6 +60,11 @@ type TurnScript struct {
 	// LateDelta, when set, is delivered by one more native callback after
 	// the Turn settled; the callback captured its Turn, so it is dropped.
 	LateDelta string
+	// Asks are emitted after the deltas, in order (wire.PermissionRequest,
+	// wire.UserChoicePrompt or wire.FunctionCall); the Turn then waits
+	// until each is answered (or it is cancelled). Answering needs the
+	// Harness's Extensions.
+	Asks []wire.Payload
 }
 
 // Truth is the Harness's ground truth: what really happened natively.
@@ -72,6 +77,10 @@ type Truth struct {
 	InputsApplied []string
 	// CloseFailures counts refused Close attempts.
 	CloseFailures int
+	// Decisions lists every decision applied natively, in order:
+	// "permission:<id>:<approved>", "user_choice:<id>:<answers or
+	// cancelled>", "function:<call id>:<success>".
+	Decisions []string
 }
 
 // Harness is the synthetic native engine: it creates Executors, hands out
@@ -82,10 +91,14 @@ type Harness struct {
 	closeFailures int
 	nextExecutor  int
 	truth         Truth
+	ext           Extensions
 }
 
 // New returns a Harness with no scripts: every Turn echoes its input.
 func New() *Harness { return &Harness{} }
+
+// NewWith returns a Harness with the given extensions qualified.
+func NewWith(ext Extensions) *Harness { return &Harness{ext: ext} }
 
 // Script queues scripts; each StartTurn on any Executor takes the next one.
 func (h *Harness) Script(scripts ...TurnScript) {
@@ -107,6 +120,7 @@ func (h *Harness) Truth() Truth {
 	defer h.mu.Unlock()
 	t := h.truth
 	t.InputsApplied = slices.Clone(t.InputsApplied)
+	t.Decisions = slices.Clone(t.Decisions)
 	return t
 }
 

@@ -30,6 +30,9 @@ type Turn struct {
 	receipts map[string]*receipt
 	pending  []*receipt
 	sequence uint64
+
+	answerCh chan struct{} // wakes the native loop on an answer; capacity 1
+	asks     []*ask        // interactions emitted (interaction.go)
 }
 
 func newTurn(e *Executor, req agent.TurnRequest, script TurnScript) *Turn {
@@ -42,6 +45,7 @@ func newTurn(e *Executor, req agent.TurnRequest, script TurnScript) *Turn {
 		steerCh:   make(chan struct{}, 1),
 		settledCh: make(chan struct{}),
 		receipts:  make(map[string]*receipt),
+		answerCh:  make(chan struct{}, 1),
 	}
 }
 
@@ -103,6 +107,9 @@ func (t *Turn) stream(text string) bool {
 		if !t.emitPaced(wire.Delta{Delta: d, Sequence: t.nextSequence()}) {
 			return false
 		}
+	}
+	if !t.emitAsks() {
+		return false
 	}
 	if s.Hold && !t.pause(nil) {
 		return false

@@ -53,7 +53,7 @@ var Codes = []string{CodeUnauthorized, CodeMethodNotAllowed, CodeBadJSON, CodeUn
 	CodeCancelPending, CodeSessionLimit, CodeQueueFull, CodeInputLimit, CodeCapabilityUnsupported,
 	CodeSubscriberLimit, CodeIdempotencyConflict, CodeBadLastEventID, CodeBadLimit, CodeBadCursor, CodeUnavailable,
 	CodeInternal, CodeNoWorkspace, CodeInvalidWorkspaceRequest, CodeWorkspaceBusy, CodeWorkspaceMutationPending,
-	CodeIdempotencyUnsupported}
+	CodeIdempotencyUnsupported, CodeUnknownInteraction, CodeInteractionClosed, CodeDecisionInFlight, CodeInvalidAnswer}
 
 // machineErrors maps the machine's named errors to status and code.
 var machineErrors = []struct {
@@ -78,6 +78,10 @@ var machineErrors = []struct {
 	{core.ErrInvalidWorkspaceRequest, 400, CodeInvalidWorkspaceRequest},
 	{core.ErrWorkspaceBusy, 409, CodeWorkspaceBusy},
 	{core.ErrWorkspaceMutationPending, 409, CodeWorkspaceMutationPending},
+	{core.ErrUnknownInteraction, 404, CodeUnknownInteraction},
+	{core.ErrInteractionClosed, 409, CodeInteractionClosed},
+	{core.ErrDecisionInFlight, 409, CodeDecisionInFlight},
+	{core.ErrInvalidAnswer, 400, CodeInvalidAnswer},
 }
 
 // Options configure the API.
@@ -127,6 +131,9 @@ func Routes() []Route {
 		{"PUT", "/api/v1/sessions/{session}/workspace/file", (*API).writeFile},
 		{"GET", "/api/v1/sessions/{session}/workspace/directory", (*API).listDirectory},
 		{"GET", "/api/v1/sessions/{session}/workspace/export", (*API).exportWorkspace},
+		{"POST", "/api/v1/turns/{turn}/permissions/{interaction}", (*API).answerPermission},
+		{"POST", "/api/v1/turns/{turn}/user-choices/{interaction}", (*API).answerUserChoice},
+		{"POST", "/api/v1/turns/{turn}/function-calls/{call}/result", (*API).submitFunctionResult},
 	}
 }
 

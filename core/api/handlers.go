@@ -166,6 +166,9 @@ type TurnJSON struct {
 	InputCursor int          `json:"input_cursor"`
 	Inputs      []InputJSON  `json:"inputs"`
 	Events      uint64       `json:"events"`
+	// Interactions are the Run's permission requests, user choices and
+	// function calls with their outcome (interaction.go).
+	Interactions []InteractionJSON `json:"interactions"`
 }
 
 // EngineError is the engine error projection of a Turn that failed with
@@ -185,7 +188,8 @@ type InputJSON struct {
 func turnJSON(v core.TurnView) TurnJSON {
 	t := TurnJSON{ID: v.ID, SessionID: v.Session, State: string(v.State), RunID: v.RunID, Attempt: v.Attempt,
 		ErrorCode: v.ErrorCode, ErrorDetail: v.ErrorDetail, Usage: v.Usage, Content: v.Content,
-		Cancel: string(v.Cancel), InputCursor: v.InputCursor, Inputs: []InputJSON{}, Events: v.Events}
+		Cancel: string(v.Cancel), InputCursor: v.InputCursor, Inputs: []InputJSON{}, Events: v.Events,
+		Interactions: interactionsJSON(v.Interactions)}
 	if v.ErrorCode == core.CodeEngineFailed {
 		t.EngineError = &EngineError{Code: v.EngineErrorCode, HTTPStatus: v.EngineHTTPStatus}
 	}

@@ -117,6 +117,8 @@ func (n *Native) do(c daemon.NativeCall) (res daemon.Result) {
 		return n.close(op)
 	case daemon.StageChunk, daemon.InstallTransfer, daemon.DiscardTransfer:
 		return n.transfer(op)
+	case daemon.RespondPermission, daemon.RespondUserChoice, daemon.SubmitFunctionResult:
+		return n.decide(op)
 	}
 	if res, ok := n.workspaceOp(c.Op); ok {
 		return res
@@ -144,6 +146,8 @@ func panicResult(op daemon.Op) daemon.Result {
 		return daemon.CloseResult{Err: reasonPanic}
 	case daemon.StageChunk, daemon.InstallTransfer, daemon.DiscardTransfer:
 		return transferFailure(op, reasonInstallPanic)
+	case daemon.RespondPermission, daemon.RespondUserChoice, daemon.SubmitFunctionResult:
+		return daemon.DecisionResult{Outcome: daemon.DecisionFailed, Err: reasonPanic}
 	}
 	if res, ok := workspacePanic(op); ok {
 		return res

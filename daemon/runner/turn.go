@@ -6,6 +6,7 @@ import (
 
 	"github.com/turnstile-sim/turnstile/adapters/agent"
 	"github.com/turnstile-sim/turnstile/daemon"
+	"github.com/turnstile-sim/turnstile/wire"
 )
 
 // start creates the Turn's bounded output channel, starts its one
@@ -76,6 +77,10 @@ func (n *Native) consume(id daemon.TurnID, run string, out <-chan agent.Event, s
 			}
 			if ev.RunID != run || ev.Payload == nil {
 				n.log.Error("adapter emitted an event of another run or without payload; dropped", "turn", string(id))
+				continue
+			}
+			if _, ok := ev.Payload.(wire.PermissionCancel); ok {
+				n.emit(daemon.NativePermissionWithdrawn{Turn: id, InteractionID: ev.InteractionID})
 				continue
 			}
 			n.emit(daemon.NativeTurnEvent{Turn: id, Event: ev.Payload})

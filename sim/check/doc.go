@@ -172,6 +172,14 @@
 //     one-way latency (measured from its two opens), while the daemon kept
 //     that connection open past t + budget: a send that could not finish
 //     within its budget must close the transport.
+//   - interactions (interaction_truth.go): decision_applied_twice,
+//     decision_misrouted, applied_without_native, done_before_decision,
+//     interaction_after_done, resolved_without_receipt, from the Harness's
+//     ground truth (InteractionAsked, DecisionCalled, DecisionAnswered),
+//     the wire and Core's records (CoreInteraction); DecisionModel is the
+//     porcupine model of one interaction's decision (attempts open while
+//     their receipt is missing, native applies at most once, an applied
+//     receipt only after one), checked by LinearizeDecisions.
 //   - liveness (Final): a turn not terminal at the deadline.
 //   - orphaned_resource (Final): a native turn unsettled or an executor
 //     open after shutdown.

@@ -133,6 +133,7 @@ type Ledger struct {
 	transfers  transferState // transfer_wire.go
 	// transferTime is the 195 s exchange oracle (timing_transfer.go).
 	transferTime transferTiming
+	ix           interactionState
 
 	wireObservers []func(WireEvent)
 
@@ -165,12 +166,14 @@ func NewLedger() *Ledger {
 	l.limitMarks.init()
 	l.eviction.init()
 	l.hostile.init()
+	l.ix.init()
 	l.limits = map[string]DeviceLimits{}
 	// Wire observers, in the order they judge each network event. Those
 	// judging what honest machines send see only honest traffic; the
 	// timing and hostile checks see everything (a forged frame resets
 	// Core's idle clock and may be the reason it closes a connection).
 	l.wireObservers = []func(WireEvent){
+		honest(l.observeInteractions), // first: others ask it which acks are decisions
 		honest(l.observeCoreFrames),
 		honest(l.observeDeviceFrames),
 		l.timingWire,

@@ -81,6 +81,7 @@ func ExpectedMarks() []Mark {
 	}
 	out = append(out, environmentExpectedMarks...)
 	out = append(out, hostileExpectedMarks()...)
+	out = append(out, interactionExpectedMarks()...)
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
 }

@@ -291,7 +291,6 @@ func prepareRefusal(p wire.ExecutionPrepare, kinds map[string]wire.SupportedAgen
 	return ""
 }
 
-
 // readOnlyRefusal is the read-only profile's refusal (wire reference
 // §3.14): only the bound local Environment and resource identity, with
 // release_on_completion; none of the execution members; the kind declares

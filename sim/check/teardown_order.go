@@ -64,7 +64,7 @@ func (l *Ledger) observeTeardown(ev WireEvent) {
 			l.checkAfterSettlement(ev.At, ev.From, ev.Frame.ID, "done")
 		}
 	case wire.InteractionDecisionAck:
-		if ev.Kind == WireSent && ev.From != coreNodeID && p.Applied {
+		if ev.Kind == WireSent && ev.From != coreNodeID && p.Applied && !l.ix.isDecision(p.DeliveryID) {
 			l.checkAfterSettlement(ev.At, ev.From, ev.Frame.ID, "an applied cancel receipt")
 		}
 	}

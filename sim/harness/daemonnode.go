@@ -252,6 +252,10 @@ func (n *Daemon) apply(now time.Time, ef daemon.Effect) {
 		if st, ok := e.Frame.Payload.(wire.PreparationStatus); ok {
 			n.keepStatus(e.Frame.ID, st, b)
 		}
+		if _, ok := e.Frame.Payload.(wire.InteractionDecisionAck); ok && n.d.TakeAckLost() {
+			n.loseInFlight(now, e.Gen)
+			return
+		}
 		n.out = append(n.out, sim.Send{Conn: sim.ConnID(e.Gen), Frame: b})
 		n.watchBudget(now, sim.ConnID(e.Gen), e.Budget)
 	case daemon.CloseTransport:

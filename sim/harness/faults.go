@@ -36,7 +36,8 @@ func Kinds() []sim.FaultKind {
 	return []sim.FaultKind{PrepareFailure, StartFailureNil, StartFailureTurn, WriteFailure, WriteUncertain,
 		WriteOverBudget, LateAccepted, CancelFailure, CancelLate, CancelNever, LateEvents, SettleError,
 		NotReusable, CloseFailure, Hang, SettleBeforeDone, ClockJump,
-		ReadInterrupted, ReaderCloseFailure, WriteReceiptLost}
+		ReadInterrupted, ReaderCloseFailure, WriteReceiptLost,
+		AckLost, DecisionNever, DecisionSlow, PermissionWithdrawn, LateInteraction}
 }
 
 // Bounds of one wall-clock jump (either direction).

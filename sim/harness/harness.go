@@ -81,6 +81,7 @@ type Harness struct {
 	// wsReaders are the open read-only workspace profiles (workspace.go).
 	wsReaders map[string]*hReader
 	xfers     map[string]*hTransfer // runtime_prepare staging (transfers.go)
+	ix        *hAsks                // interactions (interaction.go)
 }
 
 type hExec struct {
@@ -194,7 +195,9 @@ func (h *Harness) Call(now time.Time, e daemon.NativeCall) {
 	case daemon.DiscardTransfer:
 		h.discard(now, e.Call, op)
 	default:
-		h.workspaceCall(now, e.Call, e.Op)
+		if !h.workspaceCall(now, e.Call, e.Op) {
+			h.decisionCall(now, e)
+		}
 	}
 }
 

@@ -48,6 +48,7 @@ func (h *Harness) script(now time.Time, t *hTurn) {
 		h.finishNative(now, t, outcome)
 	}
 	h.after(now, gap*time.Duration(steps+1), end)
+	h.scheduleAsks(now, t, gap*time.Duration(steps))
 }
 
 func (h *Harness) emitProgress(now time.Time, t *hTurn, i int) {
@@ -145,6 +146,7 @@ func (h *Harness) settle(now time.Time, t *hTurn, outcome string) {
 		ex.live = ""
 	}
 	h.turnSettled(now, t, outcome)
+	h.asksSettled(now, t)
 	waiters := t.waiters
 	t.waiters = nil
 	for _, c := range waiters {

@@ -20,9 +20,12 @@ type plantedBug struct {
 var plantedBugs = []plantedBug{
 	{"core_done_overrides_cancel", func(b *Bugs) { b.CoreDoneOverridesCancel = true }},
 	{"core_redelivers_unknown_input", func(b *Bugs) { b.CoreRedeliversUnknownInput = true }},
+	{"core_resolves_decision_without_receipt", func(b *Bugs) { b.CoreResolvesDecisionWithoutReceipt = true }},
 	{"daemon_accepts_before_apply", func(b *Bugs) { b.DaemonAcceptsBeforeApply = true }},
+	{"daemon_acks_decision_before_apply", func(b *Bugs) { b.DaemonAcksDecisionBeforeApply = true }},
 	{"daemon_forgets_admission_expiry", func(b *Bugs) { b.DaemonForgetsAdmissionExpiry = true }},
 	{"daemon_frees_capacity_on_close_failure", func(b *Bugs) { b.DaemonFreesCapacityOnCloseFailure = true }},
+	{"daemon_reapplies_repeated_decision", func(b *Bugs) { b.DaemonReappliesRepeatedDecision = true }},
 }
 
 // PlantedBugs lists the names of the planted bugs, sorted.

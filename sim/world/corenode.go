@@ -181,6 +181,9 @@ func (n *coreNode) api(now time.Time, e sim.CallReceived) []sim.Effect {
 			ev = environmentCall(req.ev, call)
 		}
 		if ev == nil {
+			ev = withInteractionCall(req.ev, call)
+		}
+		if ev == nil {
 			return nil
 		}
 	}
@@ -211,6 +214,7 @@ func (n *coreNode) step(now time.Time, ev core.Event) []sim.Effect {
 				continue
 			}
 			out = append(out, sim.Send{Conn: sim.ConnID(e.Conn), Frame: b})
+			out = n.u.duplicateDecision(out, e, b)
 		case core.CloseConn:
 			out = append(out, sim.Close{Conn: sim.ConnID(e.Conn), Reason: e.Reason})
 		case core.SetTimer:

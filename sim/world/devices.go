@@ -65,6 +65,9 @@ func (o *devObserver) observeSend(now time.Time, e daemon.Send) {
 			u.count("ReceiptSent")
 		}
 	case wire.InteractionDecisionAck:
+		if u.led.IsDecisionDelivery(p.DeliveryID) {
+			break // a decision's receipt, judged from the wire
+		}
 		u.led.CancelAckSent(at, e.Frame.ID, p.Applied)
 		u.count("CancelAckSent")
 		if p.Outcome != nil && p.Outcome.Usage != nil {

@@ -40,6 +40,7 @@ func worldKinds() []sim.FaultKind {
 	for _, k := range hostileKinds() {
 		out = append(out, k.kind)
 	}
+	out = append(out, interactionWorldKinds()...)
 	return append(out, harness.Kinds()...)
 }
 
@@ -60,6 +61,7 @@ func (u *universe) registerFaults() {
 	for _, k := range hostileKinds() {
 		u.w.RegisterFault(sim.FaultSpec{Kind: k.kind, ForMin: k.min, ForMax: k.max}, u.handler(k))
 	}
+	u.registerInteractionFaults()
 	harness.Register(u.w, u.devices)
 }
 

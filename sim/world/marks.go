@@ -24,6 +24,10 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkReconnectDuringSteer:         {sim.FaultConnLoss, kDeviceReplace.kind, kDaemonCrash.kind},
 	check.MarkCancelUnconfirmed:            {harness.CancelNever, harness.CancelLate, harness.WriteOverBudget},
 	check.MarkSteerUnknownAfter30s:         {harness.WriteOverBudget},
+	// interactions
+	check.MarkDecisionRepeatedAfterUnknown:  {harness.DecisionSlow},
+	check.MarkDecisionRacedPermissionCancel: {harness.PermissionWithdrawn},
+	check.MarkFunctionResultAfterCancel:     {},
 	// limits the workload shapes reach
 	check.MarkAdmissionRecordsFull:    {},
 	check.MarkSteerInputLimit:         {},

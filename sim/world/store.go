@@ -58,6 +58,7 @@ func (s *observedStore) PutTurn(r core.TurnRecord) {
 	s.Memory.PutTurn(r)
 	u := s.u
 	at := u.lt(u.w.Now())
+	u.observeInteractionRecords(old, r)
 	if !had {
 		u.led.TurnSubmitted(at, r.Session, r.ID)
 		u.count("TurnSubmitted")

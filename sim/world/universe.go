@@ -35,6 +35,8 @@ type universe struct {
 	records map[string]int
 	// skipped counts applied faults that found no victim, by kind.
 	skipped map[sim.FaultKind]int
+	// decisionDups are armed decision_duplicate faults (conflicting or not).
+	decisionDups []bool
 
 	shutdownSent bool
 	recordsTotal int
@@ -78,8 +80,9 @@ func setup(w *sim.World, cfg Config, linAtEnd bool) *universe {
 	r := w.Rand("params")
 	u.coreCfg = core.DefaultConfig()
 	u.coreCfg.Bugs = core.Bugs{
-		RedeliverUnknownInput: cfg.Bugs.CoreRedeliversUnknownInput,
-		DoneOverridesCancel:   cfg.Bugs.CoreDoneOverridesCancel,
+		RedeliverUnknownInput:         cfg.Bugs.CoreRedeliversUnknownInput,
+		DoneOverridesCancel:           cfg.Bugs.CoreDoneOverridesCancel,
+		ResolveDecisionWithoutReceipt: cfg.Bugs.CoreResolvesDecisionWithoutReceipt,
 	}
 	u.store = &observedStore{Memory: store.NewMemory(), u: u}
 	hcfg := harness.DrawConfig(r)
@@ -100,6 +103,8 @@ func setup(w *sim.World, cfg Config, linAtEnd bool) *universe {
 		dcfg.Bugs = daemon.Bugs{
 			ForgetAdmissionExpiry:      cfg.Bugs.DaemonForgetsAdmissionExpiry,
 			AcceptBeforeApply:          cfg.Bugs.DaemonAcceptsBeforeApply,
+			ReapplyRepeatedDecision:    cfg.Bugs.DaemonReappliesRepeatedDecision,
+			AckDecisionBeforeApply:     cfg.Bugs.DaemonAcksDecisionBeforeApply,
 			FreeCapacityOnCloseFailure: cfg.Bugs.DaemonFreesCapacityOnCloseFailure,
 		}
 		hc := hcfg
@@ -126,6 +131,7 @@ func setup(w *sim.World, cfg Config, linAtEnd bool) *universe {
 	u.led.OnReach = func(m check.Mark) { u.w.Reachable(string(m)) }
 	if linAtEnd {
 		u.w.AddCheck(sim.Check{Name: check.CheckLinearizability, AtEnd: u.linearizeAtEnd})
+		u.w.AddCheck(sim.Check{Name: checkDecisionLinearizability, AtEnd: u.linearizeDecisionsAtEnd})
 	}
 	u.registerFaults()
 	w.OnHeal(u.onHeal)

@@ -39,6 +39,7 @@ type workload struct {
 	terminalCount                      int           // turns known terminal
 	env                                *wEnvironment // workload_environment.go
 	out                                *[]sim.Effect
+	ans                                *wAnswers // interaction answers (interaction.go)
 }
 
 type wSession struct {
@@ -257,7 +258,7 @@ func (wl *workload) maybeCancel(now time.Time, t *wTurn) {
 	if wl.r.IntN(4) == 0 {
 		at := time.Duration(wl.r.IntN(6000)) * time.Millisecond
 		wl.after(now, at, func(now time.Time) {
-			wl.call(now, core.CancelTurn{Turn: t.id}, func(time.Time, core.APIResult) {}, func(time.Time) {})
+			wl.call(now, core.CancelTurn{Turn: t.id}, func(now time.Time, _ core.APIResult) { wl.afterCancel(now, t) }, func(time.Time) {})
 		})
 	}
 }
@@ -284,6 +285,7 @@ func (wl *workload) read(now time.Time, t *wTurn) {
 		wl.u.led.ReadTurn(call, ret, t.sess.id, t.id, publicState(r.Turn.State))
 		wl.u.count("ReadTurn")
 		wl.resolve(ret, t, r.Turn)
+		wl.answerInteractions(now, t, r.Turn)
 		if r.Turn.State.Terminal() {
 			wl.markTerminal(t)
 		}

@@ -51,6 +51,10 @@ type Bugs struct {
 	DaemonAcceptsBeforeApply          bool
 	DaemonFreesCapacityOnCloseFailure bool
 	CoreDoneOverridesCancel           bool
+	// Interactions (interaction_planted_test.go).
+	DaemonReappliesRepeatedDecision    bool
+	DaemonAcksDecisionBeforeApply      bool
+	CoreResolvesDecisionWithoutReceipt bool
 }
 
 // Any reports whether a bug is planted.
@@ -284,7 +288,7 @@ var checkNames = append([]string{
 	check.CheckPrepareConfiguration, check.CheckNativeHistory, check.CheckRefusalCode,
 	check.CheckDoneBeforeReceipt, check.CheckPublishedBeforeSettled, check.CheckHeartbeatSnapshot,
 	check.CheckShutdownReport, check.CheckReceiptBudget, check.CheckIdleEviction, check.CheckValidRequestRefused,
-}, check.TimingChecks()...)
+}, append(check.TimingChecks(), check.InteractionChecks()...)...)
 
 // checkWire names world-side failures: a machine produced a frame that
 // wire refuses to encode.

@@ -88,6 +88,28 @@ func SampleTurn(id, session string, seq uint64) core.TurnRecord {
 		Usage:       sampleUsage(int64(seq)),
 		InputCursor: 4,
 		ErrorCode:   "engine_failed", ErrorDetail: "detail",
+		Interactions: []core.InteractionRecord{sampleInteraction(seq)},
+	}
+}
+
+// sampleInteraction has every field set (the three decision kinds at
+// once, which no machine writes, so that each one's encoding is covered).
+func sampleInteraction(seq uint64) core.InteractionRecord {
+	return core.InteractionRecord{
+		ID: "perm-" + strconv.FormatUint(seq, 10), Kind: core.InteractionPermission, RunID: "run-1",
+		Tool: "shell", Title: "run ls", Detail: "in /", Payload: json.RawMessage(`{"cmd":"ls"}`),
+		Questions: []wire.UserQuestion{{ID: "q1", Header: "H", Question: "which?", MultiSelect: true, IsOther: true,
+			IsSecret: true, Options: []wire.UserOption{{Label: "a", Description: "first"}}}},
+		Name: "lookup", Arguments: json.RawMessage(`{"q":1}`),
+		Status: core.InteractionRefused, Attempts: 2, DeliveryID: "decision:t-1:1:2",
+		Deadline:  base.Add(time.Duration(seq) * time.Minute),
+		ErrorCode: "not_ready",
+		Permission: &wire.PermissionDecision{DeliveryID: "decision:t-1:1:2", Approved: true, Message: "ok",
+			UpdatedInput: json.RawMessage(`{"cmd":"ls -l"}`)},
+		Choice: &wire.UserChoiceDecision{DeliveryID: "decision:t-1:1:1", QuestionAnswers: []wire.QuestionAnswer{
+			{QuestionID: "q1", Answers: []string{"a"}}}, Cancelled: true, Reason: "left"},
+		Result: &wire.FunctionResult{DeliveryID: "decision:t-1:1:3", CallID: "call-1", Success: true,
+			Content: []wire.InputContent{wire.TextPart("42")}},
 	}
 }
 

@@ -87,6 +87,8 @@ func (h *harness) call(c daemon.NativeCall) []daemon.Event {
 		return []daemon.Event{result(c.Call, daemon.CloseResult{})}
 	case daemon.StageChunk, daemon.InstallTransfer, daemon.DiscardTransfer:
 		return []daemon.Event{result(c.Call, h.transfer(op))}
+	case daemon.RespondPermission, daemon.RespondUserChoice, daemon.SubmitFunctionResult:
+		return []daemon.Event{result(c.Call, daemon.DecisionResult{Outcome: daemon.DecisionApplied})}
 	}
 	panic(fmt.Sprintf("controlled harness: unknown op %T", c.Op))
 }

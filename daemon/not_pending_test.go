@@ -7,10 +7,10 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// TestUnservedRequestsAreRefused: every request of a family this machine
-// does not serve gets its own family's refusal on the request's identity,
-// the refusal is a valid frame, and nothing else changes.
-func TestUnservedRequestsAreRefused(t *testing.T) {
+// TestAnswersWithNothingPendingAreRefused: a decision or function result
+// naming nothing the machine has pending gets not_pending on the request's
+// identity, the refusal is a valid frame, and nothing else changes.
+func TestAnswersWithNothingPendingAreRefused(t *testing.T) {
 	text := []wire.InputContent{wire.TextPart("r")}
 	cases := []struct {
 		name  string
@@ -47,9 +47,9 @@ func TestUnservedRequestsAreRefused(t *testing.T) {
 	}
 }
 
-// TestUnservedRequestWithoutIDIsDropped: with no identity to answer on,
-// nothing is sent.
-func TestUnservedRequestWithoutIDIsDropped(t *testing.T) {
+// TestRequestWithoutIDIsDropped: with no identity to answer on, nothing
+// is sent.
+func TestRequestWithoutIDIsDropped(t *testing.T) {
 	r := newRig(t)
 	if out := r.recv("", wire.WorkspaceRead{RunID: "t-1", EnvironmentID: "env", MaxBytes: 1}); len(out) != 0 {
 		t.Fatalf("want no effect, got %v", out)

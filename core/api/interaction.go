@@ -1,0 +1,120 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// Interaction error codes.
+const (
+	CodeUnknownInteraction = "unknown_interaction"
+	CodeInteractionClosed  = "interaction_closed"
+	CodeDecisionInFlight   = "decision_in_flight"
+	CodeInvalidAnswer      = "invalid_answer"
+)
+
+// PermissionAnswer answers a permission request of a Turn.
+type PermissionAnswer struct {
+	Approved     *bool           `json:"approved"`
+	Message      string          `json:"message,omitempty"`
+	UpdatedInput json.RawMessage `json:"updated_input,omitempty"`
+}
+
+// UserChoiceAnswer answers (or cancels) a user-choice prompt. Answers
+// name their question by ID; an omitted question stays unanswered and an
+// empty answers array is an explicit non-answer.
+type UserChoiceAnswer struct {
+	Answers   []wire.QuestionAnswer `json:"answers,omitempty"`
+	Cancelled bool                  `json:"cancelled,omitempty"`
+	Reason    string                `json:"reason,omitempty"`
+}
+
+// FunctionResultRequest is the result of a function call.
+type FunctionResultRequest struct {
+	Success *bool               `json:"success"`
+	Content []wire.InputContent `json:"content"`
+}
+
+// InteractionJSON is one interaction of a Turn with its outcome:
+// pending, delivering, applied (its receipt said so), unknown (no receipt
+// in time: never applied), refused, withdrawn or expired.
+type InteractionJSON struct {
+	ID         string `json:"id"`
+	Kind       string `json:"kind"`
+	Status     string `json:"status"`
+	DeliveryID string `json:"delivery_id,omitempty"`
+	ErrorCode  string `json:"error_code,omitempty"`
+	Attempts   int    `json:"attempts"`
+}
+
+func interactionsJSON(vs []core.InteractionView) []InteractionJSON {
+	out := []InteractionJSON{}
+	for _, v := range vs {
+		out = append(out, InteractionJSON{ID: v.ID, Kind: string(v.Kind), Status: string(v.Status),
+			DeliveryID: v.DeliveryID, ErrorCode: v.ErrorCode, Attempts: v.Attempts})
+	}
+	return out
+}
+
+func decided(res core.APIResult) (int, any) {
+	return http.StatusAccepted, map[string]string{"delivery_id": res.DeliveryID}
+}
+
+func (a *API) answerPermission(w http.ResponseWriter, r *http.Request) {
+	body, err := readBody(w, r)
+	var req PermissionAnswer
+	if err == nil {
+		err = decodeStrict(body, &req)
+	}
+	if err == nil && req.Approved == nil {
+		err = &badRequest{CodeInvalidAnswer, "approved is required"}
+	}
+	if err != nil {
+		a.failErr(w, err)
+		return
+	}
+	tid, id := r.PathValue("turn"), r.PathValue("interaction")
+	a.post(w, r, body, func(c core.CallID) core.Event {
+		return core.AnswerPermission{Call: c, Turn: tid, Interaction: id, Approved: *req.Approved,
+			Message: req.Message, UpdatedInput: req.UpdatedInput}
+	}, decided)
+}
+
+func (a *API) answerUserChoice(w http.ResponseWriter, r *http.Request) {
+	body, err := readBody(w, r)
+	var req UserChoiceAnswer
+	if err == nil {
+		err = decodeStrict(body, &req)
+	}
+	if err != nil {
+		a.failErr(w, err)
+		return
+	}
+	tid, id := r.PathValue("turn"), r.PathValue("interaction")
+	a.post(w, r, body, func(c core.CallID) core.Event {
+		return core.AnswerUserChoice{Call: c, Turn: tid, Interaction: id, Answers: req.Answers,
+			Cancelled: req.Cancelled, Reason: req.Reason}
+	}, decided)
+}
+
+func (a *API) submitFunctionResult(w http.ResponseWriter, r *http.Request) {
+	body, err := readBody(w, r)
+	var req FunctionResultRequest
+	if err == nil {
+		err = decodeStrict(body, &req)
+	}
+	if err == nil && (req.Success == nil || req.Content == nil) {
+		err = &badRequest{CodeInvalidAnswer, "success and content are required (content may be [])"}
+	}
+	if err != nil {
+		a.failErr(w, err)
+		return
+	}
+	tid, id := r.PathValue("turn"), r.PathValue("call")
+	a.post(w, r, body, func(c core.CallID) core.Event {
+		return core.SubmitFunctionResult{Call: c, Turn: tid, CallID: id, Success: *req.Success, Content: req.Content}
+	}, decided)
+}

@@ -1,0 +1,260 @@
+package core_test
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+func interactionCaps() wire.AgentKindCapabilities {
+	c := with(baseCaps(), "permissions", wire.CapabilitySupported)
+	return with(c, "function_tools", wire.CapabilitySupported)
+}
+
+// runningWith is running() on a device declaring caps.
+func (h *harness) runningWith(caps wire.AgentKindCapabilities) (tid, runID string) {
+	h.t.Helper()
+	h.connect("d1", 1, caps)
+	sid := h.session(defaultAgent())
+	h.step(core.SubmitTurn{Call: h.nextCall(), Session: sid, Input: wire.TextInput("hello")})
+	_, runID = h.startedOn(1, h.last)
+	return "t-1", runID
+}
+
+func coreChoice(id string) wire.UserChoicePrompt {
+	return wire.UserChoicePrompt{AskID: id, Questions: []wire.UserQuestion{
+		{ID: "q1", Question: "colour?", Options: []wire.UserOption{{Label: "red"}}},
+		{ID: "q2", Question: "size?", Options: []wire.UserOption{{Label: "s"}}},
+	}}
+}
+
+func interaction(t *testing.T, h *harness, tid, id string) core.InteractionView {
+	t.Helper()
+	for _, v := range h.turn(tid).Interactions {
+		if v.ID == id {
+			return v
+		}
+	}
+	t.Fatalf("turn %s has no interaction %s: %+v", tid, id, h.turn(tid).Interactions)
+	return core.InteractionView{}
+}
+
+func mustEq[T comparable](t *testing.T, got, want T, what string) {
+	t.Helper()
+	if got != want {
+		t.Fatalf("%s: got %v, want %v", what, got, want)
+	}
+}
+
+// A permission answer is recorded with a fresh delivery ID, sent on the
+// interaction ID, and resolved only by the matching applied receipt.
+func TestPermissionAnswerResolvedOnlyByReceipt(t *testing.T) {
+	h := newHarness(t)
+	tid, run := h.runningWith(interactionCaps())
+	h.frame(1, run, wire.PermissionRequest{RequestID: "perm-1", Tool: "shell", Title: "ls"})
+	mustEq(t, interaction(t, h, tid, "perm-1").Status, core.InteractionPending, "recorded pending")
+	res := h.api(core.AnswerPermission{Call: h.nextCall(), Turn: tid, Interaction: "perm-1", Approved: true})
+	if res.Err != nil || res.DeliveryID == "" {
+		t.Fatalf("answer: %+v", res)
+	}
+	s := one[wire.PermissionDecision](t, h.last)
+	mustEq(t, s.ID, "perm-1", "envelope ID")
+	mustEq(t, s.P.DeliveryID, res.DeliveryID, "delivery ID")
+	mustEq(t, interaction(t, h, tid, "perm-1").Status, core.InteractionDelivering, "awaiting receipt")
+	// A receipt for another delivery ID decides nothing.
+	h.frame(1, "perm-1", wire.InteractionDecisionAck{DeliveryID: "other", Applied: true})
+	mustEq(t, interaction(t, h, tid, "perm-1").Status, core.InteractionDelivering, "foreign receipt ignored")
+	h.frame(1, "perm-1", wire.InteractionDecisionAck{DeliveryID: res.DeliveryID, Applied: true})
+	mustEq(t, interaction(t, h, tid, "perm-1").Status, core.InteractionApplied, "applied by its receipt")
+	again := h.api(core.AnswerPermission{Call: h.nextCall(), Turn: tid, Interaction: "perm-1", Approved: true})
+	if !errors.Is(again.Err, core.ErrInteractionClosed) {
+		t.Fatalf("answer after applied: %v", again.Err)
+	}
+}
+
+// No receipt within the wait: unknown, never applied; a fresh attempt
+// gets a fresh delivery ID.
+func TestDecisionWithoutReceiptIsUnknown(t *testing.T) {
+	h := newHarness(t)
+	tid, run := h.runningWith(interactionCaps())
+	h.frame(1, run, wire.FunctionCall{CallID: "call-1", Name: "lookup", Arguments: json.RawMessage(`{}`)})
+	first := h.api(core.SubmitFunctionResult{Call: h.nextCall(), Turn: tid, CallID: "call-1", Success: true,
+		Content: []wire.InputContent{wire.TextPart("42")}})
+	s := one[wire.FunctionResult](t, h.last)
+	mustEq(t, s.ID, run, "function result on the Run ID")
+	h.fire(core.TimerID("decision:" + first.DeliveryID))
+	mustEq(t, h.now.Sub(t0) >= core.DefaultConfig().DecisionAckTimeout, true, "waited the ack timeout")
+	v := interaction(t, h, tid, "call-1")
+	mustEq(t, v.Status, core.InteractionUnknown, "unknown after the wait")
+	// The late receipt resolves nothing.
+	h.frame(1, run, wire.InteractionDecisionAck{DeliveryID: first.DeliveryID, Applied: true})
+	mustEq(t, interaction(t, h, tid, "call-1").Status, core.InteractionUnknown, "late receipt ignored")
+	second := h.api(core.SubmitFunctionResult{Call: h.nextCall(), Turn: tid, CallID: "call-1", Success: true,
+		Content: []wire.InputContent{wire.TextPart("42")}})
+	if second.Err != nil || second.DeliveryID == first.DeliveryID {
+		t.Fatalf("retry: %+v (first %s)", second, first.DeliveryID)
+	}
+	h.frame(1, run, wire.InteractionDecisionAck{DeliveryID: second.DeliveryID, Applied: true})
+	mustEq(t, interaction(t, h, tid, "call-1").Status, core.InteractionApplied, "applied by the retry's receipt")
+}
+
+func TestBadAnswersAreRefusedBeforeSending(t *testing.T) {
+	noPerms := with(interactionCaps(), "permissions", wire.CapabilityUnsupported)
+	image := []wire.InputContent{wire.ImagePart("data:image/png;base64,AAAA")}
+	cases := []struct {
+		name string
+		caps wire.AgentKindCapabilities
+		ev   func(tid string) core.Event
+		want error
+	}{
+		{"unknown question", interactionCaps(), func(tid string) core.Event {
+			return core.AnswerUserChoice{Turn: tid, Interaction: "ask-1", Answers: []wire.QuestionAnswer{{QuestionID: "q9", Answers: []string{"x"}}}}
+		}, core.ErrInvalidAnswer},
+		{"duplicate question", interactionCaps(), func(tid string) core.Event {
+			return core.AnswerUserChoice{Turn: tid, Interaction: "ask-1", Answers: []wire.QuestionAnswer{
+				{QuestionID: "q1", Answers: []string{}}, {QuestionID: "q1", Answers: []string{"red"}}}}
+		}, core.ErrInvalidAnswer},
+		{"cancelled with answers", interactionCaps(), func(tid string) core.Event {
+			return core.AnswerUserChoice{Turn: tid, Interaction: "ask-1", Cancelled: true,
+				Answers: []wire.QuestionAnswer{{QuestionID: "q1", Answers: []string{"red"}}}}
+		}, core.ErrInvalidAnswer},
+		{"null answers", interactionCaps(), func(tid string) core.Event {
+			return core.AnswerUserChoice{Turn: tid, Interaction: "ask-1", Answers: []wire.QuestionAnswer{{QuestionID: "q1"}}}
+		}, core.ErrInvalidAnswer},
+		{"unknown interaction", interactionCaps(), func(tid string) core.Event {
+			return core.AnswerPermission{Turn: tid, Interaction: "perm-9", Approved: true}
+		}, core.ErrUnknownInteraction},
+		{"permission answer to a prompt", interactionCaps(), func(tid string) core.Event {
+			return core.AnswerPermission{Turn: tid, Interaction: "ask-1", Approved: true}
+		}, core.ErrUnknownInteraction},
+		{"result for an unknown call", interactionCaps(), func(tid string) core.Event {
+			return core.SubmitFunctionResult{Turn: tid, CallID: "call-9", Success: true}
+		}, core.ErrUnknownInteraction},
+		{"updated input not an object", interactionCaps(), func(tid string) core.Event {
+			return core.AnswerPermission{Turn: tid, Interaction: "perm-1", UpdatedInput: json.RawMessage(`[1]`)}
+		}, core.ErrInvalidAnswer},
+		{"permissions undeclared", noPerms, func(tid string) core.Event {
+			return core.AnswerPermission{Turn: tid, Interaction: "perm-1", Approved: true}
+		}, core.ErrCapabilityUnsupported},
+		{"result image undeclared", interactionCaps(), func(tid string) core.Event {
+			return core.SubmitFunctionResult{Turn: tid, CallID: "call-1", Success: true, Content: image}
+		}, core.ErrCapabilityUnsupported},
+		{"invalid content", interactionCaps(), func(tid string) core.Event {
+			return core.SubmitFunctionResult{Turn: tid, CallID: "call-1", Content: []wire.InputContent{{Type: "bogus"}}}
+		}, core.ErrInvalidInput},
+		{"unknown turn", interactionCaps(), func(string) core.Event {
+			return core.AnswerPermission{Turn: "t-9", Interaction: "perm-1"}
+		}, core.ErrUnknownTurn},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness(t)
+			tid, run := h.runningWith(c.caps)
+			h.frame(1, run, wire.PermissionRequest{RequestID: "perm-1", Tool: "shell", Title: "ls"})
+			h.frame(1, run, coreChoice("ask-1"))
+			h.frame(1, run, wire.FunctionCall{CallID: "call-1", Name: "f", Arguments: json.RawMessage(`{}`)})
+			before := h.turn(tid)
+			res := h.api(c.ev(tid))
+			if !errors.Is(res.Err, c.want) {
+				t.Fatalf("got %v, want %v", res.Err, c.want)
+			}
+			for _, e := range h.last {
+				if _, ok := e.(core.Send); ok {
+					t.Fatalf("a refused answer sent %s", e.Describe())
+				}
+			}
+			after := h.turn(tid)
+			for i := range before.Interactions {
+				mustEq(t, after.Interactions[i], before.Interactions[i], "interaction unchanged")
+			}
+		})
+	}
+}
+
+// A refused receipt is recorded with its code; not_pending closes the
+// interaction, other refusals may be answered again.
+func TestRefusedReceipts(t *testing.T) {
+	h := newHarness(t)
+	tid, run := h.runningWith(interactionCaps())
+	h.frame(1, run, coreChoice("ask-1"))
+	r := h.api(core.AnswerUserChoice{Call: h.nextCall(), Turn: tid, Interaction: "ask-1", Cancelled: true})
+	h.frame(1, "ask-1", wire.InteractionDecisionAck{DeliveryID: r.DeliveryID, ErrorCode: wire.AckNotReady})
+	v := interaction(t, h, tid, "ask-1")
+	mustEq(t, v.Status, core.InteractionRefused, "refused")
+	mustEq(t, v.ErrorCode, wire.AckNotReady, "code")
+	r2 := h.api(core.AnswerUserChoice{Call: h.nextCall(), Turn: tid, Interaction: "ask-1",
+		Answers: []wire.QuestionAnswer{{QuestionID: "q2", Answers: []string{"s"}}}})
+	if r2.Err != nil {
+		t.Fatalf("answer after not_ready: %v", r2.Err)
+	}
+	busy := h.api(core.AnswerUserChoice{Call: h.nextCall(), Turn: tid, Interaction: "ask-1", Cancelled: true})
+	if !errors.Is(busy.Err, core.ErrDecisionInFlight) {
+		t.Fatalf("second answer while delivering: %v", busy.Err)
+	}
+	h.frame(1, "ask-1", wire.InteractionDecisionAck{DeliveryID: r2.DeliveryID, ErrorCode: wire.AckNotPending})
+	closed := h.api(core.AnswerUserChoice{Call: h.nextCall(), Turn: tid, Interaction: "ask-1", Cancelled: true})
+	if !errors.Is(closed.Err, core.ErrInteractionClosed) {
+		t.Fatalf("answer after not_pending: %v", closed.Err)
+	}
+}
+
+// permission_cancel withdraws a pending request; a decision in flight
+// keeps waiting for its own receipt.
+func TestPermissionCancelWithdraws(t *testing.T) {
+	h := newHarness(t)
+	tid, run := h.runningWith(interactionCaps())
+	h.frame(1, run, wire.PermissionRequest{RequestID: "perm-1", Tool: "shell", Title: "ls"})
+	h.frame(1, run, wire.PermissionRequest{RequestID: "perm-2", Tool: "shell", Title: "rm"})
+	h.frame(1, "perm-1", wire.PermissionCancel{})
+	mustEq(t, interaction(t, h, tid, "perm-1").Status, core.InteractionWithdrawn, "withdrawn")
+	res := h.api(core.AnswerPermission{Call: h.nextCall(), Turn: tid, Interaction: "perm-1", Approved: true})
+	if !errors.Is(res.Err, core.ErrInteractionClosed) {
+		t.Fatalf("answer to a withdrawn request: %v", res.Err)
+	}
+	r := h.api(core.AnswerPermission{Call: h.nextCall(), Turn: tid, Interaction: "perm-2", Approved: false})
+	h.frame(1, "perm-2", wire.PermissionCancel{})
+	mustEq(t, interaction(t, h, tid, "perm-2").Status, core.InteractionDelivering, "the receipt decides")
+	h.frame(1, "perm-2", wire.InteractionDecisionAck{DeliveryID: r.DeliveryID, Applied: true})
+	mustEq(t, interaction(t, h, tid, "perm-2").Status, core.InteractionApplied, "applied by its receipt")
+}
+
+// The Turn ending (connection lost) makes a waiting decision unknown and
+// an unanswered interaction expired; nothing resolves without a receipt.
+func TestTurnEndClosesInteractions(t *testing.T) {
+	h := newHarness(t)
+	tid, run := h.runningWith(interactionCaps())
+	h.frame(1, run, wire.PermissionRequest{RequestID: "perm-1", Tool: "shell", Title: "ls"})
+	h.frame(1, run, wire.PermissionRequest{RequestID: "perm-2", Tool: "shell", Title: "rm"})
+	h.api(core.AnswerPermission{Call: h.nextCall(), Turn: tid, Interaction: "perm-1", Approved: true})
+	h.step(core.ConnClosed{Conn: 1, Reason: "gone"})
+	mustEq(t, interaction(t, h, tid, "perm-1").Status, core.InteractionUnknown, "in flight becomes unknown")
+	mustEq(t, interaction(t, h, tid, "perm-2").Status, core.InteractionExpired, "unanswered expires")
+	st := h.st.Turns()
+	mustEq(t, st[0].Interactions[0].Status, core.InteractionUnknown, "durable")
+}
+
+// A decision in flight across a Core restart is unknown afterwards.
+func TestRestartLeavesDecisionUnknown(t *testing.T) {
+	h := newHarness(t)
+	tid, run := h.runningWith(interactionCaps())
+	h.frame(1, run, wire.FunctionCall{CallID: "call-1", Name: "f", Arguments: json.RawMessage(`{}`)})
+	h.api(core.SubmitFunctionResult{Call: h.nextCall(), Turn: tid, CallID: "call-1", Success: true})
+	m := core.Restart(core.Config{}, h.st)
+	v, _ := m.Turn(tid)
+	mustEq(t, v.Interactions[0].Status, core.InteractionUnknown, "unknown after restart")
+}
+
+// Requests of a Run are recorded once; a repeated identity is ignored and
+// invalid requests are not recorded.
+func TestAskedRecordedOnce(t *testing.T) {
+	h := newHarness(t)
+	tid, run := h.runningWith(interactionCaps())
+	h.frame(1, run, wire.PermissionRequest{RequestID: "perm-1", Tool: "shell", Title: "ls"})
+	h.frame(1, run, wire.PermissionRequest{RequestID: "perm-1", Tool: "shell", Title: "ls"})
+	h.frame(1, run, wire.PermissionRequest{RequestID: " ", Tool: "shell", Title: "ls"})
+	h.frame(1, "run-other", wire.PermissionRequest{RequestID: "perm-2", Tool: "shell", Title: "ls"})
+	mustEq(t, len(h.turn(tid).Interactions), 1, "recorded once")
+}

@@ -1,0 +1,156 @@
+package check
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// A porcupine model of one interaction's decision. Its operations:
+//
+//   - attempt: one decision Core sent (from its send to the receipt Core
+//     received). Output applied, refused, or unknown — no receipt: open
+//     until the horizon.
+//   - apply: the Harness applying the decision natively (ground truth), a
+//     point at its instant.
+//
+// The state counts native applies. apply needs none before it (one
+// interaction's decision is applied natively at most once); an attempt
+// answered applied needs an apply linearized before it (the receipt
+// cannot claim more than happened); refused and unknown attempts claim
+// nothing.
+
+const (
+	decisionAttempt = "attempt"
+	decisionApply   = "apply"
+)
+
+const (
+	DecisionOutcomeApplied = "applied"
+	DecisionOutcomeRefused = "refused"
+	DecisionOutcomeUnknown = "unknown"
+)
+
+type decisionInput struct {
+	key      string
+	op       string
+	delivery string
+}
+
+// DecisionModel is the porcupine model of one interaction's decision;
+// partitions are interactions.
+func DecisionModel() porcupine.Model {
+	return porcupine.Model{
+		Partition: func(ops []porcupine.Operation) [][]porcupine.Operation {
+			var out [][]porcupine.Operation
+			index := map[string]int{}
+			for _, op := range ops {
+				k := op.Input.(decisionInput).key
+				i, ok := index[k]
+				if !ok {
+					i = len(out)
+					index[k] = i
+					out = append(out, nil)
+				}
+				out[i] = append(out[i], op)
+			}
+			return out
+		},
+		Init: func() any { return 0 },
+		Step: func(state, input, output any) (bool, any) {
+			applies := state.(int)
+			in := input.(decisionInput)
+			if in.op == decisionApply {
+				return applies == 0, applies + 1
+			}
+			if output.(string) == DecisionOutcomeApplied {
+				return applies > 0, applies
+			}
+			return true, applies
+		},
+		DescribeOperation: func(input, output any) string {
+			in := input.(decisionInput)
+			if in.op == decisionApply {
+				return "native apply " + in.key
+			}
+			return fmt.Sprintf("attempt %s -> %v", in.delivery, output)
+		},
+		DescribeState: func(state any) string { return fmt.Sprintf("applies=%d", state.(int)) },
+	}
+}
+
+// ixAttempt is one decision Core sent, with its receipt at Core.
+type ixAttempt struct {
+	key      string
+	delivery string
+	sent     int64
+	answered int64 // -1: no receipt
+	outcome  string
+}
+
+// DecisionHistory is the porcupine history of every interaction Core
+// answered or the Harness applied, sorted by interaction.
+func (l *Ledger) DecisionHistory() []porcupine.Operation {
+	var horizon int64
+	for _, a := range l.ix.attempts {
+		horizon = max(horizon, a.sent, a.answered)
+	}
+	for _, k := range sortedKeys(l.ix.truth) {
+		for _, at := range l.ix.truth[k].appliedAll {
+			horizon = max(horizon, at)
+		}
+	}
+	horizon++
+	byKey := map[string][]porcupine.Operation{}
+	for _, a := range l.ix.attempts {
+		op := porcupine.Operation{Input: decisionInput{key: a.key, op: decisionAttempt, delivery: a.delivery},
+			Call: a.sent, Output: a.outcome, Return: a.answered}
+		if a.answered < 0 {
+			op.Output, op.Return = DecisionOutcomeUnknown, horizon
+		}
+		byKey[a.key] = append(byKey[a.key], op)
+	}
+	for _, k := range sortedKeys(l.ix.truth) {
+		for _, at := range l.ix.truth[k].appliedAll {
+			byKey[k] = append(byKey[k], porcupine.Operation{Input: decisionInput{key: k, op: decisionApply},
+				Call: at, Output: "", Return: at})
+		}
+	}
+	var ops []porcupine.Operation
+	for _, k := range sortedKeys(byKey) {
+		ops = append(ops, byKey[k]...)
+	}
+	return ops
+}
+
+// LinearizeDecisions checks every interaction's decision history; a
+// violation names the interactions without a linearization.
+func (l *Ledger) LinearizeDecisions(at int64, timeout time.Duration) (Violation, bool) {
+	ops := l.DecisionHistory()
+	if len(ops) == 0 {
+		return Violation{}, false
+	}
+	if timeout <= 0 {
+		timeout = LinearizeTimeoutDefault
+	}
+	res, info := porcupine.CheckOperationsVerbose(DecisionModel(), ops, timeout)
+	if res != porcupine.Illegal {
+		return Violation{}, false
+	}
+	parts := DecisionModel().Partition(ops)
+	partials := info.PartialLinearizations()
+	var bad []string
+	for i, p := range parts {
+		full := false
+		for _, lin := range partials[i] {
+			if len(lin) == len(p) {
+				full = true
+			}
+		}
+		if !full {
+			bad = append(bad, p[0].Input.(decisionInput).key)
+		}
+	}
+	return Violation{Check: CheckLinearizability, At: at, Message: fmt.Sprintf("no linearization of the decision of %v", bad)}, true
+}

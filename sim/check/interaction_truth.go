@@ -1,0 +1,156 @@
+package check
+
+// Interaction checks (permission and user-choice decisions, function
+// results), from the Harness's ground truth, the wire and Core's records:
+//
+//   - decision_applied_twice (truth): one interaction's decision applied
+//     natively more than once.
+//   - decision_misrouted (truth): a native decision call reached a Turn
+//     that did not emit the interaction (another Turn did).
+//   - applied_without_native (wire and truth): a daemon sends
+//     interaction_decision_ack applied=true for a decision whose
+//     interaction the Harness has not applied by then.
+//   - done_before_decision (wire and truth): a daemon sends done for a run
+//     while a native decision call of that run's Turn is unanswered.
+//   - interaction_after_done (wire): a daemon forwards a permission
+//     request, user-choice prompt or function call for a run after it sent
+//     that run's done on the connection.
+//   - resolved_without_receipt (Core's records and wire): Core records an
+//     interaction applied whose latest delivery ID never came back to Core
+//     in an applied=true interaction_decision_ack.
+const (
+	CheckDecisionAppliedTwice   = "decision_applied_twice"
+	CheckDecisionMisrouted      = "decision_misrouted"
+	CheckAppliedWithoutNative   = "applied_without_native"
+	CheckDoneBeforeDecision     = "done_before_decision"
+	CheckInteractionAfterDone   = "interaction_after_done"
+	CheckResolvedWithoutReceipt = "resolved_without_receipt"
+)
+
+// Interaction marks.
+const (
+	// MarkDecisionRepeatedAfterUnknown: Core sent a decision again for an
+	// interaction whose previous attempt got no receipt in time.
+	MarkDecisionRepeatedAfterUnknown Mark = "decision_repeated_after_unknown"
+	// MarkDecisionRacedPermissionCancel: a daemon forwarded
+	// permission_cancel while a decision for that request, delivered to it,
+	// was still unanswered.
+	MarkDecisionRacedPermissionCancel Mark = "decision_raced_permission_cancel"
+	// MarkFunctionResultAfterCancel: a function result reached a daemon
+	// after a prompt_cancel of its run.
+	MarkFunctionResultAfterCancel Mark = "function_result_after_cancel"
+)
+
+func interactionExpectedMarks() []Mark {
+	return []Mark{MarkDecisionRepeatedAfterUnknown, MarkDecisionRacedPermissionCancel, MarkFunctionResultAfterCancel}
+}
+
+// ixTruth is what the Harness did with one interaction.
+type ixTruth struct {
+	run        string
+	kind       string
+	applied    int
+	appliedAt  int64
+	appliedAll []int64 // every native apply, in order
+}
+
+type ixCall struct {
+	key      string
+	answered bool
+}
+
+type interactionState struct {
+	truth map[string]*ixTruth  // key → native facts
+	calls map[string][]*ixCall // run → native decision calls
+
+	deliveries  map[string]string          // delivery ID of a decision Core sent → key
+	coreApplied map[string]bool            // delivery IDs Core received applied=true for
+	unanswered  map[string]map[string]bool // conn/interaction → deliveries at the daemon without an ack
+	cancelled   map[string]bool            // conn/run: prompt_cancel delivered to the daemon
+	doneSent    map[string]bool            // conn/run: the daemon sent done
+	coreStatus  map[string]string          // turn/interaction → last status Core recorded
+	attempts    []*ixAttempt               // decisions Core sent, in order
+	byDelivery  map[string]*ixAttempt
+}
+
+func (s *interactionState) init() {
+	s.truth = map[string]*ixTruth{}
+	s.calls = map[string][]*ixCall{}
+	s.deliveries = map[string]string{}
+	s.coreApplied = map[string]bool{}
+	s.unanswered = map[string]map[string]bool{}
+	s.cancelled = map[string]bool{}
+	s.doneSent = map[string]bool{}
+	s.coreStatus = map[string]string{}
+	s.byDelivery = map[string]*ixAttempt{}
+}
+
+// isDecision reports whether delivery is a decision or function result
+// Core sent (not a cancel).
+func (s *interactionState) isDecision(delivery string) bool {
+	_, ok := s.deliveries[delivery]
+	return ok
+}
+
+// InteractionAsked records the Harness emitting an interaction for run
+// (key: the interaction ID, or "<run>/<call ID>" for a function call).
+func (l *Ledger) InteractionAsked(at int64, device, run, kind, key string) {
+	if l.ix.truth[key] == nil {
+		l.ix.truth[key] = &ixTruth{run: run, kind: kind}
+	}
+}
+
+// DecisionCalled records a native decision call for key reaching the Turn
+// of run on device; misrouted when another Turn emitted key.
+func (l *Ledger) DecisionCalled(at int64, device, run, key string, misrouted bool) {
+	if tr := l.ix.truth[key]; misrouted || tr != nil && tr.run != run {
+		l.violate(at, CheckDecisionMisrouted, "decision for %s reached run %s on %s, which did not ask it", key, run, device)
+	}
+	l.ix.calls[run] = append(l.ix.calls[run], &ixCall{key: key})
+}
+
+// DecisionAnswered records the native call for key returning, applied or
+// not.
+func (l *Ledger) DecisionAnswered(at int64, device, run, key string, applied bool) {
+	for _, c := range l.ix.calls[run] {
+		if c.key == key && !c.answered {
+			c.answered = true
+			break
+		}
+	}
+	if !applied {
+		return
+	}
+	tr := l.ix.truth[key]
+	if tr == nil {
+		tr = &ixTruth{run: run}
+		l.ix.truth[key] = tr
+	}
+	tr.applied++
+	tr.appliedAll = append(tr.appliedAll, at)
+	if tr.applied == 1 {
+		tr.appliedAt = at
+	} else {
+		l.violate(at, CheckDecisionAppliedTwice, "decision for %s of run %s applied natively %d times on %s", key, run, tr.applied, device)
+	}
+}
+
+// CoreInteraction records Core writing an interaction of turn with its
+// status and latest delivery ID.
+func (l *Ledger) CoreInteraction(at int64, turn, id, status, delivery string) {
+	k := turn + "/" + id
+	prev := l.ix.coreStatus[k]
+	l.ix.coreStatus[k] = status
+	if status == "applied" && prev != "applied" && !l.ix.coreApplied[delivery] {
+		l.violate(at, CheckResolvedWithoutReceipt, "Core recorded interaction %s of turn %s applied without an applied receipt for delivery %q", id, turn, delivery)
+	}
+	if status == "delivering" && prev == "unknown" {
+		l.reach(MarkDecisionRepeatedAfterUnknown)
+	}
+}
+
+// InteractionChecks lists the interaction safety checks.
+func InteractionChecks() []string {
+	return []string{CheckDecisionAppliedTwice, CheckDecisionMisrouted, CheckAppliedWithoutNative,
+		CheckDoneBeforeDecision, CheckInteractionAfterDone, CheckResolvedWithoutReceipt}
+}

@@ -1,0 +1,115 @@
+package check
+
+import "github.com/turnstile-sim/turnstile/wire"
+
+// observeInteractions follows decisions, their acks, permission_cancel,
+// prompt_cancel, done and forwarded interactions on honest traffic.
+func (l *Ledger) observeInteractions(ev WireEvent) {
+	if !ev.HasFrame() {
+		return
+	}
+	conn := connKey(ev.Conn)
+	switch {
+	case ev.Kind == WireSent && ev.From == coreNodeID:
+		l.ixCoreSent(ev)
+	case ev.Kind == WireDelivered && ev.To == coreNodeID:
+		if a, ok := ev.Frame.Payload.(wire.InteractionDecisionAck); ok {
+			l.ixCoreReceived(ev.At, a)
+		}
+	case ev.Kind == WireDelivered && ev.From == coreNodeID:
+		l.ixDaemonReceived(conn, ev)
+	case ev.Kind == WireSent && ev.To == coreNodeID:
+		l.ixDaemonSent(conn, ev)
+	}
+}
+
+func (l *Ledger) ixCoreSent(ev WireEvent) {
+	var delivery, key string
+	switch p := ev.Frame.Payload.(type) {
+	case wire.PermissionDecision:
+		delivery, key = p.DeliveryID, ev.Frame.ID
+	case wire.UserChoiceDecision:
+		delivery, key = p.DeliveryID, ev.Frame.ID
+	case wire.FunctionResult:
+		delivery, key = p.DeliveryID, ev.Frame.ID+"/"+p.CallID
+	default:
+		return
+	}
+	l.ix.deliveries[delivery] = key
+	a := &ixAttempt{key: key, delivery: delivery, sent: ev.At, answered: -1}
+	l.ix.attempts = append(l.ix.attempts, a)
+	l.ix.byDelivery[delivery] = a
+}
+
+// ixCoreReceived: a receipt reached Core; the first one for a delivery
+// answers its attempt.
+func (l *Ledger) ixCoreReceived(at int64, a wire.InteractionDecisionAck) {
+	if a.Applied {
+		l.ix.coreApplied[a.DeliveryID] = true
+	}
+	if att := l.ix.byDelivery[a.DeliveryID]; att != nil && att.answered < 0 {
+		att.answered, att.outcome = at, DecisionOutcomeRefused
+		if a.Applied {
+			att.outcome = DecisionOutcomeApplied
+		}
+	}
+}
+
+func (l *Ledger) ixDaemonReceived(conn string, ev WireEvent) {
+	pending := func(id, delivery string) {
+		k := conn + "/" + id
+		if l.ix.unanswered[k] == nil {
+			l.ix.unanswered[k] = map[string]bool{}
+		}
+		l.ix.unanswered[k][delivery] = true
+	}
+	switch p := ev.Frame.Payload.(type) {
+	case wire.PermissionDecision:
+		pending(ev.Frame.ID, p.DeliveryID)
+	case wire.UserChoiceDecision:
+		pending(ev.Frame.ID, p.DeliveryID)
+	case wire.FunctionResult:
+		if l.ix.cancelled[conn+"/"+ev.Frame.ID] {
+			l.reach(MarkFunctionResultAfterCancel)
+		}
+	case wire.PromptCancel:
+		l.ix.cancelled[conn+"/"+ev.Frame.ID] = true
+	}
+}
+
+func (l *Ledger) ixDaemonSent(conn string, ev WireEvent) {
+	id := ev.Frame.ID
+	switch p := ev.Frame.Payload.(type) {
+	case wire.InteractionDecisionAck:
+		key, ok := l.ix.deliveries[p.DeliveryID]
+		if !ok {
+			return // a cancel receipt
+		}
+		delete(l.ix.unanswered[conn+"/"+id], p.DeliveryID)
+		if !p.Applied {
+			return
+		}
+		if tr := l.ix.truth[key]; tr == nil || tr.applied == 0 || tr.appliedAt > ev.At {
+			l.violate(ev.At, CheckAppliedWithoutNative, "%s sent applied=true for delivery %s (%s) before the Harness applied it", ev.From, p.DeliveryID, key)
+		}
+	case wire.PermissionCancel:
+		if len(l.ix.unanswered[conn+"/"+id]) > 0 {
+			l.reach(MarkDecisionRacedPermissionCancel)
+		}
+	case wire.PermissionRequest, wire.UserChoicePrompt, wire.FunctionCall:
+		if l.ix.doneSent[conn+"/"+id] {
+			l.violate(ev.At, CheckInteractionAfterDone, "%s forwarded %s for run %s after its done", ev.From, ev.Frame.Payload.MessageType(), id)
+		}
+	case wire.Done:
+		l.ix.doneSent[conn+"/"+id] = true
+		for _, c := range l.ix.calls[id] {
+			if !c.answered {
+				l.violate(ev.At, CheckDoneBeforeDecision, "%s sent done for run %s while the native decision for %s was unanswered", ev.From, id, c.key)
+			}
+		}
+	}
+}
+
+// IsDecisionDelivery reports whether delivery names a decision or function
+// result Core sent (as opposed to a cancel receipt's delivery).
+func (l *Ledger) IsDecisionDelivery(delivery string) bool { return l.ix.isDecision(delivery) }
