@@ -52,12 +52,13 @@ func (e heldExecutor) StartTurn(ctx context.Context, req agent.TurnRequest) (age
 func TestSharedTextLifecycleRealBinary(t *testing.T) {
 	h, m := realHarness(t)
 	fx := contracttest.Fixture{
-		Config:       realConfig(),
-		Capabilities: Capabilities(),
-		Hold:         m.HoldNextTurn,
-		Effects:      func() string { return canaryEffects(t, m, h.opts.WorkDir) },
-		Window:       300 * time.Millisecond,
-		Timeout:      60 * time.Second,
+		Config:         realConfig(),
+		Capabilities:   Capabilities(),
+		Hold:           m.HoldNextTurn,
+		Effects:        func() string { return canaryEffects(t, m, h.opts.WorkDir) },
+		UnknownOutcome: ErrApplyUnknown,
+		Window:         300 * time.Millisecond,
+		Timeout:        60 * time.Second,
 	}
 	contracttest.TextLifecycle(t, heldFactory{h, m}, fx)
 }
