@@ -42,6 +42,10 @@ const (
 const fakeLatency = time.Second
 
 func TestMain(m *testing.M) {
+	if len(os.Args) == 2 && os.Args[1] == "--version" { // CheckBinary of the fake
+		fmt.Println("codex-cli " + Version)
+		os.Exit(0)
+	}
 	if dir := os.Getenv(fakeEnv); dir != "" {
 		os.Exit(runFakeAppServer(dir))
 	}
