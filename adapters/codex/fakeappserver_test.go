@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,9 +64,13 @@ type fakeServer struct {
 	echo   bool
 }
 
-func runFakeAppServer(dir string) int {
-	s := &fakeServer{dir: dir, out: json.NewEncoder(os.Stdout)}
-	sc := bufio.NewScanner(os.Stdin)
+func runFakeAppServer(dir string) int { return serveFake(dir, os.Stdin, os.Stdout) }
+
+// serveFake answers the app-server protocol read from in on out until in
+// ends or a mode exits; it returns the exit code.
+func serveFake(dir string, in io.Reader, out io.Writer) int {
+	s := &fakeServer{dir: dir, out: json.NewEncoder(out)}
+	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		var m rpcMessage

@@ -1,10 +1,12 @@
 package codex
 
 import (
+	"math/rand/v2"
 	"os"
 	"testing"
 	"time"
 
+	"github.com/turnstile-sim/turnstile/adapters/adaptertest"
 	"github.com/turnstile-sim/turnstile/adapters/contracttest"
 )
 
@@ -27,4 +29,23 @@ func TestDeclarationIsComplete(t *testing.T) {
 	f := newFakeHarness(t)
 	contracttest.Declaration(t, Declaration(fakeOptions(t, f)), contracttest.DeclarationOptions{
 		Config: fakeConfig(), Hold: func() { f.arm(t, fakeHold) }, Timeout: 30 * time.Second})
+}
+
+// TestAgainstSimulatedCore runs the adapter in the real daemon shell
+// against the simulated Core, with a seeded workload and faults, over the
+// fake app-server run in process (inside the kit's testing/synctest
+// bubble a child process would keep the clock from moving). Each Turn
+// draws a native behaviour: an echo, a held Turn (ended by a cancel or
+// the run's end), a slow apply of steered input, a slow cancel, a late
+// callback after completion, a crash in the middle of the Turn.
+func TestAgainstSimulatedCore(t *testing.T) {
+	f := newFakeHarness(t)
+	opts := fakeOptions(t, f)
+	opts.spawn = spawnInProcessFake(f.dir)
+	modes := []string{fakeEcho, fakeEcho, fakeHold, fakeSlowApply, fakeSlowCancel, fakeLateDone + "late-callback", fakeCrash}
+	adaptertest.RunAgainstSimulatedCore(t, Declaration(opts), adaptertest.Options{
+		Seed:       7,
+		Steps:      60,
+		BeforeTurn: func(r *rand.Rand) { f.arm(t, modes[r.IntN(len(modes))]) },
+	})
 }
