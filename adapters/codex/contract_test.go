@@ -17,7 +17,13 @@ func TestSharedTextLifecycle(t *testing.T) {
 		Hold:                 func() { f.arm(t, fakeHold) },
 		FailStartBeforeInput: func() { f.arm(t, fakeRefuseStart) },
 		FailStartAfterInput:  func() { f.arm(t, fakeDieOnStart) },
+		HoldSlowApply:        func() { f.arm(t, fakeSlowApply) },
+		SlowCancel:           func() { f.arm(t, fakeSlowCancel) },
+		NativeExit:           func() { f.arm(t, fakeCrash) },
+		LateEvent:            func(marker string) { f.arm(t, fakeLateDone+marker) },
+		Applied:              f.applied,
 		Effects:              f.effects,
+		UnknownOutcome:       ErrApplyUnknown,
 		Window:               300 * time.Millisecond,
 		Timeout:              30 * time.Second,
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sync"
 	"time"
@@ -36,6 +37,28 @@ type Options struct {
 	// (error notifications with willRetry) without progress before the
 	// adapter interrupts it and reports connection_failed (default 60 s).
 	RetryBudget time.Duration
+
+	// spawn starts app-server; nil is clirunner.Start. Tests set it to run
+	// the fake app-server in process.
+	spawn func(clirunner.Spec) (appServer, error)
+}
+
+// appServer is the running app-server an Executor owns: its pipes and
+// its process-group supervision (clirunner.Process).
+type appServer interface {
+	Stdin() io.WriteCloser
+	Stdout() io.Reader
+	Stop(ctx context.Context) error
+	Wait(ctx context.Context) error
+	Pid() int
+}
+
+func spawnProcess(spec clirunner.Spec) (appServer, error) {
+	p, err := clirunner.Start(spec)
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 func (o Options) withDefaults() Options {
@@ -64,7 +87,7 @@ func New(opts Options) *Harness { return &Harness{opts: opts.withDefaults()} }
 type Executor struct {
 	h       *Harness
 	nc      nativeConfig
-	proc    *clirunner.Process
+	proc    appServer
 	rpc     *conn
 	workDir string // removed on Close when the Executor created it
 	ownDir  bool
@@ -122,7 +145,11 @@ func (e *Executor) start() error {
 	if e.h.opts.Home != "" {
 		env = append(env, "CODEX_HOME="+e.h.opts.Home)
 	}
-	p, err := clirunner.Start(clirunner.Spec{Path: e.h.opts.Binary, Args: e.h.opts.Args, Env: env, Dir: e.workDir, Grace: e.h.opts.Grace})
+	spawn := e.h.opts.spawn
+	if spawn == nil {
+		spawn = spawnProcess
+	}
+	p, err := spawn(clirunner.Spec{Path: e.h.opts.Binary, Args: e.h.opts.Args, Env: env, Dir: e.workDir, Grace: e.h.opts.Grace})
 	if err != nil {
 		return fmt.Errorf("%w: codex app-server: %w", agent.ErrExecutorUnavailable, err)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,6 +43,12 @@ func (f *fakeHarness) arm(t *testing.T, mode string) {
 func (f *fakeHarness) effects() string {
 	b, _ := os.ReadFile(filepath.Join(f.dir, "effects"))
 	return string(b)
+}
+
+// applied reports whether the fake applied text (a turn's input or an
+// echoed steer).
+func (f *fakeHarness) applied(text string) bool {
+	return slices.Contains(strings.Split(f.effects(), "\n"), text)
 }
 
 func fakeConfig() agent.ExecutorConfig {

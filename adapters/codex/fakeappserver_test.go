@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // The fake app-server is this test binary re-executed with fakeEnv set to
@@ -29,9 +31,22 @@ const (
 	fakeLate        = "late"         // hold; after the interrupted completion, a late delta
 	fakeRefuseStart = "refuse-start" // answer turn/start with an error
 	fakeDieOnStart  = "die-on-start" // exit on turn/start without answering
+	fakeSlowApply   = "slow-apply"   // hold; echo each steer only after fakeLatency
+	fakeSlowCancel  = "slow-cancel"  // hold; complete interrupted only after fakeLatency
+	// fakeLateDone + marker: echo and complete, then a delta carrying
+	// marker for the completed turn.
+	fakeLateDone = "late-done:"
 )
 
+// fakeLatency is the native delay of the slow modes; the contract
+// fixtures' Window is shorter.
+const fakeLatency = time.Second
+
 func TestMain(m *testing.M) {
+	if len(os.Args) == 2 && os.Args[1] == "--version" { // CheckBinary of the fake
+		fmt.Println("codex-cli " + Version)
+		os.Exit(0)
+	}
 	if dir := os.Getenv(fakeEnv); dir != "" {
 		os.Exit(runFakeAppServer(dir))
 	}
@@ -49,9 +64,13 @@ type fakeServer struct {
 	echo   bool
 }
 
-func runFakeAppServer(dir string) int {
-	s := &fakeServer{dir: dir, out: json.NewEncoder(os.Stdout)}
-	sc := bufio.NewScanner(os.Stdin)
+func runFakeAppServer(dir string) int { return serveFake(dir, os.Stdin, os.Stdout) }
+
+// serveFake answers the app-server protocol read from in on out until in
+// ends or a mode exits; it returns the exit code.
+func serveFake(dir string, in io.Reader, out io.Writer) int {
+	s := &fakeServer{dir: dir, out: json.NewEncoder(out)}
+	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		var m rpcMessage
@@ -150,11 +169,21 @@ func (s *fakeServer) startTurn(m rpcMessage) (int, bool) {
 	s.notify(notifyTurnStarted, map[string]any{"turn": map[string]any{"id": s.active, "status": "inProgress"}})
 	s.effect(p.Input[0].Text)
 	s.item(notifyItemCompleted, map[string]any{"type": itemTypeUserMessage, "id": "u-" + s.active, "clientId": nil})
-	switch s.mode {
-	case fakeEcho:
+	switch {
+	case s.mode == fakeEcho:
 		s.delta(p.Input[0].Text)
 		s.usage(5, 2)
 		s.complete("completed")
+	case strings.HasPrefix(s.mode, fakeLateDone):
+		s.delta(p.Input[0].Text)
+		old := s.active
+		s.complete("completed")
+		s.active = old
+		s.delta(strings.TrimPrefix(s.mode, fakeLateDone))
+		s.active = ""
+	}
+	switch s.mode {
+	case fakeEcho:
 	case fakeCrash:
 		s.delta("partial")
 		return 2, true
@@ -165,7 +194,9 @@ func (s *fakeServer) startTurn(m rpcMessage) (int, bool) {
 		s.notify(notifyError, map[string]any{"turnId": s.active, "willRetry": true,
 			"error": map[string]any{"message": "Reconnecting... 1/5", "codexErrorInfo": map[string]any{"responseStreamConnectionFailed": map[string]any{"httpStatusCode": 502}}}})
 	default:
-		s.delta("working")
+		if !strings.HasPrefix(s.mode, fakeLateDone) {
+			s.delta("working")
+		}
 	}
 	return 0, false
 }
@@ -199,6 +230,9 @@ func (s *fakeServer) steer(m rpcMessage) {
 	if s.mode == fakeNoEcho {
 		return
 	}
+	if s.mode == fakeSlowApply {
+		<-time.After(fakeLatency)
+	}
 	s.effect(p.Input[0].Text)
 	s.item(notifyItemStarted, map[string]any{"type": itemTypeUserMessage, "id": "u-" + p.ClientUserMessageID, "clientId": p.ClientUserMessageID})
 	s.delta(p.Input[0].Text)
@@ -215,6 +249,9 @@ func (s *fakeServer) interrupt(m rpcMessage) {
 		return
 	}
 	s.answer(m.ID, map[string]any{})
+	if s.mode == fakeSlowCancel {
+		<-time.After(fakeLatency)
+	}
 	old := s.active
 	s.complete("interrupted")
 	if s.mode == fakeLate {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -21,8 +23,9 @@ const canaryText = "contract-canary-5e1d"
 // heldFactory names the held Turn to the model server once StartTurn
 // returned it, so that a hold is never passed on to a later Turn.
 type heldFactory struct {
-	h *Harness
-	m *codextest.ModelServer
+	h    *Harness
+	m    *codextest.ModelServer
+	exit *atomic.Bool // the next started Turn's app-server is killed
 }
 
 func (f heldFactory) NewExecutor(ctx context.Context, cfg agent.ExecutorConfig) (agent.Executor, error) {
@@ -30,36 +33,48 @@ func (f heldFactory) NewExecutor(ctx context.Context, cfg agent.ExecutorConfig) 
 	if err != nil {
 		return nil, err
 	}
-	return heldExecutor{ex.(*Executor), f.m}, nil
+	return heldExecutor{ex.(*Executor), f.m, f.exit}, nil
 }
 
 type heldExecutor struct {
 	*Executor
-	m *codextest.ModelServer
+	m    *codextest.ModelServer
+	exit *atomic.Bool
 }
 
 func (e heldExecutor) StartTurn(ctx context.Context, req agent.TurnRequest) (agent.Turn, error) {
 	turn, err := e.Executor.StartTurn(ctx, req)
 	if t, ok := turn.(*Turn); ok {
 		e.m.HeldTurn(t.nativeTurnID())
+		if err == nil && e.exit.CompareAndSwap(true, false) {
+			// The native process dies in the middle of the Turn.
+			_ = syscall.Kill(-e.Pid(), syscall.SIGKILL)
+		}
 	}
 	return turn, err
 }
 
 // The shared text lifecycle against the pinned binary: Hold makes every
 // model request of the next Turn hang until the client leaves (steered
-// requests of a held Turn included).
+// requests of a held Turn included); NativeExit holds the next Turn and
+// kills its app-server's process group once the Turn started.
 func TestSharedTextLifecycleRealBinary(t *testing.T) {
 	h, m := realHarness(t)
+	exit := new(atomic.Bool)
 	fx := contracttest.Fixture{
-		Config:       realConfig(),
-		Capabilities: Capabilities(),
-		Hold:         m.HoldNextTurn,
-		Effects:      func() string { return canaryEffects(t, m, h.opts.WorkDir) },
-		Window:       300 * time.Millisecond,
-		Timeout:      60 * time.Second,
+		NativeExit: func() {
+			m.HoldNextTurn()
+			exit.Store(true)
+		},
+		Config:         realConfig(),
+		Capabilities:   Capabilities(),
+		Hold:           m.HoldNextTurn,
+		Effects:        func() string { return canaryEffects(t, m, h.opts.WorkDir) },
+		UnknownOutcome: ErrApplyUnknown,
+		Window:         300 * time.Millisecond,
+		Timeout:        60 * time.Second,
 	}
-	contracttest.TextLifecycle(t, heldFactory{h, m}, fx)
+	contracttest.TextLifecycle(t, heldFactory{h, m, exit}, fx)
 }
 
 // canaryEffects fingerprints what an unsupported operation could do

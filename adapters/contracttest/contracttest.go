@@ -51,6 +51,12 @@ type Fixture struct {
 	// Applied reports from the native ground truth whether the native
 	// side consumed the input text (initial or steered).
 	Applied func(text string) bool
+	// UnknownOutcome, when set, is the adapter's error for a written input
+	// whose Turn settled without the native side telling whether it was
+	// applied (uncertain results keep their own error and are never
+	// replayed); a settled receipt may answer it instead of nil or
+	// ErrTurnInactive.
+	UnknownOutcome error
 	// Effects fingerprints the native ground truth (what was really
 	// applied, created or closed); unsupported operations must not change it.
 	Effects func() string

@@ -14,7 +14,9 @@ import (
 // unknown (the caller's deadline, neither applied nor inactive); a retry
 // of a known input ID keeps its receipt, different content conflicts;
 // after settlement every receipt is decided: applied only if the input
-// really was, otherwise ErrTurnInactive; a settled Turn refuses new input.
+// really was, otherwise ErrTurnInactive or, when the native side cannot
+// tell, the adapter's Fixture.UnknownOutcome; a settled Turn refuses new
+// input.
 func CheckReceipts(f agent.ExecutorFactory, fx Fixture) *Report {
 	fx = fx.withDefaults()
 	rep := newReport()
@@ -118,6 +120,8 @@ func checkDecidedAfterSettlement(rep *Report, fx Fixture, r *run, rc agent.Appli
 		rep.fail(ClauseWriteVsApplied, r.runID, "receipt reported applied for an input the Turn settled without applying")
 	case errors.Is(err, context.DeadlineExceeded):
 		rep.fail(ClauseSettlement, r.runID, "receipt still undecided after the Turn settled")
+	case err != nil && fx.UnknownOutcome != nil && errors.Is(err, fx.UnknownOutcome):
+		// Decided as uncertain: neither applied nor inactive is claimed.
 	case err != nil && !errors.Is(err, agent.ErrTurnInactive):
 		rep.fail(ClauseUnknownKept, r.runID, "receipt after settlement = %v, want nil or ErrTurnInactive", err)
 	case err != nil && applied:

@@ -4,6 +4,7 @@
 package codextest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -42,14 +43,17 @@ type ModelServer struct {
 	replies  []Reply
 	requests []map[string]any
 	arrived  chan struct{}
-	holdNext bool            // the next new turn hangs
-	heldID   string          // the held turn's ID, once known
-	held     map[string]bool // turns whose every request hangs
+	cond     *sync.Cond
+	// pendingHolds counts holds not yet given to a turn; named maps every
+	// turn HeldTurn named to whether its requests hang.
+	pendingHolds int
+	named        map[string]bool
 }
 
 // NewModelServer starts the fake on loopback; it stops with the test.
 func NewModelServer(t testing.TB) *ModelServer {
-	m := &ModelServer{arrived: make(chan struct{}, 1), held: make(map[string]bool)}
+	m := &ModelServer{arrived: make(chan struct{}, 1), named: make(map[string]bool)}
+	m.cond = sync.NewCond(&m.mu)
 	m.srv = httptest.NewServer(http.HandlerFunc(m.serve))
 	t.Cleanup(m.srv.Close)
 	return m
@@ -66,38 +70,54 @@ func (m *ModelServer) Queue(rs ...Reply) {
 }
 
 // HoldNextTurn makes every request of the next turn hang until the client
-// leaves. The turn is the first new turn ID (client_metadata.turn_id)
-// that arrives, or the one HeldTurn names: a turn cancelled before its
-// first request never passes its hold on.
+// leaves. Holds queue up: each one goes to the next turn HeldTurn names,
+// so two holds armed before either turn's first request hold both turns.
+// A request of a turn not named yet waits for its name while a hold is
+// pending (StartTurn may return after the first model request arrived),
+// so a turn cancelled before its first request never passes its hold on.
 func (m *ModelServer) HoldNextTurn() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.holdNext, m.heldID = true, ""
+	m.pendingHolds++
 }
 
-// HeldTurn names the turn HoldNextTurn meant, once it is known: the first
-// turn started after it (call it for every started turn).
+// HeldTurn names a started turn (call it for every started turn): it
+// takes the oldest pending hold, if any; a turn named with none pending
+// is not held.
 func (m *ModelServer) HeldTurn(id string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.holdNext && m.heldID == "" {
-		m.heldID = id
+	if _, ok := m.named[id]; ok || id == "" {
+		return
 	}
-	if m.held[id] {
-		m.holdNext = false
+	m.named[id] = m.pendingHolds > 0
+	if m.pendingHolds > 0 {
+		m.pendingHolds--
 	}
+	m.cond.Broadcast()
 }
 
-// holds reports whether a request of turn tid hangs; m.mu is held.
-func (m *ModelServer) holds(tid string) bool {
+// holds reports whether a request of turn tid hangs, waiting for its name
+// while a hold is pending; m.mu is held and stays held on return.
+func (m *ModelServer) holds(r *http.Request, tid string) bool {
 	if tid == "" {
 		return false
 	}
-	if !m.held[tid] && m.holdNext && (m.heldID == "" || m.heldID == tid) {
-		m.held[tid] = true
-		m.holdNext = false
+	stop := context.AfterFunc(r.Context(), func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		m.cond.Broadcast()
+	})
+	defer stop()
+	for {
+		if held, ok := m.named[tid]; ok {
+			return held
+		}
+		if m.pendingHolds == 0 || r.Context().Err() != nil {
+			return false
+		}
+		m.cond.Wait()
 	}
-	return m.held[tid]
 }
 
 // Drop removes every queued reply that is still unused.
@@ -154,8 +174,9 @@ func (m *ModelServer) serve(w http.ResponseWriter, r *http.Request) {
 	last := lastInput(body)
 	meta, _ := body["client_metadata"].(map[string]any)
 	tid, _ := meta["turn_id"].(string)
+	held := m.holds(r, tid)
 	for i, q := range m.replies {
-		if m.holds(tid) {
+		if held {
 			break
 		}
 		if q.Match == "" || strings.Contains(last, q.Match) {
@@ -164,7 +185,7 @@ func (m *ModelServer) serve(w http.ResponseWriter, r *http.Request) {
 			break
 		}
 	}
-	rp.Hang = rp.Hang || m.holds(tid)
+	rp.Hang = rp.Hang || held
 	m.mu.Unlock()
 	select {
 	case m.arrived <- struct{}{}:
