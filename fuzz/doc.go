@@ -24,7 +24,10 @@
 // to FILE; TestExplorationRandomSeeds with -states.duration D and
 // -states.out FILE does the same for random seeds, and
 // TestExplorationSummary -states.summary A,B prints, minute by minute, the
-// distinct states and state combinations each file reached.
+// distinct states and state combinations each file reached. Each line also
+// records the run's input in hex: -states.with ATOM lists the inputs that
+// reached a state, and TestExplorationInput -states.input HEX runs one
+// again and prints its violations and Core's final turn states.
 //
 // `make fuzz-smoke` runs each target for a few seconds; `make fuzz` for
 // FUZZTIME each. `go test ./fuzz -update` rewrites the seed corpora from
