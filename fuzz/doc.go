@@ -20,8 +20,9 @@
 //
 // Exploration rate (exploration_test.go): with TURNSTILE_FUZZ_STATES=FILE,
 // FuzzWorld appends each run's protocol states reached (its rare-state
-// marks, Core's final turn states and the timers that decided something)
-// to FILE; TestExplorationRandomSeeds with -states.duration D and
+// marks, Core's final turn states and the timers that decided something;
+// a failing run also "violation:CHECK", since it stopped early with turns
+// still open) to FILE; TestExplorationRandomSeeds with -states.duration D and
 // -states.out FILE does the same for random seeds, and
 // TestExplorationSummary -states.summary A,B prints, minute by minute, the
 // distinct states and state combinations each file reached. Each line also

@@ -14,13 +14,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/turnstile-sim/turnstile/sim"
 	"github.com/turnstile-sim/turnstile/sim/world"
 )
 
 // Exploration rate: how many distinct protocol states random seeds and
 // FuzzWorld reach per minute. A run's state atoms are the rare-state marks
 // it hit, Core's final turn states (with their error codes) and the timers
-// whose firing decided something; the union of atoms over runs is the
+// whose firing decided something, and for a failing run "violation:CHECK"
+// (it stopped early: its turn states are where it stopped, not where a
+// passing run ends; a passing run never ends with a turn that is not
+// terminal, the liveness checks fail it); the union of atoms over runs is the
 // states reached, and a run's sorted atom set is its signature (distinct
 // signatures are distinct combinations reached). Both sides append one
 // line per run to a states file, with the run's FuzzWorld input in hex
@@ -59,6 +63,12 @@ func stateAtoms(o world.Outcome) []string {
 		if n > 0 {
 			atoms = append(atoms, "timer:"+timer)
 		}
+	}
+	// A failing run stops at its first violation, usually with turns still
+	// queued or running: its states are labelled so that they are not read
+	// as states a passing run ended in.
+	if o.Result.Failed() {
+		atoms = append(atoms, "violation:"+o.Result.FailedCheck())
 	}
 	slices.Sort(atoms)
 	return atoms
@@ -244,5 +254,18 @@ func TestExplorationInput(t *testing.T) {
 	t.Logf("seed %d devices %d turns %d faults %v\nturn states %v", in.seed, in.cfg.Devices, in.cfg.Turns, in.cfg.Faults, o.TurnStates)
 	for _, v := range o.Result.Violations {
 		t.Logf("violation %s", v)
+	}
+}
+
+// TestStateAtomsLabelFailingRuns checks that a failing run's states carry
+// the check it failed, and a passing run's none.
+func TestStateAtomsLabelFailingRuns(t *testing.T) {
+	o := world.Outcome{TurnStates: map[string]int{"running": 1}}
+	if got := stateAtoms(o); !slices.Equal(got, []string{"turn:running"}) {
+		t.Fatalf("passing run: %v", got)
+	}
+	o.Result = sim.Result{Violations: []sim.Violation{{Check: "liveness", Message: "turn t1 is running"}}}
+	if got := stateAtoms(o); !slices.Equal(got, []string{"turn:running", "violation:liveness"}) {
+		t.Fatalf("failing run: %v", got)
 	}
 }
