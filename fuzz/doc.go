@@ -9,7 +9,10 @@
 // toward code of the machines that earlier inputs did not reach. A failing
 // input is written as a regression case under $TURNSTILE_FUZZ_OUT (default:
 // the temporary directory) that `turnstile replay -schedule FILE` replays,
-// draws included.
+// draws included. Look there after every fuzzing run, even one that ends in
+// PASS: Go's fuzzer runs inputs while minimizing an interesting one and may
+// drop a failure found that way without reporting it, but FuzzWorld has
+// written the case before it fails.
 //
 // Every codec target checks the same properties: decoding never panics;
 // the one-pass decoder and the reference decoder (wire.DecodeReference)
