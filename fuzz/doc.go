@@ -9,7 +9,10 @@
 // toward code of the machines that earlier inputs did not reach. A failing
 // input is written as a regression case under $TURNSTILE_FUZZ_OUT (default:
 // the temporary directory) that `turnstile replay -schedule FILE` replays,
-// draws included.
+// draws included. Look there after every fuzzing run, even one that ends in
+// PASS: Go's fuzzer runs inputs while minimizing an interesting one and may
+// drop a failure found that way without reporting it, but FuzzWorld has
+// written the case before it fails.
 //
 // Every codec target checks the same properties: decoding never panics;
 // the one-pass decoder and the reference decoder (wire.DecodeReference)
@@ -20,11 +23,15 @@
 //
 // Exploration rate (exploration_test.go): with TURNSTILE_FUZZ_STATES=FILE,
 // FuzzWorld appends each run's protocol states reached (its rare-state
-// marks, Core's final turn states and the timers that decided something)
-// to FILE; TestExplorationRandomSeeds with -states.duration D and
+// marks, Core's final turn states and the timers that decided something;
+// a failing run also "violation:CHECK", since it stopped early with turns
+// still open) to FILE; TestExplorationRandomSeeds with -states.duration D and
 // -states.out FILE does the same for random seeds, and
 // TestExplorationSummary -states.summary A,B prints, minute by minute, the
-// distinct states and state combinations each file reached.
+// distinct states and state combinations each file reached. Each line also
+// records the run's input in hex: -states.with ATOM lists the inputs that
+// reached a state, and TestExplorationInput -states.input HEX runs one
+// again and prints its violations and Core's final turn states.
 //
 // `make fuzz-smoke` runs each target for a few seconds; `make fuzz` for
 // FUZZTIME each. `go test ./fuzz -update` rewrites the seed corpora from

@@ -65,7 +65,7 @@ func FuzzWorld(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		in := decodeWorldInput(data)
 		o := world.Run(in.seed, in.cfg)
-		appendStates(os.Getenv("TURNSTILE_FUZZ_STATES"), stateAtoms(o)) // exploration_test.go
+		appendStates(os.Getenv("TURNSTILE_FUZZ_STATES"), stateAtoms(o), data) // exploration_test.go
 		if !o.Result.Failed() {
 			return
 		}

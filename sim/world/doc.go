@@ -218,7 +218,12 @@
 //
 // One kernel check per ledger check name drains Ledger.AfterStep after
 // every step; Ledger.Final runs at the end (liveness, orphaned resources,
-// accepted steers against truth). After the run, check.Linearize (1 s
+// accepted steers against truth). The end-of-run liveness check also reads
+// Core's store itself (liveness_store.go): a turn stored queued, starting
+// or running when a run ends fails it, named with its state, whatever the
+// tap recorded; and a violation whose check name no kernel check takes
+// fails the run as unreported_violation instead of being dropped. A
+// failing run stops at its first violation, so its turns may be open. After the run, check.Linearize (1 s
 // budget, the fault timeline as annotations) judges the history: Illegal
 // adds a "linearizability" violation and porcupine's HTML to the Outcome;
 // Unknown is reported by Outcome.LinUnknown, neither pass nor violation.

@@ -315,7 +315,10 @@ func (u *universe) addChecks() {
 	u.w.AddCheck(sim.Check{Name: checkHarnessContract, AfterStep: u.harnessBreach})
 	u.w.AddCheck(sim.Check{Name: check.CheckLiveness, AtEnd: func(v *sim.View) error {
 		u.pendingV = append(u.pendingV, u.led.Final(u.lt(v.Now()))...)
-		return u.takeViolation(check.CheckLiveness)
+		if err := u.takeViolation(check.CheckLiveness); err != nil {
+			return err
+		}
+		return u.storeLiveness() // liveness_store.go
 	}})
 	u.w.AddCheck(sim.Check{Name: check.CheckOrphan, AtEnd: func(v *sim.View) error {
 		return u.takeViolation(check.CheckOrphan)
@@ -326,6 +329,7 @@ func (u *universe) addChecks() {
 	for _, name := range check.TimingChecks() {
 		u.w.AddCheck(sim.Check{Name: name + "_final", AtEnd: func(*sim.View) error { return u.takeViolation(name) }})
 	}
+	u.w.AddCheck(sim.Check{Name: checkUnreported, AtEnd: func(*sim.View) error { return u.unreported() }})
 }
 
 // harnessBreach reports the first contract breach a Harness recorded since
