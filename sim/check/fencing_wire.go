@@ -245,3 +245,11 @@ func (l *Ledger) fencingNodeDown(node string) {
 	delete(s.fenced, node)
 	delete(s.fencedSince, node)
 }
+
+// EnvironmentChecks lists the suspension fencing and runtime_prepare
+// transfer checks.
+func EnvironmentChecks() []string {
+	return []string{"fencing_reply", "fencing_in_flight", "fencing_quiesced_work", "fencing_double_resume",
+		"transfer_in_flight", "transfer_replayed", "transfer_result", "transfer_installed_without_digest",
+		"timing_transfer_exchange"}
+}

@@ -221,3 +221,8 @@ func (l *Ledger) WorkspaceReadWhileUnsettled() { l.reach(MarkReadWhileWriteUnset
 
 // UsedWorkspace reports whether the run recorded any workspace call.
 func (l *Ledger) UsedWorkspace() bool { return len(l.ws.writes)+len(l.ws.reads) > 0 }
+
+// WorkspaceChecks lists the workspace safety and timing checks.
+func WorkspaceChecks() []string {
+	return []string{CheckWorkspaceTruth, CheckWorkspaceMutationOrder, CheckReadOnlyStarted, CheckTimingWorkspace}
+}

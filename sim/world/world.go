@@ -288,7 +288,8 @@ var checkNames = append([]string{
 	check.CheckPrepareConfiguration, check.CheckNativeHistory, check.CheckRefusalCode,
 	check.CheckDoneBeforeReceipt, check.CheckPublishedBeforeSettled, check.CheckHeartbeatSnapshot,
 	check.CheckShutdownReport, check.CheckReceiptBudget, check.CheckIdleEviction, check.CheckValidRequestRefused,
-}, append(check.TimingChecks(), check.InteractionChecks()...)...)
+}, slices.Concat(check.TimingChecks(), check.InteractionChecks(), check.WorkspaceChecks(),
+	check.EnvironmentChecks())...)
 
 // checkWire names world-side failures: a machine produced a frame that
 // wire refuses to encode.
