@@ -110,7 +110,16 @@ type hTurn struct {
 func New(w *sim.World, dev *Device, host Host) *Harness {
 	return &Harness{w: w, dev: dev, host: host, r: w.Rand("harness:" + string(dev.ID)), truth: newTruth(),
 		execs: map[string]*hExec{}, turns: map[daemon.TurnID]*hTurn{}, actions: map[sim.TimerID]func(time.Time){},
-		budget: dev.Daemon.WithDefaults().Limits.NativeWriteBudget}
+		budget: documentedOr(dev.Daemon.Limits.NativeWriteBudget, check.TimerNativeWrite)}
+}
+
+// documentedOr is d, or the documents' value of timer when the world left
+// it zero (the daemon's default, which the simulation never reads back).
+func documentedOr(d time.Duration, timer string) time.Duration {
+	if d == 0 {
+		return check.DocumentedTimer(timer)
+	}
+	return d
 }
 
 // Truth returns the ground truth of this Harness (this process's life).

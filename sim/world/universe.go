@@ -183,7 +183,9 @@ func drawCaps(r *rand.Rand, i int) wire.AgentKindCapabilities {
 // preparation_capacity happens) and sometimes a short admission expiry
 // (so an admission can expire before its start).
 func drawDaemonConfig(r *rand.Rand, caps wire.AgentKindCapabilities, other bool) (daemon.Config, drawnTimers) {
-	l := daemon.DefaultLimits()
+	// Zero limits take the daemon's own defaults; the checkers hold them
+	// to the documents' numbers (documentedLimits), never to those defaults.
+	var l daemon.Limits
 	var drawn drawnTimers
 	if r.IntN(3) == 0 {
 		l.ActiveMax = 1 + r.IntN(2)
