@@ -56,6 +56,8 @@ type universe struct {
 	// tapped holds the decoding of each frame in flight, by its first byte
 	// (tapWire); looked up, never ranged.
 	tapped map[*byte]tappedFrame
+	// cancelStall holds cancel receipts around Core's window (cancel_stall.go).
+	cancelStall cancelStall
 }
 
 // Harness kinds: sessions use agentKind; some devices also declare
@@ -114,6 +116,7 @@ func setup(w *sim.World, cfg Config, linAtEnd bool) *universe {
 	u.wl = newWorkload(u, w.Rand("workload"))
 	w.AddNode(workloadID, func() sim.Node { return u.wl })
 	u.hostile.init()
+	u.initCancelStall()
 	u.hostile.rogue = &rogueState{u: u, sessions: map[string]*rogueSession{}}
 	w.AddNode(rogueID, func() sim.Node { return &rogueNode{st: u.hostile.rogue} })
 	u.addChecks()

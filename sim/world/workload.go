@@ -269,6 +269,7 @@ func (wl *workload) read(now time.Time, t *wTurn) {
 		wl.u.led.ReadTurn(call, ret, t.sess.id, t.id, publicState(r.Turn.State))
 		wl.u.count("ReadTurn")
 		wl.resolve(ret, t, r.Turn)
+		wl.cancelRunning(now, t, r.Turn.State)
 		if r.Turn.State.Terminal() {
 			wl.markTerminal(t)
 		}
