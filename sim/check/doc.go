@@ -41,9 +41,11 @@
 //     execution_prepare and execution_start from Core, and preparation
 //     statuses, receipts and terminal frames from the daemons.
 //   - Daemons (effects): HandleGranted (with the admission deadline),
-//     HandleStarted, HandleReleased, HandleExpired, RevisionApplied (Core
-//     applying a preparation_status revision of a handle), ReceiptSent,
+//     HandleStarted, HandleReleased, HandleExpired, ReceiptSent,
 //     CancelAckSent, DoneSent, ErrorSent, UsageSent.
+//   - Core stepping a status: StatusStepped (a preparation_status Core
+//     received on a stream it opened, with the frames Core sent for that
+//     request and any durable write in the same step; stale_status.go).
 //   - Setup: DeviceConfigured (a device's configured limits, capped by
 //     the seeds' 4 active and 20 executors).
 //   - Simulated Harness (ground truth): ExecutorCreated, ExecutorClosed
@@ -84,8 +86,11 @@
 //   - handle_reuse: a handle starts twice, after release or expiry (the
 //     deadline given at grant, whether or not the daemon noticed), on a
 //     connection that did not grant it, or was never granted.
-//   - stale_revision_applied: Core applies a revision of a handle not
-//     greater than the last one applied.
+//   - stale_revision_applied: Core acts on a preparation status its
+//     stream rule says to ignore (a revision not above the last one that
+//     counted, another handle than the stream's first, no handle or
+//     revision): in that step it sends a frame for the request or writes
+//     durably (stale_status.go).
 //   - capability (from the wire): an execution_prepare (selection) or
 //     execution_start (final check) sent to a connection before any
 //     heartbeat, whose latest declaration does not declare the Session's

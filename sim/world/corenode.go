@@ -36,6 +36,10 @@ type coreNode struct {
 	// connection events report them (a newer one replaces an older).
 	conns map[core.ConnID]string
 	rogue map[sim.ConnID]bool
+	// watchReq is the request whose status Core is stepping; reacted
+	// collects the frames Core sends for it meanwhile (stale_status.go).
+	watchReq string
+	reacted  []string
 }
 
 const (
@@ -112,6 +116,9 @@ func (n *coreNode) delivered(now time.Time, e sim.Delivered) []sim.Effect {
 	}
 	if !n.rogue[e.Conn] {
 		n.observeInbound(conn, f)
+		if st, ok := f.Payload.(wire.PreparationStatus); ok && n.streamOn(conn, f.ID) {
+			return n.stepStatus(now, e, conn, f, st)
+		}
 	}
 	return n.stepRogueAware(now, e, core.FrameReceived{Conn: conn, Frame: f})
 }
@@ -196,6 +203,9 @@ func (n *coreNode) step(now time.Time, ev core.Event) []sim.Effect {
 	for _, ef := range effs {
 		switch e := ef.(type) {
 		case core.Send:
+			if n.watchReq != "" && e.Frame.ID == n.watchReq {
+				n.reacted = append(n.reacted, e.Frame.Payload.MessageType())
+			}
 			n.observeOutbound(e)
 			b, err := wire.Encode(e.Frame)
 			if err != nil {

@@ -91,8 +91,6 @@ func (n *coreNode) observeStatus(conn core.ConnID, reqID string, st wire.Prepara
 	case wire.StateStarted, wire.StateReleased, wire.StateExpired, wire.StateFailed:
 		sm.closed = true
 	}
-	u.led.RevisionApplied(u.lt(u.w.Now()), connName(conn), st.Handle, st.Revision)
-	u.count("RevisionApplied")
 }
 
 // statusStream is one preparation request's status stream as Core's
