@@ -29,9 +29,9 @@ type Options struct {
 	// -until-fail): the first failing seed is measured, the count of
 	// failing seeds is not.
 	UntilCaught bool
-	Timeout time.Duration
-	Go      string    // the go command
-	Log     io.Writer // one progress line per finished mutant
+	Timeout     time.Duration
+	Go          string    // the go command
+	Log         io.Writer // one progress line per finished mutant
 	// Done, when set, is called after each mutant with the results so
 	// far (unfinished ones have an empty Status), under a lock.
 	Done func([]Result)
