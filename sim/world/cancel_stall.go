@@ -10,7 +10,7 @@ import (
 
 // Receipts held around Core's cancel window. A daemon answers every
 // cancel within its 10 s settlement wait, so Core's own 15 s confirmation
-// timer decides only when the receipt is late on the network. In some
+// timer decides only when the receipt is late on the network. In half the
 // seeds (drawn once from the "cancel-stall" stream, apart from every
 // other draw), when Core sends the first prompt_cancel of a Run, the
 // device's direction of that connection is sometimes stalled for 13–28 s:
@@ -32,7 +32,7 @@ const (
 
 func (u *universe) initCancelStall() {
 	r := u.w.Rand("cancel-stall")
-	if r.IntN(4) == 0 {
+	if r.IntN(2) == 0 {
 		u.cancelStall = cancelStall{r: r, stalled: map[string]bool{}, cancelled: map[string]bool{}}
 	}
 }
