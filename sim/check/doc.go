@@ -183,6 +183,10 @@
 //   - linearizability: from LinearizeResult.Violation, for Illegal only.
 //   - valid_request_refused: Core refused to create a Session whose
 //     configuration the workload drew within the seeds' rules.
+//   - run_event_limit: Core persisted more run events for a Turn than the
+//     limit the world configured (CoreEventLimit), or failed a Turn
+//     event_persistence_failed before reaching it (its store: every event
+//     appended, RunEventPersisted; run_event_limit.go).
 //
 // Timing oracles, one per timer of the documents (DocumentedTimer has the
 // numbers, written out again; TimerConfigured takes a seed's own draws).
@@ -316,4 +320,7 @@
 // a kind's availability), receipt_budget_closed (a daemon closed a
 // connection on a send over its budget), idle_eviction_judged (a prepare
 // evicted an idle executor and idle_eviction judged the order).
+// run_event_limit_reached (a Turn failed at its run-event limit) and
+// resume_replaced_executor (a resume closed an idle executor without
+// native identity) are marks but not expected.
 package check

@@ -126,6 +126,7 @@ type Ledger struct {
 	budget     budgetState
 	limitMarks limitMarks
 	eviction   evictionState
+	runEvents  runEventState
 	limits     map[string]DeviceLimits // device → declared limits
 	hostile    hostileState
 
@@ -159,6 +160,7 @@ func NewLedger() *Ledger {
 	l.budget.init()
 	l.limitMarks.init()
 	l.eviction.init()
+	l.runEvents.init()
 	l.hostile.init()
 	l.limits = map[string]DeviceLimits{}
 	// Wire observers, in the order they judge each network event. Those

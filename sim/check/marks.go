@@ -32,6 +32,10 @@ const (
 	// which holds no native identity, to replace it (not expected: it needs
 	// a prepare delayed past another device's first Turn).
 	MarkResumeReplacedExecutor Mark = "resume_replaced_executor"
+
+	// A Turn failed event_persistence_failed at its run-event limit (the
+	// world draws a small limit in some seeds).
+	MarkRunEventLimit Mark = "run_event_limit_reached"
 )
 
 // Limit marks: a limit of the protocol documents reached (workload shapes

@@ -279,5 +279,6 @@ func (l *Ledger) NodeCrashed(at int64, node string) {
 func (l *Ledger) TurnFinished(at int64, turn, run, state, code string) {
 	l.advance(at)
 	l.writtenTurnFinished(at, run, code)
+	l.runEventsFinished(at, turn, code)
 	l.cancelTurnFinished(at, run, code)
 }

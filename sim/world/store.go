@@ -127,6 +127,7 @@ func (s *observedStore) AppendEvent(turn string, ev core.RunEvent) {
 	u := s.u
 	rec, _ := s.Memory.Turn(turn)
 	at := u.lt(u.w.Now())
+	u.led.RunEventPersisted(at, turn)
 	switch ev.Type {
 	case wire.TypeDone:
 		u.led.DoneObserved(at, rec.RunID, check.ObservedPersisted)

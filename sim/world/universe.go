@@ -117,6 +117,7 @@ func setup(w *sim.World, cfg Config, linAtEnd bool) *universe {
 	w.AddNode(workloadID, func() sim.Node { return u.wl })
 	u.hostile.init()
 	u.initCancelStall()
+	u.drawEventLimit()
 	u.hostile.rogue = &rogueState{u: u, sessions: map[string]*rogueSession{}}
 	w.AddNode(rogueID, func() sim.Node { return &rogueNode{st: u.hostile.rogue} })
 	u.addChecks()

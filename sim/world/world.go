@@ -263,6 +263,7 @@ var checkNames = append([]string{
 	check.CheckPrepareConfiguration, check.CheckNativeHistory, check.CheckRefusalCode,
 	check.CheckDoneBeforeReceipt, check.CheckPublishedBeforeSettled, check.CheckHeartbeatSnapshot,
 	check.CheckShutdownReport, check.CheckReceiptBudget, check.CheckIdleEviction, check.CheckValidRequestRefused,
+	check.CheckRunEventLimit,
 }, check.TimingChecks()...)
 
 // checkWire names world-side failures: a machine produced a frame that
