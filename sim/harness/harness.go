@@ -35,6 +35,11 @@ type Config struct {
 	// ShortTurns: every native turn plays one or two steps 50–300 ms
 	// apart, none long (many short Turns drain in time).
 	ShortTurns bool
+	// CancelRetires: a Turn the daemon cancelled settles Reusable=false, as
+	// a native cancel may require retirement rather than reuse (the daemon
+	// must then confirm the executor's close before done or an applied
+	// cancel receipt).
+	CancelRetires bool
 }
 
 // DrawConfig draws a Config from r: slow preparations and engine errors
@@ -312,7 +317,7 @@ func (h *Harness) answerSettled(now time.Time, c daemon.CallID, t *hTurn) {
 		})
 		return
 	}
-	notReusable := h.take(NotReusable)
+	notReusable := h.take(NotReusable) || h.dev.Harness.CancelRetires && t.cancelled
 	h.after(now, h.latency(), func(now time.Time) {
 		r := daemon.SettleResult{Settled: true, Reusable: true, Outcome: h.outcome(t)}
 		if notReusable {

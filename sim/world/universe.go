@@ -87,6 +87,9 @@ func setup(w *sim.World, cfg Config, linAtEnd bool) *universe {
 	// the shape may run many more turns than the workload knob says
 	w.AtLeastLiveness(LivenessTimeout(u.shape.turns(w.Workload())))
 	u.shape.adjustHarness(&hcfg)
+	// drawn apart from every other draw: one seed in three retires an
+	// executor whose Turn was cancelled
+	hcfg.CancelRetires = w.Rand("cancel-retires").IntN(3) == 0
 	n := cfg.Devices
 	if n <= 0 || n > 4 {
 		n = u.shape.devices(1 + r.IntN(4))
