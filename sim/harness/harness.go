@@ -50,7 +50,7 @@ func DrawConfig(r *rand.Rand) Config {
 	c.SlowStart = swarmChance(r)
 	c.SlowWrite = swarmChance(r)
 	c.SlowCancel = swarmChance(r)
-	c.GlacialPrepare = r.IntN(5) == 0
+	c.GlacialPrepare = r.IntN(10) == 0
 	return c
 }
 

@@ -32,7 +32,7 @@ const (
 
 func (u *universe) initCancelStall() {
 	r := u.w.Rand("cancel-stall")
-	if r.IntN(2) == 0 {
+	if r.IntN(2) == 0 && !u.faultFree() {
 		u.cancelStall = cancelStall{r: r, stalled: map[string]bool{}, cancelled: map[string]bool{}}
 	}
 }

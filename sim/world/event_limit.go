@@ -10,9 +10,14 @@ const runEventsLarge = 1 << 16
 
 func (u *universe) drawEventLimit() {
 	n := runEventsLarge
-	if r := u.w.Rand("event-limit"); r.IntN(5) == 0 {
+	if r := u.w.Rand("event-limit"); r.IntN(5) == 0 && !u.faultFree() {
 		n = 4 + r.IntN(24)
 	}
 	u.coreCfg.RunEventsPerTurnMax = n
 	u.led.CoreEventLimit(n)
 }
+
+// faultFree: the world runs without faults (Config.Faults empty, not nil),
+// where every Turn must complete: neither held receipts nor a small event
+// limit apply there.
+func (u *universe) faultFree() bool { return u.cfg.Faults != nil && len(u.cfg.Faults) == 0 }

@@ -90,6 +90,11 @@ func setup(w *sim.World, cfg Config, linAtEnd bool) *universe {
 	// drawn apart from every other draw: one seed in three retires an
 	// executor whose Turn was cancelled
 	hcfg.CancelRetires = w.Rand("cancel-retires").IntN(3) == 0
+	// a glacial preparation in about a fifth of the seeds with faults, so
+	// the documented 5-minute admission expiry decides often enough
+	if w.Rand("glacial").IntN(9) == 0 && !u.faultFree() {
+		hcfg.GlacialPrepare = true
+	}
 	n := cfg.Devices
 	if n <= 0 || n > 4 {
 		n = u.shape.devices(1 + r.IntN(4))
