@@ -111,6 +111,10 @@ crash:
 MUTANT_SEEDS ?= 2000
 MUTANT_JOBS  ?= 1
 MUTANTS      ?=
+# MUTANT_FLAGS are further cmd/mutants flags; by default each campaign
+# stops at its first failing seed (-until-caught), so a caught mutant costs
+# only the seeds up to it.
+MUTANT_FLAGS ?= -until-caught
 # mutants-smoke runs one mutant with few seeds and fails unless a checker
 # catches it (CI runs it from `make test`).
 MUTANT_SMOKE       ?= -strict-resume-false$$
@@ -118,7 +122,7 @@ MUTANT_SMOKE_SEEDS ?= 50
 
 .PHONY: mutants mutants-smoke
 mutants:
-	$(GO) run ./cmd/mutants -seeds $(MUTANT_SEEDS) -jobs $(MUTANT_JOBS) -run '$(MUTANTS)' -out out/mutants
+	$(GO) run ./cmd/mutants -seeds $(MUTANT_SEEDS) -jobs $(MUTANT_JOBS) -run '$(MUTANTS)' $(MUTANT_FLAGS) -out out/mutants
 
 mutants-smoke:
 	$(GO) run ./cmd/mutants -seeds $(MUTANT_SMOKE_SEEDS) -run '$(MUTANT_SMOKE)' -unit=false -want-caught -out out/mutants-smoke

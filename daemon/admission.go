@@ -138,6 +138,13 @@ func (m *Machine) admitPrepare(p wire.ExecutionPrepare) string {
 			return CodePreparationCapacity
 		case c.AgentSessionID != "" && ex.nativeSession != "" && c.AgentSessionID != ex.nativeSession:
 			return CodeNativeSessionConflict
+		case c.AgentSessionID != "" && ex.nativeSession == "":
+			// The idle executor holds no native identity (it was prepared
+			// as a new root), so it cannot resume the named history: a
+			// Turn on it would start a new root. It is replaced: closed
+			// now, and a retry prepares one that resumes.
+			m.startClose(ex)
+			return CodePreparationCapacity
 		}
 	}
 	if c.RequireExistingNativeSession && c.AgentSessionID == "" && (ex == nil || ex.nativeSession == "") {
@@ -264,6 +271,7 @@ func (m *Machine) grant(requestID, fp string, p wire.ExecutionPrepare) {
 	k := m.cfg.kind(p.Configuration.AgentKind)
 	ex := m.newExecutor(p.SessionID, k, executorFingerprint(p.Configuration))
 	ex.env = a.env
+	ex.nativeSession = p.Configuration.AgentSessionID // prepared to resume it
 	ex.handle = a.handle
 	a.executor = ex.id
 	m.advance(a, wire.StatePreparing, "")

@@ -35,7 +35,7 @@ type executor struct {
 	phase         execPhase
 	handle        string // reserving admission (preparing, reserved)
 	turn          TurnID // owning Turn (busy, or closing for it)
-	nativeSession string // committed continuity
+	nativeSession string // native identity: the one prepared to resume, then committed continuity
 	idleSince     time.Time
 	closeCall     CallID
 	closeFailed   bool // the last close was not confirmed: uncertain

@@ -1,6 +1,9 @@
 package sim
 
-import "strconv"
+import (
+	"strconv"
+	"time"
+)
 
 // A proxy is a hostile middle on one direction of a connection: while it
 // is installed, every frame the end's node sends passes through it, and
@@ -117,4 +120,23 @@ func (n *network) proxied(c *conn, e int, frame []byte) {
 		n.w.stats.FramesLost++
 		n.tap(TapLost, c, e, frame, "dropped by a proxy")
 	}
+}
+
+// Stall holds the frames the end of connection id that from holds sends
+// for d, then releases them in order, as a stall fault does (a heal ends
+// it early). A world uses it to delay one direction at the instant its
+// scenario needs. It reports false when the connection is gone, broken,
+// or from holds no end of it.
+func (w *World) Stall(id ConnID, from NodeID, d time.Duration) bool {
+	n := &w.net
+	c, e, ok := n.endOfNode(id, from)
+	if !ok || c.broken || d <= 0 {
+		return false
+	}
+	n.stall(c, e, w.now+int64(d))
+	w.Note("stall " + n.direction(c, e) + " for " + d.String())
+	w.After(d, "", func() {
+		w.endFault("stall", n.direction(c, e), func() string { return stallEndNote(n.stallEnd(c, e)) })
+	})
+	return true
 }

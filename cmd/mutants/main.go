@@ -4,7 +4,7 @@
 // -seeds seeds; the table says which mutants some checker caught.
 //
 //	go run ./cmd/mutants [-seeds N] [-run PATTERN] [-jobs J] [-workers W]
-//	                     [-out DIR] [-unit=false] [-want-caught] [-keep] [-list]
+//	                     [-out DIR] [-unit=false] [-until-caught] [-want-caught] [-keep] [-list]
 //
 // It prints the table and totals and writes them to DIR/mutants.md and
 // DIR/mutants.json, with each campaign's log under DIR/logs/. It exits 1
@@ -52,6 +52,7 @@ func parse(args []string, stderr io.Writer) (flags, error) {
 	fs.StringVar(&f.opts.Out, "out", "out/mutants", "directory for the table and the campaign logs")
 	fs.BoolVar(&f.opts.Unit, "unit", true, "also run the unit tests of each mutated package")
 	fs.BoolVar(&f.opts.Keep, "keep", false, "keep the mutated copies")
+	fs.BoolVar(&f.opts.UntilCaught, "until-caught", false, "stop each campaign at its first failing seed (failing seeds are then not counted)")
 	fs.BoolVar(&f.wantCaught, "want-caught", false, "exit 1 unless every selected mutant is caught by a checker")
 	fs.BoolVar(&f.list, "list", false, "only list the mutants and whether each still applies (stale)")
 	fs.DurationVar(&f.opts.Timeout, "timeout", 30*time.Minute, "limit of each build, campaign and test run")

@@ -25,9 +25,13 @@ type Options struct {
 	Jobs    int    // mutants in parallel
 	Unit    bool   // also run the unit tests of each mutated package
 	Keep    bool   // keep the mutated copies
-	Timeout time.Duration
-	Go      string    // the go command
-	Log     io.Writer // one progress line per finished mutant
+	// UntilCaught stops each campaign at its first failing seed (sim
+	// -until-fail): the first failing seed is measured, the count of
+	// failing seeds is not.
+	UntilCaught bool
+	Timeout     time.Duration
+	Go          string    // the go command
+	Log         io.Writer // one progress line per finished mutant
 	// Done, when set, is called after each mutant with the results so
 	// far (unfinished ones have an empty Status), under a lock.
 	Done func([]Result)
@@ -221,6 +225,9 @@ func (o Options) campaign(ctx context.Context, dir string, m Mutant) (Campaign, 
 	// failing seeds compare across mutants and runs
 	cmd := exec.CommandContext(ctx, filepath.Join(dir, binary), "sim", "-seeds", strconv.Itoa(o.Seeds), "-first", "1",
 		"-json", "-workers", strconv.Itoa(max(o.Workers, 1)), "-commit", "mutant-"+m.Name)
+	if o.UntilCaught {
+		cmd.Args = append(cmd.Args, "-until-fail", "-out", filepath.Join(dir, "out", "sim"))
+	}
 	cmd.Dir = dir
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -242,7 +249,7 @@ func (o Options) campaign(ctx context.Context, dir string, m Mutant) (Campaign, 
 	if err != nil {
 		return Campaign{}, err
 	}
-	if c.Seeds != o.Seeds {
+	if c.Seeds != o.Seeds && !(o.UntilCaught && c.FailingSeeds > 0 && c.Seeds < o.Seeds) {
 		return Campaign{}, fmt.Errorf("campaign reported %d of %d seeds: %s", c.Seeds, o.Seeds, tail(stderr.Bytes(), 3))
 	}
 	return c, nil

@@ -49,6 +49,8 @@ func main() {
 	fs.Int("workers", 1, "")
 	fs.Uint64("first", 1, "")
 	fs.String("commit", "", "")
+	untilFail := fs.Bool("until-fail", false, "")
+	fs.String("out", "", "")
 	fs.Parse(os.Args[2:])
 	fmt.Println(` + "`" + `{"first":1,"seeds":1}` + "`" + `)
 	failed := false
@@ -66,6 +68,9 @@ func main() {
 		}
 		failed = true
 		fmt.Printf("{\"seed\":%d,\"violations\":[{\"check\":%q}]}\n", s, check)
+		if *untilFail {
+			break
+		}
 	}
 	if failed {
 		os.Exit(1)
@@ -157,5 +162,29 @@ func TestRunMeasuresEachMutantInItsOwnCopy(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "001-limit-65: yes (first seed 3, 2 failing, first check limit); unit tests yes") {
 		t.Errorf("progress log:\n%s", log.String())
+	}
+}
+
+func TestRunUntilCaughtStopsAtTheFirstFailingSeed(t *testing.T) {
+	root := fakeRepo(t)
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := []Mutant{
+		{Name: "001-limit-65", Family: "wire/limits", File: "wire/limit.go", Old: "Limit = 64", New: "Limit = 65"},
+		{Name: "002-comment", Family: "wire/limits", File: "wire/limit.go", Old: "documented", New: "written"},
+	}
+	o := Options{Root: root, Scratch: t.TempDir(), Seeds: 7, Workers: 1, Jobs: 1, UntilCaught: true,
+		Timeout: 5 * time.Minute, Go: goCmd}
+	rs, err := Run(context.Background(), o, ms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rs[0]; r.Status != StatusCaught || r.FirstSeed != 3 || r.FailingSeeds != 1 || r.Seeds != 3 {
+		t.Errorf("caught mutant: got %+v, want caught at seed 3 after 3 seeds", r)
+	}
+	if r := rs[1]; r.Status != StatusMissed || r.Seeds != 7 {
+		t.Errorf("missed mutant: got %+v, want missed after all 7 seeds", r)
 	}
 }

@@ -18,8 +18,8 @@ type admissionRec struct {
 // The seeds' Runtime limits: 4 concurrent preparations and executions,
 // 20 executors held (16 idle + 4 active).
 const (
-	seedActiveMax    = 4
-	seedExecutorsMax = 20
+	seedActiveMax    = DocumentedActiveMax
+	seedExecutorsMax = DocumentedExecutorsMax
 )
 
 // wireLimits are the limits the wire-side capacity check judges by: a

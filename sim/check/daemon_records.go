@@ -64,9 +64,9 @@ type handleRec struct {
 }
 
 type daemonState struct {
-	handles    map[string]*handleRec // conn\x00handle
-	grantedOn  map[string][]string   // handle → conns that granted it
-	revisions  map[string]uint64     // conn\x00handle → last applied revision
+	handles    map[string]*handleRec  // conn\x00handle
+	grantedOn  map[string][]string    // handle → conns that granted it
+	streams    map[string]*coreStream // conn\x00request → Core's status stream (stale_status.go)
 	doneSent   map[string]bool
 	errorSent  map[string]bool
 	usageSent  map[string][]UsageSnapshot
@@ -76,7 +76,7 @@ type daemonState struct {
 func (d *daemonState) init() {
 	d.handles = map[string]*handleRec{}
 	d.grantedOn = map[string][]string{}
-	d.revisions = map[string]uint64{}
+	d.streams = map[string]*coreStream{}
 	d.doneSent = map[string]bool{}
 	d.errorSent = map[string]bool{}
 	d.usageSent = map[string][]UsageSnapshot{}
@@ -131,17 +131,6 @@ func (l *Ledger) endHandle(conn, handle, how string) {
 	if h := l.daemon.handles[pairKey(conn, handle)]; h != nil && h.ended == "" {
 		h.ended = how
 	}
-}
-
-// RevisionApplied records Core applying a preparation_status revision for a
-// handle on conn. Applied revisions strictly increase per handle.
-func (l *Ledger) RevisionApplied(at int64, conn, handle string, revision uint64) {
-	k := pairKey(conn, handle)
-	if last, ok := l.daemon.revisions[k]; ok && revision <= last {
-		l.violate(at, CheckStaleRevision, "revision %d of handle %s on conn %s applied after revision %d", revision, handle, conn, last)
-		return
-	}
-	l.daemon.revisions[k] = revision
 }
 
 // ReceiptSent records a daemon sending prompt_steer_ack for an input.

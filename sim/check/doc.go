@@ -41,9 +41,11 @@
 //     execution_prepare and execution_start from Core, and preparation
 //     statuses, receipts and terminal frames from the daemons.
 //   - Daemons (effects): HandleGranted (with the admission deadline),
-//     HandleStarted, HandleReleased, HandleExpired, RevisionApplied (Core
-//     applying a preparation_status revision of a handle), ReceiptSent,
+//     HandleStarted, HandleReleased, HandleExpired, ReceiptSent,
 //     CancelAckSent, DoneSent, ErrorSent, UsageSent.
+//   - Core stepping a status: StatusStepped (a preparation_status Core
+//     received on a stream it opened, with the frames Core sent for that
+//     request and any durable write in the same step; stale_status.go).
 //   - Setup: DeviceConfigured (a device's configured limits, capped by
 //     the seeds' 4 active and 20 executors).
 //   - Simulated Harness (ground truth): ExecutorCreated, ExecutorClosed
@@ -84,8 +86,11 @@
 //   - handle_reuse: a handle starts twice, after release or expiry (the
 //     deadline given at grant, whether or not the daemon noticed), on a
 //     connection that did not grant it, or was never granted.
-//   - stale_revision_applied: Core applies a revision of a handle not
-//     greater than the last one applied.
+//   - stale_revision_applied: Core acts on a preparation status its
+//     stream rule says to ignore (a revision not above the last one that
+//     counted, another handle than the stream's first, no handle or
+//     revision): in that step it sends a frame for the request or writes
+//     durably (stale_status.go).
 //   - capability (from the wire): an execution_prepare (selection) or
 //     execution_start (final check) sent to a connection before any
 //     heartbeat, whose latest declaration does not declare the Session's
@@ -197,6 +202,10 @@
 //     no completed body transfer the installer did not verify.
 //   - valid_request_refused: Core refused to create a Session whose
 //     configuration the workload drew within the seeds' rules.
+//   - run_event_limit: Core persisted more run events for a Turn than the
+//     limit the world configured (CoreEventLimit), or failed a Turn
+//     event_persistence_failed before reaching it (its store: every event
+//     appended, RunEventPersisted; run_event_limit.go).
 //
 // Timing oracles, one per timer of the documents (DocumentedTimer has the
 // numbers, written out again; TimerConfigured takes a seed's own draws).
@@ -330,4 +339,7 @@
 // a kind's availability), receipt_budget_closed (a daemon closed a
 // connection on a send over its budget), idle_eviction_judged (a prepare
 // evicted an idle executor and idle_eviction judged the order).
+// run_event_limit_reached (a Turn failed at its run-event limit) and
+// resume_replaced_executor (a resume closed an idle executor without
+// native identity) are marks but not expected.
 package check

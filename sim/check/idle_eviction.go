@@ -25,7 +25,16 @@ import (
 // device is that eviction. It is judged only when every executor of the
 // device has a known state (an executor whose Turn ended with its
 // connection becomes idle at an instant the wire does not show, and
-// disables the judgement until it closes).
+// disables the judgement until it closes; so does one whose admission was
+// starting when its connection went: the native start may still run).
+//
+// A close is not an eviction when it replaces an executor that cannot
+// serve the prepare: the prepare names agent_session_id, and the Session's
+// idle executor holds no native identity (it was prepared as a new root
+// and no done of a Turn on it named a native session). A Turn on it would
+// start a new native root where the history must be resumed
+// (runtime-harness-protocol: 当需要现有历史时，恢复绝不能启动新的根), so the
+// daemon closes it and the retry prepares one that resumes.
 const CheckIdleEviction = "idle_eviction"
 
 type evictPhase uint8
@@ -45,6 +54,15 @@ type evictExec struct {
 	conn      uint64 // connection of the admission that reserved it
 	live      bool   // that admission is live (preparing, ready, starting)
 	run       string // the Run it is busy with
+	starting  bool   // that admission reached starting (a native start may run)
+	session   string // the Session of the prepare that reserved it
+	native    bool   // it holds a native identity (prepared to resume, or a done named one)
+}
+
+// evictPrepare is an execution_prepare seen on the wire.
+type evictPrepare struct {
+	session string
+	resume  string // configuration.agent_session_id
 }
 
 type evictionState struct {
@@ -52,11 +70,22 @@ type evictionState struct {
 	// prepareAt is when an execution_prepare was last delivered to a
 	// device, while no other frame reached it since (-1: none).
 	prepareAt map[string]int64
+	// lastPrepare is the execution_prepare delivered at prepareAt.
+	lastPrepare map[string]evictPrepare
+	// prepares are the prepares delivered to a device, by connection and
+	// request ID, so a status names its executor's Session.
+	prepares map[string]evictPrepare
 }
 
 func (e *evictionState) init() {
 	e.execs = map[string]*evictExec{}
 	e.prepareAt = map[string]int64{}
+	e.lastPrepare = map[string]evictPrepare{}
+	e.prepares = map[string]evictPrepare{}
+}
+
+func evictRequestKey(device string, conn uint64, id string) string {
+	return pairKey(device, strconv.FormatUint(conn, 10)+"\x00"+id)
 }
 
 func (e *evictionState) exec(device, id string) *evictExec {
@@ -80,25 +109,33 @@ func (l *Ledger) observeEviction(ev WireEvent) {
 	case ev.Kind == WireDelivered && ev.To != coreNodeID:
 		e.prepareAt[ev.To] = -1
 		if ev.HasFrame() {
-			if _, ok := ev.Frame.Payload.(wire.ExecutionPrepare); ok {
+			if p, ok := ev.Frame.Payload.(wire.ExecutionPrepare); ok {
 				e.prepareAt[ev.To] = ev.At
+				pr := evictPrepare{session: p.SessionID, resume: p.Configuration.AgentSessionID}
+				e.lastPrepare[ev.To] = pr
+				if _, seen := e.prepares[evictRequestKey(ev.To, ev.Conn, ev.Frame.ID)]; !seen {
+					e.prepares[evictRequestKey(ev.To, ev.Conn, ev.Frame.ID)] = pr
+				}
 			}
 		}
 	case ev.Kind == WireSent && ev.From != coreNodeID && ev.HasFrame():
 		switch p := ev.Frame.Payload.(type) {
 		case wire.PreparationStatus:
-			l.evictionStatus(ev.At, ev.From, ev.Conn, p)
+			l.evictionStatus(ev.At, ev.From, ev.Conn, ev.Frame.ID, p)
 		case wire.Done:
 			for _, k := range sortedKeys(e.execs) {
 				if x := e.execs[k]; strings.HasPrefix(k, ev.From+"\x00") && x.phase == evictBusy && x.run == ev.Frame.ID {
 					x.phase, x.idleSince = evictIdle, ev.At
+					if p.Metadata != nil && p.Metadata.AgentSessionID != "" {
+						x.native = true
+					}
 				}
 			}
 		}
 	}
 }
 
-func (l *Ledger) evictionStatus(at int64, device string, conn uint64, p wire.PreparationStatus) {
+func (l *Ledger) evictionStatus(at int64, device string, conn uint64, id string, p wire.PreparationStatus) {
 	if p.ExecutorID == "" || p.State == wire.StateRejected {
 		return
 	}
@@ -106,18 +143,25 @@ func (l *Ledger) evictionStatus(at int64, device string, conn uint64, p wire.Pre
 	if x.phase == evictClosing {
 		return
 	}
+	if pr, ok := l.eviction.prepares[evictRequestKey(device, conn, id)]; ok && x.session == "" {
+		x.session = pr.session
+		if !p.Reused && pr.resume != "" {
+			x.native = true // prepared to resume the named native session
+		}
+	}
 	switch p.State {
 	case wire.StatePreparing, wire.StateReady, wire.StateStarting:
 		if x.phase != evictUnknown {
 			x.phase, x.conn, x.live = evictReserved, conn, true
+			x.starting = p.State == wire.StateStarting
 		}
 	case wire.StateStarted:
-		x.live = false
+		x.live, x.starting = false, false
 		if x.phase != evictUnknown {
 			x.phase, x.run = evictBusy, p.RunID
 		}
 	default: // released, expired, failed: the admission ended unstarted
-		x.live = false
+		x.live, x.starting = false, false
 		if x.phase == evictReserved && x.created {
 			x.phase, x.idleSince = evictIdle, at
 		}
@@ -142,16 +186,18 @@ func (l *Ledger) retireOne(at int64, device string, conn uint64) {
 }
 
 // retireExec: the admission's connection is gone. A reserved, prepared
-// executor is parked idle at once; a busy one when its Turn settles, at an
-// instant the wire does not show.
+// executor is parked idle at once; a busy one, or one whose start was under
+// way, when its Turn settles, at an instant the wire does not show.
 func (l *Ledger) retireExec(at int64, x *evictExec) {
 	switch {
+	case x.phase == evictReserved && x.starting:
+		x.phase = evictUnknown
 	case x.phase == evictReserved && x.created:
 		x.phase, x.idleSince = evictIdle, at
 	case x.phase == evictBusy:
 		x.phase = evictUnknown
 	}
-	x.conn, x.live = 0, false
+	x.conn, x.live, x.starting = 0, false, false
 }
 
 // evictionCreated: the Harness finished preparing an executor; it is idle
@@ -188,7 +234,11 @@ func (l *Ledger) CloseRequested(at int64, device, executor string) {
 		return
 	}
 	if l.eviction.prepareAt[device] == at && x.phase == evictIdle {
-		l.judgeEviction(at, device, executor, x)
+		if p := l.eviction.lastPrepare[device]; p.resume != "" && x.session == p.session && !x.native {
+			l.reach(MarkResumeReplacedExecutor) // not an eviction: the executor cannot resume
+		} else {
+			l.judgeEviction(at, device, executor, x)
+		}
 	}
 	x.phase = evictClosing
 }

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/turnstile-sim/turnstile/wire"
@@ -72,4 +73,90 @@ func TestCloseOutsidePrepareIsNotEviction(t *testing.T) {
 	l := evictionRun("ex-1", false)
 	l.CloseRequested(50, "d1", "ex-3") // idle expiry or shutdown: not judged
 	only(t, l, "", "")
+}
+
+// resumeRun: ex-1 (Session s1) and ex-2 (Session s2) go idle at 10 and 20;
+// ex-2 was prepared naming resume2 (none: a new root) and its Run's done
+// names doneNative. A prepare for s2 naming n2 then makes the Harness
+// receive a close for ex-2.
+func resumeRun(resume2, doneNative string) *Ledger {
+	l := NewLedger()
+	prep := func(at int64, ex, session, resume string) {
+		p := wire.ExecutionPrepare{SessionID: session}
+		p.Configuration.AgentSessionID = resume
+		l.Wire(wf(at, WireDelivered, 1, "core", "d1", "p-"+ex, p))
+		l.Wire(wf(at, WireSent, 1, "d1", "core", "p-"+ex, wire.PreparationStatus{ExecutorID: ex, Handle: "h-" + ex, Revision: 1, State: wire.StatePreparing}))
+		l.ExecutorCreated(at+1, "d1", ex)
+		l.Wire(wf(at+1, WireSent, 1, "d1", "core", "p-"+ex, wire.PreparationStatus{ExecutorID: ex, Handle: "h-" + ex, Revision: 2, State: wire.StateReady}))
+	}
+	prep(1, "ex-1", "s1", "")
+	prep(3, "ex-2", "s2", resume2)
+	l.Wire(wf(10, WireSent, 1, "d1", "core", "p-ex-1", wire.PreparationStatus{ExecutorID: "ex-1", Handle: "h-ex-1", Revision: 3, State: wire.StateReleased}))
+	l.Wire(wf(11, WireSent, 1, "d1", "core", "p-ex-2", wire.PreparationStatus{ExecutorID: "ex-2", Handle: "h-ex-2", Revision: 4, State: wire.StateStarted, RunID: "r2"}))
+	done := wire.Done{}
+	if doneNative != "" {
+		done.Metadata = &wire.DoneMetadata{AgentSessionID: doneNative}
+	}
+	l.Wire(wf(20, WireSent, 1, "d1", "core", "r2", done))
+	p := wire.ExecutionPrepare{SessionID: "s2"}
+	p.Configuration.AgentSessionID = "n2"
+	l.Wire(wf(40, WireDelivered, 1, "core", "d1", "p-new", p))
+	l.CloseRequested(40, "d1", "ex-2")
+	return l
+}
+
+// evictionViolations are l's idle_eviction violations (the prepares of
+// resumeRun are bare: other checks of their content are not its subject).
+func evictionViolations(l *Ledger) []Violation {
+	var out []Violation
+	for _, v := range l.Violations() {
+		if v.Check == CheckIdleEviction {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func TestResumeReplacingARootlessExecutorIsNotEviction(t *testing.T) {
+	l := resumeRun("", "")
+	if vs := evictionViolations(l); len(vs) > 0 {
+		t.Fatalf("unexpected violations:\n%s", Render(vs))
+	}
+	if l.marks[MarkResumeReplacedExecutor] != 1 || l.marks[MarkIdleEvictionJudged] != 0 {
+		t.Fatalf("replacement not told apart from eviction: marks %v", l.Marks())
+	}
+}
+
+func TestResumeClosingAnExecutorPreparedToResumeIsEviction(t *testing.T) {
+	vs := evictionViolations(resumeRun("n2", ""))
+	if len(vs) != 1 || !strings.Contains(vs[0].Message, "evicted executor ex-2 (idle since 20ns) while executor ex-1 was idle longer (since 10ns)") {
+		t.Fatalf("want one wrong-order eviction, got:\n%s", Render(vs))
+	}
+}
+
+func TestResumeClosingAnExecutorWhoseDoneNamedItsSessionIsEviction(t *testing.T) {
+	vs := evictionViolations(resumeRun("", "n2"))
+	if len(vs) != 1 || !strings.Contains(vs[0].Message, "evicted executor ex-2") {
+		t.Fatalf("want one wrong-order eviction, got:\n%s", Render(vs))
+	}
+}
+
+// An admission that was starting when its connection went may still start
+// its native Turn: the executor's idle instant is unknown, so a later
+// eviction is not judged.
+func TestEvictionNotJudgedAfterConnectionLostWhileStarting(t *testing.T) {
+	l := NewLedger()
+	for _, ex := range []string{"ex-1", "ex-2"} {
+		l.Wire(wf(1, WireSent, 1, "d1", "core", "p-"+ex, wire.PreparationStatus{ExecutorID: ex, Handle: "h-" + ex, Revision: 1, State: wire.StatePreparing}))
+		l.ExecutorCreated(2, "d1", ex)
+		l.Wire(wf(2, WireSent, 1, "d1", "core", "p-"+ex, wire.PreparationStatus{ExecutorID: ex, Handle: "h-" + ex, Revision: 2, State: wire.StateReady}))
+	}
+	l.Wire(wf(3, WireSent, 1, "d1", "core", "p-ex-1", wire.PreparationStatus{ExecutorID: "ex-1", Handle: "h-ex-1", Revision: 3, State: wire.StateStarting, RunID: "r1"}))
+	l.Wire(WireEvent{At: 4, Kind: WireClosed, Conn: 1, From: "core", To: "d1"})
+	l.Wire(wf(9, WireDelivered, 2, "core", "d1", "p-new", wire.ExecutionPrepare{SessionID: "s9"}))
+	l.CloseRequested(9, "d1", "ex-2")
+	only(t, l, "", "")
+	if l.marks[MarkIdleEvictionJudged] != 0 {
+		t.Fatal("eviction judged although ex-1's Turn may run unseen")
+	}
 }

@@ -126,6 +126,7 @@ type Ledger struct {
 	budget     budgetState
 	limitMarks limitMarks
 	eviction   evictionState
+	runEvents  runEventState
 	limits     map[string]DeviceLimits // device → declared limits
 	hostile    hostileState
 	ws         workspaceState
@@ -165,6 +166,7 @@ func NewLedger() *Ledger {
 	l.budget.init()
 	l.limitMarks.init()
 	l.eviction.init()
+	l.runEvents.init()
 	l.hostile.init()
 	l.ix.init()
 	l.limits = map[string]DeviceLimits{}

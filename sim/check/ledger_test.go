@@ -62,10 +62,10 @@ func (s *scripted) admit() {
 		}
 	}
 	l.HandleGranted(s.tick(), "c1", "h1", s.now+expiry)
-	l.RevisionApplied(s.tick(), "c1", "h1", 1)
-	l.RevisionApplied(s.tick(), "c1", "h1", 2)
+	l.StatusStepped(s.tick(), "c1", "p1", wire.PreparationStatus{Handle: "h1", Revision: 1, State: wire.StatePreparing}, "")
+	l.StatusStepped(s.tick(), "c1", "p1", wire.PreparationStatus{Handle: "h1", Revision: 2, State: wire.StateReady}, "sent execution_start")
 	if s.is("stale_revision") {
-		l.RevisionApplied(s.tick(), "c1", "h1", 2)
+		l.StatusStepped(s.tick(), "c1", "p1", wire.PreparationStatus{Handle: "h1", Revision: 2, State: wire.StateReady}, "sent execution_start")
 	}
 }
 

@@ -37,6 +37,15 @@ const (
 	MarkHostileReplay    Mark = "hostile_replayed_frame"
 	MarkHostileNearLimit Mark = "hostile_near_limit_frame"
 	MarkHostileOversize  Mark = "hostile_oversized_frame"
+
+	// A prepare naming agent_session_id closed the Session's idle executor,
+	// which holds no native identity, to replace it (not expected: it needs
+	// a prepare delayed past another device's first Turn).
+	MarkResumeReplacedExecutor Mark = "resume_replaced_executor"
+
+	// A Turn failed event_persistence_failed at its run-event limit (the
+	// world draws a small limit in some seeds).
+	MarkRunEventLimit Mark = "run_event_limit_reached"
 )
 
 // Limit marks: a limit of the protocol documents reached (workload shapes

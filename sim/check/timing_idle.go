@@ -173,6 +173,9 @@ func (l *Ledger) CloseCalled(at int64, device, executor string) {
 			if t, ok := s.lastExpiry[device]; ok && t == at {
 				return // an expired admission parks its executor
 			}
+			if l.writeBudgetEnds(device, at) {
+				return // the daemon's write timer may end a Turn and park its executor
+			}
 			l.violate(at, CheckTimingIdleExecutor,
 				"%s closed idle executor %s at %s, %s after it went idle at %s: before its %s idle bound",
 				device, executor, vtime(at), time.Duration(at-r.since), vtime(r.since), time.Duration(r.deadline-r.since))
@@ -248,4 +251,17 @@ func (l *Ledger) idleExpirySeen(ev WireEvent) {
 	if st, ok := ev.Frame.Payload.(wire.PreparationStatus); ok && st.State == wire.StateExpired {
 		l.timing.idle.lastExpiry[ev.From] = ev.At
 	}
+}
+
+// writeBudgetEnds reports whether the budget of a native write on device,
+// still outstanding then, ends at at: the daemon's write timer may end that
+// Turn and park its executor in that step, unseen on the wire when the
+// Turn's connection is gone, and an eviction over the idle limit follows.
+func (l *Ledger) writeBudgetEnds(device string, at int64) bool {
+	for _, w := range l.timing.writes.all {
+		if w.device == device && w.deadline == at && (w.returned < 0 || w.returned >= at) {
+			return true
+		}
+	}
+	return false
 }

@@ -86,3 +86,24 @@ func TestIdleExecutorAfterExpiredPreparation(t *testing.T) {
 	tick(l, 28*time.Second)
 	wantViolation(t, l, CheckTimingIdleExecutor, "idle since 7s was not closed at 27s")
 }
+
+// A native write whose budget ends at the close's instant may end its Turn
+// then (its connection gone, no done on the wire) and park its executor:
+// the early close of another idle executor is an eviction. A close at any
+// other instant is still judged.
+func TestIdleExecutorEvictedWhenAWriteBudgetEnds(t *testing.T) {
+	l := idleAfterDone()
+	l.WriteCalled(ns(time.Second), "d1", "r9", "1")
+	l.CloseCalled(ns(11*time.Second), "d1", "e1") // 1 s + the documented 10 s
+	tick(l, 60*time.Second)
+	if got := violationsOf(l, CheckTimingIdleExecutor); len(got) != 0 {
+		t.Fatalf("eviction at a write's budget judged early: %v", got)
+	}
+	l = idleAfterDone()
+	l.WriteCalled(ns(time.Second), "d1", "r9", "1")
+	l.CloseCalled(ns(12*time.Second), "d1", "e1")
+	tick(l, 60*time.Second)
+	if got := violationsOf(l, CheckTimingIdleExecutor); len(got) != 1 {
+		t.Fatalf("early close not at a write's budget: got %v", got)
+	}
+}

@@ -281,6 +281,7 @@ func (l *Ledger) NodeCrashed(at int64, node string) {
 // terminal state and error code ("" when none).
 func (l *Ledger) TurnFinished(at int64, turn, run, state, code string) {
 	l.advance(at)
-	l.writtenTurnFinished(at, run)
+	l.writtenTurnFinished(at, run, code)
+	l.runEventsFinished(at, turn, code)
 	l.cancelTurnFinished(at, run, code)
 }

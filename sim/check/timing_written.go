@@ -108,15 +108,21 @@ func (l *Ledger) writtenExcuseAll(at int64, why string) {
 }
 
 // writtenTurnFinished: a turn that ended earlier releases its inputs; one
-// failing in the instant Core recorded its input unknown is that
-// unknown's consequence (input_outcome_unknown), not a reason for it.
-func (l *Ledger) writtenTurnFinished(at int64, run string) {
+// failing input_outcome_unknown in the instant Core recorded its input
+// unknown is that unknown's consequence, not a reason for it. A turn
+// ending in that instant for another reason (cancel_unconfirmed, a
+// failure receipt) is the reason its in-flight inputs became unknown.
+func (l *Ledger) writtenTurnFinished(at int64, run, code string) {
 	for _, w := range l.timing.written.all {
-		if w.run == run && w.unknownAt != at {
+		if w.run == run && (w.unknownAt != at || code != codeInputOutcomeUnknown) {
 			w.excuse(at, "turn finished")
 		}
 	}
 }
+
+// codeInputOutcomeUnknown is Core's documented error code of a turn whose
+// active input got no written receipt in time.
+const codeInputOutcomeUnknown = "input_outcome_unknown"
 
 // writtenDue runs once the window of w has passed.
 func (l *Ledger) writtenDue(w *writtenWait) {

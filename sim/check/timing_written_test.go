@@ -61,6 +61,10 @@ func TestWrittenWaitEarlyUnknownWithReason(t *testing.T) {
 			l.Wire(wev(WireDelivered, 4*time.Second, 1, "d1", "core", "r1", wire.Done{}))
 			l.InputOutcome(ns(4*time.Second), "r1", "1", InputUnknown)
 		},
+		"turn failed cancel_unconfirmed in the same instant": func(l *Ledger) {
+			l.InputOutcome(ns(16*time.Second), "r1", "1", InputUnknown)
+			l.TurnFinished(ns(16*time.Second), "t1", "r1", TurnFailed, "cancel_unconfirmed")
+		},
 		"Core restart": func(l *Ledger) {
 			l.CoreRestarted(ns(6*time.Second), nil)
 			l.InputOutcome(ns(6*time.Second), "r1", "1", InputUnknown)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/turnstile-sim/turnstile/daemon"
 	"github.com/turnstile-sim/turnstile/sim"
+	"github.com/turnstile-sim/turnstile/sim/check"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -184,7 +185,7 @@ func (n *Daemon) republish(now time.Time) {
 		if b, ok := n.status[n.statusIDs[i]]; ok && n.cur != 0 {
 			n.out = append(n.out, sim.Send{Conn: n.cur, Frame: b})
 			// a status send, with the budget of every status send
-			n.watchBudget(now, n.cur, n.d.Daemon.WithDefaults().Limits.ReceiptSendBudget)
+			n.watchBudget(now, n.cur, documentedOr(n.d.Daemon.Limits.ReceiptSendBudget, check.TimerReceiptSend))
 			return
 		}
 	}

@@ -35,6 +35,11 @@ type Config struct {
 	// ShortTurns: every native turn plays one or two steps 50–300 ms
 	// apart, none long (many short Turns drain in time).
 	ShortTurns bool
+	// CancelRetires: a Turn the daemon cancelled settles Reusable=false, as
+	// a native cancel may require retirement rather than reuse (the daemon
+	// must then confirm the executor's close before done or an applied
+	// cancel receipt).
+	CancelRetires bool
 }
 
 // DrawConfig draws a Config from r: slow preparations and engine errors
@@ -114,7 +119,16 @@ type hTurn struct {
 func New(w *sim.World, dev *Device, host Host) *Harness {
 	return &Harness{w: w, dev: dev, host: host, r: w.Rand("harness:" + string(dev.ID)), truth: newTruth(),
 		execs: map[string]*hExec{}, turns: map[daemon.TurnID]*hTurn{}, actions: map[sim.TimerID]func(time.Time){},
-		budget: dev.Daemon.WithDefaults().Limits.NativeWriteBudget}
+		budget: documentedOr(dev.Daemon.Limits.NativeWriteBudget, check.TimerNativeWrite)}
+}
+
+// documentedOr is d, or the documents' value of timer when the world left
+// it zero (the daemon's default, which the simulation never reads back).
+func documentedOr(d time.Duration, timer string) time.Duration {
+	if d == 0 {
+		return check.DocumentedTimer(timer)
+	}
+	return d
 }
 
 // Truth returns the ground truth of this Harness (this process's life).
@@ -317,7 +331,7 @@ func (h *Harness) answerSettled(now time.Time, c daemon.CallID, t *hTurn) {
 		})
 		return
 	}
-	notReusable := h.take(NotReusable)
+	notReusable := h.take(NotReusable) || h.dev.Harness.CancelRetires && t.cancelled
 	h.after(now, h.latency(), func(now time.Time) {
 		r := daemon.SettleResult{Settled: true, Reusable: true, Outcome: h.outcome(t)}
 		if notReusable {

@@ -39,6 +39,10 @@ type coreNode struct {
 	// callers are the workspace calls whose answer comes in a later
 	// step (workspace_node.go).
 	callers map[core.CallID]caller
+	// watchReq is the request whose status Core is stepping; reacted
+	// collects the frames Core sends for it meanwhile (stale_status.go).
+	watchReq string
+	reacted  []string
 }
 
 const (
@@ -115,6 +119,9 @@ func (n *coreNode) delivered(now time.Time, e sim.Delivered) []sim.Effect {
 	}
 	if !n.rogue[e.Conn] {
 		n.observeInbound(conn, f)
+		if st, ok := f.Payload.(wire.PreparationStatus); ok && n.streamOn(conn, f.ID) {
+			return n.stepStatus(now, e, conn, f, st)
+		}
 	}
 	return n.stepRogueAware(now, e, core.FrameReceived{Conn: conn, Frame: f})
 }
@@ -207,6 +214,9 @@ func (n *coreNode) step(now time.Time, ev core.Event) []sim.Effect {
 	for _, ef := range effs {
 		switch e := ef.(type) {
 		case core.Send:
+			if n.watchReq != "" && e.Frame.ID == n.watchReq {
+				n.reacted = append(n.reacted, e.Frame.Payload.MessageType())
+			}
 			n.observeOutbound(e)
 			b, err := wire.Encode(e.Frame)
 			if err != nil {

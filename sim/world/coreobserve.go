@@ -91,8 +91,6 @@ func (n *coreNode) observeStatus(conn core.ConnID, reqID string, st wire.Prepara
 	case wire.StateStarted, wire.StateReleased, wire.StateExpired, wire.StateFailed:
 		sm.closed = true
 	}
-	u.led.RevisionApplied(u.lt(u.w.Now()), connName(conn), st.Handle, st.Revision)
-	u.count("RevisionApplied")
 }
 
 // statusStream is one preparation request's status stream as Core's
@@ -125,6 +123,7 @@ func (n *coreNode) observeOutbound(e core.Send) {
 		}
 	case wire.PromptCancel:
 		n.cancels[e.Frame.ID] = &cancelSent{conn: e.Conn, delivery: p.DeliveryID}
+		u.cancelSent(e.Conn, e.Frame.ID, n.deviceOf(e.Conn))
 	case wire.PromptSteer:
 		k := steerKey(e.Frame.ID, p.InputID)
 		if n.sent[k] && n.resends[k] > 0 {

@@ -77,7 +77,7 @@ func (u *universe) derived() Derived {
 			dd.Kinds = append(dd.Kinds, DerivedKind{Kind: k.Kind, Version: k.Version, Available: k.Available,
 				Unsupported: unsupported(k.Capabilities)})
 		}
-		l := dev.Daemon.Limits
+		l := documentedLimits(dev.Daemon.Limits)
 		dd.Limits = DerivedLimits{ActiveMax: l.ActiveMax, IdleExecutorsMax: l.IdleExecutorsMax,
 			ExecutorsMax: l.ExecutorsMax, AdmissionExpiry: l.AdmissionExpiry.String(),
 			IdleExpiry: l.IdleExpiry.String(), NativeWriteBudget: l.NativeWriteBudget.String(),

@@ -110,7 +110,7 @@ func (o *devObserver) observeStatus(at int64, conn string, st wire.PreparationSt
 		// virtual time. Neither the wire's expires_at (the daemon's wall
 		// clock, which daemon_clock_jump moves) nor the machine's own
 		// deadline (what is being checked) can move it.
-		expires := at + int64(o.d.Daemon.WithDefaults().Limits.AdmissionExpiry)
+		expires := at + int64(documentedLimits(o.d.Daemon.Limits).AdmissionExpiry)
 		u.led.HandleGranted(at, conn, st.Handle, expires)
 		u.count("HandleGranted")
 	}

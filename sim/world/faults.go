@@ -3,6 +3,7 @@ package world
 import (
 	"time"
 
+	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/sim"
 	"github.com/turnstile-sim/turnstile/sim/check"
 	"github.com/turnstile-sim/turnstile/sim/harness"
@@ -114,8 +115,10 @@ func (u *universe) crashCore(f sim.Fault) {
 		u.noVictim(f, "ignored: down")
 		return
 	}
-	for _, t := range u.core.m.ActiveTurns() {
-		if t.State == "starting" || t.State == "running" {
+	// from the durable records Core's store holds (what survives the
+	// crash), never Core's live view
+	for _, t := range u.store.Memory.Turns() {
+		if t.State == core.TurnStarting || t.State == core.TurnRunning {
 			u.mark(check.MarkCoreRestartMidTurn)
 			break
 		}

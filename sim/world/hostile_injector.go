@@ -136,7 +136,7 @@ func (in *injector) badReleases() {
 // undecodablePrepare: an execution_prepare whose payload does not decode.
 func (in *injector) undecodablePrepare() {
 	req := in.u.hostile.mint("p")
-	b := []byte(`{"type":"execution_prepare","id":` + quote(req) + `,"payload":{"session_id":7,"configuration":[]}}`)
+	b := in.malformedPrepare(req)
 	in.sendRaw(b, check.HostileProbe{Action: check.HostilePrepareUndecodable, ReplyID: req, Want: rejected("invalid_request")})
 }
 
@@ -165,7 +165,7 @@ func (in *injector) longInputID() {
 // message list): invalid_input, on the Run ID.
 func (in *injector) undecodableSteer() {
 	run := in.u.hostile.mint("r")
-	b := []byte(`{"type":"prompt_steer","id":` + quote(run) + `,"payload":{"input_id":"x-i","input":"text","durable_receipt":true}}`)
+	b := in.malformedSteer(run)
 	in.sendRaw(b, check.HostileProbe{Action: check.HostileSteerUndecodable, ReplyID: run, Want: []string{"ack/invalid_input"}})
 }
 

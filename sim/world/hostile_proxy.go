@@ -26,6 +26,8 @@ import (
 //     just under the 4 MiB frame limit, which must be decoded as the frame;
 //   - a copy whose envelope ID is inflated past 128 bytes, which must be
 //     refused without echoing any of it and without effect;
+//   - an earlier revision of a status, in another state, right behind it
+//     (hostile_stale_status.go), which Core must ignore;
 //   - at most once per fault and rarely, a copy over the 4 MiB limit, which
 //     the transport refuses by closing the connection (a loss the honest
 //     peers survive as any other connection loss).
@@ -110,6 +112,10 @@ func (p *mutatingProxy) frame(b []byte) []sim.ProxyFrame {
 				want = check.AnswerIgnore // skipped, the connection kept
 			}
 			p.u.forge(p.conn, p.from, long, &check.HostileProbe{Target: string(p.to), Action: check.HostileLongID, Want: []string{want}})
+		}
+	case 6:
+		if stale := p.staleStatus(b); stale != nil {
+			out = append(out, sim.ProxyFrame{Frame: stale, Forged: true})
 		}
 	case 5:
 		if !p.big && p.r.IntN(12) == 0 { // 4 MiB frames are costly: rare

@@ -173,7 +173,7 @@ func (st *rogueState) opened(now time.Time, c sim.ConnID, s *rogueSession) []sim
 		// silent from now on: Core must close it by its idle timeout
 		u.led.HostileProbe(check.HostileProbe{At: u.lt(now), Conn: uint64(c), Target: string(coreID),
 			Action: check.HostileRogueSilent, Want: []string{check.AnswerClose},
-			Deadline: u.lt(now) + int64(u.coreCfg.ConnIdleTimeout) + int64(time.Second)})
+			Deadline: u.lt(now) + int64(check.DocumentedTimer(check.TimerConnIdle)) + int64(time.Second)})
 		return out
 	}
 	return append(out, closeAt)

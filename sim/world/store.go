@@ -107,7 +107,7 @@ func (s *observedStore) PutInput(turn string, in core.InputRecord) {
 		u.led.InputOutcome(at, rec.RunID, in.ID, check.InputUnknown)
 		// Unknown also when the turn ends with the input in flight; the
 		// mark is for Core giving up on `written` after its full window.
-		if t, ok := u.deliveredAt[steerKey(rec.RunID, in.ID)]; ok && u.w.Now().Sub(t) >= u.coreCfg.WrittenTimeout {
+		if t, ok := u.deliveredAt[steerKey(rec.RunID, in.ID)]; ok && u.w.Now().Sub(t) >= check.DocumentedTimer(check.TimerWritten) {
 			u.mark(check.MarkSteerUnknownAfter30s)
 		}
 	case core.InputFailed:
@@ -128,6 +128,7 @@ func (s *observedStore) AppendEvent(turn string, ev core.RunEvent) {
 	u := s.u
 	rec, _ := s.Memory.Turn(turn)
 	at := u.lt(u.w.Now())
+	u.led.RunEventPersisted(at, turn)
 	switch ev.Type {
 	case wire.TypeDone:
 		u.led.DoneObserved(at, rec.RunID, check.ObservedPersisted)

@@ -119,7 +119,7 @@ func TestSweepFeedsEveryChecker(t *testing.T) {
 		// Core
 		"TurnSubmitted", "TurnState", "RunStartSent", "InputDelivered", "InputOutcome", "CursorAdvanced",
 		"DoneObserved", "ErrorObserved", "CancelAckObserved", "UsagePersisted",
-		"CoreRestarted", "RevisionApplied",
+		"CoreRestarted", "StatusStepped",
 		// daemons
 		"HandleGranted", "HandleStarted", "HandleReleased", "HandleExpired",
 		"ReceiptSent", "CancelAckSent", "DoneSent", "ErrorSent", "UsageSent",

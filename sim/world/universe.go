@@ -61,6 +61,8 @@ type universe struct {
 	// tapped holds the decoding of each frame in flight, by its first byte
 	// (tapWire); looked up, never ranged.
 	tapped map[*byte]tappedFrame
+	// cancelStall holds cancel receipts around Core's window (cancel_stall.go).
+	cancelStall cancelStall
 }
 
 // Harness kinds: sessions use agentKind; some devices also declare
@@ -91,6 +93,14 @@ func setup(w *sim.World, cfg Config, linAtEnd bool) *universe {
 	// the shape may run many more turns than the workload knob says
 	w.AtLeastLiveness(LivenessTimeout(u.shape.turns(w.Workload())))
 	u.shape.adjustHarness(&hcfg)
+	// drawn apart from every other draw: one seed in three retires an
+	// executor whose Turn was cancelled
+	hcfg.CancelRetires = w.Rand("cancel-retires").IntN(3) == 0
+	// a glacial preparation in about a fifth of the seeds with faults, so
+	// the documented 5-minute admission expiry decides often enough
+	if w.Rand("glacial").IntN(9) == 0 && !u.faultFree() {
+		hcfg.GlacialPrepare = true
+	}
 	n := cfg.Devices
 	if n <= 0 || n > 4 {
 		n = u.shape.devices(1 + r.IntN(4))
@@ -122,6 +132,8 @@ func setup(w *sim.World, cfg Config, linAtEnd bool) *universe {
 	u.wl = newWorkload(u, w.Rand("workload"))
 	w.AddNode(workloadID, func() sim.Node { return u.wl })
 	u.hostile.init()
+	u.initCancelStall()
+	u.drawEventLimit()
 	u.hostile.rogue = &rogueState{u: u, sessions: map[string]*rogueSession{}}
 	w.AddNode(rogueID, func() sim.Node { return &rogueNode{st: u.hostile.rogue} })
 	u.addChecks()
@@ -192,7 +204,9 @@ func drawCaps(r *rand.Rand, i int) wire.AgentKindCapabilities {
 // preparation_capacity happens) and sometimes a short admission expiry
 // (so an admission can expire before its start).
 func drawDaemonConfig(r *rand.Rand, caps wire.AgentKindCapabilities, other bool) (daemon.Config, drawnTimers) {
-	l := daemon.DefaultLimits()
+	// Zero limits take the daemon's own defaults; the checkers hold them
+	// to the documents' numbers (documentedLimits), never to those defaults.
+	var l daemon.Limits
 	var drawn drawnTimers
 	if r.IntN(3) == 0 {
 		l.ActiveMax = 1 + r.IntN(2)

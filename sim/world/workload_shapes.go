@@ -81,12 +81,11 @@ func (s shape) adjustHarness(c *harness.Config) {
 // for many short Turns (so they drain in time), a tight executor table
 // under capacity pressure.
 func (s shape) adjustLimits(r *rand.Rand, l *daemon.Limits) {
-	d := daemon.DefaultLimits()
 	switch s {
 	case shapeShortTurns:
-		l.ActiveMax, l.IdleExecutorsMax, l.ExecutorsMax = d.ActiveMax, d.IdleExecutorsMax, d.ExecutorsMax
-		// zero: the daemon's own default, which the timing check holds to
-		// the documents' 5 minutes (never read back from the daemon)
+		// zero: the daemon's own defaults, which the checks hold to the
+		// documents' numbers (never read back from the daemon)
+		l.ActiveMax, l.IdleExecutorsMax, l.ExecutorsMax = 0, 0, 0
 		l.AdmissionExpiry = 0
 	case shapeCapacity:
 		l.ActiveMax = 1 + r.IntN(2)

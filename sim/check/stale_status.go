@@ -1,0 +1,66 @@
+package check
+
+import (
+	"fmt"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// The status-stream rule (core-runtime-protocol: 每个 handle 的 revision 决定
+// status 观测顺序：忽略旧的或重复的 revision，不将 status 应用于其他 handle;
+// wire-reference §3.3): Core follows the statuses of each preparation
+// request it sent on a connection; a resource status counts only when it
+// names the stream's first handle with a revision above the last one that
+// counted. Anything else — stale, duplicate, another handle, no handle or
+// revision — Core must ignore: in the step it receives one it sends no
+// frame for the request and writes nothing durable. CheckStaleRevision is
+// judged from what Core does in that step (the world reports each status
+// Core receives on a stream it opened, with Core's reaction), never from
+// Core's own view of the stream.
+
+type coreStream struct {
+	handle   string
+	revision uint64
+}
+
+// StatusStepped records Core receiving st for request req on conn, a
+// stream Core opened with its execution_prepare there, and what Core did
+// in that step: reaction names the frames Core sent for req and any
+// durable write ("" when none).
+func (l *Ledger) StatusStepped(at int64, conn, req string, st wire.PreparationStatus, reaction string) {
+	if st.State == wire.StateRejected {
+		return // a refused operation: never a revision of the handle
+	}
+	k := pairKey(conn, req)
+	s := l.daemon.streams[k]
+	why := ""
+	switch {
+	case !resourceStatus(st.State) || st.Handle == "" || st.Revision == 0:
+		why = fmt.Sprintf("status %q without handle or revision", st.State)
+	case s != nil && st.Handle != s.handle:
+		why = fmt.Sprintf("status of handle %s on the stream of handle %s", st.Handle, s.handle)
+	case s != nil && st.Revision <= s.revision:
+		why = fmt.Sprintf("revision %d of handle %s after revision %d", st.Revision, st.Handle, s.revision)
+	}
+	if why == "" {
+		if s == nil {
+			s = &coreStream{handle: st.Handle}
+			l.daemon.streams[k] = s
+		}
+		s.revision = st.Revision
+		return
+	}
+	if reaction != "" {
+		l.violate(at, CheckStaleRevision, "Core acted on %s (%s) of request %s on conn %s, which it must ignore: %s",
+			why, st.State, req, conn, reaction)
+	}
+}
+
+func resourceStatus(state string) bool {
+	switch state {
+	case wire.StatePreparing, wire.StateReady, wire.StateStarting, wire.StateStarted,
+		wire.StateReleased, wire.StateExpired, wire.StateFailed:
+		return true
+	}
+	return false
+}

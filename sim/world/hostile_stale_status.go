@@ -1,0 +1,40 @@
+package world
+
+import (
+	"bytes"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// staleStatus is the mutating proxy's stale status: behind a
+// preparation_status of revision 2 or more that a daemon sends Core, a
+// copy of an earlier revision of the same handle in another state (as a
+// stream replayed out of order by a broken middle would show it). Core's
+// stream rule must ignore it; the ledger judges what Core does in the step
+// it receives it (check.StatusStepped).
+func (p *mutatingProxy) staleStatus(b []byte) []byte {
+	if p.to != coreID || !bytes.Contains(b, []byte(`"preparation_status"`)) {
+		return nil
+	}
+	f, err := wire.Decode(b)
+	if err != nil {
+		return nil
+	}
+	st, ok := f.Payload.(wire.PreparationStatus)
+	if !ok || st.State == wire.StateRejected || st.Handle == "" || st.Revision < 2 {
+		return nil
+	}
+	st.Revision = 1 + uint64(p.r.IntN(int(min(st.Revision-1, 1<<20))))
+	st.ErrorCode, st.RunID = "", ""
+	switch p.r.IntN(4) {
+	case 0:
+		st.State, st.ErrorCode = wire.StateFailed, wire.PrepPreparationFailed
+	case 1:
+		st.State = wire.StateExpired
+	case 2:
+		st.State = wire.StateReleased
+	default:
+		st.State = wire.StateReady
+	}
+	return encodeFrame(f.ID, st)
+}
