@@ -116,6 +116,17 @@ func (sh *shell) cmdDaemon(args []string) int {
 	version := daemonVersion
 	if setup.conform != nil {
 		executors, version, setup.kinds = setup.conform.ctl, setup.conform.version, setup.conform.kinds
+		if f.prepareWorkspace == "" {
+			// A scenario may prepare the Environment: install into a
+			// scratch workspace of this process's own.
+			dir, err := os.MkdirTemp("", "turnstile-conform-workspace-")
+			if err != nil {
+				fmt.Fprintf(sh.stderr, "turnstile daemon: conformance workspace: %v\n", err)
+				return exitUsage
+			}
+			defer os.RemoveAll(dir)
+			f.prepareWorkspace = dir
+		}
 	}
 	d := runner.New(withWorkspaces(runner.Config{
 		Machine:   dmachine.Config{Kinds: setup.kinds, DaemonVersion: version},
