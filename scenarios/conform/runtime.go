@@ -33,6 +33,9 @@ const (
 	EnvControl     = "TURNSTILE_CONFORM_CONTROL"
 	EnvDeclaration = "TURNSTILE_CONFORM_DECLARATION"
 	EnvScenario    = "TURNSTILE_CONFORM_SCENARIO"
+	// EnvPrepareWorkspace names a fresh directory per scenario that the
+	// Runtime's runtime_prepare installs into (the scenarios' transfers).
+	EnvPrepareWorkspace = "TURNSTILE_PREPARE_WORKSPACE"
 )
 
 // Declaration is what TURNSTILE_CONFORM_DECLARATION holds: what the
@@ -77,7 +80,7 @@ func RunRuntime(ctx context.Context, t RuntimeTarget, all []*scenarios.Scenario,
 	srv := &http.Server{Handler: fr}
 	go func() { _ = srv.Serve(t.Listener) }()
 	defer srv.Close()
-	env := rtEnv{base: "http://" + t.Listener.Addr().String(), credFile: credFile}
+	env := rtEnv{base: "http://" + t.Listener.Addr().String(), credFile: credFile, dir: dir}
 	var out *lockedWriter
 	if t.Output != nil {
 		out = &lockedWriter{w: t.Output}
@@ -100,11 +103,12 @@ func RunRuntime(ctx context.Context, t RuntimeTarget, all []*scenarios.Scenario,
 	return rep, nil
 }
 
-type rtEnv struct{ base, credFile string }
+type rtEnv struct{ base, credFile, dir string }
 
 func (e rtEnv) vars(sc *scenarios.Scenario, core string) []string {
 	vars := []string{EnvCoreURL + "=" + core, EnvDevice + "=" + RuntimeDevice, EnvCredential + "=" + e.credFile,
-		EnvControl + "=ws" + strings.TrimPrefix(e.base, "http") + scenarios.ControlPath, EnvScenario + "=" + sc.Name}
+		EnvControl + "=ws" + strings.TrimPrefix(e.base, "http") + scenarios.ControlPath, EnvScenario + "=" + sc.Name,
+		EnvPrepareWorkspace + "=" + filepath.Join(e.dir, "prepare", sc.Name)}
 	if hb, ok, _ := sc.Declaration(); ok {
 		d, _ := json.Marshal(Declaration{DaemonVersion: hb.DaemonVersion, SupportedAgentKinds: hb.SupportedAgentKinds})
 		vars = append(vars, EnvDeclaration+"="+string(d))

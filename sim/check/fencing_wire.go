@@ -7,8 +7,12 @@ import "github.com/turnstile-sim/turnstile/wire"
 //
 //   - fencing_reply: a daemon's environment_quiesced / environment_resumed
 //     answers a request of the matching type that reached it on the same
-//     connection under the same Envelope ID, echoes both IDs exactly, and
-//     carries no code when accepted (a refusal carries one).
+//     connection under the same Envelope ID, echoes both IDs of that
+//     request exactly, and carries no code when accepted (a refusal
+//     carries one). What reached the daemon counts, whoever put it on the
+//     wire and whatever Core knows: a copy a hostile proxy replayed, or a
+//     request still in flight when Core closed the connection, is a
+//     request the daemon must answer.
 //   - fencing_in_flight: Core never has more than two fencing requests
 //     unanswered on one connection, and never sends one without both IDs.
 //   - fencing_quiesced_work: from an accepted quiesce until an accepted
@@ -24,11 +28,10 @@ const (
 )
 
 type fenceRequest struct {
-	quiesce       bool
-	env, suspend  string
-	conn          uint64
-	device        string
-	repliedByPeer bool
+	quiesce      bool
+	env, suspend string
+	conn         uint64
+	device       string
 }
 
 type fencingState struct {
@@ -41,7 +44,10 @@ type fencingState struct {
 	fencedSince map[string]int
 	arrived     map[string]int  // device/request → event count at arrival
 	resumed     map[string]bool // suspend_id whose accepted resume reached Core
-	events      int
+	// reached: connection/Envelope ID → the fencing requests delivered to
+	// the daemon there and not yet answered (forged copies included).
+	reached map[string][]fenceRequest
+	events  int
 }
 
 func (s *fencingState) init() {
@@ -51,12 +57,19 @@ func (s *fencingState) init() {
 	s.fencedSince = map[string]int{}
 	s.arrived = map[string]int{}
 	s.resumed = map[string]bool{}
+	s.reached = map[string][]fenceRequest{}
 }
 
 func (l *Ledger) observeFencing(ev WireEvent) {
 	s := &l.fencing
 	if s.requests == nil {
 		s.init()
+	}
+	if ev.Hostile() {
+		if ev.Forged && ev.Kind == WireDelivered && ev.From == coreNodeID && ev.To != RogueNode && ev.HasFrame() {
+			l.fencingReached(ev) // the honest daemon answers what reached it
+		}
+		return
 	}
 	s.events++
 	if ev.Kind == WireClosed && ev.To == coreNodeID {
@@ -109,9 +122,7 @@ func (l *Ledger) fencingDeviceReceived(ev WireEvent) {
 	s := &l.fencing
 	switch ev.Frame.Payload.(type) {
 	case wire.EnvironmentQuiesce, wire.EnvironmentResume:
-		if r := s.requests[ev.Frame.ID]; r != nil && r.conn == ev.Conn {
-			r.repliedByPeer = true // it reached the daemon: a reply may follow
-		}
+		l.fencingReached(ev)
 	case wire.ExecutionPrepare:
 		s.arrived[ev.To+"/p/"+ev.Frame.ID] = s.events
 	case wire.RuntimePrepare:
@@ -149,11 +160,45 @@ func (l *Ledger) fencingDeviceSent(ev WireEvent) {
 	}
 }
 
+// fencingReached notes a fencing request delivered to a daemon, as it
+// arrived: the daemon's reply is judged against it.
+func (l *Ledger) fencingReached(ev WireEvent) {
+	s := &l.fencing
+	req := fenceRequest{conn: ev.Conn, device: ev.To}
+	switch p := ev.Frame.Payload.(type) {
+	case wire.EnvironmentQuiesce:
+		req.quiesce, req.env, req.suspend = true, p.EnvironmentID, p.SuspendID
+	case wire.EnvironmentResume:
+		req.env, req.suspend = p.EnvironmentID, p.SuspendID
+	default:
+		return
+	}
+	key := connKey(ev.Conn) + "/" + ev.Frame.ID
+	s.reached[key] = append(s.reached[key], req)
+}
+
+// fencingAnswered takes the oldest unanswered request of the reply's ID
+// that reached the daemon on the reply's connection.
+func (l *Ledger) fencingAnswered(ev WireEvent) (fenceRequest, bool) {
+	s := &l.fencing
+	key := connKey(ev.Conn) + "/" + ev.Frame.ID
+	reqs := s.reached[key]
+	if len(reqs) == 0 {
+		return fenceRequest{}, false
+	}
+	if len(reqs) == 1 {
+		delete(s.reached, key)
+	} else {
+		s.reached[key] = reqs[1:]
+	}
+	return reqs[0], true
+}
+
 func (l *Ledger) fencingReply(ev WireEvent, quiesce bool, env, suspend string, accepted bool, code string) {
 	s := &l.fencing
-	req := s.requests[ev.Frame.ID]
+	req, reached := l.fencingAnswered(ev)
 	switch {
-	case req == nil || req.conn != ev.Conn || !req.repliedByPeer:
+	case !reached:
 		l.violate(ev.At, "fencing_reply", "%s answers %s on %s, which no request of that ID reached there", ev.From, ev.Frame.ID, connKey(ev.Conn))
 		return
 	case req.quiesce != quiesce:

@@ -130,3 +130,66 @@ func TestFencingOracleCatchesDoubleResumeAndTooManyInFlight(t *testing.T) {
 		t.Fatalf("missing IDs: %v", vs)
 	}
 }
+
+// forgedDelivery reports a hostile proxy's copy of a Core frame reaching
+// device (Core never sent it).
+func (w wireFeed) forgedDelivery(conn uint64, device string, f wire.Frame) {
+	w.l.Wire(WireEvent{At: w.tick(), Kind: WireDelivered, Conn: conn, From: CoreNode, To: device, Raw: []byte("x"), Frame: f, Forged: true})
+}
+
+func TestFencingOracleJudgesRepliesByWhatReachedTheDaemon(t *testing.T) {
+	t.Run("a replayed copy is answered again", func(t *testing.T) {
+		l, w := newFeed()
+		w.open(1, "d1")
+		w.coreSends(1, "d1", quiesceFrame("q1", "e", "s1"))
+		w.deviceSends(1, "d1", quiescedFrame("q1", "e", "s1", false, CodeBusyForTest))
+		w.forgedDelivery(1, "d1", quiesceFrame("q1", "e", "s1"))
+		w.deviceSends(1, "d1", quiescedFrame("q1", "e", "s1", false, CodeBusyForTest))
+		if vs := checksNamed(l.AfterStep(1), "fencing"); len(vs) != 0 {
+			t.Fatalf("violations: %v", vs)
+		}
+	})
+	t.Run("a request in flight when Core closed the connection", func(t *testing.T) {
+		l, w := newFeed()
+		w.open(1, "d1")
+		f := quiesceFrame("q1", "e", "s1")
+		w.l.Wire(WireEvent{At: w.tick(), Kind: WireSent, Conn: 1, From: CoreNode, To: "d1", Raw: []byte("x"), Frame: f})
+		w.l.Wire(WireEvent{At: w.tick(), Kind: WireClosed, Conn: 1, From: CoreNode, To: CoreNode, Reason: "replaced by a newer connection"})
+		w.l.Wire(WireEvent{At: w.tick(), Kind: WireDelivered, Conn: 1, From: CoreNode, To: "d1", Raw: []byte("x"), Frame: f})
+		w.l.Wire(WireEvent{At: w.tick(), Kind: WireSent, Conn: 1, From: "d1", To: CoreNode, Raw: []byte("x"), Frame: quiescedFrame("q1", "e", "s1", false, CodeBusyForTest)})
+		if vs := checksNamed(l.AfterStep(1), "fencing"); len(vs) != 0 {
+			t.Fatalf("violations: %v", vs)
+		}
+	})
+	t.Run("each delivery is answered once", func(t *testing.T) {
+		l, w := newFeed()
+		w.open(1, "d1")
+		w.coreSends(1, "d1", quiesceFrame("q1", "e", "s1"))
+		w.deviceSends(1, "d1", quiescedFrame("q1", "e", "s1", false, CodeBusyForTest))
+		w.deviceSends(1, "d1", quiescedFrame("q1", "e", "s1", false, CodeBusyForTest))
+		vs := checksNamed(l.AfterStep(1), "fencing_reply")
+		if len(vs) != 1 || !strings.Contains(vs[0].Message, "no request of that ID") {
+			t.Fatalf("violations: %v", vs)
+		}
+	})
+	t.Run("a forged copy's IDs are the ones to echo", func(t *testing.T) {
+		l, w := newFeed()
+		w.open(1, "d1")
+		w.forgedDelivery(1, "d1", quiesceFrame("x-q", "e2", "s2"))
+		w.deviceSends(1, "d1", quiescedFrame("x-q", "e", "s1", false, CodeBusyForTest))
+		vs := checksNamed(l.AfterStep(1), "fencing_reply")
+		if len(vs) != 1 || !strings.Contains(vs[0].Message, "does not echo both IDs") {
+			t.Fatalf("violations: %v", vs)
+		}
+	})
+	t.Run("a copy on another connection is no request here", func(t *testing.T) {
+		l, w := newFeed()
+		w.open(1, "d1")
+		w.open(2, "d1")
+		w.forgedDelivery(2, "d1", quiesceFrame("q1", "e", "s1"))
+		w.deviceSends(1, "d1", quiescedFrame("q1", "e", "s1", false, CodeBusyForTest))
+		if vs := checksNamed(l.AfterStep(1), "fencing_reply"); len(vs) != 1 {
+			t.Fatalf("violations: %v", vs)
+		}
+	})
+}

@@ -186,7 +186,7 @@ func NewLedger() *Ledger {
 		honest(l.observeEviction),
 		honest(l.observeWorkspace),
 		l.observeHostile,
-		honest(l.observeFencing),
+		l.observeFencing, // honest traffic, and forged requests reaching a daemon
 		honest(l.observeTransfers),
 	}
 	return l

@@ -86,15 +86,25 @@ func (l *Ledger) PreparationStepUnknown(at int64, id string) {
 	}
 	c.resolved = true
 	deadline := c.begun + int64(transferExchange)
-	switch {
-	case at >= deadline:
-		// on time (later was judged by the armed deadline)
-	case s.connEnded[c.conn] >= c.begun, s.restarted >= c.begun, s.resultAt[id] == at:
-		// Core observed a reason: the connection ended, Core restarted,
-		// or a result for it arrived in this instant (and failed the
-		// shared validator)
-	default:
-		l.violate(at, CheckTimingTransfer, "Core records transfer %s unknown at %s, %s after its begin: before the %s exchange ended, without a reason",
-			id, vtime(at), time.Duration(at-c.begun), transferExchange)
+	if at >= deadline || s.transferExcused(c, id, at) {
+		return // on time (later was judged by the armed deadline), or a reason
 	}
+	// Core records in the step that observed the reason, before that
+	// step's other outputs (the close of the connection) reach the wire:
+	// whatever happened in this instant counts, so judge once it is over.
+	l.arm(at, func() {
+		if !s.transferExcused(c, id, at) {
+			l.violate(at, CheckTimingTransfer, "Core records transfer %s unknown at %s, %s after its begin: before the %s exchange ended, without a reason",
+				id, vtime(at), time.Duration(at-c.begun), transferExchange)
+		}
+	})
+}
+
+// transferExcused reports whether Core observed a reason to record the
+// transfer unknown early by at: its connection ended, Core restarted, or
+// a result for it arrived in that instant (and failed the shared
+// validator).
+func (s *transferTiming) transferExcused(c *transferClock, id string, at int64) bool {
+	ended, ok := s.connEnded[c.conn]
+	return (ok && ended >= c.begun && ended <= at) || s.restarted >= c.begun || s.resultAt[id] == at
 }

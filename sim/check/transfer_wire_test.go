@@ -124,8 +124,28 @@ func TestTransferExchangeOracle(t *testing.T) {
 		l, w := newFeed()
 		w.open(1, "d1")
 		w.coreSends(1, "d1", beginFrame(xferID, 3))
-		l.PreparationStepUnknown(*w.now+int64(transferExchange)/2, xferID)
-		if vs := checksNamed(l.AfterStep(1), CheckTimingTransfer); len(vs) != 1 {
+		at := *w.now + int64(transferExchange)/2
+		l.PreparationStepUnknown(at, xferID)
+		if vs := checksNamed(l.AfterStep(1), CheckTimingTransfer); len(vs) != 0 {
+			t.Fatalf("judged before the instant ended: %v", vs)
+		}
+		// another connection closing in that instant is no reason
+		l.Wire(WireEvent{At: at, Kind: WireClosed, Conn: 2, From: CoreNode, To: CoreNode})
+		if vs := checksNamed(l.Final(at+1), CheckTimingTransfer); len(vs) != 1 {
+			t.Fatalf("violations: %v", vs)
+		}
+	})
+	t.Run("unknown early as Core closes the connection in that instant", func(t *testing.T) {
+		l, w := newFeed()
+		w.open(1, "d1")
+		w.coreSends(1, "d1", beginFrame(xferID, 3))
+		at := w.tick()
+		// Core records the step before its close of the connection (an
+		// invalid heartbeat) reaches the wire in the same step.
+		l.PreparationStepUnknown(at, xferID)
+		l.Wire(WireEvent{At: at, Kind: WireClosed, Conn: 1, From: CoreNode, To: CoreNode, Reason: "invalid heartbeat"})
+		l.Final(at + 1)
+		if vs := checksNamed(l.Violations(), CheckTimingTransfer); len(vs) != 0 {
 			t.Fatalf("violations: %v", vs)
 		}
 	})
