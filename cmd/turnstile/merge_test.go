@@ -75,6 +75,8 @@ func writeShard(t *testing.T, dir, name string, args ...string) string {
 	return f
 }
 
+// campaign merge exits with a usage error on shards of different
+// campaigns, naming the file.
 func TestMergeRefusesShardsOfDifferentCampaigns(t *testing.T) {
 	dir := t.TempDir()
 	a := writeShard(t, dir, "a.jsonl", "-seeds", "6", "-first", "1", "-shard", "0/2", "-faults", "none")
@@ -86,6 +88,8 @@ func TestMergeRefusesShardsOfDifferentCampaigns(t *testing.T) {
 	}
 }
 
+// A truncated last line is reported and its seed counted missing; a merge
+// without a shard says the shard may be absent.
 func TestMergeToleratesATruncatedLastLine(t *testing.T) {
 	dir := t.TempDir()
 	a := writeShard(t, dir, "a.jsonl", "-seeds", "6", "-first", "1", "-shard", "0/2")

@@ -165,6 +165,7 @@ func fakeCLI(t *testing.T, f fakeRunner) cli {
 	return cli{t: t, newRunner: func(campaign.Config) campaign.Runner { return f }}
 }
 
+// A panicking seed is that seed's failure, with its replay command.
 func TestSimPanicIsTheSeedsFailure(t *testing.T) {
 	code, out, _ := fakeCLI(t, fakeRunner{panicSeed: 2}).run("sim", "-seeds", "3", "-workers", "2")
 	for _, want := range []string{"FAIL SEED=2 panic: core: assertion failed in seed 2",
@@ -179,6 +180,8 @@ func TestSimPanicIsTheSeedsFailure(t *testing.T) {
 	}
 }
 
+// A failure its replay does not reproduce is not shrunk: the output and
+// shrink.txt say why, and no shrunk.json is written.
 func TestSimSkipsAShrinkThatDoesNotReproduce(t *testing.T) {
 	dir := t.TempDir()
 	code, out, _ := fakeCLI(t, fakeRunner{failSeed: 2}).run("sim", "-seeds", "3", "-out", dir)
@@ -195,6 +198,7 @@ func TestSimSkipsAShrinkThatDoesNotReproduce(t *testing.T) {
 	}
 }
 
+// Linearizability unknown passes visibly, and fails under -strict.
 func TestSimLinUnknownPassesVisiblyAndFailsStrict(t *testing.T) {
 	f := fakeRunner{unknownSeed: 3}
 	code, out, _ := fakeCLI(t, f).run("sim", "-seeds", "4")
@@ -208,6 +212,8 @@ func TestSimLinUnknownPassesVisiblyAndFailsStrict(t *testing.T) {
 	}
 }
 
+// A restricted -faults campaign judges only the expected marks its kinds
+// lead to (world.MarkNeeds); the others are listed not judged.
 func TestSimRestrictedFaultsJudgeTheMarksTheirKindsReach(t *testing.T) {
 	code, out, _ := fakeCLI(t, fakeRunner{}).run("sim", "-seeds", "1000", "-faults", "none")
 	judged := 0
@@ -234,6 +240,7 @@ func TestSimRestrictedFaultsJudgeTheMarksTheirKindsReach(t *testing.T) {
 	}
 }
 
+// A shard with no seeds says so, and prints no seed or replay line.
 func TestSimEmptyShard(t *testing.T) {
 	code, out, _ := fakeCLI(t, fakeRunner{}).run("sim", "-seeds", "1", "-first", "1", "-shard", "1/2")
 	if code != exitOK || !strings.Contains(out, "shard 1/2 has no seeds") || strings.Contains(out, "replay") ||
@@ -242,6 +249,8 @@ func TestSimEmptyShard(t *testing.T) {
 	}
 }
 
+// The banner names the seed range (SEEDS=) or the seed (SEED=) and how to
+// replay it.
 func TestSimBannerNamesTheSeedRange(t *testing.T) {
 	_, out, _ := fakeCLI(t, fakeRunner{}).run("sim", "-seeds", "300")
 	if !strings.Contains(out, "SEEDS=1..300\nreplay a seed: go run ./cmd/turnstile replay -seed S\n") {

@@ -181,6 +181,9 @@ func (f flakyRunner) Shrink(o Outcome) sim.ShrinkResult {
 	return f.toyRunner.Shrink(o)
 }
 
+// Regression: a failure its replay did not reproduce was still shrunk; the
+// bundle says why the shrink was skipped (not flaky, or the shrinker
+// panicked), and options.json carries the derived section.
 func TestBundleSkipsAShrinkThatDoesNotReproduce(t *testing.T) {
 	for _, tc := range []struct {
 		r    flakyRunner

@@ -174,6 +174,9 @@ func header(first uint64, seeds int, shard string, cfg Config, commit string) []
 	return append(MarshalLine(h), '\n')
 }
 
+// Regression: shards of different campaigns (faults, devices, turns, seed
+// range) were merged as one; they are refused, and a different commit is
+// only a warning.
 func TestMergeRefusesShardsOfDifferentCampaigns(t *testing.T) {
 	base := header(1, 10, "0/2", Config{}, "c1")
 	for name, other := range map[string][]byte{ //tidy:sorted each case is independent
@@ -210,6 +213,8 @@ func TestMergeRefusesShardsOfDifferentCampaigns(t *testing.T) {
 	}
 }
 
+// Regression: a truncated last line (a shard cut off mid-write) aborted the
+// merge; it is ignored and its seed counts as missing.
 func TestMergeTruncatedLastLineCountsItsSeedMissing(t *testing.T) {
 	var in bytes.Buffer
 	in.Write(header(1, 3, "0/1", Config{}, ""))
@@ -235,6 +240,7 @@ func TestMergeTruncatedLastLineCountsItsSeedMissing(t *testing.T) {
 	}
 }
 
+// Many missing seeds are summarised as their first ten ranges.
 func TestMergeSummarisesManyMissingSeeds(t *testing.T) {
 	var in bytes.Buffer
 	in.Write(header(1, 100, "0/1", Config{}, ""))

@@ -6,6 +6,8 @@ import (
 	"github.com/turnstile-sim/turnstile/sim"
 )
 
+// Regression: faults that found no victim were counted injected; Applied
+// leaves the skipped ones out.
 func TestSkippedFaultsAreNotInjected(t *testing.T) {
 	o := Outcome{Result: sim.Result{Seed: 2, Stats: sim.Stats{FaultsSkipped: 1,
 		Faults: map[sim.FaultKind]int{"daemon_crash": 132, "stall": 4}}},

@@ -170,6 +170,9 @@ func (k keeperRunner) RunKeepTrace(seed uint64) Outcome {
 	return Outcome{Result: sim.Run(seed, opts)}
 }
 
+// Regression: the determinism audit compared reruns only; it names the first
+// line where the campaign run's kept trace differs from two agreeing
+// reruns, and then drops that trace.
 func TestAuditNamesTheLineWhenTheCampaignRunIsOdd(t *testing.T) {
 	run := RunSeed(keeperRunner{}, 100, SeedOptions{})
 	a := run.Report.Audit
@@ -205,6 +208,7 @@ func (f firstRerunOdd) Trace(seed uint64, s *sim.Schedule) sim.Result {
 	return sim.Run(seed, o)
 }
 
+// When the first traced rerun is the odd one, the audit names its line.
 func TestAuditNamesTheLineWhenTheFirstRerunIsOdd(t *testing.T) {
 	n := 0
 	a := RunSeed(firstRerunOdd{traces: &n}, 50, SeedOptions{}).Report.Audit

@@ -174,6 +174,8 @@ func markless(n int, cfg Config) *Summary {
 	return s
 }
 
+// Regression: restricted-fault campaigns were judged on the expected marks;
+// only the swarm (every fault kind) is.
 func TestMarkVerdictOnlyForTheSwarm(t *testing.T) {
 	swarm := markless(check.CampaignSeedsMin, Config{})
 	if swarm.Err() == nil || !strings.Contains(summaryText(swarm), "mark verdict  FAIL") {
@@ -191,6 +193,8 @@ func TestMarkVerdictOnlyForTheSwarm(t *testing.T) {
 	}
 }
 
+// Regression: seeds whose linearizability check timed out were not listed;
+// they are listed with a replay command, pass, and fail under Strict.
 func TestLinUnknownIsVisibleAndFailsUnderStrict(t *testing.T) {
 	s := NewSummary()
 	for i := uint64(1); i <= 4; i++ {
@@ -219,6 +223,7 @@ func TestLinUnknownIsVisibleAndFailsUnderStrict(t *testing.T) {
 	}
 }
 
+// The failing list keeps its check column aligned whatever a seed's width.
 func TestFailingListIsAligned(t *testing.T) {
 	s := NewSummary()
 	for _, seed := range []uint64{7, 42, 1234} {
@@ -235,6 +240,7 @@ func TestFailingListIsAligned(t *testing.T) {
 	}
 }
 
+// A failure whose shrink was skipped says why in the failing list.
 func TestShrinkNoteInFailingList(t *testing.T) {
 	s := NewSummary()
 	s.Add(SeedReport{Seed: 3, Violations: []Violation{{Check: "x"}}, Shrink: "shrink skipped: flaky"})

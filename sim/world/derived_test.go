@@ -6,6 +6,8 @@ import (
 	"testing"
 )
 
+// The derived section describes what the seed drew (devices and their
+// limits, Harness, workload) and is deterministic JSON.
 func TestDerivedDescribesTheSeed(t *testing.T) {
 	a, b := Run(9, Config{Devices: 3}), Run(9, Config{Devices: 3})
 	d := a.Derived
