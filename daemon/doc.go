@@ -57,7 +57,8 @@
 // capabilities, agent_options keys), then checked against capacity:
 // active preparations and executions (ActiveMax, 4), executors in any
 // state including closing and uncertain ones (ExecutorsMax, 20) and
-// admission records of the connection (64). A refusal is an explicit
+// admission records of the connection (AdmissionRecordsMax, 64).
+// A refusal is an explicit
 // rejected status with the operation and an error code; it never replaces
 // a handle's revision. Every refusal a retry can clear is
 // preparation_capacity, the one code Core retries (keeping its Turn

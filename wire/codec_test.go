@@ -289,3 +289,22 @@ func TestDecodeCanonical(t *testing.T) {
 		}
 	}
 }
+
+type unregisteredPayload struct{}
+
+func (unregisteredPayload) MessageType() string { return "no_such_type" }
+
+func TestRejectEncode(t *testing.T) {
+	_, err := Encode(Frame{Payload: unregisteredPayload{}})
+	if !errors.Is(err, ErrUnknownType) || !strings.Contains(err.Error(), "no_such_type") {
+		t.Errorf("unregistered: %v", err)
+	}
+	_, err = Encode(Frame{ID: "r", Payload: ToolCall{ID: "c", Name: "n", Stage: ToolStageBefore, Args: json.RawMessage(`{"a":`)}})
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "tool_call") {
+		t.Errorf("unmarshalable raw member: %v", err)
+	}
+	_, err = Encode(Frame{ID: "r", Payload: ToolCall{ID: "c", Name: "n", Stage: ToolStageBefore, Args: json.RawMessage(`{"a":1,"a":2}`)}})
+	if !errors.Is(err, ErrDuplicateField) || !strings.Contains(err.Error(), "tool_call.args") {
+		t.Errorf("repeated raw member: %v", err)
+	}
+}

@@ -1,9 +1,3 @@
-// Command turnstile runs Turnstile's deterministic simulation: campaigns
-// over many seeds (sim), replays and shrinking of single seeds, and merging
-// of sharded campaign results.
-//
-// It is the shell around sim/campaign: it owns the wall clock, the worker
-// goroutines, the terminal and the file system.
 package main
 
 import (

@@ -63,3 +63,48 @@ func TestMergeUnreadableInput(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 }
+
+// writeShard runs one fake shard with extra flags and writes its JSON lines.
+func writeShard(t *testing.T, dir, name string, args ...string) string {
+	t.Helper()
+	_, out, _ := fakeCLI(t, fakeRunner{}).run(append([]string{"sim", "-json"}, args...)...)
+	f := filepath.Join(dir, name)
+	if err := os.WriteFile(f, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// campaign merge exits with a usage error on shards of different
+// campaigns, naming the file.
+func TestMergeRefusesShardsOfDifferentCampaigns(t *testing.T) {
+	dir := t.TempDir()
+	a := writeShard(t, dir, "a.jsonl", "-seeds", "6", "-first", "1", "-shard", "0/2", "-faults", "none")
+	b := writeShard(t, dir, "b.jsonl", "-seeds", "6", "-first", "1", "-shard", "1/2")
+	code, out, errOut := fakeCLI(t, fakeRunner{}).run("campaign", "merge", a, b)
+	if code != exitUsage || out != "" || !strings.Contains(errOut, "shards are not one campaign: ") ||
+		!strings.Contains(errOut, "b.jsonl") {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// A truncated last line is reported and its seed counted missing; a merge
+// without a shard says the shard may be absent.
+func TestMergeToleratesATruncatedLastLine(t *testing.T) {
+	dir := t.TempDir()
+	a := writeShard(t, dir, "a.jsonl", "-seeds", "6", "-first", "1", "-shard", "0/2")
+	b := writeShard(t, dir, "b.jsonl", "-seeds", "6", "-first", "1", "-shard", "1/2")
+	data, _ := os.ReadFile(b)
+	if err := os.WriteFile(b, data[:len(data)-15], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := fakeCLI(t, fakeRunner{}).run("campaign", "merge", a, b)
+	if code != exitFail || !strings.Contains(out, "b.jsonl:4: truncated last line ignored (its seed counts as missing)") ||
+		!strings.Contains(out, "1 seeds missing: 6\n") {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	code, out, _ = fakeCLI(t, fakeRunner{}).run("campaign", "merge", a)
+	if code != exitFail || !strings.Contains(out, "3 seeds missing: shard 1/2 absent?\n") {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+}

@@ -152,3 +152,60 @@ func TestCaseKeepsEachFaultOnOneLine(t *testing.T) {
 		t.Fatalf("round trip: %v", err)
 	}
 }
+
+// flakyRunner fails a check on its campaign run that its replays do not.
+type flakyRunner struct {
+	toyRunner
+	panicShrink bool
+}
+
+func (f flakyRunner) Run(seed uint64) Outcome {
+	o := f.toyRunner.Run(seed)
+	o.Result.Violations = append(o.Result.Violations, sim.Violation{Check: "flaky", Message: "once"})
+	o.Derived = map[string]int{"devices": 2}
+	return o
+}
+
+func (f flakyRunner) Replay(s sim.Schedule) Outcome {
+	o := f.toyRunner.Replay(s)
+	if f.panicShrink {
+		o.Result.Violations = append(o.Result.Violations, sim.Violation{Check: "flaky", Message: "again"})
+	}
+	return o
+}
+
+func (f flakyRunner) Shrink(o Outcome) sim.ShrinkResult {
+	if f.panicShrink {
+		panic("shrunk schedule no longer fails")
+	}
+	return f.toyRunner.Shrink(o)
+}
+
+// Regression: a failure its replay did not reproduce was still shrunk; the
+// bundle says why the shrink was skipped (not flaky, or the shrinker
+// panicked), and options.json carries the derived section.
+func TestBundleSkipsAShrinkThatDoesNotReproduce(t *testing.T) {
+	for _, tc := range []struct {
+		r    flakyRunner
+		want string
+	}{
+		{flakyRunner{}, "shrink skipped: the replay of the failing schedule failed no check, not flaky"},
+		{flakyRunner{panicShrink: true}, "shrink skipped: the shrinker panicked: shrunk schedule no longer fails"},
+	} {
+		run := RunSeed(tc.r, 4, SeedOptions{AuditEvery: -1})
+		files := Bundle(tc.r, run, BundleOptions{Dir: "out/seed-4"})
+		got := bundleFiles(files)
+		if _, ok := got["shrunk.json"]; ok || !strings.HasPrefix(got["shrink.txt"], tc.want) {
+			t.Errorf("shrink.txt %q, want %q", got["shrink.txt"], tc.want)
+		}
+		if BundleShrinkNote(files) != strings.TrimSpace(got["shrink.txt"]) || strings.Contains(got["replay.txt"], "shrunk.json") {
+			t.Errorf("note %q replay %q", BundleShrinkNote(files), got["replay.txt"])
+		}
+		if !strings.Contains(got["options.json"], "\"derived\": {\n    \"devices\": 2") {
+			t.Errorf("options.json lacks the derived section:\n%s", got["options.json"])
+		}
+		if _, err := ParseCase([]byte(got["options.json"])); err != nil {
+			t.Errorf("options.json must stay a readable case: %v", err)
+		}
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/turnstile-sim/turnstile/sim"
 )
 
 // shardOutput runs one shard of the toy campaign and returns its JSON lines
@@ -163,5 +165,94 @@ func TestMergeRefusesShardsWithDifferentBudgets(t *testing.T) {
 	err := m.Read("b.jsonl", bytes.NewReader(budgetedShard(toyRunner{}, Shard{1, 2}, "5m0s", 1)))
 	if !errors.Is(err, ErrShardMismatch) || !strings.Contains(err.Error(), `time budget "5m0s"`) {
 		t.Fatalf("shards of different budgets are different campaigns: %v", err)
+	}
+}
+
+func header(first uint64, seeds int, shard string, cfg Config, commit string) []byte {
+	sh, _ := ParseShard(shard)
+	h := NewHeader(Plan{First: first, Count: seeds, Shard: sh}, cfg, commit)
+	return append(MarshalLine(h), '\n')
+}
+
+// Regression: shards of different campaigns (faults, devices, turns, seed
+// range) were merged as one; they are refused, and a different commit is
+// only a warning.
+func TestMergeRefusesShardsOfDifferentCampaigns(t *testing.T) {
+	base := header(1, 10, "0/2", Config{}, "c1")
+	for name, other := range map[string][]byte{ //tidy:sorted each case is independent
+		"faults":  header(1, 10, "1/2", Config{Faults: []sim.FaultKind{}}, "c1"),
+		"devices": header(1, 10, "1/2", Config{Devices: 2}, "c1"),
+		"turns":   header(1, 10, "1/2", Config{Turns: 50}, "c1"),
+		"first":   header(2, 10, "1/2", Config{}, "c1"),
+		"seeds":   header(1, 11, "1/2", Config{}, "c1"),
+	} {
+		m := NewMerger()
+		if err := m.Read("a.jsonl", bytes.NewReader(base)); err != nil {
+			t.Fatal(err)
+		}
+		err := m.Read("b.jsonl", bytes.NewReader(other))
+		if !errors.Is(err, ErrShardMismatch) || !strings.Contains(err.Error(), "b.jsonl") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	m := NewMerger()
+	if err := m.Read("a.jsonl", bytes.NewReader(base)); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Read("b.jsonl", bytes.NewReader(header(1, 10, "1/2", Config{}, "c2"))); err != nil {
+		t.Fatalf("a different commit is a warning: %v", err)
+	}
+	res := m.Result()
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "b.jsonl ran on commit c2, the first shard on c1") {
+		t.Fatalf("warnings %q", res.Warnings)
+	}
+	var b bytes.Buffer
+	res.Write(&b)
+	if !strings.Contains(b.String(), "warning: b.jsonl ran on commit c2") {
+		t.Fatalf("merge output:\n%s", b.String())
+	}
+}
+
+// Regression: a truncated last line (a shard cut off mid-write) aborted the
+// merge; it is ignored and its seed counts as missing.
+func TestMergeTruncatedLastLineCountsItsSeedMissing(t *testing.T) {
+	var in bytes.Buffer
+	in.Write(header(1, 3, "0/1", Config{}, ""))
+	for _, s := range []uint64{1, 2, 3} {
+		in.Write(MarshalLine(SeedReport{Seed: s, Fingerprint: "f", Lin: LinReport{Result: LinOk}}))
+		in.WriteByte('\n')
+	}
+	cut := in.Bytes()[:in.Len()-20] // the last line loses its end
+	m := NewMerger()
+	if err := m.Read("s.jsonl", bytes.NewReader(cut)); err != nil {
+		t.Fatalf("a truncated last line must not abort the merge: %v", err)
+	}
+	res := m.Result()
+	if len(res.Missing) != 1 || res.Missing[0] != 3 || res.Err() == nil {
+		t.Fatalf("missing %v err %v", res.Missing, res.Err())
+	}
+	var b bytes.Buffer
+	res.Write(&b)
+	for _, want := range []string{"s.jsonl:4: truncated last line ignored", "1 seeds missing: 3\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("merge output lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+// Many missing seeds are summarised as their first ten ranges.
+func TestMergeSummarisesManyMissingSeeds(t *testing.T) {
+	var in bytes.Buffer
+	in.Write(header(1, 100, "0/1", Config{}, ""))
+	for s := uint64(1); s <= 100; s += 3 {
+		in.Write(MarshalLine(SeedReport{Seed: s, Fingerprint: "f", Lin: LinReport{Result: LinOk}}))
+		in.WriteByte('\n')
+	}
+	res := mergeOf(t, in.Bytes())
+	var b bytes.Buffer
+	res.Write(&b)
+	want := fmt.Sprintf("%d seeds missing: 2..3 5..6 8..9 11..12 14..15 ... (first 10 of %d)\n", len(res.Missing), len(res.Missing))
+	if !strings.Contains(b.String(), want) {
+		t.Fatalf("merge output lacks %q:\n%s", want, b.String())
 	}
 }

@@ -158,3 +158,62 @@ func TestAuditFlagsARunThatDiffersFromAgreeingReruns(t *testing.T) {
 		t.Fatalf("audit %+v", a)
 	}
 }
+
+// keeperRunner is an oddRunner that keeps the campaign run's trace.
+type keeperRunner struct{ oddRunner }
+
+func (k keeperRunner) RunKeepTrace(seed uint64) Outcome {
+	opts := k.options()
+	setup := opts.Setup
+	opts.Setup = func(w *sim.World) { w.Note("odd"); setup(w) }
+	opts.KeepTrace = true
+	return Outcome{Result: sim.Run(seed, opts)}
+}
+
+// Regression: the determinism audit compared reruns only; it names the first
+// line where the campaign run's kept trace differs from two agreeing
+// reruns, and then drops that trace.
+func TestAuditNamesTheLineWhenTheCampaignRunIsOdd(t *testing.T) {
+	run := RunSeed(keeperRunner{}, 100, SeedOptions{})
+	a := run.Report.Audit
+	if a == nil || !a.Diverged || a.Line < 1 || !strings.Contains(a.LineA, "odd") ||
+		!strings.Contains(a.Detail, "campaign run differs from two agreeing traced reruns") {
+		t.Fatalf("audit %+v", a)
+	}
+	if run.Outcome.Result.Trace != nil {
+		t.Fatal("the campaign run's trace must not be held after the audit")
+	}
+}
+
+// firstRerunOdd's first traced rerun differs from every other run.
+type firstRerunOdd struct {
+	toyRunner
+	traces *int
+}
+
+func (f firstRerunOdd) RunKeepTrace(seed uint64) Outcome {
+	o := f.options()
+	o.KeepTrace = true
+	return Outcome{Result: sim.Run(seed, o)}
+}
+
+func (f firstRerunOdd) Trace(seed uint64, s *sim.Schedule) sim.Result {
+	*f.traces++
+	o := f.options()
+	o.KeepTrace = true
+	if *f.traces == 1 {
+		setup := o.Setup
+		o.Setup = func(w *sim.World) { w.Note("odd rerun"); setup(w) }
+	}
+	return sim.Run(seed, o)
+}
+
+// When the first traced rerun is the odd one, the audit names its line.
+func TestAuditNamesTheLineWhenTheFirstRerunIsOdd(t *testing.T) {
+	n := 0
+	a := RunSeed(firstRerunOdd{traces: &n}, 50, SeedOptions{}).Report.Audit
+	if a == nil || !a.Diverged || a.Line < 1 || !strings.Contains(a.LineB, "odd rerun") ||
+		!strings.Contains(a.Detail, "first traced rerun differs") {
+		t.Fatalf("audit %+v", a)
+	}
+}

@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -160,5 +161,90 @@ func TestSummaryRestrictedFaultsJudgeTheMarksTheirKindsReach(t *testing.T) {
 	s.MarkNeeds = nil
 	if s.Err() != nil || !strings.Contains(summaryText(s), "not judged (faults restricted)") {
 		t.Fatalf("without MarkNeeds a restricted campaign judges no mark: %v", s.Err())
+	}
+}
+
+// markless returns a summary of n seeds under cfg that hit no mark.
+func markless(n int, cfg Config) *Summary {
+	s := NewSummary()
+	s.Config = cfg
+	for i := 1; i <= n; i++ {
+		s.Add(SeedReport{Seed: uint64(i), Lin: LinReport{Result: LinOk}})
+	}
+	return s
+}
+
+// Regression: restricted-fault campaigns were judged on the expected marks;
+// only the swarm (every fault kind) is.
+func TestMarkVerdictOnlyForTheSwarm(t *testing.T) {
+	swarm := markless(check.CampaignSeedsMin, Config{})
+	if swarm.Err() == nil || !strings.Contains(summaryText(swarm), "mark verdict  FAIL") {
+		t.Fatalf("the swarm must judge marks: %v", swarm.Err())
+	}
+	for _, faults := range [][]sim.FaultKind{{}, {sim.FaultConnLoss}} {
+		s := markless(check.CampaignSeedsMin, Config{Faults: faults})
+		if err := s.Err(); err != nil {
+			t.Fatalf("faults %v: %v", faults, err)
+		}
+		if text := summaryText(s); !strings.Contains(text, "mark verdict  not judged (faults restricted)\n") ||
+			!strings.HasSuffix(text, "PASS\n") {
+			t.Fatalf("faults %v:\n%s", faults, text)
+		}
+	}
+}
+
+// Regression: seeds whose linearizability check timed out were not listed;
+// they are listed with a replay command, pass, and fail under Strict.
+func TestLinUnknownIsVisibleAndFailsUnderStrict(t *testing.T) {
+	s := NewSummary()
+	for i := uint64(1); i <= 4; i++ {
+		res := LinOk
+		if i%2 == 0 {
+			res = LinUnknown
+		}
+		s.Add(SeedReport{Seed: i, Lin: LinReport{Result: res}})
+	}
+	if err := s.Err(); err != nil {
+		t.Fatal(err)
+	}
+	text := summaryText(s)
+	for _, want := range []string{"lin unknown   2 seeds: 2 4", "replay -seed 2",
+		"PASS (2 seeds linearizability unknown — porcupine timed out; rerun them)\n"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("summary lacks %q:\n%s", want, text)
+		}
+	}
+	s.Strict = true
+	if err := s.Err(); !errors.Is(err, ErrLinUnknown) {
+		t.Fatalf("strict: %v", err)
+	}
+	if text := summaryText(s); strings.Contains(text, "PASS") || !strings.Contains(text, "FAIL: ") {
+		t.Fatalf("strict summary:\n%s", text)
+	}
+}
+
+// The failing list keeps its check column aligned whatever a seed's width.
+func TestFailingListIsAligned(t *testing.T) {
+	s := NewSummary()
+	for _, seed := range []uint64{7, 42, 1234} {
+		s.Add(SeedReport{Seed: seed, Violations: []Violation{{Check: "liveness"}}})
+	}
+	var cols []int
+	for _, line := range strings.Split(summaryText(s), "\n") {
+		if strings.HasPrefix(line, "  FAIL SEED=") {
+			cols = append(cols, strings.Index(line, "liveness"))
+		}
+	}
+	if len(cols) != 3 || cols[0] != cols[1] || cols[1] != cols[2] {
+		t.Fatalf("check column at %v:\n%s", cols, summaryText(s))
+	}
+}
+
+// A failure whose shrink was skipped says why in the failing list.
+func TestShrinkNoteInFailingList(t *testing.T) {
+	s := NewSummary()
+	s.Add(SeedReport{Seed: 3, Violations: []Violation{{Check: "x"}}, Shrink: "shrink skipped: flaky"})
+	if text := summaryText(s); !strings.Contains(text, "(shrink skipped: flaky)\n") {
+		t.Fatalf("summary:\n%s", text)
 	}
 }

@@ -56,3 +56,18 @@ func TestMarkNeedsAreReached(t *testing.T) {
 		})
 	}
 }
+
+// steer_unknown_after_30s is reachable in a fair share of default seeds,
+// not in a handful per thousand.
+func TestSteerUnknownAfter30sIsCommon(t *testing.T) {
+	outs, _ := sweep200()
+	tally := check.NewMarkTally()
+	for _, o := range outs {
+		tally.AddSeed(o.Marks)
+	}
+	for _, s := range tally.Summary() {
+		if s.Mark == check.MarkSteerUnknownAfter30s && s.Seeds < 6 {
+			t.Fatalf("steer_unknown_after_30s in %d of 200 seeds, want at least 6 (3%%)", s.Seeds)
+		}
+	}
+}

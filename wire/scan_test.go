@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -68,46 +67,5 @@ func TestScannerDefensive(t *testing.T) {
 		if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.field) {
 			t.Errorf("%s: got %v, want %v naming %s", tt.name, err, tt.want, tt.field)
 		}
-	}
-}
-
-type unregisteredPayload struct{}
-
-func (unregisteredPayload) MessageType() string { return "no_such_type" }
-
-func TestRejectEncode(t *testing.T) {
-	_, err := Encode(Frame{Payload: unregisteredPayload{}})
-	if !errors.Is(err, ErrUnknownType) || !strings.Contains(err.Error(), "no_such_type") {
-		t.Errorf("unregistered: %v", err)
-	}
-	_, err = Encode(Frame{ID: "r", Payload: ToolCall{ID: "c", Name: "n", Stage: ToolStageBefore, Args: json.RawMessage(`{"a":`)}})
-	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "tool_call") {
-		t.Errorf("unmarshalable raw member: %v", err)
-	}
-	_, err = Encode(Frame{ID: "r", Payload: ToolCall{ID: "c", Name: "n", Stage: ToolStageBefore, Args: json.RawMessage(`{"a":1,"a":2}`)}})
-	if !errors.Is(err, ErrDuplicateField) || !strings.Contains(err.Error(), "tool_call.args") {
-		t.Errorf("repeated raw member: %v", err)
-	}
-}
-
-func TestCapabilityJSONMethods(t *testing.T) {
-	if _, err := CapabilitySupport(0).MarshalJSON(); !errors.Is(err, errCapabilityUnspecified) {
-		t.Errorf("marshal unspecified: %v", err)
-	}
-	var c CapabilitySupport
-	if err := c.UnmarshalJSON([]byte(`1`)); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "capability") {
-		t.Errorf("unmarshal 1: %v", err)
-	}
-	for lit, want := range map[string]CapabilitySupport{" true ": CapabilitySupported, "false": CapabilityUnsupported} {
-		if err := c.UnmarshalJSON([]byte(lit)); err != nil || c != want {
-			t.Errorf("unmarshal %q: %v %v", lit, c, err)
-		}
-	}
-}
-
-func TestCodeErrorWithoutDetail(t *testing.T) {
-	err := error(&CodeError{Code: PrepInvalidConfiguration, Field: "execution_prepare.configuration.x"})
-	if !errors.Is(err, ErrInvalid) || err.Error() != "wire: invalid: execution_prepare.configuration.x: invalid_configuration" {
-		t.Errorf("%v", err)
 	}
 }
