@@ -38,7 +38,7 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkSteerAfterUnknown:       {harness.WriteOverBudget},
 	check.MarkReceiptBudgetClosed:     {sim.FaultStall},
 	// workspace operations
-	check.MarkReadWhileWriteUnsettled:   {},
+	check.MarkReadWhileWriteUnsettled:   {harness.WriteReceiptLost}, // an unknown install stays unsettled
 	check.MarkDirectoryTruncated:        {},
 	check.MarkCleanupUnconfirmedRelease: {harness.ReaderCloseFailure},
 	// workload_environment.go draws the preparations and suspensions.

@@ -182,6 +182,14 @@ func TestNoFaultsEveryTurnEnds(t *testing.T) {
 			t.Errorf("seed %d injected faults: %v", o.Result.Seed, o.Timeline)
 		}
 		byConfig := latencyExplained(o.Derived)
+		if o.TurnStates["failed/input_run_inactive"] > 0 {
+			// A steer racing the natural end fails its Turn before the
+			// done naming the native session arrives, so Core never
+			// records that session: the Session's later Turns require
+			// existing history Core cannot name, and a device without it
+			// refuses them (seed 34).
+			byConfig = append(byConfig, "failed/preparation_start_failed/history_unavailable")
+		}
 		for state, n := range o.TurnStates { //tidy:sorted membership test only
 			if !slices.Contains(explained, state) && !slices.Contains(byConfig, state) {
 				t.Errorf("seed %d: %d turns ended %s without a fault", o.Result.Seed, n, state)
