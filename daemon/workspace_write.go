@@ -49,6 +49,12 @@ func (m *Machine) onWorkspaceWrite(id string, w wire.WorkspaceWrite) {
 		m.writeRefused(id, wire.WriteCapacity) // one write per connection
 		return
 	}
+	if t != nil && t.applying {
+		// The installer's receipt answers this ID; any other answer now
+		// (a repeated or forged frame of the same transfer) would
+		// contradict it, so a frame while it applies is not answered.
+		return
+	}
 	if w.Validate() != nil {
 		m.dropTransfer(t)
 		m.writeRefused(id, wire.WriteInvalidRequest)

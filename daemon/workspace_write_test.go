@@ -123,3 +123,25 @@ func TestWorkspaceWriteUnknownAndExpiry(t *testing.T) {
 	r.recv("w-3", writeCommit)
 	noCall[WriteWorkspace](r)
 }
+
+// TestWorkspaceWriteFrameWhileApplyingIsNotAnswered: a repeated commit (or
+// any frame of the transfer) while the installer runs gets no answer of its
+// own, so the installer's receipt is the only answer the ID ever gets (a
+// "rejected" first would tell Core nothing was installed; seed 700550).
+func TestWorkspaceWriteFrameWhileApplyingIsNotAnswered(t *testing.T) {
+	r := newWorkspaceRig(t)
+	body := []byte("hello")
+	r.recv("w-1", writeBegin("f", body))
+	oneWriteResult(r)
+	r.recv("w-1", writeChunk(0, body))
+	oneWriteResult(r)
+	r.recv("w-1", writeCommit)
+	c, _ := callOf[WriteWorkspace](r)
+	for _, s := range []wire.WorkspaceWrite{writeCommit, writeChunk(0, body), writeBegin("f", body)} {
+		r.recv("w-1", s)
+		must(t, len(r.sent()) == 0, "%s while applying was answered", s.Step)
+		noCall[WriteWorkspace](r)
+	}
+	r.result(c, WriteWorkspaceResult{Outcome: wire.OutcomeCompleted})
+	eq(t, oneWriteResult(r).Outcome, wire.OutcomeCompleted, "the installer's receipt")
+}
