@@ -33,8 +33,8 @@ const (
 	sandboxWrite = "workspace-write"
 )
 
-// checkApprovals validates an approval mode.
-func checkApprovals(mode string) error {
+// CheckApprovals validates an approval mode of Options.Approvals.
+func CheckApprovals(mode string) error {
 	switch mode {
 	case "", ApprovalsNever, ApprovalsOnRequest:
 		return nil

@@ -118,7 +118,7 @@ func Declaration(opts Options) agent.Declaration {
 			if opts.Binary == "" {
 				return nil, nil
 			}
-			if err := checkApprovals(opts.Approvals); err != nil {
+			if err := CheckApprovals(opts.Approvals); err != nil {
 				return nil, err
 			}
 			h := New(opts)
