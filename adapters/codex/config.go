@@ -15,13 +15,49 @@ func Configuration() agent.ModelConfiguration {
 	return agent.ModelConfiguration{Protocols: []agent.ModelProtocol{agent.ProtocolOpenAIResponses}}
 }
 
-// Native settings the adapter always applies: tools run unattended with the
-// launching user's rights (approval policy never, full access), so that
-// app-server never asks for an approval.
+// Approval modes of Options.Approvals.
 const (
-	approvalNever = "never"
-	sandboxFull   = "danger-full-access"
+	// ApprovalsNever (the default): tools run unattended with the
+	// launching user's rights (approval policy never, full access), so
+	// app-server never asks for an approval.
+	ApprovalsNever = "never"
+	// ApprovalsOnRequest: approval policy on-request in the workspace-write
+	// sandbox; each command or file change approval app-server asks for is
+	// a permission request of the Turn.
+	ApprovalsOnRequest = "on-request"
 )
+
+// Native sandbox modes of the two approval modes.
+const (
+	sandboxFull  = "danger-full-access"
+	sandboxWrite = "workspace-write"
+)
+
+// CheckApprovals validates an approval mode of Options.Approvals.
+func CheckApprovals(mode string) error {
+	switch mode {
+	case "", ApprovalsNever, ApprovalsOnRequest:
+		return nil
+	}
+	return fmt.Errorf("codex: approval mode %q is not %q or %q", mode, ApprovalsNever, ApprovalsOnRequest)
+}
+
+// approvals reports whether the Harness runs in the on-request mode.
+func (h *Harness) approvals() bool { return h.opts.Approvals == ApprovalsOnRequest }
+
+func (h *Harness) approvalPolicy() string {
+	if h.approvals() {
+		return ApprovalsOnRequest
+	}
+	return ApprovalsNever
+}
+
+func (h *Harness) sandbox() string {
+	if h.approvals() {
+		return sandboxWrite
+	}
+	return sandboxFull
+}
 
 // Accepted execution control values.
 var (

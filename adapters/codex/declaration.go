@@ -33,7 +33,7 @@ const Kind = "codex"
 //     the thread holds a recorded user message (before, app-server cannot
 //     resume it).
 //   - unsupported: permissions (approval policy never, so app-server asks
-//     nothing), function tools and tool search (no public function path yet),
+//     nothing; ApprovalCapabilities is the on-request mode), function tools and tool search (no public function path yet),
 //     MCP, images, programmatic tool calling (no native control), subagent
 //     observations, native session recovery (a thread whose ID was never
 //     reported cannot be found again once its process is gone), local
@@ -74,6 +74,23 @@ func Capabilities() wire.AgentKindCapabilities {
 	}
 }
 
+// ApprovalCapabilities is the declaration of the ApprovalsOnRequest mode:
+// Capabilities with permissions supported (command and file change
+// approvals become permission requests answered by RespondPermission).
+func ApprovalCapabilities() wire.AgentKindCapabilities {
+	c := Capabilities()
+	c.Permissions = wire.CapabilitySupported
+	return c
+}
+
+// capabilitiesOf is the declaration of opts' approval mode.
+func capabilitiesOf(opts Options) wire.AgentKindCapabilities {
+	if opts.Approvals == ApprovalsOnRequest {
+		return ApprovalCapabilities()
+	}
+	return Capabilities()
+}
+
 // Fixed, safe reasons of designed refusals.
 const (
 	reasonImages           agent.UnsupportedReason = "codex adapter accepts text input only"
@@ -89,18 +106,23 @@ const (
 
 // Declaration declares the codex kind. Discovery reports nothing when no
 // binary is configured, and an unavailable kind (with a diagnostic) when
-// the binary is missing or has another version than the pinned one.
+// the binary is missing or has another version than the pinned one. An
+// unknown approval mode fails discovery.
 func Declaration(opts Options) agent.Declaration {
+	caps := capabilitiesOf(opts)
 	return agent.Declaration{
 		Kind:          Kind,
-		Capabilities:  Capabilities(),
+		Capabilities:  caps,
 		Configuration: Configuration(),
 		Discover: func(ctx context.Context, _ map[string]string, diag io.Writer) (*agent.Runtime, error) {
 			if opts.Binary == "" {
 				return nil, nil
 			}
+			if err := CheckApprovals(opts.Approvals); err != nil {
+				return nil, err
+			}
 			h := New(opts)
-			desc := wire.SupportedAgentKind{Kind: Kind, Available: true, Version: Version, Capabilities: Capabilities()}
+			desc := wire.SupportedAgentKind{Kind: Kind, Available: true, Version: Version, Capabilities: caps}
 			if got, err := CheckBinary(ctx, opts.Binary); err != nil {
 				fmt.Fprintf(diag, "codex: kind unavailable: %v\n", err)
 				desc.Available, desc.Version = false, got

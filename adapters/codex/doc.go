@@ -33,7 +33,14 @@
 // in native retries for Options.RetryBudget without progress is
 // interrupted and reported as connection_failed.
 //
-// Approvals: the thread runs with approval policy never and full access,
-// so app-server asks for none; an approval request that comes anyway is
-// declined, and the permission interfaces answer Unsupported.
+// Approvals: by default the thread runs with approval policy never and
+// full access, so app-server asks for none; an approval request that comes
+// anyway is declined, and the permission interfaces answer Unsupported.
+// With Options.Approvals = ApprovalsOnRequest (declared by
+// ApprovalCapabilities) the thread runs on-request in the workspace-write
+// sandbox: each item/commandExecution or item/fileChange requestApproval
+// of the Turn's native turn is a permission_request whose ID is the
+// JSON-RPC request ID; RespondPermission writes accept or decline, an
+// unknown or answered ID is ErrNotPending, and a Turn that settles first
+// withdraws each unanswered request with a permission_cancel.
 package codex

@@ -37,6 +37,10 @@ type Options struct {
 	// (error notifications with willRetry) without progress before the
 	// adapter interrupts it and reports connection_failed (default 60 s).
 	RetryBudget time.Duration
+	// Approvals is the approval mode: ApprovalsNever (the default, also
+	// "") or ApprovalsOnRequest, in which app-server's approval requests
+	// become permission requests of the Turn (see ApprovalCapabilities).
+	Approvals string
 
 	// spawn starts app-server; nil is clirunner.Start. Tests set it to run
 	// the fake app-server in process.
@@ -174,7 +178,7 @@ func (e *Executor) open(ctx context.Context, resume string) error {
 	if resume != "" {
 		var res threadResumeResponse
 		err := e.rpc.call(ctx, methodThreadResume, threadResumeParams{ThreadID: resume, Model: nc.model, ModelProvider: nc.provider,
-			Cwd: e.workDir, ApprovalPolicy: approvalNever, Sandbox: sandboxFull, DeveloperInstructions: nc.instructions, Config: nc.config}, &res)
+			Cwd: e.workDir, ApprovalPolicy: e.h.approvalPolicy(), Sandbox: e.h.sandbox(), DeveloperInstructions: nc.instructions, Config: nc.config}, &res)
 		switch {
 		case err != nil:
 			return fmt.Errorf("%w: %w", ErrResume, err)
@@ -186,7 +190,7 @@ func (e *Executor) open(ctx context.Context, resume string) error {
 	}
 	var res threadStartResponse
 	if err := e.rpc.call(ctx, methodThreadStart, threadStartParams{Model: nc.model, ModelProvider: nc.provider,
-		Cwd: e.workDir, ApprovalPolicy: approvalNever, Sandbox: sandboxFull, DeveloperInstructions: nc.instructions, Config: nc.config}, &res); err != nil {
+		Cwd: e.workDir, ApprovalPolicy: e.h.approvalPolicy(), Sandbox: e.h.sandbox(), DeveloperInstructions: nc.instructions, Config: nc.config}, &res); err != nil {
 		return fmt.Errorf("codex: thread/start: %w", err)
 	}
 	if res.Thread.ID == "" {

@@ -14,16 +14,6 @@ func (t *Turn) SubmitFunctionResult(context.Context, wire.FunctionResult) error 
 	return agent.Unsupported(reasonFunctions)
 }
 
-// RespondPermission is not qualified: the approval policy is never.
-func (t *Turn) RespondPermission(context.Context, string, wire.PermissionDecision) error {
-	return agent.Unsupported(reasonInteractions)
-}
-
-// RespondUserChoice is not qualified: the approval policy is never.
-func (t *Turn) RespondUserChoice(context.Context, string, wire.UserChoiceDecision) error {
-	return agent.Unsupported(reasonInteractions)
-}
-
 // ReadWorkspaceFile is not qualified.
 func (t *Turn) ReadWorkspaceFile(context.Context, wire.WorkspaceRead) (wire.WorkspaceReadResult, error) {
 	return wire.WorkspaceReadResult{}, agent.Unsupported(reasonWorkspace)

@@ -27,6 +27,7 @@ const (
 	fakeDeafCancel  = "deaf-cancel"  // hold and never answer the interrupt
 	fakeNoEcho      = "no-echo"      // hold; queue steers without the userMessage echo
 	fakeApproval    = "approval"     // ask for a command approval, stream the decision
+	fakeAsk         = "ask"          // ask for a command and a file change approval, then hold
 	fakeRetry       = "retry"        // report a retried connection error, then hold
 	fakeLate        = "late"         // hold; after the interrupted completion, a late delta
 	fakeRefuseStart = "refuse-start" // answer turn/start with an error
@@ -123,6 +124,9 @@ func (s *fakeServer) serve(m rpcMessage) (int, bool) {
 	case methodInitialize:
 		s.answer(m.ID, map[string]any{"userAgent": "fake"})
 	case methodThreadStart:
+		var p threadStartParams
+		_ = json.Unmarshal(m.Params, &p)
+		_ = os.WriteFile(filepath.Join(s.dir, "policy"), []byte(p.ApprovalPolicy+" "+p.Sandbox), 0o600)
 		s.thread = "thread-fake-1"
 		s.answer(m.ID, map[string]any{"thread": map[string]any{"id": s.thread}})
 	case methodThreadResume:
@@ -146,6 +150,12 @@ func (s *fakeServer) serve(m rpcMessage) (int, bool) {
 			_ = json.Unmarshal(m.Result, &d)
 			s.delta("decision:" + d.Decision)
 			s.complete("completed")
+		}
+		if len(m.ID) > 0 && s.mode == fakeAsk { // one of the asks' answers
+			var d struct{ Decision string }
+			_ = json.Unmarshal(m.Result, &d)
+			s.effect("answer " + string(m.ID) + " " + d.Decision)
+			s.delta("answered")
 		}
 	}
 	return 0, false
@@ -190,6 +200,14 @@ func (s *fakeServer) startTurn(m rpcMessage) (int, bool) {
 	case fakeApproval:
 		s.send(map[string]any{"id": "srv-1", "method": "item/commandExecution/requestApproval",
 			"params": map[string]any{"threadId": s.thread, "turnId": s.active, "itemId": "c1"}})
+	case fakeAsk:
+		s.send(map[string]any{"id": "srv-cmd", "method": methodCommandApproval, "params": map[string]any{"threadId": s.thread,
+			"turnId": s.active, "itemId": "c1", "startedAtMs": 1, "command": "rm -rf build", "reason": "needs to clean"}})
+		s.send(map[string]any{"id": 7, "method": methodFileChangeApproval, "params": map[string]any{"threadId": s.thread,
+			"turnId": s.active, "itemId": "f1", "startedAtMs": 2}})
+		s.send(map[string]any{"id": 8, "method": methodFileChangeApproval, "params": map[string]any{"threadId": s.thread,
+			"turnId": "turn-other", "itemId": "f2", "startedAtMs": 3}})
+		s.delta("working")
 	case fakeRetry:
 		s.notify(notifyError, map[string]any{"turnId": s.active, "willRetry": true,
 			"error": map[string]any{"message": "Reconnecting... 1/5", "codexErrorInfo": map[string]any{"responseStreamConnectionFailed": map[string]any{"httpStatusCode": 502}}}})

@@ -6,14 +6,14 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// Server requests the adapter answers. Approvals are declined (the
-// approval policy is never, so app-server is not expected to ask); every
-// other request is refused as unsupported.
+// Server requests the adapter answers itself. Approvals are declined
+// unless the on-request mode hands them to their Turn (askApproval);
+// every other request is refused as unsupported.
 var declines = map[string]any{
-	"item/commandExecution/requestApproval": map[string]any{"decision": "decline"},
-	"item/fileChange/requestApproval":       map[string]any{"decision": "decline"},
-	"execCommandApproval":                   map[string]any{"decision": "denied"},
-	"applyPatchApproval":                    map[string]any{"decision": "denied"},
+	methodCommandApproval:    approvalResponse{Decision: decisionDecline},
+	methodFileChangeApproval: approvalResponse{Decision: decisionDecline},
+	"execCommandApproval":    map[string]any{"decision": "denied"},
+	"applyPatchApproval":     map[string]any{"decision": "denied"},
 }
 
 const rpcMethodNotFound = -32601
@@ -24,6 +24,9 @@ const rpcMethodNotFound = -32601
 // settled Turn) is dropped.
 func (e *Executor) handle(m rpcMessage) {
 	if len(m.ID) > 0 {
+		if e.askApproval(m) {
+			return
+		}
 		if answer, ok := declines[m.Method]; ok {
 			_ = e.rpc.reply(m.ID, answer)
 		} else {

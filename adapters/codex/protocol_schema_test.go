@@ -47,6 +47,17 @@ var schemaCases = []schemaCase{
 	{file: "v2/ThreadTokenUsageUpdatedNotification.json", def: "ThreadTokenUsage", value: threadTokenUsage{}},
 	{file: "v2/ThreadTokenUsageUpdatedNotification.json", def: "TokenUsageBreakdown", value: tokenUsageBreakdown{}},
 	{file: "v2/ErrorNotification.json", value: errorNotification{}},
+	{file: "CommandExecutionRequestApprovalParams.json", value: approvalParams{}},
+	{file: "FileChangeRequestApprovalParams.json", value: approvalParams{}},
+	{file: "CommandExecutionRequestApprovalResponse.json", value: approvalResponse{}, sent: true},
+	{file: "FileChangeRequestApprovalResponse.json", value: approvalResponse{}, sent: true},
+}
+
+// approvalDecisions names, per approval response schema, the decision
+// union whose string members must include what the adapter writes.
+var approvalDecisions = map[string]string{
+	"CommandExecutionRequestApprovalResponse.json": "CommandExecutionApprovalDecision",
+	"FileChangeRequestApprovalResponse.json":       "FileChangeApprovalDecision",
 }
 
 // threadItemFields are the ThreadItem members threadItem reads, by variant.
@@ -91,6 +102,14 @@ func TestProtocolMatchesGeneratedSchema(t *testing.T) {
 		for _, r := range req {
 			if !slices.Contains(tags, r.(string)) {
 				t.Errorf("%s %s: required member %q is never written", c.file, c.def, r)
+			}
+		}
+	}
+	for file, def := range approvalDecisions {
+		union := schemaObject(t, dir, schemaCase{file: file, def: def})
+		for _, d := range []string{decisionAccept, decisionDecline} {
+			if !slices.Contains(stringMembers(union), d) {
+				t.Errorf("%s %s: decision %q is not in the schema", file, def, d)
 			}
 		}
 	}
@@ -151,6 +170,21 @@ func findVariant(union map[string]any, tag string) map[string]any {
 		}
 	}
 	return nil
+}
+
+// stringMembers returns the single-string enum members of a oneOf union.
+func stringMembers(union map[string]any) []string {
+	var out []string
+	members, _ := union["oneOf"].([]any)
+	for _, m := range members {
+		enum, _ := m.(map[string]any)["enum"].([]any)
+		if len(enum) == 1 {
+			if s, ok := enum[0].(string); ok {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
 }
 
 func jsonNames(t reflect.Type) []string {

@@ -28,10 +28,11 @@ type Turn struct {
 	nativeID   string
 	started    bool // turn/started seen
 	cancelReq  bool
-	interrupt  bool // turn/interrupt sent
-	ended      bool // the terminal events are queued
-	aborted    bool // turn/start was refused: nothing ran
-	queue      []wire.Payload
+	interrupt  bool                       // turn/interrupt sent
+	ended      bool                       // the terminal events are queued
+	aborted    bool                       // turn/start was refused: nothing ran
+	queue      []agent.Event              // RunID is set by the pump
+	asks       map[string]json.RawMessage // pending approvals: interaction ID → JSON-RPC request ID
 	outcome    agent.CancellationOutcome
 	sequence   uint64
 	streamed   map[string]bool // agentMessage items that had deltas
@@ -45,6 +46,7 @@ func newTurn(e *Executor, req agent.TurnRequest) *Turn {
 		e: e, runID: req.RunID, out: req.Output,
 		wake: make(chan struct{}, 1), settledCh: make(chan struct{}),
 		streamed: make(map[string]bool), receipts: make(map[string]*receipt),
+		asks: make(map[string]json.RawMessage),
 	}
 }
 
@@ -99,7 +101,7 @@ func (t *Turn) push(p wire.Payload) {
 		return
 	}
 	t.observe(p)
-	t.queue = append(t.queue, p)
+	t.queue = append(t.queue, agent.Event{Payload: p})
 	t.mu.Unlock()
 	t.kick()
 }
@@ -136,8 +138,9 @@ func (t *Turn) pump() {
 			close(t.settledCh)
 			return
 		}
-		for _, p := range batch {
-			t.out <- agent.Event{RunID: t.runID, Payload: p}
+		for _, ev := range batch {
+			ev.RunID = t.runID
+			t.out <- ev
 		}
 		if ended {
 			break
@@ -311,8 +314,9 @@ func (t *Turn) onExit() {
 	t.finish(agent.Retire("codex app-server exited"), wire.RunError{Error: "codex: app-server exited during the turn"})
 }
 
-// finish queues the terminal events (tail, then done) once and resolves
-// every pending receipt: an input without its echo stays unknown.
+// finish queues the terminal events (a permission_cancel for each
+// unanswered approval, tail, then done) once and resolves every pending
+// receipt: an input without its echo stays unknown.
 func (t *Turn) finish(s agent.TurnSettlement, tail ...wire.Payload) {
 	session := t.e.nativeSession()
 	t.mu.Lock()
@@ -326,11 +330,12 @@ func (t *Turn) finish(s agent.TurnSettlement, tail ...wire.Payload) {
 	if session != "" {
 		t.outcome.NativeSessionID, t.outcome.NativeSessionType = session, Kind
 	}
+	t.withdrawAsks()
 	for _, p := range tail {
 		t.observe(p)
+		t.queue = append(t.queue, agent.Event{Payload: p})
 	}
-	t.queue = append(t.queue, tail...)
-	t.queue = append(t.queue, t.outcome.Done())
+	t.queue = append(t.queue, agent.Event{Payload: t.outcome.Done()})
 	t.ended = true
 	t.settle = s
 	for _, r := range t.receipts {

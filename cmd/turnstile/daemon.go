@@ -44,7 +44,7 @@ const daemonVersion = "turnstile-dev"
 
 type daemonFlags struct {
 	core, device, credFile, kinds, script, logLevel, workspaces string
-	codexBin, codexHome                                         string
+	codexBin, codexHome, codexApprovals                         string
 	prepareWorkspace, state                                     string // runtime_prepare installation roots
 }
 
@@ -70,6 +70,8 @@ func (sh *shell) daemonFlagSet() (*flag.FlagSet, *daemonFlags) {
 		"path of the codex binary (version "+codex.Version+") for kind codex (TURNSTILE_CODEX_BIN)")
 	fs.StringVar(&f.codexHome, "codex-home", daemonEnv("TURNSTILE_CODEX_HOME", ""),
 		"CODEX_HOME for codex app-server: config.toml with the model provider (TURNSTILE_CODEX_HOME; default: inherited)")
+	fs.StringVar(&f.codexApprovals, "codex-approvals", daemonEnv("TURNSTILE_CODEX_APPROVALS", codex.ApprovalsNever),
+		"approval mode of kind codex: never (tools run unattended) or on-request (approvals become permission requests) (TURNSTILE_CODEX_APPROVALS)")
 	fs.StringVar(&f.workspaces, "workspaces", daemonEnv("TURNSTILE_WORKSPACES", ""),
 		"directory holding one workspace directory per Environment ID; enables workspace reads, writes and exports (TURNSTILE_WORKSPACES)")
 	fs.StringVar(&f.prepareWorkspace, "prepare-workspace", daemonEnv("TURNSTILE_PREPARE_WORKSPACE", ""),
@@ -181,6 +183,9 @@ func prepareDaemon(f *daemonFlags, diag io.Writer) (*daemonSetup, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := codex.CheckApprovals(f.codexApprovals); err != nil {
+		return nil, fmt.Errorf("-codex-approvals: %w", err)
+	}
 	cred, err := readCredentialFile(f.credFile)
 	if err != nil {
 		return nil, err
@@ -204,7 +209,7 @@ func prepareDaemon(f *daemonFlags, diag io.Writer) (*daemonSetup, error) {
 	if enabled == nil {
 		enabled = []string{}
 	}
-	decls := []agent.Declaration{synthetic.Declaration(h), codex.Declaration(codex.Options{Binary: f.codexBin, Home: f.codexHome})}
+	decls := []agent.Declaration{synthetic.Declaration(h), codex.Declaration(codex.Options{Binary: f.codexBin, Home: f.codexHome, Approvals: f.codexApprovals})}
 	reg, kinds, err := runner.Install(context.Background(), decls, enabled, nil, diag)
 	if err != nil {
 		return nil, err

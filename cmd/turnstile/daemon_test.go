@@ -51,6 +51,7 @@ func TestDaemonRefusesToStart(t *testing.T) {
 		{"unknown kind", append(base, "-credential-file", cred, "-kinds", "claude"), `kinds: "claude" is not a kind`},
 		{"codex without a binary", append(base, "-credential-file", cred, "-kinds", "codex"), `kind "codex" is enabled but not configured`},
 		{"no kind", append(base, "-credential-file", cred, "-kinds", " , "), "no kind enabled"},
+		{"bad codex approval mode", append(base, "-credential-file", cred, "-codex-approvals", "always"), `-codex-approvals: codex: approval mode "always"`},
 		{"bad log level", append(base, "-credential-file", cred, "-log-level", "loud"), "-log-level"},
 		{"bad script duration", append(base, "-credential-file", cred, "-synthetic-script", badScript), "turns[0].interval"},
 		{"unknown script field", append(base, "-credential-file", cred, "-synthetic-script", unknownField), `unknown field "delta"`},
