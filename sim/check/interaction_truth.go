@@ -41,8 +41,11 @@ const (
 	MarkFunctionResultAfterCancel Mark = "function_result_after_cancel"
 )
 
+// MarkDecisionRepeatedAfterUnknown and MarkDecisionRacedPermissionCancel
+// are recorded but not expected: the workload reaches them in about 6 and
+// 14 of 5,000 seeds, too rarely for a 1,000-seed campaign to require them.
 func interactionExpectedMarks() []Mark {
-	return []Mark{MarkDecisionRepeatedAfterUnknown, MarkDecisionRacedPermissionCancel, MarkFunctionResultAfterCancel}
+	return []Mark{MarkFunctionResultAfterCancel}
 }
 
 // ixTruth is what the Harness did with one interaction.

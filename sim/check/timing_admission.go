@@ -77,6 +77,22 @@ func (l *Ledger) admissionDaemonSent(ev WireEvent) {
 	a.ended, a.endedAt = st.State, ev.At
 }
 
+// admissionDaemonReceived: an execution_release of a live handle that
+// reaches its daemon before the deadline ends the admission's expiry; its
+// terminal status is released, published once the local close is
+// confirmed, which may fall after the deadline (a read-only profile's close
+// is native work). A forged release counts too: the daemon acted on it.
+func (l *Ledger) admissionDaemonReceived(ev WireEvent) {
+	r, ok := ev.Frame.Payload.(wire.ExecutionRelease)
+	if !ok || r.Handle == "" {
+		return
+	}
+	a := l.timing.admissions.byKey[pairKey(ev.To, r.Handle)]
+	if a != nil && a.conn == ev.Conn && a.ended == "" && a.excused == "" && ev.At < a.deadline {
+		a.excused = "release received before the deadline"
+	}
+}
+
 func (l *Ledger) admissionsConnEnded(conn uint64, why string) {
 	for _, a := range l.timing.admissions.all {
 		if a.conn == conn && a.ended == "" && a.excused == "" {

@@ -80,3 +80,23 @@ func TestAdmissionConfiguredExpiry(t *testing.T) {
 	wantClean(t, l)
 	wantDecided(t, l, TimerAdmission, 1)
 }
+
+// A release that reached the daemon before the deadline ends the expiry:
+// released may follow the deadline once the local close is confirmed (a
+// read-only profile's close; seed 701689). A release arriving after the
+// deadline excuses nothing.
+func TestAdmissionReleasedAcrossTheDeadline(t *testing.T) {
+	release := func(at time.Duration) WireEvent {
+		return wev(WireDelivered, at, 1, "core", "d1", "p1", wire.ExecutionRelease{Handle: "h1"})
+	}
+	l := grantedLedger()
+	l.Wire(release(grantPlusExpiry - time.Millisecond))
+	l.Wire(status(grantPlusExpiry+4*time.Millisecond, 2, wire.StateReleased))
+	tick(l, grantPlusExpiry+time.Second)
+	wantClean(t, l)
+
+	late := grantedLedger()
+	late.Wire(release(grantPlusExpiry + time.Millisecond))
+	late.Wire(status(grantPlusExpiry+4*time.Millisecond, 2, wire.StateReleased))
+	wantViolation(t, late, CheckTimingAdmission, "still live at its deadline")
+}

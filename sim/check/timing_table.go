@@ -232,6 +232,7 @@ func (l *Ledger) timingWire(ev WireEvent) {
 			l.cancelCoreReceived(ev)
 		} else {
 			l.writeDaemonReceived(ev)
+			l.admissionDaemonReceived(ev)
 			l.settleDaemonReceived(ev)
 			l.idleDaemonReceived(ev)
 		}

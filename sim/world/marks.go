@@ -25,9 +25,7 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkCancelUnconfirmed:            {harness.CancelNever, harness.CancelLate, harness.WriteOverBudget},
 	check.MarkSteerUnknownAfter30s:         {harness.WriteOverBudget},
 	// interactions
-	check.MarkDecisionRepeatedAfterUnknown:  {harness.DecisionSlow},
-	check.MarkDecisionRacedPermissionCancel: {harness.PermissionWithdrawn},
-	check.MarkFunctionResultAfterCancel:     {},
+	check.MarkFunctionResultAfterCancel: {},
 	// limits the workload shapes reach
 	check.MarkAdmissionRecordsFull:    {},
 	check.MarkSteerInputLimit:         {},
