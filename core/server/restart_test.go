@@ -63,3 +63,28 @@ func TestNewRestartsFromAStoreWithRecords(t *testing.T) {
 		t.Fatalf("recovery not committed: %d commits", back.Commits()-commits)
 	}
 }
+
+// TestNewRestartsFromSuspensionsAlone: a backend whose only records are
+// a suspension awaiting its quiesce reply and an Environment preparation
+// still running (no Session, no Turn) is recovered through core.Restart
+// as well: both become unknown, and the recovery is committed.
+func TestNewRestartsFromSuspensionsAlone(t *testing.T) {
+	back := server.NewMemory()
+	back.PutSuspension(core.SuspensionRecord{ID: "sus-1", Seq: 1, EnvironmentID: "e", Device: "d1",
+		State: core.SuspensionQuiescing, Attempts: 1})
+	back.PutEnvironmentPreparation(core.EnvironmentPreparationRecord{ID: "ep-1", Seq: 1, Device: "d1",
+		State: core.PreparationRunning, Steps: []core.PreparationStepRecord{{Action: "file", State: core.PreparationRunning}}})
+	commits := back.Commits()
+	if _, err := server.New(back, server.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := back.Suspensions(); len(got) != 1 || got[0].State != core.SuspensionQuiesceUnknown {
+		t.Fatalf("suspension after restart: %+v", got)
+	}
+	if got := back.EnvironmentPreparations(); len(got) != 1 || got[0].State != core.PreparationUnknown {
+		t.Fatalf("preparation after restart: %+v", got)
+	}
+	if back.Commits() != commits+1 {
+		t.Fatalf("recovery not committed: %d commits", back.Commits()-commits)
+	}
+}

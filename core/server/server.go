@@ -144,7 +144,7 @@ func New(back Backend, opt Options) (*Server, error) {
 			panic(fmt.Sprintf("server: store commit failed: %v", err))
 		}
 	}
-	if len(back.Sessions()) == 0 && len(back.Turns()) == 0 {
+	if !hasRecords(back) {
 		s.m = core.New(opt.Config, back)
 	} else {
 		s.m = core.Restart(opt.Config, back)
@@ -154,6 +154,19 @@ func New(back Backend, opt Options) (*Server, error) {
 		return nil, fmt.Errorf("server: commit after restart: %w", err)
 	}
 	return s, nil
+}
+
+// hasRecords reports whether back holds anything core.Restart recovers:
+// Sessions, Turns, suspensions or Environment preparations.
+func hasRecords(back Backend) bool {
+	if len(back.Sessions()) > 0 || len(back.Turns()) > 0 {
+		return true
+	}
+	if st, ok := back.(core.SuspensionStore); ok && len(st.Suspensions()) > 0 {
+		return true
+	}
+	st, ok := back.(core.PreparationStore)
+	return ok && len(st.EnvironmentPreparations()) > 0
 }
 
 // Clock returns the server's clock.

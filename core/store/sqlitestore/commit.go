@@ -25,6 +25,11 @@ type pending struct {
 	inputAt   map[inputKey]int
 	events    []pendingEvent
 	idem      []pendingAnswer
+	// environment_records.go
+	suspensions   []core.SuspensionRecord
+	suspensionAt  map[string]int
+	preparations  []core.EnvironmentPreparationRecord
+	preparationAt map[string]int
 }
 
 type inputKey struct {
@@ -48,7 +53,8 @@ type pendingAnswer struct {
 }
 
 func newPending() *pending {
-	return &pending{sessionAt: map[string]int{}, turnAt: map[string]int{}, inputAt: map[inputKey]int{}}
+	return &pending{sessionAt: map[string]int{}, turnAt: map[string]int{}, inputAt: map[inputKey]int{},
+		suspensionAt: map[string]int{}, preparationAt: map[string]int{}}
 }
 
 func (p *pending) putSession(r core.SessionRecord) {
@@ -83,6 +89,7 @@ func upsert[K comparable, R any](list []R, at map[K]int, k K, r R) []R {
 // statements are the prepared writes of Commit.
 type statements struct {
 	counters, session, turn, input, event, answer *sql.Stmt
+	suspension, preparation                       *sql.Stmt
 }
 
 func (st *statements) prepare(ctx context.Context, db *sql.DB) error {
@@ -105,6 +112,8 @@ func (st *statements) prepare(ctx context.Context, db *sql.DB) error {
 		ON CONFLICT (turn, idx) DO UPDATE SET body = excluded.body`)
 	st.event = prep(`INSERT INTO events (turn, seq, type, kind, payload) VALUES (?, ?, ?, ?, ?)`)
 	st.answer = prep(`INSERT INTO idempotency (key, answer) VALUES (?, ?) ON CONFLICT (key) DO NOTHING`)
+	st.suspension = prep(upsertSuspension)
+	st.preparation = prep(upsertPreparation)
 	if err != nil {
 		st.close()
 	}
@@ -112,7 +121,7 @@ func (st *statements) prepare(ctx context.Context, db *sql.DB) error {
 }
 
 func (st *statements) close() {
-	for _, s := range []*sql.Stmt{st.counters, st.session, st.turn, st.input, st.event, st.answer} {
+	for _, s := range []*sql.Stmt{st.counters, st.session, st.turn, st.input, st.event, st.answer, st.suspension, st.preparation} {
 		if s != nil {
 			_ = s.Close()
 		}
@@ -229,7 +238,7 @@ func writeBatch(ctx context.Context, tx txStmts, st *statements, p *pending) err
 			return err
 		}
 	}
-	return nil
+	return writeEnvironmentRecords(ctx, tx, st, p)
 }
 
 func exec(ctx context.Context, tx txStmts, stmt *sql.Stmt, what string, args ...any) error {

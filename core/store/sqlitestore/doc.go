@@ -61,6 +61,15 @@
 //	events(turn, seq, type, kind, payload)  primary key (turn, seq)
 //	devices(id, credential_hash, revoked, created_at, revoked_at)
 //	idempotency(key, answer)
+//	suspensions(seq PRIMARY KEY, id UNIQUE, body)   core.SuspensionStore
+//	preparations(seq PRIMARY KEY, id UNIQUE, body)  core.PreparationStore
+//
+// The suspension and Environment preparation records (schema version 3)
+// make the store a core.SuspensionStore and a core.PreparationStore, so
+// Core can fence and prepare Environments over it. A record keeps the Seq
+// it was first written with; rewriting it under another Seq, or a Seq
+// under another ID, panics before anything is recorded. Its body is the
+// whole record as JSON, so fields added to a record need no migration.
 //
 // Migrations are an ordered list in code (schema.go); each is applied in
 // its own transaction together with its schema_version bump. Open refuses

@@ -63,6 +63,7 @@ func (s *Store) load(ctx context.Context) error {
 	mem := store.NewMemory()
 	steps := []func(context.Context, *store.Memory) error{
 		s.loadCounters, s.loadSessions, s.loadTurns, s.loadInputs, s.loadEvents, s.loadAnswers,
+		s.loadSuspensions, s.loadPreparations,
 	}
 	for _, step := range steps {
 		if err := step(ctx, mem); err != nil {

@@ -36,7 +36,7 @@ type migration struct {
 
 // SchemaVersion is the schema this build writes: the last migration's
 // version.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // migrations is the schema history, oldest first.
 var migrations = []migration{
@@ -81,6 +81,19 @@ var migrations = []migration{
 		`CREATE TABLE idempotency (
 			key TEXT PRIMARY KEY,
 			answer BLOB NOT NULL) WITHOUT ROWID`,
+	}},
+	// Fencing and preparation records: one row per record, keyed by its
+	// sequence, the record itself as JSON, so a field added to a record
+	// needs no migration.
+	{3, "suspension and preparation records", []string{
+		`CREATE TABLE suspensions (
+			seq INTEGER PRIMARY KEY CHECK (seq >= 0),
+			id TEXT NOT NULL UNIQUE,
+			body TEXT NOT NULL)`,
+		`CREATE TABLE preparations (
+			seq INTEGER PRIMARY KEY CHECK (seq >= 0),
+			id TEXT NOT NULL UNIQUE,
+			body TEXT NOT NULL)`,
 	}},
 }
 

@@ -43,6 +43,8 @@ type Store struct {
 	pend    *pending
 	closed  bool
 	failure error // the first failed Commit; the store is unusable after it
+	// Seq and ID pairs of the suspension and preparation tables.
+	suspensionKeys, preparationKeys seqKeys
 }
 
 var _ core.Store = (*Store)(nil)

@@ -19,6 +19,9 @@ type model struct {
 	inputs   map[string][]core.InputRecord
 	events   map[string][]core.RunEvent
 	born     int // first-write counter for listing ties
+	// Suspension and preparation records (environment_records.go).
+	suspensions  map[string]entry[core.SuspensionRecord]
+	preparations map[string]entry[core.EnvironmentPreparationRecord]
 }
 
 type entry[R any] struct {
@@ -29,21 +32,25 @@ type entry[R any] struct {
 
 func newModel() *model {
 	return &model{
-		sessions: map[string]entry[core.SessionRecord]{},
-		turns:    map[string]entry[core.TurnRecord]{},
-		inputs:   map[string][]core.InputRecord{},
-		events:   map[string][]core.RunEvent{},
+		sessions:     map[string]entry[core.SessionRecord]{},
+		turns:        map[string]entry[core.TurnRecord]{},
+		inputs:       map[string][]core.InputRecord{},
+		events:       map[string][]core.RunEvent{},
+		suspensions:  map[string]entry[core.SuspensionRecord]{},
+		preparations: map[string]entry[core.EnvironmentPreparationRecord]{},
 	}
 }
 
 func (m *model) clone() *model {
 	c := &model{
-		counters: m.counters,
-		sessions: maps.Clone(m.sessions),
-		turns:    maps.Clone(m.turns),
-		inputs:   map[string][]core.InputRecord{},
-		events:   map[string][]core.RunEvent{},
-		born:     m.born,
+		counters:     m.counters,
+		sessions:     maps.Clone(m.sessions),
+		turns:        maps.Clone(m.turns),
+		inputs:       map[string][]core.InputRecord{},
+		events:       map[string][]core.RunEvent{},
+		born:         m.born,
+		suspensions:  maps.Clone(m.suspensions),
+		preparations: clonePreparations(m.preparations),
 	}
 	for _, k := range slices.Sorted(maps.Keys(m.inputs)) {
 		c.inputs[k] = slices.Clone(m.inputs[k])

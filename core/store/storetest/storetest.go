@@ -41,6 +41,10 @@ func RunWith(t *testing.T, opts Options, open func(t *testing.T) (st core.Store,
 		{"ReadsAreCopies", scenarioCopies},
 		{"RoundTripEveryField", scenarioRoundTrip},
 		{"MachineRestart", scenarioMachine},
+		{"SuspensionsOrderAndReplace", scenarioSuspensions},
+		{"PreparationsOrderAndReplace", scenarioPreparations},
+		{"EnvironmentRecordsAreCopies", scenarioEnvironmentCopies},
+		{"EnvironmentRecordsRestart", scenarioEnvironmentRestart},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -93,6 +97,7 @@ func (h *harness) verify(when string) {
 	if !reflect.DeepEqual(got, want) {
 		h.t.Fatalf("%s: store differs from the contract model:\n%s", when, diff(got, want))
 	}
+	h.verifyEnvironment(when)
 }
 
 func (h *harness) saveCounters(c core.Counters) { h.st.SaveCounters(c); h.model.counters = c }
