@@ -134,6 +134,9 @@ func Routes() []Route {
 		{"POST", "/api/v1/turns/{turn}/permissions/{interaction}", (*API).answerPermission},
 		{"POST", "/api/v1/turns/{turn}/user-choices/{interaction}", (*API).answerUserChoice},
 		{"POST", "/api/v1/turns/{turn}/function-calls/{call}/result", (*API).submitFunctionResult},
+		{"POST", "/api/v1/suspensions", (*API).quiesce}, // fencing.go
+		{"GET", "/api/v1/suspensions/{suspend}", (*API).getSuspension},
+		{"POST", "/api/v1/suspensions/{suspend}/resume", (*API).resume},
 	}
 }
 

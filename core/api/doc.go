@@ -27,4 +27,14 @@
 // it reaches the Runtime as mcp_http_servers: [] (no MCP server), while an
 // absent or null member leaves mcp_http_servers out (native behaviour). Listing a Session's Turns is paged: `limit` (1..200, default 50)
 // and `after` (a Turn of the Session; the previous page's next_after).
+//
+// Suspension fencing (fencing.go): POST /api/v1/suspensions quiesces the
+// Runtime of a device for one Environment and answers 202 with the
+// suspend_id once the request is recorded and sent; POST
+// /api/v1/suspensions/{suspend}/resume resumes it (rollback optional,
+// implied after an unknown outcome); GET /api/v1/suspensions/{suspend}
+// shows the state the Runtime's replies decided. A resumed suspension is
+// final, across Core restarts too: a later resume is 409
+// suspension_terminal and sends nothing. Without a store that keeps
+// suspension records the calls are 503 fencing_unavailable.
 package api

@@ -24,6 +24,7 @@ type Runtime struct {
 	mu     sync.Mutex
 	starts map[string]int // Run ID -> execution_start frames seen
 	runs   map[string]bool
+	fences fenceLog // fencing.go
 }
 
 // Caps are the capabilities the scripted Runtime declares: what a default
@@ -91,6 +92,8 @@ func (r *Runtime) Respond(frame []byte) [][]byte {
 		return [][]byte{status(f.ID, 3, wire.StateReleased, "")}
 	case wire.PromptCancel:
 		return r.cancel(f.ID, p)
+	case wire.EnvironmentQuiesce, wire.EnvironmentResume:
+		return r.fence(f.ID, p)
 	case wire.PromptSteer:
 		return [][]byte{
 			must(wire.Frame{ID: f.ID, Payload: wire.PromptSteerAck{InputID: p.InputID, Written: true}}),
