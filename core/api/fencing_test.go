@@ -18,17 +18,19 @@ import (
 
 const quiesceBody = `{"device_id":"d1","environment_id":"env-1"}`
 
-// quiesceWhenConnected posts a quiesce, retrying while the device's first
-// heartbeat has not reached Core yet.
+// quiesceWhenConnected waits until Core has read the Runtime's first
+// heartbeat (before it a quiesce is refused device_not_connected, an
+// answer an Idempotency-Key would keep), then posts a quiesce.
 func (e *env) quiesceWhenConnected(body string, header ...string) (int, string, http.Header) {
 	e.t.Helper()
 	for {
-		st, out, h := e.do("POST", "/api/v1/suspensions", body, header...)
-		if st != 409 || field(e.t, out, "error") != api.CodeDeviceNotConnected {
-			return st, out, h
+		st, out, _ := e.do("GET", "/api/v1/devices", "")
+		if st == 200 && strings.Contains(out, `"connected":true`) && strings.Contains(out, `"last_heartbeat_at"`) {
+			break
 		}
 		runtime.Gosched() // the Runtime's heartbeat is in flight on a real socket
 	}
+	return e.do("POST", "/api/v1/suspensions", body, header...)
 }
 
 // suspensionState polls the suspension until it leaves state from.
