@@ -96,11 +96,12 @@ build:
 	$(GO) build -buildvcs=auto -o bin/turnstile ./cmd/turnstile
 
 # crash SIGKILLs a real `turnstile core` child at CRASH_KILLS seeded points
-# (make test runs 20) and checks recovery after every restart.
+# (make test runs 20) and checks recovery after every restart, once driving
+# Turns and once quiescing and resuming Environments.
 CRASH_KILLS ?= 200
 CRASH_SEED  ?= 1
 crash:
-	$(GO) test -count=1 -run '^TestCoreCrashRecovery$$' ./cmd/turnstile -crash-kills $(CRASH_KILLS) -crash-seed $(CRASH_SEED) -v
+	$(GO) test -count=1 -run '^TestCoreCrash(Recovery|Fencing)$$' ./cmd/turnstile -crash-kills $(CRASH_KILLS) -fence-kills $(CRASH_KILLS) -crash-seed $(CRASH_SEED) -v
 
 # mutants measures the campaign with the mutation suite of
 # sim/testdata/mutants: each mutant is applied to a scratch copy of the

@@ -129,8 +129,16 @@ func (r *crashRun) verify(api *client) {
 			t.Fatalf("Run %s started %d times", run, n)
 		}
 	}
-	list := api.must("GET", "/api/v1/sessions/"+r.sid+"/turns", "", 200)
-	if n := strings.Count(list, `"session_id"`); n != len(r.answered) {
+	n := 0 // Turns listed, every page
+	for page := "?limit=200"; page != ""; {
+		list := api.must("GET", "/api/v1/sessions/"+r.sid+"/turns"+page, "", 200)
+		n += strings.Count(list, `"session_id"`)
+		page = ""
+		if after := jsonField(list, "next_after"); after != "" {
+			page = "?limit=200&after=" + after
+		}
+	}
+	if n != len(r.answered) {
 		t.Fatalf("%d Turns stored for %d answered writes (a retry created one, or one is missing)", n, len(r.answered))
 	}
 	for _, turn := range r.answered {
