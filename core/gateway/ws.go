@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net/http"
@@ -110,10 +111,21 @@ func (g *Gateway) serveConn(ctx context.Context, device string, ws *websocket.Co
 }
 
 // read feeds inbound frames to the loop until the connection fails.
+//
+// The WebSocket reads run under a context that is never cancelled: the
+// library then arms no per-frame cancellation watcher (two per frame
+// otherwise). The request context still ends the connection, through one
+// watcher for the connection's whole life.
 func (g *Gateway) read(ctx context.Context, id core.ConnID, c *wsConn) string {
+	stop := context.AfterFunc(ctx, func() { c.ws.CloseNow() })
+	defer stop()
+	fr := frameReader{ws: c.ws}
 	for {
-		_, b, err := c.ws.Read(ctx)
+		b, err := fr.next()
 		if err != nil {
+			if ctx.Err() != nil {
+				return "request context ended"
+			}
 			return readReason(err)
 		}
 		if err := g.s.Received(ctx, id, b); err != nil {
@@ -122,9 +134,37 @@ func (g *Gateway) read(ctx context.Context, id core.ConnID, c *wsConn) string {
 	}
 }
 
+// frameReader reads whole messages into a scratch buffer it keeps, and
+// hands each out as its own exact-size copy (the decoded frame may keep
+// references into it).
+type frameReader struct {
+	ws      *websocket.Conn
+	scratch bytes.Buffer
+}
+
+// scratchKeepMax bounds the scratch buffer kept between frames; a larger
+// one (an occasional big frame) is dropped after use.
+const scratchKeepMax = 64 << 10
+
+func (r *frameReader) next() ([]byte, error) {
+	_, rd, err := r.ws.Reader(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	r.scratch.Reset()
+	if _, err := r.scratch.ReadFrom(rd); err != nil {
+		return nil, err
+	}
+	b := bytes.Clone(r.scratch.Bytes())
+	if r.scratch.Cap() > scratchKeepMax {
+		r.scratch = bytes.Buffer{}
+	}
+	return b, nil
+}
+
 func readReason(err error) string {
 	switch st := websocket.CloseStatus(err); {
-	case st == websocket.StatusMessageTooBig:
+	case st == websocket.StatusMessageTooBig, errors.Is(err, websocket.ErrMessageTooBig):
 		return "inbound frame over 4 MiB"
 	case st != -1:
 		return "closed by peer: " + st.String()

@@ -249,6 +249,12 @@ func (s *Server) batch(first item) {
 	for _, p := range posts {
 		p()
 	}
+	// The next batch reuses the slices (emptied, so they hold nothing).
+	if s.effects == nil && s.posts == nil {
+		clear(effects)
+		clear(posts)
+		s.effects, s.posts = effects[:0], posts[:0]
+	}
 	s.opt.Metrics.connections(len(s.conns))
 }
 
