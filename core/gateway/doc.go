@@ -15,7 +15,9 @@
 // never from request headers.
 //
 // Each connection has a reader (the handler goroutine: read limit 4 MiB,
-// frames decoded there and handed to the loop) and a writer (a queue of 64
+// frames read into a kept scratch buffer, copied out, decoded there and
+// queued on the connection's server.Inbound, which the loop drains many
+// frames at a time) and a writer (a queue of 64
 // frames, at most 10 s per write; an overflow or a slow write closes only
 // that connection). Idle close (60 s without an inbound frame), device
 // replacement and invalid heartbeats are the machine's decisions, applied

@@ -120,6 +120,7 @@ func (g *Gateway) read(ctx context.Context, id core.ConnID, c *wsConn) string {
 	stop := context.AfterFunc(ctx, func() { c.ws.CloseNow() })
 	defer stop()
 	fr := frameReader{ws: c.ws}
+	in := g.s.Inbound(id)
 	for {
 		b, err := fr.next()
 		if err != nil {
@@ -128,7 +129,7 @@ func (g *Gateway) read(ctx context.Context, id core.ConnID, c *wsConn) string {
 			}
 			return readReason(err)
 		}
-		if err := g.s.Received(ctx, id, b); err != nil {
+		if err := in.Received(ctx, b); err != nil {
 			return "core is stopping"
 		}
 	}

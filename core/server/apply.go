@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
 
 	"github.com/benbjohnson/clock"
 
@@ -118,27 +117,12 @@ func (s *Server) Open(ctx context.Context, device string, c Conn) (core.ConnID, 
 }
 
 // Received reports a frame read on conn; it decodes the frame on the
-// caller's goroutine (the connection's reader).
+// caller's goroutine (the connection's reader). A reader that reports
+// many frames uses the connection's Inbound instead.
 func (s *Server) Received(ctx context.Context, id core.ConnID, frame []byte) error {
-	f, err := wire.Decode(frame)
-	var ev core.Event
-	typ := ""
-	if err != nil {
-		var de *wire.DecodeError
-		if errors.As(err, &de) {
-			typ = de.Type
-		}
-		ev = core.FrameRejected{Conn: id, Type: typ, Err: err}
-	} else {
-		typ = f.Type()
-		ev = core.FrameReceived{Conn: id, Frame: f}
-	}
+	fr := decodeInbound(id, frame)
 	return s.submit(ctx, func() func() {
-		s.opt.Metrics.frameIn(typ)
-		if hb, ok := f.Payload.(wire.Heartbeat); ok && err == nil {
-			s.noteHeartbeat(id, hb)
-		}
-		s.step(ev)
+		s.stepInbound(id, fr)
 		return nil
 	})
 }

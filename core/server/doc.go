@@ -21,6 +21,11 @@
 // gone in the next step; a subscriber that falls SubscriptionMax
 // observations behind loses its subscription with core.ErrSubscriberOverflow.
 //
+// A connection's reader hands its decoded frames to the loop through the
+// connection's Inbound: the first frame into an empty queue schedules one
+// drain, later ones join it, so a busy loop steps many frames per inbox
+// item; at most InboundFramesMax wait, beyond that the reader blocks.
+//
 // Connection IDs are minted by Open in call order, so they increase per
 // device in accept order, as the machine requires. Devices revoked in the
 // backend (possibly by another process) have their live connection closed
