@@ -14,7 +14,7 @@ import (
 // nopConn is a connection whose frames go nowhere.
 type nopConn struct{}
 
-func (nopConn) Send([]byte) bool   { return true }
+func (nopConn) Send([]byte) bool  { return true }
 func (nopConn) Close(int, string) {}
 
 // heartbeatFrom encodes a heartbeat whose daemon_version is v.
