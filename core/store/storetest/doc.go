@@ -12,7 +12,10 @@
 // order, replace semantics, the input index and event sequence rules,
 // counters, copies, exact round trips of every record field) before and
 // after each reopen, and drives a real core.Machine across a reopen with
-// core.Restart.
+// core.Restart. The suspension and Environment preparation tables
+// (core.SuspensionStore, core.PreparationStore) are part of the contract:
+// their scenarios fail on a store that does not implement them, and
+// core.Restart over the reopened store must settle their records.
 //
 // A store that buffers writes until a group commit implements Committer;
 // the suite calls Commit where a server loop would. Run expects reopen to
