@@ -145,7 +145,7 @@ type frameReader struct {
 
 // scratchKeepMax bounds the scratch buffer kept between frames; a larger
 // one (an occasional big frame) is dropped after use.
-const scratchKeepMax = 64 << 10
+const scratchKeepMax = 16 << 10
 
 func (r *frameReader) next() ([]byte, error) {
 	_, rd, err := r.ws.Reader(context.Background())
