@@ -67,6 +67,7 @@ type interactionState struct {
 	calls map[string][]*ixCall // run → native decision calls
 
 	deliveries  map[string]string          // delivery ID of a decision Core sent → key
+	isResult    map[string]bool            // delivery ID of a decision Core sent → a function result
 	coreApplied map[string]bool            // delivery IDs Core received applied=true for
 	unanswered  map[string]map[string]bool // conn/interaction → deliveries at the daemon without an ack
 	cancelled   map[string]bool            // conn/run: prompt_cancel delivered to the daemon
@@ -80,6 +81,7 @@ func (s *interactionState) init() {
 	s.truth = map[string]*ixTruth{}
 	s.calls = map[string][]*ixCall{}
 	s.deliveries = map[string]string{}
+	s.isResult = map[string]bool{}
 	s.coreApplied = map[string]bool{}
 	s.unanswered = map[string]map[string]bool{}
 	s.cancelled = map[string]bool{}
