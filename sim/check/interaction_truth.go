@@ -41,11 +41,13 @@ const (
 	MarkFunctionResultAfterCancel Mark = "function_result_after_cancel"
 )
 
-// MarkDecisionRepeatedAfterUnknown and MarkDecisionRacedPermissionCancel
-// are recorded but not expected: the workload reaches them in about 6 and
-// 14 of 5,000 seeds, too rarely for a 1,000-seed campaign to require them.
+// interactionExpectedMarks are the interaction marks a campaign must hit.
+// The world's interaction_heavy workload shape (native Turns that wait for
+// their answers, slow native decisions, permission decisions racing a
+// native withdrawal) reaches the first two; a client submitting function
+// results right after its own cancel reaches the third.
 func interactionExpectedMarks() []Mark {
-	return []Mark{MarkFunctionResultAfterCancel}
+	return []Mark{MarkDecisionRepeatedAfterUnknown, MarkDecisionRacedPermissionCancel, MarkFunctionResultAfterCancel}
 }
 
 // ixTruth is what the Harness did with one interaction.
