@@ -95,6 +95,11 @@ type workspaceState struct {
 	sessMut map[string][]*wsMut // the wire's session UUID → its writes in order
 	// readOnlyIDs are the request IDs of read-only profiles Core sent.
 	readOnlyIDs map[string]bool
+	// exports are the native exports, exported the completed API
+	// exports, exportsOnWire the exchanges by export ID.
+	exports       []nativeExport
+	exported      []exportedTree
+	exportsOnWire map[string]*exportWire
 }
 
 type seededFile struct {
@@ -120,6 +125,7 @@ func (w *workspaceState) ensure() {
 	w.bySess = map[string]string{}
 	w.commits = map[string]*wsMut{}
 	w.sessMut = map[string][]*wsMut{}
+	w.exportsOnWire = map[string]*exportWire{}
 }
 
 // WorkspaceSeeded records an Environment's initial file.
@@ -220,9 +226,9 @@ func (l *Ledger) WorkspaceListed(truncated bool) {
 func (l *Ledger) WorkspaceReadWhileUnsettled() { l.reach(MarkReadWhileWriteUnsettled) }
 
 // UsedWorkspace reports whether the run recorded any workspace call.
-func (l *Ledger) UsedWorkspace() bool { return len(l.ws.writes)+len(l.ws.reads) > 0 }
+func (l *Ledger) UsedWorkspace() bool { return len(l.ws.writes)+len(l.ws.reads)+len(l.ws.exported) > 0 }
 
 // WorkspaceChecks lists the workspace safety and timing checks.
 func WorkspaceChecks() []string {
-	return []string{CheckWorkspaceTruth, CheckWorkspaceMutationOrder, CheckReadOnlyStarted, CheckTimingWorkspace}
+	return []string{CheckWorkspaceTruth, CheckWorkspaceMutationOrder, CheckReadOnlyStarted, CheckTimingWorkspace, CheckWorkspaceExport}
 }

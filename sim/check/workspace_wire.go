@@ -11,6 +11,9 @@ func (l *Ledger) observeWorkspace(ev WireEvent) {
 		return
 	}
 	l.ws.ensure()
+	if !ev.Hostile() {
+		l.observeExport(ev)
+	}
 	id := ev.Frame.ID
 	switch {
 	case ev.Kind == WireSent && ev.From == CoreNode:

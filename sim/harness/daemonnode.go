@@ -257,6 +257,10 @@ func (n *Daemon) apply(now time.Time, ef daemon.Effect) {
 			n.loseInFlight(now, e.Gen)
 			return
 		}
+		if n.exportChunkLost(e.Frame) {
+			n.loseInFlight(now, e.Gen)
+			return
+		}
 		n.out = append(n.out, sim.Send{Conn: sim.ConnID(e.Gen), Frame: b})
 		n.watchBudget(now, sim.ConnID(e.Gen), e.Budget)
 	case daemon.CloseTransport:

@@ -16,6 +16,7 @@ const (
 	ReadInterrupted    sim.FaultKind = "harness_workspace_read_interrupted"  // the next workspace read is interrupted: its outcome is unknown
 	ReaderCloseFailure sim.FaultKind = "harness_workspace_close_failure"     // the next read-only profile close fails (the retry may succeed)
 	WriteReceiptLost   sim.FaultKind = "harness_workspace_write_unconfirmed" // the next workspace install answers unknown (applied or not)
+	ExportChunkLost    sim.FaultKind = "harness_workspace_export_chunk_lost" // the daemon's next export chunk is lost in flight: its connection breaks
 )
 
 // WorkspaceFiles is the names the simulated workspaces hold (and the
@@ -49,6 +50,7 @@ func (s *Workspaces) Tree(env string) map[string]string {
 			t[name] = "seed-" + strconv.Itoa(r.IntN(1000))
 		}
 	}
+	seedBulk(t, r.IntN)
 	s.trees[env] = t
 	return t
 }
@@ -123,9 +125,7 @@ func (h *Harness) workspaceCall(now time.Time, c daemon.CallID, op daemon.Op) bo
 	case daemon.WriteWorkspace:
 		h.writeWorkspace(now, c, op)
 	case daemon.ExportWorkspace:
-		h.after(now, h.latency(), func(now time.Time) {
-			h.result(now, c, daemon.ExportWorkspaceResult{Err: "the simulated Harness exports no archive"})
-		})
+		h.exportWorkspace(now, c, op)
 	default:
 		return false
 	}

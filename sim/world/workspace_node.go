@@ -24,6 +24,9 @@ func (n *coreNode) workspaceCall(call core.CallID, e sim.CallReceived) core.Even
 	case core.WriteWorkspace:
 		x.Call = call
 		ev = x
+	case core.ExportWorkspace:
+		x.Call = call
+		ev = x
 	default:
 		return nil
 	}
@@ -59,4 +62,8 @@ func (r ledgerRecorder) WorkspaceRead(at int64, device, reader, session, env, na
 
 func (r ledgerRecorder) WorkspaceInstalled(at int64, device, mutation, env, name, value string, digestOK bool) {
 	r.u.led.WorkspaceInstalled(at, device, mutation, env, name, value, digestOK)
+}
+
+func (r ledgerRecorder) WorkspaceExported(at int64, device, reader, env string, archive []byte, files map[string]string) {
+	r.u.led.WorkspaceExported(at, device, reader, env, archive, files)
 }
