@@ -152,3 +152,22 @@ func TestWorkspaceExportWireOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkspaceWriteSettledLateMark: the exact receipt of a write Core
+// answered unknown, delivered later, reaches the mark; one of a write
+// answered completed does not.
+func TestWorkspaceWriteSettledLateMark(t *testing.T) {
+	for _, outcome := range []string{"unknown", "completed"} {
+		now := int64(0)
+		l := NewLedger()
+		w := wireFeed{l: l, now: &now}
+		w.open(1, "d1")
+		w.coreSends(1, "d1", wire.Frame{ID: "m-1", Payload: wire.WorkspaceWrite{Step: wire.StepBegin, SessionID: wsSessID, EnvironmentID: wsEnvID, Path: "a.txt", SizeBytes: 1}})
+		w.coreSends(1, "d1", wire.Frame{ID: "m-1", Payload: wire.WorkspaceWrite{Step: wire.StepCommit}})
+		l.WorkspaceWriteCalled(WorkspaceWriteOp{Call: 1, Return: now, Session: "s-1", Env: wsEnvID, Path: "a.txt", Value: "x", Outcome: outcome, Code: "timeout", Mutation: "m-1"})
+		w.deviceSends(1, "d1", wire.Frame{ID: "m-1", Payload: wire.WorkspaceWriteResult{Outcome: wire.OutcomeCompleted, SizeBytes: 1}})
+		if got, want := l.marks[MarkWriteSettledLate], map[string]int{"unknown": 1, "completed": 0}[outcome]; got != want {
+			t.Errorf("%s: mark %d, want %d", outcome, got, want)
+		}
+	}
+}

@@ -49,6 +49,9 @@ const (
 	MarkReadWhileWriteUnsettled   Mark = "workspace_read_while_write_unsettled" // a read call while a write of its Session was unsettled
 	MarkCleanupUnconfirmedRelease Mark = "workspace_cleanup_unconfirmed_then_release"
 	MarkDirectoryTruncated        Mark = "workspace_directory_truncated" // a listing answered truncated
+	// MarkWriteSettledLate: Core received the exact receipt of a write it
+	// had answered unknown (the installer outlived Core's 195 s wait).
+	MarkWriteSettledLate Mark = "workspace_write_settled_late"
 )
 
 // WorkspaceWriteOp is one workspace write through Core's API: the call
@@ -61,6 +64,7 @@ type WorkspaceWriteOp struct {
 	Path, Value  string
 	Outcome      string
 	Code         string
+	Mutation     string // Core's mutation ID, when it answered one
 }
 
 // WorkspaceReadOp is one byte read through Core's API.
@@ -100,6 +104,8 @@ type workspaceState struct {
 	exports       []nativeExport
 	exported      []exportedTree
 	exportsOnWire map[string]*exportWire
+	// answeredUnknown are the mutations Core answered unknown.
+	answeredUnknown map[string]bool
 }
 
 type seededFile struct {
@@ -126,6 +132,7 @@ func (w *workspaceState) ensure() {
 	w.commits = map[string]*wsMut{}
 	w.sessMut = map[string][]*wsMut{}
 	w.exportsOnWire = map[string]*exportWire{}
+	w.answeredUnknown = map[string]bool{}
 }
 
 // WorkspaceSeeded records an Environment's initial file.
@@ -183,6 +190,9 @@ func (l *Ledger) WorkspaceWriteCalled(op WorkspaceWriteOp) {
 	l.ws.ensure()
 	l.ws.bySess[op.Session] = op.Env
 	l.ws.writes = append(l.ws.writes, op)
+	if op.Outcome == "unknown" && op.Mutation != "" {
+		l.ws.answeredUnknown[op.Mutation] = true
+	}
 	l.checkWorkspaceWait("write of "+op.Path+" in session "+op.Session, op.Call, op.Return, op.Outcome, op.Code, workspaceWriteWait)
 }
 

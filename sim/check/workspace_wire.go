@@ -33,6 +33,9 @@ func (l *Ledger) observeWorkspace(ev WireEvent) {
 		if r, ok := ev.Frame.Payload.(wire.WorkspaceWriteResult); ok {
 			if m := l.ws.commits[id]; m != nil && (r.Outcome == wire.OutcomeCompleted || r.Outcome == wire.OutcomeRejected) {
 				m.settled = true
+				if l.ws.answeredUnknown[id] {
+					l.reach(MarkWriteSettledLate)
+				}
 			}
 		}
 	}

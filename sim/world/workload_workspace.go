@@ -55,22 +55,22 @@ func (wl *workload) workspaceOp(now time.Time, s *wSession, kind int, path, valu
 func (wl *workload) workspaceWrite(now time.Time, s *wSession, path, value string) {
 	op := check.WorkspaceWriteOp{Call: wl.u.lt(now), Session: s.id, Env: s.agent.EnvironmentID, Path: path, Value: value}
 	s.writesOut++
-	done := func(now time.Time, outcome, code string) {
+	done := func(now time.Time, outcome, code, mutation string) {
 		s.writesOut--
 		if outcome == core.WorkspaceUnknown || outcome == "lost" {
 			s.unsettled = true
 		}
-		op.Return, op.Outcome, op.Code = wl.u.lt(now), outcome, code
+		op.Return, op.Outcome, op.Code, op.Mutation = wl.u.lt(now), outcome, code, mutation
 		wl.u.led.WorkspaceWriteCalled(op)
 	}
 	wl.callWithin(now, workspaceWriteCallTimeout, core.WriteWorkspace{Session: s.id, Path: path, Data: []byte(value)},
 		func(now time.Time, r core.APIResult) {
 			if r.Err != nil || r.Workspace == nil {
-				done(now, "refused", "")
+				done(now, "refused", "", "")
 				return
 			}
-			done(now, r.Workspace.Outcome, r.Workspace.Code)
-		}, func(now time.Time) { done(now, "lost", "") })
+			done(now, r.Workspace.Outcome, r.Workspace.Code, r.Workspace.Mutation)
+		}, func(now time.Time) { done(now, "lost", "", "") })
 }
 
 func (wl *workload) workspaceRead(now time.Time, s *wSession, path string) {
