@@ -41,7 +41,7 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkCleanupUnconfirmedRelease: {harness.ReaderCloseFailure},
 	check.MarkExportCompleted:           {},
 	check.MarkExportChunked:             {},
-	check.MarkExportCancelled:           {harness.Hang},
+	check.MarkExportCancelled:           {harness.WorkspaceStall},
 	// workload_environment.go draws the preparations and suspensions.
 	check.MarkQuiesceAccepted:            {},
 	check.MarkQuiesceRefused:             {},
