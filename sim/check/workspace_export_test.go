@@ -171,3 +171,27 @@ func TestWorkspaceWriteSettledLateMark(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkspaceTransferMarks: a commit refused invalid_request reaches
+// commit_refused; a connection ending between begin and commit reaches
+// lost_mid_transfer, one ending after the commit does not.
+func TestWorkspaceTransferMarks(t *testing.T) {
+	begin := wire.Frame{ID: "m-1", Payload: wire.WorkspaceWrite{Step: wire.StepBegin, SessionID: wsSessID, EnvironmentID: wsEnvID, Path: "a.txt", SizeBytes: 1}}
+	commit := wire.Frame{ID: "m-1", Payload: wire.WorkspaceWrite{Step: wire.StepCommit}}
+	for _, committed := range []bool{false, true} {
+		now := int64(0)
+		l := NewLedger()
+		w := wireFeed{l: l, now: &now}
+		w.open(1, "d1")
+		w.coreSends(1, "d1", begin)
+		if committed {
+			w.coreSends(1, "d1", commit)
+			w.deviceSends(1, "d1", wire.Frame{ID: "m-1", Payload: wire.WorkspaceWriteResult{Outcome: wire.OutcomeRejected, ErrorCode: wire.WriteInvalidRequest}})
+		}
+		w.close(1, "d1")
+		lost, refused := l.marks[MarkWriteLostMidTransfer], l.marks[MarkWriteCommitRefused]
+		if committed && (lost != 0 || refused != 1) || !committed && (lost != 1 || refused != 0) {
+			t.Errorf("committed=%t: lost_mid_transfer %d, commit_refused %d", committed, lost, refused)
+		}
+	}
+}

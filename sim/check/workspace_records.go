@@ -52,6 +52,13 @@ const (
 	// MarkWriteSettledLate: Core received the exact receipt of a write it
 	// had answered unknown (the installer outlived Core's 195 s wait).
 	MarkWriteSettledLate Mark = "workspace_write_settled_late"
+	// MarkWriteCommitRefused: the daemon refused a write's commit with
+	// invalid_request (its body did not match the declared digest, or its
+	// transfer expired).
+	MarkWriteCommitRefused Mark = "workspace_write_commit_refused"
+	// MarkWriteLostMidTransfer: the connection of a write Core began ended
+	// before its commit.
+	MarkWriteLostMidTransfer Mark = "workspace_write_lost_mid_transfer"
 )
 
 // WorkspaceWriteOp is one workspace write through Core's API: the call
@@ -115,8 +122,10 @@ type seededFile struct {
 
 type wsMut struct {
 	id, session string
-	commit      bool // Core sent its commit
-	settled     bool // Core received a completed or rejected receipt (or nothing left)
+	conn        uint64 // the connection its begin left on
+	ended       bool   // that connection ended before the commit
+	commit      bool   // Core sent its commit
+	settled     bool   // Core received a completed or rejected receipt (or nothing left)
 }
 
 func (w *workspaceState) ensure() {

@@ -6,6 +6,9 @@ import (
 	"errors"
 	"io"
 	"testing"
+
+	"github.com/turnstile-sim/turnstile/sim"
+	"github.com/turnstile-sim/turnstile/wire"
 )
 
 // TestTarOfHoldsTheTreeInNameOrder: every file once, in name order, with
@@ -46,5 +49,41 @@ func TestSeedBulkBounds(t *testing.T) {
 		if v, ok := t1[BulkFile]; ok && (len(v) < BulkBytesMin || len(v) > BulkBytesMax) {
 			t.Fatalf("bulk of %d bytes outside [%d, %d]", len(v), BulkBytesMin, BulkBytesMax)
 		}
+	}
+}
+
+// TestWorkspaceTransferFaults: an armed digest fault changes one byte of
+// the next write chunk only; the receipt and export faults take the next
+// matching frame only, once per arming.
+func TestWorkspaceTransferFaults(t *testing.T) {
+	d := &Device{tokens: map[sim.FaultKind]int{}}
+	n := &Daemon{d: d}
+	chunk := wire.Frame{ID: "m", Payload: wire.WorkspaceWrite{Step: wire.StepChunk, Data: []byte("abcd")}}
+	if got := n.corruptChunk(chunk); !bytes.Equal(got.Payload.(wire.WorkspaceWrite).Data, []byte("abcd")) {
+		t.Fatal("changed without an armed fault")
+	}
+	d.Arm(WriteDigestMismatch)
+	begin := wire.Frame{ID: "m", Payload: wire.WorkspaceWrite{Step: wire.StepBegin}}
+	n.corruptChunk(begin)
+	got := n.corruptChunk(chunk).Payload.(wire.WorkspaceWrite).Data
+	if bytes.Equal(got, []byte("abcd")) || len(got) != 4 {
+		t.Fatalf("chunk %q not changed in one byte", got)
+	}
+	if !bytes.Equal(chunk.Payload.(wire.WorkspaceWrite).Data, []byte("abcd")) {
+		t.Fatal("the sent frame's bytes were changed in place")
+	}
+	if d.Armed(WriteDigestMismatch) != 0 {
+		t.Fatal("the fault was not consumed")
+	}
+	received := wire.Frame{ID: "m", Payload: wire.WorkspaceWriteResult{Outcome: wire.OutcomeReceived, Offset: 4}}
+	ready := wire.Frame{ID: "m", Payload: wire.WorkspaceWriteResult{Outcome: wire.OutcomeReady}}
+	d.Arm(WriteTransferLost)
+	if n.transferReceiptLost(ready) || !n.transferReceiptLost(received) || n.transferReceiptLost(received) {
+		t.Fatal("the transfer fault did not take exactly the next chunk receipt")
+	}
+	xchunk := wire.Frame{ID: "x", Payload: wire.WorkspaceExportResult{Outcome: wire.OutcomeChunk, Data: []byte("t")}}
+	d.Arm(ExportChunkLost)
+	if !n.exportChunkLost(xchunk) || n.exportChunkLost(xchunk) {
+		t.Fatal("the export fault did not take exactly the next chunk")
 	}
 }
