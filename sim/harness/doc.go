@@ -106,13 +106,27 @@
 //     fails (the daemon's retry may succeed).
 //   - harness_workspace_write_unconfirmed: the next workspace install
 //     answers unknown, installed or not (drawn).
+//   - harness_workspace_stall: the next native read, install or export
+//     answers 10–30 s or 185–250 s later (past Core's 17 s read wait, or
+//     its 180 s export and 195 s write waits).
+//   - harness_workspace_export_chunk_lost: the daemon's next export chunk
+//     is lost in flight; its connection breaks.
+//   - harness_workspace_digest_mismatch: one byte of the next write chunk
+//     the daemon receives is changed, so the body no longer matches its
+//     declared SHA-256.
+//   - harness_workspace_transfer_conn_loss: the daemon's next chunk
+//     receipt of a write is lost in flight; the connection breaks
+//     mid-transfer.
 //
 // Workspaces (workspace.go): every Environment has one seeded file tree
-// (WorkspaceFiles, present or not), shared by the world's devices; reads,
-// listings, read-only profiles and installs run against it after the
-// usual latencies, and a WorkspaceRecorder receives the seed, every
-// native read (with the profile it went through), every close and every
-// install (with whether its digest matched) as it happens.
+// (WorkspaceFiles, present or not, and in a third of them a bulk file of
+// 64–200 KiB so that exports span several chunks), shared by the world's
+// devices; reads, listings, read-only profiles, installs and exports
+// (workspace_export.go: a tar stream of the tree in name order) run
+// against it after the usual latencies, and a WorkspaceRecorder receives
+// the seed, every native read (with the profile it went through), every
+// close and every install (with whether its digest matched) as it
+// happens; a WorkspaceExportRecorder every archive with the tree it holds.
 //
 // One kind is not armed but acts at once:
 //
