@@ -63,6 +63,7 @@ const (
 	HostileReleaseNeverGrant    = "release_never_granted"
 	HostileReleaseEmpty         = "release_empty"       // rejected invalid_release
 	HostileReleaseOwn           = "release_own"         // released (expired if it expired)
+	HostileReleaseRecord        = "release_record"      // released, or unknown_preparation once evicted
 	HostilePrepareOwn           = "prepare_own"         // any answer: the admission attacked later
 	HostilePrepareConflict      = "prepare_conflict"    // rejected request_conflict once granted
 	HostilePrepareUndecodable   = "prepare_undecodable" // rejected invalid_request
@@ -123,9 +124,12 @@ const (
 	// CondGranted: the answer is checked only if the daemon granted the
 	// request ID (a resource status with a handle) before answering.
 	CondGranted = "granted"
-	// CondEvicted: once AdmissionRecordsMax requests were granted on the
-	// connection, a terminal record may have been evicted: then the
-	// request is unknown (unknown_preparation) as well.
+	// CondEvicted: the request names a record the connection's table may
+	// have evicted. The table rebuilt from the wire (admission_records.go)
+	// decides: a record the eviction rule removed is unknown
+	// (unknown_preparation, only), one it holds answers as Want; a request
+	// the table never saw granted is unknown as well once
+	// AdmissionRecordsMax requests were granted on the connection.
 	CondEvicted = "evicted"
 )
 
@@ -159,6 +163,7 @@ type hostileState struct {
 	stepOf map[uint64]*probeState
 	// lastStatus is the newest status sent per connection and handle.
 	lastStatus map[string]wire.PreparationStatus
+	records    map[uint64]*recordTable // admission_records.go
 }
 
 func (h *hostileState) init() {
@@ -329,6 +334,9 @@ func (l *Ledger) noteAnswerContext(ev WireEvent) {
 	switch p := ev.Frame.Payload.(type) {
 	case wire.PreparationStatus:
 		k := connIDKey(ev.Conn, ev.Frame.ID)
+		if ev.From != RogueNode {
+			l.noteRecord(ev.Conn, ev.Frame.ID, p)
+		}
 		if p.State != wire.StateRejected && p.Handle != "" {
 			if !h.granted[k] {
 				h.grants[ev.Conn]++
@@ -432,7 +440,9 @@ func (l *Ledger) wantNow(p *HostileProbe, ev WireEvent) []string {
 			return nil
 		}
 	case CondEvicted:
-		if h.grants[p.Conn] >= AdmissionRecordsMax {
+		if held, evicted := l.recordKnown(p.Conn, p.ReplyID); evicted {
+			return []string{"rejected/unknown_preparation"}
+		} else if !held && h.grants[p.Conn] >= AdmissionRecordsMax {
 			return append([]string{"rejected/unknown_preparation"}, p.Want...)
 		}
 	}

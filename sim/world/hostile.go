@@ -57,6 +57,7 @@ type hostileState struct {
 	// admissions the daemon reported started
 	connRuns, connReqs map[sim.ConnID][]string
 	started            map[sim.ConnID][]grant
+	flooded            bool // an admission record flood ran (hostile_records.go)
 }
 
 type grant struct{ reqID, handle, executor string }

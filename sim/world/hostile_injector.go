@@ -45,6 +45,7 @@ func (u *universe) startInjector(f sim.Fault) {
 	in.reusedInput()
 	in.conflictingStart()
 	in.ownAdmission()
+	in.recordFlood()
 	actions := []func(){in.neverGranted, in.foreignHandle, in.staleHandle, in.invalidStart,
 		in.badReleases, in.undecodablePrepare, in.unknownRun, in.longInputID, in.undecodableSteer,
 		in.refusedPrepares, in.foreignStatus}
