@@ -26,7 +26,7 @@ type recordEntry struct {
 type recordTable struct {
 	order   []recordEntry
 	evicted map[string]string // request ID → the handle it had
-	full    int // grants into a table with no terminal record to evict
+	full    int               // grants into a table with no terminal record to evict
 }
 
 func terminalState(s string) bool {

@@ -135,6 +135,7 @@ type Ledger struct {
 	// transferTime is the 195 s exchange oracle (timing_transfer.go).
 	transferTime transferTiming
 	ix           interactionState
+	subscribers  subscriberState // subscribers.go
 
 	wireObservers []func(WireEvent)
 

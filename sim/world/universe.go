@@ -28,6 +28,7 @@ type universe struct {
 	devices  []*harness.Device
 	wl       *workload
 	shape    shape
+	subPlan  *subscriberPlan // subscribers.go
 	pendingV []check.Violation
 	// workspaces are the Environments' file trees, shared by the devices.
 	workspaces *harness.Workspaces
