@@ -59,6 +59,7 @@ const (
 	HostilePrepareInvalid       = "prepare_invalid"        // rejected invalid_configuration
 	HostilePrepareUnknownOption = "prepare_unknown_option" // rejected unsupported_configuration
 	HostilePrepareNoHistory     = "prepare_no_history"     // rejected history_unavailable
+	HostilePrepareMCP           = "prepare_mcp"            // the configuration table's refusal of its MCP servers
 	HostileForeignStatus        = "foreign_status"         // Core ignores a status with a foreign handle
 	HostileReleaseNeverGrant    = "release_never_granted"
 	HostileReleaseEmpty         = "release_empty"       // rejected invalid_release
@@ -131,6 +132,11 @@ const (
 	// the table never saw granted is unknown as well once
 	// AdmissionRecordsMax requests were granted on the connection.
 	CondEvicted = "evicted"
+	// CondTable: the probe is a forged execution_prepare; its answer is
+	// the refusal the configuration table (prepareRefusal, written out
+	// again from the seeds) gives it on the daemon's declared kinds, and
+	// is not judged when the table refuses nothing.
+	CondTable = "table"
 )
 
 // AdmissionRecordsMax is the Runtime's admission records per connection
@@ -439,6 +445,8 @@ func (l *Ledger) wantNow(p *HostileProbe, ev WireEvent) []string {
 		if !h.granted[connIDKey(p.Conn, p.ReplyID)] {
 			return nil
 		}
+	case CondTable:
+		return l.tableAnswer(p)
 	case CondEvicted:
 		if held, evicted := l.recordKnown(p.Conn, p.ReplyID); evicted {
 			return []string{"rejected/unknown_preparation"}
