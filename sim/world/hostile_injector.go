@@ -48,7 +48,7 @@ func (u *universe) startInjector(f sim.Fault) {
 	in.recordFlood()
 	actions := []func(){in.neverGranted, in.foreignHandle, in.staleHandle, in.invalidStart,
 		in.badReleases, in.undecodablePrepare, in.unknownRun, in.longInputID, in.undecodableSteer,
-		in.refusedPrepares, in.foreignStatus, in.mcpPrepares}
+		in.refusedPrepares, in.foreignStatus, in.mcpPrepares, in.blankInputSteer}
 	in.r.Shuffle(len(actions), func(i, j int) { actions[i], actions[j] = actions[j], actions[i] })
 	n := 3 + in.r.IntN(len(actions)-2)
 	for _, a := range actions[:n] {
@@ -168,6 +168,16 @@ func (in *injector) undecodableSteer() {
 	run := in.u.hostile.mint("r")
 	b := in.malformedSteer(run)
 	in.sendRaw(b, check.HostileProbe{Action: check.HostileSteerUndecodable, ReplyID: run, Want: []string{"ack/invalid_input"}})
+}
+
+// blankInputSteer: a steer whose input_id is only spaces: invalid_input
+// (the encoder refuses it: edit the bytes).
+func (in *injector) blankInputSteer() {
+	h := &in.u.hostile
+	run, input := h.mint("r"), h.mint("i")
+	b := encodeFrame(run, wire.PromptSteer{InputID: input, Input: hostileInput("blank input id"), DurableReceipt: true})
+	b = bytes.Replace(b, []byte(`"input_id":`+quote(input)), []byte(`"input_id":"  "`), 1)
+	in.sendRaw(b, check.HostileProbe{Action: check.HostileSteerBlankInputID, ReplyID: run, Want: []string{"ack/invalid_input"}})
 }
 
 // reusedInput: a steer reusing the Run and input ID of an input Core
