@@ -73,6 +73,7 @@ const (
 	HostileSteerUnknownRun      = "steer_unknown_run"    // ack run_inactive
 	HostileSteerLongInputID     = "steer_long_input_id"  // ack invalid_input, id not echoed
 	HostileSteerUndecodable     = "steer_undecodable"    // ack invalid_input
+	HostileDecisionConflict     = "decision_conflict"    // ack decision_conflict (not_pending once forgotten)
 	HostileSteerBlankInputID    = "steer_blank_input_id" // ack invalid_input
 	HostileSteerReusedInput     = "steer_reused_input"   // ack input_conflict (run_inactive once done)
 
@@ -109,6 +110,10 @@ type HostileProbe struct {
 	ReplyID  string
 	Want     []string
 	Deadline int64
+	// Delivery, when set, is the delivery ID the answer (an
+	// interaction_decision_ack) must name: other acks on ReplyID answer
+	// other deliveries.
+	Delivery string
 	// Cond names a condition the checker evaluates from the wire when the
 	// answer arrives, changing Want (CondExpiredOrReleased, CondDone,
 	// CondGranted).
@@ -407,6 +412,9 @@ func (l *Ledger) matchAnswer(ev WireEvent) {
 	}
 	for _, ps := range l.hostile.probes {
 		p := &ps.p
+		if ack, ok := ev.Frame.Payload.(wire.InteractionDecisionAck); ok && p.Delivery != "" && ack.DeliveryID != p.Delivery {
+			continue
+		}
 		if ps.done || ps.delivered == 0 || p.Conn != ev.Conn || p.Target != ev.From || p.ReplyID != ev.Frame.ID ||
 			p.Want[0] == AnswerClose || p.Want[0] == AnswerKeep || p.Want[0] == AnswerIgnore {
 			continue

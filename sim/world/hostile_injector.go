@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"strings"
+	"time"
 
 	"github.com/turnstile-sim/turnstile/sim"
 	"github.com/turnstile-sim/turnstile/sim/check"
@@ -44,6 +45,9 @@ func (u *universe) startInjector(f sim.Fault) {
 	// subset
 	in.reusedInput()
 	in.conflictingStart()
+	for _, d := range []time.Duration{f.For, f.For + 15*time.Second, f.For + 40*time.Second} {
+		u.w.After(d, "", in.conflictingDecision) // decisions come late in a Turn
+	}
 	in.ownAdmission()
 	in.recordFlood()
 	actions := []func(){in.neverGranted, in.foreignHandle, in.staleHandle, in.invalidStart,
