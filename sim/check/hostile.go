@@ -74,6 +74,7 @@ const (
 	HostileSteerLongInputID     = "steer_long_input_id"  // ack invalid_input, id not echoed
 	HostileSteerUndecodable     = "steer_undecodable"    // ack invalid_input
 	HostileDecisionConflict     = "decision_conflict"    // ack decision_conflict (not_pending once forgotten)
+	HostileResultImages         = "result_images"        // ack unsupported (not_pending once gone)
 	HostileSteerBlankInputID    = "steer_blank_input_id" // ack invalid_input
 	HostileSteerReusedInput     = "steer_reused_input"   // ack input_conflict (run_inactive once done)
 

@@ -62,6 +62,7 @@ type hostileState struct {
 	// (hostile_decisions.go)
 	decisions map[string]sentDecision
 	applied   map[sim.ConnID][]sentDecision
+	calls     map[sim.ConnID][][2]string // (run, call) of function calls
 }
 
 type grant struct{ reqID, handle, executor string }

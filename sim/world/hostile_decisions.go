@@ -19,11 +19,16 @@ type sentDecision struct {
 func (h *hostileState) watchDecisions(conn sim.ConnID, from sim.NodeID, f wire.Frame) {
 	if h.decisions == nil {
 		h.decisions, h.applied = map[string]sentDecision{}, map[sim.ConnID][]sentDecision{}
+		h.calls = map[sim.ConnID][][2]string{}
 	}
 	switch p := f.Payload.(type) {
 	case wire.PermissionDecision:
 		if from == coreID {
 			h.decisions[statusKey(conn, p.DeliveryID)] = sentDecision{interaction: f.ID, d: p}
+		}
+	case wire.FunctionCall:
+		if from != coreID {
+			h.calls[conn] = append(h.calls[conn], [2]string{f.ID, p.CallID})
 		}
 	case wire.InteractionDecisionAck:
 		if d, ok := h.decisions[statusKey(conn, p.DeliveryID)]; ok && from != coreID && p.Applied && d.interaction == f.ID {
@@ -46,4 +51,22 @@ func (in *injector) conflictingDecision() {
 	in.send(d.interaction, wire.PermissionDecision{DeliveryID: delivery, Approved: !d.d.Approved, Message: "changed mind"},
 		check.HostileProbe{Action: check.HostileDecisionConflict, ReplyID: d.interaction, Delivery: delivery,
 			Want: []string{"ack/" + wire.AckDecisionConflict, "ack/" + wire.AckNotPending}})
+}
+
+// imageResult: a function result with an image for a call a Run of this
+// connection made, sent only where the kind does not declare
+// function_result_images: unsupported (not_pending once the Run or the
+// call is gone).
+func (in *injector) imageResult() {
+	cs := in.u.hostile.calls[in.conn]
+	caps, ok := in.kindCaps()
+	if len(cs) == 0 || !ok || caps.FunctionResultImages.IsSupported() || !caps.FunctionTools.IsSupported() {
+		return
+	}
+	c := cs[len(cs)-1]
+	delivery := in.u.hostile.mint("d")
+	in.send(c[0], wire.FunctionResult{DeliveryID: delivery, CallID: c[1], Success: true,
+		Content: []wire.InputContent{wire.TextPart("chart"), wire.ImagePart("https://example.com/chart.png")}},
+		check.HostileProbe{Action: check.HostileResultImages, ReplyID: c[0], Delivery: delivery,
+			Want: []string{"ack/" + wire.AckUnsupported, "ack/" + wire.AckNotPending}})
 }

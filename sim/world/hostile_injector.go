@@ -47,6 +47,7 @@ func (u *universe) startInjector(f sim.Fault) {
 	in.conflictingStart()
 	for _, d := range []time.Duration{f.For, f.For + 15*time.Second, f.For + 40*time.Second} {
 		u.w.After(d, "", in.conflictingDecision) // decisions come late in a Turn
+		u.w.After(d, "", in.imageResult)
 	}
 	in.ownAdmission()
 	in.recordFlood()
