@@ -35,6 +35,7 @@ type subscriberRecord struct {
 	// overflow: the shell reported the buffer full; stepping: Core is
 	// stepping the overflow now; openBefore: the stream was open then.
 	overflow, stepping, openBefore bool
+	lagged                         bool // reported behind the store once
 }
 
 type subscriberState struct {
@@ -112,6 +113,21 @@ func (l *Ledger) SubscriberObserved(at int64, id, turn string, seq uint64, close
 		l.violate(at, CheckSubscriberStream, "subscriber %s closed with %q, no documented observation error", id, errText)
 	case s.received != len(persisted):
 		l.violate(at, CheckSubscriberStream, "subscriber %s of %s closed after %d of the %d persisted events", id, turn, s.received, len(persisted))
+	}
+}
+
+// SubscriberStepEnd: Core finished a step while subscriber id was open,
+// and the store holds persisted events of its Turn: an open stream that
+// neither closed nor overflowed has been handed every one of them.
+func (l *Ledger) SubscriberStepEnd(at int64, id string, persisted int) {
+	s := l.subscriber(id)
+	if s == nil || !s.answered || s.refused || s.closed || s.overflow || s.lagged {
+		return
+	}
+	if s.received < persisted {
+		s.lagged = true
+		l.violate(at, CheckSubscriberStream, "subscriber %s of %s was handed %d of the %d persisted events by the end of Core's step",
+			id, s.turn, s.received, persisted)
 	}
 }
 

@@ -244,6 +244,7 @@ func (n *coreNode) step(now time.Time, ev core.Event) []sim.Effect {
 			out = append(out, n.observed(now, e)...)
 		}
 	}
+	n.subscribersStepped(now)
 	return out
 }
 

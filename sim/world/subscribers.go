@@ -1,6 +1,7 @@
 package world
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -174,4 +175,21 @@ func (n *coreNode) observed(now time.Time, o core.Observation) []sim.Effect {
 	sub.broken = true
 	n.u.led.SubscriberOverflowed(n.u.lt(now), string(sub.call))
 	return []sim.Effect{sim.SetTimer{Timer: sim.TimerID(subPrefix + "overflow/" + string(sub.call)), At: now}}
+}
+
+// subscribersStepped tells the ledger, after each Core step, how many
+// events the store holds for each open subscription's Turn.
+func (n *coreNode) subscribersStepped(now time.Time) {
+	if n.subs == nil || len(n.subs.subs) == 0 {
+		return
+	}
+	ids := make([]string, 0, len(n.subs.subs))
+	for id := range n.subs.subs { //tidy:sorted sorted below
+		ids = append(ids, string(id))
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		sub := n.subs.subs[core.CallID(id)]
+		n.u.led.SubscriberStepEnd(n.u.lt(now), id, len(n.u.store.Memory.Events(sub.turn)))
+	}
 }
