@@ -214,9 +214,10 @@
 // otherwise; nothing is replayed on that connection, and a later
 // connection runs a fresh preparation. ReadEnvironment shows each
 // connection's preparation.
-// Config.Policy, when set, is the engine profile catalog's immutable
-// Policy (core/engine) that Session admission, device selection and the
-// final check all read.
+// Config.Policy is the engine profile catalog's immutable Policy
+// (core/engine) that Session admission, device selection and the final
+// check all read; nil selects the built-in catalog (synthetic and codex),
+// so a kind without a profile is never admitted.
 // # Interactions
 //
 // A Run's permission requests, user-choice prompts and function calls are

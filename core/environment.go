@@ -1,8 +1,6 @@
 package core
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 
 	"github.com/turnstile-sim/turnstile/wire"
@@ -37,8 +35,12 @@ type EnvironmentDefinition struct {
 }
 
 // EnvironmentFile is one file installed at Path (below /workspace).
+// SHA256 is the lower-case hex SHA-256 of Content the Runtime checks
+// before it installs anything (the caller computes it; Core checks its
+// form, not its value).
 type EnvironmentFile struct {
 	Path    string
+	SHA256  string
 	Content []byte
 }
 
@@ -48,6 +50,7 @@ type EnvironmentPackage struct {
 	Name        string
 	Description string
 	Slot        int `json:",omitempty"`
+	SHA256      string
 	Content     []byte
 }
 
@@ -66,7 +69,8 @@ func (d *EnvironmentDefinition) clone() *EnvironmentDefinition {
 	}
 	c := &EnvironmentDefinition{}
 	for _, f := range d.Files {
-		c.Files = append(c.Files, EnvironmentFile{Path: f.Path, Content: cloneBytes(f.Content)})
+		f.Content = cloneBytes(f.Content)
+		c.Files = append(c.Files, f)
 	}
 	for _, p := range d.Skills {
 		p.Content = cloneBytes(p.Content)
@@ -80,30 +84,25 @@ func (d *EnvironmentDefinition) clone() *EnvironmentDefinition {
 	return c
 }
 
-func digest(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
-}
-
-func bodyStep(action string, body []byte) PrepareStep {
-	return PrepareStep{Header: wire.RuntimePrepare{Action: action, SizeBytes: int64(len(body)), SHA256: digest(body)}, Body: body}
+func bodyStep(action, sha string, body []byte) PrepareStep {
+	return PrepareStep{Header: wire.RuntimePrepare{Action: action, SizeBytes: int64(len(body)), SHA256: sha}, Body: body}
 }
 
 // Steps lists the definition's preparation steps in install order.
 func (d *EnvironmentDefinition) Steps() []PrepareStep {
 	var out []PrepareStep
 	for _, f := range d.Files {
-		s := bodyStep(wire.PrepareActionFile, f.Content)
+		s := bodyStep(wire.PrepareActionFile, f.SHA256, f.Content)
 		s.Header.File = &wire.PrepareFile{Path: f.Path}
 		out = append(out, s)
 	}
 	for _, p := range d.Skills {
-		s := bodyStep(wire.PrepareActionSkill, p.Content)
+		s := bodyStep(wire.PrepareActionSkill, p.SHA256, p.Content)
 		s.Header.Skill = &wire.PackageMeta{Type: wire.PackageTypeInline, Name: p.Name, Description: p.Description}
 		out = append(out, s)
 	}
 	for _, p := range d.Plugins {
-		s := bodyStep(wire.PrepareActionPlugin, p.Content)
+		s := bodyStep(wire.PrepareActionPlugin, p.SHA256, p.Content)
 		s.Header.Plugin = &wire.PackageMeta{Type: wire.PackageTypeInline, Name: p.Name, Description: p.Description}
 		s.Header.Slot = p.Slot
 		out = append(out, s)

@@ -12,7 +12,7 @@ import (
 
 func definition() *core.EnvironmentDefinition {
 	return &core.EnvironmentDefinition{
-		Files: []core.EnvironmentFile{{Path: "/workspace/data/in.txt", Content: bytes.Repeat([]byte("x"), wire.ChunkBytesMax+5)}},
+		Files: []core.EnvironmentFile{{Path: "/workspace/data/in.txt", SHA256: someDigest, Content: bytes.Repeat([]byte("x"), wire.ChunkBytesMax+5)}},
 		Setup: []core.EnvironmentSetup{{Command: "make setup", Network: wire.NetworkDisabled}},
 	}
 }
@@ -161,12 +161,13 @@ func TestEnvironmentDefinitionRejections(t *testing.T) {
 		{"path outside the workspace", definedAgent(edit(func(d *core.EnvironmentDefinition) { d.Files[0].Path = "/etc/passwd" })), "file.path"},
 		{"unclean path", definedAgent(edit(func(d *core.EnvironmentDefinition) { d.Files[0].Path = "/workspace/../x" })), "file.path"},
 		{"setup without command", definedAgent(edit(func(d *core.EnvironmentDefinition) { d.Setup[0].Command = "" })), "setup[0].command"},
+		{"digest not lower-case hex", definedAgent(edit(func(d *core.EnvironmentDefinition) { d.Files[0].SHA256 = "ABC" })), "sha256"},
 		{"bad network", definedAgent(edit(func(d *core.EnvironmentDefinition) { d.Setup[0].Network = "maybe" })), "network"},
 		{"skill without description", definedAgent(edit(func(d *core.EnvironmentDefinition) {
-			d.Skills = []core.EnvironmentPackage{{Name: "lint", Content: []byte("zip")}}
+			d.Skills = []core.EnvironmentPackage{{Name: "lint", SHA256: someDigest, Content: []byte("zip")}}
 		})), "skill.description"},
 		{"empty plugin", definedAgent(edit(func(d *core.EnvironmentDefinition) {
-			d.Plugins = []core.EnvironmentPackage{{Name: "p", Description: "d"}}
+			d.Plugins = []core.EnvironmentPackage{{Name: "p", Description: "d", SHA256: someDigest}}
 		})), "size_bytes"},
 		{"too many steps", definedAgent(edit(func(d *core.EnvironmentDefinition) {
 			for range core.EnvironmentStepsMax {
@@ -184,7 +185,7 @@ func TestEnvironmentDefinitionRejections(t *testing.T) {
 	}
 	require.Equal(t, writes, h.st.Writes(), "rejected creations changed durable state")
 
-	plain := &harness{t: t, m: core.New(core.Config{}, plainStore{store.NewMemory()}), now: t0}
+	plain := &harness{t: t, m: core.New(testConfig(), plainStore{store.NewMemory()}), now: t0}
 	r := plain.api(core.CreateSession{Call: "c", Agent: definedAgent(definition())})
 	require.ErrorIs(t, r.Err, core.ErrPreparationUnavailable)
 

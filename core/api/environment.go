@@ -1,7 +1,9 @@
 package api
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"net/http"
 
@@ -56,7 +58,13 @@ func decode64(field, s string) ([]byte, error) {
 
 func (r PackageRequest) pkg(field string) (core.EnvironmentPackage, error) {
 	b, err := decode64(field+".content_base64", r.ContentBase64)
-	return core.EnvironmentPackage{Name: r.Name, Description: r.Description, Slot: r.Slot, Content: b}, err
+	return core.EnvironmentPackage{Name: r.Name, Description: r.Description, Slot: r.Slot, SHA256: digest(b), Content: b}, err
+}
+
+// digest is the SHA-256 Core declares for a body; the Runtime checks it.
+func digest(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
 }
 
 // definition decodes the request; the machine validates the rest.
@@ -70,7 +78,7 @@ func (r *EnvironmentDefinitionRequest) definition() (*core.EnvironmentDefinition
 		if err != nil {
 			return nil, err
 		}
-		d.Files = append(d.Files, core.EnvironmentFile{Path: f.Path, Content: b})
+		d.Files = append(d.Files, core.EnvironmentFile{Path: f.Path, SHA256: digest(b), Content: b})
 	}
 	for _, list := range []struct {
 		name string

@@ -1,10 +1,15 @@
 package api_test
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"testing"
 
+	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/core/api"
+	"github.com/turnstile-sim/turnstile/core/server"
 )
 
 const defEnvID = "6f1c2a34-5b6d-4e7f-8a9b-0c1d2e3f4a5b"
@@ -24,6 +29,15 @@ func TestEnvironmentDefinitionOverHTTP(t *testing.T) {
 		t.Fatalf("create: %d %s", st, body)
 	}
 	sid := field(t, body, "session_id")
+	var rec core.SessionRecord
+	if err := e.s.Query(context.Background(), func(v server.View) { rec, _ = v.Backend().Session(sid) }); err != nil {
+		t.Fatal(err)
+	}
+	hello := sha256.Sum256([]byte("hello"))
+	if d := rec.Agent.Definition; d == nil || len(d.Files) != 1 || string(d.Files[0].Content) != "hello" ||
+		d.Files[0].SHA256 != hex.EncodeToString(hello[:]) || len(d.Skills) != 1 || d.Setup[0].Network != "enabled" {
+		t.Fatalf("stored definition %+v", rec.Agent.Definition)
+	}
 	st, body, _ = e.do("GET", "/api/v1/sessions/"+sid+"/environment", "")
 	if st != 200 {
 		t.Fatalf("get: %d %s", st, body)
