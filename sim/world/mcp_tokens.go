@@ -46,11 +46,13 @@ func tokenIn(p []byte, tokens []string) int {
 	return -1
 }
 
-// scanTokens checks one network event: a token in a frame other than an
-// execution_prepare Core sent is a leak; the delivery of one that holds a
-// token marks mcp_bearer_delivered.
+// scanTokens checks one network event. Only what a node itself sends is
+// judged (the hostile proxy's forged, replayed or rewritten copies of
+// Core's frames are the network's doing): a token in a frame a node sent
+// other than Core's execution_prepare is a leak. The delivery of an
+// unforged execution_prepare holding a token marks mcp_bearer_delivered.
 func (u *universe) scanTokens(ev sim.TapEvent, we check.WireEvent) {
-	if len(ev.Frame) == 0 || u.wl == nil {
+	if len(ev.Frame) == 0 || u.wl == nil || we.Forged {
 		return
 	}
 	i := tokenIn(ev.Frame, u.wl.mcpTokens())
@@ -59,11 +61,11 @@ func (u *universe) scanTokens(ev sim.TapEvent, we check.WireEvent) {
 	}
 	_, prepare := we.Frame.Payload.(wire.ExecutionPrepare)
 	switch {
-	case !prepare || ev.From != coreID || we.Forged:
+	case ev.Kind == sim.TapSent && (!prepare || ev.From != coreID):
 		if u.tokenLeak == "" {
-			u.tokenLeak = fmt.Sprintf("MCP token #%d in a %s frame %s→%s", i+1, payloadType(we.Frame), ev.From, ev.To)
+			u.tokenLeak = fmt.Sprintf("MCP token #%d in a %s frame %s sent to %s", i+1, payloadType(we.Frame), ev.From, ev.To)
 		}
-	case ev.Kind == sim.TapDelivered:
+	case ev.Kind == sim.TapDelivered && prepare:
 		u.mark(check.MarkMCPBearerDelivered)
 	}
 }
