@@ -54,11 +54,9 @@ func (m *Machine) onSteer(runID string, p wire.PromptSteer) {
 		reply(CodeRunInactive)
 		return
 	}
-	ex := m.executors[t.executor]
-	if !p.DurableReceipt || ex == nil || !ex.caps.DurableInputReceipts.IsSupported() {
-		reply(CodeUnsupported) // plain steering has no native path here
-		return
-	}
+	// An input the Run already holds is judged by its identity first: a
+	// repeat gets its stored receipt and other content is a conflict, even
+	// once the executor that wrote it has closed.
 	fp := steerFingerprint(p)
 	if in := t.inputs[p.InputID]; in != nil {
 		switch {
@@ -69,6 +67,11 @@ func (m *Machine) onSteer(runID string, p wire.PromptSteer) {
 		default:
 			m.sendSteerAck(t, *in.lastAck) // the stored receipt; never re-written
 		}
+		return
+	}
+	ex := m.executors[t.executor]
+	if !p.DurableReceipt || ex == nil || !ex.caps.DurableInputReceipts.IsSupported() {
+		reply(CodeUnsupported) // plain steering has no native path here
 		return
 	}
 	switch {

@@ -172,3 +172,27 @@ func TestDoneAfterWriteBudgetExpires(t *testing.T) {
 	owned := r.m.Owned()
 	must(t, len(owned) == 2 && owned[1].Kind == "call" && owned[1].State == "write", "the write call stays owned: %v", owned)
 }
+
+// Regression: seed 5052 of the swarm. A cancelled Run whose executor was
+// retired and closed while an input's write was still out answered that
+// input ID reused with other content `unsupported`, since the capability
+// check (no executor) ran before the input's identity was looked up.
+func TestSteerKnownInputJudgedByIdentityAfterExecutorCloses(t *testing.T) {
+	r := newRig(t)
+	r.started("p1", "s1", "run1")
+	r.recv("run1", steer("1", "a"))
+	wc, _ := callOf[DurableWrite](r)
+	r.recv("run1", wire.PromptCancel{DeliveryID: "d"})
+	sc, _ := callOf[AwaitSettlement](r)
+	r.result(sc, SettleResult{Settled: true, Reusable: false, Reason: "retire"})
+	cc, _ := callOf[CloseExecutor](r)
+	r.result(cc, CloseResult{})
+	r.recv("run1", steer("1", "changed"))
+	eq(t, oneAck(r).ErrorCode, CodeInputConflict, "same id, other content")
+	r.recv("run1", steer("1", "a"))
+	eq(t, oneAck(r).ErrorCode, CodeInFlight, "the same input, still being written")
+	r.result(wc, WriteResult{Outcome: WriteWritten})
+	w := oneAck(r)
+	must(t, w.Written, "written: %+v", w)
+	noCall[DurableWrite](r)
+}
