@@ -76,6 +76,11 @@ func (sub *Subscription) finish(err error) {
 	if sub.done {
 		return
 	}
+	if err == nil && sub.broken {
+		// events were dropped before the machine closed the stream in the
+		// same step: the end is an overflow, never a clean close
+		err = core.ErrSubscriberOverflow
+	}
 	sub.done, sub.err = true, err
 	sub.signal()
 }
