@@ -23,12 +23,15 @@ const BodyBytesMax = 1 << 20
 // Error codes of the public API. Every error answer is
 // {"error": <code>, "detail": <text>}.
 const (
-	CodeUnauthorized          = "unauthorized"
-	CodeMethodNotAllowed      = "method_not_allowed"
-	CodeBadJSON               = "bad_json"
-	CodeUnknownField          = "unknown_field"
-	CodeBodyTooLarge          = "body_too_large"
-	CodeInvalidConfig         = "invalid_config"
+	CodeUnauthorized     = "unauthorized"
+	CodeMethodNotAllowed = "method_not_allowed"
+	CodeBadJSON          = "bad_json"
+	CodeUnknownField     = "unknown_field"
+	CodeBodyTooLarge     = "body_too_large"
+	CodeInvalidConfig    = "invalid_config"
+	// CodeEngineUnqualified: the engine profile catalog does not qualify
+	// the kind, placement, an operation or an MCP origin the request needs.
+	CodeEngineUnqualified     = "engine_unqualified"
 	CodeInvalidInput          = "invalid_input"
 	CodeUnknownSession        = "unknown_session"
 	CodeUnknownTurn           = "unknown_turn"
@@ -54,7 +57,7 @@ var Codes = []string{CodeUnauthorized, CodeMethodNotAllowed, CodeBadJSON, CodeUn
 	CodeSubscriberLimit, CodeIdempotencyConflict, CodeBadLastEventID, CodeBadLimit, CodeBadCursor, CodeUnavailable,
 	CodeInternal, CodeNoWorkspace, CodeInvalidWorkspaceRequest, CodeWorkspaceBusy, CodeWorkspaceMutationPending,
 	CodeIdempotencyUnsupported, CodeUnknownInteraction, CodeInteractionClosed, CodeDecisionInFlight, CodeInvalidAnswer,
-	CodeNoEnvironmentDefinition, CodePreparationUnavailable}
+	CodeNoEnvironmentDefinition, CodePreparationUnavailable, CodeEngineUnqualified}
 
 // machineErrors maps the machine's named errors to status and code.
 var machineErrors = []struct {
@@ -63,6 +66,7 @@ var machineErrors = []struct {
 	code   string
 }{
 	{core.ErrInvalidConfig, 400, CodeInvalidConfig},
+	{core.ErrEngineUnqualified, 400, CodeEngineUnqualified},
 	{core.ErrInvalidInput, 400, CodeInvalidInput},
 	{core.ErrUnknownSession, 404, CodeUnknownSession},
 	{core.ErrUnknownTurn, 404, CodeUnknownTurn},

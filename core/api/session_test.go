@@ -80,3 +80,17 @@ func TestCreateSessionRefusesBadToolsAndServers(t *testing.T) {
 		t.Fatalf("rejected sessions wrote %d records", w-writes)
 	}
 }
+
+// A kind the engine catalog has no profile for is a named refusal, not
+// an internal error, and creates nothing.
+func TestCreateSessionRefusesAnUnqualifiedEngine(t *testing.T) {
+	e := newEnv(t)
+	writes := e.writes()
+	st, body, _ := e.do("POST", "/api/v1/sessions", `{"agent":{"kind":"no-such-engine","model":"m"},"environment":{"type":"none"}}`)
+	if st != 400 || field(t, body, "error") != api.CodeEngineUnqualified {
+		t.Fatalf("%d %s, want 400 %s", st, body, api.CodeEngineUnqualified)
+	}
+	if w := e.writes(); w != writes {
+		t.Fatalf("a refused session wrote %d records", w-writes)
+	}
+}
