@@ -29,6 +29,8 @@ func SamplePreparation(id string, seq uint64) core.EnvironmentPreparationRecord 
 		EnvironmentID: "3f2b8c1e-0000-4000-8000-00000000000" + strconv.FormatUint(seq%10, 10),
 		SessionID:     "9a1d2e3f-0000-4000-8000-00000000000" + strconv.FormatUint(seq%10, 10),
 		State:         core.PreparationFailed,
+		Session:       "s-" + id,
+		Connection:    core.ConnID(seq + 7),
 		Steps: []core.PreparationStepRecord{
 			{Action: "file", Name: "notes/é.md", Size: 65536*3 + n, State: core.PreparationCompleted,
 				Transfer: id + ".x1", ErrorCode: "none", ExitCode: -1},
