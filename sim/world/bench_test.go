@@ -14,21 +14,38 @@ import (
 // seeds so the figure is a campaign average. JSON is on the path: every
 // frame is encoded by its sender, strictly decoded by its receiver and
 // decoded once more for its trace line. It reports events/s, frames per
-// seed and the wall time per delivered frame (the whole seed's cost
-// divided by its frames).
-func BenchmarkCampaignSeed(b *testing.B) {
+// seed, the wall time per delivered frame (the whole seed's cost divided
+// by its frames) and the process CPU time per seed (GC workers included),
+// the figure to compare on a loaded machine.
+func BenchmarkCampaignSeed(b *testing.B) { benchCampaignSeed(b, Config{}) }
+
+// BenchmarkCampaignSeedReference runs the same seeds over the frame path
+// as it was before the one-pass decoder (frame_path.go): every decoding
+// through wire.DecodeReference, and the trace line decoding each frame
+// apart from the wire tap. Run the two interleaved and compare cpu-ns/seed
+// as a ratio.
+func BenchmarkCampaignSeedReference(b *testing.B) {
+	benchCampaignSeed(b, Config{referenceFramePath: true})
+}
+
+func benchCampaignSeed(b *testing.B, cfg Config) {
 	var events, frames uint64
 	b.ReportAllocs()
+	cpu0 := processCPU()
 	for i := 0; b.Loop(); i++ {
-		o := Run(uint64(i%500+1), Config{})
+		o := Run(uint64(i%500+1), cfg)
 		events += o.Result.Stats.Events
 		frames += o.Result.Stats.FramesDelivered
 	}
+	cpu := processCPU() - cpu0
 	secs := b.Elapsed().Seconds()
 	b.ReportMetric(float64(events)/secs, "events/s")
 	b.ReportMetric(float64(events)/float64(b.N), "events/seed")
 	b.ReportMetric(float64(frames)/float64(b.N), "frames/seed")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(max(frames, 1)), "ns/frame")
+	if cpu > 0 {
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/seed")
+	}
 }
 
 // BenchmarkLinearizeSeed times porcupine alone on the ledgers of default

@@ -39,7 +39,7 @@ func (u *universe) decodeTapped(ev sim.TapEvent) (wire.Frame, error) {
 		delete(u.tapped, key)
 		return t.frame, t.err
 	}
-	return wire.Decode(ev.Frame)
+	return u.decode(ev.Frame)
 }
 
 // decodeSent is the decoding of a frame being sent, made once for both its
@@ -50,7 +50,7 @@ func (u *universe) decodeSent(b []byte) (wire.Frame, error) {
 	if t, ok := u.tapped[key]; ok && bytes.Equal(t.raw, b) {
 		return t.frame, t.err
 	}
-	f, err := wire.Decode(b)
+	f, err := u.decode(b)
 	if u.tapped == nil {
 		u.tapped = map[*byte]tappedFrame{}
 	}

@@ -32,6 +32,9 @@ type Config struct {
 	// only), so tests can prove that the checkers, linearizability, Shrink
 	// and Replay work end to end on a failing run.
 	breakTruth truthLie
+	// referenceFramePath decodes frames as before the one-pass decoder
+	// (frame_path.go; benchmarks only).
+	referenceFramePath bool
 }
 
 type truthLie uint8
@@ -225,12 +228,7 @@ func run(seed uint64, cfg Config, opts sim.Options) Outcome {
 	tap := &faultTap{}
 	// The trace line and the wire tap share one decoding of each frame
 	// sent (the universe exists once Setup has run, before any frame).
-	opts.Describe = newDescribeCache(func(b []byte) (wire.Frame, error) {
-		if u == nil {
-			return wire.Decode(b)
-		}
-		return u.decodeSent(b)
-	}).describe
+	opts.Describe = newDescribeCache(traceDecoder(cfg, &u)).describe
 	opts.TraceWriter = tap
 	opts.Setup = func(w *sim.World) { u = setup(w, cfg, false) }
 	res := sim.Run(seed, opts)
