@@ -24,9 +24,7 @@ func (u *universe) newDevice(i int, cfg daemon.Config, hcfg harness.Config) *har
 		u.workspaces = harness.NewWorkspaces(u.w)
 	}
 	d.Workspaces = u.workspaces
-	if u.cfg.referenceFramePath {
-		d.Decode = wire.DecodeReference
-	}
+	d.Decode = u.decodeDelivered
 	return d
 }
 

@@ -61,6 +61,12 @@ type universe struct {
 	// tapped holds the decoding of each frame in flight, by its first byte
 	// (tapWire); looked up, never ranged.
 	tapped map[*byte]tappedFrame
+	// delivering is the decoding of the frame the tap just saw delivered,
+	// handed to its receiver (frame_path.go).
+	delivering tappedFrame
+	// shared lists every decoding handed to a receiver, when
+	// Config.auditSharedFrames asks for it (tests only).
+	shared []tappedFrame
 	// cancelStall holds cancel receipts around Core's window (cancel_stall.go).
 	cancelStall cancelStall
 }

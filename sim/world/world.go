@@ -35,6 +35,9 @@ type Config struct {
 	// referenceFramePath decodes frames as before the one-pass decoder
 	// (frame_path.go; benchmarks only).
 	referenceFramePath bool
+	// auditSharedFrames keeps every decoding shared with a receiver so a
+	// test can prove no machine or checker changed one (frame_path.go).
+	auditSharedFrames bool
 }
 
 type truthLie uint8
