@@ -278,8 +278,8 @@ func FaultKinds() []sim.FaultKind {
 	return kinds
 }
 
-// checkNames are the ledger's safety checks, registered as kernel checks
-// in this order.
+// checkNames are the ledger's safety checks, reported after a step in
+// this order (addChecks).
 var checkNames = append([]string{
 	check.CheckRunStartedTwice, check.CheckInputDeliveredTwice, check.CheckAcceptedWithoutTruth,
 	check.CheckFabricatedTerminal, check.CheckCancelOverridden, check.CheckHandleReuse,
@@ -305,16 +305,21 @@ const checkHarnessContract = "harness_contract"
 // addChecks wires the ledger into the kernel: the first check drains the
 // ledger after every step; each check reports the violations of its name.
 func (u *universe) addChecks() {
-	for i, name := range checkNames {
-		first := i == 0
-		u.w.AddCheck(sim.Check{Name: name, AfterStep: func(v *sim.View) error {
-			if first {
-				u.pendingV = append(u.pendingV, u.led.AfterStep(v.Step())...)
-				u.hostileMarks()
+	// One kernel check judges the ledger after every step and reports
+	// the first violation, in checkNames order, under its own name.
+	u.w.AddCheck(sim.Check{Name: "ledger", AfterStep: func(v *sim.View) error {
+		u.pendingV = append(u.pendingV, u.led.AfterStep(v.Step())...)
+		u.hostileMarks()
+		if len(u.pendingV) == 0 {
+			return nil
+		}
+		for _, name := range checkNames {
+			if err := u.takeViolation(name); err != nil {
+				return &sim.NamedViolation{Check: name, Message: err.Error()}
 			}
-			return u.takeViolation(name)
-		}})
-	}
+		}
+		return nil
+	}})
 	u.w.AddCheck(sim.Check{Name: checkHarnessContract, AfterStep: u.harnessBreach})
 	u.w.AddCheck(sim.Check{Name: check.CheckLiveness, AtEnd: func(v *sim.View) error {
 		u.pendingV = append(u.pendingV, u.led.Final(u.lt(v.Now()))...)
