@@ -247,7 +247,11 @@ func (n *Daemon) Feed(now time.Time, ev daemon.Event) {
 func (n *Daemon) apply(now time.Time, ef daemon.Effect) {
 	switch e := ef.(type) {
 	case daemon.Send:
-		b, err := wire.Encode(e.Frame)
+		encode := wire.Encode
+		if n.d.Encode != nil {
+			encode = n.d.Encode
+		}
+		b, err := encode(e.Frame)
 		if err != nil {
 			if obs := n.d.Observer; obs != nil {
 				obs.ShellError(now, fmt.Sprintf("daemon %s frame %s does not encode: %v", n.d.ID, daemon.DescribeFrame(e.Frame), err))

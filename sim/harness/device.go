@@ -28,6 +28,9 @@ type Device struct {
 	// Decode decodes every frame the daemon receives; nil: wire.Decode.
 	// (A benchmark installs wire.DecodeReference to time the old path.)
 	Decode func([]byte) (wire.Frame, error)
+	// Encode encodes every frame the daemon sends; nil: wire.Encode. An
+	// error drops the frame and is reported to the Observer.
+	Encode func(wire.Frame) ([]byte, error)
 
 	w            *sim.World
 	tokens       map[sim.FaultKind]int

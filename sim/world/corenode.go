@@ -218,7 +218,7 @@ func (n *coreNode) step(now time.Time, ev core.Event) []sim.Effect {
 				n.reacted = append(n.reacted, e.Frame.Payload.MessageType())
 			}
 			n.observeOutbound(e)
-			b, err := wire.Encode(e.Frame)
+			b, err := n.u.encodeSent(e.Frame)
 			if err != nil {
 				n.u.fail(checkWire, "Core frame %s does not encode: %v", core.DescribeFrame(e.Frame), err)
 				continue

@@ -1,6 +1,10 @@
 package world
 
-import "github.com/turnstile-sim/turnstile/wire"
+import (
+	"fmt"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
 
 // The frame path is the JSON work the world does for each frame. The
 // campaign path decodes every frame once, with wire.Decode, when it is
@@ -51,4 +55,27 @@ func (u *universe) decodeDelivered(b []byte) (wire.Frame, error) {
 		u.shared = append(u.shared, t)
 	}
 	return t.frame, t.err
+}
+
+// encodeSent is how a machine's shell (Core's, a daemon's) encodes a frame
+// it sends. On the campaign path the encoder's own strict scan is left out:
+// the frame is strictly decoded here at once instead, the decoding the tap
+// and the receiver then reuse, so a frame the encoder gets wrong is still
+// refused before it leaves, with the decoder's reason.
+func (u *universe) encodeSent(f wire.Frame) ([]byte, error) {
+	if u.cfg.referenceFramePath {
+		return wire.Encode(f)
+	}
+	b, err := wire.EncodeUnverified(f)
+	if err != nil {
+		return nil, err
+	}
+	if u.cfg.breakEncoding != nil {
+		b = u.cfg.breakEncoding(f, b)
+	}
+	if _, err := u.decodeSent(b); err != nil {
+		delete(u.tapped, &b[0])
+		return nil, fmt.Errorf("encoded frame fails the strict decoder: %w", err)
+	}
+	return b, nil
 }

@@ -38,6 +38,10 @@ type Config struct {
 	// auditSharedFrames keeps every decoding shared with a receiver so a
 	// test can prove no machine or checker changed one (frame_path.go).
 	auditSharedFrames bool
+	// breakEncoding rewrites what the shells' encoder produces for the
+	// frames it selects (tests only), to prove a frame encoded wrong is
+	// still refused before it is sent (frame_path.go).
+	breakEncoding func(wire.Frame, []byte) []byte
 }
 
 type truthLie uint8
