@@ -309,8 +309,8 @@ type convergeKey struct {
 // (workload.pending) is a function of the counters in its key: a turn
 // gets its ID as it is counted issued, and turns are only appended.
 type pendingWhy struct {
-	key          pendingKey
-	pending, why string
+	key pendingKey
+	why string
 }
 
 type pendingKey struct{ issued, terminal, calls, turns int }
@@ -329,9 +329,7 @@ func (u *universe) convergedNow() (bool, string) {
 			if key == u.pendingWhy.key && u.pendingWhy.why != "" {
 				return false, u.pendingWhy.why
 			}
-			if p := u.wl.pending(); p != u.pendingWhy.pending || u.pendingWhy.why == "" {
-				u.pendingWhy.pending, u.pendingWhy.why = p, "workload not finished: "+p
-			}
+			u.pendingWhy.why = u.wl.pendingReason()
 			u.pendingWhy.key = key
 			return false, u.pendingWhy.why
 		}
