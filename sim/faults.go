@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -44,21 +45,30 @@ type Fault struct {
 	Extra time.Duration `json:"extra,omitempty"`
 }
 
-func (f Fault) String() string {
-	s := fmt.Sprintf("%s at=%s", f.Kind, FormatTime(Epoch.Add(f.At)))
+func (f Fault) String() string { return string(f.appendTo(nil)) }
+
+// appendTo appends the fault as String renders it.
+func (f Fault) appendTo(b []byte) []byte {
+	b = append(b, f.Kind...)
+	b = append(b, " at="...)
+	b = appendTime(b, int64(f.At))
 	if f.Node != "" {
-		s += " node=" + string(f.Node)
+		b = append(b, " node="...)
+		b = append(b, f.Node...)
 	}
 	if f.Pick != 0 {
-		s += fmt.Sprintf(" pick=%d", f.Pick)
+		b = append(b, " pick="...)
+		b = strconv.AppendUint(b, f.Pick, 10)
 	}
 	if f.For != 0 {
-		s += " for=" + f.For.String()
+		b = append(b, " for="...)
+		b = append(b, f.For.String()...)
 	}
 	if f.Extra != 0 {
-		s += " extra=" + f.Extra.String()
+		b = append(b, " extra="...)
+		b = append(b, f.Extra.String()...)
 	}
-	return s
+	return b
 }
 
 // FaultSpec describes how the swarm schedules one kind: faults arrive with
@@ -240,7 +250,8 @@ func drawFaults(r *rand.Rand, spec FaultSpec, gap, heal time.Duration) []Fault {
 
 // inject applies fault f now.
 func (w *World) inject(f Fault) {
-	w.Note("fault " + f.String())
+	b := w.tr.begin(w.now, kernelName, "!!") // the line Note("fault " + f.String()) writes
+	w.tr.end(f.appendTo(append(b, "fault "...)))
 	if h := w.handlerFor(f.Kind); h != nil {
 		w.stats.Faults[f.Kind]++
 		h(w, f)

@@ -122,7 +122,11 @@ func (n *Daemon) Step(now time.Time, ev sim.Event) []sim.Effect {
 
 func (n *Daemon) delivered(now time.Time, e sim.Delivered) {
 	gen := uint64(e.Conn)
-	f, err := wire.Decode(e.Frame)
+	decode := wire.Decode
+	if n.d.Decode != nil {
+		decode = n.d.Decode
+	}
+	f, err := decode(e.Frame)
 	if err != nil {
 		var de *wire.DecodeError
 		rej := daemon.FrameRejected{Gen: gen, Err: err}
@@ -243,7 +247,11 @@ func (n *Daemon) Feed(now time.Time, ev daemon.Event) {
 func (n *Daemon) apply(now time.Time, ef daemon.Effect) {
 	switch e := ef.(type) {
 	case daemon.Send:
-		b, err := wire.Encode(e.Frame)
+		encode := wire.Encode
+		if n.d.Encode != nil {
+			encode = n.d.Encode
+		}
+		b, err := encode(e.Frame)
 		if err != nil {
 			if obs := n.d.Observer; obs != nil {
 				obs.ShellError(now, fmt.Sprintf("daemon %s frame %s does not encode: %v", n.d.ID, daemon.DescribeFrame(e.Frame), err))

@@ -5,6 +5,7 @@ import (
 
 	"github.com/turnstile-sim/turnstile/daemon"
 	"github.com/turnstile-sim/turnstile/sim"
+	"github.com/turnstile-sim/turnstile/wire"
 )
 
 // Device is one Runtime device: what outlives its daemon process (the
@@ -24,6 +25,12 @@ type Device struct {
 	// Workspaces are the Environments' file trees shared by the world's
 	// devices; nil: the device keeps its own.
 	Workspaces *Workspaces
+	// Decode decodes every frame the daemon receives; nil: wire.Decode.
+	// (A benchmark installs wire.DecodeReference to time the old path.)
+	Decode func([]byte) (wire.Frame, error)
+	// Encode encodes every frame the daemon sends; nil: wire.Encode. An
+	// error drops the frame and is reported to the Observer.
+	Encode func(wire.Frame) ([]byte, error)
 
 	w            *sim.World
 	tokens       map[sim.FaultKind]int

@@ -112,7 +112,7 @@ func (n *coreNode) Step(now time.Time, ev sim.Event) []sim.Effect {
 
 func (n *coreNode) delivered(now time.Time, e sim.Delivered) []sim.Effect {
 	conn := core.ConnID(e.Conn)
-	f, err := wire.Decode(e.Frame)
+	f, err := n.u.decodeDelivered(e.Frame)
 	if err != nil {
 		var de *wire.DecodeError
 		typ := ""
@@ -222,7 +222,7 @@ func (n *coreNode) step(now time.Time, ev core.Event) []sim.Effect {
 				n.reacted = append(n.reacted, e.Frame.Payload.MessageType())
 			}
 			n.observeOutbound(e)
-			b, err := wire.Encode(e.Frame)
+			b, err := n.u.encodeSent(e.Frame)
 			if err != nil {
 				n.u.fail(checkWire, "Core frame %s does not encode: %v", core.DescribeFrame(e.Frame), err)
 				continue

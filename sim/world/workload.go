@@ -21,7 +21,7 @@ const workloadID sim.NodeID = "workload"
 // instants for the linearizability check. It never crashes.
 type workload struct {
 	u *universe
-	// pendBuf and pendLast hold the last text of pending (workload_steer.go).
+	// pendBuf and pendLast hold the last text of pendingReason (workload_steer.go).
 	pendBuf  []byte
 	pendLast string
 	r        *rand.Rand

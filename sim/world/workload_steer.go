@@ -80,13 +80,20 @@ func (wl *workload) finished() bool {
 	return true
 }
 
-func (wl *workload) pending() string {
+// pendingPrefix opens the liveness reason of an unfinished workload.
+const pendingPrefix = "workload not finished: "
+
+// pending is what the workload still waits for.
+func (wl *workload) pending() string { return wl.pendingReason()[len(pendingPrefix):] }
+
+// pendingReason is pendingPrefix followed by pending's text.
+func (wl *workload) pendingReason() string {
 	// The convergence predicate asks after every step that moved
 	// something; the text is rebuilt in a reused buffer and allocated
 	// only when it changed.
-	b := wl.pendBuf[:0]
+	b := append(wl.pendBuf[:0], pendingPrefix...)
 	sep := func() {
-		if len(b) > 0 {
+		if len(b) > len(pendingPrefix) {
 			b = append(b, "; "...)
 		}
 	}
