@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/turnstile-sim/turnstile/wire"
@@ -105,7 +106,7 @@ func (e Observation) Describe() string {
 	return fmt.Sprintf("observe %s turn=%s seq=%d %s", e.Subscriber, e.Turn, e.Event.Seq, e.Event.Type)
 }
 func (e APIResult) Describe() string {
-	s := fmt.Sprintf("api-result call=%s", e.Call)
+	s := "api-result call=" + string(e.Call)
 	switch {
 	case e.Err != nil:
 		s += fmt.Sprintf(" err=%q", e.Err.Error())
@@ -118,8 +119,8 @@ func (e APIResult) Describe() string {
 	case e.DeliveryID != "":
 		s += " delivery=" + e.DeliveryID
 	case e.Turn != nil:
-		s += fmt.Sprintf(" turn=%s state=%s code=%s cursor=%d events=%d",
-			e.Turn.ID, e.Turn.State, e.Turn.ErrorCode, e.Turn.InputCursor, e.Turn.Events)
+		s += " turn=" + e.Turn.ID + " state=" + string(e.Turn.State) + " code=" + e.Turn.ErrorCode +
+			" cursor=" + strconv.Itoa(e.Turn.InputCursor) + " events=" + strconv.FormatUint(e.Turn.Events, 10)
 	case e.Turns != nil:
 		s += fmt.Sprintf(" turns=%d next=%s", len(e.Turns), e.NextAfter)
 	case e.Workspace != nil:

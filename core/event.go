@@ -158,7 +158,7 @@ func (e CancelTurn) Describe() string {
 	return fmt.Sprintf("api cancel-turn call=%s turn=%s", e.Call, e.Turn)
 }
 func (e ReadTurn) Describe() string {
-	return fmt.Sprintf("api read-turn call=%s turn=%s", e.Call, e.Turn)
+	return "api read-turn call=" + string(e.Call) + " turn=" + e.Turn
 }
 func (e Subscribe) Describe() string {
 	return fmt.Sprintf("api subscribe call=%s turn=%s", e.Call, e.Turn)

@@ -1,5 +1,7 @@
 package core
 
+import "time"
+
 // checkInvariants asserts the machine's structural invariants after every
 // Step. A violation is a bug and panics with a message.
 func (m *Machine) checkInvariants() {
@@ -124,8 +126,8 @@ func (m *Machine) checkTurns() {
 // deadline, or the deadline alone when the retry delay would reach it.
 func (m *Machine) checkCancelWait(id string, r *TurnRecord) {
 	requested := r.Cancel == CancelRequested
-	confirmAt, confirming := m.timers[timerID(timerCancel, id)]
-	retryAt, retrying := m.timers[timerID(timerCancelRetry, id)]
+	confirmAt, confirming := m.timerAt(timerCancel, id)
+	retryAt, retrying := m.timerAt(timerCancelRetry, id)
 	if !(requested == confirming && (!confirming || confirmAt.Equal(r.CancelDeadline))) {
 		panicf("turn %s cancel %s with confirmation timer %v at %v, deadline %v",
 			id, r.Cancel, confirming, confirmAt, r.CancelDeadline)
@@ -199,4 +201,13 @@ func (m *Machine) checkPreps() {
 			panicf("preparation %s startSent=%v while %s", id, p.startSent, p.turn.rec.State)
 		}
 	}
+}
+
+// timerAt is the instant timer kind:subject is armed at, looked up
+// without allocating its ID (checkInvariants runs after every step).
+func (m *Machine) timerAt(kind, subject string) (time.Time, bool) {
+	var buf [128]byte
+	b := append(append(append(buf[:0], kind...), ':'), subject...)
+	at, ok := m.timers[TimerID(b)]
+	return at, ok
 }

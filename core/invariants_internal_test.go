@@ -193,3 +193,21 @@ func requestCancel(m *Machine, ago time.Duration) *Machine {
 	m.timers[timerID(timerCancel, r.ID)] = r.CancelDeadline
 	return m
 }
+
+// timerAt finds exactly the timers timerID names, without allocating.
+func TestTimerAtMatchesTimerID(t *testing.T) {
+	m := &Machine{timers: map[TimerID]time.Time{}}
+	at := time.Unix(100, 0)
+	m.timers[timerID(timerCancel, "t-1")] = at
+	if got, ok := m.timerAt(timerCancel, "t-1"); !ok || !got.Equal(at) {
+		t.Fatalf("timerAt(cancel, t-1) = %v %v", got, ok)
+	}
+	for _, c := range [][2]string{{timerCancelRetry, "t-1"}, {timerCancel, "t-2"}, {timerCancel, "t-"}} {
+		if _, ok := m.timerAt(c[0], c[1]); ok {
+			t.Errorf("timerAt(%s, %s) found a timer", c[0], c[1])
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { m.timerAt(timerCancel, "t-1") }); n != 0 {
+		t.Errorf("timerAt allocates %v times", n)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -45,12 +46,12 @@ type Fault struct {
 }
 
 func (f Fault) String() string {
-	s := fmt.Sprintf("%s at=%s", f.Kind, FormatTime(Epoch.Add(f.At)))
+	s := string(f.Kind) + " at=" + FormatTime(Epoch.Add(f.At))
 	if f.Node != "" {
 		s += " node=" + string(f.Node)
 	}
 	if f.Pick != 0 {
-		s += fmt.Sprintf(" pick=%d", f.Pick)
+		s += " pick=" + strconv.FormatUint(f.Pick, 10)
 	}
 	if f.For != 0 {
 		s += " for=" + f.For.String()

@@ -173,3 +173,19 @@ func TestOverlappingSlowdownsKeepTheLargestActiveExtra(t *testing.T) {
 		}
 	}
 }
+
+// A fault's text is part of the trace, so it keeps its exact form.
+func TestFaultStringText(t *testing.T) {
+	for _, c := range []struct {
+		f    Fault
+		want string
+	}{
+		{Fault{Kind: FaultConnLoss, At: 1500 * time.Millisecond}, "conn_loss at=1.500000000"},
+		{Fault{Kind: "core_crash", At: 2 * time.Second, Node: "core", Pick: 18446744073709551615, For: time.Second, Extra: 3 * time.Millisecond},
+			"core_crash at=2.000000000 node=core pick=18446744073709551615 for=1s extra=3ms"},
+	} {
+		if got := c.f.String(); got != c.want {
+			t.Errorf("got %q, want %q", got, c.want)
+		}
+	}
+}

@@ -74,11 +74,28 @@ func (o Options) withDefaults() Options {
 
 // Check observes the world. AfterStep runs after every step, AtEnd once at
 // the end of a run that had no violation; either may be nil. A non-nil error
-// is a violation. Checks must not change the world: they read it through View.
+// is a violation of the check Name, or, when the error is a
+// *NamedViolation, of the check it names (one checker judging many rules,
+// each reported under its own name). Checks must not change the world:
+// they read it through View.
 type Check struct {
 	Name      string
 	AfterStep func(v *View) error
 	AtEnd     func(v *View) error
+}
+
+// NamedViolation is a violation a Check reports under the name of the rule
+// it broke.
+type NamedViolation struct{ Check, Message string }
+
+func (v *NamedViolation) Error() string { return v.Check + ": " + v.Message }
+
+// violation names what check c's error violated.
+func (c *Check) violation(err error) (check, msg string) {
+	if nv, ok := err.(*NamedViolation); ok {
+		return nv.Check, nv.Message
+	}
+	return c.Name, err.Error()
 }
 
 // Violation is a failed check.
@@ -303,7 +320,7 @@ func (w *World) afterStep() {
 			continue
 		}
 		if err := c.AfterStep(&w.view); err != nil {
-			w.violate(c.Name, err.Error())
+			w.violate(c.violation(err))
 			return
 		}
 	}
@@ -339,7 +356,7 @@ func (w *World) result(s Schedule) Result {
 				continue
 			}
 			if err := c.AtEnd(&w.view); err != nil {
-				w.violate(c.Name, err.Error())
+				w.violate(c.violation(err))
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 )
@@ -156,6 +157,23 @@ func BenchmarkDecodeExecutionPrepareReference(b *testing.B) {
 	b.SetBytes(int64(len(frame)))
 	for b.Loop() {
 		if _, err := DecodeReference(frame); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDecodePadded decodes a heartbeat padded with whitespace to near
+// the frame limit, as a hostile peer sends one.
+func BenchmarkDecodePadded(b *testing.B) {
+	hb, err := Encode(Frame{Payload: Heartbeat{TS: 1, DaemonVersion: "rogue"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	frame := append(hb[:len(hb)-1:len(hb)-1], bytes.Repeat([]byte{' '}, FrameBytesMax-len(hb)-3)...)
+	frame = append(frame, "\t\n}"...)
+	b.SetBytes(int64(len(frame)))
+	for b.Loop() {
+		if _, err := Decode(frame); err != nil {
 			b.Fatal(err)
 		}
 	}

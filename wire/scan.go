@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -108,11 +109,18 @@ func (sc *scanner) syntax(what string) error {
 	return sc.fail(ErrSyntax, fmt.Sprintf("%s at offset %d", what, sc.pos))
 }
 
+// spaceBlock is a run of spaces that padding is compared against.
+var spaceBlock = [512]byte(bytes.Repeat([]byte{' '}, 512))
+
 func (sc *scanner) skipSpace() {
 	if sc.pos < len(sc.data) && sc.data[sc.pos] > ' ' {
 		return
 	}
-	// A long run of spaces (padding) is skipped eight bytes at a time.
+	// A long run of spaces (padding) is skipped a block, then eight bytes,
+	// at a time.
+	for sc.pos+len(spaceBlock) <= len(sc.data) && bytes.Equal(sc.data[sc.pos:sc.pos+len(spaceBlock)], spaceBlock[:]) {
+		sc.pos += len(spaceBlock)
+	}
 	for sc.pos+8 <= len(sc.data) && binary.LittleEndian.Uint64(sc.data[sc.pos:]) == 0x2020202020202020 {
 		sc.pos += 8
 	}

@@ -69,3 +69,36 @@ func TestScannerDefensive(t *testing.T) {
 		}
 	}
 }
+
+// Whitespace runs of any length around the skipping block's size, with a
+// tab, newline or stray byte anywhere in them, decode as the same frame or
+// fail as a syntax error where the stray byte is.
+func TestLongWhitespaceRuns(t *testing.T) {
+	hb, err := Encode(Frame{Payload: Heartbeat{TS: 1, DaemonVersion: "v"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Decode(hb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{7, 8, 9, 511, 512, 513, 1024, 1031, 1536} {
+		for _, at := range []int{0, n / 2, n - 1} {
+			for _, c := range []byte{'\t', '\n', 'x'} {
+				pad := []byte(strings.Repeat(" ", n))
+				pad[at] = c
+				frame := append(append(append([]byte(nil), hb[:len(hb)-1]...), pad...), '}')
+				got, err := Decode(frame)
+				if c == 'x' {
+					if err == nil {
+						t.Errorf("pad %d with a stray byte at %d decoded", n, at)
+					}
+					continue
+				}
+				if err != nil || got.Payload.(Heartbeat).DaemonVersion != want.Payload.(Heartbeat).DaemonVersion {
+					t.Errorf("pad %d with %q at %d: %v", n, c, at, err)
+				}
+			}
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -376,6 +377,9 @@ type seedResult struct {
 // once stop says so, no further seed starts and the seeds already started
 // finish. It returns how many seeds ran: always a prefix of the plan.
 func (sh *shell) pool(r campaign.Runner, f simFlags, stop func() bool, emit func(seedResult)) int {
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(campaign.WorkerGCPercent))
+	}
 	start := sh.now()
 	opts := campaign.SeedOptions{Wall: func() time.Duration { return sh.now().Sub(start) }}
 	total := f.plan.Len()

@@ -77,6 +77,15 @@ func (s *Memory) PutInput(turn string, in core.InputRecord) {
 
 func (s *Memory) Inputs(turn string) []core.InputRecord { return slices.Clone(s.inputs[turn]) }
 
+// Input is input index (1-based) of turn, without copying the others.
+func (s *Memory) Input(turn string, index int) (core.InputRecord, bool) {
+	list := s.inputs[turn]
+	if index < 1 || index > len(list) {
+		return core.InputRecord{}, false
+	}
+	return list[index-1], true
+}
+
 func (s *Memory) AppendEvent(turn string, ev core.RunEvent) {
 	s.writes++
 	list := s.events[turn]

@@ -72,6 +72,27 @@ func TestMemoryReplacesAndCopies(t *testing.T) {
 	_ = in
 }
 
+func TestMemoryInputByIndex(t *testing.T) {
+	s := store.NewMemory()
+	s.PutInput("t-1", core.InputRecord{Index: 1, ID: "1", State: core.InputQueued})
+	s.PutInput("t-1", core.InputRecord{Index: 2, ID: "2", State: core.InputQueued})
+	s.PutInput("t-1", core.InputRecord{Index: 2, ID: "2", State: core.InputAccepted})
+	if r, ok := s.Input("t-1", 2); !ok || r.ID != "2" || r.State != core.InputAccepted {
+		t.Fatalf("input 2: %+v %v", r, ok)
+	}
+	if r, ok := s.Input("t-1", 1); !ok || r.ID != "1" {
+		t.Fatalf("input 1: %+v %v", r, ok)
+	}
+	for _, c := range []struct {
+		turn  string
+		index int
+	}{{"t-1", 0}, {"t-1", 3}, {"t-1", -1}, {"t-2", 1}} {
+		if r, ok := s.Input(c.turn, c.index); ok || r.Index != 0 || r.ID != "" {
+			t.Errorf("input %d of %s: %+v, want none", c.index, c.turn, r)
+		}
+	}
+}
+
 func TestMemoryRefusesGaps(t *testing.T) {
 	mustPanic(t, func() {
 		store.NewMemory().AppendEvent("t", core.RunEvent{Seq: 2})

@@ -122,7 +122,11 @@ func (n *Daemon) Step(now time.Time, ev sim.Event) []sim.Effect {
 
 func (n *Daemon) delivered(now time.Time, e sim.Delivered) {
 	gen := uint64(e.Conn)
-	f, err := wire.Decode(e.Frame)
+	decode := wire.Decode
+	if n.d.Decode != nil {
+		decode = n.d.Decode
+	}
+	f, err := decode(e.Frame)
 	if err != nil {
 		var de *wire.DecodeError
 		rej := daemon.FrameRejected{Gen: gen, Err: err}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/turnstile-sim/turnstile/daemon"
 	"github.com/turnstile-sim/turnstile/sim"
+	"github.com/turnstile-sim/turnstile/wire"
 )
 
 // Device is one Runtime device: what outlives its daemon process (the
@@ -24,6 +25,9 @@ type Device struct {
 	// Workspaces are the Environments' file trees shared by the world's
 	// devices; nil: the device keeps its own.
 	Workspaces *Workspaces
+	// Decode decodes every frame the daemon receives; nil: wire.Decode.
+	// (A benchmark installs wire.DecodeReference to time the old path.)
+	Decode func([]byte) (wire.Frame, error)
 
 	w            *sim.World
 	tokens       map[sim.FaultKind]int

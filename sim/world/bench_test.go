@@ -2,33 +2,60 @@ package world
 
 import (
 	"encoding/json"
+	"runtime/debug"
 	"testing"
 
 	"github.com/turnstile-sim/turnstile/sim"
+	"github.com/turnstile-sim/turnstile/sim/campaign"
 	"github.com/turnstile-sim/turnstile/sim/check"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
 // BenchmarkCampaignSeed runs one default seed per iteration exactly as a
-// campaign does (Run: world, checkers, linearizability), cycling through
-// seeds so the figure is a campaign average. JSON is on the path: every
-// frame is encoded by its sender, strictly decoded by its receiver and
-// decoded once more for its trace line. It reports events/s, frames per
-// seed and the wall time per delivered frame (the whole seed's cost
-// divided by its frames).
+// campaign does (Run: world, checkers, linearizability, at the campaign
+// workers' GC target), cycling through seeds so the figure is a campaign
+// average. JSON is on the path: every frame is encoded by its sender and
+// strictly decoded once, the decoding shared by its trace line, the wire
+// tap and its receiver. It reports events/s, frames per seed, the wall
+// time per delivered frame (the whole seed's cost divided by its frames)
+// and the process CPU time per seed (GC workers included), the figure to
+// compare on a loaded machine.
 func BenchmarkCampaignSeed(b *testing.B) {
+	benchCampaignSeed(b, Config{}, campaign.WorkerGCPercent)
+}
+
+// BenchmarkCampaignSeedGC100 is BenchmarkCampaignSeed at the runtime's
+// default GC target: the code's share of the speed-up.
+func BenchmarkCampaignSeedGC100(b *testing.B) { benchCampaignSeed(b, Config{}, 100) }
+
+// BenchmarkCampaignSeedReference runs the same seeds the way campaigns
+// ran them before the one-pass decoder (frame_path.go): every decoding
+// through wire.DecodeReference, the trace line, the tap and the receiver
+// each decoding a frame apart, at the default GC target. Run the
+// benchmarks interleaved and compare cpu-ns/seed as ratios.
+func BenchmarkCampaignSeedReference(b *testing.B) {
+	benchCampaignSeed(b, Config{referenceFramePath: true}, 100)
+}
+
+func benchCampaignSeed(b *testing.B, cfg Config, gcPercent int) {
+	defer debug.SetGCPercent(debug.SetGCPercent(gcPercent))
 	var events, frames uint64
 	b.ReportAllocs()
+	cpu0 := processCPU()
 	for i := 0; b.Loop(); i++ {
-		o := Run(uint64(i%500+1), Config{})
+		o := Run(uint64(i%500+1), cfg)
 		events += o.Result.Stats.Events
 		frames += o.Result.Stats.FramesDelivered
 	}
+	cpu := processCPU() - cpu0
 	secs := b.Elapsed().Seconds()
 	b.ReportMetric(float64(events)/secs, "events/s")
 	b.ReportMetric(float64(events)/float64(b.N), "events/seed")
 	b.ReportMetric(float64(frames)/float64(b.N), "frames/seed")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(max(frames, 1)), "ns/frame")
+	if cpu > 0 {
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/seed")
+	}
 }
 
 // BenchmarkLinearizeSeed times porcupine alone on the ledgers of default

@@ -108,7 +108,7 @@ func (n *coreNode) Step(now time.Time, ev sim.Event) []sim.Effect {
 
 func (n *coreNode) delivered(now time.Time, e sim.Delivered) []sim.Effect {
 	conn := core.ConnID(e.Conn)
-	f, err := wire.Decode(e.Frame)
+	f, err := n.u.decodeDelivered(e.Frame)
 	if err != nil {
 		var de *wire.DecodeError
 		typ := ""

@@ -24,6 +24,7 @@ func (u *universe) newDevice(i int, cfg daemon.Config, hcfg harness.Config) *har
 		u.workspaces = harness.NewWorkspaces(u.w)
 	}
 	d.Workspaces = u.workspaces
+	d.Decode = u.decodeDelivered
 	return d
 }
 

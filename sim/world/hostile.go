@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -73,7 +74,7 @@ func (h *hostileState) mint(kind string) string {
 	return fmt.Sprintf("%s%s-%d", check.HostileIDPrefix, kind, h.seq)
 }
 
-func statusKey(c sim.ConnID, id string) string { return fmt.Sprintf("%d/%s", c, id) }
+func statusKey(c sim.ConnID, id string) string { return strconv.FormatUint(uint64(c), 10) + "/" + id }
 
 // watch reads one network event for the hostile peers.
 func (u *universe) watchHostile(ev sim.TapEvent, we check.WireEvent) {

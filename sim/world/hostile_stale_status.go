@@ -16,7 +16,7 @@ func (p *mutatingProxy) staleStatus(b []byte) []byte {
 	if p.to != coreID || !bytes.Contains(b, []byte(`"preparation_status"`)) {
 		return nil
 	}
-	f, err := wire.Decode(b)
+	f, err := p.u.decode(b)
 	if err != nil {
 		return nil
 	}

@@ -87,12 +87,7 @@ func (s *observedStore) PutTurn(r core.TurnRecord) {
 
 func (s *observedStore) PutInput(turn string, in core.InputRecord) {
 	s.wrote("input of turn", turn)
-	var old core.InputRecord
-	for _, x := range s.Memory.Inputs(turn) {
-		if x.Index == in.Index {
-			old = x
-		}
-	}
+	old, _ := s.Memory.Input(turn, in.Index)
 	s.Memory.PutInput(turn, in)
 	if old.State == in.State {
 		return

@@ -61,6 +61,12 @@ type universe struct {
 	// tapped holds the decoding of each frame in flight, by its first byte
 	// (tapWire); looked up, never ranged.
 	tapped map[*byte]tappedFrame
+	// delivering is the decoding of the frame the tap just saw delivered,
+	// handed to its receiver (frame_path.go).
+	delivering tappedFrame
+	// shared lists every decoding handed to a receiver, when
+	// Config.auditSharedFrames asks for it (tests only).
+	shared []tappedFrame
 	// cancelStall holds cancel receipts around Core's window (cancel_stall.go).
 	cancelStall cancelStall
 }
@@ -299,8 +305,15 @@ type convergeKey struct {
 }
 
 // pendingWhy is the last reason convergedNow gave for an unfinished
-// workload, kept so an unchanged reason is not built again.
-type pendingWhy struct{ pending, why string }
+// workload, kept so an unchanged reason is not built again. The reason
+// (workload.pending) is a function of the counters in its key: a turn
+// gets its ID as it is counted issued, and turns are only appended.
+type pendingWhy struct {
+	key          pendingKey
+	pending, why string
+}
+
+type pendingKey struct{ issued, terminal, calls, turns int }
 
 type convergeMemo struct {
 	valid bool
@@ -312,9 +325,14 @@ type convergeMemo struct {
 func (u *universe) convergedNow() (bool, string) {
 	if !u.shutdownSent {
 		if !u.wl.finished() {
+			key := pendingKey{issued: u.wl.issued, terminal: u.wl.terminalCount, calls: len(u.wl.calls), turns: len(u.wl.turns)}
+			if key == u.pendingWhy.key && u.pendingWhy.why != "" {
+				return false, u.pendingWhy.why
+			}
 			if p := u.wl.pending(); p != u.pendingWhy.pending || u.pendingWhy.why == "" {
 				u.pendingWhy.pending, u.pendingWhy.why = p, "workload not finished: "+p
 			}
+			u.pendingWhy.key = key
 			return false, u.pendingWhy.why
 		}
 		ok, why := u.led.Pending()

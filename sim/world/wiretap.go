@@ -35,11 +35,17 @@ func (u *universe) decodeTapped(ev sim.TapEvent) (wire.Frame, error) {
 	if ev.Kind == sim.TapSent {
 		return u.decodeSent(ev.Frame)
 	}
-	if t, ok := u.tapped[key]; ok && bytes.Equal(t.raw, ev.Frame) {
+	t, ok := u.tapped[key]
+	if ok && bytes.Equal(t.raw, ev.Frame) {
 		delete(u.tapped, key)
-		return t.frame, t.err
+	} else {
+		t = tappedFrame{raw: ev.Frame}
+		t.frame, t.err = u.decode(ev.Frame)
 	}
-	return wire.Decode(ev.Frame)
+	if ev.Kind == sim.TapDelivered {
+		u.delivering = t
+	}
+	return t.frame, t.err
 }
 
 // decodeSent is the decoding of a frame being sent, made once for both its
@@ -50,7 +56,7 @@ func (u *universe) decodeSent(b []byte) (wire.Frame, error) {
 	if t, ok := u.tapped[key]; ok && bytes.Equal(t.raw, b) {
 		return t.frame, t.err
 	}
-	f, err := wire.Decode(b)
+	f, err := u.decode(b)
 	if u.tapped == nil {
 		u.tapped = map[*byte]tappedFrame{}
 	}

@@ -32,6 +32,12 @@ type Config struct {
 	// only), so tests can prove that the checkers, linearizability, Shrink
 	// and Replay work end to end on a failing run.
 	breakTruth truthLie
+	// referenceFramePath decodes frames as before the one-pass decoder
+	// (frame_path.go; benchmarks only).
+	referenceFramePath bool
+	// auditSharedFrames keeps every decoding shared with a receiver so a
+	// test can prove no machine or checker changed one (frame_path.go).
+	auditSharedFrames bool
 }
 
 type truthLie uint8
@@ -225,12 +231,7 @@ func run(seed uint64, cfg Config, opts sim.Options) Outcome {
 	tap := &faultTap{}
 	// The trace line and the wire tap share one decoding of each frame
 	// sent (the universe exists once Setup has run, before any frame).
-	opts.Describe = newDescribeCache(func(b []byte) (wire.Frame, error) {
-		if u == nil {
-			return wire.Decode(b)
-		}
-		return u.decodeSent(b)
-	}).describe
+	opts.Describe = newDescribeCache(traceDecoder(cfg, &u)).describe
 	opts.TraceWriter = tap
 	opts.Setup = func(w *sim.World) { u = setup(w, cfg, false) }
 	res := sim.Run(seed, opts)
@@ -277,8 +278,8 @@ func FaultKinds() []sim.FaultKind {
 	return kinds
 }
 
-// checkNames are the ledger's safety checks, registered as kernel checks
-// in this order.
+// checkNames are the ledger's safety checks, reported after a step in
+// this order (addChecks).
 var checkNames = append([]string{
 	check.CheckRunStartedTwice, check.CheckInputDeliveredTwice, check.CheckAcceptedWithoutTruth,
 	check.CheckFabricatedTerminal, check.CheckCancelOverridden, check.CheckHandleReuse,
@@ -304,16 +305,21 @@ const checkHarnessContract = "harness_contract"
 // addChecks wires the ledger into the kernel: the first check drains the
 // ledger after every step; each check reports the violations of its name.
 func (u *universe) addChecks() {
-	for i, name := range checkNames {
-		first := i == 0
-		u.w.AddCheck(sim.Check{Name: name, AfterStep: func(v *sim.View) error {
-			if first {
-				u.pendingV = append(u.pendingV, u.led.AfterStep(v.Step())...)
-				u.hostileMarks()
+	// One kernel check judges the ledger after every step and reports
+	// the first violation, in checkNames order, under its own name.
+	u.w.AddCheck(sim.Check{Name: "ledger", AfterStep: func(v *sim.View) error {
+		u.pendingV = append(u.pendingV, u.led.AfterStep(v.Step())...)
+		u.hostileMarks()
+		if len(u.pendingV) == 0 {
+			return nil
+		}
+		for _, name := range checkNames {
+			if err := u.takeViolation(name); err != nil {
+				return &sim.NamedViolation{Check: name, Message: err.Error()}
 			}
-			return u.takeViolation(name)
-		}})
-	}
+		}
+		return nil
+	}})
 	u.w.AddCheck(sim.Check{Name: checkHarnessContract, AfterStep: u.harnessBreach})
 	u.w.AddCheck(sim.Check{Name: check.CheckLiveness, AtEnd: func(v *sim.View) error {
 		u.pendingV = append(u.pendingV, u.led.Final(u.lt(v.Now()))...)
