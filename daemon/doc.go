@@ -185,8 +185,10 @@
 // closed, cancel requested, settled), not_ready (start unresolved),
 // unsupported (permissions / function_tools, function_result_images),
 // runtime_error for a decision that fails validation or names a question
-// the prompt never issued (no code of the set names it; it is documented
-// as CodeInvalidDecision), invalid_result, decision_conflict. The ack
+// the prompt never issued (CodeInvalidDecision: the closed decision set of
+// wire-reference §3.6 has no code of its own for it, and invalid_result is
+// the function-result code for invalid content), invalid_result,
+// decision_conflict. The ack
 // carries the delivery ID and says applied=true only after the native
 // result; an adapter's ErrUnsupportedOperation for a declared operation is
 // contract_violation. Applied decisions are remembered

@@ -27,10 +27,20 @@ const (
 	AppliedDecisionTTL  = time.Hour
 )
 
-// CodeInvalidDecision answers a decision that fails its shared validation
-// or does not bind to the issued questions: the request could not be
-// applied, and nothing was submitted natively. The documented code set has
-// no code of its own for a malformed decision.
+// CodeInvalidDecision answers a permission or user-choice decision that
+// fails its shared validation (an empty delivery ID, cancelled with
+// answers, a blank or repeated question ID, null answers) or names a
+// question the prompt never issued: nothing is submitted natively.
+//
+// The seed says only that shared validation rejects such a decision before
+// native submission, not with which code. The decision receipt codes are a
+// closed set (wire-reference §3.6: not_pending, not_ready, unsupported,
+// contract_violation, runtime_error, decision_conflict), and of these
+// runtime_error is the one that fits: invalid_result belongs to function
+// results (§3.8, invalid content, which onFunctionResult uses), and
+// contract_violation means a declared operation the adapter returned
+// ErrUnsupportedOperation for, a breach by the adapter rather than by the
+// request. sim/check's refusal_code oracle holds each family to its set.
 const CodeInvalidDecision = wire.AckRuntimeError
 
 type ixKind uint8

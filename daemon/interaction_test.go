@@ -139,6 +139,9 @@ func TestRepeatWhileApplyingJoinsTheNativeResult(t *testing.T) {
 		"both deliveries applied: %+v", a)
 }
 
+// Each refusal has its documented code; a decision that fails validation
+// or binds to no issued question is refused runtime_error (written out
+// here, not read from CodeInvalidDecision: the wire value is the contract).
 func TestDecisionRefusals(t *testing.T) {
 	noPerms := interactionConfig()
 	caps := noPerms.Kinds[0].Capabilities
@@ -164,17 +167,17 @@ func TestDecisionRefusals(t *testing.T) {
 		{"user choice with permissions undeclared", noPerms, choicePrompt("ask-1"), "ask-1",
 			wire.UserChoiceDecision{DeliveryID: "d1", Cancelled: true}, "d1", wire.AckUnsupported},
 		{"blank delivery ID", interactionConfig(), permissionReq("perm-1"), "perm-1",
-			wire.PermissionDecision{Approved: true}, "", CodeInvalidDecision},
+			wire.PermissionDecision{Approved: true}, "", wire.AckRuntimeError},
 		{"answer to an unknown question", interactionConfig(), choicePrompt("ask-1"), "ask-1",
 			wire.UserChoiceDecision{DeliveryID: "d1", QuestionAnswers: []wire.QuestionAnswer{{QuestionID: "q9", Answers: []string{"x"}}}},
-			"d1", CodeInvalidDecision},
+			"d1", wire.AckRuntimeError},
 		{"cancelled with answers", interactionConfig(), choicePrompt("ask-1"), "ask-1",
 			wire.UserChoiceDecision{DeliveryID: "d1", Cancelled: true, QuestionAnswers: []wire.QuestionAnswer{{QuestionID: "q1", Answers: []string{}}}},
-			"d1", CodeInvalidDecision},
+			"d1", wire.AckRuntimeError},
 		{"duplicate question ID", interactionConfig(), choicePrompt("ask-1"), "ask-1",
 			wire.UserChoiceDecision{DeliveryID: "d1", QuestionAnswers: []wire.QuestionAnswer{
 				{QuestionID: "q1", Answers: []string{"red"}}, {QuestionID: "q1", Answers: []string{"blue"}}}},
-			"d1", CodeInvalidDecision},
+			"d1", wire.AckRuntimeError},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

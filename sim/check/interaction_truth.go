@@ -41,11 +41,13 @@ const (
 	MarkFunctionResultAfterCancel Mark = "function_result_after_cancel"
 )
 
-// MarkDecisionRepeatedAfterUnknown and MarkDecisionRacedPermissionCancel
-// are recorded but not expected: the workload reaches them in about 6 and
-// 14 of 5,000 seeds, too rarely for a 1,000-seed campaign to require them.
+// interactionExpectedMarks are the interaction marks a campaign must hit.
+// The world's interaction_heavy workload shape (native Turns that wait for
+// their answers, slow native decisions, permission decisions racing a
+// native withdrawal) reaches the first two; a client submitting function
+// results right after its own cancel reaches the third.
 func interactionExpectedMarks() []Mark {
-	return []Mark{MarkFunctionResultAfterCancel}
+	return []Mark{MarkDecisionRepeatedAfterUnknown, MarkDecisionRacedPermissionCancel, MarkFunctionResultAfterCancel}
 }
 
 // ixTruth is what the Harness did with one interaction.
@@ -67,6 +69,7 @@ type interactionState struct {
 	calls map[string][]*ixCall // run → native decision calls
 
 	deliveries  map[string]string          // delivery ID of a decision Core sent → key
+	isResult    map[string]bool            // delivery ID of a decision Core sent → a function result
 	coreApplied map[string]bool            // delivery IDs Core received applied=true for
 	unanswered  map[string]map[string]bool // conn/interaction → deliveries at the daemon without an ack
 	cancelled   map[string]bool            // conn/run: prompt_cancel delivered to the daemon
@@ -80,6 +83,7 @@ func (s *interactionState) init() {
 	s.truth = map[string]*ixTruth{}
 	s.calls = map[string][]*ixCall{}
 	s.deliveries = map[string]string{}
+	s.isResult = map[string]bool{}
 	s.coreApplied = map[string]bool{}
 	s.unanswered = map[string]map[string]bool{}
 	s.cancelled = map[string]bool{}

@@ -36,6 +36,7 @@ func (l *Ledger) ixCoreSent(ev WireEvent) {
 		return
 	}
 	l.ix.deliveries[delivery] = key
+	_, l.ix.isResult[delivery] = ev.Frame.Payload.(wire.FunctionResult)
 	a := &ixAttempt{key: key, delivery: delivery, sent: ev.At, answered: -1}
 	l.ix.attempts = append(l.ix.attempts, a)
 	l.ix.byDelivery[delivery] = a
@@ -85,6 +86,7 @@ func (l *Ledger) ixDaemonSent(conn string, ev WireEvent) {
 		if !ok {
 			return // a cancel receipt
 		}
+		l.ixAckCode(ev, p)
 		delete(l.ix.unanswered[conn+"/"+id], p.DeliveryID)
 		if !p.Applied {
 			return

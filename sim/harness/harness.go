@@ -40,6 +40,10 @@ type Config struct {
 	// must then confirm the executor's close before done or an applied
 	// cancel receipt).
 	CancelRetires bool
+	// Asks is how native turns ask for permissions, user choices and
+	// function results (interaction.go); the zero value asks now and then
+	// and never waits.
+	Asks AskConfig
 }
 
 // DrawConfig draws a Config from r: slow preparations and engine errors

@@ -76,6 +76,7 @@ type hAsk struct {
 	key   string
 	id    string
 	state askState
+	at    time.Time // when the turn asked
 }
 
 // hAsks is the interaction state of the Harness.
@@ -92,6 +93,9 @@ func (h *Harness) asks() *hAsks {
 		r := h.w.Rand("interactions:" + string(h.dev.ID))
 		h.ix = &hAsks{r: r, chance: 2 + r.IntN(6), byTurn: map[daemon.TurnID][]*hAsk{},
 			held: map[daemon.TurnID][]func(time.Time){}}
+		if h.dev.Harness.Asks.Always {
+			h.ix.chance = 8
+		}
 	}
 	return h.ix
 }
@@ -126,7 +130,7 @@ func (h *Harness) ask(now time.Time, t *hTurn, kind string) {
 	// Harness counts from one again, but Run IDs never repeat.
 	n := t.run + "-" + strconv.FormatUint(a.seq, 10)
 	dev := string(h.dev.ID)
-	ask := &hAsk{kind: kind, state: askPending}
+	ask := &hAsk{kind: kind, state: askPending, at: now}
 	var p wire.Payload
 	switch kind {
 	case AskPermission:
@@ -195,7 +199,7 @@ func (h *Harness) decide(now time.Time, c daemon.CallID, turn daemon.TurnID, kin
 		h.after(now, h.latency(), func(now time.Time) { answer(now, !t.settled && !t.done) })
 		return
 	}
-	if kind == AskPermission && h.take(PermissionWithdrawn) {
+	if kind == AskPermission && (h.take(PermissionWithdrawn) || chanceIn8(a.r, h.dev.Harness.Asks.WithdrawRaces)) {
 		ask.state = askWithdrawn
 		h.host.Feed(now, daemon.NativePermissionWithdrawn{Turn: turn, InteractionID: id})
 		h.after(now, h.latency(), func(now time.Time) { answer(now, false) })
@@ -232,7 +236,7 @@ func (h *Harness) decide(now time.Time, c daemon.CallID, turn daemon.TurnID, kin
 	switch {
 	case h.take(DecisionNever):
 		h.hung = append(h.hung, func(now time.Time) { settle(now, false) }) // released at heal
-	case h.take(DecisionSlow):
+	case h.take(DecisionSlow) || chanceIn8(a.r, h.dev.Harness.Asks.SlowDecisions):
 		h.after(now, time.Duration(16000+a.r.IntN(9000))*time.Millisecond, func(now time.Time) { settle(now, true) })
 	default:
 		h.after(now, time.Duration(5+a.r.IntN(300))*time.Millisecond, func(now time.Time) { settle(now, true) })

@@ -40,6 +40,12 @@ func (h *Harness) script(now time.Time, t *hTurn) {
 			t.endPending = end
 			return
 		}
+		// A turn waiting for an answer to its question does not end
+		// before it comes (or the native side stops waiting).
+		if h.awaitingAnswer(now, t) {
+			h.after(now, answerPoll, end)
+			return
+		}
 		outcome := check.NativeCompleted
 		if engineErr {
 			outcome = check.NativeFailed

@@ -70,9 +70,9 @@
 // # Workload shapes
 //
 // Each seed draws a shape from its "shape" stream (Derived.Workload.Shape,
-// in options.json): the default above in half the seeds, and in one seed
-// in six or twelve a shape that drives the machines to the documented
-// limits the default never reaches:
+// in options.json): the default above in three eighths of the seeds, and
+// in one seed in six, eight or twelve a shape that drives the machines to
+// the documented limits and races the default never reaches:
 //
 //   - bursty_sessions: twice the turns, submitted in three 300 ms bursts.
 //   - many_short_turns: eight times the turns on one device with the
@@ -93,6 +93,14 @@
 //     or twice and comes back (harness.Device.SetKindAvailable, a
 //     daemon.KindAvailability event declared by a heartbeat at once:
 //     kind_availability_changed).
+//   - interaction_heavy: every native turn asks (permissions, user
+//     choices, function calls) and waits up to 20 s for its answers; three
+//     native decisions in eight confirm 16–25 s late, past Core's 15 s
+//     receipt wait, so Core records them unknown and the workload answers
+//     again (decision_repeated_after_unknown), and three permission
+//     decisions in eight meet the native withdrawal of their request while
+//     at the daemon (decision_raced_permission_cancel). Its liveness
+//     deadline grows by 70 s a turn.
 //
 // The daemon shell honours each Send's budget (sim/harness): a receipt
 // held by a stall, or slower than its budget, closes the connection when

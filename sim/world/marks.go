@@ -25,7 +25,10 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkCancelUnconfirmed:            {harness.CancelNever, harness.CancelLate, harness.WriteOverBudget},
 	check.MarkSteerUnknownAfter30s:         {harness.WriteOverBudget},
 	// interactions
-	check.MarkFunctionResultAfterCancel: {},
+	// interaction_heavy (workload_shapes.go) reaches the first two
+	check.MarkDecisionRepeatedAfterUnknown:  {},
+	check.MarkDecisionRacedPermissionCancel: {},
+	check.MarkFunctionResultAfterCancel:     {},
 	// limits the workload shapes reach
 	check.MarkAdmissionRecordsFull:    {},
 	check.MarkSteerInputLimit:         {},

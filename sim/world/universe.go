@@ -97,7 +97,7 @@ func setup(w *sim.World, cfg Config, linAtEnd bool) *universe {
 	shapeR := w.Rand("shape")
 	u.shape = drawShape(shapeR)
 	// the shape may run many more turns than the workload knob says
-	w.AtLeastLiveness(LivenessTimeout(u.shape.turns(w.Workload())))
+	w.AtLeastLiveness(LivenessTimeout(u.shape.turns(w.Workload())) + u.shape.livenessExtra(u.shape.turns(w.Workload())))
 	u.shape.adjustHarness(&hcfg)
 	// drawn apart from every other draw: one seed in three retires an
 	// executor whose Turn was cancelled

@@ -38,13 +38,24 @@ const (
 	// seconds, once or twice, and comes back: the capability snapshot
 	// changes across heartbeats.
 	shapeFlapping shape = "kinds_flapping"
+	// shapeInteractions: every native Turn asks and waits for its
+	// answers; a share of native decisions confirm past Core's 15 s
+	// receipt wait (Core answers again after the unknown outcome) and a
+	// share of permission decisions race the native withdrawal of their
+	// request.
+	shapeInteractions shape = "interaction_heavy"
 )
 
-// drawShape draws the seed's shape: the default in half the seeds, each
-// other shape in one in twelve.
+// drawShape draws the seed's shape: the default in three eighths of the
+// seeds, interaction_heavy in one in eight (a second draw, made only for
+// the seeds that drew the default before it existed), bursty_sessions in
+// one in six and each other shape in one in twelve.
 func drawShape(r *rand.Rand) shape {
 	switch n := r.IntN(12); {
 	case n < 6:
+		if r.IntN(4) == 0 {
+			return shapeInteractions
+		}
 		return shapeDefault
 	case n < 8:
 		return shapeBursty
@@ -74,6 +85,8 @@ func (s shape) adjustHarness(c *harness.Config) {
 		c.DoneWithoutUsage, c.ShortTurns = true, true
 	case shapeCapacity:
 		c.SlowClose = 4
+	case shapeInteractions:
+		c.Asks = harness.AskConfig{Always: true, Await: true, SlowDecisions: 3, WithdrawRaces: 3}
 	}
 }
 
@@ -107,6 +120,21 @@ func (s shape) turns(w int) int {
 		return w + w/4
 	}
 	return w
+}
+
+// askingTurnWait bounds what asking adds to one Turn of interaction_heavy:
+// two native decisions each confirming up to 25 s late, and a 20 s wait
+// for an answer that never comes.
+const askingTurnWait = 2*25*time.Second + harness.AnswerWaitMax
+
+// livenessExtra is what the shape adds to the liveness deadline of a
+// workload of turns: a Session's Turns run one after another, and under
+// interaction_heavy each may wait askingTurnWait more.
+func (s shape) livenessExtra(turns int) time.Duration {
+	if s == shapeInteractions {
+		return askingTurnWait * time.Duration(turns)
+	}
+	return 0
 }
 
 // sessions is the number of sessions of the shape (n as drawn).
