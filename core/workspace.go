@@ -67,10 +67,12 @@ type coreWorkspace struct {
 	byPrep map[string]*wsRead
 	byOp   map[string]*wsRead
 	writes map[string]*wsWrite
+	late   map[string]*wsLate // unknown writes whose receipt may still arrive (workspace_settle.go)
 }
 
 func newCoreWorkspace() coreWorkspace {
-	return coreWorkspace{byPrep: map[string]*wsRead{}, byOp: map[string]*wsRead{}, writes: map[string]*wsWrite{}}
+	return coreWorkspace{byPrep: map[string]*wsRead{}, byOp: map[string]*wsRead{}, writes: map[string]*wsWrite{},
+		late: map[string]*wsLate{}}
 }
 
 const (
@@ -125,6 +127,8 @@ func (m *Machine) onWorkspaceFrame(c *conn, f wire.Frame) bool {
 	case wire.WorkspaceWriteResult:
 		if w := m.ws.writes[f.ID]; w != nil && w.conn == c {
 			m.onWriteReceipt(w, p)
+		} else if l := m.ws.late[f.ID]; l != nil && l.conn == c {
+			m.onLateReceipt(l, p)
 		}
 	default:
 		return false
@@ -141,6 +145,7 @@ func (m *Machine) workspaceConnLost(c *conn) {
 	for _, w := range m.writesOn(c) {
 		m.writeLost(w, wsConnectionLost)
 	}
+	m.lateReceiptsConnLost(c)
 }
 
 func (m *Machine) readsOn(c *conn) []*wsRead {

@@ -209,7 +209,12 @@ func (m *Machine) writeLost(w *wsWrite, code string) {
 	m.endWrite(w, WorkspaceResult{Outcome: WorkspaceUnknown, Code: codeOr(code, wire.WriteUnconfirmed), Mutation: w.mut.ID}, false)
 }
 
-func (m *Machine) writeTimedOut(w *wsWrite) { m.writeLost(w, wsTimeout) }
+// writeTimedOut: no receipt within 195 s. After the commit left, the
+// receipt may still come on the same connection (workspace_settle.go).
+func (m *Machine) writeTimedOut(w *wsWrite) {
+	m.awaitLateReceipt(w)
+	m.writeLost(w, wsTimeout)
+}
 
 // endWrite answers the call and, when settled, clears the reservation.
 func (m *Machine) endWrite(w *wsWrite, out WorkspaceResult, settled bool) {

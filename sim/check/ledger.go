@@ -134,7 +134,9 @@ type Ledger struct {
 	transfers  transferState // transfer_wire.go
 	// transferTime is the 195 s exchange oracle (timing_transfer.go).
 	transferTime transferTiming
-	ix           interactionState
+	// wsWait is the workspace wait oracles' calls (timing_workspace.go).
+	wsWait wsWaitState
+	ix     interactionState
 
 	wireObservers []func(WireEvent)
 

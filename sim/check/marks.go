@@ -91,6 +91,7 @@ func ExpectedMarks() []Mark {
 	out = append(out, environmentExpectedMarks...)
 	out = append(out, hostileExpectedMarks()...)
 	out = append(out, interactionExpectedMarks()...)
+	out = append(out, exportExpectedMarks...)
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
 }

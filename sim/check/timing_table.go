@@ -52,6 +52,9 @@ var documentedTimers = []struct {
 	{TimerNativeWrite, 10 * time.Second},
 	{TimerReceiptSend, 5 * time.Second},
 	{TimerSettlementWait, 10 * time.Second},
+	{TimerWorkspaceExport, 180 * time.Second},
+	{TimerWorkspaceRead, 17 * time.Second},
+	{TimerWorkspaceWrite, 195 * time.Second},
 	{TimerWritten, 30 * time.Second},
 }
 
@@ -268,6 +271,7 @@ func (l *Ledger) NodeCrashed(at int64, node string) {
 		l.connsCoreCrashed()
 		l.fencingCoreDown()
 		l.transferTimingCoreDown(at)
+		l.wsWaitsCoreDown()
 		return
 	}
 	l.fencingNodeDown(node)

@@ -49,6 +49,16 @@ const (
 	MarkReadWhileWriteUnsettled   Mark = "workspace_read_while_write_unsettled" // a read call while a write of its Session was unsettled
 	MarkCleanupUnconfirmedRelease Mark = "workspace_cleanup_unconfirmed_then_release"
 	MarkDirectoryTruncated        Mark = "workspace_directory_truncated" // a listing answered truncated
+	// MarkWriteSettledLate: Core received the exact receipt of a write it
+	// had answered unknown (the installer outlived Core's 195 s wait).
+	MarkWriteSettledLate Mark = "workspace_write_settled_late"
+	// MarkWriteCommitRefused: the daemon refused a write's commit with
+	// invalid_request (its body did not match the declared digest, or its
+	// transfer expired).
+	MarkWriteCommitRefused Mark = "workspace_write_commit_refused"
+	// MarkWriteLostMidTransfer: the connection of a write Core began ended
+	// before its commit.
+	MarkWriteLostMidTransfer Mark = "workspace_write_lost_mid_transfer"
 )
 
 // WorkspaceWriteOp is one workspace write through Core's API: the call
@@ -61,6 +71,7 @@ type WorkspaceWriteOp struct {
 	Path, Value  string
 	Outcome      string
 	Code         string
+	Mutation     string // Core's mutation ID, when it answered one
 }
 
 // WorkspaceReadOp is one byte read through Core's API.
@@ -95,6 +106,13 @@ type workspaceState struct {
 	sessMut map[string][]*wsMut // the wire's session UUID → its writes in order
 	// readOnlyIDs are the request IDs of read-only profiles Core sent.
 	readOnlyIDs map[string]bool
+	// exports are the native exports, exported the completed API
+	// exports, exportsOnWire the exchanges by export ID.
+	exports       []nativeExport
+	exported      []exportedTree
+	exportsOnWire map[string]*exportWire
+	// answeredUnknown are the mutations Core answered unknown.
+	answeredUnknown map[string]bool
 }
 
 type seededFile struct {
@@ -104,8 +122,10 @@ type seededFile struct {
 
 type wsMut struct {
 	id, session string
-	commit      bool // Core sent its commit
-	settled     bool // Core received a completed or rejected receipt (or nothing left)
+	conn        uint64 // the connection its begin left on
+	ended       bool   // that connection ended before the commit
+	commit      bool   // Core sent its commit
+	settled     bool   // Core received a completed or rejected receipt (or nothing left)
 }
 
 func (w *workspaceState) ensure() {
@@ -120,6 +140,8 @@ func (w *workspaceState) ensure() {
 	w.bySess = map[string]string{}
 	w.commits = map[string]*wsMut{}
 	w.sessMut = map[string][]*wsMut{}
+	w.exportsOnWire = map[string]*exportWire{}
+	w.answeredUnknown = map[string]bool{}
 }
 
 // WorkspaceSeeded records an Environment's initial file.
@@ -177,6 +199,9 @@ func (l *Ledger) WorkspaceWriteCalled(op WorkspaceWriteOp) {
 	l.ws.ensure()
 	l.ws.bySess[op.Session] = op.Env
 	l.ws.writes = append(l.ws.writes, op)
+	if op.Outcome == "unknown" && op.Mutation != "" {
+		l.ws.answeredUnknown[op.Mutation] = true
+	}
 	l.checkWorkspaceWait("write of "+op.Path+" in session "+op.Session, op.Call, op.Return, op.Outcome, op.Code, workspaceWriteWait)
 }
 
@@ -220,9 +245,9 @@ func (l *Ledger) WorkspaceListed(truncated bool) {
 func (l *Ledger) WorkspaceReadWhileUnsettled() { l.reach(MarkReadWhileWriteUnsettled) }
 
 // UsedWorkspace reports whether the run recorded any workspace call.
-func (l *Ledger) UsedWorkspace() bool { return len(l.ws.writes)+len(l.ws.reads) > 0 }
+func (l *Ledger) UsedWorkspace() bool { return len(l.ws.writes)+len(l.ws.reads)+len(l.ws.exported) > 0 }
 
 // WorkspaceChecks lists the workspace safety and timing checks.
 func WorkspaceChecks() []string {
-	return []string{CheckWorkspaceTruth, CheckWorkspaceMutationOrder, CheckReadOnlyStarted, CheckTimingWorkspace}
+	return []string{CheckWorkspaceTruth, CheckWorkspaceMutationOrder, CheckReadOnlyStarted, CheckTimingWorkspace, CheckWorkspaceExport}
 }

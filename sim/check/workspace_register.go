@@ -56,6 +56,9 @@ func (l *Ledger) fileOps(horizon int64) []porcupine.Operation {
 	for _, op := range w.reads {
 		horizon = max(horizon, op.Call+1, op.Return+1)
 	}
+	for _, x := range w.exported {
+		horizon = max(horizon, x.op.Call+1, x.op.Return+1)
+	}
 	byPart := map[string][]porcupine.Operation{}
 	seeded := map[string]bool{}
 	part := func(env, path string) string {
@@ -100,6 +103,7 @@ func (l *Ledger) fileOps(horizon int64) []porcupine.Operation {
 			Input: linInput{kind: opGet, part: key}, Call: op.Call, Output: out, Return: op.Return,
 		})
 	}
+	w.exportGets(byPart, part)
 	var ops []porcupine.Operation
 	for _, key := range sortedKeys(byPart) {
 		ops = append(ops, assignLanes(byPart[key])...)

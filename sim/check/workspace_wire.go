@@ -7,10 +7,16 @@ import "github.com/turnstile-sim/turnstile/wire"
 // commit never left, or Core received a completed or rejected receipt),
 // and no execution_start ever names a read-only profile's request.
 func (l *Ledger) observeWorkspace(ev WireEvent) {
+	l.ws.ensure()
+	if ev.Kind == WireClosed || ev.Kind == WireLost {
+		l.writesMidTransfer(ev.Conn)
+	}
 	if !ev.HasFrame() {
 		return
 	}
-	l.ws.ensure()
+	if !ev.Hostile() {
+		l.observeExport(ev)
+	}
 	id := ev.Frame.ID
 	switch {
 	case ev.Kind == WireSent && ev.From == CoreNode:
@@ -24,12 +30,18 @@ func (l *Ledger) observeWorkspace(ev WireEvent) {
 				l.violate(ev.At, CheckReadOnlyStarted, "execution_start on read-only profile %s", id)
 			}
 		case wire.WorkspaceWrite:
-			l.coreWriteStep(ev.At, id, p)
+			l.coreWriteStep(ev, id, p)
 		}
 	case ev.Kind == WireDelivered && ev.To == CoreNode:
 		if r, ok := ev.Frame.Payload.(wire.WorkspaceWriteResult); ok {
+			if m := l.ws.commits[id]; m != nil && m.commit && r.Outcome == wire.OutcomeRejected && r.ErrorCode == wire.WriteInvalidRequest {
+				l.reach(MarkWriteCommitRefused)
+			}
 			if m := l.ws.commits[id]; m != nil && (r.Outcome == wire.OutcomeCompleted || r.Outcome == wire.OutcomeRejected) {
 				m.settled = true
+				if l.ws.answeredUnknown[id] {
+					l.reach(MarkWriteSettledLate)
+				}
 			}
 		}
 	}
@@ -44,7 +56,19 @@ func (w *workspaceState) readOnly(id string) {
 
 func (w *workspaceState) isReadOnly(id string) bool { return w.readOnlyIDs[id] }
 
-func (l *Ledger) coreWriteStep(at int64, id string, p wire.WorkspaceWrite) {
+// writesMidTransfer marks a connection ending under a write Core began
+// and had not committed.
+func (l *Ledger) writesMidTransfer(conn uint64) {
+	for _, id := range sortedKeys(l.ws.commits) {
+		if m := l.ws.commits[id]; m.conn == conn && !m.commit && !m.settled && !m.ended {
+			m.ended = true
+			l.reach(MarkWriteLostMidTransfer)
+		}
+	}
+}
+
+func (l *Ledger) coreWriteStep(ev WireEvent, id string, p wire.WorkspaceWrite) {
+	at := ev.At
 	switch p.Step {
 	case wire.StepBegin:
 		if l.ws.commits[id] != nil {
@@ -56,7 +80,7 @@ func (l *Ledger) coreWriteStep(at int64, id string, p wire.WorkspaceWrite) {
 				l.violate(at, CheckWorkspaceMutationOrder, "write %s began while write %s of its Session is unsettled", id, m.id)
 			}
 		}
-		m := &wsMut{id: id, session: p.SessionID}
+		m := &wsMut{id: id, session: p.SessionID, conn: ev.Conn}
 		l.ws.commits[id] = m
 		l.ws.sessMut[p.SessionID] = append(l.ws.sessMut[p.SessionID], m)
 	case wire.StepCommit:

@@ -136,7 +136,7 @@ func (n *Daemon) delivered(now time.Time, e sim.Delivered) {
 		n.Feed(now, rej)
 		return
 	}
-	n.Feed(now, daemon.FrameReceived{Gen: gen, Frame: f})
+	n.Feed(now, daemon.FrameReceived{Gen: gen, Frame: n.corruptChunk(f)})
 }
 
 func (n *Daemon) timer(now time.Time, id sim.TimerID) {
@@ -258,6 +258,10 @@ func (n *Daemon) apply(now time.Time, ef daemon.Effect) {
 			n.keepStatus(e.Frame.ID, st, b)
 		}
 		if _, ok := e.Frame.Payload.(wire.InteractionDecisionAck); ok && n.d.TakeAckLost() {
+			n.loseInFlight(now, e.Gen)
+			return
+		}
+		if n.exportChunkLost(e.Frame) || n.transferReceiptLost(e.Frame) {
 			n.loseInFlight(now, e.Gen)
 			return
 		}

@@ -36,7 +36,7 @@ func Kinds() []sim.FaultKind {
 	return []sim.FaultKind{PrepareFailure, StartFailureNil, StartFailureTurn, WriteFailure, WriteUncertain,
 		WriteOverBudget, LateAccepted, CancelFailure, CancelLate, CancelNever, LateEvents, SettleError,
 		NotReusable, CloseFailure, Hang, SettleBeforeDone, ClockJump,
-		ReadInterrupted, ReaderCloseFailure, WriteReceiptLost,
+		ReadInterrupted, ReaderCloseFailure, WriteReceiptLost, ExportChunkLost, WorkspaceStall, WriteDigestMismatch, WriteTransferLost,
 		AckLost, DecisionNever, DecisionSlow, PermissionWithdrawn, LateInteraction}
 }
 

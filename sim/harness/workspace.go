@@ -16,7 +16,23 @@ const (
 	ReadInterrupted    sim.FaultKind = "harness_workspace_read_interrupted"  // the next workspace read is interrupted: its outcome is unknown
 	ReaderCloseFailure sim.FaultKind = "harness_workspace_close_failure"     // the next read-only profile close fails (the retry may succeed)
 	WriteReceiptLost   sim.FaultKind = "harness_workspace_write_unconfirmed" // the next workspace install answers unknown (applied or not)
+	ExportChunkLost    sim.FaultKind = "harness_workspace_export_chunk_lost" // the daemon's next export chunk is lost in flight: its connection breaks
+	WorkspaceStall     sim.FaultKind = "harness_workspace_stall"             // the next native read, install or export answers 10–250 s later
 )
+
+// Bounds of a stalled native workspace call.
+const (
+	WorkspaceStallMin = 10 * time.Second
+	WorkspaceStallMax = 250 * time.Second
+)
+
+// wsLatency is a native workspace call's latency: long under a stall.
+func (h *Harness) wsLatency() time.Duration {
+	if h.take(WorkspaceStall) {
+		return WorkspaceStallMin + time.Duration(h.r.Int64N(int64(WorkspaceStallMax-WorkspaceStallMin)/int64(time.Millisecond)))*time.Millisecond
+	}
+	return h.latency()
+}
 
 // WorkspaceFiles is the names the simulated workspaces hold (and the
 // workload reads and writes): a small set, so operations meet.
@@ -49,6 +65,7 @@ func (s *Workspaces) Tree(env string) map[string]string {
 			t[name] = "seed-" + strconv.Itoa(r.IntN(1000))
 		}
 	}
+	seedBulk(t, r.IntN)
 	s.trees[env] = t
 	return t
 }
@@ -123,9 +140,7 @@ func (h *Harness) workspaceCall(now time.Time, c daemon.CallID, op daemon.Op) bo
 	case daemon.WriteWorkspace:
 		h.writeWorkspace(now, c, op)
 	case daemon.ExportWorkspace:
-		h.after(now, h.latency(), func(now time.Time) {
-			h.result(now, c, daemon.ExportWorkspaceResult{Err: "the simulated Harness exports no archive"})
-		})
+		h.exportWorkspace(now, c, op)
 	default:
 		return false
 	}
@@ -194,10 +209,16 @@ func sessionOfExec(ex *hExec) string {
 
 func (h *Harness) readWorkspace(now time.Time, c daemon.CallID, op daemon.ReadWorkspace) {
 	interrupted := h.take(ReadInterrupted)
-	h.later(now, h.latency(), func(now time.Time) {
-		session, live := h.readOwner(op.Target)
-		if !live {
-			h.truth.violate("workspace read through %s, which is not open", op.Target)
+	session, live := h.readOwner(op.Target)
+	if !live {
+		h.truth.violate("workspace read through %s, which is not open", op.Target)
+	}
+	h.later(now, h.wsLatency(), func(now time.Time) {
+		// A dispatched read may outlive its Turn or Executor (the seed
+		// keeps its waiter after a transfer or release), but a read-only
+		// profile is closed only after its reads answered.
+		if _, live := h.readOwner(op.Target); !live && op.Target.Reader != "" {
+			h.truth.violate("workspace read through %s, closed before the read answered", op.Target)
 		}
 		if interrupted {
 			h.result(now, c, daemon.ReadWorkspaceResult{Result: wire.WorkspaceReadResult{Outcome: wire.OutcomeUnknown, ErrorCode: wire.ReadUnconfirmed}})
@@ -276,7 +297,7 @@ func listing(t map[string]string, req wire.WorkspaceRead) wire.WorkspaceReadResu
 func (h *Harness) writeWorkspace(now time.Time, c daemon.CallID, op daemon.WriteWorkspace) {
 	lost := h.take(WriteReceiptLost)
 	apply := !lost || h.r.IntN(2) == 0
-	h.later(now, h.latency(), func(now time.Time) {
+	h.later(now, h.wsLatency(), func(now time.Time) {
 		digestOK := wire.SHA256Hex(op.Data) == op.SHA256 && int64(len(op.Data)) == op.SizeBytes
 		ws := h.workspaces()
 		if apply {

@@ -42,6 +42,9 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkReadWhileWriteUnsettled:   {harness.WriteReceiptLost}, // an unknown install stays unsettled
 	check.MarkDirectoryTruncated:        {},
 	check.MarkCleanupUnconfirmedRelease: {harness.ReaderCloseFailure},
+	check.MarkExportCompleted:           {},
+	check.MarkExportChunked:             {},
+	check.MarkExportCancelled:           {harness.WorkspaceStall},
 	// workload_environment.go draws the preparations and suspensions.
 	check.MarkQuiesceAccepted:            {},
 	check.MarkQuiesceRefused:             {},

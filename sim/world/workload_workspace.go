@@ -12,13 +12,15 @@ import (
 // Waits of the workload's workspace calls: Core's own bound (17 s for a
 // read, 195 s for a write) plus the API latency.
 const (
-	workspaceReadCallTimeout  = core.WorkspaceReadWait + 5*time.Second
-	workspaceWriteCallTimeout = core.WorkspaceWriteWait + 5*time.Second
+	workspaceReadCallTimeout   = core.WorkspaceReadWait + 5*time.Second
+	workspaceWriteCallTimeout  = core.WorkspaceWriteWait + 5*time.Second
+	workspaceExportCallTimeout = core.WorkspaceExportWait + 5*time.Second
 )
 
 // planWorkspace draws a few workspace operations on each Session with an
 // Environment: writes of fresh values, byte reads and listings of the
-// small set of names the simulated workspaces hold, at random instants.
+// small set of names the simulated workspaces hold, and exports, at
+// random instants.
 func (wl *workload) planWorkspace(now time.Time) {
 	for _, s := range wl.sessions {
 		if s.agent.Environment == core.EnvNone {
@@ -27,7 +29,7 @@ func (wl *workload) planWorkspace(now time.Time) {
 		n := wl.r.IntN(6)
 		for range n {
 			at := time.Duration(200+wl.r.IntN(30000)) * time.Millisecond
-			kind, path := wl.r.IntN(6), harness.WorkspaceFiles[wl.r.IntN(len(harness.WorkspaceFiles))]
+			kind, path := wl.r.IntN(7), harness.WorkspaceFiles[wl.r.IntN(len(harness.WorkspaceFiles))]
 			value := "v-" + strconv.Itoa(wl.r.IntN(1_000_000))
 			wl.after(now, at, func(now time.Time) { wl.workspaceOp(now, s, kind, path, value) })
 		}
@@ -43,30 +45,32 @@ func (wl *workload) workspaceOp(now time.Time, s *wSession, kind int, path, valu
 		wl.workspaceWrite(now, s, path, value)
 	case kind < 5:
 		wl.workspaceRead(now, s, path)
-	default:
+	case kind < 6:
 		wl.workspaceList(now, s)
+	default:
+		wl.workspaceExport(now, s)
 	}
 }
 
 func (wl *workload) workspaceWrite(now time.Time, s *wSession, path, value string) {
 	op := check.WorkspaceWriteOp{Call: wl.u.lt(now), Session: s.id, Env: s.agent.EnvironmentID, Path: path, Value: value}
 	s.writesOut++
-	done := func(now time.Time, outcome, code string) {
+	done := func(now time.Time, outcome, code, mutation string) {
 		s.writesOut--
 		if outcome == core.WorkspaceUnknown || outcome == "lost" {
 			s.unsettled = true
 		}
-		op.Return, op.Outcome, op.Code = wl.u.lt(now), outcome, code
+		op.Return, op.Outcome, op.Code, op.Mutation = wl.u.lt(now), outcome, code, mutation
 		wl.u.led.WorkspaceWriteCalled(op)
 	}
 	wl.callWithin(now, workspaceWriteCallTimeout, core.WriteWorkspace{Session: s.id, Path: path, Data: []byte(value)},
 		func(now time.Time, r core.APIResult) {
 			if r.Err != nil || r.Workspace == nil {
-				done(now, "refused", "")
+				done(now, "refused", "", "")
 				return
 			}
-			done(now, r.Workspace.Outcome, r.Workspace.Code)
-		}, func(now time.Time) { done(now, "lost", "") })
+			done(now, r.Workspace.Outcome, r.Workspace.Code, r.Workspace.Mutation)
+		}, func(now time.Time) { done(now, "lost", "", "") })
 }
 
 func (wl *workload) workspaceRead(now time.Time, s *wSession, path string) {
@@ -99,6 +103,24 @@ func (wl *workload) workspaceList(now time.Time, s *wSession) {
 				wl.u.led.WorkspaceListed(r.Workspace.EntriesTruncated)
 			}
 		}, func(time.Time) {})
+}
+
+func (wl *workload) workspaceExport(now time.Time, s *wSession) {
+	op := check.WorkspaceExportOp{Call: wl.u.lt(now), Session: s.id, Env: s.agent.EnvironmentID}
+	wl.callWithin(now, workspaceExportCallTimeout, core.ExportWorkspace{Session: s.id},
+		func(now time.Time, r core.APIResult) {
+			op.Return = wl.u.lt(now)
+			switch {
+			case r.Err != nil || r.Workspace == nil:
+				op.Outcome = "refused"
+			default:
+				op.Outcome, op.Code, op.Archive = r.Workspace.Outcome, r.Workspace.Code, r.Workspace.Archive
+			}
+			wl.u.led.WorkspaceExportCalled(op)
+		}, func(now time.Time) {
+			op.Return, op.Outcome = wl.u.lt(now), "lost"
+			wl.u.led.WorkspaceExportCalled(op)
+		})
 }
 
 // workspaceEnvironment names Environment i of kind k: a canonical UUID,

@@ -3,6 +3,7 @@ package world
 import (
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/sim"
+	"github.com/turnstile-sim/turnstile/sim/check"
 )
 
 // caller is who made an API call that Core answers in a later step.
@@ -17,17 +18,22 @@ type caller struct {
 func (n *coreNode) workspaceCall(call core.CallID, e sim.CallReceived) core.Event {
 	req, _ := e.Req.(apiRequest)
 	var ev core.Event
+	var timer string
 	switch x := req.ev.(type) {
 	case core.ReadWorkspace:
-		x.Call = call
+		x.Call, timer = call, check.TimerWorkspaceRead
 		ev = x
 	case core.WriteWorkspace:
-		x.Call = call
+		x.Call, timer = call, check.TimerWorkspaceWrite
+		ev = x
+	case core.ExportWorkspace:
+		x.Call, timer = call, check.TimerWorkspaceExport
 		ev = x
 	default:
 		return nil
 	}
 	n.callers[call] = caller{from: e.From, call: e.Call}
+	n.u.led.CoreWorkspaceCall(n.u.lt(n.u.w.Now()), string(call), timer)
 	return ev
 }
 
@@ -36,6 +42,11 @@ func (n *coreNode) workspaceCall(call core.CallID, e sim.CallReceived) core.Even
 func (n *coreNode) reply(r core.APIResult) sim.Reply {
 	if c, ok := n.callers[r.Call]; ok {
 		delete(n.callers, r.Call)
+		code := ""
+		if r.Workspace != nil {
+			code = r.Workspace.Code
+		}
+		n.u.led.CoreWorkspaceAnswered(n.u.lt(n.u.w.Now()), string(r.Call), code)
 		return sim.Reply{To: c.from, Call: c.call, Res: apiResult{r}}
 	}
 	return sim.Reply{Res: apiResult{r}}
@@ -59,4 +70,8 @@ func (r ledgerRecorder) WorkspaceRead(at int64, device, reader, session, env, na
 
 func (r ledgerRecorder) WorkspaceInstalled(at int64, device, mutation, env, name, value string, digestOK bool) {
 	r.u.led.WorkspaceInstalled(at, device, mutation, env, name, value, digestOK)
+}
+
+func (r ledgerRecorder) WorkspaceExported(at int64, device, reader, env string, archive []byte, files map[string]string) {
+	r.u.led.WorkspaceExported(at, device, reader, env, archive, files)
 }

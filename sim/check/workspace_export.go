@@ -1,0 +1,208 @@
+package check
+
+import (
+	"archive/tar"
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// Export checks and marks.
+const (
+	// CheckWorkspaceExport: an export Core answered completed whose tar
+	// stream is not the archive one native export of its Environment
+	// produced within the call, through a profile whose close was
+	// confirmed before the answer; or, on the wire, a chunk Core asked
+	// for twice or skipped, a chunk the daemon sent out of order, or a
+	// next Core sent after its own cancel.
+	CheckWorkspaceExport = "workspace_export"
+
+	MarkExportCompleted Mark = "workspace_export_completed" // an export answered completed with its archive
+	MarkExportCancelled Mark = "workspace_export_cancelled" // Core sent cancel for an export it stopped early
+	MarkExportChunked   Mark = "workspace_export_chunked"   // a completed export spanned more than one chunk
+)
+
+var exportExpectedMarks = []Mark{MarkExportCancelled, MarkExportChunked, MarkExportCompleted}
+
+// workspaceExportWait is Core's bound of an export (wire reference §3.11).
+const workspaceExportWait = 180 * time.Second
+
+// WorkspaceExportOp is one export through Core's API.
+type WorkspaceExportOp struct {
+	Call, Return int64
+	Session, Env string
+	Outcome      string // completed, unavailable, refused, lost
+	Code         string
+	Archive      []byte
+}
+
+type nativeExport struct {
+	at          int64
+	reader, env string
+	archive     []byte
+	files       map[string]string
+}
+
+// exportWire is one export's exchange as the wire shows it.
+type exportWire struct {
+	received  int64 // chunk bytes delivered to Core
+	sent      int64 // chunk bytes the daemon sent
+	chunks    int
+	cancelled bool
+}
+
+// WorkspaceExported records a native export.
+func (l *Ledger) WorkspaceExported(at int64, device, reader, env string, archive []byte, files map[string]string) {
+	l.ws.ensure()
+	l.ws.exports = append(l.ws.exports, nativeExport{at: at, reader: pairKey(device, reader), env: env,
+		archive: bytes.Clone(archive), files: files})
+}
+
+// WorkspaceExportCalled records an export the workload made and checks a
+// completed answer against the native exports.
+func (l *Ledger) WorkspaceExportCalled(op WorkspaceExportOp) {
+	l.ws.ensure()
+	l.ws.bySess[op.Session] = op.Env
+	l.checkWorkspaceWait("export of session "+op.Session, op.Call, op.Return, op.Outcome, op.Code, workspaceExportWait)
+	if op.Outcome != "completed" {
+		return
+	}
+	files, err := untar(op.Archive)
+	if err != nil {
+		l.violate(op.Return, CheckWorkspaceExport, "export of session %s answered an archive that is no tar stream: %v", op.Session, err)
+		return
+	}
+	for _, n := range l.ws.exports {
+		if n.env != op.Env || n.at < op.Call || n.at > op.Return || !bytes.Equal(n.archive, op.Archive) ||
+			l.ws.opened[n.reader] != op.Session {
+			continue
+		}
+		if c, ok := l.ws.closed[n.reader]; !ok || c > op.Return {
+			continue
+		}
+		if !sameFiles(files, n.files) {
+			l.violate(op.Return, CheckWorkspaceExport, "export of session %s: the archive does not hold the tree of its native export at %s",
+				op.Session, vtime(n.at))
+		}
+		l.ws.exported = append(l.ws.exported, exportedTree{op: op, files: files})
+		l.reach(MarkExportCompleted)
+		if len(op.Archive) > wire.ChunkBytesMax {
+			l.reach(MarkExportChunked)
+		}
+		return
+	}
+	l.violate(op.Return, CheckWorkspaceExport, "export of session %s answered %d bytes: no native export in [%s, %s] "+
+		"produced them with its profile closed before the answer", op.Session, len(op.Archive), vtime(op.Call), vtime(op.Return))
+}
+
+// exportedTree is a completed export with the files its archive holds:
+// one get of every file the register knows in its Environment.
+type exportedTree struct {
+	op    WorkspaceExportOp
+	files map[string]string
+}
+
+// untar reads a tar stream of regular files.
+func untar(b []byte) (map[string]string, error) {
+	out := map[string]string{}
+	tr := tar.NewReader(bytes.NewReader(b))
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if h.Typeflag != tar.TypeReg {
+			return nil, errors.New("entry " + h.Name + " is not a regular file")
+		}
+		if _, dup := out[h.Name]; dup {
+			return nil, errors.New("entry " + h.Name + " twice")
+		}
+		body, err := io.ReadAll(tr)
+		if err != nil {
+			return nil, err
+		}
+		out[h.Name] = string(body)
+	}
+}
+
+func sameFiles(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a { //tidy:sorted any mismatch gives the same answer
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// observeExport judges one export frame on the wire: the daemon sends
+// chunks in order from offset 0; every next of Core carries exactly the
+// chunk bytes delivered to it (none asked twice, none skipped); no next
+// follows Core's cancel.
+func (l *Ledger) observeExport(ev WireEvent) {
+	id := ev.Frame.ID
+	x := l.ws.exportsOnWire[id]
+	switch p := ev.Frame.Payload.(type) {
+	case wire.WorkspaceExport:
+		if ev.Kind != WireSent || ev.From != CoreNode {
+			return
+		}
+		switch {
+		case p.Step == wire.StepBegin:
+			l.ws.exportsOnWire[id] = &exportWire{}
+		case x == nil:
+		case p.Step == wire.StepCancel:
+			if !x.cancelled {
+				x.cancelled = true
+				l.reach(MarkExportCancelled)
+			}
+		case p.Step == wire.StepNext && x.cancelled:
+			l.violate(ev.At, CheckWorkspaceExport, "export %s: Core sent next after its cancel", id)
+		case p.Step == wire.StepNext && p.Offset != x.received:
+			l.violate(ev.At, CheckWorkspaceExport, "export %s: Core asked for offset %d after receiving %d chunk bytes", id, p.Offset, x.received)
+		}
+	case wire.WorkspaceExportResult:
+		if x == nil || p.Outcome != wire.OutcomeChunk {
+			return
+		}
+		switch {
+		case ev.Kind == WireSent && ev.To == CoreNode:
+			if p.Offset != x.sent {
+				l.violate(ev.At, CheckWorkspaceExport, "export %s: the daemon sent a chunk at offset %d after sending %d bytes", id, p.Offset, x.sent)
+			}
+			x.sent = p.Offset + int64(len(p.Data))
+		case ev.Kind == WireDelivered && ev.To == CoreNode:
+			x.received += int64(len(p.Data))
+			x.chunks++
+		}
+	}
+}
+
+// exportGets adds to byPart one get of every seeded file of a completed
+// export's Environment, with the content its archive holds (or absence).
+func (w *workspaceState) exportGets(byPart map[string][]porcupine.Operation, part func(env, path string) string) {
+	for _, x := range w.exported {
+		for _, key := range sortedKeys(w.seeded) {
+			env, path, _ := strings.Cut(key, "\x00")
+			if env != x.op.Env {
+				continue
+			}
+			v, ok := x.files[path]
+			pk := part(env, path)
+			byPart[pk] = append(byPart[pk], porcupine.Operation{
+				Input: linInput{kind: opGet, part: pk}, Call: x.op.Call, Output: fileVal{value: v, present: ok}, Return: x.op.Return,
+			})
+		}
+	}
+}

@@ -1,0 +1,197 @@
+package check
+
+import (
+	"archive/tar"
+	"bytes"
+	"testing"
+
+	"github.com/anishathalye/porcupine"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// testTar is a tar stream of the given name/content pairs, in order.
+func testTar(t *testing.T, pairs ...string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	tw := tar.NewWriter(&b)
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: pairs[i], Mode: 0o644, Size: int64(len(pairs[i+1]))}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tw.Write([]byte(pairs[i+1])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// exportLedger: a profile of s-1 opened, exported at 12 (a.txt "one"),
+// closed at 18.
+func exportLedger(t *testing.T) (*Ledger, []byte) {
+	l := NewLedger()
+	l.WorkspaceSeeded(wsEnvID, "a.txt", "seed", true)
+	l.WorkspaceOpened(5, "d1", "rd-1", "s-1", wsEnvID)
+	archive := testTar(t, "a.txt", "one")
+	l.WorkspaceExported(12, "d1", "rd-1", wsEnvID, archive, map[string]string{"a.txt": "one"})
+	l.WorkspaceClosed(18, "d1", "rd-1", true)
+	return l, archive
+}
+
+// TestWorkspaceExportMatchesNativeArchive: a completed export is the
+// native archive byte for byte, produced within the call through a
+// profile closed before the answer.
+func TestWorkspaceExportMatchesNativeArchive(t *testing.T) {
+	l, archive := exportLedger(t)
+	l.WorkspaceWriteCalled(WorkspaceWriteOp{Call: 8, Return: 10, Session: "s-1", Env: wsEnvID, Path: "a.txt", Value: "one", Outcome: "completed"})
+	l.WorkspaceExportCalled(WorkspaceExportOp{Call: 10, Return: 20, Session: "s-1", Env: wsEnvID, Outcome: "completed", Archive: archive})
+	if vs := violationsOf(l, CheckWorkspaceExport); len(vs) != 0 {
+		t.Fatalf("violations %v", vs)
+	}
+	if l.marks[MarkExportCompleted] != 1 {
+		t.Fatalf("mark not reached")
+	}
+	if got := fileVerdict(l); got != porcupine.Ok {
+		t.Fatalf("register verdict %s, want ok", got)
+	}
+}
+
+// TestWorkspaceExportCatchesWrongArchives: a chunk twice, a chunk
+// skipped, an answer before the close, data outside the call, no tar.
+func TestWorkspaceExportCatchesWrongArchives(t *testing.T) {
+	_, archive := exportLedger(t)
+	twice := append(bytes.Clone(archive[:512]), archive...)
+	cases := map[string]WorkspaceExportOp{
+		"chunk twice":        {Call: 10, Return: 20, Archive: twice},
+		"chunk skipped":      {Call: 10, Return: 20, Archive: archive[512:]},
+		"before the close":   {Call: 10, Return: 15, Archive: archive},
+		"outside the call":   {Call: 13, Return: 20, Archive: archive},
+		"another session":    {Call: 10, Return: 20, Archive: archive, Session: "s-2"},
+		"not a tar":          {Call: 10, Return: 20, Archive: []byte("plain bytes")},
+		"another tree's tar": {Call: 10, Return: 20, Archive: testTar(t, "a.txt", "two")},
+	}
+	for name, op := range cases {
+		l, _ := exportLedger(t)
+		if op.Session == "" {
+			op.Session = "s-1"
+		}
+		op.Env, op.Outcome = wsEnvID, "completed"
+		l.WorkspaceExportCalled(op)
+		if vs := violationsOf(l, CheckWorkspaceExport); len(vs) != 1 {
+			t.Errorf("%s: violations %v, want one", name, vs)
+		}
+	}
+}
+
+// TestWorkspaceExportRegisterCatchesStaleTree: an export after a
+// completed write that still holds the old content has no linearization.
+func TestWorkspaceExportRegisterCatchesStaleTree(t *testing.T) {
+	l := NewLedger()
+	l.WorkspaceSeeded(wsEnvID, "a.txt", "seed", true)
+	l.WorkspaceWriteCalled(WorkspaceWriteOp{Call: 1, Return: 4, Session: "s-1", Env: wsEnvID, Path: "a.txt", Value: "one", Outcome: "completed"})
+	l.ws.exported = append(l.ws.exported, exportedTree{
+		op: WorkspaceExportOp{Call: 10, Return: 20, Session: "s-1", Env: wsEnvID}, files: map[string]string{"a.txt": "seed"}})
+	if got := fileVerdict(l); got != porcupine.Illegal {
+		t.Fatalf("verdict %s, want illegal", got)
+	}
+}
+
+// TestWorkspaceExportWireOrder: Core's next carries exactly the chunk
+// bytes delivered; the daemon's chunks are contiguous; no next after a
+// cancel, which reaches the cancelled mark.
+func TestWorkspaceExportWireOrder(t *testing.T) {
+	chunk := func(off int64, n int) wire.Frame {
+		return wire.Frame{ID: "x-1", Payload: wire.WorkspaceExportResult{Outcome: wire.OutcomeChunk, Offset: off, Data: make([]byte, n)}}
+	}
+	step := func(s string, off int64) wire.Frame {
+		return wire.Frame{ID: "x-1", Payload: wire.WorkspaceExport{Step: s, Offset: off}}
+	}
+	run := func(frames func(w wireFeed)) []string {
+		now := int64(0)
+		l := NewLedger()
+		w := wireFeed{l: l, now: &now}
+		w.open(1, "d1")
+		w.coreSends(1, "d1", wire.Frame{ID: "x-1", Payload: wire.WorkspaceExport{Step: wire.StepBegin, Handle: "h", EnvironmentID: wsEnvID}})
+		frames(w)
+		return violationsOf(l, CheckWorkspaceExport)
+	}
+	if vs := run(func(w wireFeed) {
+		w.deviceSends(1, "d1", chunk(0, 10))
+		w.coreSends(1, "d1", step(wire.StepNext, 10))
+		w.deviceSends(1, "d1", chunk(10, 5))
+		w.coreSends(1, "d1", step(wire.StepCancel, 0))
+	}); len(vs) != 0 {
+		t.Fatalf("a well ordered exchange: %v", vs)
+	}
+	bad := map[string]func(w wireFeed){
+		"next asks again": func(w wireFeed) {
+			w.deviceSends(1, "d1", chunk(0, 10))
+			w.coreSends(1, "d1", step(wire.StepNext, 0))
+		},
+		"next skips": func(w wireFeed) {
+			w.deviceSends(1, "d1", chunk(0, 10))
+			w.coreSends(1, "d1", step(wire.StepNext, 20))
+		},
+		"daemon gap": func(w wireFeed) {
+			w.deviceSends(1, "d1", chunk(0, 10))
+			w.coreSends(1, "d1", step(wire.StepNext, 10))
+			w.deviceSends(1, "d1", chunk(12, 5))
+		},
+		"next after cancel": func(w wireFeed) {
+			w.deviceSends(1, "d1", chunk(0, 10))
+			w.coreSends(1, "d1", step(wire.StepCancel, 0))
+			w.coreSends(1, "d1", step(wire.StepNext, 10))
+		},
+	}
+	for name, frames := range bad {
+		if vs := run(frames); len(vs) != 1 {
+			t.Errorf("%s: violations %v, want one", name, vs)
+		}
+	}
+}
+
+// TestWorkspaceWriteSettledLateMark: the exact receipt of a write Core
+// answered unknown, delivered later, reaches the mark; one of a write
+// answered completed does not.
+func TestWorkspaceWriteSettledLateMark(t *testing.T) {
+	for _, outcome := range []string{"unknown", "completed"} {
+		now := int64(0)
+		l := NewLedger()
+		w := wireFeed{l: l, now: &now}
+		w.open(1, "d1")
+		w.coreSends(1, "d1", wire.Frame{ID: "m-1", Payload: wire.WorkspaceWrite{Step: wire.StepBegin, SessionID: wsSessID, EnvironmentID: wsEnvID, Path: "a.txt", SizeBytes: 1}})
+		w.coreSends(1, "d1", wire.Frame{ID: "m-1", Payload: wire.WorkspaceWrite{Step: wire.StepCommit}})
+		l.WorkspaceWriteCalled(WorkspaceWriteOp{Call: 1, Return: now, Session: "s-1", Env: wsEnvID, Path: "a.txt", Value: "x", Outcome: outcome, Code: "timeout", Mutation: "m-1"})
+		w.deviceSends(1, "d1", wire.Frame{ID: "m-1", Payload: wire.WorkspaceWriteResult{Outcome: wire.OutcomeCompleted, SizeBytes: 1}})
+		if got, want := l.marks[MarkWriteSettledLate], map[string]int{"unknown": 1, "completed": 0}[outcome]; got != want {
+			t.Errorf("%s: mark %d, want %d", outcome, got, want)
+		}
+	}
+}
+
+// TestWorkspaceTransferMarks: a commit refused invalid_request reaches
+// commit_refused; a connection ending between begin and commit reaches
+// lost_mid_transfer, one ending after the commit does not.
+func TestWorkspaceTransferMarks(t *testing.T) {
+	begin := wire.Frame{ID: "m-1", Payload: wire.WorkspaceWrite{Step: wire.StepBegin, SessionID: wsSessID, EnvironmentID: wsEnvID, Path: "a.txt", SizeBytes: 1}}
+	commit := wire.Frame{ID: "m-1", Payload: wire.WorkspaceWrite{Step: wire.StepCommit}}
+	for _, committed := range []bool{false, true} {
+		now := int64(0)
+		l := NewLedger()
+		w := wireFeed{l: l, now: &now}
+		w.open(1, "d1")
+		w.coreSends(1, "d1", begin)
+		if committed {
+			w.coreSends(1, "d1", commit)
+			w.deviceSends(1, "d1", wire.Frame{ID: "m-1", Payload: wire.WorkspaceWriteResult{Outcome: wire.OutcomeRejected, ErrorCode: wire.WriteInvalidRequest}})
+		}
+		w.close(1, "d1")
+		lost, refused := l.marks[MarkWriteLostMidTransfer], l.marks[MarkWriteCommitRefused]
+		if committed && (lost != 0 || refused != 1) || !committed && (lost != 1 || refused != 0) {
+			t.Errorf("committed=%t: lost_mid_transfer %d, commit_refused %d", committed, lost, refused)
+		}
+	}
+}
