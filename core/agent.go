@@ -35,6 +35,10 @@ type AgentConfig struct {
 
 	Environment   EnvironmentKind
 	EnvironmentID string // exact Environment binding; required unless Environment is none
+	// Definition is what every connection installs through
+	// runtime_prepare before the Session's work runs there (nil: none).
+	// It needs a canonical UUID EnvironmentID and a preparation store.
+	Definition *EnvironmentDefinition `json:",omitempty"`
 
 	OutputSchema []byte // non-nil selects json_schema output
 	MultiAgent   bool
@@ -97,6 +101,10 @@ func (a AgentConfig) validate() (AgentConfig, error) {
 		return bad("tool search needs a deferred function tool")
 	}
 	a.ToolSearch = deferred // deferred loading enables tool search
+	if err := validateDefinition(a.Definition, a.Environment, a.EnvironmentID); err != nil {
+		return AgentConfig{}, err
+	}
+	a.Definition = a.Definition.clone()
 	servers, err := a.freezeMCP()
 	if err != nil {
 		return AgentConfig{}, err

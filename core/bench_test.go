@@ -51,7 +51,7 @@ func BenchmarkCoreTurnSQLite(b *testing.B) {
 // afterStep after every Step and afterTurn after every Turn. It reports
 // ns/turn and persisted run events per second.
 func benchmarkTurns(b *testing.B, st core.Store, afterStep, afterTurn func()) {
-	m := core.New(core.Config{}, st)
+	m := core.New(testConfig(), st)
 	step := func(ev core.Event) []core.Effect {
 		effs := m.Step(t0, ev)
 		afterStep()

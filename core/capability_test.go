@@ -94,7 +94,7 @@ func TestAdmissionTable(t *testing.T) {
 	for _, row := range admissionRows() {
 		t.Run(row.name, func(t *testing.T) {
 			for _, supported := range []bool{true, false} {
-				h := newHarnessCfg(t, core.Config{EngineProfiles: map[string]core.EngineProfile{kind: row.profile}})
+				h := profileHarness(t, row.profile)
 				caps := row.base(baseCaps())
 				if !supported {
 					caps = with(caps, row.cap, wire.CapabilityUnsupported)

@@ -49,13 +49,10 @@ type Config struct {
 	PreparationsPerConnMax int // open preparation streams per connection (64)
 	RunEventsPerTurnMax    int // persisted run events per Turn
 
-	// EngineProfiles maps a Harness kind to its engine profile. A kind
-	// without an entry declares no controls.
-	EngineProfiles map[string]EngineProfile
-	// Policy, when set, is the immutable engine qualification (see
-	// core/engine) that API admission, device selection and the final
-	// check all read; EngineProfiles must then be nil. A Policy over an
-	// explicit empty catalog authorises nothing.
+	// Policy is the immutable engine qualification (see core/engine) that
+	// API admission, device selection and the final check all read. Nil
+	// selects the built-in catalog (every Harness kind this repository
+	// ships); a Policy over an explicit empty catalog authorises nothing.
 	Policy *engine.Policy
 
 	// Bugs are planted bugs for proving the simulator's checkers; never
@@ -156,9 +153,6 @@ func (c Config) validate() error {
 		c.SubscribersPerTurnMax < 0 || c.DevicesMax < 0 || c.PreparationsPerConnMax < 0 ||
 		c.RunEventsPerTurnMax < 0 {
 		return fmt.Errorf("core: config: negative limit")
-	}
-	if c.Policy != nil && c.EngineProfiles != nil {
-		return fmt.Errorf("core: config: EngineProfiles and Policy both set")
 	}
 	if c.SteerInputsPerRunMax > 256 {
 		return fmt.Errorf("core: config: SteerInputsPerRunMax %d above the Runtime's 256", c.SteerInputsPerRunMax)

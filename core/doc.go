@@ -205,9 +205,19 @@
 // (runtime_prepare.go) and quiesce and resume a device's Runtime with
 // suspend_id fencing (fencing.go); both keep durable records in a Store
 // that implements PreparationStore / SuspensionStore (store.Memory does).
-// Config.Policy, when set, is the engine profile catalog's immutable
-// Policy (core/engine) that Session admission, device selection and the
-// final check all read.
+// A Session created with an Environment definition
+// (AgentConfig.Definition: files, skills, plugins, setup commands) is
+// prepared the same way on every connection before Core prepares one of
+// its Turns there (environment.go, environment_dispatch.go): the Turn
+// waits while the preparation runs, and fails with the step's code
+// (runtime_preparation_unconfirmed after a transport error) when it ended
+// otherwise; nothing is replayed on that connection, and a later
+// connection runs a fresh preparation. ReadEnvironment shows each
+// connection's preparation.
+// Config.Policy is the engine profile catalog's immutable Policy
+// (core/engine) that Session admission, device selection and the final
+// check all read; nil selects the built-in catalog (synthetic and codex),
+// so a kind without a profile is never admitted.
 // # Interactions
 //
 // A Run's permission requests, user-choice prompts and function calls are

@@ -68,17 +68,18 @@ type Observation struct {
 // nil; on error the call changed no durable state.
 type APIResult struct {
 	Call          CallID
-	SessionID     string                        // CreateSession
-	TurnID        string                        // SubmitTurn
-	InputID       string                        // SteerInput
-	DeliveryID    string                        // AnswerPermission, AnswerUserChoice, SubmitFunctionResult
-	Turn          *TurnView                     // ReadTurn
-	Turns         []TurnView                    // ListTurns: one page, in submission order
-	NextAfter     string                        // ListTurns: cursor of the next page ("" on the last)
-	SuspendID     string                        // QuiesceEnvironment, ResumeEnvironment
-	Suspension    *SuspensionRecord             // ReadSuspension
-	PreparationID string                        // PrepareEnvironment
-	Preparation   *EnvironmentPreparationRecord // ReadPreparation
+	SessionID     string                         // CreateSession
+	TurnID        string                         // SubmitTurn
+	InputID       string                         // SteerInput
+	DeliveryID    string                         // AnswerPermission, AnswerUserChoice, SubmitFunctionResult
+	Turn          *TurnView                      // ReadTurn
+	Turns         []TurnView                     // ListTurns: one page, in submission order
+	NextAfter     string                         // ListTurns: cursor of the next page ("" on the last)
+	SuspendID     string                         // QuiesceEnvironment, ResumeEnvironment
+	Suspension    *SuspensionRecord              // ReadSuspension
+	PreparationID string                         // PrepareEnvironment
+	Preparation   *EnvironmentPreparationRecord  // ReadPreparation
+	Preparations  []EnvironmentPreparationRecord // ReadEnvironment
 	Err           error
 	// Workspace answers ReadWorkspace, WriteWorkspace and ExportWorkspace.
 	Workspace *WorkspaceResult

@@ -32,15 +32,18 @@ func engineRequest(a AgentConfig) engine.Request {
 	}
 }
 
+// policy is the configured Policy, or the built-in catalog's.
+func (m *Machine) policy() engine.Policy {
+	if m.cfg.Policy == nil {
+		return engine.Policy{}
+	}
+	return *m.cfg.Policy
+}
+
 // admitAgent is the API admission of a new Session against the engine
 // policy, after the configuration is frozen (MCP origins included).
-// Without a configured Policy every kind is admitted here and only the
-// device's declaration decides.
 func (m *Machine) admitAgent(a AgentConfig) error {
-	if m.cfg.Policy == nil {
-		return nil
-	}
-	if err := m.cfg.Policy.Admit(engineRequest(a)); err != nil {
+	if err := m.policy().Admit(engineRequest(a)); err != nil {
 		return fmt.Errorf("%w: %w", ErrEngineUnqualified, err)
 	}
 	return nil
@@ -49,12 +52,12 @@ func (m *Machine) admitAgent(a AgentConfig) error {
 // admitInput refuses an image input when the engine's profile does not
 // qualify message images.
 func (m *Machine) admitInput(s *session, in wire.MessageInput) error {
-	if m.cfg.Policy == nil || !in.HasImages() {
+	if !in.HasImages() {
 		return nil
 	}
 	r := engineRequest(s.rec.Agent)
 	r.MessageImages = true
-	if err := m.cfg.Policy.Admit(r); err != nil {
+	if err := m.policy().Admit(r); err != nil {
 		return fmt.Errorf("%w: %w", ErrEngineUnqualified, err)
 	}
 	return nil
@@ -63,9 +66,6 @@ func (m *Machine) admitInput(s *session, in wire.MessageInput) error {
 // engineProfile is the controls the policy's profile declares for kind,
 // read by device selection and by the final check alike.
 func (m *Machine) engineProfile(kind string) EngineProfile {
-	if m.cfg.Policy == nil {
-		return m.cfg.EngineProfiles[kind]
-	}
-	c := m.cfg.Policy.Controls(kind)
+	c := m.policy().Controls(kind)
 	return EngineProfile{WebSearchControl: c.WebSearchControl, TextVerbosity: c.TextVerbosity}
 }

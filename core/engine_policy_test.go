@@ -6,6 +6,7 @@ import (
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/core/engine"
 	"github.com/turnstile-sim/turnstile/core/engine/enginetest"
+	"github.com/turnstile-sim/turnstile/core/store"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -77,8 +78,31 @@ func TestPolicyControlsReachDeviceSelection(t *testing.T) {
 	one[wire.ExecutionPrepare](t, h.last)
 }
 
-func TestPolicyAndEngineProfilesAreExclusive(t *testing.T) {
-	var p engine.Policy
-	err := core.Config{Policy: &p, EngineProfiles: map[string]core.EngineProfile{}}.Validate()
-	require.True(t, err != nil, "both set must be refused")
+// TestPolicyDefaultsToTheBuiltinCatalog: a Config without Policy
+// qualifies exactly the shipped Harness kinds, each by its own profile.
+func TestPolicyDefaultsToTheBuiltinCatalog(t *testing.T) {
+	st := store.NewMemory()
+	h := &harness{t: t, m: core.New(core.Config{}, st), st: st, now: t0}
+	r := h.api(core.CreateSession{Call: "c1", Agent: defaultAgent()})
+	require.ErrorIs(t, r.Err, engine.ErrUnknownEngine, "a kind outside the built-in catalog fails closed")
+	require.Equal(t, 0, len(st.Sessions()))
+
+	synth := core.AgentConfig{Kind: "synthetic", Model: "m", Environment: core.EnvNone}
+	h.session(synth)
+	synth.FunctionTools = []wire.FunctionTool{{Name: "f"}}
+	require.ErrorIs(t, h.api(core.CreateSession{Call: "c2", Agent: synth}).Err, engine.ErrUnqualified)
+
+	codex := core.AgentConfig{Kind: "codex", Model: "m", Environment: core.EnvNone, OutputSchema: []byte(`{"type":"object"}`)}
+	h.session(codex)
+	codex.Environment, codex.EnvironmentID = core.EnvSelfHosted, "env-1"
+	require.ErrorIs(t, h.api(core.CreateSession{Call: "c3", Agent: codex}).Err, engine.ErrUnqualified, "codex runs without an execution environment")
+
+	// codex declares the web search and verbosity controls: a device
+	// without them is never selected.
+	h.step(core.ConnOpened{Device: "d1", Conn: 1})
+	h.frame(1, "", wire.Heartbeat{TS: 1, SupportedAgentKinds: []wire.SupportedAgentKind{{Kind: "codex", Available: true, Capabilities: baseCaps()}}})
+	tid := h.submit(h.session(core.AgentConfig{Kind: "codex", Model: "m", Environment: core.EnvNone}), "x")
+	v := h.turn(tid)
+	require.Equal(t, core.TurnFailed, v.State)
+	require.Equal(t, "web_search_control", v.ErrorDetail)
 }

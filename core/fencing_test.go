@@ -145,7 +145,7 @@ func TestFencingAPIRejections(t *testing.T) {
 	require.Empty(t, sends[wire.EnvironmentQuiesce](h.last), "at most two in flight per connection")
 
 	plain := struct{ core.Store }{store.NewMemory()}
-	h2 := &harness{t: t, m: core.New(core.Config{}, plain), now: t0}
+	h2 := &harness{t: t, m: core.New(testConfig(), plain), now: t0}
 	h2.connect("d1", 1, baseCaps())
 	require.ErrorIs(t, h2.api(core.QuiesceEnvironment{Call: "x", Device: "d1", EnvironmentID: "e"}).Err, core.ErrFencingUnavailable)
 }
@@ -170,7 +170,7 @@ func TestFencingConnectionLossAndRestart(t *testing.T) {
 	resC := one[wire.EnvironmentResume](t, h.last)
 	h.frame(2, resC.ID, wire.EnvironmentResumed{EnvironmentID: "env-c", SuspendID: c, Accepted: true})
 
-	h.m = core.Restart(core.Config{}, h.st)
+	h.m = core.Restart(testConfig(), h.st)
 	require.Equal(t, core.SuspensionQuiesceUnknown, h.suspension(b).State)
 	require.Equal(t, core.SuspensionResumeUnknown, h.suspension(a).State)
 	require.Equal(t, core.SuspensionResumed, h.suspension(c).State)

@@ -30,7 +30,7 @@ func requireRefusedAtReady(t *testing.T, h *harness, effs []core.Effect, tid, ca
 func TestFinalCheckEveryRow(t *testing.T) {
 	for _, row := range admissionRows() {
 		t.Run(row.name, func(t *testing.T) {
-			h := newHarnessCfg(t, core.Config{EngineProfiles: map[string]core.EngineProfile{kind: row.profile}})
+			h := profileHarness(t, row.profile)
 			caps := row.base(baseCaps())
 			h.connect("d1", 1, caps)
 			a := defaultAgent()

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/core/engine"
+	"github.com/turnstile-sim/turnstile/core/engine/enginetest"
 	"github.com/turnstile-sim/turnstile/core/store"
 	"github.com/turnstile-sim/turnstile/wire"
 )
@@ -28,9 +30,24 @@ func newHarness(t *testing.T) *harness {
 	return newHarnessCfg(t, core.Config{})
 }
 
+// newHarnessCfg: a Config without Policy gets the open test profile of
+// kind (every operation qualified, no control declared), so the device's
+// declaration alone decides.
 func newHarnessCfg(t *testing.T, cfg core.Config) *harness {
+	if cfg.Policy == nil {
+		cfg.Policy = enginetest.OpenPolicy(kind)
+	}
 	st := store.NewMemory()
 	return &harness{t: t, m: core.New(cfg, st), st: st, now: t0}
+}
+
+// testConfig is the zero Config with the open test profile of kind.
+func testConfig() core.Config { return core.Config{Policy: enginetest.OpenPolicy(kind)} }
+
+// profileHarness: kind's open profile declares p's controls.
+func profileHarness(t *testing.T, p core.EngineProfile) *harness {
+	pol := engine.For(engine.NewCatalog(enginetest.Open(kind, p.WebSearchControl, p.TextVerbosity)))
+	return newHarnessCfg(t, core.Config{Policy: &pol})
 }
 
 func (h *harness) step(ev core.Event) []core.Effect {

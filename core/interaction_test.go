@@ -242,7 +242,7 @@ func TestRestartLeavesDecisionUnknown(t *testing.T) {
 	tid, run := h.runningWith(interactionCaps())
 	h.frame(1, run, wire.FunctionCall{CallID: "call-1", Name: "f", Arguments: json.RawMessage(`{}`)})
 	h.api(core.SubmitFunctionResult{Call: h.nextCall(), Turn: tid, CallID: "call-1", Success: true})
-	m := core.Restart(core.Config{}, h.st)
+	m := core.Restart(testConfig(), h.st)
 	v, _ := m.Turn(tid)
 	mustEq(t, v.Interactions[0].Status, core.InteractionUnknown, "unknown after restart")
 }

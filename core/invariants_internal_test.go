@@ -85,8 +85,8 @@ func runningMachine(t *testing.T) *Machine {
 	caps := wire.AllCapabilities(wire.CapabilitySupported)
 	m.Step(now0, ConnOpened{Device: "d1", Conn: 1})
 	m.Step(now0, FrameReceived{Conn: 1, Frame: wire.Frame{Payload: wire.Heartbeat{
-		SupportedAgentKinds: []wire.SupportedAgentKind{{Kind: "k", Available: true, Capabilities: caps}}}}})
-	m.Step(now0, CreateSession{Call: "c", Agent: AgentConfig{Kind: "k", Model: "m", Environment: EnvNone}})
+		SupportedAgentKinds: []wire.SupportedAgentKind{{Kind: "synthetic", Available: true, Capabilities: caps}}}}})
+	m.Step(now0, CreateSession{Call: "c", Agent: AgentConfig{Kind: "synthetic", Model: "m", Environment: EnvNone}})
 	m.Step(now0, SubmitTurn{Call: "c", Session: "s-1", Input: wire.TextInput("x")})
 	st := wire.PreparationStatus{ExecutorID: "e", Handle: "h", Revision: 1, State: wire.StateReady}
 	m.Step(now0, FrameReceived{Conn: 1, Frame: wire.Frame{ID: "p-1", Payload: st}})

@@ -128,6 +128,8 @@ func (m *Machine) Step(now time.Time, ev Event) []Effect {
 		m.onFencingAPI(e)
 	case PrepareEnvironment, ReadPreparation:
 		m.onPreparationAPI(e)
+	case ReadEnvironment:
+		m.onReadEnvironment(e)
 	case interactionAPI:
 		m.onInteractionAPI(e)
 	default:

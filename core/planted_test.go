@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/core/engine/enginetest"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -65,7 +66,7 @@ func TestPlantedRedeliverUnknownInputAfterReconnect(t *testing.T) {
 // when the device reconnects.
 func TestPlantedRedeliverUnknownInputAfterRestart(t *testing.T) {
 	for _, bug := range []bool{false, true} {
-		cfg := core.Config{Bugs: core.Bugs{RedeliverUnknownInput: bug}}
+		cfg := core.Config{Policy: enginetest.OpenPolicy(kind), Bugs: core.Bugs{RedeliverUnknownInput: bug}}
 		h := newHarnessCfg(t, cfg)
 		_, tid, runID := h.running()
 		h.steer(tid, "a")

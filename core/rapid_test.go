@@ -10,13 +10,14 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/core/engine/enginetest"
 	"github.com/turnstile-sim/turnstile/core/store"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
 // rapidConfig keeps connections from idling out: the scripted Runtime
 // sends no periodic heartbeat.
-var rapidConfig = core.Config{ConnIdleTimeout: 1000 * time.Hour}
+var rapidConfig = core.Config{ConnIdleTimeout: 1000 * time.Hour, Policy: enginetest.OpenPolicy(kind)}
 
 // rapidWorld drives one Core machine with one device and one Session
 // against a model of Turn state and input cursors.

@@ -10,7 +10,7 @@ import (
 
 func (h *harness) restart() {
 	h.t.Helper()
-	h.m = core.Restart(core.Config{}, h.st)
+	h.m = core.Restart(testConfig(), h.st)
 }
 
 func TestRestartRebuildsFromStore(t *testing.T) {
@@ -86,7 +86,7 @@ func TestRestartRebuildsFromStore(t *testing.T) {
 func TestNewRefusesPopulatedStore(t *testing.T) {
 	h := newHarness(t)
 	h.session(defaultAgent())
-	require.Panics(t, func() { core.New(core.Config{}, h.st) })
+	require.Panics(t, func() { core.New(testConfig(), h.st) })
 }
 
 func TestConfigValidate(t *testing.T) {

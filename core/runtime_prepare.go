@@ -79,6 +79,10 @@ type EnvironmentPreparationRecord struct {
 	SessionID     string
 	State         PreparationState
 	Steps         []PreparationStepRecord
+	// Session is the Core Session whose Environment definition this
+	// preparation installs on Connection ("" for an operator call).
+	Session    string `json:",omitempty"`
+	Connection ConnID `json:",omitempty"`
 }
 
 // PreparationStore is the durable table of Environment preparations. A
@@ -146,6 +150,9 @@ type preparations struct {
 	// connection stayed up; the Runtime may still hold it open, so no
 	// other transfer starts there (one transfer per connection).
 	poisoned map[ConnID]bool
+	// bySession: per connection, the preparation of each Session's
+	// Environment definition there (volatile: a connection's own).
+	bySession map[ConnID]map[string]string
 }
 
 func (m *Machine) prepStore() (PreparationStore, bool) {
@@ -158,7 +165,8 @@ func (m *Machine) prepState() *preparations {
 		return m.envPreps
 	}
 	m.envPreps = &preparations{recs: map[string]*EnvironmentPreparationRecord{},
-		byXfer: map[string]*envPrep{}, running: map[ConnID]*envPrep{}, poisoned: map[ConnID]bool{}}
+		byXfer: map[string]*envPrep{}, running: map[ConnID]*envPrep{}, poisoned: map[ConnID]bool{},
+		bySession: map[ConnID]map[string]string{}}
 	if st, ok := m.prepStore(); ok {
 		for _, r := range st.EnvironmentPreparations() {
 			rec := r
@@ -252,18 +260,30 @@ func (m *Machine) prepareEnvironment(e PrepareEnvironment) (string, error) {
 	if m.deviceFenced(e.Device) {
 		return "", ErrDeviceFenced
 	}
-	ps := m.prepState()
-	if ps.running[c.id] != nil || ps.poisoned[c.id] {
+	if m.transferBusy(c) {
 		return "", ErrTransferBusy
 	}
+	rec := &EnvironmentPreparationRecord{Device: e.Device, EnvironmentID: e.EnvironmentID, SessionID: e.SessionID, Steps: steps}
+	m.startEnvPrep(c, rec, e.Steps)
+	return rec.ID, nil
+}
+
+// transferBusy: a transfer runs on the connection, or its last one ended
+// unknown while it stayed up (one transfer per connection).
+func (m *Machine) transferBusy(c *conn) bool {
+	ps := m.prepState()
+	return ps.running[c.id] != nil || ps.poisoned[c.id]
+}
+
+// startEnvPrep numbers rec, records it running and begins its first step.
+func (m *Machine) startEnvPrep(c *conn, rec *EnvironmentPreparationRecord, steps []PrepareStep) {
+	ps := m.prepState()
 	seq := uint64(len(ps.recs)) + 1
-	rec := &EnvironmentPreparationRecord{ID: fmt.Sprintf("ep-%d", seq), Seq: seq, Device: e.Device,
-		EnvironmentID: e.EnvironmentID, SessionID: e.SessionID, State: PreparationRunning, Steps: steps}
+	rec.ID, rec.Seq, rec.State, rec.Connection = fmt.Sprintf("ep-%d", seq), seq, PreparationRunning, c.id
 	ps.recs[rec.ID] = rec
-	p := &envPrep{rec: rec, conn: c.id, steps: slices.Clone(e.Steps)}
+	p := &envPrep{rec: rec, conn: c.id, steps: slices.Clone(steps)}
 	ps.running[c.id] = p
 	m.beginStep(p)
-	return rec.ID, nil
 }
 
 // transferID mints the canonical UUID of a preparation's step.
@@ -366,6 +386,7 @@ func (m *Machine) preparationConnLost(c *conn) {
 		return
 	}
 	delete(m.envPreps.poisoned, c.id)
+	delete(m.envPreps.bySession, c.id)
 	if p := m.envPreps.running[c.id]; p != nil {
 		m.endStep(p, PreparationUnknown, wire.TransferUnconfirmed, 0)
 	}

@@ -181,7 +181,7 @@ func TestPreparationRestartMakesRunningStepsUnknown(t *testing.T) {
 	h := newHarness(t)
 	h.connect("d1", 1, baseCaps())
 	id := h.prepare(setupStep(), setupStep())
-	h.m = core.Restart(core.Config{}, h.st)
+	h.m = core.Restart(testConfig(), h.st)
 	rec := h.preparation(id)
 	require.Equal(t, core.PreparationUnknown, rec.State)
 	require.Equal(t, core.PreparationUnknown, rec.Steps[0].State)

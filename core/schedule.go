@@ -12,6 +12,9 @@ func (m *Machine) onCreateSession(e CreateSession) {
 	if err == nil {
 		err = m.admitAgent(agent)
 	}
+	if _, ok := m.prepStore(); err == nil && agent.Definition != nil && !ok {
+		err = ErrPreparationUnavailable
+	}
 	if err != nil {
 		m.result(APIResult{Call: e.Call, Err: err})
 		return
@@ -82,6 +85,9 @@ func (m *Machine) scheduleHead(s *session) bool {
 		}
 		m.finish(t, TurnFailed, CodeCapabilityUnsupported, missing)
 		return true
+	}
+	if ready, failed := m.environmentReady(s, t, c); !ready {
+		return failed
 	}
 	m.startPreparation(s, t, c)
 	return false

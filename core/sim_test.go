@@ -261,7 +261,7 @@ func simSetup(truth **simTruth, st **store.Memory) func(w *sim.World) {
 		t := newSimTruth()
 		s := store.NewMemory()
 		*truth, *st = t, s
-		cn := &simCoreNode{cfg: core.Config{}, st: s, truth: t}
+		cn := &simCoreNode{cfg: testConfig(), st: s, truth: t}
 		w.AddNode(simCore, func() sim.Node { return cn })
 		devs := simDevices()
 		for _, id := range []string{"d1", "d2", "d3"} {

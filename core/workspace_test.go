@@ -223,14 +223,14 @@ func TestUnknownWriteBlocksSuccessorsAcrossRestart(t *testing.T) {
 	res := apiResultOf(t, h.step(core.ConnClosed{Conn: 1}))
 	require.Equal(t, core.WorkspaceUnknown, res.Workspace.Outcome)
 
-	m2 := core.Restart(core.Config{}, h.st)
+	m2 := core.Restart(testConfig(), h.st)
 	h.m = m2
 	h.connect("d1", 2, workspaceCaps())
 	require.ErrorIs(t, h.api(core.WriteWorkspace{Call: h.nextCall(), Session: sid, Path: "f", Data: []byte("2")}).Err,
 		core.ErrWorkspaceMutationPending)
 
 	st := store.NewMemory()
-	h2 := &harness{t: t, m: core.New(core.Config{}, st), st: st, now: t0}
+	h2 := &harness{t: t, m: core.New(testConfig(), st), st: st, now: t0}
 	sid2 := h2.workspaceSession()
 	begin = one[wire.WorkspaceWrite](t, h2.step(core.WriteWorkspace{Call: h2.nextCall(), Session: sid2, Path: "f", Data: []byte("1")}))
 	res = apiResultOf(t, h2.step(core.ConnClosed{Conn: 1}))

@@ -281,6 +281,7 @@ func (m *Machine) grant(requestID, fp string, p wire.ExecutionPrepare) {
 		Session:       p.SessionID,
 		Configuration: p.Configuration,
 		Fingerprint:   ex.configFP,
+		Installed:     m.InstalledSnapshot(),
 	})
 }
 

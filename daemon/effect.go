@@ -120,6 +120,10 @@ type Prepare struct {
 	Session       string
 	Configuration wire.ExecutionConfiguration
 	Fingerprint   string
+	// Installed is the installed-capability snapshot as loaded when the
+	// preparation began: every installation that completed, none still
+	// running (the factory sees only what was installed).
+	Installed []Installed
 }
 
 // StartTurn starts Turn on Executor for Run with Input. Result:

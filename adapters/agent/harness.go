@@ -18,6 +18,22 @@ type ExecutorConfig struct {
 	// WorkspaceRoot is the workspace directory the Runtime bound for this
 	// Session; the native Harness must run in it. Empty for environment none.
 	WorkspaceRoot string
+	// Installed is the bound Environment's installed-capability snapshot
+	// (skills, plugins, files and initializations runtime_prepare
+	// completed), loaded before the factory is called; it outlives the
+	// Executor (only reclaiming the Environment ends it).
+	Installed []InstalledCapability
+	// MCP is the Executor's effective MCP binding (ResolveMCPBindings over
+	// Configuration and the snapshot's servers). Its tokens are read with
+	// MCPBinding.Token to authenticate a connection and never written to a
+	// native profile, a file or a log.
+	MCP MCPBindings
+}
+
+// InstalledCapability is one entry of the installed snapshot.
+type InstalledCapability struct {
+	Action string // skill, plugin, file, initialize or finalize
+	Name   string // skill or plugin name, file path, initialization action
 }
 
 // ExecutorFactory prepares Executors. NewExecutor readies native resources

@@ -139,6 +139,14 @@ const (
 	reasonImages           agent.UnsupportedReason = "synthetic harness accepts text input only"
 	reasonWorkspace        agent.UnsupportedReason = "synthetic harness has no workspace"
 	reasonFunctions        agent.UnsupportedReason = "synthetic harness has no public function tools"
+	reasonMCP              agent.UnsupportedReason = "synthetic harness connects to no MCP server"
 	reasonInteractions     agent.UnsupportedReason = "synthetic harness emits no interactions"
 	reasonLocalEnvironment agent.UnsupportedReason = "synthetic harness runs without an environment"
 )
+
+// Installed is the installed-capability snapshot the factory received
+// (a copy): the synthetic Harness reads no skill or plugin, but reports
+// what it was given.
+func (e *Executor) Installed() []agent.InstalledCapability {
+	return append([]agent.InstalledCapability(nil), e.cfg.Installed...)
+}

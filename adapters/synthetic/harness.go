@@ -182,6 +182,9 @@ func validateConfig(cfg agent.ExecutorConfig) error {
 	if len(cfg.Configuration.FunctionTools) > 0 {
 		return agent.Unsupported(reasonFunctions)
 	}
+	if len(cfg.MCP.Servers) > 0 {
+		return agent.Unsupported(reasonMCP)
+	}
 	return Configuration().ValidateOptions(cfg.Configuration.AgentOptions)
 }
 

@@ -21,6 +21,7 @@ import (
 
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/core/api"
+	"github.com/turnstile-sim/turnstile/core/engine"
 	"github.com/turnstile-sim/turnstile/core/gateway"
 	"github.com/turnstile-sim/turnstile/core/server"
 	"github.com/turnstile-sim/turnstile/core/store/sqlitestore"
@@ -41,6 +42,7 @@ accepting, closes every connection with a reason, commits and exits 0.
 type coreFlags struct {
 	listen, publicURL, data, tokenFile, logLevel string
 	heartbeat                                    time.Duration
+	policy                                       *engine.Policy // nil: the built-in catalog
 }
 
 // envDefault returns the environment variable's value, or def.
@@ -80,8 +82,14 @@ func (sh *shell) cmdCore(args []string) int {
 	hb := fs.String("heartbeat-interval", envDefault("TURNSTILE_HEARTBEAT_INTERVAL", "15s"),
 		"heartbeat cadence Runtimes are told at bootstrap (TURNSTILE_HEARTBEAT_INTERVAL)")
 	fs.StringVar(&f.logLevel, "log-level", envDefault("TURNSTILE_LOG_LEVEL", "info"), "debug, info, warn or error (TURNSTILE_LOG_LEVEL)")
+	kinds := fs.String("qualify-kinds", envDefault("TURNSTILE_QUALIFY_KINDS", ""),
+		"comma-separated Harness kinds qualified, besides the built-in synthetic and codex profiles, with an open profile (conformance runs: contract) (TURNSTILE_QUALIFY_KINDS)")
 	if code, ok := sh.parse(fs, args); !ok {
 		return code
+	}
+	var err error
+	if f.policy, err = qualifyPolicy(*kinds); err != nil {
+		return sh.usageError("core", err)
 	}
 	if fs.NArg() > 0 {
 		return sh.usageError("core", fmt.Errorf("%w: %s", ErrArgs, strings.Join(fs.Args(), " ")))
@@ -137,7 +145,7 @@ func runCore(ctx context.Context, f *coreFlags, token string, log *slog.Logger) 
 	defer st.Close()
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	srv, err := server.New(sqliteBackend{st}, server.Options{Logger: log, Metrics: server.NewMetrics(reg),
+	srv, err := server.New(sqliteBackend{st}, server.Options{Logger: log, Metrics: server.NewMetrics(reg), Config: core.Config{Policy: f.policy},
 		Fatal: func(err error) {
 			log.Error("store commit failed; stopping (the next start recovers)", "err", err)
 			os.Exit(exitFail)

@@ -77,7 +77,7 @@ func (p *coreProc) alive() bool {
 // startCore starts `turnstile core` on dir and waits for its listening line.
 func startCore(t *testing.T, dir, tokenFile string, extra ...string) *coreProc {
 	t.Helper()
-	args := append([]string{"core", "-data", dir, "-listen", "127.0.0.1:0", "-operator-token-file", tokenFile}, extra...)
+	args := append([]string{"core", "-data", dir, "-listen", "127.0.0.1:0", "-operator-token-file", tokenFile, "-qualify-kinds", "contract"}, extra...)
 	raw, _ := json.Marshal(args)
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childArgsEnv+"="+string(raw))

@@ -73,11 +73,11 @@ func (sh *shell) daemonFlagSet() (*flag.FlagSet, *daemonFlags) {
 	fs.StringVar(&f.codexApprovals, "codex-approvals", daemonEnv("TURNSTILE_CODEX_APPROVALS", codex.ApprovalsNever),
 		"approval mode of kind codex: never (tools run unattended) or on-request (approvals become permission requests) (TURNSTILE_CODEX_APPROVALS)")
 	fs.StringVar(&f.workspaces, "workspaces", daemonEnv("TURNSTILE_WORKSPACES", ""),
-		"directory holding one workspace directory per Environment ID; enables workspace reads, writes and exports (TURNSTILE_WORKSPACES)")
+		"directory holding one workspace directory per Environment ID; enables workspace reads, writes and exports, and runtime_prepare installs each transfer into its Environment's directory (TURNSTILE_WORKSPACES)")
 	fs.StringVar(&f.prepareWorkspace, "prepare-workspace", daemonEnv("TURNSTILE_PREPARE_WORKSPACE", ""),
-		"workspace directory runtime_prepare installs files into (TURNSTILE_PREPARE_WORKSPACE; empty: transfers fail)")
+		"one workspace directory every runtime_prepare transfer installs into, whatever its Environment, instead of the -workspaces binding (TURNSTILE_PREPARE_WORKSPACE; neither set: transfers fail)")
 	fs.StringVar(&f.state, "state-dir", daemonEnv("TURNSTILE_STATE_DIR", ""),
-		"directory for transfer staging and installed capabilities (TURNSTILE_STATE_DIR; default: <prepare-workspace>/.turnstile)")
+		"directory for transfer staging (and, with -prepare-workspace, installed capabilities) (TURNSTILE_STATE_DIR; default: <prepare-workspace or workspaces>/.turnstile)")
 	fs.StringVar(&f.logLevel, "log-level", daemonEnv("TURNSTILE_LOG_LEVEL", "info"), "debug, info, warn or error (TURNSTILE_LOG_LEVEL)")
 	return fs, f
 }
@@ -293,14 +293,23 @@ func handleDaemonSignals(d *runner.Daemon, log *slog.Logger, stderr io.Writer) f
 }
 
 // daemonInstaller is the runtime_prepare installer of the flags, or nil
-// without a workspace.
+// without a workspace: -prepare-workspace installs every transfer into
+// that one directory; otherwise -workspaces binds each transfer to its
+// Environment's directory there (<workspaces>/<environment_id>).
 func daemonInstaller(f *daemonFlags) *runner.Installer {
-	if f.prepareWorkspace == "" {
+	base := f.prepareWorkspace
+	if base == "" {
+		base = f.workspaces
+	}
+	if base == "" {
 		return nil
 	}
 	state := f.state
 	if state == "" {
-		state = filepath.Join(f.prepareWorkspace, ".turnstile")
+		state = filepath.Join(base, ".turnstile")
+	}
+	if f.prepareWorkspace == "" {
+		return &runner.Installer{Root: f.workspaces, State: state}
 	}
 	return &runner.Installer{Workspace: f.prepareWorkspace, State: state}
 }

@@ -53,7 +53,8 @@ var Codes = []string{CodeUnauthorized, CodeMethodNotAllowed, CodeBadJSON, CodeUn
 	CodeCancelPending, CodeSessionLimit, CodeQueueFull, CodeInputLimit, CodeCapabilityUnsupported,
 	CodeSubscriberLimit, CodeIdempotencyConflict, CodeBadLastEventID, CodeBadLimit, CodeBadCursor, CodeUnavailable,
 	CodeInternal, CodeNoWorkspace, CodeInvalidWorkspaceRequest, CodeWorkspaceBusy, CodeWorkspaceMutationPending,
-	CodeIdempotencyUnsupported, CodeUnknownInteraction, CodeInteractionClosed, CodeDecisionInFlight, CodeInvalidAnswer}
+	CodeIdempotencyUnsupported, CodeUnknownInteraction, CodeInteractionClosed, CodeDecisionInFlight, CodeInvalidAnswer,
+	CodeNoEnvironmentDefinition, CodePreparationUnavailable}
 
 // machineErrors maps the machine's named errors to status and code.
 var machineErrors = []struct {
@@ -82,6 +83,8 @@ var machineErrors = []struct {
 	{core.ErrInteractionClosed, 409, CodeInteractionClosed},
 	{core.ErrDecisionInFlight, 409, CodeDecisionInFlight},
 	{core.ErrInvalidAnswer, 400, CodeInvalidAnswer},
+	{core.ErrNoEnvironmentDefinition, 404, CodeNoEnvironmentDefinition},
+	{core.ErrPreparationUnavailable, 409, CodePreparationUnavailable},
 }
 
 // Options configure the API.
@@ -127,6 +130,7 @@ func Routes() []Route {
 		{"POST", "/api/v1/turns/{turn}/cancel", (*API).cancel},
 		{"GET", "/api/v1/turns/{turn}/events", (*API).events},
 		{"GET", "/api/v1/devices", (*API).listDevices},
+		{"GET", "/api/v1/sessions/{session}/environment", (*API).getEnvironment},
 		{"GET", "/api/v1/sessions/{session}/workspace/file", (*API).readFile},
 		{"PUT", "/api/v1/sessions/{session}/workspace/file", (*API).writeFile},
 		{"GET", "/api/v1/sessions/{session}/workspace/directory", (*API).listDirectory},

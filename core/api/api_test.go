@@ -15,7 +15,9 @@ import (
 	"github.com/coder/websocket"
 	"go.uber.org/goleak"
 
+	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/core/api"
+	"github.com/turnstile-sim/turnstile/core/engine/enginetest"
 	"github.com/turnstile-sim/turnstile/core/gateway"
 	"github.com/turnstile-sim/turnstile/core/gateway/scripted"
 	"github.com/turnstile-sim/turnstile/core/server"
@@ -38,7 +40,7 @@ func newEnv(t *testing.T) *env {
 	if err := back.AddDevice("d1", sha256.Sum256([]byte("cred-d1")), time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	s, err := server.New(back, server.Options{})
+	s, err := server.New(back, server.Options{Config: core.Config{Policy: enginetest.OpenPolicy("contract")}})
 	if err != nil {
 		t.Fatal(err)
 	}

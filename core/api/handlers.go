@@ -38,6 +38,9 @@ type CreateSessionRequest struct {
 	Environment struct {
 		Type string `json:"type"`
 		ID   string `json:"id,omitempty"`
+		// Definition is what every connection installs before the
+		// Session's work runs there (see EnvironmentDefinitionRequest).
+		Definition *EnvironmentDefinitionRequest `json:"definition,omitempty"`
 	} `json:"environment"`
 }
 
@@ -87,6 +90,10 @@ func (a *API) createSession(w http.ResponseWriter, r *http.Request) {
 	}
 	if len(req.Agent.OutputSchema) > 0 {
 		ag.OutputSchema = req.Agent.OutputSchema
+	}
+	if ag.Definition, err = req.Environment.Definition.definition(); err != nil {
+		a.failErr(w, err)
+		return
 	}
 	a.post(w, r, body, func(c core.CallID) core.Event { return core.CreateSession{Call: c, Agent: ag} },
 		func(res core.APIResult) (int, any) {

@@ -3,10 +3,11 @@ package engine
 import "github.com/turnstile-sim/turnstile/wire"
 
 // builtin is published once, at package initialisation; it is immutable.
-var builtin = NewCatalog(SyntheticProfile())
+var builtin = NewCatalog(SyntheticProfile(), CodexProfile())
 
-// Builtin returns the built-in catalog: the profiles of the Harnesses
-// this repository ships. The zero Policy reads it.
+// Builtin returns the built-in catalog: the profiles of every Harness
+// kind this repository ships (adapters/synthetic, adapters/codex). The
+// zero Policy reads it, and so does Core when its Config names no Policy.
 func Builtin() *Catalog { return builtin }
 
 // SyntheticProfile qualifies the controlled text-only Harness
@@ -30,6 +31,38 @@ func SyntheticProfile() Profile {
 			MCPRequired:                    no,
 		},
 		Placements:               []Placement{PlacementNone, PlacementSelfHosted, PlacementOpenAIHosted},
+		MCPOrigins:               []string{},
+		MCPBearer:                no,
+		ConfigurationValidation:  CommonValidationOnly,
+		ToolsValidation:          CommonValidationOnly,
+		FunctionResultValidation: CommonValidationOnly,
+	}
+}
+
+// CodexProfile qualifies the Codex app-server Harness (adapters/codex):
+// text Turns without an execution environment, with the web search and
+// verbosity controls (so Core needs a device declaring both) and
+// structured output. Images, function tools, tool search, programmatic
+// tool calling, subagent observation and MCP servers are not qualified
+// (the adapter declares none of them).
+func CodexProfile() Profile {
+	yes, no := wire.CapabilitySupported, wire.CapabilityUnsupported
+	return Profile{
+		Kind:  "codex",
+		Label: "Codex (app-server Harness)",
+		Capabilities: Capabilities{
+			WebSearchControl:               yes,
+			TextVerbosity:                  yes,
+			StructuredOutput:               yes,
+			MessageImages:                  no,
+			FunctionTools:                  no,
+			ToolSearch:                     no,
+			FunctionResultImages:           no,
+			ProgrammaticToolCallingDisable: no,
+			Subagents:                      no,
+			MCPRequired:                    no,
+		},
+		Placements:               []Placement{PlacementNone},
 		MCPOrigins:               []string{},
 		MCPBearer:                no,
 		ConfigurationValidation:  CommonValidationOnly,

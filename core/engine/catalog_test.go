@@ -107,8 +107,8 @@ func TestCatalogLookupFailsClosed(t *testing.T) {
 }
 
 func TestBuiltinProfilesAreValid(t *testing.T) {
-	mustNoError(t, engine.Check(engine.SyntheticProfile()))
-	mustEqual(t, strings.Join(engine.Builtin().Kinds(), ","), engine.SyntheticProfile().Kind)
+	mustNoError(t, engine.Check(engine.SyntheticProfile(), engine.CodexProfile()))
+	mustEqual(t, strings.Join(engine.Builtin().Kinds(), ","), "codex,synthetic")
 }
 
 func TestCheckErrorsAreTyped(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/core/engine/enginetest"
 	"github.com/turnstile-sim/turnstile/core/gateway"
 	"github.com/turnstile-sim/turnstile/core/gateway/scripted"
 	"github.com/turnstile-sim/turnstile/core/server"
@@ -42,7 +43,7 @@ func benchEnv(b *testing.B, devices ...string) *env {
 	for _, d := range devices {
 		_ = back.AddDevice(d, sha256.Sum256([]byte(credential(d))), time.Now())
 	}
-	s, err := server.New(back, server.Options{Config: core.Config{RunEventsPerTurnMax: 1 << 30}})
+	s, err := server.New(back, server.Options{Config: core.Config{RunEventsPerTurnMax: 1 << 30, Policy: enginetest.OpenPolicy("contract")}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/core/engine/enginetest"
 	"github.com/turnstile-sim/turnstile/core/gateway"
 	"github.com/turnstile-sim/turnstile/core/gateway/scripted"
 	"github.com/turnstile-sim/turnstile/core/server"
@@ -42,7 +43,7 @@ func newEnv(t *testing.T, opt gateway.Options, devices ...string) *env {
 			t.Fatal(err)
 		}
 	}
-	s, err := server.New(back, server.Options{})
+	s, err := server.New(back, server.Options{Config: core.Config{Policy: enginetest.OpenPolicy("contract")}})
 	if err != nil {
 		t.Fatal(err)
 	}

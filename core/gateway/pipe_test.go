@@ -13,6 +13,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/core/engine/enginetest"
 	"github.com/turnstile-sim/turnstile/core/gateway"
 	"github.com/turnstile-sim/turnstile/core/gateway/scripted"
 	"github.com/turnstile-sim/turnstile/core/server"
@@ -72,7 +73,7 @@ func newBubble(t *testing.T, opt gateway.Options, devices ...string) *bubble {
 	for _, d := range devices {
 		_ = back.AddDevice(d, sha256.Sum256([]byte(credential(d))), time.Now())
 	}
-	s, err := server.New(back, server.Options{})
+	s, err := server.New(back, server.Options{Config: core.Config{Policy: enginetest.OpenPolicy("contract")}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/core/engine/enginetest"
 	"github.com/turnstile-sim/turnstile/core/gateway/scripted"
 	"github.com/turnstile-sim/turnstile/core/server"
 	"github.com/turnstile-sim/turnstile/wire"
@@ -16,7 +17,7 @@ import (
 func TestNewRestartsFromAStoreWithRecords(t *testing.T) {
 	back := server.NewMemory()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	m := core.New(core.Config{}, back)
+	m := core.New(core.Config{Policy: enginetest.OpenPolicy("contract")}, back)
 	step := func(ev core.Event) []core.Effect { return m.Step(now, ev) }
 	step(core.ConnOpened{Device: "d1", Conn: 1})
 	rt := &scripted.Runtime{Hold: true}
@@ -52,7 +53,7 @@ func TestNewRestartsFromAStoreWithRecords(t *testing.T) {
 		t.Fatalf("setup: turn is %s", v.State)
 	}
 	commits := back.Commits()
-	if _, err := server.New(back, server.Options{}); err != nil {
+	if _, err := server.New(back, server.Options{Config: core.Config{Policy: enginetest.OpenPolicy("contract")}}); err != nil {
 		t.Fatal(err)
 	}
 	rec, _ := back.Turn("t-1")

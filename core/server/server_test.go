@@ -12,6 +12,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/core/engine/enginetest"
 	"github.com/turnstile-sim/turnstile/core/gateway/scripted"
 	"github.com/turnstile-sim/turnstile/core/server"
 	"github.com/turnstile-sim/turnstile/wire"
@@ -124,7 +125,7 @@ type env struct {
 func start(t *testing.T, back *checked) *env {
 	t.Helper()
 	e := &env{t: t, back: back, fatal: make(chan error, 1), ran: make(chan error, 1)}
-	s, err := server.New(back, server.Options{Fatal: func(err error) { e.fatal <- err; runtime.Goexit() }})
+	s, err := server.New(back, server.Options{Config: core.Config{Policy: enginetest.OpenPolicy("contract")}, Fatal: func(err error) { e.fatal <- err; runtime.Goexit() }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/core/engine/enginetest"
 	"github.com/turnstile-sim/turnstile/core/store"
 	"github.com/turnstile-sim/turnstile/core/store/storetest"
 	"github.com/turnstile-sim/turnstile/wire"
@@ -130,11 +131,11 @@ func TestMemoryCountsWritesOnly(t *testing.T) {
 // over the same store sees every durable fact.
 func TestMemorySurvivesMachineCrash(t *testing.T) {
 	s := store.NewMemory()
-	m := core.New(core.Config{}, s)
+	m := core.New(core.Config{Policy: enginetest.OpenPolicy("k")}, s)
 	now := wireTime()
 	m.Step(now, core.CreateSession{Call: "c", Agent: core.AgentConfig{Kind: "k", Model: "m", Environment: core.EnvNone}})
 	m.Step(now, core.SubmitTurn{Call: "c", Session: "s-1", Input: wire.TextInput("x")})
-	m2 := core.Restart(core.Config{}, s)
+	m2 := core.Restart(core.Config{Policy: enginetest.OpenPolicy("k")}, s)
 	v, ok := m2.Turn("t-1")
 	if !ok || v.State != core.TurnQueued {
 		t.Fatalf("turn after restart: %+v %v", v, ok)

@@ -29,8 +29,14 @@ import (
 // initialization is written to State/env, and npm, python and setup run
 // under the daemon's process ownership (Owned) with SetupTimeout. Errors
 // are fixed reasons: never a path, command, output or credential.
+//
+// With Root, installations bind per Environment instead: the workspace of
+// a transfer is Root/<environment_id> (the layout of the daemon's
+// workspace owner, one directory per Environment ID) and its installed
+// state that workspace's .turnstile directory; staging stays under State.
 type Installer struct {
 	Workspace    string
+	Root         string
 	State        string
 	Clock        clock.Clock   // nil: the real clock
 	Grace        time.Duration // zero: ProcessGrace
@@ -96,13 +102,18 @@ func (in *Installer) Discard(op daemon.DiscardTransfer) daemon.DiscardResult {
 // Install verifies and installs a committed transfer.
 func (in *Installer) Install(ctx context.Context, op daemon.InstallTransfer) daemon.InstallResult {
 	h := op.Header
+	staged := in.staging(op.Transfer)
+	in, ok := in.bind(h.EnvironmentID)
+	if !ok {
+		os.Remove(staged)
+		return daemon.InstallResult{Outcome: daemon.InstallFailed, Err: reasonBadTarget}
+	}
 	switch h.Action {
 	case wire.PrepareActionInitialize:
 		return in.initialize(ctx, h.Initialization)
 	case wire.PrepareActionFinalize:
 		return in.writeState("sources.json", h.Sources)
 	}
-	staged := in.staging(op.Transfer)
 	defer os.Remove(staged)
 	if ok, err := verify(staged, h.SizeBytes, h.SHA256); err != nil {
 		return daemon.InstallResult{Outcome: daemon.InstallFailed, Err: reasonInstallIO}
@@ -120,6 +131,21 @@ func (in *Installer) Install(ctx context.Context, op daemon.InstallTransfer) dae
 		return daemon.InstallResult{Outcome: daemon.InstallUnknown, Err: reasonInstallIO}
 	}
 	return daemon.InstallResult{Outcome: daemon.InstallCompleted}
+}
+
+// bind is the installer of one Environment (itself without Root),
+// creating its workspace directory.
+func (in *Installer) bind(env string) (*Installer, bool) {
+	if in.Root == "" {
+		return in, true
+	}
+	if env == "" || env == "." || env == ".." || filepath.Base(env) != env || strings.ContainsAny(env, `/\`) {
+		return nil, false
+	}
+	b := *in
+	b.Workspace = filepath.Join(in.Root, env)
+	b.State = filepath.Join(b.Workspace, ".turnstile")
+	return &b, os.MkdirAll(b.Workspace, 0o755) == nil
 }
 
 // verify checks the staged file (absent means empty) against size and digest.

@@ -172,7 +172,11 @@ func (n *Native) prepare(op daemon.Prepare) daemon.Result {
 	if !ok {
 		return daemon.PrepareResult{Err: reasonNoFactory}
 	}
-	ex, err := f.NewExecutor(n.ctx, agent.ExecutorConfig{SessionID: op.Session, Configuration: op.Configuration})
+	cfg, err := executorConfig(op)
+	if err != nil {
+		return daemon.PrepareResult{Err: err.Error()}
+	}
+	ex, err := f.NewExecutor(n.ctx, cfg)
 	if err != nil {
 		return daemon.PrepareResult{Err: err.Error()}
 	}
@@ -246,4 +250,20 @@ func (n *Native) close(op daemon.CloseExecutor) daemon.Result {
 	n.forgetTurnsOf(op.Executor)
 	n.mu.Unlock()
 	return daemon.CloseResult{}
+}
+
+// executorConfig is what a factory receives: the configuration, the
+// installed snapshot the machine loaded and the resolved MCP binding.
+// The snapshot carries no MCP server of its own (a plugin's declaration
+// is not read), so installed servers resolve to none.
+func executorConfig(op daemon.Prepare) (agent.ExecutorConfig, error) {
+	mcp, err := agent.ResolveMCPBindings(op.Configuration, nil)
+	if err != nil {
+		return agent.ExecutorConfig{}, err
+	}
+	installed := make([]agent.InstalledCapability, len(op.Installed))
+	for i, c := range op.Installed {
+		installed[i] = agent.InstalledCapability{Action: c.Action, Name: c.Name}
+	}
+	return agent.ExecutorConfig{SessionID: op.Session, Configuration: op.Configuration, Installed: installed, MCP: mcp}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"testing/synctest"
 
 	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/core/engine/enginetest"
 	"github.com/turnstile-sim/turnstile/scenarios"
 )
 
@@ -24,7 +25,7 @@ func TestScenarios(t *testing.T) {
 		}
 		t.Run(strings.TrimSuffix(filepath.Base(path), ".txt"), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				r, err := New(sc, core.Config{})
+				r, err := New(sc, core.Config{Policy: enginetest.OpenPolicy("contract")})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -61,7 +62,7 @@ func TestBrokenScenariosFail(t *testing.T) {
 			}
 			var got []string
 			synctest.Test(t, func(t *testing.T) {
-				r, err := New(sc, core.Config{})
+				r, err := New(sc, core.Config{Policy: enginetest.OpenPolicy("contract")})
 				if err != nil {
 					t.Fatal(err)
 				}

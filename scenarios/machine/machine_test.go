@@ -7,6 +7,7 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/core/engine/enginetest"
 	"github.com/turnstile-sim/turnstile/daemon"
 	"github.com/turnstile-sim/turnstile/scenarios"
 	"github.com/turnstile-sim/turnstile/scenarios/machine/coremachine"
@@ -54,7 +55,7 @@ func play(t *testing.T, path string) {
 	sides := []struct {
 		name string
 		r    side
-	}{{"core", coremachine.New(sc, core.Config{})}, {"runtime", rt}}
+	}{{"core", coremachine.New(sc, core.Config{Policy: enginetest.OpenPolicy("contract")})}, {"runtime", rt}}
 	byPos := map[string]scenarios.Step{}
 	for _, st := range sc.Steps {
 		byPos[st.Pos] = st

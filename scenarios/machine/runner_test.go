@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/core/engine/enginetest"
 	"github.com/turnstile-sim/turnstile/daemon"
 	"github.com/turnstile-sim/turnstile/scenarios"
 	"github.com/turnstile-sim/turnstile/scenarios/machine/coremachine"
@@ -24,7 +25,7 @@ func failures(t *testing.T, s scenarios.Side, text string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r side = coremachine.New(sc, core.Config{})
+	var r side = coremachine.New(sc, core.Config{Policy: enginetest.OpenPolicy("contract")})
 	if s == scenarios.Runtime {
 		if r, err = daemonmachine.New(sc, daemon.Limits{}); err != nil {
 			t.Fatal(err)

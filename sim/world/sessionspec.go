@@ -10,7 +10,7 @@ import (
 // the engine profile the world configured for the kind. Nothing here is
 // read back from Core.
 func (u *universe) sessionSpec(a core.AgentConfig) check.SessionSpec {
-	p := u.coreCfg.EngineProfiles[a.Kind]
+	p := u.coreCfg.Policy.Controls(a.Kind)
 	return check.SessionSpec{
 		Kind: a.Kind, Model: a.Model, SystemPrompt: a.SystemPrompt, ModelProvider: a.ModelProvider,
 		HarnessConfig: a.HarnessConfig, TextVerbosity: a.TextVerbosity,

@@ -113,3 +113,47 @@ func refuseResult(r wire.FunctionResult) error {
 	}
 	return nil
 }
+
+// Open qualifies every operation, placement and MCP origin with common
+// validation only, declaring the web search and verbosity controls as
+// given: the profile of a test Harness whose Runtime declaration alone
+// decides what a device serves.
+func Open(kind string, webSearchControl, textVerbosity bool) engine.Profile {
+	yes := wire.CapabilitySupported
+	return engine.Profile{
+		Kind:  kind,
+		Label: "open fixture " + kind,
+		Capabilities: engine.Capabilities{
+			WebSearchControl:               wire.CapabilityFromBool(webSearchControl),
+			TextVerbosity:                  wire.CapabilityFromBool(textVerbosity),
+			StructuredOutput:               yes,
+			MessageImages:                  yes,
+			FunctionTools:                  yes,
+			ToolSearch:                     yes,
+			FunctionResultImages:           yes,
+			ProgrammaticToolCallingDisable: yes,
+			Subagents:                      yes,
+			MCPRequired:                    yes,
+		},
+		Placements:               []engine.Placement{engine.PlacementNone, engine.PlacementSelfHosted, engine.PlacementOpenAIHosted},
+		MCPOrigins:               []string{wire.OriginService, wire.OriginEnvironment},
+		MCPBearer:                yes,
+		ConfigurationValidation:  engine.CommonValidationOnly,
+		ValidateConfiguration:    nil,
+		ToolsValidation:          engine.CommonValidationOnly,
+		ValidateTools:            nil,
+		FunctionResultValidation: engine.CommonValidationOnly,
+		ValidateFunctionResult:   nil,
+	}
+}
+
+// OpenPolicy is the Policy over Open profiles (no control declared) for
+// kinds.
+func OpenPolicy(kinds ...string) *engine.Policy {
+	ps := make([]engine.Profile, len(kinds))
+	for i, k := range kinds {
+		ps[i] = Open(k, false, false)
+	}
+	p := engine.For(engine.NewCatalog(ps...))
+	return &p
+}

@@ -50,6 +50,12 @@ func SampleSession(id string, seq uint64) core.SessionRecord {
 			Kind: "codex", Model: "gpt", SystemPrompt: "be brief\nand exact", ModelProvider: "openai",
 			HarnessConfig: []byte(`{"sandbox":"workspace-write"}`), TextVerbosity: core.VerbosityHigh,
 			Environment: core.EnvSelfHosted, EnvironmentID: "env-1",
+			Definition: &core.EnvironmentDefinition{
+				Files:   []core.EnvironmentFile{{Path: "/workspace/a.txt", SHA256: strings.Repeat("cd", 32), Content: []byte("a\x00b")}},
+				Skills:  []core.EnvironmentPackage{{Name: "lint", Description: "lints", SHA256: strings.Repeat("ef", 32), Content: []byte("zip")}},
+				Plugins: []core.EnvironmentPackage{{Name: "p", Description: "plug", Slot: 2, SHA256: strings.Repeat("01", 32), Content: []byte("tar")}},
+				Setup:   []core.EnvironmentSetup{{Command: "make", Cwd: "/workspace", Network: "enabled"}},
+			},
 			OutputSchema: []byte(`{"type":"object"}`), MultiAgent: true,
 			FunctionTools: []wire.FunctionTool{
 				{Name: "lookup", Description: "finds", Parameters: json.RawMessage(`{"type":"object"}`), DeferLoading: true},

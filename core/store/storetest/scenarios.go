@@ -184,7 +184,7 @@ func scenarioRoundTrip(h *harness) {
 // core.Restart must see exactly the durable Sessions, Turns and counters.
 func scenarioMachine(h *harness) {
 	now := base
-	agent := core.AgentConfig{Kind: "k", Model: "m", Environment: core.EnvNone}
+	agent := core.AgentConfig{Kind: "synthetic", Model: "m", Environment: core.EnvNone}
 	m := core.New(core.Config{}, h.st)
 	m.Step(now, core.CreateSession{Call: "c1", Agent: agent})
 	m.Step(now, core.SubmitTurn{Call: "c2", Session: "s-1", Input: wire.TextInput("x")})
