@@ -34,6 +34,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad id placeholder", "core execution_release id=$-\n{\"handle\":\"h\"}\n----\n", "1", "id: bad placeholder"},
 		{"unknown frame arg", "core execution_release id=x to=y\n{\"handle\":\"h\"}\n----\n", "1", `unknown argument "to"`},
 		{"repeated arg", "core execution_release id=x id=y\n{\"handle\":\"h\"}\n----\n", "1", `argument "id" repeated`},
+		{"lost rogue frame", "core execution_release id=x lost rogue\n{\"handle\":\"h\"}\n----\n", "1", "cannot be rogue or invalid"},
 		{"advance without duration", "connect\n----\n\nadvance\n----\n", "4", "missing duration"},
 		{"bad duration", "advance 5 minutes\n----\n", "1", `bad duration "5"`},
 		{"negative duration", "advance -1s\n----\n", "1", "bad duration"},

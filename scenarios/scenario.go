@@ -81,6 +81,10 @@ type Frame struct {
 	// that side never does, so its own runner does not assert it; the
 	// other side's runner delivers it.
 	Rogue bool
+	// Lost: the frame is lost in transit (a half-open connection). Its
+	// sender's runner asserts it like any other; the receiver's runner
+	// does not deliver it, so the receiver never learns of it.
+	Lost bool
 }
 
 // Step is one parsed directive.
@@ -380,6 +384,8 @@ func parseFrame(d directive) (*Frame, error) {
 			f.Invalid, f.Rogue = true, true
 		case a.Key == "rogue" && len(a.Vals) == 0:
 			f.Rogue = true
+		case a.Key == "lost" && len(a.Vals) == 0:
+			f.Lost = true
 		default:
 			rest = append(rest, a)
 		}
@@ -391,6 +397,9 @@ func parseFrame(d directive) (*Frame, error) {
 		return nil, err
 	}
 	f.ID = args["id"]
+	if f.Lost && f.Rogue {
+		return nil, d.errf("%s %s: a lost frame is one the sender does send; it cannot be rogue or invalid", d.cmd, typ)
+	}
 	if f.Payload == "" && !wire.Bodyless(typ) {
 		return nil, d.errf("%s %s: missing JSON payload", d.cmd, typ)
 	}

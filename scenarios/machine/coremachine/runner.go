@@ -204,6 +204,10 @@ func (r *Runner) expectFrame(f *scenarios.Frame) {
 
 // deliver feeds a frame of the scripted Runtime to the machine.
 func (r *Runner) deliver(f *scenarios.Frame) {
+	if f.Lost {
+		r.note("not delivered: the " + f.Type + " is lost in transit")
+		return
+	}
 	if r.conn == 0 {
 		r.failf("runtime frame %s with no connection open", f.Type)
 		return

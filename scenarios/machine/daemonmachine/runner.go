@@ -262,6 +262,10 @@ func (r *Runner) expectFrame(f *scenarios.Frame) {
 
 // deliver feeds a frame of the scripted Core to the machine.
 func (r *Runner) deliver(f *scenarios.Frame) {
+	if f.Lost {
+		r.note("not delivered: the " + f.Type + " is lost in transit")
+		return
+	}
 	if !r.up {
 		r.failf("core frame %s with no connection open", f.Type)
 		return
