@@ -80,6 +80,16 @@ type coreConn struct {
 	q  *queue
 }
 
+// usesFencing reports whether sc quiesces or resumes through Core's API.
+func usesFencing(sc *scenarios.Scenario) bool {
+	for _, st := range sc.Flat() {
+		if st.Kind == scenarios.KindCoreSuspension || st.Kind == scenarios.KindAPI && (st.Action == "quiesce" || st.Action == "resume") {
+			return true
+		}
+	}
+	return false
+}
+
 func (r *coreRun) run() Result {
 	start := time.Now()
 	if why := r.o.skipReason(r.sc, scenarios.Core); why != "" {
@@ -87,6 +97,9 @@ func (r *coreRun) run() Result {
 	}
 	if r.t.APIToken == "" && uses(r.sc, scenarios.KindAPI) {
 		return Result{Name: r.sc.Name, Status: Skip, Reason: "needs the public API: its api steps submit, steer and cancel Turns (-operator-token-file)"}
+	}
+	if usesFencing(r.sc) {
+		return Result{Name: r.sc.Name, Status: Skip, Reason: "needs the fencing API: the public HTTP API has no quiesce or resume route, so its api quiesce/resume and core-suspension steps cannot be played"}
 	}
 	defer r.close()
 	for _, st := range r.sc.Flat() {
@@ -140,6 +153,8 @@ func (r *coreRun) step(st scenarios.Step) {
 		r.api(st)
 	case scenarios.KindCoreState:
 		r.coreState(st.Args)
+	case scenarios.KindCoreInteraction:
+		r.coreInteraction(st.Args)
 	case scenarios.KindVersionRefused:
 		r.versionRefused(st.Args)
 	}

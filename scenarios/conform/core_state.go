@@ -39,6 +39,8 @@ func (r *coreRun) api(st scenarios.Step) {
 		if id, ok := r.turnArg(st.Args); ok {
 			r.post("/api/v1/turns/"+url.PathEscape(id)+"/cancel", "", "")
 		}
+	case "answer-permission", "answer-choice", "function-result":
+		r.answer(st)
 	}
 }
 

@@ -212,7 +212,7 @@ func (r *rtRun) close() {
 }
 
 func (r *rtRun) step(ctx context.Context, st scenarios.Step) {
-	otherOnly := st.Kind == scenarios.KindAPI || st.Kind == scenarios.KindCoreState
+	otherOnly := st.Kind.CoreOnly()
 	if !otherOnly && st.Kind != scenarios.KindFrame && st.Kind != scenarios.KindOnly {
 		r.requireQuiet("before " + string(st.Kind))
 	}

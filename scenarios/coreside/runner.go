@@ -56,6 +56,7 @@ type Runner struct {
 	hb      []byte
 	nextHB  time.Time
 	session string
+	suspend string // the latest suspension Core minted
 	turns   []string
 	skip    bool
 	errs    []error
@@ -150,6 +151,10 @@ func (r *Runner) Step(st scenarios.Step) []error {
 		r.api(st)
 	case scenarios.KindCoreState:
 		r.coreState(st.Args)
+	case scenarios.KindCoreInteraction:
+		r.coreInteraction(st.Args)
+	case scenarios.KindCoreSuspension:
+		r.coreSuspension(st.Args)
 	case scenarios.KindVersionRefused:
 		r.versionRefused(st.Args)
 	}

@@ -135,7 +135,7 @@ func (r *Runner) Step(st scenarios.Step) []error {
 	if r.skip {
 		return nil
 	}
-	otherOnly := st.Kind == scenarios.KindAPI || st.Kind == scenarios.KindCoreState
+	otherOnly := st.Kind.CoreOnly()
 	if !otherOnly && st.Kind != scenarios.KindFrame && st.Kind != scenarios.KindOnly {
 		r.requireQuiet("before " + string(st.Kind))
 	}

@@ -45,6 +45,7 @@ type Runner struct {
 	hb       []byte // the scripted Runtime's last valid heartbeat frame
 	nextHB   time.Time
 	session  string
+	suspend  string // the latest suspension Core minted
 	turns    []string
 	calls    int
 	skip     bool // the scenario is for the other side only
@@ -112,6 +113,10 @@ func (r *Runner) Step(st scenarios.Step) ([]string, []error) {
 		r.api(st)
 	case scenarios.KindCoreState:
 		r.coreState(st.Args)
+	case scenarios.KindCoreInteraction:
+		r.coreInteraction(st.Args)
+	case scenarios.KindCoreSuspension:
+		r.coreSuspension(st.Args)
 	case scenarios.KindVersionRefused:
 		r.note("skipped: the protocol version is checked by the gateway at the WebSocket upgrade (HTTP 426 before any registration); core.Machine receives no event for it")
 	case scenarios.KindSettle, scenarios.KindHarness, scenarios.KindRuntimeOwned:
