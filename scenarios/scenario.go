@@ -49,10 +49,13 @@ const (
 	KindCoreInteraction Kind = "core-interaction"
 	// KindCoreSuspension asserts Core's record of the latest suspension.
 	KindCoreSuspension Kind = "core-suspension"
-	KindRuntimeOwned   Kind = "runtime-owned"   // assertion on Runtime-owned resources
-	KindVersionRefused Kind = "version-refused" // the upgrade with a version is refused
-	KindInclude        Kind = "include"         // the steps of testdata/include/<name>.txt
-	KindOnly           Kind = "only"            // only <side>: the other side's runners skip the scenario
+	// KindCorePreparation asserts Core's record of the latest
+	// Environment preparation.
+	KindCorePreparation Kind = "core-preparation"
+	KindRuntimeOwned    Kind = "runtime-owned"   // assertion on Runtime-owned resources
+	KindVersionRefused  Kind = "version-refused" // the upgrade with a version is refused
+	KindInclude         Kind = "include"         // the steps of testdata/include/<name>.txt
+	KindOnly            Kind = "only"            // only <side>: the other side's runners skip the scenario
 )
 
 // Harness actions of the controlled adapter.
@@ -73,7 +76,7 @@ var HarnessActions = []string{
 }
 
 // APICalls are the public API calls a scenario can make to Core.
-var APICalls = []string{"submit-turn", "steer", "cancel", "answer-permission", "answer-choice", "function-result", "quiesce", "resume"}
+var APICalls = []string{"submit-turn", "steer", "cancel", "answer-permission", "answer-choice", "function-result", "quiesce", "resume", "prepare-environment"}
 
 // apiArgs lists the arguments of each API call. The answer calls take the
 // public API's request body as JSON input and may name the refusal the
@@ -87,10 +90,14 @@ var apiArgs = map[string][]string{
 	"function-result":   {"call", "turn", "refused"},
 	"quiesce":           {"environment", "refused"},
 	"resume":            {"rollback", "refused"},
+	// prepare-environment: input is a JSON array of steps, each a
+	// runtime_prepare begin header whose data member is the step's body.
+	"prepare-environment": {"environment", "session", "refused"},
 }
 
 // apiTarget names the argument an answer call requires.
-var apiTarget = map[string]string{"answer-permission": "interaction", "answer-choice": "interaction", "function-result": "call"}
+var apiTarget = map[string]string{"answer-permission": "interaction", "answer-choice": "interaction", "function-result": "call",
+	"prepare-environment": "environment"}
 
 // Frame is a frame a scenario step sends.
 type Frame struct {
@@ -111,7 +118,7 @@ type Frame struct {
 // CoreOnly reports whether steps of kind k concern Core only (the
 // Runtime's runners ignore them).
 func (k Kind) CoreOnly() bool {
-	return k == KindAPI || k == KindCoreState || k == KindCoreInteraction || k == KindCoreSuspension
+	return k == KindAPI || k == KindCoreState || k == KindCoreInteraction || k == KindCoreSuspension || k == KindCorePreparation
 }
 
 // Step is one parsed directive.
@@ -333,6 +340,8 @@ func parseStepDirective(d directive, st Step) (Step, error) {
 	case string(KindAPI):
 		st.Action, st.Args, err = parseAPI(d)
 		st.Input = d.input
+	case string(KindCorePreparation):
+		st.Args, err = parseAssert(d, "", "state", "steps", "code")
 	case string(KindCoreSuspension):
 		st.Args, err = parseAssert(d, "", "state", "code", "rollback", "attempts")
 	case string(KindCoreInteraction):

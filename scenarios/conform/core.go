@@ -80,14 +80,24 @@ type coreConn struct {
 	q  *queue
 }
 
-// usesFencing reports whether sc quiesces or resumes through Core's API.
-func usesFencing(sc *scenarios.Scenario) bool {
+// usesCall reports whether sc makes the API call.
+func usesCall(sc *scenarios.Scenario, call string) bool {
 	for _, st := range sc.Flat() {
-		if st.Kind == scenarios.KindCoreSuspension || st.Kind == scenarios.KindAPI && (st.Action == "quiesce" || st.Action == "resume") {
+		if st.Kind == scenarios.KindAPI && st.Action == call {
 			return true
 		}
 	}
 	return false
+}
+
+// usesFencing reports whether sc quiesces or resumes through Core's API.
+func usesFencing(sc *scenarios.Scenario) bool {
+	for _, st := range sc.Flat() {
+		if st.Kind == scenarios.KindCoreSuspension {
+			return true
+		}
+	}
+	return usesCall(sc, "quiesce") || usesCall(sc, "resume")
 }
 
 func (r *coreRun) run() Result {
@@ -100,6 +110,9 @@ func (r *coreRun) run() Result {
 	}
 	if usesFencing(r.sc) {
 		return Result{Name: r.sc.Name, Status: Skip, Reason: "needs the fencing API: the public HTTP API has no quiesce or resume route, so its api quiesce/resume and core-suspension steps cannot be played"}
+	}
+	if uses(r.sc, scenarios.KindCorePreparation) || usesCall(r.sc, "prepare-environment") {
+		return Result{Name: r.sc.Name, Status: Skip, Reason: "needs the preparation API: the public HTTP API has no Environment preparation route, so its api prepare-environment and core-preparation steps cannot be played"}
 	}
 	defer r.close()
 	for _, st := range r.sc.Flat() {

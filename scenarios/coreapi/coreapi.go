@@ -12,10 +12,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/core/api"
 	"github.com/turnstile-sim/turnstile/scenarios"
+	"github.com/turnstile-sim/turnstile/wire"
 )
 
 // Answer returns the event of an answer call on Turn turn, decoded from
@@ -130,6 +132,57 @@ func CheckSuspension(args map[string]string, rec *core.SuspensionRecord) (string
 		line += fmt.Sprintf(" %s=%s", k, have[k])
 		if have[k] != want {
 			errs = append(errs, fmt.Errorf("suspension %s: %s=%q, want %q", rec.ID, k, have[k], want))
+		}
+	}
+	return line, errs
+}
+
+// Prepare returns the event of an Environment preparation on the device:
+// the step's input is a JSON array of runtime_prepare begin headers whose
+// data member is the step's body.
+func Prepare(st scenarios.Step, device string) (func(core.CallID) core.Event, error) {
+	var hs []wire.RuntimePrepare
+	if err := json.Unmarshal([]byte(st.Input), &hs); err != nil {
+		return nil, fmt.Errorf("api prepare-environment: steps %s: %v", st.Input, err)
+	}
+	steps := make([]core.PrepareStep, len(hs))
+	for i, h := range hs {
+		body := h.Data
+		h.Data = nil
+		steps[i] = core.PrepareStep{Header: h, Body: body}
+	}
+	return func(c core.CallID) core.Event {
+		return core.PrepareEnvironment{Call: c, Device: device, EnvironmentID: st.Args["environment"],
+			SessionID: st.Args["session"], Steps: steps}
+	}, nil
+}
+
+// CheckPreparation checks the core-preparation arguments (state, steps:
+// every step's state joined by commas, code: the first step's error
+// code) against a preparation record.
+func CheckPreparation(args map[string]string, rec *core.EnvironmentPreparationRecord) (string, []error) {
+	if rec == nil {
+		return "core-preparation", []error{fmt.Errorf("core-preparation: Core has no Environment preparation")}
+	}
+	var states []string
+	code := ""
+	for _, s := range rec.Steps {
+		states = append(states, string(s.State))
+		if code == "" {
+			code = s.ErrorCode
+		}
+	}
+	have := map[string]string{"state": string(rec.State), "steps": strings.Join(states, ","), "code": code}
+	line := "core-preparation " + rec.ID
+	var errs []error
+	for _, k := range []string{"state", "steps", "code"} {
+		want, listed := args[k]
+		if !listed {
+			continue
+		}
+		line += fmt.Sprintf(" %s=%s", k, have[k])
+		if have[k] != want {
+			errs = append(errs, fmt.Errorf("preparation %s: %s=%q, want %q", rec.ID, k, have[k], want))
 		}
 	}
 	return line, errs

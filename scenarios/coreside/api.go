@@ -61,6 +61,48 @@ func (r *Runner) api(st scenarios.Step) {
 		r.answer(st)
 	case "quiesce", "resume":
 		r.fence(st)
+	case "prepare-environment":
+		r.prepare(st)
+	}
+}
+
+// prepare starts an Environment preparation on the scripted Runtime's
+// device.
+func (r *Runner) prepare(st scenarios.Step) {
+	ev, err := coreapi.Prepare(st, Device)
+	if err != nil {
+		r.failf("%v", err)
+		return
+	}
+	rep, err := r.s.Call(context.Background(), server.Request{Event: ev})
+	if err != nil {
+		r.failf("API call: %v", err)
+		return
+	}
+	if err := coreapi.CheckRefusal(st, rep.Result.Err); err != nil {
+		r.failf("%v", err)
+	}
+	if rep.Result.Err == nil {
+		r.prep = rep.Result.PreparationID
+	}
+}
+
+// corePreparation checks Core's record of the latest preparation.
+func (r *Runner) corePreparation(args map[string]string) {
+	var rec *core.EnvironmentPreparationRecord
+	if r.prep != "" {
+		rep, err := r.s.Call(context.Background(), server.Request{Event: func(c core.CallID) core.Event {
+			return core.ReadPreparation{Call: c, ID: r.prep}
+		}})
+		if err != nil {
+			r.failf("API call: %v", err)
+			return
+		}
+		rec = rep.Result.Preparation
+	}
+	_, errs := coreapi.CheckPreparation(args, rec)
+	for _, err := range errs {
+		r.failf("%v", err)
 	}
 }
 

@@ -57,6 +57,7 @@ type Runner struct {
 	nextHB  time.Time
 	session string
 	suspend string // the latest suspension Core minted
+	prep    string // the latest Environment preparation
 	turns   []string
 	skip    bool
 	errs    []error
@@ -155,6 +156,8 @@ func (r *Runner) Step(st scenarios.Step) []error {
 		r.coreInteraction(st.Args)
 	case scenarios.KindCoreSuspension:
 		r.coreSuspension(st.Args)
+	case scenarios.KindCorePreparation:
+		r.corePreparation(st.Args)
 	case scenarios.KindVersionRefused:
 		r.versionRefused(st.Args)
 	}

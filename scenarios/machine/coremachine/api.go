@@ -47,7 +47,44 @@ func (r *Runner) api(st scenarios.Step) {
 		r.answer(st)
 	case "quiesce", "resume":
 		r.fence(st)
+	case "prepare-environment":
+		r.prepare(st)
 	}
+}
+
+// prepare starts an Environment preparation on the scripted Runtime's
+// device.
+func (r *Runner) prepare(st scenarios.Step) {
+	ev, err := coreapi.Prepare(st, Device)
+	if err != nil {
+		r.failf("%v", err)
+		return
+	}
+	res := r.stepAPI(ev(r.call()))
+	if res == nil {
+		return
+	}
+	if err := coreapi.CheckRefusal(st, res.Err); err != nil {
+		r.failf("%v", err)
+	}
+	if res.Err == nil {
+		r.prep = res.PreparationID
+	}
+}
+
+// corePreparation checks Core's record of the latest preparation.
+func (r *Runner) corePreparation(args map[string]string) {
+	var rec *core.EnvironmentPreparationRecord
+	if r.prep != "" {
+		if res := r.stepAPI(core.ReadPreparation{Call: r.call(), ID: r.prep}); res != nil {
+			rec = res.Preparation
+		}
+	}
+	line, errs := coreapi.CheckPreparation(args, rec)
+	for _, err := range errs {
+		r.failf("%v", err)
+	}
+	r.note(line)
 }
 
 // fence quiesces the scripted Runtime's device or resumes the latest

@@ -46,6 +46,7 @@ type Runner struct {
 	nextHB   time.Time
 	session  string
 	suspend  string // the latest suspension Core minted
+	prep     string // the latest Environment preparation
 	turns    []string
 	calls    int
 	skip     bool // the scenario is for the other side only
@@ -117,6 +118,8 @@ func (r *Runner) Step(st scenarios.Step) ([]string, []error) {
 		r.coreInteraction(st.Args)
 	case scenarios.KindCoreSuspension:
 		r.coreSuspension(st.Args)
+	case scenarios.KindCorePreparation:
+		r.corePreparation(st.Args)
 	case scenarios.KindVersionRefused:
 		r.note("skipped: the protocol version is checked by the gateway at the WebSocket upgrade (HTTP 426 before any registration); core.Machine receives no event for it")
 	case scenarios.KindSettle, scenarios.KindHarness, scenarios.KindRuntimeOwned:
