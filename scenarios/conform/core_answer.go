@@ -2,9 +2,11 @@ package conform
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/turnstile-sim/turnstile/scenarios"
 )
@@ -49,12 +51,37 @@ func (r *coreRun) answer(st scenarios.Step) {
 	}
 }
 
-// coreInteraction reads the Turn's interactions through the public API.
+// coreInteraction reads the Turn's interactions through the public API;
+// a difference is read again until -frame-timeout before it fails.
 func (r *coreRun) coreInteraction(args map[string]string) {
 	id, ok := r.turnArg(args)
 	if !ok {
 		return
 	}
+	deadline := time.Now().Add(r.o.FrameTimeout)
+	for {
+		all, ids, shown, err := r.interactions(id)
+		switch {
+		case err != "":
+			r.failf("%s", err)
+			return
+		case !shown:
+			r.notf("core-interaction id=%s: the public API's Turn does not show interactions", args["id"])
+			return
+		}
+		_, errs := scenarios.CheckInteraction(args, all, ids)
+		if len(errs) == 0 || time.Now().After(deadline) {
+			for _, e := range errs {
+				r.failf("Turn %s: %v", id, e)
+			}
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// interactions reads a Turn's interactions as the public API shows them.
+func (r *coreRun) interactions(id string) (all []map[string]string, ids []string, shown bool, failure string) {
 	st, b, err := r.apiCall(http.MethodGet, "/api/v1/turns/"+url.PathEscape(id), "")
 	var t struct {
 		Interactions *[]struct {
@@ -66,21 +93,14 @@ func (r *coreRun) coreInteraction(args map[string]string) {
 		} `json:"interactions"`
 	}
 	if err != nil || st != http.StatusOK || json.Unmarshal(b, &t) != nil {
-		r.failf("Turn %s: not readable (%d %v %s)", id, st, err, b)
-		return
+		return nil, nil, false, fmt.Sprintf("Turn %s: not readable (%d %v %s)", id, st, err, b)
 	}
 	if t.Interactions == nil {
-		r.notf("core-interaction id=%s: the public API's Turn does not show interactions", args["id"])
-		return
+		return nil, nil, false, ""
 	}
-	var all []map[string]string
-	var ids []string
 	for _, v := range *t.Interactions {
 		all = append(all, map[string]string{"kind": v.Kind, "status": v.Status, "code": v.ErrorCode, "attempts": strconv.Itoa(v.Attempts)})
 		ids = append(ids, v.ID)
 	}
-	_, errs := scenarios.CheckInteraction(args, all, ids)
-	for _, err := range errs {
-		r.failf("Turn %s: %v", id, err)
-	}
+	return all, ids, true, ""
 }
