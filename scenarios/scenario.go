@@ -35,20 +35,27 @@ type Kind string
 
 // Step kinds, one per directive.
 const (
-	KindFrame          Kind = "frame"           // core|runtime <type> id=<id>, payload as input
-	KindConnect        Kind = "connect"         // the Runtime's connection opens
-	KindReconnect      Kind = "reconnect"       // a new connection after a disconnect
-	KindDisconnect     Kind = "disconnect"      // the connection is lost (by=core: Core closed it)
-	KindAdvance        Kind = "advance"         // fake time moves
-	KindSilence        Kind = "silence"         // a side sends nothing for a window
-	KindSettle         Kind = "settle"          // native settlement of the Runtime's Turn
-	KindHarness        Kind = "harness"         // controlled adapter behaviour (Runtime side)
-	KindAPI            Kind = "api"             // a public API call to Core (Core side)
-	KindCoreState      Kind = "core-state"      // assertion on Core-owned Turn state
-	KindRuntimeOwned   Kind = "runtime-owned"   // assertion on Runtime-owned resources
-	KindVersionRefused Kind = "version-refused" // the upgrade with a version is refused
-	KindInclude        Kind = "include"         // the steps of testdata/include/<name>.txt
-	KindOnly           Kind = "only"            // only <side>: the other side's runners skip the scenario
+	KindFrame      Kind = "frame"      // core|runtime <type> id=<id>, payload as input
+	KindConnect    Kind = "connect"    // the Runtime's connection opens
+	KindReconnect  Kind = "reconnect"  // a new connection after a disconnect
+	KindDisconnect Kind = "disconnect" // the connection is lost (by=core: Core closed it)
+	KindAdvance    Kind = "advance"    // fake time moves
+	KindSilence    Kind = "silence"    // a side sends nothing for a window
+	KindSettle     Kind = "settle"     // native settlement of the Runtime's Turn
+	KindHarness    Kind = "harness"    // controlled adapter behaviour (Runtime side)
+	KindAPI        Kind = "api"        // a public API call to Core (Core side)
+	KindCoreState  Kind = "core-state" // assertion on Core-owned Turn state
+	// KindCoreInteraction asserts Core's record of one interaction of a Turn.
+	KindCoreInteraction Kind = "core-interaction"
+	// KindCoreSuspension asserts Core's record of the latest suspension.
+	KindCoreSuspension Kind = "core-suspension"
+	// KindCorePreparation asserts Core's record of the latest
+	// Environment preparation.
+	KindCorePreparation Kind = "core-preparation"
+	KindRuntimeOwned    Kind = "runtime-owned"   // assertion on Runtime-owned resources
+	KindVersionRefused  Kind = "version-refused" // the upgrade with a version is refused
+	KindInclude         Kind = "include"         // the steps of testdata/include/<name>.txt
+	KindOnly            Kind = "only"            // only <side>: the other side's runners skip the scenario
 )
 
 // Harness actions of the controlled adapter.
@@ -69,7 +76,28 @@ var HarnessActions = []string{
 }
 
 // APICalls are the public API calls a scenario can make to Core.
-var APICalls = []string{"submit-turn", "steer", "cancel"}
+var APICalls = []string{"submit-turn", "steer", "cancel", "answer-permission", "answer-choice", "function-result", "quiesce", "resume", "prepare-environment"}
+
+// apiArgs lists the arguments of each API call. The answer calls take the
+// public API's request body as JSON input and may name the refusal the
+// call must get (refused=<error code>).
+var apiArgs = map[string][]string{
+	"submit-turn":       {"text", "kind"},
+	"steer":             {"text", "turn"},
+	"cancel":            {"turn"},
+	"answer-permission": {"interaction", "turn", "refused"},
+	"answer-choice":     {"interaction", "turn", "refused"},
+	"function-result":   {"call", "turn", "refused"},
+	"quiesce":           {"environment", "refused"},
+	"resume":            {"rollback", "refused"},
+	// prepare-environment: input is a JSON array of steps, each a
+	// runtime_prepare begin header whose data member is the step's body.
+	"prepare-environment": {"environment", "session", "refused"},
+}
+
+// apiTarget names the argument an answer call requires.
+var apiTarget = map[string]string{"answer-permission": "interaction", "answer-choice": "interaction", "function-result": "call",
+	"prepare-environment": "environment"}
 
 // Frame is a frame a scenario step sends.
 type Frame struct {
@@ -81,6 +109,16 @@ type Frame struct {
 	// that side never does, so its own runner does not assert it; the
 	// other side's runner delivers it.
 	Rogue bool
+	// Lost: the frame is lost in transit (a half-open connection). Its
+	// sender's runner asserts it like any other; the receiver's runner
+	// does not deliver it, so the receiver never learns of it.
+	Lost bool
+}
+
+// CoreOnly reports whether steps of kind k concern Core only (the
+// Runtime's runners ignore them).
+func (k Kind) CoreOnly() bool {
+	return k == KindAPI || k == KindCoreState || k == KindCoreInteraction || k == KindCoreSuspension || k == KindCorePreparation
 }
 
 // Step is one parsed directive.
@@ -92,7 +130,7 @@ type Step struct {
 	Duration time.Duration     // advance, silence
 	Action   string            // harness action, api call
 	Args     map[string]string // remaining key=value arguments
-	Input    string            // raw input (emit payload)
+	Input    string            // raw input (emit payload, API request body)
 	Steps    []Step            // include: the included steps
 }
 
@@ -301,6 +339,13 @@ func parseStepDirective(d directive, st Step) (Step, error) {
 		st.Action, st.Args, st.Input, err = parseHarness(d)
 	case string(KindAPI):
 		st.Action, st.Args, err = parseAPI(d)
+		st.Input = d.input
+	case string(KindCorePreparation):
+		st.Args, err = parseAssert(d, "", "state", "steps", "code")
+	case string(KindCoreSuspension):
+		st.Args, err = parseAssert(d, "", "state", "code", "rollback", "attempts")
+	case string(KindCoreInteraction):
+		st.Args, err = parseAssert(d, "id", "turn", "id", "kind", "status", "code", "attempts")
 	case string(KindCoreState):
 		st.Args, err = parseAssert(d, "turn", "turn", "state", "cursor", "code", "engine_code", "engine_status", "content", "attempt", "inputs", "usage")
 	case string(KindRuntimeOwned):
@@ -380,6 +425,8 @@ func parseFrame(d directive) (*Frame, error) {
 			f.Invalid, f.Rogue = true, true
 		case a.Key == "rogue" && len(a.Vals) == 0:
 			f.Rogue = true
+		case a.Key == "lost" && len(a.Vals) == 0:
+			f.Lost = true
 		default:
 			rest = append(rest, a)
 		}
@@ -391,6 +438,9 @@ func parseFrame(d directive) (*Frame, error) {
 		return nil, err
 	}
 	f.ID = args["id"]
+	if f.Lost && f.Rogue {
+		return nil, d.errf("%s %s: a lost frame is one the sender does send; it cannot be rogue or invalid", d.cmd, typ)
+	}
 	if f.Payload == "" && !wire.Bodyless(typ) {
 		return nil, d.errf("%s %s: missing JSON payload", d.cmd, typ)
 	}
@@ -448,12 +498,35 @@ func parseAPI(d directive) (string, map[string]string, error) {
 	if !slices.Contains(APICalls, call) {
 		return "", nil, d.errf("api: unknown call %q", call)
 	}
+	args, err := d.keyArgs(1, apiArgs[call]...)
+	if err != nil {
+		return "", nil, err
+	}
+	if target, ok := apiTarget[call]; ok {
+		switch {
+		case args[target] == "":
+			err = d.errf("api %s: missing %s=", call, target)
+		case d.input == "" || !json.Valid([]byte(d.input)):
+			err = d.errf("api %s: want the request body (JSON) as input", call)
+		}
+		return call, args, err
+	}
 	if err := d.noInput(); err != nil {
 		return "", nil, err
 	}
-	allowed := map[string][]string{"submit-turn": {"text", "kind"}, "steer": {"text", "turn"}, "cancel": {"turn"}}[call]
-	args, err := d.keyArgs(1, allowed...)
-	if err == nil && call != "cancel" && args["text"] == "" {
+	switch call {
+	case "quiesce":
+		if args["environment"] == "" {
+			err = d.errf("api quiesce: missing environment=")
+		}
+		return call, args, err
+	case "resume":
+		if r := args["rollback"]; r != "" && r != "true" && r != "false" {
+			err = d.errf("api resume: rollback=%q: want true or false", r)
+		}
+		return call, args, err
+	}
+	if call != "cancel" && args["text"] == "" {
 		err = d.errf("api %s: missing text=", call)
 	}
 	return call, args, err

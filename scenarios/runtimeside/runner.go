@@ -135,7 +135,7 @@ func (r *Runner) Step(st scenarios.Step) []error {
 	if r.skip {
 		return nil
 	}
-	otherOnly := st.Kind == scenarios.KindAPI || st.Kind == scenarios.KindCoreState
+	otherOnly := st.Kind.CoreOnly()
 	if !otherOnly && st.Kind != scenarios.KindFrame && st.Kind != scenarios.KindOnly {
 		r.requireQuiet("before " + string(st.Kind))
 	}
@@ -280,6 +280,9 @@ func (r *Runner) expectFrame(f *scenarios.Frame) {
 }
 
 func (r *Runner) write(f *scenarios.Frame) {
+	if f.Lost { // lost in transit: the side under test never receives it
+		return
+	}
 	if r.sess == nil {
 		r.failf("core frame %s with no connection open", f.Type)
 		return

@@ -45,6 +45,8 @@ type Runner struct {
 	hb       []byte // the scripted Runtime's last valid heartbeat frame
 	nextHB   time.Time
 	session  string
+	suspend  string // the latest suspension Core minted
+	prep     string // the latest Environment preparation
 	turns    []string
 	calls    int
 	skip     bool // the scenario is for the other side only
@@ -112,6 +114,12 @@ func (r *Runner) Step(st scenarios.Step) ([]string, []error) {
 		r.api(st)
 	case scenarios.KindCoreState:
 		r.coreState(st.Args)
+	case scenarios.KindCoreInteraction:
+		r.coreInteraction(st.Args)
+	case scenarios.KindCoreSuspension:
+		r.coreSuspension(st.Args)
+	case scenarios.KindCorePreparation:
+		r.corePreparation(st.Args)
 	case scenarios.KindVersionRefused:
 		r.note("skipped: the protocol version is checked by the gateway at the WebSocket upgrade (HTTP 426 before any registration); core.Machine receives no event for it")
 	case scenarios.KindSettle, scenarios.KindHarness, scenarios.KindRuntimeOwned:
@@ -204,6 +212,10 @@ func (r *Runner) expectFrame(f *scenarios.Frame) {
 
 // deliver feeds a frame of the scripted Runtime to the machine.
 func (r *Runner) deliver(f *scenarios.Frame) {
+	if f.Lost {
+		r.note("not delivered: the " + f.Type + " is lost in transit")
+		return
+	}
 	if r.conn == 0 {
 		r.failf("runtime frame %s with no connection open", f.Type)
 		return
