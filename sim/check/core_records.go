@@ -232,6 +232,7 @@ func missingCapabilities(required []string, declared wire.AgentKindCapabilities)
 // survive: no turn vanishes, no state regresses, no terminal changes, no
 // cursor moves back.
 func (l *Ledger) CoreRestarted(at int64, recovered []TurnFacts) {
+	l.subscribersLost()
 	l.core.restarts++
 	l.NodeCrashed(at, coreNode)
 	byTurn := map[string]TurnFacts{}

@@ -59,19 +59,24 @@ const (
 	HostilePrepareInvalid       = "prepare_invalid"        // rejected invalid_configuration
 	HostilePrepareUnknownOption = "prepare_unknown_option" // rejected unsupported_configuration
 	HostilePrepareNoHistory     = "prepare_no_history"     // rejected history_unavailable
+	HostilePrepareMCP           = "prepare_mcp"            // the configuration table's refusal of its MCP servers
 	HostileForeignStatus        = "foreign_status"         // Core ignores a status with a foreign handle
 	HostileReleaseNeverGrant    = "release_never_granted"
-	HostileReleaseEmpty         = "release_empty"       // rejected invalid_release
-	HostileReleaseOwn           = "release_own"         // released (expired if it expired)
-	HostilePrepareOwn           = "prepare_own"         // any answer: the admission attacked later
-	HostilePrepareConflict      = "prepare_conflict"    // rejected request_conflict once granted
-	HostilePrepareUndecodable   = "prepare_undecodable" // rejected invalid_request
-	HostileLongID               = "long_id"             // no answer naming it, no effect
-	HostileCancelUnknownRun     = "cancel_unknown_run"  // ack run_inactive
-	HostileSteerUnknownRun      = "steer_unknown_run"   // ack run_inactive
-	HostileSteerLongInputID     = "steer_long_input_id" // ack invalid_input, id not echoed
-	HostileSteerUndecodable     = "steer_undecodable"   // ack invalid_input
-	HostileSteerReusedInput     = "steer_reused_input"  // ack input_conflict (run_inactive once done)
+	HostileReleaseEmpty         = "release_empty"        // rejected invalid_release
+	HostileReleaseOwn           = "release_own"          // released (expired if it expired)
+	HostileReleaseRecord        = "release_record"       // released, or unknown_preparation once evicted
+	HostilePrepareOwn           = "prepare_own"          // any answer: the admission attacked later
+	HostilePrepareConflict      = "prepare_conflict"     // rejected request_conflict once granted
+	HostilePrepareUndecodable   = "prepare_undecodable"  // rejected invalid_request
+	HostileLongID               = "long_id"              // no answer naming it, no effect
+	HostileCancelUnknownRun     = "cancel_unknown_run"   // ack run_inactive
+	HostileSteerUnknownRun      = "steer_unknown_run"    // ack run_inactive
+	HostileSteerLongInputID     = "steer_long_input_id"  // ack invalid_input, id not echoed
+	HostileSteerUndecodable     = "steer_undecodable"    // ack invalid_input
+	HostileDecisionConflict     = "decision_conflict"    // ack decision_conflict (not_pending once forgotten)
+	HostileResultImages         = "result_images"        // ack unsupported (not_pending once gone)
+	HostileSteerBlankInputID    = "steer_blank_input_id" // ack invalid_input
+	HostileSteerReusedInput     = "steer_reused_input"   // ack input_conflict (run_inactive once done)
 
 	HostileRogueInvalidHeartbeat = "rogue_invalid_heartbeat" // Core closes at once
 	HostileRogueWrongVersion     = "rogue_wrong_version"     // Core closes at the upgrade
@@ -106,6 +111,10 @@ type HostileProbe struct {
 	ReplyID  string
 	Want     []string
 	Deadline int64
+	// Delivery, when set, is the delivery ID the answer (an
+	// interaction_decision_ack) must name: other acks on ReplyID answer
+	// other deliveries.
+	Delivery string
 	// Cond names a condition the checker evaluates from the wire when the
 	// answer arrives, changing Want (CondExpiredOrReleased, CondDone,
 	// CondGranted).
@@ -123,10 +132,18 @@ const (
 	// CondGranted: the answer is checked only if the daemon granted the
 	// request ID (a resource status with a handle) before answering.
 	CondGranted = "granted"
-	// CondEvicted: once AdmissionRecordsMax requests were granted on the
-	// connection, a terminal record may have been evicted: then the
-	// request is unknown (unknown_preparation) as well.
+	// CondEvicted: the request names a record the connection's table may
+	// have evicted. The table rebuilt from the wire (admission_records.go)
+	// decides: a record the eviction rule removed is unknown
+	// (unknown_preparation, only), one it holds answers as Want; a request
+	// the table never saw granted is unknown as well once
+	// AdmissionRecordsMax requests were granted on the connection.
 	CondEvicted = "evicted"
+	// CondTable: the probe is a forged execution_prepare; its answer is
+	// the refusal the configuration table (prepareRefusal, written out
+	// again from the seeds) gives it on the daemon's declared kinds, and
+	// is not judged when the table refuses nothing.
+	CondTable = "table"
 )
 
 // AdmissionRecordsMax is the Runtime's admission records per connection
@@ -159,6 +176,7 @@ type hostileState struct {
 	stepOf map[uint64]*probeState
 	// lastStatus is the newest status sent per connection and handle.
 	lastStatus map[string]wire.PreparationStatus
+	records    map[uint64]*recordTable // admission_records.go
 }
 
 func (h *hostileState) init() {
@@ -329,6 +347,9 @@ func (l *Ledger) noteAnswerContext(ev WireEvent) {
 	switch p := ev.Frame.Payload.(type) {
 	case wire.PreparationStatus:
 		k := connIDKey(ev.Conn, ev.Frame.ID)
+		if ev.From != RogueNode {
+			l.noteRecord(ev.Conn, ev.Frame.ID, p)
+		}
 		if p.State != wire.StateRejected && p.Handle != "" {
 			if !h.granted[k] {
 				h.grants[ev.Conn]++
@@ -392,6 +413,9 @@ func (l *Ledger) matchAnswer(ev WireEvent) {
 	}
 	for _, ps := range l.hostile.probes {
 		p := &ps.p
+		if ack, ok := ev.Frame.Payload.(wire.InteractionDecisionAck); ok && p.Delivery != "" && ack.DeliveryID != p.Delivery {
+			continue
+		}
 		if ps.done || ps.delivered == 0 || p.Conn != ev.Conn || p.Target != ev.From || p.ReplyID != ev.Frame.ID ||
 			p.Want[0] == AnswerClose || p.Want[0] == AnswerKeep || p.Want[0] == AnswerIgnore {
 			continue
@@ -431,8 +455,12 @@ func (l *Ledger) wantNow(p *HostileProbe, ev WireEvent) []string {
 		if !h.granted[connIDKey(p.Conn, p.ReplyID)] {
 			return nil
 		}
+	case CondTable:
+		return l.tableAnswer(p)
 	case CondEvicted:
-		if h.grants[p.Conn] >= AdmissionRecordsMax {
+		if held, evicted := l.recordKnown(p.Conn, p.ReplyID); evicted {
+			return []string{"rejected/unknown_preparation"}
+		} else if !held && h.grants[p.Conn] >= AdmissionRecordsMax {
 			return append([]string{"rejected/unknown_preparation"}, p.Want...)
 		}
 	}

@@ -135,8 +135,9 @@ type Ledger struct {
 	// transferTime is the 195 s exchange oracle (timing_transfer.go).
 	transferTime transferTiming
 	// wsWait is the workspace wait oracles' calls (timing_workspace.go).
-	wsWait wsWaitState
-	ix     interactionState
+	wsWait      wsWaitState
+	ix          interactionState
+	subscribers subscriberState // subscribers.go
 
 	wireObservers []func(WireEvent)
 

@@ -309,3 +309,19 @@ func readOnlyRefusal(c wire.ExecutionConfiguration, caps wire.AgentKindCapabilit
 	}
 	return ""
 }
+
+// tableAnswer is the answer the configuration table gives a forged
+// prepare on the daemon's declaration of the probe's connection, or nil
+// when the table refuses nothing (or the frame is no prepare).
+func (l *Ledger) tableAnswer(p *HostileProbe) []string {
+	f, err := wire.Decode(p.Frame)
+	prep, ok := f.Payload.(wire.ExecutionPrepare)
+	c := l.frames.devConns[p.Conn]
+	if err != nil || !ok || c == nil {
+		return nil
+	}
+	if code := prepareRefusal(prep, c.kinds); code != "" {
+		return []string{"rejected/" + code}
+	}
+	return nil
+}

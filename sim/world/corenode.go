@@ -43,6 +43,7 @@ type coreNode struct {
 	// collects the frames Core sends for it meanwhile (stale_status.go).
 	watchReq string
 	reacted  []string
+	subs     *subscriberShell // subscribers.go
 }
 
 const (
@@ -94,6 +95,9 @@ func (n *coreNode) Step(now time.Time, ev sim.Event) []sim.Effect {
 		if r, ok := n.replies[e.Timer]; ok {
 			delete(n.replies, e.Timer)
 			return []sim.Effect{r}
+		}
+		if id, ok := strings.CutPrefix(string(e.Timer), subPrefix); ok {
+			return n.subscriberTimer(now, id)
 		}
 		id, ok := strings.CutPrefix(string(e.Timer), corePrefix)
 		if !ok {
@@ -232,8 +236,12 @@ func (n *coreNode) step(now time.Time, ev core.Event) []sim.Effect {
 		case core.CancelTimer:
 			out = append(out, sim.CancelTimer{Timer: sim.TimerID(corePrefix + string(e.Timer))})
 		case core.APIResult:
-			out = append(out, n.reply(e))
+			if !n.subscriberResult(now, e) {
+				out = append(out, n.reply(e))
+				out = append(out, n.planSubscribers(now, e)...)
+			}
 		case core.Observation:
+			out = append(out, n.observed(now, e)...)
 		}
 	}
 	return out

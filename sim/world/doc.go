@@ -162,8 +162,14 @@
 //     conflicting duplicate prepare, prepares the configuration rules
 //     refuse, empty and unknown releases, undecodable prepares, cancels and
 //     steers of unknown Runs, an input_id over 256 bytes, a steer reusing
-//     an input Core saw accepted with other content; and towards Core a
-//     status with a foreign handle for a stream Core already follows.
+//     an input Core saw accepted with other content, a steer whose
+//     input_id is blank, prepares whose HTTP MCP servers break the
+//     connection rules (answered by the configuration table sim/check
+//     restates), the opposite decision for a permission request the
+//     daemon applied; in one seed of many, a flood of its own admissions
+//     past the connection's 64 admission records, then releases of the
+//     oldest (hostile_records.go); and towards Core a status with a
+//     foreign handle for a stream Core already follows.
 //   - rogue_daemon: the rogue node dials Core claiming a device (foreign,
 //     or in a sixth of the faults a real one, which it then replaces as any
 //     newer connection does) and speaks wrongly on purpose: an incompatible
@@ -171,6 +177,12 @@
 //     Runs and requests it never got (before and after a heartbeat that
 //     declares no kind), then an invalid, near-limit or oversized
 //     heartbeat, or silence until Core's idle timeout.
+//
+// Durable event subscribers (subscribers.go): in a swarm-drawn share of
+// the Turns the Core node, as Core's shell, subscribes one or two honest
+// readers and sometimes a slow one whose small buffer overflows; the
+// ledger judges every stream against the durable store
+// (subscriber_stream).
 //
 // Each hostile fault draws from its own stream (seeded by its pick and
 // instant), so shrinking other faults never changes what it does. Every

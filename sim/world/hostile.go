@@ -58,6 +58,12 @@ type hostileState struct {
 	// admissions the daemon reported started
 	connRuns, connReqs map[sim.ConnID][]string
 	started            map[sim.ConnID][]grant
+	flooded            bool // an admission record flood ran (hostile_records.go)
+	// decisions Core sent (conn/delivery) and those the daemon applied
+	// (hostile_decisions.go)
+	decisions map[string]sentDecision
+	applied   map[sim.ConnID][]sentDecision
+	calls     map[sim.ConnID][][2]string // (run, call) of function calls
 }
 
 type grant struct{ reqID, handle, executor string }
@@ -86,6 +92,7 @@ func (u *universe) watchHostile(ev sim.TapEvent, we check.WireEvent) {
 		return
 	}
 	f := we.Frame
+	h.watchDecisions(ev.Conn, ev.From, f)
 	switch p := f.Payload.(type) {
 	case wire.PreparationStatus:
 		if strings.HasPrefix(f.ID, check.HostileIDPrefix) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"strings"
+	"time"
 
 	"github.com/turnstile-sim/turnstile/sim"
 	"github.com/turnstile-sim/turnstile/sim/check"
@@ -44,10 +45,15 @@ func (u *universe) startInjector(f sim.Fault) {
 	// subset
 	in.reusedInput()
 	in.conflictingStart()
+	for _, d := range []time.Duration{f.For, f.For + 15*time.Second, f.For + 40*time.Second} {
+		u.w.After(d, "", in.conflictingDecision) // decisions come late in a Turn
+		u.w.After(d, "", in.imageResult)
+	}
 	in.ownAdmission()
+	in.recordFlood()
 	actions := []func(){in.neverGranted, in.foreignHandle, in.staleHandle, in.invalidStart,
 		in.badReleases, in.undecodablePrepare, in.unknownRun, in.longInputID, in.undecodableSteer,
-		in.refusedPrepares, in.foreignStatus}
+		in.refusedPrepares, in.foreignStatus, in.mcpPrepares, in.blankInputSteer}
 	in.r.Shuffle(len(actions), func(i, j int) { actions[i], actions[j] = actions[j], actions[i] })
 	n := 3 + in.r.IntN(len(actions)-2)
 	for _, a := range actions[:n] {
@@ -167,6 +173,16 @@ func (in *injector) undecodableSteer() {
 	run := in.u.hostile.mint("r")
 	b := in.malformedSteer(run)
 	in.sendRaw(b, check.HostileProbe{Action: check.HostileSteerUndecodable, ReplyID: run, Want: []string{"ack/invalid_input"}})
+}
+
+// blankInputSteer: a steer whose input_id is only spaces: invalid_input
+// (the encoder refuses it: edit the bytes).
+func (in *injector) blankInputSteer() {
+	h := &in.u.hostile
+	run, input := h.mint("r"), h.mint("i")
+	b := encodeFrame(run, wire.PromptSteer{InputID: input, Input: hostileInput("blank input id"), DurableReceipt: true})
+	b = bytes.Replace(b, []byte(`"input_id":`+quote(input)), []byte(`"input_id":"  "`), 1)
+	in.sendRaw(b, check.HostileProbe{Action: check.HostileSteerBlankInputID, ReplyID: run, Want: []string{"ack/invalid_input"}})
 }
 
 // reusedInput: a steer reusing the Run and input ID of an input Core

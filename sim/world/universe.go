@@ -29,6 +29,7 @@ type universe struct {
 	devices  []*harness.Device
 	wl       *workload
 	shape    shape
+	subPlan  *subscriberPlan // subscribers.go
 	pendingV []check.Violation
 	// workspaces are the Environments' file trees, shared by the devices.
 	workspaces *harness.Workspaces
@@ -200,7 +201,8 @@ func drawCaps(r *rand.Rand, i int) wire.AgentKindCapabilities {
 	c := wire.AllCapabilities(wire.CapabilityFromBool(true))
 	optional := []*wire.CapabilitySupport{&c.StructuredOutput, &c.MessageItems, &c.SubagentObservations,
 		&c.SubagentControl, &c.FunctionTools, &c.MessageImages, &c.LocalEnvironment, &c.ToolSearch,
-		&c.WorkspaceReadPreparation, &c.WorkspaceOutputExport}
+		&c.WorkspaceReadPreparation, &c.WorkspaceOutputExport, &c.FunctionResultImages, &c.MCPHTTPRequired,
+		&c.MCPHTTPBearerAuth}
 	lacking := i > 0 || r.IntN(4) == 0
 	for _, p := range optional {
 		drop := r.IntN(6) == 0 // always drawn: stable streams

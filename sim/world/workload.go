@@ -196,6 +196,7 @@ func (wl *workload) drawAgent(i int) (core.AgentConfig, bool) {
 		a.FunctionTools = append(a.FunctionTools, wire.FunctionTool{Name: "deferred", DeferLoading: true})
 	}
 	a.TextVerbosity = []string{"", core.VerbosityLow, core.VerbosityHigh}[r.IntN(3)]
+	a.MCPServers = wl.drawMCP(a.Environment)
 	return a, r.IntN(4) == 0
 }
 

@@ -289,7 +289,7 @@ var checkNames = append([]string{
 	check.CheckPrepareConfiguration, check.CheckNativeHistory, check.CheckRefusalCode,
 	check.CheckDoneBeforeReceipt, check.CheckPublishedBeforeSettled, check.CheckHeartbeatSnapshot,
 	check.CheckShutdownReport, check.CheckReceiptBudget, check.CheckIdleEviction, check.CheckValidRequestRefused,
-	check.CheckRunEventLimit,
+	check.CheckRunEventLimit, check.CheckSubscriberStream,
 }, slices.Concat(check.TimingChecks(), check.InteractionChecks(), check.WorkspaceChecks(),
 	check.EnvironmentChecks())...)
 
