@@ -46,7 +46,8 @@ func (m *model) putPreparation(r core.EnvironmentPreparationRecord) {
 
 func clonePreparations(t map[string]entry[core.EnvironmentPreparationRecord]) map[string]entry[core.EnvironmentPreparationRecord] {
 	out := maps.Clone(t)
-	for id, e := range out {
+	for _, id := range slices.Sorted(maps.Keys(out)) {
+		e := out[id]
 		e.rec.Steps = slices.Clone(e.rec.Steps)
 		out[id] = e
 	}
