@@ -12,8 +12,8 @@ import (
 // TestPlantedInteractionBugsAreCaught: a double native apply, an applied
 // ack before the native apply and a decision Core resolves without a
 // receipt are each caught by the check guarding the rule, and the failing
-// seed replays to the same fingerprint; the same seed runs clean without
-// the bug.
+// seed replays to the same fingerprint and failure, by seed and from its
+// stored schedule; the same seed runs clean without the bug.
 func TestPlantedInteractionBugsAreCaught(t *testing.T) {
 	cases := []struct {
 		name   string
@@ -40,8 +40,14 @@ func TestPlantedInteractionBugsAreCaught(t *testing.T) {
 			if !slices.Contains(c.checks, got) {
 				t.Fatalf("seed %d failed %q, want one of %v: %v", seed, got, c.checks, o.Result.Violations[0])
 			}
-			if again := Run(seed, cfg); again.Result.Fingerprint != o.Result.Fingerprint {
-				t.Fatalf("seed %d does not replay: %s then %s", seed, o.Result.Fingerprint, again.Result.Fingerprint)
+			again := Run(seed, cfg)
+			replayed := Replay(o.Result.Schedule, cfg)
+			if again.Result.Fingerprint != o.Result.Fingerprint || replayed.Result.Fingerprint != o.Result.Fingerprint {
+				t.Fatalf("seed %d does not replay: %s, rerun %s, schedule replay %s", seed,
+					o.Result.Fingerprint, again.Result.Fingerprint, replayed.Result.Fingerprint)
+			}
+			if replayed.Result.FailedCheck() != got {
+				t.Fatalf("seed %d replay failed %q, want %q", seed, replayed.Result.FailedCheck(), got)
 			}
 			if clean := Run(seed, Config{Faults: c.faults}); clean.Result.Failed() {
 				t.Fatalf("seed %d fails without the bug: %v", seed, clean.Result.Violations[0])
