@@ -17,19 +17,27 @@ const (
 	ReaderCloseFailure sim.FaultKind = "harness_workspace_close_failure"     // the next read-only profile close fails (the retry may succeed)
 	WriteReceiptLost   sim.FaultKind = "harness_workspace_write_unconfirmed" // the next workspace install answers unknown (applied or not)
 	ExportChunkLost    sim.FaultKind = "harness_workspace_export_chunk_lost" // the daemon's next export chunk is lost in flight: its connection breaks
-	WorkspaceStall     sim.FaultKind = "harness_workspace_stall"             // the next native read, install or export answers 10–250 s later
+	WorkspaceStall     sim.FaultKind = "harness_workspace_stall"             // the next native read, install or export answers 10–30 s or 185–250 s later
 )
 
-// Bounds of a stalled native workspace call.
+// Bounds of a stalled native workspace call: a short stall outlasts
+// Core's 17 s read wait, a long one its 180 s export and 195 s write
+// waits.
 const (
-	WorkspaceStallMin = 10 * time.Second
-	WorkspaceStallMax = 250 * time.Second
+	WorkspaceStallShortMin = 10 * time.Second
+	WorkspaceStallShortMax = 30 * time.Second
+	WorkspaceStallLongMin  = 185 * time.Second
+	WorkspaceStallLongMax  = 250 * time.Second
 )
 
 // wsLatency is a native workspace call's latency: long under a stall.
 func (h *Harness) wsLatency() time.Duration {
 	if h.take(WorkspaceStall) {
-		return WorkspaceStallMin + time.Duration(h.r.Int64N(int64(WorkspaceStallMax-WorkspaceStallMin)/int64(time.Millisecond)))*time.Millisecond
+		lo, hi := WorkspaceStallShortMin, WorkspaceStallShortMax
+		if h.r.IntN(2) == 0 {
+			lo, hi = WorkspaceStallLongMin, WorkspaceStallLongMax
+		}
+		return lo + time.Duration(h.r.Int64N(int64((hi-lo)/time.Millisecond)))*time.Millisecond
 	}
 	return h.latency()
 }

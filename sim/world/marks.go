@@ -44,7 +44,8 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkCleanupUnconfirmedRelease: {harness.ReaderCloseFailure},
 	check.MarkExportCompleted:           {},
 	check.MarkExportChunked:             {},
-	check.MarkExportCancelled:           {harness.WorkspaceStall},
+	check.MarkWriteCommitRefused:        {harness.WriteDigestMismatch},
+	check.MarkWriteLostMidTransfer:      {harness.WriteTransferLost},
 	// workload_environment.go draws the preparations and suspensions.
 	check.MarkQuiesceAccepted:            {},
 	check.MarkQuiesceRefused:             {},
