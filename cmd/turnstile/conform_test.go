@@ -79,6 +79,9 @@ func TestConformCoreAgainstCore(t *testing.T) {
 		"PASS  shutdown_close_failure_serial_retry",
 		"PASS  permission_decision_applied_once",
 		"PASS  function_result_applied_to_its_call",
+		"PASS  quiesce_fences_new_work_until_resume",
+		"PASS  quiesce_refused_while_a_turn_runs",
+		"PASS  quiesce_reply_lost_then_resume_with_rollback",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)

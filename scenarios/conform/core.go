@@ -72,6 +72,7 @@ type coreRun struct {
 	nextHB  time.Time
 	session string
 	turns   []string
+	suspend string
 }
 
 // coreConn is the scripted Runtime's connection.
@@ -90,16 +91,6 @@ func usesCall(sc *scenarios.Scenario, call string) bool {
 	return false
 }
 
-// usesFencing reports whether sc quiesces or resumes through Core's API.
-func usesFencing(sc *scenarios.Scenario) bool {
-	for _, st := range sc.Flat() {
-		if st.Kind == scenarios.KindCoreSuspension {
-			return true
-		}
-	}
-	return usesCall(sc, "quiesce") || usesCall(sc, "resume")
-}
-
 func (r *coreRun) run() Result {
 	start := time.Now()
 	if why := r.o.skipReason(r.sc, scenarios.Core); why != "" {
@@ -108,11 +99,8 @@ func (r *coreRun) run() Result {
 	if r.t.APIToken == "" && uses(r.sc, scenarios.KindAPI) {
 		return Result{Name: r.sc.Name, Status: Skip, Reason: "needs the public API: its api steps submit, steer and cancel Turns (-operator-token-file)"}
 	}
-	if usesFencing(r.sc) {
-		return Result{Name: r.sc.Name, Status: Skip, Reason: "needs the fencing API: the public HTTP API has no quiesce or resume route, so its api quiesce/resume and core-suspension steps cannot be played"}
-	}
 	if uses(r.sc, scenarios.KindCorePreparation) || usesCall(r.sc, "prepare-environment") {
-		return Result{Name: r.sc.Name, Status: Skip, Reason: "needs the preparation API: the public HTTP API has no Environment preparation route, so its api prepare-environment and core-preparation steps cannot be played"}
+		return Result{Name: r.sc.Name, Status: Skip, Reason: "needs the preparation API: the public HTTP API prepares only a Session's Environment definition, with the IDs and digests Core derives itself, so the runtime_prepare headers of its api prepare-environment step cannot be sent verbatim"}
 	}
 	defer r.close()
 	for _, st := range r.sc.Flat() {
@@ -168,6 +156,8 @@ func (r *coreRun) step(st scenarios.Step) {
 		r.coreState(st.Args)
 	case scenarios.KindCoreInteraction:
 		r.coreInteraction(st.Args)
+	case scenarios.KindCoreSuspension:
+		r.coreSuspension(st.Args)
 	case scenarios.KindVersionRefused:
 		r.versionRefused(st.Args)
 	}

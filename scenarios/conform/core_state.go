@@ -42,6 +42,8 @@ func (r *coreRun) api(st scenarios.Step) {
 		}
 	case "answer-permission", "answer-choice", "function-result":
 		r.answer(st)
+	case "quiesce", "resume":
+		r.fence(st)
 	}
 }
 
