@@ -52,10 +52,12 @@ const (
 	// KindCorePreparation asserts Core's record of the latest
 	// Environment preparation.
 	KindCorePreparation Kind = "core-preparation"
-	KindRuntimeOwned    Kind = "runtime-owned"   // assertion on Runtime-owned resources
-	KindVersionRefused  Kind = "version-refused" // the upgrade with a version is refused
-	KindInclude         Kind = "include"         // the steps of testdata/include/<name>.txt
-	KindOnly            Kind = "only"            // only <side>: the other side's runners skip the scenario
+	// KindCoreWorkspace asserts the answer of the latest workspace call.
+	KindCoreWorkspace  Kind = "core-workspace"
+	KindRuntimeOwned   Kind = "runtime-owned"   // assertion on Runtime-owned resources
+	KindVersionRefused Kind = "version-refused" // the upgrade with a version is refused
+	KindInclude        Kind = "include"         // the steps of testdata/include/<name>.txt
+	KindOnly           Kind = "only"            // only <side>: the other side's runners skip the scenario
 )
 
 // Harness actions of the controlled adapter.
@@ -73,10 +75,11 @@ var HarnessActions = []string{
 	"close-failure",   // the next executor close fails (a retry succeeds)
 	"late-event",      // a native event follows the next settlement
 	"emit",            // the live Turn emits a native event (type arg, JSON input)
+	"file",            // a file (environment=, path=; the input is its content) lies in the workspace
 }
 
 // APICalls are the public API calls a scenario can make to Core.
-var APICalls = []string{"submit-turn", "steer", "cancel", "answer-permission", "answer-choice", "function-result", "quiesce", "resume", "prepare-environment"}
+var APICalls = []string{"submit-turn", "steer", "cancel", "answer-permission", "answer-choice", "function-result", "quiesce", "resume", "prepare-environment", "read-directory", "read-file"}
 
 // apiArgs lists the arguments of each API call. The answer calls take the
 // public API's request body as JSON input and may name the refusal the
@@ -93,6 +96,11 @@ var apiArgs = map[string][]string{
 	// prepare-environment: input is a JSON array of steps, each a
 	// runtime_prepare begin header whose data member is the step's body.
 	"prepare-environment": {"environment", "session", "refused"},
+	// The workspace calls: the first creates the Session (its Environment
+	// is environment=); the answer comes asynchronously and the next
+	// core-workspace asserts it.
+	"read-directory": {"environment", "path", "max_entries"},
+	"read-file":      {"environment", "path", "max_bytes"},
 }
 
 // apiTarget names the argument an answer call requires.
@@ -118,7 +126,8 @@ type Frame struct {
 // CoreOnly reports whether steps of kind k concern Core only (the
 // Runtime's runners ignore them).
 func (k Kind) CoreOnly() bool {
-	return k == KindAPI || k == KindCoreState || k == KindCoreInteraction || k == KindCoreSuspension || k == KindCorePreparation
+	return k == KindAPI || k == KindCoreState || k == KindCoreInteraction || k == KindCoreSuspension || k == KindCorePreparation ||
+		k == KindCoreWorkspace
 }
 
 // Step is one parsed directive.
@@ -344,6 +353,11 @@ func parseStepDirective(d directive, st Step) (Step, error) {
 		st.Args, err = parseAssert(d, "", "state", "steps", "code")
 	case string(KindCoreSuspension):
 		st.Args, err = parseAssert(d, "", "state", "code", "rollback", "attempts")
+	case string(KindCoreWorkspace):
+		st.Args, err = parseAssert(d, "", "outcome", "code", "entries", "data", "truncated")
+		if err == nil && st.Args["outcome"] == "" {
+			err = d.errf("core-workspace: missing outcome=")
+		}
 	case string(KindCoreInteraction):
 		st.Args, err = parseAssert(d, "id", "turn", "id", "kind", "status", "code", "attempts")
 	case string(KindCoreState):
@@ -467,6 +481,13 @@ func parseHarness(d directive) (string, map[string]string, string, error) {
 	if !slices.Contains(HarnessActions, action) {
 		return "", nil, "", d.errf("harness: unknown action %q", action)
 	}
+	if action == "file" {
+		args, err := d.keyArgs(1, "environment", "path")
+		if err == nil && (args["environment"] == "" || args["path"] == "") {
+			err = d.errf("harness file: want environment= and path=, the content as input")
+		}
+		return action, args, d.input, err
+	}
 	if action != "emit" {
 		if err := d.noInput(); err != nil {
 			return "", nil, "", err
@@ -525,6 +546,8 @@ func parseAPI(d directive) (string, map[string]string, error) {
 			err = d.errf("api resume: rollback=%q: want true or false", r)
 		}
 		return call, args, err
+	case "read-directory", "read-file":
+		return call, args, workspaceArgs(d, call, args)
 	}
 	if call != "cancel" && args["text"] == "" {
 		err = d.errf("api %s: missing text=", call)
@@ -600,4 +623,20 @@ func (sc *Scenario) Declaration() (hb wire.Heartbeat, ok bool, err error) {
 		return f.Payload.(wire.Heartbeat), true, nil
 	}
 	return wire.Heartbeat{}, false, nil
+}
+
+// workspaceArgs checks a workspace call's arguments: an Environment, and
+// a positive limit when one is given.
+func workspaceArgs(d directive, call string, args map[string]string) error {
+	if args["environment"] == "" {
+		return d.errf("api %s: missing environment=", call)
+	}
+	for _, k := range []string{"max_entries", "max_bytes"} {
+		if v, ok := args[k]; ok {
+			if n, err := strconv.Atoi(v); err != nil || n <= 0 {
+				return d.errf("api %s: %s=%q is not a positive count", call, k, v)
+			}
+		}
+	}
+	return nil
 }

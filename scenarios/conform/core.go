@@ -73,6 +73,8 @@ type coreRun struct {
 	session string
 	turns   []string
 	suspend string
+	ws      chan wsAnswer // the latest workspace call, not yet answered
+	wsDone  *wsAnswer     // its answer
 }
 
 // coreConn is the scripted Runtime's connection.
@@ -158,6 +160,8 @@ func (r *coreRun) step(st scenarios.Step) {
 		r.coreInteraction(st.Args)
 	case scenarios.KindCoreSuspension:
 		r.coreSuspension(st.Args)
+	case scenarios.KindCoreWorkspace:
+		r.coreWorkspace(st.Args)
 	case scenarios.KindVersionRefused:
 		r.versionRefused(st.Args)
 	}

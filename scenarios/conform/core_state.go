@@ -44,6 +44,8 @@ func (r *coreRun) api(st scenarios.Step) {
 		r.answer(st)
 	case "quiesce", "resume":
 		r.fence(st)
+	case "read-directory", "read-file":
+		r.workspace(st)
 	}
 }
 

@@ -235,7 +235,7 @@ func (r *rtRun) step(ctx context.Context, st scenarios.Step) {
 			r.requireQuiet("during the silence window")
 		}
 	case scenarios.KindHarness:
-		r.control(scenarios.ControlCommand{Action: st.Action, Type: st.Args["type"], Payload: json.RawMessage(st.Input)})
+		r.control(scenarios.HarnessCommand(st))
 	case scenarios.KindSettle:
 		r.control(scenarios.ControlCommand{Action: "settle", Args: st.Args})
 	case scenarios.KindRuntimeOwned:

@@ -56,8 +56,10 @@ type Runner struct {
 	hb      []byte
 	nextHB  time.Time
 	session string
-	suspend string // the latest suspension Core minted
-	prep    string // the latest Environment preparation
+	suspend string        // the latest suspension Core minted
+	prep    string        // the latest Environment preparation
+	ws      chan wsAnswer // the latest workspace call, not yet answered
+	wsDone  *wsAnswer     // its answer
 	turns   []string
 	skip    bool
 	errs    []error
@@ -158,6 +160,8 @@ func (r *Runner) Step(st scenarios.Step) []error {
 		r.coreSuspension(st.Args)
 	case scenarios.KindCorePreparation:
 		r.corePreparation(st.Args)
+	case scenarios.KindCoreWorkspace:
+		r.coreWorkspace(st.Args)
 	case scenarios.KindVersionRefused:
 		r.versionRefused(st.Args)
 	}

@@ -49,6 +49,8 @@ func (r *Runner) api(st scenarios.Step) {
 		r.fence(st)
 	case "prepare-environment":
 		r.prepare(st)
+	case "read-directory", "read-file":
+		r.workspace(st)
 	}
 }
 

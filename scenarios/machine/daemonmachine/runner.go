@@ -135,7 +135,8 @@ func (r *Runner) Step(st scenarios.Step) ([]string, []error) {
 		r.owned(st.Args)
 	case scenarios.KindVersionRefused:
 		r.note("skipped: the protocol version is refused by Core's gateway at the WebSocket upgrade (HTTP 426); the daemon's transport, not daemon.Machine, stops reconnecting")
-	case scenarios.KindAPI, scenarios.KindCoreState, scenarios.KindCoreInteraction, scenarios.KindCoreSuspension, scenarios.KindCorePreparation:
+	case scenarios.KindAPI, scenarios.KindCoreState, scenarios.KindCoreInteraction, scenarios.KindCoreSuspension, scenarios.KindCorePreparation,
+		scenarios.KindCoreWorkspace:
 		// Core-side steps: nothing reaches the Runtime.
 	default:
 		r.failf("step kind %s not supported by this runner", st.Kind)
