@@ -64,6 +64,7 @@ func TestParseErrors(t *testing.T) {
 		{"api workspace limit", "api read-file environment=env path=a max_bytes=0\n----\n", "1", `max_bytes="0" is not a positive count`},
 		{"api workspace input", "api read-file environment=env path=a\n{}\n----\n", "1", "takes no input"},
 		{"api workspace arg", "api read-directory environment=env max_bytes=3\n----\n", "1", `unknown argument "max_bytes"`},
+		{"api write-file env", "api write-file path=a\nhello\n----\n", "1", "missing environment="},
 		{"core-workspace outcome", "core-workspace entries=a\n----\n", "1", "missing outcome="},
 		{"core-workspace arg", "core-workspace outcome=completed size=3\n----\n", "1", `unknown argument "size"`},
 		{"core-interaction empty", "core-interaction id=p\n----\n", "1", "nothing to assert"},

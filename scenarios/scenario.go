@@ -79,7 +79,7 @@ var HarnessActions = []string{
 }
 
 // APICalls are the public API calls a scenario can make to Core.
-var APICalls = []string{"submit-turn", "steer", "cancel", "answer-permission", "answer-choice", "function-result", "quiesce", "resume", "prepare-environment", "read-directory", "read-file"}
+var APICalls = []string{"submit-turn", "steer", "cancel", "answer-permission", "answer-choice", "function-result", "quiesce", "resume", "prepare-environment", "read-directory", "read-file", "write-file"}
 
 // apiArgs lists the arguments of each API call. The answer calls take the
 // public API's request body as JSON input and may name the refusal the
@@ -101,6 +101,8 @@ var apiArgs = map[string][]string{
 	// core-workspace asserts it.
 	"read-directory": {"environment", "path", "max_entries"},
 	"read-file":      {"environment", "path", "max_bytes"},
+	// write-file: the input is the file's content.
+	"write-file": {"environment", "path"},
 }
 
 // apiTarget names the argument an answer call requires.
@@ -531,6 +533,9 @@ func parseAPI(d directive) (string, map[string]string, error) {
 			err = d.errf("api %s: want the request body (JSON) as input", call)
 		}
 		return call, args, err
+	}
+	if call == "write-file" {
+		return call, args, workspaceArgs(d, call, args)
 	}
 	if err := d.noInput(); err != nil {
 		return "", nil, err

@@ -44,7 +44,7 @@ func (r *coreRun) api(st scenarios.Step) {
 		r.answer(st)
 	case "quiesce", "resume":
 		r.fence(st)
-	case "read-directory", "read-file":
+	case "read-directory", "read-file", "write-file":
 		r.workspace(st)
 	}
 }

@@ -36,6 +36,10 @@ func (r *coreRun) workspace(st scenarios.Step) {
 		}
 		r.session = id
 	}
+	if st.Action == "write-file" {
+		r.writeFile(st)
+		return
+	}
 	q := url.Values{"path": {st.Args["path"]}}
 	route := "/workspace/file"
 	if st.Action == "read-directory" {
@@ -51,6 +55,21 @@ func (r *coreRun) workspace(st scenarios.Step) {
 	r.ws, r.wsDone = done, nil
 	go func() {
 		st, b, err := r.apiCallWait(http.MethodGet, path, "", wsCallWait)
+		done <- wsAnswer{st, b, err}
+	}()
+}
+
+// writeFile puts the step's content at its path (PUT
+// /api/v1/sessions/{session}/workspace/file), waiting on its own
+// goroutine like the reads.
+func (r *coreRun) writeFile(st scenarios.Step) {
+	body, _ := json.Marshal(map[string]string{"path": st.Args["path"],
+		"content_base64": base64.StdEncoding.EncodeToString([]byte(st.Input))})
+	path := "/api/v1/sessions/" + url.PathEscape(r.session) + "/workspace/file"
+	done := make(chan wsAnswer, 1)
+	r.ws, r.wsDone = done, nil
+	go func() {
+		st, b, err := r.apiCallWait(http.MethodPut, path, string(body), wsCallWait)
 		done <- wsAnswer{st, b, err}
 	}()
 }

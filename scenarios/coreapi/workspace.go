@@ -32,6 +32,9 @@ func Workspace(st scenarios.Step, session string) (func(core.CallID) core.Event,
 		e.Directory, e.MaxEntries = true, limit(st.Args["max_entries"], DefaultMaxEntries)
 	case "read-file":
 		e.MaxBytes = limit(st.Args["max_bytes"], DefaultMaxBytes)
+	case "write-file":
+		w := core.WriteWorkspace{Session: session, Path: st.Args["path"], Data: []byte(st.Input)}
+		return func(c core.CallID) core.Event { w.Call = c; return w }, nil
 	default:
 		return nil, fmt.Errorf("api %s: not a workspace call", st.Action)
 	}

@@ -71,7 +71,8 @@ func declaration(sc *scenarios.Scenario) (daemon.Config, error) {
 	if err != nil {
 		return daemon.Config{}, err
 	}
-	cfg := daemon.Config{DaemonVersion: hb.DaemonVersion}
+	// the controlled harness installs workspace writes (workspace.go)
+	cfg := daemon.Config{DaemonVersion: hb.DaemonVersion, Workspace: daemon.WorkspaceConfig{Writes: true}}
 	if cfg.DaemonVersion == "" {
 		cfg.DaemonVersion = "scenario"
 	}
