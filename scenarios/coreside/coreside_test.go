@@ -59,6 +59,8 @@ func TestBrokenScenariosFail(t *testing.T) {
 		{"suspension", "include connected\n----\n\napi quiesce environment=env\n----\n\ncore environment_quiesce id=$s.q1\n{\"environment_id\":\"env\",\"suspend_id\":\"$s\"}\n----\n\ncore-suspension state=quiesced\n----\n", `state="quiescing", want "quiesced"`},
 		{"lost", prefix + "runtime done id=$run lost\n{\"content\":\"hi\"}\n----\n\ncore-state turn=1 state=completed\n----\n", `state="running", want "completed"`},
 		{"preparation", "core-preparation state=completed\n----\n", "Core has no Environment preparation"},
+		{"workspace", "include connected\n----\n\napi read-file environment=env path=a\n----\n\ncore-workspace outcome=completed data=x\n----\n", `workspace answer: outcome="unavailable", want "completed"`},
+		{"workspace without a call", "core-workspace outcome=completed\n----\n", "no workspace call was made"},
 		{"close", "include connected\n----\n\ndisconnect by=core\n----\n", "Core did not close the connection"},
 		{"version", "version-refused version=$version status=426\n----\n", "status 101, want 426"},
 	}
