@@ -65,6 +65,8 @@ func TestParseErrors(t *testing.T) {
 		{"api workspace input", "api read-file environment=env path=a\n{}\n----\n", "1", "takes no input"},
 		{"api workspace arg", "api read-directory environment=env max_bytes=3\n----\n", "1", `unknown argument "max_bytes"`},
 		{"api write-file env", "api write-file path=a\nhello\n----\n", "1", "missing environment="},
+		{"api export input", "api export environment=env\n{}\n----\n", "1", "takes no input"},
+		{"api export arg", "api export environment=env path=a\n----\n", "1", `unknown argument "path"`},
 		{"core-workspace outcome", "core-workspace entries=a\n----\n", "1", "missing outcome="},
 		{"core-workspace arg", "core-workspace outcome=completed size=3\n----\n", "1", `unknown argument "size"`},
 		{"core-interaction empty", "core-interaction id=p\n----\n", "1", "nothing to assert"},

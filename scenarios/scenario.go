@@ -60,6 +60,11 @@ const (
 	KindOnly           Kind = "only"            // only <side>: the other side's runners skip the scenario
 )
 
+// FileTime is the modification time of every file and directory a
+// harness file step lays down, so that an export's tar stream is the
+// same bytes on every runner.
+var FileTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
 // Harness actions of the controlled adapter.
 var HarnessActions = []string{
 	"fail-setup",      // the next native Executor setup fails
@@ -79,7 +84,7 @@ var HarnessActions = []string{
 }
 
 // APICalls are the public API calls a scenario can make to Core.
-var APICalls = []string{"submit-turn", "steer", "cancel", "answer-permission", "answer-choice", "function-result", "quiesce", "resume", "prepare-environment", "read-directory", "read-file", "write-file"}
+var APICalls = []string{"submit-turn", "steer", "cancel", "answer-permission", "answer-choice", "function-result", "quiesce", "resume", "prepare-environment", "read-directory", "read-file", "write-file", "export"}
 
 // apiArgs lists the arguments of each API call. The answer calls take the
 // public API's request body as JSON input and may name the refusal the
@@ -103,6 +108,8 @@ var apiArgs = map[string][]string{
 	"read-file":      {"environment", "path", "max_bytes"},
 	// write-file: the input is the file's content.
 	"write-file": {"environment", "path"},
+	// export: the workspace as one tar stream.
+	"export": {"environment"},
 }
 
 // apiTarget names the argument an answer call requires.
@@ -356,7 +363,7 @@ func parseStepDirective(d directive, st Step) (Step, error) {
 	case string(KindCoreSuspension):
 		st.Args, err = parseAssert(d, "", "state", "code", "rollback", "attempts")
 	case string(KindCoreWorkspace):
-		st.Args, err = parseAssert(d, "", "outcome", "code", "entries", "data", "truncated")
+		st.Args, err = parseAssert(d, "", "outcome", "code", "entries", "data", "truncated", "archive")
 		if err == nil && st.Args["outcome"] == "" {
 			err = d.errf("core-workspace: missing outcome=")
 		}
@@ -551,7 +558,7 @@ func parseAPI(d directive) (string, map[string]string, error) {
 			err = d.errf("api resume: rollback=%q: want true or false", r)
 		}
 		return call, args, err
-	case "read-directory", "read-file":
+	case "read-directory", "read-file", "export":
 		return call, args, workspaceArgs(d, call, args)
 	}
 	if call != "cancel" && args["text"] == "" {

@@ -54,6 +54,7 @@ func TestConformRuntimeAgainstDaemon(t *testing.T) {
 		"PASS  workspace_directory_read_on_the_read_only_profile",
 		"PASS  workspace_file_read_truncated_at_max_bytes",
 		"PASS  workspace_write_begin_chunk_commit_then_read_back",
+		"PASS  workspace_export_begin_chunk_next_completed",
 		"SKIP  idle_expiry\n      needs fake time",
 		"SKIP  steer_unknown_after_30s\n      needs fake time",
 		"not checked: testdata/admission_record_limit_64.txt",
@@ -88,6 +89,7 @@ func TestConformCoreAgainstCore(t *testing.T) {
 		"PASS  workspace_directory_read_on_the_read_only_profile",
 		"PASS  workspace_file_read_truncated_at_max_bytes",
 		"PASS  workspace_write_begin_chunk_commit_then_read_back",
+		"PASS  workspace_export_begin_chunk_next_completed",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)

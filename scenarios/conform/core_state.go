@@ -44,7 +44,7 @@ func (r *coreRun) api(st scenarios.Step) {
 		r.answer(st)
 	case "quiesce", "resume":
 		r.fence(st)
-	case "read-directory", "read-file", "write-file":
+	case "read-directory", "read-file", "write-file", "export":
 		r.workspace(st)
 	}
 }

@@ -54,5 +54,21 @@ func (c *Controlled) putFile(cmd scenarios.ControlCommand) error {
 	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 		return fmt.Errorf("harness file: %v", err)
 	}
+	return settle(root, p)
+}
+
+// settle gives the file and the directories above it, up to the root,
+// the mode and time every runner's workspace shows (an export archives
+// them): 0644 files, 0755 directories, scenarios.FileTime.
+func settle(root, p string) error {
+	mode := os.FileMode(0o644)
+	for ; p != root; p, mode = filepath.Dir(p), 0o755 {
+		if err := os.Chmod(p, mode); err != nil {
+			return fmt.Errorf("harness file: %v", err)
+		}
+		if err := os.Chtimes(p, scenarios.FileTime, scenarios.FileTime); err != nil {
+			return fmt.Errorf("harness file: %v", err)
+		}
+	}
 	return nil
 }

@@ -32,6 +32,9 @@ func Workspace(st scenarios.Step, session string) (func(core.CallID) core.Event,
 		e.Directory, e.MaxEntries = true, limit(st.Args["max_entries"], DefaultMaxEntries)
 	case "read-file":
 		e.MaxBytes = limit(st.Args["max_bytes"], DefaultMaxBytes)
+	case "export":
+		x := core.ExportWorkspace{Session: session}
+		return func(c core.CallID) core.Event { x.Call = c; return x }, nil
 	case "write-file":
 		w := core.WriteWorkspace{Session: session, Path: st.Args["path"], Data: []byte(st.Input)}
 		return func(c core.CallID) core.Event { w.Call = c; return w }, nil
@@ -68,7 +71,8 @@ var Pending = map[string]string{"outcome": "pending"}
 // WorkspaceFields are the members core-workspace asserts.
 func WorkspaceFields(w *core.WorkspaceResult) map[string]string {
 	return map[string]string{"outcome": w.Outcome, "code": w.Code, "entries": Entries(w.Entries),
-		"data": string(w.Data), "truncated": strconv.FormatBool(w.Truncated || w.EntriesTruncated)}
+		"data": string(w.Data), "truncated": strconv.FormatBool(w.Truncated || w.EntriesTruncated),
+		"archive": strconv.Itoa(len(w.Archive))}
 }
 
 // CheckWorkspace compares the listed core-workspace members with what
@@ -77,7 +81,7 @@ func WorkspaceFields(w *core.WorkspaceResult) map[string]string {
 func CheckWorkspace(args, have map[string]string) (string, []error) {
 	line := "core-workspace"
 	var errs []error
-	for _, k := range []string{"outcome", "code", "entries", "data", "truncated"} {
+	for _, k := range []string{"outcome", "code", "entries", "data", "truncated", "archive"} {
 		want, listed := args[k]
 		if !listed {
 			continue

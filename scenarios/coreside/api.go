@@ -63,7 +63,7 @@ func (r *Runner) api(st scenarios.Step) {
 		r.fence(st)
 	case "prepare-environment":
 		r.prepare(st)
-	case "read-directory", "read-file", "write-file":
+	case "read-directory", "read-file", "write-file", "export":
 		r.workspace(st)
 	}
 }

@@ -35,6 +35,12 @@ func (h *harness) workspaceCall(c daemon.NativeCall) ([]daemon.Event, bool) {
 		return []daemon.Event{result(c.Call, daemon.CloseResult{})}, true
 	case daemon.ReadWorkspace:
 		return []daemon.Event{result(c.Call, daemon.ReadWorkspaceResult{Result: h.files[op.Environment].read(op.Request)})}, true
+	case daemon.ExportWorkspace:
+		b, err := h.files[op.Environment].export()
+		if err != nil {
+			return []daemon.Event{result(c.Call, daemon.ExportWorkspaceResult{Err: err.Error()})}, true
+		}
+		return []daemon.Event{result(c.Call, daemon.ExportWorkspaceResult{Archive: b})}, true
 	case daemon.WriteWorkspace:
 		h.putFile(op.Environment, op.Path, op.Data) // the machine checked size and digest
 		return []daemon.Event{result(c.Call, daemon.WriteWorkspaceResult{Outcome: wire.OutcomeCompleted})}, true
