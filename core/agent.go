@@ -166,7 +166,7 @@ func (a AgentConfig) freezeMCP() ([]wire.MCPHTTPServer, error) {
 				ErrInvalidConfig, s.ConnectionOrigin, a.Environment)
 		}
 		if s.AllowedTools != nil {
-			tools := append([]string(nil), (*s.AllowedTools)...)
+			tools := append(make([]string, 0, len(*s.AllowedTools)), (*s.AllowedTools)...) // [] stays [], never null
 			s.AllowedTools = &tools
 		}
 		out[i] = s

@@ -46,3 +46,22 @@ func TestExplicitEmptyMCPServersTravelAsEmptyList(t *testing.T) {
 		})
 	}
 }
+
+// TestEmptyAllowListTravelsAsEmptyList: an MCP server whose allow-list is
+// empty (no tool) reaches the Runtime as `"allowed_tools":[]`, never as
+// null (the native default); a nil allow-list stays null.
+func TestEmptyAllowListTravelsAsEmptyList(t *testing.T) {
+	h := newHarness(t)
+	h.connect("d1", 1, fullCaps())
+	a := defaultAgent()
+	a.MCPServers = []wire.MCPHTTPServer{
+		{ServerLabel: "none", ServerURL: "https://mcp.example/a", AllowedTools: &[]string{}},
+		{ServerLabel: "default", ServerURL: "https://mcp.example/b"},
+	}
+	h.submit(h.session(a), "x")
+	prep := one[wire.ExecutionPrepare](t, h.last)
+	b, err := wire.Encode(wire.Frame{ID: prep.ID, Payload: prep.P})
+	require.NoError(t, err)
+	require.True(t, bytes.Contains(b, []byte(`"server_label":"none","server_url":"https://mcp.example/a","allowed_tools":[]`)), "%s", b)
+	require.True(t, bytes.Contains(b, []byte(`"server_label":"default","server_url":"https://mcp.example/b","allowed_tools":null`)), "%s", b)
+}

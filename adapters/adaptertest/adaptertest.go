@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/turnstile-sim/turnstile/adapters/agent"
+	"github.com/turnstile-sim/turnstile/core/engine/enginetest"
 	dmachine "github.com/turnstile-sim/turnstile/daemon"
 	"github.com/turnstile-sim/turnstile/daemon/runner"
 	"github.com/turnstile-sim/turnstile/daemon/transport"
@@ -122,7 +123,9 @@ func Simulate(d agent.Declaration, opts Options, logf func(string, ...any)) (*Re
 		return nil, fmt.Errorf("install: %w", err)
 	}
 	rec.installed = reg.Kinds()
-	c, err := newSimCore(device)
+	// The simulated Core qualifies the adapter's kind with the open
+	// profile: this kit tests the adapter, not the service qualification.
+	c, err := newSimCore(device, enginetest.OpenPolicy(d.Kind))
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/core/engine"
 	"github.com/turnstile-sim/turnstile/core/gateway"
 	"github.com/turnstile-sim/turnstile/core/server"
 )
@@ -35,10 +36,11 @@ type simCore struct {
 	stop     context.CancelFunc
 	ran      chan error
 	restarts int
+	policy   *engine.Policy
 }
 
-func newSimCore(device string) (*simCore, error) {
-	c := &simCore{net: &pipeNet{}, back: server.NewMemory(), device: device}
+func newSimCore(device string, policy *engine.Policy) (*simCore, error) {
+	c := &simCore{net: &pipeNet{}, back: server.NewMemory(), device: device, policy: policy}
 	if err := c.back.AddDevice(device, sha256.Sum256([]byte(credential)), time.Now()); err != nil {
 		return nil, err
 	}
@@ -46,7 +48,7 @@ func newSimCore(device string) (*simCore, error) {
 }
 
 func (c *simCore) start() error {
-	srv, err := server.New(c.back, server.Options{})
+	srv, err := server.New(c.back, server.Options{Config: core.Config{Policy: c.policy}})
 	if err != nil {
 		return err
 	}

@@ -75,6 +75,7 @@ const (
 	HostileSteerUndecodable     = "steer_undecodable"    // ack invalid_input
 	HostileDecisionConflict     = "decision_conflict"    // ack decision_conflict (not_pending once forgotten)
 	HostileResultImages         = "result_images"        // ack unsupported (not_pending once gone)
+	HostileWriteBodyMismatch    = "write_body_mismatch"  // commit rejected invalid_request
 	HostileSteerBlankInputID    = "steer_blank_input_id" // ack invalid_input
 	HostileSteerReusedInput     = "steer_reused_input"   // ack input_conflict (run_inactive once done)
 
@@ -402,6 +403,8 @@ func answerOf(f wire.Frame) string {
 			return "ack/" + p.ErrorCode
 		}
 		return "ack/applied"
+	case wire.WorkspaceWriteResult:
+		return "write/" + p.Outcome + "/" + p.ErrorCode
 	}
 	return ""
 }

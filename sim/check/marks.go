@@ -31,6 +31,7 @@ const (
 	MarkQuiesceAccepted            Mark = "quiesce_accepted"
 	MarkQuiesceRefused             Mark = "quiesce_refused"
 	MarkResumeAccepted             Mark = "resume_accepted"
+	MarkMCPBearerDelivered         Mark = "mcp_bearer_delivered" // an execution_prepare with a bearer token reached a daemon
 
 	// Hostile peers (the refusals themselves are HostileMark(action)).
 	MarkHostileDuplicate Mark = "hostile_duplicate_frame"

@@ -63,7 +63,8 @@ type hostileState struct {
 	// (hostile_decisions.go)
 	decisions map[string]sentDecision
 	applied   map[sim.ConnID][]sentDecision
-	calls     map[sim.ConnID][][2]string // (run, call) of function calls
+	calls     map[sim.ConnID][][2]string           // (run, call) of function calls
+	writes    map[string]wire.WorkspaceWriteResult // hostile_writes.go
 }
 
 type grant struct{ reqID, handle, executor string }
@@ -93,6 +94,7 @@ func (u *universe) watchHostile(ev sim.TapEvent, we check.WireEvent) {
 	}
 	f := we.Frame
 	h.watchDecisions(ev.Conn, ev.From, f)
+	h.watchWrites(ev.Conn, f)
 	switch p := f.Payload.(type) {
 	case wire.PreparationStatus:
 		if strings.HasPrefix(f.ID, check.HostileIDPrefix) {

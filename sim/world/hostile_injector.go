@@ -53,7 +53,7 @@ func (u *universe) startInjector(f sim.Fault) {
 	in.recordFlood()
 	actions := []func(){in.neverGranted, in.foreignHandle, in.staleHandle, in.invalidStart,
 		in.badReleases, in.undecodablePrepare, in.unknownRun, in.longInputID, in.undecodableSteer,
-		in.refusedPrepares, in.foreignStatus, in.mcpPrepares, in.blankInputSteer}
+		in.refusedPrepares, in.foreignStatus, in.mcpPrepares, in.blankInputSteer, in.bodyMismatch}
 	in.r.Shuffle(len(actions), func(i, j int) { actions[i], actions[j] = actions[j], actions[i] })
 	n := 3 + in.r.IntN(len(actions)-2)
 	for _, a := range actions[:n] {

@@ -54,6 +54,7 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkTransferDigestRejected:     {},
 	check.MarkTransferSetupFailed:        {},
 	check.MarkTransferLostWithConnection: {sim.FaultConnLoss},
+	check.MarkMCPBearerDelivered:         {}, // workload_mcp.go draws the servers
 }
 
 // swarmOnlyMarks are expected marks no single kind leads to, with the

@@ -37,6 +37,9 @@ type universe struct {
 	records map[string]int
 	// skipped counts applied faults that found no victim, by kind.
 	skipped map[sim.FaultKind]int
+	// tokenLeak is the first MCP token seen outside Core's
+	// execution_prepare (mcp_tokens.go).
+	tokenLeak string
 	// decisionDups are armed decision_duplicate faults (conflicting or not).
 	decisionDups []bool
 

@@ -21,6 +21,7 @@ func (u *universe) tapWire(ev sim.TapEvent) {
 	}
 	u.led.Wire(we)
 	u.watchHostile(ev, we)
+	u.scanTokens(ev, we)
 }
 
 // tappedFrame is a sent frame's decoding, kept until it is delivered or lost.

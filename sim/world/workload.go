@@ -40,6 +40,7 @@ type workload struct {
 	env                                *wEnvironment // workload_environment.go
 	out                                *[]sim.Effect
 	ans                                *wAnswers // interaction answers (interaction.go)
+	mcp                                *wMCP     // MCP servers and their tokens (workload_mcp.go)
 }
 
 type wSession struct {
@@ -196,7 +197,7 @@ func (wl *workload) drawAgent(i int) (core.AgentConfig, bool) {
 		a.FunctionTools = append(a.FunctionTools, wire.FunctionTool{Name: "deferred", DeferLoading: true})
 	}
 	a.TextVerbosity = []string{"", core.VerbosityLow, core.VerbosityHigh}[r.IntN(3)]
-	a.MCPServers = wl.drawMCP(a.Environment)
+	wl.drawMCP(&a, i)
 	return a, r.IntN(4) == 0
 }
 

@@ -1,30 +1,60 @@
 package world
 
 import (
+	"fmt"
+	"math/rand/v2"
+
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// drawMCP gives one Session in three HTTP MCP servers, from its own
-// stream (so the workload's other draws stay as they are): most without
-// a connection_origin (Core defaults it from the Environment binding),
-// some with the matching origin spelled out, some required or with a
-// bearer token (a kind that does not declare those refuses the Session).
-func (wl *workload) drawMCP(env core.EnvironmentKind) []wire.MCPHTTPServer {
-	r := wl.u.w.Rand("agent_mcp")
-	if r.IntN(3) != 0 {
+// Seeded MCP servers of the Agents: a quarter of the Sessions declare one
+// or two HTTP MCP servers, each with a bearer token drawn for this run
+// (origin left to Core's frozen default, required and allow-lists
+// varied, the origin sometimes spelled out). The tokens are the secrets mcp_tokens.go looks for in every
+// trace line and wire frame. Draws come from their own stream, so the
+// other workload draws are unchanged.
+
+type wMCP struct {
+	r      *rand.Rand
+	tokens []string // every drawn token, in draw order
+}
+
+func (wl *workload) drawMCP(a *core.AgentConfig, i int) {
+	if wl.mcp == nil {
+		wl.mcp = &wMCP{r: wl.u.w.Rand("workload:mcp")}
+	}
+	r := wl.mcp.r
+	if r.IntN(4) != 0 {
+		return
+	}
+	n := 1 + r.IntN(2)
+	a.MCPServers = make([]wire.MCPHTTPServer, n)
+	for j := range n {
+		tok := fmt.Sprintf("simtok-%016x%016x", r.Uint64(), r.Uint64())
+		wl.mcp.tokens = append(wl.mcp.tokens, tok)
+		s := wire.MCPHTTPServer{ServerLabel: fmt.Sprintf("mcp-%d-%d", i, j), ServerURL: fmt.Sprintf("https://mcp.sim/%d/%d", i, j),
+			BearerToken: tok, Required: r.IntN(3) == 0}
+		switch r.IntN(3) {
+		case 0:
+			s.AllowedTools = &[]string{}
+		case 1:
+			s.AllowedTools = &[]string{"search", "fetch"}
+		}
+		if r.IntN(4) == 0 { // the origin spelled out, matching the binding
+			s.ConnectionOrigin = wire.OriginEnvironment
+			if a.Environment == core.EnvNone {
+				s.ConnectionOrigin = wire.OriginService
+			}
+		}
+		a.MCPServers[j] = s
+	}
+}
+
+// mcpTokens lists the tokens drawn so far.
+func (wl *workload) mcpTokens() []string {
+	if wl.mcp == nil {
 		return nil
 	}
-	s := wire.MCPHTTPServer{ServerLabel: "docs", ServerURL: "https://mcp.example/docs"}
-	if r.IntN(4) == 0 {
-		s.ConnectionOrigin = wire.OriginEnvironment
-		if env == core.EnvNone {
-			s.ConnectionOrigin = wire.OriginService
-		}
-	}
-	s.Required = r.IntN(4) == 0
-	if r.IntN(4) == 0 {
-		s.BearerToken = "sim-token"
-	}
-	return []wire.MCPHTTPServer{s}
+	return wl.mcp.tokens
 }

@@ -232,9 +232,19 @@ func run(seed uint64, cfg Config, opts sim.Options) Outcome {
 	// The trace line and the wire tap share one decoding of each frame
 	// sent (the universe exists once Setup has run, before any frame).
 	opts.Describe = newDescribeCache(traceDecoder(cfg, &u)).describe
-	opts.TraceWriter = tap
+	tokens := &tokenTap{next: tap, tokens: func() []string {
+		if u == nil || u.wl == nil {
+			return nil
+		}
+		return u.wl.mcpTokens()
+	}}
+	opts.TraceWriter = tokens
 	opts.Setup = func(w *sim.World) { u = setup(w, cfg, false) }
 	res := sim.Run(seed, opts)
+	if v, ok := u.tokenViolation(tokens); ok {
+		v.Step = res.Stats.Steps
+		res.Violations = append(res.Violations, v)
+	}
 	u.wl.flush(u.lt(u.w.Now()))
 	o := Outcome{Result: res, Timeline: tap.lines, Turns: u.wl.turnsSubmitted, Inputs: u.wl.inputsSent,
 		Records: u.records, Marks: u.led.Marks(), TurnStates: map[string]int{}, Derived: u.derived(),

@@ -1,7 +1,9 @@
 // Package enginetest holds test fixtures for core/engine. Its literals
 // name every Profile and Capabilities field explicitly, and the engine
 // package's completeness test fails when a new field is not named here,
-// so adding a field forces a decision. It is never a production profile.
+// so adding a field forces a decision. It is never a production profile:
+// Open qualifies test and conformance kinds (the simulator, adaptertest,
+// turnstile core -qualify-kinds).
 package enginetest
 
 import (

@@ -1,0 +1,88 @@
+package world
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+
+	"github.com/turnstile-sim/turnstile/sim"
+	"github.com/turnstile-sim/turnstile/sim/check"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// MCP bearer tokens never leave the one place the protocol carries them:
+// Core's execution_prepare to the Runtime (mcp_http_servers[].bearer_token).
+// From the workload's drawn tokens (ground truth), two scans: every
+// trace line (the kernel's trace, frames described with wire.Describe
+// included), and every frame on the simulated network, where only an
+// execution_prepare sent by Core may hold one. A leak is reported once,
+// naming the token by its draw position, never its value.
+
+// checkMCPToken names the leak check.
+const checkMCPToken = "mcp_token_leak"
+
+// tokenTap scans trace lines before handing them on.
+type tokenTap struct {
+	next   io.Writer
+	tokens func() []string
+	leak   string // the first leak, if any
+}
+
+func (t *tokenTap) Write(p []byte) (int, error) {
+	if t.leak == "" {
+		if i := tokenIn(p, t.tokens()); i >= 0 {
+			t.leak = fmt.Sprintf("a trace line carries MCP token #%d", i+1)
+		}
+	}
+	return t.next.Write(p)
+}
+
+func tokenIn(p []byte, tokens []string) int {
+	for i, tok := range tokens {
+		if bytes.Contains(p, []byte(tok)) {
+			return i
+		}
+	}
+	return -1
+}
+
+// scanTokens checks one network event: a token in a frame other than an
+// execution_prepare Core sent is a leak; the delivery of one that holds a
+// token marks mcp_bearer_delivered.
+func (u *universe) scanTokens(ev sim.TapEvent, we check.WireEvent) {
+	if len(ev.Frame) == 0 || u.wl == nil {
+		return
+	}
+	i := tokenIn(ev.Frame, u.wl.mcpTokens())
+	if i < 0 {
+		return
+	}
+	_, prepare := we.Frame.Payload.(wire.ExecutionPrepare)
+	switch {
+	case !prepare || ev.From != coreID || we.Forged:
+		if u.tokenLeak == "" {
+			u.tokenLeak = fmt.Sprintf("MCP token #%d in a %s frame %s→%s", i+1, payloadType(we.Frame), ev.From, ev.To)
+		}
+	case ev.Kind == sim.TapDelivered:
+		u.mark(check.MarkMCPBearerDelivered)
+	}
+}
+
+func payloadType(f wire.Frame) string {
+	if f.Payload == nil {
+		return "undecodable"
+	}
+	return f.Payload.MessageType()
+}
+
+// tokenViolation is the run's leak, if any.
+func (u *universe) tokenViolation(tap *tokenTap) (sim.Violation, bool) {
+	msg := tap.leak
+	if msg == "" {
+		msg = u.tokenLeak
+	}
+	if msg == "" {
+		return sim.Violation{}, false
+	}
+	return sim.Violation{At: u.w.Now().Sub(sim.Epoch), Check: checkMCPToken, Message: msg}, true
+}
