@@ -28,3 +28,16 @@ type ControlReply struct {
 	Error string         `json:"error,omitempty"`
 	Owned map[string]int `json:"owned,omitempty"`
 }
+
+// HarnessCommand is the control command of a harness step. A file step
+// carries its environment and path in Args and its content as a JSON
+// string in Payload.
+func HarnessCommand(st Step) ControlCommand {
+	cmd := ControlCommand{Action: st.Action, Type: st.Args["type"], Payload: json.RawMessage(st.Input)}
+	if st.Action == "file" {
+		content, _ := json.Marshal(st.Input)
+		cmd.Type, cmd.Payload = "", content
+		cmd.Args = map[string]string{"environment": st.Args["environment"], "path": st.Args["path"]}
+	}
+	return cmd
+}

@@ -3,6 +3,8 @@ package scenarios
 import (
 	"strings"
 	"testing"
+
+	"github.com/turnstile-sim/turnstile/wire"
 )
 
 func scenarioOf(t *testing.T, text string) *Scenario {
@@ -168,5 +170,17 @@ func TestReferenceScenariosByteExact(t *testing.T) {
 				t.Errorf("%s frame %d (%s):\n got %s\nwant %s", name, i, k, got[i], ref[k])
 			}
 		}
+	}
+}
+
+// TestUUIDPlaceholderDefault: a uuid_ placeholder defaults to a canonical
+// UUID of its own name; other string placeholders to their name.
+func TestUUIDPlaceholderDefault(t *testing.T) {
+	a, b := defaultValue("uuid_mutation", true), defaultValue("uuid_session", true)
+	if !wire.CanonicalUUID(a) || !wire.CanonicalUUID(b) || a == b || a != defaultValue("uuid_mutation", true) {
+		t.Fatalf("uuid defaults %q %q", a, b)
+	}
+	if got := defaultValue("mutation", true); got != "mutation" {
+		t.Fatalf("plain default %q", got)
 	}
 }

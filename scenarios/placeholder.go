@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -100,6 +102,9 @@ func (t template) names() []string {
 // defaultValue is the value a placeholder takes when the scripted peer
 // mints it: a string placeholder its own name, a number DefaultNumber.
 func defaultValue(name string, inString bool) string {
+	if inString && strings.HasPrefix(name, "uuid_") {
+		return defaultUUID(name)
+	}
 	if inString {
 		return name
 	}
@@ -220,4 +225,16 @@ func (b *Bindings) Peer(f *Frame) ([]byte, error) {
 		env += `,"payload":` + payload
 	}
 	return []byte(env + "}"), nil
+}
+
+// defaultUUID is the default of a uuid_ placeholder, for the IDs the
+// wire requires to be canonical UUIDs (a write's mutation and Session
+// IDs): a version 4 UUID whose bits are the name's SHA-256, so each name
+// has its own.
+func defaultUUID(name string) string {
+	b := sha256.Sum256([]byte(name))
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:16])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
 }

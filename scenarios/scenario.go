@@ -35,21 +35,35 @@ type Kind string
 
 // Step kinds, one per directive.
 const (
-	KindFrame          Kind = "frame"           // core|runtime <type> id=<id>, payload as input
-	KindConnect        Kind = "connect"         // the Runtime's connection opens
-	KindReconnect      Kind = "reconnect"       // a new connection after a disconnect
-	KindDisconnect     Kind = "disconnect"      // the connection is lost (by=core: Core closed it)
-	KindAdvance        Kind = "advance"         // fake time moves
-	KindSilence        Kind = "silence"         // a side sends nothing for a window
-	KindSettle         Kind = "settle"          // native settlement of the Runtime's Turn
-	KindHarness        Kind = "harness"         // controlled adapter behaviour (Runtime side)
-	KindAPI            Kind = "api"             // a public API call to Core (Core side)
-	KindCoreState      Kind = "core-state"      // assertion on Core-owned Turn state
+	KindFrame      Kind = "frame"      // core|runtime <type> id=<id>, payload as input
+	KindConnect    Kind = "connect"    // the Runtime's connection opens
+	KindReconnect  Kind = "reconnect"  // a new connection after a disconnect
+	KindDisconnect Kind = "disconnect" // the connection is lost (by=core: Core closed it)
+	KindAdvance    Kind = "advance"    // fake time moves
+	KindSilence    Kind = "silence"    // a side sends nothing for a window
+	KindSettle     Kind = "settle"     // native settlement of the Runtime's Turn
+	KindHarness    Kind = "harness"    // controlled adapter behaviour (Runtime side)
+	KindAPI        Kind = "api"        // a public API call to Core (Core side)
+	KindCoreState  Kind = "core-state" // assertion on Core-owned Turn state
+	// KindCoreInteraction asserts Core's record of one interaction of a Turn.
+	KindCoreInteraction Kind = "core-interaction"
+	// KindCoreSuspension asserts Core's record of the latest suspension.
+	KindCoreSuspension Kind = "core-suspension"
+	// KindCorePreparation asserts Core's record of the latest
+	// Environment preparation.
+	KindCorePreparation Kind = "core-preparation"
+	// KindCoreWorkspace asserts the answer of the latest workspace call.
+	KindCoreWorkspace  Kind = "core-workspace"
 	KindRuntimeOwned   Kind = "runtime-owned"   // assertion on Runtime-owned resources
 	KindVersionRefused Kind = "version-refused" // the upgrade with a version is refused
 	KindInclude        Kind = "include"         // the steps of testdata/include/<name>.txt
 	KindOnly           Kind = "only"            // only <side>: the other side's runners skip the scenario
 )
+
+// FileTime is the modification time of every file and directory a
+// harness file step lays down, so that an export's tar stream is the
+// same bytes on every runner.
+var FileTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // Harness actions of the controlled adapter.
 var HarnessActions = []string{
@@ -66,10 +80,41 @@ var HarnessActions = []string{
 	"close-failure",   // the next executor close fails (a retry succeeds)
 	"late-event",      // a native event follows the next settlement
 	"emit",            // the live Turn emits a native event (type arg, JSON input)
+	"file",            // a file (environment=, path=; the input is its content) lies in the workspace
 }
 
 // APICalls are the public API calls a scenario can make to Core.
-var APICalls = []string{"submit-turn", "steer", "cancel"}
+var APICalls = []string{"submit-turn", "steer", "cancel", "answer-permission", "answer-choice", "function-result", "quiesce", "resume", "prepare-environment", "read-directory", "read-file", "write-file", "export"}
+
+// apiArgs lists the arguments of each API call. The answer calls take the
+// public API's request body as JSON input and may name the refusal the
+// call must get (refused=<error code>).
+var apiArgs = map[string][]string{
+	"submit-turn":       {"text", "kind"},
+	"steer":             {"text", "turn"},
+	"cancel":            {"turn"},
+	"answer-permission": {"interaction", "turn", "refused"},
+	"answer-choice":     {"interaction", "turn", "refused"},
+	"function-result":   {"call", "turn", "refused"},
+	"quiesce":           {"environment", "refused"},
+	"resume":            {"rollback", "refused"},
+	// prepare-environment: input is a JSON array of steps, each a
+	// runtime_prepare begin header whose data member is the step's body.
+	"prepare-environment": {"environment", "session", "refused"},
+	// The workspace calls: the first creates the Session (its Environment
+	// is environment=); the answer comes asynchronously and the next
+	// core-workspace asserts it.
+	"read-directory": {"environment", "path", "max_entries"},
+	"read-file":      {"environment", "path", "max_bytes"},
+	// write-file: the input is the file's content.
+	"write-file": {"environment", "path"},
+	// export: the workspace as one tar stream.
+	"export": {"environment"},
+}
+
+// apiTarget names the argument an answer call requires.
+var apiTarget = map[string]string{"answer-permission": "interaction", "answer-choice": "interaction", "function-result": "call",
+	"prepare-environment": "environment"}
 
 // Frame is a frame a scenario step sends.
 type Frame struct {
@@ -81,6 +126,17 @@ type Frame struct {
 	// that side never does, so its own runner does not assert it; the
 	// other side's runner delivers it.
 	Rogue bool
+	// Lost: the frame is lost in transit (a half-open connection). Its
+	// sender's runner asserts it like any other; the receiver's runner
+	// does not deliver it, so the receiver never learns of it.
+	Lost bool
+}
+
+// CoreOnly reports whether steps of kind k concern Core only (the
+// Runtime's runners ignore them).
+func (k Kind) CoreOnly() bool {
+	return k == KindAPI || k == KindCoreState || k == KindCoreInteraction || k == KindCoreSuspension || k == KindCorePreparation ||
+		k == KindCoreWorkspace
 }
 
 // Step is one parsed directive.
@@ -92,7 +148,7 @@ type Step struct {
 	Duration time.Duration     // advance, silence
 	Action   string            // harness action, api call
 	Args     map[string]string // remaining key=value arguments
-	Input    string            // raw input (emit payload)
+	Input    string            // raw input (emit payload, API request body)
 	Steps    []Step            // include: the included steps
 }
 
@@ -301,6 +357,18 @@ func parseStepDirective(d directive, st Step) (Step, error) {
 		st.Action, st.Args, st.Input, err = parseHarness(d)
 	case string(KindAPI):
 		st.Action, st.Args, err = parseAPI(d)
+		st.Input = d.input
+	case string(KindCorePreparation):
+		st.Args, err = parseAssert(d, "", "state", "steps", "code")
+	case string(KindCoreSuspension):
+		st.Args, err = parseAssert(d, "", "state", "code", "rollback", "attempts")
+	case string(KindCoreWorkspace):
+		st.Args, err = parseAssert(d, "", "outcome", "code", "entries", "data", "truncated", "archive")
+		if err == nil && st.Args["outcome"] == "" {
+			err = d.errf("core-workspace: missing outcome=")
+		}
+	case string(KindCoreInteraction):
+		st.Args, err = parseAssert(d, "id", "turn", "id", "kind", "status", "code", "attempts")
 	case string(KindCoreState):
 		st.Args, err = parseAssert(d, "turn", "turn", "state", "cursor", "code", "engine_code", "engine_status", "content", "attempt", "inputs", "usage")
 	case string(KindRuntimeOwned):
@@ -380,6 +448,8 @@ func parseFrame(d directive) (*Frame, error) {
 			f.Invalid, f.Rogue = true, true
 		case a.Key == "rogue" && len(a.Vals) == 0:
 			f.Rogue = true
+		case a.Key == "lost" && len(a.Vals) == 0:
+			f.Lost = true
 		default:
 			rest = append(rest, a)
 		}
@@ -391,6 +461,9 @@ func parseFrame(d directive) (*Frame, error) {
 		return nil, err
 	}
 	f.ID = args["id"]
+	if f.Lost && f.Rogue {
+		return nil, d.errf("%s %s: a lost frame is one the sender does send; it cannot be rogue or invalid", d.cmd, typ)
+	}
 	if f.Payload == "" && !wire.Bodyless(typ) {
 		return nil, d.errf("%s %s: missing JSON payload", d.cmd, typ)
 	}
@@ -416,6 +489,13 @@ func parseHarness(d directive) (string, map[string]string, string, error) {
 	}
 	if !slices.Contains(HarnessActions, action) {
 		return "", nil, "", d.errf("harness: unknown action %q", action)
+	}
+	if action == "file" {
+		args, err := d.keyArgs(1, "environment", "path")
+		if err == nil && (args["environment"] == "" || args["path"] == "") {
+			err = d.errf("harness file: want environment= and path=, the content as input")
+		}
+		return action, args, d.input, err
 	}
 	if action != "emit" {
 		if err := d.noInput(); err != nil {
@@ -448,12 +528,40 @@ func parseAPI(d directive) (string, map[string]string, error) {
 	if !slices.Contains(APICalls, call) {
 		return "", nil, d.errf("api: unknown call %q", call)
 	}
+	args, err := d.keyArgs(1, apiArgs[call]...)
+	if err != nil {
+		return "", nil, err
+	}
+	if target, ok := apiTarget[call]; ok {
+		switch {
+		case args[target] == "":
+			err = d.errf("api %s: missing %s=", call, target)
+		case d.input == "" || !json.Valid([]byte(d.input)):
+			err = d.errf("api %s: want the request body (JSON) as input", call)
+		}
+		return call, args, err
+	}
+	if call == "write-file" {
+		return call, args, workspaceArgs(d, call, args)
+	}
 	if err := d.noInput(); err != nil {
 		return "", nil, err
 	}
-	allowed := map[string][]string{"submit-turn": {"text", "kind"}, "steer": {"text", "turn"}, "cancel": {"turn"}}[call]
-	args, err := d.keyArgs(1, allowed...)
-	if err == nil && call != "cancel" && args["text"] == "" {
+	switch call {
+	case "quiesce":
+		if args["environment"] == "" {
+			err = d.errf("api quiesce: missing environment=")
+		}
+		return call, args, err
+	case "resume":
+		if r := args["rollback"]; r != "" && r != "true" && r != "false" {
+			err = d.errf("api resume: rollback=%q: want true or false", r)
+		}
+		return call, args, err
+	case "read-directory", "read-file", "export":
+		return call, args, workspaceArgs(d, call, args)
+	}
+	if call != "cancel" && args["text"] == "" {
 		err = d.errf("api %s: missing text=", call)
 	}
 	return call, args, err
@@ -527,4 +635,20 @@ func (sc *Scenario) Declaration() (hb wire.Heartbeat, ok bool, err error) {
 		return f.Payload.(wire.Heartbeat), true, nil
 	}
 	return wire.Heartbeat{}, false, nil
+}
+
+// workspaceArgs checks a workspace call's arguments: an Environment, and
+// a positive limit when one is given.
+func workspaceArgs(d directive, call string, args map[string]string) error {
+	if args["environment"] == "" {
+		return d.errf("api %s: missing environment=", call)
+	}
+	for _, k := range []string{"max_entries", "max_bytes"} {
+		if v, ok := args[k]; ok {
+			if n, err := strconv.Atoi(v); err != nil || n <= 0 {
+				return d.errf("api %s: %s=%q is not a positive count", call, k, v)
+			}
+		}
+	}
+	return nil
 }

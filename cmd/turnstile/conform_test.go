@@ -51,8 +51,12 @@ func TestConformRuntimeAgainstDaemon(t *testing.T) {
 	for _, want := range []string{
 		"PASS  shutdown_close_failure_serial_retry",
 		"PASS  incompatible_version",
+		"PASS  workspace_directory_read_on_the_read_only_profile",
+		"PASS  workspace_file_read_truncated_at_max_bytes",
+		"PASS  workspace_write_begin_chunk_commit_then_read_back",
+		"PASS  workspace_export_begin_chunk_next_completed",
 		"SKIP  idle_expiry\n      needs fake time",
-		"SKIP  steer_unknown_after_30s\n      only core:",
+		"SKIP  steer_unknown_after_30s\n      needs fake time",
 		"not checked: testdata/admission_record_limit_64.txt",
 	} {
 		if !strings.Contains(out, want) {
@@ -76,7 +80,16 @@ func TestConformCoreAgainstCore(t *testing.T) {
 	for _, want := range []string{
 		"PASS  invalid_heartbeat_closes_transport",
 		"PASS  usage_snapshots_replace",
-		"SKIP  shutdown_close_failure_serial_retry\n      only runtime:",
+		"PASS  shutdown_close_failure_serial_retry",
+		"PASS  permission_decision_applied_once",
+		"PASS  function_result_applied_to_its_call",
+		"PASS  quiesce_fences_new_work_until_resume",
+		"PASS  quiesce_refused_while_a_turn_runs",
+		"PASS  quiesce_reply_lost_then_resume_with_rollback",
+		"PASS  workspace_directory_read_on_the_read_only_profile",
+		"PASS  workspace_file_read_truncated_at_max_bytes",
+		"PASS  workspace_write_begin_chunk_commit_then_read_back",
+		"PASS  workspace_export_begin_chunk_next_completed",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)

@@ -129,6 +129,10 @@ func (sh *shell) cmdDaemon(args []string) int {
 			defer os.RemoveAll(dir)
 			f.prepareWorkspace = dir
 		}
+		if dir, ok := conformWorkspaces(sh, f); ok {
+			defer os.RemoveAll(dir)
+		}
+		setup.conform.ctl.SetWorkspaces(f.workspaces)
 	}
 	d := runner.New(withWorkspaces(runner.Config{
 		Machine:   dmachine.Config{Kinds: setup.kinds, DaemonVersion: version},

@@ -77,3 +77,20 @@ func (c *daemonConform) serve(ctx context.Context, d *runner.Daemon, log *slog.L
 		log.Warn("conformance control channel unavailable", "err", err)
 	}
 }
+
+// conformWorkspaces gives a conformance run without -workspaces a
+// scratch directory of Environment workspaces of its own, where the
+// control channel's file commands write and workspace reads look; ok
+// reports that it made one (the caller removes it).
+func conformWorkspaces(sh *shell, f *daemonFlags) (string, bool) {
+	if f.workspaces != "" {
+		return "", false
+	}
+	dir, err := os.MkdirTemp("", "turnstile-conform-workspaces-")
+	if err != nil {
+		fmt.Fprintf(sh.stderr, "turnstile daemon: conformance workspaces: %v (workspace scenarios will fail)\n", err)
+		return "", false
+	}
+	f.workspaces = dir
+	return dir, true
+}

@@ -72,12 +72,25 @@ type coreRun struct {
 	nextHB  time.Time
 	session string
 	turns   []string
+	suspend string
+	ws      chan wsAnswer // the latest workspace call, not yet answered
+	wsDone  *wsAnswer     // its answer
 }
 
 // coreConn is the scripted Runtime's connection.
 type coreConn struct {
 	ws *websocket.Conn
 	q  *queue
+}
+
+// usesCall reports whether sc makes the API call.
+func usesCall(sc *scenarios.Scenario, call string) bool {
+	for _, st := range sc.Flat() {
+		if st.Kind == scenarios.KindAPI && st.Action == call {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *coreRun) run() Result {
@@ -87,6 +100,9 @@ func (r *coreRun) run() Result {
 	}
 	if r.t.APIToken == "" && uses(r.sc, scenarios.KindAPI) {
 		return Result{Name: r.sc.Name, Status: Skip, Reason: "needs the public API: its api steps submit, steer and cancel Turns (-operator-token-file)"}
+	}
+	if uses(r.sc, scenarios.KindCorePreparation) || usesCall(r.sc, "prepare-environment") {
+		return Result{Name: r.sc.Name, Status: Skip, Reason: "needs the preparation API: the public HTTP API prepares only a Session's Environment definition, with the IDs and digests Core derives itself, so the runtime_prepare headers of its api prepare-environment step cannot be sent verbatim"}
 	}
 	defer r.close()
 	for _, st := range r.sc.Flat() {
@@ -140,6 +156,12 @@ func (r *coreRun) step(st scenarios.Step) {
 		r.api(st)
 	case scenarios.KindCoreState:
 		r.coreState(st.Args)
+	case scenarios.KindCoreInteraction:
+		r.coreInteraction(st.Args)
+	case scenarios.KindCoreSuspension:
+		r.coreSuspension(st.Args)
+	case scenarios.KindCoreWorkspace:
+		r.coreWorkspace(st.Args)
 	case scenarios.KindVersionRefused:
 		r.versionRefused(st.Args)
 	}
@@ -174,6 +196,9 @@ func (r *coreRun) expectFrame(f *scenarios.Frame) {
 }
 
 func (r *coreRun) write(f *scenarios.Frame) {
+	if f.Lost { // lost in transit: the side under test never receives it
+		return
+	}
 	if r.conn == nil {
 		r.failf("runtime frame %s with no connection open", f.Type)
 		return

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/coder/websocket"
 
@@ -126,7 +127,12 @@ func (r *coreRun) deviceNotConnected(v string) {
 
 // apiCall makes one public API request with the operator token.
 func (r *coreRun) apiCall(method, path, body string) (int, []byte, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), r.o.FrameTimeout)
+	return r.apiCallWait(method, path, body, r.o.FrameTimeout)
+}
+
+// apiCallWait is apiCall with its own bound on the answer.
+func (r *coreRun) apiCallWait(method, path, body string, wait time.Duration) (int, []byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	var rd io.Reader
 	if body != "" {

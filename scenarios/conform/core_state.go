@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/turnstile-sim/turnstile/scenarios"
 )
@@ -39,6 +40,12 @@ func (r *coreRun) api(st scenarios.Step) {
 		if id, ok := r.turnArg(st.Args); ok {
 			r.post("/api/v1/turns/"+url.PathEscape(id)+"/cancel", "", "")
 		}
+	case "answer-permission", "answer-choice", "function-result":
+		r.answer(st)
+	case "quiesce", "resume":
+		r.fence(st)
+	case "read-directory", "read-file", "write-file", "export":
+		r.workspace(st)
 	}
 }
 
@@ -83,17 +90,41 @@ type turnJSON struct {
 }
 
 // coreState reads the Turn through the public API and compares what it
-// shows; a member the answer lacks is reported as not checked.
+// shows; a member the answer lacks is reported as not checked. A Core's
+// API may show a frame's effect a moment after the frame arrived, so a
+// difference is read again until -frame-timeout before it fails.
 func (r *coreRun) coreState(args map[string]string) {
 	id, ok := r.turnArg(args)
 	if !ok {
 		return
 	}
+	deadline := time.Now().Add(r.o.FrameTimeout)
+	for {
+		have, err := r.turnFields(id)
+		if err != "" {
+			r.failf("%s", err)
+			return
+		}
+		diffs, unshown := compareTurn(id, args, have)
+		if len(diffs) == 0 || time.Now().After(deadline) {
+			for _, u := range unshown {
+				r.notf("%s", u)
+			}
+			for _, d := range diffs {
+				r.failf("%s", d)
+			}
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// turnFields reads the members core-state asserts from the public API's Turn.
+func (r *coreRun) turnFields(id string) (map[string]string, string) {
 	st, b, err := r.apiCall(http.MethodGet, "/api/v1/turns/"+url.PathEscape(id), "")
 	var t turnJSON
 	if err != nil || st != http.StatusOK || json.Unmarshal(b, &t) != nil {
-		r.failf("Turn %s: not readable (%d %v %s)", id, st, err, b)
-		return
+		return nil, fmt.Sprintf("Turn %s: not readable (%d %v %s)", id, st, err, b)
 	}
 	have := map[string]string{"state": t.State, "code": t.ErrorCode, "engine_code": "", "engine_status": "0", "usage": "-"}
 	if t.EngineError != nil {
@@ -119,6 +150,11 @@ func (r *coreRun) coreState(args map[string]string) {
 		}
 		have["inputs"] = strings.Join(states, ",")
 	}
+	return have, ""
+}
+
+// compareTurn lists the differences and the members the Turn does not show.
+func compareTurn(id string, args, have map[string]string) (diffs, unshown []string) {
 	for _, k := range []string{"state", "cursor", "code", "engine_code", "engine_status", "content", "attempt", "inputs", "usage"} {
 		want, listed := args[k]
 		if !listed {
@@ -127,9 +163,10 @@ func (r *coreRun) coreState(args map[string]string) {
 		got, shown := have[k]
 		switch {
 		case !shown:
-			r.notf("core-state %s=%s: the public API's Turn does not show it", k, want)
+			unshown = append(unshown, fmt.Sprintf("core-state %s=%s: the public API's Turn does not show it", k, want))
 		case got != want:
-			r.failf("Turn %s: %s=%q, want %q", id, k, got, want)
+			diffs = append(diffs, fmt.Sprintf("Turn %s: %s=%q, want %q", id, k, got, want))
 		}
 	}
+	return diffs, unshown
 }

@@ -27,7 +27,7 @@ func TestCoreStateFromTheAPI(t *testing.T) {
 		w.Write([]byte(`{"state":"completed","content":"hi","usage":{"tokens":{"input_tokens":1,"output_tokens":2,"total_tokens":3}}}`))
 	}))
 	defer srv.Close()
-	r := &coreRun{o: Options{}.withDefaults(), t: CoreTarget{APIURL: srv.URL, APIToken: "tok", HTTP: srv.Client()}, turns: []string{"t-1"}}
+	r := &coreRun{o: Options{FrameTimeout: 2 * time.Second}.withDefaults(), t: CoreTarget{APIURL: srv.URL, APIToken: "tok", HTTP: srv.Client()}, turns: []string{"t-1"}}
 	r.pos = "s.txt:4"
 	r.coreState(map[string]string{"turn": "1", "state": "completed", "content": "hi", "usage": "1/2/3", "cursor": "0"})
 	if len(r.errs) != 0 || len(r.notChecked) != 1 || !strings.Contains(r.notChecked[0], "core-state cursor=0: the public API's Turn does not show it") {

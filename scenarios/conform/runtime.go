@@ -212,7 +212,7 @@ func (r *rtRun) close() {
 }
 
 func (r *rtRun) step(ctx context.Context, st scenarios.Step) {
-	otherOnly := st.Kind == scenarios.KindAPI || st.Kind == scenarios.KindCoreState
+	otherOnly := st.Kind.CoreOnly()
 	if !otherOnly && st.Kind != scenarios.KindFrame && st.Kind != scenarios.KindOnly {
 		r.requireQuiet("before " + string(st.Kind))
 	}
@@ -235,7 +235,7 @@ func (r *rtRun) step(ctx context.Context, st scenarios.Step) {
 			r.requireQuiet("during the silence window")
 		}
 	case scenarios.KindHarness:
-		r.control(scenarios.ControlCommand{Action: st.Action, Type: st.Args["type"], Payload: json.RawMessage(st.Input)})
+		r.control(scenarios.HarnessCommand(st))
 	case scenarios.KindSettle:
 		r.control(scenarios.ControlCommand{Action: "settle", Args: st.Args})
 	case scenarios.KindRuntimeOwned:
@@ -345,6 +345,9 @@ func (r *rtRun) otherDeclaration(got []byte) bool {
 }
 
 func (r *rtRun) write(f *scenarios.Frame) {
+	if f.Lost { // lost in transit: the side under test never receives it
+		return
+	}
 	if r.sess == nil {
 		r.failf("core frame %s with no connection open", f.Type)
 		return

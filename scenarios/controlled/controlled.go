@@ -19,6 +19,9 @@ type Controlled struct {
 	turns   []*cTurn
 	held    []chan struct{} // hanging calls, answered by release
 	applies []chan struct{} // written inputs held before consumption
+	// workspaces is the base directory of the Environments' workspaces
+	// (workspace.go).
+	workspaces string
 }
 
 // New returns an adapter with nothing armed.

@@ -33,6 +33,8 @@ func (c *Controlled) Do(cmd scenarios.ControlCommand) error {
 		}
 	case "settle":
 		return c.settleLive(cmd.Args)
+	case "file":
+		return c.putFile(cmd)
 	default:
 		if !isArmable(cmd.Action) {
 			return fmt.Errorf("harness: unknown action %q", cmd.Action)
@@ -44,7 +46,7 @@ func (c *Controlled) Do(cmd scenarios.ControlCommand) error {
 
 func isArmable(action string) bool {
 	for _, a := range scenarios.HarnessActions {
-		if a == action && a != "emit" && a != "release" && a != "apply" {
+		if a == action && a != "emit" && a != "release" && a != "apply" && a != "file" {
 			return true
 		}
 	}

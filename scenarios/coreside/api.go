@@ -8,6 +8,7 @@ import (
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/core/server"
 	"github.com/turnstile-sim/turnstile/scenarios"
+	"github.com/turnstile-sim/turnstile/scenarios/coreapi"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -56,6 +57,135 @@ func (r *Runner) api(st scenarios.Step) {
 		if id, ok := r.turnArg(st.Args); ok {
 			r.call(func(c core.CallID) core.Event { return core.CancelTurn{Call: c, Turn: id} })
 		}
+	case "answer-permission", "answer-choice", "function-result":
+		r.answer(st)
+	case "quiesce", "resume":
+		r.fence(st)
+	case "prepare-environment":
+		r.prepare(st)
+	case "read-directory", "read-file", "write-file", "export":
+		r.workspace(st)
+	}
+}
+
+// prepare starts an Environment preparation on the scripted Runtime's
+// device.
+func (r *Runner) prepare(st scenarios.Step) {
+	ev, err := coreapi.Prepare(st, Device)
+	if err != nil {
+		r.failf("%v", err)
+		return
+	}
+	rep, err := r.s.Call(context.Background(), server.Request{Event: ev})
+	if err != nil {
+		r.failf("API call: %v", err)
+		return
+	}
+	if err := coreapi.CheckRefusal(st, rep.Result.Err); err != nil {
+		r.failf("%v", err)
+	}
+	if rep.Result.Err == nil {
+		r.prep = rep.Result.PreparationID
+	}
+}
+
+// corePreparation checks Core's record of the latest preparation.
+func (r *Runner) corePreparation(args map[string]string) {
+	var rec *core.EnvironmentPreparationRecord
+	if r.prep != "" {
+		rep, err := r.s.Call(context.Background(), server.Request{Event: func(c core.CallID) core.Event {
+			return core.ReadPreparation{Call: c, ID: r.prep}
+		}})
+		if err != nil {
+			r.failf("API call: %v", err)
+			return
+		}
+		rec = rep.Result.Preparation
+	}
+	_, errs := coreapi.CheckPreparation(args, rec)
+	for _, err := range errs {
+		r.failf("%v", err)
+	}
+}
+
+// fence quiesces the scripted Runtime's device or resumes the latest
+// suspension.
+func (r *Runner) fence(st scenarios.Step) {
+	ev, err := coreapi.Fence(st, Device, r.suspend)
+	if err != nil {
+		r.failf("%v", err)
+		return
+	}
+	rep, err := r.s.Call(context.Background(), server.Request{Event: ev})
+	if err != nil {
+		r.failf("API call: %v", err)
+		return
+	}
+	if err := coreapi.CheckRefusal(st, rep.Result.Err); err != nil {
+		r.failf("%v", err)
+	}
+	if st.Action == "quiesce" && rep.Result.Err == nil {
+		r.suspend = rep.Result.SuspendID
+	}
+}
+
+// coreSuspension checks Core's record of the latest suspension.
+func (r *Runner) coreSuspension(args map[string]string) {
+	var rec *core.SuspensionRecord
+	if r.suspend != "" {
+		rep, err := r.s.Call(context.Background(), server.Request{Event: func(c core.CallID) core.Event {
+			return core.ReadSuspension{Call: c, SuspendID: r.suspend}
+		}})
+		if err != nil {
+			r.failf("API call: %v", err)
+			return
+		}
+		rec = rep.Result.Suspension
+	}
+	_, errs := coreapi.CheckSuspension(args, rec)
+	for _, err := range errs {
+		r.failf("%v", err)
+	}
+}
+
+// answer makes an answer call through the server; refused= names the
+// refusal it must get.
+func (r *Runner) answer(st scenarios.Step) {
+	id, ok := r.turnArg(st.Args)
+	if !ok {
+		return
+	}
+	ev, err := coreapi.Answer(st, id)
+	if err != nil {
+		r.failf("%v", err)
+		return
+	}
+	rep, err := r.s.Call(context.Background(), server.Request{Event: ev})
+	if err != nil {
+		r.failf("API call: %v", err)
+		return
+	}
+	if err := coreapi.CheckRefusal(st, rep.Result.Err); err != nil {
+		r.failf("%v", err)
+	}
+}
+
+// coreInteraction checks Core's record of one interaction of a Turn.
+func (r *Runner) coreInteraction(args map[string]string) {
+	id, ok := r.turnArg(args)
+	if !ok {
+		return
+	}
+	var v core.TurnView
+	var found bool
+	if err := r.s.Query(context.Background(), func(view server.View) { v, found = view.Machine().Turn(id) }); err != nil || !found {
+		r.failf("Turn %s: not readable (%v)", id, err)
+		return
+	}
+	all, ids := coreapi.Views(v.Interactions)
+	_, errs := scenarios.CheckInteraction(args, all, ids)
+	for _, err := range errs {
+		r.failf("Turn %s: %v", id, err)
 	}
 }
 

@@ -56,6 +56,10 @@ type Runner struct {
 	hb      []byte
 	nextHB  time.Time
 	session string
+	suspend string        // the latest suspension Core minted
+	prep    string        // the latest Environment preparation
+	ws      chan wsAnswer // the latest workspace call, not yet answered
+	wsDone  *wsAnswer     // its answer
 	turns   []string
 	skip    bool
 	errs    []error
@@ -150,6 +154,14 @@ func (r *Runner) Step(st scenarios.Step) []error {
 		r.api(st)
 	case scenarios.KindCoreState:
 		r.coreState(st.Args)
+	case scenarios.KindCoreInteraction:
+		r.coreInteraction(st.Args)
+	case scenarios.KindCoreSuspension:
+		r.coreSuspension(st.Args)
+	case scenarios.KindCorePreparation:
+		r.corePreparation(st.Args)
+	case scenarios.KindCoreWorkspace:
+		r.coreWorkspace(st.Args)
 	case scenarios.KindVersionRefused:
 		r.versionRefused(st.Args)
 	}
@@ -212,6 +224,9 @@ func (r *Runner) expectFrame(f *scenarios.Frame) {
 }
 
 func (r *Runner) write(f *scenarios.Frame) {
+	if f.Lost { // lost in transit: the side under test never receives it
+		return
+	}
 	if r.conn == nil {
 		r.failf("runtime frame %s with no connection open", f.Type)
 		return

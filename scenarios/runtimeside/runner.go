@@ -11,7 +11,6 @@ package runtimeside
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -24,6 +23,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/turnstile-sim/turnstile/adapters/localworkspace"
 	"github.com/turnstile-sim/turnstile/daemon"
 	"github.com/turnstile-sim/turnstile/daemon/runner"
 	"github.com/turnstile-sim/turnstile/daemon/transport"
@@ -91,6 +91,8 @@ func New(sc *scenarios.Scenario) (*Runner, error) {
 	}
 	r := &Runner{sc: sc, b: scenarios.NewBindings(sc, scenarios.Runtime), ctl: controlled.New(), cfg: cfg,
 		inst: &runner.Installer{Workspace: filepath.Join(dir, "workspace"), State: filepath.Join(dir, "state")}}
+	r.ctl.SetWorkspaces(filepath.Join(dir, "workspaces"))
+	r.cfg.Workspace.Writes = true
 	r.core, r.d, r.res = r.start("")
 	return r, nil
 }
@@ -107,6 +109,8 @@ func (r *Runner) start(version string) (*transporttest.Core, *runner.Daemon, cha
 		Policy:    transport.Policy{Base: time.Second, Max: 4 * time.Second},
 		Rand:      rand.New(rand.NewPCG(1, 1)),
 		Installer: r.inst,
+		// harness file steps write the Environments' workspaces here
+		Workspaces: localworkspace.Binding{Base: filepath.Join(filepath.Dir(r.inst.Workspace), "workspaces")},
 	})
 	res := make(chan outcome, 1)
 	go func() { res_, err := d.Run(context.Background()); res <- outcome{res_, err} }()
@@ -135,7 +139,7 @@ func (r *Runner) Step(st scenarios.Step) []error {
 	if r.skip {
 		return nil
 	}
-	otherOnly := st.Kind == scenarios.KindAPI || st.Kind == scenarios.KindCoreState
+	otherOnly := st.Kind.CoreOnly()
 	if !otherOnly && st.Kind != scenarios.KindFrame && st.Kind != scenarios.KindOnly {
 		r.requireQuiet("before " + string(st.Kind))
 	}
@@ -280,6 +284,9 @@ func (r *Runner) expectFrame(f *scenarios.Frame) {
 }
 
 func (r *Runner) write(f *scenarios.Frame) {
+	if f.Lost { // lost in transit: the side under test never receives it
+		return
+	}
 	if r.sess == nil {
 		r.failf("core frame %s with no connection open", f.Type)
 		return
@@ -297,7 +304,7 @@ func (r *Runner) write(f *scenarios.Frame) {
 
 func (r *Runner) harness(st scenarios.Step) {
 	defer synctest.Wait()
-	cmd := scenarios.ControlCommand{Action: st.Action, Type: st.Args["type"], Payload: json.RawMessage(st.Input)}
+	cmd := scenarios.HarnessCommand(st)
 	if err := r.ctl.Do(cmd); err != nil {
 		r.failf("%v", err)
 	}

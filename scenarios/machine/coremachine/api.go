@@ -6,6 +6,7 @@ import (
 
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/scenarios"
+	"github.com/turnstile-sim/turnstile/scenarios/coreapi"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -42,7 +43,141 @@ func (r *Runner) api(st scenarios.Step) {
 		if id, ok := r.turnArg(st.Args); ok {
 			r.callAPI(core.CancelTurn{Call: r.call(), Turn: id})
 		}
+	case "answer-permission", "answer-choice", "function-result":
+		r.answer(st)
+	case "quiesce", "resume":
+		r.fence(st)
+	case "prepare-environment":
+		r.prepare(st)
+	case "read-directory", "read-file", "write-file", "export":
+		r.workspace(st)
 	}
+}
+
+// prepare starts an Environment preparation on the scripted Runtime's
+// device.
+func (r *Runner) prepare(st scenarios.Step) {
+	ev, err := coreapi.Prepare(st, Device)
+	if err != nil {
+		r.failf("%v", err)
+		return
+	}
+	res := r.stepAPI(ev(r.call()))
+	if res == nil {
+		return
+	}
+	if err := coreapi.CheckRefusal(st, res.Err); err != nil {
+		r.failf("%v", err)
+	}
+	if res.Err == nil {
+		r.prep = res.PreparationID
+	}
+}
+
+// corePreparation checks Core's record of the latest preparation.
+func (r *Runner) corePreparation(args map[string]string) {
+	var rec *core.EnvironmentPreparationRecord
+	if r.prep != "" {
+		if res := r.stepAPI(core.ReadPreparation{Call: r.call(), ID: r.prep}); res != nil {
+			rec = res.Preparation
+		}
+	}
+	line, errs := coreapi.CheckPreparation(args, rec)
+	for _, err := range errs {
+		r.failf("%v", err)
+	}
+	r.note(line)
+}
+
+// fence quiesces the scripted Runtime's device or resumes the latest
+// suspension.
+func (r *Runner) fence(st scenarios.Step) {
+	ev, err := coreapi.Fence(st, Device, r.suspend)
+	if err != nil {
+		r.failf("%v", err)
+		return
+	}
+	res := r.stepAPI(ev(r.call()))
+	if res == nil {
+		return
+	}
+	if err := coreapi.CheckRefusal(st, res.Err); err != nil {
+		r.failf("%v", err)
+	}
+	if st.Action == "quiesce" && res.Err == nil {
+		r.suspend = res.SuspendID
+	}
+}
+
+// coreSuspension checks Core's record of the latest suspension.
+func (r *Runner) coreSuspension(args map[string]string) {
+	var rec *core.SuspensionRecord
+	if r.suspend != "" {
+		if res := r.stepAPI(core.ReadSuspension{Call: r.call(), SuspendID: r.suspend}); res != nil {
+			rec = res.Suspension
+		}
+	}
+	line, errs := coreapi.CheckSuspension(args, rec)
+	for _, err := range errs {
+		r.failf("%v", err)
+	}
+	r.note(line)
+}
+
+// stepAPI steps an API event, prints it and returns its result.
+func (r *Runner) stepAPI(e core.Event) *core.APIResult {
+	effects := r.m.Step(r.now, e)
+	r.note("> " + e.Describe())
+	var res *core.APIResult
+	for _, f := range effects {
+		r.apply(f, false)
+		if v, ok := f.(core.APIResult); ok {
+			res = &v
+		}
+	}
+	if res == nil {
+		r.failf("no API result for %s", e.Describe())
+	}
+	return res
+}
+
+// answer makes an answer call; refused= names the refusal it must get.
+func (r *Runner) answer(st scenarios.Step) {
+	id, ok := r.turnArg(st.Args)
+	if !ok {
+		return
+	}
+	ev, err := coreapi.Answer(st, id)
+	if err != nil {
+		r.failf("%v", err)
+		return
+	}
+	res := r.stepAPI(ev(r.call()))
+	if res == nil {
+		return
+	}
+	if err := coreapi.CheckRefusal(st, res.Err); err != nil {
+		r.failf("%v", err)
+	}
+}
+
+// coreInteraction checks Core's record of one interaction of a Turn.
+func (r *Runner) coreInteraction(args map[string]string) {
+	id, ok := r.turnArg(args)
+	if !ok {
+		return
+	}
+	v, found := r.m.Turn(id)
+	if !found {
+		r.failf("Turn %s unknown to Core", id)
+		return
+	}
+	all, ids := coreapi.Views(v.Interactions)
+	line, errs := scenarios.CheckInteraction(args, all, ids)
+	for _, err := range errs {
+		r.failf("Turn %s: %v", id, err)
+	}
+	r.note(line)
 }
 
 // callAPI steps an API event and returns its APIResult; an error result

@@ -21,6 +21,7 @@ type harness struct {
 	held    []daemon.NativeCall             // calls that hang
 	apply   []daemon.NativeInputApplied     // written inputs held before consumption
 	late    map[daemon.TurnID]bool          // a native event follows settlement
+	files   map[string]tree                 // workspaces by Environment (workspace.go)
 }
 
 func newHarness() *harness {
@@ -89,6 +90,9 @@ func (h *harness) call(c daemon.NativeCall) []daemon.Event {
 		return []daemon.Event{result(c.Call, h.transfer(op))}
 	case daemon.RespondPermission, daemon.RespondUserChoice, daemon.SubmitFunctionResult:
 		return []daemon.Event{result(c.Call, daemon.DecisionResult{Outcome: daemon.DecisionApplied})}
+	}
+	if evs, ok := h.workspaceCall(c); ok {
+		return evs
 	}
 	panic(fmt.Sprintf("controlled harness: unknown op %T", c.Op))
 }
@@ -181,6 +185,9 @@ func (r *Runner) harnessStep(st scenarios.Step) {
 			evs = append(evs, r.h.release(c)...)
 		}
 		r.run(evs...)
+	case "file":
+		r.h.putFile(st.Args["environment"], st.Args["path"], []byte(st.Input))
+		r.note("file " + st.Args["environment"] + ":" + st.Args["path"])
 	case "late-event":
 		t, ok := r.h.live()
 		if !ok {

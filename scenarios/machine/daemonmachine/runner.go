@@ -71,7 +71,8 @@ func declaration(sc *scenarios.Scenario) (daemon.Config, error) {
 	if err != nil {
 		return daemon.Config{}, err
 	}
-	cfg := daemon.Config{DaemonVersion: hb.DaemonVersion}
+	// the controlled harness installs workspace writes (workspace.go)
+	cfg := daemon.Config{DaemonVersion: hb.DaemonVersion, Workspace: daemon.WorkspaceConfig{Writes: true}}
 	if cfg.DaemonVersion == "" {
 		cfg.DaemonVersion = "scenario"
 	}
@@ -102,7 +103,7 @@ func (r *Runner) Step(st scenarios.Step) ([]string, []error) {
 	// the side sent so far was listed. Frames are exempt (the two
 	// directions may cross: a peer frame can arrive while this side's
 	// frames are in flight), and so are steps of the other side only.
-	otherOnly := st.Kind == scenarios.KindAPI || st.Kind == scenarios.KindCoreState
+	otherOnly := st.Kind.CoreOnly()
 	if !otherOnly && st.Kind != scenarios.KindFrame {
 		r.requireQuiet(fmt.Sprintf("before %s", st.Kind))
 	}
@@ -135,7 +136,8 @@ func (r *Runner) Step(st scenarios.Step) ([]string, []error) {
 		r.owned(st.Args)
 	case scenarios.KindVersionRefused:
 		r.note("skipped: the protocol version is refused by Core's gateway at the WebSocket upgrade (HTTP 426); the daemon's transport, not daemon.Machine, stops reconnecting")
-	case scenarios.KindAPI, scenarios.KindCoreState:
+	case scenarios.KindAPI, scenarios.KindCoreState, scenarios.KindCoreInteraction, scenarios.KindCoreSuspension, scenarios.KindCorePreparation,
+		scenarios.KindCoreWorkspace:
 		// Core-side steps: nothing reaches the Runtime.
 	default:
 		r.failf("step kind %s not supported by this runner", st.Kind)
@@ -262,6 +264,10 @@ func (r *Runner) expectFrame(f *scenarios.Frame) {
 
 // deliver feeds a frame of the scripted Core to the machine.
 func (r *Runner) deliver(f *scenarios.Frame) {
+	if f.Lost {
+		r.note("not delivered: the " + f.Type + " is lost in transit")
+		return
+	}
 	if !r.up {
 		r.failf("core frame %s with no connection open", f.Type)
 		return
