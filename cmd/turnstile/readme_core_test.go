@@ -140,7 +140,7 @@ func connectReadmeRuntime(t *testing.T, dir, addr string) chan error {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := scripted.Dial(ctx, http.DefaultClient, boot.WSURL, "d1", cred, &scripted.Runtime{Deltas: 1})
+	c, err := scripted.Dial(ctx, http.DefaultClient, boot.WSURL, "d1", cred, &scripted.Runtime{Deltas: 1, DeclaredKind: "synthetic"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,8 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// Kind is the Harness kind the scripted Runtime declares.
+// Kind is the Harness kind the scripted Runtime declares unless its
+// DeclaredKind says otherwise.
 const Kind = "contract"
 
 // Runtime answers Core's frames. Safe for concurrent use.
@@ -17,6 +18,10 @@ type Runtime struct {
 	Deltas int
 	// Hold keeps every Run open after started until Core cancels it.
 	Hold bool
+	// DeclaredKind, when set, is the kind its heartbeats declare in place
+	// of Kind (a Core with the built-in catalog dispatches only the kinds
+	// Turnstile ships, such as "synthetic").
+	DeclaredKind string
 	// OnFrame, when set, sees every frame from Core before it is answered
 	// (crash tests count frames to pick kill points).
 	OnFrame func(frame []byte)
@@ -47,7 +52,14 @@ func Caps() wire.AgentKindCapabilities {
 // Heartbeat returns an encoded heartbeat declaring Kind.
 func (r *Runtime) Heartbeat(active int) []byte {
 	return must(wire.Frame{Payload: wire.Heartbeat{TS: 1, ActiveRequests: active, DaemonVersion: "scripted",
-		SupportedAgentKinds: []wire.SupportedAgentKind{{Kind: Kind, Available: true, Capabilities: Caps()}}}})
+		SupportedAgentKinds: []wire.SupportedAgentKind{{Kind: r.kind(), Available: true, Capabilities: Caps()}}}})
+}
+
+func (r *Runtime) kind() string {
+	if r.DeclaredKind != "" {
+		return r.DeclaredKind
+	}
+	return Kind
 }
 
 // Starts returns how many execution_start frames named each Run ID.
