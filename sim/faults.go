@@ -117,7 +117,7 @@ func (s Schedule) String() string {
 // MarshalIndent renders the schedule as indented JSON.
 func (s Schedule) MarshalIndent() []byte {
 	b, err := json.MarshalIndent(s, "", "  ")
-	assertf(err == nil, "schedule marshal: %v", err)
+	assert.That(err == nil, "schedule marshal: %v", err)
 	return b
 }
 
@@ -159,11 +159,11 @@ var gapChoices = []time.Duration{200 * time.Millisecond, time.Second, 5 * time.S
 // RegisterFault adds a caller fault kind. The swarm schedules it like the
 // network kinds; at each fault's instant the kernel calls h.
 func (w *World) RegisterFault(spec FaultSpec, h FaultHandler) {
-	assert(!w.started, "RegisterFault after the run started")
-	assert(h != nil, "RegisterFault without a handler")
-	assert(spec.ForMin <= spec.ForMax, "fault spec with ForMin > ForMax")
+	assert.That(!w.started, "RegisterFault after the run started")
+	assert.That(h != nil, "RegisterFault without a handler")
+	assert.That(spec.ForMin <= spec.ForMax, "fault spec with ForMin > ForMax")
 	for _, e := range w.specs {
-		assertf(e.spec.Kind != spec.Kind, "fault kind %q registered twice", spec.Kind)
+		assert.That(e.spec.Kind != spec.Kind, "fault kind %q registered twice", spec.Kind)
 	}
 	w.specs = append(w.specs, faultEntry{spec: spec, handler: h})
 }

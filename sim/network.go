@@ -124,7 +124,7 @@ func (n *network) dial(s *slot, d Dial) {
 			ev: DialFailed{Peer: d.Peer, Tag: d.Tag, Reason: reason}})
 		return
 	}
-	assert(len(n.conns) < connsMax, "too many live connections")
+	assert.That(len(n.conns) < connsMax, "too many live connections")
 	n.nextID++
 	c := &conn{id: n.nextID, tag: d.Tag, query: d.Query, latency: lat}
 	c.ends[0] = connEnd{node: s.index, inc: s.inc, lastAt: w.now + lat}

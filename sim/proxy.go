@@ -63,7 +63,7 @@ func (n *network) endOfNode(id ConnID, node NodeID) (*conn, int, bool) {
 // id, replacing any proxy there. It reports false when the connection is
 // gone or from holds no end of it.
 func (w *World) SetProxy(id ConnID, from NodeID, p Proxy) bool {
-	assert(p != nil, "SetProxy with a nil proxy")
+	assert.That(p != nil, "SetProxy with a nil proxy")
 	c, e, ok := w.net.endOfNode(id, from)
 	if !ok {
 		return false

@@ -45,7 +45,7 @@ type queue struct {
 }
 
 func newQueue(max int) queue {
-	assert(max > 0, "queue max must be positive")
+	assert.That(max > 0, "queue max must be positive")
 	return queue{items: make([]item, 0, min(max, 64)), max: max}
 }
 
@@ -81,13 +81,13 @@ func (q *queue) push(it item) {
 
 // peekAt returns the instant of the earliest item; the queue must be non-empty.
 func (q *queue) peekAt() int64 {
-	assert(len(q.items) > 0, "peek on empty queue")
+	assert.That(len(q.items) > 0, "peek on empty queue")
 	return q.items[0].at
 }
 
 // pop removes and returns the earliest item.
 func (q *queue) pop() item {
-	assert(len(q.items) > 0, "pop on empty queue")
+	assert.That(len(q.items) > 0, "pop on empty queue")
 	top := q.items[0]
 	last := len(q.items) - 1
 	q.items[0] = q.items[last]

@@ -47,7 +47,7 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
-	assert(o.Setup != nil, "Options.Setup is required")
+	assert.That(o.Setup != nil, "Options.Setup is required")
 	if o.LivenessTimeout == 0 {
 		o.LivenessTimeout = 60 * time.Second
 	}
@@ -184,7 +184,7 @@ func Run(seed uint64, opts Options) Result {
 	var s Schedule
 	if opts.Schedule != nil {
 		s = opts.Schedule.clone()
-		assertf(s.Seed == seed, "schedule of seed %d replayed with seed %d", s.Seed, seed)
+		assert.That(s.Seed == seed, "schedule of seed %d replayed with seed %d", s.Seed, seed)
 	} else {
 		s = w.generate(opts.Swarm)
 		s.Draws = w.draws.clone()
@@ -207,8 +207,8 @@ func Replay(s Schedule, opts Options) Result {
 }
 
 func (w *World) start(s Schedule) {
-	assert(s.Network.LatencyMin >= 0 && s.Network.LatencyMin <= s.Network.LatencyMax, "bad latency range")
-	assert(s.Network.DetectMax >= 0 && s.Heal >= 0, "bad schedule durations")
+	assert.That(s.Network.LatencyMin >= 0 && s.Network.LatencyMin <= s.Network.LatencyMax, "bad latency range")
+	assert.That(s.Network.DetectMax >= 0 && s.Heal >= 0, "bad schedule durations")
 	w.net.cfg = s.Network
 	w.started = true
 	w.Note("swarm " + s.String())
@@ -217,7 +217,7 @@ func (w *World) start(s Schedule) {
 	}
 	known := w.allSpecs()
 	for _, f := range s.Faults {
-		assertf(knownKind(known, f.Kind), "schedule has unknown fault kind %q", f.Kind)
+		assert.That(knownKind(known, f.Kind), "schedule has unknown fault kind %q", f.Kind)
 		w.q.push(item{at: int64(f.At), kind: itemFunc, fn: func() { w.inject(f) }})
 	}
 	w.heal = int64(s.Heal)

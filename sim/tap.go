@@ -56,8 +56,8 @@ type TapEvent struct {
 // run. Taps run in registration order, synchronously, before the receiving
 // node steps. It must be called from Setup.
 func (w *World) Tap(fn func(TapEvent)) {
-	assert(!w.started, "Tap after the run started")
-	assert(fn != nil, "Tap with a nil func")
+	assert.That(!w.started, "Tap after the run started")
+	assert.That(fn != nil, "Tap with a nil func")
 	w.taps = append(w.taps, fn)
 }
 

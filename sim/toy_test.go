@@ -144,9 +144,9 @@ func toyFrame(prefix string, n int) []byte { return []byte(prefix + strconv.Itoa
 
 func toySeq(frame []byte, prefix string) int {
 	s, ok := strings.CutPrefix(string(frame), prefix)
-	assertf(ok, "toy: bad frame %q", frame)
+	assert.That(ok, "toy: bad frame %q", frame)
 	n, err := strconv.Atoi(s)
-	assertf(err == nil, "toy: bad number in %q", frame)
+	assert.That(err == nil, "toy: bad number in %q", frame)
 	return n
 }
 

@@ -116,10 +116,10 @@ func (w *World) Rand(name string) *rand.Rand {
 // Setup. The factory runs at the start of the run and again on every Restart.
 // Nodes start in registration order, all at Epoch.
 func (w *World) AddNode(id NodeID, f Factory) {
-	assert(!w.started, "AddNode after the run started")
-	assert(f != nil, "AddNode with a nil factory")
+	assert.That(!w.started, "AddNode after the run started")
+	assert.That(f != nil, "AddNode with a nil factory")
 	_, dup := w.index[id]
-	assertf(!dup && id != "" && id != kernelName, "bad or duplicate node id %q", id)
+	assert.That(!dup && id != "" && id != kernelName, "bad or duplicate node id %q", id)
 	s := &slot{id: id, index: int32(len(w.slots)), factory: f, timers: map[TimerID]uint64{},
 		calls: map[CallID]uint32{}}
 	w.index[id] = s.index
@@ -162,7 +162,7 @@ func (w *World) slot(id NodeID) *slot {
 // for a world whose seed draws a larger workload than its options knew.
 // It must be called from Setup.
 func (w *World) AtLeastLiveness(d time.Duration) {
-	assert(!w.started, "AtLeastLiveness after the run started")
+	assert.That(!w.started, "AtLeastLiveness after the run started")
 	w.opts.LivenessTimeout = max(w.opts.LivenessTimeout, d)
 }
 
@@ -170,13 +170,13 @@ func (w *World) AtLeastLiveness(d time.Duration) {
 // violation is found: its lines end the trace (as "dump" lines) and
 // Result.Dump. It must be called from Setup.
 func (w *World) SetDump(fn func(Violation) []string) {
-	assert(!w.started, "SetDump after the run started")
+	assert.That(!w.started, "SetDump after the run started")
 	w.dumper = fn
 }
 
 // AddCheck registers a checker. Checkers run in registration order.
 func (w *World) AddCheck(c Check) {
-	assert(c.Name != "", "check without a name")
+	assert.That(c.Name != "", "check without a name")
 	w.checks = append(w.checks, c)
 }
 
@@ -187,7 +187,7 @@ func (w *World) SetConvergence(f func() (ok bool, pending string)) { w.converge 
 // At schedules fn at virtual instant at (clamped to now). label is traced
 // when fn runs. Use it for workload arrivals and fault follow-ups.
 func (w *World) At(at time.Time, label string, fn func()) {
-	assert(fn != nil, "At with a nil callback")
+	assert.That(fn != nil, "At with a nil callback")
 	t := max(int64(at.Sub(Epoch)), w.now)
 	w.q.push(item{at: t, kind: itemFunc, fn: fn, text: label})
 }
@@ -201,7 +201,7 @@ func (w *World) After(d time.Duration, label string, fn func()) {
 // outside the world (a workload request, an operator action).
 func (w *World) Inject(id NodeID, ev Event) {
 	s := w.slot(id)
-	assertf(s != nil, "Inject to unknown node %q", id)
+	assert.That(s != nil, "Inject to unknown node %q", id)
 	w.q.push(item{at: w.now, kind: itemEvent, node: s.index, inc: s.inc, ev: ev})
 }
 
@@ -213,7 +213,7 @@ func (w *World) Note(text string) { w.tr.line(w.now, kernelName, "!!", text) }
 // own time) and replies to its calls are dropped.
 func (w *World) Crash(id NodeID) {
 	s := w.slot(id)
-	assertf(s != nil, "Crash of unknown node %q", id)
+	assert.That(s != nil, "Crash of unknown node %q", id)
 	if !s.up {
 		w.Note("crash " + string(id) + " ignored (down)")
 		return
@@ -230,7 +230,7 @@ func (w *World) Crash(id NodeID) {
 // Restart builds a new incarnation of id with its factory and delivers Start.
 func (w *World) Restart(id NodeID) {
 	s := w.slot(id)
-	assertf(s != nil, "Restart of unknown node %q", id)
+	assert.That(s != nil, "Restart of unknown node %q", id)
 	if s.up {
 		w.Note("restart " + string(id) + " ignored (up)")
 		return
@@ -242,7 +242,7 @@ func (w *World) Restart(id NodeID) {
 func (w *World) boot(s *slot) {
 	s.inc++
 	s.node = s.factory()
-	assertf(s.node != nil, "factory of %q returned nil", s.id)
+	assert.That(s.node != nil, "factory of %q returned nil", s.id)
 	s.up = true
 	w.q.push(item{at: w.now, kind: itemEvent, node: s.index, inc: s.inc,
 		ev: Start{Incarnation: s.inc}})
@@ -306,7 +306,7 @@ func (w *World) applyCall(s *slot, e Call) {
 		return
 	}
 	s.calls[e.Call] = s.inc
-	assertf(len(s.calls) <= callsMax, "node %q made more than %d distinct calls", s.id, callsMax)
+	assert.That(len(s.calls) <= callsMax, "node %q made more than %d distinct calls", s.id, callsMax)
 	w.q.push(item{at: w.now, kind: itemEvent, node: t.index, inc: t.inc,
 		ev: CallReceived{From: s.id, Call: e.Call, Req: e.Req}})
 }
