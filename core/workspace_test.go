@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/core/store"
 	"github.com/turnstile-sim/turnstile/wire"
@@ -253,32 +253,6 @@ func TestWriteRejectedSettles(t *testing.T) {
 	rec, _ := h.st.Session(sid)
 	require.Nil(t, rec.Mutation)
 	one[wire.WorkspaceWrite](t, h.step(core.WriteWorkspace{Call: h.nextCall(), Session: sid, Path: "f", Data: []byte("2")}))
-}
-
-func isNil(v any) bool {
-	if v == nil {
-		return true
-	}
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface, reflect.Func, reflect.Chan:
-		return rv.IsNil()
-	}
-	return false
-}
-
-func (requireT) Nil(t testing.TB, v any, args ...any) {
-	t.Helper()
-	if !isNil(v) {
-		t.Fatalf("want nil, got %#v%s", v, msg(args))
-	}
-}
-
-func (requireT) NotNil(t testing.TB, v any, args ...any) {
-	t.Helper()
-	if isNil(v) {
-		t.Fatalf("want non-nil%s", msg(args))
-	}
 }
 
 // TestExportPullsChunksThenReleases: the archive is pulled with next at
