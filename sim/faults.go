@@ -12,7 +12,7 @@ import (
 
 // FaultKind names a kind of fault. The set is open: the kernel knows the
 // network kinds below, and callers register their own (for example
-// "core_crash" or "harness_prepare_failure") with World.RegisterFault.
+// "core_crash" or "harness_prepare_failure") with Kernel.RegisterFault.
 type FaultKind string
 
 // Network fault kinds handled by the kernel.
@@ -72,7 +72,7 @@ type FaultSpec struct {
 }
 
 // FaultHandler applies a caller-registered fault when its instant comes.
-type FaultHandler func(w *World, f Fault)
+type FaultHandler func(w *Kernel, f Fault)
 
 type faultEntry struct {
 	spec    FaultSpec
@@ -158,7 +158,7 @@ var gapChoices = []time.Duration{200 * time.Millisecond, time.Second, 5 * time.S
 
 // RegisterFault adds a caller fault kind. The swarm schedules it like the
 // network kinds; at each fault's instant the kernel calls h.
-func (w *World) RegisterFault(spec FaultSpec, h FaultHandler) {
+func (w *Kernel) RegisterFault(spec FaultSpec, h FaultHandler) {
 	assert.That(!w.started, "RegisterFault after the run started")
 	assert.That(h != nil, "RegisterFault without a handler")
 	assert.That(spec.ForMin <= spec.ForMax, "fault spec with ForMin > ForMax")
@@ -169,7 +169,7 @@ func (w *World) RegisterFault(spec FaultSpec, h FaultHandler) {
 }
 
 // kernelSpecs returns the built-in network kinds for the world's nodes.
-func (w *World) kernelSpecs() []faultEntry {
+func (w *Kernel) kernelSpecs() []faultEntry {
 	short, long := 100*time.Millisecond, 5*time.Second
 	return []faultEntry{
 		{spec: FaultSpec{Kind: FaultConnLoss}},
@@ -181,7 +181,7 @@ func (w *World) kernelSpecs() []faultEntry {
 
 // allSpecs returns kernel and caller kinds sorted by kind name, so the swarm
 // draws do not depend on registration order.
-func (w *World) allSpecs() []faultEntry {
+func (w *Kernel) allSpecs() []faultEntry {
 	all := append(w.kernelSpecs(), w.specs...)
 	slices.SortStableFunc(all, func(a, b faultEntry) int { return strings.Compare(string(a.spec.Kind), string(b.spec.Kind)) })
 	return all
@@ -193,7 +193,7 @@ func (w *World) allSpecs() []faultEntry {
 // "faults:<kind>", so registering, enabling or restricting one kind never
 // shifts the draws of another (a kind's timeline depends only on the seed,
 // its own spec and the heal time).
-func (w *World) generate(cfg SwarmConfig) Schedule {
+func (w *Kernel) generate(cfg SwarmConfig) Schedule {
 	r := w.Rand("swarm")
 	s := Schedule{Seed: w.seed, Workload: w.workload}
 	s.Heal = time.Duration(durationIn(r, int64(cfg.HealMin), int64(cfg.HealMax)))
@@ -239,7 +239,7 @@ func drawFaults(r *rand.Rand, spec FaultSpec, gap, heal time.Duration) []Fault {
 }
 
 // inject applies fault f now.
-func (w *World) inject(f Fault) {
+func (w *Kernel) inject(f Fault) {
 	w.Note("fault " + f.String())
 	if h := w.handlerFor(f.Kind); h != nil {
 		w.stats.Faults[f.Kind]++
@@ -302,7 +302,7 @@ func slowEndNote(extra int64) string {
 
 // endFault runs the end of a timed fault and traces it as "<what> end
 // <direction>", unless the run never heals and the heal time has passed.
-func (w *World) endFault(what, dir string, fn func() string) {
+func (w *Kernel) endFault(what, dir string, fn func() string) {
 	if w.opts.NeverHeal && w.healed {
 		w.Note(what + " end " + dir + " skipped (never heal)")
 		return
@@ -310,7 +310,7 @@ func (w *World) endFault(what, dir string, fn func() string) {
 	w.Note(what + " end " + dir + fn())
 }
 
-func (w *World) handlerFor(k FaultKind) FaultHandler {
+func (w *Kernel) handlerFor(k FaultKind) FaultHandler {
 	for _, e := range w.specs {
 		if e.spec.Kind == k {
 			return e.handler
@@ -321,7 +321,7 @@ func (w *World) handlerFor(k FaultKind) FaultHandler {
 
 // CrashRestart is a FaultHandler for crash kinds: it crashes f.Node and
 // restarts it f.For later.
-func CrashRestart(w *World, f Fault) {
+func CrashRestart(w *Kernel, f Fault) {
 	id := f.Node
 	w.Crash(id)
 	w.After(f.For, "", func() { w.Restart(id) })

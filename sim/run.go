@@ -13,13 +13,13 @@ import (
 type Options struct {
 	// Setup populates the world: nodes, services, checks, caller fault kinds,
 	// convergence predicate, workload. It runs before the schedule is drawn.
-	Setup func(w *World)
+	Setup func(w *Kernel)
 	// Schedule replays a stored schedule instead of drawing one from the seed.
 	// It must be valid (Schedule.Validate): Run panics otherwise.
 	Schedule *Schedule
 	// Swarm bounds the swarm draws.
 	Swarm SwarmConfig
-	// Workload is the workload-size knob handed to Setup (World.Workload);
+	// Workload is the workload-size knob handed to Setup (Kernel.Workload);
 	// ignored when Schedule is set (the schedule carries its own).
 	Workload int
 	// Draws replace the first draws of named streams (see Draws); ignored
@@ -128,7 +128,7 @@ type Result struct {
 	// the written trace is incomplete. Nil without a writer.
 	TraceErr error
 	// Dump is the state of every machine when the first violation was
-	// found (World.SetDump), also at the end of the trace.
+	// found (Kernel.SetDump), also at the end of the trace.
 	Dump []string
 }
 
@@ -175,7 +175,7 @@ func (r Result) Report() string {
 // Run executes one simulation from seed.
 func Run(seed uint64, opts Options) Result {
 	opts = opts.withDefaults()
-	w := newWorld(seed, opts)
+	w := newKernel(seed, opts)
 	w.workload, w.draws = opts.Workload, opts.Draws.clone()
 	if opts.Schedule != nil {
 		w.workload, w.draws = opts.Schedule.Workload, opts.Schedule.Draws.clone()
@@ -206,7 +206,7 @@ func Replay(s Schedule, opts Options) Result {
 	return Run(s.Seed, opts)
 }
 
-func (w *World) start(s Schedule) {
+func (w *Kernel) start(s Schedule) {
 	assert.That(s.Network.LatencyMin >= 0 && s.Network.LatencyMin <= s.Network.LatencyMax, "bad latency range")
 	assert.That(s.Network.DetectMax >= 0 && s.Heal >= 0, "bad schedule durations")
 	w.net.cfg = s.Network
@@ -235,12 +235,12 @@ func knownKind(specs []faultEntry, k FaultKind) bool {
 
 // OnHeal registers fn to run at the heal time (for example to restart
 // crashed nodes). Hooks run in registration order.
-func (w *World) OnHeal(fn func()) { w.healHooks = append(w.healHooks, fn) }
+func (w *Kernel) OnHeal(fn func()) { w.healHooks = append(w.healHooks, fn) }
 
 // Healed reports whether the heal time has passed.
-func (w *World) Healed() bool { return w.healed }
+func (w *Kernel) Healed() bool { return w.healed }
 
-func (w *World) healNow() {
+func (w *Kernel) healNow() {
 	w.healed = true
 	if w.opts.NeverHeal {
 		w.Note("heal skipped (never heal)")
@@ -254,7 +254,7 @@ func (w *World) healNow() {
 	}
 }
 
-func (w *World) loop() {
+func (w *Kernel) loop() {
 	deadline := w.heal + min(int64(w.opts.LivenessTimeout), math.MaxInt64-w.heal)
 	for !w.stop {
 		if w.q.len() == 0 {
@@ -283,7 +283,7 @@ func (w *World) loop() {
 
 // settle ends a run that ran out of events or time: the convergence
 // predicate must hold.
-func (w *World) settle(why string) {
+func (w *Kernel) settle(why string) {
 	if w.converge == nil {
 		return
 	}
@@ -296,7 +296,7 @@ func (w *World) settle(why string) {
 	w.violate("liveness", why+": "+pending)
 }
 
-func (w *World) afterStep() {
+func (w *Kernel) afterStep() {
 	for i := range w.checks {
 		c := &w.checks[i]
 		if c.AfterStep == nil {
@@ -318,7 +318,7 @@ func (w *World) afterStep() {
 	}
 }
 
-func (w *World) violate(check, msg string) {
+func (w *Kernel) violate(check, msg string) {
 	v := Violation{Step: w.step, At: time.Duration(w.now), Check: check, Message: msg}
 	w.violations = append(w.violations, v)
 	w.Note("violation " + v.String())
@@ -331,7 +331,7 @@ func (w *World) violate(check, msg string) {
 	}
 }
 
-func (w *World) result(s Schedule) Result {
+func (w *Kernel) result(s Schedule) Result {
 	if len(w.violations) == 0 {
 		for i := range w.checks {
 			c := &w.checks[i]
@@ -355,7 +355,7 @@ func (w *World) result(s Schedule) Result {
 }
 
 // View is the read-only window checkers get on the world.
-type View struct{ w *World }
+type View struct{ w *Kernel }
 
 // Now returns the virtual time.
 func (v *View) Now() time.Time { return v.w.Now() }

@@ -139,7 +139,7 @@
 //     Nothing in Core or the checkers reads a daemon's wall clock: the
 //     ledger's admission deadline is the grant instant plus the device's
 //     configured expiry, in virtual time.
-//   - hostile_proxy: a mutating proxy (sim.World.SetProxy) on one or both
+//   - hostile_proxy: a mutating proxy (sim.Kernel.SetProxy) on one or both
 //     directions of a Core–daemon connection for For: it duplicates
 //     frames, replays earlier frames of the direction later, sends copies
 //     padded to just under 4 MiB, copies with an envelope ID inflated past
