@@ -95,7 +95,7 @@ func TestAdmissionTable(t *testing.T) {
 	for _, row := range admissionRows() {
 		t.Run(row.name, func(t *testing.T) {
 			for _, supported := range []bool{true, false} {
-				h := newHarnessCfg(t, core.Config{EngineProfiles: map[string]core.EngineProfile{kind: row.profile}})
+				h := newRigCfg(t, core.Config{EngineProfiles: map[string]core.EngineProfile{kind: row.profile}})
 				caps := row.base(baseCaps())
 				if !supported {
 					caps = with(caps, row.cap, wire.CapabilityUnsupported)
@@ -130,7 +130,7 @@ func TestAdmissionTable(t *testing.T) {
 
 func TestNativeSessionRecoveryRequiredWithoutRecordedNativeSession(t *testing.T) {
 	for _, recorded := range []bool{false, true} {
-		h := newHarness(t)
+		h := newRig(t)
 		_, _, runID := h.running()
 		done := wire.Done{Content: "ok"}
 		if recorded {
@@ -149,7 +149,7 @@ func TestNativeSessionRecoveryRequiredWithoutRecordedNativeSession(t *testing.T)
 		require.Equal(t, "native_session_recovery", v.ErrorDetail)
 	}
 	// With the capability the recovery is requested explicitly.
-	h := newHarness(t)
+	h := newRig(t)
 	h.connect("d1", 1, with(baseCaps(), "native_session_recovery", wire.CapabilitySupported))
 	sid := h.session(defaultAgent())
 	h.submit(sid, "x")
@@ -164,7 +164,7 @@ func TestNativeSessionRecoveryRequiredWithoutRecordedNativeSession(t *testing.T)
 // prepare and ready makes the final check reject: the admission is
 // released and no execution_start is sent.
 func TestFinalCheckBeforeClaim(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.connect("d1", 1, baseCaps())
 	sid := h.session(defaultAgent())
 	tid := h.submit(sid, "x")
@@ -176,7 +176,7 @@ func TestFinalCheckBeforeClaim(t *testing.T) {
 // TestNeverSubstitutesAnotherKind: a device offering a different, fully
 // capable kind is never used for the Session's kind.
 func TestNeverSubstitutesAnotherKind(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.step(core.ConnOpened{Device: "d1", Conn: 1})
 	h.frame(1, "", wire.Heartbeat{SupportedAgentKinds: []wire.SupportedAgentKind{
 		{Kind: "other", Available: true, Capabilities: fullCaps()},

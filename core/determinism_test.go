@@ -13,7 +13,7 @@ import (
 // scriptTrace runs a fixed script with several devices, sessions, steering
 // and a cancel, and renders every effect with Describe.
 func scriptTrace(t *testing.T) string {
-	h := newHarness(t)
+	h := newRig(t)
 	var b strings.Builder
 	rec := func(effs []core.Effect) {
 		for _, e := range effs {

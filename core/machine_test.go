@@ -9,7 +9,7 @@ import (
 )
 
 func TestHappyPathTurnCompletes(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	_, tid, runID := h.running()
 	require.Equal(t, "t-1", runID)
 	require.Equal(t, core.TurnRunning, h.turn(tid).State)

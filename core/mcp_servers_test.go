@@ -22,7 +22,7 @@ func TestExplicitEmptyMCPServersTravelAsEmptyList(t *testing.T) {
 		{"explicit empty", []wire.MCPHTTPServer{}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			h := newHarness(t)
+			h := newRig(t)
 			h.connect("d1", 1, baseCaps()) // no mcp_http_tools
 			a := defaultAgent()
 			a.MCPServers = c.servers
