@@ -5,7 +5,9 @@
 //
 // # Model
 //
-// A Kernel holds nodes. A node is a Node: a deterministic machine stepped
+// A Kernel is one run's running state (package sim/world, by contrast, is
+// the full-stack protocol world built on top of it). A Kernel holds nodes.
+// A node is a Node: a deterministic machine stepped
 // with the virtual time and one Event, returning the Effects the kernel must
 // carry out. Services (a simulated Harness, a workload driver) are nodes too:
 // they receive CallReceived and answer with Reply, possibly later through
