@@ -52,7 +52,7 @@ func scriptTrace(t *testing.T) string {
 func TestSameEventsSameTrace(t *testing.T) {
 	a, b := scriptTrace(t), scriptTrace(t)
 	require.Equal(t, a, b)
-	require.True(t, strings.Contains(a, "prompt_cancel id=t-2 delivery=cancel:t-2"), a)
+	require.True(t, strings.Contains(a, "prompt_cancel id=t-2 delivery_id=cancel:t-2"), a)
 	require.True(t, strings.Contains(a, "execution_start"), a)
 }
 

@@ -172,7 +172,7 @@ func (c describeCache) describe(b []byte) string {
 		return s
 	}
 	f, err := c.decode(b)
-	s := describeDecoded(b, f, err)
+	s := wire.DescribeDecoded(b, f, err)
 	c.lines[&b[0]] = s
 	return s
 }
@@ -180,14 +180,7 @@ func (c describeCache) describe(b []byte) string {
 // describeFrame renders a simulated frame for the trace with wire.Describe.
 func describeFrame(b []byte) string {
 	f, err := wire.Decode(b)
-	return describeDecoded(b, f, err)
-}
-
-func describeDecoded(b []byte, f wire.Frame, err error) string {
-	if err != nil {
-		return fmt.Sprintf("undecodable %dB: %v", len(b), err)
-	}
-	return wire.Describe(f)
+	return wire.DescribeDecoded(b, f, err)
 }
 
 // Run executes one seed of the world and checks linearizability.
