@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/wire"
 )
@@ -34,7 +35,7 @@ func TestCreateSessionRefusesWhatTheWireRefuses(t *testing.T) {
 		}, "server_url"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			h := newHarness(t)
+			h := newRig(t)
 			a := defaultAgent()
 			c.mutate(&a)
 			r := h.api(core.CreateSession{Call: "c", Agent: a})
@@ -50,7 +51,7 @@ func TestCreateSessionRefusesWhatTheWireRefuses(t *testing.T) {
 // servers are what execution_prepare carries, and the frame decodes and
 // validates on the Runtime side.
 func TestFunctionToolsAndMCPServersReachExecutionPrepare(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	caps := with(with(baseCaps(), "function_tools", wire.CapabilitySupported), "mcp_http_tools", wire.CapabilitySupported)
 	h.connect("d1", 1, caps)
 	a := defaultAgent()

@@ -1,14 +1,14 @@
 package core
 
-import "fmt"
+import (
+	"fmt"
 
-// assert panics when an impossible state is reached: a bug in the machine,
-// never a reaction to bad input.
-func assert(cond bool, format string, args ...any) {
-	if !cond {
-		panic(fmt.Sprintf("core: assertion failed: "+format, args...))
-	}
-}
+	"github.com/turnstile-sim/turnstile/internal/invariant"
+)
+
+// assert checks this package's invariants (see internal/invariant):
+// always on, it panics with a message naming the package.
+const assert = invariant.Scope("core: assertion failed: ")
 
 // panicf reports a broken invariant. Invariant checks call it only on
 // failure, so the formatting arguments cost nothing on the hot path.

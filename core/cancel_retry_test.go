@@ -4,13 +4,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
 // starting sets up device d1 on conn 1, a default session and one Turn
 // whose execution_start was sent but not yet confirmed.
-func (h *harness) starting() (tid, runID string) {
+func (h *rig) starting() (tid, runID string) {
 	h.t.Helper()
 	h.connect("d1", 1, baseCaps())
 	sid := h.session(defaultAgent())
@@ -21,7 +22,7 @@ func (h *harness) starting() (tid, runID string) {
 	return tid, runID
 }
 
-func (h *harness) timerAt(id core.TimerID) (time.Time, bool) {
+func (h *rig) timerAt(id core.TimerID) (time.Time, bool) {
 	for _, tv := range h.m.Timers() {
 		if tv.Timer == id {
 			return tv.At, true
@@ -31,7 +32,7 @@ func (h *harness) timerAt(id core.TimerID) (time.Time, bool) {
 }
 
 // notReady answers the latest cancel attempt with not_ready.
-func (h *harness) notReady(tid, runID string) {
+func (h *rig) notReady(tid, runID string) {
 	h.t.Helper()
 	id := h.turn(tid).CancelDeliveryID
 	require.Empty(h.t, sends[wire.PromptCancel](h.frame(1, runID, wire.InteractionDecisionAck{DeliveryID: id, ErrorCode: wire.CancelNotReady})))
@@ -43,7 +44,7 @@ func (h *harness) notReady(tid, runID string) {
 // request's, ending CancelConfirmTimeout after the first send, and is not
 // restarted by the retry. Only the current attempt's receipt counts.
 func TestCancelNotReadyRetriedWithFreshDeliveryID(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	tid, runID := h.starting()
 	first := one[wire.PromptCancel](t, h.step(core.CancelTurn{Call: "c", Turn: tid}))
 	require.Equal(t, "cancel:"+runID, first.P.DeliveryID)
@@ -88,7 +89,7 @@ func TestCancelNotReadyRetriedWithFreshDeliveryID(t *testing.T) {
 // decides only when that receipt is run_inactive.
 func TestCancelNotReadyThenDone(t *testing.T) {
 	for _, applied := range []bool{false, true} {
-		h := newHarness(t)
+		h := newRig(t)
 		tid, runID := h.starting()
 		h.step(core.CancelTurn{Call: "c", Turn: tid})
 		h.notReady(tid, runID)
@@ -113,7 +114,7 @@ func TestCancelNotReadyThenDone(t *testing.T) {
 // TestCancelTurnAfterNotReadyRetriesAtOnce: a CancelTurn call while the
 // retry waits sends the fresh attempt immediately, once.
 func TestCancelTurnAfterNotReadyRetriesAtOnce(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	tid, runID := h.starting()
 	h.step(core.CancelTurn{Call: "c", Turn: tid})
 	h.notReady(tid, runID)
@@ -127,7 +128,7 @@ func TestCancelTurnAfterNotReadyRetriesAtOnce(t *testing.T) {
 
 // TestCancelRetryDelayConfigurable: CancelRetryDelay sets the wait.
 func TestCancelRetryDelayConfigurable(t *testing.T) {
-	h := newHarnessCfg(t, core.Config{CancelRetryDelay: 250 * time.Millisecond})
+	h := newRigCfg(t, core.Config{CancelRetryDelay: 250 * time.Millisecond})
 	tid, runID := h.starting()
 	h.step(core.CancelTurn{Call: "c", Turn: tid})
 	h.notReady(tid, runID)
@@ -139,7 +140,7 @@ func TestCancelRetryDelayConfigurable(t *testing.T) {
 // TestCancelRetryEndsWithTheTurn: a connection lost while the retry waits
 // leaves the cancel unconfirmed and disarms the retry.
 func TestCancelRetryEndsWithTheTurn(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	tid, runID := h.starting()
 	h.step(core.CancelTurn{Call: "c", Turn: tid})
 	h.notReady(tid, runID)
@@ -158,7 +159,7 @@ func TestCancelDuplicateReceiptWhileRetryWaits(t *testing.T) {
 		{ErrorCode: wire.CancelFailed},
 		{Applied: true, Outcome: &wire.Done{Content: "x"}},
 	} {
-		h := newHarness(t)
+		h := newRig(t)
 		tid, runID := h.starting()
 		first := one[wire.PromptCancel](t, h.step(core.CancelTurn{Call: "c", Turn: tid}))
 		h.notReady(tid, runID)
@@ -177,7 +178,7 @@ func TestCancelDuplicateReceiptWhileRetryWaits(t *testing.T) {
 // or past the cancel deadline, and the Turn fails cancel_unconfirmed
 // exactly CancelConfirmTimeout after the first send.
 func TestCancelNotReadyRetriesEndAtTheDeadline(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	tid, runID := h.starting()
 	one[wire.PromptCancel](t, h.step(core.CancelTurn{Call: "c", Turn: tid}))
 	deadline := h.now.Add(15 * time.Second)
@@ -223,7 +224,7 @@ func TestCancelNotReadyRetriesEndAtTheDeadline(t *testing.T) {
 // than CancelRetryDelay before the deadline schedules no retry; the Turn
 // fails cancel_unconfirmed at the deadline.
 func TestCancelNotReadyNearTheDeadlineWaitsForIt(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	tid, runID := h.starting()
 	h.step(core.CancelTurn{Call: "c", Turn: tid})
 	deadline := h.now.Add(15 * time.Second)

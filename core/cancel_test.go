@@ -4,12 +4,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
 func TestCancelSendsPromptCancelWithDeliveryID(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	_, tid, runID := h.running()
 	effs := h.step(core.CancelTurn{Call: "c", Turn: tid})
 	pc := one[wire.PromptCancel](t, effs)
@@ -24,7 +25,7 @@ func TestCancelSendsPromptCancelWithDeliveryID(t *testing.T) {
 // TestDoneDoesNotOverrideCancelReceipt: done arrives, the Turn waits for
 // the receipt, and the receipt decides.
 func TestDoneDoesNotOverrideCancelReceipt(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	_, tid, runID := h.running()
 	h.step(core.CancelTurn{Call: "c", Turn: tid})
 	h.frame(1, runID, wire.Done{Content: ""})
@@ -38,7 +39,7 @@ func TestDoneDoesNotOverrideCancelReceipt(t *testing.T) {
 }
 
 func TestNoCancelReceiptIsCancelUnconfirmed(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	_, tid, runID := h.running()
 	h.step(core.CancelTurn{Call: "c", Turn: tid})
 	h.advance(14 * time.Second)
@@ -53,7 +54,7 @@ func TestNoCancelReceiptIsCancelUnconfirmed(t *testing.T) {
 }
 
 func TestAppliedCancelWithoutOutcome(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	_, tid, runID := h.running()
 	h.step(core.CancelTurn{Call: "c", Turn: tid})
 	h.frame(1, runID, wire.InteractionDecisionAck{DeliveryID: "cancel:" + runID, Applied: true})
@@ -62,7 +63,7 @@ func TestAppliedCancelWithoutOutcome(t *testing.T) {
 
 func TestRefusedCancelLetsStreamDecide(t *testing.T) {
 	for _, doneFirst := range []bool{true, false} {
-		h := newHarness(t)
+		h := newRig(t)
 		_, tid, runID := h.running()
 		h.step(core.CancelTurn{Call: "c", Turn: tid})
 		if doneFirst {
@@ -83,7 +84,7 @@ func TestRefusedCancelLetsStreamDecide(t *testing.T) {
 // cancel_failed means a native cancel was issued whose settlement is
 // unconfirmed; the done that follows settlement must not complete the Turn.
 func TestCancelFailedReceiptIsCancelUnconfirmed(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	_, tid, runID := h.running()
 	h.step(core.CancelTurn{Call: "c", Turn: tid})
 	h.frame(1, runID, wire.InteractionDecisionAck{DeliveryID: "cancel:" + runID, ErrorCode: wire.CancelFailed})
@@ -96,7 +97,7 @@ func TestCancelFailedReceiptIsCancelUnconfirmed(t *testing.T) {
 // TestCancelOwnsTerminalEvenWhenInputUnknown: after cancel, an input whose
 // written never came becomes unknown but the receipt decides the Turn.
 func TestCancelOwnsTerminalEvenWhenInputUnknown(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	_, tid, runID := h.running()
 	h.steer(tid, "a")
 	h.advance(20 * time.Second)
@@ -110,7 +111,7 @@ func TestCancelOwnsTerminalEvenWhenInputUnknown(t *testing.T) {
 }
 
 func TestCancelConnectionLossIsCancelUnconfirmed(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	_, tid, _ := h.running()
 	h.step(core.CancelTurn{Call: "c", Turn: tid})
 	h.step(core.ConnClosed{Conn: 1})
@@ -118,7 +119,7 @@ func TestCancelConnectionLossIsCancelUnconfirmed(t *testing.T) {
 }
 
 func TestCancelRejections(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	_, tid, runID := h.running()
 	h.frame(1, runID, wire.Done{})
 	w := h.st.Writes()

@@ -127,7 +127,7 @@ func Missing(caps wire.AgentKindCapabilities, req []string) string {
 				break
 			}
 		}
-		assert(found, "required capability %q is not a declaration field", name)
+		assert.That(found, "required capability %q is not a declaration field", name)
 	}
 	return ""
 }

@@ -3,6 +3,7 @@ package core_test
 import (
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/wire"
 )
@@ -129,7 +130,7 @@ func TestAdmissionTable(t *testing.T) {
 
 func TestNativeSessionRecoveryRequiredWithoutRecordedNativeSession(t *testing.T) {
 	for _, recorded := range []bool{false, true} {
-		h := newHarness(t)
+		h := newRig(t)
 		_, _, runID := h.running()
 		done := wire.Done{Content: "ok"}
 		if recorded {
@@ -148,7 +149,7 @@ func TestNativeSessionRecoveryRequiredWithoutRecordedNativeSession(t *testing.T)
 		require.Equal(t, "native_session_recovery", v.ErrorDetail)
 	}
 	// With the capability the recovery is requested explicitly.
-	h := newHarness(t)
+	h := newRig(t)
 	h.connect("d1", 1, with(baseCaps(), "native_session_recovery", wire.CapabilitySupported))
 	sid := h.session(defaultAgent())
 	h.submit(sid, "x")
@@ -163,7 +164,7 @@ func TestNativeSessionRecoveryRequiredWithoutRecordedNativeSession(t *testing.T)
 // prepare and ready makes the final check reject: the admission is
 // released and no execution_start is sent.
 func TestFinalCheckBeforeClaim(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.connect("d1", 1, baseCaps())
 	sid := h.session(defaultAgent())
 	tid := h.submit(sid, "x")
@@ -175,7 +176,7 @@ func TestFinalCheckBeforeClaim(t *testing.T) {
 // TestNeverSubstitutesAnotherKind: a device offering a different, fully
 // capable kind is never used for the Session's kind.
 func TestNeverSubstitutesAnotherKind(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.step(core.ConnOpened{Device: "d1", Conn: 1})
 	h.frame(1, "", wire.Heartbeat{SupportedAgentKinds: []wire.SupportedAgentKind{
 		{Kind: "other", Available: true, Capabilities: fullCaps()},

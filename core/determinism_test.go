@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/wire"
 )
@@ -12,7 +13,7 @@ import (
 // scriptTrace runs a fixed script with several devices, sessions, steering
 // and a cancel, and renders every effect with Describe.
 func scriptTrace(t *testing.T) string {
-	h := newHarness(t)
+	h := newRig(t)
 	var b strings.Builder
 	rec := func(effs []core.Effect) {
 		for _, e := range effs {
@@ -51,7 +52,7 @@ func scriptTrace(t *testing.T) string {
 func TestSameEventsSameTrace(t *testing.T) {
 	a, b := scriptTrace(t), scriptTrace(t)
 	require.Equal(t, a, b)
-	require.True(t, strings.Contains(a, "prompt_cancel id=t-2 delivery=cancel:t-2"), a)
+	require.True(t, strings.Contains(a, "prompt_cancel id=t-2 delivery_id=cancel:t-2"), a)
 	require.True(t, strings.Contains(a, "execution_start"), a)
 }
 

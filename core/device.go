@@ -98,7 +98,7 @@ func (m *Machine) dropConn(c *conn, reason string, closeIt bool) {
 		m.observationLost(t)
 	}
 	m.workspaceConnLost(c)
-	assert(c.preps == 0 && c.runs == 0, "%s dropped with %d preparations and %d runs left", c.id, c.preps, c.runs)
+	assert.That(c.preps == 0 && c.runs == 0, "%s dropped with %d preparations and %d runs left", c.id, c.preps, c.runs)
 }
 
 func compareSeq(a, b uint64) int {
@@ -113,7 +113,7 @@ func compareSeq(a, b uint64) int {
 
 func (m *Machine) onIdleTimer(subject string) {
 	n, err := strconv.ParseUint(subject, 10, 64)
-	assert(err == nil, "idle timer subject %q", subject)
+	assert.That(err == nil, "idle timer subject %q", subject)
 	c := m.conns[ConnID(n)]
 	if c == nil {
 		return

@@ -5,12 +5,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
 func TestNewerConnectionQuarantinesOlder(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	_, tid, runID := h.running()
 	sub := h.api(core.Subscribe{Call: "sub", Turn: tid})
 	require.NoError(t, sub.Err)
@@ -36,7 +37,7 @@ func TestNewerConnectionQuarantinesOlder(t *testing.T) {
 }
 
 func TestCapabilitiesUnknownUntilFirstHeartbeat(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.step(core.ConnOpened{Device: "d1", Conn: 1})
 	sid := h.session(defaultAgent())
 	effs := h.step(core.SubmitTurn{Call: "c", Session: sid, Input: wire.TextInput("x")})
@@ -48,7 +49,7 @@ func TestCapabilitiesUnknownUntilFirstHeartbeat(t *testing.T) {
 }
 
 func TestKindMissingFromLaterHeartbeatIsUndeclared(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.connect("d1", 1, baseCaps())
 	h.frame(1, "", wire.Heartbeat{TS: 2})
 	_, ok := h.m.Snapshot(1, kind)
@@ -60,7 +61,7 @@ func TestKindMissingFromLaterHeartbeatIsUndeclared(t *testing.T) {
 }
 
 func TestUnavailableKindIsNotSelected(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.step(core.ConnOpened{Device: "d1", Conn: 1})
 	h.frame(1, "", wire.Heartbeat{SupportedAgentKinds: []wire.SupportedAgentKind{{Kind: kind, Available: false, Capabilities: fullCaps()}}})
 	sid := h.session(defaultAgent())
@@ -81,7 +82,7 @@ func TestInvalidHeartbeatClearsSnapshotAndCloses(t *testing.T) {
 	}
 	for name, ev := range cases {
 		t.Run(name, func(t *testing.T) {
-			h := newHarness(t)
+			h := newRig(t)
 			h.connect("d1", 1, baseCaps())
 			effs := h.step(ev)
 			require.True(t, hasEffect(effs, func(c core.CloseConn) bool { return c.Conn == 1 }), "%v", describeAll(effs))
@@ -93,7 +94,7 @@ func TestInvalidHeartbeatClearsSnapshotAndCloses(t *testing.T) {
 }
 
 func TestRejectedNonHeartbeatFrameKeepsConnection(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.connect("d1", 1, baseCaps())
 	effs := h.step(core.FrameRejected{Conn: 1, Type: wire.TypeDelta, Err: errors.New("bad")})
 	require.Empty(t, effs)
@@ -102,7 +103,7 @@ func TestRejectedNonHeartbeatFrameKeepsConnection(t *testing.T) {
 }
 
 func TestIdleConnectionClosedAfterTimeout(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.connect("d1", 1, baseCaps())
 	h.advance(50 * time.Second)
 	h.frame(1, "", heartbeat(baseCaps()))
@@ -114,7 +115,7 @@ func TestIdleConnectionClosedAfterTimeout(t *testing.T) {
 }
 
 func TestConnectionLossWhileStartingIsDeliveryUnknown(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.connect("d1", 1, baseCaps())
 	sid := h.session(defaultAgent())
 	tid := h.submit(sid, "x")
@@ -132,7 +133,7 @@ func TestConnectionLossWhileStartingIsDeliveryUnknown(t *testing.T) {
 }
 
 func TestConnectionLossWhilePreparingRequeuesUnclaimedTurn(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.connect("d1", 1, baseCaps())
 	sid := h.session(defaultAgent())
 	tid := h.submit(sid, "x")
@@ -146,7 +147,7 @@ func TestConnectionLossWhilePreparingRequeuesUnclaimedTurn(t *testing.T) {
 }
 
 func TestDeviceChoiceIsDeterministic(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.connect("d-b", 2, baseCaps())
 	h.connect("d-a", 1, baseCaps())
 	s1 := h.session(defaultAgent())
@@ -158,7 +159,7 @@ func TestDeviceChoiceIsDeterministic(t *testing.T) {
 }
 
 func TestFramesFromUnknownConnectionIgnored(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	require.Empty(t, h.frame(9, "", heartbeat(baseCaps())))
 	require.Empty(t, h.step(core.ConnClosed{Conn: 9}))
 	require.Empty(t, h.m.Devices())
@@ -168,7 +169,7 @@ func TestFramesFromUnknownConnectionIgnored(t *testing.T) {
 // frame, a frame on an unknown connection and a status for an unknown
 // stream leave the store untouched.
 func TestRejectedFrameChangesNoDurableState(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	_, tid, runID := h.running()
 	w := h.st.Writes()
 	h.step(core.FrameRejected{Conn: 1, Type: wire.TypeDone, Err: errors.New("bad")})
@@ -182,7 +183,7 @@ func TestRejectedFrameChangesNoDurableState(t *testing.T) {
 }
 
 func TestConnOpenedRejections(t *testing.T) {
-	h := newHarnessCfg(t, core.Config{DevicesMax: 1})
+	h := newRigCfg(t, core.Config{DevicesMax: 1})
 	require.Empty(t, h.step(core.ConnOpened{Device: "", Conn: 1}), "no device")
 	require.Empty(t, h.step(core.ConnOpened{Device: "d1", Conn: 0}), "connection zero")
 	h.step(core.ConnOpened{Device: "d1", Conn: 1})
@@ -197,7 +198,7 @@ func TestConnOpenedRejections(t *testing.T) {
 // to) a generation already opened for the device arrives late: it is
 // closed at once and the current connection keeps its routes.
 func TestStaleConnectionGenerationClosed(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.connect("d1", 2, baseCaps())
 	sid := h.session(defaultAgent())
 	tid := h.submit(sid, "x")
@@ -224,7 +225,7 @@ func TestStaleConnectionGenerationClosed(t *testing.T) {
 }
 
 func TestDeviceViewIdleDeadlineFollowsInboundFrames(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	idle := core.DefaultConfig().ConnIdleTimeout
 	h.step(core.ConnOpened{Device: "d1", Conn: 1})
 	require.Equal(t, t0.Add(idle), h.m.Devices()[0].IdleDeadline)

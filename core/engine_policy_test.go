@@ -3,6 +3,7 @@ package core_test
 import (
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/core/engine"
 	"github.com/turnstile-sim/turnstile/core/engine/enginetest"
@@ -10,15 +11,15 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-func policyHarness(t *testing.T, profiles ...engine.Profile) *harness {
+func policyRig(t *testing.T, profiles ...engine.Profile) *rig {
 	p := engine.For(engine.NewCatalog(profiles...))
-	return newHarnessCfg(t, core.Config{Policy: &p})
+	return newRigCfg(t, core.Config{Policy: &p})
 }
 
 // TestPolicyEmptyCatalogAuthorisesNothing: with an explicit empty catalog
 // no Session is admitted and nothing durable changes.
 func TestPolicyEmptyCatalogAuthorisesNothing(t *testing.T) {
-	h := policyHarness(t)
+	h := policyRig(t)
 	r := h.api(core.CreateSession{Call: "c", Agent: defaultAgent()})
 	require.ErrorIs(t, r.Err, core.ErrEngineUnqualified)
 	require.ErrorIs(t, r.Err, engine.ErrUnknownEngine)
@@ -26,7 +27,7 @@ func TestPolicyEmptyCatalogAuthorisesNothing(t *testing.T) {
 }
 
 func TestPolicyRefusesUnqualifiedPlacementAndOperations(t *testing.T) {
-	h := policyHarness(t, enginetest.TextOnly(kind))
+	h := policyRig(t, enginetest.TextOnly(kind))
 	hosted := defaultAgent()
 	hosted.Environment, hosted.EnvironmentID = core.EnvSelfHosted, "e-1"
 	r := h.api(core.CreateSession{Call: "c1", Agent: hosted})
@@ -49,7 +50,7 @@ func TestPolicyRefusesUnqualifiedPlacementAndOperations(t *testing.T) {
 // TestPolicyRefusesImagesAtSubmitAndSteer: an image input on an engine
 // whose profile does not qualify images is refused before any work.
 func TestPolicyRefusesImagesAtSubmitAndSteer(t *testing.T) {
-	h := policyHarness(t, enginetest.TextOnly(kind))
+	h := policyRig(t, enginetest.TextOnly(kind))
 	h.connect("d1", 1, fullCaps())
 	sid := h.session(defaultAgent())
 	r := h.api(core.SubmitTurn{Call: "c", Session: sid, Input: imageInput})
@@ -63,7 +64,7 @@ func TestPolicyRefusesImagesAtSubmitAndSteer(t *testing.T) {
 // search and verbosity controls makes Core require the device's matching
 // capabilities; the text-only profile does not.
 func TestPolicyControlsReachDeviceSelection(t *testing.T) {
-	h := policyHarness(t, enginetest.Full(kind))
+	h := policyRig(t, enginetest.Full(kind))
 	h.connect("d1", 1, baseCaps())
 	sid := h.session(defaultAgent())
 	tid := h.submit(sid, "x")
@@ -71,7 +72,7 @@ func TestPolicyControlsReachDeviceSelection(t *testing.T) {
 	require.Equal(t, core.TurnFailed, v.State)
 	require.Equal(t, "web_search_control", v.ErrorDetail)
 
-	h = policyHarness(t, enginetest.TextOnly(kind))
+	h = policyRig(t, enginetest.TextOnly(kind))
 	h.connect("d1", 1, baseCaps())
 	sid = h.session(defaultAgent())
 	h.submit(sid, "x")
@@ -82,7 +83,7 @@ func TestPolicyControlsReachDeviceSelection(t *testing.T) {
 // qualifies exactly the shipped Harness kinds, each by its own profile.
 func TestPolicyDefaultsToTheBuiltinCatalog(t *testing.T) {
 	st := store.NewMemory()
-	h := &harness{t: t, m: core.New(core.Config{}, st), st: st, now: t0}
+	h := &rig{t: t, m: core.New(core.Config{}, st), st: st, now: t0}
 	r := h.api(core.CreateSession{Call: "c1", Agent: defaultAgent()})
 	require.ErrorIs(t, r.Err, engine.ErrUnknownEngine, "a kind outside the built-in catalog fails closed")
 	require.Equal(t, 0, len(st.Sessions()))

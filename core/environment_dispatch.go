@@ -31,7 +31,7 @@ func (m *Machine) environmentReady(s *session, t *turn, c *conn) (ready, failed 
 			SessionID: sessionUUID(s.rec.Seq), Session: s.rec.ID}
 		steps := def.Steps()
 		recs, err := checkSteps(rec.EnvironmentID, rec.SessionID, steps)
-		assert(err == nil, "session %s: a validated environment definition fails: %v", s.rec.ID, err)
+		assert.That(err == nil, "session %s: a validated environment definition fails: %v", s.rec.ID, err)
 		rec.Steps = recs
 		if ps.bySession[c.id] == nil {
 			ps.bySession[c.id] = map[string]string{}
@@ -55,7 +55,7 @@ func (m *Machine) environmentReady(s *session, t *turn, c *conn) (ready, failed 
 // preparationFailure names the step that ended a preparation.
 func preparationFailure(rec *EnvironmentPreparationRecord) (code, detail string) {
 	i := slices.IndexFunc(rec.Steps, func(s PreparationStepRecord) bool { return s.State != PreparationCompleted })
-	assert(i >= 0, "preparation %s ended %s with every step completed", rec.ID, rec.State)
+	assert.That(i >= 0, "preparation %s ended %s with every step completed", rec.ID, rec.State)
 	st := rec.Steps[i]
 	detail = fmt.Sprintf("environment preparation %s: step %d (%s %s) %s", rec.ID, i+1, st.Action, st.Name, st.State)
 	if st.State == PreparationFailed && st.ExitCode != 0 {

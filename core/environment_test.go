@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/core/store"
 	"github.com/turnstile-sim/turnstile/wire"
@@ -26,7 +27,7 @@ func definedAgent(d *core.EnvironmentDefinition) core.AgentConfig {
 // driveStep answers one transfer's begin (already sent in effs) through
 // to completed and returns the effects after the completion and the
 // transfer ID.
-func driveStep(h *harness, c core.ConnID, effs []core.Effect) ([]core.Effect, string) {
+func driveStep(h *rig, c core.ConnID, effs []core.Effect) ([]core.Effect, string) {
 	h.t.Helper()
 	begin := oneTransfer(h.t, effs)
 	require.Equal(h.t, wire.StepBegin, begin.P.Step)
@@ -40,7 +41,7 @@ func driveStep(h *harness, c core.ConnID, effs []core.Effect) ([]core.Effect, st
 	}
 }
 
-func (h *harness) environment(sid string) []core.EnvironmentPreparationRecord {
+func (h *rig) environment(sid string) []core.EnvironmentPreparationRecord {
 	h.t.Helper()
 	r := h.api(core.ReadEnvironment{Call: h.nextCall(), Session: sid})
 	require.NoError(h.t, r.Err)
@@ -48,7 +49,7 @@ func (h *harness) environment(sid string) []core.EnvironmentPreparationRecord {
 }
 
 func TestEnvironmentDefinitionPreparesEachConnectionBeforeItsWork(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	sid := h.session(definedAgent(definition()))
 	require.Empty(t, h.environment(sid), "no connection prepared it yet")
 	h.submit(sid, "one")
@@ -83,7 +84,7 @@ func TestEnvironmentDefinitionPreparesEachConnectionBeforeItsWork(t *testing.T) 
 }
 
 func TestEnvironmentPreparationFailureFailsTheTurn(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	sid := h.session(definedAgent(&core.EnvironmentDefinition{Setup: []core.EnvironmentSetup{{Command: "exit 3"}}}))
 	tid := h.submit(sid, "one")
 	effs := h.connect("d1", 1, hostedCaps(baseCaps()))
@@ -108,7 +109,7 @@ func TestEnvironmentPreparationFailureFailsTheTurn(t *testing.T) {
 func TestEnvironmentPreparationUnknownIsNeverReplayed(t *testing.T) {
 	for _, name := range []string{"timeout", "connection lost"} {
 		t.Run(name, func(t *testing.T) {
-			h := newHarness(t)
+			h := newRig(t)
 			sid := h.session(definedAgent(definition()))
 			tid := h.submit(sid, "one")
 			begin := oneTransfer(t, h.connect("d1", 1, hostedCaps(baseCaps())))
@@ -143,7 +144,7 @@ func TestEnvironmentPreparationUnknownIsNeverReplayed(t *testing.T) {
 type plainStore struct{ core.Store }
 
 func TestEnvironmentDefinitionRejections(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	writes := h.st.Writes()
 	edit := func(f func(*core.EnvironmentDefinition)) *core.EnvironmentDefinition {
 		d := definition()
@@ -185,7 +186,7 @@ func TestEnvironmentDefinitionRejections(t *testing.T) {
 	}
 	require.Equal(t, writes, h.st.Writes(), "rejected creations changed durable state")
 
-	plain := &harness{t: t, m: core.New(testConfig(), plainStore{store.NewMemory()}), now: t0}
+	plain := &rig{t: t, m: core.New(testConfig(), plainStore{store.NewMemory()}), now: t0}
 	r := plain.api(core.CreateSession{Call: "c", Agent: definedAgent(definition())})
 	require.ErrorIs(t, r.Err, core.ErrPreparationUnavailable)
 

@@ -159,7 +159,7 @@ func (m *Machine) fenceState() *fencing {
 
 func (m *Machine) putSuspension(rec *SuspensionRecord) {
 	st, ok := m.fenceStore()
-	assert(ok, "suspension %s without a suspension store", rec.ID)
+	assert.That(ok, "suspension %s without a suspension store", rec.ID)
 	st.PutSuspension(*rec)
 }
 
@@ -278,7 +278,7 @@ func (m *Machine) sendFence(c *conn, rec *SuspensionRecord, req *fenceReq) {
 		step, p = "q", req.q
 	}
 	id := fmt.Sprintf("%s.%s%d", rec.ID, step, rec.Attempts)
-	assert(wire.Validate(p) == nil, "fencing request %s without both IDs", id)
+	assert.That(wire.Validate(p) == nil, "fencing request %s without both IDs", id)
 	m.putSuspension(rec)
 	m.fenceState().reqs[id] = req
 	m.send(c.id, id, p)

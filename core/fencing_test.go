@@ -3,19 +3,20 @@ package core_test
 import (
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/core/store"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-func (h *harness) suspension(id string) core.SuspensionRecord {
+func (h *rig) suspension(id string) core.SuspensionRecord {
 	h.t.Helper()
 	r := h.api(core.ReadSuspension{Call: h.nextCall(), SuspendID: id})
 	require.NoError(h.t, r.Err)
 	return *r.Suspension
 }
 
-func (h *harness) quiesce(device, env string) (string, sent[wire.EnvironmentQuiesce]) {
+func (h *rig) quiesce(device, env string) (string, sent[wire.EnvironmentQuiesce]) {
 	h.t.Helper()
 	r := h.api(core.QuiesceEnvironment{Call: h.nextCall(), Device: device, EnvironmentID: env})
 	require.NoError(h.t, r.Err)
@@ -32,7 +33,7 @@ func quiesced(q sent[wire.EnvironmentQuiesce], accepted bool, code string) wire.
 // from selection; after the Runtime closed the connection and came back,
 // the resume lifts it and the queued Turn is prepared.
 func TestFencingQuiesceThenResume(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.connect("d1", 1, baseCaps())
 	sid, q := h.quiesce("d1", "env-1")
 	require.Equal(t, core.ConnID(1), q.Conn)
@@ -66,7 +67,7 @@ func TestFencingQuiesceThenResume(t *testing.T) {
 // Envelope ID leaves the request waiting; its timeout makes it unknown and
 // the resume then carries rollback.
 func TestFencingRepliesThatProveNothing(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.connect("d1", 1, baseCaps())
 	h.connect("d2", 2, baseCaps())
 	sid, q := h.quiesce("d1", "env-1")
@@ -98,7 +99,7 @@ func TestFencingRepliesThatProveNothing(t *testing.T) {
 }
 
 func TestFencingRefusals(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.connect("d1", 1, baseCaps())
 	sid, q := h.quiesce("d1", "env-1")
 	h.frame(1, q.ID, quiesced(q, false, "resource_busy"))
@@ -118,7 +119,7 @@ func TestFencingRefusals(t *testing.T) {
 }
 
 func TestFencingAPIRejections(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.connect("d1", 1, baseCaps())
 	writes := h.st.Writes()
 	for _, c := range []struct {
@@ -145,7 +146,7 @@ func TestFencingAPIRejections(t *testing.T) {
 	require.Empty(t, sends[wire.EnvironmentQuiesce](h.last), "at most two in flight per connection")
 
 	plain := struct{ core.Store }{store.NewMemory()}
-	h2 := &harness{t: t, m: core.New(testConfig(), plain), now: t0}
+	h2 := &rig{t: t, m: core.New(testConfig(), plain), now: t0}
 	h2.connect("d1", 1, baseCaps())
 	require.ErrorIs(t, h2.api(core.QuiesceEnvironment{Call: "x", Device: "d1", EnvironmentID: "e"}).Err, core.ErrFencingUnavailable)
 }
@@ -154,7 +155,7 @@ func TestFencingAPIRejections(t *testing.T) {
 // connection or Core is lost become unknown durably; a restart sends
 // nothing and never resumes on its own.
 func TestFencingConnectionLossAndRestart(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.connect("d1", 1, baseCaps())
 	a, qa := h.quiesce("d1", "env-a")
 	h.frame(1, qa.ID, quiesced(qa, true, ""))

@@ -3,6 +3,7 @@ package core_test
 import (
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/wire"
 )
@@ -12,7 +13,7 @@ var imageInput = wire.MessageInput{{Content: []wire.InputContent{wire.ImagePart(
 // requireRefusedAtReady: the final check refused the Turn on the device:
 // the admission is released, no execution_start leaves and the Turn fails
 // capability_unsupported naming capability.
-func requireRefusedAtReady(t *testing.T, h *harness, effs []core.Effect, tid, capability string) {
+func requireRefusedAtReady(t *testing.T, h *rig, effs []core.Effect, tid, capability string) {
 	t.Helper()
 	require.Empty(t, sends[wire.ExecutionStart](effs), "%v", describeAll(effs))
 	require.Equal(t, "h-1", one[wire.ExecutionRelease](t, effs).P.Handle)
@@ -53,7 +54,7 @@ func TestFinalCheckEveryRow(t *testing.T) {
 // a recorded native session ID; the capability withdrawn before `ready`
 // keeps the next Turn off the device.
 func TestFinalCheckNativeSessionRecovery(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	caps := with(baseCaps(), "native_session_recovery", wire.CapabilitySupported)
 	h.connect("d1", 1, caps)
 	sid := h.session(defaultAgent())
@@ -72,7 +73,7 @@ func TestFinalCheckNativeSessionRecovery(t *testing.T) {
 // check, whether the device never declared it or withdrew it.
 func TestFinalCheckImageSteerQueuedBeforeClaim(t *testing.T) {
 	for _, withdrawn := range []bool{false, true} {
-		h := newHarness(t)
+		h := newRig(t)
 		caps := baseCaps()
 		if withdrawn {
 			caps = with(caps, "message_images", wire.CapabilitySupported)
@@ -93,7 +94,7 @@ func TestFinalCheckImageSteerQueuedBeforeClaim(t *testing.T) {
 // Turn waits for a device counts at selection too.
 func TestImageSteerQueuedBeforeSelection(t *testing.T) {
 	for _, supported := range []bool{false, true} {
-		h := newHarness(t)
+		h := newRig(t)
 		sid := h.session(defaultAgent())
 		tid := h.submit(sid, "text only")
 		require.NoError(t, h.api(core.SteerInput{Call: "s", Turn: tid, Input: imageInput}).Err)
@@ -114,7 +115,7 @@ func TestImageSteerQueuedBeforeSelection(t *testing.T) {
 // TestReadyWithoutExecutorID: `ready` naming no executor cannot be
 // started: the admission is released and the Turn fails.
 func TestReadyWithoutExecutorID(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.connect("d1", 1, baseCaps())
 	sid := h.session(defaultAgent())
 	tid := h.submit(sid, "x")
@@ -139,7 +140,7 @@ func TestFinalCheckKindGoneRequeues(t *testing.T) {
 	}
 	for _, name := range []string{"undeclared", "unavailable"} {
 		t.Run(name, func(t *testing.T) {
-			h := newHarness(t)
+			h := newRig(t)
 			h.connect("d1", 1, baseCaps())
 			sid := h.session(defaultAgent())
 			tid := h.submit(sid, "x")
@@ -166,7 +167,7 @@ func TestFinalCheckKindGoneRequeues(t *testing.T) {
 // TestFinalCheckKindGoneMovesToAnotherDevice: the requeued Turn may be
 // prepared at once on another device declaring the kind.
 func TestFinalCheckKindGoneMovesToAnotherDevice(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.connect("d1", 1, baseCaps())
 	sid := h.session(defaultAgent())
 	tid := h.submit(sid, "x")

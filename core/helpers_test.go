@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/core/engine"
 	"github.com/turnstile-sim/turnstile/core/engine/enginetest"
@@ -16,8 +17,8 @@ var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 const kind = "contract"
 
-// harness drives one Machine with explicit instants.
-type harness struct {
+// rig drives one Machine with explicit instants.
+type rig struct {
 	t    *testing.T
 	m    *core.Machine
 	st   *store.Memory
@@ -26,40 +27,40 @@ type harness struct {
 	call int
 }
 
-func newHarness(t *testing.T) *harness {
-	return newHarnessCfg(t, core.Config{})
+func newRig(t *testing.T) *rig {
+	return newRigCfg(t, core.Config{})
 }
 
-// newHarnessCfg: a Config without Policy gets the open test profile of
+// newRigCfg: a Config without Policy gets the open test profile of
 // kind (every operation qualified, no control declared), so the device's
 // declaration alone decides.
-func newHarnessCfg(t *testing.T, cfg core.Config) *harness {
+func newRigCfg(t *testing.T, cfg core.Config) *rig {
 	if cfg.Policy == nil {
 		cfg.Policy = enginetest.OpenPolicy(kind)
 	}
 	st := store.NewMemory()
-	return &harness{t: t, m: core.New(cfg, st), st: st, now: t0}
+	return &rig{t: t, m: core.New(cfg, st), st: st, now: t0}
 }
 
 // testConfig is the zero Config with the open test profile of kind.
 func testConfig() core.Config { return core.Config{Policy: enginetest.OpenPolicy(kind)} }
 
 // profileHarness: kind's open profile declares p's controls.
-func profileHarness(t *testing.T, p core.EngineProfile) *harness {
+func profileHarness(t *testing.T, p core.EngineProfile) *rig {
 	pol := engine.For(engine.NewCatalog(enginetest.Open(kind, p.WebSearchControl, p.TextVerbosity)))
-	return newHarnessCfg(t, core.Config{Policy: &pol})
+	return newRigCfg(t, core.Config{Policy: &pol})
 }
 
-func (h *harness) step(ev core.Event) []core.Effect {
+func (h *rig) step(ev core.Event) []core.Effect {
 	h.t.Helper()
 	h.last = h.m.Step(h.now, ev)
 	return h.last
 }
 
-func (h *harness) advance(d time.Duration) { h.now = h.now.Add(d) }
+func (h *rig) advance(d time.Duration) { h.now = h.now.Add(d) }
 
 // fire advances to the timer's instant and fires it.
-func (h *harness) fire(id core.TimerID) []core.Effect {
+func (h *rig) fire(id core.TimerID) []core.Effect {
 	h.t.Helper()
 	for _, tv := range h.m.Timers() {
 		if tv.Timer == id {
@@ -73,7 +74,7 @@ func (h *harness) fire(id core.TimerID) []core.Effect {
 	return nil
 }
 
-func (h *harness) nextCall() core.CallID {
+func (h *rig) nextCall() core.CallID {
 	h.call++
 	return core.CallID("call-" + itoa(h.call))
 }
@@ -87,7 +88,7 @@ func itoa(n int) string {
 }
 
 // api steps an API event and returns its APIResult.
-func (h *harness) api(ev core.Event) core.APIResult {
+func (h *rig) api(ev core.Event) core.APIResult {
 	h.t.Helper()
 	for _, e := range h.step(ev) {
 		if r, ok := e.(core.APIResult); ok {
@@ -129,12 +130,12 @@ func heartbeat(caps wire.AgentKindCapabilities) wire.Heartbeat {
 	return wire.Heartbeat{TS: 1, SupportedAgentKinds: []wire.SupportedAgentKind{{Kind: kind, Available: true, Capabilities: caps}}}
 }
 
-func (h *harness) frame(c core.ConnID, id string, p wire.Payload) []core.Effect {
+func (h *rig) frame(c core.ConnID, id string, p wire.Payload) []core.Effect {
 	h.t.Helper()
 	return h.step(core.FrameReceived{Conn: c, Frame: wire.Frame{ID: id, Payload: p}})
 }
 
-func (h *harness) connect(device string, c core.ConnID, caps wire.AgentKindCapabilities) []core.Effect {
+func (h *rig) connect(device string, c core.ConnID, caps wire.AgentKindCapabilities) []core.Effect {
 	h.t.Helper()
 	h.step(core.ConnOpened{Device: device, Conn: c})
 	return h.frame(c, "", heartbeat(caps))
@@ -144,14 +145,14 @@ func defaultAgent() core.AgentConfig {
 	return core.AgentConfig{Kind: kind, Model: "m", SystemPrompt: "be brief", Environment: core.EnvNone}
 }
 
-func (h *harness) session(a core.AgentConfig) string {
+func (h *rig) session(a core.AgentConfig) string {
 	h.t.Helper()
 	r := h.api(core.CreateSession{Call: h.nextCall(), Agent: a})
 	require.NoError(h.t, r.Err)
 	return r.SessionID
 }
 
-func (h *harness) submit(sid, text string) string {
+func (h *rig) submit(sid, text string) string {
 	h.t.Helper()
 	r := h.api(core.SubmitTurn{Call: h.nextCall(), Session: sid, Input: wire.TextInput(text)})
 	require.NoError(h.t, r.Err)
@@ -198,7 +199,7 @@ func status(state string, rev uint64) wire.PreparationStatus {
 
 // started drives a Turn from preparation to running: it returns the
 // preparation request ID and Run ID.
-func (h *harness) startedOn(c core.ConnID, prepEffects []core.Effect) (string, string) {
+func (h *rig) startedOn(c core.ConnID, prepEffects []core.Effect) (string, string) {
 	h.t.Helper()
 	prep := one[wire.ExecutionPrepare](h.t, prepEffects)
 	h.frame(c, prep.ID, status(wire.StatePreparing, 1))
@@ -210,7 +211,7 @@ func (h *harness) startedOn(c core.ConnID, prepEffects []core.Effect) (string, s
 
 // running sets up device d1 on conn 1, a default session and one running
 // Turn.
-func (h *harness) running() (sid, tid, runID string) {
+func (h *rig) running() (sid, tid, runID string) {
 	h.t.Helper()
 	h.connect("d1", 1, baseCaps())
 	sid = h.session(defaultAgent())
@@ -220,7 +221,7 @@ func (h *harness) running() (sid, tid, runID string) {
 	return sid, tid, runID
 }
 
-func (h *harness) turn(id string) core.TurnView {
+func (h *rig) turn(id string) core.TurnView {
 	h.t.Helper()
 	v, ok := h.m.Turn(id)
 	require.True(h.t, ok)

@@ -146,7 +146,7 @@ func (m *Machine) onDecisionTimeout(delivery string) {
 	}
 	delete(m.decisions, delivery)
 	t := m.turns[ref.turn]
-	assert(t != nil, "decision %s of a finished turn %s", delivery, ref.turn)
+	assert.That(t != nil, "decision %s of a finished turn %s", delivery, ref.turn)
 	r := t.rec.Interactions[ref.idx]
 	if m.cfg.Bugs.ResolveDecisionWithoutReceipt {
 		r.Status = InteractionApplied // planted bug: a missing receipt taken for applied

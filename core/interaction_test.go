@@ -15,7 +15,7 @@ func interactionCaps() wire.AgentKindCapabilities {
 }
 
 // runningWith is running() on a device declaring caps.
-func (h *harness) runningWith(caps wire.AgentKindCapabilities) (tid, runID string) {
+func (h *rig) runningWith(caps wire.AgentKindCapabilities) (tid, runID string) {
 	h.t.Helper()
 	h.connect("d1", 1, caps)
 	sid := h.session(defaultAgent())
@@ -31,7 +31,7 @@ func coreChoice(id string) wire.UserChoicePrompt {
 	}}
 }
 
-func interaction(t *testing.T, h *harness, tid, id string) core.InteractionView {
+func interaction(t *testing.T, h *rig, tid, id string) core.InteractionView {
 	t.Helper()
 	for _, v := range h.turn(tid).Interactions {
 		if v.ID == id {
@@ -52,7 +52,7 @@ func mustEq[T comparable](t *testing.T, got, want T, what string) {
 // A permission answer is recorded with a fresh delivery ID, sent on the
 // interaction ID, and resolved only by the matching applied receipt.
 func TestPermissionAnswerResolvedOnlyByReceipt(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	tid, run := h.runningWith(interactionCaps())
 	h.frame(1, run, wire.PermissionRequest{RequestID: "perm-1", Tool: "shell", Title: "ls"})
 	mustEq(t, interaction(t, h, tid, "perm-1").Status, core.InteractionPending, "recorded pending")
@@ -78,7 +78,7 @@ func TestPermissionAnswerResolvedOnlyByReceipt(t *testing.T) {
 // No receipt within the wait: unknown, never applied; a fresh attempt
 // gets a fresh delivery ID.
 func TestDecisionWithoutReceiptIsUnknown(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	tid, run := h.runningWith(interactionCaps())
 	h.frame(1, run, wire.FunctionCall{CallID: "call-1", Name: "lookup", Arguments: json.RawMessage(`{}`)})
 	first := h.api(core.SubmitFunctionResult{Call: h.nextCall(), Turn: tid, CallID: "call-1", Success: true,
@@ -151,7 +151,7 @@ func TestBadAnswersAreRefusedBeforeSending(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			h := newHarness(t)
+			h := newRig(t)
 			tid, run := h.runningWith(c.caps)
 			h.frame(1, run, wire.PermissionRequest{RequestID: "perm-1", Tool: "shell", Title: "ls"})
 			h.frame(1, run, coreChoice("ask-1"))
@@ -177,7 +177,7 @@ func TestBadAnswersAreRefusedBeforeSending(t *testing.T) {
 // A refused receipt is recorded with its code; not_pending closes the
 // interaction, other refusals may be answered again.
 func TestRefusedReceipts(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	tid, run := h.runningWith(interactionCaps())
 	h.frame(1, run, coreChoice("ask-1"))
 	r := h.api(core.AnswerUserChoice{Call: h.nextCall(), Turn: tid, Interaction: "ask-1", Cancelled: true})
@@ -204,7 +204,7 @@ func TestRefusedReceipts(t *testing.T) {
 // permission_cancel withdraws a pending request; a decision in flight
 // keeps waiting for its own receipt.
 func TestPermissionCancelWithdraws(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	tid, run := h.runningWith(interactionCaps())
 	h.frame(1, run, wire.PermissionRequest{RequestID: "perm-1", Tool: "shell", Title: "ls"})
 	h.frame(1, run, wire.PermissionRequest{RequestID: "perm-2", Tool: "shell", Title: "rm"})
@@ -224,7 +224,7 @@ func TestPermissionCancelWithdraws(t *testing.T) {
 // The Turn ending (connection lost) makes a waiting decision unknown and
 // an unanswered interaction expired; nothing resolves without a receipt.
 func TestTurnEndClosesInteractions(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	tid, run := h.runningWith(interactionCaps())
 	h.frame(1, run, wire.PermissionRequest{RequestID: "perm-1", Tool: "shell", Title: "ls"})
 	h.frame(1, run, wire.PermissionRequest{RequestID: "perm-2", Tool: "shell", Title: "rm"})
@@ -238,7 +238,7 @@ func TestTurnEndClosesInteractions(t *testing.T) {
 
 // A decision in flight across a Core restart is unknown afterwards.
 func TestRestartLeavesDecisionUnknown(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	tid, run := h.runningWith(interactionCaps())
 	h.frame(1, run, wire.FunctionCall{CallID: "call-1", Name: "f", Arguments: json.RawMessage(`{}`)})
 	h.api(core.SubmitFunctionResult{Call: h.nextCall(), Turn: tid, CallID: "call-1", Success: true})
@@ -250,7 +250,7 @@ func TestRestartLeavesDecisionUnknown(t *testing.T) {
 // Requests of a Run are recorded once; a repeated identity is ignored and
 // invalid requests are not recorded.
 func TestAskedRecordedOnce(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	tid, run := h.runningWith(interactionCaps())
 	h.frame(1, run, wire.PermissionRequest{RequestID: "perm-1", Tool: "shell", Title: "ls"})
 	h.frame(1, run, wire.PermissionRequest{RequestID: "perm-1", Tool: "shell", Title: "ls"})

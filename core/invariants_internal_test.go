@@ -165,8 +165,8 @@ func TestCheckInvariantsCatchesCorruption(t *testing.T) {
 }
 
 func TestAssertPanicsWithMessage(t *testing.T) {
-	mustPanic(t, "boom 7", func() { assert(false, "boom %d", 7) })
-	assert(true, "never")
+	mustPanic(t, "boom 7", func() { assert.That(false, "boom %d", 7) })
+	assert.That(true, "never")
 }
 
 func TestUnknownTimerKindPanics(t *testing.T) {

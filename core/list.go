@@ -60,7 +60,7 @@ func (m *Machine) onListTurns(e ListTurns) {
 			break
 		}
 		v, ok := m.Turn(rec.ID)
-		assert(ok, "listed turn %s has no projection", rec.ID)
+		assert.That(ok, "listed turn %s has no projection", rec.ID)
 		page = append(page, v)
 	}
 	m.result(APIResult{Call: e.Call, Turns: page, NextAfter: next})

@@ -3,11 +3,12 @@ package core_test
 import (
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-func (h *harness) list(sid, after string, limit int) core.APIResult {
+func (h *rig) list(sid, after string, limit int) core.APIResult {
 	h.t.Helper()
 	return h.api(core.ListTurns{Call: h.nextCall(), Session: sid, After: after, Limit: limit})
 }
@@ -21,7 +22,7 @@ func ids(vs []core.TurnView) []string {
 }
 
 func TestListTurnsSubmissionOrderAndProjection(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	sid, tid, runID := h.running()
 	other := h.session(defaultAgent())
 	t2 := h.submit(sid, "second")
@@ -50,7 +51,7 @@ func TestListTurnsSubmissionOrderAndProjection(t *testing.T) {
 }
 
 func TestListTurnsPages(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	sid := h.session(defaultAgent())
 	var all []string
 	for i := 0; i < 5; i++ {
@@ -80,7 +81,7 @@ func TestListTurnsPages(t *testing.T) {
 }
 
 func TestListTurnsDefaultAndMaxLimit(t *testing.T) {
-	h := newHarnessCfg(t, core.Config{TurnsPerSessionMax: core.ListTurnsMax + 1})
+	h := newRigCfg(t, core.Config{TurnsPerSessionMax: core.ListTurnsMax + 1})
 	sid := h.session(defaultAgent())
 	for i := 0; i < core.ListTurnsMax+1; i++ {
 		h.submit(sid, "x")
@@ -94,7 +95,7 @@ func TestListTurnsDefaultAndMaxLimit(t *testing.T) {
 }
 
 func TestListTurnsRejections(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	sid := h.session(defaultAgent())
 	other := h.session(defaultAgent())
 	foreign := h.submit(other, "x")

@@ -58,7 +58,7 @@ type turn struct {
 // or st already holds records (use Restart).
 func New(cfg Config, st Store) *Machine {
 	m := newMachine(cfg, st)
-	assert(len(st.Sessions()) == 0 && len(st.Turns()) == 0, "New over a non-empty store; use Restart")
+	assert.That(len(st.Sessions()) == 0 && len(st.Turns()) == 0, "New over a non-empty store; use Restart")
 	return m
 }
 

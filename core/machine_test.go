@@ -3,12 +3,13 @@ package core_test
 import (
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
 func TestHappyPathTurnCompletes(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	_, tid, runID := h.running()
 	require.Equal(t, "t-1", runID)
 	require.Equal(t, core.TurnRunning, h.turn(tid).State)

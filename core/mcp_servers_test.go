@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -21,7 +22,7 @@ func TestExplicitEmptyMCPServersTravelAsEmptyList(t *testing.T) {
 		{"explicit empty", []wire.MCPHTTPServer{}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			h := newHarness(t)
+			h := newRig(t)
 			h.connect("d1", 1, baseCaps()) // no mcp_http_tools
 			a := defaultAgent()
 			a.MCPServers = c.servers
@@ -51,7 +52,7 @@ func TestExplicitEmptyMCPServersTravelAsEmptyList(t *testing.T) {
 // empty (no tool) reaches the Runtime as `"allowed_tools":[]`, never as
 // null (the native default); a nil allow-list stays null.
 func TestEmptyAllowListTravelsAsEmptyList(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.connect("d1", 1, fullCaps())
 	a := defaultAgent()
 	a.MCPServers = []wire.MCPHTTPServer{

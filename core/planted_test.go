@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/core/engine/enginetest"
 	"github.com/turnstile-sim/turnstile/wire"
@@ -15,7 +16,7 @@ import (
 
 func TestPlantedRedeliverUnknownInputAfterWrittenTimeout(t *testing.T) {
 	for _, bug := range []bool{false, true} {
-		h := newHarnessCfg(t, core.Config{Bugs: core.Bugs{RedeliverUnknownInput: bug}})
+		h := newRigCfg(t, core.Config{Bugs: core.Bugs{RedeliverUnknownInput: bug}})
 		_, tid, _ := h.running()
 		h.steer(tid, "a")
 		first := one[wire.PromptSteer](t, h.last)
@@ -38,7 +39,7 @@ func TestPlantedRedeliverUnknownInputAfterWrittenTimeout(t *testing.T) {
 // on the device's next connection.
 func TestPlantedRedeliverUnknownInputAfterReconnect(t *testing.T) {
 	for _, bug := range []bool{false, true} {
-		h := newHarnessCfg(t, core.Config{Bugs: core.Bugs{RedeliverUnknownInput: bug}})
+		h := newRigCfg(t, core.Config{Bugs: core.Bugs{RedeliverUnknownInput: bug}})
 		_, tid, runID := h.running()
 		h.steer(tid, "a")
 		one[wire.PromptSteer](t, h.last)
@@ -67,7 +68,7 @@ func TestPlantedRedeliverUnknownInputAfterReconnect(t *testing.T) {
 func TestPlantedRedeliverUnknownInputAfterRestart(t *testing.T) {
 	for _, bug := range []bool{false, true} {
 		cfg := core.Config{Policy: enginetest.OpenPolicy(kind), Bugs: core.Bugs{RedeliverUnknownInput: bug}}
-		h := newHarnessCfg(t, cfg)
+		h := newRigCfg(t, cfg)
 		_, tid, runID := h.running()
 		h.steer(tid, "a")
 		h.m = core.Restart(cfg, h.st)
@@ -96,7 +97,7 @@ func TestPlantedDoneOverridesCancel(t *testing.T) {
 	}
 	for _, c := range cases {
 		for _, bug := range []bool{false, true} {
-			h := newHarnessCfg(t, core.Config{Bugs: core.Bugs{DoneOverridesCancel: bug}})
+			h := newRigCfg(t, core.Config{Bugs: core.Bugs{DoneOverridesCancel: bug}})
 			_, tid, runID := h.running()
 			h.step(core.CancelTurn{Call: "c", Turn: tid})
 			for _, p := range c.events {
@@ -120,7 +121,7 @@ func TestPlantedDoneOverridesCancel(t *testing.T) {
 // TestPlantedDoneOverridesCancelNeedsDone: without a done the bugged
 // machine still obeys the receipt (the switch is confined to the race).
 func TestPlantedDoneOverridesCancelNeedsDone(t *testing.T) {
-	h := newHarnessCfg(t, core.Config{Bugs: core.Bugs{DoneOverridesCancel: true}})
+	h := newRigCfg(t, core.Config{Bugs: core.Bugs{DoneOverridesCancel: true}})
 	_, tid, runID := h.running()
 	h.step(core.CancelTurn{Call: "c", Turn: tid})
 	h.frame(1, runID, wire.InteractionDecisionAck{DeliveryID: "cancel:" + runID, Applied: true, Outcome: &wire.Done{}})

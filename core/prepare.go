@@ -35,7 +35,7 @@ func (m *Machine) startPreparation(s *session, t *turn, c *conn) {
 }
 
 func (m *Machine) removePrep(p *preparation) {
-	assert(m.preps[p.reqID] == p, "removing unknown preparation %s", p.reqID)
+	assert.That(m.preps[p.reqID] == p, "removing unknown preparation %s", p.reqID)
 	delete(m.preps, p.reqID)
 	p.conn.preps--
 	if p.sess.prep == p {
@@ -46,7 +46,7 @@ func (m *Machine) removePrep(p *preparation) {
 // abandonPrep gives up an unclaimed preparation: a known handle is
 // released now; an unknown one is released when its first status names it.
 func (m *Machine) abandonPrep(p *preparation) {
-	assert(!p.startSent, "abandoning claimed preparation %s", p.reqID)
+	assert.That(!p.startSent, "abandoning claimed preparation %s", p.reqID)
 	if p.sess.prep == p {
 		p.sess.prep = nil
 	}

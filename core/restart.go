@@ -22,7 +22,7 @@ func Restart(cfg Config, st Store) *Machine {
 			continue
 		}
 		s := m.sessions[rec.Session]
-		assert(s != nil, "turn %s of unknown session %s", rec.ID, rec.Session)
+		assert.That(s != nil, "turn %s of unknown session %s", rec.ID, rec.Session)
 		t := &turn{rec: rec, inputs: st.Inputs(rec.ID)}
 		m.turns[rec.ID] = t
 		s.queue = append(s.queue, t)
@@ -37,7 +37,7 @@ func Restart(cfg Config, st Store) *Machine {
 		switch {
 		case t.rec.Cancel == CancelRequested:
 			// The durable deadline bounded the wait; a restart ends it.
-			assert(!t.rec.CancelDeadline.IsZero(), "turn %s cancel requested without a deadline", t.rec.ID)
+			assert.That(!t.rec.CancelDeadline.IsZero(), "turn %s cancel requested without a deadline", t.rec.ID)
 			m.finish(t, TurnFailed, CodeCancelUnconfirmed, "Core restarted before the cancel receipt")
 		case t.rec.State == TurnStarting:
 			m.finish(t, TurnFailed, CodeDeliveryUnknown, "Core restarted before the start was confirmed")

@@ -4,17 +4,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-func (h *harness) restart() {
+func (h *rig) restart() {
 	h.t.Helper()
 	h.m = core.Restart(testConfig(), h.st)
 }
 
 func TestRestartRebuildsFromStore(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.connect("d1", 1, fullCaps())
 	// s-1: running Turn; s-2: start sent, unconfirmed; s-3: cancel awaited;
 	// s-4: preparing (unclaimed); s-5: queued behind s-1's running Turn.
@@ -84,7 +85,7 @@ func TestRestartRebuildsFromStore(t *testing.T) {
 }
 
 func TestNewRefusesPopulatedStore(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.session(defaultAgent())
 	require.Panics(t, func() { core.New(testConfig(), h.st) })
 }

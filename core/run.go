@@ -138,7 +138,7 @@ func (m *Machine) dropRoute(t *turn) {
 		}
 	}
 	if t.conn != nil {
-		assert(m.runs[t.rec.RunID] == t, "turn %s route mismatch", t.rec.ID)
+		assert.That(m.runs[t.rec.RunID] == t, "turn %s route mismatch", t.rec.ID)
 		delete(m.runs, t.rec.RunID)
 		t.conn.runs--
 		t.conn = nil
@@ -154,7 +154,7 @@ func (m *Machine) finish(t *turn, state TurnState, code, detail string) {
 // (with obsErr when observation was lost), and the Session's next Turn may
 // be scheduled.
 func (m *Machine) finishWith(t *turn, state TurnState, code, detail string, obsErr error) {
-	assert(state.Terminal() && !t.rec.State.Terminal(), "turn %s: %s -> %s", t.rec.ID, t.rec.State, state)
+	assert.That(state.Terminal() && !t.rec.State.Terminal(), "turn %s: %s -> %s", t.rec.ID, t.rec.State, state)
 	m.dropRoute(t)
 	m.closeInteractions(t)
 	for i := range t.inputs {
@@ -180,7 +180,7 @@ func (m *Machine) finishWith(t *turn, state TurnState, code, detail string, obsE
 	t.retrying = false
 	s := m.sessions[t.rec.Session]
 	i := slices.Index(s.queue, t)
-	assert(i >= 0, "finished turn %s not queued", t.rec.ID)
+	assert.That(i >= 0, "finished turn %s not queued", t.rec.ID)
 	s.queue = slices.Delete(s.queue, i, i+1)
 	for _, sub := range t.subs {
 		m.emit(Observation{Subscriber: sub.id, Turn: t.rec.ID, Closed: true, Err: obsErr})

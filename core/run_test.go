@@ -3,12 +3,13 @@ package core_test
 import (
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
 func TestRunEventsPersistedInOrder(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	_, tid, runID := h.running()
 	var want []string
 	for i := 1; i <= 5; i++ {
@@ -28,7 +29,7 @@ func TestRunEventsPersistedInOrder(t *testing.T) {
 }
 
 func TestRunFramesWithoutRouteDropped(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	_, tid, _ := h.running()
 	require.Empty(t, h.frame(1, "", wire.Delta{Delta: "x"}))
 	require.Empty(t, h.frame(1, "t-999", wire.Delta{Delta: "x"}))
@@ -36,7 +37,7 @@ func TestRunFramesWithoutRouteDropped(t *testing.T) {
 }
 
 func TestOutputBeforeStartedMeansRunning(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.connect("d1", 1, baseCaps())
 	sid := h.session(defaultAgent())
 	tid := h.submit(sid, "x")
@@ -64,7 +65,7 @@ func TestErrorThenDoneFailsWithEngineClassification(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			h := newHarness(t)
+			h := newRig(t)
 			_, tid, runID := h.running()
 			h.frame(1, runID, c.err)
 			require.Equal(t, core.TurnRunning, h.turn(tid).State, "error alone is not terminal")
@@ -82,7 +83,7 @@ func TestErrorThenDoneFailsWithEngineClassification(t *testing.T) {
 // TestClassificationNeverHidesIncompleteStream: error, then the connection
 // drops before done: event_stream_incomplete, no engine classification.
 func TestClassificationNeverHidesIncompleteStream(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	_, tid, runID := h.running()
 	h.frame(1, runID, wire.RunError{Error: "x", Code: "server_error"})
 	h.step(core.ConnClosed{Conn: 1})
@@ -94,7 +95,7 @@ func TestClassificationNeverHidesIncompleteStream(t *testing.T) {
 // TestClassificationNeverTurnsCancelledIntoFailed: error, done, then the
 // applied cancel receipt: cancelled.
 func TestClassificationNeverTurnsCancelledIntoFailed(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	_, tid, runID := h.running()
 	h.step(core.CancelTurn{Call: "c", Turn: tid})
 	h.frame(1, runID, wire.RunError{Error: "x", Code: "server_error"})
@@ -108,7 +109,7 @@ func TestClassificationNeverTurnsCancelledIntoFailed(t *testing.T) {
 
 func TestUsageSnapshotsReplaceAndMissingStaysUnknown(t *testing.T) {
 	i32 := func(v int32) *int32 { return &v }
-	h := newHarness(t)
+	h := newRig(t)
 	_, tid, runID := h.running()
 	h.frame(1, runID, wire.UsageUpdate{Usage: wire.Usage{InputTokens: i32(10), OutputTokens: i32(1)}})
 	h.frame(1, runID, wire.UsageUpdate{Usage: wire.Usage{OutputTokens: i32(5)}})
@@ -118,7 +119,7 @@ func TestUsageSnapshotsReplaceAndMissingStaysUnknown(t *testing.T) {
 	h.frame(1, runID, wire.Done{})
 	require.Equal(t, int32(5), *h.turn(tid).Usage.OutputTokens, "done without usage keeps the last snapshot")
 
-	h2 := newHarness(t)
+	h2 := newRig(t)
 	_, tid2, run2 := h2.running()
 	h2.frame(1, run2, wire.UsageUpdate{Usage: wire.Usage{OutputTokens: i32(5)}})
 	h2.frame(1, run2, wire.Done{Usage: &wire.Usage{InputTokens: i32(7)}})
@@ -128,7 +129,7 @@ func TestUsageSnapshotsReplaceAndMissingStaysUnknown(t *testing.T) {
 }
 
 func TestRunEventLimitStopsObservation(t *testing.T) {
-	h := newHarnessCfg(t, core.Config{RunEventsPerTurnMax: 3})
+	h := newRigCfg(t, core.Config{RunEventsPerTurnMax: 3})
 	_, tid, runID := h.running()
 	h.step(core.Subscribe{Call: "s", Turn: tid})
 	for i := 0; i < 3; i++ {

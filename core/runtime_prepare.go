@@ -179,7 +179,7 @@ func (m *Machine) prepState() *preparations {
 
 func (m *Machine) putPrep(rec *EnvironmentPreparationRecord) {
 	st, ok := m.prepStore()
-	assert(ok, "preparation %s without a preparation store", rec.ID)
+	assert.That(ok, "preparation %s without a preparation store", rec.ID)
 	cp := *rec
 	cp.Steps = slices.Clone(rec.Steps)
 	st.PutEnvironmentPreparation(cp)

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/wire"
 )
@@ -25,14 +26,14 @@ func setupStep() core.PrepareStep {
 		Initialization: &wire.Initialization{Action: "setup", Command: "make", Network: "disabled"}}}
 }
 
-func (h *harness) prepare(steps ...core.PrepareStep) string {
+func (h *rig) prepare(steps ...core.PrepareStep) string {
 	h.t.Helper()
 	r := h.api(core.PrepareEnvironment{Call: h.nextCall(), Device: "d1", EnvironmentID: prepEnv, SessionID: prepSession, Steps: steps})
 	require.NoError(h.t, r.Err)
 	return r.PreparationID
 }
 
-func (h *harness) preparation(id string) core.EnvironmentPreparationRecord {
+func (h *rig) preparation(id string) core.EnvironmentPreparationRecord {
 	h.t.Helper()
 	r := h.api(core.ReadPreparation{Call: h.nextCall(), ID: id})
 	require.NoError(h.t, r.Err)
@@ -47,7 +48,7 @@ func oneTransfer(t *testing.T, effs []core.Effect) sent[wire.RuntimePrepare] {
 }
 
 func TestPreparationDrivesChunksOneAtATime(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.connect("d1", 1, baseCaps())
 	body := bytes.Repeat([]byte{7}, 2*wire.ChunkBytesMax+10)
 	id := h.prepare(fileStep(body), setupStep())
@@ -93,19 +94,19 @@ func TestPreparationDrivesChunksOneAtATime(t *testing.T) {
 // a result the validator refuses makes the step unknown; a later
 // connection gets nothing.
 func TestPreparationUnknownIsNeverReplayed(t *testing.T) {
-	cases := map[string]func(h *harness, id string){
-		"connection lost": func(h *harness, _ string) { h.step(core.ConnClosed{Conn: 1, Reason: "lost"}) },
-		"timeout":         func(h *harness, id string) { h.fire(core.TimerID("transfer:" + id)) },
-		"wrong offset": func(h *harness, id string) {
+	cases := map[string]func(h *rig, id string){
+		"connection lost": func(h *rig, _ string) { h.step(core.ConnClosed{Conn: 1, Reason: "lost"}) },
+		"timeout":         func(h *rig, id string) { h.fire(core.TimerID("transfer:" + id)) },
+		"wrong offset": func(h *rig, id string) {
 			h.frame(1, id, wire.RuntimePrepareResult{Outcome: wire.OutcomeReceived, Offset: 1})
 		},
-		"received as completed": func(h *harness, id string) {
+		"received as completed": func(h *rig, id string) {
 			h.frame(1, id, wire.RuntimePrepareResult{Outcome: wire.OutcomeCompleted, SizeBytes: 3})
 		},
 	}
 	for name, lose := range cases {
 		t.Run(name, func(t *testing.T) {
-			h := newHarness(t)
+			h := newRig(t)
 			h.connect("d1", 1, baseCaps())
 			id := h.prepare(fileStep([]byte("abc")))
 			begin := oneTransfer(t, h.last)
@@ -129,7 +130,7 @@ func TestPreparationUnknownIsNeverReplayed(t *testing.T) {
 }
 
 func TestPreparationTimeoutIs195Seconds(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.connect("d1", 1, baseCaps())
 	h.prepare(setupStep())
 	begin := oneTransfer(t, h.last)
@@ -143,7 +144,7 @@ func TestPreparationTimeoutIs195Seconds(t *testing.T) {
 }
 
 func TestPreparationRejections(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.connect("d1", 1, baseCaps())
 	writes := h.st.Writes()
 	bad := []struct {
@@ -178,7 +179,7 @@ func TestPreparationRejections(t *testing.T) {
 }
 
 func TestPreparationRestartMakesRunningStepsUnknown(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.connect("d1", 1, baseCaps())
 	id := h.prepare(setupStep(), setupStep())
 	h.m = core.Restart(testConfig(), h.st)

@@ -4,12 +4,13 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
 func TestFIFOOneActiveTurnPerSession(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.connect("d1", 1, baseCaps())
 	sid := h.session(defaultAgent())
 	t1 := h.submit(sid, "one")
@@ -33,7 +34,7 @@ func TestFIFOOneActiveTurnPerSession(t *testing.T) {
 }
 
 func TestPrepareCarriesExactlyCoreFields(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.connect("d1", 1, baseCaps())
 	sid := h.session(defaultAgent())
 	h.submit(sid, "secret input")
@@ -58,7 +59,7 @@ func TestPrepareCarriesExactlyCoreFields(t *testing.T) {
 }
 
 func TestPrepareConfigurationFromAgent(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.connect("d1", 1, hostedCaps(fullCaps()))
 	a := defaultAgent()
 	hosted(&a)
@@ -115,7 +116,7 @@ func TestCreateSessionRejectsInvalidConfig(t *testing.T) {
 	}
 	for name, mutate := range bad {
 		t.Run(name, func(t *testing.T) {
-			h := newHarness(t)
+			h := newRig(t)
 			a := defaultAgent()
 			mutate(&a)
 			r := h.api(core.CreateSession{Call: "c", Agent: a})
@@ -126,7 +127,7 @@ func TestCreateSessionRejectsInvalidConfig(t *testing.T) {
 }
 
 func TestSubmitTurnRejections(t *testing.T) {
-	h := newHarnessCfg(t, core.Config{TurnsPerSessionMax: 1})
+	h := newRigCfg(t, core.Config{TurnsPerSessionMax: 1})
 	sid := h.session(defaultAgent())
 	w := h.st.Writes()
 	r := h.api(core.SubmitTurn{Call: "a", Session: "s-404", Input: wire.TextInput("x")})
@@ -144,7 +145,7 @@ func TestSubmitTurnRejections(t *testing.T) {
 }
 
 func TestSessionLimit(t *testing.T) {
-	h := newHarnessCfg(t, core.Config{SessionsMax: 1})
+	h := newRigCfg(t, core.Config{SessionsMax: 1})
 	h.session(defaultAgent())
 	w := h.st.Writes()
 	r := h.api(core.CreateSession{Call: "c", Agent: defaultAgent()})
@@ -155,7 +156,7 @@ func TestSessionLimit(t *testing.T) {
 // TestStaleAndDuplicateRevisionsIgnored: only strictly increasing
 // revisions on the first handle seen count.
 func TestStaleAndDuplicateRevisionsIgnored(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.connect("d1", 1, baseCaps())
 	sid := h.session(defaultAgent())
 	tid := h.submit(sid, "x")
@@ -176,7 +177,7 @@ func TestStaleAndDuplicateRevisionsIgnored(t *testing.T) {
 }
 
 func TestStatusFromOtherConnectionIgnored(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.connect("d1", 1, baseCaps())
 	h.connect("d2", 2, baseCaps())
 	sid := h.session(defaultAgent())
@@ -187,7 +188,7 @@ func TestStatusFromOtherConnectionIgnored(t *testing.T) {
 }
 
 func TestStartCarriesExecutorHandleRunAndOrderedInput(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.connect("d1", 1, baseCaps())
 	sid := h.session(defaultAgent())
 	in := wire.MessageInput{
@@ -203,7 +204,7 @@ func TestStartCarriesExecutorHandleRunAndOrderedInput(t *testing.T) {
 }
 
 func TestPreparationCapacityKeepsTurnUnclaimedAndRetries(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.connect("d1", 1, baseCaps())
 	sid := h.session(defaultAgent())
 	tid := h.submit(sid, "x")
@@ -224,7 +225,7 @@ func TestOtherPreparationErrorsAreNotReplayed(t *testing.T) {
 	}
 	for name, st := range cases {
 		t.Run(name, func(t *testing.T) {
-			h := newHarness(t)
+			h := newRig(t)
 			h.connect("d1", 1, baseCaps())
 			sid := h.session(defaultAgent())
 			tid := h.submit(sid, "x")
@@ -248,7 +249,7 @@ func startRefusal(code string) []wire.PreparationStatus {
 
 // TestExecutorUnavailableRetriedExactlyOnce: the single retry rule.
 func TestExecutorUnavailableRetriedExactlyOnce(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.connect("d1", 1, baseCaps())
 	sid := h.session(defaultAgent())
 	tid := h.submit(sid, "x")
@@ -273,7 +274,7 @@ func TestExecutorUnavailableRetriedExactlyOnce(t *testing.T) {
 
 func TestStartRefusalNotRetriedAfterCancelOrOtherCode(t *testing.T) {
 	for _, cancel := range []bool{true, false} {
-		h := newHarness(t)
+		h := newRig(t)
 		h.connect("d1", 1, baseCaps())
 		sid := h.session(defaultAgent())
 		tid := h.submit(sid, "x")
@@ -294,7 +295,7 @@ func TestStartRefusalNotRetriedAfterCancelOrOtherCode(t *testing.T) {
 }
 
 func TestCancelQueuedTurnReleasesAdmission(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.connect("d1", 1, baseCaps())
 	sid := h.session(defaultAgent())
 	tid := h.submit(sid, "x")
@@ -310,7 +311,7 @@ func TestCancelQueuedTurnReleasesAdmission(t *testing.T) {
 }
 
 func TestExpiredAfterStartFailsWithoutRetry(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.connect("d1", 1, baseCaps())
 	sid := h.session(defaultAgent())
 	tid := h.submit(sid, "x")
@@ -326,7 +327,7 @@ func TestExpiredAfterStartFailsWithoutRetry(t *testing.T) {
 // TestFailedWithCodeAfterStart: a `failed executor_unavailable` status is
 // enough for the single retry; the rejected that follows changes nothing.
 func TestFailedWithCodeAfterStart(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.connect("d1", 1, baseCaps())
 	sid := h.session(defaultAgent())
 	tid := h.submit(sid, "x")
@@ -341,7 +342,7 @@ func TestFailedWithCodeAfterStart(t *testing.T) {
 }
 
 func TestAbandonedPreparationRefusedIsForgotten(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.connect("d1", 1, baseCaps())
 	sid := h.session(defaultAgent())
 	tid := h.submit(sid, "x")
@@ -353,7 +354,7 @@ func TestAbandonedPreparationRefusedIsForgotten(t *testing.T) {
 }
 
 func TestStartedForAnotherRunIgnored(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.connect("d1", 1, baseCaps())
 	sid := h.session(defaultAgent())
 	tid := h.submit(sid, "x")

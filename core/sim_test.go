@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/core/store"
 	"github.com/turnstile-sim/turnstile/sim"
@@ -256,8 +257,8 @@ func simDevices() map[string]wire.AgentKindCapabilities {
 	}
 }
 
-func simSetup(truth **simTruth, st **store.Memory) func(w *sim.World) {
-	return func(w *sim.World) {
+func simSetup(truth **simTruth, st **store.Memory) func(w *sim.Kernel) {
+	return func(w *sim.Kernel) {
 		t := newSimTruth()
 		s := store.NewMemory()
 		*truth, *st = t, s
@@ -274,7 +275,7 @@ func simSetup(truth **simTruth, st **store.Memory) func(w *sim.World) {
 			ForMin: 100 * time.Millisecond, ForMax: 2 * time.Second}, sim.CrashRestart)
 		devices := []sim.NodeID{"d1", "d2", "d3"}
 		for _, op := range []string{opInvalidHeartbeat, opUnavailable} {
-			w.RegisterFault(sim.FaultSpec{Kind: sim.FaultKind(op), Targets: devices}, func(w *sim.World, f sim.Fault) {
+			w.RegisterFault(sim.FaultSpec{Kind: sim.FaultKind(op), Targets: devices}, func(w *sim.Kernel, f sim.Fault) {
 				w.Inject(f.Node, sim.CallReceived{From: "operator", Req: sim.Text(op)})
 			})
 		}
@@ -285,7 +286,7 @@ func simSetup(truth **simTruth, st **store.Memory) func(w *sim.World) {
 
 // simWorkload creates Sessions at once, then submits, steers, cancels and
 // subscribes at seeded instants inside the work window.
-func simWorkload(w *sim.World, t *simTruth) {
+func simWorkload(w *sim.Kernel, t *simTruth) {
 	r := w.Rand("workload")
 	calls := 0
 	call := func(ev core.Event) {
@@ -333,7 +334,7 @@ func simWorkload(w *sim.World, t *simTruth) {
 	}
 }
 
-func simChecks(w *sim.World, t *simTruth, st *store.Memory, cn *simCoreNode) {
+func simChecks(w *sim.Kernel, t *simTruth, st *store.Memory, cn *simCoreNode) {
 	w.AddCheck(sim.Check{Name: "ground_truth", AfterStep: func(*sim.View) error {
 		if len(t.violations) > 0 {
 			return fmt.Errorf("%s", t.violations[0])

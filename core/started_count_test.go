@@ -4,14 +4,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
 // startUnconfirmedThenCancel: a Turn whose execution_start left but was
 // never confirmed, with a cancel sent: the native turn may exist.
-func startUnconfirmedThenCancel(t *testing.T) (*harness, string) {
-	h := newHarness(t)
+func startUnconfirmedThenCancel(t *testing.T) (*rig, string) {
+	h := newRig(t)
 	h.connect("d1", 1, with(baseCaps(), "native_session_recovery", wire.CapabilitySupported))
 	sid := h.session(defaultAgent())
 	h.submit(sid, "x")
@@ -26,16 +27,16 @@ func startUnconfirmedThenCancel(t *testing.T) (*harness, string) {
 // was awaiting its receipt when the observation ended: the Session's next
 // Turn must require the existing native history, never start a new root.
 func TestCancelledUnconfirmedStartCountsAsStarted(t *testing.T) {
-	for name, end := range map[string]func(h *harness){
-		"connection lost": func(h *harness) {
+	for name, end := range map[string]func(h *rig){
+		"connection lost": func(h *rig) {
 			h.step(core.ConnClosed{Conn: 1, Reason: "lost"})
 			h.connect("d1", 2, with(baseCaps(), "native_session_recovery", wire.CapabilitySupported))
 		},
-		"cancel timeout": func(h *harness) {
+		"cancel timeout": func(h *rig) {
 			h.advance(15 * time.Second)
 			h.fire("cancel:t-1")
 		},
-		"core restart": func(h *harness) {
+		"core restart": func(h *rig) {
 			h.restart()
 			h.connect("d1", 2, with(baseCaps(), "native_session_recovery", wire.CapabilitySupported))
 		},

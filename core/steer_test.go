@@ -4,17 +4,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-func (h *harness) steer(tid, text string) core.APIResult {
+func (h *rig) steer(tid, text string) core.APIResult {
 	h.t.Helper()
 	return h.api(core.SteerInput{Call: h.nextCall(), Turn: tid, Input: wire.TextInput(text)})
 }
 
 func TestSteeringOneInputAtATimeCursorOnAccepted(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	_, tid, runID := h.running()
 	r := h.steer(tid, "a")
 	require.Equal(t, "1", r.InputID)
@@ -38,7 +39,7 @@ func TestSteeringOneInputAtATimeCursorOnAccepted(t *testing.T) {
 }
 
 func TestSteerQueuedBeforeStartDeliveredAfterStarted(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	h.connect("d1", 1, baseCaps())
 	sid := h.session(defaultAgent())
 	tid := h.submit(sid, "x")
@@ -52,7 +53,7 @@ func TestSteerQueuedBeforeStartDeliveredAfterStarted(t *testing.T) {
 }
 
 func TestWrittenTimeoutMakesInputUnknownNeverRedelivered(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	_, tid, runID := h.running()
 	h.steer(tid, "a")
 	h.steer(tid, "b")
@@ -69,7 +70,7 @@ func TestWrittenTimeoutMakesInputUnknownNeverRedelivered(t *testing.T) {
 }
 
 func TestWrittenInTimeStopsTheTimer(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	_, tid, runID := h.running()
 	h.steer(tid, "a")
 	h.advance(29 * time.Second)
@@ -82,7 +83,7 @@ func TestWrittenInTimeStopsTheTimer(t *testing.T) {
 
 func TestNotReadyOffersSameInputAgain(t *testing.T) {
 	for _, code := range []string{"not_ready", "busy"} {
-		h := newHarness(t)
+		h := newRig(t)
 		_, tid, runID := h.running()
 		h.steer(tid, "a")
 		effs := h.frame(1, runID, wire.PromptSteerAck{InputID: "1", ErrorCode: code})
@@ -94,7 +95,7 @@ func TestNotReadyOffersSameInputAgain(t *testing.T) {
 }
 
 func TestInFlightKeepsWaiting(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	_, tid, runID := h.running()
 	h.steer(tid, "a")
 	require.Empty(t, h.frame(1, runID, wire.PromptSteerAck{InputID: "1", ErrorCode: "in_flight"}))
@@ -102,7 +103,7 @@ func TestInFlightKeepsWaiting(t *testing.T) {
 }
 
 func TestOtherSteerCodeFailsTurn(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	_, tid, runID := h.running()
 	h.steer(tid, "a")
 	h.frame(1, runID, wire.PromptSteerAck{InputID: "1", ErrorCode: "input_conflict"})
@@ -114,7 +115,7 @@ func TestOtherSteerCodeFailsTurn(t *testing.T) {
 }
 
 func TestConnectionLossNeverAdvancesCursor(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	_, tid, runID := h.running()
 	h.steer(tid, "a")
 	h.frame(1, runID, wire.PromptSteerAck{InputID: "1", Written: true})
@@ -127,7 +128,7 @@ func TestConnectionLossNeverAdvancesCursor(t *testing.T) {
 }
 
 func TestSteerRejections(t *testing.T) {
-	h := newHarnessCfg(t, core.Config{SteerInputsPerRunMax: 1})
+	h := newRigCfg(t, core.Config{SteerInputsPerRunMax: 1})
 	_, tid, runID := h.running()
 	w := h.st.Writes()
 	require.ErrorIs(t, h.steer("t-404", "x").Err, core.ErrUnknownTurn)
@@ -152,7 +153,7 @@ func TestSteerRejections(t *testing.T) {
 // delivery: the written deadline stays at delivery start + WrittenTimeout.
 func TestSteerResendKeepsWrittenDeadline(t *testing.T) {
 	for _, code := range []string{"not_ready", "busy"} {
-		h := newHarness(t)
+		h := newRig(t)
 		_, tid, runID := h.running()
 		start := h.now
 		h.steer(tid, "a")
@@ -181,7 +182,7 @@ func TestSteerResendKeepsWrittenDeadline(t *testing.T) {
 // input and the Turn fail with input_<code>, nothing is sent again.
 func TestNotReadyAfterWrittenFailsTurn(t *testing.T) {
 	for _, code := range []string{"not_ready", "busy"} {
-		h := newHarness(t)
+		h := newRig(t)
 		_, tid, runID := h.running()
 		h.steer(tid, "a")
 		h.frame(1, runID, wire.PromptSteerAck{InputID: "1", Written: true})

@@ -3,12 +3,13 @@ package core_test
 import (
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
 func TestSubscribeDurableReplaysThenLiveThenCloses(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	_, tid, runID := h.running()
 	h.frame(1, runID, wire.Delta{Delta: "a", Sequence: 1})
 	effs := h.step(core.Subscribe{Call: "s1", Turn: tid})
@@ -35,7 +36,7 @@ func TestSubscribeDurableReplaysThenLiveThenCloses(t *testing.T) {
 // TestDisconnectClosesWithObservationErrorNeverFabricates: no error or
 // done appears that the Runtime did not send.
 func TestDisconnectClosesWithObservationErrorNeverFabricates(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	_, tid, runID := h.running()
 	h.step(core.Subscribe{Call: "s1", Turn: tid})
 	h.frame(1, runID, wire.Delta{Delta: "a", Sequence: 1})
@@ -51,7 +52,7 @@ func TestDisconnectClosesWithObservationErrorNeverFabricates(t *testing.T) {
 }
 
 func TestSubscriberOverflowCloses(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	_, tid, runID := h.running()
 	h.step(core.Subscribe{Call: "s1", Turn: tid})
 	h.step(core.Subscribe{Call: "s2", Turn: tid})
@@ -65,7 +66,7 @@ func TestSubscriberOverflowCloses(t *testing.T) {
 }
 
 func TestSubscribeRejections(t *testing.T) {
-	h := newHarnessCfg(t, core.Config{SubscribersPerTurnMax: 1})
+	h := newRigCfg(t, core.Config{SubscribersPerTurnMax: 1})
 	_, tid, _ := h.running()
 	require.ErrorIs(t, h.api(core.Subscribe{Call: "a", Turn: "t-404"}).Err, core.ErrUnknownTurn)
 	require.NoError(t, h.api(core.Subscribe{Call: "b", Turn: tid}).Err)
@@ -74,7 +75,7 @@ func TestSubscribeRejections(t *testing.T) {
 }
 
 func TestReadTurn(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	_, tid, _ := h.running()
 	r := h.api(core.ReadTurn{Call: "r", Turn: tid})
 	require.Equal(t, core.TurnRunning, r.Turn.State)

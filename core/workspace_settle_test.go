@@ -4,13 +4,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
 // unknownAtWait writes one byte, acknowledges it, and lets Core's 195 s
 // wait end after the commit left: the write is answered unknown.
-func unknownAtWait(t *testing.T, h *harness, sid string) string {
+func unknownAtWait(t *testing.T, h *rig, sid string) string {
 	t.Helper()
 	begin := one[wire.WorkspaceWrite](t, h.step(core.WriteWorkspace{Call: h.nextCall(), Session: sid, Path: "f", Data: []byte("1")}))
 	h.frame(1, begin.ID, wire.WorkspaceWriteResult{Outcome: wire.OutcomeReady})
@@ -39,7 +40,7 @@ func TestUnknownWriteSettledByItsLateReceipt(t *testing.T) {
 		"rejected":  {Outcome: wire.OutcomeRejected, ErrorCode: wire.WriteRejected, Reason: wire.WriteReasonUnsafeDestination},
 	}
 	for name, r := range late {
-		h := newHarness(t)
+		h := newRig(t)
 		sid := h.workspaceSession()
 		id := unknownAtWait(t, h, sid)
 		require.Nil(t, apiResultOf(t, h.frame(1, id, r)), name+": the late receipt answered the call again")
@@ -55,34 +56,34 @@ func TestUnknownWriteSettledByItsLateReceipt(t *testing.T) {
 // connection before it leaves the mutation unsettled, durably; no request
 // is replayed.
 func TestUnknownWriteNotSettledByAnythingElse(t *testing.T) {
-	cases := map[string]func(h *harness, id string){
-		"late unknown": func(h *harness, id string) {
+	cases := map[string]func(h *rig, id string){
+		"late unknown": func(h *rig, id string) {
 			h.frame(1, id, wire.WorkspaceWriteResult{Outcome: wire.OutcomeUnknown, ErrorCode: wire.WriteUnconfirmed})
 			h.frame(1, id, wire.WorkspaceWriteResult{Outcome: wire.OutcomeCompleted, SizeBytes: 1})
 		},
-		"wrong size": func(h *harness, id string) {
+		"wrong size": func(h *rig, id string) {
 			h.frame(1, id, wire.WorkspaceWriteResult{Outcome: wire.OutcomeCompleted, SizeBytes: 2})
 		},
-		"rejected with a code outside the set": func(h *harness, id string) {
+		"rejected with a code outside the set": func(h *rig, id string) {
 			h.frame(1, id, wire.WorkspaceWriteResult{Outcome: wire.OutcomeRejected, ErrorCode: "nope"})
 		},
-		"another connection": func(h *harness, id string) {
+		"another connection": func(h *rig, id string) {
 			h.connect("d2", 2, workspaceCaps())
 			h.frame(2, id, wire.WorkspaceWriteResult{Outcome: wire.OutcomeCompleted, SizeBytes: 1})
 		},
-		"connection lost first": func(h *harness, id string) {
+		"connection lost first": func(h *rig, id string) {
 			h.step(core.ConnClosed{Conn: 1})
 			h.connect("d1", 3, workspaceCaps())
 			h.frame(3, id, wire.WorkspaceWriteResult{Outcome: wire.OutcomeCompleted, SizeBytes: 1})
 		},
-		"restart first": func(h *harness, id string) {
+		"restart first": func(h *rig, id string) {
 			h.m = core.Restart(core.Config{}, h.st)
 			h.connect("d1", 1, workspaceCaps())
 			h.frame(1, id, wire.WorkspaceWriteResult{Outcome: wire.OutcomeCompleted, SizeBytes: 1})
 		},
 	}
 	for name, then := range cases {
-		h := newHarness(t)
+		h := newRig(t)
 		sid := h.workspaceSession()
 		id := unknownAtWait(t, h, sid)
 		then(h, id)

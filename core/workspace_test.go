@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/core/store"
 	"github.com/turnstile-sim/turnstile/wire"
@@ -27,7 +27,7 @@ func workspaceCaps() wire.AgentKindCapabilities {
 	return with(c, "workspace_output_export", wire.CapabilitySupported)
 }
 
-func (h *harness) workspaceSession() string {
+func (h *rig) workspaceSession() string {
 	h.t.Helper()
 	h.connect("d1", 1, workspaceCaps())
 	return h.session(workspaceAgent())
@@ -52,7 +52,7 @@ func roStatus(state string, rev uint64, code string) wire.PreparationStatus {
 // its handle, releases it, and answers only once released arrived; no
 // Turn of the Session is prepared meanwhile.
 func TestIdleReadReturnsDataOnlyAfterConfirmedRelease(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	sid := h.workspaceSession()
 	call := h.nextCall()
 	prep := one[wire.ExecutionPrepare](t, h.step(core.ReadWorkspace{Call: call, Session: sid, Path: "a.txt", MaxBytes: 16}))
@@ -84,7 +84,7 @@ func TestIdleReadReturnsDataOnlyAfterConfirmedRelease(t *testing.T) {
 // (cleanup_unconfirmed) returns unavailable with no data, even though the
 // read itself completed.
 func TestIdleReadUncertainCleanupIsUnavailable(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	sid := h.workspaceSession()
 	prep := one[wire.ExecutionPrepare](t, h.step(core.ReadWorkspace{Call: h.nextCall(), Session: sid, Path: "", Directory: true, MaxEntries: 4}))
 	read := one[wire.WorkspaceRead](t, h.frame(1, prep.ID, roStatus(wire.StateReady, 2, "")))
@@ -101,7 +101,7 @@ func TestIdleReadUncertainCleanupIsUnavailable(t *testing.T) {
 // TestIdleReadTimeoutAndConnectionLoss: no answer within 17 s, or a lost
 // connection, is unavailable; the profile is released best effort.
 func TestIdleReadTimeoutAndConnectionLoss(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	sid := h.workspaceSession()
 	call := h.nextCall()
 	prep := one[wire.ExecutionPrepare](t, h.step(core.ReadWorkspace{Call: call, Session: sid, Path: "a", MaxBytes: 1}))
@@ -128,7 +128,7 @@ func TestIdleReadTimeoutAndConnectionLoss(t *testing.T) {
 // TestRunReadTargetsTheExactRun: while the Run runs, the read carries its
 // Run ID and answers with the Runtime's result directly.
 func TestRunReadTargetsTheExactRun(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	sid := h.workspaceSession()
 	h.step(core.SubmitTurn{Call: h.nextCall(), Session: sid, Input: wire.TextInput("go")})
 	_, run := h.startedOn(1, h.last)
@@ -147,7 +147,7 @@ func TestRunReadTargetsTheExactRun(t *testing.T) {
 // TestWorkspaceRequestRefusals: bad requests are refused before any
 // Runtime work and change nothing.
 func TestWorkspaceRequestRefusals(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	sid := h.workspaceSession()
 	none := h.session(defaultAgent())
 	cases := []struct {
@@ -186,7 +186,7 @@ func digest(b []byte) string {
 // store before begin leaves; chunks follow acknowledged offsets; the
 // completed receipt settles it.
 func TestWriteIsReservedDurablyAndSettledByItsReceipt(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	sid := h.workspaceSession()
 	body := bytes.Repeat([]byte("w"), wire.ChunkBytesMax+5)
 	begin := one[wire.WorkspaceWrite](t, h.step(core.WriteWorkspace{Call: h.nextCall(), Session: sid, Path: "d/f.txt", Data: body}))
@@ -215,7 +215,7 @@ func TestWriteIsReservedDurablyAndSettledByItsReceipt(t *testing.T) {
 // left without a receipt stays unknown and blocks later writes, also after
 // a restart; one lost before its commit settles as not applied.
 func TestUnknownWriteBlocksSuccessorsAcrossRestart(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	sid := h.workspaceSession()
 	begin := one[wire.WorkspaceWrite](t, h.step(core.WriteWorkspace{Call: h.nextCall(), Session: sid, Path: "f", Data: []byte("1")}))
 	h.frame(1, begin.ID, wire.WorkspaceWriteResult{Outcome: wire.OutcomeReady})
@@ -230,7 +230,7 @@ func TestUnknownWriteBlocksSuccessorsAcrossRestart(t *testing.T) {
 		core.ErrWorkspaceMutationPending)
 
 	st := store.NewMemory()
-	h2 := &harness{t: t, m: core.New(testConfig(), st), st: st, now: t0}
+	h2 := &rig{t: t, m: core.New(testConfig(), st), st: st, now: t0}
 	sid2 := h2.workspaceSession()
 	begin = one[wire.WorkspaceWrite](t, h2.step(core.WriteWorkspace{Call: h2.nextCall(), Session: sid2, Path: "f", Data: []byte("1")}))
 	res = apiResultOf(t, h2.step(core.ConnClosed{Conn: 1}))
@@ -243,7 +243,7 @@ func TestUnknownWriteBlocksSuccessorsAcrossRestart(t *testing.T) {
 // TestWriteRejectedSettles: a rejected receipt settles the write as not
 // applied and frees the Session.
 func TestWriteRejectedSettles(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	sid := h.workspaceSession()
 	begin := one[wire.WorkspaceWrite](t, h.step(core.WriteWorkspace{Call: h.nextCall(), Session: sid, Path: "f", Data: []byte("1")}))
 	res := apiResultOf(t, h.frame(1, begin.ID, wire.WorkspaceWriteResult{Outcome: wire.OutcomeRejected,
@@ -255,37 +255,11 @@ func TestWriteRejectedSettles(t *testing.T) {
 	one[wire.WorkspaceWrite](t, h.step(core.WriteWorkspace{Call: h.nextCall(), Session: sid, Path: "f", Data: []byte("2")}))
 }
 
-func isNil(v any) bool {
-	if v == nil {
-		return true
-	}
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface, reflect.Func, reflect.Chan:
-		return rv.IsNil()
-	}
-	return false
-}
-
-func (requireT) Nil(t testing.TB, v any, args ...any) {
-	t.Helper()
-	if !isNil(v) {
-		t.Fatalf("want nil, got %#v%s", v, msg(args))
-	}
-}
-
-func (requireT) NotNil(t testing.TB, v any, args ...any) {
-	t.Helper()
-	if isNil(v) {
-		t.Fatalf("want non-nil%s", msg(args))
-	}
-}
-
 // TestExportPullsChunksThenReleases: the archive is pulled with next at
 // the bytes received so far and answered only once released arrived; a
 // chunk at the wrong offset ends the export unavailable with a cancel.
 func TestExportPullsChunksThenReleases(t *testing.T) {
-	h := newHarness(t)
+	h := newRig(t)
 	sid := h.workspaceSession()
 	prep := one[wire.ExecutionPrepare](t, h.step(core.ExportWorkspace{Call: h.nextCall(), Session: sid}))
 	require.True(t, prep.P.Configuration.WorkspaceReadOnly)
@@ -316,7 +290,7 @@ func TestExportPullsChunksThenReleases(t *testing.T) {
 	one[wire.ExecutionRelease](t, effs)
 
 	c := with(workspaceCaps(), "workspace_output_export", wire.CapabilityUnsupported)
-	h2 := newHarness(t)
+	h2 := newRig(t)
 	h2.connect("d1", 1, c)
 	sid2 := h2.session(workspaceAgent())
 	res = apiResultOf(t, h2.step(core.ExportWorkspace{Call: h2.nextCall(), Session: sid2}))

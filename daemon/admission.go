@@ -60,7 +60,7 @@ func (m *Machine) status(a *admission) wire.PreparationStatus {
 
 // advance moves a to a new revision and publishes it.
 func (m *Machine) advance(a *admission, state, code string) {
-	assertf(!a.terminal(), "admission %s advanced from terminal %s to %s", a.handle, a.state, state)
+	assert.That(!a.terminal(), "admission %s advanced from terminal %s to %s", a.handle, a.state, state)
 	a.revision++
 	a.state = state
 	a.code = code
@@ -295,7 +295,7 @@ func (m *Machine) admissionOf(handle string) *admission {
 
 func (m *Machine) prepareDone(c *call, r PrepareResult) {
 	ex := m.executors[c.executor]
-	assertf(ex != nil && ex.phase == phasePreparing, "prepare result for executor %s not preparing", c.executor)
+	assert.That(ex != nil && ex.phase == phasePreparing, "prepare result for executor %s not preparing", c.executor)
 	a := m.admissionOf(ex.handle)
 	if a != nil {
 		m.expireIfDue(a)

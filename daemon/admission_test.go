@@ -5,25 +5,26 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
 func TestHeartbeatOnConnectAndEveryInterval(t *testing.T) {
 	r := newRig(t)
 	hb := payloadsOf[wire.Heartbeat](r.sent())
-	must(t, len(hb) == 1, "one heartbeat on connect, got %s", describeAll(r.out))
+	require.Truef(t, len(hb) == 1, "one heartbeat on connect, got %s", describeAll(r.out))
 	eq(t, len(hb[0].SupportedAgentKinds), 1, "kinds declared")
 	k := hb[0].SupportedAgentKinds[0]
 	eq(t, k.Kind, "contract", "kind")
-	must(t, k.Available, "available")
-	must(t, k.Capabilities.Validate() == nil, "complete capabilities: %v", k.Capabilities.Validate())
+	require.Truef(t, k.Available, "available")
+	require.Truef(t, k.Capabilities.Validate() == nil, "complete capabilities: %v", k.Capabilities.Validate())
 	eq(t, hb[0].TS, t0.Unix(), "ts")
 	at, ok := r.armed(heartbeatTimer(1))
-	must(t, ok && at.Equal(t0.Add(15*time.Second)), "heartbeat timer at +15s, got %v %v", at, ok)
+	require.Truef(t, ok && at.Equal(t0.Add(15*time.Second)), "heartbeat timer at +15s, got %v %v", at, ok)
 	r.fire(heartbeatTimer(1))
 	eq(t, len(payloadsOf[wire.Heartbeat](r.sent())), 1, "heartbeat every interval")
 	at, _ = r.armed(heartbeatTimer(1))
-	must(t, at.Equal(t0.Add(30*time.Second)), "re-armed at +30s, got %v", at)
+	require.Truef(t, at.Equal(t0.Add(30*time.Second)), "re-armed at +30s, got %v", at)
 	r.step(Disconnected{Gen: 1})
 	r.step(TimerFired{Timer: heartbeatTimer(1)})
 	eq(t, len(r.sent()), 0, "no heartbeat after disconnect")
@@ -35,7 +36,7 @@ func TestPrepareRevisionsAndExpiry(t *testing.T) {
 	st := oneStatus(r)
 	eq(t, st.State, wire.StatePreparing, "state")
 	eq(t, st.Revision, uint64(1), "revision")
-	must(t, st.Handle != "" && st.ExecutorID != "", "handle and executor on preparing: %+v", st)
+	require.Truef(t, st.Handle != "" && st.ExecutorID != "", "handle and executor on preparing: %+v", st)
 	eq(t, st.ExpiresAt, t0.Add(5*time.Minute).UnixMilli(), "expires_at is grant + 5 min in Unix ms")
 	c, op := callOf[Prepare](r)
 	eq(t, op.Session, "s1", "prepare session")
@@ -160,14 +161,14 @@ func TestExpiryNotExtendedByRetries(t *testing.T) {
 	r.recv("p1", prepareFor("s1"))
 	eq(t, oneStatus(r).ExpiresAt, first.ExpiresAt, "repeat keeps expiry")
 	at, ok := r.armed(expiryTimer(first.Handle))
-	must(t, ok && at.Equal(t0.Add(5*time.Minute)), "expiry timer still at grant + 5 min: %v", at)
+	require.Truef(t, ok && at.Equal(t0.Add(5*time.Minute)), "expiry timer still at grant + 5 min: %v", at)
 	r.fire(expiryTimer(first.Handle))
 	st := oneStatus(r)
 	eq(t, st.State, wire.StateExpired, "expired")
 	eq(t, st.ErrorCode, "", "expiry has no code")
 	eq(t, st.Revision, uint64(3), "revision")
 	ex := r.m.Snapshot().Executors
-	must(t, len(ex) == 1 && ex[0].Phase == "idle", "expired admission's executor kept for cleanup: %+v", ex)
+	require.Truef(t, len(ex) == 1 && ex[0].Phase == "idle", "expired admission's executor kept for cleanup: %+v", ex)
 	// A start after expiry answers the expired status and starts nothing.
 	r.recv("p1", startFor(first, "run1"))
 	eq(t, oneStatus(r).State, wire.StateExpired, "start after expiry")
@@ -194,7 +195,7 @@ func TestExpiryWhilePreparingKeepsCleanupObligation(t *testing.T) {
 	r.result(c, PrepareResult{})
 	eq(t, len(r.sent()), 0, "no ready after expiry")
 	ex := r.m.Snapshot().Executors
-	must(t, len(ex) == 1 && ex[0].Phase == "idle", "prepared executor parked idle: %+v", ex)
+	require.Truef(t, len(ex) == 1 && ex[0].Phase == "idle", "prepared executor parked idle: %+v", ex)
 	r.fire(idleTimer(ex[0].ID))
 	_, op := callOf[CloseExecutor](r)
 	eq(t, op.Executor, ex[0].ID, "idle expiry closes")
@@ -208,7 +209,7 @@ func TestIdleReuseAndConflicts(t *testing.T) {
 	st := oneStatus(r)
 	eq(t, st.State, wire.StateReady, "reuse answers ready")
 	eq(t, st.Revision, uint64(1), "at revision 1")
-	must(t, st.Reused, "reused flag")
+	require.Truef(t, st.Reused, "reused flag")
 	eq(t, len(r.calls()), 0, "no native preparation")
 	// While reserved: another prepare for the Session is told to retry.
 	r.recv("p3", prepareFor("s1"))
@@ -326,7 +327,7 @@ func TestHandlesAreConnectionLocal(t *testing.T) {
 	st := r.ready("p1", "s1")
 	r.step(Disconnected{Gen: 1})
 	ex := r.m.Snapshot().Executors
-	must(t, len(ex) == 1 && ex[0].Phase == "idle", "ready executor parked on disconnect: %+v", ex)
+	require.Truef(t, len(ex) == 1 && ex[0].Phase == "idle", "ready executor parked on disconnect: %+v", ex)
 	noCall[CloseExecutor](r)
 	r.connect()
 	eq(t, frameTypes(r.sent()), "heartbeat", "reconnect sends only a heartbeat")
@@ -337,8 +338,9 @@ func TestHandlesAreConnectionLocal(t *testing.T) {
 	eq(t, len(r.out), 0, "old connection's expiry timer has no effect")
 	r.recv("p2", prepareFor("s1"))
 	s := oneStatus(r)
-	must(t, s.State == wire.StateReady && s.Reused && s.ExecutorID == st.ExecutorID && s.Handle != st.Handle,
+	require.Truef(t, s.State == wire.StateReady && s.Reused && s.ExecutorID == st.ExecutorID && s.Handle != st.Handle,
 		"the parked executor is reused under a new handle: %+v", s)
+
 	eq(t, len(r.calls()), 0, "no native preparation")
 }
 
@@ -351,7 +353,7 @@ func TestReleaseBeforeStart(t *testing.T) {
 	eq(t, rel.Revision, uint64(3), "revision")
 	noCall[CloseExecutor](r)
 	ex := r.m.Snapshot().Executors
-	must(t, len(ex) == 1 && ex[0].Phase == "idle", "release never closes the session's executor: %+v", ex)
+	require.Truef(t, len(ex) == 1 && ex[0].Phase == "idle", "release never closes the session's executor: %+v", ex)
 	r.recv("p1", wire.ExecutionRelease{Handle: st.Handle})
 	eq(t, oneStatus(r), rel, "repeat republishes")
 	r.recv("p1", wire.ExecutionRelease{})
@@ -423,5 +425,5 @@ func TestReleaseOfOldHandleNeverTouchesSuccessor(t *testing.T) {
 	noCall[Cancel](r)
 	noCall[CloseExecutor](r)
 	v := r.m.Snapshot().Turns
-	must(t, len(v) == 1 && v[0].ID == turn && v[0].State == "running", "successor turn untouched: %+v", v)
+	require.Truef(t, len(v) == 1 && v[0].ID == turn && v[0].State == "running", "successor turn untouched: %+v", v)
 }

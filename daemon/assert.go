@@ -1,14 +1,14 @@
 package daemon
 
-import "fmt"
+import (
+	"fmt"
 
-// assertf panics when cond is false. Assertions are always on: an
-// impossible state is a bug, and continuing would corrupt ownership.
-func assertf(cond bool, format string, args ...any) {
-	if !cond {
-		panic("daemon: assertion failed: " + fmt.Sprintf(format, args...))
-	}
-}
+	"github.com/turnstile-sim/turnstile/internal/invariant"
+)
+
+// assert checks this package's invariants (see internal/invariant):
+// always on, it panics with a message naming the package.
+const assert = invariant.Scope("daemon: assertion failed: ")
 
 // panicf reports a violated invariant. Callers test the condition first,
 // so the arguments are only boxed when the check fails.

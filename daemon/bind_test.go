@@ -3,6 +3,7 @@ package daemon
 import (
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -26,11 +27,11 @@ func TestDisconnectKeepsIdleExecutors(t *testing.T) {
 	r.step(Disconnected{Gen: 1})
 	noCall[CloseExecutor](r)
 	_, armed := r.armed(idleTimer(st.ExecutorID))
-	must(t, armed, "idle expiry still armed")
+	require.Truef(t, armed, "idle expiry still armed")
 	r.connect()
 	r.recv("p2", prepareFor("s1"))
 	s := oneStatus(r)
-	must(t, s.State == wire.StateReady && s.Reused && s.ExecutorID == st.ExecutorID, "reused on the successor: %+v", s)
+	require.Truef(t, s.State == wire.StateReady && s.Reused && s.ExecutorID == st.ExecutorID, "reused on the successor: %+v", s)
 }
 
 // Idle expiry still closes an executor parked while no connection is up.
@@ -54,7 +55,7 @@ func TestReplacementKeepsOldConnectionsExecutors(t *testing.T) {
 	noCall[CloseExecutor](r)
 	r.recv("p2", prepareFor("s1"))
 	s := oneStatus(r)
-	must(t, s.State == wire.StateReady && s.Reused && s.ExecutorID == st.ExecutorID, "reused on the replacement: %+v", s)
+	require.Truef(t, s.State == wire.StateReady && s.Reused && s.ExecutorID == st.ExecutorID, "reused on the replacement: %+v", s)
 }
 
 // A busy executor of a lost connection is parked once its Turn settles
@@ -75,12 +76,12 @@ func TestBusyExecutorOfLostConnectionParkedAfterSettlement(t *testing.T) {
 	eq(t, len(r.sent()), 0, "nothing of the old Turn on the successor")
 	r.result(cc, CancelResult{})
 	ex := r.m.Snapshot().Executors
-	must(t, len(ex) == 1 && ex[0].Phase == "idle" && ex[0].NativeSession == "n1", "parked with its native session: %+v", ex)
+	require.Truef(t, len(ex) == 1 && ex[0].Phase == "idle" && ex[0].NativeSession == "n1", "parked with its native session: %+v", ex)
 	p := prepareFor("s1")
 	p.Configuration.RequireExistingNativeSession = true
 	r.recv("p2", p)
 	s := oneStatus(r)
-	must(t, s.State == wire.StateReady && s.Reused && s.ExecutorID == "ex-1", "reused: %+v", s)
+	require.Truef(t, s.State == wire.StateReady && s.Reused && s.ExecutorID == "ex-1", "reused: %+v", s)
 }
 
 // A settlement of a lost connection's Turn that says Reusable=false still
@@ -96,7 +97,7 @@ func TestUnreusableExecutorOfLostConnectionClosed(t *testing.T) {
 	eq(t, op.Executor, "ex-1", "closed after an unreusable settlement")
 	r.result(cc, CloseResult{Err: "busy"})
 	ex := r.m.Snapshot().Executors
-	must(t, len(ex) == 1 && ex[0].Phase == "closing" && ex[0].CloseFailed, "failed close keeps the slot: %+v", ex)
+	require.Truef(t, len(ex) == 1 && ex[0].Phase == "closing" && ex[0].CloseFailed, "failed close keeps the slot: %+v", ex)
 	r.recv("p2", prepareFor("s1"))
 	eq(t, oneStatus(r).ErrorCode, CodeExecutorCleanupUnconfirmed, "uncertain executor not reused")
 	r.fire(closeRetryTimer("ex-1"))
@@ -119,7 +120,7 @@ func TestPreparationCompletingAfterDisconnectIsParked(t *testing.T) {
 	eq(t, r.m.Snapshot().Capacity.Idle, 1, "parked")
 	r.recv("p2", prepareFor("s1"))
 	s := oneStatus(r)
-	must(t, s.State == wire.StateReady && s.Reused && s.ExecutorID == "ex-1", "reused: %+v", s)
+	require.Truef(t, s.State == wire.StateReady && s.Reused && s.ExecutorID == "ex-1", "reused: %+v", s)
 }
 
 // The review's repro: a Turn whose done is lost with its connection
@@ -143,7 +144,7 @@ func TestLostDoneKeepsNativeSessionAcrossReconnect(t *testing.T) {
 		req := "p-" + run
 		r.recv(req, p)
 		st := oneStatus(r)
-		must(t, st.State == wire.StateReady && st.Reused && st.ExecutorID == "ex-1", "turn %d ready on the kept executor: %+v", i, st)
+		require.Truef(t, st.State == wire.StateReady && st.Reused && st.ExecutorID == "ex-1", "turn %d ready on the kept executor: %+v", i, st)
 		r.recv(req, startFor(st, run))
 		c, op := callOf[StartTurn](r)
 		r.result(c, StartResult{Turn: true})
@@ -170,7 +171,7 @@ func TestPrepareWhileExecutorHeldIsRetryable(t *testing.T) {
 		eq(t, oneStatus(r).State, wire.StateReleased, "released")
 		r.recv("p3", prepareFor("s1"))
 		s := oneStatus(r)
-		must(t, s.State == wire.StateReady && s.Reused && s.ExecutorID == st.ExecutorID, "retry ready: %+v", s)
+		require.Truef(t, s.State == wire.StateReady && s.Reused && s.ExecutorID == st.ExecutorID, "retry ready: %+v", s)
 	})
 	t.Run("live turn", func(t *testing.T) {
 		r := newRig(t)
@@ -180,7 +181,7 @@ func TestPrepareWhileExecutorHeldIsRetryable(t *testing.T) {
 		r.settle(turn, SettleResult{Settled: true, Reusable: true})
 		r.recv("p3", prepareFor("s1"))
 		s := oneStatus(r)
-		must(t, s.State == wire.StateReady && s.Reused, "retry ready: %+v", s)
+		require.Truef(t, s.State == wire.StateReady && s.Reused, "retry ready: %+v", s)
 	})
 }
 
@@ -205,21 +206,21 @@ func TestShutdownReportCompleteOnlyWhenNothingOwned(t *testing.T) {
 	turn := r.started("p1", "s1", "run1")
 	r.step(ShutdownRequested{Reason: "stop"})
 	rep := reports(r)
-	must(t, len(rep) == 1 && !rep[0].Complete && len(rep[0].Owned) > 0, "owned turn: %+v", rep)
+	require.Truef(t, len(rep) == 1 && !rep[0].Complete && len(rep[0].Owned) > 0, "owned turn: %+v", rep)
 	cc, _ := callOf[Cancel](r)
 	sc, _ := callOf[AwaitSettlement](r)
 	r.result(sc, SettleResult{Settled: true, Reusable: true})
 	cl, _ := callOf[CloseExecutor](r)
 	for _, rp := range reports(r) {
-		must(t, !rp.Complete, "executor closing and cancel call outstanding: %+v", rp)
+		require.Truef(t, !rp.Complete, "executor closing and cancel call outstanding: %+v", rp)
 	}
 	r.result(cl, CloseResult{})
 	for _, rp := range reports(r) {
-		must(t, !rp.Complete, "cancel call still outstanding: %+v", rp)
+		require.Truef(t, !rp.Complete, "cancel call still outstanding: %+v", rp)
 	}
 	r.result(cc, CancelResult{})
 	rep = reports(r)
-	must(t, len(rep) == 1 && rep[0].Complete && len(rep[0].Owned) == 0, "complete once nothing is owned: %+v", rep)
+	require.Truef(t, len(rep) == 1 && rep[0].Complete && len(rep[0].Owned) == 0, "complete once nothing is owned: %+v", rep)
 	_ = turn
 }
 
@@ -276,5 +277,5 @@ func TestOrphanedPreparationHoldsSessionForRetry(t *testing.T) {
 	r.result(pc, PrepareResult{})
 	r.recv("p3", prepareFor("s1"))
 	s := oneStatus(r)
-	must(t, s.State == wire.StateReady && s.Reused && s.ExecutorID == st.ExecutorID, "reused once idle: %+v", s)
+	require.Truef(t, s.State == wire.StateReady && s.Reused && s.ExecutorID == st.ExecutorID, "reused once idle: %+v", s)
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -27,11 +28,12 @@ func TestCancelWaitsForSettlement(t *testing.T) {
 	frames := r.sent()
 	eq(t, frameTypes(frames), "done,interaction_decision_ack", "done then the receipt")
 	done := frames[0].Payload.(wire.Done)
-	must(t, done.Content == "partial" && done.Metadata != nil && done.Metadata.AgentSessionID == "native-session",
+	require.Truef(t, done.Content == "partial" && done.Metadata != nil && done.Metadata.AgentSessionID == "native-session",
 		"settled before any native done: done carries the settlement outcome, never an empty one: %+v", done)
+
 	ack := frames[1].Payload.(wire.InteractionDecisionAck)
-	must(t, ack.Applied && ack.DeliveryID == "cancel" && frames[1].ID == "run1", "applied receipt: %+v", ack)
-	must(t, ack.Outcome != nil && ack.Outcome.Content == "partial" && ack.Outcome.Metadata.AgentSessionID == "native-session", "continuity outcome")
+	require.Truef(t, ack.Applied && ack.DeliveryID == "cancel" && frames[1].ID == "run1", "applied receipt: %+v", ack)
+	require.Truef(t, ack.Outcome != nil && ack.Outcome.Content == "partial" && ack.Outcome.Metadata.AgentSessionID == "native-session", "continuity outcome")
 }
 
 func TestCancelOnlyTargetsItsTurn(t *testing.T) {
@@ -40,7 +42,7 @@ func TestCancelOnlyTargetsItsTurn(t *testing.T) {
 	r.started("pb", "sb", "runB")
 	r.recv("runA", wire.PromptCancel{})
 	cs := r.calls()
-	must(t, len(cs) == 2, "cancel and settle only: %s", describeAll(r.out))
+	require.Truef(t, len(cs) == 2, "cancel and settle only: %s", describeAll(r.out))
 	eq(t, cs[0].Op.(Cancel).Turn, a, "exact turn")
 	eq(t, len(r.sent()), 0, "no receipt without delivery id")
 }
@@ -51,10 +53,10 @@ func TestCancelSettlementTimeoutProvesNothing(t *testing.T) {
 	r.recv("run1", wire.PromptCancel{DeliveryID: "d1"})
 	sc, _ := callOf[AwaitSettlement](r)
 	at, ok := r.armed(settleWaitTimer(turn))
-	must(t, ok && at.Equal(r.now.Add(10*time.Second)), "10s settlement wait")
+	require.Truef(t, ok && at.Equal(r.now.Add(10*time.Second)), "10s settlement wait")
 	r.fire(settleWaitTimer(turn))
 	ack := cancelAcks(r)
-	must(t, len(ack) == 1 && !ack[0].Applied && ack[0].ErrorCode == CodeCancelFailed, "not applied: %s", describeAll(r.out))
+	require.Truef(t, len(ack) == 1 && !ack[0].Applied && ack[0].ErrorCode == CodeCancelFailed, "not applied: %s", describeAll(r.out))
 	eq(t, len(r.m.Snapshot().Turns), 1, "turn still owned")
 	noCall[AwaitSettlement](r)
 	r.result(sc, SettleResult{Settled: true, Reusable: true})
@@ -65,20 +67,20 @@ func TestCancelCodes(t *testing.T) {
 	r := newRig(t)
 	r.recv("nope", wire.PromptCancel{DeliveryID: "d"})
 	a := cancelAcks(r)
-	must(t, len(a) == 1 && !a[0].Applied && a[0].ErrorCode == CodeRunInactive, "unknown run: %+v", a)
+	require.Truef(t, len(a) == 1 && !a[0].Applied && a[0].ErrorCode == CodeRunInactive, "unknown run: %+v", a)
 	st := r.ready("p1", "s1")
 	r.recv("p1", startFor(st, "run1"))
 	c, _ := callOf[StartTurn](r)
 	r.recv("run1", wire.PromptCancel{DeliveryID: "d"})
 	a = cancelAcks(r)
-	must(t, len(a) == 1 && a[0].ErrorCode == CodeNotReady, "starting: %+v", a)
+	require.Truef(t, len(a) == 1 && a[0].ErrorCode == CodeNotReady, "starting: %+v", a)
 	noCall[Cancel](r)
 	r.result(c, StartResult{Turn: true})
 	r.recv("run1", wire.PromptCancel{DeliveryID: "d2"})
 	cc, _ := callOf[Cancel](r)
 	r.result(cc, CancelResult{Err: "refused"})
 	a = cancelAcks(r)
-	must(t, len(a) == 1 && !a[0].Applied && a[0].ErrorCode == CodeCancelFailed, "failed cancel request: %+v", a)
+	require.Truef(t, len(a) == 1 && !a[0].Applied && a[0].ErrorCode == CodeCancelFailed, "failed cancel request: %+v", a)
 	eq(t, len(r.m.Snapshot().Turns), 1, "turn still owned")
 }
 

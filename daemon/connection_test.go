@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -24,18 +25,18 @@ func TestDisconnectRetiresRoutesAndSettlesNativeWork(t *testing.T) {
 	eq(t, len(r.sent()), 0, "old receipts never reach the successor")
 	r.recv("run1", wire.PromptCancel{DeliveryID: "d"})
 	a := cancelAcks(r)
-	must(t, len(a) == 1 && a[0].ErrorCode == CodeRunInactive, "old run unknown on the new connection")
+	require.Truef(t, len(a) == 1 && a[0].ErrorCode == CodeRunInactive, "old run unknown on the new connection")
 	noCall[Cancel](r)
 	r.result(sc, SettleResult{Settled: true, Reusable: true})
 	eq(t, len(r.sent()), 0, "no done on the successor")
 	ex := r.m.Snapshot().Executors
-	must(t, len(ex) == 1 && ex[0].Phase == "idle", "a reusable executor of the old connection is parked idle: %+v", ex)
+	require.Truef(t, len(ex) == 1 && ex[0].Phase == "idle", "a reusable executor of the old connection is parked idle: %+v", ex)
 	noCall[CloseExecutor](r)
 	eq(t, len(r.m.Snapshot().Turns), 0, "turn settled")
 	// The same run ID is free on the new connection, on the same executor.
 	r.started("p1", "s1", "run1")
 	ex = r.m.Snapshot().Executors
-	must(t, len(ex) == 1 && ex[0].ID == "ex-1" && ex[0].Phase == "busy", "executor reused: %+v", ex)
+	require.Truef(t, len(ex) == 1 && ex[0].ID == "ex-1" && ex[0].Phase == "busy", "executor reused: %+v", ex)
 }
 
 func TestStartResultAfterDisconnect(t *testing.T) {
@@ -60,7 +61,7 @@ func TestReplacementConnectionClosesOld(t *testing.T) {
 			closed = append(closed, c)
 		}
 	}
-	must(t, len(closed) == 1 && closed[0].Gen == 1, "old transport closed: %s", describeAll(r.out))
+	require.Truef(t, len(closed) == 1 && closed[0].Gen == 1, "old transport closed: %s", describeAll(r.out))
 	eq(t, len(r.m.Snapshot().Admissions), 0, "no records inherited")
 	r.step(FrameReceived{Gen: 1, Frame: wire.Frame{ID: "p9", Payload: prepareFor("s9")}})
 	eq(t, len(r.out), 0, "frames of the old connection are ignored")
@@ -91,12 +92,13 @@ func TestFrameRejectedAnswersControlOperations(t *testing.T) {
 func TestUndecodableSteerIsRefusedAsInvalidInput(t *testing.T) {
 	r := newRig(t)
 	r.step(FrameRejected{Gen: 1, Type: wire.TypePromptSteer, ID: "run", Err: errors.New("bad input")})
-	must(t, len(r.out) == 1, "one receipt: %s", describeAll(r.out))
+	require.Truef(t, len(r.out) == 1, "one receipt: %s", describeAll(r.out))
 	s, ok := r.out[0].(Send)
-	must(t, ok && s.Frame.ID == "run", "receipt on the Run ID: %s", describeAll(r.out))
+	require.Truef(t, ok && s.Frame.ID == "run", "receipt on the Run ID: %s", describeAll(r.out))
 	ack, ok := s.Frame.Payload.(wire.PromptSteerAck)
-	must(t, ok && ack.ErrorCode == CodeInvalidInput && ack.InputID == "" && !ack.Accepted && !ack.Written,
+	require.Truef(t, ok && ack.ErrorCode == CodeInvalidInput && ack.InputID == "" && !ack.Accepted && !ack.Written,
 		"invalid_input receipt without input_id: %s", describeAll(r.out))
+
 	eq(t, len(r.calls()), 0, "no native call")
 	r.step(FrameRejected{Gen: 1, Type: wire.TypePromptSteer, Err: errors.New("bad input")})
 	eq(t, len(r.out), 0, "no Run ID: no answer")
@@ -112,14 +114,14 @@ func TestShutdownClosesEverythingAndReports(t *testing.T) {
 	turn := r.started("pc", "sc", "runC")
 	r.step(ShutdownRequested{Reason: "stop"})
 	sts := statuses(r)
-	must(t, len(sts) == 1 && sts[0].State == wire.StateReleased && sts[0].Handle == ready.Handle, "ready admission released: %s", describeAll(r.out))
+	require.Truef(t, len(sts) == 1 && sts[0].State == wire.StateReleased && sts[0].Handle == ready.Handle, "ready admission released: %s", describeAll(r.out))
 	var closes []string
 	for _, c := range r.calls() {
 		if op, ok := c.Op.(CloseExecutor); ok {
 			closes = append(closes, op.Executor)
 		}
 	}
-	must(t, len(closes) == 2, "idle executors closed: %v", closes)
+	require.Truef(t, len(closes) == 2, "idle executors closed: %v", closes)
 	cc, _ := callOf[Cancel](r)
 	sc, _ := callOf[AwaitSettlement](r)
 	var rep *Report
@@ -128,7 +130,7 @@ func TestShutdownClosesEverythingAndReports(t *testing.T) {
 			rep = &v
 		}
 	}
-	must(t, rep != nil && !rep.Complete && len(rep.Owned) > 0, "report of owned resources")
+	require.Truef(t, rep != nil && !rep.Complete && len(rep.Owned) > 0, "report of owned resources")
 	r.recv("pd", prepareFor("sd"))
 	eq(t, oneStatus(r).ErrorCode, CodeResourceUnavailable, "no admission while shutting down")
 	// Fail one close; the target is kept and retried serially.
@@ -148,7 +150,7 @@ func TestShutdownClosesEverythingAndReports(t *testing.T) {
 	last, _ := callOf[CloseExecutor](r) // finished executor closed, not parked
 	r.result(last, CloseResult{})
 	owned := r.m.Owned()
-	must(t, len(owned) == 1 && owned[0].Kind == "executor" && owned[0].State == "closing,close-failed", "failed target kept: %v", owned)
+	require.Truef(t, len(owned) == 1 && owned[0].Kind == "executor" && owned[0].State == "closing,close-failed", "failed target kept: %v", owned)
 	r.fire(closeRetryTimer(owned[0].ID))
 	c, _ := callOf[CloseExecutor](r)
 	r.result(c, CloseResult{})
@@ -158,30 +160,30 @@ func TestShutdownClosesEverythingAndReports(t *testing.T) {
 			final = v
 		}
 	}
-	must(t, final.Complete && len(final.Owned) == 0, "complete report: %+v", final)
+	require.Truef(t, final.Complete && len(final.Owned) == 0, "complete report: %+v", final)
 	_ = turn
 }
 
 func TestTimeMustNotGoBackwards(t *testing.T) {
 	r := newRig(t)
 	defer func() {
-		must(t, recover() != nil, "assertion panics")
+		require.Truef(t, recover() != nil, "assertion panics")
 	}()
 	r.m.Step(t0.Add(-1), Connected{Gen: 9})
 }
 
 func TestConfigValidate(t *testing.T) {
 	cfg := testConfig()
-	must(t, cfg.Validate() == nil, "default config valid")
+	require.Truef(t, cfg.Validate() == nil, "default config valid")
 	bad := testConfig()
 	bad.Kinds[0].Capabilities.Usage = wire.CapabilityUnspecified
-	must(t, bad.Validate() != nil, "incomplete capabilities rejected")
+	require.Truef(t, bad.Validate() != nil, "incomplete capabilities rejected")
 	dup := testConfig()
 	dup.Kinds = append(dup.Kinds, dup.Kinds[0])
-	must(t, dup.Validate() != nil, "duplicate kind rejected")
+	require.Truef(t, dup.Validate() != nil, "duplicate kind rejected")
 	small := testConfig()
 	small.Limits.ExecutorsMax = 2
-	must(t, small.Validate() != nil, "executors below active rejected")
+	require.Truef(t, small.Validate() != nil, "executors below active rejected")
 	d := testConfig().WithDefaults().Limits
 	eq(t, d, DefaultLimits(), "defaults")
 }
@@ -191,7 +193,7 @@ func TestMismatchedNativeResultPanics(t *testing.T) {
 	r.recv("p1", prepareFor("s1"))
 	c, _ := callOf[Prepare](r)
 	defer func() {
-		must(t, recover() != nil, "a start result for a prepare call must not read as success")
+		require.Truef(t, recover() != nil, "a start result for a prepare call must not read as success")
 	}()
 	r.result(c, StartResult{Turn: true})
 }

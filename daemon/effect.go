@@ -259,7 +259,7 @@ func (r WriteResult) Describe() string {
 func (r CancelResult) Describe() string { return fmt.Sprintf("cancel err=%q", r.Err) }
 func (r SettleResult) Describe() string {
 	return fmt.Sprintf("settle settled=%t reusable=%t reason=%q outcome=%s err=%q",
-		r.Settled, r.Reusable, r.Reason, describePayload(r.Outcome), r.Err)
+		r.Settled, r.Reusable, r.Reason, wire.DescribePayload(r.Outcome), r.Err)
 }
 func (r CloseResult) Describe() string { return fmt.Sprintf("close err=%q", r.Err) }
 

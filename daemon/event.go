@@ -116,7 +116,7 @@ func (e NativeTurnEvent) Describe() string {
 	if e.Event != nil {
 		typ = e.Event.MessageType()
 	}
-	return fmt.Sprintf("native-event %s %s %s", e.Turn, typ, describePayload(e.Event))
+	return fmt.Sprintf("native-event %s %s %s", e.Turn, typ, wire.DescribePayload(e.Event))
 }
 func (e NativeInputApplied) Describe() string {
 	return fmt.Sprintf("native-input-applied %s input=%q", e.Turn, e.InputID)

@@ -34,10 +34,10 @@ func Example() {
 	call := effects[len(effects)-1].(daemon.NativeCall)
 	show(m.Step(now.Add(time.Second), daemon.NativeResult{Call: call.Call, Result: daemon.PrepareResult{}}))
 	// Output:
-	// send gen=1 heartbeat id="" {ts=1767225600 active=0 version="example" kinds=[contract:true]}
+	// send gen=1 heartbeat ts=1767225600 daemon_version=example supported_agent_kinds=[{kind=contract available=true capabilities=2/30 supported}]
 	// set-timer heartbeat/g1 at=2026-01-01T00:00:15Z
 	// set-timer expiry/h-1 at=2026-01-01T00:05:00Z
-	// send gen=1 preparation_status id="prep-1" {state=preparing rev=1 handle="h-1" executor="ex-1" reused=false expires=1767225900000 run="" code="" op=""}
+	// send gen=1 preparation_status id=prep-1 executor_id=ex-1 handle=h-1 revision=1 state=preparing expires_at=1767225900000
 	// native-call c-1 prepare executor=ex-1 kind=contract session=s1 fp=8bc67574fe57a9b5
-	// send gen=1 preparation_status id="prep-1" {state=ready rev=2 handle="h-1" executor="ex-1" reused=false expires=1767225900000 run="" code="" op=""}
+	// send gen=1 preparation_status id=prep-1 executor_id=ex-1 handle=h-1 revision=2 state=ready expires_at=1767225900000
 }

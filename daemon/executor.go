@@ -159,7 +159,7 @@ func (m *Machine) closeRetryDue(id string) {
 // one keeps the target and its slot and retries serially with backoff.
 func (m *Machine) closeDone(c *call, r CloseResult) {
 	ex := m.executors[c.executor]
-	assertf(ex != nil && ex.closeCall == c.id, "close result for unknown executor %s", c.executor)
+	assert.That(ex != nil && ex.closeCall == c.id, "close result for unknown executor %s", c.executor)
 	ex.closeCall = ""
 	if m.cfg.Bugs.FreeCapacityOnCloseFailure {
 		r.Err = "" // planted bug: a failed close is taken for a confirmed one

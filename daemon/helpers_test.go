@@ -234,13 +234,6 @@ func (r *rig) settle(turn TurnID, res SettleResult) {
 	r.result(c, res)
 }
 
-func must(t testing.TB, cond bool, format string, args ...any) {
-	t.Helper()
-	if !cond {
-		t.Fatalf(format, args...)
-	}
-}
-
 func eq[T comparable](t testing.TB, got, want T, what string) {
 	t.Helper()
 	if got != want {

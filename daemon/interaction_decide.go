@@ -190,9 +190,9 @@ func (m *Machine) admitDecision(t *turn, ix *interaction, d decision) {
 // delivery follows the native result, then the barrier is released.
 func (m *Machine) decisionDone(c *call, r DecisionResult) {
 	t := m.turns[c.turn]
-	assertf(t != nil, "decision result for unknown turn %s", c.turn)
+	assert.That(t != nil, "decision result for unknown turn %s", c.turn)
 	ti := m.ixOf(t.id, false)
-	assertf(ti != nil && ti.held > 0, "decision result of %s without a held barrier", t.id)
+	assert.That(ti != nil && ti.held > 0, "decision result of %s without a held barrier", t.id)
 	ix := c.ix
 	code := ""
 	switch r.Outcome {

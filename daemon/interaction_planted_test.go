@@ -3,6 +3,7 @@ package daemon
 import (
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -14,7 +15,7 @@ func TestPlantedAckDecisionBeforeApply(t *testing.T) {
 	r, _ := asked(t, cfg, permissionReq("perm-1"))
 	r.recv("perm-1", wire.PermissionDecision{DeliveryID: "d1", Approved: true})
 	callOf[RespondPermission](r)
-	must(t, oneIxAck(t, r, "perm-1").Applied, "bugged: applied before the native result")
+	require.Truef(t, oneIxAck(t, r, "perm-1").Applied, "bugged: applied before the native result")
 }
 
 func TestPlantedReapplyRepeatedDecision(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -81,7 +82,7 @@ func oneIxAck(t *testing.T, r *rig, id string) wire.InteractionDecisionAck {
 func refusedAck(t *testing.T, r *rig, id, delivery, code string) {
 	t.Helper()
 	a := oneIxAck(t, r, id)
-	must(t, !a.Applied && a.ErrorCode == code && a.DeliveryID == delivery, "want %s for %s, got %+v", code, delivery, a)
+	require.Truef(t, !a.Applied && a.ErrorCode == code && a.DeliveryID == delivery, "want %s for %s, got %+v", code, delivery, a)
 	noCall[RespondPermission](r)
 	noCall[RespondUserChoice](r)
 	noCall[SubmitFunctionResult](r)
@@ -90,7 +91,7 @@ func refusedAck(t *testing.T, r *rig, id, delivery, code string) {
 func TestPermissionRequestIsForwardedWithRunID(t *testing.T) {
 	r, _ := asked(t, interactionConfig(), permissionReq("perm-1"))
 	f := r.sent()
-	must(t, len(f) == 1 && f[0].ID == "run1", "permission_request on the Run ID: %s", describeAll(r.out))
+	require.Truef(t, len(f) == 1 && f[0].ID == "run1", "permission_request on the Run ID: %s", describeAll(r.out))
 	eq(t, f[0].Payload.(wire.PermissionRequest).RequestID, "perm-1", "request ID")
 }
 
@@ -100,12 +101,12 @@ func TestPermissionDecisionAppliedOnlyAfterNativeConfirms(t *testing.T) {
 	r, turn := asked(t, interactionConfig(), permissionReq("perm-1"))
 	r.recv("perm-1", wire.PermissionDecision{DeliveryID: "d1", Approved: true})
 	c, op := callOf[RespondPermission](r)
-	must(t, op.Turn == turn && op.InteractionID == "perm-1" && op.Decision.Approved, "routed to the asking Turn: %+v", op)
+	require.Truef(t, op.Turn == turn && op.InteractionID == "perm-1" && op.Decision.Approved, "routed to the asking Turn: %+v", op)
 	a, _ := ixAcks(r)
 	eq(t, len(a), 0, "no ack before the native result")
 	r.result(c, DecisionResult{Outcome: DecisionApplied})
 	a1 := oneIxAck(t, r, "perm-1")
-	must(t, a1.Applied && a1.DeliveryID == "d1" && a1.ErrorCode == "", "applied ack: %+v", a1)
+	require.Truef(t, a1.Applied && a1.DeliveryID == "d1" && a1.ErrorCode == "", "applied ack: %+v", a1)
 }
 
 // An identical repeat (fresh delivery ID) is applied=true again without a
@@ -117,7 +118,7 @@ func TestRepeatedDecisionIsReacknowledgedAndDifferentConflicts(t *testing.T) {
 	r.result(c, DecisionResult{Outcome: DecisionApplied})
 	r.recv("perm-1", wire.PermissionDecision{DeliveryID: "d2", Approved: true})
 	a := oneIxAck(t, r, "perm-1")
-	must(t, a.Applied && a.DeliveryID == "d2", "repeat applied again: %+v", a)
+	require.Truef(t, a.Applied && a.DeliveryID == "d2", "repeat applied again: %+v", a)
 	noCall[RespondPermission](r)
 	r.recv("perm-1", wire.PermissionDecision{DeliveryID: "d3", Approved: false})
 	refusedAck(t, r, "perm-1", "d3", wire.AckDecisionConflict)
@@ -135,8 +136,9 @@ func TestRepeatWhileApplyingJoinsTheNativeResult(t *testing.T) {
 	refusedAck(t, r, "perm-1", "d3", wire.AckDecisionConflict)
 	r.result(c, DecisionResult{Outcome: DecisionApplied})
 	a, _ := ixAcks(r)
-	must(t, len(a) == 2 && a[0].DeliveryID == "d1" && a[1].DeliveryID == "d2" && a[0].Applied && a[1].Applied,
+	require.Truef(t, len(a) == 2 && a[0].DeliveryID == "d1" && a[1].DeliveryID == "d2" && a[0].Applied && a[1].Applied,
 		"both deliveries applied: %+v", a)
+
 }
 
 // Each refusal has its documented code; a decision that fails validation
@@ -186,7 +188,7 @@ func TestDecisionRefusals(t *testing.T) {
 			r.recv(c.id, c.decision)
 			refusedAck(t, r, c.id, c.delivery, c.code)
 			eq(t, len(r.out), 1, "only the refusal")
-			must(t, reflect.DeepEqual(before, r.m.Snapshot()), "a refusal changes nothing")
+			require.Truef(t, reflect.DeepEqual(before, r.m.Snapshot()), "a refusal changes nothing")
 		})
 	}
 }
@@ -200,9 +202,9 @@ func TestUserChoiceAnswersBindByQuestionID(t *testing.T) {
 	c, op := callOf[RespondUserChoice](r)
 	_, q1 := op.Decision.Answer("q1")
 	got, q2 := op.Decision.Answer("q2")
-	must(t, !q1 && q2 && len(got) == 1 && got[0] == "s", "q1 unanswered, q2 answered: %+v", op.Decision)
+	require.Truef(t, !q1 && q2 && len(got) == 1 && got[0] == "s", "q1 unanswered, q2 answered: %+v", op.Decision)
 	r.result(c, DecisionResult{Outcome: DecisionApplied})
-	must(t, oneIxAck(t, r, "ask-1").Applied, "applied")
+	require.Truef(t, oneIxAck(t, r, "ask-1").Applied, "applied")
 }
 
 // A cancelled user choice needs native settlement too: applied only after
@@ -211,7 +213,7 @@ func TestCancelledUserChoiceNeedsNativeSettlement(t *testing.T) {
 	r, _ := asked(t, interactionConfig(), choicePrompt("ask-1"))
 	r.recv("ask-1", wire.UserChoiceDecision{DeliveryID: "d1", Cancelled: true, Reason: "user left"})
 	c, op := callOf[RespondUserChoice](r)
-	must(t, op.Decision.Cancelled, "cancel submitted natively")
+	require.Truef(t, op.Decision.Cancelled, "cancel submitted natively")
 	a, _ := ixAcks(r)
 	eq(t, len(a), 0, "no ack before native settlement")
 	r.result(c, DecisionResult{Outcome: DecisionNotPending, Err: "gone"})
@@ -251,9 +253,9 @@ func TestPermissionWithdrawn(t *testing.T) {
 	r, turn := asked(t, interactionConfig(), permissionReq("perm-1"))
 	r.step(NativePermissionWithdrawn{Turn: turn, InteractionID: "perm-1"})
 	f := r.sent()
-	must(t, len(f) == 1 && f[0].ID == "perm-1", "permission_cancel on the interaction ID: %s", describeAll(r.out))
+	require.Truef(t, len(f) == 1 && f[0].ID == "perm-1", "permission_cancel on the interaction ID: %s", describeAll(r.out))
 	_, ok := f[0].Payload.(wire.PermissionCancel)
-	must(t, ok, "a permission_cancel")
+	require.Truef(t, ok, "a permission_cancel")
 	r.recv("perm-1", wire.PermissionDecision{DeliveryID: "d1", Approved: true})
 	refusedAck(t, r, "perm-1", "d1", wire.AckNotPending)
 
@@ -263,7 +265,7 @@ func TestPermissionWithdrawn(t *testing.T) {
 	r2.step(NativePermissionWithdrawn{Turn: turn2, InteractionID: "perm-2"})
 	eq(t, frameTypes(r2.sent()), "permission_cancel", "withdrawal forwarded while applying")
 	r2.result(c, DecisionResult{Outcome: DecisionApplied})
-	must(t, oneIxAck(t, r2, "perm-2").Applied, "the native result decides")
+	require.Truef(t, oneIxAck(t, r2, "perm-2").Applied, "the native result decides")
 }
 
 // done waits for an admitted decision: the ack goes out first.
@@ -301,7 +303,7 @@ func TestLateCallbackOfFinishedTurnIsDropped(t *testing.T) {
 	r.recv("p2", startFor(st, "run2"))
 	c, op := callOf[StartTurn](r)
 	r.result(c, StartResult{Turn: true})
-	must(t, op.Turn != old, "a fresh Turn")
+	require.Truef(t, op.Turn != old, "a fresh Turn")
 	r.step(NativeTurnEvent{Turn: old, Event: permissionReq("perm-late")})
 	r.step(NativePermissionWithdrawn{Turn: old, InteractionID: "perm-1"})
 	eq(t, len(r.out), 0, "late callbacks dropped")
@@ -380,7 +382,7 @@ func TestAppliedMemoryOutlivesTheTurnForAnHour(t *testing.T) {
 	r.result(c, DecisionResult{Outcome: DecisionApplied})
 	r.settle(turn, SettleResult{Settled: true, Reusable: true})
 	r.recv("run1", fnResult("d2", "call-1"))
-	must(t, oneIxAck(t, r, "run1").Applied, "identical repeat after the Turn: applied")
+	require.Truef(t, oneIxAck(t, r, "run1").Applied, "identical repeat after the Turn: applied")
 	other := fnResult("d3", "call-1")
 	other.Success = false
 	r.recv("run1", other)

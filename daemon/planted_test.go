@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -34,7 +35,7 @@ func TestPlantedForgetAdmissionExpiryAtStart(t *testing.T) {
 		r.result(c, StartResult{Turn: true})
 		eq(t, oneStatus(r).State, wire.StateStarted, "bugged: handle started after its expiry")
 		for _, s := range statuses(r) {
-			must(t, s.State != wire.StateExpired, "bugged: no expired status")
+			require.Truef(t, s.State != wire.StateExpired, "bugged: no expired status")
 		}
 	}
 }
@@ -67,13 +68,14 @@ func TestPlantedAcceptBeforeApply(t *testing.T) {
 		r.result(c, WriteResult{Outcome: WriteWritten})
 		a := acks(r)
 		if !bug {
-			must(t, len(a) == 1 && a[0].Written && !a[0].Accepted, "correct: written only: %+v", a)
+			require.Truef(t, len(a) == 1 && a[0].Written && !a[0].Accepted, "correct: written only: %+v", a)
 			r.step(NativeInputApplied{Turn: turn, InputID: "1"})
-			must(t, oneAck(r).Accepted, "correct: accepted after the native apply")
+			require.Truef(t, oneAck(r).Accepted, "correct: accepted after the native apply")
 			continue
 		}
-		must(t, len(a) == 2 && a[0].Written && !a[0].Accepted && a[1].Accepted,
+		require.Truef(t, len(a) == 2 && a[0].Written && !a[0].Accepted && a[1].Accepted,
 			"bugged: accepted with the write, before any native apply: %+v", a)
+
 		r.step(NativeInputApplied{Turn: turn, InputID: "1"})
 		eq(t, len(acks(r)), 0, "bugged: nothing left to say at the apply")
 	}
@@ -91,18 +93,18 @@ func TestPlantedFreeCapacityOnCloseFailure(t *testing.T) {
 		if !bug {
 			eq(t, r.m.Capacity().Executors, 1, "correct: the uncertain executor keeps its slot")
 			_, retry := r.armed(closeRetryTimer(st.ExecutorID))
-			must(t, retry, "correct: the close is retried")
+			require.Truef(t, retry, "correct: the close is retried")
 			r.recv("p2", prepareFor("s1"))
 			eq(t, oneStatus(r).ErrorCode, CodeExecutorCleanupUnconfirmed, "correct: session blocked until cleanup")
 			continue
 		}
 		eq(t, r.m.Capacity().Executors, 0, "bugged: the executor is forgotten")
 		_, retry := r.armed(closeRetryTimer(st.ExecutorID))
-		must(t, !retry, "bugged: no retry")
+		require.Truef(t, !retry, "bugged: no retry")
 		r.recv("p2", prepareFor("s1"))
 		eq(t, oneStatus(r).State, wire.StatePreparing, "bugged: a new executor for the session")
 		_, p := callOf[Prepare](r)
-		must(t, p.Executor != st.ExecutorID, "bugged: a second native executor while the first is open")
+		require.Truef(t, p.Executor != st.ExecutorID, "bugged: a second native executor while the first is open")
 	}
 }
 

@@ -3,6 +3,7 @@ package daemon
 import (
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -33,7 +34,7 @@ func TestResumeNeverRunsOnAnExecutorWithoutNativeSession(t *testing.T) {
 	r.recv("p4", resume)
 	eq(t, oneStatus(r).State, wire.StatePreparing, "a new executor is prepared")
 	_, prep := callOf[Prepare](r)
-	must(t, prep.Executor != st.ExecutorID, "new executor, got %s again", prep.Executor)
+	require.Truef(t, prep.Executor != st.ExecutorID, "new executor, got %s again", prep.Executor)
 	eq(t, prep.Configuration.AgentSessionID, "n1", "it resumes the named native session")
 }
 
@@ -53,7 +54,7 @@ func TestExecutorPreparedToResumeIsReusedForTheSameSession(t *testing.T) {
 	r.recv("p2", resume)
 	got := oneStatus(r)
 	eq(t, got.State, wire.StateReady, "reused")
-	must(t, got.Reused, "reused flag")
+	require.Truef(t, got.Reused, "reused flag")
 	noCall[CloseExecutor](r)
 
 	other := prepareFor("s1")

@@ -3,6 +3,7 @@ package daemon
 import (
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -23,11 +24,11 @@ func TestSettlementBeforeNativeDoneBuildsDoneFromOutcome(t *testing.T) {
 	frames := r.sent()
 	eq(t, frameTypes(frames), "done,interaction_decision_ack", "done then the applied receipt")
 	done := frames[0].Payload.(wire.Done)
-	must(t, done.Content == "partial", "done content from the settlement, got %q", done.Content)
-	must(t, done.Usage != nil && *done.Usage.Tokens == *u.Tokens, "done usage from the settlement: %+v", done.Usage)
-	must(t, done.Metadata != nil && done.Metadata.AgentSessionID == "native-1", "done metadata from the settlement: %+v", done.Metadata)
+	require.Truef(t, done.Content == "partial", "done content from the settlement, got %q", done.Content)
+	require.Truef(t, done.Usage != nil && *done.Usage.Tokens == *u.Tokens, "done usage from the settlement: %+v", done.Usage)
+	require.Truef(t, done.Metadata != nil && done.Metadata.AgentSessionID == "native-1", "done metadata from the settlement: %+v", done.Metadata)
 	ack := frames[1].Payload.(wire.InteractionDecisionAck)
-	must(t, ack.Applied && ack.Outcome != nil && ack.Outcome.Content == done.Content, "receipt and done agree: %+v", ack)
+	require.Truef(t, ack.Applied && ack.Outcome != nil && ack.Outcome.Content == done.Content, "receipt and done agree: %+v", ack)
 	eq(t, r.m.Snapshot().Executors[0].NativeSession, "native-1", "continuity committed from the settlement")
 	r.step(NativeTurnEvent{Turn: turn, Event: wire.Delta{Delta: "tial", Sequence: 2}})
 	r.step(NativeTurnEvent{Turn: turn, Event: wire.Done{Content: "partial"}})
@@ -45,7 +46,7 @@ func TestStartErrorDoneCarriesSettlementOutcome(t *testing.T) {
 	sc, _ := callOf[AwaitSettlement](r)
 	r.result(sc, SettleResult{Settled: true, Reusable: true, Outcome: wire.Done{Content: "so far"}})
 	dones := payloadsOf[wire.Done](r.sent())
-	must(t, len(dones) == 1 && dones[0].Content == "so far", "done from the settlement: %s", describeAll(r.out))
+	require.Truef(t, len(dones) == 1 && dones[0].Content == "so far", "done from the settlement: %s", describeAll(r.out))
 }
 
 // Native events after the settlement (while the Turn still waits for its
@@ -66,7 +67,7 @@ func TestNativeEventsAfterOutputClosedAreDropped(t *testing.T) {
 	eq(t, len(r.out), 0, "nothing after settlement")
 	r.result(cc, CloseResult{})
 	dones := payloadsOf[wire.Done](r.sent())
-	must(t, len(dones) == 1 && dones[0].Content == "final" && dones[0].Usage == nil, "one done, the first native result: %s", describeAll(r.out))
+	require.Truef(t, len(dones) == 1 && dones[0].Content == "final" && dones[0].Usage == nil, "one done, the first native result: %s", describeAll(r.out))
 	var deltas int
 	for _, f := range r.allSent() {
 		if _, ok := f.Payload.(wire.Delta); ok {
@@ -91,5 +92,5 @@ func TestNativeEventsAfterSettlementBeforeDoneAreDropped(t *testing.T) {
 	eq(t, len(r.out), 0, "late native output dropped")
 	r.result(cc, CloseResult{})
 	dones := payloadsOf[wire.Done](r.sent())
-	must(t, len(dones) == 1 && dones[0].Content == "settled", "done from the settlement: %s", describeAll(r.out))
+	require.Truef(t, len(dones) == 1 && dones[0].Content == "settled", "done from the settlement: %s", describeAll(r.out))
 }

@@ -46,7 +46,7 @@ type handleInfo struct {
 // checker observes the daemon's events and effects against the Harness's
 // ground truth. It never steers the run.
 type checker struct {
-	w       *sim.World
+	w       *sim.Kernel
 	closes  map[string]int // CloseExecutor calls per executor
 	d       *harness.Device
 	cfg     daemon.Config
@@ -58,7 +58,7 @@ type checker struct {
 	err     error
 }
 
-func newChecker(w *sim.World, cfg daemon.Config) *checker {
+func newChecker(w *sim.Kernel, cfg daemon.Config) *checker {
 	return &checker{w: w, closes: map[string]int{}, cfg: cfg.WithDefaults(), ids: map[uint64]map[string]bool{},
 		handles: map[string]*handleInfo{}, runTurn: map[string]daemon.TurnID{}, runHdl: map[string]string{}}
 }
@@ -332,7 +332,7 @@ func suiteOptionsWith(out **suiteWorld, cfg daemon.Config) sim.Options {
 		// which a shutdown after heal must wait out
 		LivenessTimeout: 10 * time.Minute,
 		Describe:        harness.DescribeFrame,
-		Setup: func(w *sim.World) {
+		Setup: func(w *sim.Kernel) {
 			sw := &suiteWorld{}
 			if out != nil {
 				*out = sw

@@ -60,7 +60,7 @@ type job struct {
 // releases over whatever connection the daemon has open, and never replays
 // anything on a new connection.
 type corePeer struct {
-	w            *sim.World
+	w            *sim.Kernel
 	rng          *rand.Rand
 	jobs         []*job
 	conn         sim.ConnID
@@ -71,7 +71,7 @@ type corePeer struct {
 	byRun        map[string]*job
 }
 
-func newCorePeer(w *sim.World) *corePeer {
+func newCorePeer(w *sim.Kernel) *corePeer {
 	c := &corePeer{w: w, rng: w.Rand("workload"), shutdownSent: map[sim.ConnID]bool{},
 		byReq: map[string]*job{}, byRun: map[string]*job{}}
 	for i := 1; i <= w.Workload(); i++ {

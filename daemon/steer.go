@@ -111,7 +111,7 @@ func (m *Machine) writeDone(c *call, r WriteResult) {
 		return // the Turn finished after the budget; the call is settled now
 	}
 	in := t.inputs[c.input]
-	assertf(in != nil, "write result for unknown input %s of %s", c.input, t.id)
+	assert.That(in != nil, "write result for unknown input %s of %s", c.input, t.id)
 	m.cancelTimer(writeTimer(t.id, in.id))
 	t.writeCalls--
 	if t.writing == in.id {

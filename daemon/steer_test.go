@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -32,10 +33,10 @@ func TestSteerWrittenThenAccepted(t *testing.T) {
 	eq(t, op.InputID, "1", "input id")
 	eq(t, len(r.sent()), 0, "no receipt before the native write")
 	at, ok := r.armed(writeTimer(turn, "1"))
-	must(t, ok && at.Equal(r.now.Add(10*time.Second)), "10s native write budget")
+	require.Truef(t, ok && at.Equal(r.now.Add(10*time.Second)), "10s native write budget")
 	r.result(c, WriteResult{Outcome: WriteWritten})
 	w := oneAck(r)
-	must(t, w.Written && !w.Accepted && w.ErrorCode == "", "written stage: %+v", w)
+	require.Truef(t, w.Written && !w.Accepted && w.ErrorCode == "", "written stage: %+v", w)
 	for _, e := range r.out {
 		if s, ok := e.(Send); ok {
 			eq(t, s.Budget, 5*time.Second, "receipt send budget")
@@ -43,10 +44,10 @@ func TestSteerWrittenThenAccepted(t *testing.T) {
 		}
 	}
 	_, armed := r.armed(writeTimer(turn, "1"))
-	must(t, !armed, "budget stops when the write completes")
+	require.Truef(t, !armed, "budget stops when the write completes")
 	r.step(NativeInputApplied{Turn: turn, InputID: "1"})
 	a := oneAck(r)
-	must(t, a.Accepted && a.Written, "accepted stage: %+v", a)
+	require.Truef(t, a.Accepted && a.Written, "accepted stage: %+v", a)
 	r.recv("run1", steer("1", "more"))
 	eq(t, oneAck(r), a, "repeat returns the stored receipt")
 	noCall[DurableWrite](r)
@@ -77,7 +78,7 @@ func TestSteerOverBudgetIsUnknownAndNeverReplayed(t *testing.T) {
 	r.fire(writeTimer(turn, "1"))
 	u := oneAck(r)
 	eq(t, u.ErrorCode, CodeOutcomeUnknown, "over budget")
-	must(t, !u.Written && !u.Accepted, "claims nothing")
+	require.Truef(t, !u.Written && !u.Accepted, "claims nothing")
 	r.recv("run1", steer("1", "a"))
 	eq(t, oneAck(r), u, "stored unknown receipt")
 	noCall[DurableWrite](r)
@@ -101,7 +102,7 @@ func TestSteerFailedAndUnknownResults(t *testing.T) {
 		r.result(c, WriteResult{Outcome: tc.outcome, Err: "x"})
 		a := oneAck(r)
 		eq(t, a.ErrorCode, tc.code, "code for "+tc.outcome.String())
-		must(t, !a.Written && !a.Accepted, "claims nothing")
+		require.Truef(t, !a.Written && !a.Accepted, "claims nothing")
 	}
 }
 
@@ -170,7 +171,7 @@ func TestDoneAfterWriteBudgetExpires(t *testing.T) {
 	r.fire(writeTimer(turn, "1"))
 	eq(t, frameTypes(r.sent()), "prompt_steer_ack,done", "unknown receipt, then done")
 	owned := r.m.Owned()
-	must(t, len(owned) == 2 && owned[1].Kind == "call" && owned[1].State == "write", "the write call stays owned: %v", owned)
+	require.Truef(t, len(owned) == 2 && owned[1].Kind == "call" && owned[1].State == "write", "the write call stays owned: %v", owned)
 }
 
 // Regression: seed 5052 of the swarm. A cancelled Run whose executor was
@@ -193,6 +194,6 @@ func TestSteerKnownInputJudgedByIdentityAfterExecutorCloses(t *testing.T) {
 	eq(t, oneAck(r).ErrorCode, CodeInFlight, "the same input, still being written")
 	r.result(wc, WriteResult{Outcome: WriteWritten})
 	w := oneAck(r)
-	must(t, w.Written, "written: %+v", w)
+	require.Truef(t, w.Written, "written: %+v", w)
 	noCall[DurableWrite](r)
 }

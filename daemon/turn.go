@@ -92,7 +92,7 @@ func (m *Machine) onStart(requestID string, s wire.ExecutionStart) {
 // transfer moves the reservation to a new Turn and starts it natively.
 func (m *Machine) transfer(a *admission, s wire.ExecutionStart, fp string) {
 	ex := m.executors[a.executor]
-	assertf(ex != nil && ex.phase == phaseReserved && ex.handle == a.handle, "ready admission %s without reserved executor", a.handle)
+	assert.That(ex != nil && ex.phase == phaseReserved && ex.handle == a.handle, "ready admission %s without reserved executor", a.handle)
 	m.cancelTimer(expiryTimer(a.handle))
 	t := &turn{
 		id:        m.mintTurn(),
@@ -123,7 +123,7 @@ func (m *Machine) transfer(a *admission, s wire.ExecutionStart, fp string) {
 // an error) confirms the transfer with `started`.
 func (m *Machine) startDone(c *call, r StartResult) {
 	t := m.turns[c.turn]
-	assertf(t != nil && !t.startResolved, "start result for unknown turn %s", c.turn)
+	assert.That(t != nil && !t.startResolved, "start result for unknown turn %s", c.turn)
 	ex := m.executors[t.executor]
 	t.startResolved = true
 	if !r.Turn {
@@ -258,7 +258,7 @@ func (m *Machine) settleRetryDue(id TurnID) {
 // Turn that is not reusable needs a confirmed close before done.
 func (m *Machine) settleDone(c *call, r SettleResult) {
 	t := m.turns[c.turn]
-	assertf(t != nil && t.settleCall == c.id, "settlement result for unknown turn %s", c.turn)
+	assert.That(t != nil && t.settleCall == c.id, "settlement result for unknown turn %s", c.turn)
 	t.settleCall = ""
 	if !r.Settled {
 		t.settleAttempts++

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -108,7 +109,7 @@ func TestStartWithoutTurnClosesExecutorFirst(t *testing.T) {
 		eq(t, op.Executor, st.ExecutorID, "executor closed")
 		r.result(cc, CloseResult{Err: closeErr})
 		sts := statuses(r)
-		must(t, len(sts) == 2, "failed then rejected: %s", describeAll(r.out))
+		require.Truef(t, len(sts) == 2, "failed then rejected: %s", describeAll(r.out))
 		want := CodeExecutorUnavailable
 		if closeErr != "" {
 			want = CodeExecutorCleanupUnconfirmed
@@ -122,7 +123,7 @@ func TestStartWithoutTurnClosesExecutorFirst(t *testing.T) {
 		eq(t, sts[1].ErrorCode, want, "rejected code")
 		if closeErr != "" {
 			ex := r.m.Snapshot().Executors
-			must(t, len(ex) == 1 && ex[0].CloseFailed, "failed close keeps the target: %+v", ex)
+			require.Truef(t, len(ex) == 1 && ex[0].CloseFailed, "failed close keeps the target: %+v", ex)
 		}
 	}
 }
@@ -188,7 +189,7 @@ func TestUsageSnapshotsReplace(t *testing.T) {
 	}
 	r.settle(turn, SettleResult{Settled: true, Reusable: true})
 	done := payloadsOf[wire.Done](r.sent())
-	must(t, len(done) == 1 && done[0].Usage != nil && done[0].Usage.Tokens != nil, "done with usage")
+	require.Truef(t, len(done) == 1 && done[0].Usage != nil && done[0].Usage.Tokens != nil, "done with usage")
 	eq(t, done[0].Usage.Tokens.TotalTokens, int64(25), "last snapshot, never a sum")
 }
 
@@ -205,7 +206,7 @@ func TestDoneWaitsForSettlement(t *testing.T) {
 	c, _ = callOf[AwaitSettlement](r)
 	r.result(c, SettleResult{Settled: true, Reusable: true})
 	done := payloadsOf[wire.Done](r.sent())
-	must(t, len(done) == 1 && done[0].Content == "all", "native done published after settlement: %s", describeAll(r.out))
+	require.Truef(t, len(done) == 1 && done[0].Content == "all", "native done published after settlement: %s", describeAll(r.out))
 	r.step(NativeTurnEvent{Turn: turn, Event: wire.Delta{Delta: "late"}})
 	eq(t, len(r.out), 0, "late native events are dropped")
 }
@@ -219,13 +220,13 @@ func TestDoneWaitsForConfirmedClose(t *testing.T) {
 	r.result(c, CloseResult{Err: "still running"})
 	eq(t, len(r.sent()), 0, "no done after a failed close")
 	ex := r.m.Snapshot().Executors
-	must(t, len(ex) == 1 && ex[0].CloseFailed, "target kept")
+	require.Truef(t, len(ex) == 1 && ex[0].CloseFailed, "target kept")
 	r.fire(closeRetryTimer(op.Executor))
 	c, _ = callOf[CloseExecutor](r)
 	r.advance(time.Second)
 	r.result(c, CloseResult{Err: "again"})
 	at, _ := r.armed(closeRetryTimer(op.Executor))
-	must(t, at.Sub(r.now) == 2*time.Second, "backoff doubles: %v", at.Sub(r.now))
+	require.Truef(t, at.Sub(r.now) == 2*time.Second, "backoff doubles: %v", at.Sub(r.now))
 	r.fire(closeRetryTimer(op.Executor))
 	c, _ = callOf[CloseExecutor](r)
 	r.result(c, CloseResult{})
@@ -251,7 +252,7 @@ func TestContinuityCommittedBeforeDone(t *testing.T) {
 			}
 		}
 	}
-	must(t, idleAt >= 0 && doneAt > idleAt, "executor released before done: %s", describeAll(r.out))
+	require.Truef(t, idleAt >= 0 && doneAt > idleAt, "executor released before done: %s", describeAll(r.out))
 	ex := r.m.Snapshot().Executors[0]
 	eq(t, ex.NativeSession, "native-1", "continuity committed")
 	eq(t, r.m.Snapshot().Capacity.Active, 0, "admission released")
@@ -266,7 +267,7 @@ func TestDescribeIsValueOnly(t *testing.T) {
 	r.settle(turn, SettleResult{Settled: true, Reusable: true})
 	for _, e := range r.all {
 		d := e.Describe()
-		must(t, !strings.Contains(d, "0x") && !strings.Contains(d, "\n"), "describe leaks pointers or lines: %s", d)
+		require.Truef(t, !strings.Contains(d, "0x") && !strings.Contains(d, "\n"), "describe leaks pointers or lines: %s", d)
 	}
 }
 
@@ -278,7 +279,7 @@ func TestReusableSettlementParksIdleThenCloses(t *testing.T) {
 	ex := r.m.Snapshot().Executors[0]
 	eq(t, ex.Phase, "idle", "reusable executor parked")
 	at, ok := r.armed(idleTimer(ex.ID))
-	must(t, ok && at.Equal(r.now.Add(10*time.Minute)), "idle expiry armed: %v", at)
+	require.Truef(t, ok && at.Equal(r.now.Add(10*time.Minute)), "idle expiry armed: %v", at)
 	r.fire(idleTimer(ex.ID))
 	c, op := callOf[CloseExecutor](r)
 	eq(t, op.Executor, ex.ID, "idle expiry closes")

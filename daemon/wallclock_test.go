@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -12,7 +13,7 @@ func lastHeartbeat(r *rig) wire.Heartbeat {
 	r.t.Helper()
 	r.fire(heartbeatTimer(r.gen))
 	hb := payloadsOf[wire.Heartbeat](r.sent())
-	must(r.t, len(hb) == 1, "one heartbeat, got %s", describeAll(r.out))
+	require.Truef(r.t, len(hb) == 1, "one heartbeat, got %s", describeAll(r.out))
 	return hb[0]
 }
 
@@ -31,7 +32,7 @@ func TestWallClockStepShiftsWireValuesOnly(t *testing.T) {
 	r.recv("p1", prepareFor("s1"))
 	eq(t, oneStatus(r).ExpiresAt, t0.Add(15*time.Minute).UnixMilli(), "republished expires_at after +10 min")
 	at, ok := r.armed(expiryTimer(st.Handle))
-	must(t, ok && at.Equal(t0.Add(5*time.Minute)), "expiry timer stays monotonic: %v", at)
+	require.Truef(t, ok && at.Equal(t0.Add(5*time.Minute)), "expiry timer stays monotonic: %v", at)
 
 	r.step(WallClockStep{Offset: -20 * time.Minute})
 	eq(t, r.m.WallOffset(), -10*time.Minute, "offset accumulated")
@@ -41,7 +42,7 @@ func TestWallClockStepShiftsWireValuesOnly(t *testing.T) {
 	st2 := oneStatus(r)
 	eq(t, st2.ExpiresAt, r.now.Add(5*time.Minute-10*time.Minute).UnixMilli(), "new grant's expires_at after -10 min")
 	at, _ = r.armed(expiryTimer(st2.Handle))
-	must(t, at.Equal(r.now.Add(5*time.Minute)), "new expiry timer is grant + 5 min monotonic: %v", at)
+	require.Truef(t, at.Equal(r.now.Add(5*time.Minute)), "new expiry timer is grant + 5 min monotonic: %v", at)
 	eq(t, r.m.Snapshot().Admissions[0].ExpiresAt, t0.Add(5*time.Minute), "snapshot deadline is monotonic")
 }
 

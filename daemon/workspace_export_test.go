@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -33,7 +34,7 @@ func TestWorkspaceExportPullsChunks(t *testing.T) {
 	}
 	eq(t, res.Outcome, wire.OutcomeCompleted, "end")
 	eq(t, res.Offset, int64(len(archive)), "total")
-	must(t, bytes.Equal(got, archive), "archive differs")
+	require.Truef(t, bytes.Equal(got, archive), "archive differs")
 }
 
 // TestWorkspaceExportRefusals: unsupported kinds, wrong environments,
@@ -75,7 +76,7 @@ func TestWorkspaceExportRefusals(t *testing.T) {
 	r.recv("x-6", wire.WorkspaceExport{Step: wire.StepBegin, Handle: st.Handle, EnvironmentID: wsEnv})
 	c, _ = callOf[ExportWorkspace](r)
 	r.recv("x-6", wire.WorkspaceExport{Step: wire.StepCancel})
-	must(t, len(r.sent()) == 0, "cancel is answered")
+	require.Truef(t, len(r.sent()) == 0, "cancel is answered")
 	r.result(c, ExportWorkspaceResult{Archive: []byte{1}})
-	must(t, len(r.sent()) == 0, "a cancelled export sent a chunk")
+	require.Truef(t, len(r.sent()) == 0, "a cancelled export sent a chunk")
 }

@@ -137,7 +137,7 @@ func (r OpenWorkspaceResult) Describe() string {
 	return fmt.Sprintf("open-workspace err=%q retained=%t", r.Err, r.Retained)
 }
 func (r ReadWorkspaceResult) Describe() string {
-	return "read-workspace " + describePayload(r.Result)
+	return "read-workspace " + wire.DescribePayload(r.Result)
 }
 func (r WriteWorkspaceResult) Describe() string {
 	return fmt.Sprintf("write-workspace outcome=%s reason=%q", r.Outcome, r.Reason)

@@ -3,6 +3,7 @@ package daemon
 import (
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -46,7 +47,7 @@ func TestWorkspaceReadCapacityAndDuplicates(t *testing.T) {
 		calls = append(calls, c)
 	}
 	r.recv("op-a", byteRead(st.Handle, "f", 8))
-	must(t, len(r.out) == 0, "a duplicate pending ID did something: %s", describeAll(r.out))
+	require.Truef(t, len(r.out) == 0, "a duplicate pending ID did something: %s", describeAll(r.out))
 	r.recv("op-z", byteRead(st.Handle, "f", 8))
 	eq(t, oneReadResult(r, "op-z").ErrorCode, wire.ReadCapacity, "fifth read")
 	r.result(calls[0], fileResult("x"))
@@ -72,7 +73,7 @@ func TestWorkspaceReadUnknownStopsOwner(t *testing.T) {
 		res := oneReadResult(r, "op-1")
 		eq(t, res.Outcome, wire.OutcomeUnknown, "outcome")
 		eq(t, res.ErrorCode, wire.ReadUnconfirmed, "code")
-		must(t, len(res.Data) == 0, "unknown read carried data")
+		require.Truef(t, len(res.Data) == 0, "unknown read carried data")
 		r.recv("op-2", byteRead(st.Handle, "f", 4))
 		eq(t, oneReadResult(r, "op-2").ErrorCode, wire.ReadResourceUnavail, "read after an ambiguous one")
 	}
@@ -141,5 +142,5 @@ func TestWorkspaceReadAnswerDroppedAfterReconnect(t *testing.T) {
 	c, _ := callOf[ReadWorkspace](r)
 	r.connect()
 	r.result(c, fileResult("ab"))
-	must(t, len(readResults(r)) == 0, "an old connection's read was answered on the new one")
+	require.Truef(t, len(readResults(r)) == 0, "an old connection's read was answered on the new one")
 }

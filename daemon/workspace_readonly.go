@@ -79,7 +79,7 @@ func (m *Machine) grantReadOnly(requestID, fp string, p wire.ExecutionPrepare) {
 // left a resource, which stays owned and is closed).
 func (m *Machine) openDone(c *call, res OpenWorkspaceResult) {
 	r := m.ws.readers[c.reader]
-	assertf(r != nil && r.opening, "open result for reader %s not opening", c.reader)
+	assert.That(r != nil && r.opening, "open result for reader %s not opening", c.reader)
 	a := m.admissionOf(r.handle)
 	if a != nil && m.expireIfDue(a) {
 		a = nil // expired: the close it asked for waits for this outcome
@@ -128,7 +128,7 @@ func (m *Machine) detachReader(a *admission) {
 // admission stays as it is until the close has an outcome.
 func (m *Machine) releaseReadOnly(a *admission) {
 	r := m.ws.readers[a.reader]
-	assertf(r != nil && r.handle == a.handle, "live read-only admission %s without its reader", a.handle)
+	assert.That(r != nil && r.handle == a.handle, "live read-only admission %s without its reader", a.handle)
 	if r.releasing {
 		m.sendStatus(a) // the close is outstanding: never claims released early
 		return
@@ -174,7 +174,7 @@ func (m *Machine) readerOpDone(r *reader) {
 // cleanup_unconfirmed and retries with backoff, keeping the reader.
 func (m *Machine) readerCloseDone(c *call, res CloseResult) {
 	r := m.ws.readers[c.reader]
-	assertf(r != nil && r.closeCall == c.id, "close result for unknown reader %s", c.reader)
+	assert.That(r != nil && r.closeCall == c.id, "close result for unknown reader %s", c.reader)
 	r.closeCall = ""
 	a := m.admissionOf(r.handle)
 	if a == nil && r.releasing {

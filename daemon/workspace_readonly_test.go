@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -32,7 +33,7 @@ func TestReadOnlyProfileReadsAndReleasesAfterConfirmedClose(t *testing.T) {
 	eq(t, res.CloseAcknowledged, true, "close acknowledged")
 
 	r.recv("ro-1", wire.ExecutionRelease{Handle: st.Handle})
-	must(t, len(statuses(r)) == 0, "released before the close: %s", describeAll(r.out))
+	require.Truef(t, len(statuses(r)) == 0, "released before the close: %s", describeAll(r.out))
 	cc, _ := callOf[CloseWorkspace](r)
 	r.recv("ro-1", wire.ExecutionRelease{Handle: st.Handle})
 	eq(t, oneStatus(r).State, wire.StateReady, "repeated release while closing republishes ready")
@@ -117,7 +118,7 @@ func TestReadOnlyProfileRefusals(t *testing.T) {
 			st := oneStatus(r)
 			eq(t, st.State, wire.StateRejected, "state")
 			eq(t, st.ErrorCode, c.code, "code")
-			must(t, len(r.calls()) == 0, "native work for a refused profile: %s", describeAll(r.out))
+			require.Truef(t, len(r.calls()) == 0, "native work for a refused profile: %s", describeAll(r.out))
 		})
 	}
 }
@@ -141,9 +142,9 @@ func TestReadOnlyOpenFailure(t *testing.T) {
 	eq(t, st.State, wire.StateFailed, "retained failure state")
 	eq(t, st.ErrorCode, CodeCleanupUnconfirmed, "retained failure code")
 	cc, _ := callOf[CloseWorkspace](r)
-	must(t, len(r.m.Owned()) > 0, "the retained reader is owned")
+	require.Truef(t, len(r.m.Owned()) > 0, "the retained reader is owned")
 	r.result(cc, CloseResult{})
-	must(t, len(statuses(r)) == 0, "no release was asked, none is published: %s", describeAll(r.out))
+	require.Truef(t, len(statuses(r)) == 0, "no release was asked, none is published: %s", describeAll(r.out))
 	eq(t, len(r.m.Owned()), 0, "owned after the close")
 }
 
@@ -156,7 +157,7 @@ func TestReadOnlyExpiryAndDisconnectClose(t *testing.T) {
 	eq(t, oneStatus(r).State, wire.StateExpired, "expired")
 	cc, _ := callOf[CloseWorkspace](r)
 	r.result(cc, CloseResult{})
-	must(t, len(statuses(r)) == 0, "no status after an expired profile's close")
+	require.Truef(t, len(statuses(r)) == 0, "no status after an expired profile's close")
 
 	st, _ = r.openReader("ro-2")
 	r.step(Disconnected{Gen: r.gen})
@@ -172,7 +173,7 @@ func TestReadOnlyShutdownWaitsForClose(t *testing.T) {
 	r := newWorkspaceRig(t)
 	r.openReader("ro-1")
 	r.step(ShutdownRequested{})
-	must(t, len(statuses(r)) == 0, "released before the close on shutdown")
+	require.Truef(t, len(statuses(r)) == 0, "released before the close on shutdown")
 	cc, _ := callOf[CloseWorkspace](r)
 	r.result(cc, CloseResult{})
 	eq(t, oneStatus(r).State, wire.StateReleased, "released after the close")

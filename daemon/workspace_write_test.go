@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -25,9 +26,9 @@ func TestWorkspaceWriteInstallsCheckedBody(t *testing.T) {
 	eq(t, oneStatus(r).ErrorCode, CodeResourceUnavailable, "prepare while the write is received")
 	r.recv("w-1", writeCommit)
 	c, op := callOf[WriteWorkspace](r)
-	must(t, bytes.Equal(op.Data, body), "installer got %d bytes, want %d", len(op.Data), len(body))
+	require.Truef(t, bytes.Equal(op.Data, body), "installer got %d bytes, want %d", len(op.Data), len(body))
 	eq(t, op.Path, "dir/f.txt", "path")
-	must(t, len(r.sent()) == 0, "commit answered before the installer")
+	require.Truef(t, len(r.sent()) == 0, "commit answered before the installer")
 	r.recv("p-2", localPrepare(wsSession))
 	eq(t, oneStatus(r).ErrorCode, CodeResourceUnavailable, "prepare while the write is applied")
 	r.result(c, WriteWorkspaceResult{Outcome: wire.OutcomeCompleted})
@@ -139,7 +140,7 @@ func TestWorkspaceWriteFrameWhileApplyingIsNotAnswered(t *testing.T) {
 	c, _ := callOf[WriteWorkspace](r)
 	for _, s := range []wire.WorkspaceWrite{writeCommit, writeChunk(0, body), writeBegin("f", body)} {
 		r.recv("w-1", s)
-		must(t, len(r.sent()) == 0, "%s while applying was answered", s.Step)
+		require.Truef(t, len(r.sent()) == 0, "%s while applying was answered", s.Step)
 		noCall[WriteWorkspace](r)
 	}
 	r.result(c, WriteWorkspaceResult{Outcome: wire.OutcomeCompleted})

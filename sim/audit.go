@@ -50,7 +50,7 @@ func Audit(seed uint64, opts Options, procs ...int) AuditReport {
 		}
 		rep.Diverged, rep.Run = true, i
 		idx, a, b, ok := FirstDivergence(first, r.Trace)
-		assert(ok, "fingerprints differ but traces are equal")
+		assert.That(ok, "fingerprints differ but traces are equal")
 		rep.Line, rep.LineA, rep.LineB = idx, a, b
 	}
 	return rep

@@ -25,7 +25,7 @@ var leakyCounter int
 func TestAuditDetectsInjectedNondeterminism(t *testing.T) {
 	opts := toyOptions(toyConfig{})
 	base := opts.Setup
-	opts.Setup = func(w *World) {
+	opts.Setup = func(w *Kernel) {
 		base(w)
 		w.AddNode("leaky", func() Node {
 			return NodeFunc(func(now time.Time, ev Event) []Effect {
@@ -67,7 +67,7 @@ func TestCallerFaultKind(t *testing.T) {
 	opts := toyOptions(toyConfig{})
 	base := opts.Setup
 	healed := 0
-	opts.Setup = func(w *World) {
+	opts.Setup = func(w *Kernel) {
 		base(w)
 		w.RegisterFault(FaultSpec{Kind: "server_crash", Targets: []NodeID{toyServer},
 			ForMin: 100 * time.Millisecond, ForMax: time.Second}, CrashRestart)
@@ -122,7 +122,7 @@ func TestAddingAComponentDoesNotShiftOthers(t *testing.T) {
 	plain := Run(4, toyOptions(toyConfig{}))
 	opts := toyOptions(toyConfig{})
 	base := opts.Setup
-	opts.Setup = func(w *World) {
+	opts.Setup = func(w *Kernel) {
 		base(w)
 		w.Rand("workload").Uint64() // a new component drawing from its own stream
 	}
@@ -137,7 +137,7 @@ func TestAddingAComponentDoesNotShiftOthers(t *testing.T) {
 			opts.Swarm.All = all
 			before := Run(seed, opts)
 			base := opts.Setup
-			opts.Setup = func(w *World) {
+			opts.Setup = func(w *Kernel) {
 				base(w)
 				w.RegisterFault(FaultSpec{Kind: "b_extra", Targets: []NodeID{"server"}}, nopFault)
 			}

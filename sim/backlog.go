@@ -16,7 +16,7 @@ type Backlog struct {
 
 // Backlog reports the backlog of the direction leaving node id on conn.
 // The zero value is returned when id holds no open end of conn.
-func (w *World) Backlog(id NodeID, conn ConnID) Backlog {
+func (w *Kernel) Backlog(id NodeID, conn ConnID) Backlog {
 	s := w.slot(id)
 	if s == nil {
 		return Backlog{}

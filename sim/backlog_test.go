@@ -15,7 +15,7 @@ func backlogRun(t *testing.T, faults []Fault, at ...time.Duration) []string {
 	s := fixedNet(1)
 	s.Heal = 20 * time.Second
 	s.Faults = faults
-	opts := Options{Schedule: s, Setup: func(w *World) {
+	opts := Options{Schedule: s, Setup: func(w *Kernel) {
 		var conn ConnID
 		w.AddNode("a", func() Node {
 			return NodeFunc(func(now time.Time, ev Event) []Effect {

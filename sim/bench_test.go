@@ -41,7 +41,7 @@ func BenchmarkKernelEvent(b *testing.B) {
 	budget := b.N
 	sched := &Schedule{Seed: 1, Heal: time.Second,
 		Network: NetworkConfig{LatencyMin: int64(time.Microsecond), LatencyMax: int64(50 * time.Microsecond)}}
-	opts := Options{Schedule: sched, LivenessTimeout: 1 << 60, StepsMax: 1 << 62, Setup: func(w *World) {
+	opts := Options{Schedule: sched, LivenessTimeout: 1 << 60, StepsMax: 1 << 62, Setup: func(w *Kernel) {
 		w.AddNode("ping", func() Node { return &pingNode{dialer: true, budget: &budget, frame: frame} })
 		w.AddNode("pong", func() Node { return &pingNode{budget: &budget, frame: frame} })
 	}}

@@ -24,7 +24,7 @@ func TestNamedViolation(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			opts := toyOptions(toyConfig{})
 			setup := opts.Setup
-			opts.Setup = func(w *World) {
+			opts.Setup = func(w *Kernel) {
 				setup(w)
 				chk := Check{Name: "judge"}
 				if c.afterStep {

@@ -4,7 +4,7 @@ import "strconv"
 
 // appendFrame renders a frame with Options.Describe, or the default
 // length-and-hex rendering.
-func (w *World) appendFrame(b []byte, frame []byte) []byte {
+func (w *Kernel) appendFrame(b []byte, frame []byte) []byte {
 	if w.describe != nil {
 		return append(b, w.describe(frame)...)
 	}
@@ -24,7 +24,7 @@ func appendDescriber(b []byte, d Describer) []byte {
 }
 
 // appendEvent renders an event canonically.
-func (w *World) appendEvent(b []byte, ev Event) []byte {
+func (w *Kernel) appendEvent(b []byte, ev Event) []byte {
 	switch e := ev.(type) {
 	case Delivered:
 		b = append(b, "recv "...)
@@ -74,7 +74,7 @@ func (w *World) appendEvent(b []byte, ev Event) []byte {
 }
 
 // appendEffect renders an effect canonically.
-func (w *World) appendEffect(b []byte, ef Effect) []byte {
+func (w *Kernel) appendEffect(b []byte, ef Effect) []byte {
 	switch e := ef.(type) {
 	case Send:
 		b = append(b, "send "...)

@@ -5,7 +5,9 @@
 //
 // # Model
 //
-// A World holds nodes. A node is a Node: a deterministic machine stepped
+// A Kernel is one run's running state (package sim/world, by contrast, is
+// the full-stack protocol world built on top of it). A Kernel holds nodes.
+// A node is a Node: a deterministic machine stepped
 // with the virtual time and one Event, returning the Effects the kernel must
 // carry out. Services (a simulated Harness, a workload driver) are nodes too:
 // they receive CallReceived and answer with Reply, possibly later through
@@ -32,12 +34,12 @@
 // assigned by the kernel and shared by both ends. A Dial's Query reaches the
 // accepting end with ConnOpened, as an upgrade URL's query does.
 //
-// Taps (World.Tap) observe every frame sent, delivered or lost and every
+// Taps (Kernel.Tap) observe every frame sent, delivered or lost and every
 // open and close an end learns of (a crashed node's ends are reported
 // closed by the node itself, reason ReasonCrashed). A hostile fault may
-// install a Proxy on one direction of a connection (World.SetProxy): it
+// install a Proxy on one direction of a connection (Kernel.SetProxy): it
 // sees each frame the end's node sends and returns what crosses instead;
-// World.Forge puts a frame of its own on a direction. Both keep a
+// Kernel.Forge puts a frame of its own on a direction. Both keep a
 // direction's order and the transport's 4 MiB limit, and taps mark what
 // they put on the wire as Forged. The default path (no proxy) is one nil
 // check per frame.
@@ -55,7 +57,7 @@
 //
 // One uint64 seed drives the run. Every component draws from its own
 // math/rand/v2 PCG stream derived from the seed and the component's name
-// (World.Rand("node:d1"), "network", "workload", ...), so adding a component
+// (Kernel.Rand("node:d1"), "network", "workload", ...), so adding a component
 // never shifts the others' draws. The swarm draws the heal time and network
 // parameters from "swarm", and each fault kind its enable decision and gap
 // from "swarm:<kind>" and its timeline from "faults:<kind>": registering,
@@ -69,7 +71,7 @@
 // network latencies, the heal time, and a timeline of Faults. Its String is
 // the first trace line. Kernel kinds are conn_loss, stall, slow and
 // dial_refuse; callers add their own kinds (a Core crash, a Harness failure)
-// with World.RegisterFault and a FaultHandler the kernel calls at each
+// with Kernel.RegisterFault and a FaultHandler the kernel calls at each
 // fault's instant (CrashRestart is one such handler). At the heal time every
 // network fault ends (OnHeal hooks run for caller kinds) and the liveness
 // phase starts: after every step the convergence predicate set with
@@ -106,7 +108,7 @@
 //
 // A test builds its world in Options.Setup: AddNode for each machine and
 // service, AddCheck, RegisterFault, SetConvergence, and At/After/Inject for
-// workload arrivals sized by World.Workload. Machines under simulation must
+// workload arrivals sized by Kernel.Workload. Machines under simulation must
 // follow the machine rules enforced by this package's determinism guard
 // (tidy_test.go): no wall clock, goroutines, channels, global randomness,
 // os, net or sync, and no unsorted map order reaching an output.

@@ -14,7 +14,7 @@ func TestDrawsReplaceTheFirstDrawsOfAStream(t *testing.T) {
 	binary.LittleEndian.PutUint64(b, 7)
 	binary.LittleEndian.PutUint64(b[8:], 1<<40)
 	copy(b[16:], []byte{1, 2, 3, 4})
-	opts := Options{Schedule: nil, Draws: Draws{"x": b}, Setup: func(w *World) {
+	opts := Options{Schedule: nil, Draws: Draws{"x": b}, Setup: func(w *Kernel) {
 		r := w.Rand("x")
 		for range 4 {
 			got = append(got, r.Uint64())
@@ -51,7 +51,7 @@ func TestDrawsReplaceTheFirstDrawsOfAStream(t *testing.T) {
 }
 
 func TestScheduleWithoutDrawsHasNoDrawsMember(t *testing.T) {
-	res := Run(1, Options{Setup: func(w *World) {}, Swarm: SwarmConfig{HealMin: time.Second, HealMax: time.Second}})
+	res := Run(1, Options{Setup: func(w *Kernel) {}, Swarm: SwarmConfig{HealMin: time.Second, HealMax: time.Second}})
 	js, _ := json.Marshal(res.Schedule)
 	if res.Schedule.Draws != nil || containsDraws(js) {
 		t.Fatalf("a seed-only run records no draws: %s", js)

@@ -19,7 +19,7 @@ func echo(now time.Time, ev sim.Event) []sim.Effect {
 // and waits for the echo, redialling when the network takes the connection
 // away. The run succeeds once the echo arrived after faults healed.
 func Example() {
-	opts := sim.Options{Setup: func(w *sim.World) {
+	opts := sim.Options{Setup: func(w *sim.Kernel) {
 		echoed := false // per-run state lives inside Setup
 		w.AddNode("server", func() sim.Node { return sim.NodeFunc(echo) })
 		w.AddNode("client", func() sim.Node {

@@ -13,7 +13,7 @@ import (
 
 // FaultKind names a kind of fault. The set is open: the kernel knows the
 // network kinds below, and callers register their own (for example
-// "core_crash" or "harness_prepare_failure") with World.RegisterFault.
+// "core_crash" or "harness_prepare_failure") with Kernel.RegisterFault.
 type FaultKind string
 
 // Network fault kinds handled by the kernel.
@@ -82,7 +82,7 @@ type FaultSpec struct {
 }
 
 // FaultHandler applies a caller-registered fault when its instant comes.
-type FaultHandler func(w *World, f Fault)
+type FaultHandler func(w *Kernel, f Fault)
 
 type faultEntry struct {
 	spec    FaultSpec
@@ -127,7 +127,7 @@ func (s Schedule) String() string {
 // MarshalIndent renders the schedule as indented JSON.
 func (s Schedule) MarshalIndent() []byte {
 	b, err := json.MarshalIndent(s, "", "  ")
-	assertf(err == nil, "schedule marshal: %v", err)
+	assert.That(err == nil, "schedule marshal: %v", err)
 	return b
 }
 
@@ -168,18 +168,18 @@ var gapChoices = []time.Duration{200 * time.Millisecond, time.Second, 5 * time.S
 
 // RegisterFault adds a caller fault kind. The swarm schedules it like the
 // network kinds; at each fault's instant the kernel calls h.
-func (w *World) RegisterFault(spec FaultSpec, h FaultHandler) {
-	assert(!w.started, "RegisterFault after the run started")
-	assert(h != nil, "RegisterFault without a handler")
-	assert(spec.ForMin <= spec.ForMax, "fault spec with ForMin > ForMax")
+func (w *Kernel) RegisterFault(spec FaultSpec, h FaultHandler) {
+	assert.That(!w.started, "RegisterFault after the run started")
+	assert.That(h != nil, "RegisterFault without a handler")
+	assert.That(spec.ForMin <= spec.ForMax, "fault spec with ForMin > ForMax")
 	for _, e := range w.specs {
-		assertf(e.spec.Kind != spec.Kind, "fault kind %q registered twice", spec.Kind)
+		assert.That(e.spec.Kind != spec.Kind, "fault kind %q registered twice", spec.Kind)
 	}
 	w.specs = append(w.specs, faultEntry{spec: spec, handler: h})
 }
 
 // kernelSpecs returns the built-in network kinds for the world's nodes.
-func (w *World) kernelSpecs() []faultEntry {
+func (w *Kernel) kernelSpecs() []faultEntry {
 	short, long := 100*time.Millisecond, 5*time.Second
 	return []faultEntry{
 		{spec: FaultSpec{Kind: FaultConnLoss}},
@@ -191,7 +191,7 @@ func (w *World) kernelSpecs() []faultEntry {
 
 // allSpecs returns kernel and caller kinds sorted by kind name, so the swarm
 // draws do not depend on registration order.
-func (w *World) allSpecs() []faultEntry {
+func (w *Kernel) allSpecs() []faultEntry {
 	all := append(w.kernelSpecs(), w.specs...)
 	slices.SortStableFunc(all, func(a, b faultEntry) int { return strings.Compare(string(a.spec.Kind), string(b.spec.Kind)) })
 	return all
@@ -203,7 +203,7 @@ func (w *World) allSpecs() []faultEntry {
 // "faults:<kind>", so registering, enabling or restricting one kind never
 // shifts the draws of another (a kind's timeline depends only on the seed,
 // its own spec and the heal time).
-func (w *World) generate(cfg SwarmConfig) Schedule {
+func (w *Kernel) generate(cfg SwarmConfig) Schedule {
 	r := w.Rand("swarm")
 	s := Schedule{Seed: w.seed, Workload: w.workload}
 	s.Heal = time.Duration(durationIn(r, int64(cfg.HealMin), int64(cfg.HealMax)))
@@ -249,7 +249,7 @@ func drawFaults(r *rand.Rand, spec FaultSpec, gap, heal time.Duration) []Fault {
 }
 
 // inject applies fault f now.
-func (w *World) inject(f Fault) {
+func (w *Kernel) inject(f Fault) {
 	b := w.tr.begin(w.now, kernelName, "!!") // the line Note("fault " + f.String()) writes
 	w.tr.end(f.appendTo(append(b, "fault "...)))
 	if h := w.handlerFor(f.Kind); h != nil {
@@ -313,7 +313,7 @@ func slowEndNote(extra int64) string {
 
 // endFault runs the end of a timed fault and traces it as "<what> end
 // <direction>", unless the run never heals and the heal time has passed.
-func (w *World) endFault(what, dir string, fn func() string) {
+func (w *Kernel) endFault(what, dir string, fn func() string) {
 	if w.opts.NeverHeal && w.healed {
 		w.Note(what + " end " + dir + " skipped (never heal)")
 		return
@@ -321,7 +321,7 @@ func (w *World) endFault(what, dir string, fn func() string) {
 	w.Note(what + " end " + dir + fn())
 }
 
-func (w *World) handlerFor(k FaultKind) FaultHandler {
+func (w *Kernel) handlerFor(k FaultKind) FaultHandler {
 	for _, e := range w.specs {
 		if e.spec.Kind == k {
 			return e.handler
@@ -332,7 +332,7 @@ func (w *World) handlerFor(k FaultKind) FaultHandler {
 
 // CrashRestart is a FaultHandler for crash kinds: it crashes f.Node and
 // restarts it f.For later.
-func CrashRestart(w *World, f Fault) {
+func CrashRestart(w *Kernel, f Fault) {
 	id := f.Node
 	w.Crash(id)
 	w.After(f.For, "", func() { w.Restart(id) })

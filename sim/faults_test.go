@@ -9,14 +9,14 @@ import (
 )
 
 // drawSchedule builds a world with setup and draws its schedule.
-func drawSchedule(seed uint64, cfg SwarmConfig, setup func(w *World)) Schedule {
+func drawSchedule(seed uint64, cfg SwarmConfig, setup func(w *Kernel)) Schedule {
 	opts := Options{Setup: setup, Swarm: cfg}.withDefaults()
-	w := newWorld(seed, opts)
+	w := newKernel(seed, opts)
 	setup(w)
 	return w.generate(opts.Swarm)
 }
 
-func nopFault(*World, Fault) {}
+func nopFault(*Kernel, Fault) {}
 
 // without drops kind k from a schedule's settings and timeline.
 func without(s Schedule, k FaultKind) ([]KindSetting, []Fault) {
@@ -36,13 +36,13 @@ func without(s Schedule, k FaultKind) ([]KindSetting, []Fault) {
 }
 
 func TestRegisteringAFaultKindDoesNotShiftOthers(t *testing.T) {
-	base := func(w *World) {
+	base := func(w *Kernel) {
 		w.AddNode("a", func() Node { return NodeFunc(func(time.Time, Event) []Effect { return nil }) })
 		w.AddNode("b", func() Node { return NodeFunc(func(time.Time, Event) []Effect { return nil }) })
 		w.RegisterFault(FaultSpec{Kind: "m_crash", Targets: []NodeID{"a"}, ForMax: time.Second}, nopFault)
 	}
 	for _, extra := range []FaultKind{"a_extra", "n_extra", "zz_extra"} {
-		withExtra := func(w *World) {
+		withExtra := func(w *Kernel) {
 			base(w)
 			w.RegisterFault(FaultSpec{Kind: extra, Targets: []NodeID{"b"}, ForMin: time.Millisecond,
 				ForMax: 2 * time.Second}, nopFault)
@@ -68,7 +68,7 @@ func TestRegisteringAFaultKindDoesNotShiftOthers(t *testing.T) {
 }
 
 func TestRestrictingKindsDoesNotShiftOthers(t *testing.T) {
-	setup := func(w *World) {
+	setup := func(w *Kernel) {
 		w.AddNode("a", func() Node { return NodeFunc(func(time.Time, Event) []Effect { return nil }) })
 		w.RegisterFault(FaultSpec{Kind: "crash", Targets: []NodeID{"a"}}, nopFault)
 	}
@@ -101,7 +101,7 @@ func faultRun(t *testing.T, faults []Fault, sendAt ...time.Duration) ([]string, 
 	s := fixedNet(1)
 	s.Heal = 20 * time.Second
 	s.Faults = faults
-	opts := Options{Schedule: s, KeepTrace: true, Setup: func(w *World) {
+	opts := Options{Schedule: s, KeepTrace: true, Setup: func(w *Kernel) {
 		var conn ConnID
 		w.AddNode("a", func() Node {
 			return NodeFunc(func(now time.Time, ev Event) []Effect {

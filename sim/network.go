@@ -57,7 +57,7 @@ type connEnd struct {
 	// slows are the active slowdowns of this direction; extra is the largest.
 	slows []slowWindow
 	// proxy, when set, rewrites every frame the end's node sends (see
-	// World.SetProxy); nil on the default path.
+	// Kernel.SetProxy); nil on the default path.
 	proxy Proxy
 }
 
@@ -80,7 +80,7 @@ func (c *conn) done() bool { return c.ends[0].closed && c.ends[1].closed }
 // network is the simulated transport. conns lists live connections in ID
 // order (new IDs are appended), which is the order faults pick from.
 type network struct {
-	w      *World
+	w      *Kernel
 	cfg    NetworkConfig
 	rng    *rand.Rand
 	conns  []*conn
@@ -89,7 +89,7 @@ type network struct {
 	refuse map[NodeID]int64 // dial refusal windows: node -> until
 }
 
-func newNetwork(w *World) network {
+func newNetwork(w *Kernel) network {
 	return network{w: w, rng: w.Rand("network"), byID: map[ConnID]*conn{},
 		refuse: map[NodeID]int64{}}
 }
@@ -124,7 +124,7 @@ func (n *network) dial(s *slot, d Dial) {
 			ev: DialFailed{Peer: d.Peer, Tag: d.Tag, Reason: reason}})
 		return
 	}
-	assert(len(n.conns) < connsMax, "too many live connections")
+	assert.That(len(n.conns) < connsMax, "too many live connections")
 	n.nextID++
 	c := &conn{id: n.nextID, tag: d.Tag, query: d.Query, latency: lat}
 	c.ends[0] = connEnd{node: s.index, inc: s.inc, lastAt: w.now + lat}

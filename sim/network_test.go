@@ -27,7 +27,7 @@ func (r *recorder) Step(now time.Time, ev Event) []Effect {
 }
 
 func describeForTest(ev Event) string {
-	w := &World{}
+	w := &Kernel{}
 	return string(w.appendEvent(nil, ev))
 }
 
@@ -37,10 +37,10 @@ func fixedNet(seed uint64) *Schedule {
 		Network: NetworkConfig{LatencyMin: int64(10 * time.Millisecond), LatencyMax: int64(10 * time.Millisecond)}}
 }
 
-func runScript(t *testing.T, a, b func(now time.Time, ev Event) []Effect, setup func(w *World)) ([]string, Result) {
+func runScript(t *testing.T, a, b func(now time.Time, ev Event) []Effect, setup func(w *Kernel)) ([]string, Result) {
 	t.Helper()
 	var log []string
-	opts := Options{Schedule: fixedNet(1), KeepTrace: true, Setup: func(w *World) {
+	opts := Options{Schedule: fixedNet(1), KeepTrace: true, Setup: func(w *Kernel) {
 		w.AddNode("a", func() Node { return &recorder{id: "a", log: &log, script: a} })
 		w.AddNode("b", func() Node { return &recorder{id: "b", log: &log, script: b} })
 		if setup != nil {
@@ -151,7 +151,7 @@ func TestCrashRestartTimersAndCalls(t *testing.T) {
 		}
 		return nil
 	}
-	log, r := runScript(t, a, nil, func(w *World) {
+	log, r := runScript(t, a, nil, func(w *Kernel) {
 		w.AddNode("svc", func() Node { return NodeFunc(svc) })
 		w.At(Epoch.Add(15*time.Millisecond), "crash a", func() { w.Crash("a") })
 		w.At(Epoch.Add(500*time.Millisecond), "restart a", func() { w.Restart("a") })
@@ -181,7 +181,7 @@ func TestDialRefusedWhenPeerDownOrUnknown(t *testing.T) {
 		}
 		return nil
 	}
-	log, _ := runScript(t, a, nil, func(w *World) {
+	log, _ := runScript(t, a, nil, func(w *Kernel) {
 		w.At(Epoch, "", func() { w.Crash("b") })
 	})
 	wantLog(t, log, // b crashed before its Start was delivered
@@ -196,7 +196,7 @@ func TestQueueBoundPanics(t *testing.T) {
 			t.Fatalf("recovered %v", r)
 		}
 	}()
-	Run(1, Options{Schedule: fixedNet(1), QueueMax: 8, Setup: func(w *World) {
+	Run(1, Options{Schedule: fixedNet(1), QueueMax: 8, Setup: func(w *Kernel) {
 		w.AddNode("a", func() Node {
 			return NodeFunc(func(now time.Time, ev Event) []Effect {
 				var out []Effect
@@ -278,7 +278,7 @@ func TestReplyToCrashedCallerDropped(t *testing.T) {
 		}
 		return nil
 	}
-	log, r := runScript(t, a, nil, func(w *World) {
+	log, r := runScript(t, a, nil, func(w *Kernel) {
 		w.AddNode("svc", func() Node { return NodeFunc(svc) })
 		w.At(Epoch.Add(100*time.Millisecond), "", func() { w.Crash("a") })
 		w.At(Epoch.Add(200*time.Millisecond), "", func() { w.Restart("a") })

@@ -27,7 +27,7 @@ type Describer interface{ Describe() string }
 // point: it receives the virtual time and one event and returns the effects
 // the kernel must carry out, in order. A Node must not read a clock, start
 // goroutines, touch the network or the file system, or draw randomness from
-// anything but the *rand.Rand the world handed it (World.Rand).
+// anything but the *rand.Rand the world handed it (Kernel.Rand).
 type Node interface {
 	Step(now time.Time, ev Event) []Effect
 }

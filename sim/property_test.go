@@ -80,7 +80,7 @@ func TestNetworkStreamsArePrefixes(t *testing.T) {
 		bad := ""
 		opts := Options{LivenessTimeout: 5 * time.Second, Swarm: SwarmConfig{All: true,
 			HealMin: time.Second, HealMax: 5 * time.Second}}
-		opts.Setup = func(w *World) {
+		opts.Setup = func(w *Kernel) {
 			for _, id := range []NodeID{"a", "b"} {
 				peer := NodeID("")
 				if id == "a" {

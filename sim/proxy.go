@@ -8,7 +8,7 @@ import (
 // A proxy is a hostile middle on one direction of a connection: while it
 // is installed, every frame the end's node sends passes through it, and
 // it decides what crosses instead — the frame itself, nothing, copies,
-// altered versions. World.Forge puts a frame of the proxy's own making on
+// altered versions. Kernel.Forge puts a frame of the proxy's own making on
 // a direction at any instant. Both keep the transport's guarantees that a
 // WebSocket keeps: a direction stays in order (what the proxy returns is
 // queued after everything already sent), and a frame over FrameBytesMax
@@ -37,7 +37,7 @@ type ConnInfo struct {
 
 // OpenConns lists the connections both ends have seen open and that are
 // neither broken nor closing, in ID order (the order faults pick from).
-func (w *World) OpenConns() []ConnInfo {
+func (w *Kernel) OpenConns() []ConnInfo {
 	var out []ConnInfo
 	for _, c := range w.net.open() {
 		out = append(out, ConnInfo{ID: c.id, Dialer: w.slots[c.ends[0].node].id, Acceptor: w.slots[c.ends[1].node].id})
@@ -62,8 +62,8 @@ func (n *network) endOfNode(id ConnID, node NodeID) (*conn, int, bool) {
 // SetProxy installs p on the direction leaving from's end of connection
 // id, replacing any proxy there. It reports false when the connection is
 // gone or from holds no end of it.
-func (w *World) SetProxy(id ConnID, from NodeID, p Proxy) bool {
-	assert(p != nil, "SetProxy with a nil proxy")
+func (w *Kernel) SetProxy(id ConnID, from NodeID, p Proxy) bool {
+	assert.That(p != nil, "SetProxy with a nil proxy")
 	c, e, ok := w.net.endOfNode(id, from)
 	if !ok {
 		return false
@@ -74,7 +74,7 @@ func (w *World) SetProxy(id ConnID, from NodeID, p Proxy) bool {
 
 // ClearProxy removes the proxy of the direction leaving from's end of id,
 // if any: frames cross untouched again.
-func (w *World) ClearProxy(id ConnID, from NodeID) {
+func (w *Kernel) ClearProxy(id ConnID, from NodeID) {
 	if c, e, ok := w.net.endOfNode(id, from); ok {
 		c.ends[e].proxy = nil
 	}
@@ -84,7 +84,7 @@ func (w *World) ClearProxy(id ConnID, from NodeID) {
 // now, as a proxy in the middle would: queued after every frame already
 // sent that way, tapped as sent and forged. It reports false (and forges
 // nothing) when the connection is gone, broken, or that end is closed.
-func (w *World) Forge(id ConnID, from NodeID, frame []byte) bool {
+func (w *Kernel) Forge(id ConnID, from NodeID, frame []byte) bool {
 	n := &w.net
 	c, e, ok := n.endOfNode(id, from)
 	if !ok || c.broken || c.ends[e].closed || len(frame) == 0 {
@@ -127,7 +127,7 @@ func (n *network) proxied(c *conn, e int, frame []byte) {
 // it early). A world uses it to delay one direction at the instant its
 // scenario needs. It reports false when the connection is gone, broken,
 // or from holds no end of it.
-func (w *World) Stall(id ConnID, from NodeID, d time.Duration) bool {
+func (w *Kernel) Stall(id ConnID, from NodeID, d time.Duration) bool {
 	n := &w.net
 	c, e, ok := n.endOfNode(id, from)
 	if !ok || c.broken || d <= 0 {

@@ -39,8 +39,8 @@ func recvs(log []string) []string {
 	return out
 }
 
-func forgedTaps(forged *[]string) func(w *World) {
-	return func(w *World) {
+func forgedTaps(forged *[]string) func(w *Kernel) {
+	return func(w *Kernel) {
 		w.Tap(func(ev TapEvent) {
 			if ev.Forged {
 				*forged = append(*forged, tapLine(ev))
@@ -51,7 +51,7 @@ func forgedTaps(forged *[]string) func(w *World) {
 
 func TestProxyRewritesOneDirectionInOrderAndTapsForgeries(t *testing.T) {
 	var taps, forged []string
-	log, res := runScript(t, sendAt30ms("x", "y"), nil, func(w *World) {
+	log, res := runScript(t, sendAt30ms("x", "y"), nil, func(w *Kernel) {
 		tapInto(&taps)(w)
 		forgedTaps(&forged)(w)
 		w.At(Epoch.Add(25*time.Millisecond), "", func() {
@@ -83,7 +83,7 @@ func TestProxyRewritesOneDirectionInOrderAndTapsForgeries(t *testing.T) {
 
 func TestForgeQueuesBehindSentFramesAndRefusesDeadConnections(t *testing.T) {
 	var taps []string
-	log, _ := runScript(t, sendAt30ms("x"), nil, func(w *World) {
+	log, _ := runScript(t, sendAt30ms("x"), nil, func(w *Kernel) {
 		tapInto(&taps)(w)
 		w.At(Epoch.Add(30*time.Millisecond), "", func() {
 			if !w.Forge(1, "a", []byte("f")) {
@@ -111,7 +111,7 @@ func TestForgeQueuesBehindSentFramesAndRefusesDeadConnections(t *testing.T) {
 
 func TestProxyTooBigForgeryClosesTheConnection(t *testing.T) {
 	var taps []string
-	runScript(t, sendAt30ms("x"), nil, func(w *World) {
+	runScript(t, sendAt30ms("x"), nil, func(w *Kernel) {
 		tapInto(&taps)(w)
 		w.At(Epoch.Add(25*time.Millisecond), "", func() {
 			w.SetProxy(1, "a", func(f []byte) []ProxyFrame {

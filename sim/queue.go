@@ -56,7 +56,7 @@ type queueKey struct {
 }
 
 func newQueue(max int) queue {
-	assert(max > 0, "queue max must be positive")
+	assert.That(max > 0, "queue max must be positive")
 	n := min(max, 64)
 	return queue{keys: make([]queueKey, 0, n), slots: make([]item, 0, n), max: max}
 }
@@ -102,16 +102,16 @@ func (q *queue) push(it item) {
 
 // peekAt returns the instant of the earliest item; the queue must be non-empty.
 func (q *queue) peekAt() int64 {
-	assert(len(q.keys) > 0, "peek on empty queue")
+	assert.That(len(q.keys) > 0, "peek on empty queue")
 	return q.keys[0].at
 }
 
 // pop removes and returns the earliest item.
 func (q *queue) pop() item {
-	assert(len(q.keys) > 0, "pop on empty queue")
+	assert.That(len(q.keys) > 0, "pop on empty queue")
 	slot := q.keys[0].slot
 	top := q.slots[slot]
-	assert(top.seq == q.keys[0].seq, "queue slot holds another item")
+	assert.That(top.seq == q.keys[0].seq, "queue slot holds another item")
 	q.slots[slot] = item{} // drops its references; the slot is reused
 	q.free = append(q.free, slot)
 	last := len(q.keys) - 1

@@ -41,7 +41,7 @@ func (q Ratio) Chance(r *rand.Rand) bool {
 	if q.Den == 0 || q.Num == 0 {
 		return false
 	}
-	assertf(q.Num <= q.Den, "ratio %d/%d above one", q.Num, q.Den)
+	assert.That(q.Num <= q.Den, "ratio %d/%d above one", q.Num, q.Den)
 	return r.Uint64N(q.Den) < q.Num
 }
 
@@ -50,7 +50,7 @@ func (q Ratio) String() string { return fmt.Sprintf("%d/%d", q.Num, q.Den) }
 
 // durationIn draws a duration uniformly from [lo, hi].
 func durationIn(r *rand.Rand, lo, hi int64) int64 {
-	assertf(lo <= hi, "empty duration range [%d, %d]", lo, hi)
+	assert.That(lo <= hi, "empty duration range [%d, %d]", lo, hi)
 	if lo == hi {
 		return lo
 	}

@@ -13,13 +13,13 @@ import (
 type Options struct {
 	// Setup populates the world: nodes, services, checks, caller fault kinds,
 	// convergence predicate, workload. It runs before the schedule is drawn.
-	Setup func(w *World)
+	Setup func(w *Kernel)
 	// Schedule replays a stored schedule instead of drawing one from the seed.
 	// It must be valid (Schedule.Validate): Run panics otherwise.
 	Schedule *Schedule
 	// Swarm bounds the swarm draws.
 	Swarm SwarmConfig
-	// Workload is the workload-size knob handed to Setup (World.Workload);
+	// Workload is the workload-size knob handed to Setup (Kernel.Workload);
 	// ignored when Schedule is set (the schedule carries its own).
 	Workload int
 	// Draws replace the first draws of named streams (see Draws); ignored
@@ -47,7 +47,7 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
-	assert(o.Setup != nil, "Options.Setup is required")
+	assert.That(o.Setup != nil, "Options.Setup is required")
 	if o.LivenessTimeout == 0 {
 		o.LivenessTimeout = 60 * time.Second
 	}
@@ -145,7 +145,7 @@ type Result struct {
 	// the written trace is incomplete. Nil without a writer.
 	TraceErr error
 	// Dump is the state of every machine when the first violation was
-	// found (World.SetDump), also at the end of the trace.
+	// found (Kernel.SetDump), also at the end of the trace.
 	Dump []string
 }
 
@@ -192,7 +192,7 @@ func (r Result) Report() string {
 // Run executes one simulation from seed.
 func Run(seed uint64, opts Options) Result {
 	opts = opts.withDefaults()
-	w := newWorld(seed, opts)
+	w := newKernel(seed, opts)
 	w.workload, w.draws = opts.Workload, opts.Draws.clone()
 	if opts.Schedule != nil {
 		w.workload, w.draws = opts.Schedule.Workload, opts.Schedule.Draws.clone()
@@ -201,7 +201,7 @@ func Run(seed uint64, opts Options) Result {
 	var s Schedule
 	if opts.Schedule != nil {
 		s = opts.Schedule.clone()
-		assertf(s.Seed == seed, "schedule of seed %d replayed with seed %d", s.Seed, seed)
+		assert.That(s.Seed == seed, "schedule of seed %d replayed with seed %d", s.Seed, seed)
 	} else {
 		s = w.generate(opts.Swarm)
 		s.Draws = w.draws.clone()
@@ -223,9 +223,9 @@ func Replay(s Schedule, opts Options) Result {
 	return Run(s.Seed, opts)
 }
 
-func (w *World) start(s Schedule) {
-	assert(s.Network.LatencyMin >= 0 && s.Network.LatencyMin <= s.Network.LatencyMax, "bad latency range")
-	assert(s.Network.DetectMax >= 0 && s.Heal >= 0, "bad schedule durations")
+func (w *Kernel) start(s Schedule) {
+	assert.That(s.Network.LatencyMin >= 0 && s.Network.LatencyMin <= s.Network.LatencyMax, "bad latency range")
+	assert.That(s.Network.DetectMax >= 0 && s.Heal >= 0, "bad schedule durations")
 	w.net.cfg = s.Network
 	w.started = true
 	w.Note("swarm " + s.String())
@@ -234,7 +234,7 @@ func (w *World) start(s Schedule) {
 	}
 	known := w.allSpecs()
 	for _, f := range s.Faults {
-		assertf(knownKind(known, f.Kind), "schedule has unknown fault kind %q", f.Kind)
+		assert.That(knownKind(known, f.Kind), "schedule has unknown fault kind %q", f.Kind)
 		w.q.push(item{at: int64(f.At), kind: itemFunc, fn: func() { w.inject(f) }})
 	}
 	w.heal = int64(s.Heal)
@@ -252,12 +252,12 @@ func knownKind(specs []faultEntry, k FaultKind) bool {
 
 // OnHeal registers fn to run at the heal time (for example to restart
 // crashed nodes). Hooks run in registration order.
-func (w *World) OnHeal(fn func()) { w.healHooks = append(w.healHooks, fn) }
+func (w *Kernel) OnHeal(fn func()) { w.healHooks = append(w.healHooks, fn) }
 
 // Healed reports whether the heal time has passed.
-func (w *World) Healed() bool { return w.healed }
+func (w *Kernel) Healed() bool { return w.healed }
 
-func (w *World) healNow() {
+func (w *Kernel) healNow() {
 	w.healed = true
 	if w.opts.NeverHeal {
 		w.Note("heal skipped (never heal)")
@@ -271,7 +271,7 @@ func (w *World) healNow() {
 	}
 }
 
-func (w *World) loop() {
+func (w *Kernel) loop() {
 	deadline := w.heal + min(int64(w.opts.LivenessTimeout), math.MaxInt64-w.heal)
 	for !w.stop {
 		if w.q.len() == 0 {
@@ -300,7 +300,7 @@ func (w *World) loop() {
 
 // settle ends a run that ran out of events or time: the convergence
 // predicate must hold.
-func (w *World) settle(why string) {
+func (w *Kernel) settle(why string) {
 	if w.converge == nil {
 		return
 	}
@@ -313,7 +313,7 @@ func (w *World) settle(why string) {
 	w.violate("liveness", why+": "+pending)
 }
 
-func (w *World) afterStep() {
+func (w *Kernel) afterStep() {
 	for i := range w.checks {
 		c := &w.checks[i]
 		if c.AfterStep == nil {
@@ -335,7 +335,7 @@ func (w *World) afterStep() {
 	}
 }
 
-func (w *World) violate(check, msg string) {
+func (w *Kernel) violate(check, msg string) {
 	v := Violation{Step: w.step, At: time.Duration(w.now), Check: check, Message: msg}
 	w.violations = append(w.violations, v)
 	w.Note("violation " + v.String())
@@ -348,7 +348,7 @@ func (w *World) violate(check, msg string) {
 	}
 }
 
-func (w *World) result(s Schedule) Result {
+func (w *Kernel) result(s Schedule) Result {
 	if len(w.violations) == 0 {
 		for i := range w.checks {
 			c := &w.checks[i]
@@ -372,7 +372,7 @@ func (w *World) result(s Schedule) Result {
 }
 
 // View is the read-only window checkers get on the world.
-type View struct{ w *World }
+type View struct{ w *Kernel }
 
 // Now returns the virtual time.
 func (v *View) Now() time.Time { return v.w.Now() }

@@ -70,7 +70,7 @@ func (c *ShellClock) Add(d time.Duration) { c.Set(c.Now().Add(d)) }
 func (c *ShellClock) Set(t time.Time) {
 	for {
 		c.mu.Lock()
-		assertf(!t.Before(c.now), "ShellClock.Set back in time: %s < %s", t, c.now)
+		assert.That(!t.Before(c.now), "ShellClock.Set back in time: %s < %s", t, c.now)
 		if len(c.waiters) == 0 || c.waiters[0].at.After(t) {
 			c.now = t
 			c.mu.Unlock()
@@ -201,7 +201,7 @@ func (c *ShellClock) AfterFunc(d time.Duration, f func()) *clock.Timer {
 
 // Ticker returns a ticker firing every d (stop it with StopTicker).
 func (c *ShellClock) Ticker(d time.Duration) *clock.Ticker {
-	assert(d > 0, "non-positive ticker period")
+	assert.That(d > 0, "non-positive ticker period")
 	w := c.add(d, &waiter{ch: make(chan time.Time, 1), period: d})
 	t := &clock.Ticker{C: w.ch}
 	c.bind(t, w)
@@ -219,7 +219,7 @@ func (c *ShellClock) StopTimer(t *clock.Timer) bool {
 // cannot be re-armed: ResetTimer panics; create a new timer instead.
 func (c *ShellClock) ResetTimer(t *clock.Timer, d time.Duration) bool {
 	w, ok := c.lookup(t)
-	assert(ok, "ResetTimer of a timer that fired, was stopped or is not this clock's (create a new one)")
+	assert.That(ok, "ResetTimer of a timer that fired, was stopped or is not this clock's (create a new one)")
 	pending := c.remove(w)
 	c.add(d, w)
 	return pending

@@ -29,7 +29,7 @@ const shrinkRunsMax = 2000
 // candidate is replayed with opts (whose Setup must be the failing run's).
 func Shrink(failing Result, opts Options) ShrinkResult {
 	check := failing.FailedCheck()
-	assert(check != "", "Shrink of a run that did not fail")
+	assert.That(check != "", "Shrink of a run that did not fail")
 	sh := shrinker{opts: opts, check: check}
 	best := failing.Schedule.clone()
 	out := ShrinkResult{Check: check, FaultsBefore: len(best.Faults), WorkBefore: best.Workload,
@@ -39,10 +39,10 @@ func Shrink(failing Result, opts Options) ShrinkResult {
 	best.Workload = sh.minimiseWorkload(best)
 	best = sh.minimiseHeal(best)
 	best = sh.pruneEnabled(best)
-	assertf(best.Validate() == nil, "shrink produced an invalid schedule: %v", best.Validate())
+	assert.That(best.Validate() == nil, "shrink produced an invalid schedule: %v", best.Validate())
 	out.Schedule = best
 	out.Result = Replay(best, opts)
-	assertf(out.Result.FailedCheck() == check, "shrunk schedule no longer fails %q", check)
+	assert.That(out.Result.FailedCheck() == check, "shrunk schedule no longer fails %q", check)
 	out.Runs = sh.runs + 1
 	out.FaultsAfter = len(best.Faults)
 	out.WorkAfter = best.Workload

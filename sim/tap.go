@@ -45,8 +45,8 @@ type TapEvent struct {
 	From, To NodeID
 	Frame    []byte
 	Reason   string
-	// Forged: a proxy put this frame on the wire (World.SetProxy,
-	// World.Forge); From did not send it. A checker judging what a node
+	// Forged: a proxy put this frame on the wire (Kernel.SetProxy,
+	// Kernel.Forge); From did not send it. A checker judging what a node
 	// sends skips forged frames; one judging how a node answers hostile
 	// input looks for them.
 	Forged bool
@@ -55,9 +55,9 @@ type TapEvent struct {
 // Tap registers fn to observe every network event from the start of the
 // run. Taps run in registration order, synchronously, before the receiving
 // node steps. It must be called from Setup.
-func (w *World) Tap(fn func(TapEvent)) {
-	assert(!w.started, "Tap after the run started")
-	assert(fn != nil, "Tap with a nil func")
+func (w *Kernel) Tap(fn func(TapEvent)) {
+	assert.That(!w.started, "Tap after the run started")
+	assert.That(fn != nil, "Tap with a nil func")
 	w.taps = append(w.taps, fn)
 }
 

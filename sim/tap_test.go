@@ -18,8 +18,8 @@ func tapLine(ev TapEvent) string {
 	return s
 }
 
-func tapInto(taps *[]string) func(w *World) {
-	return func(w *World) { w.Tap(func(ev TapEvent) { *taps = append(*taps, tapLine(ev)) }) }
+func tapInto(taps *[]string) func(w *Kernel) {
+	return func(w *Kernel) { w.Tap(func(ev TapEvent) { *taps = append(*taps, tapLine(ev)) }) }
 }
 
 func TestTapSeesSendsDeliveriesOpensAndCloses(t *testing.T) {
@@ -46,7 +46,7 @@ func TestTapReportsFramesLostWithTheConnection(t *testing.T) {
 	a := dialOnStart("b", func(now time.Time, c ConnID) []Effect {
 		return []Effect{Send{c, []byte("gone")}}
 	})
-	runScript(t, a, nil, func(w *World) {
+	runScript(t, a, nil, func(w *Kernel) {
 		tapInto(&taps)(w)
 		w.At(Epoch.Add(25*time.Millisecond), "crash b", func() { w.Crash("b") })
 	})
@@ -65,8 +65,8 @@ func TestTapRefusedAfterStart(t *testing.T) {
 		}
 	}()
 	a := func(now time.Time, ev Event) []Effect { return nil }
-	var w *World
-	runScript(t, a, nil, func(wd *World) {
+	var w *Kernel
+	runScript(t, a, nil, func(wd *Kernel) {
 		w = wd
 		wd.At(Epoch, "late tap", func() { w.Tap(func(TapEvent) {}) })
 	})

@@ -233,7 +233,8 @@ func orderFreeCall(call *ast.CallExpr, locals map[string]bool) bool {
 		if isSortCall(call) {
 			return len(call.Args) > 0 && locals[rootIdent(call.Args[0])]
 		}
-		return isCheckName(fn.Sel.Name)
+		// assert.That: a method of a package's invariant scope.
+		return isCheckName(fn.Sel.Name) || isCheckName(rootIdent(fn.X))
 	}
 	return false
 }

@@ -3,8 +3,9 @@ package sim
 // The determinism guard. It parses every non-test Go file of the machine
 // packages (wire, core, daemon and sim, with all their subpackages except
 // the shells core/server, core/gateway, core/api, core/store/sqlitestore,
-// daemon/transport and daemon/runner), whatever the file's build
-// constraints or target platform, and fails on anything that could make a
+// daemon/transport and daemon/runner; and internal/invariant, the assertion
+// helper they import), whatever the file's build constraints or target
+// platform, and fails on anything that could make a
 // simulated run depend on the real world: wall-clock time, goroutines,
 // channels, select, the global math/rand source, crypto/rand,
 // os, net, sync, log, runtime, syscall, unsafe, the benbjohnson/clock
@@ -16,7 +17,7 @@ package sim
 // It also checks every package's imports, shells included, against the edge
 // list of STYLE.md §3 (tidy_edges_test.go): wire imports the standard library
 // only; the core and daemon machines import wire and an allowlist of pure
-// standard packages; the Core lane (core/...) imports only core/... and wire,
+// standard packages; any package may import internal/invariant; the Core lane (core/...) imports only core/... and wire,
 // the Runtime lane (daemon/...) only daemon/..., wire and adapters/agent, and
 // neither imports the other; sim and its subpackages never import a shell or
 // adapters/...; only the shell core/store/sqlitestore imports an SQLite
@@ -58,7 +59,7 @@ import (
 const modulePath = "github.com/turnstile-sim/turnstile"
 
 var (
-	guardRoots = []string{"wire", "core", "daemon", "sim"}
+	guardRoots = []string{"wire", "core", "daemon", "sim", "internal/invariant"}
 	// shells may do I/O; only the import edges apply to them.
 	// core/server owns the Core machine's goroutine, timers and commits;
 	// core/gateway (with its scripted test peer) and core/api are its

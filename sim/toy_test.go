@@ -27,7 +27,7 @@ type toyConfig struct {
 
 // toyClientNode is the sender.
 type toyClientNode struct {
-	w       *World
+	w       *Kernel
 	cfg     toyConfig
 	rng     *rand.Rand
 	total   int
@@ -121,7 +121,7 @@ func (c *toyClientNode) pending() int { return c.issued - len(c.acked) }
 // toyServerNode is the receiver. applied survives in the test (it is the
 // ground truth checkers read).
 type toyServerNode struct {
-	w       *World
+	w       *Kernel
 	cfg     toyConfig
 	applied map[int]int
 }
@@ -144,21 +144,21 @@ func toyFrame(prefix string, n int) []byte { return []byte(prefix + strconv.Itoa
 
 func toySeq(frame []byte, prefix string) int {
 	s, ok := strings.CutPrefix(string(frame), prefix)
-	assertf(ok, "toy: bad frame %q", frame)
+	assert.That(ok, "toy: bad frame %q", frame)
 	n, err := strconv.Atoi(s)
-	assertf(err == nil, "toy: bad number in %q", frame)
+	assert.That(err == nil, "toy: bad number in %q", frame)
 	return n
 }
 
 // toySetup returns a Setup building the toy world.
-func toySetup(cfg toyConfig) func(w *World) {
+func toySetup(cfg toyConfig) func(w *Kernel) {
 	if cfg.retry == 0 {
 		cfg.retry = 500 * time.Millisecond
 	}
 	if cfg.interval == 0 {
 		cfg.interval = 200 * time.Millisecond
 	}
-	return func(w *World) {
+	return func(w *Kernel) {
 		var client *toyClientNode
 		server := &toyServerNode{w: w, cfg: cfg, applied: map[int]int{}}
 		w.AddNode(toyClient, func() Node {

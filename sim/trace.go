@@ -39,7 +39,7 @@ type tracer struct {
 const traceBatchBytes = 8 << 10
 
 func newTracer(tail int, out io.Writer, keep bool) *tracer {
-	assert(tail >= 0, "negative trace tail")
+	assert.That(tail >= 0, "negative trace tail")
 	return &tracer{sum: sha256.New(), ring: make([][]byte, tail), out: out, keep: keep,
 		buf: make([]byte, 0, 256), batch: make([]byte, 0, traceBatchBytes+512)}
 }

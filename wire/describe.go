@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"sort"
 	"strconv"
@@ -42,6 +43,34 @@ func Describe(f Frame) string {
 		s = cutRunes(s, describeBytesMax-len("…")) + "…"
 	}
 	return s
+}
+
+// DescribePayload renders a payload's members as Describe does, without
+// the type and envelope ID and in braces, as Describe renders a nested
+// struct, e.g. `{handle=h run_id=r}`; "-" for nil. Traces
+// that already name the type (a native event, a settlement outcome) use it.
+func DescribePayload(p Payload) string {
+	if p == nil {
+		return "-"
+	}
+	var b strings.Builder
+	b.WriteByte('{')
+	describeStruct(&b, reflect.ValueOf(p), true)
+	if b.Len() > describeBytesMax {
+		return cutRunes(b.String(), describeBytesMax-len("…}")) + "…}"
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// DescribeDecoded renders a frame b as it was decoded: Describe(f), or the
+// decoding error when there is one. Simulated traces render every frame
+// they carry with it.
+func DescribeDecoded(b []byte, f Frame, err error) string {
+	if err != nil {
+		return fmt.Sprintf("undecodable %dB: %v", len(b), err)
+	}
+	return Describe(f)
 }
 
 // describeStruct writes ` name=value` for every non-zero member.

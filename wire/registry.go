@@ -38,7 +38,7 @@ func register[P Payload](bodyless bool) {
 	mt.onePassOK = !hasLenient(mt.schema, map[*schema]bool{})
 	markCanon(t)
 	markDescribe(t)
-	assert(registry[mt.name] == nil, "wire: type %q registered twice", mt.name)
+	assert.That(registry[mt.name] == nil, "wire: type %q registered twice", mt.name)
 	registry[mt.name] = mt
 }
 

@@ -129,7 +129,7 @@ func schemaIn(t reflect.Type, strict bool) *schema {
 		s.withhold = t == typeCaps
 		s.ignoreUnknown = !strict
 		s.fields = structFields(t, nil, nil, strict)
-		assert(len(s.fields) <= structFieldsMax, "wire: struct %s has too many fields", t)
+		assert.That(len(s.fields) <= structFieldsMax, "wire: struct %s has too many fields", t)
 	default:
 		s.kind, s.bits = scalarKind(t)
 	}
@@ -177,7 +177,7 @@ func structFields(t reflect.Type, out []schemaField, prefix []int, strict bool) 
 		k := f.Type.Kind()
 		sf.emptyOmitted = !sf.required && (k == reflect.Map || (k == reflect.Slice && f.Type.Elem().Kind() != reflect.Uint8))
 		if hasOption(wireTag, "object") {
-			assert(sf.schema.kind == kindRaw, "wire: object tag on %s", f.Name)
+			assert.That(sf.schema.kind == kindRaw, "wire: object tag on %s", f.Name)
 			sf.schema = rawObjectSchema
 		}
 		out = append(out, sf)
@@ -196,11 +196,4 @@ func hasOption(opts, want string) bool {
 		}
 	}
 	return false
-}
-
-// assert panics on a programming error; it is always on.
-func assert(ok bool, format string, args ...any) {
-	if !ok {
-		panic(fmt.Sprintf(format, args...))
-	}
 }

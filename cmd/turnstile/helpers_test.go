@@ -93,7 +93,7 @@ type plantedRunner struct{ opts sim.Options }
 func newPlantedRunner(c campaign.Config) campaign.Runner {
 	opts := world.Options(world.Config{Devices: c.Devices, Turns: c.Turns, Faults: c.Faults})
 	setup := opts.Setup
-	opts.Setup = func(w *sim.World) {
+	opts.Setup = func(w *sim.Kernel) {
 		setup(w)
 		w.AddCheck(sim.Check{Name: plantedCheck, AfterStep: func(v *sim.View) error {
 			id, ev, _ := v.Last()

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/core/engine"
 	"github.com/turnstile-sim/turnstile/core/engine/enginetest"
 	"github.com/turnstile-sim/turnstile/wire"
@@ -58,26 +59,26 @@ func TestNewCatalogRejectsEachInvalidField(t *testing.T) {
 			p := ok(enginetest.Full(secretKind))
 			row.edit(&p)
 			err := engine.Check(p)
-			mustErrorIs(t, err, engine.ErrInvalidDeclaration)
-			mustContain(t, err.Error(), row.field)
-			mustNotContain(t, err.Error(), strings.TrimSpace(secretKind))
-			mustPanicWith(t, err.Error(), func() { engine.NewCatalog(p) })
+			require.ErrorIs(t, err, engine.ErrInvalidDeclaration)
+			require.Contains(t, err.Error(), row.field)
+			require.NotContains(t, err.Error(), strings.TrimSpace(secretKind))
+			require.PanicsWithError(t, err.Error(), func() { engine.NewCatalog(p) })
 		})
 	}
 }
 
 func TestNewCatalogRejectsDuplicateKind(t *testing.T) {
 	err := engine.Check(enginetest.TextOnly(secretKind), enginetest.Full("other"), enginetest.Full(secretKind))
-	mustErrorIs(t, err, engine.ErrInvalidDeclaration)
-	mustContain(t, err.Error(), "profiles[2].Kind: duplicates profiles[0]")
-	mustNotContain(t, err.Error(), secretKind)
+	require.ErrorIs(t, err, engine.ErrInvalidDeclaration)
+	require.Contains(t, err.Error(), "profiles[2].Kind: duplicates profiles[0]")
+	require.NotContains(t, err.Error(), secretKind)
 }
 
 func TestNewCatalogNamesTheFirstInvalidEntry(t *testing.T) {
 	bad := enginetest.TextOnly("b")
 	bad.Label = ""
 	err := engine.Check(enginetest.Full("a"), bad)
-	mustContain(t, err.Error(), "profiles[1].Label")
+	require.Contains(t, err.Error(), "profiles[1].Label")
 }
 
 func TestCatalogSnapshotIsImmutable(t *testing.T) {
@@ -86,34 +87,34 @@ func TestCatalogSnapshotIsImmutable(t *testing.T) {
 	p.Placements[0] = engine.PlacementSelfHosted
 	p.MCPOrigins[0] = wire.OriginEnvironment
 	got, ok := c.Lookup("k")
-	mustEqual(t, ok, true)
-	mustEqual(t, engine.PlacementNone, got.Placements[0])
-	mustEqual(t, wire.OriginService, got.MCPOrigins[0])
+	require.Equal(t, true, ok)
+	require.Equal(t, got.Placements[0], engine.PlacementNone)
+	require.Equal(t, got.MCPOrigins[0], wire.OriginService)
 	got.Placements[0] = "changed"
 	again, _ := c.Lookup("k")
-	mustEqual(t, engine.PlacementNone, again.Placements[0])
+	require.Equal(t, again.Placements[0], engine.PlacementNone)
 }
 
 func TestCatalogLookupFailsClosed(t *testing.T) {
 	c := engine.NewCatalog(enginetest.Full("b"), enginetest.TextOnly("a"))
-	mustEqual(t, strings.Join(c.Kinds(), ","), "a,b")
+	require.Equal(t, "a,b", strings.Join(c.Kinds(), ","))
 	_, ok := c.Lookup("c")
-	mustEqual(t, ok, false)
+	require.Equal(t, false, ok)
 	_, ok = c.Lookup("")
-	mustEqual(t, ok, false)
+	require.Equal(t, false, ok)
 	var nilCat *engine.Catalog
 	_, ok = nilCat.Lookup("a")
-	mustEqual(t, ok, false)
+	require.Equal(t, false, ok)
 }
 
 func TestBuiltinProfilesAreValid(t *testing.T) {
-	mustNoError(t, engine.Check(engine.SyntheticProfile(), engine.CodexProfile()))
-	mustEqual(t, strings.Join(engine.Builtin().Kinds(), ","), "codex,synthetic")
+	require.NoError(t, engine.Check(engine.SyntheticProfile(), engine.CodexProfile()))
+	require.Equal(t, "codex,synthetic", strings.Join(engine.Builtin().Kinds(), ","))
 }
 
 func TestCheckErrorsAreTyped(t *testing.T) {
 	p := enginetest.Full("k")
 	p.Kind = ""
-	mustEqual(t, errors.Is(engine.Check(p), engine.ErrInvalidDeclaration), true)
-	mustNoError(t, engine.Check())
+	require.Equal(t, true, errors.Is(engine.Check(p), engine.ErrInvalidDeclaration))
+	require.NoError(t, engine.Check())
 }

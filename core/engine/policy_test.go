@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/core/engine"
 	"github.com/turnstile-sim/turnstile/core/engine/enginetest"
 	"github.com/turnstile-sim/turnstile/wire"
@@ -16,19 +17,19 @@ func textRequest(kind string) engine.Request {
 func TestExplicitEmptyCatalogAuthorisesNothing(t *testing.T) {
 	p := engine.For(engine.NewCatalog())
 	for _, kind := range []string{"synthetic", "k", ""} {
-		mustErrorIs(t, p.Admit(textRequest(kind)), engine.ErrUnknownEngine)
-		mustEqual(t, p.Qualified(kind, engine.PlacementNone), false)
-		mustEqual(t, p.Controls(kind), engine.Controls{})
+		require.ErrorIs(t, p.Admit(textRequest(kind)), engine.ErrUnknownEngine)
+		require.Equal(t, false, p.Qualified(kind, engine.PlacementNone))
+		require.Equal(t, engine.Controls{}, p.Controls(kind))
 	}
 }
 
 func TestZeroPolicyUsesTheBuiltinCatalog(t *testing.T) {
 	var p engine.Policy
 	kind := engine.SyntheticProfile().Kind
-	mustNoError(t, p.Admit(textRequest(kind)))
-	mustEqual(t, p.Qualified(kind, engine.PlacementSelfHosted), true)
-	mustErrorIs(t, p.Admit(textRequest("unknown")), engine.ErrUnknownEngine)
-	mustEqual(t, p.Catalog(), engine.Builtin())
+	require.NoError(t, p.Admit(textRequest(kind)))
+	require.Equal(t, true, p.Qualified(kind, engine.PlacementSelfHosted))
+	require.ErrorIs(t, p.Admit(textRequest("unknown")), engine.ErrUnknownEngine)
+	require.Equal(t, engine.Builtin(), p.Catalog())
 }
 
 func TestAdmitRefusesEachUnqualifiedOperation(t *testing.T) {
@@ -51,14 +52,14 @@ func TestAdmitRefusesEachUnqualifiedOperation(t *testing.T) {
 			r.MCPServers = []wire.MCPHTTPServer{{ConnectionOrigin: wire.OriginService, ServerLabel: "l", ServerURL: "u", AllowedTools: &allowed}}
 		}},
 	}
-	mustNoError(t, p.Admit(textRequest("t")))
+	require.NoError(t, p.Admit(textRequest("t")))
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
 			r := textRequest("t")
 			row.edit(&r)
 			err := p.Admit(r)
-			mustErrorIs(t, err, engine.ErrUnqualified)
-			mustContain(t, err.Error(), row.op)
+			require.ErrorIs(t, err, engine.ErrUnqualified)
+			require.Contains(t, err.Error(), row.op)
 		})
 	}
 }
@@ -72,24 +73,24 @@ func TestAdmitMCPRequiredAndBearer(t *testing.T) {
 	server := wire.MCPHTTPServer{ConnectionOrigin: wire.OriginService, ServerLabel: "l", ServerURL: "u"}
 	r := textRequest("f")
 	r.MCPServers = []wire.MCPHTTPServer{server}
-	mustNoError(t, p.Admit(r))
+	require.NoError(t, p.Admit(r))
 
 	env := server
 	env.ConnectionOrigin = wire.OriginEnvironment
 	r.MCPServers = []wire.MCPHTTPServer{server, env}
-	mustContain(t, p.Admit(r).Error(), "mcp_http_servers[1].connection_origin")
+	require.Contains(t, p.Admit(r).Error(), "mcp_http_servers[1].connection_origin")
 
 	req := server
 	req.Required = true
 	r.MCPServers = []wire.MCPHTTPServer{req}
-	mustContain(t, p.Admit(r).Error(), "mcp_http_servers[0].required")
+	require.Contains(t, p.Admit(r).Error(), "mcp_http_servers[0].required")
 
 	bearer := server
 	bearer.BearerToken = "vault-token-never-echoed"
 	r.MCPServers = []wire.MCPHTTPServer{bearer}
 	err := p.Admit(r)
-	mustContain(t, err.Error(), "mcp_http_servers[0].bearer_token")
-	mustNotContain(t, err.Error(), "vault-token-never-echoed")
+	require.Contains(t, err.Error(), "mcp_http_servers[0].bearer_token")
+	require.NotContains(t, err.Error(), "vault-token-never-echoed")
 }
 
 // TestAdmitErrorPrecedence: configuration limits first, then
@@ -104,22 +105,22 @@ func TestAdmitErrorPrecedence(t *testing.T) {
 	r.Model = enginetest.RefusedModel
 	r.StructuredOutput = true
 	r.FunctionTools = []wire.FunctionTool{{Name: ""}}
-	mustErrorIs(t, p.Admit(r), enginetest.ErrModelRefused)
+	require.ErrorIs(t, p.Admit(r), enginetest.ErrModelRefused)
 
 	r.Model = "m"
-	mustErrorIs(t, p.Admit(r), engine.ErrUnqualified)
+	require.ErrorIs(t, p.Admit(r), engine.ErrUnqualified)
 
 	r.Kind = "f"
 	r.FunctionTools = []wire.FunctionTool{{Name: enginetest.RefusedToolPrefix + "x"}, {Name: ""}}
-	mustErrorIs(t, p.Admit(r), engine.ErrInvalidTools)
+	require.ErrorIs(t, p.Admit(r), engine.ErrInvalidTools)
 
 	r.FunctionTools = []wire.FunctionTool{{Name: enginetest.RefusedToolPrefix + "x"}}
 	err := p.Admit(r)
-	mustErrorIs(t, err, engine.ErrRejected)
-	mustErrorIs(t, err, enginetest.ErrToolRefused)
+	require.ErrorIs(t, err, engine.ErrRejected)
+	require.ErrorIs(t, err, enginetest.ErrToolRefused)
 
 	r.FunctionTools = []wire.FunctionTool{{Name: "ok", Parameters: json.RawMessage(`{"type":"object"}`)}}
-	mustNoError(t, p.Admit(r))
+	require.NoError(t, p.Admit(r))
 }
 
 func TestCommonToolDecoding(t *testing.T) {
@@ -137,8 +138,8 @@ func TestCommonToolDecoding(t *testing.T) {
 		r := textRequest("f")
 		r.FunctionTools = row.tools
 		err := p.Admit(r)
-		mustErrorIs(t, err, engine.ErrInvalidTools)
-		mustContain(t, err.Error(), row.field)
+		require.ErrorIs(t, err, engine.ErrInvalidTools)
+		require.Contains(t, err.Error(), row.field)
 	}
 }
 
@@ -149,27 +150,27 @@ func TestCommonOnlyToolsSkipCallbacks(t *testing.T) {
 	r := textRequest("c")
 	r.Model = enginetest.RefusedModel
 	r.FunctionTools = []wire.FunctionTool{{Name: enginetest.RefusedToolPrefix + "x"}}
-	mustNoError(t, p.Admit(r))
+	require.NoError(t, p.Admit(r))
 }
 
 func TestFunctionResultPolicy(t *testing.T) {
 	p := engine.For(engine.NewCatalog(enginetest.Full("f"), enginetest.TextOnly("c")))
 	refused := wire.FunctionResult{DeliveryID: "d", CallID: "c", Content: []wire.InputContent{wire.TextPart(enginetest.RefusedResultMarker)}}
-	mustErrorIs(t, p.FunctionResult("f", refused), enginetest.ErrResultRefused)
-	mustNoError(t, p.FunctionResult("c", refused))
-	mustErrorIs(t, p.FunctionResult("x", refused), engine.ErrUnknownEngine)
+	require.ErrorIs(t, p.FunctionResult("f", refused), enginetest.ErrResultRefused)
+	require.NoError(t, p.FunctionResult("c", refused))
+	require.ErrorIs(t, p.FunctionResult("x", refused), engine.ErrUnknownEngine)
 	fine := refused
 	fine.Content = []wire.InputContent{wire.TextPart("fine")}
-	mustNoError(t, p.FunctionResult("f", fine))
+	require.NoError(t, p.FunctionResult("f", fine))
 }
 
 func TestControlsAndFinalCheck(t *testing.T) {
 	p := engine.For(engine.NewCatalog(enginetest.Full("f"), enginetest.TextOnly("c")))
-	mustEqual(t, p.Controls("f"), engine.Controls{WebSearchControl: true, TextVerbosity: true})
-	mustEqual(t, p.Controls("c"), engine.Controls{})
-	mustEqual(t, p.Qualified("c", engine.PlacementNone), true)
-	mustEqual(t, p.Qualified("c", engine.PlacementOpenAIHosted), false)
-	mustEqual(t, p.Qualified("x", engine.PlacementNone), false)
+	require.Equal(t, engine.Controls{WebSearchControl: true, TextVerbosity: true}, p.Controls("f"))
+	require.Equal(t, engine.Controls{}, p.Controls("c"))
+	require.Equal(t, true, p.Qualified("c", engine.PlacementNone))
+	require.Equal(t, false, p.Qualified("c", engine.PlacementOpenAIHosted))
+	require.Equal(t, false, p.Qualified("x", engine.PlacementNone))
 }
 
 func TestCallbacksReceiveCopies(t *testing.T) {
@@ -183,7 +184,7 @@ func TestCallbacksReceiveCopies(t *testing.T) {
 	r := textRequest("f")
 	r.HarnessConfig = json.RawMessage(`{}`)
 	r.FunctionTools = []wire.FunctionTool{{Name: "a"}}
-	mustNoError(t, p.Admit(r))
-	mustEqual(t, r.FunctionTools[0].Name, "a")
-	mustEqual(t, string(r.HarnessConfig), "{}")
+	require.NoError(t, p.Admit(r))
+	require.Equal(t, "a", r.FunctionTools[0].Name)
+	require.Equal(t, "{}", string(r.HarnessConfig))
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/core/engine/enginetest"
 	"github.com/turnstile-sim/turnstile/core/store"
@@ -95,22 +96,14 @@ func TestMemoryInputByIndex(t *testing.T) {
 }
 
 func TestMemoryRefusesGaps(t *testing.T) {
-	mustPanic(t, func() {
+	require.Panics(t, func() {
 		store.NewMemory().AppendEvent("t", core.RunEvent{Seq: 2})
 	})
-	mustPanic(t, func() {
+
+	require.Panics(t, func() {
 		store.NewMemory().PutInput("t", core.InputRecord{Index: 3})
 	})
-}
 
-func mustPanic(t *testing.T, f func()) {
-	t.Helper()
-	defer func() {
-		if recover() == nil {
-			t.Fatal("no panic")
-		}
-	}()
-	f()
 }
 
 func TestMemoryCountsWritesOnly(t *testing.T) {

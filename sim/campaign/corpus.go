@@ -45,7 +45,7 @@ func (c Case) Marshal() []byte {
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	err := enc.Encode(c)
-	assert(err == nil, "case marshal")
+	assert.That(err == nil, "case marshal")
 	return append(indentShallow(bytes.TrimSpace(b.Bytes()), caseIndentDepth), '\n')
 }
 

@@ -15,7 +15,7 @@ func NewOrderer[T any]() *Orderer[T] { return &Orderer[T]{pending: map[int]T{}} 
 // from the lowest index not yet returned.
 func (o *Orderer[T]) Put(i int, v T) []T {
 	_, dup := o.pending[i]
-	assert(i >= o.next && !dup, "each index is put once")
+	assert.That(i >= o.next && !dup, "each index is put once")
 	o.pending[i] = v
 	var out []T
 	for {

@@ -202,7 +202,7 @@ func MarshalLine(v any) []byte {
 	default:
 		panic(fmt.Sprintf("campaign: cannot marshal %T as a line", v))
 	}
-	assert(err == nil, "line marshal")
+	assert.That(err == nil, "line marshal")
 	return b
 }
 

@@ -146,7 +146,7 @@ type oddRunner struct{ toyRunner }
 func (o oddRunner) Run(seed uint64) Outcome {
 	opts := o.options()
 	setup := opts.Setup
-	opts.Setup = func(w *sim.World) { w.Note("odd"); setup(w) }
+	opts.Setup = func(w *sim.Kernel) { w.Note("odd"); setup(w) }
 	return Outcome{Result: sim.Run(seed, opts)}
 }
 
@@ -165,7 +165,7 @@ type keeperRunner struct{ oddRunner }
 func (k keeperRunner) RunKeepTrace(seed uint64) Outcome {
 	opts := k.options()
 	setup := opts.Setup
-	opts.Setup = func(w *sim.World) { w.Note("odd"); setup(w) }
+	opts.Setup = func(w *sim.Kernel) { w.Note("odd"); setup(w) }
 	opts.KeepTrace = true
 	return Outcome{Result: sim.Run(seed, opts)}
 }
@@ -203,7 +203,7 @@ func (f firstRerunOdd) Trace(seed uint64, s *sim.Schedule) sim.Result {
 	o.KeepTrace = true
 	if *f.traces == 1 {
 		setup := o.Setup
-		o.Setup = func(w *sim.World) { w.Note("odd rerun"); setup(w) }
+		o.Setup = func(w *sim.Kernel) { w.Note("odd rerun"); setup(w) }
 	}
 	return sim.Run(seed, o)
 }

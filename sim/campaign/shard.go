@@ -73,7 +73,7 @@ func (p Plan) Last() uint64 { return p.First + uint64(p.Count) - 1 }
 // Seeds lists the seeds of this shard in ascending order: campaign seed
 // index k (seed First+k) belongs to shard k mod Shard.Count.
 func (p Plan) Seeds() []uint64 {
-	assert(p.Validate() == nil, "plan must be valid")
+	assert.That(p.Validate() == nil, "plan must be valid")
 	var out []uint64
 	for k := p.Shard.Index; k < p.Count; k += p.Shard.Count {
 		out = append(out, p.First+uint64(k))
@@ -83,7 +83,7 @@ func (p Plan) Seeds() []uint64 {
 
 // Len returns how many seeds this shard of the campaign has.
 func (p Plan) Len() int {
-	assert(p.Validate() == nil, "plan must be valid")
+	assert.That(p.Validate() == nil, "plan must be valid")
 	if p.Shard.Index >= p.Count {
 		return 0
 	}
@@ -94,7 +94,7 @@ func (p Plan) Len() int {
 // ones before it: a time-budgeted campaign plans far more seeds than it
 // runs.
 func (p Plan) Nth(i int) uint64 {
-	assert(i >= 0 && i < p.Len(), "seed index out of the shard")
+	assert.That(i >= 0 && i < p.Len(), "seed index out of the shard")
 	return p.First + uint64(p.Shard.Index) + uint64(i)*uint64(p.Shard.Count)
 }
 
@@ -109,10 +109,4 @@ func (p Plan) Owns(seed uint64) bool {
 // String renders the plan for the start of a campaign.
 func (p Plan) String() string {
 	return fmt.Sprintf("seeds %d..%d (%d), shard %s", p.First, p.Last(), p.Count, p.Shard)
-}
-
-func assert(ok bool, msg string) {
-	if !ok {
-		panic("campaign: assertion failed: " + msg)
-	}
 }

@@ -24,10 +24,10 @@ type toyRunner struct {
 }
 
 func (t toyRunner) options() sim.Options {
-	setup := func(w *sim.World) { toySetup(w, t.bug) }
+	setup := func(w *sim.Kernel) { toySetup(w, t.bug) }
 	if t.noise != nil {
 		n := t.noise
-		setup = func(w *sim.World) {
+		setup = func(w *sim.Kernel) {
 			*n++
 			w.Note("noise " + strconv.Itoa(*n))
 			toySetup(w, t.bug)
@@ -59,7 +59,7 @@ type toyState struct {
 	applied map[int]int
 }
 
-func toySetup(w *sim.World, bug bool) {
+func toySetup(w *sim.Kernel, bug bool) {
 	st := &toyState{total: w.Workload(), acked: map[int]bool{}, applied: map[int]int{}}
 	w.AddNode("client", func() sim.Node { return &toyClient{w: w, st: st} })
 	w.AddNode("server", func() sim.Node {
@@ -92,7 +92,7 @@ func toySetup(w *sim.World, bug bool) {
 }
 
 type toyClient struct {
-	w      *sim.World
+	w      *sim.Kernel
 	st     *toyState
 	issued int
 	conn   sim.ConnID

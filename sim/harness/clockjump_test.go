@@ -70,13 +70,13 @@ func (quietCore) Step(time.Time, sim.Event) []sim.Effect { return nil }
 
 // clockWorld runs one device dialing a silent Core under the swarm's
 // daemon_clock_jump faults only; setup may add more.
-func clockWorld(t *testing.T, seed uint64, setup func(w *sim.World, d *Device)) (sim.Result, *Device, *wallObserver) {
+func clockWorld(t *testing.T, seed uint64, setup func(w *sim.Kernel, d *Device)) (sim.Result, *Device, *wallObserver) {
 	t.Helper()
 	var dev *Device
 	obs := &wallObserver{t: t}
 	res := sim.Run(seed, sim.Options{
 		Swarm: sim.SwarmConfig{Kinds: []sim.FaultKind{ClockJump}, All: true, HealMin: 90 * time.Second, HealMax: 90 * time.Second},
-		Setup: func(w *sim.World) {
+		Setup: func(w *sim.Kernel) {
 			dev = NewDevice(w, "dev", "core", daemon.Config{}, Config{})
 			obs.d = dev
 			dev.Observer = obs
@@ -135,7 +135,7 @@ func TestClockJumpFaultShiftsHeartbeats(t *testing.T) {
 // restarted after a crash starts with the jumped clock, including a jump
 // made while it was down.
 func TestClockJumpOutlivesCrash(t *testing.T) {
-	_, dev, _ := clockWorld(t, 3, func(w *sim.World, d *Device) {
+	_, dev, _ := clockWorld(t, 3, func(w *sim.Kernel, d *Device) {
 		w.After(10*time.Second, "crash", func() { d.Crash(5 * time.Second) })
 		w.After(12*time.Second, "jump", func() { d.JumpClock(-7 * time.Minute) })
 	})

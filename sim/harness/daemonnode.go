@@ -303,11 +303,9 @@ func (n *Daemon) keepStatus(req string, st wire.PreparationStatus, b []byte) {
 	}
 }
 
-// DescribeFrame renders an encoded frame for the trace.
+// DescribeFrame renders an encoded frame for the trace, as the full-stack
+// world's traces do (wire.DescribeDecoded).
 func DescribeFrame(b []byte) string {
 	f, err := wire.Decode(b)
-	if err != nil {
-		return fmt.Sprintf("undecodable(%d bytes): %v", len(b), err)
-	}
-	return daemon.DescribeFrame(f)
+	return wire.DescribeDecoded(b, f, err)
 }

@@ -12,7 +12,7 @@ import (
 // configuration, armed Harness faults, a version-mismatch window, the long
 // turns already played) and the current process, a Daemon node with the
 // simulated Harness inside it. Register the node with
-// World.AddNode(d.ID, d.Factory).
+// Kernel.AddNode(d.ID, d.Factory).
 type Device struct {
 	ID       sim.NodeID
 	Core     sim.NodeID     // the node the daemon dials
@@ -32,7 +32,7 @@ type Device struct {
 	// error drops the frame and is reported to the Observer.
 	Encode func(wire.Frame) ([]byte, error)
 
-	w            *sim.World
+	w            *sim.Kernel
 	tokens       map[sim.FaultKind]int
 	versionUntil time.Time
 	wallOffset   time.Duration // the host's wall clock minus virtual time
@@ -42,7 +42,7 @@ type Device struct {
 }
 
 // NewDevice builds device id of world w, dialing core.
-func NewDevice(w *sim.World, id, core sim.NodeID, cfg daemon.Config, hcfg Config) *Device {
+func NewDevice(w *sim.Kernel, id, core sim.NodeID, cfg daemon.Config, hcfg Config) *Device {
 	return &Device{ID: id, Core: core, Daemon: cfg, Harness: hcfg, w: w, tokens: map[sim.FaultKind]int{}}
 }
 

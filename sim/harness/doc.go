@@ -73,7 +73,7 @@
 // # Faults
 //
 // Every Harness behaviour under fault is its own kernel fault kind
-// (Kinds), registered with World.RegisterFault by Register: the swarm
+// (Kinds), registered with Kernel.RegisterFault by Register: the swarm
 // selects the kinds per seed and schedules faults against devices, so they
 // are in the schedule, on the fault timeline and shrinkable. A fault arms
 // its device for its next matching call (at most TokensMax per kind):

@@ -69,7 +69,7 @@ const TokensMax = 3
 // the jump and the device's total offset. At heal every device drops its
 // armed faults, ends its version window and releases its hung calls; a
 // wall clock that jumped stays jumped.
-func Register(w *sim.World, devices []*Device) {
+func Register(w *sim.Kernel, devices []*Device) {
 	byID := map[sim.NodeID]*Device{}
 	var targets []sim.NodeID
 	for _, d := range devices {
@@ -78,7 +78,7 @@ func Register(w *sim.World, devices []*Device) {
 	}
 	for _, k := range Kinds() {
 		k := k
-		w.RegisterFault(sim.FaultSpec{Kind: k, Targets: targets}, func(w *sim.World, f sim.Fault) {
+		w.RegisterFault(sim.FaultSpec{Kind: k, Targets: targets}, func(w *sim.Kernel, f sim.Fault) {
 			d := byID[f.Node]
 			if k == ClockJump {
 				off := ClockJumpOffset(f.Pick)

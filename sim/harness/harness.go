@@ -75,7 +75,7 @@ const TimerPrefix = "h/"
 // and the device's Recorder) at the instant each native fact happens.
 // Armed faults of the device change how the next matching call behaves.
 type Harness struct {
-	w       *sim.World
+	w       *sim.Kernel
 	dev     *Device
 	host    Host
 	r       *rand.Rand
@@ -120,7 +120,7 @@ type hTurn struct {
 
 // New builds the Harness of device dev inside host, drawing from the
 // world's "harness:<device>" stream.
-func New(w *sim.World, dev *Device, host Host) *Harness {
+func New(w *sim.Kernel, dev *Device, host Host) *Harness {
 	return &Harness{w: w, dev: dev, host: host, r: w.Rand("harness:" + string(dev.ID)), truth: newTruth(),
 		execs: map[string]*hExec{}, turns: map[daemon.TurnID]*hTurn{}, actions: map[sim.TimerID]func(time.Time){},
 		budget: documentedOr(dev.Daemon.Limits.NativeWriteBudget, check.TimerNativeWrite)}

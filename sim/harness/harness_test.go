@@ -86,7 +86,7 @@ func run(t *testing.T, armed []sim.FaultKind, crashAt time.Duration, script ...s
 	rec := &recorder{}
 	r := sim.Run(1, sim.Options{
 		Swarm: sim.SwarmConfig{Kinds: []sim.FaultKind{}, HealMin: time.Hour, HealMax: time.Hour},
-		Setup: func(w *sim.World) {
+		Setup: func(w *sim.Kernel) {
 			dev := NewDevice(w, "dev", "core", daemon.Config{}, Config{})
 			dev.Native = NewNativeHistory()
 			dev.Recorder = rec
@@ -201,7 +201,7 @@ func TestRegisterArmsTheTargetDevice(t *testing.T) {
 	var dev *Device
 	r := sim.Run(3, sim.Options{
 		Swarm: sim.SwarmConfig{Kinds: Kinds(), Enable: sim.Ratio{Num: 1, Den: 1}},
-		Setup: func(w *sim.World) {
+		Setup: func(w *sim.Kernel) {
 			dev = NewDevice(w, "dev", "core", daemon.Config{}, Config{})
 			w.AddNode("dev", func() sim.Node { return &testHost{} })
 			Register(w, []*Device{dev})
@@ -229,7 +229,7 @@ func TestRegisterArmsTheTargetDevice(t *testing.T) {
 // TestHealKeepsOneWriteOverrun: heal drops every armed fault but a single
 // write overrun, which completes on its own and so may happen after heal.
 func TestHealKeepsOneWriteOverrun(t *testing.T) {
-	sim.Run(1, sim.Options{Setup: func(w *sim.World) {
+	sim.Run(1, sim.Options{Setup: func(w *sim.Kernel) {
 		dev := NewDevice(w, "dev", "core", daemon.Config{}, Config{})
 		w.AddNode("dev", func() sim.Node { return &testHost{} })
 		for range 3 {

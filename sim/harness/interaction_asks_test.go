@@ -120,7 +120,7 @@ func runAsks(t *testing.T, seed uint64, asks AskConfig, answerAfter time.Duratio
 		kindOf: map[daemon.CallID]string{}, answers: map[sim.TimerID]daemon.Op{}}
 	r := sim.Run(seed, sim.Options{
 		Swarm: sim.SwarmConfig{Kinds: []sim.FaultKind{}, HealMin: time.Hour, HealMax: time.Hour},
-		Setup: func(w *sim.World) {
+		Setup: func(w *sim.Kernel) {
 			dev := NewDevice(w, "dev", "core", daemon.Config{}, Config{Asks: asks})
 			dev.Native = NewNativeHistory()
 			host.h = New(w, dev, host)

@@ -20,7 +20,7 @@ func budgetWorld(t *testing.T, faults []sim.Fault) (closedAt time.Duration, reas
 		Network: sim.NetworkConfig{LatencyMin: 10 * ms, LatencyMax: 10 * ms}}
 	cfg := daemon.Config{DaemonVersion: "test", Kinds: []daemon.KindConfig{{Kind: "k", Version: "1", Available: true,
 		Capabilities: wire.AllCapabilities(wire.CapabilitySupported)}}}
-	opts := sim.Options{Schedule: s, Setup: func(w *sim.World) {
+	opts := sim.Options{Schedule: s, Setup: func(w *sim.Kernel) {
 		w.AddNode("core", func() sim.Node { return sim.NodeFunc(func(time.Time, sim.Event) []sim.Effect { return nil }) })
 		d := NewDevice(w, "d1", "core", cfg, Config{})
 		w.AddNode(d.ID, d.Factory)

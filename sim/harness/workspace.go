@@ -50,13 +50,13 @@ var WorkspaceFiles = []string{"a.txt", "b.txt", "dir/c.txt"}
 // devices: one Environment is one workspace, whichever device serves it.
 // Each Environment's tree is seeded from its own stream on first use.
 type Workspaces struct {
-	w       *sim.World
+	w       *sim.Kernel
 	trees   map[string]map[string]string
 	applied map[string]bool // mutation IDs installed
 }
 
 // NewWorkspaces returns the shared trees of world w.
-func NewWorkspaces(w *sim.World) *Workspaces {
+func NewWorkspaces(w *sim.Kernel) *Workspaces {
 	return &Workspaces{w: w, trees: map[string]map[string]string{}, applied: map[string]bool{}}
 }
 

@@ -66,7 +66,7 @@ func BenchmarkLinearizeSeed(b *testing.B) {
 	for i := range ledgers {
 		var u *universe
 		opts := Options(Config{})
-		opts.Setup = func(w *sim.World) { u = setup(w, Config{}, false) }
+		opts.Setup = func(w *sim.Kernel) { u = setup(w, Config{}, false) }
 		sim.Run(uint64(i+1), opts)
 		u.wl.flush(u.lt(u.w.Now()))
 		ledgers[i] = u.led

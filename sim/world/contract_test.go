@@ -17,7 +17,7 @@ import (
 func TestHarnessContractBreachFailsTheRun(t *testing.T) {
 	opts := Options(Config{Devices: 1, Faults: []sim.FaultKind{}})
 	setup := opts.Setup
-	opts.Setup = func(w *sim.World) {
+	opts.Setup = func(w *sim.Kernel) {
 		setup(w)
 		w.At(sim.Epoch.Add(time.Second), "bogus native cancel", func() {
 			n, ok := w.Node("d1").(*harness.Daemon)

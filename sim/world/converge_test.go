@@ -15,7 +15,7 @@ func TestPendingReasonMemoMatchesFresh(t *testing.T) {
 		var u *universe
 		checked := 0
 		opts := Options(Config{})
-		opts.Setup = func(w *sim.World) {
+		opts.Setup = func(w *sim.Kernel) {
 			u = setup(w, Config{}, false)
 			w.AddCheck(sim.Check{Name: "pending_memo", AfterStep: func(*sim.View) error {
 				if u.shutdownSent || u.wl.finished() {

@@ -66,7 +66,7 @@ func TestConfigKnobs(t *testing.T) {
 	}
 	devices := 0
 	opts := Options(cfg)
-	opts.Setup = func(w *sim.World) {
+	opts.Setup = func(w *sim.Kernel) {
 		u := setup(w, cfg, false)
 		devices = len(u.devices)
 	}

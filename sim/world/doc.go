@@ -8,7 +8,7 @@
 //	s := world.Shrink(o, cfg)                  // smaller failing schedule
 //
 // Options(cfg) gives the kernel options (Setup, wire.Describe trace
-// lines, a liveness phase of 210 s plus 20 s per turn beyond the default
+// lines, a liveness phase of 540 s plus 20 s per turn beyond the default
 // ten, see LivenessTimeout) for callers that drive sim directly (the
 // determinism auditor); Run adds the linearizability check on top.
 //
@@ -148,7 +148,7 @@
 //     Nothing in Core or the checkers reads a daemon's wall clock: the
 //     ledger's admission deadline is the grant instant plus the device's
 //     configured expiry, in virtual time.
-//   - hostile_proxy: a mutating proxy (sim.World.SetProxy) on one or both
+//   - hostile_proxy: a mutating proxy (sim.Kernel.SetProxy) on one or both
 //     directions of a Core–daemon connection for For: it duplicates
 //     frames, replays earlier frames of the direction later, sends copies
 //     padded to just under 4 MiB, copies with an envelope ID inflated past

@@ -67,7 +67,7 @@ func (u *universe) registerFaults() {
 }
 
 func (u *universe) handler(k kind) sim.FaultHandler {
-	return func(w *sim.World, f sim.Fault) {
+	return func(w *sim.Kernel, f sim.Fault) {
 		d := u.deviceByID(f.Node)
 		switch k {
 		case kCoreCrash:

@@ -21,7 +21,7 @@ const decisionDupsMax = 3
 func interactionWorldKinds() []sim.FaultKind { return []sim.FaultKind{kDecisionDuplicate.kind} }
 
 func (u *universe) registerInteractionFaults() {
-	u.w.RegisterFault(sim.FaultSpec{Kind: kDecisionDuplicate.kind, Targets: []sim.NodeID{coreID}}, func(w *sim.World, f sim.Fault) {
+	u.w.RegisterFault(sim.FaultSpec{Kind: kDecisionDuplicate.kind, Targets: []sim.NodeID{coreID}}, func(w *sim.Kernel, f sim.Fault) {
 		if len(u.decisionDups) >= decisionDupsMax {
 			u.noVictim(f, "ignored: already armed")
 			return

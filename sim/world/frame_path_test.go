@@ -18,7 +18,7 @@ func TestSharedDecodingsUnchanged(t *testing.T) {
 	for _, seed := range []uint64{3, 8, 21, 55, 144} {
 		var u *universe
 		opts := Options(cfg)
-		opts.Setup = func(w *sim.World) { u = setup(w, cfg, false) }
+		opts.Setup = func(w *sim.Kernel) { u = setup(w, cfg, false) }
 		sim.Run(seed, opts)
 		if len(u.shared) == 0 {
 			t.Fatalf("seed %d: no decoding was shared with a receiver", seed)

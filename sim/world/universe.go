@@ -19,7 +19,7 @@ import (
 // settings and the fault timeline. It lives outside the nodes so crashes
 // lose only what a real process would lose.
 type universe struct {
-	w        *sim.World
+	w        *sim.Kernel
 	cfg      Config
 	led      *check.Ledger
 	store    *observedStore
@@ -85,7 +85,7 @@ const (
 
 // setup populates the world. With linAtEnd the linearizability check runs
 // as the last AtEnd check (for Shrink).
-func setup(w *sim.World, cfg Config, linAtEnd bool) *universe {
+func setup(w *sim.Kernel, cfg Config, linAtEnd bool) *universe {
 	u := &universe{w: w, cfg: cfg, led: check.NewLedger(), records: map[string]int{},
 		capacityRefused: map[string]bool{}, statusRev: map[string]uint64{},
 		ignoreAtCore: map[string]bool{},

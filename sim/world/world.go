@@ -21,7 +21,7 @@ import (
 // swarm over every fault kind.
 type Config struct {
 	Devices int             // 1–4 daemons; 0 = drawn from the seed
-	Turns   int             // turns in the workload; 0 = default (scaled by sim World.Workload())
+	Turns   int             // turns in the workload; 0 = default (scaled by sim Kernel.Workload())
 	Faults  []sim.FaultKind // nil = swarm over every kind (default); non-nil empty = no faults; else only these kinds
 	Bugs    Bugs            // planted bugs (test-only switches), zero = none
 	// Draws replace the first draws of named streams ("params",
@@ -116,7 +116,7 @@ func deviceID(i int) sim.NodeID { return sim.NodeID(fmt.Sprintf("d%d", i+1)) }
 // pass them to sim.Run directly, but then it gets no linearizability check.
 func Options(cfg Config) sim.Options {
 	opts := sim.Options{
-		Setup:           func(w *sim.World) { setup(w, cfg, false) },
+		Setup:           func(w *sim.Kernel) { setup(w, cfg, false) },
 		Workload:        workloadDefault,
 		LivenessTimeout: LivenessTimeout(0),
 		Describe:        describeFrame,
@@ -225,7 +225,7 @@ func Replay(s sim.Schedule, cfg Config) Outcome {
 // Each candidate is a full world run, linearizability included.
 func Shrink(o Outcome, cfg Config) sim.ShrinkResult {
 	opts := Options(cfg)
-	opts.Setup = func(w *sim.World) { setup(w, cfg, true) }
+	opts.Setup = func(w *sim.Kernel) { setup(w, cfg, true) }
 	opts.Describe = describeFrame
 	return sim.Shrink(o.Result, opts)
 }
@@ -243,7 +243,7 @@ func run(seed uint64, cfg Config, opts sim.Options) Outcome {
 		return u.wl.mcpTokens()
 	}}
 	opts.TraceWriter = tokens
-	opts.Setup = func(w *sim.World) { u = setup(w, cfg, false) }
+	opts.Setup = func(w *sim.Kernel) { u = setup(w, cfg, false) }
 	res := sim.Run(seed, opts)
 	if v, ok := u.tokenViolation(tokens); ok {
 		v.Step = res.Stats.Steps

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/core/store/sqlitestore"
 	"github.com/turnstile-sim/turnstile/core/store/storetest"
@@ -72,8 +73,8 @@ func TestClosedStore(t *testing.T) {
 	if err := s.RevokeDevice("d", enrolled); !errors.Is(err, sqlitestore.ErrClosed) {
 		t.Fatalf("RevokeDevice after Close: %v", err)
 	}
-	mustPanic(t, "PutTurn after Close", func() { s.PutTurn(core.TurnRecord{ID: "t"}) })
-	mustPanic(t, "SaveCounters after Close", func() { s.SaveCounters(core.Counters{}) })
+	require.Panics(t, func() { s.PutTurn(core.TurnRecord{ID: "t"}) }, "PutTurn after Close")
+	require.Panics(t, func() { s.SaveCounters(core.Counters{}) }, "SaveCounters after Close")
 }
 
 // TestUnstorableWritesPanic: writes the store could not bring back are
@@ -82,14 +83,16 @@ func TestUnstorableWritesPanic(t *testing.T) {
 	dir := t.TempDir()
 	s := mustOpen(t, dir)
 	defer s.Close()
-	mustPanic(t, "seq over int64", func() { s.PutTurn(core.TurnRecord{ID: "t-1", Seq: 1 << 63}) })
-	mustPanic(t, "counter over int64", func() { s.SaveCounters(core.Counters{Turns: 1 << 63}) })
-	mustPanic(t, "unregistered payload", func() {
+	require.Panics(t, func() { s.PutTurn(core.TurnRecord{ID: "t-1", Seq: 1 << 63}) }, "seq over int64")
+	require.Panics(t, func() { s.SaveCounters(core.Counters{Turns: 1 << 63}) }, "counter over int64")
+	require.Panics(t, func() {
 		s.AppendEvent("t-1", core.RunEvent{Seq: 1, Type: "x", Payload: foreignPayload{}})
-	})
-	mustPanic(t, "pointer payload", func() {
+	}, "unregistered payload")
+
+	require.Panics(t, func() {
 		s.AppendEvent("t-1", core.RunEvent{Seq: 1, Type: wire.TypeDelta, Payload: &wire.Delta{}})
-	})
+	}, "pointer payload")
+
 	if len(s.Turns()) != 0 || s.Counters() != (core.Counters{}) || len(s.Events("t-1")) != 0 {
 		t.Fatal("a refused write was recorded")
 	}

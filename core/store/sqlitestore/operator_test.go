@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/core/store/sqlitestore"
 )
@@ -197,20 +198,10 @@ func TestIdempotencyJoinsTheBatch(t *testing.T) {
 
 func TestIdempotencyRejections(t *testing.T) {
 	s := mustOpen(t, t.TempDir())
-	mustPanic(t, "empty key", func() { s.PutIdempotent("", []byte("x")) })
+	require.Panics(t, func() { s.PutIdempotent("", []byte("x")) }, "empty key")
 	if err := s.Commit(); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
-	mustPanic(t, "put after Close", func() { s.PutIdempotent("k", []byte("x")) })
-}
-
-func mustPanic(t *testing.T, what string, f func()) {
-	t.Helper()
-	defer func() {
-		if recover() == nil {
-			t.Errorf("%s: no panic", what)
-		}
-	}()
-	f()
+	require.Panics(t, func() { s.PutIdempotent("k", []byte("x")) }, "put after Close")
 }

@@ -56,7 +56,7 @@ func clonePreparations(t map[string]entry[core.EnvironmentPreparationRecord]) ma
 	return out
 }
 
-func (h *harness) suspensionStore() core.SuspensionStore {
+func (h *rig) suspensionStore() core.SuspensionStore {
 	h.t.Helper()
 	st, ok := h.st.(core.SuspensionStore)
 	if !ok {
@@ -65,7 +65,7 @@ func (h *harness) suspensionStore() core.SuspensionStore {
 	return st
 }
 
-func (h *harness) preparationStore() core.PreparationStore {
+func (h *rig) preparationStore() core.PreparationStore {
 	h.t.Helper()
 	st, ok := h.st.(core.PreparationStore)
 	if !ok {
@@ -74,19 +74,19 @@ func (h *harness) preparationStore() core.PreparationStore {
 	return st
 }
 
-func (h *harness) putSuspension(r core.SuspensionRecord) {
+func (h *rig) putSuspension(r core.SuspensionRecord) {
 	h.suspensionStore().PutSuspension(r)
 	h.model.putSuspension(r)
 }
 
-func (h *harness) putPreparation(r core.EnvironmentPreparationRecord) {
+func (h *rig) putPreparation(r core.EnvironmentPreparationRecord) {
 	h.preparationStore().PutEnvironmentPreparation(r)
 	h.model.putPreparation(r)
 }
 
 // verifyEnvironment compares the two tables with the model. A store that
 // keeps neither table passes while the model holds no such record.
-func (h *harness) verifyEnvironment(when string) {
+func (h *rig) verifyEnvironment(when string) {
 	h.t.Helper()
 	if st, ok := h.st.(core.SuspensionStore); ok || len(h.model.suspensions) > 0 {
 		if !ok {
@@ -112,7 +112,7 @@ func (h *harness) verifyEnvironment(when string) {
 	}
 }
 
-func scenarioSuspensions(h *harness) {
+func scenarioSuspensions(h *rig) {
 	if f := zeroField(reflect.ValueOf(SampleSuspension("sus-1", 1)), "SuspensionRecord"); f != "" {
 		h.t.Fatalf("sample record leaves %s unset: the round trip would not cover it", f)
 	}
@@ -137,7 +137,7 @@ func scenarioSuspensions(h *harness) {
 	h.crash()
 }
 
-func scenarioPreparations(h *harness) {
+func scenarioPreparations(h *rig) {
 	p := SamplePreparation("ep-1", 1)
 	for i, f := range []string{zeroField(reflect.ValueOf(p), "EnvironmentPreparationRecord"),
 		zeroField(reflect.ValueOf(p.Steps[0]), "Steps[0]"), zeroField(reflect.ValueOf(p.Steps[1]), "Steps[1]")} {
@@ -166,7 +166,7 @@ func scenarioPreparations(h *harness) {
 	h.crash()
 }
 
-func scenarioEnvironmentCopies(h *harness) {
+func scenarioEnvironmentCopies(h *rig) {
 	h.putSuspension(SampleSuspension("sus-1", 1))
 	p := SamplePreparation("ep-1", 1)
 	h.putPreparation(p)
@@ -187,7 +187,7 @@ func scenarioEnvironmentCopies(h *harness) {
 // preparation into unknown, leaves a resumed suspension resumed (a second
 // resume is refused, so a restart never resumes twice), and writes its
 // changes back to the store.
-func scenarioEnvironmentRestart(h *harness) {
+func scenarioEnvironmentRestart(h *rig) {
 	now := base
 	pending := SampleSuspension("sus-1", 1)
 	pending.State, pending.Rollback, pending.ErrorCode = core.SuspensionQuiescing, false, ""

@@ -13,7 +13,7 @@ import (
 // uncommitted writes exactly the committed part. Writes after a reopen are
 // chosen from the model, so they fit either outcome.
 
-func scenarioEmpty(h *harness) {
+func scenarioEmpty(h *rig) {
 	h.probes = []string{"t-none", ""}
 	if _, ok := h.st.Session("s-none"); ok {
 		h.t.Fatal("empty store has a session")
@@ -25,7 +25,7 @@ func scenarioEmpty(h *harness) {
 	h.crash()
 }
 
-func scenarioCounters(h *harness) {
+func scenarioCounters(h *rig) {
 	h.saveCounters(core.Counters{Sessions: 1, Turns: 2, Preparations: 3})
 	h.saveCounters(core.Counters{Sessions: 4, Turns: 5, Preparations: 6})
 	h.verify("after replace")
@@ -38,7 +38,7 @@ func scenarioCounters(h *harness) {
 	h.crash()
 }
 
-func scenarioSessions(h *harness) {
+func scenarioSessions(h *rig) {
 	for _, seq := range []uint64{2, 10, 1} {
 		h.putSession(SampleSession(sessionID(seq), seq))
 	}
@@ -62,7 +62,7 @@ func scenarioSessions(h *harness) {
 
 func sessionID(seq uint64) string { return "s-" + string(rune('z'-seq)) } // ID order is not seq order
 
-func scenarioTurns(h *harness) {
+func scenarioTurns(h *rig) {
 	for _, seq := range []uint64{3, 1, 2} {
 		h.putTurn(SampleTurn(turnID(seq), "s-1", seq))
 	}
@@ -86,7 +86,7 @@ func scenarioTurns(h *harness) {
 
 func turnID(seq uint64) string { return "t-" + string(rune('z'-seq)) }
 
-func scenarioInputs(h *harness) {
+func scenarioInputs(h *rig) {
 	h.probes = []string{"t-empty"}
 	for i := 1; i <= 3; i++ {
 		h.putInput("t-1", SampleInput(i, core.InputQueued))
@@ -111,7 +111,7 @@ func scenarioInputs(h *harness) {
 	h.crash()
 }
 
-func scenarioEvents(h *harness) {
+func scenarioEvents(h *rig) {
 	h.probes = []string{"t-empty"}
 	for range 9 {
 		h.appendEvent("t-1")
@@ -136,7 +136,7 @@ func scenarioEvents(h *harness) {
 
 // scenarioCopies: a caller mutating a returned slice changes nothing in
 // the store.
-func scenarioCopies(h *harness) {
+func scenarioCopies(h *rig) {
 	h.putSession(SampleSession("s-1", 1))
 	h.putTurn(SampleTurn("t-1", "s-1", 1))
 	h.putInput("t-1", SampleInput(1, core.InputQueued))
@@ -152,7 +152,7 @@ func scenarioCopies(h *harness) {
 
 // scenarioRoundTrip writes every record kind and every payload type with
 // all fields set, reopens, and compares field by field.
-func scenarioRoundTrip(h *harness) {
+func scenarioRoundTrip(h *rig) {
 	for _, r := range []any{SampleSession("s-1", 1), SampleTurn("t-1", "s-1", 1), SampleInput(1, core.InputAccepted)} {
 		if f := zeroField(reflect.ValueOf(r), reflect.TypeOf(r).Name()); f != "" {
 			h.t.Fatalf("sample record leaves %s unset: the round trip would not cover it", f)
@@ -182,7 +182,7 @@ func scenarioRoundTrip(h *harness) {
 
 // scenarioMachine runs a real Machine over the store across a reopen:
 // core.Restart must see exactly the durable Sessions, Turns and counters.
-func scenarioMachine(h *harness) {
+func scenarioMachine(h *rig) {
 	now := base
 	agent := core.AgentConfig{Kind: "synthetic", Model: "m", Environment: core.EnvNone}
 	m := core.New(core.Config{}, h.st)

@@ -30,7 +30,7 @@ func Run(t *testing.T, open func(t *testing.T) (st core.Store, reopen func() cor
 func RunWith(t *testing.T, opts Options, open func(t *testing.T) (st core.Store, reopen func() core.Store)) {
 	cases := []struct {
 		name string
-		run  func(h *harness)
+		run  func(h *rig)
 	}{
 		{"Empty", scenarioEmpty},
 		{"Counters", scenarioCounters},
@@ -49,15 +49,15 @@ func RunWith(t *testing.T, opts Options, open func(t *testing.T) (st core.Store,
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			st, reopen := open(t)
-			h := &harness{t: t, st: st, reopen: reopen, lossy: opts.LosesUncommitted, model: newModel(), durable: newModel()}
+			h := &rig{t: t, st: st, reopen: reopen, lossy: opts.LosesUncommitted, model: newModel(), durable: newModel()}
 			h.verify("at open")
 			c.run(h)
 		})
 	}
 }
 
-// harness applies each write to the store and to the model.
-type harness struct {
+// rig applies each write to the store and to the model.
+type rig struct {
 	t      *testing.T
 	st     core.Store
 	reopen func() core.Store
@@ -68,7 +68,7 @@ type harness struct {
 	probes         []string // extra turn keys to read (never written)
 }
 
-func (h *harness) commit() {
+func (h *rig) commit() {
 	h.t.Helper()
 	if c, ok := h.st.(Committer); ok {
 		if err := c.Commit(); err != nil {
@@ -79,7 +79,7 @@ func (h *harness) commit() {
 }
 
 // crash reopens the store and checks it against what must have survived.
-func (h *harness) crash() {
+func (h *rig) crash() {
 	h.t.Helper()
 	h.st = h.reopen()
 	if h.lossy {
@@ -90,7 +90,7 @@ func (h *harness) crash() {
 	h.verify("after reopen")
 }
 
-func (h *harness) verify(when string) {
+func (h *rig) verify(when string) {
 	h.t.Helper()
 	want := normal(h.model.snapshot())
 	got := normal(read(h.st, append(h.model.keys(), h.probes...)))
@@ -100,14 +100,14 @@ func (h *harness) verify(when string) {
 	h.verifyEnvironment(when)
 }
 
-func (h *harness) saveCounters(c core.Counters) { h.st.SaveCounters(c); h.model.counters = c }
-func (h *harness) putSession(r core.SessionRecord) {
+func (h *rig) saveCounters(c core.Counters) { h.st.SaveCounters(c); h.model.counters = c }
+func (h *rig) putSession(r core.SessionRecord) {
 	h.st.PutSession(r)
 	h.model.putSession(r)
 }
-func (h *harness) putTurn(r core.TurnRecord) { h.st.PutTurn(r); h.model.putTurn(r) }
+func (h *rig) putTurn(r core.TurnRecord) { h.st.PutTurn(r); h.model.putTurn(r) }
 
-func (h *harness) putInput(turn string, in core.InputRecord) {
+func (h *rig) putInput(turn string, in core.InputRecord) {
 	h.t.Helper()
 	if !h.model.inputFits(turn, in.Index) {
 		h.t.Fatalf("scenario bug: input %s/%d does not fit", turn, in.Index)
@@ -117,14 +117,14 @@ func (h *harness) putInput(turn string, in core.InputRecord) {
 }
 
 // appendEvent appends the next sample event to turn.
-func (h *harness) appendEvent(turn string) {
+func (h *rig) appendEvent(turn string) {
 	ev := SampleEvent(h.model.nextEvent(turn))
 	h.st.AppendEvent(turn, ev)
 	h.model.appendEvent(turn, ev)
 }
 
 // refused checks that f panics and changes nothing.
-func (h *harness) refused(what string, f func()) {
+func (h *rig) refused(what string, f func()) {
 	h.t.Helper()
 	panicked := func() (p bool) {
 		defer func() { p = recover() != nil }()

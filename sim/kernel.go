@@ -19,12 +19,12 @@ type slot struct {
 	calls    map[CallID]uint32 // calls made by this node -> incarnation
 }
 
-// World is one simulated universe: nodes, network, clock, queue, trace and
+// Kernel is one simulated universe: nodes, network, clock, queue, trace and
 // checkers. A Setup function populates it; Run drives it. Every method must be
-// called from Setup, from a Node's Step (through a captured *World), from a
+// called from Setup, from a Node's Step (through a captured *Kernel), from a
 // fault handler or from a callback scheduled with At/After — never from
 // another goroutine.
-type World struct {
+type Kernel struct {
 	seed     uint64
 	opts     Options
 	workload int
@@ -67,8 +67,8 @@ type World struct {
 // callsMax bounds the calls one incarnation of a node may have made.
 const callsMax = 1 << 20
 
-func newWorld(seed uint64, opts Options) *World {
-	w := &World{
+func newKernel(seed uint64, opts Options) *Kernel {
+	w := &Kernel{
 		seed:     seed,
 		opts:     opts,
 		q:        newQueue(opts.QueueMax),
@@ -85,22 +85,22 @@ func newWorld(seed uint64, opts Options) *World {
 }
 
 // Seed returns the run seed.
-func (w *World) Seed() uint64 { return w.seed }
+func (w *Kernel) Seed() uint64 { return w.seed }
 
 // Workload returns the workload-size knob of this run (Options.Workload or
 // the replayed schedule's value). Shrinking lowers it; Setup should scale the
 // workload it creates by it.
-func (w *World) Workload() int { return w.workload }
+func (w *Kernel) Workload() int { return w.workload }
 
 // Now returns the current virtual time.
-func (w *World) Now() time.Time { return Epoch.Add(time.Duration(w.now)) }
+func (w *Kernel) Now() time.Time { return Epoch.Add(time.Duration(w.now)) }
 
 // Rand returns the random stream named name, creating it on first use from
 // the run seed and the name alone (see StreamSeed). Conventional names:
 // "node:<id>", "workload", "harness". The kernel itself draws from
 // "network", "swarm", "swarm:<kind>" and "faults:<kind>"; do not draw from
 // those.
-func (w *World) Rand(name string) *rand.Rand {
+func (w *Kernel) Rand(name string) *rand.Rand {
 	if r, ok := w.streams[name]; ok {
 		return r
 	}
@@ -115,11 +115,11 @@ func (w *World) Rand(name string) *rand.Rand {
 // AddNode registers a node (a machine or a service). It must be called from
 // Setup. The factory runs at the start of the run and again on every Restart.
 // Nodes start in registration order, all at Epoch.
-func (w *World) AddNode(id NodeID, f Factory) {
-	assert(!w.started, "AddNode after the run started")
-	assert(f != nil, "AddNode with a nil factory")
+func (w *Kernel) AddNode(id NodeID, f Factory) {
+	assert.That(!w.started, "AddNode after the run started")
+	assert.That(f != nil, "AddNode with a nil factory")
 	_, dup := w.index[id]
-	assertf(!dup && id != "" && id != kernelName, "bad or duplicate node id %q", id)
+	assert.That(!dup && id != "" && id != kernelName, "bad or duplicate node id %q", id)
 	s := &slot{id: id, index: int32(len(w.slots)), factory: f, timers: map[TimerID]uint64{},
 		calls: map[CallID]uint32{}}
 	w.index[id] = s.index
@@ -127,7 +127,7 @@ func (w *World) AddNode(id NodeID, f Factory) {
 }
 
 // Nodes returns the node IDs in registration order.
-func (w *World) Nodes() []NodeID {
+func (w *Kernel) Nodes() []NodeID {
 	out := make([]NodeID, len(w.slots))
 	for i, s := range w.slots {
 		out[i] = s.id
@@ -136,7 +136,7 @@ func (w *World) Nodes() []NodeID {
 }
 
 // Node returns the current incarnation of id, or nil while it is down.
-func (w *World) Node(id NodeID) Node {
+func (w *Kernel) Node(id NodeID) Node {
 	s := w.slot(id)
 	if s == nil || !s.up {
 		return nil
@@ -145,12 +145,12 @@ func (w *World) Node(id NodeID) Node {
 }
 
 // Up reports whether id is running.
-func (w *World) Up(id NodeID) bool {
+func (w *Kernel) Up(id NodeID) bool {
 	s := w.slot(id)
 	return s != nil && s.up
 }
 
-func (w *World) slot(id NodeID) *slot {
+func (w *Kernel) slot(id NodeID) *slot {
 	i, ok := w.index[id]
 	if !ok {
 		return nil
@@ -161,59 +161,59 @@ func (w *World) slot(id NodeID) *slot {
 // AtLeastLiveness raises the liveness deadline after heal to at least d,
 // for a world whose seed draws a larger workload than its options knew.
 // It must be called from Setup.
-func (w *World) AtLeastLiveness(d time.Duration) {
-	assert(!w.started, "AtLeastLiveness after the run started")
+func (w *Kernel) AtLeastLiveness(d time.Duration) {
+	assert.That(!w.started, "AtLeastLiveness after the run started")
 	w.opts.LivenessTimeout = max(w.opts.LivenessTimeout, d)
 }
 
 // SetDump registers fn to render the state of every machine when the first
 // violation is found: its lines end the trace (as "dump" lines) and
 // Result.Dump. It must be called from Setup.
-func (w *World) SetDump(fn func(Violation) []string) {
-	assert(!w.started, "SetDump after the run started")
+func (w *Kernel) SetDump(fn func(Violation) []string) {
+	assert.That(!w.started, "SetDump after the run started")
 	w.dumper = fn
 }
 
 // AddCheck registers a checker. Checkers run in registration order.
-func (w *World) AddCheck(c Check) {
-	assert(c.Name != "", "check without a name")
+func (w *Kernel) AddCheck(c Check) {
+	assert.That(c.Name != "", "check without a name")
 	w.checks = append(w.checks, c)
 }
 
 // SetConvergence sets the liveness predicate evaluated after every step once
 // faults have healed. It returns ok, or a description of what is pending.
-func (w *World) SetConvergence(f func() (ok bool, pending string)) { w.converge = f }
+func (w *Kernel) SetConvergence(f func() (ok bool, pending string)) { w.converge = f }
 
 // At schedules fn at virtual instant at (clamped to now). label is traced
 // when fn runs. Use it for workload arrivals and fault follow-ups.
-func (w *World) At(at time.Time, label string, fn func()) {
-	assert(fn != nil, "At with a nil callback")
+func (w *Kernel) At(at time.Time, label string, fn func()) {
+	assert.That(fn != nil, "At with a nil callback")
 	t := max(int64(at.Sub(Epoch)), w.now)
 	w.q.push(item{at: t, kind: itemFunc, fn: fn, text: label})
 }
 
 // After schedules fn d after now.
-func (w *World) After(d time.Duration, label string, fn func()) {
+func (w *Kernel) After(d time.Duration, label string, fn func()) {
 	w.At(w.Now().Add(d), label, fn)
 }
 
 // Inject queues ev for node id at the current instant, as if it came from
 // outside the world (a workload request, an operator action).
-func (w *World) Inject(id NodeID, ev Event) {
+func (w *Kernel) Inject(id NodeID, ev Event) {
 	s := w.slot(id)
-	assertf(s != nil, "Inject to unknown node %q", id)
+	assert.That(s != nil, "Inject to unknown node %q", id)
 	w.q.push(item{at: w.now, kind: itemEvent, node: s.index, inc: s.inc, ev: ev})
 }
 
 // Note writes a kernel line to the trace.
-func (w *World) Note(text string) { w.tr.line(w.now, kernelName, "!!", text) }
+func (w *Kernel) Note(text string) { w.tr.line(w.now, kernelName, "!!", text) }
 
 // Crash stops node id: its volatile state is discarded, its timers and
 // queued events are dropped, its connections break (each peer learns at its
 // own time) and replies to its calls are dropped.
-func (w *World) Crash(id NodeID) {
+func (w *Kernel) Crash(id NodeID) {
 	s := w.slot(id)
-	assertf(s != nil, "Crash of unknown node %q", id)
+	assert.That(s != nil, "Crash of unknown node %q", id)
 	if !s.up {
 		w.Note("crash " + string(id) + " ignored (down)")
 		return
@@ -228,9 +228,9 @@ func (w *World) Crash(id NodeID) {
 }
 
 // Restart builds a new incarnation of id with its factory and delivers Start.
-func (w *World) Restart(id NodeID) {
+func (w *Kernel) Restart(id NodeID) {
 	s := w.slot(id)
-	assertf(s != nil, "Restart of unknown node %q", id)
+	assert.That(s != nil, "Restart of unknown node %q", id)
 	if s.up {
 		w.Note("restart " + string(id) + " ignored (up)")
 		return
@@ -239,10 +239,10 @@ func (w *World) Restart(id NodeID) {
 	w.boot(s)
 }
 
-func (w *World) boot(s *slot) {
+func (w *Kernel) boot(s *slot) {
 	s.inc++
 	s.node = s.factory()
-	assertf(s.node != nil, "factory of %q returned nil", s.id)
+	assert.That(s.node != nil, "factory of %q returned nil", s.id)
 	s.up = true
 	w.q.push(item{at: w.now, kind: itemEvent, node: s.index, inc: s.inc,
 		ev: Start{Incarnation: s.inc}})
@@ -250,14 +250,14 @@ func (w *World) boot(s *slot) {
 
 // Sometimes counts one hit of a rare-state mark. Marks are reported per run
 // in Result.Marks and aggregated per campaign by Campaign.
-func (w *World) Sometimes(name string) { w.marks[name]++ }
+func (w *Kernel) Sometimes(name string) { w.marks[name]++ }
 
 // Reachable counts one hit of a mark that a campaign expects to reach at
 // least once (see Campaign.Missing). It counts exactly like Sometimes.
-func (w *World) Reachable(name string) { w.marks[name]++ }
+func (w *Kernel) Reachable(name string) { w.marks[name]++ }
 
 // deliver hands ev to s and applies the effects it returns.
-func (w *World) deliver(s *slot, ev Event) {
+func (w *Kernel) deliver(s *slot, ev Event) {
 	b := w.tr.begin(w.now, string(s.id), "<-")
 	w.tr.end(w.appendEvent(b, ev))
 	w.stats.Events++
@@ -274,7 +274,7 @@ func (w *World) deliver(s *slot, ev Event) {
 	}
 }
 
-func (w *World) apply(s *slot, ef Effect) {
+func (w *Kernel) apply(s *slot, ef Effect) {
 	switch e := ef.(type) {
 	case Send:
 		w.net.send(s, e)
@@ -299,19 +299,19 @@ func (w *World) apply(s *slot, ef Effect) {
 	}
 }
 
-func (w *World) applyCall(s *slot, e Call) {
+func (w *Kernel) applyCall(s *slot, e Call) {
 	t := w.slot(e.To)
 	if t == nil || !t.up {
 		w.Note("drop call " + string(s.id) + "->" + string(e.To) + " (service down)")
 		return
 	}
 	s.calls[e.Call] = s.inc
-	assertf(len(s.calls) <= callsMax, "node %q made more than %d distinct calls", s.id, callsMax)
+	assert.That(len(s.calls) <= callsMax, "node %q made more than %d distinct calls", s.id, callsMax)
 	w.q.push(item{at: w.now, kind: itemEvent, node: t.index, inc: t.inc,
 		ev: CallReceived{From: s.id, Call: e.Call, Req: e.Req}})
 }
 
-func (w *World) applyReply(s *slot, e Reply) {
+func (w *Kernel) applyReply(s *slot, e Reply) {
 	t := w.slot(e.To)
 	if t == nil || !t.up {
 		w.Note("drop reply " + string(s.id) + "->" + string(e.To) + " (caller gone)")
@@ -327,7 +327,7 @@ func (w *World) applyReply(s *slot, e Reply) {
 }
 
 // dispatch performs one popped item.
-func (w *World) dispatch(it item) {
+func (w *Kernel) dispatch(it item) {
 	w.lastNode, w.lastEvent, w.lastEffects = "", nil, nil
 	switch it.kind {
 	case itemEvent:
@@ -363,7 +363,7 @@ func (w *World) dispatch(it item) {
 
 // live returns the target slot of it if the incarnation it was meant for is
 // still running.
-func (w *World) live(it item) *slot {
+func (w *Kernel) live(it item) *slot {
 	s := w.slots[it.node]
 	if !s.up || s.inc != it.inc {
 		return nil

@@ -1,0 +1,18 @@
+package api
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/internal/docnumbers"
+)
+
+// TestDocNumbersAreTheLimits keeps the limits doc.go states equal to the
+// constants the API enforces.
+func TestDocNumbersAreTheLimits(t *testing.T) {
+	docnumbers.Check(t, ".",
+		"Bodies are at most "+docnumbers.MiB(BodyBytesMax),
+		fmt.Sprintf("(1..%d, default %d)", core.ListTurnsMax, core.ListTurnsDefault),
+	)
+}
