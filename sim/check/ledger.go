@@ -190,6 +190,7 @@ func NewLedger() *Ledger {
 		honest(l.observeWorkspace),
 		l.observeHostile,
 		l.observeFencing, // honest traffic, and forged requests reaching a daemon
+		l.observeForgedTransferResults,
 		honest(l.observeTransfers),
 	}
 	return l

@@ -1,6 +1,10 @@
 package check
 
-import "time"
+import (
+	"time"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
 
 // transferExchange is Core's runtime_prepare exchange bound, written out
 // again (wire-reference §3.2). It is judged here, not in the campaign's
@@ -107,4 +111,21 @@ func (l *Ledger) PreparationStepUnknown(at int64, id string) {
 func (s *transferTiming) transferExcused(c *transferClock, id string, at int64) bool {
 	ended, ok := s.connEnded[c.conn]
 	return (ok && ended >= c.begun && ended <= at) || s.restarted >= c.begun || s.resultAt[id] == at
+}
+
+// observeForgedTransferResults: a forged or replayed runtime_prepare_result
+// reaching Core is also a reason Core may record that transfer unknown in
+// that instant (the honest transfer observer never sees it).
+func (l *Ledger) observeForgedTransferResults(ev WireEvent) {
+	if !ev.Hostile() || ev.Kind != WireDelivered || ev.To != coreNodeID || !ev.HasFrame() {
+		return
+	}
+	if _, ok := ev.Frame.Payload.(wire.RuntimePrepareResult); !ok {
+		return
+	}
+	if l.transferTime.resultAt == nil {
+		l.transfers.init()
+		l.transferTime.init()
+	}
+	l.transferTime.resultAt[ev.Frame.ID] = ev.At
 }

@@ -149,6 +149,20 @@ func TestTransferExchangeOracle(t *testing.T) {
 			t.Fatalf("violations: %v", vs)
 		}
 	})
+	t.Run("unknown early as a replayed result reaches Core", func(t *testing.T) {
+		l, w := newFeed()
+		w.open(1, "d1")
+		w.coreSends(1, "d1", beginFrame(xferID, 3))
+		at := w.tick()
+		// the network replays the device's ready into the chunk phase
+		l.Wire(WireEvent{At: at, Kind: WireDelivered, Conn: 1, From: "d1", To: CoreNode, Forged: true, Raw: []byte("x"),
+			Frame: resultFrame(xferID, wire.RuntimePrepareResult{Outcome: wire.OutcomeReady})})
+		l.PreparationStepUnknown(at, xferID)
+		l.Final(at + 1)
+		if vs := checksNamed(l.Violations(), CheckTimingTransfer); len(vs) != 0 {
+			t.Fatalf("violations: %v", vs)
+		}
+	})
 	t.Run("unknown early after the connection ended", func(t *testing.T) {
 		l, w := newFeed()
 		w.open(1, "d1")

@@ -56,7 +56,8 @@ func (in *injector) conflictingDecision() {
 // imageResult: a function result with an image for a call a Run of this
 // connection made, sent only where the kind does not declare
 // function_result_images: unsupported (not_pending once the Run or the
-// call is gone).
+// call is gone; decision_conflict once Core's own result for that call
+// was applied, since a call's identity is judged before its content).
 func (in *injector) imageResult() {
 	cs := in.u.hostile.calls[in.conn]
 	caps, ok := in.kindCaps()
@@ -68,5 +69,5 @@ func (in *injector) imageResult() {
 	in.send(c[0], wire.FunctionResult{DeliveryID: delivery, CallID: c[1], Success: true,
 		Content: []wire.InputContent{wire.TextPart("chart"), wire.ImagePart("https://example.com/chart.png")}},
 		check.HostileProbe{Action: check.HostileResultImages, ReplyID: c[0], Delivery: delivery,
-			Want: []string{"ack/" + wire.AckUnsupported, "ack/" + wire.AckNotPending}})
+			Want: []string{"ack/" + wire.AckUnsupported, "ack/" + wire.AckNotPending, "ack/" + wire.AckDecisionConflict}})
 }
