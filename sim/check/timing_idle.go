@@ -39,6 +39,7 @@ type idleState struct {
 	lastConnEnd   map[string]int64 // device → last instant it learned its connection ended
 	lastExpiry    map[string]int64 // device → last instant it expired an admission (sent or lost)
 	shutdown      map[string]bool
+	handle        map[string]string // device\x00executor → handle of its latest admission
 }
 
 func (s *idleState) init() {
@@ -54,6 +55,7 @@ func (s *idleState) init() {
 	s.lastConnEnd = map[string]int64{}
 	s.lastExpiry = map[string]int64{}
 	s.shutdown = map[string]bool{}
+	s.handle = map[string]string{}
 }
 
 func (l *Ledger) idleDaemonReceived(ev WireEvent) {
@@ -84,17 +86,28 @@ func (l *Ledger) idleDaemonSent(ev WireEvent) {
 		k := pairKey(ev.From, p.ExecutorID)
 		switch p.State {
 		case wire.StatePreparing, wire.StateStarting, wire.StateStarted:
+			s.noteHandle(k, p.Handle)
 			l.idleBusy(ev.From, p.ExecutorID)
 		case wire.StateReady:
+			s.noteHandle(k, p.Handle)
 			s.prepared[k] = true
 			l.idleBusy(ev.From, p.ExecutorID)
 		case wire.StateReleased, wire.StateExpired:
+			if h := s.handle[k]; h != "" && p.Handle != "" && p.Handle != h {
+				return // a republished end of an earlier admission: the executor is held by a later one
+			}
 			if s.prepared[k] {
 				l.idleStart(ev.At, ev.From, p.ExecutorID)
 			} else {
 				s.pendingIdle[k] = true
 			}
 		}
+	}
+}
+
+func (s *idleState) noteHandle(k, handle string) {
+	if handle != "" {
+		s.handle[k] = handle
 	}
 }
 

@@ -107,3 +107,19 @@ func TestIdleExecutorEvictedWhenAWriteBudgetEnds(t *testing.T) {
 		t.Fatalf("early close not at a write's budget: got %v", got)
 	}
 }
+
+// Regression: seed 700990. An executor reused for a new admission (h2)
+// whose earlier admission's expired status (h1) was republished in the
+// same instant was taken as idle from then, though h2 held it.
+func TestIdleExecutorRepublishedEndOfAnEarlierAdmission(t *testing.T) {
+	l := NewLedger()
+	l.TimerConfigured("d1", TimerIdleExecutor, 20*time.Second)
+	l.Wire(wev(WireSent, time.Second, 1, "d1", "core", "p1", wire.PreparationStatus{ExecutorID: "e1", Handle: "h1", Revision: 1, State: wire.StateReady}))
+	l.Wire(wev(WireSent, 2*time.Second, 1, "d1", "core", "p1", wire.PreparationStatus{ExecutorID: "e1", Handle: "h1", Revision: 2, State: wire.StateExpired}))
+	l.Wire(wev(WireSent, 5*time.Second, 1, "d1", "core", "p2", wire.PreparationStatus{ExecutorID: "e1", Handle: "h2", Revision: 1, State: wire.StateReady, Reused: true}))
+	l.Wire(wev(WireSent, 5*time.Second, 1, "d1", "core", "p1", wire.PreparationStatus{ExecutorID: "e1", Handle: "h1", Revision: 2, State: wire.StateExpired}))
+	tick(l, 40*time.Second)
+	if got := violationsOf(l, CheckTimingIdleExecutor); len(got) != 0 {
+		t.Fatalf("idle timing judged an executor a later admission holds: %v", got)
+	}
+}
