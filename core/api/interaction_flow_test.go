@@ -16,6 +16,7 @@ import (
 	"github.com/turnstile-sim/turnstile/core/engine/enginetest"
 	"github.com/turnstile-sim/turnstile/core/gateway"
 	"github.com/turnstile-sim/turnstile/core/server"
+	"github.com/turnstile-sim/turnstile/internal/pipenet"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -213,10 +214,10 @@ func newPipeEnv(t *testing.T) *env {
 	mux := http.NewServeMux()
 	ts := httptest.NewUnstartedServer(mux)
 	ts.Listener.Close()
-	l := newPipeListener()
+	l := pipenet.New()
 	ts.Listener = l
 	ts.Start()
-	ts.Client().Transport.(*http.Transport).DialContext = l.dial
+	ts.Client().Transport.(*http.Transport).DialContext = l.Dial
 	a, err := api.New(s, api.Options{OperatorToken: token})
 	if err != nil {
 		t.Fatal(err)

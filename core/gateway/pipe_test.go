@@ -3,9 +3,7 @@ package gateway_test
 import (
 	"context"
 	"crypto/sha256"
-	"net"
 	"net/http"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -17,45 +15,9 @@ import (
 	"github.com/turnstile-sim/turnstile/core/gateway"
 	"github.com/turnstile-sim/turnstile/core/gateway/scripted"
 	"github.com/turnstile-sim/turnstile/core/server"
+	"github.com/turnstile-sim/turnstile/internal/pipenet"
 	"github.com/turnstile-sim/turnstile/wire"
 )
-
-// pipeListener is a net.Listener over net.Pipe, so a whole gateway runs
-// inside a synctest bubble on fake time.
-type pipeListener struct {
-	conns chan net.Conn
-	done  chan struct{}
-	once  sync.Once
-}
-
-func newPipeListener() *pipeListener {
-	return &pipeListener{conns: make(chan net.Conn), done: make(chan struct{})}
-}
-
-func (l *pipeListener) Accept() (net.Conn, error) {
-	select {
-	case c := <-l.conns:
-		return c, nil
-	case <-l.done:
-		return nil, net.ErrClosed
-	}
-}
-
-func (l *pipeListener) Close() error { l.once.Do(func() { close(l.done) }); return nil }
-
-func (l *pipeListener) Addr() net.Addr { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 1} }
-
-func (l *pipeListener) dial(ctx context.Context, _, _ string) (net.Conn, error) {
-	client, srv := net.Pipe()
-	select {
-	case l.conns <- srv:
-		return client, nil
-	case <-l.done:
-		return nil, net.ErrClosed
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
 
 // bubble is a server and gateway served over pipes.
 type bubble struct {
@@ -63,7 +25,7 @@ type bubble struct {
 	s      *server.Server
 	hc     *http.Client
 	hs     *http.Server
-	l      *pipeListener
+	l      *pipenet.Listener
 	cancel context.CancelFunc
 	ran    chan error
 }
@@ -84,9 +46,9 @@ func newBubble(t *testing.T, opt gateway.Options, devices ...string) *bubble {
 	}
 	mux := http.NewServeMux()
 	gw.Register(mux)
-	l := newPipeListener()
+	l := pipenet.New()
 	b := &bubble{t: t, s: s, l: l, hs: &http.Server{Handler: mux}, ran: make(chan error, 1),
-		hc: &http.Client{Transport: &http.Transport{DialContext: l.dial}}}
+		hc: &http.Client{Transport: &http.Transport{DialContext: l.Dial}}}
 	ctx, cancel := context.WithCancel(context.Background())
 	b.cancel = cancel
 	go func() { b.ran <- s.Run(ctx) }()

@@ -25,6 +25,7 @@ import (
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/core/gateway"
 	"github.com/turnstile-sim/turnstile/core/server"
+	"github.com/turnstile-sim/turnstile/internal/pipenet"
 	"github.com/turnstile-sim/turnstile/scenarios"
 	"github.com/turnstile-sim/turnstile/wire"
 )
@@ -47,7 +48,7 @@ type Runner struct {
 	s      *server.Server
 	hc     *http.Client
 	hs     *http.Server
-	l      *pipeListener
+	l      *pipenet.Listener
 	cancel context.CancelFunc
 	ran    chan error
 
@@ -93,10 +94,10 @@ func New(sc *scenarios.Scenario, cfg core.Config) (*Runner, error) {
 	}
 	mux := http.NewServeMux()
 	gw.Register(mux)
-	l := newPipeListener()
+	l := pipenet.New()
 	r := &Runner{b: scenarios.NewBindings(sc, scenarios.Core), s: s, l: l,
 		hs: &http.Server{Handler: mux}, ran: make(chan error, 1),
-		hc: &http.Client{Transport: &http.Transport{DialContext: l.dial}}}
+		hc: &http.Client{Transport: &http.Transport{DialContext: l.Dial}}}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	go func() { r.ran <- s.Run(ctx) }()
