@@ -267,6 +267,24 @@ func (l *Ledger) judgeEviction(at int64, device, id string, x *evictExec) {
 	}
 }
 
+// evictionNodeDown: the daemon crashed and its Harness with it; every
+// executor it held is gone, and the restarted daemon numbers its executors
+// afresh.
+func (l *Ledger) evictionNodeDown(device string) {
+	for _, k := range sortedKeys(l.eviction.execs) {
+		if strings.HasPrefix(k, device+"\x00") {
+			delete(l.eviction.execs, k)
+		}
+	}
+	delete(l.eviction.prepareAt, device)
+	delete(l.eviction.lastPrepare, device)
+	for _, k := range sortedKeys(l.eviction.prepares) {
+		if strings.HasPrefix(k, device+"\x00") {
+			delete(l.eviction.prepares, k)
+		}
+	}
+}
+
 func (l *Ledger) evictionGone(device, executor string) {
 	delete(l.eviction.execs, pairKey(device, executor))
 }

@@ -160,3 +160,36 @@ func TestEvictionNotJudgedAfterConnectionLostWhileStarting(t *testing.T) {
 		t.Fatal("eviction judged although ex-1's Turn may run unseen")
 	}
 }
+
+// A daemon that crashes loses its executors with its Harness, and the
+// restarted daemon numbers its own from ex-1 again: an executor known
+// before the crash must not lend its Session to the new one of the same
+// ID. Here the old ex-2 served s1; after the restart ex-2 serves s2,
+// rootless, and a resume of s2 replaces it.
+func TestCrashForgetsTheExecutorsOfTheOldProcess(t *testing.T) {
+	l := NewLedger()
+	prep := func(at int64, conn uint64, ex, session string) {
+		l.Wire(wf(at, WireDelivered, conn, "core", "d1", "p-"+session+ex, wire.ExecutionPrepare{SessionID: session}))
+		l.Wire(wf(at, WireSent, conn, "d1", "core", "p-"+session+ex, wire.PreparationStatus{ExecutorID: ex, Handle: "h-" + ex, Revision: 1, State: wire.StatePreparing}))
+	}
+	prep(1, 1, "ex-1", "s0")
+	prep(1, 1, "ex-2", "s1") // its Harness prepare never finishes
+	l.NodeCrashed(5, "d1")
+	prep(10, 2, "ex-1", "s3")
+	prep(10, 2, "ex-2", "s2")
+	for _, ex := range []string{"ex-1", "ex-2"} {
+		l.ExecutorCreated(11, "d1", ex)
+	}
+	l.Wire(wf(12, WireSent, 2, "d1", "core", "p-s3ex-1", wire.PreparationStatus{ExecutorID: "ex-1", Handle: "h-ex-1", Revision: 2, State: wire.StateReleased}))
+	l.Wire(wf(12, WireSent, 2, "d1", "core", "p-s2ex-2", wire.PreparationStatus{ExecutorID: "ex-2", Handle: "h-ex-2", Revision: 2, State: wire.StateReleased}))
+	p := wire.ExecutionPrepare{SessionID: "s2"}
+	p.Configuration.AgentSessionID = "n2"
+	l.Wire(wf(20, WireDelivered, 2, "core", "d1", "p-new", p))
+	l.CloseRequested(20, "d1", "ex-2")
+	if vs := evictionViolations(l); len(vs) > 0 {
+		t.Fatalf("unexpected violations:\n%s", Render(vs))
+	}
+	if l.marks[MarkResumeReplacedExecutor] != 1 {
+		t.Fatalf("replacement of the restarted daemon's ex-2 not recognised: marks %v", l.Marks())
+	}
+}

@@ -280,6 +280,7 @@ func (l *Ledger) NodeCrashed(at int64, node string) {
 	l.admissionsNodeDown(node, why)
 	l.settlesNodeDown(node, why)
 	l.idleNodeDown(node, why)
+	l.evictionNodeDown(node)
 }
 
 // TurnFinished records Core durably finishing a turn of run with a
