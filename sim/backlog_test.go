@@ -55,3 +55,49 @@ func TestBacklogShowsStallsAndSlowLinks(t *testing.T) {
 		t.Fatalf("backlog readings %q, want %q", got, want)
 	}
 }
+
+// TestFrameBacklogFollowsOneFrame: a frame written at 1 s into a stall
+// (0.5 s to 2 s) is held; the stall releases it at 2 s onto a link slowed
+// by 3 s from 1.5 s, so at 2.5 s it is due 2.5 s later than a frame on a
+// free link; once delivered (5.01 s) nothing is left of its write.
+func TestFrameBacklogFollowsOneFrame(t *testing.T) {
+	ms := time.Millisecond
+	var got []string
+	s := fixedNet(1)
+	s.Heal = 20 * time.Second
+	s.Faults = []Fault{
+		{At: 500 * ms, Kind: FaultStall, For: 1500 * ms},
+		{At: 1500 * ms, Kind: FaultSlow, For: 5 * time.Second, Extra: 3 * time.Second},
+	}
+	frame := []byte(`{"type":"x"}`)
+	other := []byte(`{"type":"x"}`) // same bytes, another frame
+	opts := Options{Schedule: s, Setup: func(w *Kernel) {
+		var conn ConnID
+		w.AddNode("a", func() Node {
+			return NodeFunc(func(now time.Time, ev Event) []Effect {
+				switch e := ev.(type) {
+				case Start:
+					return []Effect{Dial{Peer: "b"}, SetTimer{"send", Epoch.Add(time.Second)},
+						SetTimer{"0", Epoch.Add(1200 * ms)}, SetTimer{"1", Epoch.Add(2500 * ms)}, SetTimer{"2", Epoch.Add(6 * time.Second)}}
+				case ConnOpened:
+					conn = e.Conn
+				case TimerFired:
+					if e.Timer == "send" {
+						return []Effect{Send{Conn: conn, Frame: frame}}
+					}
+					b, o := w.FrameBacklog("a", conn, frame), w.FrameBacklog("a", conn, other)
+					got = append(got, fmt.Sprintf("held=%v delay=%v other=%v", b.Held, b.Delay, o))
+				}
+				return nil
+			})
+		})
+		w.AddNode("b", func() Node { return NodeFunc(func(time.Time, Event) []Effect { return nil }) })
+	}}
+	if r := Run(1, opts); r.Failed() {
+		t.Fatal(r.Report())
+	}
+	want := []string{"held=true delay=0s other={false 0s}", "held=false delay=2.5s other={false 0s}", "held=false delay=0s other={false 0s}"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("frame backlog readings %q, want %q", got, want)
+	}
+}

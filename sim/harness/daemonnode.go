@@ -189,7 +189,7 @@ func (n *Daemon) republish(now time.Time) {
 		if b, ok := n.status[n.statusIDs[i]]; ok && n.cur != 0 {
 			n.out = append(n.out, sim.Send{Conn: n.cur, Frame: b})
 			// a status send, with the budget of every status send
-			n.watchBudget(now, n.cur, documentedOr(n.d.Daemon.Limits.ReceiptSendBudget, check.TimerReceiptSend))
+			n.watchBudget(now, n.cur, b, documentedOr(n.d.Daemon.Limits.ReceiptSendBudget, check.TimerReceiptSend))
 			return
 		}
 	}
@@ -270,7 +270,7 @@ func (n *Daemon) apply(now time.Time, ef daemon.Effect) {
 			return
 		}
 		n.out = append(n.out, sim.Send{Conn: sim.ConnID(e.Gen), Frame: b})
-		n.watchBudget(now, sim.ConnID(e.Gen), e.Budget)
+		n.watchBudget(now, sim.ConnID(e.Gen), b, e.Budget)
 	case daemon.CloseTransport:
 		n.out = append(n.out, sim.Close{Conn: sim.ConnID(e.Gen), Reason: e.Reason})
 		n.queue = append(n.queue, daemon.Disconnected{Gen: e.Gen})

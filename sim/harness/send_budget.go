@@ -18,16 +18,17 @@ const ReasonSendBudget = "send over budget"
 // budgetWatch is one budgeted write that could not complete at once: the
 // connection was stalled (held) or slower than the budget.
 type budgetWatch struct {
-	conn sim.ConnID
-	held bool // blocked by a stall, rather than a link slower than the budget
+	conn  sim.ConnID
+	frame []byte // the bytes handed to Send: the kernel knows the frame by them
 }
 
 // watchBudget honours Send.Budget as a shell with a blocking socket write
 // and a deadline would: a write that leaves at once, or within the budget,
-// completes; one held by a stall that outlasts the budget, or delayed
-// past it by a slow link, fails when the budget runs out, and the failure
+// completes; one still held by a stall when the budget runs out, or still
+// behind a slow link or the frames queued ahead of it (a stall that ended
+// in time can release it into such a queue), fails then, and the failure
 // closes the transport (reported to the machine as Disconnected).
-func (n *Daemon) watchBudget(now time.Time, conn sim.ConnID, budget time.Duration) {
+func (n *Daemon) watchBudget(now time.Time, conn sim.ConnID, frame []byte, budget time.Duration) {
 	if budget <= 0 {
 		return // the transport's own limit
 	}
@@ -43,12 +44,12 @@ func (n *Daemon) watchBudget(now time.Time, conn sim.ConnID, budget time.Duratio
 	}
 	n.budgetSeq++
 	id := sim.TimerID(budgetPrefix + strconv.FormatUint(n.budgetSeq, 10))
-	n.budgets[id] = budgetWatch{conn: conn, held: b.Held}
+	n.budgets[id] = budgetWatch{conn: conn, frame: frame}
 	n.out = append(n.out, sim.SetTimer{Timer: id, At: deadline})
 }
 
 // budgetDue fails a write whose budget ran out: still held by a stall, or
-// on a link slower than its budget. The connection is closed (if it is
+// not yet off a link slower than its budget. The connection is closed (if it is
 // still the current one) and the machine told it is gone.
 func (n *Daemon) budgetDue(now time.Time, id sim.TimerID) {
 	wt, ok := n.budgets[id]
@@ -59,8 +60,8 @@ func (n *Daemon) budgetDue(now time.Time, id sim.TimerID) {
 	if wt.conn != n.cur {
 		return // already gone or replaced
 	}
-	if wt.held && !n.d.w.Backlog(n.d.ID, wt.conn).Held {
-		return // the stall ended within the budget: the write completed
+	if b := n.d.w.FrameBacklog(n.d.ID, wt.conn, wt.frame); !b.Held && b.Delay == 0 {
+		return // the frame left within the budget: the write completed
 	}
 	n.out = append(n.out, sim.Close{Conn: wt.conn, Reason: ReasonSendBudget})
 	n.cur = 0

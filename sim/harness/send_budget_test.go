@@ -58,3 +58,29 @@ func TestLinkSlowerThanTheBudgetClosesTheConnection(t *testing.T) {
 		t.Fatalf("daemon closed at %v (%q), want 20.02s (%q)", at, reason, ReasonSendBudget)
 	}
 }
+
+func TestStallReleasingIntoASlowLinkClosesAtTheBudget(t *testing.T) {
+	// The heartbeat due at 15.02 s is held by a stall from 14 s to 17 s,
+	// within its budget; but the stall releases it onto a link slowed by
+	// 6 s from 16 s, so it leaves d1 only at 23 s: the write is still
+	// blocked when the budget runs out at 20.02 s.
+	at, reason := budgetWorld(t, []sim.Fault{
+		{At: 14 * time.Second, Kind: sim.FaultStall, For: 3 * time.Second},
+		{At: 16 * time.Second, Kind: sim.FaultSlow, For: 5 * time.Second, Extra: 6 * time.Second},
+	})
+	if reason != ReasonSendBudget || at != 20*time.Second+20*time.Millisecond {
+		t.Fatalf("daemon closed at %v (%q), want 20.02s (%q)", at, reason, ReasonSendBudget)
+	}
+}
+
+func TestStallReleasingIntoAFreeLinkKeepsTheConnection(t *testing.T) {
+	// As above, but the slowdown (1 s) lets the frame leave at 18 s,
+	// within the budget.
+	at, reason := budgetWorld(t, []sim.Fault{
+		{At: 14 * time.Second, Kind: sim.FaultStall, For: 3 * time.Second},
+		{At: 16 * time.Second, Kind: sim.FaultSlow, For: 5 * time.Second, Extra: time.Second},
+	})
+	if at != 0 {
+		t.Fatalf("daemon closed at %v (%q), want no close", at, reason)
+	}
+}
