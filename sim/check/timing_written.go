@@ -13,6 +13,8 @@ import (
 // keeps the connection and the turn, Core must record the input unknown
 // at exactly that instant (its store, as InputOutcome reports it), and
 // never accepted afterwards, neither in its store nor through the API.
+// An input whose written receipt reached Core in time is never recorded
+// unknown: its native write is known to be done.
 // Before the window ends Core may give up only for a reason it observed:
 // a refusal or outcome_unknown receipt, done or a cancel receipt for the
 // run, the connection closing, a Core restart, or the turn ending.
@@ -23,6 +25,7 @@ type writtenWait struct {
 	delivered        int64
 	deadline         int64
 	written          bool   // a written/accepted receipt reached Core by the deadline
+	writtenAt        int64  // when it did, on the delivering connection (0: not there)
 	excused          string // why the window no longer binds Core; "" while it does
 	excusedAt        int64
 	unknownAt        int64 // when Core recorded the input unknown; -1 before
@@ -86,6 +89,9 @@ func (l *Ledger) writtenCoreReceived(ev WireEvent) {
 	switch {
 	case ack.ErrorCode == "" && (ack.Written || ack.Accepted):
 		w.written = true
+		if ev.Conn == w.conn {
+			w.writtenAt = ev.At
+		}
 	case ack.ErrorCode == wire.SteerNotReady || ack.ErrorCode == wire.SteerBusy || ack.ErrorCode == wire.SteerInFlight:
 		// refused before any write: Core offers it again, same window
 	case ack.ErrorCode != "":
@@ -153,6 +159,13 @@ func (l *Ledger) writtenOutcome(at int64, run, input, outcome string) {
 			return
 		}
 		w.unknownAt = at
+		if w.writtenAt > 0 && w.writtenAt < w.deadline && w.writtenAt < at {
+			// the native write is known done: nothing about the input is
+			// uncertain any more, whatever happens to its Turn
+			l.violate(at, CheckTimingWritten, "Core recorded input %s of run %s unknown at %s although its written receipt reached Core at %s, within the %s window",
+				input, run, vtime(at), vtime(w.writtenAt), time.Duration(w.deadline-w.delivered))
+			return
+		}
 		if at >= w.deadline {
 			return
 		}

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -108,4 +109,24 @@ func TestWrittenWaitEarlyUnknownFailingTheTurnIsCaught(t *testing.T) {
 	l.TurnFinished(ns(30*time.Second), "t1", "r1", TurnFailed, "input_outcome_unknown")
 	tick(l, 40*time.Second)
 	wantViolation(t, l, CheckTimingWritten, "before the 30s written window ended")
+}
+
+func TestWrittenInputNeverUnknown(t *testing.T) {
+	l := steerDelivered()
+	l.Wire(wev(WireDelivered, 5*time.Second, 1, "d1", "core", "r1", wire.PromptSteerAck{InputID: "1", Written: true}))
+	l.InputOutcome(ns(31*time.Second), "r1", "1", InputUnknown)
+	tick(l, 40*time.Second)
+	wantViolation(t, l, CheckTimingWritten, "although its written receipt reached Core at 5s")
+}
+
+func TestWrittenOnAnotherConnectionDoesNotBindTheInput(t *testing.T) {
+	l := steerDelivered()
+	l.Wire(wev(WireDelivered, 5*time.Second, 2, "d1", "core", "r1", wire.PromptSteerAck{InputID: "1", Written: true}))
+	l.InputOutcome(ns(31*time.Second), "r1", "1", InputUnknown)
+	tick(l, 40*time.Second)
+	for _, v := range l.Violations() {
+		if v.Check == CheckTimingWritten && strings.Contains(v.Message, "although its written receipt") {
+			t.Fatalf("a receipt from another connection bound the input: %s", v.Message)
+		}
+	}
 }
