@@ -206,6 +206,11 @@
 //     limit the world configured (CoreEventLimit), or failed a Turn
 //     event_persistence_failed before reaching it (its store: every event
 //     appended, RunEventPersisted; run_event_limit.go).
+//   - steer_inputs_per_run: Core admitted a steer past the 256 inputs a
+//     Run takes, or refused one for that limit before 256 were admitted,
+//     counted from the workload's steer calls (steer_admission.go).
+//   - steer_after_cancel: Core admitted a steer of a Turn after answering
+//     its cancel (steer_admission.go).
 //
 // Timing oracles, one per timer of the documents (DocumentedTimer has the
 // numbers, written out again; TimerConfigured takes a seed's own draws).

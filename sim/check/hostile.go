@@ -72,6 +72,7 @@ const (
 	HostileCancelUnknownRun     = "cancel_unknown_run"   // ack run_inactive
 	HostileSteerUnknownRun      = "steer_unknown_run"    // ack run_inactive
 	HostileSteerLongInputID     = "steer_long_input_id"  // ack invalid_input, id not echoed
+	HostileSteerLimitInputID    = "steer_limit_input_id" // a 256-byte input_id is valid: ack run_inactive
 	HostileSteerUndecodable     = "steer_undecodable"    // ack invalid_input
 	HostileDecisionConflict     = "decision_conflict"    // ack decision_conflict (not_pending once forgotten)
 	HostileResultImages         = "result_images"        // ack unsupported (not_pending once gone)
@@ -243,7 +244,7 @@ func hostileExpectedMarks() []Mark {
 		HostileReleaseNeverGrant, HostileReleaseEmpty, HostileReleaseOwn, HostilePrepareConflict,
 		HostilePrepareUndecodable, HostilePrepareInvalid, HostilePrepareUnknownOption, HostilePrepareNoHistory,
 		HostileLongID, HostileCancelUnknownRun, HostileSteerUnknownRun, HostileSteerLongInputID,
-		HostileSteerReusedInput, HostileSteerUndecodable, HostileForeignStatus,
+		HostileSteerLimitInputID, HostileSteerReusedInput, HostileSteerUndecodable, HostileForeignStatus,
 		HostileRogueInvalidHeartbeat, HostileRogueWrongVersion, HostileRogueNearLimit, HostileRogueForeignFrame,
 		HostileRogueSilent,
 	} {

@@ -114,12 +114,13 @@ type Ledger struct {
 	reported []Violation
 	marks    map[Mark]int
 
-	core    coreState
-	daemon  daemonState
-	harness harnessState
-	api     apiState
-	frames  frameState
-	timing  timingState
+	core       coreState
+	steerCalls map[string]*turnSteers // steer calls by turn (steer_admission.go)
+	daemon     daemonState
+	harness    harnessState
+	api        apiState
+	frames     frameState
+	timing     timingState
 
 	teardown   teardownState
 	heartbeat  heartbeatState

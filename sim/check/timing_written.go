@@ -118,9 +118,20 @@ func (l *Ledger) writtenExcuseAll(at int64, why string) {
 // unknown is that unknown's consequence, not a reason for it. A turn
 // ending in that instant for another reason (cancel_unconfirmed, a
 // failure receipt) is the reason its in-flight inputs became unknown.
+//
+// A turn that fails in the instant its input's window ran out, with no
+// other reason on the wire (no receipt, no cancel, the connection alive),
+// fails for that input: with input_outcome_unknown, no other code.
 func (l *Ledger) writtenTurnFinished(at int64, run, code string) {
 	for _, w := range l.timing.written.all {
-		if w.run == run && (w.unknownAt != at || code != codeInputOutcomeUnknown) {
+		if w.run != run {
+			continue
+		}
+		if w.unknownAt == at && at == w.deadline && w.pending() && code != codeInputOutcomeUnknown && l.timing.cancels.byRun[run] == nil {
+			l.violate(at, CheckTimingWritten, "the written window of input %s of run %s ran out at %s and Core finished the turn %q, want %s",
+				w.input, run, vtime(at), code, codeInputOutcomeUnknown)
+		}
+		if w.unknownAt != at || code != codeInputOutcomeUnknown {
 			w.excuse(at, "turn finished")
 		}
 	}

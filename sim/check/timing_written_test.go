@@ -130,3 +130,17 @@ func TestWrittenOnAnotherConnectionDoesNotBindTheInput(t *testing.T) {
 		}
 	}
 }
+
+func TestWrittenWaitRunningOutFailsTheTurnForTheInput(t *testing.T) {
+	for code, bad := range map[string]bool{codeInputOutcomeUnknown: false, "event_stream_incomplete": true} {
+		l := steerDelivered()
+		l.InputOutcome(ns(31*time.Second), "r1", "1", InputUnknown)
+		l.TurnFinished(ns(31*time.Second), "t1", "r1", "failed", code)
+		tick(l, 40*time.Second)
+		if bad {
+			wantViolation(t, l, CheckTimingWritten, `finished the turn "event_stream_incomplete", want input_outcome_unknown`)
+		} else {
+			wantClean(t, l)
+		}
+	}
+}

@@ -157,14 +157,23 @@ func (in *injector) unknownRun() {
 		check.HostileProbe{Action: check.HostileSteerUnknownRun, ReplyID: run2, Want: []string{"ack/run_inactive"}})
 }
 
-// longInputID: a steer whose input_id exceeds 256 bytes: invalid_input,
-// and the receipt never echoes the oversized identity.
+// longInputID: a steer whose input_id exceeds 256 bytes (half of them by
+// exactly one byte): invalid_input, and the receipt never echoes the
+// oversized identity. One in three is exactly 256 bytes instead, which is
+// valid: the Run is unknown, so run_inactive.
 func (in *injector) longInputID() {
 	run := in.u.hostile.mint("r")
-	id := check.HostileIDPrefix + strings.Repeat("i", wire.InputIDBytesMax+in.r.IntN(64))
+	n, probe := wire.InputIDBytesMax+1, check.HostileProbe{Action: check.HostileSteerLongInputID, ReplyID: run, Want: []string{"ack/invalid_input"}}
+	switch in.r.IntN(6) {
+	case 0, 1:
+		n, probe = wire.InputIDBytesMax, check.HostileProbe{Action: check.HostileSteerLimitInputID, ReplyID: run, Want: []string{"ack/run_inactive"}}
+	case 2, 3:
+		n += 1 + in.r.IntN(64)
+	}
+	id := check.HostileIDPrefix + strings.Repeat("i", n-len(check.HostileIDPrefix))
 	b := []byte(`{"type":"prompt_steer","id":` + quote(run) + `,"payload":{"input_id":` + quote(id) +
 		`,"input":[{"content":[{"type":"input_text","text":"long id"}]}],"durable_receipt":true}}`)
-	in.sendRaw(b, check.HostileProbe{Action: check.HostileSteerLongInputID, ReplyID: run, Want: []string{"ack/invalid_input"}})
+	in.sendRaw(b, probe)
 }
 
 // undecodableSteer: a steer whose payload does not decode (input is not a

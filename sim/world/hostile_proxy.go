@@ -145,7 +145,9 @@ func padTo(b []byte, n int) []byte {
 }
 
 // inflateID returns b with its envelope ID replaced by a hostile ID of
-// 129 to 1,024 bytes; ok is false for a frame without an ID.
+// 129 to 1,024 bytes, half of them exactly one byte over the limit (the
+// boundary an off-by-one check lets through); ok is false for a frame
+// without an ID.
 func inflateID(b []byte, r *rand.Rand) ([]byte, bool) {
 	f, err := wire.Decode(b)
 	if err != nil || f.ID == "" {
@@ -156,8 +158,12 @@ func inflateID(b []byte, r *rand.Rand) ([]byte, bool) {
 	if i < 0 {
 		return nil, false
 	}
-	n := wire.IDBytesMax + 1 + r.IntN(1024-wire.IDBytesMax)
-	long := check.HostileIDPrefix + "long-" + strings.Repeat("z", n)
+	n := wire.IDBytesMax + 1
+	if r.IntN(2) == 0 {
+		n += r.IntN(1024 - wire.IDBytesMax)
+	}
+	head := check.HostileIDPrefix + "long-"
+	long := head + strings.Repeat("z", n-len(head))
 	out := append(append(append([]byte{}, b[:i]...), `"id":`+quote(long)...), b[i+len(old):]...)
 	return out, true
 }

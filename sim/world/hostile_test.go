@@ -1,6 +1,7 @@
 package world
 
 import (
+	"encoding/json"
 	"slices"
 	"testing"
 
@@ -86,5 +87,32 @@ func TestPadToAndInflateIDKeepTheFrame(t *testing.T) {
 	}
 	if _, ok := inflateID(encodeFrame("", wire.Heartbeat{TS: 1}), hostileRand(sim.Fault{})); ok {
 		t.Fatal("a frame without an ID has nothing to inflate")
+	}
+}
+
+// TestInflatedIDsReachTheBoundary: inflated IDs are 129 to 1,024 bytes,
+// and one byte over the limit is among them (an off-by-one limit check
+// only shows there).
+func TestInflatedIDsReachTheBoundary(t *testing.T) {
+	b := encodeFrame("p-1", wire.ExecutionRelease{Handle: "h-1"})
+	lengths := map[int]int{}
+	for pick := range uint64(64) {
+		long, ok := inflateID(b, hostileRand(sim.Fault{Pick: pick}))
+		if !ok {
+			t.Fatal("inflateID refused a frame with an ID")
+		}
+		var env struct {
+			ID string `json:"id"`
+		}
+		if err := json.Unmarshal(long, &env); err != nil {
+			t.Fatalf("inflated frame is not JSON: %v", err)
+		}
+		if n := len(env.ID); n <= wire.IDBytesMax || n > 1024 {
+			t.Fatalf("inflated ID of %d bytes, want 129..1024", n)
+		}
+		lengths[len(env.ID)]++
+	}
+	if lengths[wire.IDBytesMax+1] == 0 || len(lengths) < 2 {
+		t.Fatalf("inflated ID lengths %v: want the boundary 129 and longer ones", lengths)
 	}
 }

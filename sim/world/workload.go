@@ -260,7 +260,13 @@ func (wl *workload) maybeCancel(now time.Time, t *wTurn) {
 	if wl.r.IntN(4) == 0 {
 		at := time.Duration(wl.r.IntN(6000)) * time.Millisecond
 		wl.after(now, at, func(now time.Time) {
-			wl.call(now, core.CancelTurn{Turn: t.id}, func(now time.Time, _ core.APIResult) { wl.afterCancel(now, t) }, func(time.Time) {})
+			seq := wl.seq + 1 // the call's own sequence (call takes it)
+			wl.call(now, core.CancelTurn{Turn: t.id}, func(now time.Time, r core.APIResult) {
+				if r.Err == nil {
+					wl.u.led.CancelAnswered(wl.u.lt(now), seq, t.id)
+				}
+				wl.afterCancel(now, t)
+			}, func(time.Time) {})
 		})
 	}
 }
@@ -303,19 +309,26 @@ func (wl *workload) steer(now time.Time, t *wTurn) {
 	wl.steers = append(wl.steers, s)
 	wl.inputsSent++
 	in := wl.input(t.sess, "steer "+strconv.Itoa(wl.inputsSent))
+	seq := wl.seq + 1 // the call's own sequence (call takes it)
+	wl.u.led.SteerCalled(seq, t.id)
 	wl.call(now, core.SteerInput{Turn: t.id, Input: in}, func(now time.Time, r core.APIResult) {
 		if r.Err != nil {
 			if errors.Is(r.Err, core.ErrInputLimit) {
 				wl.u.mark(check.MarkSteerInputLimit)
+				wl.u.led.SteerLimitRefused(wl.u.lt(now), seq, t.id)
+			} else {
+				wl.u.led.SteerRefused(seq, t.id)
 			}
 			s.input = fmt.Sprintf("refused-%d", wl.inputsSent)
 			wl.record(s, wl.u.lt(now), check.InputRejected)
 			return
 		}
 		s.input = r.InputID
+		wl.u.led.SteerAdmitted(wl.u.lt(now), seq, t.id)
 		wl.u.led.SteerAnswered(wl.u.lt(now), t.id, in)
 	}, func(now time.Time) {
 		s.input = fmt.Sprintf("lost-%d", len(wl.steers))
+		wl.u.led.SteerLost(seq, t.id)
 		wl.record(s, wl.u.lt(now), check.InputUnknown)
 	})
 }

@@ -303,7 +303,8 @@ var checkNames = append([]string{
 	check.CheckPrepareConfiguration, check.CheckNativeHistory, check.CheckRefusalCode,
 	check.CheckDoneBeforeReceipt, check.CheckPublishedBeforeSettled, check.CheckHeartbeatSnapshot,
 	check.CheckShutdownReport, check.CheckReceiptBudget, check.CheckIdleEviction, check.CheckValidRequestRefused,
-	check.CheckRunEventLimit, check.CheckSubscriberStream,
+	check.CheckRunEventLimit, check.CheckSubscriberStream, check.CheckSteerInputsPerRun,
+	check.CheckSteerAfterCancel,
 }, slices.Concat(check.TimingChecks(), check.InteractionChecks(), check.WorkspaceChecks(),
 	check.EnvironmentChecks())...)
 
