@@ -206,6 +206,10 @@
 //     limit the world configured (CoreEventLimit), or failed a Turn
 //     event_persistence_failed before reaching it (its store: every event
 //     appended, RunEventPersisted; run_event_limit.go).
+//   - executor_reuse: a prepare answered by a reused executor of another
+//     Session, prepared with another configuration, or whose native
+//     history does not fit the prepare's agent_session_id or
+//     require_existing_native_session (executor_reuse.go).
 //   - steer_inputs_per_run: Core admitted a steer past the 256 inputs a
 //     Run takes, or refused one for that limit before 256 were admitted,
 //     counted from the workload's steer calls (steer_admission.go).

@@ -107,15 +107,7 @@ func resumeRun(resume2, doneNative string) *Ledger {
 
 // evictionViolations are l's idle_eviction violations (the prepares of
 // resumeRun are bare: other checks of their content are not its subject).
-func evictionViolations(l *Ledger) []Violation {
-	var out []Violation
-	for _, v := range l.Violations() {
-		if v.Check == CheckIdleEviction {
-			out = append(out, v)
-		}
-	}
-	return out
-}
+func evictionViolations(l *Ledger) []Violation { return checkOnly(l, CheckIdleEviction) }
 
 func TestResumeReplacingARootlessExecutorIsNotEviction(t *testing.T) {
 	l := resumeRun("", "")

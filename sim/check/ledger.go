@@ -115,6 +115,7 @@ type Ledger struct {
 	marks    map[Mark]int
 
 	core       coreState
+	reuse      reuseState             // executor_reuse.go
 	steerCalls map[string]*turnSteers // steer calls by turn (steer_admission.go)
 	daemon     daemonState
 	harness    harnessState
@@ -170,6 +171,7 @@ func NewLedger() *Ledger {
 	l.budget.init()
 	l.limitMarks.init()
 	l.eviction.init()
+	l.reuse.init()
 	l.runEvents.init()
 	l.hostile.init()
 	l.ix.init()
@@ -188,6 +190,7 @@ func NewLedger() *Ledger {
 		honest(l.observeSendBudget),
 		honest(l.observeLimits),
 		honest(l.observeEviction),
+		l.observeReuse, // forged prepares reach the daemon too
 		honest(l.observeWorkspace),
 		l.observeHostile,
 		l.observeFencing, // honest traffic, and forged requests reaching a daemon

@@ -281,6 +281,7 @@ func (l *Ledger) NodeCrashed(at int64, node string) {
 	l.settlesNodeDown(node, why)
 	l.idleNodeDown(node, why)
 	l.evictionNodeDown(node)
+	l.reuseNodeDown(node)
 }
 
 // TurnFinished records Core durably finishing a turn of run with a

@@ -30,6 +30,7 @@ type injector struct {
 	conn sim.ConnID
 	dev  sim.NodeID
 	req  string // its own admission's request ID
+	sess string // its own admission's Session
 }
 
 func (u *universe) startInjector(f sim.Fault) {
@@ -224,6 +225,7 @@ func (in *injector) ownAdmission() {
 	h := &in.u.hostile
 	in.req = h.mint("p")
 	s := h.mint("s")
+	in.sess = s
 	in.send(in.req, wire.ExecutionPrepare{SessionID: s, Configuration: hostileConfig(s, "m1")},
 		check.HostileProbe{Action: check.HostilePrepareOwn, ReplyID: in.req, Want: []string{check.AnswerAny}})
 	in.send(in.req, wire.ExecutionPrepare{SessionID: s, Configuration: hostileConfig(s, "m2")},
@@ -260,8 +262,33 @@ func (in *injector) attackOwn() {
 			Input: hostileInput("released")},
 			check.HostileProbe{Action: check.HostileStartReleased, ReplyID: in.req, Want: rejected("preparation_not_ready"),
 				Cond: check.CondExpired})
+		if st.State == wire.StateReady {
+			in.u.w.After(time.Duration(50+in.r.IntN(500))*time.Millisecond, "", in.reusePrepares)
+		}
 	}
 
+}
+
+// reusePrepares: once its own admission is released, its executor idles
+// for its Session, prepared as a new root with model m1. Two prepares of
+// that Session may not reuse it: one with another configuration
+// (configuration_conflict) and one requiring existing history without
+// naming it (history_unavailable). A busy, closing or vanished executor
+// answers otherwise (capacity, or a new executor); executor_reuse judges
+// any reuse from the wire.
+func (in *injector) reusePrepares() {
+	h := &in.u.hostile
+	busy := append(rejected("preparation_capacity"), rejected("executor_cleanup_unconfirmed")...)
+	req := h.mint("p")
+	in.send(req, wire.ExecutionPrepare{SessionID: in.sess, Configuration: hostileConfig(in.sess, "m3")},
+		check.HostileProbe{Action: check.HostilePrepareOtherConfig, ReplyID: req,
+			Want: append(rejected("configuration_conflict"), append(busy, wire.StatePreparing)...)})
+	c := hostileConfig(in.sess, "m1")
+	c.RequireExistingNativeSession = true
+	req = h.mint("p")
+	in.send(req, wire.ExecutionPrepare{SessionID: in.sess, Configuration: c},
+		check.HostileProbe{Action: check.HostilePrepareReuseNoHistory, ReplyID: req,
+			Want: append(rejected("history_unavailable"), append(busy, rejected("configuration_conflict")...)...)})
 }
 
 // conflictingStart: the request ID, handle and executor of an admission

@@ -302,7 +302,7 @@ var checkNames = append([]string{
 	checkWire,
 	check.CheckPrepareConfiguration, check.CheckNativeHistory, check.CheckRefusalCode,
 	check.CheckDoneBeforeReceipt, check.CheckPublishedBeforeSettled, check.CheckHeartbeatSnapshot,
-	check.CheckShutdownReport, check.CheckReceiptBudget, check.CheckIdleEviction, check.CheckValidRequestRefused,
+	check.CheckShutdownReport, check.CheckReceiptBudget, check.CheckIdleEviction, check.CheckExecutorReuse, check.CheckValidRequestRefused,
 	check.CheckRunEventLimit, check.CheckSubscriberStream, check.CheckSteerInputsPerRun,
 	check.CheckSteerAfterCancel,
 }, slices.Concat(check.TimingChecks(), check.InteractionChecks(), check.WorkspaceChecks(),

@@ -1,0 +1,161 @@
+package check
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// CheckExecutorReuse names the reuse rule of the execution_prepare table
+// (runtime-harness-protocol: 执行器复用; wire-reference §3.3): a prepare
+// may be answered by an existing idle executor (reused) only when that
+// executor serves the same Session with the same configuration (apart from
+// agent_session_id and require_existing_native_session, which decide the
+// native history), and its native history fits: a prepare naming
+// agent_session_id reuses only an executor holding that native session;
+// one requiring existing history without naming it reuses only an
+// executor that holds some native session. Otherwise the daemon answers
+// configuration_conflict, native_session_conflict, history_unavailable, or
+// replaces the executor.
+//
+// Judged from the wire only: the prepare delivered to the device (honest
+// or forged: the daemon acts on both), the status that names an executor
+// (reused or created for that prepare), and the done of each Run on an
+// executor, whose metadata names its native session. A daemon crash
+// forgets its executors (the restarted daemon numbers them afresh).
+const CheckExecutorReuse = "executor_reuse"
+
+type reuseExec struct {
+	session string
+	config  string // the creating prepare's configuration, history fields cleared
+	native  string // the native session it holds ("" none)
+	known   bool   // native is known: a Run started on a new root leaves it unknown until a done names it
+	run     string // the Run last started on it
+}
+
+type reuseState struct {
+	execs    map[string]*reuseExec            // device\x00executor
+	prepares map[string]wire.ExecutionPrepare // device\x00conn\x00request: first prepare
+	judged   map[string]bool                  // device\x00conn\x00request: first status judged
+}
+
+func (s *reuseState) init() {
+	s.execs = map[string]*reuseExec{}
+	s.prepares = map[string]wire.ExecutionPrepare{}
+	s.judged = map[string]bool{}
+}
+
+// reuseConfig is c with its history fields cleared, as canonical JSON.
+func reuseConfig(c wire.ExecutionConfiguration) string {
+	c.AgentSessionID, c.RequireExistingNativeSession = "", false
+	b, err := json.Marshal(c)
+	if err != nil {
+		panic("check: executor configuration does not marshal: " + err.Error())
+	}
+	return string(b)
+}
+
+func reuseKey(device string, conn uint64, id string) string {
+	return pairKey(device, strconv.FormatUint(conn, 10)+"\x00"+id)
+}
+
+// observeReuse is the wire observer of CheckExecutorReuse.
+func (l *Ledger) observeReuse(ev WireEvent) {
+	s := &l.reuse
+	switch {
+	case ev.From == RogueNode || ev.To == RogueNode:
+		// a rogue daemon's traffic: no Harness stands behind it
+	case ev.Kind == WireDelivered && ev.To != CoreNode && ev.HasFrame():
+		if p, ok := ev.Frame.Payload.(wire.ExecutionPrepare); ok {
+			k := reuseKey(ev.To, ev.Conn, ev.Frame.ID)
+			if _, seen := s.prepares[k]; !seen {
+				s.prepares[k] = p
+			}
+		}
+	case ev.Kind == WireSent && ev.From != CoreNode && !ev.Forged && ev.HasFrame():
+		switch p := ev.Frame.Payload.(type) {
+		case wire.PreparationStatus:
+			l.reuseStatus(ev, p)
+		case wire.Done:
+			native := ""
+			if p.Metadata != nil {
+				native = p.Metadata.AgentSessionID
+			}
+			l.reuseRunEnded(ev.From, ev.Frame.ID, native)
+		case wire.RunError:
+			l.reuseRunEnded(ev.From, ev.Frame.ID, "")
+		}
+	}
+}
+
+// reuseRunEnded: run ended on device; a done naming a native session
+// tells the executor's identity.
+func (l *Ledger) reuseRunEnded(device, run, native string) {
+	for _, k := range sortedKeys(l.reuse.execs) {
+		x := l.reuse.execs[k]
+		if x.run != run || len(k) <= len(device) || k[:len(device)+1] != device+"\x00" {
+			continue
+		}
+		x.run = ""
+		if native != "" {
+			x.native, x.known = native, true
+		}
+	}
+}
+
+func (l *Ledger) reuseStatus(ev WireEvent, st wire.PreparationStatus) {
+	s := &l.reuse
+	if st.ExecutorID == "" {
+		return
+	}
+	xk := pairKey(ev.From, st.ExecutorID)
+	if st.State == wire.StateStarting || st.State == wire.StateStarted {
+		if x := s.execs[xk]; x != nil {
+			x.run = st.RunID
+			if x.native == "" {
+				x.known = false // a new root may start: only its done can name it
+			}
+		}
+		return
+	}
+	k := reuseKey(ev.From, ev.Conn, ev.Frame.ID)
+	p, ok := s.prepares[k]
+	if !ok || s.judged[k] {
+		return
+	}
+	s.judged[k] = true
+	c := p.Configuration
+	if !st.Reused {
+		s.execs[xk] = &reuseExec{session: p.SessionID, config: reuseConfig(c), native: c.AgentSessionID, known: true}
+		return
+	}
+	x := s.execs[xk]
+	if x == nil {
+		return // created before this ledger knew the device (or unseen): nothing to compare
+	}
+	switch {
+	case x.session != p.SessionID:
+		l.violate(ev.At, CheckExecutorReuse, "%s reused executor %s of Session %s for a prepare of Session %s (%s)",
+			ev.From, st.ExecutorID, x.session, p.SessionID, ev.Frame.ID)
+	case x.config != reuseConfig(c):
+		l.violate(ev.At, CheckExecutorReuse, "%s reused executor %s for prepare %s whose configuration differs from the one it was prepared with (documented: configuration_conflict)",
+			ev.From, st.ExecutorID, ev.Frame.ID)
+	case !x.known:
+	case c.AgentSessionID != "" && x.native != c.AgentSessionID:
+		l.violate(ev.At, CheckExecutorReuse, "%s reused executor %s holding native session %q for prepare %s naming %q",
+			ev.From, st.ExecutorID, x.native, ev.Frame.ID, c.AgentSessionID)
+	case c.RequireExistingNativeSession && c.AgentSessionID == "" && x.native == "":
+		l.violate(ev.At, CheckExecutorReuse, "%s reused executor %s holding no native session for prepare %s requiring existing history (documented: history_unavailable)",
+			ev.From, st.ExecutorID, ev.Frame.ID)
+	}
+}
+
+// reuseNodeDown: the daemon crashed with its Harness and executors.
+func (l *Ledger) reuseNodeDown(device string) {
+	for _, k := range sortedKeys(l.reuse.execs) {
+		if len(k) > len(device) && k[:len(device)+1] == device+"\x00" {
+			delete(l.reuse.execs, k)
+		}
+	}
+}
