@@ -87,6 +87,7 @@ func newMachine(cfg Config, st Store) *Machine {
 // in order. now never moves backwards: an earlier instant is treated as the
 // latest one seen.
 func (m *Machine) Step(now time.Time, ev Event) []Effect {
+	defer m.wrapStepPanic()
 	if now.After(m.now) {
 		m.now = now
 	}

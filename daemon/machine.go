@@ -136,6 +136,7 @@ func New(cfg Config) *Machine {
 // Step applies one event at instant now and returns the effects to run,
 // in order. now must not go backwards between calls.
 func (m *Machine) Step(now time.Time, ev Event) []Effect {
+	defer m.wrapStepPanic()
 	if now.Before(m.now) {
 		panicf("time went backwards: %v after %v", now, m.now)
 	}

@@ -483,3 +483,5 @@ func TestSimSuiteCatchesPlantedBugs(t *testing.T) {
 		})
 	}
 }
+
+func (c *checker) MachinePanicked(_ time.Time, p daemon.StepPanic) { panic(p.Value) }

@@ -143,3 +143,5 @@ func TestClockJumpOutlivesCrash(t *testing.T) {
 		t.Fatalf("restarted machine offset %s, device %s", got, dev.WallOffset())
 	}
 }
+
+func (o *wallObserver) MachinePanicked(_ time.Time, p daemon.StepPanic) { panic(p.Value) }

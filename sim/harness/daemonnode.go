@@ -23,6 +23,9 @@ type Observer interface {
 	DaemonEffect(now time.Time, e daemon.Effect)
 	DaemonStepped(now time.Time, m *daemon.Machine)
 	ShellError(now time.Time, msg string)
+	// MachinePanicked: an assertion of the machine failed in a step. The
+	// step's effects were applied; the process does nothing more.
+	MachinePanicked(now time.Time, p daemon.StepPanic)
 }
 
 // ReasonVersion is the close reason of a connection refused for an
@@ -61,6 +64,7 @@ type Daemon struct {
 	// their timer (send_budget.go).
 	budgets   map[sim.TimerID]budgetWatch
 	budgetSeq uint64
+	broken    bool // the machine panicked: the process is a corpse
 }
 
 func newDaemon(d *Device) *Daemon {
@@ -91,6 +95,9 @@ func (n *Daemon) Schedule(id sim.TimerID, at time.Time) {
 // effects into sim effects.
 func (n *Daemon) Step(now time.Time, ev sim.Event) []sim.Effect {
 	n.out = nil
+	if n.broken {
+		return nil
+	}
 	switch e := ev.(type) {
 	case sim.Start:
 		n.syncWall(now)
@@ -232,16 +239,39 @@ func (n *Daemon) Feed(now time.Time, ev daemon.Event) {
 		if obs != nil {
 			obs.DaemonEvent(now, next)
 		}
-		for _, ef := range n.m.Step(now, next) {
+		effs, panicked := n.step(now, next)
+		for _, ef := range effs {
 			if obs != nil {
 				obs.DaemonEffect(now, ef)
 			}
 			n.apply(now, ef)
 		}
+		if panicked != nil {
+			n.broken, n.queue = true, nil
+			obs.MachinePanicked(now, *panicked)
+			return
+		}
 		if obs != nil {
 			obs.DaemonStepped(now, n.m)
 		}
 	}
+}
+
+// step runs the machine on ev. When one of its assertions fails and an
+// Observer watches, the panic is returned with the effects the step had
+// produced, which the shell still applies so that the checkers see what
+// the machine was about to do; unobserved, the panic goes on.
+func (n *Daemon) step(now time.Time, ev daemon.Event) (effs []daemon.Effect, panicked *daemon.StepPanic) {
+	defer func() {
+		if p := recover(); p != nil {
+			sp, ok := p.(daemon.StepPanic)
+			if !ok || n.d.Observer == nil {
+				panic(p)
+			}
+			effs, panicked = sp.Effects, &sp
+		}
+	}()
+	return n.m.Step(now, ev), nil
 }
 
 func (n *Daemon) apply(now time.Time, ef daemon.Effect) {

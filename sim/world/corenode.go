@@ -20,6 +20,7 @@ import (
 // the ledger.
 type coreNode struct {
 	u       *universe
+	broken  bool // the machine panicked: the process is a corpse
 	m       *core.Machine
 	replies map[sim.TimerID]sim.Reply
 	seq     uint64
@@ -67,6 +68,9 @@ func (u *universe) newCore() sim.Node {
 }
 
 func (n *coreNode) Step(now time.Time, ev sim.Event) []sim.Effect {
+	if n.broken {
+		return nil // its machine panicked
+	}
 	switch e := ev.(type) {
 	case sim.Start:
 		return nil
@@ -211,9 +215,26 @@ func (n *coreNode) api(now time.Time, e sim.CallReceived) []sim.Effect {
 	return out
 }
 
+// stepMachine runs the machine on ev. A failed assertion is returned with
+// the effects its step had produced: step still applies them, so that the
+// checkers see what Core was about to do, and reports the panic after
+// them; the node then does nothing more.
+func (n *coreNode) stepMachine(now time.Time, ev core.Event) (effs []core.Effect, sp *core.StepPanic) {
+	defer func() {
+		if p := recover(); p != nil {
+			s, ok := p.(core.StepPanic)
+			if !ok {
+				panic(p)
+			}
+			effs, sp = s.Effects, &s
+		}
+	}()
+	return n.m.Step(now, ev), nil
+}
+
 // step runs the machine and translates its effects.
 func (n *coreNode) step(now time.Time, ev core.Event) []sim.Effect {
-	effs := n.m.Step(now, ev)
+	effs, sp := n.stepMachine(now, ev)
 	out := make([]sim.Effect, 0, len(effs))
 	for _, ef := range effs {
 		switch e := ef.(type) {
@@ -245,6 +266,10 @@ func (n *coreNode) step(now time.Time, ev core.Event) []sim.Effect {
 		}
 	}
 	n.subscribersStepped(now)
+	if sp != nil {
+		n.broken = true
+		n.u.fail(checkPanic, "core: %v", sp.Value)
+	}
 	return out
 }
 

@@ -51,6 +51,14 @@ func (o *devObserver) DaemonEffect(now time.Time, e daemon.Effect) {
 
 func (o *devObserver) ShellError(_ time.Time, msg string) { o.u.fail(checkWire, "%s", msg) }
 
+// MachinePanicked reports a daemon's failed assertion as the seed's
+// failure, check panic. Its step's effects were applied first, so a
+// checker that names the broken rule reports in the same step, ahead of
+// it (checkNames ends with checkPanic).
+func (o *devObserver) MachinePanicked(_ time.Time, p daemon.StepPanic) {
+	o.u.fail(checkPanic, "%s: %v", o.d.ID, p.Value)
+}
+
 // observeSend records what a daemon sends: handles granted, started,
 // released and expired; receipts; cancel receipts; done, error and usage.
 func (o *devObserver) observeSend(now time.Time, e daemon.Send) {

@@ -306,7 +306,12 @@ var checkNames = append([]string{
 	check.CheckRunEventLimit, check.CheckSubscriberStream, check.CheckSteerInputsPerRun,
 	check.CheckSteerAfterCancel,
 }, slices.Concat(check.TimingChecks(), check.InteractionChecks(), check.WorkspaceChecks(),
-	check.EnvironmentChecks())...)
+	check.EnvironmentChecks(), []string{checkPanic})...)
+
+// checkPanic names a machine's failed assertion, the campaign's "panic"
+// (campaign.CheckPanic): last, so that a checker naming the rule the
+// machine broke in that step reports first.
+const checkPanic = "panic"
 
 // checkWire names world-side failures: a machine produced a frame that
 // wire refuses to encode.
