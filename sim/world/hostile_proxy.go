@@ -37,6 +37,7 @@ type mutatingProxy struct {
 	conn     sim.ConnID
 	from, to sim.NodeID
 	past     [][]byte // recent frames of the direction, for replays
+	lastAck  []byte   // the latest prompt_steer_ack of the direction
 	big      bool     // a near-limit or oversized copy was sent
 }
 
@@ -66,6 +67,9 @@ func (u *universe) startProxy(f sim.Fault) {
 }
 
 func (p *mutatingProxy) remember(b []byte) {
+	if bytes.HasPrefix(b, []byte(`{"type":"prompt_steer_ack"`)) {
+		p.lastAck = b
+	}
 	if len(p.past) == proxyPastMax {
 		copy(p.past, p.past[1:])
 		p.past = p.past[:proxyPastMax-1]
@@ -73,8 +77,13 @@ func (p *mutatingProxy) remember(b []byte) {
 	p.past = append(p.past, b)
 }
 
-// pick returns an earlier frame of the direction to replay, or nil.
+// pick returns an earlier frame of the direction to replay, or nil. Half
+// the replays towards Core are of the latest steering receipt: a receipt
+// for an input Core has moved past must not count for the next one.
 func (p *mutatingProxy) pick() []byte {
+	if p.lastAck != nil && p.r.IntN(2) == 0 {
+		return p.lastAck
+	}
 	if len(p.past) == 0 {
 		return nil
 	}
