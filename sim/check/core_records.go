@@ -90,6 +90,9 @@ func (l *Ledger) InputDelivered(at int64, run, input string) {
 // Accepted requires that the Harness applied the input.
 func (l *Ledger) InputOutcome(at int64, run, input, outcome string) {
 	l.writtenOutcome(at, run, input, outcome)
+	if outcome == InputAccepted {
+		l.judgeAcceptedReceipt(at, run, input, "recorded accepted")
+	}
 	if outcome == InputAccepted && !l.harness.isApplied(run, input) {
 		l.violate(at, CheckAcceptedWithoutTruth, "Core counted input %s of run %s accepted but the Harness never applied it", input, run)
 	}
@@ -102,6 +105,7 @@ func (l *Ledger) InputOutcome(at int64, run, input, outcome string) {
 // position cursor. The input must be applied natively and the cursor never
 // moves back.
 func (l *Ledger) CursorAdvanced(at int64, run, input string, cursor int) {
+	l.judgeAcceptedReceipt(at, run, input, "moved its cursor past")
 	if !l.harness.isApplied(run, input) {
 		l.violate(at, CheckAcceptedWithoutTruth, "Core advanced the cursor of run %s past input %s that the Harness never applied", run, input)
 	}

@@ -206,6 +206,9 @@
 //     limit the world configured (CoreEventLimit), or failed a Turn
 //     event_persistence_failed before reaching it (its store: every event
 //     appended, RunEventPersisted; run_event_limit.go).
+//   - accepted_without_receipt: Core recorded an input accepted, or moved
+//     its cursor past it, before an accepting prompt_steer_ack naming that
+//     Run and input reached it (accepted_receipt.go).
 //   - executor_reuse: a prepare answered by a reused executor of another
 //     Session, prepared with another configuration, or whose native
 //     history does not fit the prepare's agent_session_id or

@@ -114,14 +114,17 @@ type Ledger struct {
 	reported []Violation
 	marks    map[Mark]int
 
-	core       coreState
-	reuse      reuseState             // executor_reuse.go
-	steerCalls map[string]*turnSteers // steer calls by turn (steer_admission.go)
-	daemon     daemonState
-	harness    harnessState
-	api        apiState
-	frames     frameState
-	timing     timingState
+	core  coreState
+	reuse reuseState // executor_reuse.go
+	// acceptedReceipts are the run\x00input pairs an accepting receipt
+	// reached Core for (accepted_receipt.go); looked up, never ranged.
+	acceptedReceipts map[string]bool
+	steerCalls       map[string]*turnSteers // steer calls by turn (steer_admission.go)
+	daemon           daemonState
+	harness          harnessState
+	api              apiState
+	frames           frameState
+	timing           timingState
 
 	teardown   teardownState
 	heartbeat  heartbeatState
@@ -191,6 +194,7 @@ func NewLedger() *Ledger {
 		honest(l.observeLimits),
 		honest(l.observeEviction),
 		l.observeReuse, // forged prepares reach the daemon too
+		l.observeAcceptedReceipts,
 		honest(l.observeWorkspace),
 		l.observeHostile,
 		l.observeFencing, // honest traffic, and forged requests reaching a daemon

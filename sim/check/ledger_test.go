@@ -119,6 +119,7 @@ func (s *scripted) steer() {
 	if !s.is("outcome_early") {
 		l.ReceiptSent(s.tick(), "r1", "i1", StageWritten)
 		l.ReceiptSent(s.tick(), "r1", "i1", StageAccepted)
+		l.Wire(wf(s.tick(), WireDelivered, 1, "d1", CoreNode, "r1", wire.PromptSteerAck{InputID: "i1", Accepted: true}))
 	}
 	if s.is("receipt_early") {
 		l.InputApplied(s.tick(), "r1", "i1")

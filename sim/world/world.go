@@ -296,7 +296,7 @@ func FaultKinds() []sim.FaultKind {
 // this order (addChecks).
 var checkNames = append([]string{
 	check.CheckRunStartedTwice, check.CheckInputDeliveredTwice, check.CheckAcceptedWithoutTruth,
-	check.CheckFabricatedTerminal, check.CheckCancelOverridden, check.CheckHandleReuse,
+	check.CheckAcceptedWithoutReceipt, check.CheckFabricatedTerminal, check.CheckCancelOverridden, check.CheckHandleReuse,
 	check.CheckStaleRevision, check.CheckCapability, check.CheckCapacity, check.CheckDurableFacts,
 	check.CheckUsageAdded, check.CheckHostileRefusal, check.CheckHostileEffect, check.CheckHostileConnection,
 	checkWire,

@@ -1,0 +1,32 @@
+package check
+
+import "github.com/turnstile-sim/turnstile/wire"
+
+// CheckAcceptedWithoutReceipt names the receipt behind an accepted input:
+// Core records a steering input accepted (and moves its cursor past it)
+// only once a prompt_steer_ack naming that Run and that input_id with
+// accepted=true has reached it. A receipt for another input, even of the
+// same Run, proves nothing about this one. Judged from the frames Core
+// received (a replayed copy of the input's own receipt is still its
+// receipt) and Core's store.
+const CheckAcceptedWithoutReceipt = "accepted_without_receipt"
+
+// observeAcceptedReceipts records every accepting receipt Core receives.
+func (l *Ledger) observeAcceptedReceipts(ev WireEvent) {
+	if ev.Kind != WireDelivered || ev.To != CoreNode || !ev.HasFrame() {
+		return
+	}
+	if ack, ok := ev.Frame.Payload.(wire.PromptSteerAck); ok && ack.Accepted && ack.ErrorCode == "" {
+		if l.acceptedReceipts == nil {
+			l.acceptedReceipts = map[string]bool{}
+		}
+		l.acceptedReceipts[pairKey(ev.Frame.ID, ack.InputID)] = true
+	}
+}
+
+// judgeAcceptedReceipt: Core recorded input of run accepted at at.
+func (l *Ledger) judgeAcceptedReceipt(at int64, run, input, what string) {
+	if !l.acceptedReceipts[pairKey(run, input)] {
+		l.violate(at, CheckAcceptedWithoutReceipt, "Core %s input %s of run %s without an accepting receipt naming it", what, input, run)
+	}
+}
