@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/turnstile-sim/turnstile/sim"
 	"github.com/turnstile-sim/turnstile/sim/check"
@@ -37,13 +38,34 @@ func (t *tokenTap) Write(p []byte) (int, error) {
 	return t.next.Write(p)
 }
 
+// tokenPrefix begins every token drawMCP draws: a line without it holds
+// none of them, which one scan of the line settles.
+const tokenPrefix = "simtok-"
+
+// tokenIn is the draw position of the first token (in draw order) that p
+// contains, or -1.
 func tokenIn(p []byte, tokens []string) int {
+	if len(tokens) == 0 {
+		return -1
+	}
+	if allPrefixed(tokens) && !bytes.Contains(p, []byte(tokenPrefix)) {
+		return -1
+	}
 	for i, tok := range tokens {
 		if bytes.Contains(p, []byte(tok)) {
 			return i
 		}
 	}
 	return -1
+}
+
+func allPrefixed(tokens []string) bool {
+	for _, tok := range tokens {
+		if !strings.HasPrefix(tok, tokenPrefix) {
+			return false
+		}
+	}
+	return true
 }
 
 // scanTokens checks one network event. Only what a node itself sends is
