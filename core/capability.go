@@ -117,7 +117,9 @@ func deferredFunctions(tools []wire.FunctionTool) bool {
 func Missing(caps wire.AgentKindCapabilities, req []string) string {
 	for _, name := range req {
 		v, found := caps.Lookup(name)
-		assert.That(found, "required capability %q is not a declaration field", name)
+		if !found {
+			assert.Failf("required capability %q is not a declaration field", name)
+		}
 		if !v.IsSupported() {
 			return name
 		}

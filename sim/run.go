@@ -234,7 +234,9 @@ func (w *Kernel) start(s Schedule) {
 	}
 	known := w.allSpecs()
 	for _, f := range s.Faults {
-		assert.That(knownKind(known, f.Kind), "schedule has unknown fault kind %q", f.Kind)
+		if !knownKind(known, f.Kind) {
+			assert.Failf("schedule has unknown fault kind %q", f.Kind)
+		}
 		w.q.push(item{at: int64(f.At), kind: itemFunc, fn: func() { w.inject(f) }})
 	}
 	w.heal = int64(s.Heal)
