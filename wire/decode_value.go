@@ -296,6 +296,10 @@ func (sc *scanner) decodeArray(s *schema, v reflect.Value) error {
 
 // decodeBase64 is scanner.base64 that also stores the bytes.
 func (sc *scanner) decodeBase64(v reflect.Value) error {
+	if b, ok := sc.plainBase64(); ok {
+		v.SetBytes(b)
+		return nil
+	}
 	start := sc.pos
 	if err := sc.base64(); err != nil {
 		return err
