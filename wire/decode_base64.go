@@ -18,7 +18,7 @@ func (sc *scanner) plainBase64() (b []byte, ok bool) {
 		return nil, false
 	}
 	raw := sc.data[start : start+end]
-	if !validBase64(raw) {
+	if !plainBase64Valid(raw) {
 		return nil, false
 	}
 	b = make([]byte, base64.StdEncoding.DecodedLen(len(raw)))
@@ -28,4 +28,22 @@ func (sc *scanner) plainBase64() (b []byte, ok bool) {
 	}
 	sc.pos = start + end + 1
 	return b[:n], true
+}
+
+// plainBase64Valid is validBase64 (a whole number of quads, at most two
+// padding bytes, the rest from the alphabet) by table lookup.
+func plainBase64Valid(b []byte) bool {
+	if len(b)%4 != 0 {
+		return false
+	}
+	n := len(b)
+	for pad := 0; pad < 2 && n > 0 && b[n-1] == '='; pad++ {
+		n--
+	}
+	for _, c := range b[:n] {
+		if !base64Alphabet[c] {
+			return false
+		}
+	}
+	return true
 }

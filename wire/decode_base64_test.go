@@ -50,3 +50,28 @@ func TestPlainBase64TakesOnlyPlainTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainBase64ValidIsValidBase64 compares the table-driven check with
+// the strict scan's over every string of up to six bytes drawn from the
+// alphabet's edges, the padding byte and bytes outside it.
+func TestPlainBase64ValidIsValidBase64(t *testing.T) {
+	pool := []byte("AZaz09+/=-_ \x00\xff")
+	var walk func(b []byte)
+	n := 0
+	walk = func(b []byte) {
+		n++
+		if got, want := plainBase64Valid(b), validBase64(b); got != want {
+			t.Fatalf("plainBase64Valid(%q) = %v, validBase64 = %v", b, got, want)
+		}
+		if len(b) == 6 {
+			return
+		}
+		for _, c := range pool {
+			walk(append(b, c))
+		}
+	}
+	walk(nil)
+	if n < 1000000 {
+		t.Fatalf("only %d strings compared", n)
+	}
+}

@@ -15,10 +15,6 @@ func (sc *scanner) str() ([]byte, bool, error) {
 	escaped := false
 	for sc.pos < len(sc.data) {
 		c := sc.data[sc.pos]
-		if plainStringByte[c] {
-			sc.pos++
-			continue
-		}
 		switch {
 		case c == '"':
 			raw := sc.data[start:sc.pos]
@@ -299,7 +295,8 @@ func validBase64(b []byte) bool {
 		return false
 	}
 	for _, c := range b[:len(b)-pad] {
-		if !base64Alphabet[c] {
+		ok := (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/'
+		if !ok {
 			return false
 		}
 	}
