@@ -303,16 +303,14 @@ func (w *Kernel) loop() {
 // settle ends a run that ran out of events or time: the convergence
 // predicate must hold.
 func (w *Kernel) settle(why string) {
-	if w.converge == nil {
+	if !w.convergenceSet() {
 		return
 	}
-	ok, pending := w.converge()
-	w.pending = pending
-	if ok {
+	if w.evalConvergence() {
 		w.converged = true
 		return
 	}
-	w.violate("liveness", why+": "+pending)
+	w.violate("liveness", why+": "+w.pendingText())
 }
 
 func (w *Kernel) afterStep() {
@@ -326,10 +324,8 @@ func (w *Kernel) afterStep() {
 			return
 		}
 	}
-	if w.healed && w.converge != nil {
-		ok, pending := w.converge()
-		w.pending = pending
-		if ok {
+	if w.healed && w.convergenceSet() {
+		if w.evalConvergence() {
 			w.converged = true
 			w.Note("converged")
 			w.stop = true
@@ -368,7 +364,7 @@ func (w *Kernel) result(s Schedule) Result {
 	w.stats.End = time.Duration(w.now)
 	return Result{
 		Seed: w.seed, Schedule: s, Fingerprint: w.tr.fingerprint(), Violations: w.violations,
-		Stats: w.stats, Marks: maps.Clone(w.marks), Converged: w.converged, Pending: w.pending,
+		Stats: w.stats, Marks: maps.Clone(w.marks), Converged: w.converged, Pending: w.pendingText(),
 		Tail: w.tr.tail(), Trace: w.tr.all, TraceErr: w.tr.writeErr(), Dump: w.dump,
 	}
 }
