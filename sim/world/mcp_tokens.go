@@ -48,13 +48,31 @@ func tokenIn(p []byte, tokens []string) int {
 	if len(tokens) == 0 {
 		return -1
 	}
-	if allPrefixed(tokens) && !bytes.Contains(p, []byte(tokenPrefix)) {
+	if allPrefixed(tokens) && indexTokenPrefix(p) < 0 {
 		return -1
 	}
 	for i, tok := range tokens {
 		if bytes.Contains(p, []byte(tok)) {
 			return i
 		}
+	}
+	return -1
+}
+
+// indexTokenPrefix is bytes.Index(p, tokenPrefix), found by the prefix's
+// rare 'k': trace lines are full of the 's' a search led by it stops at.
+func indexTokenPrefix(p []byte) int {
+	const k = len(tokenPrefix) - 2 // tokenPrefix[k] == 'k'
+	for off := k; off < len(p); {
+		j := bytes.IndexByte(p[off:], 'k')
+		if j < 0 {
+			return -1
+		}
+		j += off
+		if j+2 <= len(p) && string(p[j-k:j+2]) == tokenPrefix {
+			return j - k
+		}
+		off = j + 1
 	}
 	return -1
 }

@@ -50,3 +50,16 @@ func TestDrawnTokensCarryThePrefix(t *testing.T) {
 		t.Fatal("20 seeds drew no MCP token")
 	}
 }
+
+func TestIndexTokenPrefixIsBytesIndex(t *testing.T) {
+	lines := []string{"", "k", "simtok", "simtok-", "xsimtok-", "simto-k-simtok-abc", "kkkk simtok simtok-",
+		"0.001 kernel !! fault stall k- ok-", "sim tok-", "simtok-" + strings.Repeat("k", 40), "ksimtok-k"}
+	for _, l := range lines {
+		if got, want := indexTokenPrefix([]byte(l)), strings.Index(l, tokenPrefix); got != want {
+			t.Errorf("indexTokenPrefix(%q) = %d, want %d", l, got, want)
+		}
+	}
+	if tokenPrefix[len(tokenPrefix)-2] != 'k' {
+		t.Fatalf("indexTokenPrefix looks for the 'k' of %q", tokenPrefix)
+	}
+}
