@@ -207,7 +207,7 @@
 // it applied, the world counts it in Outcome.Skipped, and campaigns report
 // it under "found no victim", not as injected. Once the workload
 // has read every turn terminal, every daemon is asked to shut down; the
-// liveness predicate (SetConvergence) then waits for the ledger's Pending:
+// liveness predicate (SetConvergenceLazy) then waits for the ledger's Pending:
 // every turn terminal, every native turn settled, every executor closed.
 //
 // # Checkers
