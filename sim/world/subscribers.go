@@ -32,8 +32,8 @@ type subscriberPlan struct {
 type subscriberShell struct {
 	seq  int
 	subs map[core.CallID]*subscription
-	// ids are the keys of subs, sorted; nil once subs changed.
-	ids []string
+	// open is subs sorted by call ID; nil once subs changed.
+	open []*subscription
 	// opens are subscriptions waiting for their timer.
 	opens map[string]*subscription
 }
@@ -108,7 +108,7 @@ func (n *coreNode) subscriberTimer(now time.Time, id string) []sim.Effect {
 		}
 		delete(s.opens, key)
 		s.subs[sub.call] = sub
-		s.ids = nil
+		s.open = nil
 		n.u.led.SubscriberOpened(n.u.lt(now), string(sub.call), sub.turn, sub.capacity)
 		return n.step(now, core.Subscribe{Call: sub.call, Turn: sub.turn})
 	case "overflow":
@@ -137,7 +137,7 @@ func (n *coreNode) subscriberResult(now time.Time, r core.APIResult) bool {
 		if r.Err != nil {
 			errText = r.Err.Error()
 			delete(s.subs, r.Call)
-			s.ids = nil
+			s.open = nil
 		}
 		n.u.led.SubscriberAnswered(n.u.lt(now), string(r.Call), errText)
 	}
@@ -168,7 +168,7 @@ func (n *coreNode) observed(now time.Time, o core.Observation) []sim.Effect {
 	}
 	if o.Closed {
 		delete(s.subs, o.Subscriber)
-		s.ids = nil
+		s.open = nil
 		return nil
 	}
 	if sub.broken || sub.capacity == 0 {
@@ -188,16 +188,15 @@ func (n *coreNode) subscribersStepped(now time.Time) {
 	if n.subs == nil || len(n.subs.subs) == 0 {
 		return
 	}
-	if n.subs.ids == nil {
-		ids := make([]string, 0, len(n.subs.subs))
-		for id := range n.subs.subs { //tidy:sorted sorted below
-			ids = append(ids, string(id))
+	if n.subs.open == nil {
+		open := make([]*subscription, 0, len(n.subs.subs))
+		for _, sub := range n.subs.subs { //tidy:sorted sorted below
+			open = append(open, sub)
 		}
-		slices.Sort(ids)
-		n.subs.ids = ids
+		slices.SortFunc(open, func(a, b *subscription) int { return strings.Compare(string(a.call), string(b.call)) })
+		n.subs.open = open
 	}
-	for _, id := range n.subs.ids {
-		sub := n.subs.subs[core.CallID(id)]
-		n.u.led.SubscriberStepEnd(n.u.lt(now), id, n.u.store.Memory.EventCount(sub.turn))
+	for _, sub := range n.subs.open {
+		n.u.led.SubscriberStepEnd(n.u.lt(now), string(sub.call), n.u.store.Memory.EventCount(sub.turn))
 	}
 }
