@@ -313,7 +313,7 @@
 // code before these cuts at 1.89x, and the campaign path 1.22x cheaper
 // than before them (paired median). Instruction counts, which the load
 // does not move (valgrind --tool=cachegrind, GOMAXPROCS=1, seeds 1..30),
-// put the reference at 2.32x the campaign path, 2.17x before. Against
+// put the reference at 2.30x the campaign path, 2.17x before. Against
 // the code before the one-pass decoder (commit fa26bf9^, whose seeds
 // carry about a quarter fewer events and fewer checkers) a seed costs
 // about 1.25x less CPU, 1.7x less per event (before the cuts above).
