@@ -115,19 +115,14 @@ func deferredFunctions(tools []wire.FunctionTool) bool {
 // Missing returns the first capability of req that caps does not declare
 // supported, or "".
 func Missing(caps wire.AgentKindCapabilities, req []string) string {
-	fields := caps.Fields()
 	for _, name := range req {
-		found := false
-		for _, f := range fields {
-			if f.Name == name {
-				found = true
-				if !f.Value.IsSupported() {
-					return name
-				}
-				break
-			}
+		v, found := caps.Lookup(name)
+		if !found {
+			assert.Failf("required capability %q is not a declaration field", name)
 		}
-		assert.That(found, "required capability %q is not a declaration field", name)
+		if !v.IsSupported() {
+			return name
+		}
 	}
 	return ""
 }

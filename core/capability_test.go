@@ -192,3 +192,9 @@ func TestCapabilityCheckUsesOnlyRequiredRows(t *testing.T) {
 	require.Equal(t, "", core.Missing(baseCaps(), core.Requirements(core.SessionRecord{Agent: defaultAgent()}, core.EngineProfile{}, false)))
 	require.Equal(t, "message_images", core.Missing(baseCaps(), core.Requirements(core.SessionRecord{Agent: defaultAgent()}, core.EngineProfile{}, true)))
 }
+
+func TestMissingPanicsOnANameOutsideTheDeclaration(t *testing.T) {
+	require.PanicsWithValue(t, `core: assertion failed: required capability "no_such_capability" is not a declaration field`, func() {
+		core.Missing(baseCaps(), []string{"streaming", "no_such_capability"})
+	})
+}

@@ -78,6 +78,9 @@
 // SetConvergence is evaluated; the run succeeds when it holds and fails the
 // "liveness" check with the predicate's pending reason when
 // Options.LivenessTimeout passes first, or when nothing is left to happen.
+// A predicate whose reason costs more than its verdict is set with
+// SetConvergenceLazy instead: it returns the reason as a function the
+// kernel calls only for the violation and Result.Pending.
 //
 // # Checks and marks
 //

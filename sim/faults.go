@@ -173,7 +173,9 @@ func (w *Kernel) RegisterFault(spec FaultSpec, h FaultHandler) {
 	assert.That(h != nil, "RegisterFault without a handler")
 	assert.That(spec.ForMin <= spec.ForMax, "fault spec with ForMin > ForMax")
 	for _, e := range w.specs {
-		assert.That(e.spec.Kind != spec.Kind, "fault kind %q registered twice", spec.Kind)
+		if e.spec.Kind == spec.Kind {
+			assert.Failf("fault kind %q registered twice", spec.Kind)
+		}
 	}
 	w.specs = append(w.specs, faultEntry{spec: spec, handler: h})
 }

@@ -43,7 +43,9 @@ type Kernel struct {
 	taps     []func(TapEvent)
 	specs    []faultEntry
 	converge func() (bool, string)
-	marks    map[string]int
+	// convergeLazy replaces converge when set (convergence.go)
+	convergeLazy func() (bool, func() string)
+	marks        map[string]int
 
 	stats      Stats
 	step       uint64
@@ -56,6 +58,7 @@ type Kernel struct {
 	stop       bool
 	converged  bool
 	pending    string
+	pendingFn  func() string // builds pending, when set (convergence.go)
 	healHooks  []func()
 
 	lastNode    NodeID
@@ -182,7 +185,9 @@ func (w *Kernel) AddCheck(c Check) {
 
 // SetConvergence sets the liveness predicate evaluated after every step once
 // faults have healed. It returns ok, or a description of what is pending.
-func (w *Kernel) SetConvergence(f func() (ok bool, pending string)) { w.converge = f }
+func (w *Kernel) SetConvergence(f func() (ok bool, pending string)) {
+	w.converge, w.convergeLazy = f, nil
+}
 
 // At schedules fn at virtual instant at (clamped to now). label is traced
 // when fn runs. Use it for workload arrivals and fault follow-ups.

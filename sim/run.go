@@ -234,7 +234,9 @@ func (w *Kernel) start(s Schedule) {
 	}
 	known := w.allSpecs()
 	for _, f := range s.Faults {
-		assert.That(knownKind(known, f.Kind), "schedule has unknown fault kind %q", f.Kind)
+		if !knownKind(known, f.Kind) {
+			assert.Failf("schedule has unknown fault kind %q", f.Kind)
+		}
 		w.q.push(item{at: int64(f.At), kind: itemFunc, fn: func() { w.inject(f) }})
 	}
 	w.heal = int64(s.Heal)
@@ -301,16 +303,14 @@ func (w *Kernel) loop() {
 // settle ends a run that ran out of events or time: the convergence
 // predicate must hold.
 func (w *Kernel) settle(why string) {
-	if w.converge == nil {
+	if !w.convergenceSet() {
 		return
 	}
-	ok, pending := w.converge()
-	w.pending = pending
-	if ok {
+	if w.evalConvergence() {
 		w.converged = true
 		return
 	}
-	w.violate("liveness", why+": "+pending)
+	w.violate("liveness", why+": "+w.pendingText())
 }
 
 func (w *Kernel) afterStep() {
@@ -324,10 +324,8 @@ func (w *Kernel) afterStep() {
 			return
 		}
 	}
-	if w.healed && w.converge != nil {
-		ok, pending := w.converge()
-		w.pending = pending
-		if ok {
+	if w.healed && w.convergenceSet() {
+		if w.evalConvergence() {
 			w.converged = true
 			w.Note("converged")
 			w.stop = true
@@ -366,7 +364,7 @@ func (w *Kernel) result(s Schedule) Result {
 	w.stats.End = time.Duration(w.now)
 	return Result{
 		Seed: w.seed, Schedule: s, Fingerprint: w.tr.fingerprint(), Violations: w.violations,
-		Stats: w.stats, Marks: maps.Clone(w.marks), Converged: w.converged, Pending: w.pending,
+		Stats: w.stats, Marks: maps.Clone(w.marks), Converged: w.converged, Pending: w.pendingText(),
 		Tail: w.tr.tail(), Trace: w.tr.all, TraceErr: w.tr.writeErr(), Dump: w.dump,
 	}
 }

@@ -122,10 +122,10 @@ type CapabilityField struct {
 	Value *CapabilitySupport
 }
 
-// Fields enumerates every capability member in declaration order. Exhaustive
-// tests range over it, so adding a field without a decision breaks them.
-func (c *AgentKindCapabilities) Fields() []CapabilityField {
-	return []CapabilityField{
+// fieldArray lists every capability member in declaration order, as
+// Fields does, in an array its caller may keep off the heap.
+func (c *AgentKindCapabilities) fieldArray() [capabilityFields]CapabilityField {
+	return [capabilityFields]CapabilityField{
 		{"subagent_observations", &c.SubagentObservations},
 		{"streaming", &c.Streaming},
 		{"permissions", &c.Permissions},
@@ -163,9 +163,10 @@ func (c *AgentKindCapabilities) Fields() []CapabilityField {
 func (c AgentKindCapabilities) Validate() error { return c.validateAt("capabilities") }
 
 func (c AgentKindCapabilities) validateAt(path string) error {
-	for _, f := range c.Fields() {
-		if !f.Value.Valid() {
-			return fmt.Errorf("%w: %s.%s", ErrMissingField, path, f.Name)
+	a := c.fieldArray()
+	for i := range a {
+		if !a[i].Value.Valid() {
+			return fmt.Errorf("%w: %s.%s", ErrMissingField, path, capabilityName(i))
 		}
 	}
 	return nil

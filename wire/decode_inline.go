@@ -32,7 +32,7 @@ func decodeInline(frame []byte) (Frame, bool) {
 		if first && sc.pos < len(frame) && frame[sc.pos] == '}' {
 			return Frame{}, false // no type
 		}
-		key, err := sc.memberName()
+		key, err := sc.decodeMemberName()
 		if err != nil {
 			return Frame{}, false
 		}

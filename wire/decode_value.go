@@ -75,6 +75,10 @@ func (sc *scanner) decodeValue(s *schema, nullable bool, v reflect.Value) error 
 	case kindArray:
 		return sc.decodeArray(s, v)
 	case kindString:
+		if raw, ok := sc.plainString(); ok {
+			v.SetString(string(raw))
+			return nil
+		}
 		raw, escaped, err := sc.str()
 		if err != nil {
 			return err
@@ -157,7 +161,7 @@ func (sc *scanner) decodeObject(s *schema, v reflect.Value) error {
 			sc.pos++
 			break
 		}
-		key, err := sc.memberName()
+		key, err := sc.decodeMemberName()
 		if err != nil {
 			return err
 		}
@@ -238,7 +242,7 @@ func (sc *scanner) decodeMap(s *schema, v reflect.Value) error {
 			sc.pos++
 			break
 		}
-		key, err := sc.memberName()
+		key, err := sc.decodeMemberName()
 		if err != nil {
 			return err
 		}
@@ -296,6 +300,10 @@ func (sc *scanner) decodeArray(s *schema, v reflect.Value) error {
 
 // decodeBase64 is scanner.base64 that also stores the bytes.
 func (sc *scanner) decodeBase64(v reflect.Value) error {
+	if b, ok := sc.plainBase64(); ok {
+		v.SetBytes(b)
+		return nil
+	}
 	start := sc.pos
 	if err := sc.base64(); err != nil {
 		return err

@@ -207,9 +207,9 @@ func describeInput(b *strings.Builder, in MessageInput) {
 // describeCaps renders a declaration as counts, e.g. `10/30 supported`.
 func describeCaps(b *strings.Builder, c AgentKindCapabilities) {
 	supported, undecided := 0, 0
-	fields := c.Fields()
-	for _, f := range fields {
-		switch *f.Value {
+	fields := c.fieldArray()
+	for i := range fields {
+		switch *fields[i].Value {
 		case CapabilitySupported:
 			supported++
 		case CapabilityUnspecified:

@@ -20,6 +20,11 @@ func TestThatWithoutArgumentsKeepsPercent(t *testing.T) {
 		func() { Scope("sim: assertion failed: ").That(false, "100%% full") })
 }
 
+func TestFailfIsThatFailing(t *testing.T) {
+	require.PanicsWithValue(t, "sim: assertion failed: empty range [3, 2]",
+		func() { Scope("sim: assertion failed: ").Failf("empty range [%d, %d]", 3, 2) })
+}
+
 func TestEmptyScopeIsTheMessageAlone(t *testing.T) {
 	require.PanicsWithValue(t, "wire: type \"a\" registered twice",
 		func() { Scope("").That(false, "wire: type %q registered twice", "a") })

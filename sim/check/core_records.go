@@ -218,26 +218,13 @@ func (l *Ledger) UsagePersisted(at int64, run string, u UsageSnapshot) {
 // missingCapabilities lists, sorted, the required names not supported by
 // the declaration; a name the declaration does not know counts as missing.
 func missingCapabilities(required []string, declared wire.AgentKindCapabilities) []string {
-	fields := declared.Fields()
 	var out []string
 	for _, name := range required {
-		if !capabilitySupported(fields, name) {
+		if v, _ := declared.Lookup(name); !v.IsSupported() { // unknown: unspecified
 			out = append(out, name)
 		}
 	}
 	return sortedUnique(out)
-}
-
-// capabilitySupported reports whether the declared field of that name is
-// supported; a few names are looked up per frame among about 30 fields,
-// so a scan costs less than building an index.
-func capabilitySupported(fields []wire.CapabilityField, name string) bool {
-	for i := len(fields) - 1; i >= 0; i-- {
-		if fields[i].Name == name {
-			return fields[i].Value.IsSupported()
-		}
-	}
-	return false
 }
 
 // CoreRestarted records a Core crash and restart; recovered is every turn's

@@ -2,7 +2,6 @@ package world
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -173,7 +172,7 @@ func (n *coreNode) api(now time.Time, e sim.CallReceived) []sim.Effect {
 	if !ok {
 		return nil
 	}
-	call := core.CallID(fmt.Sprintf("%s/%d", e.From, e.Call))
+	call := core.CallID(string(e.From) + "/" + strconv.FormatUint(uint64(e.Call), 10))
 	var ev core.Event
 	switch x := req.ev.(type) {
 	case core.CreateSession:

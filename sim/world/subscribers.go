@@ -32,6 +32,8 @@ type subscriberPlan struct {
 type subscriberShell struct {
 	seq  int
 	subs map[core.CallID]*subscription
+	// open is subs sorted by call ID; nil once subs changed.
+	open []*subscription
 	// opens are subscriptions waiting for their timer.
 	opens map[string]*subscription
 }
@@ -106,6 +108,7 @@ func (n *coreNode) subscriberTimer(now time.Time, id string) []sim.Effect {
 		}
 		delete(s.opens, key)
 		s.subs[sub.call] = sub
+		s.open = nil
 		n.u.led.SubscriberOpened(n.u.lt(now), string(sub.call), sub.turn, sub.capacity)
 		return n.step(now, core.Subscribe{Call: sub.call, Turn: sub.turn})
 	case "overflow":
@@ -134,6 +137,7 @@ func (n *coreNode) subscriberResult(now time.Time, r core.APIResult) bool {
 		if r.Err != nil {
 			errText = r.Err.Error()
 			delete(s.subs, r.Call)
+			s.open = nil
 		}
 		n.u.led.SubscriberAnswered(n.u.lt(now), string(r.Call), errText)
 	}
@@ -164,6 +168,7 @@ func (n *coreNode) observed(now time.Time, o core.Observation) []sim.Effect {
 	}
 	if o.Closed {
 		delete(s.subs, o.Subscriber)
+		s.open = nil
 		return nil
 	}
 	if sub.broken || sub.capacity == 0 {
@@ -183,13 +188,15 @@ func (n *coreNode) subscribersStepped(now time.Time) {
 	if n.subs == nil || len(n.subs.subs) == 0 {
 		return
 	}
-	ids := make([]string, 0, len(n.subs.subs))
-	for id := range n.subs.subs { //tidy:sorted sorted below
-		ids = append(ids, string(id))
+	if n.subs.open == nil {
+		open := make([]*subscription, 0, len(n.subs.subs))
+		for _, sub := range n.subs.subs { //tidy:sorted sorted below
+			open = append(open, sub)
+		}
+		slices.SortFunc(open, func(a, b *subscription) int { return strings.Compare(string(a.call), string(b.call)) })
+		n.subs.open = open
 	}
-	slices.Sort(ids)
-	for _, id := range ids {
-		sub := n.subs.subs[core.CallID(id)]
-		n.u.led.SubscriberStepEnd(n.u.lt(now), id, len(n.u.store.Memory.Events(sub.turn)))
+	for _, sub := range n.subs.open {
+		n.u.led.SubscriberStepEnd(n.u.lt(now), string(sub.call), n.u.store.Memory.EventCount(sub.turn))
 	}
 }

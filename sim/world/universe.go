@@ -46,7 +46,10 @@ type universe struct {
 	shutdownSent bool
 	recordsTotal int
 	lastConverge convergeMemo
-	pendingWhy   pendingWhy
+	// lastVerdict is convergence's latest verdict; lastReason builds its
+	// reason (bound once, so that a verdict allocates nothing).
+	lastVerdict verdict
+	lastReason  func() string
 	// capacityRefused holds turns whose preparation was refused with
 	// preparation_capacity and that have not started since.
 	capacityRefused map[string]bool
@@ -162,7 +165,8 @@ func setup(w *sim.Kernel, cfg Config, linAtEnd bool) *universe {
 	}
 	u.registerFaults()
 	w.OnHeal(u.onHeal)
-	w.SetConvergence(u.converged)
+	u.lastReason = func() string { return u.lastVerdict.reason(u.wl) }
+	w.SetConvergenceLazy(u.convergence)
 	return u
 }
 
@@ -297,57 +301,76 @@ func (u *universe) maybeShutdown() {
 // converged is the liveness predicate: shutdown requested, every turn
 // terminal and every native resource released.
 func (u *universe) converged() (bool, string) {
+	v := u.verdict()
+	return v.ok, v.reason(u.wl)
+}
+
+// convergence is converged for SetConvergenceLazy: an unfinished
+// workload's reason is built only if the kernel asks for it, from the
+// snapshot of the workload's counters taken with the verdict.
+func (u *universe) convergence() (bool, func() string) {
+	u.lastVerdict = u.verdict()
+	return u.lastVerdict.ok, u.lastReason
+}
+
+// verdict is the liveness predicate's verdict, memoised: it is evaluated
+// after every step, but only recomputed when its key moved.
+func (u *universe) verdict() verdict {
 	key := convergeKey{records: u.recordsTotal, calls: len(u.wl.calls), issued: u.wl.issued,
 		terminal: u.wl.terminalCount, shutdown: u.shutdownSent}
 	if u.lastConverge.valid && u.lastConverge.key == key {
-		return u.lastConverge.ok, u.lastConverge.why
+		return u.lastConverge.v
 	}
-	ok, why := u.convergedNow()
-	u.lastConverge = convergeMemo{valid: true, key: key, ok: ok, why: why}
-	return ok, why
+	v := u.verdictNow()
+	u.lastConverge = convergeMemo{valid: true, key: key, v: v}
+	return v
 }
 
-// convergeKey is everything the liveness predicate depends on: it is
-// evaluated after every step, but only recomputed when one of these moved.
+// convergeKey is everything the liveness predicate depends on.
 type convergeKey struct {
 	records, calls, issued, terminal int
 	shutdown                         bool
 }
 
-// pendingWhy is the last reason convergedNow gave for an unfinished
-// workload, kept so an unchanged reason is not built again. The reason
-// (workload.pending) is a function of the counters in its key: a turn
-// gets its ID as it is counted issued, and turns are only appended.
-type pendingWhy struct {
-	key pendingKey
-	why string
-}
-
-type pendingKey struct{ issued, terminal, calls, turns int }
-
 type convergeMemo struct {
 	valid bool
 	key   convergeKey
-	ok    bool
-	why   string
+	v     verdict
 }
 
+// verdict is the predicate's answer: ok, and why not, either as text or
+// (an unfinished workload) as the snapshot its text is built from.
+type verdict struct {
+	ok      bool
+	why     string
+	pending bool // why is the text of snap
+	snap    pendingSnapshot
+}
+
+func (v verdict) reason(wl *workload) string {
+	if v.pending {
+		return wl.pendingText(v.snap)
+	}
+	return v.why
+}
+
+// convergedNow is the predicate computed afresh.
 func (u *universe) convergedNow() (bool, string) {
+	v := u.verdictNow()
+	return v.ok, v.reason(u.wl)
+}
+
+func (u *universe) verdictNow() verdict {
 	if !u.shutdownSent {
 		if !u.wl.finished() {
-			key := pendingKey{issued: u.wl.issued, terminal: u.wl.terminalCount, calls: len(u.wl.calls), turns: len(u.wl.turns)}
-			if key == u.pendingWhy.key && u.pendingWhy.why != "" {
-				return false, u.pendingWhy.why
-			}
-			u.pendingWhy.why = u.wl.pendingReason()
-			u.pendingWhy.key = key
-			return false, u.pendingWhy.why
+			return verdict{pending: true, snap: u.wl.snapshot()}
 		}
 		ok, why := u.led.Pending()
 		if !ok {
-			return false, why
+			return verdict{why: why}
 		}
-		return false, "shutdown not requested yet"
+		return verdict{why: "shutdown not requested yet"}
 	}
-	return u.led.Pending()
+	ok, why := u.led.Pending()
+	return verdict{ok: ok, why: why}
 }

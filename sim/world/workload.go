@@ -59,6 +59,11 @@ type wTurn struct {
 	id       string
 	terminal bool
 	input    wire.MessageInput
+
+	// idSeq and terminalSeq are the issued and terminal counts right after
+	// the turn got its ID and became terminal (0: not yet), so a pending
+	// snapshot can tell what it was then (workload_steer.go).
+	idSeq, terminalSeq int
 }
 
 type wSteer struct {
@@ -229,6 +234,7 @@ func (wl *workload) submit(now time.Time, t *wTurn) {
 		}
 		t.id = r.TurnID
 		wl.issued++
+		t.idSeq = wl.issued
 		wl.turnsSubmitted++
 		wl.planTurn(now, t)
 	}, func(now time.Time) { wl.after(now, 200*time.Millisecond, func(now time.Time) { wl.submit(now, t) }) })
@@ -337,5 +343,6 @@ func (wl *workload) markTerminal(t *wTurn) {
 	if !t.terminal {
 		t.terminal = true
 		wl.terminalCount++
+		t.terminalSeq = wl.terminalCount
 	}
 }

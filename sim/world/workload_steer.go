@@ -87,33 +87,47 @@ const pendingPrefix = "workload not finished: "
 func (wl *workload) pending() string { return wl.pendingReason()[len(pendingPrefix):] }
 
 // pendingReason is pendingPrefix followed by pending's text.
-func (wl *workload) pendingReason() string {
-	// The convergence predicate asks after every step that moved
-	// something; the text is rebuilt in a reused buffer and allocated
-	// only when it changed.
+func (wl *workload) pendingReason() string { return wl.pendingText(wl.snapshot()) }
+
+// pendingSnapshot is what the pending text depends on. Turns are only
+// appended, a turn's ID and terminal state are set once each (with the
+// issued and terminal counts of that moment in idSeq and terminalSeq),
+// so the text of a snapshot can be built later, identical.
+type pendingSnapshot struct{ issued, total, terminal, turns, calls int }
+
+func (wl *workload) snapshot() pendingSnapshot {
+	return pendingSnapshot{issued: wl.issued, total: wl.total, terminal: wl.terminalCount, turns: len(wl.turns), calls: len(wl.calls)}
+}
+
+// pendingText renders the pending reason of a snapshot.
+func (wl *workload) pendingText(s pendingSnapshot) string {
+	// The text is built in a reused buffer and allocated only when it
+	// changed.
 	b := append(wl.pendBuf[:0], pendingPrefix...)
 	sep := func() {
 		if len(b) > len(pendingPrefix) {
 			b = append(b, "; "...)
 		}
 	}
-	if wl.issued < wl.total {
-		b = strconv.AppendInt(b, int64(wl.issued), 10)
+	if s.issued < s.total {
+		b = strconv.AppendInt(b, int64(s.issued), 10)
 		b = append(b, " of "...)
-		b = strconv.AppendInt(b, int64(wl.total), 10)
+		b = strconv.AppendInt(b, int64(s.total), 10)
 		b = append(b, " turns submitted"...)
 	}
-	for _, t := range wl.turns {
-		if !t.terminal && t.id != "" {
+	for _, t := range wl.turns[:s.turns] {
+		named := t.id != "" && t.idSeq > 0 && t.idSeq <= s.issued
+		ended := t.terminalSeq > 0 && t.terminalSeq <= s.terminal
+		if named && !ended {
 			sep()
 			b = append(b, "turn "...)
 			b = append(b, t.id...)
 			b = append(b, " not read terminal"...)
 		}
 	}
-	if len(wl.calls) > 0 {
+	if s.calls > 0 {
 		sep()
-		b = strconv.AppendInt(b, int64(len(wl.calls)), 10)
+		b = strconv.AppendInt(b, int64(s.calls), 10)
 		b = append(b, " calls outstanding"...)
 	}
 	wl.pendBuf = b
