@@ -2,6 +2,7 @@ package world
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/turnstile-sim/turnstile/core"
@@ -16,6 +17,10 @@ const (
 	workspaceWriteCallTimeout  = core.WorkspaceWriteWait + 5*time.Second
 	workspaceExportCallTimeout = core.WorkspaceExportWait + 5*time.Second
 )
+
+// successorSuffix marks the value of a write the workload makes after an
+// unknown answer (one successor each).
+const successorSuffix = "-next"
 
 // planWorkspace draws a few workspace operations on each Session with an
 // Environment: writes of fresh values, byte reads and listings of the
@@ -59,6 +64,13 @@ func (wl *workload) workspaceWrite(now time.Time, s *wSession, path, value strin
 		s.writesOut--
 		if outcome == core.WorkspaceUnknown || outcome == "lost" {
 			s.unsettled = true
+		}
+		if outcome == core.WorkspaceUnknown && !strings.HasSuffix(value, successorSuffix) {
+			// a successor while the unknown write is unsettled: Core must
+			// refuse it (workspace_write_settlement)
+			wl.after(now, time.Duration(1000+wl.r.IntN(9000))*time.Millisecond, func(now time.Time) {
+				wl.workspaceWrite(now, s, path, value+successorSuffix)
+			})
 		}
 		op.Return, op.Outcome, op.Code, op.Mutation = wl.u.lt(now), outcome, code, mutation
 		wl.u.led.WorkspaceWriteCalled(op)

@@ -64,6 +64,10 @@ func (r ledgerRecorder) WorkspaceClosed(at int64, device, reader string, ok bool
 	r.u.led.WorkspaceClosed(at, device, reader, ok)
 }
 
+func (r ledgerRecorder) WorkspaceCloseCalled(at int64, device, reader string) {
+	r.u.led.WorkspaceCloseCalled(at, device, reader)
+}
+
 func (r ledgerRecorder) WorkspaceRead(at int64, device, reader, session, env, name, value string, present bool) {
 	r.u.led.WorkspaceRead(at, device, reader, session, env, name, value, present)
 }
