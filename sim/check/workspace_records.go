@@ -116,6 +116,9 @@ type workspaceState struct {
 	// (workspace_settlement.go).
 	answeredUnknown map[string]bool
 	unknownBySess   map[string][]wsUnknownWrite
+	// installs are the installer answers the daemon has not receipted
+	// yet, by device and mutation (workspace_receipts.go).
+	installs map[string]installAnswer
 }
 
 type seededFile struct {
@@ -259,5 +262,5 @@ func (l *Ledger) UsedWorkspace() bool { return len(l.ws.writes)+len(l.ws.reads)+
 // WorkspaceChecks lists the workspace safety and timing checks.
 func WorkspaceChecks() []string {
 	return []string{CheckWorkspaceTruth, CheckWorkspaceMutationOrder, CheckReadOnlyStarted, CheckTimingWorkspace, CheckWorkspaceExport,
-		CheckReadEnvironment, CheckReadAfterUnknown, CheckReadUnsupported, CheckWriteExclusion, CheckWriteSettlement}
+		CheckReadEnvironment, CheckReadAfterUnknown, CheckReadUnsupported, CheckWriteExclusion, CheckWriteSettlement, CheckWriteReceipt}
 }

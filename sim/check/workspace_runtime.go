@@ -41,7 +41,7 @@ const (
 // runtimeExpectedMarks are the expected marks of these rules (the last
 // needs a device lacking workspace support under a forged read: rare).
 var runtimeExpectedMarks = []Mark{MarkWriteRefusedDuringRun, MarkReadForeignEnvRefused, MarkReadBlockedAfterUnknown,
-	MarkWriteBlockedAfterUnknown}
+	MarkWriteBlockedAfterUnknown, MarkWriteInstallRefused}
 
 const (
 	CheckReadEnvironment  = "workspace_read_environment"
@@ -187,6 +187,7 @@ func (l *Ledger) runtimeSent(ev WireEvent) {
 			l.judgeRead(ev, r, p)
 		}
 	case wire.WorkspaceWriteResult:
+		l.writeReceiptSent(ev, p)
 		env, ok := s.begins[k]
 		delete(s.begins, k)
 		switch {

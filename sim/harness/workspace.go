@@ -306,6 +306,11 @@ func (h *Harness) writeWorkspace(now time.Time, c daemon.CallID, op daemon.Write
 	h.later(now, h.wsLatency(wsInstall), func(now time.Time) {
 		digestOK := wire.SHA256Hex(op.Data) == op.SHA256 && int64(len(op.Data)) == op.SizeBytes
 		ws := h.workspaces()
+		if reason := installRefusal(h.tree(op.Environment), op.Path); reason != "" {
+			h.installAnswered(now, op.Mutation, wire.OutcomeRejected, reason)
+			h.result(now, c, daemon.WriteWorkspaceResult{Outcome: wire.OutcomeRejected, Reason: reason})
+			return
+		}
 		if apply {
 			if ws.applied[op.Mutation] {
 				h.truth.violate("workspace mutation %s installed twice", op.Mutation)
@@ -320,9 +325,11 @@ func (h *Harness) writeWorkspace(now time.Time, c daemon.CallID, op daemon.Write
 			}
 		}
 		if lost {
+			h.installAnswered(now, op.Mutation, wire.OutcomeUnknown, "")
 			h.result(now, c, daemon.WriteWorkspaceResult{Outcome: wire.OutcomeUnknown})
 			return
 		}
+		h.installAnswered(now, op.Mutation, wire.OutcomeCompleted, "")
 		h.result(now, c, daemon.WriteWorkspaceResult{Outcome: wire.OutcomeCompleted})
 	})
 }

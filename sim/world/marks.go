@@ -50,6 +50,7 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkReadForeignEnvRefused:     {kReadForged.kind},
 	check.MarkReadBlockedAfterUnknown:   {kReadForged.kind},
 	check.MarkWriteBlockedAfterUnknown:  {harness.WriteReceiptLost},
+	check.MarkWriteInstallRefused:       {},
 	// workload_environment.go draws the preparations and suspensions.
 	check.MarkQuiesceAccepted:            {},
 	check.MarkQuiesceRefused:             {},

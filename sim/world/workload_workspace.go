@@ -18,6 +18,10 @@ const (
 	workspaceExportCallTimeout = core.WorkspaceExportWait + 5*time.Second
 )
 
+// workspaceDirectory is the directory the simulated workspaces hold
+// (harness.WorkspaceFiles has dir/c.txt).
+const workspaceDirectory = "dir"
+
 // successorSuffix marks the value of a write the workload makes after an
 // unknown answer (one successor each).
 const successorSuffix = "-next"
@@ -35,6 +39,9 @@ func (wl *workload) planWorkspace(now time.Time) {
 		for range n {
 			at := time.Duration(200+wl.r.IntN(30000)) * time.Millisecond
 			kind, path := wl.r.IntN(7), harness.WorkspaceFiles[wl.r.IntN(len(harness.WorkspaceFiles))]
+			if wl.r.IntN(10) == 0 && kind < 3 {
+				path = workspaceDirectory // a write there is refused by the installer
+			}
 			value := "v-" + strconv.Itoa(wl.r.IntN(1_000_000))
 			wl.after(now, at, func(now time.Time) { wl.workspaceOp(now, s, kind, path, value) })
 		}

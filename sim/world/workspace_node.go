@@ -64,6 +64,10 @@ func (r ledgerRecorder) WorkspaceClosed(at int64, device, reader string, ok bool
 	r.u.led.WorkspaceClosed(at, device, reader, ok)
 }
 
+func (r ledgerRecorder) WorkspaceInstallAnswered(at int64, device, mutation, outcome, reason string) {
+	r.u.led.WorkspaceInstallAnswered(at, device, mutation, outcome, reason)
+}
+
 func (r ledgerRecorder) WorkspaceCloseCalled(at int64, device, reader string) {
 	r.u.led.WorkspaceCloseCalled(at, device, reader)
 }
