@@ -66,8 +66,8 @@ func (u *universe) registerWorkspaceFaults() {
 type wsRun struct {
 	conn          sim.ConnID
 	device        sim.NodeID
-	req, run, env string
-	session       string
+	req, run, env string // env: "" for a Session without an Environment
+	session, kind string
 }
 
 // wsFaultState is what the workspace faults read from the wire: Core's
@@ -77,6 +77,9 @@ type wsFaultState struct {
 	preps   map[string]wire.ExecutionPrepare // conn/request
 	running []wsRun
 	reads   map[string]wire.WorkspaceReadResult // conn/operation of forged reads
+	// lacking: device/kind pairs whose heartbeat declares
+	// workspace_read_preparation unsupported
+	lacking map[string]bool
 }
 
 // watchWorkspace follows one frame for the workspace faults.
@@ -84,18 +87,26 @@ func (u *universe) watchWorkspace(conn sim.ConnID, from sim.NodeID, f wire.Frame
 	s := &u.wsFaults
 	if s.preps == nil {
 		s.preps, s.reads = map[string]wire.ExecutionPrepare{}, map[string]wire.WorkspaceReadResult{}
+		s.lacking = map[string]bool{}
 	}
 	k := statusKey(conn, f.ID)
 	switch p := f.Payload.(type) {
+	case wire.Heartbeat:
+		for _, kd := range p.SupportedAgentKinds {
+			s.lacking[string(from)+"/"+kd.Kind] = !kd.Capabilities.WorkspaceReadPreparation.IsSupported()
+		}
 	case wire.ExecutionPrepare:
 		if from == coreID && !p.Configuration.WorkspaceReadOnly {
 			s.preps[k] = p
 		}
 	case wire.PreparationStatus:
 		pr, ok := s.preps[k]
-		if from != coreID && ok && p.State == wire.StateStarted && p.RunID != "" && pr.Configuration.LocalEnvironment != nil {
-			s.running = append(s.running, wsRun{conn: conn, device: from, req: f.ID, run: p.RunID,
-				env: pr.Configuration.LocalEnvironment.ID, session: pr.SessionID})
+		if from != coreID && ok && p.State == wire.StateStarted && p.RunID != "" {
+			x := wsRun{conn: conn, device: from, req: f.ID, run: p.RunID, session: pr.SessionID, kind: pr.Configuration.AgentKind}
+			if pr.Configuration.LocalEnvironment != nil {
+				x.env = pr.Configuration.LocalEnvironment.ID
+			}
+			s.running = append(s.running, x)
 		}
 	case wire.Done, wire.RunError:
 		s.running = dropRun(s.running, conn, f.ID)
@@ -114,15 +125,27 @@ func dropRun(rs []wsRun, conn sim.ConnID, run string) []wsRun {
 	return out
 }
 
-// runningTurn picks a Run still running on an open connection.
-func (u *universe) runningTurn(r *rand.Rand) (wsRun, bool) {
-	var live []wsRun
+// runningTurn picks a Run still running on an open connection, bound to
+// an Environment for a write race; for forged reads preferably one whose
+// kind serves no workspace (the rarer rule).
+func (u *universe) runningTurn(k kind, r *rand.Rand) (wsRun, bool) {
+	var live, lacking []wsRun
 	for _, x := range u.wsFaults.running {
+		if k == kWriteRace && x.env == "" {
+			continue
+		}
 		for _, c := range u.w.OpenConns() {
-			if c.ID == x.conn {
-				live = append(live, x)
+			if c.ID != x.conn {
+				continue
+			}
+			live = append(live, x)
+			if u.wsFaults.lacking[string(x.device)+"/"+x.kind] {
+				lacking = append(lacking, x)
 			}
 		}
+	}
+	if k == kReadForged && len(lacking) > 0 {
+		live = lacking
 	}
 	if len(live) == 0 {
 		return wsRun{}, false
@@ -132,7 +155,7 @@ func (u *universe) runningTurn(r *rand.Rand) (wsRun, bool) {
 
 // workspaceFault acts once a Turn with a workspace runs; false to poll on.
 func (u *universe) workspaceFault(k kind, r *rand.Rand) bool {
-	x, ok := u.runningTurn(r)
+	x, ok := u.runningTurn(k, r)
 	if !ok {
 		return false
 	}
@@ -173,6 +196,9 @@ func (u *universe) forgeReads(x wsRun) {
 		return id
 	}
 	read(hostileUUID(h))
+	if x.env == "" {
+		return // no Environment to read with its own identity
+	}
 	if d := u.deviceByID(x.device); d != nil {
 		d.Arm(harness.ReadInterrupted)
 	}
