@@ -126,7 +126,8 @@ func (wl *workload) workspaceList(now time.Time, s *wSession) {
 
 func (wl *workload) workspaceExport(now time.Time, s *wSession) {
 	op := check.WorkspaceExportOp{Call: wl.u.lt(now), Session: s.id, Env: s.agent.EnvironmentID}
-	wl.callWithin(now, workspaceExportCallTimeout, core.ExportWorkspace{Session: s.id},
+	stream := wl.r.IntN(2) == 0 // half the exports are streamed to the caller chunk by chunk
+	wl.callWithin(now, workspaceExportCallTimeout, core.ExportWorkspace{Session: s.id, Stream: stream},
 		func(now time.Time, r core.APIResult) {
 			op.Return = wl.u.lt(now)
 			switch {
