@@ -75,7 +75,9 @@ func (wl *workload) workspaceWrite(now time.Time, s *wSession, path, value strin
 		if outcome == core.WorkspaceUnknown && !strings.HasSuffix(value, successorSuffix) {
 			// a successor while the unknown write is unsettled: Core must
 			// refuse it (workspace_write_settlement)
-			wl.after(now, time.Duration(1000+wl.r.IntN(9000))*time.Millisecond, func(now time.Time) {
+			wl.successors++
+			wl.after(now, time.Duration(100+wl.r.IntN(1900))*time.Millisecond, func(now time.Time) {
+				wl.successors--
 				wl.workspaceWrite(now, s, path, value+successorSuffix)
 			})
 		}
