@@ -79,6 +79,15 @@ func TestReadAfterUnknownRule(t *testing.T) {
 	readFrame(l, 4*time.Second, "o4", rtEnv)
 	rtAnswer(l, 4*time.Second, "o4", rtServed)
 	wantViolation(t, l, CheckReadAfterUnknown, "answered unknown")
+
+	// a restarted daemon mints executor IDs afresh: its e1 is another owner
+	l = rtRig(false)
+	readFrame(l, time.Second, "o1", rtEnv)
+	rtAnswer(l, time.Second, "o1", rtUnknown)
+	l.NodeCrashed(ns(2*time.Second), wsDev)
+	readFrame(l, 3*time.Second, "o2", rtEnv)
+	rtAnswer(l, 3*time.Second, "o2", rtServed)
+	wantClean(t, l)
 }
 
 // TestReadUnsupportedRule: a Run whose kind declares no workspace
