@@ -52,7 +52,7 @@ func (x *wsExport) completed() WorkspaceResult {
 
 func (m *Machine) onExportChunkTaken(e ExportChunkTaken) {
 	var r *wsRead
-	for _, x := range m.ws.byOp {
+	for _, x := range m.ws.byOp { //tidy:sorted a call has at most one operation
 		if x.call == e.Call && x.export != nil {
 			r = x
 		}
