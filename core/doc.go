@@ -169,6 +169,11 @@
 // unknown, never replayed, and later writes of the Session are refused
 // (ErrWorkspaceMutationPending), across restarts. The wire's session_id
 // and mutation ID are UUIDs derived from Core's identities.
+// ExportWorkspace pulls a tar stream on the same reservation within
+// WorkspaceExportWait (180 s); with Stream set each chunk leaves the
+// machine as an ExportChunk effect and the next is pulled only after the
+// caller's ExportChunkTaken (Abandon ends it with a cancel), so nothing
+// of the archive is kept; the answer is completed only after the release.
 //
 // # Store
 //

@@ -125,6 +125,8 @@ func (m *Machine) Step(now time.Time, ev Event) []Effect {
 		m.onWriteWorkspace(e)
 	case ExportWorkspace:
 		m.onExportWorkspace(e)
+	case ExportChunkTaken:
+		m.onExportChunkTaken(e)
 	case QuiesceEnvironment, ResumeEnvironment, ReadSuspension:
 		m.onFencingAPI(e)
 	case PrepareEnvironment, ReadPreparation:

@@ -20,21 +20,34 @@ const WorkspaceExportWait = 180 * time.Second
 // Core does not accept, a refusal, a lost connection, no completion
 // within 180 s) answers unavailable without data; a cancel is sent best
 // effort. Result: APIResult.Workspace (Archive).
+//
+// With Stream set the archive is not kept: each accepted chunk is handed
+// to the caller as an ExportChunk effect and the next chunk is pulled
+// only after the caller reported ExportChunkTaken, so at most one chunk
+// is held on the caller's behalf (workspace_export_stream.go). The
+// result then carries SizeBytes (the archive's length) and no Archive.
 type ExportWorkspace struct {
 	Call    CallID
 	Session string
+	Stream  bool
 }
 
 func (ExportWorkspace) isEvent() {}
 func (e ExportWorkspace) Describe() string {
+	if e.Stream {
+		return fmt.Sprintf("export-workspace call=%s session=%s stream", e.Call, e.Session)
+	}
 	return fmt.Sprintf("export-workspace call=%s session=%s", e.Call, e.Session)
 }
 
 // wsExport is an export in flight; it rides on a read's reservation and
 // preparation (its req is unused).
 type wsExport struct {
-	archive []byte
-	done    bool // completed arrived
+	archive  []byte
+	received int64 // bytes accepted so far (the offset of the next chunk)
+	done     bool  // completed arrived
+	stream   bool  // chunks go to the caller (ExportChunk), not into archive
+	held     bool  // stream: a chunk is with the caller, next not yet sent
 }
 
 func (m *Machine) onExportWorkspace(e ExportWorkspace) {
@@ -57,7 +70,7 @@ func (m *Machine) onExportWorkspace(e ExportWorkspace) {
 	}
 	r := m.newRead(e.Call, s, c, wire.WorkspaceRead{})
 	m.setTimer(timerID(timerWorkspaceRead, r.opID), m.now.Add(WorkspaceExportWait))
-	r.idle, r.export = true, &wsExport{}
+	r.idle, r.export = true, &wsExport{stream: e.Stream}
 	r.prepID = m.mint("p", &m.ctr.Preparations)
 	m.ws.byPrep[r.prepID] = r
 	c.preps++
@@ -94,14 +107,27 @@ func (m *Machine) onExportResult(r *wsRead, res wire.WorkspaceExportResult) {
 	if x.done || !r.sent {
 		return
 	}
-	if res.ValidateAgainst(int64(len(x.archive))) != nil || (res.Outcome != wire.OutcomeChunk && res.Outcome != wire.OutcomeCompleted) {
+	if x.held {
+		// the Runtime answered before Core asked for the next chunk
+		m.send(r.conn.id, r.opID, wire.WorkspaceExport{Step: wire.StepCancel})
+		m.finishRead(r, WorkspaceResult{Outcome: WorkspaceUnavailable, Code: "incomplete_export"})
+		return
+	}
+	if res.ValidateAgainst(x.received) != nil || (res.Outcome != wire.OutcomeChunk && res.Outcome != wire.OutcomeCompleted) {
 		m.send(r.conn.id, r.opID, wire.WorkspaceExport{Step: wire.StepCancel})
 		m.finishRead(r, WorkspaceResult{Outcome: WorkspaceUnavailable, Code: codeOr(res.ErrorCode, "incomplete_export")})
 		return
 	}
 	if res.Outcome == wire.OutcomeChunk {
+		at := x.received
+		x.received += int64(len(res.Data))
+		if x.stream {
+			x.held = true
+			m.emit(ExportChunk{Call: r.call, Offset: at, Data: res.Data})
+			return
+		}
 		x.archive = append(x.archive, res.Data...)
-		m.send(r.conn.id, r.opID, wire.WorkspaceExport{Step: wire.StepNext, Offset: int64(len(x.archive))})
+		m.send(r.conn.id, r.opID, wire.WorkspaceExport{Step: wire.StepNext, Offset: x.received})
 		return
 	}
 	x.done = true

@@ -223,7 +223,7 @@ func (m *Machine) onReadStatus(r *wsRead, st wire.PreparationStatus) {
 		r.ended = true
 		switch {
 		case r.result != nil && r.export != nil:
-			m.finishRead(r, WorkspaceResult{Outcome: WorkspaceCompleted, Archive: r.export.archive})
+			m.finishRead(r, r.export.completed())
 			return
 		case r.result != nil:
 			m.finishRead(r, publicRead(*r.result))

@@ -28,6 +28,15 @@
 // absent or null member leaves mcp_http_servers out (native behaviour). Listing a Session's Turns is paged: `limit` (1..200, default 50)
 // and `after` (a Turn of the Session; the previous page's next_after).
 //
+// The workspace export (workspace_export.go) is streamed: each chunk is
+// written to the client before Core pulls the next, so memory stays at a
+// chunk whatever the archive's size. The body is a complete tar only when
+// it ends with the trailer Workspace-Export-Outcome: completed (sent
+// after the Runtime confirmed the release of its read-only profile); an
+// export that fails after the stream began cuts the connection without
+// the chunked terminator, so the client's read fails, and one that fails
+// before its first chunk is a JSON WorkspaceAnswer.
+//
 // Suspension fencing (fencing.go): POST /api/v1/suspensions quiesces the
 // Runtime of a device for one Environment and answers 202 with the
 // suspend_id once the request is recorded and sent; POST

@@ -180,30 +180,3 @@ func (a *API) writeFile(w http.ResponseWriter, r *http.Request) {
 		return core.WriteWorkspace{Call: c, Session: sid, Path: req.Path, Data: data}
 	})
 }
-
-// exportWorkspace: GET /api/v1/sessions/{session}/workspace/export. A
-// completed export is the tar stream itself (application/x-tar); anything
-// else is a WorkspaceAnswer without data.
-func (a *API) exportWorkspace(w http.ResponseWriter, r *http.Request) {
-	sid := r.PathValue("session")
-	rep, err := a.s.Call(r.Context(), server.Request{Event: func(c core.CallID) core.Event {
-		return core.ExportWorkspace{Call: c, Session: sid}
-	}})
-	if err != nil {
-		a.failErr(w, err)
-		return
-	}
-	res := rep.Result
-	if res.Err != nil || res.Workspace == nil {
-		a.failErr(w, errOr(res.Err))
-		return
-	}
-	if ws := res.Workspace; ws.Outcome == core.WorkspaceCompleted {
-		w.Header().Set("Content-Type", "application/x-tar")
-		w.Header().Set("Content-Length", strconv.Itoa(len(ws.Archive)))
-		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write(ws.Archive)
-		return
-	}
-	writeJSON(w, workspaceStatus(res.Workspace), WorkspaceAnswer{Outcome: res.Workspace.Outcome, Code: res.Workspace.Code})
-}

@@ -31,6 +31,9 @@ func (s *Server) apply(e core.Effect) {
 			ch <- e // buffered 1: never blocks
 			delete(s.calls, e.Call)
 		}
+		delete(s.streams, e.Call)
+	case core.ExportChunk:
+		s.chunk(e)
 	case core.Observation:
 		s.observe(e)
 	}

@@ -82,6 +82,7 @@ type Server struct {
 	conns   map[core.ConnID]*connState
 	timers  map[core.TimerID]*clock.Timer
 	calls   map[core.CallID]chan<- core.APIResult
+	streams map[core.CallID]chan<- []byte // StreamCall chunks (stream.go)
 	subs    map[core.CallID]*Subscription
 	effects []core.Effect
 	posts   []func()

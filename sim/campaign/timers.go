@@ -69,7 +69,7 @@ func (s *Summary) writeTimers(w io.Writer) {
 		if s.Timers.Seeds[name] == 0 {
 			flag = " NEVER"
 		}
-		fmt.Fprintf(w, "    %-22s %-8s decided in %d seeds (%d)%s\n", name, check.DocumentedTimer(name),
+		fmt.Fprintf(w, "    %-25s %-8s decided in %d seeds (%d)%s\n", name, check.DocumentedTimer(name),
 			s.Timers.Seeds[name], s.Timers.Decisions[name], flag)
 	}
 	if missing := s.Timers.Missing(); len(missing) > 0 && s.Seeds >= check.CampaignSeedsMin {

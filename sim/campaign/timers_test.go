@@ -39,8 +39,8 @@ func TestSummaryTimersSection(t *testing.T) {
 	}
 	text := summaryText(s)
 	for _, want := range []string{"timers        decided in N seeds",
-		"written_wait           30s      decided in 2 seeds (3)",
-		"admission_expiry       5m0s     decided in 0 seeds (0) NEVER"} {
+		"written_wait              30s      decided in 2 seeds (3)",
+		"admission_expiry          5m0s     decided in 0 seeds (0) NEVER"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("summary lacks %q:\n%s", want, text)
 		}

@@ -141,6 +141,7 @@ type Ledger struct {
 	transferTime transferTiming
 	// wsWait is the workspace wait oracles' calls (timing_workspace.go).
 	wsWait      wsWaitState
+	wsRuntime   wsRuntimeState // workspace_runtime.go
 	ix          interactionState
 	subscribers subscriberState // subscribers.go
 
@@ -200,6 +201,7 @@ func NewLedger() *Ledger {
 		l.observeFencing, // honest traffic, and forged requests reaching a daemon
 		l.observeForgedTransferResults,
 		honest(l.observeTransfers),
+		l.observeWorkspaceRuntime, // honest traffic, and forged requests reaching a daemon
 	}
 	return l
 }

@@ -93,6 +93,7 @@ func ExpectedMarks() []Mark {
 	out = append(out, hostileExpectedMarks()...)
 	out = append(out, interactionExpectedMarks()...)
 	out = append(out, exportExpectedMarks...)
+	out = append(out, runtimeExpectedMarks...)
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
 }

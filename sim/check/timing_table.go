@@ -39,7 +39,8 @@ const (
 // wire-reference §6.2, the seeds), written out here again so that no
 // oracle reads a machine's configuration. The idle executor bound is the
 // Runtime's own policy (the documents give no number); 10 minutes is its
-// documented default.
+// documented default. So is the read-only profile's close-retry backoff:
+// 1 s after the first failure, doubling, at most 30 s.
 var documentedTimers = []struct {
 	name string
 	d    time.Duration
@@ -50,10 +51,12 @@ var documentedTimers = []struct {
 	{TimerHeartbeat, 15 * time.Second},
 	{TimerIdleExecutor, 10 * time.Minute},
 	{TimerNativeWrite, 10 * time.Second},
+	{TimerReaderCloseRetry, time.Second},
 	{TimerReceiptSend, 5 * time.Second},
 	{TimerSettlementWait, 10 * time.Second},
 	{TimerWorkspaceExport, 180 * time.Second},
 	{TimerWorkspaceRead, 17 * time.Second},
+	{TimerTransferExpiry, 195 * time.Second},
 	{TimerWorkspaceWrite, 195 * time.Second},
 	{TimerWritten, 30 * time.Second},
 }
@@ -112,6 +115,7 @@ type timingState struct {
 	admissions admissionState
 	settles    settleState
 	idle       idleState
+	wsDaemon   wsDaemonState // timing_workspace_daemon.go
 }
 
 func (t *timingState) init() {
@@ -222,6 +226,7 @@ func (l *Ledger) timingWire(ev WireEvent) {
 			l.cancelCoreSent(ev)
 		} else {
 			l.heartbeatSent(ev)
+			l.transferDaemonSent(ev)
 			l.writeDaemonSent(ev)
 			l.admissionDaemonSent(ev)
 			l.settleDaemonSent(ev)
@@ -234,6 +239,7 @@ func (l *Ledger) timingWire(ev WireEvent) {
 			l.writtenCoreReceived(ev)
 			l.cancelCoreReceived(ev)
 		} else {
+			l.transferDaemonReceived(ev)
 			l.writeDaemonReceived(ev)
 			l.admissionDaemonReceived(ev)
 			l.settleDaemonReceived(ev)
@@ -255,6 +261,7 @@ func (l *Ledger) connEnded(ev WireEvent) {
 		l.cancelsConnEnded(ev.At, ev.Conn, why)
 	}
 	l.connWatchEnded(ev)
+	l.transfersConnEnded(ev.Conn)
 	l.writesConnEnded(ev.Conn, why)
 	l.admissionsConnEnded(ev.Conn, why)
 	l.settlesConnEnded(ev.Conn, why)
@@ -275,6 +282,7 @@ func (l *Ledger) NodeCrashed(at int64, node string) {
 		return
 	}
 	l.fencingNodeDown(node)
+	l.wsDaemonNodeDown(node)
 	l.heartbeatsNodeDown(node)
 	l.writesNodeDown(node, why)
 	l.admissionsNodeDown(node, why)

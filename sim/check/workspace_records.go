@@ -111,8 +111,14 @@ type workspaceState struct {
 	exports       []nativeExport
 	exported      []exportedTree
 	exportsOnWire map[string]*exportWire
-	// answeredUnknown are the mutations Core answered unknown.
+	// answeredUnknown are the mutations Core answered unknown;
+	// unknownBySess the same by API Session, in answer order
+	// (workspace_settlement.go).
 	answeredUnknown map[string]bool
+	unknownBySess   map[string][]wsUnknownWrite
+	// installs are the installer answers the daemon has not receipted
+	// yet, by device and mutation (workspace_receipts.go).
+	installs map[string]installAnswer
 }
 
 type seededFile struct {
@@ -126,6 +132,9 @@ type wsMut struct {
 	ended       bool   // that connection ended before the commit
 	commit      bool   // Core sent its commit
 	settled     bool   // Core received a completed or rejected receipt (or nothing left)
+	commitAt    int64  // when Core sent the commit
+	settledAt   int64  // when that receipt reached Core
+	receipt     string // its outcome
 }
 
 func (w *workspaceState) ensure() {
@@ -161,6 +170,8 @@ func (l *Ledger) WorkspaceOpened(at int64, device, reader, session, env string) 
 // cleanup_unconfirmed mark names.
 func (l *Ledger) WorkspaceClosed(at int64, device, reader string, ok bool) {
 	l.ws.ensure()
+	l.advance(at)
+	l.readerCloseAnswered(at, device, reader, ok)
 	k := pairKey(device, reader)
 	if !ok {
 		l.ws.failed[k] = true
@@ -202,6 +213,7 @@ func (l *Ledger) WorkspaceWriteCalled(op WorkspaceWriteOp) {
 	if op.Outcome == "unknown" && op.Mutation != "" {
 		l.ws.answeredUnknown[op.Mutation] = true
 	}
+	l.judgeWriteSettlement(op)
 	l.checkWorkspaceWait("write of "+op.Path+" in session "+op.Session, op.Call, op.Return, op.Outcome, op.Code, workspaceWriteWait)
 }
 
@@ -249,5 +261,6 @@ func (l *Ledger) UsedWorkspace() bool { return len(l.ws.writes)+len(l.ws.reads)+
 
 // WorkspaceChecks lists the workspace safety and timing checks.
 func WorkspaceChecks() []string {
-	return []string{CheckWorkspaceTruth, CheckWorkspaceMutationOrder, CheckReadOnlyStarted, CheckTimingWorkspace, CheckWorkspaceExport}
+	return []string{CheckWorkspaceTruth, CheckWorkspaceMutationOrder, CheckReadOnlyStarted, CheckTimingWorkspace, CheckWorkspaceExport,
+		CheckReadEnvironment, CheckReadAfterUnknown, CheckReadUnsupported, CheckWriteExclusion, CheckWriteSettlement, CheckWriteReceipt}
 }

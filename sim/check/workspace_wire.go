@@ -37,8 +37,8 @@ func (l *Ledger) observeWorkspace(ev WireEvent) {
 			if m := l.ws.commits[id]; m != nil && m.commit && r.Outcome == wire.OutcomeRejected && r.ErrorCode == wire.WriteInvalidRequest {
 				l.reach(MarkWriteCommitRefused)
 			}
-			if m := l.ws.commits[id]; m != nil && (r.Outcome == wire.OutcomeCompleted || r.Outcome == wire.OutcomeRejected) {
-				m.settled = true
+			if m := l.ws.commits[id]; m != nil && !m.settled && (r.Outcome == wire.OutcomeCompleted || r.Outcome == wire.OutcomeRejected) {
+				m.settled, m.settledAt, m.receipt = true, ev.At, r.Outcome
 				if l.ws.answeredUnknown[id] {
 					l.reach(MarkWriteSettledLate)
 				}
@@ -84,8 +84,8 @@ func (l *Ledger) coreWriteStep(ev WireEvent, id string, p wire.WorkspaceWrite) {
 		l.ws.commits[id] = m
 		l.ws.sessMut[p.SessionID] = append(l.ws.sessMut[p.SessionID], m)
 	case wire.StepCommit:
-		if m := l.ws.commits[id]; m != nil {
-			m.commit = true
+		if m := l.ws.commits[id]; m != nil && !m.commit {
+			m.commit, m.commitAt = true, at
 		}
 	}
 }

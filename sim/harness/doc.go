@@ -49,7 +49,9 @@
 // writes of 8–12 s (around the 10 s write budget), cancels settling 8–18 s
 // later (around the 10 s settlement wait) and one preparation of
 // 290–320 s (around the 5-minute admission expiry), so that each timer is
-// sometimes the one that decides. A Recorder that also implements
+// sometimes the one that decides. SlowWorkspace (workspace_latency.go)
+// does the same for Core's workspace waits: native reads of 14–20 s,
+// installs of 190–200 s and exports of 176–188 s. A Recorder that also implements
 // TimingRecorder hears when native calls arrive and return (writes called
 // and answered, cancels failed, closes called, any answer, the process
 // dying), for the timing oracles.

@@ -25,6 +25,7 @@ type Config struct {
 	SlowWrite      int  // chance in 8 that a durable write answers after 8–12 s (around the 10 s write budget)
 	SlowCancel     int  // chance in 8 that a cancelled Turn settles 8–18 s later (around the 10 s and 15 s waits)
 	GlacialPrepare bool // the device's first preparation takes 290–320 s (around the 5 min admission expiry)
+	SlowWorkspace  int  // chance in 8 that a native workspace read, install or export answers around Core's wait (workspace_latency.go)
 
 	// SlowClose is the chance in 8 that an executor close takes 1–6 s
 	// (workload shapes with capacity pressure set it; 0 draws nothing).
@@ -55,6 +56,7 @@ func DrawConfig(r *rand.Rand) Config {
 	c.SlowWrite = swarmChance(r)
 	c.SlowCancel = swarmChance(r)
 	c.GlacialPrepare = r.IntN(10) == 0
+	c.SlowWorkspace = drawSlowWorkspace(r)
 	return c
 }
 

@@ -30,18 +30,6 @@ const (
 	WorkspaceStallLongMax  = 250 * time.Second
 )
 
-// wsLatency is a native workspace call's latency: long under a stall.
-func (h *Harness) wsLatency() time.Duration {
-	if h.take(WorkspaceStall) {
-		lo, hi := WorkspaceStallShortMin, WorkspaceStallShortMax
-		if h.r.IntN(2) == 0 {
-			lo, hi = WorkspaceStallLongMin, WorkspaceStallLongMax
-		}
-		return lo + time.Duration(h.r.Int64N(int64((hi-lo)/time.Millisecond)))*time.Millisecond
-	}
-	return h.latency()
-}
-
 // WorkspaceFiles is the names the simulated workspaces hold (and the
 // workload reads and writes): a small set, so operations meet.
 var WorkspaceFiles = []string{"a.txt", "b.txt", "dir/c.txt"}
@@ -162,7 +150,17 @@ func (h *Harness) readers() map[string]*hReader {
 	return h.wsReaders
 }
 
+// WorkspaceCloseRecorder is an optional extension of Recorder: a
+// read-only profile's close arriving at the Harness (the close-retry
+// backoff oracle times the retries from it).
+type WorkspaceCloseRecorder interface {
+	WorkspaceCloseCalled(at int64, device, reader string)
+}
+
 func (h *Harness) closeReader(now time.Time, c daemon.CallID, op daemon.CloseWorkspace) {
+	if rec, ok := h.dev.Recorder.(WorkspaceCloseRecorder); ok {
+		rec.WorkspaceCloseCalled(at(now), string(h.dev.ID), op.Reader)
+	}
 	fail := h.take(ReaderCloseFailure)
 	h.later(now, h.latency(), func(now time.Time) {
 		rd := h.readers()[op.Reader]
@@ -221,7 +219,7 @@ func (h *Harness) readWorkspace(now time.Time, c daemon.CallID, op daemon.ReadWo
 	if !live {
 		h.truth.violate("workspace read through %s, which is not open", op.Target)
 	}
-	h.later(now, h.wsLatency(), func(now time.Time) {
+	h.later(now, h.wsLatency(wsRead), func(now time.Time) {
 		// A dispatched read may outlive its Turn or Executor (the seed
 		// keeps its waiter after a transfer or release), but a read-only
 		// profile is closed only after its reads answered.
@@ -305,9 +303,14 @@ func listing(t map[string]string, req wire.WorkspaceRead) wire.WorkspaceReadResu
 func (h *Harness) writeWorkspace(now time.Time, c daemon.CallID, op daemon.WriteWorkspace) {
 	lost := h.take(WriteReceiptLost)
 	apply := !lost || h.r.IntN(2) == 0
-	h.later(now, h.wsLatency(), func(now time.Time) {
+	h.later(now, h.wsLatency(wsInstall), func(now time.Time) {
 		digestOK := wire.SHA256Hex(op.Data) == op.SHA256 && int64(len(op.Data)) == op.SizeBytes
 		ws := h.workspaces()
+		if reason := installRefusal(h.tree(op.Environment), op.Path); reason != "" {
+			h.installAnswered(now, op.Mutation, wire.OutcomeRejected, reason)
+			h.result(now, c, daemon.WriteWorkspaceResult{Outcome: wire.OutcomeRejected, Reason: reason})
+			return
+		}
 		if apply {
 			if ws.applied[op.Mutation] {
 				h.truth.violate("workspace mutation %s installed twice", op.Mutation)
@@ -322,9 +325,11 @@ func (h *Harness) writeWorkspace(now time.Time, c daemon.CallID, op daemon.Write
 			}
 		}
 		if lost {
+			h.installAnswered(now, op.Mutation, wire.OutcomeUnknown, "")
 			h.result(now, c, daemon.WriteWorkspaceResult{Outcome: wire.OutcomeUnknown})
 			return
 		}
+		h.installAnswered(now, op.Mutation, wire.OutcomeCompleted, "")
 		h.result(now, c, daemon.WriteWorkspaceResult{Outcome: wire.OutcomeCompleted})
 	})
 }

@@ -47,7 +47,7 @@ type WorkspaceExportRecorder interface {
 // exportWorkspace answers the archive of the Environment's tree at the
 // instant the native export runs: one tar stream, files in name order.
 func (h *Harness) exportWorkspace(now time.Time, c daemon.CallID, op daemon.ExportWorkspace) {
-	h.later(now, h.wsLatency(), func(now time.Time) {
+	h.later(now, h.wsLatency(wsExport), func(now time.Time) {
 		rd := h.readers()[op.Reader]
 		if rd == nil || rd.closed {
 			h.truth.violate("workspace export through %s, which is not open", op.Reader)

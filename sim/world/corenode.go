@@ -39,6 +39,9 @@ type coreNode struct {
 	// callers are the workspace calls whose answer comes in a later
 	// step (workspace_node.go).
 	callers map[core.CallID]caller
+	// streamed holds the chunks of streamed exports taken so far
+	// (workspace_node.go).
+	streamed map[core.CallID][]byte
 	// watchReq is the request whose status Core is stepping; reacted
 	// collects the frames Core sends for it meanwhile (stale_status.go).
 	watchReq string
@@ -101,6 +104,9 @@ func (n *coreNode) Step(now time.Time, ev sim.Event) []sim.Effect {
 		}
 		if id, ok := strings.CutPrefix(string(e.Timer), subPrefix); ok {
 			return n.subscriberTimer(now, id)
+		}
+		if call, ok := strings.CutPrefix(string(e.Timer), exportTakenPrefix); ok {
+			return n.step(now, core.ExportChunkTaken{Call: core.CallID(call)})
 		}
 		id, ok := strings.CutPrefix(string(e.Timer), corePrefix)
 		if !ok {
@@ -262,6 +268,8 @@ func (n *coreNode) step(now time.Time, ev core.Event) []sim.Effect {
 			}
 		case core.Observation:
 			out = append(out, n.observed(now, e)...)
+		case core.ExportChunk:
+			out = append(out, n.exportChunk(now, e))
 		}
 	}
 	n.subscribersStepped(now)

@@ -178,6 +178,15 @@
 //     Runs and requests it never got (before and after a heartbeat that
 //     declares no kind), then an invalid, near-limit or oversized
 //     heartbeat, or silence until Core's idle timeout.
+//   - workspace_write_race and workspace_read_forged (faults_workspace.go):
+//     while a Turn bound to an Environment runs, a write of its Session
+//     through Core's API and a begin for its Environment forged as from
+//     Core (the daemon must refuse it: execution is excluded while a
+//     write is received or applied); or reads of the running Run forged
+//     as from Core: one naming a foreign Environment, one the device's
+//     Harness is armed to interrupt and, once that was answered unknown,
+//     another of the same owner (sim/check workspace_runtime.go judges
+//     the answers).
 //
 // Durable event subscribers (subscribers.go): in a swarm-drawn share of
 // the Turns the Core node, as Core's shell, subscribes one or two honest

@@ -95,6 +95,7 @@ func (u *universe) watchHostile(ev sim.TapEvent, we check.WireEvent) {
 	f := we.Frame
 	h.watchDecisions(ev.Conn, ev.From, f)
 	h.watchWrites(ev.Conn, f)
+	u.watchWorkspace(ev.Conn, ev.From, f)
 	switch p := f.Payload.(type) {
 	case wire.PreparationStatus:
 		if strings.HasPrefix(f.ID, check.HostileIDPrefix) {

@@ -46,6 +46,11 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkExportChunked:             {},
 	check.MarkWriteCommitRefused:        {harness.WriteDigestMismatch},
 	check.MarkWriteLostMidTransfer:      {harness.WriteTransferLost},
+	check.MarkWriteRefusedDuringRun:     {kWriteRace.kind},
+	check.MarkReadForeignEnvRefused:     {kReadForged.kind},
+	check.MarkReadBlockedAfterUnknown:   {kReadForged.kind},
+	check.MarkWriteBlockedAfterUnknown:  {harness.WriteReceiptLost},
+	check.MarkWriteInstallRefused:       {},
 	// workload_environment.go draws the preparations and suspensions.
 	check.MarkQuiesceAccepted:            {},
 	check.MarkQuiesceRefused:             {},

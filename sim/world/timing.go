@@ -57,7 +57,8 @@ func (u *universe) configuredTimers(device string, drawn drawnTimers) {
 	for _, t := range []struct {
 		name string
 		d    time.Duration
-	}{{check.TimerAdmission, drawn.admission}, {check.TimerIdleExecutor, drawn.idle}, {check.TimerHeartbeat, drawn.heartbeat}} {
+	}{{check.TimerAdmission, drawn.admission}, {check.TimerIdleExecutor, drawn.idle}, {check.TimerHeartbeat, drawn.heartbeat},
+		{check.TimerTransferExpiry, drawn.transfer}} {
 		if t.d > 0 {
 			u.led.TimerConfigured(device, t.name, t.d)
 		}
@@ -67,7 +68,7 @@ func (u *universe) configuredTimers(device string, drawn drawnTimers) {
 // drawnTimers are the timer durations the world drew for a device; zero
 // leaves the documents' value.
 type drawnTimers struct {
-	admission, idle, heartbeat time.Duration
+	admission, idle, heartbeat, transfer time.Duration
 }
 
 // turnFinished records Core finishing a turn durably.

@@ -77,6 +77,8 @@ type universe struct {
 	shared []tappedFrame
 	// cancelStall holds cancel receipts around Core's window (cancel_stall.go).
 	cancelStall cancelStall
+	// wsFaults is what the workspace faults read (faults_workspace.go).
+	wsFaults wsFaultState
 }
 
 // Harness kinds: sessions use agentKind; some devices also declare
@@ -260,6 +262,13 @@ func drawDaemonConfig(r *rand.Rand, caps wire.AgentKindCapabilities, other bool)
 		// decides on a quiet connection.
 		cfg.HeartbeatInterval = time.Duration(40+r.IntN(41)) * time.Second
 		drawn.heartbeat = cfg.HeartbeatInterval
+	}
+	if r.IntN(6) == 0 {
+		// A write transfer expiry of 10–250 ms, around the few round trips
+		// from begin to commit, so the daemon's expiry decides in some
+		// seeds (the documented 195 s outlasts every honest transfer).
+		cfg.Workspace.TransferExpiry = time.Duration(10+r.IntN(240)) * time.Millisecond
+		drawn.transfer = cfg.Workspace.TransferExpiry
 	}
 	return cfg, drawn
 }

@@ -41,6 +41,7 @@ type workload struct {
 	out                                *[]sim.Effect
 	ans                                *wAnswers // interaction answers (interaction.go)
 	mcp                                *wMCP     // MCP servers and their tokens (workload_mcp.go)
+	successors                         int       // workspace writes planned after an unknown one (workload_workspace.go)
 }
 
 type wSession struct {

@@ -69,7 +69,7 @@ func (wl *workload) flush(at int64) {
 // finished reports whether every turn was submitted, read terminal, and
 // no call is outstanding.
 func (wl *workload) finished() bool {
-	if wl.issued < wl.total || len(wl.calls) > 0 {
+	if wl.issued < wl.total || len(wl.calls) > 0 || wl.successors > 0 {
 		return false
 	}
 	for _, t := range wl.turns {

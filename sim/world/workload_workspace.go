@@ -2,6 +2,7 @@ package world
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/turnstile-sim/turnstile/core"
@@ -17,6 +18,14 @@ const (
 	workspaceExportCallTimeout = core.WorkspaceExportWait + 5*time.Second
 )
 
+// workspaceDirectory is the directory the simulated workspaces hold
+// (harness.WorkspaceFiles has dir/c.txt).
+const workspaceDirectory = "dir"
+
+// successorSuffix marks the value of a write the workload makes after an
+// unknown answer (one successor each).
+const successorSuffix = "-next"
+
 // planWorkspace draws a few workspace operations on each Session with an
 // Environment: writes of fresh values, byte reads and listings of the
 // small set of names the simulated workspaces hold, and exports, at
@@ -30,6 +39,9 @@ func (wl *workload) planWorkspace(now time.Time) {
 		for range n {
 			at := time.Duration(200+wl.r.IntN(30000)) * time.Millisecond
 			kind, path := wl.r.IntN(7), harness.WorkspaceFiles[wl.r.IntN(len(harness.WorkspaceFiles))]
+			if wl.r.IntN(10) == 0 && kind < 3 {
+				path = workspaceDirectory // a write there is refused by the installer
+			}
 			value := "v-" + strconv.Itoa(wl.r.IntN(1_000_000))
 			wl.after(now, at, func(now time.Time) { wl.workspaceOp(now, s, kind, path, value) })
 		}
@@ -59,6 +71,15 @@ func (wl *workload) workspaceWrite(now time.Time, s *wSession, path, value strin
 		s.writesOut--
 		if outcome == core.WorkspaceUnknown || outcome == "lost" {
 			s.unsettled = true
+		}
+		if outcome == core.WorkspaceUnknown && !strings.HasSuffix(value, successorSuffix) {
+			// a successor while the unknown write is unsettled: Core must
+			// refuse it (workspace_write_settlement)
+			wl.successors++
+			wl.after(now, time.Duration(100+wl.r.IntN(1900))*time.Millisecond, func(now time.Time) {
+				wl.successors--
+				wl.workspaceWrite(now, s, path, value+successorSuffix)
+			})
 		}
 		op.Return, op.Outcome, op.Code, op.Mutation = wl.u.lt(now), outcome, code, mutation
 		wl.u.led.WorkspaceWriteCalled(op)
@@ -107,7 +128,8 @@ func (wl *workload) workspaceList(now time.Time, s *wSession) {
 
 func (wl *workload) workspaceExport(now time.Time, s *wSession) {
 	op := check.WorkspaceExportOp{Call: wl.u.lt(now), Session: s.id, Env: s.agent.EnvironmentID}
-	wl.callWithin(now, workspaceExportCallTimeout, core.ExportWorkspace{Session: s.id},
+	stream := wl.r.IntN(2) == 0 // half the exports are streamed to the caller chunk by chunk
+	wl.callWithin(now, workspaceExportCallTimeout, core.ExportWorkspace{Session: s.id, Stream: stream},
 		func(now time.Time, r core.APIResult) {
 			op.Return = wl.u.lt(now)
 			switch {

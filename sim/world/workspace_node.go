@@ -1,6 +1,8 @@
 package world
 
 import (
+	"time"
+
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/sim"
 	"github.com/turnstile-sim/turnstile/sim/check"
@@ -40,6 +42,7 @@ func (n *coreNode) workspaceCall(call core.CallID, e sim.CallReceived) core.Even
 // reply addresses an API answer: a remembered caller's at once, any
 // other one by the call that is being handled (api sets it).
 func (n *coreNode) reply(r core.APIResult) sim.Reply {
+	r = n.streamedArchive(r)
 	if c, ok := n.callers[r.Call]; ok {
 		delete(n.callers, r.Call)
 		code := ""
@@ -64,6 +67,14 @@ func (r ledgerRecorder) WorkspaceClosed(at int64, device, reader string, ok bool
 	r.u.led.WorkspaceClosed(at, device, reader, ok)
 }
 
+func (r ledgerRecorder) WorkspaceInstallAnswered(at int64, device, mutation, outcome, reason string) {
+	r.u.led.WorkspaceInstallAnswered(at, device, mutation, outcome, reason)
+}
+
+func (r ledgerRecorder) WorkspaceCloseCalled(at int64, device, reader string) {
+	r.u.led.WorkspaceCloseCalled(at, device, reader)
+}
+
 func (r ledgerRecorder) WorkspaceRead(at int64, device, reader, session, env, name, value string, present bool) {
 	r.u.led.WorkspaceRead(at, device, reader, session, env, name, value, present)
 }
@@ -74,4 +85,34 @@ func (r ledgerRecorder) WorkspaceInstalled(at int64, device, mutation, env, name
 
 func (r ledgerRecorder) WorkspaceExported(at int64, device, reader, env string, archive []byte, files map[string]string) {
 	r.u.led.WorkspaceExported(at, device, reader, env, archive, files)
+}
+
+// A streamed export (core.ExportWorkspace with Stream): the Core node,
+// as Core's shell, takes each chunk Core hands out, keeps it for the
+// caller and tells Core it was taken 1–5 ms later (a client reading the
+// stream), so the next chunk is pulled only then. The completed answer
+// carries the chunks taken, for the export checks.
+const exportTakenPrefix = "xtaken/"
+
+func (n *coreNode) exportChunk(now time.Time, e core.ExportChunk) sim.Effect {
+	if n.streamed == nil {
+		n.streamed = map[core.CallID][]byte{}
+	}
+	n.streamed[e.Call] = append(n.streamed[e.Call], e.Data...)
+	d := time.Duration(1+n.u.w.Rand("export-client").IntN(5)) * time.Millisecond
+	return sim.SetTimer{Timer: sim.TimerID(exportTakenPrefix + string(e.Call)), At: now.Add(d)}
+}
+
+func (n *coreNode) streamedArchive(r core.APIResult) core.APIResult {
+	parts, ok := n.streamed[r.Call]
+	if !ok {
+		return r
+	}
+	delete(n.streamed, r.Call)
+	if r.Workspace != nil && r.Workspace.Outcome == core.WorkspaceCompleted {
+		ws := *r.Workspace
+		ws.Archive = parts
+		r.Workspace = &ws
+	}
+	return r
 }

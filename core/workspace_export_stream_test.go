@@ -1,0 +1,90 @@
+package core_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+func exportChunks(effs []core.Effect) []core.ExportChunk {
+	var out []core.ExportChunk
+	for _, e := range effs {
+		if c, ok := e.(core.ExportChunk); ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// streamExport starts a streamed export and returns its call and the
+// begin frame's operation ID.
+func streamExport(t *testing.T, h *rig, sid string) (core.CallID, string, string) {
+	t.Helper()
+	call := h.nextCall()
+	prep := one[wire.ExecutionPrepare](t, h.step(core.ExportWorkspace{Call: call, Session: sid, Stream: true}))
+	begin := one[wire.WorkspaceExport](t, h.frame(1, prep.ID, roStatus(wire.StateReady, 2, "")))
+	return call, prep.ID, begin.ID
+}
+
+// TestStreamedExportPullsAfterEachTaken: every chunk is handed to the
+// caller and the next is pulled only once the caller took it; nothing
+// is kept, and the result carries the archive's size after the release.
+func TestStreamedExportPullsAfterEachTaken(t *testing.T) {
+	h := newRig(t)
+	sid := h.workspaceSession()
+	call, prep, op := streamExport(t, h, sid)
+	effs := h.frame(1, op, wire.WorkspaceExportResult{Outcome: wire.OutcomeChunk, Offset: 0, Data: []byte("tar-")})
+	require.Empty(t, sends[wire.WorkspaceExport](effs), "no next before the caller took the chunk")
+	ch := exportChunks(effs)
+	require.Len(t, ch, 1)
+	require.Equal(t, core.ExportChunk{Call: call, Offset: 0, Data: []byte("tar-")}, ch[0])
+
+	require.Empty(t, h.step(core.ExportChunkTaken{Call: "api-404"}), "another call's Taken changes nothing")
+	next := one[wire.WorkspaceExport](t, h.step(core.ExportChunkTaken{Call: call}))
+	require.Equal(t, wire.StepNext, next.P.Step)
+	require.Equal(t, int64(4), next.P.Offset)
+	require.Empty(t, h.step(core.ExportChunkTaken{Call: call}), "a second Taken pulls nothing")
+
+	ch = exportChunks(h.frame(1, op, wire.WorkspaceExportResult{Outcome: wire.OutcomeChunk, Offset: 4, Data: []byte("body")}))
+	require.Equal(t, int64(4), ch[0].Offset)
+	one[wire.WorkspaceExport](t, h.step(core.ExportChunkTaken{Call: call}))
+	one[wire.ExecutionRelease](t, h.frame(1, op, wire.WorkspaceExportResult{Outcome: wire.OutcomeCompleted, Offset: 8}))
+	require.Nil(t, apiResultOf(t, h.last), "no answer before the release is confirmed")
+	res := apiResultOf(t, h.frame(1, prep, roStatus(wire.StateReleased, 3, "")))
+	require.Equal(t, core.WorkspaceCompleted, res.Workspace.Outcome)
+	require.Equal(t, int64(8), res.Workspace.SizeBytes)
+	require.Nil(t, res.Workspace.Archive, "a streamed export keeps no archive")
+}
+
+// TestStreamedExportEndsHonestly: a chunk the Runtime sends before Core
+// asked for it, an abandoning caller, and a caller slower than the 180 s
+// wait each end the export unavailable with a cancel and a release.
+func TestStreamedExportEndsHonestly(t *testing.T) {
+	h := newRig(t)
+	sid := h.workspaceSession()
+	_, _, op := streamExport(t, h, sid)
+	h.frame(1, op, wire.WorkspaceExportResult{Outcome: wire.OutcomeChunk, Offset: 0, Data: []byte("a")})
+	effs := h.frame(1, op, wire.WorkspaceExportResult{Outcome: wire.OutcomeChunk, Offset: 1, Data: []byte("b")})
+	require.Equal(t, "incomplete_export", apiResultOf(t, effs).Workspace.Code)
+	require.Equal(t, wire.StepCancel, one[wire.WorkspaceExport](t, effs).P.Step)
+	one[wire.ExecutionRelease](t, effs)
+
+	call, _, op := streamExport(t, h, sid)
+	h.frame(1, op, wire.WorkspaceExportResult{Outcome: wire.OutcomeChunk, Offset: 0, Data: []byte("a")})
+	effs = h.step(core.ExportChunkTaken{Call: call, Abandon: true})
+	res := apiResultOf(t, effs)
+	require.Equal(t, core.WorkspaceUnavailable, res.Workspace.Outcome)
+	require.Equal(t, "abandoned", res.Workspace.Code)
+	require.Equal(t, wire.StepCancel, one[wire.WorkspaceExport](t, effs).P.Step)
+	one[wire.ExecutionRelease](t, effs)
+	require.Empty(t, h.step(core.ExportChunkTaken{Call: call, Abandon: true}), "an ended export answers once")
+
+	_, _, op = streamExport(t, h, sid)
+	h.frame(1, op, wire.WorkspaceExportResult{Outcome: wire.OutcomeChunk, Offset: 0, Data: []byte("a")})
+	effs = h.fire(core.TimerID("ws-read:" + op))
+	res = apiResultOf(t, effs)
+	require.Equal(t, "timeout", res.Workspace.Code)
+	require.Equal(t, wire.StepCancel, one[wire.WorkspaceExport](t, effs).P.Step)
+}

@@ -1,0 +1,230 @@
+package check
+
+import (
+	"time"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// The daemon's workspace timers.
+//
+// Transfer expiry (Runtime, 195 s; seed 工作区操作: an expired transfer
+// never reaches the installer): a write transfer the daemon accepted
+// (it sent ready for begin) that has not received its commit by the
+// expiry is dropped and refused invalid_request at exactly the instant
+// it was accepted plus the expiry. From the wire alone: the ready the
+// daemon sent starts the transfer; a commit reaching the daemon, any
+// refusal the daemon sends for it at the instant one of its frames
+// arrives (an invalid step drops the transfer), its connection ending,
+// or the daemon dying end it. A refusal at no such instant is the
+// expiry: it must come exactly at the deadline, and by the deadline one
+// must have come.
+//
+// Close-retry backoff of the read-only profile (Runtime; the seed: a
+// failed close keeps ownership and is retried serially, later; the
+// Runtime's own policy is 1 s doubling per consecutive failure up to
+// 30 s): from the Harness's ground truth, after the close of a reader
+// failed for the n-th time in a row, the next close of that reader
+// reaches the Harness exactly the backoff later — never earlier (serial,
+// later), never missing.
+const (
+	TimerTransferExpiry       = "workspace_transfer_expiry"
+	TimerReaderCloseRetry     = "reader_close_retry"
+	CheckTimingTransferExpiry = "timing_" + TimerTransferExpiry
+	CheckTimingCloseRetry     = "timing_" + TimerReaderCloseRetry
+	readerCloseRetryCapMax    = 30 * time.Second
+)
+
+// dTransfer is one write transfer a daemon accepted.
+type dTransfer struct {
+	device, id string
+	conn       uint64
+	accepted   int64
+	deadline   int64
+	ended      bool
+}
+
+// dCloseRetry is a reader whose close failed: the retry it is owed.
+type dCloseRetry struct {
+	device, reader string
+	failures       int
+	due            int64 // -1: no retry owed (none failed, or it came)
+}
+
+type wsDaemonState struct {
+	transfers map[string]*dTransfer // conn\x00id
+	lastFrame map[string]int64      // conn\x00id → instant a write frame of it reached the daemon
+	retries   map[string]*dCloseRetry
+}
+
+func (s *wsDaemonState) ensure() {
+	if s.transfers == nil {
+		s.transfers = map[string]*dTransfer{}
+		s.lastFrame = map[string]int64{}
+		s.retries = map[string]*dCloseRetry{}
+	}
+}
+
+func transferKey(conn uint64, id string) string { return pairKey(uintKey(conn), id) }
+
+func uintKey(v uint64) string {
+	var b [20]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = byte('0' + v%10)
+		v /= 10
+		if v == 0 {
+			return string(b[i:])
+		}
+	}
+}
+
+// transferDaemonReceived notes a write frame reaching a daemon; a commit
+// ends its transfer (it is applied or refused now, never expired).
+func (l *Ledger) transferDaemonReceived(ev WireEvent) {
+	w, ok := ev.Frame.Payload.(wire.WorkspaceWrite)
+	if !ok {
+		return
+	}
+	s := &l.timing.wsDaemon
+	s.ensure()
+	k := transferKey(ev.Conn, ev.Frame.ID)
+	s.lastFrame[k] = ev.At
+	if t := s.transfers[k]; t != nil && w.Step == wire.StepCommit {
+		t.ended = true
+		delete(s.transfers, k)
+	}
+}
+
+// transferDaemonSent follows the daemon's write receipts: a first ready
+// starts a transfer; a refusal ends it, and is the expiry when no frame
+// of it arrived at that instant.
+func (l *Ledger) transferDaemonSent(ev WireEvent) {
+	r, ok := ev.Frame.Payload.(wire.WorkspaceWriteResult)
+	if !ok {
+		return
+	}
+	s := &l.timing.wsDaemon
+	s.ensure()
+	k := transferKey(ev.Conn, ev.Frame.ID)
+	t := s.transfers[k]
+	switch {
+	case r.Outcome == wire.OutcomeReady && t == nil:
+		t = &dTransfer{device: ev.From, id: ev.Frame.ID, conn: ev.Conn, accepted: ev.At,
+			deadline: ev.At + l.timer(ev.From, TimerTransferExpiry)}
+		s.transfers[k] = t
+		l.arm(t.deadline, func() {
+			if !t.ended {
+				t.ended = true
+				delete(s.transfers, k)
+				l.violate(t.deadline, CheckTimingTransferExpiry, "%s kept write transfer %s (accepted at %s) past its %s expiry at %s",
+					t.device, t.id, vtime(t.accepted), time.Duration(t.deadline-t.accepted), vtime(t.deadline))
+			}
+		})
+	case r.Outcome == wire.OutcomeRejected && t != nil:
+		t.ended = true
+		delete(s.transfers, k)
+		if at, ok := s.lastFrame[k]; ok && at == ev.At {
+			return // refused in answer to one of its frames
+		}
+		switch {
+		case ev.At == t.deadline && r.ErrorCode == wire.WriteInvalidRequest:
+			l.decide(TimerTransferExpiry)
+		case ev.At == t.deadline:
+			l.violate(ev.At, CheckTimingTransferExpiry, "%s expired write transfer %s refusing it %s, want %s",
+				t.device, t.id, r.ErrorCode, wire.WriteInvalidRequest)
+		default:
+			l.violate(ev.At, CheckTimingTransferExpiry, "%s refused write transfer %s (accepted at %s) at %s, %s after it, "+
+				"with no frame of it arriving then: its expiry is %s", t.device, t.id, vtime(t.accepted), vtime(ev.At),
+				time.Duration(ev.At-t.accepted), time.Duration(t.deadline-t.accepted))
+		}
+	}
+}
+
+// transfersConnEnded ends the transfers of a connection that closed or
+// broke: the daemon can answer none of them any more.
+func (l *Ledger) transfersConnEnded(conn uint64) {
+	s := &l.timing.wsDaemon
+	for _, k := range sortedKeys(s.transfers) {
+		if t := s.transfers[k]; t.conn == conn {
+			t.ended = true
+			delete(s.transfers, k)
+		}
+	}
+}
+
+// wsDaemonNodeDown forgets a dead daemon's transfers and retries.
+func (l *Ledger) wsDaemonNodeDown(node string) {
+	s := &l.timing.wsDaemon
+	for _, k := range sortedKeys(s.transfers) {
+		if t := s.transfers[k]; t.device == node {
+			t.ended = true
+			delete(s.transfers, k)
+		}
+	}
+	for _, k := range sortedKeys(s.retries) {
+		if r := s.retries[k]; r.device == node {
+			r.due = -1
+			delete(s.retries, k)
+		}
+	}
+	l.wsRuntimeNodeDown(node)
+}
+
+// readerCloseBackoff is the retry delay after n consecutive failures.
+func (l *Ledger) readerCloseBackoff(device string, n int) int64 {
+	d := l.timer(device, TimerReaderCloseRetry)
+	for i := 1; i < n && d < int64(readerCloseRetryCapMax); i++ {
+		d *= 2
+	}
+	return min(d, int64(readerCloseRetryCapMax))
+}
+
+// WorkspaceCloseCalled records a read-only profile's close reaching the
+// Harness (ground truth): a retry must come exactly at its backoff.
+func (l *Ledger) WorkspaceCloseCalled(at int64, device, reader string) {
+	l.advance(at)
+	s := &l.timing.wsDaemon
+	s.ensure()
+	r := s.retries[pairKey(device, reader)]
+	if r == nil || r.due < 0 {
+		return
+	}
+	due := r.due
+	r.due = -1
+	switch {
+	case at == due:
+		l.decide(TimerReaderCloseRetry)
+	case at < due:
+		l.violate(at, CheckTimingCloseRetry, "%s retried the close of reader %s at %s, before its backoff ended at %s "+
+			"(%d failures in a row)", device, reader, vtime(at), vtime(due), r.failures)
+	}
+}
+
+// readerCloseAnswered follows a close's native answer: a failure owes a
+// retry at its backoff; a confirmed close ends the reader.
+func (l *Ledger) readerCloseAnswered(at int64, device, reader string, ok bool) {
+	s := &l.timing.wsDaemon
+	s.ensure()
+	k := pairKey(device, reader)
+	if ok {
+		delete(s.retries, k)
+		return
+	}
+	r := s.retries[k]
+	if r == nil {
+		r = &dCloseRetry{device: device, reader: reader}
+		s.retries[k] = r
+	}
+	r.failures++
+	r.due = at + l.readerCloseBackoff(device, r.failures)
+	due := r.due
+	l.arm(due, func() {
+		if r.due == due {
+			r.due = -1
+			l.violate(due, CheckTimingCloseRetry, "%s did not retry the close of reader %s at %s, %s after its failure "+
+				"(%d in a row)", device, reader, vtime(due), time.Duration(due-at), r.failures)
+		}
+	})
+}

@@ -1,0 +1,57 @@
+package check
+
+import "github.com/turnstile-sim/turnstile/wire"
+
+// CheckWriteReceipt: the daemon's receipt of a committed write does not
+// say what its installer answered. The seed (工作区操作): an exact commit
+// or refusal receipt releases the mutation owner; a missing or ambiguous
+// one keeps the uncertainty. From the Harness's ground truth of the
+// installer's answer and the daemon's receipt on the wire: an install
+// that completed is answered completed; one the installer refused is
+// answered rejected write_rejected with the installer's reason
+// (destination_directory, unsafe_destination); one whose outcome is
+// unknown is answered unknown write_unconfirmed — never a receipt that
+// claims more, or another refusal.
+const CheckWriteReceipt = "workspace_write_receipt"
+
+// MarkWriteInstallRefused: an installer refusal reached Core as
+// write_rejected.
+const MarkWriteInstallRefused Mark = "workspace_write_install_refused"
+
+type installAnswer struct{ outcome, reason string }
+
+// WorkspaceInstallAnswered records the installer's answer to mutation
+// (ground truth, at the instant the daemon receives it).
+func (l *Ledger) WorkspaceInstallAnswered(at int64, device, mutation, outcome, reason string) {
+	l.advance(at)
+	l.ws.ensure()
+	if l.ws.installs == nil {
+		l.ws.installs = map[string]installAnswer{}
+	}
+	l.ws.installs[pairKey(device, mutation)] = installAnswer{outcome, reason}
+}
+
+// writeReceiptSent holds a daemon's receipt to its installer's answer.
+func (l *Ledger) writeReceiptSent(ev WireEvent, r wire.WorkspaceWriteResult) {
+	k := pairKey(ev.From, ev.Frame.ID)
+	a, ok := l.ws.installs[k]
+	if !ok {
+		return
+	}
+	delete(l.ws.installs, k)
+	want := wire.WorkspaceWriteResult{Outcome: a.outcome}
+	switch a.outcome {
+	case wire.OutcomeRejected:
+		want.ErrorCode, want.Reason = wire.WriteRejected, a.reason
+	case wire.OutcomeUnknown:
+		want.ErrorCode = wire.WriteUnconfirmed
+	}
+	if r.Outcome != want.Outcome || r.ErrorCode != want.ErrorCode || r.Reason != want.Reason {
+		l.violate(ev.At, CheckWriteReceipt, "%s answered write %s %s/%s/%s; its installer answered %s %s, so the receipt is %s/%s/%s",
+			ev.From, ev.Frame.ID, r.Outcome, r.ErrorCode, r.Reason, a.outcome, a.reason, want.Outcome, want.ErrorCode, want.Reason)
+		return
+	}
+	if a.outcome == wire.OutcomeRejected {
+		l.reach(MarkWriteInstallRefused)
+	}
+}

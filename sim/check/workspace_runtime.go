@@ -1,0 +1,268 @@
+package check
+
+import (
+	"slices"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// The Runtime's workspace rules (seed 工作区操作, wire reference §3.9,
+// §3.10), judged from the frames reaching a daemon — Core's and forged
+// ones alike, since the daemon must answer both by the same rules — and
+// the daemon's answers, with the Harness's ground truth of when a Turn
+// settled:
+//
+//   - a read targets an existing handle or the Run it was transferred to
+//     "with the exact frozen Environment identity": a read whose
+//     environment_id is not that of the owner's preparation is refused
+//     invalid_request (before anything of it runs);
+//   - "an interrupted or ambiguous read stays unknown and stops later
+//     reads of that owner": once the daemon answered a read of an owner
+//     unknown, a read of that owner arriving later is refused
+//     resource_unavailable;
+//   - an owner whose kind declares workspace_read_preparation unsupported
+//     serves no workspace: its reads are refused read_unsupported;
+//   - "the Runtime excludes execution while it receives or applies a
+//     write": a write begin for an Environment whose Turn is running on
+//     that daemon (started, not settled natively) is never answered
+//     ready.
+//
+// Each rule allows the refusals the daemon must give before it
+// (resource_unavailable for an owner that is gone, read_capacity, and for
+// a write every earlier refusal), never data, never another code.
+// Marks of these rules holding: a refusal each rule demanded.
+const (
+	MarkWriteRefusedDuringRun   Mark = "workspace_write_refused_during_run"   // a begin for a running Turn's Environment refused
+	MarkReadForeignEnvRefused   Mark = "workspace_read_foreign_env_refused"   // a read naming a foreign Environment refused
+	MarkReadBlockedAfterUnknown Mark = "workspace_read_blocked_after_unknown" // a read of an owner refused after its unknown read
+	MarkReadUnsupportedRefused  Mark = "workspace_read_unsupported_refused"   // a read of a kind serving no workspace refused
+)
+
+// runtimeExpectedMarks are the expected marks of these rules (the last
+// needs a device lacking workspace support under a forged read: rare).
+var runtimeExpectedMarks = []Mark{MarkWriteRefusedDuringRun, MarkReadForeignEnvRefused, MarkReadBlockedAfterUnknown,
+	MarkWriteBlockedAfterUnknown, MarkWriteInstallRefused}
+
+const (
+	CheckReadEnvironment  = "workspace_read_environment"
+	CheckReadAfterUnknown = "workspace_read_after_unknown"
+	CheckReadUnsupported  = "workspace_read_unsupported"
+	CheckWriteExclusion   = "workspace_write_exclusion"
+)
+
+// rtPrep is a preparation a daemon received, with what its statuses
+// said.
+type rtPrep struct {
+	device, kind, env string
+	readOnly          bool
+	lacking           bool // its kind's declaration then: workspace_read_preparation unsupported
+	handle, executor  string
+	run               string // the Run its start created (status run_id)
+	started           bool   // the daemon said started
+}
+
+// rtRead is a read a daemon received, awaiting its answer.
+type rtRead struct {
+	owner                          string
+	lacking, foreignEnv, afterUnkn bool
+}
+
+type wsRuntimeState struct {
+	preps    map[string]*rtPrep // conn\x00request
+	byHandle map[string]*rtPrep // conn\x00handle
+	byRun    map[string]*rtPrep // conn\x00run
+	caps     map[string]wire.AgentKindCapabilities
+	reads    map[string]*rtRead // conn\x00operation
+	unknown  map[string]bool    // owners with a read answered unknown
+	begins   map[string]string  // conn\x00mutation → the Environment executing at its begin
+}
+
+func (s *wsRuntimeState) ensure() {
+	if s.preps == nil {
+		s.preps, s.byHandle, s.byRun = map[string]*rtPrep{}, map[string]*rtPrep{}, map[string]*rtPrep{}
+		s.caps, s.reads, s.unknown, s.begins = map[string]wire.AgentKindCapabilities{}, map[string]*rtRead{},
+			map[string]bool{}, map[string]string{}
+	}
+}
+
+// observeWorkspaceRuntime is the wire observer of these rules.
+func (l *Ledger) observeWorkspaceRuntime(ev WireEvent) {
+	if !ev.HasFrame() || ev.From == RogueNode || ev.To == RogueNode {
+		return
+	}
+	s := &l.wsRuntime
+	s.ensure()
+	switch {
+	case ev.Kind == WireDelivered && ev.To != coreNode:
+		l.runtimeReceived(ev)
+	case ev.Kind == WireSent && ev.From != coreNode && !ev.Forged:
+		l.runtimeSent(ev)
+	}
+}
+
+func (l *Ledger) runtimeReceived(ev WireEvent) {
+	s := &l.wsRuntime
+	c := uintKey(ev.Conn)
+	switch p := ev.Frame.Payload.(type) {
+	case wire.ExecutionPrepare:
+		if s.preps[pairKey(c, ev.Frame.ID)] == nil {
+			cfg := p.Configuration
+			pr := &rtPrep{device: ev.To, kind: cfg.AgentKind, readOnly: cfg.WorkspaceReadOnly}
+			if caps, ok := s.caps[pairKey(ev.To, cfg.AgentKind)]; ok {
+				pr.lacking = !caps.WorkspaceReadPreparation.IsSupported()
+			}
+			if cfg.LocalEnvironment != nil {
+				pr.env = cfg.LocalEnvironment.ID
+			}
+			s.preps[pairKey(c, ev.Frame.ID)] = pr
+		}
+	case wire.WorkspaceRead:
+		l.readReceived(ev, c, p)
+	case wire.WorkspaceWrite:
+		if p.Step == wire.StepBegin && l.environmentRunning(ev.To, p.EnvironmentID) {
+			s.begins[pairKey(c, ev.Frame.ID)] = p.EnvironmentID
+		}
+	}
+}
+
+// readReceived notes what the answer to a read must respect.
+func (l *Ledger) readReceived(ev WireEvent, c string, p wire.WorkspaceRead) {
+	s := &l.wsRuntime
+	k := pairKey(c, ev.Frame.ID)
+	if ev.Frame.ID == "" || s.reads[k] != nil || p.Validate() != nil {
+		return // uncorrelated, a duplicate of a pending read, or refused as invalid first
+	}
+	var pr *rtPrep
+	if p.RunID != "" {
+		pr = s.byRun[pairKey(c, p.RunID)]
+	} else {
+		pr = s.byHandle[pairKey(c, p.Handle)]
+	}
+	if pr == nil {
+		return // an owner the wire does not name: resource_unavailable's business
+	}
+	r := &rtRead{owner: readOwnerKey(c, pr), lacking: pr.lacking, foreignEnv: p.EnvironmentID != pr.env}
+	r.afterUnkn = s.unknown[r.owner]
+	s.reads[k] = r
+}
+
+// readOwnerKey names whose later reads an unknown read stops: a
+// read-only profile (its handle) or an executor.
+func readOwnerKey(conn string, pr *rtPrep) string {
+	if pr.readOnly || pr.executor == "" {
+		return "profile\x00" + conn + "\x00" + pr.handle
+	}
+	return "executor\x00" + pr.device + "\x00" + pr.executor
+}
+
+// environmentRunning: a Turn bound to env runs on device — the daemon
+// said started and the Harness has not settled it.
+func (l *Ledger) environmentRunning(device, env string) bool {
+	for _, k := range sortedKeys(l.wsRuntime.byRun) {
+		pr := l.wsRuntime.byRun[k]
+		if pr.device != device || pr.env != env || !pr.started || pr.readOnly {
+			continue
+		}
+		if t := l.harness.turns[pr.run]; t == nil || t.settled == "" {
+			return true
+		}
+	}
+	return false
+}
+
+func (l *Ledger) runtimeSent(ev WireEvent) {
+	s := &l.wsRuntime
+	c := uintKey(ev.Conn)
+	k := pairKey(c, ev.Frame.ID)
+	switch p := ev.Frame.Payload.(type) {
+	case wire.Heartbeat:
+		for _, kd := range p.SupportedAgentKinds {
+			s.caps[pairKey(ev.From, kd.Kind)] = kd.Capabilities
+		}
+	case wire.PreparationStatus:
+		l.runtimeStatus(c, ev.Frame.ID, p)
+	case wire.WorkspaceReadResult:
+		if r := s.reads[k]; r != nil {
+			delete(s.reads, k)
+			l.judgeRead(ev, r, p)
+		}
+	case wire.WorkspaceWriteResult:
+		l.writeReceiptSent(ev, p)
+		env, ok := s.begins[k]
+		delete(s.begins, k)
+		switch {
+		case ok && p.Outcome == wire.OutcomeReady:
+			l.violate(ev.At, CheckWriteExclusion, "%s accepted write %s (ready) for Environment %s while a Turn bound to it ran",
+				ev.From, ev.Frame.ID, env)
+		case ok && p.ErrorCode == wire.WriteResourceUnavail:
+			l.reach(MarkWriteRefusedDuringRun)
+		}
+	}
+}
+
+func (l *Ledger) runtimeStatus(c, id string, p wire.PreparationStatus) {
+	s := &l.wsRuntime
+	pr := s.preps[pairKey(c, id)]
+	if pr == nil {
+		return
+	}
+	if p.Handle != "" && pr.handle == "" {
+		pr.handle, pr.executor = p.Handle, p.ExecutorID
+		s.byHandle[pairKey(c, p.Handle)] = pr
+	}
+	if p.RunID != "" && pr.run == "" {
+		pr.run = p.RunID
+		s.byRun[pairKey(c, p.RunID)] = pr
+	}
+	if p.State == wire.StateStarted {
+		pr.started = true
+	}
+}
+
+// judgeRead holds a read's answer to the rules that applied at its
+// arrival, most specific first (the daemon's own order).
+func (l *Ledger) judgeRead(ev WireEvent, r *rtRead, p wire.WorkspaceReadResult) {
+	answer := p.Outcome
+	if p.ErrorCode != "" {
+		answer += " " + p.ErrorCode
+	}
+	refusedWith := func(codes ...string) bool {
+		return p.Outcome == wire.OutcomeRejected && slices.Contains(codes, p.ErrorCode)
+	}
+	switch {
+	case r.lacking && refusedWith(wire.ReadUnsupported):
+		l.reach(MarkReadUnsupportedRefused)
+	case r.foreignEnv && refusedWith(wire.ReadInvalidRequest):
+		l.reach(MarkReadForeignEnvRefused)
+	case r.afterUnkn && refusedWith(wire.ReadResourceUnavail):
+		l.reach(MarkReadBlockedAfterUnknown)
+	}
+	switch {
+	case r.lacking && !refusedWith(wire.ReadUnsupported, wire.ReadResourceUnavail, wire.ReadCapacity):
+		l.violate(ev.At, CheckReadUnsupported, "%s answered read %s of an owner whose kind serves no workspace %s, want rejected %s",
+			ev.From, ev.Frame.ID, answer, wire.ReadUnsupported)
+	case !r.lacking && r.foreignEnv && !refusedWith(wire.ReadInvalidRequest, wire.ReadResourceUnavail, wire.ReadCapacity):
+		l.violate(ev.At, CheckReadEnvironment, "%s answered read %s naming another Environment than its owner's frozen one %s, want rejected %s",
+			ev.From, ev.Frame.ID, answer, wire.ReadInvalidRequest)
+	case !r.lacking && !r.foreignEnv && r.afterUnkn && !refusedWith(wire.ReadResourceUnavail, wire.ReadCapacity):
+		l.violate(ev.At, CheckReadAfterUnknown, "%s answered read %s %s, though an earlier read of its owner was answered unknown",
+			ev.From, ev.Frame.ID, answer)
+	}
+	if p.Outcome == wire.OutcomeUnknown {
+		l.wsRuntime.unknown[r.owner] = true
+	}
+}
+
+// wsRuntimeNodeDown forgets what a dead daemon owned: its restarted
+// process mints executor IDs afresh, so an owner blocked before is not
+// one after.
+func (l *Ledger) wsRuntimeNodeDown(node string) {
+	s := &l.wsRuntime
+	s.ensure()
+	prefix := "executor\x00" + node + "\x00"
+	for _, k := range sortedKeys(s.unknown) {
+		if len(k) > len(prefix) && k[:len(prefix)] == prefix {
+			delete(s.unknown, k)
+		}
+	}
+}

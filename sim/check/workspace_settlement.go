@@ -1,0 +1,78 @@
+package check
+
+// CheckWriteSettlement: Core answered a write as settled when the wire
+// says it was not, or let a later write of its Session through while an
+// earlier one it answered unknown was unsettled. The seed (工作区操作):
+// a missing or ambiguous receipt keeps the uncertainty; Core reserves the
+// write durably before admission and blocks successor mutations, across
+// restarts, until it is settled exactly; the request is never replayed.
+// From the wire and the workload's answers through Core's API:
+//
+//   - a write whose commit left Core, with no completed or rejected
+//     receipt reaching Core before the answer, is answered unknown — not
+//     unavailable (that claims nothing was installed), not completed or
+//     rejected (no receipt said so); a completed or rejected answer needs
+//     that very receipt;
+//   - after a write of a Session was answered unknown, every write of the
+//     Session called later is refused, unless that receipt reached Core
+//     before the later write was answered (a late exact receipt settles
+//     it).
+const CheckWriteSettlement = "workspace_write_settlement"
+
+// MarkWriteBlockedAfterUnknown: a write of a Session was refused while an
+// earlier write Core answered unknown was unsettled.
+const MarkWriteBlockedAfterUnknown Mark = "workspace_write_blocked_after_unknown"
+
+// wsUnknownWrite is a write Core answered unknown.
+type wsUnknownWrite struct {
+	mutation string
+	answered int64
+}
+
+// settledBy reports whether Core received the mutation's exact receipt
+// by at, and which.
+func (l *Ledger) settledBy(mutation string, at int64) (string, bool) {
+	m := l.ws.commits[mutation]
+	if m == nil || !m.settled || m.settledAt > at {
+		return "", false
+	}
+	return m.receipt, true
+}
+
+func (l *Ledger) judgeWriteSettlement(op WorkspaceWriteOp) {
+	what := "write of " + op.Path + " in session " + op.Session
+	if m := l.ws.commits[op.Mutation]; op.Mutation != "" && m != nil {
+		receipt, settled := l.settledBy(op.Mutation, op.Return)
+		committed := m.commit && m.commitAt <= op.Return
+		switch {
+		case (op.Outcome == "completed" || op.Outcome == "rejected") && receipt != op.Outcome:
+			l.violate(op.Return, CheckWriteSettlement, "%s answered %s (mutation %s) without a %s receipt reaching Core",
+				what, op.Outcome, op.Mutation, op.Outcome)
+		case committed && !settled && op.Outcome != "unknown":
+			l.violate(op.Return, CheckWriteSettlement, "%s answered %s (mutation %s): its commit left at %s and no exact "+
+				"receipt reached Core, so it may be installed", what, op.Outcome, op.Mutation, vtime(m.commitAt))
+		}
+	}
+	for _, u := range l.ws.unknownBySess[op.Session] {
+		if u.answered >= op.Call || u.mutation == op.Mutation {
+			continue
+		}
+		if _, settled := l.settledBy(u.mutation, op.Return); settled {
+			continue
+		}
+		switch op.Outcome {
+		case "refused":
+			l.reach(MarkWriteBlockedAfterUnknown)
+		case "lost":
+		default:
+			l.violate(op.Return, CheckWriteSettlement, "%s called at %s answered %s (mutation %s), though write %s of its "+
+				"Session answered unknown at %s is unsettled", what, vtime(op.Call), op.Outcome, op.Mutation, u.mutation, vtime(u.answered))
+		}
+	}
+	if op.Outcome == "unknown" && op.Mutation != "" {
+		if l.ws.unknownBySess == nil {
+			l.ws.unknownBySess = map[string][]wsUnknownWrite{}
+		}
+		l.ws.unknownBySess[op.Session] = append(l.ws.unknownBySess[op.Session], wsUnknownWrite{op.Mutation, op.Return})
+	}
+}

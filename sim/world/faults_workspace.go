@@ -1,0 +1,228 @@
+package world
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/sim"
+	"github.com/turnstile-sim/turnstile/sim/harness"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// Workspace fault kinds of the world: requests that race a Turn of the
+// Environment they name, which the Runtime must refuse by the seed's
+// rules (工作区操作) without touching the Turn.
+//
+//   - workspace_write_race: while a Turn bound to an Environment runs, a
+//     write of its Session through Core's API (Core refuses it: the
+//     Session is busy) and a write begin for that Environment forged on
+//     the daemon's connection as from Core (the daemon excludes execution
+//     while a write is received or applied, so it refuses the begin).
+//   - workspace_read_forged: reads forged as from Core against a running
+//     Run: one naming another Environment than the Run's frozen one
+//     (refused invalid_request, or read_unsupported where the Run's kind
+//     serves no workspace), and one made ambiguous (the device's Harness
+//     is armed to interrupt it) followed, once it was answered unknown, by
+//     another of the same owner (refused resource_unavailable).
+//
+// Each polls for a running Turn over its window. The workspace_runtime
+// checks judge the daemon's answers from the wire; the forged frames
+// carry hostile IDs, so their answers reach Core as foreign and are
+// ignored.
+var (
+	kWriteRace  = kind{kind: "workspace_write_race", min: 2 * time.Second, max: 40 * time.Second}
+	kReadForged = kind{kind: "workspace_read_forged", min: 2 * time.Second, max: 40 * time.Second}
+)
+
+// wsFaultPoll is how often a workspace fault looks for a running Turn.
+const wsFaultPoll = 250 * time.Millisecond
+
+func workspaceWorldKinds() []sim.FaultKind { return []sim.FaultKind{kWriteRace.kind, kReadForged.kind} }
+
+func (u *universe) registerWorkspaceFaults() {
+	for _, k := range []kind{kWriteRace, kReadForged} {
+		k := k
+		u.w.RegisterFault(sim.FaultSpec{Kind: k.kind, ForMin: k.min, ForMax: k.max}, func(w *sim.Kernel, f sim.Fault) {
+			until := w.Now().Add(f.For)
+			r := hostileRand(f)
+			var poll func()
+			poll = func() {
+				if u.workspaceFault(k, r) {
+					return
+				}
+				if w.Now().Add(wsFaultPoll).Before(until) {
+					w.After(wsFaultPoll, "", poll)
+					return
+				}
+				u.detail("no running Turn with a workspace")
+			}
+			poll()
+		})
+	}
+}
+
+// wsRun is a Run the world saw started on a Core–daemon connection.
+type wsRun struct {
+	conn          sim.ConnID
+	device        sim.NodeID
+	req, run, env string // env: "" for a Session without an Environment
+	session, kind string
+}
+
+// wsFaultState is what the workspace faults read from the wire: Core's
+// preparations, the Runs started and not yet ended, and the answers to
+// the forged reads.
+type wsFaultState struct {
+	preps   map[string]wire.ExecutionPrepare // conn/request
+	running []wsRun
+	reads   map[string]wire.WorkspaceReadResult // conn/operation of forged reads
+	// lacking: device/kind pairs whose heartbeat declares
+	// workspace_read_preparation unsupported
+	lacking map[string]bool
+}
+
+// watchWorkspace follows one frame for the workspace faults.
+func (u *universe) watchWorkspace(conn sim.ConnID, from sim.NodeID, f wire.Frame) {
+	s := &u.wsFaults
+	if s.preps == nil {
+		s.preps, s.reads = map[string]wire.ExecutionPrepare{}, map[string]wire.WorkspaceReadResult{}
+		s.lacking = map[string]bool{}
+	}
+	k := statusKey(conn, f.ID)
+	switch p := f.Payload.(type) {
+	case wire.Heartbeat:
+		for _, kd := range p.SupportedAgentKinds {
+			s.lacking[string(from)+"/"+kd.Kind] = !kd.Capabilities.WorkspaceReadPreparation.IsSupported()
+		}
+	case wire.ExecutionPrepare:
+		if from == coreID && !p.Configuration.WorkspaceReadOnly {
+			s.preps[k] = p
+		}
+	case wire.PreparationStatus:
+		pr, ok := s.preps[k]
+		if from != coreID && ok && p.State == wire.StateStarted && p.RunID != "" {
+			x := wsRun{conn: conn, device: from, req: f.ID, run: p.RunID, session: pr.SessionID, kind: pr.Configuration.AgentKind}
+			if pr.Configuration.LocalEnvironment != nil {
+				x.env = pr.Configuration.LocalEnvironment.ID
+			}
+			s.running = append(s.running, x)
+		}
+	case wire.Done, wire.RunError:
+		s.running = dropRun(s.running, conn, f.ID)
+	case wire.WorkspaceReadResult:
+		s.reads[k] = p
+	}
+}
+
+func dropRun(rs []wsRun, conn sim.ConnID, run string) []wsRun {
+	out := rs[:0]
+	for _, r := range rs {
+		if r.conn != conn || r.run != run {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// runningTurn picks a Run still running on an open connection, bound to
+// an Environment for a write race; for forged reads preferably one whose
+// kind serves no workspace (the rarer rule).
+func (u *universe) runningTurn(k kind, r *rand.Rand) (wsRun, bool) {
+	var live, lacking []wsRun
+	for _, x := range u.wsFaults.running {
+		if k == kWriteRace && x.env == "" {
+			continue
+		}
+		for _, c := range u.w.OpenConns() {
+			if c.ID != x.conn {
+				continue
+			}
+			live = append(live, x)
+			if u.wsFaults.lacking[string(x.device)+"/"+x.kind] {
+				lacking = append(lacking, x)
+			}
+		}
+	}
+	if k == kReadForged && len(lacking) > 0 {
+		live = lacking
+	}
+	if len(live) == 0 {
+		return wsRun{}, false
+	}
+	return live[r.IntN(len(live))], true
+}
+
+// workspaceFault acts once a Turn with a workspace runs; false to poll on.
+func (u *universe) workspaceFault(k kind, r *rand.Rand) bool {
+	x, ok := u.runningTurn(k, r)
+	if !ok {
+		return false
+	}
+	u.detail("racing run " + x.run + " on " + connName(x.conn))
+	switch k {
+	case kWriteRace:
+		u.raceWrite(x)
+	case kReadForged:
+		u.forgeReads(x)
+	}
+	return true
+}
+
+// raceWrite writes through Core's API into the Session of running Run x,
+// and forges a begin for its Environment on x's connection.
+func (u *universe) raceWrite(x wsRun) {
+	for _, s := range u.wl.sessions {
+		if s.id == x.session {
+			u.wl.now(func(now time.Time) { u.wl.workspaceWrite(now, s, harness.WorkspaceFiles[0], "race-"+x.run) })
+		}
+	}
+	h := &u.hostile
+	data := []byte("raced")
+	u.forge(x.conn, coreID, encodeFrame(h.mint("w"), wire.WorkspaceWrite{Step: wire.StepBegin,
+		EnvironmentID: x.env, SessionID: hostileUUID(h), Path: "raced.txt",
+		SizeBytes: int64(len(data)), SHA256: wire.SHA256Hex(data)}), nil)
+}
+
+// forgeReads reads Run x with a foreign Environment, then with its own
+// under an armed interruption and, once that one was answered unknown,
+// once more.
+func (u *universe) forgeReads(x wsRun) {
+	h := &u.hostile
+	read := func(env string) string {
+		id := h.mint("r")
+		u.forge(x.conn, coreID, encodeFrame(id, wire.WorkspaceRead{RunID: x.run, EnvironmentID: env,
+			Path: harness.WorkspaceFiles[0], MaxBytes: 64}), nil)
+		return id
+	}
+	read(hostileUUID(h))
+	if x.env == "" {
+		return // no Environment to read with its own identity
+	}
+	if d := u.deviceByID(x.device); d != nil {
+		d.Arm(harness.ReadInterrupted)
+	}
+	first := read(x.env)
+	since := u.w.Now()
+	var poll func()
+	poll = func() {
+		res, ok := u.wsFaults.reads[statusKey(x.conn, first)]
+		switch {
+		case ok && res.Outcome == wire.OutcomeUnknown:
+			u.detail("forged read " + first + " unknown: reading its owner again")
+			read(x.env)
+		case !ok && u.w.Now().Sub(since) < 30*time.Second:
+			u.w.After(wsFaultPoll, "", poll)
+		}
+	}
+	u.w.After(wsFaultPoll, "", poll)
+}
+
+// now runs fn in the workload's next step at the current instant (its
+// calls leave from the workload node, as its own do).
+func (wl *workload) now(fn func(now time.Time)) {
+	wl.seq++
+	id := sim.TimerID("w/" + strconv.Itoa(int(wl.seq)))
+	wl.actions[id] = fn
+	wl.u.w.Inject(workloadID, sim.TimerFired{Timer: id})
+}
