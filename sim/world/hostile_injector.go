@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -273,12 +274,13 @@ func (in *injector) attackOwn() {
 // for its Session, prepared as a new root with model m1. Two prepares of
 // that Session may not reuse it: one with another configuration
 // (configuration_conflict) and one requiring existing history without
-// naming it (history_unavailable). A busy, closing or vanished executor
-// answers otherwise (capacity, or a new executor); executor_reuse judges
+// naming it (history_unavailable). A busy, closing or vanished executor,
+// or an unavailable kind, answers otherwise; executor_reuse judges
 // any reuse from the wire.
 func (in *injector) reusePrepares() {
 	h := &in.u.hostile
-	busy := append(rejected("preparation_capacity"), rejected("executor_cleanup_unconfirmed")...)
+	// a busy or uncertain executor, or a kind gone unavailable, answers first
+	busy := slices.Concat(rejected("preparation_capacity"), rejected("executor_cleanup_unconfirmed"), rejected("resource_unavailable"))
 	req := h.mint("p")
 	in.send(req, wire.ExecutionPrepare{SessionID: in.sess, Configuration: hostileConfig(in.sess, "m3")},
 		check.HostileProbe{Action: check.HostilePrepareOtherConfig, ReplyID: req,
