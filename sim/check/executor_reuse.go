@@ -17,7 +17,9 @@ import (
 // one requiring existing history without naming it reuses only an
 // executor that holds some native session. Otherwise the daemon answers
 // configuration_conflict, native_session_conflict, history_unavailable, or
-// replaces the executor.
+// replaces the executor. A reuse does no native work: its first status is
+// ready at revision 1 with reused=true, and an executor an earlier prepare
+// created is never announced as new (reused=false).
 //
 // Judged from the wire only: the prepare delivered to the device (honest
 // or forged: the daemon acts on both), the status that names an executor
@@ -32,6 +34,7 @@ type reuseExec struct {
 	native  string // the native session it holds ("" none)
 	known   bool   // native is known: a Run started on a new root leaves it unknown until a done names it
 	run     string // the Run last started on it
+	by      string // the request that created it (device\x00conn\x00request)
 }
 
 type reuseState struct {
@@ -127,8 +130,18 @@ func (l *Ledger) reuseStatus(ev WireEvent, st wire.PreparationStatus) {
 	s.judged[k] = true
 	c := p.Configuration
 	if !st.Reused {
-		s.execs[xk] = &reuseExec{session: p.SessionID, config: reuseConfig(c), native: c.AgentSessionID, known: true}
+		if x := s.execs[xk]; x != nil && x.by != k {
+			// executor IDs are never reused within a daemon process
+			l.violate(ev.At, CheckExecutorReuse, "%s answered prepare %s with executor %s, which an earlier prepare created, but reused=false",
+				ev.From, ev.Frame.ID, st.ExecutorID)
+			return
+		}
+		s.execs[xk] = &reuseExec{session: p.SessionID, config: reuseConfig(c), native: c.AgentSessionID, known: true, by: k}
 		return
+	}
+	if st.State != wire.StateReady || st.Revision != 1 {
+		l.violate(ev.At, CheckExecutorReuse, "%s answered prepare %s by reusing executor %s with %s at revision %d; a reuse does no native work and answers ready at revision 1",
+			ev.From, ev.Frame.ID, st.ExecutorID, st.State, st.Revision)
 	}
 	x := s.execs[xk]
 	if x == nil {

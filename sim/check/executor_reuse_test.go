@@ -91,3 +91,35 @@ func checkOnly(l *Ledger, check string) []Violation {
 }
 
 func containsMsg(v Violation, sub string) bool { return strings.Contains(v.Message, sub) }
+
+// A reuse answers ready at revision 1 with reused=true; an executor an
+// earlier prepare created is never announced as new.
+func TestExecutorReuseIsAnnouncedAsSuch(t *testing.T) {
+	prep := func(l *Ledger, at int64, req string) {
+		l.Wire(wf(at, WireDelivered, 1, "core", "d1", req, wire.ExecutionPrepare{SessionID: "s1", Configuration: reuseConfigOf("m1", "", false)}))
+	}
+	for name, c := range map[string]struct {
+		st   wire.PreparationStatus
+		want string
+	}{
+		"reuse as ready at revision 1": {wire.PreparationStatus{ExecutorID: "ex-1", Reused: true, Handle: "h-2", Revision: 1, State: wire.StateReady}, ""},
+		"reuse that prepares first":    {wire.PreparationStatus{ExecutorID: "ex-1", Reused: true, Handle: "h-2", Revision: 1, State: wire.StatePreparing}, "with preparing at revision 1"},
+		"reuse announced as new":       {wire.PreparationStatus{ExecutorID: "ex-1", Handle: "h-2", Revision: 1, State: wire.StateReady}, "which an earlier prepare created, but reused=false"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			l := NewLedger()
+			prep(l, 1, "p-1")
+			l.Wire(wf(1, WireSent, 1, "d1", "core", "p-1", wire.PreparationStatus{ExecutorID: "ex-1", Handle: "h-1", Revision: 1, State: wire.StatePreparing}))
+			l.Wire(wf(2, WireSent, 1, "d1", "core", "p-1", wire.PreparationStatus{ExecutorID: "ex-1", Handle: "h-1", Revision: 2, State: wire.StateReleased}))
+			prep(l, 5, "p-2")
+			l.Wire(wf(5, WireSent, 1, "d1", "core", "p-2", c.st))
+			vs := checkOnly(l, CheckExecutorReuse)
+			switch {
+			case c.want == "" && len(vs) > 0:
+				t.Fatalf("unexpected violations:\n%s", Render(vs))
+			case c.want != "" && (len(vs) != 1 || !containsMsg(vs[0], c.want)):
+				t.Fatalf("want one violation containing %q, got:\n%s", c.want, Render(vs))
+			}
+		})
+	}
+}
