@@ -209,6 +209,8 @@
 //   - accepted_without_receipt: Core recorded an input accepted, or moved
 //     its cursor past it, before an accepting prompt_steer_ack naming that
 //     Run and input reached it (accepted_receipt.go).
+//   - usage_not_latest: a Turn ended with a usage other than the latest
+//     snapshot Core received for its Run (usage_latest.go).
 //   - executor_reuse: a prepare answered by a reused executor of another
 //     Session, prepared with another configuration, or whose native
 //     history does not fit the prepare's agent_session_id or

@@ -116,6 +116,7 @@ type Ledger struct {
 
 	core  coreState
 	reuse reuseState // executor_reuse.go
+	usage usageState // usage_latest.go
 	// acceptedReceipts are the run\x00input pairs an accepting receipt
 	// reached Core for (accepted_receipt.go); looked up, never ranged.
 	acceptedReceipts map[string]bool
@@ -176,6 +177,7 @@ func NewLedger() *Ledger {
 	l.limitMarks.init()
 	l.eviction.init()
 	l.reuse.init()
+	l.usage.init()
 	l.runEvents.init()
 	l.hostile.init()
 	l.ix.init()
@@ -196,6 +198,7 @@ func NewLedger() *Ledger {
 		honest(l.observeEviction),
 		l.observeReuse, // forged prepares reach the daemon too
 		l.observeAcceptedReceipts,
+		l.observeUsage,
 		honest(l.observeWorkspace),
 		l.observeHostile,
 		l.observeFencing, // honest traffic, and forged requests reaching a daemon

@@ -299,4 +299,5 @@ func (l *Ledger) TurnFinished(at int64, turn, run, state, code string) {
 	l.writtenTurnFinished(at, run, code)
 	l.runEventsFinished(at, turn, code)
 	l.cancelTurnFinished(at, run, code)
+	l.usageTurnEnded(at, run, code)
 }

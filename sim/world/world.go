@@ -298,7 +298,7 @@ var checkNames = append([]string{
 	check.CheckRunStartedTwice, check.CheckInputDeliveredTwice, check.CheckAcceptedWithoutTruth,
 	check.CheckAcceptedWithoutReceipt, check.CheckFabricatedTerminal, check.CheckCancelOverridden, check.CheckHandleReuse,
 	check.CheckStaleRevision, check.CheckCapability, check.CheckCapacity, check.CheckDurableFacts,
-	check.CheckUsageAdded, check.CheckHostileRefusal, check.CheckHostileEffect, check.CheckHostileConnection,
+	check.CheckUsageAdded, check.CheckUsageLatest, check.CheckHostileRefusal, check.CheckHostileEffect, check.CheckHostileConnection,
 	checkWire,
 	check.CheckPrepareConfiguration, check.CheckNativeHistory, check.CheckRefusalCode,
 	check.CheckDoneBeforeReceipt, check.CheckPublishedBeforeSettled, check.CheckHeartbeatSnapshot,

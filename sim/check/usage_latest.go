@@ -1,0 +1,77 @@
+package check
+
+import "github.com/turnstile-sim/turnstile/wire"
+
+// CheckUsageLatest names the replacement rule of usage: every usage
+// snapshot is complete and cumulative, so the one that counts is the
+// latest. When a Turn ends, the usage Core keeps for its Run is the last
+// snapshot that reached Core for that Run before the end: a usage event,
+// done's usage, or the usage of an applied cancel's outcome. A Turn that
+// failed event_persistence_failed ended on an event Core could not store,
+// which may be that snapshot: it is not judged. Judged from
+// the frames Core received (including copies a hostile proxy forged: Core
+// acts on them) and Core's store, after the instant the Turn ended (the
+// store records the end and the usage in one write).
+const CheckUsageLatest = "usage_not_latest"
+
+type usageState struct {
+	received map[string]UsageSnapshot // run: the latest snapshot that reached Core
+	stored   map[string]UsageSnapshot // run: the latest snapshot Core stored
+	ended    map[string]bool          // run: its Turn ended
+}
+
+func (s *usageState) init() {
+	s.received = map[string]UsageSnapshot{}
+	s.stored = map[string]UsageSnapshot{}
+	s.ended = map[string]bool{}
+}
+
+// observeUsage is the wire observer of CheckUsageLatest.
+func (l *Ledger) observeUsage(ev WireEvent) {
+	if ev.Kind != WireDelivered || ev.To != CoreNode || !ev.HasFrame() || l.usage.ended[ev.Frame.ID] {
+		return
+	}
+	var u *wire.Usage
+	switch p := ev.Frame.Payload.(type) {
+	case wire.UsageUpdate:
+		u = &p.Usage
+	case wire.Done:
+		u = p.Usage
+	case wire.InteractionDecisionAck:
+		if p.Applied && p.Outcome != nil {
+			u = p.Outcome.Usage
+		}
+	}
+	if u != nil {
+		l.usage.received[ev.Frame.ID] = UsageFromWire(u)
+	}
+}
+
+// usageTurnEnded judges run's usage once the instant its Turn ended is
+// over.
+func (l *Ledger) usageTurnEnded(at int64, run, code string) {
+	if run == "" || l.usage.ended[run] {
+		return
+	}
+	l.usage.ended[run] = true
+	if code == codeEventPersistenceFailed {
+		return
+	}
+	l.arm(at, func() {
+		last, ok := l.usage.received[run]
+		if !ok {
+			return
+		}
+		if got, stored := l.usage.stored[run]; !stored || got != last {
+			l.violate(at, CheckUsageLatest, "the Turn of run %s ended with usage %s, but the latest snapshot Core received for it is %s",
+				run, l.usage.describeStored(run), last)
+		}
+	})
+}
+
+func (s *usageState) describeStored(run string) string {
+	if u, ok := s.stored[run]; ok {
+		return u.String()
+	}
+	return "none"
+}
