@@ -15,6 +15,8 @@ import (
 // cancel_unconfirmed at exactly that instant. Before it, Core may record
 // cancel_unconfirmed only after a cancel_failed receipt, or once it learned
 // that the connection carrying the cancel closed (the effect is unknown).
+// A Core that crashes while a cancel awaits its receipt finishes that turn
+// cancel_unconfirmed when it restarts, never with another code.
 
 // codeCancelUnconfirmed is Core's documented error code of a cancel with
 // no confirmation in time.
@@ -32,6 +34,9 @@ type cancelWait struct {
 	excusedAt    int64
 	finishedAt   int64 // -1 while the turn is not terminal
 	finishedCode string
+	// crashedAt: Core crashed while the cancel awaited its receipt (0:
+	// not); its restart must finish the turn cancel_unconfirmed.
+	crashedAt int64
 }
 
 type cancelState struct {
@@ -94,12 +99,28 @@ func (l *Ledger) cancelsExcuseAll(at int64, why string) {
 	}
 }
 
+// cancelsCoreCrashed: a cancel still awaiting its receipt when Core
+// crashed has an unknown effect; the restarted Core finishes its turn
+// cancel_unconfirmed (the cancel owns the terminal result).
+func (l *Ledger) cancelsCoreCrashed(at int64) {
+	for _, w := range l.timing.cancels.all {
+		if !w.receipt && !w.failedEarly && w.finishedAt < 0 && w.crashedAt == 0 {
+			w.crashedAt = at
+		}
+	}
+}
+
 func (l *Ledger) cancelTurnFinished(at int64, run, code string) {
 	w := l.timing.cancels.byRun[run]
 	if w == nil || w.finishedAt >= 0 {
 		return
 	}
 	w.finishedAt, w.finishedCode = at, code
+	if w.crashedAt > 0 && code != codeCancelUnconfirmed {
+		l.violate(at, CheckTimingCancelConfirm, "Core crashed at %s while the cancel of run %s awaited its receipt, and its restart finished the turn %q, want %s",
+			vtime(w.crashedAt), run, code, codeCancelUnconfirmed)
+		return
+	}
 	if code != codeCancelUnconfirmed || at >= w.deadline || w.failedEarly {
 		return
 	}

@@ -77,3 +77,17 @@ func TestCancelConfirmationStaleReceiptDoesNotDecide(t *testing.T) {
 	tick(l, 17*time.Second)
 	wantViolation(t, l, CheckTimingCancelConfirm, "no cancel receipt")
 }
+
+func TestCancelPendingAtACoreCrashEndsUnconfirmed(t *testing.T) {
+	for code, bad := range map[string]bool{"cancel_unconfirmed": false, "event_stream_incomplete": true} {
+		l := cancelSent()
+		l.NodeCrashed(ns(5*time.Second), "core")
+		l.TurnFinished(ns(6*time.Second), "t1", "r1", TurnFailed, code)
+		tick(l, 30*time.Second)
+		if bad {
+			wantViolation(t, l, CheckTimingCancelConfirm, `its restart finished the turn "event_stream_incomplete", want cancel_unconfirmed`)
+		} else {
+			wantClean(t, l)
+		}
+	}
+}

@@ -274,6 +274,7 @@ func (l *Ledger) NodeCrashed(at int64, node string) {
 	why := "process crashed"
 	if node == coreNode {
 		l.writtenExcuseAll(at, why)
+		l.cancelsCoreCrashed(at)
 		l.cancelsExcuseAll(at, why)
 		l.connsCoreCrashed()
 		l.fencingCoreDown()
