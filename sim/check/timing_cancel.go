@@ -16,7 +16,9 @@ import (
 // cancel_unconfirmed only after a cancel_failed receipt, or once it learned
 // that the connection carrying the cancel closed (the effect is unknown).
 // A Core that crashes while a cancel awaits its receipt finishes that turn
-// cancel_unconfirmed when it restarts, never with another code.
+// cancel_unconfirmed when it restarts, and a cancel_failed receipt ends it
+// cancel_unconfirmed too (done before it changes nothing), never with
+// another code.
 
 // codeCancelUnconfirmed is Core's documented error code of a cancel with
 // no confirmation in time.
@@ -116,6 +118,11 @@ func (l *Ledger) cancelTurnFinished(at int64, run, code string) {
 		return
 	}
 	w.finishedAt, w.finishedCode = at, code
+	if w.failedEarly && code != codeCancelUnconfirmed {
+		l.violate(at, CheckTimingCancelConfirm, "a cancel_failed receipt for run %s reached Core, and Core finished the turn %q, want %s (the cancel owns the result, even after done)",
+			run, code, codeCancelUnconfirmed)
+		return
+	}
 	if w.crashedAt > 0 && code != codeCancelUnconfirmed {
 		l.violate(at, CheckTimingCancelConfirm, "Core crashed at %s while the cancel of run %s awaited its receipt, and its restart finished the turn %q, want %s",
 			vtime(w.crashedAt), run, code, codeCancelUnconfirmed)

@@ -91,3 +91,12 @@ func TestCancelPendingAtACoreCrashEndsUnconfirmed(t *testing.T) {
 		}
 	}
 }
+
+func TestCancelFailedEndsUnconfirmedEvenAfterDone(t *testing.T) {
+	l := cancelSent()
+	l.Wire(wev(WireDelivered, 4*time.Second, 1, "d1", "core", "r1", wire.Done{}))
+	l.Wire(wev(WireDelivered, 5*time.Second, 1, "d1", "core", "r1", wire.InteractionDecisionAck{DeliveryID: "cancel:r1:2", ErrorCode: wire.CancelFailed}))
+	l.TurnFinished(ns(5*time.Second), "t1", "r1", TurnCompleted, "")
+	tick(l, 30*time.Second)
+	wantViolation(t, l, CheckTimingCancelConfirm, `a cancel_failed receipt for run r1 reached Core, and Core finished the turn ""`)
+}
