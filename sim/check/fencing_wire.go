@@ -48,6 +48,7 @@ type fencingState struct {
 	// the daemon there and not yet answered (forged copies included).
 	reached map[string][]fenceRequest
 	events  int
+	busy    fenceBusy // fencing_busy.go
 }
 
 func (s *fencingState) init() {
@@ -74,6 +75,7 @@ func (l *Ledger) observeFencing(ev WireEvent) {
 	s.events++
 	if ev.Kind == WireClosed && ev.To == coreNodeID {
 		l.fencingConnClosed(ev.Conn)
+		l.fencingBusyConnClosed(ev.Conn)
 		return
 	}
 	if !ev.HasFrame() {
@@ -149,6 +151,7 @@ func (l *Ledger) fencingDeviceSent(ev WireEvent) {
 			}
 		}
 	case wire.RuntimePrepareResult:
+		l.fencingTransferResult(ev, p)
 		if p.Outcome != wire.OutcomeReady {
 			return
 		}
@@ -217,6 +220,7 @@ func (l *Ledger) fencingReply(ev WireEvent, quiesce bool, env, suspend string, a
 		return
 	}
 	if quiesce {
+		l.judgeQuiesceAccepted(ev, suspend)
 		if _, already := s.fenced[ev.From]; !already {
 			s.fencedSince[ev.From] = s.events
 		}
@@ -224,6 +228,7 @@ func (l *Ledger) fencingReply(ev WireEvent, quiesce bool, env, suspend string, a
 		l.reach(MarkQuiesceAccepted)
 		return
 	}
+	l.judgeResumeAccepted(ev, suspend)
 	if s.fenced[ev.From] == suspend {
 		delete(s.fenced, ev.From)
 		delete(s.fencedSince, ev.From)
@@ -295,6 +300,8 @@ func (l *Ledger) fencingNodeDown(node string) {
 // transfer checks.
 func EnvironmentChecks() []string {
 	return []string{"fencing_reply", "fencing_in_flight", "fencing_quiesced_work", "fencing_double_resume",
+		"fencing_quiesce_busy", "fencing_resume_other",
 		"transfer_in_flight", "transfer_replayed", "transfer_result", "transfer_installed_without_digest",
+		"transfer_incomplete_installed", "transfer_install_outcome",
 		"timing_transfer_exchange"}
 }

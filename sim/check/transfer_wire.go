@@ -36,6 +36,7 @@ type transferState struct {
 	conns     map[string]uint64        // transfer ID → the connection Core used
 	awaiting  map[uint64]string        // connection → transfer whose step awaits Core's result
 	installed map[string]bool          // device/transfer ID → installed by the Harness
+	outcomes  map[string]installRec    // device/transfer ID → the installer's outcome (transfer_install.go)
 }
 
 func (s *transferState) init() {
@@ -139,6 +140,9 @@ func (l *Ledger) transferDeviceSent(ev WireEvent, r wire.RuntimePrepareResult) {
 	}
 	if err := r.ValidateAgainst(st.expect, offset, st.total); err != nil {
 		l.violate(ev.At, "transfer_result", "%s answers transfer %s awaiting %s: %v", ev.From, ev.Frame.ID, st.expect, err)
+	}
+	if st.expect == wire.OutcomeCompleted {
+		l.judgeInstallOutcome(ev, r)
 	}
 	switch {
 	case r.Outcome == wire.OutcomeCompleted && st.body:

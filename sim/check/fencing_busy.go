@@ -1,0 +1,76 @@
+package check
+
+import "github.com/turnstile-sim/turnstile/wire"
+
+// Suspension fencing oracles on what a quiesce or resume may cut or lift
+// (wire-reference §3.12; the seeds' 暂停 fencing written out again), from
+// the wire and the Harness's live turns:
+//
+//   - fencing_quiesce_busy: a daemon accepts a quiesce (other than a
+//     repeat of the one that fenced it) only when nothing is active: no
+//     runtime_prepare transfer it answered ready on that connection and
+//     has not ended, no admission it granted and has not ended, and no
+//     native turn of a Run it started still live at its Harness. Active
+//     work is refused resource_busy.
+//   - fencing_resume_other: a daemon fenced by one suspension accepts no
+//     environment_resume naming another: only the quiescing suspend_id
+//     lifts the fence.
+
+// fenceBusy is the wire's view of each connection's open transfers.
+type fenceBusy struct {
+	open map[uint64]map[string]bool // connection → transfer IDs answered ready, not ended
+}
+
+// fencingTransferResult follows a daemon's runtime_prepare_result: ready
+// opens the transfer on its connection, a terminal outcome ends it.
+func (l *Ledger) fencingTransferResult(ev WireEvent, r wire.RuntimePrepareResult) {
+	b := &l.fencing.busy
+	switch r.Outcome {
+	case wire.OutcomeReady:
+		if b.open == nil {
+			b.open = map[uint64]map[string]bool{}
+		}
+		if b.open[ev.Conn] == nil {
+			b.open[ev.Conn] = map[string]bool{}
+		}
+		b.open[ev.Conn][ev.Frame.ID] = true
+	case wire.OutcomeReceived:
+	default:
+		delete(b.open[ev.Conn], ev.Frame.ID)
+	}
+}
+
+// fencingBusyConnClosed: a connection's transfers ended with it (an
+// outstanding installation may still run: not counted, so never a false
+// alarm).
+func (l *Ledger) fencingBusyConnClosed(conn uint64) { delete(l.fencing.busy.open, conn) }
+
+// judgeQuiesceAccepted: at an accepted quiesce that fences the daemon
+// anew, nothing may be active.
+func (l *Ledger) judgeQuiesceAccepted(ev WireEvent, suspend string) {
+	s := &l.fencing
+	if cur, fenced := s.fenced[ev.From]; fenced && cur == suspend {
+		return // a repeat of the quiesce that fenced it
+	}
+	if n := len(s.busy.open[ev.Conn]); n > 0 {
+		l.violate(ev.At, "fencing_quiesce_busy", "%s accepts quiesce %s with %d runtime_prepare transfers open on %s",
+			ev.From, suspend, n, connKey(ev.Conn))
+		return
+	}
+	for _, k := range l.frames.admissionOrder {
+		if a := l.frames.admissions[k]; a.device == ev.From && l.active(a) {
+			l.violate(ev.At, "fencing_quiesce_busy", "%s accepts quiesce %s while admission %s (run %q) is active",
+				ev.From, suspend, k, a.run)
+			return
+		}
+	}
+}
+
+// judgeResumeAccepted: a fenced daemon lifts its fence only for the
+// quiescing suspension.
+func (l *Ledger) judgeResumeAccepted(ev WireEvent, suspend string) {
+	if cur, fenced := l.fencing.fenced[ev.From]; fenced && cur != suspend {
+		l.violate(ev.At, "fencing_resume_other", "%s, fenced by %s, accepts resume %s", ev.From, cur, suspend)
+		l.fencing.fenced[ev.From] = suspend // judged once
+	}
+}
