@@ -1,6 +1,10 @@
 package check
 
-import "github.com/turnstile-sim/turnstile/wire"
+import (
+	"fmt"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
 
 // Suspension fencing oracles on what a quiesce or resume may cut or lift
 // (wire-reference §3.12; the seeds' 暂停 fencing written out again), from
@@ -38,6 +42,23 @@ func (l *Ledger) fencingTransferResult(ev WireEvent, r wire.RuntimePrepareResult
 	default:
 		delete(b.open[ev.Conn], ev.Frame.ID)
 	}
+	if _, fenced := l.fencing.fenced[ev.From]; fenced && r.Outcome == wire.OutcomeRejected && r.ErrorCode == wire.TransferResourceUnavail {
+		l.reach(MarkQuiescedWorkRefused)
+	}
+}
+
+// fencingForgedArrival notes a forged runtime_prepare begin reaching a
+// daemon (a peer racing Core's resume): new work like Core's own, judged
+// by fencing_quiesced_work when it first arrives.
+func (l *Ledger) fencingForgedArrival(ev WireEvent) {
+	p, ok := ev.Frame.Payload.(wire.RuntimePrepare)
+	if !ok || p.Step != wire.StepBegin {
+		return
+	}
+	k := ev.To + "/x/" + ev.Frame.ID
+	if _, seen := l.fencing.arrived[k]; !seen {
+		l.fencing.arrived[k] = l.fencing.events
+	}
 }
 
 // fencingBusyConnClosed: a connection's transfers ended with it (an
@@ -45,24 +66,36 @@ func (l *Ledger) fencingTransferResult(ev WireEvent, r wire.RuntimePrepareResult
 // alarm).
 func (l *Ledger) fencingBusyConnClosed(conn uint64) { delete(l.fencing.busy.open, conn) }
 
+// busyWork names the work the wire shows active on a daemon answering on
+// conn, or "" when it shows none.
+func (l *Ledger) busyWork(device string, conn uint64) string {
+	if n := len(l.fencing.busy.open[conn]); n > 0 {
+		return fmt.Sprintf("%d runtime_prepare transfers open on %s", n, connKey(conn))
+	}
+	for _, k := range l.frames.admissionOrder {
+		if a := l.frames.admissions[k]; a.device == device && l.active(a) {
+			return fmt.Sprintf("admission %s (run %q) active", k, a.run)
+		}
+	}
+	return ""
+}
+
 // judgeQuiesceAccepted: at an accepted quiesce that fences the daemon
 // anew, nothing may be active.
 func (l *Ledger) judgeQuiesceAccepted(ev WireEvent, suspend string) {
-	s := &l.fencing
-	if cur, fenced := s.fenced[ev.From]; fenced && cur == suspend {
+	if cur, fenced := l.fencing.fenced[ev.From]; fenced && cur == suspend {
 		return // a repeat of the quiesce that fenced it
 	}
-	if n := len(s.busy.open[ev.Conn]); n > 0 {
-		l.violate(ev.At, "fencing_quiesce_busy", "%s accepts quiesce %s with %d runtime_prepare transfers open on %s",
-			ev.From, suspend, n, connKey(ev.Conn))
-		return
+	if busy := l.busyWork(ev.From, ev.Conn); busy != "" {
+		l.violate(ev.At, "fencing_quiesce_busy", "%s accepts quiesce %s with %s", ev.From, suspend, busy)
 	}
-	for _, k := range l.frames.admissionOrder {
-		if a := l.frames.admissions[k]; a.device == ev.From && l.active(a) {
-			l.violate(ev.At, "fencing_quiesce_busy", "%s accepts quiesce %s while admission %s (run %q) is active",
-				ev.From, suspend, k, a.run)
-			return
-		}
+}
+
+// quiesceRefusedMark: a refusal while the wire shows work active is the
+// rule at work.
+func (l *Ledger) quiesceRefusedMark(ev WireEvent) {
+	if l.busyWork(ev.From, ev.Conn) != "" {
+		l.reach(MarkQuiesceBusyRefused)
 	}
 }
 

@@ -29,6 +29,7 @@ const (
 
 type fenceRequest struct {
 	quiesce      bool
+	forged       bool // reached the daemon as a forged frame
 	env, suspend string
 	conn         uint64
 	device       string
@@ -69,6 +70,8 @@ func (l *Ledger) observeFencing(ev WireEvent) {
 	if ev.Hostile() {
 		if ev.Forged && ev.Kind == WireDelivered && ev.From == coreNodeID && ev.To != RogueNode && ev.HasFrame() {
 			l.fencingReached(ev) // the honest daemon answers what reached it
+			l.fencingForgedArrival(ev)
+			l.transferForgedCommit(ev)
 		}
 		return
 	}
@@ -167,7 +170,7 @@ func (l *Ledger) fencingDeviceSent(ev WireEvent) {
 // arrived: the daemon's reply is judged against it.
 func (l *Ledger) fencingReached(ev WireEvent) {
 	s := &l.fencing
-	req := fenceRequest{conn: ev.Conn, device: ev.To}
+	req := fenceRequest{conn: ev.Conn, device: ev.To, forged: ev.Forged}
 	switch p := ev.Frame.Payload.(type) {
 	case wire.EnvironmentQuiesce:
 		req.quiesce, req.env, req.suspend = true, p.EnvironmentID, p.SuspendID
@@ -216,6 +219,9 @@ func (l *Ledger) fencingReply(ev WireEvent, quiesce bool, env, suspend string, a
 	if !accepted {
 		if quiesce {
 			l.reach(MarkQuiesceRefused)
+			l.quiesceRefusedMark(ev)
+		} else if _, fenced := s.fenced[ev.From]; fenced && req.forged && s.fenced[ev.From] != suspend {
+			l.reach(MarkStrayResumeRefused)
 		}
 		return
 	}
@@ -267,10 +273,15 @@ func (l *Ledger) fencingConnClosed(conn uint64) {
 	if s.requests == nil {
 		return
 	}
-	for id, r := range s.requests { //tidy:sorted deletes only
+	lost := false
+	for id, r := range s.requests { //tidy:sorted deletes only, and an order-free flag
 		if r.conn == conn {
+			lost = lost || r.quiesce
 			delete(s.requests, id)
 		}
+	}
+	if lost {
+		l.reach(MarkQuiesceReplyLost)
 	}
 	delete(s.inFlight, conn)
 }

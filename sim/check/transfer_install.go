@@ -90,3 +90,29 @@ func (l *Ledger) judgeInstallOutcome(ev WireEvent, r wire.RuntimePrepareResult) 
 		bad("its installer installed it")
 	}
 }
+
+// transferForgedCommit notes a forged commit reaching a daemon: its
+// refusal (invalid_request, the transfer not fully staged) is marked.
+func (l *Ledger) transferForgedCommit(ev WireEvent) {
+	p, ok := ev.Frame.Payload.(wire.RuntimePrepare)
+	if !ok || p.Step != wire.StepCommit {
+		return
+	}
+	s := &l.transfers
+	if s.byID == nil {
+		s.init()
+	}
+	if s.forgedCommits == nil {
+		s.forgedCommits = map[string]bool{}
+	}
+	s.forgedCommits[connKey(ev.Conn)+"/"+ev.Frame.ID] = true
+}
+
+// earlyCommitAnswered marks the refusal of a forged early commit.
+func (l *Ledger) earlyCommitAnswered(ev WireEvent, r wire.RuntimePrepareResult) {
+	k := connKey(ev.Conn) + "/" + ev.Frame.ID
+	if l.transfers.forgedCommits[k] && r.Outcome == wire.OutcomeRejected && r.ErrorCode == wire.TransferInvalidRequest {
+		delete(l.transfers.forgedCommits, k)
+		l.reach(MarkTransferEarlyCommitRefused)
+	}
+}

@@ -37,6 +37,8 @@ type transferState struct {
 	awaiting  map[uint64]string        // connection → transfer whose step awaits Core's result
 	installed map[string]bool          // device/transfer ID → installed by the Harness
 	outcomes  map[string]installRec    // device/transfer ID → the installer's outcome (transfer_install.go)
+	// forgedCommits: connection/transfer ID of forged commits that reached a daemon
+	forgedCommits map[string]bool
 }
 
 func (s *transferState) init() {
@@ -130,6 +132,7 @@ func (l *Ledger) transferCoreSent(ev WireEvent, p wire.RuntimePrepare) {
 func (l *Ledger) transferDeviceSent(ev WireEvent, r wire.RuntimePrepareResult) {
 	s := &l.transfers
 	st := s.byID[ev.Frame.ID]
+	l.earlyCommitAnswered(ev, r)
 	if st == nil || st.conn != ev.Conn || st.answered {
 		return // a refusal of a step we did not follow (a rogue's, or a late one)
 	}

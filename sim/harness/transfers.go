@@ -90,7 +90,11 @@ func (h *Harness) install(now time.Time, c daemon.CallID, op daemon.InstallTrans
 	case wire.PrepareActionInitialize:
 		res, d = h.runCommand(hd.Initialization, d)
 	}
-	h.after(now, d, func(now time.Time) {
+	hang := false
+	if hd.Action == wire.PrepareActionInitialize && hd.Initialization != nil && hd.Initialization.Action == "setup" {
+		res, d, hang = h.setupFault(res, d)
+	}
+	answer := func(now time.Time) {
 		if tr, ok := h.dev.Recorder.(TransferRecorder); ok {
 			tr.TransferInstalled(at(now), string(h.dev.ID), op.Transfer, hd.Action, res.Outcome == daemon.InstallCompleted)
 		}
@@ -105,7 +109,12 @@ func (h *Harness) install(now time.Time, c daemon.CallID, op daemon.InstallTrans
 			ir.TransferInstallOutcome(at(now), string(h.dev.ID), op.Transfer, outcome, res.ExitCode, body, int64(staged), hd.SizeBytes)
 		}
 		h.result(now, c, res)
-	})
+	}
+	if hang {
+		h.hung = append(h.hung, answer)
+		return
+	}
+	h.after(now, d, answer)
 }
 
 func (h *Harness) runCommand(in *wire.Initialization, d time.Duration) (daemon.InstallResult, time.Duration) {

@@ -42,6 +42,7 @@ func worldKinds() []sim.FaultKind {
 		out = append(out, k.kind)
 	}
 	out = append(out, interactionWorldKinds()...)
+	out = append(out, environmentWorldKinds()...)
 	return append(out, harness.Kinds()...)
 }
 
@@ -63,6 +64,7 @@ func (u *universe) registerFaults() {
 		u.w.RegisterFault(sim.FaultSpec{Kind: k.kind, ForMin: k.min, ForMax: k.max}, u.handler(k))
 	}
 	u.registerInteractionFaults()
+	u.registerEnvironmentFaults()
 	harness.Register(u.w, u.devices)
 }
 

@@ -53,7 +53,13 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkTransferCompleted:          {},
 	check.MarkTransferDigestRejected:     {},
 	check.MarkTransferSetupFailed:        {},
-	check.MarkTransferLostWithConnection: {sim.FaultConnLoss},
+	check.MarkTransferLostWithConnection: {sim.FaultConnLoss, harness.PrepareReceiptLost, harness.PrepareConnLost},
+	// faults_environment.go and harness/prepare_faults.go
+	check.MarkQuiesceReplyLost:           {harness.QuiesceReplyLost},
+	check.MarkStrayResumeRefused:         {kStrayResume.kind},
+	check.MarkQuiescedWorkRefused:        {kWorkRacesResume.kind},
+	check.MarkTransferEarlyCommitRefused: {kEarlyCommit.kind},
+	check.MarkQuiesceBusyRefused:         {},
 	check.MarkMCPBearerDelivered:         {}, // workload_mcp.go draws the servers
 }
 

@@ -39,8 +39,9 @@ type workload struct {
 	terminalCount                      int           // turns known terminal
 	env                                *wEnvironment // workload_environment.go
 	out                                *[]sim.Effect
-	ans                                *wAnswers // interaction answers (interaction.go)
-	mcp                                *wMCP     // MCP servers and their tokens (workload_mcp.go)
+	ans                                *wAnswers  // interaction answers (interaction.go)
+	mcp                                *wMCP      // MCP servers and their tokens (workload_mcp.go)
+	defs                               *rand.Rand // Environment definitions (workload_definition.go)
 }
 
 type wSession struct {
@@ -198,6 +199,7 @@ func (wl *workload) drawAgent(i int) (core.AgentConfig, bool) {
 	}
 	a.TextVerbosity = []string{"", core.VerbosityLow, core.VerbosityHigh}[r.IntN(3)]
 	wl.drawMCP(&a, i)
+	wl.drawDefinition(&a, i)
 	return a, r.IntN(4) == 0
 }
 
