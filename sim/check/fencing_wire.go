@@ -145,6 +145,7 @@ func (l *Ledger) fencingDeviceSent(ev WireEvent) {
 	case wire.EnvironmentResumed:
 		l.fencingReply(ev, false, p.EnvironmentID, p.SuspendID, p.Accepted, p.ErrorCode)
 	case wire.PreparationStatus:
+		l.installHoldMark(ev, p)
 		if p.State == wire.StateRejected {
 			return
 		}
@@ -313,6 +314,6 @@ func EnvironmentChecks() []string {
 	return []string{"fencing_reply", "fencing_in_flight", "fencing_quiesced_work", "fencing_double_resume",
 		"fencing_quiesce_busy", "fencing_resume_other",
 		"transfer_in_flight", "transfer_replayed", "transfer_result", "transfer_installed_without_digest",
-		"transfer_incomplete_installed", "transfer_install_outcome",
+		"transfer_incomplete_installed", "transfer_install_outcome", "prepare_during_install",
 		"timing_transfer_exchange"}
 }

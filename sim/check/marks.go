@@ -38,6 +38,7 @@ const (
 	MarkQuiescedWorkRefused        Mark = "quiesced_work_refused"         // a fenced daemon refused a runtime_prepare begin racing its resume
 	MarkTransferEarlyCommitRefused Mark = "transfer_early_commit_refused" // a commit ahead of the last chunk refused invalid_request
 	MarkSetupHungPastExchange      Mark = "setup_hung_past_exchange"      // a setup step's answer came after Core's 195 s exchange ended
+	MarkPrepareHeldForInstall      Mark = "prepare_held_for_install"      // a new preparation answered preparing while an installation ran
 	MarkQuiesceBusyRefused         Mark = "quiesce_busy_refused"          // a quiesce refused while the wire showed work active
 
 	// Hostile peers (the refusals themselves are HostileMark(action)).
@@ -255,6 +256,6 @@ func (t *MarkTally) String() string {
 var environmentExpectedMarks = []Mark{
 	MarkQuiesceAccepted, MarkQuiesceRefused, MarkResumeAccepted,
 	MarkQuiesceReplyLost, MarkStrayResumeRefused, MarkQuiescedWorkRefused, MarkTransferEarlyCommitRefused,
-	MarkQuiesceBusyRefused,
+	MarkQuiesceBusyRefused, MarkPrepareHeldForInstall,
 	MarkTransferCompleted, MarkTransferDigestRejected, MarkTransferLostWithConnection, MarkTransferSetupFailed,
 }

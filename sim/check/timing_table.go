@@ -275,6 +275,7 @@ func (l *Ledger) NodeCrashed(at int64, node string) {
 		return
 	}
 	l.fencingNodeDown(node)
+	l.installsNodeDown(node)
 	l.heartbeatsNodeDown(node)
 	l.writesNodeDown(node, why)
 	l.admissionsNodeDown(node, why)

@@ -21,6 +21,10 @@ import (
 //     failed runtime_preparation_failed with the setup command's exit code
 //     after a failed command; no mismatch or exit code the installer never
 //     reported, no completion the installer never confirmed.
+//   - prepare_during_install: the Harness receives no native Prepare
+//     while an installation it was handed on that device is unanswered:
+//     a factory receives capabilities only once the snapshot is loaded
+//     (the daemon holds the preparation, answering preparing).
 
 // Installer outcomes the simulated Harness reports.
 const (
@@ -47,6 +51,7 @@ func (l *Ledger) TransferInstallOutcome(at int64, device, transfer, outcome stri
 		s.outcomes = map[string]installRec{}
 	}
 	_, id, _ := strings.Cut(transfer, "/")
+	delete(s.installing[device], transfer)
 	s.outcomes[device+"/"+id] = installRec{outcome: outcome, exit: exit}
 	if outcome == InstallOutcomeCompleted {
 		s.installed[device+"/"+id] = true
@@ -114,5 +119,38 @@ func (l *Ledger) earlyCommitAnswered(ev WireEvent, r wire.RuntimePrepareResult) 
 	if l.transfers.forgedCommits[k] && r.Outcome == wire.OutcomeRejected && r.ErrorCode == wire.TransferInvalidRequest {
 		delete(l.transfers.forgedCommits, k)
 		l.reach(MarkTransferEarlyCommitRefused)
+	}
+}
+
+// InstallBegan records the simulated installer being handed transfer on
+// device (answered by TransferInstallOutcome).
+func (l *Ledger) InstallBegan(at int64, device, transfer string) {
+	s := &l.transfers
+	if s.installing == nil {
+		s.installing = map[string]map[string]bool{}
+	}
+	if s.installing[device] == nil {
+		s.installing[device] = map[string]bool{}
+	}
+	s.installing[device][transfer] = true
+}
+
+// NativePrepareCalled records the Harness receiving a native Prepare.
+func (l *Ledger) NativePrepareCalled(at int64, device, executor string) {
+	if n := len(l.transfers.installing[device]); n > 0 {
+		l.violate(at, "prepare_during_install", "%s's Harness receives the Prepare of %s while %d installations are unanswered",
+			device, executor, n)
+	}
+}
+
+// installsNodeDown: a crashed daemon's installations are never answered
+// to it.
+func (l *Ledger) installsNodeDown(node string) { delete(l.transfers.installing, node) }
+
+// installHoldMark marks a new preparation a daemon answered preparing
+// while one of its installations was unanswered: the hold at work.
+func (l *Ledger) installHoldMark(ev WireEvent, st wire.PreparationStatus) {
+	if st.State == wire.StatePreparing && st.Revision == 1 && len(l.transfers.installing[ev.From]) > 0 {
+		l.reach(MarkPrepareHeldForInstall)
 	}
 }

@@ -81,3 +81,21 @@ func TestInstallOutcomeOracleCatchesAnIncompleteTransferInstalled(t *testing.T) 
 		t.Fatalf("violations: %v", vs)
 	}
 }
+
+func TestPrepareDuringInstallOracle(t *testing.T) {
+	l, _ := newFeed()
+	l.InstallBegan(1, "d1", "g1/"+xferID)
+	l.NativePrepareCalled(2, "d2", "ex-1") // another device
+	if vs := checksNamed(l.AfterStep(2), "prepare_during_install"); len(vs) != 0 {
+		t.Fatalf("violations: %v", vs)
+	}
+	l.NativePrepareCalled(3, "d1", "ex-2")
+	if vs := checksNamed(l.AfterStep(3), "prepare_during_install"); len(vs) != 1 {
+		t.Fatalf("violations: %v", vs)
+	}
+	l.TransferInstallOutcome(4, "d1", "g1/"+xferID, InstallOutcomeCompleted, 0, false, 0, 0)
+	l.NativePrepareCalled(5, "d1", "ex-3")
+	if vs := checksNamed(l.AfterStep(5), "prepare_during_install"); len(vs) != 0 {
+		t.Fatalf("after the answer: %v", vs)
+	}
+}

@@ -39,6 +39,8 @@ type transferState struct {
 	outcomes  map[string]installRec    // device/transfer ID → the installer's outcome (transfer_install.go)
 	// forgedCommits: connection/transfer ID of forged commits that reached a daemon
 	forgedCommits map[string]bool
+	// installing: device → installer identities handed to its installer, unanswered
+	installing map[string]map[string]bool
 }
 
 func (s *transferState) init() {

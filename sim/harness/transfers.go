@@ -30,8 +30,19 @@ type TransferRecorder interface {
 // TransferInstallOutcome reports what the installer found when it was
 // handed a transfer — its outcome (completed, mismatch, failed), the setup
 // command's exit code, and for a body the staged and declared sizes.
+// InstallBegan reports the installer being handed a transfer (before its
+// answer), NativePrepareCalled a native Prepare reaching the Harness.
 type InstallRecorder interface {
 	TransferInstallOutcome(at int64, device, transfer, outcome string, exit int, hasBody bool, staged, declared int64)
+	InstallBegan(at int64, device, transfer string)
+	NativePrepareCalled(at int64, device, executor string)
+}
+
+// notePrepare reports a native Prepare to an InstallRecorder.
+func (h *Harness) notePrepare(now time.Time, op daemon.Prepare) {
+	if ir, ok := h.dev.Recorder.(InstallRecorder); ok {
+		ir.NativePrepareCalled(at(now), string(h.dev.ID), op.Executor)
+	}
 }
 
 // Installer outcomes InstallRecorder reports.
@@ -75,6 +86,9 @@ func (h *Harness) discard(now time.Time, c daemon.CallID, op daemon.DiscardTrans
 
 func (h *Harness) install(now time.Time, c daemon.CallID, op daemon.InstallTransfer) {
 	hd := op.Header
+	if ir, ok := h.dev.Recorder.(InstallRecorder); ok {
+		ir.InstallBegan(at(now), string(h.dev.ID), op.Transfer)
+	}
 	res, d := daemon.InstallResult{Outcome: daemon.InstallCompleted}, h.latency()
 	body, staged := false, 0
 	switch hd.Action {

@@ -60,6 +60,7 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkQuiescedWorkRefused:        {kWorkRacesResume.kind},
 	check.MarkTransferEarlyCommitRefused: {kEarlyCommit.kind},
 	check.MarkQuiesceBusyRefused:         {},
+	check.MarkPrepareHeldForInstall:      {},
 	check.MarkMCPBearerDelivered:         {}, // workload_mcp.go draws the servers
 }
 
