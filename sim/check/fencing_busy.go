@@ -19,10 +19,35 @@ import (
 //   - fencing_resume_other: a daemon fenced by one suspension accepts no
 //     environment_resume naming another: only the quiescing suspend_id
 //     lifts the fence.
+//   - fencing_quiesce_closes: a successful quiesce closes the connection:
+//     the daemon sends nothing more on it after its accepted
+//     environment_quiesced.
 
 // fenceBusy is the wire's view of each connection's open transfers.
 type fenceBusy struct {
 	open map[uint64]map[string]bool // connection → transfer IDs answered ready, not ended
+	// closing: connections a daemon answered an accepted quiesce on
+	closing map[uint64]bool
+}
+
+// judgeAfterQuiesce: nothing follows an accepted quiesce on its
+// connection.
+func (l *Ledger) judgeAfterQuiesce(ev WireEvent) {
+	b := &l.fencing.busy
+	if b.closing[ev.Conn] {
+		l.violate(ev.At, "fencing_quiesce_closes", "%s sends %s on %s after accepting a quiesce there",
+			ev.From, ev.Frame.Type(), connKey(ev.Conn))
+		delete(b.closing, ev.Conn) // judged once
+	}
+}
+
+// quiesceClosing notes an accepted quiesce's connection.
+func (l *Ledger) quiesceClosing(conn uint64) {
+	b := &l.fencing.busy
+	if b.closing == nil {
+		b.closing = map[uint64]bool{}
+	}
+	b.closing[conn] = true
 }
 
 // fencingTransferResult follows a daemon's runtime_prepare_result: ready
@@ -64,7 +89,10 @@ func (l *Ledger) fencingForgedArrival(ev WireEvent) {
 // fencingBusyConnClosed: a connection's transfers ended with it (an
 // outstanding installation may still run: not counted, so never a false
 // alarm).
-func (l *Ledger) fencingBusyConnClosed(conn uint64) { delete(l.fencing.busy.open, conn) }
+func (l *Ledger) fencingBusyConnClosed(conn uint64) {
+	delete(l.fencing.busy.open, conn)
+	delete(l.fencing.busy.closing, conn)
+}
 
 // busyWork names the work the wire shows active on a daemon answering on
 // conn, or "" when it shows none.

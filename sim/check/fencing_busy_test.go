@@ -85,3 +85,14 @@ func TestResumeOtherOracleAcceptsTheRefusalOfAForeignResume(t *testing.T) {
 		t.Fatalf("violations: %v", vs)
 	}
 }
+
+func TestQuiesceClosesOracleCatchesAFrameAfterAnAcceptedQuiesce(t *testing.T) {
+	l, w := newFeed()
+	w.open(1, "d1")
+	w.coreSends(1, "d1", quiesceFrame("q1", "e", "s1"))
+	w.deviceSends(1, "d1", quiescedFrame("q1", "e", "s1", true, ""))
+	w.heartbeat(1, "d1")
+	if vs := checksNamed(l.AfterStep(1), "fencing_quiesce_closes"); len(vs) != 1 {
+		t.Fatalf("violations: %v", vs)
+	}
+}

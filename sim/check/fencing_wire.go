@@ -139,6 +139,7 @@ func (l *Ledger) fencingDeviceReceived(ev WireEvent) {
 
 func (l *Ledger) fencingDeviceSent(ev WireEvent) {
 	s := &l.fencing
+	l.judgeAfterQuiesce(ev)
 	switch p := ev.Frame.Payload.(type) {
 	case wire.EnvironmentQuiesced:
 		l.fencingReply(ev, true, p.EnvironmentID, p.SuspendID, p.Accepted, p.ErrorCode)
@@ -228,6 +229,7 @@ func (l *Ledger) fencingReply(ev WireEvent, quiesce bool, env, suspend string, a
 	}
 	if quiesce {
 		l.judgeQuiesceAccepted(ev, suspend)
+		l.quiesceClosing(ev.Conn)
 		if _, already := s.fenced[ev.From]; !already {
 			s.fencedSince[ev.From] = s.events
 		}
@@ -312,7 +314,7 @@ func (l *Ledger) fencingNodeDown(node string) {
 // transfer checks.
 func EnvironmentChecks() []string {
 	return []string{"fencing_reply", "fencing_in_flight", "fencing_quiesced_work", "fencing_double_resume",
-		"fencing_quiesce_busy", "fencing_resume_other",
+		"fencing_quiesce_busy", "fencing_resume_other", "fencing_quiesce_closes",
 		"transfer_in_flight", "transfer_replayed", "transfer_result", "transfer_installed_without_digest",
 		"transfer_incomplete_installed", "transfer_install_outcome", "prepare_during_install",
 		"timing_transfer_exchange"}
