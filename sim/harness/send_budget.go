@@ -59,8 +59,8 @@ func (n *Daemon) budgetDue(now time.Time, id sim.TimerID) {
 	if wt.conn != n.cur {
 		return // already gone or replaced
 	}
-	if wt.held && !n.d.w.Backlog(n.d.ID, wt.conn).Held {
-		return // the stall ended within the budget: the write completed
+	if b := n.d.w.Backlog(n.d.ID, wt.conn); wt.held && !b.Held && b.Delay <= 0 {
+		return // the stall ended within the budget and nothing slower holds the write: it completed
 	}
 	n.out = append(n.out, sim.Close{Conn: wt.conn, Reason: ReasonSendBudget})
 	n.cur = 0
