@@ -58,3 +58,14 @@ func TestLinkSlowerThanTheBudgetClosesTheConnection(t *testing.T) {
 		t.Fatalf("daemon closed at %v (%q), want 20.02s (%q)", at, reason, ReasonSendBudget)
 	}
 }
+
+func TestStallEndingWithinTheBudgetOntoASlowLinkClosesTheConnection(t *testing.T) {
+	// The heartbeat due at 15.02 s is held by a stall to 19 s, then the
+	// link adds 3 s: at its 20.02 s deadline the write is still held up.
+	at, reason := budgetWorld(t, []sim.Fault{
+		{At: 14 * time.Second, Kind: sim.FaultStall, For: 5 * time.Second},
+		{At: 14500 * time.Millisecond, Kind: sim.FaultSlow, For: 10 * time.Second, Extra: 3 * time.Second}})
+	if reason != ReasonSendBudget || at != 20*time.Second+20*time.Millisecond {
+		t.Fatalf("daemon closed at %v (%q), want 20.02s (%q)", at, reason, ReasonSendBudget)
+	}
+}
