@@ -61,6 +61,7 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkTransferEarlyCommitRefused: {kEarlyCommit.kind},
 	check.MarkQuiesceBusyRefused:         {},
 	check.MarkPrepareHeldForInstall:      {},
+	check.MarkTransferExchangeExpired:    {}, // the operator's "sleep 200" setup outlasts Core's 195 s
 	check.MarkMCPBearerDelivered:         {}, // workload_mcp.go draws the servers
 }
 
