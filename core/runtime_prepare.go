@@ -331,6 +331,9 @@ func (m *Machine) onTransferResult(c *conn, id string, r wire.RuntimePrepareResu
 		m.latePoisonResult(c, id, r)
 		return // no transfer of this connection: proves nothing more
 	}
+	if staleTransferResult(p, r) {
+		return // a copy of an answer to an earlier step of this transfer
+	}
 	size := int64(len(p.steps[p.cur].Body))
 	offset := int64(0)
 	if p.expect == wire.OutcomeReceived {
@@ -469,4 +472,22 @@ func (m *Machine) latePoisonResult(c *conn, id string, r wire.RuntimePrepareResu
 	}
 	delete(ps.poisonedBy, id)
 	delete(ps.poisoned, c.id)
+}
+
+// staleTransferResult reports whether r repeats an answer Core already
+// read for an earlier step of p's transfer: ready once a chunk or the
+// commit is awaited, or received for an offset already confirmed. Such a
+// copy (a duplicate or replay on the wire) answers nothing new and is
+// ignored; any other unexpected result fails the shared validator.
+func staleTransferResult(p *envPrep, r wire.RuntimePrepareResult) bool {
+	if r.ErrorCode != "" || r.ExitCode != 0 || r.SizeBytes != 0 {
+		return false
+	}
+	switch r.Outcome {
+	case wire.OutcomeReady:
+		return p.expect != wire.OutcomeReady
+	case wire.OutcomeReceived:
+		return p.expect != wire.OutcomeReady && r.Offset > 0 && r.Offset <= p.offset
+	}
+	return false
 }

@@ -35,3 +35,29 @@ func TestPreparationLateTerminalResultFreesTheConnection(t *testing.T) {
 	require.NoError(t, h.api(again).Err, "the Runtime ended the transfer: the connection transfers again")
 	require.NotEqual(t, begin.ID, oneTransfer(t, h.last).ID)
 }
+
+// TestPreparationIgnoresACopyOfAnEarlierAnswer: a duplicated ready, or a
+// replayed received of a confirmed offset, answers nothing new: the
+// transfer goes on (it is neither failed nor unknown).
+func TestPreparationIgnoresACopyOfAnEarlierAnswer(t *testing.T) {
+	h := newRig(t)
+	h.connect("d1", 1, baseCaps())
+	body := make([]byte, wire.ChunkBytesMax+5)
+	id := h.prepare(fileStep(body))
+	begin := oneTransfer(t, h.last)
+	oneTransfer(t, h.frame(1, begin.ID, wire.RuntimePrepareResult{Outcome: wire.OutcomeReady}))
+	h.frame(1, begin.ID, wire.RuntimePrepareResult{Outcome: wire.OutcomeReady})
+	require.Empty(t, sends[wire.RuntimePrepare](h.last), "a duplicate ready drives nothing")
+	require.Equal(t, core.PreparationRunning, h.preparation(id).State)
+
+	next := oneTransfer(t, h.frame(1, begin.ID, wire.RuntimePrepareResult{Outcome: wire.OutcomeReceived, Offset: wire.ChunkBytesMax}))
+	require.Equal(t, int64(wire.ChunkBytesMax), next.P.Offset)
+	h.frame(1, begin.ID, wire.RuntimePrepareResult{Outcome: wire.OutcomeReceived, Offset: wire.ChunkBytesMax})
+	require.Empty(t, sends[wire.RuntimePrepare](h.last), "a replayed receipt drives nothing")
+	require.Equal(t, core.PreparationRunning, h.preparation(id).State)
+
+	commit := oneTransfer(t, h.frame(1, begin.ID, wire.RuntimePrepareResult{Outcome: wire.OutcomeReceived, Offset: int64(len(body))}))
+	require.Equal(t, wire.StepCommit, commit.P.Step)
+	h.frame(1, begin.ID, wire.RuntimePrepareResult{Outcome: wire.OutcomeCompleted, SizeBytes: int64(len(body))})
+	require.Equal(t, core.PreparationCompleted, h.preparation(id).State)
+}
