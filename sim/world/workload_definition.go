@@ -14,8 +14,8 @@ import (
 // with an Environment carry one (files, a skill, a plugin, setup
 // commands), so Core drives runtime_prepare on every connection before
 // the Session's Turns run there. Bodies span one to three 64 KiB chunks
-// (sometimes several files); one in ten declares a wrong SHA-256, and a
-// setup command sometimes exits non-zero, so a connection's preparation
+// (sometimes several files); one in thirty declares a wrong SHA-256, and
+// one setup command in sixteen exits non-zero, so a connection's preparation
 // is rejected or failed and the Session's Turns there fail with its code.
 // Draws come from their own stream, so the other workload draws are
 // unchanged.
@@ -45,7 +45,7 @@ func (wl *workload) drawDefinition(a *core.AgentConfig, i int) {
 	}
 	if r.IntN(2) == 0 || len(d.Files)+len(d.Skills)+len(d.Plugins) == 0 {
 		command := "make setup"
-		if r.IntN(8) == 0 {
+		if r.IntN(16) == 0 {
 			command = "exit " + strconv.Itoa(1+r.IntN(255))
 		}
 		d.Setup = []core.EnvironmentSetup{{Command: command}}
@@ -54,7 +54,7 @@ func (wl *workload) drawDefinition(a *core.AgentConfig, i int) {
 }
 
 // drawBody draws a body of one to three chunks and its SHA-256, wrong in
-// one draw of ten.
+// one draw of thirty.
 func drawBody(r *rand.Rand) ([]byte, string) {
 	body := make([]byte, 1+r.IntN(3*wire.ChunkBytesMax))
 	for i := 0; i < len(body); i += 8 {
@@ -64,7 +64,7 @@ func drawBody(r *rand.Rand) ([]byte, string) {
 		}
 	}
 	sum := sha256.Sum256(body)
-	if r.IntN(10) == 0 {
+	if r.IntN(30) == 0 {
 		sum[len(sum)-1] ^= 0x01
 	}
 	return body, hex.EncodeToString(sum[:])
