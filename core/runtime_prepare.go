@@ -150,6 +150,9 @@ type preparations struct {
 	// connection stayed up; the Runtime may still hold it open, so no
 	// other transfer starts there (one transfer per connection).
 	poisoned map[ConnID]bool
+	// poisonedBy: the transfer that poisoned each connection; its late
+	// terminal result proves the Runtime ended it, lifting the poison.
+	poisonedBy map[string]ConnID
 	// bySession: per connection, the preparation of each Session's
 	// Environment definition there (volatile: a connection's own).
 	bySession map[ConnID]map[string]string
@@ -166,7 +169,8 @@ func (m *Machine) prepState() *preparations {
 	}
 	m.envPreps = &preparations{recs: map[string]*EnvironmentPreparationRecord{},
 		byXfer: map[string]*envPrep{}, running: map[ConnID]*envPrep{}, poisoned: map[ConnID]bool{},
-		bySession: map[ConnID]map[string]string{}}
+		poisonedBy: map[string]ConnID{},
+		bySession:  map[ConnID]map[string]string{}}
 	if st, ok := m.prepStore(); ok {
 		for _, r := range st.EnvironmentPreparations() {
 			rec := r
@@ -324,7 +328,11 @@ func (m *Machine) sendNext(p *envPrep) {
 func (m *Machine) onTransferResult(c *conn, id string, r wire.RuntimePrepareResult) {
 	p := m.prepState().byXfer[id]
 	if p == nil || p.conn != c.id {
-		return // no transfer of this connection: proves nothing
+		m.latePoisonResult(c, id, r)
+		return // no transfer of this connection: proves nothing more
+	}
+	if staleTransferResult(p, r) {
+		return // a copy of an answer to an earlier step of this transfer
 	}
 	size := int64(len(p.steps[p.cur].Body))
 	offset := int64(0)
@@ -332,7 +340,7 @@ func (m *Machine) onTransferResult(c *conn, id string, r wire.RuntimePrepareResu
 		offset = p.end
 	}
 	if err := r.ValidateAgainst(p.expect, offset, size); err != nil {
-		m.prepState().poisoned[p.conn] = true
+		m.poison(p)
 		m.endStep(p, PreparationUnknown, wire.TransferUnconfirmed, 0)
 		return
 	}
@@ -374,7 +382,7 @@ func (m *Machine) endStep(p *envPrep, state PreparationState, code string, exit 
 // transferUnknown ends a transfer without a usable result.
 func (m *Machine) transferUnknown(id string) {
 	if p := m.prepState().byXfer[id]; p != nil {
-		m.prepState().poisoned[p.conn] = true
+		m.poison(p)
 		m.endStep(p, PreparationUnknown, wire.TransferUnconfirmed, 0)
 	}
 }
@@ -386,6 +394,11 @@ func (m *Machine) preparationConnLost(c *conn) {
 		return
 	}
 	delete(m.envPreps.poisoned, c.id)
+	for id, conn := range m.envPreps.poisonedBy { //tidy:sorted deletes only
+		if conn == c.id {
+			delete(m.envPreps.poisonedBy, id)
+		}
+	}
 	delete(m.envPreps.bySession, c.id)
 	if p := m.envPreps.running[c.id]; p != nil {
 		m.endStep(p, PreparationUnknown, wire.TransferUnconfirmed, 0)
@@ -434,4 +447,47 @@ func (m *Machine) checkPreparations() int {
 		panicf("%d transfers for %d running preparations", len(m.envPreps.byXfer), len(m.envPreps.running))
 	}
 	return len(m.envPreps.byXfer)
+}
+
+// poison keeps other transfers off p's connection: the Runtime may still
+// hold p's transfer open there.
+func (m *Machine) poison(p *envPrep) {
+	ps := m.prepState()
+	ps.poisoned[p.conn] = true
+	ps.poisonedBy[p.id] = p.conn
+}
+
+// latePoisonResult: a terminal result of the transfer that poisoned its
+// connection, arriving there after Core gave up on it, proves the
+// Runtime ended that transfer: the connection takes transfers again (its
+// preparation stays unknown; nothing is replayed).
+func (m *Machine) latePoisonResult(c *conn, id string, r wire.RuntimePrepareResult) {
+	ps := m.prepState()
+	if conn, ok := ps.poisonedBy[id]; !ok || conn != c.id {
+		return
+	}
+	switch r.Outcome {
+	case wire.OutcomeReady, wire.OutcomeReceived:
+		return
+	}
+	delete(ps.poisonedBy, id)
+	delete(ps.poisoned, c.id)
+}
+
+// staleTransferResult reports whether r repeats an answer Core already
+// read for an earlier step of p's transfer: ready once a chunk or the
+// commit is awaited, or received for an offset already confirmed. Such a
+// copy (a duplicate or replay on the wire) answers nothing new and is
+// ignored; any other unexpected result fails the shared validator.
+func staleTransferResult(p *envPrep, r wire.RuntimePrepareResult) bool {
+	if r.ErrorCode != "" || r.ExitCode != 0 || r.SizeBytes != 0 {
+		return false
+	}
+	switch r.Outcome {
+	case wire.OutcomeReady:
+		return p.expect != wire.OutcomeReady
+	case wire.OutcomeReceived:
+		return p.expect != wire.OutcomeReady && r.Offset > 0 && r.Offset <= p.offset
+	}
+	return false
 }

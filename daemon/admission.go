@@ -275,13 +275,12 @@ func (m *Machine) grant(requestID, fp string, p wire.ExecutionPrepare) {
 	ex.handle = a.handle
 	a.executor = ex.id
 	m.advance(a, wire.StatePreparing, "")
-	m.nativeCall(&call{kind: callPrepare, executor: ex.id}, Prepare{
+	m.issuePrepare(ex, Prepare{ // prepare_hold.go: held while an installation runs
 		Executor:      ex.id,
 		Kind:          k.Kind,
 		Session:       p.SessionID,
 		Configuration: p.Configuration,
 		Fingerprint:   ex.configFP,
-		Installed:     m.InstalledSnapshot(),
 	})
 }
 

@@ -28,6 +28,8 @@ import (
 // belongs to its connection: a reconnect starts from nothing, and staging
 // of a lost connection is discarded once no call on it is outstanding.
 // While quiesced or shutting down, begin is refused resource_unavailable.
+// While an installation runs, a new executor's native Prepare waits for it
+// (prepare_hold.go).
 //
 // Installed capabilities form the Runtime's snapshot, which lasts until
 // the Environment is reclaimed: executor closes and reconnects keep it.
@@ -122,12 +124,15 @@ type prepTransfer struct {
 	offset int64 // bytes staged and confirmed
 	call   CallID
 	chunk  int64 // length of the chunk being staged
+	// installing: call is the InstallTransfer (prepare_hold.go)
+	installing bool
 }
 
 // transfers is the machine's transfer state beyond the connection.
 type transfers struct {
 	orphans   map[string]*prepTransfer // lost with their connection, a call still outstanding
 	installed []Installed
+	held      []heldPrepare // native Prepares waiting for installations (prepare_hold.go)
 }
 
 // InstalledSnapshot returns the installed capabilities, in install order.
@@ -191,6 +196,7 @@ func (m *Machine) onRuntimePrepare(id string, p wire.RuntimePrepare) {
 			return
 		}
 		t.call = m.transferCall(callInstall, t, InstallTransfer{Transfer: t.op, Header: t.header})
+		t.installing = true
 	}
 }
 
@@ -274,12 +280,13 @@ func (m *Machine) installDone(c *call, r InstallResult) {
 	if t == nil {
 		return
 	}
-	t.call = ""
+	t.call, t.installing = "", false
 	if orphan {
 		delete(m.xfer.orphans, t.op)
 	} else {
 		m.conn.transfer = nil
 	}
+	defer m.releaseHeld()
 	var reply wire.RuntimePrepareResult
 	switch r.Outcome {
 	case InstallCompleted:

@@ -200,6 +200,18 @@
 //     runtime_prepare frame in flight per connection, no transfer ID on a
 //     second connection, each result the expected one for its step, and
 //     no completed body transfer the installer did not verify.
+//   - fencing_quiesce_busy, fencing_resume_other, fencing_quiesce_closes
+//     (fencing_busy.go): no quiesce accepted over open transfers, active
+//     admissions or live native turns; no fence lifted by another
+//     suspension's resume; nothing sent on a connection after an accepted
+//     quiesce there.
+//   - transfer_install_outcome, transfer_incomplete_installed,
+//     prepare_during_install (transfer_install.go, with the installer's
+//     TransferInstallOutcome, InstallBegan and NativePrepareCalled ground
+//     truth): a commit's answer says what the installer found (completed,
+//     rejected for a mismatch, failed with the command's exit code); no
+//     transfer reaches the installer short of its declared bytes; no
+//     native Prepare while an installation is unanswered.
 //   - valid_request_refused: Core refused to create a Session whose
 //     configuration the workload drew within the seeds' rules.
 //   - run_event_limit: Core persisted more run events for a Turn than the

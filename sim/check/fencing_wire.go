@@ -29,6 +29,7 @@ const (
 
 type fenceRequest struct {
 	quiesce      bool
+	forged       bool // reached the daemon as a forged frame
 	env, suspend string
 	conn         uint64
 	device       string
@@ -48,6 +49,7 @@ type fencingState struct {
 	// the daemon there and not yet answered (forged copies included).
 	reached map[string][]fenceRequest
 	events  int
+	busy    fenceBusy // fencing_busy.go
 }
 
 func (s *fencingState) init() {
@@ -68,12 +70,15 @@ func (l *Ledger) observeFencing(ev WireEvent) {
 	if ev.Hostile() {
 		if ev.Forged && ev.Kind == WireDelivered && ev.From == coreNodeID && ev.To != RogueNode && ev.HasFrame() {
 			l.fencingReached(ev) // the honest daemon answers what reached it
+			l.fencingForgedArrival(ev)
+			l.transferForgedCommit(ev)
 		}
 		return
 	}
 	s.events++
 	if ev.Kind == WireClosed && ev.To == coreNodeID {
 		l.fencingConnClosed(ev.Conn)
+		l.fencingBusyConnClosed(ev.Conn)
 		return
 	}
 	if !ev.HasFrame() {
@@ -134,12 +139,14 @@ func (l *Ledger) fencingDeviceReceived(ev WireEvent) {
 
 func (l *Ledger) fencingDeviceSent(ev WireEvent) {
 	s := &l.fencing
+	l.judgeAfterQuiesce(ev)
 	switch p := ev.Frame.Payload.(type) {
 	case wire.EnvironmentQuiesced:
 		l.fencingReply(ev, true, p.EnvironmentID, p.SuspendID, p.Accepted, p.ErrorCode)
 	case wire.EnvironmentResumed:
 		l.fencingReply(ev, false, p.EnvironmentID, p.SuspendID, p.Accepted, p.ErrorCode)
 	case wire.PreparationStatus:
+		l.installHoldMark(ev, p)
 		if p.State == wire.StateRejected {
 			return
 		}
@@ -149,6 +156,7 @@ func (l *Ledger) fencingDeviceSent(ev WireEvent) {
 			}
 		}
 	case wire.RuntimePrepareResult:
+		l.fencingTransferResult(ev, p)
 		if p.Outcome != wire.OutcomeReady {
 			return
 		}
@@ -164,7 +172,7 @@ func (l *Ledger) fencingDeviceSent(ev WireEvent) {
 // arrived: the daemon's reply is judged against it.
 func (l *Ledger) fencingReached(ev WireEvent) {
 	s := &l.fencing
-	req := fenceRequest{conn: ev.Conn, device: ev.To}
+	req := fenceRequest{conn: ev.Conn, device: ev.To, forged: ev.Forged}
 	switch p := ev.Frame.Payload.(type) {
 	case wire.EnvironmentQuiesce:
 		req.quiesce, req.env, req.suspend = true, p.EnvironmentID, p.SuspendID
@@ -213,10 +221,15 @@ func (l *Ledger) fencingReply(ev WireEvent, quiesce bool, env, suspend string, a
 	if !accepted {
 		if quiesce {
 			l.reach(MarkQuiesceRefused)
+			l.quiesceRefusedMark(ev)
+		} else if _, fenced := s.fenced[ev.From]; fenced && req.forged && s.fenced[ev.From] != suspend {
+			l.reach(MarkStrayResumeRefused)
 		}
 		return
 	}
 	if quiesce {
+		l.judgeQuiesceAccepted(ev, suspend)
+		l.quiesceClosing(ev.Conn)
 		if _, already := s.fenced[ev.From]; !already {
 			s.fencedSince[ev.From] = s.events
 		}
@@ -224,6 +237,7 @@ func (l *Ledger) fencingReply(ev WireEvent, quiesce bool, env, suspend string, a
 		l.reach(MarkQuiesceAccepted)
 		return
 	}
+	l.judgeResumeAccepted(ev, suspend)
 	if s.fenced[ev.From] == suspend {
 		delete(s.fenced, ev.From)
 		delete(s.fencedSince, ev.From)
@@ -262,10 +276,15 @@ func (l *Ledger) fencingConnClosed(conn uint64) {
 	if s.requests == nil {
 		return
 	}
-	for id, r := range s.requests { //tidy:sorted deletes only
+	lost := false
+	for id, r := range s.requests { //tidy:sorted deletes only, and an order-free flag
 		if r.conn == conn {
+			lost = lost || r.quiesce
 			delete(s.requests, id)
 		}
+	}
+	if lost {
+		l.reach(MarkQuiesceReplyLost)
 	}
 	delete(s.inFlight, conn)
 }
@@ -295,6 +314,8 @@ func (l *Ledger) fencingNodeDown(node string) {
 // transfer checks.
 func EnvironmentChecks() []string {
 	return []string{"fencing_reply", "fencing_in_flight", "fencing_quiesced_work", "fencing_double_resume",
+		"fencing_quiesce_busy", "fencing_resume_other", "fencing_quiesce_closes",
 		"transfer_in_flight", "transfer_replayed", "transfer_result", "transfer_installed_without_digest",
+		"transfer_incomplete_installed", "transfer_install_outcome", "prepare_during_install",
 		"timing_transfer_exchange"}
 }

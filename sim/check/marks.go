@@ -32,6 +32,15 @@ const (
 	MarkQuiesceRefused             Mark = "quiesce_refused"
 	MarkResumeAccepted             Mark = "resume_accepted"
 	MarkMCPBearerDelivered         Mark = "mcp_bearer_delivered" // an execution_prepare with a bearer token reached a daemon
+	// (fencing_busy.go, transfer_install.go)
+	MarkQuiesceReplyLost           Mark = "quiesce_reply_lost"            // a connection closed with Core's quiesce unanswered
+	MarkStrayResumeRefused         Mark = "stray_resume_refused"          // a fenced daemon refused a forged resume of another suspension
+	MarkQuiescedWorkRefused        Mark = "quiesced_work_refused"         // a fenced daemon refused a runtime_prepare begin racing its resume
+	MarkTransferEarlyCommitRefused Mark = "transfer_early_commit_refused" // a commit ahead of the last chunk refused invalid_request
+	MarkSetupHungPastExchange      Mark = "setup_hung_past_exchange"      // a setup step's answer came after Core's 195 s exchange ended
+	MarkPrepareHeldForInstall      Mark = "prepare_held_for_install"      // a new preparation answered preparing while an installation ran
+	MarkTransferExchangeExpired    Mark = "transfer_exchange_expired"     // Core recorded a step unknown at the end of its 195 s exchange (a hung setup)
+	MarkQuiesceBusyRefused         Mark = "quiesce_busy_refused"          // a quiesce refused while the wire showed work active
 
 	// Hostile peers (the refusals themselves are HostileMark(action)).
 	MarkHostileDuplicate Mark = "hostile_duplicate_frame"
@@ -248,5 +257,7 @@ func (t *MarkTally) String() string {
 // marks (the workload draws preparations and suspension episodes).
 var environmentExpectedMarks = []Mark{
 	MarkQuiesceAccepted, MarkQuiesceRefused, MarkResumeAccepted,
+	MarkQuiesceReplyLost, MarkStrayResumeRefused, MarkQuiescedWorkRefused, MarkTransferEarlyCommitRefused,
+	MarkQuiesceBusyRefused, MarkPrepareHeldForInstall, MarkTransferExchangeExpired,
 	MarkTransferCompleted, MarkTransferDigestRejected, MarkTransferLostWithConnection, MarkTransferSetupFailed,
 }

@@ -90,6 +90,9 @@ func (l *Ledger) PreparationStepUnknown(at int64, id string) {
 	}
 	c.resolved = true
 	deadline := c.begun + int64(transferExchange)
+	if at == deadline {
+		l.reach(MarkTransferExchangeExpired)
+	}
 	if at >= deadline || s.transferExcused(c, id, at) {
 		return // on time (later was judged by the armed deadline), or a reason
 	}

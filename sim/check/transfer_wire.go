@@ -36,6 +36,11 @@ type transferState struct {
 	conns     map[string]uint64        // transfer ID → the connection Core used
 	awaiting  map[uint64]string        // connection → transfer whose step awaits Core's result
 	installed map[string]bool          // device/transfer ID → installed by the Harness
+	outcomes  map[string]installRec    // device/transfer ID → the installer's outcome (transfer_install.go)
+	// forgedCommits: connection/transfer ID of forged commits that reached a daemon
+	forgedCommits map[string]bool
+	// installing: device → installer identities handed to its installer, unanswered
+	installing map[string]map[string]bool
 }
 
 func (s *transferState) init() {
@@ -129,6 +134,7 @@ func (l *Ledger) transferCoreSent(ev WireEvent, p wire.RuntimePrepare) {
 func (l *Ledger) transferDeviceSent(ev WireEvent, r wire.RuntimePrepareResult) {
 	s := &l.transfers
 	st := s.byID[ev.Frame.ID]
+	l.earlyCommitAnswered(ev, r)
 	if st == nil || st.conn != ev.Conn || st.answered {
 		return // a refusal of a step we did not follow (a rogue's, or a late one)
 	}
@@ -139,6 +145,9 @@ func (l *Ledger) transferDeviceSent(ev WireEvent, r wire.RuntimePrepareResult) {
 	}
 	if err := r.ValidateAgainst(st.expect, offset, st.total); err != nil {
 		l.violate(ev.At, "transfer_result", "%s answers transfer %s awaiting %s: %v", ev.From, ev.Frame.ID, st.expect, err)
+	}
+	if st.expect == wire.OutcomeCompleted {
+		l.judgeInstallOutcome(ev, r)
 	}
 	switch {
 	case r.Outcome == wire.OutcomeCompleted && st.body:

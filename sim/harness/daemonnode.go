@@ -143,6 +143,10 @@ func (n *Daemon) delivered(now time.Time, e sim.Delivered) {
 		n.Feed(now, rej)
 		return
 	}
+	if n.prepareChunkLost(f) {
+		n.breakOnReceive(now, gen)
+		return
+	}
 	n.Feed(now, daemon.FrameReceived{Gen: gen, Frame: n.corruptChunk(f)})
 }
 
@@ -295,7 +299,7 @@ func (n *Daemon) apply(now time.Time, ef daemon.Effect) {
 			n.loseInFlight(now, e.Gen)
 			return
 		}
-		if n.exportChunkLost(e.Frame) || n.transferReceiptLost(e.Frame) {
+		if n.exportChunkLost(e.Frame) || n.transferReceiptLost(e.Frame) || n.prepareReplyLost(e.Frame) {
 			n.loseInFlight(now, e.Gen)
 			return
 		}

@@ -120,6 +120,14 @@
 //   - harness_workspace_transfer_conn_loss: the daemon's next chunk
 //     receipt of a write is lost in flight; the connection breaks
 //     mid-transfer.
+//   - harness_prepare_receipt_lost: the daemon's next runtime_prepare
+//     chunk receipt is lost in flight; the connection breaks.
+//   - harness_prepare_conn_loss: the connection breaks as the next
+//     runtime_prepare chunk reaches the daemon, before it is read.
+//   - harness_setup_failure: the next setup command exits 70.
+//   - harness_setup_hang: the next setup command answers only at heal.
+//   - harness_quiesce_reply_lost: the daemon's next environment_quiesced
+//     is lost in flight; the connection breaks.
 //
 // Workspaces (workspace.go): every Environment has one seeded file tree
 // (WorkspaceFiles, present or not, and in a third of them a bulk file of

@@ -37,7 +37,8 @@ func Kinds() []sim.FaultKind {
 		WriteOverBudget, LateAccepted, CancelFailure, CancelLate, CancelNever, LateEvents, SettleError,
 		NotReusable, CloseFailure, Hang, SettleBeforeDone, ClockJump,
 		ReadInterrupted, ReaderCloseFailure, WriteReceiptLost, ExportChunkLost, WorkspaceStall, WriteDigestMismatch, WriteTransferLost,
-		AckLost, DecisionNever, DecisionSlow, PermissionWithdrawn, LateInteraction}
+		AckLost, DecisionNever, DecisionSlow, PermissionWithdrawn, LateInteraction,
+		PrepareReceiptLost, PrepareConnLost, SetupFailure, SetupHang, QuiesceReplyLost}
 }
 
 // Bounds of one wall-clock jump (either direction).

@@ -222,6 +222,7 @@ func (h *Harness) Call(now time.Time, e daemon.NativeCall) {
 }
 
 func (h *Harness) prepare(now time.Time, c daemon.CallID, op daemon.Prepare) {
+	h.notePrepare(now, op)
 	d := h.latency()
 	if h.r.IntN(8) < h.dev.Harness.SlowPrepare {
 		d = time.Duration(1000+h.r.IntN(7000)) * time.Millisecond

@@ -26,6 +26,32 @@ type TransferRecorder interface {
 	TransferInstalled(at int64, device, transfer, action string, installed bool)
 }
 
+// InstallRecorder is an optional extension of Recorder:
+// TransferInstallOutcome reports what the installer found when it was
+// handed a transfer — its outcome (completed, mismatch, failed), the setup
+// command's exit code, and for a body the staged and declared sizes.
+// InstallBegan reports the installer being handed a transfer (before its
+// answer), NativePrepareCalled a native Prepare reaching the Harness.
+type InstallRecorder interface {
+	TransferInstallOutcome(at int64, device, transfer, outcome string, exit int, hasBody bool, staged, declared int64)
+	InstallBegan(at int64, device, transfer string)
+	NativePrepareCalled(at int64, device, executor string)
+}
+
+// notePrepare reports a native Prepare to an InstallRecorder.
+func (h *Harness) notePrepare(now time.Time, op daemon.Prepare) {
+	if ir, ok := h.dev.Recorder.(InstallRecorder); ok {
+		ir.NativePrepareCalled(at(now), string(h.dev.ID), op.Executor)
+	}
+}
+
+// Installer outcomes InstallRecorder reports.
+const (
+	installCompleted = "completed"
+	installMismatch  = "mismatch"
+	installFailed    = "failed"
+)
+
 type hTransfer struct {
 	staged []byte
 }
@@ -60,24 +86,49 @@ func (h *Harness) discard(now time.Time, c daemon.CallID, op daemon.DiscardTrans
 
 func (h *Harness) install(now time.Time, c daemon.CallID, op daemon.InstallTransfer) {
 	hd := op.Header
+	if ir, ok := h.dev.Recorder.(InstallRecorder); ok {
+		ir.InstallBegan(at(now), string(h.dev.ID), op.Transfer)
+	}
 	res, d := daemon.InstallResult{Outcome: daemon.InstallCompleted}, h.latency()
+	body, staged := false, 0
 	switch hd.Action {
 	case wire.PrepareActionSkill, wire.PrepareActionPlugin, wire.PrepareActionFile:
-		staged := h.transfer(op.Transfer).staged
-		sum := sha256.Sum256(staged)
-		if int64(len(staged)) != hd.SizeBytes || hex.EncodeToString(sum[:]) != hd.SHA256 {
+		body = true
+		data := h.transfer(op.Transfer).staged
+		staged = len(data)
+		sum := sha256.Sum256(data)
+		if int64(len(data)) != hd.SizeBytes || hex.EncodeToString(sum[:]) != hd.SHA256 {
 			res.Outcome = daemon.InstallMismatch
 		}
 		delete(h.xfers, op.Transfer)
 	case wire.PrepareActionInitialize:
 		res, d = h.runCommand(hd.Initialization, d)
 	}
-	h.after(now, d, func(now time.Time) {
+	hang := false
+	if hd.Action == wire.PrepareActionInitialize && hd.Initialization != nil && hd.Initialization.Action == "setup" {
+		res, d, hang = h.setupFault(res, d)
+	}
+	answer := func(now time.Time) {
 		if tr, ok := h.dev.Recorder.(TransferRecorder); ok {
 			tr.TransferInstalled(at(now), string(h.dev.ID), op.Transfer, hd.Action, res.Outcome == daemon.InstallCompleted)
 		}
+		if ir, ok := h.dev.Recorder.(InstallRecorder); ok {
+			outcome := installCompleted
+			switch res.Outcome {
+			case daemon.InstallMismatch:
+				outcome = installMismatch
+			case daemon.InstallFailed:
+				outcome = installFailed
+			}
+			ir.TransferInstallOutcome(at(now), string(h.dev.ID), op.Transfer, outcome, res.ExitCode, body, int64(staged), hd.SizeBytes)
+		}
 		h.result(now, c, res)
-	})
+	}
+	if hang {
+		h.hung = append(h.hung, answer)
+		return
+	}
+	h.after(now, d, answer)
 }
 
 func (h *Harness) runCommand(in *wire.Initialization, d time.Duration) (daemon.InstallResult, time.Duration) {

@@ -253,6 +253,7 @@ func (n *coreNode) step(now time.Time, ev core.Event) []sim.Effect {
 				n.u.fail(checkWire, "Core frame %s does not encode: %v", core.DescribeFrame(e.Frame), err)
 				continue
 			}
+			n.u.forgeAheadOfEnvironment(e)
 			out = append(out, sim.Send{Conn: sim.ConnID(e.Conn), Frame: b})
 			out = n.u.duplicateDecision(out, e, b)
 		case core.CloseConn:

@@ -204,3 +204,15 @@ func (r ledgerRecorder) TransferInstalled(at int64, device, transfer, action str
 	r.u.led.TransferInstalled(at, device, transfer, action, installed)
 	r.u.count("TransferInstalled")
 }
+
+func (r ledgerRecorder) TransferInstallOutcome(at int64, device, transfer, outcome string, exit int, hasBody bool, staged, declared int64) {
+	r.u.led.TransferInstallOutcome(at, device, transfer, outcome, exit, hasBody, staged, declared)
+}
+
+func (r ledgerRecorder) InstallBegan(at int64, device, transfer string) {
+	r.u.led.InstallBegan(at, device, transfer)
+}
+
+func (r ledgerRecorder) NativePrepareCalled(at int64, device, executor string) {
+	r.u.led.NativePrepareCalled(at, device, executor)
+}

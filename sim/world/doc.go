@@ -63,7 +63,11 @@
 // four sessions with varied agent configuration (environment none,
 // self_hosted or openai_hosted; json_schema output; multi-agent on or off;
 // function tools, deferred tools with tool search; images in some inputs;
-// text verbosity), submits the run's turns over the first 20 s, steers up
+// text verbosity; for a third of those with an Environment, an
+// Environment definition of files, a skill, a plugin and setup commands
+// that Core prepares through runtime_prepare on each connection before
+// their Turns run there, workload_definition.go), submits the run's turns
+// over the first 20 s, steers up
 // to three inputs per turn, cancels a quarter of the turns at a random
 // moment and reads each turn until it is terminal. Calls to a crashed Core
 // time out after 3 s.
@@ -148,6 +152,16 @@
 //     Nothing in Core or the checkers reads a daemon's wall clock: the
 //     ledger's admission deadline is the grant instant plus the device's
 //     configured expiry, in virtual time.
+//   - fence_stray_resume, fence_work_races_resume, transfer_early_commit
+//     (faults_environment.go): ahead of Core's next environment_resume a
+//     forged resume of another suspension, or (without rollback) a forged
+//     runtime_prepare begin and commit racing it; ahead of Core's next
+//     runtime_prepare chunk a forged commit of that transfer. The Runtime
+//     must refuse each (not_suspended, resource_unavailable,
+//     invalid_request). harness_prepare_receipt_lost,
+//     harness_prepare_conn_loss, harness_setup_failure,
+//     harness_setup_hang and harness_quiesce_reply_lost act on the
+//     daemon's side (sim/harness).
 //   - hostile_proxy: a mutating proxy (sim.Kernel.SetProxy) on one or both
 //     directions of a Core–daemon connection for For: it duplicates
 //     frames, replays earlier frames of the direction later, sends copies

@@ -43,6 +43,7 @@ func worldKinds() []sim.FaultKind {
 	}
 	out = append(out, interactionWorldKinds()...)
 	out = append(out, workspaceWorldKinds()...)
+	out = append(out, environmentWorldKinds()...)
 	return append(out, harness.Kinds()...)
 }
 
@@ -65,6 +66,7 @@ func (u *universe) registerFaults() {
 	}
 	u.registerInteractionFaults()
 	u.registerWorkspaceFaults()
+	u.registerEnvironmentFaults()
 	harness.Register(u.w, u.devices)
 }
 

@@ -58,7 +58,15 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkTransferCompleted:          {},
 	check.MarkTransferDigestRejected:     {},
 	check.MarkTransferSetupFailed:        {},
-	check.MarkTransferLostWithConnection: {sim.FaultConnLoss},
+	check.MarkTransferLostWithConnection: {sim.FaultConnLoss, harness.PrepareReceiptLost, harness.PrepareConnLost},
+	// faults_environment.go and harness/prepare_faults.go
+	check.MarkQuiesceReplyLost:           {harness.QuiesceReplyLost},
+	check.MarkStrayResumeRefused:         {kStrayResume.kind},
+	check.MarkQuiescedWorkRefused:        {kWorkRacesResume.kind},
+	check.MarkTransferEarlyCommitRefused: {kEarlyCommit.kind},
+	check.MarkQuiesceBusyRefused:         {},
+	check.MarkPrepareHeldForInstall:      {},
+	check.MarkTransferExchangeExpired:    {}, // the operator's "sleep 200" setup outlasts Core's 195 s
 	check.MarkMCPBearerDelivered:         {}, // workload_mcp.go draws the servers
 }
 

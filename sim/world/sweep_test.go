@@ -172,7 +172,10 @@ func TestNoFaultsEveryTurnEnds(t *testing.T) {
 	explained := []string{"completed", "cancelled", "failed/capability_unsupported", "failed/engine_failed",
 		"failed/input_run_inactive", "failed/preparation_start_failed/expired",
 		"failed/preparation_start_failed/resource_unavailable",
-		"failed/preparation_start_failed/executor_cleanup_unconfirmed"}
+		"failed/preparation_start_failed/executor_cleanup_unconfirmed",
+		// a Session's Environment definition the workload drew with a wrong
+		// digest or a failing setup command (workload_definition.go)
+		"failed/runtime_preparation_rejected", "failed/runtime_preparation_failed"}
 	completed, turns := 0, 0
 	for _, o := range sweep(1, 40, Config{Faults: []sim.FaultKind{}}) {
 		if o.Result.Failed() || !o.Result.Converged {
@@ -198,7 +201,10 @@ func TestNoFaultsEveryTurnEnds(t *testing.T) {
 		completed += o.TurnStates["completed"]
 		turns += o.Turns
 	}
-	if completed*2 < turns {
+	// At least 45 %: a Session's Environment definition is prepared on
+	// each connection before its Turns start there, so more of the
+	// workload's random cancels land before a start.
+	if completed*100 < turns*45 {
 		t.Errorf("only %d of %d turns completed without faults", completed, turns)
 	}
 }

@@ -42,6 +42,7 @@ type universe struct {
 	tokenLeak string
 	// decisionDups are armed decision_duplicate faults (conflicting or not).
 	decisionDups []bool
+	envFaults    environmentFaults // faults_environment.go
 
 	shutdownSent bool
 	recordsTotal int

@@ -39,9 +39,10 @@ type workload struct {
 	terminalCount                      int           // turns known terminal
 	env                                *wEnvironment // workload_environment.go
 	out                                *[]sim.Effect
-	ans                                *wAnswers // interaction answers (interaction.go)
-	mcp                                *wMCP     // MCP servers and their tokens (workload_mcp.go)
-	successors                         int       // workspace writes planned after an unknown one (workload_workspace.go)
+	ans                                *wAnswers  // interaction answers (interaction.go)
+	mcp                                *wMCP      // MCP servers and their tokens (workload_mcp.go)
+	successors                         int        // workspace writes planned after an unknown one (workload_workspace.go)
+	defs                               *rand.Rand // Environment definitions (workload_definition.go)
 }
 
 type wSession struct {
@@ -204,6 +205,7 @@ func (wl *workload) drawAgent(i int) (core.AgentConfig, bool) {
 	}
 	a.TextVerbosity = []string{"", core.VerbosityLow, core.VerbosityHigh}[r.IntN(3)]
 	wl.drawMCP(&a, i)
+	wl.drawDefinition(&a, i)
 	return a, r.IntN(4) == 0
 }
 

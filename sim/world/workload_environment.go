@@ -31,13 +31,14 @@ type wEnvironment struct {
 	r        *rand.Rand
 	quiesces int // quiesce calls issued (suspend IDs are sus-<n>)
 	resuming map[string]bool
+	again    map[string]bool // resumed suspensions resumed once more
 }
 
 func (wl *workload) planEnvironment(now time.Time) {
 	if len(wl.u.devices) == 0 {
 		return
 	}
-	e := &wEnvironment{r: wl.u.w.Rand("workload:environment"), resuming: map[string]bool{}}
+	e := &wEnvironment{r: wl.u.w.Rand("workload:environment"), resuming: map[string]bool{}, again: map[string]bool{}}
 	wl.env = e
 	if e.r.IntN(3) != 0 {
 		at := time.Duration(200+e.r.IntN(15000)) * time.Millisecond
@@ -162,6 +163,9 @@ func (wl *workload) resumeCheck(now time.Time, suspend string, attempt int) {
 		switch {
 		case r.Err != nil:
 			return // unknown to Core
+		case r.Suspension.State == core.SuspensionResumed:
+			wl.resumeAgain(now, suspend)
+			return
 		case r.Suspension.State.Terminal():
 			return
 		case r.Suspension.State == core.SuspensionQuiescing || r.Suspension.State == core.SuspensionResuming:
@@ -172,6 +176,19 @@ func (wl *workload) resumeCheck(now time.Time, suspend string, attempt int) {
 	}, func(now time.Time) {
 		wl.after(now, envRetryDelay, func(now time.Time) { wl.resumeCheck(now, suspend, attempt+1) })
 	})
+}
+
+// resumeAgain: an operator repeating the resume of a suspension Core
+// recorded resumed (a retry after a lost API reply), in a third of them,
+// once. Core must refuse it (ErrSuspensionTerminal) and send nothing: a
+// resume on the wire would be a double resume.
+func (wl *workload) resumeAgain(now time.Time, suspend string) {
+	e := wl.env
+	if e.again[suspend] || e.r.IntN(3) != 0 {
+		return
+	}
+	e.again[suspend] = true
+	wl.call(now, core.ResumeEnvironment{SuspendID: suspend}, func(time.Time, core.APIResult) {}, func(time.Time) {})
 }
 
 // environmentCall stamps the Core call ID on an Environment API event,

@@ -1,0 +1,137 @@
+package check
+
+import (
+	"fmt"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// Suspension fencing oracles on what a quiesce or resume may cut or lift
+// (wire-reference §3.12; the seeds' 暂停 fencing written out again), from
+// the wire and the Harness's live turns:
+//
+//   - fencing_quiesce_busy: a daemon accepts a quiesce (other than a
+//     repeat of the one that fenced it) only when nothing is active: no
+//     runtime_prepare transfer it answered ready on that connection and
+//     has not ended, no admission it granted and has not ended, and no
+//     native turn of a Run it started still live at its Harness. Active
+//     work is refused resource_busy.
+//   - fencing_resume_other: a daemon fenced by one suspension accepts no
+//     environment_resume naming another: only the quiescing suspend_id
+//     lifts the fence.
+//   - fencing_quiesce_closes: a successful quiesce closes the connection:
+//     the daemon sends nothing more on it after its accepted
+//     environment_quiesced.
+
+// fenceBusy is the wire's view of each connection's open transfers.
+type fenceBusy struct {
+	open map[uint64]map[string]bool // connection → transfer IDs answered ready, not ended
+	// closing: connections a daemon answered an accepted quiesce on
+	closing map[uint64]bool
+}
+
+// judgeAfterQuiesce: nothing follows an accepted quiesce on its
+// connection.
+func (l *Ledger) judgeAfterQuiesce(ev WireEvent) {
+	b := &l.fencing.busy
+	if b.closing[ev.Conn] {
+		l.violate(ev.At, "fencing_quiesce_closes", "%s sends %s on %s after accepting a quiesce there",
+			ev.From, ev.Frame.Type(), connKey(ev.Conn))
+		delete(b.closing, ev.Conn) // judged once
+	}
+}
+
+// quiesceClosing notes an accepted quiesce's connection.
+func (l *Ledger) quiesceClosing(conn uint64) {
+	b := &l.fencing.busy
+	if b.closing == nil {
+		b.closing = map[uint64]bool{}
+	}
+	b.closing[conn] = true
+}
+
+// fencingTransferResult follows a daemon's runtime_prepare_result: ready
+// opens the transfer on its connection, a terminal outcome ends it.
+func (l *Ledger) fencingTransferResult(ev WireEvent, r wire.RuntimePrepareResult) {
+	b := &l.fencing.busy
+	switch r.Outcome {
+	case wire.OutcomeReady:
+		if b.open == nil {
+			b.open = map[uint64]map[string]bool{}
+		}
+		if b.open[ev.Conn] == nil {
+			b.open[ev.Conn] = map[string]bool{}
+		}
+		b.open[ev.Conn][ev.Frame.ID] = true
+	case wire.OutcomeReceived:
+	default:
+		delete(b.open[ev.Conn], ev.Frame.ID)
+	}
+	if _, fenced := l.fencing.fenced[ev.From]; fenced && r.Outcome == wire.OutcomeRejected && r.ErrorCode == wire.TransferResourceUnavail {
+		l.reach(MarkQuiescedWorkRefused)
+	}
+}
+
+// fencingForgedArrival notes a forged runtime_prepare begin reaching a
+// daemon (a peer racing Core's resume): new work like Core's own, judged
+// by fencing_quiesced_work when it first arrives.
+func (l *Ledger) fencingForgedArrival(ev WireEvent) {
+	p, ok := ev.Frame.Payload.(wire.RuntimePrepare)
+	if !ok || p.Step != wire.StepBegin {
+		return
+	}
+	k := ev.To + "/x/" + ev.Frame.ID
+	if _, seen := l.fencing.arrived[k]; !seen {
+		l.fencing.arrived[k] = l.fencing.events
+	}
+}
+
+// fencingBusyConnClosed: a connection's transfers ended with it (an
+// outstanding installation may still run: not counted, so never a false
+// alarm).
+func (l *Ledger) fencingBusyConnClosed(conn uint64) {
+	delete(l.fencing.busy.open, conn)
+	delete(l.fencing.busy.closing, conn)
+}
+
+// busyWork names the work the wire shows active on a daemon answering on
+// conn, or "" when it shows none.
+func (l *Ledger) busyWork(device string, conn uint64) string {
+	if n := len(l.fencing.busy.open[conn]); n > 0 {
+		return fmt.Sprintf("%d runtime_prepare transfers open on %s", n, connKey(conn))
+	}
+	for _, k := range l.frames.admissionOrder {
+		if a := l.frames.admissions[k]; a.device == device && l.active(a) {
+			return fmt.Sprintf("admission %s (run %q) active", k, a.run)
+		}
+	}
+	return ""
+}
+
+// judgeQuiesceAccepted: at an accepted quiesce that fences the daemon
+// anew, nothing may be active.
+func (l *Ledger) judgeQuiesceAccepted(ev WireEvent, suspend string) {
+	if cur, fenced := l.fencing.fenced[ev.From]; fenced && cur == suspend {
+		return // a repeat of the quiesce that fenced it
+	}
+	if busy := l.busyWork(ev.From, ev.Conn); busy != "" {
+		l.violate(ev.At, "fencing_quiesce_busy", "%s accepts quiesce %s with %s", ev.From, suspend, busy)
+	}
+}
+
+// quiesceRefusedMark: a refusal while the wire shows work active is the
+// rule at work.
+func (l *Ledger) quiesceRefusedMark(ev WireEvent) {
+	if l.busyWork(ev.From, ev.Conn) != "" {
+		l.reach(MarkQuiesceBusyRefused)
+	}
+}
+
+// judgeResumeAccepted: a fenced daemon lifts its fence only for the
+// quiescing suspension.
+func (l *Ledger) judgeResumeAccepted(ev WireEvent, suspend string) {
+	if cur, fenced := l.fencing.fenced[ev.From]; fenced && cur != suspend {
+		l.violate(ev.At, "fencing_resume_other", "%s, fenced by %s, accepts resume %s", ev.From, cur, suspend)
+		l.fencing.fenced[ev.From] = suspend // judged once
+	}
+}

@@ -1,0 +1,156 @@
+package check
+
+import (
+	"strings"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// runtime_prepare oracles against the simulated installer's ground truth
+// (准备与执行顺序; wire-reference §3.2; the Runtime checks size and
+// SHA-256 before it installs anything, and an incomplete transfer never
+// reaches the installer):
+//
+//   - transfer_incomplete_installed: the installer was handed a skill,
+//     plugin or file transfer whose staged bytes fall short of (or exceed)
+//     its declared size: the Runtime committed before every chunk was
+//     staged.
+//   - transfer_install_outcome: a daemon's answer to a commit says what
+//     its installer found: completed after an installation, rejected
+//     runtime_preparation_rejected after a size or digest mismatch,
+//     failed runtime_preparation_failed with the setup command's exit code
+//     after a failed command; no mismatch or exit code the installer never
+//     reported, no completion the installer never confirmed.
+//   - prepare_during_install: the Harness receives no native Prepare
+//     while an installation it was handed on that device is unanswered:
+//     a factory receives capabilities only once the snapshot is loaded
+//     (the daemon holds the preparation, answering preparing).
+
+// Installer outcomes the simulated Harness reports.
+const (
+	InstallOutcomeCompleted = "completed"
+	InstallOutcomeMismatch  = "mismatch"
+	InstallOutcomeFailed    = "failed"
+)
+
+type installRec struct {
+	outcome string
+	exit    int
+}
+
+// TransferInstallOutcome records what the simulated installer found when
+// it was handed transfer (installer identity "g<gen>/<id>"): its outcome,
+// the setup command's exit code, and the staged and declared body sizes
+// (hasBody: a skill, plugin or file).
+func (l *Ledger) TransferInstallOutcome(at int64, device, transfer, outcome string, exit int, hasBody bool, staged, declared int64) {
+	s := &l.transfers
+	if s.byID == nil {
+		s.init()
+	}
+	if s.outcomes == nil {
+		s.outcomes = map[string]installRec{}
+	}
+	_, id, _ := strings.Cut(transfer, "/")
+	delete(s.installing[device], transfer)
+	s.outcomes[device+"/"+id] = installRec{outcome: outcome, exit: exit}
+	if outcome == InstallOutcomeCompleted {
+		s.installed[device+"/"+id] = true
+	}
+	if hasBody && staged != declared {
+		l.violate(at, "transfer_incomplete_installed", "%s's installer got transfer %s with %d of its %d declared bytes staged",
+			device, id, staged, declared)
+	}
+}
+
+// judgeInstallOutcome compares a daemon's answer to a commit with its
+// installer's outcome.
+func (l *Ledger) judgeInstallOutcome(ev WireEvent, r wire.RuntimePrepareResult) {
+	key := ev.From + "/" + ev.Frame.ID
+	rec, ran := l.transfers.outcomes[key]
+	if !ran && l.transfers.installed[key] {
+		rec, ran = installRec{outcome: InstallOutcomeCompleted}, true
+	}
+	bad := func(why string) {
+		l.violate(ev.At, "transfer_install_outcome", "%s answers the commit of %s %s/%s (exit %d): %s",
+			ev.From, ev.Frame.ID, r.Outcome, r.ErrorCode, r.ExitCode, why)
+	}
+	mismatch := r.Outcome == wire.OutcomeRejected && r.ErrorCode == wire.TransferRejected
+	failedRun := r.Outcome == wire.OutcomeFailed && r.ExitCode > 0
+	switch {
+	case !ran:
+		switch {
+		case r.Outcome == wire.OutcomeCompleted:
+			bad("its installer never ran")
+		case mismatch:
+			bad("a mismatch its installer never found")
+		case failedRun:
+			bad("an exit code its installer never reported")
+		}
+	case rec.outcome == InstallOutcomeMismatch && !mismatch:
+		bad("its installer found a size or digest mismatch (runtime_preparation_rejected)")
+	case rec.outcome == InstallOutcomeFailed && (r.Outcome != wire.OutcomeFailed ||
+		r.ErrorCode != wire.TransferFailed || r.ExitCode != rec.exit):
+		bad("its installer's command failed with this exit code")
+	case rec.outcome == InstallOutcomeCompleted && r.Outcome != wire.OutcomeCompleted:
+		bad("its installer installed it")
+	}
+}
+
+// transferForgedCommit notes a forged commit reaching a daemon: its
+// refusal (invalid_request, the transfer not fully staged) is marked.
+func (l *Ledger) transferForgedCommit(ev WireEvent) {
+	p, ok := ev.Frame.Payload.(wire.RuntimePrepare)
+	if !ok || p.Step != wire.StepCommit {
+		return
+	}
+	s := &l.transfers
+	if s.byID == nil {
+		s.init()
+	}
+	if s.forgedCommits == nil {
+		s.forgedCommits = map[string]bool{}
+	}
+	s.forgedCommits[connKey(ev.Conn)+"/"+ev.Frame.ID] = true
+}
+
+// earlyCommitAnswered marks the refusal of a forged early commit.
+func (l *Ledger) earlyCommitAnswered(ev WireEvent, r wire.RuntimePrepareResult) {
+	k := connKey(ev.Conn) + "/" + ev.Frame.ID
+	if l.transfers.forgedCommits[k] && r.Outcome == wire.OutcomeRejected && r.ErrorCode == wire.TransferInvalidRequest {
+		delete(l.transfers.forgedCommits, k)
+		l.reach(MarkTransferEarlyCommitRefused)
+	}
+}
+
+// InstallBegan records the simulated installer being handed transfer on
+// device (answered by TransferInstallOutcome).
+func (l *Ledger) InstallBegan(at int64, device, transfer string) {
+	s := &l.transfers
+	if s.installing == nil {
+		s.installing = map[string]map[string]bool{}
+	}
+	if s.installing[device] == nil {
+		s.installing[device] = map[string]bool{}
+	}
+	s.installing[device][transfer] = true
+}
+
+// NativePrepareCalled records the Harness receiving a native Prepare.
+func (l *Ledger) NativePrepareCalled(at int64, device, executor string) {
+	if n := len(l.transfers.installing[device]); n > 0 {
+		l.violate(at, "prepare_during_install", "%s's Harness receives the Prepare of %s while %d installations are unanswered",
+			device, executor, n)
+	}
+}
+
+// installsNodeDown: a crashed daemon's installations are never answered
+// to it.
+func (l *Ledger) installsNodeDown(node string) { delete(l.transfers.installing, node) }
+
+// installHoldMark marks a new preparation a daemon answered preparing
+// while one of its installations was unanswered: the hold at work.
+func (l *Ledger) installHoldMark(ev WireEvent, st wire.PreparationStatus) {
+	if st.State == wire.StatePreparing && st.Revision == 1 && len(l.transfers.installing[ev.From]) > 0 {
+		l.reach(MarkPrepareHeldForInstall)
+	}
+}
