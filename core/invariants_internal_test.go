@@ -1,6 +1,7 @@
 package core
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -107,7 +108,7 @@ func mustPanic(t *testing.T, want string, f func()) {
 		if r == nil {
 			t.Fatalf("no panic; want %q", want)
 		}
-		if s, _ := r.(string); !strings.Contains(s, want) {
+		if s := fmt.Sprint(r); !strings.Contains(s, want) {
 			t.Fatalf("panic %v; want it to mention %q", r, want)
 		}
 	}()
