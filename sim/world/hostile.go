@@ -111,6 +111,12 @@ func (u *universe) watchHostile(ev sim.TapEvent, we check.WireEvent) {
 		case p.State == wire.StateStarted:
 			h.started[ev.Conn] = append(h.started[ev.Conn], g)
 		}
+		if p.State == wire.StateStarting && p.RunID != "" && ev.From != coreID {
+			// a Run the daemon took on this connection: a later start
+			// naming it is run_conflict (one refused, say for an expired
+			// admission, never became a Run)
+			h.connRuns[ev.Conn] = append(h.connRuns[ev.Conn], p.RunID)
+		}
 	case wire.PromptSteerAck:
 		if p.Accepted && ev.To == coreID {
 			h.inputs[ev.Conn] = append(h.inputs[ev.Conn], [2]string{f.ID, p.InputID})
@@ -118,7 +124,6 @@ func (u *universe) watchHostile(ev sim.TapEvent, we check.WireEvent) {
 	case wire.ExecutionStart:
 		if ev.From == coreID {
 			h.runs = append(h.runs, p.RunID)
-			h.connRuns[ev.Conn] = append(h.connRuns[ev.Conn], p.RunID)
 		}
 	case wire.ExecutionPrepare:
 		if ev.From == coreID {

@@ -143,13 +143,15 @@ func Options(cfg Config) sim.Options {
 // livenessBase is the liveness deadline after heal of a default workload
 // (150 s, plus 60 s for the one harness_write_over_budget per device kept
 // past heal, plus 330 s for a glacial preparation of up to 320 s that may
-// still be running); livenessPerTurn is added for every turn beyond it.
+// still be running, plus 195 s for an Environment preparation exchange
+// that waits out Core's runtime_prepare timeout before the connection's
+// Sessions may run); livenessPerTurn is added for every turn beyond it.
 // After heal, in the worst case every turn waits for one active slot of
 // one device: its preparation (up to 8 s), its native turn (up to 11 s;
 // one long turn per device up to 48 s, covered by the base), its release
 // and a poll.
 const (
-	livenessBase    = 540 * time.Second
+	livenessBase    = 735 * time.Second
 	livenessPerTurn = 20 * time.Second
 )
 
