@@ -323,7 +323,7 @@
 // cheaper than before those cuts; the run-to-run spread on this machine
 // is about 20 %. The one-pass decoder then got a one-scan path for
 // plain strings, member names and base64 (wire/decode_string.go,
-// decode_base64.go; the strict scan Encode and DecodeReference share
+// decode_binary.go; the strict scan Encode and DecodeReference share
 // keeps its own loops, so the reference does not gain from it), and the
 // world, kernel and checkers lost per-step work that both paths share:
 // capability lookups and assertion messages that allocated on every
