@@ -142,7 +142,7 @@ func (m *Machine) Step(now time.Time, ev Event) []Effect {
 	if m.cfg.Bugs.RedeliverUnknownInput {
 		m.redeliverUnknown() // planted bug
 	}
-	m.checkInvariants()
+	m.checkInvariantsAfterStep()
 	out := m.out
 	m.out = nil
 	return out

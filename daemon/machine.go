@@ -171,7 +171,7 @@ func (m *Machine) Step(now time.Time, ev Event) []Effect {
 		panic(fmt.Sprintf("daemon: unknown event %T", ev))
 	}
 	m.maybeReport()
-	m.checkInvariants()
+	m.checkInvariantsAfterStep()
 	out := m.out
 	m.out = nil
 	return out

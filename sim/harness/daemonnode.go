@@ -24,7 +24,10 @@ type Observer interface {
 	DaemonStepped(now time.Time, m *daemon.Machine)
 	ShellError(now time.Time, msg string)
 	// MachinePanicked: an assertion of the machine failed in a step. The
-	// step's effects were applied; the process does nothing more.
+	// step's effects were applied. When the step had run to its end and
+	// only its closing invariant check failed (daemon.StepPanic.Completed)
+	// the node goes on stepping the machine; otherwise the process does
+	// nothing more.
 	MachinePanicked(now time.Time, p daemon.StepPanic)
 }
 
@@ -251,9 +254,11 @@ func (n *Daemon) Feed(now time.Time, ev daemon.Event) {
 			n.apply(now, ef)
 		}
 		if panicked != nil {
-			n.broken, n.queue = true, nil
 			obs.MachinePanicked(now, *panicked)
-			return
+			if !panicked.Completed {
+				n.broken, n.queue = true, nil
+				return
+			}
 		}
 		if obs != nil {
 			obs.DaemonStepped(now, n.m)

@@ -2,6 +2,7 @@ package world
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -223,7 +224,8 @@ func (n *coreNode) api(now time.Time, e sim.CallReceived) []sim.Effect {
 // stepMachine runs the machine on ev. A failed assertion is returned with
 // the effects its step had produced: step still applies them, so that the
 // checkers see what Core was about to do, and reports the panic after
-// them; the node then does nothing more.
+// them (machine_panic.go); the node then does nothing more, unless the
+// step had completed and only its closing invariant check failed.
 func (n *coreNode) stepMachine(now time.Time, ev core.Event) (effs []core.Effect, sp *core.StepPanic) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -275,8 +277,8 @@ func (n *coreNode) step(now time.Time, ev core.Event) []sim.Effect {
 	}
 	n.subscribersStepped(now)
 	if sp != nil {
-		n.broken = true
-		n.u.fail(checkPanic, "core: %v", sp.Value)
+		n.broken = !sp.Completed
+		n.u.machinePanicked(sp.Completed, fmt.Sprintf("core: %v", sp.Value))
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package world
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/turnstile-sim/turnstile/daemon"
@@ -52,11 +53,9 @@ func (o *devObserver) DaemonEffect(now time.Time, e daemon.Effect) {
 func (o *devObserver) ShellError(_ time.Time, msg string) { o.u.fail(checkWire, "%s", msg) }
 
 // MachinePanicked reports a daemon's failed assertion as the seed's
-// failure, check panic. Its step's effects were applied first, so a
-// checker that names the broken rule reports in the same step, ahead of
-// it (checkNames ends with checkPanic).
+// failure, check panic (see universe.machinePanicked).
 func (o *devObserver) MachinePanicked(_ time.Time, p daemon.StepPanic) {
-	o.u.fail(checkPanic, "%s: %v", o.d.ID, p.Value)
+	o.u.machinePanicked(p.Completed, fmt.Sprintf("%s: %v", o.d.ID, p.Value))
 }
 
 // observeSend records what a daemon sends: handles granted, started,

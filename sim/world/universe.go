@@ -31,6 +31,8 @@ type universe struct {
 	shape    shape
 	subPlan  *subscriberPlan // subscribers.go
 	pendingV []check.Violation
+	// heldPanic: the first end-of-step invariant failure (machine_panic.go)
+	heldPanic string
 	// workspaces are the Environments' file trees, shared by the devices.
 	workspaces *harness.Workspaces
 

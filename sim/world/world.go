@@ -359,6 +359,7 @@ func (u *universe) addChecks() {
 	for _, name := range check.TimingChecks() {
 		u.w.AddCheck(sim.Check{Name: name + "_final", AtEnd: func(*sim.View) error { return u.takeViolation(name) }})
 	}
+	u.w.AddCheck(u.heldPanicCheck())
 	u.w.AddCheck(sim.Check{Name: checkUnreported, AtEnd: func(*sim.View) error { return u.unreported() }})
 }
 
