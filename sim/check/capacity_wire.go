@@ -97,15 +97,17 @@ func (l *Ledger) checkActive(at int64, device string) {
 	}
 }
 
-// checkLiveExecutors compares the Harness's open executors with the
-// device's configured limit: a daemon that forgets a failed close, or
-// frees a slot before its cleanup succeeded, shows up here.
+// checkLiveExecutors compares the executors the Harness holds
+// (capacity_executors.go) with the device's configured limit: a daemon
+// that forgets a failed close, stops counting closing executors, or frees
+// a slot before its cleanup succeeded, shows up here.
 func (l *Ledger) checkLiveExecutors(at int64, device string) {
 	lim, ok := l.frames.limits[device]
 	if !ok {
 		return
 	}
-	if live := l.harness.liveExecutors(device); live > lim.ExecutorsMax {
-		l.violate(at, CheckCapacity, "device %s has %d live native executors > %d", device, live, lim.ExecutorsMax)
+	if open, creating := l.harness.heldExecutors(device); open+creating > lim.ExecutorsMax {
+		l.violate(at, CheckCapacity, "device %s holds %d native executors (%d open, %d being created) > %d",
+			device, open+creating, open, creating, lim.ExecutorsMax)
 	}
 }

@@ -67,7 +67,7 @@ func TestCapacityLiveExecutorsAndSeedLimits(t *testing.T) {
 	for _, e := range []string{"e1", "e2", "e3", "e4"} {
 		l.ExecutorCreated(w.tick(), "d1", e)
 	}
-	wantOnly(t, l, CheckCapacity, "4 live native executors > 3")
+	wantOnly(t, l, CheckCapacity, "holds 4 native executors (4 open, 0 being created) > 3")
 
 	// A configuration above the seeds' limits is judged by them.
 	var now int64

@@ -28,6 +28,7 @@ type harnessState struct {
 	turns     map[string]*nativeTurn  // run
 	applied   map[string][]appliedInput
 	appliedAt map[string]int64 // run\x00input
+	creating  map[string]string // device\x00executor → device: native Prepare called, not answered
 }
 
 func (h *harnessState) init() {
@@ -35,6 +36,7 @@ func (h *harnessState) init() {
 	h.turns = map[string]*nativeTurn{}
 	h.applied = map[string][]appliedInput{}
 	h.appliedAt = map[string]int64{}
+	h.creating = map[string]string{}
 }
 
 func (h *harnessState) isApplied(run, input string) bool {
@@ -55,6 +57,7 @@ func (h *harnessState) liveExecutors(device string) int {
 // ExecutorCreated records the Harness creating a native executor.
 func (l *Ledger) ExecutorCreated(at int64, device, executor string) {
 	l.harness.executors[pairKey(device, executor)] = &executorRec{device: device, createdAt: at}
+	delete(l.harness.creating, pairKey(device, executor))
 	l.idleExecutorCreated(at, device, executor)
 	l.checkLiveExecutors(at, device)
 	l.checkTruthCapacity(at, device)

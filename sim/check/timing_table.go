@@ -285,6 +285,7 @@ func (l *Ledger) NodeCrashed(at int64, node string) {
 	l.fencingNodeDown(node)
 	l.wsDaemonNodeDown(node)
 	l.installsNodeDown(node)
+	l.creatingNodeDown(node)
 	l.heartbeatsNodeDown(node)
 	l.writesNodeDown(node, why)
 	l.admissionsNodeDown(node, why)

@@ -137,6 +137,8 @@ func (l *Ledger) InstallBegan(at int64, device, transfer string) {
 
 // NativePrepareCalled records the Harness receiving a native Prepare.
 func (l *Ledger) NativePrepareCalled(at int64, device, executor string) {
+	l.advance(at)
+	l.executorCreating(at, device, executor)
 	if n := len(l.transfers.installing[device]); n > 0 {
 		l.violate(at, "prepare_during_install", "%s's Harness receives the Prepare of %s while %d installations are unanswered",
 			device, executor, n)

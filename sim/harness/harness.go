@@ -232,10 +232,12 @@ func (h *Harness) prepare(now time.Time, c daemon.CallID, op daemon.Prepare) {
 	refusal, forks := h.nativeRefusal(op), h.forksHistory(op) // decided on the request
 	h.later(now, d, func(now time.Time) {
 		if fail {
+			h.prepareFailed(now, op)
 			h.result(now, c, daemon.PrepareResult{Err: "simulated prepare failure"})
 			return
 		}
 		if refusal != "" {
+			h.prepareFailed(now, op)
 			h.result(now, c, daemon.PrepareResult{Err: refusal})
 			return
 		}

@@ -39,6 +39,21 @@ type CloseRecorder interface {
 	CloseRequested(at int64, device, executor string)
 }
 
+// PrepareRecorder is an optional extension of Recorder:
+// NativePrepareFailed reports a native Prepare that created no executor
+// (it failed or the engine refused it). With the Prepare's call
+// (InstallRecorder.NativePrepareCalled) and ExecutorCreated it tells
+// which executors are being created at any instant.
+type PrepareRecorder interface {
+	NativePrepareFailed(at int64, device, executor string)
+}
+
+func (h *Harness) prepareFailed(now time.Time, op daemon.Prepare) {
+	if r, ok := h.dev.Recorder.(PrepareRecorder); ok {
+		r.NativePrepareFailed(at(now), string(h.dev.ID), op.Executor)
+	}
+}
+
 func at(now time.Time) int64 { return int64(now.Sub(sim.Epoch)) }
 
 // ExecutorTruth is what the native side knows about one executor.

@@ -215,3 +215,7 @@ func (r ledgerRecorder) InstallBegan(at int64, device, transfer string) {
 func (r ledgerRecorder) NativePrepareCalled(at int64, device, executor string) {
 	r.u.led.NativePrepareCalled(at, device, executor)
 }
+
+func (r ledgerRecorder) NativePrepareFailed(at int64, device, executor string) {
+	r.u.led.NativePrepareFailed(at, device, executor)
+}
