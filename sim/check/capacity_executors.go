@@ -38,3 +38,16 @@ func (h *harnessState) heldExecutors(device string) (open, creating int) {
 	}
 	return h.liveExecutors(device), creating
 }
+
+// retiredOpen counts a device's executors retired by their Turn's
+// settlement and not yet confirmed closed (a failed close leaves them
+// open: uncertain).
+func (h *harnessState) retiredOpen(device string) int {
+	n := 0
+	for _, e := range h.executors { //tidy:sorted counting only
+		if e.device == device && e.retired && !e.closed {
+			n++
+		}
+	}
+	return n
+}

@@ -78,7 +78,9 @@ func (l *Ledger) active(a *admissionRec) bool {
 
 // checkActive: the device's active preparations and executions, counted
 // from its own statuses and the Harness's live turns, stay within its
-// configured limit. The count never exceeds what the daemon should count
+// configured limit. An executor its Turn's settlement retired keeps its
+// Turn's slot until the Harness confirms it closed: the seeds count a
+// closing or uncertain resource against its limit until cleanup succeeds. The count never exceeds what the daemon should count
 // (a closing or uncertain resource only adds), so any excess is real.
 func (l *Ledger) checkActive(at int64, device string) {
 	lim, ok := l.frames.limits[device]
@@ -91,9 +93,10 @@ func (l *Ledger) checkActive(at int64, device string) {
 			n++
 		}
 	}
-	if n > lim.ActiveMax {
-		l.violate(at, CheckCapacity, "device %s granted an admission while %d preparations and executions are active > %d",
-			device, n, lim.ActiveMax)
+	closing := l.harness.retiredOpen(device)
+	if n+closing > lim.ActiveMax {
+		l.violate(at, CheckCapacity, "device %s granted an admission while %d preparations and executions are active (%d closing for their Turn) > %d",
+			device, n+closing, closing, lim.ActiveMax)
 	}
 }
 

@@ -26,7 +26,7 @@ func TestCapacityFromTheWire(t *testing.T) {
 	grant(w, 1, "p1", "h1")
 	grant(w, 1, "p2", "h2")
 	grant(w, 1, "p3", "h3")
-	wantOnly(t, l, CheckCapacity, "while 3 preparations and executions are active > 2")
+	wantOnly(t, l, CheckCapacity, "while 3 preparations and executions are active (0 closing for their Turn) > 2")
 
 	// Released admissions free their slot; a started Run holds it until the
 	// Harness settles its native turn.
@@ -41,7 +41,7 @@ func TestCapacityFromTheWire(t *testing.T) {
 		t.Fatalf("freed slot judged: %v", vs)
 	}
 	grant(w, 1, "p4", "h4")
-	wantOnly(t, l, CheckCapacity, "active > 2")
+	wantOnly(t, l, CheckCapacity, "(0 closing for their Turn) > 2")
 	l.TurnSettled(w.tick(), "t-2", NativeCompleted)
 
 	// A lost connection retires its admissions; a status republished on
@@ -80,5 +80,34 @@ func TestCapacityLiveExecutorsAndSeedLimits(t *testing.T) {
 	}
 	if got := violationsOf(l, CheckCapacity); len(got) != 1 || !strings.Contains(got[0], "> 4") {
 		t.Fatalf("capacity violations %v, want one over the seeds' 4", got)
+	}
+}
+
+func TestAnExecutorClosingForItsTurnKeepsItsSlot(t *testing.T) {
+	l, w := capacityLedger()
+	grant(w, 1, "p1", "h1")
+	l.ExecutorCreated(w.tick(), "d1", "e-p1")
+	l.TurnCreated(w.tick(), "d1", "r1")
+	w.deviceSends(1, "d1", statusFrame("p1", wire.PreparationStatus{Handle: "h1", Revision: 2, State: wire.StateStarted, RunID: "r1"}))
+	grant(w, 1, "p2", "h2")
+	// r1's settlement retires its executor: the slot passes to the close.
+	l.TurnSettled(w.tick(), "r1", NativeCompleted)
+	l.ExecutorRetired(w.tick(), "d1", "r1", "e-p1")
+	grant(w, 1, "p3", "h3")
+	wantOnly(t, l, CheckCapacity, "while 3 preparations and executions are active (1 closing for their Turn) > 2")
+
+	// Once the close is confirmed the slot is free.
+	l, w = capacityLedger()
+	grant(w, 1, "p1", "h1")
+	l.ExecutorCreated(w.tick(), "d1", "e-p1")
+	l.TurnCreated(w.tick(), "d1", "r1")
+	w.deviceSends(1, "d1", statusFrame("p1", wire.PreparationStatus{Handle: "h1", Revision: 2, State: wire.StateStarted, RunID: "r1"}))
+	grant(w, 1, "p2", "h2")
+	l.TurnSettled(w.tick(), "r1", NativeCompleted)
+	l.ExecutorRetired(w.tick(), "d1", "r1", "e-p1")
+	l.ExecutorClosed(w.tick(), "d1", "e-p1")
+	grant(w, 1, "p3", "h3")
+	if vs := framesOnly(l.Violations()); len(vs) > 0 {
+		t.Fatalf("a confirmed close freed no slot: %v", vs)
 	}
 }

@@ -9,6 +9,7 @@ type executorRec struct {
 	device    string
 	createdAt int64
 	closed    bool
+	retired   bool // its Turn's settlement retired it (Reusable=false)
 }
 
 type nativeTurn struct {

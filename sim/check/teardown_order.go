@@ -36,6 +36,9 @@ func (t *teardownState) init() {
 // end.
 func (l *Ledger) ExecutorRetired(at int64, device, run, executor string) {
 	l.teardown.retired[run] = pairKey(device, executor)
+	if e := l.harness.executors[pairKey(device, executor)]; e != nil {
+		e.retired = true
+	}
 	l.evictionRetired(device, executor)
 }
 
