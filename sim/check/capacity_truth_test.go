@@ -89,7 +89,7 @@ func TestAFailedOrCrashedPrepareHoldsNoExecutor(t *testing.T) {
 	l.ExecutorCreated(5, "d1", "e3") // created: counted once, as open
 	only(t, l, "", "")
 	l.NativePrepareCalled(6, "d1", "e4")
-	l.NodeCrashed(7, "d1") // the Harness died with its Prepares and executors
+	l.NodeCrashed(7, "d1")               // the Harness died with its Prepares and executors
 	l.NativePrepareCalled(8, "d1", "e5") // e1 and e3 not yet reported closed
 	only(t, l, CheckCapacity, "holds 3 native executors (2 open, 1 being created) > 2")
 }

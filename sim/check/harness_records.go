@@ -28,7 +28,7 @@ type harnessState struct {
 	executors map[string]*executorRec // device\x00executor
 	turns     map[string]*nativeTurn  // run
 	applied   map[string][]appliedInput
-	appliedAt map[string]int64 // run\x00input
+	appliedAt map[string]int64  // run\x00input
 	creating  map[string]string // device\x00executor → device: native Prepare called, not answered
 }
 
