@@ -41,6 +41,11 @@ type Config struct {
 	// must then confirm the executor's close before done or an applied
 	// cancel receipt).
 	CancelRetires bool
+	// RetireShare is the chance in 4 that any settlement answers
+	// Reusable=false (workload shapes with capacity pressure set it, so
+	// that closing executors hold their Turn's slot while others queue;
+	// 0 retires only through faults and CancelRetires).
+	RetireShare int
 	// Asks is how native turns ask for permissions, user choices and
 	// function results (interaction.go); the zero value asks now and then
 	// and never waits.
@@ -341,6 +346,9 @@ func (h *Harness) answerSettled(now time.Time, c daemon.CallID, t *hTurn) {
 		return
 	}
 	notReusable := h.take(NotReusable) || h.dev.Harness.CancelRetires && t.cancelled
+	if share := h.dev.Harness.RetireShare; share > 0 && h.r.IntN(4) < share {
+		notReusable = true
+	}
 	h.after(now, h.latency(), func(now time.Time) {
 		r := daemon.SettleResult{Settled: true, Reusable: true, Outcome: h.outcome(t)}
 		if notReusable {

@@ -132,6 +132,7 @@ func setup(w *sim.Kernel, cfg Config, linAtEnd bool) *universe {
 		dcfg, drawn := drawDaemonConfig(r, drawCaps(r, i), i > 0)
 		u.shape.adjustLimits(shapeR, &dcfg.Limits)
 		drawn.admission = dcfg.Limits.AdmissionExpiry // a shape may set the documents' value back
+		drawn.idle = dcfg.Limits.IdleExpiry
 		u.configuredTimers(string(deviceID(i)), drawn)
 		dcfg.Bugs = daemon.Bugs{
 			ForgetAdmissionExpiry:      cfg.Bugs.DaemonForgetsAdmissionExpiry,

@@ -31,8 +31,10 @@ const (
 	// unknown.
 	shapeManySteers shape = "many_steers"
 	// shapeCapacity: one device with an executor table barely above its
-	// active limit, more sessions than executors, slow closes: capacity
-	// refusals while closing executors still count.
+	// active limit, more sessions than executors, slow closes, half the
+	// settlements retiring their executor, in half the seeds idle
+	// executors kept for the documented bound: capacity refusals while
+	// closing executors still count, and evictions.
 	shapeCapacity shape = "capacity_pressure"
 	// shapeFlapping: each device's kind goes unavailable for a few
 	// seconds, once or twice, and comes back: the capability snapshot
@@ -84,7 +86,7 @@ func (s shape) adjustHarness(c *harness.Config) {
 	case shapeShortTurns:
 		c.DoneWithoutUsage, c.ShortTurns = true, true
 	case shapeCapacity:
-		c.SlowClose = 4
+		c.SlowClose, c.RetireShare = 4, 2
 	case shapeInteractions:
 		c.Asks = harness.AskConfig{Always: true, Await: true, SlowDecisions: 3, WithdrawRaces: 3}
 	}
@@ -104,6 +106,11 @@ func (s shape) adjustLimits(r *rand.Rand, l *daemon.Limits) {
 		l.ActiveMax = 1 + r.IntN(2)
 		l.IdleExecutorsMax = 2
 		l.ExecutorsMax = l.ActiveMax + 2
+		if r.IntN(2) == 0 {
+			// the documented idle bound: idle executors stay until
+			// eviction makes room, so which one goes is decided often
+			l.IdleExpiry = 0
+		}
 	}
 }
 
