@@ -120,6 +120,10 @@ type hTurn struct {
 	content   string
 	done      bool // a native terminal result (wire.Done) was emitted
 	writesOut int  // write calls not answered yet
+	// writing is the input whose durable write is out, "" when none:
+	// one input per Run is in flight (a second write while one is out,
+	// even past the daemon's budget, must have been refused busy)
+	writing string
 	// endPending is the natural end, deferred while writes are out.
 	endPending func(now time.Time)
 	truth      *TurnTruth

@@ -304,3 +304,24 @@ func TestLateEventsAreHarnessBreaches(t *testing.T) {
 		t.Errorf("breaches without the fault: %v", b)
 	}
 }
+
+func TestASecondDurableWriteWhileOneIsOutIsAContractBreach(t *testing.T) {
+	script := func(second time.Duration) []step {
+		return []step{
+			{0, daemon.Prepare{Executor: "ex-1", Session: "s1"}},
+			{10 * time.Second, daemon.StartTurn{Executor: "ex-1", Turn: "t-1", Run: "r1", Input: wire.TextInput("hi")}},
+			{11 * time.Second, daemon.DurableWrite{Turn: "t-1", InputID: "in-1"}},
+			{second, daemon.DurableWrite{Turn: "t-1", InputID: "in-2"}},
+		}
+	}
+	host, _ := run(t, nil, 0, script(25*time.Second)...)
+	if vs := host.h.Truth().Violations(); len(vs) > 0 {
+		t.Fatalf("writes one after the other breach nothing: %v", vs)
+	}
+	// in-2's write comes in the instant of in-1's, which is still out
+	host, _ = run(t, nil, 0, script(11*time.Second)...)
+	vs := host.h.Truth().Violations()
+	if len(vs) != 1 || !strings.Contains(vs[0], "while the write of input in-1 is still out") {
+		t.Fatalf("violations %v; want the second write named", vs)
+	}
+}

@@ -14,6 +14,10 @@ func (h *Harness) write(now time.Time, c daemon.CallID, op daemon.DurableWrite) 
 	t := h.turns[op.Turn]
 	if t != nil {
 		t.writesOut++
+		if t.writing != "" {
+			h.truth.violate("durable write of input %s on run %s while the write of input %s is still out", op.InputID, t.run, t.writing)
+		}
+		t.writing = op.InputID
 	}
 	h.inputWrite(op)
 	h.writeCalled(now, t, op.InputID)
@@ -91,6 +95,9 @@ func (h *Harness) writeResult(now time.Time, c daemon.CallID, t *hTurn, input st
 		return
 	}
 	t.writesOut--
+	if t.writing == input {
+		t.writing = ""
+	}
 	if end := t.endPending; end != nil && t.writesOut == 0 {
 		t.endPending = nil
 		end(now)
