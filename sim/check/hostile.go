@@ -181,6 +181,8 @@ type hostileState struct {
 	// lastStatus is the newest status sent per connection and handle.
 	lastStatus map[string]wire.PreparationStatus
 	records    map[uint64]*recordTable // admission_records.go
+	starting   map[string]bool         // conn/run: the daemon sent starting (rogue_core.go)
+	ownRuns    map[string]bool         // Runs a rogue Core started validly (rogue_core.go)
 }
 
 func (h *hostileState) init() {
@@ -190,6 +192,7 @@ func (h *hostileState) init() {
 	h.rogue = map[uint64]bool{}
 	h.stepOf = map[uint64]*probeState{}
 	h.lastStatus = map[string]wire.PreparationStatus{}
+	h.starting, h.ownRuns = map[string]bool{}, map[string]bool{}
 	h.conns.init()
 }
 
@@ -239,7 +242,8 @@ func (l *Ledger) HostileDurableWrite(at int64, conn uint64, what string) {
 // must be refused in some seed of every campaign, and every proxy
 // mutation must happen.
 func hostileExpectedMarks() []Mark {
-	out := []Mark{MarkHostileDuplicate, MarkHostileReplay, MarkHostileNearLimit, MarkHostileOversize}
+	out := append([]Mark{MarkHostileDuplicate, MarkHostileReplay, MarkHostileNearLimit, MarkHostileOversize},
+		rogueCoreExpectedMarks()...)
 	for _, a := range []string{
 		HostileStartNeverGranted, HostileStartForeignHandle, HostileStartStaleHandle, HostileStartInvalid,
 		HostileStartWrongExecutor, HostileStartReleased, HostileStartUsedRun, HostileStartConflict,
@@ -353,6 +357,7 @@ func (l *Ledger) noteAnswerContext(ev WireEvent) {
 		k := connIDKey(ev.Conn, ev.Frame.ID)
 		if ev.From != RogueNode {
 			l.noteRecord(ev.Conn, ev.Frame.ID, p)
+			l.noteStarting(ev, p)
 		}
 		if p.State != wire.StateRejected && p.Handle != "" {
 			if !h.granted[k] {
@@ -427,7 +432,7 @@ func (l *Ledger) matchAnswer(ev WireEvent) {
 			continue
 		}
 		ps.done = true
-		want := l.wantNow(p, ev)
+		want := l.wantNow(p, ev, ps.delivered)
 		if want == nil {
 			return // condition not met: nothing to judge
 		}
@@ -446,7 +451,7 @@ func (l *Ledger) matchAnswer(ev WireEvent) {
 }
 
 // wantNow applies a probe's condition to its Want, from the wire so far.
-func (l *Ledger) wantNow(p *HostileProbe, ev WireEvent) []string {
+func (l *Ledger) wantNow(p *HostileProbe, ev WireEvent, delivered int64) []string {
 	h := &l.hostile
 	switch p.Cond {
 	case CondExpired:
@@ -463,6 +468,8 @@ func (l *Ledger) wantNow(p *HostileProbe, ev WireEvent) []string {
 		}
 	case CondTable:
 		return l.tableAnswer(p)
+	case CondUnresolved:
+		return l.unresolvedAnswer(p, delivered)
 	case CondEvicted:
 		if held, evicted := l.recordKnown(p.Conn, p.ReplyID); evicted {
 			return []string{"rejected/unknown_preparation"}
@@ -562,7 +569,7 @@ func (l *Ledger) expireProbes(at int64) {
 // hostileTurnCreated: a native Turn for a hostile Run means a forged
 // start was obeyed.
 func (l *Ledger) hostileTurnCreated(at int64, device, run string) {
-	if strings.HasPrefix(run, HostileIDPrefix) {
+	if strings.HasPrefix(run, HostileIDPrefix) && !l.hostile.ownRuns[run] {
 		l.violate(at, CheckHostileEffect, "Harness of %s created a native Turn for forged Run %s", device, run)
 	}
 }
