@@ -123,6 +123,9 @@ type HostileProbe struct {
 	// answer arrives, changing Want (CondExpiredOrReleased, CondDone,
 	// CondGranted).
 	Cond string
+	// Executor, for CondOwnerOpen, is the native executor that must still
+	// be open on Target when the frame arrives.
+	Executor string
 }
 
 // Probe conditions.
@@ -470,6 +473,10 @@ func (l *Ledger) wantNow(p *HostileProbe, ev WireEvent, delivered int64) []strin
 		return l.tableAnswer(p)
 	case CondUnresolved:
 		return l.unresolvedAnswer(p, delivered)
+	case CondOwnerOpen:
+		if e := l.harness.executors[pairKey(p.Target, p.Executor)]; e == nil || e.closed {
+			return nil
+		}
 	case CondEvicted:
 		if held, evicted := l.recordKnown(p.Conn, p.ReplyID); evicted {
 			return []string{"rejected/unknown_preparation"}

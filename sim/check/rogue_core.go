@@ -11,6 +11,9 @@ const (
 	// an execution_start whose payload does not decode: rejected
 	// invalid_start (§3.3: the code names the frame type)
 	HostileStartUndecodable = "rcore_start_undecodable"
+	// an execution_start that decodes but whose input breaks the message
+	// rules (§5.2): rejected invalid_start, before its handle is looked up
+	HostileStartInvalidInput = "rcore_start_invalid_input"
 	// an execution_release whose payload does not decode: rejected
 	// invalid_release
 	HostileReleaseUndecodable = "rcore_release_undecodable"
@@ -45,11 +48,16 @@ const (
 // judged: the order within the instant is the kernel's.
 const CondUnresolved = "unresolved"
 
+// CondOwnerOpen: the probe is judged only while the Harness holds the
+// executor it names (Executor) open when the answer leaves: once its close
+// is confirmed, the Session has no owner and a prepare may create one.
+const CondOwnerOpen = "owner_open"
+
 // rogueCoreExpectedMarks are the rogue Core's situations every campaign
 // must reach, each refused as documented.
 func rogueCoreExpectedMarks() []Mark {
 	var out []Mark
-	for _, a := range []string{HostileStartUndecodable, HostileReleaseUndecodable, HostileReleaseForeignRequest,
+	for _, a := range []string{HostileStartUndecodable, HostileStartInvalidInput, HostileReleaseUndecodable, HostileReleaseForeignRequest,
 		HostileCancelStarting, HostileSteerStarting, HostileSteerPastLimit, HostilePrepareNativeConflict} {
 		out = append(out, HostileMark(a))
 	}

@@ -76,15 +76,21 @@ func TestSteerBeforeTheNativeStartReturnedIsNotReady(t *testing.T) {
 	h.want(CheckHostileRefusal, "with ack/ok, documented ack/not_ready")
 }
 
-// The code of an undecodable admission frame names its type.
+// The code of an undecodable admission frame names its type; a start
+// with an invalid input is invalid_start whatever its handle.
 func TestUndecodableAdmissionFramesAnswerTheirTypesCode(t *testing.T) {
 	for _, c := range []struct {
 		action, typ, want, got string
 	}{
 		{HostileStartUndecodable, wire.TypeExecutionStart, "invalid_start", "invalid_request"},
 		{HostileReleaseUndecodable, wire.TypeExecutionRelease, "invalid_release", "invalid_request"},
+		{HostileStartInvalidInput, wire.TypeExecutionStart, "invalid_start", "unknown_preparation"},
 	} {
 		raw := []byte(`{"type":"` + c.typ + `","id":"x-p-9","payload":{"handle":null}}`)
+		if c.action == HostileStartInvalidInput {
+			raw = []byte(`{"type":"execution_start","id":"x-p-9","payload":{"executor_id":"x-e","handle":"x-h","run_id":"x-r",` +
+				`"input":[{"content":[{"type":"input_text","text":""}]}]}}`)
+		}
 		p := HostileProbe{Action: c.action, ReplyID: "x-p-9", Want: []string{"rejected/" + c.want}}
 		h := newHostileWire(t)
 		h.forge(10*ms, p, raw)
@@ -134,15 +140,30 @@ func TestSteerPastTheInputLimitIsInputLimit(t *testing.T) {
 
 func TestNativeSessionConflictIsNamed(t *testing.T) {
 	p := HostileProbe{Action: HostilePrepareNativeConflict, ReplyID: "x-p-3",
-		Want: []string{"rejected/native_session_conflict", "rejected/preparation_capacity"}}
+		Want: []string{"rejected/native_session_conflict", "rejected/preparation_capacity"}, Cond: CondOwnerOpen, Executor: "ex-4"}
 	c := goodConfig("x-s")
 	c.AgentSessionID = "x-native-9"
 	raw := encode(t, "x-p-3", wire.ExecutionPrepare{SessionID: "x-s", Configuration: c})
-	h := newHostileWire(t)
-	h.forge(10*ms, p, raw)
-	h.answer(11*ms, "x-p-3", wire.PreparationStatus{State: wire.StateRejected, ErrorCode: "configuration_conflict",
-		Operation: wire.TypeExecutionPrepare})
-	h.want(CheckHostileRefusal, "rejected/configuration_conflict, documented rejected/native_session_conflict")
+	run := func(closed bool, answer wire.PreparationStatus) *hostileWire {
+		h := newHostileWire(t)
+		h.l.ExecutorCreated(1*ms, "d1", "ex-4")
+		if closed {
+			h.l.ExecutorClosed(9*ms, "d1", "ex-4")
+		}
+		h.forge(10*ms, p, raw)
+		h.answer(11*ms, "x-p-3", answer)
+		h.tick(5000 * ms)
+		return h
+	}
+	conflict := wire.PreparationStatus{State: wire.StateRejected, ErrorCode: "native_session_conflict", Operation: wire.TypeExecutionPrepare}
+	run(false, conflict).clean()
+	other := wire.PreparationStatus{State: wire.StateRejected, ErrorCode: "configuration_conflict", Operation: wire.TypeExecutionPrepare}
+	run(false, other).want(CheckHostileRefusal, "rejected/configuration_conflict, documented rejected/native_session_conflict")
+	reused := wire.PreparationStatus{Handle: "x-h", ExecutorID: "ex-4", Revision: 1, State: wire.StateReady, Reused: true}
+	run(false, reused).want(CheckHostileRefusal, "with ready, documented rejected/native_session_conflict")
+	// its executor closed, the Session has no owner: a new preparation
+	// is no refusal to judge
+	run(true, wire.PreparationStatus{Handle: "x-h", ExecutorID: "ex-5", Revision: 1, State: wire.StatePreparing}).clean()
 }
 
 // A native Turn for the rogue Core's own Run, started through its own

@@ -1,6 +1,8 @@
 package world
 
 import (
+	"bytes"
+	"encoding/json"
 	"math/rand/v2"
 	"strings"
 	"time"
@@ -16,8 +18,9 @@ import (
 // each situation it drives the daemon into, sends the frame that is wrong
 // there:
 //
-//   - at once: an undecodable execution_start and execution_release
-//     (invalid_start, invalid_release);
+//   - at once: an undecodable execution_start and execution_release, and
+//     a start that decodes with an invalid input (invalid_start,
+//     invalid_release, invalid_start);
 //   - its prepare granted (ready): a release of the handle under another
 //     request ID (unknown_preparation, the handle untouched), then its
 //     start, and behind it in the same instant a cancel with a receipt
@@ -60,6 +63,7 @@ type rogueCore struct {
 	sess  string
 	req   string
 	run   string
+	exec  string // the executor its admission got
 	// steering: the input whose first receipt is awaited, and how many
 	// inputs the daemon admitted
 	pending  string
@@ -110,6 +114,24 @@ func (rc *rogueCore) undecodable() {
 	}[rc.r.IntN(5)]
 	rc.sendRaw([]byte(head+start+`}`), &check.HostileProbe{Action: check.HostileStartUndecodable, ReplyID: req,
 		Want: rejected("invalid_start")})
+	// one that decodes, with an input the message rules refuse (§5.2)
+	req = h.mint("p")
+	part := []wire.InputContent{wire.TextPart("")}
+	if rc.r.IntN(2) == 0 {
+		part = []wire.InputContent{{Type: wire.ContentInputImage}}
+	}
+	b := encodeFrame(req, wire.ExecutionStart{ExecutorID: h.mint("e"), Handle: h.mint("h"), RunID: h.mint("r"),
+		Input: hostileInput("x")})
+	bad, err := json.Marshal(wire.MessageInput{{Content: part}})
+	if err != nil {
+		panic("an invalid input does not marshal: " + err.Error())
+	}
+	good := []byte(`"input":[{"content":[{"type":"input_text","text":"x"}]}]`)
+	if !bytes.Contains(b, good) {
+		panic("the rogue's start does not encode its input as expected: " + string(b))
+	}
+	b = bytes.Replace(b, good, append([]byte(`"input":`), bad...), 1)
+	rc.sendRaw(b, &check.HostileProbe{Action: check.HostileStartInvalidInput, ReplyID: req, Want: rejected("invalid_start")})
 	req = h.mint("p")
 	release := []string{`{"handle":["x-h"]}`, `{"handle":"x-h","handle":"x-h2"}`, `{"handle":null}`, `"x-h"`}[rc.r.IntN(4)]
 	rc.sendRaw([]byte(`{"type":"execution_release","id":`+quote(req)+`,"payload":`+release+`}`),
@@ -169,6 +191,7 @@ func (rc *rogueCore) observe(f wire.Frame) {
 // and a steer that reach the daemon before the native start returns.
 func (rc *rogueCore) start(st wire.PreparationStatus) {
 	h := &rc.u.hostile
+	rc.exec = st.ExecutorID
 	other := h.mint("p")
 	rc.send(other, wire.ExecutionRelease{Handle: st.Handle}, &check.HostileProbe{
 		Action: check.HostileReleaseForeignRequest, ReplyID: other, Want: rejected("unknown_preparation")})
@@ -218,8 +241,8 @@ func (rc *rogueCore) steerAnswered(p wire.PromptSteerAck, later func(func())) {
 
 // nativeConflict: its Run done, a prepare of its Session naming another
 // native session, while the Harness still holds the Session's executor
-// (else a new executor would be prepared to resume a session that is not
-// the Session's, a breach of the native contract rather than a refusal).
+// (once its close is confirmed the daemon may prepare a new one, which the
+// native engine refuses: the oracle then judges nothing).
 func (rc *rogueCore) nativeConflict() {
 	if !rc.ownerAlive() {
 		return
@@ -234,7 +257,8 @@ func (rc *rogueCore) nativeConflict() {
 	want = append(want, rejected("executor_cleanup_unconfirmed")...)
 	want = append(want, rejected("resource_unavailable")...)
 	rc.send(req, wire.ExecutionPrepare{SessionID: rc.sess, Configuration: c},
-		&check.HostileProbe{Action: check.HostilePrepareNativeConflict, ReplyID: req, Want: want})
+		&check.HostileProbe{Action: check.HostilePrepareNativeConflict, ReplyID: req, Want: want,
+			Cond: check.CondOwnerOpen, Executor: rc.exec})
 }
 
 // ownerAlive reports whether the Harness of the rogue's device holds a
