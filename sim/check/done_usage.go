@@ -16,6 +16,7 @@ const CheckDoneUsage = "done_usage"
 type nativeCalls struct {
 	dones         map[string]nativeDone
 	startAnswered map[string]int64
+	closeFailed   map[string]int64 // device\x00executor: its latest failed close
 }
 
 // nativeDone is the Harness's terminal result of a Run.
@@ -41,6 +42,11 @@ func (l *Ledger) StartAnswered(at int64, device, run string) {
 	if _, ok := l.native.startAnswered[run]; !ok {
 		l.native.startAnswered[run] = at
 	}
+}
+
+// CloseFailed records a failed native close of executor on device.
+func (l *Ledger) CloseFailed(at int64, device, executor string) {
+	l.native.closeFailed[pairKey(device, executor)] = at
 }
 
 // observeDoneUsage is the wire observer of CheckDoneUsage.

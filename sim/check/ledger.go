@@ -183,7 +183,7 @@ func NewLedger() *Ledger {
 	l.hostile.init()
 	l.ix.init()
 	l.limits = map[string]DeviceLimits{}
-	l.native = nativeCalls{dones: map[string]nativeDone{}, startAnswered: map[string]int64{}}
+	l.native = nativeCalls{dones: map[string]nativeDone{}, startAnswered: map[string]int64{}, closeFailed: map[string]int64{}}
 	// Wire observers, in the order they judge each network event. Those
 	// judging what honest machines send see only honest traffic; the
 	// timing and hostile checks see everything (a forged frame resets

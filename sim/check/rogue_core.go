@@ -34,6 +34,10 @@ const (
 	// native session the daemon's done reported for the Session's idle
 	// executor: native_session_conflict
 	HostilePrepareNativeConflict = "rcore_prepare_native_conflict"
+	// a prepare of its Session while the Harness holds the Session's
+	// executor with a failed close not yet retried successfully:
+	// executor_cleanup_unconfirmed (CondCloseFailed)
+	HostilePrepareCleanupUnconfirmed = "rcore_prepare_cleanup_unconfirmed"
 	// a function result with an image for a call the daemon just asked,
 	// on a kind that declares function_tools but not
 	// function_result_images: unsupported
@@ -53,12 +57,28 @@ const CondUnresolved = "unresolved"
 // is confirmed, the Session has no owner and a prepare may create one.
 const CondOwnerOpen = "owner_open"
 
+// CondCloseFailed: the probe is judged only if the Harness recorded a
+// failed close of Executor on Target before the frame arrived and has not
+// confirmed a close of it since.
+const CondCloseFailed = "close_failed"
+
+// closeFailedAnswer applies CondCloseFailed.
+func (l *Ledger) closeFailedAnswer(p *HostileProbe, delivered int64) []string {
+	k := pairKey(p.Target, p.Executor)
+	failed, ok := l.native.closeFailed[k]
+	if e := l.harness.executors[k]; !ok || failed >= delivered || e == nil || e.closed {
+		return nil
+	}
+	return p.Want
+}
+
 // rogueCoreExpectedMarks are the rogue Core's situations every campaign
 // must reach, each refused as documented.
 func rogueCoreExpectedMarks() []Mark {
 	var out []Mark
 	for _, a := range []string{HostileStartUndecodable, HostileStartInvalidInput, HostileReleaseUndecodable, HostileReleaseForeignRequest,
-		HostileCancelStarting, HostileSteerStarting, HostileSteerPastLimit, HostilePrepareNativeConflict} {
+		HostileCancelStarting, HostileSteerStarting, HostileSteerPastLimit, HostilePrepareNativeConflict,
+		HostilePrepareCleanupUnconfirmed} {
 		out = append(out, HostileMark(a))
 	}
 	return out

@@ -180,3 +180,34 @@ func TestOwnRunTurnIsNoHostileEffect(t *testing.T) {
 		t.Fatalf("want one hostile_effect for x-r-2, got:\n%s", Render(vs))
 	}
 }
+
+// A prepare of a Session whose executor's close failed and is not yet
+// confirmed is executor_cleanup_unconfirmed; before the failure, or once
+// the close is confirmed, the probe judges nothing.
+func TestCleanupUnconfirmedWhileTheFailedCloseStands(t *testing.T) {
+	p := HostileProbe{Action: HostilePrepareCleanupUnconfirmed, ReplyID: "x-p-4",
+		Want: []string{"rejected/executor_cleanup_unconfirmed", "rejected/resource_unavailable"}, Cond: CondCloseFailed, Executor: "ex-2"}
+	c := goodConfig("x-s")
+	c.AgentSessionID = "native-x-s"
+	raw := encode(t, "x-p-4", wire.ExecutionPrepare{SessionID: "x-s", Configuration: c})
+	run := func(failAt, closeAt int64, answer string) *hostileWire {
+		h := newHostileWire(t)
+		h.l.ExecutorCreated(1*ms, "d1", "ex-2")
+		if failAt > 0 {
+			h.l.CloseFailed(failAt, "d1", "ex-2")
+		}
+		if closeAt > 0 {
+			h.l.ExecutorClosed(closeAt, "d1", "ex-2")
+		}
+		h.forge(10*ms, p, raw) // delivered at 11 ms
+		h.answer(11*ms, "x-p-4", wire.PreparationStatus{State: wire.StateRejected, ErrorCode: answer, Operation: wire.TypeExecutionPrepare})
+		h.tick(5000 * ms)
+		return h
+	}
+	run(5*ms, 0, "executor_cleanup_unconfirmed").clean()
+	run(5*ms, 0, "preparation_capacity").want(CheckHostileRefusal,
+		"with rejected/preparation_capacity, documented rejected/executor_cleanup_unconfirmed")
+	run(0, 0, "preparation_capacity").clean()      // no failed close
+	run(5*ms, 8*ms, "preparation_capacity").clean() // the retry confirmed it
+	run(11*ms, 0, "preparation_capacity").clean()   // failed in the same instant
+}

@@ -379,6 +379,7 @@ func (h *Harness) close(now time.Time, c daemon.CallID, op daemon.CloseExecutor)
 			if ex != nil {
 				ex.closeFails++
 			}
+			h.closeFailed(now, op.Executor)
 			h.result(now, c, daemon.CloseResult{Err: "simulated close failure"})
 			return
 		}

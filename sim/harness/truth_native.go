@@ -22,6 +22,19 @@ type DoneRecorder interface {
 	NativeDone(at int64, device, run string, usage *wire.Usage)
 }
 
+// CloseFailRecorder is an optional extension of Recorder: CloseFailed
+// reports a close of an executor that failed (the executor stays open and
+// its cleanup unconfirmed until a retry succeeds).
+type CloseFailRecorder interface {
+	CloseFailed(at int64, device, executor string)
+}
+
+func (h *Harness) closeFailed(now time.Time, executor string) {
+	if r, ok := h.dev.Recorder.(CloseFailRecorder); ok {
+		r.CloseFailed(at(now), string(h.dev.ID), executor)
+	}
+}
+
 func (h *Harness) startAnswered(now time.Time, run string) {
 	if r, ok := h.dev.Recorder.(StartRecorder); ok {
 		r.StartAnswered(at(now), string(h.dev.ID), run)

@@ -32,6 +32,9 @@ import (
 //   - its Run done: once the Harness still holds the Session's executor,
 //     a prepare of the Session with the same configuration naming another
 //     agent_session_id (native_session_conflict);
+//   - on a second Session, a failed executor close, then prepares of
+//     that Session (executor_cleanup_unconfirmed;
+//     hostile_rogue_cleanup.go);
 //   - throughout: a function result with an image for each function call
 //     the daemon sends on the connection, when the kind declares
 //     function_tools but not function_result_images (unsupported).
@@ -69,6 +72,7 @@ type rogueCore struct {
 	pending  string
 	admitted int
 	answered map[string]bool // function calls already answered
+	cleanup  *rogueCleanup   // its second Session (hostile_rogue_cleanup.go)
 }
 
 func (u *universe) startRogueCore(f sim.Fault) {
@@ -83,6 +87,7 @@ func (u *universe) startRogueCore(f sim.Fault) {
 	u.detail("rogue Core on " + connName(c.ID) + " to " + string(dev))
 	h.cores = append(h.cores, rc)
 	rc.undecodable()
+	rc.startCleanup()
 	rc.send(rc.req, wire.ExecutionPrepare{SessionID: rc.sess, Configuration: hostileConfig(rc.sess, "m1")}, nil)
 }
 
@@ -142,9 +147,13 @@ func (rc *rogueCore) undecodable() {
 // connection.
 func (h *hostileState) watchRogueCores(conn sim.ConnID, from sim.NodeID, f wire.Frame) {
 	for _, rc := range h.cores {
-		if rc.conn == conn && from == rc.dev && rc.phase != rcOver {
+		if rc.conn != conn || from != rc.dev {
+			continue
+		}
+		if rc.phase != rcOver {
 			rc.observe(f)
 		}
+		rc.cleanup.observe(f)
 	}
 }
 

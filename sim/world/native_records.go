@@ -15,3 +15,10 @@ func (r ledgerRecorder) NativeDone(at int64, device, run string, usage *wire.Usa
 	r.u.led.NativeDone(at, device, run, usage)
 	r.u.count("NativeDone")
 }
+
+// CloseFailed passes the Harness's failed closes to the ledger
+// (harness.CloseFailRecorder).
+func (r ledgerRecorder) CloseFailed(at int64, device, executor string) {
+	r.u.led.CloseFailed(at, device, executor)
+	r.u.count("CloseFailed")
+}
