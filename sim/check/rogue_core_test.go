@@ -207,7 +207,7 @@ func TestCleanupUnconfirmedWhileTheFailedCloseStands(t *testing.T) {
 	run(5*ms, 0, "executor_cleanup_unconfirmed").clean()
 	run(5*ms, 0, "preparation_capacity").want(CheckHostileRefusal,
 		"with rejected/preparation_capacity, documented rejected/executor_cleanup_unconfirmed")
-	run(0, 0, "preparation_capacity").clean()      // no failed close
+	run(0, 0, "preparation_capacity").clean()       // no failed close
 	run(5*ms, 8*ms, "preparation_capacity").clean() // the retry confirmed it
 	run(11*ms, 0, "preparation_capacity").clean()   // failed in the same instant
 }
