@@ -58,15 +58,17 @@ const CondUnresolved = "unresolved"
 const CondOwnerOpen = "owner_open"
 
 // CondCloseFailed: the probe is judged only if the Harness recorded a
-// failed close of Executor on Target before the frame arrived and has not
-// confirmed a close of it since.
+// failed close of Executor on Target (since that executor was created)
+// before the frame arrived and has not confirmed a close of it since.
 const CondCloseFailed = "close_failed"
 
 // closeFailedAnswer applies CondCloseFailed.
 func (l *Ledger) closeFailedAnswer(p *HostileProbe, delivered int64) []string {
 	k := pairKey(p.Target, p.Executor)
 	failed, ok := l.native.closeFailed[k]
-	if e := l.harness.executors[k]; !ok || failed >= delivered || e == nil || e.closed {
+	// executor IDs repeat across daemon process lives: only a failure of
+	// this life's executor counts
+	if e := l.harness.executors[k]; !ok || failed >= delivered || e == nil || e.closed || failed < e.createdAt {
 		return nil
 	}
 	return p.Want

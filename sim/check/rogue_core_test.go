@@ -210,4 +210,14 @@ func TestCleanupUnconfirmedWhileTheFailedCloseStands(t *testing.T) {
 	run(0, 0, "preparation_capacity").clean()       // no failed close
 	run(5*ms, 8*ms, "preparation_capacity").clean() // the retry confirmed it
 	run(11*ms, 0, "preparation_capacity").clean()   // failed in the same instant
+	// a failure of an earlier executor with the same ID (another daemon
+	// process life) is not this one's
+	h := newHostileWire(t)
+	h.l.ExecutorCreated(1*ms, "d1", "ex-2")
+	h.l.CloseFailed(2*ms, "d1", "ex-2")
+	h.l.ExecutorCreated(5*ms, "d1", "ex-2")
+	h.forge(10*ms, p, raw)
+	h.answer(11*ms, "x-p-4", wire.PreparationStatus{State: wire.StateRejected, ErrorCode: "preparation_capacity", Operation: wire.TypeExecutionPrepare})
+	h.tick(5000 * ms)
+	h.clean()
 }
