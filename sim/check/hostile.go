@@ -473,6 +473,8 @@ func (l *Ledger) wantNow(p *HostileProbe, ev WireEvent, delivered int64) []strin
 		return l.tableAnswer(p)
 	case CondUnresolved:
 		return l.unresolvedAnswer(p, delivered)
+	case CondRunLive:
+		return l.runLiveAnswer(p, delivered)
 	case CondCloseFailed:
 		return l.closeFailedAnswer(p, delivered)
 	case CondOwnerOpen:

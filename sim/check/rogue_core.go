@@ -74,6 +74,25 @@ func (l *Ledger) closeFailedAnswer(p *HostileProbe, delivered int64) []string {
 	return p.Want
 }
 
+// CondRunLive: the answer is Want while the Run is live at the daemon;
+// once its output closed (the Harness emitted its native done, or settled
+// it, before the frame arrived) or the daemon sent its done, the route is
+// closing or gone and the answer is run_inactive.
+const CondRunLive = "run_live"
+
+func (l *Ledger) runLiveAnswer(p *HostileProbe, delivered int64) []string {
+	run := p.ReplyID
+	nd, ended := l.native.dones[run]
+	ended = ended && nd.at < delivered
+	if t := l.harness.turns[run]; t != nil && t.settled != "" && t.settledAt < delivered {
+		ended = true
+	}
+	if ended || l.hostile.doneRun[connIDKey(p.Conn, run)] {
+		return []string{"ack/run_inactive"}
+	}
+	return p.Want
+}
+
 // rogueCoreExpectedMarks are the rogue Core's situations every campaign
 // must reach, each refused as documented.
 func rogueCoreExpectedMarks() []Mark {

@@ -117,7 +117,7 @@ func TestReleaseUnderAForeignRequestIsUnknown(t *testing.T) {
 }
 
 func TestSteerPastTheInputLimitIsInputLimit(t *testing.T) {
-	p := HostileProbe{Action: HostileSteerPastLimit, ReplyID: "x-r", Want: []string{"ack/input_limit"}, Cond: CondDone}
+	p := HostileProbe{Action: HostileSteerPastLimit, ReplyID: "x-r", Want: []string{"ack/input_limit"}, Cond: CondRunLive}
 	raw := encode(t, "x-r", wire.PromptSteer{InputID: "x-i-257", Input: wire.MessageInput{{Content: []wire.InputContent{wire.TextPart("s")}}},
 		DurableReceipt: true})
 	h := rogueStarted(t)
@@ -136,6 +136,18 @@ func TestSteerPastTheInputLimitIsInputLimit(t *testing.T) {
 	h.answer(11*ms, "x-r", wire.PromptSteerAck{InputID: "x-i-257", ErrorCode: "run_inactive"})
 	h.tick(5000 * ms)
 	h.clean()
+	// so it is once the native done reached the daemon, done not yet
+	// published (the Turn settles)
+	h = rogueStarted(t)
+	h.l.NativeDone(9*ms, "d1", "x-r", nil)
+	h.forge(10*ms, p, raw)
+	h.answer(11*ms, "x-r", wire.PromptSteerAck{InputID: "x-i-257", ErrorCode: "run_inactive"})
+	h.tick(5000 * ms)
+	h.clean()
+	h = rogueStarted(t)
+	h.forge(10*ms, p, raw)
+	h.answer(11*ms, "x-r", wire.PromptSteerAck{InputID: "x-i-257", ErrorCode: "run_inactive"})
+	h.want(CheckHostileRefusal, "with ack/run_inactive, documented ack/input_limit")
 }
 
 func TestNativeSessionConflictIsNamed(t *testing.T) {

@@ -28,7 +28,8 @@ import (
 //     (not_ready);
 //   - started: durable steers one after the other, each once the
 //     previous one's first receipt arrived, up to 256 admitted, then one
-//     more (input_limit);
+//     more (input_limit); a Run that ended short of the limit is followed
+//     by another on the same Session, up to rogueCoreRounds times;
 //   - its Run done: once the Harness still holds the Session's executor,
 //     a prepare of the Session with the same configuration naming another
 //     agent_session_id (native_session_conflict);
@@ -71,6 +72,7 @@ type rogueCore struct {
 	// inputs the daemon admitted
 	pending  string
 	admitted int
+	rounds   int             // Runs started again after one ended short of the limit
 	answered map[string]bool // function calls already answered
 	cleanup  *rogueCleanup   // its second Session (hostile_rogue_cleanup.go)
 }
@@ -187,6 +189,10 @@ func (rc *rogueCore) observe(f wire.Frame) {
 		if f.ID == rc.run {
 			rc.phase = rcOver
 			rc.u.w.After(time.Duration(50+rc.r.IntN(450))*time.Millisecond, "", rc.nativeConflict)
+			if rc.admitted < rogueCoreSteersMax && rc.rounds < rogueCoreRounds && p.Metadata != nil {
+				native := p.Metadata.AgentSessionID
+				rc.u.w.After(time.Second, "", func() { rc.again(native) })
+			}
 		}
 	case wire.FunctionCall:
 		if !rc.answered[f.ID+"/"+p.CallID] {
@@ -194,6 +200,23 @@ func (rc *rogueCore) observe(f wire.Frame) {
 			later(func() { rc.imageResult(f.ID, p.CallID) })
 		}
 	}
+}
+
+// rogueCoreRounds bounds the Runs a rogue Core starts again on its
+// Session when one ended before its steers reached the limit (only a long
+// native Turn outlasts 256 writes one after the other).
+const rogueCoreRounds = 3
+
+// again runs the script once more on its Session: a prepare resuming the
+// native session its last done reported (its idle executor's, or the one
+// a new executor resumes), then the start and the steers.
+func (rc *rogueCore) again(native string) {
+	h := &rc.u.hostile
+	rc.rounds++
+	rc.req, rc.run, rc.admitted, rc.pending, rc.phase = h.mint("p"), h.mint("r"), 0, "", rcPreparing
+	c := hostileConfig(rc.sess, "m1")
+	c.AgentSessionID = native
+	rc.send(rc.req, wire.ExecutionPrepare{SessionID: rc.sess, Configuration: c}, nil)
 }
 
 // start: a release under another request ID, the start, then a cancel
@@ -229,7 +252,7 @@ func (rc *rogueCore) steer() {
 	var probe *check.HostileProbe
 	if rc.admitted == rogueCoreSteersMax {
 		probe = &check.HostileProbe{Action: check.HostileSteerPastLimit, ReplyID: rc.run,
-			Want: []string{"ack/input_limit"}, Cond: check.CondDone}
+			Want: []string{"ack/input_limit"}, Cond: check.CondRunLive}
 		rc.phase = rcRunning
 	}
 	rc.send(rc.run, wire.PromptSteer{InputID: rc.pending, Input: hostileInput("steer"), DurableReceipt: true}, probe)
