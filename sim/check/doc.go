@@ -146,6 +146,20 @@
 //   - durable_facts: a turn's state regresses along queued < preparing <
 //     running < terminal, a terminal state changes, a run's cursor moves
 //     back, or a restart loses a turn, a state or a cursor.
+//   - done_usage (Harness truth and wire): a daemon's done for a Run whose
+//     native done carried usage does not carry exactly that usage (the
+//     last running snapshot stands in only when the native done has
+//     none).
+//   - hostile_refusal for the rogue Core (rogue_core.go): undecodable
+//     start and release answered other than invalid_start and
+//     invalid_release, a start with an invalid input other than
+//     invalid_start, a release under another request ID than the handle's
+//     prepare other than unknown_preparation, a cancel or durable steer
+//     of a Run whose native start had not returned (Harness truth:
+//     StartAnswered) other than not_ready, the 257th input of a Run other
+//     than input_limit (run_inactive once done), a prepare naming another
+//     native session than its Session's open executor's other than
+//     native_session_conflict.
 //   - usage_added: Core stores a usage snapshot no daemon sent (the message
 //     says when it is the sum of two sent snapshots: usage replaces, it
 //     never adds).

@@ -123,6 +123,9 @@ type HostileProbe struct {
 	// answer arrives, changing Want (CondExpiredOrReleased, CondDone,
 	// CondGranted).
 	Cond string
+	// Executor, for CondOwnerOpen, is the native executor that must still
+	// be open on Target when the frame arrives.
+	Executor string
 }
 
 // Probe conditions.
@@ -181,6 +184,8 @@ type hostileState struct {
 	// lastStatus is the newest status sent per connection and handle.
 	lastStatus map[string]wire.PreparationStatus
 	records    map[uint64]*recordTable // admission_records.go
+	starting   map[string]bool         // conn/run: the daemon sent starting (rogue_core.go)
+	ownRuns    map[string]bool         // Runs a rogue Core started validly (rogue_core.go)
 }
 
 func (h *hostileState) init() {
@@ -190,6 +195,7 @@ func (h *hostileState) init() {
 	h.rogue = map[uint64]bool{}
 	h.stepOf = map[uint64]*probeState{}
 	h.lastStatus = map[string]wire.PreparationStatus{}
+	h.starting, h.ownRuns = map[string]bool{}, map[string]bool{}
 	h.conns.init()
 }
 
@@ -239,7 +245,8 @@ func (l *Ledger) HostileDurableWrite(at int64, conn uint64, what string) {
 // must be refused in some seed of every campaign, and every proxy
 // mutation must happen.
 func hostileExpectedMarks() []Mark {
-	out := []Mark{MarkHostileDuplicate, MarkHostileReplay, MarkHostileNearLimit, MarkHostileOversize}
+	out := append([]Mark{MarkHostileDuplicate, MarkHostileReplay, MarkHostileNearLimit, MarkHostileOversize},
+		rogueCoreExpectedMarks()...)
 	for _, a := range []string{
 		HostileStartNeverGranted, HostileStartForeignHandle, HostileStartStaleHandle, HostileStartInvalid,
 		HostileStartWrongExecutor, HostileStartReleased, HostileStartUsedRun, HostileStartConflict,
@@ -353,6 +360,7 @@ func (l *Ledger) noteAnswerContext(ev WireEvent) {
 		k := connIDKey(ev.Conn, ev.Frame.ID)
 		if ev.From != RogueNode {
 			l.noteRecord(ev.Conn, ev.Frame.ID, p)
+			l.noteStarting(ev, p)
 		}
 		if p.State != wire.StateRejected && p.Handle != "" {
 			if !h.granted[k] {
@@ -427,7 +435,7 @@ func (l *Ledger) matchAnswer(ev WireEvent) {
 			continue
 		}
 		ps.done = true
-		want := l.wantNow(p, ev)
+		want := l.wantNow(p, ev, ps.delivered)
 		if want == nil {
 			return // condition not met: nothing to judge
 		}
@@ -446,7 +454,7 @@ func (l *Ledger) matchAnswer(ev WireEvent) {
 }
 
 // wantNow applies a probe's condition to its Want, from the wire so far.
-func (l *Ledger) wantNow(p *HostileProbe, ev WireEvent) []string {
+func (l *Ledger) wantNow(p *HostileProbe, ev WireEvent, delivered int64) []string {
 	h := &l.hostile
 	switch p.Cond {
 	case CondExpired:
@@ -463,6 +471,16 @@ func (l *Ledger) wantNow(p *HostileProbe, ev WireEvent) []string {
 		}
 	case CondTable:
 		return l.tableAnswer(p)
+	case CondUnresolved:
+		return l.unresolvedAnswer(p, delivered)
+	case CondRunLive:
+		return l.runLiveAnswer(p, delivered)
+	case CondCloseFailed:
+		return l.closeFailedAnswer(p, delivered)
+	case CondOwnerOpen:
+		if e := l.harness.executors[pairKey(p.Target, p.Executor)]; e == nil || e.closed {
+			return nil
+		}
 	case CondEvicted:
 		if held, evicted := l.recordKnown(p.Conn, p.ReplyID); evicted {
 			return []string{"rejected/unknown_preparation"}
@@ -562,7 +580,7 @@ func (l *Ledger) expireProbes(at int64) {
 // hostileTurnCreated: a native Turn for a hostile Run means a forged
 // start was obeyed.
 func (l *Ledger) hostileTurnCreated(at int64, device, run string) {
-	if strings.HasPrefix(run, HostileIDPrefix) {
+	if strings.HasPrefix(run, HostileIDPrefix) && !l.hostile.ownRuns[run] {
 		l.violate(at, CheckHostileEffect, "Harness of %s created a native Turn for forged Run %s", device, run)
 	}
 }

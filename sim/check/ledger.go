@@ -145,6 +145,7 @@ type Ledger struct {
 	wsRuntime   wsRuntimeState // workspace_runtime.go
 	ix          interactionState
 	subscribers subscriberState // subscribers.go
+	native      nativeCalls     // done_usage.go
 
 	wireObservers []func(WireEvent)
 
@@ -182,6 +183,7 @@ func NewLedger() *Ledger {
 	l.hostile.init()
 	l.ix.init()
 	l.limits = map[string]DeviceLimits{}
+	l.native = nativeCalls{dones: map[string]nativeDone{}, startAnswered: map[string]int64{}, closeFailed: map[string]int64{}}
 	// Wire observers, in the order they judge each network event. Those
 	// judging what honest machines send see only honest traffic; the
 	// timing and hostile checks see everything (a forged frame resets
@@ -199,6 +201,7 @@ func NewLedger() *Ledger {
 		l.observeReuse, // forged prepares reach the daemon too
 		l.observeAcceptedReceipts,
 		l.observeUsage,
+		l.observeDoneUsage,
 		honest(l.observeWorkspace),
 		l.observeHostile,
 		l.observeFencing, // honest traffic, and forged requests reaching a daemon

@@ -228,6 +228,7 @@ func (l *Ledger) cancelAckSent(c *devConn, ev WireEvent, a wire.InteractionDecis
 	if !isCancel {
 		return // a decision or function-result receipt
 	}
+	l.cancelReceiptValidates(ev, a)
 	run, what := ev.Frame.ID, "cancel receipt of run "+ev.Frame.ID+" from "+c.device
 	startedAt, started := c.started[run]
 	switch {

@@ -259,6 +259,7 @@ func (h *Harness) start(now time.Time, c daemon.CallID, op daemon.StartTurn) {
 	failNil, failTurn := h.take(StartFailureNil), h.take(StartFailureTurn)
 	h.later(now, h.startLatency(), func(now time.Time) {
 		h.truth.startCalls[op.Run]++
+		h.startAnswered(now, op.Run)
 		ex := h.execs[op.Executor]
 		switch {
 		case ex == nil || ex.truth.Retired:
@@ -392,6 +393,7 @@ func (h *Harness) close(now time.Time, c daemon.CallID, op daemon.CloseExecutor)
 			if ex != nil {
 				ex.closeFails++
 			}
+			h.closeFailed(now, op.Executor)
 			h.result(now, c, daemon.CloseResult{Err: "simulated close failure"})
 			return
 		}

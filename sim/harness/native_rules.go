@@ -1,7 +1,10 @@
 package harness
 
 import (
+	"strings"
+
 	"github.com/turnstile-sim/turnstile/daemon"
+	"github.com/turnstile-sim/turnstile/sim/check"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -50,6 +53,12 @@ func (h *Harness) nativeRefusal(op daemon.Prepare) string {
 	case c.RequireExistingNativeSession && c.AgentSessionID == "":
 		h.truth.violate("prepare of executor %s for session %s requires existing history but names no native session: a new root", op.Executor, op.Session)
 		return "existing native history required; refusing a new root"
+	case strings.HasPrefix(c.AgentSessionID, check.HostileIDPrefix):
+		// a native session only a hostile peer names (a rogue Core's, for a
+		// Session whose executor is gone): the engine refuses it, and the
+		// daemon, holding no native identity for the Session, could not
+		// know it was foreign
+		return "native session " + c.AgentSessionID + " is unknown"
 	case c.AgentSessionID != "" && c.AgentSessionID != nativeSessionID(op.Session):
 		h.truth.violate("prepare of executor %s for session %s resumes native session %s, not the session's", op.Executor, op.Session, c.AgentSessionID)
 		return "native session " + c.AgentSessionID + " is not this session's"

@@ -61,3 +61,15 @@ func TestNewRootOverHistoryIsRecorded(t *testing.T) {
 		t.Fatalf("violations %q, want only the fork by r2", vs)
 	}
 }
+
+// A native session only a hostile peer names is refused as unknown, and
+// no breach of the daemon's: it could not know the name was foreign.
+func TestHostileNativeSessionIsRefusedWithoutBreach(t *testing.T) {
+	host, rec := run(t, nil, 0, step{0, prepareWith("s1", func(c *wire.ExecutionConfiguration) { c.AgentSessionID = "x-native-7" })})
+	if vs := host.h.Truth().Violations(); len(vs) != 0 {
+		t.Fatalf("a hostile native session judged the daemon's breach: %v", vs)
+	}
+	if len(rec.lines) != 0 || !strings.Contains(strings.Join(host.seen, " "), "is unknown") {
+		t.Fatalf("the unknown native session was not refused: truth %v events %v", rec.lines, host.seen)
+	}
+}

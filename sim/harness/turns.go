@@ -93,6 +93,8 @@ func (h *Harness) finishNative(now time.Time, t *hTurn, outcome string) {
 		if h.dev.Harness.DoneWithoutUsage {
 			done.Usage = nil // the snapshots already emitted stand
 		}
+		finalUsage(&done)
+		h.nativeDone(now, t, done)
 		h.event(now, t, done)
 		h.settle(now, t, outcome)
 	}
@@ -119,7 +121,9 @@ func (h *Harness) stop(now time.Time, t *hTurn, late bool) {
 	}
 	t.done = true
 	if !h.settleFirst(now, t, check.NativeCancelled) {
-		h.event(now, t, h.outcome(t))
+		done := h.outcome(t)
+		h.nativeDone(now, t, done)
+		h.event(now, t, done)
 		h.settle(now, t, check.NativeCancelled)
 	}
 	if late {

@@ -185,6 +185,16 @@
 //     past the connection's 64 admission records, then releases of the
 //     oldest (hostile_records.go); and towards Core a status with a
 //     foreign handle for a stream Core already follows.
+//   - rogue_core (hostile_rogue_core.go): a scripted rogue on Core's side
+//     of a connection runs an admission and a Run of its own and sends
+//     the daemon what is wrong in each situation it sets up: undecodable
+//     starts and releases and a start with an invalid input; a release
+//     of its granted handle under another request ID; a cancel and a
+//     steer behind its start, before the native start returns; steers
+//     one after the other up to 256 admitted inputs, then one more; once
+//     its Run is done, a prepare of its Session naming another native
+//     session; and a function result with an image for every call on a
+//     kind without function_result_images.
 //   - rogue_daemon: the rogue node dials Core claiming a device (foreign,
 //     or in a sixth of the faults a real one, which it then replaces as any
 //     newer connection does) and speaks wrongly on purpose: an incompatible

@@ -95,6 +95,8 @@ func (u *universe) handler(k kind) sim.FaultHandler {
 			u.startInjector(f)
 		case kRogueDaemon:
 			u.startRogue(f)
+		case kRogueCore:
+			u.startRogueCore(f)
 		}
 	}
 }

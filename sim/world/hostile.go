@@ -33,7 +33,7 @@ var (
 	kRogueDaemon   = kind{kind: "rogue_daemon", min: time.Second, max: 8 * time.Second}
 )
 
-func hostileKinds() []kind { return []kind{kHostileProxy, kHostileFrames, kRogueDaemon} }
+func hostileKinds() []kind { return []kind{kHostileProxy, kHostileFrames, kRogueDaemon, kRogueCore} }
 
 // hostileRand is a fault's own stream: it depends on the fault alone, so
 // dropping or adding other faults (shrinking) never changes what it does.
@@ -65,6 +65,7 @@ type hostileState struct {
 	applied   map[sim.ConnID][]sentDecision
 	calls     map[sim.ConnID][][2]string           // (run, call) of function calls
 	writes    map[string]wire.WorkspaceWriteResult // hostile_writes.go
+	cores     []*rogueCore                         // hostile_rogue_core.go
 }
 
 type grant struct{ reqID, handle, executor string }
@@ -95,6 +96,7 @@ func (u *universe) watchHostile(ev sim.TapEvent, we check.WireEvent) {
 	f := we.Frame
 	h.watchDecisions(ev.Conn, ev.From, f)
 	h.watchWrites(ev.Conn, f)
+	h.watchRogueCores(ev.Conn, ev.From, f)
 	u.watchWorkspace(ev.Conn, ev.From, f)
 	switch p := f.Payload.(type) {
 	case wire.PreparationStatus:

@@ -97,6 +97,8 @@ func MarkNeeds(m check.Mark) ([]sim.FaultKind, bool) {
 		name == "hostile_duplicate_frame", name == "hostile_near_limit_frame", name == "hostile_oversized_frame",
 		name == "hostile_replayed_frame":
 		return []sim.FaultKind{kHostileProxy.kind}, true
+	case strings.HasPrefix(name, string(check.HostileMark("rcore_"))):
+		return []sim.FaultKind{kRogueCore.kind}, true
 	case strings.HasPrefix(name, string(check.HostileMark("rogue_"))):
 		return []sim.FaultKind{kRogueDaemon.kind}, true
 	case strings.HasPrefix(name, string(check.HostileMark(""))):

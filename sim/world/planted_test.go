@@ -25,8 +25,11 @@ func TestPlantedBugsAreCaught(t *testing.T) {
 		{"daemon accepts before native apply", Bugs{DaemonAcceptsBeforeApply: true}, []string{"accepted_without_ground_truth"}},
 		{"daemon frees capacity when close fails", Bugs{DaemonFreesCapacityOnCloseFailure: true},
 			// a retired executor's failed close taken for confirmed lets done
-			// out before the close: published_before_settlement
-			[]string{"capacity_exceeded", "orphaned_resource", "liveness", "published_before_settlement", "shutdown_report"}},
+			// out before the close: published_before_settlement; the rogue
+			// Core's prepare of a Session whose close failed is then
+			// granted instead of executor_cleanup_unconfirmed: hostile_refusal
+			[]string{"capacity_exceeded", "orphaned_resource", "liveness", "published_before_settlement", "shutdown_report",
+				check.CheckHostileRefusal}},
 		{"core lets done override a cancel receipt", Bugs{CoreDoneOverridesCancel: true}, []string{"cancel_receipt_overridden"}},
 	}
 	for _, c := range cases {

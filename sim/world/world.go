@@ -306,7 +306,7 @@ var checkNames = append([]string{
 	check.CheckDoneBeforeReceipt, check.CheckPublishedBeforeSettled, check.CheckHeartbeatSnapshot,
 	check.CheckShutdownReport, check.CheckReceiptBudget, check.CheckIdleEviction, check.CheckExecutorReuse, check.CheckValidRequestRefused,
 	check.CheckRunEventLimit, check.CheckSubscriberStream, check.CheckSteerInputsPerRun,
-	check.CheckSteerAfterCancel,
+	check.CheckSteerAfterCancel, check.CheckDoneUsage, check.CheckWireCodeSets,
 }, slices.Concat(check.TimingChecks(), check.InteractionChecks(), check.WorkspaceChecks(),
 	check.EnvironmentChecks(), []string{checkPanic})...)
 

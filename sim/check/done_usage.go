@@ -1,0 +1,74 @@
+package check
+
+import "github.com/turnstile-sim/turnstile/wire"
+
+// CheckDoneUsage names the daemon's duty to pass the native done's usage
+// on: each usage snapshot is complete and cumulative, and the native
+// terminal result's is the newest, so the done frame the daemon sends for
+// a Run whose native done carried usage carries exactly that usage (the
+// last running snapshot stands in only when the native done has none).
+// Judged from the Harness's ground truth (NativeDone) and the done frames
+// daemons send.
+const CheckDoneUsage = "done_usage"
+
+// nativeCalls is the Harness's ground truth of native starts and dones,
+// by Run.
+type nativeCalls struct {
+	dones         map[string]nativeDone
+	startAnswered map[string]int64
+	closeFailed   map[string]int64 // device\x00executor: its latest failed close
+}
+
+// nativeDone is the Harness's terminal result of a Run.
+type nativeDone struct {
+	at    int64
+	usage *UsageSnapshot // nil: the native done carried no usage
+}
+
+// NativeDone records the native terminal result of run as the Harness of
+// device emitted it, with its usage (nil when it carried none).
+func (l *Ledger) NativeDone(at int64, device, run string, usage *wire.Usage) {
+	d := nativeDone{at: at}
+	if usage != nil {
+		s := UsageFromWire(usage)
+		d.usage = &s
+	}
+	l.native.dones[run] = d
+}
+
+// StartAnswered records the instant the native start call of run returned
+// to the daemon of device (with or without a Turn).
+func (l *Ledger) StartAnswered(at int64, device, run string) {
+	if _, ok := l.native.startAnswered[run]; !ok {
+		l.native.startAnswered[run] = at
+	}
+}
+
+// CloseFailed records a failed native close of executor on device.
+func (l *Ledger) CloseFailed(at int64, device, executor string) {
+	l.native.closeFailed[pairKey(device, executor)] = at
+}
+
+// observeDoneUsage is the wire observer of CheckDoneUsage.
+func (l *Ledger) observeDoneUsage(ev WireEvent) {
+	if ev.Kind != WireSent || ev.Hostile() || ev.To != CoreNode || !ev.HasFrame() {
+		return
+	}
+	done, ok := ev.Frame.Payload.(wire.Done)
+	if !ok {
+		return
+	}
+	nd, ok := l.native.dones[ev.Frame.ID]
+	if !ok || nd.usage == nil {
+		return
+	}
+	if done.Usage == nil {
+		l.violate(ev.At, CheckDoneUsage, "%s sent done for %s without usage; the native done (at %s) carried %+v",
+			ev.From, ev.Frame.ID, vtime(nd.at), *nd.usage)
+		return
+	}
+	if got := UsageFromWire(done.Usage); got != *nd.usage {
+		l.violate(ev.At, CheckDoneUsage, "%s sent done for %s with usage %+v; the native done (at %s) carried %+v",
+			ev.From, ev.Frame.ID, got, vtime(nd.at), *nd.usage)
+	}
+}
