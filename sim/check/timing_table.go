@@ -47,13 +47,16 @@ var documentedTimers = []struct {
 }{
 	{TimerAdmission, 5 * time.Minute},
 	{TimerCancelConfirm, 15 * time.Second},
+	{TimerCancelRetry, time.Second}, // Core's policy (timing_retry.go)
 	{TimerConnIdle, 60 * time.Second},
 	{TimerHeartbeat, 15 * time.Second},
 	{TimerIdleExecutor, 10 * time.Minute},
 	{TimerNativeWrite, 10 * time.Second},
+	{TimerPrepareRetry, time.Second}, // Core's policy (timing_retry.go)
 	{TimerReaderCloseRetry, time.Second},
 	{TimerReceiptSend, 5 * time.Second},
 	{TimerSettlementWait, 10 * time.Second},
+	{TimerSteerRetry, time.Second}, // Core's policy (timing_retry.go)
 	{TimerWorkspaceExport, 180 * time.Second},
 	{TimerWorkspaceRead, 17 * time.Second},
 	{TimerTransferExpiry, 195 * time.Second},
@@ -116,6 +119,7 @@ type timingState struct {
 	settles    settleState
 	idle       idleState
 	wsDaemon   wsDaemonState // timing_workspace_daemon.go
+	retry      retryState    // timing_retry.go
 }
 
 func (t *timingState) init() {
@@ -224,6 +228,7 @@ func (l *Ledger) timingWire(ev WireEvent) {
 		} else if ev.From == coreNode {
 			l.writtenCoreSent(ev)
 			l.cancelCoreSent(ev)
+			l.retryCoreSent(ev)
 		} else {
 			l.heartbeatSent(ev)
 			l.transferDaemonSent(ev)
@@ -238,6 +243,7 @@ func (l *Ledger) timingWire(ev WireEvent) {
 		} else if ev.To == coreNode {
 			l.writtenCoreReceived(ev)
 			l.cancelCoreReceived(ev)
+			l.retryCoreReceived(ev)
 		} else {
 			l.transferDaemonReceived(ev)
 			l.writeDaemonReceived(ev)
@@ -259,7 +265,9 @@ func (l *Ledger) connEnded(ev WireEvent) {
 	if ev.Kind == WireClosed && ev.To == coreNode { // Core learned it, or closed it itself
 		l.writtenConnEnded(ev.At, ev.Conn, why)
 		l.cancelsConnEnded(ev.At, ev.Conn, why)
+		l.retryConnEnded(ev.Conn)
 	}
+	l.retryLost(ev)
 	l.connWatchEnded(ev)
 	l.transfersConnEnded(ev.Conn)
 	l.writesConnEnded(ev.Conn, why)
@@ -276,6 +284,7 @@ func (l *Ledger) NodeCrashed(at int64, node string) {
 		l.writtenExcuseAll(at, why)
 		l.cancelsCoreCrashed(at)
 		l.cancelsExcuseAll(at, why)
+		l.retryCoreCrashed()
 		l.connsCoreCrashed()
 		l.fencingCoreDown()
 		l.transferTimingCoreDown(at)
@@ -301,5 +310,6 @@ func (l *Ledger) TurnFinished(at int64, turn, run, state, code string) {
 	l.writtenTurnFinished(at, run, code)
 	l.runEventsFinished(at, turn, code)
 	l.cancelTurnFinished(at, run, code)
+	l.retryTurnFinished(at, turn, run, code)
 	l.usageTurnEnded(at, run, code)
 }
