@@ -49,12 +49,14 @@ var documentedTimers = []struct {
 	{TimerCancelConfirm, 15 * time.Second},
 	{TimerCancelRetry, time.Second}, // Core's policy (timing_retry.go)
 	{TimerConnIdle, 60 * time.Second},
+	{TimerCloseRetry, time.Second}, // the Runtime's policy (timing_close_retry.go)
 	{TimerHeartbeat, 15 * time.Second},
 	{TimerIdleExecutor, 10 * time.Minute},
 	{TimerNativeWrite, 10 * time.Second},
 	{TimerPrepareRetry, time.Second}, // Core's policy (timing_retry.go)
 	{TimerReaderCloseRetry, time.Second},
 	{TimerReceiptSend, 5 * time.Second},
+	{TimerSettleRetry, time.Second}, // the Runtime's policy (timing_close_retry.go)
 	{TimerSettlementWait, 10 * time.Second},
 	{TimerSteerRetry, time.Second}, // Core's policy (timing_retry.go)
 	{TimerWorkspaceExport, 180 * time.Second},
@@ -118,8 +120,9 @@ type timingState struct {
 	admissions admissionState
 	settles    settleState
 	idle       idleState
-	wsDaemon   wsDaemonState // timing_workspace_daemon.go
-	retry      retryState    // timing_retry.go
+	wsDaemon   wsDaemonState     // timing_workspace_daemon.go
+	retry      retryState        // timing_retry.go
+	cleanup    cleanupRetryState // timing_close_retry.go
 }
 
 func (t *timingState) init() {
@@ -236,6 +239,7 @@ func (l *Ledger) timingWire(ev WireEvent) {
 			l.admissionDaemonSent(ev)
 			l.settleDaemonSent(ev)
 			l.idleDaemonSent(ev)
+			l.cleanupDaemonSent(ev)
 		}
 	case WireDelivered:
 		if ev.From == RogueNode || ev.To == RogueNode {
@@ -298,6 +302,7 @@ func (l *Ledger) NodeCrashed(at int64, node string) {
 	l.writesNodeDown(node, why)
 	l.admissionsNodeDown(node, why)
 	l.settlesNodeDown(node, why)
+	l.cleanupNodeDown(node)
 	l.idleNodeDown(node, why)
 	l.evictionNodeDown(node)
 	l.reuseNodeDown(node)
