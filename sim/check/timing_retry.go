@@ -272,6 +272,7 @@ func (l *Ledger) retryCoreReceived(ev WireEvent) {
 		if !p.Applied && p.ErrorCode == wire.CancelNotReady && ev.At+l.timer(coreNode, TimerCancelRetry) < r.deadline {
 			r.owe(ev.At, l.timer(coreNode, TimerCancelRetry))
 			l.armRetry(&r.retryOwed, CheckTimingCancelRetry, "prompt_cancel of run "+r.run)
+			l.reach(MarkCancelNotReadyRetried)
 		}
 	case wire.PreparationStatus:
 		l.prepRefusalReceived(ev, p)
