@@ -281,6 +281,10 @@
 //     for that target exactly 1 s doubling per failure, at most 30 s,
 //     later; no done or applied cancel receipt leaves while the Turn's
 //     settlement is unconfirmed.
+//   - timing_decision_ack_wait (timing_decision_ack.go): a decision or
+//     function result without a receipt 15 s after Core sent it is
+//     recorded unknown exactly then; earlier only once the Turn finished,
+//     the connection closed or Core crashed.
 //
 // TimersDecided counts, per timer, the outcomes its firing produced as
 // observed (an input unknown exactly 30 s after delivery, a handle expired

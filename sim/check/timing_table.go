@@ -49,6 +49,7 @@ var documentedTimers = []struct {
 	{TimerCancelConfirm, 15 * time.Second},
 	{TimerCancelRetry, time.Second}, // Core's policy (timing_retry.go)
 	{TimerConnIdle, 60 * time.Second},
+	{TimerDecisionAck, 15 * time.Second},
 	{TimerCloseRetry, time.Second}, // the Runtime's policy (timing_close_retry.go)
 	{TimerHeartbeat, 15 * time.Second},
 	{TimerIdleExecutor, 10 * time.Minute},
@@ -123,6 +124,7 @@ type timingState struct {
 	wsDaemon   wsDaemonState     // timing_workspace_daemon.go
 	retry      retryState        // timing_retry.go
 	cleanup    cleanupRetryState // timing_close_retry.go
+	decisions  decisionAckState  // timing_decision_ack.go
 }
 
 func (t *timingState) init() {
@@ -232,6 +234,7 @@ func (l *Ledger) timingWire(ev WireEvent) {
 			l.writtenCoreSent(ev)
 			l.cancelCoreSent(ev)
 			l.retryCoreSent(ev)
+			l.decisionAckCoreSent(ev)
 		} else {
 			l.heartbeatSent(ev)
 			l.transferDaemonSent(ev)
@@ -248,6 +251,7 @@ func (l *Ledger) timingWire(ev WireEvent) {
 			l.writtenCoreReceived(ev)
 			l.cancelCoreReceived(ev)
 			l.retryCoreReceived(ev)
+			l.decisionAckCoreReceived(ev)
 		} else {
 			l.transferDaemonReceived(ev)
 			l.writeDaemonReceived(ev)
@@ -270,6 +274,7 @@ func (l *Ledger) connEnded(ev WireEvent) {
 		l.writtenConnEnded(ev.At, ev.Conn, why)
 		l.cancelsConnEnded(ev.At, ev.Conn, why)
 		l.retryConnEnded(ev.Conn)
+		l.decisionAcksExcuse(ev.At, why, func(w *decisionWait) bool { return w.conn == ev.Conn })
 	}
 	l.retryLost(ev)
 	l.connWatchEnded(ev)
@@ -289,6 +294,7 @@ func (l *Ledger) NodeCrashed(at int64, node string) {
 		l.cancelsCoreCrashed(at)
 		l.cancelsExcuseAll(at, why)
 		l.retryCoreCrashed()
+		l.decisionAcksExcuse(at, why, func(*decisionWait) bool { return true })
 		l.connsCoreCrashed()
 		l.fencingCoreDown()
 		l.transferTimingCoreDown(at)
@@ -316,5 +322,6 @@ func (l *Ledger) TurnFinished(at int64, turn, run, state, code string) {
 	l.runEventsFinished(at, turn, code)
 	l.cancelTurnFinished(at, run, code)
 	l.retryTurnFinished(at, turn, run, code)
+	l.decisionAcksExcuse(at, "the turn finished", func(w *decisionWait) bool { return w.turn == turn })
 	l.usageTurnEnded(at, run, code)
 }
