@@ -11,8 +11,9 @@ import (
 // not_ready while the Harness has not answered the Run's start, and Core
 // sends it again 1 s later inside the same 15 s confirmation window; the
 // workload's own cancels mostly meet queued or running Turns. In a third
-// of the seeds with faults (drawn once from the "cancel-starting" stream,
-// apart from every other draw), the workload cancels, once, half of the
+// of the seeds (drawn once from the "cancel-starting" stream, apart from
+// every other draw; a workload action, not a fault), the workload cancels,
+// once, half of the
 // Turns it reads starting; slow Harness starts (harness.Config.SlowStart)
 // keep them starting for seconds, so the retry and the window around it
 // are exercised.
@@ -23,7 +24,7 @@ type cancelStarting struct {
 
 func (u *universe) initCancelStarting() {
 	r := u.w.Rand("cancel-starting")
-	if r.IntN(3) == 0 && !u.faultFree() {
+	if r.IntN(3) == 0 {
 		u.cancelStarting = cancelStarting{r: r, cancelled: map[string]bool{}}
 	}
 }
