@@ -283,6 +283,22 @@
 //   - timing_idle_executor_expiry: an idle executor's close is called
 //     exactly at its idle bound: not earlier (except shutdown or eviction
 //     in the step that parks another or prepares), not later.
+//   - timing_prepare_retry, timing_steer_retry, timing_cancel_retry
+//     (timing_retry.go): after a retryable refusal reaches Core
+//     (preparation_capacity; not_ready or busy before written; a not_ready
+//     cancel receipt) the same request leaves again exactly 1 s later,
+//     never earlier, and not later unless what it serves is gone; the
+//     refusal never ends the Turn.
+//   - timing_executor_close_retry, timing_settlement_retry
+//     (timing_close_retry.go): after the n-th failed executor close or
+//     unconfirmed settlement answer, the Harness receives the next call
+//     for that target exactly 1 s doubling per failure, at most 30 s,
+//     later; no done or applied cancel receipt leaves while the Turn's
+//     settlement is unconfirmed.
+//   - timing_decision_ack_wait (timing_decision_ack.go): a decision or
+//     function result without a receipt 15 s after Core sent it is
+//     recorded unknown exactly then; earlier only once the Turn finished,
+//     the connection closed or Core crashed.
 //
 // TimersDecided counts, per timer, the outcomes its firing produced as
 // observed (an input unknown exactly 30 s after delivery, a handle expired

@@ -148,6 +148,7 @@ func (l *Ledger) CoreInteraction(at int64, turn, id, status, delivery string) {
 	k := turn + "/" + id
 	prev := l.ix.coreStatus[k]
 	l.ix.coreStatus[k] = status
+	l.decisionAckRecorded(at, turn, status, delivery) // timing_decision_ack.go
 	if status == "applied" && prev != "applied" && !l.ix.coreApplied[delivery] {
 		l.violate(at, CheckResolvedWithoutReceipt, "Core recorded interaction %s of turn %s applied without an applied receipt for delivery %q", id, turn, delivery)
 	}

@@ -53,6 +53,10 @@ const (
 	// a prepare delayed past another device's first Turn).
 	MarkResumeReplacedExecutor Mark = "resume_replaced_executor"
 
+	// A not_ready cancel receipt reached Core in time for a retry
+	// (timing_retry.go): the Run was still starting.
+	MarkCancelNotReadyRetried Mark = "cancel_not_ready_retried"
+
 	// A Turn failed event_persistence_failed at its run-event limit (the
 	// world draws a small limit in some seeds).
 	MarkRunEventLimit Mark = "run_event_limit_reached"
@@ -79,6 +83,7 @@ func ExpectedMarks() []Mark {
 	out := []Mark{
 		MarkAdmissionExpiredBeforeStart,
 		MarkAdmissionRecordsFull,
+		MarkCancelNotReadyRetried,
 		MarkCancelRacedDone,
 		MarkCancelUnconfirmed,
 		MarkCapacityFullOfExecutors,

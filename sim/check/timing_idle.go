@@ -155,6 +155,7 @@ func (l *Ledger) idleStart(at int64, device, executor string) {
 // truth), whether or not it succeeds.
 func (l *Ledger) CloseCalled(at int64, device, executor string) {
 	l.advance(at)
+	l.closeRetryCalled(at, device, executor) // timing_close_retry.go
 	s := &l.timing.idle
 	k := pairKey(device, executor)
 	s.closing[k] = true

@@ -47,13 +47,19 @@ var documentedTimers = []struct {
 }{
 	{TimerAdmission, 5 * time.Minute},
 	{TimerCancelConfirm, 15 * time.Second},
+	{TimerCancelRetry, time.Second}, // Core's policy (timing_retry.go)
 	{TimerConnIdle, 60 * time.Second},
+	{TimerDecisionAck, 15 * time.Second},
+	{TimerCloseRetry, time.Second}, // the Runtime's policy (timing_close_retry.go)
 	{TimerHeartbeat, 15 * time.Second},
 	{TimerIdleExecutor, 10 * time.Minute},
 	{TimerNativeWrite, 10 * time.Second},
+	{TimerPrepareRetry, time.Second}, // Core's policy (timing_retry.go)
 	{TimerReaderCloseRetry, time.Second},
 	{TimerReceiptSend, 5 * time.Second},
+	{TimerSettleRetry, time.Second}, // the Runtime's policy (timing_close_retry.go)
 	{TimerSettlementWait, 10 * time.Second},
+	{TimerSteerRetry, time.Second}, // Core's policy (timing_retry.go)
 	{TimerWorkspaceExport, 180 * time.Second},
 	{TimerWorkspaceRead, 17 * time.Second},
 	{TimerTransferExpiry, 195 * time.Second},
@@ -115,7 +121,10 @@ type timingState struct {
 	admissions admissionState
 	settles    settleState
 	idle       idleState
-	wsDaemon   wsDaemonState // timing_workspace_daemon.go
+	wsDaemon   wsDaemonState     // timing_workspace_daemon.go
+	retry      retryState        // timing_retry.go
+	cleanup    cleanupRetryState // timing_close_retry.go
+	decisions  decisionAckState  // timing_decision_ack.go
 }
 
 func (t *timingState) init() {
@@ -224,6 +233,8 @@ func (l *Ledger) timingWire(ev WireEvent) {
 		} else if ev.From == coreNode {
 			l.writtenCoreSent(ev)
 			l.cancelCoreSent(ev)
+			l.retryCoreSent(ev)
+			l.decisionAckCoreSent(ev)
 		} else {
 			l.heartbeatSent(ev)
 			l.transferDaemonSent(ev)
@@ -231,6 +242,7 @@ func (l *Ledger) timingWire(ev WireEvent) {
 			l.admissionDaemonSent(ev)
 			l.settleDaemonSent(ev)
 			l.idleDaemonSent(ev)
+			l.cleanupDaemonSent(ev)
 		}
 	case WireDelivered:
 		if ev.From == RogueNode || ev.To == RogueNode {
@@ -238,6 +250,8 @@ func (l *Ledger) timingWire(ev WireEvent) {
 		} else if ev.To == coreNode {
 			l.writtenCoreReceived(ev)
 			l.cancelCoreReceived(ev)
+			l.retryCoreReceived(ev)
+			l.decisionAckCoreReceived(ev)
 		} else {
 			l.transferDaemonReceived(ev)
 			l.writeDaemonReceived(ev)
@@ -259,7 +273,10 @@ func (l *Ledger) connEnded(ev WireEvent) {
 	if ev.Kind == WireClosed && ev.To == coreNode { // Core learned it, or closed it itself
 		l.writtenConnEnded(ev.At, ev.Conn, why)
 		l.cancelsConnEnded(ev.At, ev.Conn, why)
+		l.retryConnEnded(ev.Conn)
+		l.decisionAcksExcuse(ev.At, why, func(w *decisionWait) bool { return w.conn == ev.Conn })
 	}
+	l.retryLost(ev)
 	l.connWatchEnded(ev)
 	l.transfersConnEnded(ev.Conn)
 	l.writesConnEnded(ev.Conn, why)
@@ -276,6 +293,8 @@ func (l *Ledger) NodeCrashed(at int64, node string) {
 		l.writtenExcuseAll(at, why)
 		l.cancelsCoreCrashed(at)
 		l.cancelsExcuseAll(at, why)
+		l.retryCoreCrashed()
+		l.decisionAcksExcuse(at, why, func(*decisionWait) bool { return true })
 		l.connsCoreCrashed()
 		l.fencingCoreDown()
 		l.transferTimingCoreDown(at)
@@ -290,6 +309,7 @@ func (l *Ledger) NodeCrashed(at int64, node string) {
 	l.writesNodeDown(node, why)
 	l.admissionsNodeDown(node, why)
 	l.settlesNodeDown(node, why)
+	l.cleanupNodeDown(node)
 	l.idleNodeDown(node, why)
 	l.evictionNodeDown(node)
 	l.reuseNodeDown(node)
@@ -302,5 +322,7 @@ func (l *Ledger) TurnFinished(at int64, turn, run, state, code string) {
 	l.writtenTurnFinished(at, run, code)
 	l.runEventsFinished(at, turn, code)
 	l.cancelTurnFinished(at, run, code)
+	l.retryTurnFinished(at, turn, run, code)
+	l.decisionAcksExcuse(at, "the turn finished", func(w *decisionWait) bool { return w.turn == turn })
 	l.usageTurnEnded(at, run, code)
 }

@@ -330,6 +330,9 @@ func (h *Harness) cancel(now time.Time, c daemon.CallID, op daemon.Cancel) {
 // await answers once the turn has settled.
 func (h *Harness) await(now time.Time, c daemon.CallID, op daemon.AwaitSettlement) {
 	t := h.turns[op.Turn]
+	if t != nil {
+		h.settleCalled(now, t.run)
+	}
 	switch {
 	case t == nil:
 		h.truth.violate("settlement awaited for unknown turn %s", op.Turn)
@@ -346,6 +349,7 @@ func (h *Harness) await(now time.Time, c daemon.CallID, op daemon.AwaitSettlemen
 func (h *Harness) answerSettled(now time.Time, c daemon.CallID, t *hTurn) {
 	if h.take(SettleError) {
 		h.after(now, h.latency(), func(now time.Time) {
+			h.settleAnswered(now, t.run, false)
 			h.result(now, c, daemon.SettleResult{Err: "simulated settlement unconfirmed"})
 		})
 		return
@@ -366,6 +370,7 @@ func (h *Harness) answerSettled(now time.Time, c daemon.CallID, t *hTurn) {
 			}
 		}
 		t.truth.Reported = true
+		h.settleAnswered(now, t.run, true)
 		h.result(now, c, r)
 	})
 }
@@ -394,6 +399,7 @@ func (h *Harness) close(now time.Time, c daemon.CallID, op daemon.CloseExecutor)
 				ex.closeFails++
 			}
 			h.closeFailed(now, op.Executor)
+			h.closeAnswered(now, op.Executor, false)
 			h.result(now, c, daemon.CloseResult{Err: "simulated close failure"})
 			return
 		}
@@ -410,6 +416,7 @@ func (h *Harness) close(now time.Time, c daemon.CallID, op daemon.CloseExecutor)
 			delete(h.execs, op.Executor)
 			h.executorClosed(now, ex, false)
 		}
+		h.closeAnswered(now, op.Executor, true)
 		h.result(now, c, daemon.CloseResult{})
 	})
 }

@@ -194,6 +194,7 @@ func (n *coreNode) api(now time.Time, e sim.CallReceived) []sim.Effect {
 	case core.CancelTurn:
 		x.Call = call
 		ev = x
+		n.u.led.CancelCalled(n.u.lt(now), x.Turn)
 	case core.ReadTurn:
 		x.Call = call
 		ev = x

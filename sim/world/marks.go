@@ -17,6 +17,7 @@ import (
 var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkAdmissionExpiredBeforeStart:  {},
 	check.MarkCancelRacedDone:              {},
+	check.MarkCancelNotReadyRetried:        {}, // cancel_starting.go
 	check.MarkCapacityRejectionThenSuccess: {},
 	check.MarkStaleRevisionIgnored:         {kStatusRepublish.kind},
 	check.MarkCleanupRetried:               {harness.CloseFailure},

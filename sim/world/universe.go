@@ -80,6 +80,8 @@ type universe struct {
 	shared []tappedFrame
 	// cancelStall holds cancel receipts around Core's window (cancel_stall.go).
 	cancelStall cancelStall
+	// cancelStarting cancels Turns read starting (cancel_starting.go).
+	cancelStarting cancelStarting
 	// wsFaults is what the workspace faults read (faults_workspace.go).
 	wsFaults wsFaultState
 }
@@ -159,6 +161,7 @@ func setup(w *sim.Kernel, cfg Config, linAtEnd bool) *universe {
 	w.AddNode(workloadID, func() sim.Node { return u.wl })
 	u.hostile.init()
 	u.initCancelStall()
+	u.initCancelStarting()
 	u.drawEventLimit()
 	u.hostile.rogue = &rogueState{u: u, sessions: map[string]*rogueSession{}}
 	w.AddNode(rogueID, func() sim.Node { return &rogueNode{st: u.hostile.rogue} })

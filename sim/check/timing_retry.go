@@ -1,0 +1,374 @@
+package check
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// Core's retry timers, judged from the wire alone. Each begins with a
+// refusal that the documents call retryable and ends with the same
+// request sent again, exactly the retry delay after the refusal reached
+// Core: never earlier, and never later unless what the retry serves is
+// gone by then (the Turn finished, the connection closed, Core crashed).
+// A retryable refusal never ends the Turn by itself.
+//
+//   - Preparation (seed, Core–Runtime: an explicit preparation_capacity
+//     refusal of execution_prepare leaves the queued Turn unclaimed for a
+//     retry): the Session's next execution_prepare leaves 1 s after the
+//     refusal, and the refusal never fails the Turn. A workspace operation,
+//     an Environment preparation or a quiesce Core sends meanwhile may hold
+//     the Session back and excuses a later prepare.
+//   - Steering (wire-reference §3.6: not_ready or busy before `written`
+//     is sent again later): the same input ID leaves again on the same
+//     Run at the refusal + 1 s (the first refusal of a wait decides it;
+//     later ones do not move it), unless a prompt_cancel was sent meanwhile
+//     or the input's written window (from its first send) ends first, and
+//     the refusal never fails the Turn with input_not_ready or input_busy.
+//   - Cancel (wire-reference §3.5: not_ready leaves the cancel unapplied):
+//     a not_ready receipt for the attempt Core awaits is followed by the
+//     next prompt_cancel of the Run at the receipt + 1 s when that instant
+//     is before the confirmation deadline (the first send + 15 s); a
+//     cancel call of the Turn reaching Core meanwhile sends it at once.
+//
+// The 1 s delays are Core's own documented policy (core/doc.go); the
+// documents give no number.
+const (
+	TimerPrepareRetry = "prepare_retry"
+	TimerSteerRetry   = "steer_retry"
+	TimerCancelRetry  = "cancel_retry"
+
+	CheckTimingPrepareRetry = "timing_" + TimerPrepareRetry
+	CheckTimingSteerRetry   = "timing_" + TimerSteerRetry
+	CheckTimingCancelRetry  = "timing_" + TimerCancelRetry
+)
+
+// codePreparationStartFailed is Core's code of a Turn whose preparation
+// was refused for good.
+const codePreparationStartFailed = "preparation_start_failed"
+
+// retryOwed is one retry a refusal made due.
+type retryOwed struct {
+	refused int64
+	due     int64 // -1: none owed
+	excused string
+}
+
+func (r *retryOwed) owe(at, d int64) { r.refused, r.due, r.excused = at, at+d, "" }
+
+func (r *retryOwed) excuse(why string) {
+	if r.due >= 0 && r.excused == "" {
+		r.excused = why
+	}
+}
+
+type steerRetryRec struct {
+	run, input string
+	conn       uint64
+	written    bool  // a written or accepted receipt came: no retry any more
+	cancelled  bool  // Core sent a prompt_cancel of the Run: it steers no more
+	unknownAt  int64 // the input's written window ends: unknown from then
+	code       string
+	retryOwed
+}
+
+type cancelRetryRec struct {
+	run      string
+	conn     uint64
+	deadline int64
+	delivery string
+	answered bool
+	retryOwed
+}
+
+type prepRetryRec struct {
+	session string
+	conn    uint64
+	retryOwed
+}
+
+type prepRequest struct {
+	session   string
+	conn      uint64
+	started   bool
+	abandoned bool // a Turn of the Session finished while it was out
+}
+
+type retryState struct {
+	steers      map[string]*steerRetryRec  // run
+	cancels     map[string]*cancelRetryRec // run
+	preps       map[string]*prepRetryRec   // session
+	requests    map[string]*prepRequest    // request ID of Core's execution_prepare
+	cancelCalls map[string]int64           // turn → last cancel call reaching Core
+	kinds       map[uint64]string          // conn → the agent kinds its last heartbeat declared
+}
+
+func (s *retryState) ensure() {
+	if s.steers == nil {
+		s.steers = map[string]*steerRetryRec{}
+		s.cancels = map[string]*cancelRetryRec{}
+		s.preps = map[string]*prepRetryRec{}
+		s.requests = map[string]*prepRequest{}
+		s.cancelCalls = map[string]int64{}
+		s.kinds = map[uint64]string{}
+	}
+}
+
+// CancelCalled records a cancel call of turn reaching Core: while a
+// not_ready refusal waits for its retry, Core sends the fresh attempt at
+// once.
+func (l *Ledger) CancelCalled(at int64, turn string) {
+	l.advance(at)
+	l.timing.retry.ensure()
+	l.timing.retry.cancelCalls[turn] = at
+}
+
+// retryCoreSent judges a frame Core sent against the retries it owes.
+func (l *Ledger) retryCoreSent(ev WireEvent) {
+	s := &l.timing.retry
+	s.ensure()
+	switch p := ev.Frame.Payload.(type) {
+	case wire.PromptSteer:
+		l.steerRetrySent(ev, p)
+	case wire.PromptCancel:
+		if r := s.steers[ev.Frame.ID]; r != nil {
+			r.cancelled = true
+			r.excuse("a prompt_cancel was sent")
+		}
+		l.cancelRetrySent(ev, p)
+	case wire.ExecutionPrepare:
+		if p.Configuration.WorkspaceReadOnly {
+			if r := s.preps[p.SessionID]; r != nil {
+				r.excuse("a workspace operation of the session")
+			}
+			return
+		}
+		s.requests[ev.Frame.ID] = &prepRequest{session: p.SessionID, conn: ev.Conn}
+		if r := s.preps[p.SessionID]; r != nil {
+			l.judgeRetry(ev.At, &r.retryOwed, TimerPrepareRetry, CheckTimingPrepareRetry, "execution_prepare of session "+p.SessionID)
+		}
+	case wire.ExecutionStart:
+		if q := s.requests[ev.Frame.ID]; q != nil {
+			q.started = true
+		}
+	case wire.WorkspaceWrite, wire.RuntimePrepare, wire.EnvironmentQuiesce:
+		// A workspace write reserves its Session, an Environment
+		// preparation comes before the Session's execution_prepare, and a
+		// quiesce fences the device: the wire does not say which Session
+		// waits on them, so every retry they may hold back is excused.
+		for _, k := range sortedKeys(s.preps) {
+			s.preps[k].excuse("Core sent " + ev.Frame.Type())
+		}
+	}
+}
+
+// lostOnSend is the reason the network gives for a frame sent on a
+// connection that already broke: it is lost at once, and was still sent.
+const lostOnSend = "broken"
+
+// retryLost: a frame Core sent on a broken connection was still sent by
+// Core when it was due (frames lost in flight were judged when sent).
+func (l *Ledger) retryLost(ev WireEvent) {
+	if ev.Kind == WireLost && ev.Reason == lostOnSend && ev.From == coreNode && ev.HasFrame() && !ev.Hostile() {
+		l.retryCoreSent(ev)
+	}
+}
+
+// judgeRetry judges a resend against the retry r owes: exactly at its
+// due instant decides the timer, earlier breaks it.
+func (l *Ledger) judgeRetry(at int64, r *retryOwed, timer, check, what string) {
+	if r.due < 0 {
+		return
+	}
+	due := r.due
+	r.due = -1
+	switch {
+	case r.excused != "":
+	case at == due:
+		l.decide(timer)
+	case at < due:
+		l.violate(at, check, "Core sent %s again at %s, %s after the refusal at %s: before its %s retry delay ended",
+			what, vtime(at), time.Duration(at-r.refused), vtime(r.refused), time.Duration(due-r.refused))
+	}
+}
+
+// armRetry schedules the lateness judgement of the retry r owes.
+func (l *Ledger) armRetry(r *retryOwed, check, what string) {
+	due := r.due
+	l.arm(due, func() {
+		if r.due != due || r.excused != "" {
+			return
+		}
+		r.due = -1
+		l.violate(due, check, "Core did not send %s again at %s, %s after the refusal at %s",
+			what, vtime(due), time.Duration(due-r.refused), vtime(r.refused))
+	})
+}
+
+func (l *Ledger) steerRetrySent(ev WireEvent, p wire.PromptSteer) {
+	s := &l.timing.retry
+	r := s.steers[ev.Frame.ID]
+	if r == nil || r.input != p.InputID {
+		r = &steerRetryRec{run: ev.Frame.ID, input: p.InputID, retryOwed: retryOwed{due: -1},
+			unknownAt: ev.At + l.timer(coreNode, TimerWritten)}
+		s.steers[ev.Frame.ID] = r
+	} else {
+		l.judgeRetry(ev.At, &r.retryOwed, TimerSteerRetry, CheckTimingSteerRetry, "input "+p.InputID+" of run "+r.run)
+	}
+	r.conn = ev.Conn
+}
+
+func (l *Ledger) cancelRetrySent(ev WireEvent, p wire.PromptCancel) {
+	s := &l.timing.retry
+	r := s.cancels[ev.Frame.ID]
+	if r == nil {
+		r = &cancelRetryRec{run: ev.Frame.ID, deadline: ev.At + l.timer(coreNode, TimerCancelConfirm), retryOwed: retryOwed{due: -1}}
+		s.cancels[ev.Frame.ID] = r
+	} else if r.due >= 0 && ev.At < r.due && l.cancelCalledAt(r.run, ev.At) {
+		r.due = -1 // a cancel call sent the fresh attempt at once
+	} else {
+		l.judgeRetry(ev.At, &r.retryOwed, TimerCancelRetry, CheckTimingCancelRetry, "prompt_cancel of run "+r.run)
+	}
+	r.conn, r.delivery, r.answered = ev.Conn, p.DeliveryID, false
+}
+
+func (l *Ledger) cancelCalledAt(run string, at int64) bool {
+	rr := l.core.runs[run]
+	if rr == nil {
+		return false
+	}
+	t, ok := l.timing.retry.cancelCalls[rr.turn]
+	return ok && t == at
+}
+
+// retryCoreReceived reads a refusal reaching Core: a retryable one owes a
+// retry.
+func (l *Ledger) retryCoreReceived(ev WireEvent) {
+	s := &l.timing.retry
+	s.ensure()
+	switch p := ev.Frame.Payload.(type) {
+	case wire.PromptSteerAck:
+		r := s.steers[ev.Frame.ID]
+		if r == nil || r.input != p.InputID || r.conn != ev.Conn || r.written || r.cancelled {
+			return
+		}
+		switch {
+		case p.Accepted || p.ErrorCode == "" && p.Written:
+			r.written = true
+			r.excuse("the input was written")
+		case (p.ErrorCode == wire.SteerNotReady || p.ErrorCode == wire.SteerBusy) && r.due < 0 &&
+			ev.At+l.timer(coreNode, TimerSteerRetry) < r.unknownAt:
+			r.owe(ev.At, l.timer(coreNode, TimerSteerRetry))
+			r.code = p.ErrorCode
+			l.armRetry(&r.retryOwed, CheckTimingSteerRetry, "input "+r.input+" of run "+r.run)
+		}
+	case wire.InteractionDecisionAck:
+		r := s.cancels[ev.Frame.ID]
+		if r == nil || r.answered || p.DeliveryID != r.delivery || r.conn != ev.Conn {
+			return
+		}
+		r.answered = true
+		if !p.Applied && p.ErrorCode == wire.CancelNotReady && ev.At+l.timer(coreNode, TimerCancelRetry) < r.deadline {
+			r.owe(ev.At, l.timer(coreNode, TimerCancelRetry))
+			l.armRetry(&r.retryOwed, CheckTimingCancelRetry, "prompt_cancel of run "+r.run)
+			l.reach(MarkCancelNotReadyRetried)
+		}
+	case wire.PreparationStatus:
+		l.prepRefusalReceived(ev, p)
+	case wire.Heartbeat:
+		// A kind whose availability or capabilities changed may leave a
+		// Session without an admissible device at its retry.
+		k := fmt.Sprint(p.SupportedAgentKinds)
+		if prev, ok := s.kinds[ev.Conn]; ok && prev != k {
+			for _, id := range sortedKeys(s.preps) {
+				s.preps[id].excuse("a device's agent kinds changed")
+			}
+		}
+		s.kinds[ev.Conn] = k
+	}
+}
+
+func (l *Ledger) prepRefusalReceived(ev WireEvent, st wire.PreparationStatus) {
+	s := &l.timing.retry
+	q := s.requests[ev.Frame.ID]
+	if q == nil || q.started || q.abandoned || q.conn != ev.Conn || st.State != wire.StateRejected ||
+		st.ErrorCode != wire.PrepPreparationCapacity || (st.Operation != "" && st.Operation != wire.TypeExecutionPrepare) {
+		return
+	}
+	delete(s.requests, ev.Frame.ID)
+	r := s.preps[q.session]
+	if r == nil {
+		r = &prepRetryRec{session: q.session}
+		s.preps[q.session] = r
+	}
+	r.conn = ev.Conn
+	r.owe(ev.At, l.timer(coreNode, TimerPrepareRetry))
+	l.armRetry(&r.retryOwed, CheckTimingPrepareRetry, "execution_prepare of session "+q.session)
+}
+
+// retryConnEnded: Core learned that conn closed; what it owed there is
+// gone, and a Session refused there may find no device at its retry.
+func (l *Ledger) retryConnEnded(conn uint64) {
+	s := &l.timing.retry
+	s.ensure()
+	for _, k := range sortedKeys(s.steers) {
+		if r := s.steers[k]; r.conn == conn {
+			r.excuse("connection closed")
+		}
+	}
+	for _, k := range sortedKeys(s.cancels) {
+		if r := s.cancels[k]; r.conn == conn {
+			r.excuse("connection closed")
+		}
+	}
+	for _, k := range sortedKeys(s.preps) {
+		s.preps[k].excuse("a connection closed")
+	}
+}
+
+// retryCoreCrashed: Core's timers died with it.
+func (l *Ledger) retryCoreCrashed() {
+	s := &l.timing.retry
+	s.ensure()
+	for _, k := range sortedKeys(s.steers) {
+		s.steers[k].excuse("Core crashed")
+	}
+	for _, k := range sortedKeys(s.cancels) {
+		s.cancels[k].excuse("Core crashed")
+	}
+	for _, k := range sortedKeys(s.preps) {
+		s.preps[k].excuse("Core crashed")
+	}
+	s.requests = map[string]*prepRequest{}
+}
+
+// retryTurnFinished: a finished Turn is owed no retry; a retryable
+// refusal in that instant must not be what finished it.
+func (l *Ledger) retryTurnFinished(at int64, turn, run, code string) {
+	s := &l.timing.retry
+	s.ensure()
+	if r := s.steers[run]; r != nil {
+		if r.due >= 0 && r.refused == at && code == "input_"+r.code {
+			l.violate(at, CheckTimingSteerRetry, "Core finished run %s %s at %s, on the %s receipt of input %s it must send again after its retry delay",
+				run, code, vtime(at), r.code, r.input)
+		}
+		r.excuse("the turn finished")
+	}
+	if r := s.cancels[run]; r != nil {
+		r.excuse("the turn finished")
+	}
+	sess := l.core.turn(turn).session
+	if r := s.preps[sess]; r != nil && sess != "" {
+		if r.due >= 0 && r.refused == at && code == codePreparationStartFailed {
+			l.violate(at, CheckTimingPrepareRetry, "Core finished turn %s %s at %s, on a preparation_capacity refusal that leaves it queued for a retry",
+				turn, code, vtime(at))
+		}
+		r.excuse("a turn of the session finished")
+	}
+	for _, k := range sortedKeys(s.requests) {
+		if q := s.requests[k]; q.session == sess && sess != "" {
+			q.abandoned = true // its Turn may be the one that finished
+		}
+	}
+}
