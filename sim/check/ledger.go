@@ -145,6 +145,7 @@ type Ledger struct {
 	wsRuntime   wsRuntimeState // workspace_runtime.go
 	ix          interactionState
 	subscribers subscriberState // subscribers.go
+	projection  projectionState // projection.go
 
 	wireObservers []func(WireEvent)
 
@@ -181,6 +182,7 @@ func NewLedger() *Ledger {
 	l.runEvents.init()
 	l.hostile.init()
 	l.ix.init()
+	l.projection.init()
 	l.limits = map[string]DeviceLimits{}
 	// Wire observers, in the order they judge each network event. Those
 	// judging what honest machines send see only honest traffic; the
@@ -205,6 +207,7 @@ func NewLedger() *Ledger {
 		l.observeForgedTransferResults,
 		honest(l.observeTransfers),
 		l.observeWorkspaceRuntime, // honest traffic, and forged requests reaching a daemon
+		l.observeEngineErrors,     // forged error frames too: Core classifies what reaches it
 	}
 	return l
 }

@@ -67,6 +67,8 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkPrepareHeldForInstall:      {},
 	check.MarkTransferExchangeExpired:    {}, // the operator's "sleep 200" setup outlasts Core's 195 s
 	check.MarkMCPBearerDelivered:         {}, // workload_mcp.go draws the servers
+	// the simulated engine's failures (harness/engine_errors.go)
+	check.MarkEngineCodeUnclassified: {}, check.MarkEngineStatusDropped: {}, check.MarkEngineStatusKept: {},
 }
 
 // swarmOnlyMarks are expected marks no single kind leads to, with the

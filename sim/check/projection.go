@@ -1,0 +1,24 @@
+package check
+
+// projectionState is what the oracles of Core's projection of a
+// Runtime's reports keep (engine_errors.go, ...).
+type projectionState struct {
+	// engineErrors is the classification of the latest error frame of
+	// each Run delivered to Core; looked up, never ranged.
+	engineErrors map[string]engineFailure
+}
+
+func (p *projectionState) init() {
+	p.engineErrors = map[string]engineFailure{}
+}
+
+// ProjectionChecks are the check names of Core's projection oracles, in
+// report order.
+func ProjectionChecks() []string {
+	return []string{CheckEngineErrorProjection}
+}
+
+// projectionExpectedMarks are the marks the projection workload must reach.
+var projectionExpectedMarks = []Mark{
+	MarkEngineCodeUnclassified, MarkEngineStatusDropped, MarkEngineStatusKept,
+}
