@@ -204,6 +204,7 @@ func (wl *workload) drawAgent(i int) (core.AgentConfig, bool) {
 		a.FunctionTools = append(a.FunctionTools, wire.FunctionTool{Name: "deferred", DeferLoading: true})
 	}
 	a.TextVerbosity = []string{"", core.VerbosityLow, core.VerbosityHigh}[r.IntN(3)]
+	drawHarnessConfig(&a, i)
 	wl.drawMCP(&a, i)
 	wl.drawDefinition(&a, i)
 	return a, r.IntN(4) == 0
