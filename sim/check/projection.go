@@ -21,4 +21,10 @@ func ProjectionChecks() []string {
 // projectionExpectedMarks are the marks the projection workload must reach.
 var projectionExpectedMarks = []Mark{
 	MarkEngineCodeUnclassified, MarkEngineStatusDropped, MarkEngineStatusKept,
+	MarkSameRevisionOtherState,
 }
+
+// MarkSameRevisionOtherState: a status at the revision that counted last,
+// in another state, reached Core on the stream (a hostile proxy forges it;
+// stale_status.go judges that Core ignores it).
+const MarkSameRevisionOtherState = Mark("same_revision_other_state")

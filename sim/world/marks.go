@@ -69,6 +69,7 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkMCPBearerDelivered:         {}, // workload_mcp.go draws the servers
 	// the simulated engine's failures (harness/engine_errors.go)
 	check.MarkEngineCodeUnclassified: {}, check.MarkEngineStatusDropped: {}, check.MarkEngineStatusKept: {},
+	check.MarkSameRevisionOtherState: {kHostileProxy.kind},
 }
 
 // swarmOnlyMarks are expected marks no single kind leads to, with the
