@@ -191,6 +191,7 @@ func NewLedger() *Ledger {
 	l.wireObservers = []func(WireEvent){
 		honest(l.observeInteractions), // first: others ask it which acks are decisions
 		honest(l.observeCoreFrames),
+		honest(l.observeCapabilitySituations), // after observeCoreFrames: reads its declarations
 		honest(l.observeDeviceFrames),
 		l.timingWire,
 		honest(l.observeTeardown),

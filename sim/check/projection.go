@@ -22,6 +22,7 @@ func ProjectionChecks() []string {
 var projectionExpectedMarks = []Mark{
 	MarkEngineCodeUnclassified, MarkEngineStatusDropped, MarkEngineStatusKept,
 	MarkSameRevisionOtherState,
+	MarkToolObservationsLacking, MarkRecoveryLacking, MarkReadyNoLongerAdmitted,
 }
 
 // MarkSameRevisionOtherState: a status at the revision that counted last,

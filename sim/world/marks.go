@@ -70,6 +70,8 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	// the simulated engine's failures (harness/engine_errors.go)
 	check.MarkEngineCodeUnclassified: {}, check.MarkEngineStatusDropped: {}, check.MarkEngineStatusKept: {},
 	check.MarkSameRevisionOtherState: {kHostileProxy.kind},
+	// the capability profiles (capability_profiles.go)
+	check.MarkToolObservationsLacking: {}, check.MarkRecoveryLacking: {}, check.MarkReadyNoLongerAdmitted: {},
 }
 
 // swarmOnlyMarks are expected marks no single kind leads to, with the

@@ -19,18 +19,19 @@ import (
 // settings and the fault timeline. It lives outside the nodes so crashes
 // lose only what a real process would lose.
 type universe struct {
-	w        *sim.Kernel
-	cfg      Config
-	led      *check.Ledger
-	store    *observedStore
-	coreCfg  core.Config
-	native   *harness.NativeHistory // native sessions, shared by the devices
-	core     *coreNode              // current incarnation; nil while down
-	devices  []*harness.Device
-	wl       *workload
-	shape    shape
-	subPlan  *subscriberPlan // subscribers.go
-	pendingV []check.Violation
+	w          *sim.Kernel
+	cfg        Config
+	led        *check.Ledger
+	store      *observedStore
+	coreCfg    core.Config
+	native     *harness.NativeHistory // native sessions, shared by the devices
+	core       *coreNode              // current incarnation; nil while down
+	devices    []*harness.Device
+	wl         *workload
+	shape      shape
+	capProfile *capabilityProfile // capability_profiles.go
+	subPlan    *subscriberPlan    // subscribers.go
+	pendingV   []check.Violation
 	// workspaces are the Environments' file trees, shared by the devices.
 	workspaces *harness.Workspaces
 
@@ -126,8 +127,9 @@ func setup(w *sim.Kernel, cfg Config, linAtEnd bool) *universe {
 	if n <= 0 || n > 4 {
 		n = u.shape.devices(1 + r.IntN(4))
 	}
+	u.drawCapabilityProfile()
 	for i := range n {
-		dcfg, drawn := drawDaemonConfig(r, drawCaps(r, i), i > 0)
+		dcfg, drawn := drawDaemonConfig(r, u.profileCaps(i, drawCaps(r, i)), i > 0)
 		u.shape.adjustLimits(shapeR, &dcfg.Limits)
 		drawn.admission = dcfg.Limits.AdmissionExpiry // a shape may set the documents' value back
 		u.configuredTimers(string(deviceID(i)), drawn)
@@ -161,6 +163,7 @@ func setup(w *sim.Kernel, cfg Config, linAtEnd bool) *universe {
 	w.Tap(u.tapWire)
 	w.SetDump(u.dumpState)
 	w.Tap(u.tapLimits)
+	w.Tap(u.tapCapabilityFlaps)
 	u.led.OnReach = func(m check.Mark) { u.w.Reachable(string(m)) }
 	if linAtEnd {
 		u.w.AddCheck(sim.Check{Name: check.CheckLinearizability, AtEnd: u.linearizeAtEnd})
