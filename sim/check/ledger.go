@@ -209,6 +209,7 @@ func NewLedger() *Ledger {
 		honest(l.observeTransfers),
 		l.observeWorkspaceRuntime, // honest traffic, and forged requests reaching a daemon
 		l.observeEngineErrors,     // forged error frames too: Core classifies what reaches it
+		l.observePreparationsPerConn,
 	}
 	return l
 }

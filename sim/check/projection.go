@@ -6,16 +6,20 @@ type projectionState struct {
 	// engineErrors is the classification of the latest error frame of
 	// each Run delivered to Core; looked up, never ranged.
 	engineErrors map[string]engineFailure
+	// prepsPerConn counts Core's open preparation streams per connection
+	// (preparations_per_conn.go); looked up, never ranged.
+	prepsPerConn map[uint64]*prepCount
 }
 
 func (p *projectionState) init() {
 	p.engineErrors = map[string]engineFailure{}
+	p.prepsPerConn = map[uint64]*prepCount{}
 }
 
 // ProjectionChecks are the check names of Core's projection oracles, in
 // report order.
 func ProjectionChecks() []string {
-	return []string{CheckEngineErrorProjection}
+	return []string{CheckEngineErrorProjection, CheckPreparationsPerConn}
 }
 
 // projectionExpectedMarks are the marks the projection workload must reach.
@@ -23,6 +27,7 @@ var projectionExpectedMarks = []Mark{
 	MarkEngineCodeUnclassified, MarkEngineStatusDropped, MarkEngineStatusKept,
 	MarkSameRevisionOtherState,
 	MarkToolObservationsLacking, MarkRecoveryLacking, MarkReadyNoLongerAdmitted,
+	MarkPreparationsPerConnFull,
 }
 
 // MarkSameRevisionOtherState: a status at the revision that counted last,

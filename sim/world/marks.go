@@ -72,6 +72,7 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkSameRevisionOtherState: {kHostileProxy.kind},
 	// the capability profiles (capability_profiles.go)
 	check.MarkToolObservationsLacking: {}, check.MarkRecoveryLacking: {}, check.MarkReadyNoLongerAdmitted: {},
+	check.MarkPreparationsPerConnFull: {sim.FaultStall}, // any fault kind enables the flood (workload_prep_flood.go)
 }
 
 // swarmOnlyMarks are expected marks no single kind leads to, with the

@@ -30,6 +30,7 @@ type universe struct {
 	wl         *workload
 	shape      shape
 	capProfile *capabilityProfile // capability_profiles.go
+	flood      bool               // the preparation flood (workload_prep_flood.go)
 	subPlan    *subscriberPlan    // subscribers.go
 	pendingV   []check.Violation
 	// workspaces are the Environments' file trees, shared by the devices.
@@ -145,6 +146,7 @@ func setup(w *sim.Kernel, cfg Config, linAtEnd bool) *universe {
 		u.devices = append(u.devices, u.newDevice(i, dcfg, hc))
 		u.declareLimits(deviceID(i), dcfg)
 	}
+	u.drawPreparationFlood()
 	w.AddNode(coreID, func() sim.Node { return u.newCore() })
 	for _, d := range u.devices {
 		w.AddNode(d.ID, d.Factory)

@@ -165,6 +165,7 @@ func (wl *workload) plan(now time.Time) {
 		wl.after(now, at, func(now time.Time) { wl.submit(now, t) })
 	}
 	wl.planWorkspace(now)
+	wl.planFlood(now)
 }
 
 func (wl *workload) createSession(now time.Time, s *wSession) {
