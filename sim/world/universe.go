@@ -31,6 +31,7 @@ type universe struct {
 	shape      shape
 	capProfile *capabilityProfile // capability_profiles.go
 	flood      bool               // the preparation flood (workload_prep_flood.go)
+	replay     *receiptReplay     // hostile_receipt_replay.go
 	subPlan    *subscriberPlan    // subscribers.go
 	pendingV   []check.Violation
 	// workspaces are the Environments' file trees, shared by the devices.
@@ -147,6 +148,7 @@ func setup(w *sim.Kernel, cfg Config, linAtEnd bool) *universe {
 		u.declareLimits(deviceID(i), dcfg)
 	}
 	u.drawPreparationFlood()
+	u.drawReceiptReplay()
 	w.AddNode(coreID, func() sim.Node { return u.newCore() })
 	for _, d := range u.devices {
 		w.AddNode(d.ID, d.Factory)
@@ -166,6 +168,7 @@ func setup(w *sim.Kernel, cfg Config, linAtEnd bool) *universe {
 	w.SetDump(u.dumpState)
 	w.Tap(u.tapLimits)
 	w.Tap(u.tapCapabilityFlaps)
+	w.Tap(u.tapReceiptReplay)
 	u.led.OnReach = func(m check.Mark) { u.w.Reachable(string(m)) }
 	if linAtEnd {
 		u.w.AddCheck(sim.Check{Name: check.CheckLinearizability, AtEnd: u.linearizeAtEnd})

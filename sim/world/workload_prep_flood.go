@@ -10,15 +10,16 @@ import (
 
 // The preparation flood: in some seeds with faults and a single device,
 // floodSessions extra Sessions each submit one Turn in a burst while the
-// Core→device direction of the connection stalls, so every preparation
-// Core opens there stays open until the stall ends: Core reaches its
+// device→Core direction of the connection stalls (for less than the
+// daemon's 5 s receipt send budget), so every preparation Core opens there
+// gets no status until the stall ends and stays open: Core reaches its
 // limit of 64 open preparations on one connection and must hold the
 // remaining Turns queued (the preparations_per_connection oracle). Drawn
 // from its own stream, so every other stream keeps its draws.
 const (
 	floodSessions = 70
 	floodAt       = 4 * time.Second // the burst, after the device's first connection
-	floodStall    = 6 * time.Second
+	floodStall    = 4 * time.Second
 	floodTurnWait = 12 * time.Second // liveness added per flood Turn
 )
 
@@ -51,16 +52,16 @@ func (wl *workload) planFlood(now time.Time) {
 		wl.arrivals = append(wl.arrivals, at)
 		wl.after(now, at, func(now time.Time) { wl.submit(now, t) })
 	}
-	wl.after(now, floodAt-50*time.Millisecond, func(time.Time) { wl.u.stallCoreToDevice(floodStall) })
+	wl.after(now, floodAt-50*time.Millisecond, func(time.Time) { wl.u.stallDeviceToCore(floodStall) })
 }
 
-// stallCoreToDevice stalls the Core→device direction of every open
+// stallDeviceToCore stalls the device→Core direction of every open
 // Core–device connection for d.
-func (u *universe) stallCoreToDevice(d time.Duration) {
+func (u *universe) stallDeviceToCore(d time.Duration) {
 	for _, c := range u.w.OpenConns() {
 		for _, dev := range u.devices {
 			if (c.Dialer == dev.ID && c.Acceptor == coreID) || (c.Acceptor == dev.ID && c.Dialer == coreID) {
-				u.w.Stall(c.ID, coreID, d)
+				u.w.Stall(c.ID, dev.ID, d)
 			}
 		}
 	}
