@@ -7,7 +7,7 @@ import (
 // CheckPreparationsPerConn: Core never has more than 64 preparation
 // streams open on one connection (DESIGN.md §5). Counted from Core's own
 // frames on the wire: a stream opens with the execution_prepare Core
-// sends; it is counted closed at the earliest sign that Core may have
+// sends (or loses at once into a broken connection); it is counted closed at the earliest sign that Core may have
 // closed it — a status of the request in a terminal state (started,
 // released, expired, failed) or rejected reaching Core, Core sending
 // execution_release for the request, or the connection closing. Closing
@@ -32,12 +32,12 @@ type prepCount struct {
 func (l *Ledger) observePreparationsPerConn(ev WireEvent) {
 	pc := l.projection.prepsPerConn
 	switch ev.Kind {
-	case WireClosed, WireLost:
-		if ev.Kind == WireClosed {
-			delete(pc, ev.Conn)
-		}
+	case WireClosed:
+		delete(pc, ev.Conn)
 		return
-	case WireSent:
+	case WireSent, WireLost:
+		// a frame Core sends into a broken connection is lost at once,
+		// never sent: Core holds its preparation all the same
 		if ev.From != CoreNode || !ev.HasFrame() {
 			return
 		}
@@ -56,7 +56,7 @@ func (l *Ledger) observePreparationsPerConn(ev WireEvent) {
 	id := ev.Frame.ID
 	switch p := ev.Frame.Payload.(type) {
 	case wire.ExecutionPrepare:
-		if ev.Kind != WireSent || ev.Forged || c.open[id] {
+		if ev.Kind == WireDelivered || ev.Forged || c.open[id] {
 			return
 		}
 		c.open[id] = true

@@ -71,3 +71,21 @@ func TestPreparationsPerConnClosings(t *testing.T) {
 		t.Fatalf("streams of a closed connection counted: %v", vs)
 	}
 }
+
+// A prepare Core sends into a broken connection is lost at once; Core
+// holds it open all the same. A prepare sent and then lost in flight is
+// one stream.
+func TestPreparationsPerConnCountsLostPrepares(t *testing.T) {
+	l, w := prepareWorld(testSpec(), allKind())
+	openPreps(w, 0, 10)
+	w.l.Wire(WireEvent{At: w.tick(), Kind: WireLost, Conn: 1, From: CoreNode, To: "d1", Raw: []byte("x"), Frame: prepareFrame(prepReq(0), "s1", goodConfig("s1"))})
+	for i := 10; i <= DocumentedPreparationsPerConn; i++ {
+		w.l.Wire(WireEvent{At: w.tick(), Kind: WireLost, Conn: 1, From: CoreNode, To: "d1", Raw: []byte("x"), Frame: prepareFrame(prepReq(i), "s1", goodConfig("s1"))})
+		if vs := violationsOf(l, CheckPreparationsPerConn); len(vs) > 0 && i < DocumentedPreparationsPerConn {
+			t.Fatalf("%d open judged: %v", i+1, vs)
+		}
+	}
+	if vs := violationsOf(l, CheckPreparationsPerConn); len(vs) != 1 {
+		t.Fatalf("65 open, 55 of them lost at once: %v", vs)
+	}
+}

@@ -27,8 +27,14 @@ var projectionExpectedMarks = []Mark{
 	MarkEngineCodeUnclassified, MarkEngineStatusDropped, MarkEngineStatusKept,
 	MarkSameRevisionOtherState,
 	MarkToolObservationsLacking, MarkRecoveryLacking, MarkReadyNoLongerAdmitted,
-	MarkPreparationsPerConnFull,
+	MarkPreparationsPerConnFull, MarkEarlierReceiptReplayed,
 }
+
+// MarkEarlierReceiptReplayed: a Run's earlier accepting receipt was
+// replayed right behind the `written` receipt of the input now at Core's
+// cursor. Core must not take it for that input (accepted_without_receipt
+// and accepted_without_ground_truth judge the cursor and the outcomes).
+const MarkEarlierReceiptReplayed = Mark("earlier_receipt_replayed")
 
 // MarkSameRevisionOtherState: a status at the revision that counted last,
 // in another state, reached Core on the stream (a hostile proxy forges it;

@@ -8,12 +8,6 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// MarkEarlierReceiptReplayed: a Run's earlier accepting receipt was
-// replayed right behind the `written` receipt of the input now at Core's
-// cursor. Core must not take it for that input (accepted_without_receipt
-// and accepted_without_ground_truth judge the cursor and the outcomes).
-const MarkEarlierReceiptReplayed = check.Mark("earlier_receipt_replayed")
-
 // receiptReplay is a hostile middle drawn in a third of the seeds with
 // faults, for the whole run: behind every `written` receipt of input k
 // that a device sends Core, it replays the latest accepting receipt of
@@ -63,7 +57,7 @@ func (u *universe) tapReceiptReplay(ev sim.TapEvent) {
 		conn, from, old := ev.Conn, ev.From, prev.frame
 		u.w.After(0, "", func() {
 			if u.w.Forge(conn, from, old) {
-				u.mark(MarkEarlierReceiptReplayed)
+				u.mark(check.MarkEarlierReceiptReplayed)
 			}
 		})
 	}

@@ -73,7 +73,7 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	// the capability profiles (capability_profiles.go)
 	check.MarkToolObservationsLacking: {}, check.MarkRecoveryLacking: {}, check.MarkReadyNoLongerAdmitted: {},
 	check.MarkPreparationsPerConnFull: {sim.FaultStall}, // any fault kind enables the flood (workload_prep_flood.go)
-	MarkEarlierReceiptReplayed:        {sim.FaultStall}, // any fault kind enables the replay (hostile_receipt_replay.go)
+	check.MarkEarlierReceiptReplayed:  {sim.FaultStall}, // any fault kind enables the replay (hostile_receipt_replay.go)
 }
 
 // swarmOnlyMarks are expected marks no single kind leads to, with the
