@@ -86,3 +86,23 @@ func (l *Ledger) markReadyNoLongerAdmitted(conn uint64, req string) {
 		l.reach(MarkReadyNoLongerAdmitted)
 	}
 }
+
+// observeForgedHeartbeats keeps the declaration Core holds when a hostile
+// middle replays or duplicates a heartbeat: Core cannot tell it from the
+// daemon's own, and its snapshot is the latest heartbeat it received, so
+// the capability oracle judges Core's choices against that one.
+func (l *Ledger) observeForgedHeartbeats(ev WireEvent) {
+	if !ev.Forged || ev.Kind != WireDelivered || ev.To != CoreNode || !ev.HasFrame() {
+		return
+	}
+	hb, ok := ev.Frame.Payload.(wire.Heartbeat)
+	c := l.frames.conns[ev.Conn]
+	if !ok || c == nil {
+		return
+	}
+	c.known = true
+	c.kinds = map[string]wire.SupportedAgentKind{}
+	for _, k := range hb.SupportedAgentKinds {
+		c.kinds[k.Kind] = k
+	}
+}

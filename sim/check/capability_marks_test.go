@@ -39,3 +39,21 @@ func TestCapabilityMarksReadyNoLongerAdmitted(t *testing.T) {
 	w.coreSends(1, "d1", startFrame("p1", "h1", "t-1", wire.TextInput("x")))
 	wantOnly(t, l, CheckCapability, "does not declare kind")
 }
+
+// A heartbeat a hostile middle replays is the declaration Core holds: a
+// prepare that follows it is judged against it.
+func TestCapabilityReplayedHeartbeatIsCoresSnapshot(t *testing.T) {
+	l, w := prepareWorld(testSpec(), allKind())
+	gone := allKind()
+	gone.Available = false
+	w.heartbeat(1, "d1", gone)
+	replay := wire.Frame{Payload: wire.Heartbeat{SupportedAgentKinds: []wire.SupportedAgentKind{allKind()}}}
+	w.l.Wire(WireEvent{At: w.tick(), Kind: WireDelivered, Conn: 1, From: "d1", To: CoreNode, Raw: []byte("x"), Frame: replay, Forged: true})
+	w.coreSends(1, "d1", prepareFrame("p1", "s1", goodConfig("s1")))
+	if vs := framesOnly(l.Violations()); len(vs) > 0 {
+		t.Fatalf("a prepare after a replayed heartbeat declaring the kind available judged: %v", vs)
+	}
+	w.heartbeat(1, "d1", gone)
+	w.coreSends(1, "d1", prepareFrame("p2", "s1", goodConfig("s1")))
+	wantOnly(t, l, CheckCapability, "does not declare kind")
+}

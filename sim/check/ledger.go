@@ -192,6 +192,7 @@ func NewLedger() *Ledger {
 		honest(l.observeInteractions), // first: others ask it which acks are decisions
 		honest(l.observeCoreFrames),
 		honest(l.observeCapabilitySituations), // after observeCoreFrames: reads its declarations
+		l.observeForgedHeartbeats,             // a replayed heartbeat is Core's snapshot too
 		honest(l.observeDeviceFrames),
 		l.timingWire,
 		honest(l.observeTeardown),
