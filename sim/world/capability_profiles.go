@@ -31,15 +31,15 @@ const capabilityFlapsMax = 3
 
 func (u *universe) drawCapabilityProfile() {
 	r := u.w.Rand("capability-profile")
-	u.capProfile = &capabilityProfile{r: r}
+	u.proj.capProfile = &capabilityProfile{r: r}
 	if r.IntN(3) == 0 {
-		u.capProfile.flapsAt = capabilityFlapsMax
+		u.proj.capProfile.flapsAt = capabilityFlapsMax
 	}
 }
 
 // profileCaps applies the profile to device i's drawn declaration.
 func (u *universe) profileCaps(i int, c wire.AgentKindCapabilities) wire.AgentKindCapabilities {
-	r := u.capProfile.r
+	r := u.proj.capProfile.r
 	lackTools, lackRecovery := r.IntN(3) == 0, r.IntN(3) == 0 // always drawn: stable streams
 	if i == 0 {
 		return c
@@ -57,7 +57,7 @@ func (u *universe) profileCaps(i int, c wire.AgentKindCapabilities) wire.AgentKi
 // `preparing` status the device sends (while its preparation is still on
 // its way to `ready`), and available again 1–5 s later.
 func (u *universe) tapCapabilityFlaps(ev sim.TapEvent) {
-	p := u.capProfile
+	p := u.proj.capProfile
 	if p == nil || p.flapsAt == 0 || ev.Kind != sim.TapSent || ev.Forged || ev.To != coreID ||
 		!bytes.Contains(ev.Frame, []byte(`"preparation_status"`)) || !bytes.Contains(ev.Frame, []byte(`"state":"preparing"`)) {
 		return
@@ -75,4 +75,12 @@ func (u *universe) tapCapabilityFlaps(ev sim.TapEvent) {
 		u.w.After(back, string(d.ID)+" kind available", func() { d.SetKindAvailable(true) })
 		return
 	}
+}
+
+// projectionWorld is what the world draws per seed for the oracles of
+// Core's projection of what Runtimes report.
+type projectionWorld struct {
+	capProfile *capabilityProfile // capability_profiles.go
+	flood      bool               // the preparation flood (workload_prep_flood.go)
+	replay     *receiptReplay     // hostile_receipt_replay.go
 }

@@ -30,12 +30,12 @@ func (u *universe) drawReceiptReplay() {
 	if u.w.Rand("receipt-replay").IntN(3) != 0 || u.faultFree() {
 		return
 	}
-	u.replay = &receiptReplay{accepted: map[string]acceptedAck{}}
+	u.proj.replay = &receiptReplay{accepted: map[string]acceptedAck{}}
 }
 
 // tapReceiptReplay watches the receipts devices send Core.
 func (u *universe) tapReceiptReplay(ev sim.TapEvent) {
-	rp := u.replay
+	rp := u.proj.replay
 	if rp == nil || ev.Kind != sim.TapSent || ev.Forged || ev.To != coreID ||
 		!bytes.HasPrefix(ev.Frame, []byte(`{"type":"prompt_steer_ack"`)) {
 		return

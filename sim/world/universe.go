@@ -19,21 +19,19 @@ import (
 // settings and the fault timeline. It lives outside the nodes so crashes
 // lose only what a real process would lose.
 type universe struct {
-	w          *sim.Kernel
-	cfg        Config
-	led        *check.Ledger
-	store      *observedStore
-	coreCfg    core.Config
-	native     *harness.NativeHistory // native sessions, shared by the devices
-	core       *coreNode              // current incarnation; nil while down
-	devices    []*harness.Device
-	wl         *workload
-	shape      shape
-	capProfile *capabilityProfile // capability_profiles.go
-	flood      bool               // the preparation flood (workload_prep_flood.go)
-	replay     *receiptReplay     // hostile_receipt_replay.go
-	subPlan    *subscriberPlan    // subscribers.go
-	pendingV   []check.Violation
+	w        *sim.Kernel
+	cfg      Config
+	led      *check.Ledger
+	store    *observedStore
+	coreCfg  core.Config
+	native   *harness.NativeHistory // native sessions, shared by the devices
+	core     *coreNode              // current incarnation; nil while down
+	devices  []*harness.Device
+	wl       *workload
+	shape    shape
+	subPlan  *subscriberPlan // subscribers.go
+	pendingV []check.Violation
+	proj     projectionWorld // capability_profiles.go, workload_prep_flood.go, hostile_receipt_replay.go
 	// workspaces are the Environments' file trees, shared by the devices.
 	workspaces *harness.Workspaces
 

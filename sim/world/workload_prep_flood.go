@@ -30,14 +30,14 @@ func (u *universe) drawPreparationFlood() {
 	if r.IntN(5) != 0 || len(u.devices) != 1 || u.faultFree() {
 		return
 	}
-	u.flood = true
+	u.proj.flood = true
 	turns := u.shape.turns(u.w.Workload()) + floodSessions
 	u.w.AtLeastLiveness(LivenessTimeout(turns) + u.shape.livenessExtra(turns) + floodTurnWait*floodSessions)
 }
 
 // planFlood adds the flood's Sessions and Turns to the plan.
 func (wl *workload) planFlood(now time.Time) {
-	if !wl.u.flood {
+	if !wl.u.proj.flood {
 		return
 	}
 	wl.total += floodSessions
