@@ -246,6 +246,17 @@
 //     counted from the workload's steer calls (steer_admission.go).
 //   - steer_after_cancel: Core admitted a steer of a Turn after answering
 //     its cancel (steer_admission.go).
+//   - engine_error_projection: the engine failure Core records for a Turn
+//     (engine_error_code, engine_http_status) is not the §6.3
+//     classification, written out again, of the latest error frame of its
+//     Run that reached Core, read from the frame's own bytes: an unknown
+//     code is unclassified and drops the status; a status is kept only
+//     with connection_failed and in 100..599 (engine_errors.go).
+//   - preparations_per_connection: Core holds more than 64 preparation
+//     streams open on one connection, counted from its execution_prepare
+//     frames and closed at the earliest sign (a terminal or rejected
+//     status reaching Core, Core's execution_release, the connection
+//     closing), so the count never exceeds Core's (preparations_per_conn.go).
 //
 // Timing oracles, one per timer of the documents (DocumentedTimer has the
 // numbers, written out again; TimerConfigured takes a seed's own draws).

@@ -146,6 +146,7 @@ type Ledger struct {
 	ix          interactionState
 	subscribers subscriberState // subscribers.go
 	native      nativeCalls     // done_usage.go
+	projection  projectionState // projection.go
 
 	wireObservers []func(WireEvent)
 
@@ -182,6 +183,7 @@ func NewLedger() *Ledger {
 	l.runEvents.init()
 	l.hostile.init()
 	l.ix.init()
+	l.projection.init()
 	l.limits = map[string]DeviceLimits{}
 	l.native = nativeCalls{dones: map[string]nativeDone{}, startAnswered: map[string]int64{}, closeFailed: map[string]int64{}}
 	// Wire observers, in the order they judge each network event. Those
@@ -191,6 +193,8 @@ func NewLedger() *Ledger {
 	l.wireObservers = []func(WireEvent){
 		honest(l.observeInteractions), // first: others ask it which acks are decisions
 		honest(l.observeCoreFrames),
+		honest(l.observeCapabilitySituations), // after observeCoreFrames: reads its declarations
+		l.observeForgedHeartbeats,             // a replayed heartbeat is Core's snapshot too
 		honest(l.observeDeviceFrames),
 		l.timingWire,
 		honest(l.observeTeardown),
@@ -208,6 +212,8 @@ func NewLedger() *Ledger {
 		l.observeForgedTransferResults,
 		honest(l.observeTransfers),
 		l.observeWorkspaceRuntime, // honest traffic, and forged requests reaching a daemon
+		l.observeEngineErrors,     // forged error frames too: Core classifies what reaches it
+		l.observePreparationsPerConn,
 	}
 	return l
 }

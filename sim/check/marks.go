@@ -108,6 +108,7 @@ func ExpectedMarks() []Mark {
 	out = append(out, interactionExpectedMarks()...)
 	out = append(out, exportExpectedMarks...)
 	out = append(out, runtimeExpectedMarks...)
+	out = append(out, projectionExpectedMarks...)
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
 }

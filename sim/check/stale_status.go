@@ -21,6 +21,7 @@ import (
 type coreStream struct {
 	handle   string
 	revision uint64
+	state    string // the state of the status that counted last
 }
 
 // StatusStepped records Core receiving st for request req on conn, a
@@ -47,8 +48,11 @@ func (l *Ledger) StatusStepped(at int64, conn, req string, st wire.PreparationSt
 			s = &coreStream{handle: st.Handle}
 			l.daemon.streams[k] = s
 		}
-		s.revision = st.Revision
+		s.revision, s.state = st.Revision, st.State
 		return
+	}
+	if s != nil && st.Handle == s.handle && st.Revision == s.revision && st.State != s.state {
+		l.reach(MarkSameRevisionOtherState)
 	}
 	if reaction != "" {
 		l.violate(at, CheckStaleRevision, "Core acted on %s (%s) of request %s on conn %s, which it must ignore: %s",

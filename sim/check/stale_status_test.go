@@ -30,10 +30,11 @@ func TestStatusStreamReactionToIgnoredStatusIsCaught(t *testing.T) {
 		st   wire.PreparationStatus
 		want string
 	}{
-		"duplicate": {stStatus("h1", 2, wire.StateReady), "revision 2 of handle h1 after revision 2"},
-		"stale":     {stStatus("h1", 1, wire.StateFailed), "revision 1 of handle h1 after revision 2"},
-		"foreign":   {stStatus("h2", 7, wire.StateExpired), "status of handle h2 on the stream of handle h1"},
-		"no handle": {stStatus("", 3, wire.StateReady), "without handle or revision"},
+		"duplicate":                  {stStatus("h1", 2, wire.StateReady), "revision 2 of handle h1 after revision 2"},
+		"same revision, other state": {stStatus("h1", 2, wire.StateFailed), "revision 2 of handle h1 after revision 2"},
+		"stale":                      {stStatus("h1", 1, wire.StateFailed), "revision 1 of handle h1 after revision 2"},
+		"foreign":                    {stStatus("h2", 7, wire.StateExpired), "status of handle h2 on the stream of handle h1"},
+		"no handle":                  {stStatus("", 3, wire.StateReady), "without handle or revision"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -44,4 +45,18 @@ func TestStatusStreamReactionToIgnoredStatusIsCaught(t *testing.T) {
 			only(t, l, CheckStaleRevision, c.want)
 		})
 	}
+}
+
+func TestStatusStreamMarksSameRevisionInOtherState(t *testing.T) {
+	l := NewLedger()
+	l.StatusStepped(1, "c1", "p1", stStatus("h1", 1, wire.StateReady), "sent execution_start")
+	l.StatusStepped(2, "c1", "p1", stStatus("h1", 1, wire.StateReady), "")
+	if n := l.marks[MarkSameRevisionOtherState]; n != 0 {
+		t.Fatalf("an exact duplicate marked %d times", n)
+	}
+	l.StatusStepped(3, "c1", "p1", stStatus("h1", 1, wire.StateExpired), "")
+	if n := l.marks[MarkSameRevisionOtherState]; n != 1 {
+		t.Fatalf("same revision in another state marked %d times, want 1", n)
+	}
+	only(t, l, "", "")
 }

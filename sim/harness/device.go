@@ -37,6 +37,7 @@ type Device struct {
 	versionUntil time.Time
 	wallOffset   time.Duration // the host's wall clock minus virtual time
 	longTurns    int
+	engineErrors int  // engine errors emitted, which pick the next code (engine_errors.go)
 	glacialDone  bool // the glacial preparation happened
 	node         *Daemon
 }

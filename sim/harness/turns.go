@@ -49,7 +49,7 @@ func (h *Harness) script(now time.Time, t *hTurn) {
 		outcome := check.NativeCompleted
 		if engineErr {
 			outcome = check.NativeFailed
-			h.event(now, t, wire.RunError{Error: "simulated engine error", Code: "server_error"})
+			h.event(now, t, h.engineError(t.run))
 		}
 		h.finishNative(now, t, outcome)
 	}

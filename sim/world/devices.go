@@ -25,7 +25,7 @@ func (u *universe) newDevice(i int, cfg daemon.Config, hcfg harness.Config) *har
 		u.workspaces = harness.NewWorkspaces(u.w)
 	}
 	d.Workspaces = u.workspaces
-	d.Decode, d.Encode = u.decodeDelivered, u.encodeSent
+	d.Decode, d.Encode = u.decodeDelivered, u.encodeDaemonFrame
 	return d
 }
 

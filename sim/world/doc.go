@@ -44,13 +44,22 @@
 // the time. Limits vary too: a third of the
 // devices get one or two active slots (preparation_capacity), a third a
 // 2–7 s admission expiry.
+// The seed's capability profile (its own "capability-profile" stream,
+// capability_profiles.go) makes devices but the first declare the kind
+// without tool_observations or native_session_recovery a third of the
+// time each, and in a third of the seeds makes a device's kind go
+// unavailable for 1–5 s right behind a `preparing` status it sends (up to
+// three times), so Core's final check at `ready` meets a declaration that
+// no longer admits the Session.
 //
 // The Harness (package sim/harness, one per device process, behaviour
 // drawn once per seed with harness.DrawConfig) answers native calls after
 // seeded latencies through node timers: preparations (sometimes seconds
 // long), turns that stream deltas and cumulative usage and end with done
 // (sometimes after an engine error; at most one 16–48 s turn per device),
-// durable writes consumed shortly after being written (a turn cannot end
+// (its engine error cycles through every §6.3 code, unknown codes and
+// statuses at and past both ends of 100..599, forwarded unclassified by
+// the daemon's shell: engine_errors.go), durable writes consumed shortly after being written (a turn cannot end
 // naturally while a write into it is outstanding), cancels that settle the
 // turn as cancelled (a cancel that reaches a live turn wins over its
 // natural end), settlement waits, closes. It records ground truth in the
@@ -106,6 +115,17 @@
 //     decisions in eight meet the native withdrawal of their request while
 //     at the daemon (decision_raced_permission_cancel). Its liveness
 //     deadline grows by 70 s a turn.
+//
+// Beside its shape, a seed with faults and a single device draws the
+// preparation flood in one seed in five ("preparation-flood" stream,
+// workload_prep_flood.go): 70 more Sessions submit one Turn each in a
+// burst at 4 s while the device's direction of the connection stalls for
+// 4 s, so Core holds 64 preparations open on the connection
+// (preparations_per_conn_full); every other Agent carries a harness_config
+// (workload_agent_options.go). A third of the seeds with faults replay,
+// behind each `written` steering receipt a device sends Core, the Run's
+// latest accepting receipt for another input ("receipt-replay" stream,
+// hostile_receipt_replay.go: earlier_receipt_replayed).
 //
 // The daemon shell honours each Send's budget (sim/harness): a receipt
 // held by a stall, or slower than its budget, closes the connection when

@@ -7,11 +7,12 @@ import (
 )
 
 // staleStatus is the mutating proxy's stale status: behind a
-// preparation_status of revision 2 or more that a daemon sends Core, a
-// copy of an earlier revision of the same handle in another state (as a
-// stream replayed out of order by a broken middle would show it). Core's
-// stream rule must ignore it; the ledger judges what Core does in the step
-// it receives it (check.StatusStepped).
+// preparation_status that a daemon sends Core, a copy of the same handle
+// in another state at an earlier revision (as a stream replayed out of
+// order by a broken middle would show it) or, half the time and always
+// behind revision 1, at the same revision (a duplicate revision carrying
+// other content). Core's stream rule must ignore both; the ledger judges
+// what Core does in the step it receives it (check.StatusStepped).
 func (p *mutatingProxy) staleStatus(b []byte) []byte {
 	if p.to != coreID || !bytes.Contains(b, []byte(`"preparation_status"`)) {
 		return nil
@@ -21,10 +22,12 @@ func (p *mutatingProxy) staleStatus(b []byte) []byte {
 		return nil
 	}
 	st, ok := f.Payload.(wire.PreparationStatus)
-	if !ok || st.State == wire.StateRejected || st.Handle == "" || st.Revision < 2 {
+	if !ok || st.State == wire.StateRejected || st.Handle == "" || st.Revision == 0 {
 		return nil
 	}
-	st.Revision = 1 + uint64(p.r.IntN(int(min(st.Revision-1, 1<<20))))
+	if st.Revision >= 2 && p.r.IntN(2) == 0 {
+		st.Revision = 1 + uint64(p.r.IntN(int(min(st.Revision-1, 1<<20))))
+	}
 	st.ErrorCode, st.RunID = "", ""
 	switch p.r.IntN(4) {
 	case 0:

@@ -68,6 +68,13 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkPrepareHeldForInstall:      {},
 	check.MarkTransferExchangeExpired:    {}, // the operator's "sleep 200" setup outlasts Core's 195 s
 	check.MarkMCPBearerDelivered:         {}, // workload_mcp.go draws the servers
+	// the simulated engine's failures (harness/engine_errors.go)
+	check.MarkEngineCodeUnclassified: {}, check.MarkEngineStatusDropped: {}, check.MarkEngineStatusKept: {},
+	check.MarkSameRevisionOtherState: {kHostileProxy.kind},
+	// the capability profiles (capability_profiles.go)
+	check.MarkToolObservationsLacking: {}, check.MarkRecoveryLacking: {}, check.MarkReadyNoLongerAdmitted: {},
+	check.MarkPreparationsPerConnFull: {sim.FaultStall}, // any fault kind enables the flood (workload_prep_flood.go)
+	check.MarkEarlierReceiptReplayed:  {sim.FaultStall}, // any fault kind enables the replay (hostile_receipt_replay.go)
 }
 
 // swarmOnlyMarks are expected marks no single kind leads to, with the

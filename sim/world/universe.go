@@ -33,6 +33,7 @@ type universe struct {
 	pendingV []check.Violation
 	// heldPanic: the first end-of-step invariant failure (machine_panic.go)
 	heldPanic string
+	proj      projectionWorld // capability_profiles.go, workload_prep_flood.go, hostile_receipt_replay.go
 	// workspaces are the Environments' file trees, shared by the devices.
 	workspaces *harness.Workspaces
 
@@ -132,8 +133,9 @@ func setup(w *sim.Kernel, cfg Config, linAtEnd bool) *universe {
 	if n <= 0 || n > 4 {
 		n = u.shape.devices(1 + r.IntN(4))
 	}
+	u.drawCapabilityProfile()
 	for i := range n {
-		dcfg, drawn := drawDaemonConfig(r, drawCaps(r, i), i > 0)
+		dcfg, drawn := drawDaemonConfig(r, u.profileCaps(i, drawCaps(r, i)), i > 0)
 		u.shape.adjustLimits(shapeR, &dcfg.Limits)
 		drawn.admission = dcfg.Limits.AdmissionExpiry // a shape may set the documents' value back
 		drawn.idle = dcfg.Limits.IdleExpiry
@@ -150,6 +152,8 @@ func setup(w *sim.Kernel, cfg Config, linAtEnd bool) *universe {
 		u.devices = append(u.devices, u.newDevice(i, dcfg, hc))
 		u.declareLimits(deviceID(i), dcfg)
 	}
+	u.drawPreparationFlood()
+	u.drawReceiptReplay()
 	w.AddNode(coreID, func() sim.Node { return u.newCore() })
 	for _, d := range u.devices {
 		w.AddNode(d.ID, d.Factory)
@@ -169,6 +173,8 @@ func setup(w *sim.Kernel, cfg Config, linAtEnd bool) *universe {
 	w.Tap(u.tapWire)
 	w.SetDump(u.dumpState)
 	w.Tap(u.tapLimits)
+	w.Tap(u.tapCapabilityFlaps)
+	w.Tap(u.tapReceiptReplay)
 	u.led.OnReach = func(m check.Mark) { u.w.Reachable(string(m)) }
 	if linAtEnd {
 		u.w.AddCheck(sim.Check{Name: check.CheckLinearizability, AtEnd: u.linearizeAtEnd})

@@ -165,6 +165,7 @@ func (wl *workload) plan(now time.Time) {
 		wl.after(now, at, func(now time.Time) { wl.submit(now, t) })
 	}
 	wl.planWorkspace(now)
+	wl.planFlood(now)
 }
 
 func (wl *workload) createSession(now time.Time, s *wSession) {
@@ -204,6 +205,7 @@ func (wl *workload) drawAgent(i int) (core.AgentConfig, bool) {
 		a.FunctionTools = append(a.FunctionTools, wire.FunctionTool{Name: "deferred", DeferLoading: true})
 	}
 	a.TextVerbosity = []string{"", core.VerbosityLow, core.VerbosityHigh}[r.IntN(3)]
+	drawHarnessConfig(&a, i)
 	wl.drawMCP(&a, i)
 	wl.drawDefinition(&a, i)
 	return a, r.IntN(4) == 0

@@ -308,7 +308,7 @@ var checkNames = append([]string{
 	check.CheckRunEventLimit, check.CheckSubscriberStream, check.CheckSteerInputsPerRun,
 	check.CheckSteerAfterCancel, check.CheckDoneUsage, check.CheckWireCodeSets,
 }, slices.Concat(check.TimingChecks(), check.InteractionChecks(), check.WorkspaceChecks(),
-	check.EnvironmentChecks(), []string{checkPanic})...)
+	check.EnvironmentChecks(), check.ProjectionChecks(), []string{checkPanic})...)
 
 // checkPanic names a machine's failed assertion, the campaign's "panic"
 // (campaign.CheckPanic): last, so that a checker naming the rule the

@@ -1,0 +1,108 @@
+package check
+
+import (
+	"sort"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// Capability situation marks: the states in which Core's admission must
+// choose against a device, reached by the world's capability profiles
+// (capability_profiles.go in sim/world). The capability oracle
+// (frames_core.go) judges Core's choice in each.
+const (
+	// a prepare went out while another connection declared the kind
+	// available without tool_observations (always required)
+	MarkToolObservationsLacking = Mark("tool_observations_lacking")
+	// a prepare that needs native_session_recovery went out while another
+	// connection declared the kind available without it
+	MarkRecoveryLacking = Mark("native_session_recovery_lacking")
+	// a ready status reached Core for a preparation whose connection's
+	// latest declaration no longer admits the Session (the final check
+	// must refuse the start)
+	MarkReadyNoLongerAdmitted = Mark("ready_no_longer_admitted")
+)
+
+// observeCapabilitySituations marks the capability situations from what
+// Core sends and receives, after observeCoreFrames has updated the
+// declarations and preparations.
+func (l *Ledger) observeCapabilitySituations(ev WireEvent) {
+	if !ev.HasFrame() {
+		return
+	}
+	switch p := ev.Frame.Payload.(type) {
+	case wire.ExecutionPrepare:
+		if ev.Kind == WireSent && ev.From == CoreNode && !p.Configuration.WorkspaceReadOnly {
+			l.markPrepareChoice(ev.Conn, ev.Frame.ID, p)
+		}
+	case wire.PreparationStatus:
+		if ev.Kind == WireDelivered && ev.To == CoreNode && p.State == wire.StateReady {
+			l.markReadyNoLongerAdmitted(ev.Conn, ev.Frame.ID)
+		}
+	}
+}
+
+func (l *Ledger) markPrepareChoice(conn uint64, req string, p wire.ExecutionPrepare) {
+	f := &l.frames
+	s, pr := f.sessions[p.SessionID], f.preps[req]
+	if s == nil || pr == nil {
+		return
+	}
+	ids := make([]uint64, 0, len(f.conns))
+	for id := range f.conns { //tidy:sorted sorted below
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	for _, id := range ids {
+		c := f.conns[id]
+		k, ok := c.kinds[s.spec.Kind]
+		if id == conn || !c.known || c.opaque || !ok || !k.Available {
+			continue
+		}
+		miss := missingCapabilities([]string{capToolObservations, capNativeSessionRecovery}, k.Capabilities)
+		for _, m := range miss {
+			switch {
+			case m == capToolObservations:
+				l.reach(MarkToolObservationsLacking)
+			case m == capNativeSessionRecovery && pr.recovery:
+				l.reach(MarkRecoveryLacking)
+			}
+		}
+	}
+}
+
+func (l *Ledger) markReadyNoLongerAdmitted(conn uint64, req string) {
+	f := &l.frames
+	pr := f.preps[req]
+	if pr == nil || pr.conn != conn {
+		return
+	}
+	s, c := f.sessions[pr.session], f.conns[conn]
+	if s == nil || c == nil || !c.known || c.opaque {
+		return
+	}
+	k, ok := c.kinds[s.spec.Kind]
+	if !ok || !k.Available || len(missingCapabilities(RequiredCapabilities(s.spec, pr.recovery, false), k.Capabilities)) > 0 {
+		l.reach(MarkReadyNoLongerAdmitted)
+	}
+}
+
+// observeForgedHeartbeats keeps the declaration Core holds when a hostile
+// middle replays or duplicates a heartbeat: Core cannot tell it from the
+// daemon's own, and its snapshot is the latest heartbeat it received, so
+// the capability oracle judges Core's choices against that one.
+func (l *Ledger) observeForgedHeartbeats(ev WireEvent) {
+	if !ev.Forged || ev.Kind != WireDelivered || ev.To != CoreNode || !ev.HasFrame() {
+		return
+	}
+	hb, ok := ev.Frame.Payload.(wire.Heartbeat)
+	c := l.frames.conns[ev.Conn]
+	if !ok || c == nil {
+		return
+	}
+	c.known = true
+	c.kinds = map[string]wire.SupportedAgentKind{}
+	for _, k := range hb.SupportedAgentKinds {
+		c.kinds[k.Kind] = k
+	}
+}

@@ -1,0 +1,130 @@
+package check
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// CheckEngineErrorProjection: the engine failure Core records for a Turn
+// is the classification of the latest `error` frame of its Run that
+// reached Core, by wire-reference §6.3 written out again: a code outside
+// the 11-code set is unclassified ("") and drops the status; an HTTP
+// status is kept only with connection_failed and only in 100..599.
+const CheckEngineErrorProjection = "engine_error_projection"
+
+// Engine error marks: a Runtime's unclassified code or out-of-range
+// status reached Core (the simulated engine sends every kind in turn).
+const (
+	MarkEngineCodeUnclassified = Mark("engine_code_unclassified") // an unknown code Core must record as ""
+	MarkEngineStatusDropped    = Mark("engine_status_dropped")    // connection_failed with a status outside 100..599
+	MarkEngineStatusKept       = Mark("engine_status_kept")       // connection_failed with a status Core must keep
+)
+
+// documentedEngineCodes are the 11 engine failure codes of §6.3.
+var documentedEngineCodes = map[string]bool{
+	"authentication_error": true, "rate_limit_exceeded": true, "usage_limit_exceeded": true,
+	"server_overloaded": true, "server_error": true, "invalid_request": true,
+	"resource_not_found": true, "request_timeout": true, "context_length_exceeded": true,
+	"cyber_policy": true, "connection_failed": true,
+}
+
+// engineFailure is a code and status pair as §6.3 classifies it.
+type engineFailure struct {
+	code   string
+	status int
+}
+
+func (e engineFailure) String() string {
+	return fmt.Sprintf("code=%q http_status=%d", e.code, e.status)
+}
+
+// classifyRawEngineError reads an `error` frame's own bytes: a code that
+// is not a JSON string and a status that is not a plain JSON integer count
+// as absent; then the §6.3 table.
+func classifyRawEngineError(raw []byte) (engineFailure, bool) {
+	var env struct {
+		Payload struct {
+			Code       json.RawMessage `json:"code"`
+			HTTPStatus json.RawMessage `json:"http_status"`
+		} `json:"payload"`
+	}
+	if json.Unmarshal(raw, &env) != nil {
+		return engineFailure{}, false
+	}
+	var code string
+	if c := env.Payload.Code; len(c) > 0 && c[0] == '"' {
+		if json.Unmarshal(c, &code) != nil {
+			return engineFailure{}, false
+		}
+	}
+	if !documentedEngineCodes[code] {
+		return engineFailure{}, true
+	}
+	status, plain := 0, len(env.Payload.HTTPStatus) > 0
+	for _, c := range env.Payload.HTTPStatus {
+		if c < '0' || c > '9' || status > 1000 {
+			plain = false
+			break
+		}
+		status = status*10 + int(c-'0')
+	}
+	if code != "connection_failed" || !plain || status < 100 || status > 599 {
+		return engineFailure{code: code}, true
+	}
+	return engineFailure{code: code, status: status}, true
+}
+
+// observeEngineErrors keeps the classification of the latest `error`
+// frame of each Run delivered to Core, forged or not: Core classifies
+// whatever reaches it.
+func (l *Ledger) observeEngineErrors(ev WireEvent) {
+	if ev.Kind != WireDelivered || ev.To != coreNodeID || !ev.HasFrame() {
+		return
+	}
+	if _, ok := ev.Frame.Payload.(wire.RunError); !ok {
+		return
+	}
+	want, ok := classifyRawEngineError(ev.Raw)
+	if !ok {
+		return
+	}
+	l.projection.engineErrors[ev.Frame.ID] = want
+	l.markEngineError(ev.Raw, want)
+}
+
+// markEngineError marks the rare classifications: the raw code differs
+// from the recorded one, or connection_failed's status is dropped or kept.
+func (l *Ledger) markEngineError(raw []byte, want engineFailure) {
+	var env struct {
+		Payload struct {
+			Code       string `json:"code"`
+			HTTPStatus int    `json:"http_status"`
+		} `json:"payload"`
+	}
+	_ = json.Unmarshal(raw, &env)
+	switch {
+	case env.Payload.Code != "" && want.code == "":
+		l.reach(MarkEngineCodeUnclassified)
+	case want.code == "connection_failed" && env.Payload.HTTPStatus != 0 && want.status == 0:
+		l.reach(MarkEngineStatusDropped)
+	case want.status != 0:
+		l.reach(MarkEngineStatusKept)
+	}
+}
+
+// EngineErrorRecorded records the engine failure Core's durable record of
+// run's Turn now holds (the world reports it when the record first notes
+// an error or its code or status changes).
+func (l *Ledger) EngineErrorRecorded(at int64, run, code string, status int) {
+	got := engineFailure{code: code, status: status}
+	want, ok := l.projection.engineErrors[run]
+	if !ok {
+		l.violate(at, CheckEngineErrorProjection, "run %s: Core recorded an engine error (%s) but no error frame of the run reached it", run, got)
+		return
+	}
+	if got != want {
+		l.violate(at, CheckEngineErrorProjection, "run %s: Core recorded %s for the latest error frame it received; §6.3 classifies it as %s", run, got, want)
+	}
+}

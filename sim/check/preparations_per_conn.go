@@ -1,0 +1,95 @@
+package check
+
+import (
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// CheckPreparationsPerConn: Core never has more than 64 preparation
+// streams open on one connection (DESIGN.md §5). Counted from Core's own
+// frames on the wire: a stream opens with the execution_prepare Core
+// sends (or loses at once into a broken connection); it is counted closed at the earliest sign that Core may have
+// closed it — a status of the request in a terminal state (started,
+// released, expired, failed) or rejected reaching Core, Core sending
+// execution_release for the request, or the connection closing. Closing
+// early can only undercount, so a count above the limit is Core's.
+const CheckPreparationsPerConn = "preparations_per_connection"
+
+// DocumentedPreparationsPerConn is the limit of open preparation streams
+// per connection.
+const DocumentedPreparationsPerConn = 64
+
+// MarkPreparationsPerConnFull: Core had 64 preparation streams open on one
+// connection.
+const MarkPreparationsPerConnFull = Mark("preparations_per_conn_full")
+
+// prepCount is one connection's open preparation streams by request ID
+// (looked up, never ranged).
+type prepCount struct {
+	open map[string]bool
+	n    int
+}
+
+func (l *Ledger) observePreparationsPerConn(ev WireEvent) {
+	pc := l.projection.prepsPerConn
+	switch ev.Kind {
+	case WireClosed:
+		delete(pc, ev.Conn)
+		return
+	case WireSent, WireLost:
+		// a frame Core sends into a broken connection is lost at once,
+		// never sent: Core holds its preparation all the same
+		if ev.From != CoreNode || !ev.HasFrame() {
+			return
+		}
+	case WireDelivered:
+		if ev.To != CoreNode || !ev.HasFrame() {
+			return
+		}
+	default:
+		return
+	}
+	c := pc[ev.Conn]
+	if c == nil {
+		c = &prepCount{open: map[string]bool{}}
+		pc[ev.Conn] = c
+	}
+	id := ev.Frame.ID
+	switch p := ev.Frame.Payload.(type) {
+	case wire.ExecutionPrepare:
+		if ev.Kind == WireDelivered || ev.Forged || c.open[id] {
+			return
+		}
+		c.open[id] = true
+		c.n++
+		if c.n == DocumentedPreparationsPerConn {
+			l.reach(MarkPreparationsPerConnFull)
+		}
+		if c.n > DocumentedPreparationsPerConn {
+			l.violate(ev.At, CheckPreparationsPerConn, "Core opened preparation %s on conn c%d with %d others open (the limit is %d)",
+				id, ev.Conn, c.n-1, DocumentedPreparationsPerConn)
+		}
+	case wire.ExecutionRelease:
+		l.closePrepStream(c, id)
+	case wire.PreparationStatus:
+		if ev.Kind == WireDelivered && closesStream(p.State) {
+			l.closePrepStream(c, id)
+		}
+	}
+}
+
+func (l *Ledger) closePrepStream(c *prepCount, id string) {
+	if c.open[id] {
+		delete(c.open, id)
+		c.n--
+	}
+}
+
+// closesStream: the states after which Core may close a preparation
+// stream.
+func closesStream(state string) bool {
+	switch state {
+	case wire.StateStarted, wire.StateReleased, wire.StateExpired, wire.StateFailed, wire.StateRejected:
+		return true
+	}
+	return false
+}

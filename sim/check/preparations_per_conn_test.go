@@ -1,0 +1,91 @@
+package check
+
+import (
+	"strconv"
+	"testing"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+func prepReq(i int) string { return "p" + strconv.Itoa(i) }
+
+// openPreps has Core send n execution_prepare frames on conn 1.
+func openPreps(w wireFeed, from, n int) {
+	for i := from; i < from+n; i++ {
+		w.coreSends(1, "d1", prepareFrame(prepReq(i), "s1", goodConfig("s1")))
+	}
+}
+
+func TestPreparationsPerConnLimit(t *testing.T) {
+	l, w := prepareWorld(testSpec(), allKind())
+	openPreps(w, 0, DocumentedPreparationsPerConn)
+	if vs := violationsOf(l, CheckPreparationsPerConn); len(vs) > 0 {
+		t.Fatalf("64 open preparations judged: %v", vs)
+	}
+	if l.marks[MarkPreparationsPerConnFull] != 1 {
+		t.Fatal("64 open preparations not marked")
+	}
+	openPreps(w, DocumentedPreparationsPerConn, 1)
+	if vs := violationsOf(l, CheckPreparationsPerConn); len(vs) != 1 {
+		t.Fatalf("a 65th open preparation: %v", vs)
+	}
+}
+
+func TestPreparationsPerConnClosings(t *testing.T) {
+	closings := map[string]func(w wireFeed, req string){
+		"started": func(w wireFeed, req string) {
+			w.deviceSends(1, "d1", statusFrame(req, wire.PreparationStatus{Handle: "h", Revision: 2, State: wire.StateStarted}))
+		},
+		"rejected": func(w wireFeed, req string) {
+			w.deviceSends(1, "d1", statusFrame(req, wire.PreparationStatus{State: wire.StateRejected, ErrorCode: "preparation_capacity"}))
+		},
+		"released by Core": func(w wireFeed, req string) {
+			w.coreSends(1, "d1", wire.Frame{ID: req, Payload: wire.ExecutionRelease{Handle: "h"}})
+		},
+	}
+	for name, closeOne := range closings {
+		t.Run(name, func(t *testing.T) {
+			l, w := prepareWorld(testSpec(), allKind())
+			openPreps(w, 0, DocumentedPreparationsPerConn)
+			closeOne(w, prepReq(3))
+			// a ready or preparing status closes nothing
+			w.deviceSends(1, "d1", statusFrame(prepReq(4), wire.PreparationStatus{Handle: "h4", Revision: 1, State: wire.StateReady}))
+			openPreps(w, DocumentedPreparationsPerConn, 1)
+			if vs := violationsOf(l, CheckPreparationsPerConn); len(vs) > 0 {
+				t.Fatalf("64 open after one closed: %v", vs)
+			}
+			openPreps(w, DocumentedPreparationsPerConn+1, 1)
+			if vs := violationsOf(l, CheckPreparationsPerConn); len(vs) != 1 {
+				t.Fatalf("65 open: %v", vs)
+			}
+		})
+	}
+	// a closed connection closes its streams; a repeated request is one stream
+	l, w := prepareWorld(testSpec(), allKind())
+	openPreps(w, 0, DocumentedPreparationsPerConn)
+	openPreps(w, 0, 1)
+	w.close(1, "d1")
+	w.open(1, "d1")
+	openPreps(w, 100, DocumentedPreparationsPerConn)
+	if vs := violationsOf(l, CheckPreparationsPerConn); len(vs) > 0 {
+		t.Fatalf("streams of a closed connection counted: %v", vs)
+	}
+}
+
+// A prepare Core sends into a broken connection is lost at once; Core
+// holds it open all the same. A prepare sent and then lost in flight is
+// one stream.
+func TestPreparationsPerConnCountsLostPrepares(t *testing.T) {
+	l, w := prepareWorld(testSpec(), allKind())
+	openPreps(w, 0, 10)
+	w.l.Wire(WireEvent{At: w.tick(), Kind: WireLost, Conn: 1, From: CoreNode, To: "d1", Raw: []byte("x"), Frame: prepareFrame(prepReq(0), "s1", goodConfig("s1"))})
+	for i := 10; i <= DocumentedPreparationsPerConn; i++ {
+		w.l.Wire(WireEvent{At: w.tick(), Kind: WireLost, Conn: 1, From: CoreNode, To: "d1", Raw: []byte("x"), Frame: prepareFrame(prepReq(i), "s1", goodConfig("s1"))})
+		if vs := violationsOf(l, CheckPreparationsPerConn); len(vs) > 0 && i < DocumentedPreparationsPerConn {
+			t.Fatalf("%d open judged: %v", i+1, vs)
+		}
+	}
+	if vs := violationsOf(l, CheckPreparationsPerConn); len(vs) != 1 {
+		t.Fatalf("65 open, 55 of them lost at once: %v", vs)
+	}
+}

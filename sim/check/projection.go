@@ -1,0 +1,42 @@
+package check
+
+// projectionState is what the oracles of Core's projection of a
+// Runtime's reports keep (engine_errors.go, ...).
+type projectionState struct {
+	// engineErrors is the classification of the latest error frame of
+	// each Run delivered to Core; looked up, never ranged.
+	engineErrors map[string]engineFailure
+	// prepsPerConn counts Core's open preparation streams per connection
+	// (preparations_per_conn.go); looked up, never ranged.
+	prepsPerConn map[uint64]*prepCount
+}
+
+func (p *projectionState) init() {
+	p.engineErrors = map[string]engineFailure{}
+	p.prepsPerConn = map[uint64]*prepCount{}
+}
+
+// ProjectionChecks are the check names of Core's projection oracles, in
+// report order.
+func ProjectionChecks() []string {
+	return []string{CheckEngineErrorProjection, CheckPreparationsPerConn}
+}
+
+// projectionExpectedMarks are the marks the projection workload must reach.
+var projectionExpectedMarks = []Mark{
+	MarkEngineCodeUnclassified, MarkEngineStatusDropped, MarkEngineStatusKept,
+	MarkSameRevisionOtherState,
+	MarkToolObservationsLacking, MarkRecoveryLacking, MarkReadyNoLongerAdmitted,
+	MarkPreparationsPerConnFull, MarkEarlierReceiptReplayed,
+}
+
+// MarkEarlierReceiptReplayed: a Run's earlier accepting receipt was
+// replayed right behind the `written` receipt of the input now at Core's
+// cursor. Core must not take it for that input (accepted_without_receipt
+// and accepted_without_ground_truth judge the cursor and the outcomes).
+const MarkEarlierReceiptReplayed = Mark("earlier_receipt_replayed")
+
+// MarkSameRevisionOtherState: a status at the revision that counted last,
+// in another state, reached Core on the stream (a hostile proxy forges it;
+// stale_status.go judges that Core ignores it).
+const MarkSameRevisionOtherState = Mark("same_revision_other_state")
