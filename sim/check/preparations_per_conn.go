@@ -93,3 +93,17 @@ func closesStream(state string) bool {
 	}
 	return false
 }
+
+// prepStreamsFull reports whether some connection has as many preparation
+// streams open as Core may hold on one (counted as Core counts them: from
+// the prepares it sent and the releases and closing statuses it handled).
+// Core then holds a queued Turn's prepare, retries included, until a
+// stream closes.
+func (l *Ledger) prepStreamsFull() bool {
+	for _, c := range l.projection.prepsPerConn { //tidy:sorted any-match only
+		if c.n >= DocumentedPreparationsPerConn {
+			return true
+		}
+	}
+	return false
+}

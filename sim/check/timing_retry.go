@@ -201,6 +201,9 @@ func (l *Ledger) armRetry(r *retryOwed, check, what string) {
 			return
 		}
 		r.due = -1
+		if check == CheckTimingPrepareRetry && l.prepStreamsFull() {
+			return // the retry waits for a free preparation stream
+		}
 		l.violate(due, check, "Core did not send %s again at %s, %s after the refusal at %s",
 			what, vtime(due), time.Duration(due-r.refused), vtime(r.refused))
 	})

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -197,6 +198,11 @@ func TestPrepareRetryExcused(t *testing.T) {
 			l.Wire(wev(WireDelivered, 2500*time.Millisecond, 1, "d1", "core", "", wire.Heartbeat{SupportedAgentKinds: []wire.SupportedAgentKind{{Kind: "k"}}}))
 		},
 		"turn cancelled": func(l *Ledger) { l.TurnFinished(ns(2500*time.Millisecond), "t1", "", TurnCancelled, "") },
+		"every preparation stream of the connection open": func(l *Ledger) {
+			for i := range DocumentedPreparationsPerConn {
+				l.Wire(wev(WireSent, 2500*time.Millisecond, 1, "core", "d1", fmt.Sprintf("q%d", i), wire.ExecutionPrepare{SessionID: fmt.Sprintf("s%d", i+10)}))
+			}
+		},
 	}
 	for name, script := range cases {
 		t.Run(name, func(t *testing.T) {
