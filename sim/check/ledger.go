@@ -197,6 +197,7 @@ func NewLedger() *Ledger {
 		l.observeForgedHeartbeats,             // a replayed heartbeat is Core's snapshot too
 		honest(l.observeDeviceFrames),
 		l.timingWire,
+		l.observeSuspensionReplies,
 		honest(l.observeTeardown),
 		honest(l.observeHeartbeats),
 		honest(l.observeSendBudget),

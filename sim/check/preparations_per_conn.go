@@ -25,8 +25,9 @@ const MarkPreparationsPerConnFull = Mark("preparations_per_conn_full")
 // prepCount is one connection's open preparation streams by request ID
 // (looked up, never ranged).
 type prepCount struct {
-	open map[string]bool
-	n    int
+	open   map[string]bool
+	n      int
+	fullAt int64 // the last instant n reached the limit; 0: never
 }
 
 func (l *Ledger) observePreparationsPerConn(ev WireEvent) {
@@ -64,6 +65,9 @@ func (l *Ledger) observePreparationsPerConn(ev WireEvent) {
 		if c.n == DocumentedPreparationsPerConn {
 			l.reach(MarkPreparationsPerConnFull)
 		}
+		if c.n >= DocumentedPreparationsPerConn {
+			c.fullAt = ev.At
+		}
 		if c.n > DocumentedPreparationsPerConn {
 			l.violate(ev.At, CheckPreparationsPerConn, "Core opened preparation %s on conn c%d with %d others open (the limit is %d)",
 				id, ev.Conn, c.n-1, DocumentedPreparationsPerConn)
@@ -94,14 +98,15 @@ func closesStream(state string) bool {
 	return false
 }
 
-// prepStreamsFull reports whether some connection has as many preparation
-// streams open as Core may hold on one (counted as Core counts them: from
-// the prepares it sent and the releases and closing statuses it handled).
-// Core then holds a queued Turn's prepare, retries included, until a
-// stream closes.
-func (l *Ledger) prepStreamsFull() bool {
+// prepStreamsFullSince reports whether some connection held as many
+// preparation streams as Core may open on one at an instant since at.
+// From then on Core's queued Turns, retries included, wait for a stream
+// to free, in an order the wire does not show (Core also counts streams
+// the wire cannot: exports, and refused prepares until their Turn is
+// taken again), so no retry is judged late.
+func (l *Ledger) prepStreamsFullSince(at int64) bool {
 	for _, c := range l.projection.prepsPerConn { //tidy:sorted any-match only
-		if c.n >= DocumentedPreparationsPerConn {
+		if c.n >= DocumentedPreparationsPerConn || c.fullAt > 0 && c.fullAt >= at {
 			return true
 		}
 	}

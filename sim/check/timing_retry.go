@@ -201,7 +201,7 @@ func (l *Ledger) armRetry(r *retryOwed, check, what string) {
 			return
 		}
 		r.due = -1
-		if check == CheckTimingPrepareRetry && l.prepStreamsFull() {
+		if check == CheckTimingPrepareRetry && l.prepStreamsFullSince(r.refused) {
 			return // the retry waits for a free preparation stream
 		}
 		l.violate(due, check, "Core did not send %s again at %s, %s after the refusal at %s",

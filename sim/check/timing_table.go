@@ -50,7 +50,8 @@ var documentedTimers = []struct {
 	{TimerCancelRetry, time.Second}, // Core's policy (timing_retry.go)
 	{TimerConnIdle, 60 * time.Second},
 	{TimerDecisionAck, 15 * time.Second},
-	{TimerCloseRetry, time.Second}, // the Runtime's policy (timing_close_retry.go)
+	{TimerSuspensionReply, 30 * time.Second}, // Core: the reply to a quiesce or resume (timing_suspension.go)
+	{TimerCloseRetry, time.Second},           // the Runtime's policy (timing_close_retry.go)
 	{TimerHeartbeat, 15 * time.Second},
 	{TimerIdleExecutor, 10 * time.Minute},
 	{TimerNativeWrite, 10 * time.Second},
@@ -114,17 +115,18 @@ type timingState struct {
 	seq        uint64
 	decided    map[string]int
 
-	written    writtenState
-	cancels    cancelState
-	conns      connState
-	writes     writeState
-	admissions admissionState
-	settles    settleState
-	idle       idleState
-	wsDaemon   wsDaemonState     // timing_workspace_daemon.go
-	retry      retryState        // timing_retry.go
-	cleanup    cleanupRetryState // timing_close_retry.go
-	decisions  decisionAckState  // timing_decision_ack.go
+	written     writtenState
+	cancels     cancelState
+	conns       connState
+	writes      writeState
+	admissions  admissionState
+	settles     settleState
+	idle        idleState
+	wsDaemon    wsDaemonState     // timing_workspace_daemon.go
+	retry       retryState        // timing_retry.go
+	cleanup     cleanupRetryState // timing_close_retry.go
+	decisions   decisionAckState  // timing_decision_ack.go
+	suspensions suspensionTiming  // timing_suspension.go
 }
 
 func (t *timingState) init() {
@@ -294,6 +296,7 @@ func (l *Ledger) NodeCrashed(at int64, node string) {
 		l.cancelsCoreCrashed(at)
 		l.cancelsExcuseAll(at, why)
 		l.retryCoreCrashed()
+		l.suspensionsCoreCrashed()
 		l.decisionAcksExcuse(at, why, func(*decisionWait) bool { return true })
 		l.connsCoreCrashed()
 		l.fencingCoreDown()

@@ -23,3 +23,20 @@ func (s *observedStore) PutEnvironmentPreparation(r core.EnvironmentPreparationR
 		}
 	}
 }
+
+// PutSuspension stores the record and reports a suspension Core newly
+// recorded unknown (the suspension reply oracle's Core facts).
+func (s *observedStore) PutSuspension(r core.SuspensionRecord) {
+	var old core.SuspensionState
+	for _, p := range s.Memory.Suspensions() {
+		if p.ID == r.ID {
+			old = p.State
+		}
+	}
+	s.Memory.PutSuspension(r)
+	unknown := r.State == core.SuspensionQuiesceUnknown || r.State == core.SuspensionResumeUnknown
+	if unknown && r.State != old {
+		s.u.led.SuspensionUnknown(s.u.lt(s.u.w.Now()), r.ID)
+		s.u.count("SuspensionUnknown")
+	}
+}

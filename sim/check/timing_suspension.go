@@ -1,0 +1,139 @@
+package check
+
+import (
+	"time"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// The suspension reply oracle (Core, 30 s): Core waits 30 s for the reply
+// to each environment_quiesce or environment_resume it sends; without one
+// it records the suspension's outcome unknown (quiesce_unknown or
+// resume_unknown), exactly then. From the wire (Core's requests, replies
+// reaching Core with the request's Envelope ID, connection ends) and
+// Core's durable suspension records (SuspensionUnknown): a request sent
+// at t with no reply delivered to Core by t+30 s is recorded unknown at
+// t+30 s; it is recorded unknown earlier only after a reason Core
+// observed (its connection ended, Core restarted, a reply with the
+// request's Envelope ID reached it and proved nothing).
+
+// The suspension reply timer and its check.
+const (
+	TimerSuspensionReply       = "suspension_reply_wait"
+	CheckTimingSuspensionReply = "timing_" + TimerSuspensionReply
+)
+
+type suspensionWait struct {
+	request  string // Envelope ID of the request
+	conn     uint64
+	sent     int64
+	deadline int64
+	replied  bool // a reply with the request's Envelope ID reached Core
+	excused  string
+	recorded bool // Core recorded the outcome unknown
+}
+
+type suspensionTiming struct {
+	bySuspend map[string]*suspensionWait // suspend_id → its latest request
+	byConn    map[uint64][]*suspensionWait
+}
+
+func (s *suspensionTiming) ensure() {
+	if s.bySuspend == nil {
+		s.bySuspend = map[string]*suspensionWait{}
+		s.byConn = map[uint64][]*suspensionWait{}
+	}
+}
+
+// observeSuspensionReplies follows Core's fencing requests and the replies
+// that reach it, forged ones included (Core cannot tell them apart).
+func (l *Ledger) observeSuspensionReplies(ev WireEvent) {
+	s := &l.timing.suspensions
+	s.ensure()
+	if ev.Kind == WireClosed {
+		for _, w := range s.byConn[ev.Conn] {
+			if w.excused == "" {
+				w.excused = "its connection closed"
+			}
+		}
+		delete(s.byConn, ev.Conn)
+		return
+	}
+	if !ev.HasFrame() {
+		return
+	}
+	switch p := ev.Frame.Payload.(type) {
+	case wire.EnvironmentQuiesce:
+		l.suspensionRequested(ev, p.SuspendID)
+	case wire.EnvironmentResume:
+		l.suspensionRequested(ev, p.SuspendID)
+	case wire.EnvironmentQuiesced, wire.EnvironmentResumed:
+		if ev.Kind != WireDelivered || ev.To != CoreNode {
+			return
+		}
+		for _, w := range s.byConn[ev.Conn] {
+			if w.request == ev.Frame.ID {
+				w.replied = true
+			}
+		}
+	}
+}
+
+func (l *Ledger) suspensionRequested(ev WireEvent, suspend string) {
+	if ev.Kind != WireSent || ev.From != CoreNode || ev.Forged || suspend == "" {
+		return
+	}
+	s := &l.timing.suspensions
+	w := &suspensionWait{request: ev.Frame.ID, conn: ev.Conn, sent: ev.At,
+		deadline: ev.At + l.timer(CoreNode, TimerSuspensionReply)}
+	s.bySuspend[suspend] = w
+	s.byConn[ev.Conn] = append(s.byConn[ev.Conn], w)
+	l.arm(w.deadline, func() {
+		if w.replied || w.excused != "" || w.recorded {
+			return
+		}
+		l.violate(w.deadline, CheckTimingSuspensionReply,
+			"Core sent %s for suspension %s at %s and no reply reached it, yet it did not record the outcome unknown at %s, after its %s wait",
+			ev.Frame.Type(), suspend, vtime(w.sent), vtime(w.deadline), time.Duration(w.deadline-w.sent))
+	})
+}
+
+// suspensionsCoreCrashed: a restarted Core's outcomes are unknown at once.
+func (l *Ledger) suspensionsCoreCrashed() {
+	s := &l.timing.suspensions
+	for _, w := range s.bySuspend { //tidy:sorted each excused alike
+		if w.excused == "" {
+			w.excused = "Core restarted"
+		}
+	}
+}
+
+// SuspensionUnknown records Core durably recording suspend's outcome
+// unknown (quiesce_unknown or resume_unknown).
+func (l *Ledger) SuspensionUnknown(at int64, suspend string) {
+	l.advance(at)
+	s := &l.timing.suspensions
+	s.ensure()
+	w := s.bySuspend[suspend]
+	if w == nil || w.recorded {
+		return
+	}
+	w.recorded = true
+	if at == w.deadline && !w.replied && w.excused == "" {
+		l.decide(TimerSuspensionReply)
+		return
+	}
+	if at >= w.deadline {
+		return
+	}
+	// the reason may come in this very instant (the close of the
+	// connection follows Core's record): judge once the instant is over
+	l.arm(at, func() {
+		if w.replied || w.excused != "" {
+			return
+		}
+		l.violate(at, CheckTimingSuspensionReply,
+			"Core recorded suspension %s unknown at %s, %s after its request: before its %s reply wait ended, without a reason",
+			suspend, vtime(at), time.Duration(at-w.sent), time.Duration(w.deadline-w.sent))
+	})
+}
