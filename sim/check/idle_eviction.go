@@ -99,6 +99,17 @@ func (e *evictionState) exec(device, id string) *evictExec {
 }
 
 // observeEviction is the wire observer of CheckIdleEviction.
+// observeEvictionInputs feeds observeEviction the honest traffic and every
+// frame delivered to a daemon, forged ones included: a rogue's prepare is
+// as real an input of the daemon as Core's, and the Sessions and native
+// identities it names decide which closes are evictions.
+func (l *Ledger) observeEvictionInputs(ev WireEvent) {
+	if ev.Hostile() && (ev.Kind != WireDelivered || ev.To == coreNodeID || ev.To == RogueNode) {
+		return
+	}
+	l.observeEviction(ev)
+}
+
 func (l *Ledger) observeEviction(ev WireEvent) {
 	e := &l.eviction
 	switch {

@@ -185,3 +185,31 @@ func TestCrashForgetsTheExecutorsOfTheOldProcess(t *testing.T) {
 		t.Fatalf("replacement of the restarted daemon's ex-2 not recognised: marks %v", l.Marks())
 	}
 }
+
+func TestARoguesPreparesTellItsExecutorsApart(t *testing.T) {
+	// The same replacement as TestResumeReplacingARootlessExecutorIsNotEviction,
+	// every prepare forged by a rogue on Core's side: the daemon acts on
+	// them all the same, so the close still replaces, not evicts.
+	l := NewLedger()
+	forged := func(ev WireEvent) WireEvent { ev.Forged = true; return ev }
+	prep := func(at int64, ex, session string) {
+		l.Wire(forged(wf(at, WireDelivered, 1, "core", "d1", "x-p-"+ex, wire.ExecutionPrepare{SessionID: session})))
+		l.Wire(wf(at, WireSent, 1, "d1", "core", "x-p-"+ex, wire.PreparationStatus{ExecutorID: ex, Handle: "h-" + ex, Revision: 1, State: wire.StatePreparing}))
+		l.ExecutorCreated(at+1, "d1", ex)
+		l.Wire(wf(at+1, WireSent, 1, "d1", "core", "x-p-"+ex, wire.PreparationStatus{ExecutorID: ex, Handle: "h-" + ex, Revision: 2, State: wire.StateReady}))
+	}
+	prep(1, "ex-1", "s1")
+	prep(3, "ex-2", "s2")
+	l.Wire(wf(10, WireSent, 1, "d1", "core", "x-p-ex-1", wire.PreparationStatus{ExecutorID: "ex-1", Handle: "h-ex-1", Revision: 3, State: wire.StateReleased}))
+	l.Wire(wf(20, WireSent, 1, "d1", "core", "x-p-ex-2", wire.PreparationStatus{ExecutorID: "ex-2", Handle: "h-ex-2", Revision: 3, State: wire.StateReleased}))
+	p := wire.ExecutionPrepare{SessionID: "s2"}
+	p.Configuration.AgentSessionID = "n2"
+	l.Wire(forged(wf(40, WireDelivered, 1, "core", "d1", "x-p-new", p)))
+	l.CloseRequested(40, "d1", "ex-2")
+	if vs := evictionViolations(l); len(vs) > 0 {
+		t.Fatalf("a rogue's replacement judged as an eviction:\n%s", Render(vs))
+	}
+	if l.marks[MarkResumeReplacedExecutor] != 1 {
+		t.Fatalf("replacement not seen: marks %v", l.Marks())
+	}
+}

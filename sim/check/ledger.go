@@ -202,8 +202,8 @@ func NewLedger() *Ledger {
 		honest(l.observeHeartbeats),
 		honest(l.observeSendBudget),
 		honest(l.observeLimits),
-		honest(l.observeEviction),
-		l.observeReuse, // forged prepares reach the daemon too
+		l.observeEvictionInputs, // forged frames reaching a daemon too
+		l.observeReuse,          // forged prepares reach the daemon too
 		l.observeAcceptedReceipts,
 		l.observeUsage,
 		l.observeDoneUsage,
