@@ -139,10 +139,15 @@
 //     than its active limit are active, counting every admission from its
 //     grant to a terminal status or the loss of its connection (or a newer
 //     connection of the device) and, for one that started a Run, until the
-//     Harness settles the native turn; or the Harness holding more live
-//     executors on a device than its executor limit (catches a daemon that
-//     frees capacity when a close fails). Both counts can only undercount
-//     what the daemon must count, so every excess is real.
+//     Harness settles the native turn, and an executor its Turn's
+//     settlement retired until the Harness confirms its close (the seeds
+//     count closing and uncertain resources until cleanup succeeds); or
+//     the Harness holding more executors on a device than its executor
+//     limit, counting the open ones and those being created (a native
+//     Prepare called, neither created nor failed: capacity_executors.go;
+//     catches a daemon that frees capacity when a close fails or stops
+//     counting closing executors). Both counts can only undercount what
+//     the daemon must count, so every excess is real.
 //   - durable_facts: a turn's state regresses along queued < preparing <
 //     running < terminal, a terminal state changes, a run's cursor moves
 //     back, or a restart loses a turn, a state or a cursor.
@@ -310,6 +315,14 @@
 //     function result without a receipt 15 s after Core sent it is
 //     recorded unknown exactly then; earlier only once the Turn finished,
 //     the connection closed or Core crashed.
+//   - timing_suspension_reply_wait (timing_suspension.go): a quiesce or
+//     resume with no reply reaching Core 30 s after Core sent it is
+//     recorded unknown (quiesce_unknown, resume_unknown) exactly then, in
+//     Core's suspension records; earlier only once its connection closed
+//     or Core restarted.
+//   - harness_contract also names a daemon that makes a second durable
+//     write on a Run while one is still out (one input per Run in flight:
+//     a later input meets busy, even after the first passed its budget).
 //
 // TimersDecided counts, per timer, the outcomes its firing produced as
 // observed (an input unknown exactly 30 s after delivery, a handle expired
