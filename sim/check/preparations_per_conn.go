@@ -67,6 +67,7 @@ func (l *Ledger) observePreparationsPerConn(ev WireEvent) {
 		}
 		if c.n >= DocumentedPreparationsPerConn {
 			c.fullAt = ev.At
+			l.projection.prepsFullAt = ev.At
 		}
 		if c.n > DocumentedPreparationsPerConn {
 			l.violate(ev.At, CheckPreparationsPerConn, "Core opened preparation %s on conn c%d with %d others open (the limit is %d)",
@@ -105,6 +106,9 @@ func closesStream(state string) bool {
 // the wire cannot: exports, and refused prepares until their Turn is
 // taken again), so no retry is judged late.
 func (l *Ledger) prepStreamsFullSince(at int64) bool {
+	if f := l.projection.prepsFullAt; f > 0 && f >= at {
+		return true // on a connection that may have ended since
+	}
 	for _, c := range l.projection.prepsPerConn { //tidy:sorted any-match only
 		if c.n >= DocumentedPreparationsPerConn || c.fullAt > 0 && c.fullAt >= at {
 			return true

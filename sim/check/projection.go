@@ -9,6 +9,9 @@ type projectionState struct {
 	// prepsPerConn counts Core's open preparation streams per connection
 	// (preparations_per_conn.go); looked up, never ranged.
 	prepsPerConn map[uint64]*prepCount
+	// prepsFullAt: the last instant any connection held the limit of
+	// preparation streams (kept past the connection's end)
+	prepsFullAt int64
 }
 
 func (p *projectionState) init() {
