@@ -340,6 +340,7 @@ func suiteOptionsWith(out **suiteWorld, cfg daemon.Config) sim.Options {
 			sw.chk = newChecker(w, cfg)
 			sw.d = harness.NewDevice(w, nodeDaemon, nodeCore, cfg, harness.DrawConfig(w.Rand("harness-config")))
 			sw.d.Observer = sw.chk
+			sw.d.Encode = encodeClassified
 			sw.chk.d = sw.d
 			sw.core = newCorePeer(w)
 			w.AddNode(nodeCore, func() sim.Node { return sw.core })
@@ -485,3 +486,15 @@ func TestSimSuiteCatchesPlantedBugs(t *testing.T) {
 }
 
 func (c *checker) MachinePanicked(_ time.Time, p daemon.StepPanic) { panic(p.Value) }
+
+// encodeClassified is the suite's daemon shell encoder: the simulated
+// engine fails with codes and statuses outside the classified set (as a
+// real engine may), and the encoder accepts only the classified form, so
+// an error event is classified (wire-reference §6.3) before it is sent.
+func encodeClassified(f wire.Frame) ([]byte, error) {
+	if e, ok := f.Payload.(wire.RunError); ok {
+		e.Code, e.HTTPStatus = wire.ClassifyEngineError(e.Code, e.HTTPStatus)
+		f.Payload = e
+	}
+	return wire.Encode(f)
+}
