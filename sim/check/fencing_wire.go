@@ -15,12 +15,16 @@ import "github.com/turnstile-sim/turnstile/wire"
 //     request the daemon must answer.
 //   - fencing_in_flight: Core never has more than two fencing requests
 //     unanswered on one connection, and never sends one without both IDs.
+//     A request whose 30 s reply wait ended is no longer in flight: Core
+//     recorded its outcome unknown (timing_suspension_reply_wait judges
+//     that), and a reply reaching Core after the wait is late.
 //   - fencing_quiesced_work: from an accepted quiesce until an accepted
 //     resume of the same suspension, the device accepts no new work: no
 //     preparation_status other than rejected for a request that reached
 //     it after the quiesce, no runtime_prepare ready for a begin after it.
 //   - fencing_double_resume: Core sends no environment_resume for a
-//     suspension after it received an accepted environment_resumed for it.
+//     suspension after it received an accepted environment_resumed for it
+//     within the request's reply wait.
 
 const (
 	fencingRepliesInFlightMax = 2
@@ -33,6 +37,7 @@ type fenceRequest struct {
 	env, suspend string
 	conn         uint64
 	device       string
+	deadline     int64 // the end of Core's reply wait
 }
 
 type fencingState struct {
@@ -49,7 +54,8 @@ type fencingState struct {
 	// the daemon there and not yet answered (forged copies included).
 	reached map[string][]fenceRequest
 	events  int
-	busy    fenceBusy // fencing_busy.go
+	busy    fenceBusy       // fencing_busy.go
+	open    map[string]bool // suspensions fencing a device (fencing_open.go)
 }
 
 func (s *fencingState) init() {
@@ -102,6 +108,7 @@ func (l *Ledger) fencingCoreSent(ev WireEvent) {
 	switch p := ev.Frame.Payload.(type) {
 	case wire.EnvironmentQuiesce:
 		req = &fenceRequest{quiesce: true, env: p.EnvironmentID, suspend: p.SuspendID}
+		l.fencingOpened(p.SuspendID)
 	case wire.EnvironmentResume:
 		req = &fenceRequest{env: p.EnvironmentID, suspend: p.SuspendID}
 		if s.resumed[p.SuspendID] {
@@ -114,6 +121,8 @@ func (l *Ledger) fencingCoreSent(ev WireEvent) {
 		l.violate(ev.At, "fencing_in_flight", "Core sends %s without both IDs on %s", ev.Frame.Type(), connKey(ev.Conn))
 	}
 	req.conn, req.device = ev.Conn, ev.To
+	req.deadline = ev.At + l.timer(CoreNode, TimerSuspensionReply)
+	l.fencingExpire(ev.Conn, ev.At)
 	s.requests[ev.Frame.ID] = req
 	s.inFlight[ev.Conn]++
 	if s.inFlight[ev.Conn] > fencingRepliesInFlightMax {
@@ -256,15 +265,31 @@ func (l *Ledger) fencingCoreReceived(ev WireEvent) {
 	default:
 		return
 	}
+	l.fencingExpire(ev.Conn, ev.At)
 	req := s.requests[ev.Frame.ID]
 	if req == nil || req.conn != ev.Conn {
 		return
 	}
 	delete(s.requests, ev.Frame.ID)
 	s.inFlight[ev.Conn]--
+	if req.suspend == suspend {
+		l.fencingReplied(req, ev.Frame.Payload)
+	}
 	if resume && accepted && !req.quiesce && req.suspend == suspend {
 		s.resumed[suspend] = true
 		l.reach(MarkResumeAccepted)
+	}
+}
+
+// fencingExpire forgets Core's requests on conn whose reply wait ended by
+// now: Core gave up on them, and a reply reaching it from now is late.
+func (l *Ledger) fencingExpire(conn uint64, now int64) {
+	s := &l.fencing
+	for id, r := range s.requests { //tidy:sorted deletes only, and an order-free count
+		if r.conn == conn && r.deadline <= now {
+			delete(s.requests, id)
+			s.inFlight[conn]--
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package check
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/turnstile-sim/turnstile/wire"
 )
@@ -192,4 +193,36 @@ func TestFencingOracleJudgesRepliesByWhatReachedTheDaemon(t *testing.T) {
 			t.Fatalf("violations: %v", vs)
 		}
 	})
+}
+
+// TestFencingOracleForgetsRequestsPastTheirReplyWait: a request whose 30 s
+// reply wait ended is no longer in flight, and an accepted resume reaching
+// Core after the wait does not forbid another resume; within the wait the
+// same frames are violations.
+func TestFencingOracleForgetsRequestsPastTheirReplyWait(t *testing.T) {
+	wait := int64(30 * time.Second)
+	for _, late := range []bool{false, true} {
+		l, w := newFeed()
+		w.open(1, "d1")
+		w.coreSends(1, "d1", quiesceFrame("q1", "e", "s1"))
+		w.coreSends(1, "d1", resumeFrame("r1", "e", "s2", true))
+		if late {
+			*w.now += wait
+		}
+		w.deviceSends(1, "d1", resumedFrame("r1", "e", "s2", true, ""))
+		w.coreSends(1, "d1", resumeFrame("r2", "e", "s2", true))
+		w.coreSends(1, "d1", quiesceFrame("q2", "e", "s3"))
+		vs := checksNamed(l.AfterStep(1), "fencing")
+		if late {
+			// q1's and r1's waits ended: only r2 and q2 are in flight
+			if len(vs) != 0 {
+				t.Fatalf("late: %v", vs)
+			}
+			continue
+		}
+		// in time: r2 resumes s2 again, and q1, r2, q2 are in flight
+		if len(vs) != 2 || vs[0].Check != "fencing_double_resume" || vs[1].Check != "fencing_in_flight" {
+			t.Fatalf("in time: %v", vs)
+		}
+	}
 }

@@ -119,6 +119,7 @@ func (l *Ledger) TurnSettled(at int64, run, outcome string) {
 func (l *Ledger) Pending() (ok bool, reason string) {
 	parts := l.pendingTurns()
 	parts = append(parts, l.pendingResources()...)
+	parts = append(parts, l.pendingSuspensions()...)
 	if len(parts) == 0 {
 		return true, ""
 	}

@@ -67,6 +67,13 @@ func (l *Ledger) decisionAckCoreSent(ev WireEvent) {
 	if s.byDelivery[d] != nil {
 		return // a resend of one attempt opens no new wait
 	}
+	if _, recorded := s.turnOf[d]; !recorded || ev.Forged {
+		// not an attempt of Core's: Core records every delivery it makes
+		// before sending it, so a decision under an unrecorded delivery ID
+		// is a copy put on the wire beside Core's own (a duplication
+		// fault), and Core waits for no receipt of it
+		return
+	}
 	w := &decisionWait{delivery: d, turn: s.turnOf[d], conn: ev.Conn, sent: ev.At,
 		deadline: ev.At + l.timer(coreNode, TimerDecisionAck), unknownAt: -1}
 	s.byDelivery[d] = w

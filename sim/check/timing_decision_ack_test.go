@@ -77,3 +77,15 @@ func TestDecisionAckOnAnotherConnectionDoesNotDecide(t *testing.T) {
 	tick(l, 17*time.Second)
 	wantViolation(t, l, CheckTimingDecisionAck, "no receipt for decision d1")
 }
+
+// TestDecisionAckIgnoresCopiesBesideCoresAttempt: a conflicting copy under
+// a delivery ID Core never recorded (a duplication fault beside Core's
+// send) opens no wait; Core's own attempt still does.
+func TestDecisionAckIgnoresCopiesBesideCoresAttempt(t *testing.T) {
+	l := decisionSent()
+	l.Wire(wev(WireSent, time.Second, 1, "core", "dev", "i1", wire.PermissionDecision{DeliveryID: "dup:d1"}))
+	l.CoreInteraction(ns(16*time.Second), "t1", "i1", "unknown", "d1")
+	tick(l, 40*time.Second)
+	wantClean(t, l)
+	wantDecided(t, l, TimerDecisionAck, 1)
+}

@@ -307,6 +307,9 @@ func (l *Ledger) prepRefusalReceived(ev WireEvent, st wire.PreparationStatus) {
 	}
 	r.conn = ev.Conn
 	r.owe(ev.At, l.timer(coreNode, TimerPrepareRetry))
+	if why := l.fencingOpenReason(); why != "" {
+		r.excuse(why) // Core dispatches nothing to a fenced device
+	}
 	l.armRetry(&r.retryOwed, CheckTimingPrepareRetry, "execution_prepare of session "+q.session)
 }
 

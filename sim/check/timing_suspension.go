@@ -1,6 +1,7 @@
 package check
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/turnstile-sim/turnstile/wire"
@@ -136,4 +137,29 @@ func (l *Ledger) SuspensionUnknown(at int64, suspend string) {
 			"Core recorded suspension %s unknown at %s, %s after its request: before its %s reply wait ended, without a reason",
 			suspend, vtime(at), time.Duration(at-w.sent), time.Duration(w.deadline-w.sent))
 	})
+}
+
+// SuspensionsAwaited counts the suspension requests Core still waits on:
+// sent, not answered, not excused, not yet recorded unknown. A run is
+// not over while Core waits (the liveness predicate reads it), so the
+// reply wait always meets its bound or its answer.
+func (l *Ledger) SuspensionsAwaited() int {
+	n := 0
+	for _, w := range l.timing.suspensions.bySuspend { //tidy:sorted a count
+		if !w.replied && w.excused == "" && !w.recorded {
+			n++
+		}
+	}
+	return n
+}
+
+// pendingSuspensions names the requests SuspensionsAwaited counts.
+func (l *Ledger) pendingSuspensions() []string {
+	var out []string
+	for _, id := range sortedKeys(l.timing.suspensions.bySuspend) {
+		if w := l.timing.suspensions.bySuspend[id]; !w.replied && w.excused == "" && !w.recorded {
+			out = append(out, fmt.Sprintf("Core awaits the reply to %s of suspension %s, sent at %s", w.request, id, vtime(w.sent)))
+		}
+	}
+	return out
 }

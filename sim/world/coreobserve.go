@@ -124,6 +124,10 @@ func (n *coreNode) observeOutbound(e core.Send) {
 	case wire.PromptCancel:
 		n.cancels[e.Frame.ID] = &cancelSent{conn: e.Conn, delivery: p.DeliveryID}
 		u.cancelSent(e.Conn, e.Frame.ID, n.deviceOf(e.Conn))
+	case wire.EnvironmentQuiesce:
+		u.suspensionRequested(e.Conn, "quiesce/"+p.SuspendID)
+	case wire.EnvironmentResume:
+		u.suspensionRequested(e.Conn, "resume/"+p.SuspendID)
 	case wire.PromptSteer:
 		k := steerKey(e.Frame.ID, p.InputID)
 		if n.sent[k] && n.resends[k] > 0 {

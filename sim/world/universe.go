@@ -81,6 +81,9 @@ type universe struct {
 	shared []tappedFrame
 	// cancelStall holds cancel receipts around Core's window (cancel_stall.go).
 	cancelStall cancelStall
+	// suspensionStall holds suspension replies around Core's wait
+	// (suspension_stall.go).
+	suspensionStall suspensionStall
 	// cancelStarting cancels Turns read starting (cancel_starting.go).
 	cancelStarting cancelStarting
 	// wsFaults is what the workspace faults read (faults_workspace.go).
@@ -165,6 +168,7 @@ func setup(w *sim.Kernel, cfg Config, linAtEnd bool) *universe {
 	w.AddNode(workloadID, func() sim.Node { return u.wl })
 	u.hostile.init()
 	u.initCancelStall()
+	u.initSuspensionStall()
 	u.initCancelStarting()
 	u.drawEventLimit()
 	u.hostile.rogue = &rogueState{u: u, sessions: map[string]*rogueSession{}}
@@ -341,7 +345,7 @@ func (u *universe) convergence() (bool, func() string) {
 // after every step, but only recomputed when its key moved.
 func (u *universe) verdict() verdict {
 	key := convergeKey{records: u.recordsTotal, calls: len(u.wl.calls), issued: u.wl.issued,
-		terminal: u.wl.terminalCount, shutdown: u.shutdownSent}
+		terminal: u.wl.terminalCount, shutdown: u.shutdownSent, suspensions: u.led.SuspensionsAwaited()}
 	if u.lastConverge.valid && u.lastConverge.key == key {
 		return u.lastConverge.v
 	}
@@ -352,8 +356,8 @@ func (u *universe) verdict() verdict {
 
 // convergeKey is everything the liveness predicate depends on.
 type convergeKey struct {
-	records, calls, issued, terminal int
-	shutdown                         bool
+	records, calls, issued, terminal, suspensions int
+	shutdown                                      bool
 }
 
 type convergeMemo struct {
