@@ -125,7 +125,14 @@
 // (workload_agent_options.go). A third of the seeds with faults replay,
 // behind each `written` steering receipt a device sends Core, the Run's
 // latest accepting receipt for another input ("receipt-replay" stream,
-// hostile_receipt_replay.go: earlier_receipt_replayed).
+// hostile_receipt_replay.go: earlier_receipt_replayed). Half the seeds with
+// faults hold the cancel receipts of a Run's first prompt_cancel 13–28 s
+// around Core's 15 s confirmation ("cancel-stall" stream, cancel_stall.go),
+// and half hold Core's direction 20–45 s behind two in three of its first
+// environment_quiesce and environment_resume of a suspension, around its
+// 30 s reply wait ("suspension-stall" stream, suspension_stall.go; Core's
+// direction, because the daemon's reply travels under its 5 s send budget).
+// A run is not over while Core awaits a suspension reply.
 //
 // The daemon shell honours each Send's budget (sim/harness): a receipt
 // held by a stall, or slower than its budget, closes the connection when
