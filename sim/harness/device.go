@@ -39,12 +39,20 @@ type Device struct {
 	longTurns    int
 	engineErrors int  // engine errors emitted, which pick the next code (engine_errors.go)
 	glacialDone  bool // the glacial preparation happened
+	// glacialHealed: the glacial preparation after heal happened, or the
+	// window for it passed (latency.go)
+	glacialHealed bool
+	healedAt      time.Time // zero until the heal
 	node         *Daemon
 }
 
 // NewDevice builds device id of world w, dialing core.
 func NewDevice(w *sim.Kernel, id, core sim.NodeID, cfg daemon.Config, hcfg Config) *Device {
-	return &Device{ID: id, Core: core, Daemon: cfg, Harness: hcfg, w: w, tokens: map[sim.FaultKind]int{}}
+	d := &Device{ID: id, Core: core, Daemon: cfg, Harness: hcfg, w: w, tokens: map[sim.FaultKind]int{}}
+	if hcfg.GlacialPrepare {
+		w.OnHeal(func() { d.healedAt = w.Now() })
+	}
+	return d
 }
 
 // Factory starts a new daemon process (with a new Harness inside it).

@@ -24,7 +24,7 @@ type Config struct {
 	SlowStart      int  // chance in 8 that a StartTurn answers after 3–20 s (cancels meet not_ready past Core's 15 s)
 	SlowWrite      int  // chance in 8 that a durable write answers after 8–12 s (around the 10 s write budget)
 	SlowCancel     int  // chance in 8 that a cancelled Turn settles 8–18 s later (around the 10 s and 15 s waits)
-	GlacialPrepare bool // the device's first preparation takes 290–320 s (around the 5 min admission expiry)
+	GlacialPrepare bool // the device's first preparation, and its first within 60 s after heal, take 290–320 s (around the 5 min admission expiry)
 	SlowWorkspace  int  // chance in 8 that a native workspace read, install or export answers around Core's wait (workspace_latency.go)
 
 	// SlowClose is the chance in 8 that an executor close takes 1–6 s
@@ -236,7 +236,7 @@ func (h *Harness) prepare(now time.Time, c daemon.CallID, op daemon.Prepare) {
 	if h.r.IntN(8) < h.dev.Harness.SlowPrepare {
 		d = time.Duration(1000+h.r.IntN(7000)) * time.Millisecond
 	}
-	d = h.glacialPrepare(d)
+	d = h.glacialPrepare(now, d)
 	fail := h.take(PrepareFailure)
 	refusal, forks := h.nativeRefusal(op), h.forksHistory(op) // decided on the request
 	h.later(now, d, func(now time.Time) {

@@ -60,10 +60,31 @@ func (h *Harness) cancelLatency() time.Duration {
 // glacialPrepare: with Config.GlacialPrepare the device's first
 // preparation takes 290–320 s, either side of the 5-minute admission expiry,
 // so the documented expiry itself decides (not only a seed's short one).
-func (h *Harness) glacialPrepare(d time.Duration) time.Duration {
-	if !h.dev.Harness.GlacialPrepare || h.dev.glacialDone {
+// So does its first preparation after heal, if it begins within
+// glacialHealWindow of it: faults end at heal, so that admission's
+// connection usually lives the 5 minutes, where the first one's often
+// dies with a fault.
+func (h *Harness) glacialPrepare(now time.Time, d time.Duration) time.Duration {
+	dev := h.dev
+	if !dev.Harness.GlacialPrepare {
 		return d
 	}
-	h.dev.glacialDone = true
+	switch {
+	case !dev.glacialDone:
+		dev.glacialDone = true
+		dev.glacialHealed = !dev.healedAt.IsZero() // it is the one after heal too
+	case !dev.glacialHealed && !dev.healedAt.IsZero():
+		dev.glacialHealed = true
+		if now.Sub(dev.healedAt) > glacialHealWindow {
+			return d
+		}
+	default:
+		return d
+	}
 	return h.ms(290_000, 30_000)
 }
+
+// glacialHealWindow bounds how long after heal a preparation may still be
+// the glacial one: the liveness deadline allows 330 s for it past heal
+// and keeps slack beyond (sim/world livenessBase).
+const glacialHealWindow = 60 * time.Second

@@ -151,7 +151,7 @@ func setup(w *sim.Kernel, cfg Config, linAtEnd bool) *universe {
 			FreeCapacityOnCloseFailure: cfg.Bugs.DaemonFreesCapacityOnCloseFailure,
 		}
 		hc := hcfg
-		hc.GlacialPrepare = hcfg.GlacialPrepare && i == 0 // one glacial preparation per run
+		hc.GlacialPrepare = hcfg.GlacialPrepare && i == 0 // one device prepares glacially
 		u.devices = append(u.devices, u.newDevice(i, dcfg, hc))
 		u.declareLimits(deviceID(i), dcfg)
 	}
