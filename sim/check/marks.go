@@ -71,6 +71,7 @@ const (
 	MarkSteerInputLimit         Mark = "steer_input_limit"          // a steer refused: its Run holds 256 inputs
 	MarkSteerAfterUnknown       Mark = "steer_after_unknown"        // a steer call after an earlier input of its Turn became unknown at Core
 	MarkUsageFromSnapshot       Mark = "usage_from_snapshot"        // a native done without usage after usage snapshots
+	MarkCancelOutcomeUsageNewer Mark = "cancel_outcome_usage_newer" // an applied cancel's outcome reached Core after its Run's done, with other usage
 	MarkCapacityFullOfExecutors Mark = "capacity_full_of_executors" // preparation_capacity while the Harness holds executors_max executors
 	MarkKindAvailabilityChanged Mark = "kind_availability_changed"  // a heartbeat changed a kind's availability
 	MarkReceiptBudgetClosed     Mark = "receipt_budget_closed"      // a daemon closed a connection on a send over budget
@@ -99,6 +100,7 @@ func ExpectedMarks() []Mark {
 		MarkSteerInputLimit,
 		MarkSteerUnknownAfter30s,
 		MarkUsageFromSnapshot,
+		MarkCancelOutcomeUsageNewer,
 		MarkReadWhileWriteUnsettled,
 		MarkCleanupUnconfirmedRelease,
 		MarkDirectoryTruncated,

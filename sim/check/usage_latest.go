@@ -16,12 +16,14 @@ const CheckUsageLatest = "usage_not_latest"
 
 type usageState struct {
 	received map[string]UsageSnapshot // run: the latest snapshot that reached Core
+	done     map[string]UsageSnapshot // run: the usage of the done that reached Core
 	stored   map[string]UsageSnapshot // run: the latest snapshot Core stored
 	ended    map[string]bool          // run: its Turn ended
 }
 
 func (s *usageState) init() {
 	s.received = map[string]UsageSnapshot{}
+	s.done = map[string]UsageSnapshot{}
 	s.stored = map[string]UsageSnapshot{}
 	s.ended = map[string]bool{}
 }
@@ -32,18 +34,25 @@ func (l *Ledger) observeUsage(ev WireEvent) {
 		return
 	}
 	var u *wire.Usage
+	run := ev.Frame.ID
 	switch p := ev.Frame.Payload.(type) {
 	case wire.UsageUpdate:
 		u = &p.Usage
 	case wire.Done:
 		u = p.Usage
+		if u != nil {
+			l.usage.done[run] = UsageFromWire(u)
+		}
 	case wire.InteractionDecisionAck:
 		if p.Applied && p.Outcome != nil {
 			u = p.Outcome.Usage
+			if d, ok := l.usage.done[run]; ok && u != nil && UsageFromWire(u) != d {
+				l.reach(MarkCancelOutcomeUsageNewer)
+			}
 		}
 	}
 	if u != nil {
-		l.usage.received[ev.Frame.ID] = UsageFromWire(u)
+		l.usage.received[run] = UsageFromWire(u)
 	}
 }
 

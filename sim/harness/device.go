@@ -43,7 +43,7 @@ type Device struct {
 	// window for it passed (latency.go)
 	glacialHealed bool
 	healedAt      time.Time // zero until the heal
-	node         *Daemon
+	node          *Daemon
 }
 
 // NewDevice builds device id of world w, dialing core.

@@ -124,11 +124,21 @@ func (h *Harness) stop(now time.Time, t *hTurn, late bool) {
 		done := h.outcome(t)
 		h.nativeDone(now, t, done)
 		h.event(now, t, done)
+		h.interruptTokens(t)
 		h.settle(now, t, check.NativeCancelled)
 	}
 	if late {
 		h.after(now, h.latency(), func(now time.Time) { h.event(now, t, wire.Delta{Delta: "late", Sequence: 99}) })
 	}
+}
+
+// interruptTokens: a cancelled native turn's engine accounts the tokens
+// its interruption consumed after its terminal result, so the settlement's continuity snapshot (which the daemon's
+// applied cancel receipt carries) is newer than the native done's usage
+// (which the daemon's done carries). Core must keep the newer one: the
+// receipt reaches it after the done.
+func (h *Harness) interruptTokens(t *hTurn) {
+	t.usage += int64(1 + h.r.IntN(20))
 }
 
 // outcome is the continuity snapshot of a turn so far.

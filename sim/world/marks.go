@@ -34,6 +34,7 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkAdmissionRecordsFull:    {},
 	check.MarkSteerInputLimit:         {},
 	check.MarkUsageFromSnapshot:       {},
+	check.MarkCancelOutcomeUsageNewer: {}, // cancelled native turns account their interruption (sim/harness)
 	check.MarkCapacityFullOfExecutors: {},
 	check.MarkKindAvailabilityChanged: {},
 	check.MarkSteerAfterUnknown:       {harness.WriteOverBudget},
