@@ -119,6 +119,9 @@ type HostileProbe struct {
 	// interaction_decision_ack) must name: other acks on ReplyID answer
 	// other deliveries.
 	Delivery string
+	// Input, when set, is the input ID the answer (a prompt_steer_ack)
+	// must name: other acks on ReplyID answer other inputs.
+	Input string
 	// Cond names a condition the checker evaluates from the wire when the
 	// answer arrives, changing Want (CondExpiredOrReleased, CondDone,
 	// CondGranted).
@@ -430,6 +433,9 @@ func (l *Ledger) matchAnswer(ev WireEvent) {
 		if ack, ok := ev.Frame.Payload.(wire.InteractionDecisionAck); ok && p.Delivery != "" && ack.DeliveryID != p.Delivery {
 			continue
 		}
+		if ack, ok := ev.Frame.Payload.(wire.PromptSteerAck); ok && p.Input != "" && ack.InputID != p.Input {
+			continue
+		}
 		if ps.done || ps.delivered == 0 || p.Conn != ev.Conn || p.Target != ev.From || p.ReplyID != ev.Frame.ID ||
 			p.Want[0] == AnswerClose || p.Want[0] == AnswerKeep || p.Want[0] == AnswerIgnore {
 			continue
@@ -477,6 +483,8 @@ func (l *Ledger) wantNow(p *HostileProbe, ev WireEvent, delivered int64) []strin
 		return l.runLiveAnswer(p, delivered)
 	case CondCloseFailed:
 		return l.closeFailedAnswer(p, delivered)
+	case CondWriteOutstanding:
+		return l.writeOutstandingAnswer(p, delivered)
 	case CondOwnerOpen:
 		if e := l.harness.executors[pairKey(p.Target, p.Executor)]; e == nil || e.closed {
 			return nil
@@ -568,6 +576,9 @@ func (l *Ledger) expireProbes(at int64) {
 			if p.Action == HostileLongID {
 				l.refused(p.Action)
 				continue
+			}
+			if p.Cond == CondWriteOutstanding && l.writeOutstandingAnswer(p, ps.delivered) == nil {
+				continue // admitted: its first receipt waits for its native write
 			}
 			if l.hostile.conns.openAt(p.Conn, p.Target) {
 				l.violate(at, CheckHostileRefusal, "%s never answered %s (%s on c%d delivered at %s), documented %s",

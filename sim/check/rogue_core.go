@@ -99,7 +99,7 @@ func rogueCoreExpectedMarks() []Mark {
 	var out []Mark
 	for _, a := range []string{HostileStartUndecodable, HostileStartInvalidInput, HostileReleaseUndecodable, HostileReleaseForeignRequest,
 		HostileCancelStarting, HostileSteerStarting, HostileSteerPastLimit, HostilePrepareNativeConflict,
-		HostilePrepareCleanupUnconfirmed} {
+		HostilePrepareCleanupUnconfirmed, HostileSteerWriteOutstanding} {
 		out = append(out, HostileMark(a))
 	}
 	return out

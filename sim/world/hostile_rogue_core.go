@@ -9,6 +9,7 @@ import (
 
 	"github.com/turnstile-sim/turnstile/sim"
 	"github.com/turnstile-sim/turnstile/sim/check"
+	"github.com/turnstile-sim/turnstile/sim/harness"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -28,7 +29,9 @@ import (
 //     (not_ready);
 //   - started: durable steers one after the other, each once the
 //     previous one's first receipt arrived, up to 256 admitted, then one
-//     more (input_limit); a Run that ended short of the limit is followed
+//     more (input_limit); each one that reaches the daemon while the
+//     native write of an earlier one is still out (its first receipt
+//     accepted early, or outcome_unknown past the budget) is refused busy; a Run that ended short of the limit is followed
 //     by another on the same Session, up to rogueCoreRounds times;
 //   - its Run done: once the Harness still holds the Session's executor,
 //     a prepare of the Session with the same configuration naming another
@@ -249,20 +252,37 @@ func (rc *rogueCore) steer() {
 		return
 	}
 	rc.pending = rc.u.hostile.mint("i")
-	var probe *check.HostileProbe
+	if rc.admitted == 0 && rc.rounds == 0 && rc.r.IntN(2) == 0 {
+		// in half the faults, one native write of the device outlives
+		// the daemon's budget: perhaps one of these inputs'
+		if d := rc.u.deviceByID(rc.dev); d != nil {
+			d.Arm(harness.WriteOverBudget)
+		}
+	}
+	// behind an earlier input whose native write is still out, busy
+	probe := &check.HostileProbe{Action: check.HostileSteerWriteOutstanding, ReplyID: rc.run, Input: rc.pending,
+		Want: []string{"ack/busy"}, Cond: check.CondWriteOutstanding}
 	if rc.admitted == rogueCoreSteersMax {
-		probe = &check.HostileProbe{Action: check.HostileSteerPastLimit, ReplyID: rc.run,
+		probe = &check.HostileProbe{Action: check.HostileSteerPastLimit, ReplyID: rc.run, Input: rc.pending,
 			Want: []string{"ack/input_limit"}, Cond: check.CondRunLive}
 		rc.phase = rcRunning
 	}
 	rc.send(rc.run, wire.PromptSteer{InputID: rc.pending, Input: hostileInput("steer"), DurableReceipt: true}, probe)
 }
 
-// steerAnswered: the first receipt of the pending input. Written or
-// accepted, it counts as admitted and the next one follows; any refusal
-// ends the steering (the Run ended, or its native side refused).
+// steerAnswered: the first receipt of the pending input. Written,
+// accepted or outcome_unknown, it counts as admitted and the next one
+// follows; any refusal ends the steering (the Run ended, its native side
+// refused, or its one native write is taken).
 func (rc *rogueCore) steerAnswered(p wire.PromptSteerAck, later func(func())) {
 	rc.pending = ""
+	if p.ErrorCode == wire.SteerOutcomeUnknown {
+		// admitted, its native write past the daemon's budget and perhaps
+		// still out: the next input may meet it (busy)
+		rc.admitted++
+		later(rc.steer)
+		return
+	}
 	if p.ErrorCode != "" || !p.Written && !p.Accepted {
 		rc.phase = rcRunning
 		return

@@ -1,0 +1,27 @@
+package check
+
+// A durable steer while the Run's native write is still out (wire
+// reference §3.6: busy, another input awaits its receipt; the seeds: one
+// native write per Run at a time, even past its budget): the rogue Core
+// sends it once an earlier input's first receipt was outcome_unknown,
+// which the daemon sends when the native write outlived its budget.
+const HostileSteerWriteOutstanding = "rcore_steer_write_outstanding"
+
+// CondWriteOutstanding: the answer is busy while the Harness holds a
+// native durable write of the Run (ReplyID) on Target that was called
+// before the frame arrived and had not returned by then, the Run live (as
+// CondRunLive: no native done or settlement before the frame arrived, no
+// done sent); not judged otherwise (the next input is admitted).
+const CondWriteOutstanding = "write_outstanding"
+
+func (l *Ledger) writeOutstandingAnswer(p *HostileProbe, delivered int64) []string {
+	if live := l.runLiveAnswer(p, delivered); len(live) == 0 || live[0] != p.Want[0] {
+		return nil
+	}
+	for _, w := range l.timing.writes.all {
+		if w.device == p.Target && w.run == p.ReplyID && w.called < delivered && (w.returned < 0 || w.returned > delivered) {
+			return p.Want
+		}
+	}
+	return nil
+}

@@ -1,0 +1,61 @@
+package check
+
+import (
+	"testing"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// steerBehindWrite: the rogue's input x-i-2 reaches the daemon at 11 ms,
+// after the Harness took the native write of x-i-1 at 8 ms; returned is
+// when that write returned (-1: not yet).
+func steerBehindWrite(t *testing.T, returned int64) (*hostileWire, []byte) {
+	p := HostileProbe{Action: HostileSteerWriteOutstanding, ReplyID: "x-r", Input: "x-i-2", Want: []string{"ack/busy"}, Cond: CondWriteOutstanding}
+	raw := encode(t, "x-r", wire.PromptSteer{InputID: "x-i-2", Input: wire.MessageInput{{Content: []wire.InputContent{wire.TextPart("s")}}},
+		DurableReceipt: true})
+	h := rogueStarted(t)
+	h.l.WriteCalled(8*ms, "d1", "x-r", "x-i-1")
+	if returned >= 0 {
+		h.l.WriteReturned(returned, "d1", "x-r", "x-i-1", "written")
+	}
+	h.forge(10*ms, p, raw)
+	return h, raw
+}
+
+// TestSteerBehindAnOutstandingNativeWriteIsBusy: while the Run's one
+// native write is out (even past the daemon's budget), the next durable
+// input is refused busy; an input admitted after the write returned, or a
+// receipt for another input, is not this rule's.
+func TestSteerBehindAnOutstandingNativeWriteIsBusy(t *testing.T) {
+	h, _ := steerBehindWrite(t, -1)
+	h.answer(11*ms, "x-r", wire.PromptSteerAck{InputID: "x-i-2", ErrorCode: "busy"})
+	h.tick(5000 * ms)
+	h.clean()
+	if n := h.refusals(HostileSteerWriteOutstanding); n != 1 {
+		t.Fatalf("refusals = %d, want 1", n)
+	}
+
+	h, _ = steerBehindWrite(t, -1)
+	h.answer(11*ms, "x-r", wire.PromptSteerAck{InputID: "x-i-1", ErrorCode: "outcome_unknown"}) // the earlier input's receipt
+	h.answer(30*ms, "x-r", wire.PromptSteerAck{InputID: "x-i-2", Written: true})
+	h.want(CheckHostileRefusal, "with ack/ok, documented ack/busy")
+
+	h, _ = steerBehindWrite(t, -1)
+	h.tick(5000 * ms)
+	h.want(CheckHostileRefusal, "never answered rcore_steer_write_outstanding")
+
+	// the write returned before the input arrived: admitted, its receipt
+	// follows its own write, whenever that ends
+	h, _ = steerBehindWrite(t, 9*ms)
+	h.tick(5000 * ms)
+	h.answer(6000*ms, "x-r", wire.PromptSteerAck{InputID: "x-i-2", Written: true})
+	h.tick(7000 * ms)
+	h.clean()
+
+	// the Run's output closed first: not judged
+	h, _ = steerBehindWrite(t, -1)
+	h.l.NativeDone(9*ms, "d1", "x-r", nil)
+	h.answer(11*ms, "x-r", wire.PromptSteerAck{InputID: "x-i-2", ErrorCode: "run_inactive"})
+	h.tick(5000 * ms)
+	h.clean()
+}
