@@ -430,10 +430,10 @@ func (l *Ledger) matchAnswer(ev WireEvent) {
 	}
 	for _, ps := range l.hostile.probes {
 		p := &ps.p
-		if ack, ok := ev.Frame.Payload.(wire.InteractionDecisionAck); ok && p.Delivery != "" && ack.DeliveryID != p.Delivery {
+		if ack, ok := ev.Frame.Payload.(wire.InteractionDecisionAck); p.Delivery != "" && (!ok || ack.DeliveryID != p.Delivery) {
 			continue
 		}
-		if ack, ok := ev.Frame.Payload.(wire.PromptSteerAck); ok && p.Input != "" && ack.InputID != p.Input {
+		if ack, ok := ev.Frame.Payload.(wire.PromptSteerAck); p.Input != "" && (!ok || ack.InputID != p.Input) {
 			continue
 		}
 		if ps.done || ps.delivered == 0 || p.Conn != ev.Conn || p.Target != ev.From || p.ReplyID != ev.Frame.ID ||

@@ -59,3 +59,22 @@ func TestSteerBehindAnOutstandingNativeWriteIsBusy(t *testing.T) {
 	h.tick(5000 * ms)
 	h.clean()
 }
+
+// TestProbesMatchOnlyTheirOwnAnswer: a probe naming a delivery is answered
+// only by a decision ack for it, one naming an input only by a steering
+// receipt for it, whatever else the Run's ID carries meanwhile.
+func TestProbesMatchOnlyTheirOwnAnswer(t *testing.T) {
+	p := HostileProbe{Action: HostileResultImagesPending, ReplyID: "x-r", Delivery: "x-d-9",
+		Want: []string{"ack/unsupported"}}
+	raw := encode(t, "x-r", wire.FunctionResult{DeliveryID: "x-d-9", CallID: "c1", Success: true,
+		Content: []wire.InputContent{wire.TextPart("chart")}})
+	h := rogueStarted(t)
+	h.forge(10*ms, p, raw)
+	h.answer(11*ms, "x-r", wire.PromptSteerAck{InputID: "x-i-1", Written: true})
+	h.answer(11*ms, "x-r", wire.InteractionDecisionAck{DeliveryID: "x-d-9", ErrorCode: "unsupported"})
+	h.tick(5000 * ms)
+	h.clean()
+	if n := h.refusals(HostileResultImagesPending); n != 1 {
+		t.Fatalf("refusals = %d, want 1", n)
+	}
+}
