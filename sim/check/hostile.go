@@ -119,6 +119,9 @@ type HostileProbe struct {
 	// interaction_decision_ack) must name: other acks on ReplyID answer
 	// other deliveries.
 	Delivery string
+	// Run, when set, is the Run a condition reads where ReplyID names
+	// something else (an interaction ID).
+	Run string
 	// Input, when set, is the input ID the answer (a prompt_steer_ack)
 	// must name: other acks on ReplyID answer other inputs.
 	Input string

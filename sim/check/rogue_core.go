@@ -27,6 +27,10 @@ const (
 	// a durable prompt_steer of its Run before the native start returned:
 	// not_ready (CondUnresolved)
 	HostileSteerStarting = "rcore_steer_starting"
+	// a permission decision for a request the native side asked before
+	// its start returned (the daemon holds the request): not_ready
+	// (CondUnresolved, on the probe's Run)
+	HostileDecisionStarting = "rcore_decision_starting"
 	// a new durable input once 256 inputs of its Run were admitted:
 	// input_limit (run_inactive once done)
 	HostileSteerPastLimit = "rcore_steer_past_limit"
@@ -108,10 +112,14 @@ func rogueCoreExpectedMarks() []Mark {
 // unresolvedAnswer applies CondUnresolved: Want while the start of the
 // Run (ReplyID) was unresolved at delivery, else nil (not judged).
 func (l *Ledger) unresolvedAnswer(p *HostileProbe, delivered int64) []string {
-	if !l.hostile.starting[connIDKey(p.Conn, p.ReplyID)] {
+	run := p.ReplyID
+	if p.Run != "" {
+		run = p.Run
+	}
+	if !l.hostile.starting[connIDKey(p.Conn, run)] {
 		return nil // the daemon never took the start: another rule answers
 	}
-	if at, ok := l.native.startAnswered[p.ReplyID]; ok && at <= delivered {
+	if at, ok := l.native.startAnswered[run]; ok && at <= delivered {
 		return nil
 	}
 	return p.Want

@@ -78,3 +78,33 @@ func TestProbesMatchOnlyTheirOwnAnswer(t *testing.T) {
 		t.Fatalf("refusals = %d, want 1", n)
 	}
 }
+
+// TestDecisionBeforeTheNativeStartReturnedIsNotReady: a decision for a
+// request the native side asked before its start returned is not_ready
+// while the start is unresolved (judged on the probe's Run, its ReplyID
+// being the interaction), and not judged once the start returned.
+func TestDecisionBeforeTheNativeStartReturnedIsNotReady(t *testing.T) {
+	p := HostileProbe{Action: HostileDecisionStarting, ReplyID: "perm-x-r-1", Run: "x-r", Want: []string{"ack/not_ready"}, Cond: CondUnresolved}
+	raw := encode(t, "perm-x-r-1", wire.PermissionDecision{DeliveryID: "x-d-1", Approved: true})
+	h := rogueStarted(t)
+	h.forge(10*ms, p, raw)
+	h.answer(11*ms, "perm-x-r-1", wire.InteractionDecisionAck{DeliveryID: "x-d-1", ErrorCode: "not_ready"})
+	h.l.StartAnswered(40*ms, "d1", "x-r")
+	h.tick(5000 * ms)
+	h.clean()
+	if n := h.refusals(HostileDecisionStarting); n != 1 {
+		t.Fatalf("refusals = %d, want 1", n)
+	}
+
+	h = rogueStarted(t)
+	h.forge(10*ms, p, raw)
+	h.answer(11*ms, "perm-x-r-1", wire.InteractionDecisionAck{DeliveryID: "x-d-1", ErrorCode: "not_pending"})
+	h.want(CheckHostileRefusal, "with ack/not_pending, documented ack/not_ready")
+
+	h = rogueStarted(t)
+	h.l.StartAnswered(8*ms, "d1", "x-r")
+	h.forge(10*ms, p, raw)
+	h.answer(11*ms, "perm-x-r-1", wire.InteractionDecisionAck{DeliveryID: "x-d-1", ErrorCode: "not_pending"})
+	h.tick(5000 * ms)
+	h.clean()
+}

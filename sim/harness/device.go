@@ -43,7 +43,11 @@ type Device struct {
 	// window for it passed (latency.go)
 	glacialHealed bool
 	healedAt      time.Time // zero until the heal
-	node          *Daemon
+	// askBeforeStart counts armed asks before a start returns; askedEarly
+	// holds what they asked, by Run (ask_before_start.go)
+	askBeforeStart int
+	askedEarly     map[string][]string
+	node           *Daemon
 }
 
 // NewDevice builds device id of world w, dialing core.

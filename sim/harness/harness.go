@@ -257,7 +257,7 @@ func (h *Harness) prepare(now time.Time, c daemon.CallID, op daemon.Prepare) {
 
 func (h *Harness) start(now time.Time, c daemon.CallID, op daemon.StartTurn) {
 	failNil, failTurn := h.take(StartFailureNil), h.take(StartFailureTurn)
-	h.later(now, h.startLatency(), func(now time.Time) {
+	h.later(now, h.askBeforeStart(now, op, h.startLatency()), func(now time.Time) {
 		h.truth.startCalls[op.Run]++
 		h.startAnswered(now, op.Run)
 		ex := h.execs[op.Executor]

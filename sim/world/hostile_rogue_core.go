@@ -26,6 +26,8 @@ import (
 //     request ID (unknown_preparation, the handle untouched), then its
 //     start, and behind it in the same instant a cancel with a receipt
 //     and a durable steer, both before the native start can return
+//     (not_ready), and in half the starts a permission decision for the
+//     request the native side asked before its start returned
 //     (not_ready);
 //   - started: durable steers one after the other, each once the
 //     previous one's first receipt arrived, up to 256 admitted, then one
@@ -231,6 +233,7 @@ func (rc *rogueCore) start(st wire.PreparationStatus) {
 	rc.send(other, wire.ExecutionRelease{Handle: st.Handle}, &check.HostileProbe{
 		Action: check.HostileReleaseForeignRequest, ReplyID: other, Want: rejected("unknown_preparation")})
 	rc.u.led.HostileOwnRun(rc.run)
+	rc.armAskBeforeStart()
 	rc.send(rc.req, wire.ExecutionStart{ExecutorID: st.ExecutorID, Handle: st.Handle, RunID: rc.run,
 		Input: hostileInput("rogue run")}, nil)
 	rc.send(rc.run, wire.PromptCancel{DeliveryID: h.mint("d")}, &check.HostileProbe{
@@ -242,6 +245,34 @@ func (rc *rogueCore) start(st wire.PreparationStatus) {
 			&check.HostileProbe{Action: check.HostileSteerStarting, ReplyID: rc.run, Want: []string{"ack/not_ready"},
 				Cond: check.CondUnresolved})
 	}
+}
+
+// armAskBeforeStart: in half the starts, on a kind that declares
+// permissions, the native side asks a permission before the start returns
+// (sim/harness ask_before_start.go), and the rogue answers it while the
+// start is unresolved: not_ready, the daemon holding the request.
+func (rc *rogueCore) armAskBeforeStart() {
+	d := rc.u.deviceByID(rc.dev)
+	if caps, ok := rc.kindCaps(); !ok || d == nil || !caps.Permissions.IsSupported() || rc.r.IntN(2) != 0 {
+		return
+	}
+	d.ArmAskBeforeStart()
+	run := rc.run
+	var poll func(left int)
+	poll = func(left int) {
+		asked := d.AskedBeforeStart(run)
+		if len(asked) == 0 {
+			if left > 0 {
+				rc.u.w.After(100*time.Millisecond, "", func() { poll(left - 1) })
+			}
+			return
+		}
+		id := asked[0]
+		rc.send(id, wire.PermissionDecision{DeliveryID: rc.u.hostile.mint("d"), Approved: true}, &check.HostileProbe{
+			Action: check.HostileDecisionStarting, ReplyID: id, Run: run, Want: []string{"ack/not_ready"},
+			Cond: check.CondUnresolved})
+	}
+	rc.u.w.After(100*time.Millisecond, "", func() { poll(5) })
 }
 
 // steer sends the next durable input; the one past the limit carries
