@@ -30,8 +30,14 @@ var projectionExpectedMarks = []Mark{
 	MarkEngineCodeUnclassified, MarkEngineStatusDropped, MarkEngineStatusKept,
 	MarkSameRevisionOtherState,
 	MarkToolObservationsLacking, MarkRecoveryLacking, MarkReadyNoLongerAdmitted,
-	MarkPreparationsPerConnFull, MarkEarlierReceiptReplayed,
+	MarkPreparationsPerConnFull, MarkEarlierReceiptReplayed, MarkCancelFailedAfterDone,
 }
+
+// MarkCancelFailedAfterDone: a cancel_failed receipt for the cancel Core
+// awaited was forged right behind the Run's done. Core must let the
+// cancel own the result (cancel_unconfirmed) if it reaches Core first, and
+// ignore it if the daemon's receipt did (timing_cancel_confirmation).
+const MarkCancelFailedAfterDone = Mark("cancel_failed_after_done")
 
 // MarkEarlierReceiptReplayed: a Run's earlier accepting receipt was
 // replayed right behind the `written` receipt of the input now at Core's

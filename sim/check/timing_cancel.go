@@ -30,6 +30,7 @@ type cancelWait struct {
 	first        int64
 	deadline     int64
 	delivery     string // the attempt Core awaits
+	answered     bool   // a receipt for delivery reached Core: later ones for it are stale
 	receipt      bool   // a deciding receipt reached Core by the deadline
 	failedEarly  bool   // a cancel_failed receipt reached Core
 	excused      string
@@ -61,7 +62,7 @@ func (l *Ledger) cancelCoreSent(ev WireEvent) {
 		s.all = append(s.all, w)
 		l.arm(w.deadline, func() { l.cancelDue(w) })
 	}
-	w.delivery = p.DeliveryID
+	w.delivery, w.answered = p.DeliveryID, false
 }
 
 func (l *Ledger) cancelCoreReceived(ev WireEvent) {
@@ -70,9 +71,10 @@ func (l *Ledger) cancelCoreReceived(ev WireEvent) {
 		return
 	}
 	w := l.timing.cancels.byRun[ev.Frame.ID]
-	if w == nil || ack.DeliveryID != w.delivery || w.finishedAt >= 0 {
+	if w == nil || ack.DeliveryID != w.delivery || w.finishedAt >= 0 || w.answered {
 		return
 	}
+	w.answered = true // Core acts on an attempt's first receipt only
 	if ack.ErrorCode == wire.CancelFailed {
 		w.failedEarly = true
 	}

@@ -100,3 +100,18 @@ func TestCancelFailedEndsUnconfirmedEvenAfterDone(t *testing.T) {
 	tick(l, 30*time.Second)
 	wantViolation(t, l, CheckTimingCancelConfirm, `a cancel_failed receipt for run r1 reached Core, and Core finished the turn ""`)
 }
+
+// TestCancelFailedAfterAnAnsweredAttemptIsStale: Core acts on an attempt's
+// first receipt only; a cancel_failed for an attempt already answered
+// not_ready (its retry is on its way) decides nothing.
+func TestCancelFailedAfterAnAnsweredAttemptIsStale(t *testing.T) {
+	l := cancelSent()
+	l.Wire(wev(WireDelivered, 3*time.Second, 1, "d1", "core", "r1", wire.InteractionDecisionAck{DeliveryID: "cancel:r1:2", ErrorCode: wire.CancelNotReady}))
+	l.Wire(wev(WireDelivered, 3500*time.Millisecond, 1, "d1", "core", "r1", wire.Done{}))
+	l.Wire(wev(WireDelivered, 3500*time.Millisecond, 1, "d1", "core", "r1", wire.InteractionDecisionAck{DeliveryID: "cancel:r1:2", ErrorCode: wire.CancelFailed}))
+	l.Wire(wev(WireSent, 4*time.Second, 1, "core", "d1", "r1", wire.PromptCancel{DeliveryID: "cancel:r1:3"}))
+	l.Wire(wev(WireDelivered, 5*time.Second, 1, "d1", "core", "r1", wire.InteractionDecisionAck{DeliveryID: "cancel:r1:3", ErrorCode: wire.CancelRunInactive}))
+	l.TurnFinished(ns(5*time.Second), "t1", "r1", TurnCompleted, "")
+	tick(l, 30*time.Second)
+	wantClean(t, l)
+}

@@ -76,6 +76,7 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkToolObservationsLacking: {}, check.MarkRecoveryLacking: {}, check.MarkReadyNoLongerAdmitted: {},
 	check.MarkPreparationsPerConnFull: {sim.FaultStall}, // any fault kind enables the flood (workload_prep_flood.go)
 	check.MarkEarlierReceiptReplayed:  {sim.FaultStall}, // any fault kind enables the replay (hostile_receipt_replay.go)
+	check.MarkCancelFailedAfterDone:   {sim.FaultStall}, // any fault kind enables the forgery (hostile_cancel_failed.go)
 }
 
 // swarmOnlyMarks are expected marks no single kind leads to, with the

@@ -84,6 +84,9 @@ type universe struct {
 	// suspensionStall holds suspension replies around Core's wait
 	// (suspension_stall.go).
 	suspensionStall suspensionStall
+	// cancelForgery forges cancel_failed behind a done
+	// (hostile_cancel_failed.go); nil when not drawn
+	cancelForgery *cancelFailedForgery
 	// cancelStarting cancels Turns read starting (cancel_starting.go).
 	cancelStarting cancelStarting
 	// wsFaults is what the workspace faults read (faults_workspace.go).
@@ -157,6 +160,7 @@ func setup(w *sim.Kernel, cfg Config, linAtEnd bool) *universe {
 	}
 	u.drawPreparationFlood()
 	u.drawReceiptReplay()
+	u.drawCancelFailedForgery()
 	w.AddNode(coreID, func() sim.Node { return u.newCore() })
 	for _, d := range u.devices {
 		w.AddNode(d.ID, d.Factory)
@@ -179,6 +183,7 @@ func setup(w *sim.Kernel, cfg Config, linAtEnd bool) *universe {
 	w.Tap(u.tapLimits)
 	w.Tap(u.tapCapabilityFlaps)
 	w.Tap(u.tapReceiptReplay)
+	w.Tap(u.tapCancelFailedForgery)
 	u.led.OnReach = func(m check.Mark) { u.w.Reachable(string(m)) }
 	if linAtEnd {
 		u.w.AddCheck(sim.Check{Name: check.CheckLinearizability, AtEnd: u.linearizeAtEnd})
