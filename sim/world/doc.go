@@ -125,7 +125,11 @@
 // (workload_agent_options.go). A third of the seeds with faults replay,
 // behind each `written` steering receipt a device sends Core, the Run's
 // latest accepting receipt for another input ("receipt-replay" stream,
-// hostile_receipt_replay.go: earlier_receipt_replayed). Half the seeds with
+// hostile_receipt_replay.go: earlier_receipt_replayed), and a third forge,
+// behind half the done frames a device sends Core while Core awaits a
+// cancel receipt of the Run, a cancel_failed receipt for that cancel
+// ("cancel-failed-forgery" stream, hostile_cancel_failed.go:
+// cancel_failed_after_done). Half the seeds with
 // faults hold the cancel receipts of a Run's first prompt_cancel 13–28 s
 // around Core's 15 s confirmation ("cancel-stall" stream, cancel_stall.go),
 // and half hold Core's direction 20–45 s behind two in three of its first
