@@ -14,14 +14,23 @@ import (
 // with faults, for the whole run: when a device sends Core a Run's done
 // while Core awaits the receipt of its latest prompt_cancel of that Run,
 // it forges, in half such cases, a cancel_failed receipt for that
-// delivery right behind the done. Where the daemon's own receipt left in
-// the done's step, the forgery comes after it and Core must ignore it;
-// where the cancel raced the done, the forgery reaches Core first, and
-// the cancel owns the result however complete the stream was: the Turn
-// is cancel_unconfirmed (timing_cancel_confirmation judges it). Drawn
-// from its own stream; it draws nothing else.
+// delivery right behind the done: ahead of the daemon's own receipt when
+// that leaves in the done's step (the middle holds it back a moment), else
+// at once, ahead of whatever receipt the cancel still gets. Core then has
+// the whole stream and a cancel_failed receipt: the cancel owns the
+// result, and the Turn is cancel_unconfirmed (timing_cancel_confirmation
+// judges it). Drawn from its own stream; it draws nothing else.
 type cancelFailedForgery struct {
 	r *rand.Rand
+	// behind is the done the forgery follows, until it is forged
+	behind *forgeBehind
+}
+
+type forgeBehind struct {
+	run, delivery string
+	conn          sim.ConnID
+	from          sim.NodeID
+	frame         []byte
 }
 
 func (u *universe) drawCancelFailedForgery() {
@@ -30,13 +39,27 @@ func (u *universe) drawCancelFailedForgery() {
 	}
 }
 
-// tapCancelFailedForgery watches the done frames devices send Core.
+// tapCancelFailedForgery watches the frames devices send Core.
 func (u *universe) tapCancelFailedForgery(ev sim.TapEvent) {
 	cf := u.cancelForgery
-	if cf == nil || u.core == nil || ev.Kind != sim.TapSent || ev.Forged || ev.To != coreID ||
-		!bytes.HasPrefix(ev.Frame, []byte(`{"type":"done"`)) {
+	if cf == nil || u.core == nil || ev.Kind != sim.TapSent || ev.Forged || ev.To != coreID {
 		return
 	}
+	switch {
+	case bytes.HasPrefix(ev.Frame, []byte(`{"type":"done"`)):
+		cf.doneSent(u, ev)
+	case bytes.HasPrefix(ev.Frame, []byte(`{"type":"interaction_decision_ack"`)) && cf.behind != nil:
+		// the daemon's receipt follows the done in its step: the forgery
+		// goes first (a tap runs before the frame is queued)
+		if b := cf.behind; b.conn == ev.Conn && b.from == ev.From {
+			if f, err := u.decode(ev.Frame); err == nil && f.ID == b.run {
+				cf.forge(u)
+			}
+		}
+	}
+}
+
+func (cf *cancelFailedForgery) doneSent(u *universe, ev sim.TapEvent) {
 	f, err := u.decode(ev.Frame)
 	if err != nil {
 		return
@@ -49,10 +72,17 @@ func (u *universe) tapCancelFailedForgery(ev sim.TapEvent) {
 	if err != nil {
 		return
 	}
-	conn, from := ev.Conn, ev.From
-	u.w.After(0, "", func() {
-		if u.w.Forge(conn, from, b) {
-			u.mark(check.MarkCancelFailedAfterDone)
-		}
-	})
+	cf.behind = &forgeBehind{run: f.ID, delivery: c.delivery, conn: ev.Conn, from: ev.From, frame: b}
+	u.w.After(0, "", func() { cf.forge(u) }) // no receipt left in the done's step
+}
+
+func (cf *cancelFailedForgery) forge(u *universe) {
+	b := cf.behind
+	if b == nil {
+		return
+	}
+	cf.behind = nil
+	if u.w.Forge(b.conn, b.from, b.frame) {
+		u.mark(check.MarkCancelFailedAfterDone)
+	}
 }
