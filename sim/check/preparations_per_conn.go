@@ -89,6 +89,10 @@ func (l *Ledger) observePreparationsPerConn(ev WireEvent) {
 	}
 }
 
+// prepsCoreCrashed: Core's preparation streams die with it, and it learns
+// no close of the connections it had.
+func (l *Ledger) prepsCoreCrashed() { clear(l.projection.prepsPerConn) }
+
 func (l *Ledger) closePrepStream(c *prepCount, id string) {
 	if c.open[id] {
 		delete(c.open, id)

@@ -113,3 +113,18 @@ func TestPreparationsPerConnHeldUntilCoreLearnsTheClose(t *testing.T) {
 		t.Fatalf("streams kept after Core learned the close: %v", vs)
 	}
 }
+
+// Core's streams die with Core: a restarted Core holds none of them,
+// though it never learns that its old connections closed.
+func TestPreparationsPerConnEndWithCore(t *testing.T) {
+	l, w := prepareWorld(testSpec(), allKind())
+	openPreps(w, 0, DocumentedPreparationsPerConn)
+	l.NodeCrashed(w.tick(), CoreNode)
+	if l.prepStreamsFullSince(*w.now) {
+		t.Fatal("the streams of a crashed Core still fill its old connection")
+	}
+	openPreps(w, 100, DocumentedPreparationsPerConn)
+	if vs := violationsOf(l, CheckPreparationsPerConn); len(vs) > 0 {
+		t.Fatalf("streams of a crashed Core counted: %v", vs)
+	}
+}
