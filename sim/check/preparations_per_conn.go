@@ -7,11 +7,13 @@ import (
 // CheckPreparationsPerConn: Core never has more than 64 preparation
 // streams open on one connection (DESIGN.md §5). Counted from Core's own
 // frames on the wire: a stream opens with the execution_prepare Core
-// sends (or loses at once into a broken connection); it is counted closed at the earliest sign that Core may have
-// closed it — a status of the request in a terminal state (started,
-// released, expired, failed) or rejected reaching Core, Core sending
-// execution_release for the request, or the connection closing. Closing
-// early can only undercount, so a count above the limit is Core's.
+// sends (or loses at once into a broken connection); it is counted closed
+// at the earliest sign that Core may have closed it — a status of the
+// request in a terminal state (started, released, expired, failed) or
+// rejected reaching Core, Core sending execution_release for the request,
+// or Core learning that the connection closed (the daemon learning it, or
+// the network breaking it, frees nothing at Core). Closing early can only
+// undercount, so a count above the limit is Core's.
 const CheckPreparationsPerConn = "preparations_per_connection"
 
 // DocumentedPreparationsPerConn is the limit of open preparation streams
@@ -34,7 +36,12 @@ func (l *Ledger) observePreparationsPerConn(ev WireEvent) {
 	pc := l.projection.prepsPerConn
 	switch ev.Kind {
 	case WireClosed:
-		delete(pc, ev.Conn)
+		// Core holds a connection's streams until it learns the
+		// connection closed: the daemon learning it first, or the network
+		// breaking it, frees none of them
+		if ev.To == CoreNode {
+			delete(pc, ev.Conn)
+		}
 		return
 	case WireSent, WireLost:
 		// a frame Core sends into a broken connection is lost at once,
@@ -81,6 +88,10 @@ func (l *Ledger) observePreparationsPerConn(ev WireEvent) {
 		}
 	}
 }
+
+// prepsCoreCrashed: Core's preparation streams die with it, and it learns
+// no close of the connections it had.
+func (l *Ledger) prepsCoreCrashed() { clear(l.projection.prepsPerConn) }
 
 func (l *Ledger) closePrepStream(c *prepCount, id string) {
 	if c.open[id] {

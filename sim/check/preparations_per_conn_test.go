@@ -89,3 +89,42 @@ func TestPreparationsPerConnCountsLostPrepares(t *testing.T) {
 		t.Fatalf("65 open, 55 of them lost at once: %v", vs)
 	}
 }
+
+// A daemon that crashes ends its side of the connection, but Core holds
+// the connection's streams, and sends more prepares into it, until it
+// learns the connection closed.
+func TestPreparationsPerConnHeldUntilCoreLearnsTheClose(t *testing.T) {
+	l, w := prepareWorld(testSpec(), allKind())
+	openPreps(w, 0, DocumentedPreparationsPerConn-1)
+	w.l.Wire(WireEvent{At: w.tick(), Kind: WireClosed, Conn: 1, From: "d1", To: "d1"})
+	for i := DocumentedPreparationsPerConn - 1; i <= DocumentedPreparationsPerConn; i++ {
+		w.l.Wire(WireEvent{At: w.tick(), Kind: WireLost, Conn: 1, From: CoreNode, To: "d1", Reason: lostOnSend,
+			Raw: []byte("x"), Frame: prepareFrame(prepReq(i), "s1", goodConfig("s1"))})
+	}
+	if vs := violationsOf(l, CheckPreparationsPerConn); len(vs) != 1 {
+		t.Fatalf("65 open at Core after the daemon's side closed: %v", vs)
+	}
+	w.l.Wire(WireEvent{At: w.tick(), Kind: WireClosed, Conn: 1, From: "d1", To: CoreNode})
+	w.open(2, "d1")
+	for i := 100; i < 100+DocumentedPreparationsPerConn; i++ {
+		w.coreSends(2, "d1", prepareFrame(prepReq(i), "s1", goodConfig("s1")))
+	}
+	if vs := violationsOf(l, CheckPreparationsPerConn); len(vs) != 1 {
+		t.Fatalf("streams kept after Core learned the close: %v", vs)
+	}
+}
+
+// Core's streams die with Core: a restarted Core holds none of them,
+// though it never learns that its old connections closed.
+func TestPreparationsPerConnEndWithCore(t *testing.T) {
+	l, w := prepareWorld(testSpec(), allKind())
+	openPreps(w, 0, DocumentedPreparationsPerConn)
+	l.NodeCrashed(w.tick(), CoreNode)
+	if l.prepStreamsFullSince(*w.now) {
+		t.Fatal("the streams of a crashed Core still fill its old connection")
+	}
+	openPreps(w, 100, DocumentedPreparationsPerConn)
+	if vs := violationsOf(l, CheckPreparationsPerConn); len(vs) > 0 {
+		t.Fatalf("streams of a crashed Core counted: %v", vs)
+	}
+}

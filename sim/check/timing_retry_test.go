@@ -198,6 +198,20 @@ func TestPrepareRetryExcused(t *testing.T) {
 			l.Wire(wev(WireDelivered, 2500*time.Millisecond, 1, "d1", "core", "", wire.Heartbeat{SupportedAgentKinds: []wire.SupportedAgentKind{{Kind: "k"}}}))
 		},
 		"turn cancelled": func(l *Ledger) { l.TurnFinished(ns(2500*time.Millisecond), "t1", "", TurnCancelled, "") },
+		"every stream open at Core after the daemon crashed": func(l *Ledger) {
+			// the daemon's side ends at 2.2 s; Core, not knowing yet,
+			// holds the 60 streams opened before and loses 4 more into
+			// the broken connection
+			for i := range 60 {
+				l.Wire(wev(WireSent, 1500*time.Millisecond, 1, "core", "d1", fmt.Sprintf("q%d", i), wire.ExecutionPrepare{SessionID: fmt.Sprintf("s%d", i+10)}))
+			}
+			l.Wire(WireEvent{At: ns(2200 * time.Millisecond), Kind: WireClosed, Conn: 1, From: "d1", To: "d1"})
+			for i := 60; i < DocumentedPreparationsPerConn; i++ {
+				ev := wev(WireLost, 2500*time.Millisecond, 1, "core", "d1", fmt.Sprintf("q%d", i), wire.ExecutionPrepare{SessionID: fmt.Sprintf("s%d", i+10)})
+				ev.Reason = lostOnSend
+				l.Wire(ev)
+			}
+		},
 		"every preparation stream of the connection open": func(l *Ledger) {
 			for i := range DocumentedPreparationsPerConn {
 				l.Wire(wev(WireSent, 2500*time.Millisecond, 1, "core", "d1", fmt.Sprintf("q%d", i), wire.ExecutionPrepare{SessionID: fmt.Sprintf("s%d", i+10)}))

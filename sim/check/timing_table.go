@@ -296,6 +296,7 @@ func (l *Ledger) NodeCrashed(at int64, node string) {
 		l.cancelsCoreCrashed(at)
 		l.cancelsExcuseAll(at, why)
 		l.retryCoreCrashed()
+		l.prepsCoreCrashed() // preparations_per_conn.go
 		l.suspensionsCoreCrashed()
 		l.decisionAcksExcuse(at, why, func(*decisionWait) bool { return true })
 		l.connsCoreCrashed()

@@ -72,6 +72,10 @@ func (u *universe) registerFaults() {
 
 func (u *universe) handler(k kind) sim.FaultHandler {
 	return func(w *sim.Kernel, f sim.Fault) {
+		if u.heldPanicSpares(k) {
+			u.noVictim(f, "ignored: a panic is held")
+			return
+		}
 		d := u.deviceByID(f.Node)
 		switch k {
 		case kCoreCrash:

@@ -17,7 +17,10 @@ import "github.com/turnstile-sim/turnstile/sim"
 // broken state breaks when its consequence shows (an idle executor never
 // closed, a close never retried). The first violation any checker
 // reports ends the run as usual; a run that ends without one fails with
-// the held panic.
+// the held panic. While a panic is held the world crashes, replaces and
+// restarts no process: the seed fails either way, and a restart would
+// erase the broken state (and excuse every timer it owed) before the
+// checker that judges its bound gets to see it.
 
 // machinePanicked records a machine's failed assertion; completed tells
 // an end-of-step invariant failure (held) from one inside the step.
@@ -40,4 +43,17 @@ func (u *universe) heldPanicCheck() sim.Check {
 		}
 		return &sim.NamedViolation{Check: checkPanic, Message: u.heldPanic + " (an invariant failed at the end of that step; the run went on)"}
 	}}
+}
+
+// heldPanicSpares reports whether a fault of kind k, one that would end
+// a process, is withheld because a panic is held.
+func (u *universe) heldPanicSpares(k kind) bool {
+	if u.heldPanic == "" {
+		return false
+	}
+	switch k {
+	case kCoreCrash, kDaemonCrash, kDeviceReplace, kVersionMismatch:
+		return true
+	}
+	return false
 }
