@@ -3,6 +3,7 @@ package world
 import (
 	"bytes"
 	"math/rand/v2"
+	"time"
 
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/sim"
@@ -21,7 +22,8 @@ import (
 // result, and the Turn is cancel_unconfirmed (timing_cancel_confirmation
 // judges it). Drawn from its own stream; it draws nothing else.
 type cancelFailedForgery struct {
-	r *rand.Rand
+	r         *rand.Rand
+	cancelled map[string]bool // turns the workload cancelled once seen running
 	// behind is the done the forgery follows, until it is forged
 	behind *forgeBehind
 }
@@ -35,7 +37,21 @@ type forgeBehind struct {
 
 func (u *universe) drawCancelFailedForgery() {
 	if r := u.w.Rand("cancel-failed-forgery"); r.IntN(3) == 0 && !u.faultFree() {
-		u.cancelForgery = &cancelFailedForgery{r: r}
+		u.cancelForgery = &cancelFailedForgery{r: r, cancelled: map[string]bool{}}
+	}
+}
+
+// cancelRunningForForgery: in such a seed the workload also cancels, once,
+// half of the Turns it reads running, so that Core awaits cancel receipts
+// while done frames leave (its own cancels mostly meet queued Turns).
+func (wl *workload) cancelRunningForForgery(now time.Time, t *wTurn, state core.TurnState) {
+	cf := wl.u.cancelForgery
+	if cf == nil || state != core.TurnRunning || cf.cancelled[t.id] || wl.u.cancelStall.cancelled[t.id] {
+		return
+	}
+	cf.cancelled[t.id] = true
+	if cf.r.IntN(2) == 0 {
+		wl.call(now, core.CancelTurn{Turn: t.id}, func(time.Time, core.APIResult) {}, func(time.Time) {})
 	}
 }
 
@@ -65,7 +81,11 @@ func (cf *cancelFailedForgery) doneSent(u *universe, ev sim.TapEvent) {
 		return
 	}
 	c := u.core.cancels[f.ID]
-	if c == nil || c.conn != core.ConnID(ev.Conn) || c.decided || c.answered || c.delivery == "" || cf.r.IntN(2) != 0 {
+	// a Run whose receipts the cancel stall holds (cancel_stall.go) is
+	// left alone: its done and receipt wait behind the stall, and the
+	// connection usually closes on the daemon's send budget first
+	if c == nil || c.conn != core.ConnID(ev.Conn) || c.decided || c.answered || c.delivery == "" ||
+		u.cancelStall.stalled[f.ID] || cf.r.IntN(2) != 0 {
 		return
 	}
 	b, err := wire.Encode(wire.Frame{ID: f.ID, Payload: wire.InteractionDecisionAck{DeliveryID: c.delivery, ErrorCode: wire.CancelFailed}})
@@ -83,6 +103,7 @@ func (cf *cancelFailedForgery) forge(u *universe) {
 	}
 	cf.behind = nil
 	if u.w.Forge(b.conn, b.from, b.frame) {
+		u.w.Note("cancel_failed forged behind the done of " + b.run + " for " + b.delivery)
 		u.mark(check.MarkCancelFailedAfterDone)
 	}
 }

@@ -306,6 +306,7 @@ func (wl *workload) read(now time.Time, t *wTurn) {
 		wl.resolve(ret, t, r.Turn)
 		wl.answerInteractions(now, t, r.Turn)
 		wl.cancelRunning(now, t, r.Turn.State)
+		wl.cancelRunningForForgery(now, t, r.Turn.State)
 		wl.cancelIfStarting(now, t, r.Turn.State)
 		if r.Turn.State.Terminal() {
 			wl.markTerminal(t)
