@@ -151,6 +151,12 @@
 //   - durable_facts: a turn's state regresses along queued < preparing <
 //     running < terminal, a terminal state changes, a run's cursor moves
 //     back, or a restart loses a turn, a state or a cursor.
+//   - restart_outcome (wire; restart_outcome.go): a Turn Core finishes
+//     while it restarts is not failed with cancel_unconfirmed,
+//     delivery_unknown or event_stream_incomplete, or is not
+//     cancel_unconfirmed exactly when a prompt_cancel of its Run awaited a
+//     deciding receipt at the crash (whatever its stream did); mark
+//     core_restart_cancel_pending.
 //   - done_usage (Harness truth and wire): a daemon's done for a Run whose
 //     native done carried usage does not carry exactly that usage (the
 //     last running snapshot stands in only when the native done has

@@ -126,6 +126,7 @@ type Ledger struct {
 	api              apiState
 	frames           frameState
 	timing           timingState
+	restart          restartState // restart_outcome.go
 
 	teardown   teardownState
 	heartbeat  heartbeatState
@@ -173,6 +174,7 @@ func NewLedger() *Ledger {
 	l.harness.init()
 	l.frames.init()
 	l.timing.init()
+	l.restart.init()
 	l.teardown.init()
 	l.heartbeat.init()
 	l.budget.init()

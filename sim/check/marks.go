@@ -90,6 +90,7 @@ func ExpectedMarks() []Mark {
 		MarkCapacityRejectionThenSuccess,
 		MarkCleanupRetried,
 		MarkCoreRestartMidTurn,
+		MarkCoreRestartCancelPending, // restart_outcome.go
 		MarkIdleEvictionJudged,
 		MarkKindAvailabilityChanged,
 		MarkReceiptBudgetClosed,

@@ -235,6 +235,7 @@ func (l *Ledger) timingWire(ev WireEvent) {
 		} else if ev.From == coreNode {
 			l.writtenCoreSent(ev)
 			l.cancelCoreSent(ev)
+			l.restartCoreSent(ev)
 			l.retryCoreSent(ev)
 			l.decisionAckCoreSent(ev)
 		} else {
@@ -252,6 +253,7 @@ func (l *Ledger) timingWire(ev WireEvent) {
 		} else if ev.To == coreNode {
 			l.writtenCoreReceived(ev)
 			l.cancelCoreReceived(ev)
+			l.restartCoreReceived(ev)
 			l.retryCoreReceived(ev)
 			l.decisionAckCoreReceived(ev)
 		} else {
@@ -294,6 +296,7 @@ func (l *Ledger) NodeCrashed(at int64, node string) {
 	if node == coreNode {
 		l.writtenExcuseAll(at, why)
 		l.cancelsCoreCrashed(at)
+		l.restartCoreCrashed()
 		l.cancelsExcuseAll(at, why)
 		l.retryCoreCrashed()
 		l.suspensionsCoreCrashed()
@@ -325,6 +328,7 @@ func (l *Ledger) TurnFinished(at int64, turn, run, state, code string) {
 	l.writtenTurnFinished(at, run, code)
 	l.runEventsFinished(at, turn, code)
 	l.cancelTurnFinished(at, run, code)
+	l.restartTurnFinished(at, turn, run, state, code)
 	l.retryTurnFinished(at, turn, run, code)
 	l.decisionAcksExcuse(at, "the turn finished", func(w *decisionWait) bool { return w.turn == turn })
 	l.usageTurnEnded(at, run, code)

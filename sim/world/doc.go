@@ -140,7 +140,10 @@
 // Every kind is swarm-selected per seed by the kernel (sim.Options.Swarm):
 // the kernel's conn_loss, stall, slow and dial_refuse, and the world's:
 //
-//   - core_crash: Core crashes (store kept) and restarts after For.
+//   - core_crash: Core crashes (store kept) and restarts after For. In
+//     half the seeds Core also crashes right after a prompt_cancel, before
+//     its receipt can be back, and the workload cancels a running Turn so
+//     there is one (cancel_crash.go).
 //   - daemon_crash: a daemon and its Harness crash and restart after For.
 //   - device_replace: the daemon dials a second connection; the newer one
 //     replaces the older at both ends.
@@ -318,7 +321,9 @@
 // started later), stale revision ignored (Core receives a status at or
 // below the revision it holds), reconnect during steer (a device's
 // connection closes or is replaced while Core awaits a receipt), Core
-// restart mid-turn (Core crashes with a claimed turn).
+// restart mid-turn (Core crashes with a claimed turn), Core restart with a
+// cancel pending (a prompt_cancel awaited its deciding receipt at the
+// crash).
 //
 // # Bugs
 //

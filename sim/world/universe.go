@@ -83,6 +83,8 @@ type universe struct {
 	cancelStall cancelStall
 	// cancelStarting cancels Turns read starting (cancel_starting.go).
 	cancelStarting cancelStarting
+	// cancelCrash crashes Core with a cancel unconfirmed (cancel_crash.go).
+	cancelCrash cancelCrash
 	// wsFaults is what the workspace faults read (faults_workspace.go).
 	wsFaults wsFaultState
 }
@@ -166,6 +168,7 @@ func setup(w *sim.Kernel, cfg Config, linAtEnd bool) *universe {
 	u.hostile.init()
 	u.initCancelStall()
 	u.initCancelStarting()
+	u.initCancelCrash()
 	u.drawEventLimit()
 	u.hostile.rogue = &rogueState{u: u, sessions: map[string]*rogueSession{}}
 	w.AddNode(rogueID, func() sim.Node { return &rogueNode{st: u.hostile.rogue} })
