@@ -339,6 +339,11 @@
 // a rogue daemon's) against HostileProbe records, each naming a forgery,
 // the attacked machine and the answer the seeds document for it:
 //
+//   - decision_conflict_after_apply (wire; decision_conflict.go): a
+//     decision with other content for a permission request the daemon
+//     applied on the connection, delivered before it sent the Run's done,
+//     is answered other than decision_conflict (applied, or not_pending
+//     while the Turn runs); mark decision_changed_while_live.
 //   - hostile_refusal: the attacked machine answered a forgery with
 //     another code or state than documented (§3.3 rejections such as
 //     unknown_preparation, invalid_start, unknown_executor,

@@ -126,7 +126,8 @@ type Ledger struct {
 	api              apiState
 	frames           frameState
 	timing           timingState
-	restart          restartState // restart_outcome.go
+	restart          restartState          // restart_outcome.go
+	decisionConflict decisionConflictState // decision_conflict.go
 
 	teardown   teardownState
 	heartbeat  heartbeatState
@@ -175,6 +176,7 @@ func NewLedger() *Ledger {
 	l.frames.init()
 	l.timing.init()
 	l.restart.init()
+	l.decisionConflict.init()
 	l.teardown.init()
 	l.heartbeat.init()
 	l.budget.init()
@@ -217,6 +219,7 @@ func NewLedger() *Ledger {
 		l.observeWorkspaceRuntime, // honest traffic, and forged requests reaching a daemon
 		l.observeEngineErrors,     // forged error frames too: Core classifies what reaches it
 		l.observePreparationsPerConn,
+		l.observeDecisionConflicts,
 	}
 	return l
 }

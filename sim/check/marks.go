@@ -91,6 +91,7 @@ func ExpectedMarks() []Mark {
 		MarkCleanupRetried,
 		MarkCoreRestartMidTurn,
 		MarkCoreRestartCancelPending, // restart_outcome.go
+		MarkDecisionChangedWhileLive, // decision_conflict.go
 		MarkIdleEvictionJudged,
 		MarkKindAvailabilityChanged,
 		MarkReceiptBudgetClosed,

@@ -207,7 +207,11 @@
 //     daemon applied; in one seed of many, a flood of its own admissions
 //     past the connection's 64 admission records, then releases of the
 //     oldest (hostile_records.go); and towards Core a status with a
-//     foreign handle for a stream Core already follows.
+//     foreign handle for a stream Core already follows. In half the
+//     seeds with faults a peer in the middle also sends, within 5 ms of a
+//     daemon's applied receipt for one of Core's permission decisions, the
+//     opposite decision, while the Turn still runs
+//     (hostile_decision_applied.go).
 //   - rogue_core (hostile_rogue_core.go): a scripted rogue on Core's side
 //     of a connection runs an admission and a Run of its own and sends
 //     the daemon what is wrong in each situation it sets up: undecodable
