@@ -220,6 +220,7 @@ func NewLedger() *Ledger {
 		l.observeEngineErrors,     // forged error frames too: Core classifies what reaches it
 		l.observePreparationsPerConn,
 		l.observeDecisionConflicts,
+		l.observeRestartWire,
 	}
 	return l
 }

@@ -8,7 +8,8 @@ import "github.com/turnstile-sim/turnstile/wire"
 // reference, Core error codes):
 //
 //   - cancel_unconfirmed when its cancel was sent and not confirmed: a
-//     prompt_cancel of its Run left Core and no deciding receipt for the
+//     prompt_cancel of its Run left Core (delivered or lost: Core records
+//     the attempt before it sends) and no deciding receipt for the
 //     latest attempt reached Core (applied, or refused with anything but
 //     not_ready; a second receipt for an attempt already answered
 //     not_ready is a duplicate), whatever its stream did, done included;
@@ -48,6 +49,21 @@ type restartState struct {
 
 func (s *restartState) init() { s.cancels = map[string]*restartCancel{} }
 
+// observeRestartWire reads what Core sent (a frame the network lost as
+// it left counts: Core recorded the attempt all the same) and what reached
+// Core (forged frames too: Core cannot tell them apart).
+func (l *Ledger) observeRestartWire(ev WireEvent) {
+	if !ev.HasFrame() || ev.From == RogueNode || ev.To == RogueNode {
+		return
+	}
+	switch {
+	case (ev.Kind == WireSent || ev.Kind == WireLost) && ev.From == coreNode && !ev.Forged:
+		l.restartCoreSent(ev)
+	case ev.Kind == WireDelivered && ev.To == coreNode:
+		l.restartCoreReceived(ev)
+	}
+}
+
 // restartCoreSent reads a frame Core sent.
 func (l *Ledger) restartCoreSent(ev WireEvent) {
 	p, ok := ev.Frame.Payload.(wire.PromptCancel)
@@ -59,11 +75,12 @@ func (l *Ledger) restartCoreSent(ev WireEvent) {
 		c = &restartCancel{}
 		l.restart.cancels[ev.Frame.ID] = c
 	}
-	c.delivery, c.answered = p.DeliveryID, false
+	if c.delivery != p.DeliveryID { // a frame lost in flight is reported after its send
+		c.delivery, c.answered = p.DeliveryID, false
+	}
 }
 
-// restartCoreReceived reads a frame delivered to Core (forged ones too:
-// Core cannot tell them apart).
+// restartCoreReceived reads a frame delivered to Core.
 func (l *Ledger) restartCoreReceived(ev WireEvent) {
 	ack, ok := ev.Frame.Payload.(wire.InteractionDecisionAck)
 	if !ok {

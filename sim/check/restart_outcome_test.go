@@ -109,3 +109,18 @@ func TestRestartOutcomeJudgesOnlyTheRestart(t *testing.T) {
 		t.Fatalf("mark %s reached for a finished turn", MarkCoreRestartCancelPending)
 	}
 }
+
+// A prompt_cancel the network lost as it left (a broken connection) was
+// still sent as far as Core knows: its Turn is cancel_unconfirmed.
+func TestRestartOutcomeLostCancelIsPending(t *testing.T) {
+	for code, bad := range map[string]bool{"cancel_unconfirmed": false, "event_stream_incomplete": true} {
+		l := NewLedger()
+		l.Wire(wev(WireLost, time.Second, 1, "core", "d1", "r1", wire.PromptCancel{DeliveryID: "cancel:r1"}))
+		restartedAfter(l, func(at int64) { l.TurnFinished(at, "t1", "r1", TurnFailed, code) })
+		if got := restartViolations(l); bad {
+			wantViolation(t, l, CheckRestartOutcome, "the cancel of run r1 was sent and not confirmed")
+		} else if len(got) > 0 {
+			t.Fatalf("%s: unexpected %v", code, got)
+		}
+	}
+}

@@ -235,7 +235,6 @@ func (l *Ledger) timingWire(ev WireEvent) {
 		} else if ev.From == coreNode {
 			l.writtenCoreSent(ev)
 			l.cancelCoreSent(ev)
-			l.restartCoreSent(ev)
 			l.retryCoreSent(ev)
 			l.decisionAckCoreSent(ev)
 		} else {
@@ -253,7 +252,6 @@ func (l *Ledger) timingWire(ev WireEvent) {
 		} else if ev.To == coreNode {
 			l.writtenCoreReceived(ev)
 			l.cancelCoreReceived(ev)
-			l.restartCoreReceived(ev)
 			l.retryCoreReceived(ev)
 			l.decisionAckCoreReceived(ev)
 		} else {
