@@ -236,6 +236,7 @@ func (l *Ledger) CoreRestarted(at int64, recovered []TurnFacts) {
 	l.subscribersLost()
 	l.core.restarts++
 	l.NodeCrashed(at, coreNode)
+	defer l.restartCoreUp() // restart_outcome.go
 	byTurn := map[string]TurnFacts{}
 	for _, f := range recovered {
 		byTurn[f.Turn] = f

@@ -151,6 +151,12 @@
 //   - durable_facts: a turn's state regresses along queued < preparing <
 //     running < terminal, a terminal state changes, a run's cursor moves
 //     back, or a restart loses a turn, a state or a cursor.
+//   - restart_outcome (wire; restart_outcome.go): a Turn Core finishes
+//     while it restarts is not failed with cancel_unconfirmed,
+//     delivery_unknown or event_stream_incomplete, or is not
+//     cancel_unconfirmed exactly when a prompt_cancel of its Run awaited a
+//     deciding receipt at the crash (whatever its stream did); mark
+//     core_restart_cancel_pending.
 //   - done_usage (Harness truth and wire): a daemon's done for a Run whose
 //     native done carried usage does not carry exactly that usage (the
 //     last running snapshot stands in only when the native done has
@@ -333,6 +339,11 @@
 // a rogue daemon's) against HostileProbe records, each naming a forgery,
 // the attacked machine and the answer the seeds document for it:
 //
+//   - decision_conflict_after_apply (wire; decision_conflict.go): a
+//     decision with other content for a permission request the daemon
+//     applied on the connection, delivered before it sent the Run's done,
+//     is answered other than decision_conflict (applied, or not_pending
+//     while the Turn runs); mark decision_changed_while_live.
 //   - hostile_refusal: the attacked machine answered a forgery with
 //     another code or state than documented (§3.3 rejections such as
 //     unknown_preparation, invalid_start, unknown_executor,

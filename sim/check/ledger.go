@@ -126,6 +126,8 @@ type Ledger struct {
 	api              apiState
 	frames           frameState
 	timing           timingState
+	restart          restartState          // restart_outcome.go
+	decisionConflict decisionConflictState // decision_conflict.go
 
 	teardown   teardownState
 	heartbeat  heartbeatState
@@ -173,6 +175,8 @@ func NewLedger() *Ledger {
 	l.harness.init()
 	l.frames.init()
 	l.timing.init()
+	l.restart.init()
+	l.decisionConflict.init()
 	l.teardown.init()
 	l.heartbeat.init()
 	l.budget.init()
@@ -215,6 +219,8 @@ func NewLedger() *Ledger {
 		l.observeWorkspaceRuntime, // honest traffic, and forged requests reaching a daemon
 		l.observeEngineErrors,     // forged error frames too: Core classifies what reaches it
 		l.observePreparationsPerConn,
+		l.observeDecisionConflicts,
+		l.observeRestartWire,
 	}
 	return l
 }

@@ -91,6 +91,8 @@ func ExpectedMarks() []Mark {
 		MarkCapacityRejectionThenSuccess,
 		MarkCleanupRetried,
 		MarkCoreRestartMidTurn,
+		MarkCoreRestartCancelPending, // restart_outcome.go
+		MarkDecisionChangedWhileLive, // decision_conflict.go
 		MarkIdleEvictionJudged,
 		MarkKindAvailabilityChanged,
 		MarkReceiptBudgetClosed,

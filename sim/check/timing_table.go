@@ -294,6 +294,7 @@ func (l *Ledger) NodeCrashed(at int64, node string) {
 	if node == coreNode {
 		l.writtenExcuseAll(at, why)
 		l.cancelsCoreCrashed(at)
+		l.restartCoreCrashed()
 		l.cancelsExcuseAll(at, why)
 		l.retryCoreCrashed()
 		l.prepsCoreCrashed() // preparations_per_conn.go
@@ -326,6 +327,7 @@ func (l *Ledger) TurnFinished(at int64, turn, run, state, code string) {
 	l.writtenTurnFinished(at, run, code)
 	l.runEventsFinished(at, turn, code)
 	l.cancelTurnFinished(at, run, code)
+	l.restartTurnFinished(at, turn, run, state, code)
 	l.retryTurnFinished(at, turn, run, code)
 	l.decisionAcksExcuse(at, "the turn finished", func(w *decisionWait) bool { return w.turn == turn })
 	l.usageTurnEnded(at, run, code)

@@ -124,6 +124,7 @@ func (n *coreNode) observeOutbound(e core.Send) {
 	case wire.PromptCancel:
 		n.cancels[e.Frame.ID] = &cancelSent{conn: e.Conn, delivery: p.DeliveryID}
 		u.cancelSent(e.Conn, e.Frame.ID, n.deviceOf(e.Conn))
+		u.crashAfterCancel(e.Frame.ID)
 	case wire.EnvironmentQuiesce:
 		u.suspensionRequested(e.Conn, "quiesce/"+p.SuspendID)
 	case wire.EnvironmentResume:

@@ -151,7 +151,10 @@
 // Every kind is swarm-selected per seed by the kernel (sim.Options.Swarm):
 // the kernel's conn_loss, stall, slow and dial_refuse, and the world's:
 //
-//   - core_crash: Core crashes (store kept) and restarts after For.
+//   - core_crash: Core crashes (store kept) and restarts after For. In
+//     half the seeds Core also crashes right after a prompt_cancel, before
+//     its receipt can be back, and the workload cancels a running Turn so
+//     there is one (cancel_crash.go).
 //   - daemon_crash: a daemon and its Harness crash and restart after For.
 //   - device_replace: the daemon dials a second connection; the newer one
 //     replaces the older at both ends.
@@ -215,7 +218,11 @@
 //     daemon applied; in one seed of many, a flood of its own admissions
 //     past the connection's 64 admission records, then releases of the
 //     oldest (hostile_records.go); and towards Core a status with a
-//     foreign handle for a stream Core already follows.
+//     foreign handle for a stream Core already follows. In half the
+//     seeds with faults a peer in the middle also sends, within 5 ms of a
+//     daemon's applied receipt for one of Core's permission decisions, the
+//     opposite decision, while the Turn still runs
+//     (hostile_decision_applied.go).
 //   - rogue_core (hostile_rogue_core.go): a scripted rogue on Core's side
 //     of a connection runs an admission and a Run of its own and sends
 //     the daemon what is wrong in each situation it sets up: undecodable
@@ -329,7 +336,9 @@
 // started later), stale revision ignored (Core receives a status at or
 // below the revision it holds), reconnect during steer (a device's
 // connection closes or is replaced while Core awaits a receipt), Core
-// restart mid-turn (Core crashes with a claimed turn).
+// restart mid-turn (Core crashes with a claimed turn), Core restart with a
+// cancel pending (a prompt_cancel awaited its deciding receipt at the
+// crash).
 //
 // # Bugs
 //

@@ -94,6 +94,7 @@ func (u *universe) watchHostile(ev sim.TapEvent, we check.WireEvent) {
 		return
 	}
 	f := we.Frame
+	u.changeAppliedDecision(ev.Conn, ev.From, f) // before watchDecisions forgets the decision
 	h.watchDecisions(ev.Conn, ev.From, f)
 	h.watchWrites(ev.Conn, f)
 	h.watchRogueCores(ev.Conn, ev.From, f)

@@ -89,6 +89,10 @@ type universe struct {
 	cancelForgery *cancelFailedForgery
 	// cancelStarting cancels Turns read starting (cancel_starting.go).
 	cancelStarting cancelStarting
+	// cancelCrash crashes Core with a cancel unconfirmed (cancel_crash.go).
+	cancelCrash cancelCrash
+	// decisionChanged changes applied decisions (hostile_decision_applied.go).
+	decisionChanged decisionChanged
 	// wsFaults is what the workspace faults read (faults_workspace.go).
 	wsFaults wsFaultState
 }
@@ -174,6 +178,8 @@ func setup(w *sim.Kernel, cfg Config, linAtEnd bool) *universe {
 	u.initCancelStall()
 	u.initSuspensionStall()
 	u.initCancelStarting()
+	u.initCancelCrash()
+	u.initDecisionChanged()
 	u.drawEventLimit()
 	u.hostile.rogue = &rogueState{u: u, sessions: map[string]*rogueSession{}}
 	w.AddNode(rogueID, func() sim.Node { return &rogueNode{st: u.hostile.rogue} })

@@ -308,6 +308,7 @@ func (wl *workload) read(now time.Time, t *wTurn) {
 		wl.cancelRunning(now, t, r.Turn.State)
 		wl.cancelRunningForForgery(now, t, r.Turn.State)
 		wl.cancelIfStarting(now, t, r.Turn.State)
+		wl.cancelForCrash(now, t, r.Turn.State) // cancel_crash.go
 		if r.Turn.State.Terminal() {
 			wl.markTerminal(t)
 		}

@@ -299,8 +299,8 @@ func FaultKinds() []sim.FaultKind {
 var checkNames = append([]string{
 	check.CheckRunStartedTwice, check.CheckInputDeliveredTwice, check.CheckAcceptedWithoutTruth,
 	check.CheckAcceptedWithoutReceipt, check.CheckFabricatedTerminal, check.CheckCancelOverridden, check.CheckHandleReuse,
-	check.CheckStaleRevision, check.CheckCapability, check.CheckCapacity, check.CheckDurableFacts,
-	check.CheckUsageAdded, check.CheckUsageLatest, check.CheckHostileRefusal, check.CheckHostileEffect, check.CheckHostileConnection,
+	check.CheckStaleRevision, check.CheckCapability, check.CheckCapacity, check.CheckDurableFacts, check.CheckRestartOutcome,
+	check.CheckUsageAdded, check.CheckUsageLatest, check.CheckDecisionConflictAfterApply, check.CheckHostileRefusal, check.CheckHostileEffect, check.CheckHostileConnection,
 	checkWire,
 	check.CheckPrepareConfiguration, check.CheckNativeHistory, check.CheckRefusalCode,
 	check.CheckDoneBeforeReceipt, check.CheckPublishedBeforeSettled, check.CheckHeartbeatSnapshot,

@@ -1,0 +1,110 @@
+package check
+
+import (
+	"strings"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// The changed-decision oracle (wire reference §3.6: a decision whose
+// content differs from the one already applied for that interaction is
+// refused decision_conflict). From the wire: a daemon sent a permission
+// request on a connection (its frame names the Run, its request_id the
+// interaction), then an applied receipt for Core's decision on it; when a
+// forged permission_decision for that interaction with other content
+// reaches the daemon on that connection before the daemon sent the Run's
+// done, the Turn is live and its interaction applied, so the daemon must
+// answer decision_conflict: not applied, and not not_pending (which is
+// left for a decision the daemon no longer remembers, once the Turn is
+// over).
+
+// CheckDecisionConflictAfterApply names the changed-decision oracle.
+const CheckDecisionConflictAfterApply = "decision_conflict_after_apply"
+
+// MarkDecisionChangedWhileLive: another decision for an applied
+// permission request reached the daemon while its Turn ran.
+const MarkDecisionChangedWhileLive Mark = "decision_changed_while_live"
+
+type changedDecision struct {
+	interaction string
+	approved    bool
+}
+
+type decisionConflictState struct {
+	runOf    map[string]string          // conn/interaction → Run, from the permission request
+	applied  map[string]bool            // conn/interaction → the approved answer of Core's decision the daemon applied
+	approved map[string]bool            // conn/delivery → approved, of the decisions Core sent
+	done     map[string]bool            // conn/Run → the daemon sent done
+	changed  map[string]changedDecision // conn/delivery of a changed decision delivered while live
+}
+
+func (s *decisionConflictState) init() {
+	s.runOf, s.applied, s.approved = map[string]string{}, map[string]bool{}, map[string]bool{}
+	s.done, s.changed = map[string]bool{}, map[string]changedDecision{}
+}
+
+// observeDecisionConflicts follows honest permission traffic and the
+// forged decisions reaching a daemon.
+func (l *Ledger) observeDecisionConflicts(ev WireEvent) {
+	if !ev.HasFrame() || ev.From == RogueNode || ev.To == RogueNode {
+		return
+	}
+	s := &l.decisionConflict
+	key := func(id string) string { return connIDKey(ev.Conn, id) }
+	switch p := ev.Frame.Payload.(type) {
+	case wire.PermissionRequest:
+		if ev.Kind == WireSent && !ev.Forged && ev.From != coreNode {
+			s.runOf[key(p.RequestID)] = ev.Frame.ID
+		}
+	case wire.Done:
+		if ev.Kind == WireSent && !ev.Forged && ev.From != coreNode {
+			s.done[key(ev.Frame.ID)] = true
+		}
+	case wire.PermissionDecision:
+		switch {
+		case ev.Kind == WireSent && !ev.Forged && ev.From == coreNode:
+			s.approved[key(p.DeliveryID)] = p.Approved
+		case ev.Kind == WireDelivered && ev.Forged && ev.To != coreNode && strings.HasPrefix(p.DeliveryID, HostileIDPrefix):
+			l.decisionChangedDelivered(ev, p)
+		}
+	case wire.InteractionDecisionAck:
+		if ev.Kind != WireSent || ev.Forged || ev.From == coreNode {
+			return
+		}
+		if approved, ok := s.approved[key(p.DeliveryID)]; ok && p.Applied {
+			s.applied[key(ev.Frame.ID)] = approved
+		}
+		l.decisionChangedAnswered(ev, p)
+	}
+}
+
+func (l *Ledger) decisionChangedDelivered(ev WireEvent, p wire.PermissionDecision) {
+	s := &l.decisionConflict
+	k := connIDKey(ev.Conn, ev.Frame.ID)
+	approved, applied := s.applied[k]
+	run, asked := s.runOf[k]
+	if !applied || !asked || approved == p.Approved || s.done[connIDKey(ev.Conn, run)] {
+		return
+	}
+	s.changed[connIDKey(ev.Conn, p.DeliveryID)] = changedDecision{interaction: ev.Frame.ID, approved: p.Approved}
+	l.reach(MarkDecisionChangedWhileLive)
+}
+
+func (l *Ledger) decisionChangedAnswered(ev WireEvent, a wire.InteractionDecisionAck) {
+	s := &l.decisionConflict
+	k := connIDKey(ev.Conn, a.DeliveryID)
+	c, ok := s.changed[k]
+	if !ok {
+		return
+	}
+	delete(s.changed, k)
+	if a.Applied || a.ErrorCode != wire.AckDecisionConflict {
+		got := "applied"
+		if !a.Applied {
+			got = "refused " + a.ErrorCode
+		}
+		l.violate(ev.At, CheckDecisionConflictAfterApply,
+			"%s answered a changed decision (approved=%t) for permission request %s it had applied, while its Turn ran, %s; want %s",
+			ev.From, c.approved, c.interaction, got, wire.AckDecisionConflict)
+	}
+}

@@ -1,0 +1,142 @@
+package check
+
+import "github.com/turnstile-sim/turnstile/wire"
+
+// The restart outcome oracle. A Core that crashes and restarts never
+// starts again a Turn whose execution_start it had sent: it fails it, at
+// the restart, with the code the seeds give for what Core knew (wire
+// reference, Core error codes):
+//
+//   - cancel_unconfirmed when its cancel was sent and not confirmed: a
+//     prompt_cancel of its Run left Core (delivered or lost: Core records
+//     the attempt before it sends) and no deciding receipt for the
+//     latest attempt reached Core (applied, or refused with anything but
+//     not_ready; a second receipt for an attempt already answered
+//     not_ready is a duplicate), whatever its stream did, done included;
+//   - otherwise delivery_unknown (its start was never confirmed) or
+//     event_stream_incomplete (it was running).
+//
+// Every Turn Core finishes while it restarts is judged: failed, with one
+// of those codes, cancel_unconfirmed exactly when its cancel was pending
+// at the crash. Everything is read from the wire; Core's own cancel state
+// is never consulted.
+
+// CheckRestartOutcome names the restart outcome oracle.
+const CheckRestartOutcome = "restart_outcome"
+
+// MarkCoreRestartCancelPending: Core crashed while a cancel of a Turn it
+// had not finished awaited its receipt.
+const MarkCoreRestartCancelPending Mark = "core_restart_cancel_pending"
+
+// restartCodes are the codes a Turn may fail with at Core's restart.
+var restartCodes = codeSet("cancel_unconfirmed delivery_unknown event_stream_incomplete")
+
+// restartCancel is what the wire showed of the cancels of one Run.
+type restartCancel struct {
+	delivery string // the latest attempt Core sent
+	answered bool   // that attempt was refused not_ready
+	decided  bool   // a deciding receipt for an attempt reached Core
+	finished bool   // Core finished the Run's turn
+}
+
+type restartState struct {
+	cancels map[string]*restartCancel // by Run ID
+	// down: Core crashed and has not finished restarting; pending are the
+	// Runs whose cancel awaited its receipt at the crash.
+	down    bool
+	pending map[string]bool
+}
+
+func (s *restartState) init() { s.cancels = map[string]*restartCancel{} }
+
+// observeRestartWire reads what Core sent (a frame the network lost as
+// it left counts: Core recorded the attempt all the same) and what reached
+// Core (forged frames too: Core cannot tell them apart).
+func (l *Ledger) observeRestartWire(ev WireEvent) {
+	if !ev.HasFrame() || ev.From == RogueNode || ev.To == RogueNode {
+		return
+	}
+	switch {
+	case (ev.Kind == WireSent || ev.Kind == WireLost) && ev.From == coreNode && !ev.Forged:
+		l.restartCoreSent(ev)
+	case ev.Kind == WireDelivered && ev.To == coreNode:
+		l.restartCoreReceived(ev)
+	}
+}
+
+// restartCoreSent reads a frame Core sent.
+func (l *Ledger) restartCoreSent(ev WireEvent) {
+	p, ok := ev.Frame.Payload.(wire.PromptCancel)
+	if !ok {
+		return
+	}
+	c := l.restart.cancels[ev.Frame.ID]
+	if c == nil {
+		c = &restartCancel{}
+		l.restart.cancels[ev.Frame.ID] = c
+	}
+	if c.delivery != p.DeliveryID { // a frame lost in flight is reported after its send
+		c.delivery, c.answered = p.DeliveryID, false
+	}
+}
+
+// restartCoreReceived reads a frame delivered to Core.
+func (l *Ledger) restartCoreReceived(ev WireEvent) {
+	ack, ok := ev.Frame.Payload.(wire.InteractionDecisionAck)
+	if !ok {
+		return
+	}
+	c := l.restart.cancels[ev.Frame.ID]
+	if c == nil || c.decided || c.answered || ack.DeliveryID != c.delivery {
+		return
+	}
+	if !ack.Applied && ack.ErrorCode == wire.CancelNotReady {
+		c.answered = true
+		return
+	}
+	c.decided = true
+}
+
+// restartCoreCrashed notes the cancels pending when Core crashed (the
+// first notice of a crash counts; its restart repeats it).
+func (l *Ledger) restartCoreCrashed() {
+	s := &l.restart
+	if s.down {
+		return
+	}
+	s.down, s.pending = true, map[string]bool{}
+	for _, run := range sortedKeys(s.cancels) {
+		if c := s.cancels[run]; !c.decided && !c.finished {
+			s.pending[run] = true
+		}
+	}
+	if len(s.pending) > 0 {
+		l.reach(MarkCoreRestartCancelPending)
+	}
+}
+
+// restartCoreUp: Core's restart is over.
+func (l *Ledger) restartCoreUp() { l.restart.down, l.restart.pending = false, nil }
+
+// restartTurnFinished judges a Turn Core finished while restarting.
+func (l *Ledger) restartTurnFinished(at int64, turn, run, state, code string) {
+	s := &l.restart
+	if c := s.cancels[run]; c != nil {
+		c.finished = true
+	}
+	if !s.down {
+		return
+	}
+	pending := run != "" && s.pending[run]
+	switch {
+	case state != TurnFailed || !restartCodes[code]:
+		l.violate(at, CheckRestartOutcome, "Core's restart finished turn %s (run %s) %s %q, want failed with one of cancel_unconfirmed, delivery_unknown, event_stream_incomplete",
+			turn, run, state, code)
+	case pending && code != codeCancelUnconfirmed:
+		l.violate(at, CheckRestartOutcome, "Core's restart finished turn %s %q, want %s: the cancel of run %s was sent and not confirmed when Core crashed",
+			turn, code, codeCancelUnconfirmed, run)
+	case !pending && code == codeCancelUnconfirmed:
+		l.violate(at, CheckRestartOutcome, "Core's restart finished turn %s %s, but no cancel of run %q awaited its receipt when Core crashed",
+			turn, code, run)
+	}
+}
