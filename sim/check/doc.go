@@ -429,8 +429,10 @@
 // executors_max executors), kind_availability_changed (a heartbeat changes
 // a kind's availability), receipt_budget_closed (a daemon closed a
 // connection on a send over its budget), idle_eviction_judged (a prepare
-// evicted an idle executor and idle_eviction judged the order).
-// run_event_limit_reached (a Turn failed at its run-event limit) and
+// evicted an idle executor and idle_eviction judged the order),
+// cancel_outcome_usage_newer (an applied cancel's outcome reached Core
+// after the Run's done, with newer usage: usage_not_latest judges that
+// Core keeps it). run_event_limit_reached (a Turn failed at its run-event limit) and
 // resume_replaced_executor (a resume closed an idle executor without
 // native identity) are marks but not expected.
 package check
