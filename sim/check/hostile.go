@@ -583,6 +583,9 @@ func (l *Ledger) expireProbes(at int64) {
 			if p.Cond == CondWriteOutstanding && l.writeOutstandingAnswer(p, ps.delivered) == nil {
 				continue // admitted: its first receipt waits for its native write
 			}
+			if p.Cond == CondUnresolved && l.unresolvedAnswer(p, ps.delivered) == nil {
+				continue // the start had resolved: admitted, answered when the native side is
+			}
 			if l.hostile.conns.openAt(p.Conn, p.Target) {
 				l.violate(at, CheckHostileRefusal, "%s never answered %s (%s on c%d delivered at %s), documented %s",
 					p.Target, p.Action, p.ReplyID, p.Conn, vtime(ps.delivered), strings.Join(p.Want, " or "))

@@ -107,4 +107,18 @@ func TestDecisionBeforeTheNativeStartReturnedIsNotReady(t *testing.T) {
 	h.answer(11*ms, "perm-x-r-1", wire.InteractionDecisionAck{DeliveryID: "x-d-1", ErrorCode: "not_pending"})
 	h.tick(5000 * ms)
 	h.clean()
+
+	// the start had resolved: the decision is admitted and answered only
+	// when the native side answers, perhaps much later
+	h = rogueStarted(t)
+	h.l.StartAnswered(8*ms, "d1", "x-r")
+	h.forge(10*ms, p, raw)
+	h.tick(5000 * ms)
+	h.clean()
+
+	// unresolved, never answered
+	h = rogueStarted(t)
+	h.forge(10*ms, p, raw)
+	h.tick(5000 * ms)
+	h.want(CheckHostileRefusal, "never answered rcore_decision_starting")
 }
