@@ -16,7 +16,9 @@ import (
 // draw), when Core sends a prompt_cancel, Core crashes, two times in
 // three and at most twice a seed, before the receipt can be back: within
 // 1 ms (the least network latency), or within 10 s when the receipts of
-// that Run are held (cancel_stall.go). It restarts after a core_crash
+// that Run are held (cancel_stall.go), but only once a core_crash fault
+// of the seed's schedule has come (so a schedule shrunk of its Core
+// crashes has none of these either). It restarts after a core_crash
 // fault's down time. So that such a seed has a cancel to crash on, its
 // workload also cancels the first Turn it reads running (Turns run mostly
 // after heal, so neither the cancel nor the crash waits for it). The
@@ -26,6 +28,7 @@ import (
 type cancelCrash struct {
 	r         *rand.Rand // nil: not in this seed
 	left      int        // crashes still allowed
+	scheduled bool       // a core_crash fault of the schedule came
 	cancelled map[string]bool
 }
 
@@ -49,7 +52,7 @@ func (u *universe) initCancelCrash() {
 // of run.
 func (u *universe) crashAfterCancel(run string) {
 	s := &u.cancelCrash
-	if s.r == nil || s.left == 0 || s.r.IntN(3) == 0 {
+	if s.r == nil || !s.scheduled || s.left == 0 || s.r.IntN(3) == 0 {
 		return
 	}
 	s.left--

@@ -79,6 +79,7 @@ func (u *universe) handler(k kind) sim.FaultHandler {
 		d := u.deviceByID(f.Node)
 		switch k {
 		case kCoreCrash:
+			u.cancelCrash.scheduled = true
 			u.crashCore(f)
 		case kDaemonCrash:
 			if !d.Crash(f.For) {
