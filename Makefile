@@ -10,7 +10,7 @@ FUZZ_PKG := ./fuzz
 .PHONY: test check fmt vet race fuzz fuzz-smoke bench crash check-runtime-contract codex conform
 
 test: codex
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -timeout 30m ./...
 	$(MAKE) --no-print-directory fuzz-smoke
 	$(MAKE) --no-print-directory mutants-smoke
 
