@@ -68,6 +68,7 @@ type steerRetryRec struct {
 	conn       uint64
 	written    bool  // a written or accepted receipt came: no retry any more
 	cancelled  bool  // Core sent a prompt_cancel of the Run: it steers no more
+	finished   bool  // Core finished the Turn: a refusal arriving later owes nothing
 	unknownAt  int64 // the input's written window ends: unknown from then
 	code       string
 	retryOwed
@@ -79,6 +80,7 @@ type cancelRetryRec struct {
 	deadline int64
 	delivery string
 	answered bool
+	finished bool // Core finished the Turn: a refusal arriving later owes nothing
 	retryOwed
 }
 
@@ -253,7 +255,7 @@ func (l *Ledger) retryCoreReceived(ev WireEvent) {
 	switch p := ev.Frame.Payload.(type) {
 	case wire.PromptSteerAck:
 		r := s.steers[ev.Frame.ID]
-		if r == nil || r.input != p.InputID || r.conn != ev.Conn || r.written || r.cancelled {
+		if r == nil || r.input != p.InputID || r.conn != ev.Conn || r.written || r.cancelled || r.finished {
 			return
 		}
 		switch {
@@ -268,7 +270,7 @@ func (l *Ledger) retryCoreReceived(ev WireEvent) {
 		}
 	case wire.InteractionDecisionAck:
 		r := s.cancels[ev.Frame.ID]
-		if r == nil || r.answered || p.DeliveryID != r.delivery || r.conn != ev.Conn {
+		if r == nil || r.answered || r.finished || p.DeliveryID != r.delivery || r.conn != ev.Conn {
 			return
 		}
 		r.answered = true
@@ -360,9 +362,11 @@ func (l *Ledger) retryTurnFinished(at int64, turn, run, code string) {
 				run, code, vtime(at), r.code, r.input)
 		}
 		r.excuse("the turn finished")
+		r.finished = true
 	}
 	if r := s.cancels[run]; r != nil {
 		r.excuse("the turn finished")
+		r.finished = true
 	}
 	sess := l.core.turn(turn).session
 	if r := s.preps[sess]; r != nil && sess != "" {

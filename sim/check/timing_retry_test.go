@@ -88,6 +88,25 @@ func TestSteerRefusalAfterWrittenOrAtItsWindowOwesNothing(t *testing.T) {
 	}
 }
 
+// A refusal arriving after Core finished the Turn (its run event limit
+// failed it while the steer was out) owes no retry, of a steer or a
+// cancel.
+func TestRefusalAfterTheTurnFinishedOwesNothing(t *testing.T) {
+	l := NewLedger()
+	l.Wire(wev(WireSent, time.Second, 1, "core", "d1", "r1", wire.PromptSteer{InputID: "2", DurableReceipt: true}))
+	l.Wire(wev(WireSent, time.Second, 1, "core", "d1", "r2", wire.PromptCancel{DeliveryID: "cancel:r2"}))
+	l.TurnFinished(ns(1500*time.Millisecond), "t1", "r1", TurnFailed, codeEventPersistenceFailed)
+	l.TurnFinished(ns(1500*time.Millisecond), "t2", "r2", TurnFailed, codeEventPersistenceFailed)
+	l.Wire(wev(WireDelivered, 2*time.Second, 1, "d1", "core", "r1", wire.PromptSteerAck{InputID: "2", ErrorCode: wire.SteerBusy}))
+	l.Wire(wev(WireDelivered, 2*time.Second, 1, "d1", "core", "r2", wire.InteractionDecisionAck{DeliveryID: "cancel:r2", ErrorCode: wire.CancelNotReady}))
+	tick(l, 5*time.Second)
+	for _, c := range []string{CheckTimingSteerRetry, CheckTimingCancelRetry} {
+		if vs := violationsOf(l, c); len(vs) > 0 {
+			t.Fatalf("unexpected: %v", vs)
+		}
+	}
+}
+
 // cancelRefusedNotReady sends the first prompt_cancel of r1 at 1 s,
 // refused not_ready at 2 s: the next attempt is owed at 3 s.
 func cancelRefusedNotReady() *Ledger {

@@ -22,8 +22,8 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkStaleRevisionIgnored:         {kStatusRepublish.kind},
 	check.MarkCleanupRetried:               {harness.CloseFailure},
 	check.MarkCoreRestartMidTurn:           {kCoreCrash.kind},
-	check.MarkCoreRestartCancelPending:     {sim.FaultStall}, // any fault kind enables the crash (cancel_crash.go)
-	check.MarkDecisionChangedWhileLive:     {sim.FaultStall}, // any fault kind enables it (hostile_decision_applied.go)
+	check.MarkCoreRestartCancelPending:     {kCoreCrash.kind}, // the crash waits for a scheduled core_crash (cancel_crash.go)
+	check.MarkDecisionChangedWhileLive:     {sim.FaultStall},  // any fault kind enables it (hostile_decision_applied.go)
 	check.MarkReconnectDuringSteer:         {sim.FaultConnLoss, kDeviceReplace.kind, kDaemonCrash.kind},
 	check.MarkCancelUnconfirmed:            {harness.CancelNever, harness.CancelLate, harness.WriteOverBudget},
 	check.MarkSteerUnknownAfter30s:         {harness.WriteOverBudget},
