@@ -13,14 +13,18 @@ import (
 // move it. At the deadline a still-live admission (no starting, started,
 // released, failed or expired status yet) must be published expired,
 // exactly then; expired is never published before; no start is published
-// at or after the deadline. Admissions are connection-local: one whose
-// connection ends is no longer judged.
+// at or after the deadline. A device whose process delivers expiry timers
+// late (TimerLate) publishes expired between the deadline and the deadline
+// plus that lag, and a start reaching it in between is still refused: the
+// machine reads its own clock, not only its timer. Admissions are
+// connection-local: one whose connection ends is no longer judged.
 
 type timedAdmission struct {
 	device, handle string
 	conn           uint64
 	granted        int64
 	deadline       int64
+	lag            int64  // the most the device delivers the expiry timer late
 	ended          string // the state that ended it; "" while live
 	endedAt        int64
 	excused        string
@@ -49,7 +53,7 @@ func (l *Ledger) admissionDaemonSent(ev WireEvent) {
 			return
 		}
 		a = &timedAdmission{device: ev.From, handle: st.Handle, conn: ev.Conn, granted: ev.At,
-			deadline: ev.At + l.timer(ev.From, TimerAdmission)}
+			deadline: ev.At + l.timer(ev.From, TimerAdmission), lag: l.timerLate(ev.From, TimerAdmission)}
 		s.byKey[k] = a
 		s.all = append(s.all, a)
 		l.arm(a.deadline, func() { l.admissionDue(a) })
@@ -119,9 +123,25 @@ func (l *Ledger) admissionDue(a *timedAdmission) {
 	case a.excused != "":
 	case a.ended == wire.StateExpired && a.endedAt == a.deadline:
 		l.decide(TimerAdmission)
+	case a.ended == "" && a.lag > 0:
+		l.arm(a.deadline+a.lag, func() { l.admissionLateDue(a) })
 	case a.ended == "":
 		l.violate(a.deadline, CheckTimingAdmission,
 			"admission of handle %s granted by %s at %s was still live at its deadline %s (%s) but no expired status was published then",
 			a.handle, a.device, vtime(a.granted), vtime(a.deadline), time.Duration(a.deadline-a.granted))
+	}
+}
+
+// admissionLateDue runs once a late-delivered expiry timer of a must have
+// fired: the admission is expired by now, published within the lag.
+func (l *Ledger) admissionLateDue(a *timedAdmission) {
+	switch {
+	case a.excused != "":
+	case a.ended == wire.StateExpired:
+		l.decide(TimerAdmission)
+	case a.ended == "":
+		l.violate(a.deadline+a.lag, CheckTimingAdmission,
+			"admission of handle %s granted by %s at %s was still live %s after its deadline %s (%s), the most its expiry timer is late",
+			a.handle, a.device, vtime(a.granted), time.Duration(a.lag), vtime(a.deadline), time.Duration(a.deadline-a.granted))
 	}
 }

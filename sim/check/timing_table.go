@@ -111,6 +111,7 @@ type timingDeadline struct {
 // tally; each oracle keeps its own records beside it.
 type timingState struct {
 	configured map[string]time.Duration // node\x00timer → what the world configured
+	late       map[string]time.Duration // node\x00timer → the most its process delivers it late
 	pending    []timingDeadline         // sorted by (at, seq)
 	seq        uint64
 	decided    map[string]int
@@ -131,6 +132,7 @@ type timingState struct {
 
 func (t *timingState) init() {
 	t.configured = map[string]time.Duration{}
+	t.late = map[string]time.Duration{}
 	t.decided = map[string]int{}
 	t.written.init()
 	t.cancels.init()
@@ -147,6 +149,18 @@ func (t *timingState) init() {
 // passes its own drawn number, never the machine's resolved one.
 func (l *Ledger) TimerConfigured(node, timer string, d time.Duration) {
 	l.timing.configured[pairKey(node, timer)] = d
+}
+
+// TimerLate records that node's process delivers its timer up to d after
+// its instant (a loaded host). The machine's own clock still decides: what
+// the timer ends must not happen after the bound, while the timer's own
+// publication may come up to d late.
+func (l *Ledger) TimerLate(node, timer string, d time.Duration) {
+	l.timing.late[pairKey(node, timer)] = d
+}
+
+func (l *Ledger) timerLate(node, name string) int64 {
+	return int64(l.timing.late[pairKey(node, name)])
 }
 
 // timer is the duration node's timer must have: what the world

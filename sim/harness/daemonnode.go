@@ -40,6 +40,9 @@ const ReasonVersion = "incompatible_version"
 const (
 	daemonPrefix = "d/"
 	timerRedial  = "redial"
+	// expiryTimerPrefix begins the machine's admission expiry timers,
+	// the ones ExpiryLag delivers late.
+	expiryTimerPrefix = "expiry/"
 )
 
 // Daemon is one daemon process of a Device: the daemon.Machine, a shell
@@ -51,6 +54,7 @@ type Daemon struct {
 	m       *daemon.Machine
 	h       *Harness
 	r       *rand.Rand
+	lag     *rand.Rand // draws expiry timer lags; nil without ExpiryLag
 	backoff Backoff
 	cur     sim.ConnID // current connection (0: none)
 	dialing bool
@@ -75,6 +79,9 @@ func newDaemon(d *Device) *Daemon {
 		backoff: d.Backoff}
 	if n.backoff == (Backoff{}) {
 		n.backoff = DefaultBackoff()
+	}
+	if d.ExpiryLag > 0 {
+		n.lag = d.w.Rand("timer-lag:" + string(d.ID))
 	}
 	n.h = New(d.w, d, n)
 	return n
@@ -318,7 +325,11 @@ func (n *Daemon) apply(now time.Time, ef daemon.Effect) {
 			n.redial(now, false)
 		}
 	case daemon.SetTimer:
-		n.out = append(n.out, sim.SetTimer{Timer: sim.TimerID(daemonPrefix + string(e.Timer)), At: e.At})
+		at := e.At
+		if n.lag != nil && strings.HasPrefix(string(e.Timer), expiryTimerPrefix) {
+			at = at.Add(time.Duration(n.lag.Int64N(int64(n.d.ExpiryLag) + 1)))
+		}
+		n.out = append(n.out, sim.SetTimer{Timer: sim.TimerID(daemonPrefix + string(e.Timer)), At: at})
 	case daemon.CancelTimer:
 		n.out = append(n.out, sim.CancelTimer{Timer: sim.TimerID(daemonPrefix + string(e.Timer))})
 	case daemon.NativeCall:

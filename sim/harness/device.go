@@ -31,6 +31,11 @@ type Device struct {
 	// Encode encodes every frame the daemon sends; nil: wire.Encode. An
 	// error drops the frame and is reported to the Observer.
 	Encode func(wire.Frame) ([]byte, error)
+	// ExpiryLag is the most the process delivers an admission expiry timer
+	// after its instant, as a loaded host delivers timers late; each timer
+	// draws its own lag. The machine must then refuse a start that arrives
+	// past the deadline by its own clock. Zero: timers are on time.
+	ExpiryLag time.Duration
 
 	w            *sim.Kernel
 	tokens       map[sim.FaultKind]int

@@ -162,6 +162,7 @@ func setup(w *sim.Kernel, cfg Config, linAtEnd bool) *universe {
 		u.devices = append(u.devices, u.newDevice(i, dcfg, hc))
 		u.declareLimits(deviceID(i), dcfg)
 	}
+	u.drawExpiryLag()
 	u.drawPreparationFlood()
 	u.drawReceiptReplay()
 	u.drawCancelFailedForgery()
