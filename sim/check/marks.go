@@ -12,7 +12,11 @@ type Mark string
 
 // Rare-state marks.
 const (
-	MarkAdmissionExpiredBeforeStart  Mark = "admission_expired_before_start"
+	MarkAdmissionExpiredBeforeStart Mark = "admission_expired_before_start"
+	// MarkStartPastDeadlineRefused: an execution_start reached a daemon
+	// after its admission's deadline, before the (late) expiry timer fired,
+	// and the daemon published expired at once (timing_admission.go).
+	MarkStartPastDeadlineRefused     Mark = "start_past_deadline_refused"
 	MarkCancelRacedDone              Mark = "cancel_raced_done"
 	MarkSteerUnknownAfter30s         Mark = "steer_unknown_after_30s"
 	MarkCancelUnconfirmed            Mark = "cancel_unconfirmed"

@@ -25,6 +25,7 @@ type timedAdmission struct {
 	granted        int64
 	deadline       int64
 	lag            int64  // the most the device delivers the expiry timer late
+	startPast      int64  // when a start reached the daemon past the deadline, before expired; 0 none
 	ended          string // the state that ended it; "" while live
 	endedAt        int64
 	excused        string
@@ -69,6 +70,9 @@ func (l *Ledger) admissionDaemonSent(ev WireEvent) {
 				a.device, st.State, a.handle, vtime(ev.At), vtime(a.deadline), vtime(a.granted), time.Duration(a.deadline-a.granted))
 		}
 	case wire.StateExpired:
+		if a.startPast != 0 && a.startPast == ev.At {
+			l.reach(MarkStartPastDeadlineRefused)
+		}
 		if ev.At < a.deadline {
 			l.violate(ev.At, CheckTimingAdmission,
 				"%s published handle %s expired at %s, %s after its grant at %s: before its %s expiry",
@@ -87,6 +91,13 @@ func (l *Ledger) admissionDaemonSent(ev WireEvent) {
 // confirmed, which may fall after the deadline (a read-only profile's close
 // is native work). A forged release counts too: the daemon acted on it.
 func (l *Ledger) admissionDaemonReceived(ev WireEvent) {
+	if st, ok := ev.Frame.Payload.(wire.ExecutionStart); ok {
+		a := l.timing.admissions.byKey[pairKey(ev.To, st.Handle)]
+		if a != nil && a.conn == ev.Conn && a.ended == "" && ev.At >= a.deadline {
+			a.startPast = ev.At
+		}
+		return
+	}
 	r, ok := ev.Frame.Payload.(wire.ExecutionRelease)
 	if !ok || r.Handle == "" {
 		return

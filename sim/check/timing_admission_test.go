@@ -100,3 +100,35 @@ func TestAdmissionReleasedAcrossTheDeadline(t *testing.T) {
 	late.Wire(status(grantPlusExpiry+4*time.Millisecond, 2, wire.StateReleased))
 	wantViolation(t, late, CheckTimingAdmission, "still live at its deadline")
 }
+
+// lateLedger grants h1 at 10 s on a device whose expiry timers come up to
+// 10 s late.
+func lateLedger() *Ledger {
+	l := NewLedger()
+	l.TimerLate("d1", TimerAdmission, 10*time.Second)
+	l.Wire(status(10*time.Second, 1, wire.StatePreparing))
+	return l
+}
+
+func TestAdmissionExpiredWithinItsTimerLag(t *testing.T) {
+	for _, late := range []time.Duration{0, time.Second, 10 * time.Second} {
+		l := lateLedger()
+		l.Wire(status(grantPlusExpiry+late, 2, wire.StateExpired))
+		tick(l, grantPlusExpiry+time.Minute)
+		wantClean(t, l)
+		wantDecided(t, l, TimerAdmission, 1)
+	}
+}
+
+func TestAdmissionExpiredPastItsTimerLagIsCaught(t *testing.T) {
+	l := lateLedger()
+	l.Wire(status(grantPlusExpiry+11*time.Second, 2, wire.StateExpired))
+	wantViolation(t, l, CheckTimingAdmission, "still live 10s after its deadline 5m10s")
+}
+
+// A late timer excuses no start: the machine reads its own clock.
+func TestAdmissionStartedWithinTheTimerLagIsCaught(t *testing.T) {
+	l := lateLedger()
+	l.Wire(status(grantPlusExpiry+time.Second, 2, wire.StateStarting))
+	wantViolation(t, l, CheckTimingAdmission, "at or after its admission expired at 5m10s")
+}
