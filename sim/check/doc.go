@@ -298,7 +298,9 @@
 //     the 5 s budget.
 //   - timing_admission_expiry: a handle granted at g (its first status) is
 //     published expired at g + expiry if still live, never before; never
-//     started at or after it; retries do not move it.
+//     started at or after it; retries do not move it. A device whose
+//     expiry timers come late (TimerLate) publishes expired within the
+//     lag, and still never starts past the deadline.
 //   - timing_settlement_wait: every cancel waiter is answered by the wait's
 //     start + 10 s, cancel_failed exactly then, or earlier only after the
 //     Harness failed the cancel.

@@ -140,7 +140,11 @@
 //
 // The daemon shell honours each Send's budget (sim/harness): a receipt
 // held by a stall, or slower than its budget, closes the connection when
-// the budget runs out (receipt_budget_closed).
+// the budget runs out (receipt_budget_closed). In a third of the seeds
+// with faults, the devices' processes deliver admission expiry timers up
+// to 1, 10 or 30 s late ("expiry-lag" stream, expiry_lag.go), so a start
+// that reaches a daemon past the deadline meets the machine's own clock
+// check (start_past_deadline_refused).
 //
 // # Faults
 //
