@@ -19,9 +19,16 @@
 //
 // Run 'turnstile <command> -h' for a command's flags.
 //
-// Exit codes: 0 success; 1 a violation, a missed expected mark or a missing
-// seed; 2 bad flags or arguments; 3 the tool itself failed (a file could
-// not be read or written, a bad case file).
+// Exit codes, the same table for every command ('turnstile -h' prints it):
+//
+//	0  pass: everything asked was checked and held
+//	1  a violation: a seed or scenario failed, an expected mark was missed, seeds are missing
+//	2  usage error: bad flags or arguments
+//	3  bad input or unreadable evidence: a shard, case, trace or report file cannot be
+//	   read, decoded or written
+//	4  vacuous: the run checked nothing (a merge that read no seed), or skipped scenarios
+//	   for lack of a credential (conform core without -operator-token-file)
+//	5  no store: the -data directory does not exist (or holds no store); nothing was created
 //
 // This package is a shell: it owns the wall clock, the worker goroutines,
 // the terminal, the file system and the processes' sockets, and wires the

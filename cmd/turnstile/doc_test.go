@@ -24,12 +24,17 @@ func TestPackageDocMatchesTheCode(t *testing.T) {
 			t.Errorf("doc.go lacks the command %q of the usage text", name)
 		}
 	}
-	for _, want := range []string{
-		fmt.Sprintf("Exit codes: %d success; %d a violation", exitOK, exitFail),
-		fmt.Sprintf("; %d bad flags or arguments; %d the tool itself failed", exitUsage, exitTool),
-	} {
-		if !strings.Contains(doc, want) {
-			t.Errorf("doc.go does not state the exit codes as %q", want)
+	// doc.go states the exit code table of 'turnstile -h', line for line
+	_, table, _ := strings.Cut(exitCodes, "\n")
+	for _, line := range strings.Split(strings.TrimSpace(table), "\n") {
+		if !strings.Contains(doc, strings.TrimSpace(line)) {
+			t.Errorf("doc.go lacks the exit code line %q", line)
+		}
+	}
+	for code, meaning := range map[int]string{exitOK: "pass", exitFail: "a violation", exitUsage: "usage error",
+		exitTool: "bad input or unreadable evidence", exitVacuous: "vacuous", exitNoStore: "no store"} {
+		if !strings.Contains(exitCodes, fmt.Sprintf("\n  %d  %s", code, meaning)) {
+			t.Errorf("the exit code table does not give %d as %q:\n%s", code, meaning, exitCodes)
 		}
 	}
 }

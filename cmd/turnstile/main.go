@@ -17,13 +17,30 @@ import (
 	"github.com/turnstile-sim/turnstile/sim/world"
 )
 
-// Exit codes.
+// Exit codes, one table for every command (exitCodes, printed by
+// 'turnstile -h' and in doc.go).
 const (
-	exitOK    = 0
-	exitFail  = 1 // a violation, a missed expected mark, a missing seed
+	exitOK    = 0 // everything asked was checked and held
+	exitFail  = 1 // a violation: a failing seed or scenario, a missed expected mark, a missing seed
 	exitUsage = 2 // bad flags or arguments
-	exitTool  = 3 // the tool itself failed: a file could not be read or written, a bad case file
+	exitTool  = 3 // bad input or unreadable evidence: a file cannot be read, decoded or written
+	// exitVacuous: the run checked nothing, or skipped part of what it was
+	// asked to check for lack of a credential; never a pass.
+	exitVacuous = 4
+	exitNoStore = 5 // the -data directory (or its store) does not exist; nothing was created
 )
+
+// exitCodes documents the table above in the commands' help text.
+const exitCodes = `exit codes (every command):
+  0  pass: everything asked was checked and held
+  1  a violation: a seed or scenario failed, an expected mark was missed, seeds are missing
+  2  usage error: bad flags or arguments
+  3  bad input or unreadable evidence: a shard, case, trace or report file cannot be
+     read, decoded or written
+  4  vacuous: the run checked nothing (a merge that read no seed), or skipped scenarios
+     for lack of a credential (conform core without -operator-token-file)
+  5  no store: the -data directory does not exist (or holds no store); nothing was created
+`
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
@@ -85,7 +102,8 @@ commands:
   version          print the build: module version, commit, Go and wire versions
 
 Run 'turnstile <command> -h' for a command's flags.
-`
+
+`+exitCodes
 
 func (sh *shell) main(args []string) int {
 	if len(args) == 0 {

@@ -20,7 +20,12 @@ seeds or more, swarm faults only), seeds are missing, a seed was reported
 with two different fingerprints, or, with -strict, a linearizability check
 was unknown. Exits 2 when the shard headers disagree on the campaign (first
 seed, seed count, devices, turns or faults): such files are not merged.
-`
+Exits 3 when a file cannot be read, is empty, or has a line that does not
+decode (named file:line; only a last line cut off mid-write, without its
+newline, is tolerated). Exits 4 when the files hold no seed at all: a merge
+that checked nothing is never a pass.
+
+`+exitCodes
 
 func (sh *shell) cmdCampaign(args []string) int {
 	if len(args) == 0 || args[0] != "merge" {
@@ -45,7 +50,7 @@ func (sh *shell) cmdCampaign(args []string) int {
 		f, err := os.Open(name)
 		if err != nil {
 			fmt.Fprintf(sh.stderr, "turnstile campaign merge: %v\n", err)
-			return exitFail
+			return exitTool
 		}
 		err = m.Read(name, f)
 		f.Close()
@@ -54,11 +59,16 @@ func (sh *shell) cmdCampaign(args []string) int {
 			if errors.Is(err, campaign.ErrShardMismatch) {
 				return exitUsage
 			}
-			return exitFail
+			return exitTool
 		}
 	}
 	res := m.Result()
 	res.Summary.Strict = *strict
+	if err := res.Err(); errors.Is(err, campaign.ErrNoSeeds) {
+		fmt.Fprintf(sh.stderr, "turnstile campaign merge: %v (%d files, %d shard headers)\n",
+			err, fs.NArg(), len(res.Headers))
+		return exitVacuous
+	}
 	res.Write(sh.stdout)
 	if res.Err() != nil {
 		return exitFail

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/turnstile-sim/turnstile/sim/campaign"
 )
 
 // shardFiles runs sim -json for each shard and returns the files.
@@ -55,12 +57,57 @@ func TestMergeUnreadableInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errOut := cli{t: t}.run("campaign", "merge", bad)
-	if code != exitFail || !strings.Contains(errOut, "bad.jsonl:2:") {
+	if code != exitTool || !strings.Contains(errOut, "bad.jsonl:2: "+campaign.ErrShardLine.Error()) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	code, _, errOut = cli{t: t}.run("campaign", "merge", filepath.Join(t.TempDir(), "absent.jsonl"))
-	if code != exitFail || !strings.Contains(errOut, "absent.jsonl") {
+	if code != exitTool || !strings.Contains(errOut, "absent.jsonl") {
 		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}
+
+// A merge of empty or garbage files, or of shards that hold no seed,
+// checked nothing: it never prints PASS nor exits 0. Garbage and empty
+// files are bad input (exit 3, naming file and line); readable shards
+// without a seed are vacuous (exit 4).
+func TestMergeOfNothingIsNotAPass(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name, text string) string {
+		f := filepath.Join(dir, name)
+		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	shard := writeShard(t, dir, "good.jsonl", "-seeds", "2", "-first", "1")
+	hdr, _, _ := strings.Cut(func() string { b, _ := os.ReadFile(shard); return string(b) }(), "\n")
+	cases := []struct {
+		name  string
+		files []string
+		code  int
+		want  string
+	}{
+		{"empty file", []string{file("empty.jsonl", "")}, exitTool, "empty.jsonl: " + campaign.ErrShardEmpty.Error()},
+		{"blank lines", []string{file("blank.jsonl", "\n\n")}, exitTool, "blank.jsonl: " + campaign.ErrShardEmpty.Error()},
+		{"garbage line", []string{file("garbage.jsonl", "garbage\n")}, exitTool,
+			"garbage.jsonl:1: " + campaign.ErrShardLine.Error()},
+		{"garbage without newline", []string{file("cut.jsonl", "garbage")}, exitTool,
+			"cut.jsonl:1: " + campaign.ErrShardLine.Error()},
+		{"garbage after a header", []string{file("hdr-garbage.jsonl", hdr+"\n{\"seed\":\n")}, exitTool,
+			"hdr-garbage.jsonl:2: " + campaign.ErrShardLine.Error()},
+		{"good shard and an empty one", []string{shard, file("empty2.jsonl", "")}, exitTool,
+			"empty2.jsonl: " + campaign.ErrShardEmpty.Error()},
+		{"header without seeds", []string{file("hdr.jsonl", hdr+"\n")}, exitVacuous, campaign.ErrNoSeeds.Error()},
+	}
+	for _, c := range cases {
+		code, out, errOut := fakeCLI(t, fakeRunner{}).run(append([]string{"campaign", "merge"}, c.files...)...)
+		if code != c.code || !strings.Contains(errOut, c.want) || strings.Contains(out, "PASS") {
+			t.Errorf("%s: exit %d (want %d), stderr %q (want %q), stdout:\n%s", c.name, code, c.code, errOut, c.want, out)
+		}
+	}
+	code, out, _ := fakeCLI(t, fakeRunner{}).run("campaign", "merge", shard)
+	if code != exitOK || !strings.Contains(out, "merged 1 shard headers, 2 seeds") {
+		t.Fatalf("a good shard alone merges: exit %d\n%s", code, out)
 	}
 }
 

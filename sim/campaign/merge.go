@@ -24,6 +24,18 @@ var ErrMergeConflict = errors.New("seed reported with different fingerprints")
 // shards are not one campaign and are never merged.
 var ErrShardMismatch = errors.New("shards are not one campaign")
 
+// ErrShardLine marks a shard line that does not decode as a header or a
+// seed's report; the error names the file and the line.
+var ErrShardLine = errors.New("shard line does not decode")
+
+// ErrShardEmpty marks a shard file with no line at all: not the output of
+// 'turnstile sim -json'.
+var ErrShardEmpty = errors.New("shard file is empty: no header, no seed")
+
+// ErrNoSeeds marks a merge that read no seed's report: it checked nothing,
+// which is never a pass.
+var ErrNoSeeds = errors.New("the shards hold no seed: nothing was checked")
+
 // Merger combines the JSON-lines output of campaign shards.
 type Merger struct {
 	headers    []Header
@@ -39,15 +51,18 @@ type Merger struct {
 func NewMerger() *Merger { return &Merger{reports: map[uint64]SeedReport{}} }
 
 // Read adds every line of one shard file; name labels errors. A last line
-// that does not parse (a shard cut off while writing) is dropped with a
-// warning: its seed then counts as missing. A bad line elsewhere, or a
-// header that disagrees with an earlier one (ErrShardMismatch), is an
+// that does not parse and does not end in a newline, after lines that did
+// parse (a shard cut off while writing), is dropped with a warning: its
+// seed then counts as missing. A file with no line (ErrShardEmpty), a line
+// that does not decode anywhere else (ErrShardLine, naming file and line),
+// or a header that disagrees with an earlier one (ErrShardMismatch) is an
 // error.
 func (m *Merger) Read(name string, r io.Reader) error {
-	sc := bufio.NewScanner(r)
+	tail := &lastByte{r: r}
+	sc := bufio.NewScanner(tail)
 	sc.Buffer(make([]byte, 64<<10), lineBytesMax)
 	var bad error
-	badLine := 0
+	badLine, good := 0, 0
 	for n := 1; sc.Scan(); n++ {
 		text := strings.TrimSpace(sc.Text())
 		if text == "" {
@@ -58,9 +73,10 @@ func (m *Merger) Read(name string, r io.Reader) error {
 		}
 		h, rep, err := ParseLine([]byte(text))
 		if err != nil {
-			bad, badLine = fmt.Errorf("%s:%d: %w", name, n, err), n
+			bad, badLine = fmt.Errorf("%s:%d: %w: %v", name, n, ErrShardLine, err), n
 			continue
 		}
+		good++
 		if h != nil {
 			if err := m.addHeader(name, *h); err != nil {
 				return err
@@ -72,11 +88,31 @@ func (m *Merger) Read(name string, r io.Reader) error {
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
+	if bad != nil && (good == 0 || tail.last == '\n') {
+		return bad // not a line cut off mid-write: garbage
+	}
+	if bad == nil && good == 0 {
+		return fmt.Errorf("%s: %w", name, ErrShardEmpty)
+	}
 	if bad != nil {
 		m.warnings = append(m.warnings, fmt.Sprintf(
 			"%s:%d: truncated last line ignored (its seed counts as missing)", name, badLine))
 	}
 	return nil
+}
+
+// lastByte remembers the last byte read through it.
+type lastByte struct {
+	r    io.Reader
+	last byte
+}
+
+func (l *lastByte) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	if n > 0 {
+		l.last = p[n-1]
+	}
+	return n, err
 }
 
 // addHeader keeps a shard header after checking that it describes the same
@@ -195,8 +231,14 @@ func (m *Merger) planned(seeds []uint64) (first, last uint64, ok bool) {
 	return seeds[0], seeds[len(seeds)-1], true
 }
 
-// Err is nil when the merged campaign passed and is complete.
-func (r MergeResult) Err() error { return r.Summary.Err() }
+// Err is nil when the merged campaign passed and is complete; ErrNoSeeds
+// when no seed was read.
+func (r MergeResult) Err() error {
+	if r.Summary.Seeds == 0 {
+		return ErrNoSeeds
+	}
+	return r.Summary.Err()
+}
 
 // Write renders the merge: shards, gaps and duplicates, then the summary.
 func (r MergeResult) Write(w io.Writer) {
