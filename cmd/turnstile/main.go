@@ -103,7 +103,7 @@ commands:
 
 Run 'turnstile <command> -h' for a command's flags.
 
-`+exitCodes
+` + exitCodes
 
 func (sh *shell) main(args []string) int {
 	if len(args) == 0 {

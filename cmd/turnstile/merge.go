@@ -25,7 +25,7 @@ decode (named file:line; only a last line cut off mid-write, without its
 newline, is tolerated). Exits 4 when the files hold no seed at all: a merge
 that checked nothing is never a pass.
 
-`+exitCodes
+` + exitCodes
 
 func (sh *shell) cmdCampaign(args []string) int {
 	if len(args) == 0 || args[0] != "merge" {
