@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"regexp"
+	"slices"
 	"syscall"
 
 	"github.com/turnstile-sim/turnstile/scenarios"
@@ -24,7 +25,10 @@ Plays the wire scenarios (scenarios/testdata, built in) against another
 implementation in real time and prints one line per scenario: PASS, FAIL
 with the first differing frame or assertion, or SKIP with the reason;
 assertions that cannot be made from outside are listed as not checked.
-Exit status: 0 when no scenario failed, 1 when one did, 2 on a usage error.
+Exit status: 0 when no scenario failed and at least one was played, 1 when
+one failed, 2 on a usage error, 4 when nothing was checked: no scenario
+was played, or scenarios were skipped for lack of a credential (conform
+core without -operator-token-file skips every scenario with api steps).
 
 conform runtime serves the scripted Core of every scenario. With CMD it
 starts the Runtime once per scenario with TURNSTILE_CORE_URL,
@@ -37,7 +41,8 @@ device "runtime" with credential "synthetic-contract-credential".
 conform core plays the scripted Runtime against a Core: bootstrap and
 WebSocket as the device -device with the credential in -credential-file;
 the api and core-state steps use the public API with the operator token.
-`
+
+` + exitCodes
 
 // Errors of turnstile conform's arguments.
 var (
@@ -45,6 +50,11 @@ var (
 	ErrConformTarget  = errors.New("give the Runtime's command after -- or -listen ADDR, not both")
 	ErrConformCoreURL = errors.New("-url and -credential-file are required")
 	ErrConformRun     = errors.New("-run is not a regular expression")
+	// ErrConformCredential: scenarios were skipped because a credential
+	// was not given; the run did not check what it was asked to.
+	ErrConformCredential = errors.New("scenarios skipped for lack of a credential")
+	// ErrConformNothingPlayed: every selected scenario was skipped.
+	ErrConformNothingPlayed = errors.New("no scenario was played: nothing was checked")
 )
 
 type conformFlags struct {
@@ -120,7 +130,35 @@ func (sh *shell) cmdConform(args []string) int {
 		return exitFail
 	}
 	rep.Write(sh.stdout)
-	return rep.ExitCode()
+	return sh.conformVerdict(side, rep)
+}
+
+// conformVerdict is the exit code of a conform run: a failure first, then
+// a run that checked less than it was asked to (skips for a missing
+// credential, or nothing played) is vacuous, never a pass.
+func (sh *shell) conformVerdict(side string, rep conform.Report) int {
+	pass, fail, _ := rep.Counts()
+	code := exitOK
+	if fail > 0 {
+		code = exitFail
+	}
+	missing := rep.SkippedFor()
+	creds := make([]string, 0, len(missing))
+	for c := range missing {
+		creds = append(creds, c)
+	}
+	slices.Sort(creds)
+	for _, c := range creds {
+		fmt.Fprintf(sh.stderr, "turnstile conform %s: %v: %d of %d scenarios skipped for lack of %s; give it to play them\n",
+			side, ErrConformCredential, missing[c], len(rep.Results), c)
+	}
+	if pass+fail == 0 {
+		fmt.Fprintf(sh.stderr, "turnstile conform %s: %v (%d scenarios, all skipped)\n", side, ErrConformNothingPlayed, len(rep.Results))
+	}
+	if code == exitOK && (len(creds) > 0 || pass+fail == 0) {
+		code = exitVacuous
+	}
+	return code
 }
 
 type conformUsage struct{ err error }

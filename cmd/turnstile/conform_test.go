@@ -78,7 +78,7 @@ func TestConformCoreAgainstCore(t *testing.T) {
 		"-credential-file", credFile, "-operator-token-file", tokenFile)
 	checkConformReport(t, code, out, errOut, 24)
 	for _, want := range []string{
-		"PASS  invalid_heartbeat_closes_transport",
+		"PASS  incompatible_version",
 		"PASS  usage_snapshots_replace",
 		"PASS  shutdown_close_failure_serial_retry",
 		"PASS  permission_decision_applied_once",
@@ -271,5 +271,39 @@ func TestDaemonConformDeclarationRefused(t *testing.T) {
 		if code != exitUsage || !strings.Contains(errOut, "refusing to start") || !strings.Contains(errOut, c.want) {
 			t.Errorf("declaration %s: exit %d, stderr %q; want exit 2 naming %q", c.decl, code, errOut, c.want)
 		}
+	}
+}
+
+// TestConformCoreWithoutOperatorToken: against a real `turnstile core`
+// process, conform core without -operator-token-file skips every
+// scenario with api steps; that run did not check what it was asked to,
+// so it fails with a named error (the credential, how many skipped) and
+// exit 4 even though nothing failed. A run in which every selected
+// scenario is skipped played nothing and exits 4 as well.
+func TestConformCoreWithoutOperatorToken(t *testing.T) {
+	dir, tokenFile, _, cred := setup(t)
+	p := startCore(t, dir, tokenFile)
+	credFile := filepath.Join(t.TempDir(), "d1.credential")
+	if err := os.WriteFile(credFile, []byte(cred+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := cli{t: t}.run("conform", "core", "-url", p.base, "-device", "d1", "-credential-file", credFile,
+		"-run", "^(incompatible_version|cancellation_waits_for_settlement|cancel_racing_done)$")
+	want := "turnstile conform core: " + ErrConformCredential.Error() + ": 2 of 3 scenarios skipped for lack of " +
+		conform.CredentialOperatorToken + "; give it to play them"
+	if code != exitVacuous || !strings.Contains(errOut, want) ||
+		!strings.Contains(out, "PASS  incompatible_version") ||
+		!strings.Contains(out, "SKIP  cancellation_waits_for_settlement\n      needs the public API") ||
+		!strings.Contains(out, "1 passed, 0 failed, 2 skipped") {
+		t.Fatalf("exit %d (want %d)\n%s\nstderr:\n%s\nwant stderr %q", code, exitVacuous, out, errOut, want)
+	}
+	code, out, errOut = cli{t: t}.run("conform", "core", "-url", p.base, "-device", "d1", "-credential-file", credFile,
+		"-operator-token-file", tokenFile, "-run", "^(idle_expiry|steer_unknown_after_30s)$")
+	if code != exitVacuous || !strings.Contains(errOut, ErrConformNothingPlayed.Error()+" (2 scenarios, all skipped)") ||
+		!strings.Contains(out, "0 passed, 0 failed, 2 skipped") || strings.Contains(errOut, ErrConformCredential.Error()) {
+		t.Fatalf("nothing played: exit %d\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if code := p.terminate(); code != 0 {
+		t.Fatalf("core exited %d:\n%s", code, p.stderr.String())
 	}
 }

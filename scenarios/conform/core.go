@@ -99,7 +99,8 @@ func (r *coreRun) run() Result {
 		return Result{Name: r.sc.Name, Status: Skip, Reason: why}
 	}
 	if r.t.APIToken == "" && uses(r.sc, scenarios.KindAPI) {
-		return Result{Name: r.sc.Name, Status: Skip, Reason: "needs the public API: its api steps submit, steer and cancel Turns (-operator-token-file)"}
+		return Result{Name: r.sc.Name, Status: Skip, Credential: CredentialOperatorToken,
+			Reason: "needs the public API: its api steps submit, steer and cancel Turns (-operator-token-file)"}
 	}
 	if uses(r.sc, scenarios.KindCorePreparation) || usesCall(r.sc, "prepare-environment") {
 		return Result{Name: r.sc.Name, Status: Skip, Reason: "needs the preparation API: the public HTTP API prepares only a Session's Environment definition, with the IDs and digests Core derives itself, so the runtime_prepare headers of its api prepare-environment step cannot be sent verbatim"}

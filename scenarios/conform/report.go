@@ -30,7 +30,15 @@ type Result struct {
 	// from outside the implementation.
 	NotChecked []string
 	Elapsed    time.Duration
+	// Credential, on a skip, names the credential whose absence skipped
+	// the scenario (CredentialOperatorToken); "" for a skip in the run's
+	// nature (another side's scenario, fake time).
+	Credential string
 }
+
+// CredentialOperatorToken is the credential a Core-side run lacks when it
+// has no operator token for the public API (CoreTarget.APIToken).
+const CredentialOperatorToken = "the operator token of the public API (-operator-token-file)"
 
 // Report is the outcome of a run.
 type Report struct {
@@ -51,6 +59,17 @@ func (r Report) Counts() (pass, fail, skip int) {
 		}
 	}
 	return
+}
+
+// SkippedFor counts the scenarios skipped for lack of each credential.
+func (r Report) SkippedFor() map[string]int {
+	out := map[string]int{}
+	for _, res := range r.Results {
+		if res.Status == Skip && res.Credential != "" {
+			out[res.Credential]++
+		}
+	}
+	return out
 }
 
 // ExitCode is 0 when no scenario failed, 1 otherwise.
