@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -36,7 +37,12 @@ and /metrics, over the embedded SQLite store in -data. Every flag can also
 be set with the environment variable named in its description; a flag given
 on the command line wins. SIGTERM or SIGINT stops it gracefully: it stops
 accepting, closes every connection with a reason, commits and exits 0.
-`
+Core initialises its store when -data does not exist yet (a first start;
+'turnstile core device add' may create it first) and logs "store created"
+with the path at warn level, so a mistyped -data shows in the first lines
+of the log; 'core device list' and 'revoke' need an existing store.
+
+` + exitCodes
 
 // coreFlags are the options of turnstile core.
 type coreFlags struct {
@@ -138,9 +144,13 @@ func readToken(path string) (string, error) {
 
 // runCore serves until ctx ends, then shuts down gracefully.
 func runCore(ctx context.Context, f *coreFlags, token string, log *slog.Logger) error {
+	existed, _ := storeExists(f.data)
 	st, err := sqlitestore.Open(f.data)
 	if err != nil {
 		return err
+	}
+	if !existed {
+		log.Warn("store created: -data held no store, Core starts empty", "path", filepath.Join(f.data, sqlitestore.FileName))
 	}
 	defer st.Close()
 	reg := prometheus.NewRegistry()

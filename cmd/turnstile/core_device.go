@@ -6,6 +6,9 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"text/tabwriter"
 	"time"
 
@@ -24,10 +27,40 @@ add enrols a device and prints its new credential once on stdout (256 bits
 of randomness with the prefix tsd_); only its SHA-256 is stored. revoke
 retires the device: a running Core closes its live connection with code 4001
 and refuses it from then on. Flags may also follow the id.
-`
+
+The store: add initialises it when -data does not exist yet (the first step
+before Core's first start) and says so on stderr; list and revoke only read
+or change existing records, so they need an existing store: pointed at a
+directory that does not exist, or holds no core.db, they create nothing and
+exit 5.
+
+` + exitCodes
 
 // ErrDeviceArgs is a device command with the wrong arguments.
 var ErrDeviceArgs = errors.New("device takes add <id>, list, or revoke <id>")
+
+// ErrNoStore is a command that needs an existing store pointed at a data
+// directory that does not exist or holds none.
+var ErrNoStore = errors.New("no Core store there")
+
+// storeExists reports whether dir holds Core's store; err says why not.
+func storeExists(dir string) (bool, error) {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return false, fmt.Errorf("-data %s: %w: the directory does not exist", dir, ErrNoStore)
+	case err != nil:
+		return false, fmt.Errorf("-data %s: %w", dir, err)
+	case !fi.IsDir():
+		return false, fmt.Errorf("-data %s: %w: not a directory", dir, ErrNoStore)
+	}
+	if _, err := os.Stat(filepath.Join(dir, sqlitestore.FileName)); errors.Is(err, fs.ErrNotExist) {
+		return false, fmt.Errorf("-data %s: %w: the directory holds no %s", dir, ErrNoStore, sqlitestore.FileName)
+	} else if err != nil {
+		return false, fmt.Errorf("-data %s: %w", dir, err)
+	}
+	return true, nil
+}
 
 // newCredential returns a fresh device credential.
 func newCredential() (string, [32]byte, error) {
@@ -60,10 +93,22 @@ func (sh *shell) cmdDevice(args []string) int {
 	if !known || len(rest) != n {
 		return sh.usageError("core device", ErrDeviceArgs)
 	}
+	exists, err := storeExists(f.data)
+	if !exists && (verb != "add" || !errors.Is(err, ErrNoStore)) {
+		fmt.Fprintf(sh.stderr, "turnstile core device %s: %v\n"+
+			"(create a store with 'turnstile core device add ID -data DIR'; check -data for a typo)\n", verb, err)
+		if errors.Is(err, ErrNoStore) {
+			return exitNoStore
+		}
+		return exitTool
+	}
 	st, err := sqlitestore.Open(f.data)
 	if err != nil {
 		fmt.Fprintf(sh.stderr, "turnstile core device %s: %v\n", verb, err)
 		return exitFail
+	}
+	if !exists {
+		fmt.Fprintf(sh.stderr, "turnstile core device add: created a new store in %s\n", filepath.Join(f.data, sqlitestore.FileName))
 	}
 	defer st.Close()
 	switch verb {

@@ -194,3 +194,69 @@ func checkRefusals(t *testing.T, api *client, cred, wrongCred, token string) {
 		}
 	}
 }
+
+// TestDataDirectoryMustExist: the device commands that only read or change
+// existing records (list, revoke) refuse a -data directory that does not
+// exist, or holds no store, with a named error and exit 5, and create
+// nothing; add initialises a missing store and says so, once.
+func TestDataDirectoryMustExist(t *testing.T) {
+	root := t.TempDir()
+	typo := filepath.Join(root, "turnstile-dta")
+	empty := filepath.Join(root, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		dir  string
+		args []string
+		why  string
+	}{
+		{typo, []string{"list"}, "the directory does not exist"},
+		{typo, []string{"revoke", "d1"}, "the directory does not exist"},
+		{empty, []string{"list"}, "the directory holds no core.db"},
+		{empty, []string{"revoke", "d1"}, "the directory holds no core.db"},
+	} {
+		code, out, errOut := cliDevice(t, c.dir, c.args...)
+		want := "-data " + c.dir + ": " + ErrNoStore.Error() + ": " + c.why
+		if code != exitNoStore || !strings.Contains(errOut, want) || out != "" {
+			t.Errorf("device %v -data %s: exit %d (want %d), stdout %q, stderr %q (want %q)",
+				c.args, c.dir, code, exitNoStore, out, errOut, want)
+		}
+	}
+	if _, err := os.Stat(typo); !os.IsNotExist(err) {
+		t.Fatalf("a refused command created the data directory: %v", err)
+	}
+	if names, _ := os.ReadDir(empty); len(names) != 0 {
+		t.Fatalf("a refused command wrote into the empty directory: %v", names)
+	}
+	code, _, errOut := cliDevice(t, typo, "add", "d1")
+	if code != exitOK || !strings.Contains(errOut, "created a new store in "+filepath.Join(typo, "core.db")) {
+		t.Fatalf("add initialises the store: exit %d %s", code, errOut)
+	}
+	if code, _, errOut := cliDevice(t, typo, "add", "d2"); code != exitOK || strings.Contains(errOut, "created") {
+		t.Fatalf("a second add finds the store: exit %d %s", code, errOut)
+	}
+	if code, list, _ := cliDevice(t, typo, "list"); code != exitOK || !strings.Contains(list, "d2  active") {
+		t.Fatalf("list after add: exit %d\n%s", code, list)
+	}
+}
+
+// TestCoreLogsAStoreItCreated: `turnstile core` (a real process) initialises
+// a missing store, as a first start does, and says so in its log; a start
+// on an existing store does not.
+func TestCoreLogsAStoreItCreated(t *testing.T) {
+	_, tokenFile, _, _ := setup(t)
+	fresh := filepath.Join(t.TempDir(), "fresh")
+	p := startCore(t, fresh, tokenFile)
+	if code := p.terminate(); code != 0 {
+		t.Fatalf("core exited %d:\n%s", code, p.stderr.String())
+	}
+	if !strings.Contains(p.stderr.String(), `"msg":"store created: -data held no store, Core starts empty"`) ||
+		!strings.Contains(p.stderr.String(), filepath.Join(fresh, "core.db")) {
+		t.Fatalf("no store-created line:\n%s", p.stderr.String())
+	}
+	p = startCore(t, fresh, tokenFile)
+	if code := p.terminate(); code != 0 || strings.Contains(p.stderr.String(), "store created") {
+		t.Fatalf("a second start: exit %d\n%s", code, p.stderr.String())
+	}
+}
