@@ -58,7 +58,8 @@ const usageVersion = `usage: turnstile version
 
 Prints the module version, the commit the binary was built from, the Go
 toolchain and the wire protocol version it speaks.
-`
+
+` + exitCodes
 
 func (sh *shell) cmdVersion(args []string) int {
 	fs := sh.newFlags("version", usageVersion)

@@ -37,7 +37,8 @@ turnstile conform runtime starts it in conformance mode (environment
 TURNSTILE_CONFORM_DECLARATION and TURNSTILE_CONFORM_CONTROL): the
 scenario's declared kinds are served by the controlled Harness adapter,
 driven over the control channel.
-`
+
+` + exitCodes
 
 // daemonVersion is the build version a heartbeat reports.
 const daemonVersion = "turnstile-dev"

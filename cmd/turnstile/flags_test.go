@@ -89,3 +89,51 @@ func TestSimOutWritesTheSummary(t *testing.T) {
 		t.Fatalf("summary.txt must be the command line, the commit and the summary; %v:\n%s", err, b)
 	}
 }
+
+// TestExitCodeTable: every command's help prints the one exit code table,
+// and each code of it is what the situation it names returns.
+func TestExitCodeTable(t *testing.T) {
+	for _, args := range [][]string{{"sim", "-h"}, {"replay", "-h"}, {"shrink", "-h"}, {"campaign", "merge", "-h"},
+		{"core", "-h"}, {"core", "device", "list", "-h"}, {"daemon", "-h"}, {"conform", "core", "-h"},
+		{"conform", "runtime", "-h"}, {"version", "-h"}} {
+		code, out, errOut := cli{t: t}.run(args...)
+		if code != exitOK || !strings.Contains(out+errOut, exitCodes) {
+			t.Errorf("%v: exit %d, the help lacks the exit code table:\n%s%s", args, code, out, errOut)
+		}
+	}
+	if _, out, _ := (cli{t: t}).run("-h"); !strings.Contains(out, exitCodes) {
+		t.Errorf("turnstile -h lacks the exit code table:\n%s", out)
+	}
+	dir := t.TempDir()
+	shard := writeShard(t, dir, "shard.jsonl", "-seeds", "2", "-first", "1")
+	b, err := os.ReadFile(shard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hdr, _, _ := strings.Cut(string(b), "\n")
+	headerOnly := filepath.Join(dir, "header-only.jsonl")
+	if err := os.WriteFile(headerOnly, []byte(hdr+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		code int
+		cli  cli
+		args []string
+	}{
+		{exitOK, fakeCLI(t, fakeRunner{}), []string{"sim", "-seeds", "3", "-first", "1"}},
+		{exitFail, fakeCLI(t, fakeRunner{failSeed: 2}), []string{"sim", "-seeds", "3", "-first", "1"}},
+		{exitUsage, cli{t: t}, []string{"sim", "-seeds", "x"}},
+		{exitTool, cli{t: t}, []string{"campaign", "merge", filepath.Join(dir, "absent.jsonl")}},
+		{exitVacuous, cli{t: t}, []string{"campaign", "merge", headerOnly}},
+		{exitNoStore, cli{t: t}, []string{"core", "device", "list", "-data", filepath.Join(dir, "no-such-data")}},
+	} {
+		code, out, errOut := c.cli.run(c.args...)
+		if code != c.code {
+			t.Errorf("%v: exit %d, want %d\n%s%s", c.args, code, c.code, out, errOut)
+		}
+	}
+	distinct := map[int]bool{exitOK: true, exitFail: true, exitUsage: true, exitTool: true, exitVacuous: true, exitNoStore: true}
+	if len(distinct) != 6 {
+		t.Fatal("the exit codes are not distinct")
+	}
+}

@@ -26,7 +26,8 @@ regression corpus entry (see sim/testdata/regressions/README.md).
 Exits 1 when a check fails or a recorded fingerprint is not reproduced, 2
 on a usage error, 3 when the case file cannot be read or parsed or an
 output file cannot be written (checked before the run).
-`
+
+` + exitCodes
 
 const usageShrink = `usage: turnstile shrink (-seed S [-devices D] [-turns T] [-faults K] | -schedule FILE) [-o FILE]
 
@@ -36,7 +37,8 @@ shrunk schedule (replay it with 'turnstile replay -schedule FILE').
 Exits 0 (saying so) when the seed passes: there is nothing to shrink.
 Exits 3 when the case file cannot be read or parsed or the output file
 cannot be written (checked before the run).
-`
+
+` + exitCodes
 
 // ErrSeedAndSchedule rejects -seed together with -schedule.
 var ErrSeedAndSchedule = errors.New("-seed and -schedule are exclusive")

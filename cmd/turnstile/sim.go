@@ -43,7 +43,8 @@ reported as the seed's failure, check "panic"), an expected mark was
 missed, or, with -strict, a linearizability check was unknown; 2 on a usage
 error; 3 when a report or summary cannot be written (checked before the
 first seed runs).
-`
+
+` + exitCodes
 
 // simFlags are the parsed flags of the sim command.
 type simFlags struct {
