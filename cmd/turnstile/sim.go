@@ -1,12 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"time"
 
@@ -270,7 +271,10 @@ func (sh *shell) reportFailure(w io.Writer, r seedResult, f simFlags) error {
 	if f.out == "" {
 		return nil
 	}
-	dir := campaign.BundleDir(f.out, rep.Seed)
+	dir := r.dir
+	if dir == "" {
+		return r.dirErr
+	}
 	if err := writeFiles(dir, r.bundle); err != nil {
 		return err
 	}
@@ -299,7 +303,8 @@ func ranSeeds(p campaign.Plan, n int) []uint64 {
 }
 
 // prepareOut makes sure the report directory can be written before any
-// seed runs, then removes the report folders a previous campaign left.
+// seed runs. Report folders earlier campaigns left there are kept: a new
+// campaign writes its own beside them (claimBundleDir).
 func prepareOut(out string) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
@@ -312,29 +317,32 @@ func prepareOut(out string) error {
 	if err := os.Remove(probe.Name()); err != nil {
 		return err
 	}
-	return removeStaleBundles(out)
+	return nil
 }
 
-// removeStaleBundles deletes the report folders a previous campaign left in
-// out (folders named seed-<n> holding a replay.txt), so that the folders
-// present after a campaign are exactly its failing seeds.
-func removeStaleBundles(out string) error {
-	dirs, err := filepath.Glob(filepath.Join(out, "seed-*"))
-	if err != nil {
-		return err
+// claimBundleDir creates the report folder of a failing seed under out and
+// returns it: out/seed-S, or, when an earlier campaign left one of that
+// name, out/seed-S.2, out/seed-S.3 and so on. Creating the folder claims
+// it (os.Mkdir fails on an existing one), so no earlier report is ever
+// overwritten or removed, even by campaigns running at once.
+func claimBundleDir(out string, seed uint64) (string, error) {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return "", err
 	}
-	for _, d := range dirs {
-		if _, err := strconv.ParseUint(strings.TrimPrefix(filepath.Base(d), "seed-"), 10, 64); err != nil {
-			continue
+	base := campaign.BundleDir(out, seed)
+	for n := 1; ; n++ {
+		dir := base
+		if n > 1 {
+			dir = fmt.Sprintf("%s.%d", base, n)
 		}
-		if _, err := os.Stat(filepath.Join(d, "replay.txt")); err != nil {
-			continue
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			return dir, nil
 		}
-		if err := os.RemoveAll(d); err != nil {
-			return err
+		if !errors.Is(err, fs.ErrExist) {
+			return "", err
 		}
 	}
-	return nil
 }
 
 func writeFiles(dir string, files []campaign.File) error {
@@ -365,11 +373,13 @@ func writeSummary(dir string, s *campaign.Summary, command []string, commit stri
 }
 
 // seedResult is one seed's run and, when it failed and a report folder was
-// asked for, the folder's files.
+// asked for, the folder claimed for it (or why none could be) and its files.
 type seedResult struct {
 	index  int
 	run    campaign.SeedRun
 	bundle []campaign.File
+	dir    string
+	dirErr error
 }
 
 // pool runs the plan's seeds in order on f.workers goroutines and calls
@@ -427,14 +437,15 @@ func (sh *shell) pool(r campaign.Runner, f simFlags, stop func() bool, emit func
 func (sh *shell) runOne(r campaign.Runner, seed uint64, i int, opts campaign.SeedOptions, f simFlags) (res seedResult) {
 	defer func() {
 		if p := recover(); p != nil {
-			res = sh.panicked(seed, i, p, f)
+			res = sh.panicked(seed, i, p, f, res.dir) // a folder claimed before the panic is used
 		}
 	}()
 	run := campaign.RunSeed(r, seed, opts)
 	res = seedResult{index: i, run: run}
 	if run.Failed() && f.out != "" {
+		res.dir, res.dirErr = claimBundleDir(f.out, seed)
 		res.bundle = campaign.Bundle(r, run, campaign.BundleOptions{
-			Dir: campaign.BundleDir(f.out, seed), Config: f.config, Commit: f.commit})
+			Dir: res.dir, Config: f.config, Commit: f.commit})
 		res.run.Report.Shrink = campaign.BundleShrinkNote(res.bundle)
 	}
 	res.run.Trace = nil // held back in order; the bundle has it
@@ -444,10 +455,14 @@ func (sh *shell) runOne(r campaign.Runner, seed uint64, i int, opts campaign.See
 
 // panicked reports seed's run as failed with check "panic" and the panic's
 // message; its bundle (with -out) holds the violation and the replay.
-func (sh *shell) panicked(seed uint64, i int, p any, f simFlags) seedResult {
+func (sh *shell) panicked(seed uint64, i int, p any, f simFlags, dir string) seedResult {
 	rep := campaign.PanicReport(seed, fmt.Sprint(p))
 	res := seedResult{index: i, run: campaign.SeedRun{Report: rep}}
 	if f.out != "" {
+		res.dir = dir
+		if dir == "" {
+			res.dir, res.dirErr = claimBundleDir(f.out, seed)
+		}
 		res.bundle = []campaign.File{
 			{Name: "violation.txt", Data: []byte(fmt.Sprintf("SEED=%d\nfirst violated check: %s\n  %s\n",
 				seed, campaign.CheckPanic, rep.Violations[0].Message))},

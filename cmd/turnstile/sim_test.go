@@ -261,3 +261,39 @@ func TestSimBannerNamesTheSeedRange(t *testing.T) {
 		t.Fatalf("banner:\n%s", out)
 	}
 }
+
+// Report folders of earlier campaigns are never deleted nor overwritten: a
+// campaign that fails a seed whose folder an earlier one left writes
+// seed-S.2 (then .3) beside it, and says so in its report line.
+func TestSimKeepsEarlierReportFolders(t *testing.T) {
+	dir := t.TempDir()
+	earlier := filepath.Join(dir, "seed-9")
+	if err := os.MkdirAll(earlier, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	evidence := []byte("the earlier campaign's violation\n")
+	if err := os.WriteFile(filepath.Join(earlier, "violation.txt"), evidence, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(earlier, "replay.txt"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for n, want := range []string{"seed-2", "seed-2.2", "seed-2.3"} {
+		code, out, _ := fakeCLI(t, fakeRunner{failSeed: 2}).run("sim", "-seeds", "3", "-first", "1", "-out", dir)
+		if code != exitFail || !strings.Contains(out, "  report: "+filepath.Join(dir, want)+"/\n") {
+			t.Fatalf("campaign %d: exit %d, want its report in %s:\n%s", n+1, code, want, out)
+		}
+		if _, err := os.Stat(filepath.Join(dir, want, "replay.txt")); err != nil {
+			t.Fatalf("campaign %d: %v", n+1, err)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(earlier, "violation.txt")); err != nil || string(b) != string(evidence) {
+		t.Fatalf("an earlier campaign's report was lost or changed: %v %q", err, b)
+	}
+	for _, d := range []string{"seed-2", "seed-2.2"} {
+		b, err := os.ReadFile(filepath.Join(dir, d, "violation.txt"))
+		if err != nil || !strings.Contains(string(b), "SEED=2") {
+			t.Fatalf("%s was not kept: %v %q", d, err, b)
+		}
+	}
+}
