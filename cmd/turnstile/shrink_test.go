@@ -82,6 +82,24 @@ func TestSimWritesAFailureBundle(t *testing.T) {
 	if code != exitFail {
 		t.Fatalf("a violation must exit 1, got %d", code)
 	}
+	// after the summary, what to do next: replay, shrink, keep
+	shrunk := filepath.Join(bundle, "shrunk.json")
+	next := fmt.Sprintf(`
+next steps for the first failing seed, %[1]d (report: %[2]s/):
+  1. replay it (same fingerprint, the trace's tail; -trace FILE writes it all):
+       go run ./cmd/turnstile replay -seed %[1]d -faults core_crash
+       go run ./cmd/turnstile replay -schedule %[3]s
+  2. shrink it (fewer faults, a smaller workload, the same check failing):
+       go run ./cmd/turnstile shrink -seed %[1]d -faults core_crash -o %[3]s
+     (done: %[3]s is the shrunk case)
+  3. keep it in the regression corpus (sim/testdata/regressions/README.md):
+       cp %[3]s sim/testdata/regressions/seed-%[1]d.json
+     fix the bug until go test ./sim/campaign -run TestRegressionCorpus passes on it, then pin
+     the fixed run's fingerprint: go test ./sim/campaign -run TestRegressionCorpus -update-regressions
+`, seed, bundle, shrunk)
+	if !strings.Contains(out, next) || strings.Index(out, next) < strings.Index(out, "summary\n") {
+		t.Fatalf("sim output lacks the next steps after its summary:\n%s\nwant:\n%s", out, next)
+	}
 	for _, d := range []string{stale, keep} {
 		if _, err := os.Stat(filepath.Join(d, "replay.txt")); err != nil {
 			t.Fatalf("a report folder of an earlier campaign must be kept: %v", err)

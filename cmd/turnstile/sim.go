@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -170,6 +171,7 @@ func (sh *shell) cmdSim(args []string) int {
 	summary.Strict = f.strict
 	var writeErr error
 	failed := false
+	var first *seedResult // the first failing seed, for the next steps
 	stop := func() bool {
 		return (f.untilFail && failed) || (f.budget > 0 && sh.now().Sub(start) >= f.budget)
 	}
@@ -183,6 +185,9 @@ func (sh *shell) cmdSim(args []string) int {
 			if err := sh.reportFailure(info, r, f); err != nil && writeErr == nil {
 				writeErr = err
 			}
+			if first == nil {
+				first = &r
+			}
 			failed = true
 		}
 		prog.add(r.run.Failed())
@@ -194,6 +199,9 @@ func (sh *shell) cmdSim(args []string) int {
 			campaign.Ranges(ranSeeds(f.plan, ran)))
 	}
 	summary.Write(info)
+	if first != nil {
+		nextSteps(info, *first, f)
+	}
 	if f.out != "" {
 		if err := writeSummary(f.out, summary, sh.commandLine, f.commit); err != nil && writeErr == nil {
 			writeErr = err
@@ -280,6 +288,54 @@ func (sh *shell) reportFailure(w io.Writer, r seedResult, f simFlags) error {
 	}
 	fmt.Fprintf(w, "  report: %s/\n", dir)
 	return nil
+}
+
+// regressionsDir is the regression corpus, replayed by
+// TestRegressionCorpus in sim/campaign.
+const regressionsDir = "sim/testdata/regressions"
+
+// nextSteps prints what to do after a failure, for the first failing seed:
+// the exact replay and shrink commands and how to keep the shrunk case in
+// the regression corpus.
+func nextSteps(w io.Writer, r seedResult, f simFlags) {
+	seed := r.run.Report.Seed
+	keep := path.Join(regressionsDir, fmt.Sprintf("seed-%d.json", seed))
+	shrunk := ""
+	for _, file := range r.bundle {
+		if file.Name == "shrunk.json" && r.dir != "" {
+			shrunk = path.Join(r.dir, file.Name)
+		}
+	}
+	fmt.Fprintf(w, "\nnext steps for the first failing seed, %d", seed)
+	if r.dir != "" {
+		fmt.Fprintf(w, " (report: %s/)", r.dir)
+	}
+	fmt.Fprintf(w, ":\n  1. replay it (same fingerprint, the trace's tail; -trace FILE writes it all):\n       %s\n",
+		campaign.ReplayCommand(seed, f.config))
+	if shrunk != "" {
+		fmt.Fprintf(w, "       %s\n", campaign.ReplayScheduleCommand(shrunk))
+	}
+	shrinkOut := keep
+	if shrunk != "" {
+		shrinkOut = shrunk
+	}
+	fmt.Fprintf(w, "  2. shrink it (fewer faults, a smaller workload, the same check failing):\n       %s shrink -seed %d%s -o %s\n",
+		campaign.Command, seed, f.config.Flags(), shrinkOut)
+	switch {
+	case shrunk != "":
+		fmt.Fprintf(w, "     (done: %s is the shrunk case)\n", shrunk)
+	case r.run.Report.Shrink != "":
+		fmt.Fprintf(w, "     (%s)\n", r.run.Report.Shrink)
+	}
+	fmt.Fprintf(w, "  3. keep it in the regression corpus (%s/README.md):\n", regressionsDir)
+	if shrunk != "" {
+		fmt.Fprintf(w, "       cp %s %s\n", shrunk, keep)
+	} else {
+		fmt.Fprintf(w, "       (step 2 wrote it there; if the seed does not shrink: %s replay -seed %d%s -save %s -note \"why\")\n",
+			campaign.Command, seed, f.config.Flags(), keep)
+	}
+	fmt.Fprintf(w, "     fix the bug until go test ./sim/campaign -run TestRegressionCorpus passes on it, then pin\n"+
+		"     the fixed run's fingerprint: go test ./sim/campaign -run TestRegressionCorpus -update-regressions\n")
 }
 
 // untilFailOut is where -until-fail writes the failing seed's report
