@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"testing"
 	"time"
@@ -15,6 +16,20 @@ func findChromium() string {
 		}
 	}
 	return ""
+}
+
+// needChromium returns the browser, failing the test in CI (CI set: .ci/run
+// installs chromium) and skipping it elsewhere only when none is installed.
+func needChromium(t *testing.T) string {
+	t.Helper()
+	browser := findChromium()
+	if browser == "" && os.Getenv("CI") != "" {
+		t.Fatal("CI must run the browser check: .ci/run installs chromium")
+	}
+	if browser == "" {
+		t.Skip("no chromium on this machine (apt-get install chromium); .ci/run installs it")
+	}
+	return browser
 }
 
 // runChromium runs headless Chromium with a bounded time and returns its

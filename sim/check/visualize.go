@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -13,9 +14,12 @@ import (
 // The visualization of an illegal history is made to be read on its own:
 // it holds only the first partition that has no linearization (a campaign
 // history has hundreds, and porcupine lays all of them side by side), only
-// the fault annotations that overlap it, a heading naming it, and a script
-// that scrolls to its first illegal linearization point when the page
-// opens.
+// the fault annotations that overlap it, and, at the top of the page in a
+// banner, the violation in words: the operation no linearization can
+// place, what it observed, and what a linearizable history allows at that
+// point. The page opens unscrolled, so the banner is the first thing seen
+// (a screenshot shows it); its link, or opening the page with the fragment
+// #first-error, jumps to the first illegal linearization point.
 
 // visualizeIllegal writes the visualization of partition part (its
 // operations ops) to w.
@@ -24,36 +28,164 @@ func visualizeIllegal(w io.Writer, part string, ops []porcupine.Operation, fault
 	model := Model()
 	_, info := porcupine.CheckOperationsVerbose(model, ops, timeout)
 	lo, hi := span(ops)
-	info.AddAnnotations(faultAnnotations(overlapping(faults, lo, hi)))
+	shown := overlapping(faults, lo, hi)
+	info.AddAnnotations(faultAnnotations(shown))
 	var b bytes.Buffer
 	if err := porcupine.Visualize(model, info, &b); err != nil {
 		return err
 	}
 	page := b.Bytes()
-	heading := fmt.Sprintf(`<h1 id="turnstile-partition">`+
-		`Not linearizable: %s (%d operations, %s to %s; faults overlapping it shown as annotations)</h1>`,
-		html.EscapeString(part), len(ops), vtime(lo), vtime(hi))
-	page = bytes.Replace(page, []byte("</style>"), []byte(headingStyle+"</style>"), 1)
-	page = bytes.Replace(page, []byte("<body>"), []byte("<body>\n    "+heading), 1)
+	banner := violationBanner(part, ops, info, len(shown), lo, hi)
+	page = bytes.Replace(page, []byte("</style>"), []byte(bannerStyle+"</style>"), 1)
+	page = bytes.Replace(page, []byte("<body>"), []byte("<body>\n    "+banner), 1)
 	page = bytes.Replace(page, []byte("<title>Porcupine</title>"),
 		[]byte("<title>"+html.EscapeString(part)+" not linearizable</title>"), 1)
-	page = bytes.Replace(page, []byte("</body>"), []byte(jumpOnOpen+"</body>"), 1)
+	page = bytes.Replace(page, []byte("</body>"), []byte(jumpOnRequest+"</body>"), 1)
 	_, err := w.Write(page)
 	return err
 }
 
-// headingStyle keeps the heading in view under the page's fixed legend.
-const headingStyle = `
-      #turnstile-partition { position: fixed; left: 10px; top: 40px; margin: 0; padding: 2px 4px;
-        font: bold 14px Helvetica, Arial, sans-serif; background: rgba(255, 255, 255, 0.8); }
-      #canvas { margin-top: 70px; }
+// BannerColor is the background of the violation banner at the top of
+// lin.html (#7a0019), a colour the rest of the page does not use.
+var BannerColor = [3]uint8{0x7a, 0x00, 0x19}
+
+// bannerStyle places the banner in the page's flow below porcupine's
+// fixed legend, full width, white on BannerColor.
+const bannerStyle = `
+      #turnstile-violation { margin: 40px 0 0 0; padding: 12px 16px 14px 16px; background: #7a0019;
+        color: #fff; font: 16px/1.45 Helvetica, Arial, sans-serif; max-width: 1200px; }
+      #turnstile-violation h1 { margin: 0 0 6px 0; font-size: 22px; }
+      #turnstile-violation p { margin: 4px 0; }
+      #turnstile-violation a { color: #ffe9a8; cursor: pointer; text-decoration: underline; }
+      #turnstile-violation code { font-size: 15px; }
+      #canvas { margin-top: 14px; }
     `
 
-// jumpOnOpen follows the page's own "jump to first error" link once it has
-// rendered, scrolling at once rather than smoothly, so the page opens at the
-// first illegal linearization point.
-const jumpOnOpen = `    <script>
-      window.addEventListener('load', () => {
+// violationBanner states the violation in words (see stuckAt).
+func violationBanner(part string, ops []porcupine.Operation, info porcupine.LinearizationInfo,
+	faults int, lo, hi int64) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `<div id="turnstile-violation"><h1 id="turnstile-partition">Not linearizable: %s</h1>`,
+		html.EscapeString(part))
+	if at, ok := stuckAt(ops, info); ok {
+		in := at.op.Input.(linInput)
+		fmt.Fprintf(&b, `<p id="turnstile-observed"><b>Observed:</b> <code>%s</code> (called at %s, returned at %s): `+
+			`no point between its call and its return can take it.</p>`,
+			html.EscapeString(describeOperation(at.op.Input, at.op.Output)), vtime(at.op.Call), vtime(at.op.Return))
+		before := "none of the other operations linearizes before it"
+		if at.last != nil {
+			before = fmt.Sprintf("%d of the %d operations linearize, the last <code>%s</code> (returned at %s)",
+				at.placed, len(ops), html.EscapeString(describeOperation(at.last.Input, at.last.Output)), vtime(at.last.Return))
+		}
+		fmt.Fprintf(&b, `<p id="turnstile-allowed"><b>Before it</b> %s; <b>a linearizable history allows here</b> %s.</p>`,
+			before, html.EscapeString(allowedNext(at.state, in)))
+	}
+	fmt.Fprintf(&b, `<p>%d operations from %s to %s; %d faults overlap them (annotations below). `+
+		`<a id="turnstile-jump" href="#first-error">Jump to the first illegal linearization point</a></p></div>`,
+		len(ops), vtime(lo), vtime(hi), faults)
+	return b.String()
+}
+
+// illegalPoint is where the longest linearization of an illegal partition
+// stops: the operations it placed, the last of them, the model's state
+// after them, and the operation that cannot come next.
+type illegalPoint struct {
+	placed int
+	last   *porcupine.Operation
+	state  any
+	op     porcupine.Operation
+}
+
+// stuckAt finds the longest partial linearization porcupine kept for the
+// (single) partition ops, replays the model over it, and picks among the
+// operations it left out the one the model refuses from that state (else
+// any), earliest return first.
+func stuckAt(ops []porcupine.Operation, info porcupine.LinearizationInfo) (illegalPoint, bool) {
+	partials := info.PartialLinearizations()
+	if len(partials) == 0 {
+		return illegalPoint{}, false
+	}
+	var best []int
+	for _, lin := range partials[0] {
+		if len(lin) > len(best) {
+			best = lin
+		}
+	}
+	placed := make([]bool, len(ops))
+	at := illegalPoint{placed: len(best)}
+	for _, id := range best {
+		if id < 0 || id >= len(ops) {
+			return illegalPoint{}, false
+		}
+		_, at.state = modelStep(at.state, ops[id].Input, ops[id].Output)
+		placed[id] = true
+		at.last = &ops[id]
+	}
+	found, foundLegal := -1, false
+	for i, op := range ops {
+		if placed[i] {
+			continue
+		}
+		legal, _ := modelStep(at.state, op.Input, op.Output)
+		if found < 0 || (foundLegal && !legal) || (foundLegal == legal && op.Return < ops[found].Return) {
+			found, foundLegal = i, legal
+		}
+	}
+	if found < 0 {
+		return illegalPoint{}, false
+	}
+	at.op = ops[found]
+	return at, true
+}
+
+// allowedNext says in words what the model accepts for an operation like
+// in from state: what a linearizable history allows at that point.
+func allowedNext(state any, in linInput) string {
+	switch in.kind {
+	case opRead, opTruth:
+		s, _ := state.(turnModel)
+		switch {
+		case s.terminal != "":
+			return fmt.Sprintf("only %s for Turn %s, which it already showed: a terminal state never changes", s.terminal, in.turn)
+		default:
+			var next []string
+			for _, st := range []string{TurnQueued, TurnPreparing, TurnRunning, TurnCompleted, TurnFailed, TurnCancelled} {
+				if turnRank(st) >= s.rank && (st != TurnCompleted || terminalAgrees(st, s.truth)) {
+					next = append(next, st)
+				}
+			}
+			return fmt.Sprintf("only %s for Turn %s: its public state never goes back (queued, preparing, running, "+
+				"then one terminal state), and completed needs a completed native turn (native settlements known: %s)",
+				strings.Join(next, ", "), in.turn, describeTruth(s.truth))
+		}
+	case opSteer, opEnd:
+		s, _ := state.(inputModel)
+		next := "none is left"
+		if s.pos < len(in.log) {
+			next = in.log[s.pos]
+		}
+		if in.kind == opEnd {
+			return fmt.Sprintf("the end of Turn %s only once every input the Harness applied ([%s]) was claimed by a steer, "+
+				"but %d of %d were", in.turn, strings.Join(in.log, " "), s.pos, len(in.log))
+		}
+		return fmt.Sprintf("accepted or unknown for a steer of Turn %s only if its input is the next one the Harness applied "+
+			"(%s; applied in order: [%s]) or one already claimed, unknown also for an input never applied, rejected always",
+			in.turn, next, strings.Join(in.log, " "))
+	default:
+		s, _ := state.(fileModel)
+		if !s.known {
+			return "any value for a file not yet observed"
+		}
+		return "only " + describeFile(s.val) + ", the file's value after the last write and read placed before it"
+	}
+}
+
+// jumpOnRequest scrolls to the first illegal linearization point only when
+// asked: the banner's link, or the page opened with #first-error. It
+// follows the page's own "jump to first error" link, scrolling at once
+// rather than smoothly, and records where the point then lies.
+const jumpOnRequest = `    <script>
+      function turnstileJump () {
         const jump = document.querySelector('#jump-link')
         if (!jump) return
         const scroll = Element.prototype.scrollIntoView
@@ -66,8 +198,15 @@ const jumpOnOpen = `    <script>
         if (bad) {
           const r = bad.getBoundingClientRect()
           document.body.dataset.firstErrorAt = Math.round(r.left) + ',' + Math.round(r.top)
-          document.body.dataset.viewport = window.innerWidth + ',' + window.innerHeight
         }
+      }
+      document.querySelector('#turnstile-jump').addEventListener('click', (e) => { e.preventDefault(); turnstileJump() })
+      window.addEventListener('load', () => {
+        if (location.hash === '#first-error') turnstileJump()
+        const v = document.querySelector('#turnstile-violation').getBoundingClientRect()
+        document.body.dataset.viewport = window.innerWidth + ',' + window.innerHeight
+        document.body.dataset.scroll = Math.round(window.scrollX) + ',' + Math.round(window.scrollY)
+        document.body.dataset.banner = Math.round(v.left) + ',' + Math.round(v.top) + ',' + Math.round(v.bottom)
       })
     </script>
   `
