@@ -321,18 +321,21 @@ func nextSteps(w io.Writer, r seedResult, f simFlags) {
 	}
 	fmt.Fprintf(w, "  2. shrink it (fewer faults, a smaller workload, the same check failing):\n       %s shrink -seed %d%s -o %s\n",
 		campaign.Command, seed, f.config.Flags(), shrinkOut)
+	save := fmt.Sprintf("%s replay -seed %d%s -save %s -note \"why\"", campaign.Command, seed, f.config.Flags(), keep)
 	switch {
 	case shrunk != "":
 		fmt.Fprintf(w, "     (done: %s is the shrunk case)\n", shrunk)
 	case r.run.Report.Shrink != "":
-		fmt.Fprintf(w, "     (%s)\n", r.run.Report.Shrink)
+		fmt.Fprintf(w, "     (the campaign's shrink was skipped for this seed; the reason is above)\n")
 	}
 	fmt.Fprintf(w, "  3. keep it in the regression corpus (%s/README.md):\n", regressionsDir)
-	if shrunk != "" {
+	switch {
+	case shrunk != "":
 		fmt.Fprintf(w, "       cp %s %s\n", shrunk, keep)
-	} else {
-		fmt.Fprintf(w, "       (step 2 wrote it there; if the seed does not shrink: %s replay -seed %d%s -save %s -note \"why\")\n",
-			campaign.Command, seed, f.config.Flags(), keep)
+	case r.run.Report.Shrink != "":
+		fmt.Fprintf(w, "       %s\n", save)
+	default:
+		fmt.Fprintf(w, "       (step 2 writes it there; if the seed does not shrink: %s)\n", save)
 	}
 	fmt.Fprintf(w, "     fix the bug until go test ./sim/campaign -run TestRegressionCorpus passes on it, then pin\n"+
 		"     the fixed run's fingerprint: go test ./sim/campaign -run TestRegressionCorpus -update-regressions\n")

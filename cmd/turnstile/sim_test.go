@@ -302,17 +302,26 @@ func TestSimKeepsEarlierReportFolders(t *testing.T) {
 // still give the exact replay and shrink commands, and keep the case with
 // shrink -o into the corpus or replay -save; a passing campaign prints none.
 func TestSimNextStepsWithoutAReportFolder(t *testing.T) {
-	code, out, _ := fakeCLI(t, fakeRunner{failSeed: 2}).run("sim", "-seeds", "3", "-first", "1", "-faults", "none")
+	code, out, _ := fakeCLI(t, fakeRunner{failSeed: 2}).run("sim", "-seeds", "3", "-first", "1", "-faults", "none", "-out", "")
 	for _, want := range []string{
 		"\nnext steps for the first failing seed, 2:\n",
 		"  1. replay it (same fingerprint, the trace's tail; -trace FILE writes it all):\n       go run ./cmd/turnstile replay -seed 2 -faults none\n  2.",
 		"       go run ./cmd/turnstile shrink -seed 2 -faults none -o sim/testdata/regressions/seed-2.json\n",
-		"       (step 2 wrote it there; if the seed does not shrink: go run ./cmd/turnstile replay -seed 2 -faults none -save sim/testdata/regressions/seed-2.json -note \"why\")\n",
+		"       (step 2 writes it there; if the seed does not shrink: go run ./cmd/turnstile replay -seed 2 -faults none -save sim/testdata/regressions/seed-2.json -note \"why\")\n",
 		"go test ./sim/campaign -run TestRegressionCorpus -update-regressions\n",
 	} {
 		if code != exitFail || !strings.Contains(out, want) {
 			t.Errorf("exit %d, output lacks %q:\n%s", code, want, out)
 		}
+	}
+	// with a report folder whose shrink was skipped, the case is kept with replay -save
+	dir := t.TempDir()
+	_, out, _ = fakeCLI(t, fakeRunner{failSeed: 2}).run("sim", "-seeds", "3", "-first", "1", "-out", dir)
+	want := "     (the campaign's shrink was skipped for this seed; the reason is above)\n" +
+		"  3. keep it in the regression corpus (sim/testdata/regressions/README.md):\n" +
+		"       go run ./cmd/turnstile replay -seed 2 -save sim/testdata/regressions/seed-2.json -note \"why\"\n"
+	if !strings.Contains(out, want) {
+		t.Errorf("output lacks %q:\n%s", want, out)
 	}
 	if _, out, _ := fakeCLI(t, fakeRunner{}).run("sim", "-seeds", "3", "-first", "1"); strings.Contains(out, "next steps") {
 		t.Fatalf("a passing campaign has no next steps:\n%s", out)
