@@ -90,8 +90,8 @@ next steps for the first failing seed, %[1]d (report: %[2]s/):
        go run ./cmd/turnstile replay -seed %[1]d -faults core_crash
        go run ./cmd/turnstile replay -schedule %[3]s
   2. shrink it (fewer faults, a smaller workload, the same check failing):
-       go run ./cmd/turnstile shrink -seed %[1]d -faults core_crash -o %[3]s
-     (done: %[3]s is the shrunk case)
+       go run ./cmd/turnstile shrink -seed %[1]d -faults core_crash -o sim/testdata/regressions/seed-%[1]d.json
+     (the campaign did it already: %[3]s is the shrunk case)
   3. keep it in the regression corpus (sim/testdata/regressions/README.md):
        cp %[3]s sim/testdata/regressions/seed-%[1]d.json
      fix the bug until go test ./sim/campaign -run TestRegressionCorpus passes on it, then pin

@@ -315,16 +315,12 @@ func nextSteps(w io.Writer, r seedResult, f simFlags) {
 	if shrunk != "" {
 		fmt.Fprintf(w, "       %s\n", campaign.ReplayScheduleCommand(shrunk))
 	}
-	shrinkOut := keep
-	if shrunk != "" {
-		shrinkOut = shrunk
-	}
 	fmt.Fprintf(w, "  2. shrink it (fewer faults, a smaller workload, the same check failing):\n       %s shrink -seed %d%s -o %s\n",
-		campaign.Command, seed, f.config.Flags(), shrinkOut)
+		campaign.Command, seed, f.config.Flags(), keep)
 	save := fmt.Sprintf("%s replay -seed %d%s -save %s -note \"why\"", campaign.Command, seed, f.config.Flags(), keep)
 	switch {
 	case shrunk != "":
-		fmt.Fprintf(w, "     (done: %s is the shrunk case)\n", shrunk)
+		fmt.Fprintf(w, "     (the campaign did it already: %s is the shrunk case)\n", shrunk)
 	case r.run.Report.Shrink != "":
 		fmt.Fprintf(w, "     (the campaign's shrink was skipped for this seed; the reason is above)\n")
 	}
