@@ -27,8 +27,12 @@ linearizability verdicts. The swarm over every fault kind judges every
 expected mark; a campaign restricted with -faults judges only the marks its
 kinds lead to. Every failing seed and every 50th seed is run twice to audit
 determinism. With -out, every failing seed gets a report folder
-DIR/seed-S/ with its replay command. A seed whose linearizability check
-timed out (unknown) is listed; it fails the campaign only with -strict.
+DIR/seed-S/ with its replay command (DIR/seed-S.2/, .3, ... when an earlier
+campaign left one of that name: earlier reports are never removed or
+overwritten). After the summary of a failing campaign come the next steps
+for its first failing seed: the exact replay and shrink commands and how to
+keep the case in sim/testdata/regressions. A seed whose linearizability
+check timed out (unknown) is listed; it fails the campaign only with -strict.
 
 Without -first the campaign starts at a fresh random seed, printed in the
 banner (SEEDS=F..L) and in the JSON header, so every run explores new
