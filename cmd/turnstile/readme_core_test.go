@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,99 +11,141 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/coder/websocket"
-
-	"github.com/turnstile-sim/turnstile/core/gateway/scripted"
 )
 
-// readmeBlock returns the lines of the first sh block after heading.
-func readmeBlock(t *testing.T, heading string) []string {
+// readmeBlock returns the first sh block after heading, as written.
+func readmeBlock(t *testing.T, heading string) string {
 	t.Helper()
-	b, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(b), "\n"+heading+"\n")
+	_, rest, ok := strings.Cut(readmeText(t), "\n"+heading+"\n")
 	if !ok {
 		t.Fatalf("README has no %q", heading)
 	}
-	_, rest, _ = strings.Cut(rest, "```sh\n")
-	block, _, _ := strings.Cut(rest, "```")
-	var out []string
-	for _, l := range strings.Split(block, "\n") {
-		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
-			out = append(out, l)
-		}
+	if next := strings.Index(rest, "\n## "); next >= 0 {
+		rest = rest[:next]
 	}
-	return out
+	_, rest, ok = strings.Cut(rest, "```sh\n")
+	if !ok {
+		t.Fatalf("README section %q has no sh block", heading)
+	}
+	block, _, _ := strings.Cut(rest, "```")
+	return block
 }
 
-// TestReadmeRunningCore runs every command of the README's "Running Core"
-// block, in order, in a fresh directory (the listen address is moved off
-// 8080 through TURNSTILE_LISTEN), with a scripted Runtime connecting once
-// Core is ready, and checks what each prints.
+// runningCoreDeadline bounds the whole block: the build, both servers and
+// the Turn. The block's own event stream gives up after 60 s.
+const runningCoreDeadline = 4 * time.Minute
+
+// TestReadmeRunningCore runs the README's "Running Core" block as a user
+// pasting it would: the whole block, unchanged but for the port, as one
+// bash script (with -e, so any failing line fails it) at the repository
+// root. The port 8080 is replaced by a free one, which Core listens on
+// through TURNSTILE_LISTEN; TMPDIR points into the test's directory, so the
+// block's `mktemp -d` scratch directory, and what it leaves there, lands
+// in it. The block must start a daemon before its Turn is watched: the
+// test checks that the Turn completed with the synthetic Harness's echo of
+// its input, that the daemon connected and released everything, that both
+// servers exited 0 (the block waits for them), and that no log holds the
+// device credential or the operator token. Every process the block starts
+// shares its process group, which the deadline and the cleanup kill.
 func TestReadmeRunningCore(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the binary")
+		t.Skip("builds the binary and runs Core and a daemon")
 	}
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
+	block := readmeBlock(t, "## Running Core")
+	if strings.Count(block, "localhost:8080") < 2 {
+		t.Fatalf("the block no longer talks to localhost:8080; update the port substitution:\n%s", block)
+	}
+	tmp := t.TempDir()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := l.Addr().String()
 	l.Close()
-	env := append(os.Environ(), "TURNSTILE_LISTEN="+addr)
-	var core *exec.Cmd
-	var served chan error
-	for _, line := range readmeBlock(t, "## Running Core") {
-		cmdline := strings.ReplaceAll(line, "localhost:8080", addr)
-		runDir := dir
-		if strings.HasPrefix(cmdline, "go build") { // run at the repository root, the binary lands in dir
-			runDir = root
-			cmdline = strings.ReplaceAll(cmdline, "-o turnstile", "-o "+filepath.Join(dir, "turnstile"))
-		}
-		switch {
-		case strings.HasPrefix(cmdline, "export "):
-			name, value, _ := strings.Cut(strings.TrimPrefix(cmdline, "export "), "=")
-			out := runLine(t, dir, env, `printf %s `+value)
-			env = append(env, name+"="+out)
-			continue
-		case strings.HasSuffix(cmdline, "&"):
-			core = exec.Command("bash", "-c", "exec "+strings.TrimSuffix(cmdline, "&"))
-			core.Dir, core.Env = dir, env
-			var logs bytes.Buffer
-			core.Stderr = &logs
-			if err := core.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() {
-				if core.ProcessState == nil {
-					_ = core.Process.Kill()
-					_ = core.Wait()
-				}
-			})
-			continue
-		}
-		out := runLine(t, runDir, env, cmdline)
-		if strings.Contains(cmdline, "/readyz") {
-			served = connectReadmeRuntime(t, dir, addr)
-		}
-		checkReadmeLine(t, line, cmdline, out, dir, served)
-	}
-	if core == nil || served == nil {
-		t.Fatal("the README block never started Core")
-	}
-	if err := core.Process.Signal(syscall.SIGTERM); err != nil {
+	script := filepath.Join(tmp, "running-core.sh")
+	if err := os.WriteFile(script, []byte(strings.ReplaceAll(block, "localhost:8080", addr)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := core.Wait(); err != nil {
-		t.Fatalf("turnstile core after SIGTERM: %v", err)
+
+	ctx, cancel := context.WithTimeout(context.Background(), runningCoreDeadline)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "-eu", "-o", "pipefail", script)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "TURNSTILE_LISTEN="+addr, "TMPDIR="+tmp)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+	runErr := cmd.Wait()
+
+	demo := readmeDemoDir(t, tmp)
+	logs := map[string]string{}
+	for _, name := range []string{"core.log", "daemon.log"} {
+		b, _ := os.ReadFile(filepath.Join(demo, name))
+		logs[name] = string(b)
+	}
+	if runErr != nil {
+		t.Fatalf("the block failed: %v\nstdout:\n%s\nstderr:\n%s\ncore.log:\n%s\ndaemon.log:\n%s",
+			runErr, out.String(), errOut.String(), logs["core.log"], logs["daemon.log"])
+	}
+	checkRunningCoreOutput(t, out.String(), logs)
+	secrets := []string{strings.TrimSpace(readFile(t, filepath.Join(demo, "d1.credential"))),
+		strings.TrimSpace(readFile(t, filepath.Join(demo, "operator.token")))}
+	for name, log := range logs {
+		for _, secret := range secrets {
+			if secret == "" || strings.Contains(log, secret) {
+				t.Fatalf("%s holds a secret (or a secret is empty):\n%s", name, log)
+			}
+		}
+	}
+}
+
+// readmeDemoDir is the one scratch directory the block made with mktemp.
+func readmeDemoDir(t *testing.T, tmp string) string {
+	t.Helper()
+	dirs, _ := filepath.Glob(filepath.Join(tmp, "tmp.*"))
+	if len(dirs) != 1 {
+		t.Fatalf("the block made %d scratch directories under TMPDIR, want 1: %v", len(dirs), dirs)
+	}
+	return dirs[0]
+}
+
+// checkRunningCoreOutput checks what the block printed, in order, and the
+// servers' logs.
+func checkRunningCoreOutput(t *testing.T, out string, logs map[string]string) {
+	t.Helper()
+	want := []string{
+		`ready`,                // readyz
+		`{"session_id":"s-1"}`, // the Session
+		`{"turn_id":"t-1"}`,    // the Turn
+		"event: delta",         // the daemon's output...
+		"hello, turnstile",     // ...the synthetic Harness's echo of the input
+		"event: done",          // the Run's terminal frame
+		"event: end",           // the end of the stream
+		`"state":"completed"`,  // GET /turns/t-1
+		"d1  active",           // device list
+	}
+	rest := out
+	for _, w := range want {
+		i := strings.Index(rest, w)
+		if i < 0 {
+			t.Fatalf("the block's output lacks %q after the earlier steps:\n%s", w, out)
+		}
+		rest = rest[i+len(w):]
+	}
+	for _, w := range []string{markConnected, "everything released"} {
+		if !strings.Contains(logs["daemon.log"], w) {
+			t.Fatalf("daemon.log lacks %q:\n%s", w, logs["daemon.log"])
+		}
 	}
 }
 
@@ -127,65 +168,4 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
-}
-
-// connectReadmeRuntime connects a scripted Runtime as d1 with the
-// credential the README's device add wrote.
-func connectReadmeRuntime(t *testing.T, dir, addr string) chan error {
-	t.Helper()
-	cred := strings.TrimSpace(readFile(t, filepath.Join(dir, "d1.credential")))
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	boot, err := scripted.DoBootstrap(ctx, http.DefaultClient, "http://"+addr, "d1", cred)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := scripted.Dial(ctx, http.DefaultClient, boot.WSURL, "d1", cred, &scripted.Runtime{Deltas: 1, DeclaredKind: "synthetic"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- c.Serve(context.Background()) }()
-	t.Cleanup(func() { c.WS.CloseNow() })
-	return done
-}
-
-// checkReadmeLine checks what one README command printed or did.
-func checkReadmeLine(t *testing.T, line, cmdline, out, dir string, served chan error) {
-	t.Helper()
-	bad := func() { t.Fatalf("%s: %q", line, out) }
-	switch {
-	case strings.Contains(cmdline, "/readyz"):
-		if !strings.Contains(out, "ready") {
-			bad()
-		}
-	case strings.HasSuffix(cmdline, "/api/v1/sessions"):
-		if strings.TrimSpace(out) != `{"session_id":"s-1"}` {
-			bad()
-		}
-	case strings.HasSuffix(cmdline, "/sessions/s-1/turns"):
-		if strings.TrimSpace(out) != `{"turn_id":"t-1"}` {
-			bad()
-		}
-	case strings.HasSuffix(cmdline, "/turns/t-1/events"):
-		if !strings.Contains(out, "event: done") || !strings.Contains(out, "event: end") {
-			bad()
-		}
-	case strings.HasSuffix(cmdline, "/turns/t-1"):
-		if jsonField(out, "state") != "completed" {
-			bad()
-		}
-	case strings.Contains(cmdline, "device add"):
-		if !strings.HasPrefix(readFile(t, filepath.Join(dir, "d1.credential")), credentialPrefix) {
-			t.Fatalf("%s: no credential written", line)
-		}
-	case strings.Contains(cmdline, "device list"):
-		if !strings.Contains(out, "d1  active") {
-			bad()
-		}
-	case strings.Contains(cmdline, "device revoke"):
-		if err := <-served; websocket.CloseStatus(err) != 4001 {
-			t.Fatalf("after revoke the Runtime's connection ended with %v", err)
-		}
-	}
 }

@@ -422,7 +422,7 @@
 // Limit marks record that a seed reached a documented limit; the world's
 // workload shapes (sim/world, drawn per seed) drive the machines there.
 // They are expected marks too (each was hit in every 1,000-seed window
-// tried; the README gives their rates): admission_records_full (a 65th
+// tried; a campaign's summary prints their hit counts): admission_records_full (a 65th
 // admission on one connection), steer_input_limit (Core refuses a steer:
 // its Run holds 256 inputs), steer_after_unknown (a workload steer call
 // after Core recorded an earlier input of the Turn unknown),

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -88,117 +87,6 @@ func (p *daemonProc) terminate(t *testing.T) int {
 		t.Fatalf("no exit after SIGTERM:\n%s", p.stderr.String())
 	}
 	return p.cmd.ProcessState.ExitCode()
-}
-
-// readmeJobs are the background commands (`… &`) of a README block, in
-// the order the block started them (%1, %2, ...).
-type readmeJobs struct {
-	cmds []*exec.Cmd
-	logs []*syncBuffer
-}
-
-func (j *readmeJobs) start(t *testing.T, dir string, env []string, cmdline string) {
-	t.Helper()
-	job := exec.Command("bash", "-c", "exec "+strings.TrimSuffix(cmdline, "&"))
-	buf := &syncBuffer{}
-	job.Dir, job.Env, job.Stderr = dir, env, buf
-	if err := job.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if job.ProcessState == nil {
-			_ = job.Process.Kill()
-			_ = job.Wait()
-		}
-	})
-	j.cmds, j.logs = append(j.cmds, job), append(j.logs, buf)
-}
-
-// terminate runs `kill -TERM %N && wait %N`: the job must exit 0.
-func (j *readmeJobs) terminate(t *testing.T, cmdline string) {
-	t.Helper()
-	n := int(cmdline[len("kill -TERM %")] - '1')
-	if err := j.cmds[n].Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if err := j.cmds[n].Wait(); err != nil {
-		t.Fatalf("%s: job %d: %v\n%s", cmdline, n+1, err, j.logs[n].String())
-	}
-}
-
-// checkTryItOutput checks what one foreground line of "Try it" printed.
-func checkTryItOutput(t *testing.T, cmdline, out string, jobs *readmeJobs) {
-	t.Helper()
-	switch {
-	case strings.HasSuffix(cmdline, "/api/v1/sessions"):
-		if strings.TrimSpace(out) != `{"session_id":"s-1"}` {
-			t.Fatalf("%s: %q", cmdline, out)
-		}
-	case strings.HasSuffix(cmdline, "/sessions/s-1/turns"):
-		if strings.TrimSpace(out) != `{"turn_id":"t-1"}` {
-			t.Fatalf("%s: %q", cmdline, out)
-		}
-	case strings.HasSuffix(cmdline, "/turns/t-1/events"):
-		if !strings.Contains(out, "event: delta") || !strings.Contains(out, "hello, turnstile") ||
-			!strings.Contains(out, "event: done") || !strings.Contains(out, "event: end") {
-			t.Fatalf("%s: %q\n%s\n%s", cmdline, out, jobs.logs[0].String(), jobs.logs[1].String())
-		}
-	}
-}
-
-// TestReadmeTryIt runs every line of the README's "Try it" block, in
-// order, in a fresh directory: it builds the binary, adds a device, starts
-// `turnstile core` and `turnstile daemon` as child processes (Core on a
-// free port through TURNSTILE_LISTEN), walks the curl steps, sends SIGTERM
-// to both and checks their exit codes and that no log line holds a secret.
-func TestReadmeTryIt(t *testing.T) {
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	env := append(os.Environ(), "TURNSTILE_LISTEN="+addr)
-	jobs := &readmeJobs{}
-	for _, line := range readmeBlock(t, "## Try it") {
-		cmdline := strings.ReplaceAll(line, "localhost:8080", addr)
-		runDir := dir
-		if strings.HasPrefix(cmdline, "go build") {
-			runDir = root
-			cmdline = strings.ReplaceAll(cmdline, "-o turnstile", "-o "+filepath.Join(dir, "turnstile"))
-		}
-		switch {
-		case strings.HasPrefix(cmdline, "export "):
-			name, value, _ := strings.Cut(strings.TrimPrefix(cmdline, "export "), "=")
-			env = append(env, name+"="+runLine(t, dir, env, `printf %s `+value))
-		case strings.HasSuffix(cmdline, "&"):
-			jobs.start(t, dir, env, cmdline)
-		case strings.HasPrefix(cmdline, "kill -TERM %"):
-			jobs.terminate(t, cmdline)
-		default:
-			checkTryItOutput(t, cmdline, runLine(t, runDir, env, cmdline), jobs)
-		}
-	}
-	if len(jobs.cmds) != 2 || jobs.cmds[0].ProcessState == nil || jobs.cmds[1].ProcessState == nil {
-		t.Fatal("the README block did not start and stop Core and the daemon")
-	}
-	secrets := []string{strings.TrimSpace(readFile(t, filepath.Join(dir, "d1.credential"))),
-		strings.TrimSpace(readFile(t, filepath.Join(dir, "operator.token")))}
-	for i, log := range jobs.logs {
-		for _, secret := range secrets {
-			if secret != "" && strings.Contains(log.String(), secret) {
-				t.Fatalf("job %d's log holds a secret:\n%s", i+1, log.String())
-			}
-		}
-	}
-	if !strings.Contains(jobs.logs[1].String(), "everything released") {
-		t.Fatalf("daemon log:\n%s", jobs.logs[1].String())
-	}
 }
 
 // waitMark waits until the child logged mark.
