@@ -293,3 +293,15 @@ func TestParseFuzzBugs(t *testing.T) {
 		t.Fatalf("unknown bug: %v", err)
 	}
 }
+
+// TestDocStatesWorldBudget keeps doc.go's number for the budget true.
+func TestDocStatesWorldBudget(t *testing.T) {
+	b, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := fmt.Sprintf("%d,%03d", worldStepsMax/1000, worldStepsMax%1000)
+	if doc := strings.Join(strings.Fields(strings.ReplaceAll(string(b), "//", "")), " "); !strings.Contains(doc, "a budget of "+n+" kernel steps") {
+		t.Fatalf("doc.go does not state the budget of %s kernel steps", n)
+	}
+}
