@@ -25,9 +25,11 @@
 // count the fuzzer prints leaves out the runs of a minimization still in
 // progress, and minimizing an input that reached new code takes up to
 // -fuzzminimizetime (60 s by default) of full world runs, so a short
-// FuzzWorld run may print few execs. TURNSTILE_FUZZ_BUGS=NAME,... plants
-// bugs (world.PlantedBugs) in every run, to see a fuzzing run find and
-// report one (its case records them).
+// FuzzWorld run may print few execs and spend itself minimizing its first
+// find; `make fuzz` passes -fuzzminimizetime $(FUZZMINIMIZETIME), 5 s by
+// default. TURNSTILE_FUZZ_BUGS=NAME,... plants bugs (world.PlantedBugs)
+// in every run, to see a fuzzing run find and report one (its case
+// records them).
 //
 // Every codec target checks the same properties: decoding never panics;
 // the one-pass decoder and the reference decoder (wire.DecodeReference)
