@@ -14,6 +14,23 @@
 // drop a failure found that way without reporting it, but FuzzWorld has
 // written the case before it fails.
 //
+// Each FuzzWorld input runs under a budget of 20,000 kernel steps
+// (worldStepsMax in world_test.go): Go's fuzzing worker dies when one call
+// of the fuzz function takes more than 10 s of wall time, and an unbounded
+// world can take that long (a few inputs run past 200,000 steps), which
+// the fuzzer reported as "fuzzing process hung or terminated unexpectedly"
+// with an input that passes when rerun. A run that reaches the budget
+// stops there, every safety check having held up to it, and is not a
+// failure; the checks of a run's end are left to campaigns. The "execs"
+// count the fuzzer prints leaves out the runs of a minimization still in
+// progress, and minimizing an input that reached new code takes up to
+// -fuzzminimizetime (60 s by default) of full world runs, so a short
+// FuzzWorld run may print few execs and spend itself minimizing its first
+// find; `make fuzz` passes -fuzzminimizetime $(FUZZMINIMIZETIME), 5 s by
+// default. TURNSTILE_FUZZ_BUGS=NAME,... plants bugs (world.PlantedBugs)
+// in every run, to see a fuzzing run find and report one (its case
+// records them).
+//
 // Every codec target checks the same properties: decoding never panics;
 // the one-pass decoder and the reference decoder (wire.DecodeReference)
 // return the same frame or the same error; a rejection wraps one of the

@@ -2,9 +2,12 @@ package fuzz
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/turnstile-sim/turnstile/sim"
@@ -16,11 +19,31 @@ import (
 // timeline, network and everything else not chosen here), the fault kinds
 // the swarm may enable, the number of devices and turns, and the first
 // draws of the streams that decide the devices' capabilities ("params")
-// and the workload ("workload").
+// and the workload ("workload"). Every FuzzWorld world runs under the
+// step budget worldStepsMax; bugs names the planted bugs the run has
+// (TURNSTILE_FUZZ_BUGS), for its regression case.
 type worldInput struct {
 	seed uint64
 	cfg  world.Config
+	bugs []string
 }
+
+// worldStepsMax is FuzzWorld's budget of kernel steps per input. Go's
+// fuzzing worker gives one call of the fuzz function 10 s of wall time
+// (a limit no flag changes): past it the worker panics, and the fuzzer
+// fails with "fuzzing process hung or terminated unexpectedly" and saves
+// the input under testdata/fuzz/FuzzWorld, although the input passes when
+// run again. A world's cost has a long tail: most inputs end within 5,000
+// steps (a few ms of CPU), a few run past 200,000 steps and take seconds
+// of CPU, more under the fuzzer's coverage instrumentation and again more
+// on a loaded machine. The budget bounds every input at about half a
+// second of CPU instrumented, and it is counted in steps, not time, so an
+// input has one verdict whatever the load. A run that reaches the budget
+// stops there with sim.CheckStepsMax; every safety check has held up to
+// that step (the first violation stops a run), but the checks of a run's
+// end (liveness, the final audits) are left to campaigns, whose runs have
+// no such budget: FuzzWorld reports no failure for it (overBudget).
+const worldStepsMax = 20_000
 
 // worldParamsBytes is how many input bytes go to the "params" stream.
 const worldParamsBytes = 32
@@ -43,6 +66,7 @@ func decodeWorldInput(data []byte) worldInput {
 	in.cfg.Turns = int(head[13] % 41)
 	params := rest[:min(len(rest), worldParamsBytes)]
 	in.cfg.Draws = sim.Draws{"params": params, "workload": rest[len(params):]}
+	in.cfg.StepsMax = worldStepsMax
 	return in
 }
 
@@ -55,26 +79,67 @@ func encodeWorldInput(seed uint64, mask uint32, devices, turns byte, draws []byt
 // FuzzWorld runs the full-stack world with inputs chosen by Go's
 // coverage-guided fuzzer: it mutates bytes toward inputs that reach new
 // code in the machines, so it finds protocol states random seeds reach
-// rarely. A failing input is written as a regression case that
-// `turnstile replay -schedule` reproduces (under $TURNSTILE_FUZZ_OUT, or
-// the temporary directory), besides Go's own corpus entry.
+// rarely. Each input runs under the step budget worldStepsMax. A failing
+// input is written as a regression case that `turnstile replay -schedule`
+// reproduces (under $TURNSTILE_FUZZ_OUT, or the temporary directory),
+// besides Go's own corpus entry. TURNSTILE_FUZZ_BUGS (a comma list of
+// world.PlantedBugs) plants bugs in every run, to see a fuzzing run report
+// one.
 func FuzzWorld(f *testing.F) {
+	bugs, bugNames, err := parseFuzzBugs(os.Getenv("TURNSTILE_FUZZ_BUGS"))
+	if err != nil {
+		f.Fatalf("TURNSTILE_FUZZ_BUGS: %v", err)
+	}
 	f.Add(encodeWorldInput(1, 1<<32-1, 0, 0, nil))
 	f.Add(encodeWorldInput(2, 0, 1, 3, []byte("steer steer steer cancel")))
 	f.Add(encodeWorldInput(3, 0x00ff00ff, 4, 25, make([]byte, 96)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		in := decodeWorldInput(data)
+		in.cfg.Bugs, in.bugs = bugs, bugNames
 		o := world.Run(in.seed, in.cfg)
 		appendStates(os.Getenv("TURNSTILE_FUZZ_STATES"), stateAtoms(o), data) // exploration_test.go
-		if !o.Result.Failed() {
-			return
+		if msg := worldFailure(in, o); msg != "" {
+			t.Fatal(msg)
 		}
-		path, err := writeWorldCase(in, o)
-		if err != nil {
-			t.Fatalf("world failed (%s) and its case could not be written: %v", o.Result.Violations[0], err)
-		}
-		t.Fatalf("world failed: %s\nreplay: %s", o.Result.Violations[0], campaign.ReplayScheduleCommand(path))
 	})
+}
+
+// parseFuzzBugs reads TURNSTILE_FUZZ_BUGS: "" for none, else a comma list
+// of planted bug names; it returns the bugs and their names sorted (as a
+// case records them). An unknown name is world.ErrUnknownBug.
+func parseFuzzBugs(spec string) (world.Bugs, []string, error) {
+	if strings.TrimSpace(spec) == "" {
+		return world.Bugs{}, nil, nil
+	}
+	var names []string
+	for _, n := range strings.Split(spec, ",") {
+		names = append(names, strings.TrimSpace(n))
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	b, err := world.ParseBugs(names)
+	if err != nil {
+		return world.Bugs{}, nil, err
+	}
+	return b, names, nil
+}
+
+// overBudget reports a run that reached FuzzWorld's step budget before
+// any check failed (worldStepsMax).
+func overBudget(o world.Outcome) bool { return o.Result.FailedCheck() == sim.CheckStepsMax }
+
+// worldFailure is what FuzzWorld fails an input with: "" when its run
+// passed or reached the budget, else the first violation and the replay
+// command of the regression case it writes.
+func worldFailure(in worldInput, o world.Outcome) string {
+	if !o.Result.Failed() || overBudget(o) {
+		return ""
+	}
+	path, err := writeWorldCase(in, o)
+	if err != nil {
+		return fmt.Sprintf("world failed (%s) and its case could not be written: %v", o.Result.Violations[0], err)
+	}
+	return fmt.Sprintf("world failed: %s\nreplay: %s", o.Result.Violations[0], campaign.ReplayScheduleCommand(path))
 }
 
 // writeWorldCase stores a failing fuzz input as a regression case.
@@ -87,7 +152,7 @@ func writeWorldCase(in worldInput, o world.Outcome) (string, error) {
 		return "", err
 	}
 	c := campaign.Case{Seed: in.seed, Config: campaign.Config{Devices: in.cfg.Devices, Turns: in.cfg.Turns,
-		Faults: in.cfg.Faults}, Check: o.Result.FailedCheck(), Fingerprint: o.Result.Fingerprint,
+		Faults: in.cfg.Faults, Bugs: in.bugs}, Check: o.Result.FailedCheck(), Fingerprint: o.Result.Fingerprint,
 		Schedule: o.Result.Schedule, Note: "found by FuzzWorld"}
 	path := filepath.Join(dir, fmt.Sprintf("fuzzworld-%s.json", o.Result.Fingerprint[:16]))
 	return path, os.WriteFile(path, c.Marshal(), 0o644)
@@ -122,5 +187,121 @@ func TestFuzzWorldCaseReplays(t *testing.T) {
 	plain := world.Run(in.seed, world.Config{Devices: in.cfg.Devices, Turns: in.cfg.Turns, Faults: in.cfg.Faults})
 	if plain.Result.Fingerprint == o.Result.Fingerprint {
 		t.Fatal("the draws must steer the run: without them the seed runs differently")
+	}
+}
+
+// TestFuzzWorldReportsFailure checks that the step budget hides no real
+// failure: with a planted bug, the first seed input fails (well within the
+// budget), FuzzWorld's verdict names the check and the replay command,
+// and the case written replays, bug included, to the same failure; without
+// the bug the same input passes and writes nothing.
+func TestFuzzWorldReportsFailure(t *testing.T) {
+	out := t.TempDir()
+	t.Setenv("TURNSTILE_FUZZ_OUT", out)
+	data := encodeWorldInput(1, 1<<32-1, 0, 0, nil)
+	bugs, names, err := parseFuzzBugs("daemon_accepts_before_apply")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := decodeWorldInput(data)
+	in.cfg.Bugs, in.bugs = bugs, names
+	o := world.Run(in.seed, in.cfg)
+	msg := worldFailure(in, o)
+	if o.Result.FailedCheck() != "accepted_without_ground_truth" || o.Result.Stats.Steps >= worldStepsMax {
+		t.Fatalf("planted bug: first violation %q at step %d (budget %d)", o.Result.FailedCheck(), o.Result.Stats.Steps, worldStepsMax)
+	}
+	if !strings.HasPrefix(msg, "world failed: ") || !strings.Contains(msg, "accepted_without_ground_truth") ||
+		!strings.Contains(msg, "replay -schedule "+out) {
+		t.Fatalf("verdict %q", msg)
+	}
+	files, err := filepath.Glob(filepath.Join(out, "fuzzworld-*.json"))
+	if err != nil || len(files) != 1 {
+		t.Fatalf("cases written: %v %v", files, err)
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := campaign.ParseCase(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(c.Config.Bugs, names) || c.Check != "accepted_without_ground_truth" {
+		t.Fatalf("case config %+v check %q", c.Config, c.Check)
+	}
+	caseBugs, err := world.ParseBugs(c.Config.Bugs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := world.Replay(c.Schedule, world.Config{Devices: c.Config.Devices, Turns: c.Config.Turns, Faults: c.Config.Faults, Bugs: caseBugs})
+	if again.Result.Fingerprint != o.Result.Fingerprint || again.Result.FailedCheck() != c.Check {
+		t.Fatalf("case replays to %s (%q), the fuzzed run was %s", again.Result.Fingerprint, again.Result.FailedCheck(), o.Result.Fingerprint)
+	}
+
+	clean := t.TempDir()
+	t.Setenv("TURNSTILE_FUZZ_OUT", clean)
+	in = decodeWorldInput(data)
+	if o := world.Run(in.seed, in.cfg); worldFailure(in, o) != "" || o.Result.Failed() {
+		t.Fatalf("without the bug: %v", o.Result.Violations)
+	}
+	if entries, _ := os.ReadDir(clean); len(entries) != 0 {
+		t.Fatalf("a passing input wrote %d files", len(entries))
+	}
+}
+
+// TestFuzzWorldBudget checks the step budget on an input whose world runs
+// far past it (about 6 s of CPU unbounded; under the fuzzer, past the
+// worker's 10 s limit): the run stops at worldStepsMax with the steps_max
+// check, and FuzzWorld reports no failure and writes no case for it.
+func TestFuzzWorldBudget(t *testing.T) {
+	out := t.TempDir()
+	t.Setenv("TURNSTILE_FUZZ_OUT", out)
+	in := decodeWorldInput([]byte("r steer cancel"))
+	if in.cfg.StepsMax != worldStepsMax {
+		t.Fatalf("decoded budget %d, want %d", in.cfg.StepsMax, worldStepsMax)
+	}
+	o := world.Run(in.seed, in.cfg)
+	if !overBudget(o) || o.Result.Stats.Steps != worldStepsMax || len(o.Result.Violations) == 0 {
+		t.Fatalf("run of %d steps, violations %v; want it stopped at %d by %s", o.Result.Stats.Steps, o.Result.Violations, worldStepsMax, sim.CheckStepsMax)
+	}
+	if msg := worldFailure(in, o); msg != "" {
+		t.Fatalf("a run stopped by the budget was reported: %q", msg)
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 0 {
+		t.Fatalf("a run stopped by the budget wrote %d files", len(entries))
+	}
+	// A violation other than the budget's is reported, whatever its step.
+	o.Result.Violations = append([]sim.Violation{{Step: 7, Check: "input_delivered_twice", Message: "x"}}, o.Result.Violations...)
+	if msg := worldFailure(in, o); !strings.Contains(msg, "input_delivered_twice") {
+		t.Fatalf("verdict %q", msg)
+	}
+}
+
+// TestParseFuzzBugs checks TURNSTILE_FUZZ_BUGS: empty plants nothing, a
+// list is trimmed, sorted and deduplicated, an unknown name is refused.
+func TestParseFuzzBugs(t *testing.T) {
+	b, names, err := parseFuzzBugs(" ")
+	if err != nil || b.Any() || names != nil {
+		t.Fatalf("empty: %v %v %v", b, names, err)
+	}
+	b, names, err = parseFuzzBugs("daemon_accepts_before_apply, core_redelivers_unknown_input,daemon_accepts_before_apply")
+	if err != nil || !b.DaemonAcceptsBeforeApply || !b.CoreRedeliversUnknownInput ||
+		!slices.Equal(names, []string{"core_redelivers_unknown_input", "daemon_accepts_before_apply"}) {
+		t.Fatalf("list: %+v %v %v", b, names, err)
+	}
+	if _, _, err := parseFuzzBugs("daemon_accepts_before_apply,no_such_bug"); !errors.Is(err, world.ErrUnknownBug) {
+		t.Fatalf("unknown bug: %v", err)
+	}
+}
+
+// TestDocStatesWorldBudget keeps doc.go's number for the budget true.
+func TestDocStatesWorldBudget(t *testing.T) {
+	b, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := fmt.Sprintf("%d,%03d", worldStepsMax/1000, worldStepsMax%1000)
+	if doc := strings.Join(strings.Fields(strings.ReplaceAll(string(b), "//", "")), " "); !strings.Contains(doc, "a budget of "+n+" kernel steps") {
+		t.Fatalf("doc.go does not state the budget of %s kernel steps", n)
 	}
 }

@@ -42,9 +42,12 @@ type Options struct {
 	// QueueMax bounds the event queue (default 1<<20); overflow panics.
 	QueueMax int
 	// StepsMax bounds the number of steps (default 1<<26); hitting it is a
-	// violation of the "steps_max" check.
+	// violation of the CheckStepsMax check.
 	StepsMax uint64
 }
+
+// CheckStepsMax is the violation of a run that reached Options.StepsMax.
+const CheckStepsMax = "steps_max"
 
 func (o Options) withDefaults() Options {
 	assert.That(o.Setup != nil, "Options.Setup is required")
@@ -295,7 +298,7 @@ func (w *Kernel) loop() {
 		w.dispatch(it)
 		w.afterStep()
 		if !w.stop && w.step >= w.opts.StepsMax {
-			w.violate("steps_max", fmt.Sprintf("%d steps without finishing", w.step))
+			w.violate(CheckStepsMax, fmt.Sprintf("%d steps without finishing", w.step))
 		}
 	}
 }

@@ -27,6 +27,11 @@ type Config struct {
 	// Draws replace the first draws of named streams ("params",
 	// "workload", …): how a coverage-guided fuzzer steers the world.
 	Draws sim.Draws
+	// StepsMax bounds the run's steps (0 = the kernel's default, see
+	// sim.Options.StepsMax); a run that reaches it stops with a violation
+	// of sim.CheckStepsMax. A bound well below the default caps what
+	// one run costs: FuzzWorld's budget (fuzz/world_test.go).
+	StepsMax uint64
 
 	// breakTruth makes the simulated Harness lie to the ledger (tests
 	// only), so tests can prove that the checkers, linearizability, Shrink
@@ -126,6 +131,7 @@ func Options(cfg Config) sim.Options {
 		Swarm: sim.SwarmConfig{Enable: sim.Ratio{Num: 1, Den: 3}},
 	}
 	opts.Draws = cfg.Draws
+	opts.StepsMax = cfg.StepsMax
 	if cfg.Turns > 0 {
 		opts.Workload = cfg.Turns
 		opts.LivenessTimeout = LivenessTimeout(cfg.Turns)
