@@ -192,6 +192,9 @@ type hostileState struct {
 	records    map[uint64]*recordTable // admission_records.go
 	starting   map[string]bool         // conn/run: the daemon sent starting (rogue_core.go)
 	ownRuns    map[string]bool         // Runs a rogue Core started validly (rogue_core.go)
+	// shutdownAt is when the world asked a device to shut down: its
+	// daemon cancels every Turn then (rogue_core.go).
+	shutdownAt map[string]int64
 }
 
 func (h *hostileState) init() {
@@ -202,6 +205,7 @@ func (h *hostileState) init() {
 	h.stepOf = map[uint64]*probeState{}
 	h.lastStatus = map[string]wire.PreparationStatus{}
 	h.starting, h.ownRuns = map[string]bool{}, map[string]bool{}
+	h.shutdownAt = map[string]int64{}
 	h.conns.init()
 }
 
