@@ -195,6 +195,7 @@ type hostileState struct {
 	// shutdownAt is when the world asked a device to shut down: its
 	// daemon cancels every Turn then (rogue_core.go).
 	shutdownAt map[string]int64
+	writeEnded map[string]int64 // hostile_writes.go
 }
 
 func (h *hostileState) init() {
@@ -206,6 +207,7 @@ func (h *hostileState) init() {
 	h.lastStatus = map[string]wire.PreparationStatus{}
 	h.starting, h.ownRuns = map[string]bool{}, map[string]bool{}
 	h.shutdownAt = map[string]int64{}
+	h.writeEnded = map[string]int64{}
 	h.conns.init()
 }
 
@@ -384,6 +386,8 @@ func (l *Ledger) noteAnswerContext(ev WireEvent) {
 		}
 	case wire.Done:
 		h.doneRun[connIDKey(ev.Conn, ev.Frame.ID)] = true
+	case wire.WorkspaceWriteResult:
+		l.noteWriteEnded(ev, p)
 	}
 }
 
@@ -459,6 +463,8 @@ func (l *Ledger) wantNow(p *HostileProbe, ev WireEvent, delivered int64) []strin
 		}
 	case CondTable:
 		return l.tableAnswer(p)
+	case CondTransferOpen:
+		return l.transferOpenAnswer(p, delivered)
 	case CondUnresolved:
 		return l.unresolvedAnswer(p, delivered)
 	case CondRunLive:
