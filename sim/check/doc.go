@@ -311,8 +311,11 @@
 //     (timing_retry.go): after a retryable refusal reaches Core
 //     (preparation_capacity; not_ready or busy before written; a not_ready
 //     cancel receipt) the same request leaves again exactly 1 s later,
-//     never earlier, and not later unless what it serves is gone; the
-//     refusal never ends the Turn.
+//     never earlier, and not later unless what it serves is gone or the
+//     prepare waits for what Core's documents make a Turn wait for (an
+//     Environment preparation still running, a workspace operation, a
+//     quiesce, a full preparation stream table); the refusal never ends
+//     the Turn.
 //   - timing_executor_close_retry, timing_settlement_retry
 //     (timing_close_retry.go): after the n-th failed executor close or
 //     unconfirmed settlement answer, the Harness receives the next call

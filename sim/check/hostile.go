@@ -192,6 +192,10 @@ type hostileState struct {
 	records    map[uint64]*recordTable // admission_records.go
 	starting   map[string]bool         // conn/run: the daemon sent starting (rogue_core.go)
 	ownRuns    map[string]bool         // Runs a rogue Core started validly (rogue_core.go)
+	// shutdownAt is when the world asked a device to shut down: its
+	// daemon cancels every Turn then (rogue_core.go).
+	shutdownAt map[string]int64
+	writeEnded map[string]int64 // hostile_writes.go
 }
 
 func (h *hostileState) init() {
@@ -202,6 +206,8 @@ func (h *hostileState) init() {
 	h.stepOf = map[uint64]*probeState{}
 	h.lastStatus = map[string]wire.PreparationStatus{}
 	h.starting, h.ownRuns = map[string]bool{}, map[string]bool{}
+	h.shutdownAt = map[string]int64{}
+	h.writeEnded = map[string]int64{}
 	h.conns.init()
 }
 
@@ -380,6 +386,8 @@ func (l *Ledger) noteAnswerContext(ev WireEvent) {
 		}
 	case wire.Done:
 		h.doneRun[connIDKey(ev.Conn, ev.Frame.ID)] = true
+	case wire.WorkspaceWriteResult:
+		l.noteWriteEnded(ev, p)
 	}
 }
 
@@ -455,6 +463,8 @@ func (l *Ledger) wantNow(p *HostileProbe, ev WireEvent, delivered int64) []strin
 		}
 	case CondTable:
 		return l.tableAnswer(p)
+	case CondTransferOpen:
+		return l.transferOpenAnswer(p, delivered)
 	case CondUnresolved:
 		return l.unresolvedAnswer(p, delivered)
 	case CondRunLive:

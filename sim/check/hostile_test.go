@@ -329,3 +329,37 @@ func TestHostileCrashedEndIsNoLongerOpen(t *testing.T) {
 	h.tick(20 * ms)
 	h.clean()
 }
+
+// The commit of a transfer whose chunk is not the declared body is
+// refused invalid_request while the transfer is open; once the daemon
+// ended it (an expiry answered rejected), the commit names no transfer
+// and is not judged (the write slot may hold another transfer:
+// write_capacity).
+func TestBodyMismatchCommitJudgedWhileTheTransferIsOpen(t *testing.T) {
+	p := HostileProbe{Action: HostileWriteBodyMismatch, ReplyID: "x-w", Cond: CondTransferOpen,
+		Want: []string{"write/" + wire.OutcomeRejected + "/" + wire.WriteInvalidRequest}}
+	raw := encode(t, "x-w", wire.WorkspaceWrite{Step: wire.StepCommit})
+	received := wire.WorkspaceWriteResult{Outcome: wire.OutcomeReceived, Offset: 4}
+	capacity := wire.WorkspaceWriteResult{Outcome: wire.OutcomeRejected, ErrorCode: wire.WriteCapacity}
+
+	h := newHostileWire(t)
+	h.answer(5*ms, "x-w", received)
+	h.forge(10*ms, p, raw)
+	h.answer(11*ms, "x-w", wire.WorkspaceWriteResult{Outcome: wire.OutcomeRejected, ErrorCode: wire.WriteInvalidRequest})
+	h.tick(5000 * ms)
+	h.clean()
+
+	h = newHostileWire(t)
+	h.answer(5*ms, "x-w", received)
+	h.forge(10*ms, p, raw)
+	h.answer(11*ms, "x-w", capacity)
+	h.want(CheckHostileRefusal, "with write/rejected/write_capacity, documented write/rejected/invalid_request")
+
+	h = newHostileWire(t)
+	h.answer(5*ms, "x-w", received)
+	h.answer(7*ms, "x-w", wire.WorkspaceWriteResult{Outcome: wire.OutcomeRejected, ErrorCode: wire.WriteInvalidRequest}) // expired
+	h.forge(10*ms, p, raw)
+	h.answer(11*ms, "x-w", capacity)
+	h.tick(5000 * ms)
+	h.clean()
+}

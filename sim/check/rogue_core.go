@@ -80,8 +80,11 @@ func (l *Ledger) closeFailedAnswer(p *HostileProbe, delivered int64) []string {
 
 // CondRunLive: the answer is Want while the Run is live at the daemon;
 // once its output closed (the Harness emitted its native done, or settled
-// it, before the frame arrived) or the daemon sent its done, the route is
-// closing or gone and the answer is run_inactive.
+// it, before the frame arrived), the daemon sent its done, or the daemon
+// was asked to shut down before the frame arrived (shutdown cancels every
+// Turn: daemon/doc.go), the route is closing or gone and the answer is
+// run_inactive. A frame arriving in the instant of the shutdown request
+// is not judged: the daemon may take either first.
 const CondRunLive = "run_live"
 
 func (l *Ledger) runLiveAnswer(p *HostileProbe, delivered int64) []string {
@@ -93,6 +96,14 @@ func (l *Ledger) runLiveAnswer(p *HostileProbe, delivered int64) []string {
 	}
 	if ended || l.hostile.doneRun[connIDKey(p.Conn, run)] {
 		return []string{"ack/run_inactive"}
+	}
+	if at, ok := l.hostile.shutdownAt[p.Target]; ok {
+		if at == delivered {
+			return nil
+		}
+		if at < delivered {
+			return []string{"ack/run_inactive"}
+		}
 	}
 	return p.Want
 }

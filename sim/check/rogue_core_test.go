@@ -144,6 +144,14 @@ func TestSteerPastTheInputLimitIsInputLimit(t *testing.T) {
 	h.answer(11*ms, "x-r", wire.PromptSteerAck{InputID: "x-i-257", ErrorCode: "run_inactive"})
 	h.tick(5000 * ms)
 	h.clean()
+	// so it is once the daemon was asked to shut down: it cancels every
+	// Turn
+	h = rogueStarted(t)
+	h.l.ShutdownRequested(9*ms, "d1")
+	h.forge(10*ms, p, raw)
+	h.answer(11*ms, "x-r", wire.PromptSteerAck{InputID: "x-i-257", ErrorCode: "run_inactive"})
+	h.tick(5000 * ms)
+	h.clean()
 	h = rogueStarted(t)
 	h.forge(10*ms, p, raw)
 	h.answer(11*ms, "x-r", wire.PromptSteerAck{InputID: "x-i-257", ErrorCode: "run_inactive"})

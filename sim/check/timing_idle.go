@@ -212,6 +212,9 @@ func (l *Ledger) NativeAnswered(at int64, device string) {
 func (l *Ledger) ShutdownRequested(at int64, device string) {
 	l.advance(at)
 	l.timing.idle.shutdown[device] = true
+	if _, seen := l.hostile.shutdownAt[device]; !seen {
+		l.hostile.shutdownAt[device] = at
+	}
 }
 
 func (l *Ledger) idleExecutorGone(device, executor string) {

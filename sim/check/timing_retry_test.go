@@ -196,6 +196,46 @@ func TestPrepareRetryMissingIsCaught(t *testing.T) {
 	wantViolation(t, l, CheckTimingPrepareRetry, "did not send execution_prepare of session s1 again at 3s")
 }
 
+// prepRefusedWhileEnvironmentPrepares: Core began an Environment
+// preparation on conn 2 at 0.5 s (begin answered ready, commit sent at
+// 0.6 s, its result still out) before the refusal of prepRefused.
+func prepRefusedWhileEnvironmentPrepares() *Ledger {
+	l := NewLedger()
+	l.TurnSubmitted(0, "s1", "t1")
+	l.Wire(wev(WireSent, 500*time.Millisecond, 2, "core", "d2", "x1",
+		wire.RuntimePrepare{Step: wire.StepBegin, Action: wire.PrepareActionInitialize}))
+	l.Wire(wev(WireDelivered, 600*time.Millisecond, 2, "d2", "core", "x1", wire.RuntimePrepareResult{Outcome: wire.OutcomeReady}))
+	l.Wire(wev(WireSent, 600*time.Millisecond, 2, "core", "d2", "x1", wire.RuntimePrepare{Step: wire.StepCommit}))
+	l.Wire(wev(WireSent, time.Second, 1, "core", "d1", "p1", wire.ExecutionPrepare{SessionID: "s1"}))
+	l.Wire(wev(WireDelivered, 2*time.Second, 1, "d1", "core", "p1", wire.PreparationStatus{State: wire.StateRejected,
+		ErrorCode: wire.PrepPreparationCapacity, Operation: wire.TypeExecutionPrepare}))
+	return l
+}
+
+// TestPrepareRetryWaitsForARunningEnvironmentPreparation: the retry may
+// pick a connection where the Session's Environment preparation, begun
+// before the refusal, still runs; the Turn waits for it (core/doc.go), so
+// a later prepare is no lateness.
+func TestPrepareRetryWaitsForARunningEnvironmentPreparation(t *testing.T) {
+	l := prepRefusedWhileEnvironmentPrepares()
+	tick(l, 3500*time.Millisecond)
+	prepareAgain(l, 4*time.Second)
+	tick(l, 5*time.Second)
+	if vs := violationsOf(l, CheckTimingPrepareRetry); len(vs) > 0 {
+		t.Fatalf("unexpected: %v", vs)
+	}
+}
+
+// TestPrepareRetryMissingAfterAnEndedEnvironmentPreparationIsCaught: an
+// Environment preparation that ended before the due instant holds
+// nothing back.
+func TestPrepareRetryMissingAfterAnEndedEnvironmentPreparationIsCaught(t *testing.T) {
+	l := prepRefusedWhileEnvironmentPrepares()
+	l.Wire(wev(WireDelivered, 2500*time.Millisecond, 2, "d2", "core", "x1", wire.RuntimePrepareResult{Outcome: wire.OutcomeCompleted}))
+	tick(l, 3500*time.Millisecond)
+	wantViolation(t, l, CheckTimingPrepareRetry, "did not send execution_prepare of session s1 again at 3s")
+}
+
 func TestCapacityRefusalFailingTheTurnIsCaught(t *testing.T) {
 	l := prepRefused()
 	l.TurnFinished(ns(2*time.Second), "t1", "", TurnFailed, codePreparationStartFailed)

@@ -60,9 +60,10 @@ type Daemon struct {
 	dialing bool
 	attempt int // failed dials since the last open connection
 	// status keeps the last preparation_status frame of each live
-	// admission, for the republish command.
-	status    map[string][]byte
-	statusIDs []string
+	// admission, by connection and request ID (statusKey), for the
+	// republish command; statusIDs are its keys, oldest first.
+	status    map[statusKey][]byte
+	statusIDs []statusKey
 	queue     []daemon.Event
 	out       []sim.Effect
 	report    *daemon.Report
@@ -75,7 +76,7 @@ type Daemon struct {
 }
 
 func newDaemon(d *Device) *Daemon {
-	n := &Daemon{d: d, m: daemon.New(d.Daemon), r: d.w.Rand("node:" + string(d.ID)), status: map[string][]byte{},
+	n := &Daemon{d: d, m: daemon.New(d.Daemon), r: d.w.Rand("node:" + string(d.ID)), status: map[statusKey][]byte{},
 		backoff: d.Backoff}
 	if n.backoff == (Backoff{}) {
 		n.backoff = DefaultBackoff()
@@ -203,17 +204,38 @@ func (n *Daemon) syncWall(now time.Time) {
 	}
 }
 
-// republish resends the current status of the newest live admission, as
-// a daemon does when a status is asked for again: Core must ignore it.
+// statusKey names an admission's status stream: admissions and their
+// handles are connection-local, so one request ID on two connections is
+// two admissions.
+type statusKey struct {
+	conn sim.ConnID
+	req  string
+}
+
+// republish resends the current status of the newest live admission of
+// the current connection, as a daemon does when a status is asked for
+// again: Core must ignore it. An admission of an earlier connection is no
+// longer live (the machine retired it with its connection, sending
+// nothing) and nothing is replayed to a successor, so its status is
+// dropped here, never sent on the current connection.
 func (n *Daemon) republish(now time.Time) {
-	for i := len(n.statusIDs) - 1; i >= 0; i-- {
-		if b, ok := n.status[n.statusIDs[i]]; ok && n.cur != 0 {
-			n.out = append(n.out, sim.Send{Conn: n.cur, Frame: b})
-			// a status send, with the budget of every status send
-			n.watchBudget(now, n.cur, b, documentedOr(n.d.Daemon.Limits.ReceiptSendBudget, check.TimerReceiptSend))
-			return
+	kept := n.statusIDs[:0]
+	for _, k := range n.statusIDs {
+		if _, ok := n.status[k]; ok && k.conn == n.cur {
+			kept = append(kept, k)
+		} else {
+			delete(n.status, k)
 		}
 	}
+	clear(n.statusIDs[len(kept):])
+	n.statusIDs = kept
+	if len(kept) == 0 || n.cur == 0 {
+		return
+	}
+	b := n.status[kept[len(kept)-1]]
+	n.out = append(n.out, sim.Send{Conn: n.cur, Frame: b})
+	// a status send, with the budget of every status send
+	n.watchBudget(now, n.cur, b, documentedOr(n.d.Daemon.Limits.ReceiptSendBudget, check.TimerReceiptSend))
 }
 
 func (n *Daemon) dial() {
@@ -305,7 +327,7 @@ func (n *Daemon) apply(now time.Time, ef daemon.Effect) {
 			return
 		}
 		if st, ok := e.Frame.Payload.(wire.PreparationStatus); ok {
-			n.keepStatus(e.Frame.ID, st, b)
+			n.keepStatus(statusKey{conn: sim.ConnID(e.Gen), req: e.Frame.ID}, st, b)
 		}
 		if _, ok := e.Frame.Payload.(wire.InteractionDecisionAck); ok && n.d.TakeAckLost() {
 			n.loseInFlight(now, e.Gen)
@@ -340,16 +362,16 @@ func (n *Daemon) apply(now time.Time, ef daemon.Effect) {
 	}
 }
 
-func (n *Daemon) keepStatus(req string, st wire.PreparationStatus, b []byte) {
+func (n *Daemon) keepStatus(k statusKey, st wire.PreparationStatus, b []byte) {
 	switch st.State {
 	case wire.StatePreparing, wire.StateReady, wire.StateStarting:
-		if _, ok := n.status[req]; !ok {
-			n.statusIDs = append(n.statusIDs, req)
+		if _, ok := n.status[k]; !ok {
+			n.statusIDs = append(n.statusIDs, k)
 		}
-		n.status[req] = b
+		n.status[k] = b
 	case wire.StateRejected:
 	default:
-		delete(n.status, req)
+		delete(n.status, k)
 	}
 }
 

@@ -161,7 +161,7 @@ const (
 	CmdShutdown         sim.TimerID = "cmd/shutdown"          // ask the machine to shut down
 	CmdInvalidHeartbeat sim.TimerID = "cmd/invalid_heartbeat" // send one malformed heartbeat
 	CmdReplace          sim.TimerID = "cmd/replace"           // dial a second connection that replaces the first
-	CmdRepublish        sim.TimerID = "cmd/republish"         // resend the newest live admission's status
+	CmdRepublish        sim.TimerID = "cmd/republish"         // resend the newest live admission's status (current connection)
 	CmdWallClock        sim.TimerID = "cmd/wall_clock"        // tell the machine the device's wall clock moved
 )
 

@@ -20,7 +20,8 @@
 // faults and the end of a run: CmdHeal (release hung calls), CmdShutdown,
 // CmdInvalidHeartbeat (one malformed heartbeat), CmdReplace (a second
 // connection replaces the first), CmdRepublish (resend the newest live
-// admission's preparation_status) and CmdWallClock (tell the machine the
+// admission's preparation_status on its own, current connection; an
+// admission of a lost connection is retired and never replayed) and CmdWallClock (tell the machine the
 // device's wall clock moved). Device.Crash kills the process with its
 // Harness and lets the kernel restart it.
 //

@@ -168,8 +168,9 @@
 //     redial at once (its current connection is replaced and refused) and
 //     treats the refusal as permanent until the window ends.
 //   - status_republish: the daemon resends the current preparation_status
-//     of its newest live admission, as it does for a repeated request;
-//     Core must ignore the duplicate revision.
+//     of the newest live admission of its current connection, as it does
+//     for a repeated request; Core must ignore the duplicate revision. An
+//     admission retired with a lost connection is never replayed.
 //   - harness_*: the Harness kinds of sim/harness (registered by
 //     harness.Register), each arming the device's Harness for its next
 //     matching call: prepare_failure, start_failure_nil (no turn),

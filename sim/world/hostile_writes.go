@@ -14,7 +14,8 @@ import (
 // size, another sha256): the commit is refused invalid_request and nothing
 // is installed (wire reference §3.12). It steps begin, chunk and commit as
 // each answer arrives; a begin the daemon refuses (capacity, unsupported,
-// unavailable) ends it.
+// unavailable) ends it. The commit is judged only while the transfer is
+// open: a short transfer expiry may end it first (check.CondTransferOpen).
 type bodyMismatch struct {
 	in    *injector
 	id    string
@@ -71,6 +72,7 @@ func (b *bodyMismatch) poll() {
 		b.send(wire.WorkspaceWrite{Step: wire.StepChunk, Offset: 0, Data: []byte("evil")}, nil)
 	case b.step == wire.StepChunk && r.Outcome == wire.OutcomeReceived:
 		b.send(wire.WorkspaceWrite{Step: wire.StepCommit}, &check.HostileProbe{Action: check.HostileWriteBodyMismatch,
-			ReplyID: b.id, Want: []string{"write/" + wire.OutcomeRejected + "/" + wire.WriteInvalidRequest}})
+			ReplyID: b.id, Want: []string{"write/" + wire.OutcomeRejected + "/" + wire.WriteInvalidRequest},
+			Cond: check.CondTransferOpen})
 	}
 }
