@@ -19,7 +19,12 @@ import (
 //     retry): the Session's next execution_prepare leaves 1 s after the
 //     refusal, and the refusal never fails the Turn. A workspace operation,
 //     an Environment preparation or a quiesce Core sends meanwhile may hold
-//     the Session back and excuses a later prepare.
+//     the Session back and excuses a later prepare. So does a transfer
+//     still open at the due instant, begun before the refusal or not: a
+//     Session whose Environment definition is not yet prepared on the
+//     connection Core picks needs a transfer there first, and a connection
+//     carries one transfer at a time (wire-reference §3.2); the wire does
+//     not say which connection Core picks.
 //   - Steering (wire-reference §3.6: not_ready or busy before `written`
 //     is sent again later): the same input ID leaves again on the same
 //     Run at the refusal + 1 s (the first refusal of a wait decides it;
@@ -205,6 +210,9 @@ func (l *Ledger) armRetry(r *retryOwed, check, what string) {
 		r.due = -1
 		if check == CheckTimingPrepareRetry && l.prepStreamsFullSince(r.refused) {
 			return // the retry waits for a free preparation stream
+		}
+		if check == CheckTimingPrepareRetry && l.transferOpenAt(due) != "" {
+			return // the Session's Environment preparation may wait for that connection's transfer
 		}
 		l.violate(due, check, "Core did not send %s again at %s, %s after the refusal at %s",
 			what, vtime(due), time.Duration(due-r.refused), vtime(r.refused))
