@@ -128,6 +128,9 @@ type Ledger struct {
 	timing           timingState
 	restart          restartState          // restart_outcome.go
 	decisionConflict decisionConflictState // decision_conflict.go
+	// shutdownAt: the instant the world first asked each device to shut
+	// down (timing_idle.go); looked up, never ranged.
+	shutdownAt map[string]int64
 
 	teardown   teardownState
 	heartbeat  heartbeatState

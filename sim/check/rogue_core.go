@@ -1,6 +1,10 @@
 package check
 
-import "github.com/turnstile-sim/turnstile/wire"
+import (
+	"slices"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
 
 // The rogue Core (world fault rogue_core) runs an admission and a Run of
 // its own on an honest Core–daemon connection and sends the daemon, in
@@ -81,7 +85,8 @@ func (l *Ledger) closeFailedAnswer(p *HostileProbe, delivered int64) []string {
 // CondRunLive: the answer is Want while the Run is live at the daemon;
 // once its output closed (the Harness emitted its native done, or settled
 // it, before the frame arrived) or the daemon sent its done, the route is
-// closing or gone and the answer is run_inactive.
+// closing or gone and the answer is run_inactive. After the daemon was
+// asked to shut down, run_inactive is also right (it cancels its Runs).
 const CondRunLive = "run_live"
 
 func (l *Ledger) runLiveAnswer(p *HostileProbe, delivered int64) []string {
@@ -93,6 +98,11 @@ func (l *Ledger) runLiveAnswer(p *HostileProbe, delivered int64) []string {
 	}
 	if ended || l.hostile.doneRun[connIDKey(p.Conn, run)] {
 		return []string{"ack/run_inactive"}
+	}
+	if at, ok := l.shutdownAt[p.Target]; ok && at < delivered {
+		// the daemon shutting down closes its active executors, cancelling
+		// the Run: once it did, the Run takes no more input
+		return append(slices.Clone(p.Want), "ack/run_inactive")
 	}
 	return p.Want
 }

@@ -11,16 +11,18 @@ const HostileSteerWriteOutstanding = "rcore_steer_write_outstanding"
 // native durable write of the Run (ReplyID) on Target that was called
 // before the frame arrived and had not returned by then, the Run live (as
 // CondRunLive: no native done or settlement before the frame arrived, no
-// done sent); not judged otherwise (the next input is admitted).
+// done sent; run_inactive too once the daemon was asked to shut down); not
+// judged otherwise (the next input is admitted).
 const CondWriteOutstanding = "write_outstanding"
 
 func (l *Ledger) writeOutstandingAnswer(p *HostileProbe, delivered int64) []string {
-	if live := l.runLiveAnswer(p, delivered); len(live) == 0 || live[0] != p.Want[0] {
+	live := l.runLiveAnswer(p, delivered)
+	if len(live) == 0 || live[0] != p.Want[0] {
 		return nil
 	}
 	for _, w := range l.timing.writes.all {
 		if w.device == p.Target && w.run == p.ReplyID && w.called < delivered && (w.returned < 0 || w.returned > delivered) {
-			return p.Want
+			return live
 		}
 	}
 	return nil

@@ -208,10 +208,17 @@ func (l *Ledger) NativeAnswered(at int64, device string) {
 }
 
 // ShutdownRequested records that the world asked device to shut down:
-// it closes its idle executors at once.
+// it closes its idle executors at once, and its active ones (the seeds:
+// 关闭时 Runtime 关闭活动和空闲 Executor), cancelling their Runs.
 func (l *Ledger) ShutdownRequested(at int64, device string) {
 	l.advance(at)
 	l.timing.idle.shutdown[device] = true
+	if _, ok := l.shutdownAt[device]; !ok {
+		if l.shutdownAt == nil {
+			l.shutdownAt = map[string]int64{}
+		}
+		l.shutdownAt[device] = at
+	}
 }
 
 func (l *Ledger) idleExecutorGone(device, executor string) {
