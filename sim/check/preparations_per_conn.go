@@ -12,8 +12,12 @@ import (
 // request in a terminal state (started, released, expired, failed) or
 // rejected reaching Core, Core sending execution_release for the request,
 // or Core learning that the connection closed (the daemon learning it, or
-// the network breaking it, frees nothing at Core). Closing early can only
-// undercount, so a count above the limit is Core's.
+// the network breaking it, frees nothing at Core). A terminal status the
+// gateway ignores is no such sign (wire-reference §3.3: a non-rejected
+// status is delivered only with a non-empty handle equal to the first
+// handle seen on the stream and a revision above the last delivered one),
+// forged or not. Closing early can only undercount, so a count above the
+// limit is Core's.
 const CheckPreparationsPerConn = "preparations_per_connection"
 
 // DocumentedPreparationsPerConn is the limit of open preparation streams
@@ -27,9 +31,25 @@ const MarkPreparationsPerConnFull = Mark("preparations_per_conn_full")
 // prepCount is one connection's open preparation streams by request ID
 // (looked up, never ranged).
 type prepCount struct {
-	open   map[string]bool
+	open   map[string]*prepStream
 	n      int
 	fullAt int64 // the last instant n reached the limit; 0: never
+}
+
+// prepStream is what the gateway has delivered on one open stream.
+type prepStream struct {
+	handle string // the first handle seen on the stream
+	rev    uint64 // the last revision delivered
+}
+
+// delivers reports whether the gateway delivers non-rejected status st on
+// the stream, and notes it when it does.
+func (s *prepStream) delivers(st wire.PreparationStatus) bool {
+	if st.Handle == "" || st.Revision == 0 || s.handle != "" && st.Handle != s.handle || st.Revision <= s.rev {
+		return false
+	}
+	s.handle, s.rev = st.Handle, st.Revision
+	return true
 }
 
 func (l *Ledger) observePreparationsPerConn(ev WireEvent) {
@@ -58,16 +78,16 @@ func (l *Ledger) observePreparationsPerConn(ev WireEvent) {
 	}
 	c := pc[ev.Conn]
 	if c == nil {
-		c = &prepCount{open: map[string]bool{}}
+		c = &prepCount{open: map[string]*prepStream{}}
 		pc[ev.Conn] = c
 	}
 	id := ev.Frame.ID
 	switch p := ev.Frame.Payload.(type) {
 	case wire.ExecutionPrepare:
-		if ev.Kind == WireDelivered || ev.Forged || c.open[id] {
+		if ev.Kind == WireDelivered || ev.Forged || c.open[id] != nil {
 			return
 		}
-		c.open[id] = true
+		c.open[id] = &prepStream{}
 		c.n++
 		if c.n == DocumentedPreparationsPerConn {
 			l.reach(MarkPreparationsPerConnFull)
@@ -83,7 +103,11 @@ func (l *Ledger) observePreparationsPerConn(ev WireEvent) {
 	case wire.ExecutionRelease:
 		l.closePrepStream(c, id)
 	case wire.PreparationStatus:
-		if ev.Kind == WireDelivered && closesStream(p.State) {
+		st := c.open[id]
+		if ev.Kind != WireDelivered || st == nil {
+			return
+		}
+		if p.State == wire.StateRejected || st.delivers(p) && closesStream(p.State) {
 			l.closePrepStream(c, id)
 		}
 	}
@@ -94,7 +118,7 @@ func (l *Ledger) observePreparationsPerConn(ev WireEvent) {
 func (l *Ledger) prepsCoreCrashed() { clear(l.projection.prepsPerConn) }
 
 func (l *Ledger) closePrepStream(c *prepCount, id string) {
-	if c.open[id] {
+	if c.open[id] != nil {
 		delete(c.open, id)
 		c.n--
 	}

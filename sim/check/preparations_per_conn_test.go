@@ -1,6 +1,7 @@
 package check
 
 import (
+	"fmt"
 	"strconv"
 	"testing"
 
@@ -126,5 +127,40 @@ func TestPreparationsPerConnEndWithCore(t *testing.T) {
 	openPreps(w, 100, DocumentedPreparationsPerConn)
 	if vs := violationsOf(l, CheckPreparationsPerConn); len(vs) > 0 {
 		t.Fatalf("streams of a crashed Core counted: %v", vs)
+	}
+}
+
+// A terminal status the gateway ignores (another handle than the first
+// seen on the stream, a revision not above the last, no handle), forged
+// or not, frees no stream at Core: the connection stays full.
+func TestPreparationsPerConnIgnoredStatusesCloseNothing(t *testing.T) {
+	ignored := map[string]wire.PreparationStatus{
+		"another handle":         {Handle: "x-h", Revision: 1 << 40, State: wire.StateStarted},
+		"stale revision":         {Handle: "h3", Revision: 2, State: wire.StateStarted},
+		"no handle":              {Revision: 3, State: wire.StateExpired},
+		"revision zero":          {Handle: "h3", State: wire.StateReleased},
+		"another handle, failed": {Handle: "x-h", Revision: 9, State: wire.StateFailed, ErrorCode: "preparation_failed"},
+	}
+	for name, st := range ignored {
+		for _, forged := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s forged=%t", name, forged), func(t *testing.T) {
+				l, w := prepareWorld(testSpec(), allKind())
+				openPreps(w, 0, DocumentedPreparationsPerConn)
+				w.deviceSends(1, "d1", statusFrame(prepReq(3), wire.PreparationStatus{Handle: "h3", Revision: 2, State: wire.StateReady}))
+				f := statusFrame(prepReq(3), st)
+				if forged {
+					w.l.Wire(WireEvent{At: w.tick(), Kind: WireDelivered, Conn: 1, From: "d1", To: CoreNode, Raw: []byte("x"), Frame: f, Forged: true})
+				} else {
+					w.deviceSends(1, "d1", f)
+				}
+				if !l.prepStreamsFullSince(*w.now) {
+					t.Fatal("the connection's 64 streams are not full after a status the gateway ignores")
+				}
+				openPreps(w, DocumentedPreparationsPerConn, 1)
+				if vs := violationsOf(l, CheckPreparationsPerConn); len(vs) != 1 {
+					t.Fatalf("65 open: %v", vs)
+				}
+			})
+		}
 	}
 }

@@ -11,17 +11,30 @@ const HostileSteerWriteOutstanding = "rcore_steer_write_outstanding"
 // native durable write of the Run (ReplyID) on Target that was called
 // before the frame arrived and had not returned by then, the Run live (as
 // CondRunLive: no native done or settlement before the frame arrived, no
-// done sent); not judged otherwise (the next input is admitted).
+// done sent); run_inactive alone once the daemon was asked to shut down
+// before the frame arrived (shutdown requests the cancel of every native
+// Turn, and a Run whose cancel was requested takes no input); not judged
+// otherwise (the next input is admitted).
 const CondWriteOutstanding = "write_outstanding"
 
 func (l *Ledger) writeOutstandingAnswer(p *HostileProbe, delivered int64) []string {
-	if live := l.runLiveAnswer(p, delivered); len(live) == 0 || live[0] != p.Want[0] {
+	live := l.runLiveAnswer(p, delivered)
+	if len(live) == 0 {
+		return nil
+	}
+	if live[0] != p.Want[0] && !l.shutDownBefore(p.Target, delivered) {
 		return nil
 	}
 	for _, w := range l.timing.writes.all {
 		if w.device == p.Target && w.run == p.ReplyID && w.called < delivered && (w.returned < 0 || w.returned > delivered) {
-			return p.Want
+			return live
 		}
 	}
 	return nil
+}
+
+// shutDownBefore: the world asked device to shut down before instant at.
+func (l *Ledger) shutDownBefore(device string, at int64) bool {
+	sd, ok := l.hostile.shutdownAt[device]
+	return ok && sd < at
 }

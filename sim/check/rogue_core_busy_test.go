@@ -122,3 +122,41 @@ func TestDecisionBeforeTheNativeStartReturnedIsNotReady(t *testing.T) {
 	h.tick(5000 * ms)
 	h.want(CheckHostileRefusal, "never answered rcore_decision_starting")
 }
+
+// steerBehindWriteAfterShutdown is steerBehindWrite with d1 asked to shut
+// down at 9 ms, before the input arrived.
+func steerBehindWriteAfterShutdown(t *testing.T) *hostileWire {
+	p := HostileProbe{Action: HostileSteerWriteOutstanding, ReplyID: "x-r", Input: "x-i-2", Want: []string{"ack/busy"}, Cond: CondWriteOutstanding}
+	raw := encode(t, "x-r", wire.PromptSteer{InputID: "x-i-2", Input: wire.MessageInput{{Content: []wire.InputContent{wire.TextPart("s")}}},
+		DurableReceipt: true})
+	h := rogueStarted(t)
+	h.l.WriteCalled(8*ms, "d1", "x-r", "x-i-1")
+	h.l.ShutdownRequested(9*ms, "d1")
+	h.forge(10*ms, p, raw)
+	return h
+}
+
+// TestSteerBehindAWriteOfADaemonShuttingDown: a daemon asked to shut down
+// closes its active executors, cancelling their Runs (the seeds: 关闭时
+// Runtime 关闭活动和空闲 Executor), so the input behind an outstanding
+// write is refused run_inactive, and busy is no longer its answer; before
+// the shutdown request run_inactive is no answer to it.
+func TestSteerBehindAWriteOfADaemonShuttingDown(t *testing.T) {
+	h := steerBehindWriteAfterShutdown(t)
+	h.answer(11*ms, "x-r", wire.PromptSteerAck{InputID: "x-i-2", ErrorCode: "run_inactive"})
+	h.tick(5000 * ms)
+	h.clean()
+	if n := h.refusals(HostileSteerWriteOutstanding); n != 1 {
+		t.Fatalf("run_inactive: refusals = %d, want 1", n)
+	}
+
+	for _, code := range []string{"busy", "input_limit"} {
+		h := steerBehindWriteAfterShutdown(t)
+		h.answer(11*ms, "x-r", wire.PromptSteerAck{InputID: "x-i-2", ErrorCode: code})
+		h.want(CheckHostileRefusal, "with ack/"+code+", documented ack/run_inactive")
+	}
+
+	h, _ = steerBehindWrite(t, -1)
+	h.answer(11*ms, "x-r", wire.PromptSteerAck{InputID: "x-i-2", ErrorCode: "run_inactive"})
+	h.want(CheckHostileRefusal, "with ack/run_inactive, documented ack/busy")
+}

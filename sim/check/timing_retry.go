@@ -19,12 +19,12 @@ import (
 //     retry): the Session's next execution_prepare leaves 1 s after the
 //     refusal, and the refusal never fails the Turn. A workspace operation,
 //     an Environment preparation or a quiesce Core sends meanwhile may hold
-//     the Session back and excuses a later prepare; so does a
-//     runtime_prepare exchange still awaiting its result at the due
-//     instant, whenever it began (core/doc.go: a Session with an
-//     Environment is prepared on every connection before Core prepares one
-//     of its Turns there, and the Turn waits while that preparation runs;
-//     the retry may pick a connection where it still runs).
+//     the Session back and excuses a later prepare. So does a transfer
+//     still open at the due instant, begun before the refusal or not: a
+//     Session whose Environment definition is not yet prepared on the
+//     connection Core picks needs a transfer there first, and a connection
+//     carries one transfer at a time (wire-reference §3.2); the wire does
+//     not say which connection Core picks.
 //   - Steering (wire-reference §3.6: not_ready or busy before `written`
 //     is sent again later): the same input ID leaves again on the same
 //     Run at the refusal + 1 s (the first refusal of a wait decides it;
@@ -211,8 +211,8 @@ func (l *Ledger) armRetry(r *retryOwed, check, what string) {
 		if check == CheckTimingPrepareRetry && l.prepStreamsFullSince(r.refused) {
 			return // the retry waits for a free preparation stream
 		}
-		if check == CheckTimingPrepareRetry && len(l.transfers.awaiting) > 0 {
-			return // the retry may wait for an Environment preparation that still runs
+		if check == CheckTimingPrepareRetry && l.transferOpenAt(due) != "" {
+			return // the Session's Environment preparation may wait for that connection's transfer
 		}
 		l.violate(due, check, "Core did not send %s again at %s, %s after the refusal at %s",
 			what, vtime(due), time.Duration(due-r.refused), vtime(r.refused))

@@ -163,9 +163,14 @@ func TestCancelNotReadyNearTheDeadlineOwesNothing(t *testing.T) {
 
 // prepRefused: Core prepares session s1 at 1 s with request p1; it is
 // refused preparation_capacity at 2 s, so the next prepare is owed at 3 s.
-func prepRefused() *Ledger {
+func prepRefused() *Ledger { return prepRefusedAfter(func(*Ledger) {}) }
+
+// prepRefusedAfter is prepRefused with before's events (all before 1 s)
+// first.
+func prepRefusedAfter(before func(l *Ledger)) *Ledger {
 	l := NewLedger()
 	l.TurnSubmitted(0, "s1", "t1")
+	before(l)
 	l.Wire(wev(WireSent, time.Second, 1, "core", "d1", "p1", wire.ExecutionPrepare{SessionID: "s1"}))
 	l.Wire(wev(WireDelivered, 2*time.Second, 1, "d1", "core", "p1", wire.PreparationStatus{State: wire.StateRejected,
 		ErrorCode: wire.PrepPreparationCapacity, Operation: wire.TypeExecutionPrepare}))
@@ -298,4 +303,58 @@ func TestRefusalOfAnAbandonedPrepareOwesNothing(t *testing.T) {
 		ErrorCode: wire.PrepPreparationCapacity, Operation: wire.TypeExecutionPrepare}))
 	tick(l, 5*time.Second)
 	wantClean(t, l)
+}
+
+// initializeOpen: Core begins an initialize transfer x1 on d2's connection
+// 2 at 0.5 s, d2 answers ready and Core commits at 0.7 s; the commit (a
+// setup that runs long) is not answered before 1 s.
+func initializeOpen(l *Ledger) {
+	l.Wire(wev(WireSent, 500*time.Millisecond, 2, "core", "d2", "x1", wire.RuntimePrepare{Step: wire.StepBegin,
+		EnvironmentID: xferEnv, SessionID: xferEnv, Action: wire.PrepareActionInitialize}))
+	l.Wire(wev(WireSent, 600*time.Millisecond, 2, "d2", "core", "x1", wire.RuntimePrepareResult{Outcome: wire.OutcomeReady}))
+	l.Wire(wev(WireDelivered, 600*time.Millisecond, 2, "d2", "core", "x1", wire.RuntimePrepareResult{Outcome: wire.OutcomeReady}))
+	l.Wire(wev(WireSent, 700*time.Millisecond, 2, "core", "d2", "x1", wire.RuntimePrepare{Step: wire.StepCommit}))
+}
+
+// A transfer Core began before the refusal and that is still open at the
+// retry instant holds its connection (one transfer per connection): a
+// Session that needs its Environment prepared there first waits for it,
+// and the wire does not say which connection Core picked.
+func TestPrepareRetryHeldByAnOpenTransfer(t *testing.T) {
+	l := prepRefusedAfter(initializeOpen)
+	tick(l, 5*time.Second)
+	if vs := violationsOf(l, CheckTimingPrepareRetry); len(vs) > 0 {
+		t.Fatalf("unexpected: %v", vs)
+	}
+}
+
+// Core recording the transfer unknown does not free its connection: the
+// Runtime may still hold it open.
+func TestPrepareRetryHeldByATransferRecordedUnknown(t *testing.T) {
+	l := prepRefusedAfter(func(l *Ledger) {
+		initializeOpen(l)
+		l.PreparationStepUnknown(ns(800*time.Millisecond), "x1")
+	})
+	tick(l, 5*time.Second)
+	if vs := violationsOf(l, CheckTimingPrepareRetry); len(vs) > 0 {
+		t.Fatalf("unexpected: %v", vs)
+	}
+}
+
+// A transfer that ended before the retry instant holds nothing back.
+func TestPrepareRetryMissingAfterTheTransferEndedIsCaught(t *testing.T) {
+	for name, outcome := range map[string]wire.RuntimePrepareResult{
+		"completed": {Outcome: wire.OutcomeCompleted},
+		"failed":    {Outcome: wire.OutcomeFailed, ErrorCode: wire.TransferFailed},
+	} {
+		t.Run(name, func(t *testing.T) {
+			l := prepRefusedAfter(func(l *Ledger) {
+				initializeOpen(l)
+				l.Wire(wev(WireSent, 900*time.Millisecond, 2, "d2", "core", "x1", outcome))
+				l.Wire(wev(WireDelivered, 900*time.Millisecond, 2, "d2", "core", "x1", outcome))
+			})
+			tick(l, 3500*time.Millisecond)
+			wantViolation(t, l, CheckTimingPrepareRetry, "did not send execution_prepare of session s1 again at 3s")
+		})
+	}
 }

@@ -28,6 +28,7 @@ type transferClock struct {
 	begun    int64
 	conn     uint64
 	resolved bool // a terminal result reached Core, or Core recorded an end
+	answered bool // a terminal result reached Core
 }
 
 type transferTiming struct {
@@ -64,8 +65,29 @@ func (l *Ledger) transferTimingResult(at int64, id string, terminal bool) {
 	s := &l.transferTime
 	s.resultAt[id] = at
 	if c := s.byID[id]; c != nil && terminal {
-		c.resolved = true
+		c.resolved, c.answered = true, true
 	}
+}
+
+// transferOpenAt names a transfer that holds its connection at instant
+// at, or returns "": Core began it on a connection it has not learned
+// ended, since its last restart, and no terminal result for it reached
+// Core. An unknown record does not free the connection (wire-reference
+// §3.2: one transfer per connection at a time; the Runtime may still hold
+// the transfer open), only a terminal result or the connection's end.
+func (l *Ledger) transferOpenAt(at int64) string {
+	s := &l.transferTime
+	for _, id := range sortedKeys(s.byID) {
+		c := s.byID[id]
+		if c.answered || c.begun > at || s.restarted >= c.begun {
+			continue
+		}
+		if ended, ok := s.connEnded[c.conn]; ok && ended >= c.begun && ended <= at {
+			continue
+		}
+		return id
+	}
+	return ""
 }
 
 func (l *Ledger) transferTimingConnEnded(at int64, conn uint64) { l.transferTime.connEnded[conn] = at }
