@@ -79,6 +79,7 @@ func (m *Machine) checkSessions() {
 }
 
 func (m *Machine) checkTurns() {
+	armed := 0 // cancel timers of requested cancels
 	for id, t := range m.turns {
 		r := &t.rec
 		if !(!r.State.Terminal()) {
@@ -100,11 +101,24 @@ func (m *Machine) checkTurns() {
 		if !(r.Done == nil || r.Cancel == CancelRequested) {
 			panicf("turn %s live after done", id)
 		}
-		m.checkCancelWait(id, r)
+		if r.Cancel == CancelRequested {
+			armed += m.checkCancelWait(id, r)
+		} else {
+			m.checkCancelNone(id, r)
+		}
 		if !(r.Cancel == CancelNone || r.CancelDeliveryID == cancelDeliveryID(r.RunID, r.CancelAttempts)) {
 			panicf("turn %s cancel delivery ID %q after %d attempts", id, r.CancelDeliveryID, r.CancelAttempts)
 		}
 		m.checkInputs(t)
+	}
+	if armed != m.cancelTimers {
+		// Some armed cancel timer is not a requested cancel's: find
+		// whose (checkCancelWait of a Turn without a requested cancel).
+		for id, t := range m.turns {
+			if t.rec.Cancel != CancelRequested {
+				m.checkCancelWait(id, &t.rec)
+			}
+		}
 	}
 	for runID, t := range m.runs {
 		if !(t.rec.RunID == runID && m.turns[t.rec.ID] == t) {
@@ -124,10 +138,34 @@ func (m *Machine) checkTurns() {
 // attempt awaits exactly one thing: its receipt (not answered) or, after
 // not_ready (answered), the next attempt, armed strictly before the
 // deadline, or the deadline alone when the retry delay would reach it.
-func (m *Machine) checkCancelWait(id string, r *TurnRecord) {
-	requested := r.Cancel == CancelRequested
+//
+// It returns how many cancel timers of the Turn are armed. checkTurns
+// calls it for every requested cancel, and for the other Turns only when
+// the machine has more cancel timers armed than the requested cancels
+// hold (cancelTimers): otherwise none of theirs is armed, and
+// checkCancelNone judges them with both timers disarmed.
+func (m *Machine) checkCancelWait(id string, r *TurnRecord) int {
 	confirmAt, confirming := m.timerAt(timerCancel, id)
 	retryAt, retrying := m.timerAt(timerCancelRetry, id)
+	m.judgeCancelWait(id, r, confirmAt, confirming, retryAt, retrying)
+	n := 0
+	if confirming {
+		n++
+	}
+	if retrying {
+		n++
+	}
+	return n
+}
+
+// checkCancelNone is checkCancelWait of a Turn whose cancel timers are
+// known to be disarmed.
+func (m *Machine) checkCancelNone(id string, r *TurnRecord) {
+	m.judgeCancelWait(id, r, time.Time{}, false, time.Time{}, false)
+}
+
+func (m *Machine) judgeCancelWait(id string, r *TurnRecord, confirmAt time.Time, confirming bool, retryAt time.Time, retrying bool) {
+	requested := r.Cancel == CancelRequested
 	if !(requested == confirming && (!confirming || confirmAt.Equal(r.CancelDeadline))) {
 		panicf("turn %s cancel %s with confirmation timer %v at %v, deadline %v",
 			id, r.Cancel, confirming, confirmAt, r.CancelDeadline)

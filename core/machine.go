@@ -27,9 +27,13 @@ type Machine struct {
 	runs     map[string]*turn // Run ID → claimed Turn (the Run route)
 	subs     map[CallID]*subscriber
 	timers   map[TimerID]time.Time
-	ws       coreWorkspace
-	fence    *fencing      // suspension records and requests in flight (fencing.go)
-	envPreps *preparations // Environment preparations (runtime_prepare.go)
+	// cancelTimers counts the armed timers of kinds timerCancel and
+	// timerCancelRetry, so the invariants look up those of a Turn without
+	// a cancel only when some armed one is not a requested cancel's.
+	cancelTimers int
+	ws           coreWorkspace
+	fence        *fencing      // suspension records and requests in flight (fencing.go)
+	envPreps     *preparations // Environment preparations (runtime_prepare.go)
 
 	redeliveries []redelivery // planted bug RedeliverUnknownInput only
 
@@ -157,6 +161,11 @@ func (m *Machine) send(c ConnID, id string, p wire.Payload) {
 func (m *Machine) result(r APIResult) { m.emit(r) }
 
 func (m *Machine) setTimer(id TimerID, at time.Time) {
+	if isCancelTimer(id) {
+		if _, ok := m.timers[id]; !ok {
+			m.cancelTimers++
+		}
+	}
 	m.timers[id] = at
 	m.emit(SetTimer{Timer: id, At: at})
 }
@@ -164,9 +173,24 @@ func (m *Machine) setTimer(id TimerID, at time.Time) {
 // cancelTimer disarms id when armed; it emits nothing otherwise.
 func (m *Machine) cancelTimer(id TimerID) {
 	if _, ok := m.timers[id]; ok {
-		delete(m.timers, id)
+		m.disarm(id)
 		m.emit(CancelTimer{Timer: id})
 	}
+}
+
+// disarm removes the armed timer id.
+func (m *Machine) disarm(id TimerID) {
+	delete(m.timers, id)
+	if isCancelTimer(id) {
+		m.cancelTimers--
+	}
+}
+
+// isCancelTimer reports whether id is of kind timerCancel or
+// timerCancelRetry.
+func isCancelTimer(id TimerID) bool {
+	s := string(id)
+	return strings.HasPrefix(s, timerCancel+":") || strings.HasPrefix(s, timerCancelRetry+":")
 }
 
 func (m *Machine) armed(id TimerID) bool { _, ok := m.timers[id]; return ok }
@@ -188,7 +212,7 @@ func (m *Machine) onTimer(id TimerID) {
 	if !ok || m.now.Before(at) {
 		return
 	}
-	delete(m.timers, id)
+	m.disarm(id)
 	kind, subject, _ := strings.Cut(string(id), ":")
 	switch kind {
 	case timerIdle:
