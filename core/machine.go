@@ -38,6 +38,11 @@ type Machine struct {
 	redeliveries []redelivery // planted bug RedeliverUnknownInput only
 
 	decisions map[string]decisionRef // delivery ID → decision awaiting its receipt
+
+	// Scratch buffers of the scheduler, reused across steps: reqBuf holds
+	// requirements' result, idBuf selectConn's device IDs.
+	reqBuf []string
+	idBuf  []string
 }
 
 // session is a Session's volatile state around its durable record.
