@@ -330,7 +330,10 @@ func (m *Machine) checkInteractions() {
 	}
 	for _, t := range m.turns {
 		for _, r := range t.rec.Interactions {
-			if _, ok := m.decisions[r.DeliveryID]; r.Status == InteractionDelivering && !ok {
+			if r.Status != InteractionDelivering {
+				continue
+			}
+			if _, ok := m.decisions[r.DeliveryID]; !ok {
 				panicf("turn %s interaction %s delivering without its index", t.rec.ID, r.ID)
 			}
 		}

@@ -5,6 +5,7 @@ import "time"
 // checkInvariants asserts the machine's structural invariants after every
 // Step. A violation is a bug and panics with a message.
 func (m *Machine) checkInvariants() {
+	m.markIndexed()
 	m.checkConns()
 	m.checkSessions()
 	m.checkTurns()
@@ -13,6 +14,24 @@ func (m *Machine) checkInvariants() {
 	m.checkInteractions()
 	if !(len(m.timers) <= 1+len(m.conns)+len(m.sessions)+3*len(m.turns)+inFlight+len(m.decisions)+len(m.ws.byOp)+len(m.ws.writes)) {
 		panicf("%d timers armed", len(m.timers))
+	}
+}
+
+// markIndexed starts an invariant check: every session and Turn found
+// in its map under its own ID gets the check's number, so the checks ask
+// "m.turns[t.rec.ID] == t" by comparing t.indexed with m.checks rather
+// than hashing the ID again for each reference to t.
+func (m *Machine) markIndexed() {
+	m.checks++
+	for id, s := range m.sessions {
+		if id == s.rec.ID {
+			s.indexed = m.checks
+		}
+	}
+	for id, t := range m.turns {
+		if id == t.rec.ID {
+			t.indexed = m.checks
+		}
 	}
 }
 
@@ -42,14 +61,14 @@ func (m *Machine) checkConns() {
 func (m *Machine) checkSessions() {
 	queued := 0
 	for _, s := range m.order {
-		if !(m.sessions[s.rec.ID] == s) {
+		if !(s.indexed == m.checks) { // m.sessions[s.rec.ID] == s
 			panicf("session %s order mismatch", s.rec.ID)
 		}
 		if !(len(s.queue) <= m.cfg.TurnsPerSessionMax) {
 			panicf("session %s queue %d", s.rec.ID, len(s.queue))
 		}
 		for i, t := range s.queue {
-			if !(m.turns[t.rec.ID] == t) {
+			if !(t.indexed == m.checks) { // m.turns[t.rec.ID] == t
 				panicf("session %s queues finished turn %s", s.rec.ID, t.rec.ID)
 			}
 			if !(i == 0 || t.rec.Seq > s.queue[i-1].rec.Seq) {
@@ -121,7 +140,7 @@ func (m *Machine) checkTurns() {
 		}
 	}
 	for runID, t := range m.runs {
-		if !(t.rec.RunID == runID && m.turns[t.rec.ID] == t) {
+		if !(t.rec.RunID == runID && t.indexed == m.checks) {
 			panicf("stale run route %s", runID)
 		}
 	}
@@ -229,7 +248,7 @@ func (m *Machine) checkPreps() {
 			}
 			continue
 		}
-		if !(m.turns[p.turn.rec.ID] == p.turn) {
+		if !(p.turn.indexed == m.checks) { // m.turns[p.turn.rec.ID] == p.turn
 			panicf("preparation %s of finished turn", id)
 		}
 		if !(p.sess.prep == p) {

@@ -43,6 +43,8 @@ type Machine struct {
 	// requirements' result, idBuf selectConn's device IDs.
 	reqBuf []string
 	idBuf  []string
+
+	checks uint64 // invariant checks begun (markIndexed)
 }
 
 // session is a Session's volatile state around its durable record.
@@ -51,6 +53,7 @@ type session struct {
 	queue   []*turn      // unfinished Turns, FIFO; queue[0] is the only one that may be active
 	prep    *preparation // preparation of queue[0], if any
 	backoff bool         // preparation_capacity retry timer armed
+	indexed uint64       // the last invariant check that found it in sessions (markIndexed)
 }
 
 // turn is an unfinished Turn: its durable record plus volatile routing.
@@ -60,7 +63,8 @@ type turn struct {
 	conn     *conn // connection carrying the Run route (claimed Turns)
 	admitted *wire.AgentKindCapabilities
 	subs     []*subscriber
-	retrying bool // a steer resend timer is armed
+	retrying bool   // a steer resend timer is armed
+	indexed  uint64 // the last invariant check that found it in turns (markIndexed)
 }
 
 // New returns a Machine over an empty store. It panics when cfg is invalid
