@@ -328,7 +328,8 @@ func (m *Machine) checkInteractions() {
 			panicf("decision %s indexed but interaction %s is %s", d, r.ID, r.Status)
 		}
 	}
-	for _, t := range m.turns {
+	for _, e := range m.live { // every entry of m.turns (markIndexed)
+		t := e.t
 		for _, r := range t.rec.Interactions {
 			if r.Status != InteractionDelivering {
 				continue

@@ -20,7 +20,9 @@ func (m *Machine) checkInvariants() {
 // markIndexed starts an invariant check: every session and Turn found
 // in its map under its own ID gets the check's number, so the checks ask
 // "m.turns[t.rec.ID] == t" by comparing t.indexed with m.checks rather
-// than hashing the ID again for each reference to t.
+// than hashing the ID again for each reference to t; and it lists the
+// entries of m.turns in m.live, which the checks visiting every Turn
+// walk instead of the map.
 func (m *Machine) markIndexed() {
 	m.checks++
 	for id, s := range m.sessions {
@@ -28,11 +30,20 @@ func (m *Machine) markIndexed() {
 			s.indexed = m.checks
 		}
 	}
-	for id, t := range m.turns {
+	m.live = m.live[:0]
+	for id, t := range m.turns { //tidy:sorted m.live feeds order-free checks: order picks only which failure is reported first
 		if id == t.rec.ID {
 			t.indexed = m.checks
 		}
+		m.live = append(m.live, liveTurn{id, t})
 	}
+}
+
+// liveTurn is an entry of Machine.turns, as markIndexed lists them for
+// the checks that visit every Turn.
+type liveTurn struct {
+	id string
+	t  *turn
 }
 
 func (m *Machine) checkConns() {
@@ -98,8 +109,9 @@ func (m *Machine) checkSessions() {
 }
 
 func (m *Machine) checkTurns() {
-	armed := 0 // cancel timers of requested cancels
-	for id, t := range m.turns {
+	armed := 0                 // cancel timers of requested cancels
+	for _, e := range m.live { // every entry of m.turns
+		id, t := e.id, e.t
 		r := &t.rec
 		if !(!r.State.Terminal()) {
 			panicf("terminal turn %s still live", id)
@@ -133,9 +145,9 @@ func (m *Machine) checkTurns() {
 	if armed != m.cancelTimers {
 		// Some armed cancel timer is not a requested cancel's: find
 		// whose (checkCancelWait of a Turn without a requested cancel).
-		for id, t := range m.turns {
-			if t.rec.Cancel != CancelRequested {
-				m.checkCancelWait(id, &t.rec)
+		for _, e := range m.live {
+			if e.t.rec.Cancel != CancelRequested {
+				m.checkCancelWait(e.id, &e.t.rec)
 			}
 		}
 	}

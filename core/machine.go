@@ -44,7 +44,8 @@ type Machine struct {
 	reqBuf []string
 	idBuf  []string
 
-	checks uint64 // invariant checks begun (markIndexed)
+	checks uint64     // invariant checks begun (markIndexed)
+	live   []liveTurn // the entries of turns at the current check (markIndexed)
 }
 
 // session is a Session's volatile state around its durable record.
