@@ -134,8 +134,8 @@ func (m *Machine) checkTurns() {
 		}
 		if r.Cancel == CancelRequested {
 			armed += m.checkCancelWait(id, r)
-		} else {
-			m.checkCancelNone(id, r)
+		} else if r.Cancel != CancelNone || r.CancelAnswered {
+			m.checkCancelNone(id, r) // a Turn that never asked to cancel passes it at once
 		}
 		if !(r.Cancel == CancelNone || r.CancelDeliveryID == cancelDeliveryID(r.RunID, r.CancelAttempts)) {
 			panicf("turn %s cancel delivery ID %q after %d attempts", id, r.CancelDeliveryID, r.CancelAttempts)
