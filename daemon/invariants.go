@@ -103,12 +103,12 @@ func (m *Machine) checkExecutor(ex *executor) {
 		if !(ex.handle == "" && ex.turn == "") {
 			panicf("idle executor %s still owned", ex.id)
 		}
-		_, armed := m.timers[idleTimer(ex.id)]
+		armed := m.timerArmed("idle/", ex.id) // idleTimer(ex.id)
 		if !(armed) {
 			panicf("idle executor %s without idle expiry", ex.id)
 		}
 	case phaseClosing:
-		_, retry := m.timers[closeRetryTimer(ex.id)]
+		retry := m.timerArmed("close-retry/", ex.id) // closeRetryTimer(ex.id)
 		if !((ex.closeCall != "") != retry) {
 			panicf("closing executor %s must have exactly one of a close call or a retry", ex.id)
 		}
@@ -192,4 +192,12 @@ func (m *Machine) checkCall(c *call) {
 			panicf("close call %s without closing executor", c.id)
 		}
 	}
+}
+
+// timerArmed reports whether the timer prefix+subject is armed, looked up
+// without allocating its ID (the invariants run after every step).
+func (m *Machine) timerArmed(prefix, subject string) bool {
+	var buf [128]byte
+	_, ok := m.timers[TimerID(append(append(buf[:0], prefix...), subject...))]
+	return ok
 }
