@@ -18,6 +18,7 @@ func (m *Machine) checkInvariants() {
 	m.checkAdmissions()
 	// Each check is independent of the others, so map order only decides
 	// which of several violations is reported first.
+	m.checkSessionsUnique()
 	for _, ex := range m.executors {
 		m.checkExecutor(ex)
 	}
@@ -30,8 +31,24 @@ func (m *Machine) checkInvariants() {
 	m.checkWorkspace()
 }
 
-// checkSessionUnique: a Session has at most one executor (reuse and the
-// conflict rules depend on it).
+// checkSessionsUnique: a Session has at most one executor (reuse and the
+// conflict rules depend on it). One walk of the executors collects their
+// Sessions; the first repeated one is reported by checkSessionUnique,
+// with its count.
+func (m *Machine) checkSessionsUnique() {
+	var buf [16]string
+	seen := buf[:0]
+	for _, ex := range m.executors { //tidy:sorted seen only answers membership
+		for _, s := range seen {
+			if s == ex.session {
+				m.checkSessionUnique(ex)
+			}
+		}
+		seen = append(seen, ex.session)
+	}
+}
+
+// checkSessionUnique panics unless ex is its Session's only executor.
 func (m *Machine) checkSessionUnique(ex *executor) {
 	n := 0
 	for _, other := range m.executors {
@@ -87,7 +104,6 @@ func (m *Machine) checkAdmissions() {
 }
 
 func (m *Machine) checkExecutor(ex *executor) {
-	m.checkSessionUnique(ex)
 	switch ex.phase {
 	case phaseReserved:
 		a := m.admissionOf(ex.handle)

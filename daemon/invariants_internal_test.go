@@ -1,6 +1,10 @@
 package daemon
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
 
 // timerArmed finds exactly the timers idleTimer and closeRetryTimer name.
 func TestTimerArmedMatchesTimerNames(t *testing.T) {
@@ -22,4 +26,21 @@ func TestTimerArmedMatchesTimerNames(t *testing.T) {
 			t.Errorf("timerArmed(%q, %q) = %v, want %v", c.prefix, c.subject, got, c.want)
 		}
 	}
+}
+
+// checkSessionsUnique passes distinct Sessions and names a shared one
+// with its executor count.
+func TestSessionsUniqueNamesTheSharedSession(t *testing.T) {
+	m := &Machine{executors: map[string]*executor{
+		"e-1": {id: "e-1", session: "s-1"},
+		"e-2": {id: "e-2", session: "s-2"},
+	}}
+	m.checkSessionsUnique()
+	m.executors["e-3"] = &executor{id: "e-3", session: "s-1"}
+	defer func() {
+		if got, want := fmt.Sprint(recover()), "session s-1 has 2 executors"; !strings.Contains(got, want) {
+			t.Fatalf("panic %q, want it to contain %q", got, want)
+		}
+	}()
+	m.checkSessionsUnique()
 }
