@@ -42,8 +42,13 @@ var alwaysRequired = []string{
 // Turn of session s needs. images reports whether the Turn's input (initial
 // or active) carries an image.
 func Requirements(s SessionRecord, profile EngineProfile, images bool) []string {
+	return appendRequirements(nil, s, profile, images)
+}
+
+// appendRequirements appends Requirements(s, profile, images) to dst.
+func appendRequirements(dst []string, s SessionRecord, profile EngineProfile, images bool) []string {
 	a := s.Agent
-	req := append([]string(nil), alwaysRequired...)
+	req := append(dst, alwaysRequired...)
 	if a.Environment == EnvNone {
 		req = append(req, capEnvironmentNone)
 	} else {

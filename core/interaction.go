@@ -328,9 +328,13 @@ func (m *Machine) checkInteractions() {
 			panicf("decision %s indexed but interaction %s is %s", d, r.ID, r.Status)
 		}
 	}
-	for _, t := range m.turns {
+	for _, e := range m.live { // every entry of m.turns (markIndexed)
+		t := e.t
 		for _, r := range t.rec.Interactions {
-			if _, ok := m.decisions[r.DeliveryID]; r.Status == InteractionDelivering && !ok {
+			if r.Status != InteractionDelivering {
+				continue
+			}
+			if _, ok := m.decisions[r.DeliveryID]; !ok {
 				panicf("turn %s interaction %s delivering without its index", t.rec.ID, r.ID)
 			}
 		}

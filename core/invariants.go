@@ -5,6 +5,7 @@ import "time"
 // checkInvariants asserts the machine's structural invariants after every
 // Step. A violation is a bug and panics with a message.
 func (m *Machine) checkInvariants() {
+	m.markIndexed()
 	m.checkConns()
 	m.checkSessions()
 	m.checkTurns()
@@ -14,6 +15,35 @@ func (m *Machine) checkInvariants() {
 	if !(len(m.timers) <= 1+len(m.conns)+len(m.sessions)+3*len(m.turns)+inFlight+len(m.decisions)+len(m.ws.byOp)+len(m.ws.writes)) {
 		panicf("%d timers armed", len(m.timers))
 	}
+}
+
+// markIndexed starts an invariant check: every session and Turn found
+// in its map under its own ID gets the check's number, so the checks ask
+// "m.turns[t.rec.ID] == t" by comparing t.indexed with m.checks rather
+// than hashing the ID again for each reference to t; and it lists the
+// entries of m.turns in m.live, which the checks visiting every Turn
+// walk instead of the map.
+func (m *Machine) markIndexed() {
+	m.checks++
+	for id, s := range m.sessions {
+		if id == s.rec.ID {
+			s.indexed = m.checks
+		}
+	}
+	m.live = m.live[:0]
+	for id, t := range m.turns { //tidy:sorted m.live feeds order-free checks: order picks only which failure is reported first
+		if id == t.rec.ID {
+			t.indexed = m.checks
+		}
+		m.live = append(m.live, liveTurn{id, t})
+	}
+}
+
+// liveTurn is an entry of Machine.turns, as markIndexed lists them for
+// the checks that visit every Turn.
+type liveTurn struct {
+	id string
+	t  *turn
 }
 
 func (m *Machine) checkConns() {
@@ -42,14 +72,14 @@ func (m *Machine) checkConns() {
 func (m *Machine) checkSessions() {
 	queued := 0
 	for _, s := range m.order {
-		if !(m.sessions[s.rec.ID] == s) {
+		if !(s.indexed == m.checks) { // m.sessions[s.rec.ID] == s
 			panicf("session %s order mismatch", s.rec.ID)
 		}
 		if !(len(s.queue) <= m.cfg.TurnsPerSessionMax) {
 			panicf("session %s queue %d", s.rec.ID, len(s.queue))
 		}
 		for i, t := range s.queue {
-			if !(m.turns[t.rec.ID] == t) {
+			if !(t.indexed == m.checks) { // m.turns[t.rec.ID] == t
 				panicf("session %s queues finished turn %s", s.rec.ID, t.rec.ID)
 			}
 			if !(i == 0 || t.rec.Seq > s.queue[i-1].rec.Seq) {
@@ -79,7 +109,9 @@ func (m *Machine) checkSessions() {
 }
 
 func (m *Machine) checkTurns() {
-	for id, t := range m.turns {
+	armed := 0                 // cancel timers of requested cancels
+	for _, e := range m.live { // every entry of m.turns
+		id, t := e.id, e.t
 		r := &t.rec
 		if !(!r.State.Terminal()) {
 			panicf("terminal turn %s still live", id)
@@ -100,14 +132,27 @@ func (m *Machine) checkTurns() {
 		if !(r.Done == nil || r.Cancel == CancelRequested) {
 			panicf("turn %s live after done", id)
 		}
-		m.checkCancelWait(id, r)
+		if r.Cancel == CancelRequested {
+			armed += m.checkCancelWait(id, r)
+		} else if r.Cancel != CancelNone || r.CancelAnswered {
+			m.checkCancelNone(id, r) // a Turn that never asked to cancel passes it at once
+		}
 		if !(r.Cancel == CancelNone || r.CancelDeliveryID == cancelDeliveryID(r.RunID, r.CancelAttempts)) {
 			panicf("turn %s cancel delivery ID %q after %d attempts", id, r.CancelDeliveryID, r.CancelAttempts)
 		}
 		m.checkInputs(t)
 	}
+	if armed != m.cancelTimers {
+		// Some armed cancel timer is not a requested cancel's: find
+		// whose (checkCancelWait of a Turn without a requested cancel).
+		for _, e := range m.live {
+			if e.t.rec.Cancel != CancelRequested {
+				m.checkCancelWait(e.id, &e.t.rec)
+			}
+		}
+	}
 	for runID, t := range m.runs {
-		if !(t.rec.RunID == runID && m.turns[t.rec.ID] == t) {
+		if !(t.rec.RunID == runID && t.indexed == m.checks) {
 			panicf("stale run route %s", runID)
 		}
 	}
@@ -124,10 +169,34 @@ func (m *Machine) checkTurns() {
 // attempt awaits exactly one thing: its receipt (not answered) or, after
 // not_ready (answered), the next attempt, armed strictly before the
 // deadline, or the deadline alone when the retry delay would reach it.
-func (m *Machine) checkCancelWait(id string, r *TurnRecord) {
-	requested := r.Cancel == CancelRequested
+//
+// It returns how many cancel timers of the Turn are armed. checkTurns
+// calls it for every requested cancel, and for the other Turns only when
+// the machine has more cancel timers armed than the requested cancels
+// hold (cancelTimers): otherwise none of theirs is armed, and
+// checkCancelNone judges them with both timers disarmed.
+func (m *Machine) checkCancelWait(id string, r *TurnRecord) int {
 	confirmAt, confirming := m.timerAt(timerCancel, id)
 	retryAt, retrying := m.timerAt(timerCancelRetry, id)
+	m.judgeCancelWait(id, r, confirmAt, confirming, retryAt, retrying)
+	n := 0
+	if confirming {
+		n++
+	}
+	if retrying {
+		n++
+	}
+	return n
+}
+
+// checkCancelNone is checkCancelWait of a Turn whose cancel timers are
+// known to be disarmed.
+func (m *Machine) checkCancelNone(id string, r *TurnRecord) {
+	m.judgeCancelWait(id, r, time.Time{}, false, time.Time{}, false)
+}
+
+func (m *Machine) judgeCancelWait(id string, r *TurnRecord, confirmAt time.Time, confirming bool, retryAt time.Time, retrying bool) {
+	requested := r.Cancel == CancelRequested
 	if !(requested == confirming && (!confirming || confirmAt.Equal(r.CancelDeadline))) {
 		panicf("turn %s cancel %s with confirmation timer %v at %v, deadline %v",
 			id, r.Cancel, confirming, confirmAt, r.CancelDeadline)
@@ -191,7 +260,7 @@ func (m *Machine) checkPreps() {
 			}
 			continue
 		}
-		if !(m.turns[p.turn.rec.ID] == p.turn) {
+		if !(p.turn.indexed == m.checks) { // m.turns[p.turn.rec.ID] == p.turn
 			panicf("preparation %s of finished turn", id)
 		}
 		if !(p.sess.prep == p) {

@@ -27,13 +27,25 @@ type Machine struct {
 	runs     map[string]*turn // Run ID → claimed Turn (the Run route)
 	subs     map[CallID]*subscriber
 	timers   map[TimerID]time.Time
-	ws       coreWorkspace
-	fence    *fencing      // suspension records and requests in flight (fencing.go)
-	envPreps *preparations // Environment preparations (runtime_prepare.go)
+	// cancelTimers counts the armed timers of kinds timerCancel and
+	// timerCancelRetry, so the invariants look up those of a Turn without
+	// a cancel only when some armed one is not a requested cancel's.
+	cancelTimers int
+	ws           coreWorkspace
+	fence        *fencing      // suspension records and requests in flight (fencing.go)
+	envPreps     *preparations // Environment preparations (runtime_prepare.go)
 
 	redeliveries []redelivery // planted bug RedeliverUnknownInput only
 
 	decisions map[string]decisionRef // delivery ID → decision awaiting its receipt
+
+	// Scratch buffers of the scheduler, reused across steps: reqBuf holds
+	// requirements' result, idBuf selectConn's device IDs.
+	reqBuf []string
+	idBuf  []string
+
+	checks uint64     // invariant checks begun (markIndexed)
+	live   []liveTurn // the entries of turns at the current check (markIndexed)
 }
 
 // session is a Session's volatile state around its durable record.
@@ -42,6 +54,7 @@ type session struct {
 	queue   []*turn      // unfinished Turns, FIFO; queue[0] is the only one that may be active
 	prep    *preparation // preparation of queue[0], if any
 	backoff bool         // preparation_capacity retry timer armed
+	indexed uint64       // the last invariant check that found it in sessions (markIndexed)
 }
 
 // turn is an unfinished Turn: its durable record plus volatile routing.
@@ -51,7 +64,8 @@ type turn struct {
 	conn     *conn // connection carrying the Run route (claimed Turns)
 	admitted *wire.AgentKindCapabilities
 	subs     []*subscriber
-	retrying bool // a steer resend timer is armed
+	retrying bool   // a steer resend timer is armed
+	indexed  uint64 // the last invariant check that found it in turns (markIndexed)
 }
 
 // New returns a Machine over an empty store. It panics when cfg is invalid
@@ -157,6 +171,11 @@ func (m *Machine) send(c ConnID, id string, p wire.Payload) {
 func (m *Machine) result(r APIResult) { m.emit(r) }
 
 func (m *Machine) setTimer(id TimerID, at time.Time) {
+	if isCancelTimer(id) {
+		if _, ok := m.timers[id]; !ok {
+			m.cancelTimers++
+		}
+	}
 	m.timers[id] = at
 	m.emit(SetTimer{Timer: id, At: at})
 }
@@ -164,9 +183,24 @@ func (m *Machine) setTimer(id TimerID, at time.Time) {
 // cancelTimer disarms id when armed; it emits nothing otherwise.
 func (m *Machine) cancelTimer(id TimerID) {
 	if _, ok := m.timers[id]; ok {
-		delete(m.timers, id)
+		m.disarm(id)
 		m.emit(CancelTimer{Timer: id})
 	}
+}
+
+// disarm removes the armed timer id.
+func (m *Machine) disarm(id TimerID) {
+	delete(m.timers, id)
+	if isCancelTimer(id) {
+		m.cancelTimers--
+	}
+}
+
+// isCancelTimer reports whether id is of kind timerCancel or
+// timerCancelRetry.
+func isCancelTimer(id TimerID) bool {
+	s := string(id)
+	return strings.HasPrefix(s, timerCancel+":") || strings.HasPrefix(s, timerCancelRetry+":")
 }
 
 func (m *Machine) armed(id TimerID) bool { _, ok := m.timers[id]; return ok }
@@ -188,7 +222,7 @@ func (m *Machine) onTimer(id TimerID) {
 	if !ok || m.now.Before(at) {
 		return
 	}
-	delete(m.timers, id)
+	m.disarm(id)
 	kind, subject, _ := strings.Cut(string(id), ":")
 	switch kind {
 	case timerIdle:

@@ -93,8 +93,11 @@ func (m *Machine) scheduleHead(s *session) bool {
 	return false
 }
 
+// requirements returns the capabilities t needs. The slice is the
+// machine's scratch buffer: valid until the next call, never kept.
 func (m *Machine) requirements(s *session, t *turn) []string {
-	return Requirements(s.rec, m.engineProfile(s.rec.Agent.Kind), turnHasImages(t))
+	m.reqBuf = appendRequirements(m.reqBuf[:0], s.rec, m.engineProfile(s.rec.Agent.Kind), turnHasImages(t))
+	return m.reqBuf
 }
 
 func turnHasImages(t *turn) bool {
@@ -114,13 +117,14 @@ func turnHasImages(t *turn) bool {
 // the kind available but none is admissible, it returns the first missing
 // capability (in device order); when none declares it, "".
 func (m *Machine) selectConn(kind string, req []string) (*conn, string) {
-	ids := make([]string, 0, len(m.devices))
+	ids := m.idBuf[:0] // scratch: selectConn does not call itself
 	for id, d := range m.devices {
 		if d.conn != 0 && !m.deviceFenced(id) {
 			ids = append(ids, id)
 		}
 	}
 	slices.Sort(ids)
+	m.idBuf = ids
 	var best *conn
 	missing, anyOK := "", false
 	for _, id := range ids {

@@ -14,20 +14,33 @@ import (
 // fingerprints exactly when their wire-relevant content is equal.
 type fpWriter struct{ b strings.Builder }
 
-func (w *fpWriter) str(name, v string) {
+func (w *fpWriter) str(name, v string) { w.field(name, "", v) }
+
+// field writes `name suffix=len(v):v;` (str, with the name in two parts
+// so that present's "name?" needs no concatenation).
+func (w *fpWriter) field(name, suffix, v string) {
+	if w.b.Cap() == 0 {
+		w.b.Grow(512) // a configuration's text is a few hundred bytes
+	}
+	var n [20]byte
 	w.b.WriteString(name)
+	w.b.WriteString(suffix)
 	w.b.WriteByte('=')
-	w.b.WriteString(strconv.Itoa(len(v)))
+	w.b.Write(strconv.AppendInt(n[:0], int64(len(v)), 10))
 	w.b.WriteByte(':')
 	w.b.WriteString(v)
 	w.b.WriteByte(';')
 }
 
 func (w *fpWriter) boolean(name string, v bool) { w.str(name, strconv.FormatBool(v)) }
-func (w *fpWriter) num(name string, v int64)    { w.str(name, strconv.FormatInt(v, 10)) }
+
+func (w *fpWriter) num(name string, v int64) {
+	var n [20]byte
+	w.str(name, string(strconv.AppendInt(n[:0], v, 10)))
+}
 
 func (w *fpWriter) present(name string, ok bool) bool {
-	w.boolean(name+"?", ok)
+	w.field(name, "?", strconv.FormatBool(ok))
 	return ok
 }
 

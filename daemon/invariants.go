@@ -18,6 +18,7 @@ func (m *Machine) checkInvariants() {
 	m.checkAdmissions()
 	// Each check is independent of the others, so map order only decides
 	// which of several violations is reported first.
+	m.checkSessionsUnique()
 	for _, ex := range m.executors {
 		m.checkExecutor(ex)
 	}
@@ -30,8 +31,24 @@ func (m *Machine) checkInvariants() {
 	m.checkWorkspace()
 }
 
-// checkSessionUnique: a Session has at most one executor (reuse and the
-// conflict rules depend on it).
+// checkSessionsUnique: a Session has at most one executor (reuse and the
+// conflict rules depend on it). One walk of the executors collects their
+// Sessions; the first repeated one is reported by checkSessionUnique,
+// with its count.
+func (m *Machine) checkSessionsUnique() {
+	var buf [16]string
+	seen := buf[:0]
+	for _, ex := range m.executors { //tidy:sorted seen only answers membership
+		for _, s := range seen {
+			if s == ex.session {
+				m.checkSessionUnique(ex)
+			}
+		}
+		seen = append(seen, ex.session)
+	}
+}
+
+// checkSessionUnique panics unless ex is its Session's only executor.
 func (m *Machine) checkSessionUnique(ex *executor) {
 	n := 0
 	for _, other := range m.executors {
@@ -87,7 +104,6 @@ func (m *Machine) checkAdmissions() {
 }
 
 func (m *Machine) checkExecutor(ex *executor) {
-	m.checkSessionUnique(ex)
 	switch ex.phase {
 	case phaseReserved:
 		a := m.admissionOf(ex.handle)
@@ -103,12 +119,12 @@ func (m *Machine) checkExecutor(ex *executor) {
 		if !(ex.handle == "" && ex.turn == "") {
 			panicf("idle executor %s still owned", ex.id)
 		}
-		_, armed := m.timers[idleTimer(ex.id)]
+		armed := m.timerArmed("idle/", ex.id) // idleTimer(ex.id)
 		if !(armed) {
 			panicf("idle executor %s without idle expiry", ex.id)
 		}
 	case phaseClosing:
-		_, retry := m.timers[closeRetryTimer(ex.id)]
+		retry := m.timerArmed("close-retry/", ex.id) // closeRetryTimer(ex.id)
 		if !((ex.closeCall != "") != retry) {
 			panicf("closing executor %s must have exactly one of a close call or a retry", ex.id)
 		}
@@ -192,4 +208,12 @@ func (m *Machine) checkCall(c *call) {
 			panicf("close call %s without closing executor", c.id)
 		}
 	}
+}
+
+// timerArmed reports whether the timer prefix+subject is armed, looked up
+// without allocating its ID (the invariants run after every step).
+func (m *Machine) timerArmed(prefix, subject string) bool {
+	var buf [128]byte
+	_, ok := m.timers[TimerID(append(append(buf[:0], prefix...), subject...))]
+	return ok
 }

@@ -126,11 +126,15 @@ func appendTime(b []byte, ns int64) []byte {
 	}
 	b = strconv.AppendInt(b, ns/1e9, 10)
 	b = append(b, '.')
+	// Nine digits, last first: dividing by the constant 10 compiles to a
+	// multiplication, where a divisor that changes each digit would not.
 	frac := ns % 1e9
-	for div := int64(1e8); div > 0; div /= 10 {
-		b = append(b, byte('0'+frac/div%10))
+	var d [9]byte
+	for i := len(d) - 1; i >= 0; i-- {
+		d[i] = byte('0' + frac%10)
+		frac /= 10
 	}
-	return b
+	return append(b, d[:]...)
 }
 
 // FormatTime renders a virtual instant the way trace lines do.

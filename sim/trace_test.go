@@ -2,6 +2,7 @@ package sim
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -46,5 +47,21 @@ func TestTraceWriterErrorIsReported(t *testing.T) {
 	ok := Run(3, func() Options { o := toyOptions(toyConfig{}); o.TraceWriter = &failingWriter{n: 1 << 30}; return o }())
 	if ok.TraceErr != nil || strings.Contains(ok.Report(), "TRACE INCOMPLETE") {
 		t.Fatalf("healthy writer reported %v", ok.TraceErr)
+	}
+}
+
+// TestAppendTimeNineDecimals holds trace timestamps to seconds with
+// exactly nine decimals, zero-padded, the sign before the seconds.
+func TestAppendTimeNineDecimals(t *testing.T) {
+	for _, ns := range []int64{0, 1, 9, 10, 999_999_999, 1_000_000_000, 1_000_000_001,
+		12_345_678_901, 86_400_000_000_123, -1, -1_500_000_000} {
+		abs, sign := ns, ""
+		if ns < 0 {
+			abs, sign = -ns, "-"
+		}
+		want := fmt.Sprintf("%s%d.%09d", sign, abs/1e9, abs%1e9)
+		if got := string(appendTime([]byte("x"), ns)); got != "x"+want {
+			t.Errorf("appendTime(%d) = %q, want %q", ns, got, "x"+want)
+		}
 	}
 }

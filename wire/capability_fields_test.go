@@ -30,3 +30,26 @@ func TestCapabilityLookupAllocatesNothing(t *testing.T) {
 		t.Errorf("Validate of a complete declaration allocates %v times", n)
 	}
 }
+
+// TestCapabilityFieldOrder holds Lookup's names and field to fieldArray:
+// every member is found under its name and points at the same member.
+func TestCapabilityFieldOrder(t *testing.T) {
+	var c AgentKindCapabilities
+	a := c.fieldArray()
+	for i := range a {
+		if capabilityNames[i] != a[i].Name {
+			t.Errorf("name %d is %s, listed as %s", i, capabilityNames[i], a[i].Name)
+		}
+		if c.field(i) != a[i].Value {
+			t.Errorf("field(%d) is not %s", i, a[i].Name)
+		}
+		*a[i].Value = CapabilitySupported
+		if v, ok := c.Lookup(a[i].Name); !ok || v != CapabilitySupported {
+			t.Errorf("Lookup(%s) = %v, %v after setting it", a[i].Name, v, ok)
+		}
+		*a[i].Value = CapabilityUnsupported
+	}
+	if _, ok := c.Lookup("no_such_member"); ok {
+		t.Error("Lookup found an unknown member")
+	}
+}

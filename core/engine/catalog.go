@@ -47,14 +47,24 @@ func Check(profiles ...Profile) error {
 
 // Lookup returns the profile of kind. Unknown kinds fail closed.
 func (c *Catalog) Lookup(kind string) (Profile, bool) {
-	if c == nil {
+	p := c.find(kind)
+	if p == nil {
 		return Profile{}, false
+	}
+	return p.clone(), true
+}
+
+// find returns the catalog's own profile of kind (nil when unknown), for
+// readers that neither keep nor change it.
+func (c *Catalog) find(kind string) *Profile {
+	if c == nil {
+		return nil
 	}
 	i, ok := slices.BinarySearchFunc(c.profiles, kind, func(p Profile, k string) int { return strings.Compare(p.Kind, k) })
 	if !ok {
-		return Profile{}, false
+		return nil
 	}
-	return c.profiles[i].clone(), true
+	return &c.profiles[i]
 }
 
 // Kinds lists the catalog's kinds in sorted order.

@@ -1,10 +1,6 @@
 package check
 
-import (
-	"sort"
-
-	"github.com/turnstile-sim/turnstile/wire"
-)
+import "github.com/turnstile-sim/turnstile/wire"
 
 // Capability situation marks: the states in which Core's admission must
 // choose against a device, reached by the world's capability profiles
@@ -48,12 +44,7 @@ func (l *Ledger) markPrepareChoice(conn uint64, req string, p wire.ExecutionPrep
 	if s == nil || pr == nil {
 		return
 	}
-	ids := make([]uint64, 0, len(f.conns))
-	for id := range f.conns { //tidy:sorted sorted below
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	for _, id := range ids {
+	for _, id := range f.connIDs { // ascending
 		c := f.conns[id]
 		k, ok := c.kinds[s.spec.Kind]
 		if id == conn || !c.known || c.opaque || !ok || !k.Available {

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -26,6 +27,7 @@ const CoreNode = "core"
 type frameState struct {
 	sessions map[string]*sessionFacts
 	conns    map[uint64]*coreConn
+	connIDs  []uint64              // the keys of conns, ascending
 	preps    map[string]*prepFacts // preparation request ID (Core mints them once)
 	runs     map[string]*runFacts
 	steerImg map[string]bool // turn → an accepted steer call carried an image
@@ -95,6 +97,10 @@ func (l *Ledger) observeCoreFrames(ev WireEvent) {
 	f := &l.frames
 	switch {
 	case ev.Kind == WireOpened && ev.To == CoreNode:
+		if _, ok := f.conns[ev.Conn]; !ok {
+			i, _ := slices.BinarySearch(f.connIDs, ev.Conn)
+			f.connIDs = slices.Insert(f.connIDs, i, ev.Conn)
+		}
 		f.conns[ev.Conn] = &coreConn{device: ev.From, kinds: map[string]wire.SupportedAgentKind{}}
 	case ev.Kind == WireDelivered && ev.To == CoreNode:
 		l.coreReceived(ev)

@@ -395,4 +395,17 @@
 // the code before the one-pass decoder (commit fa26bf9^, whose seeds
 // carry about a quarter fewer events and fewer checkers) a seed costs
 // about 1.25x less CPU, 1.7x less per event (before the cuts above).
+//
+// A campaign's cost grows with its heavy seeds: one with a hundred Turns
+// queued behind capacity refusals steps Core over every Session and Turn
+// on each of its steps (the invariants and the scheduler), and carries
+// execution_prepare and preparation_status frames by the thousand. The
+// machines' invariants now find each Session and Turn in its map once per
+// check and look up cancel and executor timers only where one can be
+// armed, the scheduler reuses its buffers, and capability lookups build
+// nothing; checks and traces are unchanged (the same fingerprints on 300
+// campaign seeds). On seeds 1-20 the campaign runs 1.35x fewer
+// instructions (cachegrind, GOMAXPROCS=1); BenchmarkCampaignSeed over
+// seeds 1-60 takes 1.25x less process CPU (medians of five interleaved
+// runs), with 16 % fewer bytes and 18 % fewer allocations per seed.
 package world

@@ -1,0 +1,46 @@
+package daemon
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// timerArmed finds exactly the timers idleTimer and closeRetryTimer name.
+func TestTimerArmedMatchesTimerNames(t *testing.T) {
+	m := &Machine{timers: map[TimerID]*timer{}}
+	m.timers[idleTimer("e-1")] = &timer{}
+	m.timers[closeRetryTimer("e-2")] = &timer{}
+	cases := []struct {
+		prefix, subject string
+		want            bool
+	}{
+		{"idle/", "e-1", true},
+		{"close-retry/", "e-2", true},
+		{"idle/", "e-2", false},
+		{"close-retry/", "e-1", false},
+		{"idle/", "e-", false},
+	}
+	for _, c := range cases {
+		if got := m.timerArmed(c.prefix, c.subject); got != c.want {
+			t.Errorf("timerArmed(%q, %q) = %v, want %v", c.prefix, c.subject, got, c.want)
+		}
+	}
+}
+
+// checkSessionsUnique passes distinct Sessions and names a shared one
+// with its executor count.
+func TestSessionsUniqueNamesTheSharedSession(t *testing.T) {
+	m := &Machine{executors: map[string]*executor{
+		"e-1": {id: "e-1", session: "s-1"},
+		"e-2": {id: "e-2", session: "s-2"},
+	}}
+	m.checkSessionsUnique()
+	m.executors["e-3"] = &executor{id: "e-3", session: "s-1"}
+	defer func() {
+		if got, want := fmt.Sprint(recover()), "session s-1 has 2 executors"; !strings.Contains(got, want) {
+			t.Fatalf("panic %q, want it to contain %q", got, want)
+		}
+	}()
+	m.checkSessionsUnique()
+}
