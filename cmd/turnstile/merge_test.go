@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/turnstile-sim/turnstile/internal/testgate"
 )
 
 // shardFiles runs sim -json for each shard and returns the files.
@@ -24,6 +26,7 @@ func shardFiles(t *testing.T, seeds string, shards ...string) []string {
 }
 
 func TestMergeOfTwoShardsEqualsUnshardedCampaign(t *testing.T) {
+	testgate.Long(t)
 	wholeCode, _, wholeErr := cli{t: t}.run("sim", "-seeds", "9", "-json")
 	files := shardFiles(t, "9", "0/2", "1/2")
 	code, out, _ := cli{t: t}.run(append([]string{"campaign", "merge"}, files...)...)

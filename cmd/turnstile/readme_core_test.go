@@ -16,6 +16,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/turnstile-sim/turnstile/core/gateway/scripted"
+	"github.com/turnstile-sim/turnstile/internal/testgate"
 )
 
 // readmeBlock returns the lines of the first sh block after heading.
@@ -45,9 +46,7 @@ func readmeBlock(t *testing.T, heading string) []string {
 // 8080 through TURNSTILE_LISTEN), with a scripted Runtime connecting once
 // Core is ready, and checks what each prints.
 func TestReadmeRunningCore(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
+	testgate.Long(t) // builds the binary
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)

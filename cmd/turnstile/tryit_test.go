@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/turnstile-sim/turnstile/internal/testgate"
 )
 
 // daemonProc is a `turnstile daemon` child process.
@@ -152,6 +154,7 @@ func checkTryItOutput(t *testing.T, cmdline, out string, jobs *readmeJobs) {
 // free port through TURNSTILE_LISTEN), walks the curl steps, sends SIGTERM
 // to both and checks their exit codes and that no log line holds a secret.
 func TestReadmeTryIt(t *testing.T) {
+	testgate.Long(t)
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)

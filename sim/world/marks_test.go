@@ -3,6 +3,7 @@ package world
 import (
 	"testing"
 
+	"github.com/turnstile-sim/turnstile/internal/testgate"
 	"github.com/turnstile-sim/turnstile/sim"
 	"github.com/turnstile-sim/turnstile/sim/check"
 )
@@ -16,6 +17,7 @@ const markNeedsSeeds = 200
 // entry, and each kind it names (or no fault at all, for an empty entry)
 // reaches the mark in a campaign restricted to that kind alone.
 func TestMarkNeedsAreReached(t *testing.T) {
+	testgate.Campaign(t)
 	byKind := map[sim.FaultKind][]check.Mark{}
 	for _, m := range check.ExpectedMarks() {
 		kinds, ok := MarkNeeds(m)
@@ -47,6 +49,7 @@ func TestMarkNeedsAreReached(t *testing.T) {
 				for m, n := range Run(seed, Config{Faults: faults}).Result.Marks { //tidy:sorted counting
 					hit[m] += n
 				}
+				testgate.Progress(t, "faults="+string(k), int(seed), markNeedsSeeds, progressEvery)
 			}
 			for _, m := range marks {
 				if hit[string(m)] == 0 {
@@ -60,7 +63,8 @@ func TestMarkNeedsAreReached(t *testing.T) {
 // steer_unknown_after_30s is reachable in a fair share of default seeds,
 // not in a handful per thousand.
 func TestSteerUnknownAfter30sIsCommon(t *testing.T) {
-	outs, _ := sweep200()
+	testgate.Long(t)
+	outs, _ := sweep200(t)
 	tally := check.NewMarkTally()
 	for _, o := range outs {
 		tally.AddSeed(o.Marks)

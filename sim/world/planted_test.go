@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/turnstile-sim/turnstile/internal/testgate"
 	"github.com/turnstile-sim/turnstile/sim/check"
 )
 
@@ -15,6 +16,7 @@ const plantedSeedsMax = 2000
 // with the check that guards the broken rule, and the failing seed replays
 // to the same fingerprint, by seed and from its stored schedule.
 func TestPlantedBugsAreCaught(t *testing.T) {
+	testgate.Campaign(t)
 	cases := []struct {
 		name   string
 		bugs   Bugs
@@ -35,7 +37,7 @@ func TestPlantedBugsAreCaught(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := Config{Bugs: c.bugs}
-			seed, o := firstFailure(cfg, plantedSeedsMax)
+			seed, o := firstFailure(t, cfg, plantedSeedsMax)
 			if seed == 0 {
 				t.Fatalf("no violation in seeds 1..%d", plantedSeedsMax)
 			}
@@ -60,11 +62,12 @@ func TestPlantedBugsAreCaught(t *testing.T) {
 // TestNoBugNoFailureOnPlantedSeeds checks the planted-bug verdicts come from
 // the bugs: the same seeds run clean without them.
 func TestNoBugNoFailureOnPlantedSeeds(t *testing.T) {
+	testgate.Campaign(t)
 	for _, b := range []Bugs{
 		{DaemonForgetsAdmissionExpiry: true}, {CoreRedeliversUnknownInput: true}, {DaemonAcceptsBeforeApply: true},
 		{DaemonFreesCapacityOnCloseFailure: true}, {CoreDoneOverridesCancel: true},
 	} {
-		seed, _ := firstFailure(Config{Bugs: b}, plantedSeedsMax)
+		seed, _ := firstFailure(t, Config{Bugs: b}, plantedSeedsMax)
 		if seed == 0 {
 			continue // reported by TestPlantedBugsAreCaught
 		}
@@ -74,12 +77,14 @@ func TestNoBugNoFailureOnPlantedSeeds(t *testing.T) {
 	}
 }
 
-// firstFailure runs seeds 1..max and returns the first failing one.
-func firstFailure(cfg Config, max int) (uint64, Outcome) {
+// firstFailure runs seeds 1..max and returns the first failing one,
+// logging its progress through t.
+func firstFailure(t testing.TB, cfg Config, max int) (uint64, Outcome) {
 	for s := uint64(1); s <= uint64(max); s++ {
 		if o := Run(s, cfg); o.Result.Failed() {
 			return s, o
 		}
+		testgate.Progress(t, "looking for a failing seed", int(s), max, progressEvery)
 	}
 	return 0, Outcome{}
 }
