@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/anishathalye/porcupine"
+
+	"github.com/turnstile-sim/turnstile/internal/testgate"
 )
 
 // manyPartitions is a ledger with forty healthy turns and one whose reads
@@ -79,6 +81,7 @@ func TestVisualizationHoldsOnlyTheIllegalPartition(t *testing.T) {
 // the first illegal linearization point, which lies thousands of pixels to
 // the right (without the jump it is at x≈31,700 of a 1,280-pixel viewport).
 func TestVisualizationInABrowser(t *testing.T) {
+	testgate.Long(t) // starts headless Chromium
 	browser := findChromium()
 	if browser == "" && os.Getenv("CI") != "" {
 		t.Fatal("CI must run the browser check: .ci/run installs chromium")
