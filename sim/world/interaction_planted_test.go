@@ -33,6 +33,7 @@ func TestPlantedInteractionBugsAreCaught(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			cfg := Config{Bugs: c.bugs, Faults: c.faults}
 			seed, o := firstFailure(t, cfg, plantedSeedsMax)
 			if seed == 0 {
