@@ -30,7 +30,7 @@ test: codex
 # campaign-checks runs the tests marked testgate.Campaign (thousands of
 # full-stack seeds), opted into with TURNSTILE_CAMPAIGN=1. Each piece is
 # one `go test -v -run` invocation, and the tests log their progress every
-# hundred seeds, so no piece is silent for long. `make campaign-PIECE` runs
+# 50 seeds, so no piece is silent for long. `make campaign-PIECE` runs
 # one piece; internal/testgate's TestCampaignTestsHaveAPiece keeps every
 # campaign-scale test in one.
 CAMPAIGN_TIMEOUT ?= 60m
@@ -47,7 +47,7 @@ campaign-checks: $(CAMPAIGN_PIECES)
 campaign-world-marks:
 	$(call campaign,./sim/world,TestMarksHitIn1000Seeds)
 
-# each fault kind reaches the marks it is said to lead to (200 seeds a kind)
+# each fault kind reaches the marks it is said to lead to (within 200 seeds a kind)
 campaign-world-mark-needs:
 	$(call campaign,./sim/world,TestMarkNeedsAreReached)
 

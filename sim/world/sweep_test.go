@@ -50,8 +50,8 @@ var (
 )
 
 // progressEvery is how many seeds a campaign-scale test runs between two
-// progress lines: about ten seconds of one CPU.
-const progressEvery = 100
+// progress lines: about five seconds of one CPU.
+const progressEvery = 50
 
 // sweep200 is the default-swarm sweep of seeds 1..200, shared by the
 // tests that read it; t is the first test to ask.
