@@ -102,8 +102,8 @@ vet:
 # machines are single-threaded by construction (sim/tidy_test.go enforces it).
 # sim/world runs whole worlds concurrently to prove runs share no state;
 # only that test (RACE_WORLD) runs under the race detector there: the
-# package's campaigns are single-threaded and take most of ten minutes
-# without it.
+# package's other worlds are single-threaded, and its sweeps of hundreds
+# of seeds would take many minutes under the detector.
 RACE_PKGS ?= ./adapters/... ./cmd/... ./core/server ./core/gateway/... ./core/api ./core/store/sqlitestore ./daemon/transport/... ./daemon/runner ./scenarios/coreside ./scenarios/runtimeside ./scenarios/conform ./scenarios/controlled ./sim
 RACE_WORLD ?= ^TestConcurrentSweepMatchesSequential$$
 
