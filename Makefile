@@ -1,4 +1,12 @@
-# Turnstile build targets. `make test` is what CI runs (.ci/run).
+# Turnstile build targets. The test loops, fastest first:
+#   make quick            go test -short ./...: the inner loop, about a
+#                         minute on two cores with a warm build cache
+#   make test             every test but the campaign-scale ones, a fuzz
+#                         smoke and a mutant smoke (what CI runs first)
+#   make campaign-checks  the campaign-scale tests (CI runs them after
+#                         `make test`), one `go test -v -run` per piece
+# A test skipped by one loop says which target runs it
+# (internal/testgate).
 GO        ?= go
 FUZZTIME  ?= 30s
 SMOKETIME ?= 3s
@@ -13,12 +21,49 @@ SEEDS     ?= 1000
 
 FUZZ_PKG := ./fuzz
 
-.PHONY: test check fmt vet race fuzz fuzz-smoke bench crash check-runtime-contract codex conform
+.PHONY: quick test campaign-checks check fmt vet race fuzz fuzz-smoke bench crash check-runtime-contract codex conform
+
+# quick skips the tests marked testgate.Long (real processes, compiled
+# test binaries, hundreds of seeds) and testgate.Campaign.
+quick: codex
+	$(GO) test -short ./...
 
 test: codex
 	$(GO) test -count=1 -timeout 30m ./...
 	$(MAKE) --no-print-directory fuzz-smoke
 	$(MAKE) --no-print-directory mutants-smoke
+
+# campaign-checks runs the tests marked testgate.Campaign (thousands of
+# full-stack seeds), opted into with TURNSTILE_CAMPAIGN=1. Each piece is
+# one `go test -v -run` invocation, and the tests log their progress every
+# 50 seeds, so no piece is silent for long. `make campaign-PIECE` runs
+# one piece; internal/testgate's TestCampaignTestsHaveAPiece keeps every
+# campaign-scale test in one.
+CAMPAIGN_TIMEOUT ?= 60m
+# campaign runs the tests $(2) (a -run alternation) of package $(1).
+campaign = TURNSTILE_CAMPAIGN=1 $(GO) test -count=1 -v -timeout $(CAMPAIGN_TIMEOUT) -run '^($(2))$$' $(1)
+
+CAMPAIGN_PIECES := campaign-world-marks campaign-world-mark-needs campaign-world-planted \
+	campaign-world-planted-interaction
+.PHONY: $(CAMPAIGN_PIECES)
+
+campaign-checks: $(CAMPAIGN_PIECES)
+
+# every expected rare-state mark is hit in seeds 1..1000
+campaign-world-marks:
+	$(call campaign,./sim/world,TestMarksHitIn1000Seeds)
+
+# each fault kind reaches the marks it is said to lead to (within 200 seeds a kind)
+campaign-world-mark-needs:
+	$(call campaign,./sim/world,TestMarkNeedsAreReached)
+
+# each planted bug is caught within 2,000 seeds, and its seed runs clean without it
+campaign-world-planted:
+	$(call campaign,./sim/world,TestPlantedBugsAreCaught)
+
+# the same for the planted interaction bugs
+campaign-world-planted-interaction:
+	$(call campaign,./sim/world,TestPlantedInteractionBugsAreCaught)
 
 # codex fetches the pinned Codex binary the adapters/codex tests run
 # (npm pack, SHA-256 checked, cached under ~/.cache/turnstile/codex).
@@ -63,8 +108,8 @@ vet:
 # machines are single-threaded by construction (sim/tidy_test.go enforces it).
 # sim/world runs whole worlds concurrently to prove runs share no state;
 # only that test (RACE_WORLD) runs under the race detector there: the
-# package's campaigns are single-threaded and take most of ten minutes
-# without it.
+# package's other worlds are single-threaded, and its sweeps of hundreds
+# of seeds would take many minutes under the detector.
 RACE_PKGS ?= ./adapters/... ./cmd/... ./core/server ./core/gateway/... ./core/api ./core/store/sqlitestore ./daemon/transport/... ./daemon/runner ./scenarios/coreside ./scenarios/runtimeside ./scenarios/conform ./scenarios/controlled ./sim
 RACE_WORLD ?= ^TestConcurrentSweepMatchesSequential$$
 
@@ -126,8 +171,8 @@ MUTANTS      ?=
 # stops at its first failing seed (-until-caught), so a caught mutant costs
 # only the seeds up to it.
 MUTANT_FLAGS ?= -until-caught
-# mutants-smoke runs one mutant with few seeds and fails unless a checker
-# catches it (CI runs it from `make test`).
+# mutants-smoke runs one mutant with few seeds, stops at its first failing
+# seed, and fails unless a checker catches it (CI runs it from `make test`).
 MUTANT_SMOKE       ?= -strict-resume-false$$
 MUTANT_SMOKE_SEEDS ?= 50
 
@@ -136,4 +181,4 @@ mutants:
 	$(GO) run ./cmd/mutants -seeds $(MUTANT_SEEDS) -jobs $(MUTANT_JOBS) -run '$(MUTANTS)' $(MUTANT_FLAGS) -out out/mutants
 
 mutants-smoke:
-	$(GO) run ./cmd/mutants -seeds $(MUTANT_SMOKE_SEEDS) -run '$(MUTANT_SMOKE)' -unit=false -want-caught -out out/mutants-smoke
+	$(GO) run ./cmd/mutants -seeds $(MUTANT_SMOKE_SEEDS) -run '$(MUTANT_SMOKE)' -unit=false -until-caught -want-caught -out out/mutants-smoke

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/turnstile-sim/turnstile/internal/testgate"
 )
 
 // Each case is a small in-memory package file; want is the rule that must
@@ -165,6 +167,7 @@ var guardCases = []struct {
 }
 
 func TestDeterminismGuardRules(t *testing.T) {
+	testgate.Long(t) // the guard's own cases, each type-checked from source
 	g := newGuard()
 	for _, tc := range guardCases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/turnstile-sim/turnstile/adapters/agent"
 	"github.com/turnstile-sim/turnstile/adapters/contracttest"
+	"github.com/turnstile-sim/turnstile/internal/testgate"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -174,6 +175,7 @@ func TestApprovalModes(t *testing.T) {
 // is ErrNotPending while every other unsupported extension still refuses
 // without a native effect.
 func TestApprovalModeContracts(t *testing.T) {
+	testgate.Long(t) // the contract kit waits out its real-time windows
 	f := newFakeHarness(t)
 	opts := fakeOptions(t, f)
 	opts.Approvals = ApprovalsOnRequest

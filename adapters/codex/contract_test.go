@@ -5,11 +5,13 @@ import (
 	"time"
 
 	"github.com/turnstile-sim/turnstile/adapters/contracttest"
+	"github.com/turnstile-sim/turnstile/internal/testgate"
 )
 
 // The shared text lifecycle against the fake app-server (a controlled
 // fixture: a real child process speaking the protocol, scripted per turn).
 func TestSharedTextLifecycle(t *testing.T) {
+	testgate.Long(t) // the contract kit waits out its real-time windows
 	f := newFakeHarness(t)
 	fx := contracttest.Fixture{
 		Config:               fakeConfig(),
@@ -33,6 +35,7 @@ func TestSharedTextLifecycle(t *testing.T) {
 // Every extension the declaration leaves unsupported answers Unsupported
 // without a native effect.
 func TestUnsupportedExtensionsHaveNoNativeEffects(t *testing.T) {
+	testgate.Long(t) // the contract kit waits out its real-time windows
 	f := newFakeHarness(t)
 	fx := contracttest.Fixture{
 		Config:       fakeConfig(),

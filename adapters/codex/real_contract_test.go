@@ -14,6 +14,7 @@ import (
 	"github.com/turnstile-sim/turnstile/adapters/agent"
 	"github.com/turnstile-sim/turnstile/adapters/codex/codextest"
 	"github.com/turnstile-sim/turnstile/adapters/contracttest"
+	"github.com/turnstile-sim/turnstile/internal/testgate"
 )
 
 // canaryText is the content contracttest submits to operations it expects
@@ -59,6 +60,7 @@ func (e heldExecutor) StartTurn(ctx context.Context, req agent.TurnRequest) (age
 // requests of a held Turn included); NativeExit holds the next Turn and
 // kills its app-server's process group once the Turn started.
 func TestSharedTextLifecycleRealBinary(t *testing.T) {
+	testgate.Long(t) // the contract kit waits out its real-time windows, against the real binary
 	h, m := realHarness(t)
 	exit := new(atomic.Bool)
 	fx := contracttest.Fixture{

@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/turnstile-sim/turnstile/internal/testgate"
 )
 
 // guideStep is one fenced block of the guide.
@@ -57,6 +59,7 @@ func readGuide(t *testing.T) []guideStep {
 // file it names, every test a command runs exists, and every command runs
 // and passes.
 func TestGuide(t *testing.T) {
+	testgate.Long(t) // runs the guide's go test commands
 	steps := readGuide(t)
 	excerpts, commands := 0, 0
 	for _, s := range steps {

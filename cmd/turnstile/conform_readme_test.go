@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/turnstile-sim/turnstile/internal/testgate"
 )
 
 // conformGuide is the scenarios README's section for implementers.
@@ -39,9 +41,7 @@ func conformGuideText(t *testing.T) string {
 // that both conform runs report no failure. The section shows no other
 // command: every code span that starts one is refused.
 func TestReadmeConformGuide(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
+	testgate.Long(t) // builds the binary
 	text := conformGuideText(t)
 	if m := regexp.MustCompile("`((?:make|go run|go test|turnstile|bin/turnstile|\\./turnstile) [^`]*)`").FindString(text); m != "" {
 		t.Fatalf("the guide shows %s outside its sh block; put it in the block, which this test runs", m)

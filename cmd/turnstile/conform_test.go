@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/turnstile-sim/turnstile/internal/testgate"
 	"github.com/turnstile-sim/turnstile/scenarios"
 	"github.com/turnstile-sim/turnstile/scenarios/conform"
 )
@@ -45,6 +46,7 @@ func checkConformReport(t *testing.T, code int, out, errOut string, minPass int)
 // TestConformRuntimeAgainstDaemon plays every scenario's scripted Core
 // against real `turnstile daemon` child processes, one per scenario.
 func TestConformRuntimeAgainstDaemon(t *testing.T) {
+	testgate.Long(t)
 	t.Setenv(childArgsEnv, `["daemon"]`) // the children below are `turnstile daemon`
 	code, out, errOut := cli{t: t}.run("conform", "runtime", "--", os.Args[0], "-test.run=^$")
 	checkConformReport(t, code, out, errOut, 30)
@@ -68,6 +70,7 @@ func TestConformRuntimeAgainstDaemon(t *testing.T) {
 // TestConformCoreAgainstCore plays every scenario's scripted Runtime
 // against a real `turnstile core` child process over a SQLite file.
 func TestConformCoreAgainstCore(t *testing.T) {
+	testgate.Long(t)
 	dir, tokenFile, _, cred := setup(t)
 	p := startCore(t, dir, tokenFile)
 	credFile := filepath.Join(t.TempDir(), "d1.credential")
@@ -173,6 +176,7 @@ func TestConformUsageErrors(t *testing.T) {
 // again whenever it exits (device_shutdown ends each scenario), connects
 // to the scripted Core at -listen.
 func TestConformRuntimeListen(t *testing.T) {
+	testgate.Long(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/turnstile-sim/turnstile/internal/testgate"
 	"github.com/turnstile-sim/turnstile/sim/campaign"
 	"github.com/turnstile-sim/turnstile/wire"
 )
@@ -184,9 +185,7 @@ func TestVersionCommand(t *testing.T) {
 // TestBuiltBinaryReportsItsCommit builds the real binary and checks that
 // the commit it reports is the one it was built from, wherever it runs.
 func TestBuiltBinaryReportsItsCommit(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
+	testgate.Long(t) // builds the binary
 	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
 	if err != nil {
 		t.Fatalf("the test needs the git checkout it builds from: %v", err)

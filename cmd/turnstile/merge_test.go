@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/turnstile-sim/turnstile/internal/testgate"
 	"github.com/turnstile-sim/turnstile/sim/campaign"
 )
 
@@ -26,6 +27,7 @@ func shardFiles(t *testing.T, seeds string, shards ...string) []string {
 }
 
 func TestMergeOfTwoShardsEqualsUnshardedCampaign(t *testing.T) {
+	testgate.Long(t)
 	wholeCode, _, wholeErr := cli{t: t}.run("sim", "-seeds", "9", "-json")
 	files := shardFiles(t, "9", "0/2", "1/2")
 	code, out, _ := cli{t: t}.run(append([]string{"campaign", "merge"}, files...)...)

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/turnstile-sim/turnstile/internal/testgate"
 )
 
 // readmeBlock returns the first sh block after heading, as written.
@@ -48,9 +50,7 @@ const runningCoreDeadline = 4 * time.Minute
 // device credential or the operator token. Every process the block starts
 // shares its process group, which the deadline and the cleanup kill.
 func TestReadmeRunningCore(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and runs Core and a daemon")
-	}
+	testgate.Long(t) // builds the binary, runs Core and a daemon
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/turnstile-sim/turnstile/internal/testgate"
 )
 
 // readmeCommand is one command the README shows, with its line.
@@ -75,6 +77,7 @@ func readmePlaceholders(dir string) map[string]string {
 // tool errors may not), and every go test command names tests, fuzz
 // targets and packages that exist.
 func TestReadmeCommandsWork(t *testing.T) {
+	testgate.Long(t)
 	for heading, test := range literalSections { //tidy:sorted each is checked alone
 		if !testExists(t, test) || !strings.Contains(readmeText(t), "\n"+heading+"\n") {
 			t.Errorf("README section %q must exist and be run by %s", heading, test)

@@ -14,6 +14,7 @@ import (
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/core/gateway"
 	"github.com/turnstile-sim/turnstile/core/gateway/scripted"
+	"github.com/turnstile-sim/turnstile/internal/testgate"
 )
 
 // TestLoadManyDaemonsWithDisconnects: 200 scripted Runtimes on loopback,
@@ -23,9 +24,7 @@ import (
 // unknown outcome of a lost connection; no Run is started twice; and no
 // goroutine outlives the test (goleak in TestMain).
 func TestLoadManyDaemonsWithDisconnects(t *testing.T) {
-	if testing.Short() {
-		t.Skip("load test")
-	}
+	testgate.Long(t) // load test
 	const daemons, sessions, turnsPer, deltas = 200, 100, 20, 2
 	var ids []string
 	for i := range daemons {

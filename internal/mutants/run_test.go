@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/turnstile-sim/turnstile/internal/testgate"
 )
 
 // fakeModule is a tiny module with the shape the runner needs: a wire
@@ -102,6 +104,7 @@ func fakeRepo(t *testing.T) string {
 }
 
 func TestRunMeasuresEachMutantInItsOwnCopy(t *testing.T) {
+	testgate.Long(t) // five builds and unit test runs of a scratch module
 	root := fakeRepo(t)
 	goCmd, err := exec.LookPath("go")
 	if err != nil {

@@ -3,6 +3,7 @@ package campaign
 import (
 	"testing"
 
+	"github.com/turnstile-sim/turnstile/internal/testgate"
 	"github.com/turnstile-sim/turnstile/sim"
 	"github.com/turnstile-sim/turnstile/sim/world"
 )
@@ -38,6 +39,7 @@ func (r worldRunner) Shrink(o Outcome) sim.ShrinkResult {
 // with every seed audited: each traced rerun must match the campaign run.
 // (sim/world's own tests run the longer campaign that hunts for bugs.)
 func TestWorldCampaignIsDeterministic(t *testing.T) {
+	testgate.Long(t) // 50 seeds, each audited
 	r := newWorldRunner(Config{})
 	s := RunPlan(r, Plan{First: 1, Count: 50, Shard: Whole}, SeedOptions{AuditEvery: 1}, func(run SeedRun) {
 		a := run.Report.Audit

@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"testing"
 	"time"
+
+	"github.com/turnstile-sim/turnstile/internal/testgate"
 )
 
 // findChromium returns the path of a headless-capable Chromium, or "".
@@ -22,6 +24,7 @@ func findChromium() string {
 // installs chromium) and skipping it elsewhere only when none is installed.
 func needChromium(t *testing.T) string {
 	t.Helper()
+	testgate.Long(t) // starts headless Chromium
 	browser := findChromium()
 	if browser == "" && os.Getenv("CI") != "" {
 		t.Fatal("CI must run the browser check: .ci/run installs chromium")

@@ -8,6 +8,8 @@ import (
 	"go/types"
 	"strings"
 	"testing"
+
+	"github.com/turnstile-sim/turnstile/internal/testgate"
 )
 
 // Oracles are independent of the code they judge: the checkers never call
@@ -89,6 +91,7 @@ func TestTidyOraclesCallNoMachineCode(t *testing.T) {
 // variables of both machines, and lets types, fields, constants and the
 // allowlist through.
 func TestTidyOracleRuleCatchesMachineCalls(t *testing.T) {
+	testgate.Long(t) // the rule's own cases, each type-checked from source
 	src := `package x
 import (
 	"github.com/turnstile-sim/turnstile/core"

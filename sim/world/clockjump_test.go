@@ -14,7 +14,7 @@ import (
 // read: no seed fails, handles are still granted and started, and every
 // jump is on the fault timeline with its offset.
 func TestClockJumpsAloneNeverFail(t *testing.T) {
-	outs := sweep(1, 40, Config{Faults: []sim.FaultKind{harness.ClockJump}})
+	outs := sweep(t, 1, 40, Config{Faults: []sim.FaultKind{harness.ClockJump}})
 	var jumps, noted, granted, started int
 	for _, o := range outs {
 		if o.Result.Failed() {

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/turnstile-sim/turnstile/internal/testgate"
 	"github.com/turnstile-sim/turnstile/sim"
 )
 
@@ -91,7 +92,8 @@ func TestFaultKindsSortedAndComplete(t *testing.T) {
 // Seeds run concurrently give the fingerprints they give alone: no state
 // leaks between runs.
 func TestConcurrentSweepMatchesSequential(t *testing.T) {
-	par := sweep(400, 60, Config{})
+	testgate.Long(t) // 120 seeds; `make race` runs it too
+	par := sweep(t, 400, 60, Config{})
 	for i, o := range par {
 		seq := Run(400+uint64(i), Config{})
 		if seq.Result.Fingerprint != o.Result.Fingerprint {

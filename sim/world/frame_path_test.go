@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/turnstile-sim/turnstile/internal/testgate"
 	"github.com/turnstile-sim/turnstile/sim"
 	"github.com/turnstile-sim/turnstile/wire"
 )
@@ -14,6 +15,7 @@ import (
 // run each must still equal a fresh decoding of its bytes, so nobody
 // changed a frame another one reads.
 func TestSharedDecodingsUnchanged(t *testing.T) {
+	testgate.Long(t) // five seeds, every frame decoded again
 	cfg := Config{auditSharedFrames: true}
 	for _, seed := range []uint64{3, 8, 21, 55, 144} {
 		var u *universe

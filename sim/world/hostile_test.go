@@ -18,7 +18,7 @@ func hostileFaults() []sim.FaultKind {
 // no seed fails, every honest turn still ends, and the forgeries of every
 // family are judged and refused as the seeds document.
 func TestHostilePeersAreRefusedAsDocumented(t *testing.T) {
-	outs := sweep(1, 16, Config{Faults: hostileFaults()})
+	outs := sweep(t, 1, 16, Config{Faults: hostileFaults()})
 	refused := map[string]int{}
 	forged := uint64(0)
 	for _, o := range outs {

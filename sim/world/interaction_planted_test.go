@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/turnstile-sim/turnstile/internal/testgate"
 	"github.com/turnstile-sim/turnstile/sim"
 	"github.com/turnstile-sim/turnstile/sim/check"
 	"github.com/turnstile-sim/turnstile/sim/harness"
@@ -15,6 +16,7 @@ import (
 // seed replays to the same fingerprint and failure, by seed and from its
 // stored schedule; the same seed runs clean without the bug.
 func TestPlantedInteractionBugsAreCaught(t *testing.T) {
+	testgate.Campaign(t)
 	cases := []struct {
 		name   string
 		bugs   Bugs
@@ -31,8 +33,9 @@ func TestPlantedInteractionBugsAreCaught(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			cfg := Config{Bugs: c.bugs, Faults: c.faults}
-			seed, o := firstFailure(cfg, plantedSeedsMax)
+			seed, o := firstFailure(t, cfg, plantedSeedsMax)
 			if seed == 0 {
 				t.Fatalf("no violation in seeds 1..%d", plantedSeedsMax)
 			}

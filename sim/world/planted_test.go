@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/turnstile-sim/turnstile/internal/testgate"
 	"github.com/turnstile-sim/turnstile/sim/check"
 )
 
@@ -12,9 +13,12 @@ const plantedSeedsMax = 2000
 
 // TestPlantedBugsAreCaught proves the checkers bite: with each planted bug
 // switched on, a campaign of at most plantedSeedsMax default seeds fails
-// with the check that guards the broken rule, and the failing seed replays
-// to the same fingerprint, by seed and from its stored schedule.
+// with the check that guards the broken rule, the same seed runs clean
+// without the bug (the verdict comes from the bug), and the failing seed
+// replays to the same fingerprint, by seed and from its stored schedule.
+// The bugs are searched in parallel.
 func TestPlantedBugsAreCaught(t *testing.T) {
+	testgate.Campaign(t)
 	cases := []struct {
 		name   string
 		bugs   Bugs
@@ -34,10 +38,14 @@ func TestPlantedBugsAreCaught(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			cfg := Config{Bugs: c.bugs}
-			seed, o := firstFailure(cfg, plantedSeedsMax)
+			seed, o := firstFailure(t, cfg, plantedSeedsMax)
 			if seed == 0 {
 				t.Fatalf("no violation in seeds 1..%d", plantedSeedsMax)
+			}
+			if clean := Run(seed, Config{}); clean.Result.Failed() {
+				t.Errorf("seed %d fails without a planted bug: %v", seed, clean.Result.Violations[0])
 			}
 			got := o.Result.FailedCheck()
 			if !slices.Contains(c.checks, got) {
@@ -57,29 +65,14 @@ func TestPlantedBugsAreCaught(t *testing.T) {
 	}
 }
 
-// TestNoBugNoFailureOnPlantedSeeds checks the planted-bug verdicts come from
-// the bugs: the same seeds run clean without them.
-func TestNoBugNoFailureOnPlantedSeeds(t *testing.T) {
-	for _, b := range []Bugs{
-		{DaemonForgetsAdmissionExpiry: true}, {CoreRedeliversUnknownInput: true}, {DaemonAcceptsBeforeApply: true},
-		{DaemonFreesCapacityOnCloseFailure: true}, {CoreDoneOverridesCancel: true},
-	} {
-		seed, _ := firstFailure(Config{Bugs: b}, plantedSeedsMax)
-		if seed == 0 {
-			continue // reported by TestPlantedBugsAreCaught
-		}
-		if o := Run(seed, Config{}); o.Result.Failed() {
-			t.Errorf("seed %d fails without a planted bug: %v", seed, o.Result.Violations[0])
-		}
-	}
-}
-
-// firstFailure runs seeds 1..max and returns the first failing one.
-func firstFailure(cfg Config, max int) (uint64, Outcome) {
+// firstFailure runs seeds 1..max and returns the first failing one,
+// logging its progress through t.
+func firstFailure(t testing.TB, cfg Config, max int) (uint64, Outcome) {
 	for s := uint64(1); s <= uint64(max); s++ {
 		if o := Run(s, cfg); o.Result.Failed() {
 			return s, o
 		}
+		testgate.Progress(t, "looking for a failing seed", int(s), max, progressEvery)
 	}
 	return 0, Outcome{}
 }

@@ -44,7 +44,7 @@ func TestBrokenTruthIsCaughtReplayedAndShrunk(t *testing.T) {
 
 // An Illegal linearizability verdict is a violation with porcupine's HTML.
 func TestIllegalCarriesHTML(t *testing.T) {
-	for _, o := range sweep(1, 20, Config{breakTruth: truthCompletedAsCancelled}) {
+	for _, o := range sweep(t, 1, 20, Config{breakTruth: truthCompletedAsCancelled}) {
 		if len(o.Lin.Illegal) == 0 {
 			continue
 		}

@@ -7,16 +7,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/turnstile-sim/turnstile/internal/testgate"
 	"github.com/turnstile-sim/turnstile/sim"
 	"github.com/turnstile-sim/turnstile/sim/check"
 )
 
 // sweep runs seeds first..first+count-1 with cfg on every CPU and returns
 // the outcomes in seed order. Each run is independent and deterministic,
-// so running them concurrently changes nothing but the wall time.
-func sweep(first uint64, count int, cfg Config) []Outcome {
+// so running them concurrently changes nothing but the wall time. Every
+// progressEvery seeds it logs how many are done (go test -v streams it).
+func sweep(t testing.TB, first uint64, count int, cfg Config) []Outcome {
 	out := make([]Outcome, count)
 	var wg sync.WaitGroup
+	var mu sync.Mutex
+	done := 0
 	next := make(chan int)
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
@@ -24,6 +28,10 @@ func sweep(first uint64, count int, cfg Config) []Outcome {
 			defer wg.Done()
 			for i := range next {
 				out[i] = Run(first+uint64(i), cfg)
+				mu.Lock()
+				done++
+				testgate.Progress(t, "sweep", done, count, progressEvery)
+				mu.Unlock()
 			}
 		}()
 	}
@@ -41,19 +49,24 @@ var (
 	defaultSweepWall time.Duration
 )
 
+// progressEvery is how many seeds a campaign-scale test runs between two
+// progress lines: about five seconds of one CPU.
+const progressEvery = 50
+
 // sweep200 is the default-swarm sweep of seeds 1..200, shared by the
-// tests that read it.
-func sweep200() ([]Outcome, time.Duration) {
+// tests that read it; t is the first test to ask.
+func sweep200(t testing.TB) ([]Outcome, time.Duration) {
 	defaultSweepOnce.Do(func() {
 		start := time.Now()
-		defaultSweep = sweep(1, 200, Config{})
+		defaultSweep = sweep(t, 1, 200, Config{})
 		defaultSweepWall = time.Since(start)
 	})
 	return defaultSweep, defaultSweepWall
 }
 
 func TestSweep200SeedsNoViolation(t *testing.T) {
-	outs, wall := sweep200()
+	testgate.Long(t)
+	outs, wall := sweep200(t)
 	var events uint64
 	var virtual time.Duration
 	unknown := 0
@@ -82,7 +95,8 @@ func TestSweep200SeedsNoViolation(t *testing.T) {
 
 // Every world fault kind is really injected across the sweep.
 func TestSweepInjectsEveryFaultKind(t *testing.T) {
-	outs, _ := sweep200()
+	testgate.Long(t)
+	outs, _ := sweep200(t)
 	counts := map[sim.FaultKind]int{}
 	timeline := 0
 	for _, o := range outs {
@@ -108,7 +122,8 @@ func TestSweepInjectsEveryFaultKind(t *testing.T) {
 
 // Every checker of the ledger receives the records it needs.
 func TestSweepFeedsEveryChecker(t *testing.T) {
-	outs, _ := sweep200()
+	testgate.Long(t)
+	outs, _ := sweep200(t)
 	total := map[string]int{}
 	for _, o := range outs {
 		for k, n := range o.Records { //tidy:sorted summing only
@@ -147,8 +162,9 @@ func TestSweepFeedsEveryChecker(t *testing.T) {
 // Every expected rare-state mark is hit by a 1,000-seed campaign (the
 // campaign size at which a missing mark fails it).
 func TestMarksHitIn1000Seeds(t *testing.T) {
+	testgate.Campaign(t)
 	start := time.Now()
-	outs := sweep(1, check.CampaignSeedsMin, Config{})
+	outs := sweep(t, 1, check.CampaignSeedsMin, Config{})
 	tally := check.NewMarkTally()
 	for _, o := range outs {
 		tally.AddSeed(o.Marks)
@@ -177,7 +193,7 @@ func TestNoFaultsEveryTurnEnds(t *testing.T) {
 		// digest or a failing setup command (workload_definition.go)
 		"failed/runtime_preparation_rejected", "failed/runtime_preparation_failed"}
 	completed, turns := 0, 0
-	for _, o := range sweep(1, 40, Config{Faults: []sim.FaultKind{}}) {
+	for _, o := range sweep(t, 1, 40, Config{Faults: []sim.FaultKind{}}) {
 		if o.Result.Failed() || !o.Result.Converged {
 			t.Errorf("seed %d: violations %v pending %q", o.Result.Seed, o.Result.Violations, o.Result.Pending)
 		}
