@@ -25,7 +25,7 @@ FUZZ_PKG := ./fuzz
 
 # quick skips the tests marked testgate.Long (real processes, compiled
 # test binaries, hundreds of seeds) and testgate.Campaign.
-quick: codex
+quick:
 	$(GO) test -short ./...
 
 test: codex

@@ -7,13 +7,17 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/turnstile-sim/turnstile/internal/testgate"
 )
 
 // realBinary returns the pinned Codex binary: $TURNSTILE_CODEX_BIN, else the
-// cache scripts/fetch-codex.sh fills (make test runs it first). A missing
-// binary fails the test: these tests are never skipped.
+// cache scripts/fetch-codex.sh fills (make test runs it first). Under -short
+// (make quick, which needs only Go) the real-binary tests are left to make
+// test; there a missing binary fails the test: they are never skipped.
 func realBinary(t *testing.T) string {
 	t.Helper()
+	testgate.Long(t) // runs the pinned Codex binary
 	path := os.Getenv(EnvBinary)
 	if path == "" {
 		var err error
