@@ -145,7 +145,7 @@ func checkGoTest(t *testing.T, c readmeCommand, args []string) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
-		case strings.HasPrefix(a, "-") && !slices.Contains([]string{"-run", "-fuzz", "-fuzztime", "-count", "-v"}, a):
+		case strings.HasPrefix(a, "-") && !slices.Contains([]string{"-run", "-fuzz", "-fuzztime", "-fuzzminimizetime", "-count", "-v"}, a):
 			custom = append(custom, regexp.MustCompile(`=N$`).ReplaceAllString(a, "=4"))
 		case strings.HasPrefix(a, "./"):
 			pkg = a
@@ -154,7 +154,7 @@ func checkGoTest(t *testing.T, c readmeCommand, args []string) {
 				pattern = p
 			}
 			i++
-		case a == "-fuzztime":
+		case a == "-fuzztime" || a == "-fuzzminimizetime":
 			i++
 		}
 	}
