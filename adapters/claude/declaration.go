@@ -83,7 +83,6 @@ const (
 	reasonSubagents     agent.UnsupportedReason = "claude adapter does not observe subagents"
 	reasonProgrammatic  agent.UnsupportedReason = "claude has no control for programmatic tool calling"
 	reasonMessages      agent.UnsupportedReason = "claude adapter does not report message items"
-	reasonUserChoice    agent.UnsupportedReason = "claude adapter removes the question tool and asks no user choice"
 	reasonVerbosity     agent.UnsupportedReason = "claude has no text verbosity control"
 	reasonStructured    agent.UnsupportedReason = "claude adapter does not qualify structured output"
 	reasonWebSearch     agent.UnsupportedReason = "claude adapter only runs with web search disabled"

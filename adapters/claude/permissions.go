@@ -103,8 +103,8 @@ func (t *Turn) RespondPermission(_ context.Context, id string, d wire.Permission
 	return nil
 }
 
-// RespondUserChoice is not qualified: the question tool is removed, so
-// the CLI never asks a user choice.
-func (t *Turn) RespondUserChoice(context.Context, string, wire.UserChoiceDecision) error {
-	return agent.Unsupported(reasonUserChoice)
+// RespondUserChoice: the question tool is removed, so the CLI never asks
+// a user choice and no ID is ever pending.
+func (t *Turn) RespondUserChoice(_ context.Context, id string, _ wire.UserChoiceDecision) error {
+	return fmt.Errorf("%w: user choice %q", agent.ErrNotPending, id)
 }

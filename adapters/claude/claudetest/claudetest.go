@@ -65,6 +65,7 @@ type Server struct {
 	tool atomic.Int64
 
 	mu       sync.Mutex
+	loops    map[string]bool // sessions whose requests loop on a tool
 	replies  []Reply
 	requests []map[string]any // main-conversation requests, in arrival order
 	side     int
@@ -152,6 +153,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.requests = append(s.requests, body)
 	reply := Reply{}
 	last := LastUserText(body)
+	if s.looping(r, raw) {
+		s.mu.Unlock()
+		s.answer(w, r, body, holdReply, true)
+		return
+	}
 	for i, rp := range s.replies {
 		if rp.Match == "" || strings.Contains(last, rp.Match) {
 			reply = rp
@@ -167,6 +173,51 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	default:
 	}
 	s.answer(w, r, body, reply, true)
+}
+
+// holdReply keeps a held session's native turn running: a quick Bash
+// call (a tool boundary, where the CLI folds written input), paced so
+// that the loop stays cheap, and again for its result.
+var holdReply = Reply{Text: []string{"holding"}, Interval: 50 * time.Millisecond,
+	Tool: &ToolUse{Name: "Bash", Input: map[string]any{"command": "echo held", "description": "hold"}}}
+
+// HoldSession makes every main request of the native session id (named
+// in the request's headers or body) answer with a tool call, so that the
+// session's native turn keeps running, folding written input at each tool
+// boundary, until it is interrupted or ReleaseSession is called. An empty
+// id holds every session.
+func (s *Server) HoldSession(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.loops == nil {
+		s.loops = map[string]bool{}
+	}
+	s.loops[id] = true
+}
+
+// ReleaseSession ends HoldSession for id.
+func (s *Server) ReleaseSession(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.loops, id)
+}
+
+// looping reports whether the request belongs to a held session; s.mu is
+// held.
+func (s *Server) looping(r *http.Request, raw []byte) bool {
+	for id := range s.loops {
+		if strings.Contains(string(raw), id) {
+			return true
+		}
+		for _, vs := range r.Header {
+			for _, v := range vs {
+				if strings.Contains(v, id) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // IsMain reports whether a request belongs to the main conversation: it
