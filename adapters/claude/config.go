@@ -14,6 +14,9 @@ import (
 // choice is qualified) and the subagent tools (subagents are off).
 var removedTools = []string{"WebSearch", "WebFetch", "AskUserQuestion", "Task", "SendMessage", "ListAgents"}
 
+// defaultVerbosity is the text verbosity Core sends when none was chosen.
+const defaultVerbosity = "medium"
+
 // nativeConfig is what an Executor passes to the CLI.
 type nativeConfig struct {
 	model, instructions string
@@ -78,7 +81,9 @@ func refuseUnqualified(c wire.ExecutionConfiguration) error {
 		switch {
 		case x.DisableProgrammaticToolCalling:
 			return agent.Unsupported(reasonProgrammatic)
-		case x.TextVerbosity != "":
+		case x.TextVerbosity != "" && x.TextVerbosity != defaultVerbosity:
+			// The CLI has no verbosity control: only the default level,
+			// which asks for nothing, is accepted.
 			return agent.Unsupported(reasonVerbosity)
 		case x.OutputFormat != nil:
 			return agent.Unsupported(reasonStructured)

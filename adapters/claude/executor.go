@@ -44,6 +44,28 @@ type Options struct {
 	// (API retries are none) for this long is interrupted and fails
 	// (default 5 minutes). A pending permission request pauses it.
 	Stall time.Duration
+
+	// spawn starts the CLI; nil is clirunner.Start. Tests set it to run
+	// the process outside a testing/synctest bubble.
+	spawn func(clirunner.Spec) (process, error)
+}
+
+// process is the running CLI an Executor owns: its pipes and its
+// process-group supervision (clirunner.Process).
+type process interface {
+	Stdin() io.WriteCloser
+	Stdout() io.Reader
+	Stop(ctx context.Context) error
+	Wait(ctx context.Context) error
+	Pid() int
+}
+
+func spawnProcess(spec clirunner.Spec) (process, error) {
+	p, err := clirunner.Start(spec)
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 func (o Options) withDefaults() Options {
@@ -75,7 +97,7 @@ var ErrResume = errors.New("claude: resume failed")
 // Executor owns one CLI process and its native session.
 type Executor struct {
 	h       *Harness
-	proc    *clirunner.Process
+	proc    process
 	session string
 	workDir string
 	ownDir  bool
@@ -149,7 +171,11 @@ func (e *Executor) start(nc nativeConfig, resume bool) error {
 		env = append(env, "HOME="+o.Home)
 	}
 	env = append(env, offlineEnv(o.MaxRetries)...)
-	p, err := clirunner.Start(clirunner.Spec{Path: o.Binary, Args: nc.args(e.session, resume), Env: env, Dir: e.workDir, Grace: o.Grace})
+	spawn := o.spawn
+	if spawn == nil {
+		spawn = spawnProcess
+	}
+	p, err := spawn(clirunner.Spec{Path: o.Binary, Args: nc.args(e.session, resume), Env: env, Dir: e.workDir, Grace: o.Grace})
 	if err != nil {
 		return fmt.Errorf("%w: claude: %w", agent.ErrExecutorUnavailable, err)
 	}

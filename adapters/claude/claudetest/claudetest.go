@@ -202,6 +202,13 @@ func (s *Server) ReleaseSession(id string) {
 	delete(s.loops, id)
 }
 
+// Holding reports whether any session is held.
+func (s *Server) Holding() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.loops) > 0
+}
+
 // looping reports whether the request belongs to a held session; s.mu is
 // held.
 func (s *Server) looping(r *http.Request, raw []byte) bool {
