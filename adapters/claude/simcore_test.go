@@ -221,6 +221,11 @@ func (b *bridge) pumpOut() {
 			_ = json.Unmarshal(m.Response, &r)
 			delete(b.pending, r.RequestID)
 		}
+		if len(b.pending) == 0 {
+			// Nothing owed: an interrupt that cancelled its input before
+			// it ran has no result.
+			b.interrupting = false
+		}
 		b.buf = append(append(b.buf, sc.Bytes()...), '\n')
 		b.lastOut = time.Now()
 		b.mu.Unlock()
