@@ -1,10 +1,13 @@
 package claude
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/turnstile-sim/turnstile/adapters/agent"
 	"github.com/turnstile-sim/turnstile/adapters/claude/claudetest"
 	"github.com/turnstile-sim/turnstile/wire"
 )
@@ -59,5 +62,28 @@ func TestRealTwoTurnsShareHistory(t *testing.T) {
 	if !slices.Contains(claudetest.ToolNames(bodies[0]), "Bash") {
 		t.Errorf("request lacks the native Bash tool: %v", claudetest.ToolNames(bodies[0]))
 	}
-	_ = wire.Done{}
+}
+
+// The direct-call path runs one Turn on a fresh Executor and closes it
+// once the Turn settled.
+func TestRealDirectSession(t *testing.T) {
+	h, s := realHarness(t)
+	s.Queue(claudetest.Reply{Text: []string{"direct"}})
+	out := make(chan agent.Event, wire.OutputFramesMax)
+	sess, err := h.StartSession(t.Context(), testConfig(), agent.TurnRequest{RunID: "run-direct", Input: wire.TextInput("hi"), Output: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []agent.Event
+	for ev := range out {
+		got = append(got, ev)
+	}
+	if text(got) != "direct" || !got[len(got)-1].Terminal() {
+		t.Fatalf("events %v", got)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	if err := sess.(*Session).Wait(ctx); err != nil {
+		t.Fatalf("close after the Turn: %v", err)
+	}
 }
