@@ -71,7 +71,8 @@
 // request_timeout. A failed result is classified from structured fields
 // only (is_error, the assistant's error type, api_error_status,
 // terminal_reason), never from text; the CLI reports some failures with
-// subtype success.
+// subtype success. An API failure without any HTTP status (a refused
+// connection, which the CLI calls server_error) is connection_failed.
 //
 // # Permissions
 //

@@ -45,8 +45,8 @@ func statusCode(status int) (string, int) {
 const messageBytesMax = 1024
 
 // classifyLocked maps a failed result to a run error from structured
-// fields only: the assistant error type, the API error status, then the
-// terminal reason. The result text is carried as the message, never read.
+// fields only: an API failure without any HTTP status, the assistant
+// error type, the API error status, then the terminal reason. The result text is carried as the message, never read.
 func (t *Turn) classifyLocked(m outMessage) wire.RunError {
 	msg := "claude: turn failed"
 	if m.TerminalReason != "" {
@@ -64,7 +64,12 @@ func (t *Turn) classifyLocked(m outMessage) wire.RunError {
 		status = *m.APIErrorStatus
 	}
 	code, httpStatus := "", 0
+	noResponse := status == 0 && (t.apiErr == "" || t.apiErr == "server_error" || t.apiErr == "unknown")
 	switch {
+	case noResponse && (m.TerminalReason == terminalAPIError || t.retried):
+		// An API failure without any HTTP status: no server answered (a
+		// refused or dropped connection); the CLI calls it server_error.
+		code = wire.EngineConnectionFailed
 	case assistantCodes[t.apiErr] != "":
 		code = assistantCodes[t.apiErr]
 	case status != 0:
@@ -73,8 +78,6 @@ func (t *Turn) classifyLocked(m outMessage) wire.RunError {
 		code = wire.EngineContextLengthExceeded
 	case m.TerminalReason == terminalBudget:
 		code = wire.EngineUsageLimitExceeded
-	case m.TerminalReason == terminalAPIError || t.retried:
-		code = wire.EngineConnectionFailed
 	}
 	code, httpStatus = wire.ClassifyEngineError(code, httpStatus)
 	return wire.RunError{Error: msg, Code: code, HTTPStatus: httpStatus}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -198,5 +199,27 @@ func TestRealHangPastDeadline(t *testing.T) {
 	ok.settle(t)
 	if text(ok.got) != "ok" {
 		t.Fatalf("the Turn after the hang: %v", ok.got)
+	}
+}
+
+// A refused connection is retried by the CLI at most MaxRetries times and
+// fails with connection_failed; the Executor stays reusable.
+func TestRealRefusedConnection(t *testing.T) {
+	s := claudetest.NewServer(t)
+	opts := realOptions(t, s)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + ln.Addr().String()
+	_ = ln.Close()
+	opts.Env = []string{"ANTHROPIC_BASE_URL=" + closed, "ANTHROPIC_API_KEY=sk-ant-claudetest-dummy"}
+	h := New(opts)
+	ex := newExecutor(t, h, testConfig())
+	r := startRun(t, ex, "run-refused", "hi")
+	st := r.settle(t)
+	e := errorOf(r.got)
+	if !st.Reusable || e == nil || e.Code != wire.EngineConnectionFailed {
+		t.Fatalf("settlement %+v error %+v", st, e)
 	}
 }
