@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/turnstile-sim/turnstile/adapters/agent"
+	"github.com/turnstile-sim/turnstile/adapters/claude"
 	"github.com/turnstile-sim/turnstile/adapters/codex"
 	"github.com/turnstile-sim/turnstile/adapters/synthetic"
 	dmachine "github.com/turnstile-sim/turnstile/daemon"
@@ -46,6 +47,7 @@ const daemonVersion = "turnstile-dev"
 type daemonFlags struct {
 	core, device, credFile, kinds, script, logLevel, workspaces string
 	codexBin, codexHome, codexApprovals                         string
+	claudeBin, claudeHome                                       string
 	prepareWorkspace, state                                     string // runtime_prepare installation roots
 }
 
@@ -73,6 +75,10 @@ func (sh *shell) daemonFlagSet() (*flag.FlagSet, *daemonFlags) {
 		"CODEX_HOME for codex app-server: config.toml with the model provider (TURNSTILE_CODEX_HOME; default: inherited)")
 	fs.StringVar(&f.codexApprovals, "codex-approvals", daemonEnv("TURNSTILE_CODEX_APPROVALS", codex.ApprovalsNever),
 		"approval mode of kind codex: never (tools run unattended) or on-request (approvals become permission requests) (TURNSTILE_CODEX_APPROVALS)")
+	fs.StringVar(&f.claudeBin, "claude-bin", daemonEnv(claude.EnvBinary, ""),
+		"path of the Claude Code binary (version "+claude.Version+") for kind claude (TURNSTILE_CLAUDE_BIN)")
+	fs.StringVar(&f.claudeHome, "claude-home", daemonEnv("TURNSTILE_CLAUDE_HOME", ""),
+		"HOME for the Claude Code CLI: its settings and session transcripts (TURNSTILE_CLAUDE_HOME; default: inherited); the model endpoint and key come from ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY")
 	fs.StringVar(&f.workspaces, "workspaces", daemonEnv("TURNSTILE_WORKSPACES", ""),
 		"directory holding one workspace directory per Environment ID; enables workspace reads, writes and exports, and runtime_prepare installs each transfer into its Environment's directory (TURNSTILE_WORKSPACES)")
 	fs.StringVar(&f.prepareWorkspace, "prepare-workspace", daemonEnv("TURNSTILE_PREPARE_WORKSPACE", ""),
@@ -214,7 +220,9 @@ func prepareDaemon(f *daemonFlags, diag io.Writer) (*daemonSetup, error) {
 	if enabled == nil {
 		enabled = []string{}
 	}
-	decls := []agent.Declaration{synthetic.Declaration(h), codex.Declaration(codex.Options{Binary: f.codexBin, Home: f.codexHome, Approvals: f.codexApprovals})}
+	decls := []agent.Declaration{synthetic.Declaration(h),
+		codex.Declaration(codex.Options{Binary: f.codexBin, Home: f.codexHome, Approvals: f.codexApprovals}),
+		claude.Declaration(claude.Options{Binary: f.claudeBin, Home: f.claudeHome})}
 	reg, kinds, err := runner.Install(context.Background(), decls, enabled, nil, diag)
 	if err != nil {
 		return nil, err

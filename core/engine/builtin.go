@@ -3,10 +3,11 @@ package engine
 import "github.com/turnstile-sim/turnstile/wire"
 
 // builtin is published once, at package initialisation; it is immutable.
-var builtin = NewCatalog(SyntheticProfile(), CodexProfile())
+var builtin = NewCatalog(SyntheticProfile(), CodexProfile(), ClaudeProfile())
 
 // Builtin returns the built-in catalog: the profiles of every Harness
-// kind this repository ships (adapters/synthetic, adapters/codex). The
+// kind this repository ships (adapters/synthetic, adapters/codex,
+// adapters/claude). The
 // zero Policy reads it, and so does Core when its Config names no Policy.
 func Builtin() *Catalog { return builtin }
 
@@ -54,6 +55,38 @@ func CodexProfile() Profile {
 			WebSearchControl:               yes,
 			TextVerbosity:                  yes,
 			StructuredOutput:               yes,
+			MessageImages:                  no,
+			FunctionTools:                  no,
+			ToolSearch:                     no,
+			FunctionResultImages:           no,
+			ProgrammaticToolCallingDisable: no,
+			Subagents:                      no,
+			MCPRequired:                    no,
+		},
+		Placements:               []Placement{PlacementNone},
+		MCPOrigins:               []string{},
+		MCPBearer:                no,
+		ConfigurationValidation:  CommonValidationOnly,
+		ToolsValidation:          CommonValidationOnly,
+		FunctionResultValidation: CommonValidationOnly,
+	}
+}
+
+// ClaudeProfile qualifies the Claude Code CLI Harness (adapters/claude):
+// text Turns without an execution environment. The CLI has no web search,
+// verbosity or structured output control the adapter qualifies (web search
+// is always off), so none is declared; images, function tools, tool
+// search, programmatic tool calling, subagent observation and MCP servers
+// are not qualified either.
+func ClaudeProfile() Profile {
+	no := wire.CapabilityUnsupported
+	return Profile{
+		Kind:  "claude",
+		Label: "Claude Code (stream-json CLI Harness)",
+		Capabilities: Capabilities{
+			WebSearchControl:               no,
+			TextVerbosity:                  no,
+			StructuredOutput:               no,
 			MessageImages:                  no,
 			FunctionTools:                  no,
 			ToolSearch:                     no,

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"testing"
 
+	"github.com/turnstile-sim/turnstile/adapters/claude"
 	"github.com/turnstile-sim/turnstile/adapters/codex"
 	"github.com/turnstile-sim/turnstile/adapters/synthetic"
 	"github.com/turnstile-sim/turnstile/core/engine"
@@ -17,6 +18,7 @@ import (
 // Harness declares for Turns.)
 func TestBuiltinCatalogCoversEveryShippedHarness(t *testing.T) {
 	shipped := map[string]wire.AgentKindCapabilities{
+		claude.Kind:    claude.Capabilities(),
 		codex.Kind:     codex.Capabilities(),
 		synthetic.Kind: synthetic.Capabilities(),
 	}

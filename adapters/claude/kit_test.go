@@ -1,0 +1,137 @@
+package claude
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/adapters/agent"
+	"github.com/turnstile-sim/turnstile/adapters/claude/claudetest"
+	"github.com/turnstile-sim/turnstile/adapters/contracttest"
+)
+
+// canaryText is the content contracttest submits to operations it expects
+// refused; a model request carrying it outside a user message, or a file
+// named after it, is a native effect.
+const canaryText = "contract-canary-5e1d"
+
+// heldFactory holds the native session of the Turn started after Hold:
+// the fake answers its model requests with tool calls until the Turn is
+// cancelled, folding written input at each tool boundary; the hold ends
+// when that Turn settles, so it never passes to a later Turn.
+type heldFactory struct {
+	h    *Harness
+	s    *claudetest.Server
+	hold *atomic.Bool // the next started Turn is held
+	exit *atomic.Bool // the next started Turn's CLI is killed
+}
+
+func (f heldFactory) NewExecutor(ctx context.Context, cfg agent.ExecutorConfig) (agent.Executor, error) {
+	ex, err := f.h.NewExecutor(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return heldExecutor{ex.(*Executor), f}, nil
+}
+
+type heldExecutor struct {
+	*Executor
+	f heldFactory
+}
+
+func (e heldExecutor) StartTurn(ctx context.Context, req agent.TurnRequest) (agent.Turn, error) {
+	held := e.f.hold.CompareAndSwap(true, false)
+	if held {
+		e.f.s.HoldSession(e.SessionID())
+	}
+	turn, err := e.Executor.StartTurn(ctx, req)
+	if turn == nil {
+		if held {
+			e.f.s.ReleaseSession(e.SessionID())
+		}
+		return turn, err
+	}
+	if held {
+		go func() {
+			_, _ = turn.AwaitSettlement(context.Background())
+			e.f.s.ReleaseSession(e.SessionID())
+		}()
+	}
+	if err == nil && e.f.exit.CompareAndSwap(true, false) {
+		// The native process dies in the middle of the Turn.
+		_ = syscall.Kill(-e.Pid(), syscall.SIGKILL)
+	}
+	return turn, err
+}
+
+func kitFixture(t *testing.T, h *Harness, s *claudetest.Server) (heldFactory, contracttest.Fixture) {
+	f := heldFactory{h: h, s: s, hold: new(atomic.Bool), exit: new(atomic.Bool)}
+	fx := contracttest.Fixture{
+		Config:       testConfig(),
+		Capabilities: Capabilities(),
+		Hold:         func() { f.hold.Store(true) },
+		NativeExit: func() {
+			f.hold.Store(true)
+			f.exit.Store(true)
+		},
+		Effects:        func() string { return canaryEffects(s, h.opts.WorkDir) },
+		UnknownOutcome: ErrApplyUnknown,
+		Window:         300 * time.Millisecond,
+		Timeout:        60 * time.Second,
+	}
+	return f, fx
+}
+
+// canaryEffects fingerprints what an unsupported operation could do
+// natively: a model request carrying the canary outside the user's
+// messages, or a file named after it in a working directory.
+func canaryEffects(s *claudetest.Server, workDir string) string {
+	n := 0
+	for _, body := range s.Requests() {
+		rest := map[string]any{}
+		for k, v := range body {
+			if k != "messages" {
+				rest[k] = v
+			}
+		}
+		b, _ := json.Marshal(rest)
+		if strings.Contains(string(b), canaryText) {
+			n++
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(workDir, "*", canaryText+"*"))
+	return fmt.Sprintf("%d requests, %d files", n, len(files))
+}
+
+// The shared text lifecycle against the pinned binary and the fake
+// Messages API: Hold keeps the next Turn's native turn running on tool
+// calls until it is cancelled; NativeExit holds it and kills the CLI's
+// process group once the Turn started.
+func TestSharedTextLifecycle(t *testing.T) {
+	h, s := realHarness(t)
+	f, fx := kitFixture(t, h, s)
+	contracttest.TextLifecycle(t, f, fx)
+}
+
+// Every extension the declaration leaves unsupported answers Unsupported
+// without a native effect.
+func TestUnsupportedExtensionsHaveNoNativeEffects(t *testing.T) {
+	h, s := realHarness(t)
+	f, fx := kitFixture(t, h, s)
+	contracttest.UnsupportedExtensionsHaveNoNativeEffects(t, f, fx)
+}
+
+// Every capability is decided, and the declaration, the interfaces the
+// adapter implements and contracts.go agree (over the pinned binary).
+func TestDeclarationIsComplete(t *testing.T) {
+	s := claudetest.NewServer(t)
+	opts := realOptions(t, s)
+	contracttest.Declaration(t, Declaration(opts), contracttest.DeclarationOptions{
+		Config: testConfig(), Hold: func() { s.HoldSession("") }, Timeout: 60 * time.Second})
+}
