@@ -21,14 +21,14 @@ SEEDS     ?= 1000
 
 FUZZ_PKG := ./fuzz
 
-.PHONY: quick test campaign-checks check fmt vet race fuzz fuzz-smoke bench crash check-runtime-contract codex conform
+.PHONY: quick test campaign-checks check fmt vet race fuzz fuzz-smoke bench crash check-runtime-contract codex claude conform
 
 # quick skips the tests marked testgate.Long (real processes, compiled
 # test binaries, hundreds of seeds) and testgate.Campaign.
 quick:
 	$(GO) test -short ./...
 
-test: codex
+test: codex claude
 	$(GO) test -count=1 -timeout 30m ./...
 	$(MAKE) --no-print-directory fuzz-smoke
 	$(MAKE) --no-print-directory mutants-smoke
@@ -70,6 +70,11 @@ campaign-world-planted-interaction:
 codex:
 	@scripts/fetch-codex.sh >/dev/null
 
+# claude fetches the pinned Claude Code CLI the adapters/claude tests run
+# (npm pack, SHA-256 checked, cached under ~/.cache/turnstile/claude).
+claude:
+	@scripts/fetch-claude.sh >/dev/null
+
 # check: formatting, vet, the race detector where goroutines exist, and
 # the Core–Runtime contract.
 check: fmt vet race check-runtime-contract
@@ -87,7 +92,7 @@ check: fmt vet race check-runtime-contract
 CONTRACT_PKGS = ./wire ./core ./daemon ./scenarios/... ./adapters/... \
 	./core/gateway/... ./core/server ./daemon/transport/... ./daemon/runner
 
-check-runtime-contract: codex
+check-runtime-contract: codex claude
 	$(GO) test -count=1 $(CONTRACT_PKGS)
 
 # conform plays every scenario through `turnstile conform` against
@@ -113,7 +118,7 @@ vet:
 RACE_PKGS ?= ./adapters/... ./cmd/... ./core/server ./core/gateway/... ./core/api ./core/store/sqlitestore ./daemon/transport/... ./daemon/runner ./scenarios/coreside ./scenarios/runtimeside ./scenarios/conform ./scenarios/controlled ./sim
 RACE_WORLD ?= ^TestConcurrentSweepMatchesSequential$$
 
-race: codex
+race: codex claude
 	$(GO) test -count=1 -timeout 30m -race $(RACE_PKGS)
 	$(GO) test -count=1 -timeout 30m -race -run '$(RACE_WORLD)' ./sim/world
 
