@@ -328,8 +328,7 @@ func (m *Machine) checkInteractions() {
 			panicf("decision %s indexed but interaction %s is %s", d, r.ID, r.Status)
 		}
 	}
-	for _, e := range m.live { // every entry of m.turns (markIndexed)
-		t := e.t
+	for _, t := range m.turnList { // every value of m.turns
 		for _, r := range t.rec.Interactions {
 			if r.Status != InteractionDelivering {
 				continue

@@ -20,30 +20,65 @@ func (m *Machine) checkInvariants() {
 // markIndexed starts an invariant check: every session and Turn found
 // in its map under its own ID gets the check's number, so the checks ask
 // "m.turns[t.rec.ID] == t" by comparing t.indexed with m.checks rather
-// than hashing the ID again for each reference to t; and it lists the
-// entries of m.turns in m.live, which the checks visiting every Turn
-// walk instead of the map.
+// than hashing the ID again for each reference to t.
+//
+// The maps are walked through the slices kept beside them: m.order holds
+// the values of m.sessions, m.turnList those of m.turns, each value at
+// its slot, entered under its key (addSession, addTurn, removeTurn are
+// the only writers of the maps and slices; TestIndexWriters holds them
+// to it). A value at its slot in a slice as long as its map, under a key
+// still equal to its record's ID, is then exactly an entry of the map
+// under its own ID: the slices hold distinct values (one slot each), the
+// map's entries are the slice's (key, value) pairs (a key entered twice
+// leaves the slice longer than the map), and walking a slice costs a
+// fraction of walking a map.
 func (m *Machine) markIndexed() {
 	m.checks++
-	for id, s := range m.sessions {
-		if id == s.rec.ID {
-			s.indexed = m.checks
-		}
+	if !(len(m.order) == len(m.sessions)) {
+		panicf("session order size")
 	}
-	m.live = m.live[:0]
-	for id, t := range m.turns { //tidy:sorted m.live feeds order-free checks: order picks only which failure is reported first
-		if id == t.rec.ID {
-			t.indexed = m.checks
+	for i, s := range m.order {
+		if !(s.slot == i && s.key == s.rec.ID) {
+			panicf("session %s order mismatch", s.rec.ID)
 		}
-		m.live = append(m.live, liveTurn{id, t})
+		s.indexed = m.checks
+	}
+	if !(len(m.turnList) == len(m.turns)) {
+		panicf("%d listed turns vs %d unfinished", len(m.turnList), len(m.turns))
+	}
+	for i, t := range m.turnList {
+		if !(t.slot == i && t.key == t.rec.ID) {
+			panicf("turn %s listed at %d under %s", t.rec.ID, t.slot, t.key)
+		}
+		t.indexed = m.checks
 	}
 }
 
-// liveTurn is an entry of Machine.turns, as markIndexed lists them for
-// the checks that visit every Turn.
-type liveTurn struct {
-	id string
-	t  *turn
+// addSession enters s in m.sessions under its ID and at the end of m.order.
+func (m *Machine) addSession(s *session) {
+	s.key, s.slot = s.rec.ID, len(m.order)
+	m.sessions[s.key] = s
+	m.order = append(m.order, s)
+}
+
+// addTurn enters t in m.turns under its ID and at the end of m.turnList.
+func (m *Machine) addTurn(t *turn) {
+	t.key, t.slot = t.rec.ID, len(m.turnList)
+	m.turns[t.key] = t
+	m.turnList = append(m.turnList, t)
+}
+
+// removeTurn deletes t from m.turns and m.turnList, moving the last
+// Turn of the list into t's slot.
+func (m *Machine) removeTurn(t *turn) {
+	delete(m.turns, t.key)
+	if i, n := t.slot, len(m.turnList)-1; i >= 0 && i <= n && m.turnList[i] == t {
+		last := m.turnList[n]
+		m.turnList[i], last.slot = last, i
+		m.turnList[n] = nil
+		m.turnList = m.turnList[:n]
+	}
+	t.slot = -1
 }
 
 func (m *Machine) checkConns() {
@@ -71,10 +106,7 @@ func (m *Machine) checkConns() {
 
 func (m *Machine) checkSessions() {
 	queued := 0
-	for _, s := range m.order {
-		if !(s.indexed == m.checks) { // m.sessions[s.rec.ID] == s
-			panicf("session %s order mismatch", s.rec.ID)
-		}
+	for _, s := range m.order { // every value of m.sessions (markIndexed)
 		if !(len(s.queue) <= m.cfg.TurnsPerSessionMax) {
 			panicf("session %s queue %d", s.rec.ID, len(s.queue))
 		}
@@ -100,19 +132,15 @@ func (m *Machine) checkSessions() {
 		}
 		queued += len(s.queue)
 	}
-	if !(len(m.order) == len(m.sessions)) {
-		panicf("session order size")
-	}
 	if !(queued == len(m.turns)) {
 		panicf("%d queued turns vs %d unfinished", queued, len(m.turns))
 	}
 }
 
 func (m *Machine) checkTurns() {
-	armed := 0                 // cancel timers of requested cancels
-	for _, e := range m.live { // every entry of m.turns
-		id, t := e.id, e.t
-		r := &t.rec
+	armed := 0                     // cancel timers of requested cancels
+	for _, t := range m.turnList { // every value of m.turns (markIndexed)
+		id, r := t.key, &t.rec
 		if !(!r.State.Terminal()) {
 			panicf("terminal turn %s still live", id)
 		}
@@ -145,9 +173,9 @@ func (m *Machine) checkTurns() {
 	if armed != m.cancelTimers {
 		// Some armed cancel timer is not a requested cancel's: find
 		// whose (checkCancelWait of a Turn without a requested cancel).
-		for _, e := range m.live {
-			if e.t.rec.Cancel != CancelRequested {
-				m.checkCancelWait(e.id, &e.t.rec)
+		for _, t := range m.turnList {
+			if t.rec.Cancel != CancelRequested {
+				m.checkCancelWait(t.key, &t.rec)
 			}
 		}
 	}
@@ -157,8 +185,8 @@ func (m *Machine) checkTurns() {
 		}
 	}
 	for id, sub := range m.subs {
-		t := m.turns[sub.turn]
-		if !(t != nil) {
+		// m.turns[sub.turn] != nil: sub.t is found there under its ID.
+		if !(sub.t != nil && sub.t.indexed == m.checks && sub.t.rec.ID == sub.turn) {
 			panicf("subscriber %s of finished turn %s", id, sub.turn)
 		}
 	}

@@ -135,6 +135,15 @@ func TestCheckInvariantsCatchesCorruption(t *testing.T) {
 		"done while live":       {func(m *Machine) { m.turns["t-1"].rec.Done = &wire.Done{} }, "after done"},
 		"input index":           {func(m *Machine) { m.turns["t-1"].inputs[0].Index = 5 }, "index"},
 		"subscriber of nothing": {func(m *Machine) { m.subs["x"] = &subscriber{id: "x", turn: "t-404"} }, "subscriber"},
+		"subscriber of a stale turn": {func(m *Machine) {
+			m.subs["x"] = &subscriber{id: "x", turn: "t-1", t: &turn{rec: TurnRecord{ID: "t-1"}}}
+		}, "subscriber"},
+		"turn entered twice":   {func(m *Machine) { m.turns["t-9"] = m.turns["t-1"] }, "unfinished"},
+		"turn renamed":         {func(m *Machine) { m.turns["t-1"].rec.ID = "t-7" }, "listed"},
+		"turn off its slot":    {func(m *Machine) { m.turnList = append(m.turnList, m.turnList[0]) }, "unfinished"},
+		"session renamed":      {func(m *Machine) { m.sessions["s-1"].rec.ID = "s-7" }, "order mismatch"},
+		"session listed twice": {func(m *Machine) { m.order = append(m.order, m.order[0]) }, "order size"},
+		"session off its slot": {func(m *Machine) { m.order[0].slot = 3 }, "order mismatch"},
 		"cancel window restarted": {func(m *Machine) {
 			requestCancel(m, 0).timers["cancel:t-1"] = m.now.Add(30 * time.Second)
 		}, "confirmation timer"},

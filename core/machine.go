@@ -21,8 +21,9 @@ type Machine struct {
 	devices  map[string]*device
 	conns    map[ConnID]*conn
 	sessions map[string]*session
-	order    []*session       // sessions in Seq order
+	order    []*session       // sessions in Seq order, each at its slot (addSession)
 	turns    map[string]*turn // unfinished Turns
+	turnList []*turn          // the values of turns, each at its slot (addTurn, removeTurn)
 	preps    map[string]*preparation
 	runs     map[string]*turn // Run ID → claimed Turn (the Run route)
 	subs     map[CallID]*subscriber
@@ -44,8 +45,7 @@ type Machine struct {
 	reqBuf []string
 	idBuf  []string
 
-	checks uint64     // invariant checks begun (markIndexed)
-	live   []liveTurn // the entries of turns at the current check (markIndexed)
+	checks uint64 // invariant checks begun (markIndexed)
 }
 
 // session is a Session's volatile state around its durable record.
@@ -54,6 +54,8 @@ type session struct {
 	queue   []*turn      // unfinished Turns, FIFO; queue[0] is the only one that may be active
 	prep    *preparation // preparation of queue[0], if any
 	backoff bool         // preparation_capacity retry timer armed
+	key     string       // its key in Machine.sessions (addSession)
+	slot    int          // its index in Machine.order (addSession)
 	indexed uint64       // the last invariant check that found it in sessions (markIndexed)
 }
 
@@ -65,6 +67,8 @@ type turn struct {
 	admitted *wire.AgentKindCapabilities
 	subs     []*subscriber
 	retrying bool   // a steer resend timer is armed
+	key      string // its key in Machine.turns (addTurn)
+	slot     int    // its index in Machine.turnList (addTurn)
 	indexed  uint64 // the last invariant check that found it in turns (markIndexed)
 }
 

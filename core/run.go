@@ -187,5 +187,5 @@ func (m *Machine) finishWith(t *turn, state TurnState, code, detail string, obsE
 		delete(m.subs, sub.id)
 	}
 	t.subs = nil
-	delete(m.turns, t.rec.ID)
+	m.removeTurn(t)
 }

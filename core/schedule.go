@@ -26,8 +26,7 @@ func (m *Machine) onCreateSession(e CreateSession) {
 	id := m.mint("s", &m.ctr.Sessions)
 	s := &session{rec: SessionRecord{ID: id, Seq: m.ctr.Sessions, Agent: agent}}
 	m.saveSession(s)
-	m.sessions[id] = s
-	m.order = append(m.order, s)
+	m.addSession(s)
 	m.result(APIResult{Call: e.Call, SessionID: id})
 }
 
@@ -53,7 +52,7 @@ func (m *Machine) onSubmitTurn(e SubmitTurn) {
 		Input: slices.Clone(e.Input),
 	}}
 	m.saveTurn(t)
-	m.turns[id] = t
+	m.addTurn(t)
 	s.queue = append(s.queue, t)
 	m.result(APIResult{Call: e.Call, TurnID: id})
 }

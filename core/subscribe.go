@@ -4,6 +4,7 @@ package core
 type subscriber struct {
 	id   CallID
 	turn string
+	t    *turn // the unfinished Turn named turn, as subscribed
 }
 
 // onSubscribe answers the call, replays every persisted event in order,
@@ -30,7 +31,7 @@ func (m *Machine) onSubscribe(e Subscribe) {
 		m.emit(Observation{Subscriber: e.Call, Turn: e.Turn, Closed: true, Err: closeErrFor(rec)})
 		return
 	}
-	sub := &subscriber{id: e.Call, turn: e.Turn}
+	sub := &subscriber{id: e.Call, turn: e.Turn, t: t}
 	m.subs[e.Call] = sub
 	t.subs = append(t.subs, sub)
 }
