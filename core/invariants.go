@@ -23,10 +23,10 @@ func (m *Machine) checkInvariants() {
 // than hashing the ID again for each reference to t.
 //
 // The maps are walked through the slices kept beside them: m.order holds
-// the values of m.sessions, m.turnList those of m.turns, each value at
-// its slot, entered under its key (addSession, addTurn, removeTurn are
-// the only writers of the maps and slices; TestIndexWriters holds them
-// to it). A value at its slot in a slice as long as its map, under a key
+// the values of m.sessions, m.turnList those of m.turns, m.prepList those
+// of m.preps, each value at its slot, entered under its key (addSession,
+// addTurn, removeTurn, addPrep, dropPrep are the only writers of the maps
+// and slices; TestIndexWriters holds them to it). A value at its slot in a slice as long as its map, under a key
 // still equal to its record's ID, is then exactly an entry of the map
 // under its own ID: the slices hold distinct values (one slot each), the
 // map's entries are the slice's (key, value) pairs (a key entered twice
@@ -51,6 +51,15 @@ func (m *Machine) markIndexed() {
 			panicf("turn %s listed at %d under %s", t.rec.ID, t.slot, t.key)
 		}
 		t.indexed = m.checks
+	}
+	if !(len(m.prepList) == len(m.preps)) {
+		panicf("%d listed preparations vs %d open", len(m.prepList), len(m.preps))
+	}
+	for i, p := range m.prepList {
+		if !(p.slot == i && p.key == p.reqID) {
+			panicf("preparation %s listed at %d under %s", p.reqID, p.slot, p.key)
+		}
+		p.indexed = m.checks
 	}
 }
 
@@ -126,7 +135,7 @@ func (m *Machine) checkSessions() {
 			if !(len(s.queue) > 0 && p.turn == s.queue[0]) {
 				panicf("session %s prepares a non-head turn", s.rec.ID)
 			}
-			if !(m.preps[p.reqID] == p) {
+			if !(p.indexed == m.checks) { // m.preps[p.reqID] == p
 				panicf("session %s preparation not routed", s.rec.ID)
 			}
 		}
@@ -278,8 +287,9 @@ func (m *Machine) checkInputs(t *turn) {
 }
 
 func (m *Machine) checkPreps() {
-	for id, p := range m.preps {
-		if !(p.reqID == id && m.conns[p.conn.id] == p.conn) {
+	for _, p := range m.prepList { // every value of m.preps (markIndexed)
+		id := p.key
+		if !(m.conns[p.conn.id] == p.conn) {
 			panicf("preparation %s on a dead connection", id)
 		}
 		if p.turn == nil {

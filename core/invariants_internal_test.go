@@ -143,6 +143,10 @@ func TestCheckInvariantsCatchesCorruption(t *testing.T) {
 		"turn off its slot":    {func(m *Machine) { m.turnList = append(m.turnList, m.turnList[0]) }, "unfinished"},
 		"session renamed":      {func(m *Machine) { m.sessions["s-1"].rec.ID = "s-7" }, "order mismatch"},
 		"session listed twice": {func(m *Machine) { m.order = append(m.order, m.order[0]) }, "order size"},
+		"preparation entered twice": {func(m *Machine) {
+			p := &preparation{reqID: "p-9", turn: m.turns["t-1"], sess: m.sessions["s-1"], conn: m.conns[1]}
+			m.preps["p-9"] = p
+		}, "open"},
 		"session off its slot": {func(m *Machine) { m.order[0].slot = 3 }, "order mismatch"},
 		"cancel window restarted": {func(m *Machine) {
 			requestCancel(m, 0).timers["cancel:t-1"] = m.now.Add(30 * time.Second)

@@ -25,6 +25,7 @@ type Machine struct {
 	turns    map[string]*turn // unfinished Turns
 	turnList []*turn          // the values of turns, each at its slot (addTurn, removeTurn)
 	preps    map[string]*preparation
+	prepList []*preparation   // the values of preps, each at its slot (addPrep, dropPrep)
 	runs     map[string]*turn // Run ID → claimed Turn (the Run route)
 	subs     map[CallID]*subscriber
 	timers   map[TimerID]time.Time

@@ -19,7 +19,10 @@ type preparation struct {
 	lastRev    uint64
 	executorID string
 	startSent  bool
-	failedSeen bool // `failed` after start without a code: the rejected names it
+	failedSeen bool   // `failed` after start without a code: the rejected names it
+	key        string // its key in Machine.preps (addPrep)
+	slot       int    // its index in Machine.prepList (addPrep, removePrep)
+	indexed    uint64 // the last invariant check that found it in preps (markIndexed)
 }
 
 // startPreparation subscribes to the status stream, then sends
@@ -28,15 +31,36 @@ func (m *Machine) startPreparation(s *session, t *turn, c *conn) {
 	_, _, caps := checkConn(c, s.rec.Agent.Kind, m.requirements(s, t))
 	reqID := m.mint("p", &m.ctr.Preparations)
 	p := &preparation{reqID: reqID, seq: m.ctr.Preparations, turn: t, sess: s, conn: c}
-	m.preps[reqID] = p
+	m.addPrep(p)
 	c.preps++
 	s.prep = p
 	m.send(c.id, reqID, wire.ExecutionPrepare{SessionID: s.rec.ID, Configuration: prepareConfig(s.rec, caps)})
 }
 
+// addPrep enters p in m.preps under its request ID and at the end of
+// m.prepList.
+func (m *Machine) addPrep(p *preparation) {
+	p.key, p.slot = p.reqID, len(m.prepList)
+	m.preps[p.key] = p
+	m.prepList = append(m.prepList, p)
+}
+
+// dropPrep deletes p from m.preps and m.prepList, moving the last
+// preparation of the list into p's slot.
+func (m *Machine) dropPrep(p *preparation) {
+	delete(m.preps, p.key)
+	if i, n := p.slot, len(m.prepList)-1; i >= 0 && i <= n && m.prepList[i] == p {
+		last := m.prepList[n]
+		m.prepList[i], last.slot = last, i
+		m.prepList[n] = nil
+		m.prepList = m.prepList[:n]
+	}
+	p.slot = -1
+}
+
 func (m *Machine) removePrep(p *preparation) {
 	assert.That(m.preps[p.reqID] == p, "removing unknown preparation %s", p.reqID)
-	delete(m.preps, p.reqID)
+	m.dropPrep(p)
 	p.conn.preps--
 	if p.sess.prep == p {
 		p.sess.prep = nil
