@@ -27,8 +27,9 @@ type preparation struct {
 
 // startPreparation subscribes to the status stream, then sends
 // execution_prepare with the Session identity and immutable configuration.
-func (m *Machine) startPreparation(s *session, t *turn, c *conn) {
-	_, _, caps := checkConn(c, s.rec.Agent.Kind, m.requirements(s, t))
+// req is t's requirements, as scheduleHead took them.
+func (m *Machine) startPreparation(s *session, t *turn, c *conn, req []string) {
+	_, _, caps := checkConn(c, s.rec.Agent.Kind, req)
 	reqID := m.mint("p", &m.ctr.Preparations)
 	p := &preparation{reqID: reqID, seq: m.ctr.Preparations, turn: t, sess: s, conn: c}
 	m.addPrep(p)

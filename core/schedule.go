@@ -88,7 +88,7 @@ func (m *Machine) scheduleHead(s *session) bool {
 	if ready, failed := m.environmentReady(s, t, c); !ready {
 		return failed
 	}
-	m.startPreparation(s, t, c)
+	m.startPreparation(s, t, c, req) // environmentReady leaves m.reqBuf as requirements filled it
 	return false
 }
 
