@@ -13,7 +13,7 @@ import (
 
 // indexWriters are the only functions that may write Machine.sessions,
 // Machine.order, Machine.turns, Machine.turnList, Machine.preps,
-// Machine.prepList and the key and slot of their values: markIndexed
+// Machine.prepList and the key and slot of their values: checkInvariants
 // judges the maps by the slices on that promise.
 var indexWriters = []string{"addSession", "addTurn", "removeTurn", "addPrep", "dropPrep"}
 

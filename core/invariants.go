@@ -4,8 +4,23 @@ import "time"
 
 // checkInvariants asserts the machine's structural invariants after every
 // Step. A violation is a bug and panics with a message.
+//
+// The maps of Sessions, Turns and preparations are walked through the
+// slices kept beside them: m.order holds the values of m.sessions,
+// m.turnList those of m.turns, m.prepList those of m.preps, each value at
+// its slot, entered under its key (addSession, addTurn, removeTurn,
+// addPrep, dropPrep are the only writers of the maps, the slices and the
+// keys and slots; TestIndexWriters holds them to it). With a slice as long
+// as its map and every value at its slot under a key still equal to its
+// record's ID (checkIndexes, and the walks of checkSessions, checkTurns
+// and checkPreps), a value is an entry of the map under its own ID exactly
+// when it sits at its slot of the slice (hasTurn, hasPrep): the slices
+// hold distinct values (one slot each), the map's entries are the slice's
+// (key, value) pairs (a key entered twice leaves the slice longer than
+// the map), and a slice is walked and indexed at a fraction of the cost
+// of a map's walk or hash.
 func (m *Machine) checkInvariants() {
-	m.markIndexed()
+	m.checkIndexes()
 	m.checkConns()
 	m.checkSessions()
 	m.checkTurns()
@@ -17,50 +32,29 @@ func (m *Machine) checkInvariants() {
 	}
 }
 
-// markIndexed starts an invariant check: every session and Turn found
-// in its map under its own ID gets the check's number, so the checks ask
-// "m.turns[t.rec.ID] == t" by comparing t.indexed with m.checks rather
-// than hashing the ID again for each reference to t.
-//
-// The maps are walked through the slices kept beside them: m.order holds
-// the values of m.sessions, m.turnList those of m.turns, m.prepList those
-// of m.preps, each value at its slot, entered under its key (addSession,
-// addTurn, removeTurn, addPrep, dropPrep are the only writers of the maps
-// and slices; TestIndexWriters holds them to it). A value at its slot in a slice as long as its map, under a key
-// still equal to its record's ID, is then exactly an entry of the map
-// under its own ID: the slices hold distinct values (one slot each), the
-// map's entries are the slice's (key, value) pairs (a key entered twice
-// leaves the slice longer than the map), and walking a slice costs a
-// fraction of walking a map.
-func (m *Machine) markIndexed() {
-	m.checks++
+// checkIndexes: each slice is as long as its map.
+func (m *Machine) checkIndexes() {
 	if !(len(m.order) == len(m.sessions)) {
 		panicf("session order size")
-	}
-	for i, s := range m.order {
-		if !(s.slot == i && s.key == s.rec.ID) {
-			panicf("session %s order mismatch", s.rec.ID)
-		}
-		s.indexed = m.checks
 	}
 	if !(len(m.turnList) == len(m.turns)) {
 		panicf("%d listed turns vs %d unfinished", len(m.turnList), len(m.turns))
 	}
-	for i, t := range m.turnList {
-		if !(t.slot == i && t.key == t.rec.ID) {
-			panicf("turn %s listed at %d under %s", t.rec.ID, t.slot, t.key)
-		}
-		t.indexed = m.checks
-	}
 	if !(len(m.prepList) == len(m.preps)) {
 		panicf("%d listed preparations vs %d open", len(m.prepList), len(m.preps))
 	}
-	for i, p := range m.prepList {
-		if !(p.slot == i && p.key == p.reqID) {
-			panicf("preparation %s listed at %d under %s", p.reqID, p.slot, p.key)
-		}
-		p.indexed = m.checks
-	}
+}
+
+// hasTurn reports whether t sits at its slot of m.turnList: within
+// checkInvariants, whether m.turns[t.rec.ID] == t.
+func (m *Machine) hasTurn(t *turn) bool {
+	return uint(t.slot) < uint(len(m.turnList)) && m.turnList[t.slot] == t
+}
+
+// hasPrep reports whether p sits at its slot of m.prepList: within
+// checkInvariants, whether m.preps[p.reqID] == p.
+func (m *Machine) hasPrep(p *preparation) bool {
+	return uint(p.slot) < uint(len(m.prepList)) && m.prepList[p.slot] == p
 }
 
 // addSession enters s in m.sessions under its ID and at the end of m.order.
@@ -115,12 +109,15 @@ func (m *Machine) checkConns() {
 
 func (m *Machine) checkSessions() {
 	queued := 0
-	for _, s := range m.order { // every value of m.sessions (markIndexed)
+	for i, s := range m.order { // every value of m.sessions
+		if !(s.slot == i && s.key == s.rec.ID) {
+			panicf("session %s order mismatch", s.rec.ID)
+		}
 		if !(len(s.queue) <= m.cfg.TurnsPerSessionMax) {
 			panicf("session %s queue %d", s.rec.ID, len(s.queue))
 		}
 		for i, t := range s.queue {
-			if !(t.indexed == m.checks) { // m.turns[t.rec.ID] == t
+			if !(m.hasTurn(t)) { // m.turns[t.rec.ID] == t
 				panicf("session %s queues finished turn %s", s.rec.ID, t.rec.ID)
 			}
 			if !(i == 0 || t.rec.Seq > s.queue[i-1].rec.Seq) {
@@ -135,7 +132,7 @@ func (m *Machine) checkSessions() {
 			if !(len(s.queue) > 0 && p.turn == s.queue[0]) {
 				panicf("session %s prepares a non-head turn", s.rec.ID)
 			}
-			if !(p.indexed == m.checks) { // m.preps[p.reqID] == p
+			if !(m.hasPrep(p)) { // m.preps[p.reqID] == p
 				panicf("session %s preparation not routed", s.rec.ID)
 			}
 		}
@@ -148,8 +145,11 @@ func (m *Machine) checkSessions() {
 
 func (m *Machine) checkTurns() {
 	armed := 0                     // cancel timers of requested cancels
-	for _, t := range m.turnList { // every value of m.turns (markIndexed)
+	for i, t := range m.turnList { // every value of m.turns
 		id, r := t.key, &t.rec
+		if !(t.slot == i && id == r.ID) {
+			panicf("turn %s listed at %d under %s", r.ID, t.slot, id)
+		}
 		if !(!r.State.Terminal()) {
 			panicf("terminal turn %s still live", id)
 		}
@@ -177,7 +177,10 @@ func (m *Machine) checkTurns() {
 		if !(r.Cancel == CancelNone || r.CancelDeliveryID == cancelDeliveryID(r.RunID, r.CancelAttempts)) {
 			panicf("turn %s cancel delivery ID %q after %d attempts", id, r.CancelDeliveryID, r.CancelAttempts)
 		}
-		m.checkInputs(t)
+		if len(t.inputs) > 0 || r.InputCursor != 0 || t.retrying {
+			m.checkInputs(t) // without inputs, a cursor at 0 and no retry, it holds
+		}
+		m.checkTurnInteractions(t)
 	}
 	if armed != m.cancelTimers {
 		// Some armed cancel timer is not a requested cancel's: find
@@ -189,13 +192,13 @@ func (m *Machine) checkTurns() {
 		}
 	}
 	for runID, t := range m.runs {
-		if !(t.rec.RunID == runID && t.indexed == m.checks) {
+		if !(t.rec.RunID == runID && m.hasTurn(t)) {
 			panicf("stale run route %s", runID)
 		}
 	}
 	for id, sub := range m.subs {
 		// m.turns[sub.turn] != nil: sub.t is found there under its ID.
-		if !(sub.t != nil && sub.t.indexed == m.checks && sub.t.rec.ID == sub.turn) {
+		if !(sub.t != nil && m.hasTurn(sub.t) && sub.t.rec.ID == sub.turn) {
 			panicf("subscriber %s of finished turn %s", id, sub.turn)
 		}
 	}
@@ -287,8 +290,11 @@ func (m *Machine) checkInputs(t *turn) {
 }
 
 func (m *Machine) checkPreps() {
-	for _, p := range m.prepList { // every value of m.preps (markIndexed)
+	for i, p := range m.prepList { // every value of m.preps
 		id := p.key
+		if !(p.slot == i && id == p.reqID) {
+			panicf("preparation %s listed at %d under %s", p.reqID, p.slot, id)
+		}
 		if !(m.conns[p.conn.id] == p.conn) {
 			panicf("preparation %s on a dead connection", id)
 		}
@@ -298,7 +304,7 @@ func (m *Machine) checkPreps() {
 			}
 			continue
 		}
-		if !(p.turn.indexed == m.checks) { // m.turns[p.turn.rec.ID] == p.turn
+		if !(m.hasTurn(p.turn)) { // m.turns[p.turn.rec.ID] == p.turn
 			panicf("preparation %s of finished turn", id)
 		}
 		if !(p.sess.prep == p) {

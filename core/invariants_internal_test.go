@@ -147,6 +147,18 @@ func TestCheckInvariantsCatchesCorruption(t *testing.T) {
 			p := &preparation{reqID: "p-9", turn: m.turns["t-1"], sess: m.sessions["s-1"], conn: m.conns[1]}
 			m.preps["p-9"] = p
 		}, "open"},
+		"cursor without inputs": {func(m *Machine) {
+			tt := m.turns["t-1"]
+			tt.inputs, tt.rec.InputCursor = nil, 1
+		}, "cursor 1 of 0"},
+		"retrying without inputs or timer": {func(m *Machine) {
+			tt := m.turns["t-1"]
+			tt.inputs, tt.rec.InputCursor, tt.retrying = nil, 0, true
+		}, "retrying without timer"},
+		"delivering interaction unindexed": {func(m *Machine) {
+			tt := m.turns["t-1"]
+			tt.rec.Interactions = append(tt.rec.Interactions, InteractionRecord{ID: "i-9", Status: InteractionDelivering, DeliveryID: "d-9"})
+		}, "without its index"},
 		"session off its slot": {func(m *Machine) { m.order[0].slot = 3 }, "order mismatch"},
 		"cancel window restarted": {func(m *Machine) {
 			requestCancel(m, 0).timers["cancel:t-1"] = m.now.Add(30 * time.Second)

@@ -45,8 +45,6 @@ type Machine struct {
 	// requirements' result, idBuf selectConn's device IDs.
 	reqBuf []string
 	idBuf  []string
-
-	checks uint64 // invariant checks begun (markIndexed)
 }
 
 // session is a Session's volatile state around its durable record.
@@ -57,7 +55,6 @@ type session struct {
 	backoff bool         // preparation_capacity retry timer armed
 	key     string       // its key in Machine.sessions (addSession)
 	slot    int          // its index in Machine.order (addSession)
-	indexed uint64       // the last invariant check that found it in sessions (markIndexed)
 }
 
 // turn is an unfinished Turn: its durable record plus volatile routing.
@@ -70,7 +67,6 @@ type turn struct {
 	retrying bool   // a steer resend timer is armed
 	key      string // its key in Machine.turns (addTurn)
 	slot     int    // its index in Machine.turnList (addTurn)
-	indexed  uint64 // the last invariant check that found it in turns (markIndexed)
 }
 
 // New returns a Machine over an empty store. It panics when cfg is invalid

@@ -22,7 +22,6 @@ type preparation struct {
 	failedSeen bool   // `failed` after start without a code: the rejected names it
 	key        string // its key in Machine.preps (addPrep)
 	slot       int    // its index in Machine.prepList (addPrep, removePrep)
-	indexed    uint64 // the last invariant check that found it in preps (markIndexed)
 }
 
 // startPreparation subscribes to the status stream, then sends
