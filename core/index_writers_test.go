@@ -13,15 +13,16 @@ import (
 
 // indexWriters are the only functions that may write Machine.sessions,
 // Machine.order, Machine.turns, Machine.turnList, Machine.preps,
-// Machine.prepList and the key and slot of their values: checkInvariants
-// judges the maps by the slices on that promise.
-var indexWriters = []string{"addSession", "addTurn", "removeTurn", "addPrep", "dropPrep"}
+// Machine.prepList, Machine.devices, Machine.deviceList and the key and
+// slot of their values: checkInvariants judges the maps by the slices on
+// that promise, and selectConn walks deviceList for the devices.
+var indexWriters = []string{"addSession", "addTurn", "removeTurn", "addPrep", "dropPrep", "addDevice"}
 
 // TestIndexWriters finds every assignment to, element assignment in,
 // delete or clear of those fields, and every write of a key or slot, in
 // the package's code and fails for each one outside indexWriters.
 func TestIndexWriters(t *testing.T) {
-	guarded := []string{"sessions", "order", "turns", "turnList", "prepList", "key", "slot"}
+	guarded := []string{"sessions", "order", "turns", "turnList", "prepList", "devices", "deviceList", "key", "slot"}
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)

@@ -105,6 +105,16 @@ func (m *Machine) checkConns() {
 	if !(len(m.devices) <= m.cfg.DevicesMax) {
 		panicf("%d devices", len(m.devices))
 	}
+	// m.deviceList holds the values of m.devices in ascending ID order
+	// (selectConn walks it): as many, each under its ID, ascending.
+	if !(len(m.deviceList) == len(m.devices)) {
+		panicf("%d listed devices vs %d", len(m.deviceList), len(m.devices))
+	}
+	for i, d := range m.deviceList {
+		if !(m.devices[d.id] == d && (i == 0 || m.deviceList[i-1].id < d.id)) {
+			panicf("device %s listed out of place", d.id)
+		}
+	}
 }
 
 func (m *Machine) checkSessions() {

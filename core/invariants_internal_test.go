@@ -159,6 +159,11 @@ func TestCheckInvariantsCatchesCorruption(t *testing.T) {
 			tt := m.turns["t-1"]
 			tt.rec.Interactions = append(tt.rec.Interactions, InteractionRecord{ID: "i-9", Status: InteractionDelivering, DeliveryID: "d-9"})
 		}, "without its index"},
+		"device unlisted": {func(m *Machine) { m.devices["d9"] = &device{id: "d9"} }, "listed devices"},
+		"devices out of order": {func(m *Machine) {
+			m.deviceList = append([]*device{{id: "d9"}}, m.deviceList...)
+			m.devices["d9"] = m.deviceList[0]
+		}, "out of place"},
 		"session off its slot": {func(m *Machine) { m.order[0].slot = 3 }, "order mismatch"},
 		"cancel window restarted": {func(m *Machine) {
 			requestCancel(m, 0).timers["cancel:t-1"] = m.now.Add(30 * time.Second)

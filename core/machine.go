@@ -18,17 +18,18 @@ type Machine struct {
 	now time.Time
 	out []Effect
 
-	devices  map[string]*device
-	conns    map[ConnID]*conn
-	sessions map[string]*session
-	order    []*session       // sessions in Seq order, each at its slot (addSession)
-	turns    map[string]*turn // unfinished Turns
-	turnList []*turn          // the values of turns, each at its slot (addTurn, removeTurn)
-	preps    map[string]*preparation
-	prepList []*preparation   // the values of preps, each at its slot (addPrep, dropPrep)
-	runs     map[string]*turn // Run ID → claimed Turn (the Run route)
-	subs     map[CallID]*subscriber
-	timers   map[TimerID]time.Time
+	devices    map[string]*device
+	deviceList []*device // the values of devices in ascending ID order (addDevice)
+	conns      map[ConnID]*conn
+	sessions   map[string]*session
+	order      []*session       // sessions in Seq order, each at its slot (addSession)
+	turns      map[string]*turn // unfinished Turns
+	turnList   []*turn          // the values of turns, each at its slot (addTurn, removeTurn)
+	preps      map[string]*preparation
+	prepList   []*preparation   // the values of preps, each at its slot (addPrep, dropPrep)
+	runs       map[string]*turn // Run ID → claimed Turn (the Run route)
+	subs       map[CallID]*subscriber
+	timers     map[TimerID]time.Time
 	// cancelTimers counts the armed timers of kinds timerCancel and
 	// timerCancelRetry, so the invariants look up those of a Turn without
 	// a cancel only when some armed one is not a requested cancel's.
@@ -41,10 +42,9 @@ type Machine struct {
 
 	decisions map[string]decisionRef // delivery ID → decision awaiting its receipt
 
-	// Scratch buffers of the scheduler, reused across steps: reqBuf holds
-	// requirements' result, idBuf selectConn's device IDs.
+	// Scratch buffer of the scheduler, reused across steps: requirements'
+	// result.
 	reqBuf []string
-	idBuf  []string
 }
 
 // session is a Session's volatile state around its durable record.

@@ -116,18 +116,13 @@ func turnHasImages(t *turn) bool {
 // the kind available but none is admissible, it returns the first missing
 // capability (in device order); when none declares it, "".
 func (m *Machine) selectConn(kind string, req []string) (*conn, string) {
-	ids := m.idBuf[:0] // scratch: selectConn does not call itself
-	for id, d := range m.devices {
-		if d.conn != 0 && !m.deviceFenced(id) {
-			ids = append(ids, id)
-		}
-	}
-	slices.Sort(ids)
-	m.idBuf = ids
 	var best *conn
 	missing, anyOK := "", false
-	for _, id := range ids {
-		c := m.conns[m.devices[id].conn]
+	for _, d := range m.deviceList { // sorted by ID
+		if d.conn == 0 || m.deviceFenced(d.id) {
+			continue
+		}
+		c := m.conns[d.conn]
 		verdict, miss, _ := checkConn(c, kind, req)
 		switch verdict {
 		case admitMissing:
