@@ -13,16 +13,20 @@ import (
 
 // indexWriters are the only functions that may write Machine.sessions,
 // Machine.order, Machine.turns, Machine.turnList, Machine.preps,
-// Machine.prepList, Machine.devices, Machine.deviceList and the key and
-// slot of their values: checkInvariants judges the maps by the slices on
-// that promise, and selectConn walks deviceList for the devices.
-var indexWriters = []string{"addSession", "addTurn", "removeTurn", "addPrep", "dropPrep", "addDevice"}
+// Machine.prepList, Machine.devices, Machine.deviceList, Machine.ready,
+// the key and slot of their values and a Session's queue, prep and
+// backoff: checkInvariants judges the maps by the slices on that promise,
+// selectConn walks deviceList for the devices, schedule the ready marks
+// for the Sessions.
+var indexWriters = []string{"addSession", "addTurn", "removeTurn", "addPrep", "dropPrep", "addDevice",
+	"setQueue", "setPrep", "setBackoff", "setReady"}
 
 // TestIndexWriters finds every assignment to, element assignment in,
 // delete or clear of those fields, and every write of a key or slot, in
 // the package's code and fails for each one outside indexWriters.
 func TestIndexWriters(t *testing.T) {
-	guarded := []string{"sessions", "order", "turns", "turnList", "prepList", "devices", "deviceList", "key", "slot"}
+	guarded := []string{"sessions", "order", "turns", "turnList", "prepList", "devices", "deviceList", "key", "slot",
+		"ready", "queue", "prep", "backoff"}
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)

@@ -123,6 +123,9 @@ func (m *Machine) checkSessions() {
 		if !(s.slot == i && s.key == s.rec.ID) {
 			panicf("session %s order mismatch", s.rec.ID)
 		}
+		if !(m.isReady(i) == s.schedulable()) {
+			panicf("session %s ready mark %v, schedulable %v", s.rec.ID, m.isReady(i), s.schedulable())
+		}
 		if !(len(s.queue) <= m.cfg.TurnsPerSessionMax) {
 			panicf("session %s queue %d", s.rec.ID, len(s.queue))
 		}
@@ -150,6 +153,9 @@ func (m *Machine) checkSessions() {
 	}
 	if !(queued == len(m.turns)) {
 		panicf("%d queued turns vs %d unfinished", queued, len(m.turns))
+	}
+	if !(len(m.ready) <= len(m.order)) {
+		panicf("%d ready marks for %d sessions", len(m.ready), len(m.order))
 	}
 }
 

@@ -164,7 +164,9 @@ func TestCheckInvariantsCatchesCorruption(t *testing.T) {
 			m.deviceList = append([]*device{{id: "d9"}}, m.deviceList...)
 			m.devices["d9"] = m.deviceList[0]
 		}, "out of place"},
-		"session off its slot": {func(m *Machine) { m.order[0].slot = 3 }, "order mismatch"},
+		"backoff written past its ready mark": {func(m *Machine) { m.sessions["s-1"].backoff = true }, "ready mark"},
+		"ready mark of no session":            {func(m *Machine) { m.ready = append(m.ready, true) }, "ready marks"},
+		"session off its slot":                {func(m *Machine) { m.order[0].slot = 3 }, "order mismatch"},
 		"cancel window restarted": {func(m *Machine) {
 			requestCancel(m, 0).timers["cancel:t-1"] = m.now.Add(30 * time.Second)
 		}, "confirmation timer"},

@@ -23,6 +23,7 @@ type Machine struct {
 	conns      map[ConnID]*conn
 	sessions   map[string]*session
 	order      []*session       // sessions in Seq order, each at its slot (addSession)
+	ready      []bool           // at s.slot: s.schedulable() (setReady)
 	turns      map[string]*turn // unfinished Turns
 	turnList   []*turn          // the values of turns, each at its slot (addTurn, removeTurn)
 	preps      map[string]*preparation
@@ -230,7 +231,7 @@ func (m *Machine) onTimer(id TimerID) {
 		m.onIdleTimer(subject)
 	case timerPrepRetry:
 		if s := m.sessions[subject]; s != nil {
-			s.backoff = false
+			m.setBackoff(s, false)
 		}
 	case timerWritten:
 		m.onWrittenTimeout(subject)

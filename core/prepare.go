@@ -33,7 +33,7 @@ func (m *Machine) startPreparation(s *session, t *turn, c *conn, req []string) {
 	p := &preparation{reqID: reqID, seq: m.ctr.Preparations, turn: t, sess: s, conn: c}
 	m.addPrep(p)
 	c.preps++
-	s.prep = p
+	m.setPrep(s, p)
 	m.send(c.id, reqID, wire.ExecutionPrepare{SessionID: s.rec.ID, Configuration: prepareConfig(s.rec, caps)})
 }
 
@@ -63,7 +63,7 @@ func (m *Machine) removePrep(p *preparation) {
 	m.dropPrep(p)
 	p.conn.preps--
 	if p.sess.prep == p {
-		p.sess.prep = nil
+		m.setPrep(p.sess, nil)
 	}
 }
 
@@ -72,7 +72,7 @@ func (m *Machine) removePrep(p *preparation) {
 func (m *Machine) abandonPrep(p *preparation) {
 	assert.That(!p.startSent, "abandoning claimed preparation %s", p.reqID)
 	if p.sess.prep == p {
-		p.sess.prep = nil
+		m.setPrep(p.sess, nil)
 	}
 	p.turn = nil
 	if p.handle != "" {
@@ -228,7 +228,7 @@ func (m *Machine) onPrepRejected(p *preparation, st wire.PreparationStatus) {
 	case !p.startSent && (st.Operation == "" || st.Operation == wire.TypeExecutionPrepare):
 		m.removePrep(p)
 		if st.ErrorCode == codePreparationCapacity {
-			p.sess.backoff = true
+			m.setBackoff(p.sess, true)
 			m.setTimer(timerID(timerPrepRetry, p.sess.rec.ID), m.now.Add(m.cfg.PrepareRetryDelay))
 			return
 		}

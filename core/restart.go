@@ -24,7 +24,7 @@ func Restart(cfg Config, st Store) *Machine {
 		assert.That(s != nil, "turn %s of unknown session %s", rec.ID, rec.Session)
 		t := &turn{rec: rec, inputs: st.Inputs(rec.ID)}
 		m.addTurn(t)
-		s.queue = append(s.queue, t)
+		m.setQueue(s, append(s.queue, t))
 		if rec.State != TurnQueued {
 			interrupted = append(interrupted, t)
 		}

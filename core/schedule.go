@@ -53,17 +53,57 @@ func (m *Machine) onSubmitTurn(e SubmitTurn) {
 	}}
 	m.saveTurn(t)
 	m.addTurn(t)
-	s.queue = append(s.queue, t)
+	m.setQueue(s, append(s.queue, t))
 	m.result(APIResult{Call: e.Call, TurnID: id})
 }
 
 // schedule prepares the head Turn of every Session that has no active
 // Turn, in Session order: FIFO per Session, one active Turn per Session.
+// It visits the Sessions marked ready, in slot (Session) order,
+// reading the marks as it goes: scheduleHead of any other Session returns
+// false at its first test (an empty queue, a preparation, a backoff).
 func (m *Machine) schedule() {
-	for _, s := range m.order {
+	for i := m.nextReady(0); i >= 0; i = m.nextReady(i + 1) {
+		s := m.order[i]
 		for m.scheduleHead(s) {
 		}
 	}
+}
+
+// setQueue, setPrep and setBackoff are the only writers of a Session's
+// queue, preparation and backoff (TestIndexWriters): each keeps the
+// Session's ready mark.
+func (m *Machine) setQueue(s *session, q []*turn) { s.queue = q; m.setReady(s) }
+
+func (m *Machine) setPrep(s *session, p *preparation) { s.prep = p; m.setReady(s) }
+
+func (m *Machine) setBackoff(s *session, b bool) { s.backoff = b; m.setReady(s) }
+
+// schedulable: s has a queued head scheduleHead may try (it still checks
+// the workspace reservation and the head's state).
+func (s *session) schedulable() bool {
+	return len(s.queue) > 0 && s.prep == nil && !s.backoff
+}
+
+// setReady sets m.ready[s.slot] to s.schedulable().
+func (m *Machine) setReady(s *session) {
+	for len(m.ready) <= s.slot {
+		m.ready = append(m.ready, false)
+	}
+	m.ready[s.slot] = s.schedulable()
+}
+
+// isReady reports m.ready[i].
+func (m *Machine) isReady(i int) bool { return i < len(m.ready) && m.ready[i] }
+
+// nextReady is the lowest i' >= i with m.ready[i'] set, or -1.
+func (m *Machine) nextReady(i int) int {
+	for ; i < len(m.ready); i++ {
+		if m.ready[i] {
+			return i
+		}
+	}
+	return -1
 }
 
 // scheduleHead tries to prepare s's head Turn. It reports whether the head
