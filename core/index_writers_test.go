@@ -13,19 +13,19 @@ import (
 
 // indexWriters are the only functions that may write Machine.sessions,
 // Machine.order, Machine.turns, Machine.turnList, Machine.preps,
-// Machine.prepList, Machine.devices, Machine.deviceList, Machine.ready,
+// Machine.prepList, Machine.subs, Machine.subList, Machine.devices, Machine.deviceList, Machine.ready,
 // the key and slot of their values and a Session's queue, prep and
 // backoff: checkInvariants judges the maps by the slices on that promise,
 // selectConn walks deviceList for the devices, schedule the ready marks
 // for the Sessions.
-var indexWriters = []string{"addSession", "addTurn", "removeTurn", "addPrep", "dropPrep", "addDevice",
+var indexWriters = []string{"addSession", "addTurn", "removeTurn", "addPrep", "dropPrep", "addSub", "dropSub", "addDevice",
 	"setQueue", "setPrep", "setBackoff", "setReady"}
 
 // TestIndexWriters finds every assignment to, element assignment in,
 // delete or clear of those fields, and every write of a key or slot, in
 // the package's code and fails for each one outside indexWriters.
 func TestIndexWriters(t *testing.T) {
-	guarded := []string{"sessions", "order", "turns", "turnList", "prepList", "devices", "deviceList", "key", "slot",
+	guarded := []string{"sessions", "order", "turns", "turnList", "prepList", "subList", "devices", "deviceList", "key", "slot",
 		"ready", "queue", "prep", "backoff"}
 	files, err := filepath.Glob("*.go")
 	if err != nil {
@@ -90,8 +90,8 @@ func TestIndexWriters(t *testing.T) {
 }
 
 // guardedField is the guarded field e writes (x.f or x.f[i]), or "";
-// m.preps too (conn's preps, a count, shares the name: the Machine is m
-// throughout the package).
+// m.preps and m.subs too (conn's preps, a count, and turn's subs share
+// the names: the Machine is m throughout the package).
 func guardedField(e ast.Expr, guarded []string) string {
 	if ix, ok := e.(*ast.IndexExpr); ok {
 		e = ix.X
@@ -103,8 +103,8 @@ func guardedField(e ast.Expr, guarded []string) string {
 	if slices.Contains(guarded, sel.Sel.Name) {
 		return sel.Sel.Name
 	}
-	if x, ok := sel.X.(*ast.Ident); ok && x.Name == "m" && sel.Sel.Name == "preps" {
-		return "preps"
+	if x, ok := sel.X.(*ast.Ident); ok && x.Name == "m" && (sel.Sel.Name == "preps" || sel.Sel.Name == "subs") {
+		return sel.Sel.Name
 	}
 	return ""
 }

@@ -5,12 +5,13 @@ import "time"
 // checkInvariants asserts the machine's structural invariants after every
 // Step. A violation is a bug and panics with a message.
 //
-// The maps of Sessions, Turns and preparations are walked through the
-// slices kept beside them: m.order holds the values of m.sessions,
-// m.turnList those of m.turns, m.prepList those of m.preps, each value at
-// its slot, entered under its key (addSession, addTurn, removeTurn,
-// addPrep, dropPrep are the only writers of the maps, the slices and the
-// keys and slots; TestIndexWriters holds them to it). With a slice as long
+// The maps of Sessions, Turns, preparations and subscribers are walked
+// through the slices kept beside them: m.order holds the values of
+// m.sessions, m.turnList those of m.turns, m.prepList those of m.preps,
+// m.subList those of m.subs, each value at its slot, entered under its
+// key (addSession, addTurn, removeTurn, addPrep, dropPrep, addSub, dropSub
+// are the only writers of the maps, the slices and the keys and slots;
+// TestIndexWriters holds them to it). With a slice as long
 // as its map and every value at its slot under a key still equal to its
 // record's ID (checkIndexes, and the walks of checkSessions, checkTurns
 // and checkPreps), a value is an entry of the map under its own ID exactly
@@ -42,6 +43,9 @@ func (m *Machine) checkIndexes() {
 	}
 	if !(len(m.prepList) == len(m.preps)) {
 		panicf("%d listed preparations vs %d open", len(m.prepList), len(m.preps))
+	}
+	if !(len(m.subList) == len(m.subs)) {
+		panicf("%d listed subscribers vs %d", len(m.subList), len(m.subs))
 	}
 }
 
@@ -212,7 +216,11 @@ func (m *Machine) checkTurns() {
 			panicf("stale run route %s", runID)
 		}
 	}
-	for id, sub := range m.subs {
+	for i, sub := range m.subList { // every value of m.subs
+		id := sub.key
+		if !(sub.slot == i && id == sub.id) {
+			panicf("subscriber %s listed at %d under %s", sub.id, sub.slot, id)
+		}
 		// m.turns[sub.turn] != nil: sub.t is found there under its ID.
 		if !(sub.t != nil && m.hasTurn(sub.t) && sub.t.rec.ID == sub.turn) {
 			panicf("subscriber %s of finished turn %s", id, sub.turn)

@@ -136,8 +136,12 @@ func TestCheckInvariantsCatchesCorruption(t *testing.T) {
 		"input index":           {func(m *Machine) { m.turns["t-1"].inputs[0].Index = 5 }, "index"},
 		"subscriber of nothing": {func(m *Machine) { m.subs["x"] = &subscriber{id: "x", turn: "t-404"} }, "subscriber"},
 		"subscriber of a stale turn": {func(m *Machine) {
-			m.subs["x"] = &subscriber{id: "x", turn: "t-1", t: &turn{rec: TurnRecord{ID: "t-1"}}}
+			m.addSub(&subscriber{id: "x", turn: "t-1", t: &turn{rec: TurnRecord{ID: "t-1"}}})
 		}, "subscriber"},
+		"subscriber renamed": {func(m *Machine) {
+			m.addSub(&subscriber{id: "x", turn: "t-1", t: m.turns["t-1"]})
+			m.subList[len(m.subList)-1].id = "y"
+		}, "listed"},
 		"turn entered twice":   {func(m *Machine) { m.turns["t-9"] = m.turns["t-1"] }, "unfinished"},
 		"turn renamed":         {func(m *Machine) { m.turns["t-1"].rec.ID = "t-7" }, "listed"},
 		"turn off its slot":    {func(m *Machine) { m.turnList = append(m.turnList, m.turnList[0]) }, "unfinished"},

@@ -30,6 +30,7 @@ type Machine struct {
 	prepList   []*preparation   // the values of preps, each at its slot (addPrep, dropPrep)
 	runs       map[string]*turn // Run ID → claimed Turn (the Run route)
 	subs       map[CallID]*subscriber
+	subList    []*subscriber // the values of subs, each at its slot (addSub, dropSub)
 	timers     map[TimerID]time.Time
 	// cancelTimers counts the armed timers of kinds timerCancel and
 	// timerCancelRetry, so the invariants look up those of a Turn without

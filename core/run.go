@@ -184,7 +184,7 @@ func (m *Machine) finishWith(t *turn, state TurnState, code, detail string, obsE
 	m.setQueue(s, slices.Delete(s.queue, i, i+1))
 	for _, sub := range t.subs {
 		m.emit(Observation{Subscriber: sub.id, Turn: t.rec.ID, Closed: true, Err: obsErr})
-		delete(m.subs, sub.id)
+		m.dropSub(sub)
 	}
 	t.subs = nil
 	m.removeTurn(t)
