@@ -3,6 +3,7 @@ package core
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/turnstile-sim/turnstile/wire"
@@ -27,6 +28,14 @@ type conn struct {
 	runs        int       // Run routes
 }
 
+// addDevice enters d in m.devices under its ID and in m.deviceList at
+// its place in ID order. Devices are never removed.
+func (m *Machine) addDevice(d *device) {
+	m.devices[d.id] = d
+	i, _ := slices.BinarySearchFunc(m.deviceList, d.id, func(e *device, id string) int { return strings.Compare(e.id, id) })
+	m.deviceList = slices.Insert(m.deviceList, i, d)
+}
+
 func (m *Machine) onConnOpened(e ConnOpened) {
 	if e.Conn == 0 || e.Device == "" || m.conns[e.Conn] != nil {
 		return
@@ -38,7 +47,7 @@ func (m *Machine) onConnOpened(e ConnOpened) {
 			return
 		}
 		d = &device{id: e.Device}
-		m.devices[e.Device] = d
+		m.addDevice(d)
 	}
 	if e.Conn <= d.newest {
 		// Connection IDs increase per device (the shell mints them in

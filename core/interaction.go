@@ -315,8 +315,8 @@ func decisionDeliveryID(turn string, i, attempt int) string {
 	return "decision:" + turn + ":" + strconv.Itoa(i+1) + ":" + strconv.Itoa(attempt)
 }
 
-// checkInteractions: every decision awaiting a receipt is indexed and
-// timed, and every index entry names a delivering interaction.
+// checkInteractions: every index entry names a delivering interaction
+// awaiting its receipt, timed (checkTurnInteractions checks the converse).
 func (m *Machine) checkInteractions() {
 	for d, ref := range m.decisions {
 		t := m.turns[ref.turn]
@@ -328,15 +328,17 @@ func (m *Machine) checkInteractions() {
 			panicf("decision %s indexed but interaction %s is %s", d, r.ID, r.Status)
 		}
 	}
-	for _, e := range m.live { // every entry of m.turns (markIndexed)
-		t := e.t
-		for _, r := range t.rec.Interactions {
-			if r.Status != InteractionDelivering {
-				continue
-			}
-			if _, ok := m.decisions[r.DeliveryID]; !ok {
-				panicf("turn %s interaction %s delivering without its index", t.rec.ID, r.ID)
-			}
+}
+
+// checkTurnInteractions: every delivering interaction of t is indexed
+// (checkTurns calls it for every Turn).
+func (m *Machine) checkTurnInteractions(t *turn) {
+	for _, r := range t.rec.Interactions {
+		if r.Status != InteractionDelivering {
+			continue
+		}
+		if _, ok := m.decisions[r.DeliveryID]; !ok {
+			panicf("turn %s interaction %s delivering without its index", t.rec.ID, r.ID)
 		}
 	}
 }

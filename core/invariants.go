@@ -4,8 +4,24 @@ import "time"
 
 // checkInvariants asserts the machine's structural invariants after every
 // Step. A violation is a bug and panics with a message.
+//
+// The maps of Sessions, Turns, preparations and subscribers are walked
+// through the slices kept beside them: m.order holds the values of
+// m.sessions, m.turnList those of m.turns, m.prepList those of m.preps,
+// m.subList those of m.subs, each value at its slot, entered under its
+// key (addSession, addTurn, removeTurn, addPrep, dropPrep, addSub, dropSub
+// are the only writers of the maps, the slices and the keys and slots;
+// TestIndexWriters holds them to it). With a slice as long
+// as its map and every value at its slot under a key still equal to its
+// record's ID (checkIndexes, and the walks of checkSessions, checkTurns
+// and checkPreps), a value is an entry of the map under its own ID exactly
+// when it sits at its slot of the slice (hasTurn, hasPrep): the slices
+// hold distinct values (one slot each), the map's entries are the slice's
+// (key, value) pairs (a key entered twice leaves the slice longer than
+// the map), and a slice is walked and indexed at a fraction of the cost
+// of a map's walk or hash.
 func (m *Machine) checkInvariants() {
-	m.markIndexed()
+	m.checkIndexes()
 	m.checkConns()
 	m.checkSessions()
 	m.checkTurns()
@@ -17,33 +33,59 @@ func (m *Machine) checkInvariants() {
 	}
 }
 
-// markIndexed starts an invariant check: every session and Turn found
-// in its map under its own ID gets the check's number, so the checks ask
-// "m.turns[t.rec.ID] == t" by comparing t.indexed with m.checks rather
-// than hashing the ID again for each reference to t; and it lists the
-// entries of m.turns in m.live, which the checks visiting every Turn
-// walk instead of the map.
-func (m *Machine) markIndexed() {
-	m.checks++
-	for id, s := range m.sessions {
-		if id == s.rec.ID {
-			s.indexed = m.checks
-		}
+// checkIndexes: each slice is as long as its map.
+func (m *Machine) checkIndexes() {
+	if !(len(m.order) == len(m.sessions)) {
+		panicf("session order size")
 	}
-	m.live = m.live[:0]
-	for id, t := range m.turns { //tidy:sorted m.live feeds order-free checks: order picks only which failure is reported first
-		if id == t.rec.ID {
-			t.indexed = m.checks
-		}
-		m.live = append(m.live, liveTurn{id, t})
+	if !(len(m.turnList) == len(m.turns)) {
+		panicf("%d listed turns vs %d unfinished", len(m.turnList), len(m.turns))
+	}
+	if !(len(m.prepList) == len(m.preps)) {
+		panicf("%d listed preparations vs %d open", len(m.prepList), len(m.preps))
+	}
+	if !(len(m.subList) == len(m.subs)) {
+		panicf("%d listed subscribers vs %d", len(m.subList), len(m.subs))
 	}
 }
 
-// liveTurn is an entry of Machine.turns, as markIndexed lists them for
-// the checks that visit every Turn.
-type liveTurn struct {
-	id string
-	t  *turn
+// hasTurn reports whether t sits at its slot of m.turnList: within
+// checkInvariants, whether m.turns[t.rec.ID] == t.
+func (m *Machine) hasTurn(t *turn) bool {
+	return uint(t.slot) < uint(len(m.turnList)) && m.turnList[t.slot] == t
+}
+
+// hasPrep reports whether p sits at its slot of m.prepList: within
+// checkInvariants, whether m.preps[p.reqID] == p.
+func (m *Machine) hasPrep(p *preparation) bool {
+	return uint(p.slot) < uint(len(m.prepList)) && m.prepList[p.slot] == p
+}
+
+// addSession enters s in m.sessions under its ID and at the end of m.order.
+func (m *Machine) addSession(s *session) {
+	s.key, s.slot = s.rec.ID, len(m.order)
+	m.sessions[s.key] = s
+	m.order = append(m.order, s)
+}
+
+// addTurn enters t in m.turns under its ID and at the end of m.turnList.
+func (m *Machine) addTurn(t *turn) {
+	t.key, t.slot = t.rec.ID, len(m.turnList)
+	m.turns[t.key] = t
+	m.turnList = append(m.turnList, t)
+}
+
+// removeTurn deletes t from m.turns and m.turnList, moving the last
+// Turn of the list into t's slot.
+func (m *Machine) removeTurn(t *turn) {
+	delete(m.turns, t.key)
+	if i, n := t.slot, len(m.turnList)-1; i >= 0 && i <= n && m.turnList[i] == t {
+		last := m.turnList[n]
+		m.turnList[i], last.slot = last, i
+		m.turnList[n] = nil
+		m.turnList = m.turnList[:n]
+	}
+	t.slot = -1
 }
 
 func (m *Machine) checkConns() {
@@ -67,19 +109,32 @@ func (m *Machine) checkConns() {
 	if !(len(m.devices) <= m.cfg.DevicesMax) {
 		panicf("%d devices", len(m.devices))
 	}
+	// m.deviceList holds the values of m.devices in ascending ID order
+	// (selectConn walks it): as many, each under its ID, ascending.
+	if !(len(m.deviceList) == len(m.devices)) {
+		panicf("%d listed devices vs %d", len(m.deviceList), len(m.devices))
+	}
+	for i, d := range m.deviceList {
+		if !(m.devices[d.id] == d && (i == 0 || m.deviceList[i-1].id < d.id)) {
+			panicf("device %s listed out of place", d.id)
+		}
+	}
 }
 
 func (m *Machine) checkSessions() {
 	queued := 0
-	for _, s := range m.order {
-		if !(s.indexed == m.checks) { // m.sessions[s.rec.ID] == s
+	for i, s := range m.order { // every value of m.sessions
+		if !(s.slot == i && s.key == s.rec.ID) {
 			panicf("session %s order mismatch", s.rec.ID)
+		}
+		if !(m.isReady(i) == s.schedulable()) {
+			panicf("session %s ready mark %v, schedulable %v", s.rec.ID, m.isReady(i), s.schedulable())
 		}
 		if !(len(s.queue) <= m.cfg.TurnsPerSessionMax) {
 			panicf("session %s queue %d", s.rec.ID, len(s.queue))
 		}
 		for i, t := range s.queue {
-			if !(t.indexed == m.checks) { // m.turns[t.rec.ID] == t
+			if !(m.hasTurn(t)) { // m.turns[t.rec.ID] == t
 				panicf("session %s queues finished turn %s", s.rec.ID, t.rec.ID)
 			}
 			if !(i == 0 || t.rec.Seq > s.queue[i-1].rec.Seq) {
@@ -94,25 +149,27 @@ func (m *Machine) checkSessions() {
 			if !(len(s.queue) > 0 && p.turn == s.queue[0]) {
 				panicf("session %s prepares a non-head turn", s.rec.ID)
 			}
-			if !(m.preps[p.reqID] == p) {
+			if !(m.hasPrep(p)) { // m.preps[p.reqID] == p
 				panicf("session %s preparation not routed", s.rec.ID)
 			}
 		}
 		queued += len(s.queue)
 	}
-	if !(len(m.order) == len(m.sessions)) {
-		panicf("session order size")
-	}
 	if !(queued == len(m.turns)) {
 		panicf("%d queued turns vs %d unfinished", queued, len(m.turns))
+	}
+	if !(len(m.ready) <= len(m.order)) {
+		panicf("%d ready marks for %d sessions", len(m.ready), len(m.order))
 	}
 }
 
 func (m *Machine) checkTurns() {
-	armed := 0                 // cancel timers of requested cancels
-	for _, e := range m.live { // every entry of m.turns
-		id, t := e.id, e.t
-		r := &t.rec
+	armed := 0                     // cancel timers of requested cancels
+	for i, t := range m.turnList { // every value of m.turns
+		id, r := t.key, &t.rec
+		if !(t.slot == i && id == r.ID) {
+			panicf("turn %s listed at %d under %s", r.ID, t.slot, id)
+		}
 		if !(!r.State.Terminal()) {
 			panicf("terminal turn %s still live", id)
 		}
@@ -140,25 +197,32 @@ func (m *Machine) checkTurns() {
 		if !(r.Cancel == CancelNone || r.CancelDeliveryID == cancelDeliveryID(r.RunID, r.CancelAttempts)) {
 			panicf("turn %s cancel delivery ID %q after %d attempts", id, r.CancelDeliveryID, r.CancelAttempts)
 		}
-		m.checkInputs(t)
+		if len(t.inputs) > 0 || r.InputCursor != 0 || t.retrying {
+			m.checkInputs(t) // without inputs, a cursor at 0 and no retry, it holds
+		}
+		m.checkTurnInteractions(t)
 	}
 	if armed != m.cancelTimers {
 		// Some armed cancel timer is not a requested cancel's: find
 		// whose (checkCancelWait of a Turn without a requested cancel).
-		for _, e := range m.live {
-			if e.t.rec.Cancel != CancelRequested {
-				m.checkCancelWait(e.id, &e.t.rec)
+		for _, t := range m.turnList {
+			if t.rec.Cancel != CancelRequested {
+				m.checkCancelWait(t.key, &t.rec)
 			}
 		}
 	}
 	for runID, t := range m.runs {
-		if !(t.rec.RunID == runID && t.indexed == m.checks) {
+		if !(t.rec.RunID == runID && m.hasTurn(t)) {
 			panicf("stale run route %s", runID)
 		}
 	}
-	for id, sub := range m.subs {
-		t := m.turns[sub.turn]
-		if !(t != nil) {
+	for i, sub := range m.subList { // every value of m.subs
+		id := sub.key
+		if !(sub.slot == i && id == sub.id) {
+			panicf("subscriber %s listed at %d under %s", sub.id, sub.slot, id)
+		}
+		// m.turns[sub.turn] != nil: sub.t is found there under its ID.
+		if !(sub.t != nil && m.hasTurn(sub.t) && sub.t.rec.ID == sub.turn) {
 			panicf("subscriber %s of finished turn %s", id, sub.turn)
 		}
 	}
@@ -250,8 +314,12 @@ func (m *Machine) checkInputs(t *turn) {
 }
 
 func (m *Machine) checkPreps() {
-	for id, p := range m.preps {
-		if !(p.reqID == id && m.conns[p.conn.id] == p.conn) {
+	for i, p := range m.prepList { // every value of m.preps
+		id := p.key
+		if !(p.slot == i && id == p.reqID) {
+			panicf("preparation %s listed at %d under %s", p.reqID, p.slot, id)
+		}
+		if !(m.conns[p.conn.id] == p.conn) {
 			panicf("preparation %s on a dead connection", id)
 		}
 		if p.turn == nil {
@@ -260,7 +328,7 @@ func (m *Machine) checkPreps() {
 			}
 			continue
 		}
-		if !(p.turn.indexed == m.checks) { // m.turns[p.turn.rec.ID] == p.turn
+		if !(m.hasTurn(p.turn)) { // m.turns[p.turn.rec.ID] == p.turn
 			panicf("preparation %s of finished turn", id)
 		}
 		if !(p.sess.prep == p) {

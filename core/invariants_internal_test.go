@@ -135,6 +135,42 @@ func TestCheckInvariantsCatchesCorruption(t *testing.T) {
 		"done while live":       {func(m *Machine) { m.turns["t-1"].rec.Done = &wire.Done{} }, "after done"},
 		"input index":           {func(m *Machine) { m.turns["t-1"].inputs[0].Index = 5 }, "index"},
 		"subscriber of nothing": {func(m *Machine) { m.subs["x"] = &subscriber{id: "x", turn: "t-404"} }, "subscriber"},
+		"subscriber of a stale turn": {func(m *Machine) {
+			m.addSub(&subscriber{id: "x", turn: "t-1", t: &turn{rec: TurnRecord{ID: "t-1"}}})
+		}, "subscriber"},
+		"subscriber renamed": {func(m *Machine) {
+			m.addSub(&subscriber{id: "x", turn: "t-1", t: m.turns["t-1"]})
+			m.subList[len(m.subList)-1].id = "y"
+		}, "listed"},
+		"turn entered twice":   {func(m *Machine) { m.turns["t-9"] = m.turns["t-1"] }, "unfinished"},
+		"turn renamed":         {func(m *Machine) { m.turns["t-1"].rec.ID = "t-7" }, "listed"},
+		"turn off its slot":    {func(m *Machine) { m.turnList = append(m.turnList, m.turnList[0]) }, "unfinished"},
+		"session renamed":      {func(m *Machine) { m.sessions["s-1"].rec.ID = "s-7" }, "order mismatch"},
+		"session listed twice": {func(m *Machine) { m.order = append(m.order, m.order[0]) }, "order size"},
+		"preparation entered twice": {func(m *Machine) {
+			p := &preparation{reqID: "p-9", turn: m.turns["t-1"], sess: m.sessions["s-1"], conn: m.conns[1]}
+			m.preps["p-9"] = p
+		}, "open"},
+		"cursor without inputs": {func(m *Machine) {
+			tt := m.turns["t-1"]
+			tt.inputs, tt.rec.InputCursor = nil, 1
+		}, "cursor 1 of 0"},
+		"retrying without inputs or timer": {func(m *Machine) {
+			tt := m.turns["t-1"]
+			tt.inputs, tt.rec.InputCursor, tt.retrying = nil, 0, true
+		}, "retrying without timer"},
+		"delivering interaction unindexed": {func(m *Machine) {
+			tt := m.turns["t-1"]
+			tt.rec.Interactions = append(tt.rec.Interactions, InteractionRecord{ID: "i-9", Status: InteractionDelivering, DeliveryID: "d-9"})
+		}, "without its index"},
+		"device unlisted": {func(m *Machine) { m.devices["d9"] = &device{id: "d9"} }, "listed devices"},
+		"devices out of order": {func(m *Machine) {
+			m.deviceList = append([]*device{{id: "d9"}}, m.deviceList...)
+			m.devices["d9"] = m.deviceList[0]
+		}, "out of place"},
+		"backoff written past its ready mark": {func(m *Machine) { m.sessions["s-1"].backoff = true }, "ready mark"},
+		"ready mark of no session":            {func(m *Machine) { m.ready = append(m.ready, true) }, "ready marks"},
+		"session off its slot":                {func(m *Machine) { m.order[0].slot = 3 }, "order mismatch"},
 		"cancel window restarted": {func(m *Machine) {
 			requestCancel(m, 0).timers["cancel:t-1"] = m.now.Add(30 * time.Second)
 		}, "confirmation timer"},

@@ -18,15 +18,20 @@ type Machine struct {
 	now time.Time
 	out []Effect
 
-	devices  map[string]*device
-	conns    map[ConnID]*conn
-	sessions map[string]*session
-	order    []*session       // sessions in Seq order
-	turns    map[string]*turn // unfinished Turns
-	preps    map[string]*preparation
-	runs     map[string]*turn // Run ID → claimed Turn (the Run route)
-	subs     map[CallID]*subscriber
-	timers   map[TimerID]time.Time
+	devices    map[string]*device
+	deviceList []*device // the values of devices in ascending ID order (addDevice)
+	conns      map[ConnID]*conn
+	sessions   map[string]*session
+	order      []*session       // sessions in Seq order, each at its slot (addSession)
+	ready      []bool           // at s.slot: s.schedulable() (setReady)
+	turns      map[string]*turn // unfinished Turns
+	turnList   []*turn          // the values of turns, each at its slot (addTurn, removeTurn)
+	preps      map[string]*preparation
+	prepList   []*preparation   // the values of preps, each at its slot (addPrep, dropPrep)
+	runs       map[string]*turn // Run ID → claimed Turn (the Run route)
+	subs       map[CallID]*subscriber
+	subList    []*subscriber // the values of subs, each at its slot (addSub, dropSub)
+	timers     map[TimerID]time.Time
 	// cancelTimers counts the armed timers of kinds timerCancel and
 	// timerCancelRetry, so the invariants look up those of a Turn without
 	// a cancel only when some armed one is not a requested cancel's.
@@ -39,13 +44,9 @@ type Machine struct {
 
 	decisions map[string]decisionRef // delivery ID → decision awaiting its receipt
 
-	// Scratch buffers of the scheduler, reused across steps: reqBuf holds
-	// requirements' result, idBuf selectConn's device IDs.
+	// Scratch buffer of the scheduler, reused across steps: requirements'
+	// result.
 	reqBuf []string
-	idBuf  []string
-
-	checks uint64     // invariant checks begun (markIndexed)
-	live   []liveTurn // the entries of turns at the current check (markIndexed)
 }
 
 // session is a Session's volatile state around its durable record.
@@ -54,7 +55,8 @@ type session struct {
 	queue   []*turn      // unfinished Turns, FIFO; queue[0] is the only one that may be active
 	prep    *preparation // preparation of queue[0], if any
 	backoff bool         // preparation_capacity retry timer armed
-	indexed uint64       // the last invariant check that found it in sessions (markIndexed)
+	key     string       // its key in Machine.sessions (addSession)
+	slot    int          // its index in Machine.order (addSession)
 }
 
 // turn is an unfinished Turn: its durable record plus volatile routing.
@@ -65,7 +67,8 @@ type turn struct {
 	admitted *wire.AgentKindCapabilities
 	subs     []*subscriber
 	retrying bool   // a steer resend timer is armed
-	indexed  uint64 // the last invariant check that found it in turns (markIndexed)
+	key      string // its key in Machine.turns (addTurn)
+	slot     int    // its index in Machine.turnList (addTurn)
 }
 
 // New returns a Machine over an empty store. It panics when cfg is invalid
@@ -229,7 +232,7 @@ func (m *Machine) onTimer(id TimerID) {
 		m.onIdleTimer(subject)
 	case timerPrepRetry:
 		if s := m.sessions[subject]; s != nil {
-			s.backoff = false
+			m.setBackoff(s, false)
 		}
 	case timerWritten:
 		m.onWrittenTimeout(subject)

@@ -19,27 +19,51 @@ type preparation struct {
 	lastRev    uint64
 	executorID string
 	startSent  bool
-	failedSeen bool // `failed` after start without a code: the rejected names it
+	failedSeen bool   // `failed` after start without a code: the rejected names it
+	key        string // its key in Machine.preps (addPrep)
+	slot       int    // its index in Machine.prepList (addPrep, removePrep)
 }
 
 // startPreparation subscribes to the status stream, then sends
 // execution_prepare with the Session identity and immutable configuration.
-func (m *Machine) startPreparation(s *session, t *turn, c *conn) {
-	_, _, caps := checkConn(c, s.rec.Agent.Kind, m.requirements(s, t))
+// req is t's requirements, as scheduleHead took them.
+func (m *Machine) startPreparation(s *session, t *turn, c *conn, req []string) {
+	_, _, caps := checkConn(c, s.rec.Agent.Kind, req)
 	reqID := m.mint("p", &m.ctr.Preparations)
 	p := &preparation{reqID: reqID, seq: m.ctr.Preparations, turn: t, sess: s, conn: c}
-	m.preps[reqID] = p
+	m.addPrep(p)
 	c.preps++
-	s.prep = p
+	m.setPrep(s, p)
 	m.send(c.id, reqID, wire.ExecutionPrepare{SessionID: s.rec.ID, Configuration: prepareConfig(s.rec, caps)})
+}
+
+// addPrep enters p in m.preps under its request ID and at the end of
+// m.prepList.
+func (m *Machine) addPrep(p *preparation) {
+	p.key, p.slot = p.reqID, len(m.prepList)
+	m.preps[p.key] = p
+	m.prepList = append(m.prepList, p)
+}
+
+// dropPrep deletes p from m.preps and m.prepList, moving the last
+// preparation of the list into p's slot.
+func (m *Machine) dropPrep(p *preparation) {
+	delete(m.preps, p.key)
+	if i, n := p.slot, len(m.prepList)-1; i >= 0 && i <= n && m.prepList[i] == p {
+		last := m.prepList[n]
+		m.prepList[i], last.slot = last, i
+		m.prepList[n] = nil
+		m.prepList = m.prepList[:n]
+	}
+	p.slot = -1
 }
 
 func (m *Machine) removePrep(p *preparation) {
 	assert.That(m.preps[p.reqID] == p, "removing unknown preparation %s", p.reqID)
-	delete(m.preps, p.reqID)
+	m.dropPrep(p)
 	p.conn.preps--
 	if p.sess.prep == p {
-		p.sess.prep = nil
+		m.setPrep(p.sess, nil)
 	}
 }
 
@@ -48,7 +72,7 @@ func (m *Machine) removePrep(p *preparation) {
 func (m *Machine) abandonPrep(p *preparation) {
 	assert.That(!p.startSent, "abandoning claimed preparation %s", p.reqID)
 	if p.sess.prep == p {
-		p.sess.prep = nil
+		m.setPrep(p.sess, nil)
 	}
 	p.turn = nil
 	if p.handle != "" {
@@ -204,7 +228,7 @@ func (m *Machine) onPrepRejected(p *preparation, st wire.PreparationStatus) {
 	case !p.startSent && (st.Operation == "" || st.Operation == wire.TypeExecutionPrepare):
 		m.removePrep(p)
 		if st.ErrorCode == codePreparationCapacity {
-			p.sess.backoff = true
+			m.setBackoff(p.sess, true)
 			m.setTimer(timerID(timerPrepRetry, p.sess.rec.ID), m.now.Add(m.cfg.PrepareRetryDelay))
 			return
 		}

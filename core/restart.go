@@ -13,8 +13,7 @@ func Restart(cfg Config, st Store) *Machine {
 	m := newMachine(cfg, st)
 	for _, rec := range st.Sessions() {
 		s := &session{rec: rec}
-		m.sessions[rec.ID] = s
-		m.order = append(m.order, s)
+		m.addSession(s)
 	}
 	var interrupted []*turn
 	for _, rec := range st.Turns() {
@@ -24,8 +23,8 @@ func Restart(cfg Config, st Store) *Machine {
 		s := m.sessions[rec.Session]
 		assert.That(s != nil, "turn %s of unknown session %s", rec.ID, rec.Session)
 		t := &turn{rec: rec, inputs: st.Inputs(rec.ID)}
-		m.turns[rec.ID] = t
-		s.queue = append(s.queue, t)
+		m.addTurn(t)
+		m.setQueue(s, append(s.queue, t))
 		if rec.State != TurnQueued {
 			interrupted = append(interrupted, t)
 		}

@@ -181,11 +181,11 @@ func (m *Machine) finishWith(t *turn, state TurnState, code, detail string, obsE
 	s := m.sessions[t.rec.Session]
 	i := slices.Index(s.queue, t)
 	assert.That(i >= 0, "finished turn %s not queued", t.rec.ID)
-	s.queue = slices.Delete(s.queue, i, i+1)
+	m.setQueue(s, slices.Delete(s.queue, i, i+1))
 	for _, sub := range t.subs {
 		m.emit(Observation{Subscriber: sub.id, Turn: t.rec.ID, Closed: true, Err: obsErr})
-		delete(m.subs, sub.id)
+		m.dropSub(sub)
 	}
 	t.subs = nil
-	delete(m.turns, t.rec.ID)
+	m.removeTurn(t)
 }

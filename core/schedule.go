@@ -26,8 +26,7 @@ func (m *Machine) onCreateSession(e CreateSession) {
 	id := m.mint("s", &m.ctr.Sessions)
 	s := &session{rec: SessionRecord{ID: id, Seq: m.ctr.Sessions, Agent: agent}}
 	m.saveSession(s)
-	m.sessions[id] = s
-	m.order = append(m.order, s)
+	m.addSession(s)
 	m.result(APIResult{Call: e.Call, SessionID: id})
 }
 
@@ -53,18 +52,58 @@ func (m *Machine) onSubmitTurn(e SubmitTurn) {
 		Input: slices.Clone(e.Input),
 	}}
 	m.saveTurn(t)
-	m.turns[id] = t
-	s.queue = append(s.queue, t)
+	m.addTurn(t)
+	m.setQueue(s, append(s.queue, t))
 	m.result(APIResult{Call: e.Call, TurnID: id})
 }
 
 // schedule prepares the head Turn of every Session that has no active
 // Turn, in Session order: FIFO per Session, one active Turn per Session.
+// It visits the Sessions marked ready, in slot (Session) order,
+// reading the marks as it goes: scheduleHead of any other Session returns
+// false at its first test (an empty queue, a preparation, a backoff).
 func (m *Machine) schedule() {
-	for _, s := range m.order {
+	for i := m.nextReady(0); i >= 0; i = m.nextReady(i + 1) {
+		s := m.order[i]
 		for m.scheduleHead(s) {
 		}
 	}
+}
+
+// setQueue, setPrep and setBackoff are the only writers of a Session's
+// queue, preparation and backoff (TestIndexWriters): each keeps the
+// Session's ready mark.
+func (m *Machine) setQueue(s *session, q []*turn) { s.queue = q; m.setReady(s) }
+
+func (m *Machine) setPrep(s *session, p *preparation) { s.prep = p; m.setReady(s) }
+
+func (m *Machine) setBackoff(s *session, b bool) { s.backoff = b; m.setReady(s) }
+
+// schedulable: s has a queued head scheduleHead may try (it still checks
+// the workspace reservation and the head's state).
+func (s *session) schedulable() bool {
+	return len(s.queue) > 0 && s.prep == nil && !s.backoff
+}
+
+// setReady sets m.ready[s.slot] to s.schedulable().
+func (m *Machine) setReady(s *session) {
+	for len(m.ready) <= s.slot {
+		m.ready = append(m.ready, false)
+	}
+	m.ready[s.slot] = s.schedulable()
+}
+
+// isReady reports m.ready[i].
+func (m *Machine) isReady(i int) bool { return i < len(m.ready) && m.ready[i] }
+
+// nextReady is the lowest i' >= i with m.ready[i'] set, or -1.
+func (m *Machine) nextReady(i int) int {
+	for ; i < len(m.ready); i++ {
+		if m.ready[i] {
+			return i
+		}
+	}
+	return -1
 }
 
 // scheduleHead tries to prepare s's head Turn. It reports whether the head
@@ -89,7 +128,7 @@ func (m *Machine) scheduleHead(s *session) bool {
 	if ready, failed := m.environmentReady(s, t, c); !ready {
 		return failed
 	}
-	m.startPreparation(s, t, c)
+	m.startPreparation(s, t, c, req) // environmentReady leaves m.reqBuf as requirements filled it
 	return false
 }
 
@@ -117,18 +156,13 @@ func turnHasImages(t *turn) bool {
 // the kind available but none is admissible, it returns the first missing
 // capability (in device order); when none declares it, "".
 func (m *Machine) selectConn(kind string, req []string) (*conn, string) {
-	ids := m.idBuf[:0] // scratch: selectConn does not call itself
-	for id, d := range m.devices {
-		if d.conn != 0 && !m.deviceFenced(id) {
-			ids = append(ids, id)
-		}
-	}
-	slices.Sort(ids)
-	m.idBuf = ids
 	var best *conn
 	missing, anyOK := "", false
-	for _, id := range ids {
-		c := m.conns[m.devices[id].conn]
+	for _, d := range m.deviceList { // sorted by ID
+		if d.conn == 0 || m.deviceFenced(d.id) {
+			continue
+		}
+		c := m.conns[d.conn]
 		verdict, miss, _ := checkConn(c, kind, req)
 		switch verdict {
 		case admitMissing:

@@ -4,6 +4,29 @@ package core
 type subscriber struct {
 	id   CallID
 	turn string
+	t    *turn  // the unfinished Turn named turn, as subscribed
+	key  CallID // its key in Machine.subs (addSub)
+	slot int    // its index in Machine.subList (addSub, dropSub)
+}
+
+// addSub enters sub in m.subs under its ID and at the end of m.subList.
+func (m *Machine) addSub(sub *subscriber) {
+	sub.key, sub.slot = sub.id, len(m.subList)
+	m.subs[sub.key] = sub
+	m.subList = append(m.subList, sub)
+}
+
+// dropSub deletes sub from m.subs and m.subList, moving the last
+// subscriber of the list into sub's slot.
+func (m *Machine) dropSub(sub *subscriber) {
+	delete(m.subs, sub.key)
+	if i, n := sub.slot, len(m.subList)-1; i >= 0 && i <= n && m.subList[i] == sub {
+		last := m.subList[n]
+		m.subList[i], last.slot = last, i
+		m.subList[n] = nil
+		m.subList = m.subList[:n]
+	}
+	sub.slot = -1
 }
 
 // onSubscribe answers the call, replays every persisted event in order,
@@ -30,8 +53,8 @@ func (m *Machine) onSubscribe(e Subscribe) {
 		m.emit(Observation{Subscriber: e.Call, Turn: e.Turn, Closed: true, Err: closeErrFor(rec)})
 		return
 	}
-	sub := &subscriber{id: e.Call, turn: e.Turn}
-	m.subs[e.Call] = sub
+	sub := &subscriber{id: e.Call, turn: e.Turn, t: t}
+	m.addSub(sub)
 	t.subs = append(t.subs, sub)
 }
 
@@ -60,7 +83,7 @@ func (m *Machine) onSubscriberOverflow(e SubscriberOverflow) {
 	if sub == nil {
 		return
 	}
-	delete(m.subs, e.Subscriber)
+	m.dropSub(sub) // under e.Subscriber
 	if t := m.turns[sub.turn]; t != nil {
 		for i, s := range t.subs {
 			if s == sub {

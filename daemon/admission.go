@@ -87,9 +87,11 @@ func (m *Machine) onPrepare(requestID string, p wire.ExecutionPrepare) {
 	if requestID == "" {
 		return // nothing to correlate an answer with
 	}
-	fp := prepareFingerprint(p)
+	// The fingerprint is built only where it is read: a prepare refused
+	// by admitPrepare (a Turn waiting on capacity retries every second)
+	// needs none.
 	if a := m.conn.byRequest[requestID]; a != nil {
-		if a.fp == fp {
+		if a.fp == prepareFingerprint(p) {
 			m.sendStatus(a)
 		} else {
 			m.sendRejected(requestID, wire.TypeExecutionPrepare, CodeRequestConflict, nil)
@@ -100,7 +102,7 @@ func (m *Machine) onPrepare(requestID string, p wire.ExecutionPrepare) {
 		m.sendRejected(requestID, wire.TypeExecutionPrepare, code, nil)
 		return
 	}
-	m.grant(requestID, fp, p)
+	m.grant(requestID, prepareFingerprint(p), p)
 }
 
 // admitPrepare returns the rejection code of a prepare, or "".

@@ -233,14 +233,22 @@ func (m *Machine) count(p execPhase) int {
 func (m *Machine) activeCount() int {
 	n := m.readerCount()
 	for _, ex := range m.executors {
-		switch {
-		case ex.phase == phasePreparing, ex.phase == phaseReserved, ex.phase == phaseBusy:
-			n++
-		case ex.phase == phaseClosing && (ex.turn != "" || ex.startFail != nil):
+		if ex.active() {
 			n++
 		}
 	}
 	return n
+}
+
+// active reports whether ex counts in activeCount.
+func (ex *executor) active() bool {
+	switch {
+	case ex.phase == phasePreparing, ex.phase == phaseReserved, ex.phase == phaseBusy:
+		return true
+	case ex.phase == phaseClosing && (ex.turn != "" || ex.startFail != nil):
+		return true
+	}
+	return false
 }
 
 func (m *Machine) sortedExecutorIDs() []string {

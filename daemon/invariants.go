@@ -6,19 +6,22 @@ import "github.com/turnstile-sim/turnstile/wire"
 // machine and panics with a message naming the broken rule.
 func (m *Machine) checkInvariants() {
 	l := m.cfg.Limits
+	active, idle, twin := m.executorTally()
 	if !(len(m.executors) <= l.ExecutorsMax) {
 		panicf("executors %d exceed %d", len(m.executors), l.ExecutorsMax)
 	}
-	if !(m.activeCount() <= l.ActiveMax) {
-		panicf("active %d exceeds %d", m.activeCount(), l.ActiveMax)
+	if !(active <= l.ActiveMax) {
+		panicf("active %d exceeds %d", active, l.ActiveMax)
 	}
-	if !(m.count(phaseIdle) <= l.IdleExecutorsMax) {
+	if !(idle <= l.IdleExecutorsMax) {
 		panicf("idle executors exceed %d", l.IdleExecutorsMax)
 	}
 	m.checkAdmissions()
 	// Each check is independent of the others, so map order only decides
 	// which of several violations is reported first.
-	m.checkSessionsUnique()
+	if twin != nil {
+		m.checkSessionUnique(twin)
+	}
 	for _, ex := range m.executors {
 		m.checkExecutor(ex)
 	}
@@ -31,21 +34,31 @@ func (m *Machine) checkInvariants() {
 	m.checkWorkspace()
 }
 
-// checkSessionsUnique: a Session has at most one executor (reuse and the
-// conflict rules depend on it). One walk of the executors collects their
-// Sessions; the first repeated one is reported by checkSessionUnique,
-// with its count.
-func (m *Machine) checkSessionsUnique() {
+// executorTally walks the executors once for checkInvariants: it returns
+// activeCount, count(phaseIdle) and the first executor sharing its
+// Session with one walked before it (a Session has at most one executor:
+// reuse and the conflict rules depend on it), or nil.
+func (m *Machine) executorTally() (active, idle int, twin *executor) {
+	active = m.readerCount()
 	var buf [16]string
 	seen := buf[:0]
-	for _, ex := range m.executors { //tidy:sorted seen only answers membership
-		for _, s := range seen {
-			if s == ex.session {
-				m.checkSessionUnique(ex)
-			}
+	for _, ex := range m.executors { //tidy:sorted seen only answers membership; a twin is reported only when some Session has two executors
+		if ex.active() {
+			active++
 		}
-		seen = append(seen, ex.session)
+		if ex.phase == phaseIdle {
+			idle++
+		}
+		if twin == nil {
+			for _, s := range seen {
+				if s == ex.session {
+					twin = ex
+				}
+			}
+			seen = append(seen, ex.session)
+		}
 	}
+	return active, idle, twin
 }
 
 // checkSessionUnique panics unless ex is its Session's only executor.

@@ -28,19 +28,25 @@ func TestTimerArmedMatchesTimerNames(t *testing.T) {
 	}
 }
 
-// checkSessionsUnique passes distinct Sessions and names a shared one
-// with its executor count.
+// executorTally finds no twin among distinct Sessions and finds one
+// shared, which checkSessionUnique names with its executor count.
 func TestSessionsUniqueNamesTheSharedSession(t *testing.T) {
 	m := &Machine{executors: map[string]*executor{
 		"e-1": {id: "e-1", session: "s-1"},
 		"e-2": {id: "e-2", session: "s-2"},
 	}}
-	m.checkSessionsUnique()
+	if _, _, twin := m.executorTally(); twin != nil {
+		t.Fatalf("twin %s among distinct Sessions", twin.id)
+	}
 	m.executors["e-3"] = &executor{id: "e-3", session: "s-1"}
+	_, _, twin := m.executorTally()
+	if twin == nil {
+		t.Fatal("no twin of a shared Session")
+	}
 	defer func() {
 		if got, want := fmt.Sprint(recover()), "session s-1 has 2 executors"; !strings.Contains(got, want) {
 			t.Fatalf("panic %q, want it to contain %q", got, want)
 		}
 	}()
-	m.checkSessionsUnique()
+	m.checkSessionUnique(twin)
 }
