@@ -300,7 +300,7 @@ func encode(f Frame, selfCheck bool) ([]byte, error) {
 	var raw []byte
 	if !mt.bodyless || !reflect.ValueOf(f.Payload).IsZero() {
 		var err error
-		if raw, err = json.Marshal(f.Payload); err != nil {
+		if raw, err = marshalPayload(f.Payload); err != nil {
 			return nil, fmt.Errorf("%s: %w: %v", typ, ErrInvalid, err)
 		}
 		// encoding/json writes an invalid byte of a string as the escape
