@@ -94,14 +94,7 @@ func appendRawJSON(b []byte, m json.RawMessage) ([]byte, bool) {
 	if len(m) == 0 || !json.Valid(m) {
 		return b, false
 	}
-	plain := true
-	for _, c := range m {
-		if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '<' || c == '>' || c == '&' || c >= utf8.RuneSelf {
-			plain = false
-			break
-		}
-	}
-	if plain {
+	if compactPlain(m) {
 		return append(b, m...), true
 	}
 	var compact, escaped bytes.Buffer
@@ -110,6 +103,35 @@ func appendRawJSON(b []byte, m json.RawMessage) ([]byte, bool) {
 	}
 	json.HTMLEscape(&escaped, compact.Bytes())
 	return append(b, escaped.Bytes()...), true
+}
+
+// compactPlain reports whether valid JSON m is already what json.Marshal
+// renders for it: no whitespace outside strings, no < > & and no U+2028
+// or U+2029 anywhere.
+func compactPlain(m []byte) bool {
+	inString, escaped := false, false
+	for i, c := range m {
+		switch {
+		case c == '<' || c == '>' || c == '&':
+			return false
+		case c == 0xE2 && i+2 < len(m) && m[i+1] == 0x80 && (m[i+2] == 0xA8 || m[i+2] == 0xA9):
+			return false
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			return false
+		}
+	}
+	return true
 }
 
 // jsonObject appends members of one JSON object: the first member opens

@@ -28,7 +28,8 @@ func hostileStr(t *rapid.T, label string) string { return genHostileString.Draw(
 // string, or invalid.
 func hostileRaw(t *rapid.T, label string) json.RawMessage {
 	raws := []string{"", `{}`, `{"a":1}`, "{ \"a\" : [1, 2]\n}", `{"h":"<b>&</b>"}`, "{\"l\":\"\u2028\"}",
-		"{\"x\":\"\xff\"}", `{`, `nul`, `"s"`, `[1,{"b":null}]`, "\t{\"sp ace\":\"a b\"} "}
+		"{\"x\":\"\xff\"}", `{`, `nul`, `"s"`, `[1,{"b":null}]`, "\t{\"sp ace\":\"a b\"} ",
+		`{"a":"x y"}`, `{"a":"q\" y","b" :1}`, `{"a":"\\", "b":2}`, `{"a":"\"", "b":1}`, `{"a":"\\\" <"}`, `{"a":"é€ \u2028"}`, "[\"\u2028\"]"}
 	i := rapid.IntRange(-1, len(raws)-1).Draw(t, label)
 	if i < 0 {
 		return nil
