@@ -41,7 +41,7 @@ func TestDirectDescribeMatchesReflection(t *testing.T) {
 }
 
 func TestDirectDescribers(t *testing.T) {
-	for _, p := range []Payload{PreparationStatus{}, Delta{}, PromptSteerAck{}, WorkspaceRead{}} {
+	for _, p := range []Payload{PreparationStatus{}, Delta{}, PromptSteerAck{}, WorkspaceRead{}, ExecutionPrepare{}} {
 		if _, ok := p.(directDescriber); !ok {
 			t.Errorf("%T has no direct description", p)
 		}
