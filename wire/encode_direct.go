@@ -19,14 +19,18 @@ type directPayload interface {
 	appendJSON(b []byte) ([]byte, bool)
 }
 
-// marshalPayload renders a payload's JSON as json.Marshal does.
-func marshalPayload(p Payload) ([]byte, error) {
+// appendPayload appends a payload's JSON to b as json.Marshal renders it.
+func appendPayload(b []byte, p Payload) ([]byte, error) {
 	if d, ok := p.(directPayload); ok {
-		if b, ok := d.appendJSON(make([]byte, 0, 256)); ok {
-			return b, nil
+		if out, ok := d.appendJSON(b); ok {
+			return out, nil
 		}
 	}
-	return json.Marshal(p)
+	raw, err := json.Marshal(p)
+	if err != nil {
+		return b, err
+	}
+	return append(slices.Grow(b, len(raw)+64), raw...), nil
 }
 
 const jsonHex = "0123456789abcdef"

@@ -133,19 +133,23 @@ func hostileDirectPayload(t *rapid.T) Payload {
 	}
 }
 
-// sameAsMarshal fails unless marshalPayload renders p exactly as
-// json.Marshal does, or fails exactly when it fails.
+// sameAsMarshal fails unless appendPayload renders p exactly as
+// json.Marshal does, after what the buffer already holds, or fails
+// exactly when it fails.
 func sameAsMarshal(t interface {
 	Helper()
 	Fatalf(string, ...any)
 }, p Payload) {
 	t.Helper()
 	want, wantErr := json.Marshal(p)
-	got, gotErr := marshalPayload(p)
+	got, gotErr := appendPayload([]byte(`{"payload":`), p)
 	if (wantErr == nil) != (gotErr == nil) || (wantErr != nil && wantErr.Error() != gotErr.Error()) {
 		t.Fatalf("%T: error %v, json.Marshal's %v", p, gotErr, wantErr)
 	}
-	if !bytes.Equal(got, want) {
+	if wantErr != nil {
+		return
+	}
+	if !bytes.Equal(got, append([]byte(`{"payload":`), want...)) {
 		t.Fatalf("%T:\n got %s\nwant %s", p, got, want)
 	}
 }
