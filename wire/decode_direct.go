@@ -1,5 +1,7 @@
 package wire
 
+import "encoding/json"
+
 // directDecoder is a payload type that reads its own canonical JSON
 // without reflection: decodeDirect accepts only input the one-pass
 // decoder accepts with the same result (no whitespace, members in
@@ -173,4 +175,243 @@ func (PreparationStatus) decodeDirect(data []byte, pos int) (Payload, int, bool)
 		return nil, 0, false // a required member is missing
 	}
 	return p, s.i, true
+}
+
+// raw reads a raw JSON value as the one-pass decoder does (the strict
+// scan, then the compact copy json.Marshal would write); object asks for
+// an object. A null is left to the one-pass decoder.
+func (s *directScan) raw(object bool) (json.RawMessage, bool) {
+	if s.i >= len(s.d) || s.d[s.i] == 'n' || (object && s.d[s.i] != '{') {
+		return nil, false
+	}
+	sc := scanner{data: s.d, pos: s.i}
+	if sc.skipValue() != nil {
+		return nil, false
+	}
+	out := compactRaw(s.d[s.i:sc.pos])
+	s.i = sc.pos
+	return out, true
+}
+
+// members reads an object's members in declaration order: member is
+// called with each name and the index of the member the name is, or
+// false; required is the set of indexes that must be present.
+func (s *directScan) members(names []string, required uint64, member func(i int) bool) bool {
+	if !s.byte('{') {
+		return false
+	}
+	next, seen := 0, uint64(0)
+	if s.byte('}') {
+		return required == 0
+	}
+	for more := true; more; {
+		name, ok := s.name()
+		if !ok {
+			return false
+		}
+		i := next
+		for i < len(names) && names[i] != string(name) {
+			i++
+		}
+		if i == len(names) || !member(i) {
+			return false
+		}
+		next, seen = i+1, seen|1<<i
+		if more, ok = s.next(); !ok {
+			return false
+		}
+	}
+	return seen&required == required
+}
+
+var (
+	prepareMembers       = []string{"session_id", "configuration"}
+	configurationMembers = []string{"agent_kind", "conversation_id", "run_id", "input", "max_concurrent_subagents",
+		"agent_options", "execution_controls", "mcp_http_servers", "local_environment", "agent_session_id",
+		"workspace_read_only", "agent_state_key", "workspace_authoring", "release_on_completion", "strict_resume",
+		"require_existing_native_session", "observe_messages", "observe_tool_observations",
+		"observe_subagent_identities", "function_tools", "tool_search", "disable_execution_environment",
+		"disable_subagents"}
+	controlsMembers     = []string{"web_search", "text_verbosity", "disable_programmatic_tool_calling", "output_format"}
+	outputFormatMembers = []string{"type", "schema"}
+	environmentMembers  = []string{"id", "workspace_directory", "capability_sources", "capabilities",
+		"tool_environment", "system_packages", "network_access", "allowed_domains"}
+	functionToolMembers = []string{"name", "description", "parameters", "defer_loading"}
+)
+
+func (ExecutionPrepare) decodeDirect(data []byte, pos int) (Payload, int, bool) {
+	s := directScan{d: data, i: pos}
+	var p ExecutionPrepare
+	ok := s.members(prepareMembers, 0b11, func(i int) (ok bool) {
+		if i == 0 {
+			p.SessionID, ok = s.str()
+			return ok
+		}
+		return s.configuration(&p.Configuration)
+	})
+	if !ok {
+		return nil, 0, false
+	}
+	return p, s.i, true
+}
+
+func (s *directScan) configuration(c *ExecutionConfiguration) bool {
+	return s.members(configurationMembers, 0b111, func(i int) (ok bool) {
+		switch configurationMembers[i] {
+		case "agent_kind":
+			c.AgentKind, ok = s.str()
+		case "conversation_id":
+			c.ConversationID, ok = s.str()
+		case "run_id":
+			c.RunID, ok = s.str()
+		case "max_concurrent_subagents":
+			var n int64
+			n, ok = s.int()
+			c.MaxConcurrentSubagents = new(int(n))
+		case "agent_options":
+			ok = s.agentOptions(c)
+		case "execution_controls":
+			c.ExecutionControls = &ExecutionControls{}
+			ok = s.controls(c.ExecutionControls)
+		case "local_environment":
+			c.LocalEnvironment = &LocalEnvironment{}
+			ok = s.environment(c.LocalEnvironment)
+		case "agent_session_id":
+			c.AgentSessionID, ok = s.str()
+		case "workspace_read_only":
+			c.WorkspaceReadOnly, ok = s.boolean()
+		case "agent_state_key":
+			c.AgentStateKey, ok = s.str()
+		case "workspace_authoring":
+			c.WorkspaceAuthoring, ok = s.boolean()
+		case "release_on_completion":
+			c.ReleaseOnCompletion, ok = s.boolean()
+		case "strict_resume":
+			c.StrictResume, ok = s.boolean()
+		case "require_existing_native_session":
+			c.RequireExistingNativeSession, ok = s.boolean()
+		case "observe_messages":
+			c.ObserveMessages, ok = s.boolean()
+		case "observe_tool_observations":
+			c.ObserveToolObservations, ok = s.boolean()
+		case "observe_subagent_identities":
+			c.ObserveSubagentIdentities, ok = s.boolean()
+		case "function_tools":
+			ok = s.functionTools(c)
+		case "tool_search":
+			c.ToolSearch, ok = s.boolean()
+		case "disable_execution_environment":
+			c.DisableExecutionEnvironment, ok = s.boolean()
+		case "disable_subagents":
+			c.DisableSubagents, ok = s.boolean()
+		}
+		return ok // input and mcp_http_servers are left to the one-pass decoder
+	})
+}
+
+// agentOptions reads a non-empty map of distinct plain keys to raw values.
+func (s *directScan) agentOptions(c *ExecutionConfiguration) bool {
+	if !s.byte('{') || s.byte('}') {
+		return false // an explicit empty map is refused by the one-pass decoder
+	}
+	c.AgentOptions = map[string]json.RawMessage{}
+	for more := true; more; {
+		key, ok := s.name()
+		if !ok {
+			return false
+		}
+		if _, dup := c.AgentOptions[string(key)]; dup {
+			return false
+		}
+		v, ok := s.raw(false)
+		if !ok {
+			return false
+		}
+		c.AgentOptions[string(key)] = v
+		if more, ok = s.next(); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *directScan) controls(ec *ExecutionControls) bool {
+	return s.members(controlsMembers, 0b11, func(i int) (ok bool) {
+		switch i {
+		case 0:
+			ec.WebSearch, ok = s.str()
+		case 1:
+			ec.TextVerbosity, ok = s.str()
+		case 2:
+			ec.DisableProgrammaticToolCalling, ok = s.boolean()
+		default:
+			ec.OutputFormat = &OutputFormat{}
+			ok = s.members(outputFormatMembers, 0b1, func(i int) (ok bool) {
+				if i == 0 {
+					ec.OutputFormat.Type, ok = s.str()
+				} else {
+					ec.OutputFormat.Schema, ok = s.raw(true)
+				}
+				return ok
+			})
+		}
+		return ok
+	})
+}
+
+func (s *directScan) environment(le *LocalEnvironment) bool {
+	return s.members(environmentMembers, 0b1, func(i int) (ok bool) {
+		switch environmentMembers[i] {
+		case "id":
+			le.ID, ok = s.str()
+		case "workspace_directory":
+			le.WorkspaceDirectory, ok = s.str()
+		case "capability_sources":
+			le.CapabilitySources, ok = s.raw(true)
+		case "capabilities":
+			le.Capabilities, ok = s.boolean()
+		case "tool_environment":
+			le.ToolEnvironment, ok = s.boolean()
+		case "system_packages":
+			le.SystemPackages, ok = s.boolean()
+		case "network_access":
+			le.NetworkAccess, ok = s.str()
+		}
+		return ok // allowed_domains is left to the one-pass decoder
+	})
+}
+
+// functionTools reads a non-empty list of tools.
+func (s *directScan) functionTools(c *ExecutionConfiguration) bool {
+	if !s.byte('[') || s.byte(']') {
+		return false // an explicit empty list is refused by the one-pass decoder
+	}
+	for more := true; more; {
+		var t FunctionTool
+		ok := s.members(functionToolMembers, 0b1, func(i int) (ok bool) {
+			switch i {
+			case 0:
+				t.Name, ok = s.str()
+			case 1:
+				t.Description, ok = s.str()
+			case 2:
+				t.Parameters, ok = s.raw(true)
+			default:
+				t.DeferLoading, ok = s.boolean()
+			}
+			return ok
+		})
+		if !ok {
+			return false
+		}
+		c.FunctionTools = append(c.FunctionTools, t)
+		switch {
+		case s.byte(','):
+		case s.byte(']'):
+			more = false
+		default:
+			return false
+		}
+	}
+	return true
 }

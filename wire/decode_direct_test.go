@@ -28,7 +28,7 @@ var genDirectPlain = rapid.StringMatching(`[a-z0-9 ._:-]{0,10}`)
 func nearCanonical(t *rapid.T, p Payload) []byte {
 	raw, err := json.Marshal(p)
 	if err != nil {
-		t.Fatalf("marshal: %v", err)
+		t.Skip("a payload json.Marshal refuses") // never on the wire
 	}
 	edits := []func([]byte) []byte{
 		func(b []byte) []byte { return b },
@@ -60,6 +60,36 @@ func nearCanonical(t *rapid.T, p Payload) []byte {
 		func(b []byte) []byte { return []byte(`{}`) },
 		func(b []byte) []byte { return []byte(`{"revision":1,"state":"ready"}`) },
 		func(b []byte) []byte { return []byte(`{"state":"ready","revision":1}`) },
+		func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"strict_resume":true`), []byte(`"strict_resume":true,"strict_resume":true`), 1)
+		},
+		func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"agent_options":{`), []byte(`"agent_options":{},"x":{`), 1)
+		},
+		func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"agent_options":{`), []byte(`"agent_options":{"model":"a",`), 1)
+		},
+		func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"function_tools":[`), []byte(`"function_tools":[],"x":[`), 1)
+		},
+		func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"function_tools":[`), []byte(`"function_tools":[null,`), 1)
+		},
+		func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"local_environment":`), []byte(`"local_environment":null,"x":`), 1)
+		},
+		func(b []byte) []byte { return bytes.Replace(b, []byte(`"schema":`), []byte(`"schema":[1],"x":`), 1) },
+		func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"parameters":`), []byte(`"parameters":"s","x":`), 1)
+		},
+		func(b []byte) []byte { return bytes.Replace(b, []byte(`":"`), []byte(`":null,"x":"`), 1) },
+		func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`{"agent_kind"`), []byte(`{"run_id":"r","agent_kind"`), 1)
+		},
+		func(b []byte) []byte { return bytes.Replace(b, []byte(`,"run_id":""`), []byte(``), 1) },
+		func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"max_concurrent_subagents":`), []byte(`"max_concurrent_subagents":-0.5,"x":`), 1)
+		},
 	}
 	b := edits[rapid.IntRange(0, len(edits)-1).Draw(t, "edit")](raw)
 	if rapid.IntRange(0, 7).Draw(t, "stray") == 0 && len(b) > 0 {
@@ -84,6 +114,38 @@ func TestDirectDecodeMatchesOnePass(t *testing.T) {
 				ExpiresAt: rapid.Int64().Draw(t, "expires"), RunID: str(t, "run"), ErrorCode: str(t, "code"),
 				Operation: str(t, "operation")}
 		},
+	}
+	gens[TypeExecutionPrepare] = func(t *rapid.T) Payload {
+		if rapid.Bool().Draw(t, "valid") {
+			return genExecutionPrepare(t)
+		}
+		p := ExecutionPrepare{SessionID: hostileStr(t, "session"), Configuration: hostileConfiguration(t)}
+		if rapid.Bool().Draw(t, "plain") { // strings the direct reader takes
+			c := &p.Configuration
+			for _, f := range []*string{&p.SessionID, &c.AgentKind, &c.ConversationID, &c.RunID, &c.AgentSessionID, &c.AgentStateKey} {
+				*f = genDirectPlain.Draw(t, "plain_string")
+			}
+			if c.ExecutionControls != nil {
+				c.ExecutionControls.WebSearch, c.ExecutionControls.TextVerbosity = "disabled", genDirectPlain.Draw(t, "verbosity")
+				if c.ExecutionControls.OutputFormat != nil {
+					c.ExecutionControls.OutputFormat.Type = genDirectPlain.Draw(t, "format_type")
+				}
+			}
+			if le := c.LocalEnvironment; le != nil {
+				le.ID, le.WorkspaceDirectory, le.NetworkAccess = genDirectPlain.Draw(t, "env"), "", genDirectPlain.Draw(t, "network")
+			}
+			for i := range c.FunctionTools {
+				c.FunctionTools[i].Name, c.FunctionTools[i].Description = genDirectPlain.Draw(t, "fname"), genDirectPlain.Draw(t, "fdesc")
+			}
+			opts := map[string]json.RawMessage{}
+			for k, v := range c.AgentOptions { //tidy:sorted rebuilt with plain keys
+				if json.Valid(v) {
+					opts[rapid.SampledFrom([]string{"model", "system_prompt", "harness_config", "k-1"}).Draw(t, "key")+k[:0]] = v
+				}
+			}
+			c.AgentOptions = opts
+		}
+		return p
 	}
 	for typ, gen := range gens {
 		mt := registry[typ]
@@ -128,5 +190,30 @@ func TestDirectDecodeReadsCanonicalStatus(t *testing.T) {
 		if err != nil || f.Payload != p {
 			t.Errorf("Decode %s: %+v, %v", raw, f.Payload, err)
 		}
+	}
+}
+
+// The execution_prepare Core sends in the simulation (agent options,
+// controls with an output schema, an Environment, function tools) is
+// read directly, the same payload as the one-pass decoder's.
+func TestDirectDecodeReadsCanonicalPrepare(t *testing.T) {
+	two := 2
+	p := ExecutionPrepare{SessionID: "s-1", Configuration: ExecutionConfiguration{AgentKind: "synthetic", MaxConcurrentSubagents: &two,
+		AgentOptions: map[string]json.RawMessage{"model": json.RawMessage(`"m-1"`), "harness_config": json.RawMessage(`{"a":[1,{"b":null}]}`),
+			"system_prompt": json.RawMessage(`"be brief <ok>"`)},
+		ExecutionControls: &ExecutionControls{WebSearch: "disabled", TextVerbosity: "low",
+			OutputFormat: &OutputFormat{Type: OutputFormatJSONSchema, Schema: json.RawMessage(`{"type":"object"}`)}},
+		LocalEnvironment: &LocalEnvironment{ID: "00000000-0000-4000-8000-000000001001", Capabilities: true, NetworkAccess: "enabled"},
+		AgentStateKey:    "agents-api-s-1", StrictResume: true, ObserveMessages: true,
+		FunctionTools: []FunctionTool{{Name: "f", Description: "d", Parameters: json.RawMessage(`{"type":"object"}`), DeferLoading: true}, {Name: "g"}},
+		ToolSearch:    true, DisableSubagents: true}}
+	raw, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, end, ok := p.decodeDirect(raw, 0)
+	want, wantEnd, err := onePassPayload(registry[TypeExecutionPrepare], raw, 0)
+	if !ok || err != nil || end != len(raw) || wantEnd != end || !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s:\n direct %+v (%v)\none-pass %+v (%v)", raw, got, ok, want, err)
 	}
 }
