@@ -297,12 +297,41 @@ func encode(f Frame, selfCheck bool) ([]byte, error) {
 	if err := Validate(f.Payload); err != nil {
 		return nil, fmt.Errorf("%s: %w", typ, err)
 	}
-	var raw []byte
-	if !mt.bodyless || !reflect.ValueOf(f.Payload).IsZero() {
+	// A payload with a direct rendering is rendered in place, after the
+	// envelope's type and ID; another is marshalled first, so that the
+	// frame is allocated once at its size.
+	body := !mt.bodyless || !reflect.ValueOf(f.Payload).IsZero()
+	_, direct := f.Payload.(directPayload)
+	var marshalled []byte
+	size := len(typ) + len(f.ID) + 96
+	if body && !direct {
 		var err error
-		if raw, err = json.Marshal(f.Payload); err != nil {
+		if marshalled, err = json.Marshal(f.Payload); err != nil {
 			return nil, fmt.Errorf("%s: %w: %v", typ, ErrInvalid, err)
 		}
+		size += len(marshalled)
+	} else if body {
+		size += 224
+	}
+	out := make([]byte, 0, size)
+	out = append(out, `{"type":`...)
+	out = appendJSONString(out, typ)
+	if f.ID != "" {
+		out = append(out, `,"id":`...)
+		out = appendJSONString(out, f.ID)
+	}
+	if body {
+		out = append(out, `,"payload":`...)
+		start := len(out)
+		if direct {
+			var err error
+			if out, err = appendPayload(out, f.Payload); err != nil {
+				return nil, fmt.Errorf("%s: %w: %v", typ, ErrInvalid, err)
+			}
+		} else {
+			out = append(out, marshalled...)
+		}
+		raw := out[start:]
 		// encoding/json writes an invalid byte of a string as the escape
 		// \ufffd (a valid U+FFFD travels unescaped), so only then is the
 		// payload walked to name the field.
@@ -319,17 +348,6 @@ func encode(f Frame, selfCheck bool) ([]byte, error) {
 				return nil, err
 			}
 		}
-	}
-	out := make([]byte, 0, len(raw)+len(typ)+len(f.ID)+96)
-	out = append(out, `{"type":`...)
-	out = appendJSONString(out, typ)
-	if f.ID != "" {
-		out = append(out, `,"id":`...)
-		out = appendJSONString(out, f.ID)
-	}
-	if raw != nil {
-		out = append(out, `,"payload":`...)
-		out = append(out, raw...)
 	}
 	if ValidTraceparent(f.Trace) {
 		out = append(out, `,"trace":"`...)

@@ -94,6 +94,12 @@ func (mt *messageType) inlinePayload(env *scanner) (Payload, error) {
 		return nil, errNotInline
 	}
 	env.skipSpace()
+	if mt.direct != nil {
+		if p, end, ok := mt.direct(env.data, env.pos); ok {
+			env.pos = end
+			return p, nil
+		}
+	}
 	pv := reflect.New(mt.typ)
 	sc := scanner{data: env.data, pos: env.pos, root: mt.name}
 	if err := sc.decodeValue(mt.schema, false, pv.Elem()); err != nil {

@@ -37,7 +37,11 @@ func Describe(f Frame) string {
 		b.WriteString(" id=")
 		writeScalar(&b, f.ID)
 	}
-	describeStruct(&b, reflect.ValueOf(f.Payload), false)
+	if d, ok := f.Payload.(directDescriber); ok {
+		d.describeMembers(&b)
+	} else {
+		describeStruct(&b, reflect.ValueOf(f.Payload), false)
+	}
 	s := b.String()
 	if len(s) > describeBytesMax {
 		s = cutRunes(s, describeBytesMax-len("…")) + "…"

@@ -61,6 +61,20 @@
 // two return equal frames and identical errors for every input. A message
 // type added with register gets the one-pass decoder without further work.
 //
+// The most frequent frames of a simulated seed skip reflection where that
+// cannot change a result (encode_direct.go, decode_direct.go,
+// describe_direct.go): execution_prepare and preparation_status payloads
+// in canonical form (no white space, members in declaration order, plain
+// ASCII strings, short integers) are read by hand, and anything else is
+// left to the one-pass decoder, errors included; those two, delta, the
+// steer and decision acks and workspace_read render their JSON by hand,
+// byte for byte what json.Marshal renders (raw JSON compacted and
+// HTML-escaped alike, invalid UTF-8 as \ufffd), falling back to
+// json.Marshal for what they cannot promise; and Describe writes the
+// members of all but the decision ack without reflection. Property tests
+// over hostile strings, raw JSON and near-canonical inputs hold each to
+// the reflective path.
+//
 // An explicit empty object or array in an optional member whose Go field
 // is a non-pointer map or slice (the canonical encoding omits it when
 // empty), e.g. initialization `"env":{}` or a configuration's

@@ -21,6 +21,10 @@ type messageType struct {
 	// onePassOK: the payload is decoded by the one-pass decoder
 	// (decode_value.go).
 	onePassOK bool
+	// direct reads the payload's canonical JSON without reflection, when
+	// the type has such a reader (decode_direct.go); the one-pass
+	// decoder reads what it refuses.
+	direct func(data []byte, pos int) (Payload, int, bool)
 }
 
 // registry maps every type string to its payload type. It is filled during
@@ -36,6 +40,9 @@ func register[P Payload](bodyless bool) {
 	mt := &messageType{name: zero.MessageType(), schema: schemaOf(t), bodyless: bodyless, zero: zero, typ: t}
 	mt.referenceDecode = unmarshalAs[P]
 	mt.onePassOK = !hasLenient(mt.schema, map[*schema]bool{})
+	if d, ok := any(zero).(directDecoder); ok && mt.onePassOK {
+		mt.direct = d.decodeDirect
+	}
 	markCanon(t)
 	markDescribe(t)
 	assert.That(registry[mt.name] == nil, "wire: type %q registered twice", mt.name)

@@ -16,29 +16,32 @@ import (
 func (l *Ledger) checkPrepareConfig(ev WireEvent, p wire.ExecutionPrepare, s *sessionFacts) {
 	spec, cfg := s.spec, p.Configuration
 	var bad []string
-	want := func(ok bool, format string, args ...any) {
+	// Each finding is formatted only when the rule is broken.
+	want := func(ok bool, finding func() string) {
 		if !ok {
-			bad = append(bad, fmt.Sprintf(format, args...))
+			bad = append(bad, finding())
 		}
 	}
-	want(cfg.AgentKind == spec.Kind, "agent_kind %q, want %q", cfg.AgentKind, spec.Kind)
-	want(cfg.RunID == "" && cfg.ConversationID == "" && len(cfg.Input) == 0, "carries Run input or identity")
-	want(cfg.AgentStateKey == stateKeyPrefix+p.SessionID, "agent_state_key %q", cfg.AgentStateKey)
-	want(cfg.StrictResume, "strict_resume not set")
-	want(!cfg.WorkspaceAuthoring && !cfg.WorkspaceReadOnly, "workspace_authoring or workspace_read_only set")
+	want(cfg.AgentKind == spec.Kind, func() string { return fmt.Sprintf("agent_kind %q, want %q", cfg.AgentKind, spec.Kind) })
+	want(cfg.RunID == "" && cfg.ConversationID == "" && len(cfg.Input) == 0, func() string { return "carries Run input or identity" })
+	want(cfg.AgentStateKey == stateKeyPrefix+p.SessionID, func() string { return fmt.Sprintf("agent_state_key %q", cfg.AgentStateKey) })
+	want(cfg.StrictResume, func() string { return "strict_resume not set" })
+	want(!cfg.WorkspaceAuthoring && !cfg.WorkspaceReadOnly, func() string { return "workspace_authoring or workspace_read_only set" })
 	bad = append(bad, environmentMismatch(spec, cfg)...)
 	bad = append(bad, agentOptionsMismatch(spec, cfg.AgentOptions)...)
 	bad = append(bad, controlsMismatch(spec, cfg.ExecutionControls)...)
 	if c := l.frames.conns[ev.Conn]; c != nil && c.known && !c.opaque {
 		k := c.kinds[spec.Kind]
-		want(cfg.ObserveMessages == k.Capabilities.MessageItems.IsSupported(),
-			"observe_messages %v, declaration's message_items %v", cfg.ObserveMessages, k.Capabilities.MessageItems.IsSupported())
+		want(cfg.ObserveMessages == k.Capabilities.MessageItems.IsSupported(), func() string {
+			return fmt.Sprintf("observe_messages %v, declaration's message_items %v", cfg.ObserveMessages, k.Capabilities.MessageItems.IsSupported())
+		})
 	}
-	want(cfg.ObserveSubagentIdentities == spec.MultiAgent && cfg.DisableSubagents == !spec.MultiAgent,
-		"observe_subagent_identities %v, disable_subagents %v with multi_agent %v",
-		cfg.ObserveSubagentIdentities, cfg.DisableSubagents, spec.MultiAgent)
-	want(sameTools(cfg.FunctionTools, spec.FunctionTools), "function_tools differ from the Agent's")
-	want(cfg.ToolSearch == spec.toolSearch(), "tool_search %v, want %v", cfg.ToolSearch, spec.toolSearch())
+	want(cfg.ObserveSubagentIdentities == spec.MultiAgent && cfg.DisableSubagents == !spec.MultiAgent, func() string {
+		return fmt.Sprintf("observe_subagent_identities %v, disable_subagents %v with multi_agent %v",
+			cfg.ObserveSubagentIdentities, cfg.DisableSubagents, spec.MultiAgent)
+	})
+	want(sameTools(cfg.FunctionTools, spec.FunctionTools), func() string { return "function_tools differ from the Agent's" })
+	want(cfg.ToolSearch == spec.toolSearch(), func() string { return fmt.Sprintf("tool_search %v, want %v", cfg.ToolSearch, spec.toolSearch()) })
 	bad = append(bad, mcpMismatch(spec, cfg.MCPHTTPServers)...)
 	if len(bad) > 0 {
 		l.violate(ev.At, CheckPrepareConfiguration, "execution_prepare %s of session %s: %s",
@@ -64,32 +67,62 @@ func environmentMismatch(spec SessionSpec, cfg wire.ExecutionConfiguration) []st
 // when the Session froze one, harness_config when the Agent set one, and
 // no other key.
 func agentOptionsMismatch(spec SessionSpec, opts map[string]json.RawMessage) []string {
-	want := map[string][]byte{
-		wire.AgentOptionModel:        jsonText(spec.Model),
-		wire.AgentOptionSystemPrompt: jsonText(spec.SystemPrompt),
-	}
-	if spec.ModelProvider != "" {
-		want[wire.AgentOptionModelProvider] = jsonText(spec.ModelProvider)
-	}
-	if spec.HarnessConfig != nil {
-		want[wire.AgentOptionHarnessConfig] = spec.HarnessConfig
-	}
+	// The keys the Session wants, in ascending order (agentOptionKeys).
+	wanted := [len(agentOptionKeys)]bool{spec.HarnessConfig != nil, true, spec.ModelProvider != "", true}
 	var bad []string
-	for _, key := range sortedKeys(opts) {
-		if _, ok := want[key]; !ok {
-			bad = append(bad, fmt.Sprintf("agent_options carries %q", key))
+	unknown := false
+	for key := range opts { //tidy:sorted only tells whether a key is unknown
+		if i := agentOptionIndex(key); i < 0 || !wanted[i] {
+			unknown = true
+			break
 		}
 	}
-	for _, key := range sortedKeys(want) {
+	if unknown {
+		for _, key := range sortedKeys(opts) {
+			if i := agentOptionIndex(key); i < 0 || !wanted[i] {
+				bad = append(bad, fmt.Sprintf("agent_options carries %q", key))
+			}
+		}
+	}
+	for i, key := range agentOptionKeys {
+		if !wanted[i] {
+			continue
+		}
+		var want []byte
+		switch key {
+		case wire.AgentOptionHarnessConfig:
+			want = spec.HarnessConfig
+		case wire.AgentOptionModel:
+			want = jsonText(spec.Model)
+		case wire.AgentOptionModelProvider:
+			want = jsonText(spec.ModelProvider)
+		case wire.AgentOptionSystemPrompt:
+			want = jsonText(spec.SystemPrompt)
+		}
 		got, ok := opts[key]
 		switch {
 		case !ok:
 			bad = append(bad, fmt.Sprintf("agent_options lacks %q", key))
-		case !sameJSON(got, want[key]):
-			bad = append(bad, fmt.Sprintf("agent_options %q is %s, want %s", key, got, want[key]))
+		case !sameJSON(got, want):
+			bad = append(bad, fmt.Sprintf("agent_options %q is %s, want %s", key, got, want))
 		}
 	}
 	return bad
+}
+
+// agentOptionKeys are the agent_options keys a Session may want, in
+// ascending order (TestAgentOptionKeysSorted), the order in which
+// agentOptionsMismatch names what is missing or different.
+var agentOptionKeys = [...]string{wire.AgentOptionHarnessConfig, wire.AgentOptionModel,
+	wire.AgentOptionModelProvider, wire.AgentOptionSystemPrompt}
+
+func agentOptionIndex(key string) int {
+	for i, k := range agentOptionKeys {
+		if k == key {
+			return i
+		}
+	}
+	return -1
 }
 
 // controlsMismatch: always set; web search disabled, the resolved text
@@ -141,6 +174,9 @@ func sameTools(a, b []wire.FunctionTool) bool {
 
 // sameJSON compares two JSON values ignoring insignificant whitespace.
 func sameJSON(a, b []byte) bool {
+	if bytes.Equal(a, b) {
+		return true // equal texts compact alike, or fail to alike
+	}
 	var ca, cb bytes.Buffer
 	if json.Compact(&ca, a) != nil || json.Compact(&cb, b) != nil {
 		return bytes.Equal(a, b)

@@ -43,7 +43,7 @@ type hbWatch struct {
 }
 
 type connState struct {
-	core       []*timedConn // open or closed, in open order
+	core       []*timedConn // open (and some closed), in open order
 	byConn     map[uint64]*timedConn
 	lastOpenAt map[string]int64 // device → last connection Core learned open
 	hb         []*hbWatch
@@ -185,16 +185,26 @@ func (l *Ledger) heartbeatSent(ev WireEvent) {
 
 // advanceConns reports connections whose deadline passed before now: a
 // heartbeat not sent when due, an idle connection Core left open.
+// It runs on every record and network event, so the watches that can
+// never fire again (a heartbeat watch ended, a connection closed: both
+// for good) leave their lists here, the others keeping their order.
 func (l *Ledger) advanceConns(now int64) {
 	s := &l.timing.conns
+	hb := s.hb[:0]
 	for _, w := range s.hb {
 		if !w.ended && w.next < now {
 			w.ended = true
 			l.violate(w.next, CheckTimingHeartbeat, "%s sent no heartbeat on open connection %d at %s (cadence %s)",
 				w.device, w.conn, vtime(w.next), time.Duration(w.interval))
 		}
+		if !w.ended {
+			hb = append(hb, w)
+		}
 	}
+	clear(s.hb[len(hb):])
+	s.hb = hb
 	idle := l.timer(coreNode, TimerConnIdle)
+	core := s.core[:0]
 	for _, c := range s.core {
 		if !c.closed && c.device != RogueNode && c.lastInbound+idle < now {
 			c.closed = true
@@ -202,7 +212,12 @@ func (l *Ledger) advanceConns(now int64) {
 				"connection %d of %s had no inbound frame since %s but Core did not close it at %s (%s idle timeout)",
 				c.conn, c.device, vtime(c.lastInbound), vtime(c.lastInbound+idle), time.Duration(idle))
 		}
+		if !c.closed {
+			core = append(core, c)
+		}
 	}
+	clear(s.core[len(core):])
+	s.core = core
 }
 
 func heartbeatFrame(f wire.Frame) bool {

@@ -25,6 +25,7 @@ const (
 )
 
 type suspensionWait struct {
+	suspend  string // the suspend_id
 	request  string // Envelope ID of the request
 	conn     uint64
 	sent     int64
@@ -37,6 +38,10 @@ type suspensionWait struct {
 type suspensionTiming struct {
 	bySuspend map[string]*suspensionWait // suspend_id → its latest request
 	byConn    map[uint64][]*suspensionWait
+	// awaited holds, in request order, every wait that may still be
+	// awaited: SuspensionsAwaited drops those that no longer are
+	// (replied, excused, recorded and replaced are for good).
+	awaited []*suspensionWait
 }
 
 func (s *suspensionTiming) ensure() {
@@ -85,10 +90,11 @@ func (l *Ledger) suspensionRequested(ev WireEvent, suspend string) {
 		return
 	}
 	s := &l.timing.suspensions
-	w := &suspensionWait{request: ev.Frame.ID, conn: ev.Conn, sent: ev.At,
+	w := &suspensionWait{suspend: suspend, request: ev.Frame.ID, conn: ev.Conn, sent: ev.At,
 		deadline: ev.At + l.timer(CoreNode, TimerSuspensionReply)}
 	s.bySuspend[suspend] = w
 	s.byConn[ev.Conn] = append(s.byConn[ev.Conn], w)
+	s.awaited = append(s.awaited, w)
 	l.arm(w.deadline, func() {
 		if w.replied || w.excused != "" || w.recorded {
 			return
@@ -143,14 +149,19 @@ func (l *Ledger) SuspensionUnknown(at int64, suspend string) {
 // sent, not answered, not excused, not yet recorded unknown. A run is
 // not over while Core waits (the liveness predicate reads it), so the
 // reply wait always meets its bound or its answer.
+// It is asked after every step, so it walks only the waits that were
+// still awaited when last asked, not every suspension of the run.
 func (l *Ledger) SuspensionsAwaited() int {
-	n := 0
-	for _, w := range l.timing.suspensions.bySuspend { //tidy:sorted a count
-		if !w.replied && w.excused == "" && !w.recorded {
-			n++
+	s := &l.timing.suspensions
+	kept := s.awaited[:0]
+	for _, w := range s.awaited {
+		if !w.replied && w.excused == "" && !w.recorded && s.bySuspend[w.suspend] == w {
+			kept = append(kept, w)
 		}
 	}
-	return n
+	clear(s.awaited[len(kept):])
+	s.awaited = kept
+	return len(kept)
 }
 
 // pendingSuspensions names the requests SuspensionsAwaited counts.

@@ -1,8 +1,11 @@
 package check
 
 import (
+	"strconv"
 	"testing"
 	"time"
+
+	"pgregory.net/rapid"
 
 	"github.com/turnstile-sim/turnstile/wire"
 )
@@ -62,4 +65,54 @@ func TestSuspensionReplyOrReasonOwesNothing(t *testing.T) {
 			wantDecided(t, l, TimerSuspensionReply, 0)
 		})
 	}
+}
+
+// suspensionsAwaitedByMap counts as SuspensionsAwaited did, over every
+// suspension's latest request.
+func suspensionsAwaitedByMap(l *Ledger) int {
+	n := 0
+	for _, w := range l.timing.suspensions.bySuspend { //tidy:sorted a count
+		if !w.replied && w.excused == "" && !w.recorded {
+			n++
+		}
+	}
+	return n
+}
+
+// SuspensionsAwaited counts the latest request of each suspension still
+// awaited, through requests repeated for a suspension, replies, closes,
+// unknown records and a Core restart, asked after every event.
+func TestSuspensionsAwaitedCount(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		l := NewLedger()
+		at := time.Second
+		for step := range rapid.IntRange(1, 40).Draw(t, "steps") {
+			at += time.Duration(rapid.IntRange(0, 3).Draw(t, "gap")) * time.Second
+			su := rapid.SampledFrom([]string{"su-1", "su-2", "su-3"}).Draw(t, "suspend")
+			conn := uint64(rapid.IntRange(1, 2).Draw(t, "conn"))
+			id := su + "." + strconv.Itoa(step)
+			switch rapid.IntRange(0, 5).Draw(t, "event") {
+			case 0, 1:
+				l.Wire(wev(WireSent, at, conn, "core", "d1", id, wire.EnvironmentQuiesce{EnvironmentID: "env", SuspendID: su}))
+			case 2:
+				l.Wire(wev(WireSent, at, conn, "core", "d1", id, wire.EnvironmentResume{EnvironmentID: "env", SuspendID: su}))
+			case 3:
+				if w := l.timing.suspensions.bySuspend[su]; w != nil {
+					l.Wire(wev(WireDelivered, at, w.conn, "d1", "core", w.request,
+						wire.EnvironmentQuiesced{EnvironmentID: "env", SuspendID: su, Accepted: true}))
+				}
+			case 4:
+				l.Wire(WireEvent{At: ns(at), Kind: WireClosed, Conn: conn, From: "d1", To: "core"})
+			case 5:
+				if rapid.Bool().Draw(t, "crash") {
+					l.NodeCrashed(ns(at), "core")
+				} else {
+					l.SuspensionUnknown(ns(at), su)
+				}
+			}
+			if got, want := l.SuspensionsAwaited(), suspensionsAwaitedByMap(l); got != want {
+				t.Fatalf("step %d: SuspensionsAwaited %d, want %d", step, got, want)
+			}
+		}
+	})
 }

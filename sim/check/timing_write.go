@@ -109,7 +109,12 @@ func (l *Ledger) receiptSendWire(ev WireEvent) {
 		q := s.inFlight[ev.Conn]
 		for i, r := range q {
 			if r.frame == &ev.Raw[0] {
-				s.inFlight[ev.Conn] = append(q[:i:i], q[i+1:]...)
+				// receipts mostly arrive in the order they left
+				if i == 0 {
+					s.inFlight[ev.Conn] = q[1:]
+				} else {
+					s.inFlight[ev.Conn] = append(q[:i], q[i+1:]...)
+				}
 				break
 			}
 		}
