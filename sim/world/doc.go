@@ -363,68 +363,37 @@
 // without the encoder's own strict scan of its output, since that decode
 // follows at once and a frame it refuses is not sent but reported as a
 // wire_encode violation (TestBrokenEncodingIsRefusedBeforeSending plants
-// a broken encoding). BenchmarkCampaignSeedReference runs the same
-// seeds over the path as it was before (wire.DecodeReference everywhere,
-// the trace, the tap and the receiver each decoding a frame) at the
-// default GC target; BenchmarkCampaignSeed runs at the campaign workers'
-// target (campaign.WorkerGCPercent) and BenchmarkCampaignSeedGC100 at the
-// default. Compare their cpu-ns/seed (process CPU, GC included) as ratios
-// from interleaved runs: on seeds 1..30, -count 8, a loaded 2-core machine,
-// the medians were about 1.8x (reference over campaign path) and 1.2x
-// (GC100 over campaign path); with the shells' encoding above and a few
-// allocation cuts, 13 interleaved rounds of 100-120 seeds each put the
-// reference at about 2.0x the campaign path (1.96x of medians, 1.99x
-// paired), the campaign path itself 1.05x (medians) to 1.13x (paired)
-// cheaper than before those cuts; the run-to-run spread on this machine
-// is about 20 %. The one-pass decoder then got a one-scan path for
-// plain strings, member names and base64 (wire/decode_string.go,
-// decode_binary.go; the strict scan Encode and DecodeReference share
-// keeps its own loops, so the reference does not gain from it), and the
-// world, kernel and checkers lost per-step work that both paths share:
-// capability lookups and assertion messages that allocated on every
-// call, the MCP token scan of every trace line, the subscription sort
-// after every Core step, and the liveness reason, now built only when a
-// run needs it (SetConvergenceLazy). Seven interleaved rounds of 60
-// seeds at a load average of 16-19 put the reference at 2.16x the
-// campaign path (median of the per-round ratios, 1.39x-2.29x, six rounds
-// of seven at 2.07x or more; 2.10x of medians), the same rounds of the
-// code before these cuts at 1.89x, and the campaign path 1.22x cheaper
-// than before them (paired median). Instruction counts, which the load
-// does not move (valgrind --tool=cachegrind, GOMAXPROCS=1, seeds 1..30),
-// put the reference at 2.30x the campaign path, 2.17x before. Against
-// the code before the one-pass decoder (commit fa26bf9^, whose seeds
-// carry about a quarter fewer events and fewer checkers) a seed costs
-// about 1.25x less CPU, 1.7x less per event (before the cuts above).
+// a broken encoding). The frames heavy seeds carry by the thousand
+// (execution_prepare and preparation_status in canonical form, the acks,
+// delta, workspace_read) are encoded, decoded and described without
+// reflection where that cannot change a byte; property tests in package
+// wire hold each to the reflective path.
 //
 // A campaign's cost grows with its heavy seeds: one with a hundred Turns
 // queued behind capacity refusals steps Core over every Session and Turn
-// on each of its steps (the invariants and the scheduler), and carries
-// execution_prepare and preparation_status frames by the thousand. The
-// machines' invariants now find each Session and Turn in its map once per
-// check and look up cancel and executor timers only where one can be
-// armed, the scheduler reuses its buffers, and capability lookups build
-// nothing; checks and traces are unchanged (the same fingerprints on 300
-// campaign seeds). On seeds 1-20 the campaign runs 1.35x fewer
-// instructions (cachegrind, GOMAXPROCS=1); BenchmarkCampaignSeed over
-// seeds 1-60 takes 1.25x less process CPU (medians of five interleaved
-// runs), with 16 % fewer bytes and 18 % fewer allocations per seed.
+// on each of its steps and carries execution_prepare and
+// preparation_status frames by the thousand. Core keeps its Sessions,
+// Turns, preparations, subscribers and devices in lists beside their maps,
+// written only by named helpers (TestIndexWriters holds them to that), so
+// its per-step invariants walk slices, and its scheduler visits only the
+// Sessions marked ready. The checkers that ran on every step or event walk
+// only what can still matter (the suspension reply count, the connection
+// timing watches, the receipts in flight).
 //
-// The frames such seeds carry by the thousand are then encoded, strictly
-// decoded and described without reflection where that cannot change a
-// byte (package wire: execution_prepare and preparation_status in
-// canonical form, the acks, delta and workspace_read; property tests hold
-// each to the reflective path), the prepare configuration rules format a
-// finding only when one is broken, and the checkers that ran on every
-// step or event (the suspension reply count, the connection timing
-// watches, the receipts in flight) walk only what can still matter. The
-// 300 campaign seeds from 1000 keep the fingerprints and results they
-// had before these cuts.
-// Against 460bfa3 (before the cuts above; its seeds 1-60 carry 6748
-// events a seed, these 6747), BenchmarkCampaignSeed over seeds 1-60 takes
-// 1.29x less process CPU (medians and paired median of seven interleaved
-// rounds; 1.05x less than before these last cuts), with 18 % fewer bytes
-// and 23 % fewer allocations per seed; on seeds 1-20 the campaign runs
-// 1.40x fewer instructions with GOGC=off (cachegrind, GOMAXPROCS=1),
-// 1.28x-1.38x at the campaign's GC target, where the collector's pacing
-// moves a run's count by up to 10 %.
+// BenchmarkCampaignSeed runs whole seeds at the campaign workers' GC
+// target (campaign.WorkerGCPercent), BenchmarkCampaignSeedGC100 at the
+// runtime's default, and BenchmarkCampaignSeedReference over the frame
+// path without the shared decoding (wire.DecodeReference everywhere).
+// Each reports cpu-ns/seed (process CPU, GC included), events/seed and
+// frames/seed. Compare two builds by their ratio from interleaved runs in
+// one session (-benchtime 60x -count 5, then the medians), and by
+// instruction counts, which a loaded machine does not move:
+//
+//	GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 valgrind --tool=cachegrind --cache-sim=no \
+//	    bin/turnstile sim -seeds 20 -first 1 -workers 1 -out /tmp/cg
+//
+// (callgrind stops on Go's preemption signals; cachegrind with preemption
+// off does not). A change that claims speed keeps every fingerprint: the
+// per-seed lines of `turnstile sim -json` on a fixed range are identical
+// before and after, wall time aside.
 package world
