@@ -72,6 +72,7 @@ func (m *Machine) onExportWorkspace(e ExportWorkspace) {
 	m.setTimer(timerID(timerWorkspaceRead, r.opID), m.now.Add(WorkspaceExportWait))
 	r.idle, r.export = true, &wsExport{stream: e.Stream}
 	r.prepID = m.mint("p", &m.ctr.Preparations)
+	r.prepSeq = m.ctr.Preparations
 	m.ws.byPrep[r.prepID] = r
 	c.preps++
 	m.send(c.id, r.prepID, wire.ExecutionPrepare{SessionID: s.rec.ID, Configuration: readOnlyConfig(s.rec)})

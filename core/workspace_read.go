@@ -41,6 +41,7 @@ type wsRead struct {
 	idle    bool // on the Session's reservation (a read-only preparation)
 	req     wire.WorkspaceRead
 	prepID  string // idle: the preparation's request ID
+	prepSeq uint64 // idle: the preparation's request number
 	handle  string
 	lastRev uint64
 	opID    string
@@ -150,6 +151,7 @@ func (m *Machine) readIdle(call CallID, s *session, req wire.WorkspaceRead) {
 	r := m.newRead(call, s, c, req)
 	r.idle = true
 	r.prepID = m.mint("p", &m.ctr.Preparations)
+	r.prepSeq = m.ctr.Preparations
 	m.ws.byPrep[r.prepID] = r
 	c.preps++
 	m.send(c.id, r.prepID, wire.ExecutionPrepare{SessionID: s.rec.ID, Configuration: readOnlyConfig(s.rec)})
@@ -198,6 +200,7 @@ func readOnlyConfig(s SessionRecord) wire.ExecutionConfiguration {
 func (m *Machine) onReadStatus(r *wsRead, st wire.PreparationStatus) {
 	if st.State == wire.StateRejected {
 		if r.result == nil && (st.Operation == "" || st.Operation == wire.TypeExecutionPrepare) {
+			r.ended = r.handle == "" // the prepare was refused: no handle will come
 			m.finishRead(r, WorkspaceResult{Outcome: WorkspaceUnavailable, Code: codeOr(st.ErrorCode, st.State)})
 		}
 		return
@@ -278,15 +281,25 @@ func publicRead(res wire.WorkspaceReadResult) WorkspaceResult {
 
 // finishRead answers the call, frees the reservation and forgets the
 // read. An idle profile whose release was not asked yet is released
-// (best effort: its stream is no longer followed).
+// (best effort: its stream is no longer followed). One whose handle has
+// not appeared yet (the read timed out first) stays an open stream of
+// its connection, an abandoned preparation: it counts against the
+// connection's preparation streams until a status names its handle
+// (then it is released), ends it, or the connection closes.
 func (m *Machine) finishRead(r *wsRead, out WorkspaceResult) {
 	delete(m.ws.byOp, r.opID)
 	m.cancelTimer(timerID(timerWorkspaceRead, r.opID))
 	if r.idle {
 		delete(m.ws.byPrep, r.prepID)
-		r.conn.preps--
-		if r.handle != "" && r.result == nil && !r.ended && m.conns[r.conn.id] == r.conn {
+		live := r.result == nil && !r.ended && m.conns[r.conn.id] == r.conn
+		switch {
+		case live && r.handle == "":
+			m.addPrep(&preparation{reqID: r.prepID, seq: r.prepSeq, sess: r.sess, conn: r.conn})
+		case live:
+			r.conn.preps--
 			m.send(r.conn.id, r.prepID, wire.ExecutionRelease{Handle: r.handle})
+		default:
+			r.conn.preps--
 		}
 	}
 	m.result(APIResult{Call: r.call, Workspace: &out})

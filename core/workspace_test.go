@@ -125,6 +125,55 @@ func TestIdleReadTimeoutAndConnectionLoss(t *testing.T) {
 	require.Equal(t, "connection_lost", res.Workspace.Code)
 }
 
+// TestIdleReadTimeoutBeforeHandleKeepsTheStream: an idle read that
+// times out before any status named its handle answers timeout, but its
+// preparation stream stays open on the connection: it counts against
+// the connection's preparation streams (a Turn waits for the slot) until
+// the first status names the handle, which Core then releases.
+func TestIdleReadTimeoutBeforeHandleKeepsTheStream(t *testing.T) {
+	h := newRigCfg(t, core.Config{PreparationsPerConnMax: 1})
+	sid := h.workspaceSession()
+	prep := one[wire.ExecutionPrepare](t, h.step(core.ReadWorkspace{Call: h.nextCall(), Session: sid, Path: "a", MaxBytes: 1}))
+	var timer core.TimerID
+	for _, tv := range h.m.Timers() {
+		if strings.HasPrefix(string(tv.Timer), "ws-read:") {
+			timer = tv.Timer
+		}
+	}
+	effs := h.fire(timer)
+	require.Equal(t, "timeout", apiResultOf(t, effs).Workspace.Code)
+	require.Empty(t, sends[wire.ExecutionRelease](effs), "released with no handle known")
+	ps := h.m.Preparations()
+	require.Len(t, ps, 1, "the timed-out read's stream was forgotten while still open")
+	require.Equal(t, prep.ID, ps[0].RequestID)
+	require.Empty(t, ps[0].Turn)
+
+	h.submit(h.session(workspaceAgent()), "waits for the stream")
+	require.Empty(t, sends[wire.ExecutionPrepare](h.last), "a second stream opened on a connection limited to one")
+
+	effs = h.frame(1, prep.ID, roStatus(wire.StatePreparing, 1, ""))
+	rel := one[wire.ExecutionRelease](t, effs)
+	require.Equal(t, prep.ID, rel.ID)
+	require.Equal(t, "h-ro", rel.P.Handle)
+	require.Len(t, sends[wire.ExecutionPrepare](effs), 1, "the waiting Turn is prepared once the stream is released")
+	for _, p := range h.m.Preparations() {
+		require.NotEqual(t, prep.ID, p.RequestID, "the released stream still counts")
+	}
+}
+
+// TestIdleReadRefusedPrepareEndsTheStream: a refused read-only prepare
+// answers unavailable and leaves no stream open: no handle will come.
+func TestIdleReadRefusedPrepareEndsTheStream(t *testing.T) {
+	h := newRig(t)
+	sid := h.workspaceSession()
+	prep := one[wire.ExecutionPrepare](t, h.step(core.ReadWorkspace{Call: h.nextCall(), Session: sid, Path: "a", MaxBytes: 1}))
+	effs := h.frame(1, prep.ID, wire.PreparationStatus{State: wire.StateRejected, ErrorCode: "resource_unavailable",
+		Operation: wire.TypeExecutionPrepare})
+	require.Equal(t, "resource_unavailable", apiResultOf(t, effs).Workspace.Code)
+	require.Empty(t, sends[wire.ExecutionRelease](effs))
+	require.Empty(t, h.m.Preparations(), "the refused prepare's stream still counts")
+}
+
 // TestRunReadTargetsTheExactRun: while the Run runs, the read carries its
 // Run ID and answers with the Runtime's result directly.
 func TestRunReadTargetsTheExactRun(t *testing.T) {
