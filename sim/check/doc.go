@@ -355,7 +355,8 @@
 //     preparation_not_ready, run_conflict, start_conflict,
 //     request_conflict, invalid_release, invalid_request,
 //     invalid_configuration, unsupported_configuration,
-//     history_unavailable; released or expired for its own admission;
+//     history_unavailable; released or expired for its own admission,
+//     or the republished failed status when it failed before the release;
 //     §3.5 and §3.7 acks run_inactive, invalid_input with the input_id not
 //     echoed, input_conflict), or never answered one it received on a
 //     connection still open; or a daemon republished a revision of a handle

@@ -63,7 +63,7 @@ const (
 	HostileForeignStatus         = "foreign_status"         // Core ignores a status with a foreign handle
 	HostileReleaseNeverGrant     = "release_never_granted"
 	HostileReleaseEmpty          = "release_empty"            // rejected invalid_release
-	HostileReleaseOwn            = "release_own"              // released (expired if it expired)
+	HostileReleaseOwn            = "release_own"              // released (expired if it expired, failed if it failed)
 	HostileReleaseRecord         = "release_record"           // released, or unknown_preparation once evicted
 	HostilePrepareOwn            = "prepare_own"              // any answer: the admission attacked later
 	HostilePrepareConflict       = "prepare_conflict"         // rejected request_conflict once granted
@@ -126,8 +126,8 @@ type HostileProbe struct {
 	// must name: other acks on ReplyID answer other inputs.
 	Input string
 	// Cond names a condition the checker evaluates from the wire when the
-	// answer arrives, changing Want (CondExpiredOrReleased, CondDone,
-	// CondGranted).
+	// answer arrives, changing Want (CondExpired, CondEnded, CondDone,
+	// CondGranted, ...).
 	Cond string
 	// Executor, for CondOwnerOpen, is the native executor that must still
 	// be open on Target when the frame arrives.
@@ -139,6 +139,9 @@ const (
 	// CondExpired: if the daemon already sent expired for ReplyID on this
 	// connection, the answer is the republished expired status.
 	CondExpired = "expired"
+	// CondEnded: a release of the probe's own admission; once it ended
+	// expired or failed the answer is that status (endedAnswer).
+	CondEnded = "ended"
 	// CondDone: if the daemon already sent done for the Run, the route is
 	// gone and the answer is run_inactive.
 	CondDone = "done"
@@ -181,6 +184,7 @@ type hostileState struct {
 	granted map[string]bool
 	grants  map[uint64]int // request IDs granted per connection
 	expired map[string]bool
+	failed  map[string]bool // conn/request: the daemon sent failed (noteFailed)
 	doneRun map[string]bool
 	rogue   map[uint64]bool
 	conns   connRules
@@ -201,6 +205,7 @@ type hostileState struct {
 func (h *hostileState) init() {
 	h.marks = map[string]int{}
 	h.granted, h.expired, h.doneRun = map[string]bool{}, map[string]bool{}, map[string]bool{}
+	h.failed = map[string]bool{}
 	h.grants = map[uint64]int{}
 	h.rogue = map[uint64]bool{}
 	h.stepOf = map[uint64]*probeState{}
@@ -346,6 +351,7 @@ func (l *Ledger) observeHostile(ev WireEvent) {
 	}
 	l.noteAnswerContext(ev)
 	l.matchAnswer(ev)
+	l.noteFailed(ev)
 }
 
 // namesHostile reports whether a frame names an identity only a hostile
@@ -452,6 +458,10 @@ func (l *Ledger) wantNow(p *HostileProbe, ev WireEvent, delivered int64) []strin
 	case CondExpired:
 		if h.expired[connIDKey(p.Conn, p.ReplyID)] {
 			return []string{wire.StateExpired}
+		}
+	case CondEnded:
+		if w := l.endedAnswer(p); w != nil {
+			return w
 		}
 	case CondDone:
 		if h.doneRun[connIDKey(p.Conn, p.ReplyID)] {

@@ -363,3 +363,42 @@ func TestBodyMismatchCommitJudgedWhileTheTransferIsOpen(t *testing.T) {
 	h.tick(5000 * ms)
 	h.clean()
 }
+
+func releaseOwn(t *testing.T) (HostileProbe, []byte) {
+	p := HostileProbe{Action: HostileReleaseOwn, ReplyID: "x-p-3", Want: []string{wire.StateReleased}, Cond: CondEnded}
+	return p, encode(t, "x-p-3", wire.ExecutionRelease{Handle: "h-3"})
+}
+
+// A release that arrives after the daemon failed the admission (native
+// setup failed while the frame was delayed) finds a terminal admission:
+// the answer is the failed status republished, not released.
+func TestHostileReleaseOfAFailedAdmissionIsAnsweredWithTheFailedStatus(t *testing.T) {
+	p, raw := releaseOwn(t)
+	failed := wire.PreparationStatus{Handle: "h-3", ExecutorID: "ex-3", Revision: 2, State: wire.StateFailed,
+		ErrorCode: "preparation_failed"}
+
+	h := newHostileWire(t)
+	h.answer(1*ms, "x-p-3", wire.PreparationStatus{Handle: "h-3", ExecutorID: "ex-3", Revision: 1, State: wire.StatePreparing})
+	h.answer(5*ms, "x-p-3", failed)
+	h.forge(10*ms, p, raw)
+	h.answer(11*ms, "x-p-3", failed)
+	h.tick(5000 * ms)
+	h.clean()
+	if n := h.refusals(HostileReleaseOwn); n != 1 {
+		t.Fatalf("refusals = %d, want 1", n)
+	}
+
+	// a live admission the release fails is not a republish
+	h = newHostileWire(t)
+	h.answer(1*ms, "x-p-3", wire.PreparationStatus{Handle: "h-3", ExecutorID: "ex-3", Revision: 1, State: wire.StatePreparing})
+	h.forge(10*ms, p, raw)
+	h.answer(11*ms, "x-p-3", failed)
+	h.want(CheckHostileRefusal, "answered release_own (x-p-3 on c1) with failed, documented released")
+
+	// a failed admission still answers failed, not released
+	h = newHostileWire(t)
+	h.answer(5*ms, "x-p-3", failed)
+	h.forge(10*ms, p, raw)
+	h.answer(11*ms, "x-p-3", wire.PreparationStatus{Handle: "h-3", ExecutorID: "ex-3", Revision: 3, State: wire.StateReleased})
+	h.want(CheckHostileRefusal, "answered release_own (x-p-3 on c1) with released, documented failed")
+}

@@ -258,7 +258,7 @@ func (in *injector) attackOwn() {
 	if st.State == wire.StateReady || st.State == wire.StatePreparing {
 		in.send(in.req, wire.ExecutionRelease{Handle: st.Handle},
 			check.HostileProbe{Action: check.HostileReleaseOwn, ReplyID: in.req, Want: []string{wire.StateReleased},
-				Cond: check.CondExpired})
+				Cond: check.CondEnded})
 		in.send(in.req, wire.ExecutionStart{ExecutorID: st.ExecutorID, Handle: st.Handle, RunID: h.mint("r"),
 			Input: hostileInput("released")},
 			check.HostileProbe{Action: check.HostileStartReleased, ReplyID: in.req, Want: rejected("preparation_not_ready"),

@@ -77,7 +77,7 @@ func (fl *recordFlood) poll() {
 	case ok && st.State == wire.StateReady:
 		in.send(fl.req, wire.ExecutionRelease{Handle: st.Handle},
 			check.HostileProbe{Action: check.HostileReleaseOwn, ReplyID: fl.req, Want: []string{wire.StateReleased},
-				Cond: check.CondExpired})
+				Cond: check.CondEnded})
 		fl.granted = append(fl.granted, grant{reqID: fl.req, handle: st.Handle})
 		if len(fl.granted) >= floodGrants {
 			in.u.w.After(floodPoll, "", fl.probe)
