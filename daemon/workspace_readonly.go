@@ -74,9 +74,10 @@ func (m *Machine) grantReadOnly(requestID, fp string, p wire.ExecutionPrepare) {
 	})
 }
 
-// openDone: an open reader makes its admission ready; a failed open
-// fails it (preparation_failed, or cleanup_unconfirmed when the failure
-// left a resource, which stays owned and is closed).
+// openDone: an open reader makes its admission ready, unless a release
+// came while it was opening, when it is closed and the release answered;
+// a failed open fails it (preparation_failed, or cleanup_unconfirmed when
+// the failure left a resource, which stays owned and is closed).
 func (m *Machine) openDone(c *call, res OpenWorkspaceResult) {
 	r := m.ws.readers[c.reader]
 	assert.That(r != nil && r.opening, "open result for reader %s not opening", c.reader)
@@ -88,10 +89,13 @@ func (m *Machine) openDone(c *call, res OpenWorkspaceResult) {
 	switch {
 	case res.Err == "":
 		r.open = true
-		if a != nil && a.state == wire.StatePreparing {
+		if a != nil && a.state == wire.StatePreparing && !r.releasing {
 			m.advance(a, wire.StateReady, "")
 			return
 		}
+		// A release that came while the reader was opening (its expiry
+		// is cancelled) is answered by this close: released once it is
+		// confirmed, never ready.
 		m.closeReader(r)
 	case res.Retained:
 		r.open = true

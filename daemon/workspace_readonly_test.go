@@ -185,3 +185,32 @@ func TestReadOnlyShutdownWaitsForClose(t *testing.T) {
 	}
 	eq(t, last.Complete, true, "report complete after the close")
 }
+
+// TestReadOnlyReleaseWhileOpeningClosesOnOpen: a release that arrives
+// while the reader is still opening is kept: the successful open never
+// makes the admission ready (its expiry was cancelled by the release, so
+// a ready record would hold its active slot forever); the reader is
+// closed at once and the confirmed close publishes released.
+func TestReadOnlyReleaseWhileOpeningClosesOnOpen(t *testing.T) {
+	cfg := workspaceConfig()
+	cfg.Limits.ActiveMax = 1
+	r := newRigWith(t, cfg)
+	r.recv("ro-1", readOnlyPrepare(wsSession))
+	st := oneStatus(r)
+	eq(t, st.State, wire.StatePreparing, "state while opening")
+	oc, _ := callOf[OpenWorkspace](r)
+	r.recv("ro-1", wire.ExecutionRelease{Handle: st.Handle})
+	require.Truef(t, len(statuses(r)) == 0, "released before the open had an outcome: %s", describeAll(r.out))
+	noCall[CloseWorkspace](r)
+
+	r.result(oc, OpenWorkspaceResult{})
+	require.Truef(t, len(statuses(r)) == 0, "a released profile became ready: %s", describeAll(r.out))
+	cc, _ := callOf[CloseWorkspace](r)
+	r.result(cc, CloseResult{})
+	rel := oneStatus(r)
+	eq(t, rel.State, wire.StateReleased, "state after the close")
+	eq(t, rel.Revision, uint64(2), "revision")
+	eq(t, len(r.m.Owned()), 0, "owned after the confirmed close")
+	r.recv("p-2", prepareFor("other"))
+	require.Truef(t, oneStatus(r).ErrorCode != CodePreparationCapacity, "the released profile still holds its active slot")
+}
