@@ -323,8 +323,11 @@ func (m *Machine) checkPreps() {
 			panicf("preparation %s on a dead connection", id)
 		}
 		if p.turn == nil {
-			if !(p.handle == "" && !p.startSent) {
+			if !(p.handle == "" && !p.startSent || p.handle != "" && p.startSent) {
 				panicf("abandoned preparation %s holds a handle", id)
+			}
+			if !(p.sess.prep != p) {
+				panicf("abandoned preparation %s still its session's", id)
 			}
 			continue
 		}

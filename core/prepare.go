@@ -81,6 +81,27 @@ func (m *Machine) abandonPrep(p *preparation) {
 	}
 }
 
+// detachStarted gives up a started preparation whose Turn ended before a
+// terminal status closed its stream: nothing is sent (the start was
+// already sent, so execution_release no longer applies), and the stream
+// stays counted until a terminal status or a refused start ends it.
+func (m *Machine) detachStarted(p *preparation) {
+	assert.That(p.startSent, "detaching unclaimed preparation %s", p.reqID)
+	if p.sess.prep == p {
+		m.setPrep(p.sess, nil)
+	}
+	p.turn = nil
+}
+
+// terminalState: the states whose delivery closes a status stream.
+func terminalState(s string) bool {
+	switch s {
+	case wire.StateStarted, wire.StateReleased, wire.StateExpired, wire.StateFailed:
+		return true
+	}
+	return false
+}
+
 func resourceState(s string) bool {
 	switch s {
 	case wire.StatePreparing, wire.StateReady, wire.StateStarting, wire.StateStarted,
@@ -113,6 +134,12 @@ func (m *Machine) onPreparationStatus(c *conn, id string, st wire.PreparationSta
 	p.handle, p.lastRev = st.Handle, st.Revision
 	if st.ExecutorID != "" {
 		p.executorID = st.ExecutorID
+	}
+	if p.turn == nil && p.startSent {
+		if terminalState(st.State) {
+			m.removePrep(p) // the detached stream is closed
+		}
+		return
 	}
 	if p.turn == nil {
 		if st.State != wire.StateReleased && st.State != wire.StateExpired && st.State != wire.StateFailed {
@@ -215,8 +242,12 @@ func (m *Machine) onPrepEnded(p *preparation, st wire.PreparationStatus) {
 func (m *Machine) onPrepRejected(p *preparation, st wire.PreparationStatus) {
 	t := p.turn
 	if t == nil {
-		if !p.startSent && (st.Operation == "" || st.Operation == wire.TypeExecutionPrepare) {
+		switch {
+		case !p.startSent && (st.Operation == "" || st.Operation == wire.TypeExecutionPrepare):
 			m.removePrep(p) // the abandoned preparation was refused: no handle will come
+		case p.startSent && (st.Operation == "" || st.Operation == wire.TypeExecutionStart) &&
+			(st.Handle == "" || st.Handle == p.handle):
+			m.removePrep(p) // the detached start was refused: no Run will follow
 		}
 		return
 	}

@@ -128,12 +128,21 @@ func (m *Machine) observationLost(t *turn) {
 }
 
 // dropRoute removes a claimed Turn's Run route and any open preparation.
+// A started preparation whose stream has delivered no terminal state yet
+// (the Turn ended while the Run was still starting) stays an open stream
+// of its connection: it is detached from the Turn and counts against the
+// connection's preparation streams until a terminal status ends it or the
+// connection closes (wire-reference §3.3: delivering a terminal state
+// closes the stream; execution_release only abandons before start).
 func (m *Machine) dropRoute(t *turn) {
 	s := m.sessions[t.rec.Session]
 	if p := s.prep; p != nil && p.turn == t {
-		if p.startSent {
-			m.removePrep(p)
-		} else {
+		switch {
+		case p.startSent && !p.failedSeen:
+			m.detachStarted(p)
+		case p.startSent:
+			m.removePrep(p) // failed was delivered: the stream is closed
+		default:
 			m.abandonPrep(p)
 		}
 	}
