@@ -9,7 +9,8 @@
 # (internal/testgate).
 GO        ?= go
 FUZZTIME  ?= 30s
-SMOKETIME ?= 1000x
+SMOKETIME ?= 5000x
+SMOKETIME_WORLD ?= 50x
 # FUZZMINIMIZETIME bounds how long the fuzzer minimizes one input. Go
 # minimizes every input that reaches new code, by default for 60 s; a
 # FuzzWorld input reaches new code nearly every time and each candidate is
@@ -122,10 +123,11 @@ race: codex claude
 	$(GO) test -count=1 -timeout 30m -race $(RACE_PKGS)
 	$(GO) test -count=1 -timeout 30m -race -run '$(RACE_WORLD)' ./sim/world
 
-# fuzz-smoke runs every fuzz target for SMOKETIME executions (a count has
-# no wall-clock deadline); fuzz runs each for FUZZTIME.
+# fuzz-smoke runs every fuzz target for SMOKETIME executions, FuzzWorld (a
+# whole world per input) for SMOKETIME_WORLD (a count has no wall-clock
+# deadline); fuzz runs each for FUZZTIME.
 fuzz-smoke:
-	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(SMOKETIME)
+	@FUZZTIME_FuzzWorld=$(SMOKETIME_WORLD) $(MAKE) --no-print-directory fuzz FUZZTIME=$(SMOKETIME)
 
 # scripts/fuzz.sh lists the targets first (an empty list fails) and tells
 # Go's own -fuzztime deadline race (golang/go#75804) from a failing input.

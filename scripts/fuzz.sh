@@ -9,7 +9,10 @@
 # deadline exceeded", with no failing input (golang/go#75804, fixed in Go
 # 1.27). Such a run used its whole budget and found nothing, so it counts
 # as completed, and says so; any other failure, or a failing input written
-# to the corpus, fails. A count budget (1000x) has no deadline at all.
+# to the corpus, fails. A count budget (5000x) has no deadline at all.
+#
+# FUZZTIME_<Target> (e.g. FUZZTIME_FuzzWorld=50x) overrides the budget of
+# one target: a FuzzWorld input is a whole simulated world.
 set -euo pipefail
 pkg=$1 budget=$2 minimize=$3
 targets=$(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true)
@@ -21,6 +24,8 @@ corpus="$pkg/testdata/fuzz"
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 for t in $targets; do
+  var="FUZZTIME_$t"
+  budget=${!var:-$2}
   echo "fuzz $t ($budget)"
   before=$(ls "$corpus/$t" 2>/dev/null || true)
   if go test -run '^$' -fuzz "^$t\$" -fuzztime "$budget" -fuzzminimizetime "$minimize" "$pkg" 2>&1 | tee "$out"; then
