@@ -14,35 +14,11 @@ import (
 // unknown, and the input must never be replayed.
 var ErrApplyUnknown = errors.New("claude: input outcome unknown")
 
-// receipt is the applied receipt of one steered input.
-type receipt struct {
-	text    string
-	applied chan struct{}
-	err     error // written before applied closes
-	done    bool  // guarded by the Turn's mu
-}
-
-// resolve settles the receipt once; the caller holds the Turn's mu.
-func (r *receipt) resolve(err error) {
-	if r.done {
-		return
-	}
-	r.done, r.err = true, err
-	close(r.applied)
-}
-
-// AwaitApplied returns nil once the CLI consumed the input in this Turn,
-// ErrTurnInactive when the CLI cancelled it before it ran,
-// ErrApplyUnknown when the Turn ended without either, or the context
-// error while the outcome is open.
-func (r *receipt) AwaitApplied(ctx context.Context) error {
-	select {
-	case <-r.applied:
-		return r.err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+// receipt is the applied receipt of one steered input. It resolves to
+// nil once the input is applied, ErrTurnInactive when it was refused or
+// cancelled before it ran, and ErrApplyUnknown when the Turn ended without
+// proof either way.
+type receipt = agent.InputReceipt
 
 // SteerDurable writes in as a user message carrying a fresh uuid of this
 // Turn. A nil error is the written stage (our stdin write completed). The
@@ -71,7 +47,7 @@ func (t *Turn) SteerDurable(ctx context.Context, in agent.SteerInput) (agent.App
 	t.mu.Lock()
 	if r, ok := t.steers()[in.InputID]; ok {
 		t.mu.Unlock()
-		if r.text != text {
+		if r.Text() != text {
 			return nil, agent.ErrInputConflict
 		}
 		return r, nil
@@ -80,7 +56,7 @@ func (t *Turn) SteerDurable(ctx context.Context, in agent.SteerInput) (agent.App
 		t.mu.Unlock()
 		return nil, fmt.Errorf("%w: turn not accepting input", agent.ErrTurnInactive)
 	}
-	r := &receipt{text: text, applied: make(chan struct{})}
+	r := agent.NewInputReceipt(text)
 	uuid := newUUID()
 	t.byInput[in.InputID] = r
 	t.registerLocked(uuid, r)
@@ -103,7 +79,7 @@ func (t *Turn) steers() map[string]*receipt {
 // appliedLocked resolves the receipt of uuid as applied; t.mu is held.
 func (t *Turn) appliedLocked(uuid string) {
 	if r := t.receipts[uuid]; r != nil {
-		r.resolve(nil)
+		r.Resolve(nil)
 	}
 }
 

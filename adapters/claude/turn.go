@@ -215,7 +215,7 @@ func (t *Turn) onLifecycle(uuid, state string) {
 		if cur < inputStarted {
 			t.inputs[uuid] = inputCancelled
 			if r := t.receipts[uuid]; r != nil {
-				r.resolve(fmt.Errorf("%w: the CLI cancelled the queued input", agent.ErrTurnInactive))
+				r.Resolve(fmt.Errorf("%w: the CLI cancelled the queued input", agent.ErrTurnInactive))
 			}
 		}
 	}
@@ -449,7 +449,7 @@ func (t *Turn) endLocked(s agent.TurnSettlement) {
 	t.ended = true
 	t.settle = s
 	for _, r := range t.receipts {
-		r.resolve(ErrApplyUnknown)
+		r.Resolve(ErrApplyUnknown)
 	}
 }
 

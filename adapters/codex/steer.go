@@ -14,34 +14,11 @@ import (
 // input must never be replayed.
 var ErrApplyUnknown = errors.New("codex: input outcome unknown")
 
-// receipt is the applied receipt of one steered input.
-type receipt struct {
-	text    string
-	applied chan struct{}
-	err     error // written before applied closes
-	done    bool  // guarded by the Turn's mu
-}
-
-// resolve settles the receipt once; the caller holds the Turn's mu.
-func (r *receipt) resolve(err error) {
-	if r.done {
-		return
-	}
-	r.done, r.err = true, err
-	close(r.applied)
-}
-
-// AwaitApplied returns nil once the echo arrived, ErrTurnInactive when
-// app-server refused the steer, ErrApplyUnknown when the Turn ended
-// without the echo, or the context error while the outcome is open.
-func (r *receipt) AwaitApplied(ctx context.Context) error {
-	select {
-	case <-r.applied:
-		return r.err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+// receipt is the applied receipt of one steered input. It resolves to
+// nil once the input is applied, ErrTurnInactive when it was refused or
+// cancelled before it ran, and ErrApplyUnknown when the Turn ended without
+// proof either way.
+type receipt = agent.InputReceipt
 
 // SteerDurable writes in with turn/steer, its InputID as
 // clientUserMessageId and the Turn's native ID as expectedTurnId. A nil
@@ -62,7 +39,7 @@ func (t *Turn) SteerDurable(ctx context.Context, in agent.SteerInput) (agent.App
 	t.mu.Lock()
 	if r, ok := t.receipts[in.InputID]; ok {
 		t.mu.Unlock()
-		if r.text != text {
+		if r.Text() != text {
 			return nil, agent.ErrInputConflict
 		}
 		return r, nil
@@ -71,7 +48,7 @@ func (t *Turn) SteerDurable(ctx context.Context, in agent.SteerInput) (agent.App
 		t.mu.Unlock()
 		return nil, fmt.Errorf("%w: turn not accepting input", agent.ErrTurnInactive)
 	}
-	r := &receipt{text: text, applied: make(chan struct{})}
+	r := agent.NewInputReceipt(text)
 	t.receipts[in.InputID] = r
 	native := t.nativeID
 	t.mu.Unlock()
@@ -80,7 +57,7 @@ func (t *Turn) SteerDurable(ctx context.Context, in agent.SteerInput) (agent.App
 		var refused *rpcError
 		if errors.As(err, &refused) {
 			t.mu.Lock()
-			r.resolve(fmt.Errorf("%w: turn/steer refused", agent.ErrTurnInactive))
+			r.Resolve(fmt.Errorf("%w: turn/steer refused", agent.ErrTurnInactive))
 			t.mu.Unlock()
 		}
 	})
@@ -96,7 +73,7 @@ func (t *Turn) applied(clientID string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if r, ok := t.receipts[clientID]; ok {
-		r.resolve(nil)
+		r.Resolve(nil)
 	}
 }
 

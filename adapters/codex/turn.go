@@ -339,7 +339,7 @@ func (t *Turn) finish(s agent.TurnSettlement, tail ...wire.Payload) {
 	t.ended = true
 	t.settle = s
 	for _, r := range t.receipts {
-		r.resolve(ErrApplyUnknown)
+		r.Resolve(ErrApplyUnknown)
 	}
 	t.mu.Unlock()
 	t.kick()
