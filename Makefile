@@ -22,14 +22,14 @@ SEEDS     ?= 1000
 
 FUZZ_PKG := ./fuzz
 
-.PHONY: quick test campaign-checks check fmt vet race fuzz fuzz-smoke bench crash check-runtime-contract codex claude conform
+.PHONY: quick test campaign-checks check fmt vet race fuzz fuzz-smoke bench crash check-runtime-contract codex claude acp conform
 
 # quick skips the tests marked testgate.Long (real processes, compiled
 # test binaries, hundreds of seeds) and testgate.Campaign.
 quick:
 	$(GO) test -short ./...
 
-test: codex claude
+test: codex claude acp
 	$(GO) test -count=1 -timeout 30m ./...
 	$(MAKE) --no-print-directory fuzz-smoke
 	$(MAKE) --no-print-directory mutants-smoke
@@ -76,6 +76,13 @@ codex:
 claude:
 	@scripts/fetch-claude.sh >/dev/null
 
+# acp fetches the pinned ACP agent @agentclientprotocol/claude-agent-acp
+# and the packages it loads, the adapters/acp tests run (npm pack, every
+# tarball SHA-256 checked, cached and installed offline under
+# ~/.cache/turnstile/acp); it drives the binary `make claude` fetches.
+acp: claude
+	@scripts/fetch-acp.sh >/dev/null
+
 # check: formatting, vet, the race detector where goroutines exist, and
 # the Core–Runtime contract.
 check: fmt vet race check-runtime-contract
@@ -93,7 +100,7 @@ check: fmt vet race check-runtime-contract
 CONTRACT_PKGS = ./wire ./core ./daemon ./scenarios/... ./adapters/... \
 	./core/gateway/... ./core/server ./daemon/transport/... ./daemon/runner
 
-check-runtime-contract: codex claude
+check-runtime-contract: codex claude acp
 	$(GO) test -count=1 $(CONTRACT_PKGS)
 
 # conform plays every scenario through `turnstile conform` against
@@ -119,7 +126,7 @@ vet:
 RACE_PKGS ?= ./adapters/... ./cmd/... ./core/server ./core/gateway/... ./core/api ./core/store/sqlitestore ./daemon/transport/... ./daemon/runner ./scenarios/coreside ./scenarios/runtimeside ./scenarios/conform ./scenarios/controlled ./sim
 RACE_WORLD ?= ^TestConcurrentSweepMatchesSequential$$
 
-race: codex claude
+race: codex claude acp
 	$(GO) test -count=1 -timeout 30m -race $(RACE_PKGS)
 	$(GO) test -count=1 -timeout 30m -race -run '$(RACE_WORLD)' ./sim/world
 
