@@ -50,23 +50,8 @@ type Options struct {
 	spawn func(clirunner.Spec) (process, error)
 }
 
-// process is the running CLI an Executor owns: its pipes and its
-// process-group supervision (clirunner.Process).
-type process interface {
-	Stdin() io.WriteCloser
-	Stdout() io.Reader
-	Stop(ctx context.Context) error
-	Wait(ctx context.Context) error
-	Pid() int
-}
-
-func spawnProcess(spec clirunner.Spec) (process, error) {
-	p, err := clirunner.Start(spec)
-	if err != nil {
-		return nil, err
-	}
-	return p, nil
-}
+// process is the running CLI an Executor owns.
+type process = clirunner.Child
 
 func (o Options) withDefaults() Options {
 	if o.Grace <= 0 {
@@ -173,7 +158,7 @@ func (e *Executor) start(nc nativeConfig, resume bool) error {
 	env = append(env, offlineEnv(o.MaxRetries)...)
 	spawn := o.spawn
 	if spawn == nil {
-		spawn = spawnProcess
+		spawn = clirunner.StartChild
 	}
 	p, err := spawn(clirunner.Spec{Path: o.Binary, Args: nc.args(e.session, resume), Env: env, Dir: e.workDir, Grace: o.Grace})
 	if err != nil {

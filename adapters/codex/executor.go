@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"sync"
 	"time"
@@ -47,23 +46,8 @@ type Options struct {
 	spawn func(clirunner.Spec) (appServer, error)
 }
 
-// appServer is the running app-server an Executor owns: its pipes and
-// its process-group supervision (clirunner.Process).
-type appServer interface {
-	Stdin() io.WriteCloser
-	Stdout() io.Reader
-	Stop(ctx context.Context) error
-	Wait(ctx context.Context) error
-	Pid() int
-}
-
-func spawnProcess(spec clirunner.Spec) (appServer, error) {
-	p, err := clirunner.Start(spec)
-	if err != nil {
-		return nil, err
-	}
-	return p, nil
-}
+// appServer is the running app-server an Executor owns.
+type appServer = clirunner.Child
 
 func (o Options) withDefaults() Options {
 	if len(o.Args) == 0 {
@@ -151,7 +135,7 @@ func (e *Executor) start() error {
 	}
 	spawn := e.h.opts.spawn
 	if spawn == nil {
-		spawn = spawnProcess
+		spawn = clirunner.StartChild
 	}
 	p, err := spawn(clirunner.Spec{Path: e.h.opts.Binary, Args: e.h.opts.Args, Env: env, Dir: e.workDir, Grace: e.h.opts.Grace})
 	if err != nil {

@@ -260,3 +260,26 @@ func (r *pipeReader) closeAfter(d time.Duration) {
 		r.eofOnce.Do(func() { close(r.eof) })
 	}()
 }
+
+// Child is a started child as the adapter that owns it sees it: its pipes
+// and its process-group supervision. *Process implements it; tests stand
+// in for it to run an adapter outside a testing/synctest bubble.
+type Child interface {
+	Stdin() io.WriteCloser
+	Stdout() io.Reader
+	Stop(ctx context.Context) error
+	Wait(ctx context.Context) error
+	Pid() int
+}
+
+var _ Child = (*Process)(nil)
+
+// StartChild is Start as a Child: nil (never a typed nil) when the start
+// failed.
+func StartChild(spec Spec) (Child, error) {
+	p, err := Start(spec)
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
