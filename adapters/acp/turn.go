@@ -37,7 +37,7 @@ type Turn struct {
 	item      string // the current agent message's item ID
 	lastKind  string // the previous update's kind
 	tools     map[string]string
-	receipts  map[string]*receipt          // by steer input ID
+	receipts  map[string]*receipt           // by steer input ID
 	steers    map[string]int                // steer state by input ID
 	asks      map[string]*pendingPermission // by interaction ID
 	stall     *time.Timer
