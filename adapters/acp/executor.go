@@ -230,7 +230,7 @@ func (e *Executor) setup(ctx context.Context, resume string) error {
 		if err := e.rpc.call(ctx, methodSessionLoad, withMeta(p, meta), nil); err != nil {
 			return fmt.Errorf("%w: %w", ErrResume, err)
 		}
-		return nil
+		return e.setMode(ctx)
 	}
 	var s sessionResult
 	if err := e.rpc.call(ctx, methodSessionNew, withMeta(p, meta), &s); err != nil {
@@ -240,6 +240,18 @@ func (e *Executor) setup(ctx context.Context, resume string) error {
 		return fmt.Errorf("%w: %w: session/new without a session ID", agent.ErrExecutorUnavailable, ErrMalformed)
 	}
 	e.session = s.SessionID
+	return e.setMode(ctx)
+}
+
+// setMode sets the profile's session mode.
+func (e *Executor) setMode(ctx context.Context) error {
+	mode := e.h.opts.Profile.Mode
+	if mode == "" {
+		return nil
+	}
+	if err := e.rpc.call(ctx, methodSessionSetMode, setModeParams{SessionID: e.session, ModeID: mode}, nil); err != nil {
+		return fmt.Errorf("%w: acp session/set_mode: %w", agent.ErrExecutorUnavailable, err)
+	}
 	return nil
 }
 

@@ -29,6 +29,9 @@ type Profile struct {
 	// (execution controls and subagent control); the tests read the
 	// model request's tool list.
 	Controls bool
+	// Mode, when set, is the session mode set with session/set_mode after
+	// the session is created or loaded.
+	Mode string
 	// Version, when set, is the only agentInfo.version qualified.
 	Version string
 }
@@ -87,8 +90,8 @@ func LookupProfile(name string) (Profile, bool) {
 // extension `_session/steering` (advertised as _meta.steering.supported)
 // answers {outcome: "injected"} while a turn runs and, with the
 // promptRequired idle behaviour, {outcome: "promptRequired"} when none
-// does; its permission requests go to the Turn (it runs Claude Code in the
-// native default permission mode); its session _meta removes the web and
+// does; its permission requests go to the Turn (its session runs in the
+// native default permission mode, set with session/set_mode); its session _meta removes the web and
 // subagent tools. Claude Code's telemetry, auto updater and non-essential
 // traffic are off.
 func ClaudeAgentACP() Profile {
@@ -97,6 +100,7 @@ func ClaudeAgentACP() Profile {
 		Label:       "claude-agent-acp",
 		Permissions: true,
 		Controls:    true,
+		Mode:        "default",
 		Version:     AgentVersion,
 		SessionMeta: map[string]any{"claudeCode": map[string]any{"options": map[string]any{
 			"disallowedTools": claudeRemovedTools}}},

@@ -21,6 +21,7 @@ const (
 	methodSessionLoad       = "session/load"
 	methodSessionPrompt     = "session/prompt"
 	methodSessionCancel     = "session/cancel"
+	methodSessionSetMode    = "session/set_mode"
 	methodSessionUpdate     = "session/update"
 	methodRequestPermission = "session/request_permission"
 )
@@ -137,6 +138,11 @@ type sessionParams struct {
 
 type sessionResult struct {
 	SessionID string `json:"sessionId"`
+}
+
+type setModeParams struct {
+	SessionID string `json:"sessionId"`
+	ModeID    string `json:"modeId"`
 }
 
 type contentBlock struct {
