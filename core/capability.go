@@ -48,7 +48,13 @@ func Requirements(s SessionRecord, profile EngineProfile, images bool) []string 
 // appendRequirements appends Requirements(s, profile, images) to dst.
 func appendRequirements(dst []string, s SessionRecord, profile EngineProfile, images bool) []string {
 	a := s.Agent
-	req := append(dst, alwaysRequired...)
+	req := dst
+	for _, c := range alwaysRequired {
+		if profile.NoActiveInput && (c == capSteering || c == capDurableInputReceipts) {
+			continue // no active input is admitted
+		}
+		req = append(req, c)
+	}
 	if a.Environment == EnvNone {
 		req = append(req, capEnvironmentNone)
 	} else {

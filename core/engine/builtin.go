@@ -3,11 +3,13 @@ package engine
 import "github.com/turnstile-sim/turnstile/wire"
 
 // builtin is published once, at package initialisation; it is immutable.
-var builtin = NewCatalog(SyntheticProfile(), CodexProfile(), ClaudeProfile())
+var builtin = NewCatalog(SyntheticProfile(), CodexProfile(), ClaudeProfile(),
+	ACPProfile("acp:claude-agent-acp", "claude-agent-acp (ACP Harness)"),
+	ACPProfile("acp:mcode", "MiniMax Code (ACP Harness)"))
 
 // Builtin returns the built-in catalog: the profiles of every Harness
 // kind this repository ships (adapters/synthetic, adapters/codex,
-// adapters/claude). The
+// adapters/claude, one per profile of adapters/acp). The
 // zero Policy reads it, and so does Core when its Config names no Policy.
 func Builtin() *Catalog { return builtin }
 
@@ -15,7 +17,7 @@ func Builtin() *Catalog { return builtin }
 // (adapters/synthetic): text turns on every placement, no optional public
 // operation, no MCP origin.
 func SyntheticProfile() Profile {
-	no := wire.CapabilityUnsupported
+	yes, no := wire.CapabilitySupported, wire.CapabilityUnsupported
 	return Profile{
 		Kind:  "synthetic",
 		Label: "Synthetic (controlled text-only Harness)",
@@ -30,6 +32,7 @@ func SyntheticProfile() Profile {
 			ProgrammaticToolCallingDisable: no,
 			Subagents:                      no,
 			MCPRequired:                    no,
+			ActiveInput:                    yes,
 		},
 		Placements:               []Placement{PlacementNone, PlacementSelfHosted, PlacementOpenAIHosted},
 		MCPOrigins:               []string{},
@@ -62,6 +65,7 @@ func CodexProfile() Profile {
 			ProgrammaticToolCallingDisable: no,
 			Subagents:                      no,
 			MCPRequired:                    no,
+			ActiveInput:                    yes,
 		},
 		Placements:               []Placement{PlacementNone},
 		MCPOrigins:               []string{},
@@ -79,7 +83,7 @@ func CodexProfile() Profile {
 // search, programmatic tool calling, subagent observation and MCP servers
 // are not qualified either.
 func ClaudeProfile() Profile {
-	no := wire.CapabilityUnsupported
+	yes, no := wire.CapabilitySupported, wire.CapabilityUnsupported
 	return Profile{
 		Kind:  "claude",
 		Label: "Claude Code (stream-json CLI Harness)",
@@ -94,6 +98,44 @@ func ClaudeProfile() Profile {
 			ProgrammaticToolCallingDisable: no,
 			Subagents:                      no,
 			MCPRequired:                    no,
+			ActiveInput:                    yes,
+		},
+		Placements:               []Placement{PlacementNone},
+		MCPOrigins:               []string{},
+		MCPBearer:                no,
+		ConfigurationValidation:  CommonValidationOnly,
+		ToolsValidation:          CommonValidationOnly,
+		FunctionResultValidation: CommonValidationOnly,
+	}
+}
+
+// ACPProfile qualifies one ACP kind (adapters/acp): text Turns without an
+// execution environment and without active input. No ACP agent proves
+// that a steered input was consumed, so the adapter declares no durable
+// input receipts and Core admits no input into a running Turn; web search
+// (always disabled where the profile can), verbosity and structured output
+// controls, images, function tools, tool search, programmatic tool
+// calling, subagent observation and MCP servers are not qualified either.
+// Core still requires execution controls and subagent control of the
+// device, which the kind declares only where its vendor profile proves
+// them (claude-agent-acp does; mcode does not).
+func ACPProfile(kind, label string) Profile {
+	no := wire.CapabilityUnsupported
+	return Profile{
+		Kind:  kind,
+		Label: label,
+		Capabilities: Capabilities{
+			WebSearchControl:               no,
+			TextVerbosity:                  no,
+			StructuredOutput:               no,
+			MessageImages:                  no,
+			FunctionTools:                  no,
+			ToolSearch:                     no,
+			FunctionResultImages:           no,
+			ProgrammaticToolCallingDisable: no,
+			Subagents:                      no,
+			MCPRequired:                    no,
+			ActiveInput:                    no,
 		},
 		Placements:               []Placement{PlacementNone},
 		MCPOrigins:               []string{},

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"testing"
 
+	"github.com/turnstile-sim/turnstile/adapters/acp"
 	"github.com/turnstile-sim/turnstile/adapters/claude"
 	"github.com/turnstile-sim/turnstile/adapters/codex"
 	"github.com/turnstile-sim/turnstile/adapters/synthetic"
@@ -21,6 +22,9 @@ func TestBuiltinCatalogCoversEveryShippedHarness(t *testing.T) {
 		claude.Kind:    claude.Capabilities(),
 		codex.Kind:     codex.Capabilities(),
 		synthetic.Kind: synthetic.Capabilities(),
+	}
+	for _, p := range acp.Profiles() {
+		shipped[p.Kind()] = acp.Capabilities(p)
 	}
 	if got := len(engine.Builtin().Kinds()); got != len(shipped) {
 		t.Fatalf("built-in catalog has %d kinds, %d Harnesses ship", got, len(shipped))
@@ -49,11 +53,47 @@ func TestBuiltinCatalogCoversEveryShippedHarness(t *testing.T) {
 			{"mcp_http_tools", len(p.MCPOrigins) > 0, caps.MCPHTTPTools},
 			{"mcp_http_bearer_auth", p.MCPBearer.IsSupported(), caps.MCPHTTPBearerAuth},
 			{"environment_none", p.Supports(engine.PlacementNone), caps.EnvironmentNone},
+			{"active_input (steering)", pc.ActiveInput.IsSupported(), caps.Steering},
+			{"active_input (durable_input_receipts)", pc.ActiveInput.IsSupported(), caps.DurableInputReceipts},
 		}
 		for _, c := range pairs {
 			if c.qualified && !c.declared.IsSupported() {
 				t.Errorf("%s: the profile qualifies %s, the adapter does not declare it", kind, c.name)
 			}
+		}
+	}
+}
+
+// TestACPProfilesAgreeWithTheAdapter: every ACP vendor profile has a
+// built-in profile of its kind, and the two agree both ways on what Core
+// admits: active input exactly when the adapter declares steering and
+// durable input receipts (it declares no durable receipts, so none), no
+// optional operation the adapter does not declare, and only the
+// environment-none placement (the adapter serves no workspace operation,
+// which a local placement needs).
+func TestACPProfilesAgreeWithTheAdapter(t *testing.T) {
+	for _, ap := range acp.Profiles() {
+		caps := acp.Capabilities(ap)
+		p, ok := engine.Builtin().Lookup(ap.Kind())
+		if !ok {
+			t.Fatalf("no built-in profile for %s", ap.Kind())
+		}
+		both := caps.Steering.IsSupported() && caps.DurableInputReceipts.IsSupported()
+		if p.Capabilities.ActiveInput.IsSupported() != both {
+			t.Errorf("%s: the profile's active input %v, the adapter's steering %v and durable receipts %v",
+				ap.Kind(), p.Capabilities.ActiveInput, caps.Steering, caps.DurableInputReceipts)
+		}
+		for _, f := range p.Capabilities.Fields() {
+			if f.Name != "ActiveInput" && f.Value.IsSupported() {
+				t.Errorf("%s: the profile qualifies %s", ap.Kind(), f.Name)
+			}
+		}
+		local := caps.LocalEnvironment.IsSupported() && caps.WorkspaceReadPreparation.IsSupported() && caps.WorkspaceOutputExport.IsSupported()
+		if p.Supports(engine.PlacementSelfHosted) != local || !p.Supports(engine.PlacementNone) {
+			t.Errorf("%s: placements %v", ap.Kind(), p.Placements)
+		}
+		if len(p.MCPOrigins) != 0 || p.MCPBearer.IsSupported() {
+			t.Errorf("%s: MCP qualified", ap.Kind())
 		}
 	}
 }

@@ -109,7 +109,7 @@ func TestCatalogLookupFailsClosed(t *testing.T) {
 
 func TestBuiltinProfilesAreValid(t *testing.T) {
 	require.NoError(t, engine.Check(engine.SyntheticProfile(), engine.CodexProfile()))
-	require.Equal(t, "claude,codex,synthetic", strings.Join(engine.Builtin().Kinds(), ","))
+	require.Equal(t, "acp:claude-agent-acp,acp:mcode,claude,codex,synthetic", strings.Join(engine.Builtin().Kinds(), ","))
 }
 
 func TestCheckErrorsAreTyped(t *testing.T) {

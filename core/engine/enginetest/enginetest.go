@@ -47,6 +47,7 @@ func Full(kind string) engine.Profile {
 			ProgrammaticToolCallingDisable: yes,
 			Subagents:                      yes,
 			MCPRequired:                    yes,
+			ActiveInput:                    yes,
 		},
 		Placements:               []engine.Placement{engine.PlacementNone, engine.PlacementSelfHosted, engine.PlacementOpenAIHosted},
 		MCPOrigins:               []string{wire.OriginService, wire.OriginEnvironment},
@@ -63,7 +64,7 @@ func Full(kind string) engine.Profile {
 // TextOnly qualifies plain text Turns without an execution environment:
 // no optional operation, no MCP origin, common validation only.
 func TextOnly(kind string) engine.Profile {
-	no := wire.CapabilityUnsupported
+	yes, no := wire.CapabilitySupported, wire.CapabilityUnsupported
 	return engine.Profile{
 		Kind:  kind,
 		Label: "fixture " + kind,
@@ -78,6 +79,7 @@ func TextOnly(kind string) engine.Profile {
 			ProgrammaticToolCallingDisable: no,
 			Subagents:                      no,
 			MCPRequired:                    no,
+			ActiveInput:                    yes,
 		},
 		Placements:               []engine.Placement{engine.PlacementNone},
 		MCPOrigins:               []string{},
@@ -136,6 +138,7 @@ func Open(kind string, webSearchControl, textVerbosity bool) engine.Profile {
 			ProgrammaticToolCallingDisable: yes,
 			Subagents:                      yes,
 			MCPRequired:                    yes,
+			ActiveInput:                    yes,
 		},
 		Placements:               []engine.Placement{engine.PlacementNone, engine.PlacementSelfHosted, engine.PlacementOpenAIHosted},
 		MCPOrigins:               []string{wire.OriginService, wire.OriginEnvironment},
