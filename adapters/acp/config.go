@@ -18,8 +18,17 @@ var claudeRemovedTools = []string{"WebSearch", "WebFetch", "Task", "Agent", "Sen
 const defaultVerbosity = "medium"
 
 // buildConfig validates cfg against the profile's declaration before any
-// native side effect.
-func buildConfig(p Profile, caps wire.AgentKindCapabilities, cfg agent.ExecutorConfig) error {
+// native side effect and returns the session's model.
+func buildConfig(p Profile, caps wire.AgentKindCapabilities, cfg agent.ExecutorConfig) (string, error) {
+	if err := refuse(p, caps, cfg); err != nil {
+		return "", err
+	}
+	var model string
+	_ = json.Unmarshal(cfg.Configuration.AgentOptions[wire.AgentOptionModel], &model)
+	return model, nil
+}
+
+func refuse(p Profile, caps wire.AgentKindCapabilities, cfg agent.ExecutorConfig) error {
 	c := cfg.Configuration
 	switch {
 	case cfg.SessionID == "":
@@ -60,10 +69,8 @@ func buildConfig(p Profile, caps wire.AgentKindCapabilities, cfg agent.ExecutorC
 	if err := Configuration().ValidateOptions(c.AgentOptions); err != nil {
 		return err
 	}
-	for _, key := range []string{wire.AgentOptionModel, wire.AgentOptionModelProvider} {
-		if _, ok := c.AgentOptions[key]; ok {
-			return agent.Unsupported(reasonModel)
-		}
+	if _, ok := c.AgentOptions[wire.AgentOptionModel]; ok && !p.Model {
+		return agent.Unsupported(reasonModel)
 	}
 	if raw, ok := c.AgentOptions[wire.AgentOptionSystemPrompt]; ok {
 		var s string

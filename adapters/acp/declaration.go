@@ -102,7 +102,7 @@ const (
 	reasonVerbosity       agent.UnsupportedReason = "acp has no text verbosity control"
 	reasonStructured      agent.UnsupportedReason = "acp adapter does not qualify structured output"
 	reasonWebSearch       agent.UnsupportedReason = "acp adapter only runs with web search disabled"
-	reasonModel           agent.UnsupportedReason = "acp adapter runs the agent's own model configuration"
+	reasonModel           agent.UnsupportedReason = "acp profile has no qualified model selection"
 	reasonSystemPrompt    agent.UnsupportedReason = "acp adapter has no system prompt control"
 	reasonRecovery        agent.UnsupportedReason = "acp adapter loads only a recorded native session"
 	reasonSteer           agent.UnsupportedReason = "acp agent advertises no steering extension"

@@ -119,7 +119,10 @@ func TestConfigurationRefusals(t *testing.T) {
 		{"live web search", ClaudeAgentACP(), func(c *agent.ExecutorConfig) { c.Configuration.ExecutionControls.WebSearch = "live" }, agent.ErrUnsupportedOperation},
 		{"mcode execution controls", MCode(), func(*agent.ExecutorConfig) {}, agent.ErrUnsupportedOperation},
 		{"mcode subagent control", MCode(), func(c *agent.ExecutorConfig) { c.Configuration.ExecutionControls = nil }, agent.ErrUnsupportedOperation},
-		{"model", ClaudeAgentACP(), func(c *agent.ExecutorConfig) { c.Configuration.AgentOptions = opt("model", `"m"`) }, agent.ErrUnsupportedOperation},
+		{"mcode model", MCode(), func(c *agent.ExecutorConfig) {
+			c.Configuration.ExecutionControls, c.Configuration.DisableSubagents = nil, false
+			c.Configuration.AgentOptions = opt("model", `"m"`)
+		}, agent.ErrUnsupportedOperation},
 		{"model provider", ClaudeAgentACP(), func(c *agent.ExecutorConfig) {
 			c.Configuration.AgentOptions = opt("model", `"m"`, "model_provider", `"p"`)
 		}, agent.ErrUnsupportedConfiguration},
@@ -145,9 +148,9 @@ func TestConfigurationRefusals(t *testing.T) {
 	cfg := testConfig(ProfileClaudeAgentACP)
 	cfg.Configuration.AgentKind = ClaudeAgentACP().Kind()
 	cfg.Configuration.ExecutionControls.TextVerbosity = "medium"
-	cfg.Configuration.AgentOptions = opt("harness_config", `{}`, "system_prompt", `""`)
-	if err := buildConfig(ClaudeAgentACP(), Capabilities(ClaudeAgentACP()), cfg); err != nil {
-		t.Fatalf("accepted configuration: %v", err)
+	cfg.Configuration.AgentOptions = opt("harness_config", `{}`, "system_prompt", `""`, "model", `"claude-test"`)
+	if model, err := buildConfig(ClaudeAgentACP(), Capabilities(ClaudeAgentACP()), cfg); err != nil || model != "claude-test" {
+		t.Fatalf("accepted configuration: %q, %v", model, err)
 	}
 }
 

@@ -112,6 +112,7 @@ type Executor struct {
 	rpc     *conn
 	caps    wire.AgentKindCapabilities
 	session string
+	model   string
 	workDir string
 	ownDir  bool
 
@@ -129,14 +130,15 @@ type Executor struct {
 // or loads (session/load of the recorded ID) its session, without model
 // input.
 func (h *Harness) NewExecutor(ctx context.Context, cfg agent.ExecutorConfig) (agent.Executor, error) {
-	if err := buildConfig(h.opts.Profile, h.caps, cfg); err != nil {
+	model, err := buildConfig(h.opts.Profile, h.caps, cfg)
+	if err != nil {
 		return nil, err
 	}
 	resume := cfg.Configuration.AgentSessionID
 	if resume == "" && cfg.Configuration.RequireExistingNativeSession {
 		return nil, fmt.Errorf("%w: %s", ErrResume, reasonRecovery)
 	}
-	e := &Executor{h: h, session: resume, recorded: resume != ""}
+	e := &Executor{h: h, session: resume, recorded: resume != "", model: model}
 	if cfg.Configuration.LocalEnvironment != nil {
 		e.workDir = cfg.WorkspaceRoot
 	} else {
@@ -221,7 +223,10 @@ func (e *Executor) setup(ctx context.Context, resume string) error {
 		return fmt.Errorf("%w: %w: the agent no longer advertises what the kind declares", agent.ErrExecutorUnavailable, ErrProtocol)
 	}
 	p := sessionParams{Cwd: e.workDir, MCPServers: []any{}}
-	meta := e.h.opts.Profile.SessionMeta
+	var meta map[string]any
+	if f := e.h.opts.Profile.SessionMeta; f != nil {
+		meta = f(e.model)
+	}
 	if resume != "" {
 		if !e.caps.Resume.IsSupported() {
 			return fmt.Errorf("%w: the agent cannot load sessions", ErrResume)

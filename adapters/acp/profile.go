@@ -23,8 +23,12 @@ type Profile struct {
 	Permissions bool
 	// Env is added to the agent's environment.
 	Env []string
-	// SessionMeta is the _meta of session/new and session/load; nil: none.
-	SessionMeta map[string]any
+	// SessionMeta is the _meta of session/new and session/load for the
+	// session's model ("" when none was chosen); nil: none.
+	SessionMeta func(model string) map[string]any
+	// Model states that SessionMeta passes the model option to the agent;
+	// false refuses a chosen model.
+	Model bool
 	// Controls states that SessionMeta disables web search and subagents
 	// (execution controls and subagent control); the tests read the
 	// model request's tool list.
@@ -102,8 +106,14 @@ func ClaudeAgentACP() Profile {
 		Controls:    true,
 		Mode:        "default",
 		Version:     AgentVersion,
-		SessionMeta: map[string]any{"claudeCode": map[string]any{"options": map[string]any{
-			"disallowedTools": claudeRemovedTools}}},
+		Model:       true,
+		SessionMeta: func(model string) map[string]any {
+			options := map[string]any{"disallowedTools": claudeRemovedTools, "promptSuggestions": false}
+			if model != "" {
+				options["model"] = model
+			}
+			return map[string]any{"claudeCode": map[string]any{"options": options}}
+		},
 		Env: []string{"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1",
 			"DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1"},
 		Steer: &SteerExtension{

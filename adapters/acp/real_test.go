@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -13,7 +14,9 @@ import (
 // Turn's history; the removed tools are not offered.
 func TestRealTwoTurnsShareHistory(t *testing.T) {
 	h, s := realHarness(t)
-	ex := newExecutor(t, h, testConfig(h.Kind()))
+	cfg := testConfig(h.Kind())
+	cfg.Configuration.AgentOptions = map[string]json.RawMessage{"model": json.RawMessage(`"claude-acp-test"`)}
+	ex := newExecutor(t, h, cfg)
 	pid := ex.Pid()
 	s.Queue(claudetest.Reply{Text: []string{"Hello", ", world"}, Usage: [2]int{10, 3}}, claudetest.Reply{Text: []string{"again"}})
 	r1 := startRun(t, ex, "run-1", "first question")
@@ -54,6 +57,9 @@ func TestRealTwoTurnsShareHistory(t *testing.T) {
 		if slices.Contains(claudetest.ToolNames(bodies[0]), banned) {
 			t.Errorf("request offers the removed %s tool: %v", banned, claudetest.ToolNames(bodies[0]))
 		}
+	}
+	if bodies[0]["model"] != "claude-acp-test" {
+		t.Errorf("the session's model did not reach the model request: %v", bodies[0]["model"])
 	}
 	if !slices.Contains(claudetest.ToolNames(bodies[0]), "Bash") {
 		t.Errorf("request lacks the native Bash tool: %v", claudetest.ToolNames(bodies[0]))

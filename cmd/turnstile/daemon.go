@@ -14,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/turnstile-sim/turnstile/adapters/acp"
 	"github.com/turnstile-sim/turnstile/adapters/agent"
 	"github.com/turnstile-sim/turnstile/adapters/claude"
 	"github.com/turnstile-sim/turnstile/adapters/codex"
@@ -48,6 +49,7 @@ type daemonFlags struct {
 	core, device, credFile, kinds, script, logLevel, workspaces string
 	codexBin, codexHome, codexApprovals                         string
 	claudeBin, claudeHome                                       string
+	acpCmd, acpHome                                             string
 	prepareWorkspace, state                                     string // runtime_prepare installation roots
 }
 
@@ -79,6 +81,10 @@ func (sh *shell) daemonFlagSet() (*flag.FlagSet, *daemonFlags) {
 		"path of the Claude Code binary (version "+claude.Version+") for kind claude (TURNSTILE_CLAUDE_BIN)")
 	fs.StringVar(&f.claudeHome, "claude-home", daemonEnv("TURNSTILE_CLAUDE_HOME", ""),
 		"HOME for the Claude Code CLI: its settings and session transcripts (TURNSTILE_CLAUDE_HOME; default: inherited); the model endpoint and key come from ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY")
+	fs.StringVar(&f.acpCmd, "acp-cmd", daemonEnv(acp.EnvCommand, ""),
+		"command line of the ACP agent (split at white space) for the enabled kind acp:<profile>, profile "+acpProfileNames()+", e.g. `node .../claude-agent-acp/dist/index.js` or `mcode acp` (TURNSTILE_ACP_CMD)")
+	fs.StringVar(&f.acpHome, "acp-home", daemonEnv("TURNSTILE_ACP_HOME", ""),
+		"HOME for the ACP agent (TURNSTILE_ACP_HOME; default: inherited); the agent's own environment (CLAUDE_CODE_EXECUTABLE, model endpoint and key) is inherited")
 	fs.StringVar(&f.workspaces, "workspaces", daemonEnv("TURNSTILE_WORKSPACES", ""),
 		"directory holding one workspace directory per Environment ID; enables workspace reads, writes and exports, and runtime_prepare installs each transfer into its Environment's directory (TURNSTILE_WORKSPACES)")
 	fs.StringVar(&f.prepareWorkspace, "prepare-workspace", daemonEnv("TURNSTILE_PREPARE_WORKSPACE", ""),
@@ -223,6 +229,11 @@ func prepareDaemon(f *daemonFlags, diag io.Writer) (*daemonSetup, error) {
 	decls := []agent.Declaration{synthetic.Declaration(h),
 		codex.Declaration(codex.Options{Binary: f.codexBin, Home: f.codexHome, Approvals: f.codexApprovals}),
 		claude.Declaration(claude.Options{Binary: f.claudeBin, Home: f.claudeHome})}
+	acpDecls, err := acpDeclarations(f, enabled)
+	if err != nil {
+		return nil, err
+	}
+	decls = append(decls, acpDecls...)
 	reg, kinds, err := runner.Install(context.Background(), decls, enabled, nil, diag)
 	if err != nil {
 		return nil, err
@@ -232,6 +243,38 @@ func prepareDaemon(f *daemonFlags, diag io.Writer) (*daemonSetup, error) {
 		return nil, err
 	}
 	return &daemonSetup{client: client, reg: reg, kinds: kinds, level: level, harness: h, conform: conf}, nil
+}
+
+// errACPKinds refuses one -acp-cmd for more than one ACP kind.
+var errACPKinds = errors.New("-acp-cmd runs one ACP agent: enable one acp:<profile> kind")
+
+// acpDeclarations declares one ACP kind per vendor profile; -acp-cmd
+// configures the one enabled.
+func acpDeclarations(f *daemonFlags, enabled []string) ([]agent.Declaration, error) {
+	cmd := strings.Fields(f.acpCmd)
+	n := 0
+	for _, k := range enabled {
+		if strings.HasPrefix(k, acp.KindPrefix) {
+			n++
+		}
+	}
+	if n > 1 && len(cmd) > 0 {
+		return nil, errACPKinds
+	}
+	var decls []agent.Declaration
+	for _, p := range acp.Profiles() {
+		decls = append(decls, acp.Declaration(acp.Options{Profile: p, Command: cmd, Home: f.acpHome}))
+	}
+	return decls, nil
+}
+
+// acpProfileNames lists the ACP vendor profiles.
+func acpProfileNames() string {
+	var names []string
+	for _, p := range acp.Profiles() {
+		names = append(names, p.Name)
+	}
+	return strings.Join(names, " or ")
 }
 
 // credentialBytesMax bounds a credential file.

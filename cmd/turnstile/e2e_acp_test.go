@@ -1,0 +1,123 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/turnstile-sim/turnstile/adapters/acp"
+	"github.com/turnstile-sim/turnstile/adapters/claude/claudetest"
+)
+
+// acpAgentCommand is the pinned ACP agent claude-agent-acp (the entry
+// point `make acp` installs, run with node), driving the pinned Claude
+// Code binary (claudeBinary). Under -short the test is skipped (make test
+// runs it); a missing agent fails in CI (CI=true) and skips elsewhere.
+func acpAgentCommand(t *testing.T) string {
+	t.Helper()
+	bin := claudeBinary(t)
+	entry, err := acp.CachedAgent()
+	if err != nil {
+		t.Fatal(err)
+	}
+	node, nodeErr := exec.LookPath("node")
+	_, statErr := os.Stat(entry)
+	if statErr != nil || nodeErr != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("no claude-agent-acp at %s or no node (%v, %v): run make acp", entry, statErr, nodeErr)
+		}
+		t.Skipf("no claude-agent-acp at %s or no node: run make acp", entry)
+	}
+	t.Setenv("CLAUDE_CODE_EXECUTABLE", bin)
+	if os.Geteuid() == 0 {
+		t.Setenv("IS_SANDBOX", "1") // the agent refuses root outside a sandbox
+	}
+	return node + " " + entry
+}
+
+// End to end over processes: `turnstile core`, `turnstile daemon -kinds
+// acp:claude-agent-acp -acp-cmd` running the pinned claude-agent-acp (and
+// the Claude Code binary it drives) against the fake Messages API. A Turn
+// through the public API streams to completion; a cancel ends a Turn
+// cancelled with its partial text and the Session continues with its
+// history. What the kind does not declare is refused by Core before any
+// native work: an active input (no durable input receipts, so Core's
+// profile admits none) and an image input.
+func TestEndToEndACPTurnCancelRefusals(t *testing.T) {
+	cmd := acpAgentCommand(t)
+	m := claudetest.NewServer(t)
+	t.Setenv("ANTHROPIC_BASE_URL", m.URL())
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-e2e-dummy")
+	dir, tokenFile, token, cred := setup(t)
+	credFile := filepath.Join(filepath.Dir(tokenFile), "device.cred")
+	if err := os.WriteFile(credFile, []byte(cred+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	core := startCore(t, dir, tokenFile)
+	kind := acp.ClaudeAgentACP().Kind()
+	d := startDaemonProc(t, "-core", core.base, "-device", "d1", "-credential-file", credFile,
+		"-kinds", kind, "-acp-cmd", cmd, "-acp-home", t.TempDir())
+	c := newClient(t, core.base, token)
+	sid := jsonField(c.must("POST", "/api/v1/sessions",
+		`{"agent":{"kind":"`+kind+`","model":"claude-e2e"},"environment":{"type":"none"}}`, 201), "session_id")
+
+	m.Queue(claudetest.Reply{Text: []string{"Hello", ", world"}, Usage: [2]int{12, 4}})
+	tid := jsonField(c.must("POST", "/api/v1/sessions/"+sid+"/turns", `{"text":"hi"}`, 201), "turn_id")
+	evs, err := c.events(tid, "")
+	names, text := sseText(evs)
+	if err != nil || text != "Hello, world" || names[len(names)-1] != "end" || !strings.Contains(strings.Join(names, ","), "done") {
+		t.Fatalf("events %v text %q err %v\n%s", names, text, err, d.stderr.String())
+	}
+	if tr := turnOf(t, c, tid); tr.State != "completed" || tr.Content != "Hello, world" {
+		t.Fatalf("turn %+v", tr)
+	}
+
+	hold := make(chan struct{})
+	defer close(hold)
+	m.Queue(claudetest.Reply{Text: []string{"partial", " never"}, Hold: hold})
+	tid2 := jsonField(c.must("POST", "/api/v1/sessions/"+sid+"/turns", `{"text":"long"}`, 201), "turn_id")
+	firstDelta(t, core.base, token, tid2)
+	requests := len(m.Requests())
+	body := c.must("POST", "/api/v1/turns/"+tid2+"/inputs", `{"text":"also this"}`, 400)
+	if !strings.Contains(body, "engine") {
+		t.Fatalf("active input refusal %s", body)
+	}
+	c.must("POST", "/api/v1/turns/"+tid2+"/cancel", "", 202)
+	evs2, err := c.events(tid2, "")
+	names2, _ := sseText(evs2)
+	if err != nil || names2[len(names2)-1] != "end" {
+		t.Fatalf("events after cancel %v (%v)", names2, err)
+	}
+	if tr := turnOf(t, c, tid2); tr.State != "cancelled" || tr.Content != "partial" || len(tr.Inputs) != 0 {
+		t.Fatalf("cancelled turn %+v", tr)
+	}
+	for _, b := range m.Requests()[requests:] {
+		if strings.Contains(claudetest.AllText(b), "also this") {
+			t.Fatal("the refused active input reached the model")
+		}
+	}
+
+	c.must("POST", "/api/v1/sessions/"+sid+"/turns",
+		`{"input":[{"content":[{"type":"input_image","image_url":"https://example.com/a.png"}]}]}`, 400)
+	m.Queue(claudetest.Reply{Text: []string{"still here"}, Match: "again"})
+	tid3 := jsonField(c.must("POST", "/api/v1/sessions/"+sid+"/turns", `{"text":"again"}`, 201), "turn_id")
+	evs3, _ := c.events(tid3, "")
+	all := m.Requests()
+	if _, text3 := sseText(evs3); text3 != "still here" || !strings.Contains(claudetest.AllText(all[len(all)-1]), "Hello, world") {
+		t.Fatalf("the Turn after the cancel streamed %q or lost the history", text3)
+	}
+	for _, b := range all {
+		if strings.Contains(claudetest.AllText(b), "example.com/a.png") {
+			t.Fatal("the refused image input reached the model")
+		}
+		if strings.Contains(claudetest.LastUserText(b), "SUGGESTION MODE") {
+			t.Fatal("the agent asked the model for a predicted follow-up prompt")
+		}
+	}
+	if code := d.terminate(t); code != 0 {
+		t.Fatalf("daemon exit %d:\n%s", code, d.stderr.String())
+	}
+	_ = core.terminate()
+}
