@@ -13,10 +13,12 @@ import (
 	"time"
 
 	"github.com/turnstile-sim/turnstile/adapters/agent"
+	"github.com/turnstile-sim/turnstile/core/engine"
 	"github.com/turnstile-sim/turnstile/core/engine/enginetest"
 	dmachine "github.com/turnstile-sim/turnstile/daemon"
 	"github.com/turnstile-sim/turnstile/daemon/runner"
 	"github.com/turnstile-sim/turnstile/daemon/transport"
+	"github.com/turnstile-sim/turnstile/wire"
 )
 
 // seedFlag replays a reported seed: go test -run TestAgainstSimulatedCore -adaptertest.seed=N
@@ -125,7 +127,13 @@ func Simulate(d agent.Declaration, opts Options, logf func(string, ...any)) (*Re
 	rec.installed = reg.Kinds()
 	// The simulated Core qualifies the adapter's kind with the open
 	// profile: this kit tests the adapter, not the service qualification.
-	c, err := newSimCore(device, enginetest.OpenPolicy(d.Kind))
+	// Active input is qualified as the public text profile has it, when
+	// the kind declares steering and durable input receipts.
+	open := enginetest.Open(d.Kind, false, false)
+	open.Capabilities.ActiveInput = wire.CapabilityFromBool(
+		d.Capabilities.Steering.IsSupported() && d.Capabilities.DurableInputReceipts.IsSupported())
+	policy := engine.For(engine.NewCatalog(open))
+	c, err := newSimCore(device, &policy)
 	if err != nil {
 		return nil, err
 	}
