@@ -23,9 +23,11 @@
 // checks that the agent still advertises what the kind declares and
 // creates the session with session/new, or loads the recorded one with
 // session/load (strict: an unknown session is ErrResume, never a fresh
-// session). The working directory is the bound workspace for a local
-// environment, otherwise a private directory per Session. No prompt is
-// sent.
+// session), both with the profile's _meta (for claude-agent-acp: the
+// removed tools, no predicted follow-up prompts, the session's model),
+// then sets the profile's session mode (session/set_mode). The working
+// directory is the bound workspace for a local environment, otherwise a
+// private directory per Session. No prompt is sent.
 //
 // StartTurn sends one session/prompt. The Turn's events are the
 // session/update notifications of its session until the prompt's answer:
@@ -76,5 +78,8 @@
 // for every profile; steering, permissions, execution controls and
 // subagent control as the profile proves them. Everything else, durable
 // input receipts included, is unsupported with a fixed reason and no
-// native effect.
+// native effect. A model is accepted where the profile passes it (the
+// agent's own configuration chooses otherwise); no model provider, native
+// harness configuration or system prompt is. Core's profile of every ACP
+// kind admits no active input (core/engine.ACPProfile).
 package acp
