@@ -237,14 +237,23 @@ func (e *Executor) setup(ctx context.Context, resume string) error {
 		}
 		return e.setMode(ctx)
 	}
-	var s sessionResult
-	if err := e.rpc.call(ctx, methodSessionNew, withMeta(p, meta), &s); err != nil {
+	// The session ID is set on the read loop, before any later line (an
+	// update of the new session) is handled there.
+	cl, err := e.rpc.send(methodSessionNew, withMeta(p, meta), func(raw json.RawMessage, err error) {
+		var s sessionResult
+		if err == nil && json.Unmarshal(raw, &s) == nil {
+			e.session = s.SessionID
+		}
+	})
+	if err == nil {
+		err = cl.wait(ctx, nil)
+	}
+	if err != nil {
 		return fmt.Errorf("%w: acp session/new: %w", agent.ErrExecutorUnavailable, err)
 	}
-	if s.SessionID == "" {
+	if e.session == "" {
 		return fmt.Errorf("%w: %w: session/new without a session ID", agent.ErrExecutorUnavailable, ErrMalformed)
 	}
-	e.session = s.SessionID
 	return e.setMode(ctx)
 }
 
