@@ -85,6 +85,58 @@ func TestScriptedEchoTurn(t *testing.T) {
 	if text(r.got) != "echo: hi there" || done.Usage == nil || done.Usage.Tokens.TotalTokens != 9 || errorOf(r.got) != nil {
 		t.Fatalf("events %v", r.got)
 	}
+	if n := len(s.lines(t, `"method":"initialize"`, `"fs":{"readTextFile":false,"writeTextFile":false}`, `"terminal":false`)); n != 1 {
+		t.Fatalf("initialize did not declare fs and terminal false: %q", s.lines(t, "initialize"))
+	}
+}
+
+// The client's fs and terminal capabilities are declared false, and an
+// agent that asks anyway gets method-not-found; the Turn goes on.
+func TestScriptedClientMethodsRefused(t *testing.T) {
+	s := newScripted(t, nil)
+	ex := newExecutor(t, s.h, mcodeConfig())
+	r := startRun(t, ex, "run-fs", "fs")
+	if st := r.settle(t); !st.Reusable {
+		t.Fatalf("settlement %+v", st)
+	}
+	if got := text(r.got); !strings.Contains(got, `"code":-32601`) || errorOf(r.got) != nil {
+		t.Fatalf("events %v", r.got)
+	}
+}
+
+// A pending permission request is withdrawn when its Turn is cancelled:
+// a permission_cancel names it, the agent is answered cancelled, and a
+// late answer is ErrNotPending.
+func TestScriptedPermissionWithdrawnOnCancel(t *testing.T) {
+	s := newScripted(t, func(o *Options) { o.Profile = Profile{Name: "acptest", Permissions: true} })
+	cfg := mcodeConfig()
+	cfg.Configuration.AgentKind = s.h.Kind()
+	ex := newExecutor(t, s.h, cfg)
+	r := startRun(t, ex, "run-perm", "permission")
+	req := r.until(t, isPermission).Payload.(wire.PermissionRequest)
+	if req.Tool != "edit" || req.Title != "touch a file" || string(req.Payload) != `{"path":"a.txt"}` {
+		t.Fatalf("permission request %+v", req)
+	}
+	if err := r.turn.Cancel(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r.settle(t)
+	withdrawn := false
+	for _, ev := range r.got {
+		_, ok := ev.Payload.(wire.PermissionCancel)
+		withdrawn = withdrawn || (ok && ev.InteractionID == req.RequestID)
+	}
+	if !withdrawn || !strings.Contains(text(r.got), `permission: {"outcome":{"outcome":"cancelled"}}`) {
+		t.Fatalf("events %v", r.got)
+	}
+	if err := r.turn.(agent.PermissionResponder).RespondPermission(context.Background(), req.RequestID,
+		wire.PermissionDecision{Approved: true}); !errors.Is(err, agent.ErrNotPending) {
+		t.Fatalf("answer after the withdrawal = %v", err)
+	}
+	if err := r.turn.(agent.UserChoiceResponder).RespondUserChoice(context.Background(), "ask-1",
+		wire.UserChoiceDecision{}); !errors.Is(err, agent.ErrNotPending) {
+		t.Fatalf("user choice = %v", err)
+	}
 }
 
 // MiniMax Code's mcode/session/steer: steered is native acceptance (the

@@ -11,6 +11,7 @@
 //	never         streams "stuck" and never answers, not even a cancel
 //	malformed     streams "bad line" and writes a line that is not JSON-RPC
 //	permission    asks permission for a tool call and streams the answer
+//	fs            asks the client to read a file and streams the answer
 //	late-permission  streams "waiting"; after session/cancel asks
 //	              permission, records the answer, then answers cancelled
 //
@@ -254,6 +255,10 @@ func (a *agent) run(pr *prompt, text string) {
 	case "permission":
 		answer := <-a.request("session/request_permission", permissionParams(pr.session))
 		a.chunk(pr.session, "permission: "+string(answer))
+		a.end(pr, "end_turn")
+	case "fs":
+		answer := <-a.request("fs/read_text_file", map[string]any{"sessionId": pr.session, "path": "/etc/hostname"})
+		a.chunk(pr.session, "fs: "+string(answer))
 		a.end(pr, "end_turn")
 	case "late-permission":
 		a.chunk(pr.session, "waiting")
