@@ -19,8 +19,11 @@
 // answers {turnId, mode: "steered"} and streams "steered: TEXT", or mode
 // "duplicate" for a clientRequestId it already took; a text beginning with
 // "mute" is taken without an answer the first time, and "refuse" is
-// answered with a JSON-RPC error. Every line the agent reads is appended to
-// the file named by $ACPTEST_LOG.
+// answered with a JSON-RPC error. A prompt of no script streams "echo:"
+// and its text and ends the turn, unless the directory named by
+// $ACPTEST_HOLD holds a file: the agent removes one (each file holds one
+// prompt, whichever agent takes it) and runs that prompt like hold. Every line
+// the agent reads is appended to the file named by $ACPTEST_LOG.
 package acptest
 
 import (
@@ -29,14 +32,17 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 )
 
-// EnvAgent, set to 1, makes Main run the agent; EnvLog names the log file.
+// EnvAgent, set to 1, makes Main run the agent; EnvLog names the log
+// file; EnvHold names the directory of hold tokens.
 const (
 	EnvAgent = "ACPTEST_AGENT"
 	EnvLog   = "ACPTEST_LOG"
+	EnvHold  = "ACPTEST_HOLD"
 )
 
 // Main runs the agent on stdin and stdout when EnvAgent is set, and exits;
@@ -267,7 +273,13 @@ func (a *agent) run(pr *prompt, text string) {
 		a.chunk(pr.session, "late permission: "+string(answer))
 		a.end(pr, "cancelled")
 	default:
-		a.chunk(pr.session, "unknown script")
+		if takeHold(os.Getenv(EnvHold)) {
+			a.chunk(pr.session, "holding")
+			<-pr.cancelled
+			a.end(pr, "cancelled")
+			return
+		}
+		a.chunk(pr.session, "echo: "+text)
 		a.end(pr, "end_turn")
 	}
 }
@@ -279,4 +291,18 @@ func permissionParams(session string) map[string]any {
 		"options": []map[string]any{
 			{"optionId": "yes", "name": "Allow", "kind": "allow_once"},
 			{"optionId": "no", "name": "Reject", "kind": "reject_once"}}}
+}
+
+// takeHold removes one hold token of dir; false when none was left.
+func takeHold(dir string) bool {
+	if dir == "" {
+		return false
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if os.Remove(filepath.Join(dir, e.Name())) == nil {
+			return true
+		}
+	}
+	return false
 }
