@@ -152,6 +152,18 @@ sim: build
 build:
 	$(GO) build -buildvcs=auto -o bin/turnstile ./cmd/turnstile
 
+# cross builds cmd/turnstile for every platform the daemon supports (64-
+# and 32-bit) and vets the packages whose code differs by platform. The
+# determinism check across architectures needs these builds.
+CROSS_TARGETS ?= linux/amd64 linux/arm64 linux/386 linux/arm darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+.PHONY: cross
+cross:
+	@for t in $(CROSS_TARGETS); do \
+		echo "build $$t"; \
+		GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) build -o /dev/null ./cmd/turnstile || exit 1; \
+		GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) vet ./internal/clirunner || exit 1; \
+	done
+
 # crash SIGKILLs a real `turnstile core` child at CRASH_KILLS seeded points
 # (make test runs 20) and checks recovery after every restart, once driving
 # Turns and once quiescing and resuming Environments.
