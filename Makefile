@@ -87,7 +87,9 @@ check: fmt vet race check-runtime-contract
 # every adapter under adapters/: the shared text lifecycle, unsupported
 # extensions, declaration completeness and the run against a simulated
 # Core (adapters/contracttest, adapters/adaptertest; the guide
-# adapters/README.md is followed by adapters/example's TestGuide). It needs no
+# adapters/README.md is followed by adapters/example's TestGuide), and the
+# public onboarding of a test-local Harness through real Core and daemon
+# shells (cmd/turnstile TestThirdHarnessPublicOnboarding). It needs no
 # model credentials and no sandbox. Scenario transcripts are compared,
 # never rewritten (`go test ./scenarios/machine -rewrite` does that).
 CONTRACT_PKGS = ./wire ./core ./daemon ./scenarios/... ./adapters/... \
@@ -95,6 +97,7 @@ CONTRACT_PKGS = ./wire ./core ./daemon ./scenarios/... ./adapters/... \
 
 check-runtime-contract: codex claude
 	$(GO) test -count=1 $(CONTRACT_PKGS)
+	$(GO) test -count=1 ./cmd/turnstile -run '^TestThirdHarnessPublicOnboarding$$'
 
 # conform plays every scenario through `turnstile conform` against
 # Turnstile's own binaries: real `turnstile daemon` processes (one per
