@@ -94,7 +94,9 @@ check: fmt vet race check-runtime-contract
 # every adapter under adapters/: the shared text lifecycle, unsupported
 # extensions, declaration completeness and the run against a simulated
 # Core (adapters/contracttest, adapters/adaptertest; the guide
-# adapters/README.md is followed by adapters/example's TestGuide). It needs no
+# adapters/README.md is followed by adapters/example's TestGuide), and the
+# public onboarding of a test-local Harness through real Core and daemon
+# shells (cmd/turnstile TestThirdHarnessPublicOnboarding). It needs no
 # model credentials and no sandbox. Scenario transcripts are compared,
 # never rewritten (`go test ./scenarios/machine -rewrite` does that).
 CONTRACT_PKGS = ./wire ./core ./daemon ./scenarios/... ./adapters/... \
@@ -102,6 +104,7 @@ CONTRACT_PKGS = ./wire ./core ./daemon ./scenarios/... ./adapters/... \
 
 check-runtime-contract: codex claude acp
 	$(GO) test -count=1 $(CONTRACT_PKGS)
+	$(GO) test -count=1 ./cmd/turnstile -run '^TestThirdHarnessPublicOnboarding$$'
 
 # conform plays every scenario through `turnstile conform` against
 # Turnstile's own binaries: real `turnstile daemon` processes (one per
@@ -158,6 +161,18 @@ sim: build
 
 build:
 	$(GO) build -buildvcs=auto -o bin/turnstile ./cmd/turnstile
+
+# cross builds cmd/turnstile for every platform the daemon supports (64-
+# and 32-bit) and vets the packages whose code differs by platform. The
+# determinism check across architectures needs these builds.
+CROSS_TARGETS ?= linux/amd64 linux/arm64 linux/386 linux/arm darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+.PHONY: cross
+cross:
+	@for t in $(CROSS_TARGETS); do \
+		echo "build $$t"; \
+		GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) build -o /dev/null ./cmd/turnstile || exit 1; \
+		GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) vet ./internal/clirunner || exit 1; \
+	done
 
 # crash SIGKILLs a real `turnstile core` child at CRASH_KILLS seeded points
 # (make test runs 20) and checks recovery after every restart, once driving

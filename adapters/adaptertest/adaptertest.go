@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -18,7 +19,6 @@ import (
 	dmachine "github.com/turnstile-sim/turnstile/daemon"
 	"github.com/turnstile-sim/turnstile/daemon/runner"
 	"github.com/turnstile-sim/turnstile/daemon/transport"
-	"github.com/turnstile-sim/turnstile/wire"
 )
 
 // seedFlag replays a reported seed: go test -run TestAgainstSimulatedCore -adaptertest.seed=N
@@ -50,6 +50,17 @@ type Options struct {
 	Deadline time.Duration
 	// Log, when set, receives the daemon's and Core's logs.
 	Log io.Writer
+	// NotApplicable marks clauses, by check name (the Check constants
+	// and the sim/check names of the clause table), that cannot apply to
+	// this adapter, each with the reason the report prints. Every other
+	// clause exercised zero times fails: a run that started no Run, or
+	// never steered, proves nothing about those clauses.
+	NotApplicable map[string]string
+	// Policy is the Core qualification the simulated Core uses (default:
+	// an open test profile qualifying the declaration's kind, so the run
+	// tests the adapter, not the service qualification). Set it to hold
+	// the adapter against a real Core profile.
+	Policy *engine.Policy
 
 	// bugs plants daemon bugs, for this package's tests of its checkers.
 	bugs dmachine.Bugs
@@ -97,8 +108,12 @@ func RunAgainstSimulatedCore(t *testing.T, d agent.Declaration, opts Options) *R
 			return
 		}
 		if rep.Failed() {
-			t.Errorf("adaptertest: seed %d (replay: -adaptertest.seed=%d) broke clauses:\n%s\nper clause:\n%s",
-				rep.Seed, rep.Seed, rep.Failures(), rep)
+			hint := ""
+			if len(rep.Unexercised()) > 0 {
+				hint = "a clause that cannot apply to this adapter is marked in Options.NotApplicable with a reason\n"
+			}
+			t.Errorf("adaptertest: seed %d (replay: -adaptertest.seed=%d) broke clauses:\n%s%s\nper clause:\n%s",
+				rep.Seed, rep.Seed, rep.Failures(), hint, rep)
 			return
 		}
 		t.Logf("adaptertest: per clause:\n%s", rep)
@@ -112,6 +127,9 @@ func RunAgainstSimulatedCore(t *testing.T, d agent.Declaration, opts Options) *R
 // or torn down; clause failures are in the Report.
 func Simulate(d agent.Declaration, opts Options, logf func(string, ...any)) (*Report, error) {
 	opts = opts.withDefaults()
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
@@ -125,15 +143,14 @@ func Simulate(d agent.Declaration, opts Options, logf func(string, ...any)) (*Re
 		return nil, fmt.Errorf("install: %w", err)
 	}
 	rec.installed = reg.Kinds()
-	// The simulated Core qualifies the adapter's kind with the open
-	// profile: this kit tests the adapter, not the service qualification.
-	// Active input is qualified as the public text profile has it, when
-	// the kind declares steering and durable input receipts.
-	open := enginetest.Open(d.Kind, false, false)
-	open.Capabilities.ActiveInput = wire.CapabilityFromBool(
-		d.Capabilities.Steering.IsSupported() && d.Capabilities.DurableInputReceipts.IsSupported())
-	policy := engine.For(engine.NewCatalog(open))
-	c, err := newSimCore(device, &policy)
+	// By default the simulated Core qualifies the adapter's kind with the
+	// open profile: this kit tests the adapter, not the service
+	// qualification.
+	policy := opts.Policy
+	if policy == nil {
+		policy = enginetest.OpenPolicy(d.Kind)
+	}
+	c, err := newSimCore(device, policy)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +173,7 @@ func Simulate(d agent.Declaration, opts Options, logf func(string, ...any)) (*Re
 		r, err := dm.Run(context.Background())
 		ended <- runEnd{r, err}
 	}()
-	w := &workload{opts: opts, r: rand.New(rand.NewPCG(opts.Seed, 1)), core: c, relay: rl, rec: rec}
+	w := &workload{opts: opts, r: rand.New(rand.NewPCG(opts.Seed, 1)), core: c, relay: rl, rec: rec, last: map[string]string{}}
 	werr := w.run()
 	rep.Steps = opts.Steps
 	dm.Shutdown("adaptertest finished")
@@ -166,7 +183,27 @@ func Simulate(d agent.Declaration, opts Options, logf func(string, ...any)) (*Re
 	_ = rs.Close()
 	rl.wait()
 	cerr := c.shutdown()
+	rec.mu.Lock()
+	rep.judgeExercised(opts.NotApplicable)
+	rec.mu.Unlock()
 	return rep, errors.Join(werr, cerr)
+}
+
+// ErrOptions is wrapped by Simulate's error for invalid Options.
+var ErrOptions = errors.New("adaptertest: invalid options")
+
+// validate rejects a NotApplicable mark naming no clause or giving no
+// reason.
+func (o Options) validate() error {
+	for _, chk := range sortedKeys(o.NotApplicable) {
+		if !judged(chk) {
+			return fmt.Errorf("%w: NotApplicable names %q, which is not a clause of this kit", ErrOptions, chk)
+		}
+		if strings.TrimSpace(o.NotApplicable[chk]) == "" {
+			return fmt.Errorf("%w: NotApplicable marks %q without a reason", ErrOptions, chk)
+		}
+	}
+	return nil
 }
 
 type runEnd struct {

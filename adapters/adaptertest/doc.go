@@ -17,7 +17,9 @@
 // both directions, to the checkers and never changes one.
 //
 // A seeded workload creates Sessions and, step by step, submits Turns,
-// steers and cancels them, cuts the daemon's connection (it reconnects)
+// steers (mostly the newest running Turn) and cancels them, replaces a
+// Session Core can no longer run (its native identity was lost to a fault
+// and the adapter declares no native_session_recovery), cuts the daemon's connection (it reconnects)
 // and restarts Core over the same store (core.Restart recovers it). Then
 // it waits for every Turn to end, shuts the daemon down and stops Core.
 // Options.BeforeTurn lets the author's native fixture draw a behaviour per
@@ -44,9 +46,18 @@
 //
 // # Report and replay
 //
-// RunAgainstSimulatedCore logs the seed first and ends with one line per
+// RunAgainstSimulatedCore logs the seed first and ends with what Core
+// admitted (Sessions and Turns, those it refused, the Runs the adapter
+// started, how the Turns ended with Core's failure codes) and one line per
 // clause: exercised N times, passed, or failed with the first failing
-// step (the workload step, what it did and when). A failing seed replays
+// step (the workload step, what it did and when). A run that admitted no
+// work is a failure, not a pass: a clause exercised zero times fails with
+// the reason derived from what happened ("Core refused every Turn:
+// capability `steering` not declared", "Core refused every Session: ...",
+// "no steered input was reported applied ..."), unless
+// Options.NotApplicable marks it with a reason, which the report prints.
+// The simulated Core qualifies the kind with an open test profile unless
+// Options.Policy holds the adapter against another. A failing seed replays
 // with -adaptertest.seed=N (or Options.Seed): the workload, the faults and
 // the daemon's reconnect jitter are drawn from it, so a run replays as far
 // as the adapter itself is deterministic — an adapter with its own

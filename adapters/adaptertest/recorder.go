@@ -98,6 +98,7 @@ func (r *recorder) turnCreated(run, executor string) {
 	r.exerciseLocked(check.CheckRunStartedTwice)
 	if _, ok := r.turns[run]; !ok {
 		r.turns[run] = false
+		r.rep.RunsStarted++
 	}
 	r.ledger.TurnCreated(r.now(), r.device, run)
 	r.drainLocked()

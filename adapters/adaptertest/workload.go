@@ -23,8 +23,9 @@ type workload struct {
 	relay    *relay
 	rec      *recorder
 	sessions []string
-	turns    []string // every Turn submitted, in order
-	n        int      // texts drawn
+	last     map[string]string // Session → its newest Turn
+	turns    []string          // every Turn submitted, in order
+	n        int               // texts drawn
 }
 
 // apiTimeout bounds one API call; a Call during a restart fails fast.
@@ -36,13 +37,12 @@ func (w *workload) run() error {
 		return err
 	}
 	for range w.opts.Sessions {
-		res, err := w.call(func(c core.CallID) core.Event {
-			return core.CreateSession{Call: c, Agent: core.AgentConfig{Kind: w.kind(), Model: w.opts.Model, Environment: core.EnvNone}}
-		})
-		if err != nil {
-			return fmt.Errorf("create session: %w", err)
+		if s := w.createSession(); s != "" {
+			w.sessions = append(w.sessions, s)
 		}
-		w.sessions = append(w.sessions, res.SessionID)
+	}
+	if len(w.sessions) == 0 {
+		return nil // nothing admitted: the report says why
 	}
 	for step := 1; step <= w.opts.Steps; step++ {
 		if err := w.step(step); err != nil {
@@ -87,20 +87,31 @@ func (w *workload) step(n int) error {
 	faults := !w.opts.NoFaults
 	switch {
 	case x < 40 || len(w.turns) == 0:
-		s := w.sessions[w.r.IntN(len(w.sessions))]
-		w.rec.setStep(n, "submit a Turn on "+s)
+		i := w.r.IntN(len(w.sessions))
+		w.rec.setStep(n, "submit a Turn on "+w.sessions[i])
+		w.replaceStranded(i)
+		s := w.sessions[i]
 		if w.opts.BeforeTurn != nil {
 			w.opts.BeforeTurn(w.r)
 		}
 		res, err := w.call(func(c core.CallID) core.Event {
 			return core.SubmitTurn{Call: c, Session: s, Input: w.text()}
 		})
-		if err == nil {
+		if err != nil {
+			w.refused(func(r *Report) { r.TurnsRefused++ }, "submit a Turn", err)
+		} else {
 			w.turns = append(w.turns, res.TurnID)
+			w.last[s] = res.TurnID
 			w.count(func(r *Report) { r.Turns++ })
 		}
 	case x < 65:
+		// Most steers go to the newest Turn still running, so that input
+		// reaches live Runs; the rest to any Turn (a terminal one is
+		// refused).
 		t := w.turns[w.r.IntN(len(w.turns))]
+		if w.r.IntN(4) > 0 {
+			t = w.newestOpen(t)
+		}
 		w.rec.setStep(n, "steer "+t)
 		if _, err := w.call(func(c core.CallID) core.Event { return core.SteerInput{Call: c, Turn: t, Input: w.text()} }); err == nil {
 			w.count(func(r *Report) { r.Steers++ })
@@ -126,6 +137,49 @@ func (w *workload) step(n int) error {
 		w.pause(time.Duration(1+w.r.IntN(20)) * time.Second)
 	}
 	return nil
+}
+
+// createSession creates one Session, or counts Core's refusal and
+// returns "".
+func (w *workload) createSession() string {
+	res, err := w.call(func(c core.CallID) core.Event {
+		return core.CreateSession{Call: c, Agent: core.AgentConfig{Kind: w.kind(), Model: w.opts.Model, Environment: core.EnvNone}}
+	})
+	if err != nil {
+		w.refused(func(r *Report) { r.SessionsRefused++ }, "create a Session", err)
+		return ""
+	}
+	w.count(func(r *Report) { r.Sessions++ })
+	return res.SessionID
+}
+
+// replaceStranded replaces Session i by a new one when Core refused its
+// newest Turn for native_session_recovery: a Session whose native identity was lost
+// in a fault needs native_session_recovery, and an adapter that does not
+// declare it can run no further Turn there, as a client would find.
+func (w *workload) replaceStranded(i int) {
+	t, ok := w.last[w.sessions[i]]
+	if !ok {
+		return
+	}
+	res, err := w.call(func(c core.CallID) core.Event { return core.ReadTurn{Call: c, Turn: t} })
+	if err != nil || res.Turn == nil || res.Turn.ErrorCode != core.CodeCapabilityUnsupported ||
+		res.Turn.ErrorDetail != "native_session_recovery" {
+		return
+	}
+	if s := w.createSession(); s != "" {
+		w.sessions[i] = s
+	}
+}
+
+// refused counts a refusal of Core and keeps the first one's text.
+func (w *workload) refused(f func(*Report), what string, err error) {
+	w.count(func(r *Report) {
+		f(r)
+		if r.FirstRefusal == "" {
+			r.FirstRefusal = what + ": " + err.Error()
+		}
+	})
 }
 
 func (w *workload) count(f func(*Report)) {
@@ -157,8 +211,13 @@ func (w *workload) awaitTerminal() {
 			w.pause(time.Second)
 		}
 	}
+	outcomes := map[string]int{}
+	for _, t := range w.turns {
+		outcomes[w.outcome(t)]++
+	}
 	w.rec.mu.Lock()
 	defer w.rec.mu.Unlock()
+	w.rec.rep.Outcomes = outcomes
 	w.rec.rep.clause(CheckTurnEnds).Exercised += len(w.turns)
 	for _, t := range open {
 		w.rec.failLocked(CheckTurnEnds, "Turn %s is %s %s after the workload ended", t, w.stateLocked(t), w.opts.Deadline)
@@ -171,6 +230,31 @@ func (w *workload) state(t string) string {
 		return ""
 	}
 	return string(res.Turn.State)
+}
+
+// newestOpen returns the newest Turn not yet terminal, else fallback.
+func (w *workload) newestOpen(fallback string) string {
+	for i := len(w.turns) - 1; i >= 0; i-- {
+		if st := w.state(w.turns[i]); st != "" && !check.IsTerminal(st) {
+			return w.turns[i]
+		}
+	}
+	return fallback
+}
+
+// outcome is the Turn's state, with Core's failure code and detail when
+// it failed.
+func (w *workload) outcome(t string) string {
+	res, err := w.call(func(c core.CallID) core.Event { return core.ReadTurn{Call: c, Turn: t} })
+	switch {
+	case err != nil || res.Turn == nil:
+		return "unreadable"
+	case res.Turn.State != core.TurnFailed:
+		return string(res.Turn.State)
+	case res.Turn.ErrorDetail != "":
+		return fmt.Sprintf("failed %s (%s)", res.Turn.ErrorCode, res.Turn.ErrorDetail)
+	}
+	return "failed " + res.Turn.ErrorCode
 }
 
 func (w *workload) stateLocked(t string) string {

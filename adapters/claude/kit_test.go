@@ -84,6 +84,12 @@ func kitFixture(t *testing.T, h *Harness, s *claudetest.Server) (heldFactory, co
 		UnknownOutcome: ErrApplyUnknown,
 		Window:         300 * time.Millisecond,
 		Timeout:        60 * time.Second,
+		NotApplicable: map[contracttest.Clause]string{
+			contracttest.ClauseLateEvents: "not scripted: the pinned CLI and the fake Messages API offer no callback after a " +
+				"Turn's result (a coverage gap of this fixture, not a property of Claude Code)",
+			contracttest.ClauseCleanupFailure: "not scripted: this fixture cannot make stopping the CLI's process group fail " +
+				"(a coverage gap of this fixture, not a property of Claude Code)",
+		},
 	}
 	return f, fx
 }

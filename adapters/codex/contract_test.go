@@ -28,6 +28,10 @@ func TestSharedTextLifecycle(t *testing.T) {
 		UnknownOutcome:       ErrApplyUnknown,
 		Window:               300 * time.Millisecond,
 		Timeout:              30 * time.Second,
+		NotApplicable: map[contracttest.Clause]string{
+			contracttest.ClauseCleanupFailure: "not scripted: the fake app-server cannot make stopping its process group fail " +
+				"(a coverage gap of this fixture, not a property of Codex)",
+		},
 	}
 	contracttest.TextLifecycle(t, f, fx)
 }

@@ -2,6 +2,8 @@ package contracttest
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,6 +65,10 @@ type Fixture struct {
 	// Preparations, when set, is checked for the workspace extensions of
 	// the Prepared owner.
 	Preparations agent.PreparationFactory
+	// NotApplicable marks clauses that cannot apply to this adapter, each
+	// with the reason the report prints. Every other clause a kit judges
+	// that was exercised zero times fails, naming why.
+	NotApplicable map[Clause]string
 	// Window bounds each "nothing happens" observation. Default 100ms.
 	Window time.Duration
 	// Timeout bounds each blocking call. Default 10s.
@@ -92,12 +98,69 @@ func TextLifecycleChecks() []Check {
 
 // CheckTextLifecycle runs every check of the text lifecycle and returns
 // one Report.
+//
+// Every clause of TextLifecycleClauses exercised zero times fails with the
+// reason (no Turn started and why, the Fixture hook that is nil, what the
+// Turns did not show) unless Fixture.NotApplicable marks it.
 func CheckTextLifecycle(f agent.ExecutorFactory, fx Fixture) *Report {
 	rep := newReport()
 	for _, c := range TextLifecycleChecks() {
 		rep.merge(c(f, fx))
 	}
+	rep.judgeExercised(TextLifecycleClauses(), fx.NotApplicable, func(c Clause) string { return textReason(rep, fx, c) })
 	return rep
+}
+
+// hooks names the Fixture hooks that exercise each clause.
+var hooks = map[Clause][]string{
+	ClauseWriteVsApplied:      {"Hold", "HoldSlowApply"},
+	ClauseCancelExact:         {"Hold"},
+	ClauseStaleCancel:         {"Hold"},
+	ClauseContinueAfterCancel: {"Hold"},
+	ClauseFreshTurnState:      {"Hold"},
+	ClauseLateEvents:          {"LateEvent"},
+	ClauseRetire:              {"Retire"},
+	ClauseNativeExit:          {"NativeExit"},
+	ClauseCleanupFailure:      {"FailClose"},
+	ClauseUnknownKept:         {"HoldSlowApply"},
+}
+
+// textReason explains why clause c was exercised zero times, from what
+// the run did.
+func textReason(rep *Report, fx Fixture, c Clause) string {
+	if fails := rep.Result(ClauseFixture).Failures; len(fails) > 0 {
+		return "the fixture could not run it: " + fails[0]
+	}
+	if rep.started == 0 {
+		if rep.startErr != nil {
+			return fmt.Sprintf("no Turn started: %v", rep.startErr)
+		}
+		return "no Turn started"
+	}
+	if names := hooks[c]; len(names) > 0 && !fx.hasAny(names) {
+		return fmt.Sprintf("Fixture.%s is nil", strings.Join(names, " and Fixture."))
+	}
+	switch c {
+	case ClauseOwnerContinuity:
+		return "no Turn reported a native session identity (done metadata agent_session_id or CancellationOutcome.NativeSessionID)"
+	case ClauseFreshTurnState:
+		return "no second Turn ran on a reusable Executor"
+	}
+	return fmt.Sprintf("no step exercised it (%d Turns started)", rep.started)
+}
+
+// hasAny reports whether any named hook is set.
+func (fx Fixture) hasAny(names []string) bool {
+	set := map[string]bool{
+		"Hold": fx.Hold != nil, "HoldSlowApply": fx.HoldSlowApply != nil, "LateEvent": fx.LateEvent != nil,
+		"Retire": fx.Retire != nil, "NativeExit": fx.NativeExit != nil, "FailClose": fx.FailClose != nil,
+	}
+	for _, n := range names {
+		if set[n] {
+			return true
+		}
+	}
+	return false
 }
 
 // TextLifecycle runs every clause of the text lifecycle against f and
@@ -116,7 +179,9 @@ func TextLifecycle(t testing.TB, f agent.ExecutorFactory, fx Fixture) {
 // content and has no native effect; a declared operation is not refused.
 func UnsupportedExtensionsHaveNoNativeEffects(t testing.TB, f agent.ExecutorFactory, fx Fixture) {
 	t.Helper()
-	Assert(t, "UnsupportedExtensionsHaveNoNativeEffects", CheckUnsupported(f, fx))
+	rep := CheckUnsupported(f, fx)
+	rep.judgeExercised([]Clause{ClauseUnsupported}, fx.NotApplicable, func(c Clause) string { return textReason(rep, fx, c) })
+	Assert(t, "UnsupportedExtensionsHaveNoNativeEffects", rep)
 }
 
 // Assert fails t with one message per failing clause and the summary when

@@ -12,10 +12,12 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/turnstile-sim/turnstile/adapters/agent"
+	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -37,6 +39,9 @@ type DeclarationOptions struct {
 	Hold func()
 	// Timeout bounds each call. Default 10s.
 	Timeout time.Duration
+	// NotApplicable marks clauses of DeclarationClauses that cannot apply,
+	// each with the reason the report prints.
+	NotApplicable map[Clause]string
 }
 
 // Declaration runs CheckDeclaration and reports through t.
@@ -55,7 +60,23 @@ func Declaration(t testing.TB, d agent.Declaration, opts DeclarationOptions) {
 // Hold) and a Prepared — and asserted in the package's contracts.go
 // (one `var _ agent.X = (*T)(nil)` line per interface and type); and
 // no operation the declaration claims answers ErrUnsupportedOperation.
+// Core admits a text Turn of the kind (ClauseCoreAdmits) only when the
+// installed descriptor declares every capability Core requires of a
+// text-only Turn without an environment (core.Requirements): a missing
+// one leaves that clause unexercised, and it fails naming the capability
+// unless DeclarationOptions.NotApplicable marks it.
 func CheckDeclaration(d agent.Declaration, opts DeclarationOptions) *Report {
+	rep := checkDeclaration(d, opts)
+	rep.judgeExercised(DeclarationClauses(), opts.NotApplicable, func(c Clause) string {
+		if fails := rep.Result(ClauseDeclaration).Failures; len(fails) > 0 {
+			return "the declaration could not be installed: " + fails[0]
+		}
+		return "discovery installed no available kind"
+	})
+	return rep
+}
+
+func checkDeclaration(d agent.Declaration, opts DeclarationOptions) *Report {
 	if opts.Dir == "" {
 		opts.Dir = "."
 	}
@@ -81,6 +102,7 @@ func CheckDeclaration(d agent.Declaration, opts DeclarationOptions) *Report {
 		return rep
 	}
 	checkDescriptor(rep, d, rt)
+	checkCoreAdmits(rep, d, rt)
 	var reg agent.Registry
 	if err := reg.Register(d, rt); err != nil {
 		rep.fail(ClauseDeclaration, "Register", "%v", err)
@@ -104,6 +126,31 @@ func CheckDeclaration(d agent.Declaration, opts DeclarationOptions) *Report {
 	checkImplemented(rep, objects)
 	checkAssertions(rep, opts.Dir, objects)
 	return rep
+}
+
+// checkCoreAdmits holds the installed descriptor against what Core
+// requires of every text Turn without an environment: each capability
+// Core requires and the descriptor declares exercises the clause once; a
+// missing one means Core refuses every such Turn.
+func checkCoreAdmits(rep *Report, d agent.Declaration, rt *agent.Runtime) {
+	if !rt.Descriptor.Available {
+		rep.notExercisedBecause(ClauseCoreAdmits, "discovery installed the kind unavailable: Core refuses its Turns")
+		return
+	}
+	s := core.SessionRecord{Agent: core.AgentConfig{Kind: d.Kind, Environment: core.EnvNone}}
+	required := core.Requirements(s, core.EngineProfile{}, false)
+	var missing []string
+	for _, name := range required {
+		if v, ok := rt.Descriptor.Capabilities.Lookup(name); !ok || !v.IsSupported() {
+			missing = append(missing, "`"+name+"`")
+		}
+	}
+	if len(missing) > 0 {
+		rep.notExercisedBecause(ClauseCoreAdmits, "Core refuses every Turn: capability %s not declared (undeclared of what Core requires of every text Turn: %s)",
+			missing[0], strings.Join(missing, ", "))
+		return
+	}
+	rep.clause(ClauseCoreAdmits).Exercised += len(required)
 }
 
 // checkDecided names every capability member left unspecified.

@@ -36,8 +36,19 @@
 //
 // The Fixture's hooks script the native fixture (hold a Turn, delay
 // application, slow cancel, retire, native exit, late callback, start and
-// close failures) and expose its ground truth (Applied, Effects); a clause
-// whose hook is nil is reported as not exercised. The checks observe for a
+// close failures) and expose its ground truth (Applied, Effects).
+//
+// A kit that did not exercise what it claims fails: every clause
+// TextLifecycle (TextLifecycleClauses), the unsupported-extension check
+// (ClauseUnsupported) or the declaration check (DeclarationClauses) judges
+// that was exercised zero times fails with its name and the reason derived
+// from the run — no Turn started and the first start error, the Fixture
+// hook that is nil, a capability Core requires that the installed
+// descriptor leaves unsupported ("Core refuses every Turn: capability
+// `steering` not declared") — unless Fixture.NotApplicable or
+// DeclarationOptions.NotApplicable marks it with a reason, which the report
+// prints. The individual Check functions are building blocks and do not
+// apply this rule. The checks observe for a
 // bounded window (Fixture.Window) to prove that something did not happen.
 // Inside a testing/synctest bubble that window is virtual time and the
 // observation is deterministic; run controlled fixtures there.

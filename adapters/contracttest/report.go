@@ -32,20 +32,43 @@ const (
 	ClauseClose               Clause = "confirmed Close"
 	ClauseUnsupported         Clause = "unsupported extensions have no native effects"
 	ClauseDeclaration         Clause = "declaration completeness"
+	ClauseCoreAdmits          Clause = "Core admits a text Turn of the kind"
 	ClauseFixture             Clause = "fixture"
 )
+
+// TextLifecycleClauses are the clauses CheckTextLifecycle judges; each must
+// be exercised or marked not applicable.
+func TextLifecycleClauses() []Clause {
+	return []Clause{ClauseIndependentStreams, ClauseOwnerContinuity, ClauseWriteVsApplied, ClauseCancelExact,
+		ClauseStaleCancel, ClauseContinueAfterCancel, ClauseLateEvents, ClauseFreshTurnState, ClauseSettlement,
+		ClauseRetire, ClauseNativeExit, ClauseCleanupFailure, ClauseUnknownKept, ClauseNilTurn, ClauseStreamShape,
+		ClauseClose, ClauseUnsupported}
+}
+
+// DeclarationClauses are the clauses CheckDeclaration judges.
+func DeclarationClauses() []Clause { return []Clause{ClauseDeclaration, ClauseCoreAdmits} }
 
 // ClauseResult is what one clause saw during a run: how many times it was
 // exercised and every failure, in order (the first is the first failing
 // step).
+//
+// A clause a kit judges (TextLifecycleClauses, ClauseUnsupported,
+// DeclarationClauses) that was exercised zero times fails with a failure
+// saying why, unless the author marked it not applicable
+// (Fixture.NotApplicable, DeclarationOptions.NotApplicable): then
+// NotApplicable holds the author's reason, which the report prints.
 type ClauseResult struct {
-	Clause    Clause
-	Exercised int
-	Failures  []string
+	Clause        Clause
+	Exercised     int
+	Failures      []string
+	NotApplicable string
 }
 
-// Passed reports whether the clause was exercised and never failed.
-func (c ClauseResult) Passed() bool { return c.Exercised > 0 && len(c.Failures) == 0 }
+// Passed reports whether the clause never failed and was exercised or
+// marked not applicable.
+func (c ClauseResult) Passed() bool {
+	return len(c.Failures) == 0 && (c.Exercised > 0 || c.NotApplicable != "")
+}
 
 // Report gathers the results of one or more checks, clause by clause, in
 // the order clauses were first touched.
@@ -53,9 +76,18 @@ type Report struct {
 	order   []Clause
 	clauses map[Clause]*ClauseResult
 	errs    []error
+	// What the native side did: Turns StartTurn returned without an
+	// error, and the first start error.
+	started  int
+	startErr error
+	// why explains, per clause, a reason it could not be exercised that a
+	// check found (a Turn that did not start, a missing capability).
+	why map[Clause]string
 }
 
-func newReport() *Report { return &Report{clauses: map[Clause]*ClauseResult{}} }
+func newReport() *Report {
+	return &Report{clauses: map[Clause]*ClauseResult{}, why: map[Clause]string{}}
+}
 
 func (r *Report) clause(c Clause) *ClauseResult {
 	cr, ok := r.clauses[c]
@@ -119,6 +151,55 @@ func (r *Report) merge(other *Report) {
 		dst.Failures = append(dst.Failures, src.Failures...)
 	}
 	r.errs = append(r.errs, other.errs...)
+	r.started += other.started
+	if r.startErr == nil {
+		r.startErr = other.startErr
+	}
+	for c, why := range other.why {
+		if r.why[c] == "" {
+			r.why[c] = why
+		}
+	}
+}
+
+// Unexercised lists the clauses that failed because they were exercised
+// zero times, in report order.
+func (r *Report) Unexercised() []Clause {
+	var out []Clause
+	for _, c := range r.order {
+		if cr := r.clauses[c]; cr.Exercised == 0 && len(cr.Failures) > 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// judgeExercised fails every clause of judged exercised zero times with
+// why(c), unless notApplicable marks it with a reason.
+func (r *Report) judgeExercised(judged []Clause, notApplicable map[Clause]string, why func(Clause) string) {
+	for _, c := range judged {
+		cr := r.clause(c)
+		if cr.Exercised > 0 || len(cr.Failures) > 0 {
+			continue
+		}
+		if reason := strings.TrimSpace(notApplicable[c]); reason != "" {
+			cr.NotApplicable = reason
+			continue
+		}
+		reason := r.why[c]
+		if reason == "" {
+			reason = why(c)
+		}
+		r.fail(c, "", "not exercised: %s", reason)
+		cr.Exercised = 0
+	}
+}
+
+// notExercisedBecause records a reason c could not be exercised.
+func (r *Report) notExercisedBecause(c Clause, format string, args ...any) {
+	if r.why[c] == "" {
+		r.why[c] = fmt.Sprintf(format, args...)
+	}
 }
 
 // String renders one line per clause: exercised N times, passed, not
@@ -128,13 +209,17 @@ func (r *Report) String() string {
 	for _, c := range r.order {
 		cr := r.clauses[c]
 		switch {
+		case cr.Exercised == 0 && len(cr.Failures) > 0:
+			fmt.Fprintf(&b, "FAIL %s: %s", c, cr.Failures[0])
 		case len(cr.Failures) > 0:
 			fmt.Fprintf(&b, "FAIL %s: exercised %d times, first failing step: %s", c, cr.Exercised, cr.Failures[0])
 			if n := len(cr.Failures) - 1; n > 0 {
 				fmt.Fprintf(&b, " (and %d more)", n)
 			}
+		case cr.Exercised == 0 && cr.NotApplicable != "":
+			fmt.Fprintf(&b, "n/a  %s: not applicable: %s", c, cr.NotApplicable)
 		case cr.Exercised == 0:
-			fmt.Fprintf(&b, "skip %s: not exercised (the fixture lacks its hook)", c)
+			fmt.Fprintf(&b, "skip %s: not exercised (this check alone does not judge it)", c)
 		default:
 			fmt.Fprintf(&b, "ok   %s: exercised %d times, passed", c, cr.Exercised)
 		}

@@ -3,6 +3,8 @@ package contracttest
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -82,6 +84,11 @@ func start(rep *Report, fx Fixture, ex agent.Executor, runID string, in wire.Mes
 	ctx, cancel := context.WithTimeout(context.Background(), fx.Timeout)
 	defer cancel()
 	r.turn, r.startErr = ex.StartTurn(ctx, agent.TurnRequest{RunID: runID, Input: in, Output: r.out})
+	if r.started() {
+		rep.started++
+	} else if rep.startErr == nil && !errors.Is(r.startErr, agent.ErrInvalidRequest) && in.Validate() == nil {
+		rep.startErr = fmt.Errorf("%s: %w", runID, r.startErr)
+	}
 	if r.turn != nil {
 		return r
 	}

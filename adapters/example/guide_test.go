@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -57,11 +58,12 @@ func readGuide(t *testing.T) []guideStep {
 
 // TestGuide follows adapters/README.md: every Go excerpt is verbatim in the
 // file it names, every test a command runs exists, and every command runs
-// and passes.
+// and passes; the run against the simulated Core must report Runs started,
+// so a guide whose adapter Core refuses fails here.
 func TestGuide(t *testing.T) {
 	testgate.Long(t) // runs the guide's go test commands
 	steps := readGuide(t)
-	excerpts, commands := 0, 0
+	excerpts, commands, runs := 0, 0, 0
 	for _, s := range steps {
 		switch s.lang {
 		case "go":
@@ -70,13 +72,27 @@ func TestGuide(t *testing.T) {
 		case "sh":
 			for _, cmd := range strings.Split(s.text, "\n") {
 				commands++
-				runGuideCommand(t, s.line, cmd)
+				runs += runGuideCommand(t, s.line, cmd)
 			}
 		}
 	}
 	if excerpts < 10 || commands < 5 {
 		t.Fatalf("the guide shows %d excerpts and %d commands: its steps are gone", excerpts, commands)
 	}
+	if runs == 0 {
+		t.Fatal("no step of the guide ran a Turn of the adapter through the simulated Core: Core admitted none of its work")
+	}
+}
+
+// runsStarted reads the Runs the adapter started from an adaptertest
+// report in a command's output (-1 when it shows no report).
+func runsStarted(out string) int {
+	m := regexp.MustCompile(`admitted: .*, (\d+) Runs started`).FindStringSubmatch(out)
+	if m == nil {
+		return -1
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
 }
 
 func checkExcerpt(t *testing.T, s guideStep) {
@@ -97,8 +113,10 @@ func checkExcerpt(t *testing.T, s guideStep) {
 
 // runGuideCommand checks a `go test` command's tests exist, then runs it
 // from the repository root; a `make` target must exist (running it would
-// run this test again).
-func runGuideCommand(t *testing.T, line int, cmd string) {
+// run this test again). It returns the Runs an adaptertest report in the
+// command's output shows started (0 when none is shown); a report of zero
+// Runs fails t.
+func runGuideCommand(t *testing.T, line int, cmd string) int {
 	t.Helper()
 	args := splitCommand(cmd)
 	switch {
@@ -107,10 +125,10 @@ func runGuideCommand(t *testing.T, line int, cmd string) {
 		if err != nil || !regexp.MustCompile(`(?m)^`+regexp.QuoteMeta(args[1])+`:`).Match(mk) {
 			t.Errorf("README.md:%d: make target %q not in the Makefile", line, args[1])
 		}
-		return
+		return 0
 	case len(args) < 2 || args[0] != "go" || args[1] != "test":
 		t.Errorf("README.md:%d: the guide runs %q, which this test cannot follow", line, cmd)
-		return
+		return 0
 	}
 	pkg, run := "", ""
 	for i, a := range args {
@@ -125,7 +143,7 @@ func runGuideCommand(t *testing.T, line int, cmd string) {
 	re, err := regexp.Compile(run)
 	if err != nil || run == "" || re.MatchString("TestGuide") {
 		t.Errorf("README.md:%d: -run %q must select tests other than TestGuide", line, run)
-		return
+		return 0
 	}
 	matched := ""
 	for _, n := range names {
@@ -135,7 +153,7 @@ func runGuideCommand(t *testing.T, line int, cmd string) {
 	}
 	if matched == "" {
 		t.Errorf("README.md:%d: -run %q selects no test of %s", line, run, pkg)
-		return
+		return 0
 	}
 	c := exec.Command(args[0], args[1:]...)
 	c.Dir = "../.."
@@ -143,6 +161,13 @@ func runGuideCommand(t *testing.T, line int, cmd string) {
 	if err != nil || !strings.Contains(string(out), "--- PASS: "+matched) {
 		t.Errorf("README.md:%d: %s: %v\n%s", line, cmd, err, out)
 	}
+	switch n := runsStarted(string(out)); {
+	case n == 0:
+		t.Errorf("README.md:%d: %s: the adapter started no Run:\n%s", line, cmd, out)
+	case n > 0:
+		return n
+	}
+	return 0
 }
 
 func testNames(t *testing.T, dir string) []string {
@@ -190,4 +215,16 @@ func splitCommand(s string) []string {
 		out = append(out, cur.String())
 	}
 	return out
+}
+
+func TestRunsStartedReadsTheReport(t *testing.T) {
+	for out, want := range map[string]int{
+		"admitted: 3 Sessions (0 refused), 22 Turns (0 refused), 16 Runs started; Turns ended: 14 completed": 16,
+		"admitted: 2 Sessions (0 refused), 18 Turns (0 refused), 0 Runs started; Turns ended: 18 failed":     0,
+		"--- PASS: TestSharedTextLifecycle": -1,
+	} {
+		if got := runsStarted(out); got != want {
+			t.Errorf("runsStarted(%q) = %d, want %d", out, got, want)
+		}
+	}
 }

@@ -258,9 +258,11 @@ func (t *Turn) SteerDurable(ctx context.Context, in agent.SteerInput) (agent.App
 	return r, nil
 }
 
-// Steer is refused: wordecho qualifies durable input only.
-func (t *Turn) Steer(context.Context, agent.SteerInput) error {
-	return agent.Unsupported(reasonNotQualified)
+// Steer writes input like SteerDurable, without handing out the receipt:
+// plain steering promises the write, not a report of application.
+func (t *Turn) Steer(ctx context.Context, in agent.SteerInput) error {
+	_, err := t.SteerDurable(ctx, in)
+	return err
 }
 
 // SubmitFunctionResult is refused: wordecho has no public functions.

@@ -16,7 +16,9 @@ import (
 
 	"github.com/turnstile-sim/turnstile/adapters/agent"
 	"github.com/turnstile-sim/turnstile/adapters/synthetic"
+	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/core/api"
+	"github.com/turnstile-sim/turnstile/core/engine"
 	"github.com/turnstile-sim/turnstile/core/gateway"
 	"github.com/turnstile-sim/turnstile/core/server"
 	"github.com/turnstile-sim/turnstile/core/store/sqlitestore"
@@ -56,6 +58,7 @@ type stack struct {
 	stopRun context.CancelFunc
 	decls   []agent.Declaration // the daemon's kinds (nil: the synthetic Harness h)
 	wsDir   string              // the daemon's workspaces directory ("": none)
+	policy  *engine.Policy      // Core's qualification (nil: the built-in catalog)
 }
 
 type daemonEnd struct {
@@ -69,6 +72,9 @@ type stackOptions struct {
 	decls   []agent.Declaration
 	// workspaces is the daemon's -workspaces directory ("": none).
 	workspaces string
+	// policy is the one qualification Core's API admission, device
+	// selection and final dispatch read (nil: the built-in catalog).
+	policy *engine.Policy
 }
 
 // newStack starts Core and a daemon and waits until Core has the device's
@@ -76,7 +82,7 @@ type stackOptions struct {
 func newStack(t *testing.T, o stackOptions) *stack {
 	t.Helper()
 	s := &stack{t: t, net: transporttest.NewNetwork(), h: synthetic.New(), res: make(chan daemonEnd, 1), logs: &lockedBuffer{},
-		decls: o.decls, wsDir: o.workspaces}
+		decls: o.decls, wsDir: o.workspaces, policy: o.policy}
 	s.client = s.net.HTTPClient()
 	s.link = s.net.Group()
 	s.dclient = s.link.HTTPClient()
@@ -103,7 +109,7 @@ func (s *stack) startCore(dir string) {
 		}
 	}
 	log := slog.New(slog.NewTextHandler(s.logs, nil))
-	s.srv, err = server.New(back, server.Options{Logger: log, RevocationPoll: time.Second})
+	s.srv, err = server.New(back, server.Options{Config: core.Config{Policy: s.policy}, Logger: log, RevocationPoll: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -68,8 +69,9 @@ type simFlags struct {
 }
 
 // budgetSeedsMax is the seed count of a time-budgeted campaign without
-// -seeds: far more than any budget reaches.
-const budgetSeedsMax = 1 << 40
+// -seeds: far more than any budget reaches (years at tens of milliseconds
+// a seed), and an int on 32-bit platforms too.
+const budgetSeedsMax = math.MaxInt32
 
 func (sh *shell) parseSim(args []string) (simFlags, int, bool) {
 	fs := sh.newFlags("sim", usageSim)

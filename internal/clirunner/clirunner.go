@@ -1,7 +1,12 @@
 // Package clirunner owns native child processes for Harness adapters.
 //
-// Every child starts in its own Unix process group. Stop sends TERM to the
-// group, waits the grace period (default 3 s) and then KILLs the group.
+// Every child starts in its own group: a process group on Unix, a Job
+// object on Windows (group_windows.go); Start refuses on any other
+// platform with ErrUnsupportedPlatform. Stop asks the group to terminate
+// (TERM on Unix, CTRL_BREAK on Windows), waits the grace period (default
+// 3 s) and then kills the group. StartContext ties the child to a context:
+// its end starts the same Stop, so an explicit Stop and the parent's
+// cancellation share one grace period.
 // When the direct child exits, the remaining members of its group are
 // KILLed as well (after the rest of the grace period when a Stop is in
 // progress), even if one of them still holds stdout open. The owned output
@@ -10,7 +15,7 @@
 // child's result. A descendant that left the group is not supervised; if
 // it keeps a pipe open, the pipe is closed after DrainGrace.
 //
-// The process group is lifecycle supervision, not isolation.
+// The group is lifecycle supervision, not isolation.
 package clirunner
 
 import (
@@ -21,7 +26,6 @@ import (
 	"os"
 	"os/exec"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -49,11 +53,11 @@ type Spec struct {
 // ErrStart reports a child that could not be started; nothing is owned.
 var ErrStart = errors.New("clirunner: start failed")
 
-// Process is one started child and its process group.
+// Process is one started child and its group.
 type Process struct {
 	spec  Spec
 	cmd   *exec.Cmd
-	pgid  int
+	grp   group
 	stdin *os.File
 	out   *pipeReader
 	errp  *pipeReader
@@ -69,8 +73,21 @@ type Process struct {
 	tail   []byte
 }
 
-// Start starts the child in a new process group.
+// ErrUnsupportedPlatform: the platform has no group supervision here.
+var ErrUnsupportedPlatform = errors.New("clirunner: child process supervision is not available on this platform")
+
+// Start starts the child in a new group.
 func Start(spec Spec) (*Process, error) {
+	return StartContext(context.Background(), spec)
+}
+
+// StartContext starts the child in a new group; when ctx ends first, the
+// child is stopped as by Stop (the grace period runs from that moment,
+// and a Stop already under way keeps its own).
+func StartContext(ctx context.Context, spec Spec) (*Process, error) {
+	if !groupSupported {
+		return nil, fmt.Errorf("%w: %w", ErrStart, ErrUnsupportedPlatform)
+	}
 	if spec.Grace <= 0 {
 		spec.Grace = DefaultGrace
 	}
@@ -100,24 +117,45 @@ func Start(spec Spec) (*Process, error) {
 	cmd := exec.Command(spec.Path, spec.Args...)
 	cmd.Env, cmd.Dir = spec.Env, spec.Dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	prepareGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		closeAll()
 		return nil, fmt.Errorf("%w: %w", ErrStart, err)
 	}
 	_, _, _ = inR.Close(), outW.Close(), errW.Close()
+	grp, err := joinGroup(cmd.Process)
+	if err != nil {
+		// The child runs but cannot be supervised as a group: end it.
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		_, _, _ = inW.Close(), outR.Close(), errR.Close()
+		return nil, fmt.Errorf("%w: %w", ErrStart, err)
+	}
 	p := &Process{
-		spec: spec, cmd: cmd, pgid: cmd.Process.Pid, stdin: inW,
+		spec: spec, cmd: cmd, grp: grp, stdin: inW,
 		out: newPipeReader(outR), errp: newPipeReader(errR),
 		stopping: make(chan struct{}), exited: make(chan struct{}), done: make(chan struct{}),
 	}
 	go p.drainStderr()
 	go p.supervise()
+	if ctx.Done() != nil {
+		go p.stopWhenDone(ctx)
+	}
 	return p, nil
 }
 
-// Pid returns the direct child's process ID (also its process group ID).
-func (p *Process) Pid() int { return p.pgid }
+// stopWhenDone stops the child when ctx ends before the group is gone.
+func (p *Process) stopWhenDone(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+		_ = p.Stop(context.Background())
+	case <-p.done:
+	}
+}
+
+// Pid returns the direct child's process ID (on Unix also its process
+// group ID).
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
 
 // Stdin is the child's standard input.
 func (p *Process) Stdin() io.WriteCloser { return p.stdin }
@@ -163,19 +201,16 @@ func (p *Process) supervise() {
 		p.awaitGroup(p.stopAt.Add(p.spec.Grace))
 	default:
 	}
-	p.signalGroup(syscall.SIGKILL)
+	p.grp.kill()
 	p.awaitGroup(time.Now().Add(p.spec.DrainGrace))
+	p.grp.release()
 	_ = p.stdin.Close()
 	p.out.closeAfter(p.spec.DrainGrace)
 	p.errp.closeAfter(p.spec.DrainGrace)
 	close(p.done)
 }
 
-func (p *Process) signalGroup(sig syscall.Signal) {
-	_ = syscall.Kill(-p.pgid, sig)
-}
-
-// Stop sends TERM to the group, KILLs it after the grace period and waits
+// Stop asks the group to terminate, kills it after the grace period and waits
 // until the group was cleaned up and the pipes drained (or ctx ends; the
 // escalation continues regardless). It is idempotent.
 func (p *Process) Stop(ctx context.Context) error {
@@ -187,7 +222,7 @@ func (p *Process) Stop(ctx context.Context) error {
 			return
 		default:
 		}
-		p.signalGroup(syscall.SIGTERM)
+		p.grp.terminate()
 		go p.escalate()
 	})
 	select {
@@ -203,7 +238,7 @@ func (p *Process) escalate() {
 	defer t.Stop()
 	select {
 	case <-t.C:
-		p.signalGroup(syscall.SIGKILL)
+		p.grp.kill()
 	case <-p.exited:
 	}
 }

@@ -1,3 +1,5 @@
+//go:build unix
+
 package clirunner
 
 import (
@@ -131,5 +133,57 @@ func TestPipesAndStartFailure(t *testing.T) {
 	}
 	if _, err := Start(Spec{Path: "/nonexistent/codex"}); !errors.Is(err, ErrStart) {
 		t.Fatalf("Start of a missing binary = %v", err)
+	}
+}
+
+// The parent's cancellation stops the child as Stop does: TERM first.
+func TestContextEndStopsChild(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	p, err := StartContext(ctx, Spec{Path: "/bin/sh", Args: []string{"-c", `echo $$; exec sleep 1000`}, Grace: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd := bufio.NewReader(p.Stdout())
+	if _, err := rd.ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	_, _ = io.ReadAll(rd)
+	var exit *exec.ExitError
+	if err := p.Wait(context.Background()); !errors.As(err, &exit) ||
+		exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGTERM {
+		t.Fatalf("Wait = %v, want SIGTERM from the context's end", err)
+	}
+}
+
+// A Stop under way keeps its grace period when the context ends after it:
+// the KILL of a TERM-ignoring group comes one grace period after the Stop,
+// and the context's end does not confirm the stop earlier.
+func TestContextEndDuringStopSharesGrace(t *testing.T) {
+	const grace = 300 * time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	p, err := StartContext(ctx, Spec{Path: "/bin/sh", Args: []string{"-c", `trap '' TERM; echo $$; while :; do read x || exit 0; done`}, Grace: grace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd := bufio.NewReader(p.Stdout())
+	if _, err := rd.ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	stopped := make(chan error, 1)
+	go func() { stopped <- p.Stop(context.Background()) }()
+	cancel()
+	if err := <-stopped; err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(began); d < grace {
+		t.Fatalf("stop confirmed after %v, before the %v grace period", d, grace)
+	}
+	_, _ = io.ReadAll(rd)
+	var exit *exec.ExitError
+	if err := p.Wait(context.Background()); !errors.As(err, &exit) ||
+		exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("Wait = %v, want SIGKILL after the grace period", err)
 	}
 }
