@@ -48,13 +48,7 @@ func Requirements(s SessionRecord, profile EngineProfile, images bool) []string 
 // appendRequirements appends Requirements(s, profile, images) to dst.
 func appendRequirements(dst []string, s SessionRecord, profile EngineProfile, images bool) []string {
 	a := s.Agent
-	req := dst
-	for _, c := range alwaysRequired {
-		if profile.NoActiveInput && (c == capSteering || c == capDurableInputReceipts) {
-			continue // no active input is admitted
-		}
-		req = append(req, c)
-	}
+	req := append(dst, alwaysRequired...)
 	if a.Environment == EnvNone {
 		req = append(req, capEnvironmentNone)
 	} else {

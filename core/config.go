@@ -13,10 +13,6 @@ import (
 type EngineProfile struct {
 	WebSearchControl bool
 	TextVerbosity    bool
-	// NoActiveInput: the profile qualifies no input into a running Turn,
-	// so steering and durable input receipts are not required (and active
-	// input is refused at the API).
-	NoActiveInput bool
 }
 
 // Config holds the machine's timers and limits. Zero fields take the

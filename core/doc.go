@@ -52,9 +52,7 @@
 // the connection. A connection silent for ConnIdleTimeout is closed.
 //
 // Capability admission. Requirements lists the capabilities a Turn needs
-// (the admission table: always-required ones, without steering and
-// durable_input_receipts when the engine profile admits no active input;
-// environment none versus
+// (the admission table: always-required ones; environment none versus
 // hosted; native_session_recovery when the Session started Turns without a
 // recorded native session ID; engine-profile controls; structured output;
 // multi-agent; tool search; programmatic tool calling; function tools;
@@ -114,10 +112,8 @@
 // measure stays unknown. A Turn reaching RunEventsPerTurnMax stops being
 // observed and fails with event_persistence_failed rather than drop events.
 //
-// Steering. An engine profile without active input (ActiveInput
-// unsupported) has every active input refused at the API with
-// ErrEngineUnqualified, before it is recorded. Otherwise active inputs are
-// recorded durably per Turn with decimal input IDs and delivered one at a time with durable_receipt: true once the Run
+// Steering. Active inputs are recorded durably per Turn with decimal input
+// IDs and delivered one at a time with durable_receipt: true once the Run
 // runs. From delivery start Core waits WrittenTimeout for `written`; else
 // the input is unknown, never redelivered, and the Turn fails with
 // input_outcome_unknown. Only `accepted` advances the input cursor. A

@@ -67,5 +67,5 @@ func (m *Machine) admitInput(s *session, in wire.MessageInput) error {
 // read by device selection and by the final check alike.
 func (m *Machine) engineProfile(kind string) EngineProfile {
 	c := m.policy().Controls(kind)
-	return EngineProfile{WebSearchControl: c.WebSearchControl, TextVerbosity: c.TextVerbosity, NoActiveInput: c.NoActiveInput}
+	return EngineProfile{WebSearchControl: c.WebSearchControl, TextVerbosity: c.TextVerbosity}
 }

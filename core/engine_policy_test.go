@@ -107,31 +107,3 @@ func TestPolicyDefaultsToTheBuiltinCatalog(t *testing.T) {
 	require.Equal(t, core.TurnFailed, v.State)
 	require.Equal(t, "web_search_control", v.ErrorDetail)
 }
-
-// TestPolicyWithoutActiveInput: a profile that does not qualify active
-// input (the ACP kinds) makes Core schedule a Turn on a device that
-// declares neither steering nor durable input receipts, and refuses an
-// active input at the API before anything reaches the Runtime; the same
-// device is refused for a profile that qualifies active input.
-func TestPolicyWithoutActiveInput(t *testing.T) {
-	noInput := enginetest.TextOnly(kind)
-	noInput.Capabilities.ActiveInput = wire.CapabilityUnsupported
-	caps := with(with(baseCaps(), "steering", wire.CapabilityUnsupported), "durable_input_receipts", wire.CapabilityUnsupported)
-
-	h := policyRig(t, noInput)
-	h.connect("d1", 1, caps)
-	sid := h.session(defaultAgent())
-	tid := h.submit(sid, "x")
-	one[wire.ExecutionPrepare](t, h.last)
-	r := h.api(core.SteerInput{Call: "s", Turn: tid, Input: wire.TextInput("more")})
-	require.ErrorIs(t, r.Err, core.ErrEngineUnqualified)
-	require.Empty(t, sends[wire.PromptSteer](h.last), "a refused active input reaches no Runtime")
-	require.Empty(t, h.turn(tid).Inputs, "a refused active input is not queued")
-
-	h = policyRig(t, enginetest.TextOnly(kind))
-	h.connect("d1", 1, caps)
-	sid = h.session(defaultAgent())
-	v := h.turn(h.submit(sid, "x"))
-	require.Equal(t, core.TurnFailed, v.State)
-	require.Equal(t, "steering", v.ErrorDetail)
-}

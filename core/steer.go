@@ -18,8 +18,6 @@ func (m *Machine) onSteerInput(e SteerInput) {
 		fail(m.apiTurnErr(e.Turn))
 	case e.Input.Validate() != nil:
 		fail(fmt.Errorf("%w: %v", ErrInvalidInput, e.Input.Validate()))
-	case m.engineProfile(m.sessions[t.rec.Session].rec.Agent.Kind).NoActiveInput:
-		fail(fmt.Errorf("%w: the engine admits no active input", ErrEngineUnqualified))
 	case m.admitInput(m.sessions[t.rec.Session], e.Input) != nil:
 		fail(m.admitInput(m.sessions[t.rec.Session], e.Input))
 	case t.rec.Cancel != CancelNone:

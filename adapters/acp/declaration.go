@@ -22,14 +22,18 @@ import (
 //     failed after.
 //   - resume: session/load of the exact recorded session in a new process;
 //     an unknown session is an error, never a fresh conversation.
-//   - steering: the profile's steering extension; native acceptance is the
-//     written stage of a steer.
+//   - steering and durable input receipts: the profile's steering
+//     extension; native acceptance is the written stage of a steer, and the
+//     receipt is applied only on the profile's proof of application inside
+//     the Turn (ApplyProof: claude-agent-acp's replayed user message that
+//     Claude Code started), otherwise unknown (ErrApplyUnknown) once the
+//     Turn ended, never replayed. A profile without proof (mcode) ends
+//     every accepted steer unknown.
 //   - permissions: the profile hands session/request_permission to the
 //     Turn.
 //   - execution controls and subagent control: the profile's session _meta
 //     removes the web and subagent tools.
-//   - unsupported: durable input receipts (no ACP agent reports that the
-//     model consumed a steered input), native session recovery, message
+//   - unsupported: native session recovery, message
 //     items, text verbosity, structured output, web search control beyond
 //     disabled, programmatic tool calling, function tools, tool search, MCP,
 //     images, subagent observations and every workspace operation.
@@ -46,7 +50,7 @@ func Capabilities(p Profile) wire.AgentKindCapabilities {
 		Usage:                          s,
 		Steering:                       decide(p.Steer != nil),
 		DurableTurns:                   s,
-		DurableInputReceipts:           u,
+		DurableInputReceipts:           decide(p.Steer != nil),
 		Preparation:                    s,
 		EnvironmentNone:                s,
 		LocalEnvironment:               s,
@@ -76,13 +80,15 @@ func Capabilities(p Profile) wire.AgentKindCapabilities {
 }
 
 // advertised narrows caps to what the agent's initialize answer
-// advertises: resume needs loadSession, steering the profile's extension.
+// advertises: resume needs loadSession, steering and durable input
+// receipts the profile's extension.
 func advertised(p Profile, caps wire.AgentKindCapabilities, r initializeResult) wire.AgentKindCapabilities {
 	if !r.AgentCapabilities.LoadSession {
 		caps.Resume = wire.CapabilityUnsupported
 	}
 	if p.Steer == nil || !p.Steer.Advertised(r) {
 		caps.Steering = wire.CapabilityUnsupported
+		caps.DurableInputReceipts = wire.CapabilityUnsupported
 	}
 	return caps
 }

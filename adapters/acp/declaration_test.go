@@ -69,10 +69,11 @@ func TestDeclarationDiscover(t *testing.T) {
 		t.Fatalf("the pinned agent does not advertise what the profile declares: %+v", rt.Descriptor.Capabilities)
 	}
 	// The mcode profile over claude-agent-acp: no mcode/session/steer is
-	// advertised, so steering is narrowed away.
+	// advertised, so steering and durable input receipts are narrowed away.
 	opts.Profile = MCode()
 	rt, err = Declaration(opts).Discover(ctx, nil, io.Discard)
-	if err != nil || !rt.Descriptor.Available || rt.Descriptor.Capabilities.Steering.IsSupported() {
+	if err != nil || !rt.Descriptor.Available || rt.Descriptor.Capabilities.Steering.IsSupported() ||
+		rt.Descriptor.Capabilities.DurableInputReceipts.IsSupported() {
 		t.Fatalf("mcode profile over another agent: %+v, %v", rt, err)
 	}
 }

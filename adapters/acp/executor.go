@@ -294,6 +294,14 @@ func (e *Executor) handle(m rpcMessage) {
 			t.onUpdate(n.Update)
 		}
 		return
+	case e.proofMethod():
+		proof := e.h.opts.Profile.Steer.Proof
+		if session, ev, ok := proof.Read(m.Params); ok && session == e.session {
+			if t := e.current(); t != nil {
+				t.onProof(ev)
+			}
+		}
+		return
 	case methodRequestPermission:
 		var p permissionParams
 		if json.Unmarshal(m.Params, &p) == nil && p.SessionID == e.session {
@@ -309,6 +317,15 @@ func (e *Executor) handle(m rpcMessage) {
 		// fs and terminal are declared false; nothing else is implemented.
 		_ = e.rpc.replyError(m.ID, rpcMethodNotFound, "not supported by this client")
 	}
+}
+
+// proofMethod is the method of the profile's proof of application, or ""
+// (no notification has an empty method).
+func (e *Executor) proofMethod() string {
+	if st := e.h.opts.Profile.Steer; st != nil && st.Proof != nil {
+		return st.Proof.Method
+	}
+	return ""
 }
 
 func (e *Executor) current() *Turn {

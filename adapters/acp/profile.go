@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Profile is what a vendor's ACP agent adds to ACP v1 and what the adapter
@@ -70,6 +71,34 @@ type SteerExtension struct {
 	Params func(session, inputID, text string) any
 	// Outcome reads the answer.
 	Outcome func(json.RawMessage) (SteerOutcome, error)
+	// Proof, when set, reads the agent's notifications that prove a
+	// steered input was applied; nil: none does, and every accepted
+	// steer's receipt ends unknown with its Turn.
+	Proof *ApplyProof
+}
+
+// ApplyProof is a vendor notification that reports the agent's own user
+// messages: Read returns its session and what it shows.
+type ApplyProof struct {
+	// Method is the notification's method.
+	Method string
+	// Read reads one notification's parameters; ok false ignores it.
+	Read func(params json.RawMessage) (session string, ev ProofEvent, ok bool)
+}
+
+// ProofEvent is what one proof notification shows: the agent's replay of
+// a user message it took into the conversation (Echo: its native ID and
+// text) and the native IDs of messages it started running or answered
+// (Started).
+type ProofEvent struct {
+	Echo    *EchoedMessage
+	Started []string
+}
+
+// EchoedMessage is a user message the agent replayed.
+type EchoedMessage struct {
+	ID   string
+	Text string
 }
 
 // Profile names.
@@ -95,9 +124,12 @@ func LookupProfile(name string) (Profile, bool) {
 // answers {outcome: "injected"} while a turn runs and, with the
 // promptRequired idle behaviour, {outcome: "promptRequired"} when none
 // does; its permission requests go to the Turn (its session runs in the
-// native default permission mode, set with session/set_mode); its session _meta removes the web and
-// subagent tools. Claude Code's telemetry, auto updater and non-essential
-// traffic are off.
+// native default permission mode, set with session/set_mode); its session
+// _meta removes the web and subagent tools and asks for the raw Claude
+// Code messages of kinds user, command_lifecycle and result as
+// `_claude/sdkMessage` notifications (claudeCode.emitRawSDKMessages),
+// the proof of application of a steer (claudeProof). Claude Code's
+// telemetry, auto updater and non-essential traffic are off.
 func ClaudeAgentACP() Profile {
 	return Profile{
 		Name:        ProfileClaudeAgentACP,
@@ -112,7 +144,7 @@ func ClaudeAgentACP() Profile {
 			if model != "" {
 				options["model"] = model
 			}
-			return map[string]any{"claudeCode": map[string]any{"options": options}}
+			return map[string]any{"claudeCode": map[string]any{"options": options, "emitRawSDKMessages": claudeProofKinds}}
 		},
 		Env: []string{"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1",
 			"DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1"},
@@ -145,8 +177,81 @@ func ClaudeAgentACP() Profile {
 				}
 				return 0, fmt.Errorf("%w: unknown steering outcome", ErrMalformed)
 			},
+			Proof: claudeProof(),
 		},
 	}
+}
+
+// claudeProofKinds filters the raw Claude Code messages claude-agent-acp
+// forwards to the kinds claudeProof reads.
+var claudeProofKinds = []map[string]string{{"type": "user"}, {"type": "command_lifecycle"}, {"type": "result"}}
+
+// claudeProof reads claude-agent-acp's `_claude/sdkMessage` notification
+// {sessionId, message}: a user message replayed by Claude Code (isReplay,
+// its uuid and text) is an echo; command_lifecycle state started names
+// the message Claude Code began to run, and a result the messages it
+// answered (user_message_uuids).
+func claudeProof() *ApplyProof {
+	return &ApplyProof{
+		Method: "_claude/sdkMessage",
+		Read: func(raw json.RawMessage) (string, ProofEvent, bool) {
+			var n struct {
+				SessionID string `json:"sessionId"`
+				Message   struct {
+					Type        string   `json:"type"`
+					UUID        string   `json:"uuid"`
+					IsReplay    bool     `json:"isReplay"`
+					CommandUUID string   `json:"command_uuid"`
+					State       string   `json:"state"`
+					Answered    []string `json:"user_message_uuids"`
+					Message     struct {
+						Content json.RawMessage `json:"content"`
+					} `json:"message"`
+				} `json:"message"`
+			}
+			if json.Unmarshal(raw, &n) != nil {
+				return "", ProofEvent{}, false
+			}
+			m := n.Message
+			switch {
+			case m.Type == "user" && m.IsReplay && m.UUID != "":
+				text, ok := userText(m.Message.Content)
+				if !ok {
+					return "", ProofEvent{}, false
+				}
+				return n.SessionID, ProofEvent{Echo: &EchoedMessage{ID: m.UUID, Text: text}}, true
+			case m.Type == "command_lifecycle" && m.State == "started" && m.CommandUUID != "":
+				return n.SessionID, ProofEvent{Started: []string{m.CommandUUID}}, true
+			case m.Type == "result" && len(m.Answered) > 0:
+				return n.SessionID, ProofEvent{Started: m.Answered}, true
+			}
+			return "", ProofEvent{}, false
+		},
+	}
+}
+
+// userText is the text of a user message's content: a string, or the
+// concatenated text of blocks that are all text.
+func userText(raw json.RawMessage) (string, bool) {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, true
+	}
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &blocks) != nil || len(blocks) == 0 {
+		return "", false
+	}
+	var b strings.Builder
+	for _, bl := range blocks {
+		if bl.Type != "text" {
+			return "", false
+		}
+		b.WriteString(bl.Text)
+	}
+	return b.String(), true
 }
 
 // mcodeExtensions is the _meta key under which MiniMax Code lists its

@@ -154,10 +154,11 @@ func TestRealLoadInFreshProcess(t *testing.T) {
 }
 
 // A steer through claude-agent-acp's _session/steering during a running
-// Turn is accepted (injected) and reaches the model inside the same Turn;
-// its receipt is never applied — acceptance is no proof of consumption —
-// and answers ErrApplyUnknown once the Turn ended. A steer after the Turn
-// is refused with ErrTurnInactive.
+// Turn is accepted (injected) and reaches the model inside the same Turn.
+// Acceptance alone is no proof: the receipt stays open until Claude Code
+// replays the steered message and starts it (the raw messages the
+// profile asks for), then it is applied; a retry keeps the receipt, other
+// text conflicts. A steer after the Turn is refused with ErrTurnInactive.
 func TestRealSteerThroughExtension(t *testing.T) {
 	h, s := realHarness(t)
 	ex := newExecutor(t, h, testConfig(h.Kind()))
@@ -186,8 +187,8 @@ func TestRealSteerThroughExtension(t *testing.T) {
 	if !strings.Contains(text(r.got), "steered answer") {
 		t.Fatalf("the steered input's answer is not in the Turn: %v", r.got)
 	}
-	if err := rc.AwaitApplied(ctx); !errors.Is(err, ErrApplyUnknown) {
-		t.Fatalf("receipt = %v, want ErrApplyUnknown", err)
+	if err := rc.AwaitApplied(ctx); err != nil {
+		t.Fatalf("receipt = %v, want applied", err)
 	}
 	found := false
 	for _, b := range s.Requests() {

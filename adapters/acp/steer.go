@@ -4,14 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/turnstile-sim/turnstile/adapters/agent"
 )
 
-// receipt is the applied receipt of one steered input: ErrTurnInactive
-// when the agent refused it (no running turn), ErrApplyUnknown once the
-// Turn ended (ACP never proves that the model consumed it); it is never
-// applied.
+// receipt is the applied receipt of one steered input: applied on the
+// profile's proof (ApplyProof) inside the Turn, ErrTurnInactive when the
+// agent refused it (no running turn), ErrApplyUnknown when the Turn ended
+// without proof.
 type receipt = agent.InputReceipt
 
 // SteerDurable sends in through the profile's steering extension. A nil
@@ -19,7 +20,8 @@ type receipt = agent.InputReceipt
 // the input into the running turn (claude-agent-acp's injected,
 // MiniMax Code's steered, or duplicate for a clientRequestId it already
 // took). Acceptance is not application: the receipt stays open while the
-// Turn runs and answers ErrApplyUnknown once it ended. An agent that
+// Turn runs, is applied on the profile's proof (onProof) and answers
+// ErrApplyUnknown once the Turn ended without it. An agent that
 // refuses (no running turn) answers ErrTurnInactive and the receipt says
 // so; a request whose answer did not come within ctx keeps its identity:
 // a retry with the same input ID sends it again with the same idempotency
@@ -83,9 +85,55 @@ func (t *Turn) SteerDurable(ctx context.Context, in agent.SteerInput) (agent.App
 		return nil, t.refused(in.InputID, "no running turn took the steer")
 	}
 	t.mu.Lock()
-	t.steers[in.InputID] = steerAccepted
+	if t.steers[in.InputID] != steerAccepted {
+		t.steers[in.InputID] = steerAccepted
+		t.accepted = append(t.accepted, in.InputID)
+		t.bindLocked()
+	}
 	t.mu.Unlock()
 	return r, nil
+}
+
+// onProof takes one proof notification of the running Turn. The Turn's
+// first replayed user message is its prompt's; a later one is bound to the
+// oldest accepted steer with exactly its text, and that steer's receipt is
+// applied once the agent also started or answered that native message.
+// Nothing else applies a receipt.
+func (t *Turn) onProof(ev ProofEvent) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.ended {
+		return
+	}
+	switch {
+	case ev.Echo != nil && !t.prompted:
+		t.prompted = true
+	case ev.Echo != nil:
+		t.echoes = append(t.echoes, *ev.Echo)
+	}
+	for _, id := range ev.Started {
+		t.started[id] = true
+	}
+	t.bindLocked()
+}
+
+// bindLocked applies the receipt of every accepted steer whose text a
+// started replay carries, oldest first; t.mu is held.
+func (t *Turn) bindLocked() {
+	echoes := t.echoes[:0]
+	for _, m := range t.echoes {
+		i := -1
+		if t.started[m.ID] {
+			i = slices.IndexFunc(t.accepted, func(id string) bool { return t.receipts[id].Text() == m.Text })
+		}
+		if i < 0 {
+			echoes = append(echoes, m)
+			continue
+		}
+		t.receipts[t.accepted[i]].Resolve(nil)
+		t.accepted = slices.Delete(t.accepted, i, i+1)
+	}
+	t.echoes = echoes
 }
 
 // Steer states of an input ID.

@@ -39,6 +39,10 @@ type Turn struct {
 	tools     map[string]string
 	receipts  map[string]*receipt           // by steer input ID
 	steers    map[string]int                // steer state by input ID
+	accepted  []string                      // accepted steers not yet proven applied, in order
+	echoes    []EchoedMessage               // replayed user messages not bound to a steer, in order
+	started   map[string]bool               // native message IDs started or answered
+	prompted  bool                          // the Turn's first replay (its prompt's) was seen
 	asks      map[string]*pendingPermission // by interaction ID
 	stall     *time.Timer
 	grace     *time.Timer
@@ -48,7 +52,7 @@ func newTurn(e *Executor, req agent.TurnRequest) *Turn {
 	t := &Turn{
 		e: e, runID: req.RunID, out: req.Output,
 		wake: make(chan struct{}, 1), settledCh: make(chan struct{}),
-		tools: map[string]string{}, receipts: map[string]*receipt{}, steers: map[string]int{}, asks: map[string]*pendingPermission{},
+		tools: map[string]string{}, receipts: map[string]*receipt{}, steers: map[string]int{}, started: map[string]bool{}, asks: map[string]*pendingPermission{},
 	}
 	t.stall = time.AfterFunc(e.h.opts.Stall, t.onStall)
 	return t
@@ -312,8 +316,8 @@ func (t *Turn) finish(s agent.TurnSettlement, re *wire.RunError) {
 }
 
 // endLocked queues the terminal events (a permission_cancel for each
-// unanswered request, done) once and resolves every pending receipt: no
-// steered input has proof of application, so each stays unknown.
+// unanswered request, done) once and resolves every pending receipt
+// unknown: the Turn ended without proof that its input was applied.
 func (t *Turn) endLocked(s agent.TurnSettlement) {
 	if t.ended {
 		return

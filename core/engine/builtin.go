@@ -17,7 +17,7 @@ func Builtin() *Catalog { return builtin }
 // (adapters/synthetic): text turns on every placement, no optional public
 // operation, no MCP origin.
 func SyntheticProfile() Profile {
-	yes, no := wire.CapabilitySupported, wire.CapabilityUnsupported
+	no := wire.CapabilityUnsupported
 	return Profile{
 		Kind:  "synthetic",
 		Label: "Synthetic (controlled text-only Harness)",
@@ -32,7 +32,6 @@ func SyntheticProfile() Profile {
 			ProgrammaticToolCallingDisable: no,
 			Subagents:                      no,
 			MCPRequired:                    no,
-			ActiveInput:                    yes,
 		},
 		Placements:               []Placement{PlacementNone, PlacementSelfHosted, PlacementOpenAIHosted},
 		MCPOrigins:               []string{},
@@ -65,7 +64,6 @@ func CodexProfile() Profile {
 			ProgrammaticToolCallingDisable: no,
 			Subagents:                      no,
 			MCPRequired:                    no,
-			ActiveInput:                    yes,
 		},
 		Placements:               []Placement{PlacementNone},
 		MCPOrigins:               []string{},
@@ -83,7 +81,7 @@ func CodexProfile() Profile {
 // search, programmatic tool calling, subagent observation and MCP servers
 // are not qualified either.
 func ClaudeProfile() Profile {
-	yes, no := wire.CapabilitySupported, wire.CapabilityUnsupported
+	no := wire.CapabilityUnsupported
 	return Profile{
 		Kind:  "claude",
 		Label: "Claude Code (stream-json CLI Harness)",
@@ -98,7 +96,6 @@ func ClaudeProfile() Profile {
 			ProgrammaticToolCallingDisable: no,
 			Subagents:                      no,
 			MCPRequired:                    no,
-			ActiveInput:                    yes,
 		},
 		Placements:               []Placement{PlacementNone},
 		MCPOrigins:               []string{},
@@ -110,15 +107,15 @@ func ClaudeProfile() Profile {
 }
 
 // ACPProfile qualifies one ACP kind (adapters/acp): text Turns without an
-// execution environment and without active input. No ACP agent proves
-// that a steered input was consumed, so the adapter declares no durable
-// input receipts and Core admits no input into a running Turn; web search
-// (always disabled where the profile can), verbosity and structured output
-// controls, images, function tools, tool search, programmatic tool
-// calling, subagent observation and MCP servers are not qualified either.
-// Core still requires execution controls and subagent control of the
-// device, which the kind declares only where its vendor profile proves
-// them (claude-agent-acp does; mcode does not).
+// execution environment. Web search (always disabled where the vendor
+// profile can), verbosity and structured output controls, images, function
+// tools, tool search, programmatic tool calling, subagent observation and
+// MCP servers are not qualified. Like every kind, the device must still
+// declare what Core always requires (steering, durable input receipts and
+// execution controls among them) and subagent control: the adapter
+// declares them only where its vendor profile proves them, so a kind whose
+// profile does not (acp:mcode has no execution controls) is refused by
+// Core at admission.
 func ACPProfile(kind, label string) Profile {
 	no := wire.CapabilityUnsupported
 	return Profile{
@@ -135,7 +132,6 @@ func ACPProfile(kind, label string) Profile {
 			ProgrammaticToolCallingDisable: no,
 			Subagents:                      no,
 			MCPRequired:                    no,
-			ActiveInput:                    no,
 		},
 		Placements:               []Placement{PlacementNone},
 		MCPOrigins:               []string{},

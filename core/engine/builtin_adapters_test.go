@@ -53,8 +53,6 @@ func TestBuiltinCatalogCoversEveryShippedHarness(t *testing.T) {
 			{"mcp_http_tools", len(p.MCPOrigins) > 0, caps.MCPHTTPTools},
 			{"mcp_http_bearer_auth", p.MCPBearer.IsSupported(), caps.MCPHTTPBearerAuth},
 			{"environment_none", p.Supports(engine.PlacementNone), caps.EnvironmentNone},
-			{"active_input (steering)", pc.ActiveInput.IsSupported(), caps.Steering},
-			{"active_input (durable_input_receipts)", pc.ActiveInput.IsSupported(), caps.DurableInputReceipts},
 		}
 		for _, c := range pairs {
 			if c.qualified && !c.declared.IsSupported() {
@@ -66,11 +64,11 @@ func TestBuiltinCatalogCoversEveryShippedHarness(t *testing.T) {
 
 // TestACPProfilesAgreeWithTheAdapter: every ACP vendor profile has a
 // built-in profile of its kind, and the two agree both ways on what Core
-// admits: active input exactly when the adapter declares steering and
-// durable input receipts (it declares no durable receipts, so none), no
-// optional operation the adapter does not declare, and only the
+// admits: no optional operation the adapter does not declare, and only the
 // environment-none placement (the adapter serves no workspace operation,
-// which a local placement needs).
+// which a local placement needs). Every kind with a steering extension
+// declares what Core always requires of active input, steering and durable
+// input receipts, so Core's admission is decided by the declaration alone.
 func TestACPProfilesAgreeWithTheAdapter(t *testing.T) {
 	for _, ap := range acp.Profiles() {
 		caps := acp.Capabilities(ap)
@@ -78,13 +76,8 @@ func TestACPProfilesAgreeWithTheAdapter(t *testing.T) {
 		if !ok {
 			t.Fatalf("no built-in profile for %s", ap.Kind())
 		}
-		both := caps.Steering.IsSupported() && caps.DurableInputReceipts.IsSupported()
-		if p.Capabilities.ActiveInput.IsSupported() != both {
-			t.Errorf("%s: the profile's active input %v, the adapter's steering %v and durable receipts %v",
-				ap.Kind(), p.Capabilities.ActiveInput, caps.Steering, caps.DurableInputReceipts)
-		}
 		for _, f := range p.Capabilities.Fields() {
-			if f.Name != "ActiveInput" && f.Value.IsSupported() {
+			if f.Value.IsSupported() {
 				t.Errorf("%s: the profile qualifies %s", ap.Kind(), f.Name)
 			}
 		}
@@ -94,6 +87,10 @@ func TestACPProfilesAgreeWithTheAdapter(t *testing.T) {
 		}
 		if len(p.MCPOrigins) != 0 || p.MCPBearer.IsSupported() {
 			t.Errorf("%s: MCP qualified", ap.Kind())
+		}
+		if ap.Steer != nil && (!caps.Steering.IsSupported() || !caps.DurableInputReceipts.IsSupported()) {
+			t.Errorf("%s: a steering extension, steering %v, durable input receipts %v",
+				ap.Kind(), caps.Steering, caps.DurableInputReceipts)
 		}
 	}
 }

@@ -83,8 +83,6 @@ func (p Policy) Qualified(kind string, pl Placement) bool {
 type Controls struct {
 	WebSearchControl bool
 	TextVerbosity    bool
-	// NoActiveInput: the profile does not qualify active input.
-	NoActiveInput bool
 }
 
 // Controls returns the declared controls of kind (none for an unknown
@@ -97,7 +95,6 @@ func (p Policy) Controls(kind string) Controls {
 	return Controls{
 		WebSearchControl: prof.Capabilities.WebSearchControl.IsSupported(),
 		TextVerbosity:    prof.Capabilities.TextVerbosity.IsSupported(),
-		NoActiveInput:    !prof.Capabilities.ActiveInput.IsSupported(),
 	}
 }
 

@@ -71,11 +71,6 @@ type Capabilities struct {
 	Subagents CapabilitySupport
 	// MCPRequired qualifies an MCP server marked required.
 	MCPRequired CapabilitySupport
-	// ActiveInput qualifies input into a running Turn: Core then requires
-	// steering and durable input receipts of every device (the public
-	// text profile). Unsupported, Core refuses active input and requires
-	// neither.
-	ActiveInput CapabilitySupport
 }
 
 // CapabilitySupport is the shared tri-state value type. Reusing it does
@@ -101,7 +96,6 @@ func (c Capabilities) Fields() []Field {
 		{"ProgrammaticToolCallingDisable", c.ProgrammaticToolCallingDisable},
 		{"Subagents", c.Subagents},
 		{"MCPRequired", c.MCPRequired},
-		{"ActiveInput", c.ActiveInput},
 	}
 }
 

@@ -47,7 +47,6 @@ func Full(kind string) engine.Profile {
 			ProgrammaticToolCallingDisable: yes,
 			Subagents:                      yes,
 			MCPRequired:                    yes,
-			ActiveInput:                    yes,
 		},
 		Placements:               []engine.Placement{engine.PlacementNone, engine.PlacementSelfHosted, engine.PlacementOpenAIHosted},
 		MCPOrigins:               []string{wire.OriginService, wire.OriginEnvironment},
@@ -64,7 +63,7 @@ func Full(kind string) engine.Profile {
 // TextOnly qualifies plain text Turns without an execution environment:
 // no optional operation, no MCP origin, common validation only.
 func TextOnly(kind string) engine.Profile {
-	yes, no := wire.CapabilitySupported, wire.CapabilityUnsupported
+	no := wire.CapabilityUnsupported
 	return engine.Profile{
 		Kind:  kind,
 		Label: "fixture " + kind,
@@ -79,7 +78,6 @@ func TextOnly(kind string) engine.Profile {
 			ProgrammaticToolCallingDisable: no,
 			Subagents:                      no,
 			MCPRequired:                    no,
-			ActiveInput:                    yes,
 		},
 		Placements:               []engine.Placement{engine.PlacementNone},
 		MCPOrigins:               []string{},
@@ -138,7 +136,6 @@ func Open(kind string, webSearchControl, textVerbosity bool) engine.Profile {
 			ProgrammaticToolCallingDisable: yes,
 			Subagents:                      yes,
 			MCPRequired:                    yes,
-			ActiveInput:                    yes,
 		},
 		Placements:               []engine.Placement{engine.PlacementNone, engine.PlacementSelfHosted, engine.PlacementOpenAIHosted},
 		MCPOrigins:               []string{wire.OriginService, wire.OriginEnvironment},
