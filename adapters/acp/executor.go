@@ -390,6 +390,7 @@ func (e *Executor) StartTurn(ctx context.Context, req agent.TurnRequest) (agent.
 		return nil, agent.ErrExecutorBusy
 	}
 	t := newTurn(e, req)
+	t.prompt = text
 	e.active = t
 	e.mu.Unlock()
 	go t.pump()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -69,6 +70,25 @@ func (e heldExecutor) StartTurn(ctx context.Context, req agent.TurnRequest) (age
 	return turn, err
 }
 
+// kitHarness is the pinned agent against a fresh fake Messages API with
+// Bash removed as well: the fake's held native turn calls Bash on every
+// model request, which, removed, answers an error without a permission
+// request, so a held Turn keeps running and takes steered input (a
+// pending permission request would make the agent queue a steer behind
+// it).
+func kitHarness(t *testing.T) (*Harness, *claudetest.Server) {
+	s := claudetest.NewServer(t)
+	o := realOptions(t, s)
+	meta := o.Profile.SessionMeta
+	o.Profile.SessionMeta = func(model string) map[string]any {
+		m := meta(model)
+		options := m["claudeCode"].(map[string]any)["options"].(map[string]any)
+		options["disallowedTools"] = append(slices.Clone(claudeRemovedTools), "Bash")
+		return m
+	}
+	return New(o), s
+}
+
 func kitFixture(h *Harness, s *claudetest.Server) (heldFactory, contracttest.Fixture) {
 	f := heldFactory{h: h, s: s, hold: new(atomic.Bool), exit: new(atomic.Bool)}
 	fx := contracttest.Fixture{
@@ -83,6 +103,12 @@ func kitFixture(h *Harness, s *claudetest.Server) (heldFactory, contracttest.Fix
 		UnknownOutcome: ErrApplyUnknown,
 		Window:         300 * time.Millisecond,
 		Timeout:        60 * time.Second,
+		NotApplicable: map[contracttest.Clause]string{
+			contracttest.ClauseLateEvents: "not scripted: the pinned agent and the fake Messages API offer no update after a " +
+				"Turn's prompt answer (a coverage gap of this fixture, not a property of claude-agent-acp)",
+			contracttest.ClauseCleanupFailure: "not scripted: this fixture cannot make stopping the agent's process group fail " +
+				"(a coverage gap of this fixture, not a property of claude-agent-acp)",
+		},
 	}
 	return f, fx
 }
@@ -108,35 +134,21 @@ func canaryEffects(s *claudetest.Server, workDir string) string {
 	return fmt.Sprintf("%d requests, %d files", n, len(files))
 }
 
-// claimedChecks are the text lifecycle checks of the clauses the
-// declaration claims: every check but the durable receipts (durable input
-// receipts are unsupported: no ACP agent proves that a steered input was
-// consumed, TestRealSteerThroughExtension checks the unknown outcome).
-func claimedChecks() []contracttest.Check {
-	return []contracttest.Check{contracttest.CheckLifecycle, contracttest.CheckStartRule,
-		contracttest.CheckCancel, contracttest.CheckRetire, contracttest.CheckClose, contracttest.CheckUnsupported}
-}
-
 // The shared text lifecycle against the pinned agent and the fake
-// Messages API, for the clauses the declaration claims: Hold keeps the
-// next Turn's native turn running on tool calls until it is cancelled;
-// NativeExit holds it and kills the agent's process group once the Turn
-// started.
+// Messages API, every clause (durable input receipts included): Hold keeps
+// the next Turn's native turn running on tool calls until it is cancelled,
+// and a steer into it is applied on Claude Code's replay of it; NativeExit
+// holds it and kills the agent's process group once the Turn started.
 func TestSharedTextLifecycle(t *testing.T) {
-	if Capabilities(ClaudeAgentACP()).DurableInputReceipts.IsSupported() {
-		t.Fatal("durable input receipts are declared: run contracttest.TextLifecycle whole")
-	}
-	h, s := realHarness(t)
+	h, s := kitHarness(t)
 	f, fx := kitFixture(h, s)
-	for _, check := range claimedChecks() {
-		contracttest.Assert(t, "TextLifecycle", check(f, fx))
-	}
+	contracttest.TextLifecycle(t, f, fx)
 }
 
 // Every extension the declaration leaves unsupported answers Unsupported
 // without a native effect.
 func TestUnsupportedExtensionsHaveNoNativeEffects(t *testing.T) {
-	h, s := realHarness(t)
+	h, s := kitHarness(t)
 	f, fx := kitFixture(h, s)
 	contracttest.UnsupportedExtensionsHaveNoNativeEffects(t, f, fx)
 }

@@ -85,13 +85,55 @@ func (k scriptedKit) effects(t *testing.T) string {
 	return fmt.Sprintf("%d lines", n)
 }
 
-// The shared text lifecycle, for the clauses the declaration claims, of
-// the mcode profile over the scripted agent (MiniMax Code itself is not
-// available here).
+// mcodeNotApplicable are the text lifecycle clauses the mcode profile
+// cannot exercise, with why. MiniMax Code's steer answers steered or
+// duplicate (native acceptance) and nothing reports that the model
+// consumed the input, so no receipt is ever applied: CheckReceipts, which
+// requires a written input on a held Turn to be applied, cannot run;
+// TestScriptedMCodeSteerOutcomes checks the written stage, the retry
+// identity and the unknown outcome instead.
+var mcodeNotApplicable = map[contracttest.Clause]string{
+	contracttest.ClauseWriteVsApplied: "mcode has no proof of application (mcode/session/steer answers acceptance only): " +
+		"every accepted steer ends unknown; TestScriptedMCodeSteerOutcomes checks written, retry identity and unknown",
+	contracttest.ClauseUnknownKept: "exercised only by CheckReceipts, which needs an applied receipt mcode never proves; " +
+		"TestScriptedMCodeSteerOutcomes checks that an accepted steer stays open while the Turn runs and ends unknown",
+	contracttest.ClauseLateEvents: "not scripted: the scripted agent sends no update after a prompt answer " +
+		"(a coverage gap of this fixture)",
+	contracttest.ClauseCleanupFailure: "not scripted: this fixture cannot make stopping the agent's process group fail " +
+		"(a coverage gap of this fixture)",
+}
+
+// The shared text lifecycle of the mcode profile over the scripted agent
+// (MiniMax Code itself is not available here): every check but the
+// durable receipts, and every clause of the text lifecycle exercised
+// unless mcodeNotApplicable marks it, whose reasons the test prints.
 func TestScriptedMCodeSharedTextLifecycle(t *testing.T) {
 	k, fx := newScriptedKit(t)
-	for _, check := range claimedChecks() {
-		contracttest.Assert(t, "TextLifecycle", check(k, fx))
+	exercised := map[contracttest.Clause]int{}
+	checks := []contracttest.Check{contracttest.CheckLifecycle, contracttest.CheckStartRule,
+		contracttest.CheckCancel, contracttest.CheckRetire, contracttest.CheckClose, contracttest.CheckUnsupported}
+	if len(checks) != len(contracttest.TextLifecycleChecks())-1 {
+		t.Fatal("the text lifecycle has another check: run it here too")
+	}
+	for _, check := range checks {
+		rep := check(k, fx)
+		contracttest.Assert(t, "TextLifecycle", rep)
+		for _, r := range rep.Results() {
+			exercised[r.Clause] += r.Exercised
+		}
+	}
+	for _, c := range contracttest.TextLifecycleClauses() {
+		reason, na := mcodeNotApplicable[c]
+		switch {
+		case exercised[c] > 0 && na:
+			t.Errorf("%s: exercised %d times but marked not applicable", c, exercised[c])
+		case exercised[c] > 0:
+			t.Logf("ok   %s: exercised %d times", c, exercised[c])
+		case na:
+			t.Logf("n/a  %s: not applicable: %s", c, reason)
+		default:
+			t.Errorf("%s: not exercised", c)
+		}
 	}
 }
 

@@ -94,11 +94,13 @@ func (t *Turn) SteerDurable(ctx context.Context, in agent.SteerInput) (agent.App
 	return r, nil
 }
 
-// onProof takes one proof notification of the running Turn. The Turn's
-// first replayed user message is its prompt's; a later one is bound to the
-// oldest accepted steer with exactly its text, and that steer's receipt is
-// applied once the agent also started or answered that native message.
-// Nothing else applies a receipt.
+// onProof takes one proof notification of the running Turn. The first
+// replayed user message with the prompt's text is the prompt's (the agent
+// takes the prompt before any steer; a prompt a steer pre-empted is never
+// replayed); another is bound to the oldest accepted steer with exactly its
+// text, and that steer's receipt is applied once the agent also started or
+// answered that native message. Nothing else applies a receipt, so a doubt
+// leaves it unknown, never applied.
 func (t *Turn) onProof(ev ProofEvent) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -106,7 +108,7 @@ func (t *Turn) onProof(ev ProofEvent) {
 		return
 	}
 	switch {
-	case ev.Echo != nil && !t.prompted:
+	case ev.Echo != nil && !t.prompted && ev.Echo.Text == t.prompt:
 		t.prompted = true
 	case ev.Echo != nil:
 		t.echoes = append(t.echoes, *ev.Echo)

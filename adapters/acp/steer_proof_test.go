@@ -12,8 +12,8 @@ import (
 
 // proofTurn is a running Turn's steer bookkeeping with the accepted steers
 // of texts (input IDs "in-1", "in-2", …).
-func proofTurn(texts ...string) *Turn {
-	t := &Turn{receipts: map[string]*receipt{}, steers: map[string]int{}, started: map[string]bool{}}
+func proofTurn(prompt string, texts ...string) *Turn {
+	t := &Turn{prompt: prompt, receipts: map[string]*receipt{}, steers: map[string]int{}, started: map[string]bool{}}
 	for i, text := range texts {
 		id := "in-" + string(rune('1'+i))
 		t.receipts[id] = agent.NewInputReceipt(text)
@@ -33,12 +33,12 @@ func open(t *Turn, id string) bool {
 }
 
 // A receipt is applied only when a replay carrying exactly its text was
-// also started (in either order); the Turn's first replay is its prompt's
-// and applies nothing; a replay binds the oldest accepted steer of its
-// text once; anything else leaves the receipt open (the end of the Turn
+// also started (in either order); the first replay of the prompt's text
+// is the prompt's and applies nothing; a replay binds the oldest accepted
+// steer of its text once; anything else leaves the receipt open (the end of the Turn
 // makes it unknown: TestScriptedMCodeSteerOutcomes, the end-to-end test).
 func TestProofAppliesOnlyAStartedReplayOfTheSteer(t *testing.T) {
-	tr := proofTurn("left", "left", "right")
+	tr := proofTurn("left", "left", "left", "right")
 	tr.onProof(echo("p", "left")) // the prompt's replay
 	tr.onProof(ProofEvent{Started: []string{"p"}})
 	if !open(tr, "in-1") || !open(tr, "in-2") {
@@ -108,5 +108,17 @@ func TestClaudeProofReadsRawMessages(t *testing.T) {
 				t.Fatalf("%s: started %v", c.raw, ev.Started)
 			}
 		}
+	}
+}
+
+// A steer that pre-empted the prompt before Claude Code replayed it (the
+// prompt is never replayed) is applied on its own replay.
+func TestProofAppliesASteerThatPreemptedThePrompt(t *testing.T) {
+	tr := proofTurn("start", "turn left")
+	tr.onProof(ProofEvent{Started: []string{"p"}})
+	tr.onProof(ProofEvent{Started: []string{"s"}})
+	tr.onProof(echo("s", "turn left"))
+	if tr.receipts["in-1"].AwaitApplied(context.Background()) != nil {
+		t.Fatal("the started replay of the steer did not apply it")
 	}
 }

@@ -42,7 +42,8 @@ type Turn struct {
 	accepted  []string                      // accepted steers not yet proven applied, in order
 	echoes    []EchoedMessage               // replayed user messages not bound to a steer, in order
 	started   map[string]bool               // native message IDs started or answered
-	prompted  bool                          // the Turn's first replay (its prompt's) was seen
+	prompt    string                        // the prompt's text
+	prompted  bool                          // the prompt's replay was seen
 	asks      map[string]*pendingPermission // by interaction ID
 	stall     *time.Timer
 	grace     *time.Timer
