@@ -14,6 +14,7 @@ import (
 	"github.com/turnstile-sim/turnstile/adapters/acp/acptest"
 	"github.com/turnstile-sim/turnstile/adapters/agent"
 	"github.com/turnstile-sim/turnstile/adapters/contracttest"
+	"github.com/turnstile-sim/turnstile/core"
 )
 
 // scriptedKit is the mcode profile over the scripted agent with the
@@ -138,9 +139,29 @@ func TestScriptedMCodeSharedTextLifecycle(t *testing.T) {
 }
 
 // The mcode declaration is complete and agrees with what the adapter
-// implements, over the scripted agent.
+// implements, over the scripted agent. Core refuses every Turn of the
+// kind: the profile proves no execution controls or subagent control,
+// which Core requires of every Turn (execution_controls always,
+// subagent_control without multi-agent), so ClauseCoreAdmits is marked not
+// applicable and the refusal is asserted here, naming exactly those two.
 func TestScriptedMCodeDeclarationIsComplete(t *testing.T) {
 	k, _ := newScriptedKit(t)
 	contracttest.Declaration(t, Declaration(k.s.h.opts), contracttest.DeclarationOptions{
-		Config: mcodeConfig(), Timeout: 20 * time.Second})
+		Config: mcodeConfig(), Timeout: 20 * time.Second,
+		NotApplicable: map[contracttest.Clause]string{
+			contracttest.ClauseCoreAdmits: "Core refuses acp:mcode: the profile proves no execution controls or subagent " +
+				"control (MiniMax Code's tools are not removable through ACP here), which Core requires of every Turn",
+		},
+	})
+	caps := Capabilities(MCode())
+	var missing []string
+	s := core.SessionRecord{Agent: core.AgentConfig{Kind: MCode().Kind(), Environment: core.EnvNone}}
+	for _, name := range core.Requirements(s, core.EngineProfile{}, false) {
+		if v, ok := caps.Lookup(name); !ok || !v.IsSupported() {
+			missing = append(missing, name)
+		}
+	}
+	if strings.Join(missing, ",") != "execution_controls,subagent_control" {
+		t.Fatalf("what Core requires and acp:mcode does not declare: %v", missing)
+	}
 }
