@@ -20,9 +20,9 @@ import (
 // the agent owes the answer to one of the adapter's requests virtual time
 // stands still; when it owes nothing, virtual time moves. Each Turn draws
 // a native behaviour: text, a slow stream, a tool round trip, an API
-// error, or a native turn held on tool calls for a while. The simulated
-// Core admits no active input on the kind (it declares no durable input
-// receipts), so the workload's steers are refused.
+// error, or a native turn held on tool calls for a while. The workload's
+// steers reach running Turns through the steering extension; Core records
+// one accepted only once Claude Code's replay of it proved it applied.
 func TestAgainstSimulatedCore(t *testing.T) {
 	s := claudetest.NewServer(t)
 	opts := realOptions(t, s)
