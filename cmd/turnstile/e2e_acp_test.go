@@ -40,12 +40,15 @@ func acpAgentCommand(t *testing.T) string {
 // End to end over processes: `turnstile core`, `turnstile daemon -kinds
 // acp:claude-agent-acp -acp-cmd` running the pinned claude-agent-acp (and
 // the Claude Code binary it drives) against the fake Messages API. A Turn
-// through the public API streams to completion; a cancel ends a Turn
-// cancelled with its partial text and the Session continues with its
-// history. What the kind does not declare is refused by Core before any
-// native work: an active input (no durable input receipts, so Core's
-// profile admits none) and an image input.
-func TestEndToEndACPTurnCancelRefusals(t *testing.T) {
+// through the public API streams to completion; a steer through the
+// public API into a running Turn is admitted (the kind declares steering
+// and durable input receipts, as Core requires of every kind), reaches
+// the model inside the same Turn and is recorded accepted, since Claude
+// Code's replay of it proved it applied, and the Turn completes; a cancel
+// ends a Turn cancelled with its partial text and the Session continues
+// with its history. An image input, which the kind does not declare, is
+// refused by Core before any native work.
+func TestEndToEndACPTurnSteerCancelRefusal(t *testing.T) {
 	cmd := acpAgentCommand(t)
 	m := claudetest.NewServer(t)
 	t.Setenv("ANTHROPIC_BASE_URL", m.URL())
@@ -75,38 +78,53 @@ func TestEndToEndACPTurnCancelRefusals(t *testing.T) {
 	}
 
 	hold := make(chan struct{})
-	defer close(hold)
-	m.Queue(claudetest.Reply{Text: []string{"partial", " never"}, Hold: hold})
-	tid2 := jsonField(c.must("POST", "/api/v1/sessions/"+sid+"/turns", `{"text":"long"}`, 201), "turn_id")
+	m.Queue(claudetest.Reply{Text: []string{"working", " on it"}, Hold: hold},
+		claudetest.Reply{Text: []string{" steered"}, Match: "also this"})
+	tid2 := jsonField(c.must("POST", "/api/v1/sessions/"+sid+"/turns", `{"text":"start"}`, 201), "turn_id")
 	firstDelta(t, core.base, token, tid2)
-	requests := len(m.Requests())
-	body := c.must("POST", "/api/v1/turns/"+tid2+"/inputs", `{"text":"also this"}`, 400)
-	if !strings.Contains(body, "engine") {
-		t.Fatalf("active input refusal %s", body)
-	}
-	c.must("POST", "/api/v1/turns/"+tid2+"/cancel", "", 202)
+	c.must("POST", "/api/v1/turns/"+tid2+"/inputs", `{"text":"also this"}`, 201)
+	waitInputState(t, c, tid2, "accepted")
+	close(hold)
 	evs2, err := c.events(tid2, "")
-	names2, _ := sseText(evs2)
-	if err != nil || names2[len(names2)-1] != "end" {
-		t.Fatalf("events after cancel %v (%v)", names2, err)
+	names2, text2 := sseText(evs2)
+	if err != nil || names2[len(names2)-1] != "end" || !strings.HasSuffix(text2, " steered") {
+		t.Fatalf("steered turn: events %v text %q (%v)", names2, text2, err)
 	}
-	if tr := turnOf(t, c, tid2); tr.State != "cancelled" || tr.Content != "partial" || len(tr.Inputs) != 0 {
-		t.Fatalf("cancelled turn %+v", tr)
+	if tr := turnOf(t, c, tid2); tr.State != "completed" || len(tr.Inputs) != 1 || tr.Inputs[0].State != "accepted" {
+		t.Fatalf("steered turn %+v", tr)
 	}
-	for _, b := range m.Requests()[requests:] {
-		if strings.Contains(claudetest.AllText(b), "also this") {
-			t.Fatal("the refused active input reached the model")
-		}
+	bodies := m.Requests()
+	if !strings.Contains(claudetest.LastUserText(bodies[len(bodies)-1]), "also this") {
+		t.Fatal("no model request carried the steer")
 	}
 
+	hold3 := make(chan struct{})
+	defer close(hold3)
+	m.Queue(claudetest.Reply{Text: []string{"partial", " never"}, Hold: hold3})
+	tid3 := jsonField(c.must("POST", "/api/v1/sessions/"+sid+"/turns", `{"text":"long"}`, 201), "turn_id")
+	firstDelta(t, core.base, token, tid3)
+	c.must("POST", "/api/v1/turns/"+tid3+"/cancel", "", 202)
+	evs3, err := c.events(tid3, "")
+	names3, _ := sseText(evs3)
+	if err != nil || names3[len(names3)-1] != "end" {
+		t.Fatalf("events after cancel %v (%v)", names3, err)
+	}
+	if tr := turnOf(t, c, tid3); tr.State != "cancelled" || tr.Content != "partial" {
+		t.Fatalf("cancelled turn %+v", tr)
+	}
+
+	requests := len(m.Requests())
 	c.must("POST", "/api/v1/sessions/"+sid+"/turns",
 		`{"input":[{"content":[{"type":"input_image","image_url":"https://example.com/a.png"}]}]}`, 400)
+	if len(m.Requests()) != requests {
+		t.Fatal("the refused image input reached the model")
+	}
 	m.Queue(claudetest.Reply{Text: []string{"still here"}, Match: "again"})
-	tid3 := jsonField(c.must("POST", "/api/v1/sessions/"+sid+"/turns", `{"text":"again"}`, 201), "turn_id")
-	evs3, _ := c.events(tid3, "")
+	tid4 := jsonField(c.must("POST", "/api/v1/sessions/"+sid+"/turns", `{"text":"again"}`, 201), "turn_id")
+	evs4, _ := c.events(tid4, "")
 	all := m.Requests()
-	if _, text3 := sseText(evs3); text3 != "still here" || !strings.Contains(claudetest.AllText(all[len(all)-1]), "Hello, world") {
-		t.Fatalf("the Turn after the cancel streamed %q or lost the history", text3)
+	if _, text4 := sseText(evs4); text4 != "still here" || !strings.Contains(claudetest.AllText(all[len(all)-1]), "Hello, world") {
+		t.Fatalf("the Turn after the cancel streamed %q or lost the history", text4)
 	}
 	for _, b := range all {
 		if strings.Contains(claudetest.AllText(b), "example.com/a.png") {
