@@ -52,15 +52,36 @@
 //
 // # Steering
 //
-// ACP v1 has no steering; a profile names its vendor's extension.
-// SteerDurable sends it: a nil error is native acceptance
-// (claude-agent-acp `_session/steering` answering injected; MiniMax Code
+// ACP v1 has no steering; a profile names its vendor's extension, and
+// every profile with one declares steering and durable input receipts,
+// which Core requires of every kind. SteerDurable sends it: a nil error is
+// the written stage, native acceptance (claude-agent-acp
+// `_session/steering` answering injected; MiniMax Code
 // `mcode/session/steer` answering steered, or duplicate for a
-// clientRequestId it already took). No agent reports that the model
-// consumed the input, so the receipt is never applied: a refusal
+// clientRequestId it already took). Acceptance is not application: the
+// receipt is applied only on proof inside the Turn, a refusal
 // (promptRequired, a JSON-RPC error) is ErrTurnInactive, and an accepted
-// input whose Turn ended is ErrApplyUnknown, never replayed. Durable input
-// receipts are therefore unsupported.
+// input whose Turn ended without proof is ErrApplyUnknown, never
+// replayed; a retry with the same input ID keeps the receipt (and
+// MiniMax Code's idempotency key).
+//
+// The proof is the profile's (ApplyProof). claude-agent-acp's answer
+// names no message and no session/update carries a steered input back
+// (the agent drops Claude Code's replay of a message it sent itself), but
+// its session option claudeCode.emitRawSDKMessages forwards Claude Code's
+// own messages as `_claude/sdkMessage` notifications; the profile asks
+// for kinds user, command_lifecycle and result. Claude Code replays a
+// user message (isReplay, its uuid and text) when it takes it into the
+// conversation, reports command_lifecycle started for that uuid and names
+// it in the result answering it (user_message_uuids) — the proof the
+// Claude Code adapter applies on. The receipt of a steer is applied once
+// a replay carrying exactly its text was also started or answered within
+// the Turn; the first replay of the prompt's text is the prompt's (a
+// steer can pre-empt a prompt Claude Code never replays), and a replay
+// binds the oldest accepted steer of its text, once. A steer the agent
+// queued behind a pending permission request and a Turn cancelled before
+// the steer ran end unknown. MiniMax Code reports nothing of the kind, so
+// every accepted mcode steer ends unknown.
 //
 // # Permissions
 //
@@ -75,11 +96,22 @@
 //
 // See Capabilities: streaming, usage, durable turns, preparation,
 // environment none and local environment, tool observations and resume
-// for every profile; steering, permissions, execution controls and
-// subagent control as the profile proves them. Everything else, durable
-// input receipts included, is unsupported with a fixed reason and no
+// for every profile; steering and durable input receipts for every
+// profile with a steering extension that the agent advertises; and
+// permissions, execution controls and subagent control as the profile
+// proves them. Everything else is unsupported with a fixed reason and no
 // native effect. A model is accepted where the profile passes it (the
 // agent's own configuration chooses otherwise); no model provider, native
-// harness configuration or system prompt is. Core's profile of every ACP
-// kind admits no active input (core/engine.ACPProfile).
+// harness configuration or system prompt is.
+//
+// Core's profile of every ACP kind (core/engine.ACPProfile) qualifies no
+// optional operation and only the environment-none placement, and Core
+// requires of an ACP kind what it requires of every kind. It admits text
+// Turns, steering with durable receipts, cancel and permission responses
+// of acp:claude-agent-acp, and refuses images, structured output,
+// function tools, tool search, MCP servers and workspace placements
+// before any native work. It refuses every Turn of acp:mcode: that
+// profile proves no execution controls or subagent control (Core requires
+// execution_controls of every execution and subagent_control without
+// multi-agent).
 package acp
