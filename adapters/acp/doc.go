@@ -78,10 +78,10 @@
 // a replay carrying exactly its text was also started or answered within
 // the Turn; the first replay of the prompt's text is the prompt's (a
 // steer can pre-empt a prompt Claude Code never replays), and a replay
-// binds the oldest accepted steer of its text, once. A steer the agent
-// queued behind a pending permission request and a Turn cancelled before
-// the steer ran end unknown. MiniMax Code reports nothing of the kind, so
-// every accepted mcode steer ends unknown.
+// binds the oldest accepted steer of its text, once. A steer still
+// unproven when its Turn ends (queued behind a pending permission request,
+// or the Turn cancelled before it ran) ends unknown. MiniMax Code reports
+// nothing of the kind, so every accepted mcode steer ends unknown.
 //
 // # Permissions
 //
