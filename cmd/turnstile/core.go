@@ -32,8 +32,8 @@ const usageCore = `usage: turnstile core [flags]
        turnstile core device add|list|revoke [flags] [id]
 
 Runs Core: the Runtime gateway (/api/v1/agent-daemon/...), the public API
-(/api/v1/sessions, /api/v1/turns/..., /api/v1/devices), /healthz, /readyz
-and /metrics, over the embedded SQLite store in -data. Every flag can also
+(/api/v1/sessions, /api/v1/turns/...), the operator API under /core/v1
+(devices, suspensions), /healthz, /readyz and /metrics, over the embedded SQLite store in -data. Every flag can also
 be set with the environment variable named in its description; a flag given
 on the command line wins. SIGTERM or SIGINT stops it gracefully: it stops
 accepting, closes every connection with a reason, commits and exits 0.

@@ -109,7 +109,7 @@ func TestCoreProcessEndToEnd(t *testing.T) {
 	if body := api.must("GET", "/api/v1/turns/"+tid, "", 200); jsonField(body, "state") != "completed" {
 		t.Fatalf("turn %s", body)
 	}
-	if body := api.must("GET", "/api/v1/devices", "", 200); !strings.Contains(body, `"connected":true`) {
+	if body := api.must("GET", "/core/v1/devices", "", 200); !strings.Contains(body, `"connected":true`) {
 		t.Fatalf("devices %s", body)
 	}
 	if b := api.must("GET", "/metrics", "", 200); !strings.Contains(b, `turnstile_core_turns{state="completed"} 1`) ||
@@ -184,8 +184,8 @@ func checkRefusals(t *testing.T, api *client, cred, wrongCred, token string) {
 		{"GET", "/api/v1/agent-daemon/ws?device_id=d1&version=0.10.0&token=" + cred, "Bearer " + cred, "", 400},
 		{"GET", "/api/v1/agent-daemon/ws?device_id=d1&version=0.10.0", "Bearer " + wrongCred, "", 401},
 		{"GET", "/api/v1/agent-daemon/ws?device_id=d1&version=0.7.0", "Bearer " + cred, "", 426},
-		{"GET", "/api/v1/devices?token=" + token, "Bearer " + token + "x", "", 401},
-		{"GET", "/api/v1/devices", "Bearer " + cred, "", 401},
+		{"GET", "/core/v1/devices?token=" + token, "Bearer " + token + "x", "", 401},
+		{"GET", "/core/v1/devices", "Bearer " + cred, "", 401},
 	}
 	for _, r := range refused {
 		st, _, _, err := api.do(r.method, r.path, r.body, "Authorization", r.auth)

@@ -116,6 +116,10 @@ func New(s *server.Server, opt Options) (*API, error) {
 	return &API{s: s, tokenHash: sha256.Sum256([]byte(opt.OperatorToken)), log: opt.Logger}, nil
 }
 
+// OperatorPrefix is the administrator prefix of Core's own operator
+// routes (devices, suspensions), authenticated by the operator token.
+const OperatorPrefix = "/core/v1"
+
 // Route is one endpoint of the API.
 type Route struct {
 	Method, Path string
@@ -133,7 +137,7 @@ func Routes() []Route {
 		{"POST", "/api/v1/turns/{turn}/inputs", (*API).steer},
 		{"POST", "/api/v1/turns/{turn}/cancel", (*API).cancel},
 		{"GET", "/api/v1/turns/{turn}/events", (*API).events},
-		{"GET", "/api/v1/devices", (*API).listDevices},
+		{"GET", OperatorPrefix + "/devices", (*API).listDevices},
 		{"GET", "/api/v1/sessions/{session}/environment", (*API).getEnvironment},
 		{"GET", "/api/v1/sessions/{session}/workspace/file", (*API).readFile},
 		{"PUT", "/api/v1/sessions/{session}/workspace/file", (*API).writeFile},
@@ -142,9 +146,9 @@ func Routes() []Route {
 		{"POST", "/api/v1/turns/{turn}/permissions/{interaction}", (*API).answerPermission},
 		{"POST", "/api/v1/turns/{turn}/user-choices/{interaction}", (*API).answerUserChoice},
 		{"POST", "/api/v1/turns/{turn}/function-calls/{call}/result", (*API).submitFunctionResult},
-		{"POST", "/api/v1/suspensions", (*API).quiesce}, // fencing.go
-		{"GET", "/api/v1/suspensions/{suspend}", (*API).getSuspension},
-		{"POST", "/api/v1/suspensions/{suspend}/resume", (*API).resume},
+		{"POST", OperatorPrefix + "/suspensions", (*API).quiesce}, // fencing.go
+		{"GET", OperatorPrefix + "/suspensions/{suspend}", (*API).getSuspension},
+		{"POST", OperatorPrefix + "/suspensions/{suspend}/resume", (*API).resume},
 	}
 }
 
