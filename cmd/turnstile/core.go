@@ -31,9 +31,11 @@ import (
 const usageCore = `usage: turnstile core [flags]
        turnstile core device add|list|revoke [flags] [id]
 
-Runs Core: the Runtime gateway (/api/v1/agent-daemon/...), the public API
-(/api/v1/sessions, /api/v1/turns/...), the operator API under /core/v1
-(devices, suspensions), /healthz, /readyz and /metrics, over the embedded SQLite store in -data. Every flag can also
+Runs Core: the Runtime gateway (/api/v1/agent-daemon/...), the Agents API
+of the OpenAI SDK (/v1/agents..., the operator token is its API key), the
+public API (/api/v1/sessions, /api/v1/turns/...), the operator API under
+/core/v1 (devices, suspensions), /healthz, /readyz and /metrics, over the
+embedded SQLite store in -data. Every flag can also
 be set with the environment variable named in its description; a flag given
 on the command line wins. SIGTERM or SIGINT stops it gracefully: it stops
 accepting, closes every connection with a reason, commits and exits 0.
@@ -172,7 +174,7 @@ func runCore(ctx context.Context, f *coreFlags, token string, log *slog.Logger) 
 	if public == "" {
 		public = "http://" + ln.Addr().String()
 	}
-	mux, gw, err := coreMux(srv, reg, f, public, token, log)
+	mux, gw, err := coreMux(srv, st, reg, f, public, token, log)
 	if err != nil {
 		ln.Close()
 		return err
@@ -212,12 +214,14 @@ func runCore(ctx context.Context, f *coreFlags, token string, log *slog.Logger) 
 }
 
 // coreMux mounts the gateway, the public API and the probes.
-func coreMux(srv *server.Server, reg *prometheus.Registry, f *coreFlags, public, token string, log *slog.Logger) (*http.ServeMux, *gateway.Gateway, error) {
+func coreMux(srv *server.Server, res api.ResourceStore, reg *prometheus.Registry, f *coreFlags, public, token string, log *slog.Logger) (*http.ServeMux, *gateway.Gateway, error) {
 	gw, err := gateway.New(srv, gateway.Options{PublicURL: public, HeartbeatSeconds: int(f.heartbeat / time.Second), Logger: log})
 	if err != nil {
 		return nil, nil, err
 	}
-	a, err := api.New(srv, api.Options{OperatorToken: token, Logger: log})
+	// Until Core issues its own API keys, /v1 accepts the operator token
+	// as its one key.
+	a, err := api.New(srv, api.Options{OperatorToken: token, Logger: log, Resources: res, Keys: api.StaticKey("operator", token)})
 	if err != nil {
 		return nil, nil, err
 	}

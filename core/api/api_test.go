@@ -49,7 +49,7 @@ func newEnv(t *testing.T) *env {
 	go func() { ran <- s.Run(ctx) }()
 	mux := http.NewServeMux()
 	ts := httptest.NewServer(mux)
-	a, err := api.New(s, api.Options{OperatorToken: token})
+	a, err := api.New(s, api.Options{OperatorToken: token, Keys: testKeys{}})
 	if err != nil {
 		t.Fatal(err)
 	}

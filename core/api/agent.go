@@ -1,0 +1,4 @@
+package api
+
+// agentRoutes are the Agents routes.
+func agentRoutes() []Route { return nil }
