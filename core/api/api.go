@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/core/server"
@@ -104,6 +105,9 @@ type Options struct {
 	// Resources keeps the /v1 objects that are not machine state. Nil: an
 	// in-memory store (lost when the process ends).
 	Resources ResourceStore
+	// ProviderKeys keeps the write-only api_key of an Agent's model
+	// provider. Nil: an api_key is refused.
+	ProviderKeys ProviderKeyStore
 }
 
 // API is the public HTTP API over a server.Server.
@@ -113,6 +117,9 @@ type API struct {
 	log       *slog.Logger
 	keys      KeyVerifier
 	res       ResourceStore
+	provKeys  ProviderKeyStore
+	// mu serialises read-modify-write updates of /v1 resources.
+	mu sync.Mutex
 }
 
 // New returns the API; an empty operator token is refused.
@@ -127,7 +134,7 @@ func New(s *server.Server, opt Options) (*API, error) {
 		opt.Resources = store.NewMemoryResources()
 	}
 	return &API{s: s, tokenHash: sha256.Sum256([]byte(opt.OperatorToken)), log: opt.Logger,
-		keys: opt.Keys, res: opt.Resources}, nil
+		keys: opt.Keys, res: opt.Resources, provKeys: opt.ProviderKeys}, nil
 }
 
 // OperatorPrefix is the administrator prefix of Core's own operator

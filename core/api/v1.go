@@ -102,6 +102,11 @@ func failV1(w http.ResponseWriter, status int, typ, code, param, msg string) {
 	if typ == "" {
 		typ = typeFor(status)
 	}
+	if status != http.StatusTooManyRequests && status != http.StatusServiceUnavailable && status < 500 {
+		// The SDK retries 408, 409, 429 and 5xx unless told otherwise:
+		// a refusal of this API is final.
+		w.Header().Set("X-Should-Retry", "false")
+	}
 	writeJSON(w, status, V1Error{V1ErrorDetail{Message: msg, Type: typ, Param: strOrNil(param), Code: strOrNil(code)}})
 }
 
@@ -391,4 +396,11 @@ func (k staticKey) VerifyKey(_ context.Context, secret string) (string, bool, er
 		return "", false, nil
 	}
 	return k.id, true, nil
+}
+
+// Deleted is the answer of a delete: {"id","object":"<kind>.deleted","deleted":true}.
+type Deleted struct {
+	ID      string `json:"id"`
+	Object  string `json:"object"`
+	Deleted bool   `json:"deleted"`
 }
