@@ -106,8 +106,12 @@ type Options struct {
 	// in-memory store (lost when the process ends).
 	Resources ResourceStore
 	// ProviderKeys keeps the write-only api_key of an Agent's model
-	// provider. Nil: an api_key is refused.
+	// provider. Nil: the Vaults when VaultKey is set, else an api_key is
+	// refused.
 	ProviderKeys ProviderKeyStore
+	// VaultKey encrypts Vault credential secrets at rest (vault.go). Nil:
+	// the credential routes answer 503 vault_key_unconfigured.
+	VaultKey *VaultKey
 }
 
 // API is the public HTTP API over a server.Server.
@@ -118,6 +122,7 @@ type API struct {
 	keys      KeyVerifier
 	res       ResourceStore
 	provKeys  ProviderKeyStore
+	vaults    *Vaults
 	// mu serialises read-modify-write updates of /v1 resources.
 	mu sync.Mutex
 }
@@ -133,8 +138,12 @@ func New(s *server.Server, opt Options) (*API, error) {
 	if opt.Resources == nil {
 		opt.Resources = store.NewMemoryResources()
 	}
+	vaults := NewVaults(opt.Resources, opt.VaultKey)
+	if opt.ProviderKeys == nil && opt.VaultKey != nil {
+		opt.ProviderKeys = vaults
+	}
 	return &API{s: s, tokenHash: sha256.Sum256([]byte(opt.OperatorToken)), log: opt.Logger,
-		keys: opt.Keys, res: opt.Resources, provKeys: opt.ProviderKeys}, nil
+		keys: opt.Keys, res: opt.Resources, provKeys: opt.ProviderKeys, vaults: vaults}, nil
 }
 
 // OperatorPrefix is the administrator prefix of Core's own operator
@@ -178,6 +187,7 @@ func Routes() []Route {
 func v1Routes() []Route {
 	var out []Route
 	out = append(out, agentRoutes()...)
+	out = append(out, vaultRoutes()...)
 	return out
 }
 
