@@ -188,6 +188,7 @@ func v1Routes() []Route {
 	var out []Route
 	out = append(out, agentRoutes()...)
 	out = append(out, vaultRoutes()...)
+	out = append(out, environmentRoutes()...)
 	return out
 }
 
