@@ -174,6 +174,10 @@ func Routes() []Route {
 func v1Routes() []Route {
 	var out []Route
 	out = append(out, agentRoutes()...)
+	out = append(out, sessionRoutes()...)
+	out = append(out, Route{"POST", "/v1/agents/sessions/{session}/events", (*API).postSessionEvents},
+		Route{"GET", "/v1/agents/sessions/{session}/events", (*API).sessionEventsV1})
+	out = append(out, turnRoutes()...)
 	return out
 }
 
