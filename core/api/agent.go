@@ -529,7 +529,10 @@ func ptr[T any](v T) *T { return &v }
 // Session (environment added by the caller).
 func (ag AgentObject) agentConfig(env core.EnvironmentKind, envID string) core.AgentConfig {
 	c := core.AgentConfig{Kind: ag.XAgentsCore.Harness, Model: ag.Model, TextVerbosity: ag.Text.Verbosity,
-		Environment: env, EnvironmentID: envID, MultiAgent: ag.MultiAgent.Enabled, HarnessConfig: ag.XAgentsCore.HarnessConfig}
+		Environment: env, EnvironmentID: envID, MultiAgent: ag.MultiAgent.Enabled}
+	if hc := ag.XAgentsCore.HarnessConfig; len(hc) > 0 && !isNull(hc) { // a stored Agent reads back null
+		c.HarnessConfig = hc
+	}
 	if ag.Instructions != nil {
 		c.SystemPrompt = *ag.Instructions
 	}

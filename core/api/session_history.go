@@ -184,14 +184,12 @@ func turnItems(rec core.TurnRecord, inputs []core.InputRecord, events []core.Run
 			out = append(out, o)
 		}
 	}
-	messages := 0
 	for _, ev := range events {
 		if m, ok := ev.Payload.(wire.OutputMessage); ok && m.Text != nil {
-			messages++
 			out = append(out, assistantItem(rec.ID, m.ID, *m.Text, m.Status, m.Phase))
 		}
 	}
-	if messages == 0 {
+	if !hasOutputMessages(events) {
 		if text, ok := finalContent(rec); ok {
 			out = append(out, assistantItem(rec.ID, messageID(rec.ID), text, "completed", ""))
 		}

@@ -34,7 +34,8 @@ const (
 // event: "<turn>:<p>:<e>:<i>:<t>" — p: in_progress sent (0/1); e: run
 // events consumed (the persisted sequence); i: interaction steps sent (two
 // per interaction: its item, then its requires_action); t: terminal steps
-// sent (1 the final message item, 2 the Turn's terminal event, 3 idle).
+// sent (1 the final output text, 2 the final message item, 3 the Turn's
+// terminal event, 4 idle).
 // Every part counts persisted facts, so a resumed stream continues where
 // the last one stopped, with nothing lost or repeated.
 type streamCursor struct {
@@ -60,7 +61,7 @@ func parseCursor(s string) (streamCursor, bool) {
 		n[i] = v
 	}
 	c := streamCursor{turn: f[0], p: n[0], e: n[1], i: n[2], t: n[3]}
-	return c, c.p <= 1 && c.t <= 3
+	return c, c.p <= 1 && c.t <= 4
 }
 
 // sseEvent is one event to send.
@@ -138,7 +139,7 @@ func (a *API) sessionEventsV1(w http.ResponseWriter, r *http.Request) {
 		if t, ok := st.active(); ok {
 			cur = streamCursor{turn: t.ID}
 		} else if n := len(st.turns); n > 0 {
-			cur = streamCursor{turn: st.turns[n-1].ID, p: 1, e: int(st.recs[n-1].EventCount), i: 2 * len(st.recs[n-1].Interactions), t: 3}
+			cur = streamCursor{turn: st.turns[n-1].ID, p: 1, e: int(st.recs[n-1].EventCount), i: 2 * len(st.recs[n-1].Interactions), t: 4}
 		}
 	}
 	fl, ok := w.(http.Flusher)
@@ -194,7 +195,7 @@ func derive(sid string, srec sessionRecord, snap streamSnapshot, cur *streamCurs
 	for k, t := range snap.turns {
 		rec := t.rec
 		if rec.ID != cur.turn {
-			if cur.turn != "" && cur.t < 3 {
+			if cur.turn != "" && cur.t < 4 {
 				return out // the cursor's Turn is not finished
 			}
 			*cur = streamCursor{turn: rec.ID}
@@ -246,23 +247,31 @@ func derive(sid string, srec sessionRecord, snap streamSnapshot, cur *streamCurs
 		if !rec.State.Terminal() || cur.e < int(rec.EventCount) {
 			return out
 		}
+		text, final := finalContent(rec)
 		if cur.t == 0 {
 			cur.t = 1
-			if text, ok := finalContent(rec); ok {
+			if final {
 				emit(EvOutputTextDone, map[string]any{"session_id": sid, "turn_id": rec.ID, "item_id": messageID(rec.ID),
 					"output_index": 0, "content_index": 0, "text": text})
 			}
 		}
 		if cur.t == 1 {
 			cur.t = 2
+			if final && !hasOutputMessages(t.events) {
+				emit(EvItemDone, map[string]any{"session_id": sid, "turn_id": rec.ID, "output_index": 0,
+					"item": assistantItem(rec.ID, messageID(rec.ID), text, "completed", "")})
+			}
+		}
+		if cur.t == 2 {
+			cur.t = 3
 			typ := map[core.TurnState]string{core.TurnCompleted: EvTurnCompleted, core.TurnFailed: EvTurnFailed,
 				core.TurnCancelled: EvTurnCancelled}[rec.State]
 			d := turnEv(typ)
 			d["usage"] = usageJSON(rec.Usage)
 			emit(typ, d)
 		}
-		if cur.t == 2 {
-			cur.t = 3
+		if cur.t == 3 {
+			cur.t = 4
 			if _, busy := snap.state.active(); !busy && k == len(snap.turns)-1 {
 				emit(EvSessionIdle, map[string]any{"session": sessionObject(sid, srec, snap.state)})
 			}
@@ -299,4 +308,14 @@ func runEvent(sid, tid string, ev core.RunEvent) (string, map[string]any, bool) 
 			"message": p.Error, "param": nil}}, true
 	}
 	return "", nil, false
+}
+
+// hasOutputMessages: the Runtime reported its messages itself.
+func hasOutputMessages(evs []core.RunEvent) bool {
+	for _, ev := range evs {
+		if m, ok := ev.Payload.(wire.OutputMessage); ok && m.Text != nil {
+			return true
+		}
+	}
+	return false
 }

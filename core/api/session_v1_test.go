@@ -143,6 +143,12 @@ func TestSessionsCreateRetrieveUpdateListDelete(t *testing.T) {
 	}
 	st, got = e.v1("POST", "/v1/agents/sessions/"+s.ID, `{"agent":{"model":"x"}}`)
 	expectV1(t, "update agent", st, got, 400, api.TypeInvalidRequest, api.CodeNotSupported)
+	// An Agent without harness_config or tools freezes none.
+	_, body = e.v1("POST", "/v1/agents", `{"model":"plain","x_agents_core":{"harness":"contract"}}`)
+	plain := e.v1Session(`{"agent_id":"` + decodeAgent(t, body).ID + `","environment":{"type":"none"}}`)
+	if plain.Agent.Model != "plain" || string(plain.Agent.XAgentsCore.HarnessConfig) != "null" {
+		t.Fatalf("plain session %+v", plain.Agent)
+	}
 	s2 := e.v1Session(inlineSession)
 	s3 := e.v1Session(inlineSession)
 	if s2.Agent.ID != nil {
@@ -154,7 +160,7 @@ func TestSessionsCreateRetrieveUpdateListDelete(t *testing.T) {
 		t.Fatalf("list: %d %s", st, got)
 	}
 	st, got = e.v1("GET", "/v1/agents/sessions?limit=2&after="+s2.ID, "")
-	if st != 200 || !strings.Contains(got, `"first_id":"`+s.ID+`"`) || !strings.Contains(got, `"has_more":false`) {
+	if st != 200 || !strings.Contains(got, `"first_id":"`+plain.ID+`"`) || !strings.Contains(got, `"last_id":"`+s.ID+`"`) || !strings.Contains(got, `"has_more":false`) {
 		t.Fatalf("page 2: %d %s", st, got)
 	}
 	st, got = e.v1("GET", "/v1/agents/sessions?agent_id="+agentID, "")
@@ -235,7 +241,7 @@ func TestSessionTurnStreamsToIdle(t *testing.T) {
 	evs := until(t, ch, api.EvSessionIdle)
 	close()
 	want := []string{api.EvTurnCreated, api.EvTurnInProgress, api.EvOutputTextDelta, api.EvOutputTextDelta,
-		api.EvOutputTextDone, api.EvTurnCompleted, api.EvSessionIdle}
+		api.EvOutputTextDone, api.EvItemDone, api.EvTurnCompleted, api.EvSessionIdle}
 	if fmt.Sprint(types(evs)) != fmt.Sprint(want) {
 		t.Fatalf("events %v\nwant   %v", types(evs), want)
 	}
@@ -256,10 +262,13 @@ func TestSessionTurnStreamsToIdle(t *testing.T) {
 	if turn["subagent_id"] != nil || turn["object"] != "agent.session.turn" || turn["status"] == "" {
 		t.Fatalf("created turn %+v", turn)
 	}
-	if done := evs[5].Data["turn"].(map[string]any); done["status"] != "completed" || done["error"] != nil {
+	if msg := evs[5].Data["item"].(map[string]any); msg["type"] != "message" || msg["role"] != "assistant" || msg["status"] != "completed" {
+		t.Fatalf("final message %+v", msg)
+	}
+	if done := evs[6].Data["turn"].(map[string]any); done["status"] != "completed" || done["error"] != nil {
 		t.Fatalf("completed turn %+v", done)
 	}
-	if sess := evs[6].Data["session"].(map[string]any); sess["status"] != "idle" || sess["id"] != s.ID {
+	if sess := evs[7].Data["session"].(map[string]any); sess["status"] != "idle" || sess["id"] != s.ID {
 		t.Fatalf("idle session %+v", sess)
 	}
 	// Resume after the first delta: the rest, nothing repeated.
