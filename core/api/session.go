@@ -353,13 +353,36 @@ func (a *API) createSessionV1(w http.ResponseWriter, r *http.Request) {
 		a.failV1Err(w, err)
 		return
 	}
+	tid := ""
 	if input != nil {
-		if _, err := a.startTurn(r.Context(), sid, input, ""); err != nil {
+		rc, err := a.startTurn(r.Context(), sid, input, "")
+		if err != nil {
 			a.failV1Err(w, err)
 			return
 		}
+		tid = rc.TurnID
+	}
+	if p.Stream != nil && *p.Stream {
+		a.streamCreated(w, r, sid, tid)
+		return
 	}
 	a.answerSession(w, r, sid)
+}
+
+// streamCreated answers a create with stream: true: agent.session.created,
+// then the first Turn's events up to the Session's idle (at once without
+// input), then the stream ends.
+func (a *API) streamCreated(w http.ResponseWriter, r *http.Request, sid, tid string) {
+	srec, st, err := a.session(r.Context(), sid)
+	if err != nil {
+		a.failV1Err(w, err)
+		return
+	}
+	first := []sseEvent{{id: sid + ":created", typ: EvSessionCreated, data: map[string]any{"session": sessionObject(sid, srec, st)}}}
+	if tid == "" {
+		first = append(first, sseEvent{id: sid + ":idle", typ: EvSessionIdle, data: map[string]any{"session": sessionObject(sid, srec, st)}})
+	}
+	a.streamEvents(w, r, sid, srec, streamCursor{turn: tid}, true, first, true)
 }
 
 // sessionFromParams checks a create body and builds the shell record,
@@ -368,10 +391,8 @@ func (a *API) sessionFromParams(ctx context.Context, p sessionCreateParams) (ses
 	var rec sessionRecord
 	var zero core.AgentConfig
 	switch {
-	case p.Stream != nil && *p.Stream:
-		return rec, zero, nil, badParam(CodeNotSupported, "stream", "stream a new Session with GET /v1/agents/sessions/{id}/events")
-	case p.StreamOptions != nil && !isNull(p.StreamOptions):
-		return rec, zero, nil, badParam(CodeNotSupported, "stream_options", "no stream options")
+	case p.StreamOptions != nil && (p.Stream == nil || !*p.Stream):
+		return rec, zero, nil, badParam(CodeInvalidValue, "stream_options", "stream_options needs stream: true")
 	case p.PromptCacheOptions != nil && !isNull(p.PromptCacheOptions):
 		return rec, zero, nil, badParam(CodeNotSupported, "prompt_cache_options", "Core sets no prompt cache options")
 	case p.Review != nil && *p.Review != "none":
@@ -404,6 +425,14 @@ func (a *API) sessionFromParams(ctx context.Context, p sessionCreateParams) (ses
 			// credential of the Session; until then it is refused.
 			return rec, zero, nil, badParam(CodeNotSupported, "agent.x_agents_core.model_provider.api_key",
 				"an inline agent takes no api_key: create an Agent, or reference a vault credential")
+		}
+	}
+	if p.StreamOptions != nil && !isNull(p.StreamOptions) {
+		var so struct {
+			IncludeObfuscation *bool `json:"include_obfuscation"` // accepted: Core sends no obfuscation
+		}
+		if err := sub(p.StreamOptions, "stream_options", &so); err != nil {
+			return rec, zero, nil, err
 		}
 	}
 	env, err := sessionEnvironment(p.Environment)

@@ -14,6 +14,7 @@ import (
 
 // Session event types the stream sends.
 const (
+	EvSessionCreated   = "agent.session.created"
 	EvTurnCreated      = "agent.session.turn.created"
 	EvTurnInProgress   = "agent.session.turn.in_progress"
 	EvTurnCompleted    = "agent.session.turn.completed"
@@ -142,6 +143,15 @@ func (a *API) sessionEventsV1(w http.ResponseWriter, r *http.Request) {
 			cur = streamCursor{turn: st.turns[n-1].ID, p: 1, e: int(st.recs[n-1].EventCount), i: 2 * len(st.recs[n-1].Interactions), t: 4}
 		}
 	}
+	fresh := cur.turn == "" || (!resumed && cur.p == 0 && cur.e == 0 && cur.i == 0 && cur.t == 0)
+	a.streamEvents(w, r, sid, srec, cur, fresh, nil, false)
+}
+
+// streamEvents writes the stream: first (already derived), then every
+// event derive finds after each committed change, until the client
+// leaves or Core stops, or, with stopAtIdle, after the first idle.
+func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, srec sessionRecord, cur streamCursor, fresh bool,
+	first []sseEvent, stopAtIdle bool) {
 	fl, ok := w.(http.Flusher)
 	if !ok {
 		failV1(w, http.StatusInternalServerError, "", CodeInternal, "", "streaming unsupported")
@@ -151,16 +161,9 @@ func (a *API) sessionEventsV1(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
 	fl.Flush()
-	fresh := cur.turn == "" || (!resumed && cur.p == 0 && cur.e == 0 && cur.i == 0 && cur.t == 0)
+	evs := first
 	for {
-		changed := a.s.Changed()
-		var snap streamSnapshot
-		var ok bool
-		if err := a.s.Query(r.Context(), func(v server.View) { snap, ok = readStream(v, sid, cur.turn) }); err != nil || !ok {
-			return
-		}
-		evs := derive(sid, srec, snap, &cur, fresh)
-		fresh = false
+		idle := false
 		for _, ev := range evs {
 			ev.data["event_id"], ev.data["type"] = ev.id, ev.typ
 			b, err := json.Marshal(ev.data)
@@ -168,9 +171,24 @@ func (a *API) sessionEventsV1(w http.ResponseWriter, r *http.Request) {
 				continue
 			}
 			fmt.Fprintf(w, "id: %s\nevent: %s\ndata: %s\n\n", ev.id, ev.typ, b)
+			idle = idle || ev.typ == EvSessionIdle
 		}
 		if len(evs) > 0 {
 			fl.Flush()
+		}
+		if idle && stopAtIdle {
+			return
+		}
+		changed := a.s.Changed()
+		var snap streamSnapshot
+		var ok bool
+		if err := a.s.Query(r.Context(), func(v server.View) { snap, ok = readStream(v, sid, cur.turn) }); err != nil || !ok {
+			return
+		}
+		evs = derive(sid, srec, snap, &cur, fresh)
+		fresh = false
+		if len(evs) > 0 {
+			continue
 		}
 		select {
 		case <-changed:

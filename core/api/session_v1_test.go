@@ -202,7 +202,8 @@ func TestSessionCreateRefusesBadInput(t *testing.T) {
 		{"empty input", `{"agent":{"model":"m","x_agents_core":{"harness":"contract"}},"environment":{"type":"none"},"input":""}`, api.CodeInvalidInput, "input", 400},
 		{"input role", `{"agent":{"model":"m","x_agents_core":{"harness":"contract"}},"environment":{"type":"none"},"input":[{"role":"assistant","content":[{"type":"input_text","text":"x"}]}]}`, api.CodeInvalidInput, "input[0]", 400},
 		{"input part", `{"agent":{"model":"m","x_agents_core":{"harness":"contract"}},"environment":{"type":"none"},"input":[{"role":"user","content":[{"type":"input_audio"}]}]}`, api.CodeInvalidInput, "input[0].content[0]", 400},
-		{"stream", `{"agent":{"model":"m","x_agents_core":{"harness":"contract"}},"environment":{"type":"none"},"stream":true}`, api.CodeNotSupported, "stream", 400},
+		{"stream options without stream", `{"agent":{"model":"m","x_agents_core":{"harness":"contract"}},"environment":{"type":"none"},"stream_options":{}}`, api.CodeInvalidValue, "stream_options", 400},
+		{"stream options member", `{"agent":{"model":"m","x_agents_core":{"harness":"contract"}},"environment":{"type":"none"},"stream":true,"stream_options":{"colour":1}}`, api.CodeUnknownField, "stream_options.colour", 400},
 		{"review", `{"agent":{"model":"m","x_agents_core":{"harness":"contract"}},"environment":{"type":"none"},"review":"auto_review"}`, api.CodeNotSupported, "review", 400},
 		{"metadata", `{"agent":{"model":"m","x_agents_core":{"harness":"contract"}},"environment":{"type":"none"},"metadata":{"k":7}}`, api.CodeBadJSON, "metadata", 400},
 	} {
@@ -427,4 +428,60 @@ func TestSessionRequiresActionAnswered(t *testing.T) {
 	st, body = e.v1("POST", "/v1/agents/sessions/"+s.ID+"/events",
 		`{"events":[{"type":"agent.session.input.tool_result","call_id":"call-1","turn_id":"`+tid+`","success":true}]}`)
 	expectV1(t, "answered twice", st, body, 409, api.TypeInvalidRequest, api.CodeInteractionClosed)
+}
+
+// sseAll sends a /v1 POST and reads its event stream to the end.
+func (e *env) sseAll(path, body string) []sseEvent {
+	e.t.Helper()
+	req, _ := http.NewRequest("POST", e.ts.URL+path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+apiKey)
+	resp, err := e.ts.Client().Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+		e.t.Fatalf("stream: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	var out []sseEvent
+	var cur sseEvent
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			out = append(out, cur)
+			cur = sseEvent{}
+		case strings.HasPrefix(line, "id: "):
+			cur.ID = line[4:]
+		case strings.HasPrefix(line, "event: "):
+			cur.Type = line[7:]
+		case strings.HasPrefix(line, "data: "):
+			_ = json.Unmarshal([]byte(line[6:]), &cur.Data)
+		}
+	}
+	return out
+}
+
+// A create with stream: true answers the creation and the first Turn's
+// events up to idle, then ends; without input, created and idle.
+func TestSessionCreateStreams(t *testing.T) {
+	e := newEnv(t)
+	stop := e.connect(&scripted.Runtime{Deltas: 1})
+	defer stop()
+	evs := e.sseAll("/v1/agents/sessions", `{"agent":{"model":"m","x_agents_core":{"harness":"contract"}},"environment":{"type":"none"},`+
+		`"input":"hello","stream":true,"stream_options":{"include_obfuscation":false}}`)
+	want := []string{api.EvSessionCreated, api.EvTurnCreated, api.EvTurnInProgress, api.EvOutputTextDelta, api.EvOutputTextDone,
+		api.EvItemDone, api.EvTurnCompleted, api.EvSessionIdle}
+	if fmt.Sprint(types(evs)) != fmt.Sprint(want) {
+		t.Fatalf("events %v\nwant   %v", types(evs), want)
+	}
+	sess := evs[0].Data["session"].(map[string]any)
+	if sess["object"] != "agent.session" || evs[1].Data["session_id"] != sess["id"] {
+		t.Fatalf("created %+v", evs[0].Data)
+	}
+	evs = e.sseAll("/v1/agents/sessions", `{"agent":{"model":"m","x_agents_core":{"harness":"contract"}},"environment":{"type":"none"},"stream":true}`)
+	if fmt.Sprint(types(evs)) != fmt.Sprint([]string{api.EvSessionCreated, api.EvSessionIdle}) {
+		t.Fatalf("without input %v", types(evs))
+	}
 }
