@@ -53,7 +53,7 @@ type KeyVerifier interface {
 
 // ResourceStore keeps the /v1 objects that are not machine state (agents,
 // API keys, vaults, credentials) as JSON documents by kind and ID, in
-// creation order. store.MemoryResources and sqlitestore.Store implement
+// creation order. MemoryResources and sqlitestore.Store implement
 // it; store.ErrResourceCursor names an unknown `after`.
 type ResourceStore interface {
 	PutResource(ctx context.Context, kind, id string, doc []byte) error
