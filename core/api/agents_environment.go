@@ -93,11 +93,11 @@ type environmentRecord struct {
 	WorkspaceDirectory string                      `json:"workspace_directory,omitempty"`
 }
 
-// SessionEnvironment is what a Session freezes from its environment
+// EnvironmentBinding is what a Session freezes from its environment
 // parameter: Core's binding (Kind, CoreID, Definition), the vaults an
 // Environment was created with, and the SDK Environment object a Session
 // answers (nil for none).
-type SessionEnvironment struct {
+type EnvironmentBinding struct {
 	Kind       core.EnvironmentKind
 	CoreID     string
 	Definition *core.EnvironmentDefinition
@@ -354,16 +354,16 @@ func (a *API) getEnvironmentRecord(ctx context.Context, id string) (environmentR
 	return rec, json.Unmarshal(doc, &rec)
 }
 
-// sessionEnvironment maps a Session's environment parameter (member
+// bindEnvironment maps a Session's environment parameter (member
 // "environment") onto Core's binding: none; self_hosted inline
 // (workspace_directory must be /workspace); openai_hosted inline; or
 // openai_hosted with the environment_id of a created Environment. An
 // inline environment is recorded, so its Files routes work.
-func (a *API) sessionEnvironment(ctx context.Context, raw json.RawMessage) (SessionEnvironment, error) {
+func (a *API) bindEnvironment(ctx context.Context, raw json.RawMessage) (EnvironmentBinding, error) {
 	const param = "environment"
 	typ, err := unionType(param, raw)
 	if err != nil {
-		return SessionEnvironment{}, err
+		return EnvironmentBinding{}, err
 	}
 	switch typ {
 	case string(core.EnvNone):
@@ -371,21 +371,21 @@ func (a *API) sessionEnvironment(ctx context.Context, raw json.RawMessage) (Sess
 			Type string `json:"type"`
 		}
 		if err := decodeMember(param, raw, &p); err != nil {
-			return SessionEnvironment{}, err
+			return EnvironmentBinding{}, err
 		}
-		return SessionEnvironment{Kind: core.EnvNone}, nil
+		return EnvironmentBinding{Kind: core.EnvNone}, nil
 	case string(core.EnvSelfHosted):
 		var p selfHostedParams
 		if err := decodeMember(param, raw, &p); err != nil {
-			return SessionEnvironment{}, err
+			return EnvironmentBinding{}, err
 		}
 		switch {
 		case p.WorkspaceDirectory == nil:
-			return SessionEnvironment{}, badParam(CodeInvalidValue, param+".workspace_directory", "workspace_directory is required")
+			return EnvironmentBinding{}, badParam(CodeInvalidValue, param+".workspace_directory", "workspace_directory is required")
 		case *p.WorkspaceDirectory != WorkspaceRoot:
-			return SessionEnvironment{}, notSupported(param+".workspace_directory", "Core's Runtimes serve the workspace at %s", WorkspaceRoot)
+			return EnvironmentBinding{}, notSupported(param+".workspace_directory", "Core's Runtimes serve the workspace at %s", WorkspaceRoot)
 		case len(p.CapabilityDirectories) > 0:
-			return SessionEnvironment{}, notSupported(param+".capability_directories", "Core's Runtimes expose no capability directories")
+			return EnvironmentBinding{}, notSupported(param+".capability_directories", "Core's Runtimes expose no capability directories")
 		}
 		coreID := newUUID()
 		rec := environmentRecord{Info: EnvironmentInfo{ID: newID("env"), Object: "agent.environment", Type: typ, Status: "ready",
@@ -393,33 +393,33 @@ func (a *API) sessionEnvironment(ctx context.Context, raw json.RawMessage) (Sess
 			XAgentsCore: EnvironmentXJSON{EnvironmentID: coreID}},
 			CoreID: coreID, VaultIDs: []string{}, WorkspaceDirectory: WorkspaceRoot}
 		if err := a.putEnvironment(ctx, rec); err != nil {
-			return SessionEnvironment{}, err
+			return EnvironmentBinding{}, err
 		}
-		return SessionEnvironment{Kind: core.EnvSelfHosted, CoreID: rec.CoreID, VaultIDs: rec.VaultIDs, PublicID: rec.Info.ID, Answer: environmentAnswer(rec)}, nil
+		return EnvironmentBinding{Kind: core.EnvSelfHosted, CoreID: rec.CoreID, VaultIDs: rec.VaultIDs, PublicID: rec.Info.ID, Answer: environmentAnswer(rec)}, nil
 	}
 	var p hostedParams
 	if err := decodeMember(param, raw, &p); err != nil {
-		return SessionEnvironment{}, err
+		return EnvironmentBinding{}, err
 	}
 	if p.EnvironmentID != nil {
 		if p.configured() {
-			return SessionEnvironment{}, badParam(CodeInvalidValue, param, "an environment_id reference carries no other configuration")
+			return EnvironmentBinding{}, badParam(CodeInvalidValue, param, "an environment_id reference carries no other configuration")
 		}
 		rec, err := a.getEnvironmentRecord(ctx, *p.EnvironmentID)
 		if err != nil {
-			return SessionEnvironment{}, err
+			return EnvironmentBinding{}, err
 		}
 		if rec.Info.Type != string(core.EnvOpenAIHosted) {
-			return SessionEnvironment{}, badParam(CodeInvalidValue, param+".environment_id", "environment %s is not openai_hosted", rec.Info.ID)
+			return EnvironmentBinding{}, badParam(CodeInvalidValue, param+".environment_id", "environment %s is not openai_hosted", rec.Info.ID)
 		}
-		return SessionEnvironment{Kind: core.EnvOpenAIHosted, CoreID: rec.CoreID, Definition: rec.Definition,
+		return EnvironmentBinding{Kind: core.EnvOpenAIHosted, CoreID: rec.CoreID, Definition: rec.Definition,
 			VaultIDs: rec.VaultIDs, PublicID: rec.Info.ID, Answer: environmentAnswer(rec)}, nil
 	}
 	rec, err := a.newHostedRecord(ctx, param, p, nil)
 	if err != nil {
-		return SessionEnvironment{}, err
+		return EnvironmentBinding{}, err
 	}
-	return SessionEnvironment{Kind: core.EnvOpenAIHosted, CoreID: rec.CoreID, Definition: rec.Definition,
+	return EnvironmentBinding{Kind: core.EnvOpenAIHosted, CoreID: rec.CoreID, Definition: rec.Definition,
 		VaultIDs: rec.VaultIDs, PublicID: rec.Info.ID, Answer: environmentAnswer(rec)}, nil
 }
 

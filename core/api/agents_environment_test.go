@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/turnstile-sim/turnstile/core/api"
-	"github.com/turnstile-sim/turnstile/core/store"
 )
 
 func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
@@ -20,8 +19,8 @@ func envRecords(t *testing.T, res api.ResourceStore) string {
 	return snapshot(t, res, api.EnvironmentRecordKind) + snapshot(t, res, api.VaultKind)
 }
 
-func newEnvironmentEnv(t *testing.T) (*env, *store.MemoryResources) {
-	res := store.NewMemoryResources()
+func newEnvironmentEnv(t *testing.T) (*env, *api.MemoryResources) {
+	res := api.NewMemoryResources()
 	return newEnvWith(t, api.Options{OperatorToken: token, Keys: testKeys{}, Resources: res, VaultKey: testVaultKey(t, 5)}), res
 }
 

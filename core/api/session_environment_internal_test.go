@@ -19,20 +19,20 @@ import (
 // environment_id (its binding, definition and vaults).
 func TestSessionEnvironmentBinding(t *testing.T) {
 	ctx := context.Background()
-	res := store.NewMemoryResources()
+	res := NewMemoryResources()
 	a := &API{res: res, vaults: NewVaults(res, nil)}
-	none, err := a.sessionEnvironment(ctx, json.RawMessage(`{"type":"none"}`))
+	none, err := a.bindEnvironment(ctx, json.RawMessage(`{"type":"none"}`))
 	if err != nil || none.Kind != core.EnvNone || none.CoreID != "" || none.Answer != nil {
 		t.Fatalf("none: %+v %v", none, err)
 	}
-	self, err := a.sessionEnvironment(ctx, json.RawMessage(`{"type":"self_hosted","workspace_directory":"/workspace","capability_directories":null}`))
+	self, err := a.bindEnvironment(ctx, json.RawMessage(`{"type":"self_hosted","workspace_directory":"/workspace","capability_directories":null}`))
 	if err != nil || self.Kind != core.EnvSelfHosted || len(self.CoreID) != 36 || self.Definition != nil || !strings.HasPrefix(self.PublicID, "env_") {
 		t.Fatalf("self_hosted: %+v %v", self, err)
 	}
 	if rec, err := a.getEnvironmentRecord(ctx, self.PublicID); err != nil || rec.CoreID != self.CoreID {
 		t.Fatalf("self_hosted record: %+v %v", rec, err)
 	}
-	inline, err := a.sessionEnvironment(ctx, json.RawMessage(`{"type":"openai_hosted","setup_commands":[{"command":"true"}]}`))
+	inline, err := a.bindEnvironment(ctx, json.RawMessage(`{"type":"openai_hosted","setup_commands":[{"command":"true"}]}`))
 	if err != nil || inline.Kind != core.EnvOpenAIHosted || inline.Definition == nil || len(inline.Definition.Setup) != 1 ||
 		inline.Definition.Setup[0].Command != "true" {
 		t.Fatalf("inline openai_hosted: %+v %v", inline, err)
@@ -44,7 +44,7 @@ func TestSessionEnvironmentBinding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := a.sessionEnvironment(ctx, json.RawMessage(`{"type":"openai_hosted","environment_id":"`+rec.Info.ID+`"}`))
+	ref, err := a.bindEnvironment(ctx, json.RawMessage(`{"type":"openai_hosted","environment_id":"`+rec.Info.ID+`"}`))
 	if err != nil || ref.CoreID != rec.CoreID || ref.Definition == nil || string(ref.Definition.Files[0].Content) != "a" ||
 		len(ref.VaultIDs) != 1 || ref.VaultIDs[0] != vid || ref.PublicID != rec.Info.ID {
 		t.Fatalf("reference: %+v %v", ref, err)
@@ -69,7 +69,7 @@ func TestSessionEnvironmentBinding(t *testing.T) {
 		{"reference to a self_hosted one", `{"type":"openai_hosted","environment_id":"` + self.PublicID + `"}`, CodeInvalidValue, "environment.environment_id"},
 		{"template", `{"type":"openai_hosted","environment_template_id":"t"}`, CodeNotSupported, "environment.environment_template_id"},
 	} {
-		_, err := a.sessionEnvironment(ctx, json.RawMessage(c.raw))
+		_, err := a.bindEnvironment(ctx, json.RawMessage(c.raw))
 		var vb *v1Bad
 		if !errors.As(err, &vb) || vb.code != c.code || vb.param != c.param {
 			t.Errorf("%s: %v, want %s param %s", c.name, err, c.code, c.param)

@@ -14,7 +14,6 @@ import (
 	"testing"
 
 	"github.com/turnstile-sim/turnstile/core/api"
-	"github.com/turnstile-sim/turnstile/core/store"
 	"github.com/turnstile-sim/turnstile/core/store/sqlitestore"
 )
 
@@ -431,7 +430,7 @@ func TestVaultKeyMismatch(t *testing.T) {
 }
 
 func TestProviderKeys(t *testing.T) {
-	res := store.NewMemoryResources()
+	res := api.NewMemoryResources()
 	vs := api.NewVaults(res, testVaultKey(t, 3))
 	ctx := context.Background()
 	ref, err := vs.StoreProviderKey(ctx, "agent_1", secretEnv)
@@ -456,7 +455,7 @@ func TestProviderKeys(t *testing.T) {
 }
 
 func TestSecretNeverPrints(t *testing.T) {
-	res := store.NewMemoryResources()
+	res := api.NewMemoryResources()
 	vs := api.NewVaults(res, testVaultKey(t, 3))
 	ref, _ := vs.StoreProviderKey(context.Background(), "a", secretEnv)
 	s, err := vs.ProviderKey(context.Background(), ref)
