@@ -95,15 +95,38 @@ type environmentRecord struct {
 
 // EnvironmentBinding is what a Session freezes from its environment
 // parameter: Core's binding (Kind, CoreID, Definition), the vaults an
-// Environment was created with, and the SDK Environment object a Session
-// answers (nil for none).
+// Environment was created with, its public ID, and the SDK Environment
+// object a Session answers ({"type":"none"} for none). An inline
+// environment is recorded by recordBinding once its Session exists.
 type EnvironmentBinding struct {
 	Kind       core.EnvironmentKind
 	CoreID     string
 	Definition *core.EnvironmentDefinition
 	VaultIDs   []string
 	PublicID   string
-	Answer     any
+	Answer     json.RawMessage
+	inline     *environmentRecord // to record; nil for none and references
+}
+
+func bindingOf(rec environmentRecord, inline bool) EnvironmentBinding {
+	b := EnvironmentBinding{Kind: core.EnvironmentKind(rec.Info.Type), CoreID: rec.CoreID, Definition: rec.Definition,
+		VaultIDs: rec.VaultIDs, PublicID: rec.Info.ID}
+	b.Answer, _ = json.Marshal(environmentAnswer(rec))
+	if inline {
+		b.inline = &rec
+	}
+	return b
+}
+
+// recordBinding records the Environment of an inline binding (a no-op for
+// none and references), so its Files routes and x_agents_core binding
+// work; call it once the Session bound to it was created, so that a
+// refused Session leaves nothing behind.
+func (a *API) recordBinding(ctx context.Context, b EnvironmentBinding) error {
+	if b.inline == nil {
+		return nil
+	}
+	return a.putEnvironment(ctx, *b.inline)
 }
 
 // newUUID returns a random canonical (version 4) UUID.
@@ -357,8 +380,8 @@ func (a *API) getEnvironmentRecord(ctx context.Context, id string) (environmentR
 // bindEnvironment maps a Session's environment parameter (member
 // "environment") onto Core's binding: none; self_hosted inline
 // (workspace_directory must be /workspace); openai_hosted inline; or
-// openai_hosted with the environment_id of a created Environment. An
-// inline environment is recorded, so its Files routes work.
+// openai_hosted with the environment_id of a created Environment. It
+// writes nothing (see recordBinding).
 func (a *API) bindEnvironment(ctx context.Context, raw json.RawMessage) (EnvironmentBinding, error) {
 	const param = "environment"
 	typ, err := unionType(param, raw)
@@ -373,7 +396,7 @@ func (a *API) bindEnvironment(ctx context.Context, raw json.RawMessage) (Environ
 		if err := decodeMember(param, raw, &p); err != nil {
 			return EnvironmentBinding{}, err
 		}
-		return EnvironmentBinding{Kind: core.EnvNone}, nil
+		return EnvironmentBinding{Kind: core.EnvNone, Answer: json.RawMessage(`{"type":"none"}`)}, nil
 	case string(core.EnvSelfHosted):
 		var p selfHostedParams
 		if err := decodeMember(param, raw, &p); err != nil {
@@ -392,10 +415,7 @@ func (a *API) bindEnvironment(ctx context.Context, raw json.RawMessage) (Environ
 			Files: []HostedFileJSON{}, Plugins: []HostedPackageJSON{}, Skills: []HostedPackageJSON{},
 			XAgentsCore: EnvironmentXJSON{EnvironmentID: coreID}},
 			CoreID: coreID, VaultIDs: []string{}, WorkspaceDirectory: WorkspaceRoot}
-		if err := a.putEnvironment(ctx, rec); err != nil {
-			return EnvironmentBinding{}, err
-		}
-		return EnvironmentBinding{Kind: core.EnvSelfHosted, CoreID: rec.CoreID, VaultIDs: rec.VaultIDs, PublicID: rec.Info.ID, Answer: environmentAnswer(rec)}, nil
+		return bindingOf(rec, true), nil
 	}
 	var p hostedParams
 	if err := decodeMember(param, raw, &p); err != nil {
@@ -412,19 +432,18 @@ func (a *API) bindEnvironment(ctx context.Context, raw json.RawMessage) (Environ
 		if rec.Info.Type != string(core.EnvOpenAIHosted) {
 			return EnvironmentBinding{}, badParam(CodeInvalidValue, param+".environment_id", "environment %s is not openai_hosted", rec.Info.ID)
 		}
-		return EnvironmentBinding{Kind: core.EnvOpenAIHosted, CoreID: rec.CoreID, Definition: rec.Definition,
-			VaultIDs: rec.VaultIDs, PublicID: rec.Info.ID, Answer: environmentAnswer(rec)}, nil
+		return bindingOf(rec, false), nil
 	}
-	rec, err := a.newHostedRecord(ctx, param, p, nil)
+	rec, err := newHostedRecord(param, p, nil)
 	if err != nil {
 		return EnvironmentBinding{}, err
 	}
-	return EnvironmentBinding{Kind: core.EnvOpenAIHosted, CoreID: rec.CoreID, Definition: rec.Definition,
-		VaultIDs: rec.VaultIDs, PublicID: rec.Info.ID, Answer: environmentAnswer(rec)}, nil
+	return bindingOf(rec, true), nil
 }
 
-// newHostedRecord checks an openai_hosted configuration and records it.
-func (a *API) newHostedRecord(ctx context.Context, param string, p hostedParams, vaultIDs []string) (environmentRecord, error) {
+// newHostedRecord checks an openai_hosted configuration and returns its
+// record (not yet stored).
+func newHostedRecord(param string, p hostedParams, vaultIDs []string) (environmentRecord, error) {
 	coreID := newUUID()
 	def, info, err := hostedDefinition(param, p, coreID)
 	if err != nil {
@@ -434,8 +453,7 @@ func (a *API) newHostedRecord(ctx context.Context, param string, p hostedParams,
 		vaultIDs = []string{}
 	}
 	info.ID, info.XAgentsCore.EnvironmentID = newID("env"), coreID
-	rec := environmentRecord{Info: info, CoreID: coreID, Definition: def, VaultIDs: vaultIDs}
-	return rec, a.putEnvironment(ctx, rec)
+	return environmentRecord{Info: info, CoreID: coreID, Definition: def, VaultIDs: vaultIDs}, nil
 }
 
 // unionType reads the type member of a tagged union member param.
@@ -526,7 +544,10 @@ func (a *API) createEnvironment(w http.ResponseWriter, r *http.Request) {
 	}
 	var rec environmentRecord
 	if err == nil {
-		rec, err = a.newHostedRecord(r.Context(), "environment", hp, slices.Clone(p.VaultIDs))
+		rec, err = newHostedRecord("environment", hp, slices.Clone(p.VaultIDs))
+	}
+	if err == nil {
+		err = a.putEnvironment(r.Context(), rec)
 	}
 	if err != nil {
 		a.failV1Err(w, err)

@@ -22,15 +22,24 @@ func TestSessionEnvironmentBinding(t *testing.T) {
 	res := NewMemoryResources()
 	a := &API{res: res, vaults: NewVaults(res, nil)}
 	none, err := a.bindEnvironment(ctx, json.RawMessage(`{"type":"none"}`))
-	if err != nil || none.Kind != core.EnvNone || none.CoreID != "" || none.Answer != nil {
+	if err != nil || none.Kind != core.EnvNone || none.CoreID != "" || string(none.Answer) != `{"type":"none"}` {
 		t.Fatalf("none: %+v %v", none, err)
 	}
 	self, err := a.bindEnvironment(ctx, json.RawMessage(`{"type":"self_hosted","workspace_directory":"/workspace","capability_directories":null}`))
 	if err != nil || self.Kind != core.EnvSelfHosted || len(self.CoreID) != 36 || self.Definition != nil || !strings.HasPrefix(self.PublicID, "env_") {
 		t.Fatalf("self_hosted: %+v %v", self, err)
 	}
+	if _, err := a.getEnvironmentRecord(ctx, self.PublicID); err == nil {
+		t.Fatal("binding recorded the environment before its Session exists")
+	}
+	if err := a.recordBinding(ctx, self); err != nil {
+		t.Fatal(err)
+	}
 	if rec, err := a.getEnvironmentRecord(ctx, self.PublicID); err != nil || rec.CoreID != self.CoreID {
 		t.Fatalf("self_hosted record: %+v %v", rec, err)
+	}
+	if err := a.recordBinding(ctx, none); err != nil || len(snapshotKind(t, res, EnvironmentRecordKind)) != 1 {
+		t.Fatalf("recording none: %v", err)
 	}
 	inline, err := a.bindEnvironment(ctx, json.RawMessage(`{"type":"openai_hosted","setup_commands":[{"command":"true"}]}`))
 	if err != nil || inline.Kind != core.EnvOpenAIHosted || inline.Definition == nil || len(inline.Definition.Setup) != 1 ||
@@ -39,8 +48,11 @@ func TestSessionEnvironmentBinding(t *testing.T) {
 	}
 	vid := "vault_1"
 	_ = a.vaults.putJSON(ctx, VaultKind, vid, VaultObject{ID: vid, Object: "vault", Metadata: map[string]string{}})
-	rec, err := a.newHostedRecord(ctx, "environment", hostedParams{Type: "openai_hosted",
+	rec, err := newHostedRecord("environment", hostedParams{Type: "openai_hosted",
 		Files: []json.RawMessage{json.RawMessage(`{"type":"inline","path":"/workspace/a","data":"YQ=="}`)}}, []string{vid})
+	if err == nil {
+		err = a.putEnvironment(ctx, rec)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +61,7 @@ func TestSessionEnvironmentBinding(t *testing.T) {
 		len(ref.VaultIDs) != 1 || ref.VaultIDs[0] != vid || ref.PublicID != rec.Info.ID {
 		t.Fatalf("reference: %+v %v", ref, err)
 	}
-	answer, _ := json.Marshal(ref.Answer)
+	answer := ref.Answer
 	if !strings.Contains(string(answer), `"type":"openai_hosted"`) || !strings.Contains(string(answer), rec.CoreID) ||
 		strings.Contains(string(answer), "YQ==") {
 		t.Fatalf("answer %s", answer)
