@@ -175,6 +175,8 @@ func (a *API) createCredential(w http.ResponseWriter, r *http.Request) {
 		a.failV1Err(w, err)
 		return
 	}
+	a.vaults.mu.Lock() // the vault is not deleted between the check and the write
+	defer a.vaults.mu.Unlock()
 	now := time.Now().Unix()
 	rec := credentialRecord{Credential: CredentialObject{ID: newID("cred"), CreatedAt: now, UpdatedAt: now,
 		Metadata: map[string]string{}, Object: "vault.credential", VaultID: r.PathValue("vault")}}
