@@ -124,6 +124,8 @@ type API struct {
 	vaults    *Vaults
 	// mu serialises read-modify-write updates of /v1 resources.
 	mu sync.Mutex
+	// idx lists each Session's Turns (loop goroutine only).
+	idx turnIndex
 }
 
 // New returns the API; an empty operator token is refused.

@@ -133,14 +133,16 @@ type sessionRecord struct {
 	Metadata    map[string]string `json:"metadata"`
 	CreatedAt   int64             `json:"created_at"`
 	VaultIDs    []string          `json:"vault_ids"`
-	// Turns are the creation times of the Turns submitted through /v1.
-	Turns map[string]int64 `json:"turns,omitempty"`
 }
 
-// sessionState is what the machine knows of a Session, read on the loop.
+// sessionState is what the machine knows of a Session, read on the loop:
+// some of its Turns (readSession says which) and how many it has.
 type sessionState struct {
 	turns []core.TurnView // in submission order
 	recs  []core.TurnRecord
+	count int
+	// created are the creation times of recs, when /v1 recorded them.
+	created map[string]int64
 }
 
 // active is the first Turn that is not terminal, if any.
@@ -153,35 +155,52 @@ func (st sessionState) active() (core.TurnView, bool) {
 	return core.TurnView{}, false
 }
 
-// readSession reads a Session's Turns on the loop; ok is false for an
-// unknown Session.
-func readSession(v server.View, sid string) (sessionState, bool) {
-	if _, ok := v.Backend().Session(sid); !ok {
-		return sessionState{}, false
+// last is the Session's last Turn (every read includes it).
+func (st sessionState) last() (core.TurnRecord, bool) {
+	if len(st.recs) == 0 {
+		return core.TurnRecord{}, false
 	}
-	var st sessionState
-	for _, rec := range v.Backend().Turns() {
-		if rec.Session != sid {
-			continue
-		}
-		if tv, ok := v.Machine().Turn(rec.ID); ok {
-			st.turns = append(st.turns, tv)
-			st.recs = append(st.recs, rec)
-		}
-	}
-	return st, true
+	return st.recs[len(st.recs)-1], true
 }
 
-func (a *API) sessionState(ctx context.Context, sid string) (sessionState, error) {
+func (a *API) sessionState(ctx context.Context, sid string, which int) (sessionState, error) {
 	var st sessionState
 	var ok bool
-	if err := a.s.Query(ctx, func(v server.View) { st, ok = readSession(v, sid) }); err != nil {
+	if err := a.s.Query(ctx, func(v server.View) { st, ok = a.readSession(v, sid, which) }); err != nil {
 		return st, err
 	}
 	if !ok {
 		return st, notFound(CodeUnknownSessionV1, "session_id", "no session %q", sid)
 	}
+	if which == turnsOpen {
+		st.created = map[string]int64{}
+		for _, rec := range st.recs {
+			if at, ok := a.turnCreated(ctx, rec.ID); ok {
+				st.created[rec.ID] = at
+			}
+		}
+	}
 	return st, nil
+}
+
+// kindTurn is the resource kind of a Turn's shell record: when /v1
+// submitted it (Core's records keep no clock).
+const kindTurn = "turn"
+
+type turnRecordJSON struct {
+	Session   string `json:"session"`
+	CreatedAt int64  `json:"created_at"`
+}
+
+// turnCreated is when /v1 submitted Turn tid; ok is false for a Turn
+// submitted otherwise (or whose record could not be read).
+func (a *API) turnCreated(ctx context.Context, tid string) (int64, bool) {
+	doc, ok, err := a.res.GetResource(ctx, kindTurn, tid)
+	var tr turnRecordJSON
+	if err != nil || !ok || json.Unmarshal(doc, &tr) != nil {
+		return 0, false
+	}
+	return tr.CreatedAt, true
 }
 
 // requiredActions are the pending function calls and permission requests
@@ -245,7 +264,7 @@ func sessionObject(id string, rec sessionRecord, st sessionState) SessionObject 
 	if s.VaultIDs == nil {
 		s.VaultIDs = []string{}
 	}
-	for _, at := range rec.Turns {
+	for _, at := range st.created {
 		s.LastActiveAt = max(s.LastActiveAt, at)
 	}
 	if _, ok := st.active(); ok {
@@ -346,9 +365,6 @@ func (a *API) createSessionV1(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sid := rep.Result.SessionID
-	if input != nil {
-		rec.Turns = map[string]int64{}
-	}
 	if err := a.putSession(r.Context(), sid, rec); err != nil {
 		a.failV1Err(w, err)
 		return
@@ -480,7 +496,7 @@ func (a *API) putSession(ctx context.Context, sid string, rec sessionRecord) err
 // the shell lacks (created through the machine API, or a crash between
 // the two writes) gets a record made of what the machine froze.
 func (a *API) session(ctx context.Context, sid string) (sessionRecord, sessionState, error) {
-	st, err := a.sessionState(ctx, sid)
+	st, err := a.sessionState(ctx, sid, turnsOpen)
 	if err != nil {
 		return sessionRecord{}, st, err
 	}
@@ -577,7 +593,7 @@ func (a *API) updateSessionV1(w http.ResponseWriter, r *http.Request) {
 // deleteSessionV1 refuses: Core keeps every Session's history (Turns,
 // inputs, run events) and the machine has no deletion.
 func (a *API) deleteSessionV1(w http.ResponseWriter, r *http.Request) {
-	if _, err := a.sessionState(r.Context(), r.PathValue("session")); err != nil {
+	if _, err := a.sessionState(r.Context(), r.PathValue("session"), turnsOpen); err != nil {
 		a.failV1Err(w, err)
 		return
 	}

@@ -85,19 +85,15 @@ type streamSnapshot struct {
 	state sessionState
 }
 
-func readStream(v server.View, sid string, from string) (streamSnapshot, bool) {
-	st, ok := readSession(v, sid)
+func (a *API) readStream(v server.View, sid string, from string) (streamSnapshot, bool) {
+	st, ok := a.readSession(v, sid, turnsOpen)
 	if !ok {
 		return streamSnapshot{}, false
 	}
 	snap := streamSnapshot{state: st}
-	started := from == ""
-	for i, rec := range st.recs {
-		started = started || rec.ID == from
-		if !started {
-			continue
-		}
-		snap.turns = append(snap.turns, streamTurn{rec: rec, view: st.turns[i], events: v.Backend().Events(rec.ID)})
+	for _, rec := range a.turnsFrom(v, sid, from) {
+		view, _ := v.Machine().Turn(rec.ID)
+		snap.turns = append(snap.turns, streamTurn{rec: rec, view: view, events: v.Backend().Events(rec.ID)})
 	}
 	return snap, true
 }
@@ -127,8 +123,14 @@ func (a *API) sessionEventsV1(w http.ResponseWriter, r *http.Request) {
 	if v := strings.TrimSpace(r.Header.Get("Last-Event-ID")); v != "" {
 		c, ok := parseCursor(v)
 		known := false
-		for _, t := range st.turns {
-			known = known || t.ID == c.turn
+		if ok {
+			if err := a.s.Query(r.Context(), func(v server.View) {
+				rec, found := v.Backend().Turn(c.turn)
+				known = found && rec.Session == sid
+			}); err != nil {
+				a.failV1Err(w, err)
+				return
+			}
 		}
 		if !ok || !known {
 			failV1(w, http.StatusBadRequest, "", CodeBadLastEventV1, "Last-Event-ID", "Last-Event-ID must be an event ID of this session's stream")
@@ -139,8 +141,8 @@ func (a *API) sessionEventsV1(w http.ResponseWriter, r *http.Request) {
 	if !resumed {
 		if t, ok := st.active(); ok {
 			cur = streamCursor{turn: t.ID}
-		} else if n := len(st.turns); n > 0 {
-			cur = streamCursor{turn: st.turns[n-1].ID, p: 1, e: int(st.recs[n-1].EventCount), i: 2 * len(st.recs[n-1].Interactions), t: 4}
+		} else if last, ok := st.last(); ok {
+			cur = streamCursor{turn: last.ID, p: 1, e: int(last.EventCount), i: 2 * len(last.Interactions), t: 4}
 		}
 	}
 	fresh := cur.turn == "" || (!resumed && cur.p == 0 && cur.e == 0 && cur.i == 0 && cur.t == 0)
@@ -162,6 +164,7 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 	w.WriteHeader(http.StatusOK)
 	fl.Flush()
 	evs := first
+	created := map[string]int64{} // creation times of the Turns seen (read once)
 	for {
 		idle := false
 		for _, ev := range evs {
@@ -182,10 +185,16 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 		changed := a.s.Changed()
 		var snap streamSnapshot
 		var ok bool
-		if err := a.s.Query(r.Context(), func(v server.View) { snap, ok = readStream(v, sid, cur.turn) }); err != nil || !ok {
+		if err := a.s.Query(r.Context(), func(v server.View) { snap, ok = a.readStream(v, sid, cur.turn) }); err != nil || !ok {
 			return
 		}
-		evs = derive(sid, srec, snap, &cur, fresh)
+		for _, t := range snap.turns {
+			if _, ok := created[t.rec.ID]; !ok {
+				created[t.rec.ID], _ = a.turnCreated(r.Context(), t.rec.ID)
+			}
+		}
+		snap.state.created = created
+		evs = derive(sid, srec, snap, &cur, fresh, func(tid string) int64 { return created[tid] })
 		fresh = false
 		if len(evs) > 0 {
 			continue
@@ -205,7 +214,7 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 // by sequence, its function calls and permission requests, then its end
 // and, when no Turn follows unfinished, the Session's idle. fresh: the
 // cursor's Turn has sent nothing yet (its creation is due).
-func derive(sid string, srec sessionRecord, snap streamSnapshot, cur *streamCursor, fresh bool) []sseEvent {
+func derive(sid string, srec sessionRecord, snap streamSnapshot, cur *streamCursor, fresh bool, created func(string) int64) []sseEvent {
 	var out []sseEvent
 	emit := func(typ string, data map[string]any) {
 		out = append(out, sseEvent{id: cur.String(), typ: typ, data: data})
@@ -220,7 +229,7 @@ func derive(sid string, srec sessionRecord, snap streamSnapshot, cur *streamCurs
 			fresh = true
 		}
 		turnEv := func(typ string) map[string]any {
-			return map[string]any{"session_id": sid, "turn_id": rec.ID, "turn": turnObject(rec, t.view, srec)}
+			return map[string]any{"session_id": sid, "turn_id": rec.ID, "turn": turnObject(rec, t.view, srec, created(rec.ID))}
 		}
 		if fresh {
 			emit(EvTurnCreated, turnEv(EvTurnCreated))

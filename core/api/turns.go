@@ -43,20 +43,21 @@ func pageOf[T any](items []T, id func(T) string, lp ListParams) (Page, error) {
 // histories (all of them, or the one named only).
 func (a *API) sessionTurns(r *http.Request, only string) (sessionRecord, []turnHistory, error) {
 	sid := r.PathValue("session")
-	srec, st, err := a.session(r.Context(), sid)
+	srec, _, err := a.session(r.Context(), sid)
 	if err != nil {
 		return srec, nil, err
 	}
 	var hs []turnHistory
 	found := only == ""
 	err = a.s.Query(r.Context(), func(v server.View) {
-		for _, t := range st.turns {
-			if only != "" && t.ID != only {
-				continue
-			}
-			if h, ok := readTurnHistory(v, sid, t.ID); ok {
+		if only != "" {
+			h, ok := readTurnHistory(v, sid, only)
+			hs, found = append(hs, h), ok
+			return
+		}
+		for _, rec := range a.turnsFrom(v, sid, "") {
+			if h, ok := readTurnHistory(v, sid, rec.ID); ok {
 				hs = append(hs, h)
-				found = true
 			}
 		}
 	})
@@ -77,14 +78,15 @@ func (a *API) listTurnsV1(w http.ResponseWriter, r *http.Request) {
 		a.failV1Err(w, err)
 		return
 	}
-	turns := make([]TurnObject, 0, len(hs))
-	for _, h := range hs {
-		turns = append(turns, turnObject(h.rec, h.view, srec))
-	}
-	p, err := pageOf(turns, func(t TurnObject) string { return t.ID }, lp)
+	p, err := pageOf(hs, func(h turnHistory) string { return h.rec.ID }, lp)
 	if err != nil {
 		a.failV1Err(w, err)
 		return
+	}
+	for i, d := range p.Data { // the page's Turns only are projected
+		h := d.(turnHistory)
+		at, _ := a.turnCreated(r.Context(), h.rec.ID)
+		p.Data[i] = turnObject(h.rec, h.view, srec, at)
 	}
 	writeJSON(w, http.StatusOK, p)
 }
@@ -95,7 +97,8 @@ func (a *API) getTurnV1(w http.ResponseWriter, r *http.Request) {
 		a.failV1Err(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, turnObject(hs[0].rec, hs[0].view, srec))
+	at, _ := a.turnCreated(r.Context(), hs[0].rec.ID)
+	writeJSON(w, http.StatusOK, turnObject(hs[0].rec, hs[0].view, srec, at))
 }
 
 func (a *API) listItems(w http.ResponseWriter, r *http.Request, only string) {

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -376,9 +375,6 @@ func (a *API) listResources(w http.ResponseWriter, r *http.Request, kind string,
 	}
 	writeJSON(w, http.StatusOK, newPage(items, ids, page.HasMore))
 }
-
-// rawJSON returns a stored document as it is.
-func rawJSON(doc []byte) (any, error) { return json.RawMessage(doc), nil }
 
 // staticKey accepts one secret.
 type staticKey struct {
