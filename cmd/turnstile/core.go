@@ -30,10 +30,14 @@ import (
 
 const usageCore = `usage: turnstile core [flags]
        turnstile core device add|list|revoke [flags] [id]
+       turnstile core key add|list|revoke [flags] [name|key-id]
 
-Runs Core: the Runtime gateway (/api/v1/agent-daemon/...), the public API
-(/api/v1/sessions, /api/v1/turns/..., /api/v1/devices), /healthz, /readyz
-and /metrics, over the embedded SQLite store in -data. Every flag can also
+Runs Core: the Runtime gateway (/api/v1/agent-daemon/...), the Agents API
+of the OpenAI SDK (/v1/..., authenticated by the API keys of 'turnstile
+core key'; Vault credentials need -vault-key), the public API
+(/api/v1/sessions, /api/v1/turns/...), the operator API under /core/v1
+(devices, suspensions; the operator token), /healthz, /readyz and
+/metrics, over the embedded SQLite store in -data. Every flag can also
 be set with the environment variable named in its description; a flag given
 on the command line wins. SIGTERM or SIGINT stops it gracefully: it stops
 accepting, closes every connection with a reason, commits and exits 0.
@@ -47,6 +51,8 @@ of the log; 'core device list' and 'revoke' need an existing store.
 // coreFlags are the options of turnstile core.
 type coreFlags struct {
 	listen, publicURL, data, tokenFile, logLevel string
+	vaultKeyFile                                 string
+	vaultKey                                     *api.VaultKey // nil: no -vault-key
 	heartbeat                                    time.Duration
 	policy                                       *engine.Policy // nil: the built-in catalog
 }
@@ -79,12 +85,17 @@ func (sh *shell) cmdCore(args []string) int {
 	if len(args) > 0 && args[0] == "device" {
 		return sh.cmdDevice(args[1:])
 	}
+	if len(args) > 0 && args[0] == "key" {
+		return sh.cmdKey(args[1:])
+	}
 	fs, f := sh.coreFlagSet("core", usageCore)
 	fs.StringVar(&f.listen, "listen", envDefault("TURNSTILE_LISTEN", "127.0.0.1:8080"), "listen address (TURNSTILE_LISTEN)")
 	fs.StringVar(&f.publicURL, "public-url", envDefault("TURNSTILE_PUBLIC_URL", ""),
 		"public base URL Runtimes reach Core at; ws_url is derived from it (TURNSTILE_PUBLIC_URL; default http://<listen address>)")
 	fs.StringVar(&f.tokenFile, "operator-token-file", envDefault("TURNSTILE_OPERATOR_TOKEN_FILE", ""),
 		"file holding the operator token of the public API (TURNSTILE_OPERATOR_TOKEN_FILE)")
+	fs.StringVar(&f.vaultKeyFile, "vault-key", envDefault("TURNSTILE_VAULT_KEY_FILE", ""),
+		"file holding the key (64 hex digits: openssl rand -hex 32) that encrypts Vault credential secrets at rest; without it the credential routes answer 503 vault_key_unconfigured (TURNSTILE_VAULT_KEY_FILE)")
 	hb := fs.String("heartbeat-interval", envDefault("TURNSTILE_HEARTBEAT_INTERVAL", "15s"),
 		"heartbeat cadence Runtimes are told at bootstrap (TURNSTILE_HEARTBEAT_INTERVAL)")
 	fs.StringVar(&f.logLevel, "log-level", envDefault("TURNSTILE_LOG_LEVEL", "info"), "debug, info, warn or error (TURNSTILE_LOG_LEVEL)")
@@ -112,6 +123,11 @@ func (sh *shell) cmdCore(args []string) int {
 	token, err := readToken(f.tokenFile)
 	if err != nil {
 		return sh.usageError("core", err)
+	}
+	if f.vaultKeyFile != "" {
+		if f.vaultKey, err = api.LoadVaultKey(f.vaultKeyFile); err != nil {
+			return sh.usageError("core", fmt.Errorf("-vault-key: %w", err))
+		}
 	}
 	if f.data == "" {
 		return sh.usageError("core", ErrDataDirMissing)
@@ -155,7 +171,11 @@ func runCore(ctx context.Context, f *coreFlags, token string, log *slog.Logger) 
 	defer st.Close()
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// A Vault credential an MCP server references reaches the Runtime only
+	// on the wire: the Session record keeps its ID.
+	vaults := api.NewVaults(st, f.vaultKey)
 	srv, err := server.New(sqliteBackend{st}, server.Options{Logger: log, Metrics: server.NewMetrics(reg), Config: core.Config{Policy: f.policy},
+		PrepareFrame: vaults.FrameSecrets,
 		Fatal: func(err error) {
 			log.Error("store commit failed; stopping (the next start recovers)", "err", err)
 			os.Exit(exitFail)
@@ -172,7 +192,7 @@ func runCore(ctx context.Context, f *coreFlags, token string, log *slog.Logger) 
 	if public == "" {
 		public = "http://" + ln.Addr().String()
 	}
-	mux, gw, err := coreMux(srv, reg, f, public, token, log)
+	mux, gw, err := coreMux(srv, st, reg, f, public, token, log)
 	if err != nil {
 		ln.Close()
 		return err
@@ -212,12 +232,14 @@ func runCore(ctx context.Context, f *coreFlags, token string, log *slog.Logger) 
 }
 
 // coreMux mounts the gateway, the public API and the probes.
-func coreMux(srv *server.Server, reg *prometheus.Registry, f *coreFlags, public, token string, log *slog.Logger) (*http.ServeMux, *gateway.Gateway, error) {
+func coreMux(srv *server.Server, res api.ResourceStore, reg *prometheus.Registry, f *coreFlags, public, token string, log *slog.Logger) (*http.ServeMux, *gateway.Gateway, error) {
 	gw, err := gateway.New(srv, gateway.Options{PublicURL: public, HeartbeatSeconds: int(f.heartbeat / time.Second), Logger: log})
 	if err != nil {
 		return nil, nil, err
 	}
-	a, err := api.New(srv, api.Options{OperatorToken: token, Logger: log})
+	// /v1 accepts the API keys Core issued (turnstile core key add).
+	a, err := api.New(srv, api.Options{OperatorToken: token, Logger: log, Resources: res, Keys: api.NewKeys(res),
+		VaultKey: f.vaultKey})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/coder/websocket"
 
@@ -109,12 +110,39 @@ func TestCoreProcessEndToEnd(t *testing.T) {
 	if body := api.must("GET", "/api/v1/turns/"+tid, "", 200); jsonField(body, "state") != "completed" {
 		t.Fatalf("turn %s", body)
 	}
-	if body := api.must("GET", "/api/v1/devices", "", 200); !strings.Contains(body, `"connected":true`) {
+	if body := api.must("GET", "/core/v1/devices", "", 200); !strings.Contains(body, `"connected":true`) {
 		t.Fatalf("devices %s", body)
 	}
 	if b := api.must("GET", "/metrics", "", 200); !strings.Contains(b, `turnstile_core_turns{state="completed"} 1`) ||
 		!strings.Contains(b, `turnstile_core_frames_in_total{type="done"} 1`) || !strings.Contains(b, "turnstile_core_store_commit_seconds_count") {
 		t.Fatalf("metrics lack the core series:\n%s", b)
+	}
+	// The Agents API of the OpenAI SDK is served under /v1 to an API key
+	// Core issued, its objects in the store of -data.
+	code, out, errOut := cliKey(t, dir, "add", "e2e")
+	if code != exitOK {
+		t.Fatalf("key add: %d %s", code, errOut)
+	}
+	v1 := newClient(t, p.base, strings.TrimSpace(out))
+	agent := jsonField(v1.must("POST", "/v1/agents", `{"model":"m","x_agents_core":{"harness":"contract"}}`, 200), "id")
+	if body := v1.must("GET", "/v1/agents/"+agent, "", 200); jsonField(body, "object") != "agent" {
+		t.Fatalf("agent %s", body)
+	}
+	if body := v1.must("GET", "/v1/nothing", "", 404); !strings.Contains(body, `"code":"unknown_route"`) {
+		t.Fatalf("unknown /v1 route %s", body)
+	}
+	v1sid := jsonField(v1.must("POST", "/v1/agents/sessions", `{"agent_id":"`+agent+`","environment":{"type":"none"},"input":"hi"}`, 200), "id")
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		body := v1.must("GET", "/v1/agents/sessions/"+v1sid+"/turns", "", 200)
+		if strings.Contains(body, `"status":"completed"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the /v1 Turn did not complete: %s", body)
+		}
+	}
+	if body := v1.must("GET", "/v1/agents/sessions/"+v1sid+"/items", "", 200); !strings.Contains(body, `"text":"echo: hi"`) {
+		t.Fatalf("/v1 items %s", body)
 	}
 	api.must("GET", "/healthz", "", 200)
 	api.must("GET", "/readyz", "", 200)
@@ -184,8 +212,8 @@ func checkRefusals(t *testing.T, api *client, cred, wrongCred, token string) {
 		{"GET", "/api/v1/agent-daemon/ws?device_id=d1&version=0.10.0&token=" + cred, "Bearer " + cred, "", 400},
 		{"GET", "/api/v1/agent-daemon/ws?device_id=d1&version=0.10.0", "Bearer " + wrongCred, "", 401},
 		{"GET", "/api/v1/agent-daemon/ws?device_id=d1&version=0.7.0", "Bearer " + cred, "", 426},
-		{"GET", "/api/v1/devices?token=" + token, "Bearer " + token + "x", "", 401},
-		{"GET", "/api/v1/devices", "Bearer " + cred, "", 401},
+		{"GET", "/core/v1/devices?token=" + token, "Bearer " + token + "x", "", 401},
+		{"GET", "/core/v1/devices", "Bearer " + cred, "", 401},
 	}
 	for _, r := range refused {
 		st, _, _, err := api.do(r.method, r.path, r.body, "Authorization", r.auth)

@@ -49,7 +49,7 @@ func newEnv(t *testing.T) *env {
 	go func() { ran <- s.Run(ctx) }()
 	mux := http.NewServeMux()
 	ts := httptest.NewServer(mux)
-	a, err := api.New(s, api.Options{OperatorToken: token})
+	a, err := api.New(s, api.Options{OperatorToken: token, Keys: testKeys{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestTurnLifecycleOverHTTP(t *testing.T) {
 	if st != 200 || !strings.Contains(body, `"id":"`+tid+`"`) {
 		t.Fatalf("list turns: %d %s", st, body)
 	}
-	st, body, _ = e.do("GET", "/api/v1/devices", "")
+	st, body, _ = e.do("GET", "/core/v1/devices", "")
 	var dl struct{ Devices []api.DeviceJSON }
 	if st != 200 || json.Unmarshal([]byte(body), &dl) != nil || len(dl.Devices) != 1 || !dl.Devices[0].Connected ||
 		dl.Devices[0].LastHeartbeatAt == nil || dl.Devices[0].DaemonVersion != "scripted" || len(dl.Devices[0].Kinds) != 1 {
@@ -338,8 +338,15 @@ func TestOperatorTokenRequired(t *testing.T) {
 	e := newEnv(t)
 	for _, h := range []string{"", "Bearer", "Bearer wrong", "Basic " + token, "bearer " + token, "Bearer cred-d1"} {
 		for _, r := range api.Routes() {
-			path := strings.NewReplacer("{session}", "s-1", "{turn}", "t-1").Replace(r.Path)
+			path := strings.NewReplacer("{session}", "s-1", "{turn}", "t-1", "{agent}", "agent_1").Replace(r.Path)
 			st, body, _ := e.do(r.Method, path, "{}", "Authorization", h)
+			if strings.HasPrefix(path, "/v1/") {
+				// /v1 takes API keys, never an operator token (v1_test.go).
+				if st != 401 || code(v1Err(t, body)) != api.CodeInvalidAPIKey || strings.Contains(body, "wrong") {
+					t.Errorf("%s %s with %q: %d %s", r.Method, path, h, st, body)
+				}
+				continue
+			}
 			if st != 401 || field(t, body, "error") != api.CodeUnauthorized || strings.Contains(body, "wrong") {
 				t.Errorf("%s %s with %q: %d %s", r.Method, path, h, st, body)
 			}
