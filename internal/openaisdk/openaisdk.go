@@ -105,12 +105,12 @@ func jsonString(b []byte, key string) string {
 }
 
 // Modules returns the node_modules directory holding the pinned SDK
-// ($TURNSTILE_OPENAI_SDK_MODULES or the cache `make openai-sdk` fills) and
-// the node binary. When either is missing the test fails in CI (CI=true)
-// and is skipped elsewhere, naming the command that fetches it.
-func Modules(t testing.TB) (modules, node string) {
+// ($TURNSTILE_OPENAI_SDK_MODULES or the cache `make openai-sdk` fills).
+// When it is missing the test fails in CI (CI=true) and is skipped
+// elsewhere, naming the command that fetches it.
+func Modules(t testing.TB) string {
 	t.Helper()
-	modules = os.Getenv(EnvModules)
+	modules := os.Getenv(EnvModules)
 	if modules == "" {
 		var err error
 		if modules, err = CachedModules(); err != nil {
@@ -124,12 +124,19 @@ func Modules(t testing.TB) (modules, node string) {
 	if err != nil {
 		t.Fatalf("%v (run make openai-sdk)", err)
 	}
-	node, err = exec.LookPath("node")
+	return modules
+}
+
+// Node returns the node binary the acceptance scripts run under. When it
+// is missing the test fails in CI (CI=true) and is skipped elsewhere.
+func Node(t testing.TB) string {
+	t.Helper()
+	node, err := exec.LookPath("node")
 	if err != nil {
 		if os.Getenv("CI") != "true" {
 			t.Skipf("%v: the acceptance scripts run under Node", ErrNoNode)
 		}
 		t.Fatalf("%v: the acceptance scripts run under Node (.ci/run installs it with npm)", ErrNoNode)
 	}
-	return modules, node
+	return node
 }

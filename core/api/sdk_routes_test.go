@@ -1,0 +1,222 @@
+package api_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/turnstile-sim/turnstile/core/api"
+	"github.com/turnstile-sim/turnstile/internal/openaisdk"
+)
+
+// sdkRoutesFile is the route table of the pinned OpenAI SDK's beta Agents
+// resources, written by `go run ./internal/openaisdk/sdkroutes -o
+// core/api/testdata/sdk-routes.json`.
+const sdkRoutesFile = "testdata/sdk-routes.json"
+
+func sdkRoutes(t *testing.T) []openaisdk.Route {
+	t.Helper()
+	b, err := os.ReadFile(sdkRoutesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var routes []openaisdk.Route
+	if err := json.Unmarshal(b, &routes); err != nil {
+		t.Fatalf("%s: %v", sdkRoutesFile, err)
+	}
+	if len(routes) == 0 {
+		t.Fatalf("%s: no route", sdkRoutesFile)
+	}
+	return routes
+}
+
+// The checked-in table is what the pinned package's resource files call,
+// byte for byte.
+func TestSDKRouteTableMatchesThePackage(t *testing.T) {
+	modules := openaisdk.Modules(t)
+	routes, err := openaisdk.Routes(filepath.Join(modules, "openai"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := openaisdk.MarshalRoutes(routes)
+	got, err := os.ReadFile(sdkRoutesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%s differs from openai@%s's routes; regenerate it with\n"+
+			"  go run ./internal/openaisdk/sdkroutes -o core/api/%s\nwant:\n%s", sdkRoutesFile, openaisdk.Version, sdkRoutesFile, want)
+	}
+}
+
+// paramRe matches a path parameter of a route pattern or a table path.
+var paramRe = regexp.MustCompile(`\{[^}]*\}`)
+
+// shape is a route with its parameter names dropped: "GET /v1/agents/{}".
+func shape(method, path string) string {
+	return method + " " + paramRe.ReplaceAllString(path, "{}")
+}
+
+// openAIError is the error body of every refused /v1 request.
+type openAIError struct {
+	Error *struct {
+		Message *string          `json:"message"`
+		Type    *string          `json:"type"`
+		Param   *json.RawMessage `json:"param"`
+		Code    *json.RawMessage `json:"code"`
+	} `json:"error"`
+}
+
+// checkOpenAIError fails unless body is {"error":{"message","type","param",
+// "code"}} with a non-empty message and type, and param and code present
+// (a string or null).
+func checkOpenAIError(t *testing.T, what string, header http.Header, body []byte) string {
+	t.Helper()
+	if ct := header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		t.Errorf("%s: Content-Type %q, want application/json: %s", what, ct, body)
+	}
+	var e openAIError
+	if err := json.Unmarshal(body, &e); err != nil || e.Error == nil {
+		t.Errorf("%s: not an OpenAI error body (%v): %s", what, err, body)
+		return ""
+	}
+	x := e.Error
+	if x.Message == nil || *x.Message == "" || x.Type == nil || *x.Type == "" || x.Param == nil || x.Code == nil {
+		t.Errorf("%s: error body lacks message, type, param or code: %s", what, body)
+		return ""
+	}
+	var code string
+	_ = json.Unmarshal(*x.Code, &code)
+	return code
+}
+
+// documentedStatuses lists, per route shape, the response statuses the
+// OpenAPI document gives the operation.
+func documentedStatuses(t *testing.T) map[string][]int {
+	t.Helper()
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Responses map[string]json.RawMessage `json:"responses"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(api.OpenAPI, &doc); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]int{}
+	for path, ops := range doc.Paths {
+		for method, op := range ops {
+			for status := range op.Responses {
+				n, err := strconv.Atoi(status)
+				if err != nil {
+					continue
+				}
+				k := shape(strings.ToUpper(method), path)
+				out[k] = append(out[k], n)
+			}
+		}
+	}
+	return out
+}
+
+// concrete fills a table path's parameters with IDs no resource has.
+func concrete(path string) string {
+	return paramRe.ReplaceAllStringFunc(path, func(p string) string {
+		return strings.Trim(p, "{}") + "_unknown0"
+	})
+}
+
+// Every route the pinned SDK calls is either served by Core's router
+// (listed by api.Routes and in the OpenAPI document, and answering only
+// statuses the document gives it) or refused with an OpenAI-shaped error
+// of status 404 or 501, never a silent 2xx. The request is the SDK's own
+// form: /v1 under the base URL, a Bearer API key, OpenAI-Beta: agents=v1;
+// its IDs name no resource and a POST carries {}. Without the key every
+// route is 401 with an OpenAI-shaped error.
+func TestSDKRoutesServedOrRefused(t *testing.T) {
+	routes := sdkRoutes(t)
+	e := newSDKEnv(t)
+	served := map[string]bool{}
+	for _, r := range api.Routes() {
+		served[shape(r.Method, r.Path)] = true
+	}
+	documented := documentedStatuses(t)
+	var gaps []string
+	for _, r := range routes {
+		path := "/v1" + r.Path
+		k := shape(r.Method, path)
+		what := r.SDK + " (" + r.Method + " " + path + ")"
+		body := ""
+		if r.Method == "POST" {
+			body = "{}"
+		}
+		status, header, b := e.sdkDo(r.Method, "/v1"+concrete(r.Path), body, true)
+		if status >= 200 && status < 300 {
+			var obj struct {
+				Object string `json:"object"`
+			}
+			if !served[k] {
+				t.Errorf("%s: not routed, yet %d: %s", what, status, b)
+			} else if !r.Stream && (json.Unmarshal(b, &obj) != nil || obj.Object == "") {
+				t.Errorf("%s: %d without an OpenAI object: %q", what, status, b)
+			}
+		} else {
+			code := checkOpenAIError(t, what, header, b)
+			switch {
+			case !served[k] && status != http.StatusNotFound && status != http.StatusNotImplemented:
+				t.Errorf("%s: not routed, answered %d %s, want 404 or 501", what, status, code)
+			case served[k] && !slices.Contains(documented[k], status):
+				t.Errorf("%s: answered %d (%s), the document gives %v: %s", what, status, code, documented[k], b)
+			}
+		}
+		if served[k] && documented[k] == nil {
+			t.Errorf("%s: routed but not in the OpenAPI document", what)
+		}
+		if !served[k] {
+			gaps = append(gaps, what)
+		}
+		status, header, b = e.sdkDo(r.Method, "/v1"+concrete(r.Path), body, false)
+		if status != http.StatusUnauthorized {
+			t.Errorf("%s without an API key: %d, want 401: %s", what, status, b)
+		} else {
+			checkOpenAIError(t, what+" without an API key", header, b)
+		}
+	}
+	t.Logf("%d of the SDK's %d routes are served; refused: %d", len(routes)-len(gaps), len(routes), len(gaps))
+	for _, g := range gaps {
+		t.Logf("refused: %s", g)
+	}
+}
+
+// sdkDo sends one request the way the SDK does; with key false it
+// carries no Authorization header.
+func (e *sdkEnv) sdkDo(method, path, body string, key bool) (int, http.Header, []byte) {
+	e.t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, _ := http.NewRequest(method, e.base+path, rd)
+	req.Header.Set("OpenAI-Beta", "agents=v1")
+	req.Header.Set("Accept", "application/json")
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if key {
+		req.Header.Set("Authorization", "Bearer "+e.key)
+	}
+	resp, err := e.client.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, b
+}
