@@ -30,10 +30,14 @@ import (
 
 const usageCore = `usage: turnstile core [flags]
        turnstile core device add|list|revoke [flags] [id]
+       turnstile core key add|list|revoke [flags] [name|key-id]
 
-Runs Core: the Runtime gateway (/api/v1/agent-daemon/...), the public API
-(/api/v1/sessions, /api/v1/turns/..., /api/v1/devices), /healthz, /readyz
-and /metrics, over the embedded SQLite store in -data. Every flag can also
+Runs Core: the Runtime gateway (/api/v1/agent-daemon/...), the Agents API
+of the OpenAI SDK (/v1/..., authenticated by the API keys of 'turnstile
+core key'; Vault credentials need -vault-key), the public API
+(/api/v1/sessions, /api/v1/turns/...), the operator API under /core/v1
+(devices, suspensions; the operator token), /healthz, /readyz and
+/metrics, over the embedded SQLite store in -data. Every flag can also
 be set with the environment variable named in its description; a flag given
 on the command line wins. SIGTERM or SIGINT stops it gracefully: it stops
 accepting, closes every connection with a reason, commits and exits 0.
@@ -78,6 +82,9 @@ var (
 func (sh *shell) cmdCore(args []string) int {
 	if len(args) > 0 && args[0] == "device" {
 		return sh.cmdDevice(args[1:])
+	}
+	if len(args) > 0 && args[0] == "key" {
+		return sh.cmdKey(args[1:])
 	}
 	fs, f := sh.coreFlagSet("core", usageCore)
 	fs.StringVar(&f.listen, "listen", envDefault("TURNSTILE_LISTEN", "127.0.0.1:8080"), "listen address (TURNSTILE_LISTEN)")
@@ -172,7 +179,7 @@ func runCore(ctx context.Context, f *coreFlags, token string, log *slog.Logger) 
 	if public == "" {
 		public = "http://" + ln.Addr().String()
 	}
-	mux, gw, err := coreMux(srv, reg, f, public, token, log)
+	mux, gw, err := coreMux(srv, st, reg, f, public, token, log)
 	if err != nil {
 		ln.Close()
 		return err
@@ -212,12 +219,13 @@ func runCore(ctx context.Context, f *coreFlags, token string, log *slog.Logger) 
 }
 
 // coreMux mounts the gateway, the public API and the probes.
-func coreMux(srv *server.Server, reg *prometheus.Registry, f *coreFlags, public, token string, log *slog.Logger) (*http.ServeMux, *gateway.Gateway, error) {
+func coreMux(srv *server.Server, res api.ResourceStore, reg *prometheus.Registry, f *coreFlags, public, token string, log *slog.Logger) (*http.ServeMux, *gateway.Gateway, error) {
 	gw, err := gateway.New(srv, gateway.Options{PublicURL: public, HeartbeatSeconds: int(f.heartbeat / time.Second), Logger: log})
 	if err != nil {
 		return nil, nil, err
 	}
-	a, err := api.New(srv, api.Options{OperatorToken: token, Logger: log})
+	// /v1 accepts the API keys Core issued (turnstile core key add).
+	a, err := api.New(srv, api.Options{OperatorToken: token, Logger: log, Resources: res, Keys: api.NewKeys(res)})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -87,7 +87,7 @@ func (r *fenceRun) round(p *coreProc, api *client, killAfter int) {
 	for n := 0; n < 4 && p.alive(); n++ {
 		r.nextEnv++
 		env := fmt.Sprintf("env-%d", r.nextEnv)
-		op := fenceOp{"/api/v1/suspensions", `{"device_id":"d1","environment_id":"` + env + `"}`, "q-" + env}
+		op := fenceOp{"/core/v1/suspensions", `{"device_id":"d1","environment_id":"` + env + `"}`, "q-" + env}
 		body, err := r.post(api, op, 202)
 		if err != nil {
 			break
@@ -126,7 +126,7 @@ func (r *fenceRun) post(api *client, op fenceOp, want int) (string, error) {
 // settle polls a suspension until no request of it awaits a reply.
 func (r *fenceRun) settle(api *client, sid string) (string, error) {
 	for {
-		st, body, _, err := api.do("GET", "/api/v1/suspensions/"+sid, "")
+		st, body, _, err := api.do("GET", "/core/v1/suspensions/"+sid, "")
 		if err != nil {
 			return "", errCoreGone
 		}
@@ -142,7 +142,7 @@ func (r *fenceRun) settle(api *client, sid string) (string, error) {
 // resume resumes sid and waits for the outcome; once Core reports it
 // resumed, a second resume must be refused.
 func (r *fenceRun) resume(api *client, sid, key string) (string, error) {
-	if _, err := r.post(api, fenceOp{"/api/v1/suspensions/" + sid + "/resume", "", key}, 202); err != nil {
+	if _, err := r.post(api, fenceOp{"/core/v1/suspensions/" + sid + "/resume", "", key}, 202); err != nil {
 		return "", err
 	}
 	state, err := r.settle(api, sid)
@@ -164,7 +164,7 @@ func (r *fenceRun) noteResumed(sid string) {
 
 // refusedAgain: a resumed suspension takes no further resume.
 func (r *fenceRun) refusedAgain(api *client, sid string) error {
-	st, body, _, err := api.do("POST", "/api/v1/suspensions/"+sid+"/resume", `{"rollback":true}`)
+	st, body, _, err := api.do("POST", "/core/v1/suspensions/"+sid+"/resume", `{"rollback":true}`)
 	if err != nil {
 		return errCoreGone
 	}
@@ -184,7 +184,7 @@ func (r *fenceRun) verify(api *client) error {
 		if err != nil {
 			return err
 		}
-		if op.path == "/api/v1/suspensions" {
+		if op.path == "/core/v1/suspensions" {
 			r.known[jsonField(body, "suspend_id")] = op.body
 		}
 	}
@@ -263,7 +263,7 @@ func (r *fenceRun) finish(p *coreProc, api *client) {
 func waitHeartbeat(t *testing.T, api *client) {
 	t.Helper()
 	for {
-		body := api.must("GET", "/api/v1/devices", "", 200)
+		body := api.must("GET", "/core/v1/devices", "", 200)
 		if strings.Contains(body, `"connected":true`) && strings.Contains(body, `"last_heartbeat_at"`) {
 			return
 		}

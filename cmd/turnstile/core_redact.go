@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"regexp"
 	"strings"
+
+	"github.com/turnstile-sim/turnstile/core/api"
 )
 
 // Redaction of secrets in every log line: attributes whose key names a
@@ -16,6 +18,7 @@ const redacted = "[redacted]"
 
 var (
 	credentialPattern = regexp.MustCompile(credentialPrefix + `[A-Za-z0-9_\-]+`)
+	apiKeyPattern     = regexp.MustCompile(api.KeySecretPrefix + `[A-Za-z0-9_\-]+`)
 	secretKeys        = []string{"authorization", "token", "credential", "secret", "password", "bearer", "cookie"}
 )
 
@@ -24,6 +27,7 @@ type redactor struct{ exact []string }
 
 func (r *redactor) scrub(s string) string {
 	s = credentialPattern.ReplaceAllString(s, credentialPrefix+redacted)
+	s = apiKeyPattern.ReplaceAllString(s, api.KeySecretPrefix+redacted)
 	for _, e := range r.exact {
 		if e != "" {
 			s = strings.ReplaceAll(s, e, redacted)

@@ -109,12 +109,21 @@ func TestCoreProcessEndToEnd(t *testing.T) {
 	if body := api.must("GET", "/api/v1/turns/"+tid, "", 200); jsonField(body, "state") != "completed" {
 		t.Fatalf("turn %s", body)
 	}
-	if body := api.must("GET", "/api/v1/devices", "", 200); !strings.Contains(body, `"connected":true`) {
+	if body := api.must("GET", "/core/v1/devices", "", 200); !strings.Contains(body, `"connected":true`) {
 		t.Fatalf("devices %s", body)
 	}
 	if b := api.must("GET", "/metrics", "", 200); !strings.Contains(b, `turnstile_core_turns{state="completed"} 1`) ||
 		!strings.Contains(b, `turnstile_core_frames_in_total{type="done"} 1`) || !strings.Contains(b, "turnstile_core_store_commit_seconds_count") {
 		t.Fatalf("metrics lack the core series:\n%s", b)
+	}
+	// The Agents API of the OpenAI SDK is served under /v1, its objects in
+	// the store of -data.
+	agent := jsonField(api.must("POST", "/v1/agents", `{"model":"m","x_agents_core":{"harness":"contract"}}`, 200), "id")
+	if body := api.must("GET", "/v1/agents/"+agent, "", 200); jsonField(body, "object") != "agent" {
+		t.Fatalf("agent %s", body)
+	}
+	if body := api.must("GET", "/v1/nothing", "", 404); !strings.Contains(body, `"code":"unknown_route"`) {
+		t.Fatalf("unknown /v1 route %s", body)
 	}
 	api.must("GET", "/healthz", "", 200)
 	api.must("GET", "/readyz", "", 200)
@@ -184,8 +193,8 @@ func checkRefusals(t *testing.T, api *client, cred, wrongCred, token string) {
 		{"GET", "/api/v1/agent-daemon/ws?device_id=d1&version=0.10.0&token=" + cred, "Bearer " + cred, "", 400},
 		{"GET", "/api/v1/agent-daemon/ws?device_id=d1&version=0.10.0", "Bearer " + wrongCred, "", 401},
 		{"GET", "/api/v1/agent-daemon/ws?device_id=d1&version=0.7.0", "Bearer " + cred, "", 426},
-		{"GET", "/api/v1/devices?token=" + token, "Bearer " + token + "x", "", 401},
-		{"GET", "/api/v1/devices", "Bearer " + cred, "", 401},
+		{"GET", "/core/v1/devices?token=" + token, "Bearer " + token + "x", "", 401},
+		{"GET", "/core/v1/devices", "Bearer " + cred, "", 401},
 	}
 	for _, r := range refused {
 		st, _, _, err := api.do(r.method, r.path, r.body, "Authorization", r.auth)

@@ -195,7 +195,7 @@ func TestEndToEndConnectionCutMidTurn(t *testing.T) {
 		<-time.After(5 * time.Second)
 		synctest.Wait()
 		var devs struct{ Devices []api.DeviceJSON }
-		s.call("GET", "/api/v1/devices", nil, &devs)
+		s.call("GET", "/core/v1/devices", nil, &devs)
 		if len(devs.Devices) != 1 || !devs.Devices[0].Connected || !devs.Devices[0].LastHeartbeatAt.After(cut) {
 			t.Fatalf("devices %+v, want the daemon reconnected and heartbeating", devs)
 		}

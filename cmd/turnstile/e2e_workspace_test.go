@@ -114,7 +114,7 @@ func (s *stack) waitHeartbeat() {
 				Kinds  []any  `json:"kinds"`
 			} `json:"devices"`
 		}
-		if s.call("GET", "/api/v1/devices", nil, &out) == http.StatusOK {
+		if s.call("GET", "/core/v1/devices", nil, &out) == http.StatusOK {
 			for _, d := range out.Devices {
 				if d.Device == e2eDevice && len(d.Kinds) > 0 {
 					return

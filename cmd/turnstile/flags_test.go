@@ -94,7 +94,7 @@ func TestSimOutWritesTheSummary(t *testing.T) {
 // and each code of it is what the situation it names returns.
 func TestExitCodeTable(t *testing.T) {
 	for _, args := range [][]string{{"sim", "-h"}, {"replay", "-h"}, {"shrink", "-h"}, {"campaign", "merge", "-h"},
-		{"core", "-h"}, {"core", "device", "list", "-h"}, {"daemon", "-h"}, {"conform", "core", "-h"},
+		{"core", "-h"}, {"core", "device", "list", "-h"}, {"core", "key", "list", "-h"}, {"daemon", "-h"}, {"conform", "core", "-h"},
 		{"conform", "runtime", "-h"}, {"version", "-h"}} {
 		code, out, errOut := cli{t: t}.run(args...)
 		if code != exitOK || !strings.Contains(out+errOut, exitCodes) {

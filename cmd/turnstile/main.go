@@ -97,6 +97,7 @@ commands:
   campaign merge   combine the JSON-lines output of campaign shards
   core             run Core: the gateway for daemons, the public API, the SQLite store
   core device      add, list or revoke a device credential
+  core key         add, list or revoke an API key of the Agents API (/v1)
   daemon           run a Runtime daemon connected to Core
   conform          play the wire scenarios against another Core or Runtime
   version          print the build: module version, commit, Go and wire versions

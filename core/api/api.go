@@ -12,9 +12,12 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
+	"sync"
 
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/core/server"
+	"github.com/turnstile-sim/turnstile/core/store"
 )
 
 // BodyBytesMax bounds a request body.
@@ -96,6 +99,15 @@ type Options struct {
 	// OperatorToken authenticates every call (Authorization: Bearer).
 	OperatorToken string
 	Logger        *slog.Logger
+	// Keys verifies the API keys of /v1 (Authorization: Bearer). Nil:
+	// every /v1 call is 401 invalid_api_key.
+	Keys KeyVerifier
+	// Resources keeps the /v1 objects that are not machine state. Nil: an
+	// in-memory store (lost when the process ends).
+	Resources ResourceStore
+	// ProviderKeys keeps the write-only api_key of an Agent's model
+	// provider. Nil: an api_key is refused.
+	ProviderKeys ProviderKeyStore
 }
 
 // API is the public HTTP API over a server.Server.
@@ -103,6 +115,11 @@ type API struct {
 	s         *server.Server
 	tokenHash [32]byte
 	log       *slog.Logger
+	keys      KeyVerifier
+	res       ResourceStore
+	provKeys  ProviderKeyStore
+	// mu serialises read-modify-write updates of /v1 resources.
+	mu sync.Mutex
 }
 
 // New returns the API; an empty operator token is refused.
@@ -113,8 +130,16 @@ func New(s *server.Server, opt Options) (*API, error) {
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &API{s: s, tokenHash: sha256.Sum256([]byte(opt.OperatorToken)), log: opt.Logger}, nil
+	if opt.Resources == nil {
+		opt.Resources = store.NewMemoryResources()
+	}
+	return &API{s: s, tokenHash: sha256.Sum256([]byte(opt.OperatorToken)), log: opt.Logger,
+		keys: opt.Keys, res: opt.Resources, provKeys: opt.ProviderKeys}, nil
 }
+
+// OperatorPrefix is the administrator prefix of Core's own operator
+// routes (devices, suspensions), authenticated by the operator token.
+const OperatorPrefix = "/core/v1"
 
 // Route is one endpoint of the API.
 type Route struct {
@@ -125,7 +150,7 @@ type Route struct {
 // Routes lists the endpoints; Register mounts exactly these, and the
 // OpenAPI document describes exactly these (checked by a test).
 func Routes() []Route {
-	return []Route{
+	legacy := []Route{
 		{"POST", "/api/v1/sessions", (*API).createSession},
 		{"GET", "/api/v1/sessions/{session}/turns", (*API).listTurns},
 		{"POST", "/api/v1/sessions/{session}/turns", (*API).submitTurn},
@@ -133,7 +158,7 @@ func Routes() []Route {
 		{"POST", "/api/v1/turns/{turn}/inputs", (*API).steer},
 		{"POST", "/api/v1/turns/{turn}/cancel", (*API).cancel},
 		{"GET", "/api/v1/turns/{turn}/events", (*API).events},
-		{"GET", "/api/v1/devices", (*API).listDevices},
+		{"GET", OperatorPrefix + "/devices", (*API).listDevices},
 		{"GET", "/api/v1/sessions/{session}/environment", (*API).getEnvironment},
 		{"GET", "/api/v1/sessions/{session}/workspace/file", (*API).readFile},
 		{"PUT", "/api/v1/sessions/{session}/workspace/file", (*API).writeFile},
@@ -142,17 +167,30 @@ func Routes() []Route {
 		{"POST", "/api/v1/turns/{turn}/permissions/{interaction}", (*API).answerPermission},
 		{"POST", "/api/v1/turns/{turn}/user-choices/{interaction}", (*API).answerUserChoice},
 		{"POST", "/api/v1/turns/{turn}/function-calls/{call}/result", (*API).submitFunctionResult},
-		{"POST", "/api/v1/suspensions", (*API).quiesce}, // fencing.go
-		{"GET", "/api/v1/suspensions/{suspend}", (*API).getSuspension},
-		{"POST", "/api/v1/suspensions/{suspend}/resume", (*API).resume},
+		{"POST", OperatorPrefix + "/suspensions", (*API).quiesce}, // fencing.go
+		{"GET", OperatorPrefix + "/suspensions/{suspend}", (*API).getSuspension},
+		{"POST", OperatorPrefix + "/suspensions/{suspend}/resume", (*API).resume},
 	}
+	return append(legacy, v1Routes()...)
+}
+
+// v1Routes are the routes under V1Prefix, mounted by registerV1.
+func v1Routes() []Route {
+	var out []Route
+	out = append(out, agentRoutes()...)
+	return out
 }
 
 // Register mounts the API on mux. A known path with another method gets a
 // 405 error body.
 func (a *API) Register(mux *http.ServeMux) {
 	paths := map[string]bool{}
+	var v1 []Route
 	for _, r := range Routes() {
+		if strings.HasPrefix(r.Path, V1Prefix+"/") {
+			v1 = append(v1, r)
+			continue
+		}
 		h := r.handler
 		mux.HandleFunc(r.Method+" "+r.Path, func(w http.ResponseWriter, req *http.Request) {
 			if !a.authorized(req) {
@@ -168,6 +206,7 @@ func (a *API) Register(mux *http.ServeMux) {
 			})
 		}
 	}
+	a.registerV1(mux, v1)
 }
 
 func (a *API) authorized(r *http.Request) bool {

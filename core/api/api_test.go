@@ -49,7 +49,7 @@ func newEnv(t *testing.T) *env {
 	go func() { ran <- s.Run(ctx) }()
 	mux := http.NewServeMux()
 	ts := httptest.NewServer(mux)
-	a, err := api.New(s, api.Options{OperatorToken: token})
+	a, err := api.New(s, api.Options{OperatorToken: token, Keys: testKeys{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestTurnLifecycleOverHTTP(t *testing.T) {
 	if st != 200 || !strings.Contains(body, `"id":"`+tid+`"`) {
 		t.Fatalf("list turns: %d %s", st, body)
 	}
-	st, body, _ = e.do("GET", "/api/v1/devices", "")
+	st, body, _ = e.do("GET", "/core/v1/devices", "")
 	var dl struct{ Devices []api.DeviceJSON }
 	if st != 200 || json.Unmarshal([]byte(body), &dl) != nil || len(dl.Devices) != 1 || !dl.Devices[0].Connected ||
 		dl.Devices[0].LastHeartbeatAt == nil || dl.Devices[0].DaemonVersion != "scripted" || len(dl.Devices[0].Kinds) != 1 {

@@ -1,9 +1,14 @@
 // Package api is Core's public HTTP API, served next to the Runtime
 // gateway over the same server.Server: create a Session, submit a Turn,
-// steer an input, cancel, read a Turn, list a Session's Turns, list
-// devices, and watch a Turn's run events as Server-Sent Events. The routes
-// are Routes(); openapi.json (OpenAPI 3.1, embedded as OpenAPI) describes
-// them and a test keeps the two equal.
+// steer an input, cancel, read a Turn, list a Session's Turns, and watch a
+// Turn's run events as Server-Sent Events. The routes are Routes();
+// openapi.json (OpenAPI 3.1, embedded as OpenAPI) describes them and a
+// test keeps the two equal.
+//
+// Core's own operator routes live under the administrator prefix /core/v1
+// (OperatorPrefix): the device list (GET /core/v1/devices) and suspension
+// fencing (/core/v1/suspensions...). They are authenticated by the
+// operator token only; an API key is never an operator token.
 //
 // Every call needs `Authorization: Bearer <operator token>`; a device
 // credential is never an operator token. Bodies are at most 1 MiB and
@@ -37,11 +42,11 @@
 // the chunked terminator, so the client's read fails, and one that fails
 // before its first chunk is a JSON WorkspaceAnswer.
 //
-// Suspension fencing (fencing.go): POST /api/v1/suspensions quiesces the
+// Suspension fencing (fencing.go): POST /core/v1/suspensions quiesces the
 // Runtime of a device for one Environment and answers 202 with the
 // suspend_id once the request is recorded and sent; POST
-// /api/v1/suspensions/{suspend}/resume resumes it (rollback optional,
-// implied after an unknown outcome); GET /api/v1/suspensions/{suspend}
+// /core/v1/suspensions/{suspend}/resume resumes it (rollback optional,
+// implied after an unknown outcome); GET /core/v1/suspensions/{suspend}
 // shows the state the Runtime's replies decided. A resumed suspension is
 // final, across Core restarts too: a later resume is 409
 // suspension_terminal and sends nothing. Without a store that keeps

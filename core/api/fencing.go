@@ -12,7 +12,7 @@ import (
 // Runtime of a device for one Environment before its Sandbox Provider
 // suspends it, and resumes it afterwards. Core answers as soon as the
 // request is recorded durably and sent; the Runtime's reply decides the
-// suspension's state, read with GET /api/v1/suspensions/{suspend}.
+// suspension's state, read with GET /core/v1/suspensions/{suspend}.
 
 // Fencing error codes.
 const (
@@ -45,7 +45,7 @@ func init() {
 	}...)
 }
 
-// QuiesceRequest is the body of POST /api/v1/suspensions: quiesce the
+// QuiesceRequest is the body of POST /core/v1/suspensions: quiesce the
 // Runtime of DeviceID for EnvironmentID.
 type QuiesceRequest struct {
 	DeviceID      string `json:"device_id"`

@@ -24,20 +24,20 @@ const quiesceBody = `{"device_id":"d1","environment_id":"env-1"}`
 func (e *env) quiesceWhenConnected(body string, header ...string) (int, string, http.Header) {
 	e.t.Helper()
 	for {
-		st, out, _ := e.do("GET", "/api/v1/devices", "")
+		st, out, _ := e.do("GET", "/core/v1/devices", "")
 		if st == 200 && strings.Contains(out, `"connected":true`) && strings.Contains(out, `"last_heartbeat_at"`) {
 			break
 		}
 		runtime.Gosched() // the Runtime's heartbeat is in flight on a real socket
 	}
-	return e.do("POST", "/api/v1/suspensions", body, header...)
+	return e.do("POST", "/core/v1/suspensions", body, header...)
 }
 
 // suspensionState polls the suspension until it leaves state from.
 func (e *env) suspensionState(id, from string) string {
 	e.t.Helper()
 	for {
-		st, body, _ := e.do("GET", "/api/v1/suspensions/"+id, "")
+		st, body, _ := e.do("GET", "/core/v1/suspensions/"+id, "")
 		if st != 200 {
 			e.t.Fatalf("get suspension %s: %d %s", id, st, body)
 		}
@@ -57,7 +57,7 @@ func TestFencingOverHTTP(t *testing.T) {
 	if st != 202 || field(t, body, "suspend_id") != "sus-1" {
 		t.Fatalf("quiesce: %d %s", st, body)
 	}
-	st, again, h := e.do("POST", "/api/v1/suspensions", quiesceBody, "Idempotency-Key", "q1")
+	st, again, h := e.do("POST", "/core/v1/suspensions", quiesceBody, "Idempotency-Key", "q1")
 	if st != 202 || again != body || h.Get("Idempotent-Replayed") != "true" {
 		t.Fatalf("retried quiesce: %d %s %v", st, again, h)
 	}
@@ -67,29 +67,29 @@ func TestFencingOverHTTP(t *testing.T) {
 	if q := rt.Quiesces(); q["sus-1"] != 1 || len(q) != 1 {
 		t.Fatalf("quiesce frames: %v", q)
 	}
-	st, body, _ = e.do("POST", "/api/v1/suspensions", `{"device_id":"d1","environment_id":"env-1"}`)
+	st, body, _ = e.do("POST", "/core/v1/suspensions", `{"device_id":"d1","environment_id":"env-1"}`)
 	if st != 409 || field(t, body, "error") != api.CodeSuspensionConflict {
 		t.Fatalf("second quiesce of the Environment: %d %s", st, body)
 	}
-	st, body, _ = e.do("POST", "/api/v1/suspensions/sus-1/resume", "", "Idempotency-Key", "r1")
+	st, body, _ = e.do("POST", "/core/v1/suspensions/sus-1/resume", "", "Idempotency-Key", "r1")
 	if st != 202 || field(t, body, "suspend_id") != "sus-1" {
 		t.Fatalf("resume: %d %s", st, body)
 	}
 	if s := e.suspensionState("sus-1", "resuming"); s != "resumed" {
 		t.Fatalf("after the resume reply: %s", s)
 	}
-	st, body, _ = e.do("POST", "/api/v1/suspensions/sus-1/resume", `{"rollback":true}`)
+	st, body, _ = e.do("POST", "/core/v1/suspensions/sus-1/resume", `{"rollback":true}`)
 	if st != 409 || field(t, body, "error") != api.CodeSuspensionTerminal {
 		t.Fatalf("second resume: %d %s", st, body)
 	}
-	st, again, h = e.do("POST", "/api/v1/suspensions/sus-1/resume", "", "Idempotency-Key", "r1")
+	st, again, h = e.do("POST", "/core/v1/suspensions/sus-1/resume", "", "Idempotency-Key", "r1")
 	if st != 202 || h.Get("Idempotent-Replayed") != "true" {
 		t.Fatalf("retried resume: %d %s", st, again)
 	}
 	if r := rt.Resumes(); !slices.Equal(r["sus-1"], []bool{false}) || len(r) != 1 {
 		t.Fatalf("resume frames (rollback flags): %v", r)
 	}
-	st, body, _ = e.do("GET", "/api/v1/suspensions/sus-1", "")
+	st, body, _ = e.do("GET", "/core/v1/suspensions/sus-1", "")
 	want := `{"suspend_id":"sus-1","device_id":"d1","environment_id":"env-1","state":"resumed","attempts":2,"rollback":false}` + "\n"
 	if st != 200 || body != want {
 		t.Fatalf("suspension: %d %s, want %s", st, body, want)
@@ -101,7 +101,7 @@ func TestFencingOverHTTP(t *testing.T) {
 func TestFencingRefusals(t *testing.T) {
 	e := newEnv(t)
 	rt := &scripted.Runtime{}
-	st, body, _ := e.do("POST", "/api/v1/suspensions", quiesceBody)
+	st, body, _ := e.do("POST", "/core/v1/suspensions", quiesceBody)
 	if st != 409 || field(t, body, "error") != api.CodeDeviceNotConnected {
 		t.Fatalf("quiesce without a connection: %d %s", st, body)
 	}
@@ -113,31 +113,31 @@ func TestFencingRefusals(t *testing.T) {
 		status                   int
 		code                     string
 	}{
-		{"not json", "POST", "/api/v1/suspensions", `{`, 400, api.CodeBadJSON},
-		{"empty body", "POST", "/api/v1/suspensions", ``, 400, api.CodeBadJSON},
-		{"trailing data", "POST", "/api/v1/suspensions", quiesceBody + `{}`, 400, api.CodeBadJSON},
-		{"wrong type", "POST", "/api/v1/suspensions", `{"device_id":1,"environment_id":"e"}`, 400, api.CodeBadJSON},
-		{"unknown member", "POST", "/api/v1/suspensions", `{"device_id":"d1","environment_id":"e","force":true}`, 400, api.CodeUnknownField},
-		{"oversize", "POST", "/api/v1/suspensions", big, 400, api.CodeBodyTooLarge},
-		{"no device", "POST", "/api/v1/suspensions", `{"environment_id":"e"}`, 400, api.CodeInvalidFencingRequest},
-		{"blank device", "POST", "/api/v1/suspensions", `{"device_id":" ","environment_id":"e"}`, 400, api.CodeInvalidFencingRequest},
-		{"no environment", "POST", "/api/v1/suspensions", `{"device_id":"d1"}`, 400, api.CodeInvalidFencingRequest},
-		{"control character", "POST", "/api/v1/suspensions", `{"device_id":"d1","environment_id":"e\n1"}`, 400, api.CodeInvalidFencingRequest},
-		{"long environment", "POST", "/api/v1/suspensions", `{"device_id":"d1","environment_id":"` + strings.Repeat("e", 257) + `"}`, 400, api.CodeInvalidFencingRequest},
-		{"unknown device", "POST", "/api/v1/suspensions", `{"device_id":"d9","environment_id":"e"}`, 409, api.CodeDeviceNotConnected},
-		{"resume not json", "POST", "/api/v1/suspensions/sus-1/resume", `rollback`, 400, api.CodeBadJSON},
-		{"resume wrong type", "POST", "/api/v1/suspensions/sus-1/resume", `{"rollback":"yes"}`, 400, api.CodeBadJSON},
-		{"resume unknown member", "POST", "/api/v1/suspensions/sus-1/resume", `{"now":true}`, 400, api.CodeUnknownField},
-		{"resume unknown", "POST", "/api/v1/suspensions/sus-1/resume", `{}`, 404, api.CodeUnknownSuspension},
-		{"read unknown", "GET", "/api/v1/suspensions/sus-1", ``, 404, api.CodeUnknownSuspension},
-		{"wrong method", "DELETE", "/api/v1/suspensions/sus-1", ``, 405, api.CodeMethodNotAllowed},
+		{"not json", "POST", "/core/v1/suspensions", `{`, 400, api.CodeBadJSON},
+		{"empty body", "POST", "/core/v1/suspensions", ``, 400, api.CodeBadJSON},
+		{"trailing data", "POST", "/core/v1/suspensions", quiesceBody + `{}`, 400, api.CodeBadJSON},
+		{"wrong type", "POST", "/core/v1/suspensions", `{"device_id":1,"environment_id":"e"}`, 400, api.CodeBadJSON},
+		{"unknown member", "POST", "/core/v1/suspensions", `{"device_id":"d1","environment_id":"e","force":true}`, 400, api.CodeUnknownField},
+		{"oversize", "POST", "/core/v1/suspensions", big, 400, api.CodeBodyTooLarge},
+		{"no device", "POST", "/core/v1/suspensions", `{"environment_id":"e"}`, 400, api.CodeInvalidFencingRequest},
+		{"blank device", "POST", "/core/v1/suspensions", `{"device_id":" ","environment_id":"e"}`, 400, api.CodeInvalidFencingRequest},
+		{"no environment", "POST", "/core/v1/suspensions", `{"device_id":"d1"}`, 400, api.CodeInvalidFencingRequest},
+		{"control character", "POST", "/core/v1/suspensions", `{"device_id":"d1","environment_id":"e\n1"}`, 400, api.CodeInvalidFencingRequest},
+		{"long environment", "POST", "/core/v1/suspensions", `{"device_id":"d1","environment_id":"` + strings.Repeat("e", 257) + `"}`, 400, api.CodeInvalidFencingRequest},
+		{"unknown device", "POST", "/core/v1/suspensions", `{"device_id":"d9","environment_id":"e"}`, 409, api.CodeDeviceNotConnected},
+		{"resume not json", "POST", "/core/v1/suspensions/sus-1/resume", `rollback`, 400, api.CodeBadJSON},
+		{"resume wrong type", "POST", "/core/v1/suspensions/sus-1/resume", `{"rollback":"yes"}`, 400, api.CodeBadJSON},
+		{"resume unknown member", "POST", "/core/v1/suspensions/sus-1/resume", `{"now":true}`, 400, api.CodeUnknownField},
+		{"resume unknown", "POST", "/core/v1/suspensions/sus-1/resume", `{}`, 404, api.CodeUnknownSuspension},
+		{"read unknown", "GET", "/core/v1/suspensions/sus-1", ``, 404, api.CodeUnknownSuspension},
+		{"wrong method", "DELETE", "/core/v1/suspensions/sus-1", ``, 405, api.CodeMethodNotAllowed},
 	} {
 		st, body, _ := e.do(c.method, c.path, c.body)
 		if st != c.status || field(t, body, "error") != c.code {
 			t.Errorf("%s: %d %s, want %d %s", c.name, st, body, c.status, c.code)
 		}
 	}
-	req, _ := http.NewRequest("POST", e.ts.URL+"/api/v1/suspensions", strings.NewReader(quiesceBody))
+	req, _ := http.NewRequest("POST", e.ts.URL+"/core/v1/suspensions", strings.NewReader(quiesceBody))
 	req.Header.Set("Authorization", "Bearer cred-d1") // a device credential is no operator token
 	resp, err := e.ts.Client().Do(req)
 	if err != nil {
@@ -176,10 +176,47 @@ func TestFencingUnavailableWithoutTheTable(t *testing.T) {
 	a, _ := api.New(s, api.Options{OperatorToken: token})
 	a.Register(mux)
 	e := &env{t: t, back: back, s: s, ts: ts}
-	for path, body := range map[string]string{"/api/v1/suspensions": quiesceBody, "/api/v1/suspensions/sus-1/resume": ""} {
+	for path, body := range map[string]string{"/core/v1/suspensions": quiesceBody, "/core/v1/suspensions/sus-1/resume": ""} {
 		st, out, _ := e.do("POST", path, body)
 		if st != 503 || field(t, out, "error") != api.CodeFencingUnavailable {
 			t.Fatalf("POST %s without a suspension table: %d %s", path, st, out)
 		}
+	}
+}
+
+// TestOperatorRoutesUnderCorePrefix: the device list and suspension
+// fencing are served under /core/v1 only; their former /api/v1 paths are
+// not routes any more (404, nothing recorded), while the Runtime gateway
+// and the Session routes keep /api/v1.
+func TestOperatorRoutesUnderCorePrefix(t *testing.T) {
+	e := newEnv(t)
+	var operator int
+	for _, r := range api.Routes() {
+		switch {
+		case strings.HasPrefix(r.Path, api.OperatorPrefix+"/"):
+			operator++
+		case strings.Contains(r.Path, "/devices"), strings.Contains(r.Path, "/suspensions"):
+			t.Errorf("operator route %s %s outside %s", r.Method, r.Path, api.OperatorPrefix)
+		}
+	}
+	if operator != 4 {
+		t.Fatalf("%d routes under %s, want devices and the three suspension routes", operator, api.OperatorPrefix)
+	}
+	if st, body, _ := e.do("GET", "/core/v1/devices", ""); st != 200 || !strings.Contains(body, `"devices"`) {
+		t.Fatalf("GET /core/v1/devices: %d %s", st, body)
+	}
+	writes := e.writes()
+	for _, c := range []struct{ method, path, body string }{
+		{"GET", "/api/v1/devices", ""},
+		{"POST", "/api/v1/suspensions", quiesceBody},
+		{"GET", "/api/v1/suspensions/sus-1", ""},
+		{"POST", "/api/v1/suspensions/sus-1/resume", `{}`},
+	} {
+		if st, body, _ := e.do(c.method, c.path, c.body); st != 404 {
+			t.Errorf("%s %s: %d %s, want 404", c.method, c.path, st, body)
+		}
+	}
+	if w := e.writes(); w != writes {
+		t.Fatalf("calls on the former paths wrote %d records", w-writes)
 	}
 }

@@ -107,7 +107,7 @@ func (r *coreRun) deviceNotConnected(v string) {
 		r.notf("version %q: that no device registered (needs the public API)", v)
 		return
 	}
-	st, b, err := r.apiCall(http.MethodGet, "/api/v1/devices", "")
+	st, b, err := r.apiCall(http.MethodGet, "/core/v1/devices", "")
 	var page struct {
 		Devices []struct {
 			ID        string `json:"id"`
@@ -115,7 +115,7 @@ func (r *coreRun) deviceNotConnected(v string) {
 		} `json:"devices"`
 	}
 	if err != nil || st != http.StatusOK || json.Unmarshal(b, &page) != nil {
-		r.notf("version %q: that no device registered (GET /api/v1/devices: %d %v)", v, st, err)
+		r.notf("version %q: that no device registered (GET /core/v1/devices: %d %v)", v, st, err)
 		return
 	}
 	for _, d := range page.Devices {

@@ -11,10 +11,10 @@ import (
 )
 
 // Suspension fencing routes of the public API (wire-reference §3.12).
-const suspensionsPath = "/api/v1/suspensions"
+const suspensionsPath = "/core/v1/suspensions"
 
 // fence quiesces the scripted Runtime's device for the step's
-// Environment (POST /api/v1/suspensions) or resumes the latest
+// Environment (POST /core/v1/suspensions) or resumes the latest
 // suspension (POST …/{suspend}/resume); refused= names the error code
 // the API must answer with.
 func (r *coreRun) fence(st scenarios.Step) {
@@ -72,7 +72,7 @@ func (r *coreRun) checkRefusal(st scenarios.Step, path string, status int, b []b
 }
 
 // coreSuspension reads the latest suspension (GET
-// /api/v1/suspensions/{suspend}) and compares the listed members; a
+// /core/v1/suspensions/{suspend}) and compares the listed members; a
 // difference is read again until -frame-timeout before it fails.
 func (r *coreRun) coreSuspension(args map[string]string) {
 	if r.suspend == "" {

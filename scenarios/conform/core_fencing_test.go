@@ -17,15 +17,15 @@ func fencingCore(t *testing.T) *httptest.Server {
 	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		switch r.Method + " " + r.URL.Path {
-		case "POST /api/v1/suspensions":
+		case "POST /core/v1/suspensions":
 			if string(b) != `{"device_id":"dev","environment_id":"env"}` {
 				t.Errorf("quiesce body %s", b)
 			}
 			w.WriteHeader(http.StatusAccepted)
 			w.Write([]byte(`{"suspend_id":"s-1"}`))
-		case "GET /api/v1/suspensions/s-1":
+		case "GET /core/v1/suspensions/s-1":
 			w.Write([]byte(`{"suspend_id":"s-1","state":"quiesced","attempts":1,"rollback":false}`))
-		case "POST /api/v1/suspensions/s-1/resume":
+		case "POST /core/v1/suspensions/s-1/resume":
 			w.WriteHeader(http.StatusConflict)
 			w.Write([]byte(`{"error":"suspension_pending","detail":"x"}`))
 		default:

@@ -36,7 +36,7 @@ type migration struct {
 
 // SchemaVersion is the schema this build writes: the last migration's
 // version.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // migrations is the schema history, oldest first.
 var migrations = []migration{
@@ -94,6 +94,16 @@ var migrations = []migration{
 			seq INTEGER PRIMARY KEY CHECK (seq >= 0),
 			id TEXT NOT NULL UNIQUE,
 			body TEXT NOT NULL)`,
+	}},
+	// API objects that are not machine state (agents, keys, vaults):
+	// one row per object, its JSON document, in creation order (seq).
+	{4, "resource records", []string{
+		`CREATE TABLE resources (
+			seq INTEGER PRIMARY KEY AUTOINCREMENT,
+			kind TEXT NOT NULL CHECK (kind <> ''),
+			id TEXT NOT NULL CHECK (id <> ''),
+			body BLOB NOT NULL,
+			UNIQUE (kind, id))`,
 	}},
 }
 
