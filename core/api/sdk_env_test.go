@@ -16,5 +16,5 @@ type sdkEnv struct {
 func newSDKEnv(t *testing.T) *sdkEnv {
 	t.Helper()
 	e := newEnv(t)
-	return &sdkEnv{t: t, base: e.ts.URL, key: token, client: e.ts.Client()}
+	return &sdkEnv{t: t, base: e.ts.URL, key: apiKey, client: e.ts.Client()}
 }

@@ -65,36 +65,34 @@ func shape(method, path string) string {
 	return method + " " + paramRe.ReplaceAllString(path, "{}")
 }
 
-// openAIError is the error body of every refused /v1 request.
-type openAIError struct {
-	Error *struct {
-		Message *string          `json:"message"`
-		Type    *string          `json:"type"`
-		Param   *json.RawMessage `json:"param"`
-		Code    *json.RawMessage `json:"code"`
-	} `json:"error"`
-}
-
 // checkOpenAIError fails unless body is {"error":{"message","type","param",
 // "code"}} with a non-empty message and type, and param and code present
-// (a string or null).
+// (a string or null). It returns the code.
 func checkOpenAIError(t *testing.T, what string, header http.Header, body []byte) string {
 	t.Helper()
 	if ct := header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 		t.Errorf("%s: Content-Type %q, want application/json: %s", what, ct, body)
 	}
-	var e openAIError
+	var e struct {
+		Error map[string]json.RawMessage `json:"error"`
+	}
 	if err := json.Unmarshal(body, &e); err != nil || e.Error == nil {
 		t.Errorf("%s: not an OpenAI error body (%v): %s", what, err, body)
 		return ""
 	}
-	x := e.Error
-	if x.Message == nil || *x.Message == "" || x.Type == nil || *x.Type == "" || x.Param == nil || x.Code == nil {
-		t.Errorf("%s: error body lacks message, type, param or code: %s", what, body)
-		return ""
+	var message, typ, code string
+	okString := func(name string, into *string) bool {
+		raw, ok := e.Error[name]
+		return ok && json.Unmarshal(raw, into) == nil && *into != ""
 	}
-	var code string
-	_ = json.Unmarshal(*x.Code, &code)
+	nullOrString := func(name string, into *string) bool {
+		raw, ok := e.Error[name]
+		return ok && (string(raw) == "null" || json.Unmarshal(raw, into) == nil)
+	}
+	var param string
+	if !okString("message", &message) || !okString("type", &typ) || !nullOrString("param", &param) || !nullOrString("code", &code) {
+		t.Errorf("%s: error body lacks message, type, param or code: %s", what, body)
+	}
 	return code
 }
 
@@ -133,10 +131,21 @@ func concrete(path string) string {
 	})
 }
 
+// refusal reports whether an answer refuses a route Core does not serve:
+// 404 unknown_route, 405 method_not_allowed (the path is served with
+// another method) or 501.
+func refusal(status int, code string) bool {
+	return status == http.StatusNotFound && code == api.CodeUnknownRoute ||
+		status == http.StatusMethodNotAllowed && code == api.CodeMethodNotAllowed ||
+		status == http.StatusNotImplemented
+}
+
 // Every route the pinned SDK calls is either served by Core's router
 // (listed by api.Routes and in the OpenAPI document, and answering only
 // statuses the document gives it) or refused with an OpenAI-shaped error
-// of status 404 or 501, never a silent 2xx. The request is the SDK's own
+// (404 unknown_route, 405 method_not_allowed or 501), never a silent 2xx
+// and never another route's answer (a pattern such as /v1/agents/{agent_id}
+// catching /v1/agents/sessions). The request is the SDK's own
 // form: /v1 under the base URL, a Bearer API key, OpenAI-Beta: agents=v1;
 // its IDs name no resource and a POST carries {}. Without the key every
 // route is 401 with an OpenAI-shaped error.
@@ -170,8 +179,9 @@ func TestSDKRoutesServedOrRefused(t *testing.T) {
 		} else {
 			code := checkOpenAIError(t, what, header, b)
 			switch {
-			case !served[k] && status != http.StatusNotFound && status != http.StatusNotImplemented:
-				t.Errorf("%s: not routed, answered %d %s, want 404 or 501", what, status, code)
+			case !served[k] && !refusal(status, code):
+				t.Errorf("%s: not routed, answered %d %s (another route's answer?), want 404 %s, 405 %s or 501: %s",
+					what, status, code, api.CodeUnknownRoute, api.CodeMethodNotAllowed, b)
 			case served[k] && !slices.Contains(documented[k], status):
 				t.Errorf("%s: answered %d (%s), the document gives %v: %s", what, status, code, documented[k], b)
 			}
