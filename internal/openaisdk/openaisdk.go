@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -127,8 +128,17 @@ func Modules(t testing.TB) string {
 	return modules
 }
 
+// NodeMajorMin is the oldest Node major version the scripts are checked
+// with. The package declares node >= 22, but its client construction, the
+// beta Agents calls, the SSE stream and the sessions.stream helper run
+// under Node 20: what it uses from Node 22 (Error.isError,
+// process.getBuiltinModule, AbortSignal.any) it detects and falls back
+// from.
+const NodeMajorMin = 20
+
 // Node returns the node binary the acceptance scripts run under. When it
-// is missing the test fails in CI (CI=true) and is skipped elsewhere.
+// is missing the test fails in CI (CI=true) and is skipped elsewhere; a
+// Node older than NodeMajorMin fails it.
 func Node(t testing.TB) string {
 	t.Helper()
 	node, err := exec.LookPath("node")
@@ -138,5 +148,23 @@ func Node(t testing.TB) string {
 		}
 		t.Fatalf("%v: the acceptance scripts run under Node (.ci/run installs it with npm)", ErrNoNode)
 	}
+	out, err := exec.Command(node, "--version").Output()
+	if err != nil {
+		t.Fatalf("%s --version: %v", node, err)
+	}
+	if major, ok := nodeMajor(string(out)); !ok || major < NodeMajorMin {
+		t.Fatalf("%s is Node %s: the acceptance scripts need Node %d or later", node, strings.TrimSpace(string(out)), NodeMajorMin)
+	}
 	return node
+}
+
+// nodeMajor reads the major version of `node --version` ("v20.20.2").
+func nodeMajor(version string) (int, bool) {
+	v, ok := strings.CutPrefix(strings.TrimSpace(version), "v")
+	if !ok {
+		return 0, false
+	}
+	major, _, _ := strings.Cut(v, ".")
+	n, err := strconv.Atoi(major)
+	return n, err == nil
 }

@@ -79,3 +79,16 @@ func TestCachedModules(t *testing.T) {
 		t.Errorf("CachedModules() = %q, %v", got, err)
 	}
 }
+
+func TestNodeMajor(t *testing.T) {
+	for in, want := range map[string]int{"v20.20.2\n": 20, "v22.1.0": 22, "v18.19.1": 18} {
+		if got, ok := nodeMajor(in); !ok || got != want {
+			t.Errorf("nodeMajor(%q) = %d, %v; want %d", in, got, ok, want)
+		}
+	}
+	for _, bad := range []string{"", "20.1.0", "vx.1"} {
+		if _, ok := nodeMajor(bad); ok {
+			t.Errorf("nodeMajor(%q) accepted", bad)
+		}
+	}
+}
