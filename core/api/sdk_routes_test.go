@@ -3,6 +3,7 @@ package api_test
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"io"
 	"net/http"
 	"os"
@@ -18,9 +19,13 @@ import (
 )
 
 // sdkRoutesFile is the route table of the pinned OpenAI SDK's beta Agents
-// resources, written by `go run ./internal/openaisdk/sdkroutes -o
-// core/api/testdata/sdk-routes.json`.
+// resources (internal/openaisdk.Routes of the package `make openai-sdk`
+// fetches), written by
+//
+//	go test ./core/api -run TestSDKRouteTableMatchesThePackage -update-sdk-routes
 const sdkRoutesFile = "testdata/sdk-routes.json"
+
+var updateSDKRoutes = flag.Bool("update-sdk-routes", false, "rewrite "+sdkRoutesFile+" from the pinned OpenAI SDK package")
 
 func sdkRoutes(t *testing.T) []openaisdk.Route {
 	t.Helper()
@@ -47,13 +52,18 @@ func TestSDKRouteTableMatchesThePackage(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := openaisdk.MarshalRoutes(routes)
+	if *updateSDKRoutes {
+		if err := os.WriteFile(sdkRoutesFile, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	got, err := os.ReadFile(sdkRoutesFile)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Fatalf("%s differs from openai@%s's routes; regenerate it with\n"+
-			"  go run ./internal/openaisdk/sdkroutes -o core/api/%s\nwant:\n%s", sdkRoutesFile, openaisdk.Version, sdkRoutesFile, want)
+		t.Fatalf("%s differs from openai@%s's routes; rewrite it with\n"+
+			"  go test ./core/api -run TestSDKRouteTableMatchesThePackage -update-sdk-routes\nwant:\n%s", sdkRoutesFile, openaisdk.Version, want)
 	}
 }
 
