@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/coder/websocket"
 
@@ -124,6 +125,19 @@ func TestCoreProcessEndToEnd(t *testing.T) {
 	}
 	if body := api.must("GET", "/v1/nothing", "", 404); !strings.Contains(body, `"code":"unknown_route"`) {
 		t.Fatalf("unknown /v1 route %s", body)
+	}
+	v1sid := jsonField(api.must("POST", "/v1/agents/sessions", `{"agent_id":"`+agent+`","environment":{"type":"none"},"input":"hi"}`, 200), "id")
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		body := api.must("GET", "/v1/agents/sessions/"+v1sid+"/turns", "", 200)
+		if strings.Contains(body, `"status":"completed"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the /v1 Turn did not complete: %s", body)
+		}
+	}
+	if body := api.must("GET", "/v1/agents/sessions/"+v1sid+"/items", "", 200); !strings.Contains(body, `"text":"echo: hi"`) {
+		t.Fatalf("/v1 items %s", body)
 	}
 	api.must("GET", "/healthz", "", 200)
 	api.must("GET", "/readyz", "", 200)

@@ -529,7 +529,10 @@ func ptr[T any](v T) *T { return &v }
 // Session (environment added by the caller).
 func (ag AgentObject) agentConfig(env core.EnvironmentKind, envID string) core.AgentConfig {
 	c := core.AgentConfig{Kind: ag.XAgentsCore.Harness, Model: ag.Model, TextVerbosity: ag.Text.Verbosity,
-		Environment: env, EnvironmentID: envID, MultiAgent: ag.MultiAgent.Enabled, HarnessConfig: ag.XAgentsCore.HarnessConfig}
+		Environment: env, EnvironmentID: envID, MultiAgent: ag.MultiAgent.Enabled}
+	if hc := ag.XAgentsCore.HarnessConfig; len(hc) > 0 && !isNull(hc) { // a stored Agent reads back null
+		c.HarnessConfig = hc
+	}
 	if ag.Instructions != nil {
 		c.SystemPrompt = *ag.Instructions
 	}
@@ -617,6 +620,22 @@ func (a *API) putAgent(ctx context.Context, rec agentRecord) error {
 	return a.res.PutResource(ctx, kindAgent, rec.Agent.ID, b)
 }
 
+// sdkCollections are the SDK's resources under /v1/agents/ that share
+// the shape of /v1/agents/{agent}: a call on one that Core does not
+// serve is an unknown route, never "no such agent".
+var sdkCollections = map[string]bool{"sessions": true, "environments": true, "vaults": true, "automations": true}
+
+// agentPath is the {agent} of the request; ok is false (and the 404
+// unknown_route answered) when it names one of the SDK's collections.
+func agentPath(w http.ResponseWriter, r *http.Request) (string, bool) {
+	id := r.PathValue("agent")
+	if sdkCollections[id] {
+		failV1(w, http.StatusNotFound, "", CodeUnknownRoute, "", fmt.Sprintf("no route %s %s", r.Method, r.URL.Path))
+		return "", false
+	}
+	return id, true
+}
+
 // agent reads a stored Agent; 404 unknown_agent when there is none.
 func (a *API) agent(ctx context.Context, id, param string) (agentRecord, error) {
 	doc, ok, err := a.res.GetResource(ctx, kindAgent, id)
@@ -634,7 +653,11 @@ func (a *API) agent(ctx context.Context, id, param string) (agentRecord, error) 
 }
 
 func (a *API) getAgent(w http.ResponseWriter, r *http.Request) {
-	rec, err := a.agent(r.Context(), r.PathValue("agent"), "agent_id")
+	id, ok := agentPath(w, r)
+	if !ok {
+		return
+	}
+	rec, err := a.agent(r.Context(), id, "agent_id")
 	if err != nil {
 		a.failV1Err(w, err)
 		return
@@ -643,6 +666,10 @@ func (a *API) getAgent(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) updateAgent(w http.ResponseWriter, r *http.Request) {
+	id, ok := agentPath(w, r)
+	if !ok {
+		return
+	}
 	var p agentParams
 	if _, err := readV1(w, r, &p, true); err != nil {
 		a.failV1Err(w, err)
@@ -650,7 +677,7 @@ func (a *API) updateAgent(w http.ResponseWriter, r *http.Request) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	rec, err := a.agent(r.Context(), r.PathValue("agent"), "agent_id")
+	rec, err := a.agent(r.Context(), id, "agent_id")
 	if err != nil {
 		a.failV1Err(w, err)
 		return
@@ -688,7 +715,10 @@ func (a *API) listAgents(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) deleteAgent(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("agent")
+	id, ok := agentPath(w, r)
+	if !ok {
+		return
+	}
 	ok, err := a.res.DeleteResource(r.Context(), kindAgent, id)
 	if err == nil && !ok {
 		err = notFound(CodeUnknownAgent, "agent_id", "no agent %q", id)

@@ -17,7 +17,6 @@ import (
 
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/core/server"
-	"github.com/turnstile-sim/turnstile/core/store"
 )
 
 // BodyBytesMax bounds a request body.
@@ -131,7 +130,7 @@ func New(s *server.Server, opt Options) (*API, error) {
 		opt.Logger = slog.New(slog.DiscardHandler)
 	}
 	if opt.Resources == nil {
-		opt.Resources = store.NewMemoryResources()
+		opt.Resources = NewMemoryResources()
 	}
 	return &API{s: s, tokenHash: sha256.Sum256([]byte(opt.OperatorToken)), log: opt.Logger,
 		keys: opt.Keys, res: opt.Resources, provKeys: opt.ProviderKeys}, nil
@@ -178,6 +177,10 @@ func Routes() []Route {
 func v1Routes() []Route {
 	var out []Route
 	out = append(out, agentRoutes()...)
+	out = append(out, sessionRoutes()...)
+	out = append(out, Route{"POST", "/v1/agents/sessions/{session}/events", (*API).postSessionEvents},
+		Route{"GET", "/v1/agents/sessions/{session}/events", (*API).sessionEventsV1})
+	out = append(out, turnRoutes()...)
 	return out
 }
 

@@ -51,4 +51,40 @@
 // final, across Core restarts too: a later resume is 409
 // suspension_terminal and sends nothing. Without a store that keeps
 // suspension records the calls are 503 fencing_unavailable.
+//
+// # The Agents API (/v1)
+//
+// Under /v1 Core serves the beta Agents resources of the official OpenAI
+// SDK (base URL <core>/v1; v1.go and the files it names). Every call needs
+// `Authorization: Bearer <API key>`, checked by Options.Keys (without one
+// every /v1 call is 401); the SDK's OpenAI-Beta header is accepted. Bodies
+// are at most 5 MiB (413 body_too_large) and decoded strictly. Every error
+// is {"error":{"message","type","param","code"}}: the machine's named
+// errors keep their codes and statuses, param names the parameter at
+// fault, and a refusal other than 429 and 503 carries X-Should-Retry:
+// false so that the SDK does not repeat it. A path no route has is 404
+// unknown_route, a known path with another method 405. Lists are cursor
+// pages {"object":"list","data","first_id","last_id","has_more"} paged
+// with after and limit (1..100, default 20), newest first unless
+// order=asc.
+//
+// Agents (agent.go) are kept in Options.Resources (SQLite in `turnstile
+// core`): Core's additions live in x_agents_core (harness, model_provider
+// with a write-only api_key handed to Options.ProviderKeys, harness_config);
+// any other member there is 400 unknown_field, and settings Core cannot
+// honour (reasoning effort, service tiers, web search, ...) are 400
+// not_supported. A Session (session.go) is the machine's Session: it
+// freezes the Agent's configuration at creation; its metadata, the Agent
+// it came from and its Turns' creation times are a shell record beside
+// it. Sessions cannot be deleted (400 not_supported): Core keeps their
+// history. Input events (session_events.go) map onto the machine: a
+// message starts a Turn, or is steered into the unfinished one; cancel is
+// the Turn cancel; a tool result is the function result; an approval
+// result is the permission decision; each keeps the machine's codes, and
+// Idempotency-Key makes each event durable-idempotent. The event stream
+// (session_stream.go) is derived from committed records only, woken by
+// server.Changed; each event's ID is a cursor of persisted sequences and
+// Last-Event-ID resumes after it. Turns and Items (turns.go,
+// session_history.go) are the persisted history, steered inputs with
+// their receipts included.
 package api

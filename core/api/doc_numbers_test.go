@@ -14,5 +14,7 @@ func TestDocNumbersAreTheLimits(t *testing.T) {
 	docnumbers.Check(t, ".",
 		"Bodies are at most "+docnumbers.MiB(BodyBytesMax),
 		fmt.Sprintf("(1..%d, default %d)", core.ListTurnsMax, core.ListTurnsDefault),
+		"are at most "+docnumbers.MiB(V1BodyBytesMax)+" (413 body_too_large)",
+		fmt.Sprintf("limit (1..%d, default 20)", V1ListLimitMax),
 	)
 }

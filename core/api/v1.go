@@ -53,7 +53,7 @@ type KeyVerifier interface {
 
 // ResourceStore keeps the /v1 objects that are not machine state (agents,
 // API keys, vaults, credentials) as JSON documents by kind and ID, in
-// creation order. store.MemoryResources and sqlitestore.Store implement
+// creation order. MemoryResources and sqlitestore.Store implement
 // it; store.ErrResourceCursor names an unknown `after`.
 type ResourceStore interface {
 	PutResource(ctx context.Context, kind, id string, doc []byte) error
@@ -135,7 +135,10 @@ func notFound(code, param, format string, args ...any) error {
 func (a *API) failV1Err(w http.ResponseWriter, err error) {
 	var vb *v1Bad
 	var br *badRequest
+	var rf *v1Refusal
 	switch {
+	case errors.As(err, &rf):
+		failV1(w, rf.status, rf.detail.Type, deref(rf.detail.Code), deref(rf.detail.Param), rf.detail.Message)
 	case errors.As(err, &vb):
 		failV1(w, vb.status, "", vb.code, vb.param, vb.msg)
 	case errors.As(err, &br):
@@ -403,4 +406,11 @@ type Deleted struct {
 	ID      string `json:"id"`
 	Object  string `json:"object"`
 	Deleted bool   `json:"deleted"`
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

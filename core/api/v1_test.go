@@ -122,12 +122,22 @@ func TestV1RefusesMissingUnknownAndUncheckableKeys(t *testing.T) {
 
 func TestV1UnknownRoutesAre404(t *testing.T) {
 	e := newEnv(t)
-	for _, p := range []string{"/v1", "/v1/", "/v1/nothing", "/v1/responses", "/v1/agents/sessions/s/nothing"} {
+	for _, p := range []string{"/v1", "/v1/", "/v1/nothing", "/v1/responses", "/v1/agents/sessions/s/nothing",
+		"/v1/agents/environments", "/v1/agents/vaults", "/v1/agents/automations", "/v1/agents/automations/a1",
+		"/v1/agents/sessions/s-1/artifacts", "/v1/agents/sessions/s-1/subagents", "/v1/agents/sessions/s-1/traces"} {
 		st, body := e.v1("GET", p, "")
 		expectV1(t, p, st, body, 404, api.TypeInvalidRequest, api.CodeUnknownRoute)
 	}
+	for _, m := range []string{"POST", "DELETE"} {
+		for _, p := range []string{"/v1/agents/environments", "/v1/agents/vaults", "/v1/agents/automations"} {
+			st, body := e.v1(m, p, "{}")
+			expectV1(t, m+" "+p, st, body, 404, api.TypeInvalidRequest, api.CodeUnknownRoute)
+		}
+	}
+	st, body := e.v1("DELETE", "/v1/agents/sessions", "")
+	expectV1(t, "DELETE sessions", st, body, 404, api.TypeInvalidRequest, api.CodeUnknownRoute)
 	// Authentication comes first: an unknown route without a key is 401.
-	st, body := e.v1("GET", "/v1/nothing", "", "Authorization", "")
+	st, body = e.v1("GET", "/v1/nothing", "", "Authorization", "")
 	expectV1(t, "unauthenticated", st, body, 401, api.TypeAuthentication, api.CodeInvalidAPIKey)
 }
 

@@ -88,6 +88,10 @@ type Server struct {
 	posts   []func()
 	pending []core.Event
 	idem    map[string][]byte // idempotency answers put in this batch
+	stepped bool              // the batch stepped the machine
+
+	changedMu sync.Mutex
+	changed   chan struct{} // closed after the next commit of a stepped batch
 }
 
 type connState struct {
@@ -170,6 +174,19 @@ func hasRecords(back Backend) bool {
 	return ok && len(st.EnvironmentPreparations()) > 0
 }
 
+// Changed returns a channel closed once a batch that stepped the machine
+// has committed after the call: a reader that took the channel before
+// reading the loop's state sees every later change (a batch of queries
+// only changes nothing and closes nothing).
+func (s *Server) Changed() <-chan struct{} {
+	s.changedMu.Lock()
+	defer s.changedMu.Unlock()
+	if s.changed == nil {
+		s.changed = make(chan struct{})
+	}
+	return s.changed
+}
+
 // Clock returns the server's clock.
 func (s *Server) Clock() clock.Clock { return s.clk }
 
@@ -242,6 +259,15 @@ func (s *Server) batch(first item) {
 		return
 	}
 	s.opt.Metrics.commit(s.clk.Since(start))
+	if s.stepped {
+		s.stepped = false
+		s.changedMu.Lock()
+		if s.changed != nil {
+			close(s.changed)
+			s.changed = nil
+		}
+		s.changedMu.Unlock()
+	}
 	effects, posts := s.effects, s.posts
 	s.effects, s.posts = nil, nil
 	for _, e := range effects {
@@ -267,6 +293,7 @@ func (s *Server) run(it item) {
 
 // step feeds one event to the machine and keeps its effects for the batch.
 func (s *Server) step(ev core.Event) []core.Effect {
+	s.stepped = true
 	effs := s.m.Step(s.clk.Now(), ev)
 	s.effects = append(s.effects, effs...)
 	return effs

@@ -10,7 +10,7 @@ import (
 	"github.com/turnstile-sim/turnstile/core/store"
 )
 
-// Resources is the resource-record contract (store.MemoryResources and
+// Resources is the resource-record contract (api.MemoryResources and
 // sqlitestore.Store implement it).
 type Resources interface {
 	PutResource(ctx context.Context, kind, id string, doc []byte) error

@@ -1,14 +1,14 @@
-package store_test
+package api_test
 
 import (
 	"testing"
 
-	"github.com/turnstile-sim/turnstile/core/store"
+	"github.com/turnstile-sim/turnstile/core/api"
 	"github.com/turnstile-sim/turnstile/core/store/storetest"
 )
 
 func TestMemoryResourceContract(t *testing.T) {
 	storetest.RunResources(t, false, func(*testing.T) (storetest.Resources, func() storetest.Resources) {
-		return store.NewMemoryResources(), nil
+		return api.NewMemoryResources(), nil
 	})
 }

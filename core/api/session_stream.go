@@ -1,0 +1,339 @@
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/core/server"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// Session event types the stream sends.
+const (
+	EvSessionCreated   = "agent.session.created"
+	EvTurnCreated      = "agent.session.turn.created"
+	EvTurnInProgress   = "agent.session.turn.in_progress"
+	EvTurnCompleted    = "agent.session.turn.completed"
+	EvTurnFailed       = "agent.session.turn.failed"
+	EvTurnCancelled    = "agent.session.turn.cancelled"
+	EvOutputTextDelta  = "agent.session.turn.output_text.delta"
+	EvOutputTextDone   = "agent.session.turn.output_text.done"
+	EvItemAdded        = "agent.session.turn.item.added"
+	EvItemDone         = "agent.session.turn.item.done"
+	EvRequiresAction   = "agent.session.requires_action"
+	EvSessionIdle      = "agent.session.idle"
+	EvError            = "error"
+	CodeBadLastEventV1 = "bad_last_event_id"
+)
+
+// streamCursor is how far a stream got in one Turn: every earlier Turn
+// of the Session was sent whole. It is the SSE id (and event_id) of each
+// event: "<turn>:<p>:<e>:<i>:<t>" — p: in_progress sent (0/1); e: run
+// events consumed (the persisted sequence); i: interaction steps sent (two
+// per interaction: its item, then its requires_action); t: terminal steps
+// sent (1 the final output text, 2 the final message item, 3 the Turn's
+// terminal event, 4 idle).
+// Every part counts persisted facts, so a resumed stream continues where
+// the last one stopped, with nothing lost or repeated.
+type streamCursor struct {
+	turn       string
+	p, e, i, t int
+}
+
+func (c streamCursor) String() string {
+	return fmt.Sprintf("%s:%d:%d:%d:%d", c.turn, c.p, c.e, c.i, c.t)
+}
+
+func parseCursor(s string) (streamCursor, bool) {
+	f := strings.Split(s, ":")
+	if len(f) != 5 || f[0] == "" {
+		return streamCursor{}, false
+	}
+	var n [4]int
+	for i, x := range f[1:] {
+		v, err := strconv.Atoi(x)
+		if err != nil || v < 0 {
+			return streamCursor{}, false
+		}
+		n[i] = v
+	}
+	c := streamCursor{turn: f[0], p: n[0], e: n[1], i: n[2], t: n[3]}
+	return c, c.p <= 1 && c.t <= 4
+}
+
+// sseEvent is one event to send.
+type sseEvent struct {
+	id   string
+	typ  string
+	data map[string]any
+}
+
+// streamTurn is one Turn as the stream derives it.
+type streamTurn struct {
+	rec    core.TurnRecord
+	view   core.TurnView
+	events []core.RunEvent
+}
+
+// streamSnapshot is the Session as one loop read saw it.
+type streamSnapshot struct {
+	turns []streamTurn
+	state sessionState
+}
+
+func readStream(v server.View, sid string, from string) (streamSnapshot, bool) {
+	st, ok := readSession(v, sid)
+	if !ok {
+		return streamSnapshot{}, false
+	}
+	snap := streamSnapshot{state: st}
+	started := from == ""
+	for i, rec := range st.recs {
+		started = started || rec.ID == from
+		if !started {
+			continue
+		}
+		snap.turns = append(snap.turns, streamTurn{rec: rec, view: st.turns[i], events: v.Backend().Events(rec.ID)})
+	}
+	return snap, true
+}
+
+// sessionEventsV1 streams the Session's events as Server-Sent Events,
+// derived from the records Core committed: Turn lifecycle, output text,
+// items, requires_action for pending function calls and permission
+// requests, idle, engine errors. Without Last-Event-ID it starts at the
+// Session's first unfinished Turn, or after its last Turn when all are
+// finished; Last-Event-ID resumes after the event it names. The stream
+// stays open for later Turns until the client leaves or Core stops.
+func (a *API) sessionEventsV1(w http.ResponseWriter, r *http.Request) {
+	sid := r.PathValue("session")
+	for name := range r.URL.Query() {
+		if name != "include_obfuscation" {
+			a.failV1Err(w, badParam(CodeInvalidValue, name, "unknown query parameter %q", name))
+			return
+		}
+	}
+	srec, st, err := a.session(r.Context(), sid)
+	if err != nil {
+		a.failV1Err(w, err)
+		return
+	}
+	var cur streamCursor
+	resumed := false
+	if v := strings.TrimSpace(r.Header.Get("Last-Event-ID")); v != "" {
+		c, ok := parseCursor(v)
+		known := false
+		for _, t := range st.turns {
+			known = known || t.ID == c.turn
+		}
+		if !ok || !known {
+			failV1(w, http.StatusBadRequest, "", CodeBadLastEventV1, "Last-Event-ID", "Last-Event-ID must be an event ID of this session's stream")
+			return
+		}
+		cur, resumed = c, true
+	}
+	if !resumed {
+		if t, ok := st.active(); ok {
+			cur = streamCursor{turn: t.ID}
+		} else if n := len(st.turns); n > 0 {
+			cur = streamCursor{turn: st.turns[n-1].ID, p: 1, e: int(st.recs[n-1].EventCount), i: 2 * len(st.recs[n-1].Interactions), t: 4}
+		}
+	}
+	fresh := cur.turn == "" || (!resumed && cur.p == 0 && cur.e == 0 && cur.i == 0 && cur.t == 0)
+	a.streamEvents(w, r, sid, srec, cur, fresh, nil, false)
+}
+
+// streamEvents writes the stream: first (already derived), then every
+// event derive finds after each committed change, until the client
+// leaves or Core stops, or, with stopAtIdle, after the first idle.
+func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, srec sessionRecord, cur streamCursor, fresh bool,
+	first []sseEvent, stopAtIdle bool) {
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		failV1(w, http.StatusInternalServerError, "", CodeInternal, "", "streaming unsupported")
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	fl.Flush()
+	evs := first
+	for {
+		idle := false
+		for _, ev := range evs {
+			ev.data["event_id"], ev.data["type"] = ev.id, ev.typ
+			b, err := json.Marshal(ev.data)
+			if err != nil {
+				continue
+			}
+			fmt.Fprintf(w, "id: %s\nevent: %s\ndata: %s\n\n", ev.id, ev.typ, b)
+			idle = idle || ev.typ == EvSessionIdle
+		}
+		if len(evs) > 0 {
+			fl.Flush()
+		}
+		if idle && stopAtIdle {
+			return
+		}
+		changed := a.s.Changed()
+		var snap streamSnapshot
+		var ok bool
+		if err := a.s.Query(r.Context(), func(v server.View) { snap, ok = readStream(v, sid, cur.turn) }); err != nil || !ok {
+			return
+		}
+		evs = derive(sid, srec, snap, &cur, fresh)
+		fresh = false
+		if len(evs) > 0 {
+			continue
+		}
+		select {
+		case <-changed:
+		case <-r.Context().Done():
+			return
+		case <-a.s.Done():
+			return
+		}
+	}
+}
+
+// derive appends the events not yet sent, in order: for each Turn from
+// the cursor's, its creation, in_progress once it started, its run events
+// by sequence, its function calls and permission requests, then its end
+// and, when no Turn follows unfinished, the Session's idle. fresh: the
+// cursor's Turn has sent nothing yet (its creation is due).
+func derive(sid string, srec sessionRecord, snap streamSnapshot, cur *streamCursor, fresh bool) []sseEvent {
+	var out []sseEvent
+	emit := func(typ string, data map[string]any) {
+		out = append(out, sseEvent{id: cur.String(), typ: typ, data: data})
+	}
+	for k, t := range snap.turns {
+		rec := t.rec
+		if rec.ID != cur.turn {
+			if cur.turn != "" && cur.t < 4 {
+				return out // the cursor's Turn is not finished
+			}
+			*cur = streamCursor{turn: rec.ID}
+			fresh = true
+		}
+		turnEv := func(typ string) map[string]any {
+			return map[string]any{"session_id": sid, "turn_id": rec.ID, "turn": turnObject(rec, t.view, srec)}
+		}
+		if fresh {
+			emit(EvTurnCreated, turnEv(EvTurnCreated))
+			fresh = false
+		}
+		if cur.p == 0 && (rec.State == core.TurnRunning || (rec.State.Terminal() && rec.RunID != "") || len(t.events) > 0) {
+			cur.p = 1
+			emit(EvTurnInProgress, turnEv(EvTurnInProgress))
+		}
+		for _, ev := range t.events {
+			if int(ev.Seq) <= cur.e {
+				continue
+			}
+			cur.e = int(ev.Seq)
+			if typ, data, ok := runEvent(sid, rec.ID, ev); ok {
+				emit(typ, data)
+			}
+		}
+		for n, ix := range rec.Interactions {
+			if ix.Kind == core.InteractionUserChoice {
+				if cur.i < 2*n+2 {
+					cur.i = 2*n + 2
+				}
+				continue
+			}
+			if cur.i == 2*n {
+				cur.i++
+				if ix.Kind == core.InteractionFunction {
+					emit(EvItemAdded, map[string]any{"session_id": sid, "turn_id": rec.ID, "output_index": nil,
+						"item": ItemJSON{ID: rec.ID + "_call_" + ix.ID, Type: "function_call", TurnID: rec.ID, Status: "in_progress",
+							CallID: ix.ID, Name: ix.Name, Arguments: rawOr(ix.Arguments, `{}`)}})
+				}
+			}
+			if cur.i == 2*n+1 {
+				cur.i++
+				pending := ix.Status == core.InteractionPending || ix.Status == core.InteractionRefused
+				if pending && !rec.State.Terminal() {
+					emit(EvRequiresAction, map[string]any{"session": sessionObject(sid, srec, snap.state)})
+				}
+			}
+		}
+		if !rec.State.Terminal() || cur.e < int(rec.EventCount) {
+			return out
+		}
+		text, final := finalContent(rec)
+		if cur.t == 0 {
+			cur.t = 1
+			if final {
+				emit(EvOutputTextDone, map[string]any{"session_id": sid, "turn_id": rec.ID, "item_id": messageID(rec.ID),
+					"output_index": 0, "content_index": 0, "text": text})
+			}
+		}
+		if cur.t == 1 {
+			cur.t = 2
+			if final && !hasOutputMessages(t.events) {
+				emit(EvItemDone, map[string]any{"session_id": sid, "turn_id": rec.ID, "output_index": 0,
+					"item": assistantItem(rec.ID, messageID(rec.ID), text, "completed", "")})
+			}
+		}
+		if cur.t == 2 {
+			cur.t = 3
+			typ := map[core.TurnState]string{core.TurnCompleted: EvTurnCompleted, core.TurnFailed: EvTurnFailed,
+				core.TurnCancelled: EvTurnCancelled}[rec.State]
+			d := turnEv(typ)
+			d["usage"] = usageJSON(rec.Usage)
+			emit(typ, d)
+		}
+		if cur.t == 3 {
+			cur.t = 4
+			if _, busy := snap.state.active(); !busy && k == len(snap.turns)-1 {
+				emit(EvSessionIdle, map[string]any{"session": sessionObject(sid, srec, snap.state)})
+			}
+		}
+	}
+	return out
+}
+
+// runEvent maps one persisted run event: delta is output text, an
+// output message an item done, an engine error an error event; thinking,
+// tool observations, usage and done add nothing of their own (done's
+// content is the final output_text.done).
+func runEvent(sid, tid string, ev core.RunEvent) (string, map[string]any, bool) {
+	switch p := ev.Payload.(type) {
+	case wire.Delta:
+		id := p.ItemID
+		if id == "" {
+			id = messageID(tid)
+		}
+		return EvOutputTextDelta, map[string]any{"session_id": sid, "turn_id": tid, "item_id": id, "output_index": 0,
+			"content_index": 0, "delta": p.Delta}, true
+	case wire.OutputMessage:
+		if p.Text == nil {
+			return "", nil, false
+		}
+		return EvItemDone, map[string]any{"session_id": sid, "turn_id": tid, "output_index": 0,
+			"item": assistantItem(tid, p.ID, *p.Text, p.Status, p.Phase)}, true
+	case wire.RunError:
+		code := p.Code
+		if code == "" {
+			code = "engine_error"
+		}
+		return EvError, map[string]any{"session_id": sid, "error": map[string]any{"type": "engine_error", "code": code,
+			"message": p.Error, "param": nil}}, true
+	}
+	return "", nil, false
+}
+
+// hasOutputMessages: the Runtime reported its messages itself.
+func hasOutputMessages(evs []core.RunEvent) bool {
+	for _, ev := range evs {
+		if m, ok := ev.Payload.(wire.OutputMessage); ok && m.Text != nil {
+			return true
+		}
+	}
+	return false
+}
