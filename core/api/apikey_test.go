@@ -22,7 +22,7 @@ func keyStores(t *testing.T) map[string]api.ResourceStore {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	return map[string]api.ResourceStore{"memory": store.NewMemoryResources(), "sqlite": st}
+	return map[string]api.ResourceStore{"memory": api.NewMemoryResources(), "sqlite": st}
 }
 
 // snapshot is every key record's document, to show a refused call wrote
@@ -126,7 +126,7 @@ func TestKeysStoredHashedOnDisk(t *testing.T) {
 // operator token opens no /v1 route while an API key opens no operator
 // route.
 func TestV1AcceptsIssuedKeysOnly(t *testing.T) {
-	res := store.NewMemoryResources()
+	res := api.NewMemoryResources()
 	keys := api.NewKeys(res)
 	e := newEnvWith(t, api.Options{OperatorToken: token, Keys: keys, Resources: res})
 	secret, key, err := keys.Add(context.Background(), "http", time.Now())
