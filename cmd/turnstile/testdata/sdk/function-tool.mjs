@@ -1,17 +1,13 @@
 // A function call of the Harness surfaces as a function_call item and the
 // Session's requires_action; the tool result returned through session
-// events lets the Turn complete, and both items stay in its history.
+// events lets the Turn complete, and both items stay in its history. (The
+// Agent declares no function tool: Core's built-in policy does not qualify
+// the synthetic Harness kind for declared function tools; the call comes
+// from the daemon's script.)
 import { agents, all, assert, main, message, newAgent, newSession, send, subscribe, types } from './lib.mjs';
 
 main(async () => {
-  const agent = await newAgent({
-    tools: [{
-      type: 'function',
-      name: 'lookup',
-      description: 'Looks a word up.',
-      parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
-    }],
-  });
+  const agent = await newAgent();
   const session = await newSession(agent);
   const events = await subscribe(session.id);
   await send(session.id, message('look x up'));
@@ -41,7 +37,7 @@ main(async () => {
   assert.equal(end.type, 'agent.session.turn.completed', types(events.seen));
   events.close();
 
-  const items = await all(agents.sessions.turns.items.list(created.turn_id, { session_id: session.id }));
+  const items = await all(agents.sessions.turns.items.list(created.turn_id, { session_id: session.id, order: 'asc' }));
   const call = items.find((i) => i.type === 'function_call');
   const output = items.find((i) => i.type === 'function_call_output');
   assert.ok(call && output, `items ${items.map((i) => i.type)}`);

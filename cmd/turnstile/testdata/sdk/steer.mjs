@@ -22,7 +22,7 @@ main(async () => {
   assert.equal(turns.length, 1, 'steering started a new Turn');
   assert.equal(turns[0].id, turnID);
 
-  const items = await all(agents.sessions.turns.items.list(turnID, { session_id: session.id }));
+  const items = await all(agents.sessions.turns.items.list(turnID, { session_id: session.id, order: 'asc' }));
   assert.deepEqual(userTexts(items), ['start', 'more please']);
 
   await send(session.id, { type: 'agent.session.input.cancel' });
@@ -31,6 +31,6 @@ main(async () => {
   await events.next((e) => e.type === 'agent.session.idle', 'session.idle');
   events.close();
 
-  const after = await all(agents.sessions.turns.items.list(turnID, { session_id: session.id }));
+  const after = await all(agents.sessions.turns.items.list(turnID, { session_id: session.id, order: 'asc' }));
   assert.deepEqual(userTexts(after), ['start', 'more please'], 'the applied input stays in the Turn history');
 });
