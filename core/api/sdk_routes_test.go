@@ -157,8 +157,10 @@ func refusal(status int, code string) bool {
 // and never another route's answer (a pattern such as /v1/agents/{agent_id}
 // catching /v1/agents/sessions). The request is the SDK's own
 // form: /v1 under the base URL, a Bearer API key, OpenAI-Beta: agents=v1;
-// its IDs name no resource and a POST carries {}. Without the key every
-// route is 401 with an OpenAI-shaped error.
+// its IDs name no resource and a POST carries {}. A served POST with
+// malformed JSON or a body over the 5 MiB inline limit is refused with a
+// documented status. Without the key every route is 401 with an
+// OpenAI-shaped error.
 func TestSDKRoutesServedOrRefused(t *testing.T) {
 	routes := sdkRoutes(t)
 	e := newSDKEnv(t)
@@ -201,6 +203,24 @@ func TestSDKRoutesServedOrRefused(t *testing.T) {
 		}
 		if !served[k] {
 			gaps = append(gaps, what)
+		}
+		if served[k] && r.Method == "POST" {
+			// Bad bodies on a served POST: refused as documented, never 2xx.
+			for _, bad := range []struct{ name, body string }{
+				{"malformed JSON", `{"metadata":`},
+				{"a body over the inline limit", `{"metadata":{"k":"` + strings.Repeat("x", api.V1BodyBytesMax) + `"}}`},
+			} {
+				status, header, b := e.sdkDo(r.Method, "/v1"+concrete(r.Path), bad.body, true)
+				code := ""
+				if status < 300 {
+					t.Errorf("%s with %s: %d: %.200s", what, bad.name, status, b)
+				} else {
+					code = checkOpenAIError(t, what+" with "+bad.name, header, b)
+				}
+				if status >= 300 && !slices.Contains(documented[k], status) {
+					t.Errorf("%s with %s: answered %d (%s), the document gives %v", what, bad.name, status, code, documented[k])
+				}
+			}
 		}
 		status, header, b = e.sdkDo(r.Method, "/v1"+concrete(r.Path), body, false)
 		if status != http.StatusUnauthorized {
