@@ -119,6 +119,8 @@ type API struct {
 	provKeys  ProviderKeyStore
 	// mu serialises read-modify-write updates of /v1 resources.
 	mu sync.Mutex
+	// idx lists each Session's Turns (loop goroutine only).
+	idx turnIndex
 }
 
 // New returns the API; an empty operator token is refused.

@@ -137,10 +137,12 @@ type sessionRecord struct {
 	Turns map[string]int64 `json:"turns,omitempty"`
 }
 
-// sessionState is what the machine knows of a Session, read on the loop.
+// sessionState is what the machine knows of a Session, read on the loop:
+// some of its Turns (readSession says which) and how many it has.
 type sessionState struct {
 	turns []core.TurnView // in submission order
 	recs  []core.TurnRecord
+	count int
 }
 
 // active is the first Turn that is not terminal, if any.
@@ -153,29 +155,18 @@ func (st sessionState) active() (core.TurnView, bool) {
 	return core.TurnView{}, false
 }
 
-// readSession reads a Session's Turns on the loop; ok is false for an
-// unknown Session.
-func readSession(v server.View, sid string) (sessionState, bool) {
-	if _, ok := v.Backend().Session(sid); !ok {
-		return sessionState{}, false
+// last is the Session's last Turn (every read includes it).
+func (st sessionState) last() (core.TurnRecord, bool) {
+	if len(st.recs) == 0 {
+		return core.TurnRecord{}, false
 	}
-	var st sessionState
-	for _, rec := range v.Backend().Turns() {
-		if rec.Session != sid {
-			continue
-		}
-		if tv, ok := v.Machine().Turn(rec.ID); ok {
-			st.turns = append(st.turns, tv)
-			st.recs = append(st.recs, rec)
-		}
-	}
-	return st, true
+	return st.recs[len(st.recs)-1], true
 }
 
-func (a *API) sessionState(ctx context.Context, sid string) (sessionState, error) {
+func (a *API) sessionState(ctx context.Context, sid string, which int) (sessionState, error) {
 	var st sessionState
 	var ok bool
-	if err := a.s.Query(ctx, func(v server.View) { st, ok = readSession(v, sid) }); err != nil {
+	if err := a.s.Query(ctx, func(v server.View) { st, ok = a.readSession(v, sid, which) }); err != nil {
 		return st, err
 	}
 	if !ok {
@@ -480,7 +471,7 @@ func (a *API) putSession(ctx context.Context, sid string, rec sessionRecord) err
 // the shell lacks (created through the machine API, or a crash between
 // the two writes) gets a record made of what the machine froze.
 func (a *API) session(ctx context.Context, sid string) (sessionRecord, sessionState, error) {
-	st, err := a.sessionState(ctx, sid)
+	st, err := a.sessionState(ctx, sid, turnsOpen)
 	if err != nil {
 		return sessionRecord{}, st, err
 	}
@@ -577,7 +568,7 @@ func (a *API) updateSessionV1(w http.ResponseWriter, r *http.Request) {
 // deleteSessionV1 refuses: Core keeps every Session's history (Turns,
 // inputs, run events) and the machine has no deletion.
 func (a *API) deleteSessionV1(w http.ResponseWriter, r *http.Request) {
-	if _, err := a.sessionState(r.Context(), r.PathValue("session")); err != nil {
+	if _, err := a.sessionState(r.Context(), r.PathValue("session"), turnsOpen); err != nil {
 		a.failV1Err(w, err)
 		return
 	}

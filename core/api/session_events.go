@@ -289,7 +289,7 @@ func (a *API) postSessionEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	sid := r.PathValue("session")
 	if err == nil {
-		_, err = a.sessionState(r.Context(), sid)
+		_, err = a.sessionState(r.Context(), sid, turnsOpen)
 	}
 	if err != nil {
 		a.failV1Err(w, err)
@@ -340,7 +340,7 @@ func (a *API) applyInput(ctx context.Context, sid string, c checkedInput, key st
 	fp, _ := json.Marshal(raw)
 	switch c.typ {
 	case InputMessage:
-		st, err := a.sessionState(ctx, sid)
+		st, err := a.sessionState(ctx, sid, turnsOpen)
 		if err != nil {
 			return Receipt{}, err
 		}
@@ -360,16 +360,16 @@ func (a *API) applyInput(ctx context.Context, sid string, c checkedInput, key st
 		}
 		return a.startTurn(ctx, sid, c.message, key)
 	case InputCancel:
-		st, err := a.sessionState(ctx, sid)
+		st, err := a.sessionState(ctx, sid, turnsOpen)
 		if err != nil {
 			return Receipt{}, err
 		}
 		t, ok := st.active()
 		if !ok {
-			if len(st.turns) == 0 {
+			if st.count == 0 {
 				return Receipt{}, &v1Bad{status: http.StatusConflict, code: CodeNoTurn, msg: "the session has no turn to cancel"}
 			}
-			t = st.turns[len(st.turns)-1] // the machine answers turn_terminal
+			t = st.turns[len(st.turns)-1] // the last Turn: the machine answers turn_terminal
 		}
 		return a.call(ctx, key, fp, func(cl core.CallID) core.Event { return core.CancelTurn{Call: cl, Turn: t.ID} },
 			func(core.APIResult) Receipt {
@@ -385,7 +385,7 @@ func (a *API) applyInput(ctx context.Context, sid string, c checkedInput, key st
 			return Receipt{Type: InputToolResult, Action: "function_result", TurnID: c.turnID, DeliveryID: res.DeliveryID}
 		})
 	case InputMCPApproval:
-		st, err := a.sessionState(ctx, sid)
+		st, err := a.sessionState(ctx, sid, turnsAll)
 		if err != nil {
 			return Receipt{}, err
 		}
@@ -417,14 +417,15 @@ func isRefusal(err error, code string) bool {
 // turnOfSession: tid is a Turn of Session sid (404 unknown_turn
 // otherwise).
 func (a *API) turnOfSession(ctx context.Context, sid, tid string) error {
-	st, err := a.sessionState(ctx, sid)
-	if err != nil {
+	ok := false
+	if err := a.s.Query(ctx, func(v server.View) {
+		rec, found := v.Backend().Turn(tid)
+		ok = found && rec.Session == sid
+	}); err != nil {
 		return err
 	}
-	for _, t := range st.turns {
-		if t.ID == tid {
-			return nil
-		}
+	if !ok {
+		return notFound(CodeUnknownTurn, "turn_id", "no turn %q in session %q", tid, sid)
 	}
-	return notFound(CodeUnknownTurn, "turn_id", "no turn %q in session %q", tid, sid)
+	return nil
 }

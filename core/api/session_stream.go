@@ -85,19 +85,15 @@ type streamSnapshot struct {
 	state sessionState
 }
 
-func readStream(v server.View, sid string, from string) (streamSnapshot, bool) {
-	st, ok := readSession(v, sid)
+func (a *API) readStream(v server.View, sid string, from string) (streamSnapshot, bool) {
+	st, ok := a.readSession(v, sid, turnsOpen)
 	if !ok {
 		return streamSnapshot{}, false
 	}
 	snap := streamSnapshot{state: st}
-	started := from == ""
-	for i, rec := range st.recs {
-		started = started || rec.ID == from
-		if !started {
-			continue
-		}
-		snap.turns = append(snap.turns, streamTurn{rec: rec, view: st.turns[i], events: v.Backend().Events(rec.ID)})
+	for _, rec := range a.turnsFrom(v, sid, from) {
+		view, _ := v.Machine().Turn(rec.ID)
+		snap.turns = append(snap.turns, streamTurn{rec: rec, view: view, events: v.Backend().Events(rec.ID)})
 	}
 	return snap, true
 }
@@ -127,8 +123,14 @@ func (a *API) sessionEventsV1(w http.ResponseWriter, r *http.Request) {
 	if v := strings.TrimSpace(r.Header.Get("Last-Event-ID")); v != "" {
 		c, ok := parseCursor(v)
 		known := false
-		for _, t := range st.turns {
-			known = known || t.ID == c.turn
+		if ok {
+			if err := a.s.Query(r.Context(), func(v server.View) {
+				rec, found := v.Backend().Turn(c.turn)
+				known = found && rec.Session == sid
+			}); err != nil {
+				a.failV1Err(w, err)
+				return
+			}
 		}
 		if !ok || !known {
 			failV1(w, http.StatusBadRequest, "", CodeBadLastEventV1, "Last-Event-ID", "Last-Event-ID must be an event ID of this session's stream")
@@ -139,8 +141,8 @@ func (a *API) sessionEventsV1(w http.ResponseWriter, r *http.Request) {
 	if !resumed {
 		if t, ok := st.active(); ok {
 			cur = streamCursor{turn: t.ID}
-		} else if n := len(st.turns); n > 0 {
-			cur = streamCursor{turn: st.turns[n-1].ID, p: 1, e: int(st.recs[n-1].EventCount), i: 2 * len(st.recs[n-1].Interactions), t: 4}
+		} else if last, ok := st.last(); ok {
+			cur = streamCursor{turn: last.ID, p: 1, e: int(last.EventCount), i: 2 * len(last.Interactions), t: 4}
 		}
 	}
 	fresh := cur.turn == "" || (!resumed && cur.p == 0 && cur.e == 0 && cur.i == 0 && cur.t == 0)
@@ -182,7 +184,7 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 		changed := a.s.Changed()
 		var snap streamSnapshot
 		var ok bool
-		if err := a.s.Query(r.Context(), func(v server.View) { snap, ok = readStream(v, sid, cur.turn) }); err != nil || !ok {
+		if err := a.s.Query(r.Context(), func(v server.View) { snap, ok = a.readStream(v, sid, cur.turn) }); err != nil || !ok {
 			return
 		}
 		evs = derive(sid, srec, snap, &cur, fresh)

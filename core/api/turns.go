@@ -43,20 +43,21 @@ func pageOf[T any](items []T, id func(T) string, lp ListParams) (Page, error) {
 // histories (all of them, or the one named only).
 func (a *API) sessionTurns(r *http.Request, only string) (sessionRecord, []turnHistory, error) {
 	sid := r.PathValue("session")
-	srec, st, err := a.session(r.Context(), sid)
+	srec, _, err := a.session(r.Context(), sid)
 	if err != nil {
 		return srec, nil, err
 	}
 	var hs []turnHistory
 	found := only == ""
 	err = a.s.Query(r.Context(), func(v server.View) {
-		for _, t := range st.turns {
-			if only != "" && t.ID != only {
-				continue
-			}
-			if h, ok := readTurnHistory(v, sid, t.ID); ok {
+		if only != "" {
+			h, ok := readTurnHistory(v, sid, only)
+			hs, found = append(hs, h), ok
+			return
+		}
+		for _, rec := range a.turnsFrom(v, sid, "") {
+			if h, ok := readTurnHistory(v, sid, rec.ID); ok {
 				hs = append(hs, h)
-				found = true
 			}
 		}
 	})
