@@ -51,6 +51,8 @@ of the log; 'core device list' and 'revoke' need an existing store.
 // coreFlags are the options of turnstile core.
 type coreFlags struct {
 	listen, publicURL, data, tokenFile, logLevel string
+	vaultKeyFile                                 string
+	vaultKey                                     *api.VaultKey // nil: no -vault-key
 	heartbeat                                    time.Duration
 	policy                                       *engine.Policy // nil: the built-in catalog
 }
@@ -92,6 +94,8 @@ func (sh *shell) cmdCore(args []string) int {
 		"public base URL Runtimes reach Core at; ws_url is derived from it (TURNSTILE_PUBLIC_URL; default http://<listen address>)")
 	fs.StringVar(&f.tokenFile, "operator-token-file", envDefault("TURNSTILE_OPERATOR_TOKEN_FILE", ""),
 		"file holding the operator token of the public API (TURNSTILE_OPERATOR_TOKEN_FILE)")
+	fs.StringVar(&f.vaultKeyFile, "vault-key", envDefault("TURNSTILE_VAULT_KEY_FILE", ""),
+		"file holding the key (64 hex digits: openssl rand -hex 32) that encrypts Vault credential secrets at rest; without it the credential routes answer 503 vault_key_unconfigured (TURNSTILE_VAULT_KEY_FILE)")
 	hb := fs.String("heartbeat-interval", envDefault("TURNSTILE_HEARTBEAT_INTERVAL", "15s"),
 		"heartbeat cadence Runtimes are told at bootstrap (TURNSTILE_HEARTBEAT_INTERVAL)")
 	fs.StringVar(&f.logLevel, "log-level", envDefault("TURNSTILE_LOG_LEVEL", "info"), "debug, info, warn or error (TURNSTILE_LOG_LEVEL)")
@@ -119,6 +123,11 @@ func (sh *shell) cmdCore(args []string) int {
 	token, err := readToken(f.tokenFile)
 	if err != nil {
 		return sh.usageError("core", err)
+	}
+	if f.vaultKeyFile != "" {
+		if f.vaultKey, err = api.LoadVaultKey(f.vaultKeyFile); err != nil {
+			return sh.usageError("core", fmt.Errorf("-vault-key: %w", err))
+		}
 	}
 	if f.data == "" {
 		return sh.usageError("core", ErrDataDirMissing)
@@ -225,7 +234,8 @@ func coreMux(srv *server.Server, res api.ResourceStore, reg *prometheus.Registry
 		return nil, nil, err
 	}
 	// /v1 accepts the API keys Core issued (turnstile core key add).
-	a, err := api.New(srv, api.Options{OperatorToken: token, Logger: log, Resources: res, Keys: api.NewKeys(res)})
+	a, err := api.New(srv, api.Options{OperatorToken: token, Logger: log, Resources: res, Keys: api.NewKeys(res),
+		VaultKey: f.vaultKey})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -117,18 +117,23 @@ func TestCoreProcessEndToEnd(t *testing.T) {
 		!strings.Contains(b, `turnstile_core_frames_in_total{type="done"} 1`) || !strings.Contains(b, "turnstile_core_store_commit_seconds_count") {
 		t.Fatalf("metrics lack the core series:\n%s", b)
 	}
-	// The Agents API of the OpenAI SDK is served under /v1, its objects in
-	// the store of -data.
-	agent := jsonField(api.must("POST", "/v1/agents", `{"model":"m","x_agents_core":{"harness":"contract"}}`, 200), "id")
-	if body := api.must("GET", "/v1/agents/"+agent, "", 200); jsonField(body, "object") != "agent" {
+	// The Agents API of the OpenAI SDK is served under /v1 to an API key
+	// Core issued, its objects in the store of -data.
+	code, out, errOut := cliKey(t, dir, "add", "e2e")
+	if code != exitOK {
+		t.Fatalf("key add: %d %s", code, errOut)
+	}
+	v1 := newClient(t, p.base, strings.TrimSpace(out))
+	agent := jsonField(v1.must("POST", "/v1/agents", `{"model":"m","x_agents_core":{"harness":"contract"}}`, 200), "id")
+	if body := v1.must("GET", "/v1/agents/"+agent, "", 200); jsonField(body, "object") != "agent" {
 		t.Fatalf("agent %s", body)
 	}
-	if body := api.must("GET", "/v1/nothing", "", 404); !strings.Contains(body, `"code":"unknown_route"`) {
+	if body := v1.must("GET", "/v1/nothing", "", 404); !strings.Contains(body, `"code":"unknown_route"`) {
 		t.Fatalf("unknown /v1 route %s", body)
 	}
-	v1sid := jsonField(api.must("POST", "/v1/agents/sessions", `{"agent_id":"`+agent+`","environment":{"type":"none"},"input":"hi"}`, 200), "id")
+	v1sid := jsonField(v1.must("POST", "/v1/agents/sessions", `{"agent_id":"`+agent+`","environment":{"type":"none"},"input":"hi"}`, 200), "id")
 	for deadline := time.Now().Add(10 * time.Second); ; {
-		body := api.must("GET", "/v1/agents/sessions/"+v1sid+"/turns", "", 200)
+		body := v1.must("GET", "/v1/agents/sessions/"+v1sid+"/turns", "", 200)
 		if strings.Contains(body, `"status":"completed"`) {
 			break
 		}
@@ -136,7 +141,7 @@ func TestCoreProcessEndToEnd(t *testing.T) {
 			t.Fatalf("the /v1 Turn did not complete: %s", body)
 		}
 	}
-	if body := api.must("GET", "/v1/agents/sessions/"+v1sid+"/items", "", 200); !strings.Contains(body, `"text":"echo: hi"`) {
+	if body := v1.must("GET", "/v1/agents/sessions/"+v1sid+"/items", "", 200); !strings.Contains(body, `"text":"echo: hi"`) {
 		t.Fatalf("/v1 items %s", body)
 	}
 	api.must("GET", "/healthz", "", 200)

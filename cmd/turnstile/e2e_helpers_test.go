@@ -111,7 +111,7 @@ func (s *stack) startCore(dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := api.New(s.srv, api.Options{OperatorToken: e2eToken, Logger: log})
+	a, err := api.New(s.srv, api.Options{OperatorToken: e2eToken, Logger: log, Keys: api.StaticKey("e2e", e2eToken)})
 	if err != nil {
 		t.Fatal(err)
 	}

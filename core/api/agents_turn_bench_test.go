@@ -133,19 +133,53 @@ func BenchmarkAgentsAPITurn(b *testing.B) {
 		}
 		b.Fatal("the stream ended before idle")
 	}
-	machineTurn() // warm both paths
+	lsid := strings.SplitN(strings.SplitN(doAs(b, ts, token, "POST", "/api/v1/sessions", sessionBody, 201), `"session_id":"`, 2)[1], `"`, 2)[0]
+	legacyTurn := func() {
+		out := doAs(b, ts, token, "POST", "/api/v1/sessions/"+lsid+"/turns", `{"text":"hello"}`, 201)
+		tid := strings.SplitN(strings.SplitN(out, `"turn_id":"`, 2)[1], `"`, 2)[0]
+		req, _ := http.NewRequest("GET", ts.URL+"/api/v1/turns/"+tid+"/events", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := ts.Client().Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body) // the stream ends with the Turn
+		resp.Body.Close()
+	}
+	machineTurn() // warm every path
+	legacyTurn()
 	v1Turn()
-	var machine, v1 time.Duration
+	var machine, legacy, v1 time.Duration
 	b.ResetTimer()
 	for b.Loop() {
-		start := time.Now()
+		t0 := time.Now()
 		machineTurn()
-		mid := time.Now()
+		t1 := time.Now()
+		legacyTurn()
+		t2 := time.Now()
 		v1Turn()
-		machine, v1 = machine+mid.Sub(start), v1+time.Since(mid)
+		machine, legacy, v1 = machine+t1.Sub(t0), legacy+t2.Sub(t1), v1+time.Since(t2)
 	}
 	n := float64(b.N)
 	b.ReportMetric(float64(machine.Nanoseconds())/n, "machine-ns/turn")
+	b.ReportMetric(float64(legacy.Nanoseconds())/n, "api-ns/turn")
+	b.ReportMetric(float64(v1)/float64(legacy), "v1/api")
 	b.ReportMetric(float64(v1.Nanoseconds())/n, "v1-ns/turn")
 	b.ReportMetric(float64(v1)/float64(machine), "v1/machine")
+}
+
+// doAs sends a request with a bearer secret and wants status.
+func doAs(b *testing.B, ts *httptest.Server, secret, method, path, body string, status int) string {
+	req, _ := http.NewRequest(method, ts.URL+path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+secret)
+	resp, err := ts.Client().Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != status {
+		b.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, out)
+	}
+	return string(out)
 }

@@ -105,8 +105,12 @@ type Options struct {
 	// in-memory store (lost when the process ends).
 	Resources ResourceStore
 	// ProviderKeys keeps the write-only api_key of an Agent's model
-	// provider. Nil: an api_key is refused.
+	// provider. Nil: the Vaults when VaultKey is set, else an api_key is
+	// refused.
 	ProviderKeys ProviderKeyStore
+	// VaultKey encrypts Vault credential secrets at rest (vault.go). Nil:
+	// the credential routes answer 503 vault_key_unconfigured.
+	VaultKey *VaultKey
 }
 
 // API is the public HTTP API over a server.Server.
@@ -117,6 +121,7 @@ type API struct {
 	keys      KeyVerifier
 	res       ResourceStore
 	provKeys  ProviderKeyStore
+	vaults    *Vaults
 	// mu serialises read-modify-write updates of /v1 resources.
 	mu sync.Mutex
 	// idx lists each Session's Turns (loop goroutine only).
@@ -134,8 +139,12 @@ func New(s *server.Server, opt Options) (*API, error) {
 	if opt.Resources == nil {
 		opt.Resources = NewMemoryResources()
 	}
+	vaults := NewVaults(opt.Resources, opt.VaultKey)
+	if opt.ProviderKeys == nil && opt.VaultKey != nil {
+		opt.ProviderKeys = vaults
+	}
 	return &API{s: s, tokenHash: sha256.Sum256([]byte(opt.OperatorToken)), log: opt.Logger,
-		keys: opt.Keys, res: opt.Resources, provKeys: opt.ProviderKeys}, nil
+		keys: opt.Keys, res: opt.Resources, provKeys: opt.ProviderKeys, vaults: vaults}, nil
 }
 
 // OperatorPrefix is the administrator prefix of Core's own operator
@@ -183,6 +192,8 @@ func v1Routes() []Route {
 	out = append(out, Route{"POST", "/v1/agents/sessions/{session}/events", (*API).postSessionEvents},
 		Route{"GET", "/v1/agents/sessions/{session}/events", (*API).sessionEventsV1})
 	out = append(out, turnRoutes()...)
+	out = append(out, vaultRoutes()...)
+	out = append(out, environmentRoutes()...)
 	return out
 }
 

@@ -143,9 +143,19 @@ func TestV1AcceptsIssuedKeysOnly(t *testing.T) {
 	if err := keys.Revoke(context.Background(), key.ID, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	st, body = e.v1("GET", "/v1/nothing", "", "Authorization", "Bearer "+secret)
-	expectV1(t, "revoked key", st, body, 401, api.TypeAuthentication, api.CodeInvalidAPIKey)
-	if strings.Contains(body, secret) {
-		t.Fatalf("the refusal echoes the key: %s", body)
+	before := snapshot(t, res, api.VaultKind)
+	for _, r := range api.Routes() {
+		if !strings.HasPrefix(r.Path, api.V1Prefix+"/") {
+			continue
+		}
+		path := strings.NewReplacer("{vault}", "vault_x", "{credential}", "cred_x", "{agent}", "agent_x").Replace(r.Path)
+		st, body = e.v1(r.Method, path, `{"name":"v"}`, "Authorization", "Bearer "+secret)
+		expectV1(t, "revoked key on "+r.Method+" "+r.Path, st, body, 401, api.TypeAuthentication, api.CodeInvalidAPIKey)
+		if strings.Contains(body, secret) {
+			t.Fatalf("the refusal echoes the key: %s", body)
+		}
+	}
+	if after := snapshot(t, res, api.VaultKind); after != before {
+		t.Fatalf("a revoked key wrote: %s", after)
 	}
 }

@@ -87,4 +87,33 @@
 // Last-Event-ID resumes after it. Turns and Items (turns.go,
 // session_history.go) are the persisted history, steered inputs with
 // their receipts included.
+//
+// API keys (apikey.go): Keys is the KeyVerifier of `turnstile core`. Core
+// issues keys (`turnstile core key add|list|revoke`), shows a secret once
+// (prefix tsk_, 256 random bits), keeps only its SHA-256 as a resource
+// record, and reads the record on every check, so a key revoked by another
+// process is refused from its next request on.
+//
+// Vaults and Credentials (vault.go, vault_routes.go; /v1/vaults): a
+// Credential's secret (a static_bearer token, an mcp_oauth access token,
+// an environment_variable value) is write-only: sealed with AES-256-GCM
+// under Options.VaultKey (the -vault-key file: 64 hex digits), bound to
+// its vault and credential IDs, never answered, never in an error message
+// or a log line; inside Core it is a Secret, which prints [redacted].
+// Without a vault key every credential route is 503
+// vault_key_unconfigured. Vaults.MCPBearer and Vaults.EnvironmentSecret
+// resolve a Session's secrets from its vault_ids; an Agent's model
+// provider key is sealed the same way (Vaults.StoreProviderKey). Core
+// does not refresh OAuth tokens (refresh is 400 not_supported).
+//
+// Environments (agents_environment.go; /v1/agents/environments): an
+// Environment is Core's binding — its kind and the canonical UUID a bound
+// Session carries to the Runtime, answered as x_agents_core.environment_id
+// — and, for openai_hosted, the definition (inline files, skills, plugins,
+// setup commands) every connection installs through runtime_prepare.
+// Environment Files are the workspace of the latest Session bound to it
+// (a write, a directory read; 409 environment_not_connected before any).
+// Templates, Files API and Skills API references, packages, network,
+// desktop, env and capability directories are 400 not_supported, and so
+// are Session artifacts (the Runtime protocol reports none).
 package api

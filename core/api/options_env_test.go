@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,4 +49,16 @@ func newEnvWith(t *testing.T, opt api.Options) *env {
 		ts.Close()
 	})
 	return &env{t: t, back: back, s: s, ts: ts}
+}
+
+// newV1Request is a /v1 request with the test API key, as e.v1 sends it,
+// for tests that read the answer's headers.
+func newV1Request(e *env, method, path, body string) (*http.Request, error) {
+	req, err := http.NewRequest(method, e.ts.URL+path, strings.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+apiKey)
+	req.Header.Set("OpenAI-Beta", "agents=v1")
+	return req, nil
 }

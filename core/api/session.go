@@ -133,8 +133,6 @@ type sessionRecord struct {
 	Metadata    map[string]string `json:"metadata"`
 	CreatedAt   int64             `json:"created_at"`
 	VaultIDs    []string          `json:"vault_ids"`
-	// Turns are the creation times of the Turns submitted through /v1.
-	Turns map[string]int64 `json:"turns,omitempty"`
 }
 
 // sessionState is what the machine knows of a Session, read on the loop:
@@ -143,6 +141,8 @@ type sessionState struct {
 	turns []core.TurnView // in submission order
 	recs  []core.TurnRecord
 	count int
+	// created are the creation times of recs, when /v1 recorded them.
+	created map[string]int64
 }
 
 // active is the first Turn that is not terminal, if any.
@@ -172,7 +172,35 @@ func (a *API) sessionState(ctx context.Context, sid string, which int) (sessionS
 	if !ok {
 		return st, notFound(CodeUnknownSessionV1, "session_id", "no session %q", sid)
 	}
+	if which == turnsOpen {
+		st.created = map[string]int64{}
+		for _, rec := range st.recs {
+			if at, ok := a.turnCreated(ctx, rec.ID); ok {
+				st.created[rec.ID] = at
+			}
+		}
+	}
 	return st, nil
+}
+
+// kindTurn is the resource kind of a Turn's shell record: when /v1
+// submitted it (Core's records keep no clock).
+const kindTurn = "turn"
+
+type turnRecordJSON struct {
+	Session   string `json:"session"`
+	CreatedAt int64  `json:"created_at"`
+}
+
+// turnCreated is when /v1 submitted Turn tid; ok is false for a Turn
+// submitted otherwise (or whose record could not be read).
+func (a *API) turnCreated(ctx context.Context, tid string) (int64, bool) {
+	doc, ok, err := a.res.GetResource(ctx, kindTurn, tid)
+	var tr turnRecordJSON
+	if err != nil || !ok || json.Unmarshal(doc, &tr) != nil {
+		return 0, false
+	}
+	return tr.CreatedAt, true
 }
 
 // requiredActions are the pending function calls and permission requests
@@ -236,7 +264,7 @@ func sessionObject(id string, rec sessionRecord, st sessionState) SessionObject 
 	if s.VaultIDs == nil {
 		s.VaultIDs = []string{}
 	}
-	for _, at := range rec.Turns {
+	for _, at := range st.created {
 		s.LastActiveAt = max(s.LastActiveAt, at)
 	}
 	if _, ok := st.active(); ok {
@@ -337,9 +365,6 @@ func (a *API) createSessionV1(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sid := rep.Result.SessionID
-	if input != nil {
-		rec.Turns = map[string]int64{}
-	}
 	if err := a.putSession(r.Context(), sid, rec); err != nil {
 		a.failV1Err(w, err)
 		return

@@ -246,27 +246,15 @@ func (a *API) startTurn(ctx context.Context, sid string, in wire.MessageInput, k
 	return r, err
 }
 
-// noteTurn records a Turn's creation time in the Session's shell record
-// (best effort: a Turn without one reports its Session's).
+// noteTurn records when /v1 submitted a Turn (best effort: a Turn
+// without the record reports its Session's creation time).
 func (a *API) noteTurn(ctx context.Context, sid, tid string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	doc, ok, err := a.res.GetResource(ctx, kindSession, sid)
-	if err != nil || !ok {
-		return
+	if _, ok := a.turnCreated(ctx, tid); ok {
+		return // a replayed submission
 	}
-	var rec sessionRecord
-	if json.Unmarshal(doc, &rec) != nil {
-		return
-	}
-	if rec.Turns == nil {
-		rec.Turns = map[string]int64{}
-	}
-	if _, seen := rec.Turns[tid]; !seen {
-		rec.Turns[tid] = time.Now().Unix()
-		if err := a.putSession(ctx, sid, rec); err != nil {
-			a.log.Warn("turn creation time not recorded", "turn", tid, "err", err)
-		}
+	b, _ := json.Marshal(turnRecordJSON{Session: sid, CreatedAt: time.Now().Unix()})
+	if err := a.res.PutResource(ctx, kindTurn, tid, b); err != nil {
+		a.log.Warn("turn creation time not recorded", "turn", tid, "err", err)
 	}
 }
 
@@ -289,7 +277,7 @@ func (a *API) postSessionEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	sid := r.PathValue("session")
 	if err == nil {
-		_, err = a.sessionState(r.Context(), sid, turnsOpen)
+		_, err = a.sessionStateOnly(r.Context(), sid)
 	}
 	if err != nil {
 		a.failV1Err(w, err)
@@ -340,7 +328,7 @@ func (a *API) applyInput(ctx context.Context, sid string, c checkedInput, key st
 	fp, _ := json.Marshal(raw)
 	switch c.typ {
 	case InputMessage:
-		st, err := a.sessionState(ctx, sid, turnsOpen)
+		st, err := a.sessionStateOnly(ctx, sid)
 		if err != nil {
 			return Receipt{}, err
 		}
@@ -360,7 +348,7 @@ func (a *API) applyInput(ctx context.Context, sid string, c checkedInput, key st
 		}
 		return a.startTurn(ctx, sid, c.message, key)
 	case InputCancel:
-		st, err := a.sessionState(ctx, sid, turnsOpen)
+		st, err := a.sessionStateOnly(ctx, sid)
 		if err != nil {
 			return Receipt{}, err
 		}
@@ -428,4 +416,18 @@ func (a *API) turnOfSession(ctx context.Context, sid, tid string) error {
 		return notFound(CodeUnknownTurn, "turn_id", "no turn %q in session %q", tid, sid)
 	}
 	return nil
+}
+
+// sessionStateOnly reads the Session's open Turns without their creation
+// times.
+func (a *API) sessionStateOnly(ctx context.Context, sid string) (sessionState, error) {
+	var st sessionState
+	var ok bool
+	if err := a.s.Query(ctx, func(v server.View) { st, ok = a.readSession(v, sid, turnsOpen) }); err != nil {
+		return st, err
+	}
+	if !ok {
+		return st, notFound(CodeUnknownSessionV1, "session_id", "no session %q", sid)
+	}
+	return st, nil
 }

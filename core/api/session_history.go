@@ -67,12 +67,14 @@ func turnStatus(rec core.TurnRecord) string {
 	return string(rec.State)
 }
 
-func turnObject(rec core.TurnRecord, v core.TurnView, srec sessionRecord) TurnObject {
+// turnObject projects a Turn; created is when /v1 submitted it (0: the
+// Session's creation time).
+func turnObject(rec core.TurnRecord, v core.TurnView, srec sessionRecord, created int64) TurnObject {
 	t := TurnObject{ID: rec.ID, Object: "agent.session.turn", AgentID: srec.AgentID, SessionID: rec.Session,
 		CreatedAt: srec.CreatedAt, Status: turnStatus(rec), Usage: usageJSON(rec.Usage),
 		XAgentsCore: &TurnXAgentsCore{State: string(rec.State), Cancel: string(rec.Cancel)}}
-	if at, ok := srec.Turns[rec.ID]; ok {
-		t.CreatedAt = at
+	if created != 0 {
+		t.CreatedAt = created
 	}
 	if rec.State == core.TurnFailed {
 		e := &TurnErrorJSON{Code: "internal_error", Message: rec.ErrorDetail, XAgentsCore: TurnErrorDetail{ErrorCode: rec.ErrorCode}}

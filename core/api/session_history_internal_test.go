@@ -15,19 +15,19 @@ func TestTurnErrorProjection(t *testing.T) {
 	srec := sessionRecord{CreatedAt: 7}
 	engine := core.TurnRecord{ID: "t-1", Session: "s-1", State: core.TurnFailed, ErrorCode: core.CodeEngineFailed, ErrorDetail: "rate limited"}
 	v := core.TurnView{EngineErrorCode: "rate_limit_exceeded", EngineHTTPStatus: 429}
-	b, _ := json.Marshal(turnObject(engine, v, srec))
+	b, _ := json.Marshal(turnObject(engine, v, srec, 0))
 	if !strings.Contains(string(b), `"error":{"code":"server_error","message":"rate limited","x_agents_core":{"error_code":"engine_failed","engine_error":{"code":"rate_limit_exceeded","http_status":429}}}`) ||
 		!strings.Contains(string(b), `"status":"failed"`) || !strings.Contains(string(b), `"created_at":7`) {
 		t.Fatalf("engine failure %s", b)
 	}
 	other := core.TurnRecord{ID: "t-2", Session: "s-1", State: core.TurnFailed, ErrorCode: "runtime_unavailable"}
-	b, _ = json.Marshal(turnObject(other, v, srec))
+	b, _ = json.Marshal(turnObject(other, v, srec, 0))
 	if !strings.Contains(string(b), `"error":{"code":"internal_error","message":"runtime_unavailable","x_agents_core":{"error_code":"runtime_unavailable"}}`) {
 		t.Fatalf("other failure %s", b)
 	}
 	done := core.TurnRecord{ID: "t-3", Session: "s-1", State: core.TurnCompleted}
-	b, _ = json.Marshal(turnObject(done, v, srec))
-	if !strings.Contains(string(b), `"error":null`) || strings.Contains(string(b), "engine_error") {
+	b, _ = json.Marshal(turnObject(done, v, srec, 9))
+	if !strings.Contains(string(b), `"error":null`) || strings.Contains(string(b), "engine_error") || !strings.Contains(string(b), `"created_at":9`) {
 		t.Fatalf("completed %s", b)
 	}
 }

@@ -164,6 +164,7 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 	w.WriteHeader(http.StatusOK)
 	fl.Flush()
 	evs := first
+	created := map[string]int64{} // creation times of the Turns seen (read once)
 	for {
 		idle := false
 		for _, ev := range evs {
@@ -187,7 +188,13 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 		if err := a.s.Query(r.Context(), func(v server.View) { snap, ok = a.readStream(v, sid, cur.turn) }); err != nil || !ok {
 			return
 		}
-		evs = derive(sid, srec, snap, &cur, fresh)
+		for _, t := range snap.turns {
+			if _, ok := created[t.rec.ID]; !ok {
+				created[t.rec.ID], _ = a.turnCreated(r.Context(), t.rec.ID)
+			}
+		}
+		snap.state.created = created
+		evs = derive(sid, srec, snap, &cur, fresh, func(tid string) int64 { return created[tid] })
 		fresh = false
 		if len(evs) > 0 {
 			continue
@@ -207,7 +214,7 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 // by sequence, its function calls and permission requests, then its end
 // and, when no Turn follows unfinished, the Session's idle. fresh: the
 // cursor's Turn has sent nothing yet (its creation is due).
-func derive(sid string, srec sessionRecord, snap streamSnapshot, cur *streamCursor, fresh bool) []sseEvent {
+func derive(sid string, srec sessionRecord, snap streamSnapshot, cur *streamCursor, fresh bool, created func(string) int64) []sseEvent {
 	var out []sseEvent
 	emit := func(typ string, data map[string]any) {
 		out = append(out, sseEvent{id: cur.String(), typ: typ, data: data})
@@ -222,7 +229,7 @@ func derive(sid string, srec sessionRecord, snap streamSnapshot, cur *streamCurs
 			fresh = true
 		}
 		turnEv := func(typ string) map[string]any {
-			return map[string]any{"session_id": sid, "turn_id": rec.ID, "turn": turnObject(rec, t.view, srec)}
+			return map[string]any{"session_id": sid, "turn_id": rec.ID, "turn": turnObject(rec, t.view, srec, created(rec.ID))}
 		}
 		if fresh {
 			emit(EvTurnCreated, turnEv(EvTurnCreated))

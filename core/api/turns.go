@@ -78,14 +78,15 @@ func (a *API) listTurnsV1(w http.ResponseWriter, r *http.Request) {
 		a.failV1Err(w, err)
 		return
 	}
-	turns := make([]TurnObject, 0, len(hs))
-	for _, h := range hs {
-		turns = append(turns, turnObject(h.rec, h.view, srec))
-	}
-	p, err := pageOf(turns, func(t TurnObject) string { return t.ID }, lp)
+	p, err := pageOf(hs, func(h turnHistory) string { return h.rec.ID }, lp)
 	if err != nil {
 		a.failV1Err(w, err)
 		return
+	}
+	for i, d := range p.Data { // the page's Turns only are projected
+		h := d.(turnHistory)
+		at, _ := a.turnCreated(r.Context(), h.rec.ID)
+		p.Data[i] = turnObject(h.rec, h.view, srec, at)
 	}
 	writeJSON(w, http.StatusOK, p)
 }
@@ -96,7 +97,8 @@ func (a *API) getTurnV1(w http.ResponseWriter, r *http.Request) {
 		a.failV1Err(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, turnObject(hs[0].rec, hs[0].view, srec))
+	at, _ := a.turnCreated(r.Context(), hs[0].rec.ID)
+	writeJSON(w, http.StatusOK, turnObject(hs[0].rec, hs[0].view, srec, at))
 }
 
 func (a *API) listItems(w http.ResponseWriter, r *http.Request, only string) {

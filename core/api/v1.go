@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -218,15 +217,14 @@ func newID(prefix string) string {
 // has is 404 unknown_route, a known path with another method 405
 // method_not_allowed, both OpenAI-shaped.
 func (a *API) registerV1(mux *http.ServeMux, routes []Route) {
-	served := http.NewServeMux() // method patterns
-	shapes := http.NewServeMux() // the same paths without methods
+	var served, shapes layeredMux // method patterns; the same paths without methods
 	known := map[string]bool{}
 	for _, r := range routes {
 		h := r.handler
-		served.HandleFunc(r.Method+" "+r.Path, func(w http.ResponseWriter, req *http.Request) { h(a, w, req) })
+		served.handle(r.Method+" "+r.Path, func(w http.ResponseWriter, req *http.Request) { h(a, w, req) })
 		if !known[r.Path] {
 			known[r.Path] = true
-			shapes.HandleFunc(r.Path, func(http.ResponseWriter, *http.Request) {})
+			shapes.handle(r.Path, func(http.ResponseWriter, *http.Request) {})
 		}
 	}
 	h := func(w http.ResponseWriter, r *http.Request) {
@@ -235,11 +233,11 @@ func (a *API) registerV1(mux *http.ServeMux, routes []Route) {
 			return
 		}
 		r = r.WithContext(context.WithValue(r.Context(), keyIDKey{}, keyID))
-		if _, pat := served.Handler(r); pat != "" {
-			served.ServeHTTP(w, r)
+		if m := served.match(r); m != nil {
+			m.ServeHTTP(w, r)
 			return
 		}
-		if _, pat := shapes.Handler(r); pat != "" {
+		if shapes.match(r) != nil {
 			failV1(w, http.StatusMethodNotAllowed, "", CodeMethodNotAllowed, "", fmt.Sprintf("%s is not allowed on %s", r.Method, r.URL.Path))
 			return
 		}
@@ -377,9 +375,6 @@ func (a *API) listResources(w http.ResponseWriter, r *http.Request, kind string,
 	}
 	writeJSON(w, http.StatusOK, newPage(items, ids, page.HasMore))
 }
-
-// rawJSON returns a stored document as it is.
-func rawJSON(doc []byte) (any, error) { return json.RawMessage(doc), nil }
 
 // staticKey accepts one secret.
 type staticKey struct {

@@ -123,13 +123,13 @@ func TestV1RefusesMissingUnknownAndUncheckableKeys(t *testing.T) {
 func TestV1UnknownRoutesAre404(t *testing.T) {
 	e := newEnv(t)
 	for _, p := range []string{"/v1", "/v1/", "/v1/nothing", "/v1/responses", "/v1/agents/sessions/s/nothing",
-		"/v1/agents/environments", "/v1/agents/vaults", "/v1/agents/automations", "/v1/agents/automations/a1",
-		"/v1/agents/sessions/s-1/artifacts", "/v1/agents/sessions/s-1/subagents", "/v1/agents/sessions/s-1/traces"} {
+		"/v1/agents/vaults", "/v1/agents/automations", "/v1/agents/automations/a1",
+		"/v1/agents/sessions/s-1/subagents", "/v1/agents/sessions/s-1/traces"} {
 		st, body := e.v1("GET", p, "")
 		expectV1(t, p, st, body, 404, api.TypeInvalidRequest, api.CodeUnknownRoute)
 	}
 	for _, m := range []string{"POST", "DELETE"} {
-		for _, p := range []string{"/v1/agents/environments", "/v1/agents/vaults", "/v1/agents/automations"} {
+		for _, p := range []string{"/v1/agents/vaults", "/v1/agents/automations"} {
 			st, body := e.v1(m, p, "{}")
 			expectV1(t, m+" "+p, st, body, 404, api.TypeInvalidRequest, api.CodeUnknownRoute)
 		}
