@@ -74,13 +74,15 @@ type sdkRun struct {
 	t         *testing.T
 	dir       string
 	tokenFile string
-	addr      string // Core's listen address, kept across restarts
-	core      *coreProc
-	daemon    *daemonProc
-	coreLogs  []*syncBuffer // every Core process's stderr
-	mu        sync.Mutex
-	cores     []*coreProc // every Core process, stopped at the end
-	secrets   map[string]string
+	// vaultKeyFile holds the key that seals Vault credentials at rest.
+	vaultKeyFile string
+	addr         string // Core's listen address, kept across restarts
+	core         *coreProc
+	daemon       *daemonProc
+	coreLogs     []*syncBuffer // every Core process's stderr
+	mu           sync.Mutex
+	cores        []*coreProc // every Core process, stopped at the end
+	secrets      map[string]string
 }
 
 func randomSecret(t *testing.T, prefix string) string {
@@ -112,6 +114,7 @@ func runSDKAcceptance(t *testing.T, node, modules, name string) {
 	})
 	key := sdkAPIKey(t, dir)
 	r.secrets["OPENAI_API_KEY"] = key
+	r.vaultKeyFile, r.secrets["vault key"] = writeVaultKey(t, root)
 	if err := r.startCore(); err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +138,7 @@ func runSDKAcceptance(t *testing.T, node, modules, name string) {
 // startCore starts Core on the run's data directory (and, after the first
 // start, on the same address, so the daemon reconnects to it).
 func (r *sdkRun) startCore() error {
-	var extra []string
+	extra := []string{"-vault-key", r.vaultKeyFile}
 	if r.addr != "" {
 		extra = append(extra, "-listen", r.addr)
 	}
@@ -210,6 +213,22 @@ func (r *sdkRun) checkSecrets() {
 	if err != nil {
 		r.t.Fatal(err)
 	}
+}
+
+// writeVaultKey writes a fresh Vault key file (64 hex digits) into dir and
+// returns its path and the key.
+func writeVaultKey(t *testing.T, dir string) (path, key string) {
+	t.Helper()
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	key = hex.EncodeToString(b)
+	path = filepath.Join(dir, "vault.key")
+	if err := os.WriteFile(path, []byte(key+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path, key
 }
 
 // sdkAPIKey issues an API key with `turnstile core key add`.
