@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/turnstile-sim/turnstile/adapters/codex"
+	"github.com/turnstile-sim/turnstile/adapters/codex/codextest"
 	"github.com/turnstile-sim/turnstile/internal/openaisdk"
 	"github.com/turnstile-sim/turnstile/internal/testgate"
 )
@@ -34,8 +36,14 @@ const sdkControlPrefix = "@@turnstile "
 // sdkScriptTimeout bounds one script run.
 const sdkScriptTimeout = 2 * time.Minute
 
-// sdkScripts lists the acceptance scripts (NAME.mjs, without lib.mjs).
-func sdkScripts(t *testing.T) []string {
+// sdkCodexPrefix starts the names of the scripts that run on the Codex
+// Harness (TestSDKAcceptanceCodex) instead of the synthetic one.
+const sdkCodexPrefix = "codex-"
+
+// sdkScripts lists the acceptance scripts (NAME.mjs, without lib.mjs) whose
+// names start with prefix ("": those of the synthetic Harness, every
+// script not starting with sdkCodexPrefix).
+func sdkScripts(t *testing.T, prefix string) []string {
 	t.Helper()
 	paths, err := filepath.Glob(filepath.Join(sdkScriptDir, "*.mjs"))
 	if err != nil {
@@ -43,12 +51,15 @@ func sdkScripts(t *testing.T) []string {
 	}
 	var out []string
 	for _, p := range paths {
-		if name := strings.TrimSuffix(filepath.Base(p), ".mjs"); name != "lib" {
-			out = append(out, name)
+		name := strings.TrimSuffix(filepath.Base(p), ".mjs")
+		codexScript := strings.HasPrefix(name, sdkCodexPrefix)
+		if name == "lib" || (prefix == "" && codexScript) || (prefix != "" && !strings.HasPrefix(name, prefix)) {
+			continue
 		}
+		out = append(out, name)
 	}
 	if len(out) == 0 {
-		t.Fatalf("no acceptance script in %s", sdkScriptDir)
+		t.Fatalf("no acceptance script %s*.mjs in %s", prefix, sdkScriptDir)
 	}
 	return out
 }
@@ -61,9 +72,33 @@ func TestSDKAcceptance(t *testing.T) {
 	testgate.Long(t)
 	modules := openaisdk.Modules(t)
 	node := openaisdk.Node(t)
-	for _, name := range sdkScripts(t) {
+	for _, name := range sdkScripts(t, "") {
 		t.Run(name, func(t *testing.T) {
-			runSDKAcceptance(t, node, modules, name)
+			var daemonArgs []string
+			if script := filepath.Join(sdkScriptDir, name+".synthetic.json"); fileExists(script) {
+				daemonArgs = append(daemonArgs, "-synthetic-script", script)
+			}
+			runSDKAcceptance(t, node, modules, name, daemonArgs, nil)
+		})
+	}
+}
+
+// The codex-*.mjs scripts run the same way on the Codex Harness: the
+// daemon's only kind is codex, the pinned binary (make codex) against the
+// fake model server, which answers each model request with the next
+// queued reply.
+func TestSDKAcceptanceCodex(t *testing.T) {
+	testgate.Long(t)
+	modules := openaisdk.Modules(t)
+	node := openaisdk.Node(t)
+	bin := codexBinary(t)
+	for _, name := range sdkScripts(t, sdkCodexPrefix) {
+		t.Run(name, func(t *testing.T) {
+			m := codextest.NewModelServer(t)
+			m.Queue(codextest.Reply{Deltas: []string{"Hello", ", world"}}, codextest.Reply{Deltas: []string{"again"}})
+			daemonArgs := []string{"-kinds", codex.Kind, "-codex-bin", bin, "-codex-home", codextest.Home(t, m)}
+			runSDKAcceptance(t, node, modules, name, daemonArgs, map[string]string{
+				"TURNSTILE_HARNESS": codex.Kind, "TURNSTILE_MODEL": "gpt-5.5"})
 		})
 	}
 }
@@ -94,7 +129,9 @@ func randomSecret(t *testing.T, prefix string) string {
 	return prefix + hex.EncodeToString(b)
 }
 
-func runSDKAcceptance(t *testing.T, node, modules, name string) {
+// runSDKAcceptance runs script name against a fresh Core and a daemon with
+// daemonArgs; env adds to the script's environment.
+func runSDKAcceptance(t *testing.T, node, modules, name string, daemonArgs []string, env map[string]string) {
 	dir, tokenFile, _, cred := setup(t)
 	root := filepath.Dir(tokenFile)
 	credFile := filepath.Join(root, "device.cred")
@@ -118,16 +155,16 @@ func runSDKAcceptance(t *testing.T, node, modules, name string) {
 	if err := r.startCore(); err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"-core", r.core.base, "-device", "d1", "-credential-file", credFile, "-log-level", "debug"}
-	if script := filepath.Join(sdkScriptDir, name+".synthetic.json"); fileExists(script) {
-		args = append(args, "-synthetic-script", script)
-	}
+	args := append([]string{"-core", r.core.base, "-device", "d1", "-credential-file", credFile, "-log-level", "debug"}, daemonArgs...)
 	r.daemon = startDaemonProc(t, args...)
 
 	work := sdkWorkDir(t, modules)
-	env := sdkEnv(map[string]string{"OPENAI_BASE_URL": r.core.base + "/v1", "OPENAI_API_KEY": key,
-		"TURNSTILE_VAULT_SECRET": r.secrets["TURNSTILE_VAULT_SECRET"], "TURNSTILE_PROVIDER_KEY": r.secrets["TURNSTILE_PROVIDER_KEY"]})
-	out, err := runNodeScript(t, node, work, name+".mjs", env, r.control)
+	set := map[string]string{"OPENAI_BASE_URL": r.core.base + "/v1", "OPENAI_API_KEY": key,
+		"TURNSTILE_VAULT_SECRET": r.secrets["TURNSTILE_VAULT_SECRET"], "TURNSTILE_PROVIDER_KEY": r.secrets["TURNSTILE_PROVIDER_KEY"]}
+	for k, v := range env {
+		set[k] = v
+	}
+	out, err := runNodeScript(t, node, work, name+".mjs", sdkEnv(set), r.control)
 	if err != nil {
 		t.Fatalf("%s.mjs: %v\n--- script output\n%s--- core log (tail)\n%s--- daemon log (tail)\n%s",
 			name, err, out, tail(r.core.stderr.String(), 40), tail(r.daemon.stderr.String(), 40))
