@@ -171,7 +171,11 @@ func runCore(ctx context.Context, f *coreFlags, token string, log *slog.Logger) 
 	defer st.Close()
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// A Vault credential an MCP server references reaches the Runtime only
+	// on the wire: the Session record keeps its ID.
+	vaults := api.NewVaults(st, f.vaultKey)
 	srv, err := server.New(sqliteBackend{st}, server.Options{Logger: log, Metrics: server.NewMetrics(reg), Config: core.Config{Policy: f.policy},
+		PrepareFrame: vaults.FrameSecrets,
 		Fatal: func(err error) {
 			log.Error("store commit failed; stopping (the next start recovers)", "err", err)
 			os.Exit(exitFail)

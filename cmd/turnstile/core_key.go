@@ -57,6 +57,12 @@ func (sh *shell) cmdKey(args []string) int {
 	if !known || len(rest) != n {
 		return sh.usageError("core key", ErrKeyArgs)
 	}
+	if verb == "add" {
+		if err := api.CheckKeyName(rest[0]); err != nil { // before a store is created for it
+			fmt.Fprintf(sh.stderr, "turnstile core key add: %v\n", err)
+			return exitFail
+		}
+	}
 	exists, err := storeExists(f.data)
 	if !exists && (verb != "add" || !errors.Is(err, ErrNoStore)) {
 		fmt.Fprintf(sh.stderr, "turnstile core key %s: %v\n"+

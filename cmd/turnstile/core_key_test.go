@@ -115,6 +115,9 @@ func TestKeyCommandsNeedAStore(t *testing.T) {
 			}
 		}
 	}
+	if code, out, errOut := cliKey(t, typo, "add", "\x01"); code != exitFail || out != "" || !strings.Contains(errOut, "invalid API key name") {
+		t.Errorf("add with a bad name: %d %q %q", code, out, errOut)
+	}
 	if _, err := os.Stat(typo); !os.IsNotExist(err) {
 		t.Fatalf("a refused command created the data directory: %v", err)
 	}

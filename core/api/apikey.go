@@ -78,7 +78,9 @@ func NewKeys(res ResourceStore) *Keys { return &Keys{res: res} }
 // keyID is the record ID of a secret's hash.
 func keyID(hash [32]byte) string { return "key_" + hex.EncodeToString(hash[:12]) }
 
-func checkKeyName(name string) error {
+// CheckKeyName answers ErrInvalidKeyName for a name Add refuses: blank,
+// over KeyNameBytesMax bytes, not UTF-8, or with a control character.
+func CheckKeyName(name string) error {
 	switch {
 	case strings.TrimSpace(name) == "":
 		return fmt.Errorf("%w: empty", ErrInvalidKeyName)
@@ -96,7 +98,7 @@ func checkKeyName(name string) error {
 // after KeySecretPrefix), which is shown once and never stored, and the
 // record, which keeps only the secret's SHA-256.
 func (k *Keys) Add(ctx context.Context, name string, now time.Time) (string, APIKey, error) {
-	if err := checkKeyName(name); err != nil {
+	if err := CheckKeyName(name); err != nil {
 		return "", APIKey{}, err
 	}
 	var b [32]byte

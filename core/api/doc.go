@@ -102,7 +102,10 @@
 // or a log line; inside Core it is a Secret, which prints [redacted].
 // Without a vault key every credential route is 503
 // vault_key_unconfigured. Vaults.MCPBearer and Vaults.EnvironmentSecret
-// resolve a Session's secrets from its vault_ids; an Agent's model
+// resolve a Session's secrets from its vault_ids; an MCP server whose
+// bearer token is a credential ID keeps that ID in the Session record, and
+// Vaults.FrameSecrets (server.Options.PrepareFrame in `turnstile core`)
+// puts the secret in the execution_prepare frame only. An Agent's model
 // provider key is sealed the same way (Vaults.StoreProviderKey). Core
 // does not refresh OAuth tokens (refresh is 400 not_supported).
 //

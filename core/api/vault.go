@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/turnstile-sim/turnstile/core/store"
+	"github.com/turnstile-sim/turnstile/wire"
 )
 
 // Vaults and Credentials (/v1/vaults, /v1/vaults/{vault}/credentials):
@@ -722,4 +723,82 @@ func applyAuthRotate(cur CredentialAuth, raw json.RawMessage) (CredentialAuth, s
 		}
 		return cur, *p.SecretValue, checkSecret("auth.secret_value", *p.SecretValue, true)
 	}
+}
+
+// credentialRef matches a credential ID as newID mints it.
+var credentialRef = regexp.MustCompile(`^cred_[0-9a-f]{24}$`)
+
+// IsCredentialRef reports whether an MCP server's bearer token is a
+// reference to a Vault credential (its ID) rather than a token.
+func IsCredentialRef(s string) bool { return credentialRef.MatchString(s) }
+
+// secretByID opens the secret of credential id, whichever its vault.
+func (v *Vaults) secretByID(ctx context.Context, id string) (Secret, error) {
+	if v.key == nil {
+		return Secret{}, ErrVaultKeyUnconfigured
+	}
+	doc, ok, err := v.res.GetResource(ctx, CredentialKind, id)
+	if err != nil {
+		return Secret{}, err
+	}
+	if !ok {
+		return Secret{}, fmt.Errorf("no credential %q", id)
+	}
+	var rec credentialRecord
+	if err := json.Unmarshal(doc, &rec); err != nil {
+		return Secret{}, err
+	}
+	return v.open(rec)
+}
+
+// CredentialInVaults answers nil when credential id is in one of the
+// vaults a Session references, else the OpenAI-shaped 404 naming param.
+func (v *Vaults) CredentialInVaults(ctx context.Context, param, id string, vaultIDs []string) error {
+	doc, ok, err := v.res.GetResource(ctx, CredentialKind, id)
+	if err != nil {
+		return err
+	}
+	var rec credentialRecord
+	if ok {
+		if err := json.Unmarshal(doc, &rec); err != nil {
+			return err
+		}
+	}
+	if !ok || !slices.Contains(vaultIDs, rec.Credential.VaultID) {
+		return notFound(CodeUnknownCredential, param, "no credential %q in the Session's vault_ids", id)
+	}
+	return nil
+}
+
+// FrameSecrets is the server's PrepareFrame: in an execution_prepare, an
+// MCP server whose bearer token is a credential reference gets the
+// credential's secret, on the wire only (the machine, its store and its
+// traces keep the reference). Any other frame passes unchanged. An error
+// names the server and credential, never a secret.
+func (v *Vaults) FrameSecrets(f wire.Frame) (wire.Frame, error) {
+	p, ok := f.Payload.(wire.ExecutionPrepare)
+	if !ok || p.Configuration.MCPHTTPServers == nil {
+		return f, nil
+	}
+	servers := *p.Configuration.MCPHTTPServers
+	var out []wire.MCPHTTPServer
+	for i, s := range servers {
+		if !IsCredentialRef(s.BearerToken) {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(servers)
+		}
+		sec, err := v.secretByID(context.Background(), s.BearerToken)
+		if err != nil {
+			return f, fmt.Errorf("mcp_http_servers[%d] %q: credential %s: %w", i, s.ServerLabel, s.BearerToken, err)
+		}
+		out[i].BearerToken = sec.Reveal()
+	}
+	if out == nil {
+		return f, nil
+	}
+	p.Configuration.MCPHTTPServers = &out
+	f.Payload = p
+	return f, nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/turnstile-sim/turnstile/core/api"
 	"github.com/turnstile-sim/turnstile/core/store/sqlitestore"
+	"github.com/turnstile-sim/turnstile/wire"
 )
 
 // The secrets of the vault tests: none may appear in a response, a log
@@ -505,6 +506,60 @@ func TestLoadVaultKey(t *testing.T) {
 			t.Errorf("%s: %v, want %v", c.name, err, c.want)
 		} else if !strings.Contains(err.Error(), c.path) {
 			t.Errorf("%s: %v does not name the file", c.name, err)
+		}
+	}
+}
+
+// TestFrameSecretsSubstitutesOnTheWireOnly: in an execution_prepare, an
+// MCP bearer token that names a credential becomes its secret in the
+// returned frame only; the frame given (the machine's) keeps the
+// reference; literal tokens and other frames pass unchanged; an unknown
+// reference or a missing vault key is an error naming no secret.
+func TestFrameSecretsSubstitutesOnTheWireOnly(t *testing.T) {
+	v := newVaultEnv(t, testVaultKey(t, 8))
+	ctx := context.Background()
+	vid := field(t, v.must("POST", "/v1/vaults", `{}`), "id")
+	other := field(t, v.must("POST", "/v1/vaults", `{}`), "id")
+	cid := field(t, v.must("POST", "/v1/vaults/"+vid+"/credentials", `{"name":"c","auth":{"type":"static_bearer","mcp_server_url":"https://m.example","token":"`+secretBearer+`"}}`), "id")
+	if !api.IsCredentialRef(cid) || api.IsCredentialRef("tok-literal") || api.IsCredentialRef(cid+"0") {
+		t.Fatalf("IsCredentialRef(%q)", cid)
+	}
+	servers := []wire.MCPHTTPServer{{ServerLabel: "ref", ServerURL: "https://m.example", BearerToken: cid},
+		{ServerLabel: "literal", ServerURL: "https://l.example", BearerToken: "tok-literal"}, {ServerLabel: "none", ServerURL: "https://n.example"}}
+	in := wire.Frame{ID: "p1", Payload: wire.ExecutionPrepare{SessionID: "s-1", Configuration: wire.ExecutionConfiguration{MCPHTTPServers: &servers}}}
+	out, err := v.a.FrameSecrets(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := *out.Payload.(wire.ExecutionPrepare).Configuration.MCPHTTPServers
+	if got[0].BearerToken != secretBearer || got[1].BearerToken != "tok-literal" || got[2].BearerToken != "" || out.ID != "p1" {
+		t.Fatalf("prepared servers %+v", got)
+	}
+	if servers[0].BearerToken != cid {
+		t.Fatal("the machine's frame was changed")
+	}
+	hb := wire.Frame{Payload: wire.Heartbeat{TS: 1, DaemonVersion: "v"}}
+	if f, err := v.a.FrameSecrets(hb); err != nil || f.Payload.(wire.Heartbeat).DaemonVersion != "v" {
+		t.Fatalf("another frame: %+v %v", f, err)
+	}
+	bad := []wire.MCPHTTPServer{{ServerLabel: "gone", ServerURL: "https://g.example", BearerToken: "cred_000000000000000000000000"}}
+	_, err = v.a.FrameSecrets(wire.Frame{Payload: wire.ExecutionPrepare{Configuration: wire.ExecutionConfiguration{MCPHTTPServers: &bad}}})
+	if err == nil || !strings.Contains(err.Error(), "gone") {
+		t.Fatalf("unknown reference: %v", err)
+	}
+	if _, err := api.NewVaults(v.st, nil).FrameSecrets(in); !errors.Is(err, api.ErrVaultKeyUnconfigured) || strings.Contains(err.Error(), secretBearer) {
+		t.Fatalf("without a vault key: %v", err)
+	}
+	if err := v.a.CredentialInVaults(ctx, "tools[0].credential_id", cid, []string{other, vid}); err != nil {
+		t.Fatalf("credential in the Session's vaults: %v", err)
+	}
+	for _, c := range []struct {
+		id     string
+		vaults []string
+	}{{cid, []string{other}}, {cid, nil}, {"cred_000000000000000000000000", []string{vid}}} {
+		err := v.a.CredentialInVaults(ctx, "tools[0].credential_id", c.id, c.vaults)
+		if err == nil || !strings.Contains(err.Error(), c.id) {
+			t.Fatalf("%s in %v: %v", c.id, c.vaults, err)
 		}
 	}
 }

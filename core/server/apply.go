@@ -44,7 +44,18 @@ func (s *Server) send(e core.Send) {
 	if c == nil {
 		return // closed since: Core never replays an uncertain frame
 	}
-	b, err := wire.Encode(e.Frame)
+	f := e.Frame
+	if s.opt.PrepareFrame != nil {
+		var err error
+		if f, err = s.opt.PrepareFrame(f); err != nil {
+			s.log.Error("core frame not prepared", "conn", uint64(e.Conn), "type", e.Frame.Type(), "err", err)
+			c.conn.Close(CloseTryAgain, reasonEncodeFail)
+			delete(s.conns, e.Conn)
+			s.pending = append(s.pending, core.ConnClosed{Conn: e.Conn, Reason: reasonEncodeFail})
+			return
+		}
+	}
+	b, err := wire.Encode(f)
 	if err != nil {
 		s.log.Error("core frame does not encode", "conn", uint64(e.Conn), "type", e.Frame.Type(), "err", err)
 		c.conn.Close(CloseTryAgain, reasonEncodeFail)

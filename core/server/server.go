@@ -58,6 +58,14 @@ type Options struct {
 	Fatal func(error)
 	// Metrics receives counters; nil records nothing.
 	Metrics *Metrics
+	// PrepareFrame, when set, rewrites each outgoing frame just before it
+	// is encoded, on the loop: a shell substitutes there the secrets the
+	// machine keeps only as references (a Vault credential ID as an MCP
+	// server's bearer token), so they never reach the store. It must not
+	// change the frame it is given. An error closes the connection like a
+	// frame that does not encode; its text is logged, so it must name no
+	// secret.
+	PrepareFrame func(wire.Frame) (wire.Frame, error)
 }
 
 // ErrStopped is returned to callers once the loop has stopped.
