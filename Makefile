@@ -22,14 +22,14 @@ SEEDS     ?= 1000
 
 FUZZ_PKG := ./fuzz
 
-.PHONY: quick test campaign-checks check fmt vet race fuzz fuzz-smoke bench crash check-runtime-contract codex claude acp conform
+.PHONY: quick test campaign-checks check fmt vet race fuzz fuzz-smoke bench crash check-runtime-contract codex claude acp openai-sdk conform
 
 # quick skips the tests marked testgate.Long (real processes, compiled
 # test binaries, hundreds of seeds) and testgate.Campaign.
 quick:
 	$(GO) test -short ./...
 
-test: codex claude acp
+test: codex claude acp openai-sdk
 	$(GO) test -count=1 -timeout 30m ./...
 	$(MAKE) --no-print-directory fuzz-smoke
 	$(MAKE) --no-print-directory mutants-smoke
@@ -83,6 +83,12 @@ claude:
 acp: claude
 	@scripts/fetch-acp.sh >/dev/null
 
+# openai-sdk fetches the pinned official OpenAI Node SDK the Agents API
+# acceptance scripts import (npm pack, SHA-256 checked, unpacked under
+# ~/.cache/turnstile/openai/VERSION/node_modules).
+openai-sdk:
+	@scripts/fetch-openai-sdk.sh >/dev/null
+
 # check: formatting, vet, the race detector where goroutines exist, and
 # the Core–Runtime contract.
 check: fmt vet race check-runtime-contract
@@ -129,7 +135,7 @@ vet:
 RACE_PKGS ?= ./adapters/... ./cmd/... ./core/server ./core/gateway/... ./core/api ./core/store/sqlitestore ./daemon/transport/... ./daemon/runner ./scenarios/coreside ./scenarios/runtimeside ./scenarios/conform ./scenarios/controlled ./sim
 RACE_WORLD ?= ^TestConcurrentSweepMatchesSequential$$
 
-race: codex claude acp
+race: codex claude acp openai-sdk
 	$(GO) test -count=1 -timeout 30m -race $(RACE_PKGS)
 	$(GO) test -count=1 -timeout 30m -race -run '$(RACE_WORLD)' ./sim/world
 

@@ -77,18 +77,30 @@ func (p *coreProc) alive() bool {
 // startCore starts `turnstile core` on dir and waits for its listening line.
 func startCore(t *testing.T, dir, tokenFile string, extra ...string) *coreProc {
 	t.Helper()
+	p, err := startCoreProc(dir, tokenFile, extra...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.t = t
+	t.Cleanup(p.stop)
+	return p
+}
+
+// startCoreProc is startCore without a test: it reports failures as
+// errors, so any goroutine may call it. The caller stops the process.
+func startCoreProc(dir, tokenFile string, extra ...string) (*coreProc, error) {
 	args := append([]string{"core", "-data", dir, "-listen", "127.0.0.1:0", "-operator-token-file", tokenFile, "-qualify-kinds", "contract"}, extra...)
 	raw, _ := json.Marshal(args)
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childArgsEnv+"="+string(raw))
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	p := &coreProc{t: t, cmd: cmd, stderr: &syncBuffer{}, exited: make(chan struct{})}
+	p := &coreProc{cmd: cmd, stderr: &syncBuffer{}, exited: make(chan struct{})}
 	addr := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(pipe)
@@ -108,19 +120,22 @@ func startCore(t *testing.T, dir, tokenFile string, extra ...string) *coreProc {
 	select {
 	case a := <-addr:
 		p.base = "http://" + a
+		return p, nil
 	case <-p.exited:
-		t.Fatalf("turnstile core exited (%d) before listening:\n%s", p.code, p.stderr.String())
+		return nil, fmt.Errorf("turnstile core exited (%d) before listening:\n%s", p.code, p.stderr.String())
 	case <-time.After(30 * time.Second):
 		_ = cmd.Process.Kill()
-		t.Fatalf("turnstile core never listened:\n%s", p.stderr.String())
+		<-p.exited
+		return nil, fmt.Errorf("turnstile core never listened:\n%s", p.stderr.String())
 	}
-	t.Cleanup(func() {
-		if p.alive() {
-			_ = p.cmd.Process.Kill()
-			<-p.exited
-		}
-	})
-	return p
+}
+
+// stop kills the process unless it has ended.
+func (p *coreProc) stop() {
+	if p.alive() {
+		_ = p.cmd.Process.Kill()
+		<-p.exited
+	}
 }
 
 // kill sends SIGKILL and waits for the process to end.
@@ -132,15 +147,25 @@ func (p *coreProc) kill() {
 // terminate sends SIGTERM and returns the exit code.
 func (p *coreProc) terminate() int {
 	p.t.Helper()
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	code, err := p.signalStop()
+	if err != nil {
 		p.t.Fatal(err)
+	}
+	return code
+}
+
+// signalStop is terminate without a test: it sends SIGTERM, waits for the
+// exit and returns its code.
+func (p *coreProc) signalStop() (int, error) {
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		return 0, err
 	}
 	select {
 	case <-p.exited:
+		return p.code, nil
 	case <-time.After(30 * time.Second):
-		p.t.Fatalf("no exit after the signal:\n%s", p.stderr.String())
+		return 0, fmt.Errorf("no exit after the signal:\n%s", p.stderr.String())
 	}
-	return p.code
 }
 
 func (p *coreProc) wsURL() string {

@@ -213,7 +213,7 @@ func prepareDaemon(f *daemonFlags, diag io.Writer) (*daemonSetup, error) {
 	}
 	h := synthetic.New()
 	if f.script != "" {
-		if err := loadSyntheticScript(f.script, h); err != nil {
+		if h, err = loadSyntheticScript(f.script); err != nil {
 			return nil, err
 		}
 	}

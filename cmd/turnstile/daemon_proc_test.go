@@ -20,6 +20,9 @@ type daemonProc struct {
 	exited chan error
 	// marks are closed when a log line first holds their text.
 	marks map[string]chan struct{}
+	// connects receives once for every markConnected line (a reconnect
+	// after a Core restart logs it again).
+	connects chan struct{}
 }
 
 // Log texts a daemonProc watches for.
@@ -43,13 +46,20 @@ func startDaemonProc(t *testing.T, args ...string) *daemonProc {
 		t.Fatal(err)
 	}
 	p := &daemonProc{cmd: cmd, stderr: &syncBuffer{}, exited: make(chan error, 1),
-		marks: map[string]chan struct{}{markConnected: make(chan struct{}), markShuttingDown: make(chan struct{})}}
+		marks:    map[string]chan struct{}{markConnected: make(chan struct{}), markShuttingDown: make(chan struct{})},
+		connects: make(chan struct{}, 64)}
 	go func() {
 		sc := bufio.NewScanner(pipe)
 		seen := map[string]bool{}
 		for sc.Scan() {
 			line := sc.Text()
 			p.stderr.Write([]byte(line + "\n"))
+			if strings.Contains(line, markConnected) {
+				select {
+				case p.connects <- struct{}{}:
+				default:
+				}
+			}
 			for text, ch := range p.marks {
 				if !seen[text] && strings.Contains(line, text) {
 					seen[text] = true
@@ -60,7 +70,7 @@ func startDaemonProc(t *testing.T, args ...string) *daemonProc {
 		p.exited <- cmd.Wait()
 	}()
 	select {
-	case <-p.marks[markConnected]:
+	case <-p.connects:
 	case err := <-p.exited:
 		t.Fatalf("turnstile daemon exited before connecting: %v\n%s", err, p.stderr.String())
 	case <-time.After(30 * time.Second):

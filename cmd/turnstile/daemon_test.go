@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/turnstile-sim/turnstile/adapters/synthetic"
 	"github.com/turnstile-sim/turnstile/daemon/transport/transporttest"
 	"github.com/turnstile-sim/turnstile/wire"
 )
@@ -108,13 +109,14 @@ func TestDaemonLoggerRedacts(t *testing.T) {
 }
 
 func TestSyntheticScriptParses(t *testing.T) {
-	scripts, fails, err := parseSyntheticScript([]byte(`{"fail_closes":1,"turns":[
+	sc, err := parseSyntheticScript([]byte(`{"fail_closes":1,"turns":[
 		{"deltas":["Hello, ","world"],"interval":"300ms","usage":{"input_tokens":3}},
 		{"hold":true,"cancel_latency":"2s","steer_apply_latency":"1s","error":{"error":"boom","code":"server_error"}}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fails != 1 || len(scripts) != 2 || scripts[0].EventInterval != 300*time.Millisecond ||
+	scripts, fails := sc.turns, sc.failCloses
+	if fails != 1 || sc.ext != (synthetic.Extensions{}) || len(scripts) != 2 || scripts[0].EventInterval != 300*time.Millisecond ||
 		strings.Join(scripts[0].Deltas, "") != "Hello, world" || *scripts[0].Usage.InputTokens != 3 ||
 		!scripts[1].Hold || scripts[1].CancelLatency != 2*time.Second || scripts[1].Error.Code != "server_error" {
 		t.Fatalf("parsed %+v", scripts)
@@ -125,10 +127,42 @@ func TestSyntheticScriptParses(t *testing.T) {
 		{`{"fail_closes":-1}`, "fail_closes"},
 		{`{"turns":[]} {}`, "trailing data"},
 		{`[]`, "synthetic script"},
+		{`{"extensions":{"permission":true}}`, `unknown field "permission"`},
+		{`{"turns":[{"asks":[{"type":"question"}]}]}`, "turns[0].asks[0]: type"},
+		{`{"turns":[{"asks":[{"type":"permission_request","tool":"shell","title":"t"}]}]}`, "turns[0].asks[0]"},
+		{`{"turns":[{"asks":[{"type":"permission_request","request_id":"p","tool":"shell","title":"t","call_id":"c"}]}]}`, "has no call_id"},
+		{`{"turns":[{"asks":[{"type":"function_call","name":"f"}]}]}`, "turns[0].asks[0]"},
+		{`{"turns":[{"asks":[{"type":"function_call","call_id":"c","name":"f","title":"t"}]}]}`, "has no request_id"},
 	} {
-		if _, _, err := parseSyntheticScript([]byte(bad.doc)); err == nil || !strings.Contains(err.Error(), bad.want) {
+		if _, err := parseSyntheticScript([]byte(bad.doc)); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Fatalf("%s: %v, want an error naming %q", bad.doc, err, bad.want)
 		}
+	}
+}
+
+// Extensions and asks: a permission request and a function call, in order.
+func TestSyntheticScriptParsesAsks(t *testing.T) {
+	sc, err := parseSyntheticScript([]byte(`{"extensions":{"permissions":true,"function_tools":true},"turns":[
+		{"deltas":["checking"],"asks":[
+			{"type":"permission_request","request_id":"perm-1","tool":"shell","title":"Run ls","detail":"ls -l"},
+			{"type":"function_call","call_id":"call-1","name":"lookup","arguments":{"q":"x"}},
+			{"type":"function_call","call_id":"call-2","name":"noargs"}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.ext != (synthetic.Extensions{Permissions: true, FunctionTools: true}) || len(sc.turns) != 1 || len(sc.turns[0].Asks) != 3 {
+		t.Fatalf("parsed %+v", sc)
+	}
+	perm, ok := sc.turns[0].Asks[0].(wire.PermissionRequest)
+	if !ok || perm.RequestID != "perm-1" || perm.Tool != "shell" || perm.Title != "Run ls" || perm.Detail != "ls -l" || perm.Payload != nil {
+		t.Fatalf("asks[0] %#v", sc.turns[0].Asks[0])
+	}
+	call, ok := sc.turns[0].Asks[1].(wire.FunctionCall)
+	if !ok || call.CallID != "call-1" || call.Name != "lookup" || string(call.Arguments) != `{"q":"x"}` {
+		t.Fatalf("asks[1] %#v", sc.turns[0].Asks[1])
+	}
+	if call, ok := sc.turns[0].Asks[2].(wire.FunctionCall); !ok || string(call.Arguments) != `{}` {
+		t.Fatalf("asks[2] %#v: arguments default to {}", sc.turns[0].Asks[2])
 	}
 }
 
