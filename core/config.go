@@ -40,6 +40,13 @@ type Config struct {
 	// permission or user-choice decision or a function result (15 s);
 	// without one the outcome is unknown.
 	DecisionAckTimeout time.Duration
+	// ReconnectWindow is how long a device of the pool that is not
+	// connected (since its connection closed, or since the machine
+	// started for an enrolled device) counts as reconnecting: while it
+	// does, it may still serve a queued Turn that the connected devices
+	// lack a capability for, and the Turn waits (2 min, several of the
+	// daemon's 30 s backoff caps).
+	ReconnectWindow time.Duration
 
 	SessionsMax            int // sessions Core holds
 	TurnsPerSessionMax     int // unfinished Turns queued per session
@@ -48,6 +55,13 @@ type Config struct {
 	DevicesMax             int // distinct devices remembered
 	PreparationsPerConnMax int // open preparation streams per connection (64)
 	RunEventsPerTurnMax    int // persisted run events per Turn
+
+	// Devices is the pool of enrolled device IDs known when the machine
+	// starts (at most DevicesMax). A device of the pool that is not
+	// connected may still serve a queued Turn within ReconnectWindow, so
+	// no Turn fails capability_unsupported at selection meanwhile
+	// (selectConn). Devices seen later join the pool when they connect.
+	Devices []string
 
 	// Policy is the immutable engine qualification (see core/engine) that
 	// API admission, device selection and the final check all read. Nil
@@ -89,6 +103,7 @@ func DefaultConfig() Config {
 		SteerRetryDelay:        time.Second,
 		CancelRetryDelay:       time.Second,
 		DecisionAckTimeout:     15 * time.Second,
+		ReconnectWindow:        2 * time.Minute,
 		SessionsMax:            4096,
 		TurnsPerSessionMax:     64,
 		SteerInputsPerRunMax:   256,
@@ -113,6 +128,7 @@ func (c Config) withDefaults() Config {
 		{&c.SteerRetryDelay, d.SteerRetryDelay},
 		{&c.CancelRetryDelay, d.CancelRetryDelay},
 		{&c.DecisionAckTimeout, d.DecisionAckTimeout},
+		{&c.ReconnectWindow, d.ReconnectWindow},
 	}
 	for _, f := range durations {
 		if *f.dst == 0 {
@@ -146,13 +162,21 @@ func (c Config) Validate() error { return c.withDefaults().validate() }
 func (c Config) validate() error {
 	if c.WrittenTimeout < 0 || c.CancelConfirmTimeout < 0 || c.ConnIdleTimeout < 0 ||
 		c.PrepareRetryDelay < 0 || c.SteerRetryDelay < 0 || c.CancelRetryDelay < 0 ||
-		c.DecisionAckTimeout < 0 {
+		c.DecisionAckTimeout < 0 || c.ReconnectWindow < 0 {
 		return fmt.Errorf("core: config: negative duration")
 	}
 	if c.SessionsMax < 0 || c.TurnsPerSessionMax < 0 || c.SteerInputsPerRunMax < 0 ||
 		c.SubscribersPerTurnMax < 0 || c.DevicesMax < 0 || c.PreparationsPerConnMax < 0 ||
 		c.RunEventsPerTurnMax < 0 {
 		return fmt.Errorf("core: config: negative limit")
+	}
+	if len(c.Devices) > c.DevicesMax {
+		return fmt.Errorf("core: config: %d devices in the pool, more than DevicesMax %d", len(c.Devices), c.DevicesMax)
+	}
+	for _, id := range c.Devices {
+		if id == "" {
+			return fmt.Errorf("core: config: empty device ID in the pool")
+		}
 	}
 	if c.SteerInputsPerRunMax > 256 {
 		return fmt.Errorf("core: config: SteerInputsPerRunMax %d above the Runtime's 256", c.SteerInputsPerRunMax)

@@ -14,6 +14,33 @@ type device struct {
 	id     string
 	conn   ConnID // 0: none
 	newest ConnID // highest connection ID ever opened for the device
+	// lost is when its last connection closed; zero for an enrolled
+	// device not connected since the machine started (see reconnecting).
+	lost time.Time
+	// enrolled: in Config.Devices; declared: a connection of it sent a
+	// valid heartbeat since the machine started. Either makes it a
+	// device of the pool whose absence is a reconnection.
+	enrolled, declared bool
+}
+
+// reconnecting reports whether d may still serve a Turn without a
+// declaration Core may judge now: a device of the pool with no
+// connection, or one before its first heartbeat, within ReconnectWindow
+// of losing its last connection (or of the machine's first step, for an
+// enrolled device not connected since). A device never declared nor
+// enrolled (a first connection) is not part of the pool yet.
+func (m *Machine) reconnecting(d *device) bool {
+	if !d.enrolled && !d.declared {
+		return false
+	}
+	if c := m.conns[d.conn]; c != nil && c.known {
+		return false
+	}
+	since := d.lost
+	if since.IsZero() {
+		since = m.started
+	}
+	return m.now.Before(since.Add(m.cfg.ReconnectWindow))
 }
 
 // conn is a live, current connection. Replaced or closed connections are
@@ -79,6 +106,7 @@ func (m *Machine) dropConn(c *conn, reason string, closeIt bool) {
 	delete(m.conns, c.id)
 	if d := m.devices[c.device]; d != nil && d.conn == c.id {
 		d.conn = 0
+		d.lost = m.now
 	}
 	if closeIt {
 		m.emit(CloseConn{Conn: c.id, Reason: reason})
@@ -196,4 +224,7 @@ func (m *Machine) onHeartbeat(c *conn, hb wire.Heartbeat) {
 	}
 	c.known = true
 	c.kinds = kinds
+	if d := m.devices[c.device]; d != nil {
+		d.declared = true
+	}
 }

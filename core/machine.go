@@ -17,6 +17,9 @@ type Machine struct {
 	ctr Counters
 	now time.Time
 	out []Effect
+	// started is the instant of the first Step (an enrolled device's
+	// reconnect window runs from it).
+	started time.Time
 
 	devices    map[string]*device
 	deviceList []*device // the values of devices in ascending ID order (addDevice)
@@ -84,7 +87,7 @@ func newMachine(cfg Config, st Store) *Machine {
 	if err := cfg.validate(); err != nil {
 		panic(err.Error())
 	}
-	return &Machine{
+	m := &Machine{
 		cfg:      cfg,
 		st:       st,
 		ctr:      st.Counters(),
@@ -98,6 +101,12 @@ func newMachine(cfg Config, st Store) *Machine {
 		timers:   map[TimerID]time.Time{},
 		ws:       newCoreWorkspace(),
 	}
+	for _, id := range cfg.Devices {
+		if m.devices[id] == nil {
+			m.addDevice(&device{id: id, enrolled: true})
+		}
+	}
+	return m
 }
 
 // Step applies one event at instant now and returns the effects to apply,
@@ -107,6 +116,9 @@ func (m *Machine) Step(now time.Time, ev Event) []Effect {
 	defer m.wrapStepPanic()
 	if now.After(m.now) {
 		m.now = now
+	}
+	if m.started.IsZero() {
+		m.started = m.now
 	}
 	m.out = nil
 	switch e := ev.(type) {

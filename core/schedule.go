@@ -152,15 +152,39 @@ func turnHasImages(t *turn) bool {
 }
 
 // selectConn picks the admissible connection with the fewest open
-// preparations and Runs, ties broken by device ID. When devices declare
-// the kind available but none is admissible, it returns the first missing
-// capability (in device order); when none declares it, "".
+// preparations and Runs, ties broken by device ID. When none is
+// admissible it returns the first missing capability (in device order)
+// only when no device of the pool may still serve the Turn; otherwise ""
+// (the Turn stays queued).
+//
+// Core checks "选定设备的声明" at device selection and at the final check
+// (core-runtime-protocol, 能力声明): a device whose declaration lacks a
+// capability is never selected, and a queued Turn fails
+// capability_unsupported at selection only when every device of the pool
+// (the enrolled devices of Config.Devices and every device seen since) is
+// connected with a declaration, and those declaring the kind available
+// lack a required capability (a device declaring the kind unavailable, or
+// not at all, says it cannot serve it now; a fenced device serves
+// nothing). A device of the pool that is reconnecting (away, or
+// connected before its first heartbeat, for less than ReconnectWindow)
+// has no declaration Core may judge (capabilities are unknown before a
+// heartbeat, and nothing is inferred): it may still serve the Turn, which
+// then waits. A device away for longer no longer counts; the next step
+// after its window (a heartbeat of a connected device, at the latest)
+// decides again.
 func (m *Machine) selectConn(kind string, req []string) (*conn, string) {
 	var best *conn
-	missing, anyOK := "", false
+	missing, anyOK, mayServe := "", false, false
 	for _, d := range m.deviceList { // sorted by ID
-		if d.conn == 0 || m.deviceFenced(d.id) {
+		if m.reconnecting(d) {
+			mayServe = true // its declaration is unknown
 			continue
+		}
+		if d.conn == 0 {
+			continue
+		}
+		if m.deviceFenced(d.id) {
+			continue // suspended: serves nothing until resumed
 		}
 		c := m.conns[d.conn]
 		verdict, miss, _ := checkConn(c, kind, req)
@@ -179,8 +203,8 @@ func (m *Machine) selectConn(kind string, req []string) (*conn, string) {
 			}
 		}
 	}
-	if best != nil || anyOK {
-		return best, "" // anyOK without best: admissible but at its limit; wait
+	if best != nil || anyOK || mayServe {
+		return best, "" // nil: admissible but at its limit, or a device may still serve: wait
 	}
 	return nil, missing
 }
