@@ -104,6 +104,11 @@
 // exist that Core cannot name: the flag makes the Runtime refuse
 // (history_unavailable) rather than silently start a fresh native session.
 // A Session that never started a Turn has no history to require.
+// SessionState (ListTurns) shows when the next Turn needs recovery and,
+// when every device of the pool is back and none declares
+// native_session_recovery for the kind, that the Session is unusable and
+// why; SubmitTurn then refuses with ErrSessionUnrecoverable rather than
+// queue a Turn that can only fail.
 //
 // Run events are persisted in arrival order and handed to subscribers.
 // error then done fails the Turn with engine_failed, exposing the

@@ -45,6 +45,9 @@ func (m *Machine) onSubmitTurn(e SubmitTurn) {
 	case len(s.queue) >= m.cfg.TurnsPerSessionMax:
 		m.result(APIResult{Call: e.Call, Err: ErrQueueFull})
 		return
+	case m.sessionState(s).Unrecoverable != "":
+		m.result(APIResult{Call: e.Call, Err: fmt.Errorf("%w: %s", ErrSessionUnrecoverable, m.sessionState(s).Unrecoverable)})
+		return
 	}
 	id := m.mint("t", &m.ctr.Turns)
 	t := &turn{rec: TurnRecord{
@@ -55,6 +58,57 @@ func (m *Machine) onSubmitTurn(e SubmitTurn) {
 	m.addTurn(t)
 	m.setQueue(s, append(s.queue, t))
 	m.result(APIResult{Call: e.Call, TurnID: id})
+}
+
+// SessionState is what a Session's record alone does not say: whether
+// its next Turn needs native_session_recovery, and why it cannot run at
+// all when no device of the pool can give it.
+type SessionState struct {
+	// RecoveryRequired: the Session started Turns but no native session
+	// ID was recorded (a Turn cut short, typically by a Core restart),
+	// and none of its Turns is claimed (a running Turn may still record
+	// one): its next Turn asks the Runtime to resume the existing native
+	// session and needs native_session_recovery.
+	RecoveryRequired bool
+	// Unrecoverable, when set, is why the Session cannot take a new
+	// Turn: recovery is required and every device of the pool is
+	// connected with a declaration (none reconnecting) and those
+	// declaring the kind available lack native_session_recovery. It is
+	// judged on the current declarations, like device selection, so it
+	// clears when a device declaring the capability connects.
+	Unrecoverable string
+}
+
+// sessionState judges s against the pool as selectConn does, for
+// native_session_recovery alone.
+func (m *Machine) sessionState(s *session) SessionState {
+	claimed := len(s.queue) > 0 && s.queue[0].rec.State != TurnQueued
+	st := SessionState{RecoveryRequired: s.rec.StartedTurns > 0 && s.rec.NativeSessionID == "" && !claimed}
+	if !st.RecoveryRequired {
+		return st
+	}
+	lacking := false
+	for _, d := range m.deviceList {
+		if m.reconnecting(d) {
+			return st
+		}
+		if d.conn == 0 || m.deviceFenced(d.id) {
+			continue
+		}
+		k, ok := m.conns[d.conn].kinds[s.rec.Agent.Kind]
+		if !ok || !k.Available {
+			continue
+		}
+		if k.Capabilities.NativeSessionRecovery.IsSupported() {
+			return st
+		}
+		lacking = true
+	}
+	if lacking {
+		st.Unrecoverable = capNativeSessionRecovery + ": the Session started Turns without a recorded native session ID " +
+			"and no device of the pool declares native_session_recovery for kind " + s.rec.Agent.Kind
+	}
+	return st
 }
 
 // schedule prepares the head Turn of every Session that has no active

@@ -132,3 +132,36 @@ func TestFirstConnectionWithoutHeartbeatHoldsNothing(t *testing.T) {
 	tid := h.submit(h.session(defaultAgent()), "x")
 	require.Equal(t, core.CodeCapabilityUnsupported, h.turn(tid).ErrorCode)
 }
+
+// A Session that started a Turn without a recorded native session ID
+// shows that its next Turn needs native_session_recovery; while a device
+// of the pool may still serve it (reconnecting) it stays usable; once
+// every device is back and none declares the capability, its state says
+// why it is unusable and SubmitTurn refuses with that reason. A device
+// declaring the capability makes it usable again.
+func TestSessionStateShowsUnrecoverableSession(t *testing.T) {
+	h := newRig(t)
+	sid, _, runID := h.running() // d1 on conn 1, baseCaps: no native_session_recovery
+	st := h.list(sid, "", 0).Session
+	require.Equal(t, core.SessionState{}, *st, "a running Turn may still record its native session")
+	h.step(core.ConnClosed{Conn: 1, Reason: "restart"}) // the Run is lost: no native session ID
+	_ = runID
+	st = h.list(sid, "", 0).Session
+	require.True(t, st.RecoveryRequired)
+	require.Empty(t, st.Unrecoverable, "d1 is reconnecting and may declare it")
+
+	h.connect("d1", 2, baseCaps())
+	st = h.list(sid, "", 0).Session
+	require.True(t, st.RecoveryRequired)
+	require.Contains(t, st.Unrecoverable, "native_session_recovery")
+	r := h.api(core.SubmitTurn{Call: h.nextCall(), Session: sid, Input: wire.TextInput("again")})
+	require.ErrorIs(t, r.Err, core.ErrSessionUnrecoverable)
+	require.ErrorContains(t, r.Err, st.Unrecoverable)
+
+	h.connect("d2", 3, with(baseCaps(), "native_session_recovery", wire.CapabilitySupported))
+	require.Empty(t, h.list(sid, "", 0).Session.Unrecoverable)
+	h.submit(sid, "again")
+	prep := one[wire.ExecutionPrepare](t, h.last)
+	require.Equal(t, core.ConnID(3), prep.Conn)
+	require.True(t, prep.P.Configuration.RequireExistingNativeSession)
+}

@@ -41,13 +41,16 @@ const (
 	CodeQueueFull             = "queue_full"
 	CodeInputLimit            = "input_limit"
 	CodeCapabilityUnsupported = "capability_unsupported"
-	CodeSubscriberLimit       = "subscriber_limit"
-	CodeIdempotencyConflict   = "idempotency_conflict"
-	CodeBadLastEventID        = "bad_last_event_id"
-	CodeBadLimit              = "bad_limit"
-	CodeBadCursor             = "bad_cursor"
-	CodeUnavailable           = "unavailable"
-	CodeInternal              = "internal"
+	// CodeSessionUnrecoverable: the Session's next Turn needs
+	// native_session_recovery and no device of the pool declares it.
+	CodeSessionUnrecoverable = "session_unrecoverable"
+	CodeSubscriberLimit      = "subscriber_limit"
+	CodeIdempotencyConflict  = "idempotency_conflict"
+	CodeBadLastEventID       = "bad_last_event_id"
+	CodeBadLimit             = "bad_limit"
+	CodeBadCursor            = "bad_cursor"
+	CodeUnavailable          = "unavailable"
+	CodeInternal             = "internal"
 )
 
 // Codes lists every error code, for the OpenAPI check.
@@ -57,7 +60,7 @@ var Codes = []string{CodeUnauthorized, CodeMethodNotAllowed, CodeBadJSON, CodeUn
 	CodeSubscriberLimit, CodeIdempotencyConflict, CodeBadLastEventID, CodeBadLimit, CodeBadCursor, CodeUnavailable,
 	CodeInternal, CodeNoWorkspace, CodeInvalidWorkspaceRequest, CodeWorkspaceBusy, CodeWorkspaceMutationPending,
 	CodeIdempotencyUnsupported, CodeUnknownInteraction, CodeInteractionClosed, CodeDecisionInFlight, CodeInvalidAnswer,
-	CodeNoEnvironmentDefinition, CodePreparationUnavailable, CodeEngineUnqualified}
+	CodeNoEnvironmentDefinition, CodePreparationUnavailable, CodeEngineUnqualified, CodeSessionUnrecoverable}
 
 // machineErrors maps the machine's named errors to status and code.
 var machineErrors = []struct {
@@ -73,6 +76,7 @@ var machineErrors = []struct {
 	{core.ErrTurnTerminal, 409, CodeTurnTerminal},
 	{core.ErrCancelPending, 409, CodeCancelPending},
 	{core.ErrCapabilityUnsupported, 409, CodeCapabilityUnsupported},
+	{core.ErrSessionUnrecoverable, 409, CodeSessionUnrecoverable},
 	{core.ErrSessionLimit, 429, CodeSessionLimit},
 	{core.ErrQueueFull, 429, CodeQueueFull},
 	{core.ErrInputLimit, 429, CodeInputLimit},

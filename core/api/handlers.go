@@ -222,8 +222,16 @@ func (a *API) getTurn(w http.ResponseWriter, r *http.Request) {
 // TurnPage is one page of a Session's Turns, in submission order.
 // NextAfter, when set, is the `after` cursor of the next page.
 type TurnPage struct {
-	Turns     []TurnJSON `json:"turns"`
-	NextAfter string     `json:"next_after,omitempty"`
+	Turns     []TurnJSON  `json:"turns"`
+	NextAfter string      `json:"next_after,omitempty"`
+	Session   SessionJSON `json:"session"`
+}
+
+// SessionJSON is the Session's recoverability (core.SessionState).
+type SessionJSON struct {
+	RecoveryRequired bool   `json:"recovery_required"`
+	Usable           bool   `json:"usable"`
+	UnusableReason   string `json:"unusable_reason,omitempty"`
 }
 
 // listQuery reads the `limit` and `after` query parameters: limit, when
@@ -263,7 +271,11 @@ func (a *API) listTurns(w http.ResponseWriter, r *http.Request) {
 		a.failErr(w, err)
 		return
 	}
-	page := TurnPage{Turns: make([]TurnJSON, 0, len(rep.Result.Turns)), NextAfter: rep.Result.NextAfter}
+	page := TurnPage{Turns: make([]TurnJSON, 0, len(rep.Result.Turns)), NextAfter: rep.Result.NextAfter,
+		Session: SessionJSON{Usable: true}}
+	if st := rep.Result.Session; st != nil {
+		page.Session = SessionJSON{RecoveryRequired: st.RecoveryRequired, Usable: st.Unrecoverable == "", UnusableReason: st.Unrecoverable}
+	}
 	for _, v := range rep.Result.Turns {
 		page.Turns = append(page.Turns, turnJSON(v))
 	}
