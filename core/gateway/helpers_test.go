@@ -123,6 +123,20 @@ func (e *env) devices() []core.DeviceView {
 	return out
 }
 
+// registered lists the machine's devices that have a connection or a
+// declaration: the enrolled pool is known to the machine from the start
+// (core.Config.Devices) without either.
+func (e *env) registered() []core.DeviceView {
+	e.t.Helper()
+	var out []core.DeviceView
+	for _, d := range e.devices() {
+		if d.Conn != 0 || d.Known {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 func (e *env) dial(device string, rt *scripted.Runtime) *scripted.Client {
 	e.t.Helper()
 	c, err := scripted.Dial(context.Background(), e.ts.Client(), e.wsURL(), device, credential(device), rt)
