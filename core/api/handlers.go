@@ -54,11 +54,11 @@ type InputRequest struct {
 func (in InputRequest) message() (wire.MessageInput, error) {
 	switch {
 	case in.Text != nil && in.Input != nil:
-		return nil, &badRequest{CodeInvalidInput, "give input or text, not both"}
+		return nil, &badRequest{code: CodeInvalidInput, detail: "give input or text, not both"}
 	case in.Text != nil:
 		return wire.TextInput(*in.Text), nil
 	case in.Input == nil:
-		return nil, &badRequest{CodeInvalidInput, "input or text required"}
+		return nil, &badRequest{code: CodeInvalidInput, detail: "input or text required"}
 	}
 	return in.Input, nil
 }
@@ -83,7 +83,7 @@ func (a *API) createSession(w http.ResponseWriter, r *http.Request) {
 	}
 	if len(req.Agent.HarnessConfig) > 0 {
 		if req.Agent.HarnessConfig[0] != '{' {
-			a.failErr(w, &badRequest{CodeInvalidConfig, "harness_config must be an object"})
+			a.failErr(w, &badRequest{code: CodeInvalidConfig, detail: "harness_config must be an object"})
 			return
 		}
 		ag.HarnessConfig = req.Agent.HarnessConfig
@@ -243,13 +243,13 @@ func listQuery(r *http.Request) (core.ListTurns, error) {
 	if vs, ok := q["limit"]; ok {
 		n, err := strconv.Atoi(vs[0])
 		if err != nil || n < 1 || len(vs) > 1 {
-			return ev, &badRequest{CodeBadLimit, "limit must be one positive integer"}
+			return ev, &badRequest{code: CodeBadLimit, detail: "limit must be one positive integer"}
 		}
 		ev.Limit = n
 	}
 	if vs, ok := q["after"]; ok {
 		if vs[0] == "" || len(vs) > 1 {
-			return ev, &badRequest{CodeBadCursor, "after must be one Turn ID"}
+			return ev, &badRequest{code: CodeBadCursor, detail: "after must be one Turn ID"}
 		}
 		ev.After = vs[0]
 	}
