@@ -222,14 +222,16 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	return b, nil
 }
 
-// bodyError names a failed body read: over limit bytes, past the body
+// bodyError names a failed body read: over limit bytes (413
+// body_too_large, on every route), past the body
 // read deadline the server set on the connection (408 body_timeout), or
 // unreadable.
 func bodyError(err error, limit int64) *badRequest {
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
-		return &badRequest{code: CodeBodyTooLarge, detail: fmt.Sprintf("body over %d bytes", limit)}
+		return &badRequest{code: CodeBodyTooLarge, detail: fmt.Sprintf("body over %d bytes", limit),
+			status: http.StatusRequestEntityTooLarge}
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return &badRequest{code: CodeBodyTimeout, detail: "request body not received within the body read deadline",
 			status: http.StatusRequestTimeout}

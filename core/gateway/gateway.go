@@ -36,7 +36,10 @@ const (
 	CodeBadJSON         = "bad_json"
 	// CodeBodyTimeout: the bootstrap body did not arrive within the body
 	// read deadline of the server.
-	CodeBodyTimeout         = "body_timeout"
+	CodeBodyTimeout = "body_timeout"
+	// CodeBodyTooLarge: the bootstrap body is over its limit (413, as on
+	// every API route).
+	CodeBodyTooLarge        = "body_too_large"
 	CodeMissingBearer       = "missing_bearer"
 	CodeUnknownDevice       = "unknown_device"
 	CodeBadCredential       = "bad_credential"
@@ -251,6 +254,11 @@ func (g *Gateway) bootstrap(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, bootstrapBodyMax))
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		fail(w, http.StatusRequestEntityTooLarge, CodeBodyTooLarge, fmt.Sprintf("body over %d bytes", bootstrapBodyMax))
+		return
+	}
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		w.Header().Set("Connection", "close")
 		fail(w, http.StatusRequestTimeout, CodeBodyTimeout, "request body not received within the body read deadline")

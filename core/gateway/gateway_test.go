@@ -181,7 +181,7 @@ func TestBootstrapBadInput(t *testing.T) {
 		{"PUT", `{"device_id":"d1"}`, 405, gateway.CodeMethodNotAllowed},
 		{"POST", `{"device_id":`, 400, gateway.CodeBadJSON},
 		{"POST", `[]`, 400, gateway.CodeBadJSON},
-		{"POST", strings.Repeat(" ", 70<<10) + `{}`, 400, gateway.CodeBadJSON},
+		{"POST", strings.Repeat(" ", 70<<10) + `{}`, 413, gateway.CodeBodyTooLarge},
 		{"POST", `{}`, 400, gateway.CodeMissingDeviceID},
 		{"POST", `{"device_id":"  "}`, 400, gateway.CodeMissingDeviceID},
 	}
