@@ -21,26 +21,40 @@ type device struct {
 	// valid heartbeat since the machine started. Either makes it a
 	// device of the pool whose absence is a reconnection.
 	enrolled, declared bool
+	// served holds the kinds a connection of the device declared
+	// available since the machine started (looked up, never ranged).
+	served map[string]bool
 }
 
-// reconnecting reports whether d may still serve a Turn without a
-// declaration Core may judge now: a device of the pool with no
-// connection, or one before its first heartbeat, within ReconnectWindow
-// of losing its last connection (or of the machine's first step, for an
-// enrolled device not connected since). A device never declared nor
-// enrolled (a first connection) is not part of the pool yet.
-func (m *Machine) reconnecting(d *device) bool {
+// reconnecting reports whether d may still serve a Turn of kind without a
+// declaration Core may judge now, within ReconnectWindow of losing its
+// last connection (or of the machine's first step, for an enrolled device
+// not connected since): a device of the pool with no connection, with a
+// connection before its first heartbeat, or with a new connection whose
+// declaration lacks a kind the device declared available before (a
+// restarted Runtime still discovering its Harnesses). A device never
+// declared nor enrolled (a first connection) is not part of the pool yet.
+// Each window's end is a timer (timerReconnect), so the verdict changes
+// on the machine's own step, never on a peer's frame.
+func (m *Machine) reconnecting(d *device, kind string) bool {
 	if !d.enrolled && !d.declared {
 		return false
 	}
 	if c := m.conns[d.conn]; c != nil && c.known {
-		return false
+		if k, ok := c.kinds[kind]; (ok && k.Available) || !d.served[kind] {
+			return false
+		}
 	}
+	return m.now.Before(m.reconnectEnd(d))
+}
+
+// reconnectEnd is when d's reconnect window ends.
+func (m *Machine) reconnectEnd(d *device) time.Time {
 	since := d.lost
 	if since.IsZero() {
 		since = m.started
 	}
-	return m.now.Before(since.Add(m.cfg.ReconnectWindow))
+	return since.Add(m.cfg.ReconnectWindow)
 }
 
 // conn is a live, current connection. Replaced or closed connections are
@@ -107,6 +121,7 @@ func (m *Machine) dropConn(c *conn, reason string, closeIt bool) {
 	if d := m.devices[c.device]; d != nil && d.conn == c.id {
 		d.conn = 0
 		d.lost = m.now
+		m.setTimer(timerID(timerReconnect, d.id), m.reconnectEnd(d))
 	}
 	if closeIt {
 		m.emit(CloseConn{Conn: c.id, Reason: reason})
@@ -226,5 +241,13 @@ func (m *Machine) onHeartbeat(c *conn, hb wire.Heartbeat) {
 	c.kinds = kinds
 	if d := m.devices[c.device]; d != nil {
 		d.declared = true
+		for _, k := range hb.SupportedAgentKinds { // declaration order
+			if k.Available {
+				if d.served == nil {
+					d.served = map[string]bool{}
+				}
+				d.served[k.Kind] = true
+			}
+		}
 	}
 }

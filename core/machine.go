@@ -117,10 +117,13 @@ func (m *Machine) Step(now time.Time, ev Event) []Effect {
 	if now.After(m.now) {
 		m.now = now
 	}
+	m.out = nil
 	if m.started.IsZero() {
 		m.started = m.now
+		for _, d := range m.deviceList { // the enrolled pool's windows start now
+			m.setTimer(timerID(timerReconnect, d.id), m.reconnectEnd(d))
+		}
 	}
-	m.out = nil
 	switch e := ev.(type) {
 	case ConnOpened:
 		m.onConnOpened(e)
@@ -228,6 +231,9 @@ const (
 	timerSteerRetry  = "steer-retry"
 	timerCancel      = "cancel"
 	timerCancelRetry = "cancel-retry"
+	// timerReconnect ends a device's reconnect window (reconnecting);
+	// firing only steps the machine, whose scheduling then judges again.
+	timerReconnect = "reconnect"
 )
 
 func timerID(kind, subject string) TimerID { return TimerID(kind + ":" + subject) }
@@ -240,6 +246,8 @@ func (m *Machine) onTimer(id TimerID) {
 	m.disarm(id)
 	kind, subject, _ := strings.Cut(string(id), ":")
 	switch kind {
+	case timerReconnect:
+		// the window is over (reconnecting reads the clock); schedule runs
 	case timerIdle:
 		m.onIdleTimer(subject)
 	case timerPrepRetry:

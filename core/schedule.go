@@ -89,7 +89,7 @@ func (m *Machine) sessionState(s *session) SessionState {
 	}
 	lacking := false
 	for _, d := range m.deviceList {
-		if m.reconnecting(d) {
+		if m.reconnecting(d, s.rec.Agent.Kind) {
 			return st
 		}
 		if d.conn == 0 || m.deviceFenced(d.id) {
@@ -230,7 +230,7 @@ func (m *Machine) selectConn(kind string, req []string) (*conn, string) {
 	var best *conn
 	missing, anyOK, mayServe := "", false, false
 	for _, d := range m.deviceList { // sorted by ID
-		if m.reconnecting(d) {
+		if m.reconnecting(d, kind) {
 			mayServe = true // its declaration is unknown
 			continue
 		}

@@ -165,3 +165,23 @@ func TestSessionStateShowsUnrecoverableSession(t *testing.T) {
 	require.Equal(t, core.ConnID(3), prep.Conn)
 	require.True(t, prep.P.Configuration.RequireExistingNativeSession)
 }
+
+// A new connection of a device that served the kind, whose first
+// declarations lack it (a restarted Runtime still discovering its
+// Harnesses), keeps the Turn queued for the reconnect window; the
+// window's end is the machine's own timer, so the verdict never comes
+// from a peer's frame.
+func TestReplacementWithoutTheKindWaitsForTheWindowTimer(t *testing.T) {
+	h := newRig(t)
+	h.connect("d1", 1, baseCaps())
+	h.connect("d2", 2, lacking())
+	h.step(core.ConnOpened{Device: "d1", Conn: 3}) // replaces conn 1
+	h.frame(3, "", wire.Heartbeat{TS: 1})          // declares no kind yet
+	tid := h.submit(h.session(defaultAgent()), "x")
+	h.frame(3, "", wire.Heartbeat{TS: 2})
+	h.frame(2, "", heartbeat(lacking()))
+	require.Equal(t, core.TurnQueued, h.turn(tid).State)
+	effs := h.fire(core.TimerID("reconnect:d1"))
+	require.Equal(t, core.CodeCapabilityUnsupported, h.turn(tid).ErrorCode, "decided on the window's timer")
+	require.Empty(t, sends[wire.ExecutionPrepare](effs))
+}
