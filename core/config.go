@@ -29,6 +29,10 @@ type Config struct {
 	// PrepareRetryDelay is the wait before a Turn whose preparation was
 	// refused with preparation_capacity is prepared again.
 	PrepareRetryDelay time.Duration
+	// PrepareRetryMax caps the wait before a connection that refused
+	// preparations with preparation_capacity gets the next one; the wait
+	// doubles from PrepareRetryDelay with every consecutive refusal (30 s).
+	PrepareRetryMax time.Duration
 	// SteerRetryDelay is the wait before an active input refused with
 	// not_ready or busy (before `written`) is offered again.
 	SteerRetryDelay time.Duration
@@ -100,6 +104,7 @@ func DefaultConfig() Config {
 		CancelConfirmTimeout:   15 * time.Second,
 		ConnIdleTimeout:        60 * time.Second,
 		PrepareRetryDelay:      time.Second,
+		PrepareRetryMax:        30 * time.Second,
 		SteerRetryDelay:        time.Second,
 		CancelRetryDelay:       time.Second,
 		DecisionAckTimeout:     15 * time.Second,
@@ -125,6 +130,7 @@ func (c Config) withDefaults() Config {
 		{&c.CancelConfirmTimeout, d.CancelConfirmTimeout},
 		{&c.ConnIdleTimeout, d.ConnIdleTimeout},
 		{&c.PrepareRetryDelay, d.PrepareRetryDelay},
+		{&c.PrepareRetryMax, d.PrepareRetryMax},
 		{&c.SteerRetryDelay, d.SteerRetryDelay},
 		{&c.CancelRetryDelay, d.CancelRetryDelay},
 		{&c.DecisionAckTimeout, d.DecisionAckTimeout},
@@ -161,7 +167,7 @@ func (c Config) Validate() error { return c.withDefaults().validate() }
 
 func (c Config) validate() error {
 	if c.WrittenTimeout < 0 || c.CancelConfirmTimeout < 0 || c.ConnIdleTimeout < 0 ||
-		c.PrepareRetryDelay < 0 || c.SteerRetryDelay < 0 || c.CancelRetryDelay < 0 ||
+		c.PrepareRetryDelay < 0 || c.PrepareRetryMax < 0 || c.SteerRetryDelay < 0 || c.CancelRetryDelay < 0 ||
 		c.DecisionAckTimeout < 0 || c.ReconnectWindow < 0 {
 		return fmt.Errorf("core: config: negative duration")
 	}

@@ -67,6 +67,13 @@ type conn struct {
 	lastInbound time.Time // instant of the last inbound frame
 	preps       int       // open preparation streams
 	runs        int       // Run routes
+	// Capacity gate (capacityRefused): capWindow > 0 bounds the open
+	// preparations on the connection after a preparation_capacity
+	// refusal, none before capWait; capFails counts the consecutive
+	// refusals that set the wait.
+	capWindow int
+	capFails  int
+	capWait   time.Time
 }
 
 // addDevice enters d in m.devices under its ID and in m.deviceList at
@@ -127,6 +134,7 @@ func (m *Machine) dropConn(c *conn, reason string, closeIt bool) {
 		m.emit(CloseConn{Conn: c.id, Reason: reason})
 	}
 	m.cancelTimer(timerID(timerIdle, strconv.FormatUint(uint64(c.id), 10)))
+	m.cancelTimer(timerID(timerConnCapacity, strconv.FormatUint(uint64(c.id), 10)))
 	m.fenceConnLost(c)
 	m.preparationConnLost(c)
 	var preps []*preparation
@@ -239,6 +247,7 @@ func (m *Machine) onHeartbeat(c *conn, hb wire.Heartbeat) {
 	}
 	c.known = true
 	c.kinds = kinds
+	m.capacityMayHaveFreed(c) // a heartbeat may follow released capacity
 	if d := m.devices[c.device]; d != nil {
 		d.declared = true
 		for _, k := range hb.SupportedAgentKinds { // declaration order
@@ -250,4 +259,55 @@ func (m *Machine) onHeartbeat(c *conn, hb wire.Heartbeat) {
 			}
 		}
 	}
+}
+
+// capacityRefused: c refused a preparation with preparation_capacity. No
+// preparation goes to it before capWait (PrepareRetryDelay, doubling with
+// every consecutive refusal up to PrepareRetryMax), then one at a time;
+// each preparation the Runtime takes doubles how many may be open at once
+// until PreparationsPerConnMax lifts the gate. A full Runtime gets a probe
+// per wait, not a preparation per queued Turn per retry (the Turns stay
+// unclaimed, the seed's "保持未领取，供 Worker 重试"). A refusal during a
+// wait (of a preparation sent before it began) counts no further.
+func (m *Machine) capacityRefused(c *conn) {
+	if c.capWindow > 0 && m.now.Before(c.capWait) {
+		return
+	}
+	c.capFails++
+	c.capWindow = 1
+	wait := m.cfg.PrepareRetryDelay
+	for i := 1; i < c.capFails && wait < m.cfg.PrepareRetryMax; i++ {
+		wait *= 2
+	}
+	c.capWait = m.now.Add(min(wait, m.cfg.PrepareRetryMax))
+	m.setTimer(timerID(timerConnCapacity, strconv.FormatUint(uint64(c.id), 10)), c.capWait)
+}
+
+// capacityAccepted: c took a preparation (its stream's first status): the
+// window doubles, and at PreparationsPerConnMax the gate is lifted.
+func (m *Machine) capacityAccepted(c *conn) {
+	if c.capWindow == 0 {
+		return
+	}
+	c.capFails, c.capWait = 0, time.Time{}
+	m.cancelTimer(timerID(timerConnCapacity, strconv.FormatUint(uint64(c.id), 10)))
+	if c.capWindow *= 2; c.capWindow >= m.cfg.PreparationsPerConnMax {
+		c.capWindow = 0
+	}
+}
+
+// capacityMayHaveFreed: a heartbeat of c arrived; the Runtime's capacity
+// may have been released since the refusal (its active_requests tell
+// Core nothing exact), so the wait ends now.
+func (m *Machine) capacityMayHaveFreed(c *conn) {
+	if c.capWindow == 0 || !m.now.Before(c.capWait) {
+		return
+	}
+	c.capWait = m.now
+	m.cancelTimer(timerID(timerConnCapacity, strconv.FormatUint(uint64(c.id), 10)))
+}
+
+// capacityGated reports whether c takes no new preparation now.
+func (m *Machine) capacityGated(c *conn) bool {
+	return c.capWindow > 0 && (m.now.Before(c.capWait) || c.preps >= c.capWindow)
 }

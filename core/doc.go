@@ -75,7 +75,12 @@
 // the final check runs, the Turn is claimed durably (state starting, Run
 // ID minted) and execution_start carries the executor ID, handle, Run ID
 // and the ordered input. preparation_capacity leaves the Turn unclaimed and
-// retries after PrepareRetryDelay. A start refused with
+// retries after PrepareRetryDelay; the refusing connection is gated
+// meanwhile: no preparation before its wait ends (PrepareRetryDelay,
+// doubling per consecutive refusal up to PrepareRetryMax, 30 s; a heartbeat
+// of it ends the wait), then one open at a time, the window doubling with
+// every preparation it takes, so a full Runtime gets a probe per wait
+// rather than a preparation per queued Turn per second. A start refused with
 // executor_unavailable is retried once, with a fresh preparation, when no
 // native output was observed and no cancel was sent. Every other refusal,
 // and a `ready` without executor_id (released), fails the Turn

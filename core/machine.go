@@ -234,6 +234,9 @@ const (
 	// timerReconnect ends a device's reconnect window (reconnecting);
 	// firing only steps the machine, whose scheduling then judges again.
 	timerReconnect = "reconnect"
+	// timerConnCapacity ends a connection's capacity wait; firing only
+	// steps the machine, whose scheduling then probes the connection.
+	timerConnCapacity = "conn-capacity"
 )
 
 func timerID(kind, subject string) TimerID { return TimerID(kind + ":" + subject) }
@@ -250,6 +253,8 @@ func (m *Machine) onTimer(id TimerID) {
 		// the window is over (reconnecting reads the clock); schedule runs
 	case timerIdle:
 		m.onIdleTimer(subject)
+	case timerConnCapacity:
+		// the wait is over (capacityGated reads the clock); schedule runs
 	case timerPrepRetry:
 		if s := m.sessions[subject]; s != nil {
 			m.setBackoff(s, false)

@@ -249,7 +249,7 @@ func (m *Machine) selectConn(kind string, req []string) (*conn, string) {
 			}
 		case admitOK:
 			anyOK = true
-			if c.preps >= m.cfg.PreparationsPerConnMax {
+			if c.preps >= m.cfg.PreparationsPerConnMax || m.capacityGated(c) {
 				continue
 			}
 			if best == nil || c.preps+c.runs < best.preps+best.runs {
