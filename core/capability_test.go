@@ -137,16 +137,19 @@ func TestNativeSessionRecoveryRequiredWithoutRecordedNativeSession(t *testing.T)
 			done.Metadata = &wire.DoneMetadata{AgentSessionID: "native-1"}
 		}
 		h.frame(1, runID, done)
-		tid := h.submit("s-1", "again")
-		v := h.turn(tid)
 		if recorded {
+			h.submit("s-1", "again")
 			prep := one[wire.ExecutionPrepare](t, h.last)
 			require.Equal(t, "native-1", prep.P.Configuration.AgentSessionID)
 			require.False(t, prep.P.Configuration.RequireExistingNativeSession)
 			continue
 		}
-		require.Equal(t, core.CodeCapabilityUnsupported, v.ErrorCode)
-		require.Equal(t, "native_session_recovery", v.ErrorDetail)
+		// The only device lacks the capability: the API refuses early,
+		// naming it, and queues nothing.
+		r := h.api(core.SubmitTurn{Call: h.nextCall(), Session: "s-1", Input: wire.TextInput("again")})
+		require.ErrorIs(t, r.Err, core.ErrSessionUnrecoverable)
+		require.ErrorContains(t, r.Err, "native_session_recovery")
+		require.Empty(t, sends[wire.ExecutionPrepare](h.last))
 	}
 	// With the capability the recovery is requested explicitly.
 	h := newRig(t)

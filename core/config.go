@@ -29,6 +29,10 @@ type Config struct {
 	// PrepareRetryDelay is the wait before a Turn whose preparation was
 	// refused with preparation_capacity is prepared again.
 	PrepareRetryDelay time.Duration
+	// PrepareRetryMax caps the wait before a connection that refused
+	// preparations with preparation_capacity gets the next one; the wait
+	// doubles from PrepareRetryDelay with every consecutive refusal (30 s).
+	PrepareRetryMax time.Duration
 	// SteerRetryDelay is the wait before an active input refused with
 	// not_ready or busy (before `written`) is offered again.
 	SteerRetryDelay time.Duration
@@ -40,6 +44,13 @@ type Config struct {
 	// permission or user-choice decision or a function result (15 s);
 	// without one the outcome is unknown.
 	DecisionAckTimeout time.Duration
+	// ReconnectWindow is how long a device of the pool that is not
+	// connected (since its connection closed, or since the machine
+	// started for an enrolled device) counts as reconnecting: while it
+	// does, it may still serve a queued Turn that the connected devices
+	// lack a capability for, and the Turn waits (2 min, several of the
+	// daemon's 30 s backoff caps).
+	ReconnectWindow time.Duration
 
 	SessionsMax            int // sessions Core holds
 	TurnsPerSessionMax     int // unfinished Turns queued per session
@@ -48,6 +59,13 @@ type Config struct {
 	DevicesMax             int // distinct devices remembered
 	PreparationsPerConnMax int // open preparation streams per connection (64)
 	RunEventsPerTurnMax    int // persisted run events per Turn
+
+	// Devices is the pool of enrolled device IDs known when the machine
+	// starts (at most DevicesMax). A device of the pool that is not
+	// connected may still serve a queued Turn within ReconnectWindow, so
+	// no Turn fails capability_unsupported at selection meanwhile
+	// (selectConn). Devices seen later join the pool when they connect.
+	Devices []string
 
 	// Policy is the immutable engine qualification (see core/engine) that
 	// API admission, device selection and the final check all read. Nil
@@ -86,9 +104,11 @@ func DefaultConfig() Config {
 		CancelConfirmTimeout:   15 * time.Second,
 		ConnIdleTimeout:        60 * time.Second,
 		PrepareRetryDelay:      time.Second,
+		PrepareRetryMax:        30 * time.Second,
 		SteerRetryDelay:        time.Second,
 		CancelRetryDelay:       time.Second,
 		DecisionAckTimeout:     15 * time.Second,
+		ReconnectWindow:        2 * time.Minute,
 		SessionsMax:            4096,
 		TurnsPerSessionMax:     64,
 		SteerInputsPerRunMax:   256,
@@ -110,9 +130,11 @@ func (c Config) withDefaults() Config {
 		{&c.CancelConfirmTimeout, d.CancelConfirmTimeout},
 		{&c.ConnIdleTimeout, d.ConnIdleTimeout},
 		{&c.PrepareRetryDelay, d.PrepareRetryDelay},
+		{&c.PrepareRetryMax, d.PrepareRetryMax},
 		{&c.SteerRetryDelay, d.SteerRetryDelay},
 		{&c.CancelRetryDelay, d.CancelRetryDelay},
 		{&c.DecisionAckTimeout, d.DecisionAckTimeout},
+		{&c.ReconnectWindow, d.ReconnectWindow},
 	}
 	for _, f := range durations {
 		if *f.dst == 0 {
@@ -145,14 +167,22 @@ func (c Config) Validate() error { return c.withDefaults().validate() }
 
 func (c Config) validate() error {
 	if c.WrittenTimeout < 0 || c.CancelConfirmTimeout < 0 || c.ConnIdleTimeout < 0 ||
-		c.PrepareRetryDelay < 0 || c.SteerRetryDelay < 0 || c.CancelRetryDelay < 0 ||
-		c.DecisionAckTimeout < 0 {
+		c.PrepareRetryDelay < 0 || c.PrepareRetryMax < 0 || c.SteerRetryDelay < 0 || c.CancelRetryDelay < 0 ||
+		c.DecisionAckTimeout < 0 || c.ReconnectWindow < 0 {
 		return fmt.Errorf("core: config: negative duration")
 	}
 	if c.SessionsMax < 0 || c.TurnsPerSessionMax < 0 || c.SteerInputsPerRunMax < 0 ||
 		c.SubscribersPerTurnMax < 0 || c.DevicesMax < 0 || c.PreparationsPerConnMax < 0 ||
 		c.RunEventsPerTurnMax < 0 {
 		return fmt.Errorf("core: config: negative limit")
+	}
+	if len(c.Devices) > c.DevicesMax {
+		return fmt.Errorf("core: config: %d devices in the pool, more than DevicesMax %d", len(c.Devices), c.DevicesMax)
+	}
+	for _, id := range c.Devices {
+		if id == "" {
+			return fmt.Errorf("core: config: empty device ID in the pool")
+		}
 	}
 	if c.SteerInputsPerRunMax > 256 {
 		return fmt.Errorf("core: config: SteerInputsPerRunMax %d above the Runtime's 256", c.SteerInputsPerRunMax)

@@ -14,6 +14,47 @@ type device struct {
 	id     string
 	conn   ConnID // 0: none
 	newest ConnID // highest connection ID ever opened for the device
+	// lost is when its last connection closed; zero for an enrolled
+	// device not connected since the machine started (see reconnecting).
+	lost time.Time
+	// enrolled: in Config.Devices; declared: a connection of it sent a
+	// valid heartbeat since the machine started. Either makes it a
+	// device of the pool whose absence is a reconnection.
+	enrolled, declared bool
+	// served holds the kinds a connection of the device declared
+	// available since the machine started (looked up, never ranged).
+	served map[string]bool
+}
+
+// reconnecting reports whether d may still serve a Turn of kind without a
+// declaration Core may judge now, within ReconnectWindow of losing its
+// last connection (or of the machine's first step, for an enrolled device
+// not connected since): a device of the pool with no connection, with a
+// connection before its first heartbeat, or with a new connection whose
+// declaration lacks a kind the device declared available before (a
+// restarted Runtime still discovering its Harnesses). A device never
+// declared nor enrolled (a first connection) is not part of the pool yet.
+// Each window's end is a timer (timerReconnect), so the verdict changes
+// on the machine's own step, never on a peer's frame.
+func (m *Machine) reconnecting(d *device, kind string) bool {
+	if !d.enrolled && !d.declared {
+		return false
+	}
+	if c := m.conns[d.conn]; c != nil && c.known {
+		if k, ok := c.kinds[kind]; (ok && k.Available) || !d.served[kind] {
+			return false
+		}
+	}
+	return m.now.Before(m.reconnectEnd(d))
+}
+
+// reconnectEnd is when d's reconnect window ends.
+func (m *Machine) reconnectEnd(d *device) time.Time {
+	since := d.lost
+	if since.IsZero() {
+		since = m.started
+	}
+	return since.Add(m.cfg.ReconnectWindow)
 }
 
 // conn is a live, current connection. Replaced or closed connections are
@@ -26,6 +67,13 @@ type conn struct {
 	lastInbound time.Time // instant of the last inbound frame
 	preps       int       // open preparation streams
 	runs        int       // Run routes
+	// Capacity gate (capacityRefused): capWindow > 0 bounds the open
+	// preparations on the connection after a preparation_capacity
+	// refusal, none before capWait; capFails counts the consecutive
+	// refusals that set the wait.
+	capWindow int
+	capFails  int
+	capWait   time.Time
 }
 
 // addDevice enters d in m.devices under its ID and in m.deviceList at
@@ -79,11 +127,14 @@ func (m *Machine) dropConn(c *conn, reason string, closeIt bool) {
 	delete(m.conns, c.id)
 	if d := m.devices[c.device]; d != nil && d.conn == c.id {
 		d.conn = 0
+		d.lost = m.now
+		m.setTimer(timerID(timerReconnect, d.id), m.reconnectEnd(d))
 	}
 	if closeIt {
 		m.emit(CloseConn{Conn: c.id, Reason: reason})
 	}
 	m.cancelTimer(timerID(timerIdle, strconv.FormatUint(uint64(c.id), 10)))
+	m.cancelTimer(timerID(timerConnCapacity, strconv.FormatUint(uint64(c.id), 10)))
 	m.fenceConnLost(c)
 	m.preparationConnLost(c)
 	var preps []*preparation
@@ -196,4 +247,67 @@ func (m *Machine) onHeartbeat(c *conn, hb wire.Heartbeat) {
 	}
 	c.known = true
 	c.kinds = kinds
+	m.capacityMayHaveFreed(c) // a heartbeat may follow released capacity
+	if d := m.devices[c.device]; d != nil {
+		d.declared = true
+		for _, k := range hb.SupportedAgentKinds { // declaration order
+			if k.Available {
+				if d.served == nil {
+					d.served = map[string]bool{}
+				}
+				d.served[k.Kind] = true
+			}
+		}
+	}
+}
+
+// capacityRefused: c refused a preparation with preparation_capacity. No
+// preparation goes to it before capWait (PrepareRetryDelay, doubling with
+// every consecutive refusal up to PrepareRetryMax), then one at a time;
+// each preparation the Runtime takes doubles how many may be open at once
+// until PreparationsPerConnMax lifts the gate. A full Runtime gets a probe
+// per wait, not a preparation per queued Turn per retry (the Turns stay
+// unclaimed, the seed's "保持未领取，供 Worker 重试"). A refusal during a
+// wait (of a preparation sent before it began) counts no further.
+func (m *Machine) capacityRefused(c *conn) {
+	if c.capWindow > 0 && m.now.Before(c.capWait) {
+		return
+	}
+	c.capFails++
+	c.capWindow = 1
+	wait := m.cfg.PrepareRetryDelay
+	for i := 1; i < c.capFails && wait < m.cfg.PrepareRetryMax; i++ {
+		wait *= 2
+	}
+	c.capWait = m.now.Add(min(wait, m.cfg.PrepareRetryMax))
+	m.setTimer(timerID(timerConnCapacity, strconv.FormatUint(uint64(c.id), 10)), c.capWait)
+}
+
+// capacityAccepted: c took a preparation (its stream's first status): the
+// window doubles, and at PreparationsPerConnMax the gate is lifted.
+func (m *Machine) capacityAccepted(c *conn) {
+	if c.capWindow == 0 {
+		return
+	}
+	c.capFails, c.capWait = 0, time.Time{}
+	m.cancelTimer(timerID(timerConnCapacity, strconv.FormatUint(uint64(c.id), 10)))
+	if c.capWindow *= 2; c.capWindow >= m.cfg.PreparationsPerConnMax {
+		c.capWindow = 0
+	}
+}
+
+// capacityMayHaveFreed: a heartbeat of c arrived; the Runtime's capacity
+// may have been released since the refusal (its active_requests tell
+// Core nothing exact), so the wait ends now.
+func (m *Machine) capacityMayHaveFreed(c *conn) {
+	if c.capWindow == 0 || !m.now.Before(c.capWait) {
+		return
+	}
+	c.capWait = m.now
+	m.cancelTimer(timerID(timerConnCapacity, strconv.FormatUint(uint64(c.id), 10)))
+}
+
+// capacityGated reports whether c takes no new preparation now.
+func (m *Machine) capacityGated(c *conn) bool {
+	return c.capWindow > 0 && (m.now.Before(c.capWait) || c.preps >= c.capWindow)
 }

@@ -75,7 +75,12 @@
 // the final check runs, the Turn is claimed durably (state starting, Run
 // ID minted) and execution_start carries the executor ID, handle, Run ID
 // and the ordered input. preparation_capacity leaves the Turn unclaimed and
-// retries after PrepareRetryDelay. A start refused with
+// retries after PrepareRetryDelay; the refusing connection is gated
+// meanwhile: no preparation before its wait ends (PrepareRetryDelay,
+// doubling per consecutive refusal up to PrepareRetryMax, 30 s; a heartbeat
+// of it ends the wait), then one open at a time, the window doubling with
+// every preparation it takes, so a full Runtime gets a probe per wait
+// rather than a preparation per queued Turn per second. A start refused with
 // executor_unavailable is retried once, with a fresh preparation, when no
 // native output was observed and no cancel was sent. Every other refusal,
 // and a `ready` without executor_id (released), fails the Turn
@@ -104,6 +109,11 @@
 // exist that Core cannot name: the flag makes the Runtime refuse
 // (history_unavailable) rather than silently start a fresh native session.
 // A Session that never started a Turn has no history to require.
+// SessionState (ListTurns) shows when the next Turn needs recovery and,
+// when every device of the pool is back and none declares
+// native_session_recovery for the kind, that the Session is unusable and
+// why; SubmitTurn then refuses with ErrSessionUnrecoverable rather than
+// queue a Turn that can only fail.
 //
 // Run events are persisted in arrival order and handed to subscribers.
 // error then done fails the Turn with engine_failed, exposing the

@@ -75,6 +75,7 @@ type APIResult struct {
 	Turn          *TurnView                      // ReadTurn
 	Turns         []TurnView                     // ListTurns: one page, in submission order
 	NextAfter     string                         // ListTurns: cursor of the next page ("" on the last)
+	Session       *SessionState                  // ListTurns: the Session's recoverability
 	SuspendID     string                         // QuiesceEnvironment, ResumeEnvironment
 	Suspension    *SuspensionRecord              // ReadSuspension
 	PreparationID string                         // PrepareEnvironment

@@ -19,10 +19,15 @@ var (
 	ErrQueueFull             = errors.New("core: session turn queue full")
 	ErrInputLimit            = errors.New("core: active input limit reached")
 	ErrCapabilityUnsupported = errors.New("core: capability not declared by the admitted device")
-	ErrSubscriberLimit       = errors.New("core: subscriber limit reached")
-	ErrDuplicateSubscriber   = errors.New("core: subscriber ID already in use")
-	ErrBadLimit              = errors.New("core: list limit out of range")
-	ErrBadCursor             = errors.New("core: list cursor is not a turn of the session")
+	// ErrSessionUnrecoverable: the Session started Turns without a
+	// recorded native session ID (a Core restart cut them short), so its
+	// next Turn needs native_session_recovery, and no device of the pool
+	// that may serve it declares that capability for its kind.
+	ErrSessionUnrecoverable = errors.New("core: session cannot continue: its native session cannot be recovered")
+	ErrSubscriberLimit      = errors.New("core: subscriber limit reached")
+	ErrDuplicateSubscriber  = errors.New("core: subscriber ID already in use")
+	ErrBadLimit             = errors.New("core: list limit out of range")
+	ErrBadCursor            = errors.New("core: list cursor is not a turn of the session")
 )
 
 // Observation errors close a SubscribeDurable subscription when observation

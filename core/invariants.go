@@ -28,7 +28,7 @@ func (m *Machine) checkInvariants() {
 	m.checkPreps()
 	inFlight := m.checkFencing() + m.checkPreparations()
 	m.checkInteractions()
-	if !(len(m.timers) <= 1+len(m.conns)+len(m.sessions)+3*len(m.turns)+inFlight+len(m.decisions)+len(m.ws.byOp)+len(m.ws.writes)) {
+	if !(len(m.timers) <= 1+2*len(m.conns)+len(m.devices)+len(m.sessions)+3*len(m.turns)+inFlight+len(m.decisions)+len(m.ws.byOp)+len(m.ws.writes)) {
 		panicf("%d timers armed", len(m.timers))
 	}
 }

@@ -63,5 +63,6 @@ func (m *Machine) onListTurns(e ListTurns) {
 		assert.That(ok, "listed turn %s has no projection", rec.ID)
 		page = append(page, v)
 	}
-	m.result(APIResult{Call: e.Call, Turns: page, NextAfter: next})
+	st := m.sessionState(m.sessions[e.Session])
+	m.result(APIResult{Call: e.Call, Turns: page, NextAfter: next, Session: &st})
 }

@@ -17,6 +17,9 @@ type Machine struct {
 	ctr Counters
 	now time.Time
 	out []Effect
+	// started is the instant of the first Step (an enrolled device's
+	// reconnect window runs from it).
+	started time.Time
 
 	devices    map[string]*device
 	deviceList []*device // the values of devices in ascending ID order (addDevice)
@@ -84,7 +87,7 @@ func newMachine(cfg Config, st Store) *Machine {
 	if err := cfg.validate(); err != nil {
 		panic(err.Error())
 	}
-	return &Machine{
+	m := &Machine{
 		cfg:      cfg,
 		st:       st,
 		ctr:      st.Counters(),
@@ -98,6 +101,12 @@ func newMachine(cfg Config, st Store) *Machine {
 		timers:   map[TimerID]time.Time{},
 		ws:       newCoreWorkspace(),
 	}
+	for _, id := range cfg.Devices {
+		if m.devices[id] == nil {
+			m.addDevice(&device{id: id, enrolled: true})
+		}
+	}
+	return m
 }
 
 // Step applies one event at instant now and returns the effects to apply,
@@ -109,6 +118,12 @@ func (m *Machine) Step(now time.Time, ev Event) []Effect {
 		m.now = now
 	}
 	m.out = nil
+	if m.started.IsZero() {
+		m.started = m.now
+		for _, d := range m.deviceList { // the enrolled pool's windows start now
+			m.setTimer(timerID(timerReconnect, d.id), m.reconnectEnd(d))
+		}
+	}
 	switch e := ev.(type) {
 	case ConnOpened:
 		m.onConnOpened(e)
@@ -216,6 +231,12 @@ const (
 	timerSteerRetry  = "steer-retry"
 	timerCancel      = "cancel"
 	timerCancelRetry = "cancel-retry"
+	// timerReconnect ends a device's reconnect window (reconnecting);
+	// firing only steps the machine, whose scheduling then judges again.
+	timerReconnect = "reconnect"
+	// timerConnCapacity ends a connection's capacity wait; firing only
+	// steps the machine, whose scheduling then probes the connection.
+	timerConnCapacity = "conn-capacity"
 )
 
 func timerID(kind, subject string) TimerID { return TimerID(kind + ":" + subject) }
@@ -228,8 +249,12 @@ func (m *Machine) onTimer(id TimerID) {
 	m.disarm(id)
 	kind, subject, _ := strings.Cut(string(id), ":")
 	switch kind {
+	case timerReconnect:
+		// the window is over (reconnecting reads the clock); schedule runs
 	case timerIdle:
 		m.onIdleTimer(subject)
+	case timerConnCapacity:
+		// the wait is over (capacityGated reads the clock); schedule runs
 	case timerPrepRetry:
 		if s := m.sessions[subject]; s != nil {
 			m.setBackoff(s, false)

@@ -131,6 +131,9 @@ func (m *Machine) onPreparationStatus(c *conn, id string, st wire.PreparationSta
 	if st.RunID != "" && p.turn != nil && p.startSent && st.RunID != p.turn.rec.RunID {
 		return // a status about another Run never applies to this one
 	}
+	if p.handle == "" {
+		m.capacityAccepted(c) // the stream's first status: the Runtime took it
+	}
 	p.handle, p.lastRev = st.Handle, st.Revision
 	if st.ExecutorID != "" {
 		p.executorID = st.ExecutorID
@@ -240,7 +243,7 @@ func (m *Machine) onPrepEnded(p *preparation, st wire.PreparationStatus) {
 // onPrepRejected handles a refused control operation. It never replaces
 // the handle's revision.
 func (m *Machine) onPrepRejected(p *preparation, st wire.PreparationStatus) {
-	t := p.turn
+	t, c := p.turn, p.conn
 	if t == nil {
 		switch {
 		case !p.startSent && (st.Operation == "" || st.Operation == wire.TypeExecutionPrepare):
@@ -259,6 +262,7 @@ func (m *Machine) onPrepRejected(p *preparation, st wire.PreparationStatus) {
 	case !p.startSent && (st.Operation == "" || st.Operation == wire.TypeExecutionPrepare):
 		m.removePrep(p)
 		if st.ErrorCode == codePreparationCapacity {
+			m.capacityRefused(c)
 			m.setBackoff(p.sess, true)
 			m.setTimer(timerID(timerPrepRetry, p.sess.rec.ID), m.now.Add(m.cfg.PrepareRetryDelay))
 			return

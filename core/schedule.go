@@ -45,6 +45,9 @@ func (m *Machine) onSubmitTurn(e SubmitTurn) {
 	case len(s.queue) >= m.cfg.TurnsPerSessionMax:
 		m.result(APIResult{Call: e.Call, Err: ErrQueueFull})
 		return
+	case m.sessionState(s).Unrecoverable != "":
+		m.result(APIResult{Call: e.Call, Err: fmt.Errorf("%w: %s", ErrSessionUnrecoverable, m.sessionState(s).Unrecoverable)})
+		return
 	}
 	id := m.mint("t", &m.ctr.Turns)
 	t := &turn{rec: TurnRecord{
@@ -55,6 +58,57 @@ func (m *Machine) onSubmitTurn(e SubmitTurn) {
 	m.addTurn(t)
 	m.setQueue(s, append(s.queue, t))
 	m.result(APIResult{Call: e.Call, TurnID: id})
+}
+
+// SessionState is what a Session's record alone does not say: whether
+// its next Turn needs native_session_recovery, and why it cannot run at
+// all when no device of the pool can give it.
+type SessionState struct {
+	// RecoveryRequired: the Session started Turns but no native session
+	// ID was recorded (a Turn cut short, typically by a Core restart),
+	// and none of its Turns is claimed (a running Turn may still record
+	// one): its next Turn asks the Runtime to resume the existing native
+	// session and needs native_session_recovery.
+	RecoveryRequired bool
+	// Unrecoverable, when set, is why the Session cannot take a new
+	// Turn: recovery is required and every device of the pool is
+	// connected with a declaration (none reconnecting) and those
+	// declaring the kind available lack native_session_recovery. It is
+	// judged on the current declarations, like device selection, so it
+	// clears when a device declaring the capability connects.
+	Unrecoverable string
+}
+
+// sessionState judges s against the pool as selectConn does, for
+// native_session_recovery alone.
+func (m *Machine) sessionState(s *session) SessionState {
+	claimed := len(s.queue) > 0 && s.queue[0].rec.State != TurnQueued
+	st := SessionState{RecoveryRequired: s.rec.StartedTurns > 0 && s.rec.NativeSessionID == "" && !claimed}
+	if !st.RecoveryRequired {
+		return st
+	}
+	lacking := false
+	for _, d := range m.deviceList {
+		if m.reconnecting(d, s.rec.Agent.Kind) {
+			return st
+		}
+		if d.conn == 0 || m.deviceFenced(d.id) {
+			continue
+		}
+		k, ok := m.conns[d.conn].kinds[s.rec.Agent.Kind]
+		if !ok || !k.Available {
+			continue
+		}
+		if k.Capabilities.NativeSessionRecovery.IsSupported() {
+			return st
+		}
+		lacking = true
+	}
+	if lacking {
+		st.Unrecoverable = capNativeSessionRecovery + ": the Session started Turns without a recorded native session ID " +
+			"and no device of the pool declares native_session_recovery for kind " + s.rec.Agent.Kind
+	}
+	return st
 }
 
 // schedule prepares the head Turn of every Session that has no active
@@ -152,15 +206,39 @@ func turnHasImages(t *turn) bool {
 }
 
 // selectConn picks the admissible connection with the fewest open
-// preparations and Runs, ties broken by device ID. When devices declare
-// the kind available but none is admissible, it returns the first missing
-// capability (in device order); when none declares it, "".
+// preparations and Runs, ties broken by device ID. When none is
+// admissible it returns the first missing capability (in device order)
+// only when no device of the pool may still serve the Turn; otherwise ""
+// (the Turn stays queued).
+//
+// Core checks "选定设备的声明" at device selection and at the final check
+// (core-runtime-protocol, 能力声明): a device whose declaration lacks a
+// capability is never selected, and a queued Turn fails
+// capability_unsupported at selection only when every device of the pool
+// (the enrolled devices of Config.Devices and every device seen since) is
+// connected with a declaration, and those declaring the kind available
+// lack a required capability (a device declaring the kind unavailable, or
+// not at all, says it cannot serve it now; a fenced device serves
+// nothing). A device of the pool that is reconnecting (away, or
+// connected before its first heartbeat, for less than ReconnectWindow)
+// has no declaration Core may judge (capabilities are unknown before a
+// heartbeat, and nothing is inferred): it may still serve the Turn, which
+// then waits. A device away for longer no longer counts; the next step
+// after its window (a heartbeat of a connected device, at the latest)
+// decides again.
 func (m *Machine) selectConn(kind string, req []string) (*conn, string) {
 	var best *conn
-	missing, anyOK := "", false
+	missing, anyOK, mayServe := "", false, false
 	for _, d := range m.deviceList { // sorted by ID
-		if d.conn == 0 || m.deviceFenced(d.id) {
+		if m.reconnecting(d, kind) {
+			mayServe = true // its declaration is unknown
 			continue
+		}
+		if d.conn == 0 {
+			continue
+		}
+		if m.deviceFenced(d.id) {
+			continue // suspended: serves nothing until resumed
 		}
 		c := m.conns[d.conn]
 		verdict, miss, _ := checkConn(c, kind, req)
@@ -171,7 +249,7 @@ func (m *Machine) selectConn(kind string, req []string) (*conn, string) {
 			}
 		case admitOK:
 			anyOK = true
-			if c.preps >= m.cfg.PreparationsPerConnMax {
+			if c.preps >= m.cfg.PreparationsPerConnMax || m.capacityGated(c) {
 				continue
 			}
 			if best == nil || c.preps+c.runs < best.preps+best.runs {
@@ -179,8 +257,8 @@ func (m *Machine) selectConn(kind string, req []string) (*conn, string) {
 			}
 		}
 	}
-	if best != nil || anyOK {
-		return best, "" // anyOK without best: admissible but at its limit; wait
+	if best != nil || anyOK || mayServe {
+		return best, "" // nil: admissible but at its limit, or a device may still serve: wait
 	}
 	return nil, missing
 }

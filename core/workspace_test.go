@@ -212,6 +212,9 @@ func TestWorkspaceRequestRefusals(t *testing.T) {
 		{core.ReadWorkspace{Session: sid, Path: "", MaxBytes: 1}, core.ErrInvalidWorkspaceRequest},
 		{core.ReadWorkspace{Session: sid, Path: "a/..", Directory: true, MaxEntries: 1}, core.ErrInvalidWorkspaceRequest},
 		{core.WriteWorkspace{Session: sid, Path: "../a", Data: []byte("x")}, core.ErrInvalidWorkspaceRequest},
+		{core.WriteWorkspace{Session: sid, Path: ".turnstile/capabilities/skill.md", Data: []byte("x")}, core.ErrInvalidWorkspaceRequest},
+		{core.WriteWorkspace{Session: sid, Path: ".turnstile", Data: []byte("x")}, core.ErrInvalidWorkspaceRequest},
+		{core.WriteWorkspace{Session: sid, Path: ".TurnStile/x", Data: []byte("x")}, core.ErrInvalidWorkspaceRequest},
 		{core.WriteWorkspace{Session: sid, Path: "a", Data: make([]byte, core.WorkspaceInlineWriteMax+1)}, core.ErrInvalidWorkspaceRequest},
 		{core.WriteWorkspace{Session: none, Path: "a", Data: []byte("x")}, core.ErrNoWorkspace},
 	}
@@ -344,4 +347,11 @@ func TestExportPullsChunksThenReleases(t *testing.T) {
 	sid2 := h2.session(workspaceAgent())
 	res = apiResultOf(t, h2.step(core.ExportWorkspace{Call: h2.nextCall(), Session: sid2}))
 	require.Equal(t, "no_device", res.Workspace.Code)
+}
+
+func TestReservedWorkspaceDirIsTopLevelOnly(t *testing.T) {
+	for p, want := range map[string]bool{".turnstile": true, ".turnstile/a": true, ".Turnstile/a": true,
+		".turnstilex": false, "a/.turnstile/b": false, "turnstile/a": false} {
+		require.Equal(t, want, core.InReservedWorkspaceDir(p), p)
+	}
 }

@@ -25,6 +25,7 @@ func (m *Machine) onCancel(runID string, p wire.PromptCancel) {
 		refuse(CodeNotReady)
 		return
 	}
+	t.coreCancel = true
 	if p.DeliveryID != "" {
 		t.waiters = append(t.waiters, p.DeliveryID)
 		if _, ok := m.timers[settleWaitTimer(t.id)]; !ok {

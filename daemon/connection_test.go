@@ -146,7 +146,7 @@ func TestShutdownClosesEverythingAndReports(t *testing.T) {
 	r.result(closeCalls[1], CloseResult{})
 	r.result(cc, CancelResult{})
 	r.result(sc, SettleResult{Settled: true, Reusable: true})
-	eq(t, frameTypes(r.sent()), "done", "turn finishes with done")
+	eq(t, frameTypes(r.sent()), "error,done", "the interrupted turn ends with error then done, never a plain done")
 	last, _ := callOf[CloseExecutor](r) // finished executor closed, not parked
 	r.result(last, CloseResult{})
 	owned := r.m.Owned()

@@ -145,7 +145,12 @@
 // start; a failed close keeps the slot and is retried serially.
 //
 // Shutdown. Unstarted admissions are released, Turns cancelled, idle and
-// finished executors closed; failed closes are retried; Report says what
+// finished executors closed; failed closes are retried. A Turn the
+// shutdown cut short (no native terminal result before the cancel, no
+// prompt_cancel from Core) is published as an error frame
+// (InterruptedError) then done, never as a plain done, so Core records it
+// failed (engine_failed), not completed; a Turn Core is cancelling gets
+// its applied receipt as usual. Report says what
 // is still owned (executors, Turns, outstanding native calls) and is
 // Complete only when nothing is.
 //

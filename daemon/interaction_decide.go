@@ -57,6 +57,13 @@ func (m *Machine) decide(id string, d decision) {
 		return
 	}
 	ex := m.executors[t.executor]
+	if ex == nil && ix.state == ixApplied {
+		// The executor is gone (closed while the Turn settles) but the
+		// Turn and its applied interaction are still owned: a repeat is
+		// applied again, a changed decision conflicts.
+		m.admitDecision(t, ix, d)
+		return
+	}
 	if ex == nil || !ex.caps.Permissions.IsSupported() {
 		// permissions governs both permission and user-choice decisions.
 		code := wire.AckUnsupported

@@ -3,6 +3,7 @@ package daemon
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -414,4 +415,31 @@ func TestRepeatedNativeRequestIsAskedOnce(t *testing.T) {
 	r, turn := asked(t, interactionConfig(), permissionReq("perm-1"))
 	r.step(NativeTurnEvent{Turn: turn, Event: permissionReq("perm-1")})
 	eq(t, len(r.out), 0, "asked once")
+}
+
+// While a Turn is still owned after its executor closed (a shutdown
+// settled it unreusable while an input write is outstanding), its applied
+// interaction still answers from its state: a changed decision is a
+// decision_conflict, an identical one applied again, never not_pending.
+func TestAppliedDecisionAfterTheExecutorClosedStillConflicts(t *testing.T) {
+	r, _ := asked(t, interactionConfig(), permissionReq("perm-1"))
+	r.recv("perm-1", wire.PermissionDecision{DeliveryID: "d1", Approved: true})
+	c, _ := callOf[RespondPermission](r)
+	r.result(c, DecisionResult{Outcome: DecisionApplied})
+	r.recv("run1", wire.PromptSteer{InputID: "i1", Input: wire.TextInput("more"), DurableReceipt: true})
+	callOf[DurableWrite](r) // the write stays outstanding: the Turn's barrier
+	r.step(ShutdownRequested{Reason: "stop"})
+	sc, _ := callOf[AwaitSettlement](r)
+	r.result(sc, SettleResult{Settled: true, Reusable: false, Reason: "cancelled"})
+	cc, _ := callOf[CloseExecutor](r)
+	r.result(cc, CloseResult{})
+	for _, o := range r.m.Owned() {
+		require.Truef(t, o.Kind != "executor", "the executor is closed: %v", r.m.Owned())
+	}
+	require.Truef(t, slices.ContainsFunc(r.m.Owned(), func(o Resource) bool { return o.Kind == "turn" }), "the Turn is still owned: %v", r.m.Owned())
+	r.recv("perm-1", wire.PermissionDecision{DeliveryID: "d2", Approved: false, Message: "changed mind"})
+	refusedAck(t, r, "perm-1", "d2", wire.AckDecisionConflict)
+	r.recv("perm-1", wire.PermissionDecision{DeliveryID: "d3", Approved: true})
+	a := oneIxAck(t, r, "perm-1")
+	require.Truef(t, a.Applied && a.DeliveryID == "d3", "an identical repeat is applied again: %+v", a)
 }

@@ -31,8 +31,7 @@ func (m *Machine) beginShutdown() {
 	for _, id := range sortedTurnIDs(m.turns) {
 		t := m.turns[id]
 		if t.native && !t.settled {
-			m.requestCancel(t)
-			m.requestSettlement(t)
+			m.interrupt(t)
 		}
 	}
 	for _, ex := range m.executorsIn(phaseIdle) {
@@ -89,4 +88,23 @@ func (m *Machine) maybeReport() {
 	m.reported = true
 	m.lastReport = key
 	m.emit(Report{Owned: owned, Complete: len(owned) == 0})
+}
+
+// InterruptedError is the text of the `error` frame the daemon publishes
+// ahead of `done` for a Turn it cancelled itself while shutting down.
+const InterruptedError = "runtime shutting down: the turn was cancelled before it finished"
+
+// interrupt cancels a Turn the daemon gives up on by itself (a shutdown),
+// not at Core's request. A stop signal proves no completion, and done
+// after a cancel never means success (core-runtime-protocol: "进程退出、stop
+// signal 或本地 context 取消不证明取消完成。done frame 也可能关闭已结算的取消流；
+// 它不覆盖取消回执，也不意味着成功"): unless the Harness had already
+// published its terminal result, done is preceded by an error frame, so
+// the stream reads as failed, never as completed.
+func (m *Machine) interrupt(t *turn) {
+	if t.native && !t.settled && t.nativeDone == nil {
+		t.interrupted = true
+	}
+	m.requestCancel(t)
+	m.requestSettlement(t)
 }

@@ -28,6 +28,11 @@ type turn struct {
 
 	cancelRequested bool
 	waiters         []string // prompt_cancel delivery IDs awaiting a receipt
+	// coreCancel: Core asked for this Turn's cancel (prompt_cancel).
+	coreCancel bool
+	// interrupted: the daemon cancelled the Turn on its own (shutdown)
+	// before any native terminal result; done then never stands alone.
+	interrupted bool
 
 	settleCall     CallID
 	settled        bool
@@ -148,8 +153,7 @@ func (m *Machine) startDone(c *call, r StartResult) {
 		m.requestSettlement(t)
 	}
 	if !t.routed || m.shutdown {
-		m.requestCancel(t)
-		m.requestSettlement(t)
+		m.interrupt(t)
 	}
 	if t.outputClosed {
 		m.requestSettlement(t)
@@ -306,6 +310,9 @@ func (m *Machine) finish(t *turn, ex *executor) {
 	m.unroute(t)
 	if !routed || m.conn.gen != t.gen {
 		return
+	}
+	if t.interrupted && !t.coreCancel {
+		m.send(t.gen, wire.Frame{ID: t.runID, Payload: wire.RunError{Error: InterruptedError}}, 0)
 	}
 	done := doneOf(t)
 	if done.Usage == nil && t.usage != nil {

@@ -2,6 +2,7 @@ package adaptertest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -99,6 +100,13 @@ func (w *workload) step(n int) error {
 		})
 		if err != nil {
 			w.refused(func(r *Report) { r.TurnsRefused++ }, "submit a Turn", err)
+			if errors.Is(err, core.ErrSessionUnrecoverable) {
+				// Core says the Session cannot continue (its native
+				// session cannot be recovered): a new one takes its place.
+				if ns := w.createSession(); ns != "" {
+					w.sessions[i] = ns
+				}
+			}
 		} else {
 			w.turns = append(w.turns, res.TurnID)
 			w.last[s] = res.TurnID

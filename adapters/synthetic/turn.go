@@ -104,7 +104,7 @@ func (t *Turn) stream(text string) bool {
 		deltas = []string{text}
 	}
 	for _, d := range deltas {
-		if !t.emitPaced(wire.Delta{Delta: d, Sequence: t.nextSequence()}) {
+		if !t.emitPaced(wire.Delta{Delta: d}) {
 			return false
 		}
 	}
@@ -144,6 +144,9 @@ func (t *Turn) done(completed bool) wire.Done {
 }
 
 // emitPaced waits the scripted interval, then emits; false once cancelled.
+// A delta's sequence is taken when it is emitted, never before the wait:
+// steered input applied during the wait emits its own delta first, and
+// sequences follow emission order.
 func (t *Turn) emitPaced(p wire.Payload) bool {
 	if t.script.EventInterval > 0 {
 		timer := time.NewTimer(t.script.EventInterval)
@@ -151,6 +154,10 @@ func (t *Turn) emitPaced(p wire.Payload) bool {
 		if !t.pause(timer.C) {
 			return false
 		}
+	}
+	if d, ok := p.(wire.Delta); ok {
+		d.Sequence = t.nextSequence()
+		p = d
 	}
 	select {
 	case t.out <- agent.Event{RunID: t.runID, Payload: p}:
@@ -219,7 +226,7 @@ func (t *Turn) applyPending() bool {
 		}
 		t.e.h.record(func(tr *Truth) { tr.InputsApplied = append(tr.InputsApplied, r.text) })
 		close(r.applied)
-		if !t.emitPaced(wire.Delta{Delta: r.text, Sequence: t.nextSequence()}) {
+		if !t.emitPaced(wire.Delta{Delta: r.text}) {
 			return false
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -39,7 +40,11 @@ core key'; Vault credentials need -vault-key), the public API
 (devices, suspensions; the operator token), /healthz, /readyz and
 /metrics, over the embedded SQLite store in -data. Every flag can also
 be set with the environment variable named in its description; a flag given
-on the command line wins. SIGTERM or SIGINT stops it gracefully: it stops
+on the command line wins. Every request body (API routes and
+the bootstrap) must arrive within -body-read-timeout (30 s; later is 408
+body_timeout), headers within 10 s, and one remote IP keeps at most
+-conns-per-addr (64) connections open; more are closed at accept.
+SIGTERM or SIGINT stops it gracefully: it stops
 accepting, closes every connection with a reason, commits and exits 0.
 Core initialises its store when -data does not exist yet (a first start;
 'turnstile core device add' may create it first) and logs "store created"
@@ -54,6 +59,8 @@ type coreFlags struct {
 	vaultKeyFile                                 string
 	vaultKey                                     *api.VaultKey // nil: no -vault-key
 	heartbeat                                    time.Duration
+	bodyReadTimeout                              time.Duration
+	connsPerAddr                                 int
 	policy                                       *engine.Policy // nil: the built-in catalog
 }
 
@@ -74,12 +81,40 @@ func (sh *shell) coreFlagSet(name, text string) (*flag.FlagSet, *coreFlags) {
 
 // Errors of turnstile core's flags.
 var (
-	ErrNoTokenFile    = errors.New("-operator-token-file is required (TURNSTILE_OPERATOR_TOKEN_FILE)")
-	ErrEmptyToken     = errors.New("the operator token file is empty")
-	ErrHeartbeat      = errors.New("-heartbeat-interval must be a whole number of seconds, at least 1s")
-	ErrLogLevel       = errors.New("-log-level must be debug, info, warn or error")
-	ErrDataDirMissing = errors.New("-data must not be empty")
+	ErrNoTokenFile     = errors.New("-operator-token-file is required (TURNSTILE_OPERATOR_TOKEN_FILE)")
+	ErrEmptyToken      = errors.New("the operator token file is empty")
+	ErrHeartbeat       = errors.New("-heartbeat-interval must be a whole number of seconds, at least 1s")
+	ErrLogLevel        = errors.New("-log-level must be debug, info, warn or error")
+	ErrDataDirMissing  = errors.New("-data must not be empty")
+	ErrBodyReadTimeout = errors.New("-body-read-timeout must be a positive duration")
+	ErrConnsPerAddr    = errors.New("-conns-per-addr must be at least 1")
 )
+
+// envDuration returns the environment variable parsed as a duration, or
+// def when it is unset or unparsable (the flag's check then reports a bad
+// value given on the command line).
+func envDuration(name string, def time.Duration) time.Duration {
+	if v, ok := os.LookupEnv(name); ok {
+		if d, err := time.ParseDuration(v); err == nil {
+			return d
+		}
+		return -1
+	}
+	return def
+}
+
+// envInt returns the environment variable parsed as an int, or def when
+// unset; an unparsable value gives 0 (refused by the flag's check).
+func envInt(name string, def int) int {
+	if v, ok := os.LookupEnv(name); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return 0
+		}
+		return n
+	}
+	return def
+}
 
 func (sh *shell) cmdCore(args []string) int {
 	if len(args) > 0 && args[0] == "device" {
@@ -99,6 +134,10 @@ func (sh *shell) cmdCore(args []string) int {
 	hb := fs.String("heartbeat-interval", envDefault("TURNSTILE_HEARTBEAT_INTERVAL", "15s"),
 		"heartbeat cadence Runtimes are told at bootstrap (TURNSTILE_HEARTBEAT_INTERVAL)")
 	fs.StringVar(&f.logLevel, "log-level", envDefault("TURNSTILE_LOG_LEVEL", "info"), "debug, info, warn or error (TURNSTILE_LOG_LEVEL)")
+	fs.DurationVar(&f.bodyReadTimeout, "body-read-timeout", envDuration("TURNSTILE_BODY_READ_TIMEOUT", DefaultBodyReadTimeout),
+		"deadline for a request body to arrive in full, on every API route and the bootstrap; a later one is 408 body_timeout (TURNSTILE_BODY_READ_TIMEOUT)")
+	fs.IntVar(&f.connsPerAddr, "conns-per-addr", envInt("TURNSTILE_CONNS_PER_ADDR", DefaultConnsPerAddr),
+		"open connections allowed per remote IP; more are closed at accept (TURNSTILE_CONNS_PER_ADDR)")
 	kinds := fs.String("qualify-kinds", envDefault("TURNSTILE_QUALIFY_KINDS", ""),
 		"comma-separated Harness kinds qualified, besides the built-in synthetic and codex profiles, with an open profile (conformance runs: contract) (TURNSTILE_QUALIFY_KINDS)")
 	if code, ok := sh.parse(fs, args); !ok {
@@ -116,6 +155,12 @@ func (sh *shell) cmdCore(args []string) int {
 		return sh.usageError("core", ErrHeartbeat)
 	}
 	f.heartbeat = d
+	if f.bodyReadTimeout <= 0 {
+		return sh.usageError("core", ErrBodyReadTimeout)
+	}
+	if f.connsPerAddr < 1 {
+		return sh.usageError("core", ErrConnsPerAddr)
+	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
 		return sh.usageError("core", ErrLogLevel)
@@ -197,7 +242,11 @@ func runCore(ctx context.Context, f *coreFlags, token string, log *slog.Logger) 
 		ln.Close()
 		return err
 	}
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	ln = newLimitListener(ln, f.connsPerAddr, func(addr string) {
+		log.Warn("connection refused: too many open connections from this address", "remote", addr, "limit", f.connsPerAddr)
+	})
+	hs := &http.Server{Handler: bodyDeadline(f.bodyReadTimeout, mux), ReadHeaderTimeout: headerReadTimeout,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	loopCtx, stopLoop := context.WithCancel(context.Background())
 	ran := make(chan error, 1)
 	go func() { ran <- srv.Run(loopCtx) }()

@@ -29,6 +29,8 @@ type daemonProc struct {
 const (
 	markConnected    = `msg="connected to Core"`
 	markShuttingDown = `msg="shutting down"`
+	// markReconnected: the second connection (after Core restarted).
+	markReconnected = `msg="connected to Core" gen=2`
 )
 
 // startDaemonProc starts `turnstile daemon` with args and waits until it
@@ -46,7 +48,8 @@ func startDaemonProc(t *testing.T, args ...string) *daemonProc {
 		t.Fatal(err)
 	}
 	p := &daemonProc{cmd: cmd, stderr: &syncBuffer{}, exited: make(chan error, 1),
-		marks:    map[string]chan struct{}{markConnected: make(chan struct{}), markShuttingDown: make(chan struct{})},
+		marks: map[string]chan struct{}{markConnected: make(chan struct{}), markShuttingDown: make(chan struct{}),
+			markReconnected: make(chan struct{})},
 		connects: make(chan struct{}, 64)}
 	go func() {
 		sc := bufio.NewScanner(pipe)

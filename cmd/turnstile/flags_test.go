@@ -44,6 +44,8 @@ func TestBadFlagsExitTwoWithANamedError(t *testing.T) {
 		{[]string{"sim", "-faults", ""}, "-faults is empty"},
 		{[]string{"sim", "-faults", "stall,,slow"}, "empty kind"},
 		{[]string{"campaign", "merge"}, "no shard files given"},
+		{[]string{"core", "-body-read-timeout", "0s"}, "-body-read-timeout must be a positive duration"},
+		{[]string{"core", "-conns-per-addr", "0"}, "-conns-per-addr must be at least 1"},
 	} {
 		code, out, errOut := cli{t: t}.run(tc.args...)
 		if code != exitUsage || !strings.Contains(errOut, tc.want) || out != "" {

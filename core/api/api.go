@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 
@@ -30,7 +31,10 @@ const (
 	CodeBadJSON          = "bad_json"
 	CodeUnknownField     = "unknown_field"
 	CodeBodyTooLarge     = "body_too_large"
-	CodeInvalidConfig    = "invalid_config"
+	// CodeBodyTimeout: the request body did not arrive within the body
+	// read deadline of the server (turnstile core -body-read-timeout).
+	CodeBodyTimeout   = "body_timeout"
+	CodeInvalidConfig = "invalid_config"
 	// CodeEngineUnqualified: the engine profile catalog does not qualify
 	// the kind, placement, an operation or an MCP origin the request needs.
 	CodeEngineUnqualified     = "engine_unqualified"
@@ -43,13 +47,16 @@ const (
 	CodeQueueFull             = "queue_full"
 	CodeInputLimit            = "input_limit"
 	CodeCapabilityUnsupported = "capability_unsupported"
-	CodeSubscriberLimit       = "subscriber_limit"
-	CodeIdempotencyConflict   = "idempotency_conflict"
-	CodeBadLastEventID        = "bad_last_event_id"
-	CodeBadLimit              = "bad_limit"
-	CodeBadCursor             = "bad_cursor"
-	CodeUnavailable           = "unavailable"
-	CodeInternal              = "internal"
+	// CodeSessionUnrecoverable: the Session's next Turn needs
+	// native_session_recovery and no device of the pool declares it.
+	CodeSessionUnrecoverable = "session_unrecoverable"
+	CodeSubscriberLimit      = "subscriber_limit"
+	CodeIdempotencyConflict  = "idempotency_conflict"
+	CodeBadLastEventID       = "bad_last_event_id"
+	CodeBadLimit             = "bad_limit"
+	CodeBadCursor            = "bad_cursor"
+	CodeUnavailable          = "unavailable"
+	CodeInternal             = "internal"
 )
 
 // Codes lists every error code, for the OpenAPI check.
@@ -59,7 +66,8 @@ var Codes = []string{CodeUnauthorized, CodeMethodNotAllowed, CodeBadJSON, CodeUn
 	CodeSubscriberLimit, CodeIdempotencyConflict, CodeBadLastEventID, CodeBadLimit, CodeBadCursor, CodeUnavailable,
 	CodeInternal, CodeNoWorkspace, CodeInvalidWorkspaceRequest, CodeWorkspaceBusy, CodeWorkspaceMutationPending,
 	CodeIdempotencyUnsupported, CodeUnknownInteraction, CodeInteractionClosed, CodeDecisionInFlight, CodeInvalidAnswer,
-	CodeNoEnvironmentDefinition, CodePreparationUnavailable, CodeEngineUnqualified}
+	CodeNoEnvironmentDefinition, CodePreparationUnavailable, CodeEngineUnqualified, CodeSessionUnrecoverable,
+	CodeBodyTimeout}
 
 // machineErrors maps the machine's named errors to status and code.
 var machineErrors = []struct {
@@ -75,6 +83,7 @@ var machineErrors = []struct {
 	{core.ErrTurnTerminal, 409, CodeTurnTerminal},
 	{core.ErrCancelPending, 409, CodeCancelPending},
 	{core.ErrCapabilityUnsupported, 409, CodeCapabilityUnsupported},
+	{core.ErrSessionUnrecoverable, 409, CodeSessionUnrecoverable},
 	{core.ErrSessionLimit, 429, CodeSessionLimit},
 	{core.ErrQueueFull, 429, CodeQueueFull},
 	{core.ErrInputLimit, 429, CodeInputLimit},
@@ -251,22 +260,38 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(append(b, '\n'))
 }
 
-// badRequest is a decoding failure with its code.
-type badRequest struct{ code, detail string }
+// badRequest is a decoding failure with its code; status 0 is 400.
+type badRequest struct {
+	code, detail string
+	status       int
+}
 
 func (e *badRequest) Error() string { return e.detail }
 
 // readBody reads at most BodyBytesMax bytes.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, BodyBytesMax))
-	var tooBig *http.MaxBytesError
-	if errors.As(err, &tooBig) {
-		return nil, &badRequest{CodeBodyTooLarge, fmt.Sprintf("body over %d bytes", BodyBytesMax)}
-	}
 	if err != nil {
-		return nil, &badRequest{CodeBadJSON, "body could not be read"}
+		return nil, bodyError(err, BodyBytesMax)
 	}
 	return b, nil
+}
+
+// bodyError names a failed body read: over limit bytes (413
+// body_too_large, on every route), past the body
+// read deadline the server set on the connection (408 body_timeout), or
+// unreadable.
+func bodyError(err error, limit int64) *badRequest {
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		return &badRequest{code: CodeBodyTooLarge, detail: fmt.Sprintf("body over %d bytes", limit),
+			status: http.StatusRequestEntityTooLarge}
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return &badRequest{code: CodeBodyTimeout, detail: "request body not received within the body read deadline",
+			status: http.StatusRequestTimeout}
+	}
+	return &badRequest{code: CodeBadJSON, detail: "body could not be read"}
 }
 
 // decodeStrict decodes one JSON object into v: unknown members, trailing
@@ -279,19 +304,19 @@ func decodeStrict(b []byte, v any) error {
 		var typ *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &typ):
-			return &badRequest{CodeBadJSON, fmt.Sprintf("member %q: want %s", typ.Field, typ.Type)}
+			return &badRequest{code: CodeBadJSON, detail: fmt.Sprintf("member %q: want %s", typ.Field, typ.Type)}
 		case errors.As(err, &syn), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-			return &badRequest{CodeBadJSON, "body is not valid JSON"}
+			return &badRequest{code: CodeBadJSON, detail: "body is not valid JSON"}
 		case bytes.HasPrefix([]byte(err.Error()), []byte("json: unknown field")):
-			return &badRequest{CodeUnknownField, err.Error()[len("json: "):]}
+			return &badRequest{code: CodeUnknownField, detail: err.Error()[len("json: "):]}
 		}
-		return &badRequest{CodeBadJSON, "body is not a valid JSON object"}
+		return &badRequest{code: CodeBadJSON, detail: "body is not a valid JSON object"}
 	}
 	if dec.More() {
-		return &badRequest{CodeBadJSON, "trailing data after the JSON object"}
+		return &badRequest{code: CodeBadJSON, detail: "trailing data after the JSON object"}
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return &badRequest{CodeBadJSON, "trailing data after the JSON object"}
+		return &badRequest{code: CodeBadJSON, detail: "trailing data after the JSON object"}
 	}
 	return nil
 }
@@ -300,7 +325,14 @@ func (a *API) failErr(w http.ResponseWriter, err error) {
 	var br *badRequest
 	switch {
 	case errors.As(err, &br):
-		fail(w, http.StatusBadRequest, br.code, br.detail)
+		status := br.status
+		if status == 0 {
+			status = http.StatusBadRequest
+		}
+		if status == http.StatusRequestTimeout {
+			w.Header().Set("Connection", "close")
+		}
+		fail(w, status, br.code, br.detail)
 	case errors.Is(err, server.ErrStopped), errors.Is(err, context.Canceled):
 		fail(w, http.StatusServiceUnavailable, CodeUnavailable, "core is stopping")
 	default:

@@ -298,7 +298,7 @@ func TestBadInputIsNamed400AndChangesNothing(t *testing.T) {
 		{"/api/v1/sessions", `{"agent":{"kind":"","model":"m"},"environment":{"type":"none"}}`, 400, api.CodeInvalidConfig},
 		{"/api/v1/sessions", `{"agent":{"kind":"contract","model":"m","harness_config":[1]},"environment":{"type":"none"}}`, 400, api.CodeInvalidConfig},
 		{"/api/v1/sessions", `{"agent":{"kind":"contract","model":"m","text_verbosity":"loud"},"environment":{"type":"none"}}`, 400, api.CodeInvalidConfig},
-		{"/api/v1/sessions/" + sid + "/turns", big, 400, api.CodeBodyTooLarge},
+		{"/api/v1/sessions/" + sid + "/turns", big, 413, api.CodeBodyTooLarge},
 		{"/api/v1/sessions/" + sid + "/turns", `{}`, 400, api.CodeInvalidInput},
 		{"/api/v1/sessions/" + sid + "/turns", `{"text":"a","input":[]}`, 400, api.CodeInvalidInput},
 		{"/api/v1/sessions/" + sid + "/turns", `{"input":[]}`, 400, api.CodeInvalidInput},

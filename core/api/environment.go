@@ -51,7 +51,7 @@ type PackageRequest struct {
 func decode64(field, s string) ([]byte, error) {
 	b, err := base64.StdEncoding.DecodeString(s)
 	if err != nil {
-		return nil, &badRequest{CodeInvalidConfig, field + " is not standard base64"}
+		return nil, &badRequest{code: CodeInvalidConfig, detail: field + " is not standard base64"}
 	}
 	return b, nil
 }

@@ -86,10 +86,10 @@ func fenceSent(res core.APIResult) (int, any) {
 // fencingID checks an identifier of a fencing request.
 func fencingID(name, v string) error {
 	if strings.TrimSpace(v) == "" {
-		return &badRequest{CodeInvalidFencingRequest, name + " is required"}
+		return &badRequest{code: CodeInvalidFencingRequest, detail: name + " is required"}
 	}
 	if len(v) > 256 || strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return &badRequest{CodeInvalidFencingRequest, name + " must be at most 256 bytes without control characters"}
+		return &badRequest{code: CodeInvalidFencingRequest, detail: name + " must be at most 256 bytes without control characters"}
 	}
 	return nil
 }

@@ -118,7 +118,7 @@ func TestFencingRefusals(t *testing.T) {
 		{"trailing data", "POST", "/core/v1/suspensions", quiesceBody + `{}`, 400, api.CodeBadJSON},
 		{"wrong type", "POST", "/core/v1/suspensions", `{"device_id":1,"environment_id":"e"}`, 400, api.CodeBadJSON},
 		{"unknown member", "POST", "/core/v1/suspensions", `{"device_id":"d1","environment_id":"e","force":true}`, 400, api.CodeUnknownField},
-		{"oversize", "POST", "/core/v1/suspensions", big, 400, api.CodeBodyTooLarge},
+		{"oversize", "POST", "/core/v1/suspensions", big, 413, api.CodeBodyTooLarge},
 		{"no device", "POST", "/core/v1/suspensions", `{"environment_id":"e"}`, 400, api.CodeInvalidFencingRequest},
 		{"blank device", "POST", "/core/v1/suspensions", `{"device_id":" ","environment_id":"e"}`, 400, api.CodeInvalidFencingRequest},
 		{"no environment", "POST", "/core/v1/suspensions", `{"device_id":"d1"}`, 400, api.CodeInvalidFencingRequest},

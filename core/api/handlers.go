@@ -54,11 +54,11 @@ type InputRequest struct {
 func (in InputRequest) message() (wire.MessageInput, error) {
 	switch {
 	case in.Text != nil && in.Input != nil:
-		return nil, &badRequest{CodeInvalidInput, "give input or text, not both"}
+		return nil, &badRequest{code: CodeInvalidInput, detail: "give input or text, not both"}
 	case in.Text != nil:
 		return wire.TextInput(*in.Text), nil
 	case in.Input == nil:
-		return nil, &badRequest{CodeInvalidInput, "input or text required"}
+		return nil, &badRequest{code: CodeInvalidInput, detail: "input or text required"}
 	}
 	return in.Input, nil
 }
@@ -83,7 +83,7 @@ func (a *API) createSession(w http.ResponseWriter, r *http.Request) {
 	}
 	if len(req.Agent.HarnessConfig) > 0 {
 		if req.Agent.HarnessConfig[0] != '{' {
-			a.failErr(w, &badRequest{CodeInvalidConfig, "harness_config must be an object"})
+			a.failErr(w, &badRequest{code: CodeInvalidConfig, detail: "harness_config must be an object"})
 			return
 		}
 		ag.HarnessConfig = req.Agent.HarnessConfig
@@ -222,8 +222,16 @@ func (a *API) getTurn(w http.ResponseWriter, r *http.Request) {
 // TurnPage is one page of a Session's Turns, in submission order.
 // NextAfter, when set, is the `after` cursor of the next page.
 type TurnPage struct {
-	Turns     []TurnJSON `json:"turns"`
-	NextAfter string     `json:"next_after,omitempty"`
+	Turns     []TurnJSON  `json:"turns"`
+	NextAfter string      `json:"next_after,omitempty"`
+	Session   SessionJSON `json:"session"`
+}
+
+// SessionJSON is the Session's recoverability (core.SessionState).
+type SessionJSON struct {
+	RecoveryRequired bool   `json:"recovery_required"`
+	Usable           bool   `json:"usable"`
+	UnusableReason   string `json:"unusable_reason,omitempty"`
 }
 
 // listQuery reads the `limit` and `after` query parameters: limit, when
@@ -235,13 +243,13 @@ func listQuery(r *http.Request) (core.ListTurns, error) {
 	if vs, ok := q["limit"]; ok {
 		n, err := strconv.Atoi(vs[0])
 		if err != nil || n < 1 || len(vs) > 1 {
-			return ev, &badRequest{CodeBadLimit, "limit must be one positive integer"}
+			return ev, &badRequest{code: CodeBadLimit, detail: "limit must be one positive integer"}
 		}
 		ev.Limit = n
 	}
 	if vs, ok := q["after"]; ok {
 		if vs[0] == "" || len(vs) > 1 {
-			return ev, &badRequest{CodeBadCursor, "after must be one Turn ID"}
+			return ev, &badRequest{code: CodeBadCursor, detail: "after must be one Turn ID"}
 		}
 		ev.After = vs[0]
 	}
@@ -263,7 +271,11 @@ func (a *API) listTurns(w http.ResponseWriter, r *http.Request) {
 		a.failErr(w, err)
 		return
 	}
-	page := TurnPage{Turns: make([]TurnJSON, 0, len(rep.Result.Turns)), NextAfter: rep.Result.NextAfter}
+	page := TurnPage{Turns: make([]TurnJSON, 0, len(rep.Result.Turns)), NextAfter: rep.Result.NextAfter,
+		Session: SessionJSON{Usable: true}}
+	if st := rep.Result.Session; st != nil {
+		page.Session = SessionJSON{RecoveryRequired: st.RecoveryRequired, Usable: st.Unrecoverable == "", UnusableReason: st.Unrecoverable}
+	}
 	for _, v := range rep.Result.Turns {
 		page.Turns = append(page.Turns, turnJSON(v))
 	}

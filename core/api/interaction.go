@@ -70,7 +70,7 @@ func (a *API) answerPermission(w http.ResponseWriter, r *http.Request) {
 		err = decodeStrict(body, &req)
 	}
 	if err == nil && req.Approved == nil {
-		err = &badRequest{CodeInvalidAnswer, "approved is required"}
+		err = &badRequest{code: CodeInvalidAnswer, detail: "approved is required"}
 	}
 	if err != nil {
 		a.failErr(w, err)
@@ -107,7 +107,7 @@ func (a *API) submitFunctionResult(w http.ResponseWriter, r *http.Request) {
 		err = decodeStrict(body, &req)
 	}
 	if err == nil && (req.Success == nil || req.Content == nil) {
-		err = &badRequest{CodeInvalidAnswer, "success and content are required (content may be [])"}
+		err = &badRequest{code: CodeInvalidAnswer, detail: "success and content are required (content may be [])"}
 	}
 	if err != nil {
 		a.failErr(w, err)

@@ -70,7 +70,7 @@ func TestListTurnsPagesInSubmissionOrder(t *testing.T) {
 	}
 	empty := e.session()
 	_, body, _ := e.do("GET", "/api/v1/sessions/"+empty+"/turns", "")
-	if body != `{"turns":[]}`+"\n" {
+	if body != `{"turns":[],"session":{"recovery_required":false,"usable":true}}`+"\n" {
 		t.Fatalf("empty session lists %s", body)
 	}
 }

@@ -142,8 +142,8 @@ func (a *API) failV1Err(w http.ResponseWriter, err error) {
 		failV1(w, vb.status, "", vb.code, vb.param, vb.msg)
 	case errors.As(err, &br):
 		st := http.StatusBadRequest
-		if br.code == CodeBodyTooLarge {
-			st = http.StatusRequestEntityTooLarge
+		if br.status != 0 {
+			st = br.status
 		}
 		failV1(w, st, "", br.code, unknownFieldParam(br), br.detail)
 	case errors.Is(err, store.ErrResourceCursor):
@@ -180,12 +180,8 @@ func unknownFieldParam(br *badRequest) string {
 // strictly into v (an empty body is an empty object when allowEmpty).
 func readV1(w http.ResponseWriter, r *http.Request, v any, allowEmpty bool) ([]byte, error) {
 	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, V1BodyBytesMax))
-	var tooBig *http.MaxBytesError
-	if errors.As(err, &tooBig) {
-		return nil, &badRequest{CodeBodyTooLarge, fmt.Sprintf("body over %d bytes (the inline limit)", V1BodyBytesMax)}
-	}
 	if err != nil {
-		return nil, &badRequest{CodeBadJSON, "body could not be read"}
+		return nil, bodyError(err, V1BodyBytesMax)
 	}
 	if len(strings.TrimSpace(string(b))) == 0 && allowEmpty {
 		b = []byte(`{}`)

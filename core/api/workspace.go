@@ -89,7 +89,7 @@ func intParam(r *http.Request, name string, def int) (int, error) {
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 1 {
-		return 0, &badRequest{CodeInvalidWorkspaceRequest, name + " must be a positive integer"}
+		return 0, &badRequest{code: CodeInvalidWorkspaceRequest, detail: name + " must be a positive integer"}
 	}
 	return n, nil
 }
@@ -157,7 +157,7 @@ func (a *API) writeFile(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusRequestEntityTooLarge, CodeBodyTooLarge, fmt.Sprintf("body over %d bytes", WriteBodyBytesMax))
 		return
 	case err != nil:
-		a.failErr(w, &badRequest{CodeBadJSON, "body could not be read"})
+		a.failErr(w, bodyError(err, WriteBodyBytesMax))
 		return
 	}
 	var req WorkspaceFileRequest
@@ -167,7 +167,7 @@ func (a *API) writeFile(w http.ResponseWriter, r *http.Request) {
 	}
 	data, err := base64.StdEncoding.DecodeString(req.ContentBase64)
 	if err != nil {
-		a.failErr(w, &badRequest{CodeInvalidWorkspaceRequest, "content_base64 is not standard base64"})
+		a.failErr(w, &badRequest{code: CodeInvalidWorkspaceRequest, detail: "content_base64 is not standard base64"})
 		return
 	}
 	if len(data) > core.WorkspaceInlineWriteMax {

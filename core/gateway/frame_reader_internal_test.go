@@ -51,7 +51,7 @@ func TestFrameReaderHandsOutIndependentCopies(t *testing.T) {
 		fr := frameReader{ws: ws}
 		var res result
 		for range len(sizes) + 1 {
-			b, err := fr.next()
+			_, b, err := fr.next()
 			if err != nil {
 				res.lastErr = err
 				break

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -30,9 +31,15 @@ const (
 
 // Error codes of the shared error body (wire-reference §2.2).
 const (
-	CodeMissingParams       = "missing_params"
-	CodeMissingDeviceID     = "missing_device_id"
-	CodeBadJSON             = "bad_json"
+	CodeMissingParams   = "missing_params"
+	CodeMissingDeviceID = "missing_device_id"
+	CodeBadJSON         = "bad_json"
+	// CodeBodyTimeout: the bootstrap body did not arrive within the body
+	// read deadline of the server.
+	CodeBodyTimeout = "body_timeout"
+	// CodeBodyTooLarge: the bootstrap body is over its limit (413, as on
+	// every API route).
+	CodeBodyTooLarge        = "body_too_large"
 	CodeMissingBearer       = "missing_bearer"
 	CodeUnknownDevice       = "unknown_device"
 	CodeBadCredential       = "bad_credential"
@@ -247,6 +254,16 @@ func (g *Gateway) bootstrap(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, bootstrapBodyMax))
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		fail(w, http.StatusRequestEntityTooLarge, CodeBodyTooLarge, fmt.Sprintf("body over %d bytes", bootstrapBodyMax))
+		return
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		w.Header().Set("Connection", "close")
+		fail(w, http.StatusRequestTimeout, CodeBodyTimeout, "request body not received within the body read deadline")
+		return
+	}
 	var req bootstrapRequest
 	if err == nil {
 		err = json.Unmarshal(body, &req)

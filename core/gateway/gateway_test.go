@@ -79,7 +79,7 @@ func TestIncompatibleVersionsAre426WithoutRegistration(t *testing.T) {
 			t.Errorf("version %q with a wrong credential: %d", v, status)
 		}
 	}
-	if d := e.devices(); len(d) != 0 {
+	if d := e.registered(); len(d) != 0 {
 		t.Fatalf("devices registered: %+v", d)
 	}
 }
@@ -140,7 +140,7 @@ func TestUnauthorizedFormsNeverEchoTheCredential(t *testing.T) {
 			}
 		})
 	}
-	if d := e.devices(); len(d) != 0 {
+	if d := e.registered(); len(d) != 0 {
 		t.Fatalf("devices registered: %+v", d)
 	}
 }
@@ -164,7 +164,7 @@ func TestCredentialInURLRefused(t *testing.T) {
 			t.Errorf("%s: %d %s", path[:20], status, body)
 		}
 	}
-	if d := e.devices(); len(d) != 0 {
+	if d := e.registered(); len(d) != 0 {
 		t.Fatalf("devices registered: %+v", d)
 	}
 }
@@ -181,7 +181,7 @@ func TestBootstrapBadInput(t *testing.T) {
 		{"PUT", `{"device_id":"d1"}`, 405, gateway.CodeMethodNotAllowed},
 		{"POST", `{"device_id":`, 400, gateway.CodeBadJSON},
 		{"POST", `[]`, 400, gateway.CodeBadJSON},
-		{"POST", strings.Repeat(" ", 70<<10) + `{}`, 400, gateway.CodeBadJSON},
+		{"POST", strings.Repeat(" ", 70<<10) + `{}`, 413, gateway.CodeBodyTooLarge},
 		{"POST", `{}`, 400, gateway.CodeMissingDeviceID},
 		{"POST", `{"device_id":"  "}`, 400, gateway.CodeMissingDeviceID},
 	}

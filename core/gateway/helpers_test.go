@@ -5,10 +5,13 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -31,6 +34,47 @@ type env struct {
 	ts   *httptest.Server
 	gw   *gateway.Gateway
 	stop func()
+	logs *logBuffer // the server's and (unless Options.Logger is set) the gateway's log
+}
+
+// logBuffer collects log lines from any goroutine.
+type logBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// waitLog waits until the log holds every one of texts on one line; each
+// check yields, nothing sleeps.
+func (e *env) waitLog(texts ...string) string {
+	e.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		for _, line := range strings.Split(e.logs.String(), "\n") {
+			all := true
+			for _, t := range texts {
+				all = all && strings.Contains(line, t)
+			}
+			if all {
+				return line
+			}
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("no log line with %q:\n%s", texts, e.logs.String())
+		}
+		runtime.Gosched()
+	}
 }
 
 // newEnv starts a server, its gateway and an httptest server on loopback,
@@ -43,7 +87,12 @@ func newEnv(t *testing.T, opt gateway.Options, devices ...string) *env {
 			t.Fatal(err)
 		}
 	}
-	s, err := server.New(back, server.Options{Config: core.Config{Policy: enginetest.OpenPolicy("contract")}})
+	logs := &logBuffer{}
+	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	if opt.Logger == nil {
+		opt.Logger = logger
+	}
+	s, err := server.New(back, server.Options{Config: core.Config{Policy: enginetest.OpenPolicy("contract")}, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +107,7 @@ func newEnv(t *testing.T, opt gateway.Options, devices ...string) *env {
 		t.Fatal(err)
 	}
 	gw.Register(mux)
-	e := &env{t: t, back: back, s: s, ts: ts, gw: gw}
+	e := &env{t: t, back: back, s: s, ts: ts, gw: gw, logs: logs}
 	e.stop = func() {
 		cancel()
 		if err := <-ran; err != nil {
@@ -119,6 +168,20 @@ func (e *env) devices() []core.DeviceView {
 	var out []core.DeviceView
 	if err := e.s.Query(context.Background(), func(v server.View) { out = v.Machine().Devices() }); err != nil {
 		e.t.Fatal(err)
+	}
+	return out
+}
+
+// registered lists the machine's devices that have a connection or a
+// declaration: the enrolled pool is known to the machine from the start
+// (core.Config.Devices) without either.
+func (e *env) registered() []core.DeviceView {
+	e.t.Helper()
+	var out []core.DeviceView
+	for _, d := range e.devices() {
+		if d.Conn != 0 || d.Known {
+			out = append(out, d)
+		}
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/coder/websocket"
@@ -41,6 +42,11 @@ func (g *Gateway) ws(w http.ResponseWriter, r *http.Request) {
 		g.authFail(w, r, device, err)
 		return
 	}
+	if !isUpgrade(r) {
+		fail(w, http.StatusBadRequest, CodeMissingParams,
+			"the route needs a WebSocket upgrade (Connection: Upgrade, Upgrade: websocket, Sec-WebSocket-Version: 13, Sec-WebSocket-Key)")
+		return
+	}
 	ws, err := websocket.Accept(w, r, nil)
 	if err != nil {
 		g.log.Info("websocket accept failed", "device", device, "err", err)
@@ -50,6 +56,24 @@ func (g *Gateway) ws(w http.ResponseWriter, r *http.Request) {
 	g.live.Add(1)
 	defer g.live.Done()
 	g.serveConn(r.Context(), device, ws)
+}
+
+// isUpgrade reports whether r asks for a WebSocket upgrade; a plain GET
+// gets the shared JSON error instead of the library's text answer.
+func isUpgrade(r *http.Request) bool {
+	return headerHasToken(r.Header, "Connection", "upgrade") && headerHasToken(r.Header, "Upgrade", "websocket") &&
+		r.Header.Get("Sec-WebSocket-Version") == "13" && r.Header.Get("Sec-WebSocket-Key") != ""
+}
+
+func headerHasToken(h http.Header, name, token string) bool {
+	for _, v := range h.Values(name) {
+		for _, t := range strings.Split(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(t), token) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // wsConn is the loop's handle on one WebSocket: a bounded outbound queue
@@ -87,6 +111,18 @@ func (c *wsConn) Close(code int, reason string) {
 	})
 }
 
+// closedByCore reports whether Core asked to close the connection (the
+// machine's CloseConn, a refused message), and how it said so: a read
+// that fails afterwards ends the close Core started, not one by the peer.
+func (c *wsConn) closedByCore() (string, bool) {
+	select {
+	case <-c.closing:
+		return "closed by core: " + c.code.String() + " " + c.reason, true
+	default:
+		return "", false
+	}
+}
+
 // serveConn registers the connection, runs its writer and reads frames
 // until the connection ends.
 func (g *Gateway) serveConn(ctx context.Context, device string, ws *websocket.Conn) {
@@ -122,12 +158,21 @@ func (g *Gateway) read(ctx context.Context, id core.ConnID, c *wsConn) string {
 	fr := frameReader{ws: c.ws}
 	in := g.s.Inbound(id)
 	for {
-		b, err := fr.next()
+		typ, b, err := fr.next()
 		if err != nil {
+			if reason, ok := c.closedByCore(); ok {
+				return reason
+			}
 			if ctx.Err() != nil {
 				return "request context ended"
 			}
 			return readReason(err)
+		}
+		if typ != websocket.MessageText {
+			// Frames are JSON text; a binary message is refused, never
+			// decoded as a frame.
+			c.Close(int(websocket.StatusUnsupportedData), "binary message: frames are JSON text")
+			return "binary message refused: frames are JSON text"
 		}
 		if err := in.Received(ctx, b); err != nil {
 			return "core is stopping"
@@ -147,20 +192,20 @@ type frameReader struct {
 // one (an occasional big frame) is dropped after use.
 const scratchKeepMax = 16 << 10
 
-func (r *frameReader) next() ([]byte, error) {
-	_, rd, err := r.ws.Reader(context.Background())
+func (r *frameReader) next() (websocket.MessageType, []byte, error) {
+	typ, rd, err := r.ws.Reader(context.Background())
 	if err != nil {
-		return nil, err
+		return typ, nil, err
 	}
 	r.scratch.Reset()
 	if _, err := r.scratch.ReadFrom(rd); err != nil {
-		return nil, err
+		return typ, nil, err
 	}
 	b := bytes.Clone(r.scratch.Bytes())
 	if r.scratch.Cap() > scratchKeepMax {
 		r.scratch = bytes.Buffer{}
 	}
-	return b, nil
+	return typ, b, nil
 }
 
 func readReason(err error) string {

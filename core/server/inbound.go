@@ -111,11 +111,48 @@ func decodeInbound(id core.ConnID, frame []byte) inboundFrame {
 	return fr
 }
 
-// stepInbound steps one decoded frame on the loop.
+// coreSends are the frame types only Core sends: one arriving from a
+// Runtime is in the wrong direction, and the machine drops it.
+var coreSends = map[string]bool{
+	wire.TypeRuntimePrepare: true, wire.TypeExecutionPrepare: true, wire.TypeExecutionStart: true,
+	wire.TypeExecutionRelease: true, wire.TypePromptCancel: true, wire.TypeDeviceShutdown: true,
+	wire.TypePermissionDecision: true, wire.TypeUserChoiceDecision: true, wire.TypePromptSteer: true,
+	wire.TypeFunctionResult: true, wire.TypeWorkspaceRead: true, wire.TypeWorkspaceWrite: true,
+	wire.TypeWorkspaceExport: true, wire.TypeEnvironmentQuiesce: true, wire.TypeEnvironmentResume: true,
+}
+
+// errTextMax bounds the decode error quoted in a log line.
+const errTextMax = 200
+
+// stepInbound steps one decoded frame on the loop. A frame the codec
+// refused (malformed, unknown type, invalid payload) or one of a type
+// only Core sends gets a warning line besides its metric: the machine
+// drops it.
 func (s *Server) stepInbound(id core.ConnID, fr inboundFrame) {
 	s.opt.Metrics.frameIn(fr.typ)
+	switch e := fr.ev.(type) {
+	case core.FrameRejected:
+		msg := e.Err.Error()
+		if len(msg) > errTextMax {
+			msg = msg[:errTextMax] + "…"
+		}
+		s.log.Warn("runtime frame refused", "conn", uint64(id), "device", s.deviceOf(id), "type", e.Type, "err", msg)
+	case core.FrameReceived:
+		if coreSends[fr.typ] {
+			s.log.Warn("runtime frame in the wrong direction dropped", "conn", uint64(id), "device", s.deviceOf(id),
+				"type", fr.typ, "id", e.Frame.ID)
+		}
+	}
 	if fr.hb != nil {
 		s.noteHeartbeat(id, *fr.hb)
 	}
 	s.step(fr.ev)
+}
+
+// deviceOf is the device of a live connection, or "".
+func (s *Server) deviceOf(id core.ConnID) string {
+	if c := s.conns[id]; c != nil {
+		return c.device
+	}
+	return ""
 }

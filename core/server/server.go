@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -142,6 +143,13 @@ func New(back Backend, opt Options) (*Server, error) {
 	if opt.RevocationPoll <= 0 {
 		opt.RevocationPoll = 5 * time.Second
 	}
+	if opt.Config.Devices == nil {
+		pool, err := enrolledPool(back, opt.Config.DevicesMax)
+		if err != nil {
+			return nil, err
+		}
+		opt.Config.Devices = pool
+	}
 	if err := opt.Config.Validate(); err != nil {
 		return nil, err
 	}
@@ -167,6 +175,29 @@ func New(back Backend, opt Options) (*Server, error) {
 		return nil, fmt.Errorf("server: commit after restart: %w", err)
 	}
 	return s, nil
+}
+
+// enrolledPool is the machine's device pool (core.Config.Devices): the
+// devices enrolled and not revoked, in ID order, at most limit (the
+// machine's DevicesMax, its default when zero). A queued Turn never fails
+// for a lacking capability while one of them may still connect and serve
+// it (a Core restart leaves every device reconnecting).
+func enrolledPool(back Credentials, limit int) ([]string, error) {
+	ds, err := back.Devices()
+	if err != nil {
+		return nil, fmt.Errorf("server: list devices: %w", err)
+	}
+	if limit <= 0 {
+		limit = core.DefaultConfig().DevicesMax
+	}
+	pool := []string{}
+	for _, d := range ds {
+		if !d.Revoked && len(pool) < limit {
+			pool = append(pool, d.ID)
+		}
+	}
+	slices.Sort(pool)
+	return pool, nil
 }
 
 // hasRecords reports whether back holds anything core.Restart recovers:

@@ -144,7 +144,7 @@ func (in *Installer) bind(env string) (*Installer, bool) {
 	}
 	b := *in
 	b.Workspace = filepath.Join(in.Root, env)
-	b.State = filepath.Join(b.Workspace, ".turnstile")
+	b.State = filepath.Join(b.Workspace, stateDirName)
 	return &b, os.MkdirAll(b.Workspace, 0o755) == nil
 }
 

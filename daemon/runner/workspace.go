@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/turnstile-sim/turnstile/adapters/agent"
 	"github.com/turnstile-sim/turnstile/daemon"
@@ -212,8 +213,19 @@ func (n *Native) localOwner(env string) (agent.WorkspaceOwner, error) {
 	return w.Open(env)
 }
 
-// writeWorkspace installs the checked body with the local owner.
+// stateDirName is the top-level workspace directory the daemon keeps its
+// own state in (Installer: installed capabilities, staging).
+const stateDirName = ".turnstile"
+
+// writeWorkspace installs the checked body with the local owner; a path
+// into stateDirName is refused (unsafe_destination) before anything.
 func (n *Native) writeWorkspace(op daemon.WriteWorkspace) daemon.Result {
+	if first, _, _ := strings.Cut(op.Path, "/"); strings.EqualFold(first, stateDirName) {
+		// The workspace's .turnstile directory holds the installed
+		// capabilities and staging: no workspace write reaches it.
+		n.log.Warn("workspace write into the reserved state directory refused", "mutation", op.Mutation, "path", op.Path)
+		return daemon.WriteWorkspaceResult{Outcome: wire.OutcomeRejected, Reason: agent.WriteReasonUnsafeDestination}
+	}
 	o, err := n.localOwner(op.Environment)
 	if err != nil {
 		return daemon.WriteWorkspaceResult{Outcome: wire.OutcomeRejected, Reason: agent.WriteReasonUnsafeDestination}

@@ -86,6 +86,16 @@ func TestNativeWorkspaceCallsServeTheBoundDirectory(t *testing.T) {
 	if w.Outcome != wire.OutcomeCompleted {
 		t.Fatalf("write: %+v", w)
 	}
+	for _, reserved := range []string{".turnstile/capabilities/x", ".TURNSTILE/x", ".turnstile"} {
+		w = r.call(daemon.WriteWorkspace{Mutation: "m-r", Session: "s", Environment: env, Path: reserved,
+			SizeBytes: int64(len(body)), SHA256: hex.EncodeToString(sum[:]), Data: body}).(daemon.WriteWorkspaceResult)
+		if w.Outcome != wire.OutcomeRejected || w.Reason != agent.WriteReasonUnsafeDestination {
+			t.Fatalf("write into %s: %+v", reserved, w)
+		}
+		if _, err := os.Stat(filepath.Join(base, env, ".turnstile")); !os.IsNotExist(err) {
+			t.Fatalf("the reserved directory was created: %v", err)
+		}
+	}
 	w = r.call(daemon.WriteWorkspace{Mutation: "m2", Session: "s", Environment: env, Path: "d",
 		SizeBytes: 1, SHA256: hex.EncodeToString(sum[:]), Data: []byte("x")}).(daemon.WriteWorkspaceResult)
 	if w.Outcome != wire.OutcomeRejected || w.Reason != agent.WriteReasonDestinationDirectory {

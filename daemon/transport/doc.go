@@ -27,8 +27,11 @@
 // (attempt, last error, draw). HTTP 426 (incompatible_version), 401 (the
 // credential), 400, 403 and WebSocket close code 4001 (device retired)
 // are permanent: Run returns a *PermanentError whose Fix says what the
-// operator must change. A connection that stayed up for Policy.Stable
-// resets the attempt count.
+// operator must change. A successful connection, one that stayed up for
+// Policy.Stable (5 s by default), resets the attempt count: the next
+// loss waits as after a first failure, however briefly the connection
+// lasted beyond that. Shorter connections are flapping and keep the
+// count growing.
 //
 // Time goes through a github.com/benbjohnson/clock Clock (clock.New() in
 // production; tests run the real clock inside a testing/synctest bubble).

@@ -11,4 +11,5 @@ import (
 // the wire limit it names.
 func TestDocNumbersAreTheLimits(t *testing.T) {
 	docnumbers.Check(t, ".", "wire.FrameBytesMax ("+docnumbers.MiB(wire.FrameBytesMax)+")")
+	docnumbers.Check(t, ".", "Policy.Stable ("+docnumbers.Seconds(DefaultPolicy().Stable)+" by default)")
 }

@@ -264,6 +264,46 @@ func TestFlappingConnectionsBackOff(t *testing.T) {
 	})
 }
 
+// With the default policy, a successful connection (here up for 40 s,
+// well under a minute) resets the backoff: the reconnect after it waits
+// as after a first failure, although the two connections before it were
+// flapping and had grown the count.
+func TestSuccessfulConnectionResetsBackoffByDefault(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		core := &transporttest.Core{}
+		link, stop := startCore(t, core)
+		defer stop()
+		link.Policy = transport.Policy{} // the production defaults
+		ctx, cancel := context.WithCancel(t.Context())
+		res := make(chan error, 1)
+		go func() { res <- link.Run(ctx, transport.Bootstrap{}, newRecorder()) }()
+		r := rand.New(rand.NewPCG(1, 2)) // the link's seed, drawn in the same order
+		s, err := core.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, step := range []struct {
+			up      time.Duration
+			attempt int
+		}{{0, 1}, {time.Second, 2}, {40 * time.Second, 1}, {0, 2}} {
+			if step.up > 0 {
+				<-time.After(step.up) // fake time
+			}
+			s.Close(websocket.StatusGoingAway, "lost")
+			closed := time.Now()
+			want := link.Policy.Next(step.attempt, io.EOF, r.Float64()).Wait
+			if s, err = core.Next(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if got := time.Since(closed); got != want {
+				t.Fatalf("reconnect %d after %v up waited %v, want %v (attempt %d)", i+1, step.up, got, want, step.attempt)
+			}
+		}
+		cancel()
+		<-res
+	})
+}
+
 // A frame Core does not read within its budget closes the connection at
 // the budget (measured from the Send), and the link reports it.
 func TestStalledWriteClosesAtItsBudget(t *testing.T) {

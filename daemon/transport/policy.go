@@ -20,15 +20,18 @@ type Policy struct {
 	Base time.Duration
 	// Max caps every wait.
 	Max time.Duration
-	// Stable is how long a connection must stay up for the next failure
-	// to count as the first again.
+	// Stable is how long a connection must stay up to count as a
+	// successful connection: the next failure then counts as the first
+	// again (the backoff resets). A connection that drops sooner is
+	// flapping and the waits keep growing.
 	Stable time.Duration
 }
 
 // DefaultPolicy returns the production reconnect policy: waits drawn in
-// [0, min(30 s, 500 ms·2^(attempt-1))).
+// [0, min(30 s, 500 ms·2^(attempt-1))); a connection that stayed up for
+// 5 s resets the backoff.
 func DefaultPolicy() Policy {
-	return Policy{Base: 500 * time.Millisecond, Max: 30 * time.Second, Stable: time.Minute}
+	return Policy{Base: 500 * time.Millisecond, Max: 30 * time.Second, Stable: 5 * time.Second}
 }
 
 func (p Policy) withDefaults() Policy {

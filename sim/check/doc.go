@@ -314,8 +314,12 @@
 //     never earlier, and not later unless what it serves is gone or the
 //     prepare waits for what Core's documents make a Turn wait for (an
 //     Environment preparation still running, a workspace operation, a
-//     quiesce, a full preparation stream table); the refusal never ends
-//     the Turn.
+//     quiesce, a full preparation stream table, a connection's capacity
+//     gate); the refusal never ends the Turn.
+//   - capacity_gate (capacity_gate.go): after a preparation_capacity
+//     refusal, no Turn preparation leaves on that connection before its
+//     wait ends (1 s doubling per consecutive refusal, at most 30 s; a
+//     heartbeat of the connection ends it).
 //   - timing_executor_close_retry, timing_settlement_retry
 //     (timing_close_retry.go): after the n-th failed executor close or
 //     unconfirmed settlement answer, the Harness receives the next call

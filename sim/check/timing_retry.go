@@ -98,6 +98,7 @@ type prepRetryRec struct {
 type prepRequest struct {
 	session   string
 	conn      uint64
+	sentAt    int64
 	started   bool
 	abandoned bool // a Turn of the Session finished while it was out
 }
@@ -109,6 +110,7 @@ type retryState struct {
 	requests    map[string]*prepRequest    // request ID of Core's execution_prepare
 	cancelCalls map[string]int64           // turn → last cancel call reaching Core
 	kinds       map[uint64]string          // conn → the agent kinds its last heartbeat declared
+	gates       map[uint64]*capGate        // conn → its capacity gate (capacity_gate.go)
 }
 
 func (s *retryState) ensure() {
@@ -119,6 +121,7 @@ func (s *retryState) ensure() {
 		s.requests = map[string]*prepRequest{}
 		s.cancelCalls = map[string]int64{}
 		s.kinds = map[uint64]string{}
+		s.gates = map[uint64]*capGate{}
 	}
 }
 
@@ -151,7 +154,8 @@ func (l *Ledger) retryCoreSent(ev WireEvent) {
 			}
 			return
 		}
-		s.requests[ev.Frame.ID] = &prepRequest{session: p.SessionID, conn: ev.Conn}
+		s.requests[ev.Frame.ID] = &prepRequest{session: p.SessionID, conn: ev.Conn, sentAt: ev.At}
+		l.capGateSent(ev.Conn, ev.At, ev.Frame.ID, p.SessionID)
 		if r := s.preps[p.SessionID]; r != nil {
 			l.judgeRetry(ev.At, &r.retryOwed, TimerPrepareRetry, CheckTimingPrepareRetry, "execution_prepare of session "+p.SessionID)
 		}
@@ -210,6 +214,9 @@ func (l *Ledger) armRetry(r *retryOwed, check, what string) {
 		r.due = -1
 		if check == CheckTimingPrepareRetry && l.prepStreamsFullSince(r.refused) {
 			return // the retry waits for a free preparation stream
+		}
+		if check == CheckTimingPrepareRetry && l.capGated(due) {
+			return // the retry waits for a connection's capacity gate (capacity_gate.go)
 		}
 		if check == CheckTimingPrepareRetry && l.transferOpenAt(due) != "" {
 			return // the Session's Environment preparation may wait for that connection's transfer
@@ -288,8 +295,10 @@ func (l *Ledger) retryCoreReceived(ev WireEvent) {
 			l.reach(MarkCancelNotReadyRetried)
 		}
 	case wire.PreparationStatus:
+		l.capGateStatus(ev.Conn, ev.Frame.ID, p, s.requests[ev.Frame.ID])
 		l.prepRefusalReceived(ev, p)
 	case wire.Heartbeat:
+		l.capGateHeartbeat(ev.Conn, ev.At)
 		// A kind whose availability or capabilities changed may leave a
 		// Session without an admissible device at its retry.
 		k := fmt.Sprint(p.SupportedAgentKinds)
@@ -310,6 +319,7 @@ func (l *Ledger) prepRefusalReceived(ev WireEvent, st wire.PreparationStatus) {
 		return
 	}
 	delete(s.requests, ev.Frame.ID)
+	l.capGateRefused(ev.Conn, ev.At)
 	r := s.preps[q.session]
 	if r == nil {
 		r = &prepRetryRec{session: q.session}
@@ -341,6 +351,7 @@ func (l *Ledger) retryConnEnded(conn uint64) {
 	for _, k := range sortedKeys(s.preps) {
 		s.preps[k].excuse("a connection closed")
 	}
+	delete(s.gates, conn)
 }
 
 // retryCoreCrashed: Core's timers died with it.
@@ -357,6 +368,7 @@ func (l *Ledger) retryCoreCrashed() {
 		s.preps[k].excuse("Core crashed")
 	}
 	s.requests = map[string]*prepRequest{}
+	s.gates = map[uint64]*capGate{}
 }
 
 // retryTurnFinished: a finished Turn is owed no retry; a retryable

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A stopped daemon never makes Core record a cut-short Turn as completed:
+// SIGTERM or SIGINT mid-Turn ends the Turn failed (engine_failed, with the
+// daemon's interruption as the detail) while the daemon exits cleanly, and
+// a Turn Core was already cancelling ends cancelled.
+func TestDaemonSignalMidTurnNeverCompletes(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		sig    syscall.Signal
+		cancel bool
+		state  string
+		code   string
+	}{
+		{"sigterm", syscall.SIGTERM, false, "failed", "engine_failed"},
+		{"sigint", syscall.SIGINT, false, "failed", "engine_failed"},
+		{"sigterm-while-cancelling", syscall.SIGTERM, true, "cancelled", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, tokenFile, token, cred := setup(t)
+			root := filepath.Dir(tokenFile)
+			credFile := filepath.Join(root, "device.cred")
+			script := filepath.Join(root, "script.json")
+			if err := os.WriteFile(credFile, []byte(cred+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(script, []byte(`{"turns":[{"deltas":["part","ial"],"hold":true,"cancel_latency":"300ms"}]}`), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			core := startCore(t, dir, tokenFile)
+			d := startDaemonProc(t, "-core", core.base, "-device", "d1", "-credential-file", credFile, "-synthetic-script", script)
+			c := newClient(t, core.base, token)
+			sid := jsonField(c.must("POST", "/api/v1/sessions",
+				`{"agent":{"kind":"synthetic","model":"synthetic-1"},"environment":{"type":"none"}}`, 201), "session_id")
+			tid := jsonField(c.must("POST", "/api/v1/sessions/"+sid+"/turns", `{"text":"hold on"}`, 201), "turn_id")
+			firstDelta(t, core.base, token, tid)
+			if tc.cancel {
+				c.must("POST", "/api/v1/turns/"+tid+"/cancel", "", 202)
+			}
+			if err := d.cmd.Process.Signal(tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-d.exited:
+			case <-time.After(30 * time.Second):
+				t.Fatalf("no exit after %v:\n%s", tc.sig, d.stderr.String())
+			}
+			if code := d.cmd.ProcessState.ExitCode(); code != 0 {
+				t.Fatalf("daemon exit %d:\n%s", code, d.stderr.String())
+			}
+			body := c.must("GET", "/api/v1/turns/"+tid, "", 200)
+			if jsonField(body, "state") != tc.state || jsonField(body, "error_code") != tc.code {
+				t.Fatalf("turn after %v: %s\ndaemon:\n%s", tc.sig, body, d.stderr.String())
+			}
+			if tc.code != "" && jsonField(body, "error_detail") == "" {
+				t.Fatalf("no reason given: %s", body)
+			}
+			_ = core.terminate()
+		})
+	}
+}

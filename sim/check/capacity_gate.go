@@ -1,0 +1,143 @@
+package check
+
+import (
+	"time"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// The capacity gate, judged from the wire alone (Core's documented
+// policy, core/doc.go; the seed only says a preparation_capacity refusal
+// leaves the queued Turn unclaimed for the Worker to retry). After a
+// connection refused an execution_prepare of a Turn with
+// preparation_capacity, Core sends no execution_prepare of a Turn on that
+// connection before its capacity wait ends: PrepareRetryDelay (1 s) after
+// the refusal, doubling with every consecutive refusal that arrives once
+// the previous wait is over, capped at CapacityWaitMax (30 s); after it,
+// one preparation at a time is open on the connection. A refusal
+// arriving during a wait (of a preparation sent before it began) changes
+// nothing. A heartbeat of the connection ends the wait at once (the
+// Runtime's capacity may have been released); a status other than a
+// refusal of a preparation sent since the gate began (the probe taken)
+// opens it step by step (opened). A
+// Session's own retry may then be held back by the gate: the lateness of
+// prepare_retry is excused while some connection is gated.
+
+// CheckCapacityGate names the capacity-gate oracle.
+const CheckCapacityGate = "capacity_gate"
+
+// CapacityWaitMax caps a connection's capacity wait (Core's policy).
+const CapacityWaitMax = 30 * time.Second
+
+// MarkCapacityGateProbed: after a capacity wait, Core sent a preparation
+// on the gated connection (a probe).
+const MarkCapacityGateProbed Mark = "capacity_gate_probed"
+
+type capGate struct {
+	fails int
+	until int64 // no Turn preparation on the connection before this instant
+	since int64 // the gate's first counted refusal
+	// uncertain: a status of an older preparation arrived, which Core may
+	// or may not have applied (stale revisions are ignored): the gate may
+	// be open at Core, so no send is judged early until the probe answers.
+	uncertain bool
+	probe     string // request ID of the preparation sent once the wait ended, until answered
+	// opened: a preparation sent since the gate began was taken; Core
+	// then opens the connection step by step (a window that doubles with
+	// every stream's first status), which the wire does not pin down for
+	// streams of other kinds, so sends are no longer judged, and a retry
+	// stays excused while a preparation is open there.
+	opened bool
+}
+
+// capGateRefused records a preparation_capacity refusal of a Turn's
+// preparation reaching Core on conn at at.
+func (l *Ledger) capGateRefused(conn uint64, at int64) {
+	s := &l.timing.retry
+	g := s.gates[conn]
+	if g == nil {
+		g = &capGate{}
+		s.gates[conn] = g
+	}
+	if g.fails > 0 && at < g.until {
+		return
+	}
+	if g.fails == 0 {
+		g.since, g.opened = at, false
+	}
+	g.fails++
+	wait := l.timer(coreNode, TimerPrepareRetry)
+	for i := 1; i < g.fails && wait < int64(CapacityWaitMax); i++ {
+		wait *= 2
+	}
+	g.until = at + min(wait, int64(CapacityWaitMax))
+}
+
+// capGateStatus reads a status from conn reaching Core for request q (nil
+// when not a Turn preparation the ledger follows). A status of a
+// preparation sent since the gate began (the probe, a fresh stream Core
+// always applies) other than a refusal opens the gate; one of an older
+// preparation may have opened it at Core.
+func (l *Ledger) capGateStatus(conn uint64, id string, st wire.PreparationStatus, q *prepRequest) {
+	g := l.timing.retry.gates[conn]
+	if g == nil {
+		return
+	}
+	if id == g.probe {
+		g.probe = ""
+	}
+	if st.State == wire.StateRejected {
+		return
+	}
+	if q != nil && q.conn == conn && q.sentAt >= g.since {
+		g.opened, g.fails, g.until = true, 0, 0
+		return
+	}
+	g.uncertain = true
+}
+
+// capGateHeartbeat: a heartbeat of conn reaching Core at at ends its wait.
+func (l *Ledger) capGateHeartbeat(conn uint64, at int64) {
+	if g := l.timing.retry.gates[conn]; g != nil && at < g.until {
+		g.until = at
+	}
+}
+
+// capGateSent judges a Turn's execution_prepare (request id) Core sent on
+// conn at at.
+func (l *Ledger) capGateSent(conn uint64, at int64, id, session string) {
+	g := l.timing.retry.gates[conn]
+	if g == nil {
+		return
+	}
+	if g.probe == "" && at >= g.until {
+		g.probe = id
+	}
+	if g.uncertain || g.opened {
+		return
+	}
+	if at < g.until {
+		l.violate(at, CheckCapacityGate, "Core sent execution_prepare of session %s on conn c%d at %s, before its capacity wait ended at %s (%d consecutive preparation_capacity refusals)",
+			session, conn, vtime(at), vtime(g.until), g.fails)
+		return
+	}
+	l.reach(MarkCapacityGateProbed)
+}
+
+// capGated reports whether some connection's capacity gate may be closed
+// at at: its wait not over, its probe still out, or its state uncertain
+// (the wire does not say which connection a Session's retry would use).
+// Once a wait is over with no probe out, Core probes at that instant.
+func (l *Ledger) capGated(at int64) bool {
+	for conn, g := range l.timing.retry.gates { //tidy:sorted any-match only
+		if g.uncertain || g.probe != "" || at < g.until {
+			return true
+		}
+		// While gated Core keeps one preparation open on the connection
+		// at a time, of any kind (preparations_per_conn.go counts them).
+		if pc := l.projection.prepsPerConn[conn]; pc != nil && pc.n > 0 {
+			return true
+		}
+	}
+	return false
+}
