@@ -133,37 +133,19 @@ func BenchmarkAgentsAPITurn(b *testing.B) {
 		}
 		b.Fatal("the stream ended before idle")
 	}
-	lsid := strings.SplitN(strings.SplitN(doAs(b, ts, token, "POST", "/api/v1/sessions", sessionBody, 201), `"session_id":"`, 2)[1], `"`, 2)[0]
-	legacyTurn := func() {
-		out := doAs(b, ts, token, "POST", "/api/v1/sessions/"+lsid+"/turns", `{"text":"hello"}`, 201)
-		tid := strings.SplitN(strings.SplitN(out, `"turn_id":"`, 2)[1], `"`, 2)[0]
-		req, _ := http.NewRequest("GET", ts.URL+"/api/v1/turns/"+tid+"/events", nil)
-		req.Header.Set("Authorization", "Bearer "+token)
-		resp, err := ts.Client().Do(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		_, _ = io.Copy(io.Discard, resp.Body) // the stream ends with the Turn
-		resp.Body.Close()
-	}
 	machineTurn() // warm every path
-	legacyTurn()
 	v1Turn()
-	var machine, legacy, v1 time.Duration
+	var machine, v1 time.Duration
 	b.ResetTimer()
 	for b.Loop() {
 		t0 := time.Now()
 		machineTurn()
 		t1 := time.Now()
-		legacyTurn()
-		t2 := time.Now()
 		v1Turn()
-		machine, legacy, v1 = machine+t1.Sub(t0), legacy+t2.Sub(t1), v1+time.Since(t2)
+		machine, v1 = machine+t1.Sub(t0), v1+time.Since(t1)
 	}
 	n := float64(b.N)
 	b.ReportMetric(float64(machine.Nanoseconds())/n, "machine-ns/turn")
-	b.ReportMetric(float64(legacy.Nanoseconds())/n, "api-ns/turn")
-	b.ReportMetric(float64(v1)/float64(legacy), "v1/api")
 	b.ReportMetric(float64(v1.Nanoseconds())/n, "v1-ns/turn")
 	b.ReportMetric(float64(v1)/float64(machine), "v1/machine")
 }

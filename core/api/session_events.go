@@ -233,10 +233,17 @@ func (a *API) call(ctx context.Context, key string, fp []byte, ev func(core.Call
 	return *sr.Receipt, nil
 }
 
+// messageFingerprint is the idempotency fingerprint of a message event,
+// the same whether it started a Turn or steered one: a retry that finds
+// the Turn its first attempt started still running replays that answer.
+func messageFingerprint(in wire.MessageInput) []byte {
+	fp, _ := json.Marshal(in)
+	return append([]byte("message "), fp...)
+}
+
 // startTurn submits a Turn to the Session and records its creation time.
 func (a *API) startTurn(ctx context.Context, sid string, in wire.MessageInput, key string) (Receipt, error) {
-	fp, _ := json.Marshal(in)
-	r, err := a.call(ctx, key, append([]byte("turn "), fp...), func(c core.CallID) core.Event { return core.SubmitTurn{Call: c, Session: sid, Input: in} },
+	r, err := a.call(ctx, key, messageFingerprint(in), func(c core.CallID) core.Event { return core.SubmitTurn{Call: c, Session: sid, Input: in} },
 		func(res core.APIResult) Receipt {
 			return Receipt{Type: InputMessage, Action: "turn_started", TurnID: res.TurnID, InputID: "0"}
 		})
@@ -333,7 +340,7 @@ func (a *API) applyInput(ctx context.Context, sid string, c checkedInput, key st
 			return Receipt{}, err
 		}
 		if t, ok := st.active(); ok {
-			r, err := a.call(ctx, key, fp, func(cl core.CallID) core.Event { return core.SteerInput{Call: cl, Turn: t.ID, Input: c.message} },
+			r, err := a.call(ctx, key, messageFingerprint(c.message), func(cl core.CallID) core.Event { return core.SteerInput{Call: cl, Turn: t.ID, Input: c.message} },
 				func(res core.APIResult) Receipt {
 					return Receipt{Type: InputMessage, Action: "steered", TurnID: t.ID, InputID: res.InputID}
 				})
