@@ -346,12 +346,20 @@ func (a *API) applyInput(ctx context.Context, sid string, c checkedInput, key st
 				})
 			// A Turn that ended since it was read took no input: the
 			// message starts the next Turn.
-			if !errors.Is(err, core.ErrTurnTerminal) && !isRefusal(err, CodeTurnTerminal) {
+			if !turnTerminal(err) {
 				return r, err
 			}
-			if key != "" {
-				key += " next"
+		} else {
+			r, err := a.startTurn(ctx, sid, c.message, key)
+			// Only a replayed steer is refused turn_terminal here: the
+			// first attempt of key found its Turn ended and started the
+			// next one under the derived key.
+			if key == "" || !turnTerminal(err) {
+				return r, err
 			}
+		}
+		if key != "" {
+			key += " next"
 		}
 		return a.startTurn(ctx, sid, c.message, key)
 	case InputCancel:
@@ -402,6 +410,11 @@ func (a *API) applyInput(ctx context.Context, sid string, c checkedInput, key st
 		})
 	}
 	return Receipt{}, fmt.Errorf("unhandled input %q", c.typ)
+}
+
+// turnTerminal reports a turn_terminal refusal, answered or replayed.
+func turnTerminal(err error) bool {
+	return errors.Is(err, core.ErrTurnTerminal) || isRefusal(err, CodeTurnTerminal)
 }
 
 func isRefusal(err error, code string) bool {
