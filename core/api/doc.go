@@ -1,7 +1,8 @@
-// Package api is Core's HTTP API, served next to the Runtime gateway over
-// the same server.Server. Its one public API is the Agents API under /v1
-// (below); the routes are Routes(); openapi.json (OpenAPI 3.1, embedded
-// as OpenAPI) describes them and a test keeps the two equal.
+// Package api is Core's public HTTP API, served next to the Runtime
+// gateway over the same server.Server: the Agents API under /v1 (below),
+// its one public API, and Core's operator routes under /core/v1. The
+// routes are Routes(); openapi.json (OpenAPI 3.1, embedded as OpenAPI)
+// describes them and a test keeps the two equal.
 //
 // Core's own operator routes live under the administrator prefix /core/v1
 // (OperatorPrefix): the device list (GET /core/v1/devices), suspension
