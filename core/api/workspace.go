@@ -107,7 +107,7 @@ func errOr(err error) error {
 	return errors.New("api: workspace call answered without a result")
 }
 
-// readFile: GET /api/v1/sessions/{session}/workspace/file?path=&max_bytes=
+// readFile: GET /core/v1/sessions/{session}/workspace/file?path=&max_bytes=
 func (a *API) readFile(w http.ResponseWriter, r *http.Request) {
 	n, err := intParam(r, "max_bytes", wire.ReadResultBytesMax)
 	if err != nil {
@@ -120,7 +120,7 @@ func (a *API) readFile(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// listDirectory: GET /api/v1/sessions/{session}/workspace/directory?path=&max_entries=
+// listDirectory: GET /core/v1/sessions/{session}/workspace/directory?path=&max_entries=
 func (a *API) listDirectory(w http.ResponseWriter, r *http.Request) {
 	n, err := intParam(r, "max_entries", wire.DirectoryEntriesMax)
 	if err != nil {
