@@ -22,8 +22,9 @@ import (
 // BodyBytesMax bounds a request body.
 const BodyBytesMax = 1 << 20
 
-// Error codes of the public API. Every error answer is
-// {"error": <code>, "detail": <text>}.
+// Error codes: the operator routes answer {"error": <code>, "detail":
+// <text>} with the codes of Codes; the machine's named errors keep their
+// codes in the Agents API's errors too.
 const (
 	CodeUnauthorized     = "unauthorized"
 	CodeMethodNotAllowed = "method_not_allowed"
@@ -52,14 +53,16 @@ const (
 	CodeInternal              = "internal"
 )
 
-// Codes lists every error code, for the OpenAPI check.
+// Codes lists every error code of the operator routes (the Error schema
+// of the OpenAPI document, checked by a test). The machine's codes of
+// Session creation, Turn submission, steering, cancel and Turn lists are
+// the Agents API's (V1ErrorDetail).
 var Codes = []string{CodeUnauthorized, CodeMethodNotAllowed, CodeBadJSON, CodeUnknownField,
-	CodeBodyTooLarge, CodeInvalidConfig, CodeInvalidInput, CodeUnknownSession, CodeUnknownTurn, CodeTurnTerminal,
-	CodeCancelPending, CodeSessionLimit, CodeQueueFull, CodeInputLimit, CodeCapabilityUnsupported,
-	CodeSubscriberLimit, CodeIdempotencyConflict, CodeBadLastEventID, CodeBadLimit, CodeBadCursor, CodeUnavailable,
-	CodeInternal, CodeNoWorkspace, CodeInvalidWorkspaceRequest, CodeWorkspaceBusy, CodeWorkspaceMutationPending,
-	CodeIdempotencyUnsupported, CodeUnknownInteraction, CodeInteractionClosed, CodeDecisionInFlight, CodeInvalidAnswer,
-	CodeNoEnvironmentDefinition, CodePreparationUnavailable, CodeEngineUnqualified}
+	CodeBodyTooLarge, CodeUnknownSession, CodeUnknownTurn, CodeTurnTerminal, CodeCapabilityUnsupported,
+	CodeIdempotencyConflict, CodeUnavailable, CodeInternal, CodeNoWorkspace, CodeInvalidWorkspaceRequest,
+	CodeWorkspaceBusy, CodeWorkspaceMutationPending, CodeIdempotencyUnsupported, CodeUnknownInteraction,
+	CodeInteractionClosed, CodeDecisionInFlight, CodeInvalidAnswer, CodeNoEnvironmentDefinition,
+	CodePreparationUnavailable}
 
 // machineErrors maps the machine's named errors to status and code.
 var machineErrors = []struct {
