@@ -81,6 +81,16 @@ func (m *Machine) Turn(id string) (TurnView, bool) {
 	return viewOf(rec, m.st.Inputs(id)), true
 }
 
+// SessionState is Session id's recoverability as the machine judges it
+// now (see SessionState); ok is false for an unknown Session.
+func (m *Machine) SessionState(id string) (SessionState, bool) {
+	s := m.sessions[id]
+	if s == nil {
+		return SessionState{}, false
+	}
+	return m.sessionState(s), true
+}
+
 // DeviceView describes a device's current connection and snapshot.
 type DeviceView struct {
 	Device string

@@ -28,7 +28,8 @@ assertions that cannot be made from outside are listed as not checked.
 Exit status: 0 when no scenario failed and at least one was played, 1 when
 one failed, 2 on a usage error, 4 when nothing was checked: no scenario
 was played, or scenarios were skipped for lack of a credential (conform
-core without -operator-token-file skips every scenario with api steps).
+core without -api-key-file or -operator-token-file skips every scenario
+with api steps).
 
 conform runtime serves the scripted Core of every scenario. With CMD it
 starts the Runtime once per scenario with TURNSTILE_CORE_URL,
@@ -62,6 +63,7 @@ type conformFlags struct {
 	opts                     conform.Options
 	listen                   string
 	url, device, cred, token string
+	key                      string
 	verbose                  bool
 }
 
@@ -80,7 +82,8 @@ func (sh *shell) conformFlagSet(side string) (*flag.FlagSet, *conformFlags) {
 		fs.StringVar(&f.url, "url", "", "Core's base URL, e.g. http://127.0.0.1:8080")
 		fs.StringVar(&f.device, "device", "runtime", "the device ID the scripted Runtime connects as")
 		fs.StringVar(&f.cred, "credential-file", "", "file holding that device's credential")
-		fs.StringVar(&f.token, "operator-token-file", "", "file holding the public API's operator token (without it, scenarios with api steps are skipped)")
+		fs.StringVar(&f.key, "api-key-file", "", "file holding an API key of Core's Agents API, /v1 (turnstile core key add; without it, scenarios with api steps are skipped)")
+		fs.StringVar(&f.token, "operator-token-file", "", "file holding the operator token of Core's operator routes, /core/v1 (without it, scenarios with api steps are skipped)")
 	}
 	return fs, f
 }
@@ -228,6 +231,11 @@ func (sh *shell) conformCore(ctx context.Context, args []string, f *conformFlags
 	if f.token != "" {
 		if t.APIToken, err = readCredentialFile(f.token); err != nil {
 			return conform.Report{}, &conformUsage{fmt.Errorf("operator token: %w", err)}
+		}
+	}
+	if f.key != "" {
+		if t.APIKey, err = readCredentialFile(f.key); err != nil {
+			return conform.Report{}, &conformUsage{fmt.Errorf("API key: %w", err)}
 		}
 	}
 	return conform.RunCore(ctx, t, all, f.opts)

@@ -77,8 +77,12 @@ func TestConformCoreAgainstCore(t *testing.T) {
 	if err := os.WriteFile(credFile, []byte(cred+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	keyFile := filepath.Join(t.TempDir(), "api.key")
+	if err := os.WriteFile(keyFile, []byte(issueKey(t, dir)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	code, out, errOut := cli{t: t}.run("conform", "core", "-url", p.base, "-device", "d1",
-		"-credential-file", credFile, "-operator-token-file", tokenFile)
+		"-credential-file", credFile, "-api-key-file", keyFile, "-operator-token-file", tokenFile)
 	checkConformReport(t, code, out, errOut, 24)
 	for _, want := range []string{
 		"PASS  incompatible_version",
@@ -279,30 +283,43 @@ func TestDaemonConformDeclarationRefused(t *testing.T) {
 }
 
 // TestConformCoreWithoutOperatorToken: against a real `turnstile core`
-// process, conform core without -operator-token-file skips every
-// scenario with api steps; that run did not check what it was asked to,
-// so it fails with a named error (the credential, how many skipped) and
-// exit 4 even though nothing failed. A run in which every selected
-// scenario is skipped played nothing and exits 4 as well.
+// process, conform core without -api-key-file, or without
+// -operator-token-file, skips every scenario with api steps; that run did
+// not check what it was asked to, so it fails with a named error (the
+// credential, how many skipped) and exit 4 even though nothing failed. A
+// run in which every selected scenario is skipped played nothing and
+// exits 4 as well.
 func TestConformCoreWithoutOperatorToken(t *testing.T) {
 	dir, tokenFile, _, cred := setup(t)
+	keyFile := filepath.Join(t.TempDir(), "api.key")
+	if err := os.WriteFile(keyFile, []byte(issueKey(t, dir)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	p := startCore(t, dir, tokenFile)
 	credFile := filepath.Join(t.TempDir(), "d1.credential")
 	if err := os.WriteFile(credFile, []byte(cred+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := cli{t: t}.run("conform", "core", "-url", p.base, "-device", "d1", "-credential-file", credFile,
-		"-run", "^(incompatible_version|cancellation_waits_for_settlement|cancel_racing_done)$")
-	want := "turnstile conform core: " + ErrConformCredential.Error() + ": 2 of 3 scenarios skipped for lack of " +
-		conform.CredentialOperatorToken + "; give it to play them"
-	if code != exitVacuous || !strings.Contains(errOut, want) ||
-		!strings.Contains(out, "PASS  incompatible_version") ||
-		!strings.Contains(out, "SKIP  cancellation_waits_for_settlement\n      needs the public API") ||
-		!strings.Contains(out, "1 passed, 0 failed, 2 skipped") {
-		t.Fatalf("exit %d (want %d)\n%s\nstderr:\n%s\nwant stderr %q", code, exitVacuous, out, errOut, want)
+	for _, c := range []struct {
+		flags              []string
+		credential, reason string
+	}{
+		{[]string{"-operator-token-file", tokenFile}, conform.CredentialAPIKey, "needs the Agents API"},
+		{[]string{"-api-key-file", keyFile}, conform.CredentialOperatorToken, "needs the operator routes"},
+	} {
+		code, out, errOut := cli{t: t}.run(append([]string{"conform", "core", "-url", p.base, "-device", "d1", "-credential-file", credFile,
+			"-run", "^(incompatible_version|cancellation_waits_for_settlement|cancel_racing_done)$"}, c.flags...)...)
+		want := "turnstile conform core: " + ErrConformCredential.Error() + ": 2 of 3 scenarios skipped for lack of " +
+			c.credential + "; give it to play them"
+		if code != exitVacuous || !strings.Contains(errOut, want) ||
+			!strings.Contains(out, "PASS  incompatible_version") ||
+			!strings.Contains(out, "SKIP  cancellation_waits_for_settlement\n      "+c.reason) ||
+			!strings.Contains(out, "1 passed, 0 failed, 2 skipped") {
+			t.Fatalf("exit %d (want %d)\n%s\nstderr:\n%s\nwant stderr %q", code, exitVacuous, out, errOut, want)
+		}
 	}
-	code, out, errOut = cli{t: t}.run("conform", "core", "-url", p.base, "-device", "d1", "-credential-file", credFile,
-		"-operator-token-file", tokenFile, "-run", "^(idle_expiry|steer_unknown_after_30s)$")
+	code, out, errOut := cli{t: t}.run("conform", "core", "-url", p.base, "-device", "d1", "-credential-file", credFile,
+		"-api-key-file", keyFile, "-operator-token-file", tokenFile, "-run", "^(idle_expiry|steer_unknown_after_30s)$")
 	if code != exitVacuous || !strings.Contains(errOut, ErrConformNothingPlayed.Error()+" (2 scenarios, all skipped)") ||
 		!strings.Contains(out, "0 passed, 0 failed, 2 skipped") || strings.Contains(errOut, ErrConformCredential.Error()) {
 		t.Fatalf("nothing played: exit %d\n%s\nstderr:\n%s", code, out, errOut)

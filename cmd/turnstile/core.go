@@ -33,12 +33,13 @@ const usageCore = `usage: turnstile core [flags]
        turnstile core device add|list|revoke [flags] [id]
        turnstile core key add|list|revoke [flags] [name|key-id]
 
-Runs Core: the Runtime gateway (/api/v1/agent-daemon/...), the Agents API
-of the OpenAI SDK (/v1/..., authenticated by the API keys of 'turnstile
-core key'; Vault credentials need -vault-key), the public API
-(/api/v1/sessions, /api/v1/turns/...), the operator API under /core/v1
-(devices, suspensions; the operator token), /healthz, /readyz and
-/metrics, over the embedded SQLite store in -data. Every flag can also
+Runs Core: the Runtime gateway (/api/v1/agent-daemon/...), the public
+API, which is the Agents API of the OpenAI SDK (/v1/..., authenticated by
+the API keys of 'turnstile core key'; Vault credentials need -vault-key),
+the operator API under /core/v1 (devices, suspensions, a Turn's delivery
+view, user-choice answers, workspace reads and export; the operator
+token), /healthz, /readyz and /metrics, over the embedded SQLite store in
+-data. Every flag can also
 be set with the environment variable named in its description; a flag given
 on the command line wins. Every request body (API routes and
 the bootstrap) must arrive within -body-read-timeout (30 s; later is 408

@@ -14,6 +14,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	coreapi "github.com/turnstile-sim/turnstile/core/api"
 	"github.com/turnstile-sim/turnstile/core/gateway/scripted"
 	"github.com/turnstile-sim/turnstile/core/store/sqlitestore"
 )
@@ -94,20 +95,20 @@ func TestCoreBadFlagsExitTwo(t *testing.T) {
 func TestCoreProcessEndToEnd(t *testing.T) {
 	dir, tokenFile, token, cred := setup(t)
 	p := startCore(t, dir, tokenFile, "-heartbeat-interval", "5s", "-log-level", "debug")
-	api := newClient(t, p.base, token)
+	api := newAPIClient(t, p.base, dir, token)
 	wrongCred := credentialPrefix + "WRONGwrongWRONGwrongWRONGwrongWRONGwrong123"
 
 	checkRefusals(t, api, cred, wrongCred, token)
 
 	rt := &scripted.Runtime{Deltas: 2}
 	c, served := daemon(t, p, cred, rt)
-	sid := jsonField(api.must("POST", "/api/v1/sessions", `{"agent":{"kind":"contract","model":"m"},"environment":{"type":"none"}}`, 201), "session_id")
-	tid := jsonField(api.must("POST", "/api/v1/sessions/"+sid+"/turns", `{"text":"hello"}`, 201), "turn_id")
+	sid := api.session("contract", "m")
+	tid := api.submit(sid, "hello")
 	evs, err := api.events(tid, "")
-	if err != nil || len(evs) != 4 || evs[2].Event != "done" || evs[3].Event != "end" {
+	if err != nil || len(evs) != 3 || evs[0].Event != coreapi.EvOutputTextDelta || evs[2].Event != coreapi.EvTurnCompleted {
 		t.Fatalf("events %v %v", evs, err)
 	}
-	if body := api.must("GET", "/api/v1/turns/"+tid, "", 200); jsonField(body, "state") != "completed" {
+	if body := api.must("GET", "/core/v1/turns/"+tid, "", 200); jsonField(body, "state") != "completed" {
 		t.Fatalf("turn %s", body)
 	}
 	if body := api.must("GET", "/core/v1/devices", "", 200); !strings.Contains(body, `"connected":true`) {
@@ -167,7 +168,7 @@ func TestCoreProcessEndToEnd(t *testing.T) {
 	if !strings.Contains(logs, `"msg":"stopped"`) {
 		t.Fatalf("no graceful stop in the log:\n%s", logs)
 	}
-	for _, secret := range []string{cred, wrongCred, token, strings.TrimPrefix(cred, credentialPrefix)} {
+	for _, secret := range []string{cred, wrongCred, token, api.key, strings.TrimPrefix(cred, credentialPrefix)} {
 		if strings.Contains(logs, secret) {
 			t.Fatalf("a secret appears in the log:\n%s", logs)
 		}
@@ -214,6 +215,9 @@ func checkRefusals(t *testing.T, api *client, cred, wrongCred, token string) {
 		{"GET", "/api/v1/agent-daemon/ws?device_id=d1&version=0.7.0", "Bearer " + cred, "", 426},
 		{"GET", "/core/v1/devices?token=" + token, "Bearer " + token + "x", "", 401},
 		{"GET", "/core/v1/devices", "Bearer " + cred, "", 401},
+		{"GET", "/core/v1/devices", "Bearer " + api.key, "", 401},
+		{"GET", "/v1/agents/sessions", "Bearer " + token, "", 401},
+		{"POST", "/api/v1/sessions", "Bearer " + token, `{}`, 404},
 	}
 	for _, r := range refused {
 		st, _, _, err := api.do(r.method, r.path, r.body, "Authorization", r.auth)

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	coreapi "github.com/turnstile-sim/turnstile/core/api"
 	"github.com/turnstile-sim/turnstile/core/gateway/scripted"
 )
 
@@ -172,19 +173,103 @@ func (p *coreProc) wsURL() string {
 	return "ws" + strings.TrimPrefix(p.base, "http") + "/api/v1/agent-daemon/ws"
 }
 
-// client is an HTTP client of the public API that records every body it
-// receives (for the secret checks).
+// client is an HTTP client of Core that records every body it receives
+// (for the secret checks): /v1 calls carry its API key, every other call
+// its operator token.
 type client struct {
 	t      *testing.T
 	base   string
 	token  string
+	key    string
 	hc     *http.Client
 	mu     sync.Mutex
 	bodies []string
 }
 
 func newClient(t *testing.T, base, token string) *client {
-	return &client{t: t, base: base, token: token, hc: &http.Client{Timeout: 30 * time.Second}}
+	return &client{t: t, base: base, token: token, key: token, hc: &http.Client{Timeout: 30 * time.Second}}
+}
+
+// newAPIClient is newClient with an API key issued by `turnstile core key
+// add` on dir for the /v1 calls.
+func newAPIClient(t *testing.T, base, dir, token string) *client {
+	t.Helper()
+	c := newClient(t, base, token)
+	c.key = issueKey(t, dir)
+	return c
+}
+
+// issueKey issues an API key with `turnstile core key add` on dir.
+func issueKey(t *testing.T, dir string) string {
+	t.Helper()
+	code, out, errOut := cliKey(t, dir, "add", "e2e")
+	if code != exitOK {
+		t.Fatalf("key add: %d %s", code, errOut)
+	}
+	return strings.TrimSpace(out)
+}
+
+// bearer is the secret a call of path carries.
+func (c *client) bearer(path string) string {
+	if strings.HasPrefix(path, "/v1/") {
+		return c.key
+	}
+	return c.token
+}
+
+// createSession creates a Session through /v1 and returns its ID.
+func (c *client) createSession(body string) string {
+	c.t.Helper()
+	return jsonField(c.must("POST", "/v1/agents/sessions", body, 200), "id")
+}
+
+// session creates a Session of harness kind without an environment.
+func (c *client) session(kind, model string) string {
+	c.t.Helper()
+	return c.createSession(`{"agent":{"model":"` + model + `","x_agents_core":{"harness":"` + kind + `"}},"environment":{"type":"none"}}`)
+}
+
+// send posts one input event to Session sid and returns its receipt.
+func (c *client) send(sid, event string, header ...string) map[string]any {
+	c.t.Helper()
+	var r struct {
+		Receipts []map[string]any `json:"receipts"`
+	}
+	b := c.must("POST", "/v1/agents/sessions/"+sid+"/events", `{"events":[`+event+`]}`, 200, header...)
+	if err := json.Unmarshal([]byte(b), &r); err != nil || len(r.Receipts) != 1 {
+		c.t.Fatalf("events receipt %s", b)
+	}
+	return r.Receipts[0]
+}
+
+// messageEvent is a /v1 message input event of text.
+func messageEvent(text string) string {
+	b, _ := json.Marshal(map[string]any{"type": "agent.session.input.message", "input": text})
+	return string(b)
+}
+
+// submit starts a Turn in the idle Session sid and returns its ID.
+func (c *client) submit(sid, text string, header ...string) string {
+	c.t.Helper()
+	r := c.send(sid, messageEvent(text), header...)
+	if r["action"] != "turn_started" {
+		c.t.Fatalf("submit: %v", r)
+	}
+	return r["turn_id"].(string)
+}
+
+// steer sends text while Session sid's Turn runs.
+func (c *client) steer(sid, text string) {
+	c.t.Helper()
+	if r := c.send(sid, messageEvent(text)); r["action"] != "steered" {
+		c.t.Fatalf("steer: %v", r)
+	}
+}
+
+// cancel sends the cancel event for Session sid's unfinished Turn.
+func (c *client) cancel(sid string) {
+	c.t.Helper()
+	c.send(sid, `{"type":"agent.session.input.cancel"}`)
 }
 
 // do sends a request; err is a transport error (a killed Core).
@@ -193,7 +278,7 @@ func (c *client) do(method, path, body string, header ...string) (int, string, h
 	if err != nil {
 		return 0, "", nil, err
 	}
-	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("Authorization", "Bearer "+c.bearer(path))
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
@@ -221,14 +306,25 @@ func (c *client) must(method, path, body string, want int, header ...string) str
 // sseEvent is one Server-Sent Event.
 type sseEvent struct{ ID, Event, Data string }
 
-// events reads a Turn's event stream to its end; err when the stream broke
-// (a killed Core).
+// events reads a Turn's run events from its Session's /v1 stream, from
+// the Turn's start or after lastID: output text deltas, errors and the
+// Turn's terminal event, where it stops; err when the stream broke (a
+// killed Core) before.
 func (c *client) events(turn string, lastID string) ([]sseEvent, error) {
-	req, _ := http.NewRequest("GET", c.base+"/api/v1/turns/"+turn+"/events", nil)
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	if lastID != "" {
-		req.Header.Set("Last-Event-ID", lastID)
+	st, b, _, err := c.do("GET", "/core/v1/turns/"+turn, "")
+	if err != nil {
+		return nil, err
 	}
+	sid := jsonField(b, "session_id")
+	if st != 200 || sid == "" {
+		return nil, fmt.Errorf("turn %s: %d %s", turn, st, b)
+	}
+	if lastID == "" {
+		lastID = turn + ":0:0:0:0"
+	}
+	req, _ := http.NewRequest("GET", c.base+"/v1/agents/sessions/"+sid+"/events", nil)
+	req.Header.Set("Authorization", "Bearer "+c.key)
+	req.Header.Set("Last-Event-ID", lastID)
 	resp, err := (&http.Client{}).Do(req)
 	if err != nil {
 		return nil, err
@@ -246,8 +342,14 @@ func (c *client) events(turn string, lastID string) ([]sseEvent, error) {
 		line := sc.Text()
 		switch {
 		case line == "":
-			out = append(out, cur)
-			if cur.Event == "end" || cur.Event == "observation_error" {
+			var d struct {
+				TurnID string `json:"turn_id"`
+			}
+			_ = json.Unmarshal([]byte(cur.Data), &d)
+			if (cur.Event == coreapi.EvOutputTextDelta && d.TurnID == turn) || cur.Event == coreapi.EvError || (turnEnd(cur.Event) && d.TurnID == turn) {
+				out = append(out, cur)
+			}
+			if turnEnd(cur.Event) && d.TurnID == turn {
 				return out, nil
 			}
 			cur = sseEvent{}
@@ -263,6 +365,16 @@ func (c *client) events(turn string, lastID string) ([]sseEvent, error) {
 		return out, err
 	}
 	return out, io.ErrUnexpectedEOF
+}
+
+// turn is Core's operator view of a Turn.
+func (c *client) turn(tid string) coreapi.TurnJSON {
+	c.t.Helper()
+	var out coreapi.TurnJSON
+	if err := json.Unmarshal([]byte(c.must("GET", "/core/v1/turns/"+tid, "", 200)), &out); err != nil {
+		c.t.Fatal(err)
+	}
+	return out
 }
 
 // jsonField extracts a string member of a JSON object.

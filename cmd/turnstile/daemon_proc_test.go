@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	coreapi "github.com/turnstile-sim/turnstile/core/api"
 )
 
 // daemonProc is a `turnstile daemon` child process.
@@ -114,12 +116,13 @@ func (p *daemonProc) waitMark(t *testing.T, mark string) {
 	}
 }
 
-// firstDelta opens the Turn's event stream and returns once its first
-// delta arrived (the Turn is running natively).
-func firstDelta(t *testing.T, base, token, turn string) {
+// firstDelta opens the /v1 stream of Session sid from Turn turn's start
+// and returns once the Turn's first output text delta arrived.
+func firstDelta(t *testing.T, c *client, sid, turn string) {
 	t.Helper()
-	req, _ := http.NewRequest("GET", base+"/api/v1/turns/"+turn+"/events", nil)
-	req.Header.Set("Authorization", "Bearer "+token)
+	req, _ := http.NewRequest("GET", c.base+"/v1/agents/sessions/"+sid+"/events", nil)
+	req.Header.Set("Authorization", "Bearer "+c.key)
+	req.Header.Set("Last-Event-ID", turn+":0:0:0:0")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -127,7 +130,7 @@ func firstDelta(t *testing.T, base, token, turn string) {
 	defer resp.Body.Close()
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
-		if sc.Text() == "event: delta" {
+		if sc.Text() == "event: "+coreapi.EvOutputTextDelta {
 			return
 		}
 	}
@@ -149,11 +152,10 @@ func TestDaemonSecondSignalExitsAtOnce(t *testing.T) {
 	}
 	core := startCore(t, dir, tokenFile)
 	d := startDaemonProc(t, "-core", core.base, "-device", "d1", "-credential-file", credFile, "-synthetic-script", script, "-log-level", "debug")
-	c := newClient(t, core.base, token)
-	sid := jsonField(c.must("POST", "/api/v1/sessions",
-		`{"agent":{"kind":"synthetic","model":"synthetic-1"},"environment":{"type":"none"}}`, 201), "session_id")
-	tid := jsonField(c.must("POST", "/api/v1/sessions/"+sid+"/turns", `{"text":"hold on"}`, 201), "turn_id")
-	firstDelta(t, core.base, token, tid)
+	c := newAPIClient(t, core.base, dir, token)
+	sid := c.session("synthetic", "synthetic-1")
+	tid := c.submit(sid, "hold on")
+	firstDelta(t, c, sid, tid)
 	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}

@@ -37,13 +37,12 @@ func TestDaemonSignalMidTurnNeverCompletes(t *testing.T) {
 			}
 			core := startCore(t, dir, tokenFile)
 			d := startDaemonProc(t, "-core", core.base, "-device", "d1", "-credential-file", credFile, "-synthetic-script", script)
-			c := newClient(t, core.base, token)
-			sid := jsonField(c.must("POST", "/api/v1/sessions",
-				`{"agent":{"kind":"synthetic","model":"synthetic-1"},"environment":{"type":"none"}}`, 201), "session_id")
-			tid := jsonField(c.must("POST", "/api/v1/sessions/"+sid+"/turns", `{"text":"hold on"}`, 201), "turn_id")
-			firstDelta(t, core.base, token, tid)
+			c := newAPIClient(t, core.base, dir, token)
+			sid := c.session("synthetic", "synthetic-1")
+			tid := c.submit(sid, "hold on")
+			firstDelta(t, c, sid, tid)
 			if tc.cancel {
-				c.must("POST", "/api/v1/turns/"+tid+"/cancel", "", 202)
+				c.cancel(sid)
 			}
 			if err := d.cmd.Process.Signal(tc.sig); err != nil {
 				t.Fatal(err)
@@ -56,12 +55,12 @@ func TestDaemonSignalMidTurnNeverCompletes(t *testing.T) {
 			if code := d.cmd.ProcessState.ExitCode(); code != 0 {
 				t.Fatalf("daemon exit %d:\n%s", code, d.stderr.String())
 			}
-			body := c.must("GET", "/api/v1/turns/"+tid, "", 200)
-			if jsonField(body, "state") != tc.state || jsonField(body, "error_code") != tc.code {
-				t.Fatalf("turn after %v: %s\ndaemon:\n%s", tc.sig, body, d.stderr.String())
+			tv := c.turn(tid)
+			if tv.State != tc.state || tv.ErrorCode != tc.code {
+				t.Fatalf("turn after %v: %+v\ndaemon:\n%s", tc.sig, tv, d.stderr.String())
 			}
-			if tc.code != "" && jsonField(body, "error_detail") == "" {
-				t.Fatalf("no reason given: %s", body)
+			if tc.code != "" && tv.ErrorDetail == "" {
+				t.Fatalf("no reason given: %+v", tv)
 			}
 			_ = core.terminate()
 		})

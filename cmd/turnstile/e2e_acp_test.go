@@ -9,6 +9,7 @@ import (
 
 	"github.com/turnstile-sim/turnstile/adapters/acp"
 	"github.com/turnstile-sim/turnstile/adapters/claude/claudetest"
+	"github.com/turnstile-sim/turnstile/core/api"
 )
 
 // acpAgentCommand is the pinned ACP agent claude-agent-acp (the entry
@@ -62,15 +63,14 @@ func TestEndToEndACPTurnSteerCancelRefusal(t *testing.T) {
 	kind := acp.ClaudeAgentACP().Kind()
 	d := startDaemonProc(t, "-core", core.base, "-device", "d1", "-credential-file", credFile,
 		"-kinds", kind, "-acp-cmd", cmd, "-acp-home", t.TempDir())
-	c := newClient(t, core.base, token)
-	sid := jsonField(c.must("POST", "/api/v1/sessions",
-		`{"agent":{"kind":"`+kind+`","model":"claude-e2e"},"environment":{"type":"none"}}`, 201), "session_id")
+	c := newAPIClient(t, core.base, dir, token)
+	sid := c.session(kind, "claude-e2e")
 
 	m.Queue(claudetest.Reply{Text: []string{"Hello", ", world"}, Usage: [2]int{12, 4}})
-	tid := jsonField(c.must("POST", "/api/v1/sessions/"+sid+"/turns", `{"text":"hi"}`, 201), "turn_id")
+	tid := c.submit(sid, "hi")
 	evs, err := c.events(tid, "")
 	names, text := sseText(evs)
-	if err != nil || text != "Hello, world" || names[len(names)-1] != "end" || !strings.Contains(strings.Join(names, ","), "done") {
+	if err != nil || text != "Hello, world" || names[len(names)-1] != api.EvTurnCompleted {
 		t.Fatalf("events %v text %q err %v\n%s", names, text, err, d.stderr.String())
 	}
 	if tr := turnOf(t, c, tid); tr.State != "completed" || tr.Content != "Hello, world" {
@@ -80,14 +80,14 @@ func TestEndToEndACPTurnSteerCancelRefusal(t *testing.T) {
 	hold := make(chan struct{})
 	m.Queue(claudetest.Reply{Text: []string{"working", " on it"}, Hold: hold},
 		claudetest.Reply{Text: []string{" steered"}, Match: "also this"})
-	tid2 := jsonField(c.must("POST", "/api/v1/sessions/"+sid+"/turns", `{"text":"start"}`, 201), "turn_id")
-	firstDelta(t, core.base, token, tid2)
-	c.must("POST", "/api/v1/turns/"+tid2+"/inputs", `{"text":"also this"}`, 201)
+	tid2 := c.submit(sid, "start")
+	firstDelta(t, c, sid, tid2)
+	c.steer(sid, "also this")
 	waitInputState(t, c, tid2, "accepted")
 	close(hold)
 	evs2, err := c.events(tid2, "")
 	names2, text2 := sseText(evs2)
-	if err != nil || names2[len(names2)-1] != "end" || !strings.HasSuffix(text2, " steered") {
+	if err != nil || names2[len(names2)-1] != api.EvTurnCompleted || !strings.HasSuffix(text2, " steered") {
 		t.Fatalf("steered turn: events %v text %q (%v)", names2, text2, err)
 	}
 	if tr := turnOf(t, c, tid2); tr.State != "completed" || len(tr.Inputs) != 1 || tr.Inputs[0].State != "accepted" {
@@ -101,12 +101,12 @@ func TestEndToEndACPTurnSteerCancelRefusal(t *testing.T) {
 	hold3 := make(chan struct{})
 	defer close(hold3)
 	m.Queue(claudetest.Reply{Text: []string{"partial", " never"}, Hold: hold3})
-	tid3 := jsonField(c.must("POST", "/api/v1/sessions/"+sid+"/turns", `{"text":"long"}`, 201), "turn_id")
-	firstDelta(t, core.base, token, tid3)
-	c.must("POST", "/api/v1/turns/"+tid3+"/cancel", "", 202)
+	tid3 := c.submit(sid, "long")
+	firstDelta(t, c, sid, tid3)
+	c.cancel(sid)
 	evs3, err := c.events(tid3, "")
 	names3, _ := sseText(evs3)
-	if err != nil || names3[len(names3)-1] != "end" {
+	if err != nil || names3[len(names3)-1] != api.EvTurnCancelled {
 		t.Fatalf("events after cancel %v (%v)", names3, err)
 	}
 	if tr := turnOf(t, c, tid3); tr.State != "cancelled" || tr.Content != "partial" {
@@ -114,13 +114,13 @@ func TestEndToEndACPTurnSteerCancelRefusal(t *testing.T) {
 	}
 
 	requests := len(m.Requests())
-	c.must("POST", "/api/v1/sessions/"+sid+"/turns",
-		`{"input":[{"content":[{"type":"input_image","image_url":"https://example.com/a.png"}]}]}`, 400)
+	c.must("POST", "/v1/agents/sessions/"+sid+"/events",
+		`{"events":[{"type":"agent.session.input.message","input":[{"role":"user","content":[{"type":"input_image","image_url":"https://example.com/a.png"}]}]}]}`, 400)
 	if len(m.Requests()) != requests {
 		t.Fatal("the refused image input reached the model")
 	}
 	m.Queue(claudetest.Reply{Text: []string{"still here"}, Match: "again"})
-	tid4 := jsonField(c.must("POST", "/api/v1/sessions/"+sid+"/turns", `{"text":"again"}`, 201), "turn_id")
+	tid4 := c.submit(sid, "again")
 	evs4, _ := c.events(tid4, "")
 	all := m.Requests()
 	if _, text4 := sseText(evs4); text4 != "still here" || !strings.Contains(claudetest.AllText(all[len(all)-1]), "Hello, world") {

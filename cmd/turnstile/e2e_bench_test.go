@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -47,7 +48,7 @@ func BenchmarkEndToEndTurn(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	a, err := api.New(srv, api.Options{OperatorToken: e2eToken})
+	a, err := api.New(srv, api.Options{OperatorToken: e2eToken, Keys: api.StaticKey("bench", e2eToken)})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -68,14 +69,19 @@ func BenchmarkEndToEndTurn(b *testing.B) {
 	dres := make(chan error, 1)
 	go func() { _, err := d.Run(context.Background()); dres <- err }()
 	c := newClient(nil, ts.URL, e2eToken) // do only: no test to fail
-	sid := benchField(b, c, "POST", "/api/v1/sessions",
-		`{"agent":{"kind":"synthetic","model":"synthetic-1"},"environment":{"type":"none"}}`, 201, "session_id")
+	sid := benchField(b, c, "POST", "/v1/agents/sessions",
+		`{"agent":{"model":"synthetic-1","x_agents_core":{"harness":"synthetic"}},"environment":{"type":"none"}}`, 200, "id")
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		tid := benchField(b, c, "POST", "/api/v1/sessions/"+sid+"/turns", `{"text":"hi"}`, 201, "turn_id")
+		st, out, _, err := c.do("POST", "/v1/agents/sessions/"+sid+"/events", `{"events":[`+messageEvent("hi")+`]}`)
+		var r api.EventsReceipt
+		if err != nil || st != 200 || json.Unmarshal([]byte(out), &r) != nil || len(r.Receipts) != 1 {
+			b.Fatalf("message: %d %s %v", st, out, err)
+		}
+		tid := r.Receipts[0].TurnID
 		evs, err := c.events(tid, "")
-		if err != nil || len(evs) != 3 || evs[1].Event != "done" {
+		if err != nil || len(evs) == 0 || evs[len(evs)-1].Event != api.EvTurnCompleted {
 			b.Fatalf("turn %s: %v %+v", tid, err, evs)
 		}
 	}

@@ -63,20 +63,16 @@ func TestDaemonClaudeVersionCheck(t *testing.T) {
 	}
 }
 
-// turnOf reads a Turn through the public API.
+// turnOf is Core's operator view of a Turn.
 func turnOf(t *testing.T, c *client, tid string) api.TurnJSON {
 	t.Helper()
-	var out api.TurnJSON
-	if err := json.Unmarshal([]byte(c.must("GET", "/api/v1/turns/"+tid, "", 200)), &out); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return c.turn(tid)
 }
 
 func sseText(evs []sseEvent) (names []string, text string) {
 	for _, ev := range evs {
 		names = append(names, ev.Event)
-		if ev.Event == "delta" {
+		if ev.Event == api.EvOutputTextDelta {
 			var d struct{ Delta string }
 			_ = json.Unmarshal([]byte(ev.Data), &d)
 			text += d.Delta
@@ -104,15 +100,14 @@ func TestEndToEndClaudeTurnSteerCancel(t *testing.T) {
 	core := startCore(t, dir, tokenFile)
 	d := startDaemonProc(t, "-core", core.base, "-device", "d1", "-credential-file", credFile,
 		"-kinds", "claude", "-claude-bin", bin, "-claude-home", t.TempDir())
-	c := newClient(t, core.base, token)
-	sid := jsonField(c.must("POST", "/api/v1/sessions",
-		`{"agent":{"kind":"claude","model":"claude-e2e"},"environment":{"type":"none"}}`, 201), "session_id")
+	c := newAPIClient(t, core.base, dir, token)
+	sid := c.session("claude", "claude-e2e")
 
 	m.Queue(claudetest.Reply{Text: []string{"Hello", ", world"}, Usage: [2]int{12, 4}})
-	tid := jsonField(c.must("POST", "/api/v1/sessions/"+sid+"/turns", `{"text":"hi"}`, 201), "turn_id")
+	tid := c.submit(sid, "hi")
 	evs, err := c.events(tid, "")
 	names, text := sseText(evs)
-	if err != nil || text != "Hello, world" || names[len(names)-1] != "end" || !strings.Contains(strings.Join(names, ","), "done") {
+	if err != nil || text != "Hello, world" || names[len(names)-1] != api.EvTurnCompleted {
 		t.Fatalf("events %v text %q err %v\n%s", names, text, err, d.stderr.String())
 	}
 	if tr := turnOf(t, c, tid); tr.State != "completed" || tr.Content != "Hello, world" {
@@ -123,9 +118,9 @@ func TestEndToEndClaudeTurnSteerCancel(t *testing.T) {
 	m.Queue(claudetest.Reply{Text: []string{"working", " on it"}, Hold: hold,
 		Tool: &claudetest.ToolUse{Name: "Bash", Input: map[string]any{"command": "echo boundary", "description": "print"}}},
 		claudetest.Reply{Text: []string{" steered"}, Match: "also this"})
-	tid2 := jsonField(c.must("POST", "/api/v1/sessions/"+sid+"/turns", `{"text":"start"}`, 201), "turn_id")
-	firstDelta(t, core.base, token, tid2)
-	c.must("POST", "/api/v1/turns/"+tid2+"/inputs", `{"text":"also this"}`, 201)
+	tid2 := c.submit(sid, "start")
+	firstDelta(t, c, sid, tid2)
+	c.steer(sid, "also this")
 	waitInputState(t, c, tid2, "written", "accepted")
 	close(hold)
 	evs2, err := c.events(tid2, "")
@@ -142,12 +137,12 @@ func TestEndToEndClaudeTurnSteerCancel(t *testing.T) {
 	hold3 := make(chan struct{})
 	defer close(hold3)
 	m.Queue(claudetest.Reply{Text: []string{"partial", " never"}, Hold: hold3})
-	tid3 := jsonField(c.must("POST", "/api/v1/sessions/"+sid+"/turns", `{"text":"long"}`, 201), "turn_id")
-	firstDelta(t, core.base, token, tid3)
-	c.must("POST", "/api/v1/turns/"+tid3+"/cancel", "", 202)
+	tid3 := c.submit(sid, "long")
+	firstDelta(t, c, sid, tid3)
+	c.cancel(sid)
 	evs3, err := c.events(tid3, "")
 	names3, _ := sseText(evs3)
-	if err != nil || names3[len(names3)-1] != "end" {
+	if err != nil || names3[len(names3)-1] != api.EvTurnCancelled {
 		t.Fatalf("events after cancel %v (%v)", names3, err)
 	}
 	if tr := turnOf(t, c, tid3); tr.State != "cancelled" || tr.Content != "partial" {
@@ -155,7 +150,7 @@ func TestEndToEndClaudeTurnSteerCancel(t *testing.T) {
 	}
 
 	m.Queue(claudetest.Reply{Text: []string{"still here"}})
-	tid4 := jsonField(c.must("POST", "/api/v1/sessions/"+sid+"/turns", `{"text":"again"}`, 201), "turn_id")
+	tid4 := c.submit(sid, "again")
 	evs4, _ := c.events(tid4, "")
 	if _, text4 := sseText(evs4); text4 != "still here" || !strings.Contains(claudetest.AllText(m.Requests()[len(m.Requests())-1]), "Hello, world") {
 		t.Fatalf("the Turn after the cancel streamed %q or lost the history", text4)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -12,7 +11,7 @@ import (
 	"github.com/turnstile-sim/turnstile/adapters/agent"
 	"github.com/turnstile-sim/turnstile/adapters/codex"
 	"github.com/turnstile-sim/turnstile/adapters/codex/codextest"
-	"github.com/turnstile-sim/turnstile/wire"
+	"github.com/turnstile-sim/turnstile/core/api"
 )
 
 // codexBinary is the pinned codex binary ($TURNSTILE_CODEX_BIN or the
@@ -43,14 +42,8 @@ func newCodexStack(t *testing.T) (*stack, *codextest.ModelServer) {
 
 func (s *stack) codexSession() string {
 	s.t.Helper()
-	var out struct {
-		SessionID string `json:"session_id"`
-	}
-	body := map[string]any{"agent": map[string]any{"kind": codex.Kind, "model": "gpt-5.5"}, "environment": map[string]any{"type": "none"}}
-	if code := s.call("POST", "/api/v1/sessions", body, &out); code != http.StatusCreated {
-		s.t.Fatalf("create session: %d", code)
-	}
-	return out.SessionID
+	return s.createSession(map[string]any{"agent": map[string]any{"model": "gpt-5.5", "x_agents_core": map[string]any{"harness": codex.Kind}},
+		"environment": map[string]any{"type": "none"}})
 }
 
 // waitInput polls the Turn until its first input reaches one of states.
@@ -77,7 +70,7 @@ func TestEndToEndCodexTurnSteerCancel(t *testing.T) {
 	m.Queue(codextest.Reply{Deltas: []string{"Hello", ", world"}})
 	tid := s.submit(sid, "hi")
 	names, text, _ := collect(t, s.events(tid))
-	if text != "Hello, world" || names[len(names)-1] != "end" || !strings.Contains(strings.Join(names, ","), "done") {
+	if text != "Hello, world" || names[len(names)-1] != api.EvTurnCompleted {
 		t.Fatalf("events %v text %q\n%s", names, text, s.logs.String())
 	}
 	if tr := s.turn(tid); tr.State != "completed" || tr.Content != "Hello, world" {
@@ -88,12 +81,10 @@ func TestEndToEndCodexTurnSteerCancel(t *testing.T) {
 	m.Queue(codextest.Reply{Deltas: []string{"working", " on it"}, Hold: hold}, codextest.Reply{Deltas: []string{"steered"}})
 	tid2 := s.submit(sid, "start")
 	ch := s.events(tid2)
-	if ev := e2eNext(t, ch); ev.Event != wire.TypeDelta {
+	if ev := e2eNext(t, ch); ev.Event != api.EvOutputTextDelta {
 		t.Fatalf("first event %+v", ev)
 	}
-	if code := s.call("POST", "/api/v1/turns/"+tid2+"/inputs", map[string]any{"text": "also this"}, nil); code != http.StatusCreated {
-		t.Fatalf("steer: %d", code)
-	}
+	s.steer(sid, "also this")
 	// Codex may apply the input at once (its echo comes while the model
 	// still streams), so written can already have become accepted.
 	s.waitInput(tid2, "written", "accepted")
@@ -110,11 +101,9 @@ func TestEndToEndCodexTurnSteerCancel(t *testing.T) {
 	tid3 := s.submit(sid, "long")
 	ch3 := s.events(tid3)
 	e2eNext(t, ch3)
-	if code := s.call("POST", "/api/v1/turns/"+tid3+"/cancel", nil, nil); code != http.StatusAccepted {
-		t.Fatalf("cancel: %d", code)
-	}
+	s.cancel(sid)
 	names3, _, _ := collect(t, ch3)
-	if names3[len(names3)-1] != "end" {
+	if names3[len(names3)-1] != api.EvTurnCancelled {
 		t.Fatalf("events after cancel %v", names3)
 	}
 	if tr := s.turn(tid3); tr.State != "cancelled" || tr.Content != "partial" {

@@ -35,11 +35,8 @@ func TestEndToEndEnvironmentFiles(t *testing.T) {
 		if code := s.call("POST", files, put, nil); code != http.StatusConflict {
 			t.Fatalf("a write before any Session: %d", code)
 		}
-		body := map[string]any{"agent": map[string]any{"kind": synthetic.Kind, "model": "synthetic-1"},
-			"environment": map[string]any{"type": "openai_hosted", "id": env.XAgentsCore.EnvironmentID}}
-		if code := s.call("POST", "/api/v1/sessions", body, nil); code != http.StatusCreated {
-			t.Fatalf("create session: %d", code)
-		}
+		s.createSession(map[string]any{"agent": map[string]any{"model": "synthetic-1", "x_agents_core": map[string]any{"harness": synthetic.Kind}},
+			"environment": map[string]any{"type": "openai_hosted", "environment_id": env.ID}})
 		var f api.EnvironmentFileJSON
 		if code := s.call("POST", files, put, &f); code != http.StatusOK || f.Path != "/workspace/docs/b.txt" || f.SizeBytes != 5 ||
 			f.EnvironmentID != env.ID || f.Object != "agent.environment.file" {

@@ -233,68 +233,139 @@ func (s *stack) call(method, path string, body any, out any) int {
 	return resp.StatusCode
 }
 
+// session creates a Session of the synthetic Harness without an
+// environment through /v1 and returns its ID.
 func (s *stack) session() string {
 	s.t.Helper()
-	var out struct {
-		SessionID string `json:"session_id"`
-	}
-	body := map[string]any{"agent": map[string]any{"kind": synthetic.Kind, "model": "synthetic-1"}, "environment": map[string]any{"type": "none"}}
-	if code := s.call("POST", "/api/v1/sessions", body, &out); code != http.StatusCreated {
-		s.t.Fatalf("create session: %d", code)
-	}
-	return out.SessionID
+	return s.createSession(map[string]any{"agent": map[string]any{"model": "synthetic-1",
+		"x_agents_core": map[string]any{"harness": synthetic.Kind}}, "environment": map[string]any{"type": "none"}})
 }
 
-func (s *stack) submit(session, text string) string {
+// createSession creates a Session through /v1 from body and returns its
+// ID.
+func (s *stack) createSession(body map[string]any) string {
 	s.t.Helper()
 	var out struct {
-		TurnID string `json:"turn_id"`
+		ID string `json:"id"`
 	}
-	if code := s.call("POST", "/api/v1/sessions/"+session+"/turns", map[string]any{"text": text}, &out); code != http.StatusCreated {
-		s.t.Fatalf("submit: %d", code)
+	if code := s.call("POST", "/v1/agents/sessions", body, &out); code != http.StatusOK {
+		s.t.Fatalf("create session: %d", code)
 	}
-	return out.TurnID
+	return out.ID
 }
 
+// submit sends a message to the idle Session through /v1 and returns the
+// Turn it started.
+func (s *stack) submit(session, text string) string {
+	s.t.Helper()
+	return s.submitInput(session, text)
+}
+
+// submitInput is submit with any /v1 message input (a string or
+// messages).
+func (s *stack) submitInput(session string, input any) string {
+	s.t.Helper()
+	r := s.send(session, map[string]any{"type": api.InputMessage, "input": input})
+	if r.Action != "turn_started" {
+		s.t.Fatalf("submit: %+v, want a Turn started", r)
+	}
+	return r.TurnID
+}
+
+// send posts one input event to the Session through /v1 and returns its
+// receipt.
+func (s *stack) send(session string, event map[string]any) api.Receipt {
+	s.t.Helper()
+	var out api.EventsReceipt
+	if code := s.call("POST", "/v1/agents/sessions/"+session+"/events", map[string]any{"events": []any{event}}, &out); code != http.StatusOK || len(out.Receipts) != 1 {
+		s.t.Fatalf("send %v: %d %+v", event, code, out)
+	}
+	return out.Receipts[0]
+}
+
+// steer sends a message while the Turn runs (a steering input) and
+// returns its input ID.
+func (s *stack) steer(session, text string) string {
+	s.t.Helper()
+	r := s.send(session, map[string]any{"type": api.InputMessage, "input": text})
+	if r.Action != "steered" {
+		s.t.Fatalf("steer: %+v", r)
+	}
+	return r.InputID
+}
+
+// cancel sends the cancel event for the Session's unfinished Turn.
+func (s *stack) cancel(session string) {
+	s.t.Helper()
+	s.send(session, map[string]any{"type": api.InputCancel})
+}
+
+// turn is Core's operator view of a Turn (GET /core/v1/turns/{turn}).
 func (s *stack) turn(id string) api.TurnJSON {
 	s.t.Helper()
 	var out api.TurnJSON
-	if code := s.call("GET", "/api/v1/turns/"+id, nil, &out); code != http.StatusOK {
+	if code := s.call("GET", "/core/v1/turns/"+id, nil, &out); code != http.StatusOK {
 		s.t.Fatalf("get turn: %d", code)
 	}
 	return out
 }
 
-// e2eEvent is one Server-Sent Event.
+// e2eEvent is one Server-Sent Event of a /v1 Session stream.
 type e2eEvent struct {
 	ID, Event, Data string
 }
 
-// events opens the Turn's event stream and returns its events as they
-// arrive; the channel closes when the stream ends.
+// turnEnd reports whether a /v1 event type ends a Turn.
+func turnEnd(typ string) bool {
+	return typ == api.EvTurnCompleted || typ == api.EvTurnFailed || typ == api.EvTurnCancelled
+}
+
+// events opens the /v1 event stream of the Turn's Session from the
+// Turn's start and returns the Turn's run events as they arrive: its
+// output text deltas, errors and its terminal event, after which the
+// channel closes (it closes early when the stream breaks).
 func (s *stack) events(turn string) <-chan e2eEvent {
 	s.t.Helper()
-	req, _ := http.NewRequest("GET", e2eCore+"/api/v1/turns/"+turn+"/events", nil)
-	req.Header.Set("Authorization", "Bearer "+e2eToken)
-	resp, err := s.client.Do(req)
+	return streamTurn(s.t, s.client, e2eCore, e2eToken, s.turn(turn).SessionID, turn)
+}
+
+// streamTurn reads the /v1 stream of Session sid from Turn turn's start
+// with API key key; see stack.events.
+func streamTurn(t testing.TB, c *http.Client, base, key, sid, turn string) <-chan e2eEvent {
+	t.Helper()
+	req, _ := http.NewRequest("GET", base+"/v1/agents/sessions/"+sid+"/events", nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Last-Event-ID", turn+":0:0:0:0")
+	resp, err := c.Do(req)
 	if err != nil {
-		s.t.Fatal(err)
+		t.Fatal(err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		s.t.Fatalf("events: %d", resp.StatusCode)
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		t.Fatalf("events: %d %s", resp.StatusCode, b)
 	}
 	out := make(chan e2eEvent, 256)
 	go func() {
 		defer close(out)
 		defer resp.Body.Close()
 		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
 		var ev e2eEvent
 		for sc.Scan() {
 			line := sc.Text()
 			switch {
 			case line == "":
-				if ev.Event != "" {
+				var d struct {
+					TurnID string `json:"turn_id"`
+				}
+				_ = json.Unmarshal([]byte(ev.Data), &d)
+				run := ev.Event == api.EvOutputTextDelta || ev.Event == api.EvError || turnEnd(ev.Event)
+				if run && (d.TurnID == turn || ev.Event == api.EvError) {
 					out <- ev
+				}
+				if turnEnd(ev.Event) && d.TurnID == turn {
+					return
 				}
 				ev = e2eEvent{}
 			case strings.HasPrefix(line, "id: "):

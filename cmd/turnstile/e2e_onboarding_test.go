@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"maps"
 	"net/http"
@@ -69,41 +68,38 @@ func unsteeredDeclaration(e *example.Engine) agent.Declaration {
 }
 
 // publicAPI holds every public HTTP call of the onboarding test, so that
-// its routes live in one place.
+// its routes live in one place: the Agents API under /v1, Core's operator
+// views under /core/v1.
 type publicAPI struct{ s *stack }
 
 func (p publicAPI) createSession(kind string) (string, int) {
 	var out struct {
-		SessionID string `json:"session_id"`
+		ID string `json:"id"`
 	}
-	body := map[string]any{"agent": map[string]any{"kind": kind, "model": "echo-1"}, "environment": map[string]any{"type": "none"}}
-	code := p.s.call("POST", "/api/v1/sessions", body, &out)
-	return out.SessionID, code
+	body := map[string]any{"agent": map[string]any{"model": "echo-1", "x_agents_core": map[string]any{"harness": kind}},
+		"environment": map[string]any{"type": "none"}}
+	code := p.s.call("POST", "/v1/agents/sessions", body, &out)
+	return out.ID, code
 }
 
+// submit starts a Turn with in (its messages as /v1 user messages).
 func (p publicAPI) submit(session string, in wire.MessageInput) string {
 	p.s.t.Helper()
-	var out struct {
-		TurnID string `json:"turn_id"`
+	msgs := []any{}
+	for _, m := range in {
+		msgs = append(msgs, map[string]any{"role": "user", "content": m.Content})
 	}
-	if code := p.s.call("POST", "/api/v1/sessions/"+session+"/turns", map[string]any{"input": in}, &out); code != http.StatusCreated {
-		p.s.t.Fatalf("submit a Turn: %d", code)
-	}
-	return out.TurnID
+	return p.s.submitInput(session, msgs)
 }
 
 func (p publicAPI) steer(turn, text string) {
 	p.s.t.Helper()
-	if code := p.s.call("POST", "/api/v1/turns/"+turn+"/inputs", map[string]any{"text": text}, nil); code != http.StatusCreated {
-		p.s.t.Fatalf("steer: %d", code)
-	}
+	p.s.steer(p.turn(turn).SessionID, text)
 }
 
 func (p publicAPI) cancel(turn string) {
 	p.s.t.Helper()
-	if code := p.s.call("POST", "/api/v1/turns/"+turn+"/cancel", nil, nil); code != http.StatusAccepted {
-		p.s.t.Fatalf("cancel: %d", code)
-	}
+	p.s.cancel(p.turn(turn).SessionID)
 }
 
 func (p publicAPI) turn(id string) api.TurnJSON { return p.s.turn(id) }
@@ -113,7 +109,7 @@ func (p publicAPI) devices() []api.DeviceJSON {
 	var out struct {
 		Devices []api.DeviceJSON `json:"devices"`
 	}
-	if code := p.s.call("GET", "/api/v1/devices", nil, &out); code != http.StatusOK {
+	if code := p.s.call("GET", "/core/v1/devices", nil, &out); code != http.StatusOK {
 		p.s.t.Fatalf("devices: %d", code)
 	}
 	return out.Devices
@@ -121,24 +117,14 @@ func (p publicAPI) devices() []api.DeviceJSON {
 
 func (p publicAPI) events(turn string) <-chan e2eEvent { return p.s.events(turn) }
 
-// doneIdentity returns the native session a stream's done carried.
-func doneIdentity(t *testing.T, events []e2eEvent) string {
-	t.Helper()
-	for _, ev := range events {
-		if ev.Event != wire.TypeDone {
-			continue
-		}
-		var d wire.Done
-		if err := json.Unmarshal([]byte(ev.Data), &d); err != nil {
-			t.Fatal(err)
-		}
-		if d.Metadata == nil {
-			return ""
-		}
-		return d.Metadata.AgentSessionID
+// nativeIdentity returns the native session Core saved for Session sid.
+func (p publicAPI) nativeIdentity(sid string) string {
+	p.s.t.Helper()
+	rec, ok := p.s.store.Session(sid)
+	if !ok {
+		p.s.t.Fatalf("no session %s in the store", sid)
 	}
-	t.Fatalf("no done among %d events", len(events))
-	return ""
+	return rec.NativeSessionID
 }
 
 func eventNames(events []e2eEvent) string {
@@ -186,7 +172,7 @@ func TestThirdHarnessPublicOnboarding(t *testing.T) {
 			t.Fatalf("a Session of a kind outside the custom catalog: %d, want a 4xx refusal", code)
 		}
 		sid, code := p.createSession(example.Kind)
-		if code != http.StatusCreated {
+		if code != http.StatusOK {
 			t.Fatalf("create a %s Session: %d", example.Kind, code)
 		}
 
@@ -195,12 +181,12 @@ func TestThirdHarnessPublicOnboarding(t *testing.T) {
 		e.Next(example.Behaviour{Interval: time.Second, ApplyDelay: 500 * time.Millisecond})
 		t1 := p.submit(sid, wire.TextInput("one two three"))
 		ch := p.events(t1)
-		if ev := e2eNext(t, ch); ev.Event != wire.TypeDelta || !strings.Contains(ev.Data, `"one "`) {
+		if ev := e2eNext(t, ch); ev.Event != api.EvOutputTextDelta || !strings.Contains(ev.Data, `"one "`) {
 			t.Fatalf("first event %+v", ev)
 		}
 		p.steer(t1, "more words")
 		_, text, evs := collect(t, ch)
-		if text != "two three more words " || !strings.HasSuffix(eventNames(evs), "done,end") {
+		if text != "two three more words " || !strings.HasSuffix(eventNames(evs), api.EvTurnCompleted) {
 			t.Fatalf("streamed %q as %s; turn %+v", text, eventNames(evs), p.turn(t1))
 		}
 		tr1 := p.turn(t1)
@@ -210,18 +196,18 @@ func TestThirdHarnessPublicOnboarding(t *testing.T) {
 		if !e.Applied("more words") {
 			t.Fatal("the input was accepted but the native side never applied it")
 		}
-		native := doneIdentity(t, evs)
+		native := p.nativeIdentity(sid)
 		if native == "" {
-			t.Fatal("done carried no native identity")
+			t.Fatal("turn 1 left no native identity")
 		}
 
 		// Turn 2 continues on the same native session.
 		t2 := p.submit(sid, wire.TextInput("again"))
-		_, text, evs = collect(t, p.events(t2))
+		_, text, _ = collect(t, p.events(t2))
 		if tr := p.turn(t2); text != "again " || tr.State != "completed" {
 			t.Fatalf("turn 2 streamed %q: %+v", text, tr)
 		}
-		if id := doneIdentity(t, evs); id != native {
+		if id := p.nativeIdentity(sid); id != native {
 			t.Fatalf("turn 2 ran on native session %q, turn 1 on %q", id, native)
 		}
 		if truth := e.Truth(); !strings.HasPrefix(truth, "sessions=1 ") {
@@ -235,7 +221,7 @@ func TestThirdHarnessPublicOnboarding(t *testing.T) {
 		e2eNext(t, ch)
 		p.cancel(t3)
 		_, text, evs = collect(t, ch)
-		if tr := p.turn(t3); tr.State != "cancelled" || tr.Content != "hold on " || !strings.HasSuffix(eventNames(evs), "end") {
+		if tr := p.turn(t3); tr.State != "cancelled" || tr.Content != "hold on " || !strings.HasSuffix(eventNames(evs), api.EvTurnCancelled) {
 			t.Fatalf("turn 3 after cancel: %+v, events %s, streamed %q", tr, eventNames(evs), text)
 		}
 
@@ -253,7 +239,7 @@ func TestThirdHarnessPublicOnboarding(t *testing.T) {
 		// A kind whose installed declaration lacks a capability Core
 		// always requires is refused before any native work.
 		uid, code := p.createSession(unsteeredKind)
-		if code != http.StatusCreated {
+		if code != http.StatusOK {
 			t.Fatalf("create a %s Session: %d", unsteeredKind, code)
 		}
 		t5 := p.submit(uid, wire.TextInput("never runs"))

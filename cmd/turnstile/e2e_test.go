@@ -25,7 +25,7 @@ func collect(t *testing.T, ch <-chan e2eEvent) ([]string, string, []e2eEvent) {
 	for ev := range ch {
 		names = append(names, ev.Event)
 		all = append(all, ev)
-		if ev.Event == wire.TypeDelta {
+		if ev.Event == api.EvOutputTextDelta {
 			var d wire.Delta
 			if err := json.Unmarshal([]byte(ev.Data), &d); err != nil {
 				t.Fatal(err)
@@ -36,8 +36,8 @@ func collect(t *testing.T, ch <-chan e2eEvent) ([]string, string, []e2eEvent) {
 	return names, text.String(), all
 }
 
-// A submitted Turn streams its deltas and done through the daemon; the
-// outcome is persisted and the SSE stream ends with `end`.
+// A Turn started through /v1 streams its deltas through the daemon; the
+// outcome is persisted and the Turn's stream ends with turn.completed.
 func TestEndToEndTurnStreamsAndPersists(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		dir := t.TempDir()
@@ -46,7 +46,7 @@ func TestEndToEndTurnStreamsAndPersists(t *testing.T) {
 		sid := s.session()
 		tid := s.submit(sid, "hi")
 		names, text, _ := collect(t, s.events(tid))
-		if got := strings.Join(names, ","); got != "delta,delta,done,end" {
+		if got := strings.Join(names, ","); got != api.EvOutputTextDelta+","+api.EvOutputTextDelta+","+api.EvTurnCompleted {
 			t.Fatalf("events %s; turn %+v\n%s", got, s.turn(tid), s.logs.String())
 		}
 		if text != "Hello, world" {
@@ -71,23 +71,19 @@ func TestEndToEndSteerWrittenThenAccepted(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newStack(t, stackOptions{})
 		s.h.Script(synthetic.TurnScript{Deltas: []string{"working"}, Hold: true, SteerApplyLatency: 2 * time.Second})
-		tid := s.submit(s.session(), "start")
+		sid := s.session()
+		tid := s.submit(sid, "start")
 		ch := s.events(tid)
-		if ev := e2eNext(t, ch); ev.Event != wire.TypeDelta {
+		if ev := e2eNext(t, ch); ev.Event != api.EvOutputTextDelta {
 			t.Fatalf("first event %s", ev.Event)
 		}
-		var in struct {
-			InputID string `json:"input_id"`
-		}
-		if code := s.call("POST", "/api/v1/turns/"+tid+"/inputs", map[string]any{"text": "more"}, &in); code != http.StatusCreated {
-			t.Fatalf("steer: %d", code)
-		}
+		s.steer(sid, "more")
 		sent := time.Now()
 		synctest.Wait()
 		if st := s.turn(tid).Inputs[0].State; st != "written" {
 			t.Fatalf("input %s right after the write, want written", st)
 		}
-		if ev := e2eNext(t, ch); ev.Event != wire.TypeDelta || !strings.Contains(ev.Data, "more") {
+		if ev := e2eNext(t, ch); ev.Event != api.EvOutputTextDelta || !strings.Contains(ev.Data, "more") {
 			t.Fatalf("applied input event %+v", ev)
 		}
 		if d := time.Since(sent); d != 2*time.Second {
@@ -109,14 +105,13 @@ func TestEndToEndCancelApplied(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newStack(t, stackOptions{})
 		s.h.Script(synthetic.TurnScript{Deltas: []string{"partial"}, Hold: true, CancelLatency: time.Second})
-		tid := s.submit(s.session(), "start")
+		sid := s.session()
+		tid := s.submit(sid, "start")
 		ch := s.events(tid)
 		e2eNext(t, ch)
-		if code := s.call("POST", "/api/v1/turns/"+tid+"/cancel", nil, nil); code != http.StatusAccepted {
-			t.Fatalf("cancel: %d", code)
-		}
+		s.cancel(sid)
 		names, _, _ := collect(t, ch)
-		if names[len(names)-1] != "end" {
+		if names[len(names)-1] != api.EvTurnCancelled {
 			t.Fatalf("events after cancel %v", names)
 		}
 		tr := s.turn(tid)
@@ -140,10 +135,11 @@ func TestEndToEndCancelNeverSettled(t *testing.T) {
 		// settlement wait and Core's confirmation window, but within the
 		// shutdown grace of the cleanup, so the bubble ends clean.
 		s.h.Script(synthetic.TurnScript{Deltas: []string{"stuck"}, Hold: true, CancelLatency: 18 * time.Second})
-		tid := s.submit(s.session(), "start")
+		sid := s.session()
+		tid := s.submit(sid, "start")
 		ch := s.events(tid)
 		e2eNext(t, ch)
-		s.call("POST", "/api/v1/turns/"+tid+"/cancel", nil, nil)
+		s.cancel(sid)
 		sent := time.Now()
 		collect(t, ch)
 		// The daemon's 10 s settlement wait answers cancel_failed first;

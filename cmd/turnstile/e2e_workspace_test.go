@@ -25,28 +25,23 @@ const e2eEnvironment = "6f1c1e1a-8d1b-4c2a-9f3e-2b7d5a0c4e11"
 func TestEndToEndWorkspaceWriteReadListExport(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		base := t.TempDir()
-		root := filepath.Join(base, e2eEnvironment)
+		s := newStack(t, stackOptions{workspaces: base})
+		s.waitHeartbeat()
+		sid := s.createSession(map[string]any{"agent": map[string]any{"model": "synthetic-1", "x_agents_core": map[string]any{"harness": synthetic.Kind}},
+			"environment": map[string]any{"type": "self_hosted", "workspace_directory": "/workspace"}})
+		env := s.sessionEnvironment(sid)
+		root := filepath.Join(base, env.XAgentsCore.EnvironmentID)
 		if err := os.MkdirAll(filepath.Join(root, "docs"), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(filepath.Join(root, "docs", "a.txt"), []byte("alpha"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		s := newStack(t, stackOptions{workspaces: base})
-		s.waitHeartbeat()
-		var created struct {
-			SessionID string `json:"session_id"`
-		}
-		body := map[string]any{"agent": map[string]any{"kind": synthetic.Kind, "model": "synthetic-1"},
-			"environment": map[string]any{"type": "self_hosted", "id": e2eEnvironment}}
-		if code := s.call("POST", "/api/v1/sessions", body, &created); code != http.StatusCreated {
-			t.Fatalf("create session: %d", code)
-		}
-		ws := "/api/v1/sessions/" + created.SessionID + "/workspace/"
+		ws := "/core/v1/sessions/" + sid + "/workspace/"
 
-		var w api.WorkspaceAnswer
-		put := api.WorkspaceFileRequest{Path: "src/new.txt", ContentBase64: base64.StdEncoding.EncodeToString([]byte("fresh"))}
-		if code := s.call("PUT", ws+"file", put, &w); code != http.StatusOK || w.Outcome != "completed" || w.SizeBytes != 5 {
+		var w api.EnvironmentFileJSON
+		put := map[string]any{"type": "inline", "path": "/workspace/src/new.txt", "data": base64.StdEncoding.EncodeToString([]byte("fresh"))}
+		if code := s.call("POST", "/v1/agents/environments/"+env.ID+"/files", put, &w); code != http.StatusOK || w.SizeBytes != 5 {
 			t.Fatalf("write: %d %+v\n%s", code, w, s.logs.String())
 		}
 		if b, _ := os.ReadFile(filepath.Join(root, "src", "new.txt")); string(b) != "fresh" {
@@ -101,6 +96,23 @@ func (s *stack) exportNames(path string) map[string]string {
 			out[h.Name] = string(body)
 		}
 	}
+}
+
+// sessionEnvironment is the Environment a Session was bound to at its
+// creation through /v1.
+func (s *stack) sessionEnvironment(sid string) api.EnvironmentInfo {
+	s.t.Helper()
+	var sess struct {
+		Environment struct {
+			ID string `json:"id"`
+		} `json:"environment"`
+	}
+	var env api.EnvironmentInfo
+	if s.call("GET", "/v1/agents/sessions/"+sid, nil, &sess) != http.StatusOK ||
+		s.call("GET", "/v1/agents/environments/"+sess.Environment.ID, nil, &env) != http.StatusOK {
+		s.t.Fatalf("session %s: no environment", sid)
+	}
+	return env
 }
 
 // waitHeartbeat waits (in the bubble's time) until Core lists the device

@@ -47,7 +47,7 @@ const runningCoreDeadline = 4 * time.Minute
 // test checks that the Turn completed with the synthetic Harness's echo of
 // its input, that the daemon connected and released everything, that both
 // servers exited 0 (the block waits for them), and that no log holds the
-// device credential or the operator token. Every process the block starts
+// device credential, the operator token or the API key. Every process the block starts
 // shares its process group, which the deadline and the cleanup kill.
 func TestReadmeRunningCore(t *testing.T) {
 	testgate.Long(t) // builds the binary, runs Core and a daemon
@@ -99,7 +99,8 @@ func TestReadmeRunningCore(t *testing.T) {
 	}
 	checkRunningCoreOutput(t, out.String(), logs)
 	secrets := []string{strings.TrimSpace(readFile(t, filepath.Join(demo, "d1.credential"))),
-		strings.TrimSpace(readFile(t, filepath.Join(demo, "operator.token")))}
+		strings.TrimSpace(readFile(t, filepath.Join(demo, "operator.token"))),
+		strings.TrimSpace(readFile(t, filepath.Join(demo, "api.key")))}
 	for name, log := range logs {
 		for _, secret := range secrets {
 			if secret == "" || strings.Contains(log, secret) {
@@ -124,15 +125,15 @@ func readmeDemoDir(t *testing.T, tmp string) string {
 func checkRunningCoreOutput(t *testing.T, out string, logs map[string]string) {
 	t.Helper()
 	want := []string{
-		`ready`,                // readyz
-		`{"session_id":"s-1"}`, // the Session
-		`{"turn_id":"t-1"}`,    // the Turn
-		"event: delta",         // the daemon's output...
-		"hello, turnstile",     // ...the synthetic Harness's echo of the input
-		"event: done",          // the Run's terminal frame
-		"event: end",           // the end of the stream
-		`"state":"completed"`,  // GET /turns/t-1
-		"d1  active",           // device list
+		`ready`,                        // readyz
+		"event: agent.session.created", // the Session...
+		`"id":"s-1"`,                   // ...s-1
+		"event: agent.session.turn.output_text.delta", // the daemon's output...
+		"hello, turnstile",                            // ...the synthetic Harness's echo of the input
+		"event: agent.session.turn.completed",         // the Turn's end
+		"event: agent.session.idle",                   // the end of the stream
+		`"status":"completed"`,                        // GET /v1/agents/sessions/s-1/turns/t-1
+		"d1  active",                                  // device list
 	}
 	rest := out
 	for _, w := range want {

@@ -25,8 +25,9 @@ func freeLoopbackAddr(t *testing.T) string {
 
 // A Session of a kind without native_session_recovery (synthetic) whose
 // running Turn was cut short by a Core crash shows, once the daemon is
-// back, that it cannot continue and why, and the API refuses a new Turn
-// early with that reason instead of queueing one that fails at once.
+// back, that it cannot continue and why (the /v1 Session's x_agents_core),
+// and a message event is refused early with that reason instead of
+// queueing a Turn that fails at once.
 func TestSessionUnrecoverableAfterCoreCrash(t *testing.T) {
 	dir, tokenFile, token, cred := setup(t)
 	root := filepath.Dir(tokenFile)
@@ -41,38 +42,45 @@ func TestSessionUnrecoverableAfterCoreCrash(t *testing.T) {
 	addr := freeLoopbackAddr(t)
 	core := startCore(t, dir, tokenFile, "-listen", addr)
 	d := startDaemonProc(t, "-core", core.base, "-device", "d1", "-credential-file", credFile, "-synthetic-script", script)
-	c := newClient(t, core.base, token)
-	sid := jsonField(c.must("POST", "/api/v1/sessions",
-		`{"agent":{"kind":"synthetic","model":"synthetic-1"},"environment":{"type":"none"}}`, 201), "session_id")
-	tid := jsonField(c.must("POST", "/api/v1/sessions/"+sid+"/turns", `{"text":"hold on"}`, 201), "turn_id")
-	firstDelta(t, core.base, token, tid)
+	c := newAPIClient(t, core.base, dir, token)
+	sid := c.session("synthetic", "synthetic-1")
+	tid := c.submit(sid, "hold on")
+	firstDelta(t, c, sid, tid)
 
 	core.kill()
 	core = startCore(t, dir, tokenFile, "-listen", addr)
+	key := c.key
 	c = newClient(t, core.base, token)
+	c.key = key
 	d.waitMark(t, markReconnected)
-	type sessionJSON struct {
-		RecoveryRequired bool   `json:"recovery_required"`
-		Usable           bool   `json:"usable"`
-		UnusableReason   string `json:"unusable_reason"`
+	var sess struct {
+		XAgentsCore struct {
+			RecoveryRequired bool    `json:"recovery_required"`
+			Usable           bool    `json:"usable"`
+			UnusableReason   *string `json:"unusable_reason"`
+		} `json:"x_agents_core"`
 	}
-	var page struct{ Session sessionJSON }
 	// The daemon's heartbeat follows its connection; the state is judged
 	// on it, so read until it has arrived (each read is a round trip).
 	for deadline := time.Now().Add(20 * time.Second); ; {
-		if err := json.Unmarshal([]byte(c.must("GET", "/api/v1/sessions/"+sid+"/turns", "", 200)), &page); err != nil {
+		if err := json.Unmarshal([]byte(c.must("GET", "/v1/agents/sessions/"+sid, "", 200)), &sess); err != nil {
 			t.Fatal(err)
 		}
-		if !page.Session.Usable || time.Now().After(deadline) {
+		if !sess.XAgentsCore.Usable || time.Now().After(deadline) {
 			break
 		}
 	}
-	if !page.Session.RecoveryRequired || page.Session.Usable || !strings.Contains(page.Session.UnusableReason, "native_session_recovery") {
-		t.Fatalf("session state after the crash: %+v\ncore:\n%s", page.Session, core.stderr.String())
+	st := sess.XAgentsCore
+	if !st.RecoveryRequired || st.Usable || st.UnusableReason == nil || !strings.Contains(*st.UnusableReason, "native_session_recovery") {
+		t.Fatalf("session state after the crash: %+v\ncore:\n%s", st, core.stderr.String())
 	}
-	st, body, _, err := c.do("POST", "/api/v1/sessions/"+sid+"/turns", `{"text":"again"}`)
-	if err != nil || st != 409 || jsonField(body, "error") != "session_unrecoverable" || !strings.Contains(jsonField(body, "detail"), "native_session_recovery") {
-		t.Fatalf("submit after the crash: %d %s %v", st, body, err)
+	code, body, _, err := c.do("POST", "/v1/agents/sessions/"+sid+"/events", `{"events":[`+messageEvent("again")+`]}`)
+	var refusal struct {
+		Error struct{ Message, Code string }
+	}
+	_ = json.Unmarshal([]byte(body), &refusal)
+	if err != nil || code != 409 || refusal.Error.Code != "session_unrecoverable" || !strings.Contains(refusal.Error.Message, "native_session_recovery") {
+		t.Fatalf("message after the crash: %d %s %v", code, body, err)
 	}
 	if code := d.terminate(t); code != 0 {
 		t.Fatalf("daemon exit %d:\n%s", code, d.stderr.String())

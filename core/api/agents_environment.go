@@ -703,6 +703,9 @@ func (a *API) createEnvironmentFile(w http.ResponseWriter, r *http.Request) {
 	var data []byte
 	switch {
 	case err != nil:
+	case r.Header.Get("Idempotency-Key") != "":
+		// A workspace write is not deduplicated: a retry writes again.
+		err = notSupported("Idempotency-Key", "a file write is not deduplicated by Idempotency-Key")
 	case p.Type == "file_id":
 		err = notSupported("type", "Core has no Files API: give the file inline")
 	case p.Type != "inline":

@@ -141,6 +141,7 @@ func TestEnvironmentRefusalsChangeNothing(t *testing.T) {
 		{"file bad base64", "POST", "/v1/agents/environments/" + envID + "/files", `{"type":"inline","path":"/workspace/a","data":"***"}`, nil, 400, api.CodeInvalidValue, "data"},
 		{"file unknown member", "POST", "/v1/agents/environments/" + envID + "/files", `{"type":"inline","path":"/workspace/a","data":"","mode":1}`, nil, 400, api.CodeUnknownField, "mode"},
 		{"file bad JSON", "POST", "/v1/agents/environments/" + envID + "/files", `[`, nil, 400, api.CodeBadJSON, ""},
+		{"file with Idempotency-Key", "POST", "/v1/agents/environments/" + envID + "/files", `{"type":"inline","path":"/workspace/a","data":""}`, []string{"Idempotency-Key", "k"}, 400, api.CodeNotSupported, "Idempotency-Key"},
 		{"files bad limit", "GET", "/v1/agents/environments/" + envID + "/files?limit=101", "", nil, 400, api.CodeBadLimit, "limit"},
 		{"files bad order", "GET", "/v1/agents/environments/" + envID + "/files?order=size", "", nil, 400, api.CodeInvalidValue, "order"},
 		{"files bad page", "GET", "/v1/agents/environments/" + envID + "/files?page=***", "", nil, 400, api.CodeBadCursor, "page"},
@@ -177,8 +178,8 @@ func TestEnvironmentFilesWithoutDevice(t *testing.T) {
 	_, out := e.v1("POST", "/v1/agents/environments", `{"environment":{"type":"openai_hosted"}}`)
 	var info api.EnvironmentInfo
 	_ = json.Unmarshal([]byte(out), &info)
-	st, body, _ := e.do("POST", "/api/v1/sessions", `{"agent":{"kind":"contract","model":"m"},"environment":{"type":"openai_hosted","id":"`+info.XAgentsCore.EnvironmentID+`"}}`)
-	if st != 201 {
+	st, body := e.v1("POST", "/v1/agents/sessions", `{"agent":{"model":"m","x_agents_core":{"harness":"contract"}},"environment":{"type":"openai_hosted","environment_id":"`+info.ID+`"}}`)
+	if st != 200 {
 		t.Fatalf("session: %d %s", st, body)
 	}
 	st, body = e.v1("POST", "/v1/agents/environments/"+info.ID+"/files", `{"type":"inline","path":"/workspace/a.txt","data":"`+b64("x")+`"}`)

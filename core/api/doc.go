@@ -1,37 +1,27 @@
 // Package api is Core's public HTTP API, served next to the Runtime
-// gateway over the same server.Server: create a Session, submit a Turn,
-// steer an input, cancel, read a Turn, list a Session's Turns, and watch a
-// Turn's run events as Server-Sent Events. The routes are Routes();
-// openapi.json (OpenAPI 3.1, embedded as OpenAPI) describes them and a
-// test keeps the two equal.
+// gateway over the same server.Server: the Agents API under /v1 (below),
+// its one public API, and Core's operator routes under /core/v1. The
+// routes are Routes(); openapi.json (OpenAPI 3.1, embedded as OpenAPI)
+// describes them and a test keeps the two equal.
 //
 // Core's own operator routes live under the administrator prefix /core/v1
-// (OperatorPrefix): the device list (GET /core/v1/devices) and suspension
-// fencing (/core/v1/suspensions...). They are authenticated by the
-// operator token only; an API key is never an operator token.
-//
-// Every call needs `Authorization: Bearer <operator token>`; a device
+// (OperatorPrefix): the device list (GET /core/v1/devices), suspension
+// fencing (/core/v1/suspensions...), and the Session operations the Agents
+// API has no form for: a Turn's delivery view (GET /core/v1/turns/{turn}:
+// its Run, attempt, input receipts and interaction outcomes), user-choice
+// answers (POST /core/v1/turns/{turn}/user-choices/{interaction}), the
+// Session's Environment preparation view (GET
+// /core/v1/sessions/{session}/environment), and workspace reads (GET
+// /core/v1/sessions/{session}/workspace/file|directory|export). They are
+// authenticated by the operator token only; an API key or a device
 // credential is never an operator token. Bodies are at most 1 MiB and
-// decoded strictly. Every error is {"error": <code>, "detail": <text>} with
-// a code of Codes, and a call answered with an error changed nothing.
-//
-// POST calls honour Idempotency-Key durably: the answer is stored in the
-// same commit as the call's writes; a retry with the same key and body gets
-// the first answer back (Idempotent-Replayed: true) and creates nothing; the
-// same key with a different body is 422 idempotency_conflict.
-//
-// The event stream is backed by the machine's SubscribeDurable: each event
-// carries its persisted sequence as the SSE id, Last-Event-ID resumes after
-// it, and the stream ends with `end` or with an explicit
-// `observation_error`, never a fabricated done.
-//
-// A Session's agent configuration may carry function_tools and mcp_servers
-// in their wire shapes; the machine refuses at creation (invalid_config)
-// any configuration whose execution_prepare the wire validators would
-// refuse. An explicit `"mcp_servers":[]` is not the same as leaving it out:
-// it reaches the Runtime as mcp_http_servers: [] (no MCP server), while an
-// absent or null member leaves mcp_http_servers out (native behaviour). Listing a Session's Turns is paged: `limit` (1..200, default 50)
-// and `after` (a Turn of the Session; the previous page's next_after).
+// decoded strictly. Every error is {"error": <code>, "detail": <text>}
+// with a code of Codes, and a call answered with an error changed nothing.
+// A user-choice answer honours Idempotency-Key durably: the answer is
+// stored in the same commit as the call's writes; a retry with the same
+// key and body gets the first answer back (Idempotent-Replayed: true) and
+// sends nothing; the same key with a different body is 422
+// idempotency_conflict.
 //
 // The workspace export (workspace_export.go) is streamed: each chunk is
 // written to the client before Core pulls the next, so memory stays at a
@@ -81,7 +71,8 @@
 // message starts a Turn, or is steered into the unfinished one; cancel is
 // the Turn cancel; a tool result is the function result; an approval
 // result is the permission decision; each keeps the machine's codes, and
-// Idempotency-Key makes each event durable-idempotent. The event stream
+// Idempotency-Key makes each event durable-idempotent (a retried message
+// replays its first answer whether that started a Turn or steered one). The event stream
 // (session_stream.go) is derived from committed records only, woken by
 // server.Changed; each event's ID is a cursor of persisted sequences and
 // Last-Event-ID resumes after it. Turns and Items (turns.go,
@@ -115,7 +106,15 @@
 // — and, for openai_hosted, the definition (inline files, skills, plugins,
 // setup commands) every connection installs through runtime_prepare.
 // Environment Files are the workspace of the latest Session bound to it
-// (a write, a directory read; 409 environment_not_connected before any).
+// (a write, a directory read; 409 environment_not_connected before any; a
+// write is not deduplicated, so Idempotency-Key on it is 400
+// not_supported). A Session's environment is bound at creation: none, an
+// inline self_hosted or openai_hosted environment (recorded once the
+// machine created the Session), or an existing openai_hosted Environment
+// by environment_id (404 unknown_environment otherwise). Its vault_ids
+// name existing Vaults (404 unknown_vault), and every MCP tool's
+// credential_id of its Agent lies in one of them (404
+// unknown_credential); the Session keeps the references, never a secret.
 // Templates, Files API and Skills API references, packages, network,
 // desktop, env and capability directories are 400 not_supported, and so
 // are Session artifacts (the Runtime protocol reports none).

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/internal/docnumbers"
 )
 
@@ -13,7 +12,6 @@ import (
 func TestDocNumbersAreTheLimits(t *testing.T) {
 	docnumbers.Check(t, ".",
 		"Bodies are at most "+docnumbers.MiB(BodyBytesMax),
-		fmt.Sprintf("(1..%d, default %d)", core.ListTurnsMax, core.ListTurnsDefault),
 		"are at most "+docnumbers.MiB(V1BodyBytesMax)+" (413 body_too_large)",
 		fmt.Sprintf("limit (1..%d, default 20)", V1ListLimitMax),
 	)

@@ -2,9 +2,7 @@ package api
 
 import (
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
-	"fmt"
 	"net/http"
 
 	"github.com/turnstile-sim/turnstile/core"
@@ -21,82 +19,9 @@ const (
 	CodePreparationUnavailable = "preparation_unavailable"
 )
 
-// EnvironmentDefinitionRequest is environment.definition of a Session
-// creation: files, skills and plugins (contents in standard base64) and
-// setup commands. Every connection installs them in that order, through
-// runtime_prepare, before the Session's work runs there. The whole
-// request body stays within BodyBytesMax.
-type EnvironmentDefinitionRequest struct {
-	Files []struct {
-		Path          string `json:"path"`
-		ContentBase64 string `json:"content_base64"`
-	} `json:"files,omitempty"`
-	Skills  []PackageRequest `json:"skills,omitempty"`
-	Plugins []PackageRequest `json:"plugins,omitempty"`
-	Setup   []struct {
-		Command string `json:"command"`
-		Cwd     string `json:"cwd,omitempty"`
-		Network string `json:"network,omitempty"`
-	} `json:"setup,omitempty"`
-}
-
-// PackageRequest is an inline skill or plugin archive.
-type PackageRequest struct {
-	Name          string `json:"name"`
-	Description   string `json:"description"`
-	Slot          int    `json:"slot,omitempty"`
-	ContentBase64 string `json:"content_base64"`
-}
-
-func decode64(field, s string) ([]byte, error) {
-	b, err := base64.StdEncoding.DecodeString(s)
-	if err != nil {
-		return nil, &badRequest{code: CodeInvalidConfig, detail: field + " is not standard base64"}
-	}
-	return b, nil
-}
-
-func (r PackageRequest) pkg(field string) (core.EnvironmentPackage, error) {
-	b, err := decode64(field+".content_base64", r.ContentBase64)
-	return core.EnvironmentPackage{Name: r.Name, Description: r.Description, Slot: r.Slot, SHA256: digest(b), Content: b}, err
-}
-
-// digest is the SHA-256 Core declares for a body; the Runtime checks it.
 func digest(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
-}
-
-// definition decodes the request; the machine validates the rest.
-func (r *EnvironmentDefinitionRequest) definition() (*core.EnvironmentDefinition, error) {
-	if r == nil {
-		return nil, nil
-	}
-	d := &core.EnvironmentDefinition{}
-	for i, f := range r.Files {
-		b, err := decode64(fmt.Sprintf("environment.definition.files[%d].content_base64", i), f.ContentBase64)
-		if err != nil {
-			return nil, err
-		}
-		d.Files = append(d.Files, core.EnvironmentFile{Path: f.Path, SHA256: digest(b), Content: b})
-	}
-	for _, list := range []struct {
-		name string
-		in   []PackageRequest
-		out  *[]core.EnvironmentPackage
-	}{{"skills", r.Skills, &d.Skills}, {"plugins", r.Plugins, &d.Plugins}} {
-		for i, p := range list.in {
-			pk, err := p.pkg(fmt.Sprintf("environment.definition.%s[%d]", list.name, i))
-			if err != nil {
-				return nil, err
-			}
-			*list.out = append(*list.out, pk)
-		}
-	}
-	for _, s := range r.Setup {
-		d.Setup = append(d.Setup, core.EnvironmentSetup{Command: s.Command, Cwd: s.Cwd, Network: s.Network})
-	}
-	return d, nil
 }
 
 // EnvironmentJSON is a Session's Environment preparation state: State is

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"encoding/json"
 	"net/http"
 
 	"github.com/turnstile-sim/turnstile/core"
@@ -16,13 +15,6 @@ const (
 	CodeInvalidAnswer      = "invalid_answer"
 )
 
-// PermissionAnswer answers a permission request of a Turn.
-type PermissionAnswer struct {
-	Approved     *bool           `json:"approved"`
-	Message      string          `json:"message,omitempty"`
-	UpdatedInput json.RawMessage `json:"updated_input,omitempty"`
-}
-
 // UserChoiceAnswer answers (or cancels) a user-choice prompt. Answers
 // name their question by ID; an omitted question stays unanswered and an
 // empty answers array is an explicit non-answer.
@@ -30,12 +22,6 @@ type UserChoiceAnswer struct {
 	Answers   []wire.QuestionAnswer `json:"answers,omitempty"`
 	Cancelled bool                  `json:"cancelled,omitempty"`
 	Reason    string                `json:"reason,omitempty"`
-}
-
-// FunctionResultRequest is the result of a function call.
-type FunctionResultRequest struct {
-	Success *bool               `json:"success"`
-	Content []wire.InputContent `json:"content"`
 }
 
 // InteractionJSON is one interaction of a Turn with its outcome:
@@ -63,26 +49,6 @@ func decided(res core.APIResult) (int, any) {
 	return http.StatusAccepted, map[string]string{"delivery_id": res.DeliveryID}
 }
 
-func (a *API) answerPermission(w http.ResponseWriter, r *http.Request) {
-	body, err := readBody(w, r)
-	var req PermissionAnswer
-	if err == nil {
-		err = decodeStrict(body, &req)
-	}
-	if err == nil && req.Approved == nil {
-		err = &badRequest{code: CodeInvalidAnswer, detail: "approved is required"}
-	}
-	if err != nil {
-		a.failErr(w, err)
-		return
-	}
-	tid, id := r.PathValue("turn"), r.PathValue("interaction")
-	a.post(w, r, body, func(c core.CallID) core.Event {
-		return core.AnswerPermission{Call: c, Turn: tid, Interaction: id, Approved: *req.Approved,
-			Message: req.Message, UpdatedInput: req.UpdatedInput}
-	}, decided)
-}
-
 func (a *API) answerUserChoice(w http.ResponseWriter, r *http.Request) {
 	body, err := readBody(w, r)
 	var req UserChoiceAnswer
@@ -97,24 +63,5 @@ func (a *API) answerUserChoice(w http.ResponseWriter, r *http.Request) {
 	a.post(w, r, body, func(c core.CallID) core.Event {
 		return core.AnswerUserChoice{Call: c, Turn: tid, Interaction: id, Answers: req.Answers,
 			Cancelled: req.Cancelled, Reason: req.Reason}
-	}, decided)
-}
-
-func (a *API) submitFunctionResult(w http.ResponseWriter, r *http.Request) {
-	body, err := readBody(w, r)
-	var req FunctionResultRequest
-	if err == nil {
-		err = decodeStrict(body, &req)
-	}
-	if err == nil && (req.Success == nil || req.Content == nil) {
-		err = &badRequest{code: CodeInvalidAnswer, detail: "success and content are required (content may be [])"}
-	}
-	if err != nil {
-		a.failErr(w, err)
-		return
-	}
-	tid, id := r.PathValue("turn"), r.PathValue("call")
-	a.post(w, r, body, func(c core.CallID) core.Event {
-		return core.SubmitFunctionResult{Call: c, Turn: tid, CallID: id, Success: *req.Success, Content: req.Content}
 	}, decided)
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -23,7 +24,7 @@ import (
 // turnView reads the Turn through the API.
 func (e *env) turnView(tid string) api.TurnJSON {
 	e.t.Helper()
-	st, body, _ := e.do("GET", "/api/v1/turns/"+tid, "")
+	st, body, _ := e.do("GET", "/core/v1/turns/"+tid, "")
 	var tj api.TurnJSON
 	if st != 200 || json.Unmarshal([]byte(body), &tj) != nil {
 		e.t.Fatalf("get turn %s: %d %s", tid, st, body)
@@ -71,12 +72,7 @@ func statusIs(id, status string) func(api.TurnJSON) bool {
 // listed pending.
 func (e *env) askedTurn() string {
 	e.t.Helper()
-	sid := e.session()
-	st, body, _ := e.do("POST", "/api/v1/sessions/"+sid+"/turns", `{"text":"go"}`)
-	if st != 201 {
-		e.t.Fatalf("submit: %d %s", st, body)
-	}
-	tid := field(e.t, body, "turn_id")
+	tid := e.submit(e.session(), "go")
 	tj := e.waitTurn(tid, "listed three interactions", func(tj api.TurnJSON) bool { return len(tj.Interactions) == 3 })
 	want := map[string]string{"perm-1": "permission", "ask-1": "user_choice", "call-1": "function_call"}
 	for _, ix := range tj.Interactions {
@@ -95,6 +91,44 @@ func (e *env) postAnswer(path, body string, header ...string) string {
 		e.t.Fatalf("POST %s %s: %d %s, want 202 with a delivery ID", path, body, st, out)
 	}
 	return field(e.t, out, "delivery_id")
+}
+
+// approval is the /v1 approval result event for permission request req.
+func approval(req, decision string) string {
+	return `{"events":[{"type":"agent.session.input.mcp_approval_request_result","request_id":"` + req +
+		`","response":{"type":"mcp_tool_call","decision":"` + decision + `"}}]}`
+}
+
+// toolResult is the /v1 tool result event for call of Turn tid.
+func toolResult(tid, call, output string) string {
+	return `{"events":[{"type":"agent.session.input.tool_result","turn_id":"` + tid + `","call_id":"` + call +
+		`","success":true,"output":"` + output + `"}]}`
+}
+
+// answerV1 posts an answer event to Turn tid's Session and returns the
+// delivery ID of its receipt.
+func (e *env) answerV1(tid, body string, header ...string) string {
+	e.t.Helper()
+	r := e.postEvents(e.turnView(tid).SessionID, body, header...)
+	if len(r.Receipts) != 1 || r.Receipts[0].DeliveryID == "" {
+		e.t.Fatalf("answer %s: %+v, want a delivery ID", body, r)
+	}
+	return r.Receipts[0].DeliveryID
+}
+
+// wantRefusedV1 posts an answer event to Turn tid's Session and wants the
+// named /v1 refusal with nothing written.
+func (e *env) wantRefusedV1(tid, body string, status int, code string) {
+	e.t.Helper()
+	sid := e.turnView(tid).SessionID
+	before := e.writes()
+	st, out := e.v1("POST", "/v1/agents/sessions/"+sid+"/events", body)
+	if st != status || !strings.Contains(out, `"code":"`+code+`"`) {
+		e.t.Fatalf("POST %s: %d %s, want %d %s", body, st, out, status, code)
+	}
+	if e.writes() != before {
+		e.t.Fatalf("POST %s: refused, yet the store was written", body)
+	}
 }
 
 func (e *env) wantRefused(path, body string, status int, code string) {
@@ -119,23 +153,21 @@ func TestInteractionsAnsweredAndAppliedOverHTTP(t *testing.T) {
 	stop := e.connectPeer(p)
 	defer stop()
 	tid := e.askedTurn()
-	turn := "/api/v1/turns/" + tid
+	turn := "/core/v1/turns/" + tid
 
-	permPath := turn + "/permissions/perm-1"
-	st1, b1, _ := e.do("POST", permPath, `{"approved":true,"message":"ok"}`, "Idempotency-Key", "k-perm")
-	st2, b2, h2 := e.do("POST", permPath, `{"approved":true,"message":"ok"}`, "Idempotency-Key", "k-perm")
-	if st1 != 202 || st2 != 202 || b1 != b2 || h2.Get("Idempotent-Replayed") != "true" {
-		t.Fatalf("answer %d %s, retried %d %s %v", st1, b1, st2, b2, h2)
+	d1 := e.answerV1(tid, approval("perm-1", "approve"), "Idempotency-Key", "k-perm")
+	if again := e.answerV1(tid, approval("perm-1", "approve"), "Idempotency-Key", "k-perm"); again != d1 {
+		t.Fatalf("answer under %s, retried under %s", d1, again)
 	}
-	d1 := field(t, b1, "delivery_id")
-	if st, out, _ := e.do("POST", permPath, `{"approved":false}`, "Idempotency-Key", "k-perm"); st != 422 || field(t, out, "error") != api.CodeIdempotencyConflict {
+	sid := e.turnView(tid).SessionID
+	if st, out := e.v1("POST", "/v1/agents/sessions/"+sid+"/events", approval("perm-1", "deny"), "Idempotency-Key", "k-perm"); st != 422 || !strings.Contains(out, api.CodeIdempotencyConflict) {
 		t.Fatalf("key reused with another body: %d %s", st, out)
 	}
 	tj := e.waitTurn(tid, "applied perm-1", statusIs("perm-1", "applied"))
 	if ix := ixOf(t, tj, "perm-1"); ix.DeliveryID != d1 || ix.Attempts != 1 || ix.ErrorCode != "" {
 		t.Fatalf("applied permission %+v, want delivery %s after one attempt", ix, d1)
 	}
-	e.wantRefused(permPath, `{"approved":true,"message":"ok"}`, 409, api.CodeInteractionClosed)
+	e.wantRefusedV1(tid, approval("perm-1", "approve"), 409, api.CodeInteractionClosed)
 
 	choicePath := turn + "/user-choices/ask-1"
 	e.wantRefused(choicePath, `{"answers":[{"question_id":"q9","answers":["x"]}]}`, 400, api.CodeInvalidAnswer)
@@ -143,9 +175,8 @@ func TestInteractionsAnsweredAndAppliedOverHTTP(t *testing.T) {
 	d2 := e.postAnswer(choicePath, `{"answers":[{"question_id":"q2","answers":["l"]}]}`, "Idempotency-Key", "k-choice")
 	e.waitTurn(tid, "applied ask-1", statusIs("ask-1", "applied"))
 
-	callPath := turn + "/function-calls/call-1/result"
-	e.wantRefused(turn+"/function-calls/call-9/result", `{"success":true,"content":[]}`, 404, api.CodeUnknownInteraction)
-	d3 := e.postAnswer(callPath, `{"success":true,"content":[{"type":"input_text","text":"42"}]}`, "Idempotency-Key", "k-call")
+	e.wantRefusedV1(tid, toolResult(tid, "call-9", ""), 404, api.CodeUnknownInteraction)
+	d3 := e.answerV1(tid, toolResult(tid, "call-1", "42"), "Idempotency-Key", "k-call")
 	tj = e.waitTurn(tid, "completed", func(tj api.TurnJSON) bool { return tj.State == "completed" })
 	for id, d := range map[string]string{"perm-1": d1, "ask-1": d2, "call-1": d3} { //tidy:sorted each checked alone
 		if ix := ixOf(t, tj, id); ix.Status != "applied" || ix.DeliveryID != d || ix.Attempts != 1 {
@@ -153,14 +184,15 @@ func TestInteractionsAnsweredAndAppliedOverHTTP(t *testing.T) {
 		}
 	}
 	// the Turn is over: nothing of it can be answered any more
-	e.wantRefused(callPath, `{"success":true,"content":[]}`, 409, api.CodeTurnTerminal)
+	e.wantRefusedV1(tid, toolResult(tid, "call-1", ""), 409, api.CodeTurnTerminal)
+	e.wantRefused(choicePath, `{"cancelled":true}`, 409, api.CodeTurnTerminal)
 
 	got := p.received()
 	if len(got) != 3 {
 		t.Fatalf("the Runtime got %d decision frames, want 3 (a replayed POST sends nothing): %+v", len(got), got)
 	}
 	want := []wire.Frame{
-		{ID: "perm-1", Payload: wire.PermissionDecision{DeliveryID: d1, Approved: true, Message: "ok"}},
+		{ID: "perm-1", Payload: wire.PermissionDecision{DeliveryID: d1, Approved: true}},
 		{ID: "ask-1", Payload: wire.UserChoiceDecision{DeliveryID: d2, QuestionAnswers: []wire.QuestionAnswer{{QuestionID: "q2", Answers: []string{"l"}}}}},
 		{ID: tj.RunID, Payload: wire.FunctionResult{DeliveryID: d3, CallID: "call-1", Success: true, Content: []wire.InputContent{wire.TextPart("42")}}},
 	}
@@ -179,7 +211,7 @@ func TestUserChoiceCancelledOverHTTP(t *testing.T) {
 	stop := e.connectPeer(p)
 	defer stop()
 	tid := e.askedTurn()
-	path := "/api/v1/turns/" + tid + "/user-choices/ask-1"
+	path := "/core/v1/turns/" + tid + "/user-choices/ask-1"
 	e.wantRefused(path, `{"cancelled":true,"answers":[{"question_id":"q1","answers":[]}]}`, 400, api.CodeInvalidAnswer)
 	d := e.postAnswer(path, `{"cancelled":true,"reason":"not now"}`)
 	tj := e.waitTurn(tid, "applied ask-1", statusIs("ask-1", "applied"))
@@ -218,7 +250,7 @@ func newPipeEnv(t *testing.T) *env {
 	ts.Listener = l
 	ts.Start()
 	ts.Client().Transport.(*http.Transport).DialContext = l.Dial
-	a, err := api.New(s, api.Options{OperatorToken: token})
+	a, err := api.New(s, api.Options{OperatorToken: token, Keys: testKeys{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,14 +279,13 @@ func TestDecisionWithoutReceiptBecomesUnknownAfter15s(t *testing.T) {
 		stop := e.connectPeer(p)
 		defer stop()
 		tid := e.askedTurn()
-		path := "/api/v1/turns/" + tid + "/permissions/perm-1"
-		d1 := e.postAnswer(path, `{"approved":true}`)
+		d1 := e.answerV1(tid, approval("perm-1", "approve"))
 		synctest.Wait()
 		if got := p.received(); len(got) != 1 {
 			t.Fatalf("the Runtime got %d decisions, want 1", len(got))
 		}
 		sent := time.Now()
-		e.wantRefused(path, `{"approved":true}`, 409, api.CodeDecisionInFlight)
+		e.wantRefusedV1(tid, approval("perm-1", "approve"), 409, api.CodeDecisionInFlight)
 		time.Sleep(15*time.Second - time.Millisecond)
 		synctest.Wait()
 		if ix := ixOf(t, e.turnView(tid), "perm-1"); ix.Status != "delivering" || ix.DeliveryID != d1 {
@@ -269,7 +300,7 @@ func TestDecisionWithoutReceiptBecomesUnknownAfter15s(t *testing.T) {
 		if tj.State != "running" {
 			t.Fatalf("a missing receipt changed the turn to %s", tj.State)
 		}
-		d2 := e.postAnswer(path, `{"approved":true}`)
+		d2 := e.answerV1(tid, approval("perm-1", "approve"))
 		synctest.Wait()
 		got := p.received()
 		if d2 == d1 || len(got) != 2 || got[1].Payload.(wire.PermissionDecision).DeliveryID != d2 {

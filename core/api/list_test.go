@@ -2,110 +2,122 @@ package api_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/turnstile-sim/turnstile/core/api"
 	"github.com/turnstile-sim/turnstile/core/gateway/scripted"
 )
 
-func (e *env) submit(sid string) string {
-	e.t.Helper()
-	st, body, _ := e.do("POST", "/api/v1/sessions/"+sid+"/turns", `{"text":"q"}`)
-	if st != 201 {
-		e.t.Fatalf("submit: %d %s", st, body)
-	}
-	return field(e.t, body, "turn_id")
+// turnPage is one page of GET /v1/agents/sessions/{session}/turns.
+type turnPage struct {
+	Data    []api.TurnObject `json:"data"`
+	FirstID *string          `json:"first_id"`
+	LastID  *string          `json:"last_id"`
+	HasMore bool             `json:"has_more"`
 }
 
-func (e *env) page(path string) api.TurnPage {
+func (e *env) page(path string) turnPage {
 	e.t.Helper()
-	st, body, _ := e.do("GET", path, "")
-	var p api.TurnPage
+	st, body := e.v1("GET", path, "")
+	var p turnPage
 	if st != 200 || json.Unmarshal([]byte(body), &p) != nil {
 		e.t.Fatalf("GET %s: %d %s", path, st, body)
 	}
 	return p
 }
 
+func pageIDs(p turnPage) string {
+	var ids []string
+	for _, t := range p.Data {
+		ids = append(ids, t.ID)
+	}
+	return strings.Join(ids, ",")
+}
+
+// completedTurn starts a Turn in sid and waits for its completion.
+func (e *env) completedTurn(sid string) string {
+	e.t.Helper()
+	tid := e.submit(sid, "q")
+	waitState(e.t, e, tid, "completed")
+	return tid
+}
+
+// A Session's Turns list in submission order, page by page, each as it
+// is read alone; another Session's Turns are not listed.
 func TestListTurnsPagesInSubmissionOrder(t *testing.T) {
 	e := newEnv(t)
 	stop := e.connect(&scripted.Runtime{Deltas: 1})
-	sid := e.session()
-	first := e.submit(sid)
-	e.sse("/api/v1/turns/" + first + "/events") // ends when the Turn is terminal
-	stop()
-	other := e.session()
-	foreign := e.submit(other)
-	ids := []string{first, e.submit(sid), e.submit(sid)}
-
-	all := e.page("/api/v1/sessions/" + sid + "/turns")
-	if len(all.Turns) != 3 || all.NextAfter != "" {
+	defer stop()
+	sid, other := e.session(), e.session()
+	ids := []string{e.completedTurn(sid), e.completedTurn(sid)}
+	foreign := e.completedTurn(other)
+	ids = append(ids, e.completedTurn(sid))
+	base := "/v1/agents/sessions/" + sid + "/turns"
+	all := e.page(base + "?order=asc")
+	if pageIDs(all) != strings.Join(ids, ",") || all.HasMore {
 		t.Fatalf("all = %+v", all)
 	}
-	for i, tj := range all.Turns {
-		_, body, _ := e.do("GET", "/api/v1/turns/"+ids[i], "")
-		var one api.TurnJSON
-		if err := json.Unmarshal([]byte(body), &one); err != nil {
-			t.Fatal(err)
-		}
+	for i, tj := range all.Data {
+		_, body := e.v1("GET", base+"/"+ids[i], "")
 		a, _ := json.Marshal(tj)
+		var one api.TurnObject
+		_ = json.Unmarshal([]byte(body), &one)
 		b, _ := json.Marshal(one)
-		if string(a) != string(b) {
+		if string(a) != string(b) || tj.Status != "completed" {
 			t.Fatalf("turn %d listed as %s, read as %s", i, a, b)
 		}
 	}
-	if all.Turns[0].State != "completed" || all.Turns[1].State != "queued" {
-		t.Fatalf("states %q %q", all.Turns[0].State, all.Turns[1].State)
-	}
-	p1 := e.page("/api/v1/sessions/" + sid + "/turns?limit=2")
-	if len(p1.Turns) != 2 || p1.Turns[0].ID != ids[0] || p1.Turns[1].ID != ids[1] || p1.NextAfter != ids[1] {
+	p1 := e.page(base + "?order=asc&limit=2")
+	if pageIDs(p1) != ids[0]+","+ids[1] || !p1.HasMore || *p1.LastID != ids[1] {
 		t.Fatalf("page 1 = %+v", p1)
 	}
-	p2 := e.page("/api/v1/sessions/" + sid + "/turns?limit=2&after=" + p1.NextAfter)
-	if len(p2.Turns) != 1 || p2.Turns[0].ID != ids[2] || p2.NextAfter != "" {
+	if p2 := e.page(base + "?order=asc&limit=2&after=" + *p1.LastID); pageIDs(p2) != ids[2] || p2.HasMore {
 		t.Fatalf("page 2 = %+v", p2)
 	}
-	if o := e.page("/api/v1/sessions/" + other + "/turns"); len(o.Turns) != 1 || o.Turns[0].ID != foreign {
+	if o := e.page("/v1/agents/sessions/" + other + "/turns"); pageIDs(o) != foreign {
 		t.Fatalf("other session = %+v", o)
 	}
-	empty := e.session()
-	_, body, _ := e.do("GET", "/api/v1/sessions/"+empty+"/turns", "")
-	if body != `{"turns":[],"session":{"recovery_required":false,"usable":true}}`+"\n" {
+	if _, body := e.v1("GET", "/v1/agents/sessions/"+e.session()+"/turns", ""); !strings.Contains(body, `"data":[]`) {
 		t.Fatalf("empty session lists %s", body)
 	}
 }
 
 func TestListTurnsRejectsBadQueries(t *testing.T) {
 	e := newEnv(t)
+	stop := e.connect(&scripted.Runtime{Deltas: 1})
+	defer stop()
 	sid := e.session()
-	e.submit(sid)
-	foreign := e.submit(e.session())
+	e.completedTurn(sid)
+	foreign := e.completedTurn(e.session())
 	writes := e.writes()
-	base := "/api/v1/sessions/" + sid + "/turns"
+	base := "/v1/agents/sessions/" + sid + "/turns"
 	for _, c := range []struct {
-		path   string
-		status int
-		code   string
+		path, param string
+		status      int
+		code        string
 	}{
-		{"/api/v1/sessions/s-404/turns", 404, api.CodeUnknownSession},
-		{base + "?limit=0", 400, api.CodeBadLimit},
-		{base + "?limit=-1", 400, api.CodeBadLimit},
-		{base + "?limit=abc", 400, api.CodeBadLimit},
-		{base + "?limit=", 400, api.CodeBadLimit},
-		{base + "?limit=1&limit=2", 400, api.CodeBadLimit},
-		{base + "?limit=201", 400, api.CodeBadLimit},
-		{base + "?after=", 400, api.CodeBadCursor},
-		{base + "?after=t-1&after=t-1", 400, api.CodeBadCursor},
-		{base + "?after=t-404", 400, api.CodeBadCursor},
-		{base + "?after=" + foreign, 400, api.CodeBadCursor},
+		{"/v1/agents/sessions/s-404/turns", "session_id", 404, api.CodeUnknownSession},
+		{base + "?limit=0", "limit", 400, api.CodeBadLimit},
+		{base + "?limit=-1", "limit", 400, api.CodeBadLimit},
+		{base + "?limit=abc", "limit", 400, api.CodeBadLimit},
+		{base + "?limit=", "limit", 400, api.CodeBadLimit},
+		{base + "?limit=1&limit=2", "limit", 400, api.CodeInvalidValue},
+		{base + "?limit=101", "limit", 400, api.CodeBadLimit},
+		{base + "?after=t-1&after=t-1", "after", 400, api.CodeInvalidValue},
+		{base + "?after=t-404", "after", 400, api.CodeBadCursor},
+		{base + "?after=" + foreign, "after", 400, api.CodeBadCursor},
+		{base + "?order=sideways", "order", 400, api.CodeInvalidValue},
+		{base + "?colour=red", "colour", 400, api.CodeInvalidValue},
 	} {
-		st, body, _ := e.do("GET", c.path, "")
-		if st != c.status || field(t, body, "error") != c.code {
-			t.Errorf("GET %s: %d %s, want %d %s", c.path, st, body, c.status, c.code)
+		st, body := e.v1("GET", c.path, "")
+		d := expectV1(t, c.path, st, body, c.status, api.TypeInvalidRequest, c.code)
+		if param(d) != c.param {
+			t.Errorf("GET %s: param %q, want %q", c.path, param(d), c.param)
 		}
 	}
-	if p := e.page(base + "?limit=200"); len(p.Turns) != 1 {
-		t.Fatalf("limit=200 = %+v", p)
+	if p := e.page(base + "?limit=100"); len(p.Data) != 1 {
+		t.Fatalf("limit=100 = %+v", p)
 	}
 	if w := e.writes(); w != writes {
 		t.Fatalf("listing wrote %d records", w-writes)

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -15,7 +16,8 @@ import (
 type MemoryResources struct {
 	mu   sync.Mutex
 	seq  uint64
-	recs map[string][]memRes // by kind, in creation order
+	recs map[string][]memRes          // by kind, in creation order (ascending seq)
+	idx  map[string]map[string]uint64 // by kind, each record's seq by ID
 }
 
 type memRes struct {
@@ -25,10 +27,22 @@ type memRes struct {
 }
 
 // NewMemoryResources returns an empty MemoryResources.
-func NewMemoryResources() *MemoryResources { return &MemoryResources{recs: map[string][]memRes{}} }
+func NewMemoryResources() *MemoryResources {
+	return &MemoryResources{recs: map[string][]memRes{}, idx: map[string]map[string]uint64{}}
+}
 
+// find returns the index of record (kind, id) in its kind's creation
+// order, or -1: the ID's seq by the index, its place by binary search.
 func (m *MemoryResources) find(kind, id string) int {
-	return slices.IndexFunc(m.recs[kind], func(r memRes) bool { return r.id == id })
+	seq, ok := m.idx[kind][id]
+	if !ok {
+		return -1
+	}
+	i, found := slices.BinarySearchFunc(m.recs[kind], seq, func(r memRes, s uint64) int { return cmp.Compare(r.seq, s) })
+	if !found {
+		return -1
+	}
+	return i
 }
 
 // PutResource stores doc as record (kind, id): a new record joins the end
@@ -48,6 +62,10 @@ func (m *MemoryResources) PutResource(_ context.Context, kind, id string, doc []
 	}
 	m.seq++
 	m.recs[kind] = append(m.recs[kind], memRes{seq: m.seq, id: id, doc: slices.Clone(doc)})
+	if m.idx[kind] == nil {
+		m.idx[kind] = map[string]uint64{}
+	}
+	m.idx[kind][id] = m.seq
 	return nil
 }
 
@@ -72,15 +90,19 @@ func (m *MemoryResources) ListResources(_ context.Context, q store.ResourceQuery
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	all := slices.Clone(m.recs[q.Kind])
+	all := m.recs[q.Kind]
 	if q.Desc {
+		all = slices.Clone(all)
 		slices.Reverse(all)
 	}
 	start := 0
 	if q.After != "" {
-		i := slices.IndexFunc(all, func(r memRes) bool { return r.id == q.After })
+		i := m.find(q.Kind, q.After)
 		if i < 0 {
 			return store.ResourcePage{}, fmt.Errorf("%w: %q", store.ErrResourceCursor, q.After)
+		}
+		if q.Desc {
+			i = len(all) - 1 - i
 		}
 		start = i + 1
 	}
@@ -105,5 +127,6 @@ func (m *MemoryResources) DeleteResource(_ context.Context, kind, id string) (bo
 		return false, nil
 	}
 	m.recs[kind] = slices.Delete(m.recs[kind], i, i+1)
+	delete(m.idx[kind], id)
 	return true, nil
 }

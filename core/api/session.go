@@ -47,6 +47,20 @@ type SessionObject struct {
 	Status          string            `json:"status"`
 	Usage           *UsageJSON        `json:"usage"`
 	VaultIDs        []string          `json:"vault_ids"`
+	// XAgentsCore is Core's addition: whether the Session can take a
+	// new Turn.
+	XAgentsCore SessionCoreJSON `json:"x_agents_core"`
+}
+
+// SessionCoreJSON is a Session's recoverability (core.SessionState):
+// after a Core restart cut a Turn short before its native session ID was
+// recorded, the next Turn needs native_session_recovery; when no device of
+// the pool (none reconnecting) declares it for the kind, the Session is
+// not usable and a message event is refused 409 session_unrecoverable.
+type SessionCoreJSON struct {
+	RecoveryRequired bool    `json:"recovery_required"`
+	Usable           bool    `json:"usable"`
+	UnusableReason   *string `json:"unusable_reason"`
 }
 
 // SessionAgentJSON is the configuration the Session froze at creation;
@@ -143,6 +157,8 @@ type sessionState struct {
 	count int
 	// created are the creation times of recs, when /v1 recorded them.
 	created map[string]int64
+	// recovery is the machine's judgement of the Session's next Turn.
+	recovery core.SessionState
 }
 
 // active is the first Turn that is not terminal, if any.
@@ -264,6 +280,10 @@ func sessionObject(id string, rec sessionRecord, st sessionState) SessionObject 
 	if s.VaultIDs == nil {
 		s.VaultIDs = []string{}
 	}
+	s.XAgentsCore = SessionCoreJSON{RecoveryRequired: st.recovery.RecoveryRequired, Usable: st.recovery.Unrecoverable == ""}
+	if st.recovery.Unrecoverable != "" {
+		s.XAgentsCore.UnusableReason = &st.recovery.Unrecoverable
+	}
 	for _, at := range st.created {
 		s.LastActiveAt = max(s.LastActiveAt, at)
 	}
@@ -351,7 +371,7 @@ func (a *API) createSessionV1(w http.ResponseWriter, r *http.Request) {
 		a.failV1Err(w, err)
 		return
 	}
-	rec, cfg, input, err := a.sessionFromParams(r.Context(), p)
+	rec, cfg, bind, input, err := a.sessionFromParams(r.Context(), p)
 	if err != nil {
 		a.failV1Err(w, err)
 		return
@@ -365,6 +385,10 @@ func (a *API) createSessionV1(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sid := rep.Result.SessionID
+	if err := a.recordBinding(r.Context(), bind); err != nil {
+		a.failV1Err(w, err)
+		return
+	}
 	if err := a.putSession(r.Context(), sid, rec); err != nil {
 		a.failV1Err(w, err)
 		return
@@ -403,43 +427,44 @@ func (a *API) streamCreated(w http.ResponseWriter, r *http.Request, sid, tid str
 
 // sessionFromParams checks a create body and builds the shell record,
 // the machine configuration and the first input (nil for none).
-func (a *API) sessionFromParams(ctx context.Context, p sessionCreateParams) (sessionRecord, core.AgentConfig, wire.MessageInput, error) {
+func (a *API) sessionFromParams(ctx context.Context, p sessionCreateParams) (sessionRecord, core.AgentConfig, EnvironmentBinding, wire.MessageInput, error) {
 	var rec sessionRecord
 	var zero core.AgentConfig
+	var nob EnvironmentBinding
 	switch {
 	case p.StreamOptions != nil && (p.Stream == nil || !*p.Stream):
-		return rec, zero, nil, badParam(CodeInvalidValue, "stream_options", "stream_options needs stream: true")
+		return rec, zero, nob, nil, badParam(CodeInvalidValue, "stream_options", "stream_options needs stream: true")
 	case p.PromptCacheOptions != nil && !isNull(p.PromptCacheOptions):
-		return rec, zero, nil, badParam(CodeNotSupported, "prompt_cache_options", "Core sets no prompt cache options")
+		return rec, zero, nob, nil, badParam(CodeNotSupported, "prompt_cache_options", "Core sets no prompt cache options")
 	case p.Review != nil && *p.Review != "none":
-		return rec, zero, nil, badParam(CodeNotSupported, "review", "Core has no automatic review")
+		return rec, zero, nob, nil, badParam(CodeNotSupported, "review", "Core has no automatic review")
 	case p.Environment == nil || isNull(p.Environment):
-		return rec, zero, nil, badParam(CodeInvalidValue, "environment", "environment is required")
+		return rec, zero, nob, nil, badParam(CodeInvalidValue, "environment", "environment is required")
 	case (p.Agent == nil || isNull(p.Agent)) == (p.AgentID == nil):
-		return rec, zero, nil, badParam(CodeInvalidValue, "agent", "give exactly one of agent and agent_id")
+		return rec, zero, nob, nil, badParam(CodeInvalidValue, "agent", "give exactly one of agent and agent_id")
 	}
 	if p.AgentID != nil {
 		ar, err := a.agent(ctx, *p.AgentID, "agent_id")
 		if err != nil {
-			return rec, zero, nil, err
+			return rec, zero, nob, nil, err
 		}
 		rec.Agent, rec.AgentID = ar.Agent, p.AgentID
 	} else {
 		var ip inlineAgentParams
 		if err := sub(p.Agent, "agent", &ip); err != nil {
-			return rec, zero, nil, err
+			return rec, zero, nob, nil, err
 		}
 		rec.Agent = newAgentObject("", 0)
 		key, err := agentParams{Model: ip.Model, Instructions: ip.Instructions, MultiAgent: ip.MultiAgent, Reasoning: ip.Reasoning,
 			ServiceTier: ip.ServiceTier, Text: ip.Text, Tools: ip.Tools, Compaction: ip.Compaction, Experimental: ip.Experimental,
 			XAgentsCore: ip.XAgentsCore}.apply(&rec.Agent, true)
 		if err != nil {
-			return rec, zero, nil, prefixParam(err, "agent.")
+			return rec, zero, nob, nil, prefixParam(err, "agent.")
 		}
 		if key != nil {
 			// TODO(vault): an inline agent's provider key is a Vault
 			// credential of the Session; until then it is refused.
-			return rec, zero, nil, badParam(CodeNotSupported, "agent.x_agents_core.model_provider.api_key",
+			return rec, zero, nob, nil, badParam(CodeNotSupported, "agent.x_agents_core.model_provider.api_key",
 				"an inline agent takes no api_key: create an Agent, or reference a vault credential")
 		}
 	}
@@ -448,30 +473,41 @@ func (a *API) sessionFromParams(ctx context.Context, p sessionCreateParams) (ses
 			IncludeObfuscation *bool `json:"include_obfuscation"` // accepted: Core sends no obfuscation
 		}
 		if err := sub(p.StreamOptions, "stream_options", &so); err != nil {
-			return rec, zero, nil, err
+			return rec, zero, nob, nil, err
 		}
 	}
-	env, err := sessionEnvironment(p.Environment)
+	if len(p.VaultIDs) > 10 {
+		return rec, zero, nob, nil, badParam(CodeInvalidValue, "vault_ids", "a Session references at most 10 vaults")
+	}
+	if err := a.vaults.CheckVaults(ctx, "vault_ids", p.VaultIDs); err != nil {
+		return rec, zero, nob, nil, err
+	}
+	for i, t := range rec.Agent.Tools {
+		if t.Type == "mcp" && t.CredentialID != nil {
+			if err := a.vaults.CredentialInVaults(ctx, fmt.Sprintf("agent.tools[%d].credential_id", i), *t.CredentialID, p.VaultIDs); err != nil {
+				return rec, zero, nob, nil, err
+			}
+		}
+	}
+	b, err := a.bindEnvironment(ctx, p.Environment)
 	if err != nil {
-		return rec, zero, nil, err
+		return rec, zero, nob, nil, err
 	}
 	if rec.Metadata, err = checkMetadata(p.Metadata); err != nil {
-		return rec, zero, nil, err
+		return rec, zero, nob, nil, err
 	}
 	var input wire.MessageInput
 	if p.Input != nil && !isNull(p.Input) {
 		if input, err = messageParams(p.Input, "input"); err != nil {
-			return rec, zero, nil, err
+			return rec, zero, nob, nil, err
 		}
 	}
-	// TODO(vault): vault_ids name Vaults whose credentials the Session
-	// may use; they are kept as given until Vaults exist.
 	rec.VaultIDs = slices.Clone(p.VaultIDs)
-	rec.Environment = env.echo
+	rec.Environment = b.Answer
 	rec.CreatedAt = time.Now().Unix()
-	cfg := rec.Agent.agentConfig(env.kind, env.id)
-	cfg.Definition = env.definition
-	return rec, cfg, input, nil
+	cfg := rec.Agent.agentConfig(b.Kind, b.CoreID)
+	cfg.Definition = b.Definition
+	return rec, cfg, b, input, nil
 }
 
 // prefixParam puts prefix before the param a refusal names.

@@ -233,10 +233,17 @@ func (a *API) call(ctx context.Context, key string, fp []byte, ev func(core.Call
 	return *sr.Receipt, nil
 }
 
+// messageFingerprint is the idempotency fingerprint of a message event,
+// the same whether it started a Turn or steered one: a retry that finds
+// the Turn its first attempt started still running replays that answer.
+func messageFingerprint(in wire.MessageInput) []byte {
+	fp, _ := json.Marshal(in)
+	return append([]byte("message "), fp...)
+}
+
 // startTurn submits a Turn to the Session and records its creation time.
 func (a *API) startTurn(ctx context.Context, sid string, in wire.MessageInput, key string) (Receipt, error) {
-	fp, _ := json.Marshal(in)
-	r, err := a.call(ctx, key, append([]byte("turn "), fp...), func(c core.CallID) core.Event { return core.SubmitTurn{Call: c, Session: sid, Input: in} },
+	r, err := a.call(ctx, key, messageFingerprint(in), func(c core.CallID) core.Event { return core.SubmitTurn{Call: c, Session: sid, Input: in} },
 		func(res core.APIResult) Receipt {
 			return Receipt{Type: InputMessage, Action: "turn_started", TurnID: res.TurnID, InputID: "0"}
 		})
@@ -276,8 +283,9 @@ func (a *API) postSessionEvents(w http.ResponseWriter, r *http.Request) {
 		checked = append(checked, c)
 	}
 	sid := r.PathValue("session")
+	var st sessionState
 	if err == nil {
-		_, err = a.sessionStateOnly(r.Context(), sid)
+		st, err = a.sessionStateOnly(r.Context(), sid)
 	}
 	if err != nil {
 		a.failV1Err(w, err)
@@ -290,7 +298,11 @@ func (a *API) postSessionEvents(w http.ResponseWriter, r *http.Request) {
 		if key != "" {
 			k = fmt.Sprintf("POST %s %s #%d", r.URL.Path, key, i)
 		}
-		rc, err := a.applyInput(r.Context(), sid, c, k, p.Events[i])
+		var fresh *sessionState // the first event reuses the state read above
+		if i == 0 {
+			fresh = &st
+		}
+		rc, err := a.applyInput(r.Context(), sid, c, k, p.Events[i], fresh)
 		if err != nil {
 			if i > 0 {
 				err = fmt.Errorf("events[%d] (events before it were applied): %w", i, err)
@@ -324,31 +336,47 @@ func (a *API) failInput(w http.ResponseWriter, err error, param string) {
 	a.failV1Err(w, err)
 }
 
-func (a *API) applyInput(ctx context.Context, sid string, c checkedInput, key string, raw sessionInput) (Receipt, error) {
+// applyInput runs one checked input event; st, when given, is the
+// Session's state read just before (else it is read here).
+func (a *API) applyInput(ctx context.Context, sid string, c checkedInput, key string, raw sessionInput, st0 *sessionState) (Receipt, error) {
+	state := func() (sessionState, error) {
+		if st0 != nil {
+			return *st0, nil
+		}
+		return a.sessionStateOnly(ctx, sid)
+	}
 	fp, _ := json.Marshal(raw)
 	switch c.typ {
 	case InputMessage:
-		st, err := a.sessionStateOnly(ctx, sid)
+		st, err := state()
 		if err != nil {
 			return Receipt{}, err
 		}
 		if t, ok := st.active(); ok {
-			r, err := a.call(ctx, key, fp, func(cl core.CallID) core.Event { return core.SteerInput{Call: cl, Turn: t.ID, Input: c.message} },
+			r, err := a.call(ctx, key, messageFingerprint(c.message), func(cl core.CallID) core.Event { return core.SteerInput{Call: cl, Turn: t.ID, Input: c.message} },
 				func(res core.APIResult) Receipt {
 					return Receipt{Type: InputMessage, Action: "steered", TurnID: t.ID, InputID: res.InputID}
 				})
 			// A Turn that ended since it was read took no input: the
 			// message starts the next Turn.
-			if !errors.Is(err, core.ErrTurnTerminal) && !isRefusal(err, CodeTurnTerminal) {
+			if !turnTerminal(err) {
 				return r, err
 			}
-			if key != "" {
-				key += " next"
+		} else {
+			r, err := a.startTurn(ctx, sid, c.message, key)
+			// Only a replayed steer is refused turn_terminal here: the
+			// first attempt of key found its Turn ended and started the
+			// next one under the derived key.
+			if key == "" || !turnTerminal(err) {
+				return r, err
 			}
+		}
+		if key != "" {
+			key += " next"
 		}
 		return a.startTurn(ctx, sid, c.message, key)
 	case InputCancel:
-		st, err := a.sessionStateOnly(ctx, sid)
+		st, err := state()
 		if err != nil {
 			return Receipt{}, err
 		}
@@ -395,6 +423,11 @@ func (a *API) applyInput(ctx context.Context, sid string, c checkedInput, key st
 		})
 	}
 	return Receipt{}, fmt.Errorf("unhandled input %q", c.typ)
+}
+
+// turnTerminal reports a turn_terminal refusal, answered or replayed.
+func turnTerminal(err error) bool {
+	return errors.Is(err, core.ErrTurnTerminal) || isRefusal(err, CodeTurnTerminal)
 }
 
 func isRefusal(err error, code string) bool {

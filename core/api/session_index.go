@@ -1,7 +1,6 @@
 package api
 
 import (
-	"slices"
 	"strconv"
 
 	"github.com/turnstile-sim/turnstile/core"
@@ -22,6 +21,7 @@ type turnIndex struct {
 // never changes, so open only moves forward).
 type sessionTurns struct {
 	ids  []string
+	pos  map[string]int // each ID's place in ids
 	open int
 }
 
@@ -35,9 +35,10 @@ func (x *turnIndex) of(v server.View, sid string) *sessionTurns {
 		if rec, ok := back.Turn(id); ok {
 			st := x.sessions[rec.Session]
 			if st == nil {
-				st = &sessionTurns{}
+				st = &sessionTurns{pos: map[string]int{}}
 				x.sessions[rec.Session] = st
 			}
+			st.pos[id] = len(st.ids)
 			st.ids = append(st.ids, id)
 		}
 	}
@@ -69,6 +70,7 @@ func (a *API) readSession(v server.View, sid string, which int) (sessionState, b
 	}
 	idx := a.idx.of(v, sid)
 	st := sessionState{count: len(idx.ids)}
+	st.recovery, _ = v.Machine().SessionState(sid)
 	from := 0
 	if which == turnsOpen {
 		from = min(idx.open, max(len(idx.ids)-1, 0))
@@ -87,7 +89,7 @@ func (a *API) readSession(v server.View, sid string, which int) (sessionState, b
 // empty or not the Session's).
 func (a *API) turnsFrom(v server.View, sid, from string) []core.TurnRecord {
 	idx := a.idx.of(v, sid)
-	i := max(slices.Index(idx.ids, from), 0)
+	i := idx.pos[from] // 0 when absent
 	var out []core.TurnRecord
 	for _, id := range idx.ids[i:] {
 		if rec, ok := v.Backend().Turn(id); ok {

@@ -1,11 +1,14 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/core/server"
@@ -165,6 +168,31 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 	fl.Flush()
 	evs := first
 	created := map[string]int64{} // creation times of the Turns seen (read once)
+	// The loop reads the Session after each commit (server.Watch) and
+	// hands the snapshot over: a newer one replaces one not yet taken, so
+	// a change costs no round trip through the loop's inbox.
+	var mu sync.Mutex
+	from := cur.turn // the Turn the loop reads from: the cursor's, or an earlier one
+	var latest *streamRead
+	wake := make(chan struct{}, 1)
+	wctx, stop := context.WithCancel(r.Context())
+	defer stop()
+	if err := a.s.Watch(wctx, func(v server.View) bool {
+		mu.Lock()
+		f := from
+		mu.Unlock()
+		snap, ok := a.readStream(v, sid, f)
+		mu.Lock()
+		latest = &streamRead{snap, ok}
+		mu.Unlock()
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+		return ok
+	}); err != nil {
+		return
+	}
 	for {
 		idle := false
 		for _, ev := range evs {
@@ -182,11 +210,27 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 		if idle && stopAtIdle {
 			return
 		}
-		changed := a.s.Changed()
-		var snap streamSnapshot
-		var ok bool
-		if err := a.s.Query(r.Context(), func(v server.View) { snap, ok = a.readStream(v, sid, cur.turn) }); err != nil || !ok {
+		select {
+		case <-wake:
+		case <-r.Context().Done():
 			return
+		case <-a.s.Done():
+			return
+		}
+		mu.Lock()
+		got := latest
+		latest = nil
+		mu.Unlock()
+		if got == nil {
+			evs = nil
+			continue
+		}
+		if !got.ok {
+			return
+		}
+		snap := got.snap
+		if i := slices.IndexFunc(snap.turns, func(t streamTurn) bool { return t.rec.ID == cur.turn }); i > 0 {
+			snap.turns = snap.turns[i:] // read from an earlier cursor
 		}
 		for _, t := range snap.turns {
 			if _, ok := created[t.rec.ID]; !ok {
@@ -196,17 +240,17 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 		snap.state.created = created
 		evs = derive(sid, srec, snap, &cur, fresh, func(tid string) int64 { return created[tid] })
 		fresh = false
-		if len(evs) > 0 {
-			continue
-		}
-		select {
-		case <-changed:
-		case <-r.Context().Done():
-			return
-		case <-a.s.Done():
-			return
-		}
+		mu.Lock()
+		from = cur.turn
+		mu.Unlock()
 	}
+}
+
+// streamRead is one snapshot the loop handed to a stream; ok is false
+// once the Session is gone.
+type streamRead struct {
+	snap streamSnapshot
+	ok   bool
 }
 
 // derive appends the events not yet sent, in order: for each Turn from

@@ -563,3 +563,68 @@ func TestFrameSecretsSubstitutesOnTheWireOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionCreateChecksVaultsAndCredentials: a Session's vault_ids name
+// existing Vaults, an MCP tool's credential_id lies in one of them, and an
+// environment_id names an existing Environment; each refusal leaves no
+// Session, Environment or Vault record behind. An accepted Session keeps
+// the reference (never the secret) and records its inline Environment.
+func TestSessionCreateChecksVaultsAndCredentials(t *testing.T) {
+	v := newVaultEnv(t, testVaultKey(t, 7))
+	vid := field(t, v.must("POST", "/v1/vaults", `{"name":"v"}`), "id")
+	other := field(t, v.must("POST", "/v1/vaults", `{"name":"w"}`), "id")
+	cred := func(vault string) string {
+		return field(t, v.must("POST", "/v1/vaults/"+vault+"/credentials",
+			`{"name":"c","auth":{"type":"static_bearer","mcp_server_url":"https://m.example","token":"`+secretBearer+`"}}`), "id")
+	}
+	inVault, outside := cred(vid), cred(other)
+	session := func(vaults, credential, environment string) string {
+		return `{"agent":{"model":"m","x_agents_core":{"harness":"contract"},"tools":[{"type":"mcp","server_label":"l",` +
+			`"transport":{"type":"http","server_url":"https://m.example"},"credential_id":"` + credential + `"}]},` +
+			`"environment":` + environment + `,"vault_ids":` + vaults + `}`
+	}
+	none, self := `{"type":"none"}`, `{"type":"self_hosted","workspace_directory":"/workspace"}`
+	eleven := `["` + strings.Repeat(vid+`","`, 10) + vid + `"]`
+	durable := func() string {
+		return v.records() + snapshot(t, v.st, api.EnvironmentRecordKind) + fmt.Sprint(v.writes())
+	}
+	before := durable()
+	for _, c := range []struct {
+		name, body  string
+		st          int
+		code, param string
+	}{
+		{"unknown vault", session(`["`+vid+`","vault_nope"]`, inVault, self), 404, api.CodeUnknownVault, "vault_ids"},
+		{"too many vaults", session(eleven, inVault, self), 400, api.CodeInvalidValue, "vault_ids"},
+		{"credential outside the vaults", session(`["`+vid+`"]`, outside, self), 404, api.CodeUnknownCredential, "agent.tools[0].credential_id"},
+		{"credential without vaults", session(`[]`, inVault, self), 404, api.CodeUnknownCredential, "agent.tools[0].credential_id"},
+		{"unknown credential", session(`["`+vid+`"]`, "cred_nope", self), 404, api.CodeUnknownCredential, "agent.tools[0].credential_id"},
+		{"unknown environment", session(`["`+vid+`"]`, inVault, `{"type":"openai_hosted","environment_id":"env_nope"}`), 404, api.CodeUnknownEnvironment, "environment_id"},
+	} {
+		st, body := v.v1("POST", "/v1/agents/sessions", c.body)
+		d := expectV1(t, c.name, st, body, c.st, api.TypeInvalidRequest, c.code)
+		if param(d) != c.param {
+			t.Errorf("%s: param %q, want %q (%s)", c.name, param(d), c.param, body)
+		}
+		v.noSecret(c.name, body)
+	}
+	if got := durable(); got != before {
+		t.Fatalf("refused sessions changed durable state:\n%s\nwant\n%s", got, before)
+	}
+	if _, body := v.v1("GET", "/v1/agents/sessions", ""); !strings.Contains(body, `"data":[]`) {
+		t.Fatalf("sessions after refusals: %s", body)
+	}
+
+	out := v.must("POST", "/v1/agents/sessions", session(`["`+vid+`"]`, inVault, self))
+	var s api.SessionObject
+	if err := json.Unmarshal([]byte(out), &s); err != nil || len(s.VaultIDs) != 1 || s.VaultIDs[0] != vid ||
+		!strings.Contains(out, `"credential_id":"`+inVault+`"`) {
+		t.Fatalf("session: %v %s", err, out)
+	}
+	envID := field(t, string(s.Environment), "id")
+	if got := v.must("GET", "/v1/agents/environments/"+envID, ""); !strings.Contains(got, `"type":"self_hosted"`) {
+		t.Fatalf("the inline environment is not recorded: %s", got)
+	}
+	v.must("POST", "/v1/agents/sessions", session(`["`+vid+`"]`, inVault, none))
+	v.noSecret("database", snapshot(t, v.st, "session"))
+}

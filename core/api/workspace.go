@@ -3,8 +3,6 @@ package api
 import (
 	"encoding/base64"
 	"errors"
-	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 
@@ -21,18 +19,6 @@ const (
 	CodeWorkspaceMutationPending = "workspace_mutation_pending"
 	CodeIdempotencyUnsupported   = "idempotency_unsupported"
 )
-
-// WriteBodyBytesMax bounds a workspace write's request body: the 5 MiB
-// decoded inline limit in base64, with room for the path.
-const WriteBodyBytesMax = (core.WorkspaceInlineWriteMax+2)/3*4 + 8<<10
-
-// WorkspaceFileRequest is the body of a workspace write.
-type WorkspaceFileRequest struct {
-	Path string `json:"path"`
-	// ContentBase64 is the file's complete content, standard base64
-	// (decoded at most 5 MiB).
-	ContentBase64 string `json:"content_base64"`
-}
 
 // WorkspaceAnswer is every workspace answer. Outcome is completed,
 // rejected (the Runtime refused safely: nothing read or changed),
@@ -121,7 +107,7 @@ func errOr(err error) error {
 	return errors.New("api: workspace call answered without a result")
 }
 
-// readFile: GET /api/v1/sessions/{session}/workspace/file?path=&max_bytes=
+// readFile: GET /core/v1/sessions/{session}/workspace/file?path=&max_bytes=
 func (a *API) readFile(w http.ResponseWriter, r *http.Request) {
 	n, err := intParam(r, "max_bytes", wire.ReadResultBytesMax)
 	if err != nil {
@@ -134,7 +120,7 @@ func (a *API) readFile(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// listDirectory: GET /api/v1/sessions/{session}/workspace/directory?path=&max_entries=
+// listDirectory: GET /core/v1/sessions/{session}/workspace/directory?path=&max_entries=
 func (a *API) listDirectory(w http.ResponseWriter, r *http.Request) {
 	n, err := intParam(r, "max_entries", wire.DirectoryEntriesMax)
 	if err != nil {
@@ -144,39 +130,5 @@ func (a *API) listDirectory(w http.ResponseWriter, r *http.Request) {
 	sid, path := r.PathValue("session"), r.URL.Query().Get("path")
 	a.workspaceCall(w, r, func(c core.CallID) core.Event {
 		return core.ReadWorkspace{Call: c, Session: sid, Path: path, Directory: true, MaxEntries: n}
-	})
-}
-
-// writeFile: PUT /api/v1/sessions/{session}/workspace/file. The decoded
-// body is checked against the 5 MiB limit before any Runtime work.
-func (a *API) writeFile(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, WriteBodyBytesMax))
-	var tooBig *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooBig):
-		fail(w, http.StatusRequestEntityTooLarge, CodeBodyTooLarge, fmt.Sprintf("body over %d bytes", WriteBodyBytesMax))
-		return
-	case err != nil:
-		a.failErr(w, bodyError(err, WriteBodyBytesMax))
-		return
-	}
-	var req WorkspaceFileRequest
-	if err := decodeStrict(body, &req); err != nil {
-		a.failErr(w, err)
-		return
-	}
-	data, err := base64.StdEncoding.DecodeString(req.ContentBase64)
-	if err != nil {
-		a.failErr(w, &badRequest{code: CodeInvalidWorkspaceRequest, detail: "content_base64 is not standard base64"})
-		return
-	}
-	if len(data) > core.WorkspaceInlineWriteMax {
-		fail(w, http.StatusRequestEntityTooLarge, CodeBodyTooLarge,
-			fmt.Sprintf("decoded content over %d bytes", core.WorkspaceInlineWriteMax))
-		return
-	}
-	sid := r.PathValue("session")
-	a.workspaceCall(w, r, func(c core.CallID) core.Event {
-		return core.WriteWorkspace{Call: c, Session: sid, Path: req.Path, Data: data}
 	})
 }

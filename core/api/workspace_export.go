@@ -13,7 +13,7 @@ import (
 // not a complete archive (see exportWorkspace).
 const ExportOutcomeTrailer = "Workspace-Export-Outcome"
 
-// exportWorkspace: GET /api/v1/sessions/{session}/workspace/export.
+// exportWorkspace: GET /core/v1/sessions/{session}/workspace/export.
 //
 // The archive is streamed: each chunk Core pulls from the Runtime is
 // written (and flushed) to the client before the next is pulled, so the

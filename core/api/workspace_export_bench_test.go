@@ -35,7 +35,7 @@ func benchExportServer(b *testing.B) (*httptest.Server, string) {
 	go func() { ran <- s.Run(ctx) }()
 	mux := http.NewServeMux()
 	ts := httptest.NewServer(mux)
-	a, err := api.New(s, api.Options{OperatorToken: token})
+	a, err := api.New(s, api.Options{OperatorToken: token, Keys: testKeys{}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -46,15 +46,15 @@ func benchExportServer(b *testing.B) (*httptest.Server, string) {
 	}
 	gw.Register(mux)
 	b.Cleanup(func() { cancel(); <-ran; ts.Close() })
-	req, _ := http.NewRequest("POST", ts.URL+"/api/v1/sessions", strings.NewReader(workspaceSessionBody))
-	req.Header.Set("Authorization", "Bearer "+token)
+	req, _ := http.NewRequest("POST", ts.URL+"/v1/agents/sessions", strings.NewReader(workspaceSessionBody))
+	req.Header.Set("Authorization", "Bearer "+apiKey)
 	resp, err := ts.Client().Do(req)
 	if err != nil {
 		b.Fatal(err)
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	sid := strings.SplitN(strings.SplitN(string(body), `"session_id":"`, 2)[1], `"`, 2)[0]
+	sid := strings.SplitN(strings.SplitN(string(body), `"id":"`, 2)[1], `"`, 2)[0]
 	return ts, sid
 }
 
@@ -93,7 +93,7 @@ func BenchmarkWorkspaceExportStream(b *testing.B) {
 func exportOnce(b *testing.B, ts *httptest.Server, sid string, size int) uint64 {
 	for {
 		base := heapNow()
-		req, _ := http.NewRequest("GET", ts.URL+"/api/v1/sessions/"+sid+"/workspace/export", nil)
+		req, _ := http.NewRequest("GET", ts.URL+"/core/v1/sessions/"+sid+"/workspace/export", nil)
 		req.Header.Set("Authorization", "Bearer "+token)
 		resp, err := ts.Client().Do(req)
 		if err != nil {

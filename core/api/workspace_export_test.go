@@ -160,7 +160,7 @@ func tarOf(t testing.TB, files, size int) []byte {
 // getExport requests the export and returns the response (body unread).
 func (e *env) getExport(sid string) *http.Response {
 	e.t.Helper()
-	req, _ := http.NewRequest("GET", e.ts.URL+"/api/v1/sessions/"+sid+"/workspace/export", nil)
+	req, _ := http.NewRequest("GET", e.ts.URL+"/core/v1/sessions/"+sid+"/workspace/export", nil)
 	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := e.ts.Client().Do(req)
 	if err != nil {

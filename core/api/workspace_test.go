@@ -2,19 +2,35 @@ package api_test
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/turnstile-sim/turnstile/core/api"
 )
 
-const workspaceSessionBody = `{"agent":{"kind":"contract","model":"m"},"environment":{"type":"self_hosted","id":"6f1c1e1a-8d1b-4c2a-9f3e-2b7d5a0c4e11"}}`
+const workspaceSessionBody = `{"agent":{"model":"m","x_agents_core":{"harness":"contract"}},"environment":{"type":"self_hosted","workspace_directory":"/workspace"}}`
 
+// workspaceSession creates a Session bound to a self_hosted environment
+// through /v1 and returns its ID.
 func (e *env) workspaceSession() string {
 	e.t.Helper()
-	st, body, _ := e.do("POST", "/api/v1/sessions", workspaceSessionBody)
-	if st != 201 {
-		e.t.Fatalf("create session: %d %s", st, body)
+	return e.v1Session(workspaceSessionBody).ID
+}
+
+// workspaceEnvironment is the public ID of Session sid's Environment.
+func (e *env) workspaceEnvironment(sid string) string {
+	e.t.Helper()
+	_, body := e.v1("GET", "/v1/agents/sessions/"+sid, "")
+	var s struct {
+		Environment struct {
+			ID string `json:"id"`
+		} `json:"environment"`
 	}
-	return field(e.t, body, "session_id")
+	if err := json.Unmarshal([]byte(body), &s); err != nil || s.Environment.ID == "" {
+		e.t.Fatalf("session %s: %s", sid, body)
+	}
+	return s.Environment.ID
 }
 
 // TestWorkspaceRefusalsOverHTTP: each refusal is a named error before any
@@ -24,10 +40,10 @@ func TestWorkspaceRefusalsOverHTTP(t *testing.T) {
 	e := newEnv(t)
 	none := e.session()
 	sid := e.workspaceSession()
-	base := "/api/v1/sessions/" + sid + "/workspace/"
+	base := "/core/v1/sessions/" + sid + "/workspace/"
+	files := "/v1/agents/environments/" + e.workspaceEnvironment(sid) + "/files"
 	put := func(body string, header ...string) (int, string) {
-		st, b, _ := e.do("PUT", base+"file", body, header...)
-		return st, b
+		return e.v1("POST", files, body, header...)
 	}
 	content := base64.StdEncoding.EncodeToString([]byte("hello"))
 	cases := []struct {
@@ -37,11 +53,11 @@ func TestWorkspaceRefusalsOverHTTP(t *testing.T) {
 		got    func() (int, string)
 	}{
 		{"no workspace", 409, "no_workspace", func() (int, string) {
-			st, b, _ := e.do("GET", "/api/v1/sessions/"+none+"/workspace/file?path=a", "")
+			st, b, _ := e.do("GET", "/core/v1/sessions/"+none+"/workspace/file?path=a", "")
 			return st, b
 		}},
 		{"unknown session", 404, "unknown_session", func() (int, string) {
-			st, b, _ := e.do("GET", "/api/v1/sessions/s-99/workspace/directory", "")
+			st, b, _ := e.do("GET", "/core/v1/sessions/s-99/workspace/directory", "")
 			return st, b
 		}},
 		{"bad max_bytes", 400, "invalid_workspace_request", func() (int, string) {
@@ -52,26 +68,17 @@ func TestWorkspaceRefusalsOverHTTP(t *testing.T) {
 			st, b, _ := e.do("GET", base+"file?path=a&max_bytes=1048577", "")
 			return st, b
 		}},
-		{"escaping write", 400, "invalid_workspace_request", func() (int, string) {
-			return put(`{"path":"../x","content_base64":"` + content + `"}`)
+		{"idempotency key", 400, api.CodeNotSupported, func() (int, string) {
+			return put(`{"type":"inline","path":"/workspace/x","data":"`+content+`"}`, "Idempotency-Key", "k")
 		}},
-		{"bad base64", 400, "invalid_workspace_request", func() (int, string) {
-			return put(`{"path":"x","content_base64":"***"}`)
-		}},
-		{"unknown member", 400, "unknown_field", func() (int, string) {
-			return put(`{"path":"x","content_base64":"","mode":"0644"}`)
-		}},
-		{"idempotency key", 400, "idempotency_unsupported", func() (int, string) {
-			return put(`{"path":"x","content_base64":"`+content+`"}`, "Idempotency-Key", "k")
-		}},
-		{"over 5 MiB", 413, "body_too_large", func() (int, string) {
+		{"over 5 MiB", 413, api.CodeBodyTooLarge, func() (int, string) {
 			big := base64.StdEncoding.EncodeToString(make([]byte, 5<<20+1))
-			return put(`{"path":"x","content_base64":"` + big + `"}`)
+			return put(`{"type":"inline","path":"/workspace/x","data":"` + big + `"}`)
 		}},
 	}
 	for _, c := range cases {
 		st, body := c.got()
-		if st != c.status || field(t, body, "error") != c.code {
+		if st != c.status || (field(t, body, "error") != c.code && !strings.Contains(body, `"code":"`+c.code+`"`)) {
 			t.Errorf("%s: %d %s, want %d %s", c.name, st, body, c.status, c.code)
 		}
 	}
@@ -80,8 +87,8 @@ func TestWorkspaceRefusalsOverHTTP(t *testing.T) {
 		strings.Contains(body, "content_base64") {
 		t.Fatalf("read without a device: %d %s", st, body)
 	}
-	st, body = put(`{"path":"x","content_base64":"` + content + `"}`)
-	if st != 503 || field(t, body, "outcome") != "unavailable" {
+	st, body = put(`{"type":"inline","path":"/workspace/x","data":"` + content + `"}`)
+	if st != 503 || !strings.Contains(body, api.CodeWorkspaceUnavailable) {
 		t.Fatalf("write without a device: %d %s", st, body)
 	}
 }
@@ -91,7 +98,7 @@ func TestWorkspaceRefusalsOverHTTP(t *testing.T) {
 func TestWorkspaceExportWithoutDevice(t *testing.T) {
 	e := newEnv(t)
 	sid := e.workspaceSession()
-	st, body, h := e.do("GET", "/api/v1/sessions/"+sid+"/workspace/export", "")
+	st, body, h := e.do("GET", "/core/v1/sessions/"+sid+"/workspace/export", "")
 	if st != 503 || h.Get("Content-Type") != "application/json" || field(t, body, "code") != "no_device" {
 		t.Fatalf("export without a device: %d %s %s", st, h.Get("Content-Type"), body)
 	}

@@ -98,6 +98,7 @@ type Server struct {
 	pending []core.Event
 	idem    map[string][]byte // idempotency answers put in this batch
 	stepped bool              // the batch stepped the machine
+	watches []func(View) bool // Watch functions, in registration order
 
 	changedMu sync.Mutex
 	changed   chan struct{} // closed after the next commit of a stepped batch
@@ -226,6 +227,34 @@ func (s *Server) Changed() <-chan struct{} {
 	return s.changed
 }
 
+// Watch runs fn on the loop with a View of the committed state: once
+// after the next commit, then after every commit of a batch that stepped the machine, until
+// fn returns false or ctx ends (fn is not called again then). It is how
+// a reader follows committed changes without a round trip through the
+// inbox per change; fn must be quick and must not block or call the
+// Server.
+func (s *Server) Watch(ctx context.Context, fn func(View) bool) error {
+	w := func(v View) bool { return ctx.Err() == nil && fn(v) }
+	done := make(chan struct{})
+	err := s.submit(ctx, func() func() {
+		return func() { // after the batch's commit: fn sees committed state only
+			if w(View{s}) {
+				s.watches = append(s.watches, w)
+			}
+			close(done)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	select {
+	case <-done:
+		return nil
+	case <-s.stop:
+		return ErrStopped
+	}
+}
+
 // Clock returns the server's clock.
 func (s *Server) Clock() clock.Clock { return s.clk }
 
@@ -306,6 +335,7 @@ func (s *Server) batch(first item) {
 			s.changed = nil
 		}
 		s.changedMu.Unlock()
+		s.watches = slices.DeleteFunc(s.watches, func(w func(View) bool) bool { return !w(View{s}) })
 	}
 	effects, posts := s.effects, s.posts
 	s.effects, s.posts = nil, nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -24,10 +23,14 @@ type CoreTarget struct {
 	URL string
 	// Device and Credential are a device registered on that Core.
 	Device, Credential string
-	// APIURL and APIToken reach Core's public API (/api/v1/sessions, …)
-	// for the api and core-state steps; without a token the scenarios
-	// with api steps are skipped. APIURL defaults to URL.
-	APIURL, APIToken string
+	// APIURL, APIKey and APIToken reach Core's HTTP API for the api,
+	// core-state, core-interaction and core-workspace steps: APIKey the
+	// Agents API under /v1 (Sessions, Turns, input events, Environment
+	// files), APIToken the operator routes under /core/v1 (a Turn's
+	// delivery view, user-choice answers, workspace reads, suspensions).
+	// Without either the scenarios with api steps are skipped. APIURL
+	// defaults to URL.
+	APIURL, APIKey, APIToken string
 	// HTTP is the client (nil: a client without timeouts of its own).
 	HTTP *http.Client
 }
@@ -98,9 +101,13 @@ func (r *coreRun) run() Result {
 	if why := r.o.skipReason(r.sc, scenarios.Core); why != "" {
 		return Result{Name: r.sc.Name, Status: Skip, Reason: why}
 	}
+	if r.t.APIKey == "" && uses(r.sc, scenarios.KindAPI) {
+		return Result{Name: r.sc.Name, Status: Skip, Credential: CredentialAPIKey,
+			Reason: "needs the Agents API: its api steps create Sessions and send their input events (-api-key-file)"}
+	}
 	if r.t.APIToken == "" && uses(r.sc, scenarios.KindAPI) {
 		return Result{Name: r.sc.Name, Status: Skip, Credential: CredentialOperatorToken,
-			Reason: "needs the public API: its api steps submit, steer and cancel Turns (-operator-token-file)"}
+			Reason: "needs the operator routes: its steps read Core's view of a Turn (-operator-token-file)"}
 	}
 	if uses(r.sc, scenarios.KindCorePreparation) || usesCall(r.sc, "prepare-environment") {
 		return Result{Name: r.sc.Name, Status: Skip, Reason: "needs the preparation API: the public HTTP API prepares only a Session's Environment definition, with the IDs and digests Core derives itself, so the runtime_prepare headers of its api prepare-environment step cannot be sent verbatim"}
@@ -119,11 +126,11 @@ func (r *coreRun) run() Result {
 	return r.result(r.sc.Name, time.Since(start))
 }
 
-// close cancels every Turn the scenario submitted, so that none is left
-// for the next scenario, and closes every connection.
+// close cancels the Session's unfinished Turn, so that none is left for
+// the next scenario, and closes every connection.
 func (r *coreRun) close() {
-	for _, id := range r.turns {
-		_, _, _ = r.apiCall(http.MethodPost, "/api/v1/turns/"+url.PathEscape(id)+"/cancel", "")
+	if r.session != "" && len(r.turns) > 0 {
+		_, _, _ = r.apiCall(http.MethodPost, r.eventsPath(), `{"events":[{"type":"agent.session.input.cancel"}]}`)
 	}
 	for _, c := range r.all {
 		c.ws.Close(websocket.StatusNormalClosure, "scenario over")

@@ -1,6 +1,7 @@
 package conform
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -10,27 +11,27 @@ import (
 	"github.com/turnstile-sim/turnstile/scenarios"
 )
 
-// TestAnswerAndInteractionOverTheAPI: an answer call posts the step's
-// body to its route and checks the refusal it must get; core-interaction
-// reads the Turn's interactions and fails on a difference.
+// TestAnswerAndInteractionOverTheAPI: a permission answer is posted as
+// the Agents API's approval result with the API key and its refusal
+// checked; core-interaction reads Core's view of the Turn with the
+// operator token and fails on a difference.
 func TestAnswerAndInteractionOverTheAPI(t *testing.T) {
 	var posted []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
-		case r.Method == http.MethodPost && r.URL.Path == "/api/v1/turns/t-1/permissions/p1":
-			b := make([]byte, 64)
-			n, _ := r.Body.Read(b)
-			posted = append(posted, string(b[:n]))
+		case r.Method == http.MethodPost && r.URL.Path == "/v1/agents/sessions/s-1/events" && r.Header.Get("Authorization") == "Bearer key":
+			b, _ := io.ReadAll(r.Body)
+			posted = append(posted, string(b))
 			w.WriteHeader(http.StatusConflict)
-			w.Write([]byte(`{"error":"interaction_closed"}`))
-		case r.Method == http.MethodGet && r.URL.Path == "/api/v1/turns/t-1":
+			w.Write([]byte(`{"error":{"message":"closed","type":"invalid_request_error","param":"events[0]","code":"interaction_closed"}}`))
+		case r.Method == http.MethodGet && r.URL.Path == "/core/v1/turns/t-1" && r.Header.Get("Authorization") == "Bearer tok":
 			w.Write([]byte(`{"state":"running","interactions":[{"id":"p1","kind":"permission","status":"applied","attempts":1}]}`))
 		default:
 			http.NotFound(w, r)
 		}
 	}))
 	defer srv.Close()
-	r := &coreRun{o: Options{FrameTimeout: 2 * time.Second}.withDefaults(), t: CoreTarget{APIURL: srv.URL, APIToken: "tok", HTTP: srv.Client()}, turns: []string{"t-1"}}
+	r := &coreRun{o: Options{FrameTimeout: 2 * time.Second}.withDefaults(), t: CoreTarget{APIURL: srv.URL, APIKey: "key", APIToken: "tok", HTTP: srv.Client()}, session: "s-1", turns: []string{"t-1"}}
 	answer := func(refused string) scenarios.Step {
 		args := map[string]string{"interaction": "p1"}
 		if refused != "" {
@@ -39,13 +40,19 @@ func TestAnswerAndInteractionOverTheAPI(t *testing.T) {
 		return scenarios.Step{Kind: scenarios.KindAPI, Action: "answer-permission", Args: args, Input: `{"approved":true}`}
 	}
 	r.answer(answer("interaction_closed"))
-	if len(r.errs) != 0 || len(posted) != 1 || posted[0] != `{"approved":true}` {
+	want := `{"events":[{"request_id":"p1","response":{"decision":"approve","type":"mcp_tool_call"},"type":"agent.session.input.mcp_approval_request_result"}]}`
+	if len(r.errs) != 0 || len(posted) != 1 || posted[0] != want {
 		t.Fatalf("errors %q, posted %q", r.errs, posted)
 	}
 	r.answer(answer(""))
 	r.answer(answer("invalid_answer"))
 	if len(r.errs) != 2 || !strings.Contains(r.errs[0], "refused: 409") || !strings.Contains(r.errs[1], `refused "interaction_closed"`) {
 		t.Fatalf("errors %q", r.errs)
+	}
+	r.errs = nil
+	r.answer(scenarios.Step{Kind: scenarios.KindAPI, Action: "answer-permission", Args: map[string]string{"interaction": "p1"}, Input: `{"approved":true,"message":"ok"}`})
+	if len(r.errs) != 1 || len(posted) != 3 || !strings.Contains(r.errs[0], "carries no message") {
+		t.Fatalf("a body the Agents API cannot carry: errors %q, posted %d", r.errs, len(posted))
 	}
 	r.errs = nil
 	r.coreInteraction(map[string]string{"id": "p1", "status": "applied", "attempts": "1"})

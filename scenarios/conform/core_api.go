@@ -125,7 +125,8 @@ func (r *coreRun) deviceNotConnected(v string) {
 	}
 }
 
-// apiCall makes one public API request with the operator token.
+// apiCall makes one request of Core's HTTP API: a /v1 path with the API
+// key, any other with the operator token.
 func (r *coreRun) apiCall(method, path, body string) (int, []byte, error) {
 	return r.apiCallWait(method, path, body, r.o.FrameTimeout)
 }
@@ -142,7 +143,11 @@ func (r *coreRun) apiCallWait(method, path, body string, wait time.Duration) (in
 	if err != nil {
 		return 0, nil, err
 	}
-	req.Header.Set("Authorization", "Bearer "+r.t.APIToken)
+	secret := r.t.APIToken
+	if strings.HasPrefix(path, "/v1/") {
+		secret = r.t.APIKey
+	}
+	req.Header.Set("Authorization", "Bearer "+secret)
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -177,4 +182,20 @@ func (r *coreRun) post(path, body, member string) (string, bool) {
 	return v, true
 }
 
-func jsonText(s string) string { b, _ := json.Marshal(map[string]string{"text": s}); return string(b) }
+// errorCode is the code of an error answer: the Agents API's
+// {"error":{"code"}} or an operator route's {"error":<code>}.
+func errorCode(b []byte) string {
+	var v1 struct {
+		Error struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(b, &v1) == nil && v1.Error.Code != "" {
+		return v1.Error.Code
+	}
+	var op struct {
+		Error string `json:"error"`
+	}
+	_ = json.Unmarshal(b, &op)
+	return op.Error
+}

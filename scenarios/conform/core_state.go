@@ -12,8 +12,9 @@ import (
 	"github.com/turnstile-sim/turnstile/scenarios"
 )
 
-// api makes a scenario's public API call: the first submit creates the
-// Session (kind contract, model "model", no execution environment).
+// api makes a scenario's API call: the first submit creates the Session
+// through the Agents API (harness contract, model "model", no
+// environment); submit-turn, steer and cancel are its input events.
 func (r *coreRun) api(st scenarios.Step) {
 	switch st.Action {
 	case "submit-turn":
@@ -22,23 +23,28 @@ func (r *coreRun) api(st scenarios.Step) {
 			if kind == "" {
 				kind = "contract"
 			}
-			body, _ := json.Marshal(map[string]any{"agent": map[string]string{"kind": kind, "model": "model"}, "environment": map[string]string{"type": "none"}})
-			id, ok := r.post("/api/v1/sessions", string(body), "session_id")
-			if !ok {
+			if !r.createSession(kind, map[string]string{"type": "none"}) {
 				return
 			}
-			r.session = id
 		}
-		if id, ok := r.post("/api/v1/sessions/"+url.PathEscape(r.session)+"/turns", jsonText(st.Args["text"]), "turn_id"); ok {
-			r.turns = append(r.turns, id)
+		if rc, ok := r.send(message(st.Args["text"])); ok {
+			if rc.Action != "turn_started" {
+				r.failf("submit-turn: the message %s Turn %s (the Session's Turn was still running)", rc.Action, rc.TurnID)
+				return
+			}
+			r.turns = append(r.turns, rc.TurnID)
 		}
 	case "steer":
 		if id, ok := r.turnArg(st.Args); ok {
-			r.post("/api/v1/turns/"+url.PathEscape(id)+"/inputs", jsonText(st.Args["text"]), "")
+			if rc, ok := r.send(message(st.Args["text"])); ok && (rc.Action != "steered" || rc.TurnID != id) {
+				r.failf("steer: the message %s Turn %s, want it steered into %s", rc.Action, rc.TurnID, id)
+			}
 		}
 	case "cancel":
 		if id, ok := r.turnArg(st.Args); ok {
-			r.post("/api/v1/turns/"+url.PathEscape(id)+"/cancel", "", "")
+			if rc, ok := r.send(`{"type":"agent.session.input.cancel"}`); ok && rc.TurnID != id {
+				r.failf("cancel: the cancel reached Turn %s, want %s", rc.TurnID, id)
+			}
 		}
 	case "answer-permission", "answer-choice", "function-result":
 		r.answer(st)
@@ -47,6 +53,59 @@ func (r *coreRun) api(st scenarios.Step) {
 	case "read-directory", "read-file", "write-file", "export":
 		r.workspace(st)
 	}
+}
+
+// createSession creates the scenario's Session through the Agents API on
+// environment env.
+func (r *coreRun) createSession(kind string, env any) bool {
+	body, _ := json.Marshal(map[string]any{"agent": map[string]any{"model": "model", "x_agents_core": map[string]string{"harness": kind}},
+		"environment": env})
+	id, ok := r.post("/v1/agents/sessions", string(body), "id")
+	if ok {
+		r.session = id
+	}
+	return ok
+}
+
+// message is a message input event of text.
+func message(text string) string {
+	b, _ := json.Marshal(map[string]string{"type": "agent.session.input.message", "input": text})
+	return string(b)
+}
+
+func (r *coreRun) eventsPath() string {
+	return "/v1/agents/sessions/" + url.PathEscape(r.session) + "/events"
+}
+
+// receipt is what an input event did.
+type receipt struct {
+	Action     string `json:"action"`
+	TurnID     string `json:"turn_id"`
+	DeliveryID string `json:"delivery_id"`
+}
+
+// send posts one input event to the Session; it must be accepted.
+func (r *coreRun) send(event string) (receipt, bool) {
+	if r.session == "" {
+		r.failf("no Session: submit a Turn first")
+		return receipt{}, false
+	}
+	path := r.eventsPath()
+	st, b, err := r.apiCall(http.MethodPost, path, `{"events":[`+event+`]}`)
+	var out struct {
+		Receipts []receipt `json:"receipts"`
+	}
+	switch {
+	case err != nil:
+		r.failf("POST %s: %v", path, err)
+	case st != http.StatusOK:
+		r.failf("POST %s %s refused: %d %s", path, event, st, b)
+	case json.Unmarshal(b, &out) != nil || len(out.Receipts) != 1:
+		r.failf("POST %s: answer %s has no receipt", path, b)
+	default:
+		return out.Receipts[0], true
+	}
+	return receipt{}, false
 }
 
 func (r *coreRun) turnArg(args map[string]string) (string, bool) {
@@ -66,7 +125,8 @@ func (r *coreRun) turnArg(args map[string]string) (string, bool) {
 	return r.turns[n-1], true
 }
 
-// turnJSON is the part of the public API's Turn the assertions read.
+// turnJSON is the part of Core's view of a Turn (GET /core/v1/turns/{turn})
+// the assertions read.
 type turnJSON struct {
 	State       string `json:"state"`
 	Attempt     *int   `json:"attempt"`
@@ -89,7 +149,7 @@ type turnJSON struct {
 	} `json:"inputs"`
 }
 
-// coreState reads the Turn through the public API and compares what it
+// coreState reads Core's view of the Turn and compares what it
 // shows; a member the answer lacks is reported as not checked. A Core's
 // API may show a frame's effect a moment after the frame arrived, so a
 // difference is read again until -frame-timeout before it fails.
@@ -119,9 +179,10 @@ func (r *coreRun) coreState(args map[string]string) {
 	}
 }
 
-// turnFields reads the members core-state asserts from the public API's Turn.
+// turnFields reads the members core-state asserts from Core's view of the
+// Turn.
 func (r *coreRun) turnFields(id string) (map[string]string, string) {
-	st, b, err := r.apiCall(http.MethodGet, "/api/v1/turns/"+url.PathEscape(id), "")
+	st, b, err := r.apiCall(http.MethodGet, "/core/v1/turns/"+url.PathEscape(id), "")
 	var t turnJSON
 	if err != nil || st != http.StatusOK || json.Unmarshal(b, &t) != nil {
 		return nil, fmt.Sprintf("Turn %s: not readable (%d %v %s)", id, st, err, b)
@@ -163,7 +224,7 @@ func compareTurn(id string, args, have map[string]string) (diffs, unshown []stri
 		got, shown := have[k]
 		switch {
 		case !shown:
-			unshown = append(unshown, fmt.Sprintf("core-state %s=%s: the public API's Turn does not show it", k, want))
+			unshown = append(unshown, fmt.Sprintf("core-state %s=%s: Core's view of the Turn does not show it", k, want))
 		case got != want:
 			diffs = append(diffs, fmt.Sprintf("Turn %s: %s=%q, want %q", id, k, got, want))
 		}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/turnstile-sim/turnstile/scenarios"
@@ -19,23 +20,50 @@ type wsAnswer struct {
 	body   []byte
 	err    error
 	tar    bool // the answer is the export's tar stream
+	file   bool // the answer is an Environment file write's
 }
 
-// workspace makes a workspace call through the public API (GET
-// /api/v1/sessions/{session}/workspace/directory?path=&max_entries= or
-// …/workspace/file?path=&max_bytes=); the first creates the Session, on
-// a self-hosted Environment with the step's ID. Core answers once the
-// Runtime's work settled, so the request waits on its own goroutine and
-// core-workspace reads its answer.
+// fileOutcomes maps the Agents API's refusals of a file write onto the
+// workspace outcomes.
+var fileOutcomes = map[string]string{"workspace_rejected": "rejected", "workspace_unknown": "unknown", "workspace_unavailable": "unavailable"}
+
+// fileFields reads a file write's answer: completed, or the outcome its
+// refusal names with the Runtime's code (in parentheses in the message).
+func fileFields(a *wsAnswer) (map[string]string, bool) {
+	if a.err != nil {
+		return nil, false
+	}
+	if a.status == http.StatusOK {
+		return map[string]string{"outcome": "completed", "code": "", "entries": "", "data": "", "truncated": "false"}, true
+	}
+	var e struct {
+		Error struct {
+			Message string `json:"message"`
+			Code    string `json:"code"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(a.body, &e) != nil || fileOutcomes[e.Error.Code] == "" {
+		return nil, false
+	}
+	code := ""
+	if i := strings.LastIndex(e.Error.Message, " ("); i >= 0 && strings.HasSuffix(e.Error.Message, ")") {
+		code = e.Error.Message[i+2 : len(e.Error.Message)-1]
+	}
+	return map[string]string{"outcome": fileOutcomes[e.Error.Code], "code": code, "entries": "", "data": "", "truncated": "false"}, true
+}
+
+// workspace makes a workspace call: a read or the export on Core's
+// operator routes (GET /core/v1/sessions/{session}/workspace/directory?
+// path=&max_entries=, …/workspace/file?path=&max_bytes=, …/export), a
+// write as a file of the Session's Environment (POST
+// /v1/agents/environments/{environment}/files). The first creates the
+// Session through the Agents API on an inline self_hosted environment
+// (Core chooses its ID, which the scenario's frames bind). Core answers
+// once the Runtime's work settled, so the request waits on its own
+// goroutine and core-workspace reads its answer.
 func (r *coreRun) workspace(st scenarios.Step) {
-	if r.session == "" {
-		body, _ := json.Marshal(map[string]any{"agent": map[string]string{"kind": "contract", "model": "model"},
-			"environment": map[string]string{"type": "self_hosted", "id": st.Args["environment"]}})
-		id, ok := r.post("/api/v1/sessions", string(body), "session_id")
-		if !ok {
-			return
-		}
-		r.session = id
+	if r.session == "" && !r.createSession("contract", map[string]string{"type": "self_hosted", "workspace_directory": "/workspace"}) {
+		return
 	}
 	if st.Action == "write-file" {
 		r.writeFile(st)
@@ -54,28 +82,37 @@ func (r *coreRun) workspace(st scenarios.Step) {
 	} else if v := st.Args["max_bytes"]; v != "" {
 		q.Set("max_bytes", v)
 	}
-	path := "/api/v1/sessions/" + url.PathEscape(r.session) + route + "?" + q.Encode()
+	path := "/core/v1/sessions/" + url.PathEscape(r.session) + route + "?" + q.Encode()
 	done := make(chan wsAnswer, 1)
 	r.ws, r.wsDone = done, nil
 	export := st.Action == "export"
 	go func() {
 		st, b, err := r.apiCallWait(http.MethodGet, path, "", wsCallWait)
-		done <- wsAnswer{st, b, err, export && st == http.StatusOK}
+		done <- wsAnswer{status: st, body: b, err: err, tar: export && st == http.StatusOK}
 	}()
 }
 
-// writeFile puts the step's content at its path (PUT
-// /api/v1/sessions/{session}/workspace/file), waiting on its own
-// goroutine like the reads.
+// writeFile puts the step's content at its path as a file of the
+// Session's Environment, waiting on its own goroutine like the reads.
 func (r *coreRun) writeFile(st scenarios.Step) {
-	body, _ := json.Marshal(map[string]string{"path": st.Args["path"],
-		"content_base64": base64.StdEncoding.EncodeToString([]byte(st.Input))})
-	path := "/api/v1/sessions/" + url.PathEscape(r.session) + "/workspace/file"
+	_, b, err := r.apiCall(http.MethodGet, "/v1/agents/sessions/"+url.PathEscape(r.session), "")
+	var sess struct {
+		Environment struct {
+			ID string `json:"id"`
+		} `json:"environment"`
+	}
+	if err != nil || json.Unmarshal(b, &sess) != nil || sess.Environment.ID == "" {
+		r.failf("write-file: the Session's Environment: %v %s", err, b)
+		return
+	}
+	body, _ := json.Marshal(map[string]string{"type": "inline", "path": "/workspace/" + st.Args["path"],
+		"data": base64.StdEncoding.EncodeToString([]byte(st.Input))})
+	path := "/v1/agents/environments/" + url.PathEscape(sess.Environment.ID) + "/files"
 	done := make(chan wsAnswer, 1)
 	r.ws, r.wsDone = done, nil
 	go func() {
-		st, b, err := r.apiCallWait(http.MethodPut, path, string(body), wsCallWait)
-		done <- wsAnswer{st, b, err, false}
+		st, b, err := r.apiCallWait(http.MethodPost, path, string(body), wsCallWait)
+		done <- wsAnswer{status: st, body: b, err: err, file: true}
 	}()
 }
 
@@ -115,7 +152,7 @@ func (r *coreRun) coreWorkspace(args map[string]string) {
 	}
 }
 
-// workspaceFields reads the public API's workspace answer as
+// workspaceFields reads a workspace answer as
 // core-workspace compares it.
 func (r *coreRun) workspaceFields(a *wsAnswer) (map[string]string, bool) {
 	var v struct {
@@ -125,6 +162,13 @@ func (r *coreRun) workspaceFields(a *wsAnswer) (map[string]string, bool) {
 		Truncated        bool                  `json:"truncated"`
 		Entries          []wire.DirectoryEntry `json:"entries"`
 		EntriesTruncated bool                  `json:"entries_truncated"`
+	}
+	if a.file {
+		have, ok := fileFields(a)
+		if !ok {
+			r.failf("core-workspace: the file write answered %d %v: %s", a.status, a.err, a.body)
+		}
+		return have, ok
 	}
 	if a.err == nil && a.status == http.StatusOK && a.tar {
 		return map[string]string{"outcome": "completed", "archive": strconv.Itoa(len(a.body))}, true

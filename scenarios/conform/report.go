@@ -31,14 +31,18 @@ type Result struct {
 	NotChecked []string
 	Elapsed    time.Duration
 	// Credential, on a skip, names the credential whose absence skipped
-	// the scenario (CredentialOperatorToken); "" for a skip in the run's
+	// the scenario (CredentialAPIKey, CredentialOperatorToken); "" for a skip in the run's
 	// nature (another side's scenario, fake time).
 	Credential string
 }
 
 // CredentialOperatorToken is the credential a Core-side run lacks when it
-// has no operator token for the public API (CoreTarget.APIToken).
-const CredentialOperatorToken = "the operator token of the public API (-operator-token-file)"
+// has no operator token for Core's operator routes (CoreTarget.APIToken).
+const CredentialOperatorToken = "the operator token of Core's operator routes (-operator-token-file)"
+
+// CredentialAPIKey is the credential a Core-side run lacks when it has no
+// API key for the Agents API (CoreTarget.APIKey).
+const CredentialAPIKey = "an API key of the Agents API (-api-key-file)"
 
 // Report is the outcome of a run.
 type Report struct {

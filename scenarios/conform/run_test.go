@@ -15,12 +15,12 @@ import (
 	"github.com/turnstile-sim/turnstile/scenarios"
 )
 
-// TestCoreStateFromTheAPI: core-state compares what the public API's Turn
-// shows, fails on a difference and reports a member it lacks as not
+// TestCoreStateFromTheAPI: core-state compares what Core's view of the
+// Turn shows, fails on a difference and reports a member it lacks as not
 // checked.
 func TestCoreStateFromTheAPI(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/api/v1/turns/t-1" || r.Header.Get("Authorization") != "Bearer tok" {
+		if r.URL.Path != "/core/v1/turns/t-1" || r.Header.Get("Authorization") != "Bearer tok" {
 			http.NotFound(w, r)
 			return
 		}
@@ -30,7 +30,7 @@ func TestCoreStateFromTheAPI(t *testing.T) {
 	r := &coreRun{o: Options{FrameTimeout: 2 * time.Second}.withDefaults(), t: CoreTarget{APIURL: srv.URL, APIToken: "tok", HTTP: srv.Client()}, turns: []string{"t-1"}}
 	r.pos = "s.txt:4"
 	r.coreState(map[string]string{"turn": "1", "state": "completed", "content": "hi", "usage": "1/2/3", "cursor": "0"})
-	if len(r.errs) != 0 || len(r.notChecked) != 1 || !strings.Contains(r.notChecked[0], "core-state cursor=0: the public API's Turn does not show it") {
+	if len(r.errs) != 0 || len(r.notChecked) != 1 || !strings.Contains(r.notChecked[0], "core-state cursor=0: Core's view of the Turn does not show it") {
 		t.Fatalf("errors %q, not checked %q", r.errs, r.notChecked)
 	}
 	r.coreState(map[string]string{"turn": "1", "state": "failed"})
@@ -39,13 +39,23 @@ func TestCoreStateFromTheAPI(t *testing.T) {
 	}
 }
 
-// TestRunCoreWithoutTheAPI: without an operator token the scenarios with
-// api steps are skipped, named so.
+// TestRunCoreWithoutTheAPI: without an API key, or without an operator
+// token, the scenarios with api steps are skipped, naming the credential.
 func TestRunCoreWithoutTheAPI(t *testing.T) {
 	sc := parse(t, "api submit-turn text=hi\n----\n")
-	rep, err := RunCore(context.Background(), CoreTarget{URL: "http://127.0.0.1:1", Device: "d", Credential: "c"}, []*scenarios.Scenario{sc}, Options{})
-	if err != nil || len(rep.Results) != 1 || rep.Results[0].Status != Skip || !strings.Contains(rep.Results[0].Reason, "needs the public API") {
-		t.Fatalf("%+v %v", rep, err)
+	for _, c := range []struct {
+		target     CoreTarget
+		reason     string
+		credential string
+	}{
+		{CoreTarget{URL: "http://127.0.0.1:1", Device: "d", Credential: "c", APIToken: "tok"}, "needs the Agents API", CredentialAPIKey},
+		{CoreTarget{URL: "http://127.0.0.1:1", Device: "d", Credential: "c", APIKey: "key"}, "needs the operator routes", CredentialOperatorToken},
+	} {
+		rep, err := RunCore(context.Background(), c.target, []*scenarios.Scenario{sc}, Options{})
+		if err != nil || len(rep.Results) != 1 || rep.Results[0].Status != Skip || !strings.Contains(rep.Results[0].Reason, c.reason) ||
+			rep.Results[0].Credential != c.credential {
+			t.Fatalf("%+v %v", rep, err)
+		}
 	}
 	if _, err := RunCore(context.Background(), CoreTarget{URL: "http://127.0.0.1:1"}, nil, Options{}); err == nil {
 		t.Fatal("a Core target without a device was accepted")

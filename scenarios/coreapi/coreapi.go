@@ -3,8 +3,9 @@
 // API result against the step's refused= argument, and checks the
 // core-interaction assertion against Core's interaction views. The two
 // Core-side runners in process (scenarios/machine and scenarios/coreside)
-// share it; the conform command makes the same calls over the public
-// HTTP API with the step's body as the request body.
+// share it; the conform command makes the same calls over HTTP: a
+// permission answer and a function result as /v1 input events, a
+// user-choice answer on the operator route.
 package coreapi
 
 import (
@@ -20,12 +21,27 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
+// PermissionBody is an answer-permission step's body.
+type PermissionBody struct {
+	Approved     *bool           `json:"approved"`
+	Message      string          `json:"message,omitempty"`
+	UpdatedInput json.RawMessage `json:"updated_input,omitempty"`
+}
+
+// FunctionResultBody is a function-result step's body.
+type FunctionResultBody struct {
+	Success *bool               `json:"success"`
+	Content []wire.InputContent `json:"content"`
+}
+
 // Answer returns the event of an answer call on Turn turn, decoded from
-// the step's body (the public API's request body for that route).
+// the step's body (PermissionBody, api.UserChoiceAnswer or
+// FunctionResultBody; conform maps them onto /v1 input events and the
+// operator's user-choice route).
 func Answer(st scenarios.Step, turn string) (func(core.CallID) core.Event, error) {
 	switch st.Action {
 	case "answer-permission":
-		var b api.PermissionAnswer
+		var b PermissionBody
 		if err := decode(st.Input, &b); err != nil || b.Approved == nil {
 			return nil, fmt.Errorf("api %s: body %s: want {\"approved\":bool,…} (%v)", st.Action, st.Input, err)
 		}
@@ -43,7 +59,7 @@ func Answer(st scenarios.Step, turn string) (func(core.CallID) core.Event, error
 				Cancelled: b.Cancelled, Reason: b.Reason}
 		}, nil
 	case "function-result":
-		var b api.FunctionResultRequest
+		var b FunctionResultBody
 		if err := decode(st.Input, &b); err != nil || b.Success == nil || b.Content == nil {
 			return nil, fmt.Errorf("api %s: body %s: want {\"success\":bool,\"content\":[…]} (%v)", st.Action, st.Input, err)
 		}
