@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/turnstile-sim/turnstile/internal/openaisdk"
@@ -48,5 +49,28 @@ func TestSDKQuickstartRunsAsWritten(t *testing.T) {
 	}
 	if !regexp.MustCompile(`^Hello, Turnstile\nturn \S+: completed\n$`).MatchString(out) {
 		t.Fatalf("the quick start printed %q, want the echoed input and the completed Turn", out)
+	}
+}
+
+// The README shows the quick start as a js block under "With the official
+// OpenAI SDK": it is the example file, byte for byte.
+func TestReadmeSDKQuickstartIsTheExample(t *testing.T) {
+	want, err := os.ReadFile(sdkQuickstart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := readmeText(t)
+	i := strings.Index(readme, "\n### With the official OpenAI SDK\n")
+	if i < 0 {
+		t.Fatal("README has no section \"With the official OpenAI SDK\"")
+	}
+	rest := readme[i:]
+	a := strings.Index(rest, "\n```js\n")
+	if a < 0 {
+		t.Fatal("the section has no js block")
+	}
+	block, _, ok := strings.Cut(rest[a+len("\n```js\n"):], "```\n")
+	if !ok || block != string(want) {
+		t.Fatalf("the README's quick start differs from %s:\n%s", sdkQuickstart, block)
 	}
 }
