@@ -41,7 +41,9 @@ device "runtime" with credential "synthetic-contract-credential".
 
 conform core plays the scripted Runtime against a Core: bootstrap and
 WebSocket as the device -device with the credential in -credential-file;
-the api and core-state steps use the public API with the operator token.
+the api steps use the Agents API (/v1) with the key in -api-key-file, the
+core-state steps and user-choice answers the operator routes (/core/v1) with
+the operator token.
 
 ` + exitCodes
 
