@@ -37,6 +37,14 @@ type capGate struct {
 	fails int
 	until int64 // no Turn preparation on the connection before this instant
 	since int64 // the gate's first counted refusal
+	// failsHi and untilHi count, besides, the refusals Core may have
+	// counted: a capacity refusal of a preparation whose Turn may have
+	// finished meanwhile (Core counts it only while the preparation still
+	// belongs to a queued Turn, which the wire does not say). The wait
+	// at Core ends between until and untilHi: a send before the earlier
+	// is early, and a retry is excused until the later.
+	failsHi int
+	untilHi int64
 	// uncertain: a status of an older preparation arrived, which Core may
 	// or may not have applied (stale revisions are ignored): the gate may
 	// be open at Core, so no send is judged early until the probe answers.
@@ -53,24 +61,49 @@ type capGate struct {
 // capGateRefused records a preparation_capacity refusal of a Turn's
 // preparation reaching Core on conn at at.
 func (l *Ledger) capGateRefused(conn uint64, at int64) {
+	g := l.capGateOf(conn)
+	if g.fails == 0 && g.failsHi == 0 {
+		g.since, g.opened = at, false
+	}
+	l.capGateCount(&g.fails, &g.until, at)
+	l.capGateCount(&g.failsHi, &g.untilHi, at)
+}
+
+// capGateMaybeRefused records a preparation_capacity refusal reaching
+// Core on conn at at of a preparation Core may no longer count (its Turn
+// may have finished): only the upper bound of the wait counts it.
+func (l *Ledger) capGateMaybeRefused(conn uint64, at int64) {
+	g := l.capGateOf(conn)
+	if g.fails == 0 && g.failsHi == 0 {
+		g.since, g.opened = at, false
+	}
+	l.capGateCount(&g.failsHi, &g.untilHi, at)
+}
+
+func (l *Ledger) capGateOf(conn uint64) *capGate {
 	s := &l.timing.retry
 	g := s.gates[conn]
 	if g == nil {
 		g = &capGate{}
 		s.gates[conn] = g
 	}
-	if g.fails > 0 && at < g.until {
+	return g
+}
+
+// capGateCount counts a refusal at at into one count of consecutive
+// refusals and its wait: a refusal during the wait changes nothing; the
+// wait is PrepareRetryDelay doubled per earlier consecutive refusal,
+// capped at CapacityWaitMax.
+func (l *Ledger) capGateCount(fails *int, until *int64, at int64) {
+	if *fails > 0 && at < *until {
 		return
 	}
-	if g.fails == 0 {
-		g.since, g.opened = at, false
-	}
-	g.fails++
+	*fails++
 	wait := l.timer(coreNode, TimerPrepareRetry)
-	for i := 1; i < g.fails && wait < int64(CapacityWaitMax); i++ {
+	for i := 1; i < *fails && wait < int64(CapacityWaitMax); i++ {
 		wait *= 2
 	}
-	g.until = at + min(wait, int64(CapacityWaitMax))
+	*until = at + min(wait, int64(CapacityWaitMax))
 }
 
 // capGateStatus reads a status from conn reaching Core for request q (nil
@@ -90,7 +123,7 @@ func (l *Ledger) capGateStatus(conn uint64, id string, st wire.PreparationStatus
 		return
 	}
 	if q != nil && q.conn == conn && q.sentAt >= g.since {
-		g.opened, g.fails, g.until = true, 0, 0
+		g.opened, g.fails, g.until, g.failsHi, g.untilHi = true, 0, 0, 0, 0
 		return
 	}
 	g.uncertain = true
@@ -98,8 +131,8 @@ func (l *Ledger) capGateStatus(conn uint64, id string, st wire.PreparationStatus
 
 // capGateHeartbeat: a heartbeat of conn reaching Core at at ends its wait.
 func (l *Ledger) capGateHeartbeat(conn uint64, at int64) {
-	if g := l.timing.retry.gates[conn]; g != nil && at < g.until {
-		g.until = at
+	if g := l.timing.retry.gates[conn]; g != nil {
+		g.until, g.untilHi = min(g.until, at), min(g.untilHi, at)
 	}
 }
 
@@ -116,9 +149,11 @@ func (l *Ledger) capGateSent(conn uint64, at int64, id, session string) {
 	if g.uncertain || g.opened {
 		return
 	}
-	if at < g.until {
+	// Without a counted refusal Core may have no gate; with one, its
+	// wait ends no earlier than the sooner of the two bounds.
+	if early := min(g.until, g.untilHi); g.fails > 0 && at < early {
 		l.violate(at, CheckCapacityGate, "Core sent execution_prepare of session %s on conn c%d at %s, before its capacity wait ended at %s (%d consecutive preparation_capacity refusals)",
-			session, conn, vtime(at), vtime(g.until), g.fails)
+			session, conn, vtime(at), vtime(early), g.fails)
 		return
 	}
 	l.reach(MarkCapacityGateProbed)
@@ -130,7 +165,7 @@ func (l *Ledger) capGateSent(conn uint64, at int64, id, session string) {
 // Once a wait is over with no probe out, Core probes at that instant.
 func (l *Ledger) capGated(at int64) bool {
 	for conn, g := range l.timing.retry.gates { //tidy:sorted any-match only
-		if g.uncertain || g.probe != "" || at < g.until {
+		if g.uncertain || g.probe != "" || at < max(g.until, g.untilHi) {
 			return true
 		}
 		// While gated Core keeps one preparation open on the connection

@@ -88,6 +88,12 @@ func (l *Ledger) SessionCreated(at int64, session string, spec SessionSpec) {
 func (l *Ledger) SteerAnswered(at int64, turn string, input wire.MessageInput) {
 	if hasImages(input) {
 		l.frames.steerImg[turn] = true
+		// A queued Turn that now needs message_images may have no
+		// admissible device: it waits, or fails, instead of a retry.
+		l.timing.retry.ensure()
+		if r := l.timing.retry.preps[l.core.turn(turn).session]; r != nil {
+			r.excuse("a steered input with images changed a queued Turn's requirements")
+		}
 	}
 }
 

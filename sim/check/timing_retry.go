@@ -314,8 +314,15 @@ func (l *Ledger) retryCoreReceived(ev WireEvent) {
 func (l *Ledger) prepRefusalReceived(ev WireEvent, st wire.PreparationStatus) {
 	s := &l.timing.retry
 	q := s.requests[ev.Frame.ID]
-	if q == nil || q.started || q.abandoned || q.conn != ev.Conn || st.State != wire.StateRejected ||
+	if q == nil || q.started || q.conn != ev.Conn || st.State != wire.StateRejected ||
 		st.ErrorCode != wire.PrepPreparationCapacity || (st.Operation != "" && st.Operation != wire.TypeExecutionPrepare) {
+		return
+	}
+	if q.abandoned {
+		// Its Turn may have finished: Core may or may not count the
+		// refusal towards the connection's capacity wait.
+		delete(s.requests, ev.Frame.ID)
+		l.capGateMaybeRefused(ev.Conn, ev.At)
 		return
 	}
 	delete(s.requests, ev.Frame.ID)
