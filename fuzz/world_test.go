@@ -191,14 +191,14 @@ func TestFuzzWorldCaseReplays(t *testing.T) {
 }
 
 // TestFuzzWorldReportsFailure checks that the step budget hides no real
-// failure: with a planted bug, the first seed input fails (well within the
+// failure: with a planted bug, a seed input (seed 2) fails (well within the
 // budget), FuzzWorld's verdict names the check and the replay command,
 // and the case written replays, bug included, to the same failure; without
 // the bug the same input passes and writes nothing.
 func TestFuzzWorldReportsFailure(t *testing.T) {
 	out := t.TempDir()
 	t.Setenv("TURNSTILE_FUZZ_OUT", out)
-	data := encodeWorldInput(1, 1<<32-1, 0, 0, nil)
+	data := encodeWorldInput(2, 1<<32-1, 0, 0, nil)
 	bugs, names, err := parseFuzzBugs("daemon_accepts_before_apply")
 	if err != nil {
 		t.Fatal(err)
