@@ -9,7 +9,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"net/url"
 	"os"
 	"strings"
@@ -84,6 +83,37 @@ func exec(t testing.TB, dsn, stmt string, args ...any) {
 	}
 	defer c.Close(ctx)
 	if _, err := c.Exec(ctx, stmt, args...); err != nil {
-		t.Fatalf("%s: %v", stmt, fmt.Errorf("%w", err))
+		t.Fatalf("%s: %v", stmt, err)
 	}
+}
+
+// QueryInt runs a query of one integer on the server of dsn.
+func QueryInt(t testing.TB, dsn, q string, args ...any) int64 {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatalf("connect to %s: %v", EnvDSN, err)
+	}
+	defer c.Close(ctx)
+	var n int64
+	if err := c.QueryRow(ctx, q, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return n
+}
+
+// WithDatabase returns dsn naming another database.
+func WithDatabase(t testing.TB, dsn, db string) string {
+	t.Helper()
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		u, err := url.Parse(dsn)
+		if err != nil {
+			t.Fatalf("%s: %v", EnvDSN, err)
+		}
+		u.Path = "/" + db
+		return u.String()
+	}
+	return dsn + " dbname=" + db
 }
