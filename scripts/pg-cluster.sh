@@ -5,6 +5,8 @@
 #   scripts/pg-cluster.sh start [DIR]   initdb (first time) and start it
 #   scripts/pg-cluster.sh stop [DIR]    stop it (the data stays in DIR)
 #   scripts/pg-cluster.sh dsn [DIR]     print its DSN
+#   scripts/pg-cluster.sh status [DIR]  print its DSN if it runs; exit 1 if not
+#   scripts/pg-cluster.sh bin           print the directory of initdb and pg_ctl
 #
 # DIR defaults to $PG_CLUSTER_DIR or out/pg. The cluster listens only on a
 # Unix socket in DIR/sock (no TCP), trusts local connections, and runs as
@@ -23,7 +25,7 @@ dir=${2:-${PG_CLUSTER_DIR:-out/pg}}
 port=${PG_CLUSTER_PORT:-5432}
 
 usage() {
-	echo "usage: $0 start|stop|dsn [DIR]" >&2
+	echo "usage: $0 start|stop|dsn|status [DIR] or $0 bin" >&2
 	exit 2
 }
 
@@ -54,8 +56,14 @@ as_owner() {
 	fi
 }
 
-mkdir -p "$dir"
-dir=$(cd "$dir" && pwd)
+if [ "$cmd" = bin ]; then
+	find_bin
+	exit 0
+fi
+if [ "$cmd" = start ]; then
+	mkdir -p "$dir"
+fi
+dir=$(realpath -m "$dir")
 data=$dir/data
 sock=$dir/sock
 user=$(if [ "$(id -u)" = 0 ]; then echo postgres; else id -un; fi)
@@ -91,6 +99,15 @@ stop)
 	;;
 dsn)
 	echo "$dsn"
+	;;
+status)
+	bin=$(find_bin)
+	if [ -f "$data/PG_VERSION" ] && as_owner "$bin/pg_ctl" -D "$data" status >/dev/null 2>&1; then
+		echo "$dsn"
+	else
+		echo "$0: no cluster runs in $dir (start one: $0 start)" >&2
+		exit 1
+	fi
 	;;
 *)
 	usage
