@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/turnstile-sim/turnstile/core/gateway/scripted"
+	"github.com/turnstile-sim/turnstile/internal/testgate"
 )
 
 var (
@@ -27,6 +28,7 @@ type crashRun struct {
 	seen     map[string][]sseEvent // events observed on live streams, per turn
 	stored   map[string][]sseEvent // events read back after the last restart
 	nextKey  int
+	kills    int // SIGKILLs of the campaign
 }
 
 func turnBody(key string) string { return `{"text":"turn ` + key + `"}` }
@@ -40,10 +42,24 @@ func turnBody(key string) string { return `{"text":"turn ` + key + `"}` }
 // before the crash is still there, in order, and stored streams only grow).
 func TestCoreCrashRecovery(t *testing.T) {
 	dir, tokenFile, token, cred := setup(t)
+	coreCrashRecovery(t, dir, tokenFile, token, cred, *crashKills)
+}
+
+// TestCoreCrashRecoveryPostgres is TestCoreCrashRecovery with Core on a
+// PostgreSQL schema of its own (-store), restarted on the same schema.
+func TestCoreCrashRecoveryPostgres(t *testing.T) {
+	testgate.Long(t)
+	dsn, tokenFile, token, cred := setupPG(t)
+	coreCrashRecovery(t, dsn, tokenFile, token, cred, *crashKills)
+}
+
+// coreCrashRecovery runs the crash campaign on dir (a data directory or a
+// PostgreSQL URL) with kills SIGKILLs.
+func coreCrashRecovery(t *testing.T, dir, tokenFile, token, cred string, kills int) {
 	rng := rand.New(rand.NewPCG(*crashSeed, 7))
 	r := &crashRun{t: t, rt: &scripted.Runtime{Deltas: 3}, answered: map[string]string{},
-		seen: map[string][]sseEvent{}, stored: map[string][]sseEvent{}}
-	for i := 0; i <= *crashKills; i++ {
+		seen: map[string][]sseEvent{}, stored: map[string][]sseEvent{}, kills: kills}
+	for i := 0; i <= kills; i++ {
 		p := startCore(t, dir, tokenFile)
 		api := newClient(t, p.base, token)
 		if i == 0 {
@@ -51,7 +67,7 @@ func TestCoreCrashRecovery(t *testing.T) {
 				`{"agent":{"kind":"contract","model":"m"},"environment":{"type":"none"}}`, 201), "session_id")
 		}
 		r.verify(api)
-		if i == *crashKills {
+		if i == kills {
 			r.finish(p, api, cred)
 			return
 		}
@@ -188,7 +204,7 @@ func (r *crashRun) finish(p *coreProc, api *client, cred string) {
 			completed++
 		}
 	}
-	r.t.Logf("%d kill points, %d answered Turns, %d completed, %d Runs started", *crashKills, len(r.answered), completed, len(r.rt.Starts()))
+	r.t.Logf("%d kill points, %d answered Turns, %d completed, %d Runs started", r.kills, len(r.answered), completed, len(r.rt.Starts()))
 	if completed < len(r.answered)/2 {
 		r.t.Fatalf("only %d of %d Turns completed", completed, len(r.answered))
 	}

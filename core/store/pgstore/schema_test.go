@@ -203,3 +203,31 @@ func TestUnstorableWritesPanic(t *testing.T) {
 type foreignPayload struct{}
 
 func (foreignPayload) MessageType() string { return "foreign" }
+
+// TestExistsCreatesNothing: Exists tells an empty schema from a store
+// without creating tables; Created tells the first Open.
+func TestExistsCreatesNothing(t *testing.T) {
+	dsn := pgtest.Schema(t)
+	if ok, err := pgstore.Exists(dsn); ok || err != nil {
+		t.Fatalf("Exists on an empty schema: %v %v", ok, err)
+	}
+	if n := pgtest.QueryInt(t, dsn, `SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()`); n != 0 {
+		t.Fatalf("Exists created %d tables", n)
+	}
+	s := mustOpen(t, dsn)
+	if !s.Created() {
+		t.Fatal("first Open: Created false")
+	}
+	s.Close()
+	s = mustOpen(t, dsn)
+	defer s.Close()
+	if s.Created() {
+		t.Fatal("second Open: Created true")
+	}
+	if ok, err := pgstore.Exists(dsn); !ok || err != nil {
+		t.Fatalf("Exists on a store: %v %v", ok, err)
+	}
+	if _, err := pgstore.Exists("postgres://x:notaport/"); !errors.Is(err, pgstore.ErrDSN) {
+		t.Fatalf("Exists on a bad DSN: %v", err)
+	}
+}

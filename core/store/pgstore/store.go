@@ -33,8 +33,9 @@ const MaxConns = 4
 // transaction. Every method is safe for concurrent use; the machine's
 // writes and Commit normally come from one loop goroutine.
 type Store struct {
-	where string // user@host/database, for messages (never the password)
-	db    *pgxpool.Pool
+	where   string // user@host/database, for messages (never the password)
+	db      *pgxpool.Pool
+	created bool // Open found no tables and created them
 
 	commitMu sync.Mutex // serialises Commit
 
@@ -69,9 +70,40 @@ func IsDSN(s string) bool {
 // newer version is refused with ErrSchemaNewer and another program's
 // tables with ErrForeign, and then nothing is changed.
 func Open(dsn string) (*Store, error) {
+	db, where, err := connect(dsn)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*db.Config().ConnConfig.ConnectTimeout)
+	defer cancel()
+	s, err := open(ctx, db, where, migrations)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Exists reports whether the schema dsn names holds a store (of any
+// version this build can open or not), without creating anything: false
+// for a schema without tables; ErrForeign for another program's tables.
+func Exists(dsn string) (bool, error) {
+	db, where, err := connect(dsn)
+	if err != nil {
+		return false, err
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*db.Config().ConnConfig.ConnectTimeout)
+	defer cancel()
+	v, err := schemaVersion(ctx, db, where)
+	return v > 0, err
+}
+
+// connect parses dsn and opens a pool whose first connection works.
+func connect(dsn string) (*pgxpool.Pool, string, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrDSN, err)
+		return nil, "", fmt.Errorf("%w: %v", ErrDSN, err)
 	}
 	cc := cfg.ConnConfig
 	if cc.ConnectTimeout == 0 {
@@ -84,18 +116,13 @@ func Open(dsn string) (*Store, error) {
 	defer cancel()
 	db, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrDSN, where, err)
+		return nil, "", fmt.Errorf("%w: %s: %v", ErrDSN, where, err)
 	}
 	if err := db.Ping(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, where, unwrapConnect(err))
+		return nil, "", fmt.Errorf("%w: %s: %v", ErrUnreachable, where, unwrapConnect(err))
 	}
-	s, err := open(ctx, db, where, migrations)
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
-	return s, nil
+	return db, where, nil
 }
 
 func hostPort(host string, port uint16) string {
@@ -127,12 +154,16 @@ func open(ctx context.Context, db *pgxpool.Pool, where string, list []migration)
 	if err := migrate(ctx, db, where, list); err != nil {
 		return nil, err
 	}
-	s := &Store{where: where, db: db, pend: newPending()}
+	s := &Store{where: where, db: db, pend: newPending(), created: v == 0}
 	if err := s.load(ctx); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
+
+// Created reports whether Open found the schema empty and created the
+// tables.
+func (s *Store) Created() bool { return s.created }
 
 // Where names the server and database (user@host/database).
 func (s *Store) Where() string { return s.where }
