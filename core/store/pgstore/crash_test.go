@@ -10,7 +10,9 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/core/store"
@@ -157,6 +159,12 @@ func runChildUntil(t *testing.T, exe, dir, line string) (begun, done uint64) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// A child that never prints line (or a test that fails first) is
+	// killed, not left committing into a schema the test drops.
+	var stuck atomic.Bool
+	watchdog := time.AfterFunc(time.Minute, func() { stuck.Store(true); _ = cmd.Process.Kill() })
+	defer watchdog.Stop()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
 	// After the kill the loop drains what the child printed before it
 	// died: it may have begun (or finished) another Commit meanwhile.
 	killed := false
@@ -180,6 +188,9 @@ func runChildUntil(t *testing.T, exe, dir, line string) (begun, done uint64) {
 		}
 	}
 	err = cmd.Wait()
+	if stuck.Load() {
+		t.Fatalf("child did not print %q within a minute (last begun %d, done %d):\n%s", line, begun, done, stderr.String())
+	}
 	if !killed {
 		t.Fatalf("child ended before %q: %v\n%s", line, err, stderr.String())
 	}
