@@ -29,11 +29,13 @@ FUZZ_PKG := ./fuzz
 quick:
 	$(GO) test -short ./...
 
-# test runs the PostgreSQL store's tests against TURNSTILE_PG_DSN, or,
-# when that is unset, against the cluster `make pg` started if it runs;
-# with neither they skip (outside CI; under CI they fail).
+# test and race run the PostgreSQL store's tests against TURNSTILE_PG_DSN,
+# or, when that is unset, against the cluster `make pg` started if it
+# runs; with neither they skip (outside CI; under CI they fail).
+PG_ENV = TURNSTILE_PG_DSN="$${TURNSTILE_PG_DSN:-$$(scripts/pg-cluster.sh status 2>/dev/null)}"
+
 test: codex claude
-	TURNSTILE_PG_DSN="$${TURNSTILE_PG_DSN:-$$(scripts/pg-cluster.sh status 2>/dev/null)}" $(GO) test -count=1 -timeout 30m ./...
+	$(PG_ENV) $(GO) test -count=1 -timeout 30m ./...
 	$(MAKE) --no-print-directory fuzz-smoke
 	$(MAKE) --no-print-directory mutants-smoke
 
@@ -131,11 +133,11 @@ vet:
 # only that test (RACE_WORLD) runs under the race detector there: the
 # package's other worlds are single-threaded, and its sweeps of hundreds
 # of seeds would take many minutes under the detector.
-RACE_PKGS ?= ./adapters/... ./cmd/... ./core/server ./core/gateway/... ./core/api ./core/store/sqlitestore ./daemon/transport/... ./daemon/runner ./scenarios/coreside ./scenarios/runtimeside ./scenarios/conform ./scenarios/controlled ./sim
+RACE_PKGS ?= ./adapters/... ./cmd/... ./core/server ./core/gateway/... ./core/api ./core/store/sqlitestore ./core/store/pgstore ./daemon/transport/... ./daemon/runner ./scenarios/coreside ./scenarios/runtimeside ./scenarios/conform ./scenarios/controlled ./sim
 RACE_WORLD ?= ^TestConcurrentSweepMatchesSequential$$
 
 race: codex claude
-	$(GO) test -count=1 -timeout 30m -race $(RACE_PKGS)
+	$(PG_ENV) $(GO) test -count=1 -timeout 30m -race $(RACE_PKGS)
 	$(GO) test -count=1 -timeout 30m -race -run '$(RACE_WORLD)' ./sim/world
 
 # fuzz-smoke runs every fuzz target for SMOKETIME executions, FuzzWorld (a
