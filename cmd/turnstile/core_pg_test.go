@@ -41,8 +41,9 @@ func TestCoreOnPostgresKeepsTurnsAcrossSIGKILL(t *testing.T) {
 	d := startDaemonProc(t, "-core", core.base, "-device", "d1", "-credential-file", credFile, "-synthetic-script", script)
 	c := newClient(t, core.base, token)
 	// A stuck stream shows the processes' logs.
+	first := core
 	watch := time.AfterFunc(2*time.Minute, func() {
-		fmt.Fprintf(os.Stderr, "turnstile core:\n%s\nturnstile daemon:\n%s\n", core.stderr.String(), d.stderr.String())
+		fmt.Fprintf(os.Stderr, "turnstile core:\n%s\nturnstile daemon:\n%s\n", first.stderr.String(), d.stderr.String())
 	})
 	defer watch.Stop()
 	sid := jsonField(c.must("POST", "/api/v1/sessions",
