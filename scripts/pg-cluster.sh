@@ -8,7 +8,8 @@
 #   scripts/pg-cluster.sh status [DIR]  print its DSN if it runs; exit 1 if not
 #   scripts/pg-cluster.sh bin           print the directory of initdb and pg_ctl
 #
-# DIR defaults to $PG_CLUSTER_DIR or out/pg. The cluster listens only on a
+# DIR defaults to $PG_CLUSTER_DIR or out/pg (under /tmp when the postgres
+# user cannot reach it). The cluster listens only on a
 # Unix socket in DIR/sock (no TCP), trusts local connections, and runs as
 # the `postgres` user when started by root (initdb refuses root). `start`
 # prints the DSN as its last line; use it as TURNSTILE_PG_DSN or
@@ -60,10 +61,20 @@ if [ "$cmd" = bin ]; then
 	find_bin
 	exit 0
 fi
+dir=$(realpath -m "$dir")
+# Run by root, the server runs as postgres, which must reach DIR: when a
+# parent directory is closed to it (a checkout under /root), the cluster
+# lives in a directory of its own under /tmp named after DIR instead.
+if [ "$(id -u)" = 0 ]; then
+	anc=$dir
+	while [ ! -e "$anc" ]; do anc=$(dirname "$anc"); done
+	if ! runuser -u postgres -- test -x "$anc"; then
+		dir=/tmp/turnstile-pg-$(printf %s "$dir" | sha256sum | cut -c1-12)
+	fi
+fi
 if [ "$cmd" = start ]; then
 	mkdir -p "$dir"
 fi
-dir=$(realpath -m "$dir")
 data=$dir/data
 sock=$dir/sock
 user=$(if [ "$(id -u)" = 0 ]; then echo postgres; else id -un; fi)
