@@ -3,7 +3,7 @@ package sim
 // The determinism guard. It parses every non-test Go file of the machine
 // packages (wire, core, daemon and sim, with all their subpackages except
 // the shells core/server, core/gateway, core/api, core/store/sqlitestore,
-// daemon/transport and daemon/runner; and internal/invariant, the assertion
+// core/store/pgstore, daemon/transport and daemon/runner; and internal/invariant, the assertion
 // helper they import), whatever the file's build constraints or target
 // platform, and fails on anything that could make a
 // simulated run depend on the real world: wall-clock time, goroutines,
@@ -21,7 +21,7 @@ package sim
 // the Runtime lane (daemon/...) only daemon/..., wire and adapters/agent, and
 // neither imports the other; sim and its subpackages never import a shell or
 // adapters/...; only the shell core/store/sqlitestore imports an SQLite
-// driver.
+// driver, and only core/store/pgstore the PostgreSQL driver.
 //
 // Map ranges are found with go/types (the package is type-checked from
 // source; type errors are ignored, so a package under construction is still
@@ -66,7 +66,9 @@ var (
 	// network front ends.
 	// daemon/transport and daemon/runner attach the daemon machine to Core
 	// and to real adapters.
-	guardShells = []string{"core/server", "core/gateway", "core/api", "core/store/sqlitestore", "daemon/transport", "daemon/runner"}
+	// core/store/pgstore (with its test helper pgtest) talks to a
+	// PostgreSQL server.
+	guardShells = []string{"core/server", "core/gateway", "core/api", "core/store/sqlitestore", "core/store/pgstore", "daemon/transport", "daemon/runner"}
 	// goroutineAllowed lists files allowed goroutines, channels and select
 	// (the wall-clock bans still apply to them).
 	goroutineAllowed = map[string]bool{"sim/shellclock.go": true}

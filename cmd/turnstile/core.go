@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -26,7 +25,6 @@ import (
 	"github.com/turnstile-sim/turnstile/core/engine"
 	"github.com/turnstile-sim/turnstile/core/gateway"
 	"github.com/turnstile-sim/turnstile/core/server"
-	"github.com/turnstile-sim/turnstile/core/store/sqlitestore"
 )
 
 const usageCore = `usage: turnstile core [flags]
@@ -39,7 +37,8 @@ the API keys of 'turnstile core key'; Vault credentials need -vault-key),
 the operator API under /core/v1 (devices, suspensions, a Turn's delivery
 view, user-choice answers, workspace reads and export; the operator
 token), /healthz, /readyz and /metrics, over the embedded SQLite store in
--data. Every flag can also
+-data, or over PostgreSQL with -store postgres://... (TURNSTILE_STORE).
+Every flag can also
 be set with the environment variable named in its description; a flag given
 on the command line wins. Every request body (API routes and
 the bootstrap) must arrive within -body-read-timeout (30 s; later is 408
@@ -50,13 +49,16 @@ accepting, closes every connection with a reason, commits and exits 0.
 Core initialises its store when -data does not exist yet (a first start;
 'turnstile core device add' may create it first) and logs "store created"
 with the path at warn level, so a mistyped -data shows in the first lines
-of the log; 'core device list' and 'revoke' need an existing store.
+of the log; 'core device list' and 'revoke' need an existing store. With
+-store, Core creates its tables in an empty schema the same way (and logs
+"store created"), refuses another program's tables, and -data is unused.
 
 ` + exitCodes
 
 // coreFlags are the options of turnstile core.
 type coreFlags struct {
 	listen, publicURL, data, tokenFile, logLevel string
+	store                                        string // PostgreSQL URL; empty: SQLite in data
 	vaultKeyFile                                 string
 	vaultKey                                     *api.VaultKey // nil: no -vault-key
 	heartbeat                                    time.Duration
@@ -77,6 +79,8 @@ func (sh *shell) coreFlagSet(name, text string) (*flag.FlagSet, *coreFlags) {
 	fs := sh.newFlags(name, text)
 	f := &coreFlags{}
 	fs.StringVar(&f.data, "data", envDefault("TURNSTILE_DATA", "turnstile-data"), "data directory of the SQLite store (TURNSTILE_DATA)")
+	fs.StringVar(&f.store, "store", envDefault("TURNSTILE_STORE", ""),
+		"PostgreSQL URL of Core's store (postgres://user:password@host:5432/db?sslmode=require; search_path=SCHEMA picks a schema); empty: the SQLite store in -data (TURNSTILE_STORE)")
 	return fs, f
 }
 
@@ -175,8 +179,8 @@ func (sh *shell) cmdCore(args []string) int {
 			return sh.usageError("core", fmt.Errorf("-vault-key: %w", err))
 		}
 	}
-	if f.data == "" {
-		return sh.usageError("core", ErrDataDirMissing)
+	if err := checkStoreFlags(f); err != nil {
+		return sh.usageError("core", err)
 	}
 	red := &redactor{exact: []string{token}}
 	log := newLogger(sh.stderr, level, red)
@@ -206,13 +210,14 @@ func readToken(path string) (string, error) {
 
 // runCore serves until ctx ends, then shuts down gracefully.
 func runCore(ctx context.Context, f *coreFlags, token string, log *slog.Logger) error {
-	existed, _ := storeExists(f.data)
-	st, err := sqlitestore.Open(f.data)
+	st, created, err := openCoreStore(f, true)
 	if err != nil {
 		return err
 	}
-	if !existed {
-		log.Warn("store created: -data held no store, Core starts empty", "path", filepath.Join(f.data, sqlitestore.FileName))
+	if created && f.store != "" {
+		log.Warn("store created: -store held no store, Core starts empty", "store", storeLabel(f, st))
+	} else if created {
+		log.Warn("store created: -data held no store, Core starts empty", "path", storeLabel(f, st))
 	}
 	defer st.Close()
 	reg := prometheus.NewRegistry()
@@ -220,7 +225,7 @@ func runCore(ctx context.Context, f *coreFlags, token string, log *slog.Logger) 
 	// A Vault credential an MCP server references reaches the Runtime only
 	// on the wire: the Session record keeps its ID.
 	vaults := api.NewVaults(st, f.vaultKey)
-	srv, err := server.New(sqliteBackend{st}, server.Options{Logger: log, Metrics: server.NewMetrics(reg), Config: core.Config{Policy: f.policy},
+	srv, err := server.New(st, server.Options{Logger: log, Metrics: server.NewMetrics(reg), Config: core.Config{Policy: f.policy},
 		PrepareFrame: vaults.FrameSecrets,
 		Fatal: func(err error) {
 			log.Error("store commit failed; stopping (the next start recovers)", "err", err)
@@ -253,7 +258,7 @@ func runCore(ctx context.Context, f *coreFlags, token string, log *slog.Logger) 
 	go func() { ran <- srv.Run(loopCtx) }()
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
-	log.Info("turnstile core listening", "addr", ln.Addr().String(), "public_url", public, "data", f.data)
+	log.Info("turnstile core listening", "addr", ln.Addr().String(), "public_url", public, "store", storeLabel(f, st))
 	select {
 	case <-ctx.Done():
 	case err := <-served:

@@ -12,6 +12,7 @@ import (
 
 	coreapi "github.com/turnstile-sim/turnstile/core/api"
 	"github.com/turnstile-sim/turnstile/core/gateway/scripted"
+	"github.com/turnstile-sim/turnstile/internal/testgate"
 )
 
 var (
@@ -30,6 +31,7 @@ type crashRun struct {
 	seen     map[string][]sseEvent // events observed on live streams, per turn
 	stored   map[string][]sseEvent // events read back after the last restart
 	nextKey  int
+	kills    int // SIGKILLs of the campaign
 }
 
 // receipt is what a message event did: turn_started or steered, in which
@@ -49,10 +51,24 @@ func turnText(key string) string { return "turn " + key }
 // stored streams only grow).
 func TestCoreCrashRecovery(t *testing.T) {
 	dir, tokenFile, token, cred := setup(t)
+	coreCrashRecovery(t, dir, tokenFile, token, cred, *crashKills)
+}
+
+// TestCoreCrashRecoveryPostgres is TestCoreCrashRecovery with Core on a
+// PostgreSQL schema of its own (-store), restarted on the same schema.
+func TestCoreCrashRecoveryPostgres(t *testing.T) {
+	testgate.Long(t)
+	dsn, tokenFile, token, cred := setupPG(t)
+	coreCrashRecovery(t, dsn, tokenFile, token, cred, *crashKills)
+}
+
+// coreCrashRecovery runs the crash campaign on dir (a data directory or a
+// PostgreSQL URL) with kills SIGKILLs.
+func coreCrashRecovery(t *testing.T, dir, tokenFile, token, cred string, kills int) {
 	rng := rand.New(rand.NewPCG(*crashSeed, 7))
 	r := &crashRun{t: t, rt: &scripted.Runtime{Deltas: 3}, answered: map[string]receipt{},
-		seen: map[string][]sseEvent{}, stored: map[string][]sseEvent{}, key: issueKey(t, dir)}
-	for i := 0; i <= *crashKills; i++ {
+		seen: map[string][]sseEvent{}, stored: map[string][]sseEvent{}, key: issueKey(t, dir), kills: kills}
+	for i := 0; i <= kills; i++ {
 		p := startCore(t, dir, tokenFile)
 		api := newClient(t, p.base, token)
 		api.key = r.key
@@ -60,7 +76,7 @@ func TestCoreCrashRecovery(t *testing.T) {
 			r.sid = api.session("contract", "m")
 		}
 		r.verify(api)
-		if i == *crashKills {
+		if i == kills {
 			r.finish(p, api, cred)
 			return
 		}

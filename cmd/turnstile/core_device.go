@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/turnstile-sim/turnstile/core/server"
 	"github.com/turnstile-sim/turnstile/core/store/sqlitestore"
 )
 
@@ -19,9 +20,9 @@ import (
 // leak (and redacted in logs).
 const credentialPrefix = "tsd_"
 
-const usageDevice = `usage: turnstile core device add [-data DIR] <id>
-       turnstile core device list [-data DIR]
-       turnstile core device revoke [-data DIR] <id>
+const usageDevice = `usage: turnstile core device add [-data DIR | -store URL] <id>
+       turnstile core device list [-data DIR | -store URL]
+       turnstile core device revoke [-data DIR | -store URL] <id>
 
 add enrols a device and prints its new credential once on stdout (256 bits
 of randomness with the prefix tsd_); only its SHA-256 is stored. revoke
@@ -93,24 +94,27 @@ func (sh *shell) cmdDevice(args []string) int {
 	if !known || len(rest) != n {
 		return sh.usageError("core device", ErrDeviceArgs)
 	}
-	exists, err := storeExists(f.data)
-	if !exists && (verb != "add" || !errors.Is(err, ErrNoStore)) {
-		fmt.Fprintf(sh.stderr, "turnstile core device %s: %v\n"+
-			"(create a store with 'turnstile core device add ID -data DIR'; check -data for a typo)\n", verb, err)
-		if errors.Is(err, ErrNoStore) {
-			return exitNoStore
-		}
-		return exitTool
+	if err := checkStoreFlags(f); err != nil {
+		return sh.usageError("core device", err)
 	}
-	st, err := sqlitestore.Open(f.data)
+	st, created, err := openCoreStore(f, verb == "add")
 	if err != nil {
 		fmt.Fprintf(sh.stderr, "turnstile core device %s: %v\n", verb, err)
+		var check *storeCheckError
+		switch {
+		case errors.Is(err, ErrNoStore):
+			fmt.Fprintf(sh.stderr, "(create a store with 'turnstile core device add ID -data DIR' (or -store URL); check -data or -store for a typo)\n")
+			return exitNoStore
+		case errors.As(err, &check):
+			fmt.Fprintf(sh.stderr, "(create a store with 'turnstile core device add ID -data DIR' (or -store URL); check -data or -store for a typo)\n")
+			return exitTool
+		}
 		return exitFail
 	}
-	if !exists {
-		fmt.Fprintf(sh.stderr, "turnstile core device add: created a new store in %s\n", filepath.Join(f.data, sqlitestore.FileName))
-	}
 	defer st.Close()
+	if created {
+		fmt.Fprintf(sh.stderr, "turnstile core device add: created a new store in %s\n", storeLabel(f, st))
+	}
 	switch verb {
 	case "add":
 		err = sh.deviceAdd(st, rest[0])
@@ -129,7 +133,7 @@ func (sh *shell) cmdDevice(args []string) int {
 	return exitOK
 }
 
-func (sh *shell) deviceAdd(st *sqlitestore.Store, id string) error {
+func (sh *shell) deviceAdd(st server.Credentials, id string) error {
 	cred, hash, err := newCredential()
 	if err != nil {
 		return err
@@ -142,7 +146,7 @@ func (sh *shell) deviceAdd(st *sqlitestore.Store, id string) error {
 	return nil
 }
 
-func (sh *shell) deviceList(st *sqlitestore.Store) error {
+func (sh *shell) deviceList(st server.Credentials) error {
 	ds, err := st.Devices()
 	if err != nil {
 		return err

@@ -4,17 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"text/tabwriter"
 	"time"
 
 	"github.com/turnstile-sim/turnstile/core/api"
-	"github.com/turnstile-sim/turnstile/core/store/sqlitestore"
 )
 
-const usageKey = `usage: turnstile core key add [-data DIR] <name>
-       turnstile core key list [-data DIR]
-       turnstile core key revoke [-data DIR] <key-id>
+const usageKey = `usage: turnstile core key add [-data DIR | -store URL] <name>
+       turnstile core key list [-data DIR | -store URL]
+       turnstile core key revoke [-data DIR | -store URL] <key-id>
 
 API keys authenticate the Agents API under /v1 (Authorization: Bearer
 <key>); the operator token is no API key, and an API key opens no operator
@@ -63,23 +61,26 @@ func (sh *shell) cmdKey(args []string) int {
 			return exitFail
 		}
 	}
-	exists, err := storeExists(f.data)
-	if !exists && (verb != "add" || !errors.Is(err, ErrNoStore)) {
-		fmt.Fprintf(sh.stderr, "turnstile core key %s: %v\n"+
-			"(create a store with 'turnstile core key add NAME -data DIR'; check -data for a typo)\n", verb, err)
-		if errors.Is(err, ErrNoStore) {
-			return exitNoStore
-		}
-		return exitTool
+	if err := checkStoreFlags(f); err != nil {
+		return sh.usageError("core key", err)
 	}
-	st, err := sqlitestore.Open(f.data)
+	st, created, err := openCoreStore(f, verb == "add")
 	if err != nil {
 		fmt.Fprintf(sh.stderr, "turnstile core key %s: %v\n", verb, err)
+		var check *storeCheckError
+		switch {
+		case errors.Is(err, ErrNoStore):
+			fmt.Fprintf(sh.stderr, "(create a store with 'turnstile core key add NAME -data DIR' (or -store URL); check -data or -store for a typo)\n")
+			return exitNoStore
+		case errors.As(err, &check):
+			fmt.Fprintf(sh.stderr, "(create a store with 'turnstile core key add NAME -data DIR' (or -store URL); check -data or -store for a typo)\n")
+			return exitTool
+		}
 		return exitFail
 	}
 	defer st.Close()
-	if !exists {
-		fmt.Fprintf(sh.stderr, "turnstile core key add: created a new store in %s\n", filepath.Join(f.data, sqlitestore.FileName))
+	if created {
+		fmt.Fprintf(sh.stderr, "turnstile core key add: created a new store in %s\n", storeLabel(f, st))
 	}
 	keys := api.NewKeys(st)
 	ctx := context.Background()

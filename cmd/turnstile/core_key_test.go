@@ -15,7 +15,7 @@ import (
 func cliKey(t *testing.T, dir string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code := run(append([]string{"core", "key"}, append(args, "-data", dir)...), &out, &errOut)
+	code := run(append([]string{"core", "key"}, append(args, storeFlag(dir), dir)...), &out, &errOut)
 	return code, out.String(), errOut.String()
 }
 

@@ -19,6 +19,8 @@ import (
 
 	coreapi "github.com/turnstile-sim/turnstile/core/api"
 	"github.com/turnstile-sim/turnstile/core/gateway/scripted"
+	"github.com/turnstile-sim/turnstile/core/store/pgstore"
+	"github.com/turnstile-sim/turnstile/core/store/pgstore/pgtest"
 )
 
 // childArgsEnv makes the test binary run one turnstile command line (a JSON
@@ -75,7 +77,17 @@ func (p *coreProc) alive() bool {
 	}
 }
 
-// startCore starts `turnstile core` on dir and waits for its listening line.
+// storeFlag is the flag naming the store loc: -store for a PostgreSQL URL,
+// -data for a data directory.
+func storeFlag(loc string) string {
+	if pgstore.IsDSN(loc) {
+		return "-store"
+	}
+	return "-data"
+}
+
+// startCore starts `turnstile core` on dir (a data directory, or a
+// PostgreSQL URL) and waits for its listening line.
 func startCore(t *testing.T, dir, tokenFile string, extra ...string) *coreProc {
 	t.Helper()
 	p, err := startCoreProc(dir, tokenFile, extra...)
@@ -90,7 +102,7 @@ func startCore(t *testing.T, dir, tokenFile string, extra ...string) *coreProc {
 // startCoreProc is startCore without a test: it reports failures as
 // errors, so any goroutine may call it. The caller stops the process.
 func startCoreProc(dir, tokenFile string, extra ...string) (*coreProc, error) {
-	args := append([]string{"core", "-data", dir, "-listen", "127.0.0.1:0", "-operator-token-file", tokenFile, "-qualify-kinds", "contract"}, extra...)
+	args := append([]string{"core", storeFlag(dir), dir, "-listen", "127.0.0.1:0", "-operator-token-file", tokenFile, "-qualify-kinds", "contract"}, extra...)
 	raw, _ := json.Marshal(args)
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childArgsEnv+"="+string(raw))
@@ -389,15 +401,32 @@ func jsonField(body, name string) string {
 func cliDevice(t *testing.T, dir string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code := run(append([]string{"core", "device"}, append(args, "-data", dir)...), &out, &errOut)
+	code := run(append([]string{"core", "device"}, append(args, storeFlag(dir), dir)...), &out, &errOut)
 	return code, out.String(), errOut.String()
 }
 
 // setup makes a data directory with device d1 and an operator token file.
 func setup(t *testing.T) (dir, tokenFile, token, cred string) {
 	t.Helper()
+	return setupAt(t, filepath.Join(t.TempDir(), "data"))
+}
+
+// setupPG is setup on a PostgreSQL schema of the test's own: dsn is its
+// URL.
+func setupPG(t *testing.T) (dsn, tokenFile, token, cred string) {
+	t.Helper()
+	dsn = pgtest.Schema(t)
+	if !pgstore.IsDSN(dsn) {
+		t.Fatalf("%s must be a postgres:// URL for -store", pgtest.EnvDSN)
+	}
+	return setupAt(t, dsn)
+}
+
+// setupAt makes the store at dir (a data directory or a PostgreSQL URL)
+// with device d1, and an operator token file.
+func setupAt(t *testing.T, dir string) (_, tokenFile, token, cred string) {
+	t.Helper()
 	root := t.TempDir()
-	dir = filepath.Join(root, "data")
 	token = "op_TOKEN-" + fmt.Sprint(time.Now().UnixNano())
 	tokenFile = filepath.Join(root, "operator.token")
 	if err := os.WriteFile(tokenFile, []byte(token+"\n"), 0o600); err != nil {
