@@ -39,23 +39,21 @@ func TestCoreOnPostgresKeepsTurnsAcrossSIGKILL(t *testing.T) {
 		t.Fatalf("Core does not log its PostgreSQL store:\n%s", core.stderr.String())
 	}
 	d := startDaemonProc(t, "-core", core.base, "-device", "d1", "-credential-file", credFile, "-synthetic-script", script)
-	c := newClient(t, core.base, token)
+	c := newAPIClient(t, core.base, dsn, token)
 	// A stuck stream shows the processes' logs.
 	first := core
 	watch := time.AfterFunc(2*time.Minute, func() {
 		fmt.Fprintf(os.Stderr, "turnstile core:\n%s\nturnstile daemon:\n%s\n", first.stderr.String(), d.stderr.String())
 	})
 	defer watch.Stop()
-	sid := jsonField(c.must("POST", "/api/v1/sessions",
-		`{"agent":{"kind":"synthetic","model":"synthetic-1"},"environment":{"type":"none"}}`, 201), "session_id")
-	tid := jsonField(c.must("POST", "/api/v1/sessions/"+sid+"/turns", `{"text":"first"}`, 201), "turn_id")
+	sid := c.session("synthetic", "synthetic-1")
+	tid := c.submit(sid, "first")
 	before, err := c.events(tid, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn := c.must("GET", "/api/v1/turns/"+tid, "", 200)
-	if jsonField(turn, "state") != "completed" || len(before) < 4 {
-		t.Fatalf("turn before the crash: %s, events %v", turn, before)
+	if turn := c.turn(tid); turn.State != "completed" || len(before) < 4 {
+		t.Fatalf("turn before the crash: %+v, events %v", turn, before)
 	}
 	core.kill()
 
@@ -64,9 +62,11 @@ func TestCoreOnPostgresKeepsTurnsAcrossSIGKILL(t *testing.T) {
 	if strings.Contains(core.stderr.String(), "store created") {
 		t.Fatalf("restart created a new store:\n%s", core.stderr.String())
 	}
+	key := c.key
 	c = newClient(t, core.base, token)
-	if got := c.must("GET", "/api/v1/turns/"+tid, "", 200); jsonField(got, "state") != "completed" {
-		t.Fatalf("turn after the restart: %s", got)
+	c.key = key
+	if got := c.turn(tid); got.State != "completed" {
+		t.Fatalf("turn after the restart: %+v", got)
 	}
 	after, err := c.events(tid, "")
 	if err != nil {
@@ -76,12 +76,12 @@ func TestCoreOnPostgresKeepsTurnsAcrossSIGKILL(t *testing.T) {
 		t.Fatalf("events changed across the restart:\n before %v\n after  %v", before, after)
 	}
 	// The daemon reconnects (its backoff) and runs the next Turn.
-	tid2 := jsonField(c.must("POST", "/api/v1/sessions/"+sid+"/turns", `{"text":"second"}`, 201), "turn_id")
+	tid2 := c.submit(sid, "second")
 	if _, err := c.events(tid2, ""); err != nil {
 		t.Fatal(err)
 	}
-	if got := c.must("GET", "/api/v1/turns/"+tid2, "", 200); jsonField(got, "state") != "completed" {
-		t.Fatalf("second turn: %s", got)
+	if got := c.turn(tid2); got.State != "completed" {
+		t.Fatalf("second turn: %+v", got)
 	}
 	if code := core.terminate(); code != 0 {
 		t.Fatalf("SIGTERM exit %d", code)
