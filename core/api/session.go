@@ -155,8 +155,9 @@ type sessionState struct {
 	turns []core.TurnView // in submission order
 	recs  []core.TurnRecord
 	count int
-	// created are the creation times of recs, when /v1 recorded them.
-	created map[string]int64
+	// lastActive is the latest creation time /v1 recorded for the Turns
+	// read (0 when none was recorded).
+	lastActive int64
 	// recovery is the machine's judgement of the Session's next Turn.
 	recovery core.SessionState
 }
@@ -189,10 +190,9 @@ func (a *API) sessionState(ctx context.Context, sid string, which int) (sessionS
 		return st, notFound(CodeUnknownSessionV1, "session_id", "no session %q", sid)
 	}
 	if which == turnsOpen {
-		st.created = map[string]int64{}
 		for _, rec := range st.recs {
 			if at, ok := a.turnCreated(ctx, rec.ID); ok {
-				st.created[rec.ID] = at
+				st.lastActive = max(st.lastActive, at)
 			}
 		}
 	}
@@ -284,9 +284,7 @@ func sessionObject(id string, rec sessionRecord, st sessionState) SessionObject 
 	if st.recovery.Unrecoverable != "" {
 		s.XAgentsCore.UnusableReason = &st.recovery.Unrecoverable
 	}
-	for _, at := range st.created {
-		s.LastActiveAt = max(s.LastActiveAt, at)
-	}
+	s.LastActiveAt = max(s.LastActiveAt, st.lastActive)
 	if _, ok := st.active(); ok {
 		s.Status = "in_progress"
 		if len(s.RequiredActions) > 0 {

@@ -167,7 +167,10 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 	w.WriteHeader(http.StatusOK)
 	fl.Flush()
 	evs := first
-	created := map[string]int64{} // creation times of the Turns seen (read once)
+	// created are the creation times of the snapshot's Turns (each read
+	// once); lastActive is the latest of every Turn the stream saw.
+	created := map[string]int64{}
+	var lastActive int64
 	// The loop reads the Session after each commit (server.Watch) and
 	// hands the snapshot over: a newer one replaces one not yet taken, so
 	// a change costs no round trip through the loop's inbox.
@@ -234,10 +237,20 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 		}
 		for _, t := range snap.turns {
 			if _, ok := created[t.rec.ID]; !ok {
-				created[t.rec.ID], _ = a.turnCreated(r.Context(), t.rec.ID)
+				at, _ := a.turnCreated(r.Context(), t.rec.ID)
+				created[t.rec.ID], lastActive = at, max(lastActive, at)
 			}
 		}
-		snap.state.created = created
+		if len(created) > len(snap.turns) {
+			// Forget the Turns the loop no longer reads (the cursor moved
+			// past them): the map stays as small as the snapshot.
+			for tid := range created {
+				if !slices.ContainsFunc(snap.turns, func(t streamTurn) bool { return t.rec.ID == tid }) {
+					delete(created, tid)
+				}
+			}
+		}
+		snap.state.lastActive = lastActive
 		evs = derive(sid, srec, snap, &cur, fresh, func(tid string) int64 { return created[tid] })
 		fresh = false
 		mu.Lock()
