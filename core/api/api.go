@@ -137,6 +137,8 @@ type API struct {
 	mu sync.Mutex
 	// idx lists each Session's Turns (loop goroutine only).
 	idx turnIndex
+	// gone are the Sessions deleted from the Agents API.
+	gone deletedSessions
 }
 
 // New returns the API; an empty operator token is refused.

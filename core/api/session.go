@@ -147,6 +147,9 @@ type sessionRecord struct {
 	Metadata    map[string]string `json:"metadata"`
 	CreatedAt   int64             `json:"created_at"`
 	VaultIDs    []string          `json:"vault_ids"`
+	// Deleted: the Session was deleted from the Agents API (its machine
+	// history stays).
+	Deleted bool `json:"deleted,omitempty"`
 }
 
 // sessionState is what the machine knows of a Session, read on the loop:
@@ -188,6 +191,12 @@ func (a *API) sessionState(ctx context.Context, sid string, which int) (sessionS
 	}
 	if !ok {
 		return st, notFound(CodeUnknownSessionV1, "session_id", "no session %q", sid)
+	}
+	if d, err := a.sessionDeleted(ctx, sid, true); err != nil || d {
+		if err == nil {
+			err = notFound(CodeUnknownSessionV1, "session_id", "no session %q", sid)
+		}
+		return st, err
 	}
 	if which == turnsOpen {
 		for _, rec := range st.recs {
@@ -624,16 +633,6 @@ func (a *API) updateSessionV1(w http.ResponseWriter, r *http.Request) {
 	a.answerSession(w, r, sid)
 }
 
-// deleteSessionV1 refuses: Core keeps every Session's history (Turns,
-// inputs, run events) and the machine has no deletion.
-func (a *API) deleteSessionV1(w http.ResponseWriter, r *http.Request) {
-	if _, err := a.sessionState(r.Context(), r.PathValue("session"), turnsOpen); err != nil {
-		a.failV1Err(w, err)
-		return
-	}
-	failV1(w, http.StatusBadRequest, "", CodeNotSupported, "session_id", "Core keeps every Session's history: a Session cannot be deleted")
-}
-
 // listSessionsV1 pages the machine's Sessions (newest first by default);
 // agent_id keeps those created from one Agent.
 func (a *API) listSessionsV1(w http.ResponseWriter, r *http.Request) {
@@ -667,6 +666,13 @@ func (a *API) listSessionsV1(w http.ResponseWriter, r *http.Request) {
 	var got []string
 	more := false
 	for _, sid := range ids {
+		if d, err := a.sessionDeleted(r.Context(), sid, true); err != nil || d {
+			if err != nil {
+				a.failV1Err(w, err)
+				return
+			}
+			continue // a deleted Session is not listed
+		}
 		rec, st, err := a.session(r.Context(), sid)
 		if err != nil {
 			a.failV1Err(w, err)
