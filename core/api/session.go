@@ -425,9 +425,9 @@ func (a *API) streamCreated(w http.ResponseWriter, r *http.Request, sid, tid str
 		a.failV1Err(w, err)
 		return
 	}
-	first := []sseEvent{{id: sid + ":created", typ: EvSessionCreated, data: map[string]any{"session": sessionObject(sid, srec, st)}}}
+	first := []sseEvent{{id: sid + ":created", typ: EvSessionCreated, data: sessionEvent(sessionObject(sid, srec, st))}}
 	if tid == "" {
-		first = append(first, sseEvent{id: sid + ":idle", typ: EvSessionIdle, data: map[string]any{"session": sessionObject(sid, srec, st)}})
+		first = append(first, sseEvent{id: sid + ":idle", typ: EvSessionIdle, data: sessionEvent(sessionObject(sid, srec, st))})
 	}
 	a.streamEvents(w, r, sid, srec, streamCursor{turn: tid}, true, first, true)
 }

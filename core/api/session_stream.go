@@ -72,8 +72,45 @@ func parseCursor(s string) (streamCursor, bool) {
 type sseEvent struct {
 	id   string
 	typ  string
-	data map[string]any
+	data eventData
 }
+
+// eventData is the data of every event type the stream sends: each type
+// sets its own members (the rest are left out). The members are in
+// alphabetical order, as the objects of the Agents API list them.
+type eventData struct {
+	ContentIndex *int            `json:"content_index,omitempty"`
+	Delta        *string         `json:"delta,omitempty"`
+	Error        *streamError    `json:"error,omitempty"`
+	EventID      string          `json:"event_id"`
+	Item         *ItemJSON       `json:"item,omitempty"`
+	ItemID       string          `json:"item_id,omitempty"`
+	OutputIndex  json.RawMessage `json:"output_index,omitempty"` // 0, or null for an item not yet placed
+	Session      *SessionObject  `json:"session,omitempty"`
+	SessionID    string          `json:"session_id,omitempty"`
+	Text         *string         `json:"text,omitempty"`
+	Turn         *TurnObject     `json:"turn,omitempty"`
+	TurnID       string          `json:"turn_id,omitempty"`
+	Type         string          `json:"type"`
+	Usage        json.RawMessage `json:"usage,omitempty"` // a terminal Turn's usage, or null
+}
+
+// streamError is the error of an engine error event.
+type streamError struct {
+	Code    string  `json:"code"`
+	Message string  `json:"message"`
+	Param   *string `json:"param"`
+	Type    string  `json:"type"`
+}
+
+var (
+	zeroIndex   = 0
+	outputFirst = json.RawMessage(`0`)
+	jsonNull    = json.RawMessage(`null`)
+)
+
+// sessionEvent is the data of an event carrying the Session.
+func sessionEvent(s SessionObject) eventData { return eventData{Session: &s} }
 
 // streamTurn is one Turn as the stream derives it.
 type streamTurn struct {
@@ -167,6 +204,7 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 	w.WriteHeader(http.StatusOK)
 	fl.Flush()
 	evs := first
+	var buf []byte // the events of one snapshot, written at once
 	// created are the creation times of the snapshot's Turns (each read
 	// once); lastActive is the latest of every Turn the stream saw.
 	created := map[string]int64{}
@@ -198,16 +236,20 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 	}
 	for {
 		idle := false
+		buf = buf[:0]
 		for _, ev := range evs {
-			ev.data["event_id"], ev.data["type"] = ev.id, ev.typ
-			b, err := json.Marshal(ev.data)
+			ev.data.EventID, ev.data.Type = ev.id, ev.typ
+			b, err := json.Marshal(&ev.data)
 			if err != nil {
 				continue
 			}
-			fmt.Fprintf(w, "id: %s\nevent: %s\ndata: %s\n\n", ev.id, ev.typ, b)
+			buf = append(append(append(append(append(append(append(buf, "id: "...), ev.id...), "\nevent: "...), ev.typ...), "\ndata: "...), b...), "\n\n"...)
 			idle = idle || ev.typ == EvSessionIdle
 		}
-		if len(evs) > 0 {
+		if len(buf) > 0 {
+			if _, err := w.Write(buf); err != nil {
+				return
+			}
 			fl.Flush()
 		}
 		if idle && stopAtIdle {
@@ -273,7 +315,7 @@ type streamRead struct {
 // cursor's Turn has sent nothing yet (its creation is due).
 func derive(sid string, srec sessionRecord, snap streamSnapshot, cur *streamCursor, fresh bool, created func(string) int64) []sseEvent {
 	var out []sseEvent
-	emit := func(typ string, data map[string]any) {
+	emit := func(typ string, data eventData) {
 		out = append(out, sseEvent{id: cur.String(), typ: typ, data: data})
 	}
 	for k, t := range snap.turns {
@@ -285,16 +327,17 @@ func derive(sid string, srec sessionRecord, snap streamSnapshot, cur *streamCurs
 			*cur = streamCursor{turn: rec.ID}
 			fresh = true
 		}
-		turnEv := func(typ string) map[string]any {
-			return map[string]any{"session_id": sid, "turn_id": rec.ID, "turn": turnObject(rec, t.view, srec, created(rec.ID))}
+		turnEv := func() eventData {
+			to := turnObject(rec, t.view, srec, created(rec.ID))
+			return eventData{SessionID: sid, TurnID: rec.ID, Turn: &to}
 		}
 		if fresh {
-			emit(EvTurnCreated, turnEv(EvTurnCreated))
+			emit(EvTurnCreated, turnEv())
 			fresh = false
 		}
 		if cur.p == 0 && (rec.State == core.TurnRunning || (rec.State.Terminal() && rec.RunID != "") || len(t.events) > 0) {
 			cur.p = 1
-			emit(EvTurnInProgress, turnEv(EvTurnInProgress))
+			emit(EvTurnInProgress, turnEv())
 		}
 		for _, ev := range t.events {
 			if int(ev.Seq) <= cur.e {
@@ -315,8 +358,8 @@ func derive(sid string, srec sessionRecord, snap streamSnapshot, cur *streamCurs
 			if cur.i == 2*n {
 				cur.i++
 				if ix.Kind == core.InteractionFunction {
-					emit(EvItemAdded, map[string]any{"session_id": sid, "turn_id": rec.ID, "output_index": nil,
-						"item": ItemJSON{ID: rec.ID + "_call_" + ix.ID, Type: "function_call", TurnID: rec.ID, Status: "in_progress",
+					emit(EvItemAdded, eventData{SessionID: sid, TurnID: rec.ID, OutputIndex: jsonNull,
+						Item: &ItemJSON{ID: rec.ID + "_call_" + ix.ID, Type: "function_call", TurnID: rec.ID, Status: "in_progress",
 							CallID: ix.ID, Name: ix.Name, Arguments: rawOr(ix.Arguments, `{}`)}})
 				}
 			}
@@ -324,7 +367,7 @@ func derive(sid string, srec sessionRecord, snap streamSnapshot, cur *streamCurs
 				cur.i++
 				pending := ix.Status == core.InteractionPending || ix.Status == core.InteractionRefused
 				if pending && !rec.State.Terminal() {
-					emit(EvRequiresAction, map[string]any{"session": sessionObject(sid, srec, snap.state)})
+					emit(EvRequiresAction, sessionEvent(sessionObject(sid, srec, snap.state)))
 				}
 			}
 		}
@@ -335,29 +378,32 @@ func derive(sid string, srec sessionRecord, snap streamSnapshot, cur *streamCurs
 		if cur.t == 0 {
 			cur.t = 1
 			if final {
-				emit(EvOutputTextDone, map[string]any{"session_id": sid, "turn_id": rec.ID, "item_id": messageID(rec.ID),
-					"output_index": 0, "content_index": 0, "text": text})
+				emit(EvOutputTextDone, eventData{SessionID: sid, TurnID: rec.ID, ItemID: messageID(rec.ID),
+					OutputIndex: outputFirst, ContentIndex: &zeroIndex, Text: &text})
 			}
 		}
 		if cur.t == 1 {
 			cur.t = 2
 			if final && !hasOutputMessages(t.events) {
-				emit(EvItemDone, map[string]any{"session_id": sid, "turn_id": rec.ID, "output_index": 0,
-					"item": assistantItem(rec.ID, messageID(rec.ID), text, "completed", "")})
+				item := assistantItem(rec.ID, messageID(rec.ID), text, "completed", "")
+				emit(EvItemDone, eventData{SessionID: sid, TurnID: rec.ID, OutputIndex: outputFirst, Item: &item})
 			}
 		}
 		if cur.t == 2 {
 			cur.t = 3
 			typ := map[core.TurnState]string{core.TurnCompleted: EvTurnCompleted, core.TurnFailed: EvTurnFailed,
 				core.TurnCancelled: EvTurnCancelled}[rec.State]
-			d := turnEv(typ)
-			d["usage"] = usageJSON(rec.Usage)
+			d := turnEv()
+			d.Usage = jsonNull
+			if u := usageJSON(rec.Usage); u != nil {
+				d.Usage, _ = json.Marshal(u)
+			}
 			emit(typ, d)
 		}
 		if cur.t == 3 {
 			cur.t = 4
 			if _, busy := snap.state.active(); !busy && k == len(snap.turns)-1 {
-				emit(EvSessionIdle, map[string]any{"session": sessionObject(sid, srec, snap.state)})
+				emit(EvSessionIdle, sessionEvent(sessionObject(sid, srec, snap.state)))
 			}
 		}
 	}
@@ -368,30 +414,29 @@ func derive(sid string, srec sessionRecord, snap streamSnapshot, cur *streamCurs
 // output message an item done, an engine error an error event; thinking,
 // tool observations, usage and done add nothing of their own (done's
 // content is the final output_text.done).
-func runEvent(sid, tid string, ev core.RunEvent) (string, map[string]any, bool) {
+func runEvent(sid, tid string, ev core.RunEvent) (string, eventData, bool) {
 	switch p := ev.Payload.(type) {
 	case wire.Delta:
 		id := p.ItemID
 		if id == "" {
 			id = messageID(tid)
 		}
-		return EvOutputTextDelta, map[string]any{"session_id": sid, "turn_id": tid, "item_id": id, "output_index": 0,
-			"content_index": 0, "delta": p.Delta}, true
+		return EvOutputTextDelta, eventData{SessionID: sid, TurnID: tid, ItemID: id, OutputIndex: outputFirst,
+			ContentIndex: &zeroIndex, Delta: &p.Delta}, true
 	case wire.OutputMessage:
 		if p.Text == nil {
-			return "", nil, false
+			return "", eventData{}, false
 		}
-		return EvItemDone, map[string]any{"session_id": sid, "turn_id": tid, "output_index": 0,
-			"item": assistantItem(tid, p.ID, *p.Text, p.Status, p.Phase)}, true
+		item := assistantItem(tid, p.ID, *p.Text, p.Status, p.Phase)
+		return EvItemDone, eventData{SessionID: sid, TurnID: tid, OutputIndex: outputFirst, Item: &item}, true
 	case wire.RunError:
 		code := p.Code
 		if code == "" {
 			code = "engine_error"
 		}
-		return EvError, map[string]any{"session_id": sid, "error": map[string]any{"type": "engine_error", "code": code,
-			"message": p.Error, "param": nil}}, true
+		return EvError, eventData{SessionID: sid, Error: &streamError{Type: "engine_error", Code: code, Message: p.Error}}, true
 	}
-	return "", nil, false
+	return "", eventData{}, false
 }
 
 // hasOutputMessages: the Runtime reported its messages itself.
