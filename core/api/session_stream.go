@@ -218,10 +218,17 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 	wake := make(chan struct{}, 1)
 	wctx, stop := context.WithCancel(r.Context())
 	defer stop()
+	var marks []turnMark // what the last snapshot handed over was derived from (loop only)
+	handed := false
 	if err := a.s.Watch(wctx, func(v server.View) bool {
 		mu.Lock()
 		f := from
 		mu.Unlock()
+		var same bool
+		if marks, same = a.markStream(v, sid, f, marks); same && handed {
+			return true // a commit of another Session: nothing to derive
+		}
+		handed = true
 		snap, ok := a.readStream(v, sid, f)
 		mu.Lock()
 		latest = &streamRead{snap, ok}
@@ -299,6 +306,36 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 		from = cur.turn
 		mu.Unlock()
 	}
+}
+
+// turnMark is what derive reads of one Turn to decide which events are
+// due: its state, whether a Run started, its run events and its
+// interactions (an interaction's later status changes emit nothing).
+type turnMark struct {
+	id           string
+	state        core.TurnState
+	started      bool
+	events       uint64
+	interactions int
+}
+
+// markStream reads the marks of the Session's Turns from Turn from on
+// into prev's storage; same: they equal prev (nothing due changed).
+func (a *API) markStream(v server.View, sid, from string, prev []turnMark) ([]turnMark, bool) {
+	idx := a.idx.of(v, sid)
+	ids := idx.ids[idx.pos[from]:]
+	same := len(prev) == len(ids)
+	out := prev[:0]
+	for i, id := range ids {
+		rec, ok := v.Backend().Turn(id)
+		if !ok {
+			continue
+		}
+		m := turnMark{id: id, state: rec.State, started: rec.RunID != "", events: rec.EventCount, interactions: len(rec.Interactions)}
+		same = same && i < len(prev) && prev[i] == m
+		out = append(out, m)
+	}
+	return out, same && len(out) == len(ids)
 }
 
 // streamRead is one snapshot the loop handed to a stream; ok is false
