@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
@@ -48,7 +47,12 @@ type streamCursor struct {
 }
 
 func (c streamCursor) String() string {
-	return fmt.Sprintf("%s:%d:%d:%d:%d", c.turn, c.p, c.e, c.i, c.t)
+	b := make([]byte, 0, len(c.turn)+16)
+	b = append(b, c.turn...)
+	for _, n := range [4]int{c.p, c.e, c.i, c.t} {
+		b = strconv.AppendInt(append(b, ':'), int64(n), 10)
+	}
+	return string(b)
 }
 
 func parseCursor(s string) (streamCursor, bool) {
