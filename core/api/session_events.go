@@ -187,18 +187,20 @@ func machineRefusal(err error) *v1Refusal {
 }
 
 // call runs one machine call for an input event. With an idempotency key
-// the answer is stored in the call's own commit and a retry gets it back.
-func (a *API) call(ctx context.Context, key string, fp []byte, ev func(core.CallID) core.Event, receipt func(core.APIResult) Receipt) (Receipt, error) {
+// the answer is stored in the call's own commit and a retry gets it back;
+// fp gives the body's fingerprint (read only with a key).
+func (a *API) call(ctx context.Context, key string, fp func() []byte, ev func(core.CallID) core.Event, receipt func(core.APIResult) Receipt) (Receipt, error) {
 	return a.callAt(ctx, key, fp, func(_ server.View, c core.CallID) core.Event { return ev(c) }, receipt)
 }
 
 // callAt is call with the event built on the loop from the committed
 // state; a nil event (the Session is not there) is 404 unknown_session.
-func (a *API) callAt(ctx context.Context, key string, fp []byte, ev func(server.View, core.CallID) core.Event, receipt func(core.APIResult) Receipt) (Receipt, error) {
+func (a *API) callAt(ctx context.Context, key string, fp func() []byte, ev func(server.View, core.CallID) core.Event, receipt func(core.APIResult) Receipt) (Receipt, error) {
 	req := server.Request{EventAt: ev}
-	sum := sha256.Sum256(fp)
-	fingerprint := hex.EncodeToString(sum[:])
+	fingerprint := "" // only a call with a key stores and compares one
 	if key != "" {
+		sum := sha256.Sum256(fp())
+		fingerprint = hex.EncodeToString(sum[:])
 		req.IdempotencyKey = key
 		req.Answer = func(res core.APIResult) []byte {
 			sr := storedReceipt{Fingerprint: fingerprint, Status: http.StatusOK}
@@ -252,7 +254,7 @@ func messageFingerprint(in wire.MessageInput) []byte {
 
 // startTurn submits a Turn to the Session and records its creation time.
 func (a *API) startTurn(ctx context.Context, sid string, in wire.MessageInput, key string) (Receipt, error) {
-	r, err := a.call(ctx, key, messageFingerprint(in), func(c core.CallID) core.Event { return core.SubmitTurn{Call: c, Session: sid, Input: in} },
+	r, err := a.call(ctx, key, func() []byte { return messageFingerprint(in) }, func(c core.CallID) core.Event { return core.SubmitTurn{Call: c, Session: sid, Input: in} },
 		func(res core.APIResult) Receipt {
 			return Receipt{Type: InputMessage, Action: "turn_started", TurnID: res.TurnID, InputID: "0"}
 		})
@@ -360,7 +362,7 @@ func (a *API) applyInput(ctx context.Context, sid string, c checkedInput, key st
 		}
 		return a.sessionStateOnly(ctx, sid)
 	}
-	fp, _ := json.Marshal(raw)
+	fp := func() []byte { b, _ := json.Marshal(raw); return b }
 	switch c.typ {
 	case InputMessage:
 		r, err := a.message(ctx, sid, c.message, key)
@@ -433,7 +435,7 @@ func (a *API) message(ctx context.Context, sid string, in wire.MessageInput, key
 		return Receipt{}, err
 	}
 	steered := "" // the Turn the message steered into
-	r, err := a.callAt(ctx, key, messageFingerprint(in), func(v server.View, cl core.CallID) core.Event {
+	r, err := a.callAt(ctx, key, func() []byte { return messageFingerprint(in) }, func(v server.View, cl core.CallID) core.Event {
 		st, ok := a.readSession(v, sid, turnsOpen)
 		if !ok {
 			return nil
