@@ -139,6 +139,8 @@ type API struct {
 	idx turnIndex
 	// gone are the Sessions deleted from the Agents API.
 	gone deletedSessions
+	// turnTimes caches the latest Turns' creation times.
+	turnTimes turnTimes
 }
 
 // New returns the API; an empty operator token is refused.

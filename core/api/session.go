@@ -218,13 +218,18 @@ type turnRecordJSON struct {
 }
 
 // turnCreated is when /v1 submitted Turn tid; ok is false for a Turn
-// submitted otherwise (or whose record could not be read).
+// submitted otherwise (or whose record could not be read). The latest
+// Turns' times are answered from memory (turnTimes).
 func (a *API) turnCreated(ctx context.Context, tid string) (int64, bool) {
+	if at, ok := a.turnTimes.get(tid); ok {
+		return at, true
+	}
 	doc, ok, err := a.res.GetResource(ctx, kindTurn, tid)
 	var tr turnRecordJSON
 	if err != nil || !ok || json.Unmarshal(doc, &tr) != nil {
 		return 0, false
 	}
+	a.turnTimes.put(tid, tr.CreatedAt)
 	return tr.CreatedAt, true
 }
 

@@ -270,10 +270,13 @@ func (a *API) noteTurn(ctx context.Context, sid, tid string) {
 	if _, ok := a.turnCreated(ctx, tid); ok {
 		return // a replayed submission
 	}
-	b, _ := json.Marshal(turnRecordJSON{Session: sid, CreatedAt: time.Now().Unix()})
+	at := time.Now().Unix()
+	b, _ := json.Marshal(turnRecordJSON{Session: sid, CreatedAt: at})
 	if err := a.res.PutResource(ctx, kindTurn, tid, b); err != nil {
 		a.log.Warn("turn creation time not recorded", "turn", tid, "err", err)
+		return
 	}
+	a.turnTimes.put(tid, at)
 }
 
 func (a *API) postSessionEvents(w http.ResponseWriter, r *http.Request) {
