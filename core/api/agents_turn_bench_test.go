@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"io"
@@ -127,10 +128,11 @@ func BenchmarkAgentsAPITurn(b *testing.B) {
 	}
 	defer stream.Body.Close()
 	sc := bufio.NewScanner(stream.Body)
+	idleLine := []byte("event: " + api.EvSessionIdle)
 	v1Turn := func() {
 		do("POST", "/v1/agents/sessions/"+v1sid+"/events", helloMessage)
 		for sc.Scan() {
-			if sc.Text() == "event: "+api.EvSessionIdle {
+			if bytes.Equal(sc.Bytes(), idleLine) {
 				return
 			}
 		}

@@ -137,6 +137,10 @@ type API struct {
 	mu sync.Mutex
 	// idx lists each Session's Turns (loop goroutine only).
 	idx turnIndex
+	// gone are the Sessions deleted from the Agents API.
+	gone deletedSessions
+	// turnTimes caches the latest Turns' creation times.
+	turnTimes turnTimes
 }
 
 // New returns the API; an empty operator token is refused.

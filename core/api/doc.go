@@ -66,8 +66,12 @@
 // not_supported. A Session (session.go) is the machine's Session: it
 // freezes the Agent's configuration at creation; its metadata, the Agent
 // it came from and its Turns' creation times are a shell record beside
-// it. Sessions cannot be deleted (400 not_supported): Core keeps their
-// history. Input events (session_events.go) map onto the machine: a
+// it. Deleting a Session (session_delete.go) marks its shell record
+// deleted: every /v1 route then answers it 404 unknown_session and lists
+// leave it out; a Session with an unfinished Turn is refused 409
+// session_active. Core's durable history of a deleted Session (its
+// Turns, inputs and run events) is not destroyed: the machine keeps it
+// and the operator routes read it. Input events (session_events.go) map onto the machine: a
 // message starts a Turn, or is steered into the unfinished one; cancel is
 // the Turn cancel; a tool result is the function result; an approval
 // result is the permission decision; each keeps the machine's codes, and

@@ -147,6 +147,9 @@ type sessionRecord struct {
 	Metadata    map[string]string `json:"metadata"`
 	CreatedAt   int64             `json:"created_at"`
 	VaultIDs    []string          `json:"vault_ids"`
+	// Deleted: the Session was deleted from the Agents API (its machine
+	// history stays).
+	Deleted bool `json:"deleted,omitempty"`
 }
 
 // sessionState is what the machine knows of a Session, read on the loop:
@@ -155,8 +158,9 @@ type sessionState struct {
 	turns []core.TurnView // in submission order
 	recs  []core.TurnRecord
 	count int
-	// created are the creation times of recs, when /v1 recorded them.
-	created map[string]int64
+	// lastActive is the latest creation time /v1 recorded for the Turns
+	// read (0 when none was recorded).
+	lastActive int64
 	// recovery is the machine's judgement of the Session's next Turn.
 	recovery core.SessionState
 }
@@ -188,11 +192,16 @@ func (a *API) sessionState(ctx context.Context, sid string, which int) (sessionS
 	if !ok {
 		return st, notFound(CodeUnknownSessionV1, "session_id", "no session %q", sid)
 	}
+	if d, err := a.sessionDeleted(ctx, sid, true); err != nil || d {
+		if err == nil {
+			err = notFound(CodeUnknownSessionV1, "session_id", "no session %q", sid)
+		}
+		return st, err
+	}
 	if which == turnsOpen {
-		st.created = map[string]int64{}
 		for _, rec := range st.recs {
 			if at, ok := a.turnCreated(ctx, rec.ID); ok {
-				st.created[rec.ID] = at
+				st.lastActive = max(st.lastActive, at)
 			}
 		}
 	}
@@ -209,13 +218,18 @@ type turnRecordJSON struct {
 }
 
 // turnCreated is when /v1 submitted Turn tid; ok is false for a Turn
-// submitted otherwise (or whose record could not be read).
+// submitted otherwise (or whose record could not be read). The latest
+// Turns' times are answered from memory (turnTimes).
 func (a *API) turnCreated(ctx context.Context, tid string) (int64, bool) {
+	if at, ok := a.turnTimes.get(tid); ok {
+		return at, true
+	}
 	doc, ok, err := a.res.GetResource(ctx, kindTurn, tid)
 	var tr turnRecordJSON
 	if err != nil || !ok || json.Unmarshal(doc, &tr) != nil {
 		return 0, false
 	}
+	a.turnTimes.put(tid, tr.CreatedAt)
 	return tr.CreatedAt, true
 }
 
@@ -284,9 +298,7 @@ func sessionObject(id string, rec sessionRecord, st sessionState) SessionObject 
 	if st.recovery.Unrecoverable != "" {
 		s.XAgentsCore.UnusableReason = &st.recovery.Unrecoverable
 	}
-	for _, at := range st.created {
-		s.LastActiveAt = max(s.LastActiveAt, at)
-	}
+	s.LastActiveAt = max(s.LastActiveAt, st.lastActive)
 	if _, ok := st.active(); ok {
 		s.Status = "in_progress"
 		if len(s.RequiredActions) > 0 {
@@ -418,9 +430,9 @@ func (a *API) streamCreated(w http.ResponseWriter, r *http.Request, sid, tid str
 		a.failV1Err(w, err)
 		return
 	}
-	first := []sseEvent{{id: sid + ":created", typ: EvSessionCreated, data: map[string]any{"session": sessionObject(sid, srec, st)}}}
+	first := []sseEvent{{id: sid + ":created", typ: EvSessionCreated, data: sessionEvent(sessionObject(sid, srec, st))}}
 	if tid == "" {
-		first = append(first, sseEvent{id: sid + ":idle", typ: EvSessionIdle, data: map[string]any{"session": sessionObject(sid, srec, st)}})
+		first = append(first, sseEvent{id: sid + ":idle", typ: EvSessionIdle, data: sessionEvent(sessionObject(sid, srec, st))})
 	}
 	a.streamEvents(w, r, sid, srec, streamCursor{turn: tid}, true, first, true)
 }
@@ -626,16 +638,6 @@ func (a *API) updateSessionV1(w http.ResponseWriter, r *http.Request) {
 	a.answerSession(w, r, sid)
 }
 
-// deleteSessionV1 refuses: Core keeps every Session's history (Turns,
-// inputs, run events) and the machine has no deletion.
-func (a *API) deleteSessionV1(w http.ResponseWriter, r *http.Request) {
-	if _, err := a.sessionState(r.Context(), r.PathValue("session"), turnsOpen); err != nil {
-		a.failV1Err(w, err)
-		return
-	}
-	failV1(w, http.StatusBadRequest, "", CodeNotSupported, "session_id", "Core keeps every Session's history: a Session cannot be deleted")
-}
-
 // listSessionsV1 pages the machine's Sessions (newest first by default);
 // agent_id keeps those created from one Agent.
 func (a *API) listSessionsV1(w http.ResponseWriter, r *http.Request) {
@@ -669,6 +671,13 @@ func (a *API) listSessionsV1(w http.ResponseWriter, r *http.Request) {
 	var got []string
 	more := false
 	for _, sid := range ids {
+		if d, err := a.sessionDeleted(r.Context(), sid, true); err != nil || d {
+			if err != nil {
+				a.failV1Err(w, err)
+				return
+			}
+			continue // a deleted Session is not listed
+		}
 		rec, st, err := a.session(r.Context(), sid)
 		if err != nil {
 			a.failV1Err(w, err)

@@ -187,12 +187,20 @@ func machineRefusal(err error) *v1Refusal {
 }
 
 // call runs one machine call for an input event. With an idempotency key
-// the answer is stored in the call's own commit and a retry gets it back.
-func (a *API) call(ctx context.Context, key string, fp []byte, ev func(core.CallID) core.Event, receipt func(core.APIResult) Receipt) (Receipt, error) {
-	req := server.Request{Event: ev}
-	sum := sha256.Sum256(fp)
-	fingerprint := hex.EncodeToString(sum[:])
+// the answer is stored in the call's own commit and a retry gets it back;
+// fp gives the body's fingerprint (read only with a key).
+func (a *API) call(ctx context.Context, key string, fp func() []byte, ev func(core.CallID) core.Event, receipt func(core.APIResult) Receipt) (Receipt, error) {
+	return a.callAt(ctx, key, fp, func(_ server.View, c core.CallID) core.Event { return ev(c) }, receipt)
+}
+
+// callAt is call with the event built on the loop from the committed
+// state; a nil event (the Session is not there) is 404 unknown_session.
+func (a *API) callAt(ctx context.Context, key string, fp func() []byte, ev func(server.View, core.CallID) core.Event, receipt func(core.APIResult) Receipt) (Receipt, error) {
+	req := server.Request{EventAt: ev}
+	fingerprint := "" // only a call with a key stores and compares one
 	if key != "" {
+		sum := sha256.Sum256(fp())
+		fingerprint = hex.EncodeToString(sum[:])
 		req.IdempotencyKey = key
 		req.Answer = func(res core.APIResult) []byte {
 			sr := storedReceipt{Fingerprint: fingerprint, Status: http.StatusOK}
@@ -213,6 +221,9 @@ func (a *API) call(ctx context.Context, key string, fp []byte, ev func(core.Call
 	rep, err := a.s.Call(ctx, req)
 	if err != nil {
 		return Receipt{}, err
+	}
+	if rep.Skipped {
+		return Receipt{}, notFound(CodeUnknownSessionV1, "session_id", "no session")
 	}
 	if key == "" {
 		if rep.Result.Err != nil {
@@ -243,7 +254,7 @@ func messageFingerprint(in wire.MessageInput) []byte {
 
 // startTurn submits a Turn to the Session and records its creation time.
 func (a *API) startTurn(ctx context.Context, sid string, in wire.MessageInput, key string) (Receipt, error) {
-	r, err := a.call(ctx, key, messageFingerprint(in), func(c core.CallID) core.Event { return core.SubmitTurn{Call: c, Session: sid, Input: in} },
+	r, err := a.call(ctx, key, func() []byte { return messageFingerprint(in) }, func(c core.CallID) core.Event { return core.SubmitTurn{Call: c, Session: sid, Input: in} },
 		func(res core.APIResult) Receipt {
 			return Receipt{Type: InputMessage, Action: "turn_started", TurnID: res.TurnID, InputID: "0"}
 		})
@@ -259,10 +270,13 @@ func (a *API) noteTurn(ctx context.Context, sid, tid string) {
 	if _, ok := a.turnCreated(ctx, tid); ok {
 		return // a replayed submission
 	}
-	b, _ := json.Marshal(turnRecordJSON{Session: sid, CreatedAt: time.Now().Unix()})
+	at := time.Now().Unix()
+	b, _ := json.Marshal(turnRecordJSON{Session: sid, CreatedAt: at})
 	if err := a.res.PutResource(ctx, kindTurn, tid, b); err != nil {
 		a.log.Warn("turn creation time not recorded", "turn", tid, "err", err)
+		return
 	}
+	a.turnTimes.put(tid, at)
 }
 
 func (a *API) postSessionEvents(w http.ResponseWriter, r *http.Request) {
@@ -285,7 +299,13 @@ func (a *API) postSessionEvents(w http.ResponseWriter, r *http.Request) {
 	sid := r.PathValue("session")
 	var st sessionState
 	if err == nil {
-		st, err = a.sessionStateOnly(r.Context(), sid)
+		// A message reads the Session on the loop as it is delivered;
+		// other events read it here (an unknown Session is 404 first).
+		if checked[0].typ == InputMessage {
+			err = a.sessionLive(r.Context(), sid)
+		} else {
+			st, err = a.sessionStateOnly(r.Context(), sid)
+		}
 	}
 	if err != nil {
 		a.failV1Err(w, err)
@@ -299,7 +319,7 @@ func (a *API) postSessionEvents(w http.ResponseWriter, r *http.Request) {
 			k = fmt.Sprintf("POST %s %s #%d", r.URL.Path, key, i)
 		}
 		var fresh *sessionState // the first event reuses the state read above
-		if i == 0 {
+		if i == 0 && c.typ != InputMessage {
 			fresh = &st
 		}
 		rc, err := a.applyInput(r.Context(), sid, c, k, p.Events[i], fresh)
@@ -345,36 +365,17 @@ func (a *API) applyInput(ctx context.Context, sid string, c checkedInput, key st
 		}
 		return a.sessionStateOnly(ctx, sid)
 	}
-	fp, _ := json.Marshal(raw)
+	fp := func() []byte { b, _ := json.Marshal(raw); return b }
 	switch c.typ {
 	case InputMessage:
-		st, err := state()
-		if err != nil {
-			return Receipt{}, err
+		r, err := a.message(ctx, sid, c.message, key)
+		// Only a replayed steer is refused turn_terminal here: the first
+		// attempt of key found its Turn ended and started the next one
+		// under the derived key.
+		if key == "" || !turnTerminal(err) {
+			return r, err
 		}
-		if t, ok := st.active(); ok {
-			r, err := a.call(ctx, key, messageFingerprint(c.message), func(cl core.CallID) core.Event { return core.SteerInput{Call: cl, Turn: t.ID, Input: c.message} },
-				func(res core.APIResult) Receipt {
-					return Receipt{Type: InputMessage, Action: "steered", TurnID: t.ID, InputID: res.InputID}
-				})
-			// A Turn that ended since it was read took no input: the
-			// message starts the next Turn.
-			if !turnTerminal(err) {
-				return r, err
-			}
-		} else {
-			r, err := a.startTurn(ctx, sid, c.message, key)
-			// Only a replayed steer is refused turn_terminal here: the
-			// first attempt of key found its Turn ended and started the
-			// next one under the derived key.
-			if key == "" || !turnTerminal(err) {
-				return r, err
-			}
-		}
-		if key != "" {
-			key += " next"
-		}
-		return a.startTurn(ctx, sid, c.message, key)
+		return a.startTurn(ctx, sid, c.message, key+" next")
 	case InputCancel:
 		st, err := state()
 		if err != nil {
@@ -425,6 +426,47 @@ func (a *API) applyInput(ctx context.Context, sid string, c checkedInput, key st
 	return Receipt{}, fmt.Errorf("unhandled input %q", c.typ)
 }
 
+// message delivers a message event in one loop call: it steers into the
+// Session's unfinished Turn, or starts the next Turn when all are
+// finished (decided on the loop, from the committed state).
+func (a *API) message(ctx context.Context, sid string, in wire.MessageInput, key string) (Receipt, error) {
+	// A delete waits for this message: the Session is live until the
+	// message is delivered.
+	a.gone.gate.RLock()
+	defer a.gone.gate.RUnlock()
+	if err := a.sessionLive(ctx, sid); err != nil {
+		return Receipt{}, err
+	}
+	steered := "" // the Turn the message steered into
+	r, err := a.callAt(ctx, key, func() []byte { return messageFingerprint(in) }, func(v server.View, cl core.CallID) core.Event {
+		st, ok := a.readSession(v, sid, turnsOpen)
+		if !ok {
+			return nil
+		}
+		if t, ok := st.active(); ok {
+			steered = t.ID
+			return core.SteerInput{Call: cl, Turn: t.ID, Input: in}
+		}
+		return core.SubmitTurn{Call: cl, Session: sid, Input: in}
+	}, func(res core.APIResult) Receipt {
+		if steered != "" {
+			return Receipt{Type: InputMessage, Action: "steered", TurnID: steered, InputID: res.InputID}
+		}
+		return Receipt{Type: InputMessage, Action: "turn_started", TurnID: res.TurnID, InputID: "0"}
+	})
+	if err != nil {
+		var vb *v1Bad
+		if errors.As(err, &vb) && vb.code == CodeUnknownSessionV1 {
+			err = notFound(CodeUnknownSessionV1, "session_id", "no session %q", sid)
+		}
+		return r, err
+	}
+	if r.Action == "turn_started" {
+		a.noteTurn(ctx, sid, r.TurnID)
+	}
+	return r, nil
+}
+
 // turnTerminal reports a turn_terminal refusal, answered or replayed.
 func turnTerminal(err error) bool {
 	return errors.Is(err, core.ErrTurnTerminal) || isRefusal(err, CodeTurnTerminal)
@@ -461,6 +503,9 @@ func (a *API) sessionStateOnly(ctx context.Context, sid string) (sessionState, e
 	}
 	if !ok {
 		return st, notFound(CodeUnknownSessionV1, "session_id", "no session %q", sid)
+	}
+	if err := a.sessionLive(ctx, sid); err != nil {
+		return st, err
 	}
 	return st, nil
 }

@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
@@ -48,7 +47,12 @@ type streamCursor struct {
 }
 
 func (c streamCursor) String() string {
-	return fmt.Sprintf("%s:%d:%d:%d:%d", c.turn, c.p, c.e, c.i, c.t)
+	b := make([]byte, 0, len(c.turn)+16)
+	b = append(b, c.turn...)
+	for _, n := range [4]int{c.p, c.e, c.i, c.t} {
+		b = strconv.AppendInt(append(b, ':'), int64(n), 10)
+	}
+	return string(b)
 }
 
 func parseCursor(s string) (streamCursor, bool) {
@@ -72,8 +76,45 @@ func parseCursor(s string) (streamCursor, bool) {
 type sseEvent struct {
 	id   string
 	typ  string
-	data map[string]any
+	data eventData
 }
+
+// eventData is the data of every event type the stream sends: each type
+// sets its own members (the rest are left out). The members are in
+// alphabetical order, as the objects of the Agents API list them.
+type eventData struct {
+	ContentIndex *int            `json:"content_index,omitempty"`
+	Delta        *string         `json:"delta,omitempty"`
+	Error        *streamError    `json:"error,omitempty"`
+	EventID      string          `json:"event_id"`
+	Item         *ItemJSON       `json:"item,omitempty"`
+	ItemID       string          `json:"item_id,omitempty"`
+	OutputIndex  json.RawMessage `json:"output_index,omitempty"` // 0, or null for an item not yet placed
+	Session      *SessionObject  `json:"session,omitempty"`
+	SessionID    string          `json:"session_id,omitempty"`
+	Text         *string         `json:"text,omitempty"`
+	Turn         *TurnObject     `json:"turn,omitempty"`
+	TurnID       string          `json:"turn_id,omitempty"`
+	Type         string          `json:"type"`
+	Usage        json.RawMessage `json:"usage,omitempty"` // a terminal Turn's usage, or null
+}
+
+// streamError is the error of an engine error event.
+type streamError struct {
+	Code    string  `json:"code"`
+	Message string  `json:"message"`
+	Param   *string `json:"param"`
+	Type    string  `json:"type"`
+}
+
+var (
+	zeroIndex   = 0
+	outputFirst = json.RawMessage(`0`)
+	jsonNull    = json.RawMessage(`null`)
+)
+
+// sessionEvent is the data of an event carrying the Session.
+func sessionEvent(s SessionObject) eventData { return eventData{Session: &s} }
 
 // streamTurn is one Turn as the stream derives it.
 type streamTurn struct {
@@ -167,7 +208,11 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 	w.WriteHeader(http.StatusOK)
 	fl.Flush()
 	evs := first
-	created := map[string]int64{} // creation times of the Turns seen (read once)
+	var buf []byte // the events of one snapshot, written at once
+	// created are the creation times of the snapshot's Turns (each read
+	// once); lastActive is the latest of every Turn the stream saw.
+	created := map[string]int64{}
+	var lastActive int64
 	// The loop reads the Session after each commit (server.Watch) and
 	// hands the snapshot over: a newer one replaces one not yet taken, so
 	// a change costs no round trip through the loop's inbox.
@@ -177,10 +222,17 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 	wake := make(chan struct{}, 1)
 	wctx, stop := context.WithCancel(r.Context())
 	defer stop()
+	var marks []turnMark // what the last snapshot handed over was derived from (loop only)
+	handed := false
 	if err := a.s.Watch(wctx, func(v server.View) bool {
 		mu.Lock()
 		f := from
 		mu.Unlock()
+		var same bool
+		if marks, same = a.markStream(v, sid, f, marks); same && handed {
+			return true // a commit of another Session: nothing to derive
+		}
+		handed = true
 		snap, ok := a.readStream(v, sid, f)
 		mu.Lock()
 		latest = &streamRead{snap, ok}
@@ -195,16 +247,20 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 	}
 	for {
 		idle := false
+		buf = buf[:0]
 		for _, ev := range evs {
-			ev.data["event_id"], ev.data["type"] = ev.id, ev.typ
-			b, err := json.Marshal(ev.data)
+			ev.data.EventID, ev.data.Type = ev.id, ev.typ
+			b, err := json.Marshal(&ev.data)
 			if err != nil {
 				continue
 			}
-			fmt.Fprintf(w, "id: %s\nevent: %s\ndata: %s\n\n", ev.id, ev.typ, b)
+			buf = append(append(append(append(append(append(append(buf, "id: "...), ev.id...), "\nevent: "...), ev.typ...), "\ndata: "...), b...), "\n\n"...)
 			idle = idle || ev.typ == EvSessionIdle
 		}
-		if len(evs) > 0 {
+		if len(buf) > 0 {
+			if _, err := w.Write(buf); err != nil {
+				return
+			}
 			fl.Flush()
 		}
 		if idle && stopAtIdle {
@@ -234,16 +290,56 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 		}
 		for _, t := range snap.turns {
 			if _, ok := created[t.rec.ID]; !ok {
-				created[t.rec.ID], _ = a.turnCreated(r.Context(), t.rec.ID)
+				at, _ := a.turnCreated(r.Context(), t.rec.ID)
+				created[t.rec.ID], lastActive = at, max(lastActive, at)
 			}
 		}
-		snap.state.created = created
+		if len(created) > len(snap.turns) {
+			// Forget the Turns the loop no longer reads (the cursor moved
+			// past them): the map stays as small as the snapshot.
+			for tid := range created {
+				if !slices.ContainsFunc(snap.turns, func(t streamTurn) bool { return t.rec.ID == tid }) {
+					delete(created, tid)
+				}
+			}
+		}
+		snap.state.lastActive = lastActive
 		evs = derive(sid, srec, snap, &cur, fresh, func(tid string) int64 { return created[tid] })
 		fresh = false
 		mu.Lock()
 		from = cur.turn
 		mu.Unlock()
 	}
+}
+
+// turnMark is what derive reads of one Turn to decide which events are
+// due: its state, whether a Run started, its run events and its
+// interactions (an interaction's later status changes emit nothing).
+type turnMark struct {
+	id           string
+	state        core.TurnState
+	started      bool
+	events       uint64
+	interactions int
+}
+
+// markStream reads the marks of the Session's Turns from Turn from on
+// into prev's storage; same: they equal prev (nothing due changed).
+func (a *API) markStream(v server.View, sid, from string, prev []turnMark) ([]turnMark, bool) {
+	idx := a.idx.of(v, sid)
+	ids := idx.ids[idx.pos[from]:]
+	same := len(prev) == len(ids)
+	out := prev[:0]
+	for i, id := range ids {
+		rec, ok := v.Backend().Turn(id)
+		if !ok {
+			continue
+		}
+		m := turnMark{id: id, state: rec.State, started: rec.RunID != "", events: rec.EventCount, interactions: len(rec.Interactions)}
+		same = same && i < len(prev) && prev[i] == m
+		out = append(out, m)
+	}
+	return out, same && len(out) == len(ids)
 }
 
 // streamRead is one snapshot the loop handed to a stream; ok is false
@@ -260,7 +356,7 @@ type streamRead struct {
 // cursor's Turn has sent nothing yet (its creation is due).
 func derive(sid string, srec sessionRecord, snap streamSnapshot, cur *streamCursor, fresh bool, created func(string) int64) []sseEvent {
 	var out []sseEvent
-	emit := func(typ string, data map[string]any) {
+	emit := func(typ string, data eventData) {
 		out = append(out, sseEvent{id: cur.String(), typ: typ, data: data})
 	}
 	for k, t := range snap.turns {
@@ -272,16 +368,17 @@ func derive(sid string, srec sessionRecord, snap streamSnapshot, cur *streamCurs
 			*cur = streamCursor{turn: rec.ID}
 			fresh = true
 		}
-		turnEv := func(typ string) map[string]any {
-			return map[string]any{"session_id": sid, "turn_id": rec.ID, "turn": turnObject(rec, t.view, srec, created(rec.ID))}
+		turnEv := func() eventData {
+			to := turnObject(rec, t.view, srec, created(rec.ID))
+			return eventData{SessionID: sid, TurnID: rec.ID, Turn: &to}
 		}
 		if fresh {
-			emit(EvTurnCreated, turnEv(EvTurnCreated))
+			emit(EvTurnCreated, turnEv())
 			fresh = false
 		}
 		if cur.p == 0 && (rec.State == core.TurnRunning || (rec.State.Terminal() && rec.RunID != "") || len(t.events) > 0) {
 			cur.p = 1
-			emit(EvTurnInProgress, turnEv(EvTurnInProgress))
+			emit(EvTurnInProgress, turnEv())
 		}
 		for _, ev := range t.events {
 			if int(ev.Seq) <= cur.e {
@@ -302,8 +399,8 @@ func derive(sid string, srec sessionRecord, snap streamSnapshot, cur *streamCurs
 			if cur.i == 2*n {
 				cur.i++
 				if ix.Kind == core.InteractionFunction {
-					emit(EvItemAdded, map[string]any{"session_id": sid, "turn_id": rec.ID, "output_index": nil,
-						"item": ItemJSON{ID: rec.ID + "_call_" + ix.ID, Type: "function_call", TurnID: rec.ID, Status: "in_progress",
+					emit(EvItemAdded, eventData{SessionID: sid, TurnID: rec.ID, OutputIndex: jsonNull,
+						Item: &ItemJSON{ID: rec.ID + "_call_" + ix.ID, Type: "function_call", TurnID: rec.ID, Status: "in_progress",
 							CallID: ix.ID, Name: ix.Name, Arguments: rawOr(ix.Arguments, `{}`)}})
 				}
 			}
@@ -311,7 +408,7 @@ func derive(sid string, srec sessionRecord, snap streamSnapshot, cur *streamCurs
 				cur.i++
 				pending := ix.Status == core.InteractionPending || ix.Status == core.InteractionRefused
 				if pending && !rec.State.Terminal() {
-					emit(EvRequiresAction, map[string]any{"session": sessionObject(sid, srec, snap.state)})
+					emit(EvRequiresAction, sessionEvent(sessionObject(sid, srec, snap.state)))
 				}
 			}
 		}
@@ -322,29 +419,32 @@ func derive(sid string, srec sessionRecord, snap streamSnapshot, cur *streamCurs
 		if cur.t == 0 {
 			cur.t = 1
 			if final {
-				emit(EvOutputTextDone, map[string]any{"session_id": sid, "turn_id": rec.ID, "item_id": messageID(rec.ID),
-					"output_index": 0, "content_index": 0, "text": text})
+				emit(EvOutputTextDone, eventData{SessionID: sid, TurnID: rec.ID, ItemID: messageID(rec.ID),
+					OutputIndex: outputFirst, ContentIndex: &zeroIndex, Text: &text})
 			}
 		}
 		if cur.t == 1 {
 			cur.t = 2
 			if final && !hasOutputMessages(t.events) {
-				emit(EvItemDone, map[string]any{"session_id": sid, "turn_id": rec.ID, "output_index": 0,
-					"item": assistantItem(rec.ID, messageID(rec.ID), text, "completed", "")})
+				item := assistantItem(rec.ID, messageID(rec.ID), text, "completed", "")
+				emit(EvItemDone, eventData{SessionID: sid, TurnID: rec.ID, OutputIndex: outputFirst, Item: &item})
 			}
 		}
 		if cur.t == 2 {
 			cur.t = 3
 			typ := map[core.TurnState]string{core.TurnCompleted: EvTurnCompleted, core.TurnFailed: EvTurnFailed,
 				core.TurnCancelled: EvTurnCancelled}[rec.State]
-			d := turnEv(typ)
-			d["usage"] = usageJSON(rec.Usage)
+			d := turnEv()
+			d.Usage = jsonNull
+			if u := usageJSON(rec.Usage); u != nil {
+				d.Usage, _ = json.Marshal(u)
+			}
 			emit(typ, d)
 		}
 		if cur.t == 3 {
 			cur.t = 4
 			if _, busy := snap.state.active(); !busy && k == len(snap.turns)-1 {
-				emit(EvSessionIdle, map[string]any{"session": sessionObject(sid, srec, snap.state)})
+				emit(EvSessionIdle, sessionEvent(sessionObject(sid, srec, snap.state)))
 			}
 		}
 	}
@@ -355,30 +455,29 @@ func derive(sid string, srec sessionRecord, snap streamSnapshot, cur *streamCurs
 // output message an item done, an engine error an error event; thinking,
 // tool observations, usage and done add nothing of their own (done's
 // content is the final output_text.done).
-func runEvent(sid, tid string, ev core.RunEvent) (string, map[string]any, bool) {
+func runEvent(sid, tid string, ev core.RunEvent) (string, eventData, bool) {
 	switch p := ev.Payload.(type) {
 	case wire.Delta:
 		id := p.ItemID
 		if id == "" {
 			id = messageID(tid)
 		}
-		return EvOutputTextDelta, map[string]any{"session_id": sid, "turn_id": tid, "item_id": id, "output_index": 0,
-			"content_index": 0, "delta": p.Delta}, true
+		return EvOutputTextDelta, eventData{SessionID: sid, TurnID: tid, ItemID: id, OutputIndex: outputFirst,
+			ContentIndex: &zeroIndex, Delta: &p.Delta}, true
 	case wire.OutputMessage:
 		if p.Text == nil {
-			return "", nil, false
+			return "", eventData{}, false
 		}
-		return EvItemDone, map[string]any{"session_id": sid, "turn_id": tid, "output_index": 0,
-			"item": assistantItem(tid, p.ID, *p.Text, p.Status, p.Phase)}, true
+		item := assistantItem(tid, p.ID, *p.Text, p.Status, p.Phase)
+		return EvItemDone, eventData{SessionID: sid, TurnID: tid, OutputIndex: outputFirst, Item: &item}, true
 	case wire.RunError:
 		code := p.Code
 		if code == "" {
 			code = "engine_error"
 		}
-		return EvError, map[string]any{"session_id": sid, "error": map[string]any{"type": "engine_error", "code": code,
-			"message": p.Error, "param": nil}}, true
+		return EvError, eventData{SessionID: sid, Error: &streamError{Type: "engine_error", Code: code, Message: p.Error}}, true
 	}
-	return "", nil, false
+	return "", eventData{}, false
 }
 
 // hasOutputMessages: the Runtime reported its messages itself.

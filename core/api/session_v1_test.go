@@ -170,7 +170,11 @@ func TestSessionsCreateRetrieveUpdateListDelete(t *testing.T) {
 	st, got = e.v1("GET", "/v1/agents/sessions?after=s-999", "")
 	expectV1(t, "bad cursor", st, got, 400, api.TypeInvalidRequest, api.CodeBadCursor)
 	st, got = e.v1("DELETE", "/v1/agents/sessions/"+s.ID, "")
-	expectV1(t, "delete", st, got, 400, api.TypeInvalidRequest, api.CodeNotSupported)
+	if st != 200 || !strings.Contains(got, `"object":"agent.session.deleted","deleted":true`) {
+		t.Fatalf("delete: %d %s", st, got)
+	}
+	st, got = e.v1("GET", "/v1/agents/sessions/"+s.ID, "")
+	expectV1(t, "retrieve deleted", st, got, 404, api.TypeInvalidRequest, api.CodeUnknownSession)
 	for _, m := range []string{"GET", "DELETE"} {
 		st, got = e.v1(m, "/v1/agents/sessions/s-999", "")
 		expectV1(t, m+" unknown", st, got, 404, api.TypeInvalidRequest, api.CodeUnknownSession)

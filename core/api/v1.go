@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -179,17 +180,40 @@ func unknownFieldParam(br *badRequest) string {
 // readV1 reads a /v1 body of at most V1BodyBytesMax bytes and decodes it
 // strictly into v (an empty body is an empty object when allowEmpty).
 func readV1(w http.ResponseWriter, r *http.Request, v any, allowEmpty bool) ([]byte, error) {
-	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, V1BodyBytesMax))
+	var b []byte
+	if n := r.ContentLength; n > 0 && n <= V1BodyBytesMax {
+		// The declared size and room to see the end, up to 64 KiB: a
+		// larger body grows the buffer as it arrives.
+		b = make([]byte, 0, min(n, 64<<10)+1)
+	}
+	b, err := readAll(b, http.MaxBytesReader(w, r.Body, V1BodyBytesMax))
 	if err != nil {
 		return nil, bodyError(err, V1BodyBytesMax)
 	}
-	if len(strings.TrimSpace(string(b))) == 0 && allowEmpty {
+	if len(bytes.TrimSpace(b)) == 0 && allowEmpty {
 		b = []byte(`{}`)
 	}
 	if err := decodeStrict(b, v); err != nil {
 		return nil, err
 	}
 	return b, nil
+}
+
+// readAll appends what r holds to b until EOF.
+func readAll(b []byte, r io.Reader) ([]byte, error) {
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
 }
 
 type keyIDKey struct{}

@@ -11,6 +11,11 @@ import (
 type Request struct {
 	// Event builds the API event with the call ID the server minted.
 	Event func(core.CallID) core.Event
+	// EventAt, when set, replaces Event: it builds the event on the loop
+	// from the committed state v shows, so a caller that decides which
+	// event to send from that state needs no Query before. A nil event
+	// runs nothing: the Reply is Skipped.
+	EventAt func(v View, call core.CallID) core.Event
 	// IdempotencyKey, when set, makes the call durable-idempotent: the
 	// answer Answer renders is stored in the same commit as the call's
 	// writes, and a later call with the same key gets it back without
@@ -20,11 +25,13 @@ type Request struct {
 }
 
 // Reply is a call's outcome. Replayed: Stored is the answer of an earlier
-// call with the same key and Result is empty.
+// call with the same key and Result is empty. Skipped: EventAt built no
+// event, nothing ran and Result is empty.
 type Reply struct {
 	Result   core.APIResult
 	Stored   []byte
 	Replayed bool
+	Skipped  bool
 }
 
 func (s *Server) mintCall(prefix string) core.CallID {
@@ -44,8 +51,18 @@ func (s *Server) Call(ctx context.Context, req Request) (Reply, error) {
 				return func() { close(done) }
 			}
 		}
+		var ev core.Event
+		if req.EventAt != nil {
+			ev = req.EventAt(View{s}, call)
+		} else {
+			ev = req.Event(call)
+		}
+		if ev == nil {
+			rep.Skipped = true
+			return func() { close(done) }
+		}
 		s.calls[call] = ch
-		for _, e := range s.step(req.Event(call)) {
+		for _, e := range s.step(ev) {
 			if r, ok := e.(core.APIResult); ok && r.Call == call && req.IdempotencyKey != "" && req.Answer != nil {
 				rep.Stored = req.Answer(r)
 				s.putIdempotent(req.IdempotencyKey, rep.Stored)
@@ -61,7 +78,7 @@ func (s *Server) Call(ctx context.Context, req Request) (Reply, error) {
 	case <-s.stop:
 		return Reply{}, ErrStopped
 	}
-	if rep.Replayed {
+	if rep.Replayed || rep.Skipped {
 		return rep, nil
 	}
 	select {
