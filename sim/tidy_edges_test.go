@@ -126,6 +126,8 @@ var shellLibs = []struct {
 		"the WebSocket library belongs to the Runtime gateway (and its scripted peer) and the daemon transport"},
 	{"github.com/prometheus/client_golang", []string{"core/server", "cmd"},
 		"metrics are collected by Core's server loop and served by the command"},
+	{"go.opentelemetry.io", []string{"core/server", "daemon/runner", "cmd"},
+		"traces are recorded by Core's server loop and the daemon's runner loop, and exported by the command"},
 	{"github.com/jackc/pgx", []string{"core/store/pgstore"},
 		"only core/store/pgstore (and its test helper pgtest) talks to PostgreSQL: the driver stays behind core.Store"},
 }

@@ -65,6 +65,7 @@ type coreFlags struct {
 	bodyReadTimeout                              time.Duration
 	connsPerAddr                                 int
 	policy                                       *engine.Policy // nil: the built-in catalog
+	tracing                                      tracingFlags
 }
 
 // envDefault returns the environment variable's value, or def.
@@ -145,6 +146,7 @@ func (sh *shell) cmdCore(args []string) int {
 		"open connections allowed per remote IP; more are closed at accept (TURNSTILE_CONNS_PER_ADDR)")
 	kinds := fs.String("qualify-kinds", envDefault("TURNSTILE_QUALIFY_KINDS", ""),
 		"comma-separated Harness kinds qualified, besides the built-in synthetic and codex profiles, with an open profile (conformance runs: contract) (TURNSTILE_QUALIFY_KINDS)")
+	f.tracing.register(fs)
 	if code, ok := sh.parse(fs, args); !ok {
 		return code
 	}
@@ -180,6 +182,9 @@ func (sh *shell) cmdCore(args []string) int {
 		}
 	}
 	if err := checkStoreFlags(f); err != nil {
+		return sh.usageError("core", err)
+	}
+	if err := f.tracing.check(); err != nil {
 		return sh.usageError("core", err)
 	}
 	red := &redactor{exact: []string{token}}
@@ -220,13 +225,18 @@ func runCore(ctx context.Context, f *coreFlags, token string, log *slog.Logger) 
 		log.Warn("store created: -data held no store, Core starts empty", "path", storeLabel(f, st))
 	}
 	defer st.Close()
+	tracer, stopTracing, err := f.tracing.start(ctx, "turnstile-core")
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// A Vault credential an MCP server references reaches the Runtime only
 	// on the wire: the Session record keeps its ID.
 	vaults := api.NewVaults(st, f.vaultKey)
 	srv, err := server.New(st, server.Options{Logger: log, Metrics: server.NewMetrics(reg), Config: core.Config{Policy: f.policy},
-		PrepareFrame: vaults.FrameSecrets,
+		PrepareFrame: vaults.FrameSecrets, Tracer: tracer,
 		Fatal: func(err error) {
 			log.Error("store commit failed; stopping (the next start recovers)", "err", err)
 			os.Exit(exitFail)

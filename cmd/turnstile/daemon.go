@@ -51,6 +51,7 @@ type daemonFlags struct {
 	claudeBin, claudeHome                                       string
 	acpCmd, acpHome                                             string
 	prepareWorkspace, state                                     string // runtime_prepare installation roots
+	tracing                                                     tracingFlags
 }
 
 // daemonEnv is the TURNSTILE_* environment value of name, or def.
@@ -92,6 +93,7 @@ func (sh *shell) daemonFlagSet() (*flag.FlagSet, *daemonFlags) {
 	fs.StringVar(&f.state, "state-dir", daemonEnv("TURNSTILE_STATE_DIR", ""),
 		"directory for transfer staging (and, with -prepare-workspace, installed capabilities) (TURNSTILE_STATE_DIR; default: <prepare-workspace or workspaces>/.turnstile)")
 	fs.StringVar(&f.logLevel, "log-level", daemonEnv("TURNSTILE_LOG_LEVEL", "info"), "debug, info, warn or error (TURNSTILE_LOG_LEVEL)")
+	f.tracing.register(fs)
 	return fs, f
 }
 
@@ -147,6 +149,12 @@ func (sh *shell) cmdDaemon(args []string) int {
 		}
 		setup.conform.ctl.SetWorkspaces(f.workspaces)
 	}
+	tracer, stopTracing, err := f.tracing.start(context.Background(), "turnstile-daemon")
+	if err != nil {
+		fmt.Fprintf(sh.stderr, "turnstile daemon: refusing to start: %v\n", err)
+		return exitUsage
+	}
+	defer stopTracing()
 	d := runner.New(withWorkspaces(runner.Config{
 		Machine:   dmachine.Config{Kinds: setup.kinds, DaemonVersion: version},
 		Executors: executors,
@@ -154,6 +162,7 @@ func (sh *shell) cmdDaemon(args []string) int {
 		Rand:      rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
 		Log:       log,
 		Installer: daemonInstaller(f),
+		Tracer:    tracer,
 	}, f.workspaces))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -198,6 +207,9 @@ func prepareDaemon(f *daemonFlags, diag io.Writer) (*daemonSetup, error) {
 	}
 	level, err := parseDaemonLevel(f.logLevel)
 	if err != nil {
+		return nil, err
+	}
+	if err := f.tracing.check(); err != nil {
 		return nil, err
 	}
 	if err := codex.CheckApprovals(f.codexApprovals); err != nil {

@@ -55,6 +55,10 @@ func (s *Server) send(e core.Send) {
 			return
 		}
 	}
+	f, span := s.tracing.sending(e.Conn, c.device, f)
+	if span != nil {
+		defer span.End()
+	}
 	b, err := wire.Encode(f)
 	if err != nil {
 		s.log.Error("core frame does not encode", "conn", uint64(e.Conn), "type", e.Frame.Type(), "err", err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/benbjohnson/clock"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/wire"
@@ -67,6 +68,11 @@ type Options struct {
 	// frame that does not encode; its text is logged, so it must name no
 	// secret.
 	PrepareFrame func(wire.Frame) (wire.Frame, error)
+	// Tracer, when set, records OpenTelemetry spans per Turn, per
+	// preparation and per frame sent or received, and stamps outgoing
+	// frames with their send span's traceparent (tracing.go). Nil: no
+	// spans and no trace field, at no cost.
+	Tracer trace.Tracer
 }
 
 // ErrStopped is returned to callers once the loop has stopped.
@@ -99,6 +105,7 @@ type Server struct {
 	idem    map[string][]byte // idempotency answers put in this batch
 	stepped bool              // the batch stepped the machine
 	watches []func(View) bool // Watch functions, in registration order
+	tracing *tracing          // nil unless Options.Tracer is set
 
 	changedMu sync.Mutex
 	changed   chan struct{} // closed after the next commit of a stepped batch
@@ -159,6 +166,7 @@ func New(back Backend, opt Options) (*Server, error) {
 		inbox: make(chan item, opt.InboxMax), stop: make(chan struct{}),
 		conns: map[core.ConnID]*connState{}, timers: map[core.TimerID]*clock.Timer{},
 		calls: map[core.CallID]chan<- core.APIResult{}, subs: map[core.CallID]*Subscription{},
+		tracing: newTracing(opt.Tracer),
 	}
 	if opt.Fatal == nil {
 		s.opt.Fatal = func(err error) {
@@ -345,6 +353,7 @@ func (s *Server) batch(first item) {
 	for _, p := range posts {
 		p()
 	}
+	s.tracing.settle(s.back)
 	// The next batch reuses the slices (emptied, so they hold nothing).
 	if s.effects == nil && s.posts == nil {
 		clear(effects)
@@ -365,6 +374,10 @@ func (s *Server) step(ev core.Event) []core.Effect {
 	s.stepped = true
 	effs := s.m.Step(s.clk.Now(), ev)
 	s.effects = append(s.effects, effs...)
+	s.tracing.stepped(ev, effs)
+	if c, ok := ev.(core.ConnClosed); ok {
+		s.tracing.closed(c.Conn, c.Reason)
+	}
 	return effs
 }
 
@@ -382,6 +395,8 @@ func (s *Server) shutdown() error {
 		delete(s.timers, id)
 	}
 	err := s.back.Commit()
+	s.tracing.settle(s.back)
+	s.tracing.stopped()
 	s.effects = nil
 	for call, ch := range s.calls {
 		ch <- core.APIResult{Call: call, Err: ErrStopped}

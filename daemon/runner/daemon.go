@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/benbjohnson/clock"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/turnstile-sim/turnstile/daemon"
 	"github.com/turnstile-sim/turnstile/daemon/transport"
@@ -49,6 +50,11 @@ type Config struct {
 	Installer *Installer
 	// OnReport, when set, sees every shutdown report as it is emitted.
 	OnReport func(daemon.Report)
+	// Tracer, when set, records OpenTelemetry spans per frame, per
+	// preparation and per Turn, continuing the trace Core's frames carry
+	// and stamping the frames sent with their send span (tracing.go).
+	// Nil: no spans and no trace field, at no cost.
+	Tracer trace.Tracer
 }
 
 // Result is how a Daemon ended.

@@ -13,18 +13,22 @@ func (l *loop) apply(ef daemon.Effect) {
 		if c == nil {
 			return // that connection is gone: dropped, never redirected
 		}
-		b, err := wire.Encode(e.Frame)
+		f, span := l.trace.sending(e.Gen, e.Frame)
+		b, err := wire.Encode(f)
 		if err != nil {
 			l.d.log.Error("machine frame does not encode; not sent", "frame", daemon.DescribeFrame(e.Frame), "err", err.Error())
+			l.trace.sent(f, span)
 			return
 		}
 		c.Send(b, e.Budget)
+		l.trace.sent(f, span)
 	case daemon.CloseTransport:
 		if c := l.conns[e.Gen]; c != nil {
 			c.Close(e.Reason)
 			delete(l.conns, e.Gen)
 		}
 		l.queue = append(l.queue, daemon.Disconnected{Gen: e.Gen})
+		l.trace.disconnected(e.Gen)
 	case daemon.SetTimer:
 		l.setTimer(e)
 	case daemon.CancelTimer:

@@ -17,6 +17,7 @@ type loop struct {
 	d      *Daemon
 	m      *daemon.Machine
 	native *Native
+	trace  *tracing // nil unless Config.Tracer is set
 	conns  map[uint64]*transport.Conn
 	timers map[daemon.TimerID]*timerArm
 	queue  []daemon.Event
@@ -38,7 +39,8 @@ type timerArm struct {
 }
 
 func newLoop(d *Daemon, m *daemon.Machine) *loop {
-	return &loop{d: d, m: m, conns: map[uint64]*transport.Conn{}, timers: map[daemon.TimerID]*timerArm{}}
+	return &loop{d: d, m: m, trace: newTracing(d.cfg.Tracer), conns: map[uint64]*transport.Conn{},
+		timers: map[daemon.TimerID]*timerArm{}}
 }
 
 func (l *loop) run(ctx context.Context, b transport.Bootstrap) (Result, error) {
@@ -71,6 +73,7 @@ func (l *loop) run(ctx context.Context, b transport.Bootstrap) (Result, error) {
 		}
 	}
 	l.stop(cancelLink, &linkWG, cancelNative)
+	l.trace.stopped()
 	if hard != nil {
 		return Result{}, hard
 	}
@@ -125,6 +128,7 @@ func (l *loop) handle(v any) {
 	case connDown:
 		delete(l.conns, e.gen)
 		l.feed(daemon.Disconnected{Gen: e.gen})
+		l.trace.disconnected(e.gen)
 	case linkEnded:
 		if e.err != nil && !l.finished {
 			l.permanent = e.err
@@ -149,6 +153,9 @@ func (l *loop) handle(v any) {
 		if f, ok := e.(daemon.FrameReceived); ok {
 			if _, ok := f.Frame.Payload.(wire.DeviceShutdown); ok && l.reason == "" {
 				l.reason = "device_shutdown from Core"
+			}
+			if span := l.trace.received(f.Gen, f.Frame); span != nil {
+				defer span.End()
 			}
 		}
 		l.feed(e)
