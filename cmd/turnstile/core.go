@@ -168,6 +168,9 @@ func (sh *shell) cmdCore(args []string) int {
 	if f.connsPerAddr < 1 {
 		return sh.usageError("core", ErrConnsPerAddr)
 	}
+	if err := f.tracing.check(); err != nil {
+		return sh.usageError("core", err)
+	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
 		return sh.usageError("core", ErrLogLevel)
@@ -182,9 +185,6 @@ func (sh *shell) cmdCore(args []string) int {
 		}
 	}
 	if err := checkStoreFlags(f); err != nil {
-		return sh.usageError("core", err)
-	}
-	if err := f.tracing.check(); err != nil {
 		return sh.usageError("core", err)
 	}
 	red := &redactor{exact: []string{token}}

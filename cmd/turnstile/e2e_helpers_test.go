@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/turnstile-sim/turnstile/adapters/agent"
 	"github.com/turnstile-sim/turnstile/adapters/synthetic"
 	"github.com/turnstile-sim/turnstile/core"
@@ -59,6 +61,7 @@ type stack struct {
 	decls   []agent.Declaration // the daemon's kinds (nil: the synthetic Harness h)
 	wsDir   string              // the daemon's workspaces directory ("": none)
 	policy  *engine.Policy      // Core's qualification (nil: the built-in catalog)
+	tracing stackTracing        // tracers and Vault key (zero: none)
 }
 
 type daemonEnd struct {
@@ -75,6 +78,16 @@ type stackOptions struct {
 	// policy is the one qualification Core's API admission, device
 	// selection and final dispatch read (nil: the built-in catalog).
 	policy *engine.Policy
+	// tracing gives Core and the daemon tracers, and Core a Vault key.
+	tracing stackTracing
+}
+
+// stackTracing is what a tracing test sets on a stack: Core's and the
+// daemon's tracers, and a Vault key (Core's /v1 objects then live in the
+// SQLite store and its frames get their Vault secrets).
+type stackTracing struct {
+	core, daemon trace.Tracer
+	vaultKey     *api.VaultKey
 }
 
 // newStack starts Core and a daemon and waits until Core has the device's
@@ -82,7 +95,7 @@ type stackOptions struct {
 func newStack(t *testing.T, o stackOptions) *stack {
 	t.Helper()
 	s := &stack{t: t, net: transporttest.NewNetwork(), h: synthetic.New(), res: make(chan daemonEnd, 1), logs: &lockedBuffer{},
-		decls: o.decls, wsDir: o.workspaces, policy: o.policy}
+		decls: o.decls, wsDir: o.workspaces, policy: o.policy, tracing: o.tracing}
 	s.client = s.net.HTTPClient()
 	s.link = s.net.Group()
 	s.dclient = s.link.HTTPClient()
@@ -109,7 +122,13 @@ func (s *stack) startCore(dir string) {
 		}
 	}
 	log := slog.New(slog.NewTextHandler(s.logs, nil))
-	s.srv, err = server.New(back, server.Options{Config: core.Config{Policy: s.policy}, Logger: log, RevocationPoll: time.Second})
+	opt := server.Options{Config: core.Config{Policy: s.policy}, Logger: log, RevocationPoll: time.Second, Tracer: s.tracing.core}
+	apiOpt := api.Options{OperatorToken: e2eToken, Logger: log, Keys: api.StaticKey("e2e", e2eToken)}
+	if k := s.tracing.vaultKey; k != nil {
+		opt.PrepareFrame = api.NewVaults(st, k).FrameSecrets
+		apiOpt.Resources, apiOpt.VaultKey = st, k
+	}
+	s.srv, err = server.New(back, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +136,7 @@ func (s *stack) startCore(dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := api.New(s.srv, api.Options{OperatorToken: e2eToken, Logger: log, Keys: api.StaticKey("e2e", e2eToken)})
+	a, err := api.New(s.srv, apiOpt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,6 +168,7 @@ func (s *stack) startDaemon(version string) {
 		Policy: transport.Policy{Base: 500 * time.Millisecond, Max: 2 * time.Second},
 		Rand:   rand.New(rand.NewPCG(11, 12)),
 		Log:    newDaemonLogger(s.logs, slog.LevelDebug, e2eCredential),
+		Tracer: s.tracing.daemon,
 	}, s.wsDir))
 	go func() {
 		r, err := s.d.Run(context.Background())

@@ -146,7 +146,7 @@ func (s *Server) stepInbound(id core.ConnID, fr inboundFrame) {
 	if fr.hb != nil {
 		s.noteHeartbeat(id, *fr.hb)
 	}
-	if f, ok := fr.ev.(core.FrameReceived); ok && s.tracing != nil {
+	if f, ok := fr.ev.(core.FrameReceived); s.tracing != nil && ok {
 		if span := s.tracing.received(id, s.deviceOf(id), f.Frame); span != nil {
 			defer span.End()
 		}

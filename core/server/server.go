@@ -374,9 +374,11 @@ func (s *Server) step(ev core.Event) []core.Effect {
 	s.stepped = true
 	effs := s.m.Step(s.clk.Now(), ev)
 	s.effects = append(s.effects, effs...)
-	s.tracing.stepped(ev, effs)
-	if c, ok := ev.(core.ConnClosed); ok {
-		s.tracing.closed(c.Conn, c.Reason)
+	if s.tracing != nil {
+		s.tracing.stepped(ev, effs)
+		if c, ok := ev.(core.ConnClosed); ok {
+			s.tracing.closed(c.Conn, c.Reason)
+		}
 	}
 	return effs
 }

@@ -1,0 +1,70 @@
+package runner
+
+import (
+	"context"
+	"testing"
+
+	"go.opentelemetry.io/otel/codes"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/turnstile-sim/turnstile/daemon"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// TestTraceFieldMalformedStartsARootSpan: a frame from Core whose `trace`
+// is not a usable traceparent decodes (it is never a reason to refuse
+// it) and its receive span, and the Turn span under it, start a new
+// trace; a valid one is continued.
+func TestTraceFieldMalformedStartsARootSpan(t *testing.T) {
+	const valid = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	defer tp.Shutdown(context.Background())
+	tr := newTracing(tp.Tracer("test"))
+	enc, err := wire.Encode(wire.Frame{ID: "p-1", Payload: wire.ExecutionStart{ExecutorID: "e", Handle: "h", RunID: "t-1", Input: wire.TextInput("hi")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := string(enc[:len(enc)-1]) + `,"trace":`
+	for _, bad := range []string{`"garbage"`, `7`, `null`, `"00-4BF92F3577B34DA6A3CE929D0E0E4736-00F067AA0BA902B7-01"`,
+		`"00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01"`} {
+		exp.Reset()
+		ev := decode(1, []byte(start+bad+`}`))
+		f, ok := ev.(daemon.FrameReceived)
+		if !ok {
+			t.Fatalf("trace %s: decoded as %T %+v, want a frame", bad, ev, ev)
+		}
+		tr.received(f.Gen, f.Frame).End()
+		tr.sent(wire.Frame{ID: "t-1", Payload: wire.Done{}}, tr.sendingSpan(f.Gen, wire.Frame{ID: "t-1", Payload: wire.Done{}}))
+		spans := exp.GetSpans()
+		if len(spans) != 3 {
+			t.Fatalf("trace %s: %d spans, want receive, Turn and send", bad, len(spans))
+		}
+		for _, sp := range spans {
+			if sp.Status.Code == codes.Error {
+				t.Errorf("trace %s: span %q has an error status", bad, sp.Name)
+			}
+			if sp.SpanContext.TraceID() != spans[0].SpanContext.TraceID() {
+				t.Errorf("trace %s: span %q in another trace", bad, sp.Name)
+			}
+		}
+		if recv := spans[0]; recv.Name != SpanRecvPrefix+wire.TypeExecutionStart || recv.Parent.IsValid() {
+			t.Fatalf("trace %s: first span %q parent %v, want a root receive span", bad, recv.Name, recv.Parent)
+		}
+	}
+	exp.Reset()
+	f := decode(2, []byte(start+`"`+valid+`"}`)).(daemon.FrameReceived)
+	tr.received(f.Gen, f.Frame).End()
+	if sp := exp.GetSpans(); len(sp) != 1 || !sp[0].Parent.IsRemote() || sp[0].Parent.TraceID().String() != valid[3:35] {
+		t.Fatalf("a valid traceparent is not continued: %+v", sp)
+	}
+	tr.stopped()
+}
+
+// sendingSpan is sending without the stamped frame.
+func (t *tracing) sendingSpan(gen uint64, f wire.Frame) trace.Span {
+	_, span := t.sending(gen, f)
+	return span
+}
