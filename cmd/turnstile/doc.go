@@ -37,4 +37,12 @@
 // core/api, daemon/runner, daemon/transport) and adapters. Every protocol
 // decision stays in the machines; see ARCHITECTURE.md at the repository
 // root.
+//
+// Traces: `turnstile core` and `turnstile daemon` export OpenTelemetry
+// spans (see core/server and daemon/runner) over OTLP/HTTP when
+// -otlp-endpoint (TURNSTILE_OTLP_ENDPOINT; a collector base URL, to which
+// /v1/traces is appended) or the SDK's OTEL_EXPORTER_OTLP_ENDPOINT or
+// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set, as service turnstile-core or
+// turnstile-daemon (OTEL_RESOURCE_ATTRIBUTES and the other OTEL_* variables
+// of the SDK apply); otherwise they record nothing (tracing.go).
 package main

@@ -38,4 +38,26 @@
 // later Call with that key gets it back without reaching the machine.
 // Subscribe opens a SubscribeDurable subscription. Query runs a function on
 // the loop with read access to the machine and the backend.
+//
+// # Traces
+//
+// With Options.Tracer set, the loop records OpenTelemetry spans from
+// outside the machine, which never sees them (tracing.go): a Turn span
+// (SpanTurn) from the SubmitTurn the machine accepted to the commit that
+// made the Turn terminal, with its state and error code; a preparation
+// span (SpanPreparation) from the execution_prepare sent for the
+// Session's oldest open Turn, under that Turn's span, to the first
+// preparation_status other than preparing, or the connection's end; and
+// one span per frame sent ("send <type>", under the frame's preparation
+// or Turn, else a new root) or received ("receive <type>"). A frame the
+// machine sends with an empty trace leaves stamped with its send span's
+// W3C traceparent, so the daemon continues the trace; a received frame
+// with a valid traceparent gets its receive span as that context's child,
+// one without (missing, or dropped by the codec as unusable) a new root
+// linked to its Turn or preparation, never a refusal. Heartbeats are
+// traced only when they carry a trace. Attributes are identifiers
+// (Turn, Session, preparation, frame ID, connection, device), frame
+// types, states and error codes: never a credential, token, key, Vault
+// secret, payload or input text. Without a tracer the hooks are nil
+// checks that allocate nothing, and frames carry no trace.
 package server

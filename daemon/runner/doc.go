@@ -40,4 +40,23 @@
 // starts a ShutdownGrace (10 s) period; a complete Report ends Run with
 // Result.Complete, the end of the grace with what is still owned.
 // Cancelling Run's context is a hard stop.
+//
+// # Traces
+//
+// With Config.Tracer set, the loop records OpenTelemetry spans around the
+// machine, which never sees them (tracing.go): a receive span per frame
+// from Core ("receive <type>"), the child of the traceparent in the
+// frame's trace field (Core's send span), or a new root when the field is
+// missing or unusable (never a reason to refuse the frame); under the
+// receive span of an execution_prepare, a preparation span
+// (SpanPreparation) that ends at the first preparation_status other than
+// preparing; under the receive span of an execution_start, a Turn span
+// (SpanTurn) that ends when the Run's done or error is sent; and a send
+// span per frame to Core ("send <type>", under the frame's Turn or
+// preparation span) whose traceparent the frame carries, so Core's
+// receive spans continue the same trace. Heartbeats are not traced; a
+// lost connection or a stop ends the spans still open. Attributes are
+// identifiers, frame types, states and error codes, never the device
+// credential, a secret of a payload or input text. Without a tracer the
+// hooks are nil checks that allocate nothing, and frames carry no trace.
 package runner
