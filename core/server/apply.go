@@ -59,7 +59,7 @@ func (s *Server) send(e core.Send) {
 	if span != nil {
 		defer span.End()
 	}
-	b, err := wire.Encode(f)
+	b, err := encodeStamped(f, e.Frame.Trace)
 	if err != nil {
 		s.log.Error("core frame does not encode", "conn", uint64(e.Conn), "type", e.Frame.Type(), "err", err)
 		c.conn.Close(CloseTryAgain, reasonEncodeFail)

@@ -286,6 +286,18 @@ func (t *tracing) stopped() {
 	clear(t.queue)
 }
 
+// encodeStamped encodes f, whose trace the tracing stamped over the
+// machine's own (machineTrace). The stamp is diagnostics only: a frame
+// it would push over a limit leaves with the machine's trace instead.
+func encodeStamped(f wire.Frame, machineTrace string) ([]byte, error) {
+	b, err := wire.Encode(f)
+	if err != nil && f.Trace != machineTrace {
+		f.Trace = machineTrace
+		b, err = wire.Encode(f)
+	}
+	return b, err
+}
+
 // traceparent renders a span context as a W3C traceparent (version 00).
 func traceparent(sc trace.SpanContext) string {
 	if !sc.IsValid() {

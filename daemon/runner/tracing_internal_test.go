@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"go.opentelemetry.io/otel/codes"
@@ -67,4 +68,56 @@ func TestTraceFieldMalformedStartsARootSpan(t *testing.T) {
 func (t *tracing) sendingSpan(gen uint64, f wire.Frame) trace.Span {
 	_, span := t.sending(gen, f)
 	return span
+}
+
+// TestTracingOffAllocatesNothing: without Config.Tracer the loop's
+// tracing hooks on the frame path are no-ops that allocate nothing and
+// leave the frame's trace empty.
+func TestTracingOffAllocatesNothing(t *testing.T) {
+	tr := newTracing(nil)
+	if tr != nil {
+		t.Fatal("a nil tracer gives tracing state")
+	}
+	out := wire.Frame{ID: "t-1", Payload: wire.Delta{Delta: "x", Sequence: 1}}
+	in := wire.Frame{ID: "p-1", Trace: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+		Payload: wire.ExecutionStart{ExecutorID: "e", Handle: "h", RunID: "t-1"}}
+	allocs := testing.AllocsPerRun(1000, func() {
+		f, span := tr.sending(1, out)
+		if span != nil || f.Trace != "" {
+			t.Fatal("a span or a trace without a tracer")
+		}
+		tr.sent(f, span)
+		if tr.received(1, in) != nil {
+			t.Fatal("a receive span without a tracer")
+		}
+		tr.disconnected(1)
+	})
+	if allocs != 0 {
+		t.Fatalf("tracing off allocates %v per frame, want 0", allocs)
+	}
+}
+
+// TestStampedTraceNeverPushesAFrameOverTheLimit: a frame that fits
+// FrameBytesMax only without the stamped traceparent leaves without it;
+// one that fits with it carries it.
+func TestStampedTraceNeverPushesAFrameOverTheLimit(t *testing.T) {
+	const stamp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	f := wire.Frame{ID: "t-1", Payload: wire.Delta{Sequence: 1}}
+	base, err := wire.Encode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Payload = wire.Delta{Sequence: 1, Delta: strings.Repeat("a", wire.FrameBytesMax-len(base)-20)}
+	f.Trace = stamp
+	if _, err := wire.Encode(f); err == nil {
+		t.Fatal("the fixture fits with its trace")
+	}
+	b, err := encodeStamped(f, "")
+	if err != nil || len(b) > wire.FrameBytesMax || strings.Contains(string(b), `"trace"`) {
+		t.Fatalf("near the limit: %d bytes, err %v, trace kept %v", len(b), err, strings.Contains(string(b), `"trace"`))
+	}
+	f.Payload = wire.Delta{Sequence: 1, Delta: "small"}
+	if b, err := encodeStamped(f, ""); err != nil || !strings.Contains(string(b), `"trace":"`+stamp+`"`) {
+		t.Fatalf("a small frame: %s, %v", b, err)
+	}
 }
