@@ -2,13 +2,20 @@ package main
 
 import (
 	"context"
+	"encoding/hex"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/turnstile-sim/turnstile/core/api"
 )
 
 // TestOTLPEndpointFlagRefusesABadURL: -otlp-endpoint that is not an
@@ -87,5 +94,96 @@ func TestTraceExportOnlyWhenConfigured(t *testing.T) {
 			t.Errorf("env %v: collector got %v %v (%d bytes), want one POST /v1/traces", viaEnv, c.paths, c.types, c.n)
 		}
 		c.mu.Unlock()
+	}
+}
+
+// otlpSpan is one span a collector received, with its service.
+type otlpSpan struct {
+	service, name       string
+	trace, span, parent string
+	attrs               map[string]string
+}
+
+// decodeOTLP reads the spans of an OTLP/HTTP protobuf export request.
+func decodeOTLP(t *testing.T, body []byte) []otlpSpan {
+	var req coltrace.ExportTraceServiceRequest
+	if err := proto.Unmarshal(body, &req); err != nil {
+		t.Errorf("collector: %v", err)
+		return nil
+	}
+	var out []otlpSpan
+	for _, rs := range req.ResourceSpans {
+		service := ""
+		for _, a := range rs.GetResource().GetAttributes() {
+			if a.Key == "service.name" {
+				service = a.GetValue().GetStringValue()
+			}
+		}
+		for _, ss := range rs.ScopeSpans {
+			for _, s := range ss.Spans {
+				sp := otlpSpan{service: service, name: s.Name, trace: hex.EncodeToString(s.TraceId),
+					span: hex.EncodeToString(s.SpanId), parent: hex.EncodeToString(s.ParentSpanId), attrs: map[string]string{}}
+				for _, a := range s.Attributes {
+					sp.attrs[a.Key] = a.GetValue().GetStringValue()
+				}
+				out = append(out, sp)
+			}
+		}
+	}
+	return out
+}
+
+// TestTracesExportedByTheRealProcesses runs `turnstile core` and
+// `turnstile daemon` with -otlp-endpoint at one collector: after a Turn
+// and a SIGTERM to each, the collector holds both services' spans, and
+// the daemon's Turn span is in the trace of Core's Turn span.
+func TestTracesExportedByTheRealProcesses(t *testing.T) {
+	var mu sync.Mutex
+	var spans []otlpSpan
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got := decodeOTLP(t, b)
+		mu.Lock()
+		spans = append(spans, got...)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/x-protobuf")
+	}))
+	defer srv.Close()
+	dir, tokenFile, token, cred := setup(t)
+	credFile := filepath.Join(filepath.Dir(tokenFile), "device.cred")
+	if err := os.WriteFile(credFile, []byte(cred+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	core := startCore(t, dir, tokenFile, "-otlp-endpoint", srv.URL)
+	d := startDaemonProc(t, "-core", core.base, "-device", "d1", "-credential-file", credFile, "-otlp-endpoint", srv.URL)
+	c := newAPIClient(t, core.base, dir, token)
+	tid := c.submit(c.session("synthetic", "synthetic-1"), "traced")
+	if evs, err := c.events(tid, ""); err != nil || len(evs) == 0 || evs[len(evs)-1].Event != api.EvTurnCompleted {
+		t.Fatalf("turn events %+v, %v", evs, err)
+	}
+	if code := d.terminate(t); code != exitOK {
+		t.Fatalf("daemon exit %d", code)
+	}
+	if code := core.terminate(); code != exitOK {
+		t.Fatalf("core exit %d", code)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var coreTurn, daemonTurn *otlpSpan
+	for i, s := range spans {
+		if s.name == "turnstile.turn" && s.attrs["turnstile.turn.id"] == tid {
+			switch s.service {
+			case "turnstile-core":
+				coreTurn = &spans[i]
+			case "turnstile-daemon":
+				daemonTurn = &spans[i]
+			}
+		}
+	}
+	if coreTurn == nil || daemonTurn == nil {
+		t.Fatalf("Turn spans core %v daemon %v among %d spans: %+v", coreTurn, daemonTurn, len(spans), spans)
+	}
+	if coreTurn.trace != daemonTurn.trace || coreTurn.attrs["turnstile.state"] != "completed" {
+		t.Fatalf("Core's Turn span %+v, the daemon's %+v: want one trace, completed", *coreTurn, *daemonTurn)
 	}
 }
