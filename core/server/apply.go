@@ -61,6 +61,7 @@ func (s *Server) send(e core.Send) {
 	}
 	b, err := encodeStamped(f, e.Frame.Trace)
 	if err != nil {
+		failSpan(span, reasonEncodeFail)
 		s.log.Error("core frame does not encode", "conn", uint64(e.Conn), "type", e.Frame.Type(), "err", err)
 		c.conn.Close(CloseTryAgain, reasonEncodeFail)
 		delete(s.conns, e.Conn)
@@ -69,6 +70,7 @@ func (s *Server) send(e core.Send) {
 	}
 	if !c.conn.Send(b) {
 		// Overflow closes only this connection; the machine sees it lost.
+		failSpan(span, reasonOverflow)
 		c.conn.Close(CloseTryAgain, reasonOverflow)
 		delete(s.conns, e.Conn)
 		s.pending = append(s.pending, core.ConnClosed{Conn: e.Conn, Reason: reasonOverflow})

@@ -254,14 +254,15 @@ func (t *tracing) preparationStatus(reqID string, st wire.PreparationStatus) {
 	delete(t.preps, reqID)
 }
 
-// closed ends the preparation spans of a connection that ended.
-func (t *tracing) closed(conn core.ConnID, reason string) {
+// closed ends the preparation spans of a connection that ended (the
+// reason, which may quote the peer, is not recorded).
+func (t *tracing) closed(conn core.ConnID, _ string) {
 	if t == nil {
 		return
 	}
 	for id, p := range t.preps {
 		if p.conn == conn {
-			p.span.SetStatus(codes.Error, "connection closed: "+reason)
+			p.span.SetStatus(codes.Error, "connection closed")
 			p.span.End()
 			delete(t.preps, id)
 		}
@@ -284,6 +285,14 @@ func (t *tracing) stopped() {
 		delete(t.turns, id)
 	}
 	clear(t.queue)
+}
+
+// failSpan marks a send span whose frame never left (a fixed reason: an
+// error's text could quote the frame).
+func failSpan(span trace.Span, reason string) {
+	if span != nil {
+		span.SetStatus(codes.Error, reason)
+	}
 }
 
 // encodeStamped encodes f, whose trace the tracing stamped over the
