@@ -217,6 +217,38 @@ func containsChildOf(spans []tracetest.SpanStub, parent tracetest.SpanStub) bool
 	return false
 }
 
+// TestTracesEndACancelledTurn: a Turn cancelled mid-Run ends Core's Turn
+// span as cancelled and the daemon's with the receipt of the applied
+// cancel, whose send span is in the Turn's trace.
+func TestTracesEndACancelledTurn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rec := newSpanRecorder(t)
+		s := newStack(t, stackOptions{tracing: stackTracing{core: rec.core, daemon: rec.daemon}})
+		s.h.Script(synthetic.TurnScript{Deltas: []string{"partial"}, Hold: true, CancelLatency: time.Second})
+		sid := s.session()
+		tid := s.submit(sid, "start")
+		ch := s.events(tid)
+		e2eNext(t, ch)
+		s.cancel(sid)
+		if names, _, _ := collect(t, ch); names[len(names)-1] != api.EvTurnCancelled {
+			t.Fatalf("events after cancel %v", names)
+		}
+		synctest.Wait()
+		turn := rec.one(t, coreService, server.SpanTurn, server.AttrTurn, tid)
+		dTurn := rec.one(t, daemonService, runner.SpanTurn, runner.AttrTurn, tid)
+		if attrOf(turn, server.AttrState) != "cancelled" || attrOf(dTurn, runner.AttrState) != "cancelled" {
+			t.Fatalf("Turn span states: Core %q, daemon %q, want cancelled", attrOf(turn, server.AttrState), attrOf(dTurn, runner.AttrState))
+		}
+		cancel := rec.one(t, coreService, server.SpanSendPrefix+wire.TypePromptCancel, server.AttrFrameID, tid)
+		childOf(t, cancel, turn, false)
+		ack := rec.one(t, daemonService, runner.SpanSendPrefix+wire.TypeInteractionDecisionAck, runner.AttrFrameID, tid)
+		childOf(t, ack, dTurn, false)
+		if dTurn.SpanContext.TraceID() != turn.SpanContext.TraceID() {
+			t.Fatalf("the daemon's Turn span is in another trace:\n%s", rec.dump())
+		}
+	})
+}
+
 // mcpDeclaration declares the synthetic kind with MCP HTTP servers and
 // bearer authentication, so that Core dispatches a Session whose MCP
 // server's bearer token is a Vault credential (the synthetic Harness

@@ -51,7 +51,8 @@
 // receive span of an execution_prepare, a preparation span
 // (SpanPreparation) that ends at the first preparation_status other than
 // preparing; under the receive span of an execution_start, a Turn span
-// (SpanTurn) that ends when the Run's done or error is sent; and a send
+// (SpanTurn) that ends when the Run's done or error is sent (after a
+// cancel that asked for a receipt, when the receipt is sent); and a send
 // span per frame to Core ("send <type>", under the frame's Turn or
 // preparation span) whose traceparent the frame carries, so Core's
 // receive spans continue the same trace. Heartbeats are not traced; a

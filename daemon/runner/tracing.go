@@ -51,6 +51,10 @@ type openSpan struct {
 	span trace.Span
 	ctx  context.Context
 	gen  uint64
+	// A Run whose cancel asked for a receipt stays open until that
+	// receipt is sent: state and code keep the done or error sent before.
+	cancel      bool
+	state, code string
 }
 
 func newTracing(tr trace.Tracer) *tracing {
@@ -86,6 +90,10 @@ func (t *tracing) received(gen uint64, f wire.Frame) trace.Span {
 			pctx, ps := t.tr.Start(ctx, SpanPreparation, trace.WithAttributes(AttrPreparation.String(f.ID),
 				AttrSession.String(p.SessionID), AttrAgentKind.String(p.Configuration.AgentKind), AttrConnGen.Int64(int64(gen))))
 			t.preps[f.ID] = &openSpan{span: ps, ctx: pctx, gen: gen}
+		}
+	case wire.PromptCancel:
+		if r := t.runs[f.ID]; r != nil && p.DeliveryID != "" {
+			r.cancel = true
 		}
 	case wire.ExecutionStart:
 		if p.RunID != "" && t.runs[p.RunID] == nil {
@@ -149,7 +157,8 @@ func (t *tracing) sending(gen uint64, f wire.Frame) (wire.Frame, trace.Span) {
 
 // sent ends a send span and the preparation or Turn span the frame
 // settles: a preparation at its first status other than preparing, a
-// Turn at its Run's done or error.
+// Turn at its Run's done or error, or, once a cancel asked for a receipt,
+// at that receipt.
 func (t *tracing) sent(f wire.Frame, span trace.Span) {
 	if span == nil {
 		return
@@ -174,12 +183,30 @@ func (t *tracing) sent(f wire.Frame, span trace.Span) {
 		t.endRun(f.ID, "done", "")
 	case wire.RunError:
 		t.endRun(f.ID, "error", p.Code)
+	case wire.InteractionDecisionAck:
+		r := t.runs[f.ID]
+		if r == nil || !r.cancel {
+			return
+		}
+		r.cancel = false
+		switch {
+		case p.Applied && p.Outcome != nil:
+			t.endRun(f.ID, "cancelled", "")
+		case r.state != "":
+			t.endRun(f.ID, r.state, r.code) // the Run had ended; the cancel came too late
+		}
 	}
 }
 
+// endRun ends a Run's Turn span with the state its last frame gave,
+// unless a cancel receipt is still to be sent (it ends the span then).
 func (t *tracing) endRun(run, state, code string) {
 	r := t.runs[run]
 	if r == nil {
+		return
+	}
+	if r.cancel {
+		r.state, r.code = state, code
 		return
 	}
 	r.span.SetAttributes(AttrState.String(state))
