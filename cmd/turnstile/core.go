@@ -44,6 +44,10 @@ on the command line wins. Every request body (API routes and
 the bootstrap) must arrive within -body-read-timeout (30 s; later is 408
 body_timeout), headers within 10 s, and one remote IP keeps at most
 -conns-per-addr (64) connections open; more are closed at accept.
+With -tls-cert and -tls-key it serves everything over TLS (https, and
+wss for Runtimes; the default public URL is https://<listen address>);
+SIGHUP reloads the pair for new connections (a pair that fails to load is
+logged and the previous one kept); an unloadable pair at start exits 3.
 SIGTERM or SIGINT stops it gracefully: it stops
 accepting, closes every connection with a reason, commits and exits 0.
 Core initialises its store when -data does not exist yet (a first start;
@@ -65,6 +69,8 @@ type coreFlags struct {
 	bodyReadTimeout                              time.Duration
 	connsPerAddr                                 int
 	policy                                       *engine.Policy // nil: the built-in catalog
+	tls                                          tlsFlags
+	certs                                        *certReloader // nil: plain HTTP
 }
 
 // envDefault returns the environment variable's value, or def.
@@ -145,6 +151,7 @@ func (sh *shell) cmdCore(args []string) int {
 		"open connections allowed per remote IP; more are closed at accept (TURNSTILE_CONNS_PER_ADDR)")
 	kinds := fs.String("qualify-kinds", envDefault("TURNSTILE_QUALIFY_KINDS", ""),
 		"comma-separated Harness kinds qualified, besides the built-in synthetic and codex profiles, with an open profile (conformance runs: contract) (TURNSTILE_QUALIFY_KINDS)")
+	addTLSFlags(fs, &f.tls)
 	if code, ok := sh.parse(fs, args); !ok {
 		return code
 	}
@@ -181,6 +188,15 @@ func (sh *shell) cmdCore(args []string) int {
 	}
 	if err := checkStoreFlags(f); err != nil {
 		return sh.usageError("core", err)
+	}
+	if (f.tls.cert == "") != (f.tls.key == "") {
+		return sh.usageError("core", ErrTLSPair)
+	}
+	if f.tls.cert != "" {
+		if f.certs, err = newCertReloader(f.tls.cert, f.tls.key); err != nil {
+			fmt.Fprintf(sh.stderr, "turnstile core: %v\n", err)
+			return exitTool
+		}
 	}
 	red := &redactor{exact: []string{token}}
 	log := newLogger(sh.stderr, level, red)
@@ -240,7 +256,9 @@ func runCore(ctx context.Context, f *coreFlags, token string, log *slog.Logger) 
 		return err
 	}
 	public := f.publicURL
-	if public == "" {
+	if public == "" && f.certs != nil {
+		public = "https://" + ln.Addr().String()
+	} else if public == "" {
 		public = "http://" + ln.Addr().String()
 	}
 	mux, gw, err := coreMux(srv, st, reg, f, public, token, log)
@@ -251,6 +269,10 @@ func runCore(ctx context.Context, f *coreFlags, token string, log *slog.Logger) 
 	ln = newLimitListener(ln, f.connsPerAddr, func(addr string) {
 		log.Warn("connection refused: too many open connections from this address", "remote", addr, "limit", f.connsPerAddr)
 	})
+	if f.certs != nil {
+		ln = f.certs.listen(ln)
+		f.certs.reloadOnHangup(ctx, log)
+	}
 	hs := &http.Server{Handler: bodyDeadline(f.bodyReadTimeout, mux), ReadHeaderTimeout: headerReadTimeout,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	loopCtx, stopLoop := context.WithCancel(context.Background())
@@ -258,7 +280,8 @@ func runCore(ctx context.Context, f *coreFlags, token string, log *slog.Logger) 
 	go func() { ran <- srv.Run(loopCtx) }()
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
-	log.Info("turnstile core listening", "addr", ln.Addr().String(), "public_url", public, "store", storeLabel(f, st))
+	log.Info("turnstile core listening", "addr", ln.Addr().String(), "public_url", public, "store", storeLabel(f, st),
+		"tls", f.certs != nil)
 	select {
 	case <-ctx.Done():
 	case err := <-served:
