@@ -34,9 +34,10 @@ const usageCore = `usage: turnstile core [flags]
 Runs Core: the Runtime gateway (/api/v1/agent-daemon/...), the public
 API, which is the Agents API of the OpenAI SDK (/v1/..., authenticated by
 the API keys of 'turnstile core key'; Vault credentials need -vault-key),
-the operator API under /core/v1 (devices, suspensions, a Turn's delivery
-view, user-choice answers, workspace reads and export; the operator
-token), /healthz, /readyz and /metrics, over the embedded SQLite store in
+the operator API under /core/v1 (device enrolment, revocation and list,
+API keys, the enabled Harness kinds, suspensions, preparations, a Turn's
+delivery view, user-choice answers, workspace reads and export; the
+operator token; 'turnstile core device' and 'core key' with -core call it), /healthz, /readyz and /metrics, over the embedded SQLite store in
 -data, or over PostgreSQL with -store postgres://... (TURNSTILE_STORE).
 Every flag can also
 be set with the environment variable named in its description; a flag given

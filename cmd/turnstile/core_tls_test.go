@@ -160,6 +160,15 @@ func TestCoreTLSDaemonOverWSS(t *testing.T) {
 		!strings.Contains(errOut.String(), "-ca-file") || strings.Contains(errOut.String(), cred) {
 		t.Fatalf("daemon without the CA: exit %d\n%s", code, errOut.String())
 	}
+	// The administration commands reach it over https with the CA too.
+	if code, list, errOut := runCLI("core", "device", "list", "-core", core.base, "-operator-token-file", tokenFile, "-ca-file", caFile); code != exitOK ||
+		!strings.Contains(list, "d1") {
+		t.Fatalf("device list over https: %d %q %q", code, list, errOut)
+	}
+	if code, _, errOut := runCLI("core", "device", "list", "-core", core.base, "-operator-token-file", tokenFile); code != exitFail ||
+		!strings.Contains(errOut, "certificate") {
+		t.Fatalf("device list over https without the CA: %d %q", code, errOut)
+	}
 	if code := core.terminate(); code != exitOK {
 		t.Fatalf("core exit %d", code)
 	}
