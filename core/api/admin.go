@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -137,7 +138,21 @@ type RevokedJSON struct {
 	RevokedAt time.Time `json:"revoked_at"`
 }
 
+// noBody reads a body a route takes none of: empty or {} (within
+// BodyBytesMax; unknown members are refused).
+func noBody(w http.ResponseWriter, r *http.Request) error {
+	body, err := readBody(w, r)
+	if err == nil && len(bytes.TrimSpace(body)) > 0 {
+		err = decodeStrict(body, &struct{}{})
+	}
+	return err
+}
+
 func (a *API) revokeDevice(w http.ResponseWriter, r *http.Request) {
+	if err := noBody(w, r); err != nil {
+		a.failErr(w, err)
+		return
+	}
 	id := r.PathValue("device")
 	now := time.Now().UTC()
 	var opErr error
@@ -338,6 +353,10 @@ func (a *API) listKeys(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) revokeKey(w http.ResponseWriter, r *http.Request) {
+	if err := noBody(w, r); err != nil {
+		a.failErr(w, err)
+		return
+	}
 	id := r.PathValue("key")
 	keys := NewKeys(a.res)
 	a.mu.Lock() // one revocation at a time in this process

@@ -152,12 +152,15 @@ func TestAdminRejectionsChangeNothing(t *testing.T) {
 		{"enrol oversized", "POST", "/core/v1/devices", `{"id":"` + strings.Repeat("y", api.BodyBytesMax) + `"}`, "", 413, api.CodeBodyTooLarge},
 		{"revoke unknown device", "POST", "/core/v1/devices/d404/revoke", "", "", 404, api.CodeUnknownDevice},
 		{"revoke twice", "POST", "/core/v1/devices/d1/revoke", "", "", 409, api.CodeDeviceRevoked},
+		{"revoke with a body", "POST", "/core/v1/devices/d1/revoke", `{"at":"now"}`, "", 400, api.CodeUnknownField},
+		{"revoke bad json", "POST", "/core/v1/devices/d1/revoke", `{`, "", 400, api.CodeBadJSON},
 		{"enrol wrong method", "PUT", "/core/v1/devices", `{"id":"d9"}`, "", 405, api.CodeMethodNotAllowed},
 		{"key add bad json", "POST", "/core/v1/keys", `{"name"`, "", 400, api.CodeBadJSON},
 		{"key add unknown field", "POST", "/core/v1/keys", `{"name":"x","secret":"tsk_x"}`, "", 400, api.CodeUnknownField},
 		{"key add blank name", "POST", "/core/v1/keys", `{"name":"  "}`, "", 400, api.CodeInvalidKeyName},
 		{"key revoke unknown", "POST", "/core/v1/keys/key_404/revoke", "", "", 404, api.CodeUnknownKey},
 		{"key revoke twice", "POST", "/core/v1/keys/" + kid + "/revoke", "", "", 409, api.CodeKeyRevoked},
+		{"key revoke with a body", "POST", "/core/v1/keys/" + kid + "/revoke", `{"x":1}`, "", 400, api.CodeUnknownField},
 	} {
 		var header []string
 		switch c.auth {
