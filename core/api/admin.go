@@ -105,7 +105,7 @@ func (a *API) enrolDevice(w http.ResponseWriter, r *http.Request) {
 		a.failErr(w, err)
 		return
 	}
-	now := time.Now().UTC()
+	now := a.s.Clock().Now().UTC()
 	var opErr error
 	err = a.s.Query(r.Context(), func(v server.View) {
 		// The loop orders every write of this Core: the check and the
@@ -154,7 +154,7 @@ func (a *API) revokeDevice(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PathValue("device")
-	now := time.Now().UTC()
+	now := a.s.Clock().Now().UTC()
 	var opErr error
 	err := a.s.Query(r.Context(), func(v server.View) {
 		d, ok, err := v.Backend().Device(id)
@@ -328,7 +328,7 @@ func (a *API) addKey(w http.ResponseWriter, r *http.Request) {
 		a.failErr(w, err)
 		return
 	}
-	secret, key, err := NewKeys(a.res).Add(r.Context(), req.Name, time.Now())
+	secret, key, err := NewKeys(a.res).Add(r.Context(), req.Name, a.s.Clock().Now())
 	if err != nil {
 		a.failErr(w, keyError(err))
 		return
@@ -360,7 +360,7 @@ func (a *API) revokeKey(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("key")
 	keys := NewKeys(a.res)
 	a.mu.Lock() // one revocation at a time in this process
-	err := keys.Revoke(r.Context(), id, time.Now())
+	err := keys.Revoke(r.Context(), id, a.s.Clock().Now())
 	a.mu.Unlock()
 	if err != nil {
 		a.failErr(w, keyError(err))
