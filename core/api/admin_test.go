@@ -2,20 +2,25 @@ package api_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/coder/websocket"
 
+	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/core/api"
 	"github.com/turnstile-sim/turnstile/core/engine/enginetest"
 	"github.com/turnstile-sim/turnstile/core/gateway"
 	"github.com/turnstile-sim/turnstile/core/gateway/scripted"
+	"github.com/turnstile-sim/turnstile/core/server"
 )
 
 // devicesJSON reads GET /core/v1/devices.
@@ -91,7 +96,12 @@ func TestAdminDeviceEnrolRevoke(t *testing.T) {
 // closes its connection with 4001 at once, without waiting for the
 // revocation poll.
 func TestAdminRevokeClosesTheLiveConnection(t *testing.T) {
-	e := newEnv(t)
+	back := server.NewMemory()
+	if err := back.AddDevice("d1", sha256.Sum256([]byte("cred-d1")), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	// No revocation poll within the test: the revocation itself closes.
+	e := newAdminEnv(t, back, func(m *server.Memory) server.Backend { return m }, server.Options{RevocationPoll: time.Hour})
 	c, err := scripted.Dial(context.Background(), e.ts.Client(), "ws"+strings.TrimPrefix(e.ts.URL, "http")+gateway.WSPath,
 		"d1", "cred-d1", &scripted.Runtime{})
 	if err != nil {
@@ -102,8 +112,13 @@ func TestAdminRevokeClosesTheLiveConnection(t *testing.T) {
 	if st, body, _ := e.do("POST", "/core/v1/devices/d1/revoke", ""); st != 200 {
 		t.Fatalf("revoke: %d %s", st, body)
 	}
-	if err := <-done; websocket.CloseStatus(err) != 4001 {
-		t.Fatalf("connection ended with %v, want close 4001", err)
+	select {
+	case err := <-done:
+		if websocket.CloseStatus(err) != 4001 {
+			t.Fatalf("connection ended with %v, want close 4001", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the revoked device's connection is still open")
 	}
 }
 
@@ -241,6 +256,21 @@ func TestAdminKindsSuspensionsPreparations(t *testing.T) {
 			t.Fatalf("%s before any: %d %s", path, st, body)
 		}
 	}
+	rec := core.EnvironmentPreparationRecord{ID: "prep-1", Seq: 1, Device: "d1", EnvironmentID: "env-1", Session: "s-1",
+		State: core.PreparationFailed, Steps: []core.PreparationStepRecord{{Action: "initialize", Name: "make setup",
+			State: core.PreparationFailed, ErrorCode: "setup_failed", ExitCode: 2}}}
+	if err := e.s.Query(context.Background(), func(server.View) { e.back.PutEnvironmentPreparation(rec) }); err != nil {
+		t.Fatal(err)
+	}
+	st, body, _ = e.do("GET", "/core/v1/preparations", "")
+	var preps struct{ Preparations []api.PreparationRecordJSON }
+	if st != 200 || json.Unmarshal([]byte(body), &preps) != nil || len(preps.Preparations) != 1 {
+		t.Fatalf("preparations: %d %s", st, body)
+	}
+	if p := preps.Preparations[0]; p.ID != "prep-1" || p.Device != "d1" || p.SessionID != "s-1" || p.EnvironmentID != "env-1" ||
+		p.State != "failed" || len(p.Steps) != 1 || p.Steps[0].ExitCode != 2 || p.Steps[0].ErrorCode != "setup_failed" {
+		t.Fatalf("preparation %+v", p)
+	}
 	stop := e.connect(&scripted.Runtime{})
 	defer stop()
 	if st, body, _ := e.quiesceWhenConnected(quiesceBody); st != 202 {
@@ -251,5 +281,49 @@ func TestAdminKindsSuspensionsPreparations(t *testing.T) {
 	if st != 200 || json.Unmarshal([]byte(body), &sus) != nil || len(sus.Suspensions) != 1 ||
 		sus.Suspensions[0].SuspendID != "sus-1" || sus.Suspensions[0].DeviceID != "d1" || sus.Suspensions[0].EnvironmentID != "env-1" {
 		t.Fatalf("suspensions: %d %s", st, body)
+	}
+}
+
+// newAdminEnv serves the API and the gateway over back with the server
+// options sopt.
+func newAdminEnv(t *testing.T, back *server.Memory, wrap func(*server.Memory) server.Backend, sopt server.Options) *env {
+	t.Helper()
+	s, err := server.New(wrap(back), sopt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan error, 1)
+	go func() { ran <- s.Run(ctx) }()
+	mux := http.NewServeMux()
+	ts := httptest.NewServer(mux)
+	t.Cleanup(func() { cancel(); <-ran; ts.Close() })
+	a, err := api.New(s, api.Options{OperatorToken: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Register(mux)
+	gw, err := gateway.New(s, gateway.Options{PublicURL: ts.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gw.Register(mux)
+	return &env{t: t, back: back, s: s, ts: ts}
+}
+
+// Over a store that keeps no suspension or preparation records, their
+// lists are refused with the codes of the routes that would write them.
+func TestAdminListsWithoutTheirTables(t *testing.T) {
+	e := newAdminEnv(t, server.NewMemory(), func(m *server.Memory) server.Backend { return noFencing{m} }, server.Options{})
+	for path, want := range map[string]struct {
+		status int
+		code   string
+	}{
+		"/core/v1/suspensions":  {503, api.CodeFencingUnavailable},
+		"/core/v1/preparations": {409, api.CodePreparationUnavailable},
+	} {
+		if st, body, _ := e.do("GET", path, ""); st != want.status || field(t, body, "error") != want.code {
+			t.Errorf("GET %s: %d %s, want %d %s", path, st, body, want.status, want.code)
+		}
 	}
 }
