@@ -11,6 +11,7 @@ import (
 
 	"github.com/turnstile-sim/turnstile/core/api"
 	"github.com/turnstile-sim/turnstile/core/gateway/scripted"
+	"github.com/turnstile-sim/turnstile/internal/testgate"
 )
 
 // runCLI runs turnstile with args in-process.
@@ -26,6 +27,20 @@ func runCLI(args ...string) (int, string, string) {
 // the command line still opens the store directly.
 func TestDeviceAndKeyCommandsOverTheAPI(t *testing.T) {
 	dir, tokenFile, token, _ := setup(t)
+	adminCommandsOverTheAPI(t, dir, tokenFile, token)
+}
+
+// The same against a Core on PostgreSQL: -store on the command line opens
+// the schema directly.
+func TestDeviceAndKeyCommandsOverTheAPIOnPostgres(t *testing.T) {
+	testgate.Long(t)
+	dsn, tokenFile, token, _ := setupPG(t)
+	adminCommandsOverTheAPI(t, dsn, tokenFile, token)
+}
+
+// adminCommandsOverTheAPI runs the device and key commands against a
+// Core on dir (a data directory or a PostgreSQL URL) holding device d1.
+func adminCommandsOverTheAPI(t *testing.T, dir, tokenFile, token string) {
 	core := startCore(t, dir, tokenFile)
 	over := func(args ...string) (int, string, string) {
 		return runCLI(append(args, "-core", core.base, "-operator-token-file", tokenFile)...)
@@ -95,7 +110,7 @@ func TestDeviceAndKeyCommandsOverTheAPI(t *testing.T) {
 	}
 	// -data on the command line opens the store, even with the
 	// environment naming a Core: it holds what the API wrote.
-	if code, stored, errOut := runCLI("core", "device", "list", "-data", dir); code != exitOK || strings.Contains(stored, "CONNECTED") ||
+	if code, stored, errOut := runCLI("core", "device", "list", storeFlag(dir), dir); code != exitOK || strings.Contains(stored, "CONNECTED") ||
 		!strings.Contains(stored, "d2") || !strings.Contains(stored, "revoked") {
 		t.Fatalf("device list -data: %d %q %q", code, stored, errOut)
 	}
@@ -114,7 +129,7 @@ func TestDeviceAndKeyCommandsOverTheAPI(t *testing.T) {
 		want string
 	}{
 		{[]string{"core", "device", "list", "-core", core.base}, ErrNoTokenFile.Error()},
-		{[]string{"core", "key", "list", "-core", core.base, "-data", dir, "-operator-token-file", tokenFile}, ErrStoreAndCore.Error()},
+		{[]string{"core", "key", "list", "-core", core.base, storeFlag(dir), dir, "-operator-token-file", tokenFile}, ErrStoreAndCore.Error()},
 		{[]string{"core", "device", "list", "-core", "ftp://core", "-operator-token-file", tokenFile}, "absolute http or https"},
 	} {
 		if code, _, errOut := runCLI(c.args...); code != exitUsage || !strings.Contains(errOut, c.want) {
@@ -128,7 +143,7 @@ func TestDeviceAndKeyCommandsOverTheAPI(t *testing.T) {
 		!strings.Contains(errOut, "cannot reach Core") {
 		t.Fatalf("add with Core stopped: %d %q", code, errOut)
 	}
-	if code, stored, _ := runCLI("core", "device", "list", "-data", dir); code != exitOK || strings.Contains(stored, "d3") {
+	if code, stored, _ := runCLI("core", "device", "list", storeFlag(dir), dir); code != exitOK || strings.Contains(stored, "d3") {
 		t.Fatalf("a failed add left a record: %q", stored)
 	}
 }
