@@ -34,9 +34,10 @@ const usageCore = `usage: turnstile core [flags]
 Runs Core: the Runtime gateway (/api/v1/agent-daemon/...), the public
 API, which is the Agents API of the OpenAI SDK (/v1/..., authenticated by
 the API keys of 'turnstile core key'; Vault credentials need -vault-key),
-the operator API under /core/v1 (devices, suspensions, a Turn's delivery
-view, user-choice answers, workspace reads and export; the operator
-token), /healthz, /readyz and /metrics, over the embedded SQLite store in
+the operator API under /core/v1 (device enrolment, revocation and list,
+API keys, the enabled Harness kinds, suspensions, preparations, a Turn's
+delivery view, user-choice answers, workspace reads and export; the
+operator token; 'turnstile core device' and 'core key' with -core call it), /healthz, /readyz and /metrics, over the embedded SQLite store in
 -data, or over PostgreSQL with -store postgres://... (TURNSTILE_STORE).
 Every flag can also
 be set with the environment variable named in its description; a flag given
@@ -44,6 +45,10 @@ on the command line wins. Every request body (API routes and
 the bootstrap) must arrive within -body-read-timeout (30 s; later is 408
 body_timeout), headers within 10 s, and one remote IP keeps at most
 -conns-per-addr (64) connections open; more are closed at accept.
+With -tls-cert and -tls-key it serves everything over TLS (https, and
+wss for Runtimes; the default public URL is https://<listen address>);
+SIGHUP reloads the pair for new connections (a pair that fails to load is
+logged and the previous one kept); an unloadable pair at start exits 3.
 SIGTERM or SIGINT stops it gracefully: it stops
 accepting, closes every connection with a reason, commits and exits 0.
 Core initialises its store when -data does not exist yet (a first start;
@@ -66,6 +71,8 @@ type coreFlags struct {
 	connsPerAddr                                 int
 	policy                                       *engine.Policy // nil: the built-in catalog
 	tracing                                      tracingFlags
+	tls                                          tlsFlags
+	certs                                        *certReloader // nil: plain HTTP
 }
 
 // envDefault returns the environment variable's value, or def.
@@ -147,6 +154,7 @@ func (sh *shell) cmdCore(args []string) int {
 	kinds := fs.String("qualify-kinds", envDefault("TURNSTILE_QUALIFY_KINDS", ""),
 		"comma-separated Harness kinds qualified, besides the built-in synthetic and codex profiles, with an open profile (conformance runs: contract) (TURNSTILE_QUALIFY_KINDS)")
 	f.tracing.register(fs)
+	addTLSFlags(fs, &f.tls)
 	if code, ok := sh.parse(fs, args); !ok {
 		return code
 	}
@@ -186,6 +194,15 @@ func (sh *shell) cmdCore(args []string) int {
 	}
 	if err := checkStoreFlags(f); err != nil {
 		return sh.usageError("core", err)
+	}
+	if (f.tls.cert == "") != (f.tls.key == "") {
+		return sh.usageError("core", ErrTLSPair)
+	}
+	if f.tls.cert != "" {
+		if f.certs, err = newCertReloader(f.tls.cert, f.tls.key); err != nil {
+			fmt.Fprintf(sh.stderr, "turnstile core: %v\n", err)
+			return exitTool
+		}
 	}
 	red := &redactor{exact: []string{token}}
 	log := newLogger(sh.stderr, level, red)
@@ -250,7 +267,9 @@ func runCore(ctx context.Context, f *coreFlags, token string, log *slog.Logger) 
 		return err
 	}
 	public := f.publicURL
-	if public == "" {
+	if public == "" && f.certs != nil {
+		public = "https://" + ln.Addr().String()
+	} else if public == "" {
 		public = "http://" + ln.Addr().String()
 	}
 	mux, gw, err := coreMux(srv, st, reg, f, public, token, log)
@@ -261,6 +280,10 @@ func runCore(ctx context.Context, f *coreFlags, token string, log *slog.Logger) 
 	ln = newLimitListener(ln, f.connsPerAddr, func(addr string) {
 		log.Warn("connection refused: too many open connections from this address", "remote", addr, "limit", f.connsPerAddr)
 	})
+	if f.certs != nil {
+		ln = f.certs.listen(ln)
+		f.certs.reloadOnHangup(ctx, log)
+	}
 	hs := &http.Server{Handler: bodyDeadline(f.bodyReadTimeout, mux), ReadHeaderTimeout: headerReadTimeout,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	loopCtx, stopLoop := context.WithCancel(context.Background())
@@ -268,7 +291,8 @@ func runCore(ctx context.Context, f *coreFlags, token string, log *slog.Logger) 
 	go func() { ran <- srv.Run(loopCtx) }()
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
-	log.Info("turnstile core listening", "addr", ln.Addr().String(), "public_url", public, "store", storeLabel(f, st))
+	log.Info("turnstile core listening", "addr", ln.Addr().String(), "public_url", public, "store", storeLabel(f, st),
+		"tls", f.certs != nil)
 	select {
 	case <-ctx.Done():
 	case err := <-served:

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,17 +9,18 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/turnstile-sim/turnstile/core/api"
 	"github.com/turnstile-sim/turnstile/core/server"
 	"github.com/turnstile-sim/turnstile/core/store/sqlitestore"
 )
 
 // credentialPrefix marks a device credential, so it is recognisable in a
 // leak (and redacted in logs).
-const credentialPrefix = "tsd_"
+const credentialPrefix = api.DeviceCredentialPrefix
 
-const usageDevice = `usage: turnstile core device add [-data DIR | -store URL] <id>
-       turnstile core device list [-data DIR | -store URL]
-       turnstile core device revoke [-data DIR | -store URL] <id>
+const usageDevice = `usage: turnstile core device add [-data DIR | -store URL | -core URL -operator-token-file FILE] <id>
+       turnstile core device list [-data DIR | -store URL | -core URL -operator-token-file FILE]
+       turnstile core device revoke [-data DIR | -store URL | -core URL -operator-token-file FILE] <id>
 
 add enrols a device and prints its new credential once on stdout (256 bits
 of randomness with the prefix tsd_); only its SHA-256 is stored. revoke
@@ -35,6 +33,7 @@ or change existing records, so they need an existing store: pointed at a
 directory that does not exist, or holds no core.db, they create nothing and
 exit 5.
 
+` + usageAdminMode + `
 ` + exitCodes
 
 // ErrDeviceArgs is a device command with the wrong arguments.
@@ -63,15 +62,8 @@ func storeExists(dir string) (bool, error) {
 	return true, nil
 }
 
-// newCredential returns a fresh device credential.
-func newCredential() (string, [32]byte, error) {
-	var b [32]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", [32]byte{}, err
-	}
-	cred := credentialPrefix + base64.RawURLEncoding.EncodeToString(b[:])
-	return cred, sha256.Sum256([]byte(cred)), nil
-}
+// newCredential returns a fresh device credential and its SHA-256.
+func newCredential() (string, [32]byte, error) { return api.NewDeviceCredential() }
 
 func (sh *shell) cmdDevice(args []string) int {
 	if len(args) == 0 {
@@ -79,6 +71,8 @@ func (sh *shell) cmdDevice(args []string) int {
 	}
 	verb := args[0]
 	fs, f := sh.coreFlagSet("core device "+verb, usageDevice)
+	var admin adminFlags
+	addAdminFlags(fs, &admin)
 	if code, ok := sh.parse(fs, args[1:]); !ok {
 		return code
 	}
@@ -93,6 +87,17 @@ func (sh *shell) cmdDevice(args []string) int {
 	n, known := want[verb]
 	if !known || len(rest) != n {
 		return sh.usageError("core device", ErrDeviceArgs)
+	}
+	client, err := adminMode(fs, &admin)
+	if err != nil {
+		return sh.usageError("core device", err)
+	}
+	if client != nil {
+		if err := sh.deviceOverAPI(client, verb, rest); err != nil {
+			fmt.Fprintf(sh.stderr, "turnstile core device %s: %v\n", verb, err)
+			return exitFail
+		}
+		return exitOK
 	}
 	if err := checkStoreFlags(f); err != nil {
 		return sh.usageError("core device", err)

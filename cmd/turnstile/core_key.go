@@ -10,9 +10,9 @@ import (
 	"github.com/turnstile-sim/turnstile/core/api"
 )
 
-const usageKey = `usage: turnstile core key add [-data DIR | -store URL] <name>
-       turnstile core key list [-data DIR | -store URL]
-       turnstile core key revoke [-data DIR | -store URL] <key-id>
+const usageKey = `usage: turnstile core key add [-data DIR | -store URL | -core URL -operator-token-file FILE] <name>
+       turnstile core key list [-data DIR | -store URL | -core URL -operator-token-file FILE]
+       turnstile core key revoke [-data DIR | -store URL | -core URL -operator-token-file FILE] <key-id>
 
 API keys authenticate the Agents API under /v1 (Authorization: Bearer
 <key>); the operator token is no API key, and an API key opens no operator
@@ -29,6 +29,7 @@ that does not exist, or holds no core.db, they create nothing and exit 5.
 An unknown or already revoked key, or a bad name, exits 1 and changes
 nothing.
 
+` + usageAdminMode + `
 ` + exitCodes
 
 // ErrKeyArgs is a key command with the wrong arguments.
@@ -40,6 +41,8 @@ func (sh *shell) cmdKey(args []string) int {
 	}
 	verb := args[0]
 	fs, f := sh.coreFlagSet("core key "+verb, usageKey)
+	var admin adminFlags
+	addAdminFlags(fs, &admin)
 	if code, ok := sh.parse(fs, args[1:]); !ok {
 		return code
 	}
@@ -60,6 +63,17 @@ func (sh *shell) cmdKey(args []string) int {
 			fmt.Fprintf(sh.stderr, "turnstile core key add: %v\n", err)
 			return exitFail
 		}
+	}
+	client, err := adminMode(fs, &admin)
+	if err != nil {
+		return sh.usageError("core key", err)
+	}
+	if client != nil {
+		if err := sh.keyOverAPI(client, verb, rest); err != nil {
+			fmt.Fprintf(sh.stderr, "turnstile core key %s: %v\n", verb, err)
+			return exitFail
+		}
+		return exitOK
 	}
 	if err := checkStoreFlags(f); err != nil {
 		return sh.usageError("core key", err)

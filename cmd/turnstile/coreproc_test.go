@@ -41,14 +41,35 @@ func TestMain(m *testing.M) {
 
 // syncBuffer collects a child's stderr.
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu   sync.Mutex
+	b    bytes.Buffer
+	grew chan struct{} // closed by the next Write (wait)
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.grew != nil {
+		close(s.grew)
+		s.grew = nil
+	}
 	return s.b.Write(p)
+}
+
+// wait returns after the next Write, or after a second without one (a
+// Write between the caller's check and this call is not missed for
+// longer).
+func (s *syncBuffer) wait() {
+	s.mu.Lock()
+	if s.grew == nil {
+		s.grew = make(chan struct{})
+	}
+	ch := s.grew
+	s.mu.Unlock()
+	select {
+	case <-ch:
+	case <-time.After(time.Second):
+	}
 }
 
 func (s *syncBuffer) String() string {
@@ -121,9 +142,16 @@ func startCoreProc(dir, tokenFile string, extra ...string) (*coreProc, error) {
 		for sc.Scan() {
 			line := sc.Text()
 			p.stderr.Write([]byte(line + "\n"))
-			var rec struct{ Msg, Addr string }
+			var rec struct {
+				Msg, Addr string
+				TLS       bool
+			}
 			if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "turnstile core listening" {
-				addr <- rec.Addr
+				if rec.TLS {
+					addr <- "https://" + rec.Addr
+				} else {
+					addr <- "http://" + rec.Addr
+				}
 			}
 		}
 		_ = cmd.Wait()
@@ -132,7 +160,7 @@ func startCoreProc(dir, tokenFile string, extra ...string) (*coreProc, error) {
 	}()
 	select {
 	case a := <-addr:
-		p.base = "http://" + a
+		p.base = a
 		return p, nil
 	case <-p.exited:
 		return nil, fmt.Errorf("turnstile core exited (%d) before listening:\n%s", p.code, p.stderr.String())
@@ -337,7 +365,7 @@ func (c *client) events(turn string, lastID string) ([]sseEvent, error) {
 	req, _ := http.NewRequest("GET", c.base+"/v1/agents/sessions/"+sid+"/events", nil)
 	req.Header.Set("Authorization", "Bearer "+c.key)
 	req.Header.Set("Last-Event-ID", lastID)
-	resp, err := (&http.Client{}).Do(req)
+	resp, err := (&http.Client{Transport: c.hc.Transport}).Do(req)
 	if err != nil {
 		return nil, err
 	}

@@ -32,6 +32,12 @@ TURNSTILE_* environment variable; a flag given wins. The credential is
 read from a file, never from a flag or the environment, so that it stays
 out of ps and shell history.
 
+Against a Core serving TLS (-core https://...), the bootstrap and the
+WebSocket (wss://) verify Core's certificate against the system roots,
+plus the CA certificates of -ca-file; a certificate they do not vouch for
+stops the daemon with exit 1 and what to fix, as does an https Core whose
+bootstrap names a plain ws:// URL.
+
 SIGTERM or SIGINT (or a device_shutdown from Core) releases everything the
 daemon owns, waiting up to 10 s; a second signal exits at once.
 
@@ -47,6 +53,7 @@ const daemonVersion = "turnstile-dev"
 
 type daemonFlags struct {
 	core, device, credFile, kinds, script, logLevel, workspaces string
+	caFile                                                      string
 	codexBin, codexHome, codexApprovals                         string
 	claudeBin, claudeHome                                       string
 	acpCmd, acpHome                                             string
@@ -65,7 +72,9 @@ func daemonEnv(name, def string) string {
 func (sh *shell) daemonFlagSet() (*flag.FlagSet, *daemonFlags) {
 	fs := sh.newFlags("daemon", usageDaemon)
 	f := &daemonFlags{}
-	fs.StringVar(&f.core, "core", daemonEnv("TURNSTILE_CORE_URL", ""), "Core's base URL, e.g. http://127.0.0.1:8080 (TURNSTILE_CORE_URL)")
+	fs.StringVar(&f.core, "core", daemonEnv("TURNSTILE_CORE_URL", ""), "Core's base URL, e.g. http://127.0.0.1:8080, or https://... for a Core serving TLS (TURNSTILE_CORE_URL)")
+	fs.StringVar(&f.caFile, "ca-file", daemonEnv("TURNSTILE_CA_FILE", ""),
+		"PEM CA certificates that vouch for Core's TLS certificate (https, wss), added to the system roots; without it the system roots alone (TURNSTILE_CA_FILE)")
 	fs.StringVar(&f.device, "device", daemonEnv("TURNSTILE_DEVICE_ID", ""), "this daemon's device ID (TURNSTILE_DEVICE_ID)")
 	fs.StringVar(&f.credFile, "credential-file", daemonEnv("TURNSTILE_CREDENTIAL_FILE", ""),
 		"file holding the device credential (TURNSTILE_CREDENTIAL_FILE)")
@@ -219,7 +228,11 @@ func prepareDaemon(f *daemonFlags, diag io.Writer) (*daemonSetup, error) {
 	if err != nil {
 		return nil, err
 	}
-	client := &transport.Client{CoreURL: f.core, DeviceID: f.device, Credential: cred}
+	hc, err := coreHTTPClient(f.caFile)
+	if err != nil {
+		return nil, err
+	}
+	client := &transport.Client{CoreURL: f.core, DeviceID: f.device, Credential: cred, HTTP: hc}
 	if err := client.Validate(); err != nil {
 		return nil, err
 	}

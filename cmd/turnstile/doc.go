@@ -26,7 +26,7 @@
 //	1  a violation: a seed or scenario failed, an expected mark was missed, seeds are missing
 //	2  usage error: bad flags or arguments
 //	3  bad input or unreadable evidence: a shard, case, trace or report file cannot be
-//	   read, decoded or written
+//	   read, decoded or written; Core's TLS certificate or key cannot be loaded
 //	4  vacuous: the run checked nothing (a merge that read no seed), or skipped scenarios
 //	   for lack of a credential (conform core without -operator-token-file)
 //	5  no store: the -data directory does not exist (or holds no store); nothing was created

@@ -180,6 +180,14 @@ type Route struct {
 func Routes() []Route {
 	operator := []Route{
 		{"GET", OperatorPrefix + "/devices", (*API).listDevices},
+		{"POST", OperatorPrefix + "/devices", (*API).enrolDevice}, // admin.go
+		{"POST", OperatorPrefix + "/devices/{device}/revoke", (*API).revokeDevice},
+		{"GET", OperatorPrefix + "/keys", (*API).listKeys},
+		{"POST", OperatorPrefix + "/keys", (*API).addKey},
+		{"POST", OperatorPrefix + "/keys/{key}/revoke", (*API).revokeKey},
+		{"GET", OperatorPrefix + "/kinds", (*API).listKinds},
+		{"GET", OperatorPrefix + "/preparations", (*API).listPreparations},
+		{"GET", OperatorPrefix + "/suspensions", (*API).listSuspensions},
 		{"GET", OperatorPrefix + "/sessions/{session}/environment", (*API).getEnvironment},
 		{"GET", OperatorPrefix + "/sessions/{session}/workspace/file", (*API).readFile},
 		{"GET", OperatorPrefix + "/sessions/{session}/workspace/directory", (*API).listDirectory},

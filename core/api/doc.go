@@ -5,8 +5,14 @@
 // describes them and a test keeps the two equal.
 //
 // Core's own operator routes live under the administrator prefix /core/v1
-// (OperatorPrefix): the device list (GET /core/v1/devices), suspension
-// fencing (/core/v1/suspensions...), and the Session operations the Agents
+// (OperatorPrefix): administration (admin.go: device enrolment, whose
+// answer shows the new credential once, revocation, which closes the
+// device's live connection with 4001 at once, and the device list under
+// /core/v1/devices; API keys of /v1 under /core/v1/keys; the Harness
+// kinds of Core's engine policy, GET /core/v1/kinds, read-only because
+// the policy is fixed at start; every Environment preparation, GET
+// /core/v1/preparations), suspension fencing and its list
+// (/core/v1/suspensions...), and the Session operations the Agents
 // API has no form for: a Turn's delivery view (GET /core/v1/turns/{turn}:
 // its Run, attempt, input receipts and interaction outcomes), user-choice
 // answers (POST /core/v1/turns/{turn}/user-choices/{interaction}), the

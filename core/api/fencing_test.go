@@ -199,8 +199,8 @@ func TestOperatorRoutesUnderCorePrefix(t *testing.T) {
 			t.Errorf("operator route %s %s outside %s", r.Method, r.Path, api.OperatorPrefix)
 		}
 	}
-	if operator != 10 {
-		t.Fatalf("%d routes under %s, want devices, the three suspension routes and the six Session operations", operator, api.OperatorPrefix)
+	if operator != 18 {
+		t.Fatalf("%d routes under %s, want the four suspension routes, the three device routes, the three key routes, kinds, preparations and the six Session operations", operator, api.OperatorPrefix)
 	}
 	if st, body, _ := e.do("GET", "/core/v1/devices", ""); st != 200 || !strings.Contains(body, `"devices"`) {
 		t.Fatalf("GET /core/v1/devices: %d %s", st, body)

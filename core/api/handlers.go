@@ -77,6 +77,8 @@ func (a *API) getTurn(w http.ResponseWriter, r *http.Request) {
 type DeviceJSON struct {
 	ID              string                    `json:"id"`
 	Revoked         bool                      `json:"revoked"`
+	CreatedAt       time.Time                 `json:"created_at"`
+	RevokedAt       *time.Time                `json:"revoked_at,omitempty"`
 	Connected       bool                      `json:"connected"`
 	LastHeartbeatAt *time.Time                `json:"last_heartbeat_at,omitempty"`
 	DaemonVersion   string                    `json:"daemon_version,omitempty"`
@@ -98,7 +100,11 @@ func (a *API) listDevices(w http.ResponseWriter, r *http.Request) {
 			conns[d.Device] = d.Conn
 		}
 		for _, rec := range recs {
-			d := DeviceJSON{ID: rec.ID, Revoked: rec.Revoked, Kinds: []wire.SupportedAgentKind{}}
+			d := DeviceJSON{ID: rec.ID, Revoked: rec.Revoked, CreatedAt: rec.CreatedAt.UTC(), Kinds: []wire.SupportedAgentKind{}}
+			if rec.Revoked {
+				at := rec.RevokedAt.UTC()
+				d.RevokedAt = &at
+			}
 			if c := conns[rec.ID]; c != 0 {
 				d.Connected = true
 				if hb := v.Heartbeat(c); hb != nil {

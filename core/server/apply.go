@@ -129,8 +129,15 @@ func (s *Server) observe(o core.Observation) {
 func (s *Server) Open(ctx context.Context, device string, c Conn) (core.ConnID, error) {
 	id := core.ConnID(s.nextConn.Add(1))
 	err := s.submit(ctx, func() func() {
-		s.conns[id] = &connState{device: device, conn: c}
+		cs := &connState{device: device, conn: c}
+		s.conns[id] = cs
 		s.step(core.ConnOpened{Device: device, Conn: id})
+		// A revocation committed between the gateway's credential check
+		// and this turn of the loop closes the connection now, not at the
+		// next revocation poll.
+		if d, ok, err := s.back.Device(device); err == nil && ok && d.Revoked {
+			s.retire(id, cs)
+		}
 		return nil
 	})
 	return id, err

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/core/engine"
 )
 
 // Request is one public API call for the machine.
@@ -152,4 +153,13 @@ func (s *Server) Query(ctx context.Context, fn func(View)) error {
 	case <-s.stop:
 		return ErrStopped
 	}
+}
+
+// Policy is the engine qualification Core was started with (immutable:
+// the Harness kinds it enables cannot change while it runs).
+func (s *Server) Policy() engine.Policy {
+	if s.opt.Config.Policy != nil {
+		return *s.opt.Config.Policy
+	}
+	return engine.Policy{}
 }

@@ -176,6 +176,10 @@ func (c *Client) URL(b Bootstrap) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("connect: unusable WebSocket URL from bootstrap")
 	}
+	if core, err := url.Parse(c.CoreURL); err == nil && core.Scheme == "https" && (u.Scheme == "ws" || u.Scheme == "http") {
+		return "", &PermanentError{Cause: fmt.Errorf("connect: Core's bootstrap named a %s:// WebSocket URL, but the Core URL is https", u.Scheme),
+			Fix: "the credential would travel unencrypted; set Core's -public-url to its https:// URL so that ws_url is wss://"}
+	}
 	q := u.Query()
 	q.Set("device_id", c.DeviceID)
 	q.Set("version", c.version())

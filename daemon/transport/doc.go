@@ -25,9 +25,11 @@
 // Policy.Next's wait: capped exponential backoff with full jitter, the
 // draw taken from the caller's seeded source. Next is a pure function of
 // (attempt, last error, draw). HTTP 426 (incompatible_version), 401 (the
-// credential), 400, 403 and WebSocket close code 4001 (device retired)
-// are permanent: Run returns a *PermanentError whose Fix says what the
-// operator must change. A successful connection, one that stayed up for
+// credential), 400, 403, WebSocket close code 4001 (device retired), a
+// TLS certificate of Core's that the client's roots do not vouch for, and
+// an https Core whose bootstrap names a plain ws:// URL are permanent:
+// Run returns a *PermanentError whose Fix says what the operator must
+// change. A successful connection, one that stayed up for
 // Policy.Stable (5 s by default), resets the attempt count: the next
 // loss waits as after a first failure, however briefly the connection
 // lasted beyond that. Shorter connections are flapping and keep the

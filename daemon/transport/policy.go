@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net/http"
@@ -137,6 +138,12 @@ func Permanent(err error) *PermanentError {
 			return &PermanentError{Cause: err, Fix: fix}
 		}
 		return nil
+	}
+	var untrusted *tls.CertificateVerificationError
+	if errors.As(err, &untrusted) {
+		return &PermanentError{Cause: err, Fix: "this daemon does not trust Core's TLS certificate; give it the CA " +
+			"certificate that signed Core's with -ca-file (TURNSTILE_CA_FILE), and check that the Core URL's host " +
+			"is a name or address the certificate lists"}
 	}
 	if websocket.CloseStatus(err) == CloseRetired {
 		return &PermanentError{Cause: err, Fix: "Core retired this device (close code 4001: its device record was deleted); " +
