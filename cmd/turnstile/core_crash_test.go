@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	coreapi "github.com/turnstile-sim/turnstile/core/api"
 	"github.com/turnstile-sim/turnstile/core/gateway/scripted"
@@ -31,7 +32,8 @@ type crashRun struct {
 	seen     map[string][]sseEvent // events observed on live streams, per turn
 	stored   map[string][]sseEvent // events read back after the last restart
 	nextKey  int
-	kills    int // SIGKILLs of the campaign
+	kills    int       // SIGKILLs of the campaign
+	killedAt time.Time // when the last SIGKILL's process ended
 }
 
 // receipt is what a message event did: turn_started or steered, in which
@@ -107,7 +109,12 @@ func (r *crashRun) send(api *client, key string) (receipt, error) {
 func (r *crashRun) round(p *coreProc, api *client, cred string, killAfter int) {
 	var count atomic.Int64
 	var once sync.Once
-	kill := func() { once.Do(p.kill) }
+	kill := func() {
+		once.Do(func() {
+			p.kill()
+			r.killedAt = time.Now()
+		})
+	}
 	tick := func() {
 		if count.Add(1) >= int64(killAfter) {
 			kill()

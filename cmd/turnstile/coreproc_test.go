@@ -41,14 +41,29 @@ func TestMain(m *testing.M) {
 
 // syncBuffer collects a child's stderr.
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu      sync.Mutex
+	b       bytes.Buffer
+	changed chan struct{} // closed (and replaced) by every Write
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.changed != nil {
+		close(s.changed)
+		s.changed = nil
+	}
 	return s.b.Write(p)
+}
+
+// next returns the text so far and a channel closed by the next Write.
+func (s *syncBuffer) next() (string, <-chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.changed == nil {
+		s.changed = make(chan struct{})
+	}
+	return s.b.String(), s.changed
 }
 
 func (s *syncBuffer) String() string {
@@ -102,6 +117,18 @@ func startCore(t *testing.T, dir, tokenFile string, extra ...string) *coreProc {
 // startCoreProc is startCore without a test: it reports failures as
 // errors, so any goroutine may call it. The caller stops the process.
 func startCoreProc(dir, tokenFile string, extra ...string) (*coreProc, error) {
+	return startCoreProcUntil(msgListening, dir, tokenFile, extra...)
+}
+
+// The log messages of turnstile core that carry its address.
+const (
+	msgListening = "turnstile core listening" // serving (the active Core)
+	msgStandby   = "turnstile core standby"   // waiting for the lease
+)
+
+// startCoreProcUntil is startCoreProc waiting for the log message msg
+// (msgListening or msgStandby) instead of msgListening.
+func startCoreProcUntil(msg, dir, tokenFile string, extra ...string) (*coreProc, error) {
 	args := append([]string{"core", storeFlag(dir), dir, "-listen", "127.0.0.1:0", "-operator-token-file", tokenFile, "-qualify-kinds", "contract"}, extra...)
 	raw, _ := json.Marshal(args)
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
@@ -122,8 +149,11 @@ func startCoreProc(dir, tokenFile string, extra ...string) (*coreProc, error) {
 			line := sc.Text()
 			p.stderr.Write([]byte(line + "\n"))
 			var rec struct{ Msg, Addr string }
-			if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "turnstile core listening" {
-				addr <- rec.Addr
+			if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == msg {
+				select {
+				case addr <- rec.Addr:
+				default:
+				}
 			}
 		}
 		_ = cmd.Wait()
@@ -140,6 +170,26 @@ func startCoreProc(dir, tokenFile string, extra ...string) (*coreProc, error) {
 		_ = cmd.Process.Kill()
 		<-p.exited
 		return nil, fmt.Errorf("turnstile core never listened:\n%s", p.stderr.String())
+	}
+}
+
+// await waits up to d for a log line holding text and reports whether
+// one came (false: the process exited or d passed).
+func (p *coreProc) await(text string, d time.Duration) bool {
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	for {
+		out, changed := p.stderr.next()
+		if strings.Contains(out, text) {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-p.exited:
+			return strings.Contains(p.stderr.String(), text)
+		case <-deadline.C:
+			return false
+		}
 	}
 }
 
