@@ -58,20 +58,22 @@ func TestCoreCrashRecovery(t *testing.T) {
 
 // TestCoreCrashRecoveryPostgres is TestCoreCrashRecovery with Core on a
 // PostgreSQL schema of its own (-store), restarted on the same schema.
+// The restarted Core waits for the killed one's lease to expire, so the
+// lease TTL is the shortest allowed.
 func TestCoreCrashRecoveryPostgres(t *testing.T) {
 	testgate.Long(t)
 	dsn, tokenFile, token, cred := setupPG(t)
-	coreCrashRecovery(t, dsn, tokenFile, token, cred, *crashKills)
+	coreCrashRecovery(t, dsn, tokenFile, token, cred, *crashKills, "-lease-ttl", "1s")
 }
 
 // coreCrashRecovery runs the crash campaign on dir (a data directory or a
-// PostgreSQL URL) with kills SIGKILLs.
-func coreCrashRecovery(t *testing.T, dir, tokenFile, token, cred string, kills int) {
+// PostgreSQL URL) with kills SIGKILLs; extra are more flags of Core.
+func coreCrashRecovery(t *testing.T, dir, tokenFile, token, cred string, kills int, extra ...string) {
 	rng := rand.New(rand.NewPCG(*crashSeed, 7))
 	r := &crashRun{t: t, rt: &scripted.Runtime{Deltas: 3}, answered: map[string]receipt{},
 		seen: map[string][]sseEvent{}, stored: map[string][]sseEvent{}, key: issueKey(t, dir), kills: kills}
 	for i := 0; i <= kills; i++ {
-		p := startCore(t, dir, tokenFile)
+		p := startCore(t, dir, tokenFile, extra...)
 		api := newClient(t, p.base, token)
 		api.key = r.key
 		if i == 0 {
