@@ -272,6 +272,8 @@ func runCore(ctx context.Context, f *coreFlags, token string, log *slog.Logger) 
 		defer cancel()
 		return hs.Shutdown(sctx)
 	}
+	leaseCtx, stopLease := context.WithCancel(context.Background())
+	defer stopLease()
 	if lease != nil {
 		serve()
 		if err := awaitLease(ctx, lease, log, addr); err != nil {
@@ -280,6 +282,12 @@ func runCore(ctx context.Context, f *coreFlags, token string, log *slog.Logger) 
 			log.Info("stopped")
 			return nil
 		}
+		// Renewals start at once: loading a large store must not let the
+		// lease expire under it.
+		go keepLease(leaseCtx, lease, log, func(err error) {
+			log.Error("fenced: the lease is lost; stopping without answering", "err", err)
+			os.Exit(exitFail)
+		})
 	}
 	st, err := openActiveStore(f, lease, log)
 	if err != nil {
@@ -315,14 +323,6 @@ func runCore(ctx context.Context, f *coreFlags, token string, log *slog.Logger) 
 	loopCtx, stopLoop := context.WithCancel(context.Background())
 	ran := make(chan error, 1)
 	go func() { ran <- srv.Run(loopCtx) }()
-	leaseCtx, stopLease := context.WithCancel(context.Background())
-	defer stopLease()
-	if lease != nil {
-		go keepLease(leaseCtx, lease, log, func(err error) {
-			log.Error("fenced: the lease is lost; stopping without answering", "err", err)
-			os.Exit(exitFail)
-		})
-	}
 	sw.set(mux)
 	if !serving {
 		serve()
