@@ -25,6 +25,7 @@ import (
 	"github.com/turnstile-sim/turnstile/core/engine"
 	"github.com/turnstile-sim/turnstile/core/gateway"
 	"github.com/turnstile-sim/turnstile/core/server"
+	"github.com/turnstile-sim/turnstile/core/store/pgstore"
 )
 
 const usageCore = `usage: turnstile core [flags]
@@ -58,6 +59,19 @@ of the log; 'core device list' and 'revoke' need an existing store. With
 -store, Core creates its tables in an empty schema the same way (and logs
 "store created"), refuses another program's tables, and -data is unused.
 
+With -store, several Cores may run on one schema as an active–standby
+pair: the one holding the schema's lease row is active; another serves
+/healthz (200), answers /readyz 503 and every API and Runtime gateway
+request 503 core_standby, logs "turnstile core standby", and polls the
+lease every -lease-ttl/5. The active Core renews the lease every
+-lease-ttl/3 (the database's clock judges expiry); when it stops renewing
+(killed, paused, cut off), the standby takes the lease once it expires,
+with the next epoch, loads the store and serves ("turnstile core
+listening"). Every write transaction checks the epoch, so a Core that lost
+the lease commits nothing: it logs the fencing error and exits 1 without
+answering. SIGTERM releases the lease, so the standby takes over at its
+next poll.
+
 ` + exitCodes
 
 // coreFlags are the options of turnstile core.
@@ -69,6 +83,7 @@ type coreFlags struct {
 	heartbeat                                    time.Duration
 	bodyReadTimeout                              time.Duration
 	connsPerAddr                                 int
+	leaseTTL                                     time.Duration  // with store: the lease's time to live
 	policy                                       *engine.Policy // nil: the built-in catalog
 	tracing                                      tracingFlags
 	tls                                          tlsFlags
@@ -151,6 +166,8 @@ func (sh *shell) cmdCore(args []string) int {
 		"deadline for a request body to arrive in full, on every API route and the bootstrap; a later one is 408 body_timeout (TURNSTILE_BODY_READ_TIMEOUT)")
 	fs.IntVar(&f.connsPerAddr, "conns-per-addr", envInt("TURNSTILE_CONNS_PER_ADDR", DefaultConnsPerAddr),
 		"open connections allowed per remote IP; more are closed at accept (TURNSTILE_CONNS_PER_ADDR)")
+	fs.DurationVar(&f.leaseTTL, "lease-ttl", envDuration("TURNSTILE_LEASE_TTL", DefaultLeaseTTL),
+		"with -store: time to live of the active Core's lease; a standby takes over within it (plus -lease-ttl/5) after the active Core stops renewing; at least 1s (TURNSTILE_LEASE_TTL)")
 	kinds := fs.String("qualify-kinds", envDefault("TURNSTILE_QUALIFY_KINDS", ""),
 		"comma-separated Harness kinds qualified, besides the built-in synthetic and codex profiles, with an open profile (conformance runs: contract) (TURNSTILE_QUALIFY_KINDS)")
 	f.tracing.register(fs)
@@ -178,6 +195,9 @@ func (sh *shell) cmdCore(args []string) int {
 	}
 	if err := f.tracing.check(); err != nil {
 		return sh.usageError("core", err)
+	}
+	if f.leaseTTL < pgstore.MinLeaseTTL {
+		return sh.usageError("core", ErrLeaseTTLFlag)
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
@@ -230,16 +250,77 @@ func readToken(path string) (string, error) {
 	return tok, nil
 }
 
-// runCore serves until ctx ends, then shuts down gracefully.
+// runCore serves until ctx ends, then shuts down gracefully. With
+// -store it first waits as a standby until it holds the lease.
 func runCore(ctx context.Context, f *coreFlags, token string, log *slog.Logger) error {
-	st, created, err := openCoreStore(f, true)
+	var lease *pgstore.Lease
+	if f.store != "" {
+		var err error
+		if lease, err = pgstore.OpenLease(f.store, leaseHolder(), f.leaseTTL); err != nil {
+			return err
+		}
+		defer lease.Close()
+		if lease.Created() {
+			log.Warn("store created: -store held no store, Core starts empty", "store", lease.Where())
+		}
+	}
+	ln, err := net.Listen("tcp", f.listen)
 	if err != nil {
 		return err
 	}
-	if created && f.store != "" {
-		log.Warn("store created: -store held no store, Core starts empty", "store", storeLabel(f, st))
-	} else if created {
-		log.Warn("store created: -data held no store, Core starts empty", "path", storeLabel(f, st))
+	public := f.publicURL
+	if public == "" && f.certs != nil {
+		public = "https://" + ln.Addr().String()
+	} else if public == "" {
+		public = "http://" + ln.Addr().String()
+	}
+	addr := ln.Addr().String()
+	ln = newLimitListener(ln, f.connsPerAddr, func(addr string) {
+		log.Warn("connection refused: too many open connections from this address", "remote", addr, "limit", f.connsPerAddr)
+	})
+	if f.certs != nil {
+		ln = f.certs.listen(ln)
+		f.certs.reloadOnHangup(ctx, log)
+	}
+	sw := &switchHandler{}
+	sw.set(standbyHandler())
+	hs := &http.Server{Handler: bodyDeadline(f.bodyReadTimeout, sw), ReadHeaderTimeout: headerReadTimeout,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	served := make(chan error, 1)
+	serving := false
+	serve := func() {
+		serving = true
+		go func() { served <- hs.Serve(ln) }()
+	}
+	stopHTTP := func() error {
+		if !serving {
+			return ln.Close()
+		}
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		return hs.Shutdown(sctx)
+	}
+	leaseCtx, stopLease := context.WithCancel(context.Background())
+	defer stopLease()
+	if lease != nil {
+		serve()
+		if err := awaitLease(ctx, lease, log, addr); err != nil {
+			log.Info("stopping: standby")
+			_ = stopHTTP()
+			log.Info("stopped")
+			return nil
+		}
+		// Renewals start at once: loading a large store must not let the
+		// lease expire under it.
+		go keepLease(leaseCtx, lease, log, func(err error) {
+			log.Error("fenced: the lease is lost; stopping without answering", "err", err)
+			os.Exit(exitFail)
+		})
+	}
+	st, err := openActiveStore(f, lease, log)
+	if err != nil {
+		_ = stopHTTP()
+		return err
 	}
 	defer st.Close()
 	tracer, stopTracing, err := f.tracing.start(ctx, "turnstile-core")
@@ -255,44 +336,35 @@ func runCore(ctx context.Context, f *coreFlags, token string, log *slog.Logger) 
 	srv, err := server.New(st, server.Options{Logger: log, Metrics: server.NewMetrics(reg), Config: core.Config{Policy: f.policy},
 		PrepareFrame: vaults.FrameSecrets, Tracer: tracer,
 		Fatal: func(err error) {
-			log.Error("store commit failed; stopping (the next start recovers)", "err", err)
+			if errors.Is(err, pgstore.ErrFenced) {
+				log.Error("fenced: another Core holds the lease; stopping without answering", "err", err)
+			} else {
+				log.Error("store commit failed; stopping (the next start recovers)", "err", err)
+			}
 			os.Exit(exitFail)
 		}})
 	if err != nil {
+		_ = stopHTTP()
 		return err
 	}
 	reg.MustRegister(turnsCollector(srv))
-	ln, err := net.Listen("tcp", f.listen)
-	if err != nil {
-		return err
-	}
-	public := f.publicURL
-	if public == "" && f.certs != nil {
-		public = "https://" + ln.Addr().String()
-	} else if public == "" {
-		public = "http://" + ln.Addr().String()
-	}
 	mux, gw, err := coreMux(srv, st, reg, f, public, token, log)
 	if err != nil {
-		ln.Close()
+		_ = stopHTTP()
 		return err
 	}
-	ln = newLimitListener(ln, f.connsPerAddr, func(addr string) {
-		log.Warn("connection refused: too many open connections from this address", "remote", addr, "limit", f.connsPerAddr)
-	})
-	if f.certs != nil {
-		ln = f.certs.listen(ln)
-		f.certs.reloadOnHangup(ctx, log)
-	}
-	hs := &http.Server{Handler: bodyDeadline(f.bodyReadTimeout, mux), ReadHeaderTimeout: headerReadTimeout,
-		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	loopCtx, stopLoop := context.WithCancel(context.Background())
 	ran := make(chan error, 1)
 	go func() { ran <- srv.Run(loopCtx) }()
-	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
-	log.Info("turnstile core listening", "addr", ln.Addr().String(), "public_url", public, "store", storeLabel(f, st),
-		"tls", f.certs != nil)
+	sw.set(mux)
+	if !serving {
+		serve()
+	}
+	attrs := []any{"addr", addr, "public_url", public, "store", storeLabel(f, st), "tls", f.certs != nil}
+	if lease != nil {
+		attrs = append(attrs, "epoch", lease.Epoch())
+	}
+	log.Info("turnstile core listening", attrs...)
 	select {
 	case <-ctx.Done():
 	case err := <-served:
@@ -302,11 +374,7 @@ func runCore(ctx context.Context, f *coreFlags, token string, log *slog.Logger) 
 	}
 	log.Info("stopping: no new connections; closing connections; committing")
 	shut := make(chan error, 1)
-	go func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		shut <- hs.Shutdown(sctx)
-	}()
+	go func() { shut <- stopHTTP() }()
 	stopLoop()
 	err = <-ran
 	gw.Wait(10 * time.Second)
@@ -316,8 +384,36 @@ func runCore(ctx context.Context, f *coreFlags, token string, log *slog.Logger) 
 	if err != nil {
 		return fmt.Errorf("final commit: %w", err)
 	}
+	if lease != nil {
+		stopLease()
+		rctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if rerr := lease.Release(rctx); rerr != nil {
+			log.Warn("lease release failed; the standby takes over when it expires", "err", rerr)
+		}
+		cancel()
+	}
 	log.Info("stopped")
 	return nil
+}
+
+// openActiveStore opens the store of the Core that serves: the SQLite
+// store in -data, or the PostgreSQL store fenced by the held lease.
+func openActiveStore(f *coreFlags, lease *pgstore.Lease, log *slog.Logger) (coreStore, error) {
+	if lease != nil {
+		s, err := lease.Store()
+		if err != nil {
+			return nil, err
+		}
+		return pgBackend{s}, nil
+	}
+	st, created, err := openCoreStore(f, true)
+	if err != nil {
+		return nil, err
+	}
+	if created {
+		log.Warn("store created: -data held no store, Core starts empty", "path", storeLabel(f, st))
+	}
+	return st, nil
 }
 
 // coreMux mounts the gateway, the public API and the probes.

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	coreapi "github.com/turnstile-sim/turnstile/core/api"
 	"github.com/turnstile-sim/turnstile/core/gateway/scripted"
@@ -31,7 +32,8 @@ type crashRun struct {
 	seen     map[string][]sseEvent // events observed on live streams, per turn
 	stored   map[string][]sseEvent // events read back after the last restart
 	nextKey  int
-	kills    int // SIGKILLs of the campaign
+	kills    int       // SIGKILLs of the campaign
+	killedAt time.Time // when the last SIGKILL's process ended
 }
 
 // receipt is what a message event did: turn_started or steered, in which
@@ -56,20 +58,22 @@ func TestCoreCrashRecovery(t *testing.T) {
 
 // TestCoreCrashRecoveryPostgres is TestCoreCrashRecovery with Core on a
 // PostgreSQL schema of its own (-store), restarted on the same schema.
+// The restarted Core waits for the killed one's lease to expire, so the
+// lease TTL is the shortest allowed.
 func TestCoreCrashRecoveryPostgres(t *testing.T) {
 	testgate.Long(t)
 	dsn, tokenFile, token, cred := setupPG(t)
-	coreCrashRecovery(t, dsn, tokenFile, token, cred, *crashKills)
+	coreCrashRecovery(t, dsn, tokenFile, token, cred, *crashKills, "-lease-ttl", "1s")
 }
 
 // coreCrashRecovery runs the crash campaign on dir (a data directory or a
-// PostgreSQL URL) with kills SIGKILLs.
-func coreCrashRecovery(t *testing.T, dir, tokenFile, token, cred string, kills int) {
+// PostgreSQL URL) with kills SIGKILLs; extra are more flags of Core.
+func coreCrashRecovery(t *testing.T, dir, tokenFile, token, cred string, kills int, extra ...string) {
 	rng := rand.New(rand.NewPCG(*crashSeed, 7))
 	r := &crashRun{t: t, rt: &scripted.Runtime{Deltas: 3}, answered: map[string]receipt{},
 		seen: map[string][]sseEvent{}, stored: map[string][]sseEvent{}, key: issueKey(t, dir), kills: kills}
 	for i := 0; i <= kills; i++ {
-		p := startCore(t, dir, tokenFile)
+		p := startCore(t, dir, tokenFile, extra...)
 		api := newClient(t, p.base, token)
 		api.key = r.key
 		if i == 0 {
@@ -107,7 +111,12 @@ func (r *crashRun) send(api *client, key string) (receipt, error) {
 func (r *crashRun) round(p *coreProc, api *client, cred string, killAfter int) {
 	var count atomic.Int64
 	var once sync.Once
-	kill := func() { once.Do(p.kill) }
+	kill := func() {
+		once.Do(func() {
+			p.kill()
+			r.killedAt = time.Now()
+		})
+	}
 	tick := func() {
 		if count.Add(1) >= int64(killAfter) {
 			kill()

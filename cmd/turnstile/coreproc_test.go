@@ -41,31 +41,36 @@ func TestMain(m *testing.M) {
 
 // syncBuffer collects a child's stderr.
 type syncBuffer struct {
-	mu   sync.Mutex
-	b    bytes.Buffer
-	grew chan struct{} // closed by the next Write (wait)
+	mu      sync.Mutex
+	b       bytes.Buffer
+	changed chan struct{} // closed (and replaced) by every Write
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.grew != nil {
-		close(s.grew)
-		s.grew = nil
+	if s.changed != nil {
+		close(s.changed)
+		s.changed = nil
 	}
 	return s.b.Write(p)
+}
+
+// next returns the text so far and a channel closed by the next Write.
+func (s *syncBuffer) next() (string, <-chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.changed == nil {
+		s.changed = make(chan struct{})
+	}
+	return s.b.String(), s.changed
 }
 
 // wait returns after the next Write, or after a second without one (a
 // Write between the caller's check and this call is not missed for
 // longer).
 func (s *syncBuffer) wait() {
-	s.mu.Lock()
-	if s.grew == nil {
-		s.grew = make(chan struct{})
-	}
-	ch := s.grew
-	s.mu.Unlock()
+	_, ch := s.next()
 	select {
 	case <-ch:
 	case <-time.After(time.Second):
@@ -123,6 +128,18 @@ func startCore(t *testing.T, dir, tokenFile string, extra ...string) *coreProc {
 // startCoreProc is startCore without a test: it reports failures as
 // errors, so any goroutine may call it. The caller stops the process.
 func startCoreProc(dir, tokenFile string, extra ...string) (*coreProc, error) {
+	return startCoreProcUntil(msgListening, dir, tokenFile, extra...)
+}
+
+// The log messages of turnstile core that carry its address.
+const (
+	msgListening = "turnstile core listening" // serving (the active Core)
+	msgStandby   = "turnstile core standby"   // waiting for the lease
+)
+
+// startCoreProcUntil is startCoreProc waiting for the log message msg
+// (msgListening or msgStandby) instead of msgListening.
+func startCoreProcUntil(msg, dir, tokenFile string, extra ...string) (*coreProc, error) {
 	args := append([]string{"core", storeFlag(dir), dir, "-listen", "127.0.0.1:0", "-operator-token-file", tokenFile, "-qualify-kinds", "contract"}, extra...)
 	raw, _ := json.Marshal(args)
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
@@ -146,11 +163,14 @@ func startCoreProc(dir, tokenFile string, extra ...string) (*coreProc, error) {
 				Msg, Addr string
 				TLS       bool
 			}
-			if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "turnstile core listening" {
+			if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == msg {
+				scheme := "http://"
 				if rec.TLS {
-					addr <- "https://" + rec.Addr
-				} else {
-					addr <- "http://" + rec.Addr
+					scheme = "https://"
+				}
+				select {
+				case addr <- scheme + rec.Addr:
+				default:
 				}
 			}
 		}
@@ -168,6 +188,26 @@ func startCoreProc(dir, tokenFile string, extra ...string) (*coreProc, error) {
 		_ = cmd.Process.Kill()
 		<-p.exited
 		return nil, fmt.Errorf("turnstile core never listened:\n%s", p.stderr.String())
+	}
+}
+
+// await waits up to d for a log line holding text and reports whether
+// one came (false: the process exited or d passed).
+func (p *coreProc) await(text string, d time.Duration) bool {
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	for {
+		out, changed := p.stderr.next()
+		if strings.Contains(out, text) {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-p.exited:
+			return strings.Contains(p.stderr.String(), text)
+		case <-deadline.C:
+			return false
+		}
 	}
 }
 

@@ -72,7 +72,9 @@ func daemonEnv(name, def string) string {
 func (sh *shell) daemonFlagSet() (*flag.FlagSet, *daemonFlags) {
 	fs := sh.newFlags("daemon", usageDaemon)
 	f := &daemonFlags{}
-	fs.StringVar(&f.core, "core", daemonEnv("TURNSTILE_CORE_URL", ""), "Core's base URL, e.g. http://127.0.0.1:8080, or https://... for a Core serving TLS (TURNSTILE_CORE_URL)")
+	f.core = daemonEnv("TURNSTILE_CORE_URL", "")
+	fs.Var(&coreURLsFlag{v: &f.core}, "core",
+		"Core's base URL, e.g. http://127.0.0.1:8080 (https://... for a Core serving TLS); for an active–standby pair give every Core's URL (repeat -core, or separate them with commas): after a failure or a lost connection the daemon waits its backoff and tries the next (TURNSTILE_CORE_URL, comma-separated)")
 	fs.StringVar(&f.caFile, "ca-file", daemonEnv("TURNSTILE_CA_FILE", ""),
 		"PEM CA certificates that vouch for Core's TLS certificate (https, wss), added to the system roots; without it the system roots alone (TURNSTILE_CA_FILE)")
 	fs.StringVar(&f.device, "device", daemonEnv("TURNSTILE_DEVICE_ID", ""), "this daemon's device ID (TURNSTILE_DEVICE_ID)")
@@ -104,6 +106,42 @@ func (sh *shell) daemonFlagSet() (*flag.FlagSet, *daemonFlags) {
 	fs.StringVar(&f.logLevel, "log-level", daemonEnv("TURNSTILE_LOG_LEVEL", "info"), "debug, info, warn or error (TURNSTILE_LOG_LEVEL)")
 	f.tracing.register(fs)
 	return fs, f
+}
+
+// coreURLsFlag is -core: each use adds URLs (comma-separated), and the
+// first use replaces the environment's TURNSTILE_CORE_URL.
+type coreURLsFlag struct {
+	v   *string
+	set bool
+}
+
+func (c *coreURLsFlag) String() string {
+	if c.v == nil {
+		return ""
+	}
+	return *c.v
+}
+
+func (c *coreURLsFlag) Set(s string) error {
+	if !c.set {
+		*c.v, c.set = "", true
+	}
+	if *c.v != "" {
+		*c.v += ","
+	}
+	*c.v += s
+	return nil
+}
+
+// splitCoreURLs splits -core's value at commas, dropping blanks.
+func splitCoreURLs(v string) []string {
+	var out []string
+	for _, u := range strings.Split(v, ",") {
+		if u = strings.TrimSpace(u); u != "" {
+			out = append(out, u)
+		}
+	}
+	return out
 }
 
 // Errors of the daemon's configuration.
@@ -180,7 +218,11 @@ func (sh *shell) cmdDaemon(args []string) int {
 	if setup.conform != nil {
 		go setup.conform.serve(ctx, d, log)
 	}
-	log.Info("daemon starting", "core", setup.client.CoreURL, "device", setup.client.DeviceID, "kinds", daemonKindNames(setup.kinds))
+	cores := setup.client.CoreURL
+	if len(setup.client.CoreURLs) > 0 {
+		cores = strings.Join(setup.client.CoreURLs, ",")
+	}
+	log.Info("daemon starting", "core", cores, "device", setup.client.DeviceID, "kinds", daemonKindNames(setup.kinds))
 	res, err := d.Run(ctx)
 	return sh.daemonExit(res, err)
 }
@@ -232,7 +274,14 @@ func prepareDaemon(f *daemonFlags, diag io.Writer) (*daemonSetup, error) {
 	if err != nil {
 		return nil, err
 	}
-	client := &transport.Client{CoreURL: f.core, DeviceID: f.device, Credential: cred, HTTP: hc}
+	urls := splitCoreURLs(f.core)
+	if len(urls) == 0 {
+		return nil, errNoCore
+	}
+	client := &transport.Client{CoreURL: urls[0], DeviceID: f.device, Credential: cred, HTTP: hc}
+	if len(urls) > 1 {
+		client.CoreURLs = urls
+	}
 	if err := client.Validate(); err != nil {
 		return nil, err
 	}

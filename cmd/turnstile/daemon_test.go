@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"log/slog"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -49,6 +51,8 @@ func TestDaemonRefusesToStart(t *testing.T) {
 		{"empty credential", append(base, "-credential-file", empty), "is empty"},
 		{"two-line credential", append(base, "-credential-file", twoLines), "more than one line"},
 		{"core URL not http", []string{"daemon", "-core", "ftp://x", "-device", "d", "-credential-file", cred}, "Core URL must be"},
+		{"second core URL not http", []string{"daemon", "-core", "http://a,ftp://x", "-device", "d", "-credential-file", cred}, "Core URL must be"},
+		{"core URLs all blank", []string{"daemon", "-core", " , ", "-device", "d", "-credential-file", cred}, "-core is required"},
 		{"unknown kind", append(base, "-credential-file", cred, "-kinds", "minimax"), `kinds: "minimax" is not a kind`},
 		{"claude without a binary", append(base, "-credential-file", cred, "-kinds", "claude"), `kind "claude" is enabled but not configured`},
 		{"acp without a command", append(base, "-credential-file", cred, "-kinds", "acp:claude-agent-acp"), `kind "acp:claude-agent-acp" is enabled but not configured`},
@@ -72,6 +76,36 @@ func TestDaemonRefusesToStart(t *testing.T) {
 				t.Fatalf("stderr holds the credential: %q", errOut)
 			}
 		})
+	}
+}
+
+// TestDaemonTakesSeveralCoreURLs: -core repeated and comma-separated
+// lists the Cores of an active–standby pair, in order, replacing
+// TURNSTILE_CORE_URL (itself comma-separated when no -core is given).
+func TestDaemonTakesSeveralCoreURLs(t *testing.T) {
+	cred := writeFile(t, "cred", testCredential+"\n")
+	t.Setenv("TURNSTILE_CORE_URL", "http://env-a:1, http://env-b:1")
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{nil, []string{"http://env-a:1", "http://env-b:1"}},
+		{[]string{"-core", "http://a:1,http://b:1", "-core", "http://c:1"}, []string{"http://a:1", "http://b:1", "http://c:1"}},
+		{[]string{"-core", "http://a:1"}, nil},
+	} {
+		sh := &shell{stdout: io.Discard, stderr: io.Discard}
+		fs, f := sh.daemonFlagSet()
+		if err := fs.Parse(append(c.args, "-device", "d", "-credential-file", cred)); err != nil {
+			t.Fatal(err)
+		}
+		setup, err := prepareDaemon(f, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(setup.client.CoreURLs, c.want) || (c.want != nil && setup.client.CoreURL != c.want[0]) ||
+			(c.want == nil && setup.client.CoreURL != "http://a:1") {
+			t.Fatalf("%v: CoreURL %q, CoreURLs %q; want %q", c.args, setup.client.CoreURL, setup.client.CoreURLs, c.want)
+		}
 	}
 }
 

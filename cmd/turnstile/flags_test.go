@@ -46,6 +46,7 @@ func TestBadFlagsExitTwoWithANamedError(t *testing.T) {
 		{[]string{"campaign", "merge"}, "no shard files given"},
 		{[]string{"core", "-body-read-timeout", "0s"}, "-body-read-timeout must be a positive duration"},
 		{[]string{"core", "-conns-per-addr", "0"}, "-conns-per-addr must be at least 1"},
+		{[]string{"core", "-lease-ttl", "999ms"}, "-lease-ttl must be at least 1s"},
 	} {
 		code, out, errOut := cli{t: t}.run(tc.args...)
 		if code != exitUsage || !strings.Contains(errOut, tc.want) || out != "" {

@@ -81,7 +81,8 @@ type Daemon struct {
 	once       sync.Once
 	stop       chan struct{} // closed by the first Shutdown
 	stopOnce   sync.Once
-	stopReason string // written before stop closes
+	stopReason string          // written before stop closes
+	lnk        *transport.Link // made by the first link(): bootstrap and Run share its Core URL rotation
 }
 
 // New returns a Daemon for cfg.
@@ -218,12 +219,19 @@ func (d *Daemon) bootstrap(ctx context.Context) (transport.Bootstrap, error) {
 	return link.Bootstrap(ctx)
 }
 
+// link is the daemon's one Link: the bootstrap and the connection loop
+// (which run one after the other) share it, so a Core URL the bootstrap
+// rotated to is where the loop starts.
 func (d *Daemon) link() *transport.Link {
+	if d.lnk != nil {
+		return d.lnk
+	}
 	client := *d.cfg.Client
 	if client.Clock == nil {
 		client.Clock = d.clk // one clock for every timeout of the daemon
 	}
-	return &transport.Link{Client: &client, Policy: d.cfg.Policy, Rand: d.cfg.Rand, Clock: d.clk, Log: d.log}
+	d.lnk = &transport.Link{Client: &client, Policy: d.cfg.Policy, Rand: d.cfg.Rand, Clock: d.clk, Log: d.log}
+	return d.lnk
 }
 
 // handler adapts the link's callbacks to inbox items.

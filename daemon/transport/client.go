@@ -40,8 +40,14 @@ const (
 // Client talks to one Core as one device. The credential travels only in
 // the Authorization header: never in a URL, a log line or an error.
 type Client struct {
-	// CoreURL is Core's base URL (http or https).
+	// CoreURL is Core's base URL (http or https): the one in use.
 	CoreURL string
+	// CoreURLs, when it lists more than one URL, are the base URLs of
+	// the Cores of an active–standby pair, in rotation order: a Link
+	// starts at CoreURL (normally the first) and, after every failed
+	// attempt and every lost connection, waits its backoff, moves to the
+	// next URL and bootstraps there.
+	CoreURLs []string
 	// DeviceID names the device the credential authenticates.
 	DeviceID string
 	// Credential is the device's bearer credential.
@@ -77,12 +83,16 @@ var ErrConfig = errors.New("transport: invalid client configuration")
 
 // Validate checks the client's configuration, naming the field.
 func (c *Client) Validate() error {
-	u, err := url.Parse(c.CoreURL)
+	for _, raw := range append([]string{c.CoreURL}, c.CoreURLs...) {
+		u, err := url.Parse(raw)
+		switch {
+		case raw == "":
+			return fmt.Errorf("%w: Core URL is empty", ErrConfig)
+		case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+			return fmt.Errorf("%w: Core URL must be an absolute http or https URL", ErrConfig)
+		}
+	}
 	switch {
-	case c.CoreURL == "":
-		return fmt.Errorf("%w: Core URL is empty", ErrConfig)
-	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		return fmt.Errorf("%w: Core URL must be an absolute http or https URL", ErrConfig)
 	case strings.TrimSpace(c.DeviceID) == "":
 		return fmt.Errorf("%w: device ID is empty", ErrConfig)
 	case strings.TrimSpace(c.Credential) == "":

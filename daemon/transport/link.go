@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/benbjohnson/clock"
+	"github.com/coder/websocket"
 )
 
 // Handler receives what happens on the link, from the link's goroutine:
@@ -31,6 +32,27 @@ type Link struct {
 	// Clock times the backoff; nil means the real clock.
 	Clock clock.Clock
 	Log   *slog.Logger
+
+	at int // index of Client.CoreURL in Client.CoreURLs
+}
+
+// rotate moves the client to the next of several Core URLs and reports
+// whether it did (false with one URL).
+func (l *Link) rotate() bool {
+	urls := l.Client.CoreURLs
+	if len(urls) < 2 {
+		return false
+	}
+	for i, u := range urls {
+		if u == l.Client.CoreURL {
+			l.at = i
+			break
+		}
+	}
+	l.at = (l.at + 1) % len(urls)
+	l.Client.CoreURL = urls[l.at]
+	l.log().Info("trying the next Core", "core", l.Client.CoreURL)
+	return true
 }
 
 func (l *Link) clock() clock.Clock {
@@ -62,6 +84,7 @@ func (l *Link) Bootstrap(ctx context.Context) (Bootstrap, error) {
 		if err := l.backoff(ctx, attempt, err); err != nil {
 			return Bootstrap{}, err
 		}
+		l.rotate()
 	}
 }
 
@@ -85,13 +108,27 @@ func (l *Link) backoff(ctx context.Context, attempt int, err error) error {
 }
 
 // Run connects and reconnects until ctx ends (it then returns nil) or a
-// failure is permanent (a *PermanentError). b is the bootstrap answer.
+// failure is permanent (a *PermanentError). b is the bootstrap answer of
+// the client's current Core URL; with several Core URLs, every reconnect
+// after a failure or a lost connection goes to the next URL and
+// bootstraps there first.
 func (l *Link) Run(ctx context.Context, b Bootstrap, h Handler) error {
 	clk := l.clock()
 	var gen uint64
 	attempt := 0
+	boot := false // the client moved to another Core: bootstrap there first
 	for {
-		ws, err := l.Client.Dial(ctx, b)
+		var ws *websocket.Conn
+		var err error
+		if boot {
+			var nb Bootstrap
+			if nb, err = l.Client.Bootstrap(ctx); err == nil {
+				b, boot = nb, false
+			}
+		}
+		if err == nil {
+			ws, err = l.Client.Dial(ctx, b)
+		}
 		if err == nil {
 			gen++
 			up := clk.Now()
@@ -121,6 +158,9 @@ func (l *Link) Run(ctx context.Context, b Bootstrap, h Handler) error {
 				return nil
 			}
 			return err
+		}
+		if l.rotate() {
+			boot = true
 		}
 	}
 }

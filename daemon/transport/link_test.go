@@ -5,8 +5,10 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -379,4 +381,95 @@ func TestReadLimitIsFourMiB(t *testing.T) {
 		cancel()
 		<-res
 	})
+}
+
+// TestSeveralCoreURLsRotate: with the URLs of an active–standby pair, a
+// bootstrap the standby refuses (503 core_standby) is retried on the
+// other Core after the backoff; a lost connection moves the link to the
+// next URL, which bootstraps first, and the link ends up on whichever
+// Core serves, each wait drawn by the policy.
+func TestSeveralCoreURLsRotate(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var standby atomic.Bool // Core A refuses until it takes over
+		standby.Store(true)
+		a := &transporttest.Core{DeviceID: deviceID, Credential: credential, RefuseBootstrap: func(int) int {
+			if standby.Load() {
+				return http.StatusServiceUnavailable
+			}
+			return 0
+		}}
+		b := &transporttest.Core{DeviceID: deviceID, Credential: credential}
+		netA, netB := a.Start(), b.Start()
+		defer a.Close()
+		defer b.Close()
+		hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true,
+			DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+				if strings.HasPrefix(addr, "core-a.test") {
+					return netA.DialContext(ctx, network, addr)
+				}
+				return netB.DialContext(ctx, network, addr)
+			}}}
+		defer hc.CloseIdleConnections()
+		urls := []string{"http://core-a.test", "http://core-b.test"}
+		link := &transport.Link{
+			Client: &transport.Client{CoreURL: urls[0], CoreURLs: urls, DeviceID: deviceID, Credential: credential, HTTP: hc},
+			Policy: transport.Policy{Base: time.Second, Max: 8 * time.Second},
+			Rand:   rand.New(rand.NewPCG(1, 2)),
+		}
+		if err := link.Client.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		boot, err := link.Bootstrap(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Bootstraps() != 1 || b.Bootstraps() != 1 || link.Client.CoreURL != urls[1] || !strings.Contains(boot.WSURL, "core-b.test") {
+			t.Fatalf("bootstraps A %d B %d, now at %s, ws_url %s", a.Bootstraps(), b.Bootstraps(), link.Client.CoreURL, boot.WSURL)
+		}
+		rec := newRecorder()
+		res := make(chan error, 1)
+		go func() { res <- link.Run(ctx, boot, rec) }()
+		sb, err := b.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-rec.events // connected to B
+		// B dies while A is still the standby: the link tries A (refused),
+		// then B again.
+		sb.Cut()
+		if sb, err = b.Next(ctx); err != nil {
+			t.Fatal(err)
+		}
+		<-rec.events // disconnected
+		<-rec.events // connected to B again
+		if a.Bootstraps() != 2 || b.Bootstraps() != 2 || a.Dials() != 0 {
+			t.Fatalf("after the first loss: bootstraps A %d B %d, dials A %d", a.Bootstraps(), b.Bootstraps(), a.Dials())
+		}
+		// A takes over and B goes away for good: the link lands on A.
+		standby.Store(false)
+		b.Close()
+		sa, err := a.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if link.Client.CoreURL != urls[0] || a.Dials() != 1 {
+			t.Fatalf("now at %s with %d dials of A", link.Client.CoreURL, a.Dials())
+		}
+		sa.Close(websocket.StatusNormalClosure, "")
+		cancel()
+		if err := <-res; err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+	})
+}
+
+// TestCoreURLsAreValidated: every URL of a pair must be an absolute
+// http or https URL.
+func TestCoreURLsAreValidated(t *testing.T) {
+	c := &transport.Client{CoreURL: "http://a", CoreURLs: []string{"http://a", "ftp://b"}, DeviceID: deviceID, Credential: credential}
+	if err := c.Validate(); !errors.Is(err, transport.ErrConfig) || !strings.Contains(err.Error(), "absolute http or https") {
+		t.Fatalf("Validate: %v", err)
+	}
 }

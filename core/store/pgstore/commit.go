@@ -161,6 +161,9 @@ func (b *batch) addJSON(what, q string, body any, keys ...any) error {
 
 func (s *Store) commit(ctx context.Context, p *pending) (err error) {
 	var b batch
+	if s.epoch > 0 {
+		b.b.Queue(fenceQuery) // first, so the batch stays one round trip
+	}
 	if err := buildBatch(&b, p); err != nil {
 		return err
 	}
@@ -174,6 +177,12 @@ func (s *Store) commit(ctx context.Context, p *pending) (err error) {
 		}
 	}()
 	br := tx.SendBatch(ctx, &b.b)
+	if s.epoch > 0 {
+		if err := s.checkFence(br.QueryRow()); err != nil {
+			_ = br.Close()
+			return err
+		}
+	}
 	for _, what := range b.what {
 		if _, err := br.Exec(); err != nil {
 			_ = br.Close()

@@ -52,6 +52,7 @@
 //	suspensions(seq PRIMARY KEY, id UNIQUE, body)
 //	preparations(seq PRIMARY KEY, id UNIQUE, body)
 //	resources(seq identity, kind, id, body bytea)  UNIQUE (kind, id)
+//	lease(id=1, holder, epoch, expires_at)         the active Core's lease
 //
 // Bodies are the records' encoding/json text, as in the SQLite store.
 // Migrations are an ordered list in code (schema.go); each runs in its own
@@ -60,4 +61,19 @@
 // Open refuses a schema of a newer version (ErrSchemaNewer) and a schema
 // holding another program's tables (ErrForeign) and changes nothing then;
 // a stored record that does not decode is ErrBadRecord.
+//
+// # Lease and fencing
+//
+// Two Cores on one schema elect the active one through the lease row
+// (lease.go): OpenLease migrates the schema without loading records;
+// Acquire takes the row when it is absent or expired by the database's
+// clock (now()), incrementing its epoch; Renew extends it by its TTL;
+// Release lets it expire at once. The active Core opens its store with
+// Lease.Store, which carries the held epoch: every write transaction
+// (Commit and the device and resource writes) first reads the epoch with
+// SELECT ... FOR SHARE and is rolled back with ErrFenced when it differs,
+// so a Core that lost the lease (paused, cut off) commits nothing, and a
+// takeover waits for a write transaction in flight. The lease is scoped to
+// the schema (a table, not a cluster-wide advisory lock). Open (no lease)
+// writes unfenced: the device and key commands.
 package pgstore

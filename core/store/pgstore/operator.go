@@ -61,6 +61,11 @@ func (s *Store) operator(f func(ctx context.Context, tx pgx.Tx) error) (err erro
 	if err != nil {
 		return classify(s.where, err)
 	}
+	if s.epoch > 0 {
+		if err := s.checkFence(tx.QueryRow(ctx, fenceQuery)); err != nil {
+			return errors.Join(err, ignoreDone(tx.Rollback(ctx)))
+		}
+	}
 	if err := f(ctx, tx); err != nil {
 		return errors.Join(err, ignoreDone(tx.Rollback(ctx)))
 	}

@@ -46,7 +46,7 @@ type migration struct {
 
 // SchemaVersion is the schema this build writes: the last migration's
 // version.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // migrations is the schema history, oldest first. Record bodies are the
 // records' JSON as text (not jsonb: the text is kept byte for byte);
@@ -107,6 +107,13 @@ var migrations = []migration{
 			id TEXT NOT NULL CHECK (id <> ''),
 			body BYTEA NOT NULL,
 			UNIQUE (kind, id))`,
+	}},
+	{2, "the lease of the active Core", []string{
+		`CREATE TABLE lease (
+			id INTEGER PRIMARY KEY CHECK (id = 1),
+			holder TEXT NOT NULL,
+			epoch BIGINT NOT NULL CHECK (epoch >= 1),
+			expires_at TIMESTAMPTZ NOT NULL)`,
 	}},
 }
 

@@ -22,8 +22,8 @@ func TestOpenCreatesSchema(t *testing.T) {
 		t.Fatalf("schema version %d, want %d", v, pgstore.SchemaVersion)
 	}
 	n := pgtest.QueryInt(t, dsn, `SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()`)
-	if n != 11 {
-		t.Fatalf("%d tables, want 11", n)
+	if n != 12 {
+		t.Fatalf("%d tables, want 12", n)
 	}
 	if !strings.Contains(s.Where(), "postgres") {
 		t.Fatalf("Where: %q", s.Where())

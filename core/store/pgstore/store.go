@@ -45,6 +45,9 @@ type Store struct {
 	pend    *pending
 	closed  bool
 	failure error // the first failed Commit; the store is unusable after it
+	// epoch is the lease epoch every write transaction checks (fencing);
+	// 0 for a store opened without a lease (Open).
+	epoch int64
 	// Seq and ID pairs of the suspension and preparation tables.
 	suspensionKeys, preparationKeys seqKeys
 }
@@ -70,7 +73,13 @@ func IsDSN(s string) bool {
 // newer version is refused with ErrSchemaNewer and another program's
 // tables with ErrForeign, and then nothing is changed.
 func Open(dsn string) (*Store, error) {
-	db, where, err := connect(dsn)
+	return openStore(dsn, 0, nil)
+}
+
+// openStore is Open with the fencing epoch of every write transaction (0:
+// none) and extra session parameters of the pool's connections.
+func openStore(dsn string, epoch int64, params map[string]string) (*Store, error) {
+	db, where, err := connect(dsn, params)
 	if err != nil {
 		return nil, err
 	}
@@ -81,6 +90,7 @@ func Open(dsn string) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
+	s.epoch = epoch
 	return s, nil
 }
 
@@ -88,7 +98,7 @@ func Open(dsn string) (*Store, error) {
 // version this build can open or not), without creating anything: false
 // for a schema without tables; ErrForeign for another program's tables.
 func Exists(dsn string) (bool, error) {
-	db, where, err := connect(dsn)
+	db, where, err := connect(dsn, nil)
 	if err != nil {
 		return false, err
 	}
@@ -99,8 +109,9 @@ func Exists(dsn string) (bool, error) {
 	return v > 0, err
 }
 
-// connect parses dsn and opens a pool whose first connection works.
-func connect(dsn string) (*pgxpool.Pool, string, error) {
+// connect parses dsn and opens a pool whose first connection works;
+// params are session parameters set on every connection.
+func connect(dsn string, params map[string]string) (*pgxpool.Pool, string, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: %v", ErrDSN, err)
@@ -111,6 +122,9 @@ func connect(dsn string) (*pgxpool.Pool, string, error) {
 	}
 	cfg.MaxConns = MaxConns
 	cfg.MinConns = 0
+	for k, v := range params {
+		cc.RuntimeParams[k] = v
+	}
 	where := fmt.Sprintf("postgres %s@%s/%s", cc.User, hostPort(cc.Host, cc.Port), cc.Database)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*cc.ConnectTimeout)
 	defer cancel()
@@ -142,23 +156,34 @@ func unwrapConnect(err error) error {
 }
 
 func open(ctx context.Context, db *pgxpool.Pool, where string, list []migration) (*Store, error) {
-	v, err := schemaVersion(ctx, db, where)
+	created, err := prepare(ctx, db, where, list)
 	if err != nil {
 		return nil, err
 	}
-	latest := list[len(list)-1].version
-	if v > latest {
-		return nil, fmt.Errorf("%w: %s was written by schema version %d; this build knows versions up to %d (run a newer turnstile)",
-			ErrSchemaNewer, where, v, latest)
-	}
-	if err := migrate(ctx, db, where, list); err != nil {
-		return nil, err
-	}
-	s := &Store{where: where, db: db, pend: newPending(), created: v == 0}
+	s := &Store{where: where, db: db, pend: newPending(), created: created}
 	if err := s.load(ctx); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// prepare refuses a schema of a newer version or another program's and
+// applies the migrations of list it lacks; created reports that the
+// schema held no tables.
+func prepare(ctx context.Context, db *pgxpool.Pool, where string, list []migration) (created bool, err error) {
+	v, err := schemaVersion(ctx, db, where)
+	if err != nil {
+		return false, err
+	}
+	latest := list[len(list)-1].version
+	if v > latest {
+		return false, fmt.Errorf("%w: %s was written by schema version %d; this build knows versions up to %d (run a newer turnstile)",
+			ErrSchemaNewer, where, v, latest)
+	}
+	if err := migrate(ctx, db, where, list); err != nil {
+		return false, err
+	}
+	return v == 0, nil
 }
 
 // Created reports whether Open found the schema empty and created the
