@@ -51,41 +51,14 @@ const runningCoreDeadline = 4 * time.Minute
 // shares its process group, which the deadline and the cleanup kill.
 func TestReadmeRunningCore(t *testing.T) {
 	testgate.Long(t) // builds the binary, runs Core and a daemon
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
 	block := readmeBlock(t, "## Running Core")
 	if strings.Count(block, "localhost:8080") < 2 {
 		t.Fatalf("the block no longer talks to localhost:8080; update the port substitution:\n%s", block)
 	}
 	tmp := t.TempDir()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	script := filepath.Join(tmp, "running-core.sh")
-	if err := os.WriteFile(script, []byte(strings.ReplaceAll(block, "localhost:8080", addr)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-
-	ctx, cancel := context.WithTimeout(context.Background(), runningCoreDeadline)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", "-eu", "-o", "pipefail", script)
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "TURNSTILE_LISTEN="+addr, "TMPDIR="+tmp)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 10 * time.Second
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
-	runErr := cmd.Wait()
+	addr := freeAddr(t)
+	out, errOut, runErr := runReadmeBlock(t, tmp, strings.ReplaceAll(block, "localhost:8080", addr), runningCoreDeadline,
+		"TURNSTILE_LISTEN="+addr)
 
 	demo := readmeDemoDir(t, tmp)
 	logs := map[string]string{}
@@ -95,9 +68,9 @@ func TestReadmeRunningCore(t *testing.T) {
 	}
 	if runErr != nil {
 		t.Fatalf("the block failed: %v\nstdout:\n%s\nstderr:\n%s\ncore.log:\n%s\ndaemon.log:\n%s",
-			runErr, out.String(), errOut.String(), logs["core.log"], logs["daemon.log"])
+			runErr, out, errOut, logs["core.log"], logs["daemon.log"])
 	}
-	checkRunningCoreOutput(t, out.String(), logs)
+	checkRunningCoreOutput(t, out, logs)
 	secrets := []string{strings.TrimSpace(readFile(t, filepath.Join(demo, "d1.credential"))),
 		strings.TrimSpace(readFile(t, filepath.Join(demo, "operator.token"))),
 		strings.TrimSpace(readFile(t, filepath.Join(demo, "api.key")))}
@@ -108,6 +81,50 @@ func TestReadmeRunningCore(t *testing.T) {
 			}
 		}
 	}
+}
+
+// freeAddr is a loopback address no one listens on (for a moment).
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// runReadmeBlock runs a README block as one bash script (with -e, so any
+// failing line fails it) at the repository root, with TMPDIR in tmp, so
+// that the block's `mktemp -d` lands there. Every process the block
+// starts shares its process group, which the deadline and the cleanup
+// kill.
+func runReadmeBlock(t *testing.T, tmp, block string, deadline time.Duration, env ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(tmp, "readme-block.sh")
+	if err := os.WriteFile(script, []byte(block), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "-eu", "-o", "pipefail", script)
+	cmd.Dir = root
+	cmd.Env = append(append(os.Environ(), "TMPDIR="+tmp), env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+	err = cmd.Wait()
+	return out.String(), errOut.String(), err
 }
 
 // readmeDemoDir is the one scratch directory the block made with mktemp.

@@ -22,7 +22,8 @@ type readmeCommand struct {
 // as a whole, as a user pasting it would: TestReadmeCommandsWork leaves
 // that block to it (their inline commands it checks like any other).
 var literalSections = map[string]string{
-	"## Running Core": "TestReadmeRunningCore",
+	"## Running Core":            "TestReadmeRunningCore",
+	"## Two Cores on PostgreSQL": "TestReadmeTwoCores",
 }
 
 // readmeCommands collects the commands of the README's sh blocks (without
