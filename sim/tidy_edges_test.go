@@ -92,6 +92,11 @@ func edgeViolation(rel, p string) (rule, why string) {
 		return "import-edge", "a machine imports only wire from the module"
 	case (rel == "core" || rel == "daemon") && !local && !slices.Contains(machineStdlib, p):
 		return "import-edge", "not in the machines' allowlist (" + strings.Join(machineStdlib, " ") + ")"
+	// internal/wiretrace carries a span context in the envelope's trace
+	// field: the shells of both lanes that trace frames share it; the
+	// machines never see a span.
+	case mod == wiretracePkg && rel != "core" && rel != "daemon":
+		return "", ""
 	case top == "core" && local && !under(mod, "core") && !under(mod, "wire"):
 		return "import-edge", "the Core lane imports only core/... and wire"
 	// The Runtime shells stay inside this edge: daemon/transport imports
@@ -126,7 +131,7 @@ var shellLibs = []struct {
 		"the WebSocket library belongs to the Runtime gateway (and its scripted peer) and the daemon transport"},
 	{"github.com/prometheus/client_golang", []string{"core/server", "cmd"},
 		"metrics are collected by Core's server loop and served by the command"},
-	{"go.opentelemetry.io", []string{"core/server", "daemon/runner", "cmd"},
+	{"go.opentelemetry.io", []string{"core/server", "daemon/runner", "internal/wiretrace", "cmd"},
 		"traces are recorded by Core's server loop and the daemon's runner loop, and exported by the command"},
 	{"github.com/jackc/pgx", []string{"core/store/pgstore"},
 		"only core/store/pgstore (and its test helper pgtest) talks to PostgreSQL: the driver stays behind core.Store"},
@@ -134,6 +139,9 @@ var shellLibs = []struct {
 
 // invariantPkg is the module's assertion helper, importable from anywhere.
 const invariantPkg = "internal/invariant"
+
+// wiretracePkg is the one helper the tracing shells of both lanes share.
+const wiretracePkg = "internal/wiretrace"
 
 // sqliteStore is the shell that owns Core's database file; it alone may
 // import the SQLite drivers (and, as a shell, do file I/O).

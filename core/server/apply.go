@@ -6,6 +6,7 @@ import (
 	"github.com/benbjohnson/clock"
 
 	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/internal/wiretrace"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -59,7 +60,7 @@ func (s *Server) send(e core.Send) {
 	if span != nil {
 		defer span.End()
 	}
-	b, err := encodeStamped(f, e.Frame.Trace)
+	b, err := wiretrace.Encode(f, e.Frame.Trace)
 	if err != nil {
 		failSpan(span, reasonEncodeFail)
 		s.log.Error("core frame does not encode", "conn", uint64(e.Conn), "type", e.Frame.Type(), "err", err)

@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/internal/wiretrace"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -201,7 +202,7 @@ func (t *tracing) sending(conn core.ConnID, device string, f wire.Frame) (wire.F
 	}
 	_, span := t.tr.Start(parent, SpanSendPrefix+typ, opts...)
 	if f.Trace == "" {
-		f.Trace = traceparent(span.SpanContext())
+		f.Trace = wiretrace.Format(span.SpanContext())
 	}
 	return f, span
 }
@@ -222,7 +223,7 @@ func (t *tracing) received(conn core.ConnID, device string, f wire.Frame) trace.
 		trace.WithAttributes(AttrFrameType.String(typ), AttrFrameID.String(f.ID),
 			AttrConn.Int64(int64(conn)), AttrDevice.String(device))}
 	parent := context.Background()
-	if sc, ok := parseTraceparent(f.Trace); ok {
+	if sc, ok := wiretrace.Parse(f.Trace); ok {
 		parent = trace.ContextWithRemoteSpanContext(parent, sc)
 	} else {
 		opts = append(opts, trace.WithNewRoot())
@@ -293,43 +294,4 @@ func failSpan(span trace.Span, reason string) {
 	if span != nil {
 		span.SetStatus(codes.Error, reason)
 	}
-}
-
-// encodeStamped encodes f, whose trace the tracing stamped over the
-// machine's own (machineTrace). The stamp is diagnostics only: a frame
-// it would push over a limit leaves with the machine's trace instead.
-func encodeStamped(f wire.Frame, machineTrace string) ([]byte, error) {
-	b, err := wire.Encode(f)
-	if err != nil && f.Trace != machineTrace {
-		f.Trace = machineTrace
-		b, err = wire.Encode(f)
-	}
-	return b, err
-}
-
-// traceparent renders a span context as a W3C traceparent (version 00).
-func traceparent(sc trace.SpanContext) string {
-	if !sc.IsValid() {
-		return ""
-	}
-	return "00-" + sc.TraceID().String() + "-" + sc.SpanID().String() + "-" + sc.TraceFlags().String()
-}
-
-// parseTraceparent reads a traceparent the wire codec accepted (it drops
-// an unusable one, so s is "" or valid) into a remote span context.
-func parseTraceparent(s string) (trace.SpanContext, bool) {
-	if !wire.ValidTraceparent(s) {
-		return trace.SpanContext{}, false
-	}
-	tid, err1 := trace.TraceIDFromHex(s[3:35])
-	sid, err2 := trace.SpanIDFromHex(s[36:52])
-	if err1 != nil || err2 != nil {
-		return trace.SpanContext{}, false
-	}
-	var flags trace.TraceFlags
-	if strings.IndexByte("13579bdf", s[54]) >= 0 {
-		flags = trace.FlagsSampled // the low bit of the flags byte
-	}
-	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: sid, TraceFlags: flags, Remote: true})
-	return sc, sc.IsValid()
 }

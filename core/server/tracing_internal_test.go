@@ -1,7 +1,6 @@
 package server
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/turnstile-sim/turnstile/core"
@@ -34,30 +33,5 @@ func TestTracingOffAllocatesNothing(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Fatalf("tracing off allocates %v per frame, want 0", allocs)
-	}
-}
-
-// TestStampedTraceNeverPushesAFrameOverTheLimit: a frame that fits
-// FrameBytesMax only without the stamped traceparent leaves without it;
-// one that fits with it carries it.
-func TestStampedTraceNeverPushesAFrameOverTheLimit(t *testing.T) {
-	const stamp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
-	f := wire.Frame{ID: "t-1", Payload: wire.Delta{Sequence: 1}}
-	base, err := wire.Encode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.Payload = wire.Delta{Sequence: 1, Delta: strings.Repeat("a", wire.FrameBytesMax-len(base)-20)}
-	f.Trace = stamp
-	if _, err := wire.Encode(f); err == nil {
-		t.Fatal("the fixture fits with its trace")
-	}
-	b, err := encodeStamped(f, "")
-	if err != nil || len(b) > wire.FrameBytesMax || strings.Contains(string(b), `"trace"`) {
-		t.Fatalf("near the limit: %d bytes, err %v, trace kept %v", len(b), err, strings.Contains(string(b), `"trace"`))
-	}
-	f.Payload = wire.Delta{Sequence: 1, Delta: "small"}
-	if b, err := encodeStamped(f, ""); err != nil || !strings.Contains(string(b), `"trace":"`+stamp+`"`) {
-		t.Fatalf("a small frame: %s, %v", b, err)
 	}
 }

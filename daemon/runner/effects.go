@@ -2,6 +2,7 @@ package runner
 
 import (
 	"github.com/turnstile-sim/turnstile/daemon"
+	"github.com/turnstile-sim/turnstile/internal/wiretrace"
 )
 
 // apply executes one effect without blocking.
@@ -13,7 +14,7 @@ func (l *loop) apply(ef daemon.Effect) {
 			return // that connection is gone: dropped, never redirected
 		}
 		f, span := l.trace.sending(e.Gen, e.Frame)
-		b, err := encodeStamped(f, e.Frame.Trace)
+		b, err := wiretrace.Encode(f, e.Frame.Trace)
 		if err != nil {
 			l.d.log.Error("machine frame does not encode; not sent", "frame", daemon.DescribeFrame(e.Frame), "err", err.Error())
 			l.trace.sent(f, span)
