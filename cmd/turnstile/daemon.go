@@ -51,6 +51,7 @@ type daemonFlags struct {
 	claudeBin, claudeHome                                       string
 	acpCmd, acpHome                                             string
 	prepareWorkspace, state                                     string // runtime_prepare installation roots
+	metricsAddr                                                 string // probes' address ("": off)
 }
 
 // daemonEnv is the TURNSTILE_* environment value of name, or def.
@@ -92,6 +93,7 @@ func (sh *shell) daemonFlagSet() (*flag.FlagSet, *daemonFlags) {
 	fs.StringVar(&f.state, "state-dir", daemonEnv("TURNSTILE_STATE_DIR", ""),
 		"directory for transfer staging (and, with -prepare-workspace, installed capabilities) (TURNSTILE_STATE_DIR; default: <prepare-workspace or workspaces>/.turnstile)")
 	fs.StringVar(&f.logLevel, "log-level", daemonEnv("TURNSTILE_LOG_LEVEL", "info"), "debug, info, warn or error (TURNSTILE_LOG_LEVEL)")
+	fs.StringVar(&f.metricsAddr, "metrics-addr", daemonEnv("TURNSTILE_METRICS_ADDR", ""), daemonMetricsAddrHelp)
 	return fs, f
 }
 
@@ -147,6 +149,7 @@ func (sh *shell) cmdDaemon(args []string) int {
 		}
 		setup.conform.ctl.SetWorkspaces(f.workspaces)
 	}
+	reg, metrics := daemonRegistry()
 	d := runner.New(withWorkspaces(runner.Config{
 		Machine:   dmachine.Config{Kinds: setup.kinds, DaemonVersion: version},
 		Executors: executors,
@@ -154,7 +157,14 @@ func (sh *shell) cmdDaemon(args []string) int {
 		Rand:      rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
 		Log:       log,
 		Installer: daemonInstaller(f),
+		Metrics:   metrics,
 	}, f.workspaces))
+	stopProbes, err := serveDaemonProbes(f.metricsAddr, d, reg, log)
+	if err != nil {
+		fmt.Fprintf(sh.stderr, "turnstile daemon: -metrics-addr: %v\n", err)
+		return exitFail
+	}
+	defer stopProbes()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	stopSignals := handleDaemonSignals(d, log, sh.stderr)

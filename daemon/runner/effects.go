@@ -19,6 +19,7 @@ func (l *loop) apply(ef daemon.Effect) {
 			return
 		}
 		c.Send(b, e.Budget)
+		l.d.cfg.Metrics.sent(e.Frame)
 	case daemon.CloseTransport:
 		if c := l.conns[e.Gen]; c != nil {
 			c.Close(e.Reason)
