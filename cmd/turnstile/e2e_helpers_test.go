@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/turnstile-sim/turnstile/adapters/agent"
 	"github.com/turnstile-sim/turnstile/adapters/synthetic"
 	"github.com/turnstile-sim/turnstile/core"
@@ -59,6 +61,10 @@ type stack struct {
 	decls   []agent.Declaration // the daemon's kinds (nil: the synthetic Harness h)
 	wsDir   string              // the daemon's workspaces directory ("": none)
 	policy  *engine.Policy      // Core's qualification (nil: the built-in catalog)
+	// metrics: Core and the daemon record into coreReg and daemonReg
+	// (Core's served on its /metrics).
+	metrics            bool
+	coreReg, daemonReg *prometheus.Registry
 }
 
 type daemonEnd struct {
@@ -75,6 +81,8 @@ type stackOptions struct {
 	// policy is the one qualification Core's API admission, device
 	// selection and final dispatch read (nil: the built-in catalog).
 	policy *engine.Policy
+	// metrics registers Core's and the daemon's collectors.
+	metrics bool
 }
 
 // newStack starts Core and a daemon and waits until Core has the device's
@@ -82,7 +90,7 @@ type stackOptions struct {
 func newStack(t *testing.T, o stackOptions) *stack {
 	t.Helper()
 	s := &stack{t: t, net: transporttest.NewNetwork(), h: synthetic.New(), res: make(chan daemonEnd, 1), logs: &lockedBuffer{},
-		decls: o.decls, wsDir: o.workspaces, policy: o.policy}
+		decls: o.decls, wsDir: o.workspaces, policy: o.policy, metrics: o.metrics}
 	s.client = s.net.HTTPClient()
 	s.link = s.net.Group()
 	s.dclient = s.link.HTTPClient()
@@ -109,7 +117,13 @@ func (s *stack) startCore(dir string) {
 		}
 	}
 	log := slog.New(slog.NewTextHandler(s.logs, nil))
-	s.srv, err = server.New(back, server.Options{Config: core.Config{Policy: s.policy}, Logger: log, RevocationPoll: time.Second})
+	var metrics *server.Metrics
+	if s.metrics {
+		s.coreReg = prometheus.NewRegistry()
+		metrics = registerCoreMetrics(s.coreReg)
+	}
+	s.srv, err = server.New(back, server.Options{Config: core.Config{Policy: s.policy}, Logger: log, RevocationPoll: time.Second,
+		Metrics: metrics})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,6 +138,10 @@ func (s *stack) startCore(dir string) {
 	mux := http.NewServeMux()
 	s.gw.Register(mux)
 	a.Register(mux)
+	if s.metrics {
+		s.coreReg.MustRegister(turnsCollector(s.srv))
+		registerProbes(mux, s.srv, s.coreReg)
+	}
 	s.hs = &http.Server{Handler: mux}
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stopRun, s.coreRan = cancel, make(chan error, 1)
@@ -141,14 +159,19 @@ func (s *stack) startDaemon(version string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var metrics *runner.Metrics
+	if s.metrics {
+		s.daemonReg, metrics = daemonRegistry()
+	}
 	s.d = runner.New(withWorkspaces(runner.Config{
 		Machine:   dmachine.Config{Kinds: kinds, DaemonVersion: "e2e"},
 		Executors: reg,
 		Client: &transport.Client{CoreURL: e2eCore, DeviceID: e2eDevice, Credential: e2eCredential,
 			Version: version, HTTP: s.dclient},
-		Policy: transport.Policy{Base: 500 * time.Millisecond, Max: 2 * time.Second},
-		Rand:   rand.New(rand.NewPCG(11, 12)),
-		Log:    newDaemonLogger(s.logs, slog.LevelDebug, e2eCredential),
+		Policy:  transport.Policy{Base: 500 * time.Millisecond, Max: 2 * time.Second},
+		Rand:    rand.New(rand.NewPCG(11, 12)),
+		Log:     newDaemonLogger(s.logs, slog.LevelDebug, e2eCredential),
+		Metrics: metrics,
 	}, s.wsDir))
 	go func() {
 		r, err := s.d.Run(context.Background())
