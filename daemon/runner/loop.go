@@ -128,6 +128,10 @@ func (l *loop) handle(v any) {
 		l.conns[e.gen] = e.conn
 		l.d.cfg.Metrics.connected(l.connects == 0)
 		l.connects++
+		l.noteReady()
+		if l.d.ready.Load() {
+			l.d.log.Info("daemon ready: connected and registered", "gen", e.gen)
+		}
 		l.feed(daemon.Connected{Gen: e.gen})
 	case connDown:
 		delete(l.conns, e.gen)
