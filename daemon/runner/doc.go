@@ -40,4 +40,13 @@
 // starts a ShutdownGrace (10 s) period; a complete Report ends Run with
 // Result.Complete, the end of the grace with what is still owned.
 // Cancelling Run's context is a hard stop.
+//
+// # Readiness and metrics
+//
+// Ready reports whether the daemon holds a connection Core accepted and
+// is not shutting down; the loop logs "daemon ready" when it becomes so.
+// Config.Metrics (nil: none) counts connections and reconnects, native
+// calls in flight and their latency by operation, and receipts sent by
+// type and outcome; its executor gauge reads the machine's executors by
+// phase on the loop at scrape time.
 package runner
