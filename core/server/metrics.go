@@ -77,16 +77,16 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "turnstile_core_turns_finished_total",
 			Help: "Turns that reached a terminal state, by state and error code (none: no code)."}, []string{"state", "code"}),
 		TurnDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "turnstile_core_turn_duration_seconds",
-			Help: "From a Turn's submission to its terminal state, by that state (Turns submitted to this process only).",
+			Name:    "turnstile_core_turn_duration_seconds",
+			Help:    "From a Turn's submission to its terminal state, by that state (Turns submitted to this process only).",
 			Buckets: prometheus.ExponentialBuckets(0.05, 2, 16)}, []string{"state"}),
 		TurnFirstEvent: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "turnstile_core_turn_first_event_seconds",
 			Help:    "From a Turn's submission to its first persisted run event (Turns submitted to this process only).",
 			Buckets: prometheus.ExponentialBuckets(0.01, 2, 16)}),
 		Preparation: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "turnstile_core_environment_preparation_seconds",
-			Help: "From an Environment preparation's start to its terminal state, by that state (preparations started by this process only).",
+			Name:    "turnstile_core_environment_preparation_seconds",
+			Help:    "From an Environment preparation's start to its terminal state, by that state (preparations started by this process only).",
 			Buckets: prometheus.ExponentialBuckets(0.01, 2, 16)}, []string{"state"}),
 		SSEStreams: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "turnstile_core_sse_subscribers", Help: "Server-Sent Event streams open on the API."}),

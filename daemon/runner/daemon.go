@@ -78,7 +78,7 @@ type Daemon struct {
 	once       sync.Once
 	stop       chan struct{} // closed by the first Shutdown
 	stopOnce   sync.Once
-	stopReason string // written before stop closes
+	stopReason string      // written before stop closes
 	looping    atomic.Bool // the loop runs (it answers queries)
 	ready      atomic.Bool // connected to Core and not shutting down
 }
