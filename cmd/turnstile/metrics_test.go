@@ -217,3 +217,46 @@ func waitDevice(t *testing.T, s *stack, ok func(core.DeviceView) bool) {
 	}
 	<-met
 }
+
+// A steered and then cancelled Turn: the daemon counts its steering
+// receipts (written, then accepted) and the applied cancel receipt; Core
+// counts the Turn cancelled and times it.
+func TestMetricsCountReceiptsOfSteerAndCancel(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newStack(t, stackOptions{metrics: true})
+		s.h.Script(synthetic.TurnScript{Deltas: []string{"working"}, Hold: true, SteerApplyLatency: 2 * time.Second, CancelLatency: time.Second})
+		sid := s.session()
+		tid := s.submit(sid, "start")
+		ch := s.events(tid)
+		e2eNext(t, ch)
+		s.steer(sid, "more")
+		e2eNext(t, ch) // the applied input
+		synctest.Wait()
+		want(t, "daemon after steering", s.scrapeDaemon(), map[string]float64{
+			`turnstile_daemon_receipts_total{outcome="written",type="prompt_steer_ack"}`:  1,
+			`turnstile_daemon_receipts_total{outcome="accepted",type="prompt_steer_ack"}`: 1,
+			`turnstile_daemon_executors{phase="busy"}`:                                    1,
+		})
+		s.cancel(sid)
+		for range ch {
+		}
+		synctest.Wait()
+		if tr := s.turn(tid); tr.State != "cancelled" {
+			t.Fatalf("turn %+v", tr)
+		}
+		want(t, "daemon after the cancel", s.scrapeDaemon(), map[string]float64{
+			`turnstile_daemon_receipts_total{outcome="applied",type="interaction_decision_ack"}`: 1,
+			`turnstile_daemon_native_call_seconds_count{op="cancel"}`:                            1,
+		})
+		c := s.scrapeCore()
+		want(t, "core after the cancel", c, map[string]float64{
+			`turnstile_core_turns_finished_total{code="none",state="cancelled"}`: 1,
+			`turnstile_core_turn_duration_seconds_count{state="cancelled"}`:      1,
+			`turnstile_core_frames_out_total{type="prompt_cancel"}`:              1,
+			`turnstile_core_frames_out_total{type="prompt_steer"}`:               1,
+		})
+		if got := c[`turnstile_core_turn_duration_seconds_sum{state="cancelled"}`]; got < 3 {
+			t.Errorf("cancelled Turn lasted %v s, want at least the 2 s steer and 1 s cancel latencies", got)
+		}
+	})
+}

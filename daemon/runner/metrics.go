@@ -99,14 +99,7 @@ func (m *Metrics) sent(f wire.Frame) {
 	var outcome string
 	switch p := f.Payload.(type) {
 	case wire.PromptSteerAck:
-		switch {
-		case !p.Accepted:
-			outcome = "refused"
-		case p.Written:
-			outcome = "written"
-		default:
-			outcome = "accepted"
-		}
+		outcome = p.Stage()
 	case wire.InteractionDecisionAck:
 		outcome = "refused"
 		if p.Applied {
