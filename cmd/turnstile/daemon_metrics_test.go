@@ -160,3 +160,35 @@ func TestDaemonProbesOverSockets(t *testing.T) {
 		t.Fatalf("daemon exit %d (or its log holds the credential):\n%s", c, stderr.String())
 	}
 }
+
+// A -metrics-addr the daemon cannot listen on refuses the start (exit 1,
+// the flag named) before any request reaches Core.
+func TestDaemonMetricsAddrRefused(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	core, err := net.Listen("tcp", "127.0.0.1:0") // accepts nothing: a request would hang
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer core.Close()
+	credFile := filepath.Join(t.TempDir(), "cred")
+	if err := os.WriteFile(credFile, []byte("tsd_metrics-addr-test-credential\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, addr := range []string{taken.Addr().String(), "not-an-address"} {
+		var out, errOut strings.Builder
+		code := run([]string{"daemon", "-core", "http://" + core.Addr().String(), "-device", "d1", "-credential-file", credFile,
+			"-metrics-addr", addr}, &out, &errOut)
+		if code != exitFail || !strings.Contains(errOut.String(), "turnstile daemon: -metrics-addr: ") {
+			t.Errorf("-metrics-addr %s: exit %d, stderr %q", addr, code, errOut.String())
+		}
+	}
+	_ = core.(*net.TCPListener).SetDeadline(time.Now())
+	if c, err := core.Accept(); err == nil {
+		c.Close()
+		t.Error("the daemon reached Core before refusing its -metrics-addr")
+	}
+}
