@@ -129,8 +129,8 @@ var shellLibs = []struct {
 }{
 	{"github.com/coder/websocket", []string{"core/gateway", "daemon/transport"},
 		"the WebSocket library belongs to the Runtime gateway (and its scripted peer) and the daemon transport"},
-	{"github.com/prometheus/client_golang", []string{"core/server", "cmd"},
-		"metrics are collected by Core's server loop and served by the command"},
+	{"github.com/prometheus/client_golang", []string{"core/server", "daemon/runner", "cmd"},
+		"metrics are collected by Core's server loop and the daemon's runner, and served by the command"},
 	{"go.opentelemetry.io", []string{"core/server", "daemon/runner", "internal/wiretrace", "cmd"},
 		"traces are recorded by Core's server loop and the daemon's runner loop, and exported by the command"},
 	{"github.com/jackc/pgx", []string{"core/store/pgstore"},

@@ -329,11 +329,11 @@ func runCore(ctx context.Context, f *coreFlags, token string, log *slog.Logger) 
 	}
 	defer stopTracing()
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	metrics := registerCoreMetrics(reg)
 	// A Vault credential an MCP server references reaches the Runtime only
 	// on the wire: the Session record keeps its ID.
 	vaults := api.NewVaults(st, f.vaultKey)
-	srv, err := server.New(st, server.Options{Logger: log, Metrics: server.NewMetrics(reg), Config: core.Config{Policy: f.policy},
+	srv, err := server.New(st, server.Options{Logger: log, Metrics: metrics, Config: core.Config{Policy: f.policy},
 		PrepareFrame: vaults.FrameSecrets, Tracer: tracer,
 		Fatal: func(err error) {
 			if errors.Is(err, pgstore.ErrFenced) {
@@ -447,6 +447,13 @@ func registerProbes(mux *http.ServeMux, srv *server.Server, reg *prometheus.Regi
 		io.WriteString(w, "ready\n")
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+}
+
+// registerCoreMetrics registers the Go runtime and process collectors
+// and the server's on reg (turnsCollector follows once the server runs).
+func registerCoreMetrics(reg prometheus.Registerer) *server.Metrics {
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return server.NewMetrics(reg)
 }
 
 // turnsCollector reports Turns by state, read on the loop at scrape time.

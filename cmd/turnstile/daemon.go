@@ -59,6 +59,7 @@ type daemonFlags struct {
 	acpCmd, acpHome                                             string
 	prepareWorkspace, state                                     string // runtime_prepare installation roots
 	tracing                                                     tracingFlags
+	metricsAddr                                                 string // probes' address ("": off)
 }
 
 // daemonEnv is the TURNSTILE_* environment value of name, or def.
@@ -105,6 +106,7 @@ func (sh *shell) daemonFlagSet() (*flag.FlagSet, *daemonFlags) {
 		"directory for transfer staging (and, with -prepare-workspace, installed capabilities) (TURNSTILE_STATE_DIR; default: <prepare-workspace or workspaces>/.turnstile)")
 	fs.StringVar(&f.logLevel, "log-level", daemonEnv("TURNSTILE_LOG_LEVEL", "info"), "debug, info, warn or error (TURNSTILE_LOG_LEVEL)")
 	f.tracing.register(fs)
+	fs.StringVar(&f.metricsAddr, "metrics-addr", daemonEnv("TURNSTILE_METRICS_ADDR", ""), daemonMetricsAddrHelp)
 	return fs, f
 }
 
@@ -202,6 +204,7 @@ func (sh *shell) cmdDaemon(args []string) int {
 		return exitUsage
 	}
 	defer stopTracing()
+	reg, metrics := daemonRegistry()
 	d := runner.New(withWorkspaces(runner.Config{
 		Machine:   dmachine.Config{Kinds: setup.kinds, DaemonVersion: version},
 		Executors: executors,
@@ -210,7 +213,14 @@ func (sh *shell) cmdDaemon(args []string) int {
 		Log:       log,
 		Installer: daemonInstaller(f),
 		Tracer:    tracer,
+		Metrics:   metrics,
 	}, f.workspaces))
+	stopProbes, err := serveDaemonProbes(f.metricsAddr, d, reg, log)
+	if err != nil {
+		fmt.Fprintf(sh.stderr, "turnstile daemon: -metrics-addr: %v\n", err)
+		return exitFail
+	}
+	defer stopProbes()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	stopSignals := handleDaemonSignals(d, log, sh.stderr)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/turnstile-sim/turnstile/adapters/agent"
@@ -62,6 +63,10 @@ type stack struct {
 	wsDir   string              // the daemon's workspaces directory ("": none)
 	policy  *engine.Policy      // Core's qualification (nil: the built-in catalog)
 	tracing stackTracing        // tracers and Vault key (zero: none)
+	// metrics: Core and the daemon record into coreReg and daemonReg
+	// (Core's served on its /metrics).
+	metrics            bool
+	coreReg, daemonReg *prometheus.Registry
 }
 
 type daemonEnd struct {
@@ -80,6 +85,8 @@ type stackOptions struct {
 	policy *engine.Policy
 	// tracing gives Core and the daemon tracers, and Core a Vault key.
 	tracing stackTracing
+	// metrics registers Core's and the daemon's collectors.
+	metrics bool
 }
 
 // stackTracing is what a tracing test sets on a stack: Core's and the
@@ -95,7 +102,7 @@ type stackTracing struct {
 func newStack(t *testing.T, o stackOptions) *stack {
 	t.Helper()
 	s := &stack{t: t, net: transporttest.NewNetwork(), h: synthetic.New(), res: make(chan daemonEnd, 1), logs: &lockedBuffer{},
-		decls: o.decls, wsDir: o.workspaces, policy: o.policy, tracing: o.tracing}
+		decls: o.decls, wsDir: o.workspaces, policy: o.policy, tracing: o.tracing, metrics: o.metrics}
 	s.client = s.net.HTTPClient()
 	s.link = s.net.Group()
 	s.dclient = s.link.HTTPClient()
@@ -122,7 +129,12 @@ func (s *stack) startCore(dir string) {
 		}
 	}
 	log := slog.New(slog.NewTextHandler(s.logs, nil))
-	opt := server.Options{Config: core.Config{Policy: s.policy}, Logger: log, RevocationPoll: time.Second, Tracer: s.tracing.core}
+	var metrics *server.Metrics
+	if s.metrics {
+		s.coreReg = prometheus.NewRegistry()
+		metrics = registerCoreMetrics(s.coreReg)
+	}
+	opt := server.Options{Config: core.Config{Policy: s.policy}, Logger: log, RevocationPoll: time.Second, Tracer: s.tracing.core, Metrics: metrics}
 	apiOpt := api.Options{OperatorToken: e2eToken, Logger: log, Keys: api.StaticKey("e2e", e2eToken)}
 	if k := s.tracing.vaultKey; k != nil {
 		opt.PrepareFrame = api.NewVaults(st, k).FrameSecrets
@@ -143,6 +155,10 @@ func (s *stack) startCore(dir string) {
 	mux := http.NewServeMux()
 	s.gw.Register(mux)
 	a.Register(mux)
+	if s.metrics {
+		s.coreReg.MustRegister(turnsCollector(s.srv))
+		registerProbes(mux, s.srv, s.coreReg)
+	}
 	s.hs = &http.Server{Handler: mux}
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stopRun, s.coreRan = cancel, make(chan error, 1)
@@ -160,15 +176,20 @@ func (s *stack) startDaemon(version string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var metrics *runner.Metrics
+	if s.metrics {
+		s.daemonReg, metrics = daemonRegistry()
+	}
 	s.d = runner.New(withWorkspaces(runner.Config{
 		Machine:   dmachine.Config{Kinds: kinds, DaemonVersion: "e2e"},
 		Executors: reg,
 		Client: &transport.Client{CoreURL: e2eCore, DeviceID: e2eDevice, Credential: e2eCredential,
 			Version: version, HTTP: s.dclient},
-		Policy: transport.Policy{Base: 500 * time.Millisecond, Max: 2 * time.Second},
-		Rand:   rand.New(rand.NewPCG(11, 12)),
-		Log:    newDaemonLogger(s.logs, slog.LevelDebug, e2eCredential),
-		Tracer: s.tracing.daemon,
+		Policy:  transport.Policy{Base: 500 * time.Millisecond, Max: 2 * time.Second},
+		Rand:    rand.New(rand.NewPCG(11, 12)),
+		Log:     newDaemonLogger(s.logs, slog.LevelDebug, e2eCredential),
+		Metrics: metrics,
+		Tracer:  s.tracing.daemon,
 	}, s.wsDir))
 	go func() {
 		r, err := s.d.Run(context.Background())

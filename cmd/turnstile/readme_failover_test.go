@@ -56,12 +56,12 @@ func TestReadmeTwoCores(t *testing.T) {
 			runErr, out, errOut, logs["core-a.log"], logs["core-b.log"], logs["daemon.log"])
 	}
 	want := []string{
-		"ready",    // A's readyz
-		"ok",       // B's healthz: it listens...
-		"standby",  // ...as the standby
+		"ready",                                                                 // A's readyz
+		"ok",                                                                    // B's healthz: it listens...
+		"standby",                                                               // ...as the standby
 		`"id":"s-1"`, "before the crash", "event: agent.session.turn.completed", // the first Turn, on A
-		"ready",                // B's readyz after A's SIGKILL
-		`"status":"completed"`, // A's Turn, read from B
+		"ready",                                                                // B's readyz after A's SIGKILL
+		`"status":"completed"`,                                                 // A's Turn, read from B
 		`"id":"s-2"`, "after the crash", "event: agent.session.turn.completed", // the next Turn, on B
 	}
 	rest := out

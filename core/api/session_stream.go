@@ -203,6 +203,7 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 		failV1(w, http.StatusInternalServerError, "", CodeInternal, "", "streaming unsupported")
 		return
 	}
+	defer a.s.Metrics().StreamOpened()()
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)

@@ -3,10 +3,12 @@ package gateway_test
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/coder/websocket"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/core/gateway"
@@ -43,6 +45,11 @@ func TestBinaryMessageIsRefused(t *testing.T) {
 		t.Fatalf("close status %v (%v), want 1003", st, err)
 	}
 	e.waitLog("runtime disconnected", "binary message refused")
+	rec := httptest.NewRecorder()
+	promhttp.HandlerFor(e.reg, promhttp.HandlerOpts{}).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	if !strings.Contains(rec.Body.String(), "\nturnstile_core_frames_refused_total{reason=\"binary\"} 1\n") {
+		t.Fatalf("the refusal is not counted:\n%s", rec.Body.String())
+	}
 }
 
 // A close Core starts is logged as Core's, with its code and reason,

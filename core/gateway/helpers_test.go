@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/core/engine/enginetest"
 	"github.com/turnstile-sim/turnstile/core/gateway"
@@ -34,7 +36,8 @@ type env struct {
 	ts   *httptest.Server
 	gw   *gateway.Gateway
 	stop func()
-	logs *logBuffer // the server's and (unless Options.Logger is set) the gateway's log
+	logs *logBuffer           // the server's and (unless Options.Logger is set) the gateway's log
+	reg  *prometheus.Registry // the server's metrics
 }
 
 // logBuffer collects log lines from any goroutine.
@@ -92,7 +95,9 @@ func newEnv(t *testing.T, opt gateway.Options, devices ...string) *env {
 	if opt.Logger == nil {
 		opt.Logger = logger
 	}
-	s, err := server.New(back, server.Options{Config: core.Config{Policy: enginetest.OpenPolicy("contract")}, Logger: logger})
+	reg := prometheus.NewRegistry()
+	s, err := server.New(back, server.Options{Config: core.Config{Policy: enginetest.OpenPolicy("contract")}, Logger: logger,
+		Metrics: server.NewMetrics(reg)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +112,7 @@ func newEnv(t *testing.T, opt gateway.Options, devices ...string) *env {
 		t.Fatal(err)
 	}
 	gw.Register(mux)
-	e := &env{t: t, back: back, s: s, ts: ts, gw: gw, logs: logs}
+	e := &env{t: t, back: back, s: s, ts: ts, gw: gw, logs: logs, reg: reg}
 	e.stop = func() {
 		cancel()
 		if err := <-ran; err != nil {

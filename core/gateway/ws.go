@@ -11,6 +11,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/core/server"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -171,6 +172,7 @@ func (g *Gateway) read(ctx context.Context, id core.ConnID, c *wsConn) string {
 		if typ != websocket.MessageText {
 			// Frames are JSON text; a binary message is refused, never
 			// decoded as a frame.
+			g.s.Metrics().FrameRefused(server.RefusedBinary)
 			c.Close(int(websocket.StatusUnsupportedData), "binary message: frames are JSON text")
 			return "binary message refused: frames are JSON text"
 		}

@@ -60,4 +60,17 @@
 // types, states and error codes: never a credential, token, key, Vault
 // secret, payload or input text. Without a tracer the hooks are nil
 // checks that allocate nothing, and frames carry no trace.
+// # Observation
+//
+// The machine writes through a store the server wraps: every write reaches
+// the backend unchanged, and the server notes each Turn whose state
+// changed, each Turn's first run event and each Environment preparation
+// that ended. After the commit that made them durable it logs one
+// "turn transition" line per change (session, turn, run, device, from,
+// state, code, attempt: IDs and codes, never input or output text) and
+// moves Metrics (nil: none): Turns finished by state and error code, Turn
+// latency and time to first event (for Turns submitted to this process),
+// preparation latency, commit latency and the Steps per commit, frames in
+// and out by type, refused frames by reason, SSE streams, connections and
+// connected devices. Nothing of it reaches the machine.
 package server

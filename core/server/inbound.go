@@ -137,10 +137,12 @@ func (s *Server) stepInbound(id core.ConnID, fr inboundFrame) {
 			msg = msg[:errTextMax] + "…"
 		}
 		s.log.Warn("runtime frame refused", "conn", uint64(id), "device", s.deviceOf(id), "type", e.Type, "err", msg)
+		s.opt.Metrics.FrameRefused(refusalReason(e.Err))
 	case core.FrameReceived:
 		if coreSends[fr.typ] {
 			s.log.Warn("runtime frame in the wrong direction dropped", "conn", uint64(id), "device", s.deviceOf(id),
 				"type", fr.typ, "id", e.Frame.ID)
+			s.opt.Metrics.FrameRefused(RefusedWrongDirection)
 		}
 	}
 	if fr.hb != nil {

@@ -104,6 +104,8 @@ type Server struct {
 	pending []core.Event
 	idem    map[string][]byte // idempotency answers put in this batch
 	stepped bool              // the batch stepped the machine
+	steps   int               // Steps since the last commit
+	obs     *turnObserver     // Turn transitions, reported after their commit
 	watches []func(View) bool // Watch functions, in registration order
 	tracing *tracing          // nil unless Options.Tracer is set
 
@@ -174,15 +176,18 @@ func New(back Backend, opt Options) (*Server, error) {
 			panic(fmt.Sprintf("server: store commit failed: %v", err))
 		}
 	}
+	s.obs = newTurnObserver(opt.Clock, s.log, opt.Metrics)
+	opt.Metrics.attach(s)
 	if !hasRecords(back) {
-		s.m = core.New(opt.Config, back)
+		s.m = core.New(opt.Config, observe(back, s.obs))
 	} else {
-		s.m = core.Restart(opt.Config, back)
+		s.m = core.Restart(opt.Config, observe(back, s.obs))
 		s.log.Info("core restarted from the store", "sessions", len(back.Sessions()), "turns", len(back.Turns()))
 	}
 	if err := back.Commit(); err != nil {
 		return nil, fmt.Errorf("server: commit after restart: %w", err)
 	}
+	s.obs.committed()
 	return s, nil
 }
 
@@ -334,7 +339,9 @@ func (s *Server) batch(first item) {
 		s.opt.Fatal(err)
 		return
 	}
-	s.opt.Metrics.commit(s.clk.Since(start))
+	s.opt.Metrics.commit(s.clk.Since(start), s.steps)
+	s.steps = 0
+	s.obs.committed()
 	if s.stepped {
 		s.stepped = false
 		s.changedMu.Lock()
@@ -372,6 +379,7 @@ func (s *Server) run(it item) {
 // step feeds one event to the machine and keeps its effects for the batch.
 func (s *Server) step(ev core.Event) []core.Effect {
 	s.stepped = true
+	s.steps++
 	effs := s.m.Step(s.clk.Now(), ev)
 	s.effects = append(s.effects, effs...)
 	if s.tracing != nil {
@@ -397,6 +405,9 @@ func (s *Server) shutdown() error {
 		delete(s.timers, id)
 	}
 	err := s.back.Commit()
+	if err == nil {
+		s.obs.committed()
+	}
 	s.tracing.settle(s.back)
 	s.tracing.stopped()
 	s.effects = nil

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -55,6 +56,8 @@ type Config struct {
 	// and stamping the frames sent with their send span (tracing.go).
 	// Nil: no spans and no trace field, at no cost.
 	Tracer trace.Tracer
+	// Metrics receives the daemon's counters; nil records nothing.
+	Metrics *Metrics
 }
 
 // Result is how a Daemon ended.
@@ -83,6 +86,8 @@ type Daemon struct {
 	stopOnce   sync.Once
 	stopReason string          // written before stop closes
 	lnk        *transport.Link // made by the first link(): bootstrap and Run share its Core URL rotation
+	looping    atomic.Bool     // the loop runs (it answers queries)
+	ready      atomic.Bool     // connected to Core and not shutting down
 }
 
 // New returns a Daemon for cfg.
@@ -101,7 +106,38 @@ func New(cfg Config) *Daemon {
 	if d.cfg.Rand == nil {
 		d.cfg.Rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
+	d.cfg.Metrics.attach(d)
 	return d
+}
+
+// Ready reports whether the daemon holds an open connection to Core (its
+// device registered: the credential and version were accepted) and is
+// not shutting down.
+func (d *Daemon) Ready() bool { return d.ready.Load() }
+
+// ExecutorPhases counts the machine's executors by phase (the names of
+// ExecutorPhases), read on the loop; before the loop runs (bootstrap
+// still retrying) there are none.
+func (d *Daemon) ExecutorPhases(ctx context.Context) (map[string]int, error) {
+	if !d.looping.Load() {
+		return map[string]int{}, nil
+	}
+	q := phaseQuery{reply: make(chan map[string]int, 1)}
+	select {
+	case d.inbox <- q:
+	case <-d.done:
+		return nil, ErrStopped
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	select {
+	case r := <-q.reply:
+		return r, nil
+	case <-d.done:
+		return nil, ErrStopped
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // Shutdown asks the machine to release everything and stop; safe from
@@ -165,6 +201,7 @@ type (
 	}
 	graceOver  struct{}
 	ownedQuery struct{ reply chan []daemon.Resource }
+	phaseQuery struct{ reply chan map[string]int }
 )
 
 // Run bootstraps, validates the machine's configuration, connects and

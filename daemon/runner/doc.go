@@ -60,4 +60,12 @@
 // identifiers, frame types, states and error codes, never the device
 // credential, a secret of a payload or input text. Without a tracer the
 // hooks are nil checks that allocate nothing, and frames carry no trace.
+// # Readiness and metrics
+//
+// Ready reports whether the daemon holds a connection Core accepted and
+// is not shutting down; the loop logs "daemon ready" when it becomes so.
+// Config.Metrics (nil: none) counts connections and reconnects, native
+// calls in flight and their latency by operation, and receipts sent by
+// type and outcome; its executor gauge reads the machine's executors by
+// phase on the loop at scrape time.
 package runner

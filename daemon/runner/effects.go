@@ -22,6 +22,7 @@ func (l *loop) apply(ef daemon.Effect) {
 		}
 		c.Send(b, e.Budget)
 		l.trace.sent(f, span)
+		l.d.cfg.Metrics.sent(e.Frame)
 	case daemon.CloseTransport:
 		if c := l.conns[e.Gen]; c != nil {
 			c.Close(e.Reason)

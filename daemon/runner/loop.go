@@ -29,6 +29,7 @@ type loop struct {
 	permanent error
 	finished  bool
 	result    Result
+	connects  int // connections established
 }
 
 // timerArm is one arming of a machine timer; a fire of an older arming
@@ -50,6 +51,8 @@ func (l *loop) run(ctx context.Context, b transport.Bootstrap) (Result, error) {
 	l.native = NewNative(nativeCtx, d.cfg.Executors, d.log, func(ev daemon.Event) { d.push(ev) })
 	l.native.SetWorkspaces(d.cfg.Workspaces)
 	l.native.Installer = d.cfg.Installer
+	l.native.Metrics, l.native.Now = d.cfg.Metrics, d.clk.Now
+	d.looping.Store(true)
 	linkCtx, cancelLink := context.WithCancel(ctx)
 	defer cancelLink()
 	var linkWG sync.WaitGroup
@@ -86,6 +89,7 @@ func (l *loop) run(ctx context.Context, b transport.Bootstrap) (Result, error) {
 // adapter that ignores cancellation is reported, not waited for).
 func (l *loop) stop(cancelLink func(), linkWG *sync.WaitGroup, cancelNative func()) {
 	d := l.d
+	d.ready.Store(false)
 	d.once.Do(func() { close(d.done) })
 	for id, arm := range l.timers {
 		arm.t.Stop()
@@ -121,9 +125,16 @@ func (l *loop) waitBounded(ch <-chan struct{}) bool {
 }
 
 func (l *loop) handle(v any) {
+	defer l.noteReady()
 	switch e := v.(type) {
 	case connUp:
 		l.conns[e.gen] = e.conn
+		l.d.cfg.Metrics.connected(l.connects == 0)
+		l.connects++
+		l.noteReady()
+		if l.d.ready.Load() {
+			l.d.log.Info("daemon ready: connected and registered", "gen", e.gen)
+		}
 		l.feed(daemon.Connected{Gen: e.gen})
 	case connDown:
 		delete(l.conns, e.gen)
@@ -149,6 +160,12 @@ func (l *loop) handle(v any) {
 		l.finish(false)
 	case ownedQuery:
 		e.reply <- l.m.Owned()
+	case phaseQuery:
+		counts := map[string]int{}
+		for _, ex := range l.m.Snapshot().Executors {
+			counts[ex.Phase]++
+		}
+		e.reply <- counts
 	case daemon.Event:
 		if f, ok := e.(daemon.FrameReceived); ok {
 			if _, ok := f.Frame.Payload.(wire.DeviceShutdown); ok && l.reason == "" {
@@ -160,6 +177,14 @@ func (l *loop) handle(v any) {
 		}
 		l.feed(e)
 	}
+}
+
+// noteReady publishes whether the daemon is connected and not shutting
+// down (Ready, and the connected gauge).
+func (l *loop) noteReady() {
+	up := len(l.conns) > 0
+	l.d.ready.Store(up && l.reason == "" && !l.finished)
+	l.d.cfg.Metrics.setConnected(up)
 }
 
 func (l *loop) beginShutdown(reason string) {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"github.com/turnstile-sim/turnstile/adapters/agent"
 	"github.com/turnstile-sim/turnstile/daemon"
@@ -29,6 +30,10 @@ type Native struct {
 	// Installer serves the transfer calls (runtime_prepare); set it
 	// before the first Run.
 	Installer *Installer
+	// Metrics counts the calls in flight and their latency, timed with
+	// Now (time.Now when nil); set them before the first Run.
+	Metrics *Metrics
+	Now     func() time.Time
 
 	reg  Executors
 	log  *slog.Logger
@@ -87,10 +92,17 @@ func (n *Native) Wait() { n.wg.Wait() }
 
 // Run starts call c; it never blocks on the adapter.
 func (n *Native) Run(c daemon.NativeCall) {
+	now := n.Now
+	if now == nil {
+		now = time.Now
+	}
+	returned := n.Metrics.nativeStarted(c.Op, now)
 	n.wg.Add(1)
 	go func() {
 		defer n.wg.Done()
-		n.emit(daemon.NativeResult{Call: c.Call, Result: n.do(c)})
+		res := n.do(c)
+		returned()
+		n.emit(daemon.NativeResult{Call: c.Call, Result: res})
 	}()
 }
 
