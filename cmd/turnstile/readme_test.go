@@ -24,6 +24,7 @@ type readmeCommand struct {
 var literalSections = map[string]string{
 	"## Running Core":            "TestReadmeRunningCore",
 	"## Two Cores on PostgreSQL": "TestReadmeTwoCores",
+	"## Operating Core":          "TestReadmeOperatingCore",
 }
 
 // readmeCommands collects the commands of the README's sh blocks (without
