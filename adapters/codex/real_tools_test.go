@@ -88,3 +88,33 @@ func TestRealCloseReleasesProcess(t *testing.T) {
 	}
 	closeExec(t, ex) // idempotent
 }
+
+// With a local Environment, app-server runs in the workspace the Runtime
+// bound (ExecutorConfig.WorkspaceRoot): an apply_patch of the model lands
+// there, the model sees it as the working directory, and Close leaves the
+// workspace in place (it is the Environment's, not the Executor's).
+func TestRealLocalEnvironmentRunsInTheBoundWorkspace(t *testing.T) {
+	h, m := realHarness(t)
+	root := t.TempDir()
+	cfg := realConfig()
+	cfg.Configuration.DisableExecutionEnvironment = false
+	cfg.Configuration.LocalEnvironment = &wire.LocalEnvironment{ID: "env-1"}
+	cfg.WorkspaceRoot = root
+	ex := newRealExecutor(t, h, cfg)
+	if ex.workDir != root {
+		t.Fatalf("working directory %q, want the bound workspace %q", ex.workDir, root)
+	}
+	m.Queue(codextest.Reply{Patch: "*** Begin Patch\n*** Add File: bound.txt\n+in the workspace\n*** End Patch\n"}, codextest.Reply{Deltas: []string{"done"}})
+	r := startRun(t, ex, "run-local", "write a file")
+	r.settle(t)
+	if b, err := os.ReadFile(filepath.Join(root, "bound.txt")); err != nil || string(b) != "in the workspace\n" {
+		t.Fatalf("patched file in the bound workspace: %q, %v (events %v)", b, err, r.got)
+	}
+	if !strings.Contains(codextest.InputText(m.Requests()[0]), root) {
+		t.Fatalf("the model request does not name the bound workspace %s", root)
+	}
+	closeExec(t, ex)
+	if _, err := os.Stat(filepath.Join(root, "bound.txt")); err != nil {
+		t.Fatalf("Close removed the Environment's workspace: %v", err)
+	}
+}

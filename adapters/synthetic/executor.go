@@ -136,12 +136,11 @@ func (e *Executor) WriteWorkspaceFile(context.Context, agent.WorkspaceFile) erro
 
 // Fixed, safe reasons of designed refusals.
 const (
-	reasonImages           agent.UnsupportedReason = "synthetic harness accepts text input only"
-	reasonWorkspace        agent.UnsupportedReason = "synthetic harness has no workspace"
-	reasonFunctions        agent.UnsupportedReason = "synthetic harness has no public function tools"
-	reasonMCP              agent.UnsupportedReason = "synthetic harness connects to no MCP server"
-	reasonInteractions     agent.UnsupportedReason = "synthetic harness emits no interactions"
-	reasonLocalEnvironment agent.UnsupportedReason = "synthetic harness runs without an environment"
+	reasonImages       agent.UnsupportedReason = "synthetic harness accepts text input only"
+	reasonWorkspace    agent.UnsupportedReason = "synthetic harness has no workspace"
+	reasonFunctions    agent.UnsupportedReason = "synthetic harness has no public function tools"
+	reasonMCP          agent.UnsupportedReason = "synthetic harness connects to no MCP server"
+	reasonInteractions agent.UnsupportedReason = "synthetic harness emits no interactions"
 )
 
 // Installed is the installed-capability snapshot the factory received

@@ -3,6 +3,7 @@ package synthetic
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"sync"
 	"time"
@@ -177,7 +178,10 @@ func validateConfig(cfg agent.ExecutorConfig) error {
 		return fmt.Errorf("%w: configuration for another kind", agent.ErrInvalidConfiguration)
 	}
 	if cfg.Configuration.LocalEnvironment != nil {
-		return agent.Unsupported(reasonLocalEnvironment)
+		// It runs in the bound workspace: that directory must exist.
+		if st, err := os.Stat(cfg.WorkspaceRoot); cfg.WorkspaceRoot == "" || err != nil || !st.IsDir() {
+			return fmt.Errorf("%w: a local environment needs a bound workspace directory", agent.ErrInvalidConfiguration)
+		}
 	}
 	if len(cfg.Configuration.FunctionTools) > 0 {
 		return agent.Unsupported(reasonFunctions)

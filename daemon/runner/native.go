@@ -176,6 +176,9 @@ func (n *Native) prepare(op daemon.Prepare) daemon.Result {
 	if err != nil {
 		return daemon.PrepareResult{Err: err.Error()}
 	}
+	if cfg.WorkspaceRoot, err = n.executorRoot(op.Configuration.LocalEnvironment); err != nil {
+		return daemon.PrepareResult{Err: err.Error()}
+	}
 	ex, err := f.NewExecutor(n.ctx, cfg)
 	if err != nil {
 		return daemon.PrepareResult{Err: err.Error()}
