@@ -13,8 +13,9 @@ import (
 type recordingExecutor struct {
 	mu    sync.Mutex
 	calls []string
-	// failRelease fails the next Release once.
-	failRelease bool
+	// failRelease fails the next Release once; refuseStart makes every
+	// StartTurn a nil-Turn refusal.
+	failRelease, refuseStart bool
 }
 
 func (x *recordingExecutor) record(call string) {
@@ -32,6 +33,12 @@ func (x *recordingExecutor) Calls() []string {
 
 func (x *recordingExecutor) StartTurn(_ context.Context, req agent.TurnRequest) (agent.Turn, error) {
 	x.record("StartTurn")
+	x.mu.Lock()
+	refuse := x.refuseStart
+	x.mu.Unlock()
+	if refuse {
+		return nil, agent.ErrExecutorUnavailable
+	}
 	req.Output <- agent.Event{RunID: req.RunID, Payload: wire.Done{Content: "ok"}}
 	close(req.Output)
 	return doneTurn{}, nil
@@ -73,3 +80,12 @@ func (p *preparedExecutor) CancelPrepared(context.Context) error {
 	p.record("CancelPrepared")
 	return nil
 }
+
+func (p *preparedExecutor) CancellationOutcome() agent.CancellationOutcome {
+	return agent.CancellationOutcome{}
+}
+
+var (
+	_ agent.Prepared             = (*preparedExecutor)(nil)
+	_ agent.PreparedCancellation = (*preparedExecutor)(nil)
+)

@@ -22,8 +22,12 @@ type recordingFactory struct {
 	configs []agent.ExecutorConfig
 	made    []*recordingExecutor
 	// prepared makes each Executor an executable preparation (Prepared
-	// and PreparedCancellation).
-	prepared bool
+	// and PreparedCancellation); failWith makes NewExecutor return its
+	// Executor together with this error; failRelease arms each
+	// Executor's first Release to fail, refuseStart its StartTurn to
+	// refuse with a nil Turn.
+	prepared, failRelease, refuseStart bool
+	failWith                           error
 }
 
 func (f *recordingFactory) Executors(string) (agent.ExecutorFactory, bool) { return f, true }
@@ -32,12 +36,12 @@ func (f *recordingFactory) NewExecutor(_ context.Context, cfg agent.ExecutorConf
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.configs = append(f.configs, cfg)
-	ex := &recordingExecutor{}
+	ex := &recordingExecutor{failRelease: f.failRelease, refuseStart: f.refuseStart}
 	f.made = append(f.made, ex)
 	if f.prepared {
-		return &preparedExecutor{recordingExecutor: ex}, nil
+		return &preparedExecutor{recordingExecutor: ex}, f.failWith
 	}
-	return ex, nil
+	return ex, f.failWith
 }
 
 func (f *recordingFactory) calls() []agent.ExecutorConfig {
