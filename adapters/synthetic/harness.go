@@ -78,6 +78,9 @@ type Truth struct {
 	InputsApplied []string
 	// CloseFailures counts refused Close attempts.
 	CloseFailures int
+	// PreparationsCancelled and PreparationsReleased count
+	// CancelPrepared and Release calls of unused Executors.
+	PreparationsCancelled, PreparationsReleased int
 	// Decisions lists every decision applied natively, in order:
 	// "permission:<id>:<approved>", "user_choice:<id>:<answers or
 	// cancelled>", "function:<call id>:<success>".
