@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/turnstile-sim/turnstile/adapters/agent"
 	"github.com/turnstile-sim/turnstile/adapters/codex/codextest"
 	"github.com/turnstile-sim/turnstile/wire"
 )
@@ -117,4 +119,45 @@ func TestRealLocalEnvironmentRunsInTheBoundWorkspace(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "bound.txt")); err != nil {
 		t.Fatalf("Close removed the Environment's workspace: %v", err)
 	}
+}
+
+// An unused preparation cancelled: app-server is stopped and its private
+// working directory removed before CancelPrepared returns; the Executor
+// refuses a Turn with a nil Turn, and Release and Close confirm again.
+// Once a Turn started, the preparation is consumed: CancelPrepared and
+// Release refuse, Close retires.
+func TestRealCancelPreparedStopsAppServer(t *testing.T) {
+	h, _ := realHarness(t)
+	ex := newRealExecutor(t, h, realConfig())
+	pid, dir := ex.Pid(), ex.workDir
+	if err := ex.CancelPrepared(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, 0); err == nil {
+		if b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); !strings.Contains(string(b), ") Z") {
+			t.Fatalf("app-server %d still running after CancelPrepared", pid)
+		}
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("working directory left: %v", err)
+	}
+	out := make(chan agent.Event, wire.OutputFramesMax)
+	if turn, err := ex.StartTurn(t.Context(), agent.TurnRequest{RunID: "run-after", Input: wire.TextInput("hi"), Output: out}); turn != nil || !errors.Is(err, agent.ErrExecutorUnavailable) {
+		t.Fatalf("a cancelled preparation started: %v, %v", turn, err)
+	}
+	if err := ex.Release(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	closeExec(t, ex)
+
+	used := newRealExecutor(t, h, realConfig())
+	r := startRun(t, used, "run-used", "hi")
+	r.settle(t)
+	if err := used.CancelPrepared(t.Context()); !errors.Is(err, agent.ErrInvalidRequest) {
+		t.Fatalf("CancelPrepared after a Turn: %v", err)
+	}
+	if err := used.Release(t.Context()); !errors.Is(err, agent.ErrInvalidRequest) {
+		t.Fatalf("Release after a Turn: %v", err)
+	}
+	closeExec(t, used)
 }
