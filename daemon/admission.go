@@ -301,6 +301,17 @@ func (m *Machine) prepareDone(c *call, r PrepareResult) {
 	if a != nil {
 		m.expireIfDue(a)
 	}
+	if r.Err != "" && r.Retained {
+		// The failed preparation left its executor behind: uncertain
+		// until a close confirms it, and the Session's slot stays held.
+		ex.closeFailed = true
+		if a != nil && a.state == wire.StatePreparing {
+			m.cancelTimer(expiryTimer(a.handle))
+			m.advance(a, wire.StateFailed, CodeExecutorCleanupUnconfirmed)
+		}
+		m.startClose(ex)
+		return
+	}
 	if r.Err != "" {
 		m.dropExecutor(ex) // a failed preparation leaves no native resource
 		if a != nil && a.state == wire.StatePreparing {

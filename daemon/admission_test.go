@@ -133,6 +133,37 @@ func TestPrepareFailureFailsAdmission(t *testing.T) {
 	eq(t, len(r.sent()), 1, "no run output")
 }
 
+// A failed preparation that left its executor (Retained) fails its
+// admission executor_cleanup_unconfirmed, keeps the executor owned and
+// closes it: while the close is unconfirmed the Session's next prepare
+// is refused as uncertain and a failed close is retried; a confirmed
+// close frees the slot, and the Session prepares again.
+func TestPrepareFailureThatRetainsItsExecutorClosesIt(t *testing.T) {
+	r := newRig(t)
+	r.recv("p1", prepareFor("s1"))
+	c, _ := callOf[Prepare](r)
+	r.result(c, PrepareResult{Err: "boom", Retained: true})
+	st := oneStatus(r)
+	eq(t, st.State, wire.StateFailed, "failed")
+	eq(t, st.ErrorCode, CodeExecutorCleanupUnconfirmed, "code")
+	closeCall, cl := callOf[CloseExecutor](r)
+	eq(t, cl.Executor, st.ExecutorID, "the retained executor is closed")
+	snap := r.m.Snapshot().Executors
+	eq(t, len(snap), 1, "the executor stays owned until its close is confirmed")
+	r.recv("p2", prepareFor("s1"))
+	eq(t, oneStatus(r).ErrorCode, CodeExecutorCleanupUnconfirmed, "the Session's next prepare while the close is pending")
+	r.result(closeCall, CloseResult{Err: "still there"})
+	noCall[CloseExecutor](r)
+	r.advance(time.Minute)
+	r.fire(closeRetryTimer(cl.Executor))
+	retry, again := callOf[CloseExecutor](r)
+	eq(t, again.Executor, cl.Executor, "the same target is retried")
+	r.result(retry, CloseResult{})
+	eq(t, len(r.m.Snapshot().Executors), 0, "a confirmed close frees the slot")
+	r.recv("p3", prepareFor("s1"))
+	eq(t, oneStatus(r).State, wire.StatePreparing, "the Session prepares again")
+}
+
 func TestDuplicatePrepare(t *testing.T) {
 	r := newRig(t)
 	first := r.ready("p1", "s1")

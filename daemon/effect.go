@@ -183,9 +183,15 @@ type Result interface {
 	Describe() string
 }
 
-// PrepareResult: Err empty means the executor is ready for a Turn.
-// A failed preparation leaves no native resource.
-type PrepareResult struct{ Err string }
+// PrepareResult: Err empty means the executor is ready for a Turn. A
+// failed preparation leaves no native resource, unless Retained: the
+// factory returned its executor with the error and its cleanup is not
+// confirmed, so the executor stays owned (counted in the table) and is
+// closed, serially retried, like any other.
+type PrepareResult struct {
+	Err      string
+	Retained bool
+}
 
 // StartResult: Turn reports whether a native Turn exists. Turn=false
 // guarantees that no input was submitted. Turn=true with Err set means the
@@ -249,7 +255,12 @@ func (CancelResult) isResult()  {}
 func (SettleResult) isResult()  {}
 func (CloseResult) isResult()   {}
 
-func (r PrepareResult) Describe() string { return fmt.Sprintf("prepare err=%q", r.Err) }
+func (r PrepareResult) Describe() string {
+	if r.Retained {
+		return fmt.Sprintf("prepare err=%q retained=true", r.Err)
+	}
+	return fmt.Sprintf("prepare err=%q", r.Err)
+}
 func (r StartResult) Describe() string {
 	return fmt.Sprintf("start turn=%t err=%q", r.Turn, r.Err)
 }

@@ -111,8 +111,10 @@ var mcodeNotApplicable = map[contracttest.Clause]string{
 func TestScriptedMCodeSharedTextLifecycle(t *testing.T) {
 	k, fx := newScriptedKit(t)
 	exercised := map[contracttest.Clause]int{}
+	found := map[contracttest.Clause]string{} // not applicable, as a check found it
 	checks := []contracttest.Check{contracttest.CheckLifecycle, contracttest.CheckStartRule,
-		contracttest.CheckCancel, contracttest.CheckRetire, contracttest.CheckClose, contracttest.CheckUnsupported}
+		contracttest.CheckCancel, contracttest.CheckRetire, contracttest.CheckClose, contracttest.CheckUnsupported,
+		contracttest.CheckPrepared}
 	if len(checks) != len(contracttest.TextLifecycleChecks())-1 {
 		t.Fatal("the text lifecycle has another check: run it here too")
 	}
@@ -121,10 +123,16 @@ func TestScriptedMCodeSharedTextLifecycle(t *testing.T) {
 		contracttest.Assert(t, "TextLifecycle", rep)
 		for _, r := range rep.Results() {
 			exercised[r.Clause] += r.Exercised
+			if r.NotApplicable != "" {
+				found[r.Clause] = r.NotApplicable
+			}
 		}
 	}
 	for _, c := range contracttest.TextLifecycleClauses() {
 		reason, na := mcodeNotApplicable[c]
+		if !na {
+			reason, na = found[c], found[c] != ""
+		}
 		switch {
 		case exercised[c] > 0 && na:
 			t.Errorf("%s: exercised %d times but marked not applicable", c, exercised[c])

@@ -15,6 +15,9 @@
 // # Lifecycle
 //
 //	ExecutorFactory.NewExecutor  prepare fixed configuration, no model input
+//	                             (an executable preparation until a Turn starts;
+//	                             unused, it gets CancelPrepared and Release
+//	                             before Close when it implements them)
 //	Executor.StartTurn           one fresh Turn per input
 //	  events → TurnRequest.Output, in order, each with the Run ID
 //	  Turn closes Output exactly once

@@ -38,8 +38,28 @@ type InstalledCapability struct {
 
 // ExecutorFactory prepares Executors. NewExecutor readies native resources
 // for cfg without submitting any model input. On error it either released
-// everything it created or returned an error that says which cleanup is
-// still owned; it never leaves an unreported native resource behind.
+// everything it created (and returns a nil Executor) or returns the
+// Executor together with the error: the caller then owns that cleanup
+// (the unused-preparation sequence below, then Close) until it is
+// confirmed. It never leaves an unreported native resource behind.
+//
+// The Executor it returns is an executable preparation until a Turn
+// starts on it. An Executor whose preparation owns resources or output of
+// its own implements Prepared and PreparedCancellation (both, on the
+// Executor), and the Runtime drives them:
+//
+//   - start: the first StartTurn that returns a Turn consumes the
+//     preparation; the Turn owns its output from then on, and the Runtime
+//     never calls CancelPrepared or Release on that Executor again.
+//   - cancel and unused cleanup: an Executor retired before any Turn
+//     started on it (idle expiry, eviction, replacement, shutdown, or a
+//     NewExecutor that failed but returned it) gets CancelPrepared, then
+//     Release, then Close. Any failure keeps it owned, and the Runtime
+//     repeats the sequence serially, so each call is idempotent after
+//     success. After CancelPrepared, StartTurn refuses with a nil Turn and
+//     ErrExecutorUnavailable, writing nothing.
+//
+// An Executor that implements neither is retired by Close alone.
 type ExecutorFactory interface {
 	NewExecutor(ctx context.Context, cfg ExecutorConfig) (Executor, error)
 }
@@ -215,7 +235,9 @@ type Factory interface {
 }
 
 // PreparationFactory creates preparations that hold resources between
-// prepare and their start or release.
+// prepare and their start or release: the read-only workspace profile
+// (Registry.RegisterPreparation). Executable preparations are the
+// Executors an ExecutorFactory returns (see ExecutorFactory).
 type PreparationFactory interface {
 	Prepare(ctx context.Context, cfg ExecutorConfig) (Prepared, error)
 }
@@ -224,15 +246,18 @@ type PreparationFactory interface {
 // or released.
 type Prepared interface {
 	// Release abandons an unused preparation and confirms local cleanup.
-	// It is idempotent after success.
+	// It is idempotent after success; an error keeps the resources owned.
 	Release(ctx context.Context) error
 }
 
 // PreparedCancellation cancels an executable preparation's work. It
-// inherits the Session's CancellationOutcome declaration.
+// inherits the Session's CancellationOutcome declaration: for a
+// preparation no Turn started on, what the preparation itself observed
+// (never Turn output it did not produce).
 type PreparedCancellation interface {
 	// CancelPrepared returns after local cleanup finished and output writes
-	// stopped. It does not replace AwaitSettlement or Executor.Close.
+	// stopped. It does not replace Release, AwaitSettlement or
+	// Executor.Close, and it is idempotent after success.
 	CancelPrepared(ctx context.Context) error
 	CancellationOutcome() CancellationOutcome
 }

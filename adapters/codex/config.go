@@ -89,6 +89,9 @@ func buildConfig(cfg agent.ExecutorConfig) (nativeConfig, error) {
 	if c.AgentKind != "" && c.AgentKind != Kind {
 		return nc, fmt.Errorf("%w: configuration for another kind", agent.ErrInvalidConfiguration)
 	}
+	if c.LocalEnvironment != nil && cfg.WorkspaceRoot == "" {
+		return nc, fmt.Errorf("%w: a local environment needs a bound workspace", agent.ErrInvalidConfiguration)
+	}
 	if err := refuseUnqualified(c); err != nil {
 		return nc, err
 	}
@@ -117,10 +120,10 @@ func buildConfig(cfg agent.ExecutorConfig) (nativeConfig, error) {
 	if err := applyControls(&nc, c.ExecutionControls); err != nil {
 		return nc, err
 	}
-	// No execution environment and no subagents: the native shell,
+	// No command execution and no subagents: the native shell,
 	// multi-agent and goal tools are turned off. (Codex 0.171.0 has no
-	// switch for apply_patch and view_image; they act on the private
-	// working directory.)
+	// switch for apply_patch and view_image; they act on the working
+	// directory: the Environment's bound workspace, or a private one.)
 	nc.config["features"] = map[string]any{"shell_tool": false, "unified_exec": false, "multi_agent": false, "goals": false}
 	nc.observeMessages = c.ObserveMessages
 	return nc, nil
@@ -128,8 +131,6 @@ func buildConfig(cfg agent.ExecutorConfig) (nativeConfig, error) {
 
 func refuseUnqualified(c wire.ExecutionConfiguration) error {
 	switch {
-	case c.LocalEnvironment != nil:
-		return agent.Unsupported(reasonLocalEnvironment)
 	case len(c.FunctionTools) > 0:
 		return agent.Unsupported(reasonFunctions)
 	case c.ToolSearch:

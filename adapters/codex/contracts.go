@@ -9,6 +9,8 @@ var (
 	_ agent.Factory         = (*Harness)(nil)
 
 	_ agent.Executor                 = (*Executor)(nil)
+	_ agent.Prepared                 = (*Executor)(nil)
+	_ agent.PreparedCancellation     = (*Executor)(nil)
 	_ agent.WorkspaceReader          = (*Executor)(nil)
 	_ agent.WorkspaceDirectoryLister = (*Executor)(nil)
 	_ agent.WorkspaceWriter          = (*Executor)(nil)

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/turnstile-sim/turnstile/adapters/agent"
+	"github.com/turnstile-sim/turnstile/adapters/localworkspace"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -21,6 +22,14 @@ const Kind = "codex"
 //     receipt, turn/completed as settlement.
 //   - preparation, environment none: one app-server and one thread per
 //     Executor, started without model input, in a private working directory.
+//   - local environment: with a local Environment, app-server runs in the
+//     workspace directory the Runtime bound for it
+//     (ExecutorConfig.WorkspaceRoot; its process directory and the
+//     thread's cwd), so apply_patch edits land there.
+//   - workspace read preparation and output export: served by the
+//     Runtime's local workspace owner on the same bound directory
+//     (adapters/localworkspace); the Executor and Turn themselves refuse
+//     native workspace access.
 //   - execution controls, web search control, text verbosity, structured
 //     output and message items: web_search and model_verbosity thread
 //     config, outputSchema per turn, agentMessage items as output messages;
@@ -36,8 +45,8 @@ const Kind = "codex"
 //     nothing; ApprovalCapabilities is the on-request mode), function tools and tool search (no public function path yet),
 //     MCP, images, programmatic tool calling (no native control), subagent
 //     observations, native session recovery (a thread whose ID was never
-//     reported cannot be found again once its process is gone), local
-//     environments and every workspace operation.
+//     reported cannot be found again once its process is gone) and
+//     workspace authoring.
 func Capabilities() wire.AgentKindCapabilities {
 	s, u := wire.CapabilitySupported, wire.CapabilityUnsupported
 	return wire.AgentKindCapabilities{
@@ -52,10 +61,10 @@ func Capabilities() wire.AgentKindCapabilities {
 		MessageItems:                   s,
 		ToolObservations:               s,
 		EnvironmentNone:                s,
-		LocalEnvironment:               u,
+		LocalEnvironment:               s,
 		Preparation:                    s,
-		WorkspaceReadPreparation:       u,
-		WorkspaceOutputExport:          u,
+		WorkspaceReadPreparation:       s,
+		WorkspaceOutputExport:          s,
 		ProgrammaticToolCallingDisable: u,
 		WebSearchControl:               s,
 		ExecutionControls:              s,
@@ -93,15 +102,14 @@ func capabilitiesOf(opts Options) wire.AgentKindCapabilities {
 
 // Fixed, safe reasons of designed refusals.
 const (
-	reasonImages           agent.UnsupportedReason = "codex adapter accepts text input only"
-	reasonWorkspace        agent.UnsupportedReason = "codex adapter qualifies no workspace operation"
-	reasonFunctions        agent.UnsupportedReason = "codex adapter has no public function tools"
-	reasonToolSearch       agent.UnsupportedReason = "codex adapter has no tool search"
-	reasonMCP              agent.UnsupportedReason = "codex adapter does not qualify MCP servers"
-	reasonSubagents        agent.UnsupportedReason = "codex adapter runs without subagents"
-	reasonProgrammatic     agent.UnsupportedReason = "codex has no control for programmatic tool calling"
-	reasonInteractions     agent.UnsupportedReason = "codex adapter runs with approval policy never and answers no interaction"
-	reasonLocalEnvironment agent.UnsupportedReason = "codex adapter runs without an execution environment"
+	reasonImages       agent.UnsupportedReason = "codex adapter accepts text input only"
+	reasonWorkspace    agent.UnsupportedReason = "codex adapter qualifies no workspace operation"
+	reasonFunctions    agent.UnsupportedReason = "codex adapter has no public function tools"
+	reasonToolSearch   agent.UnsupportedReason = "codex adapter has no tool search"
+	reasonMCP          agent.UnsupportedReason = "codex adapter does not qualify MCP servers"
+	reasonSubagents    agent.UnsupportedReason = "codex adapter runs without subagents"
+	reasonProgrammatic agent.UnsupportedReason = "codex has no control for programmatic tool calling"
+	reasonInteractions agent.UnsupportedReason = "codex adapter runs with approval policy never and answers no interaction"
 )
 
 // Declaration declares the codex kind. Discovery reports nothing when no
@@ -128,7 +136,8 @@ func Declaration(opts Options) agent.Declaration {
 				desc.Available, desc.Version = false, got
 				return &agent.Runtime{Descriptor: desc, Sessions: h}, nil
 			}
-			return &agent.Runtime{Descriptor: desc, Sessions: h, Executors: h}, nil
+			return &agent.Runtime{Descriptor: desc, Sessions: h, Executors: h,
+				Preparations: localworkspace.Preparations{}, WorkspaceRead: true}, nil
 		},
 	}
 }

@@ -18,7 +18,15 @@
 // group; TERM, 3 s, KILL; the group reaped after the child exits; stdout
 // drained before Wait), runs initialize and thread/start, or thread/resume
 // of the configured thread (strict: an unknown thread is ErrResume, never
-// a fresh thread). No model input is sent. StartTurn sends turn/start and
+// a fresh thread). app-server runs in ExecutorConfig.WorkspaceRoot, the
+// workspace the Runtime bound for a local Environment, which is also the
+// thread's cwd; without one (environment none) it runs in a private
+// working directory the Executor creates and Close removes. The bound
+// workspace belongs to the Environment: Close never removes it. No model
+// input is sent. Until StartTurn returns a Turn the Executor is an
+// executable preparation: CancelPrepared and Release stop app-server,
+// drain its output and remove the private working directory, after which
+// it refuses every Turn. StartTurn sends turn/start and
 // returns once it is answered; every notification carrying the Turn's
 // native ID is turned into events in app-server's order, anything else (a
 // late event of a settled Turn) is dropped. turn/completed settles the

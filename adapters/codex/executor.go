@@ -89,6 +89,9 @@ type Executor struct {
 	closing     bool
 	closed      bool
 	exited      bool
+	// started: a Turn was returned, consuming the preparation; abandoned:
+	// the unused preparation was cancelled or released.
+	started, abandoned bool
 }
 
 // ErrResume reports a thread that could not be resumed; no fresh thread
@@ -205,6 +208,9 @@ func (e *Executor) StartTurn(ctx context.Context, req agent.TurnRequest) (agent.
 	case e.retired != "":
 		e.mu.Unlock()
 		return nil, fmt.Errorf("%w: executor retired", agent.ErrExecutorUnavailable)
+	case e.abandoned:
+		e.mu.Unlock()
+		return nil, fmt.Errorf("%w: preparation abandoned", agent.ErrExecutorUnavailable)
 	case e.active != nil:
 		e.mu.Unlock()
 		return nil, agent.ErrExecutorBusy
@@ -227,13 +233,60 @@ func (e *Executor) StartTurn(ctx context.Context, req agent.TurnRequest) (agent.
 			t.abort()
 			return nil, fmt.Errorf("%w: turn/start refused: %w", agent.ErrExecutorUnavailable, err)
 		}
+		e.consumed()
 		if err != nil {
 			return t, fmt.Errorf("codex: turn/start outcome unknown: %w", err)
 		}
 		return t, nil
 	case <-ctx.Done():
+		e.consumed()
 		return t, fmt.Errorf("codex: turn/start answer not received: %w", ctx.Err())
 	}
+}
+
+// The Executor is an executable preparation (agent.ExecutorFactory)
+// until StartTurn returns a Turn: its preparation is the running
+// app-server with its started or resumed thread, the reader of
+// app-server's output, and the private working directory.
+
+// errPreparationStarted refuses CancelPrepared and Release once a Turn
+// consumed the preparation (the Runtime then retires it with Close).
+var errPreparationStarted = fmt.Errorf("%w: the preparation was started", agent.ErrInvalidRequest)
+
+// consumed records that a Turn was returned: input may have been
+// submitted, and the Turn owns its output.
+func (e *Executor) consumed() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.started = true
+}
+
+// CancelPrepared stops the unused preparation and returns once its local
+// cleanup finished: app-server is stopped (its process group, TERM then
+// KILL), its output read to the end so nothing writes any more, and the
+// private working directory removed. The Executor refuses every Turn
+// afterwards. A failure keeps it owned; it is idempotent after success.
+func (e *Executor) CancelPrepared(ctx context.Context) error { return e.abandon(ctx) }
+
+// Release abandons the unused preparation and confirms its cleanup, the
+// same stop as CancelPrepared (an unused preparation holds nothing else).
+func (e *Executor) Release(ctx context.Context) error { return e.abandon(ctx) }
+
+func (e *Executor) abandon(ctx context.Context) error {
+	e.mu.Lock()
+	if e.started {
+		e.mu.Unlock()
+		return errPreparationStarted
+	}
+	e.abandoned = true
+	e.mu.Unlock()
+	return e.Close(ctx)
+}
+
+// CancellationOutcome of an unused preparation is empty: no Turn ran, and
+// its thread is not reported before it holds a recorded turn.
+func (e *Executor) CancellationOutcome() agent.CancellationOutcome {
+	return agent.CancellationOutcome{}
 }
 
 // release forgets a Turn that submitted nothing.

@@ -186,12 +186,12 @@ func TestFakeStrictResume(t *testing.T) {
 func TestConfigurationRefusals(t *testing.T) {
 	f := newFakeHarness(t)
 	for name, mutate := range map[string]func(*wire.ExecutionConfiguration){
-		"local environment": func(c *wire.ExecutionConfiguration) { c.LocalEnvironment = &wire.LocalEnvironment{ID: "env"} },
-		"function tools":    func(c *wire.ExecutionConfiguration) { c.FunctionTools = []wire.FunctionTool{{Name: "f"}} },
-		"programmatic":      func(c *wire.ExecutionConfiguration) { c.ExecutionControls.DisableProgrammaticToolCalling = true },
-		"web search value":  func(c *wire.ExecutionConfiguration) { c.ExecutionControls.WebSearch = "sometimes" },
-		"verbosity value":   func(c *wire.ExecutionConfiguration) { c.ExecutionControls.TextVerbosity = "loud" },
-		"other kind":        func(c *wire.ExecutionConfiguration) { c.AgentKind = "claude" },
+		"local environment without a bound workspace": func(c *wire.ExecutionConfiguration) { c.LocalEnvironment = &wire.LocalEnvironment{ID: "env"} },
+		"function tools":   func(c *wire.ExecutionConfiguration) { c.FunctionTools = []wire.FunctionTool{{Name: "f"}} },
+		"programmatic":     func(c *wire.ExecutionConfiguration) { c.ExecutionControls.DisableProgrammaticToolCalling = true },
+		"web search value": func(c *wire.ExecutionConfiguration) { c.ExecutionControls.WebSearch = "sometimes" },
+		"verbosity value":  func(c *wire.ExecutionConfiguration) { c.ExecutionControls.TextVerbosity = "loud" },
+		"other kind":       func(c *wire.ExecutionConfiguration) { c.AgentKind = "claude" },
 	} {
 		cfg := fakeConfig()
 		mutate(&cfg.Configuration)

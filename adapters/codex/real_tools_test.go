@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/turnstile-sim/turnstile/adapters/agent"
 	"github.com/turnstile-sim/turnstile/adapters/codex/codextest"
 	"github.com/turnstile-sim/turnstile/wire"
 )
@@ -87,4 +89,75 @@ func TestRealCloseReleasesProcess(t *testing.T) {
 		t.Fatalf("working directory left: %v", err)
 	}
 	closeExec(t, ex) // idempotent
+}
+
+// With a local Environment, app-server runs in the workspace the Runtime
+// bound (ExecutorConfig.WorkspaceRoot): an apply_patch of the model lands
+// there, the model sees it as the working directory, and Close leaves the
+// workspace in place (it is the Environment's, not the Executor's).
+func TestRealLocalEnvironmentRunsInTheBoundWorkspace(t *testing.T) {
+	h, m := realHarness(t)
+	root := t.TempDir()
+	cfg := realConfig()
+	cfg.Configuration.DisableExecutionEnvironment = false
+	cfg.Configuration.LocalEnvironment = &wire.LocalEnvironment{ID: "env-1"}
+	cfg.WorkspaceRoot = root
+	ex := newRealExecutor(t, h, cfg)
+	if ex.workDir != root {
+		t.Fatalf("working directory %q, want the bound workspace %q", ex.workDir, root)
+	}
+	m.Queue(codextest.Reply{Patch: "*** Begin Patch\n*** Add File: bound.txt\n+in the workspace\n*** End Patch\n"}, codextest.Reply{Deltas: []string{"done"}})
+	r := startRun(t, ex, "run-local", "write a file")
+	r.settle(t)
+	if b, err := os.ReadFile(filepath.Join(root, "bound.txt")); err != nil || string(b) != "in the workspace\n" {
+		t.Fatalf("patched file in the bound workspace: %q, %v (events %v)", b, err, r.got)
+	}
+	if !strings.Contains(codextest.InputText(m.Requests()[0]), root) {
+		t.Fatalf("the model request does not name the bound workspace %s", root)
+	}
+	closeExec(t, ex)
+	if _, err := os.Stat(filepath.Join(root, "bound.txt")); err != nil {
+		t.Fatalf("Close removed the Environment's workspace: %v", err)
+	}
+}
+
+// An unused preparation cancelled: app-server is stopped and its private
+// working directory removed before CancelPrepared returns; the Executor
+// refuses a Turn with a nil Turn, and Release and Close confirm again.
+// Once a Turn started, the preparation is consumed: CancelPrepared and
+// Release refuse, Close retires.
+func TestRealCancelPreparedStopsAppServer(t *testing.T) {
+	h, _ := realHarness(t)
+	ex := newRealExecutor(t, h, realConfig())
+	pid, dir := ex.Pid(), ex.workDir
+	if err := ex.CancelPrepared(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, 0); err == nil {
+		if b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); !strings.Contains(string(b), ") Z") {
+			t.Fatalf("app-server %d still running after CancelPrepared", pid)
+		}
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("working directory left: %v", err)
+	}
+	out := make(chan agent.Event, wire.OutputFramesMax)
+	if turn, err := ex.StartTurn(t.Context(), agent.TurnRequest{RunID: "run-after", Input: wire.TextInput("hi"), Output: out}); turn != nil || !errors.Is(err, agent.ErrExecutorUnavailable) {
+		t.Fatalf("a cancelled preparation started: %v, %v", turn, err)
+	}
+	if err := ex.Release(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	closeExec(t, ex)
+
+	used := newRealExecutor(t, h, realConfig())
+	r := startRun(t, used, "run-used", "hi")
+	r.settle(t)
+	if err := used.CancelPrepared(t.Context()); !errors.Is(err, agent.ErrInvalidRequest) {
+		t.Fatalf("CancelPrepared after a Turn: %v", err)
+	}
+	if err := used.Release(t.Context()); !errors.Is(err, agent.ErrInvalidRequest) {
+		t.Fatalf("Release after a Turn: %v", err)
+	}
+	closeExec(t, used)
 }

@@ -93,7 +93,8 @@ type Check func(agent.ExecutorFactory, Fixture) *Report
 
 // TextLifecycleChecks are the checks TextLifecycle runs, in order.
 func TextLifecycleChecks() []Check {
-	return []Check{CheckLifecycle, CheckStartRule, CheckReceipts, CheckCancel, CheckRetire, CheckClose, CheckUnsupported}
+	return []Check{CheckLifecycle, CheckStartRule, CheckReceipts, CheckCancel, CheckRetire, CheckClose, CheckUnsupported,
+		CheckPrepared}
 }
 
 // CheckTextLifecycle runs every check of the text lifecycle and returns
@@ -217,3 +218,6 @@ func TestClose(f agent.ExecutorFactory, fx Fixture) error { return CheckClose(f,
 
 // TestUnsupported runs CheckUnsupported; nil when it passed.
 func TestUnsupported(f agent.ExecutorFactory, fx Fixture) error { return CheckUnsupported(f, fx).Err() }
+
+// TestPrepared runs CheckPrepared; nil when it passed.
+func TestPrepared(f agent.ExecutorFactory, fx Fixture) error { return CheckPrepared(f, fx).Err() }

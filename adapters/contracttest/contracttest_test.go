@@ -62,6 +62,7 @@ var textClauses = []contracttest.Clause{
 	contracttest.ClauseSettlement, contracttest.ClauseRetire, contracttest.ClauseNativeExit,
 	contracttest.ClauseCleanupFailure, contracttest.ClauseUnknownKept, contracttest.ClauseNilTurn,
 	contracttest.ClauseStreamShape, contracttest.ClauseClose, contracttest.ClauseUnsupported,
+	contracttest.ClausePreparedStart, contracttest.ClausePreparedCancel, contracttest.ClausePreparedRelease,
 }
 
 // TestSyntheticDeclarationIsComplete runs the declaration check on the

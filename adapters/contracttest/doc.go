@@ -20,7 +20,14 @@
 // state; settlement confirmed independently of the cancel request;
 // Reusable=false with a reason and a confirmed Close; native exit and
 // cleanup failure; unknown results kept unknown; the nil-Turn rule; the
-// event stream's shape. UnsupportedExtensionsHaveNoNativeEffects calls
+// event stream's shape; and, for an Executor that is an executable
+// preparation (agent.Prepared and agent.PreparedCancellation, both), the
+// way the Runtime drives it (CheckPrepared): started, its Turn owns the
+// output and Close alone retires it; unused, CancelPrepared stops its work
+// and output (the next StartTurn refuses with a nil Turn, writing nothing)
+// and Release and Close confirm the cleanup, each idempotent. An Executor
+// that implements neither makes those clauses not applicable, with that
+// reason printed. UnsupportedExtensionsHaveNoNativeEffects calls
 // every extension interface (Contracts classifies each interface of
 // package agent, so a new one is judged as soon as it exists) on the
 // Executor, a Turn and a Prepared owner. Declaration checks that every

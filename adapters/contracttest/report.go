@@ -42,7 +42,7 @@ func TextLifecycleClauses() []Clause {
 	return []Clause{ClauseIndependentStreams, ClauseOwnerContinuity, ClauseWriteVsApplied, ClauseCancelExact,
 		ClauseStaleCancel, ClauseContinueAfterCancel, ClauseLateEvents, ClauseFreshTurnState, ClauseSettlement,
 		ClauseRetire, ClauseNativeExit, ClauseCleanupFailure, ClauseUnknownKept, ClauseNilTurn, ClauseStreamShape,
-		ClauseClose, ClauseUnsupported}
+		ClauseClose, ClauseUnsupported, ClausePreparedStart, ClausePreparedCancel, ClausePreparedRelease}
 }
 
 // DeclarationClauses are the clauses CheckDeclaration judges.
@@ -83,10 +83,14 @@ type Report struct {
 	// why explains, per clause, a reason it could not be exercised that a
 	// check found (a Turn that did not start, a missing capability).
 	why map[Clause]string
+	// na holds the clauses a check found not applicable to the adapter
+	// under test (an Executor that is no executable preparation), with
+	// the reason the report prints.
+	na map[Clause]string
 }
 
 func newReport() *Report {
-	return &Report{clauses: map[Clause]*ClauseResult{}, why: map[Clause]string{}}
+	return &Report{clauses: map[Clause]*ClauseResult{}, why: map[Clause]string{}, na: map[Clause]string{}}
 }
 
 func (r *Report) clause(c Clause) *ClauseResult {
@@ -160,6 +164,22 @@ func (r *Report) merge(other *Report) {
 			r.why[c] = why
 		}
 	}
+	for c, reason := range other.na {
+		r.notApplicable(c, reason)
+	}
+}
+
+// notApplicable records that c does not apply to the adapter, with the
+// reason; judgeExercised then marks it not applicable instead of failing
+// it, unless it was exercised after all.
+func (r *Report) notApplicable(c Clause, reason string) {
+	cr := r.clause(c)
+	if r.na[c] == "" {
+		r.na[c] = reason
+	}
+	if cr.Exercised == 0 && len(cr.Failures) == 0 {
+		cr.NotApplicable = r.na[c]
+	}
 }
 
 // Unexercised lists the clauses that failed because they were exercised
@@ -183,6 +203,10 @@ func (r *Report) judgeExercised(judged []Clause, notApplicable map[Clause]string
 			continue
 		}
 		if reason := strings.TrimSpace(notApplicable[c]); reason != "" {
+			cr.NotApplicable = reason
+			continue
+		}
+		if reason := r.na[c]; reason != "" {
 			cr.NotApplicable = reason
 			continue
 		}

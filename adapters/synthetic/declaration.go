@@ -11,9 +11,11 @@ import (
 
 // Capabilities is the complete capability declaration of the synthetic
 // Harness: text streaming with usage, durable Turns, durable and plain
-// steering, cancellation and preparation, without an environment. Its
-// workspace reads, read-only preparations and exports are served by the
-// shared local workspace owner (adapters/localworkspace). It has
+// steering, cancellation and preparation, without an environment or in
+// the workspace the Runtime bound for a local Environment (it touches no
+// file there). Its workspace reads, read-only preparations and exports
+// are served by the shared local workspace owner
+// (adapters/localworkspace) on that same directory. It has
 // no native tools and never spawns subagents, so execution controls, tool
 // observations and subagent control (running without subagents) hold
 // vacuously.
@@ -31,7 +33,7 @@ func Capabilities() wire.AgentKindCapabilities {
 		MessageItems:                   u,
 		ToolObservations:               s,
 		EnvironmentNone:                s,
-		LocalEnvironment:               u,
+		LocalEnvironment:               s,
 		Preparation:                    s,
 		WorkspaceReadPreparation:       s,
 		WorkspaceOutputExport:          s,

@@ -22,6 +22,9 @@ type Executor struct {
 	retired string // set by a non-reusable settlement
 	closing bool   // a Close is in progress: no new Turn
 	closed  bool
+	// started: a Turn started, consuming the preparation; abandoned: the
+	// unused preparation was cancelled or released (no Turn starts).
+	started, abandoned bool
 }
 
 // StartTurn starts one Turn; see agent.Executor for the nil-Turn rule.
@@ -43,6 +46,8 @@ func (e *Executor) StartTurn(ctx context.Context, req agent.TurnRequest) (agent.
 		return nil, fmt.Errorf("%w: executor closed", agent.ErrExecutorUnavailable)
 	case e.retired != "":
 		return nil, fmt.Errorf("%w: executor retired", agent.ErrExecutorUnavailable)
+	case e.abandoned:
+		return nil, fmt.Errorf("%w: preparation abandoned", agent.ErrExecutorUnavailable)
 	case e.active != nil:
 		return nil, agent.ErrExecutorBusy
 	}
@@ -51,7 +56,7 @@ func (e *Executor) StartTurn(ctx context.Context, req agent.TurnRequest) (agent.
 		return nil, fmt.Errorf("%w: synthetic start refused", agent.ErrExecutorUnavailable)
 	}
 	t := newTurn(e, req, script)
-	e.active = t
+	e.active, e.started = t, true
 	e.h.record(func(tr *Truth) {
 		tr.TurnsStarted++
 		tr.InputsApplied = append(tr.InputsApplied, text)
@@ -105,6 +110,42 @@ func (e *Executor) Close(ctx context.Context) error {
 	return nil
 }
 
+// errPreparationStarted refuses CancelPrepared and Release of an
+// Executor a Turn started on: its preparation is consumed (the Runtime
+// retires it with Close).
+var errPreparationStarted = fmt.Errorf("%w: the preparation was started", agent.ErrInvalidRequest)
+
+// CancelPrepared abandons the unused preparation: no Turn starts on the
+// Executor afterwards. A synthetic preparation runs no native work and
+// writes no output before its first Turn, so its local cleanup is done
+// when the flag is set. Idempotent.
+func (e *Executor) CancelPrepared(context.Context) error {
+	return e.abandon(func(tr *Truth) { tr.PreparationsCancelled++ })
+}
+
+// Release abandons the unused preparation and confirms its cleanup (it
+// holds nothing Close does not release). Idempotent.
+func (e *Executor) Release(context.Context) error {
+	return e.abandon(func(tr *Truth) { tr.PreparationsReleased++ })
+}
+
+func (e *Executor) abandon(count func(*Truth)) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.started {
+		return errPreparationStarted
+	}
+	e.abandoned = true
+	e.h.record(count)
+	return nil
+}
+
+// CancellationOutcome of an unused preparation is empty: it observed
+// nothing and produced no output.
+func (e *Executor) CancellationOutcome() agent.CancellationOutcome {
+	return agent.CancellationOutcome{}
+}
+
 // release settles the active Turn and releases the native session.
 func (e *Executor) release(ctx context.Context, active *Turn) error {
 	if active != nil {
@@ -136,12 +177,11 @@ func (e *Executor) WriteWorkspaceFile(context.Context, agent.WorkspaceFile) erro
 
 // Fixed, safe reasons of designed refusals.
 const (
-	reasonImages           agent.UnsupportedReason = "synthetic harness accepts text input only"
-	reasonWorkspace        agent.UnsupportedReason = "synthetic harness has no workspace"
-	reasonFunctions        agent.UnsupportedReason = "synthetic harness has no public function tools"
-	reasonMCP              agent.UnsupportedReason = "synthetic harness connects to no MCP server"
-	reasonInteractions     agent.UnsupportedReason = "synthetic harness emits no interactions"
-	reasonLocalEnvironment agent.UnsupportedReason = "synthetic harness runs without an environment"
+	reasonImages       agent.UnsupportedReason = "synthetic harness accepts text input only"
+	reasonWorkspace    agent.UnsupportedReason = "synthetic harness has no workspace"
+	reasonFunctions    agent.UnsupportedReason = "synthetic harness has no public function tools"
+	reasonMCP          agent.UnsupportedReason = "synthetic harness connects to no MCP server"
+	reasonInteractions agent.UnsupportedReason = "synthetic harness emits no interactions"
 )
 
 // Installed is the installed-capability snapshot the factory received

@@ -176,9 +176,9 @@ func TestExecutorConfigurationIsValidatedBeforePreparation(t *testing.T) {
 		cfg  agent.ExecutorConfig
 		want error
 	}{
-		"blank session":     {agent.ExecutorConfig{}, agent.ErrInvalidConfiguration},
-		"other kind":        {other, agent.ErrInvalidConfiguration},
-		"local environment": {local, agent.ErrUnsupportedOperation},
+		"blank session": {agent.ExecutorConfig{}, agent.ErrInvalidConfiguration},
+		"other kind":    {other, agent.ErrInvalidConfiguration},
+		"local environment without a bound workspace": {local, agent.ErrInvalidConfiguration},
 		"model provider": {withOptions(map[string]json.RawMessage{
 			"model": json.RawMessage(`"m"`), "model_provider": json.RawMessage(`"p"`)}), agent.ErrUnsupportedConfiguration},
 		"null model": {withOptions(map[string]json.RawMessage{"model": json.RawMessage(`null`)}), agent.ErrInvalidConfiguration},
@@ -265,5 +265,26 @@ func TestDeclarationRegistersThroughDiscovery(t *testing.T) {
 	}
 	if _, err := wire.Encode(wire.Frame{Payload: wire.Heartbeat{SupportedAgentKinds: kinds}}); err != nil {
 		t.Fatalf("heartbeat with the declaration does not encode: %v", err)
+	}
+}
+
+// A local Environment is accepted with a bound workspace directory (the
+// Runtime's binding), and refused when that directory does not exist.
+func TestExecutorRunsInTheBoundWorkspace(t *testing.T) {
+	h := synthetic.New()
+	local := config()
+	local.Configuration.DisableExecutionEnvironment = false
+	local.Configuration.LocalEnvironment = &wire.LocalEnvironment{ID: "env"}
+	local.WorkspaceRoot = t.TempDir()
+	ex, err := h.NewExecutor(t.Context(), local)
+	if err != nil {
+		t.Fatalf("NewExecutor in a bound workspace: %v", err)
+	}
+	if err := ex.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	local.WorkspaceRoot += "/missing"
+	if _, err := h.NewExecutor(t.Context(), local); !errors.Is(err, agent.ErrInvalidConfiguration) {
+		t.Fatalf("a missing workspace directory: %v", err)
 	}
 }

@@ -3,6 +3,7 @@ package synthetic
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"sync"
 	"time"
@@ -77,6 +78,9 @@ type Truth struct {
 	InputsApplied []string
 	// CloseFailures counts refused Close attempts.
 	CloseFailures int
+	// PreparationsCancelled and PreparationsReleased count
+	// CancelPrepared and Release calls of unused Executors.
+	PreparationsCancelled, PreparationsReleased int
 	// Decisions lists every decision applied natively, in order:
 	// "permission:<id>:<approved>", "user_choice:<id>:<answers or
 	// cancelled>", "function:<call id>:<success>".
@@ -177,7 +181,10 @@ func validateConfig(cfg agent.ExecutorConfig) error {
 		return fmt.Errorf("%w: configuration for another kind", agent.ErrInvalidConfiguration)
 	}
 	if cfg.Configuration.LocalEnvironment != nil {
-		return agent.Unsupported(reasonLocalEnvironment)
+		// It runs in the bound workspace: that directory must exist.
+		if st, err := os.Stat(cfg.WorkspaceRoot); cfg.WorkspaceRoot == "" || err != nil || !st.IsDir() {
+			return fmt.Errorf("%w: a local environment needs a bound workspace directory", agent.ErrInvalidConfiguration)
+		}
 	}
 	if len(cfg.Configuration.FunctionTools) > 0 {
 		return agent.Unsupported(reasonFunctions)

@@ -99,7 +99,7 @@ func (sh *shell) daemonFlagSet() (*flag.FlagSet, *daemonFlags) {
 	fs.StringVar(&f.acpHome, "acp-home", daemonEnv("TURNSTILE_ACP_HOME", ""),
 		"HOME for the ACP agent (TURNSTILE_ACP_HOME; default: inherited); the agent's own environment (CLAUDE_CODE_EXECUTABLE, model endpoint and key) is inherited")
 	fs.StringVar(&f.workspaces, "workspaces", daemonEnv("TURNSTILE_WORKSPACES", ""),
-		"directory holding one workspace directory per Environment ID; enables workspace reads, writes and exports, and runtime_prepare installs each transfer into its Environment's directory (TURNSTILE_WORKSPACES)")
+		"directory holding one workspace directory per Environment ID (created on first use); Turns of a self_hosted or openai_hosted Session run their Harness in it; enables workspace reads, writes and exports, and runtime_prepare installs each transfer into its Environment's directory (TURNSTILE_WORKSPACES; unset: such Turns fail their preparation)")
 	fs.StringVar(&f.prepareWorkspace, "prepare-workspace", daemonEnv("TURNSTILE_PREPARE_WORKSPACE", ""),
 		"one workspace directory every runtime_prepare transfer installs into, whatever its Environment, instead of the -workspaces binding (TURNSTILE_PREPARE_WORKSPACE; neither set: transfers fail)")
 	fs.StringVar(&f.state, "state-dir", daemonEnv("TURNSTILE_STATE_DIR", ""),

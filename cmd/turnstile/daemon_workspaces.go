@@ -6,9 +6,10 @@ import (
 )
 
 // withWorkspaces binds the daemon's Environments to the directories under
-// dir (one per Environment ID) and lets the machine serve writes; an
-// empty dir binds none (workspace operations then fail as unbound, and
-// writes are write_unsupported).
+// dir (one per Environment ID): executable preparations run their
+// Harness there and the machine serves writes; an empty dir binds none
+// (preparations of a local Environment and workspace operations then
+// fail as unbound, and writes are write_unsupported).
 func withWorkspaces(cfg runner.Config, dir string) runner.Config {
 	if dir == "" {
 		return cfg

@@ -43,7 +43,8 @@ func SyntheticProfile() Profile {
 }
 
 // CodexProfile qualifies the Codex app-server Harness (adapters/codex):
-// text Turns without an execution environment, with the web search and
+// text Turns without an execution environment or in a local Environment's
+// bound workspace (self-hosted or OpenAI-hosted), with the web search and
 // verbosity controls (so Core needs a device declaring both) and
 // structured output. Images, function tools, tool search, programmatic
 // tool calling, subagent observation and MCP servers are not qualified
@@ -65,7 +66,7 @@ func CodexProfile() Profile {
 			Subagents:                      no,
 			MCPRequired:                    no,
 		},
-		Placements:               []Placement{PlacementNone},
+		Placements:               []Placement{PlacementNone, PlacementSelfHosted, PlacementOpenAIHosted},
 		MCPOrigins:               []string{},
 		MCPBearer:                no,
 		ConfigurationValidation:  CommonValidationOnly,

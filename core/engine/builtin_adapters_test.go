@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/turnstile-sim/turnstile/adapters/acp"
@@ -11,13 +12,9 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// TestBuiltinCatalogCoversEveryShippedHarness: every Harness kind this
-// repository ships has a built-in profile, and a profile never qualifies
-// an operation its adapter's own declaration does not support. (A local
-// placement is not compared: a Session bound to an Environment is served
-// workspace operations by the Runtime's workspace owner, whatever the
-// Harness declares for Turns.)
-func TestBuiltinCatalogCoversEveryShippedHarness(t *testing.T) {
+// shippedDeclarations is the capability declaration of every Harness
+// kind this repository ships, by kind.
+func shippedDeclarations() map[string]wire.AgentKindCapabilities {
 	shipped := map[string]wire.AgentKindCapabilities{
 		claude.Kind:    claude.Capabilities(),
 		codex.Kind:     codex.Capabilities(),
@@ -26,6 +23,55 @@ func TestBuiltinCatalogCoversEveryShippedHarness(t *testing.T) {
 	for _, p := range acp.Profiles() {
 		shipped[p.Kind()] = acp.Capabilities(p)
 	}
+	return shipped
+}
+
+// beyondDeclaration lists what profile p qualifies that declaration caps
+// does not support: an optional operation, an MCP origin or bearer, or a
+// placement. Environment none needs environment_none; a local placement
+// (self-hosted or OpenAI-hosted) needs what Core requires of a device for
+// it: local_environment, workspace_read_preparation and
+// workspace_output_export.
+func beyondDeclaration(p engine.Profile, caps wire.AgentKindCapabilities) []string {
+	pc := p.Capabilities
+	local := p.Supports(engine.PlacementSelfHosted) || p.Supports(engine.PlacementOpenAIHosted)
+	pairs := []struct {
+		name      string
+		qualified bool
+		declared  wire.CapabilitySupport
+	}{
+		{"web_search_control", pc.WebSearchControl.IsSupported(), caps.WebSearchControl},
+		{"text_verbosity", pc.TextVerbosity.IsSupported(), caps.TextVerbosity},
+		{"structured_output", pc.StructuredOutput.IsSupported(), caps.StructuredOutput},
+		{"message_images", pc.MessageImages.IsSupported(), caps.MessageImages},
+		{"function_tools", pc.FunctionTools.IsSupported(), caps.FunctionTools},
+		{"tool_search", pc.ToolSearch.IsSupported(), caps.ToolSearch},
+		{"function_result_images", pc.FunctionResultImages.IsSupported(), caps.FunctionResultImages},
+		{"programmatic_tool_calling_disable", pc.ProgrammaticToolCallingDisable.IsSupported(), caps.ProgrammaticToolCallingDisable},
+		{"subagent_observations", pc.Subagents.IsSupported(), caps.SubagentObservations},
+		{"mcp_http_required", pc.MCPRequired.IsSupported(), caps.MCPHTTPRequired},
+		{"mcp_http_tools", len(p.MCPOrigins) > 0, caps.MCPHTTPTools},
+		{"mcp_http_bearer_auth", p.MCPBearer.IsSupported(), caps.MCPHTTPBearerAuth},
+		{"environment_none (placement none)", p.Supports(engine.PlacementNone), caps.EnvironmentNone},
+		{"local_environment (a local placement)", local, caps.LocalEnvironment},
+		{"workspace_read_preparation (a local placement)", local, caps.WorkspaceReadPreparation},
+		{"workspace_output_export (a local placement)", local, caps.WorkspaceOutputExport},
+	}
+	var out []string
+	for _, c := range pairs {
+		if c.qualified && !c.declared.IsSupported() {
+			out = append(out, c.name)
+		}
+	}
+	return out
+}
+
+// TestBuiltinCatalogCoversEveryShippedHarness: every Harness kind this
+// repository ships has a built-in profile, and a profile never qualifies
+// an operation or a placement its adapter's own declaration does not
+// support, so Core never admits a Session no device of the kind can run.
+func TestBuiltinCatalogCoversEveryShippedHarness(t *testing.T) {
+	shipped := shippedDeclarations()
 	if got := len(engine.Builtin().Kinds()); got != len(shipped) {
 		t.Fatalf("built-in catalog has %d kinds, %d Harnesses ship", got, len(shipped))
 	}
@@ -34,30 +80,42 @@ func TestBuiltinCatalogCoversEveryShippedHarness(t *testing.T) {
 		if !ok {
 			t.Fatalf("no built-in profile for shipped kind %s", kind)
 		}
-		pc := p.Capabilities
-		pairs := []struct {
-			name      string
-			qualified bool
-			declared  wire.CapabilitySupport
-		}{
-			{"web_search_control", pc.WebSearchControl.IsSupported(), caps.WebSearchControl},
-			{"text_verbosity", pc.TextVerbosity.IsSupported(), caps.TextVerbosity},
-			{"structured_output", pc.StructuredOutput.IsSupported(), caps.StructuredOutput},
-			{"message_images", pc.MessageImages.IsSupported(), caps.MessageImages},
-			{"function_tools", pc.FunctionTools.IsSupported(), caps.FunctionTools},
-			{"tool_search", pc.ToolSearch.IsSupported(), caps.ToolSearch},
-			{"function_result_images", pc.FunctionResultImages.IsSupported(), caps.FunctionResultImages},
-			{"programmatic_tool_calling_disable", pc.ProgrammaticToolCallingDisable.IsSupported(), caps.ProgrammaticToolCallingDisable},
-			{"subagent_observations", pc.Subagents.IsSupported(), caps.SubagentObservations},
-			{"mcp_http_required", pc.MCPRequired.IsSupported(), caps.MCPHTTPRequired},
-			{"mcp_http_tools", len(p.MCPOrigins) > 0, caps.MCPHTTPTools},
-			{"mcp_http_bearer_auth", p.MCPBearer.IsSupported(), caps.MCPHTTPBearerAuth},
-			{"environment_none", p.Supports(engine.PlacementNone), caps.EnvironmentNone},
+		for _, name := range beyondDeclaration(p, caps) {
+			t.Errorf("%s: the profile qualifies %s, the adapter does not declare it", kind, name)
 		}
-		for _, c := range pairs {
-			if c.qualified && !c.declared.IsSupported() {
-				t.Errorf("%s: the profile qualifies %s, the adapter does not declare it", kind, c.name)
-			}
+	}
+}
+
+// TestBeyondDeclarationNamesEachPlacement: the comparison above finds a
+// local placement the declaration cannot serve (each of the three
+// capabilities it needs) and a placement none without environment_none.
+func TestBeyondDeclarationNamesEachPlacement(t *testing.T) {
+	p := engine.SyntheticProfile()
+	caps := synthetic.Capabilities()
+	if got := beyondDeclaration(p, caps); len(got) != 0 {
+		t.Fatalf("synthetic: %v", got)
+	}
+	caps.LocalEnvironment, caps.WorkspaceOutputExport, caps.EnvironmentNone = wire.CapabilityUnsupported, wire.CapabilityUnsupported, wire.CapabilityUnsupported
+	want := []string{"environment_none (placement none)", "local_environment (a local placement)", "workspace_output_export (a local placement)"}
+	if got := beyondDeclaration(p, caps); !slices.Equal(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	p.Placements = []engine.Placement{engine.PlacementOpenAIHosted}
+	caps = synthetic.Capabilities()
+	caps.WorkspaceReadPreparation = wire.CapabilityUnsupported
+	if got := beyondDeclaration(p, caps); !slices.Equal(got, []string{"workspace_read_preparation (a local placement)"}) {
+		t.Fatalf("openai_hosted alone: %v", got)
+	}
+}
+
+// TestCodexProfileQualifiesLocalPlacements: Codex runs in the bound
+// workspace and declares what a local placement needs, so its profile
+// qualifies both local placements besides environment none.
+func TestCodexProfileQualifiesLocalPlacements(t *testing.T) {
+	p := engine.CodexProfile()
+	for _, pl := range engine.Placements {
+		if !p.Supports(pl) {
+			t.Errorf("codex profile does not qualify %s", pl)
 		}
 	}
 }

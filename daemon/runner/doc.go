@@ -18,7 +18,11 @@
 //
 // Native runs Prepare, StartTurn, DurableWrite, Cancel, AwaitSettlement and
 // CloseExecutor against the registry's Executor factories, each on its own
-// goroutine, and reports exactly one NativeResult per call. Before the
+// goroutine, and reports exactly one NativeResult per call. A Prepare of a
+// local Environment gives the factory the Runtime's own binding of that
+// Environment (ExecutorConfig.WorkspaceRoot, created when missing) and
+// fails, before any factory runs, when the Environment is unbound or the
+// configuration's workspace_directory names another directory. Before the
 // native StartTurn it creates the Turn's output channel (wire.OutputFramesMax,
 // 64 events) and starts its single consumer, which forwards every event in
 // order as NativeTurnEvent. A written durable input's AppliedReceipt is

@@ -48,6 +48,9 @@ type Native struct {
 	// (workspace.go)
 	readers    map[string]agent.Prepared
 	workspaces Workspaces
+	// executors no Turn started on yet: unused executable preparations
+	// (preparation.go)
+	unused map[string]bool
 }
 
 // nativeTurn is a started Turn. broken marks a StartTurn that panicked:
@@ -188,16 +191,19 @@ func (n *Native) prepare(op daemon.Prepare) daemon.Result {
 	if err != nil {
 		return daemon.PrepareResult{Err: err.Error()}
 	}
-	ex, err := f.NewExecutor(n.ctx, cfg)
-	if err != nil {
+	if cfg.WorkspaceRoot, err = n.executorRoot(op.Configuration.LocalEnvironment); err != nil {
 		return daemon.PrepareResult{Err: err.Error()}
 	}
-	if ex == nil {
+	ex, err := f.NewExecutor(n.ctx, cfg)
+	switch {
+	case err != nil && ex != nil:
+		return n.failedPreparation(op, ex, err) // preparation.go
+	case err != nil:
+		return daemon.PrepareResult{Err: err.Error()}
+	case ex == nil:
 		return daemon.PrepareResult{Err: reasonNilExecutor}
 	}
-	n.mu.Lock()
-	n.executors[op.Executor] = ex
-	n.mu.Unlock()
+	n.markUnused(op.Executor, ex)
 	return daemon.PrepareResult{}
 }
 
@@ -254,11 +260,16 @@ func (n *Native) close(op daemon.CloseExecutor) daemon.Result {
 		n.log.Warn("close of an executor the runner never prepared", "executor", op.Executor)
 		return daemon.CloseResult{}
 	}
-	if err := ex.Close(n.ctx); err != nil {
+	retire := ex.Close
+	if n.isUnused(op.Executor) {
+		retire = func(context.Context) error { return n.retireUnused(ex) } // preparation.go
+	}
+	if err := retire(n.ctx); err != nil {
 		return daemon.CloseResult{Err: err.Error()}
 	}
 	n.mu.Lock()
 	delete(n.executors, op.Executor)
+	delete(n.unused, op.Executor)
 	n.forgetTurnsOf(op.Executor)
 	n.mu.Unlock()
 	return daemon.CloseResult{}

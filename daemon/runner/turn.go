@@ -22,6 +22,9 @@ func (n *Native) start(op daemon.StartTurn) daemon.Result {
 	n.wg.Add(1)
 	go n.consume(op.Turn, op.Run, out, stop)
 	turn, err, panicked := n.callStart(ex, op, out)
+	if panicked || turn != nil {
+		n.consumed(op.Executor) // the Turn owns its output: the preparation is used
+	}
 	switch {
 	case panicked:
 		// Input may have been submitted, and the adapter may still hold

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -31,6 +32,7 @@ const (
 	reasonNoPreparation = "kind has no workspace read preparation installed"
 	reasonUnbound       = "environment has no local workspace"
 	reasonDirectory     = "workspace_directory is not this environment's binding"
+	reasonCreate        = "environment workspace directory cannot be created"
 )
 
 // SetWorkspaces installs the Environment binding; nil binds none.
@@ -48,6 +50,37 @@ func (n *Native) root(env string) (string, error) {
 		return "", ErrUnboundEnvironment
 	}
 	return w.Root(env)
+}
+
+// errUnboundWorkspace and errWorkspaceDirectory are the refusals of an
+// executable preparation whose Environment the Runtime cannot serve.
+var (
+	errUnboundWorkspace   = errors.New(reasonUnbound)
+	errWorkspaceDirectory = errors.New(reasonDirectory)
+	errWorkspaceCreate    = errors.New(reasonCreate)
+)
+
+// executorRoot is the workspace directory an executable preparation of
+// local Environment le runs in: the Runtime's own binding of le.ID,
+// created when it does not exist yet. A workspace_directory Core sent
+// must be that binding, as for the read-only profile; nil (environment
+// none) binds none.
+func (n *Native) executorRoot(le *wire.LocalEnvironment) (string, error) {
+	if le == nil {
+		return "", nil
+	}
+	root, err := n.root(le.ID)
+	if err != nil {
+		return "", errUnboundWorkspace
+	}
+	if le.WorkspaceDirectory != "" && filepath.Clean(le.WorkspaceDirectory) != filepath.Clean(root) {
+		return "", errWorkspaceDirectory
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		n.log.Warn("workspace directory not created", "environment", le.ID, "err", err.Error())
+		return "", errWorkspaceCreate
+	}
+	return root, nil
 }
 
 // workspaceOp runs one workspace-family call; ok is false for other ops.

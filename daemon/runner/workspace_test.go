@@ -50,7 +50,13 @@ func (r *nativeRig) call(op daemon.Op) daemon.Result {
 	r.seq++
 	id := daemon.CallID("c-" + string(rune('0'+r.seq)))
 	r.n.Run(daemon.NativeCall{Call: id, Op: op})
-	ev := (<-r.out).(daemon.NativeResult)
+	var ev daemon.NativeResult
+	for e := range r.out { // a started Turn's events may come first
+		if res, ok := e.(daemon.NativeResult); ok {
+			ev = res
+			break
+		}
+	}
 	if ev.Call != id {
 		r.t.Fatalf("result for %s, want %s", ev.Call, id)
 	}

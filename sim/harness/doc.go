@@ -81,7 +81,10 @@
 // are in the schedule, on the fault timeline and shrinkable. A fault arms
 // its device for its next matching call (at most TokensMax per kind):
 //
-//   - harness_prepare_failure: the preparation fails; no executor.
+//   - harness_prepare_failure: the preparation fails; in half of the
+//     cases it leaves no executor, in the other half it leaves its
+//     executor behind (PrepareResult.Retained), open until the daemon
+//     closes it.
 //   - harness_start_failure_nil: the start fails with no turn.
 //   - harness_start_failure_turn: a turn and an error (settles failed).
 //   - harness_write_failure: the write is definitely not written.

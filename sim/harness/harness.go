@@ -238,8 +238,14 @@ func (h *Harness) prepare(now time.Time, c daemon.CallID, op daemon.Prepare) {
 	}
 	d = h.glacialPrepare(now, d)
 	fail := h.take(PrepareFailure)
+	retained := fail && h.r.IntN(2) == 0                      // the failure leaves its executor behind
 	refusal, forks := h.nativeRefusal(op), h.forksHistory(op) // decided on the request
 	h.later(now, d, func(now time.Time) {
+		if retained {
+			h.execs[op.Executor] = &hExec{id: op.Executor, session: op.Session, forks: forks, truth: h.executorCreated(now, op)}
+			h.result(now, c, daemon.PrepareResult{Err: "simulated prepare failure", Retained: true})
+			return
+		}
 		if fail {
 			h.prepareFailed(now, op)
 			h.result(now, c, daemon.PrepareResult{Err: "simulated prepare failure"})
