@@ -107,3 +107,23 @@ func TestPolicyDefaultsToTheBuiltinCatalog(t *testing.T) {
 	require.Equal(t, core.TurnFailed, v.State)
 	require.Equal(t, "web_search_control", v.ErrorDetail)
 }
+
+// TestDispatchRequalifiesAfterRestart: a Session admitted under one
+// policy, whose kind the Core restarted with no longer qualifies, fails
+// its queued Turn at device selection with capability_unsupported, and
+// no preparation reaches the device.
+func TestDispatchRequalifiesAfterRestart(t *testing.T) {
+	h := newRig(t)
+	sid := h.session(defaultAgent())
+	tid := h.submit(sid, "queued before the restart")
+	require.Equal(t, core.TurnQueued, h.turn(tid).State)
+	other := engine.For(engine.NewCatalog(enginetest.TextOnly("other")))
+	h.m = core.Restart(core.Config{Policy: &other}, h.st)
+	effs := h.connect("d1", 1, fullCaps())
+	require.Empty(t, sends[wire.ExecutionPrepare](effs))
+	v := h.turn(tid)
+	require.Equal(t, core.TurnFailed, v.State)
+	require.Equal(t, core.CodeCapabilityUnsupported, v.ErrorCode)
+	require.Contains(t, v.ErrorDetail, "engine_unqualified")
+	require.Contains(t, v.ErrorDetail, kind)
+}

@@ -64,7 +64,8 @@ type coreFlags struct {
 	heartbeat                                    time.Duration
 	bodyReadTimeout                              time.Duration
 	connsPerAddr                                 int
-	policy                                       *engine.Policy // nil: the built-in catalog
+	policy                                       *engine.Policy // the enabled kinds' profiles
+	kinds                                        []string       // the enabled kinds, sorted
 }
 
 // envDefault returns the environment variable's value, or def.
@@ -143,13 +144,15 @@ func (sh *shell) cmdCore(args []string) int {
 		"deadline for a request body to arrive in full, on every API route and the bootstrap; a later one is 408 body_timeout (TURNSTILE_BODY_READ_TIMEOUT)")
 	fs.IntVar(&f.connsPerAddr, "conns-per-addr", envInt("TURNSTILE_CONNS_PER_ADDR", DefaultConnsPerAddr),
 		"open connections allowed per remote IP; more are closed at accept (TURNSTILE_CONNS_PER_ADDR)")
-	kinds := fs.String("qualify-kinds", envDefault("TURNSTILE_QUALIFY_KINDS", ""),
-		"comma-separated Harness kinds qualified, besides the built-in synthetic and codex profiles, with an open profile (conformance runs: contract) (TURNSTILE_QUALIFY_KINDS)")
+	kinds := fs.String("kinds", envDefault("TURNSTILE_KINDS", ""),
+		"comma-separated Harness kinds Core enables; default: the real Harnesses (every built-in kind but synthetic, a test fixture enabled only when listed) and every kind of -engine-profiles (TURNSTILE_KINDS)")
+	profiles := fs.String("engine-profiles", envDefault("TURNSTILE_ENGINE_PROFILES", ""),
+		"JSON file of engine profiles for kinds outside the built-in catalog, every operation named (turnstile conform profile prints the scenarios' contract kind's) (TURNSTILE_ENGINE_PROFILES)")
 	if code, ok := sh.parse(fs, args); !ok {
 		return code
 	}
 	var err error
-	if f.policy, err = qualifyPolicy(*kinds); err != nil {
+	if f.policy, f.kinds, err = corePolicy(*kinds, *profiles); err != nil {
 		return sh.usageError("core", err)
 	}
 	if fs.NArg() > 0 {
@@ -258,7 +261,7 @@ func runCore(ctx context.Context, f *coreFlags, token string, log *slog.Logger) 
 	go func() { ran <- srv.Run(loopCtx) }()
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
-	log.Info("turnstile core listening", "addr", ln.Addr().String(), "public_url", public, "store", storeLabel(f, st))
+	log.Info("turnstile core listening", "addr", ln.Addr().String(), "public_url", public, "store", storeLabel(f, st), "kinds", strings.Join(f.kinds, ","))
 	select {
 	case <-ctx.Done():
 	case err := <-served:

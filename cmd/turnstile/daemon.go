@@ -68,7 +68,8 @@ func (sh *shell) daemonFlagSet() (*flag.FlagSet, *daemonFlags) {
 	fs.StringVar(&f.device, "device", daemonEnv("TURNSTILE_DEVICE_ID", ""), "this daemon's device ID (TURNSTILE_DEVICE_ID)")
 	fs.StringVar(&f.credFile, "credential-file", daemonEnv("TURNSTILE_CREDENTIAL_FILE", ""),
 		"file holding the device credential (TURNSTILE_CREDENTIAL_FILE)")
-	fs.StringVar(&f.kinds, "kinds", daemonEnv("TURNSTILE_KINDS", synthetic.Kind), "comma-separated Harness kinds to enable (TURNSTILE_KINDS)")
+	fs.StringVar(&f.kinds, "kinds", daemonEnv("TURNSTILE_KINDS", ""),
+		"comma-separated Harness kinds to enable; default: the real Harnesses configured (codex with -codex-bin, claude with -claude-bin); synthetic, a test fixture, only when listed (TURNSTILE_KINDS)")
 	fs.StringVar(&f.script, "synthetic-script", daemonEnv("TURNSTILE_SYNTHETIC_SCRIPT", ""),
 		"JSON file scripting the synthetic Harness's Turns (TURNSTILE_SYNTHETIC_SCRIPT; default: echo the input)")
 	fs.StringVar(&f.codexBin, "codex-bin", daemonEnv(codex.EnvBinary, ""),
@@ -100,6 +101,8 @@ var (
 	errNoCore       = errors.New("-core is required (TURNSTILE_CORE_URL)")
 	errNoDevice     = errors.New("-device is required (TURNSTILE_DEVICE_ID)")
 	errNoCredential = errors.New("-credential-file is required (TURNSTILE_CREDENTIAL_FILE)")
+	errNoKinds      = errors.New("no Harness kind enabled: configure a real Harness (-codex-bin, -claude-bin) or list the kinds with -kinds (TURNSTILE_KINDS; the synthetic test fixture runs only as -kinds synthetic)")
+	errACPProfile   = errors.New("-acp-cmd does not say which ACP profile it runs: enable it with -kinds acp:<profile>")
 )
 
 // daemonSetup is a validated daemon configuration.
@@ -217,14 +220,18 @@ func prepareDaemon(f *daemonFlags, diag io.Writer) (*daemonSetup, error) {
 			return nil, err
 		}
 	}
-	var enabled []string
-	for _, k := range strings.Split(f.kinds, ",") {
-		if k = strings.TrimSpace(k); k != "" {
-			enabled = append(enabled, k)
-		}
+	conf, err := daemonConformFromEnv()
+	if err != nil {
+		return nil, err
 	}
-	if enabled == nil {
-		enabled = []string{}
+	enabled, err := daemonKinds(f)
+	if err != nil {
+		if errors.Is(err, errNoKinds) && conf != nil {
+			// conformance mode: the scenario's declaration names the
+			// kinds, served by the control channel
+			return &daemonSetup{client: client, reg: &agent.Registry{}, level: level, harness: h, conform: conf}, nil
+		}
+		return nil, err
 	}
 	decls := []agent.Declaration{synthetic.Declaration(h),
 		codex.Declaration(codex.Options{Binary: f.codexBin, Home: f.codexHome, Approvals: f.codexApprovals}),
@@ -238,11 +245,35 @@ func prepareDaemon(f *daemonFlags, diag io.Writer) (*daemonSetup, error) {
 	if err != nil {
 		return nil, err
 	}
-	conf, err := daemonConformFromEnv()
-	if err != nil {
-		return nil, err
-	}
 	return &daemonSetup{client: client, reg: reg, kinds: kinds, level: level, harness: h, conform: conf}, nil
+}
+
+// daemonKinds is the list of enabled kinds: -kinds as given, or, without
+// it, the real Harnesses configured. The synthetic Harness, a test
+// fixture, is never enabled by default.
+func daemonKinds(f *daemonFlags) ([]string, error) {
+	var enabled []string
+	for _, k := range strings.Split(f.kinds, ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			enabled = append(enabled, k)
+		}
+	}
+	if enabled != nil {
+		return enabled, nil
+	}
+	if f.acpCmd != "" {
+		return nil, errACPProfile
+	}
+	if f.codexBin != "" {
+		enabled = append(enabled, codex.Kind)
+	}
+	if f.claudeBin != "" {
+		enabled = append(enabled, claude.Kind)
+	}
+	if enabled == nil {
+		return nil, errNoKinds
+	}
+	return enabled, nil
 }
 
 // errACPKinds refuses one -acp-cmd for more than one ACP kind.
