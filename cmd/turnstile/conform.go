@@ -26,6 +26,8 @@ Plays the wire scenarios (scenarios/testdata, built in) against another
 implementation in real time and prints one line per scenario: PASS, FAIL
 with the first differing frame or assertion, or SKIP with the reason;
 assertions that cannot be made from outside are listed as not checked.
+A scenario that submits Turns fails when no Run started in it (it
+exercised nothing), unless it asserts with core-state what became of them.
 Exit status: 0 when no scenario failed and at least one was played, 1 when
 one failed, 2 on a usage error, 4 when nothing was checked: no scenario
 was played, or scenarios were skipped for lack of a credential (conform
