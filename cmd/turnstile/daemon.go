@@ -30,7 +30,9 @@ Run a daemon (the Runtime side) that connects to Core as one device and
 executes its Turns with the enabled Harness kinds. Every flag has a
 TURNSTILE_* environment variable; a flag given wins. The credential is
 read from a file, never from a flag or the environment, so that it stays
-out of ps and shell history.
+out of ps and shell history. Without -kinds it enables the real Harnesses
+configured (codex with -codex-bin, claude with -claude-bin); the synthetic
+Harness, a test fixture, runs only when listed (-kinds synthetic).
 
 SIGTERM or SIGINT (or a device_shutdown from Core) releases everything the
 daemon owns, waiting up to 10 s; a second signal exits at once.
