@@ -56,10 +56,8 @@ func ParseProfiles(data []byte) ([]Profile, error) {
 	if err := strictObject(data, &file); err != nil {
 		return nil, fmt.Errorf("%w: not a JSON object: %v", ErrProfileFile, err)
 	}
-	for k := range file {
-		if k != "profiles" {
-			return nil, fmt.Errorf("%w: unknown key %q", ErrProfileFile, k)
-		}
+	if err := keysExactly(file, []string{"profiles"}); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrProfileFile, err)
 	}
 	var entries []json.RawMessage
 	if err := json.Unmarshal(file["profiles"], &entries); err != nil || len(entries) == 0 {

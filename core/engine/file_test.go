@@ -36,9 +36,9 @@ func TestParseProfilesRefusals(t *testing.T) {
 	}
 	cases := []struct{ name, file, want string }{
 		{"not json", `{`, "not a JSON object"},
-		{"no profiles", `{}`, "profiles: want a non-empty array"},
+		{"no profiles", `{}`, "profiles: missing"},
 		{"empty profiles", `{"profiles":[]}`, "profiles: want a non-empty array"},
-		{"unknown top key", `{"profiles":[` + fileProfile + `],"x":1}`, `unknown key "x"`},
+		{"unknown top key", `{"profiles":[` + fileProfile + `],"x":1}`, "x: unknown field"},
 		{"missing capability", `{"profiles":[` + drop("subagents") + `]}`, "profiles[0].capabilities.subagents: missing"},
 		{"missing field", `{"profiles":[` + drop("mcp_bearer") + `]}`, "profiles[0].mcp_bearer: missing"},
 		{"unknown field", `{"profiles":[` + strings.Replace(fileProfile, `"kind"`, `"extra":1,"kind"`, 1) + `]}`, "profiles[0].extra: unknown field"},
