@@ -260,8 +260,11 @@ func daemonKinds(f *daemonFlags) ([]string, error) {
 			enabled = append(enabled, k)
 		}
 	}
-	if enabled != nil {
+	switch {
+	case enabled != nil:
 		return enabled, nil
+	case strings.TrimSpace(f.kinds) != "":
+		return nil, fmt.Errorf("%w (-kinds %q lists none)", errNoKinds, f.kinds)
 	}
 	if f.acpCmd != "" {
 		return nil, errACPProfile

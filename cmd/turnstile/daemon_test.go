@@ -312,6 +312,7 @@ func TestDaemonDefaultKinds(t *testing.T) {
 		{daemonFlags{codexBin: "/bin/codex", claudeBin: "/bin/claude"}, []string{"codex", "claude"}, nil},
 		{daemonFlags{acpCmd: "mcode acp"}, nil, errACPProfile},
 		{daemonFlags{kinds: "synthetic"}, []string{"synthetic"}, nil},
+		{daemonFlags{kinds: " , ", codexBin: "/bin/codex"}, nil, errNoKinds},
 		{daemonFlags{kinds: " synthetic , codex", codexBin: "/bin/codex"}, []string{"synthetic", "codex"}, nil},
 		{daemonFlags{kinds: "acp:mcode", acpCmd: "mcode acp"}, []string{"acp:mcode"}, nil},
 	} {
