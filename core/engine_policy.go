@@ -69,3 +69,17 @@ func (m *Machine) engineProfile(kind string) EngineProfile {
 	c := m.policy().Controls(kind)
 	return EngineProfile{WebSearchControl: c.WebSearchControl, TextVerbosity: c.TextVerbosity}
 }
+
+// unqualified says why the engine policy no longer qualifies s's kind and
+// placement, or "" when it does. Admission checked both; the policy is
+// checked again at dispatch (device selection and the final check before
+// a Turn is claimed), since the Core that dispatches may run with another
+// policy than the one that admitted the Session (an operator who disabled
+// the kind, then restarted Core).
+func (m *Machine) unqualified(s *session) string {
+	a := s.rec.Agent
+	if m.policy().Qualified(a.Kind, engine.Placement(a.Environment)) {
+		return ""
+	}
+	return fmt.Sprintf("engine_unqualified: the engine policy does not qualify kind %s with environment %s", a.Kind, a.Environment)
+}

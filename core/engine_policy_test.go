@@ -1,6 +1,7 @@
 package core_test
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -106,4 +107,50 @@ func TestPolicyDefaultsToTheBuiltinCatalog(t *testing.T) {
 	v := h.turn(tid)
 	require.Equal(t, core.TurnFailed, v.State)
 	require.Equal(t, "web_search_control", v.ErrorDetail)
+}
+
+// TestDispatchRequalifiesAfterRestart: a Session admitted under one
+// policy, whose kind the Core restarted with no longer qualifies, fails
+// its queued Turn at device selection with capability_unsupported, and
+// no preparation reaches the device.
+func TestDispatchRequalifiesAfterRestart(t *testing.T) {
+	h := newRig(t)
+	sid := h.session(defaultAgent())
+	tid := h.submit(sid, "queued before the restart")
+	require.Equal(t, core.TurnQueued, h.turn(tid).State)
+	other := engine.For(engine.NewCatalog(enginetest.TextOnly("other")))
+	h.m = core.Restart(core.Config{Policy: &other}, h.st)
+	effs := h.connect("d1", 1, fullCaps())
+	require.Empty(t, sends[wire.ExecutionPrepare](effs))
+	v := h.turn(tid)
+	require.Equal(t, core.TurnFailed, v.State)
+	require.Equal(t, core.CodeCapabilityUnsupported, v.ErrorCode)
+	require.Contains(t, v.ErrorDetail, "engine_unqualified")
+	require.Contains(t, v.ErrorDetail, kind)
+}
+
+// TestFunctionResultValidationOnEverySubmission: a profile's additional
+// function result validation runs on each submitted result; a refused
+// one is a named error, sends nothing and changes nothing durable, and
+// the same call still takes a valid result.
+func TestFunctionResultValidationOnEverySubmission(t *testing.T) {
+	h := policyRig(t, enginetest.Full(kind))
+	tid, run := h.runningWith(with(fullCaps(), "function_result_images", wire.CapabilitySupported))
+	h.frame(1, run, wire.FunctionCall{CallID: "call-1", Name: "lookup", Arguments: json.RawMessage(`{}`)})
+	before, _ := h.st.Turn(tid)
+	refused := h.api(core.SubmitFunctionResult{Call: h.nextCall(), Turn: tid, CallID: "call-1", Success: true,
+		Content: []wire.InputContent{wire.TextPart(enginetest.RefusedResultMarker)}})
+	require.ErrorIs(t, refused.Err, core.ErrEngineUnqualified)
+	require.ErrorIs(t, refused.Err, engine.ErrRejected)
+	require.ErrorIs(t, refused.Err, enginetest.ErrResultRefused)
+	require.Contains(t, refused.Err.Error(), "function_result")
+	require.Empty(t, sends[wire.FunctionResult](h.last))
+	after, _ := h.st.Turn(tid)
+	require.Equal(t, before, after, "a refused result changes nothing durable")
+	require.Equal(t, core.InteractionPending, interaction(t, h, tid, "call-1").Status)
+
+	ok := h.api(core.SubmitFunctionResult{Call: h.nextCall(), Turn: tid, CallID: "call-1", Success: true,
+		Content: []wire.InputContent{wire.TextPart("42")}})
+	require.NoError(t, ok.Err)
+	require.Len(t, sends[wire.FunctionResult](h.last), 1)
 }

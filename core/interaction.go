@@ -293,6 +293,11 @@ func (m *Machine) decisionPayload(t *turn, r InteractionRecord, e interactionAPI
 		if images && t.admitted != nil && !t.admitted.FunctionResultImages.IsSupported() {
 			return nil, fmt.Errorf("%w: %s", ErrCapabilityUnsupported, capFunctionResultImages)
 		}
+		// The engine profile's function result policy applies to every
+		// submitted result (additional validation adds native limits).
+		if err := m.policy().FunctionResult(m.sessions[t.rec.Session].rec.Agent.Kind, res); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrEngineUnqualified, err)
+		}
 		return res, nil
 	}
 	panic(fmt.Sprintf("core: interaction API event %T", e))

@@ -169,6 +169,9 @@ func (m *Machine) onReady(p *preparation) {
 	}
 	t, s, c := p.turn, p.sess, p.conn
 	verdict, miss, caps := checkConn(c, s.rec.Agent.Kind, m.requirements(s, t))
+	if why := m.unqualified(s); why != "" {
+		verdict, miss = admitMissing, why
+	}
 	if verdict != admitOK || p.executorID == "" {
 		m.send(c.id, p.reqID, wire.ExecutionRelease{Handle: p.handle})
 		m.removePrep(p)

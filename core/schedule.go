@@ -170,6 +170,10 @@ func (m *Machine) scheduleHead(s *session) bool {
 	if t.rec.State != TurnQueued {
 		return false
 	}
+	if miss := m.unqualified(s); miss != "" {
+		m.finish(t, TurnFailed, CodeCapabilityUnsupported, miss)
+		return true
+	}
 	req := m.requirements(s, t)
 	c, missing := m.selectConn(s.rec.Agent.Kind, req)
 	if c == nil {

@@ -41,7 +41,9 @@ func refuse(p Profile, caps wire.AgentKindCapabilities, cfg agent.ExecutorConfig
 		return agent.Unsupported(reasonFunctions)
 	case c.ToolSearch:
 		return agent.Unsupported(reasonToolSearch)
-	case c.MCPHTTPServers != nil && len(*c.MCPHTTPServers) > 0:
+	case c.MCPHTTPServers != nil && len(*c.MCPHTTPServers) > 0, len(cfg.MCP.Servers) > 0:
+		// the effective binding holds the installed plugins' servers too:
+		// none is qualified, so none is dropped silently
 		return agent.Unsupported(reasonMCP)
 	case c.ObserveSubagentIdentities, c.MaxConcurrentSubagents != nil && *c.MaxConcurrentSubagents > 0:
 		return agent.Unsupported(reasonSubagents)

@@ -20,11 +20,14 @@ import (
 const usageConform = `usage: turnstile conform runtime [flags] -- CMD [ARGS...]
        turnstile conform runtime [flags] -listen ADDR
        turnstile conform core [flags] -url URL -credential-file F
+       turnstile conform profile
 
 Plays the wire scenarios (scenarios/testdata, built in) against another
 implementation in real time and prints one line per scenario: PASS, FAIL
 with the first differing frame or assertion, or SKIP with the reason;
 assertions that cannot be made from outside are listed as not checked.
+A scenario that submits Turns fails when no Run started in it (it
+exercised nothing), unless it asserts with core-state what became of them.
 Exit status: 0 when no scenario failed and at least one was played, 1 when
 one failed, 2 on a usage error, 4 when nothing was checked: no scenario
 was played, or scenarios were skipped for lack of a credential (conform
@@ -43,13 +46,15 @@ conform core plays the scripted Runtime against a Core: bootstrap and
 WebSocket as the device -device with the credential in -credential-file;
 the api steps use the Agents API (/v1) with the key in -api-key-file, the
 core-state steps and user-choice answers the operator routes (/core/v1) with
-the operator token.
+the operator token. The Core under test must qualify the scenarios' Harness
+kind, contract: conform profile prints its engine profile file, for
+turnstile core -kinds contract -engine-profiles FILE.
 
 ` + exitCodes
 
 // Errors of turnstile conform's arguments.
 var (
-	ErrConformSide    = errors.New("want `conform runtime` or `conform core`")
+	ErrConformSide    = errors.New("want `conform runtime`, `conform core` or `conform profile`")
 	ErrConformTarget  = errors.New("give the Runtime's command after -- or -listen ADDR, not both")
 	ErrConformCoreURL = errors.New("-url and -credential-file are required")
 	ErrConformRun     = errors.New("-run is not a regular expression")
@@ -91,6 +96,13 @@ func (sh *shell) conformFlagSet(side string) (*flag.FlagSet, *conformFlags) {
 }
 
 func (sh *shell) cmdConform(args []string) int {
+	if len(args) > 0 && args[0] == "profile" {
+		if len(args) > 1 {
+			return sh.usageError("conform profile", fmt.Errorf("%w: %v", ErrArgs, args[1:]))
+		}
+		_, _ = sh.stdout.Write(scenarios.ContractProfile())
+		return exitOK
+	}
 	if len(args) == 0 || (args[0] != "runtime" && args[0] != "core") {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
 			fmt.Fprint(sh.stdout, usageConform)

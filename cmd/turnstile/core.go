@@ -84,7 +84,8 @@ type coreFlags struct {
 	bodyReadTimeout                              time.Duration
 	connsPerAddr                                 int
 	leaseTTL                                     time.Duration  // with store: the lease's time to live
-	policy                                       *engine.Policy // nil: the built-in catalog
+	policy                                       *engine.Policy // the enabled kinds' profiles
+	kinds                                        []string       // the enabled kinds, sorted
 	tracing                                      tracingFlags
 	tls                                          tlsFlags
 	certs                                        *certReloader // nil: plain HTTP
@@ -166,17 +167,19 @@ func (sh *shell) cmdCore(args []string) int {
 		"deadline for a request body to arrive in full, on every API route and the bootstrap; a later one is 408 body_timeout (TURNSTILE_BODY_READ_TIMEOUT)")
 	fs.IntVar(&f.connsPerAddr, "conns-per-addr", envInt("TURNSTILE_CONNS_PER_ADDR", DefaultConnsPerAddr),
 		"open connections allowed per remote IP; more are closed at accept (TURNSTILE_CONNS_PER_ADDR)")
+	kinds := fs.String("kinds", envDefault("TURNSTILE_KINDS", ""),
+		"comma-separated Harness kinds Core enables; default: the real Harnesses (every built-in kind but synthetic, a test fixture enabled only when listed) and every kind of -engine-profiles (TURNSTILE_KINDS)")
+	profiles := fs.String("engine-profiles", envDefault("TURNSTILE_ENGINE_PROFILES", ""),
+		"JSON file of engine profiles for kinds outside the built-in catalog, every operation named (turnstile conform profile prints the scenarios' contract kind's) (TURNSTILE_ENGINE_PROFILES)")
 	fs.DurationVar(&f.leaseTTL, "lease-ttl", envDuration("TURNSTILE_LEASE_TTL", DefaultLeaseTTL),
 		"with -store: time to live of the active Core's lease; a standby takes over within it (plus -lease-ttl/5) after the active Core stops renewing; at least 1s (TURNSTILE_LEASE_TTL)")
-	kinds := fs.String("qualify-kinds", envDefault("TURNSTILE_QUALIFY_KINDS", ""),
-		"comma-separated Harness kinds qualified, besides the built-in synthetic and codex profiles, with an open profile (conformance runs: contract) (TURNSTILE_QUALIFY_KINDS)")
 	f.tracing.register(fs)
 	addTLSFlags(fs, &f.tls)
 	if code, ok := sh.parse(fs, args); !ok {
 		return code
 	}
 	var err error
-	if f.policy, err = qualifyPolicy(*kinds); err != nil {
+	if f.policy, f.kinds, err = corePolicy(*kinds, *profiles); err != nil {
 		return sh.usageError("core", err)
 	}
 	if fs.NArg() > 0 {
@@ -360,7 +363,7 @@ func runCore(ctx context.Context, f *coreFlags, token string, log *slog.Logger) 
 	if !serving {
 		serve()
 	}
-	attrs := []any{"addr", addr, "public_url", public, "store", storeLabel(f, st), "tls", f.certs != nil}
+	attrs := []any{"addr", addr, "public_url", public, "store", storeLabel(f, st), "tls", f.certs != nil, "kinds", strings.Join(f.kinds, ",")}
 	if lease != nil {
 		attrs = append(attrs, "epoch", lease.Epoch())
 	}

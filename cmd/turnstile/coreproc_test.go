@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -18,9 +19,11 @@ import (
 	"time"
 
 	coreapi "github.com/turnstile-sim/turnstile/core/api"
+	"github.com/turnstile-sim/turnstile/core/engine"
 	"github.com/turnstile-sim/turnstile/core/gateway/scripted"
 	"github.com/turnstile-sim/turnstile/core/store/pgstore"
 	"github.com/turnstile-sim/turnstile/core/store/pgstore/pgtest"
+	"github.com/turnstile-sim/turnstile/scenarios"
 )
 
 // childArgsEnv makes the test binary run one turnstile command line (a JSON
@@ -36,7 +39,31 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(run(args, os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	dir, err := os.MkdirTemp("", "turnstile-cmd-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(exitFail)
+	}
+	contractProfileFile = filepath.Join(dir, "contract-profile.json")
+	if err := os.WriteFile(contractProfileFile, scenarios.ContractProfile(), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(exitFail)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// contractProfileFile holds the scenarios' contract kind's engine profile
+// (turnstile conform profile), for the Cores the tests start.
+var contractProfileFile string
+
+// testCoreKinds are the kinds the Cores the tests start enable unless a
+// test passes -kinds: every built-in kind (the synthetic test fixture
+// among them) and the scenarios' contract kind.
+func testCoreKinds() []string {
+	return []string{"-kinds", strings.Join(append(engine.Builtin().Kinds(), scenarios.ContractKind), ","),
+		"-engine-profiles", contractProfileFile}
 }
 
 // syncBuffer collects a child's stderr.
@@ -140,7 +167,10 @@ const (
 // startCoreProcUntil is startCoreProc waiting for the log message msg
 // (msgListening or msgStandby) instead of msgListening.
 func startCoreProcUntil(msg, dir, tokenFile string, extra ...string) (*coreProc, error) {
-	args := append([]string{"core", storeFlag(dir), dir, "-listen", "127.0.0.1:0", "-operator-token-file", tokenFile, "-qualify-kinds", "contract"}, extra...)
+	args := append([]string{"core", storeFlag(dir), dir, "-listen", "127.0.0.1:0", "-operator-token-file", tokenFile}, extra...)
+	if !slices.Contains(extra, "-kinds") {
+		args = append(args, testCoreKinds()...)
+	}
 	raw, _ := json.Marshal(args)
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childArgsEnv+"="+string(raw))

@@ -30,7 +30,9 @@ Run a daemon (the Runtime side) that connects to Core as one device and
 executes its Turns with the enabled Harness kinds. Every flag has a
 TURNSTILE_* environment variable; a flag given wins. The credential is
 read from a file, never from a flag or the environment, so that it stays
-out of ps and shell history.
+out of ps and shell history. Without -kinds it enables the real Harnesses
+configured (codex with -codex-bin, claude with -claude-bin); the synthetic
+Harness, a test fixture, runs only when listed (-kinds synthetic).
 
 Against a Core serving TLS (-core https://...), the bootstrap and the
 WebSocket (wss://) verify Core's certificate against the system roots,
@@ -81,7 +83,8 @@ func (sh *shell) daemonFlagSet() (*flag.FlagSet, *daemonFlags) {
 	fs.StringVar(&f.device, "device", daemonEnv("TURNSTILE_DEVICE_ID", ""), "this daemon's device ID (TURNSTILE_DEVICE_ID)")
 	fs.StringVar(&f.credFile, "credential-file", daemonEnv("TURNSTILE_CREDENTIAL_FILE", ""),
 		"file holding the device credential (TURNSTILE_CREDENTIAL_FILE)")
-	fs.StringVar(&f.kinds, "kinds", daemonEnv("TURNSTILE_KINDS", synthetic.Kind), "comma-separated Harness kinds to enable (TURNSTILE_KINDS)")
+	fs.StringVar(&f.kinds, "kinds", daemonEnv("TURNSTILE_KINDS", ""),
+		"comma-separated Harness kinds to enable; default: the real Harnesses configured (codex with -codex-bin, claude with -claude-bin); synthetic, a test fixture, only when listed (TURNSTILE_KINDS)")
 	fs.StringVar(&f.script, "synthetic-script", daemonEnv("TURNSTILE_SYNTHETIC_SCRIPT", ""),
 		"JSON file scripting the synthetic Harness's Turns (TURNSTILE_SYNTHETIC_SCRIPT; default: echo the input)")
 	fs.StringVar(&f.codexBin, "codex-bin", daemonEnv(codex.EnvBinary, ""),
@@ -151,6 +154,8 @@ var (
 	errNoCore       = errors.New("-core is required (TURNSTILE_CORE_URL)")
 	errNoDevice     = errors.New("-device is required (TURNSTILE_DEVICE_ID)")
 	errNoCredential = errors.New("-credential-file is required (TURNSTILE_CREDENTIAL_FILE)")
+	errNoKinds      = errors.New("no Harness kind enabled: configure a real Harness (-codex-bin, -claude-bin) or list the kinds with -kinds (TURNSTILE_KINDS; the synthetic test fixture runs only as -kinds synthetic)")
+	errACPProfile   = errors.New("-acp-cmd does not say which ACP profile it runs: enable it with -kinds acp:<profile>")
 )
 
 // daemonSetup is a validated daemon configuration.
@@ -301,14 +306,18 @@ func prepareDaemon(f *daemonFlags, diag io.Writer) (*daemonSetup, error) {
 			return nil, err
 		}
 	}
-	var enabled []string
-	for _, k := range strings.Split(f.kinds, ",") {
-		if k = strings.TrimSpace(k); k != "" {
-			enabled = append(enabled, k)
-		}
+	conf, err := daemonConformFromEnv()
+	if err != nil {
+		return nil, err
 	}
-	if enabled == nil {
-		enabled = []string{}
+	enabled, err := daemonKinds(f)
+	if err != nil {
+		if errors.Is(err, errNoKinds) && conf != nil {
+			// conformance mode: the scenario's declaration names the
+			// kinds, served by the control channel
+			return &daemonSetup{client: client, reg: &agent.Registry{}, level: level, harness: h, conform: conf}, nil
+		}
+		return nil, err
 	}
 	decls := []agent.Declaration{synthetic.Declaration(h),
 		codex.Declaration(codex.Options{Binary: f.codexBin, Home: f.codexHome, Approvals: f.codexApprovals}),
@@ -322,11 +331,38 @@ func prepareDaemon(f *daemonFlags, diag io.Writer) (*daemonSetup, error) {
 	if err != nil {
 		return nil, err
 	}
-	conf, err := daemonConformFromEnv()
-	if err != nil {
-		return nil, err
-	}
 	return &daemonSetup{client: client, reg: reg, kinds: kinds, level: level, harness: h, conform: conf}, nil
+}
+
+// daemonKinds is the list of enabled kinds: -kinds as given, or, without
+// it, the real Harnesses configured. The synthetic Harness, a test
+// fixture, is never enabled by default.
+func daemonKinds(f *daemonFlags) ([]string, error) {
+	var enabled []string
+	for _, k := range strings.Split(f.kinds, ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			enabled = append(enabled, k)
+		}
+	}
+	switch {
+	case enabled != nil:
+		return enabled, nil
+	case strings.TrimSpace(f.kinds) != "":
+		return nil, fmt.Errorf("%w (-kinds %q lists none)", errNoKinds, f.kinds)
+	}
+	if f.acpCmd != "" {
+		return nil, errACPProfile
+	}
+	if f.codexBin != "" {
+		enabled = append(enabled, codex.Kind)
+	}
+	if f.claudeBin != "" {
+		enabled = append(enabled, claude.Kind)
+	}
+	if enabled == nil {
+		return nil, errNoKinds
+	}
+	return enabled, nil
 }
 
 // errACPKinds refuses one -acp-cmd for more than one ACP kind.

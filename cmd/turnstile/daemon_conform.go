@@ -33,6 +33,11 @@ type daemonConform struct {
 func daemonConformFromEnv() (*daemonConform, error) {
 	raw, ok := os.LookupEnv(conform.EnvDeclaration)
 	if !ok {
+		if control, ok := os.LookupEnv(conform.EnvControl); ok {
+			// a scenario in which the Runtime never declares anything (its
+			// upgrade is refused): conformance mode with no kind
+			return &daemonConform{ctl: controlled.New(), control: control, version: daemonVersion}, nil
+		}
 		return nil, nil
 	}
 	dec := json.NewDecoder(bytes.NewReader([]byte(raw)))

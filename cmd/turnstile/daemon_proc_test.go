@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -39,6 +40,9 @@ const (
 // is connected to Core.
 func startDaemonProc(t *testing.T, args ...string) *daemonProc {
 	t.Helper()
+	if !slices.Contains(args, "-kinds") {
+		args = append(args, "-kinds", "synthetic") // the test fixture, on request
+	}
 	raw, _ := json.Marshal(append([]string{"daemon"}, args...))
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childArgsEnv+"="+string(raw))

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -59,7 +60,9 @@ func TestDaemonRefusesToStart(t *testing.T) {
 		{"unknown acp profile", append(base, "-credential-file", cred, "-kinds", "acp:gemini", "-acp-cmd", "x"), `kinds: "acp:gemini" is not a kind`},
 		{"one acp command for two kinds", append(base, "-credential-file", cred, "-kinds", "acp:claude-agent-acp,acp:mcode", "-acp-cmd", "x"), "-acp-cmd runs one ACP agent"},
 		{"codex without a binary", append(base, "-credential-file", cred, "-kinds", "codex"), `kind "codex" is enabled but not configured`},
-		{"no kind", append(base, "-credential-file", cred, "-kinds", " , "), "no kind enabled"},
+		{"no kind", append(base, "-credential-file", cred, "-kinds", " , "), "no Harness kind enabled"},
+		{"no Harness configured", append(base, "-credential-file", cred), "no Harness kind enabled: configure a real Harness"},
+		{"acp command without its profile", append(base, "-credential-file", cred, "-acp-cmd", "x"), "enable it with -kinds acp:<profile>"},
 		{"bad codex approval mode", append(base, "-credential-file", cred, "-codex-approvals", "always"), `-codex-approvals: codex: approval mode "always"`},
 		{"bad log level", append(base, "-credential-file", cred, "-log-level", "loud"), "-log-level"},
 		{"bad script duration", append(base, "-credential-file", cred, "-synthetic-script", badScript), "turns[0].interval"},
@@ -232,7 +235,7 @@ func TestDaemonCommandRunsUntilDeviceShutdown(t *testing.T) {
 	code := make(chan int, 1)
 	go func() {
 		code <- newShell(&out, &errOut).main([]string{"daemon", "-core", srv.URL, "-device", "dev-1",
-			"-credential-file", cred, "-synthetic-script", script, "-log-level", "debug"})
+			"-credential-file", cred, "-kinds", "synthetic", "-synthetic-script", script, "-log-level", "debug"})
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -315,7 +318,7 @@ func TestDaemonCommandExitsOnRefusedCredential(t *testing.T) {
 	defer srv.Close()
 	defer core.Close()
 	cred := writeFile(t, "cred", testCredential+"\n")
-	code, _, errOut := (cli{t: t}).run("daemon", "-core", srv.URL, "-device", "dev-1", "-credential-file", cred)
+	code, _, errOut := (cli{t: t}).run("daemon", "-core", srv.URL, "-device", "dev-1", "-credential-file", cred, "-kinds", "synthetic")
 	if code != exitFail || !strings.Contains(errOut, "HTTP 401") || !strings.Contains(errOut, "check the device ID and the credential file") {
 		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
 	}
@@ -324,5 +327,31 @@ func TestDaemonCommandExitsOnRefusedCredential(t *testing.T) {
 	}
 	if core.Bootstraps() != 1 || core.Dials() != 0 {
 		t.Fatalf("%d bootstraps, %d dials: a refused credential must not be retried", core.Bootstraps(), core.Dials())
+	}
+}
+
+// TestDaemonDefaultKinds: without -kinds the daemon enables the real
+// Harnesses configured, never the synthetic test fixture, which runs only
+// when listed.
+func TestDaemonDefaultKinds(t *testing.T) {
+	for _, c := range []struct {
+		f    daemonFlags
+		want []string
+		err  error
+	}{
+		{daemonFlags{}, nil, errNoKinds},
+		{daemonFlags{codexBin: "/bin/codex"}, []string{"codex"}, nil},
+		{daemonFlags{claudeBin: "/bin/claude"}, []string{"claude"}, nil},
+		{daemonFlags{codexBin: "/bin/codex", claudeBin: "/bin/claude"}, []string{"codex", "claude"}, nil},
+		{daemonFlags{acpCmd: "mcode acp"}, nil, errACPProfile},
+		{daemonFlags{kinds: "synthetic"}, []string{"synthetic"}, nil},
+		{daemonFlags{kinds: " , ", codexBin: "/bin/codex"}, nil, errNoKinds},
+		{daemonFlags{kinds: " synthetic , codex", codexBin: "/bin/codex"}, []string{"synthetic", "codex"}, nil},
+		{daemonFlags{kinds: "acp:mcode", acpCmd: "mcode acp"}, []string{"acp:mcode"}, nil},
+	} {
+		got, err := daemonKinds(&c.f)
+		if !errors.Is(err, c.err) || !slices.Equal(got, c.want) {
+			t.Errorf("%+v: kinds %v, err %v; want %v, %v", c.f, got, err, c.want, c.err)
+		}
 	}
 }

@@ -209,7 +209,7 @@ func kindsJSON(p engine.Policy) []KindJSON {
 }
 
 // listKinds: GET /core/v1/kinds. The policy is fixed when Core starts
-// (-qualify-kinds); the list is read-only.
+// (-kinds and -engine-profiles); the list is read-only.
 func (a *API) listKinds(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"kinds": kindsJSON(a.s.Policy())})
 }

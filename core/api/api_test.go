@@ -17,6 +17,7 @@ import (
 
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/core/api"
+	"github.com/turnstile-sim/turnstile/core/engine"
 	"github.com/turnstile-sim/turnstile/core/engine/enginetest"
 	"github.com/turnstile-sim/turnstile/core/gateway"
 	"github.com/turnstile-sim/turnstile/core/gateway/scripted"
@@ -36,11 +37,17 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
+	return newEnvPolicy(t, enginetest.OpenPolicy("contract"))
+}
+
+// newEnvPolicy is newEnv with Core's engine policy.
+func newEnvPolicy(t *testing.T, policy *engine.Policy) *env {
+	t.Helper()
 	back := server.NewMemory()
 	if err := back.AddDevice("d1", sha256.Sum256([]byte("cred-d1")), time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	s, err := server.New(back, server.Options{Config: core.Config{Policy: enginetest.OpenPolicy("contract")}})
+	s, err := server.New(back, server.Options{Config: core.Config{Policy: policy}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,6 +29,10 @@
 // no code outside this package branches on an engine's name: the tidy test
 // of this package enforces that for every non-test file under core/.
 //
+// ParseProfiles reads an operator's engine profile file, whose every
+// profile names every field; Catalog.Only restricts a catalog to the
+// kinds an operator enables.
+//
 // Package enginetest holds an exhaustive test fixture whose literal names
 // every Profile field, so adding a field forces a decision in the fixture
 // (and in every production profile, which NewCatalog validates).

@@ -74,8 +74,8 @@ func (p Policy) Profile(kind string) (Profile, bool) { return p.Catalog().Lookup
 // Qualified is the final check: the kind still has a profile that
 // qualifies the placement.
 func (p Policy) Qualified(kind string, pl Placement) bool {
-	prof, ok := p.Profile(kind)
-	return ok && prof.Supports(pl)
+	prof := p.Catalog().find(kind) // read only: no copy
+	return prof != nil && prof.Supports(pl)
 }
 
 // Controls are the engine controls a profile declares; device selection

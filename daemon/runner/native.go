@@ -187,7 +187,7 @@ func (n *Native) prepare(op daemon.Prepare) daemon.Result {
 	if !ok {
 		return daemon.PrepareResult{Err: reasonNoFactory}
 	}
-	cfg, err := executorConfig(op)
+	cfg, err := executorConfig(op, n.Installer)
 	if err != nil {
 		return daemon.PrepareResult{Err: err.Error()}
 	}
@@ -276,11 +276,19 @@ func (n *Native) close(op daemon.CloseExecutor) daemon.Result {
 }
 
 // executorConfig is what a factory receives: the configuration, the
-// installed snapshot the machine loaded and the resolved MCP binding.
-// The snapshot carries no MCP server of its own (a plugin's declaration
-// is not read), so installed servers resolve to none.
-func executorConfig(op daemon.Prepare) (agent.ExecutorConfig, error) {
-	mcp, err := agent.ResolveMCPBindings(op.Configuration, nil)
+// installed snapshot the machine loaded and the resolved MCP binding: the
+// public servers, then the servers the installed plugins declare (read
+// from their archives by inst, for a Turn with a local environment;
+// installed capabilities belong to the bound Environment).
+func executorConfig(op daemon.Prepare, inst *Installer) (agent.ExecutorConfig, error) {
+	var servers []agent.InstalledMCPServer
+	if le := op.Configuration.LocalEnvironment; le != nil && inst != nil {
+		var err error
+		if servers, err = inst.installedMCPServers(le.ID, op.Installed); err != nil {
+			return agent.ExecutorConfig{}, err
+		}
+	}
+	mcp, err := agent.ResolveMCPBindings(op.Configuration, servers)
 	if err != nil {
 		return agent.ExecutorConfig{}, err
 	}

@@ -19,7 +19,7 @@ func TestFactoryGetsTheSnapshotAndResolvedBindings(t *testing.T) {
 	servers := []wire.MCPHTTPServer{{ConnectionOrigin: wire.OriginService, ServerLabel: "docs", ServerURL: "https://mcp.example", BearerToken: "tok-secret-1"}}
 	op := daemon.Prepare{Session: "s-1", Installed: []daemon.Installed{{Action: wire.PrepareActionSkill, Name: "lint"}},
 		Configuration: wire.ExecutionConfiguration{MCPHTTPServers: &servers, DisableExecutionEnvironment: true}}
-	cfg, err := executorConfig(op)
+	cfg, err := executorConfig(op, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestFactoryGetsTheSnapshotAndResolvedBindings(t *testing.T) {
 	}
 
 	servers[0].ConnectionOrigin = "moon"
-	_, err = executorConfig(op)
+	_, err = executorConfig(op, nil)
 	if !errors.Is(err, agent.ErrMCPBinding) || strings.Contains(err.Error(), "tok-secret-1") {
 		t.Fatalf("unknown origin: %v", err)
 	}

@@ -113,15 +113,20 @@ func (r *coreRun) run() Result {
 		return Result{Name: r.sc.Name, Status: Skip, Reason: "needs the preparation API: the public HTTP API prepares only a Session's Environment definition, with the IDs and digests Core derives itself, so the runtime_prepare headers of its api prepare-environment step cannot be sent verbatim"}
 	}
 	defer r.close()
+	var work scenarios.Work // the zero-work rule
 	for _, st := range r.sc.Flat() {
 		r.pos = st.Pos
 		r.step(st)
 		if len(r.errs) > 0 {
 			break
 		}
+		work.Played(st)
 	}
 	if len(r.errs) == 0 {
 		r.requireQuiet("at the end of the scenario")
+	}
+	if why := work.NoWork(); why != "" && len(r.errs) == 0 {
+		r.failf("%s", why)
 	}
 	return r.result(r.sc.Name, time.Since(start))
 }

@@ -7,7 +7,9 @@
 // reason), and the assertions it could not make from outside, listed as
 // not checked. `turnstile conform` is the command over it;
 // scenarios/README.md ("Conformance of another implementation") is the
-// guide for implementers.
+// guide for implementers. Like every runner, it applies the zero-work
+// rule (scenarios.Work): a scenario that submitted Turns but in which no
+// Run started fails, unless a core-state step asserts what became of them.
 //
 // Real time replaces the runners' fake time: `advance` and `silence`
 // sleep on the real clock, so a scenario whose waits add up to more than

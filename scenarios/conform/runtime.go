@@ -169,15 +169,20 @@ func (r *rtRun) run(ctx context.Context) Result {
 			return Result{Name: r.sc.Name, Status: Skip, Reason: "needs harness control: the Runtime opened no control channel (" + EnvControl + ") within " + r.o.FrameTimeout.String()}
 		}
 	}
+	var work scenarios.Work // the zero-work rule
 	for _, st := range r.sc.Flat() {
 		r.pos = st.Pos
 		r.step(ctx, st)
 		if len(r.errs) > 0 {
 			break
 		}
+		work.Played(st)
 	}
 	if len(r.errs) == 0 {
 		r.requireQuiet("at the end of the scenario")
+	}
+	if why := work.NoWork(); why != "" && len(r.errs) == 0 {
+		r.failf("%s", why)
 	}
 	res := r.result(r.sc.Name, time.Since(start))
 	if res.Status == Fail && r.skipWhy != "" {

@@ -44,6 +44,7 @@ const KeepaliveInterval = 15 * time.Second
 // Runner plays one scenario against a gateway. Call its methods from the
 // bubble's test goroutine.
 type Runner struct {
+	work   scenarios.Work // the zero-work rule
 	b      *scenarios.Bindings
 	s      *server.Server
 	hc     *http.Client
@@ -166,6 +167,9 @@ func (r *Runner) Step(st scenarios.Step) []error {
 	case scenarios.KindVersionRefused:
 		r.versionRefused(st.Args)
 	}
+	if len(r.errs) == 0 {
+		r.work.Played(st)
+	}
 	return r.errs
 }
 
@@ -174,6 +178,9 @@ func (r *Runner) Finish() []error {
 	r.errs = nil
 	if !r.skip {
 		r.requireQuiet("at the end of the scenario")
+	}
+	if why := r.work.NoWork(); why != "" && len(r.errs) == 0 && !r.skip {
+		r.failf("%s", why)
 	}
 	return r.errs
 }

@@ -75,6 +75,10 @@ func TestRunnersCatchBrokenScenarios(t *testing.T) {
 			"before silence: done"},
 		{"runtime owned differs", scenarios.Runtime, prefix + "runtime-owned executors=0\n----\n",
 			"executors=1, want 0"},
+		{"core: a Turn submitted, no Run", scenarios.Core, "api submit-turn text=hello\n----\n",
+			"s.txt:1: core: admitted no work: the scenario submitted 1 Turn(s) but no Run started"},
+		{"runtime: a Turn submitted, no Run", scenarios.Runtime, "api submit-turn text=hello\n----\n",
+			"s.txt:1: runtime: admitted no work: the scenario submitted 1 Turn(s) but no Run started"},
 		{"placeholder rebound", scenarios.Runtime, prefix + "core prompt_cancel id=$run\n{\"delivery_id\":\"$cancel\"}\n----\n\nsettle\n----\n\nruntime done id=$executor\n{\"content\":\"\"}\n----\n",
 			`id: sent "run", want "ex-1"`},
 	}

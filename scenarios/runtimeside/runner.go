@@ -42,6 +42,7 @@ const (
 // Runner plays one scenario against one daemon. Call its methods from the
 // bubble's test goroutine.
 type Runner struct {
+	work scenarios.Work // the zero-work rule
 	sc   *scenarios.Scenario
 	b    *scenarios.Bindings
 	ctl  *controlled.Controlled
@@ -174,6 +175,9 @@ func (r *Runner) Step(st scenarios.Step) []error {
 	case scenarios.KindVersionRefused:
 		r.versionRefused(st.Args)
 	}
+	if len(r.errs) == 0 {
+		r.work.Played(st)
+	}
 	return r.errs
 }
 
@@ -182,6 +186,9 @@ func (r *Runner) Finish() []error {
 	r.errs = nil
 	if !r.skip {
 		r.requireQuiet("at the end of the scenario")
+	}
+	if why := r.work.NoWork(); why != "" && len(r.errs) == 0 && !r.skip {
+		r.failf("%s", why)
 	}
 	return r.errs
 }

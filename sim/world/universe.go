@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/turnstile-sim/turnstile/core"
-	"github.com/turnstile-sim/turnstile/core/engine/enginetest"
 	"github.com/turnstile-sim/turnstile/core/store"
 	"github.com/turnstile-sim/turnstile/daemon"
 	"github.com/turnstile-sim/turnstile/sim"
@@ -113,10 +112,10 @@ func setup(w *sim.Kernel, cfg Config, linAtEnd bool) *universe {
 		deliveredAt:  map[string]time.Time{}}
 	r := w.Rand("params")
 	u.coreCfg = core.DefaultConfig()
-	// The simulated Harness kinds get the open test profile: every
-	// operation qualified, no control declared, so the drawn device
-	// declarations decide what is served.
-	u.coreCfg.Policy = enginetest.OpenPolicy(agentKind, otherKind)
+	// The simulated Harness kinds get the simulator's open profile:
+	// every operation qualified, no control declared, so the drawn
+	// device declarations decide what is served.
+	u.coreCfg.Policy = simulatedPolicy(agentKind, otherKind)
 	u.coreCfg.Bugs = core.Bugs{
 		RedeliverUnknownInput:         cfg.Bugs.CoreRedeliversUnknownInput,
 		DoneOverridesCancel:           cfg.Bugs.CoreDoneOverridesCancel,

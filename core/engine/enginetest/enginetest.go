@@ -2,8 +2,10 @@
 // name every Profile and Capabilities field explicitly, and the engine
 // package's completeness test fails when a new field is not named here,
 // so adding a field forces a decision. It is never a production profile:
-// Open qualifies test and conformance kinds (the simulator, adaptertest,
-// turnstile core -qualify-kinds).
+// Open qualifies test kinds (adaptertest, in-process scenario runners),
+// and the turnstile binary does not link this package (a test of
+// cmd/turnstile holds it; a real Core qualifies extra kinds only from an
+// engine profile file, engine.ParseProfiles).
 package enginetest
 
 import (

@@ -34,6 +34,7 @@ type sent struct {
 
 // Runner plays one scenario against one core.Machine.
 type Runner struct {
+	work     scenarios.Work // the zero-work rule
 	m        *core.Machine
 	b        *scenarios.Bindings
 	now      time.Time
@@ -131,6 +132,9 @@ func (r *Runner) Step(st scenarios.Step) ([]string, []error) {
 	default:
 		r.failf("step kind %s not supported by this runner", st.Kind)
 	}
+	if len(r.errs) == 0 {
+		r.work.Played(st)
+	}
 	return r.out, r.errs
 }
 
@@ -138,6 +142,9 @@ func (r *Runner) Step(st scenarios.Step) ([]string, []error) {
 func (r *Runner) Finish() []error {
 	r.errs = nil
 	r.requireQuiet("at the end of the scenario")
+	if why := r.work.NoWork(); why != "" && len(r.errs) == 0 {
+		r.failf("%s", why)
+	}
 	return r.errs
 }
 

@@ -23,6 +23,7 @@ var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // Runner plays one scenario against one daemon.Machine.
 type Runner struct {
+	work    scenarios.Work // the zero-work rule
 	m       *daemon.Machine
 	b       *scenarios.Bindings
 	h       *harness
@@ -142,6 +143,9 @@ func (r *Runner) Step(st scenarios.Step) ([]string, []error) {
 	default:
 		r.failf("step kind %s not supported by this runner", st.Kind)
 	}
+	if len(r.errs) == 0 {
+		r.work.Played(st)
+	}
 	return r.out, r.errs
 }
 
@@ -149,6 +153,9 @@ func (r *Runner) Step(st scenarios.Step) ([]string, []error) {
 func (r *Runner) Finish() []error {
 	r.errs = nil
 	r.requireQuiet("at the end of the scenario")
+	if why := r.work.NoWork(); why != "" && len(r.errs) == 0 {
+		r.failf("%s", why)
+	}
 	return r.errs
 }
 
