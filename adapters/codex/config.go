@@ -92,6 +92,11 @@ func buildConfig(cfg agent.ExecutorConfig) (nativeConfig, error) {
 	if c.LocalEnvironment != nil && cfg.WorkspaceRoot == "" {
 		return nc, fmt.Errorf("%w: a local environment needs a bound workspace", agent.ErrInvalidConfiguration)
 	}
+	if len(cfg.MCP.Servers) > 0 {
+		// the effective binding: public servers and those the installed
+		// plugins declare; none is qualified, so none is dropped silently
+		return nc, agent.Unsupported(reasonMCP)
+	}
 	if err := refuseUnqualified(c); err != nil {
 		return nc, err
 	}
