@@ -139,6 +139,12 @@ func (k Kind) CoreOnly() bool {
 		k == KindCoreWorkspace
 }
 
+// RuntimeOnly reports whether steps of kind k concern the Runtime only
+// (Core's runners ignore them).
+func (k Kind) RuntimeOnly() bool {
+	return k == KindHarness || k == KindSettle || k == KindRuntimeOwned
+}
+
 // Step is one parsed directive.
 type Step struct {
 	Pos      string // file:line of the directive

@@ -59,7 +59,7 @@ func (r *Runner) api(st scenarios.Step) {
 func (r *Runner) prepare(st scenarios.Step) {
 	ev, err := coreapi.Prepare(st, Device)
 	if err != nil {
-		r.failf("%v", err)
+		r.Failf("%v", err)
 		return
 	}
 	res := r.stepAPI(ev(r.call()))
@@ -67,7 +67,7 @@ func (r *Runner) prepare(st scenarios.Step) {
 		return
 	}
 	if err := coreapi.CheckRefusal(st, res.Err); err != nil {
-		r.failf("%v", err)
+		r.Failf("%v", err)
 	}
 	if res.Err == nil {
 		r.prep = res.PreparationID
@@ -84,9 +84,9 @@ func (r *Runner) corePreparation(args map[string]string) {
 	}
 	line, errs := coreapi.CheckPreparation(args, rec)
 	for _, err := range errs {
-		r.failf("%v", err)
+		r.Failf("%v", err)
 	}
-	r.note(line)
+	r.Note(line)
 }
 
 // fence quiesces the scripted Runtime's device or resumes the latest
@@ -94,7 +94,7 @@ func (r *Runner) corePreparation(args map[string]string) {
 func (r *Runner) fence(st scenarios.Step) {
 	ev, err := coreapi.Fence(st, Device, r.suspend)
 	if err != nil {
-		r.failf("%v", err)
+		r.Failf("%v", err)
 		return
 	}
 	res := r.stepAPI(ev(r.call()))
@@ -102,7 +102,7 @@ func (r *Runner) fence(st scenarios.Step) {
 		return
 	}
 	if err := coreapi.CheckRefusal(st, res.Err); err != nil {
-		r.failf("%v", err)
+		r.Failf("%v", err)
 	}
 	if st.Action == "quiesce" && res.Err == nil {
 		r.suspend = res.SuspendID
@@ -119,15 +119,15 @@ func (r *Runner) coreSuspension(args map[string]string) {
 	}
 	line, errs := coreapi.CheckSuspension(args, rec)
 	for _, err := range errs {
-		r.failf("%v", err)
+		r.Failf("%v", err)
 	}
-	r.note(line)
+	r.Note(line)
 }
 
 // stepAPI steps an API event, prints it and returns its result.
 func (r *Runner) stepAPI(e core.Event) *core.APIResult {
 	effects := r.m.Step(r.now, e)
-	r.note("> " + e.Describe())
+	r.Note("> " + e.Describe())
 	var res *core.APIResult
 	for _, f := range effects {
 		r.apply(f, false)
@@ -136,7 +136,7 @@ func (r *Runner) stepAPI(e core.Event) *core.APIResult {
 		}
 	}
 	if res == nil {
-		r.failf("no API result for %s", e.Describe())
+		r.Failf("no API result for %s", e.Describe())
 	}
 	return res
 }
@@ -149,7 +149,7 @@ func (r *Runner) answer(st scenarios.Step) {
 	}
 	ev, err := coreapi.Answer(st, id)
 	if err != nil {
-		r.failf("%v", err)
+		r.Failf("%v", err)
 		return
 	}
 	res := r.stepAPI(ev(r.call()))
@@ -157,7 +157,7 @@ func (r *Runner) answer(st scenarios.Step) {
 		return
 	}
 	if err := coreapi.CheckRefusal(st, res.Err); err != nil {
-		r.failf("%v", err)
+		r.Failf("%v", err)
 	}
 }
 
@@ -169,22 +169,22 @@ func (r *Runner) coreInteraction(args map[string]string) {
 	}
 	v, found := r.m.Turn(id)
 	if !found {
-		r.failf("Turn %s unknown to Core", id)
+		r.Failf("Turn %s unknown to Core", id)
 		return
 	}
 	all, ids := coreapi.Views(v.Interactions)
 	line, errs := scenarios.CheckInteraction(args, all, ids)
 	for _, err := range errs {
-		r.failf("Turn %s: %v", id, err)
+		r.Failf("Turn %s: %v", id, err)
 	}
-	r.note(line)
+	r.Note(line)
 }
 
 // callAPI steps an API event and returns its APIResult; an error result
 // is an assertion failure (scenarios make only valid calls).
 func (r *Runner) callAPI(ev core.Event) *core.APIResult {
 	effects := r.m.Step(r.now, ev)
-	r.note("> " + ev.Describe())
+	r.Note("> " + ev.Describe())
 	var res *core.APIResult
 	for _, e := range effects {
 		r.apply(e, false)
@@ -193,9 +193,9 @@ func (r *Runner) callAPI(ev core.Event) *core.APIResult {
 		}
 	}
 	if res == nil {
-		r.failf("no API result for %s", ev.Describe())
+		r.Failf("no API result for %s", ev.Describe())
 	} else if res.Err != nil {
-		r.failf("API call refused: %v", res.Err)
+		r.Failf("API call refused: %v", res.Err)
 	}
 	return res
 }
@@ -203,14 +203,14 @@ func (r *Runner) callAPI(ev core.Event) *core.APIResult {
 // turnArg resolves turn=<n> (1-based submit order; default the latest).
 func (r *Runner) turnArg(args map[string]string) (string, bool) {
 	if len(r.turns) == 0 {
-		r.failf("no Turn submitted yet")
+		r.Failf("no Turn submitted yet")
 		return "", false
 	}
 	n := len(r.turns)
 	if s, ok := args["turn"]; ok {
 		v, err := strconv.Atoi(s)
 		if err != nil || v < 1 || v > len(r.turns) {
-			r.failf("turn=%s: %d Turns submitted", s, len(r.turns))
+			r.Failf("turn=%s: %d Turns submitted", s, len(r.turns))
 			return "", false
 		}
 		n = v
@@ -226,7 +226,7 @@ func (r *Runner) coreState(args map[string]string) {
 	}
 	v, found := r.m.Turn(id)
 	if !found {
-		r.failf("Turn %s unknown to Core", id)
+		r.Failf("Turn %s unknown to Core", id)
 		return
 	}
 	inputs := ""
@@ -250,10 +250,10 @@ func (r *Runner) coreState(args map[string]string) {
 		}
 		line += fmt.Sprintf(" %s=%s", k, have[k])
 		if have[k] != want {
-			r.failf("Turn %s: %s=%q, want %q", id, k, have[k], want)
+			r.Failf("Turn %s: %s=%q, want %q", id, k, have[k], want)
 		}
 	}
-	r.note(line)
+	r.Note(line)
 }
 
 // usageText renders token usage as in/out/total, "-" when unknown.

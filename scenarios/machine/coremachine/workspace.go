@@ -19,7 +19,7 @@ func (r *Runner) workspace(st scenarios.Step) {
 	}
 	ev, err := coreapi.Workspace(st, r.session)
 	if err != nil {
-		r.failf("%v", err)
+		r.Failf("%v", err)
 		return
 	}
 	r.wsCall, r.wsResult = r.call(), nil
@@ -30,25 +30,25 @@ func (r *Runner) workspace(st scenarios.Step) {
 func (r *Runner) coreWorkspace(args map[string]string) {
 	switch {
 	case r.wsCall == "":
-		r.failf("core-workspace: no workspace call was made")
+		r.Failf("core-workspace: no workspace call was made")
 		return
 	case r.wsResult == nil:
 		line, errs := coreapi.CheckWorkspace(args, coreapi.Pending)
 		for _, err := range errs {
-			r.failf("%v", err)
+			r.Failf("%v", err)
 		}
-		r.note(line)
+		r.Note(line)
 		return
 	case r.wsResult.Err != nil:
-		r.failf("core-workspace: the call was refused: %v", r.wsResult.Err)
+		r.Failf("core-workspace: the call was refused: %v", r.wsResult.Err)
 		return
 	case r.wsResult.Workspace == nil:
-		r.failf("core-workspace: the answer carries no workspace result")
+		r.Failf("core-workspace: the answer carries no workspace result")
 		return
 	}
 	line, errs := coreapi.CheckWorkspace(args, coreapi.WorkspaceFields(r.wsResult.Workspace))
 	for _, err := range errs {
-		r.failf("%v", err)
+		r.Failf("%v", err)
 	}
-	r.note(line)
+	r.Note(line)
 }
