@@ -15,11 +15,11 @@ import (
 func (r *Runner) call(ev func(core.CallID) core.Event) (core.APIResult, bool) {
 	rep, err := r.s.Call(context.Background(), server.Request{Event: ev})
 	if err != nil {
-		r.failf("API call: %v", err)
+		r.Failf("API call: %v", err)
 		return core.APIResult{}, false
 	}
 	if rep.Result.Err != nil {
-		r.failf("API call refused: %v", rep.Result.Err)
+		r.Failf("API call refused: %v", rep.Result.Err)
 		return rep.Result, false
 	}
 	return rep.Result, true
@@ -73,16 +73,16 @@ func (r *Runner) api(st scenarios.Step) {
 func (r *Runner) prepare(st scenarios.Step) {
 	ev, err := coreapi.Prepare(st, Device)
 	if err != nil {
-		r.failf("%v", err)
+		r.Failf("%v", err)
 		return
 	}
 	rep, err := r.s.Call(context.Background(), server.Request{Event: ev})
 	if err != nil {
-		r.failf("API call: %v", err)
+		r.Failf("API call: %v", err)
 		return
 	}
 	if err := coreapi.CheckRefusal(st, rep.Result.Err); err != nil {
-		r.failf("%v", err)
+		r.Failf("%v", err)
 	}
 	if rep.Result.Err == nil {
 		r.prep = rep.Result.PreparationID
@@ -97,14 +97,14 @@ func (r *Runner) corePreparation(args map[string]string) {
 			return core.ReadPreparation{Call: c, ID: r.prep}
 		}})
 		if err != nil {
-			r.failf("API call: %v", err)
+			r.Failf("API call: %v", err)
 			return
 		}
 		rec = rep.Result.Preparation
 	}
 	_, errs := coreapi.CheckPreparation(args, rec)
 	for _, err := range errs {
-		r.failf("%v", err)
+		r.Failf("%v", err)
 	}
 }
 
@@ -113,16 +113,16 @@ func (r *Runner) corePreparation(args map[string]string) {
 func (r *Runner) fence(st scenarios.Step) {
 	ev, err := coreapi.Fence(st, Device, r.suspend)
 	if err != nil {
-		r.failf("%v", err)
+		r.Failf("%v", err)
 		return
 	}
 	rep, err := r.s.Call(context.Background(), server.Request{Event: ev})
 	if err != nil {
-		r.failf("API call: %v", err)
+		r.Failf("API call: %v", err)
 		return
 	}
 	if err := coreapi.CheckRefusal(st, rep.Result.Err); err != nil {
-		r.failf("%v", err)
+		r.Failf("%v", err)
 	}
 	if st.Action == "quiesce" && rep.Result.Err == nil {
 		r.suspend = rep.Result.SuspendID
@@ -137,14 +137,14 @@ func (r *Runner) coreSuspension(args map[string]string) {
 			return core.ReadSuspension{Call: c, SuspendID: r.suspend}
 		}})
 		if err != nil {
-			r.failf("API call: %v", err)
+			r.Failf("API call: %v", err)
 			return
 		}
 		rec = rep.Result.Suspension
 	}
 	_, errs := coreapi.CheckSuspension(args, rec)
 	for _, err := range errs {
-		r.failf("%v", err)
+		r.Failf("%v", err)
 	}
 }
 
@@ -157,16 +157,16 @@ func (r *Runner) answer(st scenarios.Step) {
 	}
 	ev, err := coreapi.Answer(st, id)
 	if err != nil {
-		r.failf("%v", err)
+		r.Failf("%v", err)
 		return
 	}
 	rep, err := r.s.Call(context.Background(), server.Request{Event: ev})
 	if err != nil {
-		r.failf("API call: %v", err)
+		r.Failf("API call: %v", err)
 		return
 	}
 	if err := coreapi.CheckRefusal(st, rep.Result.Err); err != nil {
-		r.failf("%v", err)
+		r.Failf("%v", err)
 	}
 }
 
@@ -179,13 +179,13 @@ func (r *Runner) coreInteraction(args map[string]string) {
 	var v core.TurnView
 	var found bool
 	if err := r.s.Query(context.Background(), func(view server.View) { v, found = view.Machine().Turn(id) }); err != nil || !found {
-		r.failf("Turn %s: not readable (%v)", id, err)
+		r.Failf("Turn %s: not readable (%v)", id, err)
 		return
 	}
 	all, ids := coreapi.Views(v.Interactions)
 	_, errs := scenarios.CheckInteraction(args, all, ids)
 	for _, err := range errs {
-		r.failf("Turn %s: %v", id, err)
+		r.Failf("Turn %s: %v", id, err)
 	}
 }
 
@@ -194,13 +194,13 @@ func (r *Runner) turnArg(args map[string]string) (string, bool) {
 	if s, ok := args["turn"]; ok {
 		v, err := strconv.Atoi(s)
 		if err != nil || v < 1 || v > len(r.turns) {
-			r.failf("turn=%s: %d Turns submitted", s, len(r.turns))
+			r.Failf("turn=%s: %d Turns submitted", s, len(r.turns))
 			return "", false
 		}
 		n = v
 	}
 	if n == 0 {
-		r.failf("no Turn submitted yet")
+		r.Failf("no Turn submitted yet")
 		return "", false
 	}
 	return r.turns[n-1], true
@@ -214,7 +214,7 @@ func (r *Runner) coreState(args map[string]string) {
 	var v core.TurnView
 	var found bool
 	if err := r.s.Query(context.Background(), func(view server.View) { v, found = view.Machine().Turn(id) }); err != nil || !found {
-		r.failf("Turn %s: not readable (%v)", id, err)
+		r.Failf("Turn %s: not readable (%v)", id, err)
 		return
 	}
 	inputs := ""
@@ -235,7 +235,7 @@ func (r *Runner) coreState(args map[string]string) {
 	}
 	for _, k := range []string{"state", "cursor", "code", "engine_code", "engine_status", "content", "attempt", "inputs", "usage"} {
 		if want, listed := args[k]; listed && have[k] != want {
-			r.failf("Turn %s: %s=%q, want %q", id, k, have[k], want)
+			r.Failf("Turn %s: %s=%q, want %q", id, k, have[k], want)
 		}
 	}
 }

@@ -25,17 +25,12 @@ func TestScenarios(t *testing.T) {
 		}
 		t.Run(strings.TrimSuffix(filepath.Base(path), ".txt"), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				r, err := New(sc, core.Config{Policy: enginetest.OpenPolicy("contract")})
+				r, err := New(core.Config{Policy: enginetest.OpenPolicy("contract")})
 				if err != nil {
 					t.Fatal(err)
 				}
 				defer r.Close()
-				for _, st := range sc.Flat() {
-					for _, e := range r.Step(st) {
-						t.Error(e)
-					}
-				}
-				for _, e := range r.Finish() {
+				for _, e := range scenarios.Play(sc, scenarios.Core, r).Failures {
 					t.Error(e)
 				}
 			})
@@ -72,17 +67,12 @@ func TestBrokenScenariosFail(t *testing.T) {
 			}
 			var got []string
 			synctest.Test(t, func(t *testing.T) {
-				r, err := New(sc, core.Config{Policy: enginetest.OpenPolicy("contract")})
+				r, err := New(core.Config{Policy: enginetest.OpenPolicy("contract")})
 				if err != nil {
 					t.Fatal(err)
 				}
 				defer r.Close()
-				for _, st := range sc.Flat() {
-					for _, e := range r.Step(st) {
-						got = append(got, e.Error())
-					}
-				}
-				for _, e := range r.Finish() {
+				for _, e := range scenarios.Play(sc, scenarios.Core, r).Failures {
 					got = append(got, e.Error())
 				}
 			})

@@ -32,7 +32,7 @@ func (r *Runner) workspace(st scenarios.Step) {
 	}
 	ev, err := coreapi.Workspace(st, r.session)
 	if err != nil {
-		r.failf("%v", err)
+		r.Failf("%v", err)
 		return
 	}
 	done := make(chan wsAnswer, 1)
@@ -47,7 +47,7 @@ func (r *Runner) workspace(st scenarios.Step) {
 // (outcome=pending while there is none).
 func (r *Runner) coreWorkspace(args map[string]string) {
 	if r.ws == nil && r.wsDone == nil {
-		r.failf("core-workspace: no workspace call was made")
+		r.Failf("core-workspace: no workspace call was made")
 		return
 	}
 	synctest.Wait()
@@ -62,19 +62,19 @@ func (r *Runner) coreWorkspace(args map[string]string) {
 	if a := r.wsDone; a != nil {
 		switch {
 		case a.err != nil:
-			r.failf("core-workspace: API call: %v", a.err)
+			r.Failf("core-workspace: API call: %v", a.err)
 			return
 		case a.rep.Result.Err != nil:
-			r.failf("core-workspace: the call was refused: %v", a.rep.Result.Err)
+			r.Failf("core-workspace: the call was refused: %v", a.rep.Result.Err)
 			return
 		case a.rep.Result.Workspace == nil:
-			r.failf("core-workspace: the answer carries no workspace result")
+			r.Failf("core-workspace: the answer carries no workspace result")
 			return
 		}
 		have = coreapi.WorkspaceFields(a.rep.Result.Workspace)
 	}
 	_, errs := coreapi.CheckWorkspace(args, have)
 	for _, err := range errs {
-		r.failf("%v", err)
+		r.Failf("%v", err)
 	}
 }
