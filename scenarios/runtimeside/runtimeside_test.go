@@ -28,12 +28,7 @@ func TestScenarios(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer r.Close()
-				for _, st := range sc.Flat() {
-					for _, e := range r.Step(st) {
-						t.Error(e)
-					}
-				}
-				for _, e := range r.Finish() {
+				for _, e := range scenarios.Play(sc, scenarios.Runtime, r).Failures {
 					t.Error(e)
 				}
 			})
@@ -67,12 +62,7 @@ func TestBrokenScenariosFail(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer r.Close()
-				for _, st := range sc.Flat() {
-					for _, e := range r.Step(st) {
-						got = append(got, e.Error())
-					}
-				}
-				for _, e := range r.Finish() {
+				for _, e := range scenarios.Play(sc, scenarios.Runtime, r).Failures {
 					got = append(got, e.Error())
 				}
 			})
