@@ -74,8 +74,8 @@ func (l *Log) Note(line string) { l.lines = append(l.lines, line) }
 // Pos is the file:line of the step under way ("" before the first).
 func (l *Log) Pos() string { return l.pos }
 
-// Failed reports whether the step under way failed so far.
-func (l *Log) Failed() bool { return len(l.errs) > 0 }
+// Failures are the failures logged since the Player last took them.
+func (l *Log) Failures() []error { return l.errs }
 
 // take returns and clears what was logged.
 func (l *Log) take() ([]string, []error) {

@@ -22,9 +22,9 @@ const (
 	wsPath        = "/api/v1/agent-daemon/ws"
 )
 
-// dial runs the device credential flow: bootstrap, then the WebSocket
+// Connect runs the device credential flow: bootstrap, then the WebSocket
 // upgrade at the ws_url it returns, with this protocol version.
-func (r *coreRun) dial() {
+func (r *coreRun) Connect() {
 	ctx, cancel := context.WithTimeout(context.Background(), r.o.FrameTimeout)
 	defer cancel()
 	body, _ := json.Marshal(map[string]string{"device_id": r.t.Device})

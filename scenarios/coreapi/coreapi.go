@@ -188,8 +188,15 @@ func CheckPreparation(args map[string]string, rec *core.EnvironmentPreparationRe
 			code = s.ErrorCode
 		}
 	}
-	have := map[string]string{"state": string(rec.State), "steps": strings.Join(states, ","), "code": code}
-	line := "core-preparation " + rec.ID
+	return CheckPreparationFields(args, rec.ID, string(rec.State), states, code)
+}
+
+// CheckPreparationFields checks a core-preparation step's state=, steps=
+// (the steps' states, comma-separated) and code= (the first step's error
+// code) against preparation id as some view of Core shows it.
+func CheckPreparationFields(args map[string]string, id, state string, steps []string, code string) (string, []error) {
+	have := map[string]string{"state": state, "steps": strings.Join(steps, ","), "code": code}
+	line := "core-preparation " + id
 	var errs []error
 	for _, k := range []string{"state", "steps", "code"} {
 		want, listed := args[k]
@@ -198,7 +205,7 @@ func CheckPreparation(args map[string]string, rec *core.EnvironmentPreparationRe
 		}
 		line += fmt.Sprintf(" %s=%s", k, have[k])
 		if have[k] != want {
-			errs = append(errs, fmt.Errorf("preparation %s: %s=%q, want %q", rec.ID, k, have[k], want))
+			errs = append(errs, fmt.Errorf("preparation %s: %s=%q, want %q", id, k, have[k], want))
 		}
 	}
 	return line, errs
