@@ -35,13 +35,32 @@ type Driver interface {
 	Disconnect(byCore bool)
 	// Advance lets d of time pass (advance, silence).
 	Advance(d time.Duration)
-	// Do plays a step the Player leaves to the side: the side's own
-	// assertions and controls (api, core-*, harness, settle,
-	// runtime-owned) and version-refused. It returns false for a kind it
-	// does not support, which the Player reports.
-	Do(st Step) bool
+	// VersionRefused plays version-refused: an upgrade speaking another
+	// protocol version is refused.
+	VersionRefused(args map[string]string)
 
 	log() *Log
+}
+
+// CoreDriver drives Core: it also plays the steps only Core has, each
+// named after its directive (README.md in this directory).
+type CoreDriver interface {
+	Driver
+	API(st Step)
+	CoreState(args map[string]string)
+	CoreInteraction(args map[string]string)
+	CoreSuspension(args map[string]string)
+	CorePreparation(args map[string]string)
+	CoreWorkspace(args map[string]string)
+}
+
+// RuntimeDriver drives the Runtime: it also plays the steps only the
+// Runtime has, each named after its directive.
+type RuntimeDriver interface {
+	Driver
+	Harness(st Step)
+	Settle(args map[string]string)
+	RuntimeOwned(args map[string]string)
 }
 
 // Log is what a driver reports while a step plays: transcript lines and
@@ -95,18 +114,31 @@ type Report struct {
 type Player struct {
 	side Side
 	d    Driver
+	core CoreDriver    // d, when it drives Core
+	rt   RuntimeDriver // d, when it drives the Runtime
 	b    *Bindings
 	rep  Report
 }
 
-// NewPlayer returns a player of sc for side, driving d.
-func NewPlayer(sc *Scenario, side Side, d Driver) *Player {
-	return &Player{side: side, d: d, b: NewBindings(sc, side)}
+// NewPlayer returns a player of sc driving d, on the side d drives (d is
+// a CoreDriver or a RuntimeDriver).
+func NewPlayer(sc *Scenario, d Driver) *Player {
+	p := &Player{d: d, side: Core}
+	switch v := d.(type) {
+	case CoreDriver:
+		p.core = v
+	case RuntimeDriver:
+		p.side, p.rt = Runtime, v
+	default:
+		panic(fmt.Sprintf("scenarios: %T drives neither side", d))
+	}
+	p.b = NewBindings(sc, p.side)
+	return p
 }
 
-// Play plays every step of sc on side through d, then finishes.
-func Play(sc *Scenario, side Side, d Driver) Report {
-	p := NewPlayer(sc, side, d)
+// Play plays every step of sc through d, then finishes.
+func Play(sc *Scenario, d Driver) Report {
+	p := NewPlayer(sc, d)
 	for _, st := range sc.Flat() {
 		p.Step(st)
 	}
@@ -176,10 +208,36 @@ func (p *Player) step(st Step) {
 		if st.Side == p.side {
 			p.requireQuiet("during the silence window")
 		}
+	case KindVersionRefused:
+		p.d.VersionRefused(st.Args)
 	default:
-		if !p.d.Do(st) {
-			l.Failf("step kind %s not supported by this runner", st.Kind)
-		}
+		p.own(st)
+	}
+}
+
+// own plays a step of one side only, on its driver.
+func (p *Player) own(st Step) {
+	switch st.Kind {
+	case KindAPI:
+		p.core.API(st)
+	case KindCoreState:
+		p.core.CoreState(st.Args)
+	case KindCoreInteraction:
+		p.core.CoreInteraction(st.Args)
+	case KindCoreSuspension:
+		p.core.CoreSuspension(st.Args)
+	case KindCorePreparation:
+		p.core.CorePreparation(st.Args)
+	case KindCoreWorkspace:
+		p.core.CoreWorkspace(st.Args)
+	case KindHarness:
+		p.rt.Harness(st)
+	case KindSettle:
+		p.rt.Settle(st.Args)
+	case KindRuntimeOwned:
+		p.rt.RuntimeOwned(st.Args)
+	default:
+		p.d.log().Failf("step kind %s not supported by this runner", st.Kind)
 	}
 }
 

@@ -112,7 +112,7 @@ func (r *coreRun) run() Result {
 		return Result{Name: r.sc.Name, Status: Skip, Reason: "needs the preparation API: the public HTTP API prepares only a Session's Environment definition, with the IDs and digests Core derives itself, so the runtime_prepare headers of its api prepare-environment step cannot be sent verbatim"}
 	}
 	defer r.close()
-	_, rep := play(r.sc, scenarios.Core, r)
+	_, rep := play(r.sc, r)
 	return r.result(r.sc.Name, time.Since(start), rep.Failures)
 }
 
@@ -125,29 +125,6 @@ func (r *coreRun) close() {
 	for _, c := range r.all {
 		c.ws.Close(websocket.StatusNormalClosure, "scenario over")
 	}
-}
-
-// Do plays Core's own steps.
-func (r *coreRun) Do(st scenarios.Step) bool {
-	switch st.Kind {
-	case scenarios.KindAPI:
-		r.api(st)
-	case scenarios.KindCoreState:
-		r.coreState(st.Args)
-	case scenarios.KindCoreInteraction:
-		r.coreInteraction(st.Args)
-	case scenarios.KindCoreSuspension:
-		r.coreSuspension(st.Args)
-	case scenarios.KindCorePreparation:
-		r.corePreparation(st.Args)
-	case scenarios.KindCoreWorkspace:
-		r.coreWorkspace(st.Args)
-	case scenarios.KindVersionRefused:
-		r.versionRefused(st.Args)
-	default:
-		return false
-	}
-	return true
 }
 
 // Unlisted waits the quiet window and takes the first frame Core sent

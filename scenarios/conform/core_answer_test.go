@@ -55,8 +55,8 @@ func TestAnswerAndInteractionOverTheAPI(t *testing.T) {
 		t.Fatalf("a body the Agents API cannot carry: errors %q, posted %d", logged(&r.failures), len(posted))
 	}
 	r.Log = scenarios.Log{}
-	r.coreInteraction(map[string]string{"id": "p1", "status": "applied", "attempts": "1"})
-	r.coreInteraction(map[string]string{"id": "p1", "status": "pending"})
+	r.CoreInteraction(map[string]string{"id": "p1", "status": "applied", "attempts": "1"})
+	r.CoreInteraction(map[string]string{"id": "p1", "status": "pending"})
 	if len(logged(&r.failures)) != 1 || !strings.Contains(logged(&r.failures)[0], `status="applied", want "pending"`) {
 		t.Fatalf("errors %q", logged(&r.failures))
 	}

@@ -70,7 +70,7 @@ func (r *coreRun) Connect() {
 
 // versionRefused upgrades with another version: Core must answer 426
 // incompatible_version before registering anything.
-func (r *coreRun) versionRefused(args map[string]string) {
+func (r *coreRun) VersionRefused(args map[string]string) {
 	v := strings.ReplaceAll(args["version"], "$version", wire.Version)
 	u := r.t.URL + wsPath + "?" + url.Values{"device_id": {r.t.Device}, "version": {v}}.Encode()
 	req, _ := http.NewRequest(http.MethodGet, u, nil)

@@ -75,7 +75,7 @@ func (r *coreRun) checkRefusal(st scenarios.Step, path string, status int, b []b
 // coreSuspension reads the latest suspension (GET
 // /core/v1/suspensions/{suspend}) and compares the listed members; a
 // difference is read again until -frame-timeout before it fails.
-func (r *coreRun) coreSuspension(args map[string]string) {
+func (r *coreRun) CoreSuspension(args map[string]string) {
 	if r.suspend == "" {
 		r.failf("core-suspension: nothing was quiesced")
 		return
@@ -119,7 +119,7 @@ const preparationsPath = "/core/v1/preparations"
 // corePreparation checks Core's latest Environment preparation of the
 // scenario's Session (of any Session before one exists), as the
 // operator route lists it.
-func (r *coreRun) corePreparation(args map[string]string) {
+func (r *coreRun) CorePreparation(args map[string]string) {
 	status, b, err := r.apiCall(http.MethodGet, preparationsPath, "")
 	var list struct {
 		Preparations []struct {

@@ -42,7 +42,7 @@ func TestFencingThroughTheAPI(t *testing.T) {
 	defer srv.Close()
 	r := &coreRun{o: Options{FrameTimeout: 100 * time.Millisecond}.withDefaults(),
 		t: CoreTarget{Device: "dev", APIURL: srv.URL, APIToken: "tok", HTTP: srv.Client()}}
-	r.coreSuspension(map[string]string{"state": "quiesced"})
+	r.CoreSuspension(map[string]string{"state": "quiesced"})
 	if len(logged(&r.failures)) != 1 || !strings.Contains(logged(&r.failures)[0], "nothing was quiesced") {
 		t.Fatalf("errors %q", logged(&r.failures))
 	}
@@ -51,11 +51,11 @@ func TestFencingThroughTheAPI(t *testing.T) {
 	if len(logged(&r.failures)) != 0 || r.suspend != "s-1" {
 		t.Fatalf("quiesce: errors %q, suspension %q", logged(&r.failures), r.suspend)
 	}
-	r.coreSuspension(map[string]string{"state": "quiesced", "attempts": "1", "rollback": "false"})
+	r.CoreSuspension(map[string]string{"state": "quiesced", "attempts": "1", "rollback": "false"})
 	if len(logged(&r.failures)) != 0 {
 		t.Fatalf("errors %q", logged(&r.failures))
 	}
-	r.coreSuspension(map[string]string{"state": "resumed"})
+	r.CoreSuspension(map[string]string{"state": "resumed"})
 	if len(logged(&r.failures)) != 1 || !strings.Contains(logged(&r.failures)[0], `state="quiesced", want "resumed"`) {
 		t.Fatalf("errors %q", logged(&r.failures))
 	}

@@ -51,12 +51,12 @@ func TestRunCorePlaysCorePreparation(t *testing.T) {
 func TestConformPlaysOnly(t *testing.T) {
 	text := "only runtime\nthe Runtime's own rule\n----\n\ncore-suspension state=quiesced\n----\n"
 	r := &coreRun{o: Options{FrameTimeout: time.Second}.withDefaults()}
-	failed, rep := play(parse(t, text), scenarios.Core, r)
+	failed, rep := play(parse(t, text), r)
 	if failed != nil || len(rep.Failures) != 0 || !strings.Contains(rep.Skipped, "only the runtime side plays this scenario") {
 		t.Fatalf("core: failed at %v, %+v", failed, rep)
 	}
 	r = &coreRun{o: Options{FrameTimeout: time.Second}.withDefaults()}
-	failed, rep = play(parse(t, strings.Replace(text, "only runtime", "only core", 1)), scenarios.Core, r)
+	failed, rep = play(parse(t, strings.Replace(text, "only runtime", "only core", 1)), r)
 	if failed == nil || failed.Kind != scenarios.KindCoreSuspension || rep.Skipped != "" ||
 		len(rep.Failures) != 1 || !strings.Contains(rep.Failures[0].Error(), "nothing was quiesced") {
 		t.Fatalf("core: failed at %v, %+v", failed, rep)

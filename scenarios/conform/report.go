@@ -197,10 +197,10 @@ func (f *failures) notf(format string, args ...any) {
 	f.notChecked = append(f.notChecked, f.Pos()+": "+fmt.Sprintf(format, args...))
 }
 
-// play plays sc on side through d until the first step that fails; it
+// play plays sc through d until the first step that fails; it
 // returns that step (nil: none failed) and the play's report.
-func play(sc *scenarios.Scenario, side scenarios.Side, d scenarios.Driver) (*scenarios.Step, scenarios.Report) {
-	p := scenarios.NewPlayer(sc, side, d)
+func play(sc *scenarios.Scenario, d scenarios.Driver) (*scenarios.Step, scenarios.Report) {
+	p := scenarios.NewPlayer(sc, d)
 	for _, st := range sc.Flat() {
 		if _, errs := p.Step(st); len(errs) > 0 {
 			return &st, p.Report()

@@ -172,7 +172,7 @@ func (r *rtRun) run(ctx context.Context) Result {
 		}
 	}
 	r.ctx = ctx
-	failed, rep := play(r.sc, scenarios.Runtime, r)
+	failed, rep := play(r.sc, r)
 	res := r.result(r.sc.Name, time.Since(start), rep.Failures)
 	if failed != nil && failed.Kind == scenarios.KindFrame && failed.Side == scenarios.Runtime && failed.Frame.Type == wire.TypeHeartbeat &&
 		r.proc == nil && r.otherDeclaration(r.beat) {
@@ -209,21 +209,12 @@ func (r *rtRun) close() {
 	r.core.Close()
 }
 
-// Do plays the Runtime's own steps.
-func (r *rtRun) Do(st scenarios.Step) bool {
-	switch st.Kind {
-	case scenarios.KindHarness:
-		r.control(scenarios.HarnessCommand(st))
-	case scenarios.KindSettle:
-		r.control(scenarios.ControlCommand{Action: "settle", Args: st.Args})
-	case scenarios.KindRuntimeOwned:
-		r.owned(st.Args)
-	case scenarios.KindVersionRefused:
-		r.versionRefused(r.ctx, st.Args)
-	default:
-		return false
-	}
-	return true
+// Harness sends a harness step to the Runtime's controlled adapter.
+func (r *rtRun) Harness(st scenarios.Step) { r.control(scenarios.HarnessCommand(st)) }
+
+// Settle asks the controlled adapter to settle the native Turn.
+func (r *rtRun) Settle(args map[string]string) {
+	r.control(scenarios.ControlCommand{Action: "settle", Args: args})
 }
 
 // Advance sleeps d.
@@ -354,7 +345,7 @@ func (r *rtRun) control(cmd scenarios.ControlCommand) {
 }
 
 // owned asks the Runtime, over the control channel, what it still owns.
-func (r *rtRun) owned(args map[string]string) {
+func (r *rtRun) RuntimeOwned(args map[string]string) {
 	keys := []string{"executors", "turns", "calls", "idle", "closing", "records"}
 	if r.ctl == nil || r.ctl.closed() {
 		r.notf("runtime-owned %s: no control channel open (the Runtime may have exited)", listArgs(args, keys))

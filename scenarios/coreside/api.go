@@ -25,7 +25,7 @@ func (r *Runner) call(ev func(core.CallID) core.Event) (core.APIResult, bool) {
 	return rep.Result, true
 }
 
-func (r *Runner) api(st scenarios.Step) {
+func (r *Runner) API(st scenarios.Step) {
 	defer r.received() // let Core's reaction reach the socket
 	switch st.Action {
 	case "submit-turn":
@@ -90,7 +90,7 @@ func (r *Runner) prepare(st scenarios.Step) {
 }
 
 // corePreparation checks Core's record of the latest preparation.
-func (r *Runner) corePreparation(args map[string]string) {
+func (r *Runner) CorePreparation(args map[string]string) {
 	var rec *core.EnvironmentPreparationRecord
 	if r.prep != "" {
 		rep, err := r.s.Call(context.Background(), server.Request{Event: func(c core.CallID) core.Event {
@@ -130,7 +130,7 @@ func (r *Runner) fence(st scenarios.Step) {
 }
 
 // coreSuspension checks Core's record of the latest suspension.
-func (r *Runner) coreSuspension(args map[string]string) {
+func (r *Runner) CoreSuspension(args map[string]string) {
 	var rec *core.SuspensionRecord
 	if r.suspend != "" {
 		rep, err := r.s.Call(context.Background(), server.Request{Event: func(c core.CallID) core.Event {
@@ -171,7 +171,7 @@ func (r *Runner) answer(st scenarios.Step) {
 }
 
 // coreInteraction checks Core's record of one interaction of a Turn.
-func (r *Runner) coreInteraction(args map[string]string) {
+func (r *Runner) CoreInteraction(args map[string]string) {
 	id, ok := r.turnArg(args)
 	if !ok {
 		return
@@ -206,7 +206,7 @@ func (r *Runner) turnArg(args map[string]string) (string, bool) {
 	return r.turns[n-1], true
 }
 
-func (r *Runner) coreState(args map[string]string) {
+func (r *Runner) CoreState(args map[string]string) {
 	id, ok := r.turnArg(args)
 	if !ok {
 		return

@@ -30,7 +30,7 @@ func TestScenarios(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer r.Close()
-				for _, e := range scenarios.Play(sc, scenarios.Core, r).Failures {
+				for _, e := range scenarios.Play(sc, r).Failures {
 					t.Error(e)
 				}
 			})
@@ -72,7 +72,7 @@ func TestBrokenScenariosFail(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer r.Close()
-				for _, e := range scenarios.Play(sc, scenarios.Core, r).Failures {
+				for _, e := range scenarios.Play(sc, r).Failures {
 					got = append(got, e.Error())
 				}
 			})

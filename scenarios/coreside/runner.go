@@ -114,29 +114,6 @@ func (r *Runner) Close() {
 	synctest.Wait()
 }
 
-// Do plays Core's own steps.
-func (r *Runner) Do(st scenarios.Step) bool {
-	switch st.Kind {
-	case scenarios.KindAPI:
-		r.api(st)
-	case scenarios.KindCoreState:
-		r.coreState(st.Args)
-	case scenarios.KindCoreInteraction:
-		r.coreInteraction(st.Args)
-	case scenarios.KindCoreSuspension:
-		r.coreSuspension(st.Args)
-	case scenarios.KindCorePreparation:
-		r.corePreparation(st.Args)
-	case scenarios.KindCoreWorkspace:
-		r.coreWorkspace(st.Args)
-	case scenarios.KindVersionRefused:
-		r.versionRefused(st.Args)
-	default:
-		return false
-	}
-	return true
-}
-
 func (r *Runner) received() [][]byte {
 	synctest.Wait()
 	if r.conn == nil {
@@ -273,7 +250,7 @@ func (r *Runner) Advance(d time.Duration) {
 	}
 }
 
-func (r *Runner) versionRefused(args map[string]string) {
+func (r *Runner) VersionRefused(args map[string]string) {
 	v := strings.ReplaceAll(args["version"], "$version", wire.Version)
 	u := "http://core.test" + gateway.WSPath + "?" + url.Values{"device_id": {Device}, "version": {v}}.Encode()
 	req, _ := http.NewRequest(http.MethodGet, u, nil)

@@ -45,7 +45,7 @@ func (r *Runner) workspace(st scenarios.Step) {
 
 // coreWorkspace checks the answer of the latest workspace call
 // (outcome=pending while there is none).
-func (r *Runner) coreWorkspace(args map[string]string) {
+func (r *Runner) CoreWorkspace(args map[string]string) {
 	if r.ws == nil && r.wsDone == nil {
 		r.Failf("core-workspace: no workspace call was made")
 		return

@@ -34,7 +34,7 @@ func failures(t *testing.T, s scenarios.Side, text string) []string {
 		_, d = coremachine.New(sc, core.Config{Policy: enginetest.OpenPolicy("contract")})
 	}
 	var out []string
-	for _, e := range scenarios.Play(sc, s, d).Failures {
+	for _, e := range scenarios.Play(sc, d).Failures {
 		out = append(out, e.Error())
 	}
 	return out

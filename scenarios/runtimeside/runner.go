@@ -125,23 +125,6 @@ func (r *Runner) Close() {
 	os.RemoveAll(filepath.Dir(r.inst.Workspace))
 }
 
-// Do plays the Runtime's own steps.
-func (r *Runner) Do(st scenarios.Step) bool {
-	switch st.Kind {
-	case scenarios.KindHarness:
-		r.harness(st)
-	case scenarios.KindSettle:
-		r.settle(st.Args)
-	case scenarios.KindRuntimeOwned:
-		r.owned(st.Args)
-	case scenarios.KindVersionRefused:
-		r.versionRefused(st.Args)
-	default:
-		return false
-	}
-	return true
-}
-
 // Advance sleeps d of fake time.
 func (r *Runner) Advance(d time.Duration) {
 	time.Sleep(d)
@@ -254,7 +237,7 @@ func (r *Runner) Deliver(f *scenarios.Frame, raw []byte) {
 	synctest.Wait()
 }
 
-func (r *Runner) harness(st scenarios.Step) {
+func (r *Runner) Harness(st scenarios.Step) {
 	defer synctest.Wait()
 	cmd := scenarios.HarnessCommand(st)
 	if err := r.ctl.Do(cmd); err != nil {
@@ -262,7 +245,7 @@ func (r *Runner) harness(st scenarios.Step) {
 	}
 }
 
-func (r *Runner) settle(args map[string]string) {
+func (r *Runner) Settle(args map[string]string) {
 	if err := r.ctl.Do(scenarios.ControlCommand{Action: "settle", Args: args}); err != nil {
 		r.Failf("%v", err)
 	}
@@ -271,7 +254,7 @@ func (r *Runner) settle(args map[string]string) {
 
 // owned checks the counts the daemon reports as owned; idle, closing and
 // records come from resource states where observable.
-func (r *Runner) owned(args map[string]string) {
+func (r *Runner) RuntimeOwned(args map[string]string) {
 	owned, err := r.d.Owned(context.Background())
 	if errors.Is(err, runner.ErrStopped) {
 		// The daemon ended (a shutdown completed): what it still owned at
@@ -303,7 +286,7 @@ func (r *Runner) owned(args map[string]string) {
 
 // versionRefused: a Core speaking another version refuses the upgrade
 // with 426; the daemon treats it as permanent and stops dialling.
-func (r *Runner) versionRefused(args map[string]string) {
+func (r *Runner) VersionRefused(args map[string]string) {
 	v := strings.ReplaceAll(args["version"], "$version", wire.Version)
 	if v == wire.Version {
 		r.Failf("version %q is this Runtime's own", v)

@@ -28,7 +28,7 @@ func TestScenarios(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer r.Close()
-				for _, e := range scenarios.Play(sc, scenarios.Runtime, r).Failures {
+				for _, e := range scenarios.Play(sc, r).Failures {
 					t.Error(e)
 				}
 			})
@@ -62,7 +62,7 @@ func TestBrokenScenariosFail(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer r.Close()
-				for _, e := range scenarios.Play(sc, scenarios.Runtime, r).Failures {
+				for _, e := range scenarios.Play(sc, r).Failures {
 					got = append(got, e.Error())
 				}
 			})

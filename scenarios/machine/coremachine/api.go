@@ -15,7 +15,7 @@ const DefaultKind = "contract"
 
 // api makes one public API call; the Session is created by the first
 // submit-turn (kind contract, no execution environment).
-func (r *Runner) api(st scenarios.Step) {
+func (r *Runner) API(st scenarios.Step) {
 	switch st.Action {
 	case "submit-turn":
 		if r.session == "" {
@@ -75,7 +75,7 @@ func (r *Runner) prepare(st scenarios.Step) {
 }
 
 // corePreparation checks Core's record of the latest preparation.
-func (r *Runner) corePreparation(args map[string]string) {
+func (r *Runner) CorePreparation(args map[string]string) {
 	var rec *core.EnvironmentPreparationRecord
 	if r.prep != "" {
 		if res := r.stepAPI(core.ReadPreparation{Call: r.call(), ID: r.prep}); res != nil {
@@ -110,7 +110,7 @@ func (r *Runner) fence(st scenarios.Step) {
 }
 
 // coreSuspension checks Core's record of the latest suspension.
-func (r *Runner) coreSuspension(args map[string]string) {
+func (r *Runner) CoreSuspension(args map[string]string) {
 	var rec *core.SuspensionRecord
 	if r.suspend != "" {
 		if res := r.stepAPI(core.ReadSuspension{Call: r.call(), SuspendID: r.suspend}); res != nil {
@@ -162,7 +162,7 @@ func (r *Runner) answer(st scenarios.Step) {
 }
 
 // coreInteraction checks Core's record of one interaction of a Turn.
-func (r *Runner) coreInteraction(args map[string]string) {
+func (r *Runner) CoreInteraction(args map[string]string) {
 	id, ok := r.turnArg(args)
 	if !ok {
 		return
@@ -219,7 +219,7 @@ func (r *Runner) turnArg(args map[string]string) (string, bool) {
 }
 
 // coreState checks the Turn projection against the listed fields.
-func (r *Runner) coreState(args map[string]string) {
+func (r *Runner) CoreState(args map[string]string) {
 	id, ok := r.turnArg(args)
 	if !ok {
 		return

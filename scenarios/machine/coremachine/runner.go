@@ -64,33 +64,16 @@ func New(sc *scenarios.Scenario, cfg core.Config) (*scenarios.Player, *Runner) {
 		closed: map[core.ConnID]string{},
 		timers: map[core.TimerID]time.Time{},
 	}
-	return scenarios.NewPlayer(sc, scenarios.Core, r), r
+	return scenarios.NewPlayer(sc, r), r
 }
 
 // Machine is the machine under test (for tests of the runner itself).
 func (r *Runner) Machine() *core.Machine { return r.m }
 
-// Do plays Core's own steps.
-func (r *Runner) Do(st scenarios.Step) bool {
-	switch st.Kind {
-	case scenarios.KindAPI:
-		r.api(st)
-	case scenarios.KindCoreState:
-		r.coreState(st.Args)
-	case scenarios.KindCoreInteraction:
-		r.coreInteraction(st.Args)
-	case scenarios.KindCoreSuspension:
-		r.coreSuspension(st.Args)
-	case scenarios.KindCorePreparation:
-		r.corePreparation(st.Args)
-	case scenarios.KindCoreWorkspace:
-		r.coreWorkspace(st.Args)
-	case scenarios.KindVersionRefused:
-		r.Note("skipped: the protocol version is checked by the gateway at the WebSocket upgrade (HTTP 426 before any registration); core.Machine receives no event for it")
-	default:
-		return false
-	}
-	return true
+// VersionRefused is not for core.Machine: the protocol version is checked
+// by the gateway at the WebSocket upgrade.
+func (r *Runner) VersionRefused(map[string]string) {
+	r.Note("skipped: the protocol version is checked by the gateway at the WebSocket upgrade (HTTP 426 before any registration); core.Machine receives no event for it")
 }
 
 // step applies one event and its effects, printing both.

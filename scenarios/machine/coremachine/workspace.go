@@ -27,7 +27,7 @@ func (r *Runner) workspace(st scenarios.Step) {
 }
 
 // coreWorkspace checks the answer of the latest workspace call.
-func (r *Runner) coreWorkspace(args map[string]string) {
+func (r *Runner) CoreWorkspace(args map[string]string) {
 	switch {
 	case r.wsCall == "":
 		r.Failf("core-workspace: no workspace call was made")

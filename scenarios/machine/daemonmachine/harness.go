@@ -150,7 +150,7 @@ func (h *harness) live() (daemon.TurnID, bool) {
 	return "", false
 }
 
-func (r *Runner) harnessStep(st scenarios.Step) {
+func (r *Runner) Harness(st scenarios.Step) {
 	switch st.Action {
 	case "emit":
 		t, ok := r.h.live()
@@ -204,7 +204,7 @@ func (r *Runner) harnessStep(st scenarios.Step) {
 
 // settle settles the oldest live native Turn with the step's outcome and
 // answers its settlement wait, if one is outstanding.
-func (r *Runner) settle(args map[string]string) {
+func (r *Runner) Settle(args map[string]string) {
 	t, ok := r.h.live()
 	if !ok {
 		r.Failf("settle: no live native Turn")
@@ -224,7 +224,7 @@ func (r *Runner) settle(args map[string]string) {
 }
 
 // owned checks the Runtime-owned resources against the listed counts.
-func (r *Runner) owned(args map[string]string) {
+func (r *Runner) RuntimeOwned(args map[string]string) {
 	snap := r.m.Snapshot()
 	count := map[string]int{}
 	for _, res := range snap.Owned {

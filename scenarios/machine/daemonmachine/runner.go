@@ -59,7 +59,7 @@ func New(sc *scenarios.Scenario, limits daemon.Limits) (*scenarios.Player, *Runn
 		closed: map[uint64]string{},
 		timers: map[daemon.TimerID]time.Time{},
 	}
-	return scenarios.NewPlayer(sc, scenarios.Runtime, r), r, nil
+	return scenarios.NewPlayer(sc, r), r, nil
 }
 
 // declaration configures the machine as the scenario's Runtime declares
@@ -83,21 +83,10 @@ func declaration(sc *scenarios.Scenario) (daemon.Config, error) {
 // Machine is the machine under test.
 func (r *Runner) Machine() *daemon.Machine { return r.m }
 
-// Do plays the Runtime's own steps.
-func (r *Runner) Do(st scenarios.Step) bool {
-	switch st.Kind {
-	case scenarios.KindHarness:
-		r.harnessStep(st)
-	case scenarios.KindSettle:
-		r.settle(st.Args)
-	case scenarios.KindRuntimeOwned:
-		r.owned(st.Args)
-	case scenarios.KindVersionRefused:
-		r.Note("skipped: the protocol version is refused by Core's gateway at the WebSocket upgrade (HTTP 426); the daemon's transport, not daemon.Machine, stops reconnecting")
-	default:
-		return false
-	}
-	return true
+// VersionRefused is not for daemon.Machine: Core's gateway refuses the
+// upgrade and the daemon's transport stops reconnecting.
+func (r *Runner) VersionRefused(map[string]string) {
+	r.Note("skipped: the protocol version is refused by Core's gateway at the WebSocket upgrade (HTTP 426); the daemon's transport, not daemon.Machine, stops reconnecting")
 }
 
 // Connect opens a connection of the scripted Core.
