@@ -27,6 +27,7 @@ import (
 	"github.com/turnstile-sim/turnstile/core/server"
 	"github.com/turnstile-sim/turnstile/internal/pipenet"
 	"github.com/turnstile-sim/turnstile/scenarios"
+	"github.com/turnstile-sim/turnstile/scenarios/coreapi"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -45,6 +46,7 @@ const KeepaliveInterval = 15 * time.Second
 // bubble's test goroutine.
 type Runner struct {
 	scenarios.Log
+	*coreapi.Steps
 	s      *server.Server
 	hc     *http.Client
 	hs     *http.Server
@@ -52,16 +54,12 @@ type Runner struct {
 	cancel context.CancelFunc
 	ran    chan error
 
-	conn    *wsConn
-	all     []*wsConn // every connection opened, closed by Close
-	hb      []byte
-	nextHB  time.Time
-	session string
-	suspend string        // the latest suspension Core minted
-	prep    string        // the latest Environment preparation
-	ws      chan wsAnswer // the latest workspace call, not yet answered
-	wsDone  *wsAnswer     // its answer
-	turns   []string
+	conn   *wsConn
+	all    []*wsConn // every connection opened, closed by Close
+	hb     []byte
+	nextHB time.Time
+	ws     chan wsAnswer // the latest workspace call, not yet answered
+	wsDone *wsAnswer     // its answer
 }
 
 // wsConn is the scripted Runtime's connection; a reader goroutine
@@ -97,6 +95,7 @@ func New(cfg core.Config) (*Runner, error) {
 		hc: &http.Client{Transport: &http.Transport{DialContext: l.Dial}}}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
+	r.Steps = coreapi.NewSteps(&r.Log, r, Device)
 	go func() { r.ran <- s.Run(ctx) }()
 	go r.hs.Serve(l)
 	return r, nil

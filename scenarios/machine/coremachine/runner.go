@@ -14,6 +14,7 @@ import (
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/core/store"
 	"github.com/turnstile-sim/turnstile/scenarios"
+	"github.com/turnstile-sim/turnstile/scenarios/coreapi"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -35,6 +36,7 @@ type sent struct {
 // Runner drives one core.Machine for the scenario player.
 type Runner struct {
 	scenarios.Log
+	*coreapi.Steps
 	m        *core.Machine
 	now      time.Time
 	conn     core.ConnID // current connection, 0 when none
@@ -44,12 +46,8 @@ type Runner struct {
 	pending  []sent
 	hb       []byte // the scripted Runtime's last valid heartbeat frame
 	nextHB   time.Time
-	session  string
-	suspend  string          // the latest suspension Core minted
-	prep     string          // the latest Environment preparation
 	wsCall   core.CallID     // the latest workspace call
 	wsResult *core.APIResult // its answer, once Core gave it
-	turns    []string
 	calls    int
 }
 
@@ -64,6 +62,7 @@ func New(sc *scenarios.Scenario, cfg core.Config) (*scenarios.Player, *Runner) {
 		closed: map[core.ConnID]string{},
 		timers: map[core.TimerID]time.Time{},
 	}
+	r.Steps = coreapi.NewSteps(&r.Log, r, Device)
 	return scenarios.NewPlayer(sc, r), r
 }
 
