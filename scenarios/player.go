@@ -103,11 +103,14 @@ func (l *Log) take() ([]string, []error) {
 	return lines, errs
 }
 
-// Report is what a whole play of one side found.
+// Report is what a whole play of one side found: its counts are for
+// checks of the run as a whole (Player.Finish).
 type Report struct {
-	Steps    int     // steps that reached the side
-	Skipped  string  // why the side skipped the scenario ("": it played)
-	Failures []error // every failure, in order
+	Steps     int     // steps that reached the side
+	Delivered int     // peer frames handed to the side
+	Matched   int     // frames of the side that matched their step
+	Skipped   string  // why the side skipped the scenario ("": it played)
+	Failures  []error // every failure, in order
 }
 
 // Player plays one scenario's steps on one side through a driver.
@@ -251,7 +254,8 @@ func (p *Player) otherOnly(k Kind) bool {
 
 // Finish reports the frames the side sent that the scenario never
 // listed. It is the one place that sees the whole run: a check of the
-// run as a whole (Report's counts) belongs here.
+// run as a whole, on Report's counts (a run that exercised nothing, for
+// one), belongs here, and then holds for every runner.
 func (p *Player) Finish() []error {
 	l := p.d.log()
 	if p.rep.Skipped != "" {
@@ -294,6 +298,7 @@ func (p *Player) expect(f *Frame) {
 		l.Failf("%s: %v\n  sent %s", f.Type, err, raw)
 		return
 	}
+	p.rep.Matched++
 	if f.Type == wire.TypeHeartbeat {
 		l.Note("ok heartbeat")
 		return
@@ -314,4 +319,5 @@ func (p *Player) deliver(f *Frame) {
 		return
 	}
 	p.d.Deliver(f, raw)
+	p.rep.Delivered++
 }
