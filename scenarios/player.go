@@ -119,7 +119,7 @@ type Player struct {
 	d    Driver
 	core CoreDriver    // d, when it drives Core
 	rt   RuntimeDriver // d, when it drives the Runtime
-	b    *Bindings
+	b    *bindings
 	rep  Report
 }
 
@@ -135,7 +135,7 @@ func NewPlayer(sc *Scenario, d Driver) *Player {
 	default:
 		panic(fmt.Sprintf("scenarios: %T drives neither side", d))
 	}
-	p.b = NewBindings(sc, p.side)
+	p.b = newBindings(sc, p.side)
 	return p
 }
 

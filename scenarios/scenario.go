@@ -630,7 +630,7 @@ func (sc *Scenario) Declaration() (hb wire.Heartbeat, ok bool, err error) {
 		if st.Kind != KindFrame || st.Side != Runtime || st.Frame.Type != wire.TypeHeartbeat || st.Frame.Invalid {
 			continue
 		}
-		raw, err := NewBindings(sc, "").Peer(st.Frame)
+		raw, err := newBindings(sc, "").Peer(st.Frame)
 		if err != nil {
 			return wire.Heartbeat{}, false, &Error{Pos: st.Pos, Msg: err.Error()}
 		}

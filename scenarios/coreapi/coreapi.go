@@ -1,9 +1,9 @@
 // Package coreapi turns a scenario's answer calls (answer-permission,
 // answer-choice, function-result) into core.Machine API events, checks an
 // API result against the step's refused= argument, and checks the
-// core-interaction assertion against Core's interaction views. The two
-// Core-side runners in process (scenarios/machine and scenarios/coreside)
-// share it; the conform command makes the same calls over HTTP: a
+// core-interaction assertion against Core's interaction views. Steps
+// plays api and the core-* assertions for the two Core drivers in
+// process (scenarios/machine and scenarios/coreside) over either's Core; the conform command makes the same calls over HTTP: a
 // permission answer and a function result as /v1 input events, a
 // user-choice answer on the operator route.
 package coreapi
