@@ -139,18 +139,7 @@ func CheckSuspension(args map[string]string, rec *core.SuspensionRecord) (string
 	have := map[string]string{"state": string(rec.State), "code": rec.ErrorCode,
 		"rollback": strconv.FormatBool(rec.Rollback), "attempts": strconv.Itoa(rec.Attempts)}
 	line := "core-suspension " + rec.ID
-	var errs []error
-	for _, k := range []string{"state", "code", "rollback", "attempts"} {
-		want, listed := args[k]
-		if !listed {
-			continue
-		}
-		line += fmt.Sprintf(" %s=%s", k, have[k])
-		if have[k] != want {
-			errs = append(errs, fmt.Errorf("suspension %s: %s=%q, want %q", rec.ID, k, have[k], want))
-		}
-	}
-	return line, errs
+	return compareFields(line, "suspension "+rec.ID, []string{"state", "code", "rollback", "attempts"}, args, have)
 }
 
 // Prepare returns the event of an Environment preparation on the device:
@@ -197,15 +186,22 @@ func CheckPreparation(args map[string]string, rec *core.EnvironmentPreparationRe
 func CheckPreparationFields(args map[string]string, id, state string, steps []string, code string) (string, []error) {
 	have := map[string]string{"state": state, "steps": strings.Join(steps, ","), "code": code}
 	line := "core-preparation " + id
+	return compareFields(line, "preparation "+id, []string{"state", "steps", "code"}, args, have)
+}
+
+// compareFields compares the listed members of args with have, in the
+// order of keys: the step's transcript line gains each listed member as
+// Core has it, and each difference is an error about subject.
+func compareFields(line, subject string, keys []string, args, have map[string]string) (string, []error) {
 	var errs []error
-	for _, k := range []string{"state", "steps", "code"} {
+	for _, k := range keys {
 		want, listed := args[k]
 		if !listed {
 			continue
 		}
 		line += fmt.Sprintf(" %s=%s", k, have[k])
 		if have[k] != want {
-			errs = append(errs, fmt.Errorf("preparation %s: %s=%q, want %q", id, k, have[k], want))
+			errs = append(errs, fmt.Errorf("%s: %s=%q, want %q", subject, k, have[k], want))
 		}
 	}
 	return line, errs

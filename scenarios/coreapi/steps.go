@@ -215,18 +215,8 @@ func (s *Steps) CoreState(args map[string]string) {
 		"usage": usageText(v.Usage),
 	}
 	line := "core-state turn=" + id
-	var errs []error
-	for _, k := range []string{"state", "cursor", "code", "engine_code", "engine_status", "content", "attempt", "inputs", "usage"} {
-		want, listed := args[k]
-		if !listed {
-			continue
-		}
-		line += fmt.Sprintf(" %s=%s", k, have[k])
-		if have[k] != want {
-			errs = append(errs, fmt.Errorf("Turn %s: %s=%q, want %q", id, k, have[k], want))
-		}
-	}
-	s.report(line, errs)
+	keys := []string{"state", "cursor", "code", "engine_code", "engine_status", "content", "attempt", "inputs", "usage"}
+	s.report(compareFields(line, "Turn "+id, keys, args, have))
 }
 
 // usageText renders token usage as in/out/total, "-" when unknown.
