@@ -8,11 +8,20 @@
 // controlled Harness's behaviour and assertions on what each side owns.
 // Parse returns the steps with their file:line positions; every parse
 // error is an *Error naming the file and line. Placeholders ($name) stand
-// for values a side mints: Bindings renders the scripted peer's frames
+// for values a side mints: the Player renders the scripted peer's frames
 // and matches the frames of the side under test, binding each of its
 // placeholders to the first value it sends and requiring it afterwards.
 //
-// The runners live below: scenarios/machine plays every file against
+// One Player plays a scenario on one side (Play, NewPlayer): it owns the
+// step dispatch, the one-sided scenarios (only), placeholder binding and
+// frame matching, the quiet checks (every frame a side sent is listed
+// before its next step and at the end) and the failures, each named by
+// the step's file:line. A runner is a Driver of one side: a CoreDriver
+// or a RuntimeDriver says what each step does on its machine, shell or
+// process, reporting through the Log it embeds. Player.Finish is the one
+// place a check of a whole run goes (Report counts what was played).
+//
+// The drivers live below: scenarios/machine plays every file against
 // core.Machine and daemon.Machine directly; scenarios/coreside against
 // Core's real gateway over a WebSocket; scenarios/runtimeside against the
 // real daemon runner and transport with the controlled Harness adapter

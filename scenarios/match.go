@@ -21,7 +21,7 @@ const numMark = "\x00num:"
 // not list (the Session's agent configuration is Core's choice); every
 // other object must have exactly the listed members. Bindings change only
 // when the whole frame matches.
-func (b *Bindings) Match(f *Frame, got []byte) error {
+func (b *bindings) Match(f *Frame, got []byte) error {
 	var env struct {
 		Type    string          `json:"type"`
 		ID      string          `json:"id"`
@@ -87,7 +87,7 @@ func expectedTree(payload string) (any, error) {
 }
 
 type matcher struct {
-	b       *Bindings
+	b       *bindings
 	trial   map[string]string
 	extraOK bool
 }

@@ -45,7 +45,7 @@ func TestOwnersFirstUse(t *testing.T) {
 
 func TestMatchBindsThenRequiresRepeat(t *testing.T) {
 	sc := scenarioOf(t, bindText)
-	b := NewBindings(sc, Runtime)
+	b := newBindings(sc, Runtime)
 	first := `{"type":"preparation_status","id":"p-9","payload":{"executor_id":"ex-1","handle":"h-1","revision":1,"state":"preparing","expires_at":42}}`
 	if err := b.Match(frameAt(sc, 0), []byte(first)); err != nil {
 		t.Fatal(err)
@@ -82,7 +82,7 @@ func TestMatchRejects(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			b := NewBindings(sc, Runtime)
+			b := newBindings(sc, Runtime)
 			err := b.Match(frameAt(sc, 0), []byte(c.sent))
 			if err == nil || !strings.Contains(err.Error(), c.msg) {
 				t.Fatalf("got %v, want …%s…", err, c.msg)
@@ -99,25 +99,25 @@ func TestMatchRejects(t *testing.T) {
 func TestMatchConfigurationSubset(t *testing.T) {
 	sc := scenarioOf(t, "core execution_prepare id=$prepare\n{\"session_id\":\"$session\",\"configuration\":{\"agent_kind\":\"contract\",\"agent_state_key\":\"agents-api-$session\"}}\n----\n")
 	sent := `{"type":"execution_prepare","id":"p-1","payload":{"session_id":"s-1","configuration":{"agent_kind":"contract","agent_state_key":"agents-api-s-1","strict_resume":true}}}`
-	if err := NewBindings(sc, Core).Match(frameAt(sc, 0), []byte(sent)); err != nil {
+	if err := newBindings(sc, Core).Match(frameAt(sc, 0), []byte(sent)); err != nil {
 		t.Fatal(err)
 	}
 	wrongKey := strings.Replace(sent, "agents-api-s-1", "agents-api-s-2", 1)
-	if err := NewBindings(sc, Core).Match(frameAt(sc, 0), []byte(wrongKey)); err == nil {
+	if err := newBindings(sc, Core).Match(frameAt(sc, 0), []byte(wrongKey)); err == nil {
 		t.Fatal("agent_state_key of another Session matched")
 	}
 	extraTop := strings.Replace(sent, `"session_id"`, `"trace_id":"x","session_id"`, 1)
-	if err := NewBindings(sc, Core).Match(frameAt(sc, 0), []byte(extraTop)); err == nil {
+	if err := newBindings(sc, Core).Match(frameAt(sc, 0), []byte(extraTop)); err == nil {
 		t.Fatal("an unlisted top-level member matched")
 	}
-	if err := NewBindings(sc, Runtime).Match(frameAt(sc, 0), []byte(sent)); err == nil {
+	if err := newBindings(sc, Runtime).Match(frameAt(sc, 0), []byte(sent)); err == nil {
 		t.Fatal("the subset rule applied to a Runtime-side match")
 	}
 }
 
 func TestPeerNeedsBoundValues(t *testing.T) {
 	sc := scenarioOf(t, bindText)
-	_, err := NewBindings(sc, Runtime).Peer(frameAt(sc, 1))
+	_, err := newBindings(sc, Runtime).Peer(frameAt(sc, 1))
 	if err == nil || !strings.Contains(err.Error(), "used before the runtime sent a value") {
 		t.Fatalf("got %v", err)
 	}
@@ -156,7 +156,7 @@ func TestReferenceScenariosByteExact(t *testing.T) {
 				continue
 			}
 			// Every placeholder at its default: no side under test.
-			b, err := NewBindings(sc, "").Peer(st.Frame)
+			b, err := newBindings(sc, "").Peer(st.Frame)
 			if err != nil {
 				t.Fatal(err)
 			}

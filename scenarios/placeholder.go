@@ -169,23 +169,23 @@ func placeholdersOf(f *Frame) ([]string, error) {
 	return names, nil
 }
 
-// Bindings holds the values the side under test minted for the
+// bindings holds the values the side under test minted for the
 // placeholders it owns. The scripted peer's own placeholders take their
 // defaults.
-type Bindings struct {
+type bindings struct {
 	self   Side
 	owners map[string]Side
 	vals   map[string]string
 }
 
-// NewBindings returns empty bindings for a runner that tests self.
-func NewBindings(sc *Scenario, self Side) *Bindings {
-	return &Bindings{self: self, owners: sc.Owners, vals: map[string]string{}}
+// newBindings returns empty bindings for a runner that tests self.
+func newBindings(sc *Scenario, self Side) *bindings {
+	return &bindings{self: self, owners: sc.Owners, vals: map[string]string{}}
 }
 
 // Value returns the bound value of a placeholder owned by the side under
 // test, or the default of one the peer owns.
-func (b *Bindings) Value(name string, inString bool) (string, bool) {
+func (b *bindings) Value(name string, inString bool) (string, bool) {
 	if b.owners[name] != b.self {
 		return defaultValue(name, inString), true
 	}
@@ -194,7 +194,7 @@ func (b *Bindings) Value(name string, inString bool) (string, bool) {
 }
 
 // Peer renders a frame the scripted peer sends as envelope bytes.
-func (b *Bindings) Peer(f *Frame) ([]byte, error) {
+func (b *bindings) Peer(f *Frame) ([]byte, error) {
 	var missing []string
 	value := func(name string, inString bool) string {
 		v, ok := b.Value(name, inString)

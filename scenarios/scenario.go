@@ -139,6 +139,12 @@ func (k Kind) CoreOnly() bool {
 		k == KindCoreWorkspace
 }
 
+// RuntimeOnly reports whether steps of kind k concern the Runtime only
+// (Core's runners ignore them).
+func (k Kind) RuntimeOnly() bool {
+	return k == KindHarness || k == KindSettle || k == KindRuntimeOwned
+}
+
 // Step is one parsed directive.
 type Step struct {
 	Pos      string // file:line of the directive
@@ -624,7 +630,7 @@ func (sc *Scenario) Declaration() (hb wire.Heartbeat, ok bool, err error) {
 		if st.Kind != KindFrame || st.Side != Runtime || st.Frame.Type != wire.TypeHeartbeat || st.Frame.Invalid {
 			continue
 		}
-		raw, err := NewBindings(sc, "").Peer(st.Frame)
+		raw, err := newBindings(sc, "").Peer(st.Frame)
 		if err != nil {
 			return wire.Heartbeat{}, false, &Error{Pos: st.Pos, Msg: err.Error()}
 		}

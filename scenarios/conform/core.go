@@ -56,7 +56,7 @@ func RunCore(ctx context.Context, t CoreTarget, all []*scenarios.Scenario, o Opt
 		if o.Log != nil {
 			fmt.Fprintf(o.Log, "conform core: %s\n", sc.Name)
 		}
-		r := &coreRun{o: o, t: t, sc: sc, b: scenarios.NewBindings(sc, scenarios.Core)}
+		r := &coreRun{o: o, t: t, sc: sc}
 		rep.Results = append(rep.Results, r.run())
 	}
 	return rep, nil
@@ -68,7 +68,6 @@ type coreRun struct {
 	o       Options
 	t       CoreTarget
 	sc      *scenarios.Scenario
-	b       *scenarios.Bindings
 	conn    *coreConn
 	all     []*coreConn
 	hb      []byte
@@ -109,26 +108,12 @@ func (r *coreRun) run() Result {
 		return Result{Name: r.sc.Name, Status: Skip, Credential: CredentialOperatorToken,
 			Reason: "needs the operator routes: its steps read Core's view of a Turn (-operator-token-file)"}
 	}
-	if uses(r.sc, scenarios.KindCorePreparation) || usesCall(r.sc, "prepare-environment") {
+	if usesCall(r.sc, "prepare-environment") {
 		return Result{Name: r.sc.Name, Status: Skip, Reason: "needs the preparation API: the public HTTP API prepares only a Session's Environment definition, with the IDs and digests Core derives itself, so the runtime_prepare headers of its api prepare-environment step cannot be sent verbatim"}
 	}
 	defer r.close()
-	var work scenarios.Work // the zero-work rule
-	for _, st := range r.sc.Flat() {
-		r.pos = st.Pos
-		r.step(st)
-		if len(r.errs) > 0 {
-			break
-		}
-		work.Played(st)
-	}
-	if len(r.errs) == 0 {
-		r.requireQuiet("at the end of the scenario")
-	}
-	if why := work.NoWork(); why != "" && len(r.errs) == 0 {
-		r.failf("%s", why)
-	}
-	return r.result(r.sc.Name, time.Since(start))
+	_, rep := play(r.sc, r)
+	return r.result(r.sc.Name, time.Since(start), rep.Failures)
 }
 
 // close cancels the Session's unfinished Turn, so that none is left for
@@ -142,83 +127,35 @@ func (r *coreRun) close() {
 	}
 }
 
-func (r *coreRun) step(st scenarios.Step) {
-	otherOnly := st.Kind == scenarios.KindHarness || st.Kind == scenarios.KindSettle || st.Kind == scenarios.KindRuntimeOwned
-	if !otherOnly && st.Kind != scenarios.KindFrame && st.Kind != scenarios.KindOnly {
-		r.requireQuiet("before " + string(st.Kind))
-	}
-	switch st.Kind {
-	case scenarios.KindFrame:
-		if st.Side == scenarios.Core {
-			r.expectFrame(st.Frame)
-		} else {
-			r.write(st.Frame)
-		}
-	case scenarios.KindConnect, scenarios.KindReconnect:
-		r.dial()
-	case scenarios.KindDisconnect:
-		r.disconnect(st.Side == scenarios.Core)
-	case scenarios.KindAdvance:
-		r.advance(st.Duration)
-	case scenarios.KindSilence:
-		r.advance(st.Duration)
-		if st.Side == scenarios.Core {
-			r.requireQuiet("during the silence window")
-		}
-	case scenarios.KindAPI:
-		r.api(st)
-	case scenarios.KindCoreState:
-		r.coreState(st.Args)
-	case scenarios.KindCoreInteraction:
-		r.coreInteraction(st.Args)
-	case scenarios.KindCoreSuspension:
-		r.coreSuspension(st.Args)
-	case scenarios.KindCoreWorkspace:
-		r.coreWorkspace(st.Args)
-	case scenarios.KindVersionRefused:
-		r.versionRefused(st.Args)
-	}
-}
-
-func (r *coreRun) requireQuiet(when string) {
+// Unlisted waits the quiet window and takes the first frame Core sent
+// that no step listed yet.
+func (r *coreRun) Unlisted() []string {
 	if r.conn == nil {
-		return
+		return nil
 	}
 	time.Sleep(r.o.Quiet)
 	if fs := r.conn.q.drain(); len(fs) > 0 {
-		r.failf("Core sent a frame the scenario does not list %s: %s", when, fs[0])
+		return []string{string(fs[0])}
 	}
+	return nil
 }
 
-func (r *coreRun) expectFrame(f *scenarios.Frame) {
-	if f.Rogue {
-		return
-	}
+// Sent waits for the next frame Core sends.
+func (r *coreRun) Sent(f *scenarios.Frame) ([]byte, error) {
 	if r.conn == nil {
-		r.failf("want %s id=%s, but no connection is open", f.Type, f.ID)
-		return
+		return nil, fmt.Errorf("want %s id=%s, but no connection is open", f.Type, f.ID)
 	}
 	got, ok := r.conn.q.pop(r.o.FrameTimeout)
 	if !ok {
-		r.failf("Core sent nothing within %v, want %s id=%s", r.o.FrameTimeout, f.Type, f.ID)
-		return
+		return nil, fmt.Errorf("Core sent nothing within %v, want %s id=%s", r.o.FrameTimeout, f.Type, f.ID)
 	}
-	if err := r.b.Match(f, got); err != nil {
-		r.failf("%s: %v\n  sent %s", f.Type, err, got)
-	}
+	return got, nil
 }
 
-func (r *coreRun) write(f *scenarios.Frame) {
-	if f.Lost { // lost in transit: the side under test never receives it
-		return
-	}
+// Deliver writes a frame of the scripted Runtime to the socket.
+func (r *coreRun) Deliver(f *scenarios.Frame, raw []byte) {
 	if r.conn == nil {
 		r.failf("runtime frame %s with no connection open", f.Type)
-		return
-	}
-	raw, err := r.b.Peer(f)
-	if err != nil {
-		r.failf("%s: %v", f.Type, err)
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), r.o.FrameTimeout)
@@ -232,7 +169,8 @@ func (r *coreRun) write(f *scenarios.Frame) {
 	}
 }
 
-func (r *coreRun) disconnect(byCore bool) {
+// Disconnect loses the connection; byCore: Core closed it.
+func (r *coreRun) Disconnect(byCore bool) {
 	if r.conn == nil {
 		r.failf("disconnect with no connection open")
 		return
@@ -251,8 +189,8 @@ func (r *coreRun) disconnect(byCore bool) {
 	c.ws.CloseNow()
 }
 
-// advance sleeps d, repeating the last heartbeat every KeepaliveInterval.
-func (r *coreRun) advance(d time.Duration) {
+// Advance sleeps d, repeating the last heartbeat every KeepaliveInterval.
+func (r *coreRun) Advance(d time.Duration) {
 	end := time.Now().Add(d)
 	for r.hb != nil && r.conn != nil && !r.nextHB.After(end) {
 		time.Sleep(time.Until(r.nextHB))

@@ -83,7 +83,7 @@ func (r *coreRun) answer(st scenarios.Step) {
 
 // coreInteraction reads the Turn's interactions in Core's view of it;
 // a difference is read again until -frame-timeout before it fails.
-func (r *coreRun) coreInteraction(args map[string]string) {
+func (r *coreRun) CoreInteraction(args map[string]string) {
 	id, ok := r.turnArg(args)
 	if !ok {
 		return

@@ -41,23 +41,23 @@ func TestAnswerAndInteractionOverTheAPI(t *testing.T) {
 	}
 	r.answer(answer("interaction_closed"))
 	want := `{"events":[{"request_id":"p1","response":{"decision":"approve","type":"mcp_tool_call"},"type":"agent.session.input.mcp_approval_request_result"}]}`
-	if len(r.errs) != 0 || len(posted) != 1 || posted[0] != want {
-		t.Fatalf("errors %q, posted %q", r.errs, posted)
+	if len(logged(&r.failures)) != 0 || len(posted) != 1 || posted[0] != want {
+		t.Fatalf("errors %q, posted %q", logged(&r.failures), posted)
 	}
 	r.answer(answer(""))
 	r.answer(answer("invalid_answer"))
-	if len(r.errs) != 2 || !strings.Contains(r.errs[0], "refused: 409") || !strings.Contains(r.errs[1], `refused "interaction_closed"`) {
-		t.Fatalf("errors %q", r.errs)
+	if len(logged(&r.failures)) != 2 || !strings.Contains(logged(&r.failures)[0], "refused: 409") || !strings.Contains(logged(&r.failures)[1], `refused "interaction_closed"`) {
+		t.Fatalf("errors %q", logged(&r.failures))
 	}
-	r.errs = nil
+	r.Log = scenarios.Log{}
 	r.answer(scenarios.Step{Kind: scenarios.KindAPI, Action: "answer-permission", Args: map[string]string{"interaction": "p1"}, Input: `{"approved":true,"message":"ok"}`})
-	if len(r.errs) != 1 || len(posted) != 3 || !strings.Contains(r.errs[0], "carries no message") {
-		t.Fatalf("a body the Agents API cannot carry: errors %q, posted %d", r.errs, len(posted))
+	if len(logged(&r.failures)) != 1 || len(posted) != 3 || !strings.Contains(logged(&r.failures)[0], "carries no message") {
+		t.Fatalf("a body the Agents API cannot carry: errors %q, posted %d", logged(&r.failures), len(posted))
 	}
-	r.errs = nil
-	r.coreInteraction(map[string]string{"id": "p1", "status": "applied", "attempts": "1"})
-	r.coreInteraction(map[string]string{"id": "p1", "status": "pending"})
-	if len(r.errs) != 1 || !strings.Contains(r.errs[0], `status="applied", want "pending"`) {
-		t.Fatalf("errors %q", r.errs)
+	r.Log = scenarios.Log{}
+	r.CoreInteraction(map[string]string{"id": "p1", "status": "applied", "attempts": "1"})
+	r.CoreInteraction(map[string]string{"id": "p1", "status": "pending"})
+	if len(logged(&r.failures)) != 1 || !strings.Contains(logged(&r.failures)[0], `status="applied", want "pending"`) {
+		t.Fatalf("errors %q", logged(&r.failures))
 	}
 }

@@ -22,9 +22,9 @@ const (
 	wsPath        = "/api/v1/agent-daemon/ws"
 )
 
-// dial runs the device credential flow: bootstrap, then the WebSocket
+// Connect runs the device credential flow: bootstrap, then the WebSocket
 // upgrade at the ws_url it returns, with this protocol version.
-func (r *coreRun) dial() {
+func (r *coreRun) Connect() {
 	ctx, cancel := context.WithTimeout(context.Background(), r.o.FrameTimeout)
 	defer cancel()
 	body, _ := json.Marshal(map[string]string{"device_id": r.t.Device})
@@ -70,7 +70,7 @@ func (r *coreRun) dial() {
 
 // versionRefused upgrades with another version: Core must answer 426
 // incompatible_version before registering anything.
-func (r *coreRun) versionRefused(args map[string]string) {
+func (r *coreRun) VersionRefused(args map[string]string) {
 	v := strings.ReplaceAll(args["version"], "$version", wire.Version)
 	u := r.t.URL + wsPath + "?" + url.Values{"device_id": {r.t.Device}, "version": {v}}.Encode()
 	req, _ := http.NewRequest(http.MethodGet, u, nil)

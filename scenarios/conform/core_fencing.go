@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/turnstile-sim/turnstile/scenarios"
+	"github.com/turnstile-sim/turnstile/scenarios/coreapi"
 )
 
 // Suspension fencing routes of the public API (wire-reference §3.12).
@@ -74,7 +75,7 @@ func (r *coreRun) checkRefusal(st scenarios.Step, path string, status int, b []b
 // coreSuspension reads the latest suspension (GET
 // /core/v1/suspensions/{suspend}) and compares the listed members; a
 // difference is read again until -frame-timeout before it fails.
-func (r *coreRun) coreSuspension(args map[string]string) {
+func (r *coreRun) CoreSuspension(args map[string]string) {
 	if r.suspend == "" {
 		r.failf("core-suspension: nothing was quiesced")
 		return
@@ -109,4 +110,50 @@ func (r *coreRun) coreSuspension(args map[string]string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// preparationsPath lists Core's Environment preparations (operator
+// route), in start order.
+const preparationsPath = "/core/v1/preparations"
+
+// corePreparation checks Core's latest Environment preparation of the
+// scenario's Session (of any Session before one exists), as the
+// operator route lists it.
+func (r *coreRun) CorePreparation(args map[string]string) {
+	status, b, err := r.apiCall(http.MethodGet, preparationsPath, "")
+	var list struct {
+		Preparations []struct {
+			ID        string `json:"id"`
+			State     string `json:"state"`
+			SessionID string `json:"session_id"`
+			Steps     []struct {
+				State     string `json:"state"`
+				ErrorCode string `json:"error_code"`
+			} `json:"steps"`
+		} `json:"preparations"`
+	}
+	if err != nil || status != http.StatusOK || json.Unmarshal(b, &list) != nil {
+		r.failf("GET %s: not readable (%d %v %s)", preparationsPath, status, err, b)
+		return
+	}
+	for i := len(list.Preparations) - 1; i >= 0; i-- {
+		p := list.Preparations[i]
+		if r.session != "" && p.SessionID != r.session {
+			continue
+		}
+		var states []string
+		code := ""
+		for _, s := range p.Steps {
+			states = append(states, s.State)
+			if code == "" {
+				code = s.ErrorCode
+			}
+		}
+		_, errs := coreapi.CheckPreparationFields(args, p.ID, p.State, states, code)
+		for _, e := range errs {
+			r.failf("%v", e)
+		}
+		return
+	}
+	r.failf("core-preparation: Core has no Environment preparation")
 }

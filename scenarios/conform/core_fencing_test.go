@@ -42,32 +42,32 @@ func TestFencingThroughTheAPI(t *testing.T) {
 	defer srv.Close()
 	r := &coreRun{o: Options{FrameTimeout: 100 * time.Millisecond}.withDefaults(),
 		t: CoreTarget{Device: "dev", APIURL: srv.URL, APIToken: "tok", HTTP: srv.Client()}}
-	r.coreSuspension(map[string]string{"state": "quiesced"})
-	if len(r.errs) != 1 || !strings.Contains(r.errs[0], "nothing was quiesced") {
-		t.Fatalf("errors %q", r.errs)
+	r.CoreSuspension(map[string]string{"state": "quiesced"})
+	if len(logged(&r.failures)) != 1 || !strings.Contains(logged(&r.failures)[0], "nothing was quiesced") {
+		t.Fatalf("errors %q", logged(&r.failures))
 	}
-	r.errs = nil
+	r.Log = scenarios.Log{}
 	r.fence(scenarios.Step{Action: "quiesce", Args: map[string]string{"environment": "env"}})
-	if len(r.errs) != 0 || r.suspend != "s-1" {
-		t.Fatalf("quiesce: errors %q, suspension %q", r.errs, r.suspend)
+	if len(logged(&r.failures)) != 0 || r.suspend != "s-1" {
+		t.Fatalf("quiesce: errors %q, suspension %q", logged(&r.failures), r.suspend)
 	}
-	r.coreSuspension(map[string]string{"state": "quiesced", "attempts": "1", "rollback": "false"})
-	if len(r.errs) != 0 {
-		t.Fatalf("errors %q", r.errs)
+	r.CoreSuspension(map[string]string{"state": "quiesced", "attempts": "1", "rollback": "false"})
+	if len(logged(&r.failures)) != 0 {
+		t.Fatalf("errors %q", logged(&r.failures))
 	}
-	r.coreSuspension(map[string]string{"state": "resumed"})
-	if len(r.errs) != 1 || !strings.Contains(r.errs[0], `state="quiesced", want "resumed"`) {
-		t.Fatalf("errors %q", r.errs)
+	r.CoreSuspension(map[string]string{"state": "resumed"})
+	if len(logged(&r.failures)) != 1 || !strings.Contains(logged(&r.failures)[0], `state="quiesced", want "resumed"`) {
+		t.Fatalf("errors %q", logged(&r.failures))
 	}
-	r.errs = nil
+	r.Log = scenarios.Log{}
 	r.fence(scenarios.Step{Action: "resume", Args: map[string]string{}})
-	if len(r.errs) != 1 || !strings.Contains(r.errs[0], "refused: 409") {
-		t.Fatalf("errors %q", r.errs)
+	if len(logged(&r.failures)) != 1 || !strings.Contains(logged(&r.failures)[0], "refused: 409") {
+		t.Fatalf("errors %q", logged(&r.failures))
 	}
-	r.errs = nil
+	r.Log = scenarios.Log{}
 	r.fence(scenarios.Step{Action: "resume", Args: map[string]string{"refused": "suspension_pending"}})
 	r.fence(scenarios.Step{Action: "resume", Args: map[string]string{"refused": "unknown_suspension"}})
-	if len(r.errs) != 1 || !strings.Contains(r.errs[0], `refused "suspension_pending"`) {
-		t.Fatalf("errors %q", r.errs)
+	if len(logged(&r.failures)) != 1 || !strings.Contains(logged(&r.failures)[0], `refused "suspension_pending"`) {
+		t.Fatalf("errors %q", logged(&r.failures))
 	}
 }

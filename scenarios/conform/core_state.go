@@ -15,7 +15,7 @@ import (
 // api makes a scenario's API call: the first submit creates the Session
 // through the Agents API (harness contract, model "model", no
 // environment); submit-turn, steer and cancel are its input events.
-func (r *coreRun) api(st scenarios.Step) {
+func (r *coreRun) API(st scenarios.Step) {
 	switch st.Action {
 	case "submit-turn":
 		if r.session == "" {
@@ -153,7 +153,7 @@ type turnJSON struct {
 // shows; a member the answer lacks is reported as not checked. A Core's
 // API may show a frame's effect a moment after the frame arrived, so a
 // difference is read again until -frame-timeout before it fails.
-func (r *coreRun) coreState(args map[string]string) {
+func (r *coreRun) CoreState(args map[string]string) {
 	id, ok := r.turnArg(args)
 	if !ok {
 		return

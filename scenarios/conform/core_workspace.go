@@ -123,7 +123,7 @@ const wsCallWait = 200 * time.Second
 // coreWorkspace checks the latest workspace call's answer: outcome=pending
 // while none came (the answer must not come within -quiet); otherwise it
 // waits up to -frame-timeout for it.
-func (r *coreRun) coreWorkspace(args map[string]string) {
+func (r *coreRun) CoreWorkspace(args map[string]string) {
 	if r.ws == nil && r.wsDone == nil {
 		r.failf("core-workspace: no workspace call was made")
 		return

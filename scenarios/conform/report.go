@@ -185,26 +185,37 @@ func (o Options) selected(all []*scenarios.Scenario) []*scenarios.Scenario {
 	return out
 }
 
-// failures collects a scenario's failures and not-checked notes.
+// failures is a scenario driver's log and its not-checked notes.
 type failures struct {
-	pos        string
-	errs       []string
+	scenarios.Log
 	notChecked []string
 }
 
-func (f *failures) failf(format string, args ...any) {
-	f.errs = append(f.errs, f.pos+": "+fmt.Sprintf(format, args...))
-}
+func (f *failures) failf(format string, args ...any) { f.Failf(format, args...) }
 
 func (f *failures) notf(format string, args ...any) {
-	f.notChecked = append(f.notChecked, f.pos+": "+fmt.Sprintf(format, args...))
+	f.notChecked = append(f.notChecked, f.Pos()+": "+fmt.Sprintf(format, args...))
 }
 
-func (f *failures) result(name string, elapsed time.Duration) Result {
+// play plays sc through d until the first step that fails; it
+// returns that step (nil: none failed) and the play's report.
+func play(sc *scenarios.Scenario, d scenarios.Driver) (*scenarios.Step, scenarios.Report) {
+	p := scenarios.NewPlayer(sc, d)
+	for _, st := range sc.Flat() {
+		if _, errs := p.Step(st); len(errs) > 0 {
+			return &st, p.Report()
+		}
+	}
+	p.Finish()
+	return nil, p.Report()
+}
+
+// result is the scenario's result from the failures its play reported.
+func (f *failures) result(name string, elapsed time.Duration, errs []error) Result {
 	res := Result{Name: name, Status: Pass, NotChecked: f.notChecked, Elapsed: elapsed}
-	if len(f.errs) > 0 {
-		res.Status, res.Reason = Fail, f.errs[0]
-		if n := len(f.errs) - 1; n > 0 {
+	if len(errs) > 0 {
+		res.Status, res.Reason = Fail, errs[0].Error()
+		if n := len(errs) - 1; n > 0 {
 			res.Reason += fmt.Sprintf("\n(%d later failures not shown)", n)
 		}
 	}

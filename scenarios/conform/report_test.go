@@ -2,6 +2,7 @@ package conform
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -62,14 +63,20 @@ func TestReportWrite(t *testing.T) {
 // TestFailuresKeepTheFirst: a result reports the first failure and how
 // many followed.
 func TestFailuresKeepTheFirst(t *testing.T) {
-	f := failures{pos: "s.txt:1"}
-	f.failf("first %d", 1)
-	f.pos = "s.txt:2"
-	f.failf("second")
-	res := f.result("x", 0)
+	var f failures
+	res := f.result("x", 0, []error{errors.New("s.txt:1: first 1"), errors.New("s.txt:2: second")})
 	if res.Status != Fail || res.Reason != "s.txt:1: first 1\n(1 later failures not shown)" {
 		t.Fatalf("%+v", res)
 	}
+}
+
+// logged is what a driver logged and no player took yet.
+func logged(f *failures) []string {
+	var out []string
+	for _, e := range f.Failures() {
+		out = append(out, e.Error())
+	}
+	return out
 }
 
 // TestQueue: pop waits for a frame, gives up after its wait or once the

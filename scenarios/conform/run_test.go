@@ -28,14 +28,13 @@ func TestCoreStateFromTheAPI(t *testing.T) {
 	}))
 	defer srv.Close()
 	r := &coreRun{o: Options{FrameTimeout: 2 * time.Second}.withDefaults(), t: CoreTarget{APIURL: srv.URL, APIToken: "tok", HTTP: srv.Client()}, turns: []string{"t-1"}}
-	r.pos = "s.txt:4"
-	r.coreState(map[string]string{"turn": "1", "state": "completed", "content": "hi", "usage": "1/2/3", "cursor": "0"})
-	if len(r.errs) != 0 || len(r.notChecked) != 1 || !strings.Contains(r.notChecked[0], "core-state cursor=0: Core's view of the Turn does not show it") {
-		t.Fatalf("errors %q, not checked %q", r.errs, r.notChecked)
+	r.CoreState(map[string]string{"turn": "1", "state": "completed", "content": "hi", "usage": "1/2/3", "cursor": "0"})
+	if len(logged(&r.failures)) != 0 || len(r.notChecked) != 1 || !strings.Contains(r.notChecked[0], "core-state cursor=0: Core's view of the Turn does not show it") {
+		t.Fatalf("errors %q, not checked %q", logged(&r.failures), r.notChecked)
 	}
-	r.coreState(map[string]string{"turn": "1", "state": "failed"})
-	if len(r.errs) != 1 || !strings.Contains(r.errs[0], `state="completed", want "failed"`) {
-		t.Fatalf("errors %q", r.errs)
+	r.CoreState(map[string]string{"turn": "1", "state": "failed"})
+	if len(logged(&r.failures)) != 1 || !strings.Contains(logged(&r.failures)[0], `state="completed", want "failed"`) {
+		t.Fatalf("errors %q", logged(&r.failures))
 	}
 }
 

@@ -94,7 +94,7 @@ func RunRuntime(ctx context.Context, t RuntimeTarget, all []*scenarios.Scenario,
 		if o.Log != nil {
 			fmt.Fprintf(o.Log, "conform runtime: %s\n", sc.Name)
 		}
-		r := &rtRun{o: o, t: t, fr: fr, env: env, out: out, sc: sc, b: scenarios.NewBindings(sc, scenarios.Runtime), since: since}
+		r := &rtRun{o: o, t: t, fr: fr, env: env, out: out, sc: sc, since: since}
 		rep.Results = append(rep.Results, r.run(ctx))
 		if !r.gone.IsZero() {
 			since = r.gone
@@ -125,7 +125,6 @@ type rtRun struct {
 	env  rtEnv
 	out  *lockedWriter
 	sc   *scenarios.Scenario
-	b    *scenarios.Bindings
 	core *transporttest.Core
 	proc *process
 	ctl  *controlConn
@@ -138,6 +137,9 @@ type rtRun struct {
 	// skipWhy, when set, turns a failure into a skip: the scenario cannot
 	// apply to the Runtime as it was started.
 	skipWhy string
+	// beat is the heartbeat the latest heartbeat step matched.
+	beat []byte
+	ctx  context.Context
 }
 
 // rtSession is one connection the scripted Core accepted.
@@ -169,22 +171,13 @@ func (r *rtRun) run(ctx context.Context) Result {
 			return Result{Name: r.sc.Name, Status: Skip, Reason: "needs harness control: the Runtime opened no control channel (" + EnvControl + ") within " + r.o.FrameTimeout.String()}
 		}
 	}
-	var work scenarios.Work // the zero-work rule
-	for _, st := range r.sc.Flat() {
-		r.pos = st.Pos
-		r.step(ctx, st)
-		if len(r.errs) > 0 {
-			break
-		}
-		work.Played(st)
+	r.ctx = ctx
+	failed, rep := play(r.sc, r)
+	res := r.result(r.sc.Name, time.Since(start), rep.Failures)
+	if failed != nil && failed.Kind == scenarios.KindFrame && failed.Side == scenarios.Runtime && failed.Frame.Type == wire.TypeHeartbeat &&
+		r.proc == nil && r.otherDeclaration(r.beat) {
+		r.skipWhy = "declares other kinds or another daemon version than the Runtime started separately does; run it with a command (conform runtime -- CMD) that reads " + EnvDeclaration
 	}
-	if len(r.errs) == 0 {
-		r.requireQuiet("at the end of the scenario")
-	}
-	if why := work.NoWork(); why != "" && len(r.errs) == 0 {
-		r.failf("%s", why)
-	}
-	res := r.result(r.sc.Name, time.Since(start))
 	if res.Status == Fail && r.skipWhy != "" {
 		return Result{Name: r.sc.Name, Status: Skip, Reason: r.skipWhy}
 	}
@@ -216,43 +209,20 @@ func (r *rtRun) close() {
 	r.core.Close()
 }
 
-func (r *rtRun) step(ctx context.Context, st scenarios.Step) {
-	otherOnly := st.Kind.CoreOnly()
-	if !otherOnly && st.Kind != scenarios.KindFrame && st.Kind != scenarios.KindOnly {
-		r.requireQuiet("before " + string(st.Kind))
-	}
-	switch st.Kind {
-	case scenarios.KindFrame:
-		if st.Side == scenarios.Runtime {
-			r.expectFrame(st.Frame)
-		} else {
-			r.write(st.Frame)
-		}
-	case scenarios.KindConnect, scenarios.KindReconnect:
-		r.accept()
-	case scenarios.KindDisconnect:
-		r.disconnect(st.Side == scenarios.Core)
-	case scenarios.KindAdvance:
-		time.Sleep(st.Duration)
-	case scenarios.KindSilence:
-		time.Sleep(st.Duration)
-		if st.Side == scenarios.Runtime {
-			r.requireQuiet("during the silence window")
-		}
-	case scenarios.KindHarness:
-		r.control(scenarios.HarnessCommand(st))
-	case scenarios.KindSettle:
-		r.control(scenarios.ControlCommand{Action: "settle", Args: st.Args})
-	case scenarios.KindRuntimeOwned:
-		r.owned(st.Args)
-	case scenarios.KindVersionRefused:
-		r.versionRefused(ctx, st.Args)
-	}
+// Harness sends a harness step to the Runtime's controlled adapter.
+func (r *rtRun) Harness(st scenarios.Step) { r.control(scenarios.HarnessCommand(st)) }
+
+// Settle asks the controlled adapter to settle the native Turn.
+func (r *rtRun) Settle(args map[string]string) {
+	r.control(scenarios.ControlCommand{Action: "settle", Args: args})
 }
 
-// accept waits for the Runtime's next connection; a reconnect while one
+// Advance sleeps d.
+func (r *rtRun) Advance(d time.Duration) { time.Sleep(d) }
+
+// Connect waits for the Runtime's next connection; a reconnect while one
 // is open is Core replacing it.
-func (r *rtRun) accept() {
+func (r *rtRun) Connect() {
 	if r.sess != nil {
 		r.sess.s.Close(websocket.StatusPolicyViolation, "replaced")
 	}
@@ -283,7 +253,8 @@ func (r *rtRun) accept() {
 	r.sess = c
 }
 
-func (r *rtRun) disconnect(byCore bool) {
+// Disconnect loses the connection; byCore: Core closed it.
+func (r *rtRun) Disconnect(byCore bool) {
 	if r.sess == nil {
 		r.failf("disconnect with no connection open")
 		return
@@ -296,23 +267,24 @@ func (r *rtRun) disconnect(byCore bool) {
 	r.sess = nil
 }
 
-func (r *rtRun) requireQuiet(when string) {
+// Unlisted waits the quiet window and takes the first frame the Runtime
+// sent that no step listed yet.
+func (r *rtRun) Unlisted() []string {
 	if r.sess == nil {
-		return
+		return nil
 	}
 	time.Sleep(r.o.Quiet)
 	if fs := r.sess.frames.drain(); len(fs) > 0 {
-		r.failf("the Runtime sent a frame the scenario does not list %s: %s", when, fs[0])
+		return []string{string(fs[0])}
 	}
+	return nil
 }
 
-func (r *rtRun) expectFrame(f *scenarios.Frame) {
-	if f.Rogue {
-		return
-	}
+// Sent waits for the next frame the Runtime sends.
+func (r *rtRun) Sent(f *scenarios.Frame) ([]byte, error) {
+	r.beat = nil
 	if r.sess == nil {
-		r.failf("want %s id=%s, but no connection is open", f.Type, f.ID)
-		return
+		return nil, fmt.Errorf("want %s id=%s, but no connection is open", f.Type, f.ID)
 	}
 	q := r.sess.frames
 	if f.Type == wire.TypeHeartbeat {
@@ -320,18 +292,13 @@ func (r *rtRun) expectFrame(f *scenarios.Frame) {
 	}
 	got, ok := q.pop(r.o.FrameTimeout)
 	if !ok {
-		r.failf("the Runtime sent nothing within %v, want %s id=%s", r.o.FrameTimeout, f.Type, f.ID)
-		return
+		return nil, fmt.Errorf("the Runtime sent nothing within %v, want %s id=%s", r.o.FrameTimeout, f.Type, f.ID)
 	}
 	if f.Type == wire.TypeHeartbeat {
 		q.drain() // periodic heartbeats after the listed one are not compared
+		r.beat = got
 	}
-	if err := r.b.Match(f, got); err != nil {
-		if f.Type == wire.TypeHeartbeat && r.proc == nil && r.otherDeclaration(got) {
-			r.skipWhy = "declares other kinds or another daemon version than the Runtime started separately does; run it with a command (conform runtime -- CMD) that reads " + EnvDeclaration
-		}
-		r.failf("%s: %v\n  sent %s", f.Type, err, got)
-	}
+	return got, nil
 }
 
 // otherDeclaration reports whether a heartbeat declares other kinds or
@@ -349,17 +316,10 @@ func (r *rtRun) otherDeclaration(got []byte) bool {
 	return string(want) != string(have)
 }
 
-func (r *rtRun) write(f *scenarios.Frame) {
-	if f.Lost { // lost in transit: the side under test never receives it
-		return
-	}
+// Deliver writes a frame of the scripted Core to the socket.
+func (r *rtRun) Deliver(f *scenarios.Frame, raw []byte) {
 	if r.sess == nil {
 		r.failf("core frame %s with no connection open", f.Type)
-		return
-	}
-	raw, err := r.b.Peer(f)
-	if err != nil {
-		r.failf("%s: %v", f.Type, err)
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), r.o.FrameTimeout)
@@ -385,7 +345,7 @@ func (r *rtRun) control(cmd scenarios.ControlCommand) {
 }
 
 // owned asks the Runtime, over the control channel, what it still owns.
-func (r *rtRun) owned(args map[string]string) {
+func (r *rtRun) RuntimeOwned(args map[string]string) {
 	keys := []string{"executors", "turns", "calls", "idle", "closing", "records"}
 	if r.ctl == nil || r.ctl.closed() {
 		r.notf("runtime-owned %s: no control channel open (the Runtime may have exited)", listArgs(args, keys))

@@ -1,7 +1,6 @@
 package conform
 
 import (
-	"context"
 	"net"
 	"net/http"
 	"strings"
@@ -16,7 +15,8 @@ import (
 // that is the process ending after exactly one upgrade; how it reports
 // the permanent incompatible_version is its own. A Runtime started
 // separately cannot be started again: not checked.
-func (r *rtRun) versionRefused(ctx context.Context, args map[string]string) {
+func (r *rtRun) VersionRefused(args map[string]string) {
+	ctx := r.ctx
 	v := strings.ReplaceAll(args["version"], "$version", wire.Version)
 	if v == wire.Version {
 		r.failf("version %q is this protocol's own", v)

@@ -1,9 +1,9 @@
 // Package coreapi turns a scenario's answer calls (answer-permission,
 // answer-choice, function-result) into core.Machine API events, checks an
 // API result against the step's refused= argument, and checks the
-// core-interaction assertion against Core's interaction views. The two
-// Core-side runners in process (scenarios/machine and scenarios/coreside)
-// share it; the conform command makes the same calls over HTTP: a
+// core-interaction assertion against Core's interaction views. Steps
+// plays api and the core-* assertions for the two Core drivers in
+// process (scenarios/machine and scenarios/coreside) over either's Core; the conform command makes the same calls over HTTP: a
 // permission answer and a function result as /v1 input events, a
 // user-choice answer on the operator route.
 package coreapi
@@ -139,18 +139,7 @@ func CheckSuspension(args map[string]string, rec *core.SuspensionRecord) (string
 	have := map[string]string{"state": string(rec.State), "code": rec.ErrorCode,
 		"rollback": strconv.FormatBool(rec.Rollback), "attempts": strconv.Itoa(rec.Attempts)}
 	line := "core-suspension " + rec.ID
-	var errs []error
-	for _, k := range []string{"state", "code", "rollback", "attempts"} {
-		want, listed := args[k]
-		if !listed {
-			continue
-		}
-		line += fmt.Sprintf(" %s=%s", k, have[k])
-		if have[k] != want {
-			errs = append(errs, fmt.Errorf("suspension %s: %s=%q, want %q", rec.ID, k, have[k], want))
-		}
-	}
-	return line, errs
+	return compareFields(line, "suspension "+rec.ID, []string{"state", "code", "rollback", "attempts"}, args, have)
 }
 
 // Prepare returns the event of an Environment preparation on the device:
@@ -188,17 +177,31 @@ func CheckPreparation(args map[string]string, rec *core.EnvironmentPreparationRe
 			code = s.ErrorCode
 		}
 	}
-	have := map[string]string{"state": string(rec.State), "steps": strings.Join(states, ","), "code": code}
-	line := "core-preparation " + rec.ID
+	return CheckPreparationFields(args, rec.ID, string(rec.State), states, code)
+}
+
+// CheckPreparationFields checks a core-preparation step's state=, steps=
+// (the steps' states, comma-separated) and code= (the first step's error
+// code) against preparation id as some view of Core shows it.
+func CheckPreparationFields(args map[string]string, id, state string, steps []string, code string) (string, []error) {
+	have := map[string]string{"state": state, "steps": strings.Join(steps, ","), "code": code}
+	line := "core-preparation " + id
+	return compareFields(line, "preparation "+id, []string{"state", "steps", "code"}, args, have)
+}
+
+// compareFields compares the listed members of args with have, in the
+// order of keys: the step's transcript line gains each listed member as
+// Core has it, and each difference is an error about subject.
+func compareFields(line, subject string, keys []string, args, have map[string]string) (string, []error) {
 	var errs []error
-	for _, k := range []string{"state", "steps", "code"} {
+	for _, k := range keys {
 		want, listed := args[k]
 		if !listed {
 			continue
 		}
 		line += fmt.Sprintf(" %s=%s", k, have[k])
 		if have[k] != want {
-			errs = append(errs, fmt.Errorf("preparation %s: %s=%q, want %q", rec.ID, k, have[k], want))
+			errs = append(errs, fmt.Errorf("%s: %s=%q, want %q", subject, k, have[k], want))
 		}
 	}
 	return line, errs

@@ -80,16 +80,5 @@ func WorkspaceFields(w *core.WorkspaceResult) map[string]string {
 // the same way); it returns the line the machine runner prints.
 func CheckWorkspace(args, have map[string]string) (string, []error) {
 	line := "core-workspace"
-	var errs []error
-	for _, k := range []string{"outcome", "code", "entries", "data", "truncated", "archive"} {
-		want, listed := args[k]
-		if !listed {
-			continue
-		}
-		line += fmt.Sprintf(" %s=%s", k, have[k])
-		if have[k] != want {
-			errs = append(errs, fmt.Errorf("workspace answer: %s=%q, want %q", k, have[k], want))
-		}
-	}
-	return line, errs
+	return compareFields(line, "workspace answer", []string{"outcome", "code", "entries", "data", "truncated", "archive"}, args, have)
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/turnstile-sim/turnstile/core/server"
 	"github.com/turnstile-sim/turnstile/internal/pipenet"
 	"github.com/turnstile-sim/turnstile/scenarios"
+	"github.com/turnstile-sim/turnstile/scenarios/coreapi"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -41,11 +42,11 @@ const (
 // often while time advances.
 const KeepaliveInterval = 15 * time.Second
 
-// Runner plays one scenario against a gateway. Call its methods from the
+// Runner drives a gateway for the scenario player. Play it from the
 // bubble's test goroutine.
 type Runner struct {
-	work   scenarios.Work // the zero-work rule
-	b      *scenarios.Bindings
+	scenarios.Log
+	*coreapi.Steps
 	s      *server.Server
 	hc     *http.Client
 	hs     *http.Server
@@ -53,19 +54,12 @@ type Runner struct {
 	cancel context.CancelFunc
 	ran    chan error
 
-	conn    *wsConn
-	all     []*wsConn // every connection opened, closed by Close
-	hb      []byte
-	nextHB  time.Time
-	session string
-	suspend string        // the latest suspension Core minted
-	prep    string        // the latest Environment preparation
-	ws      chan wsAnswer // the latest workspace call, not yet answered
-	wsDone  *wsAnswer     // its answer
-	turns   []string
-	skip    bool
-	errs    []error
-	pos     string
+	conn   *wsConn
+	all    []*wsConn // every connection opened, closed by Close
+	hb     []byte
+	nextHB time.Time
+	ws     chan wsAnswer // the latest workspace call, not yet answered
+	wsDone *wsAnswer     // its answer
 }
 
 // wsConn is the scripted Runtime's connection; a reader goroutine
@@ -80,7 +74,7 @@ type wsConn struct {
 
 // New starts a server and its gateway with the scripted Runtime's device
 // registered.
-func New(sc *scenarios.Scenario, cfg core.Config) (*Runner, error) {
+func New(cfg core.Config) (*Runner, error) {
 	back := server.NewMemory()
 	if err := back.AddDevice(Device, sha256.Sum256([]byte(Credential)), time.Now()); err != nil {
 		return nil, err
@@ -96,11 +90,12 @@ func New(sc *scenarios.Scenario, cfg core.Config) (*Runner, error) {
 	mux := http.NewServeMux()
 	gw.Register(mux)
 	l := pipenet.New()
-	r := &Runner{b: scenarios.NewBindings(sc, scenarios.Core), s: s, l: l,
+	r := &Runner{Log: scenarios.Log{Name: "coreside"}, s: s, l: l,
 		hs: &http.Server{Handler: mux}, ran: make(chan error, 1),
 		hc: &http.Client{Transport: &http.Transport{DialContext: l.Dial}}}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
+	r.Steps = coreapi.NewSteps(&r.Log, r, Device)
 	go func() { r.ran <- s.Run(ctx) }()
 	go r.hs.Serve(l)
 	return r, nil
@@ -116,73 +111,6 @@ func (r *Runner) Close() {
 	r.hs.Close()
 	r.hc.CloseIdleConnections()
 	synctest.Wait()
-}
-
-func (r *Runner) failf(format string, args ...any) {
-	r.errs = append(r.errs, fmt.Errorf("%s: coreside: "+format, append([]any{r.pos}, args...)...))
-}
-
-// Step runs one step and returns its failures.
-func (r *Runner) Step(st scenarios.Step) []error {
-	r.errs, r.pos = nil, st.Pos
-	if r.skip {
-		return nil
-	}
-	otherOnly := st.Kind == scenarios.KindHarness || st.Kind == scenarios.KindSettle || st.Kind == scenarios.KindRuntimeOwned
-	if !otherOnly && st.Kind != scenarios.KindFrame && st.Kind != scenarios.KindOnly {
-		r.requireQuiet("before " + string(st.Kind))
-	}
-	switch st.Kind {
-	case scenarios.KindOnly:
-		r.skip = st.Side != scenarios.Core
-	case scenarios.KindFrame:
-		if st.Side == scenarios.Core {
-			r.expectFrame(st.Frame)
-		} else {
-			r.write(st.Frame)
-		}
-	case scenarios.KindConnect, scenarios.KindReconnect:
-		r.dial()
-	case scenarios.KindDisconnect:
-		r.disconnect(st.Side == scenarios.Core)
-	case scenarios.KindAdvance:
-		r.advance(st.Duration)
-	case scenarios.KindSilence:
-		r.advance(st.Duration)
-		if st.Side == scenarios.Core {
-			r.requireQuiet("during the silence window")
-		}
-	case scenarios.KindAPI:
-		r.api(st)
-	case scenarios.KindCoreState:
-		r.coreState(st.Args)
-	case scenarios.KindCoreInteraction:
-		r.coreInteraction(st.Args)
-	case scenarios.KindCoreSuspension:
-		r.coreSuspension(st.Args)
-	case scenarios.KindCorePreparation:
-		r.corePreparation(st.Args)
-	case scenarios.KindCoreWorkspace:
-		r.coreWorkspace(st.Args)
-	case scenarios.KindVersionRefused:
-		r.versionRefused(st.Args)
-	}
-	if len(r.errs) == 0 {
-		r.work.Played(st)
-	}
-	return r.errs
-}
-
-// Finish reports frames Core sent that the scenario never listed.
-func (r *Runner) Finish() []error {
-	r.errs = nil
-	if !r.skip {
-		r.requireQuiet("at the end of the scenario")
-	}
-	if why := r.work.NoWork(); why != "" && len(r.errs) == 0 && !r.skip {
-		r.failf("%s", why)
-	}
-	return r.errs
 }
 
 func (r *Runner) received() [][]byte {
@@ -207,45 +135,32 @@ func (r *Runner) pop() ([]byte, bool) {
 	return f, true
 }
 
-func (r *Runner) requireQuiet(when string) {
+// Unlisted takes the frames Core sent that no step listed yet.
+func (r *Runner) Unlisted() []string {
+	var out []string
 	for {
 		f, ok := r.pop()
 		if !ok {
-			return
+			return out
 		}
-		r.failf("Core sent a frame the scenario does not list %s: %s", when, f)
+		out = append(out, string(f))
 	}
 }
 
-func (r *Runner) expectFrame(f *scenarios.Frame) {
-	if f.Rogue {
-		return
-	}
-	got, ok := r.pop()
-	if !ok {
-		r.failf("Core sent nothing, want %s id=%s", f.Type, f.ID)
-		return
-	}
-	if err := r.b.Match(f, got); err != nil {
-		r.failf("%s: %v\n  sent %s", f.Type, err, got)
-	}
+// Sent takes the next frame Core sent.
+func (r *Runner) Sent(*scenarios.Frame) ([]byte, error) {
+	f, _ := r.pop()
+	return f, nil
 }
 
-func (r *Runner) write(f *scenarios.Frame) {
-	if f.Lost { // lost in transit: the side under test never receives it
-		return
-	}
+// Deliver writes a frame of the scripted Runtime to the socket.
+func (r *Runner) Deliver(f *scenarios.Frame, raw []byte) {
 	if r.conn == nil {
-		r.failf("runtime frame %s with no connection open", f.Type)
-		return
-	}
-	raw, err := r.b.Peer(f)
-	if err != nil {
-		r.failf("%s: %v", f.Type, err)
+		r.Failf("runtime frame %s with no connection open", f.Type)
 		return
 	}
 	if err := r.conn.ws.Write(context.Background(), websocket.MessageText, raw); err != nil {
-		r.failf("write %s: %v", f.Type, err)
+		r.Failf("write %s: %v", f.Type, err)
 		return
 	}
 	if f.Type == wire.TypeHeartbeat && !f.Invalid {
@@ -258,11 +173,12 @@ func wsURL(version string) string {
 	return "ws://core.test" + gateway.WSPath + "?" + url.Values{"device_id": {Device}, "version": {version}}.Encode()
 }
 
-func (r *Runner) dial() {
+// Connect dials the gateway as the scripted Runtime.
+func (r *Runner) Connect() {
 	ws, _, err := websocket.Dial(context.Background(), wsURL(wire.Version), &websocket.DialOptions{
 		HTTPClient: r.hc, HTTPHeader: http.Header{"Authorization": {"Bearer " + Credential}}})
 	if err != nil {
-		r.failf("dial: %v", err)
+		r.Failf("dial: %v", err)
 		return
 	}
 	ws.SetReadLimit(wire.FrameBytesMax)
@@ -286,9 +202,10 @@ func (r *Runner) dial() {
 	synctest.Wait()
 }
 
-func (r *Runner) disconnect(byCore bool) {
+// Disconnect loses the connection; byCore: Core closed it.
+func (r *Runner) Disconnect(byCore bool) {
 	if r.conn == nil {
-		r.failf("disconnect with no connection open")
+		r.Failf("disconnect with no connection open")
 		return
 	}
 	c := r.conn
@@ -298,18 +215,18 @@ func (r *Runner) disconnect(byCore bool) {
 		select {
 		case <-c.ended:
 			if st := websocket.CloseStatus(c.err); st != websocket.StatusPolicyViolation {
-				r.failf("Core closed the connection with %v, want policy violation (1008)", c.err)
+				r.Failf("Core closed the connection with %v, want policy violation (1008)", c.err)
 			}
 		default:
-			r.failf("Core did not close the connection")
+			r.Failf("Core did not close the connection")
 		}
 	}
 	c.ws.CloseNow()
 	synctest.Wait()
 }
 
-// advance sleeps d of fake time, repeating the last heartbeat.
-func (r *Runner) advance(d time.Duration) {
+// Advance sleeps d of fake time, repeating the last heartbeat.
+func (r *Runner) Advance(d time.Duration) {
 	end := time.Now().Add(d)
 	for {
 		now := time.Now()
@@ -320,7 +237,7 @@ func (r *Runner) advance(d time.Duration) {
 				continue
 			}
 			if err := r.conn.ws.Write(context.Background(), websocket.MessageText, r.hb); err != nil {
-				r.failf("keepalive heartbeat: %v", err)
+				r.Failf("keepalive heartbeat: %v", err)
 				r.hb = nil
 			}
 			r.nextHB = r.nextHB.Add(KeepaliveInterval)
@@ -332,7 +249,7 @@ func (r *Runner) advance(d time.Duration) {
 	}
 }
 
-func (r *Runner) versionRefused(args map[string]string) {
+func (r *Runner) VersionRefused(args map[string]string) {
 	v := strings.ReplaceAll(args["version"], "$version", wire.Version)
 	u := "http://core.test" + gateway.WSPath + "?" + url.Values{"device_id": {Device}, "version": {v}}.Encode()
 	req, _ := http.NewRequest(http.MethodGet, u, nil)
@@ -343,25 +260,25 @@ func (r *Runner) versionRefused(args map[string]string) {
 	req.Header.Set("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")
 	resp, err := r.hc.Do(req)
 	if err != nil {
-		r.failf("upgrade with version %q: %v", v, err)
+		r.Failf("upgrade with version %q: %v", v, err)
 		return
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if want := args["status"]; want != "" && fmt.Sprint(resp.StatusCode) != want {
-		r.failf("version %q: status %d, want %s (%s)", v, resp.StatusCode, want, body)
+		r.Failf("version %q: status %d, want %s (%s)", v, resp.StatusCode, want, body)
 	}
 	if want := args["code"]; want != "" && !strings.Contains(string(body), `"error":"`+want+`"`) {
-		r.failf("version %q: body %s, want error %s", v, body, want)
+		r.Failf("version %q: body %s, want error %s", v, body, want)
 	}
 	err = r.s.Query(context.Background(), func(view server.View) {
 		for _, d := range view.Machine().Devices() {
 			if d.Conn != 0 {
-				r.failf("version %q: device %s registered on %s", v, d.Device, d.Conn)
+				r.Failf("version %q: device %s registered on %s", v, d.Device, d.Conn)
 			}
 		}
 	})
 	if err != nil {
-		r.failf("version %q: reading Core: %v", v, err)
+		r.Failf("version %q: reading Core: %v", v, err)
 	}
 }

@@ -16,11 +16,6 @@ import (
 
 const dir = "../testdata"
 
-type side interface {
-	Step(scenarios.Step) ([]string, []error)
-	Finish() []error
-}
-
 // TestScenarios plays every scenario on both machines.
 func TestScenarios(t *testing.T) {
 	files, err := scenarios.Files(dir)
@@ -48,14 +43,15 @@ func play(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, err := daemonmachine.New(sc, daemon.Limits{})
+	rt, _, err := daemonmachine.New(sc, daemon.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	cp, _ := coremachine.New(sc, core.Config{Policy: enginetest.OpenPolicy("contract")})
 	sides := []struct {
 		name string
-		r    side
-	}{{"core", coremachine.New(sc, core.Config{Policy: enginetest.OpenPolicy("contract")})}, {"runtime", rt}}
+		r    *scenarios.Player
+	}{{"core", cp}, {"runtime", rt}}
 	byPos := map[string]scenarios.Step{}
 	for _, st := range sc.Steps {
 		byPos[st.Pos] = st

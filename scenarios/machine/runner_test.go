@@ -25,20 +25,16 @@ func failures(t *testing.T, s scenarios.Side, text string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r side = coremachine.New(sc, core.Config{Policy: enginetest.OpenPolicy("contract")})
+	var d scenarios.Driver
 	if s == scenarios.Runtime {
-		if r, err = daemonmachine.New(sc, daemon.Limits{}); err != nil {
+		if _, d, err = daemonmachine.New(sc, daemon.Limits{}); err != nil {
 			t.Fatal(err)
 		}
+	} else {
+		_, d = coremachine.New(sc, core.Config{Policy: enginetest.OpenPolicy("contract")})
 	}
 	var out []string
-	for _, st := range sc.Flat() {
-		_, errs := r.Step(st)
-		for _, e := range errs {
-			out = append(out, e.Error())
-		}
-	}
-	for _, e := range r.Finish() {
+	for _, e := range scenarios.Play(sc, d).Failures {
 		out = append(out, e.Error())
 	}
 	return out

@@ -39,12 +39,10 @@ const (
 	Credential = "synthetic-contract-credential"
 )
 
-// Runner plays one scenario against one daemon. Call its methods from the
+// Runner drives one daemon for the scenario player. Play it from the
 // bubble's test goroutine.
 type Runner struct {
-	work scenarios.Work // the zero-work rule
-	sc   *scenarios.Scenario
-	b    *scenarios.Bindings
+	scenarios.Log
 	ctl  *controlled.Controlled
 	core *transporttest.Core
 	d    *runner.Daemon
@@ -53,11 +51,8 @@ type Runner struct {
 	end  *outcome // the daemon's end, once Run returned
 
 	sess *session
-	skip bool
-	errs []error
 	// inst installs runtime_prepare transfers under a temporary directory.
 	inst *runner.Installer
-	pos  string
 }
 
 // outcome is how a daemon's Run ended.
@@ -90,7 +85,7 @@ func New(sc *scenarios.Scenario) (*Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Runner{sc: sc, b: scenarios.NewBindings(sc, scenarios.Runtime), ctl: controlled.New(), cfg: cfg,
+	r := &Runner{Log: scenarios.Log{Name: "runtimeside"}, ctl: controlled.New(), cfg: cfg,
 		inst: &runner.Installer{Workspace: filepath.Join(dir, "workspace"), State: filepath.Join(dir, "state")}}
 	r.ctl.SetWorkspaces(filepath.Join(dir, "workspaces"))
 	r.cfg.Workspace.Writes = true
@@ -130,79 +125,22 @@ func (r *Runner) Close() {
 	os.RemoveAll(filepath.Dir(r.inst.Workspace))
 }
 
-func (r *Runner) failf(format string, args ...any) {
-	r.errs = append(r.errs, fmt.Errorf("%s: runtimeside: "+format, append([]any{r.pos}, args...)...))
+// Advance sleeps d of fake time.
+func (r *Runner) Advance(d time.Duration) {
+	time.Sleep(d)
+	synctest.Wait()
 }
 
-// Step runs one step and returns its failures.
-func (r *Runner) Step(st scenarios.Step) []error {
-	r.errs, r.pos = nil, st.Pos
-	if r.skip {
-		return nil
-	}
-	otherOnly := st.Kind.CoreOnly()
-	if !otherOnly && st.Kind != scenarios.KindFrame && st.Kind != scenarios.KindOnly {
-		r.requireQuiet("before " + string(st.Kind))
-	}
-	switch st.Kind {
-	case scenarios.KindOnly:
-		r.skip = st.Side != scenarios.Runtime
-	case scenarios.KindFrame:
-		if st.Side == scenarios.Runtime {
-			r.expectFrame(st.Frame)
-		} else {
-			r.write(st.Frame)
-		}
-	case scenarios.KindConnect, scenarios.KindReconnect:
-		r.accept()
-	case scenarios.KindDisconnect:
-		r.disconnect(st.Side == scenarios.Core)
-	case scenarios.KindAdvance:
-		time.Sleep(st.Duration)
-		synctest.Wait()
-	case scenarios.KindSilence:
-		time.Sleep(st.Duration)
-		synctest.Wait()
-		if st.Side == scenarios.Runtime {
-			r.requireQuiet("during the silence window")
-		}
-	case scenarios.KindHarness:
-		r.harness(st)
-	case scenarios.KindSettle:
-		r.settle(st.Args)
-	case scenarios.KindRuntimeOwned:
-		r.owned(st.Args)
-	case scenarios.KindVersionRefused:
-		r.versionRefused(st.Args)
-	}
-	if len(r.errs) == 0 {
-		r.work.Played(st)
-	}
-	return r.errs
-}
-
-// Finish reports frames the Runtime sent that the scenario never listed.
-func (r *Runner) Finish() []error {
-	r.errs = nil
-	if !r.skip {
-		r.requireQuiet("at the end of the scenario")
-	}
-	if why := r.work.NoWork(); why != "" && len(r.errs) == 0 && !r.skip {
-		r.failf("%s", why)
-	}
-	return r.errs
-}
-
-// accept waits for the daemon's next connection. A reconnect while one
+// Connect waits for the daemon's next connection. A reconnect while one
 // is open is a replacement: Core closes the old one, as it does when
 // another process of the device connects, and the daemon dials again.
-func (r *Runner) accept() {
+func (r *Runner) Connect() {
 	if r.sess != nil {
 		r.sess.s.Close(websocket.StatusPolicyViolation, "replaced")
 	}
 	s, err := r.core.Next(context.Background())
 	if err != nil {
-		r.failf("no connection: %v", err)
+		r.Failf("no connection: %v", err)
 		return
 	}
 	c := &session{s: s}
@@ -225,9 +163,10 @@ func (r *Runner) accept() {
 	synctest.Wait()
 }
 
-func (r *Runner) disconnect(byCore bool) {
+// Disconnect loses the connection; byCore: Core closed it.
+func (r *Runner) Disconnect(byCore bool) {
 	if r.sess == nil {
-		r.failf("disconnect with no connection open")
+		r.Failf("disconnect with no connection open")
 		return
 	}
 	if byCore {
@@ -261,72 +200,61 @@ func (r *Runner) pop(heartbeat bool) (wire.Frame, bool) {
 	return f, true
 }
 
-func (r *Runner) requireQuiet(when string) {
+// Unlisted takes the frames the Runtime sent that no step listed yet.
+func (r *Runner) Unlisted() []string {
+	var out []string
 	for {
 		f, ok := r.pop(false)
 		if !ok {
-			return
+			return out
 		}
-		r.failf("the Runtime sent a frame the scenario does not list %s: %s", when, daemon.DescribeFrame(f))
+		out = append(out, daemon.DescribeFrame(f))
 	}
 }
 
-func (r *Runner) expectFrame(f *scenarios.Frame) {
-	if f.Rogue {
-		return
-	}
+// Sent takes the next frame the Runtime sent.
+func (r *Runner) Sent(f *scenarios.Frame) ([]byte, error) {
 	got, ok := r.pop(f.Type == wire.TypeHeartbeat)
 	if !ok {
-		r.failf("the Runtime sent nothing, want %s id=%s", f.Type, f.ID)
-		return
+		return nil, nil
 	}
 	b, err := wire.Encode(got)
 	if err != nil {
-		r.failf("the Runtime's frame does not encode: %v", err)
-		return
+		return nil, fmt.Errorf("the Runtime's frame does not encode: %v", err)
 	}
-	if err := r.b.Match(f, b); err != nil {
-		r.failf("%s: %v\n  sent %s", f.Type, err, b)
-	}
+	return b, nil
 }
 
-func (r *Runner) write(f *scenarios.Frame) {
-	if f.Lost { // lost in transit: the side under test never receives it
-		return
-	}
+// Deliver writes a frame of the scripted Core to the socket.
+func (r *Runner) Deliver(f *scenarios.Frame, raw []byte) {
 	if r.sess == nil {
-		r.failf("core frame %s with no connection open", f.Type)
-		return
-	}
-	raw, err := r.b.Peer(f)
-	if err != nil {
-		r.failf("%s: %v", f.Type, err)
+		r.Failf("core frame %s with no connection open", f.Type)
 		return
 	}
 	if err := r.sess.s.SendRaw(context.Background(), raw); err != nil {
-		r.failf("write %s: %v", f.Type, err)
+		r.Failf("write %s: %v", f.Type, err)
 	}
 	synctest.Wait()
 }
 
-func (r *Runner) harness(st scenarios.Step) {
+func (r *Runner) Harness(st scenarios.Step) {
 	defer synctest.Wait()
 	cmd := scenarios.HarnessCommand(st)
 	if err := r.ctl.Do(cmd); err != nil {
-		r.failf("%v", err)
+		r.Failf("%v", err)
 	}
 }
 
-func (r *Runner) settle(args map[string]string) {
+func (r *Runner) Settle(args map[string]string) {
 	if err := r.ctl.Do(scenarios.ControlCommand{Action: "settle", Args: args}); err != nil {
-		r.failf("%v", err)
+		r.Failf("%v", err)
 	}
 	synctest.Wait()
 }
 
 // owned checks the counts the daemon reports as owned; idle, closing and
 // records come from resource states where observable.
-func (r *Runner) owned(args map[string]string) {
+func (r *Runner) RuntimeOwned(args map[string]string) {
 	owned, err := r.d.Owned(context.Background())
 	if errors.Is(err, runner.ErrStopped) {
 		// The daemon ended (a shutdown completed): what it still owned at
@@ -338,7 +266,7 @@ func (r *Runner) owned(args map[string]string) {
 		owned, err = r.end.r.Owned, nil
 	}
 	if err != nil {
-		r.failf("owned: %v", err)
+		r.Failf("owned: %v", err)
 		return
 	}
 	have := map[string]int{}
@@ -351,17 +279,17 @@ func (r *Runner) owned(args map[string]string) {
 	}
 	for _, k := range []string{"executors", "turns", "calls", "idle", "closing"} {
 		if want, listed := args[k]; listed && fmt.Sprint(have[k]) != want {
-			r.failf("%s=%d, want %s (owned %v)", k, have[k], want, owned)
+			r.Failf("%s=%d, want %s (owned %v)", k, have[k], want, owned)
 		}
 	}
 }
 
 // versionRefused: a Core speaking another version refuses the upgrade
 // with 426; the daemon treats it as permanent and stops dialling.
-func (r *Runner) versionRefused(args map[string]string) {
+func (r *Runner) VersionRefused(args map[string]string) {
 	v := strings.ReplaceAll(args["version"], "$version", wire.Version)
 	if v == wire.Version {
-		r.failf("version %q is this Runtime's own", v)
+		r.Failf("version %q is this Runtime's own", v)
 		return
 	}
 	core, d, res := r.start(v)
@@ -371,14 +299,14 @@ func (r *Runner) versionRefused(args map[string]string) {
 		err := o.err
 		var perm *transport.PermanentError
 		if !errors.As(err, &perm) || !strings.Contains(err.Error(), "incompatible_version") {
-			r.failf("Core at version %q: daemon ended with %v, want a permanent incompatible_version", v, err)
+			r.Failf("Core at version %q: daemon ended with %v, want a permanent incompatible_version", v, err)
 		}
 	case <-time.After(time.Hour):
 		d.Shutdown("still dialling")
 		<-res
-		r.failf("Core at version %q: the daemon was still dialling after an hour", v)
+		r.Failf("Core at version %q: the daemon was still dialling after an hour", v)
 	}
 	if n := core.Dials(); n != 1 {
-		r.failf("Core at version %q: %d upgrade attempts, want 1", v, n)
+		r.Failf("Core at version %q: %d upgrade attempts, want 1", v, n)
 	}
 }

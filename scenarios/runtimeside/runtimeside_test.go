@@ -10,6 +10,20 @@ import (
 	"github.com/turnstile-sim/turnstile/scenarios"
 )
 
+// play plays sc on a fresh runner inside a synctest bubble and returns
+// its failures.
+func play(t *testing.T, sc *scenarios.Scenario) (failures []error) {
+	synctest.Test(t, func(t *testing.T) {
+		r, err := New(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		failures = scenarios.Play(sc, r).Failures
+	})
+	return failures
+}
+
 // TestScenarios plays every scenario against the real daemon shell.
 func TestScenarios(t *testing.T) {
 	files, err := scenarios.Files("../testdata")
@@ -22,21 +36,9 @@ func TestScenarios(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Run(strings.TrimSuffix(filepath.Base(path), ".txt"), func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				r, err := New(sc)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer r.Close()
-				for _, st := range sc.Flat() {
-					for _, e := range r.Step(st) {
-						t.Error(e)
-					}
-				}
-				for _, e := range r.Finish() {
-					t.Error(e)
-				}
-			})
+			for _, e := range play(t, sc) {
+				t.Error(e)
+			}
 		})
 	}
 }
@@ -61,21 +63,9 @@ func TestBrokenScenariosFail(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got []string
-			synctest.Test(t, func(t *testing.T) {
-				r, err := New(sc)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer r.Close()
-				for _, st := range sc.Flat() {
-					for _, e := range r.Step(st) {
-						got = append(got, e.Error())
-					}
-				}
-				for _, e := range r.Finish() {
-					got = append(got, e.Error())
-				}
-			})
+			for _, e := range play(t, sc) {
+				got = append(got, e.Error())
+			}
 			if !strings.Contains(strings.Join(got, "\n"), c.want) {
 				t.Fatalf("failures %q, want one containing %q", got, c.want)
 			}

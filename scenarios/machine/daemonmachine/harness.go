@@ -150,24 +150,24 @@ func (h *harness) live() (daemon.TurnID, bool) {
 	return "", false
 }
 
-func (r *Runner) harnessStep(st scenarios.Step) {
+func (r *Runner) Harness(st scenarios.Step) {
 	switch st.Action {
 	case "emit":
 		t, ok := r.h.live()
 		if !ok {
-			r.failf("harness emit: no live native Turn")
+			r.Failf("harness emit: no live native Turn")
 			return
 		}
 		raw := `{"type":` + strconv.Quote(st.Args["type"]) + `,"id":"native","payload":` + st.Input + `}`
 		f, err := wire.Decode([]byte(raw))
 		if err != nil {
-			r.failf("harness emit %s: %v", st.Args["type"], err)
+			r.Failf("harness emit %s: %v", st.Args["type"], err)
 			return
 		}
 		r.run(daemon.NativeTurnEvent{Turn: t, Event: f.Payload})
 	case "apply":
 		if len(r.h.apply) == 0 {
-			r.failf("harness apply: no written input is held")
+			r.Failf("harness apply: no written input is held")
 			return
 		}
 		a := r.h.apply[0]
@@ -175,7 +175,7 @@ func (r *Runner) harnessStep(st scenarios.Step) {
 		r.run(a)
 	case "release":
 		if len(r.h.held) == 0 {
-			r.failf("harness release: no native call is hanging")
+			r.Failf("harness release: no native call is hanging")
 			return
 		}
 		held := r.h.held
@@ -187,27 +187,27 @@ func (r *Runner) harnessStep(st scenarios.Step) {
 		r.run(evs...)
 	case "file":
 		r.h.putFile(st.Args["environment"], st.Args["path"], []byte(st.Input))
-		r.note("file " + st.Args["environment"] + ":" + st.Args["path"])
+		r.Note("file " + st.Args["environment"] + ":" + st.Args["path"])
 	case "late-event":
 		t, ok := r.h.live()
 		if !ok {
-			r.failf("harness late-event: no live native Turn")
+			r.Failf("harness late-event: no live native Turn")
 			return
 		}
 		r.h.late[t] = true
-		r.note("armed late-event on " + string(t))
+		r.Note("armed late-event on " + string(t))
 	default:
 		r.h.armed[st.Action]++
-		r.note("armed " + st.Action)
+		r.Note("armed " + st.Action)
 	}
 }
 
 // settle settles the oldest live native Turn with the step's outcome and
 // answers its settlement wait, if one is outstanding.
-func (r *Runner) settle(args map[string]string) {
+func (r *Runner) Settle(args map[string]string) {
 	t, ok := r.h.live()
 	if !ok {
-		r.failf("settle: no live native Turn")
+		r.Failf("settle: no live native Turn")
 		return
 	}
 	s := daemon.SettleResult{Settled: true, Reusable: args["reusable"] != "false", Reason: args["reason"],
@@ -216,7 +216,7 @@ func (r *Runner) settle(args map[string]string) {
 		s.Outcome.Metadata = &wire.DoneMetadata{AgentSessionID: sess}
 	}
 	r.h.settled[t] = &s
-	r.note(fmt.Sprintf("native Turn %s settled", t))
+	r.Note(fmt.Sprintf("native Turn %s settled", t))
 	if c, ok := r.h.waits[t]; ok {
 		delete(r.h.waits, t)
 		r.run(r.h.settledEvents(t, c, s)...)
@@ -224,7 +224,7 @@ func (r *Runner) settle(args map[string]string) {
 }
 
 // owned checks the Runtime-owned resources against the listed counts.
-func (r *Runner) owned(args map[string]string) {
+func (r *Runner) RuntimeOwned(args map[string]string) {
 	snap := r.m.Snapshot()
 	count := map[string]int{}
 	for _, res := range snap.Owned {
@@ -242,8 +242,8 @@ func (r *Runner) owned(args map[string]string) {
 		}
 		line += fmt.Sprintf(" %s=%d", k, have[k])
 		if strconv.Itoa(have[k]) != want {
-			r.failf("%s=%d, want %s (owned %v)", k, have[k], want, snap.Owned)
+			r.Failf("%s=%d, want %s (owned %v)", k, have[k], want, snap.Owned)
 		}
 	}
-	r.note(line)
+	r.Note(line)
 }

@@ -21,11 +21,10 @@ import (
 // Epoch is the scenario's first instant.
 var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// Runner plays one scenario against one daemon.Machine.
+// Runner drives one daemon.Machine for the scenario player.
 type Runner struct {
-	work    scenarios.Work // the zero-work rule
+	scenarios.Log
 	m       *daemon.Machine
-	b       *scenarios.Bindings
 	h       *harness
 	now     time.Time
 	gen     uint64
@@ -37,32 +36,30 @@ type Runner struct {
 	queue   []daemon.Event
 	// beatsFired counts heartbeat timer fires during an advance.
 	beatsFired int
-	skip       bool // the scenario is for the other side only
-	out        []string
-	errs       []error
-	pos        string
 }
 
-// New returns a runner for sc. The machine declares what the scenario's
-// first Runtime heartbeat declares (kinds, capabilities, daemon version);
-// limits may be narrowed by cfg (zero: defaults).
-func New(sc *scenarios.Scenario, limits daemon.Limits) (*Runner, error) {
+// New returns a player of sc and the driver of its machine. The machine
+// declares what the scenario's first Runtime heartbeat declares (kinds,
+// capabilities, daemon version); limits may be narrowed (zero:
+// defaults).
+func New(sc *scenarios.Scenario, limits daemon.Limits) (*scenarios.Player, *Runner, error) {
 	cfg, err := declaration(sc)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cfg.Limits = limits
 	if err := cfg.Validate(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return &Runner{
+	r := &Runner{
+		Log:    scenarios.Log{Name: "runtime"},
 		m:      daemon.New(cfg),
-		b:      scenarios.NewBindings(sc, scenarios.Runtime),
 		h:      newHarness(),
 		now:    Epoch,
 		closed: map[uint64]string{},
 		timers: map[daemon.TimerID]time.Time{},
-	}, nil
+	}
+	return scenarios.NewPlayer(sc, r), r, nil
 }
 
 // declaration configures the machine as the scenario's Runtime declares
@@ -86,86 +83,19 @@ func declaration(sc *scenarios.Scenario) (daemon.Config, error) {
 // Machine is the machine under test.
 func (r *Runner) Machine() *daemon.Machine { return r.m }
 
-// Step runs one step; it returns the transcript lines and the assertion
-// failures of the step.
-func (r *Runner) Step(st scenarios.Step) ([]string, []error) {
-	r.out, r.errs, r.pos = nil, nil, st.Pos
-	if r.skip {
-		return nil, nil
-	}
-	if st.Kind == scenarios.KindOnly {
-		if st.Side != scenarios.Runtime {
-			r.skip = true
-			r.note("skipped: only the " + string(st.Side) + " side plays this scenario: " + st.Input)
-		}
-		return r.out, nil
-	}
-	// Every step that reaches this side first requires that every frame
-	// the side sent so far was listed. Frames are exempt (the two
-	// directions may cross: a peer frame can arrive while this side's
-	// frames are in flight), and so are steps of the other side only.
-	otherOnly := st.Kind.CoreOnly()
-	if !otherOnly && st.Kind != scenarios.KindFrame {
-		r.requireQuiet(fmt.Sprintf("before %s", st.Kind))
-	}
-	switch st.Kind {
-	case scenarios.KindFrame:
-		if st.Side == scenarios.Runtime {
-			r.expectFrame(st.Frame)
-		} else {
-			r.deliver(st.Frame)
-		}
-	case scenarios.KindConnect, scenarios.KindReconnect:
-		r.beats = nil // heartbeats of an earlier connection are never compared
-		r.gen++
-		r.up = true
-		r.run(daemon.Connected{Gen: r.gen})
-	case scenarios.KindDisconnect:
-		r.disconnect()
-	case scenarios.KindAdvance:
-		r.advance(st.Duration)
-	case scenarios.KindSilence:
-		r.advance(st.Duration)
-		if st.Side == scenarios.Runtime {
-			r.requireQuiet("during the silence window")
-		}
-	case scenarios.KindHarness:
-		r.harnessStep(st)
-	case scenarios.KindSettle:
-		r.settle(st.Args)
-	case scenarios.KindRuntimeOwned:
-		r.owned(st.Args)
-	case scenarios.KindVersionRefused:
-		r.note("skipped: the protocol version is refused by Core's gateway at the WebSocket upgrade (HTTP 426); the daemon's transport, not daemon.Machine, stops reconnecting")
-	case scenarios.KindAPI, scenarios.KindCoreState, scenarios.KindCoreInteraction, scenarios.KindCoreSuspension, scenarios.KindCorePreparation,
-		scenarios.KindCoreWorkspace:
-		// Core-side steps: nothing reaches the Runtime.
-	default:
-		r.failf("step kind %s not supported by this runner", st.Kind)
-	}
-	if len(r.errs) == 0 {
-		r.work.Played(st)
-	}
-	return r.out, r.errs
+// VersionRefused is not for daemon.Machine: Core's gateway refuses the
+// upgrade and the daemon's transport stops reconnecting.
+func (r *Runner) VersionRefused(map[string]string) {
+	r.Note("skipped: the protocol version is refused by Core's gateway at the WebSocket upgrade (HTTP 426); the daemon's transport, not daemon.Machine, stops reconnecting")
 }
 
-// Finish reports frames the Runtime sent that the scenario never listed.
-func (r *Runner) Finish() []error {
-	r.errs = nil
-	r.requireQuiet("at the end of the scenario")
-	if why := r.work.NoWork(); why != "" && len(r.errs) == 0 {
-		r.failf("%s", why)
-	}
-	return r.errs
+// Connect opens a connection of the scripted Core.
+func (r *Runner) Connect() {
+	r.beats = nil // heartbeats of an earlier connection are never compared
+	r.gen++
+	r.up = true
+	r.run(daemon.Connected{Gen: r.gen})
 }
-
-func (r *Runner) failf(format string, args ...any) {
-	err := fmt.Errorf("%s: runtime: "+format, append([]any{r.pos}, args...)...)
-	r.errs = append(r.errs, err)
-	r.out = append(r.out, "ERROR "+err.Error())
-}
-
-func (r *Runner) note(line string) { r.out = append(r.out, line) }
 
 // run steps ev and every event the controlled Harness answers with, in
 // order.
@@ -178,7 +108,7 @@ func (r *Runner) run(evs ...daemon.Event) {
 		if quiet {
 			r.beatsFired++
 		} else {
-			r.note("> " + e.Describe())
+			r.Note("> " + e.Describe())
 		}
 		for _, eff := range r.m.Step(r.now, e) {
 			r.apply(eff, quiet)
@@ -202,7 +132,7 @@ func envelopeID(raw []byte) string {
 
 func (r *Runner) apply(e daemon.Effect, quiet bool) {
 	if !quiet {
-		r.note("  " + e.Describe())
+		r.Note("  " + e.Describe())
 	}
 	switch v := e.(type) {
 	case daemon.Send:
@@ -222,74 +152,53 @@ func (r *Runner) apply(e daemon.Effect, quiet bool) {
 	}
 }
 
-func (r *Runner) requireQuiet(when string) {
+// Unlisted takes the frames the Runtime sent that no step listed yet.
+func (r *Runner) Unlisted() []string {
+	var out []string
 	for _, s := range r.pending {
-		r.failf("the Runtime sent a frame the scenario does not list %s: %s", when, daemon.DescribeFrame(s.Frame))
+		out = append(out, daemon.DescribeFrame(s.Frame))
 	}
 	r.pending = nil
+	return out
 }
 
-func (r *Runner) expectFrame(f *scenarios.Frame) {
-	if f.Rogue {
-		r.note("not asserted: a misbehaving Runtime sends this " + f.Type + "; this Runtime does not")
-		return
-	}
+// Sent takes the next frame the Runtime sent, on the current connection.
+func (r *Runner) Sent(f *scenarios.Frame) ([]byte, error) {
 	var s daemon.Send
 	if f.Type == wire.TypeHeartbeat {
 		if len(r.beats) == 0 {
-			r.failf("the Runtime sent no heartbeat")
-			return
+			return nil, fmt.Errorf("the Runtime sent no heartbeat")
 		}
-		s, r.beats = r.beats[0], r.beats[1:]
+		s = r.beats[0]
 		r.beats = nil // periodic heartbeats after the listed one are not compared
 	} else {
 		if len(r.pending) == 0 {
-			r.failf("the Runtime sent nothing, want %s id=%s", f.Type, f.ID)
-			return
+			return nil, nil
 		}
 		s, r.pending = r.pending[0], r.pending[1:]
 	}
 	if s.Gen != r.gen {
-		r.failf("sent on connection %d, want the current one %d", s.Gen, r.gen)
-		return
+		return nil, fmt.Errorf("sent on connection %d, want the current one %d", s.Gen, r.gen)
 	}
 	b, err := wire.Encode(s.Frame)
 	if err != nil {
-		r.failf("the Runtime's frame does not encode: %v", err)
-		return
+		return nil, fmt.Errorf("the Runtime's frame does not encode: %v", err)
 	}
-	if err := r.b.Match(f, b); err != nil {
-		r.failf("%s: %v\n  sent %s", f.Type, err, b)
-		return
-	}
-	if f.Type == wire.TypeHeartbeat {
-		r.note("ok heartbeat")
-		return
-	}
-	r.note("ok " + string(b))
+	return b, nil
 }
 
-// deliver feeds a frame of the scripted Core to the machine.
-func (r *Runner) deliver(f *scenarios.Frame) {
-	if f.Lost {
-		r.note("not delivered: the " + f.Type + " is lost in transit")
-		return
-	}
+// Deliver feeds a frame of the scripted Core to the machine.
+func (r *Runner) Deliver(f *scenarios.Frame, raw []byte) {
 	if !r.up {
-		r.failf("core frame %s with no connection open", f.Type)
-		return
-	}
-	raw, err := r.b.Peer(f)
-	if err != nil {
-		r.failf("%s: %v", f.Type, err)
+		r.Failf("core frame %s with no connection open", f.Type)
 		return
 	}
 	frame, derr := wire.Decode(raw)
 	switch {
 	case derr != nil && !f.Invalid:
-		r.failf("the scenario's %s frame does not decode: %v", f.Type, derr)
+		r.Failf("the scenario's %s frame does not decode: %v", f.Type, derr)
 	case derr == nil && f.Invalid:
-		r.failf("the scenario's %s frame is marked invalid but decodes", f.Type)
+		r.Failf("the scenario's %s frame is marked invalid but decodes", f.Type)
 	case derr != nil:
 		r.run(daemon.FrameRejected{Gen: r.gen, Type: f.Type, ID: envelopeID(raw), Err: derr})
 	default:
@@ -297,22 +206,23 @@ func (r *Runner) deliver(f *scenarios.Frame) {
 	}
 }
 
-func (r *Runner) disconnect() {
+// Disconnect loses the connection.
+func (r *Runner) Disconnect(bool) {
 	if !r.up {
-		r.failf("disconnect with no connection open")
+		r.Failf("disconnect with no connection open")
 		return
 	}
 	r.up = false
 	r.run(daemon.Disconnected{Gen: r.gen})
 }
 
-// advance moves time by d, firing the machine's timers in instant order.
-func (r *Runner) advance(d time.Duration) {
+// Advance moves time by d, firing the machine's timers in instant order.
+func (r *Runner) Advance(d time.Duration) {
 	target := r.now.Add(d)
 	r.beatsFired = 0
 	defer func() {
 		if r.beatsFired > 0 {
-			r.note(fmt.Sprintf("(%d periodic heartbeats)", r.beatsFired))
+			r.Note(fmt.Sprintf("(%d periodic heartbeats)", r.beatsFired))
 		}
 	}()
 	for {

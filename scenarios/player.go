@@ -1,0 +1,330 @@
+package scenarios
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// Driver is one side under test, as one runner reaches it: a machine fed
+// events, a real shell over a socket, or a process in another address
+// space. A driver says what a step does to that side; the Player owns
+// the rest: the step dispatch, the one-sided scenarios, placeholder
+// binding and matching, the quiet checks and the failure report.
+//
+// A driver embeds a Log and reports through it (Failf, Note); every
+// method is called with the step under way set on that Log.
+type Driver interface {
+	// Deliver hands the side a frame of the scripted peer, rendered by
+	// the bindings to raw (not lost in transit; it may be marked
+	// Invalid: a frame the side must reject).
+	Deliver(f *Frame, raw []byte)
+	// Sent takes the next frame the side sent for f to match: the next
+	// heartbeat when f is one (later periodic heartbeats are dropped),
+	// else the next other frame. nil raw and nil error: the side sent
+	// nothing; a non-nil error is the failure itself.
+	Sent(f *Frame) (raw []byte, err error)
+	// Unlisted takes the frames the side sent that no step listed yet,
+	// each described for a failure.
+	Unlisted() []string
+	// Connect opens the Runtime's connection (connect, reconnect).
+	Connect()
+	// Disconnect loses it; byCore: Core closed it and the driver checks
+	// that it did.
+	Disconnect(byCore bool)
+	// Advance lets d of time pass (advance, silence).
+	Advance(d time.Duration)
+	// VersionRefused plays version-refused: an upgrade speaking another
+	// protocol version is refused.
+	VersionRefused(args map[string]string)
+
+	log() *Log
+}
+
+// CoreDriver drives Core: it also plays the steps only Core has, each
+// named after its directive (README.md in this directory).
+type CoreDriver interface {
+	Driver
+	API(st Step)
+	CoreState(args map[string]string)
+	CoreInteraction(args map[string]string)
+	CoreSuspension(args map[string]string)
+	CorePreparation(args map[string]string)
+	CoreWorkspace(args map[string]string)
+}
+
+// RuntimeDriver drives the Runtime: it also plays the steps only the
+// Runtime has, each named after its directive.
+type RuntimeDriver interface {
+	Driver
+	Harness(st Step)
+	Settle(args map[string]string)
+	RuntimeOwned(args map[string]string)
+}
+
+// Log is what a driver reports while a step plays: transcript lines and
+// failures, each failure prefixed by the step's file:line and Name.
+// Drivers embed it.
+type Log struct {
+	Name  string // prefixed to failures ("core", "coreside"); "": none
+	pos   string
+	lines []string
+	errs  []error
+}
+
+func (l *Log) log() *Log { return l }
+
+// Failf reports a failure of the step under way; it also appears in the
+// transcript as an ERROR line.
+func (l *Log) Failf(format string, args ...any) {
+	prefix := l.pos + ": "
+	if l.Name != "" {
+		prefix += l.Name + ": "
+	}
+	err := fmt.Errorf(prefix+format, args...)
+	l.errs = append(l.errs, err)
+	l.lines = append(l.lines, "ERROR "+err.Error())
+}
+
+// Note adds a transcript line.
+func (l *Log) Note(line string) { l.lines = append(l.lines, line) }
+
+// Pos is the file:line of the step under way ("" before the first).
+func (l *Log) Pos() string { return l.pos }
+
+// Failures are the failures logged since the Player last took them.
+func (l *Log) Failures() []error { return l.errs }
+
+// take returns and clears what was logged.
+func (l *Log) take() ([]string, []error) {
+	lines, errs := l.lines, l.errs
+	l.lines, l.errs = nil, nil
+	return lines, errs
+}
+
+// Report is what a whole play of one side found: its counts are for
+// checks of the run as a whole (Player.Finish).
+type Report struct {
+	Steps     int     // steps that reached the side
+	Delivered int     // peer frames handed to the side
+	Matched   int     // frames of the side that matched their step
+	Skipped   string  // why the side skipped the scenario ("": it played)
+	Failures  []error // every failure, in order
+}
+
+// Player plays one scenario's steps on one side through a driver.
+type Player struct {
+	side Side
+	d    Driver
+	core CoreDriver    // d, when it drives Core
+	rt   RuntimeDriver // d, when it drives the Runtime
+	b    *bindings
+	rep  Report
+	work Work // the zero-work rule
+}
+
+// NewPlayer returns a player of sc driving d, on the side d drives (d is
+// a CoreDriver or a RuntimeDriver).
+func NewPlayer(sc *Scenario, d Driver) *Player {
+	p := &Player{d: d, side: Core}
+	switch v := d.(type) {
+	case CoreDriver:
+		p.core = v
+	case RuntimeDriver:
+		p.side, p.rt = Runtime, v
+	default:
+		panic(fmt.Sprintf("scenarios: %T drives neither side", d))
+	}
+	p.b = newBindings(sc, p.side)
+	return p
+}
+
+// Play plays every step of sc through d, then finishes.
+func Play(sc *Scenario, d Driver) Report {
+	p := NewPlayer(sc, d)
+	for _, st := range sc.Flat() {
+		p.Step(st)
+	}
+	p.Finish()
+	return p.Report()
+}
+
+// Report is what the play found so far.
+func (p *Player) Report() Report { return p.rep }
+
+// subject names the side in failures.
+func (p *Player) subject() string {
+	if p.side == Core {
+		return "Core"
+	}
+	return "the Runtime"
+}
+
+// Step plays one step; it returns the transcript lines and the failures
+// of the step.
+func (p *Player) Step(st Step) ([]string, []error) {
+	l := p.d.log()
+	l.pos = st.Pos
+	if p.rep.Skipped != "" {
+		return nil, nil
+	}
+	p.step(st)
+	lines, errs := l.take()
+	p.rep.Failures = append(p.rep.Failures, errs...)
+	if len(errs) == 0 {
+		p.work.Played(st)
+	}
+	return lines, errs
+}
+
+func (p *Player) step(st Step) {
+	l := p.d.log()
+	if st.Kind == KindOnly {
+		if st.Side != p.side {
+			p.rep.Skipped = "only the " + string(st.Side) + " side plays this scenario: " + st.Input
+			l.Note("skipped: " + p.rep.Skipped)
+		}
+		return
+	}
+	if p.otherOnly(st.Kind) {
+		return // nothing reaches this side
+	}
+	p.rep.Steps++
+	// Every step first requires that each frame the side sent so far was
+	// listed. Frames are exempt: the two directions may cross (a peer
+	// frame can arrive while this side's frames are in flight).
+	if st.Kind != KindFrame {
+		p.requireQuiet("before " + string(st.Kind))
+	}
+	switch st.Kind {
+	case KindFrame:
+		if st.Side == p.side {
+			p.expect(st.Frame)
+		} else {
+			p.deliver(st.Frame)
+		}
+	case KindConnect, KindReconnect:
+		p.d.Connect()
+	case KindDisconnect:
+		p.d.Disconnect(st.Side == Core)
+	case KindAdvance:
+		p.d.Advance(st.Duration)
+	case KindSilence:
+		p.d.Advance(st.Duration)
+		if st.Side == p.side {
+			p.requireQuiet("during the silence window")
+		}
+	case KindVersionRefused:
+		p.d.VersionRefused(st.Args)
+	default:
+		p.own(st)
+	}
+}
+
+// own plays a step of one side only, on its driver.
+func (p *Player) own(st Step) {
+	switch st.Kind {
+	case KindAPI:
+		p.core.API(st)
+	case KindCoreState:
+		p.core.CoreState(st.Args)
+	case KindCoreInteraction:
+		p.core.CoreInteraction(st.Args)
+	case KindCoreSuspension:
+		p.core.CoreSuspension(st.Args)
+	case KindCorePreparation:
+		p.core.CorePreparation(st.Args)
+	case KindCoreWorkspace:
+		p.core.CoreWorkspace(st.Args)
+	case KindHarness:
+		p.rt.Harness(st)
+	case KindSettle:
+		p.rt.Settle(st.Args)
+	case KindRuntimeOwned:
+		p.rt.RuntimeOwned(st.Args)
+	default:
+		p.d.log().Failf("step kind %s not supported by this runner", st.Kind)
+	}
+}
+
+// otherOnly reports whether steps of kind k concern the other side only.
+func (p *Player) otherOnly(k Kind) bool {
+	if p.side == Core {
+		return k.RuntimeOnly()
+	}
+	return k.CoreOnly()
+}
+
+// Finish reports the frames the side sent that the scenario never
+// listed, then applies the zero-work rule (Work) to a run that failed
+// nothing else. It is the one place that sees the whole run, so a check of
+// the run as a whole holds for every runner.
+func (p *Player) Finish() []error {
+	l := p.d.log()
+	if p.rep.Skipped != "" {
+		return nil
+	}
+	p.requireQuiet("at the end of the scenario")
+	if why := p.work.NoWork(); why != "" && len(p.rep.Failures) == 0 && len(l.errs) == 0 {
+		l.Failf("%s", why)
+	}
+	_, errs := l.take()
+	p.rep.Failures = append(p.rep.Failures, errs...)
+	return errs
+}
+
+func (p *Player) requireQuiet(when string) {
+	for _, f := range p.d.Unlisted() {
+		p.d.log().Failf("%s sent a frame the scenario does not list %s: %s", p.subject(), when, f)
+	}
+}
+
+// expect matches the next frame the side sent against f, binding the
+// side's placeholders.
+func (p *Player) expect(f *Frame) {
+	l := p.d.log()
+	if f.Rogue {
+		name := "Runtime"
+		if p.side == Core {
+			name = "Core"
+		}
+		l.Note("not asserted: a misbehaving " + name + " sends this " + f.Type + "; this " + name + " does not")
+		return
+	}
+	raw, err := p.d.Sent(f)
+	switch {
+	case err != nil:
+		l.Failf("%v", err)
+		return
+	case raw == nil:
+		l.Failf("%s sent nothing, want %s id=%s", p.subject(), f.Type, f.ID)
+		return
+	}
+	if err := p.b.Match(f, raw); err != nil {
+		l.Failf("%s: %v\n  sent %s", f.Type, err, raw)
+		return
+	}
+	p.rep.Matched++
+	if f.Type == wire.TypeHeartbeat {
+		l.Note("ok heartbeat")
+		return
+	}
+	l.Note("ok " + string(raw))
+}
+
+// deliver renders a frame of the scripted peer and hands it to the side.
+func (p *Player) deliver(f *Frame) {
+	l := p.d.log()
+	if f.Lost {
+		l.Note("not delivered: the " + f.Type + " is lost in transit")
+		return
+	}
+	raw, err := p.b.Peer(f)
+	if err != nil {
+		l.Failf("%s: %v", f.Type, err)
+		return
+	}
+	p.d.Deliver(f, raw)
+	p.rep.Delivered++
+}
