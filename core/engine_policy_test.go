@@ -96,8 +96,11 @@ func TestPolicyDefaultsToTheBuiltinCatalog(t *testing.T) {
 
 	codex := core.AgentConfig{Kind: "codex", Model: "m", Environment: core.EnvNone, OutputSchema: []byte(`{"type":"object"}`)}
 	h.session(codex)
-	codex.Environment, codex.EnvironmentID = core.EnvSelfHosted, "env-1"
-	require.ErrorIs(t, h.api(core.CreateSession{Call: "c3", Agent: codex}).Err, engine.ErrUnqualified, "codex runs without an execution environment")
+	hosted := codex
+	hosted.Environment, hosted.EnvironmentID = core.EnvSelfHosted, "env-1"
+	require.NoError(t, h.api(core.CreateSession{Call: "c3", Agent: hosted}).Err, "codex runs in a bound workspace")
+	claude := core.AgentConfig{Kind: "claude", Model: "m", Environment: core.EnvSelfHosted, EnvironmentID: "env-2"}
+	require.ErrorIs(t, h.api(core.CreateSession{Call: "c4", Agent: claude}).Err, engine.ErrUnqualified, "claude runs without an execution environment")
 
 	// codex declares the web search and verbosity controls: a device
 	// without them is never selected.
