@@ -451,40 +451,6 @@ func TestSimSuiteDeterministic(t *testing.T) {
 	}
 }
 
-// The suite's checkers catch each of the daemon's planted bugs within a
-// bounded number of seeds, and the failing seed replays to the same
-// fingerprint: a forgotten admission expiry (a native start after the
-// handle expired), accepted before native apply (an accepted receipt the
-// Harness never applied), capacity freed on a failed close (the Harness
-// holds more executors than the limit).
-func TestSimSuiteCatchesPlantedBugs(t *testing.T) {
-	bugs := map[string]daemon.Bugs{
-		"forget_admission_expiry":        {ForgetAdmissionExpiry: true},
-		"accept_before_apply":            {AcceptBeforeApply: true},
-		"free_capacity_on_close_failure": {FreeCapacityOnCloseFailure: true},
-	}
-	const seedsMax = 400
-	for _, name := range []string{"forget_admission_expiry", "accept_before_apply", "free_capacity_on_close_failure"} {
-		t.Run(name, func(t *testing.T) {
-			cfg := suiteConfig()
-			cfg.Bugs = bugs[name]
-			for seed := uint64(1); seed <= seedsMax; seed++ {
-				r := sim.Run(seed, suiteOptionsWith(nil, cfg))
-				if !r.Failed() {
-					continue
-				}
-				again := sim.Run(seed, suiteOptionsWith(nil, cfg))
-				if again.Fingerprint != r.Fingerprint {
-					t.Fatalf("seed %d: replay fingerprint differs", seed)
-				}
-				t.Logf("caught at seed %d: %v", seed, r.Violations[0])
-				return
-			}
-			t.Fatalf("not caught within %d seeds", seedsMax)
-		})
-	}
-}
-
 func (c *checker) MachinePanicked(_ time.Time, p daemon.StepPanic) { panic(p.Value) }
 
 // encodeClassified is the suite's daemon shell encoder: the simulated

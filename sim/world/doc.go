@@ -345,14 +345,6 @@
 // cancel pending (a prompt_cancel awaited its deciding receipt at the
 // crash).
 //
-// # Bugs
-//
-// Config.Bugs switches on planted bugs in the machines (core.Config.Bugs,
-// daemon.Config.Bugs). They exist only to prove that the checkers catch each
-// bug within a bounded campaign (planted_test.go); never set them otherwise.
-// Setting them draws no randomness, so a seed's run without bugs is
-// unchanged.
-//
 // # Speed
 //
 // Every frame is encoded by its sender and strictly decoded once, with
