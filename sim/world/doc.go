@@ -374,8 +374,7 @@
 //
 // BenchmarkCampaignSeed runs whole seeds at the campaign workers' GC
 // target (campaign.WorkerGCPercent), BenchmarkCampaignSeedGC100 at the
-// runtime's default, and BenchmarkCampaignSeedReference over the frame
-// path without the shared decoding (wire.DecodeReference everywhere).
+// runtime's default.
 // Each reports cpu-ns/seed (process CPU, GC included), events/seed and
 // frames/seed. Compare two builds by their ratio from interleaved runs in
 // one session (-benchtime 60x -count 5, then the medians), and by

@@ -36,9 +36,6 @@ type Config struct {
 	// only), so tests can prove that the checkers, linearizability, Shrink
 	// and Replay work end to end on a failing run.
 	breakTruth truthLie
-	// referenceFramePath decodes frames as before the one-pass decoder
-	// (frame_path.go; benchmarks only).
-	referenceFramePath bool
 	// auditSharedFrames keeps every decoding shared with a receiver so a
 	// test can prove no machine or checker changed one (frame_path.go).
 	auditSharedFrames bool
@@ -224,7 +221,7 @@ func run(seed uint64, cfg Config, opts sim.Options) Outcome {
 	tap := &faultTap{}
 	// The trace line and the wire tap share one decoding of each frame
 	// sent (the universe exists once Setup has run, before any frame).
-	opts.Describe = newDescribeCache(traceDecoder(cfg, &u)).describe
+	opts.Describe = newDescribeCache(traceDecoder(&u)).describe
 	tokens := &tokenTap{next: tap, tokens: func() []string {
 		if u == nil || u.wl == nil {
 			return nil
