@@ -320,11 +320,8 @@ func describeReport(r *daemon.Report) string {
 }
 
 // suiteOptions builds the world for one seed.
-func suiteOptions(out **suiteWorld) sim.Options { return suiteOptionsWith(out, suiteConfig()) }
-
-// suiteOptionsWith builds the world for one seed with a daemon config
-// (planted-bug tests switch a bug on).
-func suiteOptionsWith(out **suiteWorld, cfg daemon.Config) sim.Options {
+func suiteOptions(out **suiteWorld) sim.Options {
+	cfg := suiteConfig()
 	return sim.Options{
 		Workload: 8,
 		Swarm:    sim.SwarmConfig{HealMin: 5 * time.Second, HealMax: 20 * time.Second},
