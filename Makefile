@@ -61,7 +61,7 @@ campaign = TURNSTILE_CAMPAIGN=1 $(GO) test -count=1 -v -timeout $(CAMPAIGN_TIMEO
 CAMPAIGN_PIECES := campaign-world-marks campaign-world-mark-needs
 .PHONY: $(CAMPAIGN_PIECES)
 
-campaign-checks: $(CAMPAIGN_PIECES) mutants-caught
+campaign-checks: $(CAMPAIGN_PIECES) campaign-world-planted campaign-world-planted-interaction
 
 # every expected rare-state mark is hit in seeds 1..1000
 campaign-world-marks:
@@ -211,20 +211,26 @@ MUTANT_FLAGS ?= -until-caught
 MUTANT_SMOKE       ?= -strict-resume-false$$
 MUTANT_SMOKE_SEEDS ?= 50
 
-# mutants-caught runs the mutants of MUTANTS_CAUGHT (protocol bugs every
-# campaign must catch: a redelivered unknown input, done overriding a
-# cancel receipt, a decision resolved without its receipt, accepted or
-# applied before the native apply, a repeated decision applied twice, a
-# forgotten admission expiry, capacity freed on a failed close) and fails
-# unless a checker catches each within MUTANT_SEEDS seeds.
-MUTANTS_CAUGHT ?= ^(145|146|147|148|149|150|151|152)-
+# campaign-world-planted plants protocol bugs every campaign must catch,
+# as mutants (MUTANTS_PLANTED: done overriding a cancel receipt, accepted
+# before the native apply, capacity freed on a failed close, a forgotten
+# admission expiry, a redelivered unknown input), and fails unless a
+# checker catches each within MUTANT_SEEDS seeds;
+# campaign-world-planted-interaction does the same for the interaction
+# bugs (MUTANTS_PLANTED_INTERACTION: a decision resolved without its
+# receipt, applied before the native apply, a repeat applied twice).
+MUTANTS_PLANTED             ?= ^(145|147|148|149|152)-
+MUTANTS_PLANTED_INTERACTION ?= ^(146|150|151)-
 
-.PHONY: mutants mutants-smoke mutants-caught
+.PHONY: mutants mutants-smoke campaign-world-planted campaign-world-planted-interaction
 mutants:
 	$(GO) run ./cmd/mutants -seeds $(MUTANT_SEEDS) -jobs $(MUTANT_JOBS) -run '$(MUTANTS)' $(MUTANT_FLAGS) -out out/mutants
 
-mutants-caught:
-	$(GO) run ./cmd/mutants -seeds $(MUTANT_SEEDS) -run '$(MUTANTS_CAUGHT)' -unit=false -until-caught -want-caught -out out/mutants-caught
+campaign-world-planted:
+	$(GO) run ./cmd/mutants -seeds $(MUTANT_SEEDS) -run '$(MUTANTS_PLANTED)' -unit=false -until-caught -want-caught -out out/mutants-planted
+
+campaign-world-planted-interaction:
+	$(GO) run ./cmd/mutants -seeds $(MUTANT_SEEDS) -run '$(MUTANTS_PLANTED_INTERACTION)' -unit=false -until-caught -want-caught -out out/mutants-planted-interaction
 
 mutants-smoke:
 	$(GO) run ./cmd/mutants -seeds $(MUTANT_SMOKE_SEEDS) -run '$(MUTANT_SMOKE)' -unit=false -until-caught -want-caught -out out/mutants-smoke
