@@ -58,11 +58,10 @@ CAMPAIGN_TIMEOUT ?= 60m
 # campaign runs the tests $(2) (a -run alternation) of package $(1).
 campaign = TURNSTILE_CAMPAIGN=1 $(GO) test -count=1 -v -timeout $(CAMPAIGN_TIMEOUT) -run '^($(2))$$' $(1)
 
-CAMPAIGN_PIECES := campaign-world-marks campaign-world-mark-needs campaign-world-planted \
-	campaign-world-planted-interaction
+CAMPAIGN_PIECES := campaign-world-marks campaign-world-mark-needs
 .PHONY: $(CAMPAIGN_PIECES)
 
-campaign-checks: $(CAMPAIGN_PIECES)
+campaign-checks: $(CAMPAIGN_PIECES) campaign-world-planted campaign-world-planted-interaction
 
 # every expected rare-state mark is hit in seeds 1..1000
 campaign-world-marks:
@@ -71,14 +70,6 @@ campaign-world-marks:
 # each fault kind reaches the marks it is said to lead to (within 200 seeds a kind)
 campaign-world-mark-needs:
 	$(call campaign,./sim/world,TestMarkNeedsAreReached)
-
-# each planted bug is caught within 2,000 seeds, and its seed runs clean without it
-campaign-world-planted:
-	$(call campaign,./sim/world,TestPlantedBugsAreCaught)
-
-# the same for the planted interaction bugs
-campaign-world-planted-interaction:
-	$(call campaign,./sim/world,TestPlantedInteractionBugsAreCaught)
 
 # codex fetches the pinned Codex binary the adapters/codex tests run
 # (npm pack, SHA-256 checked, cached under ~/.cache/turnstile/codex).
@@ -220,9 +211,26 @@ MUTANT_FLAGS ?= -until-caught
 MUTANT_SMOKE       ?= -strict-resume-false$$
 MUTANT_SMOKE_SEEDS ?= 50
 
-.PHONY: mutants mutants-smoke
+# campaign-world-planted plants protocol bugs every campaign must catch,
+# as mutants (MUTANTS_PLANTED: done overriding a cancel receipt, accepted
+# before the native apply, capacity freed on a failed close, a forgotten
+# admission expiry, a redelivered unknown input), and fails unless a
+# checker catches each within MUTANT_SEEDS seeds;
+# campaign-world-planted-interaction does the same for the interaction
+# bugs (MUTANTS_PLANTED_INTERACTION: a decision resolved without its
+# receipt, applied before the native apply, a repeat applied twice).
+MUTANTS_PLANTED             ?= ^(145|147|148|149|152)-
+MUTANTS_PLANTED_INTERACTION ?= ^(146|150|151)-
+
+.PHONY: mutants mutants-smoke campaign-world-planted campaign-world-planted-interaction
 mutants:
 	$(GO) run ./cmd/mutants -seeds $(MUTANT_SEEDS) -jobs $(MUTANT_JOBS) -run '$(MUTANTS)' $(MUTANT_FLAGS) -out out/mutants
+
+campaign-world-planted:
+	$(GO) run ./cmd/mutants -seeds $(MUTANT_SEEDS) -run '$(MUTANTS_PLANTED)' -unit=false -until-caught -want-caught -out out/mutants-planted
+
+campaign-world-planted-interaction:
+	$(GO) run ./cmd/mutants -seeds $(MUTANT_SEEDS) -run '$(MUTANTS_PLANTED_INTERACTION)' -unit=false -until-caught -want-caught -out out/mutants-planted-interaction
 
 mutants-smoke:
 	$(GO) run ./cmd/mutants -seeds $(MUTANT_SMOKE_SEEDS) -run '$(MUTANT_SMOKE)' -unit=false -until-caught -want-caught -out out/mutants-smoke

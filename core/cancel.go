@@ -114,10 +114,6 @@ func (m *Machine) onCancelAck(t *turn, ack wire.InteractionDecisionAck) {
 		}
 		return
 	}
-	if m.cfg.Bugs.DoneOverridesCancel && t.rec.Done != nil {
-		m.finishFromStream(t) // planted bug: done decides, not the receipt
-		return
-	}
 	if ack.Outcome == nil {
 		m.finish(t, TurnFailed, CodeCancelOutcomeUnavailable, "applied cancel receipt without outcome")
 		return

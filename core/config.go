@@ -72,29 +72,6 @@ type Config struct {
 	// selects the built-in catalog (every Harness kind this repository
 	// ships); a Policy over an explicit empty catalog authorises nothing.
 	Policy *engine.Policy
-
-	// Bugs are planted bugs for proving the simulator's checkers; never
-	// set outside tests. The zero value plants none.
-	Bugs Bugs
-}
-
-// Bugs are planted bugs for proving the simulator's checkers; never set
-// outside tests. Each switch breaks exactly one protocol rule at the
-// point where the machine decides it, and keeps the machine's own
-// invariants intact so that only the simulator's checkers can tell.
-type Bugs struct {
-	// RedeliverUnknownInput: an input whose outcome became unknown (no
-	// `written` in time, or the connection or Core lost mid-delivery) is
-	// sent again with prompt_steer, same Run ID and input ID, on its
-	// device's current connection (the next one after a loss), instead of
-	// never being redelivered. Its record still says unknown.
-	RedeliverUnknownInput bool
-	// DoneOverridesCancel: an applied cancel receipt arriving after done
-	// lets done decide the terminal state instead of the receipt.
-	DoneOverridesCancel bool
-	// ResolveDecisionWithoutReceipt: a decision whose receipt did not
-	// arrive in time is recorded applied instead of unknown.
-	ResolveDecisionWithoutReceipt bool
 }
 
 // DefaultConfig returns the timers and limits of the documents.

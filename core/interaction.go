@@ -148,11 +148,7 @@ func (m *Machine) onDecisionTimeout(delivery string) {
 	t := m.turns[ref.turn]
 	assert.That(t != nil, "decision %s of a finished turn %s", delivery, ref.turn)
 	r := t.rec.Interactions[ref.idx]
-	if m.cfg.Bugs.ResolveDecisionWithoutReceipt {
-		r.Status = InteractionApplied // planted bug: a missing receipt taken for applied
-	} else {
-		r.Status = InteractionUnknown
-	}
+	r.Status = InteractionUnknown
 	m.putInteraction(t, ref.idx, r)
 }
 

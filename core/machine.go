@@ -43,8 +43,6 @@ type Machine struct {
 	fence        *fencing      // suspension records and requests in flight (fencing.go)
 	envPreps     *preparations // Environment preparations (runtime_prepare.go)
 
-	redeliveries []redelivery // planted bug RedeliverUnknownInput only
-
 	decisions map[string]decisionRef // delivery ID → decision awaiting its receipt
 
 	// Scratch buffer of the scheduler, reused across steps: requirements'
@@ -171,9 +169,6 @@ func (m *Machine) Step(now time.Time, ev Event) []Effect {
 		panic(fmt.Sprintf("core: unknown event %T", ev))
 	}
 	m.schedule()
-	if m.cfg.Bugs.RedeliverUnknownInput {
-		m.redeliverUnknown() // planted bug
-	}
 	m.checkInvariantsAfterStep()
 	out := m.out
 	m.out = nil

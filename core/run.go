@@ -170,9 +170,6 @@ func (m *Machine) finishWith(t *turn, state TurnState, code, detail string, obsE
 		switch t.inputs[i].State {
 		case InputDelivering:
 			t.inputs[i].State = InputUnknown
-			if m.cfg.Bugs.RedeliverUnknownInput {
-				m.plantRedelivery(t, i) // planted bug: the unknown input will be sent again
-			}
 		case InputQueued:
 			t.inputs[i].State = InputNotDelivered
 		default:

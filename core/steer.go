@@ -136,9 +136,6 @@ func (m *Machine) onWrittenTimeout(turnID string) {
 		return
 	}
 	t.inputs[i].State = InputUnknown
-	if m.cfg.Bugs.RedeliverUnknownInput {
-		m.plantRedelivery(t, i) // planted bug: the unknown input will be sent again
-	}
 	m.saveInput(t, i)
 	m.cancelTimer(timerID(timerSteerRetry, t.rec.ID))
 	t.retrying = false

@@ -333,9 +333,6 @@ func (m *Machine) prepareDone(c *call, r PrepareResult) {
 // its timer has not been delivered yet; it reports whether it did (the
 // expired status is then already published).
 func (m *Machine) expireIfDue(a *admission) bool {
-	if m.cfg.Bugs.ForgetAdmissionExpiry {
-		return false // planted bug: the deadline is never checked
-	}
 	if a.live() && !m.now.Before(a.expiresAt) {
 		m.expire(a)
 		return true
@@ -344,9 +341,6 @@ func (m *Machine) expireIfDue(a *admission) bool {
 }
 
 func (m *Machine) expiryDue(handle string) {
-	if m.cfg.Bugs.ForgetAdmissionExpiry {
-		return // planted bug: the expiry timer is ignored
-	}
 	a := m.conn.byHandle[handle]
 	if a != nil && a.live() {
 		m.expire(a)

@@ -65,37 +65,6 @@ type Config struct {
 	HeartbeatInterval time.Duration // default 15s
 	Limits            Limits
 	Workspace         WorkspaceConfig
-
-	// Bugs are planted bugs for proving the simulator's checkers; never
-	// set outside tests. The zero value plants none.
-	Bugs Bugs
-}
-
-// Bugs are planted bugs for proving the simulator's checkers; never set
-// outside tests. Each switch breaks exactly one protocol rule at the
-// point where the machine decides it, and keeps the machine's own
-// invariants intact so that only the simulator's checkers can tell.
-type Bugs struct {
-	// ForgetAdmissionExpiry: the admission deadline is never enforced, so
-	// a handle past its expiry can still be started and no `expired`
-	// status is published.
-	ForgetAdmissionExpiry bool
-	// AcceptBeforeApply: the `accepted` receipt is sent as soon as the
-	// native durable write is written, without waiting for the native
-	// apply.
-	AcceptBeforeApply bool
-	// FreeCapacityOnCloseFailure: a failed CloseExecutor is taken for a
-	// confirmed close: the executor and its slot are forgotten while the
-	// native resource stays open.
-	FreeCapacityOnCloseFailure bool
-	// AckDecisionBeforeApply: a decision or function result is
-	// acknowledged applied=true as soon as it is admitted, before the
-	// native side confirmed it.
-	AckDecisionBeforeApply bool
-	// ReapplyRepeatedDecision: an identical repeat of a decision being
-	// applied or applied is submitted natively again instead of waiting
-	// for (or re-acknowledging) the first.
-	ReapplyRepeatedDecision bool
 }
 
 // DefaultHeartbeatInterval is the bootstrap default cadence.

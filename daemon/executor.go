@@ -161,9 +161,6 @@ func (m *Machine) closeDone(c *call, r CloseResult) {
 	ex := m.executors[c.executor]
 	assert.That(ex != nil && ex.closeCall == c.id, "close result for unknown executor %s", c.executor)
 	ex.closeCall = ""
-	if m.cfg.Bugs.FreeCapacityOnCloseFailure {
-		r.Err = "" // planted bug: a failed close is taken for a confirmed one
-	}
 	if r.Err != "" {
 		ex.closeFailed = true
 		ex.closeAttempts++

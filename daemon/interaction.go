@@ -277,6 +277,3 @@ func (m *Machine) recallApplied(key string) (string, bool) {
 	}
 	return "", false
 }
-
-// AppliedDecisions returns how many applied decisions are remembered now.
-func (m *Machine) AppliedDecisions() int { return len(pruneAppliedAt(m.ix.applied, m.now)) }

@@ -149,22 +149,15 @@ func (m *Machine) admitDecision(t *turn, ix *interaction, d decision) {
 			m.sendDecisionAck(d.envelope, d.delivery, wire.AckDecisionConflict)
 			return
 		}
-		if !m.cfg.Bugs.ReapplyRepeatedDecision {
-			m.sendDecisionAck(d.envelope, d.delivery, "")
-			return
-		}
-		// Planted bug: the repeat is applied natively once more.
+		m.sendDecisionAck(d.envelope, d.delivery, "")
+		return
 	case ixApplying:
-		switch {
-		case ix.fp != d.fp:
+		if ix.fp != d.fp {
 			m.sendDecisionAck(d.envelope, d.delivery, wire.AckDecisionConflict)
 			return
-		case !m.cfg.Bugs.ReapplyRepeatedDecision:
-			ix.waiting = append(ix.waiting, d.delivery)
-			return
 		}
-		// Planted bug: the repeat is submitted natively while the first is
-		// still out.
+		ix.waiting = append(ix.waiting, d.delivery)
+		return
 	case ixWithdrawn:
 		m.sendDecisionAck(d.envelope, d.delivery, wire.AckNotPending)
 		return
@@ -178,19 +171,12 @@ func (m *Machine) admitDecision(t *turn, ix *interaction, d decision) {
 		m.sendDecisionAck(d.envelope, d.delivery, wire.AckNotPending)
 		return
 	}
-	if ix.state != ixApplying {
-		ix.waiting = nil
-	}
 	ix.state = ixApplying
 	ix.fp = d.fp
-	ix.waiting = append(ix.waiting, d.delivery)
+	ix.waiting = []string{d.delivery}
 	m.ixOf(t.id, true).held++
 	m.nativeCall(&call{kind: callDecision, turn: t.id, executor: t.executor, input: d.key, ix: ix, ack: d.envelope},
 		d.op(t, ix))
-	if m.cfg.Bugs.AckDecisionBeforeApply {
-		// Planted bug: applied=true before the native side confirmed.
-		m.sendDecisionAck(d.envelope, d.delivery, "")
-	}
 }
 
 // decisionDone settles one native decision call: the ack of every waiting
@@ -222,9 +208,6 @@ func (m *Machine) decisionDone(c *call, r DecisionResult) {
 	}
 	waiting := ix.waiting
 	ix.waiting = nil
-	if m.cfg.Bugs.AckDecisionBeforeApply && len(waiting) > 0 {
-		waiting = waiting[1:] // the first was already (wrongly) acknowledged
-	}
 	if t.routed {
 		for _, dl := range waiting {
 			ack := wire.InteractionDecisionAck{DeliveryID: dl, Applied: code == "", ErrorCode: code}

@@ -209,9 +209,7 @@ func (m *Machine) checkCall(c *call) {
 		}
 	case callDecision:
 		t := m.turns[c.turn]
-		// (Under the planted ReapplyRepeatedDecision a second call may
-		// still be out once the first applied.)
-		applying := c.ix != nil && (c.ix.state == ixApplying || m.cfg.Bugs.ReapplyRepeatedDecision && c.ix.state == ixApplied)
+		applying := c.ix != nil && c.ix.state == ixApplying
 		if !(t != nil && applying && m.interactionsHeld(t)) {
 			panicf("decision call %s without its held interaction", c.id)
 		}

@@ -344,10 +344,6 @@ func (m *Machine) wall(t time.Time) int64 { return t.Add(m.wallOffset).UnixMilli
 // documented era's Runtime sends it (wire-reference §4.4).
 func (m *Machine) wallSeconds(t time.Time) int64 { return t.Add(m.wallOffset).Unix() }
 
-// WallOffset returns the accumulated wall-clock offset (the sum of every
-// WallClockStep so far).
-func (m *Machine) WallOffset() time.Duration { return m.wallOffset }
-
 func (m *Machine) heartbeatDue(gen uint64) {
 	if !m.conn.up || m.conn.gen != gen {
 		return

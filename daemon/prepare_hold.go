@@ -37,7 +37,7 @@ func (m *Machine) issuePrepare(ex *executor, op Prepare) {
 		m.xfer.held = append(m.xfer.held, heldPrepare{executor: ex.id, op: op})
 		return
 	}
-	op.Installed = m.InstalledSnapshot()
+	op.Installed = m.installedSnapshot()
 	m.nativeCall(&call{kind: callPrepare, executor: ex.id}, op)
 }
 
@@ -52,10 +52,7 @@ func (m *Machine) releaseHeld() {
 	for _, h := range held {
 		ex := m.executors[h.executor]
 		assert.That(ex != nil && ex.phase == phasePreparing, "held prepare of executor %s not preparing", h.executor)
-		h.op.Installed = m.InstalledSnapshot()
+		h.op.Installed = m.installedSnapshot()
 		m.nativeCall(&call{kind: callPrepare, executor: ex.id}, h.op)
 	}
 }
-
-// HeldPrepares returns how many native Prepares wait for an installation.
-func (m *Machine) HeldPrepares() int { return len(m.xfer.held) }

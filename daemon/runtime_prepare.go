@@ -135,8 +135,8 @@ type transfers struct {
 	held      []heldPrepare // native Prepares waiting for installations (prepare_hold.go)
 }
 
-// InstalledSnapshot returns the installed capabilities, in install order.
-func (m *Machine) InstalledSnapshot() []Installed {
+// installedSnapshot returns the installed capabilities, in install order.
+func (m *Machine) installedSnapshot() []Installed {
 	return append([]Installed(nil), m.xfer.installed...)
 }
 

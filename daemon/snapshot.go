@@ -98,13 +98,13 @@ func (m *Machine) Snapshot() Snapshot {
 		}
 		s.Turns = append(s.Turns, v)
 	}
-	s.Capacity = m.Capacity()
+	s.Capacity = m.capacity()
 	return s
 }
 
-// Capacity returns the counts the limits are checked against (cheaper
+// capacity returns the counts the limits are checked against (cheaper
 // than a full Snapshot).
-func (m *Machine) Capacity() Capacity {
+func (m *Machine) capacity() Capacity {
 	return Capacity{
 		Active:    m.activeCount(),
 		Executors: len(m.executors),

@@ -125,11 +125,6 @@ func (m *Machine) writeDone(c *call, r WriteResult) {
 	case r.Outcome == WriteWritten:
 		in.state = inputWritten
 		m.receipt(t, in, wire.PromptSteerAck{Written: true})
-		if m.cfg.Bugs.AcceptBeforeApply {
-			// Planted bug: accepted without the native apply.
-			in.state = inputAccepted
-			m.receipt(t, in, wire.PromptSteerAck{Written: true, Accepted: true})
-		}
 	case r.Outcome == WriteFailed:
 		in.state = inputFailed
 		m.receipt(t, in, wire.PromptSteerAck{ErrorCode: CodeRejected, Error: "native write failed"})

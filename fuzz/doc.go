@@ -27,9 +27,7 @@
 // -fuzzminimizetime (60 s by default) of full world runs, so a short
 // FuzzWorld run may print few execs and spend itself minimizing its first
 // find; `make fuzz` passes -fuzzminimizetime $(FUZZMINIMIZETIME), 5 s by
-// default. TURNSTILE_FUZZ_BUGS=NAME,... plants bugs (world.PlantedBugs)
-// in every run, to see a fuzzing run find and report one (its case
-// records them).
+// default.
 //
 // Every codec target checks the same properties: decoding never panics;
 // the one-pass decoder and the reference decoder (wire.DecodeReference)

@@ -50,8 +50,7 @@
 // an item. The queue is ordered by (instant, sequence number), so items of
 // the same instant run in the order they were scheduled; nothing depends on
 // map or pointer order. The queue is bounded (Options.QueueMax): overflowing
-// it is a bug and panics. ShellClock is a clock.Clock on virtual time for
-// shell code with goroutines; machines never use it.
+// it is a bug and panics.
 //
 // # Seeds
 //

@@ -9,10 +9,10 @@ package sim
 // simulated run depend on the real world: wall-clock time, goroutines,
 // channels, select, the global math/rand source, crypto/rand,
 // os, net, sync, log, runtime, syscall, unsafe, the benbjohnson/clock
-// library (ShellClock's alone), dot imports of time, math/rand and maps, or
+// library, dot imports of time, math/rand and maps, or
 // map iteration order (ranges over maps or maps.Keys/Values/All, and those
 // iterators not passed straight to slices.Sorted*). Per-file exceptions are
-// listed with their reasons in importAllowed and goroutineAllowed.
+// listed with their reasons in importAllowed.
 //
 // It also checks every package's imports, shells included, against the edge
 // list of STYLE.md §3 (tidy_edges_test.go): wire imports the standard library
@@ -69,14 +69,9 @@ var (
 	// core/store/pgstore (with its test helper pgtest) talks to a
 	// PostgreSQL server.
 	guardShells = []string{"core/server", "core/gateway", "core/api", "core/store/sqlitestore", "core/store/pgstore", "daemon/transport", "daemon/runner"}
-	// goroutineAllowed lists files allowed goroutines, channels and select
-	// (the wall-clock bans still apply to them).
-	goroutineAllowed = map[string]bool{"sim/shellclock.go": true}
 	// importAllowed lists, per file, banned imports it may still use, each
 	// with its reason.
 	importAllowed = map[string][]string{
-		// ShellClock is the clock.Clock that shells with goroutines run on.
-		"sim/shellclock.go": {"sync", "github.com/benbjohnson/clock"},
 		// The auditor reruns whole simulations under several GOMAXPROCS
 		// values; it is no machine and never runs inside a simulation.
 		"sim/audit.go": {"runtime"},
@@ -132,7 +127,7 @@ func (g *guard) checkPackage(rel string, files []*ast.File, machine bool) []find
 	_, _ = conf.Check(path.Join(modulePath, rel), g.fset, files, info)
 	for _, f := range files {
 		name := filepath.ToSlash(filepath.Join(rel, filepath.Base(g.fset.File(f.Pos()).Name())))
-		out = append(out, g.checkFile(f, info, goroutineAllowed[name], importAllowed[name])...)
+		out = append(out, g.checkFile(f, info, importAllowed[name])...)
 	}
 	return out
 }
@@ -168,7 +163,7 @@ func bannedImport(p string, allowed []string) bool {
 	return false
 }
 
-func (g *guard) checkFile(f *ast.File, info *types.Info, goroutines bool, allowed []string) []finding {
+func (g *guard) checkFile(f *ast.File, info *types.Info, allowed []string) []finding {
 	var out []finding
 	add := func(p token.Pos, rule, msg string) { out = append(out, finding{g.at(p), rule, msg}) }
 	for _, im := range f.Imports {
@@ -198,25 +193,17 @@ func (g *guard) checkFile(f *ast.File, info *types.Info, goroutines bool, allowe
 					"or justify with //tidy:sorted")
 			}
 		case *ast.GoStmt:
-			if !goroutines {
-				add(x.Pos(), "go", "go statement")
-			}
+			add(x.Pos(), "go", "go statement")
 		case *ast.ChanType:
-			if !goroutines {
-				add(x.Pos(), "channel", "channel type")
-			}
+			add(x.Pos(), "channel", "channel type")
 		case *ast.SendStmt:
-			if !goroutines {
-				add(x.Pos(), "channel", "channel send")
-			}
+			add(x.Pos(), "channel", "channel send")
 		case *ast.UnaryExpr:
-			if x.Op == token.ARROW && !goroutines {
+			if x.Op == token.ARROW {
 				add(x.Pos(), "channel", "channel receive")
 			}
 		case *ast.SelectStmt:
-			if !goroutines {
-				add(x.Pos(), "select", "select statement")
-			}
+			add(x.Pos(), "select", "select statement")
 		case *ast.RangeStmt:
 			mapOrder := isMapRange(x, info) || isMapsIter(x.X, names, info)
 			if mapOrder && !orderFree(x, after[x]) && !sorted[g.fset.Position(x.Pos()).Line] {

@@ -61,9 +61,6 @@ type Options struct {
 	// tests the adapter, not the service qualification). Set it to hold
 	// the adapter against a real Core profile.
 	Policy *engine.Policy
-
-	// bugs plants daemon bugs, for this package's tests of its checkers.
-	bugs dmachine.Bugs
 }
 
 func (o Options) withDefaults() Options {
@@ -159,7 +156,7 @@ func Simulate(d agent.Declaration, opts Options, logf func(string, ...any)) (*Re
 	rs := serve(relayNet, rl)
 	log := slog.New(slog.NewTextHandler(opts.Log, nil))
 	dm := runner.New(runner.Config{
-		Machine:   dmachine.Config{Kinds: kinds, DaemonVersion: "adaptertest", Bugs: opts.bugs},
+		Machine:   dmachine.Config{Kinds: kinds, DaemonVersion: "adaptertest"},
 		Executors: reg,
 		Client:    &transport.Client{CoreURL: coreURL, DeviceID: device, Credential: credential, HTTP: relayNet.client()},
 		Bootstrap: &transport.Bootstrap{DeviceID: device, WSURL: "ws://core.adaptertest/api/v1/agent-daemon/ws", HeartbeatSeconds: 15},

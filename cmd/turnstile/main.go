@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"slices"
 	"strings"
 	"time"
 
@@ -174,7 +173,7 @@ var (
 	ErrWorkers         = errors.New("-workers must not be negative")
 	ErrArgs            = errors.New("unexpected arguments")
 	ErrNoSeed          = errors.New("-seed or -schedule is required")
-	ErrScheduleFlag    = errors.New("a case file carries its own configuration; drop -devices, -turns, -faults and -bugs")
+	ErrScheduleFlag    = errors.New("a case file carries its own configuration; drop -devices, -turns and -faults")
 	ErrNoFiles         = errors.New("no shard files given")
 	ErrDuration        = errors.New("-duration must not be negative")
 	ErrShardNeedsFirst = errors.New("a sharded campaign needs -first: every shard must run the same seed range")
@@ -188,8 +187,6 @@ func (sh *shell) configFlags(fs *flag.FlagSet) func() (campaign.Config, error) {
 	faults := fs.String("faults", campaign.FaultsSwarm,
 		"fault kinds: swarm (each seed enables a random subset of all kinds), none, or a comma list of:\n"+
 			wrapList(kindNames(sh.kinds), 88))
-	bugs := fs.String("bugs", "", "test aid: switch on planted bugs (comma list) to see the checkers catch them:\n"+
-		wrapList(world.PlantedBugs(), 88))
 	return func() (campaign.Config, error) {
 		if *devices < 0 || *devices > 4 {
 			return campaign.Config{}, fmt.Errorf("%w: %d", ErrDevices, *devices)
@@ -201,30 +198,8 @@ func (sh *shell) configFlags(fs *flag.FlagSet) func() (campaign.Config, error) {
 		if err != nil {
 			return campaign.Config{}, err
 		}
-		planted, err := parseBugs(*bugs)
-		if err != nil {
-			return campaign.Config{}, err
-		}
-		return campaign.Config{Devices: *devices, Turns: *turns, Faults: kinds, Bugs: planted}, nil
+		return campaign.Config{Devices: *devices, Turns: *turns, Faults: kinds}, nil
 	}
-}
-
-// parseBugs reads a -bugs value: a comma list of planted bugs, returned
-// sorted and without repeats (nil for none).
-func parseBugs(spec string) ([]string, error) {
-	if strings.TrimSpace(spec) == "" {
-		return nil, nil
-	}
-	var names []string
-	for _, n := range strings.Split(spec, ",") {
-		names = append(names, strings.TrimSpace(n))
-	}
-	slices.Sort(names)
-	names = slices.Compact(names)
-	if _, err := world.ParseBugs(names); err != nil {
-		return nil, err
-	}
-	return names, nil
 }
 
 func kindNames(kinds []sim.FaultKind) []string {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/turnstile-sim/turnstile/sim"
 	"github.com/turnstile-sim/turnstile/sim/campaign"
-	"github.com/turnstile-sim/turnstile/sim/world"
 )
 
 const usageReplay = `usage: turnstile replay (-seed S [-devices D] [-turns T] [-faults K] | -schedule FILE)
@@ -82,10 +81,7 @@ func (sh *shell) targetFlags(fs *flag.FlagSet) func() (target, error) {
 		if err != nil {
 			return target{}, toolError{fmt.Errorf("%s: %w", *schedule, err)}
 		}
-		if _, err := world.ParseBugs(c.Config.Bugs); err != nil {
-			return target{}, toolError{fmt.Errorf("%s: %w", *schedule, err)}
-		}
-		explicit := flagSet(fs, "devices") || flagSet(fs, "turns") || flagSet(fs, "faults") || flagSet(fs, "bugs")
+		explicit := flagSet(fs, "devices") || flagSet(fs, "turns") || flagSet(fs, "faults")
 		if !c.Bare {
 			if explicit {
 				return target{}, ErrScheduleFlag

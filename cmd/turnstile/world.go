@@ -9,14 +9,9 @@ import (
 // worldRunner adapts sim/world to campaign.Runner.
 type worldRunner struct{ cfg world.Config }
 
-// newWorldRunner builds the world of c. Its bug names were checked when
-// the flags or the case file were read.
+// newWorldRunner builds the world of c.
 func newWorldRunner(c campaign.Config) campaign.Runner {
-	bugs, err := world.ParseBugs(c.Bugs)
-	if err != nil {
-		panic("turnstile: unchecked planted bug names: " + err.Error())
-	}
-	return worldRunner{cfg: world.Config{Devices: c.Devices, Turns: c.Turns, Faults: c.Faults, Bugs: bugs}}
+	return worldRunner{cfg: world.Config{Devices: c.Devices, Turns: c.Turns, Faults: c.Faults}}
 }
 
 func worldKinds() []sim.FaultKind { return world.FaultKinds() }

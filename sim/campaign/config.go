@@ -19,9 +19,6 @@ type Config struct {
 	// Faults is nil for swarm selection over every kind, empty for no
 	// faults, else the only kinds the swarm may enable.
 	Faults []sim.FaultKind
-	// Bugs names planted bugs switched on (test aids: they prove the
-	// checkers catch them); sorted, nil for none.
-	Bugs []string
 }
 
 // Fault specifications accepted by ParseFaults besides a list of kinds.
@@ -87,16 +84,21 @@ func joinKinds(kinds []sim.FaultKind) string {
 	return strings.Join(parts, ",")
 }
 
+// ErrPlantedBugs refuses a configuration recorded with planted bugs: the
+// machines have none; their bugs are mutants of sim/testdata/mutants.
+var ErrPlantedBugs = errors.New("configuration names planted bugs, which the machines no longer have (see the mutation suite)")
+
 type configJSON struct {
-	Devices int      `json:"devices"`
-	Turns   int      `json:"turns"`
-	Faults  string   `json:"faults"`
-	Bugs    []string `json:"bugs,omitempty"`
+	Devices int    `json:"devices"`
+	Turns   int    `json:"turns"`
+	Faults  string `json:"faults"`
+	// Bugs is read only to refuse a case recorded with planted bugs.
+	Bugs []string `json:"bugs,omitempty"`
 }
 
 // MarshalJSON writes the fault selection as its flag value.
 func (c Config) MarshalJSON() ([]byte, error) {
-	return json.Marshal(configJSON{Devices: c.Devices, Turns: c.Turns, Faults: FaultsString(c.Faults), Bugs: c.Bugs})
+	return json.Marshal(configJSON{Devices: c.Devices, Turns: c.Turns, Faults: FaultsString(c.Faults)})
 }
 
 // UnmarshalJSON reads what MarshalJSON writes. Fault kinds are not checked
@@ -106,7 +108,10 @@ func (c *Config) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	c.Devices, c.Turns, c.Bugs = j.Devices, j.Turns, j.Bugs
+	if len(j.Bugs) > 0 {
+		return fmt.Errorf("%w: %s", ErrPlantedBugs, strings.Join(j.Bugs, ", "))
+	}
+	c.Devices, c.Turns = j.Devices, j.Turns
 	switch j.Faults {
 	case "", FaultsSwarm:
 		c.Faults = nil
@@ -133,9 +138,6 @@ func (c Config) Flags() string {
 	}
 	if c.Faults != nil {
 		b.WriteString(" -faults " + FaultsString(c.Faults))
-	}
-	if len(c.Bugs) > 0 {
-		b.WriteString(" -bugs " + strings.Join(c.Bugs, ","))
 	}
 	return b.String()
 }

@@ -26,7 +26,6 @@ type Device struct {
 	// devices; nil: the device keeps its own.
 	Workspaces *Workspaces
 	// Decode decodes every frame the daemon receives; nil: wire.Decode.
-	// (A benchmark installs wire.DecodeReference to time the old path.)
 	Decode func([]byte) (wire.Frame, error)
 	// Encode encodes every frame the daemon sends; nil: wire.Encode. An
 	// error drops the frame and is reported to the Observer.

@@ -28,15 +28,6 @@ func BenchmarkCampaignSeed(b *testing.B) {
 // default GC target: the code's share of the speed-up.
 func BenchmarkCampaignSeedGC100(b *testing.B) { benchCampaignSeed(b, Config{}, 100) }
 
-// BenchmarkCampaignSeedReference runs the same seeds the way campaigns
-// ran them before the one-pass decoder (frame_path.go): every decoding
-// through wire.DecodeReference, the trace line, the tap and the receiver
-// each decoding a frame apart, at the default GC target. Run the
-// benchmarks interleaved and compare cpu-ns/seed as ratios.
-func BenchmarkCampaignSeedReference(b *testing.B) {
-	benchCampaignSeed(b, Config{referenceFramePath: true}, 100)
-}
-
 func benchCampaignSeed(b *testing.B, cfg Config, gcPercent int) {
 	defer debug.SetGCPercent(debug.SetGCPercent(gcPercent))
 	var events, frames uint64

@@ -345,14 +345,6 @@
 // cancel pending (a prompt_cancel awaited its deciding receipt at the
 // crash).
 //
-// # Bugs
-//
-// Config.Bugs switches on planted bugs in the machines (core.Config.Bugs,
-// daemon.Config.Bugs). They exist only to prove that the checkers catch each
-// bug within a bounded campaign (planted_test.go); never set them otherwise.
-// Setting them draws no randomness, so a seed's run without bugs is
-// unchanged.
-//
 // # Speed
 //
 // Every frame is encoded by its sender and strictly decoded once, with
@@ -382,8 +374,7 @@
 //
 // BenchmarkCampaignSeed runs whole seeds at the campaign workers' GC
 // target (campaign.WorkerGCPercent), BenchmarkCampaignSeedGC100 at the
-// runtime's default, and BenchmarkCampaignSeedReference over the frame
-// path without the shared decoding (wire.DecodeReference everywhere).
+// runtime's default.
 // Each reports cpu-ns/seed (process CPU, GC included), events/seed and
 // frames/seed. Compare two builds by their ratio from interleaved runs in
 // one session (-benchtime 60x -count 5, then the medians), and by

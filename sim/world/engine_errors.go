@@ -40,12 +40,6 @@ func (u *universe) encodeDaemonFrame(f wire.Frame) ([]byte, error) {
 	}
 	raw := make([]byte, 0, len(b)+len(extra))
 	raw = append(append(append(raw, b[:len(b)-2]...), extra...), "}}"...)
-	if u.cfg.referenceFramePath {
-		if _, err := wire.DecodeReference(raw); err != nil {
-			return nil, err
-		}
-		return raw, nil
-	}
 	if _, err := u.decodeSent(raw); err != nil {
 		delete(u.tapped, &raw[0])
 		return nil, err

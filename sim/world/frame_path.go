@@ -13,27 +13,14 @@ import (
 // (a frame rewritten in between is decoded anew). Every frame is still
 // encoded by its sender and strictly decoded from its bytes; a decoding
 // is a value no machine or checker changes (a test audits this).
-// Config.referenceFramePath selects the path as it was before the
-// one-pass decoder (benchmarks and their equivalence test only): every
-// decoding goes through wire.DecodeReference, the trace line decodes a
-// frame apart from the tap, and each receiver decodes it again. Both
-// paths give the same trace, byte for byte.
 
 // decode decodes a frame for the world's own nodes (Core, the tap, the
 // hostile middle).
-func (u *universe) decode(b []byte) (wire.Frame, error) {
-	if u.cfg.referenceFramePath {
-		return wire.DecodeReference(b)
-	}
-	return wire.Decode(b)
-}
+func (u *universe) decode(b []byte) (wire.Frame, error) { return wire.Decode(b) }
 
 // traceDecoder is how the trace decodes a frame it has not rendered yet;
 // u is the universe once Setup has run (before any frame is sent).
-func traceDecoder(cfg Config, u **universe) func([]byte) (wire.Frame, error) {
-	if cfg.referenceFramePath {
-		return wire.DecodeReference
-	}
+func traceDecoder(u **universe) func([]byte) (wire.Frame, error) {
 	return func(b []byte) (wire.Frame, error) {
 		if *u == nil {
 			return wire.Decode(b)
@@ -48,7 +35,7 @@ func traceDecoder(cfg Config, u **universe) func([]byte) (wire.Frame, error) {
 func (u *universe) decodeDelivered(b []byte) (wire.Frame, error) {
 	t := u.delivering
 	u.delivering = tappedFrame{}
-	if u.cfg.referenceFramePath || len(b) == 0 || len(t.raw) != len(b) || &t.raw[0] != &b[0] {
+	if len(b) == 0 || len(t.raw) != len(b) || &t.raw[0] != &b[0] {
 		return u.decode(b)
 	}
 	if u.cfg.auditSharedFrames {
@@ -63,9 +50,6 @@ func (u *universe) decodeDelivered(b []byte) (wire.Frame, error) {
 // and the receiver then reuse, so a frame the encoder gets wrong is still
 // refused before it leaves, with the decoder's reason.
 func (u *universe) encodeSent(f wire.Frame) ([]byte, error) {
-	if u.cfg.referenceFramePath {
-		return wire.Encode(f)
-	}
 	b, err := wire.EncodeUnverified(f)
 	if err != nil {
 		return nil, err

@@ -116,11 +116,6 @@ func setup(w *sim.Kernel, cfg Config, linAtEnd bool) *universe {
 	// every operation qualified, no control declared, so the drawn
 	// device declarations decide what is served.
 	u.coreCfg.Policy = simulatedPolicy(agentKind, otherKind)
-	u.coreCfg.Bugs = core.Bugs{
-		RedeliverUnknownInput:         cfg.Bugs.CoreRedeliversUnknownInput,
-		DoneOverridesCancel:           cfg.Bugs.CoreDoneOverridesCancel,
-		ResolveDecisionWithoutReceipt: cfg.Bugs.CoreResolvesDecisionWithoutReceipt,
-	}
 	u.store = &observedStore{Memory: store.NewMemory(), u: u}
 	hcfg := harness.DrawConfig(r)
 	shapeR := w.Rand("shape")
@@ -149,13 +144,6 @@ func setup(w *sim.Kernel, cfg Config, linAtEnd bool) *universe {
 		drawn.admission = dcfg.Limits.AdmissionExpiry // a shape may set the documents' value back
 		drawn.idle = dcfg.Limits.IdleExpiry
 		u.configuredTimers(string(deviceID(i)), drawn)
-		dcfg.Bugs = daemon.Bugs{
-			ForgetAdmissionExpiry:      cfg.Bugs.DaemonForgetsAdmissionExpiry,
-			AcceptBeforeApply:          cfg.Bugs.DaemonAcceptsBeforeApply,
-			ReapplyRepeatedDecision:    cfg.Bugs.DaemonReappliesRepeatedDecision,
-			AckDecisionBeforeApply:     cfg.Bugs.DaemonAcksDecisionBeforeApply,
-			FreeCapacityOnCloseFailure: cfg.Bugs.DaemonFreesCapacityOnCloseFailure,
-		}
 		hc := hcfg
 		hc.GlacialPrepare = hcfg.GlacialPrepare && i == 0 // one device prepares glacially
 		u.devices = append(u.devices, u.newDevice(i, dcfg, hc))

@@ -23,7 +23,6 @@ type Config struct {
 	Devices int             // 1–4 daemons; 0 = drawn from the seed
 	Turns   int             // turns in the workload; 0 = default (scaled by sim Kernel.Workload())
 	Faults  []sim.FaultKind // nil = swarm over every kind (default); non-nil empty = no faults; else only these kinds
-	Bugs    Bugs            // planted bugs (test-only switches), zero = none
 	// Draws replace the first draws of named streams ("params",
 	// "workload", …): how a coverage-guided fuzzer steers the world.
 	Draws sim.Draws
@@ -37,9 +36,6 @@ type Config struct {
 	// only), so tests can prove that the checkers, linearizability, Shrink
 	// and Replay work end to end on a failing run.
 	breakTruth truthLie
-	// referenceFramePath decodes frames as before the one-pass decoder
-	// (frame_path.go; benchmarks only).
-	referenceFramePath bool
 	// auditSharedFrames keeps every decoding shared with a receiver so a
 	// test can prove no machine or checker changed one (frame_path.go).
 	auditSharedFrames bool
@@ -56,24 +52,6 @@ const (
 	truthForgetApplied                 // applied inputs are never recorded
 	truthCompletedAsCancelled          // natural completions are recorded as cancelled
 )
-
-// Bugs are planted-bug switches, each mapped to a test-only switch of
-// core.Config.Bugs or daemon.Config.Bugs. They exist to prove the checkers
-// catch the bug; zero (no bug) is the only value for real campaigns.
-type Bugs struct {
-	DaemonForgetsAdmissionExpiry      bool
-	CoreRedeliversUnknownInput        bool
-	DaemonAcceptsBeforeApply          bool
-	DaemonFreesCapacityOnCloseFailure bool
-	CoreDoneOverridesCancel           bool
-	// Interactions (interaction_planted_test.go).
-	DaemonReappliesRepeatedDecision    bool
-	DaemonAcksDecisionBeforeApply      bool
-	CoreResolvesDecisionWithoutReceipt bool
-}
-
-// Any reports whether a bug is planted.
-func (b Bugs) Any() bool { return b != Bugs{} }
 
 // Outcome is one run of the world with its linearizability verdict.
 type Outcome struct {
@@ -243,7 +221,7 @@ func run(seed uint64, cfg Config, opts sim.Options) Outcome {
 	tap := &faultTap{}
 	// The trace line and the wire tap share one decoding of each frame
 	// sent (the universe exists once Setup has run, before any frame).
-	opts.Describe = newDescribeCache(traceDecoder(cfg, &u)).describe
+	opts.Describe = newDescribeCache(traceDecoder(&u)).describe
 	tokens := &tokenTap{next: tap, tokens: func() []string {
 		if u == nil || u.wl == nil {
 			return nil
