@@ -250,8 +250,8 @@ func TestCoreFencesAPausedActiveCore(t *testing.T) {
 
 // checkStandbyAnswers: a standby is alive (/healthz 200) but not ready
 // (/readyz 503), and refuses the Agents API, the operator API and the
-// Runtime gateway with 503 core_standby: OpenAI-shaped on the API, the
-// gateway's own error body on the bootstrap.
+// Runtime gateway with 503 core_standby: OpenAI-shaped on the Agents
+// API, the operator API's and the gateway's own error body on theirs.
 func checkStandbyAnswers(t *testing.T, p *coreProc, token string) {
 	t.Helper()
 	get := func(method, path, body string) (int, string) {
@@ -272,19 +272,19 @@ func checkStandbyAnswers(t *testing.T, p *coreProc, token string) {
 	if st, body := get("GET", "/readyz", ""); st != 503 {
 		t.Fatalf("standby /readyz: %d %s", st, body)
 	}
-	for _, path := range []string{"/v1/agents/sessions", "/core/v1/devices"} {
-		st, body := get("GET", path, "")
-		var e struct {
-			Error struct{ Message, Type, Code string }
-		}
-		if st != 503 || json.Unmarshal([]byte(body), &e) != nil || e.Error.Code != CodeStandby || e.Error.Type != "server_error" ||
-			!strings.Contains(e.Error.Message, "standby") {
-			t.Fatalf("standby %s: %d %s", path, st, body)
-		}
+	st, body := get("GET", "/v1/agents/sessions", "")
+	var v1 struct {
+		Error struct{ Message, Type, Code string }
 	}
-	st, body := get("POST", "/api/v1/agent-daemon/bootstrap", `{"device_id":"d1"}`)
-	var e struct{ Error, Detail string }
-	if st != 503 || json.Unmarshal([]byte(body), &e) != nil || e.Error != CodeStandby || e.Detail == "" {
-		t.Fatalf("standby bootstrap: %d %s", st, body)
+	if st != 503 || json.Unmarshal([]byte(body), &v1) != nil || v1.Error.Code != CodeStandby || v1.Error.Type != "server_error" ||
+		!strings.Contains(v1.Error.Message, "standby") {
+		t.Fatalf("standby /v1/agents/sessions: %d %s", st, body)
+	}
+	for _, route := range [][2]string{{"GET", "/core/v1/devices"}, {"POST", "/api/v1/agent-daemon/bootstrap"}} {
+		st, body := get(route[0], route[1], `{"device_id":"d1"}`)
+		var e struct{ Error, Detail string }
+		if st != 503 || json.Unmarshal([]byte(body), &e) != nil || e.Error != CodeStandby || !strings.Contains(e.Detail, "standby") {
+			t.Fatalf("standby %s %s: %d %s", route[0], route[1], st, body)
+		}
 	}
 }

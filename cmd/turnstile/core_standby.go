@@ -46,9 +46,10 @@ func (s *switchHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // standbyHandler answers a standby's requests: /healthz 200 (the process
-// is alive), /readyz 503, the Runtime gateway 503 with its error body and
-// every other route 503 with an OpenAI-shaped error, each with code
-// core_standby.
+// is alive), /readyz 503, the Runtime gateway and the operator API 503
+// with their own error body ({"error","detail"}, as the active Core
+// answers them) and every other route 503 with an OpenAI-shaped error,
+// each with code core_standby.
 func standbyHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
@@ -62,13 +63,18 @@ func standbyHandler() http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Retry-After", "1")
 		w.WriteHeader(http.StatusServiceUnavailable)
-		if strings.HasPrefix(r.URL.Path, gatewayPrefix) {
+		if strings.HasPrefix(r.URL.Path, gatewayPrefix) || isOperatorPath(r.URL.Path) {
 			_ = json.NewEncoder(w).Encode(map[string]string{"error": CodeStandby, "detail": standbyMessage})
 			return
 		}
 		code := CodeStandby
 		_ = json.NewEncoder(w).Encode(api.V1Error{Error: api.V1ErrorDetail{Message: standbyMessage, Type: api.TypeServer, Code: &code}})
 	})
+}
+
+// isOperatorPath reports whether path is under the operator API.
+func isOperatorPath(path string) bool {
+	return path == api.OperatorPrefix || strings.HasPrefix(path, api.OperatorPrefix+"/")
 }
 
 // gatewayPrefix is the common prefix of the Runtime gateway's routes.
