@@ -99,6 +99,10 @@ type HTTPError struct {
 	Detail string
 	// Version is the protocol version the daemon offered (connect only).
 	Version string
+	// PlainToTLS is set when the answer is a TLS listener's refusal of a
+	// plain HTTP request: the Core URL says http:// for a Core serving
+	// https.
+	PlainToTLS bool
 }
 
 func (e *HTTPError) Error() string {
@@ -163,6 +167,12 @@ func httpFix(e *HTTPError) string {
 	case http.StatusForbidden:
 		return "Core refused this device as a daemon (" + e.Code + "); check that the device ID names a daemon device"
 	case http.StatusBadRequest:
+		if e.PlainToTLS {
+			return "Core serves TLS at this address; give its URL as https://... (with -ca-file for a private CA)"
+		}
+		if e.Code == "" {
+			return "Core refused the daemon's request; check the device ID and the Core URL"
+		}
 		return "Core refused the daemon's request (" + e.Code + "); check the device ID and the Core URL"
 	}
 	return ""
