@@ -323,7 +323,7 @@ func runCore(ctx context.Context, f *coreFlags, token string, log *slog.Logger) 
 		return err
 	}
 	defer st.Close()
-	tracer, stopTracing, err := f.tracing.start(ctx, "turnstile-core")
+	tracer, stopTracing, err := f.tracing.start(ctx, "turnstile-core", log)
 	if err != nil {
 		return err
 	}
