@@ -14,6 +14,21 @@ import (
 // record was deleted: the credential will never be accepted again.
 const CloseRetired websocket.StatusCode = 4001
 
+// CodeStandby is the error code of a standby Core of an active–standby
+// pair (HTTP 503): it serves once it takes the lease.
+const CodeStandby = "core_standby"
+
+// StandbyRetry is the wait after a standby's answer (its Retry-After):
+// the pair is alive and one of its Cores serves as soon as it holds the
+// lease, so the backoff does not grow.
+const StandbyRetry = time.Second
+
+// Standby reports whether err is a standby Core's refusal.
+func Standby(err error) bool {
+	var he *HTTPError
+	return errors.As(err, &he) && he.Status == http.StatusServiceUnavailable && he.Code == CodeStandby
+}
+
 // Policy is the reconnect policy: capped exponential backoff with full
 // jitter. Zero fields take DefaultPolicy's values.
 type Policy struct {
@@ -69,7 +84,8 @@ type Decision struct {
 //
 // Permanent failures stop: HTTP 426 (incompatible_version), 401 (the
 // credential), 400 and 403 (the daemon's own configuration) and close
-// code 4001 (device retired). Everything else waits
+// code 4001 (device retired). A standby's answer (503 core_standby) waits
+// (1+draw)/2·StandbyRetry, whatever the attempt. Everything else waits
 // draw·min(Max, Base·2^(attempt-1)) and tries again.
 func (p Policy) Next(attempt int, err error, draw float64) Decision {
 	if perm := Permanent(err); perm != nil {
@@ -81,6 +97,9 @@ func (p Policy) Next(attempt int, err error, draw float64) Decision {
 	}
 	if draw < 0 || draw >= 1 || draw != draw {
 		draw = 0
+	}
+	if Standby(err) {
+		return Decision{Wait: time.Duration((1 + draw) / 2 * float64(StandbyRetry))}
 	}
 	ceiling := p.Base
 	for i := 1; i < attempt && ceiling < p.Max; i++ {

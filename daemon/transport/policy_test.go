@@ -96,6 +96,24 @@ func TestPolicyFullJitterBounds(t *testing.T) {
 	}
 }
 
+// TestPolicyStandbyAnswerWaitsASecond: a standby's 503 core_standby
+// waits within [StandbyRetry/2, StandbyRetry) at any attempt; another 503
+// backs off as usual.
+func TestPolicyStandbyAnswerWaitsASecond(t *testing.T) {
+	p := DefaultPolicy()
+	standby := &HTTPError{Op: "bootstrap", Status: http.StatusServiceUnavailable, Code: CodeStandby}
+	for _, attempt := range []int{1, 6, 20} {
+		lo, hi := p.Next(attempt, standby, 0), p.Next(attempt, standby, 0.9999)
+		if lo.Stop || hi.Stop || lo.Wait != StandbyRetry/2 || hi.Wait >= StandbyRetry || hi.Wait < StandbyRetry*99/100 {
+			t.Fatalf("attempt %d: standby waits [%v, %v]", attempt, lo.Wait, hi.Wait)
+		}
+	}
+	other := &HTTPError{Op: "bootstrap", Status: http.StatusServiceUnavailable, Code: "unavailable"}
+	if d := p.Next(6, other, 0.9999); d.Wait < 15*time.Second {
+		t.Fatalf("another 503 at attempt 6 waits %v", d.Wait)
+	}
+}
+
 func TestPolicyZeroValueTakesDefaults(t *testing.T) {
 	if got, want := (Policy{}).Next(1, io.EOF, 0.5).Wait, DefaultPolicy().Base/2; got != want {
 		t.Fatalf("zero policy wait %v, want %v", got, want)
