@@ -2,6 +2,7 @@ package transport
 
 import (
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net/http"
@@ -164,15 +165,31 @@ func Permanent(err error) *PermanentError {
 	}
 	var untrusted *tls.CertificateVerificationError
 	if errors.As(err, &untrusted) {
-		return &PermanentError{Cause: err, Fix: "this daemon does not trust Core's TLS certificate; give it the CA " +
-			"certificate that signed Core's with -ca-file (TURNSTILE_CA_FILE), and check that the Core URL's host " +
-			"is a name or address the certificate lists"}
+		return &PermanentError{Cause: err, Fix: certificateFix(untrusted.Err)}
 	}
 	if websocket.CloseStatus(err) == CloseRetired {
 		return &PermanentError{Cause: err, Fix: "Core retired this device (close code 4001: its device record was deleted); " +
 			"add the device to Core again and restart the daemon with the new device ID and credential file"}
 	}
 	return nil
+}
+
+// certificateFix says what to change when Core's certificate fails
+// verification with err.
+func certificateFix(err error) string {
+	var invalid x509.CertificateInvalidError
+	var host x509.HostnameError
+	switch {
+	case errors.As(err, &invalid) && invalid.Reason == x509.Expired:
+		return "Core's TLS certificate is outside its validity period; renew it on Core (SIGHUP reloads it), " +
+			"or correct the clock of this machine or Core's"
+	case errors.As(err, &host):
+		return "Core's TLS certificate does not list the Core URL's host; give -core a name or address the " +
+			"certificate lists, or reissue the certificate with it"
+	}
+	return "this daemon does not trust Core's TLS certificate; give it the CA " +
+		"certificate that signed Core's with -ca-file (TURNSTILE_CA_FILE), and check that the Core URL's host " +
+		"is a name or address the certificate lists"
 }
 
 func httpFix(e *HTTPError) string {

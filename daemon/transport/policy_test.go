@@ -1,6 +1,8 @@
 package transport
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -111,6 +113,29 @@ func TestPolicyStandbyAnswerWaitsASecond(t *testing.T) {
 	other := &HTTPError{Op: "bootstrap", Status: http.StatusServiceUnavailable, Code: "unavailable"}
 	if d := p.Next(6, other, 0.9999); d.Wait < 15*time.Second {
 		t.Fatalf("another 503 at attempt 6 waits %v", d.Wait)
+	}
+}
+
+// TestUntrustedCertificateFixNamesTheCause: a certificate out of its
+// validity or for another host is no question of -ca-file; the fix says
+// what is wrong with it instead.
+func TestUntrustedCertificateFixNamesTheCause(t *testing.T) {
+	verify := func(err error) error {
+		return fmt.Errorf("bootstrap: %w", &tls.CertificateVerificationError{Err: err})
+	}
+	for _, c := range []struct {
+		name      string
+		err       error
+		says, not string
+	}{
+		{"expired", verify(x509.CertificateInvalidError{Reason: x509.Expired}), "validity", "-ca-file"},
+		{"other host", verify(x509.HostnameError{Certificate: &x509.Certificate{DNSNames: []string{"other.example"}}, Host: "localhost"}), "host", "-ca-file"},
+		{"unknown authority", verify(x509.UnknownAuthorityError{}), "-ca-file", "validity"},
+	} {
+		perm := Permanent(c.err)
+		if perm == nil || !strings.Contains(perm.Fix, c.says) || strings.Contains(perm.Fix, c.not) {
+			t.Errorf("%s: %v", c.name, perm)
+		}
 	}
 }
 
