@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -116,7 +117,11 @@ func (c *adminClient) call(method, path string, body, out any) error {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := c.hc.Do(req)
-	if err != nil {
+	var untrusted *tls.CertificateVerificationError
+	switch {
+	case errors.As(err, &untrusted):
+		return fmt.Errorf("Core's TLS certificate at %s cannot be verified (give the CA that signed it with -ca-file, TURNSTILE_CA_FILE, and a host the certificate lists): %w", c.base, err)
+	case err != nil:
 		return fmt.Errorf("cannot reach Core at %s (is it running? without -core the command opens the store directly): %w", c.base, err)
 	}
 	defer resp.Body.Close()
