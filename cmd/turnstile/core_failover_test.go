@@ -288,3 +288,53 @@ func checkStandbyAnswers(t *testing.T, p *coreProc, token string) {
 		}
 	}
 }
+
+// TestPausedCoreAnswersNothingAfterItsLease: an active Core paused
+// (SIGSTOP) past its lease, whose standby took over, neither calls itself
+// ready nor answers a read when it runs again, even before it has noticed
+// the takeover: its lease ran out while it was paused, so what it holds
+// in memory may be stale and a load balancer must not route to it.
+func TestPausedCoreAnswersNothingAfterItsLease(t *testing.T) {
+	testgate.Long(t)
+	dsn, tokenFile, token, _ := setupPG(t)
+	a := startCore(t, dsn, tokenFile)
+	b := startStandby(t, dsn, tokenFile)
+	if err := a.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.cmd.Process.Signal(syscall.SIGCONT) })
+	paused := time.Now()
+	awaitTakeover(t, b, paused)
+	type answer struct {
+		status int
+		body   string
+		err    error
+	}
+	c := newAPIClient(t, a.base, dsn, token)
+	answers := make(chan answer, 2)
+	for _, path := range []string{"/readyz", "/core/v1/devices"} {
+		go func() {
+			st, body, _, err := c.do("GET", path, "")
+			answers <- answer{st, path + " " + body, err}
+		}()
+	}
+	if err := a.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if got := <-answers; got.err == nil && got.status/100 == 2 {
+			t.Fatalf("the Core whose lease ran out answered: %d %s", got.status, got.body)
+		}
+	}
+	select {
+	case <-a.exited:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the fenced Core still runs:\n%s", a.stderr.String())
+	}
+	if a.code != exitFail {
+		t.Fatalf("fenced Core: exit %d, log:\n%s", a.code, a.stderr.String())
+	}
+	if code := b.terminate(); code != 0 {
+		t.Fatalf("SIGTERM exit %d", code)
+	}
+}

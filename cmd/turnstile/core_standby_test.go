@@ -50,7 +50,7 @@ func TestKeepLeaseStopsWhenRenewalsFail(t *testing.T) {
 	}
 	lost := make(chan error, 1)
 	start := time.Now()
-	go keepLease(ctx, lease, slog.New(slog.DiscardHandler), func(err error) {
+	go keepLease(ctx, lease, newLeaseWindow(time.Now(), time.Second), slog.New(slog.DiscardHandler), func(err error) {
 		select {
 		case lost <- err:
 		default:
