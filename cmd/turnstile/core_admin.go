@@ -132,6 +132,9 @@ func (c *adminClient) call(method, path string, body, out any) error {
 	if resp.StatusCode/100 != 2 {
 		var e struct{ Error, Detail string }
 		if json.Unmarshal(b, &e) != nil || e.Error == "" {
+			if resp.StatusCode == http.StatusBadRequest && bytes.Contains(b, []byte(plainToTLSAnswer)) {
+				return &adminRefusal{Status: resp.StatusCode, Code: "?", Detail: "Core serves TLS at this address: give -core as https://..."}
+			}
 			return &adminRefusal{Status: resp.StatusCode, Code: "?", Detail: "not Core's administration API at this URL"}
 		}
 		return &adminRefusal{Status: resp.StatusCode, Code: e.Error, Detail: e.Detail}
@@ -141,6 +144,10 @@ func (c *adminClient) call(method, path string, body, out any) error {
 	}
 	return nil
 }
+
+// plainToTLSAnswer is what Go's TLS listener answers a plain HTTP
+// request with (HTTP 400, text).
+const plainToTLSAnswer = "Client sent an HTTP request to an HTTPS server"
 
 // deviceOverAPI runs a device command against a running Core.
 func (sh *shell) deviceOverAPI(c *adminClient, verb string, rest []string) error {

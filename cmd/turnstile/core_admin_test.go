@@ -168,3 +168,20 @@ func TestAdminCommandNamesAnUntrustedCertificate(t *testing.T) {
 		t.Fatalf("with the CA trusted: %v", err)
 	}
 }
+
+// TestAdminCommandNamesHTTPForATLSCore: -core http://... for a Core that
+// serves TLS is answered by the TLS listener's plain-text 400; the
+// command says to use https:// instead of calling the URL no
+// administration API.
+func TestAdminCommandNamesHTTPForATLSCore(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte(`{"devices":[]}`))
+	}))
+	defer srv.Close()
+	c := &adminClient{base: "http://" + srv.Listener.Addr().String(), token: "t", hc: &http.Client{}}
+	var out struct{}
+	err := c.call("GET", api.OperatorPrefix+"/devices", nil, &out)
+	if err == nil || !strings.Contains(err.Error(), "https://") || strings.Contains(err.Error(), "not Core's administration API") {
+		t.Fatalf("http:// against a TLS Core: %v", err)
+	}
+}
