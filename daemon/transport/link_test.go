@@ -156,7 +156,7 @@ func TestRetiredDeviceCloseIsPermanent(t *testing.T) {
 		if websocket.CloseStatus(err) != transport.CloseRetired || transport.Permanent(err) == nil {
 			t.Fatalf("Run returned %v, want permanent close 4001", err)
 		}
-		if !strings.Contains(err.Error(), "add the device to Core again") {
+		if !strings.Contains(err.Error(), "enrol a new device ID") {
 			t.Fatalf("message does not say what to fix: %v", err)
 		}
 		if ev := <-rec.events; ev != "disconnected" {

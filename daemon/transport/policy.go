@@ -12,7 +12,8 @@ import (
 )
 
 // CloseRetired is the WebSocket close code Core sends when the device
-// record was deleted: the credential will never be accepted again.
+// was revoked or its record deleted: the credential will never be
+// accepted again.
 const CloseRetired websocket.StatusCode = 4001
 
 // CodeStandby is the error code of a standby Core of an active–standby
@@ -168,8 +169,9 @@ func Permanent(err error) *PermanentError {
 		return &PermanentError{Cause: err, Fix: certificateFix(untrusted.Err)}
 	}
 	if websocket.CloseStatus(err) == CloseRetired {
-		return &PermanentError{Cause: err, Fix: "Core retired this device (close code 4001: its device record was deleted); " +
-			"add the device to Core again and restart the daemon with the new device ID and credential file"}
+		return &PermanentError{Cause: err, Fix: "Core retired this device (close code 4001: it was revoked or its record deleted); " +
+			"a revoked ID cannot be enrolled again: enrol a new device ID (turnstile core device add) and restart the daemon " +
+			"with it and its credential file"}
 	}
 	return nil
 }

@@ -64,7 +64,7 @@ func TestPolicyPermanentFailures(t *testing.T) {
 		{"401 bootstrap", &HTTPError{Op: "bootstrap", Status: http.StatusUnauthorized, Code: "unknown_device"}, "credential file"},
 		{"403", &HTTPError{Op: "connect", Status: http.StatusForbidden, Code: "wrong_runtime_type"}, "names a daemon device"},
 		{"400", &HTTPError{Op: "connect", Status: http.StatusBadRequest, Code: "missing_params"}, "device ID"},
-		{"4001", fmt.Errorf("read: %w", websocket.CloseError{Code: CloseRetired, Reason: "runtime retired"}), "add the device to Core again"},
+		{"4001", fmt.Errorf("read: %w", websocket.CloseError{Code: CloseRetired, Reason: "runtime retired"}), "enrol a new device ID"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
