@@ -305,9 +305,10 @@ func runCore(ctx context.Context, f *coreFlags, token string, log *slog.Logger) 
 	}
 	leaseCtx, stopLease := context.WithCancel(context.Background())
 	defer stopLease()
+	var window *leaseWindow
 	if lease != nil {
 		serve()
-		if err := awaitLease(ctx, lease, log, addr); err != nil {
+		if window, err = awaitLease(ctx, lease, log, addr); err != nil {
 			log.Info("stopping: standby")
 			_ = stopHTTP()
 			log.Info("stopped")
@@ -315,7 +316,7 @@ func runCore(ctx context.Context, f *coreFlags, token string, log *slog.Logger) 
 		}
 		// Renewals start at once: loading a large store must not let the
 		// lease expire under it.
-		go keepLease(leaseCtx, lease, log, func(err error) {
+		go keepLease(leaseCtx, lease, window, log, func(err error) {
 			log.Error("fenced: the lease is lost; stopping without answering", "err", err)
 			os.Exit(exitFail)
 		})
@@ -326,7 +327,7 @@ func runCore(ctx context.Context, f *coreFlags, token string, log *slog.Logger) 
 		return err
 	}
 	defer st.Close()
-	tracer, stopTracing, err := f.tracing.start(ctx, "turnstile-core")
+	tracer, stopTracing, err := f.tracing.start(ctx, "turnstile-core", log)
 	if err != nil {
 		return err
 	}
@@ -359,7 +360,11 @@ func runCore(ctx context.Context, f *coreFlags, token string, log *slog.Logger) 
 	loopCtx, stopLoop := context.WithCancel(context.Background())
 	ran := make(chan error, 1)
 	go func() { ran <- srv.Run(loopCtx) }()
-	sw.set(mux)
+	if window != nil {
+		sw.set(leaseGuard(window, mux))
+	} else {
+		sw.set(mux)
+	}
 	if !serving {
 		serve()
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -116,7 +117,11 @@ func (c *adminClient) call(method, path string, body, out any) error {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := c.hc.Do(req)
-	if err != nil {
+	var untrusted *tls.CertificateVerificationError
+	switch {
+	case errors.As(err, &untrusted):
+		return fmt.Errorf("Core's TLS certificate at %s cannot be verified (give the CA that signed it with -ca-file, TURNSTILE_CA_FILE, and a host the certificate lists): %w", c.base, err)
+	case err != nil:
 		return fmt.Errorf("cannot reach Core at %s (is it running? without -core the command opens the store directly): %w", c.base, err)
 	}
 	defer resp.Body.Close()
@@ -127,6 +132,9 @@ func (c *adminClient) call(method, path string, body, out any) error {
 	if resp.StatusCode/100 != 2 {
 		var e struct{ Error, Detail string }
 		if json.Unmarshal(b, &e) != nil || e.Error == "" {
+			if resp.StatusCode == http.StatusBadRequest && bytes.Contains(b, []byte(plainToTLSAnswer)) {
+				return &adminRefusal{Status: resp.StatusCode, Code: "?", Detail: "Core serves TLS at this address: give -core as https://..."}
+			}
 			return &adminRefusal{Status: resp.StatusCode, Code: "?", Detail: "not Core's administration API at this URL"}
 		}
 		return &adminRefusal{Status: resp.StatusCode, Code: e.Error, Detail: e.Detail}
@@ -136,6 +144,10 @@ func (c *adminClient) call(method, path string, body, out any) error {
 	}
 	return nil
 }
+
+// plainToTLSAnswer is what Go's TLS listener answers a plain HTTP
+// request with (HTTP 400, text).
+const plainToTLSAnswer = "Client sent an HTTP request to an HTTPS server"
 
 // deviceOverAPI runs a device command against a running Core.
 func (sh *shell) deviceOverAPI(c *adminClient, verb string, rest []string) error {

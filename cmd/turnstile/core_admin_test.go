@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -145,5 +146,42 @@ func adminCommandsOverTheAPI(t *testing.T, dir, tokenFile, token string) {
 	}
 	if code, stored, _ := runCLI("core", "device", "list", storeFlag(dir), dir); code != exitOK || strings.Contains(stored, "d3") {
 		t.Fatalf("a failed add left a record: %q", stored)
+	}
+}
+
+// TestAdminCommandNamesAnUntrustedCertificate: `core device|key ... -core
+// https://...` against a Core whose certificate the client cannot verify
+// says so and names -ca-file, instead of asking whether Core is running.
+func TestAdminCommandNamesAnUntrustedCertificate(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte(`{"devices":[]}`))
+	}))
+	defer srv.Close()
+	c := &adminClient{base: srv.URL, token: "t", hc: &http.Client{}}
+	var out struct{}
+	err := c.call("GET", api.OperatorPrefix+"/devices", nil, &out)
+	if err == nil || strings.Contains(err.Error(), "is it running") || !strings.Contains(err.Error(), "-ca-file") {
+		t.Fatalf("untrusted certificate: %v", err)
+	}
+	c.hc = srv.Client()
+	if err := c.call("GET", api.OperatorPrefix+"/devices", nil, &out); err != nil {
+		t.Fatalf("with the CA trusted: %v", err)
+	}
+}
+
+// TestAdminCommandNamesHTTPForATLSCore: -core http://... for a Core that
+// serves TLS is answered by the TLS listener's plain-text 400; the
+// command says to use https:// instead of calling the URL no
+// administration API.
+func TestAdminCommandNamesHTTPForATLSCore(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte(`{"devices":[]}`))
+	}))
+	defer srv.Close()
+	c := &adminClient{base: "http://" + srv.Listener.Addr().String(), token: "t", hc: &http.Client{}}
+	var out struct{}
+	err := c.call("GET", api.OperatorPrefix+"/devices", nil, &out)
+	if err == nil || !strings.Contains(err.Error(), "https://") || strings.Contains(err.Error(), "not Core's administration API") {
+		t.Fatalf("http:// against a TLS Core: %v", err)
 	}
 }

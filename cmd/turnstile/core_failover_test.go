@@ -250,8 +250,8 @@ func TestCoreFencesAPausedActiveCore(t *testing.T) {
 
 // checkStandbyAnswers: a standby is alive (/healthz 200) but not ready
 // (/readyz 503), and refuses the Agents API, the operator API and the
-// Runtime gateway with 503 core_standby: OpenAI-shaped on the API, the
-// gateway's own error body on the bootstrap.
+// Runtime gateway with 503 core_standby: OpenAI-shaped on the Agents
+// API, the operator API's and the gateway's own error body on theirs.
 func checkStandbyAnswers(t *testing.T, p *coreProc, token string) {
 	t.Helper()
 	get := func(method, path, body string) (int, string) {
@@ -272,19 +272,69 @@ func checkStandbyAnswers(t *testing.T, p *coreProc, token string) {
 	if st, body := get("GET", "/readyz", ""); st != 503 {
 		t.Fatalf("standby /readyz: %d %s", st, body)
 	}
-	for _, path := range []string{"/v1/agents/sessions", "/core/v1/devices"} {
-		st, body := get("GET", path, "")
-		var e struct {
-			Error struct{ Message, Type, Code string }
-		}
-		if st != 503 || json.Unmarshal([]byte(body), &e) != nil || e.Error.Code != CodeStandby || e.Error.Type != "server_error" ||
-			!strings.Contains(e.Error.Message, "standby") {
-			t.Fatalf("standby %s: %d %s", path, st, body)
+	st, body := get("GET", "/v1/agents/sessions", "")
+	var v1 struct {
+		Error struct{ Message, Type, Code string }
+	}
+	if st != 503 || json.Unmarshal([]byte(body), &v1) != nil || v1.Error.Code != CodeStandby || v1.Error.Type != "server_error" ||
+		!strings.Contains(v1.Error.Message, "standby") {
+		t.Fatalf("standby /v1/agents/sessions: %d %s", st, body)
+	}
+	for _, route := range [][2]string{{"GET", "/core/v1/devices"}, {"POST", "/api/v1/agent-daemon/bootstrap"}} {
+		st, body := get(route[0], route[1], `{"device_id":"d1"}`)
+		var e struct{ Error, Detail string }
+		if st != 503 || json.Unmarshal([]byte(body), &e) != nil || e.Error != CodeStandby || !strings.Contains(e.Detail, "standby") {
+			t.Fatalf("standby %s %s: %d %s", route[0], route[1], st, body)
 		}
 	}
-	st, body := get("POST", "/api/v1/agent-daemon/bootstrap", `{"device_id":"d1"}`)
-	var e struct{ Error, Detail string }
-	if st != 503 || json.Unmarshal([]byte(body), &e) != nil || e.Error != CodeStandby || e.Detail == "" {
-		t.Fatalf("standby bootstrap: %d %s", st, body)
+}
+
+// TestPausedCoreAnswersNothingAfterItsLease: an active Core paused
+// (SIGSTOP) past its lease, whose standby took over, neither calls itself
+// ready nor answers a read when it runs again, even before it has noticed
+// the takeover: its lease ran out while it was paused, so what it holds
+// in memory may be stale and a load balancer must not route to it.
+func TestPausedCoreAnswersNothingAfterItsLease(t *testing.T) {
+	testgate.Long(t)
+	dsn, tokenFile, token, _ := setupPG(t)
+	a := startCore(t, dsn, tokenFile)
+	b := startStandby(t, dsn, tokenFile)
+	if err := a.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.cmd.Process.Signal(syscall.SIGCONT) })
+	paused := time.Now()
+	awaitTakeover(t, b, paused)
+	type answer struct {
+		status int
+		body   string
+		err    error
+	}
+	c := newAPIClient(t, a.base, dsn, token)
+	answers := make(chan answer, 2)
+	for _, path := range []string{"/readyz", "/core/v1/devices"} {
+		go func() {
+			st, body, _, err := c.do("GET", path, "")
+			answers <- answer{st, path + " " + body, err}
+		}()
+	}
+	if err := a.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if got := <-answers; got.err == nil && got.status/100 == 2 {
+			t.Fatalf("the Core whose lease ran out answered: %d %s", got.status, got.body)
+		}
+	}
+	select {
+	case <-a.exited:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the fenced Core still runs:\n%s", a.stderr.String())
+	}
+	if a.code != exitFail {
+		t.Fatalf("fenced Core: exit %d, log:\n%s", a.code, a.stderr.String())
+	}
+	if code := b.terminate(); code != 0 {
+		t.Fatalf("SIGTERM exit %d", code)
 	}
 }

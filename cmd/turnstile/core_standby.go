@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -46,9 +47,10 @@ func (s *switchHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // standbyHandler answers a standby's requests: /healthz 200 (the process
-// is alive), /readyz 503, the Runtime gateway 503 with its error body and
-// every other route 503 with an OpenAI-shaped error, each with code
-// core_standby.
+// is alive), /readyz 503, the Runtime gateway and the operator API 503
+// with their own error body ({"error","detail"}, as the active Core
+// answers them) and every other route 503 with an OpenAI-shaped error,
+// each with code core_standby.
 func standbyHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
@@ -62,13 +64,18 @@ func standbyHandler() http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Retry-After", "1")
 		w.WriteHeader(http.StatusServiceUnavailable)
-		if strings.HasPrefix(r.URL.Path, gatewayPrefix) {
+		if strings.HasPrefix(r.URL.Path, gatewayPrefix) || isOperatorPath(r.URL.Path) {
 			_ = json.NewEncoder(w).Encode(map[string]string{"error": CodeStandby, "detail": standbyMessage})
 			return
 		}
 		code := CodeStandby
 		_ = json.NewEncoder(w).Encode(api.V1Error{Error: api.V1ErrorDetail{Message: standbyMessage, Type: api.TypeServer, Code: &code}})
 	})
+}
+
+// isOperatorPath reports whether path is under the operator API.
+func isOperatorPath(path string) bool {
+	return path == api.OperatorPrefix || strings.HasPrefix(path, api.OperatorPrefix+"/")
 }
 
 // gatewayPrefix is the common prefix of the Runtime gateway's routes.
@@ -86,11 +93,12 @@ func leaseHolder() string {
 // awaitLease polls the lease every TTL/5 until this Core holds it (nil)
 // or ctx ends (ctx's error). It logs "turnstile core standby" once, when
 // the first poll finds another holder, and every failed poll.
-func awaitLease(ctx context.Context, lease *pgstore.Lease, log *slog.Logger, addr string) error {
+func awaitLease(ctx context.Context, lease *pgstore.Lease, log *slog.Logger, addr string) (*leaseWindow, error) {
 	poll := lease.TTL() / 5
 	waiting := time.Now()
 	announced := false
 	for {
+		start := time.Now()
 		pctx, cancel := context.WithTimeout(ctx, lease.TTL())
 		held, other, err := lease.Acquire(pctx)
 		cancel()
@@ -102,9 +110,9 @@ func awaitLease(ctx context.Context, lease *pgstore.Lease, log *slog.Logger, add
 			} else {
 				log.Info("lease acquired", "epoch", lease.Epoch())
 			}
-			return nil
+			return newLeaseWindow(start, lease.TTL()), nil
 		case ctx.Err() != nil:
-			return ctx.Err()
+			return nil, ctx.Err()
 		case err != nil:
 			log.Warn("lease poll failed; retrying", "err", err)
 		case !announced:
@@ -116,10 +124,55 @@ func awaitLease(ctx context.Context, lease *pgstore.Lease, log *slog.Logger, add
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return ctx.Err()
+			return nil, ctx.Err()
 		case <-t.C:
 		}
 	}
+}
+
+// leaseWindow is how long this process knows it holds the lease: a TTL
+// from the start of the last successful acquire or renewal (the database
+// set the expiry no earlier). The monotonic clock runs on while the
+// process is paused, so after a pause past the lease the window is shut
+// at once, before the renewal goroutine notices the takeover.
+type leaseWindow struct {
+	ttl   time.Duration
+	mu    sync.Mutex
+	start time.Time
+}
+
+func newLeaseWindow(start time.Time, ttl time.Duration) *leaseWindow {
+	return &leaseWindow{ttl: ttl, start: start}
+}
+
+// renewed moves the window to a renewal that started at start.
+func (w *leaseWindow) renewed(start time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if start.After(w.start) {
+		w.start = start
+	}
+}
+
+// held reports whether the lease is surely still this process's.
+func (w *leaseWindow) held() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return time.Since(w.start) < w.ttl
+}
+
+// leaseGuard serves through h while the window holds, and answers as a
+// standby once it has shut: a Core that may have lost its lease answers
+// no request, read or probe, from its possibly stale memory.
+func leaseGuard(w *leaseWindow, h http.Handler) http.Handler {
+	standby := standbyHandler()
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if !w.held() {
+			standby.ServeHTTP(rw, r)
+			return
+		}
+		h.ServeHTTP(rw, r)
+	})
 }
 
 // keepLease renews the held lease every TTL/3 until ctx ends. It calls
@@ -127,7 +180,7 @@ func awaitLease(ctx context.Context, lease *pgstore.Lease, log *slog.Logger, add
 // (ErrFenced), or when no renewal succeeded for a whole TTL and a last
 // attempt fails too: a standby may hold the lease by then, so this Core
 // must stop serving.
-func keepLease(ctx context.Context, lease *pgstore.Lease, log *slog.Logger, lost func(error)) {
+func keepLease(ctx context.Context, lease *pgstore.Lease, w *leaseWindow, log *slog.Logger, lost func(error)) {
 	ttl := lease.TTL()
 	renew := func(d time.Duration) error {
 		rctx, cancel := context.WithTimeout(ctx, d)
@@ -148,6 +201,7 @@ func keepLease(ctx context.Context, lease *pgstore.Lease, log *slog.Logger, lost
 			err := renew(ttl / 3)
 			switch {
 			case err == nil:
+				w.renewed(start)
 				select {
 				case <-renewed:
 				default:
@@ -174,6 +228,7 @@ func keepLease(ctx context.Context, lease *pgstore.Lease, log *slog.Logger, lost
 			start := time.Now()
 			err := renew(time.Second)
 			if err == nil {
+				w.renewed(start)
 				deadline.Reset(ttl - time.Since(start))
 				continue
 			}

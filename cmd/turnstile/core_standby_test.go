@@ -2,14 +2,18 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/turnstile-sim/turnstile/core/api"
 	"github.com/turnstile-sim/turnstile/core/store/pgstore"
 	"github.com/turnstile-sim/turnstile/core/store/pgstore/pgtest"
 )
@@ -46,7 +50,7 @@ func TestKeepLeaseStopsWhenRenewalsFail(t *testing.T) {
 	}
 	lost := make(chan error, 1)
 	start := time.Now()
-	go keepLease(ctx, lease, slog.New(slog.DiscardHandler), func(err error) {
+	go keepLease(ctx, lease, newLeaseWindow(time.Now(), time.Second), slog.New(slog.DiscardHandler), func(err error) {
 		select {
 		case lost <- err:
 		default:
@@ -62,5 +66,31 @@ func TestKeepLeaseStopsWhenRenewalsFail(t *testing.T) {
 		}
 	case <-ctx.Done():
 		t.Fatal("keepLease never gave up")
+	}
+}
+
+// TestStandbyRefusesTheOperatorAPIInItsShape: a standby answers /core/v1
+// with the operator API's error body ({"error","detail"}, as the active
+// Core and openapi.json do), so `core device add -core` pointed at it
+// names core_standby instead of calling the URL no administration API.
+func TestStandbyRefusesTheOperatorAPIInItsShape(t *testing.T) {
+	srv := httptest.NewServer(standbyHandler())
+	defer srv.Close()
+	c := &adminClient{base: srv.URL, token: "t", hc: srv.Client()}
+	var out api.EnrolledJSON
+	err := c.call("POST", api.OperatorPrefix+"/devices", api.EnrolRequest{ID: "d2"}, &out)
+	var refusal *adminRefusal
+	if !errors.As(err, &refusal) || refusal.Status != http.StatusServiceUnavailable || refusal.Code != CodeStandby ||
+		!strings.Contains(refusal.Detail, "standby") {
+		t.Fatalf("device add against a standby: %v", err)
+	}
+	resp, err := http.Get(srv.URL + api.OperatorPrefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct{ Error, Detail string }
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || body.Error != CodeStandby {
+		t.Fatalf("standby %s: %v %+v", api.OperatorPrefix, err, body)
 	}
 }

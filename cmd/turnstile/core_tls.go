@@ -24,8 +24,9 @@ var (
 	// ErrTLSPair: one of -tls-cert and -tls-key without the other (exit 2).
 	ErrTLSPair = errors.New("-tls-cert and -tls-key go together: give both or neither (TURNSTILE_TLS_CERT_FILE, TURNSTILE_TLS_KEY_FILE)")
 	// ErrTLSCert: the pair cannot be loaded: a file is missing or
-	// unreadable, not PEM, or the key does not match the certificate
-	// (exit 3 at start; on SIGHUP the previous pair stays).
+	// unreadable, not PEM, the key does not match the certificate, or the
+	// certificate is expired or not valid yet (exit 3 at start; on SIGHUP
+	// the previous pair stays).
 	ErrTLSCert = errors.New("TLS certificate and key cannot be loaded")
 )
 
@@ -61,6 +62,15 @@ func (r *certReloader) Reload() error {
 	c, err := tls.LoadX509KeyPair(r.certFile, r.keyFile)
 	if err != nil {
 		return fmt.Errorf("%w: -tls-cert %s, -tls-key %s: %v", ErrTLSCert, r.certFile, r.keyFile, err)
+	}
+	now := time.Now()
+	switch leaf := c.Leaf; {
+	case now.After(leaf.NotAfter):
+		return fmt.Errorf("%w: -tls-cert %s: the certificate expired at %s", ErrTLSCert, r.certFile,
+			leaf.NotAfter.UTC().Format(time.RFC3339))
+	case now.Before(leaf.NotBefore):
+		return fmt.Errorf("%w: -tls-cert %s: the certificate is not valid before %s", ErrTLSCert, r.certFile,
+			leaf.NotBefore.UTC().Format(time.RFC3339))
 	}
 	r.cur.Store(&c)
 	return nil

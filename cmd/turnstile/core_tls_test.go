@@ -52,12 +52,18 @@ func newTestCA(t *testing.T) *testCA {
 // given serial, as PEM certificate and key.
 func (ca *testCA) leaf(t *testing.T, serial int64) (certPEM, keyPEM []byte) {
 	t.Helper()
+	return ca.leafValid(t, serial, time.Now().Add(-time.Hour), time.Now().Add(24*time.Hour))
+}
+
+// leafValid is leaf valid from notBefore to notAfter.
+func (ca *testCA) leafValid(t *testing.T, serial int64, notBefore, notAfter time.Time) (certPEM, keyPEM []byte) {
+	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tmpl := &x509.Certificate{SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: "turnstile core"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		NotBefore: notBefore, NotAfter: notAfter,
 		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, DNSNames: []string{"localhost"},
 		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
@@ -309,5 +315,45 @@ func TestCertReloaderKeepsThePairOnFailure(t *testing.T) {
 	}
 	if err := r.Reload(); !errors.Is(err, ErrTLSCert) {
 		t.Fatalf("Reload of a missing key: %v", err)
+	}
+}
+
+// TestCertReloaderRefusesAPairOutOfItsValidity: an expired certificate,
+// or one not valid yet, is refused like an unloadable pair: at start
+// (ErrTLSCert, exit 3) and on SIGHUP, where the previous pair stays
+// served instead of one no client accepts.
+func TestCertReloaderRefusesAPairOutOfItsValidity(t *testing.T) {
+	root := t.TempDir()
+	ca := newTestCA(t)
+	_, certFile, keyFile := ca.tlsFiles(t, root)
+	r, err := newCertReloader(certFile, keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	for _, c := range []struct {
+		name                string
+		notBefore, notAfter time.Time
+		says                string
+	}{
+		{"expired", now.Add(-48 * time.Hour), now.Add(-time.Hour), "expired"},
+		{"not yet valid", now.Add(time.Hour), now.Add(48 * time.Hour), "not valid before"},
+	} {
+		certPEM, keyPEM := ca.leafValid(t, 7, c.notBefore, c.notAfter)
+		if err := os.WriteFile(certFile, certPEM, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(keyFile, keyPEM, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var logBuf bytes.Buffer
+		r.reloadLogged(slog.New(slog.NewTextHandler(&logBuf, nil)))
+		if got := r.Leaf().SerialNumber.Int64(); got != 2 || !strings.Contains(logBuf.String(), "reload failed") ||
+			!strings.Contains(logBuf.String(), c.says) {
+			t.Fatalf("%s: serving serial %d, log %s", c.name, got, logBuf.String())
+		}
+		if _, err := newCertReloader(certFile, keyFile); !errors.Is(err, ErrTLSCert) || !strings.Contains(err.Error(), c.says) {
+			t.Fatalf("%s at start: %v", c.name, err)
+		}
 	}
 }

@@ -203,7 +203,7 @@ func (sh *shell) cmdDaemon(args []string) int {
 		}
 		setup.conform.ctl.SetWorkspaces(f.workspaces)
 	}
-	tracer, stopTracing, err := f.tracing.start(context.Background(), "turnstile-daemon")
+	tracer, stopTracing, err := f.tracing.start(context.Background(), "turnstile-daemon", log)
 	if err != nil {
 		fmt.Fprintf(sh.stderr, "turnstile daemon: refusing to start: %v\n", err)
 		return exitUsage

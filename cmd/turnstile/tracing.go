@@ -5,10 +5,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
 	"time"
 
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
@@ -61,11 +63,16 @@ func (t tracingFlags) enabled() bool {
 
 // start returns the tracer of service and the function that flushes and
 // stops its export; without export configured the tracer is nil (the
-// shells then record nothing) and stopping does nothing.
-func (t tracingFlags) start(ctx context.Context, service string) (trace.Tracer, func(), error) {
+// shells then record nothing) and stopping does nothing. Export failures
+// are logged on log ("trace export failed"), not by the SDK's default
+// handler, which writes plain text to stderr.
+func (t tracingFlags) start(ctx context.Context, service string, log *slog.Logger) (trace.Tracer, func(), error) {
 	if !t.enabled() {
 		return nil, func() {}, nil
 	}
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
+		log.Warn("trace export failed", "err", err.Error())
+	}))
 	var opts []otlptracehttp.Option
 	if t.endpoint != "" {
 		u, _ := url.Parse(t.endpoint) // checked

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
 	"io"
+	"log"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -66,7 +69,7 @@ func newCollector(t *testing.T) (*collector, *httptest.Server) {
 func TestTraceExportOnlyWhenConfigured(t *testing.T) {
 	t.Setenv(envOTLPEndpoint, "")
 	t.Setenv(envOTLPTracesEndpoint, "")
-	tr, stop, err := tracingFlags{}.start(context.Background(), "turnstile-core")
+	tr, stop, err := tracingFlags{}.start(context.Background(), "turnstile-core", slog.New(slog.DiscardHandler))
 	if err != nil || tr != nil {
 		t.Fatalf("unconfigured: tracer %v err %v, want none", tr, err)
 	}
@@ -82,7 +85,7 @@ func TestTraceExportOnlyWhenConfigured(t *testing.T) {
 		if err := f.check(); err != nil {
 			t.Fatal(err)
 		}
-		tr, stop, err := f.start(context.Background(), "turnstile-daemon")
+		tr, stop, err := f.start(context.Background(), "turnstile-daemon", slog.New(slog.DiscardHandler))
 		if err != nil || tr == nil {
 			t.Fatalf("env %v: tracer %v err %v", viaEnv, tr, err)
 		}
@@ -185,5 +188,32 @@ func TestTracesExportedByTheRealProcesses(t *testing.T) {
 	}
 	if coreTurn.trace != daemonTurn.trace || coreTurn.attrs["turnstile.state"] != "completed" {
 		t.Fatalf("Core's Turn span %+v, the daemon's %+v: want one trace, completed", *coreTurn, *daemonTurn)
+	}
+}
+
+// TestTraceExportFailureIsALogLine: a collector that refuses the export
+// is reported through the process's logger (Core's JSON log, with its
+// redaction), not by the OpenTelemetry SDK's default handler, which
+// writes a plain-text line of the standard log package to stderr.
+func TestTraceExportFailureIsALogLine(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.ReadAll(r.Body)
+		http.Error(w, "refused", http.StatusBadRequest)
+	}))
+	defer srv.Close()
+	var std bytes.Buffer
+	log.SetOutput(&std)
+	defer log.SetOutput(os.Stderr)
+	var logged bytes.Buffer
+	tr, stop, err := tracingFlags{endpoint: srv.URL}.start(context.Background(), "turnstile-core",
+		slog.New(slog.NewJSONHandler(&logged, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, span := tr.Start(context.Background(), "turnstile.turn")
+	span.End()
+	stop()
+	if std.Len() != 0 || !strings.Contains(logged.String(), `"msg":"trace export failed"`) {
+		t.Fatalf("standard log:\n%s\nprocess log:\n%s", std.String(), logged.String())
 	}
 }

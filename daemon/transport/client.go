@@ -164,16 +164,22 @@ func (c *Client) Bootstrap(ctx context.Context) (Bootstrap, error) {
 func refusal(op string, resp *http.Response, version string) *HTTPError {
 	e := &HTTPError{Op: op, Status: resp.StatusCode, Version: version}
 	if resp.Body != nil {
+		raw, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyBytesMax))
 		var body struct {
 			Error  string `json:"error"`
 			Detail string `json:"detail"`
 		}
-		if json.NewDecoder(io.LimitReader(resp.Body, errorBodyBytesMax)).Decode(&body) == nil {
+		if json.Unmarshal(raw, &body) == nil {
 			e.Code, e.Detail = body.Error, body.Detail
 		}
+		e.PlainToTLS = resp.StatusCode == http.StatusBadRequest && bytes.Contains(raw, []byte(plainToTLSBody))
 	}
 	return e
 }
+
+// plainToTLSBody is what Go's TLS listener answers a plain HTTP request
+// with (HTTP 400, text).
+const plainToTLSBody = "Client sent an HTTP request to an HTTPS server"
 
 // URL returns the WebSocket URL to dial: the bootstrap's ws_url when
 // given, else the Core URL's, with device_id and version set.

@@ -33,7 +33,10 @@
 // Policy.Stable (5 s by default), resets the attempt count: the next
 // loss waits as after a first failure, however briefly the connection
 // lasted beyond that. Shorter connections are flapping and keep the
-// count growing.
+// count growing. A standby Core's answer (503 core_standby) waits half
+// to all of StandbyRetry (1 s) and resets the count: a Core of the pair
+// serves as soon as it holds the lease, and the daemon should be there
+// within a second of it.
 //
 // Time goes through a github.com/benbjohnson/clock Clock (clock.New() in
 // production; tests run the real clock inside a testing/synctest bubble).

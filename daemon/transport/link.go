@@ -84,6 +84,9 @@ func (l *Link) Bootstrap(ctx context.Context) (Bootstrap, error) {
 		if err := l.backoff(ctx, attempt, err); err != nil {
 			return Bootstrap{}, err
 		}
+		if Standby(err) {
+			attempt = 0 // a Core of the pair is alive: the next failure is the first
+		}
 		l.rotate()
 	}
 }
@@ -158,6 +161,9 @@ func (l *Link) Run(ctx context.Context, b Bootstrap, h Handler) error {
 				return nil
 			}
 			return err
+		}
+		if Standby(err) {
+			attempt = 0 // a Core of the pair is alive: the next failure is the first
 		}
 		if l.rotate() {
 			boot = true

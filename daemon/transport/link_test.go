@@ -156,7 +156,7 @@ func TestRetiredDeviceCloseIsPermanent(t *testing.T) {
 		if websocket.CloseStatus(err) != transport.CloseRetired || transport.Permanent(err) == nil {
 			t.Fatalf("Run returned %v, want permanent close 4001", err)
 		}
-		if !strings.Contains(err.Error(), "add the device to Core again") {
+		if !strings.Contains(err.Error(), "enrol a new device ID") {
 			t.Fatalf("message does not say what to fix: %v", err)
 		}
 		if ev := <-rec.events; ev != "disconnected" {
@@ -472,4 +472,47 @@ func TestCoreURLsAreValidated(t *testing.T) {
 	if err := c.Validate(); !errors.Is(err, transport.ErrConfig) || !strings.Contains(err.Error(), "absolute http or https") {
 		t.Fatalf("Validate: %v", err)
 	}
+}
+
+// TestStandbyAnswerKeepsTheRetryShort: the active Core of a pair died (its
+// URL refuses connections) and the other answers 503 core_standby until
+// it takes the lease. A standby's answer means a Core is about to serve:
+// the link retries about once a second instead of letting the dead Core's
+// refusals and the standby's answers grow the backoff, so it connects
+// within a second or two of the takeover, not tens of seconds later.
+func TestStandbyAnswerKeepsTheRetryShort(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const takeover = 12 * time.Second
+		start := time.Now()
+		a := &transporttest.Core{DeviceID: deviceID, Credential: credential}
+		b := &transporttest.Core{DeviceID: deviceID, Credential: credential, RefuseCode: transport.CodeStandby,
+			RefuseBootstrap: func(int) int {
+				if time.Since(start) < takeover {
+					return http.StatusServiceUnavailable
+				}
+				return 0
+			}}
+		netA, netB := a.Start(), b.Start()
+		a.Close() // the active Core is gone
+		defer b.Close()
+		hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true,
+			DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+				if strings.HasPrefix(addr, "core-a.test") {
+					return netA.DialContext(ctx, network, addr)
+				}
+				return netB.DialContext(ctx, network, addr)
+			}}}
+		defer hc.CloseIdleConnections()
+		urls := []string{"http://core-a.test", "http://core-b.test"}
+		link := &transport.Link{
+			Client: &transport.Client{CoreURL: urls[0], CoreURLs: urls, DeviceID: deviceID, Credential: credential, HTTP: hc},
+			Rand:   rand.New(rand.NewPCG(1, 2)),
+		}
+		if _, err := link.Bootstrap(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if late := time.Since(start) - takeover; late > 2*time.Second || link.Client.CoreURL != urls[1] {
+			t.Fatalf("bootstrapped at %s %s after the takeover (%d standby answers)", link.Client.CoreURL, late, b.Bootstraps()-1)
+		}
+	})
 }

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net/http"
@@ -11,8 +12,24 @@ import (
 )
 
 // CloseRetired is the WebSocket close code Core sends when the device
-// record was deleted: the credential will never be accepted again.
+// was revoked or its record deleted: the credential will never be
+// accepted again.
 const CloseRetired websocket.StatusCode = 4001
+
+// CodeStandby is the error code of a standby Core of an active–standby
+// pair (HTTP 503): it serves once it takes the lease.
+const CodeStandby = "core_standby"
+
+// StandbyRetry is the wait after a standby's answer (its Retry-After):
+// the pair is alive and one of its Cores serves as soon as it holds the
+// lease, so the backoff does not grow.
+const StandbyRetry = time.Second
+
+// Standby reports whether err is a standby Core's refusal.
+func Standby(err error) bool {
+	var he *HTTPError
+	return errors.As(err, &he) && he.Status == http.StatusServiceUnavailable && he.Code == CodeStandby
+}
 
 // Policy is the reconnect policy: capped exponential backoff with full
 // jitter. Zero fields take DefaultPolicy's values.
@@ -69,7 +86,8 @@ type Decision struct {
 //
 // Permanent failures stop: HTTP 426 (incompatible_version), 401 (the
 // credential), 400 and 403 (the daemon's own configuration) and close
-// code 4001 (device retired). Everything else waits
+// code 4001 (device retired). A standby's answer (503 core_standby) waits
+// (1+draw)/2·StandbyRetry, whatever the attempt. Everything else waits
 // draw·min(Max, Base·2^(attempt-1)) and tries again.
 func (p Policy) Next(attempt int, err error, draw float64) Decision {
 	if perm := Permanent(err); perm != nil {
@@ -81,6 +99,9 @@ func (p Policy) Next(attempt int, err error, draw float64) Decision {
 	}
 	if draw < 0 || draw >= 1 || draw != draw {
 		draw = 0
+	}
+	if Standby(err) {
+		return Decision{Wait: time.Duration((1 + draw) / 2 * float64(StandbyRetry))}
 	}
 	ceiling := p.Base
 	for i := 1; i < attempt && ceiling < p.Max; i++ {
@@ -99,6 +120,10 @@ type HTTPError struct {
 	Detail string
 	// Version is the protocol version the daemon offered (connect only).
 	Version string
+	// PlainToTLS is set when the answer is a TLS listener's refusal of a
+	// plain HTTP request: the Core URL says http:// for a Core serving
+	// https.
+	PlainToTLS bool
 }
 
 func (e *HTTPError) Error() string {
@@ -141,15 +166,32 @@ func Permanent(err error) *PermanentError {
 	}
 	var untrusted *tls.CertificateVerificationError
 	if errors.As(err, &untrusted) {
-		return &PermanentError{Cause: err, Fix: "this daemon does not trust Core's TLS certificate; give it the CA " +
-			"certificate that signed Core's with -ca-file (TURNSTILE_CA_FILE), and check that the Core URL's host " +
-			"is a name or address the certificate lists"}
+		return &PermanentError{Cause: err, Fix: certificateFix(untrusted.Err)}
 	}
 	if websocket.CloseStatus(err) == CloseRetired {
-		return &PermanentError{Cause: err, Fix: "Core retired this device (close code 4001: its device record was deleted); " +
-			"add the device to Core again and restart the daemon with the new device ID and credential file"}
+		return &PermanentError{Cause: err, Fix: "Core retired this device (close code 4001: it was revoked or its record deleted); " +
+			"a revoked ID cannot be enrolled again: enrol a new device ID (turnstile core device add) and restart the daemon " +
+			"with it and its credential file"}
 	}
 	return nil
+}
+
+// certificateFix says what to change when Core's certificate fails
+// verification with err.
+func certificateFix(err error) string {
+	var invalid x509.CertificateInvalidError
+	var host x509.HostnameError
+	switch {
+	case errors.As(err, &invalid) && invalid.Reason == x509.Expired:
+		return "Core's TLS certificate is outside its validity period; renew it on Core (SIGHUP reloads it), " +
+			"or correct the clock of this machine or Core's"
+	case errors.As(err, &host):
+		return "Core's TLS certificate does not list the Core URL's host; give -core a name or address the " +
+			"certificate lists, or reissue the certificate with it"
+	}
+	return "this daemon does not trust Core's TLS certificate; give it the CA " +
+		"certificate that signed Core's with -ca-file (TURNSTILE_CA_FILE), and check that the Core URL's host " +
+		"is a name or address the certificate lists"
 }
 
 func httpFix(e *HTTPError) string {
@@ -163,6 +205,12 @@ func httpFix(e *HTTPError) string {
 	case http.StatusForbidden:
 		return "Core refused this device as a daemon (" + e.Code + "); check that the device ID names a daemon device"
 	case http.StatusBadRequest:
+		if e.PlainToTLS {
+			return "Core serves TLS at this address; give its URL as https://... (with -ca-file for a private CA)"
+		}
+		if e.Code == "" {
+			return "Core refused the daemon's request; check the device ID and the Core URL"
+		}
 		return "Core refused the daemon's request (" + e.Code + "); check the device ID and the Core URL"
 	}
 	return ""

@@ -1,6 +1,8 @@
 package transport
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -62,7 +64,7 @@ func TestPolicyPermanentFailures(t *testing.T) {
 		{"401 bootstrap", &HTTPError{Op: "bootstrap", Status: http.StatusUnauthorized, Code: "unknown_device"}, "credential file"},
 		{"403", &HTTPError{Op: "connect", Status: http.StatusForbidden, Code: "wrong_runtime_type"}, "names a daemon device"},
 		{"400", &HTTPError{Op: "connect", Status: http.StatusBadRequest, Code: "missing_params"}, "device ID"},
-		{"4001", fmt.Errorf("read: %w", websocket.CloseError{Code: CloseRetired, Reason: "runtime retired"}), "add the device to Core again"},
+		{"4001", fmt.Errorf("read: %w", websocket.CloseError{Code: CloseRetired, Reason: "runtime retired"}), "enrol a new device ID"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -92,6 +94,47 @@ func TestPolicyFullJitterBounds(t *testing.T) {
 		hi := p.Next(attempt, io.EOF, 0.9999).Wait
 		if lo != 0 || hi >= ceiling || hi < ceiling*99/100 {
 			t.Fatalf("attempt %d: waits [%v, %v] for ceiling %v", attempt, lo, hi, ceiling)
+		}
+	}
+}
+
+// TestPolicyStandbyAnswerWaitsASecond: a standby's 503 core_standby
+// waits within [StandbyRetry/2, StandbyRetry) at any attempt; another 503
+// backs off as usual.
+func TestPolicyStandbyAnswerWaitsASecond(t *testing.T) {
+	p := DefaultPolicy()
+	standby := &HTTPError{Op: "bootstrap", Status: http.StatusServiceUnavailable, Code: CodeStandby}
+	for _, attempt := range []int{1, 6, 20} {
+		lo, hi := p.Next(attempt, standby, 0), p.Next(attempt, standby, 0.9999)
+		if lo.Stop || hi.Stop || lo.Wait != StandbyRetry/2 || hi.Wait >= StandbyRetry || hi.Wait < StandbyRetry*99/100 {
+			t.Fatalf("attempt %d: standby waits [%v, %v]", attempt, lo.Wait, hi.Wait)
+		}
+	}
+	other := &HTTPError{Op: "bootstrap", Status: http.StatusServiceUnavailable, Code: "unavailable"}
+	if d := p.Next(6, other, 0.9999); d.Wait < 15*time.Second {
+		t.Fatalf("another 503 at attempt 6 waits %v", d.Wait)
+	}
+}
+
+// TestUntrustedCertificateFixNamesTheCause: a certificate out of its
+// validity or for another host is no question of -ca-file; the fix says
+// what is wrong with it instead.
+func TestUntrustedCertificateFixNamesTheCause(t *testing.T) {
+	verify := func(err error) error {
+		return fmt.Errorf("bootstrap: %w", &tls.CertificateVerificationError{Err: err})
+	}
+	for _, c := range []struct {
+		name      string
+		err       error
+		says, not string
+	}{
+		{"expired", verify(x509.CertificateInvalidError{Reason: x509.Expired}), "validity", "-ca-file"},
+		{"other host", verify(x509.HostnameError{Certificate: &x509.Certificate{DNSNames: []string{"other.example"}}, Host: "localhost"}), "host", "-ca-file"},
+		{"unknown authority", verify(x509.UnknownAuthorityError{}), "-ca-file", "validity"},
+	} {
+		perm := Permanent(c.err)
+		if perm == nil || !strings.Contains(perm.Fix, c.says) || strings.Contains(perm.Fix, c.not) {
+			t.Errorf("%s: %v", c.name, perm)
 		}
 	}
 }

@@ -51,3 +51,19 @@ func TestHTTPSCoreRefusesPlainWebSocketURL(t *testing.T) {
 		t.Fatalf("ws:// under http: %v", err)
 	}
 }
+
+// TestPlainHTTPToTLSCoreNamesHTTPS: a daemon given http:// for a Core that
+// serves TLS gets Go's plain-text 400 from the TLS listener; it stops for
+// good and says to use https://, not to check the device ID.
+func TestPlainHTTPToTLSCoreNamesHTTPS(t *testing.T) {
+	ts := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Write([]byte(`{"device_id":"d1","ws_url":"wss://core.invalid/ws"}`))
+	}))
+	defer ts.Close()
+	c := &transport.Client{CoreURL: "http://" + ts.Listener.Addr().String(), DeviceID: "d1", Credential: "tsd_x", HTTP: &http.Client{}}
+	_, err := c.Bootstrap(context.Background())
+	perm := transport.Permanent(err)
+	if perm == nil || !strings.Contains(perm.Fix, "https://") || strings.Contains(perm.Fix, "device ID") || strings.Contains(perm.Error(), "()") {
+		t.Fatalf("bootstrap over http against a TLS Core: %v (permanent %v)", err, perm)
+	}
+}

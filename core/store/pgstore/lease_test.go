@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/core/store/pgstore"
 	"github.com/turnstile-sim/turnstile/core/store/pgstore/pgtest"
@@ -170,5 +172,63 @@ func TestLeaseRefusals(t *testing.T) {
 	}
 	if _, err := l.Store(); !errors.Is(err, pgstore.ErrNotHeld) {
 		t.Fatalf("store before acquire: %v", err)
+	}
+}
+
+// TestConcurrentFirstStartsCreateOnce: two Cores starting at once on an
+// empty schema both find it empty before migrating, but only the one
+// that applies the first migration under the migration lock created the
+// store; the other must not report (and Core must not log) "store
+// created".
+func TestConcurrentFirstStartsCreateOnce(t *testing.T) {
+	dsn := pgtest.Schema(t)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Hold the migration lock so that both Cores read the empty schema
+	// and then wait for it.
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext(current_schema()))`, 0x7475726e); err != nil {
+		t.Fatal(err)
+	}
+	type opened struct {
+		l   *pgstore.Lease
+		err error
+	}
+	res := make(chan opened, 2)
+	for _, holder := range []string{"core-a", "core-b"} {
+		go func() {
+			l, err := pgstore.OpenLease(dsn, holder, 5*time.Second)
+			res <- opened{l, err}
+		}()
+	}
+	for waiting := 0; waiting < 2; {
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+			AND classid::bigint = $1 AND objid::bigint = hashtext(current_schema())::bigint & 4294967295`, 0x7475726e).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	created := 0
+	for range 2 {
+		o := <-res
+		if o.err != nil {
+			t.Fatal(o.err)
+		}
+		t.Cleanup(o.l.Close)
+		if o.l.Created() {
+			created++
+		}
+	}
+	if created != 1 {
+		t.Fatalf("%d of two concurrent first starts report the store created", created)
 	}
 }

@@ -152,24 +152,30 @@ func schemaVersion(ctx context.Context, db *pgxpool.Pool, where string) (int, er
 // migrate applies every migration of list newer than the schema's
 // version, each in its own transaction. An advisory lock held for the
 // transaction serialises two Cores migrating the same schema at once; the
-// version is read again under it.
-func migrate(ctx context.Context, db *pgxpool.Pool, where string, list []migration) error {
+// version is read again under it. created reports whether this call
+// applied the first migration, which creates the store: of two Cores
+// migrating an empty schema at once, only one did.
+func migrate(ctx context.Context, db *pgxpool.Pool, where string, list []migration) (created bool, err error) {
 	for _, m := range list {
-		if err := applyMigration(ctx, db, where, m); err != nil {
-			return err
+		applied, err := applyMigration(ctx, db, where, m)
+		if err != nil {
+			return false, err
+		}
+		if applied && m.version == 1 {
+			created = true
 		}
 	}
-	return nil
+	return created, nil
 }
 
 // migrationLock is the first key of the advisory lock migrations take
 // (the second is the schema's name).
 const migrationLock = 0x7475726e // "turn"
 
-func applyMigration(ctx context.Context, db *pgxpool.Pool, where string, m migration) (err error) {
+func applyMigration(ctx context.Context, db *pgxpool.Pool, where string, m migration) (applied bool, err error) {
 	tx, err := db.Begin(ctx)
 	if err != nil {
-		return classify(where, err)
+		return false, classify(where, err)
 	}
 	defer func() {
 		if err != nil {
@@ -177,39 +183,39 @@ func applyMigration(ctx context.Context, db *pgxpool.Pool, where string, m migra
 		}
 	}()
 	if _, err = tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext(current_schema()))`, migrationLock); err != nil {
-		return classify(where, err)
+		return false, classify(where, err)
 	}
 	if _, err = tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_version (
 		id INTEGER PRIMARY KEY CHECK (id = 1),
 		store TEXT NOT NULL,
 		version INTEGER NOT NULL)`); err != nil {
-		return classify(where, err)
+		return false, classify(where, err)
 	}
 	if _, err = tx.Exec(ctx, `INSERT INTO schema_version (id, store, version) VALUES (1, $1, 0) ON CONFLICT (id) DO NOTHING`, storeName); err != nil {
-		return classify(where, err)
+		return false, classify(where, err)
 	}
 	var v int
 	if err = tx.QueryRow(ctx, `SELECT version FROM schema_version WHERE id = 1`).Scan(&v); err != nil {
-		return classify(where, err)
+		return false, classify(where, err)
 	}
 	if v >= m.version {
-		return tx.Rollback(ctx)
+		return false, tx.Rollback(ctx)
 	}
 	if v != m.version-1 {
-		return fmt.Errorf("%w: %s is at schema version %d, migration %d expects %d", ErrBadRecord, where, v, m.version, m.version-1)
+		return false, fmt.Errorf("%w: %s is at schema version %d, migration %d expects %d", ErrBadRecord, where, v, m.version, m.version-1)
 	}
 	for _, q := range m.stmts {
 		if _, err = tx.Exec(ctx, q); err != nil {
-			return fmt.Errorf("pgstore: %s: migration %d (%s): %w", where, m.version, m.name, err)
+			return false, fmt.Errorf("pgstore: %s: migration %d (%s): %w", where, m.version, m.name, err)
 		}
 	}
 	if _, err = tx.Exec(ctx, `UPDATE schema_version SET version = $1 WHERE id = 1`, m.version); err != nil {
-		return classify(where, err)
+		return false, classify(where, err)
 	}
 	if err = tx.Commit(ctx); err != nil {
-		return classify(where, err)
+		return false, classify(where, err)
 	}
-	return nil
+	return true, nil
 }
 
 // classify adds where to a server error.

@@ -180,10 +180,7 @@ func prepare(ctx context.Context, db *pgxpool.Pool, where string, list []migrati
 		return false, fmt.Errorf("%w: %s was written by schema version %d; this build knows versions up to %d (run a newer turnstile)",
 			ErrSchemaNewer, where, v, latest)
 	}
-	if err := migrate(ctx, db, where, list); err != nil {
-		return false, err
-	}
-	return v == 0, nil
+	return migrate(ctx, db, where, list)
 }
 
 // Created reports whether Open found the schema empty and created the

@@ -33,6 +33,9 @@ type Core struct {
 	// RefuseBootstrap, when set, may refuse a bootstrap request (1-based)
 	// with an HTTP status before any other check.
 	RefuseBootstrap func(attempt int) int
+	// RefuseCode is the error code of RefuseBootstrap's refusals
+	// (default "internal").
+	RefuseCode string
 
 	net   *Network
 	srv   *http.Server
@@ -142,7 +145,11 @@ func (c *Core) bootstrap(w http.ResponseWriter, r *http.Request) {
 	c.mu.Unlock()
 	if c.RefuseBootstrap != nil {
 		if status := c.RefuseBootstrap(attempt); status != 0 {
-			writeError(w, status, "internal", "refused by the script")
+			code := c.RefuseCode
+			if code == "" {
+				code = "internal"
+			}
+			writeError(w, status, code, "refused by the script")
 			return
 		}
 	}
