@@ -46,10 +46,6 @@ type Machine struct {
 	redeliveries []redelivery // planted bug RedeliverUnknownInput only
 
 	decisions map[string]decisionRef // delivery ID → decision awaiting its receipt
-
-	// Scratch buffer of the scheduler, reused across steps: requirements'
-	// result.
-	reqBuf []string
 }
 
 // session is a Session's volatile state around its durable record.
@@ -58,6 +54,8 @@ type session struct {
 	queue   []*turn      // unfinished Turns, FIFO; queue[0] is the only one that may be active
 	prep    *preparation // preparation of queue[0], if any
 	backoff bool         // preparation_capacity retry timer armed
+	req     requirement  // the last requirements built (requirements)
+	reqKey  uint8        // requirementKey they were built for, 0 before
 	key     string       // its key in Machine.sessions (addSession)
 	slot    int          // its index in Machine.order (addSession)
 }

@@ -182,15 +182,45 @@ func (m *Machine) scheduleHead(s *session) bool {
 	if ready, failed := m.environmentReady(s, t, c); !ready {
 		return failed
 	}
-	m.startPreparation(s, t, c, req) // environmentReady leaves m.reqBuf as requirements filled it
+	m.startPreparation(s, t, c, req)
 	return false
 }
 
-// requirements returns the capabilities t needs. The slice is the
-// machine's scratch buffer: valid until the next call, never kept.
-func (m *Machine) requirements(s *session, t *turn) []string {
-	m.reqBuf = appendRequirements(m.reqBuf[:0], s.rec, m.engineProfile(s.rec.Agent.Kind), turnHasImages(t))
-	return m.reqBuf
+// requirements returns the capabilities t needs. They are a function of
+// the Session's immutable Agent configuration and of four facts
+// (requirementKey); the Session keeps the last one built with its key and
+// builds again only when the key changed. Never modify the names.
+func (m *Machine) requirements(s *session, t *turn) requirement {
+	profile := m.engineProfile(s.rec.Agent.Kind)
+	images := turnHasImages(t)
+	key := requirementKey(s.rec, profile, images)
+	if s.reqKey != key {
+		s.req = newRequirement(appendRequirements(nil, s.rec, profile, images)...)
+		s.reqKey = key
+	}
+	return s.req
+}
+
+// requirementKey encodes, from bit 1 up, everything appendRequirements
+// reads besides the Session's Agent configuration: whether the Turn
+// carries an image, whether the Session needs native recovery, and the
+// engine profile's two flags. Bit 0 is always set, so the zero key of a
+// new Session matches nothing.
+func requirementKey(s SessionRecord, profile EngineProfile, images bool) uint8 {
+	key := uint8(1)
+	if images {
+		key |= 2
+	}
+	if s.StartedTurns > 0 && s.NativeSessionID == "" {
+		key |= 4
+	}
+	if profile.WebSearchControl {
+		key |= 8
+	}
+	if profile.TextVerbosity {
+		key |= 16
+	}
+	return key
 }
 
 func turnHasImages(t *turn) bool {
@@ -226,7 +256,7 @@ func turnHasImages(t *turn) bool {
 // then waits. A device away for longer no longer counts; the next step
 // after its window (a heartbeat of a connected device, at the latest)
 // decides again.
-func (m *Machine) selectConn(kind string, req []string) (*conn, string) {
+func (m *Machine) selectConn(kind string, req requirement) (*conn, string) {
 	var best *conn
 	missing, anyOK, mayServe := "", false, false
 	for _, d := range m.deviceList { // sorted by ID

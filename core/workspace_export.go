@@ -83,7 +83,7 @@ func (m *Machine) exportConn(s *session) *conn {
 	var best *conn
 	for _, id := range m.sortedDeviceIDs() {
 		c := m.conns[m.devices[id].conn]
-		v, _, _ := checkConn(c, s.rec.Agent.Kind, []string{capWorkspaceReadPreparation, capWorkspaceOutputExport})
+		v, _, _ := checkConn(c, s.rec.Agent.Kind, reqExport)
 		if v != admitOK || c.preps >= m.cfg.PreparationsPerConnMax || m.readsInFlight(c) >= WorkspaceReadsPerConn {
 			continue
 		}

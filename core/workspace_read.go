@@ -171,7 +171,7 @@ func (m *Machine) readConn(s *session) *conn {
 	var best *conn
 	for _, id := range ids {
 		c := m.conns[m.devices[id].conn]
-		v, _, _ := checkConn(c, s.rec.Agent.Kind, []string{capWorkspaceReadPreparation})
+		v, _, _ := checkConn(c, s.rec.Agent.Kind, reqWorkspaceRead)
 		if v != admitOK || c.preps >= m.cfg.PreparationsPerConnMax || m.readsInFlight(c) >= WorkspaceReadsPerConn {
 			continue
 		}

@@ -120,7 +120,7 @@ func (m *Machine) writeConn(s *session) *conn {
 	var best *conn
 	for _, id := range m.sortedDeviceIDs() {
 		c := m.conns[m.devices[id].conn]
-		if v, _, _ := checkConn(c, s.rec.Agent.Kind, nil); v != admitOK {
+		if v, _, _ := checkConn(c, s.rec.Agent.Kind, reqNone); v != admitOK {
 			continue
 		}
 		if best == nil || c.preps+c.runs < best.preps+best.runs {
