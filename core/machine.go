@@ -46,6 +46,8 @@ type Machine struct {
 	redeliveries []redelivery // planted bug RedeliverUnknownInput only
 
 	decisions map[string]decisionRef // delivery ID → decision awaiting its receipt
+
+	waits []waitKey // selectConn's waits found by the running schedule
 }
 
 // session is a Session's volatile state around its durable record.

@@ -116,12 +116,37 @@ func (m *Machine) sessionState(s *session) SessionState {
 // It visits the Sessions marked ready, in slot (Session) order,
 // reading the marks as it goes: scheduleHead of any other Session returns
 // false at its first test (an empty queue, a preparation, a backoff).
+//
+// selectConn's verdict is a function of the kind, the requirement's set
+// and the machine's state. While no head got further than a wait, the
+// state it reads is unchanged, so a kind and set that found nothing for
+// one Session find nothing for the next: schedule remembers them
+// (m.waits) until a head gets further, and such a head waits at once.
 func (m *Machine) schedule() {
+	m.waits = m.waits[:0]
 	for i := m.nextReady(0); i >= 0; i = m.nextReady(i + 1) {
 		s := m.order[i]
 		for m.scheduleHead(s) {
 		}
 	}
+	m.waits = m.waits[:0]
+}
+
+// waitKey is a kind and requirement set for which selectConn found no
+// connection and nothing missing (the Turn waits).
+type waitKey struct {
+	kind string
+	set  uint64
+}
+
+// waiting reports whether schedule already found that k waits.
+func (m *Machine) waiting(k waitKey) bool {
+	for _, w := range m.waits {
+		if w == k {
+			return true
+		}
+	}
+	return false
 }
 
 // setQueue, setPrep and setBackoff are the only writers of a Session's
@@ -171,11 +196,17 @@ func (m *Machine) scheduleHead(s *session) bool {
 		return false
 	}
 	req := m.requirements(s, t)
-	c, missing := m.selectConn(s.rec.Agent.Kind, req)
+	k := waitKey{s.rec.Agent.Kind, req.set}
+	if m.waiting(k) {
+		return false // as an earlier head of this schedule: wait
+	}
+	c, missing := m.selectConn(k.kind, req)
+	if c == nil && missing == "" {
+		m.waits = append(m.waits, k)
+		return false // no device declares the kind: wait
+	}
+	m.waits = m.waits[:0] // what follows may change what selectConn reads
 	if c == nil {
-		if missing == "" {
-			return false // no device declares the kind: wait
-		}
 		m.finish(t, TurnFailed, CodeCapabilityUnsupported, missing)
 		return true
 	}
