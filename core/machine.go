@@ -58,8 +58,11 @@ type session struct {
 	backoff bool         // preparation_capacity retry timer armed
 	req     requirement  // the last requirements built (requirements)
 	reqKey  uint8        // requirementKey they were built for, 0 before
-	key     string       // its key in Machine.sessions (addSession)
-	slot    int          // its index in Machine.order (addSession)
+	// profile is engineProfile of the Session's kind, once profileRead.
+	profile     EngineProfile
+	profileRead bool
+	key         string // its key in Machine.sessions (addSession)
+	slot        int    // its index in Machine.order (addSession)
 }
 
 // turn is an unfinished Turn: its durable record plus volatile routing.

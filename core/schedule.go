@@ -222,7 +222,10 @@ func (m *Machine) scheduleHead(s *session) bool {
 // (requirementKey); the Session keeps the last one built with its key and
 // builds again only when the key changed. Never modify the names.
 func (m *Machine) requirements(s *session, t *turn) requirement {
-	profile := m.engineProfile(s.rec.Agent.Kind)
+	if !s.profileRead { // the Policy is immutable, the Session's kind too
+		s.profile, s.profileRead = m.engineProfile(s.rec.Agent.Kind), true
+	}
+	profile := s.profile
 	images := turnHasImages(t)
 	key := requirementKey(s.rec, profile, images)
 	if s.reqKey != key {
