@@ -58,6 +58,10 @@ type session struct {
 	backoff bool         // preparation_capacity retry timer armed
 	req     requirement  // the last requirements built (requirements)
 	reqKey  uint8        // requirementKey they were built for, 0 before
+	// wsHeld counts the idle reads and writes in flight holding the
+	// Session's workspace reservation (holdWorkspace); wsSeen is
+	// checkWorkspaceHeld's scratch count, 0 outside it.
+	wsHeld, wsSeen int
 	// profile is engineProfile of the Session's kind, once profileRead.
 	profile     EngineProfile
 	profileRead bool

@@ -71,6 +71,7 @@ func (m *Machine) onExportWorkspace(e ExportWorkspace) {
 	r := m.newRead(e.Call, s, c, wire.WorkspaceRead{})
 	m.setTimer(timerID(timerWorkspaceRead, r.opID), m.now.Add(WorkspaceExportWait))
 	r.idle, r.export = true, &wsExport{stream: e.Stream}
+	m.holdWorkspace(s, 1)
 	r.prepID = m.mint("p", &m.ctr.Preparations)
 	r.prepSeq = m.ctr.Preparations
 	m.ws.byPrep[r.prepID] = r
