@@ -11,21 +11,35 @@ import (
 // resolve settles the steers of t from a read: accepted as soon as Core
 // says so; once the turn is terminal, every other input is rejected
 // (never written) or unknown (written or delivered without a receipt).
+// It walks t's open steers (t.steers, in the order of wl.steers) and
+// keeps there those still unrecorded.
 func (wl *workload) resolve(ret int64, t *wTurn, v *core.TurnView) {
-	for _, s := range wl.steers {
-		if s.turn != t || s.recorded || s.input == "" {
+	open := t.steers[:0]
+	for _, s := range t.steers {
+		wl.resolveSteer(ret, s, v)
+		if !s.recorded {
+			open = append(open, s)
+		}
+	}
+	clear(t.steers[len(open):])
+	t.steers = open
+}
+
+// resolveSteer settles s, a steer of the Turn v shows, if it has an
+// input ID and v says what became of it.
+func (wl *workload) resolveSteer(ret int64, s *wSteer, v *core.TurnView) {
+	if s.recorded || s.input == "" {
+		return
+	}
+	for _, in := range v.Inputs {
+		if in.ID != s.input {
 			continue
 		}
-		for _, in := range v.Inputs {
-			if in.ID != s.input {
-				continue
-			}
-			switch out := inputOutcome(in); {
-			case out == check.InputAccepted:
-				wl.record(s, ret, out)
-			case v.State.Terminal():
-				wl.record(s, ret, out)
-			}
+		switch out := inputOutcome(in); {
+		case out == check.InputAccepted:
+			wl.record(s, ret, out)
+		case v.State.Terminal():
+			wl.record(s, ret, out)
 		}
 	}
 }
