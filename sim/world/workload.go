@@ -33,7 +33,9 @@ type workload struct {
 	sessions []*wSession
 	turns    []*wTurn
 	steers   []*wSteer
-	arrivals []time.Duration // submission instant of each planned turn
+	// inputByID is resolve's scratch index of a read's inputs.
+	inputByID map[string]int
+	arrivals  []time.Duration // submission instant of each planned turn
 
 	turnsSubmitted, inputsSent, issued int
 	terminalCount                      int           // turns known terminal
