@@ -76,9 +76,13 @@ type turn struct {
 	conn     *conn // connection carrying the Run route (claimed Turns)
 	admitted *wire.AgentKindCapabilities
 	subs     []*subscriber
-	retrying bool   // a steer resend timer is armed
-	key      string // its key in Machine.turns (addTurn)
-	slot     int    // its index in Machine.turnList (addTurn)
+	retrying bool // a steer resend timer is armed
+	// images: the initial input or one of the first imagesSeen-1 inputs
+	// carries an image (turnHasImages; imagesSeen 0: not looked yet).
+	images     bool
+	imagesSeen int
+	key        string // its key in Machine.turns (addTurn)
+	slot       int    // its index in Machine.turnList (addTurn)
 }
 
 // New returns a Machine over an empty store. It panics when cfg is invalid

@@ -257,16 +257,20 @@ func requirementKey(s SessionRecord, profile EngineProfile, images bool) uint8 {
 	return key
 }
 
+// turnHasImages reports whether t's initial input or one of its active
+// inputs carries an image. Inputs are only ever appended (steer.go) and
+// never change, so t remembers the answer for the inputs it looked at
+// (imagesSeen of them, the initial input first) and looks only at those
+// appended since.
 func turnHasImages(t *turn) bool {
-	if t.rec.Input.HasImages() {
-		return true
+	if t.imagesSeen == 0 {
+		t.images = t.rec.Input.HasImages()
+		t.imagesSeen = 1
 	}
-	for _, in := range t.inputs {
-		if in.Input.HasImages() {
-			return true
-		}
+	for ; !t.images && t.imagesSeen <= len(t.inputs); t.imagesSeen++ {
+		t.images = t.inputs[t.imagesSeen-1].Input.HasImages()
 	}
-	return false
+	return t.images
 }
 
 // selectConn picks the admissible connection with the fewest open
