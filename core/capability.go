@@ -132,6 +132,46 @@ func Missing(caps wire.AgentKindCapabilities, req []string) string {
 	return ""
 }
 
+// requirement is a set of required capabilities: the names in the
+// admission table's order (the first missing one is the one reported)
+// and the same names as a set, bit i standing for the member of
+// wire.CapabilityIndex i.
+type requirement struct {
+	names []string
+	set   uint64
+}
+
+// newRequirement is the requirement of names. Every name must be a
+// member of the declaration.
+func newRequirement(names ...string) requirement {
+	r := requirement{names: names}
+	for _, name := range names {
+		i, ok := wire.CapabilityIndex(name)
+		if !ok {
+			assert.Failf("required capability %q is not a declaration field", name)
+			continue
+		}
+		r.set |= 1 << i
+	}
+	return r
+}
+
+// Requirements of the workspace operations, checked against a
+// connection's snapshot (checkConn).
+var (
+	reqNone          = newRequirement()
+	reqWorkspaceRead = newRequirement(capWorkspaceReadPreparation)
+	reqExport        = newRequirement(capWorkspaceReadPreparation, capWorkspaceOutputExport)
+)
+
+// declaredKind is a kind of a connection's snapshot with the set of the
+// capabilities it declares supported (wire's SupportedSet), taken when the
+// heartbeat is applied.
+type declaredKind struct {
+	wire.SupportedAgentKind
+	supported uint64
+}
+
 // admission is the outcome of checking one connection for one Turn.
 type admission int
 
@@ -142,8 +182,11 @@ const (
 )
 
 // checkConn applies the admission table to a connection's current
-// snapshot. It never looks at another kind.
-func checkConn(c *conn, kind string, req []string) (admission, string, wire.AgentKindCapabilities) {
+// snapshot. It never looks at another kind. A requirement the snapshot
+// covers (every bit of req.set among the kind's supported ones) misses
+// nothing; otherwise Missing names the first missing capability in
+// req's order.
+func checkConn(c *conn, kind string, req requirement) (admission, string, wire.AgentKindCapabilities) {
 	if c == nil || !c.known {
 		return admitUndeclared, "", wire.AgentKindCapabilities{}
 	}
@@ -151,7 +194,9 @@ func checkConn(c *conn, kind string, req []string) (admission, string, wire.Agen
 	if !ok || !k.Available {
 		return admitUndeclared, "", wire.AgentKindCapabilities{}
 	}
-	if miss := Missing(k.Capabilities, req); miss != "" {
+	if req.set&^k.supported != 0 {
+		miss := Missing(k.Capabilities, req.names)
+		assert.That(miss != "", "requirement set not covered, yet Missing names nothing")
 		return admitMissing, miss, k.Capabilities
 	}
 	return admitOK, "", k.Capabilities

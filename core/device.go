@@ -63,7 +63,7 @@ type conn struct {
 	id          ConnID
 	device      string
 	known       bool // a valid heartbeat arrived
-	kinds       map[string]wire.SupportedAgentKind
+	kinds       map[string]declaredKind
 	lastInbound time.Time // instant of the last inbound frame
 	preps       int       // open preparation streams
 	runs        int       // Run routes
@@ -237,13 +237,13 @@ func (m *Machine) onFrame(e FrameReceived) {
 // inferred. An incomplete or duplicated declaration invalidates the whole
 // heartbeat.
 func (m *Machine) onHeartbeat(c *conn, hb wire.Heartbeat) {
-	kinds := make(map[string]wire.SupportedAgentKind, len(hb.SupportedAgentKinds))
+	kinds := make(map[string]declaredKind, len(hb.SupportedAgentKinds))
 	for _, k := range hb.SupportedAgentKinds {
 		if _, dup := kinds[k.Kind]; k.Kind == "" || dup || k.Capabilities.Validate() != nil {
 			m.invalidHeartbeat(c)
 			return
 		}
-		kinds[k.Kind] = k
+		kinds[k.Kind] = declaredKind{SupportedAgentKind: k, supported: k.Capabilities.SupportedSet()}
 	}
 	c.known = true
 	c.kinds = kinds

@@ -107,36 +107,44 @@ func (e Observation) Describe() string {
 	}
 	return fmt.Sprintf("observe %s turn=%s seq=%d %s", e.Subscriber, e.Turn, e.Event.Seq, e.Event.Type)
 }
-func (e APIResult) Describe() string {
-	s := "api-result call=" + string(e.Call)
+func (e APIResult) Describe() string { return string(e.AppendDescribe(nil)) }
+
+// AppendDescribe appends Describe's text to b (a trace line is built
+// without a string of its own).
+func (e APIResult) AppendDescribe(b []byte) []byte {
+	b = append(b, "api-result call="...)
+	b = append(b, e.Call...)
 	switch {
 	case e.Err != nil:
-		s += fmt.Sprintf(" err=%q", e.Err.Error())
+		b = fmt.Appendf(b, " err=%q", e.Err.Error())
 	case e.SessionID != "":
-		s += " session=" + e.SessionID
+		b = append(append(b, " session="...), e.SessionID...)
 	case e.TurnID != "":
-		s += " turn=" + e.TurnID
+		b = append(append(b, " turn="...), e.TurnID...)
 	case e.InputID != "":
-		s += " input=" + e.InputID
+		b = append(append(b, " input="...), e.InputID...)
 	case e.DeliveryID != "":
-		s += " delivery=" + e.DeliveryID
+		b = append(append(b, " delivery="...), e.DeliveryID...)
 	case e.Turn != nil:
-		s += " turn=" + e.Turn.ID + " state=" + string(e.Turn.State) + " code=" + e.Turn.ErrorCode +
-			" cursor=" + strconv.Itoa(e.Turn.InputCursor) + " events=" + strconv.FormatUint(e.Turn.Events, 10)
+		b = append(append(b, " turn="...), e.Turn.ID...)
+		b = append(append(b, " state="...), e.Turn.State...)
+		b = append(append(b, " code="...), e.Turn.ErrorCode...)
+		b = strconv.AppendInt(append(b, " cursor="...), int64(e.Turn.InputCursor), 10)
+		b = strconv.AppendUint(append(b, " events="...), e.Turn.Events, 10)
 	case e.Turns != nil:
-		s += fmt.Sprintf(" turns=%d next=%s", len(e.Turns), e.NextAfter)
+		b = fmt.Appendf(b, " turns=%d next=%s", len(e.Turns), e.NextAfter)
 	case e.Workspace != nil:
-		s += describeWorkspace(e.Workspace)
+		b = append(b, describeWorkspace(e.Workspace)...)
 	case e.Preparation != nil:
-		s += fmt.Sprintf(" preparation=%s state=%s", e.Preparation.ID, e.Preparation.State)
+		b = fmt.Appendf(b, " preparation=%s state=%s", e.Preparation.ID, e.Preparation.State)
 	case e.PreparationID != "":
-		s += " preparation=" + e.PreparationID
+		b = append(append(b, " preparation="...), e.PreparationID...)
 	case e.Suspension != nil:
-		s += fmt.Sprintf(" suspend=%s state=%s", e.Suspension.ID, e.Suspension.State)
+		b = fmt.Appendf(b, " suspend=%s state=%s", e.Suspension.ID, e.Suspension.State)
 	case e.SuspendID != "":
-		s += " suspend=" + e.SuspendID
+		b = append(append(b, " suspend="...), e.SuspendID...)
 	default:
-		s += " ok"
+		b = append(b, " ok"...)
 	}
-	return s
+	return b
 }

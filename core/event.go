@@ -157,8 +157,12 @@ func (e SteerInput) Describe() string {
 func (e CancelTurn) Describe() string {
 	return fmt.Sprintf("api cancel-turn call=%s turn=%s", e.Call, e.Turn)
 }
-func (e ReadTurn) Describe() string {
-	return "api read-turn call=" + string(e.Call) + " turn=" + e.Turn
+func (e ReadTurn) Describe() string { return string(e.AppendDescribe(nil)) }
+
+// AppendDescribe appends Describe's text to b.
+func (e ReadTurn) AppendDescribe(b []byte) []byte {
+	b = append(append(b, "api read-turn call="...), e.Call...)
+	return append(append(b, " turn="...), e.Turn...)
 }
 func (e Subscribe) Describe() string {
 	return fmt.Sprintf("api subscribe call=%s turn=%s", e.Call, e.Turn)

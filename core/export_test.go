@@ -17,7 +17,7 @@ func (m *Machine) Snapshot(c ConnID, kind string) (wire.SupportedAgentKind, bool
 		return wire.SupportedAgentKind{}, false
 	}
 	k, ok := cn.kinds[kind]
-	return k, ok
+	return k.SupportedAgentKind, ok
 }
 
 // TimerView is one armed timer.

@@ -122,7 +122,7 @@ func (m *Machine) checkConns() {
 }
 
 func (m *Machine) checkSessions() {
-	queued := 0
+	queued, held := 0, 0
 	for i, s := range m.order { // every value of m.sessions
 		if !(s.slot == i && s.key == s.rec.ID) {
 			panicf("session %s order mismatch", s.rec.ID)
@@ -154,7 +154,12 @@ func (m *Machine) checkSessions() {
 			}
 		}
 		queued += len(s.queue)
+		if !(s.wsHeld >= 0 && s.wsSeen == 0) {
+			panicf("session %s workspace reservations %d (count %d)", s.rec.ID, s.wsHeld, s.wsSeen)
+		}
+		held += s.wsHeld
 	}
+	m.checkWorkspaceHeld(held)
 	if !(queued == len(m.turns)) {
 		panicf("%d queued turns vs %d unfinished", queued, len(m.turns))
 	}

@@ -45,9 +45,7 @@ type Machine struct {
 
 	decisions map[string]decisionRef // delivery ID → decision awaiting its receipt
 
-	// Scratch buffer of the scheduler, reused across steps: requirements'
-	// result.
-	reqBuf []string
+	waits []waitKey // selectConn's waits found by the running schedule
 }
 
 // session is a Session's volatile state around its durable record.
@@ -56,8 +54,17 @@ type session struct {
 	queue   []*turn      // unfinished Turns, FIFO; queue[0] is the only one that may be active
 	prep    *preparation // preparation of queue[0], if any
 	backoff bool         // preparation_capacity retry timer armed
-	key     string       // its key in Machine.sessions (addSession)
-	slot    int          // its index in Machine.order (addSession)
+	req     requirement  // the last requirements built (requirements)
+	reqKey  uint8        // requirementKey they were built for, 0 before
+	// wsHeld counts the idle reads and writes in flight holding the
+	// Session's workspace reservation (holdWorkspace); wsSeen is
+	// checkWorkspaceHeld's scratch count, 0 outside it.
+	wsHeld, wsSeen int
+	// profile is engineProfile of the Session's kind, once profileRead.
+	profile     EngineProfile
+	profileRead bool
+	key         string // its key in Machine.sessions (addSession)
+	slot        int    // its index in Machine.order (addSession)
 }
 
 // turn is an unfinished Turn: its durable record plus volatile routing.
@@ -67,9 +74,13 @@ type turn struct {
 	conn     *conn // connection carrying the Run route (claimed Turns)
 	admitted *wire.AgentKindCapabilities
 	subs     []*subscriber
-	retrying bool   // a steer resend timer is armed
-	key      string // its key in Machine.turns (addTurn)
-	slot     int    // its index in Machine.turnList (addTurn)
+	retrying bool // a steer resend timer is armed
+	// images: the initial input or one of the first imagesSeen-1 inputs
+	// carries an image (turnHasImages; imagesSeen 0: not looked yet).
+	images     bool
+	imagesSeen int
+	key        string // its key in Machine.turns (addTurn)
+	slot       int    // its index in Machine.turnList (addTurn)
 }
 
 // New returns a Machine over an empty store. It panics when cfg is invalid

@@ -27,7 +27,7 @@ type preparation struct {
 // startPreparation subscribes to the status stream, then sends
 // execution_prepare with the Session identity and immutable configuration.
 // req is t's requirements, as scheduleHead took them.
-func (m *Machine) startPreparation(s *session, t *turn, c *conn, req []string) {
+func (m *Machine) startPreparation(s *session, t *turn, c *conn, req requirement) {
 	_, _, caps := checkConn(c, s.rec.Agent.Kind, req)
 	reqID := m.mint("p", &m.ctr.Preparations)
 	p := &preparation{reqID: reqID, seq: m.ctr.Preparations, turn: t, sess: s, conn: c}

@@ -116,12 +116,37 @@ func (m *Machine) sessionState(s *session) SessionState {
 // It visits the Sessions marked ready, in slot (Session) order,
 // reading the marks as it goes: scheduleHead of any other Session returns
 // false at its first test (an empty queue, a preparation, a backoff).
+//
+// selectConn's verdict is a function of the kind, the requirement's set
+// and the machine's state. While no head got further than a wait, the
+// state it reads is unchanged, so a kind and set that found nothing for
+// one Session find nothing for the next: schedule remembers them
+// (m.waits) until a head gets further, and such a head waits at once.
 func (m *Machine) schedule() {
+	m.waits = m.waits[:0]
 	for i := m.nextReady(0); i >= 0; i = m.nextReady(i + 1) {
 		s := m.order[i]
 		for m.scheduleHead(s) {
 		}
 	}
+	m.waits = m.waits[:0]
+}
+
+// waitKey is a kind and requirement set for which selectConn found no
+// connection and nothing missing (the Turn waits).
+type waitKey struct {
+	kind string
+	set  uint64
+}
+
+// waiting reports whether schedule already found that k waits.
+func (m *Machine) waiting(k waitKey) bool {
+	for _, w := range m.waits {
+		if w == k {
+			return true
+		}
+	}
+	return false
 }
 
 // setQueue, setPrep and setBackoff are the only writers of a Session's
@@ -175,38 +200,81 @@ func (m *Machine) scheduleHead(s *session) bool {
 		return true
 	}
 	req := m.requirements(s, t)
-	c, missing := m.selectConn(s.rec.Agent.Kind, req)
+	k := waitKey{s.rec.Agent.Kind, req.set}
+	if m.waiting(k) {
+		return false // as an earlier head of this schedule: wait
+	}
+	c, missing := m.selectConn(k.kind, req)
+	if c == nil && missing == "" {
+		m.waits = append(m.waits, k)
+		return false // no device declares the kind: wait
+	}
+	m.waits = m.waits[:0] // what follows may change what selectConn reads
 	if c == nil {
-		if missing == "" {
-			return false // no device declares the kind: wait
-		}
 		m.finish(t, TurnFailed, CodeCapabilityUnsupported, missing)
 		return true
 	}
 	if ready, failed := m.environmentReady(s, t, c); !ready {
 		return failed
 	}
-	m.startPreparation(s, t, c, req) // environmentReady leaves m.reqBuf as requirements filled it
+	m.startPreparation(s, t, c, req)
 	return false
 }
 
-// requirements returns the capabilities t needs. The slice is the
-// machine's scratch buffer: valid until the next call, never kept.
-func (m *Machine) requirements(s *session, t *turn) []string {
-	m.reqBuf = appendRequirements(m.reqBuf[:0], s.rec, m.engineProfile(s.rec.Agent.Kind), turnHasImages(t))
-	return m.reqBuf
+// requirements returns the capabilities t needs. They are a function of
+// the Session's immutable Agent configuration and of four facts
+// (requirementKey); the Session keeps the last one built with its key and
+// builds again only when the key changed. Never modify the names.
+func (m *Machine) requirements(s *session, t *turn) requirement {
+	if !s.profileRead { // the Policy is immutable, the Session's kind too
+		s.profile, s.profileRead = m.engineProfile(s.rec.Agent.Kind), true
+	}
+	profile := s.profile
+	images := turnHasImages(t)
+	key := requirementKey(s.rec, profile, images)
+	if s.reqKey != key {
+		s.req = newRequirement(appendRequirements(nil, s.rec, profile, images)...)
+		s.reqKey = key
+	}
+	return s.req
 }
 
+// requirementKey encodes, from bit 1 up, everything appendRequirements
+// reads besides the Session's Agent configuration: whether the Turn
+// carries an image, whether the Session needs native recovery, and the
+// engine profile's two flags. Bit 0 is always set, so the zero key of a
+// new Session matches nothing.
+func requirementKey(s SessionRecord, profile EngineProfile, images bool) uint8 {
+	key := uint8(1)
+	if images {
+		key |= 2
+	}
+	if s.StartedTurns > 0 && s.NativeSessionID == "" {
+		key |= 4
+	}
+	if profile.WebSearchControl {
+		key |= 8
+	}
+	if profile.TextVerbosity {
+		key |= 16
+	}
+	return key
+}
+
+// turnHasImages reports whether t's initial input or one of its active
+// inputs carries an image. Inputs are only ever appended (steer.go) and
+// never change, so t remembers the answer for the inputs it looked at
+// (imagesSeen of them, the initial input first) and looks only at those
+// appended since.
 func turnHasImages(t *turn) bool {
-	if t.rec.Input.HasImages() {
-		return true
+	if t.imagesSeen == 0 {
+		t.images = t.rec.Input.HasImages()
+		t.imagesSeen = 1
 	}
-	for _, in := range t.inputs {
-		if in.Input.HasImages() {
-			return true
-		}
+	for ; !t.images && t.imagesSeen <= len(t.inputs); t.imagesSeen++ {
+		t.images = t.inputs[t.imagesSeen-1].Input.HasImages()
 	}
-	return false
+	return t.images
 }
 
 // selectConn picks the admissible connection with the fewest open
@@ -230,7 +298,7 @@ func turnHasImages(t *turn) bool {
 // then waits. A device away for longer no longer counts; the next step
 // after its window (a heartbeat of a connected device, at the latest)
 // decides again.
-func (m *Machine) selectConn(kind string, req []string) (*conn, string) {
+func (m *Machine) selectConn(kind string, req requirement) (*conn, string) {
 	var best *conn
 	missing, anyOK, mayServe := "", false, false
 	for _, d := range m.deviceList { // sorted by ID

@@ -173,19 +173,56 @@ func (m *Machine) writesOn(c *conn) []*wsWrite {
 // workspaceReserved reports whether an idle read or a write in flight
 // holds the Session's scheduling reservation (no Turn is prepared
 // meanwhile). An unknown write that is no longer in flight blocks later
-// writes only.
+// writes only. s.wsHeld counts them (holdWorkspace; checkWorkspaceHeld
+// holds it to m.ws.byOp and m.ws.writes).
 func (m *Machine) workspaceReserved(s *session) bool {
-	for _, r := range m.ws.byOp {
-		if r.sess == s && r.idle {
-			return true
+	return s.wsHeld > 0
+}
+
+// holdWorkspace adds delta to s.wsHeld, its only writer: +1 when an idle
+// read enters m.ws.byOp or a write enters m.ws.writes, -1 when it leaves.
+func (m *Machine) holdWorkspace(s *session, delta int) {
+	s.wsHeld += delta
+}
+
+// checkWorkspaceHeld: every Session's wsHeld is the number of idle reads
+// of m.ws.byOp and writes of m.ws.writes that are its. held is the sum of
+// wsHeld over all Sessions (checkSessions).
+func (m *Machine) checkWorkspaceHeld(held int) {
+	n := 0
+	for _, r := range m.ws.byOp { //tidy:sorted counts only
+		if r.idle {
+			r.sess.wsSeen++
+			n++
 		}
 	}
-	for _, w := range m.ws.writes {
-		if w.sess == s {
-			return true
+	for _, w := range m.ws.writes { //tidy:sorted counts only
+		w.sess.wsSeen++
+		n++
+	}
+	if !(n == held) {
+		panicf("%d idle reads and writes in flight vs %d reservations held", n, held)
+	}
+	for _, r := range m.ws.byOp { //tidy:sorted any failure panics
+		if r.idle {
+			m.checkHeld(r.sess)
 		}
 	}
-	return false
+	for _, w := range m.ws.writes { //tidy:sorted any failure panics
+		m.checkHeld(w.sess)
+	}
+}
+
+// checkHeld compares s.wsHeld with the count checkWorkspaceHeld took and
+// clears the count.
+func (m *Machine) checkHeld(s *session) {
+	if s.wsSeen == 0 {
+		return // already compared
+	}
+	if !(s.wsSeen == s.wsHeld) {
+		panicf("session %s holds %d workspace reservations, %d in flight", s.rec.ID, s.wsHeld, s.wsSeen)
+	}
+	s.wsSeen = 0
 }
 
 func describeWorkspace(r *WorkspaceResult) string {

@@ -71,6 +71,7 @@ func (m *Machine) onExportWorkspace(e ExportWorkspace) {
 	r := m.newRead(e.Call, s, c, wire.WorkspaceRead{})
 	m.setTimer(timerID(timerWorkspaceRead, r.opID), m.now.Add(WorkspaceExportWait))
 	r.idle, r.export = true, &wsExport{stream: e.Stream}
+	m.holdWorkspace(s, 1)
 	r.prepID = m.mint("p", &m.ctr.Preparations)
 	r.prepSeq = m.ctr.Preparations
 	m.ws.byPrep[r.prepID] = r
@@ -83,7 +84,7 @@ func (m *Machine) exportConn(s *session) *conn {
 	var best *conn
 	for _, id := range m.sortedDeviceIDs() {
 		c := m.conns[m.devices[id].conn]
-		v, _, _ := checkConn(c, s.rec.Agent.Kind, []string{capWorkspaceReadPreparation, capWorkspaceOutputExport})
+		v, _, _ := checkConn(c, s.rec.Agent.Kind, reqExport)
 		if v != admitOK || c.preps >= m.cfg.PreparationsPerConnMax || m.readsInFlight(c) >= WorkspaceReadsPerConn {
 			continue
 		}

@@ -150,6 +150,7 @@ func (m *Machine) readIdle(call CallID, s *session, req wire.WorkspaceRead) {
 	}
 	r := m.newRead(call, s, c, req)
 	r.idle = true
+	m.holdWorkspace(s, 1)
 	r.prepID = m.mint("p", &m.ctr.Preparations)
 	r.prepSeq = m.ctr.Preparations
 	m.ws.byPrep[r.prepID] = r
@@ -171,7 +172,7 @@ func (m *Machine) readConn(s *session) *conn {
 	var best *conn
 	for _, id := range ids {
 		c := m.conns[m.devices[id].conn]
-		v, _, _ := checkConn(c, s.rec.Agent.Kind, []string{capWorkspaceReadPreparation})
+		v, _, _ := checkConn(c, s.rec.Agent.Kind, reqWorkspaceRead)
 		if v != admitOK || c.preps >= m.cfg.PreparationsPerConnMax || m.readsInFlight(c) >= WorkspaceReadsPerConn {
 			continue
 		}
@@ -290,6 +291,7 @@ func (m *Machine) finishRead(r *wsRead, out WorkspaceResult) {
 	delete(m.ws.byOp, r.opID)
 	m.cancelTimer(timerID(timerWorkspaceRead, r.opID))
 	if r.idle {
+		m.holdWorkspace(r.sess, -1)
 		delete(m.ws.byPrep, r.prepID)
 		live := r.result == nil && !r.ended && m.conns[r.conn.id] == r.conn
 		switch {

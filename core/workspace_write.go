@@ -120,7 +120,7 @@ func (m *Machine) writeConn(s *session) *conn {
 	var best *conn
 	for _, id := range m.sortedDeviceIDs() {
 		c := m.conns[m.devices[id].conn]
-		if v, _, _ := checkConn(c, s.rec.Agent.Kind, nil); v != admitOK {
+		if v, _, _ := checkConn(c, s.rec.Agent.Kind, reqNone); v != admitOK {
 			continue
 		}
 		if best == nil || c.preps+c.runs < best.preps+best.runs {
@@ -154,6 +154,7 @@ func (m *Machine) beginWrite(e WriteWorkspace, s *session, c *conn) {
 	m.ws.seq++
 	w.seq = m.ws.seq
 	m.ws.writes[mu.ID] = w
+	m.holdWorkspace(s, 1)
 	m.setTimer(timerID(timerWorkspaceWrite, mu.ID), m.now.Add(WorkspaceWriteWait))
 	m.send(c.id, mu.ID, wire.WorkspaceWrite{Step: wire.StepBegin, EnvironmentID: s.rec.Agent.EnvironmentID,
 		SessionID: derivedUUID("session", s.rec.ID), Path: mu.Path, SizeBytes: mu.SizeBytes, SHA256: mu.SHA256})
@@ -234,6 +235,7 @@ func (m *Machine) writeTimedOut(w *wsWrite) {
 // endWrite answers the call and, when settled, clears the reservation.
 func (m *Machine) endWrite(w *wsWrite, out WorkspaceResult, settled bool) {
 	delete(m.ws.writes, w.mut.ID)
+	m.holdWorkspace(w.sess, -1)
 	m.cancelTimer(timerID(timerWorkspaceWrite, w.mut.ID))
 	if settled {
 		m.settleMutation(w.sess)

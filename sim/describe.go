@@ -20,6 +20,9 @@ func appendDescriber(b []byte, d Describer) []byte {
 	if d == nil {
 		return append(b, "<nil>"...)
 	}
+	if a, ok := d.(AppendDescriber); ok {
+		return a.AppendDescribe(b)
+	}
 	return append(b, d.Describe()...)
 }
 

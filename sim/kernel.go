@@ -39,10 +39,13 @@ type Kernel struct {
 	draws   Draws // bytes that replace the first draws of named streams
 	net     network
 
-	checks   []Check
-	taps     []func(TapEvent)
-	specs    []faultEntry
-	converge func() (bool, string)
+	checks []Check
+	// afterSteps are the indexes in checks of those with an AfterStep,
+	// in registration order (AddCheck, their only writer).
+	afterSteps []int
+	taps       []func(TapEvent)
+	specs      []faultEntry
+	converge   func() (bool, string)
 	// convergeLazy replaces converge when set (convergence.go)
 	convergeLazy func() (bool, func() string)
 	marks        map[string]int
@@ -181,6 +184,9 @@ func (w *Kernel) SetDump(fn func(Violation) []string) {
 func (w *Kernel) AddCheck(c Check) {
 	assert.That(c.Name != "", "check without a name")
 	w.checks = append(w.checks, c)
+	if c.AfterStep != nil {
+		w.afterSteps = append(w.afterSteps, len(w.checks)-1)
+	}
 }
 
 // SetConvergence sets the liveness predicate evaluated after every step once

@@ -23,6 +23,14 @@ type CallID uint64
 // trace. It must be deterministic: same value, same string.
 type Describer interface{ Describe() string }
 
+// AppendDescriber is a Describer that can also append its description to
+// a buffer; trace lines use AppendDescribe when a value has it. Its text
+// is exactly Describe's.
+type AppendDescriber interface {
+	Describer
+	AppendDescribe(b []byte) []byte
+}
+
 // Node is a deterministic machine under simulation. Step is its only entry
 // point: it receives the virtual time and one event and returns the effects
 // the kernel must carry out, in order. A Node must not read a clock, start

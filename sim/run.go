@@ -317,11 +317,8 @@ func (w *Kernel) settle(why string) {
 }
 
 func (w *Kernel) afterStep() {
-	for i := range w.checks {
+	for _, i := range w.afterSteps { // the checks with an AfterStep, in order
 		c := &w.checks[i]
-		if c.AfterStep == nil {
-			continue
-		}
 		if err := c.AfterStep(&w.view); err != nil {
 			w.violate(c.violation(err))
 			return

@@ -31,6 +31,10 @@ type tracer struct {
 	buf   []byte
 	batch []byte // lines not yet hashed: hashing in blocks is cheaper
 	err   error  // first error of out; no line is written after it
+	// at and atText are the instant of the last line begun and its
+	// rendering (appendTime).
+	at     int64
+	atText []byte
 	// failedAt is the number of lines written to out before the error.
 	failedAt uint64
 }
@@ -44,9 +48,13 @@ func newTracer(tail int, out io.Writer, keep bool) *tracer {
 		buf: make([]byte, 0, 256), batch: make([]byte, 0, traceBatchBytes+512)}
 }
 
-// begin starts a new line in the scratch buffer and returns it.
+// begin starts a new line in the scratch buffer and returns it. The
+// lines of one instant share its rendering (t.at, t.atText).
 func (t *tracer) begin(at int64, who string, arrow string) []byte {
-	b := appendTime(t.buf[:0], at)
+	if at != t.at || len(t.atText) == 0 {
+		t.at, t.atText = at, appendTime(t.atText[:0], at)
+	}
+	b := append(t.buf[:0], t.atText...)
 	b = append(b, ' ')
 	b = append(b, who...)
 	b = append(b, ' ')

@@ -24,6 +24,29 @@ func (c *AgentKindCapabilities) Lookup(name string) (s CapabilitySupport, ok boo
 	return CapabilityUnspecified, false
 }
 
+// CapabilityIndex is the index of the member whose JSON name is name in
+// Fields' order; ok is false when the declaration has no such member.
+func CapabilityIndex(name string) (i int, ok bool) {
+	for i := range capabilityNames {
+		if capabilityNames[i] == name {
+			return i, true
+		}
+	}
+	return -1, false
+}
+
+// SupportedSet has bit i set exactly when the i-th member (Fields' order,
+// CapabilityIndex) is explicitly supported.
+func (c *AgentKindCapabilities) SupportedSet() uint64 {
+	var set uint64
+	for i := range capabilityFields {
+		if c.field(i).IsSupported() {
+			set |= 1 << i
+		}
+	}
+	return set
+}
+
 // capabilityNames are the members' JSON names in fieldArray's order, so
 // that Lookup compares names without building fieldArray.
 var capabilityNames = func() (names [capabilityFields]string) {

@@ -53,3 +53,30 @@ func TestCapabilityFieldOrder(t *testing.T) {
 		t.Error("Lookup found an unknown member")
 	}
 }
+
+// TestCapabilitySupportedSet holds CapabilityIndex and SupportedSet to
+// Fields: bit i is the decision of the member CapabilityIndex names i, set
+// only when it is supported (unsupported and unspecified members clear).
+func TestCapabilitySupportedSet(t *testing.T) {
+	var c AgentKindCapabilities
+	fields := c.Fields()
+	for i, f := range fields {
+		*f.Value = []CapabilitySupport{CapabilitySupported, CapabilityUnsupported, CapabilityUnspecified}[i%3]
+	}
+	set := c.SupportedSet()
+	for i, f := range fields {
+		idx, ok := CapabilityIndex(f.Name)
+		if !ok || idx != i {
+			t.Errorf("CapabilityIndex(%q) = %d, %v; want %d, true", f.Name, idx, ok, i)
+		}
+		if got, want := set&(1<<i) != 0, f.Value.IsSupported(); got != want {
+			t.Errorf("SupportedSet bit %d (%s) = %v; want %v", i, f.Name, got, want)
+		}
+	}
+	if set>>len(fields) != 0 {
+		t.Errorf("SupportedSet %b sets bits past the %d members", set, len(fields))
+	}
+	if i, ok := CapabilityIndex("no_such_member"); ok || i != -1 {
+		t.Errorf("CapabilityIndex(unknown) = %d, %v; want -1, false", i, ok)
+	}
+}

@@ -289,9 +289,21 @@ type apiRequest struct{ ev core.Event }
 
 func (r apiRequest) Describe() string { return r.ev.Describe() }
 
+// AppendDescribe appends the event's description, through its own
+// AppendDescribe when it has one.
+func (r apiRequest) AppendDescribe(b []byte) []byte {
+	if a, ok := r.ev.(sim.AppendDescriber); ok {
+		return a.AppendDescribe(b)
+	}
+	return append(b, r.ev.Describe()...)
+}
+
 type apiResult struct{ r core.APIResult }
 
 func (r apiResult) Describe() string { return r.r.Describe() }
+
+// AppendDescribe appends the result's description.
+func (r apiResult) AppendDescribe(b []byte) []byte { return r.r.AppendDescribe(b) }
 
 // connName is the ledger's name of a connection, shared by both ends.
 func connName[T ~uint64](c T) string { return "c" + strconv.FormatUint(uint64(c), 10) }

@@ -33,7 +33,9 @@ type workload struct {
 	sessions []*wSession
 	turns    []*wTurn
 	steers   []*wSteer
-	arrivals []time.Duration // submission instant of each planned turn
+	// inputByID is resolve's scratch index of a read's inputs.
+	inputByID map[string]int
+	arrivals  []time.Duration // submission instant of each planned turn
 
 	turnsSubmitted, inputsSent, issued int
 	terminalCount                      int           // turns known terminal
@@ -66,6 +68,10 @@ type wTurn struct {
 	// the turn got its ID and became terminal (0: not yet), so a pending
 	// snapshot can tell what it was then (workload_steer.go).
 	idSeq, terminalSeq int
+
+	// steers are the Turn's steers not recorded yet when last resolved,
+	// in call order (resolve).
+	steers []*wSteer
 }
 
 type wSteer struct {
@@ -321,6 +327,7 @@ func (wl *workload) steer(now time.Time, t *wTurn) {
 	}
 	s := &wSteer{call: wl.u.lt(now), turn: t}
 	wl.steers = append(wl.steers, s)
+	t.steers = append(t.steers, s)
 	wl.inputsSent++
 	in := wl.input(t.sess, "steer "+strconv.Itoa(wl.inputsSent))
 	seq := wl.seq + 1 // the call's own sequence (call takes it)

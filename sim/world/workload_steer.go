@@ -11,22 +11,73 @@ import (
 // resolve settles the steers of t from a read: accepted as soon as Core
 // says so; once the turn is terminal, every other input is rejected
 // (never written) or unknown (written or delivered without a receipt).
+// It walks t's open steers (t.steers, in the order of wl.steers) and
+// keeps there those still unrecorded; when they and the inputs are many,
+// it finds a steer's input by an index of their IDs.
 func (wl *workload) resolve(ret int64, t *wTurn, v *core.TurnView) {
-	for _, s := range wl.steers {
-		if s.turn != t || s.recorded || s.input == "" {
+	if len(t.steers) == 0 {
+		return
+	}
+	var byID map[string]int // nil: each steer walks the inputs
+	if len(t.steers)*len(v.Inputs) > 64 {
+		byID = wl.inputIndex(v)
+	}
+	open := t.steers[:0]
+	for _, s := range t.steers {
+		wl.resolveSteer(ret, s, v, byID)
+		if !s.recorded {
+			open = append(open, s)
+		}
+	}
+	clear(t.steers[len(open):])
+	t.steers = open
+}
+
+// inputIndex maps the IDs of v's inputs to their index, in wl.inputByID
+// (reused), or returns nil when two inputs share an ID (resolveSteer then
+// walks them all).
+func (wl *workload) inputIndex(v *core.TurnView) map[string]int {
+	if wl.inputByID == nil {
+		wl.inputByID = map[string]int{}
+	}
+	clear(wl.inputByID)
+	for i, in := range v.Inputs {
+		if _, dup := wl.inputByID[in.ID]; dup {
+			return nil
+		}
+		wl.inputByID[in.ID] = i
+	}
+	return wl.inputByID
+}
+
+// resolveSteer settles s, a steer of the Turn v shows, if it has an
+// input ID and v says what became of it. byID is inputIndex(v) or nil.
+func (wl *workload) resolveSteer(ret int64, s *wSteer, v *core.TurnView, byID map[string]int) {
+	if s.recorded || s.input == "" {
+		return
+	}
+	if byID != nil { // input IDs are unique: at most the one input
+		if i, ok := byID[s.input]; ok {
+			wl.settle(ret, s, v, v.Inputs[i])
+		}
+		return
+	}
+	for _, in := range v.Inputs {
+		if in.ID != s.input {
 			continue
 		}
-		for _, in := range v.Inputs {
-			if in.ID != s.input {
-				continue
-			}
-			switch out := inputOutcome(in); {
-			case out == check.InputAccepted:
-				wl.record(s, ret, out)
-			case v.State.Terminal():
-				wl.record(s, ret, out)
-			}
-		}
+		wl.settle(ret, s, v, in)
+	}
+}
+
+// settle records s from in, the input of v with s's input ID: accepted
+// as soon as Core says so, anything once the Turn is terminal.
+func (wl *workload) settle(ret int64, s *wSteer, v *core.TurnView, in core.InputView) {
+	switch out := inputOutcome(in); {
+	case out == check.InputAccepted:
+		wl.record(s, ret, out)
+	case v.State.Terminal():
+		wl.record(s, ret, out)
 	}
 }
 
