@@ -161,7 +161,7 @@ func TestCoreTLSDaemonOverWSS(t *testing.T) {
 	}
 
 	var out, errOut bytes.Buffer
-	code := run([]string{"daemon", "-core", core.base, "-device", "d1", "-credential-file", credFile}, &out, &errOut)
+	code := run([]string{"daemon", "-core", core.base, "-device", "d1", "-credential-file", credFile, "-kinds", "synthetic"}, &out, &errOut)
 	if code != exitFail || !strings.Contains(errOut.String(), "does not trust Core's TLS certificate") ||
 		!strings.Contains(errOut.String(), "-ca-file") || strings.Contains(errOut.String(), cred) {
 		t.Fatalf("daemon without the CA: exit %d\n%s", code, errOut.String())

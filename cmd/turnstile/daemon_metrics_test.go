@@ -55,7 +55,7 @@ func TestDaemonProbesOverSockets(t *testing.T) {
 	defer gate.Close()
 
 	raw, _ := json.Marshal([]string{"daemon", "-core", "http://" + gate.Addr().String(), "-device", "d1",
-		"-credential-file", credFile, "-metrics-addr", "127.0.0.1:0"})
+		"-credential-file", credFile, "-metrics-addr", "127.0.0.1:0", "-kinds", "synthetic"})
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childArgsEnv+"="+string(raw))
 	pipe, err := cmd.StderrPipe()
@@ -181,7 +181,7 @@ func TestDaemonMetricsAddrRefused(t *testing.T) {
 	for _, addr := range []string{taken.Addr().String(), "not-an-address"} {
 		var out, errOut strings.Builder
 		code := run([]string{"daemon", "-core", "http://" + core.Addr().String(), "-device", "d1", "-credential-file", credFile,
-			"-metrics-addr", addr}, &out, &errOut)
+			"-metrics-addr", addr, "-kinds", "synthetic"}, &out, &errOut)
 		if code != exitFail || !strings.Contains(errOut.String(), "turnstile daemon: -metrics-addr: ") {
 			t.Errorf("-metrics-addr %s: exit %d, stderr %q", addr, code, errOut.String())
 		}

@@ -98,7 +98,7 @@ func TestDaemonTakesSeveralCoreURLs(t *testing.T) {
 	} {
 		sh := &shell{stdout: io.Discard, stderr: io.Discard}
 		fs, f := sh.daemonFlagSet()
-		if err := fs.Parse(append(c.args, "-device", "d", "-credential-file", cred)); err != nil {
+		if err := fs.Parse(append(c.args, "-device", "d", "-credential-file", cred, "-kinds", "synthetic")); err != nil {
 			t.Fatal(err)
 		}
 		setup, err := prepareDaemon(f, io.Discard)
