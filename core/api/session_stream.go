@@ -246,6 +246,7 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 	}); err != nil {
 		return
 	}
+	stopped := false // Core's loop has returned: send what is left, then end
 	for {
 		idle := false
 		buf = buf[:0]
@@ -264,7 +265,7 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 			}
 			fl.Flush()
 		}
-		if idle && stopAtIdle {
+		if idle && stopAtIdle || stopped {
 			return
 		}
 		select {
@@ -272,13 +273,18 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 		case <-r.Context().Done():
 			return
 		case <-a.s.Done():
-			return
+			// Core stopped: its last commit may still hold events for this
+			// stream (a Turn failed by the shutdown); send them, then end.
+			stopped = true
 		}
 		mu.Lock()
 		got := latest
 		latest = nil
 		mu.Unlock()
 		if got == nil {
+			if stopped {
+				return
+			}
 			evs = nil
 			continue
 		}

@@ -407,6 +407,10 @@ func (s *Server) shutdown() error {
 	err := s.back.Commit()
 	if err == nil {
 		s.obs.committed()
+		// The watches read the last commit (Turns the closed connections
+		// failed), so a stream still open sends their terminal events
+		// before Done closes.
+		s.watches = slices.DeleteFunc(s.watches, func(w func(View) bool) bool { return !w(View{s}) })
 	}
 	s.tracing.settle(s.back)
 	s.tracing.stopped()
