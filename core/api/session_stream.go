@@ -129,7 +129,10 @@ type streamSnapshot struct {
 	state sessionState
 }
 
-func (a *API) readStream(v server.View, sid string, from string) (streamSnapshot, bool) {
+// readStream reads the Session from Turn from on; of each Turn's run
+// events only those after read[turn] (the sequence already handed over),
+// and read advances to the last.
+func (a *API) readStream(v server.View, sid string, from string, read map[string]uint64) (streamSnapshot, bool) {
 	st, ok := a.readSession(v, sid, turnsOpen)
 	if !ok {
 		return streamSnapshot{}, false
@@ -137,9 +140,31 @@ func (a *API) readStream(v server.View, sid string, from string) (streamSnapshot
 	snap := streamSnapshot{state: st}
 	for _, rec := range a.turnsFrom(v, sid, from) {
 		view, _ := v.Machine().Turn(rec.ID)
-		snap.turns = append(snap.turns, streamTurn{rec: rec, view: view, events: v.Backend().Events(rec.ID)})
+		evs := v.Backend().EventsAfter(rec.ID, read[rec.ID])
+		if len(evs) > 0 {
+			read[rec.ID] = evs[len(evs)-1].Seq
+		}
+		snap.turns = append(snap.turns, streamTurn{rec: rec, view: view, events: evs})
+	}
+	if len(read) > len(snap.turns) {
+		for tid := range read {
+			if !slices.ContainsFunc(snap.turns, func(t streamTurn) bool { return t.rec.ID == tid }) {
+				delete(read, tid)
+			}
+		}
 	}
 	return snap, true
+}
+
+// after is snap with the run events of earlier, a snapshot not taken,
+// put before its own (snap read only the events after earlier's).
+func (snap streamSnapshot) after(earlier streamSnapshot) streamSnapshot {
+	for i, t := range snap.turns {
+		if j := slices.IndexFunc(earlier.turns, func(e streamTurn) bool { return e.rec.ID == t.rec.ID }); j >= 0 && len(earlier.turns[j].events) > 0 {
+			snap.turns[i].events = append(earlier.turns[j].events, t.events...)
+		}
+	}
+	return snap
 }
 
 // sessionEventsV1 streams the Session's events as Server-Sent Events,
@@ -212,18 +237,19 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 	// created are the creation times of the snapshot's Turns (each read
 	// once); lastActive is the latest of every Turn the stream saw.
 	created := map[string]int64{}
+	kept := map[string][]core.RunEvent{} // the run events taken, by Turn
 	var lastActive int64
 	// The loop reads the Session after each commit (server.Watch) and
 	// hands the snapshot over: a newer one replaces one not yet taken, so
 	// a change costs no round trip through the loop's inbox.
 	var mu sync.Mutex
 	from := cur.turn // the Turn the loop reads from: the cursor's, or an earlier one
-	var latest *streamRead
-	wake := make(chan struct{}, 1)
+	hand := newStreamHandoff()
 	wctx, stop := context.WithCancel(r.Context())
 	defer stop()
 	var marks []turnMark // what the last snapshot handed over was derived from (loop only)
 	handed := false
+	read := map[string]uint64{} // the run events handed over, by Turn (loop only)
 	if err := a.s.Watch(wctx, func(v server.View) bool {
 		mu.Lock()
 		f := from
@@ -233,14 +259,8 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 			return true // a commit of another Session: nothing to derive
 		}
 		handed = true
-		snap, ok := a.readStream(v, sid, f)
-		mu.Lock()
-		latest = &streamRead{snap, ok}
-		mu.Unlock()
-		select {
-		case wake <- struct{}{}:
-		default:
-		}
+		snap, ok := a.readStream(v, sid, f, read)
+		hand.put(snap, ok)
 		return ok
 	}); err != nil {
 		return
@@ -267,16 +287,13 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 			return
 		}
 		select {
-		case <-wake:
+		case <-hand.wake:
 		case <-r.Context().Done():
 			return
 		case <-a.s.Done():
 			return
 		}
-		mu.Lock()
-		got := latest
-		latest = nil
-		mu.Unlock()
+		got := hand.take()
 		if got == nil {
 			evs = nil
 			continue
@@ -288,7 +305,11 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 		if i := slices.IndexFunc(snap.turns, func(t streamTurn) bool { return t.rec.ID == cur.turn }); i > 0 {
 			snap.turns = snap.turns[i:] // read from an earlier cursor
 		}
-		for _, t := range snap.turns {
+		for i, t := range snap.turns {
+			// The snapshot holds each Turn's events not yet taken: the
+			// stream keeps the rest (derive reads them all).
+			kept[t.rec.ID] = append(kept[t.rec.ID], t.events...)
+			snap.turns[i].events = kept[t.rec.ID]
 			if _, ok := created[t.rec.ID]; !ok {
 				at, _ := a.turnCreated(r.Context(), t.rec.ID)
 				created[t.rec.ID], lastActive = at, max(lastActive, at)
@@ -300,6 +321,7 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 			for tid := range created {
 				if !slices.ContainsFunc(snap.turns, func(t streamTurn) bool { return t.rec.ID == tid }) {
 					delete(created, tid)
+					delete(kept, tid)
 				}
 			}
 		}
@@ -347,6 +369,40 @@ func (a *API) markStream(v server.View, sid, from string, prev []turnMark) ([]tu
 type streamRead struct {
 	snap streamSnapshot
 	ok   bool
+}
+
+// streamHandoff passes snapshots from the loop to a stream: a newer one
+// replaces one not yet taken (carrying its run events, which the newer
+// read did not read again), and wake tells the stream one is there.
+type streamHandoff struct {
+	mu     sync.Mutex
+	latest *streamRead
+	wake   chan struct{}
+}
+
+func newStreamHandoff() *streamHandoff { return &streamHandoff{wake: make(chan struct{}, 1)} }
+
+// put hands snap over (from the loop).
+func (h *streamHandoff) put(snap streamSnapshot, ok bool) {
+	h.mu.Lock()
+	if h.latest != nil && h.latest.ok {
+		snap = snap.after(h.latest.snap) // its events were not taken
+	}
+	h.latest = &streamRead{snap, ok}
+	h.mu.Unlock()
+	select {
+	case h.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take returns the snapshot handed over since the last take, or nil.
+func (h *streamHandoff) take() *streamRead {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	got := h.latest
+	h.latest = nil
+	return got
 }
 
 // derive appends the events not yet sent, in order: for each Turn from
