@@ -270,11 +270,14 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 		buf = buf[:0]
 		for _, ev := range evs {
 			ev.data.EventID, ev.data.Type = ev.id, ev.typ
-			b, err := json.Marshal(&ev.data)
-			if err != nil {
+			n := len(buf)
+			buf = append(append(append(append(append(buf, "id: "...), ev.id...), "\nevent: "...), ev.typ...), "\ndata: "...)
+			var err error
+			if buf, err = appendEventData(buf, &ev.data); err != nil {
+				buf = buf[:n]
 				continue
 			}
-			buf = append(append(append(append(append(append(append(buf, "id: "...), ev.id...), "\nevent: "...), ev.typ...), "\ndata: "...), b...), "\n\n"...)
+			buf = append(buf, "\n\n"...)
 			idle = idle || ev.typ == EvSessionIdle
 		}
 		if len(buf) > 0 {

@@ -1,0 +1,144 @@
+package api
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// appendEventData appends d as json.Marshal renders it, without
+// reflection for the members every event carries (identifiers, text,
+// indexes, the Turn object); the rarer nested objects (an item, the
+// Session, an engine error, a Turn's error or usage) go through
+// json.Marshal. The stream encodes several events per Turn, so this is
+// its main cost besides the network.
+func appendEventData(b []byte, d *eventData) ([]byte, error) {
+	b = append(b, '{')
+	if d.ContentIndex != nil {
+		b = strconv.AppendInt(append(b, `"content_index":`...), int64(*d.ContentIndex), 10)
+		b = append(b, ',')
+	}
+	if d.Delta != nil {
+		b = append(wire.AppendJSONString(append(b, `"delta":`...), *d.Delta), ',')
+	}
+	var err error
+	if d.Error != nil {
+		if b, err = appendMarshal(append(b, `"error":`...), d.Error); err != nil {
+			return b, err
+		}
+		b = append(b, ',')
+	}
+	b = append(wire.AppendJSONString(append(b, `"event_id":`...), d.EventID), ',')
+	if d.Item != nil {
+		if b, err = appendMarshal(append(b, `"item":`...), d.Item); err != nil {
+			return b, err
+		}
+		b = append(b, ',')
+	}
+	if d.ItemID != "" {
+		b = append(wire.AppendJSONString(append(b, `"item_id":`...), d.ItemID), ',')
+	}
+	if len(d.OutputIndex) > 0 {
+		if b, err = appendRaw(append(b, `"output_index":`...), d.OutputIndex); err != nil {
+			return b, err
+		}
+		b = append(b, ',')
+	}
+	if d.Session != nil {
+		if b, err = appendMarshal(append(b, `"session":`...), d.Session); err != nil {
+			return b, err
+		}
+		b = append(b, ',')
+	}
+	if d.SessionID != "" {
+		b = append(wire.AppendJSONString(append(b, `"session_id":`...), d.SessionID), ',')
+	}
+	if d.Text != nil {
+		b = append(wire.AppendJSONString(append(b, `"text":`...), *d.Text), ',')
+	}
+	if d.Turn != nil {
+		if b, err = appendTurnObject(append(b, `"turn":`...), d.Turn); err != nil {
+			return b, err
+		}
+		b = append(b, ',')
+	}
+	if d.TurnID != "" {
+		b = append(wire.AppendJSONString(append(b, `"turn_id":`...), d.TurnID), ',')
+	}
+	b = wire.AppendJSONString(append(b, `"type":`...), d.Type)
+	if len(d.Usage) > 0 {
+		if b, err = appendRaw(append(b, `,"usage":`...), d.Usage); err != nil {
+			return b, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// appendTurnObject appends t as json.Marshal renders it.
+func appendTurnObject(b []byte, t *TurnObject) ([]byte, error) {
+	b = wire.AppendJSONString(append(b, `{"id":`...), t.ID)
+	b = wire.AppendJSONString(append(b, `,"object":`...), t.Object)
+	b = appendStringPtr(append(b, `,"agent_id":`...), t.AgentID)
+	b = wire.AppendJSONString(append(b, `,"session_id":`...), t.SessionID)
+	b = strconv.AppendInt(append(b, `,"created_at":`...), t.CreatedAt, 10)
+	b = appendIntPtr(append(b, `,"started_at":`...), t.StartedAt)
+	b = appendIntPtr(append(b, `,"completed_at":`...), t.CompletedAt)
+	b = wire.AppendJSONString(append(b, `,"status":`...), t.Status)
+	var err error
+	b = append(b, `,"error":`...)
+	if t.Error == nil {
+		b = append(b, "null"...)
+	} else if b, err = appendMarshal(b, t.Error); err != nil {
+		return b, err
+	}
+	b = appendStringPtr(append(b, `,"subagent_id":`...), t.SubagentID)
+	b = append(b, `,"usage":`...)
+	if t.Usage == nil {
+		b = append(b, "null"...)
+	} else if b, err = appendMarshal(b, t.Usage); err != nil {
+		return b, err
+	}
+	if x := t.XAgentsCore; x != nil {
+		b = wire.AppendJSONString(append(b, `,"x_agents_core":{"state":`...), x.State)
+		if x.Cancel != "" {
+			b = wire.AppendJSONString(append(b, `,"cancel":`...), x.Cancel)
+		}
+		b = append(b, '}')
+	}
+	return append(b, '}'), nil
+}
+
+func appendStringPtr(b []byte, s *string) []byte {
+	if s == nil {
+		return append(b, "null"...)
+	}
+	return wire.AppendJSONString(b, *s)
+}
+
+func appendIntPtr(b []byte, n *int64) []byte {
+	if n == nil {
+		return append(b, "null"...)
+	}
+	return strconv.AppendInt(b, *n, 10)
+}
+
+// appendMarshal appends v's json.Marshal rendering.
+func appendMarshal(b []byte, v any) ([]byte, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return b, err
+	}
+	return append(b, raw...), nil
+}
+
+// appendRaw appends a raw member as json.Marshal renders it: the
+// stream's own constants as they are, anything else compacted through
+// json.Marshal.
+func appendRaw(b []byte, raw json.RawMessage) ([]byte, error) {
+	switch string(raw) {
+	case "0", "null":
+		return append(b, raw...), nil
+	}
+	return appendMarshal(b, raw)
+}

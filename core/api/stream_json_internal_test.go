@@ -1,0 +1,87 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+)
+
+// streamJSONStrings are strings whose JSON rendering has every escape
+// json.Marshal makes.
+var streamJSONStrings = []string{"", "plain", `q"b\s`, "\b\f\n\r\t\x00\x1f", "<a href='x'>&amp;</a>", "é中😀",
+	"bad\xffutf8\xc3", "line\u2028para\u2029", "\x7f~"}
+
+// eventDataVariants sets every member of the event data, one at a time
+// and all together, with each of the strings.
+func eventDataVariants() []eventData {
+	two, zero := 2, 0
+	started, done := int64(5), int64(9)
+	var out []eventData
+	for _, s := range streamJSONStrings {
+		s := s
+		agent, sub := s, s
+		turn := TurnObject{ID: s, Object: "agent.session.turn", AgentID: &agent, SessionID: s, CreatedAt: -3, StartedAt: &started,
+			CompletedAt: &done, Status: s, SubagentID: &sub, XAgentsCore: &TurnXAgentsCore{State: s, Cancel: s}}
+		failed := turn
+		failed.Error = &TurnErrorJSON{Code: s, Message: s, XAgentsCore: TurnErrorDetail{ErrorCode: s, EngineError: &EngineError{Code: s, HTTPStatus: 429}}}
+		failed.Usage = &UsageJSON{InputTokens: 3, OutputTokens: 4, TotalTokens: 7}
+		failed.XAgentsCore = &TurnXAgentsCore{State: s}
+		bare := TurnObject{}
+		item := ItemJSON{ID: s, Type: "function_call", TurnID: s, Status: s, CallID: s, Name: s, Arguments: json.RawMessage(" { \"a\" : \"<b>\" } ")}
+		sess := SessionObject{ID: s, Object: "agent.session", Status: s}
+		all := eventData{ContentIndex: &two, Delta: &s, Error: &streamError{Type: s, Code: s, Message: s, Param: &s}, EventID: s,
+			Item: &item, ItemID: s, OutputIndex: outputFirst, Session: &sess, SessionID: s, Text: &s, Turn: &failed, TurnID: s, Type: s,
+			Usage: json.RawMessage(`{"input_tokens":1}`)}
+		out = append(out, all,
+			eventData{EventID: s, Type: s},
+			eventData{ContentIndex: &zero, Delta: &s, EventID: s, ItemID: s, OutputIndex: outputFirst, SessionID: s, TurnID: s, Type: s},
+			eventData{EventID: s, Turn: &turn, Type: s, Usage: jsonNull},
+			eventData{EventID: s, Turn: &bare, Type: s, OutputIndex: jsonNull},
+			eventData{EventID: s, Text: &s, Type: s, Usage: json.RawMessage(" [ 1 , 2 ] ")},
+			eventData{EventID: s, Session: &sess, Type: s},
+		)
+	}
+	return out
+}
+
+// The stream's hand-written encoding of event data is byte for byte
+// json.Marshal's.
+func TestAppendEventDataIsMarshal(t *testing.T) {
+	for i, d := range eventDataVariants() {
+		want, err := json.Marshal(&d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := appendEventData([]byte("prefix"), &d)
+		if err != nil || !bytes.Equal(got, append([]byte("prefix"), want...)) {
+			t.Fatalf("variant %d: %v\n got  %s\n want prefix%s", i, err, got, want)
+		}
+	}
+}
+
+// A raw member that is not JSON fails the event as json.Marshal does.
+func TestAppendEventDataRefusesBadRaw(t *testing.T) {
+	d := eventData{EventID: "e", Type: "t", Usage: json.RawMessage("{bad")}
+	if _, err := json.Marshal(&d); err == nil {
+		t.Fatal("json.Marshal took a bad raw member")
+	}
+	if _, err := appendEventData(nil, &d); err == nil {
+		t.Fatal("appendEventData took a bad raw member")
+	}
+}
+
+func FuzzAppendEventDataIsMarshal(f *testing.F) {
+	for _, s := range streamJSONStrings {
+		f.Add(s, s)
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		agent := b
+		d := eventData{Delta: &a, EventID: b, ItemID: a, SessionID: b, Text: &b, TurnID: a, Type: b,
+			Turn: &TurnObject{ID: a, Object: b, AgentID: &agent, SessionID: a, Status: b, XAgentsCore: &TurnXAgentsCore{State: a, Cancel: b}}}
+		want, _ := json.Marshal(&d)
+		got, err := appendEventData(nil, &d)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("%q %q:\n got  %s\n want %s", a, b, got, want)
+		}
+	})
+}
