@@ -137,8 +137,14 @@ func (a *API) readStream(v server.View, sid string, from string, read map[string
 	if !ok {
 		return streamSnapshot{}, false
 	}
-	snap := streamSnapshot{state: st}
-	for _, rec := range a.turnsFrom(v, sid, from) {
+	idx := a.idx.of(v, sid)
+	ids := idx.ids[idx.pos[from]:] // all when from is not the Session's
+	snap := streamSnapshot{state: st, turns: make([]streamTurn, 0, len(ids))}
+	for _, id := range ids {
+		rec, ok := v.Backend().Turn(id)
+		if !ok {
+			continue
+		}
 		view, _ := v.Machine().Turn(rec.ID)
 		evs := v.Backend().EventsAfter(rec.ID, read[rec.ID])
 		if len(evs) > 0 {
@@ -329,7 +335,7 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 			}
 		}
 		snap.state.lastActive = lastActive
-		evs = derive(sid, srec, snap, &cur, fresh, func(tid string) int64 { return created[tid] })
+		evs = derive(evs[:0], sid, srec, snap, &cur, fresh, func(tid string) int64 { return created[tid] })
 		fresh = false
 		mu.Lock()
 		from = cur.turn
@@ -408,13 +414,12 @@ func (h *streamHandoff) take() *streamRead {
 	return got
 }
 
-// derive appends the events not yet sent, in order: for each Turn from
+// derive appends to out the events not yet sent, in order: for each Turn from
 // the cursor's, its creation, in_progress once it started, its run events
 // by sequence, its function calls and permission requests, then its end
 // and, when no Turn follows unfinished, the Session's idle. fresh: the
 // cursor's Turn has sent nothing yet (its creation is due).
-func derive(sid string, srec sessionRecord, snap streamSnapshot, cur *streamCursor, fresh bool, created func(string) int64) []sseEvent {
-	var out []sseEvent
+func derive(out []sseEvent, sid string, srec sessionRecord, snap streamSnapshot, cur *streamCursor, fresh bool, created func(string) int64) []sseEvent {
 	emit := func(typ string, data eventData) {
 		out = append(out, sseEvent{id: cur.String(), typ: typ, data: data})
 	}
