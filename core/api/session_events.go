@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/turnstile-sim/turnstile/core"
@@ -70,7 +71,7 @@ type checkedInput struct {
 }
 
 func checkInput(i int, in sessionInput) (checkedInput, error) {
-	p := fmt.Sprintf("events[%d]", i)
+	p := "events[" + strconv.Itoa(i) + "]"
 	c := checkedInput{typ: in.Type}
 	only := func(ok bool) error {
 		if !ok {
