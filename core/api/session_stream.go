@@ -240,6 +240,7 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 	fl.Flush()
 	evs := first
 	var buf []byte // the events of one snapshot, written at once
+	var enc eventEncoder
 	// created are the creation times of the snapshot's Turns (each read
 	// once); lastActive is the latest of every Turn the stream saw.
 	created := map[string]int64{}
@@ -279,7 +280,7 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 			n := len(buf)
 			buf = append(append(append(append(append(buf, "id: "...), ev.id...), "\nevent: "...), ev.typ...), "\ndata: "...)
 			var err error
-			if buf, err = appendEventData(buf, &ev.data); err != nil {
+			if buf, err = enc.appendEventData(buf, &ev.data); err != nil {
 				buf = buf[:n]
 				continue
 			}

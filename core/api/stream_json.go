@@ -2,18 +2,27 @@ package api
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
+// eventEncoder encodes the event data of one stream. A stream sends the
+// objects of one Session, whose agent is frozen at its creation: the
+// encoder renders that agent once (agent) and reuses it.
+type eventEncoder struct {
+	agent []byte
+}
+
 // appendEventData appends d as json.Marshal renders it, without
 // reflection for the members every event carries (identifiers, text,
-// indexes, the Turn object); the rarer nested objects (an item, the
-// Session, an engine error, a Turn's error or usage) go through
-// json.Marshal. The stream encodes several events per Turn, so this is
-// its main cost besides the network.
-func appendEventData(b []byte, d *eventData) ([]byte, error) {
+// indexes, the Turn and Session objects); the rarer nested objects (an
+// item, an engine error, a Turn's error or usage, required actions) go
+// through json.Marshal. The stream encodes several events per Turn, so
+// this is its main cost besides the network.
+func (e *eventEncoder) appendEventData(b []byte, d *eventData) ([]byte, error) {
 	b = append(b, '{')
 	if d.ContentIndex != nil {
 		b = strconv.AppendInt(append(b, `"content_index":`...), int64(*d.ContentIndex), 10)
@@ -46,7 +55,7 @@ func appendEventData(b []byte, d *eventData) ([]byte, error) {
 		b = append(b, ',')
 	}
 	if d.Session != nil {
-		if b, err = appendMarshal(append(b, `"session":`...), d.Session); err != nil {
+		if b, err = e.appendSessionObject(append(b, `"session":`...), d.Session); err != nil {
 			return b, err
 		}
 		b = append(b, ',')
@@ -141,4 +150,77 @@ func appendRaw(b []byte, raw json.RawMessage) ([]byte, error) {
 		return append(b, raw...), nil
 	}
 	return appendMarshal(b, raw)
+}
+
+// appendSessionObject appends s as json.Marshal renders it.
+func (e *eventEncoder) appendSessionObject(b []byte, s *SessionObject) ([]byte, error) {
+	b = wire.AppendJSONString(append(b, `{"id":`...), s.ID)
+	b = wire.AppendJSONString(append(b, `,"object":`...), s.Object)
+	if e.agent == nil {
+		agent, err := json.Marshal(&s.Agent)
+		if err != nil {
+			return b, err
+		}
+		e.agent = agent
+	}
+	b = append(append(b, `,"agent":`...), e.agent...)
+	b = strconv.AppendInt(append(b, `,"created_at":`...), s.CreatedAt, 10)
+	b = strconv.AppendInt(append(b, `,"last_active_at":`...), s.LastActiveAt, 10)
+	var err error
+	b = append(b, `,"environment":`...)
+	if s.Environment == nil {
+		b = append(b, "null"...)
+	} else if b, err = appendRaw(b, s.Environment); err != nil {
+		return b, err
+	}
+	b = appendStringPtr(append(b, `,"error":`...), s.Error)
+	b = append(b, `,"metadata":`...)
+	if s.Metadata == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '{')
+		for i, k := range slices.Sorted(maps.Keys(s.Metadata)) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = wire.AppendJSONString(append(wire.AppendJSONString(b, k), ':'), s.Metadata[k])
+		}
+		b = append(b, '}')
+	}
+	b = append(b, `,"required_actions":`...)
+	switch {
+	case s.RequiredActions == nil:
+		b = append(b, "null"...)
+	case len(s.RequiredActions) == 0:
+		b = append(b, "[]"...)
+	default:
+		if b, err = appendMarshal(b, s.RequiredActions); err != nil {
+			return b, err
+		}
+	}
+	b = wire.AppendJSONString(append(b, `,"status":`...), s.Status)
+	b = append(b, `,"usage":`...)
+	if s.Usage == nil {
+		b = append(b, "null"...)
+	} else if b, err = appendMarshal(b, s.Usage); err != nil {
+		return b, err
+	}
+	b = append(b, `,"vault_ids":`...)
+	if s.VaultIDs == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, id := range s.VaultIDs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = wire.AppendJSONString(b, id)
+		}
+		b = append(b, ']')
+	}
+	x := s.XAgentsCore
+	b = strconv.AppendBool(append(b, `,"x_agents_core":{"recovery_required":`...), x.RecoveryRequired)
+	b = strconv.AppendBool(append(b, `,"usable":`...), x.Usable)
+	b = appendStringPtr(append(b, `,"unusable_reason":`...), x.UnusableReason)
+	return append(b, "}}"...), nil
 }

@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"testing"
 )
 
@@ -28,7 +29,7 @@ func eventDataVariants() []eventData {
 		failed.XAgentsCore = &TurnXAgentsCore{State: s}
 		bare := TurnObject{}
 		item := ItemJSON{ID: s, Type: "function_call", TurnID: s, Status: s, CallID: s, Name: s, Arguments: json.RawMessage(" { \"a\" : \"<b>\" } ")}
-		sess := SessionObject{ID: s, Object: "agent.session", Status: s}
+		sess := sessionVariants(s)[0]
 		all := eventData{ContentIndex: &two, Delta: &s, Error: &streamError{Type: s, Code: s, Message: s, Param: &s}, EventID: s,
 			Item: &item, ItemID: s, OutputIndex: outputFirst, Session: &sess, SessionID: s, Text: &s, Turn: &failed, TurnID: s, Type: s,
 			Usage: json.RawMessage(`{"input_tokens":1}`)}
@@ -52,7 +53,7 @@ func TestAppendEventDataIsMarshal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := appendEventData([]byte("prefix"), &d)
+		got, err := new(eventEncoder).appendEventData([]byte("prefix"), &d)
 		if err != nil || !bytes.Equal(got, append([]byte("prefix"), want...)) {
 			t.Fatalf("variant %d: %v\n got  %s\n want prefix%s", i, err, got, want)
 		}
@@ -65,7 +66,7 @@ func TestAppendEventDataRefusesBadRaw(t *testing.T) {
 	if _, err := json.Marshal(&d); err == nil {
 		t.Fatal("json.Marshal took a bad raw member")
 	}
-	if _, err := appendEventData(nil, &d); err == nil {
+	if _, err := new(eventEncoder).appendEventData(nil, &d); err == nil {
 		t.Fatal("appendEventData took a bad raw member")
 	}
 }
@@ -79,9 +80,50 @@ func FuzzAppendEventDataIsMarshal(f *testing.F) {
 		d := eventData{Delta: &a, EventID: b, ItemID: a, SessionID: b, Text: &b, TurnID: a, Type: b,
 			Turn: &TurnObject{ID: a, Object: b, AgentID: &agent, SessionID: a, Status: b, XAgentsCore: &TurnXAgentsCore{State: a, Cancel: b}}}
 		want, _ := json.Marshal(&d)
-		got, err := appendEventData(nil, &d)
+		got, err := new(eventEncoder).appendEventData(nil, &d)
 		if err != nil || !bytes.Equal(got, want) {
 			t.Fatalf("%q %q:\n got  %s\n want %s", a, b, got, want)
 		}
 	})
+}
+
+// sessionVariants are Session objects with s in every string, each
+// optional member set in one of them and left null or empty in another.
+func sessionVariants(s string) []SessionObject {
+	name, reason := s, s
+	full := SessionObject{ID: s, Object: "agent.session", CreatedAt: 7, LastActiveAt: 9,
+		Agent:       SessionAgentJSON{Name: &name, Model: s, ServiceTier: s, Tools: []AgentToolJSON{}},
+		Environment: json.RawMessage(` {"type" : "<none>"} `), Error: &name,
+		Metadata: map[string]string{s: s, "b": "<&>", "a": "", "é": "x"},
+		RequiredActions: []RequiredAction{{Type: "function_call", TurnID: s, CallID: s, Name: s, Arguments: json.RawMessage(`{"x": 1}`)},
+			{Type: "mcp_approval_request", TurnID: s, RequestID: s, Request: &ApprovalRequest{Type: s, Name: &name, Message: s, Arguments: json.RawMessage(`[]`)}}},
+		Status: s, Usage: &UsageJSON{InputTokens: 1, OutputTokens: 2, TotalTokens: 3}, VaultIDs: []string{s, "v2"},
+		XAgentsCore: SessionCoreJSON{RecoveryRequired: true, UnusableReason: &reason}}
+	empty := SessionObject{ID: s, Object: "agent.session", Agent: SessionAgentJSON{Model: s}, Environment: json.RawMessage(`{"type":"none"}`),
+		Metadata: map[string]string{}, RequiredActions: []RequiredAction{}, Status: "idle", VaultIDs: []string{},
+		XAgentsCore: SessionCoreJSON{Usable: true}}
+	return []SessionObject{full, empty, {ID: s}}
+}
+
+// A Session object's hand-written encoding is json.Marshal's, with the
+// agent rendered anew or taken from the encoder's first rendering (one
+// stream's Session objects share their agent).
+func TestAppendSessionObjectIsMarshal(t *testing.T) {
+	for _, s := range streamJSONStrings {
+		for i, so := range sessionVariants(s) {
+			want, err := json.Marshal(&so)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var enc eventEncoder
+			for round := range 2 {
+				so.Status = fmt.Sprint("round ", round)
+				want, _ = json.Marshal(&so)
+				got, err := enc.appendSessionObject([]byte("x"), &so)
+				if err != nil || !bytes.Equal(got, append([]byte("x"), want...)) {
+					t.Fatalf("%q variant %d round %d: %v\n got  %s\n want x%s", s, i, round, err, got, want)
+				}
+			}
+		}
+	}
 }
