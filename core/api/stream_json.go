@@ -29,7 +29,7 @@ func (e *eventEncoder) appendEventData(b []byte, d *eventData) ([]byte, error) {
 		b = append(b, ',')
 	}
 	if d.Delta != nil {
-		b = append(wire.AppendJSONString(append(b, `"delta":`...), *d.Delta), ',')
+		b = append(appendJSONString(append(b, `"delta":`...), *d.Delta), ',')
 	}
 	var err error
 	if d.Error != nil {
@@ -38,7 +38,7 @@ func (e *eventEncoder) appendEventData(b []byte, d *eventData) ([]byte, error) {
 		}
 		b = append(b, ',')
 	}
-	b = append(wire.AppendJSONString(append(b, `"event_id":`...), d.EventID), ',')
+	b = append(appendJSONString(append(b, `"event_id":`...), d.EventID), ',')
 	if d.Item != nil {
 		if b, err = appendMarshal(append(b, `"item":`...), d.Item); err != nil {
 			return b, err
@@ -46,7 +46,7 @@ func (e *eventEncoder) appendEventData(b []byte, d *eventData) ([]byte, error) {
 		b = append(b, ',')
 	}
 	if d.ItemID != "" {
-		b = append(wire.AppendJSONString(append(b, `"item_id":`...), d.ItemID), ',')
+		b = append(appendJSONString(append(b, `"item_id":`...), d.ItemID), ',')
 	}
 	if len(d.OutputIndex) > 0 {
 		if b, err = appendRaw(append(b, `"output_index":`...), d.OutputIndex); err != nil {
@@ -61,10 +61,10 @@ func (e *eventEncoder) appendEventData(b []byte, d *eventData) ([]byte, error) {
 		b = append(b, ',')
 	}
 	if d.SessionID != "" {
-		b = append(wire.AppendJSONString(append(b, `"session_id":`...), d.SessionID), ',')
+		b = append(appendJSONString(append(b, `"session_id":`...), d.SessionID), ',')
 	}
 	if d.Text != nil {
-		b = append(wire.AppendJSONString(append(b, `"text":`...), *d.Text), ',')
+		b = append(appendJSONString(append(b, `"text":`...), *d.Text), ',')
 	}
 	if d.Turn != nil {
 		if b, err = appendTurnObject(append(b, `"turn":`...), d.Turn); err != nil {
@@ -73,9 +73,9 @@ func (e *eventEncoder) appendEventData(b []byte, d *eventData) ([]byte, error) {
 		b = append(b, ',')
 	}
 	if d.TurnID != "" {
-		b = append(wire.AppendJSONString(append(b, `"turn_id":`...), d.TurnID), ',')
+		b = append(appendJSONString(append(b, `"turn_id":`...), d.TurnID), ',')
 	}
-	b = wire.AppendJSONString(append(b, `"type":`...), d.Type)
+	b = appendJSONString(append(b, `"type":`...), d.Type)
 	if len(d.Usage) > 0 {
 		if b, err = appendRaw(append(b, `,"usage":`...), d.Usage); err != nil {
 			return b, err
@@ -86,14 +86,14 @@ func (e *eventEncoder) appendEventData(b []byte, d *eventData) ([]byte, error) {
 
 // appendTurnObject appends t as json.Marshal renders it.
 func appendTurnObject(b []byte, t *TurnObject) ([]byte, error) {
-	b = wire.AppendJSONString(append(b, `{"id":`...), t.ID)
-	b = wire.AppendJSONString(append(b, `,"object":`...), t.Object)
+	b = appendJSONString(append(b, `{"id":`...), t.ID)
+	b = appendJSONString(append(b, `,"object":`...), t.Object)
 	b = appendStringPtr(append(b, `,"agent_id":`...), t.AgentID)
-	b = wire.AppendJSONString(append(b, `,"session_id":`...), t.SessionID)
+	b = appendJSONString(append(b, `,"session_id":`...), t.SessionID)
 	b = strconv.AppendInt(append(b, `,"created_at":`...), t.CreatedAt, 10)
 	b = appendIntPtr(append(b, `,"started_at":`...), t.StartedAt)
 	b = appendIntPtr(append(b, `,"completed_at":`...), t.CompletedAt)
-	b = wire.AppendJSONString(append(b, `,"status":`...), t.Status)
+	b = appendJSONString(append(b, `,"status":`...), t.Status)
 	var err error
 	b = append(b, `,"error":`...)
 	if t.Error == nil {
@@ -109,9 +109,9 @@ func appendTurnObject(b []byte, t *TurnObject) ([]byte, error) {
 		return b, err
 	}
 	if x := t.XAgentsCore; x != nil {
-		b = wire.AppendJSONString(append(b, `,"x_agents_core":{"state":`...), x.State)
+		b = appendJSONString(append(b, `,"x_agents_core":{"state":`...), x.State)
 		if x.Cancel != "" {
-			b = wire.AppendJSONString(append(b, `,"cancel":`...), x.Cancel)
+			b = appendJSONString(append(b, `,"cancel":`...), x.Cancel)
 		}
 		b = append(b, '}')
 	}
@@ -122,7 +122,7 @@ func appendStringPtr(b []byte, s *string) []byte {
 	if s == nil {
 		return append(b, "null"...)
 	}
-	return wire.AppendJSONString(b, *s)
+	return appendJSONString(b, *s)
 }
 
 func appendIntPtr(b []byte, n *int64) []byte {
@@ -154,8 +154,8 @@ func appendRaw(b []byte, raw json.RawMessage) ([]byte, error) {
 
 // appendSessionObject appends s as json.Marshal renders it.
 func (e *eventEncoder) appendSessionObject(b []byte, s *SessionObject) ([]byte, error) {
-	b = wire.AppendJSONString(append(b, `{"id":`...), s.ID)
-	b = wire.AppendJSONString(append(b, `,"object":`...), s.Object)
+	b = appendJSONString(append(b, `{"id":`...), s.ID)
+	b = appendJSONString(append(b, `,"object":`...), s.Object)
 	if e.agent == nil {
 		agent, err := json.Marshal(&s.Agent)
 		if err != nil {
@@ -183,7 +183,7 @@ func (e *eventEncoder) appendSessionObject(b []byte, s *SessionObject) ([]byte, 
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = wire.AppendJSONString(append(wire.AppendJSONString(b, k), ':'), s.Metadata[k])
+			b = appendJSONString(append(appendJSONString(b, k), ':'), s.Metadata[k])
 		}
 		b = append(b, '}')
 	}
@@ -198,7 +198,7 @@ func (e *eventEncoder) appendSessionObject(b []byte, s *SessionObject) ([]byte, 
 			return b, err
 		}
 	}
-	b = wire.AppendJSONString(append(b, `,"status":`...), s.Status)
+	b = appendJSONString(append(b, `,"status":`...), s.Status)
 	b = append(b, `,"usage":`...)
 	if s.Usage == nil {
 		b = append(b, "null"...)
@@ -214,7 +214,7 @@ func (e *eventEncoder) appendSessionObject(b []byte, s *SessionObject) ([]byte, 
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = wire.AppendJSONString(b, id)
+			b = appendJSONString(b, id)
 		}
 		b = append(b, ']')
 	}
@@ -223,4 +223,26 @@ func (e *eventEncoder) appendSessionObject(b []byte, s *SessionObject) ([]byte, 
 	b = strconv.AppendBool(append(b, `,"usable":`...), x.Usable)
 	b = appendStringPtr(append(b, `,"unusable_reason":`...), x.UnusableReason)
 	return append(b, "}}"...), nil
+}
+
+// jsonPlain marks the bytes a JSON string carries as they are in
+// json.Marshal's rendering: printable ASCII except the quote, the
+// backslash and the HTML characters < > &.
+var jsonPlain = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
+// appendJSONString appends s as json.Marshal renders a string: a string
+// of plain bytes (the stream's identifiers and types) is copied in one
+// go, any other goes through wire.AppendJSONString.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if !jsonPlain[s[i]] {
+			return wire.AppendJSONString(b, s)
+		}
+	}
+	return append(append(append(b, '"'), s...), '"')
 }

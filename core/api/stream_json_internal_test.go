@@ -127,3 +127,16 @@ func TestAppendSessionObjectIsMarshal(t *testing.T) {
 		}
 	}
 }
+
+// appendJSONString renders every byte value, alone and inside plain
+// text, as json.Marshal does.
+func TestAppendJSONStringIsMarshal(t *testing.T) {
+	for c := range 256 {
+		for _, s := range []string{string(rune(c)), string([]byte{byte(c)}), "ab" + string([]byte{byte(c)}) + "cd"} {
+			want, _ := json.Marshal(s)
+			if got := appendJSONString(nil, s); !bytes.Equal(got, want) {
+				t.Fatalf("%q: got %s want %s", s, got, want)
+			}
+		}
+	}
+}
