@@ -247,21 +247,19 @@ func (a *API) registerV1(mux *http.ServeMux, routes []Route) {
 			shapes.handle(r.Path, func(http.ResponseWriter, *http.Request) {})
 		}
 	}
-	h := func(w http.ResponseWriter, r *http.Request) {
-		keyID, ok := a.authorizeV1(w, r)
-		if !ok {
-			return
-		}
-		r = r.WithContext(context.WithValue(r.Context(), keyIDKey{}, keyID))
-		if m := served.match(r); m != nil {
-			m.ServeHTTP(w, r)
-			return
-		}
+	route := served.serveOr(func(w http.ResponseWriter, r *http.Request) {
 		if shapes.match(r) != nil {
 			failV1(w, http.StatusMethodNotAllowed, "", CodeMethodNotAllowed, "", fmt.Sprintf("%s is not allowed on %s", r.Method, r.URL.Path))
 			return
 		}
 		failV1(w, http.StatusNotFound, "", CodeUnknownRoute, "", fmt.Sprintf("no route %s %s", r.Method, r.URL.Path))
+	})
+	h := func(w http.ResponseWriter, r *http.Request) {
+		keyID, ok := a.authorizeV1(w, r)
+		if !ok {
+			return
+		}
+		route.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), keyIDKey{}, keyID)))
 	}
 	mux.HandleFunc(V1Prefix+"/", h)
 	mux.HandleFunc(V1Prefix, h)
