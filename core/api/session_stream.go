@@ -133,19 +133,23 @@ type streamSnapshot struct {
 // events only those after read[turn] (the sequence already handed over),
 // and read advances to the last.
 func (a *API) readStream(v server.View, sid string, from string, read map[string]uint64) (streamSnapshot, bool) {
-	st, ok := a.readSession(v, sid, turnsOpen)
+	st, idx, ok := a.readSessionIndex(v, sid, turnsOpen)
 	if !ok {
 		return streamSnapshot{}, false
 	}
-	idx := a.idx.of(v, sid)
 	ids := idx.ids[idx.pos[from]:] // all when from is not the Session's
 	snap := streamSnapshot{state: st, turns: make([]streamTurn, 0, len(ids))}
 	for _, id := range ids {
-		rec, ok := v.Backend().Turn(id)
-		if !ok {
+		var rec core.TurnRecord
+		var view core.TurnView
+		// The Session's open Turns were just read with it.
+		if j := slices.IndexFunc(st.recs, func(r core.TurnRecord) bool { return r.ID == id }); j >= 0 {
+			rec, view = st.recs[j], st.turns[j]
+		} else if rec, ok = v.Backend().Turn(id); ok {
+			view, _ = v.Machine().Turn(rec.ID)
+		} else {
 			continue
 		}
-		view, _ := v.Machine().Turn(rec.ID)
 		evs := v.Backend().EventsAfter(rec.ID, read[rec.ID])
 		if len(evs) > 0 {
 			read[rec.ID] = evs[len(evs)-1].Seq
