@@ -353,13 +353,12 @@ func messageParams(raw json.RawMessage, param string) (wire.MessageInput, error)
 			return wire.TextInput(text), nil
 		}
 	}
-	var msgs []struct {
-		Role    string              `json:"role"`
-		Type    *string             `json:"type"`
-		Content []wire.InputContent `json:"content"`
-	}
-	if err := sub(raw, param, &msgs); err != nil {
-		return nil, err
+	msgs, ok := decodeMessagesPlain(raw)
+	if !ok {
+		msgs = nil
+		if err := sub(raw, param, &msgs); err != nil {
+			return nil, err
+		}
 	}
 	if len(msgs) == 0 {
 		return nil, badParam(CodeInvalidInput, param, "%s must hold at least one message", param)

@@ -284,7 +284,14 @@ func (a *API) postSessionEvents(w http.ResponseWriter, r *http.Request) {
 	var p struct {
 		Events []sessionInput `json:"events"`
 	}
-	_, err := readV1(w, r, &p, false)
+	b, err := readV1Body(w, r)
+	if err == nil {
+		var ok bool
+		if p.Events, ok = decodeEventsPlain(b); !ok {
+			p.Events = nil
+			err = decodeStrict(b, &p)
+		}
+	}
 	if err == nil && len(p.Events) == 0 {
 		err = badParam(CodeInvalidInput, "events", "events must hold at least one event")
 	}

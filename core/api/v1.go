@@ -180,6 +180,21 @@ func unknownFieldParam(br *badRequest) string {
 // readV1 reads a /v1 body of at most V1BodyBytesMax bytes and decodes it
 // strictly into v (an empty body is an empty object when allowEmpty).
 func readV1(w http.ResponseWriter, r *http.Request, v any, allowEmpty bool) ([]byte, error) {
+	b, err := readV1Body(w, r)
+	if err != nil {
+		return nil, err
+	}
+	if len(bytes.TrimSpace(b)) == 0 && allowEmpty {
+		b = []byte(`{}`)
+	}
+	if err := decodeStrict(b, v); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// readV1Body reads a /v1 body of at most V1BodyBytesMax bytes.
+func readV1Body(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	var b []byte
 	if n := r.ContentLength; n > 0 && n <= V1BodyBytesMax {
 		// The declared size and room to see the end, up to 64 KiB: a
@@ -189,12 +204,6 @@ func readV1(w http.ResponseWriter, r *http.Request, v any, allowEmpty bool) ([]b
 	b, err := readAll(b, http.MaxBytesReader(w, r.Body, V1BodyBytesMax))
 	if err != nil {
 		return nil, bodyError(err, V1BodyBytesMax)
-	}
-	if len(bytes.TrimSpace(b)) == 0 && allowEmpty {
-		b = []byte(`{}`)
-	}
-	if err := decodeStrict(b, v); err != nil {
-		return nil, err
 	}
 	return b, nil
 }
