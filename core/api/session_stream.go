@@ -131,14 +131,15 @@ type streamSnapshot struct {
 
 // readStream reads the Session from Turn from on; of each Turn's run
 // events only those after read[turn] (the sequence already handed over),
-// and read advances to the last.
-func (a *API) readStream(v server.View, sid string, from string, read map[string]uint64) (streamSnapshot, bool) {
-	st, idx, ok := a.readSessionIndex(v, sid, turnsOpen)
+// and read advances to the last. The snapshot reuses the storage of
+// into, one the stream is done with.
+func (a *API) readStream(v server.View, sid string, from string, read map[string]uint64, into streamSnapshot) (streamSnapshot, bool) {
+	st, idx, ok := a.readSessionIndex(v, sid, turnsOpen, into.state)
 	if !ok {
 		return streamSnapshot{}, false
 	}
 	ids := idx.ids[idx.pos[from]:] // all when from is not the Session's
-	snap := streamSnapshot{state: st, turns: make([]streamTurn, 0, len(ids))}
+	snap := streamSnapshot{state: st, turns: slices.Grow(into.turns[:0], len(ids))}
 	for _, id := range ids {
 		var rec core.TurnRecord
 		var view core.TurnView
@@ -245,6 +246,7 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 	evs := first
 	var buf []byte // the events of one snapshot, written at once
 	var enc eventEncoder
+	var derived streamSnapshot // the snapshot evs came from
 	// created are the creation times of the snapshot's Turns (each read
 	// once); lastActive is the latest of every Turn the stream saw.
 	created := map[string]int64{}
@@ -270,7 +272,7 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 			return true // a commit of another Session: nothing to derive
 		}
 		handed = true
-		snap, ok := a.readStream(v, sid, f, read)
+		snap, ok := a.readStream(v, sid, f, read, hand.spare())
 		hand.put(snap, ok)
 		return ok
 	}); err != nil {
@@ -297,6 +299,10 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 			}
 			fl.Flush()
 		}
+		if derived.turns != nil {
+			hand.release(derived) // the events it gave are written
+			derived = streamSnapshot{}
+		}
 		if idle && stopAtIdle {
 			return
 		}
@@ -316,6 +322,7 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 			return
 		}
 		snap := got.snap
+		derived = got.snap
 		if i := slices.IndexFunc(snap.turns, func(t streamTurn) bool { return t.rec.ID == cur.turn }); i > 0 {
 			snap.turns = snap.turns[i:] // read from an earlier cursor
 		}
@@ -392,6 +399,26 @@ type streamHandoff struct {
 	mu     sync.Mutex
 	latest *streamRead
 	wake   chan struct{}
+	// done is a snapshot the stream derived and wrote: the loop's next
+	// read reuses its storage.
+	done streamSnapshot
+}
+
+// release gives back a snapshot the stream is done with (from the
+// stream).
+func (h *streamHandoff) release(s streamSnapshot) {
+	h.mu.Lock()
+	h.done = s
+	h.mu.Unlock()
+}
+
+// spare takes the snapshot given back, if any (from the loop).
+func (h *streamHandoff) spare() streamSnapshot {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s := h.done
+	h.done = streamSnapshot{}
+	return s
 }
 
 func newStreamHandoff() *streamHandoff { return &streamHandoff{wake: make(chan struct{}, 1)} }

@@ -59,6 +59,16 @@ func TestStreamHandoffCoalescesRunEvents(t *testing.T) {
 	if again := h.take(); again != nil {
 		t.Fatalf("second take %+v", again)
 	}
+	if sp := h.spare(); sp.turns != nil {
+		t.Fatalf("spare before any release: %+v", sp)
+	}
+	h.release(got.snap)
+	if sp := h.spare(); cap(sp.turns) == 0 || &sp.turns[:1][0] != &got.snap.turns[0] {
+		t.Fatal("the released snapshot's storage is not offered for the next read")
+	}
+	if sp := h.spare(); sp.turns != nil {
+		t.Fatal("a released snapshot offered twice")
+	}
 	h.put(streamSnapshot{}, false)
 	if gone := h.take(); gone == nil || gone.ok {
 		t.Fatalf("gone session %+v", gone)
