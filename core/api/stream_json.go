@@ -18,9 +18,9 @@ type eventEncoder struct {
 
 // appendEventData appends d as json.Marshal renders it, without
 // reflection for the members every event carries (identifiers, text,
-// indexes, the Turn and Session objects); the rarer nested objects (an
-// item, an engine error, a Turn's error or usage, required actions) go
-// through json.Marshal. The stream encodes several events per Turn, so
+// indexes, the Turn, Session and item objects); the rarer nested objects
+// (an engine error, a Turn's error or usage, required actions, an input
+// receipt) go through json.Marshal. The stream encodes several events per Turn, so
 // this is its main cost besides the network.
 func (e *eventEncoder) appendEventData(b []byte, d *eventData) ([]byte, error) {
 	b = append(b, '{')
@@ -40,7 +40,7 @@ func (e *eventEncoder) appendEventData(b []byte, d *eventData) ([]byte, error) {
 	}
 	b = append(appendJSONString(append(b, `"event_id":`...), d.EventID), ',')
 	if d.Item != nil {
-		if b, err = appendMarshal(append(b, `"item":`...), d.Item); err != nil {
+		if b, err = appendItem(append(b, `"item":`...), d.Item); err != nil {
 			return b, err
 		}
 		b = append(b, ',')
@@ -245,4 +245,64 @@ func appendJSONString(b []byte, s string) []byte {
 		}
 	}
 	return append(append(append(b, '"'), s...), '"')
+}
+
+// appendItem appends it as json.Marshal renders it.
+func appendItem(b []byte, it *ItemJSON) ([]byte, error) {
+	b = appendJSONString(append(b, `{"id":`...), it.ID)
+	b = appendJSONString(append(b, `,"type":`...), it.Type)
+	b = appendJSONString(append(b, `,"turn_id":`...), it.TurnID)
+	b = appendJSONString(append(b, `,"status":`...), it.Status)
+	if it.Role != "" {
+		b = appendJSONString(append(b, `,"role":`...), it.Role)
+	}
+	if it.Phase != nil {
+		b = appendJSONString(append(b, `,"phase":`...), *it.Phase)
+	}
+	if len(it.Content) > 0 {
+		b = appendContent(append(b, `,"content":`...), it.Content)
+	}
+	if it.CallID != "" {
+		b = appendJSONString(append(b, `,"call_id":`...), it.CallID)
+	}
+	if it.Name != "" {
+		b = appendJSONString(append(b, `,"name":`...), it.Name)
+	}
+	var err error
+	if len(it.Arguments) > 0 {
+		if b, err = appendRaw(append(b, `,"arguments":`...), it.Arguments); err != nil {
+			return b, err
+		}
+	}
+	if len(it.Output) > 0 {
+		b = appendContent(append(b, `,"output":`...), it.Output)
+	}
+	if it.Error != nil {
+		b = appendJSONString(append(b, `,"error":`...), *it.Error)
+	}
+	if it.XAgentsCore != nil {
+		if b, err = appendMarshal(append(b, `,"x_agents_core":`...), it.XAgentsCore); err != nil {
+			return b, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// appendContent appends content parts as json.Marshal renders them.
+func appendContent(b []byte, parts []ContentJSON) []byte {
+	b = append(b, '[')
+	for i, c := range parts {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(append(b, `{"type":`...), c.Type)
+		if c.Text != nil {
+			b = appendJSONString(append(b, `,"text":`...), *c.Text)
+		}
+		if c.ImageURL != nil {
+			b = appendJSONString(append(b, `,"image_url":`...), *c.ImageURL)
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']')
 }

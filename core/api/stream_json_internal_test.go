@@ -29,6 +29,11 @@ func eventDataVariants() []eventData {
 		failed.XAgentsCore = &TurnXAgentsCore{State: s}
 		bare := TurnObject{}
 		item := ItemJSON{ID: s, Type: "function_call", TurnID: s, Status: s, CallID: s, Name: s, Arguments: json.RawMessage(" { \"a\" : \"<b>\" } ")}
+		phase := s
+		message := ItemJSON{ID: s, Type: "message", TurnID: s, Status: s, Role: s, Phase: &phase,
+			Content: []ContentJSON{{Type: "output_text", Text: &phase}, {Type: s, ImageURL: &phase}, {Type: s}}}
+		output := ItemJSON{ID: s, Type: "function_call_output", TurnID: s, Status: s, CallID: s, Output: []ContentJSON{{Type: s, Text: &phase}},
+			Error: &phase, XAgentsCore: &ItemReceipt{InputID: s, State: s, ErrorCode: s}, Content: []ContentJSON{}, Arguments: json.RawMessage(`{}`)}
 		sess := sessionVariants(s)[0]
 		all := eventData{ContentIndex: &two, Delta: &s, Error: &streamError{Type: s, Code: s, Message: s, Param: &s}, EventID: s,
 			Item: &item, ItemID: s, OutputIndex: outputFirst, Session: &sess, SessionID: s, Text: &s, Turn: &failed, TurnID: s, Type: s,
@@ -40,6 +45,9 @@ func eventDataVariants() []eventData {
 			eventData{EventID: s, Turn: &bare, Type: s, OutputIndex: jsonNull},
 			eventData{EventID: s, Text: &s, Type: s, Usage: json.RawMessage(" [ 1 , 2 ] ")},
 			eventData{EventID: s, Session: &sess, Type: s},
+			eventData{EventID: s, Item: &message, OutputIndex: outputFirst, Type: s},
+			eventData{EventID: s, Item: &output, Type: s},
+			eventData{EventID: s, Item: &ItemJSON{}, Type: s},
 		)
 	}
 	return out
