@@ -340,7 +340,35 @@ func (a *API) postSessionEvents(w http.ResponseWriter, r *http.Request) {
 		}
 		out.Receipts = append(out.Receipts, rc)
 	}
-	writeJSON(w, http.StatusOK, out)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(append(appendEventsReceipt(make([]byte, 0, 128+96*len(out.Receipts)), &out), '\n'))
+}
+
+// appendEventsReceipt appends r as json.Marshal renders it.
+func appendEventsReceipt(b []byte, r *EventsReceipt) []byte {
+	b = appendJSONString(append(b, `{"object":`...), r.Object)
+	b = append(b, `,"receipts":`...)
+	if r.Receipts == nil {
+		return append(b, "null}"...)
+	}
+	b = append(b, '[')
+	for i, rc := range r.Receipts {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(append(b, `{"type":`...), rc.Type)
+		b = appendJSONString(append(b, `,"action":`...), rc.Action)
+		b = appendJSONString(append(b, `,"turn_id":`...), rc.TurnID)
+		if rc.InputID != "" {
+			b = appendJSONString(append(b, `,"input_id":`...), rc.InputID)
+		}
+		if rc.DeliveryID != "" {
+			b = appendJSONString(append(b, `,"delivery_id":`...), rc.DeliveryID)
+		}
+		b = append(b, '}')
+	}
+	return append(b, "]}"...)
 }
 
 // failInput answers a refused input event naming it.

@@ -528,8 +528,15 @@ func derive(out []sseEvent, sid string, srec sessionRecord, snap streamSnapshot,
 		}
 		if cur.t == 2 {
 			cur.t = 3
-			typ := map[core.TurnState]string{core.TurnCompleted: EvTurnCompleted, core.TurnFailed: EvTurnFailed,
-				core.TurnCancelled: EvTurnCancelled}[rec.State]
+			var typ string
+			switch rec.State {
+			case core.TurnCompleted:
+				typ = EvTurnCompleted
+			case core.TurnFailed:
+				typ = EvTurnFailed
+			case core.TurnCancelled:
+				typ = EvTurnCancelled
+			}
 			d := turnEv()
 			d.Usage = jsonNull
 			if u := usageJSON(rec.Usage); u != nil {

@@ -148,3 +148,17 @@ func TestAppendJSONStringIsMarshal(t *testing.T) {
 		}
 	}
 }
+
+// The receipts of POST .../events are written as json.Marshal renders
+// them, with and without their optional members.
+func TestAppendEventsReceiptIsMarshal(t *testing.T) {
+	for _, s := range streamJSONStrings {
+		for _, r := range []EventsReceipt{{Object: s}, {Object: s, Receipts: []Receipt{}},
+			{Object: s, Receipts: []Receipt{{Type: s, Action: s, TurnID: s}, {Type: s, Action: s, TurnID: s, InputID: s, DeliveryID: s}, {InputID: "0"}}}} {
+			want, _ := json.Marshal(&r)
+			if got := appendEventsReceipt([]byte("x"), &r); !bytes.Equal(got, append([]byte("x"), want...)) {
+				t.Fatalf("got  %s\nwant x%s", got, want)
+			}
+		}
+	}
+}
