@@ -272,7 +272,7 @@ func (a *API) noteTurn(ctx context.Context, sid, tid string) {
 		return // a replayed submission
 	}
 	at := time.Now().Unix()
-	b, _ := json.Marshal(turnRecordJSON{Session: sid, CreatedAt: at})
+	b := appendTurnRecord(make([]byte, 0, 48+len(sid)), turnRecordJSON{Session: sid, CreatedAt: at})
 	if err := a.res.PutResource(ctx, kindTurn, tid, b); err != nil {
 		a.log.Warn("turn creation time not recorded", "turn", tid, "err", err)
 		return
@@ -544,4 +544,10 @@ func (a *API) sessionStateOnly(ctx context.Context, sid string) (sessionState, e
 		return st, err
 	}
 	return st, nil
+}
+
+// appendTurnRecord appends r as json.Marshal renders it.
+func appendTurnRecord(b []byte, r turnRecordJSON) []byte {
+	b = appendJSONString(append(b, `{"session":`...), r.Session)
+	return append(strconv.AppendInt(append(b, `,"created_at":`...), r.CreatedAt, 10), '}')
 }

@@ -47,8 +47,8 @@ type streamCursor struct {
 }
 
 func (c streamCursor) String() string {
-	b := make([]byte, 0, len(c.turn)+16)
-	b = append(b, c.turn...)
+	var arr [64]byte // on the stack: the string is the only allocation
+	b := append(arr[:0], c.turn...)
 	for _, n := range [4]int{c.p, c.e, c.i, c.t} {
 		b = strconv.AppendInt(append(b, ':'), int64(n), 10)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -159,6 +160,30 @@ func TestAppendEventsReceiptIsMarshal(t *testing.T) {
 			if got := appendEventsReceipt([]byte("x"), &r); !bytes.Equal(got, append([]byte("x"), want...)) {
 				t.Fatalf("got  %s\nwant x%s", got, want)
 			}
+		}
+	}
+}
+
+// A Turn's creation record is stored as json.Marshal renders it.
+func TestAppendTurnRecordIsMarshal(t *testing.T) {
+	for _, s := range streamJSONStrings {
+		for _, at := range []int64{0, -1, 1796423134} {
+			r := turnRecordJSON{Session: s, CreatedAt: at}
+			want, _ := json.Marshal(r)
+			if got := appendTurnRecord(nil, r); !bytes.Equal(got, want) {
+				t.Fatalf("got %s want %s", got, want)
+			}
+		}
+	}
+}
+
+// A stream cursor renders and parses back, a long Turn ID and large
+// counts included (past the rendering's stack buffer).
+func TestStreamCursorRoundTripLong(t *testing.T) {
+	for _, c := range []streamCursor{{turn: "t-1", p: 1, e: 22, i: 3, t: 4}, {turn: strings.Repeat("t", 100), e: 1 << 40}} {
+		got, ok := parseCursor(c.String())
+		if !ok || got != c {
+			t.Fatalf("%+v came back %+v %v", c, got, ok)
 		}
 	}
 }
