@@ -35,6 +35,11 @@ func appendPayload(b []byte, p Payload) ([]byte, error) {
 
 const jsonHex = "0123456789abcdef"
 
+// AppendJSONString appends s as json.Marshal renders a string (HTML
+// escaping on): the shells' hand-written encoders use it to produce the
+// same bytes as encoding/json.
+func AppendJSONString(b []byte, s string) []byte { return appendMarshalString(b, s) }
+
 // appendMarshalString appends s as encoding/json renders a string with
 // HTML escaping (json.Marshal's default): the short escapes for \b \f \n
 // \r \t, \u00XX for other control bytes and < > &, \ufffd for each byte

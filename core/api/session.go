@@ -1,11 +1,13 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/turnstile-sim/turnstile/core"
@@ -340,27 +342,30 @@ type inlineAgentParams struct {
 // messageParams reads a message input: a string, or messages
 // {role: user, content: [input_text | input_image], type?: message}.
 func messageParams(raw json.RawMessage, param string) (wire.MessageInput, error) {
-	var text string
-	if err := json.Unmarshal(raw, &text); err == nil {
-		if text == "" {
-			return nil, badParam(CodeInvalidInput, param, "%s must not be empty", param)
+	// An array (the usual form) never decodes as a string: only other
+	// values try the string form first.
+	if t := bytes.TrimLeft(raw, " \t\r\n"); len(t) == 0 || t[0] != '[' {
+		var text string
+		if err := json.Unmarshal(raw, &text); err == nil {
+			if text == "" {
+				return nil, badParam(CodeInvalidInput, param, "%s must not be empty", param)
+			}
+			return wire.TextInput(text), nil
 		}
-		return wire.TextInput(text), nil
 	}
-	var msgs []struct {
-		Role    string              `json:"role"`
-		Type    *string             `json:"type"`
-		Content []wire.InputContent `json:"content"`
-	}
-	if err := sub(raw, param, &msgs); err != nil {
-		return nil, err
+	msgs, ok := decodeMessagesPlain(raw)
+	if !ok {
+		msgs = nil
+		if err := sub(raw, param, &msgs); err != nil {
+			return nil, err
+		}
 	}
 	if len(msgs) == 0 {
 		return nil, badParam(CodeInvalidInput, param, "%s must hold at least one message", param)
 	}
 	in := wire.MessageInput{}
 	for i, m := range msgs {
-		p := fmt.Sprintf("%s[%d]", param, i)
+		p := param + "[" + strconv.Itoa(i) + "]"
 		if m.Role != "user" || (m.Type != nil && *m.Type != "message") {
 			return nil, badParam(CodeInvalidInput, p, "a message has role user (and type message)")
 		}

@@ -127,6 +127,30 @@ func TestLayeredMuxServesOverlappingPatterns(t *testing.T) {
 	if l.match(httptest.NewRequest("POST", "/e/env_1/files", nil)) != nil || l.match(httptest.NewRequest("GET", "/x", nil)) != nil {
 		t.Fatal("a request no pattern matches was matched")
 	}
+	// Chained, each request is routed through the layers in order; what
+	// none matches reaches the fallback.
+	h := l.serveOr(func(http.ResponseWriter, *http.Request) { hit = "fallback" })
+	for path, want := range map[string]string{"/e/templates/t1": "template", "/e/env_1/files": "files", "/e/templates/files": "template",
+		"/x": "fallback", "/e/env_1": "fallback"} {
+		for _, method := range []string{"GET", "POST"} {
+			hit = ""
+			h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(method, path, nil))
+			if method == "POST" {
+				want = "fallback"
+			}
+			if hit != want {
+				t.Fatalf("%s %s served by %q, want %q", method, path, hit, want)
+			}
+		}
+	}
+	var pv string
+	var m2 layeredMux
+	m2.handle("GET /e/templates/{t}", func(http.ResponseWriter, *http.Request) {})
+	m2.handle("GET /e/{e}/files", func(_ http.ResponseWriter, r *http.Request) { pv = r.PathValue("e") })
+	m2.serveOr(func(http.ResponseWriter, *http.Request) {}).ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/e/env_7/files", nil))
+	if pv != "env_7" {
+		t.Fatalf("path value in the second layer %q", pv)
+	}
 	defer func() {
 		if recover() == nil {
 			t.Fatal("a pattern registered twice did not panic")

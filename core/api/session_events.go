@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/turnstile-sim/turnstile/core"
@@ -70,7 +71,7 @@ type checkedInput struct {
 }
 
 func checkInput(i int, in sessionInput) (checkedInput, error) {
-	p := fmt.Sprintf("events[%d]", i)
+	p := "events[" + strconv.Itoa(i) + "]"
 	c := checkedInput{typ: in.Type}
 	only := func(ok bool) error {
 		if !ok {
@@ -271,7 +272,7 @@ func (a *API) noteTurn(ctx context.Context, sid, tid string) {
 		return // a replayed submission
 	}
 	at := time.Now().Unix()
-	b, _ := json.Marshal(turnRecordJSON{Session: sid, CreatedAt: at})
+	b := appendTurnRecord(make([]byte, 0, 48+len(sid)), turnRecordJSON{Session: sid, CreatedAt: at})
 	if err := a.res.PutResource(ctx, kindTurn, tid, b); err != nil {
 		a.log.Warn("turn creation time not recorded", "turn", tid, "err", err)
 		return
@@ -283,7 +284,14 @@ func (a *API) postSessionEvents(w http.ResponseWriter, r *http.Request) {
 	var p struct {
 		Events []sessionInput `json:"events"`
 	}
-	_, err := readV1(w, r, &p, false)
+	b, err := readV1Body(w, r)
+	if err == nil {
+		var ok bool
+		if p.Events, ok = decodeEventsPlain(b); !ok {
+			p.Events = nil
+			err = decodeStrict(b, &p)
+		}
+	}
 	if err == nil && len(p.Events) == 0 {
 		err = badParam(CodeInvalidInput, "events", "events must hold at least one event")
 	}
@@ -332,7 +340,35 @@ func (a *API) postSessionEvents(w http.ResponseWriter, r *http.Request) {
 		}
 		out.Receipts = append(out.Receipts, rc)
 	}
-	writeJSON(w, http.StatusOK, out)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(append(appendEventsReceipt(make([]byte, 0, 128+96*len(out.Receipts)), &out), '\n'))
+}
+
+// appendEventsReceipt appends r as json.Marshal renders it.
+func appendEventsReceipt(b []byte, r *EventsReceipt) []byte {
+	b = appendJSONString(append(b, `{"object":`...), r.Object)
+	b = append(b, `,"receipts":`...)
+	if r.Receipts == nil {
+		return append(b, "null}"...)
+	}
+	b = append(b, '[')
+	for i, rc := range r.Receipts {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(append(b, `{"type":`...), rc.Type)
+		b = appendJSONString(append(b, `,"action":`...), rc.Action)
+		b = appendJSONString(append(b, `,"turn_id":`...), rc.TurnID)
+		if rc.InputID != "" {
+			b = appendJSONString(append(b, `,"input_id":`...), rc.InputID)
+		}
+		if rc.DeliveryID != "" {
+			b = appendJSONString(append(b, `,"delivery_id":`...), rc.DeliveryID)
+		}
+		b = append(b, '}')
+	}
+	return append(b, "]}"...)
 }
 
 // failInput answers a refused input event naming it.
@@ -508,4 +544,10 @@ func (a *API) sessionStateOnly(ctx context.Context, sid string) (sessionState, e
 		return st, err
 	}
 	return st, nil
+}
+
+// appendTurnRecord appends r as json.Marshal renders it.
+func appendTurnRecord(b []byte, r turnRecordJSON) []byte {
+	b = appendJSONString(append(b, `{"session":`...), r.Session)
+	return append(strconv.AppendInt(append(b, `,"created_at":`...), r.CreatedAt, 10), '}')
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/turnstile-sim/turnstile/core"
@@ -65,8 +66,15 @@ const (
 // readSession reads a Session's Turns on the loop (which: turnsOpen or
 // turnsAll); ok is false for an unknown Session.
 func (a *API) readSession(v server.View, sid string, which int) (sessionState, bool) {
+	st, _, ok := a.readSessionIndex(v, sid, which, sessionState{})
+	return st, ok
+}
+
+// readSessionIndex is readSession that also returns the Session's Turn
+// index it read; the state's lists reuse the storage of into's.
+func (a *API) readSessionIndex(v server.View, sid string, which int, into sessionState) (sessionState, *sessionTurns, bool) {
 	if _, ok := v.Backend().Session(sid); !ok {
-		return sessionState{}, false
+		return sessionState{}, nil, false
 	}
 	idx := a.idx.of(v, sid)
 	st := sessionState{count: len(idx.ids)}
@@ -75,6 +83,9 @@ func (a *API) readSession(v server.View, sid string, which int) (sessionState, b
 	if which == turnsOpen {
 		from = min(idx.open, max(len(idx.ids)-1, 0))
 	}
+	if n := len(idx.ids) - from; n > 0 {
+		st.turns, st.recs = slices.Grow(into.turns[:0], n), slices.Grow(into.recs[:0], n)
+	}
 	for _, id := range idx.ids[from:] {
 		rec, ok := v.Backend().Turn(id)
 		tv, ok2 := v.Machine().Turn(id)
@@ -82,7 +93,7 @@ func (a *API) readSession(v server.View, sid string, which int) (sessionState, b
 			st.turns, st.recs = append(st.turns, tv), append(st.recs, rec)
 		}
 	}
-	return st, true
+	return st, idx, true
 }
 
 // turnsFrom are the Session's Turns from Turn from on (all when from is

@@ -47,8 +47,8 @@ type streamCursor struct {
 }
 
 func (c streamCursor) String() string {
-	b := make([]byte, 0, len(c.turn)+16)
-	b = append(b, c.turn...)
+	var arr [64]byte // on the stack: the string is the only allocation
+	b := append(arr[:0], c.turn...)
 	for _, n := range [4]int{c.p, c.e, c.i, c.t} {
 		b = strconv.AppendInt(append(b, ':'), int64(n), 10)
 	}
@@ -129,17 +129,53 @@ type streamSnapshot struct {
 	state sessionState
 }
 
-func (a *API) readStream(v server.View, sid string, from string) (streamSnapshot, bool) {
-	st, ok := a.readSession(v, sid, turnsOpen)
+// readStream reads the Session from Turn from on; of each Turn's run
+// events only those after read[turn] (the sequence already handed over),
+// and read advances to the last. The snapshot reuses the storage of
+// into, one the stream is done with.
+func (a *API) readStream(v server.View, sid string, from string, read map[string]uint64, into streamSnapshot) (streamSnapshot, bool) {
+	st, idx, ok := a.readSessionIndex(v, sid, turnsOpen, into.state)
 	if !ok {
 		return streamSnapshot{}, false
 	}
-	snap := streamSnapshot{state: st}
-	for _, rec := range a.turnsFrom(v, sid, from) {
-		view, _ := v.Machine().Turn(rec.ID)
-		snap.turns = append(snap.turns, streamTurn{rec: rec, view: view, events: v.Backend().Events(rec.ID)})
+	ids := idx.ids[idx.pos[from]:] // all when from is not the Session's
+	snap := streamSnapshot{state: st, turns: slices.Grow(into.turns[:0], len(ids))}
+	for _, id := range ids {
+		var rec core.TurnRecord
+		var view core.TurnView
+		// The Session's open Turns were just read with it.
+		if j := slices.IndexFunc(st.recs, func(r core.TurnRecord) bool { return r.ID == id }); j >= 0 {
+			rec, view = st.recs[j], st.turns[j]
+		} else if rec, ok = v.Backend().Turn(id); ok {
+			view, _ = v.Machine().Turn(rec.ID)
+		} else {
+			continue
+		}
+		evs := v.Backend().EventsAfter(rec.ID, read[rec.ID])
+		if len(evs) > 0 {
+			read[rec.ID] = evs[len(evs)-1].Seq
+		}
+		snap.turns = append(snap.turns, streamTurn{rec: rec, view: view, events: evs})
+	}
+	if len(read) > len(snap.turns) {
+		for tid := range read {
+			if !slices.ContainsFunc(snap.turns, func(t streamTurn) bool { return t.rec.ID == tid }) {
+				delete(read, tid)
+			}
+		}
 	}
 	return snap, true
+}
+
+// after is snap with the run events of earlier, a snapshot not taken,
+// put before its own (snap read only the events after earlier's).
+func (snap streamSnapshot) after(earlier streamSnapshot) streamSnapshot {
+	for i, t := range snap.turns {
+		if j := slices.IndexFunc(earlier.turns, func(e streamTurn) bool { return e.rec.ID == t.rec.ID }); j >= 0 && len(earlier.turns[j].events) > 0 {
+			snap.turns[i].events = append(earlier.turns[j].events, t.events...)
+		}
+	}
+	return snap
 }
 
 // sessionEventsV1 streams the Session's events as Server-Sent Events,
@@ -210,21 +246,24 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 	fl.Flush()
 	evs := first
 	var buf []byte // the events of one snapshot, written at once
+	var enc eventEncoder
+	var derived streamSnapshot // the snapshot evs came from
 	// created are the creation times of the snapshot's Turns (each read
 	// once); lastActive is the latest of every Turn the stream saw.
 	created := map[string]int64{}
+	kept := map[string][]core.RunEvent{} // the run events taken, by Turn
 	var lastActive int64
 	// The loop reads the Session after each commit (server.Watch) and
 	// hands the snapshot over: a newer one replaces one not yet taken, so
 	// a change costs no round trip through the loop's inbox.
 	var mu sync.Mutex
 	from := cur.turn // the Turn the loop reads from: the cursor's, or an earlier one
-	var latest *streamRead
-	wake := make(chan struct{}, 1)
+	hand := newStreamHandoff()
 	wctx, stop := context.WithCancel(r.Context())
 	defer stop()
 	var marks []turnMark // what the last snapshot handed over was derived from (loop only)
 	handed := false
+	read := map[string]uint64{} // the run events handed over, by Turn (loop only)
 	if err := a.s.Watch(wctx, func(v server.View) bool {
 		mu.Lock()
 		f := from
@@ -234,14 +273,8 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 			return true // a commit of another Session: nothing to derive
 		}
 		handed = true
-		snap, ok := a.readStream(v, sid, f)
-		mu.Lock()
-		latest = &streamRead{snap, ok}
-		mu.Unlock()
-		select {
-		case wake <- struct{}{}:
-		default:
-		}
+		snap, ok := a.readStream(v, sid, f, read, hand.spare())
+		hand.put(snap, ok)
 		return ok
 	}); err != nil {
 		return
@@ -252,11 +285,14 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 		buf = buf[:0]
 		for _, ev := range evs {
 			ev.data.EventID, ev.data.Type = ev.id, ev.typ
-			b, err := json.Marshal(&ev.data)
-			if err != nil {
+			n := len(buf)
+			buf = append(append(append(append(append(buf, "id: "...), ev.id...), "\nevent: "...), ev.typ...), "\ndata: "...)
+			var err error
+			if buf, err = enc.appendEventData(buf, &ev.data); err != nil {
+				buf = buf[:n]
 				continue
 			}
-			buf = append(append(append(append(append(append(append(buf, "id: "...), ev.id...), "\nevent: "...), ev.typ...), "\ndata: "...), b...), "\n\n"...)
+			buf = append(buf, "\n\n"...)
 			idle = idle || ev.typ == EvSessionIdle
 		}
 		if len(buf) > 0 {
@@ -265,11 +301,15 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 			}
 			fl.Flush()
 		}
+		if derived.turns != nil {
+			hand.release(derived) // the events it gave are written
+			derived = streamSnapshot{}
+		}
 		if idle && stopAtIdle || stopped {
 			return
 		}
 		select {
-		case <-wake:
+		case <-hand.wake:
 		case <-r.Context().Done():
 			return
 		case <-a.s.Done():
@@ -277,10 +317,7 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 			// stream (a Turn failed by the shutdown); send them, then end.
 			stopped = true
 		}
-		mu.Lock()
-		got := latest
-		latest = nil
-		mu.Unlock()
+		got := hand.take()
 		if got == nil {
 			if stopped {
 				return
@@ -292,10 +329,15 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 			return
 		}
 		snap := got.snap
+		derived = got.snap
 		if i := slices.IndexFunc(snap.turns, func(t streamTurn) bool { return t.rec.ID == cur.turn }); i > 0 {
 			snap.turns = snap.turns[i:] // read from an earlier cursor
 		}
-		for _, t := range snap.turns {
+		for i, t := range snap.turns {
+			// The snapshot holds each Turn's events not yet taken: the
+			// stream keeps the rest (derive reads them all).
+			kept[t.rec.ID] = append(kept[t.rec.ID], t.events...)
+			snap.turns[i].events = kept[t.rec.ID]
 			if _, ok := created[t.rec.ID]; !ok {
 				at, _ := a.turnCreated(r.Context(), t.rec.ID)
 				created[t.rec.ID], lastActive = at, max(lastActive, at)
@@ -307,11 +349,12 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 			for tid := range created {
 				if !slices.ContainsFunc(snap.turns, func(t streamTurn) bool { return t.rec.ID == tid }) {
 					delete(created, tid)
+					delete(kept, tid)
 				}
 			}
 		}
 		snap.state.lastActive = lastActive
-		evs = derive(sid, srec, snap, &cur, fresh, func(tid string) int64 { return created[tid] })
+		evs = derive(evs[:0], sid, srec, snap, &cur, fresh, func(tid string) int64 { return created[tid] })
 		fresh = false
 		mu.Lock()
 		from = cur.turn
@@ -356,13 +399,66 @@ type streamRead struct {
 	ok   bool
 }
 
-// derive appends the events not yet sent, in order: for each Turn from
+// streamHandoff passes snapshots from the loop to a stream: a newer one
+// replaces one not yet taken (carrying its run events, which the newer
+// read did not read again), and wake tells the stream one is there.
+type streamHandoff struct {
+	mu     sync.Mutex
+	latest *streamRead
+	wake   chan struct{}
+	// done is a snapshot the stream derived and wrote: the loop's next
+	// read reuses its storage.
+	done streamSnapshot
+}
+
+// release gives back a snapshot the stream is done with (from the
+// stream).
+func (h *streamHandoff) release(s streamSnapshot) {
+	h.mu.Lock()
+	h.done = s
+	h.mu.Unlock()
+}
+
+// spare takes the snapshot given back, if any (from the loop).
+func (h *streamHandoff) spare() streamSnapshot {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s := h.done
+	h.done = streamSnapshot{}
+	return s
+}
+
+func newStreamHandoff() *streamHandoff { return &streamHandoff{wake: make(chan struct{}, 1)} }
+
+// put hands snap over (from the loop).
+func (h *streamHandoff) put(snap streamSnapshot, ok bool) {
+	h.mu.Lock()
+	if h.latest != nil && h.latest.ok {
+		snap = snap.after(h.latest.snap) // its events were not taken
+	}
+	h.latest = &streamRead{snap, ok}
+	h.mu.Unlock()
+	select {
+	case h.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take returns the snapshot handed over since the last take, or nil.
+func (h *streamHandoff) take() *streamRead {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	got := h.latest
+	h.latest = nil
+	return got
+}
+
+// derive appends to out the events not yet sent, in order: for each Turn from
 // the cursor's, its creation, in_progress once it started, its run events
 // by sequence, its function calls and permission requests, then its end
 // and, when no Turn follows unfinished, the Session's idle. fresh: the
 // cursor's Turn has sent nothing yet (its creation is due).
-func derive(sid string, srec sessionRecord, snap streamSnapshot, cur *streamCursor, fresh bool, created func(string) int64) []sseEvent {
-	var out []sseEvent
+func derive(out []sseEvent, sid string, srec sessionRecord, snap streamSnapshot, cur *streamCursor, fresh bool, created func(string) int64) []sseEvent {
 	emit := func(typ string, data eventData) {
 		out = append(out, sseEvent{id: cur.String(), typ: typ, data: data})
 	}
@@ -439,8 +535,15 @@ func derive(sid string, srec sessionRecord, snap streamSnapshot, cur *streamCurs
 		}
 		if cur.t == 2 {
 			cur.t = 3
-			typ := map[core.TurnState]string{core.TurnCompleted: EvTurnCompleted, core.TurnFailed: EvTurnFailed,
-				core.TurnCancelled: EvTurnCancelled}[rec.State]
+			var typ string
+			switch rec.State {
+			case core.TurnCompleted:
+				typ = EvTurnCompleted
+			case core.TurnFailed:
+				typ = EvTurnFailed
+			case core.TurnCancelled:
+				typ = EvTurnCancelled
+			}
 			d := turnEv()
 			d.Usage = jsonNull
 			if u := usageJSON(rec.Usage); u != nil {

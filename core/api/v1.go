@@ -180,6 +180,21 @@ func unknownFieldParam(br *badRequest) string {
 // readV1 reads a /v1 body of at most V1BodyBytesMax bytes and decodes it
 // strictly into v (an empty body is an empty object when allowEmpty).
 func readV1(w http.ResponseWriter, r *http.Request, v any, allowEmpty bool) ([]byte, error) {
+	b, err := readV1Body(w, r)
+	if err != nil {
+		return nil, err
+	}
+	if len(bytes.TrimSpace(b)) == 0 && allowEmpty {
+		b = []byte(`{}`)
+	}
+	if err := decodeStrict(b, v); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// readV1Body reads a /v1 body of at most V1BodyBytesMax bytes.
+func readV1Body(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	var b []byte
 	if n := r.ContentLength; n > 0 && n <= V1BodyBytesMax {
 		// The declared size and room to see the end, up to 64 KiB: a
@@ -189,12 +204,6 @@ func readV1(w http.ResponseWriter, r *http.Request, v any, allowEmpty bool) ([]b
 	b, err := readAll(b, http.MaxBytesReader(w, r.Body, V1BodyBytesMax))
 	if err != nil {
 		return nil, bodyError(err, V1BodyBytesMax)
-	}
-	if len(bytes.TrimSpace(b)) == 0 && allowEmpty {
-		b = []byte(`{}`)
-	}
-	if err := decodeStrict(b, v); err != nil {
-		return nil, err
 	}
 	return b, nil
 }
@@ -247,21 +256,19 @@ func (a *API) registerV1(mux *http.ServeMux, routes []Route) {
 			shapes.handle(r.Path, func(http.ResponseWriter, *http.Request) {})
 		}
 	}
-	h := func(w http.ResponseWriter, r *http.Request) {
-		keyID, ok := a.authorizeV1(w, r)
-		if !ok {
-			return
-		}
-		r = r.WithContext(context.WithValue(r.Context(), keyIDKey{}, keyID))
-		if m := served.match(r); m != nil {
-			m.ServeHTTP(w, r)
-			return
-		}
+	route := served.serveOr(func(w http.ResponseWriter, r *http.Request) {
 		if shapes.match(r) != nil {
 			failV1(w, http.StatusMethodNotAllowed, "", CodeMethodNotAllowed, "", fmt.Sprintf("%s is not allowed on %s", r.Method, r.URL.Path))
 			return
 		}
 		failV1(w, http.StatusNotFound, "", CodeUnknownRoute, "", fmt.Sprintf("no route %s %s", r.Method, r.URL.Path))
+	})
+	h := func(w http.ResponseWriter, r *http.Request) {
+		keyID, ok := a.authorizeV1(w, r)
+		if !ok {
+			return
+		}
+		route.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), keyIDKey{}, keyID)))
 	}
 	mux.HandleFunc(V1Prefix+"/", h)
 	mux.HandleFunc(V1Prefix, h)

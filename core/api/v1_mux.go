@@ -13,8 +13,9 @@ import (
 // request goes to the first layer with a matching pattern, so the pattern
 // listed first wins. The same pattern twice is a programming error.
 type layeredMux struct {
-	layers []*http.ServeMux
-	seen   map[string]bool
+	layers  []*http.ServeMux
+	seen    map[string]bool
+	chained bool
 }
 
 func (l *layeredMux) handle(pattern string, h http.HandlerFunc) {
@@ -23,6 +24,9 @@ func (l *layeredMux) handle(pattern string, h http.HandlerFunc) {
 	}
 	if l.seen[pattern] {
 		panic(fmt.Sprintf("api: pattern %q registered twice", pattern))
+	}
+	if l.chained {
+		panic(fmt.Sprintf("api: pattern %q registered after serveOr", pattern))
 	}
 	l.seen[pattern] = true
 	for _, m := range l.layers {
@@ -55,4 +59,19 @@ func (l *layeredMux) match(r *http.Request) *http.ServeMux {
 		}
 	}
 	return nil
+}
+
+// serveOr returns a handler that serves a request by the first layer
+// with a matching pattern, routing it once per layer it tries (each
+// layer passes what it does not match to the next through a catch-all
+// "/", which matches only what no pattern of the layer does), and by
+// fallback when no layer matches. No pattern may be added afterwards.
+func (l *layeredMux) serveOr(fallback http.HandlerFunc) http.Handler {
+	l.chained = true
+	next := http.Handler(fallback)
+	for i := len(l.layers) - 1; i >= 0; i-- {
+		l.layers[i].Handle("/", next)
+		next = l.layers[i]
+	}
+	return next
 }

@@ -41,10 +41,18 @@ type Credentials interface {
 	RevokeDevice(id string, at time.Time) error
 }
 
+// EventLog reads the tail of a Turn's run events: a reader that holds
+// the first seq events (sequences 1..seq) reads only the later ones,
+// without copying the Turn's whole log again.
+type EventLog interface {
+	EventsAfter(turn string, seq uint64) []core.RunEvent
+}
+
 // Backend is everything durable the server keeps. It is used from the loop
 // goroutine only.
 type Backend interface {
 	Durable
+	EventLog
 	Idempotency
 	Credentials
 }

@@ -22,6 +22,7 @@ import (
 // SQLite and PostgreSQL stores.
 type durableStore interface {
 	server.Durable
+	server.EventLog
 	server.Idempotency
 	Close() error
 }

@@ -97,6 +97,17 @@ func (s *Memory) AppendEvent(turn string, ev core.RunEvent) {
 
 func (s *Memory) Events(turn string) []core.RunEvent { return slices.Clone(s.events[turn]) }
 
+// EventsAfter returns a copy of turn's events with a sequence above seq
+// (all of them for 0): a reader that has the first seq events reads only
+// the rest.
+func (s *Memory) EventsAfter(turn string, seq uint64) []core.RunEvent {
+	list := s.events[turn]
+	if seq >= uint64(len(list)) {
+		return nil
+	}
+	return slices.Clone(list[seq:])
+}
+
 // table holds records by ID and lists them in creation (Seq) order.
 type table[R any] struct {
 	key   func(R) (id string, seq uint64)

@@ -223,3 +223,8 @@ func (s *Store) AppendEvent(turn string, ev core.RunEvent) {
 func (s *Store) Events(turn string) []core.RunEvent {
 	return read(s, func(m *store.Memory) []core.RunEvent { return m.Events(turn) })
 }
+
+// EventsAfter returns turn's events with a sequence above seq.
+func (s *Store) EventsAfter(turn string, seq uint64) []core.RunEvent {
+	return read(s, func(m *store.Memory) []core.RunEvent { return m.EventsAfter(turn, seq) })
+}

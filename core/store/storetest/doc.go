@@ -10,7 +10,7 @@
 // crash and restart: it returns the store a new process would find. The
 // suite checks every read against its own model of the contract (listing
 // order, replace semantics, the input index and event sequence rules,
-// counters, copies, exact round trips of every record field) before and
+// the tail read of a Turn's events (EventsAfter), counters, copies, exact round trips of every record field) before and
 // after each reopen, and drives a real core.Machine across a reopen with
 // core.Restart. The suspension and Environment preparation tables
 // (core.SuspensionStore, core.PreparationStore) are part of the contract:

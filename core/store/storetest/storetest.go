@@ -38,6 +38,7 @@ func RunWith(t *testing.T, opts Options, open func(t *testing.T) (st core.Store,
 		{"TurnsOrderAndReplace", scenarioTurns},
 		{"InputIndexRules", scenarioInputs},
 		{"EventSequenceRules", scenarioEvents},
+		{"EventTailReads", scenarioEventTail},
 		{"ReadsAreCopies", scenarioCopies},
 		{"RoundTripEveryField", scenarioRoundTrip},
 		{"MachineRestart", scenarioMachine},
@@ -93,10 +94,12 @@ func (h *rig) crash() {
 func (h *rig) verify(when string) {
 	h.t.Helper()
 	want := normal(h.model.snapshot())
-	got := normal(read(h.st, append(h.model.keys(), h.probes...)))
+	keys := append(h.model.keys(), h.probes...)
+	got := normal(read(h.st, keys))
 	if !reflect.DeepEqual(got, want) {
 		h.t.Fatalf("%s: store differs from the contract model:\n%s", when, diff(got, want))
 	}
+	h.verifyEventTails(when, keys)
 	h.verifyEnvironment(when)
 }
 

@@ -1,0 +1,76 @@
+package api
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/turnstile-sim/turnstile/core"
+)
+
+// A snapshot read while the one before it was not taken carries that
+// one's run events first, Turn by Turn: the stream loses none.
+func TestStreamSnapshotAfterKeepsEventsNotTaken(t *testing.T) {
+	evs := func(from, to uint64) []core.RunEvent {
+		var out []core.RunEvent
+		for s := from; s <= to; s++ {
+			out = append(out, core.RunEvent{Seq: s})
+		}
+		return out
+	}
+	turn := func(id string, e []core.RunEvent) streamTurn {
+		return streamTurn{rec: core.TurnRecord{ID: id}, events: e}
+	}
+	earlier := streamSnapshot{turns: []streamTurn{turn("t-1", evs(3, 4)), turn("t-2", evs(1, 2))}}
+	later := streamSnapshot{turns: []streamTurn{turn("t-2", evs(3, 5)), turn("t-3", evs(1, 1))}}
+	got := later.after(earlier)
+	seqs := func(t streamTurn) string {
+		var s []uint64
+		for _, e := range t.events {
+			s = append(s, e.Seq)
+		}
+		return fmt.Sprint(t.rec.ID, s)
+	}
+	if len(got.turns) != 2 || seqs(got.turns[0]) != "t-2[1 2 3 4 5]" || seqs(got.turns[1]) != "t-3[1]" {
+		t.Fatalf("merged %v %v", seqs(got.turns[0]), seqs(got.turns[1]))
+	}
+}
+
+// Two snapshots handed over before the stream takes one arrive as one,
+// the newer Turns' state with the run events of both; a take with
+// nothing new is nil.
+func TestStreamHandoffCoalescesRunEvents(t *testing.T) {
+	h := newStreamHandoff()
+	ev := func(s uint64) core.RunEvent { return core.RunEvent{Seq: s} }
+	h.put(streamSnapshot{turns: []streamTurn{{rec: core.TurnRecord{ID: "t-1", State: core.TurnRunning}, events: []core.RunEvent{ev(1), ev(2)}}}}, true)
+	h.put(streamSnapshot{turns: []streamTurn{{rec: core.TurnRecord{ID: "t-1", State: core.TurnCompleted}, events: []core.RunEvent{ev(3)}}}}, true)
+	select {
+	case <-h.wake:
+	default:
+		t.Fatal("no wake after a hand-over")
+	}
+	got := h.take()
+	if got == nil || !got.ok || len(got.snap.turns) != 1 {
+		t.Fatalf("took %+v", got)
+	}
+	tt := got.snap.turns[0]
+	if tt.rec.State != core.TurnCompleted || len(tt.events) != 3 || tt.events[0].Seq != 1 || tt.events[2].Seq != 3 {
+		t.Fatalf("coalesced turn %+v", tt)
+	}
+	if again := h.take(); again != nil {
+		t.Fatalf("second take %+v", again)
+	}
+	if sp := h.spare(); sp.turns != nil {
+		t.Fatalf("spare before any release: %+v", sp)
+	}
+	h.release(got.snap)
+	if sp := h.spare(); cap(sp.turns) == 0 || &sp.turns[:1][0] != &got.snap.turns[0] {
+		t.Fatal("the released snapshot's storage is not offered for the next read")
+	}
+	if sp := h.spare(); sp.turns != nil {
+		t.Fatal("a released snapshot offered twice")
+	}
+	h.put(streamSnapshot{}, false)
+	if gone := h.take(); gone == nil || gone.ok {
+		t.Fatalf("gone session %+v", gone)
+	}
+}
