@@ -339,8 +339,12 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 			kept[t.rec.ID] = append(kept[t.rec.ID], t.events...)
 			snap.turns[i].events = kept[t.rec.ID]
 			if _, ok := created[t.rec.ID]; !ok {
-				at, _ := a.turnCreated(r.Context(), t.rec.ID)
-				created[t.rec.ID], lastActive = at, max(lastActive, at)
+				// The POST that started the Turn records its creation time
+				// just after the commit the stream may see first: a miss
+				// is read again on the next snapshot, until the Turn ends.
+				if at, ok := a.turnCreated(r.Context(), t.rec.ID); ok || t.rec.State.Terminal() {
+					created[t.rec.ID], lastActive = at, max(lastActive, at)
+				}
 			}
 		}
 		if len(created) > len(snap.turns) {
