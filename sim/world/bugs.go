@@ -26,6 +26,8 @@ var plantedBugs = []plantedBug{
 	{"daemon_forgets_admission_expiry", func(b *Bugs) { b.DaemonForgetsAdmissionExpiry = true }},
 	{"daemon_frees_capacity_on_close_failure", func(b *Bugs) { b.DaemonFreesCapacityOnCloseFailure = true }},
 	{"daemon_reapplies_repeated_decision", func(b *Bugs) { b.DaemonReappliesRepeatedDecision = true }},
+	{"store_accepts_stale_commit", func(b *Bugs) { b.StoreAcceptsStaleCommit = true }},
+	{"zombie_sends_uncommitted", func(b *Bugs) { b.ZombieSendsUncommitted = true }},
 }
 
 // PlantedBugs lists the names of the planted bugs, sorted.
