@@ -258,7 +258,7 @@ func (n *coreNode) step(now time.Time, ev core.Event) []sim.Effect {
 		return nil
 	}
 	effs, sp := n.stepMachine(now, ev)
-	if z := n.zombie; z != nil && !z.committed(now) {
+	if z := n.zombie; z != nil && sp == nil && !z.committed(now) {
 		return nil
 	}
 	out := make([]sim.Effect, 0, len(effs))
