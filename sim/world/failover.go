@@ -130,6 +130,9 @@ func (n *coreNode) failoverStep(now time.Time, ev sim.Event) []sim.Effect {
 		}
 		if z != nil {
 			if rest, ok := strings.CutPrefix(id, z.node.prefix); ok {
+				if strings.HasPrefix(rest, subPrefix) {
+					return nil // its API subscribers went with the takeover
+				}
 				return z.step(now, sim.TimerFired{Timer: sim.TimerID(rest)})
 			}
 		}
@@ -163,6 +166,9 @@ func (n *coreNode) takeover(now time.Time) []sim.Effect {
 	fo.gen++
 	old := new(coreNode)
 	*old = *n
+	// API clients follow the endpoints to the new Core: the ledger ends
+	// every subscription at the restart, and the zombie serves none.
+	old.subs = nil
 	durable := u.store
 	if durable.epoch == 0 {
 		durable.epoch = 1 // the first Core's lease
