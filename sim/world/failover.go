@@ -29,7 +29,10 @@ import (
 // its effects leave. The zombie's machine writes to its own view of the
 // records (the production store's cache): what it writes is never
 // durable unless the store accepts the commit. When the window ends the
-// zombie stops the same way. A core_crash kills both.
+// zombie stops the same way. A core_crash kills both. The answers to API
+// calls it stepped before the takeover still leave (their commit came
+// first); API clients and subscribers follow the endpoints to the new
+// Core, so the zombie serves no subscription.
 //
 // The oracles (sim/check/failover.go) judge the store's ground truth
 // (each durable write's epoch, each refused commit) and the frames on the
