@@ -433,7 +433,7 @@ func (l *Ledger) matchAnswer(ev WireEvent) {
 			continue
 		}
 		ps.done = true
-		want := l.wantNow(p, ev, ps.delivered)
+		want := l.wantOf(p, ev, ps.delivered)
 		if want == nil {
 			return // condition not met: nothing to judge
 		}
@@ -454,13 +454,6 @@ func (l *Ledger) matchAnswer(ev WireEvent) {
 // wantNow applies a probe's condition to its Want, from the wire so far.
 func (l *Ledger) wantNow(p *HostileProbe, ev WireEvent, delivered int64) []string {
 	h := &l.hostile
-	if ownAdmissionAttack(p.Action) {
-		// held back (a stall) until its admission ended and a flood of
-		// grants evicted the record: the Runtime no longer knows it
-		if _, evicted := l.recordKnown(p.Conn, p.ReplyID); evicted {
-			return []string{"rejected/unknown_preparation"}
-		}
-	}
 	switch p.Cond {
 	case CondExpired:
 		if h.expired[connIDKey(p.Conn, p.ReplyID)] {
@@ -602,14 +595,4 @@ func (l *Ledger) hostileTurnCreated(at int64, device, run string) {
 	if strings.HasPrefix(run, HostileIDPrefix) && !l.hostile.ownRuns[run] {
 		l.violate(at, CheckHostileEffect, "Harness of %s created a native Turn for forged Run %s", device, run)
 	}
-}
-
-// ownAdmissionAttack reports whether action is a start or release of the
-// injector's own admission (its handle, its request ID).
-func ownAdmissionAttack(action string) bool {
-	switch action {
-	case HostileStartWrongExecutor, HostileStartUsedRun, HostileReleaseOwn, HostileStartReleased:
-		return true
-	}
-	return false
 }
