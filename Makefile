@@ -214,12 +214,13 @@ MUTANT_SMOKE_SEEDS ?= 50
 # campaign-world-planted plants protocol bugs every campaign must catch,
 # as mutants (MUTANTS_PLANTED: done overriding a cancel receipt, accepted
 # before the native apply, capacity freed on a failed close, a forgotten
-# admission expiry, a redelivered unknown input), and fails unless a
+# admission expiry, a redelivered unknown input, a fenced Core's commit
+# made durable, a refused commit's effects sent), and fails unless a
 # checker catches each within MUTANT_SEEDS seeds;
 # campaign-world-planted-interaction does the same for the interaction
 # bugs (MUTANTS_PLANTED_INTERACTION: a decision resolved without its
 # receipt, applied before the native apply, a repeat applied twice).
-MUTANTS_PLANTED             ?= ^(145|147|148|149|152)-
+MUTANTS_PLANTED             ?= ^(145|147|148|149|152|153|154)-
 MUTANTS_PLANTED_INTERACTION ?= ^(146|150|151)-
 
 .PHONY: mutants mutants-smoke campaign-world-planted campaign-world-planted-interaction

@@ -3,6 +3,7 @@ package mutants
 import (
 	"errors"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -75,6 +76,22 @@ func TestParseRejectsMalformedFiles(t *testing.T) {
 	for name, c := range cases {
 		if _, err := Parse(c.name, []byte(c.text)); !errors.Is(err, ErrFormat) {
 			t.Errorf("%s: got %v, want ErrFormat", name, err)
+		}
+	}
+}
+
+// TestModelFilesMayBeMutated: a simulator file that models a shell's rule
+// is a target; its siblings are not.
+func TestModelFilesMayBeMutated(t *testing.T) {
+	for _, f := range ModelFiles {
+		text := "family: sim/model\ndescription: d\nfile: " + f + "\nold:\na\nnew:\nb\n"
+		if _, err := Parse("001-a", []byte(text)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+		sibling := path.Join(path.Dir(f), "world.go")
+		text = "family: sim/model\ndescription: d\nfile: " + sibling + "\nold:\na\nnew:\nb\n"
+		if _, err := Parse("001-a", []byte(text)); !errors.Is(err, ErrFormat) {
+			t.Errorf("%s: got %v, want ErrFormat", sibling, err)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -142,8 +143,9 @@ func interleave(ms []Mutant) []int {
 		byRoot[root] = append(byRoot[root], i)
 	}
 	var out []int
+	roots := append(slices.Clone(Targets), "sim") // sim: the ModelFiles
 	for len(out) < len(ms) {
-		for _, root := range Targets {
+		for _, root := range roots {
 			if q := byRoot[root]; len(q) > 0 {
 				out = append(out, q[0])
 				byRoot[root] = q[1:]

@@ -96,3 +96,25 @@ func (l *Ledger) recordKnown(conn uint64, req string) (held, evicted bool) {
 	_, evicted = t.evicted[req]
 	return false, evicted
 }
+
+// ownRecordEvicted reports whether p attacks the injector's own admission
+// (a start or release naming its request ID) whose record the eviction
+// rule removed: held back (a stall) until the admission ended and later
+// grants evicted it, the attack finds the request unknown.
+func (l *Ledger) ownRecordEvicted(p *HostileProbe) bool {
+	switch p.Action {
+	case HostileStartWrongExecutor, HostileStartUsedRun, HostileReleaseOwn, HostileStartReleased:
+		_, evicted := l.recordKnown(p.Conn, p.ReplyID)
+		return evicted
+	}
+	return false
+}
+
+// wantOf is the answer p wants now: unknown_preparation once its own
+// admission's record was evicted (ownRecordEvicted), else wantNow's.
+func (l *Ledger) wantOf(p *HostileProbe, ev WireEvent, delivered int64) []string {
+	if l.ownRecordEvicted(p) {
+		return []string{"rejected/unknown_preparation"}
+	}
+	return l.wantNow(p, ev, delivered)
+}

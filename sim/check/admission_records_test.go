@@ -74,3 +74,44 @@ func TestRecordEvictionOldestTerminal(t *testing.T) {
 		h.clean()
 	})
 }
+
+// An attack on the injector's own admission held back (a stall) until
+// the admission expired and later grants evicted its record finds the
+// request unknown: unknown_preparation is the documented answer, whatever
+// the attack would get from a live record; while the record is held it
+// still gets that.
+func TestOwnAdmissionAttackOnAnEvictedRecord(t *testing.T) {
+	start := func(h *hostileWire, at int64) {
+		raw := encode(h.t, "x-own", wire.ExecutionStart{ExecutorID: "x-e-1", Handle: "x-h-own", RunID: "x-r-1",
+			Input: wire.MessageInput{{Content: []wire.InputContent{wire.TextPart("wrong executor")}}}})
+		h.forge(at, HostileProbe{Action: HostileStartWrongExecutor, ReplyID: "x-own",
+			Want: []string{"rejected/unknown_executor"}}, raw)
+	}
+	unknown := wire.PreparationStatus{State: wire.StateRejected, ErrorCode: "unknown_preparation",
+		Operation: wire.TypeExecutionStart}
+	grantOwn := func(h *hostileWire) {
+		h.answer(ms, "x-own", wire.PreparationStatus{Handle: "x-h-own", ExecutorID: "ex-9", Revision: 1, State: wire.StateReady})
+		h.answer(2*ms, "x-own", wire.PreparationStatus{Handle: "x-h-own", ExecutorID: "ex-9", Revision: 2, State: wire.StateExpired})
+	}
+	t.Run("evicted", func(t *testing.T) {
+		h := newHostileWire(t)
+		grantOwn(h)
+		at := fillRecords(h, 10*ms, AdmissionRecordsMax)
+		start(h, at)
+		h.answer(at+2*ms, "x-own", unknown)
+		h.tick(at + 10e9)
+		h.clean()
+		if n := h.refusals(HostileStartWrongExecutor); n != 1 {
+			t.Fatalf("refusals %d, want 1", n)
+		}
+	})
+	t.Run("held", func(t *testing.T) {
+		h := newHostileWire(t)
+		grantOwn(h)
+		at := fillRecords(h, 10*ms, AdmissionRecordsMax-1)
+		start(h, at)
+		h.answer(at+2*ms, "x-own", unknown)
+		h.tick(at + 10e9)
+		h.want(CheckHostileRefusal, "documented rejected/unknown_executor")
+	})
+}

@@ -378,7 +378,32 @@
 //     foreign frame); and, for every device, once Core stepped a new
 //     connection's open at most one connection of the device is open at
 //     Core, never an older one kept in place of a newer one unless the
-//     newer was refused as incompatible_version.
+//     newer was refused as incompatible_version. A connection a zombie
+//     Core kept at a takeover is the old process's, not Core's
+//     (failover.go).
+//
+// # Failover
+//
+// A takeover (the world's core_zombie fault) moves the store's lease to
+// the next epoch: a new Core restarts from the durable records while the
+// old one, a zombie, keeps its connections for a while. The shell commits
+// each batch with its Core's epoch before applying the batch's effects,
+// the store refuses a stale epoch, and a refused commit stops the process
+// with the effects withheld; a batch that wrote nothing commits nothing.
+// So a zombie frame after the takeover is one of a batch that decided
+// nothing new (its decision was committed before the takeover), and none
+// leaves once a commit of the zombie was refused (failover.go):
+//
+//   - failover_stale_commit: the store made a write durable carrying an
+//     epoch other than the lease's current one (the store's ground truth:
+//     the epoch each durable write's commit carried).
+//   - failover_zombie_frame: Core's end of a connection a zombie kept put
+//     a frame on the wire after the store refused that zombie's commit or
+//     after the zombie stopped (the network tap).
+//
+// No Run starts twice across the two Cores: run_started_twice judges
+// every execution_start on the wire and every native start, whichever
+// Core sent it.
 //
 // Each probe answered as documented counts as a refusal of its action
 // (HostileRefusals, TakeHostileRefusals) and a mark HostileMark(action).

@@ -433,7 +433,7 @@ func (l *Ledger) matchAnswer(ev WireEvent) {
 			continue
 		}
 		ps.done = true
-		want := l.wantNow(p, ev, ps.delivered)
+		want := l.wantOf(p, ev, ps.delivered)
 		if want == nil {
 			return // condition not met: nothing to judge
 		}

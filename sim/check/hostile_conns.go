@@ -135,9 +135,13 @@ func (l *Ledger) judgeGenerations(now int64) {
 			kept = append(kept, g)
 			continue
 		}
+		if l.failover.zombieConn(g.conn) {
+			continue // the old Core process's (failover.go)
+		}
 		var open []uint64
 		for conn, d := range r.device { //tidy:sorted sorted below
-			if d == g.device && r.openAt(conn, coreNode) {
+			// a zombie's connection is another Core process's (failover.go)
+			if d == g.device && r.openAt(conn, coreNode) && !l.failover.zombieConn(conn) {
 				open = append(open, conn)
 			}
 		}

@@ -120,6 +120,7 @@ type Ledger struct {
 	// acceptedReceipts are the run\x00input pairs an accepting receipt
 	// reached Core for (accepted_receipt.go); looked up, never ranged.
 	acceptedReceipts map[string]bool
+	failover         failoverState          // failover.go
 	steerCalls       map[string]*turnSteers // steer calls by turn (steer_admission.go)
 	daemon           daemonState
 	harness          harnessState

@@ -113,6 +113,7 @@ func ExpectedMarks() []Mark {
 	}
 	out = append(out, environmentExpectedMarks...)
 	out = append(out, hostileExpectedMarks()...)
+	out = append(out, failoverExpectedMarks...)
 	out = append(out, interactionExpectedMarks()...)
 	out = append(out, exportExpectedMarks...)
 	out = append(out, runtimeExpectedMarks...)

@@ -48,6 +48,11 @@ type coreNode struct {
 	watchReq string
 	reacted  []string
 	subs     *subscriberShell // subscribers.go
+	// prefix is put before the IDs of its timers once a takeover made
+	// two Cores share the node (failover.go); zombie is set on the old
+	// one.
+	prefix string
+	zombie *zombie
 }
 
 const (
@@ -71,6 +76,13 @@ func (u *universe) newCore() sim.Node {
 }
 
 func (n *coreNode) Step(now time.Time, ev sim.Event) []sim.Effect {
+	if n.u.failover != nil {
+		return n.failoverStep(now, ev)
+	}
+	return n.stepCore(now, ev)
+}
+
+func (n *coreNode) stepCore(now time.Time, ev sim.Event) []sim.Effect {
 	if n.broken {
 		return nil // its machine panicked
 	}
@@ -242,7 +254,13 @@ func (n *coreNode) stepMachine(now time.Time, ev core.Event) (effs []core.Effect
 
 // step runs the machine and translates its effects.
 func (n *coreNode) step(now time.Time, ev core.Event) []sim.Effect {
+	if z := n.zombie; z != nil && z.dead {
+		return nil
+	}
 	effs, sp := n.stepMachine(now, ev)
+	if z := n.zombie; z != nil && sp == nil && !z.committed(now) {
+		return nil
+	}
 	out := make([]sim.Effect, 0, len(effs))
 	for _, ef := range effs {
 		switch e := ef.(type) {

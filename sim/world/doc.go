@@ -159,6 +159,12 @@
 //     half the seeds Core also crashes right after a prompt_cancel, before
 //     its receipt can be back, and the workload cancels a running Turn so
 //     there is one (cancel_crash.go).
+//   - core_zombie: a new Core takes over from the durable store (the
+//     store's lease moves to the next epoch) while the old one keeps
+//     running with its connections for For: it steps, fires its timers
+//     and sends, and every commit it tries is refused as fenced, which
+//     stops it with that batch's effects withheld, as the production
+//     shell stops on pgstore.ErrFenced (failover.go).
 //   - daemon_crash: a daemon and its Harness crash and restart after For.
 //   - device_replace: the daemon dials a second connection; the newer one
 //     replaces the older at both ends.

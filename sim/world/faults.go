@@ -28,7 +28,7 @@ var (
 )
 
 func processKinds() []kind {
-	return []kind{kCoreCrash, kDaemonCrash, kDeviceReplace, kInvalidHeartbeat, kVersionMismatch, kStatusRepublish}
+	return []kind{kCoreCrash, kCoreZombie, kDaemonCrash, kDeviceReplace, kInvalidHeartbeat, kVersionMismatch, kStatusRepublish}
 }
 
 // worldKinds lists every fault kind the world registers: its process and
@@ -78,6 +78,8 @@ func (u *universe) handler(k kind) sim.FaultHandler {
 		}
 		d := u.deviceByID(f.Node)
 		switch k {
+		case kCoreZombie:
+			u.startZombie(f)
 		case kCoreCrash:
 			u.cancelCrash.scheduled = true
 			u.crashCore(f)
@@ -135,6 +137,7 @@ func (u *universe) crashCore(f sim.Fault) {
 		}
 	}
 	u.core = nil
+	u.failoverCrashed()
 	u.led.NodeCrashed(u.lt(u.w.Now()), string(coreID))
 	u.count("NodeCrashed")
 	u.w.Crash(coreID)

@@ -52,7 +52,7 @@ func (u *universe) heldPanicSpares(k kind) bool {
 		return false
 	}
 	switch k {
-	case kCoreCrash, kDaemonCrash, kDeviceReplace, kVersionMismatch:
+	case kCoreCrash, kCoreZombie, kDaemonCrash, kDeviceReplace, kVersionMismatch:
 		return true
 	}
 	return false

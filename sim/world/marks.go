@@ -22,6 +22,9 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkStaleRevisionIgnored:         {kStatusRepublish.kind},
 	check.MarkCleanupRetried:               {harness.CloseFailure},
 	check.MarkCoreRestartMidTurn:           {kCoreCrash.kind},
+	check.MarkFailoverTakeover:             {kCoreZombie.kind},
+	check.MarkZombieCommitRefused:          {kCoreZombie.kind},
+	check.MarkZombieFrameSent:              {kCoreZombie.kind},
 	check.MarkCoreRestartCancelPending:     {kCoreCrash.kind}, // the crash waits for a scheduled core_crash (cancel_crash.go)
 	check.MarkDecisionChangedWhileLive:     {sim.FaultStall},  // any fault kind enables it (hostile_decision_applied.go)
 	check.MarkReconnectDuringSteer:         {sim.FaultConnLoss, kDeviceReplace.kind, kDaemonCrash.kind},

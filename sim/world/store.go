@@ -20,11 +20,26 @@ type observedStore struct {
 	// lastWrite names the last one (for the hostile checks).
 	writes           int
 	lastKind, lastID string
+	// epoch is the lease epoch of the Core writing through this store;
+	// commitEpoch, when set, the epoch a commit being applied carries;
+	// fence is set on a zombie's own view of the records (failover.go).
+	epoch       uint64
+	commitEpoch uint64
+	fence       *zombie
 }
 
-func (s *observedStore) wrote(kind, id string) { s.writes++; s.lastKind, s.lastID = kind, id }
+func (s *observedStore) wrote(kind, id string) {
+	s.writes++
+	s.lastKind, s.lastID = kind, id
+	s.durable(kind, id)
+}
 
 func (s *observedStore) PutSession(r core.SessionRecord) {
+	if z := s.fence; z != nil {
+		z.record("session "+r.ID, func(d *observedStore) { d.PutSession(r) })
+		s.Memory.PutSession(r)
+		return
+	}
 	s.wrote("session", r.ID)
 	s.Memory.PutSession(r)
 }
@@ -53,6 +68,11 @@ func publicState(s core.TurnState) string {
 }
 
 func (s *observedStore) PutTurn(r core.TurnRecord) {
+	if z := s.fence; z != nil {
+		z.record("turn "+r.ID, func(d *observedStore) { d.PutTurn(r) })
+		s.Memory.PutTurn(r)
+		return
+	}
 	s.wrote("turn", r.ID)
 	old, had := s.Memory.Turn(r.ID)
 	s.Memory.PutTurn(r)
@@ -87,6 +107,15 @@ func (s *observedStore) PutTurn(r core.TurnRecord) {
 }
 
 func (s *observedStore) PutInput(turn string, in core.InputRecord) {
+	if z := s.fence; z != nil {
+		z.record("input of turn "+turn, func(d *observedStore) {
+			if inputPuttable(d, turn, in.Index) {
+				d.PutInput(turn, in)
+			}
+		})
+		s.Memory.PutInput(turn, in)
+		return
+	}
 	s.wrote("input of turn", turn)
 	old, _ := s.Memory.Input(turn, in.Index)
 	s.Memory.PutInput(turn, in)
@@ -119,6 +148,15 @@ func (s *observedStore) PutInput(turn string, in core.InputRecord) {
 }
 
 func (s *observedStore) AppendEvent(turn string, ev core.RunEvent) {
+	if z := s.fence; z != nil {
+		z.record("run event of turn "+turn, func(d *observedStore) {
+			if eventAppendable(d, turn, ev.Seq) {
+				d.AppendEvent(turn, ev)
+			}
+		})
+		s.Memory.AppendEvent(turn, ev)
+		return
+	}
 	s.wrote("run event of turn", turn)
 	s.Memory.AppendEvent(turn, ev)
 	u := s.u

@@ -7,6 +7,12 @@ var _ core.PreparationStore = (*observedStore)(nil)
 // PutEnvironmentPreparation stores the record and reports each step Core
 // newly recorded unknown (the transfer exchange oracle's Core facts).
 func (s *observedStore) PutEnvironmentPreparation(r core.EnvironmentPreparationRecord) {
+	if z := s.fence; z != nil {
+		z.record("preparation "+r.ID, func(d *observedStore) { d.PutEnvironmentPreparation(r) })
+		s.Memory.PutEnvironmentPreparation(r)
+		return
+	}
+	s.durable("preparation", r.ID)
 	var old []core.PreparationStepRecord
 	for _, p := range s.Memory.EnvironmentPreparations() {
 		if p.ID == r.ID {
@@ -27,6 +33,12 @@ func (s *observedStore) PutEnvironmentPreparation(r core.EnvironmentPreparationR
 // PutSuspension stores the record and reports a suspension Core newly
 // recorded unknown (the suspension reply oracle's Core facts).
 func (s *observedStore) PutSuspension(r core.SuspensionRecord) {
+	if z := s.fence; z != nil {
+		z.record("suspension "+r.ID, func(d *observedStore) { d.PutSuspension(r) })
+		s.Memory.PutSuspension(r)
+		return
+	}
+	s.durable("suspension", r.ID)
 	var old core.SuspensionState
 	for _, p := range s.Memory.Suspensions() {
 		if p.ID == r.ID {

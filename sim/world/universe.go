@@ -22,6 +22,7 @@ type universe struct {
 	cfg      Config
 	led      *check.Ledger
 	store    *observedStore
+	failover *failover // failover.go
 	coreCfg  core.Config
 	native   *harness.NativeHistory // native sessions, shared by the devices
 	core     *coreNode              // current incarnation; nil while down
@@ -178,6 +179,7 @@ func setup(w *sim.Kernel, cfg Config, linAtEnd bool) *universe {
 	w.Tap(u.tapCapabilityFlaps)
 	w.Tap(u.tapReceiptReplay)
 	w.Tap(u.tapCancelFailedForgery)
+	w.Tap(u.tapFailover)
 	u.led.OnReach = func(m check.Mark) { u.w.Reachable(string(m)) }
 	if linAtEnd {
 		u.w.AddCheck(sim.Check{Name: check.CheckLinearizability, AtEnd: u.linearizeAtEnd})

@@ -280,7 +280,7 @@ func FaultKinds() []sim.FaultKind {
 
 // checkNames are the ledger's safety checks, reported after a step in
 // this order (addChecks).
-var checkNames = append([]string{
+var checkNames = append(append(check.FailoverChecks(),
 	check.CheckRunStartedTwice, check.CheckInputDeliveredTwice, check.CheckAcceptedWithoutTruth,
 	check.CheckAcceptedWithoutReceipt, check.CheckFabricatedTerminal, check.CheckCancelOverridden, check.CheckHandleReuse,
 	check.CheckStaleRevision, check.CheckCapability, check.CheckCapacity, check.CheckDurableFacts, check.CheckRestartOutcome,
@@ -291,7 +291,7 @@ var checkNames = append([]string{
 	check.CheckShutdownReport, check.CheckReceiptBudget, check.CheckIdleEviction, check.CheckExecutorReuse, check.CheckValidRequestRefused,
 	check.CheckRunEventLimit, check.CheckSubscriberStream, check.CheckSteerInputsPerRun,
 	check.CheckSteerAfterCancel, check.CheckDoneUsage, check.CheckWireCodeSets,
-}, slices.Concat(check.TimingChecks(), check.InteractionChecks(), check.WorkspaceChecks(),
+), slices.Concat(check.TimingChecks(), check.InteractionChecks(), check.WorkspaceChecks(),
 	check.EnvironmentChecks(), check.ProjectionChecks(), []string{checkPanic})...)
 
 // checkPanic names a machine's failed assertion, the campaign's "panic"
