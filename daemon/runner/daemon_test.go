@@ -231,7 +231,7 @@ func TestRetiredDeviceStopsAfterCleanup(t *testing.T) {
 		e.s.Close(transport.CloseRetired, "runtime retired")
 		r := e.wait()
 		var perm *transport.PermanentError
-		if !errors.As(r.err, &perm) || !strings.Contains(perm.Fix, "add the device") {
+		if !errors.As(r.err, &perm) || !strings.Contains(perm.Fix, "enrol a new device ID") {
 			t.Fatalf("ended %+v %v, want the permanent 4001 error", r.r, r.err)
 		}
 		if !r.r.Complete {
