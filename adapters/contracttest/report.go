@@ -43,7 +43,8 @@ func TextLifecycleClauses() []Clause {
 	return []Clause{ClauseIndependentStreams, ClauseOwnerContinuity, ClauseWriteVsApplied, ClauseCancelExact,
 		ClauseStaleCancel, ClauseContinueAfterCancel, ClauseLateEvents, ClauseFreshTurnState, ClauseSettlement,
 		ClauseRetire, ClauseNativeExit, ClauseCleanupFailure, ClauseUnknownKept, ClauseNilTurn, ClauseStreamShape,
-		ClauseClose, ClauseUnsupported, ClausePreparedStart, ClausePreparedCancel, ClausePreparedRelease}
+		ClauseClose, ClauseUnsupported, ClausePreparedStart, ClausePreparedCancel, ClausePreparedRelease,
+		ClausePreparedNothingLeft}
 }
 
 // DeclarationClauses are the clauses CheckDeclaration judges.
