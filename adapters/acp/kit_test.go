@@ -159,5 +159,9 @@ func TestDeclarationIsComplete(t *testing.T) {
 	s := claudetest.NewServer(t)
 	opts := realOptions(t, s)
 	contracttest.Declaration(t, Declaration(opts), contracttest.DeclarationOptions{
-		Config: testConfig(opts.Profile.Kind()), Hold: func() { s.HoldSession("") }, Timeout: 60 * time.Second})
+		Config: testConfig(opts.Profile.Kind()), Hold: func() { s.HoldSession("") }, Timeout: 60 * time.Second,
+		NotApplicable: map[contracttest.Clause]string{
+			contracttest.ClauseCoreAdmitsLocal: "ACP kinds declare local_environment but neither workspace_read_preparation " +
+				"nor workspace_output_export: Core refuses every ACP Turn in a local Environment",
+		}})
 }

@@ -159,6 +159,8 @@ func TestScriptedMCodeDeclarationIsComplete(t *testing.T) {
 		NotApplicable: map[contracttest.Clause]string{
 			contracttest.ClauseCoreAdmits: "Core refuses acp:mcode: the profile proves no execution controls or subagent " +
 				"control (MiniMax Code's tools are not removable through ACP here), which Core requires of every Turn",
+			contracttest.ClauseCoreAdmitsLocal: "Core refuses every Turn of acp:mcode, in a local Environment too " +
+				"(no execution controls, subagent control, workspace_read_preparation or workspace_output_export)",
 		},
 	})
 	caps := Capabilities(MCode())

@@ -139,5 +139,9 @@ func TestDeclarationIsComplete(t *testing.T) {
 	s := claudetest.NewServer(t)
 	opts := realOptions(t, s)
 	contracttest.Declaration(t, Declaration(opts), contracttest.DeclarationOptions{
-		Config: testConfig(), Hold: func() { s.HoldSession("") }, Timeout: 60 * time.Second})
+		Config: testConfig(), Hold: func() { s.HoldSession("") }, Timeout: 60 * time.Second,
+		NotApplicable: map[contracttest.Clause]string{
+			contracttest.ClauseCoreAdmitsLocal: "claude declares local_environment but neither workspace_read_preparation " +
+				"nor workspace_output_export: Core refuses every Turn of kind claude in a local Environment",
+		}})
 }

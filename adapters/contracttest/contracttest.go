@@ -62,6 +62,12 @@ type Fixture struct {
 	// Effects fingerprints the native ground truth (what was really
 	// applied, created or closed); unsupported operations must not change it.
 	Effects func() string
+	// Owned lists, from the native ground truth, the resources the native
+	// side holds now (processes, files, connections; a name per resource,
+	// repeated for several alike). An executable preparation's unused
+	// cleanup must leave none it acquired; nil leaves that clause
+	// unexercised.
+	Owned func() []string
 	// Preparations, when set, is checked for the workspace extensions of
 	// the Prepared owner.
 	Preparations agent.PreparationFactory

@@ -34,7 +34,15 @@ func fixture(h *synthetic.Harness) contracttest.Fixture {
 		FailClose:            func() { h.FailCloses(1) },
 		Applied:              func(text string) bool { return slices.Contains(h.Truth().InputsApplied, text) },
 		Effects:              func() string { return fmt.Sprintf("%+v", h.Truth()) },
+		Owned:                func() []string { return openExecutors(h) },
 	}
+}
+
+// openExecutors names one native session per Executor the synthetic
+// Harness created and has not closed.
+func openExecutors(h *synthetic.Harness) []string {
+	tr := h.Truth()
+	return slices.Repeat([]string{"native session"}, max(0, tr.ExecutorsCreated-tr.ExecutorsClosed))
 }
 
 // TestSyntheticConforms proves the synthetic Harness passes every check

@@ -64,7 +64,10 @@ func Declaration(t testing.TB, d agent.Declaration, opts DeclarationOptions) {
 // installed descriptor declares every capability Core requires of a
 // text-only Turn without an environment (core.Requirements): a missing
 // one leaves that clause unexercised, and it fails naming the capability
-// unless DeclarationOptions.NotApplicable marks it.
+// unless DeclarationOptions.NotApplicable marks it. A descriptor that
+// declares local_environment is held the same way against what Core
+// requires of a Turn in a local Environment (ClauseCoreAdmitsLocal; not
+// applicable, with the reason printed, without local_environment).
 func CheckDeclaration(d agent.Declaration, opts DeclarationOptions) *Report {
 	rep := checkDeclaration(d, opts)
 	rep.judgeExercised(DeclarationClauses(), opts.NotApplicable, func(c Clause) string {
@@ -133,6 +136,7 @@ func checkDeclaration(d agent.Declaration, opts DeclarationOptions) *Report {
 // Core requires and the descriptor declares exercises the clause once; a
 // missing one means Core refuses every such Turn.
 func checkCoreAdmits(rep *Report, d agent.Declaration, rt *agent.Runtime) {
+	checkCoreAdmitsLocal(rep, d, rt)
 	if !rt.Descriptor.Available {
 		rep.notExercisedBecause(ClauseCoreAdmits, "discovery installed the kind unavailable: Core refuses its Turns")
 		return
@@ -151,6 +155,36 @@ func checkCoreAdmits(rep *Report, d agent.Declaration, rt *agent.Runtime) {
 		return
 	}
 	rep.clause(ClauseCoreAdmits).Exercised += len(required)
+}
+
+// checkCoreAdmitsLocal holds a descriptor that declares local_environment
+// against what Core requires of a text Turn in a local Environment (a
+// self_hosted or openai_hosted Session): a missing capability means Core
+// refuses every such Turn although the kind claims to run there. A kind
+// without local_environment makes the clause not applicable.
+func checkCoreAdmitsLocal(rep *Report, d agent.Declaration, rt *agent.Runtime) {
+	if !rt.Descriptor.Capabilities.LocalEnvironment.IsSupported() {
+		rep.notApplicable(ClauseCoreAdmitsLocal, "the kind does not declare `local_environment`: Core admits its Turns only without an environment")
+		return
+	}
+	if !rt.Descriptor.Available {
+		rep.notExercisedBecause(ClauseCoreAdmitsLocal, "discovery installed the kind unavailable: Core refuses its Turns")
+		return
+	}
+	s := core.SessionRecord{Agent: core.AgentConfig{Kind: d.Kind, Environment: core.EnvSelfHosted}}
+	required := core.Requirements(s, core.EngineProfile{}, false)
+	var missing []string
+	for _, name := range required {
+		if v, ok := rt.Descriptor.Capabilities.Lookup(name); !ok || !v.IsSupported() {
+			missing = append(missing, "`"+name+"`")
+		}
+	}
+	if len(missing) > 0 {
+		rep.notExercisedBecause(ClauseCoreAdmitsLocal, "Core refuses every Turn in a local Environment: capability %s not declared "+
+			"(undeclared of what Core requires of a text Turn in a local Environment: %s)", missing[0], strings.Join(missing, ", "))
+		return
+	}
+	rep.clause(ClauseCoreAdmitsLocal).Exercised += len(required)
 }
 
 // checkDecided names every capability member left unspecified.

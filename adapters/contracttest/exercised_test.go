@@ -150,3 +150,41 @@ func TestDeclarationAdmittedByCore(t *testing.T) {
 		}
 	})
 }
+
+// A kind that declares local_environment but not what Core requires of a
+// Turn in a local Environment is admitted without an environment, yet
+// Core refuses every self_hosted Turn: the local clause fails, naming the
+// capability.
+func TestDeclarationLocalEnvironmentWithoutWorkspaceCapabilitiesFails(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := synthetic.New()
+		rep := checkDeclaration(h, declaration(h, func(k *wire.SupportedAgentKind) {
+			k.Capabilities.WorkspaceOutputExport = wire.CapabilityUnsupported
+		}))
+		wantUnexercised(t, rep, contracttest.ClauseCoreAdmitsLocal,
+			"Core refuses every Turn in a local Environment: capability `workspace_output_export` not declared")
+		if r := rep.Result(contracttest.ClauseCoreAdmits); !r.Passed() || r.Exercised == 0 {
+			t.Fatalf("a text Turn without an environment is still admitted: %+v", r)
+		}
+	})
+}
+
+// The local clause is exercised for a kind Core admits in a local
+// Environment, and not applicable, with the reason printed, for one that
+// does not declare local_environment.
+func TestDeclarationLocalEnvironmentClause(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := synthetic.New()
+		rep := checkDeclaration(h, synthetic.Declaration(h))
+		if r := rep.Result(contracttest.ClauseCoreAdmitsLocal); !r.Passed() || r.Exercised == 0 {
+			t.Fatalf("Core admits the synthetic kind in a local Environment: %+v\n%s", r, rep)
+		}
+		rep = checkDeclaration(h, declaration(h, func(k *wire.SupportedAgentKind) {
+			k.Capabilities.LocalEnvironment = wire.CapabilityUnsupported
+		}))
+		r := rep.Result(contracttest.ClauseCoreAdmitsLocal)
+		if r.Exercised != 0 || !r.Passed() || !strings.Contains(r.NotApplicable, "does not declare `local_environment`") {
+			t.Fatalf("local clause of a kind without local_environment: %+v\n%s", r, rep)
+		}
+	})
+}

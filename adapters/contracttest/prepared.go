@@ -3,6 +3,7 @@ package contracttest
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/turnstile-sim/turnstile/adapters/agent"
 )
@@ -13,11 +14,15 @@ const (
 	ClausePreparedStart   Clause = "a started preparation's Turn owns its output"
 	ClausePreparedCancel  Clause = "an unused preparation's cancel stops its work and output"
 	ClausePreparedRelease Clause = "an unused preparation's release confirms its cleanup"
+	// ClausePreparedNothingLeft is judged on the native ground truth
+	// (Fixture.Owned): a cleanup that reports success but leaves a
+	// process, file or connection behind fails it.
+	ClausePreparedNothingLeft Clause = "an unused preparation's cleanup leaves no native resource"
 )
 
 // PreparedClauses are the clauses CheckPrepared judges.
 func PreparedClauses() []Clause {
-	return []Clause{ClausePreparedStart, ClausePreparedCancel, ClausePreparedRelease}
+	return []Clause{ClausePreparedStart, ClausePreparedCancel, ClausePreparedRelease, ClausePreparedNothingLeft}
 }
 
 // notPreparation is why the prepared clauses do not apply to an Executor
@@ -82,10 +87,12 @@ func checkPreparedStart(rep *Report, fx Fixture, ex agent.Executor) {
 }
 
 func checkPreparedCancel(rep *Report, fx Fixture, f agent.ExecutorFactory) {
+	before := owned(fx)
 	ex := newExecutor(rep, f, fx)
 	if ex == nil {
 		return
 	}
+	defer checkNothingLeft(rep, fx, before, "CancelPrepared, Release and Close")
 	c := ex.(agent.PreparedCancellation)
 	rep.exercise(ClausePreparedCancel)
 	for i := range 2 {
@@ -117,10 +124,12 @@ func checkPreparedCancel(rep *Report, fx Fixture, f agent.ExecutorFactory) {
 }
 
 func checkPreparedRelease(rep *Report, fx Fixture, f agent.ExecutorFactory) {
+	before := owned(fx)
 	ex := newExecutor(rep, f, fx)
 	if ex == nil {
 		return
 	}
+	defer checkNothingLeft(rep, fx, before, "Release and Close")
 	rep.exercise(ClausePreparedRelease)
 	releaseTwice(rep, fx, ex, ClausePreparedRelease)
 	if !closeExecutor(rep, fx, ex) {
@@ -148,4 +157,40 @@ func callPrepared(fx Fixture, call func(context.Context) error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), fx.Timeout)
 	defer cancel()
 	return call(ctx)
+}
+
+// owned is the native ground truth's list of held resources, nil without
+// Fixture.Owned.
+func owned(fx Fixture) []string {
+	if fx.Owned == nil {
+		return nil
+	}
+	return fx.Owned()
+}
+
+// checkNothingLeft requires that an unused preparation, once cleaned up
+// by steps, left no native resource that was not held before it was
+// prepared.
+func checkNothingLeft(rep *Report, fx Fixture, before []string, steps string) {
+	if fx.Owned == nil {
+		rep.notExercisedBecause(ClausePreparedNothingLeft, "Fixture.Owned is nil")
+		return
+	}
+	rep.exercise(ClausePreparedNothingLeft)
+	held := map[string]int{}
+	for _, r := range before {
+		held[r]++
+	}
+	var left []string
+	for _, r := range fx.Owned() {
+		if held[r] > 0 {
+			held[r]--
+			continue
+		}
+		left = append(left, r)
+	}
+	if len(left) > 0 {
+		rep.fail(ClausePreparedNothingLeft, steps, "the native side still holds %s after an unused preparation's %s confirmed",
+			strings.Join(left, ", "), steps)
+	}
 }

@@ -144,3 +144,58 @@ func TestBrokenPreparationsFailTheirClause(t *testing.T) {
 		})
 	}
 }
+
+// leakyPreparation's unused preparations report their cancel, release
+// and Close as confirmed but keep the native session open.
+type leakyPreparation struct{ h *synthetic.Harness }
+
+func (f leakyPreparation) NewExecutor(ctx context.Context, cfg agent.ExecutorConfig) (agent.Executor, error) {
+	ex, err := f.h.NewExecutor(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &leakyExecutor{Executor: ex.(*synthetic.Executor)}, nil
+}
+
+type leakyExecutor struct {
+	*synthetic.Executor
+	started bool
+}
+
+func (l *leakyExecutor) StartTurn(ctx context.Context, req agent.TurnRequest) (agent.Turn, error) {
+	t, err := l.Executor.StartTurn(ctx, req)
+	l.started = l.started || t != nil
+	return t, err
+}
+
+func (l *leakyExecutor) Close(ctx context.Context) error {
+	if !l.started {
+		return nil
+	}
+	return l.Executor.Close(ctx)
+}
+
+// An unused preparation whose cleanup reports success but leaves its
+// native session open fails the clause, naming what is still held.
+func TestLeakyPreparationFails(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := synthetic.New()
+		rep := contracttest.CheckPrepared(leakyPreparation{h}, fixture(h))
+		r := rep.Result(contracttest.ClausePreparedNothingLeft)
+		if r.Passed() || !strings.Contains(strings.Join(r.Failures, "\n"), "still holds") {
+			t.Fatalf("a leaking preparation: %+v\n%s", r, rep)
+		}
+	})
+}
+
+// Without Fixture.Owned the clause is not exercised, and the text
+// lifecycle fails it naming the hook.
+func TestPreparationWithoutOwnedFails(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := synthetic.New()
+		fx := fixture(h)
+		fx.Owned = nil
+		rep := contracttest.CheckTextLifecycle(h, fx)
+		wantUnexercised(t, rep, contracttest.ClausePreparedNothingLeft, "Fixture.Owned is nil")
+	})
+}

@@ -33,6 +33,7 @@ const (
 	ClauseUnsupported         Clause = "unsupported extensions have no native effects"
 	ClauseDeclaration         Clause = "declaration completeness"
 	ClauseCoreAdmits          Clause = "Core admits a text Turn of the kind"
+	ClauseCoreAdmitsLocal     Clause = "Core admits a Turn of the kind in a local Environment"
 	ClauseFixture             Clause = "fixture"
 )
 
@@ -42,11 +43,14 @@ func TextLifecycleClauses() []Clause {
 	return []Clause{ClauseIndependentStreams, ClauseOwnerContinuity, ClauseWriteVsApplied, ClauseCancelExact,
 		ClauseStaleCancel, ClauseContinueAfterCancel, ClauseLateEvents, ClauseFreshTurnState, ClauseSettlement,
 		ClauseRetire, ClauseNativeExit, ClauseCleanupFailure, ClauseUnknownKept, ClauseNilTurn, ClauseStreamShape,
-		ClauseClose, ClauseUnsupported, ClausePreparedStart, ClausePreparedCancel, ClausePreparedRelease}
+		ClauseClose, ClauseUnsupported, ClausePreparedStart, ClausePreparedCancel, ClausePreparedRelease,
+		ClausePreparedNothingLeft}
 }
 
 // DeclarationClauses are the clauses CheckDeclaration judges.
-func DeclarationClauses() []Clause { return []Clause{ClauseDeclaration, ClauseCoreAdmits} }
+func DeclarationClauses() []Clause {
+	return []Clause{ClauseDeclaration, ClauseCoreAdmits, ClauseCoreAdmitsLocal}
+}
 
 // ClauseResult is what one clause saw during a run: how many times it was
 // exercised and every failure, in order (the first is the first failing

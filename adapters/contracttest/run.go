@@ -57,6 +57,17 @@ func (r *run) contains(text string) bool {
 	return false
 }
 
+// deltaText is the text the run's deltas streamed, in order.
+func (r *run) deltaText() string {
+	var b strings.Builder
+	for _, ev := range r.snapshot() {
+		if d, ok := ev.Payload.(wire.Delta); ok {
+			b.WriteString(d.Delta)
+		}
+	}
+	return b.String()
+}
+
 func eventText(ev agent.Event) string {
 	switch p := ev.Payload.(type) {
 	case wire.Delta:

@@ -31,7 +31,11 @@ func fixture(h *synthetic.Harness) contracttest.Fixture {
 		},
 		FailClose: func() { h.FailCloses(1) },
 		Effects:   func() string { return fmt.Sprintf("%+v", h.Truth()) },
-		Applied:   func(text string) bool { return slices.Contains(h.Truth().InputsApplied, text) },
+		Owned: func() []string {
+			tr := h.Truth()
+			return slices.Repeat([]string{"native session"}, max(0, tr.ExecutorsCreated-tr.ExecutorsClosed))
+		},
+		Applied: func(text string) bool { return slices.Contains(h.Truth().InputsApplied, text) },
 
 		HoldSlowApply: func() { h.Script(synthetic.TurnScript{Hold: true, SteerApplyLatency: time.Second}) },
 		SlowCancel:    func() { h.Script(synthetic.TurnScript{Hold: true, CancelLatency: time.Second}) },
