@@ -90,7 +90,7 @@ var errNotInline = errors.New("wire: payload not decodable inline")
 // inlinePayload decodes the payload at the envelope scanner's position
 // with the one-pass decoder and moves the envelope scanner past it.
 func (mt *messageType) inlinePayload(env *scanner) (Payload, error) {
-	if mt == nil || !mt.onePassOK {
+	if mt == nil {
 		return nil, errNotInline
 	}
 	env.skipSpace()
@@ -106,5 +106,5 @@ func (mt *messageType) inlinePayload(env *scanner) (Payload, error) {
 		return nil, err
 	}
 	env.pos = sc.pos
-	return pv.Elem().Interface().(Payload), nil
+	return mt.finished(pv.Elem().Interface().(Payload)), nil
 }

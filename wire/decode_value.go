@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/base64"
 	"reflect"
 	"strconv"
@@ -13,11 +14,10 @@ import (
 // the Go value through reflection, and produces the canonical form
 // directly (raw members compact, optional empty collections nil), so the
 // result equals what the reference path — scanner.check, then
-// json.Unmarshal, then canonicalize — returns. Any error sends the payload
-// through the reference path, so rejections keep exactly its messages.
-// Every type registered with register gets this path; a type with a
-// custom decoder (decodeRunError) or a wire:"lenient" member keeps the
-// reference path.
+// json.Unmarshal, then canonicalize — returns, and its errors are the
+// scanner's. Every registered type takes this path; a wire:"lenient"
+// member is read by decodeLenient and normalised by the type's finish
+// step.
 
 // decodeInto scans one complete value of schema s into v (the zero value
 // of the payload type) and rejects trailing bytes.
@@ -216,6 +216,9 @@ func (sc *scanner) decodeMember(s *schema, i int, seen uint64, v reflect.Value) 
 	} else {
 		fv = v.FieldByIndex(f.index) // through an embedded struct
 	}
+	if f.lenient {
+		return sc.decodeLenient(f.schema, fv)
+	}
 	if err := sc.decodeValue(f.schema, f.nullable, fv); err != nil {
 		return err
 	}
@@ -223,6 +226,39 @@ func (sc *scanner) decodeMember(s *schema, i int, seen uint64, v reflect.Value) 
 	// its canonical value is nil (an empty base64 string, in practice).
 	if !f.required && (fv.Kind() == reflect.Slice || fv.Kind() == reflect.Map) && fv.Len() == 0 {
 		fv.SetZero()
+	}
+	return nil
+}
+
+// decodeLenient reads a wire:"lenient" member: any well-formed JSON value
+// is accepted; a string member keeps a string value and an integer member
+// an integer literal that fits it, and any other value leaves the zero
+// value (the payload type's finish step then normalises it, as
+// ClassifyEngineError does for the error run event).
+func (sc *scanner) decodeLenient(s *schema, v reflect.Value) error {
+	sc.skipSpace()
+	start := sc.pos
+	if err := sc.skipValue(); err != nil {
+		return err
+	}
+	tok := sc.data[start:sc.pos]
+	switch s.kind {
+	case kindString:
+		if tok[0] == '"' {
+			raw := tok[1 : len(tok)-1]
+			v.SetString(stringOf(raw, bytes.IndexByte(raw, '\\') >= 0))
+		}
+	case kindInt:
+		negative := tok[0] == '-'
+		if tokenKind(tok[0]) == kindFloat && bytes.IndexAny(tok, ".eE") < 0 && integerFits(tok, negative, s) {
+			if negative {
+				v.SetInt(-int64(digitsValue(tok[1:])))
+			} else {
+				v.SetInt(int64(digitsValue(tok)))
+			}
+		}
+	default:
+		assert.That(false, "wire: lenient member of JSON type %s", s.kind)
 	}
 	return nil
 }
@@ -426,21 +462,7 @@ func (mt *messageType) onePass(raw []byte) (Payload, error) {
 	pv := reflect.New(mt.typ)
 	sc := newScanner(raw, mt.name)
 	if err := sc.decodeInto(mt.schema, pv.Elem()); err != nil {
-		return mt.decodeReference(raw)
+		return nil, err
 	}
-	return pv.Elem().Interface().(Payload), nil
-}
-
-// hasLenient reports whether a member of s, at any depth, is lenient.
-func hasLenient(s *schema, seen map[*schema]bool) bool {
-	if seen[s] {
-		return false
-	}
-	seen[s] = true
-	for _, f := range s.fields {
-		if f.lenient || hasLenient(f.schema, seen) {
-			return true
-		}
-	}
-	return s.elem != nil && hasLenient(s.elem, seen)
+	return mt.finished(pv.Elem().Interface().(Payload)), nil
 }

@@ -77,6 +77,14 @@ func decodeRunError(raw []byte, _ bool) (Payload, error) {
 	return RunError{Error: aux.Error, Code: code, HTTPStatus: status}, nil
 }
 
+// classifyRunError normalises the code and HTTP status the decoder read
+// leniently (a member of the wrong JSON type counts as absent).
+func classifyRunError(p Payload) Payload {
+	e := p.(RunError)
+	e.Code, e.HTTPStatus = ClassifyEngineError(e.Code, e.HTTPStatus)
+	return e
+}
+
 // Validate checks the normalised form: a known code or none, and a status
 // only with connection_failed in 100..599.
 func (e RunError) Validate() error {

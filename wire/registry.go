@@ -18,9 +18,9 @@ type messageType struct {
 	// (encoding/json unless setDecoder replaced it). Replace it only
 	// through setDecoder, which also takes the type off the one-pass path.
 	referenceDecode func(raw []byte, canon bool) (Payload, error)
-	// onePassOK: the payload is decoded by the one-pass decoder
-	// (decode_value.go).
-	onePassOK bool
+	// finish normalises a decoded payload when its type reads members
+	// leniently (the error run event); nil for the others.
+	finish func(Payload) Payload
 	// direct reads the payload's canonical JSON without reflection, when
 	// the type has such a reader (decode_direct.go); the one-pass
 	// decoder reads what it refuses.
@@ -39,8 +39,7 @@ func register[P Payload](bodyless bool) {
 	t := reflect.TypeFor[P]()
 	mt := &messageType{name: zero.MessageType(), schema: schemaOf(t), bodyless: bodyless, zero: zero, typ: t}
 	mt.referenceDecode = unmarshalAs[P]
-	mt.onePassOK = !hasLenient(mt.schema, map[*schema]bool{})
-	if d, ok := any(zero).(directDecoder); ok && mt.onePassOK {
+	if d, ok := any(zero).(directDecoder); ok {
 		mt.direct = d.decodeDirect
 	}
 	markCanon(t)
@@ -65,10 +64,15 @@ func (mt *messageType) decodePayload(raw []byte) (Payload, error) {
 	if raw == nil {
 		return mt.absentPayload()
 	}
-	if mt.onePassOK {
-		return mt.onePass(raw)
+	return mt.onePass(raw)
+}
+
+// finished applies the type's finish step to a decoded payload.
+func (mt *messageType) finished(p Payload) Payload {
+	if mt.finish == nil {
+		return p
 	}
-	return mt.decodeReference(raw)
+	return mt.finish(p)
 }
 
 // referencePayload is decodePayload through the reference path only.
@@ -87,11 +91,9 @@ func (mt *messageType) absentPayload() (Payload, error) {
 }
 
 // setDecoder replaces the reference decoder of a registered type string
-// with a type-specific one; the payload then always takes the reference
-// path.
+// with a type-specific one.
 func setDecoder(typ string, decode func(raw []byte, canon bool) (Payload, error)) {
-	mt := registry[typ]
-	mt.referenceDecode, mt.onePassOK = decode, false
+	registry[typ].referenceDecode = decode
 }
 
 // Types lists every registered type string in sorted order.
@@ -136,6 +138,7 @@ func init() {
 	register[UsageUpdate](false)
 	register[RunError](false)
 	setDecoder(TypeError, decodeRunError)
+	registry[TypeError].finish = classifyRunError
 	register[Done](false)
 	register[PermissionRequest](false)
 	register[PermissionCancel](true)
