@@ -109,7 +109,7 @@ func BenchmarkDecodeDeltaReference(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(frame)))
 	for b.Loop() {
-		if _, err := DecodeReference(frame); err != nil {
+		if _, err := decodeReference(frame); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -123,7 +123,7 @@ func BenchmarkDecodeHeartbeatFullCapabilitiesReference(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(frame)))
 	for b.Loop() {
-		if _, err := DecodeReference(frame); err != nil {
+		if _, err := decodeReference(frame); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -156,7 +156,7 @@ func BenchmarkDecodeExecutionPrepareReference(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(frame)))
 	for b.Loop() {
-		if _, err := DecodeReference(frame); err != nil {
+		if _, err := decodeReference(frame); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 	"pgregory.net/rapid"
 )
 
-// sameDecoding fails unless Decode and DecodeReference agree on frame:
+// sameDecoding fails unless Decode and decodeReference agree on frame:
 // the same error text, or equal frames.
 func sameDecoding(t interface {
 	Helper()
@@ -20,7 +20,7 @@ func sameDecoding(t interface {
 }, frame []byte) {
 	t.Helper()
 	got, gerr := Decode(frame)
-	want, werr := DecodeReference(frame)
+	want, werr := decodeReference(frame)
 	if (gerr == nil) != (werr == nil) || (gerr != nil && gerr.Error() != werr.Error()) {
 		t.Fatalf("frame %.400q\none-pass error %v\nreference error %v", frame, gerr, werr)
 	}
@@ -151,7 +151,7 @@ func mutateBytes(t *rapid.T, b []byte) []byte {
 }
 
 // TestPropertyOnePassMatchesReference: for generated frames of every type
-// and random byte edits of them, Decode and DecodeReference agree.
+// and random byte edits of them, Decode and decodeReference agree.
 func TestPropertyOnePassMatchesReference(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		b, err := Encode(genFrame.Draw(t, "frame"))
