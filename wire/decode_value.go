@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"reflect"
 	"strconv"
 	"unicode/utf16"
@@ -152,6 +153,16 @@ func compactRaw(raw []byte) []byte {
 		}
 	}
 	return append([]byte(nil), raw...)
+}
+
+// canonicalRaw returns raw, which the walker accepted, as json.Marshal
+// writes a json.RawMessage.
+func canonicalRaw(raw []byte) []byte {
+	out, err := json.Marshal(json.RawMessage(raw))
+	if err != nil {
+		return raw // Marshal cannot fail on JSON the walker accepted
+	}
+	return out
 }
 
 // decodeObject walks a struct: exact member names, no repeats, required
