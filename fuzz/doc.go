@@ -30,9 +30,9 @@
 // default.
 //
 // Every codec target checks the same properties: decoding never panics;
-// the one-pass decoder and the reference decoder (wire.DecodeReference)
-// return the same frame or the same error; a rejection wraps one of the
-// named wire errors; an accepted frame whose payload validates re-encodes
+// a rejection wraps one of the named wire errors; an accepted frame is
+// accepted by encoding/json too and reads the same (ID and payload, once
+// both are marshalled); an accepted frame whose payload validates re-encodes
 // and decodes to an equal value; an accepted frame whose payload does not
 // validate cannot be encoded.
 //

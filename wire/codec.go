@@ -29,15 +29,8 @@ func Decode(frame []byte) (Frame, error) {
 	return decodeFrame(frame, (*messageType).decodePayload)
 }
 
-// DecodeReference is Decode through the reference payload path: the strict
-// scan, then encoding/json over the same bytes, then canonicalisation. It
-// returns what Decode returns for every input (a differential test holds
-// the two together) and is kept as that test's oracle and as the baseline
-// of the decode benchmarks.
-func DecodeReference(frame []byte) (Frame, error) {
-	return decodeFrame(frame, (*messageType).referencePayload)
-}
-
+// decodeFrame is the two-pass path of Decode: the envelope is walked
+// first, then its payload is read by payload.
 func decodeFrame(frame []byte, payload func(*messageType, []byte) (Payload, error)) (Frame, error) {
 	if len(frame) > FrameBytesMax {
 		return Frame{}, tooLarge("frame", len(frame), FrameBytesMax)
@@ -202,7 +195,7 @@ func (sc *scanner) envelopeValue(env *envelopeParts, name string) error {
 		}
 		return nil
 	}
-	if err := sc.value(stringSchema, false); err != nil {
+	if err := sc.decodeValue(stringSchema, false, reflect.Value{}); err != nil {
 		return err
 	}
 	s, err := sc.stringAt(start)
@@ -344,7 +337,7 @@ func encode(f Frame, selfCheck bool) ([]byte, error) {
 		// nil required slices, which would be encoded as null).
 		if selfCheck {
 			sc := newScanner(raw, typ)
-			if err := sc.check(mt.schema, false); err != nil {
+			if err := sc.check(mt.schema); err != nil {
 				return nil, err
 			}
 		}

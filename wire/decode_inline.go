@@ -9,8 +9,8 @@ import (
 // shape where `type` comes before `payload`: the payload is decoded where
 // it stands instead of being skipped first and scanned again. It reports
 // false for anything else — an error of any kind, a payload before its
-// type, a type on the reference path — and Decode then takes the
-// two-pass path, which gives the same result and every error message.
+// type — and Decode then takes the two-pass path, which gives the same
+// result and every error message.
 func decodeInline(frame []byte) (Frame, bool) {
 	if len(frame) > FrameBytesMax {
 		return Frame{}, false
@@ -88,9 +88,9 @@ func decodeInline(frame []byte) (Frame, bool) {
 var errNotInline = errors.New("wire: payload not decodable inline")
 
 // inlinePayload decodes the payload at the envelope scanner's position
-// with the one-pass decoder and moves the envelope scanner past it.
+// and moves the envelope scanner past it.
 func (mt *messageType) inlinePayload(env *scanner) (Payload, error) {
-	if mt == nil || !mt.onePassOK {
+	if mt == nil {
 		return nil, errNotInline
 	}
 	env.skipSpace()
@@ -106,5 +106,5 @@ func (mt *messageType) inlinePayload(env *scanner) (Payload, error) {
 		return nil, err
 	}
 	env.pos = sc.pos
-	return pv.Elem().Interface().(Payload), nil
+	return mt.finished(pv.Elem().Interface().(Payload)), nil
 }

@@ -1,10 +1,9 @@
 package wire
 
-// The one-pass decoder's strings. Most member names and string values
-// are printable ASCII without escapes; plainString takes those in one
+// The walker's strings. Most member names and string values are
+// printable ASCII without escapes; plainString takes those in one
 // table-driven run. Anything else goes through scanner.str (and
-// memberName) from the opening quote, with the same result or error as
-// before. The strict scan of Encode and DecodeReference keeps str alone.
+// memberName) from the opening quote, with the same result or error.
 
 // plainString reads the string token at sc.pos (its opening quote) when
 // every byte up to the closing quote is plain (plainStringByte); ok is
@@ -22,7 +21,7 @@ func (sc *scanner) plainString() (raw []byte, ok bool) {
 	return sc.data[start:i], true
 }
 
-// decodeMemberName is memberName for the one-pass decoder.
+// decodeMemberName is memberName with the plainString fast path.
 func (sc *scanner) decodeMemberName() ([]byte, error) {
 	sc.skipSpace()
 	start := sc.pos

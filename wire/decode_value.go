@@ -1,26 +1,26 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"reflect"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
 )
 
-// The one-pass payload decoder. It walks the payload once against its
-// schema, applying every strictness rule of scanner.value while it fills
-// the Go value through reflection, and produces the canonical form
-// directly (raw members compact, optional empty collections nil), so the
-// result equals what the reference path — scanner.check, then
-// json.Unmarshal, then canonicalize — returns. Any error sends the payload
-// through the reference path, so rejections keep exactly its messages.
-// Every type registered with register gets this path; a type with a
-// custom decoder (decodeRunError) or a wire:"lenient" member keeps the
-// reference path.
+// The JSON walker. It walks a payload once against its schema, applying
+// every strictness rule while it fills the Go value through reflection,
+// and produces the canonical form directly (raw members compact, optional
+// empty collections nil). Given the invalid reflect.Value it stores
+// nothing and only checks the JSON (Encode's check of its own output, the
+// envelope's string members). A wire:"lenient" member is read by
+// decodeLenient and normalised by the payload type's finish step.
 
-// decodeInto scans one complete value of schema s into v (the zero value
-// of the payload type) and rejects trailing bytes.
+// decodeInto walks one complete value of schema s into v (the zero value
+// of the payload type, or the invalid Value to check only) and rejects
+// trailing bytes.
 func (sc *scanner) decodeInto(s *schema, v reflect.Value) error {
 	sc.n = 0
 	if err := sc.decodeValue(s, false, v); err != nil {
@@ -33,7 +33,11 @@ func (sc *scanner) decodeInto(s *schema, v reflect.Value) error {
 	return nil
 }
 
-// decodeValue is scanner.value that also stores the value into v.
+// check walks one complete value of schema s without building it.
+func (sc *scanner) check(s *schema) error { return sc.decodeInto(s, reflect.Value{}) }
+
+// decodeValue walks one value of schema s, storing it into v when v is
+// valid.
 func (sc *scanner) decodeValue(s *schema, nullable bool, v reflect.Value) error {
 	sc.skipSpace()
 	if sc.pos >= len(sc.data) {
@@ -47,7 +51,10 @@ func (sc *scanner) decodeValue(s *schema, nullable bool, v reflect.Value) error 
 		if !nullable {
 			return sc.fail(ErrNull, "")
 		}
-		return setNull(v)
+		if v.IsValid() {
+			setNull(v)
+		}
+		return nil
 	}
 	for v.Kind() == reflect.Pointer {
 		if v.IsNil() {
@@ -76,11 +83,13 @@ func (sc *scanner) decodeValue(s *schema, nullable bool, v reflect.Value) error 
 		return sc.decodeArray(s, v)
 	case kindString:
 		if raw, ok := sc.plainString(); ok {
-			v.SetString(string(raw))
+			if v.IsValid() {
+				v.SetString(string(raw))
+			}
 			return nil
 		}
 		raw, escaped, err := sc.str()
-		if err != nil {
+		if err != nil || !v.IsValid() {
 			return err
 		}
 		v.SetString(stringOf(raw, escaped))
@@ -97,14 +106,13 @@ func (sc *scanner) decodeValue(s *schema, nullable bool, v reflect.Value) error 
 // setNull stores an accepted null as encoding/json does: pointers, slices
 // and maps become nil, a raw member holds the literal, anything else keeps
 // its zero value.
-func setNull(v reflect.Value) error {
+func setNull(v reflect.Value) {
 	switch {
 	case v.Type() == typeRawMessage:
 		v.SetBytes([]byte("null"))
 	case v.Kind() == reflect.Pointer || v.Kind() == reflect.Slice || v.Kind() == reflect.Map:
 		v.SetZero()
 	}
-	return nil
 }
 
 func (sc *scanner) decodeBool(c byte, v reflect.Value) error {
@@ -112,7 +120,7 @@ func (sc *scanner) decodeBool(c byte, v reflect.Value) error {
 	if c == 't' {
 		lit, b = "true", true
 	}
-	if err := sc.literal(lit); err != nil {
+	if err := sc.literal(lit); err != nil || !v.IsValid() {
 		return err
 	}
 	if v.Type() == typeCapability {
@@ -125,9 +133,8 @@ func (sc *scanner) decodeBool(c byte, v reflect.Value) error {
 
 // decodeRaw keeps a raw member in encoding/json's compact form.
 func (sc *scanner) decodeRaw(v reflect.Value) error {
-	sc.canon = true
 	start := sc.pos
-	if err := sc.skipValue(); err != nil {
+	if err := sc.skipValue(); err != nil || !v.IsValid() {
 		return err
 	}
 	v.SetBytes(compactRaw(sc.data[start:sc.pos]))
@@ -148,7 +155,19 @@ func compactRaw(raw []byte) []byte {
 	return append([]byte(nil), raw...)
 }
 
-// decodeObject is scanner.object that also stores each member.
+// canonicalRaw returns raw, which the walker accepted, as json.Marshal
+// writes a json.RawMessage.
+func canonicalRaw(raw []byte) []byte {
+	out, err := json.Marshal(json.RawMessage(raw))
+	if err != nil {
+		return raw // Marshal cannot fail on JSON the walker accepted
+	}
+	return out
+}
+
+// decodeObject walks a struct: exact member names, no repeats, required
+// members present; unknown members are skipped where the schema ignores
+// them.
 func (sc *scanner) decodeObject(s *schema, v reflect.Value) error {
 	sc.pos++ // '{'
 	var seen uint64
@@ -197,7 +216,8 @@ func (sc *scanner) decodeObject(s *schema, v reflect.Value) error {
 	return nil
 }
 
-// decodeMember reads the value of member i of struct s into v.
+// decodeMember reads the value of member i of struct s into v (when
+// valid).
 func (sc *scanner) decodeMember(s *schema, i int, seen uint64, v reflect.Value) error {
 	f := &s.fields[i]
 	sc.set(pathSegment{field: f.name})
@@ -207,16 +227,18 @@ func (sc *scanner) decodeMember(s *schema, i int, seen uint64, v reflect.Value) 
 	if f.emptyOmitted && sc.emptyComposite(f.schema.kind) {
 		return sc.fail(ErrInvalid, "explicit empty "+f.name+": omit the member")
 	}
-	if !f.required && f.schema.kind == kindBytes {
-		sc.canon = true
-	}
 	var fv reflect.Value
-	if len(f.index) == 1 {
+	switch {
+	case !v.IsValid():
+	case len(f.index) == 1:
 		fv = v.Field(f.index[0])
-	} else {
+	default:
 		fv = v.FieldByIndex(f.index) // through an embedded struct
 	}
-	if err := sc.decodeValue(f.schema, f.nullable, fv); err != nil {
+	if f.lenient {
+		return sc.decodeLenient(f.schema, fv)
+	}
+	if err := sc.decodeValue(f.schema, f.nullable, fv); err != nil || !fv.IsValid() {
 		return err
 	}
 	// An optional collection that decoded empty is omitted by Encode, so
@@ -227,14 +249,53 @@ func (sc *scanner) decodeMember(s *schema, i int, seen uint64, v reflect.Value) 
 	return nil
 }
 
-// decodeMap is scanner.mapObject that also stores each entry.
+// decodeLenient reads a wire:"lenient" member: any well-formed JSON value
+// is accepted; a string member keeps a string value and an integer member
+// an integer literal that fits it, and any other value leaves the zero
+// value (the payload type's finish step then normalises it, as
+// ClassifyEngineError does for the error run event).
+func (sc *scanner) decodeLenient(s *schema, v reflect.Value) error {
+	sc.skipSpace()
+	start := sc.pos
+	if err := sc.skipValue(); err != nil {
+		return err
+	}
+	tok := sc.data[start:sc.pos]
+	if !v.IsValid() {
+		return nil
+	}
+	switch s.kind {
+	case kindString:
+		if tok[0] == '"' {
+			raw := tok[1 : len(tok)-1]
+			v.SetString(stringOf(raw, bytes.IndexByte(raw, '\\') >= 0))
+		}
+	case kindInt:
+		negative := tok[0] == '-'
+		if tokenKind(tok[0]) == kindFloat && bytes.IndexAny(tok, ".eE") < 0 && integerFits(tok, negative, s) {
+			if negative {
+				v.SetInt(-int64(digitsValue(tok[1:])))
+			} else {
+				v.SetInt(int64(digitsValue(tok)))
+			}
+		}
+	default:
+		assert.That(false, "wire: lenient member of JSON type %s", s.kind)
+	}
+	return nil
+}
+
+// decodeMap walks an object with free member names (repeats rejected),
+// storing each entry.
 func (sc *scanner) decodeMap(s *schema, v reflect.Value) error {
 	sc.pos++
 	depth := sc.n
 	sc.push(pathSegment{})
-	t := v.Type()
-	m := reflect.MakeMap(t)
-	v.Set(m)
+	var m reflect.Value
+	if v.IsValid() {
+		m = reflect.MakeMap(v.Type())
+		v.Set(m)
+	}
 	var keys keySet
 	for first := true; ; first = false {
 		sc.skipSpace()
@@ -250,11 +311,16 @@ func (sc *scanner) decodeMap(s *schema, v reflect.Value) error {
 		if keys.add(key) {
 			return sc.fail(ErrDuplicateField, "")
 		}
-		ev := reflect.New(t.Elem()).Elem()
+		var ev reflect.Value
+		if m.IsValid() {
+			ev = reflect.New(m.Type().Elem()).Elem()
+		}
 		if err := sc.decodeValue(s.elem, false, ev); err != nil {
 			return err
 		}
-		m.SetMapIndex(reflect.ValueOf(string(key)).Convert(t.Key()), ev)
+		if m.IsValid() {
+			m.SetMapIndex(reflect.ValueOf(string(key)).Convert(m.Type().Key()), ev)
+		}
 		if done, err := sc.endMember('}'); done || err != nil {
 			if err != nil {
 				return err
@@ -266,13 +332,15 @@ func (sc *scanner) decodeMap(s *schema, v reflect.Value) error {
 	return nil
 }
 
-// decodeArray is scanner.array that also stores each element; an empty
-// array decodes to an empty, non-nil slice as with encoding/json.
+// decodeArray walks an array, storing each element; an empty array
+// decodes to an empty, non-nil slice as with encoding/json.
 func (sc *scanner) decodeArray(s *schema, v reflect.Value) error {
 	sc.pos++
 	depth := sc.n
 	sc.push(pathSegment{})
-	v.Set(reflect.MakeSlice(v.Type(), 0, 0))
+	if v.IsValid() {
+		v.Set(reflect.MakeSlice(v.Type(), 0, 0))
+	}
 	for i := 0; ; i++ {
 		sc.skipSpace()
 		if sc.pos < len(sc.data) && sc.data[sc.pos] == ']' && i == 0 {
@@ -280,11 +348,15 @@ func (sc *scanner) decodeArray(s *schema, v reflect.Value) error {
 			break
 		}
 		sc.set(pathSegment{index: i, isIdx: true})
-		if i == v.Cap() {
-			v.Grow(max(4, i))
+		var ev reflect.Value
+		if v.IsValid() {
+			if i == v.Cap() {
+				v.Grow(max(4, i))
+			}
+			v.SetLen(i + 1)
+			ev = v.Index(i)
 		}
-		v.SetLen(i + 1)
-		if err := sc.decodeValue(s.elem, false, v.Index(i)); err != nil {
+		if err := sc.decodeValue(s.elem, false, ev); err != nil {
 			return err
 		}
 		if done, err := sc.endMember(']'); done || err != nil {
@@ -298,8 +370,11 @@ func (sc *scanner) decodeArray(s *schema, v reflect.Value) error {
 	return nil
 }
 
-// decodeBase64 is scanner.base64 that also stores the bytes.
+// decodeBase64 walks a standard padded base64 string, storing the bytes.
 func (sc *scanner) decodeBase64(v reflect.Value) error {
+	if !v.IsValid() {
+		return sc.base64()
+	}
 	if b, ok := sc.plainBase64(); ok {
 		v.SetBytes(b)
 		return nil
@@ -325,10 +400,11 @@ func (sc *scanner) decodeBase64(v reflect.Value) error {
 	return nil
 }
 
-// decodeNumber is scanner.number that also stores the number.
+// decodeNumber walks a number that fits the schema's Go type, storing
+// it.
 func (sc *scanner) decodeNumber(s *schema, v reflect.Value) error {
 	start := sc.pos
-	if err := sc.number(s); err != nil {
+	if err := sc.number(s); err != nil || !v.IsValid() {
 		return err
 	}
 	lit := sc.data[start:sc.pos]
@@ -410,37 +486,12 @@ func hex4At(b []byte, i int) rune {
 	return r
 }
 
-// decodeReference is the reference path of a payload: the strict scan,
-// then encoding/json, then canonicalize.
-func (mt *messageType) decodeReference(raw []byte) (Payload, error) {
-	sc := newScanner(raw, mt.name)
-	if err := sc.check(mt.schema, false); err != nil {
-		return nil, err
-	}
-	return mt.referenceDecode(raw, sc.canon)
-}
-
-// onePass decodes raw with the one-pass decoder into a new value of the
-// payload type.
+// onePass decodes raw into a new value of the payload type.
 func (mt *messageType) onePass(raw []byte) (Payload, error) {
 	pv := reflect.New(mt.typ)
 	sc := newScanner(raw, mt.name)
 	if err := sc.decodeInto(mt.schema, pv.Elem()); err != nil {
-		return mt.decodeReference(raw)
+		return nil, err
 	}
-	return pv.Elem().Interface().(Payload), nil
-}
-
-// hasLenient reports whether a member of s, at any depth, is lenient.
-func hasLenient(s *schema, seen map[*schema]bool) bool {
-	if seen[s] {
-		return false
-	}
-	seen[s] = true
-	for _, f := range s.fields {
-		if f.lenient || hasLenient(f.schema, seen) {
-			return true
-		}
-	}
-	return s.elem != nil && hasLenient(s.elem, seen)
+	return mt.finished(pv.Elem().Interface().(Payload)), nil
 }

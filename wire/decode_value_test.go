@@ -12,7 +12,7 @@ import (
 	"pgregory.net/rapid"
 )
 
-// sameDecoding fails unless Decode and DecodeReference agree on frame:
+// sameDecoding fails unless Decode and decodeReference agree on frame:
 // the same error text, or equal frames.
 func sameDecoding(t interface {
 	Helper()
@@ -20,7 +20,7 @@ func sameDecoding(t interface {
 }, frame []byte) {
 	t.Helper()
 	got, gerr := Decode(frame)
-	want, werr := DecodeReference(frame)
+	want, werr := decodeReference(frame)
 	if (gerr == nil) != (werr == nil) || (gerr != nil && gerr.Error() != werr.Error()) {
 		t.Fatalf("frame %.400q\none-pass error %v\nreference error %v", frame, gerr, werr)
 	}
@@ -81,6 +81,24 @@ func TestOnePassMatchesReferenceOnEdgeCases(t *testing.T) {
 		`{"type":"execution_prepare","id":"p","payload":{"session_id":"s","configuration":{"agent_kind":"k","conversation_id":"","run_id":"","mcp_http_servers":[{"connection_origin":"service","allowed_tools":null},{"connection_origin":"service","allowed_tools":[]}]}}}`,
 		`{"type":"usage","id":"r","payload":{"input_tokens":1,"output_tokens":2}}`,
 		`{"type":"error","id":"r","payload":{"error":"x","code":7,"http_status":"500"}}`,
+		`{"type":"error","id":"r","payload":{"error":"x\u00e9","code":"connection_failed","http_status":502}}`,
+		`{"type":"error","id":"r","payload":{"error":"x","code":"conn\u0065ction_failed","http_status":599}}`,
+		`{"type":"error","id":"r","payload":{"error":"x","code":"connection_failed","http_status":1000}}`,
+		`{"type":"error","id":"r","payload":{"error":"x","code":"connection_failed","http_status":-502}}`,
+		`{"type":"error","id":"r","payload":{"error":"x","code":"connection_failed","http_status":5e2}}`,
+		`{"type":"error","id":"r","payload":{"error":"x","code":"connection_failed","http_status":502.0}}`,
+		`{"type":"error","id":"r","payload":{"error":"x","code":"connection_failed","http_status":99999999999999999999999}}`,
+		`{"type":"error","id":"r","payload":{"error":"x","code":"rate_limit_exceeded","http_status":429}}`,
+		`{"type":"error","id":"r","payload":{"error":"x","code":"nope","http_status":500}}`,
+		`{"type":"error","id":"r","payload":{"error":"x","code":null,"http_status":null}}`,
+		`{"type":"error","id":"r","payload":{"error":"x","code":{"a":1,"a":2}}}`,
+		`{"type":"error","id":"r","payload":{"error":"x","code":["\ud800"]}}`,
+		`{"type":"error","id":"r","payload":{"error":"x","code":"a\u00","http_status":1}}`,
+		`{"type":"error","id":"r","payload":{"error":"x","code":"rate_limit_exceeded","code":"server_error"}}`,
+		`{"type":"error","id":"r","payload":{"error":"x","Code":"server_error"}}`,
+		`{"type":"error","id":"r","payload":{"error":7}}`,
+		`{"type":"error","id":"r","payload":{"code":"server_error"}}`,
+		`{"payload":{"error":"x","http_status":503,"code":"connection_failed"},"type":"error"}`,
 		`{"type":"prompt_cancel","id":"r"}`,
 		`{"type":"permission_cancel","id":"r","payload":{}}`,
 		`{"type":"done","id":"r","payload":{"content":"c","transcript":[ 1 ,2]}}`,
@@ -133,7 +151,7 @@ func mutateBytes(t *rapid.T, b []byte) []byte {
 }
 
 // TestPropertyOnePassMatchesReference: for generated frames of every type
-// and random byte edits of them, Decode and DecodeReference agree.
+// and random byte edits of them, Decode and decodeReference agree.
 func TestPropertyOnePassMatchesReference(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		b, err := Encode(genFrame.Draw(t, "frame"))
@@ -168,17 +186,16 @@ func TestPropertyOnePassRawCompaction(t *testing.T) {
 }
 
 // TestInlinePathTaken: what Encode writes (type first) is decoded by the
-// inline path for every type on the one-pass path, so the fast path is
-// the one the differential tests exercise.
+// inline path for every type, so the fast path is the one the
+// differential tests exercise.
 func TestInlinePathTaken(t *testing.T) {
 	for _, f := range sampleFrames() {
 		b, err := Encode(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, ok := decodeInline(b)
-		if want := registry[f.Type()].onePassOK; ok != want {
-			t.Errorf("%s: inline %v, want %v", f.Type(), ok, want)
+		if _, ok := decodeInline(b); !ok {
+			t.Errorf("%s: not decoded inline", f.Type())
 		}
 	}
 }

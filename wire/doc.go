@@ -48,18 +48,20 @@
 //
 // # Decoding in one pass
 //
-// Decode reads a frame once: the envelope and, when `type` comes before
-// `payload` (as Encode writes it), the payload, which is checked against
-// its schema and built into its Go value in the same walk (reflection over
-// the schema derived from the struct tags), producing the canonical form
-// directly. Any other shape, and every error, goes through the two-pass
-// path — the envelope scanned first, then the payload — which is also what
-// a type with a type-specific decoder (the error run event) always takes.
-// DecodeReference keeps the former path (the strict scan, then
-// encoding/json over the same bytes, then canonicalisation) as the oracle
-// of a differential test and the baseline of the decode benchmarks; the
-// two return equal frames and identical errors for every input. A message
-// type added with register gets the one-pass decoder without further work.
+// One walker reads JSON (scan*.go for tokens, decode_value.go for values,
+// schema.go for the schemas derived from the struct tags). Decode reads a
+// frame once: the envelope and, when `type` comes before `payload` (as
+// Encode writes it), the payload, which is checked against its schema and
+// built into its Go value in the same walk (reflection over the schema),
+// producing the canonical form directly. Any other shape, and every
+// error, goes through the two-pass path — the envelope walked first, then
+// the payload — with the same rules and messages. Encode checks its own
+// output with the same walker, building nothing. A `wire:"lenient"`
+// member is read as any JSON value and normalised by its type's finish
+// step (the error run event). The tests hold the walker to a reference
+// decoder (encoding/json over the same bytes, then canonicalisation) for
+// every input. A message type added with register gets the walker without
+// further work.
 //
 // The most frequent frames of a simulated seed skip reflection where that
 // cannot change a result (encode_direct.go, decode_direct.go,

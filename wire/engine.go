@@ -1,10 +1,5 @@
 package wire
 
-import (
-	"encoding/json"
-	"fmt"
-)
-
 // Engine failure codes of the `error` run event (wire-reference §6.3).
 const (
 	EngineAuthenticationError   = "authentication_error"
@@ -44,37 +39,14 @@ func ClassifyEngineError(code string, httpStatus int) (string, int) {
 	return code, httpStatus
 }
 
-// runErrorLenient reads `code` and `http_status` as any JSON value.
-type runErrorLenient struct {
-	Error      string          `json:"error"`
-	Code       json.RawMessage `json:"code"`
-	HTTPStatus json.RawMessage `json:"http_status"`
-}
-
-// decodeRunError applies the lenient reading of §6.3: `error` must be a
-// string (the scanner already checked it); a `code` or `http_status` of the
-// wrong JSON type counts as absent, then ClassifyEngineError normalises.
-func decodeRunError(raw []byte, _ bool) (Payload, error) {
-	var aux runErrorLenient
-	if err := json.Unmarshal(raw, &aux); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
-	}
-	var code string
-	if len(aux.Code) > 0 && aux.Code[0] == '"' {
-		_ = json.Unmarshal(aux.Code, &code)
-	}
-	status := 0
-	if n := len(aux.HTTPStatus); n > 0 && n <= 3 {
-		for _, c := range aux.HTTPStatus {
-			if c < '0' || c > '9' {
-				status = -1
-				break
-			}
-			status = status*10 + int(c-'0')
-		}
-	}
-	code, status = ClassifyEngineError(code, status)
-	return RunError{Error: aux.Error, Code: code, HTTPStatus: status}, nil
+// classifyRunError applies the lenient reading of §6.3 after decoding:
+// `error` must be a string (the walker checked it); a `code` or
+// `http_status` of the wrong JSON type was read as absent
+// (decodeLenient), then ClassifyEngineError normalises.
+func classifyRunError(p Payload) Payload {
+	e := p.(RunError)
+	e.Code, e.HTTPStatus = ClassifyEngineError(e.Code, e.HTTPStatus)
+	return e
 }
 
 // Validate checks the normalised form: a known code or none, and a status

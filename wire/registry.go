@@ -1,8 +1,6 @@
 package wire
 
 import (
-	"encoding/json"
-	"fmt"
 	"reflect"
 	"sort"
 )
@@ -14,13 +12,9 @@ type messageType struct {
 	bodyless bool    // a frame without payload is legal and decodes to zero
 	zero     Payload // the zero payload
 	typ      reflect.Type
-	// referenceDecode is the reference decoder of a checked payload
-	// (encoding/json unless setDecoder replaced it). Replace it only
-	// through setDecoder, which also takes the type off the one-pass path.
-	referenceDecode func(raw []byte, canon bool) (Payload, error)
-	// onePassOK: the payload is decoded by the one-pass decoder
-	// (decode_value.go).
-	onePassOK bool
+	// finish normalises a decoded payload when its type reads members
+	// leniently (the error run event); nil for the others.
+	finish func(Payload) Payload
 	// direct reads the payload's canonical JSON without reflection, when
 	// the type has such a reader (decode_direct.go); the one-pass
 	// decoder reads what it refuses.
@@ -38,45 +32,28 @@ func register[P Payload](bodyless bool) {
 	var zero P
 	t := reflect.TypeFor[P]()
 	mt := &messageType{name: zero.MessageType(), schema: schemaOf(t), bodyless: bodyless, zero: zero, typ: t}
-	mt.referenceDecode = unmarshalAs[P]
-	mt.onePassOK = !hasLenient(mt.schema, map[*schema]bool{})
-	if d, ok := any(zero).(directDecoder); ok && mt.onePassOK {
+	if d, ok := any(zero).(directDecoder); ok {
 		mt.direct = d.decodeDirect
 	}
-	markCanon(t)
 	markDescribe(t)
 	assert.That(registry[mt.name] == nil, "wire: type %q registered twice", mt.name)
 	registry[mt.name] = mt
 }
 
-func unmarshalAs[P Payload](raw []byte, canon bool) (Payload, error) {
-	var p P
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
-	}
-	if canon {
-		canonicalize(reflect.ValueOf(&p).Elem())
-	}
-	return p, nil
-}
-
-// decodePayload decodes raw strictly, in one pass where the type allows.
+// decodePayload decodes raw strictly in one walk (decode_value.go).
 func (mt *messageType) decodePayload(raw []byte) (Payload, error) {
 	if raw == nil {
 		return mt.absentPayload()
 	}
-	if mt.onePassOK {
-		return mt.onePass(raw)
-	}
-	return mt.decodeReference(raw)
+	return mt.onePass(raw)
 }
 
-// referencePayload is decodePayload through the reference path only.
-func (mt *messageType) referencePayload(raw []byte) (Payload, error) {
-	if raw == nil {
-		return mt.absentPayload()
+// finished applies the type's finish step to a decoded payload.
+func (mt *messageType) finished(p Payload) Payload {
+	if mt.finish == nil {
+		return p
 	}
-	return mt.decodeReference(raw)
+	return mt.finish(p)
 }
 
 func (mt *messageType) absentPayload() (Payload, error) {
@@ -84,14 +61,6 @@ func (mt *messageType) absentPayload() (Payload, error) {
 		return nil, missing(mt.name + ".payload")
 	}
 	return mt.zero, nil
-}
-
-// setDecoder replaces the reference decoder of a registered type string
-// with a type-specific one; the payload then always takes the reference
-// path.
-func setDecoder(typ string, decode func(raw []byte, canon bool) (Payload, error)) {
-	mt := registry[typ]
-	mt.referenceDecode, mt.onePassOK = decode, false
 }
 
 // Types lists every registered type string in sorted order.
@@ -135,7 +104,7 @@ func init() {
 	register[ToolCall](false)
 	register[UsageUpdate](false)
 	register[RunError](false)
-	setDecoder(TypeError, decodeRunError)
+	registry[TypeError].finish = classifyRunError
 	register[Done](false)
 	register[PermissionRequest](false)
 	register[PermissionCancel](true)

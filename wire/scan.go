@@ -3,7 +3,6 @@ package wire
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -17,8 +16,9 @@ type pathSegment struct {
 	isIdx bool
 }
 
-// scanner checks raw JSON against a schema without building values. It
-// allocates only when it reports an error (or meets an escaped member name).
+// scanner walks raw JSON against a schema (decode_value.go), building the
+// Go value or, given no value, only checking the JSON. Checking allocates
+// only when it reports an error (or meets an escaped member name).
 type scanner struct {
 	data  []byte
 	pos   int
@@ -26,7 +26,6 @@ type scanner struct {
 	segs  [pathSegmentsMax]pathSegment // path of the value being scanned
 	n     int                          // path length (may exceed pathSegmentsMax)
 	depth int                          // nesting inside raw members
-	canon bool                         // the decoded value needs canonicalize
 	// anyDup accepts repeated member names inside raw values (the
 	// envelope scan, whose payload is scanned again strictly).
 	anyDup bool
@@ -56,19 +55,6 @@ func (sc *scanner) set(seg pathSegment) {
 
 func newScanner(data []byte, root string) scanner {
 	return scanner{data: data, root: root}
-}
-
-// check scans one complete value of schema s and rejects trailing bytes.
-func (sc *scanner) check(s *schema, nullable bool) error {
-	sc.n = 0
-	if err := sc.value(s, nullable); err != nil {
-		return err
-	}
-	sc.skipSpace()
-	if sc.pos != len(sc.data) {
-		return sc.fail(ErrTrailingData, "")
-	}
-	return nil
 }
 
 // pathString renders the current path, e.g. execution_start.input[0].content[1].text.
@@ -129,58 +115,6 @@ func (sc *scanner) skipSpace() {
 	}
 }
 
-// value scans one value of schema s.
-func (sc *scanner) value(s *schema, nullable bool) error {
-	sc.skipSpace()
-	if sc.pos >= len(sc.data) {
-		return sc.syntax("unexpected end of input")
-	}
-	c := sc.data[sc.pos]
-	if c == 'n' {
-		if err := sc.literal("null"); err != nil {
-			return err
-		}
-		if !nullable {
-			return sc.fail(ErrNull, "")
-		}
-		return nil
-	}
-	if s.kind == kindRaw {
-		sc.canon = true
-		return sc.skipValue()
-	}
-	got := tokenKind(c)
-	if got == 0 {
-		return sc.syntax("unexpected character")
-	}
-	if !kindAccepts(s.kind, got) {
-		return sc.fail(ErrWrongType, "want "+s.kind.String()+", got "+got.String())
-	}
-	switch s.kind {
-	case kindStruct:
-		return sc.object(s)
-	case kindMap:
-		return sc.mapObject(s)
-	case kindRawObject:
-		sc.canon = true
-		return sc.skipValue()
-	case kindArray:
-		return sc.array(s)
-	case kindString:
-		_, _, err := sc.str()
-		return err
-	case kindBytes:
-		return sc.base64()
-	case kindBool:
-		if c == 't' {
-			return sc.literal("true")
-		}
-		return sc.literal("false")
-	default:
-		return sc.number(s)
-	}
-}
-
 // tokenKind classifies the first byte of a JSON value.
 func tokenKind(c byte) jsonKind {
 	switch {
@@ -218,79 +152,7 @@ func (sc *scanner) literal(lit string) error {
 	return nil
 }
 
-// object scans a struct: exact member names, no duplicates, required present.
-func (sc *scanner) object(s *schema) error {
-	sc.pos++ // '{'
-	var seen uint64
-	next := 0
-	depth := sc.n
-	sc.push(pathSegment{})
-	for first := true; ; first = false {
-		sc.skipSpace()
-		if sc.pos < len(sc.data) && sc.data[sc.pos] == '}' && first {
-			sc.pos++
-			break
-		}
-		key, err := sc.memberName()
-		if err != nil {
-			return err
-		}
-		i := findField(s.fields, key, next)
-		if i < 0 && s.ignoreUnknown {
-			if err := sc.skipUnknown(s, key); err != nil {
-				return err
-			}
-			if done, err := sc.endMember('}'); done || err != nil {
-				if err != nil {
-					return err
-				}
-				break
-			}
-			continue
-		}
-		if i < 0 {
-			return sc.unknownMember(s, key)
-		}
-		f := &s.fields[i]
-		sc.set(pathSegment{field: f.name})
-		if seen&(1<<i) != 0 {
-			return sc.fail(ErrDuplicateField, "")
-		}
-		seen |= 1 << i
-		next = i + 1
-		if f.emptyOmitted && sc.emptyComposite(f.schema.kind) {
-			return sc.fail(ErrInvalid, "explicit empty "+f.name+": omit the member")
-		}
-		if !f.required && f.schema.kind == kindBytes {
-			sc.canon = true // an empty string decodes non-nil but encodes as absent
-		}
-		if f.lenient {
-			err = sc.skipValue()
-		} else {
-			err = sc.value(f.schema, f.nullable)
-		}
-		if err != nil {
-			return err
-		}
-		if done, err := sc.endMember('}'); done || err != nil {
-			if err != nil {
-				return err
-			}
-			break
-		}
-	}
-	sc.n = depth
-	for i := range s.fields {
-		if s.fields[i].required && seen&(1<<i) == 0 {
-			sc.push(pathSegment{field: s.fields[i].name})
-			return sc.fail(ErrMissingField, "")
-		}
-	}
-	return nil
-}
-
-// skipUnknown skips the value of an ignored unknown member; the decoded
-// value no longer re-encodes to the input, so it is canonicalised. A name
+// skipUnknown skips the value of an ignored unknown member. A name
 // that differs from a member's only in case is rejected instead: the
 // upstream decoder matches names case-insensitively and would read it as
 // that member, so ignoring it would read the frame differently.
@@ -299,7 +161,6 @@ func (sc *scanner) skipUnknown(s *schema, key []byte) error {
 		sc.set(pathSegment{key: key})
 		return sc.fail(ErrUnknownField, "differs from member "+f+" only in case")
 	}
-	sc.canon = true
 	return sc.skipValue()
 }
 
@@ -342,17 +203,15 @@ func (sc *scanner) memberName() ([]byte, error) {
 	if sc.pos >= len(sc.data) || sc.data[sc.pos] != '"' {
 		return nil, sc.syntax("expected member name")
 	}
-	start := sc.pos
 	raw, escaped, err := sc.str()
 	if err != nil {
 		return nil, err
 	}
-	if escaped {
-		var s string
-		if json.Unmarshal(sc.data[start:sc.pos], &s) != nil {
-			return nil, sc.syntax("invalid member name")
-		}
-		raw = []byte(s)
+	// A name read with anyUTF8 (inside a skipped envelope value, where
+	// anyDup holds too) is never compared, and may hold a lone surrogate
+	// escape that stringOf does not take.
+	if escaped && !sc.anyUTF8 {
+		raw = []byte(stringOf(raw, true))
 	}
 	sc.skipSpace()
 	if sc.pos >= len(sc.data) || sc.data[sc.pos] != ':' {
@@ -377,40 +236,6 @@ func (sc *scanner) endMember(closing byte) (bool, error) {
 		return true, nil
 	}
 	return false, sc.syntax("expected ',' or closing bracket")
-}
-
-// mapObject scans an object with free member names; duplicates are rejected.
-func (sc *scanner) mapObject(s *schema) error {
-	sc.pos++
-	depth := sc.n
-	sc.push(pathSegment{})
-	var keys keySet
-	for first := true; ; first = false {
-		sc.skipSpace()
-		if sc.pos < len(sc.data) && sc.data[sc.pos] == '}' && first {
-			sc.pos++
-			break
-		}
-		key, err := sc.memberName()
-		if err != nil {
-			return err
-		}
-		sc.set(pathSegment{key: key})
-		if keys.add(key) {
-			return sc.fail(ErrDuplicateField, "")
-		}
-		if err := sc.value(s.elem, false); err != nil {
-			return err
-		}
-		if done, err := sc.endMember('}'); done || err != nil {
-			if err != nil {
-				return err
-			}
-			break
-		}
-	}
-	sc.n = depth
-	return nil
 }
 
 // emptyComposite reports whether the next value is an empty object or
@@ -472,29 +297,4 @@ func (k *keySet) add(key []byte) bool {
 		}
 	}
 	return false
-}
-
-func (sc *scanner) array(s *schema) error {
-	sc.pos++
-	depth := sc.n
-	sc.push(pathSegment{})
-	for i := 0; ; i++ {
-		sc.skipSpace()
-		if sc.pos < len(sc.data) && sc.data[sc.pos] == ']' && i == 0 {
-			sc.pos++
-			break
-		}
-		sc.set(pathSegment{index: i, isIdx: true})
-		if err := sc.value(s.elem, false); err != nil {
-			return err
-		}
-		if done, err := sc.endMember(']'); done || err != nil {
-			if err != nil {
-				return err
-			}
-			break
-		}
-	}
-	sc.n = depth
-	return nil
 }

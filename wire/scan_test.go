@@ -63,7 +63,7 @@ func TestScannerDefensive(t *testing.T) {
 		{"raw eof", TypeToolCall, `{"id":"c","name":"n","stage":"before","args":{"a":`, ErrSyntax, "tool_call.args"},
 	} {
 		sc := newScanner([]byte(tt.payload), tt.typ)
-		err := sc.check(registry[tt.typ].schema, false)
+		err := sc.check(registry[tt.typ].schema)
 		if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.field) {
 			t.Errorf("%s: got %v, want %v naming %s", tt.name, err, tt.want, tt.field)
 		}

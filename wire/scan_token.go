@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"unicode/utf8"
@@ -271,11 +270,7 @@ func (sc *scanner) base64() error {
 		return err
 	}
 	if escaped {
-		var s string
-		if json.Unmarshal(sc.data[sc.pos-len(raw)-2:sc.pos], &s) != nil {
-			return sc.fail(ErrWrongType, "want base64 string")
-		}
-		raw = []byte(s)
+		raw = []byte(stringOf(raw, true))
 	}
 	if !validBase64(raw) {
 		return sc.fail(ErrWrongType, "want base64 string")

@@ -105,22 +105,11 @@ func benchFrames() []wire.Frame {
 // BenchmarkFramePath is the JSON work the world does for each frame: the
 // sender encodes it, the kernel describes it for the trace at send and at
 // delivery and the wire tap reads it (one shared decoding), and the
-// receiver decodes it strictly. Compare with BenchmarkFramePathReference,
-// the same work as it was done before: a decoding each for the trace and
-// the tap, and every decoding through wire.DecodeReference (strict scan,
-// then encoding/json).
+// receiver decodes it strictly.
 func BenchmarkFramePath(b *testing.B) {
-	benchFramePath(b, func(u *universe) func([]byte) (wire.Frame, error) { return u.decodeSent }, wire.Decode)
-}
-
-func BenchmarkFramePathReference(b *testing.B) {
-	benchFramePath(b, func(*universe) func([]byte) (wire.Frame, error) { return wire.DecodeReference }, wire.DecodeReference)
-}
-
-func benchFramePath(b *testing.B, traceDecode func(*universe) func([]byte) (wire.Frame, error), decode func([]byte) (wire.Frame, error)) {
 	frames := benchFrames()
 	u := &universe{}
-	shared := traceDecode(u)
+	shared := u.decodeSent
 	cache := newDescribeCache(shared)
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
@@ -131,7 +120,7 @@ func benchFramePath(b *testing.B, traceDecode func(*universe) func([]byte) (wire
 		_ = cache.describe(buf) // sent
 		_, _ = shared(buf)      // tapped when sent
 		_ = cache.describe(buf) // delivered
-		if _, err := decode(buf); err != nil {
+		if _, err := wire.Decode(buf); err != nil {
 			b.Fatal(err)
 		}
 		delete(cache.lines, &buf[0])
