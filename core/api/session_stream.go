@@ -279,6 +279,16 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 	}); err != nil {
 		return
 	}
+	// The loop below waits on the handoff's wake alone: the client
+	// leaving and Core stopping wake it once, through this goroutine, so
+	// a snapshot costs one channel receive instead of a three-way select.
+	go func() {
+		select {
+		case <-wctx.Done():
+		case <-a.s.Done():
+		}
+		hand.nudge()
+	}()
 	stopped := false // Core's loop has returned: send what is left, then end
 	for {
 		idle := false
@@ -308,17 +318,19 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 		if idle && stopAtIdle || stopped {
 			return
 		}
-		select {
-		case <-hand.wake:
-		case <-r.Context().Done():
+		<-hand.wake
+		if r.Context().Err() != nil {
 			return
+		}
+		select {
 		case <-a.s.Done():
 			// Core stopped: its last commit may still hold events for this
 			// stream (a Turn failed by the shutdown); send them, then end.
 			stopped = true
+		default:
 		}
-		got := hand.take()
-		if got == nil {
+		got, has := hand.take()
+		if !has {
 			if stopped {
 				return
 			}
@@ -408,7 +420,8 @@ type streamRead struct {
 // read did not read again), and wake tells the stream one is there.
 type streamHandoff struct {
 	mu     sync.Mutex
-	latest *streamRead
+	latest streamRead
+	has    bool // latest is there, not yet taken
 	wake   chan struct{}
 	// done is a snapshot the stream derived and wrote: the loop's next
 	// read reuses its storage.
@@ -437,24 +450,31 @@ func newStreamHandoff() *streamHandoff { return &streamHandoff{wake: make(chan s
 // put hands snap over (from the loop).
 func (h *streamHandoff) put(snap streamSnapshot, ok bool) {
 	h.mu.Lock()
-	if h.latest != nil && h.latest.ok {
+	if h.has && h.latest.ok {
 		snap = snap.after(h.latest.snap) // its events were not taken
 	}
-	h.latest = &streamRead{snap, ok}
+	h.latest, h.has = streamRead{snap, ok}, true
 	h.mu.Unlock()
+	h.nudge()
+}
+
+// nudge wakes the stream without handing anything over (its next take
+// finds nothing when no snapshot came).
+func (h *streamHandoff) nudge() {
 	select {
 	case h.wake <- struct{}{}:
 	default:
 	}
 }
 
-// take returns the snapshot handed over since the last take, or nil.
-func (h *streamHandoff) take() *streamRead {
+// take returns the snapshot handed over since the last take; ok is
+// false when none was.
+func (h *streamHandoff) take() (streamRead, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	got := h.latest
-	h.latest = nil
-	return got
+	got, has := h.latest, h.has
+	h.latest, h.has = streamRead{}, false
+	return got, has
 }
 
 // derive appends to out the events not yet sent, in order: for each Turn from

@@ -48,15 +48,15 @@ func TestStreamHandoffCoalescesRunEvents(t *testing.T) {
 	default:
 		t.Fatal("no wake after a hand-over")
 	}
-	got := h.take()
-	if got == nil || !got.ok || len(got.snap.turns) != 1 {
+	got, has := h.take()
+	if !has || !got.ok || len(got.snap.turns) != 1 {
 		t.Fatalf("took %+v", got)
 	}
 	tt := got.snap.turns[0]
 	if tt.rec.State != core.TurnCompleted || len(tt.events) != 3 || tt.events[0].Seq != 1 || tt.events[2].Seq != 3 {
 		t.Fatalf("coalesced turn %+v", tt)
 	}
-	if again := h.take(); again != nil {
+	if again, has := h.take(); has {
 		t.Fatalf("second take %+v", again)
 	}
 	if sp := h.spare(); sp.turns != nil {
@@ -70,7 +70,7 @@ func TestStreamHandoffCoalescesRunEvents(t *testing.T) {
 		t.Fatal("a released snapshot offered twice")
 	}
 	h.put(streamSnapshot{}, false)
-	if gone := h.take(); gone == nil || gone.ok {
+	if gone, has := h.take(); !has || gone.ok {
 		t.Fatalf("gone session %+v", gone)
 	}
 }
