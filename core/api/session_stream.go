@@ -48,11 +48,27 @@ type streamCursor struct {
 
 func (c streamCursor) String() string {
 	var arr [64]byte // on the stack: the string is the only allocation
-	b := append(arr[:0], c.turn...)
+	return string(c.appendTo(arr[:0]))
+}
+
+// appendTo appends the cursor's ID to b.
+func (c streamCursor) appendTo(b []byte) []byte {
+	b = append(b, c.turn...)
+	return c.appendCounts(b)
+}
+
+func (c streamCursor) appendCounts(b []byte) []byte {
 	for _, n := range [4]int{c.p, c.e, c.i, c.t} {
 		b = strconv.AppendInt(append(b, ':'), int64(n), 10)
 	}
-	return string(b)
+	return b
+}
+
+// appendJSON appends the cursor's ID as json.Marshal renders the string
+// (the counts, digits and colons, need no escape).
+func (c streamCursor) appendJSON(b []byte) []byte {
+	b = appendJSONString(b, c.turn)
+	return append(c.appendCounts(b[:len(b)-1]), '"')
 }
 
 func parseCursor(s string) (streamCursor, bool) {
@@ -72,9 +88,11 @@ func parseCursor(s string) (streamCursor, bool) {
 	return c, c.p <= 1 && c.t <= 4
 }
 
-// sseEvent is one event to send.
+// sseEvent is one event to send; its ID is id, or, when id is empty,
+// cur's (rendered as the event is written).
 type sseEvent struct {
 	id   string
+	cur  streamCursor
 	typ  string
 	data eventData
 }
@@ -97,6 +115,11 @@ type eventData struct {
 	TurnID       string          `json:"turn_id,omitempty"`
 	Type         string          `json:"type"`
 	Usage        json.RawMessage `json:"usage,omitempty"` // a terminal Turn's usage, or null
+
+	// eventCursor, with byCursor, is the event_id written instead of
+	// EventID.
+	eventCursor streamCursor
+	byCursor    bool
 }
 
 // streamError is the error of an engine error event.
@@ -294,9 +317,17 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 		idle := false
 		buf = buf[:0]
 		for _, ev := range evs {
-			ev.data.EventID, ev.data.Type = ev.id, ev.typ
+			ev.data.Type = ev.typ
 			n := len(buf)
-			buf = append(append(append(append(append(buf, "id: "...), ev.id...), "\nevent: "...), ev.typ...), "\ndata: "...)
+			buf = append(buf, "id: "...)
+			if ev.id != "" {
+				ev.data.EventID = ev.id
+				buf = append(buf, ev.id...)
+			} else {
+				ev.data.eventCursor, ev.data.byCursor = ev.cur, true
+				buf = ev.cur.appendTo(buf)
+			}
+			buf = append(append(append(buf, "\nevent: "...), ev.typ...), "\ndata: "...)
 			var err error
 			if buf, err = enc.appendEventData(buf, &ev.data); err != nil {
 				buf = buf[:n]
@@ -484,7 +515,7 @@ func (h *streamHandoff) take() (streamRead, bool) {
 // cursor's Turn has sent nothing yet (its creation is due).
 func derive(out []sseEvent, sid string, srec sessionRecord, snap streamSnapshot, cur *streamCursor, fresh bool, created func(string) int64) []sseEvent {
 	emit := func(typ string, data eventData) {
-		out = append(out, sseEvent{id: cur.String(), typ: typ, data: data})
+		out = append(out, sseEvent{cur: *cur, typ: typ, data: data})
 	}
 	for k, t := range snap.turns {
 		rec := t.rec
@@ -570,8 +601,8 @@ func derive(out []sseEvent, sid string, srec sessionRecord, snap streamSnapshot,
 			}
 			d := turnEv()
 			d.Usage = jsonNull
-			if u := usageJSON(rec.Usage); u != nil {
-				d.Usage, _ = json.Marshal(u)
+			if d.Turn.Usage != nil { // the Turn object's usage, rendered by hand
+				d.Usage = appendUsage(nil, d.Turn.Usage)
 			}
 			emit(typ, d)
 		}
