@@ -410,7 +410,8 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 }
 
 // turnMark is what derive reads of one Turn to decide which events are
-// due: its state, whether a Run started, its run events and its
+// due: its state (queued and starting alike: the claim emits nothing),
+// whether the Run of a finished Turn started, its run events and its
 // interactions (an interaction's later status changes emit nothing).
 type turnMark struct {
 	id           string
@@ -420,11 +421,23 @@ type turnMark struct {
 	interactions int
 }
 
+func markOf(rec core.TurnRecord) turnMark {
+	st := rec.State
+	if st == core.TurnStarting {
+		st = core.TurnQueued
+	}
+	return turnMark{id: rec.ID, state: st, started: rec.RunID != "" && rec.State.Terminal(), events: rec.EventCount,
+		interactions: len(rec.Interactions)}
+}
+
 // markStream reads the marks of the Session's Turns from Turn from on
 // into prev's storage; same: they equal prev (nothing due changed).
 func (a *API) markStream(v server.View, sid, from string, prev []turnMark) ([]turnMark, bool) {
 	idx := a.idx.of(v, sid)
 	ids := idx.ids[idx.pos[from]:]
+	if len(ids) > 0 {
+		prev = marksFrom(prev, ids[0])
+	}
 	same := len(prev) == len(ids)
 	out := prev[:0]
 	for i, id := range ids {
@@ -432,11 +445,21 @@ func (a *API) markStream(v server.View, sid, from string, prev []turnMark) ([]tu
 		if !ok {
 			continue
 		}
-		m := turnMark{id: id, state: rec.State, started: rec.RunID != "", events: rec.EventCount, interactions: len(rec.Interactions)}
+		m := markOf(rec)
 		same = same && i < len(prev) && prev[i] == m
 		out = append(out, m)
 	}
 	return out, same && len(out) == len(ids)
+}
+
+// marksFrom drops the marks before Turn first, in place: the cursor moved
+// past them since prev was read, and the read compares only the Turns it
+// covers.
+func marksFrom(prev []turnMark, first string) []turnMark {
+	if j := slices.IndexFunc(prev, func(m turnMark) bool { return m.id == first }); j > 0 {
+		return prev[:copy(prev, prev[j:])]
+	}
+	return prev
 }
 
 // streamRead is one snapshot the loop handed to a stream; ok is false
