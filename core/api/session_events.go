@@ -475,13 +475,13 @@ func (a *API) message(ctx context.Context, sid string, in wire.MessageInput, key
 	}
 	steered := "" // the Turn the message steered into
 	r, err := a.callAt(ctx, key, func() []byte { return messageFingerprint(in) }, func(v server.View, cl core.CallID) core.Event {
-		st, ok := a.readSession(v, sid, turnsOpen)
+		tid, busy, ok := a.activeTurn(v, sid)
 		if !ok {
 			return nil
 		}
-		if t, ok := st.active(); ok {
-			steered = t.ID
-			return core.SteerInput{Call: cl, Turn: t.ID, Input: in}
+		if busy {
+			steered = tid
+			return core.SteerInput{Call: cl, Turn: tid, Input: in}
 		}
 		return core.SubmitTurn{Call: cl, Session: sid, Input: in}
 	}, func(res core.APIResult) Receipt {
