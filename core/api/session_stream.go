@@ -549,9 +549,22 @@ func derive(out []sseEvent, sid string, srec sessionRecord, snap streamSnapshot,
 			*cur = streamCursor{turn: rec.ID}
 			fresh = true
 		}
+		// The Turn object and message ID are built once per Turn and
+		// snapshot: the events of one snapshot share them.
+		var to *TurnObject
 		turnEv := func() eventData {
-			to := turnObject(rec, t.view, srec, created(rec.ID))
-			return eventData{SessionID: sid, TurnID: rec.ID, Turn: &to}
+			if to == nil {
+				o := turnObject(rec, t.view, srec, created(rec.ID))
+				to = &o
+			}
+			return eventData{SessionID: sid, TurnID: rec.ID, Turn: to}
+		}
+		mid := ""
+		msgID := func() string {
+			if mid == "" {
+				mid = messageID(rec.ID)
+			}
+			return mid
 		}
 		if fresh {
 			emit(EvTurnCreated, turnEv())
@@ -566,7 +579,7 @@ func derive(out []sseEvent, sid string, srec sessionRecord, snap streamSnapshot,
 				continue
 			}
 			cur.e = int(ev.Seq)
-			if typ, data, ok := runEvent(sid, rec.ID, ev); ok {
+			if typ, data, ok := runEvent(sid, rec.ID, msgID, ev); ok {
 				emit(typ, data)
 			}
 		}
@@ -600,14 +613,14 @@ func derive(out []sseEvent, sid string, srec sessionRecord, snap streamSnapshot,
 		if cur.t == 0 {
 			cur.t = 1
 			if final {
-				emit(EvOutputTextDone, eventData{SessionID: sid, TurnID: rec.ID, ItemID: messageID(rec.ID),
+				emit(EvOutputTextDone, eventData{SessionID: sid, TurnID: rec.ID, ItemID: msgID(),
 					OutputIndex: outputFirst, ContentIndex: &zeroIndex, Text: &text})
 			}
 		}
 		if cur.t == 1 {
 			cur.t = 2
 			if final && !hasOutputMessages(t.events) {
-				item := assistantItem(rec.ID, messageID(rec.ID), text, "completed", "")
+				item := assistantItem(rec.ID, msgID(), text, "completed", "")
 				emit(EvItemDone, eventData{SessionID: sid, TurnID: rec.ID, OutputIndex: outputFirst, Item: &item})
 			}
 		}
@@ -643,12 +656,12 @@ func derive(out []sseEvent, sid string, srec sessionRecord, snap streamSnapshot,
 // output message an item done, an engine error an error event; thinking,
 // tool observations, usage and done add nothing of their own (done's
 // content is the final output_text.done).
-func runEvent(sid, tid string, ev core.RunEvent) (string, eventData, bool) {
+func runEvent(sid, tid string, msgID func() string, ev core.RunEvent) (string, eventData, bool) {
 	switch p := ev.Payload.(type) {
 	case wire.Delta:
 		id := p.ItemID
 		if id == "" {
-			id = messageID(tid)
+			id = msgID() // the Turn's message, messageID(tid)
 		}
 		return EvOutputTextDelta, eventData{SessionID: sid, TurnID: tid, ItemID: id, OutputIndex: outputFirst,
 			ContentIndex: &zeroIndex, Delta: &p.Delta}, true
