@@ -365,16 +365,16 @@ func messageParams(raw json.RawMessage, param string) (wire.MessageInput, error)
 	}
 	in := wire.MessageInput{}
 	for i, m := range msgs {
-		p := param + "[" + strconv.Itoa(i) + "]"
+		p := func() string { return param + "[" + strconv.Itoa(i) + "]" } // named only in a refusal
 		if m.Role != "user" || (m.Type != nil && *m.Type != "message") {
-			return nil, badParam(CodeInvalidInput, p, "a message has role user (and type message)")
+			return nil, badParam(CodeInvalidInput, p(), "a message has role user (and type message)")
 		}
 		if len(m.Content) == 0 {
-			return nil, badParam(CodeInvalidInput, p+".content", "a message needs content")
+			return nil, badParam(CodeInvalidInput, p()+".content", "a message needs content")
 		}
 		for j, c := range m.Content {
 			if err := c.Validate(); err != nil {
-				return nil, badParam(CodeInvalidInput, fmt.Sprintf("%s.content[%d]", p, j), "%v", err)
+				return nil, badParam(CodeInvalidInput, fmt.Sprintf("%s.content[%d]", p(), j), "%v", err)
 			}
 		}
 		in = append(in, wire.InputMessage{Content: m.Content})

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/turnstile-sim/turnstile/core"
@@ -108,9 +109,11 @@ func checkInput(i int, in sessionInput) (checkedInput, error) {
 			if json.Unmarshal(in.Output, &s) == nil {
 				c.content = []wire.InputContent{wire.TextPart(s)}
 			} else {
-				if err := sub(in.Output, p+".output", &c.content); err != nil {
+				var content []wire.InputContent // its own: c stays on the stack
+				if err := sub(in.Output, p+".output", &content); err != nil {
 					return c, err
 				}
+				c.content = content
 				for j, part := range c.content {
 					if err := part.Validate(); err != nil {
 						return c, badParam(CodeInvalidInput, fmt.Sprintf("%s.output[%d]", p, j), "%v", err)
@@ -295,7 +298,8 @@ func (a *API) postSessionEvents(w http.ResponseWriter, r *http.Request) {
 	if err == nil && len(p.Events) == 0 {
 		err = badParam(CodeInvalidInput, "events", "events must hold at least one event")
 	}
-	checked := make([]checkedInput, 0, len(p.Events))
+	var one [1]checkedInput // the usual single event, on the stack
+	checked := one[:0]
 	for i, in := range p.Events {
 		if err != nil {
 			break
@@ -342,8 +346,14 @@ func (a *API) postSessionEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(append(appendEventsReceipt(make([]byte, 0, 128+96*len(out.Receipts)), &out), '\n'))
+	bp := receiptBufs.Get().(*[]byte)
+	*bp = append(appendEventsReceipt((*bp)[:0], &out), '\n')
+	_, _ = w.Write(*bp) // copied into the response's buffer
+	receiptBufs.Put(bp)
 }
+
+// receiptBufs are the buffers POST .../events renders its answer into.
+var receiptBufs = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
 // appendEventsReceipt appends r as json.Marshal renders it.
 func appendEventsReceipt(b []byte, r *EventsReceipt) []byte {
@@ -475,13 +485,13 @@ func (a *API) message(ctx context.Context, sid string, in wire.MessageInput, key
 	}
 	steered := "" // the Turn the message steered into
 	r, err := a.callAt(ctx, key, func() []byte { return messageFingerprint(in) }, func(v server.View, cl core.CallID) core.Event {
-		st, ok := a.readSession(v, sid, turnsOpen)
+		tid, busy, ok := a.activeTurn(v, sid)
 		if !ok {
 			return nil
 		}
-		if t, ok := st.active(); ok {
-			steered = t.ID
-			return core.SteerInput{Call: cl, Turn: t.ID, Input: in}
+		if busy {
+			steered = tid
+			return core.SteerInput{Call: cl, Turn: tid, Input: in}
 		}
 		return core.SubmitTurn{Call: cl, Session: sid, Input: in}
 	}, func(res core.APIResult) Receipt {

@@ -46,7 +46,7 @@ func TestRunEventMapping(t *testing.T) {
 		{wire.Thinking{Text: "hmm"}, "", ""},
 		{wire.Done{Content: "x"}, "", ""},
 	} {
-		typ, data, ok := runEvent("s-1", "t-1", core.RunEvent{Seq: 1, Payload: c.p})
+		typ, data, ok := runEvent("s-1", "t-1", func() string { return messageID("t-1") }, core.RunEvent{Seq: 1, Payload: c.p})
 		if typ != c.typ || ok != (c.typ != "") {
 			t.Fatalf("%T: %q %v", c.p, typ, ok)
 		}

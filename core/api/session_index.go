@@ -96,6 +96,25 @@ func (a *API) readSessionIndex(v server.View, sid string, which int, into sessio
 	return st, idx, true
 }
 
+// activeTurn is the Session's first unfinished Turn (busy), the one
+// readSession(v, sid, turnsOpen).active() finds, read without copying
+// the Session's Turns; ok is false for an unknown Session.
+func (a *API) activeTurn(v server.View, sid string) (tid string, busy, ok bool) {
+	if _, ok := v.Backend().Session(sid); !ok {
+		return "", false, false
+	}
+	idx := a.idx.of(v, sid)
+	for _, id := range idx.ids[min(idx.open, max(len(idx.ids)-1, 0)):] {
+		if _, ok := v.Backend().Turn(id); !ok {
+			continue
+		}
+		if tv, ok := v.Machine().Turn(id); ok && !tv.State.Terminal() {
+			return tv.ID, true, true
+		}
+	}
+	return "", false, true
+}
+
 // turnsFrom are the Session's Turns from Turn from on (all when from is
 // empty or not the Session's).
 func (a *API) turnsFrom(v server.View, sid, from string) []core.TurnRecord {

@@ -48,11 +48,27 @@ type streamCursor struct {
 
 func (c streamCursor) String() string {
 	var arr [64]byte // on the stack: the string is the only allocation
-	b := append(arr[:0], c.turn...)
+	return string(c.appendTo(arr[:0]))
+}
+
+// appendTo appends the cursor's ID to b.
+func (c streamCursor) appendTo(b []byte) []byte {
+	b = append(b, c.turn...)
+	return c.appendCounts(b)
+}
+
+func (c streamCursor) appendCounts(b []byte) []byte {
 	for _, n := range [4]int{c.p, c.e, c.i, c.t} {
 		b = strconv.AppendInt(append(b, ':'), int64(n), 10)
 	}
-	return string(b)
+	return b
+}
+
+// appendJSON appends the cursor's ID as json.Marshal renders the string
+// (the counts, digits and colons, need no escape).
+func (c streamCursor) appendJSON(b []byte) []byte {
+	b = appendJSONString(b, c.turn)
+	return append(c.appendCounts(b[:len(b)-1]), '"')
 }
 
 func parseCursor(s string) (streamCursor, bool) {
@@ -72,9 +88,11 @@ func parseCursor(s string) (streamCursor, bool) {
 	return c, c.p <= 1 && c.t <= 4
 }
 
-// sseEvent is one event to send.
+// sseEvent is one event to send; its ID is id, or, when id is empty,
+// cur's (rendered as the event is written).
 type sseEvent struct {
 	id   string
+	cur  streamCursor
 	typ  string
 	data eventData
 }
@@ -97,6 +115,11 @@ type eventData struct {
 	TurnID       string          `json:"turn_id,omitempty"`
 	Type         string          `json:"type"`
 	Usage        json.RawMessage `json:"usage,omitempty"` // a terminal Turn's usage, or null
+
+	// eventCursor, with byCursor, is the event_id written instead of
+	// EventID.
+	eventCursor streamCursor
+	byCursor    bool
 }
 
 // streamError is the error of an engine error event.
@@ -279,14 +302,32 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 	}); err != nil {
 		return
 	}
+	// The loop below waits on the handoff's wake alone: the client
+	// leaving and Core stopping wake it once, through this goroutine, so
+	// a snapshot costs one channel receive instead of a three-way select.
+	go func() {
+		select {
+		case <-wctx.Done():
+		case <-a.s.Done():
+		}
+		hand.nudge()
+	}()
 	stopped := false // Core's loop has returned: send what is left, then end
 	for {
 		idle := false
 		buf = buf[:0]
 		for _, ev := range evs {
-			ev.data.EventID, ev.data.Type = ev.id, ev.typ
+			ev.data.Type = ev.typ
 			n := len(buf)
-			buf = append(append(append(append(append(buf, "id: "...), ev.id...), "\nevent: "...), ev.typ...), "\ndata: "...)
+			buf = append(buf, "id: "...)
+			if ev.id != "" {
+				ev.data.EventID = ev.id
+				buf = append(buf, ev.id...)
+			} else {
+				ev.data.eventCursor, ev.data.byCursor = ev.cur, true
+				buf = ev.cur.appendTo(buf)
+			}
+			buf = append(append(append(buf, "\nevent: "...), ev.typ...), "\ndata: "...)
 			var err error
 			if buf, err = enc.appendEventData(buf, &ev.data); err != nil {
 				buf = buf[:n]
@@ -308,17 +349,19 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 		if idle && stopAtIdle || stopped {
 			return
 		}
-		select {
-		case <-hand.wake:
-		case <-r.Context().Done():
+		<-hand.wake
+		if r.Context().Err() != nil {
 			return
+		}
+		select {
 		case <-a.s.Done():
 			// Core stopped: its last commit may still hold events for this
 			// stream (a Turn failed by the shutdown); send them, then end.
 			stopped = true
+		default:
 		}
-		got := hand.take()
-		if got == nil {
+		got, has := hand.take()
+		if !has {
 			if stopped {
 				return
 			}
@@ -367,7 +410,8 @@ func (a *API) streamEvents(w http.ResponseWriter, r *http.Request, sid string, s
 }
 
 // turnMark is what derive reads of one Turn to decide which events are
-// due: its state, whether a Run started, its run events and its
+// due: its state (queued and starting alike: the claim emits nothing),
+// whether the Run of a finished Turn started, its run events and its
 // interactions (an interaction's later status changes emit nothing).
 type turnMark struct {
 	id           string
@@ -377,11 +421,23 @@ type turnMark struct {
 	interactions int
 }
 
+func markOf(rec core.TurnRecord) turnMark {
+	st := rec.State
+	if st == core.TurnStarting {
+		st = core.TurnQueued
+	}
+	return turnMark{id: rec.ID, state: st, started: rec.RunID != "" && rec.State.Terminal(), events: rec.EventCount,
+		interactions: len(rec.Interactions)}
+}
+
 // markStream reads the marks of the Session's Turns from Turn from on
 // into prev's storage; same: they equal prev (nothing due changed).
 func (a *API) markStream(v server.View, sid, from string, prev []turnMark) ([]turnMark, bool) {
 	idx := a.idx.of(v, sid)
 	ids := idx.ids[idx.pos[from]:]
+	if len(ids) > 0 {
+		prev = marksFrom(prev, ids[0])
+	}
 	same := len(prev) == len(ids)
 	out := prev[:0]
 	for i, id := range ids {
@@ -389,11 +445,21 @@ func (a *API) markStream(v server.View, sid, from string, prev []turnMark) ([]tu
 		if !ok {
 			continue
 		}
-		m := turnMark{id: id, state: rec.State, started: rec.RunID != "", events: rec.EventCount, interactions: len(rec.Interactions)}
+		m := markOf(rec)
 		same = same && i < len(prev) && prev[i] == m
 		out = append(out, m)
 	}
 	return out, same && len(out) == len(ids)
+}
+
+// marksFrom drops the marks before Turn first, in place: the cursor moved
+// past them since prev was read, and the read compares only the Turns it
+// covers.
+func marksFrom(prev []turnMark, first string) []turnMark {
+	if j := slices.IndexFunc(prev, func(m turnMark) bool { return m.id == first }); j > 0 {
+		return prev[:copy(prev, prev[j:])]
+	}
+	return prev
 }
 
 // streamRead is one snapshot the loop handed to a stream; ok is false
@@ -408,7 +474,8 @@ type streamRead struct {
 // read did not read again), and wake tells the stream one is there.
 type streamHandoff struct {
 	mu     sync.Mutex
-	latest *streamRead
+	latest streamRead
+	has    bool // latest is there, not yet taken
 	wake   chan struct{}
 	// done is a snapshot the stream derived and wrote: the loop's next
 	// read reuses its storage.
@@ -437,24 +504,31 @@ func newStreamHandoff() *streamHandoff { return &streamHandoff{wake: make(chan s
 // put hands snap over (from the loop).
 func (h *streamHandoff) put(snap streamSnapshot, ok bool) {
 	h.mu.Lock()
-	if h.latest != nil && h.latest.ok {
+	if h.has && h.latest.ok {
 		snap = snap.after(h.latest.snap) // its events were not taken
 	}
-	h.latest = &streamRead{snap, ok}
+	h.latest, h.has = streamRead{snap, ok}, true
 	h.mu.Unlock()
+	h.nudge()
+}
+
+// nudge wakes the stream without handing anything over (its next take
+// finds nothing when no snapshot came).
+func (h *streamHandoff) nudge() {
 	select {
 	case h.wake <- struct{}{}:
 	default:
 	}
 }
 
-// take returns the snapshot handed over since the last take, or nil.
-func (h *streamHandoff) take() *streamRead {
+// take returns the snapshot handed over since the last take; ok is
+// false when none was.
+func (h *streamHandoff) take() (streamRead, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	got := h.latest
-	h.latest = nil
-	return got
+	got, has := h.latest, h.has
+	h.latest, h.has = streamRead{}, false
+	return got, has
 }
 
 // derive appends to out the events not yet sent, in order: for each Turn from
@@ -464,7 +538,7 @@ func (h *streamHandoff) take() *streamRead {
 // cursor's Turn has sent nothing yet (its creation is due).
 func derive(out []sseEvent, sid string, srec sessionRecord, snap streamSnapshot, cur *streamCursor, fresh bool, created func(string) int64) []sseEvent {
 	emit := func(typ string, data eventData) {
-		out = append(out, sseEvent{id: cur.String(), typ: typ, data: data})
+		out = append(out, sseEvent{cur: *cur, typ: typ, data: data})
 	}
 	for k, t := range snap.turns {
 		rec := t.rec
@@ -475,9 +549,22 @@ func derive(out []sseEvent, sid string, srec sessionRecord, snap streamSnapshot,
 			*cur = streamCursor{turn: rec.ID}
 			fresh = true
 		}
+		// The Turn object and message ID are built once per Turn and
+		// snapshot: the events of one snapshot share them.
+		var to *TurnObject
 		turnEv := func() eventData {
-			to := turnObject(rec, t.view, srec, created(rec.ID))
-			return eventData{SessionID: sid, TurnID: rec.ID, Turn: &to}
+			if to == nil {
+				o := turnObject(rec, t.view, srec, created(rec.ID))
+				to = &o
+			}
+			return eventData{SessionID: sid, TurnID: rec.ID, Turn: to}
+		}
+		mid := ""
+		msgID := func() string {
+			if mid == "" {
+				mid = messageID(rec.ID)
+			}
+			return mid
 		}
 		if fresh {
 			emit(EvTurnCreated, turnEv())
@@ -492,7 +579,7 @@ func derive(out []sseEvent, sid string, srec sessionRecord, snap streamSnapshot,
 				continue
 			}
 			cur.e = int(ev.Seq)
-			if typ, data, ok := runEvent(sid, rec.ID, ev); ok {
+			if typ, data, ok := runEvent(sid, rec.ID, msgID, ev); ok {
 				emit(typ, data)
 			}
 		}
@@ -526,14 +613,14 @@ func derive(out []sseEvent, sid string, srec sessionRecord, snap streamSnapshot,
 		if cur.t == 0 {
 			cur.t = 1
 			if final {
-				emit(EvOutputTextDone, eventData{SessionID: sid, TurnID: rec.ID, ItemID: messageID(rec.ID),
+				emit(EvOutputTextDone, eventData{SessionID: sid, TurnID: rec.ID, ItemID: msgID(),
 					OutputIndex: outputFirst, ContentIndex: &zeroIndex, Text: &text})
 			}
 		}
 		if cur.t == 1 {
 			cur.t = 2
 			if final && !hasOutputMessages(t.events) {
-				item := assistantItem(rec.ID, messageID(rec.ID), text, "completed", "")
+				item := assistantItem(rec.ID, msgID(), text, "completed", "")
 				emit(EvItemDone, eventData{SessionID: sid, TurnID: rec.ID, OutputIndex: outputFirst, Item: &item})
 			}
 		}
@@ -550,8 +637,8 @@ func derive(out []sseEvent, sid string, srec sessionRecord, snap streamSnapshot,
 			}
 			d := turnEv()
 			d.Usage = jsonNull
-			if u := usageJSON(rec.Usage); u != nil {
-				d.Usage, _ = json.Marshal(u)
+			if d.Turn.Usage != nil { // the Turn object's usage, rendered by hand
+				d.Usage = appendUsage(nil, d.Turn.Usage)
 			}
 			emit(typ, d)
 		}
@@ -569,12 +656,12 @@ func derive(out []sseEvent, sid string, srec sessionRecord, snap streamSnapshot,
 // output message an item done, an engine error an error event; thinking,
 // tool observations, usage and done add nothing of their own (done's
 // content is the final output_text.done).
-func runEvent(sid, tid string, ev core.RunEvent) (string, eventData, bool) {
+func runEvent(sid, tid string, msgID func() string, ev core.RunEvent) (string, eventData, bool) {
 	switch p := ev.Payload.(type) {
 	case wire.Delta:
 		id := p.ItemID
 		if id == "" {
-			id = messageID(tid)
+			id = msgID() // the Turn's message, messageID(tid)
 		}
 		return EvOutputTextDelta, eventData{SessionID: sid, TurnID: tid, ItemID: id, OutputIndex: outputFirst,
 			ContentIndex: &zeroIndex, Delta: &p.Delta}, true

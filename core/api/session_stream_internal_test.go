@@ -48,15 +48,15 @@ func TestStreamHandoffCoalescesRunEvents(t *testing.T) {
 	default:
 		t.Fatal("no wake after a hand-over")
 	}
-	got := h.take()
-	if got == nil || !got.ok || len(got.snap.turns) != 1 {
+	got, has := h.take()
+	if !has || !got.ok || len(got.snap.turns) != 1 {
 		t.Fatalf("took %+v", got)
 	}
 	tt := got.snap.turns[0]
 	if tt.rec.State != core.TurnCompleted || len(tt.events) != 3 || tt.events[0].Seq != 1 || tt.events[2].Seq != 3 {
 		t.Fatalf("coalesced turn %+v", tt)
 	}
-	if again := h.take(); again != nil {
+	if again, has := h.take(); has {
 		t.Fatalf("second take %+v", again)
 	}
 	if sp := h.spare(); sp.turns != nil {
@@ -70,7 +70,53 @@ func TestStreamHandoffCoalescesRunEvents(t *testing.T) {
 		t.Fatal("a released snapshot offered twice")
 	}
 	h.put(streamSnapshot{}, false)
-	if gone := h.take(); gone == nil || gone.ok {
+	if gone, has := h.take(); !has || gone.ok {
 		t.Fatalf("gone session %+v", gone)
+	}
+}
+
+// A Turn's mark changes only where derive may emit: the claim (queued to
+// starting, its Run named) is no change; running, run events, an
+// interaction and the end are.
+func TestStreamMarkChangesWhereEventsAreDue(t *testing.T) {
+	queued := core.TurnRecord{ID: "t-1", State: core.TurnQueued}
+	starting := queued
+	starting.State, starting.RunID = core.TurnStarting, "r-1"
+	if markOf(queued) != markOf(starting) {
+		t.Fatalf("the claim changed the mark: %+v %+v", markOf(queued), markOf(starting))
+	}
+	running := starting
+	running.State = core.TurnRunning
+	evented := starting
+	evented.EventCount = 1
+	asked := starting
+	asked.Interactions = []core.InteractionRecord{{ID: "i-1"}}
+	ended := starting
+	ended.State = core.TurnCancelled
+	endedUnstarted := queued
+	endedUnstarted.State = core.TurnCancelled
+	for name, rec := range map[string]core.TurnRecord{"running": running, "event": evented, "interaction": asked, "end": ended} {
+		if markOf(rec) == markOf(starting) {
+			t.Errorf("%s left the mark as it was", name)
+		}
+	}
+	if markOf(ended) == markOf(endedUnstarted) {
+		t.Error("a finished Turn's mark does not tell whether its Run started")
+	}
+}
+
+// The marks of Turns the cursor moved past are dropped before the
+// comparison, in place; marks starting at the first Turn stay.
+func TestStreamMarksFromDropsTurnsPassed(t *testing.T) {
+	prev := []turnMark{{id: "t-1"}, {id: "t-2", events: 3}, {id: "t-3"}}
+	got := marksFrom(prev, "t-2")
+	if len(got) != 2 || got[0].id != "t-2" || got[0].events != 3 || got[1].id != "t-3" || &got[0] != &prev[0] {
+		t.Fatalf("from t-2: %+v", got)
+	}
+	if got := marksFrom([]turnMark{{id: "t-1"}}, "t-1"); len(got) != 1 {
+		t.Fatalf("from the first Turn: %+v", got)
+	}
+	if got := marksFrom([]turnMark{{id: "t-1"}}, "t-9"); len(got) != 1 {
+		t.Fatalf("from a Turn not marked: %+v", got)
 	}
 }

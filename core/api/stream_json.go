@@ -38,7 +38,11 @@ func (e *eventEncoder) appendEventData(b []byte, d *eventData) ([]byte, error) {
 		}
 		b = append(b, ',')
 	}
-	b = append(appendJSONString(append(b, `"event_id":`...), d.EventID), ',')
+	if d.byCursor {
+		b = append(d.eventCursor.appendJSON(append(b, `"event_id":`...)), ',')
+	} else {
+		b = append(appendJSONString(append(b, `"event_id":`...), d.EventID), ',')
+	}
 	if d.Item != nil {
 		if b, err = appendItem(append(b, `"item":`...), d.Item); err != nil {
 			return b, err
@@ -105,8 +109,8 @@ func appendTurnObject(b []byte, t *TurnObject) ([]byte, error) {
 	b = append(b, `,"usage":`...)
 	if t.Usage == nil {
 		b = append(b, "null"...)
-	} else if b, err = appendMarshal(b, t.Usage); err != nil {
-		return b, err
+	} else {
+		b = appendUsage(b, t.Usage)
 	}
 	if x := t.XAgentsCore; x != nil {
 		b = appendJSONString(append(b, `,"x_agents_core":{"state":`...), x.State)
@@ -116,6 +120,16 @@ func appendTurnObject(b []byte, t *TurnObject) ([]byte, error) {
 		b = append(b, '}')
 	}
 	return append(b, '}'), nil
+}
+
+// appendUsage appends u as json.Marshal renders it.
+func appendUsage(b []byte, u *UsageJSON) []byte {
+	b = strconv.AppendInt(append(b, `{"input_tokens":`...), u.InputTokens, 10)
+	b = strconv.AppendInt(append(b, `,"input_tokens_details":{"cached_tokens":`...), u.InputTokensDetails.CachedTokens, 10)
+	b = strconv.AppendInt(append(b, `},"output_tokens":`...), u.OutputTokens, 10)
+	b = strconv.AppendInt(append(b, `,"output_tokens_details":{"reasoning_tokens":`...), u.OutputTokensDetails.ReasoningTokens, 10)
+	b = strconv.AppendInt(append(b, `},"total_tokens":`...), u.TotalTokens, 10)
+	return append(b, '}')
 }
 
 func appendStringPtr(b []byte, s *string) []byte {

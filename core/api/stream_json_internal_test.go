@@ -187,3 +187,46 @@ func TestStreamCursorRoundTripLong(t *testing.T) {
 		}
 	}
 }
+
+// An event whose ID is its stream cursor encodes as json.Marshal renders
+// the data with that ID as event_id, whatever the Turn ID holds.
+func TestAppendEventDataCursorIDIsMarshal(t *testing.T) {
+	for _, s := range append(streamJSONStrings, "turn_01", "t:1") {
+		for _, c := range []streamCursor{{turn: s}, {turn: s, p: 1, e: 12, i: 3, t: 4}} {
+			text := "x"
+			d := eventData{SessionID: "s", TurnID: s, Text: &text, Type: EvOutputTextDone}
+			withID := d
+			withID.EventID = c.String()
+			want, err := json.Marshal(&withID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d.eventCursor, d.byCursor = c, true
+			got, err := new(eventEncoder).appendEventData(nil, &d)
+			if err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("cursor %+v: %v\n got  %s\n want %s", c, err, got, want)
+			}
+			if id := c.appendTo(nil); string(id) != c.String() {
+				t.Fatalf("cursor %+v renders %q, String %q", c, id, c.String())
+			}
+		}
+	}
+}
+
+// A usage object is written by hand byte for byte as json.Marshal does.
+func TestAppendUsageIsMarshal(t *testing.T) {
+	for _, u := range []UsageJSON{{}, {InputTokens: 3, OutputTokens: 4, TotalTokens: 7}, {InputTokens: -1, TotalTokens: 1 << 62},
+		func() UsageJSON {
+			u := UsageJSON{InputTokens: 10, OutputTokens: 20, TotalTokens: 30}
+			u.InputTokensDetails.CachedTokens, u.OutputTokensDetails.ReasoningTokens = 5, 6
+			return u
+		}()} {
+		want, err := json.Marshal(&u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendUsage([]byte("p"), &u); !bytes.Equal(got, append([]byte("p"), want...)) {
+			t.Fatalf("got %s want p%s", got, want)
+		}
+	}
+}
