@@ -63,8 +63,11 @@ type session struct {
 	// profile is engineProfile of the Session's kind, once profileRead.
 	profile     EngineProfile
 	profileRead bool
-	key         string // its key in Machine.sessions (addSession)
-	slot        int    // its index in Machine.order (addSession)
+	// why is unqualified's answer for the Session, once whyRead.
+	why     string
+	whyRead bool
+	key     string // its key in Machine.sessions (addSession)
+	slot    int    // its index in Machine.order (addSession)
 }
 
 // turn is an unfinished Turn: its durable record plus volatile routing.
