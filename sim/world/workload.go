@@ -120,7 +120,7 @@ func (wl *workload) Step(now time.Time, ev sim.Event) []sim.Effect {
 
 func (wl *workload) after(now time.Time, d time.Duration, fn func(now time.Time)) {
 	wl.seq++
-	id := sim.TimerID("w/" + strconv.FormatUint(wl.seq, 10))
+	id := sim.TimerID(numbered("w/", wl.seq))
 	wl.actions[id] = fn
 	wl.out = append(wl.out, sim.SetTimer{Timer: id, At: now.Add(d)})
 }
