@@ -77,12 +77,12 @@ func (m *Machine) engineProfile(kind string) EngineProfile {
 // policy than the one that admitted the Session (an operator who disabled
 // the kind, then restarted Core).
 //
-// The Policy is immutable and so are the Session's kind and environment
+// A Policy is immutable and so are the Session's kind and environment
 // (its Agent configuration is frozen at admission): the Session keeps the
-// answer once read.
+// answer with the Policy it read, and reads again only under another one.
 func (m *Machine) unqualified(s *session) string {
-	if !s.whyRead {
-		s.why, s.whyRead = m.qualification(s.rec.Agent), true
+	if !s.whyRead || s.whyPolicy != m.cfg.Policy {
+		s.why, s.whyPolicy, s.whyRead = m.qualification(s.rec.Agent), m.cfg.Policy, true
 	}
 	return s.why
 }
