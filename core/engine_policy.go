@@ -76,8 +76,19 @@ func (m *Machine) engineProfile(kind string) EngineProfile {
 // a Turn is claimed), since the Core that dispatches may run with another
 // policy than the one that admitted the Session (an operator who disabled
 // the kind, then restarted Core).
+//
+// A Policy is immutable and so are the Session's kind and environment
+// (its Agent configuration is frozen at admission): the Session keeps the
+// answer with the Policy it read, and reads again only under another one.
 func (m *Machine) unqualified(s *session) string {
-	a := s.rec.Agent
+	if !s.whyRead || s.whyPolicy != m.cfg.Policy {
+		s.why, s.whyPolicy, s.whyRead = m.qualification(s.rec.Agent), m.cfg.Policy, true
+	}
+	return s.why
+}
+
+// qualification is unqualified's answer for the Agent configuration a.
+func (m *Machine) qualification(a AgentConfig) string {
 	if m.policy().Qualified(a.Kind, engine.Placement(a.Environment)) {
 		return ""
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/turnstile-sim/turnstile/core/engine"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -63,8 +64,13 @@ type session struct {
 	// profile is engineProfile of the Session's kind, once profileRead.
 	profile     EngineProfile
 	profileRead bool
-	key         string // its key in Machine.sessions (addSession)
-	slot        int    // its index in Machine.order (addSession)
+	// why is unqualified's answer for the Session under whyPolicy, once
+	// whyRead.
+	why       string
+	whyPolicy *engine.Policy
+	whyRead   bool
+	key       string // its key in Machine.sessions (addSession)
+	slot      int    // its index in Machine.order (addSession)
 }
 
 // turn is an unfinished Turn: its durable record plus volatile routing.

@@ -231,7 +231,7 @@ func (m *Machine) requirements(s *session, t *turn) requirement {
 	}
 	profile := s.profile
 	images := turnHasImages(t)
-	key := requirementKey(s.rec, profile, images)
+	key := requirementKey(&s.rec, profile, images)
 	if s.reqKey != key {
 		s.req = newRequirement(appendRequirements(nil, s.rec, profile, images)...)
 		s.reqKey = key
@@ -244,7 +244,7 @@ func (m *Machine) requirements(s *session, t *turn) requirement {
 // carries an image, whether the Session needs native recovery, and the
 // engine profile's two flags. Bit 0 is always set, so the zero key of a
 // new Session matches nothing.
-func requirementKey(s SessionRecord, profile EngineProfile, images bool) uint8 {
+func requirementKey(s *SessionRecord, profile EngineProfile, images bool) uint8 {
 	key := uint8(1)
 	if images {
 		key |= 2

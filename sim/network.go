@@ -334,11 +334,16 @@ func (n *network) reapAll() {
 func (n *network) open() []*conn {
 	var out []*conn
 	for _, c := range n.conns {
-		if !c.broken && c.ends[0].opened && c.ends[1].opened && !c.ends[0].closed && !c.ends[1].closed {
+		if c.isOpen() {
 			out = append(out, c)
 		}
 	}
 	return out
+}
+
+// isOpen: both ends have seen c open, and it is neither broken nor closing.
+func (c *conn) isOpen() bool {
+	return !c.broken && c.ends[0].opened && c.ends[1].opened && !c.ends[0].closed && !c.ends[1].closed
 }
 
 // stall holds the direction leaving end e until at least until.

@@ -45,6 +45,16 @@ func (w *Kernel) OpenConns() []ConnInfo {
 	return out
 }
 
+// OpenConn is the entry of OpenConns for connection id, without listing
+// the others; ok is false when OpenConns would not list it.
+func (w *Kernel) OpenConn(id ConnID) (ConnInfo, bool) {
+	c := w.net.byID[id]
+	if c == nil || !c.isOpen() {
+		return ConnInfo{}, false
+	}
+	return ConnInfo{ID: c.id, Dialer: w.slots[c.ends[0].node].id, Acceptor: w.slots[c.ends[1].node].id}, true
+}
+
 // endOfNode returns the live connection id and the end that node holds.
 func (n *network) endOfNode(id ConnID, node NodeID) (*conn, int, bool) {
 	c := n.byID[id]

@@ -124,3 +124,44 @@ func TestProxyTooBigForgeryClosesTheConnection(t *testing.T) {
 		t.Fatalf("an oversized forgery closes the connection like any oversized frame:\n%s", joined)
 	}
 }
+
+// OpenConn answers for one connection what OpenConns lists: nothing before
+// both ends saw it open, its ends while open, nothing once an end crashed.
+func TestOpenConnAgreesWithOpenConns(t *testing.T) {
+	type probe struct {
+		listed []ConnInfo
+		one    ConnInfo
+		ok     bool
+	}
+	var got []probe
+	look := func(w *Kernel) func() {
+		return func() {
+			one, ok := w.OpenConn(1)
+			got = append(got, probe{w.OpenConns(), one, ok})
+			if _, ok := w.OpenConn(9); ok {
+				t.Error("OpenConn(9): no such connection")
+			}
+		}
+	}
+	runScript(t, sendAt30ms("x"), nil, func(w *Kernel) {
+		for _, ms := range []int{5, 25, 60} {
+			w.At(Epoch.Add(time.Duration(ms)*time.Millisecond), "", look(w))
+		}
+		w.At(Epoch.Add(50*time.Millisecond), "", func() { w.Crash("b") })
+	})
+	want := ConnInfo{ID: 1, Dialer: "a", Acceptor: "b"}
+	if len(got) != 3 {
+		t.Fatalf("%d probes, want 3", len(got))
+	}
+	for i, p := range got {
+		switch {
+		case p.ok != (len(p.listed) == 1):
+			t.Errorf("probe %d: OpenConn ok=%v, OpenConns %v", i, p.ok, p.listed)
+		case p.ok && (p.one != want || p.listed[0] != want):
+			t.Errorf("probe %d: OpenConn %v, OpenConns %v, want %v", i, p.one, p.listed, want)
+		}
+	}
+	if got[0].ok || !got[1].ok || got[2].ok {
+		t.Fatalf("open at 5/25/60 ms: %v %v %v, want false true false", got[0].ok, got[1].ok, got[2].ok)
+	}
+}

@@ -87,16 +87,19 @@ func (q *queue) push(it item) {
 		slot = int32(len(q.slots))
 		q.slots = append(q.slots, it)
 	}
-	q.keys = append(q.keys, queueKey{at: it.at, seq: it.seq, slot: slot})
-	i := len(q.keys) - 1
-	for i > 0 {
+	k := queueKey{at: it.at, seq: it.seq, slot: slot}
+	q.keys = append(q.keys, k)
+	keys := q.keys
+	i := len(keys) - 1
+	for i > 0 { // the hole moves up; k is written once, where it stops
 		p := (i - 1) / 2
-		if !less(q.keys[i], q.keys[p]) {
+		if !less(k, keys[p]) {
 			break
 		}
-		q.keys[i], q.keys[p] = q.keys[p], q.keys[i]
+		keys[i] = keys[p]
 		i = p
 	}
+	keys[i] = k
 	q.peak = max(q.peak, len(q.keys))
 }
 
@@ -115,23 +118,27 @@ func (q *queue) pop() item {
 	q.slots[slot] = item{} // drops its references; the slot is reused
 	q.free = append(q.free, slot)
 	last := len(q.keys) - 1
-	q.keys[0] = q.keys[last]
-	q.keys = q.keys[:last]
-	i, n := 0, last
-	for {
-		l := 2*i + 1
-		if l >= n {
+	k := q.keys[last]
+	keys := q.keys[:last]
+	q.keys = keys
+	if last == 0 {
+		return top
+	}
+	i := 0
+	for { // the hole moves down from the root; k is written where it stops
+		m := 2*i + 1
+		if m >= len(keys) {
 			break
 		}
-		m := l
-		if r := l + 1; r < n && less(q.keys[r], q.keys[l]) {
+		if r := m + 1; r < len(keys) && less(keys[r], keys[m]) {
 			m = r
 		}
-		if !less(q.keys[m], q.keys[i]) {
+		if !less(keys[m], k) {
 			break
 		}
-		q.keys[i], q.keys[m] = q.keys[m], q.keys[i]
+		keys[i] = keys[m]
 		i = m
 	}
+	keys[i] = k
 	return top
 }

@@ -365,7 +365,7 @@ func (w *Kernel) result(s Schedule) Result {
 	return Result{
 		Seed: w.seed, Schedule: s, Fingerprint: w.tr.fingerprint(), Violations: w.violations,
 		Stats: w.stats, Marks: maps.Clone(w.marks), Converged: w.converged, Pending: w.pendingText(),
-		Tail: w.tr.tail(), Trace: w.tr.all, TraceErr: w.tr.writeErr(), Dump: w.dump,
+		Tail: w.tr.tail(), Trace: w.tr.keptLines(), TraceErr: w.tr.writeErr(), Dump: w.dump,
 	}
 }
 

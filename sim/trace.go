@@ -28,9 +28,14 @@ type tracer struct {
 	out   io.Writer
 	keep  bool
 	all   []string
-	buf   []byte
-	batch []byte // lines not yet hashed: hashing in blocks is cheaper
-	err   error  // first error of out; no line is written after it
+	// kept holds the kept lines not yet in all, one after the other, and
+	// keptEnds where each ends: they join all as substrings of one string
+	// per keptChunkBytes (flushKept), not one allocation per line.
+	kept     []byte
+	keptEnds []int
+	buf      []byte
+	batch    []byte // lines not yet hashed: hashing in blocks is cheaper
+	err      error  // first error of out; no line is written after it
 	// at and atText are the instant of the last line begun and its
 	// rendering (appendTime).
 	at     int64
@@ -41,6 +46,9 @@ type tracer struct {
 
 // traceBatchBytes is how many bytes of lines are hashed at once.
 const traceBatchBytes = 8 << 10
+
+// keptChunkBytes is how many bytes of kept lines share one string.
+const keptChunkBytes = 64 << 10
 
 func newTracer(tail int, out io.Writer, keep bool) *tracer {
 	assert.That(tail >= 0, "negative trace tail")
@@ -84,8 +92,29 @@ func (t *tracer) end(b []byte) {
 		}
 	}
 	if t.keep {
-		t.all = append(t.all, string(b[:len(b)-1]))
+		t.kept = append(t.kept, b[:len(b)-1]...)
+		t.keptEnds = append(t.keptEnds, len(t.kept))
+		if len(t.kept) >= keptChunkBytes {
+			t.flushKept()
+		}
 	}
+}
+
+// flushKept moves the pending kept lines to all.
+func (t *tracer) flushKept() {
+	chunk, start := string(t.kept), 0
+	for _, end := range t.keptEnds {
+		t.all = append(t.all, chunk[start:end])
+		start = end
+	}
+	t.kept, t.keptEnds = t.kept[:0], t.keptEnds[:0]
+}
+
+// keptLines returns every line kept so far (nil unless the tracer keeps
+// lines and wrote one).
+func (t *tracer) keptLines() []string {
+	t.flushKept()
+	return t.all
 }
 
 // line writes one complete line.

@@ -65,3 +65,49 @@ func TestAppendTimeNineDecimals(t *testing.T) {
 		}
 	}
 }
+
+// A tracer that keeps its lines returns each exactly as written, in order,
+// across the chunks they are stored in (empty and long lines included),
+// and the lines kept before a read are still there, unchanged, after more
+// are written.
+func TestTraceKeepsEveryLineAcrossChunks(t *testing.T) {
+	tr := newTracer(0, nil, true)
+	var want []string
+	write := func(n int) {
+		for i := range n {
+			text := strings.Repeat("x", i%300)
+			if i%97 == 0 {
+				text = strings.Repeat("long ", keptChunkBytes/4)
+			}
+			tr.line(int64(i), "n", "->", text)
+			want = append(want, keptLine(int64(i), text))
+		}
+	}
+	write(2000)
+	first := append([]string(nil), tr.keptLines()...)
+	write(1500)
+	got := tr.keptLines()
+	if len(got) != len(want) {
+		t.Fatalf("%d lines kept, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("line %d = %.60q, want %.60q", i, got[i], want[i])
+		}
+	}
+	for i := range first {
+		if got[i] != first[i] {
+			t.Fatalf("line %d changed after more lines: %.60q, was %.60q", i, got[i], first[i])
+		}
+	}
+	none := newTracer(0, nil, false)
+	none.line(0, "n", "->", "x")
+	if got := none.keptLines(); got != nil {
+		t.Fatalf("a tracer that keeps nothing returned %q", got)
+	}
+}
+
+// keptLine is the line tracer.line(at, "n", "->", text) writes.
+func keptLine(at int64, text string) string {
+	return string(appendTime(nil, at)) + " n -> " + text
+}

@@ -191,7 +191,7 @@ func (n *coreNode) api(now time.Time, e sim.CallReceived) []sim.Effect {
 	if !ok {
 		return nil
 	}
-	call := core.CallID(string(e.From) + "/" + strconv.FormatUint(uint64(e.Call), 10))
+	call := core.CallID(numbered(string(e.From)+"/", uint64(e.Call)))
 	var ev core.Event
 	switch x := req.ev.(type) {
 	case core.CreateSession:
@@ -226,7 +226,7 @@ func (n *coreNode) api(now time.Time, e sim.CallReceived) []sim.Effect {
 		if r, ok := ef.(sim.Reply); ok && r.To == "" {
 			r.To, r.Call = e.From, e.Call
 			n.seq++
-			id := sim.TimerID(apiPrefix + strconv.FormatUint(n.seq, 10))
+			id := sim.TimerID(numbered(apiPrefix, n.seq))
 			n.replies[id] = r
 			out[i] = sim.SetTimer{Timer: id, At: now.Add(time.Duration(1+n.u.w.Rand("api").IntN(20)) * time.Millisecond)}
 		}
@@ -325,6 +325,13 @@ func (r apiResult) AppendDescribe(b []byte) []byte { return r.r.AppendDescribe(b
 
 // connName is the ledger's name of a connection, shared by both ends.
 func connName[T ~uint64](c T) string { return "c" + strconv.FormatUint(uint64(c), 10) }
+
+// numbered is prefix followed by n in decimal, built with one allocation
+// (prefix + strconv.FormatUint(n, 10) makes two).
+func numbered(prefix string, n uint64) string {
+	var buf [48]byte
+	return string(strconv.AppendUint(append(buf[:0], prefix...), n, 10))
+}
 
 // turnOfRun returns the turn ID of a run ID ("t-3" or "t-3.2").
 func turnOfRun(run string) string {

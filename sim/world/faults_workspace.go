@@ -134,10 +134,7 @@ func (u *universe) runningTurn(k kind, r *rand.Rand) (wsRun, bool) {
 		if k == kWriteRace && x.env == "" {
 			continue
 		}
-		for _, c := range u.w.OpenConns() {
-			if c.ID != x.conn {
-				continue
-			}
+		if _, open := u.w.OpenConn(x.conn); open {
 			live = append(live, x)
 			if u.wsFaults.lacking[string(x.device)+"/"+x.kind] {
 				lacking = append(lacking, x)

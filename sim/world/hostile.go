@@ -168,15 +168,14 @@ func (u *universe) forge(conn sim.ConnID, from sim.NodeID, frame []byte, p *chec
 
 // peerOf returns the other end of an open connection.
 func (u *universe) peerOf(conn sim.ConnID, from sim.NodeID) sim.NodeID {
-	for _, c := range u.w.OpenConns() {
-		if c.ID == conn {
-			if c.Dialer == from {
-				return c.Acceptor
-			}
-			return c.Dialer
-		}
+	c, ok := u.w.OpenConn(conn)
+	switch {
+	case !ok:
+		return ""
+	case c.Dialer == from:
+		return c.Acceptor
 	}
-	return ""
+	return c.Dialer
 }
 
 // encodeFrame encodes a frame an honest encoder accepts.

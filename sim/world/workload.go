@@ -40,11 +40,11 @@ type workload struct {
 	turnsSubmitted, inputsSent, issued int
 	terminalCount                      int           // turns known terminal
 	env                                *wEnvironment // workload_environment.go
-	out                                *[]sim.Effect
-	ans                                *wAnswers  // interaction answers (interaction.go)
-	mcp                                *wMCP      // MCP servers and their tokens (workload_mcp.go)
-	successors                         int        // workspace writes planned after an unknown one (workload_workspace.go)
-	defs                               *rand.Rand // Environment definitions (workload_definition.go)
+	out                                []sim.Effect  // effects of the running Step
+	ans                                *wAnswers     // interaction answers (interaction.go)
+	mcp                                *wMCP         // MCP servers and their tokens (workload_mcp.go)
+	successors                         int           // workspace writes planned after an unknown one (workload_workspace.go)
+	defs                               *rand.Rand    // Environment definitions (workload_definition.go)
 }
 
 type wSession struct {
@@ -96,8 +96,7 @@ func newWorkload(u *universe, r *rand.Rand) *workload {
 const callTimeout = 3 * time.Second
 
 func (wl *workload) Step(now time.Time, ev sim.Event) []sim.Effect {
-	var out []sim.Effect
-	wl.out = &out
+	wl.out = nil
 	switch e := ev.(type) {
 	case sim.Start:
 		wl.plan(now)
@@ -114,15 +113,16 @@ func (wl *workload) Step(now time.Time, ev sim.Event) []sim.Effect {
 			c.done(now, res.r)
 		}
 	}
+	out := wl.out
 	wl.out = nil
 	return out
 }
 
 func (wl *workload) after(now time.Time, d time.Duration, fn func(now time.Time)) {
 	wl.seq++
-	id := sim.TimerID("w/" + strconv.FormatUint(wl.seq, 10))
+	id := sim.TimerID(numbered("w/", wl.seq))
 	wl.actions[id] = fn
-	*wl.out = append(*wl.out, sim.SetTimer{Timer: id, At: now.Add(d)})
+	wl.out = append(wl.out, sim.SetTimer{Timer: id, At: now.Add(d)})
 }
 
 // call sends one API request; lost runs if no answer comes in time (Core
@@ -137,7 +137,7 @@ func (wl *workload) callWithin(now time.Time, wait time.Duration, ev core.Event,
 	id := sim.CallID(wl.seq)
 	c := &wCall{at: now, done: done, lost: lost}
 	wl.calls[id] = c
-	*wl.out = append(*wl.out, sim.Call{To: coreID, Call: id, Req: apiRequest{ev}})
+	wl.out = append(wl.out, sim.Call{To: coreID, Call: id, Req: apiRequest{ev}})
 	wl.after(now, wait, func(now time.Time) {
 		if !c.answer {
 			c.answer = true
