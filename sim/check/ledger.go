@@ -134,6 +134,7 @@ type Ledger struct {
 	budget     budgetState
 	limitMarks limitMarks
 	eviction   evictionState
+	reconnect  reconnectState // reconnect_window.go
 	runEvents  runEventState
 	limits     map[string]DeviceLimits // device → declared limits
 	hostile    hostileState
@@ -221,6 +222,8 @@ func NewLedger() *Ledger {
 		l.observePreparationsPerConn,
 		l.observeDecisionConflicts,
 		l.observeRestartWire,
+		honest(l.observePrepareCleanup),
+		honest(l.observeReconnect),
 	}
 	return l
 }
