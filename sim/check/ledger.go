@@ -134,7 +134,8 @@ type Ledger struct {
 	budget     budgetState
 	limitMarks limitMarks
 	eviction   evictionState
-	reconnect  reconnectState // reconnect_window.go
+	reconnect  reconnectState               // reconnect_window.go
+	fencedSel  map[string]*fencedSuspension // suspend ID → unresolved suspension (fencing_selection.go)
 	runEvents  runEventState
 	limits     map[string]DeviceLimits // device → declared limits
 	hostile    hostileState
@@ -224,6 +225,7 @@ func NewLedger() *Ledger {
 		l.observeRestartWire,
 		honest(l.observePrepareCleanup),
 		honest(l.observeReconnect),
+		honest(l.observeFencedSelection),
 	}
 	return l
 }
