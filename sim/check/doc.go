@@ -280,8 +280,11 @@
 //     reconnecting (away, without a heartbeat on its new connection, or
 //     not yet declaring a kind it declared available before) within the
 //     reconnect window (reconnect_window.go).
-//   - fencing_selection: Core sent a Turn's execution_prepare to a device
+//   - suspended_selection: Core sent a Turn's execution_prepare to a device
 //     with an unresolved suspension (fencing_selection.go).
+//   - fencing_rollback: Core resumed a suspension without rollback although
+//     no reply to its previous quiesce or resume reached it
+//     (fencing_rollback.go).
 //
 // Timing oracles, one per timer of the documents (DocumentedTimer has the
 // numbers, written out again; TimerConfigured takes a seed's own draws).

@@ -14,7 +14,7 @@ import "github.com/turnstile-sim/turnstile/wire"
 // restarts keep suspensions (they are durable). Read-only preparations
 // (workspace reads and exports) are not device selection and are not
 // judged.
-const CheckFencedSelection = "fencing_selection"
+const CheckFencedSelection = "suspended_selection"
 
 type fencedSuspension struct {
 	device string

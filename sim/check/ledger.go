@@ -136,6 +136,7 @@ type Ledger struct {
 	eviction   evictionState
 	reconnect  reconnectState               // reconnect_window.go
 	fencedSel  map[string]*fencedSuspension // suspend ID → unresolved suspension (fencing_selection.go)
+	fenceLast  map[string]*fencingLast      // suspend ID → its last request (fencing_rollback.go)
 	runEvents  runEventState
 	limits     map[string]DeviceLimits // device → declared limits
 	hostile    hostileState
@@ -224,8 +225,9 @@ func NewLedger() *Ledger {
 		l.observeDecisionConflicts,
 		l.observeRestartWire,
 		honest(l.observePrepareCleanup),
-		honest(l.observeReconnect),
+		l.observeReconnect, // a rogue's connection and forged heartbeats are Core's too
 		honest(l.observeFencedSelection),
+		honest(l.observeFencingRollback),
 	}
 	return l
 }

@@ -70,22 +70,18 @@ func (s *reconnectState) device(id string) *rwDevice {
 	return d
 }
 
-// observeReconnect is the wire observer of CheckReconnectWindow; it sees
-// honest traffic only.
+// observeReconnect is the wire observer of CheckReconnectWindow. It sees
+// hostile traffic too: a rogue's connection claiming a device is that
+// device's connection for Core (reconnectRogueOpened), and a forged
+// heartbeat reaching Core is its declaration.
 func (l *Ledger) observeReconnect(ev WireEvent) {
 	s := &l.reconnect
 	s.ensure()
 	switch {
 	case ev.Kind == WireOpened && ev.To == coreNodeID:
-		s.connDev[ev.Conn] = ev.From
-		d := s.device(ev.From)
-		prev := *d
-		prev.undo = nil
-		d.undo = &prev
-		if d.conn != 0 {
-			d.lost = ev.At // replaced by the newer connection
+		if ev.From != RogueNode {
+			l.reconnectOpened(ev.At, ev.Conn, ev.From)
 		}
-		d.conn, d.hb = ev.Conn, nil
 	case ev.Kind == WireClosed && ev.To == coreNodeID:
 		if id, ok := s.connDev[ev.Conn]; ok {
 			if d := s.device(id); d.conn == ev.Conn {
@@ -113,6 +109,31 @@ func (l *Ledger) observeReconnect(ev WireEvent) {
 			}
 		}
 	}
+}
+
+// reconnectOpened: Core accepted connection conn of device at at; it
+// replaces the device's current one.
+func (l *Ledger) reconnectOpened(at int64, conn uint64, device string) {
+	s := &l.reconnect
+	s.ensure()
+	s.connDev[conn] = device
+	d := s.device(device)
+	prev := *d
+	prev.undo = nil
+	d.undo = &prev
+	if d.conn != 0 {
+		d.lost = at // replaced by the newer connection
+	}
+	d.conn, d.hb = conn, nil
+}
+
+// reconnectRogueOpened: a rogue peer opened conn claiming device; Core's
+// shell refuses it at once without the protocol version or a device.
+func (l *Ledger) reconnectRogueOpened(at int64, conn uint64, device, version string) {
+	if device == "" || version != wire.Version {
+		return
+	}
+	l.reconnectOpened(at, conn, device)
 }
 
 // refusedAtOpen: reasons Core gives a connection that never became the
