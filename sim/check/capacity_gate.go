@@ -143,6 +143,7 @@ func (l *Ledger) capGateSent(conn uint64, at int64, id, session string) {
 	if g == nil {
 		return
 	}
+	l.capGateProbeSent(g, conn, at, id, session) // capacity_probe.go
 	if g.probe == "" && at >= g.until {
 		g.probe = id
 	}

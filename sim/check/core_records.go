@@ -237,6 +237,7 @@ func (l *Ledger) CoreRestarted(at int64, recovered []TurnFacts) {
 	l.core.restarts++
 	l.NodeCrashed(at, coreNode)
 	defer l.restartCoreUp() // restart_outcome.go
+	l.reconnectCoreRestarted(at)
 	byTurn := map[string]TurnFacts{}
 	for _, f := range recovered {
 		byTurn[f.Turn] = f

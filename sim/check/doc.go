@@ -268,6 +268,23 @@
 //     frames and closed at the earliest sign (a terminal or rejected
 //     status reaching Core, Core's execution_release, the connection
 //     closing), so the count never exceeds Core's (preparations_per_conn.go).
+//   - prepare_failure_cleanup: a daemon fails a preparation
+//     preparation_failed while the Harness still holds the executor it
+//     created for it (a failure that left its executor behind is
+//     executor_cleanup_unconfirmed) (prepare_cleanup.go).
+//   - capacity_gate_probe: after a connection's capacity wait, Core sent a
+//     second preparation of a Turn there while its probe was unanswered
+//     (capacity_probe.go).
+//   - reconnect_window: Core failed a queued Turn capability_unsupported
+//     at device selection while a device of the pool was still
+//     reconnecting (away, without a heartbeat on its new connection, or
+//     not yet declaring a kind it declared available before) within the
+//     reconnect window (reconnect_window.go).
+//   - suspended_selection: Core sent a Turn's execution_prepare to a device
+//     with an unresolved suspension (fencing_selection.go).
+//   - fencing_rollback: Core resumed a suspension without rollback although
+//     no reply to its previous quiesce or resume reached it
+//     (fencing_rollback.go).
 //
 // Timing oracles, one per timer of the documents (DocumentedTimer has the
 // numbers, written out again; TimerConfigured takes a seed's own draws).

@@ -245,6 +245,7 @@ func (l *Ledger) HostileProbe(p HostileProbe) {
 func (l *Ledger) RogueConn(at int64, conn uint64, device, version string) {
 	l.hostile.rogue[conn] = true
 	l.hostile.conns.claim(conn, device)
+	l.reconnectRogueOpened(at, conn, device, version) // reconnect_window.go
 	if version != wire.Version {
 		l.HostileProbe(HostileProbe{At: at, Conn: conn, Target: coreNode, Action: HostileRogueWrongVersion,
 			Want: []string{AnswerClose}, Deadline: at})

@@ -135,6 +135,9 @@ type Ledger struct {
 	budget     budgetState
 	limitMarks limitMarks
 	eviction   evictionState
+	reconnect  reconnectState               // reconnect_window.go
+	fencedSel  map[string]*fencedSuspension // suspend ID → unresolved suspension (fencing_selection.go)
+	fenceLast  map[string]*fencingLast      // suspend ID → its last request (fencing_rollback.go)
 	runEvents  runEventState
 	limits     map[string]DeviceLimits // device → declared limits
 	hostile    hostileState
@@ -222,6 +225,10 @@ func NewLedger() *Ledger {
 		l.observePreparationsPerConn,
 		l.observeDecisionConflicts,
 		l.observeRestartWire,
+		honest(l.observePrepareCleanup),
+		l.observeReconnect, // a rogue's connection and forged heartbeats are Core's too
+		honest(l.observeFencedSelection),
+		honest(l.observeFencingRollback),
 	}
 	return l
 }

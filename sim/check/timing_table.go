@@ -345,4 +345,5 @@ func (l *Ledger) TurnFinished(at int64, turn, run, state, code string) {
 	l.retryTurnFinished(at, turn, run, code)
 	l.decisionAcksExcuse(at, "the turn finished", func(w *decisionWait) bool { return w.turn == turn })
 	l.usageTurnEnded(at, run, code)
+	l.reconnectTurnFinished(at, turn, state, code) // reconnect_window.go
 }

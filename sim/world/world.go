@@ -290,7 +290,7 @@ var checkNames = append(append(check.FailoverChecks(),
 	check.CheckDoneBeforeReceipt, check.CheckPublishedBeforeSettled, check.CheckHeartbeatSnapshot,
 	check.CheckShutdownReport, check.CheckReceiptBudget, check.CheckIdleEviction, check.CheckExecutorReuse, check.CheckValidRequestRefused,
 	check.CheckRunEventLimit, check.CheckSubscriberStream, check.CheckSteerInputsPerRun,
-	check.CheckSteerAfterCancel, check.CheckDoneUsage, check.CheckWireCodeSets,
+	check.CheckSteerAfterCancel, check.CheckDoneUsage, check.CheckWireCodeSets, check.CheckPrepareCleanup, check.CheckCapacityProbe, check.CheckReconnectWindow, check.CheckFencedSelection, check.CheckFencingRollback,
 ), slices.Concat(check.TimingChecks(), check.InteractionChecks(), check.WorkspaceChecks(),
 	check.EnvironmentChecks(), check.ProjectionChecks(), []string{checkPanic})...)
 

@@ -1,0 +1,227 @@
+package check
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// CheckReconnectWindow names the rule that keeps a queued Turn waiting
+// while a device of the pool may still serve it (core-runtime-protocol,
+// 能力声明; Core's policy in core/doc.go): a Turn fails
+// capability_unsupported at device selection only when every device of
+// the pool is connected with a declaration Core may judge. A device of
+// the pool (one that declared since Core last started) is still
+// reconnecting for ReconnectWindowOf after it last lost a connection at
+// Core (or after Core started) while it has no connection, has one that
+// has sent no heartbeat yet, or has one whose declaration lacks a kind
+// the device declared available before (a restarted Runtime still
+// discovering its Harnesses).
+//
+// The checker follows connections and heartbeats reaching Core on the
+// wire and Core's durable Turn failures: a Turn failed
+// capability_unsupported while a device of the pool was certainly
+// reconnecting (a second of slack before the window's end) is a
+// violation. A failure in the step in which a ready status of the
+// Session's preparation reached Core is the final check, judged against
+// the selected connection alone, and is skipped.
+const CheckReconnectWindow = "reconnect_window"
+
+// ReconnectWindowOf is how long Core waits for a device of the pool to
+// return (Core's policy: 2 minutes).
+const ReconnectWindowOf = 2 * time.Minute
+
+type rwDevice struct {
+	declared bool            // a valid heartbeat reached Core since it started
+	served   map[string]bool // kinds declared available since Core started
+	conn     uint64          // current connection at Core, 0: none
+	hb       map[string]bool // kinds available in the current connection's last heartbeat; nil: none yet
+	lost     int64           // Core last lost a connection of the device; -1: never since it started
+	// undo is the state before the current connection opened, restored
+	// when Core's shell refuses that connection at once (its machine
+	// never saw it).
+	undo *rwDevice
+}
+
+type reconnectState struct {
+	coreStart int64
+	devices   map[string]*rwDevice
+	connDev   map[uint64]string // connection → device
+	prepSess  map[string]string // conn\x00request → Session of Core's execution_prepare
+	readyAt   map[string]int64  // Session → last instant a ready status of its preparation reached Core
+}
+
+func (s *reconnectState) ensure() {
+	if s.devices == nil {
+		s.devices = map[string]*rwDevice{}
+		s.connDev = map[uint64]string{}
+		s.prepSess = map[string]string{}
+		s.readyAt = map[string]int64{}
+	}
+}
+
+func (s *reconnectState) device(id string) *rwDevice {
+	d := s.devices[id]
+	if d == nil {
+		d = &rwDevice{served: map[string]bool{}, lost: -1}
+		s.devices[id] = d
+	}
+	return d
+}
+
+// observeReconnect is the wire observer of CheckReconnectWindow. It sees
+// hostile traffic too: a rogue's connection claiming a device is that
+// device's connection for Core (reconnectRogueOpened), and a forged
+// heartbeat reaching Core is its declaration.
+func (l *Ledger) observeReconnect(ev WireEvent) {
+	s := &l.reconnect
+	s.ensure()
+	switch {
+	case ev.Kind == WireOpened && ev.To == coreNodeID:
+		if ev.From != RogueNode {
+			l.reconnectOpened(ev.At, ev.Conn, ev.From)
+		}
+	case ev.Kind == WireClosed && ev.To == coreNodeID:
+		if id, ok := s.connDev[ev.Conn]; ok {
+			if d := s.device(id); d.conn == ev.Conn {
+				if u := d.undo; u != nil && ev.From == coreNodeID && refusedAtOpen(ev.Reason) {
+					d.conn, d.hb, d.lost = u.conn, u.hb, u.lost
+				} else {
+					d.conn, d.hb, d.lost = 0, nil, ev.At
+				}
+				d.undo = nil
+			}
+		}
+	case ev.Kind == WireSent && ev.From == coreNodeID && ev.HasFrame():
+		if p, ok := ev.Frame.Payload.(wire.ExecutionPrepare); ok {
+			s.prepSess[strconv.FormatUint(ev.Conn, 10)+"\x00"+ev.Frame.ID] = p.SessionID
+		}
+	case ev.Kind == WireDelivered && ev.To == coreNodeID && ev.HasFrame():
+		switch p := ev.Frame.Payload.(type) {
+		case wire.Heartbeat:
+			l.reconnectHeartbeat(ev.Conn, p)
+		case wire.PreparationStatus:
+			if p.State == wire.StateReady {
+				if sess, ok := s.prepSess[strconv.FormatUint(ev.Conn, 10)+"\x00"+ev.Frame.ID]; ok {
+					s.readyAt[sess] = ev.At
+				}
+			}
+		}
+	}
+}
+
+// reconnectOpened: Core accepted connection conn of device at at; it
+// replaces the device's current one.
+func (l *Ledger) reconnectOpened(at int64, conn uint64, device string) {
+	s := &l.reconnect
+	s.ensure()
+	s.connDev[conn] = device
+	d := s.device(device)
+	prev := *d
+	prev.undo = nil
+	d.undo = &prev
+	if d.conn != 0 {
+		d.lost = at // replaced by the newer connection
+	}
+	d.conn, d.hb = conn, nil
+}
+
+// reconnectRogueOpened: a rogue peer opened conn claiming device; Core's
+// shell refuses it at once without the protocol version or a device.
+func (l *Ledger) reconnectRogueOpened(at int64, conn uint64, device, version string) {
+	if device == "" || version != wire.Version {
+		return
+	}
+	l.reconnectOpened(at, conn, device)
+}
+
+// refusedAtOpen: reasons Core gives a connection that never became the
+// device's connection (the shell's version refusal, the machine's stale
+// generation).
+func refusedAtOpen(reason string) bool {
+	return reason == "incompatible_version" || reason == "stale connection"
+}
+
+// reconnectHeartbeat applies a heartbeat reaching Core on conn: a valid
+// one (every kind named once, capabilities valid) is the connection's
+// declaration.
+func (l *Ledger) reconnectHeartbeat(conn uint64, hb wire.Heartbeat) {
+	s := &l.reconnect
+	id, ok := s.connDev[conn]
+	if !ok {
+		return
+	}
+	d := s.device(id)
+	if d.conn != conn {
+		return
+	}
+	avail := map[string]bool{}
+	seen := map[string]bool{}
+	for _, k := range hb.SupportedAgentKinds {
+		if k.Kind == "" || seen[k.Kind] || k.Capabilities.Validate() != nil {
+			return // Core refuses the whole heartbeat
+		}
+		seen[k.Kind] = true
+		if k.Available {
+			avail[k.Kind] = true
+		}
+	}
+	d.declared, d.hb, d.undo = true, avail, nil
+	for k := range avail { //tidy:sorted set insertion only
+		d.served[k] = true
+	}
+}
+
+// reconnectCoreRestarted: a new Core knows no device and started at at.
+func (l *Ledger) reconnectCoreRestarted(at int64) {
+	s := &l.reconnect
+	s.ensure()
+	s.coreStart = at
+	s.devices = map[string]*rwDevice{}
+}
+
+// reconnectTurnFinished judges a Turn Core finished at at.
+func (l *Ledger) reconnectTurnFinished(at int64, turn, state, code string) {
+	if state != TurnFailed || code != "capability_unsupported" {
+		return
+	}
+	s := &l.reconnect
+	s.ensure()
+	session := l.core.turn(turn).session
+	if r, ok := s.readyAt[session]; ok && r == at {
+		return // the final check
+	}
+	sf := l.frames.sessions[session]
+	if sf == nil {
+		return
+	}
+	kind := sf.spec.Kind
+	for _, id := range sortedKeys(s.devices) {
+		d := s.devices[id]
+		if !d.declared {
+			continue
+		}
+		anchor := d.lost
+		if anchor < 0 {
+			anchor = s.coreStart
+		}
+		if at >= anchor+int64(ReconnectWindowOf)-int64(time.Second) {
+			continue
+		}
+		why := ""
+		switch {
+		case d.conn == 0:
+			why = "has no connection"
+		case d.hb == nil:
+			why = "has sent no heartbeat on its new connection"
+		case !d.hb[kind] && d.served[kind]:
+			why = "does not declare kind " + kind + " available yet, as it did before"
+		default:
+			continue
+		}
+		l.violate(at, CheckReconnectWindow, "Core failed turn %s (session %s, kind %s) capability_unsupported at %s while device %s of the pool %s, within the reconnect window (since %s)",
+			turn, session, kind, vtime(at), id, why, vtime(anchor))
+		return
+	}
+}
