@@ -171,9 +171,16 @@ func startCoreProcUntil(msg, dir, tokenFile string, extra ...string) (*coreProc,
 	if !slices.Contains(extra, "-kinds") {
 		args = append(args, testCoreKinds()...)
 	}
+	return startCoreArgs(msg, args)
+}
+
+// startCoreArgs runs the turnstile command line args (a core command)
+// with env added to the test's environment, and waits for the log
+// message msg that carries its address.
+func startCoreArgs(msg string, args []string, env ...string) (*coreProc, error) {
 	raw, _ := json.Marshal(args)
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childArgsEnv+"="+string(raw))
+	cmd.Env = append(append(os.Environ(), env...), childArgsEnv+"="+string(raw))
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err

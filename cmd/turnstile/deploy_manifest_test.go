@@ -8,11 +8,14 @@ import (
 	"net/http/httptest"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/turnstile-sim/turnstile/core/store/pgstore/pgtest"
+	"github.com/turnstile-sim/turnstile/internal/testgate"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -82,14 +85,9 @@ type k8sContainer struct {
 	} `yaml:"volumeMounts"`
 }
 
-// TestActiveStandbyManifest checks deploy/kubernetes/core-active-standby.yaml
-// against the binary: a Deployment of two `turnstile core` replicas whose
-// flags turnstile core accepts, whose store comes from the Secret through
-// TURNSTILE_STORE (a variable core reads), whose operator token file is
-// the mounted Secret item, whose probes name the port it listens on and
-// the paths a standby answers (/healthz 200 alive, /readyz 503 not
-// ready), and a Service selecting its pods on that port.
-func TestActiveStandbyManifest(t *testing.T) {
+// readManifest reads the active–standby manifest's objects by kind.
+func readManifest(t *testing.T) map[string]k8sObject {
+	t.Helper()
 	raw, err := os.ReadFile("../../deploy/kubernetes/core-active-standby.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -105,6 +103,18 @@ func TestActiveStandbyManifest(t *testing.T) {
 		}
 		objs[o.Kind] = o
 	}
+	return objs
+}
+
+// TestActiveStandbyManifest checks deploy/kubernetes/core-active-standby.yaml
+// against the binary: a Deployment of two `turnstile core` replicas whose
+// flags turnstile core accepts, whose store comes from the Secret through
+// TURNSTILE_STORE (a variable core reads), whose operator token file is
+// the mounted Secret item, whose probes name the port it listens on and
+// the paths a standby answers (/healthz 200 alive, /readyz 503 not
+// ready), and a Service selecting its pods on that port.
+func TestActiveStandbyManifest(t *testing.T) {
+	objs := readManifest(t)
 	dep, svc := objs["Deployment"], objs["Service"]
 	if dep.Spec.Replicas != 2 || len(dep.Spec.Template.Spec.Containers) != 1 || svc.Kind != "Service" {
 		t.Fatalf("want a Deployment of 2 replicas with one container and a Service: %+v", objs)
@@ -186,5 +196,71 @@ func TestActiveStandbyManifest(t *testing.T) {
 	}
 	if pub := flagValue("-public-url"); !strings.Contains(pub, svc.Metadata.Name+":"+strconv.Itoa(svc.Spec.Ports[0].Port)) {
 		t.Errorf("-public-url %s is not the Service's address", pub)
+	}
+}
+
+// TestActiveStandbyManifestRunsThePair runs the manifest's pod twice, as
+// its Deployment would, on a real PostgreSQL schema: the container's
+// command line as written (its listen address on a free loopback port
+// instead of 0.0.0.0:8080, the mounted token file at a scratch path), the
+// store from TURNSTILE_STORE as the Secret gives it. Exactly one pod is
+// ready by its readiness probe, the other alive but not ready by its
+// probes; when the ready pod is killed, the other becomes ready within
+// the takeover bound, which is what the Service follows. No Kubernetes
+// runs here: the scheduler and the kubelet are left out, the pods are not.
+func TestActiveStandbyManifestRunsThePair(t *testing.T) {
+	testgate.Long(t) // two real Core processes and a lease expiry
+	dsn := pgtest.Schema(t)
+	c := readManifest(t)["Deployment"].Spec.Template.Spec.Containers[0]
+	token := filepath.Join(t.TempDir(), "operator-token")
+	if err := os.WriteFile(token, []byte("manifest-operator-token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pod := func(msg string) *coreProc {
+		args := append([]string{"core"}, c.Args...)
+		for i := 1; i < len(args); i++ {
+			switch args[i-1] {
+			case "-listen":
+				args[i] = "127.0.0.1:0"
+			case "-operator-token-file":
+				args[i] = token
+			}
+		}
+		p, err := startCoreArgs(msg, args, "TURNSTILE_STORE="+dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.t = t
+		t.Cleanup(p.stop)
+		return p
+	}
+	probe := func(p *coreProc, pr k8sProbe) int {
+		resp, err := http.Get(p.base + pr.HTTPGet.Path)
+		if err != nil {
+			t.Fatalf("probe %s: %v", pr.HTTPGet.Path, err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	active := pod(msgListening)
+	standby := pod(msgStandby)
+	for _, p := range []struct {
+		pod   *coreProc
+		ready int
+		role  string
+	}{{active, http.StatusOK, "active"}, {standby, http.StatusServiceUnavailable, "standby"}} {
+		if got := probe(p.pod, c.ReadinessProbe); got != p.ready {
+			t.Fatalf("the %s pod's readiness probe answered %d, want %d", p.role, got, p.ready)
+		}
+		if got := probe(p.pod, c.LivenessProbe); got != http.StatusOK {
+			t.Fatalf("the %s pod's liveness probe answered %d", p.role, got)
+		}
+	}
+	active.kill()
+	if !standby.await(`"msg":"`+msgListening+`"`, 3*takeoverMax) {
+		t.Fatalf("the standby pod did not take over:\n%s", standby.stderr.String())
+	}
+	if got := probe(standby, c.ReadinessProbe); got != http.StatusOK {
+		t.Fatalf("after the takeover the readiness probe answered %d", got)
 	}
 }
