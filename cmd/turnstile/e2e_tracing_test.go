@@ -19,8 +19,7 @@ import (
 	"github.com/turnstile-sim/turnstile/adapters/synthetic"
 	"github.com/turnstile-sim/turnstile/core/api"
 	"github.com/turnstile-sim/turnstile/core/engine/enginetest"
-	"github.com/turnstile-sim/turnstile/core/server"
-	"github.com/turnstile-sim/turnstile/daemon/runner"
+	"github.com/turnstile-sim/turnstile/internal/wiretrace"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -130,34 +129,34 @@ func TestTracesJoinCoreAndDaemonAcrossTheWebSocket(t *testing.T) {
 		}
 		synctest.Wait() // the loops settle: the Turn span ends after its terminal commit
 
-		turn := rec.one(t, coreService, server.SpanTurn, server.AttrTurn, tid)
-		if turn.Parent.IsValid() || attrOf(turn, server.AttrState) != "completed" || turn.EndTime.IsZero() {
-			t.Fatalf("Core's Turn span: parent %v state %q ended %v", turn.Parent.IsValid(), attrOf(turn, server.AttrState), turn.EndTime)
+		turn := rec.one(t, coreService, wiretrace.SpanTurn, wiretrace.AttrTurn, tid)
+		if turn.Parent.IsValid() || attrOf(turn, wiretrace.AttrState) != "completed" || turn.EndTime.IsZero() {
+			t.Fatalf("Core's Turn span: parent %v state %q ended %v", turn.Parent.IsValid(), attrOf(turn, wiretrace.AttrState), turn.EndTime)
 		}
 		trace := turn.SpanContext.TraceID()
 
 		// Preparation: Core's span under the Turn, its execution_prepare
 		// under it, the daemon's receive and preparation spans under that.
-		prep := rec.one(t, coreService, server.SpanPreparation, server.AttrTurn, tid)
+		prep := rec.one(t, coreService, wiretrace.SpanPreparation, wiretrace.AttrTurn, tid)
 		childOf(t, prep, turn, false)
-		reqID := attrOf(prep, server.AttrPreparation)
-		if attrOf(prep, server.AttrState) != wire.StateReady {
-			t.Errorf("Core's preparation span state %q, want ready", attrOf(prep, server.AttrState))
+		reqID := attrOf(prep, wiretrace.AttrPreparation)
+		if attrOf(prep, wiretrace.AttrState) != wire.StateReady {
+			t.Errorf("Core's preparation span state %q, want ready", attrOf(prep, wiretrace.AttrState))
 		}
-		sendPrep := rec.one(t, coreService, server.SpanSendPrefix+wire.TypeExecutionPrepare, server.AttrFrameID, reqID)
+		sendPrep := rec.one(t, coreService, wiretrace.SpanSendPrefix+wire.TypeExecutionPrepare, wiretrace.AttrFrameID, reqID)
 		childOf(t, sendPrep, prep, false)
-		recvPrep := rec.one(t, daemonService, runner.SpanRecvPrefix+wire.TypeExecutionPrepare, runner.AttrFrameID, reqID)
+		recvPrep := rec.one(t, daemonService, wiretrace.SpanRecvPrefix+wire.TypeExecutionPrepare, wiretrace.AttrFrameID, reqID)
 		childOf(t, recvPrep, sendPrep, true)
-		dPrep := rec.one(t, daemonService, runner.SpanPreparation, runner.AttrPreparation, reqID)
+		dPrep := rec.one(t, daemonService, wiretrace.SpanPreparation, wiretrace.AttrPreparation, reqID)
 		childOf(t, dPrep, recvPrep, false)
-		if attrOf(dPrep, runner.AttrState) != wire.StateReady {
-			t.Errorf("daemon's preparation span state %q, want ready", attrOf(dPrep, runner.AttrState))
+		if attrOf(dPrep, wiretrace.AttrState) != wire.StateReady {
+			t.Errorf("daemon's preparation span state %q, want ready", attrOf(dPrep, wiretrace.AttrState))
 		}
 		ready := false
-		for _, st := range rec.find(daemonService, runner.SpanSendPrefix+wire.TypePreparationStatus, runner.AttrFrameID, reqID) {
+		for _, st := range rec.find(daemonService, wiretrace.SpanSendPrefix+wire.TypePreparationStatus, wiretrace.AttrFrameID, reqID) {
 			if st.Parent.SpanID() == dPrep.SpanContext.SpanID() {
 				ready = true
-				back := rec.find(coreService, server.SpanRecvPrefix+wire.TypePreparationStatus, server.AttrFrameID, reqID)
+				back := rec.find(coreService, wiretrace.SpanRecvPrefix+wire.TypePreparationStatus, wiretrace.AttrFrameID, reqID)
 				if !containsChildOf(back, st) {
 					t.Errorf("no Core receive span of preparation_status is a child of the daemon's send span")
 				}
@@ -170,29 +169,29 @@ func TestTracesJoinCoreAndDaemonAcrossTheWebSocket(t *testing.T) {
 		// The Run: execution_start under Core's Turn, the daemon's Turn
 		// span under its receive span, its output under its Turn span,
 		// and Core's receive spans under the daemon's sends.
-		start := rec.one(t, coreService, server.SpanSendPrefix+wire.TypeExecutionStart, server.AttrFrameID, reqID)
+		start := rec.one(t, coreService, wiretrace.SpanSendPrefix+wire.TypeExecutionStart, wiretrace.AttrFrameID, reqID)
 		childOf(t, start, turn, false)
-		recvStart := rec.one(t, daemonService, runner.SpanRecvPrefix+wire.TypeExecutionStart, runner.AttrFrameID, reqID)
+		recvStart := rec.one(t, daemonService, wiretrace.SpanRecvPrefix+wire.TypeExecutionStart, wiretrace.AttrFrameID, reqID)
 		childOf(t, recvStart, start, true)
-		dTurn := rec.one(t, daemonService, runner.SpanTurn, runner.AttrTurn, tid)
+		dTurn := rec.one(t, daemonService, wiretrace.SpanTurn, wiretrace.AttrTurn, tid)
 		childOf(t, dTurn, recvStart, false)
-		if attrOf(dTurn, runner.AttrState) != "done" {
-			t.Errorf("daemon's Turn span state %q, want done", attrOf(dTurn, runner.AttrState))
+		if attrOf(dTurn, wiretrace.AttrState) != "done" {
+			t.Errorf("daemon's Turn span state %q, want done", attrOf(dTurn, wiretrace.AttrState))
 		}
-		deltas := rec.find(daemonService, runner.SpanSendPrefix+wire.TypeDelta, runner.AttrFrameID, tid)
+		deltas := rec.find(daemonService, wiretrace.SpanSendPrefix+wire.TypeDelta, wiretrace.AttrFrameID, tid)
 		if len(deltas) != 2 {
 			t.Fatalf("%d delta send spans, want 2:\n%s", len(deltas), rec.dump())
 		}
-		coreDeltas := rec.find(coreService, server.SpanRecvPrefix+wire.TypeDelta, server.AttrFrameID, tid)
+		coreDeltas := rec.find(coreService, wiretrace.SpanRecvPrefix+wire.TypeDelta, wiretrace.AttrFrameID, tid)
 		for _, d := range deltas {
 			childOf(t, d, dTurn, false)
 			if !containsChildOf(coreDeltas, d) {
 				t.Errorf("no Core receive span of delta is a child of the daemon's send span %s", d.SpanContext.SpanID())
 			}
 		}
-		done := rec.one(t, daemonService, runner.SpanSendPrefix+wire.TypeDone, runner.AttrFrameID, tid)
+		done := rec.one(t, daemonService, wiretrace.SpanSendPrefix+wire.TypeDone, wiretrace.AttrFrameID, tid)
 		childOf(t, done, dTurn, false)
-		childOf(t, rec.one(t, coreService, server.SpanRecvPrefix+wire.TypeDone, server.AttrFrameID, tid), done, true)
+		childOf(t, rec.one(t, coreService, wiretrace.SpanRecvPrefix+wire.TypeDone, wiretrace.AttrFrameID, tid), done, true)
 
 		// Every span of the Turn is in its one trace.
 		for _, sp := range []tracetest.SpanStub{prep, sendPrep, recvPrep, dPrep, start, recvStart, dTurn, done} {
@@ -201,7 +200,7 @@ func TestTracesJoinCoreAndDaemonAcrossTheWebSocket(t *testing.T) {
 			}
 		}
 		// Heartbeats open no trace of their own.
-		if hb := rec.find(coreService, server.SpanRecvPrefix+wire.TypeHeartbeat, "", ""); len(hb) != 0 {
+		if hb := rec.find(coreService, wiretrace.SpanRecvPrefix+wire.TypeHeartbeat, "", ""); len(hb) != 0 {
 			t.Errorf("%d heartbeat spans", len(hb))
 		}
 	})
@@ -234,14 +233,14 @@ func TestTracesEndACancelledTurn(t *testing.T) {
 			t.Fatalf("events after cancel %v", names)
 		}
 		synctest.Wait()
-		turn := rec.one(t, coreService, server.SpanTurn, server.AttrTurn, tid)
-		dTurn := rec.one(t, daemonService, runner.SpanTurn, runner.AttrTurn, tid)
-		if attrOf(turn, server.AttrState) != "cancelled" || attrOf(dTurn, runner.AttrState) != "cancelled" {
-			t.Fatalf("Turn span states: Core %q, daemon %q, want cancelled", attrOf(turn, server.AttrState), attrOf(dTurn, runner.AttrState))
+		turn := rec.one(t, coreService, wiretrace.SpanTurn, wiretrace.AttrTurn, tid)
+		dTurn := rec.one(t, daemonService, wiretrace.SpanTurn, wiretrace.AttrTurn, tid)
+		if attrOf(turn, wiretrace.AttrState) != "cancelled" || attrOf(dTurn, wiretrace.AttrState) != "cancelled" {
+			t.Fatalf("Turn span states: Core %q, daemon %q, want cancelled", attrOf(turn, wiretrace.AttrState), attrOf(dTurn, wiretrace.AttrState))
 		}
-		cancel := rec.one(t, coreService, server.SpanSendPrefix+wire.TypePromptCancel, server.AttrFrameID, tid)
+		cancel := rec.one(t, coreService, wiretrace.SpanSendPrefix+wire.TypePromptCancel, wiretrace.AttrFrameID, tid)
 		childOf(t, cancel, turn, false)
-		ack := rec.one(t, daemonService, runner.SpanSendPrefix+wire.TypeInteractionDecisionAck, runner.AttrFrameID, tid)
+		ack := rec.one(t, daemonService, wiretrace.SpanSendPrefix+wire.TypeInteractionDecisionAck, wiretrace.AttrFrameID, tid)
 		childOf(t, ack, dTurn, false)
 		if dTurn.SpanContext.TraceID() != turn.SpanContext.TraceID() {
 			t.Fatalf("the daemon's Turn span is in another trace:\n%s", rec.dump())
@@ -312,11 +311,11 @@ func TestTracesHoldNoSecret(t *testing.T) {
 		collect(t, s.events(plain))
 		synctest.Wait()
 
-		if len(rec.find(coreService, server.SpanSendPrefix+wire.TypeExecutionPrepare, "", "")) < 2 ||
-			len(rec.find(daemonService, runner.SpanRecvPrefix+wire.TypeExecutionPrepare, "", "")) < 2 {
+		if len(rec.find(coreService, wiretrace.SpanSendPrefix+wire.TypeExecutionPrepare, "", "")) < 2 ||
+			len(rec.find(daemonService, wiretrace.SpanRecvPrefix+wire.TypeExecutionPrepare, "", "")) < 2 {
 			t.Fatalf("the execution_prepare frames were not traced on both sides:\n%s", rec.dump())
 		}
-		if len(rec.find(coreService, server.SpanTurn, server.AttrTurn, mcpTurn)) != 1 {
+		if len(rec.find(coreService, wiretrace.SpanTurn, wiretrace.AttrTurn, mcpTurn)) != 1 {
 			t.Fatalf("no Turn span for the MCP Turn:\n%s", rec.dump())
 		}
 		text := spansText(rec.exp.GetSpans())

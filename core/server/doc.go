@@ -43,9 +43,9 @@
 //
 // With Options.Tracer set, the loop records OpenTelemetry spans from
 // outside the machine, which never sees them (tracing.go): a Turn span
-// (SpanTurn) from the SubmitTurn the machine accepted to the commit that
+// (wiretrace.SpanTurn) from the SubmitTurn the machine accepted to the commit that
 // made the Turn terminal, with its state and error code; a preparation
-// span (SpanPreparation) from the execution_prepare sent for the
+// span (wiretrace.SpanPreparation) from the execution_prepare sent for the
 // Session's oldest open Turn, under that Turn's span, to the first
 // preparation_status other than preparing, or the connection's end; and
 // one span per frame sent ("send <type>", under the frame's preparation

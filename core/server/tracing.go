@@ -4,34 +4,12 @@ import (
 	"context"
 	"strings"
 
-	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/internal/wiretrace"
 	"github.com/turnstile-sim/turnstile/wire"
-)
-
-// Span names and attribute keys of Core's traces. Attributes carry
-// identifiers, types, states and error codes only: never a credential, a
-// token, a key, a Vault secret or input text.
-const (
-	SpanTurn        = "turnstile.turn"
-	SpanPreparation = "turnstile.preparation"
-	SpanSendPrefix  = "send "    // + frame type
-	SpanRecvPrefix  = "receive " // + frame type
-
-	AttrTurn        = attribute.Key("turnstile.turn.id")
-	AttrSession     = attribute.Key("turnstile.session.id")
-	AttrState       = attribute.Key("turnstile.state")
-	AttrErrorCode   = attribute.Key("turnstile.error_code")
-	AttrPreparation = attribute.Key("turnstile.preparation.id")
-	AttrAgentKind   = attribute.Key("turnstile.agent_kind")
-	AttrFrameType   = attribute.Key("turnstile.frame.type")
-	AttrFrameID     = attribute.Key("turnstile.frame.id")
-	AttrConn        = attribute.Key("turnstile.conn")
-	AttrDevice      = attribute.Key("turnstile.device.id")
 )
 
 // tracing follows the machine from the outside: it opens a span per
@@ -80,8 +58,8 @@ func (t *tracing) stepped(ev core.Event, effs []core.Effect) {
 		if !ok || r.Call != sub.Call || r.Err != nil || r.TurnID == "" {
 			continue
 		}
-		ctx, span := t.tr.Start(context.Background(), SpanTurn, trace.WithNewRoot(),
-			trace.WithAttributes(AttrTurn.String(r.TurnID), AttrSession.String(sub.Session)))
+		ctx, span := t.tr.Start(context.Background(), wiretrace.SpanTurn, trace.WithNewRoot(),
+			trace.WithAttributes(wiretrace.AttrTurn.String(r.TurnID), wiretrace.AttrSession.String(sub.Session)))
 		t.turns[r.TurnID] = &turnSpan{span: span, ctx: ctx, id: r.TurnID, session: sub.Session}
 		t.queue[sub.Session] = append(t.queue[sub.Session], r.TurnID)
 	}
@@ -97,9 +75,9 @@ func (t *tracing) settle(back Backend) {
 		if !ok || !rec.State.Terminal() {
 			continue
 		}
-		ts.span.SetAttributes(AttrState.String(string(rec.State)))
+		ts.span.SetAttributes(wiretrace.AttrState.String(string(rec.State)))
 		if rec.ErrorCode != "" {
-			ts.span.SetAttributes(AttrErrorCode.String(rec.ErrorCode))
+			ts.span.SetAttributes(wiretrace.AttrErrorCode.String(rec.ErrorCode))
 		}
 		if rec.State == core.TurnFailed {
 			ts.span.SetStatus(codes.Error, rec.ErrorCode)
@@ -180,27 +158,27 @@ func (t *tracing) sending(conn core.ConnID, device string, f wire.Frame) (wire.F
 	parent, ok := t.parentOf(f)
 	if p, isPrep := f.Payload.(wire.ExecutionPrepare); isPrep && t.preps[f.ID] == nil {
 		base := context.Background()
-		opts := []trace.SpanStartOption{trace.WithAttributes(AttrPreparation.String(f.ID),
-			AttrSession.String(p.SessionID), AttrAgentKind.String(p.Configuration.AgentKind),
-			AttrConn.Int64(int64(conn)), AttrDevice.String(device))}
+		opts := []trace.SpanStartOption{trace.WithAttributes(wiretrace.AttrPreparation.String(f.ID),
+			wiretrace.AttrSession.String(p.SessionID), wiretrace.AttrAgentKind.String(p.Configuration.AgentKind),
+			wiretrace.AttrConn.Int64(int64(conn)), wiretrace.AttrDevice.String(device))}
 		if ts := t.turnOf(f); ts != nil {
 			base = ts.ctx
-			opts = append(opts, trace.WithAttributes(AttrTurn.String(ts.id)))
+			opts = append(opts, trace.WithAttributes(wiretrace.AttrTurn.String(ts.id)))
 		} else {
 			opts = append(opts, trace.WithNewRoot())
 		}
-		ctx, span := t.tr.Start(base, SpanPreparation, opts...)
+		ctx, span := t.tr.Start(base, wiretrace.SpanPreparation, opts...)
 		t.preps[f.ID] = &prepSpan{span: span, ctx: ctx, conn: conn}
 		parent, ok = ctx, true
 	}
 	opts := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindProducer),
-		trace.WithAttributes(AttrFrameType.String(typ), AttrFrameID.String(f.ID),
-			AttrConn.Int64(int64(conn)), AttrDevice.String(device))}
+		trace.WithAttributes(wiretrace.AttrFrameType.String(typ), wiretrace.AttrFrameID.String(f.ID),
+			wiretrace.AttrConn.Int64(int64(conn)), wiretrace.AttrDevice.String(device))}
 	if !ok {
 		parent = context.Background()
 		opts = append(opts, trace.WithNewRoot())
 	}
-	_, span := t.tr.Start(parent, SpanSendPrefix+typ, opts...)
+	_, span := t.tr.Start(parent, wiretrace.SpanSendPrefix+typ, opts...)
 	if f.Trace == "" {
 		f.Trace = wiretrace.Format(span.SpanContext())
 	}
@@ -220,8 +198,8 @@ func (t *tracing) received(conn core.ConnID, device string, f wire.Frame) trace.
 		return nil
 	}
 	opts := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindConsumer),
-		trace.WithAttributes(AttrFrameType.String(typ), AttrFrameID.String(f.ID),
-			AttrConn.Int64(int64(conn)), AttrDevice.String(device))}
+		trace.WithAttributes(wiretrace.AttrFrameType.String(typ), wiretrace.AttrFrameID.String(f.ID),
+			wiretrace.AttrConn.Int64(int64(conn)), wiretrace.AttrDevice.String(device))}
 	parent := context.Background()
 	if sc, ok := wiretrace.Parse(f.Trace); ok {
 		parent = trace.ContextWithRemoteSpanContext(parent, sc)
@@ -231,7 +209,7 @@ func (t *tracing) received(conn core.ConnID, device string, f wire.Frame) trace.
 			opts = append(opts, trace.WithLinks(trace.LinkFromContext(local)))
 		}
 	}
-	_, span := t.tr.Start(parent, SpanRecvPrefix+typ, opts...)
+	_, span := t.tr.Start(parent, wiretrace.SpanRecvPrefix+typ, opts...)
 	if st, ok := f.Payload.(wire.PreparationStatus); ok {
 		t.preparationStatus(f.ID, st)
 	}
@@ -244,9 +222,9 @@ func (t *tracing) preparationStatus(reqID string, st wire.PreparationStatus) {
 	if p == nil || st.State == wire.StatePreparing {
 		return
 	}
-	p.span.SetAttributes(AttrState.String(st.State))
+	p.span.SetAttributes(wiretrace.AttrState.String(st.State))
 	if st.ErrorCode != "" {
-		p.span.SetAttributes(AttrErrorCode.String(st.ErrorCode))
+		p.span.SetAttributes(wiretrace.AttrErrorCode.String(st.ErrorCode))
 	}
 	if st.State == wire.StateFailed || st.State == wire.StateRejected || st.State == wire.StateExpired {
 		p.span.SetStatus(codes.Error, st.ErrorCode)
@@ -281,7 +259,7 @@ func (t *tracing) stopped() {
 		delete(t.preps, id)
 	}
 	for id, ts := range t.turns {
-		ts.span.SetAttributes(AttrState.String("open at stop"))
+		ts.span.SetAttributes(wiretrace.AttrState.String("open at stop"))
 		ts.span.End()
 		delete(t.turns, id)
 	}

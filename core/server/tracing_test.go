@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/turnstile-sim/turnstile/core/server"
+	"github.com/turnstile-sim/turnstile/internal/wiretrace"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -69,7 +70,7 @@ func TestTraceFieldMalformedIsIgnored(t *testing.T) {
 			}
 			synctest.Wait()
 			spans := exp.GetSpans()
-			if len(spans) != 1 || spans[0].Name != server.SpanRecvPrefix+wire.TypeDelta {
+			if len(spans) != 1 || spans[0].Name != wiretrace.SpanRecvPrefix+wire.TypeDelta {
 				t.Fatalf("trace %s: spans %+v, want one receive span", tr, spans)
 			}
 			if sp := spans[0]; sp.Parent.IsValid() || !sp.SpanContext.IsValid() || sp.Status.Code != codes.Unset {

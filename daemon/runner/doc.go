@@ -53,9 +53,9 @@
 // frame's trace field (Core's send span), or a new root when the field is
 // missing or unusable (never a reason to refuse the frame); under the
 // receive span of an execution_prepare, a preparation span
-// (SpanPreparation) that ends at the first preparation_status other than
+// (wiretrace.SpanPreparation) that ends at the first preparation_status other than
 // preparing; under the receive span of an execution_start, a Turn span
-// (SpanTurn) that ends when the Run's done or error is sent (after a
+// (wiretrace.SpanTurn) that ends when the Run's done or error is sent (after a
 // cancel that asked for a receipt, when the receipt is sent); and a send
 // span per frame to Core ("send <type>", under the frame's Turn or
 // preparation span) whose traceparent the frame carries, so Core's

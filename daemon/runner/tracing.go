@@ -4,34 +4,11 @@ import (
 	"context"
 	"strings"
 
-	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/turnstile-sim/turnstile/internal/wiretrace"
 	"github.com/turnstile-sim/turnstile/wire"
-)
-
-// Span names and attribute keys of the daemon's traces (the same names
-// as Core's). Attributes carry identifiers, types, states and error codes
-// only: never the device credential, a token, a secret of a frame's
-// payload or input text.
-const (
-	SpanTurn        = "turnstile.turn"
-	SpanPreparation = "turnstile.preparation"
-	SpanSendPrefix  = "send "    // + frame type
-	SpanRecvPrefix  = "receive " // + frame type
-
-	AttrTurn        = attribute.Key("turnstile.turn.id")
-	AttrRun         = attribute.Key("turnstile.run.id")
-	AttrSession     = attribute.Key("turnstile.session.id")
-	AttrState       = attribute.Key("turnstile.state")
-	AttrErrorCode   = attribute.Key("turnstile.error_code")
-	AttrPreparation = attribute.Key("turnstile.preparation.id")
-	AttrAgentKind   = attribute.Key("turnstile.agent_kind")
-	AttrFrameType   = attribute.Key("turnstile.frame.type")
-	AttrFrameID     = attribute.Key("turnstile.frame.id")
-	AttrConnGen     = attribute.Key("turnstile.connection.generation")
 )
 
 // tracing follows the machine from the loop: a receive span per frame
@@ -74,7 +51,7 @@ func (t *tracing) received(gen uint64, f wire.Frame) trace.Span {
 	}
 	typ := f.Type()
 	opts := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindConsumer),
-		trace.WithAttributes(AttrFrameType.String(typ), AttrFrameID.String(f.ID), AttrConnGen.Int64(int64(gen)))}
+		trace.WithAttributes(wiretrace.AttrFrameType.String(typ), wiretrace.AttrFrameID.String(f.ID), wiretrace.AttrConnGen.Int64(int64(gen)))}
 	parent := context.Background()
 	if sc, ok := wiretrace.Parse(f.Trace); ok {
 		parent = trace.ContextWithRemoteSpanContext(parent, sc)
@@ -84,12 +61,12 @@ func (t *tracing) received(gen uint64, f wire.Frame) trace.Span {
 			opts = append(opts, trace.WithLinks(trace.LinkFromContext(local.ctx)))
 		}
 	}
-	ctx, span := t.tr.Start(parent, SpanRecvPrefix+typ, opts...)
+	ctx, span := t.tr.Start(parent, wiretrace.SpanRecvPrefix+typ, opts...)
 	switch p := f.Payload.(type) {
 	case wire.ExecutionPrepare:
 		if f.ID != "" && t.preps[f.ID] == nil {
-			pctx, ps := t.tr.Start(ctx, SpanPreparation, trace.WithAttributes(AttrPreparation.String(f.ID),
-				AttrSession.String(p.SessionID), AttrAgentKind.String(p.Configuration.AgentKind), AttrConnGen.Int64(int64(gen))))
+			pctx, ps := t.tr.Start(ctx, wiretrace.SpanPreparation, trace.WithAttributes(wiretrace.AttrPreparation.String(f.ID),
+				wiretrace.AttrSession.String(p.SessionID), wiretrace.AttrAgentKind.String(p.Configuration.AgentKind), wiretrace.AttrConnGen.Int64(int64(gen))))
 			t.preps[f.ID] = &openSpan{span: ps, ctx: pctx, gen: gen}
 		}
 	case wire.PromptCancel:
@@ -98,8 +75,8 @@ func (t *tracing) received(gen uint64, f wire.Frame) trace.Span {
 		}
 	case wire.ExecutionStart:
 		if p.RunID != "" && t.runs[p.RunID] == nil {
-			rctx, rs := t.tr.Start(ctx, SpanTurn, trace.WithAttributes(AttrRun.String(p.RunID),
-				AttrTurn.String(turnOfRun(p.RunID)), AttrPreparation.String(f.ID), AttrConnGen.Int64(int64(gen))))
+			rctx, rs := t.tr.Start(ctx, wiretrace.SpanTurn, trace.WithAttributes(wiretrace.AttrRun.String(p.RunID),
+				wiretrace.AttrTurn.String(turnOfRun(p.RunID)), wiretrace.AttrPreparation.String(f.ID), wiretrace.AttrConnGen.Int64(int64(gen))))
 			t.runs[p.RunID] = &openSpan{span: rs, ctx: rctx, gen: gen}
 		}
 	}
@@ -142,14 +119,14 @@ func (t *tracing) sending(gen uint64, f wire.Frame) (wire.Frame, trace.Span) {
 	}
 	typ := f.Type()
 	opts := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindProducer),
-		trace.WithAttributes(AttrFrameType.String(typ), AttrFrameID.String(f.ID), AttrConnGen.Int64(int64(gen)))}
+		trace.WithAttributes(wiretrace.AttrFrameType.String(typ), wiretrace.AttrFrameID.String(f.ID), wiretrace.AttrConnGen.Int64(int64(gen)))}
 	parent := context.Background()
 	if p := t.parentOf(f); p != nil {
 		parent = p.ctx
 	} else {
 		opts = append(opts, trace.WithNewRoot())
 	}
-	_, span := t.tr.Start(parent, SpanSendPrefix+typ, opts...)
+	_, span := t.tr.Start(parent, wiretrace.SpanSendPrefix+typ, opts...)
 	if f.Trace == "" {
 		f.Trace = wiretrace.Format(span.SpanContext())
 	}
@@ -171,9 +148,9 @@ func (t *tracing) sent(f wire.Frame, span trace.Span) {
 		if ps == nil || p.State == wire.StatePreparing {
 			return
 		}
-		ps.span.SetAttributes(AttrState.String(p.State))
+		ps.span.SetAttributes(wiretrace.AttrState.String(p.State))
 		if p.ErrorCode != "" {
-			ps.span.SetAttributes(AttrErrorCode.String(p.ErrorCode))
+			ps.span.SetAttributes(wiretrace.AttrErrorCode.String(p.ErrorCode))
 		}
 		if p.State == wire.StateFailed || p.State == wire.StateRejected || p.State == wire.StateExpired {
 			ps.span.SetStatus(codes.Error, p.ErrorCode)
@@ -210,9 +187,9 @@ func (t *tracing) endRun(run, state, code string) {
 		r.state, r.code = state, code
 		return
 	}
-	r.span.SetAttributes(AttrState.String(state))
+	r.span.SetAttributes(wiretrace.AttrState.String(state))
 	if code != "" {
-		r.span.SetAttributes(AttrErrorCode.String(code))
+		r.span.SetAttributes(wiretrace.AttrErrorCode.String(code))
 	}
 	if state == "error" {
 		r.span.SetStatus(codes.Error, code)

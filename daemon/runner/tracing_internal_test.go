@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/turnstile-sim/turnstile/daemon"
+	"github.com/turnstile-sim/turnstile/internal/wiretrace"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -50,7 +51,7 @@ func TestTraceFieldMalformedStartsARootSpan(t *testing.T) {
 				t.Errorf("trace %s: span %q in another trace", bad, sp.Name)
 			}
 		}
-		if recv := spans[0]; recv.Name != SpanRecvPrefix+wire.TypeExecutionStart || recv.Parent.IsValid() {
+		if recv := spans[0]; recv.Name != wiretrace.SpanRecvPrefix+wire.TypeExecutionStart || recv.Parent.IsValid() {
 			t.Fatalf("trace %s: first span %q parent %v, want a root receive span", bad, recv.Name, recv.Parent)
 		}
 	}

@@ -8,9 +8,34 @@ package wiretrace
 import (
 	"strings"
 
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// Span names and attribute keys of the traces of Core and the daemon
+// (one set, so their spans read alike in one trace). Attributes carry
+// identifiers, types, states and error codes only: never a credential, a
+// token, a key, a Vault secret, a payload or input text.
+const (
+	SpanTurn        = "turnstile.turn"
+	SpanPreparation = "turnstile.preparation"
+	SpanSendPrefix  = "send "    // + frame type
+	SpanRecvPrefix  = "receive " // + frame type
+
+	AttrTurn        = attribute.Key("turnstile.turn.id")
+	AttrRun         = attribute.Key("turnstile.run.id")
+	AttrSession     = attribute.Key("turnstile.session.id")
+	AttrState       = attribute.Key("turnstile.state")
+	AttrErrorCode   = attribute.Key("turnstile.error_code")
+	AttrPreparation = attribute.Key("turnstile.preparation.id")
+	AttrAgentKind   = attribute.Key("turnstile.agent_kind")
+	AttrFrameType   = attribute.Key("turnstile.frame.type")
+	AttrFrameID     = attribute.Key("turnstile.frame.id")
+	AttrConn        = attribute.Key("turnstile.conn")                  // Core's connection
+	AttrConnGen     = attribute.Key("turnstile.connection.generation") // the daemon's connection
+	AttrDevice      = attribute.Key("turnstile.device.id")
 )
 
 // Encode encodes f, whose trace the tracing stamped over the machine's own
