@@ -48,11 +48,6 @@ const (
 
 var failoverExpectedMarks = []Mark{MarkFailoverTakeover, MarkZombieCommitRefused, MarkZombieFrameSent}
 
-// FailoverChecks are the failover checks, in report order.
-func FailoverChecks() []string {
-	return []string{CheckFailoverStaleCommit, CheckFailoverZombieFrame}
-}
-
 // failoverState is the lease's epoch as takeovers moved it and the
 // zombies those takeovers left running.
 type failoverState struct {

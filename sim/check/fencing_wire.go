@@ -334,13 +334,3 @@ func (l *Ledger) fencingNodeDown(node string) {
 	delete(s.fenced, node)
 	delete(s.fencedSince, node)
 }
-
-// EnvironmentChecks lists the suspension fencing and runtime_prepare
-// transfer checks.
-func EnvironmentChecks() []string {
-	return []string{"fencing_reply", "fencing_in_flight", "fencing_quiesced_work", "fencing_double_resume",
-		"fencing_quiesce_busy", "fencing_resume_other", "fencing_quiesce_closes",
-		"transfer_in_flight", "transfer_replayed", "transfer_result", "transfer_installed_without_digest",
-		"transfer_incomplete_installed", "transfer_install_outcome", "prepare_during_install",
-		"timing_transfer_exchange"}
-}

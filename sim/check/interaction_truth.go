@@ -156,9 +156,3 @@ func (l *Ledger) CoreInteraction(at int64, turn, id, status, delivery string) {
 		l.reach(MarkDecisionRepeatedAfterUnknown)
 	}
 }
-
-// InteractionChecks lists the interaction safety checks.
-func InteractionChecks() []string {
-	return []string{CheckDecisionAppliedTwice, CheckDecisionMisrouted, CheckAppliedWithoutNative,
-		CheckDoneBeforeDecision, CheckInteractionAfterDone, CheckResolvedWithoutReceipt}
-}

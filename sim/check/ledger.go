@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -234,6 +235,9 @@ func NewLedger() *Ledger {
 }
 
 func (l *Ledger) violate(at int64, check, format string, args ...any) {
+	if !Registered(check) {
+		panic("check: violation of unregistered rule " + strconv.Quote(check) + " (add it to Rules)")
+	}
 	l.found = append(l.found, Violation{Check: check, At: at, Message: fmt.Sprintf(format, args...)})
 }
 

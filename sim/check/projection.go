@@ -19,12 +19,6 @@ func (p *projectionState) init() {
 	p.prepsPerConn = map[uint64]*prepCount{}
 }
 
-// ProjectionChecks are the check names of Core's projection oracles, in
-// report order.
-func ProjectionChecks() []string {
-	return []string{CheckEngineErrorProjection, CheckPreparationsPerConn}
-}
-
 // projectionExpectedMarks are the marks the projection workload must reach.
 var projectionExpectedMarks = []Mark{
 	MarkEngineCodeUnclassified, MarkEngineStatusDropped, MarkEngineStatusKept,

@@ -77,15 +77,6 @@ func Timers() []string {
 	return out
 }
 
-// TimingChecks lists the timing check names in the order of Timers.
-func TimingChecks() []string {
-	out := Timers()
-	for i := range out {
-		out[i] = "timing_" + out[i]
-	}
-	return out
-}
-
 // DocumentedTimer is the documents' duration of a timer (0 for an unknown
 // name).
 func DocumentedTimer(name string) time.Duration {

@@ -89,7 +89,7 @@ func statusFrame(req string, st wire.PreparationStatus) wire.Frame {
 var (
 	teardownChecks = []string{CheckDoneBeforeReceipt, CheckPublishedBeforeSettled, CheckHeartbeatSnapshot,
 		CheckShutdownReport, CheckReceiptBudget, CheckIdleEviction}
-	timingChecks  = TimingChecks()
+	timingChecks  = timingRuleNames()
 	hostileChecks = []string{CheckHostileRefusal, CheckHostileEffect, CheckHostileConnection}
 )
 

@@ -258,9 +258,3 @@ func (l *Ledger) WorkspaceReadWhileUnsettled() { l.reach(MarkReadWhileWriteUnset
 
 // UsedWorkspace reports whether the run recorded any workspace call.
 func (l *Ledger) UsedWorkspace() bool { return len(l.ws.writes)+len(l.ws.reads)+len(l.ws.exported) > 0 }
-
-// WorkspaceChecks lists the workspace safety and timing checks.
-func WorkspaceChecks() []string {
-	return []string{CheckWorkspaceTruth, CheckWorkspaceMutationOrder, CheckReadOnlyStarted, CheckTimingWorkspace, CheckWorkspaceExport,
-		CheckReadEnvironment, CheckReadAfterUnknown, CheckReadUnsupported, CheckWriteExclusion, CheckWriteSettlement, CheckWriteReceipt}
-}

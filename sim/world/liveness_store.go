@@ -29,8 +29,8 @@ func (u *universe) storeLiveness() error {
 }
 
 // checkUnreported names a ledger or world violation that no registered
-// check took: its check name is missing from checkNames, so without this
-// last check it would be dropped and the run would pass.
+// check took (one the world failed under a name no rule registers), so
+// without this last check it would be dropped and the run would pass.
 const checkUnreported = "unreported_violation"
 
 // unreported fails a run that ends with a violation nobody reported.

@@ -7,7 +7,7 @@ import "github.com/turnstile-sim/turnstile/sim"
 //
 // An assertion inside a step leaves a half-applied state: the step's
 // effects are applied (so a checker that sees the breach in them reports
-// in the same step, ahead of the panic: checkNames ends with checkPanic)
+// in the same step, ahead of the panic: panic is the last after-step rule)
 // and the node stops.
 //
 // A failure of the invariant check that ends every step leaves the whole

@@ -278,25 +278,23 @@ func FaultKinds() []sim.FaultKind {
 	return kinds
 }
 
-// checkNames are the ledger's safety checks, reported after a step in
-// this order (addChecks).
-var checkNames = append(append(check.FailoverChecks(),
-	check.CheckRunStartedTwice, check.CheckInputDeliveredTwice, check.CheckAcceptedWithoutTruth,
-	check.CheckAcceptedWithoutReceipt, check.CheckFabricatedTerminal, check.CheckCancelOverridden, check.CheckHandleReuse,
-	check.CheckStaleRevision, check.CheckCapability, check.CheckCapacity, check.CheckDurableFacts, check.CheckRestartOutcome,
-	check.CheckUsageAdded, check.CheckUsageLatest, check.CheckDecisionConflictAfterApply, check.CheckHostileRefusal, check.CheckHostileEffect, check.CheckHostileConnection,
-	checkWire,
-	check.CheckPrepareConfiguration, check.CheckNativeHistory, check.CheckRefusalCode,
-	check.CheckDoneBeforeReceipt, check.CheckPublishedBeforeSettled, check.CheckHeartbeatSnapshot,
-	check.CheckShutdownReport, check.CheckReceiptBudget, check.CheckIdleEviction, check.CheckExecutorReuse, check.CheckValidRequestRefused,
-	check.CheckRunEventLimit, check.CheckSubscriberStream, check.CheckSteerInputsPerRun,
-	check.CheckSteerAfterCancel, check.CheckDoneUsage, check.CheckWireCodeSets, check.CheckPrepareCleanup, check.CheckCapacityProbe, check.CheckReconnectWindow, check.CheckFencedSelection, check.CheckFencingRollback,
-), slices.Concat(check.TimingChecks(), check.InteractionChecks(), check.WorkspaceChecks(),
-	check.EnvironmentChecks(), check.ProjectionChecks(), []string{checkPanic})...)
+// ledgerOrder are the checks the ledger check reports after a step, in
+// registry order (check.Rules): every after-step rule but the Harness
+// contract, which its own kernel check reads from the Harnesses.
+var ledgerOrder = func() []string {
+	var out []string
+	for _, r := range check.Rules() {
+		if r.Verdict&check.AfterStep != 0 && r.Name != checkHarnessContract {
+			out = append(out, r.Name)
+		}
+	}
+	return out
+}()
 
 // checkPanic names a machine's failed assertion, the campaign's "panic"
-// (campaign.CheckPanic): last, so that a checker naming the rule the
-// machine broke in that step reports first.
+// (campaign.CheckPanic): registered last among the after-step rules, so
+// that a checker naming the rule the machine broke in that step reports
+// first.
 const checkPanic = "panic"
 
 // checkWire names world-side failures: a machine produced a frame that
@@ -312,14 +310,14 @@ const checkHarnessContract = "harness_contract"
 // ledger after every step; each check reports the violations of its name.
 func (u *universe) addChecks() {
 	// One kernel check judges the ledger after every step and reports
-	// the first violation, in checkNames order, under its own name.
+	// the first violation, in ledgerOrder, under its own name.
 	u.w.AddCheck(sim.Check{Name: "ledger", AfterStep: func(v *sim.View) error {
 		u.pendingV = append(u.pendingV, u.led.AfterStep(v.Step())...)
 		u.hostileMarks()
 		if len(u.pendingV) == 0 {
 			return nil
 		}
-		for _, name := range checkNames {
+		for _, name := range ledgerOrder {
 			if err := u.takeViolation(name); err != nil {
 				return &sim.NamedViolation{Check: name, Message: err.Error()}
 			}
@@ -337,11 +335,11 @@ func (u *universe) addChecks() {
 	u.w.AddCheck(sim.Check{Name: check.CheckOrphan, AtEnd: func(v *sim.View) error {
 		return u.takeViolation(check.CheckOrphan)
 	}})
-	u.w.AddCheck(sim.Check{Name: check.CheckAcceptedWithoutTruth + "_final", AtEnd: func(v *sim.View) error {
-		return u.takeViolation(check.CheckAcceptedWithoutTruth)
-	}})
-	for _, name := range check.TimingChecks() {
-		u.w.AddCheck(sim.Check{Name: name + "_final", AtEnd: func(*sim.View) error { return u.takeViolation(name) }})
+	// A deadline still open at the end (the held panic has its own check).
+	for _, r := range check.Rules() {
+		if name := r.Name; r.Verdict == check.AfterStep|check.AtEnd && name != checkPanic {
+			u.w.AddCheck(sim.Check{Name: name + "_final", AtEnd: func(*sim.View) error { return u.takeViolation(name) }})
+		}
 	}
 	u.w.AddCheck(u.heldPanicCheck())
 	u.w.AddCheck(sim.Check{Name: checkUnreported, AtEnd: func(*sim.View) error { return u.unreported() }})
