@@ -2,13 +2,9 @@ package check
 
 import "github.com/turnstile-sim/turnstile/wire"
 
-// CheckAcceptedWithoutReceipt names the receipt behind an accepted input:
-// Core records a steering input accepted (and moves its cursor past it)
-// only once a prompt_steer_ack naming that Run and that input_id with
-// accepted=true has reached it. A receipt for another input, even of the
-// same Run, proves nothing about this one. Judged from the frames Core
-// received (a replayed copy of the input's own receipt is still its
-// receipt) and Core's store.
+// CheckAcceptedWithoutReceipt is rule accepted_without_receipt (Rules),
+// judged from the frames Core received (a replayed copy of the input's
+// own receipt is still its receipt) and Core's store.
 const CheckAcceptedWithoutReceipt = "accepted_without_receipt"
 
 // observeAcceptedReceipts records every accepting receipt Core receives.

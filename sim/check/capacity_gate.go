@@ -6,22 +6,16 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// The capacity gate, judged from the wire alone (Core's documented
-// policy, core/doc.go; the seed only says a preparation_capacity refusal
-// leaves the queued Turn unclaimed for the Worker to retry). After a
-// connection refused an execution_prepare of a Turn with
-// preparation_capacity, Core sends no execution_prepare of a Turn on that
-// connection before its capacity wait ends: PrepareRetryDelay (1 s) after
-// the refusal, doubling with every consecutive refusal that arrives once
-// the previous wait is over, capped at CapacityWaitMax (30 s); after it,
-// one preparation at a time is open on the connection. A refusal
-// arriving during a wait (of a preparation sent before it began) changes
-// nothing. A heartbeat of the connection ends the wait at once (the
-// Runtime's capacity may have been released); a status other than a
-// refusal of a preparation sent since the gate began (the probe taken)
-// opens it step by step (opened). A
-// Session's own retry may then be held back by the gate: the lateness of
-// prepare_retry is excused while some connection is gated.
+// The capacity gate (rule capacity_gate, Rules), judged from the wire
+// alone. The wait is PrepareRetryDelay after the refusal, doubling with
+// every consecutive refusal that arrives once the previous wait is over,
+// capped at CapacityWaitMax; a refusal arriving during a wait (of a
+// preparation sent before it began) changes nothing. After the wait one
+// preparation at a time is open on the connection (capacity_probe.go); a
+// status other than a refusal of a preparation sent since the gate began
+// (the probe taken) opens it step by step (opened). A Session's own retry
+// may be held back by the gate: the lateness of prepare_retry is excused
+// while some connection is gated.
 
 // CheckCapacityGate names the capacity-gate oracle.
 const CheckCapacityGate = "capacity_gate"

@@ -1,14 +1,11 @@
 package check
 
-// CheckCapacityProbe names the one-probe rule of the capacity gate
-// (capacity_gate.go): once a connection's capacity wait is over, Core
-// sends one preparation of a Turn there (the probe) and no other until
-// the probe's stream answers (a refusal starts the next wait; a status
-// the Runtime took opens the gate step by step). Two preparations of
-// Turns sent after the wait, with the probe unanswered and the gate
-// neither opened nor uncertain (capGate), are a violation: a full
-// Runtime gets one probe per wait, not a preparation per queued Turn.
-// Judged only after a refusal Core certainly counted (fails > 0).
+// CheckCapacityProbe is rule capacity_gate_probe (Rules) of the capacity
+// gate (capacity_gate.go): a refusal of the probe starts the next wait, a
+// status the Runtime took opens the gate step by step. Two preparations
+// sent after the wait, with the probe unanswered and the gate neither
+// opened nor uncertain (capGate), are a violation; judged only after a
+// refusal Core certainly counted (fails > 0).
 const CheckCapacityProbe = "capacity_gate_probe"
 
 // capGateProbeSent judges a Turn's execution_prepare id that Core sent on

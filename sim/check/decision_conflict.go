@@ -6,17 +6,11 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// The changed-decision oracle (wire reference §3.6: a decision whose
-// content differs from the one already applied for that interaction is
-// refused decision_conflict). From the wire: a daemon sent a permission
-// request on a connection (its frame names the Run, its request_id the
-// interaction), then an applied receipt for Core's decision on it; when a
-// forged permission_decision for that interaction with other content
-// reaches the daemon on that connection before the daemon sent the Run's
-// done, the Turn is live and its interaction applied, so the daemon must
-// answer decision_conflict: not applied, and not not_pending (which is
-// left for a decision the daemon no longer remembers, once the Turn is
-// over).
+// The changed-decision oracle (rule decision_conflict_after_apply,
+// Rules), from the wire: a permission request the daemon sent names the
+// Run and, by its request_id, the interaction; its applied receipt for
+// Core's decision marks the interaction applied. not_pending is left for
+// a decision the daemon no longer remembers, once the Turn is over.
 
 // CheckDecisionConflictAfterApply names the changed-decision oracle.
 const CheckDecisionConflictAfterApply = "decision_conflict_after_apply"

@@ -2,13 +2,10 @@ package check
 
 import "github.com/turnstile-sim/turnstile/wire"
 
-// CheckDoneUsage names the daemon's duty to pass the native done's usage
-// on: each usage snapshot is complete and cumulative, and the native
-// terminal result's is the newest, so the done frame the daemon sends for
-// a Run whose native done carried usage carries exactly that usage (the
-// last running snapshot stands in only when the native done has none).
-// Judged from the Harness's ground truth (NativeDone) and the done frames
-// daemons send.
+// CheckDoneUsage is rule done_usage (Rules): each usage snapshot is
+// complete and cumulative, and the native terminal result's is the
+// newest. Judged from the Harness's ground truth (NativeDone) and the done
+// frames daemons send.
 const CheckDoneUsage = "done_usage"
 
 // nativeCalls is the Harness's ground truth of native starts and dones,

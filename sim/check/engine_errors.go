@@ -7,11 +7,8 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// CheckEngineErrorProjection: the engine failure Core records for a Turn
-// is the classification of the latest `error` frame of its Run that
-// reached Core, by wire-reference §6.3 written out again: a code outside
-// the 11-code set is unclassified ("") and drops the status; an HTTP
-// status is kept only with connection_failed and only in 100..599.
+// CheckEngineErrorProjection is rule engine_error_projection (Rules),
+// with wire-reference §6.3's classification written out again below.
 const CheckEngineErrorProjection = "engine_error_projection"
 
 // Engine error marks: a Runtime's unclassified code or out-of-range

@@ -7,19 +7,12 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// CheckExecutorReuse names the reuse rule of the execution_prepare table
-// (runtime-harness-protocol: 执行器复用; wire-reference §3.3): a prepare
-// may be answered by an existing idle executor (reused) only when that
-// executor serves the same Session with the same configuration (apart from
-// agent_session_id and require_existing_native_session, which decide the
-// native history), and its native history fits: a prepare naming
-// agent_session_id reuses only an executor holding that native session;
-// one requiring existing history without naming it reuses only an
-// executor that holds some native session. Otherwise the daemon answers
-// configuration_conflict, native_session_conflict, history_unavailable, or
-// replaces the executor. A reuse does no native work: its first status is
-// ready at revision 1 with reused=true, and an executor an earlier prepare
-// created is never announced as new (reused=false).
+// CheckExecutorReuse is rule executor_reuse (Rules). The native history
+// fits when a prepare naming agent_session_id reuses an executor holding
+// that native session, and one requiring existing history without naming
+// it reuses one that holds some native session; otherwise the daemon
+// answers configuration_conflict, native_session_conflict,
+// history_unavailable, or replaces the executor.
 //
 // Judged from the wire only: the prepare delivered to the device (honest
 // or forged: the daemon acts on both), the status that names an executor

@@ -23,15 +23,8 @@ import (
 // frames Core's end of the zombie's connections put on the wire); nothing
 // here asks either Core what it decided.
 const (
-	// CheckFailoverStaleCommit: a write became durable carrying an epoch
-	// other than the lease's current one (a fenced Core's commit was
-	// accepted).
-	CheckFailoverStaleCommit = "failover_stale_commit"
-	// CheckFailoverZombieFrame: a frame left Core's end of a zombie's
-	// connection after the store refused that zombie's commit, or after
-	// the zombie was gone: a frame whose decision was never durable, or
-	// from a process that no longer exists.
-	CheckFailoverZombieFrame = "failover_zombie_frame"
+	CheckFailoverStaleCommit = "failover_stale_commit" // Rules
+	CheckFailoverZombieFrame = "failover_zombie_frame" // Rules
 )
 
 // Failover marks.

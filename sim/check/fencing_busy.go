@@ -7,21 +7,12 @@ import (
 )
 
 // Suspension fencing oracles on what a quiesce or resume may cut or lift
-// (wire-reference §3.12; the seeds' 暂停 fencing written out again), from
-// the wire and the Harness's live turns:
-//
-//   - fencing_quiesce_busy: a daemon accepts a quiesce (other than a
-//     repeat of the one that fenced it) only when nothing is active: no
-//     runtime_prepare transfer it answered ready on that connection and
-//     has not ended, no admission it granted and has not ended, and no
-//     native turn of a Run it started still live at its Harness. Active
-//     work is refused resource_busy.
-//   - fencing_resume_other: a daemon fenced by one suspension accepts no
-//     environment_resume naming another: only the quiescing suspend_id
-//     lifts the fence.
-//   - fencing_quiesce_closes: a successful quiesce closes the connection:
-//     the daemon sends nothing more on it after its accepted
-//     environment_quiesced.
+// (rules fencing_quiesce_busy, fencing_resume_other and
+// fencing_quiesce_closes, Rules), from the wire and the Harness's live
+// turns. Active work is a runtime_prepare transfer the daemon answered
+// ready on that connection and that has not ended, an admission it
+// granted that has not ended, a native turn of a Run it started still
+// live at its Harness.
 
 // fenceBusy is the wire's view of each connection's open transfers.
 type fenceBusy struct {

@@ -2,15 +2,11 @@ package check
 
 import "github.com/turnstile-sim/turnstile/wire"
 
-// CheckFencingRollback names the rule for a resume after an unknown
-// outcome (wire-reference §3.12; core/fencing.go): a quiesce or resume
-// that got no reply leaves its outcome unknown (quiesce_unknown,
-// resume_unknown), and the resume that follows carries rollback:true, so
-// a Runtime that never quiesced treats it as a no-op. Core sends a resume
-// only once the suspension's previous request is resolved; when no reply
-// to that request reached Core at all, Core resolved it as unknown, and
-// the resume must roll back. A request answered by some reply is not
-// judged (Core may have ignored a late or malformed one).
+// CheckFencingRollback is rule fencing_rollback (Rules): a Runtime that
+// never quiesced treats a rollback resume as a no-op. Core sends a resume
+// only once the suspension's previous request is resolved, as unknown
+// when no reply reached it at all. A request answered by some reply is
+// not judged (Core may have ignored a late or malformed one).
 const CheckFencingRollback = "fencing_rollback"
 
 type fencingLast struct {

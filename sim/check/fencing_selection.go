@@ -2,18 +2,14 @@ package check
 
 import "github.com/turnstile-sim/turnstile/wire"
 
-// CheckFencedSelection names the fencing rule of device selection
-// (wire-reference §3.12; core/fencing.go): while a device has an
-// unresolved suspension (quiesce sent, quiesced, or either outcome
-// unknown), device selection skips it, so Core sends it no preparation
-// of a Turn. A suspension is unresolved from Core's environment_quiesce
-// until a refusal of that quiesce (accepted:false) or an accepted
-// environment_resumed reaches Core; either may have arrived too late
-// for Core to apply it, so the checker stops judging the suspension at
-// the first of them (it can only miss, never invent, a violation). Core
-// restarts keep suspensions (they are durable). Read-only preparations
-// (workspace reads and exports) are not device selection and are not
-// judged.
+// CheckFencedSelection is rule suspended_selection (Rules). A suspension
+// is unresolved from Core's environment_quiesce until a refusal of that
+// quiesce (accepted:false) or an accepted environment_resumed reaches
+// Core; either may have arrived too late for Core to apply it, so the
+// checker stops judging the suspension at the first of them (it can only
+// miss, never invent, a violation). Core restarts keep suspensions (they
+// are durable). Read-only preparations (workspace reads and exports) are
+// not device selection and are not judged.
 const CheckFencedSelection = "suspended_selection"
 
 type fencedSuspension struct {

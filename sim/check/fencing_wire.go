@@ -2,29 +2,14 @@ package check
 
 import "github.com/turnstile-sim/turnstile/wire"
 
-// Suspension fencing oracles, from the wire only (the seeds' rules of
-// 暂停 fencing and wire-reference §3.12 written out again):
-//
-//   - fencing_reply: a daemon's environment_quiesced / environment_resumed
-//     answers a request of the matching type that reached it on the same
-//     connection under the same Envelope ID, echoes both IDs of that
-//     request exactly, and carries no code when accepted (a refusal
-//     carries one). What reached the daemon counts, whoever put it on the
-//     wire and whatever Core knows: a copy a hostile proxy replayed, or a
-//     request still in flight when Core closed the connection, is a
-//     request the daemon must answer.
-//   - fencing_in_flight: Core never has more than two fencing requests
-//     unanswered on one connection, and never sends one without both IDs.
-//     A request whose 30 s reply wait ended is no longer in flight: Core
-//     recorded its outcome unknown (timing_suspension_reply_wait judges
-//     that), and a reply reaching Core after the wait is late.
-//   - fencing_quiesced_work: from an accepted quiesce until an accepted
-//     resume of the same suspension, the device accepts no new work: no
-//     preparation_status other than rejected for a request that reached
-//     it after the quiesce, no runtime_prepare ready for a begin after it.
-//   - fencing_double_resume: Core sends no environment_resume for a
-//     suspension after it received an accepted environment_resumed for it
-//     within the request's reply wait.
+// Suspension fencing oracles (rules fencing_reply, fencing_in_flight,
+// fencing_quiesced_work and fencing_double_resume, Rules), from the wire
+// only. For fencing_reply what reached the daemon counts, whoever put it
+// on the wire and whatever Core knows: a copy a hostile proxy replayed,
+// or a request still in flight when Core closed the connection, is a
+// request the daemon must answer. A request whose reply wait ended is no
+// longer in flight: Core recorded its outcome unknown
+// (timing_suspension_reply_wait judges that).
 
 const (
 	fencingRepliesInFlightMax = 2

@@ -6,15 +6,8 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// CheckHeartbeatSnapshot names the capability snapshot rules of a
-// connection as seen on the wire: capabilities are unknown before the
-// first valid heartbeat, so Core sends no execution_prepare on a
-// connection before one arrived on it; an invalid heartbeat (a heartbeat
-// frame that does not decode, or one declaring a kind twice, a blank kind
-// or an incomplete capability set) clears the snapshot and closes the
-// transport, so Core closes that connection in the step that received it
-// and sends nothing on it afterwards. A new connection starts unknown
-// again: nothing carries over from the old snapshot.
+// CheckHeartbeatSnapshot is rule heartbeat_snapshot (Rules), judged on
+// the wire.
 const CheckHeartbeatSnapshot = "heartbeat_snapshot"
 
 type heartbeatConn struct {

@@ -16,20 +16,9 @@ import (
 // alone: what the attacked machine sent back, what it closed, and what
 // the Harness and Core's store show it did.
 const (
-	// CheckHostileRefusal: the attacked machine answered a forged frame
-	// with anything but the documented answer, or did not answer one it
-	// must answer.
-	CheckHostileRefusal = "hostile_refusal"
-	// CheckHostileEffect: a refused forgery changed something: a native
-	// Turn for a hostile Run, a durable write at Core while it stepped a
-	// rogue's frame, a frame naming an over-long ID, or Core sending on a
-	// rogue connection.
-	CheckHostileEffect = "hostile_effect"
-	// CheckHostileConnection: Core kept a connection it must close (an
-	// invalid heartbeat, an incompatible version, a silent peer past the
-	// idle timeout, an older generation of a device) or closed one it must
-	// keep (a valid near-limit heartbeat, the newest generation).
-	CheckHostileConnection = "hostile_connection"
+	CheckHostileRefusal    = "hostile_refusal"
+	CheckHostileEffect     = "hostile_effect"
+	CheckHostileConnection = "hostile_connection" // hostile_conns.go
 )
 
 // RogueNode is the node ID of the rogue daemon: its frames are a hostile

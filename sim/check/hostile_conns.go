@@ -5,12 +5,10 @@ import (
 	"strings"
 )
 
-// Connection rules Core must keep whatever its peers do (wire reference
-// §2.3): a new connection of a device replaces the older one, and an older
-// generation arriving late never displaces the newer; so once Core has
-// stepped an open, at most one connection of the device is open at Core,
-// and it is never an older one kept in place of a newer one, except when
-// Core refused the newer one at the upgrade for its version.
+// Connection rules Core must keep whatever its peers do (rule
+// hostile_connection, Rules): a new connection of a device replaces the
+// older one, and an older generation arriving late never displaces the
+// newer.
 
 // ReasonIncompatibleVersion is the documented refusal of an upgrade with
 // another protocol version (§2.1).

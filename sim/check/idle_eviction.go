@@ -7,10 +7,7 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// CheckIdleEviction names the eviction rule: when a prepare finds the
-// executor table full, the daemon closes the idle executor that has been
-// idle longest (ties: the one created first) to make room, and refuses the
-// prepare with preparation_capacity (daemon/doc.go; the seeds leave the
+// CheckIdleEviction is rule idle_eviction (Rules; the seeds leave the
 // order to the Runtime's resource policy, and this is the rule the
 // Runtime documents).
 //

@@ -1,23 +1,8 @@
 package check
 
 // Interaction checks (permission and user-choice decisions, function
-// results), from the Harness's ground truth, the wire and Core's records:
-//
-//   - decision_applied_twice (truth): one interaction's decision applied
-//     natively more than once.
-//   - decision_misrouted (truth): a native decision call reached a Turn
-//     that did not emit the interaction (another Turn did).
-//   - applied_without_native (wire and truth): a daemon sends
-//     interaction_decision_ack applied=true for a decision whose
-//     interaction the Harness has not applied by then.
-//   - done_before_decision (wire and truth): a daemon sends done for a run
-//     while a native decision call of that run's Turn is unanswered.
-//   - interaction_after_done (wire): a daemon forwards a permission
-//     request, user-choice prompt or function call for a run after it sent
-//     that run's done on the connection.
-//   - resolved_without_receipt (Core's records and wire): Core records an
-//     interaction applied whose latest delivery ID never came back to Core
-//     in an applied=true interaction_decision_ack.
+// results; their rules in Rules), from the Harness's ground truth, the
+// wire (interaction_wire.go) and Core's records.
 const (
 	CheckDecisionAppliedTwice   = "decision_applied_twice"
 	CheckDecisionMisrouted      = "decision_misrouted"

@@ -4,8 +4,8 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// CheckPreparationsPerConn: Core never has more than 64 preparation
-// streams open on one connection (DESIGN.md §5). Counted from Core's own
+// CheckPreparationsPerConn is rule preparations_per_connection (Rules),
+// counted from Core's own
 // frames on the wire: a stream opens with the execution_prepare Core
 // sends (or loses at once into a broken connection); it is counted closed
 // at the earliest sign that Core may have closed it — a status of the

@@ -2,12 +2,9 @@ package check
 
 import "github.com/turnstile-sim/turnstile/wire"
 
-// CheckPrepareCleanup names the rule for a preparation that fails but
-// leaves its native executor behind: the daemon cannot say the failure
-// freed the resource, so the admission fails executor_cleanup_unconfirmed
-// (the seeds count closing and uncertain resources until cleanup
-// succeeds), never the plain preparation_failed that says nothing is
-// left.
+// CheckPrepareCleanup is rule prepare_failure_cleanup (Rules): the
+// daemon cannot say the failure freed the resource (the seeds count
+// closing and uncertain resources until cleanup succeeds).
 //
 // The checker reads the daemon's failed preparation statuses on the wire
 // and the simulated Harness's ground truth: a failed status with code

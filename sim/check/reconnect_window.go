@@ -7,17 +7,11 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// CheckReconnectWindow names the rule that keeps a queued Turn waiting
-// while a device of the pool may still serve it (core-runtime-protocol,
-// 能力声明; Core's policy in core/doc.go): a Turn fails
-// capability_unsupported at device selection only when every device of
-// the pool is connected with a declaration Core may judge. A device of
-// the pool (one that declared since Core last started) is still
-// reconnecting for ReconnectWindowOf after it last lost a connection at
-// Core (or after Core started) while it has no connection, has one that
-// has sent no heartbeat yet, or has one whose declaration lacks a kind
-// the device declared available before (a restarted Runtime still
-// discovering its Harnesses).
+// CheckReconnectWindow is rule reconnect_window (Rules). A device of the
+// pool (one that declared since Core last started) is reconnecting for
+// ReconnectWindowOf after it last lost a connection at Core (or after
+// Core started); a kind missing from its new declaration may be a
+// restarted Runtime still discovering its Harnesses.
 //
 // The checker follows connections and heartbeats reaching Core on the
 // wire and Core's durable Turn failures: a Turn failed

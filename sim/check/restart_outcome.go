@@ -2,24 +2,13 @@ package check
 
 import "github.com/turnstile-sim/turnstile/wire"
 
-// The restart outcome oracle. A Core that crashes and restarts never
-// starts again a Turn whose execution_start it had sent: it fails it, at
-// the restart, with the code the seeds give for what Core knew (wire
-// reference, Core error codes):
-//
-//   - cancel_unconfirmed when its cancel was sent and not confirmed: a
-//     prompt_cancel of its Run left Core (delivered or lost: Core records
-//     the attempt before it sends) and no deciding receipt for the
-//     latest attempt reached Core (applied, or refused with anything but
-//     not_ready; a second receipt for an attempt already answered
-//     not_ready is a duplicate), whatever its stream did, done included;
-//   - otherwise delivery_unknown (its start was never confirmed) or
-//     event_stream_incomplete (it was running).
-//
-// Every Turn Core finishes while it restarts is judged: failed, with one
-// of those codes, cancel_unconfirmed exactly when its cancel was pending
-// at the crash. Everything is read from the wire; Core's own cancel state
-// is never consulted.
+// The restart outcome oracle (rule restart_outcome, Rules). A cancel is
+// pending at the crash when a prompt_cancel of the Run left Core
+// (delivered or lost: Core records the attempt before it sends) and no
+// deciding receipt for the latest attempt reached Core (applied, or
+// refused with anything but not_ready; a second receipt for an attempt
+// already answered not_ready is a duplicate). Everything is read from the
+// wire; Core's own cancel state is never consulted.
 
 // CheckRestartOutcome names the restart outcome oracle.
 const CheckRestartOutcome = "restart_outcome"

@@ -1,13 +1,8 @@
 package check
 
-// CheckRunEventLimit names the run-event limit rule (core/doc.go: a Turn
-// reaching RunEventsPerTurnMax stops being observed and fails with
-// event_persistence_failed rather than drop events): Core never persists
-// more run events for a Turn than the limit the world configured, and it
-// fails a Turn with event_persistence_failed only once the limit's count
-// of events is persisted. Judged from Core's durable store (every event
-// appended, every terminal record), never from Core's view; the limit is
-// the world's own number (CoreEventLimit).
+// CheckRunEventLimit is rule run_event_limit (Rules), judged from Core's
+// durable store (every event appended, every terminal record), never from
+// Core's view; the limit is the world's own number (CoreEventLimit).
 const CheckRunEventLimit = "run_event_limit"
 
 // codeEventPersistenceFailed is Core's error code of a Turn that reached

@@ -5,11 +5,7 @@ import (
 	"strings"
 )
 
-// CheckShutdownReport names the shutdown report rule: a daemon's report
-// may claim completeness only when nothing is owned any more, so a report
-// with Complete set while the device's Harness still holds an executor
-// not confirmed closed (a close pending or failed) or a native Turn not
-// settled is a false claim.
+// CheckShutdownReport is rule shutdown_report (Rules).
 const CheckShutdownReport = "shutdown_report"
 
 // ShutdownReported records a daemon's shutdown report: whether it claims

@@ -6,17 +6,11 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// The status-stream rule (core-runtime-protocol: 每个 handle 的 revision 决定
-// status 观测顺序：忽略旧的或重复的 revision，不将 status 应用于其他 handle;
-// wire-reference §3.3): Core follows the statuses of each preparation
-// request it sent on a connection; a resource status counts only when it
-// names the stream's first handle with a revision above the last one that
-// counted. Anything else — stale, duplicate, another handle, no handle or
-// revision — Core must ignore: in the step it receives one it sends no
-// frame for the request and writes nothing durable. CheckStaleRevision is
-// judged from what Core does in that step (the world reports each status
-// Core receives on a stream it opened, with Core's reaction), never from
-// Core's own view of the stream.
+// The status-stream rule (stale_revision_applied, Rules; the seed:
+// 每个 handle 的 revision 决定 status 观测顺序). CheckStaleRevision is
+// judged from what Core does in the step it receives a status (the world
+// reports each status Core receives on a stream it opened, with Core's
+// reaction), never from Core's own view of the stream.
 
 type coreStream struct {
 	handle   string

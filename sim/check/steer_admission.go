@@ -2,20 +2,16 @@ package check
 
 import "slices"
 
-// CheckSteerInputsPerRun names the steering limit: a Run takes at most 256
-// steering inputs (wire-reference §3.7, DESIGN.md §5), and Core refuses the
-// next one on its API before anything is sent. Judged from the workload's
-// steer calls, never from Core's own count. Core decides API calls in the
-// order they are made (an answer may come back later), so the calls are
-// ordered by their sequence: a 257th admitted steer is a breach, and so is
-// a limit refusal with fewer than 256 calls before it that were admitted
-// or may have been (unanswered, or answers lost).
+// CheckSteerInputsPerRun is rule steer_inputs_per_run (Rules): Core
+// refuses the 257th on its API before anything is sent. Judged from the
+// workload's steer calls, never from Core's own count. Core decides API
+// calls in the order they are made (an answer may come back later), so
+// the calls are ordered by their sequence; a call unanswered, or whose
+// answer was lost, may have been admitted.
 const CheckSteerInputsPerRun = "steer_inputs_per_run"
 
-// CheckSteerAfterCancel names the cancel's hold on steering: once Core has
-// decided a cancel of a Turn, it admits no further input for it
-// (ErrCancelPending), whatever became of the cancel: no steer made after a
-// cancel that Core answered without an error is admitted.
+// CheckSteerAfterCancel is rule steer_after_cancel (Rules; Core's
+// ErrCancelPending), whatever became of the cancel.
 const CheckSteerAfterCancel = "steer_after_cancel"
 
 type steerOutcome uint8

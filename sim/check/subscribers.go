@@ -1,13 +1,9 @@
 package check
 
-// Durable event subscriptions (DESIGN §4, SubscribeDurable): a subscriber
-// gets every persisted event of its Turn in order, then one closing
-// observation. A subscriber whose shell buffer overflowed is told so by
-// the shell (SubscriberOverflow); Core then ends that stream, and only
-// that one, with the overflow observation error, in the same step, and
-// writes nothing durable for it. The world reports what each subscriber
-// saw with the durable store's events of the Turn at that instant (the
-// ground truth); the checks never ask Core what it holds.
+// Durable event subscriptions (rule subscriber_stream, Rules). The shell
+// tells Core of an overflow (SubscriberOverflow). The world reports what
+// each subscriber saw with the durable store's events of the Turn at that
+// instant (the ground truth); the checks never ask Core what it holds.
 
 // CheckSubscriberStream names the subscription checks.
 const CheckSubscriberStream = "subscriber_stream"

@@ -2,15 +2,9 @@ package check
 
 import "github.com/turnstile-sim/turnstile/wire"
 
-// Teardown order checks. A Runtime publishes a Turn's done, and an applied
-// cancel receipt, only at the end of its teardown:
-//
-//   - done only after the receipt send of the input being processed has
-//     ended: every prompt_steer the daemon received for the Run on that
-//     connection has had a prompt_steer_ack sent for it first;
-//   - done and applied=true only after the native Turn settled (Harness
-//     truth) and, when the settlement retired its executor
-//     (Reusable=false), after the Harness confirmed that executor's close.
+// Teardown order checks (rules done_before_receipt and
+// published_before_settlement, Rules): a Runtime publishes a Turn's done,
+// and an applied cancel receipt, only at the end of its teardown.
 const (
 	CheckDoneBeforeReceipt      = "done_before_receipt"
 	CheckPublishedBeforeSettled = "published_before_settlement"

@@ -6,18 +6,13 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// The admission expiry oracle (Runtime, 5 min from the grant). From the
-// wire: a handle is granted when its daemon sends its first status
-// (revision 1, in the step that grants it); its deadline is the grant
-// plus the device's expiry, fixed then: retries of the same request never
-// move it. At the deadline a still-live admission (no starting, started,
-// released, failed or expired status yet) must be published expired,
-// exactly then; expired is never published before; no start is published
-// at or after the deadline. A device whose process delivers expiry timers
-// late (TimerLate) publishes expired between the deadline and the deadline
-// plus that lag, and a start reaching it in between is still refused: the
-// machine reads its own clock, not only its timer. Admissions are
-// connection-local: one whose connection ends is no longer judged.
+// The admission expiry oracle (rule timing_admission_expiry, Rules). From
+// the wire: the grant is the daemon's first status (revision 1, in the
+// step that grants it); a live admission has no starting, started,
+// released, failed or expired status yet. A late device (TimerLate) still
+// refuses a start past the deadline: the machine reads its own clock, not
+// only its timer. Admissions are connection-local: one whose connection
+// ends is no longer judged.
 
 type timedAdmission struct {
 	device, handle string

@@ -6,15 +6,10 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// The cancel-confirmation oracle (Core, 15 s). From the wire: Core's
-// first prompt_cancel for a run opens the confirmation window; retries
-// after a not_ready refusal carry fresh delivery IDs but the window still
-// ends at the FIRST send + 15 s. If no deciding receipt (applied, or
-// refused with anything but not_ready, for the attempt Core awaits)
-// reaches Core by then, Core must finish the turn failed with
-// cancel_unconfirmed at exactly that instant. Before it, Core may record
-// cancel_unconfirmed only after a cancel_failed receipt, or once it learned
-// that the connection carrying the cancel closed (the effect is unknown).
+// The cancel-confirmation oracle (rule timing_cancel_confirmation,
+// Rules). From the wire: retries after a not_ready refusal carry fresh
+// delivery IDs; a deciding receipt is applied, or refused with anything
+// but not_ready, for the attempt Core awaits.
 // A Core that crashes while a cancel awaits its receipt finishes that turn
 // cancel_unconfirmed when it restarts, and a cancel_failed receipt ends it
 // cancel_unconfirmed too (done before it changes nothing), never with

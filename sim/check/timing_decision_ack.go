@@ -6,14 +6,11 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// The decision receipt oracle (Core, 15 s; wire-reference §6.2: Core's
-// interaction ack wait). From the wire: a permission decision, a user
-// choice decision or a function result Core sends with delivery ID d opens
-// a 15 s wait; an interaction_decision_ack for d reaching Core on that
-// connection by then decides it. Without one, Core records the
-// interaction unknown exactly at the send + 15 s (its store write, seen by
-// CoreInteraction); it records it unknown earlier only when the Turn
-// finished, the connection closed or Core crashed in the meantime.
+// The decision receipt oracle (rule timing_decision_ack_wait, Rules).
+// From the wire: a decision or function result Core sends with delivery
+// ID d is decided by an interaction_decision_ack for d reaching Core on
+// that connection; Core's unknown is its store write, seen by
+// CoreInteraction.
 
 // TimerDecisionAck is the decision receipt wait's timer name.
 const (

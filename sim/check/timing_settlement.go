@@ -6,15 +6,12 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// The settlement wait oracle (Runtime, 10 s). From the wire: a
-// prompt_cancel with a delivery ID reaching a daemon makes it a waiter
-// for the Turn's settlement, unless the daemon refuses it at once
-// (not_ready, run_inactive). The first waiter opens the wait; later ones
-// join it. Every waiter is answered by its deadline, the wait's start +
-// 10 s: applied once the Turn settled and its cleanup was confirmed, or
-// cancel_failed. cancel_failed exactly at the deadline is the timer
-// deciding; before it, only after the Harness failed the cancel request.
-// A timeout proves nothing about settlement, so nothing else is implied.
+// The settlement wait oracle (rule timing_settlement_wait, Rules). From
+// the wire: a prompt_cancel with a delivery ID reaching a daemon makes it
+// a waiter for the Turn's settlement, unless the daemon refuses it at
+// once (not_ready, run_inactive). The first waiter opens the wait; later
+// ones join it. A timeout proves nothing about settlement, so nothing
+// else is implied.
 
 type cancelWaiter struct {
 	delivery string

@@ -7,16 +7,11 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// The suspension reply oracle (Core, 30 s): Core waits 30 s for the reply
-// to each environment_quiesce or environment_resume it sends; without one
-// it records the suspension's outcome unknown (quiesce_unknown or
-// resume_unknown), exactly then. From the wire (Core's requests, replies
-// reaching Core with the request's Envelope ID, connection ends) and
-// Core's durable suspension records (SuspensionUnknown): a request sent
-// at t with no reply delivered to Core by t+30 s is recorded unknown at
-// t+30 s; it is recorded unknown earlier only after a reason Core
-// observed (its connection ended, Core restarted, a reply with the
-// request's Envelope ID reached it and proved nothing).
+// The suspension reply oracle (rule timing_suspension_reply_wait, Rules),
+// from the wire (Core's requests, replies reaching Core with the
+// request's Envelope ID, connection ends) and Core's durable suspension
+// records (SuspensionUnknown). A reply with the request's Envelope ID
+// that proved nothing is a reason too.
 
 // The suspension reply timer and its check.
 const (

@@ -6,18 +6,11 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// The written-wait oracle (Core, 30 s). From the wire: Core starts an
-// input's delivery when it first sends prompt_steer for it (a resend after
-// not_ready or busy does not restart the window). If no `written` or
-// `accepted` receipt for it reaches Core by delivery + 30 s while Core
-// keeps the connection and the turn, Core must record the input unknown
-// at exactly that instant (its store, as InputOutcome reports it), and
-// never accepted afterwards, neither in its store nor through the API.
-// An input whose written receipt reached Core in time is never recorded
-// unknown: its native write is known to be done.
-// Before the window ends Core may give up only for a reason it observed:
-// a refusal or outcome_unknown receipt, done or a cancel receipt for the
-// run, the connection closing, a Core restart, or the turn ending.
+// The written-wait oracle (rule timing_written_wait, Rules). From the
+// wire: a resend after not_ready or busy does not restart the window; the
+// outcome is Core's store, as InputOutcome reports it. An input whose
+// written receipt reached Core in time is never recorded unknown: its
+// native write is known to be done.
 
 type writtenWait struct {
 	run, input, turn string

@@ -7,24 +7,11 @@ import (
 )
 
 // runtime_prepare oracles against the simulated installer's ground truth
-// (准备与执行顺序; wire-reference §3.2; the Runtime checks size and
-// SHA-256 before it installs anything, and an incomplete transfer never
-// reaches the installer):
-//
-//   - transfer_incomplete_installed: the installer was handed a skill,
-//     plugin or file transfer whose staged bytes fall short of (or exceed)
-//     its declared size: the Runtime committed before every chunk was
-//     staged.
-//   - transfer_install_outcome: a daemon's answer to a commit says what
-//     its installer found: completed after an installation, rejected
-//     runtime_preparation_rejected after a size or digest mismatch,
-//     failed runtime_preparation_failed with the setup command's exit code
-//     after a failed command; no mismatch or exit code the installer never
-//     reported, no completion the installer never confirmed.
-//   - prepare_during_install: the Harness receives no native Prepare
-//     while an installation it was handed on that device is unanswered:
-//     a factory receives capabilities only once the snapshot is loaded
-//     (the daemon holds the preparation, answering preparing).
+// (rules transfer_incomplete_installed, transfer_install_outcome and
+// prepare_during_install, Rules): the Runtime checks size and SHA-256
+// before it installs anything, and a factory receives capabilities only
+// once the snapshot is loaded (the daemon holds the preparation,
+// answering preparing).
 
 // Installer outcomes the simulated Harness reports.
 const (

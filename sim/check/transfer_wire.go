@@ -6,21 +6,10 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// runtime_prepare oracles, from the wire and the simulated installer's
-// ground truth (准备与执行顺序; wire-reference §3.2):
-//
-//   - transfer_in_flight: Core sends a runtime_prepare step on a
-//     connection only when no earlier step there awaits its result (one
-//     frame in flight, one transfer per connection).
-//   - transfer_replayed: a transfer ID Core used on one connection never
-//     appears on another (never replayed on reconnect).
-//   - transfer_result: a daemon's runtime_prepare_result is the shared
-//     validator's expected answer to the step that reached it (ready,
-//     received with the new end offset, completed with the total size) or
-//     a terminal refusal with a code of its finite set.
-//   - transfer_installed_without_digest: a completed result for a skill,
-//     plugin or file transfer the installer did not install (size and
-//     SHA-256 matched) before the daemon answered.
+// runtime_prepare oracles (rules transfer_in_flight, transfer_replayed,
+// transfer_result and transfer_installed_without_digest, Rules), from the
+// wire, the shared validator's expected answers and the simulated
+// installer's ground truth.
 
 type transferStep struct {
 	conn           uint64

@@ -2,16 +2,13 @@ package check
 
 import "github.com/turnstile-sim/turnstile/wire"
 
-// CheckUsageLatest names the replacement rule of usage: every usage
+// CheckUsageLatest is rule usage_not_latest (Rules): every usage
 // snapshot is complete and cumulative, so the one that counts is the
-// latest. When a Turn ends, the usage Core keeps for its Run is the last
-// snapshot that reached Core for that Run before the end: a usage event,
-// done's usage, or the usage of an applied cancel's outcome. A Turn that
-// failed event_persistence_failed ended on an event Core could not store,
-// which may be that snapshot: it is not judged. Judged from
-// the frames Core received (including copies a hostile proxy forged: Core
-// acts on them) and Core's store, after the instant the Turn ended (the
-// store records the end and the usage in one write).
+// latest; a Turn failed event_persistence_failed may have ended on that
+// snapshot, unstored. Judged from the frames Core received (including
+// copies a hostile proxy forged: Core acts on them) and Core's store,
+// after the instant the Turn ended (the store records the end and the
+// usage in one write).
 const CheckUsageLatest = "usage_not_latest"
 
 type usageState struct {

@@ -2,12 +2,9 @@ package check
 
 import "github.com/turnstile-sim/turnstile/wire"
 
-// CheckWireCodeSets names wire's duty to accept what the seeds document:
-// a cancel receipt a daemon sends with a code of the cancel set
-// (run_inactive, not_ready, cancel_failed; wire reference §3.5, §6.4,
-// written out again in cancelCodes), or applied without a code, must pass
-// wire's cancel receipt validator, or a peer validating it as one would
-// drop a documented answer. Judged on every cancel receipt on the wire.
+// CheckWireCodeSets is rule wire_code_sets (Rules; the cancel set written
+// out again in cancelCodes): a peer validating a documented answer
+// otherwise drops it. Judged on every cancel receipt on the wire.
 const CheckWireCodeSets = "wire_code_sets"
 
 // cancelReceiptValidates judges one cancel receipt against wire's

@@ -2,14 +2,10 @@ package check
 
 import "github.com/turnstile-sim/turnstile/wire"
 
-// CheckReceiptBudget names the receipt send budget rule: each receipt or
-// status send of a daemon (prompt_steer_ack, interaction_decision_ack,
-// preparation_status) has its own budget (5 s by default, the device's
-// declared ReceiptSendBudget). A send that cannot complete within it
-// closes the transport. Seen from the wire: a receipt the daemon sent at t
-// on a connection of one-way latency L and that reaches Core only after
-// t+L+budget was stuck behind a stalled or slow link for longer than its
-// budget, so the daemon must have closed that connection by t+budget.
+// CheckReceiptBudget is rule receipt_send_budget (Rules; the device's
+// budget is its declared ReceiptSendBudget). Seen from the wire: a
+// receipt that reaches Core only after t+L+budget was stuck behind a
+// stalled or slow link for longer than its budget.
 const CheckReceiptBudget = "receipt_send_budget"
 
 type budgetFrame struct {

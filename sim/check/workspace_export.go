@@ -15,13 +15,7 @@ import (
 
 // Export checks and marks.
 const (
-	// CheckWorkspaceExport: an export Core answered completed whose tar
-	// stream is not the archive one native export of its Environment
-	// produced within the call, through a profile whose close was
-	// confirmed before the answer; or, on the wire, a chunk Core asked
-	// for twice or skipped, a chunk the daemon sent out of order, or a
-	// next Core sent after its own cancel.
-	CheckWorkspaceExport = "workspace_export"
+	CheckWorkspaceExport = "workspace_export" // Rules
 
 	MarkExportCompleted Mark = "workspace_export_completed" // an export answered completed with its archive
 	MarkExportCancelled Mark = "workspace_export_cancelled" // Core sent cancel for an export it stopped early

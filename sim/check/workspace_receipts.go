@@ -2,16 +2,12 @@ package check
 
 import "github.com/turnstile-sim/turnstile/wire"
 
-// CheckWriteReceipt: the daemon's receipt of a committed write does not
-// say what its installer answered. The seed (工作区操作): an exact commit
-// or refusal receipt releases the mutation owner; a missing or ambiguous
-// one keeps the uncertainty. From the Harness's ground truth of the
-// installer's answer and the daemon's receipt on the wire: an install
-// that completed is answered completed; one the installer refused is
-// answered rejected write_rejected with the installer's reason
-// (destination_directory, unsafe_destination); one whose outcome is
-// unknown is answered unknown write_unconfirmed — never a receipt that
-// claims more, or another refusal.
+// CheckWriteReceipt is rule workspace_write_receipt (Rules; the seed's
+// 工作区操作: an exact commit or refusal receipt releases the mutation
+// owner, a missing or ambiguous one keeps the uncertainty), from the
+// Harness's ground truth of the installer's answer (a refusal's reason is
+// destination_directory or unsafe_destination) and the daemon's receipt
+// on the wire.
 const CheckWriteReceipt = "workspace_write_receipt"
 
 // MarkWriteInstallRefused: an installer refusal reached Core as

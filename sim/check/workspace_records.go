@@ -5,22 +5,12 @@ import (
 	"time"
 )
 
-// Workspace checks.
+// Workspace checks (Rules).
 const (
-	// CheckWorkspaceTruth: a workspace answer that the native facts cannot
-	// explain: data no native read served, data before the read-only
-	// profile's close was confirmed, a mutation installed twice or
-	// without its digest.
-	CheckWorkspaceTruth = "workspace_truth"
-	// CheckWorkspaceMutationOrder: Core began a workspace write while an
-	// earlier write of the Session was unsettled.
-	CheckWorkspaceMutationOrder = "workspace_mutation_order"
-	// CheckReadOnlyStarted: Core sent execution_start for a read-only
-	// profile's handle.
-	CheckReadOnlyStarted = "read_only_started"
-	// CheckTimingWorkspace: Core answered a workspace call after its wait
-	// (17 s for a read, 195 s for a write), or called it timed out before.
-	CheckTimingWorkspace = "timing_workspace"
+	CheckWorkspaceTruth         = "workspace_truth"
+	CheckWorkspaceMutationOrder = "workspace_mutation_order" // workspace_wire.go
+	CheckReadOnlyStarted        = "read_only_started"        // workspace_wire.go
+	CheckTimingWorkspace        = "timing_workspace"
 )
 
 // Core's waits for a workspace operation (wire reference §3.9, §3.10),

@@ -6,26 +6,13 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// The Runtime's workspace rules (seed 工作区操作, wire reference §3.9,
-// §3.10), judged from the frames reaching a daemon — Core's and forged
-// ones alike, since the daemon must answer both by the same rules — and
-// the daemon's answers, with the Harness's ground truth of when a Turn
-// settled:
-//
-//   - a read targets an existing handle or the Run it was transferred to
-//     "with the exact frozen Environment identity": a read whose
-//     environment_id is not that of the owner's preparation is refused
-//     invalid_request (before anything of it runs);
-//   - "an interrupted or ambiguous read stays unknown and stops later
-//     reads of that owner": once the daemon answered a read of an owner
-//     unknown, a read of that owner arriving later is refused
-//     resource_unavailable;
-//   - an owner whose kind declares workspace_read_preparation unsupported
-//     serves no workspace: its reads are refused read_unsupported;
-//   - "the Runtime excludes execution while it receives or applies a
-//     write": a write begin for an Environment whose Turn is running on
-//     that daemon (started, not settled natively) is never answered
-//     ready.
+// The Runtime's workspace rules (workspace_read_environment,
+// workspace_read_after_unknown, workspace_read_unsupported and
+// workspace_write_exclusion, Rules), judged from the frames reaching a
+// daemon — Core's and forged ones alike, since the daemon must answer
+// both by the same rules — and the daemon's answers, with the Harness's
+// ground truth of when a Turn settled (a running Turn: started, not
+// settled natively).
 //
 // Each rule allows the refusals the daemon must give before it
 // (resource_unavailable for an owner that is gone, read_capacity, and for

@@ -1,22 +1,11 @@
 package check
 
-// CheckWriteSettlement: Core answered a write as settled when the wire
-// says it was not, or let a later write of its Session through while an
-// earlier one it answered unknown was unsettled. The seed (工作区操作):
-// a missing or ambiguous receipt keeps the uncertainty; Core reserves the
-// write durably before admission and blocks successor mutations, across
-// restarts, until it is settled exactly; the request is never replayed.
-// From the wire and the workload's answers through Core's API:
-//
-//   - a write whose commit left Core, with no completed or rejected
-//     receipt reaching Core before the answer, is answered unknown — not
-//     unavailable (that claims nothing was installed), not completed or
-//     rejected (no receipt said so); a completed or rejected answer needs
-//     that very receipt;
-//   - after a write of a Session was answered unknown, every write of the
-//     Session called later is refused, unless that receipt reached Core
-//     before the later write was answered (a late exact receipt settles
-//     it).
+// CheckWriteSettlement is rule workspace_write_settlement (Rules; the
+// seed's 工作区操作: Core reserves the write durably before admission and
+// blocks successor mutations, across restarts, until it is settled
+// exactly), from the wire and the workload's answers through Core's API.
+// Unavailable is no answer for a commit that left: it claims nothing was
+// installed.
 const CheckWriteSettlement = "workspace_write_settlement"
 
 // MarkWriteBlockedAfterUnknown: a write of a Session was refused while an
