@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Check names. Every Violation carries one of these in Check.
+// Check names of rules judged across the record files (Rules).
 const (
 	CheckRunStartedTwice      = "run_started_twice"
 	CheckInputDeliveredTwice  = "input_delivered_twice"

@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
 	"os"
 	"path/filepath"
 	"slices"
@@ -172,7 +173,7 @@ func reportSites(t *testing.T) []reportSite {
 					dynamic[name] = true
 					return
 				}
-				t.Errorf("%s: check name %s is neither a constant nor a parameter", fset.Position(e.Pos()), fmtNode(e))
+				t.Errorf("%s: check name %s is neither a constant nor a parameter", fset.Position(e.Pos()), types.ExprString(e))
 			}
 			ast.Inspect(fd.Body, func(n ast.Node) bool {
 				switch n := n.(type) {
@@ -239,20 +240,6 @@ func identName(e ast.Expr) string {
 		return id.Name
 	}
 	return ""
-}
-
-func fmtNode(e ast.Expr) string {
-	switch e := e.(type) {
-	case *ast.Ident:
-		return e.Name
-	case *ast.SelectorExpr:
-		return fmtNode(e.X) + "." + e.Sel.Name
-	case *ast.BinaryExpr:
-		return fmtNode(e.X) + " " + e.Op.String() + " " + fmtNode(e.Y)
-	case *ast.BasicLit:
-		return e.Value
-	}
-	return "an expression"
 }
 
 // TestRulesRegistered parses the package: every check name a violate

@@ -6,23 +6,11 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// The daemon's cleanup retries, judged from the Harness's ground truth.
-//
-// Executor close (seed, Runtime–Harness: a failed close keeps its target
-// and its resource slot and is retried serially; the Runtime's own policy
-// is 1 s after the first failure, doubling per consecutive failure, at
-// most 30 s): after the close of an executor failed for the n-th time, the
-// next close of that executor reaches the Harness exactly backoff(n) after
-// the failure's answer — never earlier (serial, later), never missing
-// while the daemon lives.
-//
-// Settlement (seed, Runtime–Harness: an error from settlement means it is
-// not confirmed, releasing neither ownership nor capacity; the same
-// cleanup target is retried serially; same policy as the close): after
-// the n-th unconfirmed answer to a Turn's settlement wait, the next wait
-// for that Turn reaches the Harness exactly backoff(n) later. While the
-// latest answer is unconfirmed the daemon publishes neither done nor an
-// applied cancel receipt for the Run (both come only after settlement).
+// The daemon's cleanup retries (rules timing_executor_close_retry and
+// timing_settlement_retry, Rules), judged from the Harness's ground
+// truth: a failed close keeps its target and its resource slot, an
+// unconfirmed settlement releases neither ownership nor capacity, and
+// both are retried serially, backoff(n) after the n-th failure's answer.
 const (
 	TimerCloseRetry  = "executor_close_retry"
 	TimerSettleRetry = "settlement_retry"

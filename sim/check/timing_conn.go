@@ -7,15 +7,12 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// The connection oracles. Core's idle timeout (60 s): Core closes a
-// connection exactly when 60 s have passed since its last inbound frame
-// (any frame, heartbeat or data) and never closes one early for
-// idleness; an early close must have a reason on the wire at that
-// instant (an undecodable frame, a newer connection of the device, the
-// connection itself arriving stale). The Runtime's heartbeat cadence:
-// a daemon sends a heartbeat the instant it learns its connection is
-// open, then every interval (15 s, or what the world configured), never
-// early and never late while the connection lives.
+// The connection oracles (rules timing_connection_idle and
+// timing_heartbeat_cadence, Rules). Any inbound frame, heartbeat or data,
+// restarts the idle timeout; a reason for an early close is an
+// undecodable frame, a newer connection of the device, or the connection
+// itself arriving stale. The heartbeat interval is 15 s or what the world
+// configured.
 //
 // The heartbeat "decides" when it is what keeps a quiet connection up:
 // Core receives it after a full idle timeout without any other inbound

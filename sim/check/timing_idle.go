@@ -6,17 +6,15 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// The idle executor expiry oracle (Runtime). An executor becomes idle
-// when the daemon publishes done for the Run it served (it parks the
-// executor in the same step), or when an admission reserving a prepared
-// executor ends (released, expired) — or, for one still preparing, when
-// the Harness finishes preparing it. It stays idle until a status or
-// starting status names it again. From the Harness's ground truth (its close
-// calls): an idle executor is closed no earlier than its idle bound —
-// unless shutdown was requested, or another executor of the device went
-// idle, a native answer or an execution_prepare reached it in that same
-// instant (eviction over the idle limit, or to make room) — and no
-// later: at the bound exactly, the close call is made.
+// The idle executor expiry oracle (rule timing_idle_executor_expiry,
+// Rules). An executor becomes idle when the daemon publishes done for the
+// Run it served (it parks the executor in the same step), or when an
+// admission reserving a prepared executor ends (released, expired) — or,
+// for one still preparing, when the Harness finishes preparing it. It
+// stays idle until a status or starting status names it again. The close
+// calls are the Harness's ground truth; an eviction (over the idle limit,
+// or to make room) comes in the instant another executor of the device
+// went idle, or a native answer or an execution_prepare reached it.
 
 type idleRec struct {
 	device, executor string

@@ -7,35 +7,18 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// Core's retry timers, judged from the wire alone. Each begins with a
-// refusal that the documents call retryable and ends with the same
-// request sent again, exactly the retry delay after the refusal reached
-// Core: never earlier, and never later unless what the retry serves is
-// gone by then (the Turn finished, the connection closed, Core crashed).
-// A retryable refusal never ends the Turn by itself.
-//
-//   - Preparation (seed, Core–Runtime: an explicit preparation_capacity
-//     refusal of execution_prepare leaves the queued Turn unclaimed for a
-//     retry): the Session's next execution_prepare leaves 1 s after the
-//     refusal, and the refusal never fails the Turn. A workspace operation,
-//     an Environment preparation or a quiesce Core sends meanwhile may hold
-//     the Session back and excuses a later prepare. So does a transfer
-//     still open at the due instant, begun before the refusal or not: a
-//     Session whose Environment definition is not yet prepared on the
-//     connection Core picks needs a transfer there first, and a connection
-//     carries one transfer at a time (wire-reference §3.2); the wire does
-//     not say which connection Core picks.
-//   - Steering (wire-reference §3.6: not_ready or busy before `written`
-//     is sent again later): the same input ID leaves again on the same
-//     Run at the refusal + 1 s (the first refusal of a wait decides it;
-//     later ones do not move it), unless a prompt_cancel was sent meanwhile
-//     or the input's written window (from its first send) ends first, and
-//     the refusal never fails the Turn with input_not_ready or input_busy.
-//   - Cancel (wire-reference §3.5: not_ready leaves the cancel unapplied):
-//     a not_ready receipt for the attempt Core awaits is followed by the
-//     next prompt_cancel of the Run at the receipt + 1 s when that instant
-//     is before the confirmation deadline (the first send + 15 s); a
-//     cancel call of the Turn reaching Core meanwhile sends it at once.
+// Core's retry timers (rules timing_prepare_retry, timing_steer_retry
+// and timing_cancel_retry, Rules), judged from the wire alone. Each
+// begins with a refusal the documents call retryable and ends with the
+// same request sent again, exactly the retry delay after the refusal
+// reached Core, unless what the retry serves is gone by then (the Turn
+// finished, the connection closed, Core crashed). A transfer still open
+// at a prepare's due instant, begun before the refusal or not, excuses
+// it: a Session whose Environment definition is not yet prepared on the
+// connection Core picks needs a transfer there first, a connection
+// carries one transfer at a time (wire-reference §3.2), and the wire does
+// not say which connection Core picks. The first steering refusal of a
+// wait decides its retry; later ones do not move it.
 //
 // The 1 s delays are Core's own documented policy (core/doc.go); the
 // documents give no number.

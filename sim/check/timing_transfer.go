@@ -14,15 +14,10 @@ const transferExchange = 195 * time.Second
 // CheckTimingTransfer is the exchange oracle's check name.
 const CheckTimingTransfer = "timing_transfer_exchange"
 
-// The transfer exchange oracle (Core): Core's whole runtime_prepare
-// exchange of one transfer is bounded by 195 s from its begin (wire-
-// reference §3.2). From the wire (Core's begin, the results delivered to
-// Core, connection ends) and Core's durable preparation records: a
-// transfer without a terminal result delivered to Core within 195 s of
-// its begin is recorded unknown exactly then; it is recorded unknown
-// earlier only after a reason Core observed (its connection ended, Core
-// restarted, a result for it reached Core in that instant and failed the
-// shared validator).
+// The transfer exchange oracle (rule timing_transfer_exchange, Rules),
+// from the wire (Core's begin, the results delivered to Core, connection
+// ends) and Core's durable preparation records; an invalid result is one
+// that reached Core in that instant and failed the shared validator.
 
 type transferClock struct {
 	begun    int64

@@ -18,13 +18,11 @@ const (
 	CheckTimingWorkspaceExport = "timing_" + TimerWorkspaceExport
 )
 
-// The workspace wait oracles (Core). From the instants Core received each
-// workspace call and gave its answer (its own outputs, as the world taps
-// them at Core's clock, like frames): an answer whose code is timeout
-// comes exactly at the call's instant plus its wait; every other answer
-// comes no later than that; and by then every call has been answered,
-// unless Core crashed meanwhile (the call died with it). A timeout at the
-// exact instant is the timer deciding.
+// The workspace wait oracles (rules timing_workspace_read_wait,
+// timing_workspace_write_wait and timing_workspace_export_wait, Rules),
+// from the instants Core received each workspace call and gave its answer
+// (its own outputs, as the world taps them at Core's clock, like frames).
+// A call Core crashed under died with it.
 
 // wsCallCode is Core's code of an operation its wait ended.
 const wsCallCode = "timeout"

@@ -8,25 +8,17 @@ import (
 
 // The daemon's workspace timers.
 //
-// Transfer expiry (Runtime, 195 s; seed 工作区操作: an expired transfer
-// never reaches the installer): a write transfer the daemon accepted
-// (it sent ready for begin) that has not received its commit by the
-// expiry is dropped and refused invalid_request at exactly the instant
-// it was accepted plus the expiry. From the wire alone: the ready the
-// daemon sent starts the transfer; a commit reaching the daemon, any
-// refusal the daemon sends for it at the instant one of its frames
-// arrives (an invalid step drops the transfer), its connection ending,
-// or the daemon dying end it. A refusal at no such instant is the
-// expiry: it must come exactly at the deadline, and by the deadline one
-// must have come.
+// Transfer expiry (rule timing_workspace_transfer_expiry, Rules; an
+// expired transfer never reaches the installer), from the wire alone: the
+// ready the daemon sent for begin starts the transfer; a commit reaching
+// the daemon, any refusal the daemon sends for it at the instant one of
+// its frames arrives (an invalid step drops the transfer), its connection
+// ending, or the daemon dying end it. A refusal at no such instant is the
+// expiry.
 //
-// Close-retry backoff of the read-only profile (Runtime; the seed: a
-// failed close keeps ownership and is retried serially, later; the
-// Runtime's own policy is 1 s doubling per consecutive failure up to
-// 30 s): from the Harness's ground truth, after the close of a reader
-// failed for the n-th time in a row, the next close of that reader
-// reaches the Harness exactly the backoff later — never earlier (serial,
-// later), never missing.
+// Close-retry backoff of the read-only profile (rule
+// timing_reader_close_retry, Rules; a failed close keeps ownership), from
+// the Harness's ground truth.
 const (
 	TimerTransferExpiry       = "workspace_transfer_expiry"
 	TimerReaderCloseRetry     = "reader_close_retry"

@@ -6,21 +6,14 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// The native write budget oracle (Runtime, 10 s). From the Harness's
-// ground truth: a durable write called at t that had not returned by
-// t + 10 s makes the input's outcome unknown at exactly t + 10 s — the
-// daemon sends prompt_steer_ack with outcome_unknown then (on the Run's
-// connection, while it lives) and never a weaker `written` receipt
-// afterwards; an `accepted` receipt may still follow the native apply.
-// Before the budget ran out, outcome_unknown is allowed only when the
-// write itself returned an unknown outcome. A write that returned in time
-// is answered by its own result, never by the budget.
+// The native write budget oracle (rule timing_native_write_budget,
+// Rules), from the Harness's ground truth: the outcome_unknown receipt
+// goes on the Run's connection, while it lives; an `accepted` receipt may
+// still follow the native apply. A write that returned in time is
+// answered by its own result, never by the budget.
 //
-// The receipt send budget (Runtime, 5 s): every receipt and status send
-// (prompt_steer_ack, interaction_decision_ack, preparation_status) is
-// bounded by the documents' 5 s. It decides when the daemon closes the
-// connection exactly 5 s after a receipt it sent that had not arrived:
-// the shell ending a send that overran its budget.
+// The receipt send budget (rule timing_receipt_send_budget, Rules)
+// decides when the shell ends a send that overran its budget.
 
 // Native write outcomes as the Harness reports them.
 const (
