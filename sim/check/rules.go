@@ -1,6 +1,9 @@
 package check
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // A Rule is one rule of the seeds an oracle judges, stated here and only
 // here: a checker file's header names its rule and tells how it is
@@ -70,7 +73,7 @@ func (v Verdict) String() string {
 
 // Rules returns the registry, in report order: when one step breaks
 // several rules, the world reports the first in this order.
-func Rules() []Rule { return rules }
+func Rules() []Rule { return slices.Clone(rules) }
 
 // Registered reports whether name is a registered rule's check name.
 func Registered(name string) bool {
@@ -345,7 +348,7 @@ var rules = []Rule{
 		Decided: []string{"daemon/workspace_write.go"}, Checker: "workspace_receipts.go", Scenario: "workspace_write_begin_chunk_commit_then_read_back.txt",
 		Text: "a committed write's receipt says what the installer answered: completed after an install, rejected write_rejected with the installer's reason after a refusal, unknown write_unconfirmed when the outcome is unknown"},
 	{Name: "fencing_reply", Seed: crProtocol + "暂停 fencing; " + wireRef + "§3.12", Facts: FromWire, Verdict: step,
-		Decided: []string{"daemon/fencing.go"}, Checker: "fencing_wire.go",
+		Decided: []string{"daemon/fencing.go"}, Checker: "fencing_wire.go", Scenario: "quiesce_fences_new_work_until_resume.txt",
 		Text: "a daemon's environment_quiesced or environment_resumed answers a request of the matching type that reached it on the same connection under the same Envelope ID, echoes both its IDs, and carries a code exactly when refused"},
 	{Name: "fencing_in_flight", Seed: wireRef + "§3.12", Facts: FromWire, Verdict: step,
 		Decided: []string{"core/fencing.go"}, Checker: "fencing_wire.go",
@@ -366,7 +369,7 @@ var rules = []Rule{
 		Decided: []string{"daemon/fencing.go"}, Checker: "fencing_busy.go",
 		Text: "a successful quiesce closes the connection: the daemon sends nothing more on it after its accepted environment_quiesced"},
 	{Name: "transfer_in_flight", Seed: crProtocol + "准备与执行顺序; " + wireRef + "§3.2", Facts: FromWire, Verdict: step,
-		Decided: []string{"core/runtime_prepare.go"}, Checker: "transfer_wire.go",
+		Decided: []string{"core/runtime_prepare.go"}, Checker: "transfer_wire.go", Scenario: "runtime_prepare_initialize_then_file_completed.txt",
 		Text: "Core sends a runtime_prepare step on a connection only when no earlier step there awaits its result (one frame in flight, one transfer per connection)"},
 	{Name: "transfer_replayed", Seed: crProtocol + "故障、重试与清理; " + wireRef + "§3.2", Facts: FromWire, Verdict: step,
 		Decided: []string{"core/runtime_prepare.go"}, Checker: "transfer_wire.go",
