@@ -335,7 +335,8 @@ func (u *universe) addChecks() {
 	u.w.AddCheck(sim.Check{Name: check.CheckOrphan, AtEnd: func(v *sim.View) error {
 		return u.takeViolation(check.CheckOrphan)
 	}})
-	// A deadline still open at the end (the held panic has its own check).
+	// The rules judged after a step and again at the end, by Final (the
+	// held panic has its own check).
 	for _, r := range check.Rules() {
 		if name := r.Name; r.Verdict == check.AfterStep|check.AtEnd && name != checkPanic {
 			u.w.AddCheck(sim.Check{Name: name + "_final", AtEnd: func(*sim.View) error { return u.takeViolation(name) }})
