@@ -323,9 +323,8 @@ func (w *rapidWorld) advance(t *rapid.T) {
 func (w *rapidWorld) check(t *rapid.T) {
 	for _, id := range w.turns {
 		v := w.view(id)
-		if prev, ok := w.terminal[id]; ok && v.State != prev {
-			require.Fail(t, fmt.Sprintf("turn %s regressed from %s to %s", id, prev, v.State))
-		}
+		prev, ok := w.terminal[id]
+		require.Truef(t, !ok || v.State == prev, "turn %s regressed from %s to %s", id, prev, v.State)
 		if v.State.Terminal() {
 			w.terminal[id] = v.State
 		}

@@ -325,9 +325,8 @@ func TestExecutorTableFullIsPreparationCapacity(t *testing.T) {
 	r.recv("ph", prepareFor("h"))
 	require.Equal(t, wire.StatePreparing, oneStatus(r).State, "the retry succeeds once cleanup freed the slot")
 	for _, e := range r.allSent() {
-		if s, ok := e.Payload.(wire.PreparationStatus); ok && s.ErrorCode == CodeExecutorCapacity {
-			require.Fail(t, "executor_capacity answered: Core would never retry")
-		}
+		s, ok := e.Payload.(wire.PreparationStatus)
+		require.Truef(t, !ok || s.ErrorCode != CodeExecutorCapacity, "executor_capacity answered: Core would never retry")
 	}
 }
 

@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -153,9 +152,8 @@ func TestLostDoneKeepsNativeSessionAcrossReconnect(t *testing.T) {
 		r.settle(op.Turn, SettleResult{Settled: true, Reusable: true})
 	}
 	for _, e := range r.allSent() {
-		if s, ok := e.Payload.(wire.PreparationStatus); ok && s.ErrorCode == CodeHistoryUnavailable {
-			require.Fail(t, fmt.Sprintf("history_unavailable answered: %+v", s))
-		}
+		s, ok := e.Payload.(wire.PreparationStatus)
+		require.Truef(t, !ok || s.ErrorCode != CodeHistoryUnavailable, "history_unavailable answered: %+v", s)
 	}
 }
 

@@ -31,9 +31,8 @@ func fenceReply[P wire.Payload](t *testing.T, r *rig, id string) (P, bool) {
 			if !ok || v.Frame.ID != id {
 				require.Fail(t, fmt.Sprintf("unexpected send %s", v.Describe()))
 			}
-			if _, err := wire.Encode(v.Frame); err != nil {
-				require.Fail(t, fmt.Sprintf("reply is not a valid frame: %v", err))
-			}
+			_, err := wire.Encode(v.Frame)
+			require.NoErrorf(t, err, "reply is not a valid frame: %v", err)
 			require.False(t, closed, "reply sent after the close")
 			got = append(got, p)
 		case CloseTransport:

@@ -24,9 +24,8 @@ func TestTimerArmedMatchesTimerNames(t *testing.T) {
 		{"idle/", "e-", false},
 	}
 	for _, c := range cases {
-		if got := m.timerArmed(c.prefix, c.subject); got != c.want {
-			require.Fail(t, fmt.Sprintf("timerArmed(%q, %q) = %v, want %v", c.prefix, c.subject, got, c.want))
-		}
+		got := m.timerArmed(c.prefix, c.subject)
+		require.Equalf(t, c.want, got, "timerArmed(%q, %q) = %v, want %v", c.prefix, c.subject, got, c.want)
 	}
 }
 

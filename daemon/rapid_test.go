@@ -145,9 +145,8 @@ func (md *admissionModel) checkCall(t *rapid.T, c NativeCall, effs []Effect) {
 		md.writes[k]++
 		require.Truef(t, md.writes[k] <= 1, "input %v written twice (replayed)", k)
 		for _, p := range md.pending {
-			if w, ok := p.Op.(DurableWrite); ok && w.Turn == op.Turn {
-				require.Fail(t, fmt.Sprintf("two native writes outstanding on %s", op.Turn))
-			}
+			w, ok := p.Op.(DurableWrite)
+			require.Truef(t, !ok || w.Turn != op.Turn, "two native writes outstanding on %s", op.Turn)
 		}
 	}
 }
@@ -361,9 +360,8 @@ const rapidChecksDefault = "5000"
 
 func TestRapidAdmissionAndReceipts(t *testing.T) {
 	if !testing.Short() && !flagSet("rapid.checks") {
-		if err := flag.Set("rapid.checks", rapidChecksDefault); err != nil {
-			require.Fail(t, fmt.Sprintf("rapid.checks: %v", err))
-		}
+		err := flag.Set("rapid.checks", rapidChecksDefault)
+		require.NoErrorf(t, err, "rapid.checks: %v", err)
 	}
 	rapid.Check(t, func(t *rapid.T) {
 		md := newAdmissionModel()

@@ -26,9 +26,8 @@ func TestWorkspaceExportPullsChunks(t *testing.T) {
 	var got []byte
 	res := oneExportResult(r)
 	for res.Outcome == wire.OutcomeChunk {
-		if err := res.ValidateAgainst(int64(len(got))); err != nil {
-			require.Fail(t, fmt.Sprintf("chunk invalid: %v", err))
-		}
+		err := res.ValidateAgainst(int64(len(got)))
+		require.NoErrorf(t, err, "chunk invalid: %v", err)
 		got = append(got, res.Data...)
 		r.recv("x-1", wire.WorkspaceExport{Step: wire.StepNext, Offset: int64(len(got))})
 		res = oneExportResult(r)
