@@ -54,7 +54,7 @@ func TestQuiesceAcceptedClosesAndFencesNewWork(t *testing.T) {
 	rep, closed := fenceReply[wire.EnvironmentQuiesced](t, r, "q1")
 	require.Equal(t, wire.EnvironmentQuiesced{EnvironmentID: "env", SuspendID: "s1", Accepted: true}, rep, "accepted, IDs echoed, no code")
 	require.True(t, closed, "a successful quiesce closes the connection")
-	require.Truef(t, rep.ValidateAgainst(quiesce("env", "s1")) == nil, "%s: got %v, want %v", "reply validates against the request", rep.ValidateAgainst(quiesce("env", "s1")), nil)
+	require.NoError(t, rep.ValidateAgainst(quiesce("env", "s1")), "reply validates against the request")
 
 	r.step(Disconnected{Gen: r.gen})
 	r.connect() // the fence survives the reconnect
