@@ -1,8 +1,10 @@
 package core_test
 
 import (
+	"fmt"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/core/store"
 	"github.com/turnstile-sim/turnstile/core/store/sqlitestore"
@@ -29,13 +31,11 @@ func BenchmarkCoreTurnSQLite(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			st, err := sqlitestore.Open(b.TempDir())
-			if err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, err)
 			defer st.Close()
 			commit := func() {
 				if err := st.Commit(); err != nil {
-					b.Fatal(err)
+					require.Fail(b, fmt.Sprint(err))
 				}
 			}
 			if perStep {
@@ -86,9 +86,7 @@ func benchmarkTurns(b *testing.B, st core.Store, afterStep, afterTurn func()) {
 		step(core.FrameReceived{Conn: 1, Frame: wire.Frame{ID: tid, Payload: done}})
 		afterTurn()
 		v, _ := m.Turn(tid)
-		if v.State != core.TurnCompleted {
-			b.Fatalf("turn %s is %s", tid, v.State)
-		}
+		require.Equalf(b, core.TurnCompleted, v.State, "turn %s is %s", tid, v.State)
 		events += uint64(len(st.Events(tid)))
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/turn")

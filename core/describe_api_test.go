@@ -1,6 +1,10 @@
 package core
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
 
 // The API lines of the trace keep their exact text (fingerprints hash it).
 func TestAPIDescribeText(t *testing.T) {
@@ -14,8 +18,6 @@ func TestAPIDescribeText(t *testing.T) {
 			"api-result call=c-3 turn=t-2 state=failed code=x_y cursor=-1 events=0"},
 		{APIResult{Call: "c-4"}.Describe(), "api-result call=c-4 ok"},
 	} {
-		if c.got != c.want {
-			t.Errorf("got %q, want %q", c.got, c.want)
-		}
+		require.Equalf(t, c.want, c.got, "got %q, want %q", c.got, c.want)
 	}
 }

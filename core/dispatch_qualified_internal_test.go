@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/core/engine"
 	"github.com/turnstile-sim/turnstile/core/engine/enginetest"
 	"github.com/turnstile-sim/turnstile/wire"
@@ -41,9 +42,9 @@ func TestFinalCheckRequalifies(t *testing.T) {
 			}
 		}
 	}
-	if sid == "" || tid == "" || prepID == "" {
-		t.Fatalf("session %q, turn %q, preparation %q", sid, tid, prepID)
-	}
+	require.NotEqualf(t, "", sid, "session %q, turn %q, preparation %q", sid, tid, prepID)
+	require.NotEqualf(t, "", tid, "session %q, turn %q, preparation %q", sid, tid, prepID)
+	require.NotEqualf(t, "", prepID, "session %q, turn %q, preparation %q", sid, tid, prepID)
 	// The operator disables the kind: only another kind stays qualified.
 	other := engine.For(engine.NewCatalog(enginetest.TextOnly("other")))
 	m.cfg.Policy = &other
@@ -57,15 +58,16 @@ func TestFinalCheckRequalifies(t *testing.T) {
 		if s, ok := e.(Send); ok {
 			switch s.Frame.Payload.(type) {
 			case wire.ExecutionStart:
-				t.Fatalf("execution_start sent for a kind no longer qualified")
+				require.Fail(t, "execution_start sent for a kind no longer qualified")
 			case wire.ExecutionRelease:
 				released = true
 			}
 		}
 	}
 	v, _ := m.Turn(tid)
-	if !released || v.State != TurnFailed || v.ErrorCode != CodeCapabilityUnsupported ||
-		!strings.Contains(v.ErrorDetail, "engine_unqualified") || v.RunID != "" {
-		t.Fatalf("released %v, turn %+v", released, v)
-	}
+	require.Truef(t, released &&
+		v.State == TurnFailed &&
+		v.ErrorCode == CodeCapabilityUnsupported &&
+		strings.Contains(v.ErrorDetail, "engine_unqualified") &&
+		v.RunID == "", "released %v, turn %+v", released, v)
 }

@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -70,7 +71,7 @@ func (h *rig) fire(id core.TimerID) []core.Effect {
 			return h.step(core.TimerFired{Timer: id})
 		}
 	}
-	h.t.Fatalf("timer %s not armed; armed: %v", id, h.m.Timers())
+	require.Fail(h.t, fmt.Sprintf("timer %s not armed; armed: %v", id, h.m.Timers()))
 	return nil
 }
 
@@ -95,7 +96,7 @@ func (h *rig) api(ev core.Event) core.APIResult {
 			return r
 		}
 	}
-	h.t.Fatalf("no APIResult for %s", ev.Describe())
+	require.Fail(h.t, fmt.Sprintf("no APIResult for %s", ev.Describe()))
 	return core.APIResult{}
 }
 

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -9,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // indexWriters are the only functions that may write Machine.sessions,
@@ -28,9 +31,7 @@ func TestIndexWriters(t *testing.T) {
 	guarded := []string{"sessions", "order", "turns", "turnList", "prepList", "subList", "devices", "deviceList", "key", "slot",
 		"ready", "queue", "prep", "backoff"}
 	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	fset := token.NewFileSet()
 	writes := 0
 	for _, name := range files {
@@ -38,13 +39,9 @@ func TestIndexWriters(t *testing.T) {
 			continue
 		}
 		src, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		f, err := parser.ParseFile(fset, name, src, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for _, d := range f.Decls {
 			fn, ok := d.(*ast.FuncDecl)
 			if !ok || fn.Body == nil {
@@ -56,7 +53,7 @@ func TestIndexWriters(t *testing.T) {
 					writes++
 					return
 				}
-				t.Errorf("%s: %s writes %s outside %v", fset.Position(n.Pos()), fn.Name.Name, field, indexWriters)
+				require.Fail(t, fmt.Sprintf("%s: %s writes %s outside %v", fset.Position(n.Pos()), fn.Name.Name, field, indexWriters))
 			}
 			ast.Inspect(fn.Body, func(n ast.Node) bool {
 				switch n := n.(type) {
@@ -84,9 +81,7 @@ func TestIndexWriters(t *testing.T) {
 			})
 		}
 	}
-	if writes == 0 {
-		t.Fatal("no write found in the index writers: the scan is broken")
-	}
+	require.NotEqual(t, 0, writes, "no write found in the index writers: the scan is broken")
 }
 
 // guardedField is the guarded field e writes (x.f or x.f[i]), or "";

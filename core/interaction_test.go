@@ -2,9 +2,10 @@ package core_test
 
 import (
 	"encoding/json"
-	"errors"
+	"fmt"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/wire"
 )
@@ -38,15 +39,8 @@ func interaction(t *testing.T, h *rig, tid, id string) core.InteractionView {
 			return v
 		}
 	}
-	t.Fatalf("turn %s has no interaction %s: %+v", tid, id, h.turn(tid).Interactions)
+	require.Fail(t, fmt.Sprintf("turn %s has no interaction %s: %+v", tid, id, h.turn(tid).Interactions))
 	return core.InteractionView{}
-}
-
-func mustEq[T comparable](t *testing.T, got, want T, what string) {
-	t.Helper()
-	if got != want {
-		t.Fatalf("%s: got %v, want %v", what, got, want)
-	}
 }
 
 // A permission answer is recorded with a fresh delivery ID, sent on the
@@ -55,24 +49,21 @@ func TestPermissionAnswerResolvedOnlyByReceipt(t *testing.T) {
 	h := newRig(t)
 	tid, run := h.runningWith(interactionCaps())
 	h.frame(1, run, wire.PermissionRequest{RequestID: "perm-1", Tool: "shell", Title: "ls"})
-	mustEq(t, interaction(t, h, tid, "perm-1").Status, core.InteractionPending, "recorded pending")
+	require.Equal(t, core.InteractionPending, interaction(t, h, tid, "perm-1").Status, "recorded pending")
 	res := h.api(core.AnswerPermission{Call: h.nextCall(), Turn: tid, Interaction: "perm-1", Approved: true})
-	if res.Err != nil || res.DeliveryID == "" {
-		t.Fatalf("answer: %+v", res)
-	}
+	require.NoErrorf(t, res.Err, "answer: %+v", res)
+	require.NotEqualf(t, "", res.DeliveryID, "answer: %+v", res)
 	s := one[wire.PermissionDecision](t, h.last)
-	mustEq(t, s.ID, "perm-1", "envelope ID")
-	mustEq(t, s.P.DeliveryID, res.DeliveryID, "delivery ID")
-	mustEq(t, interaction(t, h, tid, "perm-1").Status, core.InteractionDelivering, "awaiting receipt")
+	require.Equal(t, "perm-1", s.ID, "envelope ID")
+	require.Equal(t, res.DeliveryID, s.P.DeliveryID, "delivery ID")
+	require.Equal(t, core.InteractionDelivering, interaction(t, h, tid, "perm-1").Status, "awaiting receipt")
 	// A receipt for another delivery ID decides nothing.
 	h.frame(1, "perm-1", wire.InteractionDecisionAck{DeliveryID: "other", Applied: true})
-	mustEq(t, interaction(t, h, tid, "perm-1").Status, core.InteractionDelivering, "foreign receipt ignored")
+	require.Equal(t, core.InteractionDelivering, interaction(t, h, tid, "perm-1").Status, "foreign receipt ignored")
 	h.frame(1, "perm-1", wire.InteractionDecisionAck{DeliveryID: res.DeliveryID, Applied: true})
-	mustEq(t, interaction(t, h, tid, "perm-1").Status, core.InteractionApplied, "applied by its receipt")
+	require.Equal(t, core.InteractionApplied, interaction(t, h, tid, "perm-1").Status, "applied by its receipt")
 	again := h.api(core.AnswerPermission{Call: h.nextCall(), Turn: tid, Interaction: "perm-1", Approved: true})
-	if !errors.Is(again.Err, core.ErrInteractionClosed) {
-		t.Fatalf("answer after applied: %v", again.Err)
-	}
+	require.ErrorIsf(t, again.Err, core.ErrInteractionClosed, "answer after applied: %v", again.Err)
 }
 
 // No receipt within the wait: unknown, never applied; a fresh attempt
@@ -84,21 +75,20 @@ func TestDecisionWithoutReceiptIsUnknown(t *testing.T) {
 	first := h.api(core.SubmitFunctionResult{Call: h.nextCall(), Turn: tid, CallID: "call-1", Success: true,
 		Content: []wire.InputContent{wire.TextPart("42")}})
 	s := one[wire.FunctionResult](t, h.last)
-	mustEq(t, s.ID, run, "function result on the Run ID")
+	require.Equal(t, run, s.ID, "function result on the Run ID")
 	h.fire(core.TimerID("decision:" + first.DeliveryID))
-	mustEq(t, h.now.Sub(t0) >= core.DefaultConfig().DecisionAckTimeout, true, "waited the ack timeout")
+	require.True(t, h.now.Sub(t0) >= core.DefaultConfig().DecisionAckTimeout, "waited the ack timeout")
 	v := interaction(t, h, tid, "call-1")
-	mustEq(t, v.Status, core.InteractionUnknown, "unknown after the wait")
+	require.Equal(t, core.InteractionUnknown, v.Status, "unknown after the wait")
 	// The late receipt resolves nothing.
 	h.frame(1, run, wire.InteractionDecisionAck{DeliveryID: first.DeliveryID, Applied: true})
-	mustEq(t, interaction(t, h, tid, "call-1").Status, core.InteractionUnknown, "late receipt ignored")
+	require.Equal(t, core.InteractionUnknown, interaction(t, h, tid, "call-1").Status, "late receipt ignored")
 	second := h.api(core.SubmitFunctionResult{Call: h.nextCall(), Turn: tid, CallID: "call-1", Success: true,
 		Content: []wire.InputContent{wire.TextPart("42")}})
-	if second.Err != nil || second.DeliveryID == first.DeliveryID {
-		t.Fatalf("retry: %+v (first %s)", second, first.DeliveryID)
-	}
+	require.NoErrorf(t, second.Err, "retry: %+v (first %s)", second, first.DeliveryID)
+	require.NotEqualf(t, first.DeliveryID, second.DeliveryID, "retry: %+v (first %s)", second, first.DeliveryID)
 	h.frame(1, run, wire.InteractionDecisionAck{DeliveryID: second.DeliveryID, Applied: true})
-	mustEq(t, interaction(t, h, tid, "call-1").Status, core.InteractionApplied, "applied by the retry's receipt")
+	require.Equal(t, core.InteractionApplied, interaction(t, h, tid, "call-1").Status, "applied by the retry's receipt")
 }
 
 func TestBadAnswersAreRefusedBeforeSending(t *testing.T) {
@@ -158,17 +148,15 @@ func TestBadAnswersAreRefusedBeforeSending(t *testing.T) {
 			h.frame(1, run, wire.FunctionCall{CallID: "call-1", Name: "f", Arguments: json.RawMessage(`{}`)})
 			before := h.turn(tid)
 			res := h.api(c.ev(tid))
-			if !errors.Is(res.Err, c.want) {
-				t.Fatalf("got %v, want %v", res.Err, c.want)
-			}
+			require.ErrorIsf(t, res.Err, c.want, "got %v, want %v", res.Err, c.want)
 			for _, e := range h.last {
 				if _, ok := e.(core.Send); ok {
-					t.Fatalf("a refused answer sent %s", e.Describe())
+					require.Fail(t, fmt.Sprintf("a refused answer sent %s", e.Describe()))
 				}
 			}
 			after := h.turn(tid)
 			for i := range before.Interactions {
-				mustEq(t, after.Interactions[i], before.Interactions[i], "interaction unchanged")
+				require.Equal(t, before.Interactions[i], after.Interactions[i], "interaction unchanged")
 			}
 		})
 	}
@@ -183,22 +171,16 @@ func TestRefusedReceipts(t *testing.T) {
 	r := h.api(core.AnswerUserChoice{Call: h.nextCall(), Turn: tid, Interaction: "ask-1", Cancelled: true})
 	h.frame(1, "ask-1", wire.InteractionDecisionAck{DeliveryID: r.DeliveryID, ErrorCode: wire.AckNotReady})
 	v := interaction(t, h, tid, "ask-1")
-	mustEq(t, v.Status, core.InteractionRefused, "refused")
-	mustEq(t, v.ErrorCode, wire.AckNotReady, "code")
+	require.Equal(t, core.InteractionRefused, v.Status, "refused")
+	require.Equal(t, wire.AckNotReady, v.ErrorCode, "code")
 	r2 := h.api(core.AnswerUserChoice{Call: h.nextCall(), Turn: tid, Interaction: "ask-1",
 		Answers: []wire.QuestionAnswer{{QuestionID: "q2", Answers: []string{"s"}}}})
-	if r2.Err != nil {
-		t.Fatalf("answer after not_ready: %v", r2.Err)
-	}
+	require.NoErrorf(t, r2.Err, "answer after not_ready: %v", r2.Err)
 	busy := h.api(core.AnswerUserChoice{Call: h.nextCall(), Turn: tid, Interaction: "ask-1", Cancelled: true})
-	if !errors.Is(busy.Err, core.ErrDecisionInFlight) {
-		t.Fatalf("second answer while delivering: %v", busy.Err)
-	}
+	require.ErrorIsf(t, busy.Err, core.ErrDecisionInFlight, "second answer while delivering: %v", busy.Err)
 	h.frame(1, "ask-1", wire.InteractionDecisionAck{DeliveryID: r2.DeliveryID, ErrorCode: wire.AckNotPending})
 	closed := h.api(core.AnswerUserChoice{Call: h.nextCall(), Turn: tid, Interaction: "ask-1", Cancelled: true})
-	if !errors.Is(closed.Err, core.ErrInteractionClosed) {
-		t.Fatalf("answer after not_pending: %v", closed.Err)
-	}
+	require.ErrorIsf(t, closed.Err, core.ErrInteractionClosed, "answer after not_pending: %v", closed.Err)
 }
 
 // permission_cancel withdraws a pending request; a decision in flight
@@ -209,16 +191,14 @@ func TestPermissionCancelWithdraws(t *testing.T) {
 	h.frame(1, run, wire.PermissionRequest{RequestID: "perm-1", Tool: "shell", Title: "ls"})
 	h.frame(1, run, wire.PermissionRequest{RequestID: "perm-2", Tool: "shell", Title: "rm"})
 	h.frame(1, "perm-1", wire.PermissionCancel{})
-	mustEq(t, interaction(t, h, tid, "perm-1").Status, core.InteractionWithdrawn, "withdrawn")
+	require.Equal(t, core.InteractionWithdrawn, interaction(t, h, tid, "perm-1").Status, "withdrawn")
 	res := h.api(core.AnswerPermission{Call: h.nextCall(), Turn: tid, Interaction: "perm-1", Approved: true})
-	if !errors.Is(res.Err, core.ErrInteractionClosed) {
-		t.Fatalf("answer to a withdrawn request: %v", res.Err)
-	}
+	require.ErrorIsf(t, res.Err, core.ErrInteractionClosed, "answer to a withdrawn request: %v", res.Err)
 	r := h.api(core.AnswerPermission{Call: h.nextCall(), Turn: tid, Interaction: "perm-2", Approved: false})
 	h.frame(1, "perm-2", wire.PermissionCancel{})
-	mustEq(t, interaction(t, h, tid, "perm-2").Status, core.InteractionDelivering, "the receipt decides")
+	require.Equal(t, core.InteractionDelivering, interaction(t, h, tid, "perm-2").Status, "the receipt decides")
 	h.frame(1, "perm-2", wire.InteractionDecisionAck{DeliveryID: r.DeliveryID, Applied: true})
-	mustEq(t, interaction(t, h, tid, "perm-2").Status, core.InteractionApplied, "applied by its receipt")
+	require.Equal(t, core.InteractionApplied, interaction(t, h, tid, "perm-2").Status, "applied by its receipt")
 }
 
 // The Turn ending (connection lost) makes a waiting decision unknown and
@@ -230,10 +210,10 @@ func TestTurnEndClosesInteractions(t *testing.T) {
 	h.frame(1, run, wire.PermissionRequest{RequestID: "perm-2", Tool: "shell", Title: "rm"})
 	h.api(core.AnswerPermission{Call: h.nextCall(), Turn: tid, Interaction: "perm-1", Approved: true})
 	h.step(core.ConnClosed{Conn: 1, Reason: "gone"})
-	mustEq(t, interaction(t, h, tid, "perm-1").Status, core.InteractionUnknown, "in flight becomes unknown")
-	mustEq(t, interaction(t, h, tid, "perm-2").Status, core.InteractionExpired, "unanswered expires")
+	require.Equal(t, core.InteractionUnknown, interaction(t, h, tid, "perm-1").Status, "in flight becomes unknown")
+	require.Equal(t, core.InteractionExpired, interaction(t, h, tid, "perm-2").Status, "unanswered expires")
 	st := h.st.Turns()
-	mustEq(t, st[0].Interactions[0].Status, core.InteractionUnknown, "durable")
+	require.Equal(t, core.InteractionUnknown, st[0].Interactions[0].Status, "durable")
 }
 
 // A decision in flight across a Core restart is unknown afterwards.
@@ -244,7 +224,7 @@ func TestRestartLeavesDecisionUnknown(t *testing.T) {
 	h.api(core.SubmitFunctionResult{Call: h.nextCall(), Turn: tid, CallID: "call-1", Success: true})
 	m := core.Restart(testConfig(), h.st)
 	v, _ := m.Turn(tid)
-	mustEq(t, v.Interactions[0].Status, core.InteractionUnknown, "unknown after restart")
+	require.Equal(t, core.InteractionUnknown, v.Interactions[0].Status, "unknown after restart")
 }
 
 // Requests of a Run are recorded once; a repeated identity is ignored and
@@ -256,5 +236,5 @@ func TestAskedRecordedOnce(t *testing.T) {
 	h.frame(1, run, wire.PermissionRequest{RequestID: "perm-1", Tool: "shell", Title: "ls"})
 	h.frame(1, run, wire.PermissionRequest{RequestID: " ", Tool: "shell", Title: "ls"})
 	h.frame(1, "run-other", wire.PermissionRequest{RequestID: "perm-2", Tool: "shell", Title: "ls"})
-	mustEq(t, len(h.turn(tid).Interactions), 1, "recorded once")
+	require.Len(t, h.turn(tid).Interactions, 1, "recorded once")
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -96,7 +97,7 @@ func runningMachine(t *testing.T) *Machine {
 	m.Step(now0, SteerInput{Call: "c", Turn: "t-1", Input: wire.TextInput("a")})
 	m.Step(now0, SteerInput{Call: "c", Turn: "t-1", Input: wire.TextInput("b")})
 	if m.turns["t-1"].rec.State != TurnRunning {
-		t.Fatalf("setup: turn is %s", m.turns["t-1"].rec.State)
+		require.Fail(t, fmt.Sprintf("setup: turn is %s", m.turns["t-1"].rec.State))
 	}
 	return m
 }
@@ -105,11 +106,9 @@ func mustPanic(t *testing.T, want string, f func()) {
 	t.Helper()
 	defer func() {
 		r := recover()
-		if r == nil {
-			t.Fatalf("no panic; want %q", want)
-		}
+		require.Truef(t, r != nil, "no panic; want %q", want)
 		if s := fmt.Sprint(r); !strings.Contains(s, want) {
-			t.Fatalf("panic %v; want it to mention %q", r, want)
+			require.Fail(t, fmt.Sprintf("panic %v; want it to mention %q", r, want))
 		}
 	}()
 	f()
@@ -214,9 +213,7 @@ func TestUnknownTimerKindPanics(t *testing.T) {
 
 func TestJSONString(t *testing.T) {
 	got := string(jsonString("a\"b\\c\n\x01é"))
-	if got != `"a\"b\\c\n\u0001é"` {
-		t.Fatalf("got %s", got)
-	}
+	require.Equalf(t, `"a\"b\\c\n\u0001é"`, got, "got %s", got)
 }
 
 // requestCancel puts t-1 in a consistent requested cancel whose first
@@ -237,14 +234,14 @@ func TestTimerAtMatchesTimerID(t *testing.T) {
 	at := time.Unix(100, 0)
 	m.timers[timerID(timerCancel, "t-1")] = at
 	if got, ok := m.timerAt(timerCancel, "t-1"); !ok || !got.Equal(at) {
-		t.Fatalf("timerAt(cancel, t-1) = %v %v", got, ok)
+		require.Fail(t, fmt.Sprintf("timerAt(cancel, t-1) = %v %v", got, ok))
 	}
 	for _, c := range [][2]string{{timerCancelRetry, "t-1"}, {timerCancel, "t-2"}, {timerCancel, "t-"}} {
 		if _, ok := m.timerAt(c[0], c[1]); ok {
-			t.Errorf("timerAt(%s, %s) found a timer", c[0], c[1])
+			require.Fail(t, fmt.Sprintf("timerAt(%s, %s) found a timer", c[0], c[1]))
 		}
 	}
 	if n := testing.AllocsPerRun(100, func() { m.timerAt(timerCancel, "t-1") }); n != 0 {
-		t.Errorf("timerAt allocates %v times", n)
+		require.Fail(t, fmt.Sprintf("timerAt allocates %v times", n))
 	}
 }

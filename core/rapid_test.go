@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"flag"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/core/engine/enginetest"
 	"github.com/turnstile-sim/turnstile/core/store"
@@ -88,23 +90,17 @@ func (w *rapidWorld) sent(t *rapid.T, s core.Send) {
 	case wire.ExecutionPrepare:
 		w.prep, w.prepRev = s.Frame.ID, 0
 	case wire.ExecutionStart:
-		if w.started[p.RunID] {
-			t.Fatalf("Run %s started twice", p.RunID)
-		}
+		require.Falsef(t, w.started[p.RunID], "Run %s started twice", p.RunID)
 		w.started[p.RunID] = true
 		w.run, w.runTurn = p.RunID, strings.SplitN(p.RunID, ".", 2)[0]
 	case wire.PromptSteer:
 		key := s.Frame.ID + "/" + p.InputID
 		w.sends[key]++
-		if w.sends[key] > 1+w.resend[key] {
-			t.Fatalf("input %s delivered again without a not_ready/busy refusal", key)
-		}
+		require.Truef(t, w.sends[key] <= 1+w.resend[key], "input %s delivered again without a not_ready/busy refusal", key)
 		w.steer[s.Frame.ID] = p.InputID
 	case wire.PromptCancel:
 		// Every cancel attempt carries a fresh delivery ID.
-		if w.cancels[p.DeliveryID] {
-			t.Fatalf("cancel delivery ID %s sent twice", p.DeliveryID)
-		}
+		require.Falsef(t, w.cancels[p.DeliveryID], "cancel delivery ID %s sent twice", p.DeliveryID)
 		w.cancels[p.DeliveryID] = true
 		w.lastCancel[s.Frame.ID] = p.DeliveryID
 	}
@@ -295,7 +291,7 @@ func (w *rapidWorld) receipt(t *rapid.T) {
 	after := w.view(w.runTurn)
 	if code == wire.CancelNotReady && !before.State.Terminal() && before.Cancel == core.CancelRequested && before.CancelDeliveryID == id &&
 		(after.State.Terminal() || after.Cancel != core.CancelRequested) {
-		t.Fatalf("turn %s decided (%s, cancel %s) by a not_ready cancel receipt", w.runTurn, after.State, after.Cancel)
+		require.Fail(t, fmt.Sprintf("turn %s decided (%s, cancel %s) by a not_ready cancel receipt", w.runTurn, after.State, after.Cancel))
 	}
 }
 
@@ -327,19 +323,16 @@ func (w *rapidWorld) advance(t *rapid.T) {
 func (w *rapidWorld) check(t *rapid.T) {
 	for _, id := range w.turns {
 		v := w.view(id)
-		if prev, ok := w.terminal[id]; ok && v.State != prev {
-			t.Fatalf("turn %s regressed from %s to %s", id, prev, v.State)
-		}
+		prev, ok := w.terminal[id]
+		require.Truef(t, !ok || v.State == prev, "turn %s regressed from %s to %s", id, prev, v.State)
 		if v.State.Terminal() {
 			w.terminal[id] = v.State
 		}
 		if v.InputCursor != w.cursor[id] {
-			t.Fatalf("turn %s cursor %d, model %d", id, v.InputCursor, w.cursor[id])
+			require.Fail(t, fmt.Sprintf("turn %s cursor %d, model %d", id, v.InputCursor, w.cursor[id]))
 		}
 		for i, in := range v.Inputs {
-			if (i < v.InputCursor) != (in.State == core.InputAccepted) {
-				t.Fatalf("turn %s input %s is %s with cursor %d", id, in.ID, in.State, v.InputCursor)
-			}
+			require.Equalf(t, in.State == core.InputAccepted, i < v.InputCursor, "turn %s input %s is %s with cursor %d", id, in.ID, in.State, v.InputCursor)
 		}
 	}
 }

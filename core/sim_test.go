@@ -430,8 +430,7 @@ func TestSimCore(t *testing.T) {
 	for seed := uint64(1); seed <= *simSeeds; seed++ {
 		r := sim.Run(seed, opts)
 		if r.Failed() || !r.Converged {
-			t.Fatalf("seed %d: %v pending=%q\nschedule: %s\n%s", seed, r.Violations, r.Pending,
-				r.Schedule, strings.Join(r.Tail, "\n"))
+			require.Fail(t, fmt.Sprintf("seed %d: %v pending=%q\nschedule: %s\n%s", seed, r.Violations, r.Pending, r.Schedule, strings.Join(r.Tail, "\n")))
 		}
 		c.Add(r)
 		crashes += truth.crashes

@@ -13,41 +13,41 @@ func TestHeartbeatOnConnectAndEveryInterval(t *testing.T) {
 	r := newRig(t)
 	hb := payloadsOf[wire.Heartbeat](r.sent())
 	require.Truef(t, len(hb) == 1, "one heartbeat on connect, got %s", describeAll(r.out))
-	eq(t, len(hb[0].SupportedAgentKinds), 1, "kinds declared")
+	require.Len(t, hb[0].SupportedAgentKinds, 1, "kinds declared")
 	k := hb[0].SupportedAgentKinds[0]
-	eq(t, k.Kind, "contract", "kind")
+	require.Equal(t, "contract", k.Kind, "kind")
 	require.Truef(t, k.Available, "available")
 	require.Truef(t, k.Capabilities.Validate() == nil, "complete capabilities: %v", k.Capabilities.Validate())
-	eq(t, hb[0].TS, t0.Unix(), "ts")
+	require.Equal(t, t0.Unix(), hb[0].TS, "ts")
 	at, ok := r.armed(heartbeatTimer(1))
 	require.Truef(t, ok && at.Equal(t0.Add(15*time.Second)), "heartbeat timer at +15s, got %v %v", at, ok)
 	r.fire(heartbeatTimer(1))
-	eq(t, len(payloadsOf[wire.Heartbeat](r.sent())), 1, "heartbeat every interval")
+	require.Len(t, payloadsOf[wire.Heartbeat](r.sent()), 1, "heartbeat every interval")
 	at, _ = r.armed(heartbeatTimer(1))
 	require.Truef(t, at.Equal(t0.Add(30*time.Second)), "re-armed at +30s, got %v", at)
 	r.step(Disconnected{Gen: 1})
 	r.step(TimerFired{Timer: heartbeatTimer(1)})
-	eq(t, len(r.sent()), 0, "no heartbeat after disconnect")
+	require.Empty(t, r.sent(), "no heartbeat after disconnect")
 }
 
 func TestPrepareRevisionsAndExpiry(t *testing.T) {
 	r := newRig(t)
 	r.recv("p1", prepareFor("s1"))
 	st := oneStatus(r)
-	eq(t, st.State, wire.StatePreparing, "state")
-	eq(t, st.Revision, uint64(1), "revision")
+	require.Equal(t, wire.StatePreparing, st.State, "state")
+	require.Equal(t, uint64(1), st.Revision, "revision")
 	require.Truef(t, st.Handle != "" && st.ExecutorID != "", "handle and executor on preparing: %+v", st)
-	eq(t, st.ExpiresAt, t0.Add(5*time.Minute).UnixMilli(), "expires_at is grant + 5 min in Unix ms")
+	require.Equal(t, t0.Add(5*time.Minute).UnixMilli(), st.ExpiresAt, "expires_at is grant + 5 min in Unix ms")
 	c, op := callOf[Prepare](r)
-	eq(t, op.Session, "s1", "prepare session")
-	eq(t, op.Executor, st.ExecutorID, "prepare executor")
+	require.Equal(t, "s1", op.Session, "prepare session")
+	require.Equal(t, st.ExecutorID, op.Executor, "prepare executor")
 	r.advance(time.Second)
 	r.result(c, PrepareResult{})
 	rd := oneStatus(r)
-	eq(t, rd.State, wire.StateReady, "ready")
-	eq(t, rd.Revision, uint64(2), "ready revision")
-	eq(t, rd.Handle, st.Handle, "same handle")
-	eq(t, rd.ExpiresAt, st.ExpiresAt, "expiry fixed at grant")
+	require.Equal(t, wire.StateReady, rd.State, "ready")
+	require.Equal(t, uint64(2), rd.Revision, "ready revision")
+	require.Equal(t, st.Handle, rd.Handle, "same handle")
+	require.Equal(t, st.ExpiresAt, rd.ExpiresAt, "expiry fixed at grant")
 }
 
 func TestPrepareValidation(t *testing.T) {
@@ -102,12 +102,12 @@ func TestPrepareValidation(t *testing.T) {
 			tc.mut(&p)
 			r.recv("p1", p)
 			st := oneStatus(r)
-			eq(t, st.State, wire.StateRejected, "state")
-			eq(t, st.ErrorCode, tc.code, "code")
-			eq(t, st.Operation, wire.TypeExecutionPrepare, "operation")
-			eq(t, st.Revision, uint64(0), "rejection carries no revision")
-			eq(t, st.Handle, "", "no handle")
-			eq(t, len(r.calls()), 0, "no native call")
+			require.Equal(t, wire.StateRejected, st.State, "state")
+			require.Equal(t, tc.code, st.ErrorCode, "code")
+			require.Equal(t, wire.TypeExecutionPrepare, st.Operation, "operation")
+			require.Equal(t, uint64(0), st.Revision, "rejection carries no revision")
+			require.Equal(t, "", st.Handle, "no handle")
+			require.Empty(t, r.calls(), "no native call")
 		})
 	}
 	t.Run("allowed agent options", func(t *testing.T) {
@@ -116,7 +116,7 @@ func TestPrepareValidation(t *testing.T) {
 		p.Configuration.AgentOptions = map[string]json.RawMessage{"model": []byte(`"m"`), "system_prompt": []byte(`"s"`),
 			"model_provider": []byte(`"p"`), "harness_config": []byte(`{}`)}
 		r.recv("p1", p)
-		eq(t, oneStatus(r).State, wire.StatePreparing, "accepted")
+		require.Equal(t, wire.StatePreparing, oneStatus(r).State, "accepted")
 	})
 }
 
@@ -126,11 +126,11 @@ func TestPrepareFailureFailsAdmission(t *testing.T) {
 	c, _ := callOf[Prepare](r)
 	r.result(c, PrepareResult{Err: "boom"})
 	st := oneStatus(r)
-	eq(t, st.State, wire.StateFailed, "failed")
-	eq(t, st.ErrorCode, CodePreparationFailed, "code")
-	eq(t, st.Revision, uint64(2), "revision")
-	eq(t, len(r.m.Snapshot().Executors), 0, "failed preparation leaves no executor")
-	eq(t, len(r.sent()), 1, "no run output")
+	require.Equal(t, wire.StateFailed, st.State, "failed")
+	require.Equal(t, CodePreparationFailed, st.ErrorCode, "code")
+	require.Equal(t, uint64(2), st.Revision, "revision")
+	require.Empty(t, r.m.Snapshot().Executors, "failed preparation leaves no executor")
+	require.Len(t, r.sent(), 1, "no run output")
 }
 
 // A failed preparation that left its executor (Retained) fails its
@@ -144,24 +144,24 @@ func TestPrepareFailureThatRetainsItsExecutorClosesIt(t *testing.T) {
 	c, _ := callOf[Prepare](r)
 	r.result(c, PrepareResult{Err: "boom", Retained: true})
 	st := oneStatus(r)
-	eq(t, st.State, wire.StateFailed, "failed")
-	eq(t, st.ErrorCode, CodeExecutorCleanupUnconfirmed, "code")
+	require.Equal(t, wire.StateFailed, st.State, "failed")
+	require.Equal(t, CodeExecutorCleanupUnconfirmed, st.ErrorCode, "code")
 	closeCall, cl := callOf[CloseExecutor](r)
-	eq(t, cl.Executor, st.ExecutorID, "the retained executor is closed")
+	require.Equal(t, st.ExecutorID, cl.Executor, "the retained executor is closed")
 	snap := r.m.Snapshot().Executors
-	eq(t, len(snap), 1, "the executor stays owned until its close is confirmed")
+	require.Len(t, snap, 1, "the executor stays owned until its close is confirmed")
 	r.recv("p2", prepareFor("s1"))
-	eq(t, oneStatus(r).ErrorCode, CodeExecutorCleanupUnconfirmed, "the Session's next prepare while the close is pending")
+	require.Equal(t, CodeExecutorCleanupUnconfirmed, oneStatus(r).ErrorCode, "the Session's next prepare while the close is pending")
 	r.result(closeCall, CloseResult{Err: "still there"})
 	noCall[CloseExecutor](r)
 	r.advance(time.Minute)
 	r.fire(closeRetryTimer(cl.Executor))
 	retry, again := callOf[CloseExecutor](r)
-	eq(t, again.Executor, cl.Executor, "the same target is retried")
+	require.Equal(t, cl.Executor, again.Executor, "the same target is retried")
 	r.result(retry, CloseResult{})
-	eq(t, len(r.m.Snapshot().Executors), 0, "a confirmed close frees the slot")
+	require.Empty(t, r.m.Snapshot().Executors, "a confirmed close frees the slot")
 	r.recv("p3", prepareFor("s1"))
-	eq(t, oneStatus(r).State, wire.StatePreparing, "the Session prepares again")
+	require.Equal(t, wire.StatePreparing, oneStatus(r).State, "the Session prepares again")
 }
 
 func TestDuplicatePrepare(t *testing.T) {
@@ -170,19 +170,19 @@ func TestDuplicatePrepare(t *testing.T) {
 	r.advance(4 * time.Minute)
 	r.recv("p1", prepareFor("s1"))
 	again := oneStatus(r)
-	eq(t, again, first, "identical request republishes the current status")
-	eq(t, len(r.calls()), 0, "no native work for a repeat")
+	require.Equal(t, first, again, "identical request republishes the current status")
+	require.Empty(t, r.calls(), "no native work for a repeat")
 	other := prepareFor("s1")
 	other.Configuration.ObserveMessages = true
 	r.recv("p1", other)
 	rej := oneStatus(r)
-	eq(t, rej.State, wire.StateRejected, "conflict rejected")
-	eq(t, rej.ErrorCode, CodeRequestConflict, "code")
+	require.Equal(t, wire.StateRejected, rej.State, "conflict rejected")
+	require.Equal(t, CodeRequestConflict, rej.ErrorCode, "code")
 	// The rejection did not replace the handle's revision.
 	r.recv("p1", wire.ExecutionRelease{Handle: first.Handle})
 	rel := oneStatus(r)
-	eq(t, rel.Revision, first.Revision+1, "next revision follows ready")
-	eq(t, rel.State, wire.StateReleased, "released")
+	require.Equal(t, first.Revision+1, rel.Revision, "next revision follows ready")
+	require.Equal(t, wire.StateReleased, rel.State, "released")
 }
 
 func TestExpiryNotExtendedByRetries(t *testing.T) {
@@ -190,19 +190,19 @@ func TestExpiryNotExtendedByRetries(t *testing.T) {
 	first := r.ready("p1", "s1")
 	r.advance(4 * time.Minute)
 	r.recv("p1", prepareFor("s1"))
-	eq(t, oneStatus(r).ExpiresAt, first.ExpiresAt, "repeat keeps expiry")
+	require.Equal(t, first.ExpiresAt, oneStatus(r).ExpiresAt, "repeat keeps expiry")
 	at, ok := r.armed(expiryTimer(first.Handle))
 	require.Truef(t, ok && at.Equal(t0.Add(5*time.Minute)), "expiry timer still at grant + 5 min: %v", at)
 	r.fire(expiryTimer(first.Handle))
 	st := oneStatus(r)
-	eq(t, st.State, wire.StateExpired, "expired")
-	eq(t, st.ErrorCode, "", "expiry has no code")
-	eq(t, st.Revision, uint64(3), "revision")
+	require.Equal(t, wire.StateExpired, st.State, "expired")
+	require.Equal(t, "", st.ErrorCode, "expiry has no code")
+	require.Equal(t, uint64(3), st.Revision, "revision")
 	ex := r.m.Snapshot().Executors
 	require.Truef(t, len(ex) == 1 && ex[0].Phase == "idle", "expired admission's executor kept for cleanup: %+v", ex)
 	// A start after expiry answers the expired status and starts nothing.
 	r.recv("p1", startFor(first, "run1"))
-	eq(t, oneStatus(r).State, wire.StateExpired, "start after expiry")
+	require.Equal(t, wire.StateExpired, oneStatus(r).State, "start after expiry")
 	noCall[StartTurn](r)
 }
 
@@ -211,7 +211,7 @@ func TestStartAtExpiryInstantBeforeTimer(t *testing.T) {
 	st := r.ready("p1", "s1")
 	r.now = t0.Add(5 * time.Minute)
 	r.recv("p1", startFor(st, "run1"))
-	eq(t, oneStatus(r).State, wire.StateExpired, "deadline reached: expired")
+	require.Equal(t, wire.StateExpired, oneStatus(r).State, "deadline reached: expired")
 	noCall[StartTurn](r)
 }
 
@@ -221,15 +221,15 @@ func TestExpiryWhilePreparingKeepsCleanupObligation(t *testing.T) {
 	st := oneStatus(r)
 	c, _ := callOf[Prepare](r)
 	r.fire(expiryTimer(st.Handle))
-	eq(t, oneStatus(r).State, wire.StateExpired, "expired while preparing")
-	eq(t, len(r.m.Owned()), 2, "executor and prepare call still owned")
+	require.Equal(t, wire.StateExpired, oneStatus(r).State, "expired while preparing")
+	require.Len(t, r.m.Owned(), 2, "executor and prepare call still owned")
 	r.result(c, PrepareResult{})
-	eq(t, len(r.sent()), 0, "no ready after expiry")
+	require.Empty(t, r.sent(), "no ready after expiry")
 	ex := r.m.Snapshot().Executors
 	require.Truef(t, len(ex) == 1 && ex[0].Phase == "idle", "prepared executor parked idle: %+v", ex)
 	r.fire(idleTimer(ex[0].ID))
 	_, op := callOf[CloseExecutor](r)
-	eq(t, op.Executor, ex[0].ID, "idle expiry closes")
+	require.Equal(t, ex[0].ID, op.Executor, "idle expiry closes")
 }
 
 func TestIdleReuseAndConflicts(t *testing.T) {
@@ -238,40 +238,40 @@ func TestIdleReuseAndConflicts(t *testing.T) {
 	r.settle(turn, SettleResult{Settled: true, Reusable: true, Outcome: wire.Done{Metadata: &wire.DoneMetadata{AgentSessionID: "n1"}}})
 	r.recv("p2", prepareFor("s1"))
 	st := oneStatus(r)
-	eq(t, st.State, wire.StateReady, "reuse answers ready")
-	eq(t, st.Revision, uint64(1), "at revision 1")
+	require.Equal(t, wire.StateReady, st.State, "reuse answers ready")
+	require.Equal(t, uint64(1), st.Revision, "at revision 1")
 	require.Truef(t, st.Reused, "reused flag")
-	eq(t, len(r.calls()), 0, "no native preparation")
+	require.Empty(t, r.calls(), "no native preparation")
 	// While reserved: another prepare for the Session is told to retry.
 	r.recv("p3", prepareFor("s1"))
-	eq(t, oneStatus(r).ErrorCode, CodePreparationCapacity, "owner busy: retry later")
+	require.Equal(t, CodePreparationCapacity, oneStatus(r).ErrorCode, "owner busy: retry later")
 	r.recv("p2", wire.ExecutionRelease{Handle: st.Handle})
 	conflict := prepareFor("s1")
 	conflict.Configuration.DisableSubagents = true
 	r.recv("p4", conflict)
-	eq(t, oneStatus(r).ErrorCode, CodeConfigurationConflict, "different fingerprint")
+	require.Equal(t, CodeConfigurationConflict, oneStatus(r).ErrorCode, "different fingerprint")
 	resume := prepareFor("s1")
 	resume.Configuration.AgentSessionID = "other"
 	r.recv("p5", resume)
-	eq(t, oneStatus(r).ErrorCode, CodeNativeSessionConflict, "different native session")
+	require.Equal(t, CodeNativeSessionConflict, oneStatus(r).ErrorCode, "different native session")
 	hist := prepareFor("s2")
 	hist.Configuration.RequireExistingNativeSession = true
 	r.recv("p6", hist)
-	eq(t, oneStatus(r).ErrorCode, CodeHistoryUnavailable, "no history to resume")
+	require.Equal(t, CodeHistoryUnavailable, oneStatus(r).ErrorCode, "no history to resume")
 }
 
 func TestActiveCapacity(t *testing.T) {
 	r := newRig(t)
 	for i, s := range []string{"a", "b", "c", "d"} {
 		r.recv("p"+s, prepareFor(s))
-		eq(t, oneStatus(r).State, wire.StatePreparing, "prepare "+s)
+		require.Equal(t, wire.StatePreparing, oneStatus(r).State, "prepare "+s)
 		_ = i
 	}
 	r.recv("pe", prepareFor("e"))
 	st := oneStatus(r)
-	eq(t, st.ErrorCode, CodePreparationCapacity, "fifth active preparation")
-	eq(t, st.State, wire.StateRejected, "rejected")
-	eq(t, len(r.calls()), 0, "no native work")
+	require.Equal(t, CodePreparationCapacity, st.ErrorCode, "fifth active preparation")
+	require.Equal(t, wire.StateRejected, st.State, "rejected")
+	require.Empty(t, r.calls(), "no native work")
 }
 
 func TestClosingResourcesCountAgainstCapacity(t *testing.T) {
@@ -285,16 +285,16 @@ func TestClosingResourcesCountAgainstCapacity(t *testing.T) {
 	c, _ := callOf[CloseExecutor](r)
 	r.result(c, CloseResult{Err: "close failed"})
 	r.recv("pe", prepareFor("e"))
-	eq(t, oneStatus(r).ErrorCode, CodePreparationCapacity, "uncertain close still holds its slot")
-	eq(t, r.m.Snapshot().Capacity.Active, 4, "active count includes the closing executor")
+	require.Equal(t, CodePreparationCapacity, oneStatus(r).ErrorCode, "uncertain close still holds its slot")
+	require.Equal(t, 4, r.m.Snapshot().Capacity.Active, "active count includes the closing executor")
 	// Confirmed close frees it.
 	ex := r.m.Snapshot().Executors[0].ID
 	r.fire(closeRetryTimer(ex))
 	c, _ = callOf[CloseExecutor](r)
 	r.result(c, CloseResult{})
-	eq(t, frameTypes(r.sent()), "done", "done after the confirmed close")
+	require.Equal(t, "done", frameTypes(r.sent()), "done after the confirmed close")
 	r.recv("pe", prepareFor("e"))
-	eq(t, oneStatus(r).State, wire.StatePreparing, "slot free after cleanup")
+	require.Equal(t, wire.StatePreparing, oneStatus(r).State, "slot free after cleanup")
 }
 
 // A full executor table answers preparation_capacity (retryable: every
@@ -309,25 +309,24 @@ func TestExecutorTableFullIsPreparationCapacity(t *testing.T) {
 		st := r.ready("p"+s, s)
 		r.recv("p"+s, wire.ExecutionRelease{Handle: st.Handle})
 	}
-	eq(t, r.m.Snapshot().Capacity.Idle, 4, "four idle executors")
+	require.Equal(t, 4, r.m.Snapshot().Capacity.Idle, "four idle executors")
 	r.recv("pe", prepareFor("e"))
-	eq(t, oneStatus(r).ErrorCode, CodePreparationCapacity, "a new executor is needed while the table is full")
+	require.Equal(t, CodePreparationCapacity, oneStatus(r).ErrorCode, "a new executor is needed while the table is full")
 	c, op := callOf[CloseExecutor](r)
-	eq(t, op.Executor, "ex-1", "oldest idle executor closed to make room")
+	require.Equal(t, "ex-1", op.Executor, "oldest idle executor closed to make room")
 	r.recv("pf", prepareFor("f"))
-	eq(t, oneStatus(r).ErrorCode, CodePreparationCapacity, "closing executor still counts")
+	require.Equal(t, CodePreparationCapacity, oneStatus(r).ErrorCode, "closing executor still counts")
 	r.result(c, CloseResult{Err: "busy"})
 	r.recv("pg", prepareFor("g"))
-	eq(t, oneStatus(r).ErrorCode, CodePreparationCapacity, "uncertain executor still counts")
+	require.Equal(t, CodePreparationCapacity, oneStatus(r).ErrorCode, "uncertain executor still counts")
 	r.fire(closeRetryTimer("ex-1"))
 	c, _ = callOf[CloseExecutor](r)
 	r.result(c, CloseResult{})
 	r.recv("ph", prepareFor("h"))
-	eq(t, oneStatus(r).State, wire.StatePreparing, "the retry succeeds once cleanup freed the slot")
+	require.Equal(t, wire.StatePreparing, oneStatus(r).State, "the retry succeeds once cleanup freed the slot")
 	for _, e := range r.allSent() {
-		if s, ok := e.Payload.(wire.PreparationStatus); ok && s.ErrorCode == CodeExecutorCapacity {
-			t.Fatalf("executor_capacity answered: Core would never retry")
-		}
+		s, ok := e.Payload.(wire.PreparationStatus)
+		require.Truef(t, !ok || s.ErrorCode != CodeExecutorCapacity, "executor_capacity answered: Core would never retry")
 	}
 }
 
@@ -343,11 +342,11 @@ func TestAdmissionRecordsBounded(t *testing.T) {
 		}
 		r.recv("p"+s, wire.ExecutionRelease{Handle: st.Handle})
 	}
-	eq(t, r.m.Snapshot().Capacity.Records, 4, "records kept")
+	require.Equal(t, 4, r.m.Snapshot().Capacity.Records, "records kept")
 	r.ready("pe", "s")
-	eq(t, r.m.Snapshot().Capacity.Records, 4, "oldest terminal record evicted")
+	require.Equal(t, 4, r.m.Snapshot().Capacity.Records, "oldest terminal record evicted")
 	r.recv("pa", wire.ExecutionRelease{Handle: first.Handle})
-	eq(t, oneStatus(r).ErrorCode, CodeUnknownPreparation, "evicted handle is gone")
+	require.Equal(t, CodeUnknownPreparation, oneStatus(r).ErrorCode, "evicted handle is gone")
 }
 
 // Handles, routes and timers are connection-local; the executor is a
@@ -361,18 +360,18 @@ func TestHandlesAreConnectionLocal(t *testing.T) {
 	require.Truef(t, len(ex) == 1 && ex[0].Phase == "idle", "ready executor parked on disconnect: %+v", ex)
 	noCall[CloseExecutor](r)
 	r.connect()
-	eq(t, frameTypes(r.sent()), "heartbeat", "reconnect sends only a heartbeat")
+	require.Equal(t, "heartbeat", frameTypes(r.sent()), "reconnect sends only a heartbeat")
 	r.recv("p1", startFor(st, "run1"))
-	eq(t, oneStatus(r).ErrorCode, CodeUnknownPreparation, "old handle unknown on the new connection")
+	require.Equal(t, CodeUnknownPreparation, oneStatus(r).ErrorCode, "old handle unknown on the new connection")
 	noCall[StartTurn](r)
 	r.step(TimerFired{Timer: expiryTimer(st.Handle)})
-	eq(t, len(r.out), 0, "old connection's expiry timer has no effect")
+	require.Empty(t, r.out, "old connection's expiry timer has no effect")
 	r.recv("p2", prepareFor("s1"))
 	s := oneStatus(r)
 	require.Truef(t, s.State == wire.StateReady && s.Reused && s.ExecutorID == st.ExecutorID && s.Handle != st.Handle,
 		"the parked executor is reused under a new handle: %+v", s)
 
-	eq(t, len(r.calls()), 0, "no native preparation")
+	require.Empty(t, r.calls(), "no native preparation")
 }
 
 func TestReleaseBeforeStart(t *testing.T) {
@@ -380,17 +379,17 @@ func TestReleaseBeforeStart(t *testing.T) {
 	st := r.ready("p1", "s1")
 	r.recv("p1", wire.ExecutionRelease{Handle: st.Handle})
 	rel := oneStatus(r)
-	eq(t, rel.State, wire.StateReleased, "released")
-	eq(t, rel.Revision, uint64(3), "revision")
+	require.Equal(t, wire.StateReleased, rel.State, "released")
+	require.Equal(t, uint64(3), rel.Revision, "revision")
 	noCall[CloseExecutor](r)
 	ex := r.m.Snapshot().Executors
 	require.Truef(t, len(ex) == 1 && ex[0].Phase == "idle", "release never closes the session's executor: %+v", ex)
 	r.recv("p1", wire.ExecutionRelease{Handle: st.Handle})
-	eq(t, oneStatus(r), rel, "repeat republishes")
+	require.Equal(t, rel, oneStatus(r), "repeat republishes")
 	r.recv("p1", wire.ExecutionRelease{})
-	eq(t, oneStatus(r).ErrorCode, CodeInvalidRelease, "empty handle")
+	require.Equal(t, CodeInvalidRelease, oneStatus(r).ErrorCode, "empty handle")
 	r.recv("p9", wire.ExecutionRelease{Handle: st.Handle})
-	eq(t, oneStatus(r).ErrorCode, CodeUnknownPreparation, "handle of another request")
+	require.Equal(t, CodeUnknownPreparation, oneStatus(r).ErrorCode, "handle of another request")
 }
 
 func TestReleaseAfterStartDoesNotCancel(t *testing.T) {
@@ -398,9 +397,9 @@ func TestReleaseAfterStartDoesNotCancel(t *testing.T) {
 	r.started("p1", "s1", "run1")
 	st := r.m.Snapshot().Admissions[0]
 	r.recv("p1", wire.ExecutionRelease{Handle: st.Handle})
-	eq(t, oneStatus(r).State, wire.StateStarted, "release after start republishes started")
+	require.Equal(t, wire.StateStarted, oneStatus(r).State, "release after start republishes started")
 	noCall[Cancel](r)
-	eq(t, len(r.m.Snapshot().Turns), 1, "turn untouched")
+	require.Len(t, r.m.Snapshot().Turns, 1, "turn untouched")
 }
 
 func TestOldRecordsNeverConsumeSuccessorAdmissions(t *testing.T) {
@@ -411,13 +410,13 @@ func TestOldRecordsNeverConsumeSuccessorAdmissions(t *testing.T) {
 		r.recv("p"+s, prepareFor(s))
 	}
 	r.recv("pe", prepareFor("e"))
-	eq(t, oneStatus(r).ErrorCode, CodePreparationCapacity, "full on the first connection")
+	require.Equal(t, CodePreparationCapacity, oneStatus(r).ErrorCode, "full on the first connection")
 	r.step(Disconnected{Gen: 1})
 	r.connect()
-	eq(t, r.m.Snapshot().Capacity.Records, 0, "records belong to their connection")
+	require.Equal(t, 0, r.m.Snapshot().Capacity.Records, "records belong to their connection")
 	// The old preparations still hold active slots until they settle.
 	r.recv("pe", prepareFor("e"))
-	eq(t, oneStatus(r).ErrorCode, CodePreparationCapacity, "old native preparations still count")
+	require.Equal(t, CodePreparationCapacity, oneStatus(r).ErrorCode, "old native preparations still count")
 	var prepares []CallID
 	for _, e := range r.all {
 		if c, ok := e.(NativeCall); ok {
@@ -427,9 +426,9 @@ func TestOldRecordsNeverConsumeSuccessorAdmissions(t *testing.T) {
 		}
 	}
 	r.result(prepares[0], PrepareResult{})
-	eq(t, len(r.sent()), 0, "a retired admission publishes nothing")
+	require.Empty(t, r.sent(), "a retired admission publishes nothing")
 	r.recv("pe", prepareFor("e"))
-	eq(t, oneStatus(r).State, wire.StatePreparing, "the successor admits once a slot is free")
+	require.Equal(t, wire.StatePreparing, oneStatus(r).State, "the successor admits once a slot is free")
 }
 
 func TestIdleExecutorsBounded(t *testing.T) {
@@ -442,8 +441,8 @@ func TestIdleExecutorsBounded(t *testing.T) {
 		r.recv("p"+s, wire.ExecutionRelease{Handle: st.Handle})
 	}
 	_, op := callOf[CloseExecutor](r)
-	eq(t, op.Executor, "ex-1", "least recently idle executor closed")
-	eq(t, r.m.Snapshot().Capacity.Idle, 2, "idle bound kept")
+	require.Equal(t, "ex-1", op.Executor, "least recently idle executor closed")
+	require.Equal(t, 2, r.m.Snapshot().Capacity.Idle, "idle bound kept")
 }
 
 func TestReleaseOfOldHandleNeverTouchesSuccessor(t *testing.T) {
@@ -452,7 +451,7 @@ func TestReleaseOfOldHandleNeverTouchesSuccessor(t *testing.T) {
 	r.recv("p1", wire.ExecutionRelease{Handle: old.Handle})
 	turn := r.started("p2", "s1", "run2")
 	r.recv("p1", wire.ExecutionRelease{Handle: old.Handle})
-	eq(t, oneStatus(r).State, wire.StateReleased, "old handle republishes released")
+	require.Equal(t, wire.StateReleased, oneStatus(r).State, "old handle republishes released")
 	noCall[Cancel](r)
 	noCall[CloseExecutor](r)
 	v := r.m.Snapshot().Turns

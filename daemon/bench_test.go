@@ -1,10 +1,12 @@
 package daemon
 
 import (
+	"fmt"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -73,7 +75,7 @@ func BenchmarkDaemonTurn(b *testing.B) {
 		c, _ = findCall[CloseExecutor](effs)
 		effs = m.Step(now, NativeResult{Call: c, Result: CloseResult{}})
 		if !sentDone(effs, runs[i]) {
-			b.Fatalf("no done frame for run: %s", describeAll(effs))
+			require.Fail(b, fmt.Sprintf("no done frame for run: %s", describeAll(effs)))
 		}
 	}
 }

@@ -23,7 +23,7 @@ func TestDisconnectKeepsIdleExecutors(t *testing.T) {
 	r := newRig(t)
 	st := r.ready("p1", "s1")
 	r.recv("p1", wire.ExecutionRelease{Handle: st.Handle})
-	eq(t, r.m.Snapshot().Capacity.Idle, 1, "idle after release")
+	require.Equal(t, 1, r.m.Snapshot().Capacity.Idle, "idle after release")
 	r.step(Disconnected{Gen: 1})
 	noCall[CloseExecutor](r)
 	_, armed := r.armed(idleTimer(st.ExecutorID))
@@ -41,9 +41,9 @@ func TestIdleExpiryWhileDisconnected(t *testing.T) {
 	r.step(Disconnected{Gen: 1})
 	r.fire(idleTimer(st.ExecutorID))
 	cc, op := callOf[CloseExecutor](r)
-	eq(t, op.Executor, st.ExecutorID, "idle expiry closes")
+	require.Equal(t, st.ExecutorID, op.Executor, "idle expiry closes")
 	r.result(cc, CloseResult{})
-	eq(t, len(r.m.Snapshot().Executors), 0, "slot freed")
+	require.Empty(t, r.m.Snapshot().Executors, "slot freed")
 }
 
 // A replacing connection (Connected while up) retires the old one's
@@ -69,11 +69,11 @@ func TestBusyExecutorOfLostConnectionParkedAfterSettlement(t *testing.T) {
 	cc, _ := callOf[Cancel](r)
 	r.connect()
 	r.recv("p9", prepareFor("s1"))
-	eq(t, oneStatus(r).ErrorCode, CodePreparationCapacity, "busy executor of the lost connection: retry later")
+	require.Equal(t, CodePreparationCapacity, oneStatus(r).ErrorCode, "busy executor of the lost connection: retry later")
 	r.result(sc, SettleResult{Settled: true, Reusable: true,
 		Outcome: wire.Done{Content: "x", Metadata: &wire.DoneMetadata{AgentSessionID: "n1"}}})
 	noCall[CloseExecutor](r)
-	eq(t, len(r.sent()), 0, "nothing of the old Turn on the successor")
+	require.Empty(t, r.sent(), "nothing of the old Turn on the successor")
 	r.result(cc, CancelResult{})
 	ex := r.m.Snapshot().Executors
 	require.Truef(t, len(ex) == 1 && ex[0].Phase == "idle" && ex[0].NativeSession == "n1", "parked with its native session: %+v", ex)
@@ -94,16 +94,16 @@ func TestUnreusableExecutorOfLostConnectionClosed(t *testing.T) {
 	r.connect()
 	r.result(sc, SettleResult{Settled: true, Reusable: false})
 	cc, op := callOf[CloseExecutor](r)
-	eq(t, op.Executor, "ex-1", "closed after an unreusable settlement")
+	require.Equal(t, "ex-1", op.Executor, "closed after an unreusable settlement")
 	r.result(cc, CloseResult{Err: "busy"})
 	ex := r.m.Snapshot().Executors
 	require.Truef(t, len(ex) == 1 && ex[0].Phase == "closing" && ex[0].CloseFailed, "failed close keeps the slot: %+v", ex)
 	r.recv("p2", prepareFor("s1"))
-	eq(t, oneStatus(r).ErrorCode, CodeExecutorCleanupUnconfirmed, "uncertain executor not reused")
+	require.Equal(t, CodeExecutorCleanupUnconfirmed, oneStatus(r).ErrorCode, "uncertain executor not reused")
 	r.fire(closeRetryTimer("ex-1"))
 	cc, _ = callOf[CloseExecutor](r)
 	r.result(cc, CloseResult{})
-	eq(t, len(r.m.Snapshot().Executors), 0, "slot freed by the confirmed close")
+	require.Empty(t, r.m.Snapshot().Executors, "slot freed by the confirmed close")
 }
 
 // A preparation still running when its connection goes is parked idle
@@ -116,8 +116,8 @@ func TestPreparationCompletingAfterDisconnectIsParked(t *testing.T) {
 	r.connect()
 	r.result(pc, PrepareResult{})
 	noCall[CloseExecutor](r)
-	eq(t, len(r.sent()), 0, "no status on the successor")
-	eq(t, r.m.Snapshot().Capacity.Idle, 1, "parked")
+	require.Empty(t, r.sent(), "no status on the successor")
+	require.Equal(t, 1, r.m.Snapshot().Capacity.Idle, "parked")
 	r.recv("p2", prepareFor("s1"))
 	s := oneStatus(r)
 	require.Truef(t, s.State == wire.StateReady && s.Reused && s.ExecutorID == "ex-1", "reused: %+v", s)
@@ -148,13 +148,12 @@ func TestLostDoneKeepsNativeSessionAcrossReconnect(t *testing.T) {
 		r.recv(req, startFor(st, run))
 		c, op := callOf[StartTurn](r)
 		r.result(c, StartResult{Turn: true})
-		eq(t, oneStatus(r).State, wire.StateStarted, "started")
+		require.Equal(t, wire.StateStarted, oneStatus(r).State, "started")
 		r.settle(op.Turn, SettleResult{Settled: true, Reusable: true})
 	}
 	for _, e := range r.allSent() {
-		if s, ok := e.Payload.(wire.PreparationStatus); ok && s.ErrorCode == CodeHistoryUnavailable {
-			t.Fatalf("history_unavailable answered: %+v", s)
-		}
+		s, ok := e.Payload.(wire.PreparationStatus)
+		require.Truef(t, !ok || s.ErrorCode != CodeHistoryUnavailable, "history_unavailable answered: %+v", s)
 	}
 }
 
@@ -166,9 +165,9 @@ func TestPrepareWhileExecutorHeldIsRetryable(t *testing.T) {
 		r := newRig(t)
 		st := r.ready("p1", "s1")
 		r.recv("p2", prepareFor("s1"))
-		eq(t, oneStatus(r).ErrorCode, CodePreparationCapacity, "held by a live admission")
+		require.Equal(t, CodePreparationCapacity, oneStatus(r).ErrorCode, "held by a live admission")
 		r.recv("p1", wire.ExecutionRelease{Handle: st.Handle})
-		eq(t, oneStatus(r).State, wire.StateReleased, "released")
+		require.Equal(t, wire.StateReleased, oneStatus(r).State, "released")
 		r.recv("p3", prepareFor("s1"))
 		s := oneStatus(r)
 		require.Truef(t, s.State == wire.StateReady && s.Reused && s.ExecutorID == st.ExecutorID, "retry ready: %+v", s)
@@ -177,7 +176,7 @@ func TestPrepareWhileExecutorHeldIsRetryable(t *testing.T) {
 		r := newRig(t)
 		turn := r.started("p1", "s1", "run1")
 		r.recv("p2", prepareFor("s1"))
-		eq(t, oneStatus(r).ErrorCode, CodePreparationCapacity, "held by a live Turn")
+		require.Equal(t, CodePreparationCapacity, oneStatus(r).ErrorCode, "held by a live Turn")
 		r.settle(turn, SettleResult{Settled: true, Reusable: true})
 		r.recv("p3", prepareFor("s1"))
 		s := oneStatus(r)
@@ -190,13 +189,13 @@ func TestRunIDUsedOncePerConnection(t *testing.T) {
 	r := newRig(t)
 	turn := r.started("p1", "s1", "run1")
 	r.settle(turn, SettleResult{Settled: true, Reusable: true})
-	eq(t, len(r.m.Snapshot().Turns), 0, "run1 finished")
+	require.Empty(t, r.m.Snapshot().Turns, "run1 finished")
 	st := r.ready("p2", "s2")
 	r.recv("p2", startFor(st, "run1"))
-	eq(t, oneStatus(r).ErrorCode, CodeRunConflict, "a finished run's ID is used")
+	require.Equal(t, CodeRunConflict, oneStatus(r).ErrorCode, "a finished run's ID is used")
 	noCall[StartTurn](r)
 	r.recv("p2", startFor(st, "run2"))
-	eq(t, oneStatus(r).State, wire.StateStarting, "a fresh run ID starts")
+	require.Equal(t, wire.StateStarting, oneStatus(r).State, "a fresh run ID starts")
 }
 
 // Report.Complete is false while anything is owned: a Turn, an executor,
@@ -235,13 +234,13 @@ func TestSteerUnknownInputNeverRewritten(t *testing.T) {
 		c, _ := callOf[DurableWrite](r)
 		r.fire(writeTimer(turn, "1"))
 		u := oneAck(r)
-		eq(t, u.ErrorCode, CodeOutcomeUnknown, "over budget")
+		require.Equal(t, CodeOutcomeUnknown, u.ErrorCode, "over budget")
 		// Even a late "definitely not written" does not make a replay safe:
 		// Core was told the outcome is unknown.
 		r.result(c, WriteResult{Outcome: WriteFailed})
-		eq(t, r.m.Snapshot().Turns[0].Inputs[0].State, "unknown", "still unknown")
+		require.Equal(t, "unknown", r.m.Snapshot().Turns[0].Inputs[0].State, "still unknown")
 		r.recv("run1", steer("1", "a"))
-		eq(t, oneAck(r), u, "stored receipt")
+		require.Equal(t, u, oneAck(r), "stored receipt")
 		noCall[DurableWrite](r)
 	})
 	t.Run("unknown result", func(t *testing.T) {
@@ -251,10 +250,10 @@ func TestSteerUnknownInputNeverRewritten(t *testing.T) {
 		c, _ := callOf[DurableWrite](r)
 		r.result(c, WriteResult{Outcome: WriteUnknown})
 		u := oneAck(r)
-		eq(t, u.ErrorCode, CodeOutcomeUnknown, "unknown")
+		require.Equal(t, CodeOutcomeUnknown, u.ErrorCode, "unknown")
 		for i := 0; i < 2; i++ {
 			r.recv("run1", steer("1", "a"))
-			eq(t, oneAck(r), u, "stored receipt")
+			require.Equal(t, u, oneAck(r), "stored receipt")
 			noCall[DurableWrite](r)
 		}
 		r.recv("run1", steer("2", "b"))
@@ -271,9 +270,9 @@ func TestOrphanedPreparationHoldsSessionForRetry(t *testing.T) {
 	st := oneStatus(r)
 	pc, _ := callOf[Prepare](r)
 	r.recv("p1", wire.ExecutionRelease{Handle: st.Handle})
-	eq(t, oneStatus(r).State, wire.StateReleased, "released while preparing")
+	require.Equal(t, wire.StateReleased, oneStatus(r).State, "released while preparing")
 	r.recv("p2", prepareFor("s1"))
-	eq(t, oneStatus(r).ErrorCode, CodePreparationCapacity, "orphaned preparation: retry later")
+	require.Equal(t, CodePreparationCapacity, oneStatus(r).ErrorCode, "orphaned preparation: retry later")
 	r.result(pc, PrepareResult{})
 	r.recv("p3", prepareFor("s1"))
 	s := oneStatus(r)

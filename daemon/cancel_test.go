@@ -20,13 +20,13 @@ func TestCancelWaitsForSettlement(t *testing.T) {
 	turn := r.started("p1", "s1", "run1")
 	r.recv("run1", wire.PromptCancel{DeliveryID: "cancel"})
 	_, cop := callOf[Cancel](r)
-	eq(t, cop.Turn, turn, "cancel the exact turn")
+	require.Equal(t, turn, cop.Turn, "cancel the exact turn")
 	sc, _ := callOf[AwaitSettlement](r)
-	eq(t, len(r.sent()), 0, "no receipt before settlement")
+	require.Empty(t, r.sent(), "no receipt before settlement")
 	outcome := wire.Done{Content: "partial", Metadata: &wire.DoneMetadata{AgentSessionID: "native-session"}}
 	r.result(sc, SettleResult{Settled: true, Reusable: true, Outcome: outcome})
 	frames := r.sent()
-	eq(t, frameTypes(frames), "done,interaction_decision_ack", "done then the receipt")
+	require.Equal(t, "done,interaction_decision_ack", frameTypes(frames), "done then the receipt")
 	done := frames[0].Payload.(wire.Done)
 	require.Truef(t, done.Content == "partial" && done.Metadata != nil && done.Metadata.AgentSessionID == "native-session",
 		"settled before any native done: done carries the settlement outcome, never an empty one: %+v", done)
@@ -43,8 +43,8 @@ func TestCancelOnlyTargetsItsTurn(t *testing.T) {
 	r.recv("runA", wire.PromptCancel{})
 	cs := r.calls()
 	require.Truef(t, len(cs) == 2, "cancel and settle only: %s", describeAll(r.out))
-	eq(t, cs[0].Op.(Cancel).Turn, a, "exact turn")
-	eq(t, len(r.sent()), 0, "no receipt without delivery id")
+	require.Equal(t, a, cs[0].Op.(Cancel).Turn, "exact turn")
+	require.Empty(t, r.sent(), "no receipt without delivery id")
 }
 
 func TestCancelSettlementTimeoutProvesNothing(t *testing.T) {
@@ -57,10 +57,10 @@ func TestCancelSettlementTimeoutProvesNothing(t *testing.T) {
 	r.fire(settleWaitTimer(turn))
 	ack := cancelAcks(r)
 	require.Truef(t, len(ack) == 1 && !ack[0].Applied && ack[0].ErrorCode == CodeCancelFailed, "not applied: %s", describeAll(r.out))
-	eq(t, len(r.m.Snapshot().Turns), 1, "turn still owned")
+	require.Len(t, r.m.Snapshot().Turns, 1, "turn still owned")
 	noCall[AwaitSettlement](r)
 	r.result(sc, SettleResult{Settled: true, Reusable: true})
-	eq(t, frameTypes(r.sent()), "done", "late settlement: done, no applied receipt")
+	require.Equal(t, "done", frameTypes(r.sent()), "late settlement: done, no applied receipt")
 }
 
 func TestCancelCodes(t *testing.T) {
@@ -81,7 +81,7 @@ func TestCancelCodes(t *testing.T) {
 	r.result(cc, CancelResult{Err: "refused"})
 	a = cancelAcks(r)
 	require.Truef(t, len(a) == 1 && !a[0].Applied && a[0].ErrorCode == CodeCancelFailed, "failed cancel request: %+v", a)
-	eq(t, len(r.m.Snapshot().Turns), 1, "turn still owned")
+	require.Len(t, r.m.Snapshot().Turns, 1, "turn still owned")
 }
 
 func TestCancelAppliedOnlyAfterCloseWhenNotReusable(t *testing.T) {
@@ -90,9 +90,9 @@ func TestCancelAppliedOnlyAfterCloseWhenNotReusable(t *testing.T) {
 	r.recv("run1", wire.PromptCancel{DeliveryID: "d"})
 	sc, _ := callOf[AwaitSettlement](r)
 	r.result(sc, SettleResult{Settled: true, Reusable: false, Reason: "retire"})
-	eq(t, len(r.sent()), 0, "no receipt before the close")
+	require.Empty(t, r.sent(), "no receipt before the close")
 	c, _ := callOf[CloseExecutor](r)
 	r.result(c, CloseResult{})
-	eq(t, frameTypes(r.sent()), "done,interaction_decision_ack", "after close")
+	require.Equal(t, "done,interaction_decision_ack", frameTypes(r.sent()), "after close")
 	_ = turn
 }

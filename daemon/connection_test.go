@@ -15,24 +15,24 @@ func TestDisconnectRetiresRoutesAndSettlesNativeWork(t *testing.T) {
 	w, _ := callOf[DurableWrite](r)
 	r.step(Disconnected{Gen: 1})
 	_, cop := callOf[Cancel](r)
-	eq(t, cop.Turn, turn, "native turn cancelled on transport loss")
+	require.Equal(t, turn, cop.Turn, "native turn cancelled on transport loss")
 	sc, _ := callOf[AwaitSettlement](r)
 	r.connect()
-	eq(t, frameTypes(r.sent()), "heartbeat", "reconnect replays nothing")
+	require.Equal(t, "heartbeat", frameTypes(r.sent()), "reconnect replays nothing")
 	r.step(NativeTurnEvent{Turn: turn, Event: wire.Delta{Delta: "old"}})
-	eq(t, len(r.sent()), 0, "old output never reaches the successor")
+	require.Empty(t, r.sent(), "old output never reaches the successor")
 	r.result(w, WriteResult{Outcome: WriteWritten})
-	eq(t, len(r.sent()), 0, "old receipts never reach the successor")
+	require.Empty(t, r.sent(), "old receipts never reach the successor")
 	r.recv("run1", wire.PromptCancel{DeliveryID: "d"})
 	a := cancelAcks(r)
 	require.Truef(t, len(a) == 1 && a[0].ErrorCode == CodeRunInactive, "old run unknown on the new connection")
 	noCall[Cancel](r)
 	r.result(sc, SettleResult{Settled: true, Reusable: true})
-	eq(t, len(r.sent()), 0, "no done on the successor")
+	require.Empty(t, r.sent(), "no done on the successor")
 	ex := r.m.Snapshot().Executors
 	require.Truef(t, len(ex) == 1 && ex[0].Phase == "idle", "a reusable executor of the old connection is parked idle: %+v", ex)
 	noCall[CloseExecutor](r)
-	eq(t, len(r.m.Snapshot().Turns), 0, "turn settled")
+	require.Empty(t, r.m.Snapshot().Turns, "turn settled")
 	// The same run ID is free on the new connection, on the same executor.
 	r.started("p1", "s1", "run1")
 	ex = r.m.Snapshot().Executors
@@ -46,7 +46,7 @@ func TestStartResultAfterDisconnect(t *testing.T) {
 	c, _ := callOf[StartTurn](r)
 	r.step(Disconnected{Gen: 1})
 	r.result(c, StartResult{Turn: true})
-	eq(t, len(r.sent()), 0, "nothing sent")
+	require.Empty(t, r.sent(), "nothing sent")
 	callOf[Cancel](r)
 	callOf[AwaitSettlement](r)
 }
@@ -62,11 +62,11 @@ func TestReplacementConnectionClosesOld(t *testing.T) {
 		}
 	}
 	require.Truef(t, len(closed) == 1 && closed[0].Gen == 1, "old transport closed: %s", describeAll(r.out))
-	eq(t, len(r.m.Snapshot().Admissions), 0, "no records inherited")
+	require.Empty(t, r.m.Snapshot().Admissions, "no records inherited")
 	r.step(FrameReceived{Gen: 1, Frame: wire.Frame{ID: "p9", Payload: prepareFor("s9")}})
-	eq(t, len(r.out), 0, "frames of the old connection are ignored")
+	require.Empty(t, r.out, "frames of the old connection are ignored")
 	r.step(Connected{Gen: 1})
-	eq(t, len(r.out), 0, "stale generation ignored")
+	require.Empty(t, r.out, "stale generation ignored")
 }
 
 func TestFrameRejectedAnswersControlOperations(t *testing.T) {
@@ -78,11 +78,11 @@ func TestFrameRejectedAnswersControlOperations(t *testing.T) {
 	} {
 		r.step(FrameRejected{Gen: 1, Type: typ, ID: "p1"})
 		st := oneStatus(r)
-		eq(t, st.ErrorCode, code, typ)
-		eq(t, st.Operation, typ, "operation")
+		require.Equal(t, code, st.ErrorCode, typ)
+		require.Equal(t, typ, st.Operation, "operation")
 	}
 	r.step(FrameRejected{Gen: 1, Type: wire.TypePromptCancel, ID: "run"})
-	eq(t, len(r.out), 0, "other frames have no effect")
+	require.Empty(t, r.out, "other frames have no effect")
 }
 
 // TestUndecodableSteerIsRefusedAsInvalidInput: a prompt_steer whose payload
@@ -99,11 +99,11 @@ func TestUndecodableSteerIsRefusedAsInvalidInput(t *testing.T) {
 	require.Truef(t, ok && ack.ErrorCode == CodeInvalidInput && ack.InputID == "" && !ack.Accepted && !ack.Written,
 		"invalid_input receipt without input_id: %s", describeAll(r.out))
 
-	eq(t, len(r.calls()), 0, "no native call")
+	require.Empty(t, r.calls(), "no native call")
 	r.step(FrameRejected{Gen: 1, Type: wire.TypePromptSteer, Err: errors.New("bad input")})
-	eq(t, len(r.out), 0, "no Run ID: no answer")
+	require.Empty(t, r.out, "no Run ID: no answer")
 	r.step(FrameRejected{Gen: 7, Type: wire.TypePromptSteer, ID: "run", Err: errors.New("bad input")})
-	eq(t, len(r.out), 0, "another connection's frame: no answer")
+	require.Empty(t, r.out, "another connection's frame: no answer")
 }
 
 func TestShutdownClosesEverythingAndReports(t *testing.T) {
@@ -132,7 +132,7 @@ func TestShutdownClosesEverythingAndReports(t *testing.T) {
 	}
 	require.Truef(t, rep != nil && !rep.Complete && len(rep.Owned) > 0, "report of owned resources")
 	r.recv("pd", prepareFor("sd"))
-	eq(t, oneStatus(r).ErrorCode, CodeResourceUnavailable, "no admission while shutting down")
+	require.Equal(t, CodeResourceUnavailable, oneStatus(r).ErrorCode, "no admission while shutting down")
 	// Fail one close; the target is kept and retried serially.
 	var closeCalls []CallID
 	for _, e := range r.all {
@@ -146,7 +146,7 @@ func TestShutdownClosesEverythingAndReports(t *testing.T) {
 	r.result(closeCalls[1], CloseResult{})
 	r.result(cc, CancelResult{})
 	r.result(sc, SettleResult{Settled: true, Reusable: true})
-	eq(t, frameTypes(r.sent()), "error,done", "the interrupted turn ends with error then done, never a plain done")
+	require.Equal(t, "error,done", frameTypes(r.sent()), "the interrupted turn ends with error then done, never a plain done")
 	last, _ := callOf[CloseExecutor](r) // finished executor closed, not parked
 	r.result(last, CloseResult{})
 	owned := r.m.Owned()
@@ -185,7 +185,7 @@ func TestConfigValidate(t *testing.T) {
 	small.Limits.ExecutorsMax = 2
 	require.Truef(t, small.Validate() != nil, "executors below active rejected")
 	d := testConfig().WithDefaults().Limits
-	eq(t, d, DefaultLimits(), "defaults")
+	require.Equal(t, DefaultLimits(), d, "defaults")
 }
 
 func TestMismatchedNativeResultPanics(t *testing.T) {
@@ -201,5 +201,5 @@ func TestMismatchedNativeResultPanics(t *testing.T) {
 func TestUnknownNativeResultIgnored(t *testing.T) {
 	r := newRig(t)
 	r.result("c-99", CloseResult{})
-	eq(t, len(r.out), 0, "no effect")
+	require.Empty(t, r.out, "no effect")
 }

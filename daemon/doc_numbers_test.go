@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -16,9 +17,8 @@ import (
 func packageDoc(t *testing.T) string {
 	t.Helper()
 	f, err := parser.ParseFile(token.NewFileSet(), "doc.go", nil, parser.ParseComments|parser.PackageClauseOnly)
-	if err != nil || f.Doc == nil {
-		t.Fatalf("doc.go has no package doc: %v", err)
-	}
+	require.NoErrorf(t, err, "doc.go has no package doc: %v", err)
+	require.NotNilf(t, f.Doc, "doc.go has no package doc: %v", err)
 	return strings.Join(strings.Fields(f.Doc.Text()), " ")
 }
 
@@ -39,8 +39,6 @@ func TestDocNumbersAreTheLimits(t *testing.T) {
 		fmt.Sprintf("begin, %d KiB chunks", wire.ChunkBytesMax>>10),
 		fmt.Sprintf("tar archive in %d KiB chunks", wire.ChunkBytesMax>>10),
 	} {
-		if !strings.Contains(doc, want) {
-			t.Errorf("doc.go does not state %q", want)
-		}
+		require.Containsf(t, doc, want, "doc.go does not state %q", want)
 	}
 }

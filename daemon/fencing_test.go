@@ -1,9 +1,11 @@
 package daemon
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -27,24 +29,20 @@ func fenceReply[P wire.Payload](t *testing.T, r *rig, id string) (P, bool) {
 		case Send:
 			p, ok := v.Frame.Payload.(P)
 			if !ok || v.Frame.ID != id {
-				t.Fatalf("unexpected send %s", v.Describe())
+				require.Fail(t, fmt.Sprintf("unexpected send %s", v.Describe()))
 			}
-			if _, err := wire.Encode(v.Frame); err != nil {
-				t.Fatalf("reply is not a valid frame: %v", err)
-			}
-			if closed {
-				t.Fatal("reply sent after the close")
-			}
+			_, err := wire.Encode(v.Frame)
+			require.NoErrorf(t, err, "reply is not a valid frame: %v", err)
+			require.False(t, closed, "reply sent after the close")
 			got = append(got, p)
 		case CloseTransport:
-			if v.Gen != r.gen || v.Reason != "quiesced" {
-				t.Fatalf("close %+v", v)
-			}
+			require.Equalf(t, r.gen, v.Gen, "close %+v", v)
+			require.Equalf(t, "quiesced", v.Reason, "close %+v", v)
 			closed = true
 		}
 	}
 	if len(got) != 1 {
-		t.Fatalf("want one reply, got %d: %s", len(got), describeAll(r.out))
+		require.Fail(t, fmt.Sprintf("want one reply, got %d: %s", len(got), describeAll(r.out)))
 		return zero, false
 	}
 	return got[0], closed
@@ -54,24 +52,24 @@ func TestQuiesceAcceptedClosesAndFencesNewWork(t *testing.T) {
 	r := newRig(t)
 	r.recv("q1", quiesce("env", "s1"))
 	rep, closed := fenceReply[wire.EnvironmentQuiesced](t, r, "q1")
-	eq(t, rep, wire.EnvironmentQuiesced{EnvironmentID: "env", SuspendID: "s1", Accepted: true}, "accepted, IDs echoed, no code")
-	eq(t, closed, true, "a successful quiesce closes the connection")
-	eq(t, rep.ValidateAgainst(quiesce("env", "s1")), nil, "reply validates against the request")
+	require.Equal(t, wire.EnvironmentQuiesced{EnvironmentID: "env", SuspendID: "s1", Accepted: true}, rep, "accepted, IDs echoed, no code")
+	require.True(t, closed, "a successful quiesce closes the connection")
+	require.NoError(t, rep.ValidateAgainst(quiesce("env", "s1")), "reply validates against the request")
 
 	r.step(Disconnected{Gen: r.gen})
 	r.connect() // the fence survives the reconnect
 	r.recv("p1", prepareFor("s1"))
 	st := oneStatus(r)
-	eq(t, st.State, wire.StateRejected, "quiesced Runtime refuses new work")
-	eq(t, st.ErrorCode, CodeResourceUnavailable, "code")
-	eq(t, len(r.calls()), 0, "no native call")
+	require.Equal(t, wire.StateRejected, st.State, "quiesced Runtime refuses new work")
+	require.Equal(t, CodeResourceUnavailable, st.ErrorCode, "code")
+	require.Empty(t, r.calls(), "no native call")
 
 	r.recv("r1", resume("env", "s1", false))
 	res, closed := fenceReply[wire.EnvironmentResumed](t, r, "r1")
-	eq(t, res, wire.EnvironmentResumed{EnvironmentID: "env", SuspendID: "s1", Accepted: true}, "resumed")
-	eq(t, closed, false, "resume keeps the connection")
+	require.Equal(t, wire.EnvironmentResumed{EnvironmentID: "env", SuspendID: "s1", Accepted: true}, res, "resumed")
+	require.False(t, closed, "resume keeps the connection")
 	r.recv("p2", prepareFor("s1"))
-	eq(t, oneStatus(r).State, wire.StatePreparing, "work accepted after resume")
+	require.Equal(t, wire.StatePreparing, oneStatus(r).State, "work accepted after resume")
 }
 
 func TestQuiesceRetryAndFencing(t *testing.T) {
@@ -79,38 +77,38 @@ func TestQuiesceRetryAndFencing(t *testing.T) {
 	r.recv("q1", quiesce("env", "s1"))
 	r.recv("q1", quiesce("env", "s1"))
 	rep, closed := fenceReply[wire.EnvironmentQuiesced](t, r, "q1")
-	eq(t, rep.Accepted && closed, true, "the same quiesce repeated is accepted again")
+	require.True(t, rep.Accepted && closed, "the same quiesce repeated is accepted again")
 
 	r.recv("q2", quiesce("env", "s2"))
 	rep, closed = fenceReply[wire.EnvironmentQuiesced](t, r, "q2")
-	eq(t, rep, wire.EnvironmentQuiesced{EnvironmentID: "env", SuspendID: "s2", ErrorCode: CodeResourceBusy}, "another suspension is refused")
-	eq(t, closed, false, "a refused quiesce keeps the connection")
+	require.Equal(t, wire.EnvironmentQuiesced{EnvironmentID: "env", SuspendID: "s2", ErrorCode: CodeResourceBusy}, rep, "another suspension is refused")
+	require.False(t, closed, "a refused quiesce keeps the connection")
 
 	r.recv("r2", resume("env", "s2", false))
 	res, _ := fenceReply[wire.EnvironmentResumed](t, r, "r2")
-	eq(t, res.ErrorCode, CodeNotSuspended, "a stale suspend_id cannot resume")
+	require.Equal(t, CodeNotSuspended, res.ErrorCode, "a stale suspend_id cannot resume")
 	r.recv("r3", resume("other", "s1", true))
 	res, _ = fenceReply[wire.EnvironmentResumed](t, r, "r3")
-	eq(t, res.ErrorCode, CodeNotSuspended, "another environment cannot resume, rollback or not")
-	eq(t, r.m.quiesced(), true, "still quiesced")
+	require.Equal(t, CodeNotSuspended, res.ErrorCode, "another environment cannot resume, rollback or not")
+	require.True(t, r.m.quiesced(), "still quiesced")
 
 	r.recv("r1", resume("env", "s1", false))
 	res, _ = fenceReply[wire.EnvironmentResumed](t, r, "r1")
-	eq(t, res.Accepted, true, "the quiescing suspension resumes")
+	require.True(t, res.Accepted, "the quiescing suspension resumes")
 	r.recv("r1", resume("env", "s1", false))
 	res, _ = fenceReply[wire.EnvironmentResumed](t, r, "r1")
-	eq(t, res, wire.EnvironmentResumed{EnvironmentID: "env", SuspendID: "s1", Accepted: true}, "a repeated resume is accepted without effect")
+	require.Equal(t, wire.EnvironmentResumed{EnvironmentID: "env", SuspendID: "s1", Accepted: true}, res, "a repeated resume is accepted without effect")
 }
 
 func TestResumeWithoutQuiesce(t *testing.T) {
 	r := newRig(t)
 	r.recv("r1", resume("env", "s1", false))
 	res, _ := fenceReply[wire.EnvironmentResumed](t, r, "r1")
-	eq(t, res, wire.EnvironmentResumed{EnvironmentID: "env", SuspendID: "s1", ErrorCode: CodeNotSuspended}, "not suspended")
+	require.Equal(t, wire.EnvironmentResumed{EnvironmentID: "env", SuspendID: "s1", ErrorCode: CodeNotSuspended}, res, "not suspended")
 	r.recv("r2", resume("env", "s1", true))
 	res, _ = fenceReply[wire.EnvironmentResumed](t, r, "r2")
-	eq(t, res, wire.EnvironmentResumed{EnvironmentID: "env", SuspendID: "s1", Accepted: true}, "rollback allows a no-op resume")
-	eq(t, r.m.quiesced(), false, "nothing fenced")
+	require.Equal(t, wire.EnvironmentResumed{EnvironmentID: "env", SuspendID: "s1", Accepted: true}, res, "rollback allows a no-op resume")
+	require.False(t, r.m.quiesced(), "nothing fenced")
 }
 
 func TestQuiesceRefusedWhileWorkIsActive(t *testing.T) {
@@ -119,18 +117,18 @@ func TestQuiesceRefusedWhileWorkIsActive(t *testing.T) {
 	before := r.m.Snapshot()
 	r.recv("q1", quiesce("env", "s1"))
 	rep, closed := fenceReply[wire.EnvironmentQuiesced](t, r, "q1")
-	eq(t, rep.ErrorCode, CodeResourceBusy, "a ready admission is active work")
-	eq(t, closed || rep.Accepted, false, "nothing fenced")
+	require.Equal(t, CodeResourceBusy, rep.ErrorCode, "a ready admission is active work")
+	require.False(t, closed || rep.Accepted, "nothing fenced")
 	if after := r.m.Snapshot(); !reflect.DeepEqual(before, after) {
-		t.Fatalf("refusal changed state")
+		require.Fail(t, "refusal changed state")
 	}
 
 	r2 := newRig(t)
 	r2.started("p1", "s1", "run")
 	r2.recv("q1", quiesce("env", "s1"))
 	rep, _ = fenceReply[wire.EnvironmentQuiesced](t, r2, "q1")
-	eq(t, rep.ErrorCode, CodeResourceBusy, "a running Turn is active work")
-	eq(t, r2.m.quiesced(), false, "not fenced")
+	require.Equal(t, CodeResourceBusy, rep.ErrorCode, "a running Turn is active work")
+	require.False(t, r2.m.quiesced(), "not fenced")
 }
 
 func TestFencingRequestWithoutIdentityIsDropped(t *testing.T) {
@@ -146,8 +144,8 @@ func TestFencingRequestWithoutIdentityIsDropped(t *testing.T) {
 		{"", resume("env", "s", true)},
 	} {
 		if out := r.recv(c.id, c.p); len(out) != 0 {
-			t.Fatalf("%+v: want no effect, got %s", c, describeAll(out))
+			require.Fail(t, fmt.Sprintf("%+v: want no effect, got %s", c, describeAll(out)))
 		}
 	}
-	eq(t, r.m.quiesced(), false, "nothing fenced")
+	require.False(t, r.m.quiesced(), "nothing fenced")
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -68,9 +69,7 @@ func (r *rig) recv(id string, p wire.Payload) []Effect {
 func (r *rig) fire(id TimerID) []Effect {
 	r.t.Helper()
 	at, ok := r.armed(id)
-	if !ok {
-		r.t.Fatalf("timer %s not armed", id)
-	}
+	require.Truef(r.t, ok, "timer %s not armed", id)
 	if at.After(r.now) {
 		r.now = at
 	}
@@ -120,7 +119,7 @@ func callOf[O Op](r *rig) (CallID, O) {
 			return c.Call, o
 		}
 	}
-	r.t.Fatalf("no %T call in %s", zero, describeAll(r.out))
+	require.Fail(r.t, fmt.Sprintf("no %T call in %s", zero, describeAll(r.out)))
 	return "", zero
 }
 
@@ -128,7 +127,7 @@ func noCall[O Op](r *rig) {
 	r.t.Helper()
 	for _, c := range r.calls() {
 		if _, ok := c.Op.(O); ok {
-			r.t.Fatalf("unexpected %s", c.Describe())
+			require.Fail(r.t, fmt.Sprintf("unexpected %s", c.Describe()))
 		}
 	}
 }
@@ -160,7 +159,7 @@ func oneStatus(r *rig) wire.PreparationStatus {
 	r.t.Helper()
 	s := statuses(r)
 	if len(s) != 1 {
-		r.t.Fatalf("want one status, got %d: %s", len(s), describeAll(r.out))
+		require.Fail(r.t, fmt.Sprintf("want one status, got %d: %s", len(s), describeAll(r.out)))
 	}
 	return s[0]
 }
@@ -199,15 +198,11 @@ func (r *rig) ready(req, session string) wire.PreparationStatus {
 	if st.State == wire.StateReady {
 		return st
 	}
-	if st.State != wire.StatePreparing {
-		r.t.Fatalf("prepare %s: %+v", req, st)
-	}
+	require.Equalf(r.t, wire.StatePreparing, st.State, "prepare %s: %+v", req, st)
 	c, _ := callOf[Prepare](r)
 	r.result(c, PrepareResult{})
 	st = oneStatus(r)
-	if st.State != wire.StateReady {
-		r.t.Fatalf("prepare %s: want ready, got %+v", req, st)
-	}
+	require.Equalf(r.t, wire.StateReady, st.State, "prepare %s: want ready, got %+v", req, st)
 	return st
 }
 
@@ -220,7 +215,7 @@ func (r *rig) started(req, session, run string) TurnID {
 	c, op := callOf[StartTurn](r)
 	r.result(c, StartResult{Turn: true})
 	if got := oneStatus(r); got.State != wire.StateStarted {
-		r.t.Fatalf("start %s: %+v", run, got)
+		require.Fail(r.t, fmt.Sprintf("start %s: %+v", run, got))
 	}
 	return op.Turn
 }
@@ -232,13 +227,6 @@ func (r *rig) settle(turn TurnID, res SettleResult) {
 	r.step(NativeTurnEvent{Turn: turn, Event: wire.Done{Content: "ok"}})
 	c, _ := callOf[AwaitSettlement](r)
 	r.result(c, res)
-}
-
-func eq[T comparable](t testing.TB, got, want T, what string) {
-	t.Helper()
-	if got != want {
-		t.Fatalf("%s: got %v, want %v", what, got, want)
-	}
 }
 
 func frameTypes(frames []wire.Frame) string {

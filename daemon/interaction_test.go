@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"slices"
 	"testing"
@@ -71,11 +72,11 @@ func oneIxAck(t *testing.T, r *rig, id string) wire.InteractionDecisionAck {
 	t.Helper()
 	a, ids := ixAcks(r)
 	if len(a) != 1 {
-		t.Fatalf("want one ack, got %d: %s", len(a), describeAll(r.out))
+		require.Fail(t, fmt.Sprintf("want one ack, got %d: %s", len(a), describeAll(r.out)))
 	}
-	eq(t, ids[0], id, "ack envelope ID")
+	require.Equal(t, id, ids[0], "ack envelope ID")
 	if _, err := wire.Encode(r.sent()[len(r.sent())-1]); err != nil {
-		t.Fatalf("ack is not a valid frame: %v", err)
+		require.Fail(t, fmt.Sprintf("ack is not a valid frame: %v", err))
 	}
 	return a[0]
 }
@@ -93,7 +94,7 @@ func TestPermissionRequestIsForwardedWithRunID(t *testing.T) {
 	r, _ := asked(t, interactionConfig(), permissionReq("perm-1"))
 	f := r.sent()
 	require.Truef(t, len(f) == 1 && f[0].ID == "run1", "permission_request on the Run ID: %s", describeAll(r.out))
-	eq(t, f[0].Payload.(wire.PermissionRequest).RequestID, "perm-1", "request ID")
+	require.Equal(t, "perm-1", f[0].Payload.(wire.PermissionRequest).RequestID, "request ID")
 }
 
 // applied=true only once the native side confirmed; the call names the
@@ -104,7 +105,7 @@ func TestPermissionDecisionAppliedOnlyAfterNativeConfirms(t *testing.T) {
 	c, op := callOf[RespondPermission](r)
 	require.Truef(t, op.Turn == turn && op.InteractionID == "perm-1" && op.Decision.Approved, "routed to the asking Turn: %+v", op)
 	a, _ := ixAcks(r)
-	eq(t, len(a), 0, "no ack before the native result")
+	require.Empty(t, a, "no ack before the native result")
 	r.result(c, DecisionResult{Outcome: DecisionApplied})
 	a1 := oneIxAck(t, r, "perm-1")
 	require.Truef(t, a1.Applied && a1.DeliveryID == "d1" && a1.ErrorCode == "", "applied ack: %+v", a1)
@@ -132,7 +133,7 @@ func TestRepeatWhileApplyingJoinsTheNativeResult(t *testing.T) {
 	r.recv("perm-1", wire.PermissionDecision{DeliveryID: "d1", Approved: true})
 	c, _ := callOf[RespondPermission](r)
 	r.recv("perm-1", wire.PermissionDecision{DeliveryID: "d2", Approved: true})
-	eq(t, len(r.out), 0, "the repeat waits")
+	require.Empty(t, r.out, "the repeat waits")
 	r.recv("perm-1", wire.PermissionDecision{DeliveryID: "d3", Approved: false, Message: "no"})
 	refusedAck(t, r, "perm-1", "d3", wire.AckDecisionConflict)
 	r.result(c, DecisionResult{Outcome: DecisionApplied})
@@ -188,7 +189,7 @@ func TestDecisionRefusals(t *testing.T) {
 			before := r.m.Snapshot()
 			r.recv(c.id, c.decision)
 			refusedAck(t, r, c.id, c.delivery, c.code)
-			eq(t, len(r.out), 1, "only the refusal")
+			require.Len(t, r.out, 1, "only the refusal")
 			require.Truef(t, reflect.DeepEqual(before, r.m.Snapshot()), "a refusal changes nothing")
 		})
 	}
@@ -216,7 +217,7 @@ func TestCancelledUserChoiceNeedsNativeSettlement(t *testing.T) {
 	c, op := callOf[RespondUserChoice](r)
 	require.Truef(t, op.Decision.Cancelled, "cancel submitted natively")
 	a, _ := ixAcks(r)
-	eq(t, len(a), 0, "no ack before native settlement")
+	require.Empty(t, a, "no ack before native settlement")
 	r.result(c, DecisionResult{Outcome: DecisionNotPending, Err: "gone"})
 	refusedAck(t, r, "ask-1", "d1", wire.AckNotPending)
 }
@@ -264,7 +265,7 @@ func TestPermissionWithdrawn(t *testing.T) {
 	r2.recv("perm-2", wire.PermissionDecision{DeliveryID: "d1", Approved: true})
 	c, _ := callOf[RespondPermission](r2)
 	r2.step(NativePermissionWithdrawn{Turn: turn2, InteractionID: "perm-2"})
-	eq(t, frameTypes(r2.sent()), "permission_cancel", "withdrawal forwarded while applying")
+	require.Equal(t, "permission_cancel", frameTypes(r2.sent()), "withdrawal forwarded while applying")
 	r2.result(c, DecisionResult{Outcome: DecisionApplied})
 	require.Truef(t, oneIxAck(t, r2, "perm-2").Applied, "the native result decides")
 }
@@ -274,11 +275,11 @@ func TestDoneWaitsForAdmittedDecision(t *testing.T) {
 	r, turn := asked(t, interactionConfig(), fnCall("call-1"))
 	r.recv("run1", fnResult("d1", "call-1"))
 	c, op := callOf[SubmitFunctionResult](r)
-	eq(t, op.Turn, turn, "routed to the Run's Turn")
+	require.Equal(t, turn, op.Turn, "routed to the Run's Turn")
 	r.settle(turn, SettleResult{Settled: true, Reusable: true})
-	eq(t, len(payloadsOf[wire.Done](r.allSent())), 0, "no done while the decision is admitted")
+	require.Empty(t, payloadsOf[wire.Done](r.allSent()), "no done while the decision is admitted")
 	r.result(c, DecisionResult{Outcome: DecisionApplied})
-	eq(t, frameTypes(r.sent()), "interaction_decision_ack,done", "ack, then done")
+	require.Equal(t, "interaction_decision_ack,done", frameTypes(r.sent()), "ack, then done")
 }
 
 // Admission closes before settlement: after the native terminal result or
@@ -307,7 +308,7 @@ func TestLateCallbackOfFinishedTurnIsDropped(t *testing.T) {
 	require.Truef(t, op.Turn != old, "a fresh Turn")
 	r.step(NativeTurnEvent{Turn: old, Event: permissionReq("perm-late")})
 	r.step(NativePermissionWithdrawn{Turn: old, InteractionID: "perm-1"})
-	eq(t, len(r.out), 0, "late callbacks dropped")
+	require.Empty(t, r.out, "late callbacks dropped")
 	r.recv("perm-late", wire.PermissionDecision{DeliveryID: "d1", Approved: true})
 	refusedAck(t, r, "perm-late", "d1", wire.AckNotPending)
 }
@@ -321,7 +322,7 @@ func TestDecisionReachesOnlyTheAskingTurn(t *testing.T) {
 	r.step(NativeTurnEvent{Turn: b, Event: permissionReq("perm-b")})
 	r.recv("perm-b", wire.PermissionDecision{DeliveryID: "d1", Approved: true})
 	_, op := callOf[RespondPermission](r)
-	eq(t, op.Turn, b, "Turn of perm-b")
+	require.Equal(t, b, op.Turn, "Turn of perm-b")
 	r.recv("run1", wire.FunctionResult{DeliveryID: "d2", CallID: "call-b", Success: true, Content: []wire.InputContent{}})
 	refusedAck(t, r, "run1", "d2", wire.AckNotPending)
 }
@@ -332,11 +333,11 @@ func TestDecisionBeforeStartResolvedIsNotReady(t *testing.T) {
 	r.recv("p1", startFor(st, "run1"))
 	c, op := callOf[StartTurn](r)
 	r.step(NativeTurnEvent{Turn: op.Turn, Event: permissionReq("perm-1")})
-	eq(t, len(r.out), 0, "buffered before started")
+	require.Empty(t, r.out, "buffered before started")
 	r.recv("perm-1", wire.PermissionDecision{DeliveryID: "d1", Approved: true})
 	refusedAck(t, r, "perm-1", "d1", wire.AckNotReady)
 	r.result(c, StartResult{Turn: true})
-	eq(t, frameTypes(r.sent()), "preparation_status,permission_request", "buffered request forwarded after started")
+	require.Equal(t, "preparation_status,permission_request", frameTypes(r.sent()), "buffered request forwarded after started")
 }
 
 func TestFunctionResultRefusals(t *testing.T) {
@@ -399,7 +400,7 @@ func TestAppliedMemoryIsBounded(t *testing.T) {
 		m.now = t0.Add(time.Duration(i) * time.Millisecond)
 		m.rememberApplied(callKey("run", string(rune('a'+i%26))+time.Duration(i).String()), "fp")
 	}
-	eq(t, m.AppliedDecisions(), AppliedDecisionsMax, "remembered decisions")
+	require.Equal(t, AppliedDecisionsMax, m.AppliedDecisions(), "remembered decisions")
 }
 
 // A new connection does not inherit interaction routes.
@@ -414,7 +415,7 @@ func TestReconnectDropsInteractionRoutes(t *testing.T) {
 func TestRepeatedNativeRequestIsAskedOnce(t *testing.T) {
 	r, turn := asked(t, interactionConfig(), permissionReq("perm-1"))
 	r.step(NativeTurnEvent{Turn: turn, Event: permissionReq("perm-1")})
-	eq(t, len(r.out), 0, "asked once")
+	require.Empty(t, r.out, "asked once")
 }
 
 // While a Turn is still owned after its executor closed (a shutdown

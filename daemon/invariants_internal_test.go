@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // timerArmed finds exactly the timers idleTimer and closeRetryTimer name.
@@ -22,9 +24,8 @@ func TestTimerArmedMatchesTimerNames(t *testing.T) {
 		{"idle/", "e-", false},
 	}
 	for _, c := range cases {
-		if got := m.timerArmed(c.prefix, c.subject); got != c.want {
-			t.Errorf("timerArmed(%q, %q) = %v, want %v", c.prefix, c.subject, got, c.want)
-		}
+		got := m.timerArmed(c.prefix, c.subject)
+		require.Equalf(t, c.want, got, "timerArmed(%q, %q) = %v, want %v", c.prefix, c.subject, got, c.want)
 	}
 }
 
@@ -36,16 +37,14 @@ func TestSessionsUniqueNamesTheSharedSession(t *testing.T) {
 		"e-2": {id: "e-2", session: "s-2"},
 	}}
 	if _, _, twin := m.executorTally(); twin != nil {
-		t.Fatalf("twin %s among distinct Sessions", twin.id)
+		require.Fail(t, fmt.Sprintf("twin %s among distinct Sessions", twin.id))
 	}
 	m.executors["e-3"] = &executor{id: "e-3", session: "s-1"}
 	_, _, twin := m.executorTally()
-	if twin == nil {
-		t.Fatal("no twin of a shared Session")
-	}
+	require.NotNil(t, twin, "no twin of a shared Session")
 	defer func() {
 		if got, want := fmt.Sprint(recover()), "session s-1 has 2 executors"; !strings.Contains(got, want) {
-			t.Fatalf("panic %q, want it to contain %q", got, want)
+			require.Fail(t, fmt.Sprintf("panic %q, want it to contain %q", got, want))
 		}
 	}()
 	m.checkSessionUnique(twin)

@@ -3,6 +3,7 @@ package daemon
 import (
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -58,12 +59,12 @@ func TestPrepareMCPOrigins(t *testing.T) {
 			r.recv("p1", p)
 			st := oneStatus(r)
 			if tc.code == "" {
-				eq(t, st.State, wire.StatePreparing, "accepted")
+				require.Equal(t, wire.StatePreparing, st.State, "accepted")
 				return
 			}
-			eq(t, st.State, wire.StateRejected, "state")
-			eq(t, st.ErrorCode, tc.code, "code")
-			eq(t, len(r.calls()), 0, "no native call")
+			require.Equal(t, wire.StateRejected, st.State, "state")
+			require.Equal(t, tc.code, st.ErrorCode, "code")
+			require.Empty(t, r.calls(), "no native call")
 		})
 	}
 }

@@ -1,9 +1,11 @@
 package daemon
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -30,18 +32,16 @@ func TestAnswersWithNothingPendingAreRefused(t *testing.T) {
 			r := newRig(t)
 			before := r.m.Snapshot()
 			out := r.recv(c.id, c.req)
-			if len(out) != 1 {
-				t.Fatalf("want one effect, got %d: %v", len(out), out)
-			}
+			require.Lenf(t, out, 1, "want one effect, got %d: %v", len(out), out)
 			s, ok := out[0].(Send)
 			if !ok || s.Frame.ID != c.id || !reflect.DeepEqual(s.Frame.Payload, c.reply) {
-				t.Fatalf("got %#v, want Send id=%s %#v", out[0], c.id, c.reply)
+				require.Fail(t, fmt.Sprintf("got %#v, want Send id=%s %#v", out[0], c.id, c.reply))
 			}
 			if _, err := wire.Encode(s.Frame); err != nil {
-				t.Fatalf("refusal is not a valid frame: %v", err)
+				require.Fail(t, fmt.Sprintf("refusal is not a valid frame: %v", err))
 			}
 			if after := r.m.Snapshot(); !reflect.DeepEqual(before, after) {
-				t.Fatalf("refusal changed state:\nbefore %+v\nafter  %+v", before, after)
+				require.Fail(t, fmt.Sprintf("refusal changed state:\nbefore %+v\nafter  %+v", before, after))
 			}
 		})
 	}
@@ -52,6 +52,6 @@ func TestAnswersWithNothingPendingAreRefused(t *testing.T) {
 func TestRequestWithoutIDIsDropped(t *testing.T) {
 	r := newRig(t)
 	if out := r.recv("", wire.WorkspaceRead{RunID: "t-1", EnvironmentID: "env", MaxBytes: 1}); len(out) != 0 {
-		t.Fatalf("want no effect, got %v", out)
+		require.Fail(t, fmt.Sprintf("want no effect, got %v", out))
 	}
 }

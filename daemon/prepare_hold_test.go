@@ -3,6 +3,7 @@ package daemon
 import (
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -17,18 +18,18 @@ func TestPrepareWaitsForTheInstallation(t *testing.T) {
 	install, _ := callOf[InstallTransfer](r)
 
 	r.recv("p1", prepareFor("s1"))
-	eq(t, oneStatus(r).State, wire.StatePreparing, "the Runtime owns the preparation")
+	require.Equal(t, wire.StatePreparing, oneStatus(r).State, "the Runtime owns the preparation")
 	noCall[Prepare](r)
-	eq(t, r.m.HeldPrepares(), 1, "held behind the installation")
+	require.Equal(t, 1, r.m.HeldPrepares(), "held behind the installation")
 
 	r.result(install, InstallResult{Outcome: InstallCompleted})
 	xferReply(t, r, "x1", wire.OutcomeCompleted, 0, 0)
 	c, op := callOf[Prepare](r)
-	eq(t, len(op.Installed), 1, "the factory receives the snapshot the installation loaded")
-	eq(t, op.Installed[0].Action, wire.PrepareActionInitialize, "installed setup")
-	eq(t, r.m.HeldPrepares(), 0, "released")
+	require.Len(t, op.Installed, 1, "the factory receives the snapshot the installation loaded")
+	require.Equal(t, wire.PrepareActionInitialize, op.Installed[0].Action, "installed setup")
+	require.Equal(t, 0, r.m.HeldPrepares(), "released")
 	r.result(c, PrepareResult{})
-	eq(t, oneStatus(r).State, wire.StateReady, "ready once the native Prepare answered")
+	require.Equal(t, wire.StateReady, oneStatus(r).State, "ready once the native Prepare answered")
 }
 
 // TestPrepareWaitsForAnOrphanedInstallation: an installation a lost
@@ -43,12 +44,12 @@ func TestPrepareWaitsForAnOrphanedInstallation(t *testing.T) {
 	r.connect()
 
 	r.recv("p1", prepareFor("s1"))
-	eq(t, oneStatus(r).State, wire.StatePreparing, "preparing")
+	require.Equal(t, wire.StatePreparing, oneStatus(r).State, "preparing")
 	noCall[Prepare](r)
 
 	r.result(install, InstallResult{Outcome: InstallFailed, ExitCode: 3})
 	_, op := callOf[Prepare](r)
-	eq(t, len(op.Installed), 0, "nothing installed")
+	require.Empty(t, op.Installed, "nothing installed")
 }
 
 // TestPrepareIsNotHeldByStaging: only an installation holds a new
@@ -60,5 +61,5 @@ func TestPrepareIsNotHeldByStaging(t *testing.T) {
 	callOf[StageChunk](r)
 	r.recv("p1", prepareFor("s1"))
 	callOf[Prepare](r)
-	eq(t, r.m.HeldPrepares(), 0, "staging holds nothing")
+	require.Equal(t, 0, r.m.HeldPrepares(), "staging holds nothing")
 }

@@ -9,6 +9,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -83,69 +84,53 @@ var allowedNext = map[string][]string{
 
 func (md *admissionModel) checkSend(t *rapid.T, s Send, effs []Effect) {
 	if !md.up || s.Gen != md.gen {
-		t.Fatalf("send on generation %d while current is %d up=%t", s.Gen, md.gen, md.up)
+		require.Fail(t, fmt.Sprintf("send on generation %d while current is %d up=%t", s.Gen, md.gen, md.up))
 	}
 	switch p := s.Frame.Payload.(type) {
 	case wire.PreparationStatus:
 		md.checkStatus(t, s.Frame.ID, p)
 	case wire.PromptSteerAck:
 		k := ioKey{md.runs[s.Frame.ID], p.InputID}
-		if p.Written && !md.written[k] && !md.applied[k] {
-			t.Fatalf("written receipt for %v beyond ground truth", k)
-		}
-		if p.Accepted && !md.applied[k] {
-			t.Fatalf("accepted receipt for %v beyond ground truth", k)
-		}
+		require.Truef(t, !p.Written || md.written[k] || md.applied[k], "written receipt for %v beyond ground truth", k)
+		require.Truef(t, !p.Accepted || md.applied[k], "accepted receipt for %v beyond ground truth", k)
 	case wire.Done:
-		if !md.settled[md.runs[s.Frame.ID]] {
-			t.Fatalf("done for %s before native settlement", s.Frame.ID)
-		}
+		require.Truef(t, md.settled[md.runs[s.Frame.ID]], "done for %s before native settlement", s.Frame.ID)
 	case wire.InteractionDecisionAck:
-		if p.Applied && !md.settled[md.runs[s.Frame.ID]] {
-			t.Fatalf("applied cancel for %s before native settlement", s.Frame.ID)
-		}
+		require.Truef(t, !p.Applied || md.settled[md.runs[s.Frame.ID]], "applied cancel for %s before native settlement", s.Frame.ID)
 	}
 }
 
 func (md *admissionModel) checkStatus(t *rapid.T, req string, p wire.PreparationStatus) {
 	if p.State == wire.StateRejected {
-		if p.Revision != 0 {
-			t.Fatalf("rejected status with revision %d", p.Revision)
-		}
+		require.Equalf(t, uint64(0), p.Revision, "rejected status with revision %d", p.Revision)
 		return
 	}
 	h := md.handles[p.Handle]
 	if h == nil {
-		if p.Revision != 1 || p.ExpiresAt != md.now.Add(5*time.Minute).UnixMilli() {
-			t.Fatalf("new handle %s: revision %d expires %d", p.Handle, p.Revision, p.ExpiresAt)
-		}
+		require.Equalf(t, uint64(1), p.Revision, "new handle %s: revision %d expires %d", p.Handle, p.Revision, p.ExpiresAt)
+		require.Equalf(t, md.now.Add(5*time.Minute).UnixMilli(), p.ExpiresAt, "new handle %s: revision %d expires %d", p.Handle, p.Revision, p.ExpiresAt)
 		md.handles[p.Handle] = &mHandle{gen: md.gen, req: req, last: p, expiresAt: p.ExpiresAt}
 		md.byReq[req] = p.Handle
 		return
 	}
 	if h.gen != md.gen || h.req != req {
-		t.Fatalf("handle %s of gen %d/%s published on gen %d/%s", p.Handle, h.gen, h.req, md.gen, req)
+		require.Fail(t, fmt.Sprintf("handle %s of gen %d/%s published on gen %d/%s", p.Handle, h.gen, h.req, md.gen, req))
 	}
-	if p.ExpiresAt != 0 && p.ExpiresAt != h.expiresAt {
-		t.Fatalf("handle %s expiry moved", p.Handle)
-	}
+	require.Truef(t, p.ExpiresAt == 0 || p.ExpiresAt == h.expiresAt, "handle %s expiry moved", p.Handle)
 	if p.Revision == h.last.Revision {
 		if p != h.last {
-			t.Fatalf("republished status differs: %+v vs %+v", p, h.last)
+			require.Fail(t, fmt.Sprintf("republished status differs: %+v vs %+v", p, h.last))
 		}
 		return
 	}
 	if p.Revision != h.last.Revision+1 || !slices.Contains(allowedNext[h.last.State], p.State) {
-		t.Fatalf("handle %s: %s rev %d -> %s rev %d", p.Handle, h.last.State, h.last.Revision, p.State, p.Revision)
+		require.Fail(t, fmt.Sprintf("handle %s: %s rev %d -> %s rev %d", p.Handle, h.last.State, h.last.Revision, p.State, p.Revision))
 	}
-	if p.State == wire.StateStarting && md.now.UnixMilli() >= h.expiresAt {
-		t.Fatalf("handle %s started after its expiry", p.Handle)
-	}
+	require.Truef(t, p.State != wire.StateStarting ||
+		md.now.UnixMilli() < h.expiresAt, "handle %s started after its expiry", p.Handle)
 	if p.State == wire.StateStarted {
 		h.starts++
-		if h.starts > 1 {
-			t.Fatalf("handle %s started twice", p.Handle)
-		}
+		require.Truef(t, h.starts <= 1, "handle %s started twice", p.Handle)
 	}
 	h.last = p
 }
@@ -158,13 +143,10 @@ func (md *admissionModel) checkCall(t *rapid.T, c NativeCall, effs []Effect) {
 	case DurableWrite:
 		k := ioKey{op.Turn, op.InputID}
 		md.writes[k]++
-		if md.writes[k] > 1 {
-			t.Fatalf("input %v written twice (replayed)", k)
-		}
+		require.Truef(t, md.writes[k] <= 1, "input %v written twice (replayed)", k)
 		for _, p := range md.pending {
-			if w, ok := p.Op.(DurableWrite); ok && w.Turn == op.Turn {
-				t.Fatalf("two native writes outstanding on %s", op.Turn)
-			}
+			w, ok := p.Op.(DurableWrite)
+			require.Truef(t, !ok || w.Turn != op.Turn, "two native writes outstanding on %s", op.Turn)
 		}
 	}
 }
@@ -350,14 +332,13 @@ func (md *admissionModel) worldActions() map[string]func(*rapid.T) {
 		"": func(t *rapid.T) {
 			s := md.m.Snapshot()
 			l := DefaultLimits()
-			if s.Capacity.Active > l.ActiveMax || s.Capacity.Executors > l.ExecutorsMax || s.Capacity.Records > l.AdmissionRecordsMax {
-				t.Fatalf("capacity exceeded: %+v", s.Capacity)
-			}
+			require.Truef(t, s.Capacity.Active <= l.ActiveMax, "capacity exceeded: %+v", s.Capacity)
+			require.Truef(t, s.Capacity.Executors <= l.ExecutorsMax, "capacity exceeded: %+v", s.Capacity)
+			require.Truef(t, s.Capacity.Records <= l.AdmissionRecordsMax, "capacity exceeded: %+v", s.Capacity)
 			for _, a := range s.Admissions {
 				h := md.handles[a.Handle]
-				if h == nil || h.last.Revision > a.Revision {
-					t.Fatalf("admission %s ahead of what was published", a.Handle)
-				}
+				require.NotNilf(t, h, "admission %s ahead of what was published", a.Handle)
+				require.Truef(t, h.last.Revision <= a.Revision, "admission %s ahead of what was published", a.Handle)
 			}
 		},
 	}
@@ -379,9 +360,8 @@ const rapidChecksDefault = "5000"
 
 func TestRapidAdmissionAndReceipts(t *testing.T) {
 	if !testing.Short() && !flagSet("rapid.checks") {
-		if err := flag.Set("rapid.checks", rapidChecksDefault); err != nil {
-			t.Fatalf("rapid.checks: %v", err)
-		}
+		err := flag.Set("rapid.checks", rapidChecksDefault)
+		require.NoErrorf(t, err, "rapid.checks: %v", err)
 	}
 	rapid.Check(t, func(t *rapid.T) {
 		md := newAdmissionModel()

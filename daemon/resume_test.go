@@ -22,20 +22,20 @@ func TestResumeNeverRunsOnAnExecutorWithoutNativeSession(t *testing.T) {
 	resume.Configuration.AgentSessionID = "n1"
 	r.recv("p2", resume)
 	got := oneStatus(r)
-	eq(t, got.State, wire.StateRejected, "resume on a rootless executor")
-	eq(t, got.ErrorCode, CodePreparationCapacity, "retryable refusal")
+	require.Equal(t, wire.StateRejected, got.State, "resume on a rootless executor")
+	require.Equal(t, CodePreparationCapacity, got.ErrorCode, "retryable refusal")
 	c, op := callOf[CloseExecutor](r)
-	eq(t, op.Executor, st.ExecutorID, "the unusable executor is closed")
+	require.Equal(t, st.ExecutorID, op.Executor, "the unusable executor is closed")
 
 	// While it closes, the retry is still told to wait.
 	r.recv("p3", resume)
-	eq(t, oneStatus(r).ErrorCode, CodePreparationCapacity, "closing executor occupies the Session")
+	require.Equal(t, CodePreparationCapacity, oneStatus(r).ErrorCode, "closing executor occupies the Session")
 	r.result(c, CloseResult{})
 	r.recv("p4", resume)
-	eq(t, oneStatus(r).State, wire.StatePreparing, "a new executor is prepared")
+	require.Equal(t, wire.StatePreparing, oneStatus(r).State, "a new executor is prepared")
 	_, prep := callOf[Prepare](r)
 	require.Truef(t, prep.Executor != st.ExecutorID, "new executor, got %s again", prep.Executor)
-	eq(t, prep.Configuration.AgentSessionID, "n1", "it resumes the named native session")
+	require.Equal(t, "n1", prep.Configuration.AgentSessionID, "it resumes the named native session")
 }
 
 // An executor prepared to resume a native session holds that identity:
@@ -48,12 +48,12 @@ func TestExecutorPreparedToResumeIsReusedForTheSameSession(t *testing.T) {
 	c, _ := callOf[Prepare](r)
 	r.result(c, PrepareResult{})
 	st := oneStatus(r)
-	eq(t, st.State, wire.StateReady, "prepared")
+	require.Equal(t, wire.StateReady, st.State, "prepared")
 	r.recv("p1", wire.ExecutionRelease{Handle: st.Handle})
 
 	r.recv("p2", resume)
 	got := oneStatus(r)
-	eq(t, got.State, wire.StateReady, "reused")
+	require.Equal(t, wire.StateReady, got.State, "reused")
 	require.Truef(t, got.Reused, "reused flag")
 	noCall[CloseExecutor](r)
 
@@ -61,5 +61,5 @@ func TestExecutorPreparedToResumeIsReusedForTheSameSession(t *testing.T) {
 	other.Configuration.AgentSessionID = "n2"
 	r.recv("p2", wire.ExecutionRelease{Handle: got.Handle})
 	r.recv("p3", other)
-	eq(t, oneStatus(r).ErrorCode, CodeNativeSessionConflict, "another native session")
+	require.Equal(t, CodeNativeSessionConflict, oneStatus(r).ErrorCode, "another native session")
 }

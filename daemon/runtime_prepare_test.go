@@ -2,8 +2,10 @@ package daemon
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -36,15 +38,15 @@ func xferReply(t *testing.T, r *rig, id, outcome string, offset, total int64) wi
 	var got []wire.RuntimePrepareResult
 	for _, f := range r.sent() {
 		if p, ok := f.Payload.(wire.RuntimePrepareResult); ok {
-			eq(t, f.ID, id, "reply on the transfer ID")
+			require.Equal(t, id, f.ID, "reply on the transfer ID")
 			got = append(got, p)
 		}
 	}
 	if len(got) != 1 {
-		t.Fatalf("want one result, got %d: %s", len(got), describeAll(r.out))
+		require.Fail(t, fmt.Sprintf("want one result, got %d: %s", len(got), describeAll(r.out)))
 	}
 	if err := got[0].ValidateAgainst(outcome, offset, total); err != nil {
-		t.Fatalf("result %+v fails the shared validator for %s/%d/%d: %v", got[0], outcome, offset, total, err)
+		require.Fail(t, fmt.Sprintf("result %+v fails the shared validator for %s/%d/%d: %v", got[0], outcome, offset, total, err))
 	}
 	return got[0]
 }
@@ -54,12 +56,12 @@ func TestTransferBeginChunkCommit(t *testing.T) {
 	data := bytes.Repeat([]byte("x"), 70_000)
 	r.recv("x1", fileBegin(int64(len(data))))
 	xferReply(t, r, "x1", wire.OutcomeReady, 0, 0)
-	eq(t, len(r.calls()), 0, "begin stages nothing")
+	require.Empty(t, r.calls(), "begin stages nothing")
 
 	r.recv("x1", chunk(0, data[:wire.ChunkBytesMax]))
 	c, op := callOf[StageChunk](r)
-	eq(t, op.Offset, int64(0), "stage offset")
-	eq(t, len(r.sent()), 0, "received waits for the staging")
+	require.Equal(t, int64(0), op.Offset, "stage offset")
+	require.Empty(t, r.sent(), "received waits for the staging")
 	r.result(c, StageResult{})
 	xferReply(t, r, "x1", wire.OutcomeReceived, wire.ChunkBytesMax, 0)
 
@@ -70,11 +72,11 @@ func TestTransferBeginChunkCommit(t *testing.T) {
 
 	r.recv("x1", commit)
 	c, inst := callOf[InstallTransfer](r)
-	eq(t, inst.Header.SHA256, digestHex, "the installer verifies the declared digest")
+	require.Equal(t, digestHex, inst.Header.SHA256, "the installer verifies the declared digest")
 	r.result(c, InstallResult{Outcome: InstallCompleted})
 	xferReply(t, r, "x1", wire.OutcomeCompleted, 0, int64(len(data)))
-	eq(t, len(r.m.InstalledSnapshot()), 1, "installed")
-	eq(t, r.m.InstalledSnapshot()[0], Installed{Action: wire.PrepareActionFile, Name: "/workspace/a.txt"}, "snapshot entry")
+	require.Len(t, r.m.InstalledSnapshot(), 1, "installed")
+	require.Equal(t, Installed{Action: wire.PrepareActionFile, Name: "/workspace/a.txt"}, r.m.InstalledSnapshot()[0], "snapshot entry")
 
 	r.recv("x2", setupBegin()) // the next transfer of the connection
 	xferReply(t, r, "x2", wire.OutcomeReady, 0, 0)
@@ -87,8 +89,8 @@ func TestTransferSetupFailsWithExitCode(t *testing.T) {
 	c, _ := callOf[InstallTransfer](r)
 	r.result(c, InstallResult{Outcome: InstallFailed, ExitCode: 3})
 	got := xferReply(t, r, "x", wire.OutcomeCompleted, 0, 0)
-	eq(t, got, wire.RuntimePrepareResult{Outcome: wire.OutcomeFailed, ErrorCode: wire.TransferFailed, ExitCode: 3}, "failed with exit code")
-	eq(t, len(r.m.InstalledSnapshot()), 0, "nothing installed")
+	require.Equal(t, wire.RuntimePrepareResult{Outcome: wire.OutcomeFailed, ErrorCode: wire.TransferFailed, ExitCode: 3}, got, "failed with exit code")
+	require.Empty(t, r.m.InstalledSnapshot(), "nothing installed")
 }
 
 func TestTransferInstallOutcomes(t *testing.T) {
@@ -109,8 +111,8 @@ func TestTransferInstallOutcomes(t *testing.T) {
 		ic, _ := callOf[InstallTransfer](r)
 		r.result(ic, c.res)
 		got := xferReply(t, r, "x", wire.OutcomeCompleted, 0, 1)
-		eq(t, got, c.want, c.res.Describe())
-		eq(t, len(r.m.InstalledSnapshot()), 0, "nothing installed")
+		require.Equal(t, c.want, got, c.res.Describe())
+		require.Empty(t, r.m.InstalledSnapshot(), "nothing installed")
 	}
 }
 
@@ -139,7 +141,7 @@ func TestTransferProtocolViolations(t *testing.T) {
 			r.recv("x", tc.step)
 			xferReply(t, r, "x", wire.OutcomeReady, 0, 0)
 			got := payloadsOf[wire.RuntimePrepareResult](r.sent())[0]
-			eq(t, got, wire.RuntimePrepareResult{Outcome: wire.OutcomeRejected, ErrorCode: wire.TransferInvalidRequest}, "rejected")
+			require.Equal(t, wire.RuntimePrepareResult{Outcome: wire.OutcomeRejected, ErrorCode: wire.TransferInvalidRequest}, got, "rejected")
 			if tc.setup == nil {
 				noCall[StageChunk](r)
 			}
@@ -151,14 +153,14 @@ func TestTransferProtocolViolations(t *testing.T) {
 		r := newRig(t)
 		r.recv("x", setupBegin())
 		r.recv("x", chunk(0, []byte("a")))
-		eq(t, payloadsOf[wire.RuntimePrepareResult](r.sent())[0].ErrorCode, wire.TransferInvalidRequest, "rejected")
+		require.Equal(t, wire.TransferInvalidRequest, payloadsOf[wire.RuntimePrepareResult](r.sent())[0].ErrorCode, "rejected")
 		noCall[StageChunk](r)
 	})
 	t.Run("unknown transfer", func(t *testing.T) {
 		r := newRig(t)
 		r.recv("x", fileBegin(3))
 		r.recv("other", chunk(0, []byte("a")))
-		eq(t, payloadsOf[wire.RuntimePrepareResult](r.sent())[0].ErrorCode, wire.TransferInvalidRequest, "rejected")
+		require.Equal(t, wire.TransferInvalidRequest, payloadsOf[wire.RuntimePrepareResult](r.sent())[0].ErrorCode, "rejected")
 		r.recv("x", chunk(0, []byte("abc")))
 		callOf[StageChunk](r) // the active transfer is untouched
 	})
@@ -168,9 +170,9 @@ func TestTransferOnePerConnection(t *testing.T) {
 	r := newRig(t)
 	r.recv("x", fileBegin(3))
 	r.recv("y", setupBegin())
-	eq(t, payloadsOf[wire.RuntimePrepareResult](r.sent())[0], wire.RuntimePrepareResult{Outcome: wire.OutcomeRejected, ErrorCode: wire.TransferCapacity}, "capacity")
+	require.Equal(t, wire.RuntimePrepareResult{Outcome: wire.OutcomeRejected, ErrorCode: wire.TransferCapacity}, payloadsOf[wire.RuntimePrepareResult](r.sent())[0], "capacity")
 	r.recv("", setupBegin())
-	eq(t, len(r.out), 0, "no identity, no answer")
+	require.Empty(t, r.out, "no identity, no answer")
 }
 
 // TestTransferNeverResumedAfterReconnect: a transfer lost with its
@@ -185,13 +187,13 @@ func TestTransferNeverResumedAfterReconnect(t *testing.T) {
 	noCall[DiscardTransfer](r)
 	r.connect()
 	r.result(sc, StageResult{})
-	eq(t, len(r.sent()), 0, "no reply on the new connection")
+	require.Empty(t, r.sent(), "no reply on the new connection")
 	dc, op := callOf[DiscardTransfer](r)
-	eq(t, op.Transfer, "g1/x", "the lost transfer's staging")
+	require.Equal(t, "g1/x", op.Transfer, "the lost transfer's staging")
 	r.result(dc, DiscardResult{})
 
 	r.recv("x", chunk(3, []byte("def")))
-	eq(t, payloadsOf[wire.RuntimePrepareResult](r.sent())[0].ErrorCode, wire.TransferInvalidRequest, "not resumed")
+	require.Equal(t, wire.TransferInvalidRequest, payloadsOf[wire.RuntimePrepareResult](r.sent())[0].ErrorCode, "not resumed")
 	r.recv("x", fileBegin(6))
 	xferReply(t, r, "x", wire.OutcomeReady, 0, 0)
 }
@@ -202,11 +204,11 @@ func TestTransferRefusedWhileQuiesced(t *testing.T) {
 	r.step(Disconnected{Gen: r.gen})
 	r.connect()
 	r.recv("x", setupBegin())
-	eq(t, payloadsOf[wire.RuntimePrepareResult](r.sent())[0], wire.RuntimePrepareResult{Outcome: wire.OutcomeRejected, ErrorCode: wire.TransferResourceUnavail}, "quiesced")
+	require.Equal(t, wire.RuntimePrepareResult{Outcome: wire.OutcomeRejected, ErrorCode: wire.TransferResourceUnavail}, payloadsOf[wire.RuntimePrepareResult](r.sent())[0], "quiesced")
 
 	r2 := newRig(t)
 	r2.recv("x", setupBegin())
 	r2.recv("q", quiesce("env", "s"))
 	rep, _ := fenceReply[wire.EnvironmentQuiesced](t, r2, "q")
-	eq(t, rep.ErrorCode, CodeResourceBusy, "an open transfer is active work")
+	require.Equal(t, CodeResourceBusy, rep.ErrorCode, "an open transfer is active work")
 }

@@ -1,10 +1,12 @@
 package daemon
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -29,9 +31,7 @@ func newScenario(t *testing.T) *scenario {
 func (s *scenario) core(frame string) {
 	s.t.Helper()
 	f, err := wire.Decode([]byte(frame))
-	if err != nil {
-		s.t.Fatalf("reference frame does not decode: %v\n%s", err, frame)
-	}
+	require.NoErrorf(s.t, err, "reference frame does not decode: %v\n%s", err, frame)
 	s.r.step(FrameReceived{Gen: s.r.gen, Frame: f})
 }
 
@@ -40,15 +40,13 @@ func (s *scenario) runtime(want ...string) {
 	s.t.Helper()
 	got := s.r.sent()
 	if len(got) != len(want) {
-		s.t.Fatalf("want %d frames, got %s", len(want), describeAll(s.r.out))
+		require.Fail(s.t, fmt.Sprintf("want %d frames, got %s", len(want), describeAll(s.r.out)))
 	}
 	for i, f := range got {
 		b, err := wire.Encode(f)
-		if err != nil {
-			s.t.Fatalf("frame %d does not encode: %v", i, err)
-		}
+		require.NoErrorf(s.t, err, "frame %d does not encode: %v", i, err)
 		if norm := s.bind(string(b)); norm != want[i] {
-			s.t.Fatalf("frame %d:\n got %s\nwant %s", i, norm, want[i])
+			require.Fail(s.t, fmt.Sprintf("frame %d:\n got %s\nwant %s", i, norm, want[i]))
 		}
 	}
 }
@@ -74,7 +72,7 @@ func (s *scenario) bindMember(frame, key string) string {
 	if bound, ok := s.bindings[key]; !ok {
 		s.bindings[key] = value
 	} else if bound != value {
-		s.t.Fatalf("%s changed from %s to %s", key, bound, value)
+		require.Fail(s.t, fmt.Sprintf("%s changed from %s to %s", key, bound, value))
 	}
 	return frame[:start] + placeholder + frame[end:]
 }
@@ -135,7 +133,7 @@ func TestScenarioPreparationFailureCleansUpWithoutRunCompletion(t *testing.T) {
 	s.runtime(`{"type":"preparation_status","id":"prepare","payload":{"executor_id":"executor","handle":"handle","revision":2,"state":"failed","error_code":"preparation_failed"}}`)
 	for _, e := range s.r.all {
 		if send, ok := e.(Send); ok && send.Frame.ID == "run" {
-			t.Fatalf("run output after a failed preparation: %s", send.Describe())
+			require.Fail(t, fmt.Sprintf("run output after a failed preparation: %s", send.Describe()))
 		}
 	}
 }
@@ -146,13 +144,13 @@ func TestScenarioDisconnectIsUnknownAndReconnectDoesNotReplay(t *testing.T) {
 	s.r.step(Disconnected{Gen: s.r.gen})
 	s.runtime() // no fabricated error or done
 	s.r.connect()
-	eq(t, frameTypes(s.r.sent()), "heartbeat", "the new connection starts with a heartbeat only")
+	require.Equal(t, "heartbeat", frameTypes(s.r.sent()), "the new connection starts with a heartbeat only")
 	c, _ := callOf[AwaitSettlement](&rig{t: t, out: s.r.all})
 	s.r.result(c, SettleResult{Settled: true, Reusable: true})
 	s.r.step(NativeTurnEvent{Turn: turn, Event: wire.Delta{Delta: "late"}})
 	for _, e := range s.r.all {
 		if send, ok := e.(Send); ok && send.Gen == s.r.gen && send.Frame.ID != "" {
-			t.Fatalf("replayed on the new connection: %s", send.Describe())
+			require.Fail(t, fmt.Sprintf("replayed on the new connection: %s", send.Describe()))
 		}
 	}
 }

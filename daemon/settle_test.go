@@ -15,24 +15,24 @@ func TestSettlementBeforeNativeDoneBuildsDoneFromOutcome(t *testing.T) {
 	r := newRig(t)
 	turn := r.started("p1", "s1", "run1")
 	r.step(NativeTurnEvent{Turn: turn, Event: wire.Delta{Delta: "par", Sequence: 1}})
-	eq(t, frameTypes(r.sent()), "delta", "output forwarded")
+	require.Equal(t, "delta", frameTypes(r.sent()), "output forwarded")
 	r.recv("run1", wire.PromptCancel{DeliveryID: "d1"})
 	sc, _ := callOf[AwaitSettlement](r)
 	u := wire.Usage{Tokens: &wire.TokenUsage{InputTokens: 3, OutputTokens: 4, TotalTokens: 7}}
 	outcome := wire.Done{Content: "partial", Usage: &u, Metadata: &wire.DoneMetadata{AgentSessionID: "native-1"}}
 	r.result(sc, SettleResult{Settled: true, Reusable: true, Outcome: outcome})
 	frames := r.sent()
-	eq(t, frameTypes(frames), "done,interaction_decision_ack", "done then the applied receipt")
+	require.Equal(t, "done,interaction_decision_ack", frameTypes(frames), "done then the applied receipt")
 	done := frames[0].Payload.(wire.Done)
 	require.Truef(t, done.Content == "partial", "done content from the settlement, got %q", done.Content)
 	require.Truef(t, done.Usage != nil && *done.Usage.Tokens == *u.Tokens, "done usage from the settlement: %+v", done.Usage)
 	require.Truef(t, done.Metadata != nil && done.Metadata.AgentSessionID == "native-1", "done metadata from the settlement: %+v", done.Metadata)
 	ack := frames[1].Payload.(wire.InteractionDecisionAck)
 	require.Truef(t, ack.Applied && ack.Outcome != nil && ack.Outcome.Content == done.Content, "receipt and done agree: %+v", ack)
-	eq(t, r.m.Snapshot().Executors[0].NativeSession, "native-1", "continuity committed from the settlement")
+	require.Equal(t, "native-1", r.m.Snapshot().Executors[0].NativeSession, "continuity committed from the settlement")
 	r.step(NativeTurnEvent{Turn: turn, Event: wire.Delta{Delta: "tial", Sequence: 2}})
 	r.step(NativeTurnEvent{Turn: turn, Event: wire.Done{Content: "partial"}})
-	eq(t, len(r.out), 0, "native output after settlement is dropped")
+	require.Empty(t, r.out, "native output after settlement is dropped")
 }
 
 // A Turn that errors at start and settles without a native terminal
@@ -59,12 +59,12 @@ func TestNativeEventsAfterOutputClosedAreDropped(t *testing.T) {
 	sc, _ := callOf[AwaitSettlement](r)
 	r.step(NativeTurnEvent{Turn: turn, Event: wire.Delta{Delta: "after done"}})
 	r.step(NativeTurnEvent{Turn: turn, Event: wire.Done{Content: "second"}})
-	eq(t, len(r.out), 0, "nothing after the native terminal result")
+	require.Empty(t, r.out, "nothing after the native terminal result")
 	r.result(sc, SettleResult{Settled: true, Reusable: false, Outcome: wire.Done{Content: "final"}})
 	cc, _ := callOf[CloseExecutor](r)
 	r.step(NativeTurnEvent{Turn: turn, Event: wire.Delta{Delta: "after settlement"}})
 	r.step(NativeTurnEvent{Turn: turn, Event: wire.UsageUpdate{Usage: wire.Usage{Tokens: &wire.TokenUsage{TotalTokens: 99}}}})
-	eq(t, len(r.out), 0, "nothing after settlement")
+	require.Empty(t, r.out, "nothing after settlement")
 	r.result(cc, CloseResult{})
 	dones := payloadsOf[wire.Done](r.sent())
 	require.Truef(t, len(dones) == 1 && dones[0].Content == "final" && dones[0].Usage == nil, "one done, the first native result: %s", describeAll(r.out))
@@ -74,7 +74,7 @@ func TestNativeEventsAfterOutputClosedAreDropped(t *testing.T) {
 			deltas++
 		}
 	}
-	eq(t, deltas, 0, "no late delta ever sent")
+	require.Equal(t, 0, deltas, "no late delta ever sent")
 }
 
 // A Turn settled before its native terminal result, still waiting for a
@@ -89,7 +89,7 @@ func TestNativeEventsAfterSettlementBeforeDoneAreDropped(t *testing.T) {
 	cc, _ := callOf[CloseExecutor](r)
 	r.step(NativeTurnEvent{Turn: turn, Event: wire.Delta{Delta: "late"}})
 	r.step(NativeTurnEvent{Turn: turn, Event: wire.Done{Content: "late done"}})
-	eq(t, len(r.out), 0, "late native output dropped")
+	require.Empty(t, r.out, "late native output dropped")
 	r.result(cc, CloseResult{})
 	dones := payloadsOf[wire.Done](r.sent())
 	require.Truef(t, len(dones) == 1 && dones[0].Content == "settled", "done from the settlement: %s", describeAll(r.out))

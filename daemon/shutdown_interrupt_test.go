@@ -24,10 +24,10 @@ func TestShutdownInterruptedTurnIsNeverPlainDone(t *testing.T) {
 		}
 		r.result(sc, SettleResult{Settled: true, Reusable: true, Outcome: wire.Done{Content: "par"}})
 		frames := r.sent()
-		eq(t, frameTypes(frames), "error,done", "error then done")
+		require.Equal(t, "error,done", frameTypes(frames), "error then done")
 		require.Truef(t, frames[0].ID == "run1" && frames[0].Payload.(wire.RunError).Error == InterruptedError,
 			"interrupted error on the Run: %+v", frames[0])
-		eq(t, frames[1].Payload.(wire.Done).Content, "par", "partial content kept")
+		require.Equal(t, "par", frames[1].Payload.(wire.Done).Content, "partial content kept")
 	}
 }
 
@@ -40,7 +40,7 @@ func TestShutdownAfterNativeDoneKeepsCompletion(t *testing.T) {
 	sc, _ := callOf[AwaitSettlement](r)
 	r.step(ShutdownRequested{Reason: "stop"})
 	r.result(sc, SettleResult{Settled: true, Reusable: true, Outcome: wire.Done{Content: "all"}})
-	eq(t, frameTypes(r.sent()), "done", "completed Turn")
+	require.Equal(t, "done", frameTypes(r.sent()), "completed Turn")
 }
 
 // A Turn Core is cancelling keeps the receipt's word: done and the
@@ -54,7 +54,7 @@ func TestShutdownDuringCoreCancelAnswersTheReceipt(t *testing.T) {
 	_ = turn
 	r.result(sc, SettleResult{Settled: true, Reusable: true, Outcome: wire.Done{Content: "p"}})
 	frames := r.sent()
-	eq(t, frameTypes(frames), "done,interaction_decision_ack", "done then the receipt")
+	require.Equal(t, "done,interaction_decision_ack", frameTypes(frames), "done then the receipt")
 	require.Truef(t, frames[1].Payload.(wire.InteractionDecisionAck).Applied, "applied receipt")
 }
 
@@ -70,5 +70,5 @@ func TestShutdownBeforeStartResolvesInterrupts(t *testing.T) {
 	callOf[Cancel](r)
 	sc, _ := callOf[AwaitSettlement](r)
 	r.result(sc, SettleResult{Settled: true, Reusable: true})
-	eq(t, frameTypes(r.sent()), "error,done", "error then done")
+	require.Equal(t, "error,done", frameTypes(r.sent()), "error then done")
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/daemon"
 	"github.com/turnstile-sim/turnstile/sim"
 	"github.com/turnstile-sim/turnstile/sim/harness"
@@ -403,8 +404,7 @@ func TestSimSuite(t *testing.T) {
 		}
 		r := sim.Run(seed, opts)
 		if r.Failed() || !r.Converged {
-			t.Fatalf("seed %d: %v pending=%q\nreplay: go test ./daemon -run 'TestSimSuite$' -daemon.seed=%d -daemon.trace\n%s",
-				seed, r.Violations, r.Pending, seed, strings.Join(r.Tail, "\n"))
+			require.Fail(t, fmt.Sprintf("seed %d: %v pending=%q\nreplay: go test ./daemon -run 'TestSimSuite$' -daemon.seed=%d -daemon.trace\n%s", seed, r.Violations, r.Pending, seed, strings.Join(r.Tail, "\n")))
 		}
 		steps += r.Stats.Steps
 		for _, j := range sw.core.jobs {
@@ -429,22 +429,18 @@ func TestSimSuite(t *testing.T) {
 		t.Logf("mark %s: %d", k, marks[k])
 	}
 	for _, k := range daemonMarks {
-		if marks[k] == 0 && seeds >= suiteSeeds {
-			t.Errorf("rare daemon state %s never reached", k)
-		}
+		require.Truef(t, marks[k] != 0 || seeds < suiteSeeds, "rare daemon state %s never reached", k)
 	}
-	if seeds > 1 && (outcomes[jobDone] == 0 || outcomes[jobLost] == 0) {
-		t.Errorf("the suite never completed or never lost a turn: %v", outcomes)
-	}
+	require.Truef(t, seeds <= 1 ||
+		outcomes[jobDone] != 0 &&
+			outcomes[jobLost] != 0, "the suite never completed or never lost a turn: %v", outcomes)
 }
 
 func TestSimSuiteDeterministic(t *testing.T) {
 	for _, seed := range []uint64{3, 17} {
 		a := sim.Run(seed, suiteOptions(nil))
 		b := sim.Run(seed, suiteOptions(nil))
-		if a.Fingerprint != b.Fingerprint {
-			t.Fatalf("seed %d: fingerprints differ", seed)
-		}
+		require.Equalf(t, b.Fingerprint, a.Fingerprint, "seed %d: fingerprints differ", seed)
 	}
 }
 

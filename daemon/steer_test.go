@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +20,7 @@ func oneAck(r *rig) wire.PromptSteerAck {
 	r.t.Helper()
 	a := acks(r)
 	if len(a) != 1 {
-		r.t.Fatalf("want one steer ack, got %s", describeAll(r.out))
+		require.Fail(r.t, fmt.Sprintf("want one steer ack, got %s", describeAll(r.out)))
 	}
 	return a[0]
 }
@@ -29,9 +30,9 @@ func TestSteerWrittenThenAccepted(t *testing.T) {
 	turn := r.started("p1", "s1", "run1")
 	r.recv("run1", steer("1", "more"))
 	c, op := callOf[DurableWrite](r)
-	eq(t, op.Turn, turn, "written into the exact turn")
-	eq(t, op.InputID, "1", "input id")
-	eq(t, len(r.sent()), 0, "no receipt before the native write")
+	require.Equal(t, turn, op.Turn, "written into the exact turn")
+	require.Equal(t, "1", op.InputID, "input id")
+	require.Empty(t, r.sent(), "no receipt before the native write")
 	at, ok := r.armed(writeTimer(turn, "1"))
 	require.Truef(t, ok && at.Equal(r.now.Add(10*time.Second)), "10s native write budget")
 	r.result(c, WriteResult{Outcome: WriteWritten})
@@ -39,8 +40,8 @@ func TestSteerWrittenThenAccepted(t *testing.T) {
 	require.Truef(t, w.Written && !w.Accepted && w.ErrorCode == "", "written stage: %+v", w)
 	for _, e := range r.out {
 		if s, ok := e.(Send); ok {
-			eq(t, s.Budget, 5*time.Second, "receipt send budget")
-			eq(t, s.Frame.ID, "run1", "receipt on the Run ID")
+			require.Equal(t, 5*time.Second, s.Budget, "receipt send budget")
+			require.Equal(t, "run1", s.Frame.ID, "receipt on the Run ID")
 		}
 	}
 	_, armed := r.armed(writeTimer(turn, "1"))
@@ -49,7 +50,7 @@ func TestSteerWrittenThenAccepted(t *testing.T) {
 	a := oneAck(r)
 	require.Truef(t, a.Accepted && a.Written, "accepted stage: %+v", a)
 	r.recv("run1", steer("1", "more"))
-	eq(t, oneAck(r), a, "repeat returns the stored receipt")
+	require.Equal(t, a, oneAck(r), "repeat returns the stored receipt")
 	noCall[DurableWrite](r)
 }
 
@@ -59,12 +60,12 @@ func TestSteerOneInFlightPerRun(t *testing.T) {
 	r.recv("run1", steer("1", "a"))
 	c, _ := callOf[DurableWrite](r)
 	r.recv("run1", steer("2", "b"))
-	eq(t, oneAck(r).ErrorCode, CodeBusy, "second input while one is written")
+	require.Equal(t, CodeBusy, oneAck(r).ErrorCode, "second input while one is written")
 	noCall[DurableWrite](r)
 	r.recv("run1", steer("1", "a"))
-	eq(t, oneAck(r).ErrorCode, CodeInFlight, "same input in flight")
+	require.Equal(t, CodeInFlight, oneAck(r).ErrorCode, "same input in flight")
 	r.recv("run1", steer("1", "changed"))
-	eq(t, oneAck(r).ErrorCode, CodeInputConflict, "same id, different content")
+	require.Equal(t, CodeInputConflict, oneAck(r).ErrorCode, "same id, different content")
 	r.result(c, WriteResult{Outcome: WriteWritten})
 	r.recv("run1", steer("2", "b"))
 	callOf[DurableWrite](r)
@@ -77,17 +78,17 @@ func TestSteerOverBudgetIsUnknownAndNeverReplayed(t *testing.T) {
 	c, _ := callOf[DurableWrite](r)
 	r.fire(writeTimer(turn, "1"))
 	u := oneAck(r)
-	eq(t, u.ErrorCode, CodeOutcomeUnknown, "over budget")
+	require.Equal(t, CodeOutcomeUnknown, u.ErrorCode, "over budget")
 	require.Truef(t, !u.Written && !u.Accepted, "claims nothing")
 	r.recv("run1", steer("1", "a"))
-	eq(t, oneAck(r), u, "stored unknown receipt")
+	require.Equal(t, u, oneAck(r), "stored unknown receipt")
 	noCall[DurableWrite](r)
 	r.recv("run1", steer("2", "b"))
-	eq(t, oneAck(r).ErrorCode, CodeBusy, "the native write is still outstanding")
+	require.Equal(t, CodeBusy, oneAck(r).ErrorCode, "the native write is still outstanding")
 	r.result(c, WriteResult{Outcome: WriteWritten})
-	eq(t, len(r.sent()), 0, "a late result does not replace the unknown receipt")
+	require.Empty(t, r.sent(), "a late result does not replace the unknown receipt")
 	snap := r.m.Snapshot().Turns[0].Inputs
-	eq(t, snap[0].State, "unknown", "kept as unknown")
+	require.Equal(t, "unknown", snap[0].State, "kept as unknown")
 }
 
 func TestSteerFailedAndUnknownResults(t *testing.T) {
@@ -101,7 +102,7 @@ func TestSteerFailedAndUnknownResults(t *testing.T) {
 		c, _ := callOf[DurableWrite](r)
 		r.result(c, WriteResult{Outcome: tc.outcome, Err: "x"})
 		a := oneAck(r)
-		eq(t, a.ErrorCode, tc.code, "code for "+tc.outcome.String())
+		require.Equal(t, tc.code, a.ErrorCode, "code for "+tc.outcome.String())
 		require.Truef(t, !a.Written && !a.Accepted, "claims nothing")
 	}
 }
@@ -109,23 +110,23 @@ func TestSteerFailedAndUnknownResults(t *testing.T) {
 func TestSteerCodes(t *testing.T) {
 	r := newRig(t)
 	r.recv("run0", steer("1", "a"))
-	eq(t, oneAck(r).ErrorCode, CodeRunInactive, "unknown run")
+	require.Equal(t, CodeRunInactive, oneAck(r).ErrorCode, "unknown run")
 	r.recv("run0", wire.PromptSteer{InputID: " ", Input: wire.TextInput("a"), DurableReceipt: true})
-	eq(t, oneAck(r).ErrorCode, CodeInvalidInput, "blank input id")
+	require.Equal(t, CodeInvalidInput, oneAck(r).ErrorCode, "blank input id")
 	r.recv("run0", wire.PromptSteer{InputID: strings.Repeat("x", 257), Input: wire.TextInput("a"), DurableReceipt: true})
 	a := oneAck(r)
-	eq(t, a.ErrorCode, CodeInvalidInput, "long input id")
-	eq(t, a.InputID, "", "oversized id not echoed")
+	require.Equal(t, CodeInvalidInput, a.ErrorCode, "long input id")
+	require.Equal(t, "", a.InputID, "oversized id not echoed")
 	r.recv("run0", wire.PromptSteer{InputID: "1", DurableReceipt: true})
-	eq(t, oneAck(r).ErrorCode, CodeInvalidInput, "invalid input")
+	require.Equal(t, CodeInvalidInput, oneAck(r).ErrorCode, "invalid input")
 	st := r.ready("p1", "s1")
 	r.recv("p1", startFor(st, "run1"))
 	c, _ := callOf[StartTurn](r)
 	r.recv("run1", steer("1", "a"))
-	eq(t, oneAck(r).ErrorCode, CodeNotReady, "run still starting")
+	require.Equal(t, CodeNotReady, oneAck(r).ErrorCode, "run still starting")
 	r.result(c, StartResult{Turn: true})
 	r.recv("run1", wire.PromptSteer{InputID: "1", Input: wire.TextInput("a")})
-	eq(t, oneAck(r).ErrorCode, CodeUnsupported, "plain steering has no native path")
+	require.Equal(t, CodeUnsupported, oneAck(r).ErrorCode, "plain steering has no native path")
 }
 
 func TestSteerInputLimit(t *testing.T) {
@@ -139,7 +140,7 @@ func TestSteerInputLimit(t *testing.T) {
 		r.result(c, WriteResult{Outcome: WriteWritten})
 	}
 	r.recv("run1", steer("3", "3"))
-	eq(t, oneAck(r).ErrorCode, CodeInputLimit, "inputs per run bounded")
+	require.Equal(t, CodeInputLimit, oneAck(r).ErrorCode, "inputs per run bounded")
 }
 
 func TestSteerUnsupportedWithoutDurableReceipts(t *testing.T) {
@@ -148,7 +149,7 @@ func TestSteerUnsupportedWithoutDurableReceipts(t *testing.T) {
 	r := newRigWith(t, cfg)
 	r.started("p1", "s1", "run1")
 	r.recv("run1", steer("1", "a"))
-	eq(t, oneAck(r).ErrorCode, CodeUnsupported, "declaration snapshot lacks durable receipts")
+	require.Equal(t, CodeUnsupported, oneAck(r).ErrorCode, "declaration snapshot lacks durable receipts")
 	noCall[DurableWrite](r)
 }
 
@@ -158,9 +159,9 @@ func TestDoneWaitsForAdmittedReceipt(t *testing.T) {
 	r.recv("run1", steer("1", "a"))
 	w, _ := callOf[DurableWrite](r)
 	r.settle(turn, SettleResult{Settled: true, Reusable: true})
-	eq(t, len(r.sent()), 0, "no done while a receipt is pending")
+	require.Empty(t, r.sent(), "no done while a receipt is pending")
 	r.result(w, WriteResult{Outcome: WriteWritten})
-	eq(t, frameTypes(r.sent()), "prompt_steer_ack,done", "receipt, then done")
+	require.Equal(t, "prompt_steer_ack,done", frameTypes(r.sent()), "receipt, then done")
 }
 
 func TestDoneAfterWriteBudgetExpires(t *testing.T) {
@@ -169,7 +170,7 @@ func TestDoneAfterWriteBudgetExpires(t *testing.T) {
 	r.recv("run1", steer("1", "a"))
 	r.settle(turn, SettleResult{Settled: true, Reusable: true})
 	r.fire(writeTimer(turn, "1"))
-	eq(t, frameTypes(r.sent()), "prompt_steer_ack,done", "unknown receipt, then done")
+	require.Equal(t, "prompt_steer_ack,done", frameTypes(r.sent()), "unknown receipt, then done")
 	owned := r.m.Owned()
 	require.Truef(t, len(owned) == 2 && owned[1].Kind == "call" && owned[1].State == "write", "the write call stays owned: %v", owned)
 }
@@ -189,9 +190,9 @@ func TestSteerKnownInputJudgedByIdentityAfterExecutorCloses(t *testing.T) {
 	cc, _ := callOf[CloseExecutor](r)
 	r.result(cc, CloseResult{})
 	r.recv("run1", steer("1", "changed"))
-	eq(t, oneAck(r).ErrorCode, CodeInputConflict, "same id, other content")
+	require.Equal(t, CodeInputConflict, oneAck(r).ErrorCode, "same id, other content")
 	r.recv("run1", steer("1", "a"))
-	eq(t, oneAck(r).ErrorCode, CodeInFlight, "the same input, still being written")
+	require.Equal(t, CodeInFlight, oneAck(r).ErrorCode, "the same input, still being written")
 	r.result(wc, WriteResult{Outcome: WriteWritten})
 	w := oneAck(r)
 	require.Truef(t, w.Written, "written: %+v", w)

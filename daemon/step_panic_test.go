@@ -1,8 +1,9 @@
 package daemon
 
 import (
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // stepPanic runs f and returns the StepPanic it panics with.
@@ -11,13 +12,11 @@ func stepPanic(t *testing.T, f func()) (sp StepPanic) {
 	defer func() {
 		r := recover()
 		p, ok := r.(StepPanic)
-		if !ok {
-			t.Fatalf("panic %v (%T); want a StepPanic", r, r)
-		}
+		require.Truef(t, ok, "panic %v (%T); want a StepPanic", r, r)
 		sp = p
 	}()
 	f()
-	t.Fatal("no panic")
+	require.Fail(t, "no panic")
 	return sp
 }
 
@@ -25,19 +24,16 @@ func TestAnInvariantFailureAfterTheStepIsACompletedStepPanic(t *testing.T) {
 	r := newRig(t)
 	r.m.cfg.Limits.ActiveMax = -1 // no count can satisfy it
 	sp := stepPanic(t, func() { r.m.Step(t0, WallClockStep{}) })
-	if !sp.Completed || !strings.Contains(sp.String(), "exceeds -1") {
-		t.Fatalf("panic %v completed=%v; want the active-count invariant, completed", sp, sp.Completed)
-	}
+	require.Truef(t, sp.Completed, "panic %v completed=%v; want the active-count invariant, completed", sp, sp.Completed)
+	require.Containsf(t, sp.String(), "exceeds -1", "panic %v completed=%v; want the active-count invariant, completed", sp, sp.Completed)
 	again := stepPanic(t, func() { r.m.Step(t0, WallClockStep{}) })
-	if !again.Completed || again.String() != sp.String() {
-		t.Fatalf("second step: %v (completed %v); want %v again", again, again.Completed, sp)
-	}
+	require.Truef(t, again.Completed, "second step: %v (completed %v); want %v again", again, again.Completed, sp)
+	require.Truef(t, again.String() == sp.String(), "second step: %v (completed %v); want %v again", again, again.Completed, sp)
 }
 
 func TestAnAssertionInsideTheStepIsNotACompletedStepPanic(t *testing.T) {
 	r := newRig(t)
 	sp := stepPanic(t, func() { r.m.Step(t0.Add(-1), Connected{Gen: 9}) })
-	if sp.Completed || !strings.Contains(sp.String(), "backwards") {
-		t.Fatalf("panic %v completed=%v; want the clock assertion, not completed", sp, sp.Completed)
-	}
+	require.Falsef(t, sp.Completed, "panic %v completed=%v; want the clock assertion, not completed", sp, sp.Completed)
+	require.Containsf(t, sp.String(), "backwards", "panic %v completed=%v; want the clock assertion, not completed", sp, sp.Completed)
 }

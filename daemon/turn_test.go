@@ -55,10 +55,10 @@ func TestStartRules(t *testing.T) {
 			id, s := c.mut(r, st)
 			r.recv(id, s)
 			got := oneStatus(r)
-			eq(t, got.State, wire.StateRejected, "rejected")
-			eq(t, got.ErrorCode, c.code, "code")
-			eq(t, got.Operation, wire.TypeExecutionStart, "operation")
-			eq(t, got.Revision, uint64(0), "no revision")
+			require.Equal(t, wire.StateRejected, got.State, "rejected")
+			require.Equal(t, c.code, got.ErrorCode, "code")
+			require.Equal(t, wire.TypeExecutionStart, got.Operation, "operation")
+			require.Equal(t, uint64(0), got.Revision, "no revision")
 			noCall[StartTurn](r)
 		})
 	}
@@ -67,7 +67,7 @@ func TestStartRules(t *testing.T) {
 		r.recv("p1", prepareFor("s1"))
 		st := oneStatus(r)
 		r.recv("p1", startFor(st, "run1"))
-		eq(t, oneStatus(r).ErrorCode, CodePreparationNotReady, "preparing")
+		require.Equal(t, CodePreparationNotReady, oneStatus(r).ErrorCode, "preparing")
 	})
 }
 
@@ -76,25 +76,25 @@ func TestStartTransfersOnce(t *testing.T) {
 	st := r.ready("p1", "s1")
 	r.recv("p1", startFor(st, "run1"))
 	starting := oneStatus(r)
-	eq(t, starting.State, wire.StateStarting, "starting")
-	eq(t, starting.RunID, "run1", "run id from starting on")
-	eq(t, starting.Revision, uint64(3), "revision")
+	require.Equal(t, wire.StateStarting, starting.State, "starting")
+	require.Equal(t, "run1", starting.RunID, "run id from starting on")
+	require.Equal(t, uint64(3), starting.Revision, "revision")
 	c, op := callOf[StartTurn](r)
-	eq(t, op.Run, "run1", "native start run")
-	eq(t, op.Executor, st.ExecutorID, "native start executor")
+	require.Equal(t, "run1", op.Run, "native start run")
+	require.Equal(t, st.ExecutorID, op.Executor, "native start executor")
 	r.recv("p1", startFor(st, "run1"))
-	eq(t, oneStatus(r), starting, "identical start republishes")
+	require.Equal(t, starting, oneStatus(r), "identical start republishes")
 	noCall[StartTurn](r)
 	r.recv("p1", startFor(st, "run2"))
-	eq(t, oneStatus(r).ErrorCode, CodeStartConflict, "different start conflicts")
+	require.Equal(t, CodeStartConflict, oneStatus(r).ErrorCode, "different start conflicts")
 	r.result(c, StartResult{Turn: true})
 	started := oneStatus(r)
-	eq(t, started.State, wire.StateStarted, "started confirms the transfer")
-	eq(t, started.Revision, uint64(4), "revision")
+	require.Equal(t, wire.StateStarted, started.State, "started confirms the transfer")
+	require.Equal(t, uint64(4), started.Revision, "revision")
 	r.recv("p1", startFor(st, "run1"))
-	eq(t, oneStatus(r), started, "repeat after transfer republishes")
+	require.Equal(t, started, oneStatus(r), "repeat after transfer republishes")
 	noCall[StartTurn](r)
-	eq(t, len(payloadsOf[wire.Done](r.allSent())), 0, "started is not completion")
+	require.Empty(t, payloadsOf[wire.Done](r.allSent()), "started is not completion")
 }
 
 func TestStartWithoutTurnClosesExecutorFirst(t *testing.T) {
@@ -104,9 +104,9 @@ func TestStartWithoutTurnClosesExecutorFirst(t *testing.T) {
 		r.recv("p1", startFor(st, "run1"))
 		c, _ := callOf[StartTurn](r)
 		r.result(c, StartResult{Turn: false, Err: "no executor"})
-		eq(t, len(r.sent()), 0, "nothing published before the close settles")
+		require.Empty(t, r.sent(), "nothing published before the close settles")
 		cc, op := callOf[CloseExecutor](r)
-		eq(t, op.Executor, st.ExecutorID, "executor closed")
+		require.Equal(t, st.ExecutorID, op.Executor, "executor closed")
 		r.result(cc, CloseResult{Err: closeErr})
 		sts := statuses(r)
 		require.Truef(t, len(sts) == 2, "failed then rejected: %s", describeAll(r.out))
@@ -114,13 +114,13 @@ func TestStartWithoutTurnClosesExecutorFirst(t *testing.T) {
 		if closeErr != "" {
 			want = CodeExecutorCleanupUnconfirmed
 		}
-		eq(t, sts[0].State, wire.StateFailed, "failed")
-		eq(t, sts[0].ErrorCode, want, "failed code")
-		eq(t, sts[1].State, wire.StateRejected, "rejected")
-		eq(t, sts[1].Operation, wire.TypeExecutionStart, "operation")
-		eq(t, sts[1].Handle, st.Handle, "rejection names the handle")
-		eq(t, sts[1].ExecutorID, st.ExecutorID, "rejection names the executor")
-		eq(t, sts[1].ErrorCode, want, "rejected code")
+		require.Equal(t, wire.StateFailed, sts[0].State, "failed")
+		require.Equal(t, want, sts[0].ErrorCode, "failed code")
+		require.Equal(t, wire.StateRejected, sts[1].State, "rejected")
+		require.Equal(t, wire.TypeExecutionStart, sts[1].Operation, "operation")
+		require.Equal(t, st.Handle, sts[1].Handle, "rejection names the handle")
+		require.Equal(t, st.ExecutorID, sts[1].ExecutorID, "rejection names the executor")
+		require.Equal(t, want, sts[1].ErrorCode, "rejected code")
 		if closeErr != "" {
 			ex := r.m.Snapshot().Executors
 			require.Truef(t, len(ex) == 1 && ex[0].CloseFailed, "failed close keeps the target: %+v", ex)
@@ -134,10 +134,10 @@ func TestStartTurnWithErrorIsTracked(t *testing.T) {
 	r.recv("p1", startFor(st, "run1"))
 	c, _ := callOf[StartTurn](r)
 	r.result(c, StartResult{Turn: true, Err: "input may be partial"})
-	eq(t, frameTypes(r.sent()), "preparation_status,error", "started then the error")
+	require.Equal(t, "preparation_status,error", frameTypes(r.sent()), "started then the error")
 	sc, _ := callOf[AwaitSettlement](r)
 	r.result(sc, SettleResult{Settled: true, Reusable: true})
-	eq(t, frameTypes(r.sent()), "done", "error followed by done")
+	require.Equal(t, "done", frameTypes(r.sent()), "error followed by done")
 }
 
 func TestTurnEventsInOrderWithRunID(t *testing.T) {
@@ -148,15 +148,15 @@ func TestTurnEventsInOrderWithRunID(t *testing.T) {
 	// Output races the start result: it is held until started.
 	r.step(NativeTurnEvent{Turn: op.Turn, Event: wire.Delta{Delta: "a", Sequence: 1}})
 	r.step(NativeTurnEvent{Turn: op.Turn, Event: wire.Thinking{Text: "t"}})
-	eq(t, len(r.sent()), 0, "held before started")
+	require.Empty(t, r.sent(), "held before started")
 	r.result(c, StartResult{Turn: true})
 	frames := r.sent()
-	eq(t, frameTypes(frames), "preparation_status,delta,thinking", "started, then output in order")
+	require.Equal(t, "preparation_status,delta,thinking", frameTypes(frames), "started, then output in order")
 	for _, f := range frames[1:] {
-		eq(t, f.ID, "run1", "run output carries the Run ID")
+		require.Equal(t, "run1", f.ID, "run output carries the Run ID")
 	}
 	r.step(NativeTurnEvent{Turn: op.Turn, Event: wire.Delta{Delta: "b", Sequence: 2}})
-	eq(t, r.sent()[0].ID, "run1", "later output")
+	require.Equal(t, "run1", r.sent()[0].ID, "later output")
 }
 
 func TestOutputBoundBeforeStarted(t *testing.T) {
@@ -167,18 +167,18 @@ func TestOutputBoundBeforeStarted(t *testing.T) {
 	for i := 0; i < 70; i++ {
 		r.step(NativeTurnEvent{Turn: op.Turn, Event: wire.Delta{Delta: "x", Sequence: uint64(i)}})
 	}
-	eq(t, r.m.Snapshot().Turns[0].Overflow, 6, "overflow counted")
+	require.Equal(t, 6, r.m.Snapshot().Turns[0].Overflow, "overflow counted")
 	r.result(c, StartResult{Turn: true})
-	eq(t, len(payloadsOf[wire.Delta](r.sent())), 64, "bounded 64-frame output")
+	require.Len(t, payloadsOf[wire.Delta](r.sent()), 64, "bounded 64-frame output")
 }
 
 func TestErrorIsFollowedByDone(t *testing.T) {
 	r := newRig(t)
 	turn := r.started("p1", "s1", "run1")
 	r.step(NativeTurnEvent{Turn: turn, Event: wire.RunError{Error: "engine", Code: "server_error"}})
-	eq(t, frameTypes(r.sent()), "error", "error forwarded")
+	require.Equal(t, "error", frameTypes(r.sent()), "error forwarded")
 	r.settle(turn, SettleResult{Settled: true, Reusable: true})
-	eq(t, frameTypes(r.sent()), "done", "done closes the stream after error")
+	require.Equal(t, "done", frameTypes(r.sent()), "done closes the stream after error")
 }
 
 func TestUsageSnapshotsReplace(t *testing.T) {
@@ -190,17 +190,17 @@ func TestUsageSnapshotsReplace(t *testing.T) {
 	r.settle(turn, SettleResult{Settled: true, Reusable: true})
 	done := payloadsOf[wire.Done](r.sent())
 	require.Truef(t, len(done) == 1 && done[0].Usage != nil && done[0].Usage.Tokens != nil, "done with usage")
-	eq(t, done[0].Usage.Tokens.TotalTokens, int64(25), "last snapshot, never a sum")
+	require.Equal(t, int64(25), done[0].Usage.Tokens.TotalTokens, "last snapshot, never a sum")
 }
 
 func TestDoneWaitsForSettlement(t *testing.T) {
 	r := newRig(t)
 	turn := r.started("p1", "s1", "run1")
 	r.step(NativeTurnEvent{Turn: turn, Event: wire.Done{Content: "all"}})
-	eq(t, len(r.sent()), 0, "no done before settlement")
+	require.Empty(t, r.sent(), "no done before settlement")
 	c, _ := callOf[AwaitSettlement](r)
 	r.result(c, SettleResult{Settled: false, Err: "not yet"})
-	eq(t, len(r.sent()), 0, "unconfirmed settlement publishes nothing")
+	require.Empty(t, r.sent(), "unconfirmed settlement publishes nothing")
 	noCall[AwaitSettlement](r)
 	r.fire(settleRetryTimer(turn))
 	c, _ = callOf[AwaitSettlement](r)
@@ -208,7 +208,7 @@ func TestDoneWaitsForSettlement(t *testing.T) {
 	done := payloadsOf[wire.Done](r.sent())
 	require.Truef(t, len(done) == 1 && done[0].Content == "all", "native done published after settlement: %s", describeAll(r.out))
 	r.step(NativeTurnEvent{Turn: turn, Event: wire.Delta{Delta: "late"}})
-	eq(t, len(r.out), 0, "late native events are dropped")
+	require.Empty(t, r.out, "late native events are dropped")
 }
 
 func TestDoneWaitsForConfirmedClose(t *testing.T) {
@@ -216,9 +216,9 @@ func TestDoneWaitsForConfirmedClose(t *testing.T) {
 	turn := r.started("p1", "s1", "run1")
 	r.settle(turn, SettleResult{Settled: true, Reusable: false, Reason: "native cancel retires"})
 	c, op := callOf[CloseExecutor](r)
-	eq(t, len(r.sent()), 0, "no done before the close")
+	require.Empty(t, r.sent(), "no done before the close")
 	r.result(c, CloseResult{Err: "still running"})
-	eq(t, len(r.sent()), 0, "no done after a failed close")
+	require.Empty(t, r.sent(), "no done after a failed close")
 	ex := r.m.Snapshot().Executors
 	require.Truef(t, len(ex) == 1 && ex[0].CloseFailed, "target kept")
 	r.fire(closeRetryTimer(op.Executor))
@@ -230,8 +230,8 @@ func TestDoneWaitsForConfirmedClose(t *testing.T) {
 	r.fire(closeRetryTimer(op.Executor))
 	c, _ = callOf[CloseExecutor](r)
 	r.result(c, CloseResult{})
-	eq(t, frameTypes(r.sent()), "done", "done after the confirmed close")
-	eq(t, len(r.m.Owned()), 0, "nothing owned")
+	require.Equal(t, "done", frameTypes(r.sent()), "done after the confirmed close")
+	require.Empty(t, r.m.Owned(), "nothing owned")
 }
 
 func TestContinuityCommittedBeforeDone(t *testing.T) {
@@ -254,8 +254,8 @@ func TestContinuityCommittedBeforeDone(t *testing.T) {
 	}
 	require.Truef(t, idleAt >= 0 && doneAt > idleAt, "executor released before done: %s", describeAll(r.out))
 	ex := r.m.Snapshot().Executors[0]
-	eq(t, ex.NativeSession, "native-1", "continuity committed")
-	eq(t, r.m.Snapshot().Capacity.Active, 0, "admission released")
+	require.Equal(t, "native-1", ex.NativeSession, "continuity committed")
+	require.Equal(t, 0, r.m.Snapshot().Capacity.Active, "admission released")
 }
 
 func TestDescribeIsValueOnly(t *testing.T) {
@@ -277,13 +277,13 @@ func TestReusableSettlementParksIdleThenCloses(t *testing.T) {
 	r.settle(turn, SettleResult{Settled: true, Reusable: true})
 	noCall[CloseExecutor](r)
 	ex := r.m.Snapshot().Executors[0]
-	eq(t, ex.Phase, "idle", "reusable executor parked")
+	require.Equal(t, "idle", ex.Phase, "reusable executor parked")
 	at, ok := r.armed(idleTimer(ex.ID))
 	require.Truef(t, ok && at.Equal(r.now.Add(10*time.Minute)), "idle expiry armed: %v", at)
 	r.fire(idleTimer(ex.ID))
 	c, op := callOf[CloseExecutor](r)
-	eq(t, op.Executor, ex.ID, "idle expiry closes")
-	eq(t, r.m.Snapshot().Capacity.Executors, 1, "closing still counts")
+	require.Equal(t, ex.ID, op.Executor, "idle expiry closes")
+	require.Equal(t, 1, r.m.Snapshot().Capacity.Executors, "closing still counts")
 	r.result(c, CloseResult{})
-	eq(t, len(r.m.Owned()), 0, "nothing owned after the confirmed close")
+	require.Empty(t, r.m.Owned(), "nothing owned after the confirmed close")
 }

@@ -23,27 +23,27 @@ func lastHeartbeat(r *rig) wire.Heartbeat {
 func TestWallClockStepShiftsWireValuesOnly(t *testing.T) {
 	r := newRig(t)
 	st := r.ready("p1", "s1")
-	eq(t, st.ExpiresAt, t0.Add(5*time.Minute).UnixMilli(), "expires_at before any step")
+	require.Equal(t, t0.Add(5*time.Minute).UnixMilli(), st.ExpiresAt, "expires_at before any step")
 
-	eq(t, len(r.step(WallClockStep{Offset: 10 * time.Minute})), 0, "a wall step emits nothing")
-	eq(t, r.m.WallOffset(), 10*time.Minute, "offset accumulated")
+	require.Empty(t, r.step(WallClockStep{Offset: 10 * time.Minute}), "a wall step emits nothing")
+	require.Equal(t, 10*time.Minute, r.m.WallOffset(), "offset accumulated")
 	hb := lastHeartbeat(r)
-	eq(t, hb.TS, r.now.Add(10*time.Minute).Unix(), "heartbeat ts after +10 min")
+	require.Equal(t, r.now.Add(10*time.Minute).Unix(), hb.TS, "heartbeat ts after +10 min")
 	r.recv("p1", prepareFor("s1"))
-	eq(t, oneStatus(r).ExpiresAt, t0.Add(15*time.Minute).UnixMilli(), "republished expires_at after +10 min")
+	require.Equal(t, t0.Add(15*time.Minute).UnixMilli(), oneStatus(r).ExpiresAt, "republished expires_at after +10 min")
 	at, ok := r.armed(expiryTimer(st.Handle))
 	require.Truef(t, ok && at.Equal(t0.Add(5*time.Minute)), "expiry timer stays monotonic: %v", at)
 
 	r.step(WallClockStep{Offset: -20 * time.Minute})
-	eq(t, r.m.WallOffset(), -10*time.Minute, "offset accumulated")
+	require.Equal(t, -10*time.Minute, r.m.WallOffset(), "offset accumulated")
 	hb = lastHeartbeat(r)
-	eq(t, hb.TS, r.now.Add(-10*time.Minute).Unix(), "heartbeat ts after -10 min")
+	require.Equal(t, r.now.Add(-10*time.Minute).Unix(), hb.TS, "heartbeat ts after -10 min")
 	r.recv("p2", prepareFor("s2"))
 	st2 := oneStatus(r)
-	eq(t, st2.ExpiresAt, r.now.Add(5*time.Minute-10*time.Minute).UnixMilli(), "new grant's expires_at after -10 min")
+	require.Equal(t, r.now.Add(5*time.Minute-10*time.Minute).UnixMilli(), st2.ExpiresAt, "new grant's expires_at after -10 min")
 	at, _ = r.armed(expiryTimer(st2.Handle))
 	require.Truef(t, at.Equal(r.now.Add(5*time.Minute)), "new expiry timer is grant + 5 min monotonic: %v", at)
-	eq(t, r.m.Snapshot().Admissions[0].ExpiresAt, t0.Add(5*time.Minute), "snapshot deadline is monotonic")
+	require.Equal(t, t0.Add(5*time.Minute), r.m.Snapshot().Admissions[0].ExpiresAt, "snapshot deadline is monotonic")
 }
 
 // TestWallClockJumpForwardDoesNotExpireEarly: with the wall clock 10 min
@@ -56,7 +56,7 @@ func TestWallClockJumpForwardDoesNotExpireEarly(t *testing.T) {
 	r.now = t0.Add(4*time.Minute + 59*time.Second)
 	r.recv("p1", startFor(st, "run1"))
 	got := oneStatus(r)
-	eq(t, got.State, wire.StateStarting, "start at grant + 4m59s accepted")
+	require.Equal(t, wire.StateStarting, got.State, "start at grant + 4m59s accepted")
 	callOf[StartTurn](r)
 }
 
@@ -68,7 +68,7 @@ func TestWallClockJumpBackwardDoesNotExtend(t *testing.T) {
 	r.step(WallClockStep{Offset: -10 * time.Minute})
 	r.now = t0.Add(5 * time.Minute)
 	r.recv("p1", startFor(st, "run1"))
-	eq(t, oneStatus(r).State, wire.StateExpired, "start at grant + 5m expired")
+	require.Equal(t, wire.StateExpired, oneStatus(r).State, "start at grant + 5m expired")
 	noCall[StartTurn](r)
 }
 
@@ -79,10 +79,10 @@ func TestWallClockJumpBackwardTimer(t *testing.T) {
 	st := r.ready("p1", "s1")
 	r.step(WallClockStep{Offset: -10 * time.Minute})
 	r.fire(expiryTimer(st.Handle))
-	eq(t, r.now, t0.Add(5*time.Minute), "fired at grant + 5 min")
-	eq(t, oneStatus(r).State, wire.StateExpired, "expired by the timer")
+	require.Equal(t, t0.Add(5*time.Minute), r.now, "fired at grant + 5 min")
+	require.Equal(t, wire.StateExpired, oneStatus(r).State, "expired by the timer")
 }
 
 func TestWallClockStepDescribe(t *testing.T) {
-	eq(t, WallClockStep{Offset: -90 * time.Second}.Describe(), "wall-clock-step offset=-1m30s", "describe")
+	require.Equal(t, "wall-clock-step offset=-1m30s", WallClockStep{Offset: -90 * time.Second}.Describe(), "describe")
 }

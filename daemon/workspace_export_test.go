@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -16,7 +17,7 @@ func TestWorkspaceExportPullsChunks(t *testing.T) {
 	st, reader := r.openReader("ro-1")
 	r.recv("x-1", wire.WorkspaceExport{Step: wire.StepBegin, Handle: st.Handle, EnvironmentID: wsEnv})
 	c, op := callOf[ExportWorkspace](r)
-	eq(t, op.Reader, reader, "export reader")
+	require.Equal(t, reader, op.Reader, "export reader")
 	r.recv("ro-1", wire.ExecutionRelease{Handle: st.Handle})
 	noCall[CloseWorkspace](r)
 	archive := bytes.Repeat([]byte{7}, wire.ChunkBytesMax+100)
@@ -25,15 +26,14 @@ func TestWorkspaceExportPullsChunks(t *testing.T) {
 	var got []byte
 	res := oneExportResult(r)
 	for res.Outcome == wire.OutcomeChunk {
-		if err := res.ValidateAgainst(int64(len(got))); err != nil {
-			t.Fatalf("chunk invalid: %v", err)
-		}
+		err := res.ValidateAgainst(int64(len(got)))
+		require.NoErrorf(t, err, "chunk invalid: %v", err)
 		got = append(got, res.Data...)
 		r.recv("x-1", wire.WorkspaceExport{Step: wire.StepNext, Offset: int64(len(got))})
 		res = oneExportResult(r)
 	}
-	eq(t, res.Outcome, wire.OutcomeCompleted, "end")
-	eq(t, res.Offset, int64(len(archive)), "total")
+	require.Equal(t, wire.OutcomeCompleted, res.Outcome, "end")
+	require.Equal(t, int64(len(archive)), res.Offset, "total")
 	require.Truef(t, bytes.Equal(got, archive), "archive differs")
 }
 
@@ -45,32 +45,32 @@ func TestWorkspaceExportRefusals(t *testing.T) {
 	r := newRigWith(t, cfg)
 	st, _ := r.openReader("ro-1")
 	r.recv("x-1", wire.WorkspaceExport{Step: wire.StepBegin, Handle: st.Handle, EnvironmentID: wsEnv})
-	eq(t, oneExportResult(r).ErrorCode, wire.ReadUnsupported, "kind without export")
+	require.Equal(t, wire.ReadUnsupported, oneExportResult(r).ErrorCode, "kind without export")
 
 	r = newWorkspaceRig(t)
 	st, _ = r.openReader("ro-1")
 	r.recv("x-1", wire.WorkspaceExport{Step: wire.StepBegin, Handle: st.Handle, EnvironmentID: "other"})
-	eq(t, oneExportResult(r).ErrorCode, wire.ReadInvalidRequest, "other environment")
+	require.Equal(t, wire.ReadInvalidRequest, oneExportResult(r).ErrorCode, "other environment")
 	r.recv("x-2", wire.WorkspaceExport{Step: wire.StepBegin, Handle: "h-99", EnvironmentID: wsEnv})
-	eq(t, oneExportResult(r).ErrorCode, wire.ReadResourceUnavail, "unknown handle")
+	require.Equal(t, wire.ReadResourceUnavail, oneExportResult(r).ErrorCode, "unknown handle")
 
 	r.recv("x-3", wire.WorkspaceExport{Step: wire.StepBegin, Handle: st.Handle, EnvironmentID: wsEnv})
 	c, _ := callOf[ExportWorkspace](r)
 	r.recv("x-4", wire.WorkspaceExport{Step: wire.StepBegin, Handle: st.Handle, EnvironmentID: wsEnv})
-	eq(t, oneExportResult(r).ErrorCode, wire.ReadCapacity, "second export on the connection")
+	require.Equal(t, wire.ReadCapacity, oneExportResult(r).ErrorCode, "second export on the connection")
 	r.result(c, ExportWorkspaceResult{Archive: bytes.Repeat([]byte{1}, wire.ChunkBytesMax+1)})
 	oneExportResult(r)
 	r.recv("x-3", wire.WorkspaceExport{Step: wire.StepNext, Offset: 5})
-	eq(t, oneExportResult(r).ErrorCode, wire.ReadInvalidRequest, "wrong offset")
+	require.Equal(t, wire.ReadInvalidRequest, oneExportResult(r).ErrorCode, "wrong offset")
 
 	r.recv("x-5", wire.WorkspaceExport{Step: wire.StepBegin, Handle: st.Handle, EnvironmentID: wsEnv})
 	c, _ = callOf[ExportWorkspace](r)
 	r.result(c, ExportWorkspaceResult{Err: "walk failed"})
 	res := oneExportResult(r)
-	eq(t, res.Outcome, wire.OutcomeFailed, "failed export")
-	eq(t, res.ErrorCode, CodeExportFailed, "failed export code")
+	require.Equal(t, wire.OutcomeFailed, res.Outcome, "failed export")
+	require.Equal(t, CodeExportFailed, res.ErrorCode, "failed export code")
 	if err := res.Validate(); err != nil {
-		t.Fatalf("failure frame invalid: %v", err)
+		require.Fail(t, fmt.Sprintf("failure frame invalid: %v", err))
 	}
 
 	r.recv("x-6", wire.WorkspaceExport{Step: wire.StepBegin, Handle: st.Handle, EnvironmentID: wsEnv})

@@ -3,8 +3,10 @@ package daemon
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -60,14 +62,13 @@ func (r *rig) openReader(req string) (wire.PreparationStatus, string) {
 	r.t.Helper()
 	r.recv(req, readOnlyPrepare(wsSession))
 	if st := oneStatus(r); st.State != wire.StatePreparing {
-		r.t.Fatalf("read-only prepare: %+v", st)
+		require.Fail(r.t, fmt.Sprintf("read-only prepare: %+v", st))
 	}
 	c, op := callOf[OpenWorkspace](r)
 	r.result(c, OpenWorkspaceResult{})
 	st := oneStatus(r)
-	if st.State != wire.StateReady || st.Revision != 2 {
-		r.t.Fatalf("read-only prepare: want ready at revision 2, got %+v", st)
-	}
+	require.Equalf(r.t, wire.StateReady, st.State, "read-only prepare: want ready at revision 2, got %+v", st)
+	require.Equalf(r.t, uint64(2), st.Revision, "read-only prepare: want ready at revision 2, got %+v", st)
 	return st, op.Reader
 }
 
@@ -84,14 +85,12 @@ func oneReadResult(r *rig, id string) wire.WorkspaceReadResult {
 	var out []wire.WorkspaceReadResult
 	for _, f := range r.sent() {
 		if p, ok := f.Payload.(wire.WorkspaceReadResult); ok {
-			if f.ID != id {
-				r.t.Fatalf("read result on %q, want %q", f.ID, id)
-			}
+			require.Equalf(r.t, id, f.ID, "read result on %q, want %q", f.ID, id)
 			out = append(out, p)
 		}
 	}
 	if len(out) != 1 {
-		r.t.Fatalf("want one read result, got %d: %s", len(out), describeAll(r.out))
+		require.Fail(r.t, fmt.Sprintf("want one read result, got %d: %s", len(out), describeAll(r.out)))
 	}
 	return out[0]
 }
@@ -100,7 +99,7 @@ func oneWriteResult(r *rig) wire.WorkspaceWriteResult {
 	r.t.Helper()
 	out := payloadsOf[wire.WorkspaceWriteResult](r.sent())
 	if len(out) != 1 {
-		r.t.Fatalf("want one write result, got %d: %s", len(out), describeAll(r.out))
+		require.Fail(r.t, fmt.Sprintf("want one write result, got %d: %s", len(out), describeAll(r.out)))
 	}
 	return out[0]
 }
@@ -109,7 +108,7 @@ func oneExportResult(r *rig) wire.WorkspaceExportResult {
 	r.t.Helper()
 	out := payloadsOf[wire.WorkspaceExportResult](r.sent())
 	if len(out) != 1 {
-		r.t.Fatalf("want one export result, got %d: %s", len(out), describeAll(r.out))
+		require.Fail(r.t, fmt.Sprintf("want one export result, got %d: %s", len(out), describeAll(r.out)))
 	}
 	return out[0]
 }

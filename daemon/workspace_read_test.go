@@ -28,9 +28,8 @@ func TestWorkspaceReadRefusals(t *testing.T) {
 		id := "bad-" + string(rune('a'+i))
 		r.recv(id, c.req)
 		res := oneReadResult(r, id)
-		if res.Outcome != wire.OutcomeRejected || res.ErrorCode != c.code {
-			t.Fatalf("%s: got %+v, want rejected %s", c.name, res, c.code)
-		}
+		require.Equalf(t, wire.OutcomeRejected, res.Outcome, "%s: got %+v, want rejected %s", c.name, res, c.code)
+		require.Equalf(t, c.code, res.ErrorCode, "%s: got %+v, want rejected %s", c.name, res, c.code)
 		noCall[ReadWorkspace](r)
 	}
 }
@@ -49,7 +48,7 @@ func TestWorkspaceReadCapacityAndDuplicates(t *testing.T) {
 	r.recv("op-a", byteRead(st.Handle, "f", 8))
 	require.Truef(t, len(r.out) == 0, "a duplicate pending ID did something: %s", describeAll(r.out))
 	r.recv("op-z", byteRead(st.Handle, "f", 8))
-	eq(t, oneReadResult(r, "op-z").ErrorCode, wire.ReadCapacity, "fifth read")
+	require.Equal(t, wire.ReadCapacity, oneReadResult(r, "op-z").ErrorCode, "fifth read")
 	r.result(calls[0], fileResult("x"))
 	oneReadResult(r, "op-a")
 	r.recv("op-z", byteRead(st.Handle, "f", 8))
@@ -71,11 +70,11 @@ func TestWorkspaceReadUnknownStopsOwner(t *testing.T) {
 		c, _ := callOf[ReadWorkspace](r)
 		r.result(c, bad)
 		res := oneReadResult(r, "op-1")
-		eq(t, res.Outcome, wire.OutcomeUnknown, "outcome")
-		eq(t, res.ErrorCode, wire.ReadUnconfirmed, "code")
+		require.Equal(t, wire.OutcomeUnknown, res.Outcome, "outcome")
+		require.Equal(t, wire.ReadUnconfirmed, res.ErrorCode, "code")
 		require.Truef(t, len(res.Data) == 0, "unknown read carried data")
 		r.recv("op-2", byteRead(st.Handle, "f", 4))
-		eq(t, oneReadResult(r, "op-2").ErrorCode, wire.ReadResourceUnavail, "read after an ambiguous one")
+		require.Equal(t, wire.ReadResourceUnavail, oneReadResult(r, "op-2").ErrorCode, "read after an ambiguous one")
 	}
 }
 
@@ -90,14 +89,14 @@ func TestWorkspaceReadReleaseWaitsForRead(t *testing.T) {
 	r.recv("ro-1", wire.ExecutionRelease{Handle: st.Handle})
 	noCall[CloseWorkspace](r)
 	r.recv("op-2", byteRead(st.Handle, "f", 4))
-	eq(t, oneReadResult(r, "op-2").ErrorCode, wire.ReadResourceUnavail, "read after release")
+	require.Equal(t, wire.ReadResourceUnavail, oneReadResult(r, "op-2").ErrorCode, "read after release")
 	size := int64(3)
 	r.result(c, ReadWorkspaceResult{Result: wire.WorkspaceReadResult{Outcome: wire.OutcomeCompleted, CloseAcknowledged: true,
 		Directory: &wire.WorkspaceDirectoryResult{Entries: []wire.DirectoryEntry{{Name: "f", Kind: wire.EntryFile, SizeBytes: &size}}}}})
-	eq(t, len(oneReadResult(r, "op-1").Directory.Entries), 1, "listing entries")
+	require.Len(t, oneReadResult(r, "op-1").Directory.Entries, 1, "listing entries")
 	cc, _ := callOf[CloseWorkspace](r)
 	r.result(cc, CloseResult{})
-	eq(t, oneStatus(r).State, wire.StateReleased, "released after read and close")
+	require.Equal(t, wire.StateReleased, oneStatus(r).State, "released after read and close")
 }
 
 // TestWorkspaceReadTargetsRun: a read by Run ID, or by the handle that
@@ -111,16 +110,16 @@ func TestWorkspaceReadTargetsRun(t *testing.T) {
 	st := oneStatus(r)
 	r.recv("op-0", byteRead(st.Handle, "f", 4))
 	_, op := callOf[ReadWorkspace](r)
-	eq(t, op.Target.Executor, st.ExecutorID, "ready handle targets its executor")
+	require.Equal(t, st.ExecutorID, op.Target.Executor, "ready handle targets its executor")
 	r.recv("p-1", startFor(st, "run-1"))
 	sc, start := callOf[StartTurn](r)
 	r.result(sc, StartResult{Turn: true})
 	r.recv("op-1", wire.WorkspaceRead{RunID: "run-1", EnvironmentID: wsEnv, Path: "f", MaxBytes: 4})
 	_, op = callOf[ReadWorkspace](r)
-	eq(t, op.Target.Turn, start.Turn, "run read target")
+	require.Equal(t, start.Turn, op.Target.Turn, "run read target")
 	r.recv("op-2", byteRead(st.Handle, "f", 4))
 	_, op = callOf[ReadWorkspace](r)
-	eq(t, op.Target.Turn, start.Turn, "transferred handle target")
+	require.Equal(t, start.Turn, op.Target.Turn, "transferred handle target")
 
 	cfg := workspaceConfig()
 	cfg.Kinds[0].Capabilities.WorkspaceReadPreparation = wire.CapabilityUnsupported
@@ -130,7 +129,7 @@ func TestWorkspaceReadTargetsRun(t *testing.T) {
 	r.result(c, PrepareResult{})
 	st = oneStatus(r)
 	r.recv("op-1", byteRead(st.Handle, "f", 4))
-	eq(t, oneReadResult(r, "op-1").ErrorCode, wire.ReadUnsupported, "kind without workspace support")
+	require.Equal(t, wire.ReadUnsupported, oneReadResult(r, "op-1").ErrorCode, "kind without workspace support")
 }
 
 // TestWorkspaceReadAnswerDroppedAfterReconnect: a read's answer is never

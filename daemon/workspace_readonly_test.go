@@ -16,32 +16,32 @@ func TestReadOnlyProfileReadsAndReleasesAfterConfirmedClose(t *testing.T) {
 	r := newWorkspaceRig(t)
 	st, reader := r.openReader("ro-1")
 	noCall[Prepare](r)
-	eq(t, st.ExecutorID, "", "executor of a read-only profile")
+	require.Equal(t, "", st.ExecutorID, "executor of a read-only profile")
 
 	r.recv("ro-1", wire.ExecutionStart{ExecutorID: "ex-1", Handle: st.Handle, RunID: "run-1", Input: wire.TextInput("x")})
 	got := oneStatus(r)
-	eq(t, got.State, wire.StateRejected, "start state")
-	eq(t, got.ErrorCode, CodeReadOnlyPreparation, "start code")
+	require.Equal(t, wire.StateRejected, got.State, "start state")
+	require.Equal(t, CodeReadOnlyPreparation, got.ErrorCode, "start code")
 
 	r.recv("op-1", byteRead(st.Handle, "a.txt", 4))
 	c, op := callOf[ReadWorkspace](r)
-	eq(t, op.Target.Reader, reader, "read target")
-	eq(t, op.Environment, wsEnv, "read environment")
+	require.Equal(t, reader, op.Target.Reader, "read target")
+	require.Equal(t, wsEnv, op.Environment, "read environment")
 	r.result(c, fileResult("abcd"))
 	res := oneReadResult(r, "op-1")
-	eq(t, string(res.Data), "abcd", "data")
-	eq(t, res.CloseAcknowledged, true, "close acknowledged")
+	require.Equal(t, "abcd", string(res.Data), "data")
+	require.True(t, res.CloseAcknowledged, "close acknowledged")
 
 	r.recv("ro-1", wire.ExecutionRelease{Handle: st.Handle})
 	require.Truef(t, len(statuses(r)) == 0, "released before the close: %s", describeAll(r.out))
 	cc, _ := callOf[CloseWorkspace](r)
 	r.recv("ro-1", wire.ExecutionRelease{Handle: st.Handle})
-	eq(t, oneStatus(r).State, wire.StateReady, "repeated release while closing republishes ready")
+	require.Equal(t, wire.StateReady, oneStatus(r).State, "repeated release while closing republishes ready")
 	r.result(cc, CloseResult{})
 	rel := oneStatus(r)
-	eq(t, rel.State, wire.StateReleased, "state after close")
-	eq(t, rel.Revision, uint64(3), "revision")
-	eq(t, len(r.m.Owned()), 0, "owned after the confirmed close")
+	require.Equal(t, wire.StateReleased, rel.State, "state after close")
+	require.Equal(t, uint64(3), rel.Revision, "revision")
+	require.Empty(t, r.m.Owned(), "owned after the confirmed close")
 }
 
 // TestReadOnlyCloseFailureKeepsOwnershipUntilRetryReleases: a failed
@@ -58,22 +58,22 @@ func TestReadOnlyCloseFailureKeepsOwnershipUntilRetryReleases(t *testing.T) {
 	cc, _ := callOf[CloseWorkspace](r)
 	r.result(cc, CloseResult{Err: "close failed"})
 	failed := oneStatus(r)
-	eq(t, failed.State, wire.StateFailed, "state after failed close")
-	eq(t, failed.ErrorCode, CodeCleanupUnconfirmed, "code after failed close")
+	require.Equal(t, wire.StateFailed, failed.State, "state after failed close")
+	require.Equal(t, CodeCleanupUnconfirmed, failed.ErrorCode, "code after failed close")
 
 	r.recv("p-2", prepareFor("other"))
-	eq(t, oneStatus(r).ErrorCode, CodePreparationCapacity, "an unconfirmed close keeps its active slot")
+	require.Equal(t, CodePreparationCapacity, oneStatus(r).ErrorCode, "an unconfirmed close keeps its active slot")
 	r.recv("ro-1", wire.ExecutionRelease{Handle: st.Handle})
-	eq(t, oneStatus(r).State, wire.StateFailed, "republished status never claims the release")
+	require.Equal(t, wire.StateFailed, oneStatus(r).State, "republished status never claims the release")
 
 	r.fire(readerCloseRetryTimer(reader))
 	cc2, op := callOf[CloseWorkspace](r)
-	eq(t, op.Reader, reader, "retried reader")
+	require.Equal(t, reader, op.Reader, "retried reader")
 	r.result(cc2, CloseResult{})
 	rel := oneStatus(r)
-	eq(t, rel.State, wire.StateReleased, "state after retry")
-	eq(t, rel.Revision, failed.Revision+1, "release at the next revision")
-	eq(t, len(r.m.Owned()), 0, "owned after the retry")
+	require.Equal(t, wire.StateReleased, rel.State, "state after retry")
+	require.Equal(t, failed.Revision+1, rel.Revision, "release at the next revision")
+	require.Empty(t, r.m.Owned(), "owned after the retry")
 }
 
 // TestReadOnlyProfileRefusals: each rule of the profile has its code and
@@ -116,8 +116,8 @@ func TestReadOnlyProfileRefusals(t *testing.T) {
 			}
 			r.recv("ro-1", p)
 			st := oneStatus(r)
-			eq(t, st.State, wire.StateRejected, "state")
-			eq(t, st.ErrorCode, c.code, "code")
+			require.Equal(t, wire.StateRejected, st.State, "state")
+			require.Equal(t, c.code, st.ErrorCode, "code")
 			require.Truef(t, len(r.calls()) == 0, "native work for a refused profile: %s", describeAll(r.out))
 		})
 	}
@@ -132,20 +132,20 @@ func TestReadOnlyOpenFailure(t *testing.T) {
 	c, _ := callOf[OpenWorkspace](r)
 	r.result(c, OpenWorkspaceResult{Err: "no such directory"})
 	st := oneStatus(r)
-	eq(t, st.ErrorCode, CodePreparationFailed, "plain failure")
-	eq(t, len(r.m.Owned()), 0, "owned after a plain failure")
+	require.Equal(t, CodePreparationFailed, st.ErrorCode, "plain failure")
+	require.Empty(t, r.m.Owned(), "owned after a plain failure")
 
 	r.recv("ro-2", readOnlyPrepare(wsSession))
 	c, _ = callOf[OpenWorkspace](r)
 	r.result(c, OpenWorkspaceResult{Err: "half open", Retained: true})
 	st = oneStatus(r)
-	eq(t, st.State, wire.StateFailed, "retained failure state")
-	eq(t, st.ErrorCode, CodeCleanupUnconfirmed, "retained failure code")
+	require.Equal(t, wire.StateFailed, st.State, "retained failure state")
+	require.Equal(t, CodeCleanupUnconfirmed, st.ErrorCode, "retained failure code")
 	cc, _ := callOf[CloseWorkspace](r)
 	require.Truef(t, len(r.m.Owned()) > 0, "the retained reader is owned")
 	r.result(cc, CloseResult{})
 	require.Truef(t, len(statuses(r)) == 0, "no release was asked, none is published: %s", describeAll(r.out))
-	eq(t, len(r.m.Owned()), 0, "owned after the close")
+	require.Empty(t, r.m.Owned(), "owned after the close")
 }
 
 // TestReadOnlyExpiryAndDisconnectClose: an expired or retired profile's
@@ -154,7 +154,7 @@ func TestReadOnlyExpiryAndDisconnectClose(t *testing.T) {
 	r := newWorkspaceRig(t)
 	st, _ := r.openReader("ro-1")
 	r.fire(expiryTimer(st.Handle))
-	eq(t, oneStatus(r).State, wire.StateExpired, "expired")
+	require.Equal(t, wire.StateExpired, oneStatus(r).State, "expired")
 	cc, _ := callOf[CloseWorkspace](r)
 	r.result(cc, CloseResult{})
 	require.Truef(t, len(statuses(r)) == 0, "no status after an expired profile's close")
@@ -163,7 +163,7 @@ func TestReadOnlyExpiryAndDisconnectClose(t *testing.T) {
 	r.step(Disconnected{Gen: r.gen})
 	cc, _ = callOf[CloseWorkspace](r)
 	r.result(cc, CloseResult{})
-	eq(t, len(r.m.Owned()), 0, "owned after the disconnect close")
+	require.Empty(t, r.m.Owned(), "owned after the disconnect close")
 	_ = st
 }
 
@@ -176,14 +176,14 @@ func TestReadOnlyShutdownWaitsForClose(t *testing.T) {
 	require.Truef(t, len(statuses(r)) == 0, "released before the close on shutdown")
 	cc, _ := callOf[CloseWorkspace](r)
 	r.result(cc, CloseResult{})
-	eq(t, oneStatus(r).State, wire.StateReleased, "released after the close")
+	require.Equal(t, wire.StateReleased, oneStatus(r).State, "released after the close")
 	var last Report
 	for _, e := range r.all {
 		if rep, ok := e.(Report); ok {
 			last = rep
 		}
 	}
-	eq(t, last.Complete, true, "report complete after the close")
+	require.True(t, last.Complete, "report complete after the close")
 }
 
 // TestReadOnlyReleaseWhileOpeningClosesOnOpen: a release that arrives
@@ -197,7 +197,7 @@ func TestReadOnlyReleaseWhileOpeningClosesOnOpen(t *testing.T) {
 	r := newRigWith(t, cfg)
 	r.recv("ro-1", readOnlyPrepare(wsSession))
 	st := oneStatus(r)
-	eq(t, st.State, wire.StatePreparing, "state while opening")
+	require.Equal(t, wire.StatePreparing, st.State, "state while opening")
 	oc, _ := callOf[OpenWorkspace](r)
 	r.recv("ro-1", wire.ExecutionRelease{Handle: st.Handle})
 	require.Truef(t, len(statuses(r)) == 0, "released before the open had an outcome: %s", describeAll(r.out))
@@ -208,9 +208,9 @@ func TestReadOnlyReleaseWhileOpeningClosesOnOpen(t *testing.T) {
 	cc, _ := callOf[CloseWorkspace](r)
 	r.result(cc, CloseResult{})
 	rel := oneStatus(r)
-	eq(t, rel.State, wire.StateReleased, "state after the close")
-	eq(t, rel.Revision, uint64(2), "revision")
-	eq(t, len(r.m.Owned()), 0, "owned after the confirmed close")
+	require.Equal(t, wire.StateReleased, rel.State, "state after the close")
+	require.Equal(t, uint64(2), rel.Revision, "revision")
+	require.Empty(t, r.m.Owned(), "owned after the confirmed close")
 	r.recv("p-2", prepareFor("other"))
 	require.Truef(t, oneStatus(r).ErrorCode != CodePreparationCapacity, "the released profile still holds its active slot")
 }

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -15,31 +16,31 @@ func TestWorkspaceWriteInstallsCheckedBody(t *testing.T) {
 	r := newWorkspaceRig(t)
 	body := bytes.Repeat([]byte("z"), wire.ChunkBytesMax+10)
 	r.recv("w-1", writeBegin("dir/f.txt", body))
-	eq(t, oneWriteResult(r).Outcome, wire.OutcomeReady, "begin")
+	require.Equal(t, wire.OutcomeReady, oneWriteResult(r).Outcome, "begin")
 	r.recv("w-1", writeChunk(0, body[:wire.ChunkBytesMax]))
 	got := oneWriteResult(r)
-	eq(t, got.Outcome, wire.OutcomeReceived, "chunk 1")
-	eq(t, got.Offset, int64(wire.ChunkBytesMax), "chunk 1 end offset")
+	require.Equal(t, wire.OutcomeReceived, got.Outcome, "chunk 1")
+	require.Equal(t, int64(wire.ChunkBytesMax), got.Offset, "chunk 1 end offset")
 	r.recv("w-1", writeChunk(wire.ChunkBytesMax, body[wire.ChunkBytesMax:]))
-	eq(t, oneWriteResult(r).Offset, int64(len(body)), "chunk 2 end offset")
+	require.Equal(t, int64(len(body)), oneWriteResult(r).Offset, "chunk 2 end offset")
 	r.recv("p-1", localPrepare(wsSession))
-	eq(t, oneStatus(r).ErrorCode, CodeResourceUnavailable, "prepare while the write is received")
+	require.Equal(t, CodeResourceUnavailable, oneStatus(r).ErrorCode, "prepare while the write is received")
 	r.recv("w-1", writeCommit)
 	c, op := callOf[WriteWorkspace](r)
 	require.Truef(t, bytes.Equal(op.Data, body), "installer got %d bytes, want %d", len(op.Data), len(body))
-	eq(t, op.Path, "dir/f.txt", "path")
+	require.Equal(t, "dir/f.txt", op.Path, "path")
 	require.Truef(t, len(r.sent()) == 0, "commit answered before the installer")
 	r.recv("p-2", localPrepare(wsSession))
-	eq(t, oneStatus(r).ErrorCode, CodeResourceUnavailable, "prepare while the write is applied")
+	require.Equal(t, CodeResourceUnavailable, oneStatus(r).ErrorCode, "prepare while the write is applied")
 	r.result(c, WriteWorkspaceResult{Outcome: wire.OutcomeCompleted})
 	done := oneWriteResult(r)
-	eq(t, done.Outcome, wire.OutcomeCompleted, "commit")
-	eq(t, done.SizeBytes, int64(len(body)), "size")
+	require.Equal(t, wire.OutcomeCompleted, done.Outcome, "commit")
+	require.Equal(t, int64(len(body)), done.SizeBytes, "size")
 	if err := done.ValidateAgainst(wire.OutcomeCompleted, 0, int64(len(body))); err != nil {
-		t.Fatalf("receipt invalid: %v", err)
+		require.Fail(t, fmt.Sprintf("receipt invalid: %v", err))
 	}
 	r.recv("p-3", localPrepare(wsSession))
-	eq(t, oneStatus(r).State, wire.StatePreparing, "prepare after the write settled")
+	require.Equal(t, wire.StatePreparing, oneStatus(r).State, "prepare after the write settled")
 }
 
 // TestWorkspaceWriteRefusals: malformed, incomplete, mismatched or
@@ -69,11 +70,11 @@ func TestWorkspaceWriteRefusals(t *testing.T) {
 				noCall[WriteWorkspace](r)
 				last = oneWriteResult(r)
 			}
-			eq(t, last.Outcome, wire.OutcomeRejected, "outcome")
-			eq(t, last.ErrorCode, c.code, "code")
+			require.Equal(t, wire.OutcomeRejected, last.Outcome, "outcome")
+			require.Equal(t, c.code, last.ErrorCode, "code")
 			r.recv("w-1", writeCommit)
 			noCall[WriteWorkspace](r)
-			eq(t, oneWriteResult(r).ErrorCode, wire.WriteInvalidRequest, "commit after the refusal")
+			require.Equal(t, wire.WriteInvalidRequest, oneWriteResult(r).ErrorCode, "commit after the refusal")
 		})
 	}
 }
@@ -86,16 +87,16 @@ func TestWorkspaceWriteExclusion(t *testing.T) {
 	r.recv("w-1", writeBegin("f", []byte("a")))
 	oneWriteResult(r)
 	r.recv("w-2", writeBegin("g", []byte("b")))
-	eq(t, oneWriteResult(r).ErrorCode, wire.WriteCapacity, "second write on the connection")
+	require.Equal(t, wire.WriteCapacity, oneWriteResult(r).ErrorCode, "second write on the connection")
 
 	r = newWorkspaceRig(t)
 	r.recv("p-1", localPrepare(wsSession))
 	r.recv("w-1", writeBegin("f", []byte("a")))
-	eq(t, oneWriteResult(r).ErrorCode, wire.WriteResourceUnavail, "write while the Session is prepared")
+	require.Equal(t, wire.WriteResourceUnavail, oneWriteResult(r).ErrorCode, "write while the Session is prepared")
 
 	r = newRig(t)
 	r.recv("w-1", writeBegin("f", []byte("a")))
-	eq(t, oneWriteResult(r).ErrorCode, wire.WriteUnsupported, "no local owner")
+	require.Equal(t, wire.WriteUnsupported, oneWriteResult(r).ErrorCode, "no local owner")
 }
 
 // TestWorkspaceWriteUnknownAndExpiry: an unknown installer answer is
@@ -108,13 +109,13 @@ func TestWorkspaceWriteUnknownAndExpiry(t *testing.T) {
 	c, _ := callOf[WriteWorkspace](r)
 	r.result(c, WriteWorkspaceResult{Outcome: wire.OutcomeUnknown})
 	got := oneWriteResult(r)
-	eq(t, got.Outcome, wire.OutcomeUnknown, "outcome")
-	eq(t, got.ErrorCode, wire.WriteUnconfirmed, "code")
+	require.Equal(t, wire.OutcomeUnknown, got.Outcome, "outcome")
+	require.Equal(t, wire.WriteUnconfirmed, got.ErrorCode, "code")
 
 	r.recv("w-2", writeBegin("f", []byte("abc")))
 	r.recv("w-2", writeChunk(0, []byte("abc")))
 	r.fire(transferTimer(r.gen, "w-2"))
-	eq(t, oneWriteResult(r).ErrorCode, wire.WriteInvalidRequest, "expired transfer")
+	require.Equal(t, wire.WriteInvalidRequest, oneWriteResult(r).ErrorCode, "expired transfer")
 	r.recv("w-2", writeCommit)
 	noCall[WriteWorkspace](r)
 
@@ -144,5 +145,5 @@ func TestWorkspaceWriteFrameWhileApplyingIsNotAnswered(t *testing.T) {
 		noCall[WriteWorkspace](r)
 	}
 	r.result(c, WriteWorkspaceResult{Outcome: wire.OutcomeCompleted})
-	eq(t, oneWriteResult(r).Outcome, wire.OutcomeCompleted, "the installer's receipt")
+	require.Equal(t, wire.OutcomeCompleted, oneWriteResult(r).Outcome, "the installer's receipt")
 }

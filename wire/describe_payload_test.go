@@ -6,21 +6,27 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/require"
 )
 
 func TestDescribePayloadIsTheFrameLineWithoutTypeAndID(t *testing.T) {
 	p := ExecutionStart{ExecutorID: "e", Handle: "h", RunID: "r"}
 	line := Describe(Frame{ID: "prepare", Payload: p})
 	members := DescribePayload(p)
-	require.Equal(t, "{executor_id=e handle=h run_id=r}", members)
-	require.Equal(t, "execution_start id=prepare "+strings.Trim(members, "{}"), line)
+	if want := "{executor_id=e handle=h run_id=r}"; members != want {
+		t.Fatalf("members %q, want %q", members, want)
+	}
+	if want := "execution_start id=prepare " + strings.Trim(members, "{}"); line != want {
+		t.Fatalf("line %q, want %q", line, want)
+	}
 }
 
 func TestDescribePayloadOfNothing(t *testing.T) {
-	require.Equal(t, "-", DescribePayload(nil))
-	require.Equal(t, "{}", DescribePayload(Done{}))
+	if got := DescribePayload(nil); got != "-" {
+		t.Fatalf("nil payload: %q, want %q", got, "-")
+	}
+	if got := DescribePayload(Done{}); got != "{}" {
+		t.Fatalf("empty payload: %q, want %q", got, "{}")
+	}
 }
 
 func TestDescribePayloadIsBounded(t *testing.T) {
@@ -32,12 +38,20 @@ func TestDescribePayloadIsBounded(t *testing.T) {
 		p.Configuration.AgentOptions[long+strconv.Itoa(i)] = json.RawMessage("1")
 	}
 	s := DescribePayload(p)
-	require.LessOrEqual(t, len(s), describeBytesMax)
-	require.True(t, strings.HasSuffix(s, "…}"), s)
+	if len(s) > describeBytesMax {
+		t.Fatalf("%d bytes, want at most %d", len(s), describeBytesMax)
+	}
+	if !strings.HasSuffix(s, "…}") {
+		t.Fatalf("%s: not cut with …}", s)
+	}
 }
 
 func TestDescribeDecodedNamesTheDecodingError(t *testing.T) {
-	require.Equal(t, "undecodable 3B: boom", DescribeDecoded([]byte("abc"), Frame{}, errors.New("boom")))
+	if got, want := DescribeDecoded([]byte("abc"), Frame{}, errors.New("boom")), "undecodable 3B: boom"; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
 	f := Frame{ID: "x", Payload: ExecutionRelease{Handle: "h"}}
-	require.Equal(t, Describe(f), DescribeDecoded(nil, f, nil))
+	if got, want := DescribeDecoded(nil, f, nil), Describe(f); got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
 }

@@ -1,9 +1,11 @@
 package engine_test
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/adapters/acp"
 	"github.com/turnstile-sim/turnstile/adapters/claude"
 	"github.com/turnstile-sim/turnstile/adapters/codex"
@@ -73,15 +75,13 @@ func beyondDeclaration(p engine.Profile, caps wire.AgentKindCapabilities) []stri
 func TestBuiltinCatalogCoversEveryShippedHarness(t *testing.T) {
 	shipped := shippedDeclarations()
 	if got := len(engine.Builtin().Kinds()); got != len(shipped) {
-		t.Fatalf("built-in catalog has %d kinds, %d Harnesses ship", got, len(shipped))
+		require.Fail(t, fmt.Sprintf("built-in catalog has %d kinds, %d Harnesses ship", got, len(shipped)))
 	}
 	for kind, caps := range shipped {
 		p, ok := engine.Builtin().Lookup(kind)
-		if !ok {
-			t.Fatalf("no built-in profile for shipped kind %s", kind)
-		}
+		require.Truef(t, ok, "no built-in profile for shipped kind %s", kind)
 		for _, name := range beyondDeclaration(p, caps) {
-			t.Errorf("%s: the profile qualifies %s, the adapter does not declare it", kind, name)
+			require.Fail(t, fmt.Sprintf("%s: the profile qualifies %s, the adapter does not declare it", kind, name))
 		}
 	}
 }
@@ -93,18 +93,18 @@ func TestBeyondDeclarationNamesEachPlacement(t *testing.T) {
 	p := engine.SyntheticProfile()
 	caps := synthetic.Capabilities()
 	if got := beyondDeclaration(p, caps); len(got) != 0 {
-		t.Fatalf("synthetic: %v", got)
+		require.Fail(t, fmt.Sprintf("synthetic: %v", got))
 	}
 	caps.LocalEnvironment, caps.WorkspaceOutputExport, caps.EnvironmentNone = wire.CapabilityUnsupported, wire.CapabilityUnsupported, wire.CapabilityUnsupported
 	want := []string{"environment_none (placement none)", "local_environment (a local placement)", "workspace_output_export (a local placement)"}
 	if got := beyondDeclaration(p, caps); !slices.Equal(got, want) {
-		t.Fatalf("got %v, want %v", got, want)
+		require.Fail(t, fmt.Sprintf("got %v, want %v", got, want))
 	}
 	p.Placements = []engine.Placement{engine.PlacementOpenAIHosted}
 	caps = synthetic.Capabilities()
 	caps.WorkspaceReadPreparation = wire.CapabilityUnsupported
 	if got := beyondDeclaration(p, caps); !slices.Equal(got, []string{"workspace_read_preparation (a local placement)"}) {
-		t.Fatalf("openai_hosted alone: %v", got)
+		require.Fail(t, fmt.Sprintf("openai_hosted alone: %v", got))
 	}
 }
 
@@ -114,9 +114,7 @@ func TestBeyondDeclarationNamesEachPlacement(t *testing.T) {
 func TestCodexProfileQualifiesLocalPlacements(t *testing.T) {
 	p := engine.CodexProfile()
 	for _, pl := range engine.Placements {
-		if !p.Supports(pl) {
-			t.Errorf("codex profile does not qualify %s", pl)
-		}
+		require.Truef(t, p.Supports(pl), "codex profile does not qualify %s", pl)
 	}
 }
 
@@ -132,23 +130,22 @@ func TestACPProfilesAgreeWithTheAdapter(t *testing.T) {
 		caps := acp.Capabilities(ap)
 		p, ok := engine.Builtin().Lookup(ap.Kind())
 		if !ok {
-			t.Fatalf("no built-in profile for %s", ap.Kind())
+			require.Fail(t, fmt.Sprintf("no built-in profile for %s", ap.Kind()))
 		}
 		for _, f := range p.Capabilities.Fields() {
 			if f.Value.IsSupported() {
-				t.Errorf("%s: the profile qualifies %s", ap.Kind(), f.Name)
+				require.Fail(t, fmt.Sprintf("%s: the profile qualifies %s", ap.Kind(), f.Name))
 			}
 		}
 		local := caps.LocalEnvironment.IsSupported() && caps.WorkspaceReadPreparation.IsSupported() && caps.WorkspaceOutputExport.IsSupported()
 		if p.Supports(engine.PlacementSelfHosted) != local || !p.Supports(engine.PlacementNone) {
-			t.Errorf("%s: placements %v", ap.Kind(), p.Placements)
+			require.Fail(t, fmt.Sprintf("%s: placements %v", ap.Kind(), p.Placements))
 		}
 		if len(p.MCPOrigins) != 0 || p.MCPBearer.IsSupported() {
-			t.Errorf("%s: MCP qualified", ap.Kind())
+			require.Fail(t, fmt.Sprintf("%s: MCP qualified", ap.Kind()))
 		}
 		if ap.Steer != nil && (!caps.Steering.IsSupported() || !caps.DurableInputReceipts.IsSupported()) {
-			t.Errorf("%s: a steering extension, steering %v, durable input receipts %v",
-				ap.Kind(), caps.Steering, caps.DurableInputReceipts)
+			require.Fail(t, fmt.Sprintf("%s: a steering extension, steering %v, durable input receipts %v", ap.Kind(), caps.Steering, caps.DurableInputReceipts))
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/core/engine"
 )
 
@@ -27,18 +29,14 @@ func TestValidatorClassifiesEveryProfileField(t *testing.T) {
 	got := slices.Clone(engine.ProfileFields)
 	slices.Sort(want)
 	slices.Sort(got)
-	if !slices.Equal(got, want) {
-		t.Fatalf("validator classifies %v, Profile has %v", got, want)
-	}
+	require.Truef(t, slices.Equal(got, want), "validator classifies %v, Profile has %v", got, want)
 	var c engine.Capabilities
 	var names []string
 	for _, f := range c.Fields() {
 		names = append(names, f.Name)
 	}
 	capFields := fieldNames(c)
-	if !slices.Equal(names, capFields) {
-		t.Fatalf("Capabilities.Fields lists %v, the struct has %v", names, capFields)
-	}
+	require.Truef(t, slices.Equal(names, capFields), "Capabilities.Fields lists %v, the struct has %v", names, capFields)
 }
 
 // TestFixtureLiteralsAreExhaustive: every Profile and Capabilities literal
@@ -46,9 +44,7 @@ func TestValidatorClassifiesEveryProfileField(t *testing.T) {
 func TestFixtureLiteralsAreExhaustive(t *testing.T) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "enginetest/enginetest.go", nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := map[string][]string{
 		"Profile":      fieldNames(engine.Profile{}),
 		"Capabilities": fieldNames(engine.Capabilities{}),
@@ -72,12 +68,11 @@ func TestFixtureLiteralsAreExhaustive(t *testing.T) {
 		}
 		for _, name := range want[sel.Sel.Name] {
 			if !slices.Contains(keys, name) {
-				t.Errorf("%s: engine.%s literal does not decide field %s", fset.Position(lit.Pos()), sel.Sel.Name, name)
+				require.Fail(t, fmt.Sprintf("%s: engine.%s literal does not decide field %s", fset.Position(lit.Pos()), sel.Sel.Name, name))
 			}
 		}
 		return true
 	})
-	if seen["Profile"] < 2 || seen["Capabilities"] < 2 {
-		t.Fatalf("fixture literals not found: %v", seen)
-	}
+	require.Truef(t, seen["Profile"] >= 2, "fixture literals not found: %v", seen)
+	require.Truef(t, seen["Capabilities"] >= 2, "fixture literals not found: %v", seen)
 }

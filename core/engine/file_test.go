@@ -2,9 +2,11 @@ package engine_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/core/engine"
 )
 
@@ -17,14 +19,14 @@ const fileProfile = `{"kind":"contract","label":"Contract","capabilities":{"web_
 
 func TestParseProfilesNamesEveryOperation(t *testing.T) {
 	ps, err := engine.ParseProfiles([]byte(`{"profiles":[` + fileProfile + `]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ps) != 1 || ps[0].Kind != "contract" || !ps[0].Capabilities.FunctionTools.IsSupported() ||
-		ps[0].Capabilities.WebSearchControl.IsSupported() || !ps[0].Supports(engine.PlacementSelfHosted) ||
-		ps[0].Supports(engine.PlacementOpenAIHosted) || ps[0].FunctionResultValidation != engine.CommonValidationOnly {
-		t.Fatalf("parsed %+v", ps)
-	}
+	require.NoError(t, err)
+	require.Truef(t, len(ps) == 1 &&
+		ps[0].Kind == "contract" &&
+		ps[0].Capabilities.FunctionTools.IsSupported() &&
+		!ps[0].Capabilities.WebSearchControl.IsSupported() &&
+		ps[0].Supports(engine.PlacementSelfHosted) &&
+		!ps[0].Supports(engine.PlacementOpenAIHosted) &&
+		ps[0].FunctionResultValidation == engine.CommonValidationOnly, "parsed %+v", ps)
 	engine.NewCatalog(ps...) // a parsed profile is a valid catalog entry
 }
 
@@ -50,25 +52,22 @@ func TestParseProfilesRefusals(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := engine.ParseProfiles([]byte(c.file))
-			if !errors.Is(err, engine.ErrProfileFile) || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("err %v, want ErrProfileFile with %q", err, c.want)
-			}
+			require.ErrorIsf(t, err, engine.ErrProfileFile, "err %v, want ErrProfileFile with %q", err, c.want)
+			require.Containsf(t, err.Error(), c.want, "err %v, want ErrProfileFile with %q", err, c.want)
 		})
 	}
 }
 
 func TestCatalogOnly(t *testing.T) {
 	c, err := engine.Builtin().Only([]string{"codex", "claude"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if got := strings.Join(c.Kinds(), ","); got != "claude,codex" {
-		t.Fatalf("kinds %s", got)
+		require.Fail(t, fmt.Sprintf("kinds %s", got))
 	}
 	if _, err := engine.Builtin().Only([]string{"codex", "nonesuch"}); !errors.Is(err, engine.ErrUnknownEngine) || !strings.Contains(err.Error(), "nonesuch") {
-		t.Fatalf("err %v", err)
+		require.Fail(t, fmt.Sprintf("err %v", err))
 	}
 	if _, err := engine.Builtin().Only([]string{"codex", "codex"}); !errors.Is(err, engine.ErrInvalidDeclaration) {
-		t.Fatalf("duplicate: err %v", err)
+		require.Fail(t, fmt.Sprintf("duplicate: err %v", err))
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/core/engine"
 )
 
@@ -65,11 +66,9 @@ func TestNoEngineNameBranchInCore(t *testing.T) {
 		findings = append(findings, nameBranches(fset, f, names)...)
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, f := range findings {
-		t.Error(f)
+		require.Fail(t, f)
 	}
 }
 
@@ -115,11 +114,7 @@ func f(a struct{ Kind string }, kind, x string) {
 }`
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "p.go", src, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got := nameBranches(fset, f, engineNames())
-	if len(got) != 4 {
-		t.Fatalf("detector found %d branches, want 4: %v", len(got), got)
-	}
+	require.Lenf(t, got, 4, "detector found %d branches, want 4: %v", len(got), got)
 }

@@ -2,25 +2,37 @@ package server
 
 import (
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 	"time"
-
-	"github.com/stretchr/testify/require"
 )
 
 func TestEnrolledPoolListsLiveDevicesInOrder(t *testing.T) {
 	m := NewMemory()
 	at := time.Unix(0, 0)
 	for _, id := range []string{"d3", "d1", "d2"} {
-		require.NoError(t, m.AddDevice(id, [32]byte{}, at))
+		if err := m.AddDevice(id, [32]byte{}, at); err != nil {
+			t.Fatal(err)
+		}
 	}
-	require.NoError(t, m.RevokeDevice("d2", at))
+	if err := m.RevokeDevice("d2", at); err != nil {
+		t.Fatal(err)
+	}
 	pool, err := enrolledPool(m, 0)
-	require.NoError(t, err)
-	require.Equal(t, []string{"d1", "d3"}, pool, "revoked devices are not in the pool")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"d1", "d3"}; !slices.Equal(pool, want) {
+		t.Fatalf("revoked devices are not in the pool: got %v, want %v", pool, want)
+	}
 	pool, err = enrolledPool(m, 1)
-	require.NoError(t, err)
-	require.Equal(t, []string{"d1"}, pool, "at most DevicesMax")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"d1"}; !slices.Equal(pool, want) {
+		t.Fatalf("at most DevicesMax: got %v, want %v", pool, want)
+	}
 }
 
 type failingDevices struct{ *Memory }
@@ -29,5 +41,7 @@ func (failingDevices) Devices() ([]Device, error) { return nil, errors.New("disk
 
 func TestEnrolledPoolNamesAListingFailure(t *testing.T) {
 	_, err := enrolledPool(failingDevices{NewMemory()}, 0)
-	require.ErrorContains(t, err, "server: list devices: disk gone")
+	if want := "server: list devices: disk gone"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err %v, want one containing %q", err, want)
+	}
 }

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/core/store/pgstore"
 	"github.com/turnstile-sim/turnstile/core/store/pgstore/pgtest"
@@ -81,13 +80,31 @@ func TestCommitWithNothingPendingWritesNothing(t *testing.T) {
 
 func TestClosedStore(t *testing.T) {
 	s := mustOpen(t, pgtest.Schema(t))
-	require.NoError(t, s.Close())
-	require.NoError(t, s.Close(), "second Close")
-	require.ErrorIs(t, s.Commit(), pgstore.ErrClosed)
-	_, _, err := s.Device("d")
-	require.ErrorIs(t, err, pgstore.ErrClosed)
-	require.ErrorIs(t, s.AddDevice("d", sha256.Sum256(nil), time.Now()), pgstore.ErrClosed)
-	require.Panics(t, func() { s.PutTurn(core.TurnRecord{ID: "t"}) }, "write after Close")
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if err := s.Commit(); !errors.Is(err, pgstore.ErrClosed) {
+		t.Fatalf("Commit after Close: %v", err)
+	}
+	if _, _, err := s.Device("d"); !errors.Is(err, pgstore.ErrClosed) {
+		t.Fatalf("Device after Close: %v", err)
+	}
+	if err := s.AddDevice("d", sha256.Sum256(nil), time.Now()); !errors.Is(err, pgstore.ErrClosed) {
+		t.Fatalf("AddDevice after Close: %v", err)
+	}
+	if !panics(func() { s.PutTurn(core.TurnRecord{ID: "t"}) }) {
+		t.Fatal("write after Close: no panic")
+	}
+}
+
+// panics reports whether f panics.
+func panics(f func()) (panicked bool) {
+	defer func() { panicked = recover() != nil }()
+	f()
+	return false
 }
 
 var enrolled = time.Date(2026, 2, 3, 4, 5, 6, 789, time.FixedZone("", -5*60*60))
@@ -104,12 +121,18 @@ func TestDevices(t *testing.T) {
 	other := mustOpen(t, dsn)
 	defer other.Close()
 	for _, id := range []string{"dev-c", "Dev-z", "dev-a", "dev-b"} {
-		require.NoError(t, s.AddDevice(id, hashOf(id), enrolled))
+		if err := s.AddDevice(id, hashOf(id), enrolled); err != nil {
+			t.Fatal(err)
+		}
 	}
 	revokedAt := enrolled.Add(time.Hour).UTC()
-	require.NoError(t, other.RevokeDevice("dev-b", revokedAt))
+	if err := other.RevokeDevice("dev-b", revokedAt); err != nil {
+		t.Fatal(err)
+	}
 	got, err := s.Devices()
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := []pgstore.Device{
 		{ID: "Dev-z", CredentialHash: hashOf("Dev-z"), CreatedAt: enrolled},
 		{ID: "dev-a", CredentialHash: hashOf("dev-a"), CreatedAt: enrolled},
@@ -165,8 +188,12 @@ func TestIdempotencyJoinsTheBatch(t *testing.T) {
 	s.PutIdempotent("k1", []byte("no")) // the first answer stays
 	s.PutIdempotent("k-empty", nil)
 	s.PutIdempotent("k-\xff", []byte("any bytes")) // a key is bytes, not text
-	require.Panics(t, func() { s.PutIdempotent("", nil) }, "empty key")
-	require.NoError(t, s.Commit())
+	if !panics(func() { s.PutIdempotent("", nil) }) {
+		t.Fatal("empty key: no panic")
+	}
+	if err := s.Commit(); err != nil {
+		t.Fatal(err)
+	}
 	s.Close()
 	s = mustOpen(t, dsn)
 	defer s.Close()
