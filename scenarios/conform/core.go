@@ -10,6 +10,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/turnstile-sim/turnstile/scenarios"
+	"github.com/turnstile-sim/turnstile/scenarios/coreapi"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -56,15 +57,17 @@ func RunCore(ctx context.Context, t CoreTarget, all []*scenarios.Scenario, o Opt
 		if o.Log != nil {
 			fmt.Fprintf(o.Log, "conform core: %s\n", sc.Name)
 		}
-		r := &coreRun{o: o, t: t, sc: sc}
+		r := newCoreRun(o, t, sc)
 		rep.Results = append(rep.Results, r.run())
 	}
 	return rep, nil
 }
 
-// coreRun is one scenario against Core.
+// coreRun is one scenario against Core: a scenarios.CoreDriver whose
+// Core-only steps (coreapi.Steps) reach Core over HTTP (core_http.go).
 type coreRun struct {
 	failures
+	*coreapi.Steps
 	o       Options
 	t       CoreTarget
 	sc      *scenarios.Scenario
@@ -73,10 +76,17 @@ type coreRun struct {
 	hb      []byte
 	nextHB  time.Time
 	session string
-	turns   []string
-	suspend string
 	ws      chan wsAnswer // the latest workspace call, not yet answered
 	wsDone  *wsAnswer     // its answer
+}
+
+// newCoreRun returns the run of sc: a difference Core shows is read
+// again until o.FrameTimeout, a member it does not show is not checked.
+func newCoreRun(o Options, t CoreTarget, sc *scenarios.Scenario) *coreRun {
+	r := &coreRun{o: o, t: t, sc: sc}
+	r.Steps = coreapi.NewSteps(&r.Log, r)
+	r.Retry, r.NotChecked = o.FrameTimeout, r.notf
+	return r
 }
 
 // coreConn is the scripted Runtime's connection.
@@ -119,7 +129,7 @@ func (r *coreRun) run() Result {
 // close cancels the Session's unfinished Turn, so that none is left for
 // the next scenario, and closes every connection.
 func (r *coreRun) close() {
-	if r.session != "" && len(r.turns) > 0 {
+	if session, turns := r.Session(); session != "" && turns {
 		_, _, _ = r.apiCall(http.MethodPost, r.eventsPath(), `{"events":[{"type":"agent.session.input.cancel"}]}`)
 	}
 	for _, c := range r.all {

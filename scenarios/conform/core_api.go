@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/turnstile-sim/turnstile/scenarios/coreapi"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -160,26 +162,16 @@ func (r *coreRun) apiCallWait(method, path, body string, wait time.Duration) (in
 	return resp.StatusCode, b, err
 }
 
-// post makes an API call that must succeed and returns one member of
-// its answer.
-func (r *coreRun) post(path, body, member string) (string, bool) {
+// post makes an API call; a refusal is a *coreapi.Refused.
+func (r *coreRun) post(path, body string) ([]byte, error) {
 	st, b, err := r.apiCall(http.MethodPost, path, body)
-	if err != nil {
-		r.failf("POST %s: %v", path, err)
-		return "", false
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("POST %s: %v", path, err)
+	case st/100 != 2:
+		return b, &coreapi.Refused{Code: errorCode(b), Call: "POST " + path, Err: fmt.Errorf("%d %s", st, b)}
 	}
-	if st/100 != 2 {
-		r.failf("POST %s refused: %d %s", path, st, b)
-		return "", false
-	}
-	var m map[string]any
-	_ = json.Unmarshal(b, &m)
-	v, _ := m[member].(string)
-	if member != "" && v == "" {
-		r.failf("POST %s: answer %s has no %s", path, b, member)
-		return "", false
-	}
-	return v, true
+	return b, nil
 }
 
 // errorCode is the code of an error answer: the Agents API's

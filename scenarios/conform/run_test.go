@@ -15,29 +15,6 @@ import (
 	"github.com/turnstile-sim/turnstile/scenarios"
 )
 
-// TestCoreStateFromTheAPI: core-state compares what Core's view of the
-// Turn shows, fails on a difference and reports a member it lacks as not
-// checked.
-func TestCoreStateFromTheAPI(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/core/v1/turns/t-1" || r.Header.Get("Authorization") != "Bearer tok" {
-			http.NotFound(w, r)
-			return
-		}
-		w.Write([]byte(`{"state":"completed","content":"hi","usage":{"tokens":{"input_tokens":1,"output_tokens":2,"total_tokens":3}}}`))
-	}))
-	defer srv.Close()
-	r := &coreRun{o: Options{FrameTimeout: 2 * time.Second}.withDefaults(), t: CoreTarget{APIURL: srv.URL, APIToken: "tok", HTTP: srv.Client()}, turns: []string{"t-1"}}
-	r.CoreState(map[string]string{"turn": "1", "state": "completed", "content": "hi", "usage": "1/2/3", "cursor": "0"})
-	if len(logged(&r.failures)) != 0 || len(r.notChecked) != 1 || !strings.Contains(r.notChecked[0], "core-state cursor=0: Core's view of the Turn does not show it") {
-		t.Fatalf("errors %q, not checked %q", logged(&r.failures), r.notChecked)
-	}
-	r.CoreState(map[string]string{"turn": "1", "state": "failed"})
-	if len(logged(&r.failures)) != 1 || !strings.Contains(logged(&r.failures)[0], `state="completed", want "failed"`) {
-		t.Fatalf("errors %q", logged(&r.failures))
-	}
-}
-
 // TestRunCoreWithoutTheAPI: without an API key, or without an operator
 // token, the scenarios with api steps are skipped, naming the credential.
 func TestRunCoreWithoutTheAPI(t *testing.T) {

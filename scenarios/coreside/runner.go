@@ -95,7 +95,7 @@ func New(cfg core.Config) (*Runner, error) {
 		hc: &http.Client{Transport: &http.Transport{DialContext: l.Dial}}}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
-	r.Steps = coreapi.NewSteps(&r.Log, r, Device)
+	r.Steps = coreapi.NewSteps(&r.Log, coreapi.Events(r, Device))
 	go func() { r.ran <- s.Run(ctx) }()
 	go r.hs.Serve(l)
 	return r, nil

@@ -62,7 +62,7 @@ func New(sc *scenarios.Scenario, cfg core.Config) (*scenarios.Player, *Runner) {
 		closed: map[core.ConnID]string{},
 		timers: map[core.TimerID]time.Time{},
 	}
-	r.Steps = coreapi.NewSteps(&r.Log, r, Device)
+	r.Steps = coreapi.NewSteps(&r.Log, coreapi.Events(r, Device))
 	return scenarios.NewPlayer(sc, r), r
 }
 
