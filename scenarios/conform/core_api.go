@@ -1,105 +1,23 @@
 package conform
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/coder/websocket"
-
 	"github.com/turnstile-sim/turnstile/scenarios/coreapi"
-	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// Gateway routes (wire-reference §2.2).
-const (
-	bootstrapPath = "/api/v1/agent-daemon/bootstrap"
-	wsPath        = "/api/v1/agent-daemon/ws"
-)
-
-// Connect runs the device credential flow: bootstrap, then the WebSocket
-// upgrade at the ws_url it returns, with this protocol version.
-func (r *coreRun) Connect() {
-	ctx, cancel := context.WithTimeout(context.Background(), r.o.FrameTimeout)
-	defer cancel()
-	body, _ := json.Marshal(map[string]string{"device_id": r.t.Device})
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, r.t.URL+bootstrapPath, bytes.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+r.t.Credential)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := r.t.HTTP.Do(req)
-	if err != nil {
-		r.failf("bootstrap: %v", err)
-		return
-	}
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	resp.Body.Close()
-	var boot struct {
-		WSURL string `json:"ws_url"`
-	}
-	if resp.StatusCode != http.StatusOK || json.Unmarshal(b, &boot) != nil || boot.WSURL == "" {
-		r.failf("bootstrap: status %d: %s", resp.StatusCode, b)
-		return
-	}
-	u := boot.WSURL + "?" + url.Values{"device_id": {r.t.Device}, "version": {wire.Version}}.Encode()
-	ws, _, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPClient: r.t.HTTP,
-		HTTPHeader: http.Header{"Authorization": {"Bearer " + r.t.Credential}}})
-	if err != nil {
-		r.failf("dial %s: %v", boot.WSURL, err)
-		return
-	}
-	ws.SetReadLimit(wire.FrameBytesMax)
-	c := &coreConn{ws: ws, q: newQueue()}
-	go func() {
-		for {
-			_, b, err := ws.Read(context.Background())
-			if err != nil {
-				c.q.end(err)
-				return
-			}
-			c.q.push(b)
-		}
-	}()
-	r.conn, r.hb = c, nil
-	r.all = append(r.all, c)
-}
-
-// versionRefused upgrades with another version: Core must answer 426
+// VersionRefused upgrades with another version: Core must answer 426
 // incompatible_version before registering anything.
 func (r *coreRun) VersionRefused(args map[string]string) {
-	v := strings.ReplaceAll(args["version"], "$version", wire.Version)
-	u := r.t.URL + wsPath + "?" + url.Values{"device_id": {r.t.Device}, "version": {v}}.Encode()
-	req, _ := http.NewRequest(http.MethodGet, u, nil)
-	req.Header.Set("Authorization", "Bearer "+r.t.Credential)
-	req.Header.Set("Connection", "Upgrade")
-	req.Header.Set("Upgrade", "websocket")
-	req.Header.Set("Sec-WebSocket-Version", "13")
-	req.Header.Set("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")
-	resp, err := r.t.HTTP.Do(req)
-	if err != nil {
-		r.failf("upgrade with version %q: %v", v, err)
-		return
+	if v, ok := r.RefusedUpgrade(args); ok {
+		r.deviceNotConnected(v)
 	}
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	resp.Body.Close()
-	if want := args["status"]; want != "" && strconv.Itoa(resp.StatusCode) != want {
-		r.failf("version %q: status %d, want %s (%s)", v, resp.StatusCode, want, body)
-		return
-	}
-	var e struct {
-		Error string `json:"error"`
-	}
-	if want := args["code"]; want != "" && (json.Unmarshal(body, &e) != nil || e.Error != want) {
-		r.failf("version %q: body %s, want error %s", v, body, want)
-		return
-	}
-	r.deviceNotConnected(v)
 }
 
 // deviceNotConnected checks through the public API that the refused

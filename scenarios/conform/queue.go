@@ -63,7 +63,7 @@ func (q *queue) pop(wait time.Duration) ([]byte, bool) {
 		}
 		closed := q.closed
 		q.mu.Unlock()
-		if closed {
+		if closed || wait <= 0 {
 			return nil, false
 		}
 		select {
@@ -86,9 +86,11 @@ func (q *queue) drain() [][]byte {
 
 // waitEnd waits up to wait for the connection to end.
 func (q *queue) waitEnd(wait time.Duration) (bool, error) {
-	select {
-	case <-q.done:
-	case <-time.After(wait):
+	if wait > 0 {
+		select {
+		case <-q.done:
+		case <-time.After(wait):
+		}
 	}
 	return q.ended()
 }

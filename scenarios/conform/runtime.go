@@ -119,16 +119,15 @@ func (e rtEnv) vars(sc *scenarios.Scenario, core string) []string {
 // rtRun is one scenario against the Runtime.
 type rtRun struct {
 	failures
-	o    Options
-	t    RuntimeTarget
-	fr   *front
-	env  rtEnv
-	out  *lockedWriter
-	sc   *scenarios.Scenario
-	core *transporttest.Core
+	o   Options
+	t   RuntimeTarget
+	fr  *front
+	env rtEnv
+	out *lockedWriter
+	sc  *scenarios.Scenario
+	*CorePeer
 	proc *process
 	ctl  *controlConn
-	sess *rtSession
 	// since: a control channel opened earlier is an earlier Runtime's.
 	since time.Time
 	// gone: when this scenario's Runtime was gone (its process stopped,
@@ -137,16 +136,7 @@ type rtRun struct {
 	// skipWhy, when set, turns a failure into a skip: the scenario cannot
 	// apply to the Runtime as it was started.
 	skipWhy string
-	// beat is the heartbeat the latest heartbeat step matched.
-	beat []byte
-	ctx  context.Context
-}
-
-// rtSession is one connection the scripted Core accepted.
-type rtSession struct {
-	s      *transporttest.Session
-	frames *queue
-	beats  *queue
+	ctx     context.Context
 }
 
 func (r *rtRun) run(ctx context.Context) Result {
@@ -154,7 +144,7 @@ func (r *rtRun) run(ctx context.Context) Result {
 	if why := r.o.skipReason(r.sc, scenarios.Runtime); why != "" {
 		return Result{Name: r.sc.Name, Status: Skip, Reason: why}
 	}
-	r.core = &transporttest.Core{DeviceID: RuntimeDevice, Credential: RuntimeCredential}
+	r.CorePeer = NewCorePeer(&r.Log, &transporttest.Core{DeviceID: RuntimeDevice, Credential: RuntimeCredential}, r.o, nil)
 	r.fr.setCore(r.core.Handler())
 	defer r.close()
 	if len(r.t.Command) > 0 {
@@ -220,87 +210,6 @@ func (r *rtRun) Settle(args map[string]string) {
 // Advance sleeps d.
 func (r *rtRun) Advance(d time.Duration) { time.Sleep(d) }
 
-// Connect waits for the Runtime's next connection; a reconnect while one
-// is open is Core replacing it.
-func (r *rtRun) Connect() {
-	if r.sess != nil {
-		r.sess.s.Close(websocket.StatusPolicyViolation, "replaced")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), r.o.FrameTimeout)
-	defer cancel()
-	s, err := r.core.Next(ctx)
-	if err != nil {
-		r.failf("the Runtime did not connect within %v", r.o.FrameTimeout)
-		return
-	}
-	c := &rtSession{s: s, frames: newQueue(), beats: newQueue()}
-	go func() {
-		for {
-			b, err := s.RecvRaw(context.Background())
-			if err != nil {
-				c.frames.end(err)
-				c.beats.end(err)
-				return
-			}
-			var env struct{ Type string }
-			if json.Unmarshal(b, &env) == nil && env.Type == wire.TypeHeartbeat {
-				c.beats.push(b)
-			} else {
-				c.frames.push(b)
-			}
-		}
-	}()
-	r.sess = c
-}
-
-// Disconnect loses the connection; byCore: Core closed it.
-func (r *rtRun) Disconnect(byCore bool) {
-	if r.sess == nil {
-		r.failf("disconnect with no connection open")
-		return
-	}
-	if byCore {
-		r.sess.s.Close(websocket.StatusPolicyViolation, "closed by core")
-	} else {
-		r.sess.s.Cut()
-	}
-	r.sess = nil
-}
-
-// Unlisted waits the quiet window and takes the first frame the Runtime
-// sent that no step listed yet.
-func (r *rtRun) Unlisted() []string {
-	if r.sess == nil {
-		return nil
-	}
-	time.Sleep(r.o.Quiet)
-	if fs := r.sess.frames.drain(); len(fs) > 0 {
-		return []string{string(fs[0])}
-	}
-	return nil
-}
-
-// Sent waits for the next frame the Runtime sends.
-func (r *rtRun) Sent(f *scenarios.Frame) ([]byte, error) {
-	r.beat = nil
-	if r.sess == nil {
-		return nil, fmt.Errorf("want %s id=%s, but no connection is open", f.Type, f.ID)
-	}
-	q := r.sess.frames
-	if f.Type == wire.TypeHeartbeat {
-		q = r.sess.beats
-	}
-	got, ok := q.pop(r.o.FrameTimeout)
-	if !ok {
-		return nil, fmt.Errorf("the Runtime sent nothing within %v, want %s id=%s", r.o.FrameTimeout, f.Type, f.ID)
-	}
-	if f.Type == wire.TypeHeartbeat {
-		q.drain() // periodic heartbeats after the listed one are not compared
-		r.beat = got
-	}
-	return got, nil
-}
-
 // otherDeclaration reports whether a heartbeat declares other kinds or
 // another daemon version than the scenario's declaration.
 func (r *rtRun) otherDeclaration(got []byte) bool {
@@ -314,19 +223,6 @@ func (r *rtRun) otherDeclaration(got []byte) bool {
 	want, _ := json.Marshal(Declaration{DaemonVersion: hb.DaemonVersion, SupportedAgentKinds: hb.SupportedAgentKinds})
 	have, _ := json.Marshal(env.Payload)
 	return string(want) != string(have)
-}
-
-// Deliver writes a frame of the scripted Core to the socket.
-func (r *rtRun) Deliver(f *scenarios.Frame, raw []byte) {
-	if r.sess == nil {
-		r.failf("core frame %s with no connection open", f.Type)
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), r.o.FrameTimeout)
-	defer cancel()
-	if err := r.sess.s.SendRaw(ctx, raw); err != nil {
-		r.failf("write %s: %v", f.Type, err)
-	}
 }
 
 // control sends one harness step to the Runtime's controlled adapter.

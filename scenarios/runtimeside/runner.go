@@ -17,11 +17,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing/synctest"
 	"time"
-
-	"github.com/coder/websocket"
 
 	"github.com/turnstile-sim/turnstile/adapters/localworkspace"
 	"github.com/turnstile-sim/turnstile/daemon"
@@ -29,6 +26,7 @@ import (
 	"github.com/turnstile-sim/turnstile/daemon/transport"
 	"github.com/turnstile-sim/turnstile/daemon/transport/transporttest"
 	"github.com/turnstile-sim/turnstile/scenarios"
+	"github.com/turnstile-sim/turnstile/scenarios/conform"
 	"github.com/turnstile-sim/turnstile/scenarios/controlled"
 	"github.com/turnstile-sim/turnstile/wire"
 )
@@ -43,14 +41,13 @@ const (
 // bubble's test goroutine.
 type Runner struct {
 	scenarios.Log
+	*conform.CorePeer
 	ctl  *controlled.Controlled
 	core *transporttest.Core
 	d    *runner.Daemon
 	cfg  daemon.Config
 	res  chan outcome
 	end  *outcome // the daemon's end, once Run returned
-
-	sess *session
 	// inst installs runtime_prepare transfers under a temporary directory.
 	inst *runner.Installer
 }
@@ -59,15 +56,6 @@ type Runner struct {
 type outcome struct {
 	r   runner.Result
 	err error
-}
-
-// session is one connection the scripted Core accepted; a reader
-// goroutine collects the Runtime's frames.
-type session struct {
-	s      *transporttest.Session
-	mu     sync.Mutex
-	frames []wire.Frame
-	beats  []wire.Frame
 }
 
 // New starts the scripted Core and a daemon configured as the scenario's
@@ -90,6 +78,7 @@ func New(sc *scenarios.Scenario) (*Runner, error) {
 	r.ctl.SetWorkspaces(filepath.Join(dir, "workspaces"))
 	r.cfg.Workspace.Writes = true
 	r.core, r.d, r.res = r.start("")
+	r.CorePeer = conform.NewCorePeer(&r.Log, r.core, conform.Options{FrameTimeout: time.Hour}, synctest.Wait)
 	return r, nil
 }
 
@@ -128,112 +117,6 @@ func (r *Runner) Close() {
 // Advance sleeps d of fake time.
 func (r *Runner) Advance(d time.Duration) {
 	time.Sleep(d)
-	synctest.Wait()
-}
-
-// Connect waits for the daemon's next connection. A reconnect while one
-// is open is a replacement: Core closes the old one, as it does when
-// another process of the device connects, and the daemon dials again.
-func (r *Runner) Connect() {
-	if r.sess != nil {
-		r.sess.s.Close(websocket.StatusPolicyViolation, "replaced")
-	}
-	s, err := r.core.Next(context.Background())
-	if err != nil {
-		r.Failf("no connection: %v", err)
-		return
-	}
-	c := &session{s: s}
-	go func() {
-		for {
-			f, err := s.Recv(context.Background())
-			if err != nil {
-				return
-			}
-			c.mu.Lock()
-			if f.Payload != nil && f.Payload.MessageType() == wire.TypeHeartbeat {
-				c.beats = append(c.beats, f)
-			} else {
-				c.frames = append(c.frames, f)
-			}
-			c.mu.Unlock()
-		}
-	}()
-	r.sess = c
-	synctest.Wait()
-}
-
-// Disconnect loses the connection; byCore: Core closed it.
-func (r *Runner) Disconnect(byCore bool) {
-	if r.sess == nil {
-		r.Failf("disconnect with no connection open")
-		return
-	}
-	if byCore {
-		r.sess.s.Close(websocket.StatusPolicyViolation, "closed by core")
-	} else {
-		r.sess.s.Cut()
-	}
-	r.sess = nil
-	synctest.Wait()
-}
-
-func (r *Runner) pop(heartbeat bool) (wire.Frame, bool) {
-	synctest.Wait()
-	if r.sess == nil {
-		return wire.Frame{}, false
-	}
-	r.sess.mu.Lock()
-	defer r.sess.mu.Unlock()
-	q := &r.sess.frames
-	if heartbeat {
-		q = &r.sess.beats
-	}
-	if len(*q) == 0 {
-		return wire.Frame{}, false
-	}
-	f := (*q)[0]
-	*q = (*q)[1:]
-	if heartbeat {
-		r.sess.beats = nil // periodic heartbeats after the listed one are not compared
-	}
-	return f, true
-}
-
-// Unlisted takes the frames the Runtime sent that no step listed yet.
-func (r *Runner) Unlisted() []string {
-	var out []string
-	for {
-		f, ok := r.pop(false)
-		if !ok {
-			return out
-		}
-		out = append(out, daemon.DescribeFrame(f))
-	}
-}
-
-// Sent takes the next frame the Runtime sent.
-func (r *Runner) Sent(f *scenarios.Frame) ([]byte, error) {
-	got, ok := r.pop(f.Type == wire.TypeHeartbeat)
-	if !ok {
-		return nil, nil
-	}
-	b, err := wire.Encode(got)
-	if err != nil {
-		return nil, fmt.Errorf("the Runtime's frame does not encode: %v", err)
-	}
-	return b, nil
-}
-
-// Deliver writes a frame of the scripted Core to the socket.
-func (r *Runner) Deliver(f *scenarios.Frame, raw []byte) {
-	if r.sess == nil {
-		r.Failf("core frame %s with no connection open", f.Type)
-		return
-	}
-	if err := r.sess.s.SendRaw(context.Background(), raw); err != nil {
-		r.Failf("write %s: %v", f.Type, err)
-	}
 	synctest.Wait()
 }
 

@@ -50,8 +50,8 @@ func TestBrokenScenariosFail(t *testing.T) {
 	cancel := "core prompt_cancel id=$run\n{\"delivery_id\":\"$cancel\"}\n----\n\nsettle\n----\n\n"
 	cases := []struct{ name, text, want string }{
 		{"frame", prefix + cancel + "runtime done id=$run\n{\"content\":\"x\"}\n----\n", `payload.content: sent "", want "x"`},
-		{"unlisted", prefix + cancel, "does not list at the end of the scenario: done"},
-		{"silence", prefix + cancel + "silence runtime 50ms\n----\n", "before silence: done"},
+		{"unlisted", prefix + cancel, `does not list at the end of the scenario: {"type":"done"`},
+		{"silence", prefix + cancel + "silence runtime 50ms\n----\n", `before silence: {"type":"done"`},
 		{"owned", prefix + "runtime-owned executors=0\n----\n", "executors=1, want 0"},
 		{"rebound", prefix + cancel + "runtime done id=$executor\n{\"content\":\"\"}\n----\n", `id: sent "run", want "ex-1"`},
 		{"version", "version-refused version=$version\n----\n", "is this Runtime's own"},

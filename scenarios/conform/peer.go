@@ -1,0 +1,389 @@
+package conform
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/turnstile-sim/turnstile/daemon/transport/transporttest"
+	"github.com/turnstile-sim/turnstile/scenarios"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// KeepaliveInterval: the scripted Runtime repeats its last heartbeat this
+// often while time advances (the bootstrap's default cadence).
+const KeepaliveInterval = 15 * time.Second
+
+// Gateway routes (wire-reference §2.2).
+const (
+	bootstrapPath = "/api/v1/agent-daemon/bootstrap"
+	wsPath        = "/api/v1/agent-daemon/ws"
+)
+
+// wait is how a peer waits for the side under test: in real time, or in
+// a testing/synctest bubble.
+type wait struct {
+	log *scenarios.Log
+	// timeout bounds each request and write and, in real time, the wait
+	// for a frame, a connection or a close.
+	timeout time.Duration
+	quiet   time.Duration // in real time: silent this long is silent
+	// settle, in a bubble (synctest.Wait), returns once the side reacted;
+	// frames are then taken without waiting.
+	settle func()
+}
+
+func (w wait) after() {
+	if w.settle != nil {
+		w.settle()
+	}
+}
+
+// forFrame is how long a frame may take to arrive once settled.
+func (w wait) forFrame() time.Duration {
+	if w.settle != nil {
+		return 0
+	}
+	return w.timeout
+}
+
+// silence waits until a side that sent nothing more counts as silent.
+func (w wait) silence() {
+	if w.settle != nil {
+		w.settle()
+	} else {
+		time.Sleep(w.quiet)
+	}
+}
+
+// nothing is the failure of a frame that did not come in real time (in
+// a bubble the Player reports it).
+func (w wait) nothing(came bool, side string, f *scenarios.Frame) error {
+	if came || w.settle != nil {
+		return nil
+	}
+	return fmt.Errorf("%s sent nothing within %v, want %s id=%s", side, w.timeout, f.Type, f.ID)
+}
+
+func (w wait) ctx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), w.timeout)
+}
+
+// RuntimePeer is the scripted Runtime on the wire to a Core under test:
+// the device credential flow (bootstrap, then the WebSocket upgrade at
+// the ws_url it returns), one connection at a time whose frames a reader
+// goroutine queues, and the keepalive heartbeats. A driver of Core
+// embeds it for the Driver's wire steps.
+type RuntimePeer struct {
+	wait
+	t      CoreTarget
+	conn   *coreConn
+	all    []*coreConn
+	hb     []byte
+	nextHB time.Time
+}
+
+// coreConn is the scripted Runtime's connection.
+type coreConn struct {
+	ws *websocket.Conn
+	q  *queue
+}
+
+// NewRuntimePeer returns the scripted Runtime of t, reporting on log,
+// timed by o (FrameTimeout, Quiet) or, with settle, in a bubble.
+func NewRuntimePeer(log *scenarios.Log, t CoreTarget, o Options, settle func()) *RuntimePeer {
+	return &RuntimePeer{wait: wait{log: log, timeout: o.FrameTimeout, quiet: o.Quiet, settle: settle}, t: t}
+}
+
+func (p *RuntimePeer) Connect() {
+	ctx, cancel := p.ctx()
+	defer cancel()
+	body, _ := json.Marshal(map[string]string{"device_id": p.t.Device})
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, p.t.URL+bootstrapPath, bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+p.t.Credential)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := p.t.HTTP.Do(req)
+	if err != nil {
+		p.log.Failf("bootstrap: %v", err)
+		return
+	}
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	var boot struct {
+		WSURL string `json:"ws_url"`
+	}
+	if resp.StatusCode != http.StatusOK || json.Unmarshal(b, &boot) != nil || boot.WSURL == "" {
+		p.log.Failf("bootstrap: status %d: %s", resp.StatusCode, b)
+		return
+	}
+	u := boot.WSURL + "?" + url.Values{"device_id": {p.t.Device}, "version": {wire.Version}}.Encode()
+	ws, _, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPClient: p.t.HTTP,
+		HTTPHeader: http.Header{"Authorization": {"Bearer " + p.t.Credential}}})
+	if err != nil {
+		p.log.Failf("dial %s: %v", boot.WSURL, err)
+		return
+	}
+	ws.SetReadLimit(wire.FrameBytesMax)
+	c := &coreConn{ws: ws, q: newQueue()}
+	go func() {
+		for {
+			_, b, err := ws.Read(context.Background())
+			if err != nil {
+				c.q.end(err)
+				return
+			}
+			c.q.push(b)
+		}
+	}()
+	p.conn, p.hb = c, nil
+	p.all = append(p.all, c)
+	p.after()
+}
+
+func (p *RuntimePeer) Unlisted() []string {
+	if p.conn == nil {
+		return nil
+	}
+	p.silence()
+	var out []string
+	for _, f := range p.conn.q.drain() {
+		out = append(out, string(f))
+	}
+	return out
+}
+
+func (p *RuntimePeer) Sent(f *scenarios.Frame) ([]byte, error) {
+	if p.conn == nil {
+		return nil, fmt.Errorf("want %s id=%s, but no connection is open", f.Type, f.ID)
+	}
+	p.after()
+	got, ok := p.conn.q.pop(p.forFrame())
+	return got, p.nothing(ok, "Core", f)
+}
+
+func (p *RuntimePeer) Deliver(f *scenarios.Frame, raw []byte) {
+	if p.conn == nil {
+		p.log.Failf("runtime frame %s with no connection open", f.Type)
+		return
+	}
+	ctx, cancel := p.ctx()
+	defer cancel()
+	if err := p.conn.ws.Write(ctx, websocket.MessageText, raw); err != nil {
+		p.log.Failf("write %s: %v", f.Type, err)
+		return
+	}
+	if f.Type == wire.TypeHeartbeat && !f.Invalid {
+		p.hb, p.nextHB = raw, time.Now().Add(KeepaliveInterval)
+	}
+	p.after()
+}
+
+func (p *RuntimePeer) Disconnect(byCore bool) {
+	if p.conn == nil {
+		p.log.Failf("disconnect with no connection open")
+		return
+	}
+	c := p.conn
+	p.conn, p.hb = nil, nil
+	if byCore {
+		p.after()
+		ended, err := c.q.waitEnd(p.forFrame())
+		switch {
+		case !ended:
+			p.log.Failf("Core did not close the connection within %v", p.forFrame())
+		case websocket.CloseStatus(err) != websocket.StatusPolicyViolation:
+			p.log.Failf("Core closed the connection with %v, want policy violation (1008)", err)
+		}
+	}
+	c.ws.CloseNow()
+	p.after()
+}
+
+// Advance lets d pass, repeating the last heartbeat every
+// KeepaliveInterval.
+func (p *RuntimePeer) Advance(d time.Duration) {
+	end := time.Now().Add(d)
+	for p.hb != nil && p.conn != nil && !p.nextHB.After(end) {
+		time.Sleep(time.Until(p.nextHB))
+		p.after()
+		ctx, cancel := p.ctx()
+		err := p.conn.ws.Write(ctx, websocket.MessageText, p.hb)
+		cancel()
+		if err != nil {
+			p.log.Failf("keepalive heartbeat: %v", err)
+			p.hb = nil
+		}
+		p.nextHB = p.nextHB.Add(KeepaliveInterval)
+	}
+	time.Sleep(time.Until(end))
+	p.after()
+}
+
+// RefusedUpgrade upgrades with the step's version=, which Core must
+// refuse with its status= and code=; it returns the version, and false
+// after a failure.
+func (p *RuntimePeer) RefusedUpgrade(args map[string]string) (string, bool) {
+	v := strings.ReplaceAll(args["version"], "$version", wire.Version)
+	u := p.t.URL + wsPath + "?" + url.Values{"device_id": {p.t.Device}, "version": {v}}.Encode()
+	req, _ := http.NewRequest(http.MethodGet, u, nil)
+	for k, v := range map[string]string{"Authorization": "Bearer " + p.t.Credential, "Connection": "Upgrade", "Upgrade": "websocket",
+		"Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="} {
+		req.Header.Set(k, v)
+	}
+	resp, err := p.t.HTTP.Do(req)
+	if err != nil {
+		p.log.Failf("upgrade with version %q: %v", v, err)
+		return v, false
+	}
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	if want := args["status"]; want != "" && strconv.Itoa(resp.StatusCode) != want {
+		p.log.Failf("version %q: status %d, want %s (%s)", v, resp.StatusCode, want, body)
+		return v, false
+	}
+	var e struct {
+		Error string `json:"error"`
+	}
+	if want := args["code"]; want != "" && (json.Unmarshal(body, &e) != nil || e.Error != want) {
+		p.log.Failf("version %q: body %s, want error %s", v, body, want)
+		return v, false
+	}
+	return v, true
+}
+
+// Close closes every connection: at once in a bubble, else with a
+// normal closure.
+func (p *RuntimePeer) Close() {
+	for _, c := range p.all {
+		if p.settle != nil {
+			c.ws.CloseNow()
+		} else {
+			c.ws.Close(websocket.StatusNormalClosure, "scenario over")
+		}
+	}
+}
+
+// CorePeer is the scripted Core on the wire to a Runtime under test: it
+// accepts the Runtime's connections on a transporttest.Core and queues
+// the frames of the latest, heartbeats apart. A driver of the Runtime
+// embeds it for the Driver's wire steps.
+type CorePeer struct {
+	wait
+	core *transporttest.Core
+	sess *rtSession
+	// beat is the heartbeat the latest heartbeat step matched.
+	beat []byte
+}
+
+// rtSession is one connection the scripted Core accepted.
+type rtSession struct {
+	s      *transporttest.Session
+	frames *queue
+	beats  *queue
+}
+
+// NewCorePeer returns the scripted Core serving on core, reporting on
+// log, timed by o (FrameTimeout, Quiet) or, with settle, in a bubble.
+func NewCorePeer(log *scenarios.Log, core *transporttest.Core, o Options, settle func()) *CorePeer {
+	return &CorePeer{wait: wait{log: log, timeout: o.FrameTimeout, quiet: o.Quiet, settle: settle}, core: core}
+}
+
+// Connect waits for the Runtime's next connection; a reconnect while one
+// is open is Core replacing it.
+func (p *CorePeer) Connect() {
+	if p.sess != nil {
+		p.sess.s.Close(websocket.StatusPolicyViolation, "replaced")
+	}
+	ctx, cancel := p.ctx()
+	defer cancel()
+	s, err := p.core.Next(ctx)
+	if err != nil {
+		p.log.Failf("the Runtime did not connect within %v", p.timeout)
+		return
+	}
+	c := &rtSession{s: s, frames: newQueue(), beats: newQueue()}
+	go func() {
+		for {
+			b, err := s.RecvRaw(context.Background())
+			if err != nil {
+				c.frames.end(err)
+				c.beats.end(err)
+				return
+			}
+			var env struct{ Type string }
+			if json.Unmarshal(b, &env) == nil && env.Type == wire.TypeHeartbeat {
+				c.beats.push(b)
+			} else {
+				c.frames.push(b)
+			}
+		}
+	}()
+	p.sess = c
+	p.after()
+}
+
+func (p *CorePeer) Disconnect(byCore bool) {
+	if p.sess == nil {
+		p.log.Failf("disconnect with no connection open")
+		return
+	}
+	if byCore {
+		p.sess.s.Close(websocket.StatusPolicyViolation, "closed by core")
+	} else {
+		p.sess.s.Cut()
+	}
+	p.sess = nil
+	p.after()
+}
+
+func (p *CorePeer) Unlisted() []string {
+	if p.sess == nil {
+		return nil
+	}
+	p.silence()
+	var out []string
+	for _, f := range p.sess.frames.drain() {
+		out = append(out, string(f))
+	}
+	return out
+}
+
+func (p *CorePeer) Sent(f *scenarios.Frame) ([]byte, error) {
+	p.beat = nil
+	if p.sess == nil {
+		return nil, fmt.Errorf("want %s id=%s, but no connection is open", f.Type, f.ID)
+	}
+	p.after()
+	q := p.sess.frames
+	if f.Type == wire.TypeHeartbeat {
+		q = p.sess.beats
+	}
+	got, ok := q.pop(p.forFrame())
+	if ok && f.Type == wire.TypeHeartbeat {
+		q.drain() // periodic heartbeats after the listed one are not compared
+		p.beat = got
+	}
+	return got, p.nothing(ok, "the Runtime", f)
+}
+
+func (p *CorePeer) Deliver(f *scenarios.Frame, raw []byte) {
+	if p.sess == nil {
+		p.log.Failf("core frame %s with no connection open", f.Type)
+		return
+	}
+	ctx, cancel := p.ctx()
+	defer cancel()
+	if err := p.sess.s.SendRaw(ctx, raw); err != nil {
+		p.log.Failf("write %s: %v", f.Type, err)
+	}
+	p.after()
+}
