@@ -328,3 +328,14 @@ func (p *Player) deliver(f *Frame) {
 	p.d.Deliver(f, raw)
 	p.rep.Delivered++
 }
+
+// Earliest is the timer of timers due first (the lowest ID among those
+// due at once), for a driver that fires a machine's timers in order.
+func Earliest[K ~string](timers map[K]time.Time) (id K, at time.Time, ok bool) {
+	for k, t := range timers {
+		if !ok || t.Before(at) || (t.Equal(at) && k < id) {
+			id, at, ok = k, t, true
+		}
+	}
+	return id, at, ok
+}

@@ -114,7 +114,6 @@ func (r *Runner) Close() {
 	os.RemoveAll(filepath.Dir(r.inst.Workspace))
 }
 
-// Advance sleeps d of fake time.
 func (r *Runner) Advance(d time.Duration) {
 	time.Sleep(d)
 	synctest.Wait()
@@ -135,8 +134,8 @@ func (r *Runner) Settle(args map[string]string) {
 	synctest.Wait()
 }
 
-// owned checks the counts the daemon reports as owned; idle, closing and
-// records come from resource states where observable.
+// RuntimeOwned checks the counts the daemon reports as owned (idle and
+// closing from the executors' states).
 func (r *Runner) RuntimeOwned(args map[string]string) {
 	owned, err := r.d.Owned(context.Background())
 	if errors.Is(err, runner.ErrStopped) {
@@ -167,7 +166,7 @@ func (r *Runner) RuntimeOwned(args map[string]string) {
 	}
 }
 
-// versionRefused: a Core speaking another version refuses the upgrade
+// VersionRefused: a Core speaking another version refuses the upgrade
 // with 426; the daemon treats it as permanent and stops dialling.
 func (r *Runner) VersionRefused(args map[string]string) {
 	v := strings.ReplaceAll(args["version"], "$version", wire.Version)

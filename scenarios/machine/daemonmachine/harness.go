@@ -1,11 +1,16 @@
 package daemonmachine
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	"strconv"
 
+	"github.com/turnstile-sim/turnstile/adapters/localworkspace"
 	"github.com/turnstile-sim/turnstile/daemon"
+	"github.com/turnstile-sim/turnstile/daemon/runner"
 	"github.com/turnstile-sim/turnstile/scenarios"
+	"github.com/turnstile-sim/turnstile/scenarios/controlled"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -21,14 +26,23 @@ type harness struct {
 	held    []daemon.NativeCall             // calls that hang
 	apply   []daemon.NativeInputApplied     // written inputs held before consumption
 	late    map[daemon.TurnID]bool          // a native event follows settlement
-	files   map[string]tree                 // workspaces by Environment (workspace.go)
+	// files lays harness file steps into the workspaces, which native
+	// answers the workspace calls from as the daemon does.
+	files  *controlled.Controlled
+	native *runner.Native
+	out    []daemon.Event // what native answered
 }
 
-func newHarness() *harness {
-	return &harness{
+// newHarness keeps the Environments' workspaces under dir.
+func newHarness(dir string) *harness {
+	h := &harness{
 		armed: map[string]int{}, settled: map[daemon.TurnID]*daemon.SettleResult{},
-		waits: map[daemon.TurnID]daemon.CallID{}, late: map[daemon.TurnID]bool{},
+		waits: map[daemon.TurnID]daemon.CallID{}, late: map[daemon.TurnID]bool{}, files: controlled.New(),
 	}
+	h.files.SetWorkspaces(dir)
+	h.native = runner.NewNative(context.Background(), h.files, slog.New(slog.DiscardHandler), func(e daemon.Event) { h.out = append(h.out, e) })
+	h.native.SetWorkspaces(localworkspace.Binding{Base: dir})
+	return h
 }
 
 // take consumes one arming of action.
@@ -90,9 +104,12 @@ func (h *harness) call(c daemon.NativeCall) []daemon.Event {
 		return []daemon.Event{result(c.Call, h.transfer(op))}
 	case daemon.RespondPermission, daemon.RespondUserChoice, daemon.SubmitFunctionResult:
 		return []daemon.Event{result(c.Call, daemon.DecisionResult{Outcome: daemon.DecisionApplied})}
-	}
-	if evs, ok := h.workspaceCall(c); ok {
-		return evs
+	case daemon.OpenWorkspace, daemon.CloseWorkspace, daemon.ReadWorkspace, daemon.ExportWorkspace, daemon.WriteWorkspace:
+		h.native.Run(c)
+		h.native.Wait()
+		out := h.out
+		h.out = nil
+		return out
 	}
 	panic(fmt.Sprintf("controlled harness: unknown op %T", c.Op))
 }
@@ -186,7 +203,10 @@ func (r *Runner) Harness(st scenarios.Step) {
 		}
 		r.run(evs...)
 	case "file":
-		r.h.putFile(st.Args["environment"], st.Args["path"], []byte(st.Input))
+		if err := r.h.files.Do(scenarios.HarnessCommand(st)); err != nil {
+			r.Failf("%v", err)
+			return
+		}
 		r.Note("file " + st.Args["environment"] + ":" + st.Args["path"])
 	case "late-event":
 		t, ok := r.h.live()
@@ -202,7 +222,7 @@ func (r *Runner) Harness(st scenarios.Step) {
 	}
 }
 
-// settle settles the oldest live native Turn with the step's outcome and
+// Settle settles the oldest live native Turn with the step's outcome and
 // answers its settlement wait, if one is outstanding.
 func (r *Runner) Settle(args map[string]string) {
 	t, ok := r.h.live()
@@ -223,7 +243,6 @@ func (r *Runner) Settle(args map[string]string) {
 	}
 }
 
-// owned checks the Runtime-owned resources against the listed counts.
 func (r *Runner) RuntimeOwned(args map[string]string) {
 	snap := r.m.Snapshot()
 	count := map[string]int{}
