@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strconv"
 
 	"github.com/turnstile-sim/turnstile/adapters/localworkspace"
@@ -19,29 +20,30 @@ import (
 // step settles them.
 type harness struct {
 	armed   map[string]int
-	staged  map[string][]byte // runtime_prepare staging (transfer.go)
-	turns   []daemon.TurnID   // native Turns in start order
+	turns   []daemon.TurnID // native Turns in start order
 	settled map[daemon.TurnID]*daemon.SettleResult
 	waits   map[daemon.TurnID]daemon.CallID // held settlement waits
 	held    []daemon.NativeCall             // calls that hang
 	apply   []daemon.NativeInputApplied     // written inputs held before consumption
 	late    map[daemon.TurnID]bool          // a native event follows settlement
-	// files lays harness file steps into the workspaces, which native
-	// answers the workspace calls from as the daemon does.
+	// files lays harness file steps into the workspaces; native answers
+	// the workspace and transfer calls from them as the daemon does.
 	files  *controlled.Controlled
 	native *runner.Native
 	out    []daemon.Event // what native answered
 }
 
-// newHarness keeps the Environments' workspaces under dir.
+// newHarness keeps the Environments' workspaces and the transfers'
+// installation under dir.
 func newHarness(dir string) *harness {
 	h := &harness{
 		armed: map[string]int{}, settled: map[daemon.TurnID]*daemon.SettleResult{},
 		waits: map[daemon.TurnID]daemon.CallID{}, late: map[daemon.TurnID]bool{}, files: controlled.New(),
 	}
-	h.files.SetWorkspaces(dir)
+	h.files.SetWorkspaces(filepath.Join(dir, "workspaces"))
 	h.native = runner.NewNative(context.Background(), h.files, slog.New(slog.DiscardHandler), func(e daemon.Event) { h.out = append(h.out, e) })
-	h.native.SetWorkspaces(localworkspace.Binding{Base: dir})
+	h.native.SetWorkspaces(localworkspace.Binding{Base: filepath.Join(dir, "workspaces")})
+	h.native.Installer = &runner.Installer{Workspace: filepath.Join(dir, "prepared"), State: filepath.Join(dir, "state")}
 	return h
 }
 
@@ -100,11 +102,10 @@ func (h *harness) call(c daemon.NativeCall) []daemon.Event {
 			return []daemon.Event{result(c.Call, daemon.CloseResult{Err: "native close failed"})}
 		}
 		return []daemon.Event{result(c.Call, daemon.CloseResult{})}
-	case daemon.StageChunk, daemon.InstallTransfer, daemon.DiscardTransfer:
-		return []daemon.Event{result(c.Call, h.transfer(op))}
 	case daemon.RespondPermission, daemon.RespondUserChoice, daemon.SubmitFunctionResult:
 		return []daemon.Event{result(c.Call, daemon.DecisionResult{Outcome: daemon.DecisionApplied})}
-	case daemon.OpenWorkspace, daemon.CloseWorkspace, daemon.ReadWorkspace, daemon.ExportWorkspace, daemon.WriteWorkspace:
+	case daemon.OpenWorkspace, daemon.CloseWorkspace, daemon.ReadWorkspace, daemon.ExportWorkspace, daemon.WriteWorkspace,
+		daemon.StageChunk, daemon.InstallTransfer, daemon.DiscardTransfer:
 		h.native.Run(c)
 		h.native.Wait()
 		out := h.out

@@ -68,7 +68,7 @@ func declaration(sc *scenarios.Scenario) (daemon.Config, error) {
 	if err != nil {
 		return daemon.Config{}, err
 	}
-	// the controlled harness installs workspace writes (workspace.go)
+	// the controlled harness installs workspace writes
 	cfg := daemon.Config{DaemonVersion: hb.DaemonVersion, Workspace: daemon.WorkspaceConfig{Writes: true}}
 	if cfg.DaemonVersion == "" {
 		cfg.DaemonVersion = "scenario"
