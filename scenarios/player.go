@@ -90,6 +90,22 @@ func (l *Log) Failf(format string, args ...any) {
 // Note adds a transcript line.
 func (l *Log) Note(line string) { l.lines = append(l.lines, line) }
 
+// Decode decodes a peer frame for a driver that feeds a machine events:
+// ok is false after a failure; rejected is the decode error of a frame
+// marked Invalid, which the machine must refuse.
+func (l *Log) Decode(f *Frame, raw []byte) (frame wire.Frame, rejected error, ok bool) {
+	frame, err := wire.Decode(raw)
+	switch {
+	case err != nil && !f.Invalid:
+		l.Failf("the scenario's %s frame does not decode: %v", f.Type, err)
+		return frame, nil, false
+	case err == nil && f.Invalid:
+		l.Failf("the scenario's %s frame is marked invalid but decodes", f.Type)
+		return frame, nil, false
+	}
+	return frame, err, true
+}
+
 // Pos is the file:line of the step under way ("" before the first).
 func (l *Log) Pos() string { return l.pos }
 

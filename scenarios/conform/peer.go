@@ -65,13 +65,24 @@ func (w wait) silence() {
 	}
 }
 
-// nothing is the failure of a frame that did not come in real time (in
-// a bubble the Player reports it).
-func (w wait) nothing(came bool, side string, f *scenarios.Frame) error {
-	if came || w.settle != nil {
-		return nil
+// unlisted takes the frames of q once the side is silent.
+func (w wait) unlisted(q *queue) []string {
+	w.silence()
+	var out []string
+	for _, f := range q.drain() {
+		out = append(out, string(f))
 	}
-	return fmt.Errorf("%s sent nothing within %v, want %s id=%s", side, w.timeout, f.Type, f.ID)
+	return out
+}
+
+// sent takes the next frame of q; one that did not come is a failure in
+// real time (in a bubble the Player reports it).
+func (w wait) sent(q *queue, side string, f *scenarios.Frame) ([]byte, error) {
+	w.after()
+	if got, ok := q.pop(w.forFrame()); ok || w.settle != nil {
+		return got, nil
+	}
+	return nil, fmt.Errorf("%s sent nothing within %v, want %s id=%s", side, w.timeout, f.Type, f.ID)
 }
 
 func (w wait) ctx() (context.Context, context.CancelFunc) {
@@ -153,21 +164,14 @@ func (p *RuntimePeer) Unlisted() []string {
 	if p.conn == nil {
 		return nil
 	}
-	p.silence()
-	var out []string
-	for _, f := range p.conn.q.drain() {
-		out = append(out, string(f))
-	}
-	return out
+	return p.unlisted(p.conn.q)
 }
 
 func (p *RuntimePeer) Sent(f *scenarios.Frame) ([]byte, error) {
 	if p.conn == nil {
 		return nil, fmt.Errorf("want %s id=%s, but no connection is open", f.Type, f.ID)
 	}
-	p.after()
-	got, ok := p.conn.q.pop(p.forFrame())
-	return got, p.nothing(ok, "Core", f)
+	return p.sent(p.conn.q, "Core", f)
 }
 
 func (p *RuntimePeer) Deliver(f *scenarios.Frame, raw []byte) {
@@ -349,12 +353,7 @@ func (p *CorePeer) Unlisted() []string {
 	if p.sess == nil {
 		return nil
 	}
-	p.silence()
-	var out []string
-	for _, f := range p.sess.frames.drain() {
-		out = append(out, string(f))
-	}
-	return out
+	return p.unlisted(p.sess.frames)
 }
 
 func (p *CorePeer) Sent(f *scenarios.Frame) ([]byte, error) {
@@ -362,17 +361,13 @@ func (p *CorePeer) Sent(f *scenarios.Frame) ([]byte, error) {
 	if p.sess == nil {
 		return nil, fmt.Errorf("want %s id=%s, but no connection is open", f.Type, f.ID)
 	}
-	p.after()
-	q := p.sess.frames
-	if f.Type == wire.TypeHeartbeat {
-		q = p.sess.beats
+	if f.Type != wire.TypeHeartbeat {
+		return p.sent(p.sess.frames, "the Runtime", f)
 	}
-	got, ok := q.pop(p.forFrame())
-	if ok && f.Type == wire.TypeHeartbeat {
-		q.drain() // periodic heartbeats after the listed one are not compared
-		p.beat = got
-	}
-	return got, p.nothing(ok, "the Runtime", f)
+	got, err := p.sent(p.sess.beats, "the Runtime", f)
+	p.sess.beats.drain() // periodic heartbeats after the listed one are not compared
+	p.beat = got
+	return got, err
 }
 
 func (p *CorePeer) Deliver(f *scenarios.Frame, raw []byte) {

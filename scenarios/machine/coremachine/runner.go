@@ -132,16 +132,12 @@ func (r *Runner) Deliver(f *scenarios.Frame, raw []byte) {
 		r.Failf("runtime frame %s with no connection open", f.Type)
 		return
 	}
-	frame, derr := wire.Decode(raw)
+	frame, rejected, ok := r.Decode(f, raw)
 	switch {
-	case derr != nil && !f.Invalid:
-		r.Failf("the scenario's %s frame does not decode: %v", f.Type, derr)
+	case !ok:
 		return
-	case derr == nil && f.Invalid:
-		r.Failf("the scenario's %s frame is marked invalid but decodes", f.Type)
-		return
-	case derr != nil:
-		r.step(core.FrameRejected{Conn: r.conn, Type: f.Type, Err: derr}, false)
+	case rejected != nil:
+		r.step(core.FrameRejected{Conn: r.conn, Type: f.Type, Err: rejected}, false)
 		return
 	}
 	if f.Type == wire.TypeHeartbeat {

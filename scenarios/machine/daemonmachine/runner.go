@@ -185,15 +185,11 @@ func (r *Runner) Deliver(f *scenarios.Frame, raw []byte) {
 		r.Failf("core frame %s with no connection open", f.Type)
 		return
 	}
-	frame, derr := wire.Decode(raw)
+	frame, rejected, ok := r.Decode(f, raw)
 	switch {
-	case derr != nil && !f.Invalid:
-		r.Failf("the scenario's %s frame does not decode: %v", f.Type, derr)
-	case derr == nil && f.Invalid:
-		r.Failf("the scenario's %s frame is marked invalid but decodes", f.Type)
-	case derr != nil:
-		r.run(daemon.FrameRejected{Gen: r.gen, Type: f.Type, ID: envelopeID(raw), Err: derr})
-	default:
+	case rejected != nil:
+		r.run(daemon.FrameRejected{Gen: r.gen, Type: f.Type, ID: envelopeID(raw), Err: rejected})
+	case ok:
 		r.run(daemon.FrameReceived{Gen: r.gen, Frame: frame})
 	}
 }
