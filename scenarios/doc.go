@@ -26,6 +26,7 @@
 // Core's real gateway over a WebSocket; scenarios/runtimeside against the
 // real daemon runner and transport with the controlled Harness adapter
 // (scenarios/controlled); scenarios/conform plays either side running in
-// another process, in real time (turnstile conform). Embedded holds the
-// files for a binary that carries them.
+// another process, in real time (turnstile conform). The steps only Core
+// has are played once, by scenarios/coreapi, for every Core driver.
+// Embedded holds the files for a binary that carries them.
 package scenarios

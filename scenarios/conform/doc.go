@@ -18,6 +18,7 @@
 // take up to Options.FrameTimeout. Harness steps reach an external
 // Runtime only through the control channel (scenarios.ControlPath); a
 // Runtime that does not open it has every scenario with harness steps
-// skipped ("needs harness control"). The package imports neither core
-// nor daemon.
+// skipped ("needs harness control"). RuntimePeer and CorePeer, the
+// scripted peers on the wire, also serve scenarios/coreside and
+// scenarios/runtimeside, in a testing/synctest bubble.
 package conform
