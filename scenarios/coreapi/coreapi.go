@@ -75,26 +75,28 @@ func (e events) call(ev event) (*core.APIResult, error) {
 
 func (e events) do(ev event) error { _, err := e.call(ev); return err }
 
+// id makes a call and returns the ID its result carries.
+func (e events) id(ev event, id func(*core.APIResult) string) (string, error) {
+	res, err := e.call(ev)
+	if err != nil {
+		return "", err
+	}
+	return id(res), nil
+}
+
 func (e events) CreateSession(kind, environment string) (string, error) {
 	agent := core.AgentConfig{Kind: kind, Model: "model", Environment: core.EnvNone}
 	if environment != "" {
 		agent.Environment, agent.EnvironmentID = core.EnvSelfHosted, environment
 	}
-	res, err := e.call(func(c core.CallID) core.Event { return core.CreateSession{Call: c, Agent: agent} })
-	if err != nil {
-		return "", err
-	}
-	return res.SessionID, nil
+	return e.id(func(c core.CallID) core.Event { return core.CreateSession{Call: c, Agent: agent} },
+		func(r *core.APIResult) string { return r.SessionID })
 }
 
 func (e events) Submit(session, text string) (string, error) {
-	res, err := e.call(func(c core.CallID) core.Event {
+	return e.id(func(c core.CallID) core.Event {
 		return core.SubmitTurn{Call: c, Session: session, Input: wire.TextInput(text)}
-	})
-	if err != nil {
-		return "", err
-	}
-	return res.TurnID, nil
+	}, func(r *core.APIResult) string { return r.TurnID })
 }
 
 func (e events) Steer(_, turn, text string) error {
@@ -143,13 +145,9 @@ func (e events) Answer(st scenarios.Step, _, turn string) error {
 }
 
 func (e events) Quiesce(environment string) (string, error) {
-	res, err := e.call(func(c core.CallID) core.Event {
+	return e.id(func(c core.CallID) core.Event {
 		return core.QuiesceEnvironment{Call: c, Device: e.device, EnvironmentID: environment}
-	})
-	if err != nil {
-		return "", err
-	}
-	return res.SuspendID, nil
+	}, func(r *core.APIResult) string { return r.SuspendID })
 }
 
 func (e events) Resume(suspend string, rollback bool) error {
@@ -172,14 +170,10 @@ func (e events) Prepare(st scenarios.Step) (string, error) {
 		h.Data = nil
 		steps[i] = core.PrepareStep{Header: h, Body: body}
 	}
-	res, err := e.call(func(c core.CallID) core.Event {
+	return e.id(func(c core.CallID) core.Event {
 		return core.PrepareEnvironment{Call: c, Device: e.device, EnvironmentID: st.Args["environment"],
 			SessionID: st.Args["session"], Steps: steps}
-	})
-	if err != nil {
-		return "", err
-	}
-	return res.PreparationID, nil
+	}, func(r *core.APIResult) string { return r.PreparationID })
 }
 
 // Workspace call defaults (wire-reference §3.9).
