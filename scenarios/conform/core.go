@@ -57,7 +57,11 @@ func RunCore(ctx context.Context, t CoreTarget, all []*scenarios.Scenario, o Opt
 }
 
 // coreRun is one scenario against Core: a scenarios.CoreDriver whose
-// Core-only steps (coreapi.Steps) reach Core over HTTP (core_http.go).
+// Core-only steps (coreapi.Steps) reach Core through its coreapi.API over
+// HTTP (core_http.go): the Agents API under /v1 (Sessions, their input
+// events, Environment files) and the operator routes under /core/v1 (a
+// Turn's delivery view, user-choice answers, suspensions, preparations,
+// workspace reads).
 type coreRun struct {
 	failures
 	*coreapi.Steps

@@ -17,11 +17,6 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// coreRun is the coreapi.API of a Core over its HTTP API: the Agents API
-// under /v1 (Sessions, their input events, Environment files) and the
-// operator routes under /core/v1 (a Turn's delivery view, user-choice
-// answers, suspensions, preparations, workspace reads).
-
 // CreateSession creates the scenario's Session through the Agents API
 // (harness kind, model "model"): with no environment, or for a workspace
 // call on an inline self_hosted one (Core chooses its ID, which the
