@@ -473,7 +473,7 @@ func (r *coreRun) deviceNotConnected(v string) {
 	}
 	for _, d := range page.Devices {
 		if d.ID == r.t.Device && d.Connected {
-			r.failf("version %q: device %s is connected after the refused upgrade", v, d.ID)
+			r.Failf("version %q: device %s is connected after the refused upgrade", v, d.ID)
 		}
 	}
 }

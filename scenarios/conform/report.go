@@ -191,8 +191,6 @@ type failures struct {
 	notChecked []string
 }
 
-func (f *failures) failf(format string, args ...any) { f.Failf(format, args...) }
-
 func (f *failures) notf(format string, args ...any) {
 	f.notChecked = append(f.notChecked, f.Pos()+": "+fmt.Sprintf(format, args...))
 }

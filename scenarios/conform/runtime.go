@@ -228,15 +228,15 @@ func (r *rtRun) otherDeclaration(got []byte) bool {
 // control sends one harness step to the Runtime's controlled adapter.
 func (r *rtRun) control(cmd scenarios.ControlCommand) {
 	if r.ctl == nil {
-		r.failf("%s: no control channel", cmd.Action)
+		r.Failf("%s: no control channel", cmd.Action)
 		return
 	}
 	rep, err := r.ctl.do(cmd, r.o.FrameTimeout)
 	switch {
 	case err != nil:
-		r.failf("%s: %v", cmd.Action, err)
+		r.Failf("%s: %v", cmd.Action, err)
 	case rep.Error != "":
-		r.failf("the Runtime's controlled adapter refused %s: %s", cmd.Action, rep.Error)
+		r.Failf("the Runtime's controlled adapter refused %s: %s", cmd.Action, rep.Error)
 	}
 }
 
@@ -265,7 +265,7 @@ func (r *rtRun) RuntimeOwned(args map[string]string) {
 		case !ok:
 			r.notf("runtime-owned %s=%s: the Runtime does not report it", k, want)
 		case fmt.Sprint(have) != want:
-			r.failf("runtime-owned %s=%d, want %s (reported %v)", k, have, want, rep.Owned)
+			r.Failf("runtime-owned %s=%d, want %s (reported %v)", k, have, want, rep.Owned)
 		}
 	}
 }
@@ -327,7 +327,7 @@ func (r *rtRun) VersionRefused(args map[string]string) {
 	ctx := r.ctx
 	v := strings.ReplaceAll(args["version"], "$version", wire.Version)
 	if v == wire.Version {
-		r.failf("version %q is this protocol's own", v)
+		r.Failf("version %q is this protocol's own", v)
 		return
 	}
 	if len(r.t.Command) == 0 {
@@ -336,7 +336,7 @@ func (r *rtRun) VersionRefused(args map[string]string) {
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		r.failf("version-refused: %v", err)
+		r.Failf("version-refused: %v", err)
 		return
 	}
 	core := &transporttest.Core{DeviceID: RuntimeDevice, Credential: RuntimeCredential, Version: v}
@@ -348,17 +348,17 @@ func (r *rtRun) VersionRefused(args map[string]string) {
 	env := rtEnv{base: base, credFile: r.env.credFile}
 	p, err := startProcess(r.t.Command, env.vars(r.sc, base), r.out)
 	if err != nil {
-		r.failf("version-refused: %v", err)
+		r.Failf("version-refused: %v", err)
 		return
 	}
 	defer p.stop(r.t.Grace)
 	exited, code := p.waitExit(ctx, 2*r.o.FrameTimeout)
 	switch {
 	case !exited:
-		r.failf("Core at version %q: the Runtime was still running after %v (%d upgrade attempts)", v, 2*r.o.FrameTimeout, core.Dials())
+		r.Failf("Core at version %q: the Runtime was still running after %v (%d upgrade attempts)", v, 2*r.o.FrameTimeout, core.Dials())
 	case core.Dials() != 1:
-		r.failf("Core at version %q: %d upgrade attempts, want 1 (the Runtime exited with %d)", v, core.Dials(), code)
+		r.Failf("Core at version %q: %d upgrade attempts, want 1 (the Runtime exited with %d)", v, core.Dials(), code)
 	case code == 0:
-		r.failf("Core at version %q: the Runtime exited with status 0 after a permanent refusal, want a failure status", v)
+		r.Failf("Core at version %q: the Runtime exited with status 0 after a permanent refusal, want a failure status", v)
 	}
 }
