@@ -137,7 +137,7 @@ vet:
 # only that test (RACE_WORLD) runs under the race detector there: the
 # package's other worlds are single-threaded, and its sweeps of hundreds
 # of seeds would take many minutes under the detector.
-RACE_PKGS ?= ./adapters/... ./cmd/... ./core/server ./core/gateway/... ./core/api ./core/store/sqlitestore ./core/store/pgstore ./daemon/transport/... ./daemon/runner ./scenarios/coreside ./scenarios/runtimeside ./scenarios/conform ./scenarios/controlled ./sim
+RACE_PKGS ?= ./adapters/... ./cmd/... ./core/server ./core/gateway/... ./core/api ./core/store/sqlitestore ./core/store/pgstore ./daemon/transport/... ./daemon/runner ./scenarios/runtimeside ./scenarios/conform ./scenarios/controlled ./sim
 RACE_WORLD ?= ^TestConcurrentSweepMatchesSequential$$
 
 race: codex claude acp openai-sdk

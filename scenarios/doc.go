@@ -22,8 +22,9 @@
 // place a check of a whole run goes (Report counts what was played).
 //
 // The drivers live below: scenarios/machine plays every file against
-// core.Machine and daemon.Machine directly; scenarios/coreside against
-// Core's real gateway over a WebSocket; scenarios/runtimeside against the
+// core.Machine and daemon.Machine directly; scenarios/conform's tests play
+// them against Core's real server, gateway and HTTP API in process;
+// scenarios/runtimeside against the
 // real daemon runner and transport with the controlled Harness adapter
 // (scenarios/controlled); scenarios/conform plays either side running in
 // another process, in real time (turnstile conform). The steps only Core

@@ -67,7 +67,7 @@ type RuntimeDriver interface {
 // failures, each failure prefixed by the step's file:line and Name.
 // Drivers embed it.
 type Log struct {
-	Name  string // prefixed to failures ("core", "coreside"); "": none
+	Name  string // prefixed to failures ("core", "runtime"); "": none
 	pos   string
 	lines []string
 	errs  []error

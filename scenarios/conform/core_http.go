@@ -153,10 +153,10 @@ func (r *coreRun) Resume(suspend string, rollback bool) error {
 	return err
 }
 
-// Prepare is never called: a scenario that prepares an Environment is
-// skipped (RunCore).
-func (r *coreRun) Prepare(scenarios.Step) (string, error) {
-	return "", fmt.Errorf("api prepare-environment: not over the public HTTP API")
+// Prepare is CoreTarget.Prepare (without it the scenario is skipped).
+func (r *coreRun) Prepare(st scenarios.Step) (string, error) {
+	defer r.after()
+	return r.t.Prepare(st)
 }
 
 // read GETs path and decodes its JSON answer into v.
@@ -375,10 +375,19 @@ func (r *coreRun) WorkspaceAnswer(pending bool) (map[string]string, error) {
 		if pending {
 			wait = r.o.Quiet
 		}
-		select {
-		case a := <-r.ws:
-			r.wsDone, r.ws = &a, nil
-		case <-time.After(wait):
+		if r.settle != nil { // in a bubble: settled, the answer came or not
+			r.settle()
+			select {
+			case a := <-r.ws:
+				r.wsDone, r.ws = &a, nil
+			default:
+			}
+		} else {
+			select {
+			case a := <-r.ws:
+				r.wsDone, r.ws = &a, nil
+			case <-time.After(wait):
+			}
 		}
 	}
 	a := r.wsDone
@@ -516,6 +525,7 @@ func (r *coreRun) apiCallWait(method, path, body string, wait time.Duration) (in
 // post makes an API call; a refusal is a *coreapi.Refused.
 func (r *coreRun) post(path, body string) ([]byte, error) {
 	st, b, err := r.apiCall(http.MethodPost, path, body)
+	r.after()
 	switch {
 	case err != nil:
 		return nil, fmt.Errorf("POST %s: %v", path, err)

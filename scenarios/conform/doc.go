@@ -18,7 +18,9 @@
 // take up to Options.FrameTimeout. Harness steps reach an external
 // Runtime only through the control channel (scenarios.ControlPath); a
 // Runtime that does not open it has every scenario with harness steps
-// skipped ("needs harness control"). RuntimePeer and CorePeer, the
-// scripted peers on the wire, also serve scenarios/coreside and
-// scenarios/runtimeside, in a testing/synctest bubble.
+// skipped ("needs harness control"). With Options.Settle the side under
+// test runs in process in a testing/synctest bubble, in fake time, and
+// every scenario plays: its tests play every file so against Core's
+// production shell (core/server, core/gateway, core/api; preparations
+// through CoreTarget.Prepare). CorePeer also serves scenarios/runtimeside.
 package conform

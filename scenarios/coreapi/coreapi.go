@@ -1,8 +1,9 @@
 // Package coreapi plays the steps only Core has (api and the core-*
 // assertions) for every Core driver (Steps), over an API: Events for the
-// drivers in process (scenarios/machine and scenarios/coreside), HTTP for
-// scenarios/conform. It also holds what those share: the answer bodies
-// and the workspace answer's members.
+// machine driver (scenarios/machine), HTTP for scenarios/conform (a
+// Core in its own process, or in process in conform's tests). It also
+// holds what those share: the answer bodies and the workspace answer's
+// members.
 package coreapi
 
 import (
