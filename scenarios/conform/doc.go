@@ -22,5 +22,6 @@
 // test runs in process in a testing/synctest bubble, in fake time, and
 // every scenario plays: its tests play every file so against Core's
 // production shell (core/server, core/gateway, core/api; preparations
-// through CoreTarget.Prepare). CorePeer also serves scenarios/runtimeside.
+// through CoreTarget.Prepare) and the daemon's (daemon/runner, its
+// transport, the controlled adapter on the control channel).
 package conform

@@ -56,6 +56,29 @@ type RuntimeTarget struct {
 	Output io.Writer
 	// Grace bounds a process's stop after SIGTERM (default 15s).
 	Grace time.Duration
+	// start and listen, in tests, start the Runtime in process (instead
+	// of Command) and listen for a scripted Core on its network.
+	start  func(env []string) (runtimeProc, error)
+	listen func() (net.Listener, error)
+}
+
+// runtimeProc is one start of the Runtime: a process, or in process.
+type runtimeProc interface {
+	stop(grace time.Duration)
+	waitExit(ctx context.Context, d time.Duration) (bool, int)
+	lines(n int) string // its last output
+}
+
+// started reports whether the run starts the Runtime (else it was
+// started separately).
+func (t RuntimeTarget) started() bool { return len(t.Command) > 0 || t.start != nil }
+
+// startRuntime starts the Runtime with env added to its environment.
+func (t RuntimeTarget) startRuntime(env []string, out *lockedWriter) (runtimeProc, error) {
+	if t.start != nil {
+		return t.start(env)
+	}
+	return startProcess(t.Command, env, out)
 }
 
 // RunRuntime plays every scenario against the Runtime.
@@ -126,7 +149,7 @@ type rtRun struct {
 	out *lockedWriter
 	sc  *scenarios.Scenario
 	*CorePeer
-	proc *process
+	proc runtimeProc
 	ctl  *controlConn
 	// since: a control channel opened earlier is an earlier Runtime's.
 	since time.Time
@@ -144,12 +167,12 @@ func (r *rtRun) run(ctx context.Context) Result {
 	if why := r.o.skipReason(r.sc, scenarios.Runtime); why != "" {
 		return Result{Name: r.sc.Name, Status: Skip, Reason: why}
 	}
-	r.CorePeer = NewCorePeer(&r.Log, &transporttest.Core{DeviceID: RuntimeDevice, Credential: RuntimeCredential}, r.o, nil)
+	r.CorePeer = NewCorePeer(&r.Log, &transporttest.Core{DeviceID: RuntimeDevice, Credential: RuntimeCredential}, r.o, r.o.Settle)
 	r.fr.setCore(r.core.Handler())
 	defer r.close()
-	if len(r.t.Command) > 0 {
+	if r.t.started() {
 		r.since = time.Now()
-		p, err := startProcess(r.t.Command, r.env.vars(r.sc, r.env.base), r.out)
+		p, err := r.t.startRuntime(r.env.vars(r.sc, r.env.base), r.out)
 		if err != nil {
 			return Result{Name: r.sc.Name, Status: Fail, Reason: err.Error()}
 		}
@@ -172,7 +195,7 @@ func (r *rtRun) run(ctx context.Context) Result {
 		return Result{Name: r.sc.Name, Status: Skip, Reason: r.skipWhy}
 	}
 	if res.Status == Fail && r.proc != nil {
-		res.Reason += "\nthe Runtime's last output:\n" + indent(r.proc.out.lines(12), "  ")
+		res.Reason += "\nthe Runtime's last output:\n" + indent(r.proc.lines(12), "  ")
 	}
 	return res
 }
@@ -208,7 +231,7 @@ func (r *rtRun) Settle(args map[string]string) {
 }
 
 // Advance sleeps d.
-func (r *rtRun) Advance(d time.Duration) { time.Sleep(d) }
+func (r *rtRun) Advance(d time.Duration) { time.Sleep(d); r.after() }
 
 // otherDeclaration reports whether a heartbeat declares other kinds or
 // another daemon version than the scenario's declaration.
@@ -238,6 +261,7 @@ func (r *rtRun) control(cmd scenarios.ControlCommand) {
 	case rep.Error != "":
 		r.Failf("the Runtime's controlled adapter refused %s: %s", cmd.Action, rep.Error)
 	}
+	r.after()
 }
 
 // owned asks the Runtime, over the control channel, what it still owns.
@@ -330,11 +354,15 @@ func (r *rtRun) VersionRefused(args map[string]string) {
 		r.Failf("version %q is this protocol's own", v)
 		return
 	}
-	if len(r.t.Command) == 0 {
+	if !r.t.started() {
 		r.notf("version-refused version=%s: the Runtime was started separately and cannot be started against another Core", v)
 		return
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	listen := func() (net.Listener, error) { return net.Listen("tcp", "127.0.0.1:0") }
+	if r.t.listen != nil {
+		listen = r.t.listen
+	}
+	l, err := listen()
 	if err != nil {
 		r.Failf("version-refused: %v", err)
 		return
@@ -346,7 +374,7 @@ func (r *rtRun) VersionRefused(args map[string]string) {
 	defer core.Close()
 	base := "http://" + l.Addr().String()
 	env := rtEnv{base: base, credFile: r.env.credFile}
-	p, err := startProcess(r.t.Command, env.vars(r.sc, base), r.out)
+	p, err := r.t.startRuntime(env.vars(r.sc, base), r.out)
 	if err != nil {
 		r.Failf("version-refused: %v", err)
 		return
