@@ -134,11 +134,23 @@ func TestBrokenCoreScenariosFail(t *testing.T) {
 		{"workspace without a call", "core-workspace outcome=completed\n----\n", "no workspace call was made"},
 		{"close", "include connected\n----\n\ndisconnect by=core\n----\n", "Core did not close the connection"},
 		{"version", "version-refused version=$version status=426\n----\n", "status 101, want 426"},
+		{"no work", "api submit-turn text=hi\n----\n", "admitted no work: the scenario submitted 1 Turn(s) but no Run started"},
+		{"permission body", prefix + permission + "api answer-permission interaction=p1\n{\"approved\":true,\"message\":\"ok\"}\n----\n", "carries no message"},
+		{"resume refused", "include connected\n----\n\napi quiesce environment=env\n----\n\ncore environment_quiesce id=$s.q1\n{\"environment_id\":\"env\",\"suspend_id\":\"$s\"}\n----\n\napi resume\n----\n", "refused: 409"},
+		{"resume refusal code", "include connected\n----\n\napi quiesce environment=env\n----\n\ncore environment_quiesce id=$s.q1\n{\"environment_id\":\"env\",\"suspend_id\":\"$s\"}\n----\n\napi resume refused=unknown_suspension\n----\n", `refused "suspension_pending"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if res := playCore(t, parseIncluding(t, c.text)); res.Status != Fail || !strings.Contains(res.Reason, c.want) {
 				t.Fatalf("%s %s, want a failure containing %q", res.Status, res.Reason, c.want)
 			}
 		})
+	}
+}
+
+// TestCoreScenarioSaysWhatBecameOfItsTurns: a scenario that admitted no
+// work passes when a core-state step asserts what became of the Turn.
+func TestCoreScenarioSaysWhatBecameOfItsTurns(t *testing.T) {
+	if res := playCore(t, parse(t, "api submit-turn text=hi\n----\n\ncore-state turn=1 state=queued\n----\n")); res.Status != Pass {
+		t.Fatalf("%s %s", res.Status, res.Reason)
 	}
 }

@@ -3,7 +3,6 @@ package conform
 import (
 	"context"
 	"net"
-	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
@@ -107,44 +106,5 @@ func TestControlHubTakesOnlyNewChannels(t *testing.T) {
 	rep, err := c.do(scenarios.ControlCommand{Action: "release"}, time.Minute)
 	if err != nil || rep.Error != "harness release: no native call is hanging" {
 		t.Fatalf("%+v %v", rep, err)
-	}
-}
-
-// TestRunCoreFailsAScenarioThatAdmittedNoWork: a scenario that submits a
-// Turn but never connects a device lets Core admit the Turn and start no
-// Run; every step passes, yet the run exercised nothing, so it fails with
-// the reason. The same scenario asserting what became of the Turn (still
-// queued) passes.
-func TestRunCoreFailsAScenarioThatAdmittedNoWork(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch {
-		case r.Method == http.MethodPost && r.URL.Path == "/v1/agents/sessions":
-			w.Write([]byte(`{"id":"s-1"}`))
-		case r.Method == http.MethodPost && r.URL.Path == "/v1/agents/sessions/s-1/events":
-			w.Write([]byte(`{"receipts":[{"action":"turn_started","turn_id":"t-1"}]}`))
-		case r.URL.Path == "/core/v1/turns/t-1":
-			w.Write([]byte(`{"state":"queued"}`))
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	defer srv.Close()
-	broken := parse(t, "api submit-turn text=hi\n----\n")
-	broken.Name = "broken"
-	asserted := parse(t, "api submit-turn text=hi\n----\n\ncore-state turn=1 state=queued\n----\n")
-	asserted.Name = "asserted"
-	target := CoreTarget{URL: srv.URL, Device: "d", Credential: "c", APIKey: "key", APIToken: "tok", HTTP: srv.Client()}
-	rep, err := RunCore(context.Background(), target, []*scenarios.Scenario{broken, asserted}, Options{Quiet: time.Millisecond})
-	if err != nil || len(rep.Results) != 2 {
-		t.Fatalf("%+v %v", rep, err)
-	}
-	if r := rep.Results[0]; r.Status != Fail || !strings.Contains(r.Reason, "admitted no work: the scenario submitted 1 Turn(s) but no Run started") {
-		t.Errorf("broken: %+v", r)
-	}
-	if r := rep.Results[1]; r.Status != Pass {
-		t.Errorf("asserted: %+v", r)
-	}
-	if rep.ExitCode() != 1 {
-		t.Errorf("exit code %d", rep.ExitCode())
 	}
 }
