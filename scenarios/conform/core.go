@@ -70,7 +70,7 @@ func RunCore(ctx context.Context, t CoreTarget, all []*scenarios.Scenario, o Opt
 type coreRun struct {
 	failures
 	*coreapi.Steps
-	*RuntimePeer
+	*runtimePeer
 	o       Options
 	t       CoreTarget
 	sc      *scenarios.Scenario
@@ -84,7 +84,7 @@ type coreRun struct {
 func newCoreRun(o Options, t CoreTarget, sc *scenarios.Scenario) *coreRun {
 	r := &coreRun{o: o, t: t, sc: sc}
 	r.Steps = coreapi.NewSteps(&r.Log, r)
-	r.RuntimePeer = NewRuntimePeer(&r.Log, t, o, o.Settle)
+	r.runtimePeer = newRuntimePeer(&r.Log, t, o)
 	r.Retry, r.NotChecked = o.FrameTimeout, r.notf
 	if o.Settle != nil {
 		r.Retry = 0
@@ -129,5 +129,5 @@ func (r *coreRun) close() {
 	if session, turns := r.Session(); session != "" && turns {
 		_, _, _ = r.apiCall(http.MethodPost, r.eventsPath(), `{"events":[{"type":"agent.session.input.cancel"}]}`)
 	}
-	r.RuntimePeer.Close()
+	r.runtimePeer.Close()
 }

@@ -90,12 +90,12 @@ func (w wait) ctx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), w.timeout)
 }
 
-// RuntimePeer is the scripted Runtime on the wire to a Core under test:
+// runtimePeer is the scripted Runtime on the wire to a Core under test:
 // the device credential flow (bootstrap, then the WebSocket upgrade at
 // the ws_url it returns), one connection at a time whose frames a reader
 // goroutine queues, and the keepalive heartbeats. A driver of Core
 // embeds it for the Driver's wire steps.
-type RuntimePeer struct {
+type runtimePeer struct {
 	wait
 	t      CoreTarget
 	conn   *coreConn
@@ -110,13 +110,13 @@ type coreConn struct {
 	q  *queue
 }
 
-// NewRuntimePeer returns the scripted Runtime of t, reporting on log,
-// timed by o (FrameTimeout, Quiet) or, with settle, in a bubble.
-func NewRuntimePeer(log *scenarios.Log, t CoreTarget, o Options, settle func()) *RuntimePeer {
-	return &RuntimePeer{wait: wait{log: log, timeout: o.FrameTimeout, quiet: o.Quiet, settle: settle}, t: t}
+// newRuntimePeer returns the scripted Runtime of t, reporting on log,
+// timed by o (FrameTimeout, Quiet; Settle in a bubble).
+func newRuntimePeer(log *scenarios.Log, t CoreTarget, o Options) *runtimePeer {
+	return &runtimePeer{wait: wait{log: log, timeout: o.FrameTimeout, quiet: o.Quiet, settle: o.Settle}, t: t}
 }
 
-func (p *RuntimePeer) Connect() {
+func (p *runtimePeer) Connect() {
 	ctx, cancel := p.ctx()
 	defer cancel()
 	body, _ := json.Marshal(map[string]string{"device_id": p.t.Device})
@@ -161,21 +161,21 @@ func (p *RuntimePeer) Connect() {
 	p.after()
 }
 
-func (p *RuntimePeer) Unlisted() []string {
+func (p *runtimePeer) Unlisted() []string {
 	if p.conn == nil {
 		return nil
 	}
 	return p.unlisted(p.conn.q)
 }
 
-func (p *RuntimePeer) Sent(f *scenarios.Frame) ([]byte, error) {
+func (p *runtimePeer) Sent(f *scenarios.Frame) ([]byte, error) {
 	if p.conn == nil {
 		return nil, fmt.Errorf("want %s id=%s, but no connection is open", f.Type, f.ID)
 	}
 	return p.sent(p.conn.q, "Core", f)
 }
 
-func (p *RuntimePeer) Deliver(f *scenarios.Frame, raw []byte) {
+func (p *runtimePeer) Deliver(f *scenarios.Frame, raw []byte) {
 	if p.conn == nil {
 		p.log.Failf("runtime frame %s with no connection open", f.Type)
 		return
@@ -192,7 +192,7 @@ func (p *RuntimePeer) Deliver(f *scenarios.Frame, raw []byte) {
 	p.after()
 }
 
-func (p *RuntimePeer) Disconnect(byCore bool) {
+func (p *runtimePeer) Disconnect(byCore bool) {
 	if p.conn == nil {
 		p.log.Failf("disconnect with no connection open")
 		return
@@ -215,7 +215,7 @@ func (p *RuntimePeer) Disconnect(byCore bool) {
 
 // Advance lets d pass, repeating the last heartbeat every
 // KeepaliveInterval.
-func (p *RuntimePeer) Advance(d time.Duration) {
+func (p *runtimePeer) Advance(d time.Duration) {
 	end := time.Now().Add(d)
 	for p.hb != nil && p.conn != nil && !p.nextHB.After(end) {
 		time.Sleep(time.Until(p.nextHB))
@@ -236,7 +236,7 @@ func (p *RuntimePeer) Advance(d time.Duration) {
 // RefusedUpgrade upgrades with the step's version=, which Core must
 // refuse with its status= and code=; it returns the version, and false
 // after a failure.
-func (p *RuntimePeer) RefusedUpgrade(args map[string]string) (string, bool) {
+func (p *runtimePeer) RefusedUpgrade(args map[string]string) (string, bool) {
 	v := strings.ReplaceAll(args["version"], "$version", wire.Version)
 	u := p.t.URL + wsPath + "?" + url.Values{"device_id": {p.t.Device}, "version": {v}}.Encode()
 	req, _ := http.NewRequest(http.MethodGet, u, nil)
@@ -267,7 +267,7 @@ func (p *RuntimePeer) RefusedUpgrade(args map[string]string) (string, bool) {
 
 // Close closes every connection: at once in a bubble, else with a
 // normal closure.
-func (p *RuntimePeer) Close() {
+func (p *runtimePeer) Close() {
 	for _, c := range p.all {
 		if p.settle != nil {
 			c.ws.CloseNow()
@@ -277,11 +277,11 @@ func (p *RuntimePeer) Close() {
 	}
 }
 
-// CorePeer is the scripted Core on the wire to a Runtime under test: it
+// corePeer is the scripted Core on the wire to a Runtime under test: it
 // accepts the Runtime's connections on a transporttest.Core and queues
 // the frames of the latest, heartbeats apart. A driver of the Runtime
 // embeds it for the Driver's wire steps.
-type CorePeer struct {
+type corePeer struct {
 	wait
 	core *transporttest.Core
 	sess *rtSession
@@ -296,15 +296,15 @@ type rtSession struct {
 	beats  *queue
 }
 
-// NewCorePeer returns the scripted Core serving on core, reporting on
-// log, timed by o (FrameTimeout, Quiet) or, with settle, in a bubble.
-func NewCorePeer(log *scenarios.Log, core *transporttest.Core, o Options, settle func()) *CorePeer {
-	return &CorePeer{wait: wait{log: log, timeout: o.FrameTimeout, quiet: o.Quiet, settle: settle}, core: core}
+// newCorePeer returns the scripted Core serving on core, reporting on
+// log, timed by o (FrameTimeout, Quiet; Settle in a bubble).
+func newCorePeer(log *scenarios.Log, core *transporttest.Core, o Options) *corePeer {
+	return &corePeer{wait: wait{log: log, timeout: o.FrameTimeout, quiet: o.Quiet, settle: o.Settle}, core: core}
 }
 
 // Connect waits for the Runtime's next connection; a reconnect while one
 // is open is Core replacing it.
-func (p *CorePeer) Connect() {
+func (p *corePeer) Connect() {
 	if p.sess != nil {
 		p.sess.s.Close(websocket.StatusPolicyViolation, "replaced")
 	}
@@ -336,7 +336,7 @@ func (p *CorePeer) Connect() {
 	p.after()
 }
 
-func (p *CorePeer) Disconnect(byCore bool) {
+func (p *corePeer) Disconnect(byCore bool) {
 	if p.sess == nil {
 		p.log.Failf("disconnect with no connection open")
 		return
@@ -350,14 +350,14 @@ func (p *CorePeer) Disconnect(byCore bool) {
 	p.after()
 }
 
-func (p *CorePeer) Unlisted() []string {
+func (p *corePeer) Unlisted() []string {
 	if p.sess == nil {
 		return nil
 	}
 	return p.unlisted(p.sess.frames)
 }
 
-func (p *CorePeer) Sent(f *scenarios.Frame) ([]byte, error) {
+func (p *corePeer) Sent(f *scenarios.Frame) ([]byte, error) {
 	p.beat = nil
 	if p.sess == nil {
 		return nil, fmt.Errorf("want %s id=%s, but no connection is open", f.Type, f.ID)
@@ -371,7 +371,7 @@ func (p *CorePeer) Sent(f *scenarios.Frame) ([]byte, error) {
 	return got, err
 }
 
-func (p *CorePeer) Deliver(f *scenarios.Frame, raw []byte) {
+func (p *corePeer) Deliver(f *scenarios.Frame, raw []byte) {
 	if p.sess == nil {
 		p.log.Failf("core frame %s with no connection open", f.Type)
 		return

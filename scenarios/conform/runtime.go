@@ -148,7 +148,7 @@ type rtRun struct {
 	env rtEnv
 	out *lockedWriter
 	sc  *scenarios.Scenario
-	*CorePeer
+	*corePeer
 	proc runtimeProc
 	ctl  *controlConn
 	// since: a control channel opened earlier is an earlier Runtime's.
@@ -167,7 +167,7 @@ func (r *rtRun) run(ctx context.Context) Result {
 	if why := r.o.skipReason(r.sc, scenarios.Runtime); why != "" {
 		return Result{Name: r.sc.Name, Status: Skip, Reason: why}
 	}
-	r.CorePeer = NewCorePeer(&r.Log, &transporttest.Core{DeviceID: RuntimeDevice, Credential: RuntimeCredential}, r.o, r.o.Settle)
+	r.corePeer = newCorePeer(&r.Log, &transporttest.Core{DeviceID: RuntimeDevice, Credential: RuntimeCredential}, r.o)
 	r.fr.setCore(r.core.Handler())
 	defer r.close()
 	if r.t.started() {
