@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -24,7 +25,10 @@ import (
 )
 
 // pipeNet is a network of net.Pipe listeners, each at its own address.
-type pipeNet map[string]*pipenet.Listener
+type pipeNet struct {
+	mu sync.Mutex
+	ls map[string]*pipenet.Listener
+}
 
 type pipeListener struct {
 	*pipenet.Listener
@@ -33,16 +37,21 @@ type pipeListener struct {
 
 func (l pipeListener) Addr() net.Addr { return l.addr }
 
-func (n pipeNet) listen() (net.Listener, error) {
-	addr := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: len(n) + 1}
+func (n *pipeNet) listen() (net.Listener, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	addr := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: len(n.ls) + 1}
 	l := pipenet.New()
-	n[addr.String()] = l
+	n.ls[addr.String()] = l
 	return pipeListener{l, addr}, nil
 }
 
-func (n pipeNet) client() *http.Client {
+func (n *pipeNet) client() *http.Client {
 	return &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-		if l := n[addr]; l != nil {
+		n.mu.Lock()
+		l := n.ls[addr]
+		n.mu.Unlock()
+		if l != nil {
 			return l.Dial(ctx, network, addr)
 		}
 		return nil, fmt.Errorf("no listener at %s", addr)
@@ -62,7 +71,7 @@ type daemonProc struct {
 	err    error // Run's, once done is closed
 }
 
-func (n pipeNet) startDaemon(env []string) (runtimeProc, error) {
+func (n *pipeNet) startDaemon(env []string) (runtimeProc, error) {
 	vars := map[string]string{}
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
@@ -159,7 +168,7 @@ func (p *daemonProc) lines(int) string {
 // a testing/synctest bubble.
 func playRuntime(t *testing.T, sc *scenarios.Scenario) (res Result) {
 	synctest.Test(t, func(t *testing.T) {
-		n := pipeNet{}
+		n := &pipeNet{ls: map[string]*pipenet.Listener{}}
 		l, _ := n.listen()
 		rep, err := RunRuntime(context.Background(), RuntimeTarget{Listener: l, start: n.startDaemon, listen: n.listen},
 			[]*scenarios.Scenario{sc}, Options{Settle: synctest.Wait})
