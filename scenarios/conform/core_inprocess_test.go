@@ -113,34 +113,51 @@ func parseIncluding(t *testing.T, text string) *scenarios.Scenario {
 	return sc
 }
 
-// TestBrokenCoreScenariosFail: a scenario whose Core frames or Core-owned
-// state differ from what the real Core does fails, naming the difference.
-func TestBrokenCoreScenariosFail(t *testing.T) {
+// TestBrokenScenariosFail: a scenario whose frames, or state owned by the
+// side under test, differ from what the real Core or daemon does fails,
+// naming the difference.
+func TestBrokenScenariosFail(t *testing.T) {
+	const core, runtime = scenarios.Core, scenarios.Runtime
 	prefix := "include connected\n----\n\ninclude started\n----\n\n"
+	cancel := "core prompt_cancel id=$run\n{\"delivery_id\":\"$cancel\"}\n----\n\nsettle\n----\n\n"
 	permission := "harness emit permission_request\n{\"request_id\":\"p1\",\"tool\":\"t\",\"title\":\"x\"}\n----\n\nruntime permission_request id=$run\n{\"request_id\":\"p1\",\"tool\":\"t\",\"title\":\"x\"}\n----\n\n"
-	for _, c := range []struct{ name, text, want string }{
-		{"frame", prefix + "api cancel\n----\n\ncore prompt_cancel id=$run\n{\"delivery_id\":\"other\"}\n----\n", `, want "other"`},
-		{"unlisted", prefix + "api cancel\n----\n", "does not list at the end of the scenario"},
-		{"state", prefix + "core-state turn=1 state=completed\n----\n", `state="running", want "completed"`},
-		{"interaction", prefix + permission + "core-interaction id=p1 status=applied\n----\n", `interaction p1: status="pending", want "applied"`},
-		{"interaction unknown", prefix + "core-interaction id=p9 status=pending\n----\n", "interaction p9: Core has no record of it"},
-		{"refusal expected", "include connected_interactions\n----\n\ninclude started\n----\n\n" + permission + "api answer-permission interaction=p1 refused=interaction_closed\n{\"approved\":true}\n----\n", "accepted, want it refused interaction_closed"},
-		{"refusal unexpected", prefix + "api answer-permission interaction=p9\n{\"approved\":true}\n----\n", "refused: 404"},
-		{"refusal code", prefix + "api answer-permission interaction=p9 refused=interaction_closed\n{\"approved\":true}\n----\n", `refused "unknown_interaction"`},
-		{"suspension", "include connected\n----\n\napi quiesce environment=env\n----\n\ncore environment_quiesce id=$s.q1\n{\"environment_id\":\"env\",\"suspend_id\":\"$s\"}\n----\n\ncore-suspension state=quiesced\n----\n", `state="quiescing", want "quiesced"`},
-		{"lost", prefix + "runtime done id=$run lost\n{\"content\":\"hi\"}\n----\n\ncore-state turn=1 state=completed\n----\n", `state="running", want "completed"`},
-		{"preparation", "core-preparation state=completed\n----\n", "Core has no Environment preparation"},
-		{"workspace", "include connected\n----\n\napi read-file environment=env path=a\n----\n\ncore-workspace outcome=completed data=x\n----\n", `outcome="unavailable", want "completed"`},
-		{"workspace without a call", "core-workspace outcome=completed\n----\n", "no workspace call was made"},
-		{"close", "include connected\n----\n\ndisconnect by=core\n----\n", "Core did not close the connection"},
-		{"version", "version-refused version=$version status=426\n----\n", "status 101, want 426"},
-		{"no work", "api submit-turn text=hi\n----\n", "admitted no work: the scenario submitted 1 Turn(s) but no Run started"},
-		{"permission body", prefix + permission + "api answer-permission interaction=p1\n{\"approved\":true,\"message\":\"ok\"}\n----\n", "carries no message"},
-		{"resume refused", "include connected\n----\n\napi quiesce environment=env\n----\n\ncore environment_quiesce id=$s.q1\n{\"environment_id\":\"env\",\"suspend_id\":\"$s\"}\n----\n\napi resume\n----\n", "refused: 409"},
-		{"resume refusal code", "include connected\n----\n\napi quiesce environment=env\n----\n\ncore environment_quiesce id=$s.q1\n{\"environment_id\":\"env\",\"suspend_id\":\"$s\"}\n----\n\napi resume refused=unknown_suspension\n----\n", `refused "suspension_pending"`},
+	for _, c := range []struct {
+		name       string
+		side       scenarios.Side
+		text, want string
+	}{
+		{"frame", core, prefix + "api cancel\n----\n\ncore prompt_cancel id=$run\n{\"delivery_id\":\"other\"}\n----\n", `, want "other"`},
+		{"unlisted", core, prefix + "api cancel\n----\n", "does not list at the end of the scenario"},
+		{"state", core, prefix + "core-state turn=1 state=completed\n----\n", `state="running", want "completed"`},
+		{"interaction", core, prefix + permission + "core-interaction id=p1 status=applied\n----\n", `interaction p1: status="pending", want "applied"`},
+		{"interaction unknown", core, prefix + "core-interaction id=p9 status=pending\n----\n", "interaction p9: Core has no record of it"},
+		{"refusal expected", core, "include connected_interactions\n----\n\ninclude started\n----\n\n" + permission + "api answer-permission interaction=p1 refused=interaction_closed\n{\"approved\":true}\n----\n", "accepted, want it refused interaction_closed"},
+		{"refusal unexpected", core, prefix + "api answer-permission interaction=p9\n{\"approved\":true}\n----\n", "refused: 404"},
+		{"refusal code", core, prefix + "api answer-permission interaction=p9 refused=interaction_closed\n{\"approved\":true}\n----\n", `refused "unknown_interaction"`},
+		{"suspension", core, "include connected\n----\n\napi quiesce environment=env\n----\n\ncore environment_quiesce id=$s.q1\n{\"environment_id\":\"env\",\"suspend_id\":\"$s\"}\n----\n\ncore-suspension state=quiesced\n----\n", `state="quiescing", want "quiesced"`},
+		{"lost", core, prefix + "runtime done id=$run lost\n{\"content\":\"hi\"}\n----\n\ncore-state turn=1 state=completed\n----\n", `state="running", want "completed"`},
+		{"preparation", core, "core-preparation state=completed\n----\n", "Core has no Environment preparation"},
+		{"workspace", core, "include connected\n----\n\napi read-file environment=env path=a\n----\n\ncore-workspace outcome=completed data=x\n----\n", `outcome="unavailable", want "completed"`},
+		{"workspace without a call", core, "core-workspace outcome=completed\n----\n", "no workspace call was made"},
+		{"close", core, "include connected\n----\n\ndisconnect by=core\n----\n", "Core did not close the connection"},
+		{"version", core, "version-refused version=$version status=426\n----\n", "status 101, want 426"},
+		{"no work", core, "api submit-turn text=hi\n----\n", "admitted no work: the scenario submitted 1 Turn(s) but no Run started"},
+		{"permission body", core, prefix + permission + "api answer-permission interaction=p1\n{\"approved\":true,\"message\":\"ok\"}\n----\n", "carries no message"},
+		{"resume refused", core, "include connected\n----\n\napi quiesce environment=env\n----\n\ncore environment_quiesce id=$s.q1\n{\"environment_id\":\"env\",\"suspend_id\":\"$s\"}\n----\n\napi resume\n----\n", "refused: 409"},
+		{"resume refusal code", core, "include connected\n----\n\napi quiesce environment=env\n----\n\ncore environment_quiesce id=$s.q1\n{\"environment_id\":\"env\",\"suspend_id\":\"$s\"}\n----\n\napi resume refused=unknown_suspension\n----\n", `refused "suspension_pending"`},
+		{"runtime frame", runtime, prefix + cancel + "runtime done id=$run\n{\"content\":\"x\"}\n----\n", `payload.content: sent "", want "x"`},
+		{"runtime unlisted", runtime, prefix + cancel, `does not list at the end of the scenario: {"type":"done"`},
+		{"runtime silence", runtime, prefix + cancel + "silence runtime 50ms\n----\n", `before silence: {"type":"done"`},
+		{"runtime owned", runtime, prefix + "runtime-owned executors=0\n----\n", "runtime-owned executors=1, want 0"},
+		{"runtime rebound", runtime, prefix + cancel + "runtime done id=$executor\n{\"content\":\"\"}\n----\n", `id: sent "run", want "ex-1"`},
+		{"runtime version", runtime, "version-refused version=$version\n----\n", "is this protocol's own"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if res := playCore(t, parseIncluding(t, c.text)); res.Status != Fail || !strings.Contains(res.Reason, c.want) {
+			play := playCore
+			if c.side == runtime {
+				play = playRuntime
+			}
+			if res := play(t, parseIncluding(t, c.text)); res.Status != Fail || !strings.Contains(res.Reason, c.want) {
 				t.Fatalf("%s %s, want a failure containing %q", res.Status, res.Reason, c.want)
 			}
 		})

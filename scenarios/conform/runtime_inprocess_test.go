@@ -204,25 +204,3 @@ func TestRuntimeScenarios(t *testing.T) {
 		})
 	}
 }
-
-// TestBrokenRuntimeScenariosFail: a scenario whose Runtime frames or
-// Runtime-owned resources differ from what the real daemon does fails,
-// naming the difference.
-func TestBrokenRuntimeScenariosFail(t *testing.T) {
-	prefix := "include connected\n----\n\ninclude started\n----\n\n"
-	cancel := "core prompt_cancel id=$run\n{\"delivery_id\":\"$cancel\"}\n----\n\nsettle\n----\n\n"
-	for _, c := range []struct{ name, text, want string }{
-		{"frame", prefix + cancel + "runtime done id=$run\n{\"content\":\"x\"}\n----\n", `payload.content: sent "", want "x"`},
-		{"unlisted", prefix + cancel, `does not list at the end of the scenario: {"type":"done"`},
-		{"silence", prefix + cancel + "silence runtime 50ms\n----\n", `before silence: {"type":"done"`},
-		{"owned", prefix + "runtime-owned executors=0\n----\n", "runtime-owned executors=1, want 0"},
-		{"rebound", prefix + cancel + "runtime done id=$executor\n{\"content\":\"\"}\n----\n", `id: sent "run", want "ex-1"`},
-		{"version", "version-refused version=$version\n----\n", "is this protocol's own"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			if res := playRuntime(t, parseIncluding(t, c.text)); res.Status != Fail || !strings.Contains(res.Reason, c.want) {
-				t.Fatalf("%s %s, want a failure containing %q", res.Status, res.Reason, c.want)
-			}
-		})
-	}
-}
