@@ -171,3 +171,20 @@ func TestCoreScenarioSaysWhatBecameOfItsTurns(t *testing.T) {
 		t.Fatalf("%s %s", res.Status, res.Reason)
 	}
 }
+
+// TestCorePreparationDiffers: a preparation scenario whose core-preparation
+// step expects another state fails, naming the preparation Core keeps.
+func TestCorePreparationDiffers(t *testing.T) {
+	sc, err := scenarios.ParseFile("../testdata/runtime_prepare_file_then_digest_mismatch.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, st := range sc.Steps {
+		if st.Kind == scenarios.KindCorePreparation && st.Args["state"] == "rejected" {
+			sc.Steps[i].Args = map[string]string{"state": "completed"}
+		}
+	}
+	if res := playCore(t, sc); res.Status != Fail || !strings.Contains(res.Reason, `state="rejected", want "completed"`) {
+		t.Fatalf("%s %s", res.Status, res.Reason)
+	}
+}
