@@ -101,7 +101,7 @@ check: fmt vet race check-runtime-contract
 # check-runtime-contract: the shared wire validators, Core's and the
 # Runtime's protocol machines and their shells (gateway and server,
 # transport and runner), every wire scenario on all three runners under
-# scenarios/ (machine, coreside, runtimeside), and the adapter kits on
+# scenarios/ (machine, and conform's in-process shells), and the adapter kits on
 # every adapter under adapters/: the shared text lifecycle, unsupported
 # extensions, declaration completeness and the run against a simulated
 # Core (adapters/contracttest, adapters/adaptertest; the guide
@@ -137,7 +137,7 @@ vet:
 # only that test (RACE_WORLD) runs under the race detector there: the
 # package's other worlds are single-threaded, and its sweeps of hundreds
 # of seeds would take many minutes under the detector.
-RACE_PKGS ?= ./adapters/... ./cmd/... ./core/server ./core/gateway/... ./core/api ./core/store/sqlitestore ./core/store/pgstore ./daemon/transport/... ./daemon/runner ./scenarios/coreside ./scenarios/runtimeside ./scenarios/conform ./scenarios/controlled ./sim
+RACE_PKGS ?= ./adapters/... ./cmd/... ./core/server ./core/gateway/... ./core/api ./core/store/sqlitestore ./core/store/pgstore ./daemon/transport/... ./daemon/runner ./scenarios/conform ./scenarios/controlled ./sim
 RACE_WORLD ?= ^TestConcurrentSweepMatchesSequential$$
 
 race: codex claude acp openai-sdk

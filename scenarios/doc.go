@@ -22,10 +22,12 @@
 // place a check of a whole run goes (Report counts what was played).
 //
 // The drivers live below: scenarios/machine plays every file against
-// core.Machine and daemon.Machine directly; scenarios/coreside against
-// Core's real gateway over a WebSocket; scenarios/runtimeside against the
-// real daemon runner and transport with the controlled Harness adapter
-// (scenarios/controlled); scenarios/conform plays either side running in
-// another process, in real time (turnstile conform). Embedded holds the
-// files for a binary that carries them.
+// core.Machine and daemon.Machine directly; scenarios/conform plays
+// either side running in another process, in real time (turnstile
+// conform), and its tests play every file in process, in fake time,
+// against Core's real server, gateway and HTTP API and against the real
+// daemon runner and transport with the controlled Harness adapter
+// (scenarios/controlled). The steps only Core
+// has are played once, by scenarios/coreapi, for every Core driver.
+// Embedded holds the files for a binary that carries them.
 package scenarios

@@ -67,7 +67,7 @@ type RuntimeDriver interface {
 // failures, each failure prefixed by the step's file:line and Name.
 // Drivers embed it.
 type Log struct {
-	Name  string // prefixed to failures ("core", "coreside"); "": none
+	Name  string // prefixed to failures ("core", "runtime"); "": none
 	pos   string
 	lines []string
 	errs  []error
@@ -89,6 +89,22 @@ func (l *Log) Failf(format string, args ...any) {
 
 // Note adds a transcript line.
 func (l *Log) Note(line string) { l.lines = append(l.lines, line) }
+
+// Decode decodes a peer frame for a driver that feeds a machine events:
+// ok is false after a failure; rejected is the decode error of a frame
+// marked Invalid, which the machine must refuse.
+func (l *Log) Decode(f *Frame, raw []byte) (frame wire.Frame, rejected error, ok bool) {
+	frame, err := wire.Decode(raw)
+	switch {
+	case err != nil && !f.Invalid:
+		l.Failf("the scenario's %s frame does not decode: %v", f.Type, err)
+		return frame, nil, false
+	case err == nil && f.Invalid:
+		l.Failf("the scenario's %s frame is marked invalid but decodes", f.Type)
+		return frame, nil, false
+	}
+	return frame, err, true
+}
 
 // Pos is the file:line of the step under way ("" before the first).
 func (l *Log) Pos() string { return l.pos }
@@ -327,4 +343,15 @@ func (p *Player) deliver(f *Frame) {
 	}
 	p.d.Deliver(f, raw)
 	p.rep.Delivered++
+}
+
+// Earliest is the timer of timers due first (the lowest ID among those
+// due at once), for a driver that fires a machine's timers in order.
+func Earliest[K ~string](timers map[K]time.Time) (id K, at time.Time, ok bool) {
+	for k, t := range timers {
+		if !ok || t.Before(at) || (t.Equal(at) && k < id) {
+			id, at, ok = k, t, true
+		}
+	}
+	return id, at, ok
 }

@@ -98,18 +98,15 @@ var apiArgs = map[string][]string{
 	"function-result":   {"call", "turn", "refused"},
 	"quiesce":           {"environment", "refused"},
 	"resume":            {"rollback", "refused"},
-	// prepare-environment: input is a JSON array of steps, each a
-	// runtime_prepare begin header whose data member is the step's body.
+	// prepare-environment: the input is a JSON array of runtime_prepare
+	// begin headers, each with its body as the data member.
 	"prepare-environment": {"environment", "session", "refused"},
-	// The workspace calls: the first creates the Session (its Environment
-	// is environment=); the answer comes asynchronously and the next
-	// core-workspace asserts it.
+	// The workspace calls (the next core-workspace asserts the answer);
+	// write-file's input is the file's content.
 	"read-directory": {"environment", "path", "max_entries"},
 	"read-file":      {"environment", "path", "max_bytes"},
-	// write-file: the input is the file's content.
-	"write-file": {"environment", "path"},
-	// export: the workspace as one tar stream.
-	"export": {"environment"},
+	"write-file":     {"environment", "path"},
+	"export":         {"environment"},
 }
 
 // apiTarget names the argument an answer call requires.

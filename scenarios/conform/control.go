@@ -87,16 +87,16 @@ func (h *controlHub) accept(w http.ResponseWriter, r *http.Request) {
 	}()
 }
 
-// wait returns the open control channel opened after since, waiting up
-// to d for one: a channel opened earlier belongs to a Runtime process of
-// an earlier scenario.
+// wait returns the open control channel opened since then (in a bubble,
+// at the same instant), waiting up to d for one: a channel opened earlier
+// belongs to a Runtime process of an earlier scenario.
 func (h *controlHub) wait(d time.Duration, since time.Time) *controlConn {
 	deadline := time.After(d)
 	for {
 		h.mu.Lock()
 		c := h.conn
 		h.mu.Unlock()
-		if c != nil && !c.closed() && c.at.After(since) {
+		if c != nil && !c.closed() && !c.at.Before(since) {
 			return c
 		}
 		select {

@@ -7,15 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/coder/websocket"
-
 	"github.com/turnstile-sim/turnstile/scenarios"
-	"github.com/turnstile-sim/turnstile/wire"
+	"github.com/turnstile-sim/turnstile/scenarios/coreapi"
 )
-
-// KeepaliveInterval: the scripted Runtime repeats its last heartbeat this
-// often while time advances (the bootstrap's default cadence).
-const KeepaliveInterval = 15 * time.Second
 
 // CoreTarget is the Core under test.
 type CoreTarget struct {
@@ -33,6 +27,11 @@ type CoreTarget struct {
 	APIURL, APIKey, APIToken string
 	// HTTP is the client (nil: a client without timeouts of its own).
 	HTTP *http.Client
+	// Prepare, when set, prepares an Environment as an api
+	// prepare-environment step says (a Core in process: no HTTP route
+	// takes its runtime_prepare headers verbatim); nil skips those
+	// scenarios. It returns the preparation's ID.
+	Prepare func(scenarios.Step) (string, error)
 }
 
 // RunCore plays the scripted Runtime of every scenario against Core.
@@ -56,33 +55,41 @@ func RunCore(ctx context.Context, t CoreTarget, all []*scenarios.Scenario, o Opt
 		if o.Log != nil {
 			fmt.Fprintf(o.Log, "conform core: %s\n", sc.Name)
 		}
-		r := &coreRun{o: o, t: t, sc: sc}
+		r := newCoreRun(o, t, sc)
 		rep.Results = append(rep.Results, r.run())
 	}
 	return rep, nil
 }
 
-// coreRun is one scenario against Core.
+// coreRun is one scenario against Core: a scenarios.CoreDriver whose
+// Core-only steps (coreapi.Steps) reach Core through its coreapi.API over
+// HTTP (core_http.go): the Agents API under /v1 (Sessions, their input
+// events, Environment files) and the operator routes under /core/v1 (a
+// Turn's delivery view, user-choice answers, suspensions, preparations,
+// workspace reads).
 type coreRun struct {
 	failures
+	*coreapi.Steps
+	*runtimePeer
 	o       Options
 	t       CoreTarget
 	sc      *scenarios.Scenario
-	conn    *coreConn
-	all     []*coreConn
-	hb      []byte
-	nextHB  time.Time
 	session string
-	turns   []string
-	suspend string
 	ws      chan wsAnswer // the latest workspace call, not yet answered
 	wsDone  *wsAnswer     // its answer
 }
 
-// coreConn is the scripted Runtime's connection.
-type coreConn struct {
-	ws *websocket.Conn
-	q  *queue
+// newCoreRun returns the run of sc: a difference Core shows is read
+// again until o.FrameTimeout, a member it does not show is not checked.
+func newCoreRun(o Options, t CoreTarget, sc *scenarios.Scenario) *coreRun {
+	r := &coreRun{o: o, t: t, sc: sc}
+	r.Steps = coreapi.NewSteps(&r.Log, r)
+	r.runtimePeer = newRuntimePeer(&r.Log, t, o)
+	r.Retry, r.NotChecked = o.FrameTimeout, r.notf
+	if o.Settle != nil {
+		r.Retry = 0
+	}
+	return r
 }
 
 // usesCall reports whether sc makes the API call.
@@ -108,7 +115,7 @@ func (r *coreRun) run() Result {
 		return Result{Name: r.sc.Name, Status: Skip, Credential: CredentialOperatorToken,
 			Reason: "needs the operator routes: its steps read Core's view of a Turn (-operator-token-file)"}
 	}
-	if usesCall(r.sc, "prepare-environment") {
+	if r.t.Prepare == nil && usesCall(r.sc, "prepare-environment") {
 		return Result{Name: r.sc.Name, Status: Skip, Reason: "needs the preparation API: the public HTTP API prepares only a Session's Environment definition, with the IDs and digests Core derives itself, so the runtime_prepare headers of its api prepare-environment step cannot be sent verbatim"}
 	}
 	defer r.close()
@@ -119,89 +126,8 @@ func (r *coreRun) run() Result {
 // close cancels the Session's unfinished Turn, so that none is left for
 // the next scenario, and closes every connection.
 func (r *coreRun) close() {
-	if r.session != "" && len(r.turns) > 0 {
+	if session, turns := r.Session(); session != "" && turns {
 		_, _, _ = r.apiCall(http.MethodPost, r.eventsPath(), `{"events":[{"type":"agent.session.input.cancel"}]}`)
 	}
-	for _, c := range r.all {
-		c.ws.Close(websocket.StatusNormalClosure, "scenario over")
-	}
-}
-
-// Unlisted waits the quiet window and takes the first frame Core sent
-// that no step listed yet.
-func (r *coreRun) Unlisted() []string {
-	if r.conn == nil {
-		return nil
-	}
-	time.Sleep(r.o.Quiet)
-	if fs := r.conn.q.drain(); len(fs) > 0 {
-		return []string{string(fs[0])}
-	}
-	return nil
-}
-
-// Sent waits for the next frame Core sends.
-func (r *coreRun) Sent(f *scenarios.Frame) ([]byte, error) {
-	if r.conn == nil {
-		return nil, fmt.Errorf("want %s id=%s, but no connection is open", f.Type, f.ID)
-	}
-	got, ok := r.conn.q.pop(r.o.FrameTimeout)
-	if !ok {
-		return nil, fmt.Errorf("Core sent nothing within %v, want %s id=%s", r.o.FrameTimeout, f.Type, f.ID)
-	}
-	return got, nil
-}
-
-// Deliver writes a frame of the scripted Runtime to the socket.
-func (r *coreRun) Deliver(f *scenarios.Frame, raw []byte) {
-	if r.conn == nil {
-		r.failf("runtime frame %s with no connection open", f.Type)
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), r.o.FrameTimeout)
-	defer cancel()
-	if err := r.conn.ws.Write(ctx, websocket.MessageText, raw); err != nil {
-		r.failf("write %s: %v", f.Type, err)
-		return
-	}
-	if f.Type == wire.TypeHeartbeat && !f.Invalid {
-		r.hb, r.nextHB = raw, time.Now().Add(KeepaliveInterval)
-	}
-}
-
-// Disconnect loses the connection; byCore: Core closed it.
-func (r *coreRun) Disconnect(byCore bool) {
-	if r.conn == nil {
-		r.failf("disconnect with no connection open")
-		return
-	}
-	c := r.conn
-	r.conn, r.hb = nil, nil
-	if byCore {
-		ended, err := c.q.waitEnd(r.o.FrameTimeout)
-		switch {
-		case !ended:
-			r.failf("Core did not close the connection within %v", r.o.FrameTimeout)
-		case websocket.CloseStatus(err) != websocket.StatusPolicyViolation:
-			r.failf("Core closed the connection with %v, want policy violation (1008)", err)
-		}
-	}
-	c.ws.CloseNow()
-}
-
-// Advance sleeps d, repeating the last heartbeat every KeepaliveInterval.
-func (r *coreRun) Advance(d time.Duration) {
-	end := time.Now().Add(d)
-	for r.hb != nil && r.conn != nil && !r.nextHB.After(end) {
-		time.Sleep(time.Until(r.nextHB))
-		ctx, cancel := context.WithTimeout(context.Background(), r.o.FrameTimeout)
-		err := r.conn.ws.Write(ctx, websocket.MessageText, r.hb)
-		cancel()
-		if err != nil {
-			r.failf("keepalive heartbeat: %v", err)
-			r.hb = nil
-		}
-		r.nextHB = r.nextHB.Add(KeepaliveInterval)
-	}
-	time.Sleep(time.Until(end))
+	r.runtimePeer.Close()
 }

@@ -18,6 +18,10 @@
 // take up to Options.FrameTimeout. Harness steps reach an external
 // Runtime only through the control channel (scenarios.ControlPath); a
 // Runtime that does not open it has every scenario with harness steps
-// skipped ("needs harness control"). The package imports neither core
-// nor daemon.
+// skipped ("needs harness control"). With Options.Settle the side under
+// test runs in process in a testing/synctest bubble, in fake time, and
+// every scenario plays: its tests play every file so against Core's
+// production shell (core/server, core/gateway, core/api; preparations
+// through CoreTarget.Prepare) and the daemon's (daemon/runner, its
+// transport, the controlled adapter on the control channel).
 package conform

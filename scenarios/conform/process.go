@@ -94,6 +94,8 @@ func (t *tail) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
+func (p *process) lines(n int) string { return p.out.lines(n) }
+
 // lines returns the last n lines written.
 func (t *tail) lines(n int) string {
 	t.mu.Lock()

@@ -123,6 +123,10 @@ type Options struct {
 	MaxWait time.Duration
 	// Log, when set, receives a line as each scenario starts.
 	Log io.Writer
+	// Settle, when set, runs the side under test in a testing/synctest
+	// bubble (synctest.Wait): each step waits until it reacted instead of
+	// for Quiet or FrameTimeout, and no scenario needs fake time.
+	Settle func()
 }
 
 func (o Options) withDefaults() Options {
@@ -145,7 +149,7 @@ func (o Options) skipReason(sc *scenarios.Scenario, self scenarios.Side) string 
 	if len(steps) > 0 && steps[0].Kind == scenarios.KindOnly && steps[0].Side != self {
 		return "only " + string(steps[0].Side) + ": " + strings.Join(strings.Fields(steps[0].Input), " ")
 	}
-	if total := waits(steps); total > o.MaxWait {
+	if total := waits(steps); total > o.MaxWait && o.Settle == nil {
 		return fmt.Sprintf("needs fake time: its advance and silence steps wait %v in all (-max-wait %v)", total, o.MaxWait)
 	}
 	return ""
@@ -190,8 +194,6 @@ type failures struct {
 	scenarios.Log
 	notChecked []string
 }
-
-func (f *failures) failf(format string, args ...any) { f.Failf(format, args...) }
 
 func (f *failures) notf(format string, args ...any) {
 	f.notChecked = append(f.notChecked, f.Pos()+": "+fmt.Sprintf(format, args...))

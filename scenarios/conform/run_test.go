@@ -3,7 +3,6 @@ package conform
 import (
 	"context"
 	"net"
-	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
@@ -14,29 +13,6 @@ import (
 
 	"github.com/turnstile-sim/turnstile/scenarios"
 )
-
-// TestCoreStateFromTheAPI: core-state compares what Core's view of the
-// Turn shows, fails on a difference and reports a member it lacks as not
-// checked.
-func TestCoreStateFromTheAPI(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/core/v1/turns/t-1" || r.Header.Get("Authorization") != "Bearer tok" {
-			http.NotFound(w, r)
-			return
-		}
-		w.Write([]byte(`{"state":"completed","content":"hi","usage":{"tokens":{"input_tokens":1,"output_tokens":2,"total_tokens":3}}}`))
-	}))
-	defer srv.Close()
-	r := &coreRun{o: Options{FrameTimeout: 2 * time.Second}.withDefaults(), t: CoreTarget{APIURL: srv.URL, APIToken: "tok", HTTP: srv.Client()}, turns: []string{"t-1"}}
-	r.CoreState(map[string]string{"turn": "1", "state": "completed", "content": "hi", "usage": "1/2/3", "cursor": "0"})
-	if len(logged(&r.failures)) != 0 || len(r.notChecked) != 1 || !strings.Contains(r.notChecked[0], "core-state cursor=0: Core's view of the Turn does not show it") {
-		t.Fatalf("errors %q, not checked %q", logged(&r.failures), r.notChecked)
-	}
-	r.CoreState(map[string]string{"turn": "1", "state": "failed"})
-	if len(logged(&r.failures)) != 1 || !strings.Contains(logged(&r.failures)[0], `state="completed", want "failed"`) {
-		t.Fatalf("errors %q", logged(&r.failures))
-	}
-}
 
 // TestRunCoreWithoutTheAPI: without an API key, or without an operator
 // token, the scenarios with api steps are skipped, naming the credential.
@@ -130,44 +106,5 @@ func TestControlHubTakesOnlyNewChannels(t *testing.T) {
 	rep, err := c.do(scenarios.ControlCommand{Action: "release"}, time.Minute)
 	if err != nil || rep.Error != "harness release: no native call is hanging" {
 		t.Fatalf("%+v %v", rep, err)
-	}
-}
-
-// TestRunCoreFailsAScenarioThatAdmittedNoWork: a scenario that submits a
-// Turn but never connects a device lets Core admit the Turn and start no
-// Run; every step passes, yet the run exercised nothing, so it fails with
-// the reason. The same scenario asserting what became of the Turn (still
-// queued) passes.
-func TestRunCoreFailsAScenarioThatAdmittedNoWork(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch {
-		case r.Method == http.MethodPost && r.URL.Path == "/v1/agents/sessions":
-			w.Write([]byte(`{"id":"s-1"}`))
-		case r.Method == http.MethodPost && r.URL.Path == "/v1/agents/sessions/s-1/events":
-			w.Write([]byte(`{"receipts":[{"action":"turn_started","turn_id":"t-1"}]}`))
-		case r.URL.Path == "/core/v1/turns/t-1":
-			w.Write([]byte(`{"state":"queued"}`))
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	defer srv.Close()
-	broken := parse(t, "api submit-turn text=hi\n----\n")
-	broken.Name = "broken"
-	asserted := parse(t, "api submit-turn text=hi\n----\n\ncore-state turn=1 state=queued\n----\n")
-	asserted.Name = "asserted"
-	target := CoreTarget{URL: srv.URL, Device: "d", Credential: "c", APIKey: "key", APIToken: "tok", HTTP: srv.Client()}
-	rep, err := RunCore(context.Background(), target, []*scenarios.Scenario{broken, asserted}, Options{Quiet: time.Millisecond})
-	if err != nil || len(rep.Results) != 2 {
-		t.Fatalf("%+v %v", rep, err)
-	}
-	if r := rep.Results[0]; r.Status != Fail || !strings.Contains(r.Reason, "admitted no work: the scenario submitted 1 Turn(s) but no Run started") {
-		t.Errorf("broken: %+v", r)
-	}
-	if r := rep.Results[1]; r.Status != Pass {
-		t.Errorf("asserted: %+v", r)
-	}
-	if rep.ExitCode() != 1 {
-		t.Errorf("exit code %d", rep.ExitCode())
 	}
 }

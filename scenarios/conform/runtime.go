@@ -56,6 +56,29 @@ type RuntimeTarget struct {
 	Output io.Writer
 	// Grace bounds a process's stop after SIGTERM (default 15s).
 	Grace time.Duration
+	// start and listen, in tests, start the Runtime in process (instead
+	// of Command) and listen for a scripted Core on its network.
+	start  func(env []string) (runtimeProc, error)
+	listen func() (net.Listener, error)
+}
+
+// runtimeProc is one start of the Runtime: a process, or in process.
+type runtimeProc interface {
+	stop(grace time.Duration)
+	waitExit(ctx context.Context, d time.Duration) (bool, int)
+	lines(n int) string // its last output
+}
+
+// started reports whether the run starts the Runtime (else it was
+// started separately).
+func (t RuntimeTarget) started() bool { return len(t.Command) > 0 || t.start != nil }
+
+// startRuntime starts the Runtime with env added to its environment.
+func (t RuntimeTarget) startRuntime(env []string, out *lockedWriter) (runtimeProc, error) {
+	if t.start != nil {
+		return t.start(env)
+	}
+	return startProcess(t.Command, env, out)
 }
 
 // RunRuntime plays every scenario against the Runtime.
@@ -119,16 +142,15 @@ func (e rtEnv) vars(sc *scenarios.Scenario, core string) []string {
 // rtRun is one scenario against the Runtime.
 type rtRun struct {
 	failures
-	o    Options
-	t    RuntimeTarget
-	fr   *front
-	env  rtEnv
-	out  *lockedWriter
-	sc   *scenarios.Scenario
-	core *transporttest.Core
-	proc *process
+	o   Options
+	t   RuntimeTarget
+	fr  *front
+	env rtEnv
+	out *lockedWriter
+	sc  *scenarios.Scenario
+	*corePeer
+	proc runtimeProc
 	ctl  *controlConn
-	sess *rtSession
 	// since: a control channel opened earlier is an earlier Runtime's.
 	since time.Time
 	// gone: when this scenario's Runtime was gone (its process stopped,
@@ -137,16 +159,7 @@ type rtRun struct {
 	// skipWhy, when set, turns a failure into a skip: the scenario cannot
 	// apply to the Runtime as it was started.
 	skipWhy string
-	// beat is the heartbeat the latest heartbeat step matched.
-	beat []byte
-	ctx  context.Context
-}
-
-// rtSession is one connection the scripted Core accepted.
-type rtSession struct {
-	s      *transporttest.Session
-	frames *queue
-	beats  *queue
+	ctx     context.Context
 }
 
 func (r *rtRun) run(ctx context.Context) Result {
@@ -154,12 +167,12 @@ func (r *rtRun) run(ctx context.Context) Result {
 	if why := r.o.skipReason(r.sc, scenarios.Runtime); why != "" {
 		return Result{Name: r.sc.Name, Status: Skip, Reason: why}
 	}
-	r.core = &transporttest.Core{DeviceID: RuntimeDevice, Credential: RuntimeCredential}
+	r.corePeer = newCorePeer(&r.Log, &transporttest.Core{DeviceID: RuntimeDevice, Credential: RuntimeCredential}, r.o)
 	r.fr.setCore(r.core.Handler())
 	defer r.close()
-	if len(r.t.Command) > 0 {
+	if r.t.started() {
 		r.since = time.Now()
-		p, err := startProcess(r.t.Command, r.env.vars(r.sc, r.env.base), r.out)
+		p, err := r.t.startRuntime(r.env.vars(r.sc, r.env.base), r.out)
 		if err != nil {
 			return Result{Name: r.sc.Name, Status: Fail, Reason: err.Error()}
 		}
@@ -182,7 +195,7 @@ func (r *rtRun) run(ctx context.Context) Result {
 		return Result{Name: r.sc.Name, Status: Skip, Reason: r.skipWhy}
 	}
 	if res.Status == Fail && r.proc != nil {
-		res.Reason += "\nthe Runtime's last output:\n" + indent(r.proc.out.lines(12), "  ")
+		res.Reason += "\nthe Runtime's last output:\n" + indent(r.proc.lines(12), "  ")
 	}
 	return res
 }
@@ -218,88 +231,7 @@ func (r *rtRun) Settle(args map[string]string) {
 }
 
 // Advance sleeps d.
-func (r *rtRun) Advance(d time.Duration) { time.Sleep(d) }
-
-// Connect waits for the Runtime's next connection; a reconnect while one
-// is open is Core replacing it.
-func (r *rtRun) Connect() {
-	if r.sess != nil {
-		r.sess.s.Close(websocket.StatusPolicyViolation, "replaced")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), r.o.FrameTimeout)
-	defer cancel()
-	s, err := r.core.Next(ctx)
-	if err != nil {
-		r.failf("the Runtime did not connect within %v", r.o.FrameTimeout)
-		return
-	}
-	c := &rtSession{s: s, frames: newQueue(), beats: newQueue()}
-	go func() {
-		for {
-			b, err := s.RecvRaw(context.Background())
-			if err != nil {
-				c.frames.end(err)
-				c.beats.end(err)
-				return
-			}
-			var env struct{ Type string }
-			if json.Unmarshal(b, &env) == nil && env.Type == wire.TypeHeartbeat {
-				c.beats.push(b)
-			} else {
-				c.frames.push(b)
-			}
-		}
-	}()
-	r.sess = c
-}
-
-// Disconnect loses the connection; byCore: Core closed it.
-func (r *rtRun) Disconnect(byCore bool) {
-	if r.sess == nil {
-		r.failf("disconnect with no connection open")
-		return
-	}
-	if byCore {
-		r.sess.s.Close(websocket.StatusPolicyViolation, "closed by core")
-	} else {
-		r.sess.s.Cut()
-	}
-	r.sess = nil
-}
-
-// Unlisted waits the quiet window and takes the first frame the Runtime
-// sent that no step listed yet.
-func (r *rtRun) Unlisted() []string {
-	if r.sess == nil {
-		return nil
-	}
-	time.Sleep(r.o.Quiet)
-	if fs := r.sess.frames.drain(); len(fs) > 0 {
-		return []string{string(fs[0])}
-	}
-	return nil
-}
-
-// Sent waits for the next frame the Runtime sends.
-func (r *rtRun) Sent(f *scenarios.Frame) ([]byte, error) {
-	r.beat = nil
-	if r.sess == nil {
-		return nil, fmt.Errorf("want %s id=%s, but no connection is open", f.Type, f.ID)
-	}
-	q := r.sess.frames
-	if f.Type == wire.TypeHeartbeat {
-		q = r.sess.beats
-	}
-	got, ok := q.pop(r.o.FrameTimeout)
-	if !ok {
-		return nil, fmt.Errorf("the Runtime sent nothing within %v, want %s id=%s", r.o.FrameTimeout, f.Type, f.ID)
-	}
-	if f.Type == wire.TypeHeartbeat {
-		q.drain() // periodic heartbeats after the listed one are not compared
-		r.beat = got
-	}
-	return got, nil
-}
+func (r *rtRun) Advance(d time.Duration) { time.Sleep(d); r.after() }
 
 // otherDeclaration reports whether a heartbeat declares other kinds or
 // another daemon version than the scenario's declaration.
@@ -316,32 +248,20 @@ func (r *rtRun) otherDeclaration(got []byte) bool {
 	return string(want) != string(have)
 }
 
-// Deliver writes a frame of the scripted Core to the socket.
-func (r *rtRun) Deliver(f *scenarios.Frame, raw []byte) {
-	if r.sess == nil {
-		r.failf("core frame %s with no connection open", f.Type)
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), r.o.FrameTimeout)
-	defer cancel()
-	if err := r.sess.s.SendRaw(ctx, raw); err != nil {
-		r.failf("write %s: %v", f.Type, err)
-	}
-}
-
 // control sends one harness step to the Runtime's controlled adapter.
 func (r *rtRun) control(cmd scenarios.ControlCommand) {
 	if r.ctl == nil {
-		r.failf("%s: no control channel", cmd.Action)
+		r.Failf("%s: no control channel", cmd.Action)
 		return
 	}
 	rep, err := r.ctl.do(cmd, r.o.FrameTimeout)
 	switch {
 	case err != nil:
-		r.failf("%s: %v", cmd.Action, err)
+		r.Failf("%s: %v", cmd.Action, err)
 	case rep.Error != "":
-		r.failf("the Runtime's controlled adapter refused %s: %s", cmd.Action, rep.Error)
+		r.Failf("the Runtime's controlled adapter refused %s: %s", cmd.Action, rep.Error)
 	}
+	r.after()
 }
 
 // owned asks the Runtime, over the control channel, what it still owns.
@@ -369,7 +289,7 @@ func (r *rtRun) RuntimeOwned(args map[string]string) {
 		case !ok:
 			r.notf("runtime-owned %s=%s: the Runtime does not report it", k, want)
 		case fmt.Sprint(have) != want:
-			r.failf("runtime-owned %s=%d, want %s (reported %v)", k, have, want, rep.Owned)
+			r.Failf("runtime-owned %s=%d, want %s (reported %v)", k, have, want, rep.Owned)
 		}
 	}
 }
@@ -418,5 +338,55 @@ func (r *rtRun) shutdownSeparate() {
 		if _, err := r.sess.s.RecvRaw(wait); err != nil {
 			return // the Runtime closed the connection (or the grace ran out)
 		}
+	}
+}
+
+// versionRefused starts the Runtime once more against a scripted Core
+// speaking another version: the upgrade is refused with 426 and the
+// Runtime must stop dialling (exit) after one attempt. Seen from outside
+// that is the process ending after exactly one upgrade; how it reports
+// the permanent incompatible_version is its own. A Runtime started
+// separately cannot be started again: not checked.
+func (r *rtRun) VersionRefused(args map[string]string) {
+	ctx := r.ctx
+	v := strings.ReplaceAll(args["version"], "$version", wire.Version)
+	if v == wire.Version {
+		r.Failf("version %q is this protocol's own", v)
+		return
+	}
+	if !r.t.started() {
+		r.notf("version-refused version=%s: the Runtime was started separately and cannot be started against another Core", v)
+		return
+	}
+	listen := func() (net.Listener, error) { return net.Listen("tcp", "127.0.0.1:0") }
+	if r.t.listen != nil {
+		listen = r.t.listen
+	}
+	l, err := listen()
+	if err != nil {
+		r.Failf("version-refused: %v", err)
+		return
+	}
+	core := &transporttest.Core{DeviceID: RuntimeDevice, Credential: RuntimeCredential, Version: v}
+	srv := &http.Server{Handler: core.Handler()}
+	go func() { _ = srv.Serve(l) }()
+	defer srv.Close()
+	defer core.Close()
+	base := "http://" + l.Addr().String()
+	env := rtEnv{base: base, credFile: r.env.credFile}
+	p, err := r.t.startRuntime(env.vars(r.sc, base), r.out)
+	if err != nil {
+		r.Failf("version-refused: %v", err)
+		return
+	}
+	defer p.stop(r.t.Grace)
+	exited, code := p.waitExit(ctx, 2*r.o.FrameTimeout)
+	switch {
+	case !exited:
+		r.Failf("Core at version %q: the Runtime was still running after %v (%d upgrade attempts)", v, 2*r.o.FrameTimeout, core.Dials())
+	case core.Dials() != 1:
+		r.Failf("Core at version %q: %d upgrade attempts, want 1 (the Runtime exited with %d)", v, core.Dials(), code)
+	case code == 0:
+		r.Failf("Core at version %q: the Runtime exited with status 0 after a permanent refusal, want a failure status", v)
 	}
 }

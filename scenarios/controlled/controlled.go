@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"sync"
 
 	"github.com/turnstile-sim/turnstile/adapters/agent"
@@ -22,6 +23,8 @@ type Controlled struct {
 	// workspaces is the base directory of the Environments' workspaces
 	// (workspace.go).
 	workspaces string
+	// HTTPClient dials the control channel (Serve; nil: the default).
+	HTTPClient *http.Client
 }
 
 // New returns an adapter with nothing armed.

@@ -4,10 +4,10 @@
 // fault, and a native Turn runs until a settle step settles it. It serves
 // every kind behind the adapters/agent contract.
 //
-// Do applies one harness step. scenarios/runtimeside calls it in
-// process; Serve takes the steps from the control channel of
-// `turnstile conform runtime` (a WebSocket at scenarios.ControlPath), so
-// that a daemon running in its own process can be driven the same way.
+// Do applies one harness step. Serve takes the steps from the control
+// channel of `turnstile conform runtime` (a WebSocket at
+// scenarios.ControlPath), so that a daemon, in its own process or in
+// process in conform's tests, is driven by the scenario.
 //
 // It is not adapters/synthetic: the synthetic Harness plays a script
 // fixed when a Turn starts, while a scenario decides each native outcome

@@ -28,7 +28,7 @@ func (c *Controlled) Serve(ctx context.Context, url string, owned OwnedFunc) err
 	var ws *websocket.Conn
 	for {
 		var err error
-		if ws, _, err = websocket.Dial(ctx, url, nil); err == nil {
+		if ws, _, err = websocket.Dial(ctx, url, &websocket.DialOptions{HTTPClient: c.HTTPClient}); err == nil {
 			break
 		}
 		select {

@@ -1,11 +1,9 @@
-// Package coreapi turns a scenario's answer calls (answer-permission,
-// answer-choice, function-result) into core.Machine API events, checks an
-// API result against the step's refused= argument, and checks the
-// core-interaction assertion against Core's interaction views. Steps
-// plays api and the core-* assertions for the two Core drivers in
-// process (scenarios/machine and scenarios/coreside) over either's Core; the conform command makes the same calls over HTTP: a
-// permission answer and a function result as /v1 input events, a
-// user-choice answer on the operator route.
+// Package coreapi plays the steps only Core has (api and the core-*
+// assertions) for every Core driver (Steps), over an API: Events for the
+// machine driver (scenarios/machine), HTTP for scenarios/conform (a
+// Core in its own process, or in process in conform's tests). It also
+// holds what those share: the answer bodies and the workspace answer's
+// members.
 package coreapi
 
 import (
@@ -34,121 +32,138 @@ type FunctionResultBody struct {
 	Content []wire.InputContent `json:"content"`
 }
 
-// Answer returns the event of an answer call on Turn turn, decoded from
-// the step's body (PermissionBody, api.UserChoiceAnswer or
-// FunctionResultBody; conform maps them onto /v1 input events and the
-// operator's user-choice route).
-func Answer(st scenarios.Step, turn string) (func(core.CallID) core.Event, error) {
-	switch st.Action {
-	case "answer-permission":
-		var b PermissionBody
-		if err := decode(st.Input, &b); err != nil || b.Approved == nil {
-			return nil, fmt.Errorf("api %s: body %s: want {\"approved\":bool,…} (%v)", st.Action, st.Input, err)
-		}
-		return func(c core.CallID) core.Event {
-			return core.AnswerPermission{Call: c, Turn: turn, Interaction: st.Args["interaction"], Approved: *b.Approved,
-				Message: b.Message, UpdatedInput: b.UpdatedInput}
-		}, nil
-	case "answer-choice":
-		var b api.UserChoiceAnswer
-		if err := decode(st.Input, &b); err != nil {
-			return nil, fmt.Errorf("api %s: body %s: %v", st.Action, st.Input, err)
-		}
-		return func(c core.CallID) core.Event {
-			return core.AnswerUserChoice{Call: c, Turn: turn, Interaction: st.Args["interaction"], Answers: b.Answers,
-				Cancelled: b.Cancelled, Reason: b.Reason}
-		}, nil
-	case "function-result":
-		var b FunctionResultBody
-		if err := decode(st.Input, &b); err != nil || b.Success == nil || b.Content == nil {
-			return nil, fmt.Errorf("api %s: body %s: want {\"success\":bool,\"content\":[…]} (%v)", st.Action, st.Input, err)
-		}
-		return func(c core.CallID) core.Event {
-			return core.SubmitFunctionResult{Call: c, Turn: turn, CallID: st.Args["call"], Success: *b.Success, Content: b.Content}
-		}, nil
-	}
-	return nil, fmt.Errorf("api %s: not an answer call", st.Action)
-}
-
-func decode(s string, v any) error {
+// Strict decodes a step's JSON body into v, refusing unknown members.
+func Strict(s string, v any) error {
 	d := json.NewDecoder(bytes.NewReader([]byte(s)))
 	d.DisallowUnknownFields()
 	return d.Decode(v)
 }
 
-// CheckRefusal compares the result of a call with the step's refused=
-// argument: without it the call must succeed; with it the call must be
-// refused with that public error code.
-func CheckRefusal(st scenarios.Step, err error) error {
-	want := st.Args["refused"]
-	code, _, _ := api.ErrorCode(err)
-	switch {
-	case want == "" && err != nil:
-		return fmt.Errorf("API call refused: %v", err)
-	case want != "" && err == nil:
-		return fmt.Errorf("api %s: accepted, want it refused %s", st.Action, want)
-	case want != "" && code != want:
-		return fmt.Errorf("api %s: refused %q (%v), want %s", st.Action, code, err, want)
+// Core is a Core reached in process: core.Machine stepped directly, or
+// core/server's loop over it.
+type Core interface {
+	// Call makes one API call and returns its result; an error is a call
+	// that got none.
+	Call(ev func(core.CallID) core.Event) (*core.APIResult, error)
+	Turn(id string) (v core.TurnView, found bool, err error)
+	// StartWorkspace makes a workspace call, whose answer comes once the
+	// Runtime's work settled.
+	StartWorkspace(ev func(core.CallID) core.Event)
+	// WorkspaceAnswer is the latest workspace call's answer: called false
+	// when none was made, a nil result while it is pending.
+	WorkspaceAnswer() (res *core.APIResult, called bool, err error)
+}
+
+// Events is the API of a Core in process, as events of core.Machine;
+// device is the scripted Runtime's.
+func Events(c Core, device string) API { return events{c, device} }
+
+type events struct {
+	c      Core
+	device string
+}
+
+type event = func(core.CallID) core.Event
+
+func (e events) call(ev event) (*core.APIResult, error) {
+	res, err := e.c.Call(ev)
+	if err == nil && res.Err != nil {
+		code, _, _ := api.ErrorCode(res.Err)
+		return res, &Refused{Code: code, Call: "API call", Err: res.Err}
 	}
-	return nil
+	return res, err
 }
 
-// InteractionFields are the members core-interaction asserts, as the
-// public API's Turn shows them.
-func InteractionFields(v core.InteractionView) map[string]string {
-	return map[string]string{"kind": string(v.Kind), "status": string(v.Status), "code": v.ErrorCode,
-		"attempts": strconv.Itoa(v.Attempts)}
-}
+func (e events) do(ev event) error { _, err := e.call(ev); return err }
 
-// Views splits interaction views into fields and IDs for
-// scenarios.CheckInteraction.
-func Views(vs []core.InteractionView) ([]map[string]string, []string) {
-	var all []map[string]string
-	var ids []string
-	for _, v := range vs {
-		all, ids = append(all, InteractionFields(v)), append(ids, v.ID)
+// id makes a call and returns the ID its result carries.
+func (e events) id(ev event, id func(*core.APIResult) string) (string, error) {
+	res, err := e.call(ev)
+	if err != nil {
+		return "", err
 	}
-	return all, ids
+	return id(res), nil
 }
 
-// Fence returns the event of a quiesce (of the device, for the step's
-// environment) or a resume (of suspension suspend, the latest).
-func Fence(st scenarios.Step, device, suspend string) (func(core.CallID) core.Event, error) {
+func (e events) CreateSession(kind, environment string) (string, error) {
+	agent := core.AgentConfig{Kind: kind, Model: "model", Environment: core.EnvNone}
+	if environment != "" {
+		agent.Environment, agent.EnvironmentID = core.EnvSelfHosted, environment
+	}
+	return e.id(func(c core.CallID) core.Event { return core.CreateSession{Call: c, Agent: agent} },
+		func(r *core.APIResult) string { return r.SessionID })
+}
+
+func (e events) Submit(session, text string) (string, error) {
+	return e.id(func(c core.CallID) core.Event {
+		return core.SubmitTurn{Call: c, Session: session, Input: wire.TextInput(text)}
+	}, func(r *core.APIResult) string { return r.TurnID })
+}
+
+func (e events) Steer(_, turn, text string) error {
+	return e.do(func(c core.CallID) core.Event {
+		return core.SteerInput{Call: c, Turn: turn, Input: wire.TextInput(text)}
+	})
+}
+
+func (e events) Cancel(_, turn string) error {
+	return e.do(func(c core.CallID) core.Event { return core.CancelTurn{Call: c, Turn: turn} })
+}
+
+// Answer decodes the step's body (PermissionBody, api.UserChoiceAnswer or
+// FunctionResultBody) into its event.
+func (e events) Answer(st scenarios.Step, _, turn string) error {
+	var ev event
 	switch st.Action {
-	case "quiesce":
-		return func(c core.CallID) core.Event {
-			return core.QuiesceEnvironment{Call: c, Device: device, EnvironmentID: st.Args["environment"]}
-		}, nil
-	case "resume":
-		if suspend == "" {
-			return nil, fmt.Errorf("api resume: nothing was quiesced")
+	case "answer-permission":
+		var b PermissionBody
+		if err := Strict(st.Input, &b); err != nil || b.Approved == nil {
+			return fmt.Errorf("api %s: body %s: want {\"approved\":bool,…} (%v)", st.Action, st.Input, err)
 		}
-		return func(c core.CallID) core.Event {
-			return core.ResumeEnvironment{Call: c, SuspendID: suspend, Rollback: st.Args["rollback"] == "true"}
-		}, nil
+		ev = func(c core.CallID) core.Event {
+			return core.AnswerPermission{Call: c, Turn: turn, Interaction: st.Args["interaction"], Approved: *b.Approved,
+				Message: b.Message, UpdatedInput: b.UpdatedInput}
+		}
+	case "answer-choice":
+		var b api.UserChoiceAnswer
+		if err := Strict(st.Input, &b); err != nil {
+			return fmt.Errorf("api %s: body %s: %v", st.Action, st.Input, err)
+		}
+		ev = func(c core.CallID) core.Event {
+			return core.AnswerUserChoice{Call: c, Turn: turn, Interaction: st.Args["interaction"], Answers: b.Answers,
+				Cancelled: b.Cancelled, Reason: b.Reason}
+		}
+	default:
+		var b FunctionResultBody
+		if err := Strict(st.Input, &b); err != nil || b.Success == nil || b.Content == nil {
+			return fmt.Errorf("api %s: body %s: want {\"success\":bool,\"content\":[…]} (%v)", st.Action, st.Input, err)
+		}
+		ev = func(c core.CallID) core.Event {
+			return core.SubmitFunctionResult{Call: c, Turn: turn, CallID: st.Args["call"], Success: *b.Success, Content: b.Content}
+		}
 	}
-	return nil, fmt.Errorf("api %s: not a fencing call", st.Action)
+	return e.do(ev)
 }
 
-// CheckSuspension checks the core-suspension arguments against a
-// suspension record; it returns the line the machine runner prints.
-func CheckSuspension(args map[string]string, rec *core.SuspensionRecord) (string, []error) {
-	if rec == nil {
-		return "core-suspension", []error{fmt.Errorf("core-suspension: Core has no suspension record")}
-	}
-	have := map[string]string{"state": string(rec.State), "code": rec.ErrorCode,
-		"rollback": strconv.FormatBool(rec.Rollback), "attempts": strconv.Itoa(rec.Attempts)}
-	line := "core-suspension " + rec.ID
-	return compareFields(line, "suspension "+rec.ID, []string{"state", "code", "rollback", "attempts"}, args, have)
+func (e events) Quiesce(environment string) (string, error) {
+	return e.id(func(c core.CallID) core.Event {
+		return core.QuiesceEnvironment{Call: c, Device: e.device, EnvironmentID: environment}
+	}, func(r *core.APIResult) string { return r.SuspendID })
 }
 
-// Prepare returns the event of an Environment preparation on the device:
-// the step's input is a JSON array of runtime_prepare begin headers whose
-// data member is the step's body.
-func Prepare(st scenarios.Step, device string) (func(core.CallID) core.Event, error) {
+func (e events) Resume(suspend string, rollback bool) error {
+	return e.do(func(c core.CallID) core.Event {
+		return core.ResumeEnvironment{Call: c, SuspendID: suspend, Rollback: rollback}
+	})
+}
+
+// Prepare prepares the step's Environment on the device: the input is a
+// JSON array of runtime_prepare begin headers whose data member is the
+// step's body.
+func (e events) Prepare(st scenarios.Step) (string, error) {
 	var hs []wire.RuntimePrepare
 	if err := json.Unmarshal([]byte(st.Input), &hs); err != nil {
-		return nil, fmt.Errorf("api prepare-environment: steps %s: %v", st.Input, err)
+		return "", fmt.Errorf("api prepare-environment: steps %s: %v", st.Input, err)
 	}
 	steps := make([]core.PrepareStep, len(hs))
 	for i, h := range hs {
@@ -156,18 +171,114 @@ func Prepare(st scenarios.Step, device string) (func(core.CallID) core.Event, er
 		h.Data = nil
 		steps[i] = core.PrepareStep{Header: h, Body: body}
 	}
-	return func(c core.CallID) core.Event {
-		return core.PrepareEnvironment{Call: c, Device: device, EnvironmentID: st.Args["environment"],
+	return e.id(func(c core.CallID) core.Event {
+		return core.PrepareEnvironment{Call: c, Device: e.device, EnvironmentID: st.Args["environment"],
 			SessionID: st.Args["session"], Steps: steps}
+	}, func(r *core.APIResult) string { return r.PreparationID })
+}
+
+// Workspace call defaults (wire-reference §3.9).
+const (
+	DefaultMaxEntries = 1024
+	DefaultMaxBytes   = 1 << 20
+)
+
+func (e events) StartWorkspace(st scenarios.Step, session string) error {
+	limit := func(s string, def int) int {
+		if n, err := strconv.Atoi(s); err == nil {
+			return n
+		}
+		return def
+	}
+	var ev event
+	switch st.Action {
+	case "read-directory", "read-file":
+		r := core.ReadWorkspace{Session: session, Path: st.Args["path"], Directory: st.Action == "read-directory"}
+		if r.Directory {
+			r.MaxEntries = limit(st.Args["max_entries"], DefaultMaxEntries)
+		} else {
+			r.MaxBytes = limit(st.Args["max_bytes"], DefaultMaxBytes)
+		}
+		ev = func(c core.CallID) core.Event { r.Call = c; return r }
+	case "export":
+		x := core.ExportWorkspace{Session: session}
+		ev = func(c core.CallID) core.Event { x.Call = c; return x }
+	default:
+		w := core.WriteWorkspace{Session: session, Path: st.Args["path"], Data: []byte(st.Input)}
+		ev = func(c core.CallID) core.Event { w.Call = c; return w }
+	}
+	e.c.StartWorkspace(ev)
+	return nil
+}
+
+func (e events) view(id string) (core.TurnView, error) {
+	v, found, err := e.c.Turn(id)
+	switch {
+	case err != nil:
+		return v, fmt.Errorf("Turn %s: not readable (%v)", id, err)
+	case !found:
+		return v, fmt.Errorf("Turn %s unknown to Core", id)
+	}
+	return v, nil
+}
+
+func (e events) Turn(id string) (map[string]string, error) {
+	v, err := e.view(id)
+	if err != nil {
+		return nil, err
+	}
+	var inputs []string
+	for _, in := range v.Inputs {
+		inputs = append(inputs, string(in.State))
+	}
+	usage := "-"
+	if u := v.Usage; u != nil && u.Tokens != nil {
+		usage = fmt.Sprintf("%d/%d/%d", u.Tokens.InputTokens, u.Tokens.OutputTokens, u.Tokens.TotalTokens)
+	}
+	return map[string]string{
+		"state": string(v.State), "cursor": strconv.Itoa(v.InputCursor), "code": v.ErrorCode,
+		"engine_code": v.EngineErrorCode, "engine_status": strconv.Itoa(v.EngineHTTPStatus),
+		"content": v.Content, "attempt": strconv.Itoa(v.Attempt), "inputs": strings.Join(inputs, ","), "usage": usage,
 	}, nil
 }
 
-// CheckPreparation checks the core-preparation arguments (state, steps:
-// every step's state joined by commas, code: the first step's error
-// code) against a preparation record.
-func CheckPreparation(args map[string]string, rec *core.EnvironmentPreparationRecord) (string, []error) {
+func (e events) Interactions(turn string) (all []map[string]string, ids []string, shown bool, err error) {
+	v, err := e.view(turn)
+	for _, x := range v.Interactions {
+		all = append(all, map[string]string{"kind": string(x.Kind), "status": string(x.Status), "code": x.ErrorCode,
+			"attempts": strconv.Itoa(x.Attempts)})
+		ids = append(ids, x.ID)
+	}
+	return all, ids, true, err
+}
+
+func (e events) Suspension(id string) (map[string]string, error) {
+	var rec *core.SuspensionRecord
+	if id != "" {
+		res, err := e.c.Call(func(c core.CallID) core.Event { return core.ReadSuspension{Call: c, SuspendID: id} })
+		if err != nil {
+			return nil, err
+		}
+		rec = res.Suspension
+	}
 	if rec == nil {
-		return "core-preparation", []error{fmt.Errorf("core-preparation: Core has no Environment preparation")}
+		return nil, fmt.Errorf("core-suspension: Core has no suspension record")
+	}
+	return map[string]string{"state": string(rec.State), "code": rec.ErrorCode,
+		"rollback": strconv.FormatBool(rec.Rollback), "attempts": strconv.Itoa(rec.Attempts)}, nil
+}
+
+func (e events) Preparation(id, _ string) (string, map[string]string, error) {
+	var rec *core.EnvironmentPreparationRecord
+	if id != "" {
+		res, err := e.c.Call(func(c core.CallID) core.Event { return core.ReadPreparation{Call: c, ID: id} })
+		if err != nil {
+			return "", nil, err
+		}
+		rec = res.Preparation
+	}
+	if rec == nil {
+		return "", nil, fmt.Errorf("core-preparation: Core has no Environment preparation")
 	}
 	var states []string
 	code := ""
@@ -177,32 +288,42 @@ func CheckPreparation(args map[string]string, rec *core.EnvironmentPreparationRe
 			code = s.ErrorCode
 		}
 	}
-	return CheckPreparationFields(args, rec.ID, string(rec.State), states, code)
+	return rec.ID, map[string]string{"state": string(rec.State), "steps": strings.Join(states, ","), "code": code}, nil
 }
 
-// CheckPreparationFields checks a core-preparation step's state=, steps=
-// (the steps' states, comma-separated) and code= (the first step's error
-// code) against preparation id as some view of Core shows it.
-func CheckPreparationFields(args map[string]string, id, state string, steps []string, code string) (string, []error) {
-	have := map[string]string{"state": state, "steps": strings.Join(steps, ","), "code": code}
-	line := "core-preparation " + id
-	return compareFields(line, "preparation "+id, []string{"state", "steps", "code"}, args, have)
+func (e events) WorkspaceAnswer(bool) (map[string]string, error) {
+	res, called, err := e.c.WorkspaceAnswer()
+	switch {
+	case !called:
+		return nil, fmt.Errorf("core-workspace: no workspace call was made")
+	case err != nil:
+		return nil, fmt.Errorf("core-workspace: API call: %v", err)
+	case res == nil:
+		return Pending, nil
+	case res.Err != nil:
+		return nil, fmt.Errorf("core-workspace: the call was refused: %v", res.Err)
+	case res.Workspace == nil:
+		return nil, fmt.Errorf("core-workspace: the answer carries no workspace result")
+	}
+	w := res.Workspace
+	return map[string]string{"outcome": w.Outcome, "code": w.Code, "entries": Entries(w.Entries),
+		"data": string(w.Data), "truncated": strconv.FormatBool(w.Truncated || w.EntriesTruncated),
+		"archive": strconv.Itoa(len(w.Archive))}, nil
 }
 
-// compareFields compares the listed members of args with have, in the
-// order of keys: the step's transcript line gains each listed member as
-// Core has it, and each difference is an error about subject.
-func compareFields(line, subject string, keys []string, args, have map[string]string) (string, []error) {
-	var errs []error
-	for _, k := range keys {
-		want, listed := args[k]
-		if !listed {
-			continue
-		}
-		line += fmt.Sprintf(" %s=%s", k, have[k])
-		if have[k] != want {
-			errs = append(errs, fmt.Errorf("%s: %s=%q, want %q", subject, k, have[k], want))
+// Pending is what core-workspace sees while Core has not answered the
+// call: outcome=pending.
+var Pending = map[string]string{"outcome": "pending"}
+
+// Entries renders a listing as core-workspace's entries= shows it: the
+// names in order, comma-separated, a directory's with a trailing slash.
+func Entries(es []wire.DirectoryEntry) string {
+	names := make([]string, len(es))
+	for i, e := range es {
+		names[i] = e.Name
+		if e.Kind == "directory" {
+			names[i] += "/"
 		}
 	}
-	return line, errs
+	return strings.Join(names, ",")
 }

@@ -1,99 +1,120 @@
 package coreapi
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
-	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/scenarios"
-	"github.com/turnstile-sim/turnstile/wire"
 )
 
 // DefaultKind is the Harness kind of the scenario's Session (§7).
 const DefaultKind = "contract"
 
-// Core is a Core reached in process: core.Machine stepped directly, or
-// core/server's loop over it.
-type Core interface {
-	// Call makes one API call and returns its result; an error is a call
-	// that got none.
-	Call(ev func(core.CallID) core.Event) (*core.APIResult, error)
-	// Turn reads Core's view of a Turn.
-	Turn(id string) (v core.TurnView, found bool, err error)
-	// StartWorkspace makes a workspace call, whose answer comes once the
-	// Runtime's work settled.
-	StartWorkspace(ev func(core.CallID) core.Event)
-	// WorkspaceAnswer is the latest workspace call's answer: called false
-	// when none was made, a nil result while it is pending.
-	WorkspaceAnswer() (res *core.APIResult, called bool, err error)
+// API is Core as a driver reaches it for the steps only Core has: in
+// process through events (Events) or over HTTP (scenarios/conform). An
+// error is the step's failure as the driver words it; a *Refused is a
+// call Core refused, which a step may expect (refused=).
+type API interface {
+	// CreateSession creates a Session of kind: with no execution
+	// environment, or self-hosted on environment.
+	CreateSession(kind, environment string) (string, error)
+	Submit(session, text string) (turn string, err error)
+	Steer(session, turn, text string) error
+	Cancel(session, turn string) error
+	Answer(st scenarios.Step, session, turn string) error
+	Quiesce(environment string) (suspend string, err error)
+	Resume(suspend string, rollback bool) error
+	Prepare(st scenarios.Step) (prep string, err error)
+	// StartWorkspace makes a workspace call, answered once the Runtime's
+	// work settled.
+	StartWorkspace(st scenarios.Step, session string) error
+
+	// Turn reads the members core-state asserts; one left out is not
+	// shown by this Core.
+	Turn(id string) (map[string]string, error)
+	// Interactions reads a Turn's interactions (shown: the view has them).
+	Interactions(turn string) (all []map[string]string, ids []string, shown bool, err error)
+	Suspension(id string) (map[string]string, error)
+	// Preparation reads the latest preparation: prep, or the latest of
+	// session, as this Core finds it.
+	Preparation(prep, session string) (id string, have map[string]string, err error)
+	// WorkspaceAnswer reads the latest workspace call's answer (Pending
+	// while none came); pending: the step expects none.
+	WorkspaceAnswer(pending bool) (map[string]string, error)
 }
+
+// Refused is a call Core refused with a public error code.
+type Refused struct {
+	Code string
+	Call string // "API call", "POST <path>"
+	Err  error
+}
+
+func (r *Refused) Error() string { return fmt.Sprintf("%s refused: %v", r.Call, r.Err) }
 
 // Steps plays the steps only Core has (api and the core-* assertions)
-// on a Core in process, for a scenarios.CoreDriver that embeds it. It
-// keeps what the scenario created: the Session, its Turns, the latest
-// suspension and preparation.
+// for a scenarios.CoreDriver that embeds it. It keeps what the scenario
+// created: the Session, its Turns, the latest suspension and preparation.
 type Steps struct {
-	log     *scenarios.Log
-	c       Core
-	device  string // the scripted Runtime's device
-	session string
-	turns   []string
-	suspend string // the latest suspension Core minted
-	prep    string // the latest Environment preparation
+	log *scenarios.Log
+	api API
+	// Retry: a difference in core-state, core-interaction or
+	// core-suspension is read again for this long, every 20ms (a Core
+	// reached from outside may show a frame's effect a moment late).
+	Retry time.Duration
+	// NotChecked, when set, takes each listed member Core's view does not
+	// show.
+	NotChecked func(format string, args ...any)
+	session    string
+	turns      []string
+	suspend    string
+	prep       string
 }
 
-// NewSteps returns the steps of Core c, reported on log; device is the
-// scripted Runtime's.
-func NewSteps(log *scenarios.Log, c Core, device string) *Steps {
-	return &Steps{log: log, c: c, device: device}
+// NewSteps returns the steps of Core a, reported on log.
+func NewSteps(log *scenarios.Log, a API) *Steps { return &Steps{log: log, api: a} }
+
+// Session is the scenario's Session ("" before one was created) and
+// whether it submitted a Turn.
+func (s *Steps) Session() (string, bool) { return s.session, len(s.turns) > 0 }
+
+// failed fails the step with err, if any.
+func (s *Steps) failed(err error) bool {
+	if err != nil {
+		s.log.Failf("%v", err)
+	}
+	return err != nil
 }
 
-// call makes an API call that must succeed (scenarios make only valid
-// calls unless they name a refusal).
-func (s *Steps) call(ev func(core.CallID) core.Event) (*core.APIResult, bool) {
-	res, err := s.c.Call(ev)
+// refusable checks a call's error against the step's refused=; ok: the
+// call did as the step said.
+func (s *Steps) refusable(st scenarios.Step, err error) bool {
+	want := st.Args["refused"]
+	var ref *Refused
 	switch {
-	case err != nil:
+	case err != nil && !errors.As(err, &ref):
 		s.log.Failf("%v", err)
-		return nil, false
-	case res.Err != nil:
-		s.log.Failf("API call refused: %v", res.Err)
-		return res, false
+	case want == "" && err != nil:
+		s.log.Failf("%v", err)
+	case want != "" && err == nil:
+		s.log.Failf("api %s: accepted, want it refused %s", st.Action, want)
+	case want != "" && ref.Code != want:
+		s.log.Failf("api %s: refused %q (%v), want %s", st.Action, ref.Code, ref.Err, want)
+	default:
+		return true
 	}
-	return res, true
+	return false
 }
 
-// refusable makes an API call whose refusal the step may name
-// (refused=).
-func (s *Steps) refusable(st scenarios.Step, ev func(core.CallID) core.Event, err error) *core.APIResult {
-	if err != nil {
-		s.log.Failf("%v", err)
-		return nil
-	}
-	res, err := s.c.Call(ev)
-	if err != nil {
-		s.log.Failf("%v", err)
-		return nil
-	}
-	if err := CheckRefusal(st, res.Err); err != nil {
-		s.log.Failf("%v", err)
-	}
-	if res.Err != nil {
-		return nil
-	}
-	return res
-}
-
-// createSession creates the scenario's Session on its first call.
-func (s *Steps) createSession(agent core.AgentConfig) bool {
+func (s *Steps) createSession(kind, environment string) bool {
 	if s.session != "" {
 		return true
 	}
-	res, ok := s.call(func(c core.CallID) core.Event { return core.CreateSession{Call: c, Agent: agent} })
-	if ok {
-		s.session = res.SessionID
-	}
-	return ok
+	id, err := s.api.CreateSession(kind, environment)
+	s.session = id
+	return !s.failed(err)
 }
 
 // API makes one public API call; the Session is created by the first
@@ -106,49 +127,41 @@ func (s *Steps) API(st scenarios.Step) {
 		if kind == "" {
 			kind = DefaultKind
 		}
-		if !s.createSession(core.AgentConfig{Kind: kind, Model: "model", Environment: core.EnvNone}) {
-			return
-		}
-		if res, ok := s.call(func(c core.CallID) core.Event {
-			return core.SubmitTurn{Call: c, Session: s.session, Input: wire.TextInput(st.Args["text"])}
-		}); ok {
-			s.turns = append(s.turns, res.TurnID)
+		if s.createSession(kind, "") {
+			if id, err := s.api.Submit(s.session, st.Args["text"]); !s.failed(err) {
+				s.turns = append(s.turns, id)
+			}
 		}
 	case "steer":
 		if id, ok := s.turnArg(st.Args); ok {
-			s.call(func(c core.CallID) core.Event {
-				return core.SteerInput{Call: c, Turn: id, Input: wire.TextInput(st.Args["text"])}
-			})
+			s.failed(s.api.Steer(s.session, id, st.Args["text"]))
 		}
 	case "cancel":
 		if id, ok := s.turnArg(st.Args); ok {
-			s.call(func(c core.CallID) core.Event { return core.CancelTurn{Call: c, Turn: id} })
+			s.failed(s.api.Cancel(s.session, id))
 		}
 	case "answer-permission", "answer-choice", "function-result":
 		if id, ok := s.turnArg(st.Args); ok {
-			ev, err := Answer(st, id)
-			s.refusable(st, ev, err)
+			s.refusable(st, s.api.Answer(st, s.session, id))
 		}
-	case "quiesce", "resume":
-		ev, err := Fence(st, s.device, s.suspend)
-		if res := s.refusable(st, ev, err); res != nil && st.Action == "quiesce" {
-			s.suspend = res.SuspendID
+	case "quiesce":
+		if id, err := s.api.Quiesce(st.Args["environment"]); s.refusable(st, err) && err == nil {
+			s.suspend = id
 		}
+	case "resume":
+		if s.suspend == "" {
+			s.log.Failf("api resume: nothing was quiesced")
+			return
+		}
+		s.refusable(st, s.api.Resume(s.suspend, st.Args["rollback"] == "true"))
 	case "prepare-environment":
-		ev, err := Prepare(st, s.device)
-		if res := s.refusable(st, ev, err); res != nil {
-			s.prep = res.PreparationID
+		if id, err := s.api.Prepare(st); s.refusable(st, err) && err == nil {
+			s.prep = id
 		}
 	case "read-directory", "read-file", "write-file", "export":
-		if !s.createSession(WorkspaceSession(st, DefaultKind)) {
-			return
+		if s.createSession(DefaultKind, st.Args["environment"]) {
+			s.failed(s.api.StartWorkspace(st, s.session))
 		}
-		ev, err := Workspace(st, s.session)
-		if err != nil {
-			s.log.Failf("%v", err)
-			return
-		}
-		s.c.StartWorkspace(ev)
 	}
 }
 
@@ -170,23 +183,125 @@ func (s *Steps) turnArg(args map[string]string) (string, bool) {
 	return s.turns[n-1], true
 }
 
-// turn reads the Turn a step names.
-func (s *Steps) turn(args map[string]string) (string, core.TurnView, bool) {
-	id, ok := s.turnArg(args)
-	if !ok {
-		return "", core.TurnView{}, false
+// errNotShown ends a check whose members Core's view does not show.
+var errNotShown = errors.New("not shown")
+
+// check reads and compares until nothing differs or Retry passed, then
+// reports the step's line and each difference.
+func (s *Steps) check(try func() (string, []error, error)) {
+	deadline := time.Now().Add(s.Retry)
+	for {
+		line, errs, err := try()
+		switch {
+		case errors.Is(err, errNotShown):
+			return
+		case err != nil:
+			s.log.Failf("%v", err)
+			return
+		case len(errs) == 0 || s.Retry == 0 || time.Now().After(deadline):
+			for _, err := range errs {
+				s.log.Failf("%v", err)
+			}
+			s.log.Note(line)
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	v, found, err := s.c.Turn(id)
-	switch {
-	case err != nil:
-		s.log.Failf("Turn %s: not readable (%v)", id, err)
-	case !found:
-		s.log.Failf("Turn %s unknown to Core", id)
-	}
-	return id, v, err == nil && found
 }
 
-// report fails each error and adds the step's line to the transcript.
+var stateKeys = []string{"state", "cursor", "code", "engine_code", "engine_status", "content", "attempt", "inputs", "usage"}
+
+// CoreState checks Core's projection of a Turn against the listed
+// fields.
+func (s *Steps) CoreState(args map[string]string) {
+	id, ok := s.turnArg(args)
+	if !ok {
+		return
+	}
+	var unshown []string
+	s.check(func() (string, []error, error) {
+		have, err := s.api.Turn(id)
+		if err != nil {
+			return "", nil, err
+		}
+		unshown = nil
+		for _, k := range stateKeys {
+			if want, listed := args[k]; listed && s.NotChecked != nil {
+				if _, shown := have[k]; !shown {
+					unshown, have[k] = append(unshown, k+"="+want), want
+				}
+			}
+		}
+		line, errs := compareFields("core-state turn="+id, "Turn "+id, stateKeys, args, have)
+		return line, errs, nil
+	})
+	for _, u := range unshown {
+		s.NotChecked("core-state %s: Core's view of the Turn does not show it", u)
+	}
+}
+
+// CoreInteraction checks Core's record of one interaction of a Turn
+// (id= and the listed members kind, status, code, attempts).
+func (s *Steps) CoreInteraction(args map[string]string) {
+	turn, ok := s.turnArg(args)
+	if !ok {
+		return
+	}
+	s.check(func() (string, []error, error) {
+		all, ids, shown, err := s.api.Interactions(turn)
+		switch {
+		case err != nil:
+			return "", nil, err
+		case !shown:
+			s.NotChecked("core-interaction id=%s: Core's view of the Turn does not show interactions", args["id"])
+			return "", nil, errNotShown
+		}
+		id := args["id"]
+		line, i := "core-interaction id="+id, -1
+		for j := range ids {
+			if ids[j] == id {
+				i = j
+			}
+		}
+		if i < 0 {
+			return line, []error{fmt.Errorf("Turn %s: interaction %s: Core has no record of it (it has %q)", turn, id, ids)}, nil
+		}
+		line, errs := compareFields(line, "Turn "+turn+": interaction "+id, []string{"kind", "status", "code", "attempts"}, args, all[i])
+		return line, errs, nil
+	})
+}
+
+// CoreSuspension checks Core's record of the latest suspension.
+func (s *Steps) CoreSuspension(args map[string]string) {
+	s.check(func() (string, []error, error) {
+		have, err := s.api.Suspension(s.suspend)
+		if err != nil {
+			return "", nil, err
+		}
+		line, errs := compareFields("core-suspension "+s.suspend, "suspension "+s.suspend, []string{"state", "code", "rollback", "attempts"}, args, have)
+		return line, errs, nil
+	})
+}
+
+// CorePreparation checks Core's record of the latest preparation (state,
+// steps: every step's state joined by commas, code: the first step's
+// error code).
+func (s *Steps) CorePreparation(args map[string]string) {
+	id, have, err := s.api.Preparation(s.prep, s.session)
+	if !s.failed(err) {
+		s.report(compareFields("core-preparation "+id, "preparation "+id, []string{"state", "steps", "code"}, args, have))
+	}
+}
+
+// CoreWorkspace checks the answer of the latest workspace call
+// (outcome=pending while there is none).
+func (s *Steps) CoreWorkspace(args map[string]string) {
+	have, err := s.api.WorkspaceAnswer(args["outcome"] == "pending")
+	if !s.failed(err) {
+		s.report(compareFields("core-workspace", "workspace answer", []string{"outcome", "code", "entries", "data", "truncated", "archive"}, args, have))
+	}
+}
+
 func (s *Steps) report(line string, errs []error) {
 	for _, err := range errs {
 		s.log.Failf("%v", err)
@@ -194,102 +309,20 @@ func (s *Steps) report(line string, errs []error) {
 	s.log.Note(line)
 }
 
-// CoreState checks Core's projection of a Turn against the listed
-// fields.
-func (s *Steps) CoreState(args map[string]string) {
-	id, v, ok := s.turn(args)
-	if !ok {
-		return
-	}
-	inputs := ""
-	for i, in := range v.Inputs {
-		if i > 0 {
-			inputs += ","
+// compareFields compares the listed members of args with have, in the
+// order of keys: the step's transcript line gains each listed member as
+// Core has it, and each difference is an error about subject.
+func compareFields(line, subject string, keys []string, args, have map[string]string) (string, []error) {
+	var errs []error
+	for _, k := range keys {
+		want, listed := args[k]
+		if !listed {
+			continue
 		}
-		inputs += string(in.State)
-	}
-	have := map[string]string{
-		"state": string(v.State), "cursor": strconv.Itoa(v.InputCursor), "code": v.ErrorCode,
-		"engine_code": v.EngineErrorCode, "engine_status": strconv.Itoa(v.EngineHTTPStatus),
-		"content": v.Content, "attempt": strconv.Itoa(v.Attempt), "inputs": inputs,
-		"usage": usageText(v.Usage),
-	}
-	line := "core-state turn=" + id
-	keys := []string{"state", "cursor", "code", "engine_code", "engine_status", "content", "attempt", "inputs", "usage"}
-	s.report(compareFields(line, "Turn "+id, keys, args, have))
-}
-
-// usageText renders token usage as in/out/total, "-" when unknown.
-func usageText(u *wire.Usage) string {
-	if u == nil || u.Tokens == nil {
-		return "-"
-	}
-	return fmt.Sprintf("%d/%d/%d", u.Tokens.InputTokens, u.Tokens.OutputTokens, u.Tokens.TotalTokens)
-}
-
-// CoreInteraction checks Core's record of one interaction of a Turn.
-func (s *Steps) CoreInteraction(args map[string]string) {
-	id, v, ok := s.turn(args)
-	if !ok {
-		return
-	}
-	all, ids := Views(v.Interactions)
-	line, errs := scenarios.CheckInteraction(args, all, ids)
-	for i, err := range errs {
-		errs[i] = fmt.Errorf("Turn %s: %w", id, err)
-	}
-	s.report(line, errs)
-}
-
-// CoreSuspension checks Core's record of the latest suspension.
-func (s *Steps) CoreSuspension(args map[string]string) {
-	var rec *core.SuspensionRecord
-	if s.suspend != "" {
-		res, err := s.c.Call(func(c core.CallID) core.Event { return core.ReadSuspension{Call: c, SuspendID: s.suspend} })
-		if err != nil {
-			s.log.Failf("%v", err)
-			return
+		line += fmt.Sprintf(" %s=%s", k, have[k])
+		if have[k] != want {
+			errs = append(errs, fmt.Errorf("%s: %s=%q, want %q", subject, k, have[k], want))
 		}
-		rec = res.Suspension
 	}
-	s.report(CheckSuspension(args, rec))
-}
-
-// CorePreparation checks Core's record of the latest preparation.
-func (s *Steps) CorePreparation(args map[string]string) {
-	var rec *core.EnvironmentPreparationRecord
-	if s.prep != "" {
-		res, err := s.c.Call(func(c core.CallID) core.Event { return core.ReadPreparation{Call: c, ID: s.prep} })
-		if err != nil {
-			s.log.Failf("%v", err)
-			return
-		}
-		rec = res.Preparation
-	}
-	s.report(CheckPreparation(args, rec))
-}
-
-// CoreWorkspace checks the answer of the latest workspace call
-// (outcome=pending while there is none).
-func (s *Steps) CoreWorkspace(args map[string]string) {
-	res, called, err := s.c.WorkspaceAnswer()
-	have := Pending
-	switch {
-	case !called:
-		s.log.Failf("core-workspace: no workspace call was made")
-		return
-	case err != nil:
-		s.log.Failf("core-workspace: API call: %v", err)
-		return
-	case res == nil:
-	case res.Err != nil:
-		s.log.Failf("core-workspace: the call was refused: %v", res.Err)
-		return
-	case res.Workspace == nil:
-		s.log.Failf("core-workspace: the answer carries no workspace result")
-		return
-	default:
-		have = WorkspaceFields(res.Workspace)
-	}
-	s.report(CheckWorkspace(args, have))
+	return line, errs
 }

@@ -43,7 +43,7 @@ func play(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, _, err := daemonmachine.New(sc, daemon.Limits{})
+	rt, _, err := daemonmachine.New(sc, daemon.Limits{}, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

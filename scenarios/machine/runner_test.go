@@ -27,7 +27,7 @@ func failures(t *testing.T, s scenarios.Side, text string) []string {
 	}
 	var d scenarios.Driver
 	if s == scenarios.Runtime {
-		if _, d, err = daemonmachine.New(sc, daemon.Limits{}); err != nil {
+		if _, d, err = daemonmachine.New(sc, daemon.Limits{}, t.TempDir()); err != nil {
 			t.Fatal(err)
 		}
 	} else {

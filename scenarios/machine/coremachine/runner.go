@@ -7,7 +7,6 @@ package coremachine
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"time"
 
@@ -62,12 +61,9 @@ func New(sc *scenarios.Scenario, cfg core.Config) (*scenarios.Player, *Runner) {
 		closed: map[core.ConnID]string{},
 		timers: map[core.TimerID]time.Time{},
 	}
-	r.Steps = coreapi.NewSteps(&r.Log, r, Device)
+	r.Steps = coreapi.NewSteps(&r.Log, coreapi.Events(r, Device))
 	return scenarios.NewPlayer(sc, r), r
 }
-
-// Machine is the machine under test (for tests of the runner itself).
-func (r *Runner) Machine() *core.Machine { return r.m }
 
 // VersionRefused is not for core.Machine: the protocol version is checked
 // by the gateway at the WebSocket upgrade.
@@ -75,7 +71,7 @@ func (r *Runner) VersionRefused(map[string]string) {
 	r.Note("skipped: the protocol version is checked by the gateway at the WebSocket upgrade (HTTP 426 before any registration); core.Machine receives no event for it")
 }
 
-// step applies one event and its effects, printing both.
+// step applies one event and its effects, printing both unless quiet.
 func (r *Runner) step(ev core.Event, quiet bool) {
 	effects := r.m.Step(r.now, ev)
 	if !quiet {
@@ -106,7 +102,6 @@ func (r *Runner) apply(e core.Effect, quiet bool) {
 	}
 }
 
-// Unlisted takes the frames Core sent that no step listed yet.
 func (r *Runner) Unlisted() []string {
 	var out []string
 	for _, s := range r.pending {
@@ -116,7 +111,6 @@ func (r *Runner) Unlisted() []string {
 	return out
 }
 
-// Sent takes the next frame Core sent, on the current connection.
 func (r *Runner) Sent(*scenarios.Frame) ([]byte, error) {
 	if len(r.pending) == 0 {
 		return nil, nil
@@ -133,22 +127,17 @@ func (r *Runner) Sent(*scenarios.Frame) ([]byte, error) {
 	return b, nil
 }
 
-// Deliver feeds a frame of the scripted Runtime to the machine.
 func (r *Runner) Deliver(f *scenarios.Frame, raw []byte) {
 	if r.conn == 0 {
 		r.Failf("runtime frame %s with no connection open", f.Type)
 		return
 	}
-	frame, derr := wire.Decode(raw)
+	frame, rejected, ok := r.Decode(f, raw)
 	switch {
-	case derr != nil && !f.Invalid:
-		r.Failf("the scenario's %s frame does not decode: %v", f.Type, derr)
+	case !ok:
 		return
-	case derr == nil && f.Invalid:
-		r.Failf("the scenario's %s frame is marked invalid but decodes", f.Type)
-		return
-	case derr != nil:
-		r.step(core.FrameRejected{Conn: r.conn, Type: f.Type, Err: derr}, false)
+	case rejected != nil:
+		r.step(core.FrameRejected{Conn: r.conn, Type: f.Type, Err: rejected}, false)
 		return
 	}
 	if f.Type == wire.TypeHeartbeat {
@@ -157,14 +146,12 @@ func (r *Runner) Deliver(f *scenarios.Frame, raw []byte) {
 	r.step(core.FrameReceived{Conn: r.conn, Frame: frame}, false)
 }
 
-// Connect opens a connection of the scripted Runtime.
 func (r *Runner) Connect() {
 	r.lastConn++
 	r.conn, r.hb = r.lastConn, nil
 	r.step(core.ConnOpened{Device: Device, Conn: r.conn}, false)
 }
 
-// Disconnect loses the connection; byCore: Core closed it.
 func (r *Runner) Disconnect(byCore bool) {
 	if r.conn == 0 {
 		r.Failf("disconnect with no connection open")
@@ -189,7 +176,7 @@ func (r *Runner) Advance(d time.Duration) {
 	target := r.now.Add(d)
 	keepalives := 0
 	for {
-		id, at, ok := r.nextTimer()
+		id, at, ok := scenarios.Earliest(r.timers)
 		hbDue := r.hb != nil && r.conn != 0 && !r.nextHB.After(target)
 		if hbDue && (!ok || r.nextHB.Before(at)) {
 			r.now = r.nextHB
@@ -210,22 +197,6 @@ func (r *Runner) Advance(d time.Duration) {
 	if keepalives > 0 {
 		r.Note(fmt.Sprintf("(%d keepalive heartbeats)", keepalives))
 	}
-}
-
-func (r *Runner) nextTimer() (core.TimerID, time.Time, bool) {
-	ids := make([]core.TimerID, 0, len(r.timers))
-	for id := range r.timers {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	var best core.TimerID
-	var at time.Time
-	for _, id := range ids {
-		if best == "" || r.timers[id].Before(at) {
-			best, at = id, r.timers[id]
-		}
-	}
-	return best, at, best != ""
 }
 
 func (r *Runner) call() core.CallID {

@@ -1,11 +1,17 @@
 package daemonmachine
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
+	"path/filepath"
 	"strconv"
 
+	"github.com/turnstile-sim/turnstile/adapters/localworkspace"
 	"github.com/turnstile-sim/turnstile/daemon"
+	"github.com/turnstile-sim/turnstile/daemon/runner"
 	"github.com/turnstile-sim/turnstile/scenarios"
+	"github.com/turnstile-sim/turnstile/scenarios/controlled"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -14,21 +20,31 @@ import (
 // step settles them.
 type harness struct {
 	armed   map[string]int
-	staged  map[string][]byte // runtime_prepare staging (transfer.go)
-	turns   []daemon.TurnID   // native Turns in start order
+	turns   []daemon.TurnID // native Turns in start order
 	settled map[daemon.TurnID]*daemon.SettleResult
 	waits   map[daemon.TurnID]daemon.CallID // held settlement waits
 	held    []daemon.NativeCall             // calls that hang
 	apply   []daemon.NativeInputApplied     // written inputs held before consumption
 	late    map[daemon.TurnID]bool          // a native event follows settlement
-	files   map[string]tree                 // workspaces by Environment (workspace.go)
+	// files lays harness file steps into the workspaces; native answers
+	// the workspace and transfer calls from them as the daemon does.
+	files  *controlled.Controlled
+	native *runner.Native
+	out    []daemon.Event // what native answered
 }
 
-func newHarness() *harness {
-	return &harness{
+// newHarness keeps the Environments' workspaces and the transfers'
+// installation under dir.
+func newHarness(dir string) *harness {
+	h := &harness{
 		armed: map[string]int{}, settled: map[daemon.TurnID]*daemon.SettleResult{},
-		waits: map[daemon.TurnID]daemon.CallID{}, late: map[daemon.TurnID]bool{},
+		waits: map[daemon.TurnID]daemon.CallID{}, late: map[daemon.TurnID]bool{}, files: controlled.New(),
 	}
+	h.files.SetWorkspaces(filepath.Join(dir, "workspaces"))
+	h.native = runner.NewNative(context.Background(), h.files, slog.New(slog.DiscardHandler), func(e daemon.Event) { h.out = append(h.out, e) })
+	h.native.SetWorkspaces(localworkspace.Binding{Base: filepath.Join(dir, "workspaces")})
+	h.native.Installer = &runner.Installer{Workspace: filepath.Join(dir, "prepared"), State: filepath.Join(dir, "state")}
+	return h
 }
 
 // take consumes one arming of action.
@@ -86,13 +102,15 @@ func (h *harness) call(c daemon.NativeCall) []daemon.Event {
 			return []daemon.Event{result(c.Call, daemon.CloseResult{Err: "native close failed"})}
 		}
 		return []daemon.Event{result(c.Call, daemon.CloseResult{})}
-	case daemon.StageChunk, daemon.InstallTransfer, daemon.DiscardTransfer:
-		return []daemon.Event{result(c.Call, h.transfer(op))}
 	case daemon.RespondPermission, daemon.RespondUserChoice, daemon.SubmitFunctionResult:
 		return []daemon.Event{result(c.Call, daemon.DecisionResult{Outcome: daemon.DecisionApplied})}
-	}
-	if evs, ok := h.workspaceCall(c); ok {
-		return evs
+	case daemon.OpenWorkspace, daemon.CloseWorkspace, daemon.ReadWorkspace, daemon.ExportWorkspace, daemon.WriteWorkspace,
+		daemon.StageChunk, daemon.InstallTransfer, daemon.DiscardTransfer:
+		h.native.Run(c)
+		h.native.Wait()
+		out := h.out
+		h.out = nil
+		return out
 	}
 	panic(fmt.Sprintf("controlled harness: unknown op %T", c.Op))
 }
@@ -186,7 +204,10 @@ func (r *Runner) Harness(st scenarios.Step) {
 		}
 		r.run(evs...)
 	case "file":
-		r.h.putFile(st.Args["environment"], st.Args["path"], []byte(st.Input))
+		if err := r.h.files.Do(scenarios.HarnessCommand(st)); err != nil {
+			r.Failf("%v", err)
+			return
+		}
 		r.Note("file " + st.Args["environment"] + ":" + st.Args["path"])
 	case "late-event":
 		t, ok := r.h.live()
@@ -202,7 +223,7 @@ func (r *Runner) Harness(st scenarios.Step) {
 	}
 }
 
-// settle settles the oldest live native Turn with the step's outcome and
+// Settle settles the oldest live native Turn with the step's outcome and
 // answers its settlement wait, if one is outstanding.
 func (r *Runner) Settle(args map[string]string) {
 	t, ok := r.h.live()
@@ -223,7 +244,6 @@ func (r *Runner) Settle(args map[string]string) {
 	}
 }
 
-// owned checks the Runtime-owned resources against the listed counts.
 func (r *Runner) RuntimeOwned(args map[string]string) {
 	snap := r.m.Snapshot()
 	count := map[string]int{}

@@ -9,7 +9,6 @@ package daemonmachine
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -41,8 +40,8 @@ type Runner struct {
 // New returns a player of sc and the driver of its machine. The machine
 // declares what the scenario's first Runtime heartbeat declares (kinds,
 // capabilities, daemon version); limits may be narrowed (zero:
-// defaults).
-func New(sc *scenarios.Scenario, limits daemon.Limits) (*scenarios.Player, *Runner, error) {
+// defaults). The Environments' workspaces lie under dir.
+func New(sc *scenarios.Scenario, limits daemon.Limits, dir string) (*scenarios.Player, *Runner, error) {
 	cfg, err := declaration(sc)
 	if err != nil {
 		return nil, nil, err
@@ -54,7 +53,7 @@ func New(sc *scenarios.Scenario, limits daemon.Limits) (*scenarios.Player, *Runn
 	r := &Runner{
 		Log:    scenarios.Log{Name: "runtime"},
 		m:      daemon.New(cfg),
-		h:      newHarness(),
+		h:      newHarness(dir),
 		now:    Epoch,
 		closed: map[uint64]string{},
 		timers: map[daemon.TimerID]time.Time{},
@@ -69,7 +68,7 @@ func declaration(sc *scenarios.Scenario) (daemon.Config, error) {
 	if err != nil {
 		return daemon.Config{}, err
 	}
-	// the controlled harness installs workspace writes (workspace.go)
+	// the controlled harness installs workspace writes
 	cfg := daemon.Config{DaemonVersion: hb.DaemonVersion, Workspace: daemon.WorkspaceConfig{Writes: true}}
 	if cfg.DaemonVersion == "" {
 		cfg.DaemonVersion = "scenario"
@@ -80,16 +79,12 @@ func declaration(sc *scenarios.Scenario) (daemon.Config, error) {
 	return cfg, nil
 }
 
-// Machine is the machine under test.
-func (r *Runner) Machine() *daemon.Machine { return r.m }
-
 // VersionRefused is not for daemon.Machine: Core's gateway refuses the
 // upgrade and the daemon's transport stops reconnecting.
 func (r *Runner) VersionRefused(map[string]string) {
 	r.Note("skipped: the protocol version is refused by Core's gateway at the WebSocket upgrade (HTTP 426); the daemon's transport, not daemon.Machine, stops reconnecting")
 }
 
-// Connect opens a connection of the scripted Core.
 func (r *Runner) Connect() {
 	r.beats = nil // heartbeats of an earlier connection are never compared
 	r.gen++
@@ -152,7 +147,6 @@ func (r *Runner) apply(e daemon.Effect, quiet bool) {
 	}
 }
 
-// Unlisted takes the frames the Runtime sent that no step listed yet.
 func (r *Runner) Unlisted() []string {
 	var out []string
 	for _, s := range r.pending {
@@ -162,7 +156,6 @@ func (r *Runner) Unlisted() []string {
 	return out
 }
 
-// Sent takes the next frame the Runtime sent, on the current connection.
 func (r *Runner) Sent(f *scenarios.Frame) ([]byte, error) {
 	var s daemon.Send
 	if f.Type == wire.TypeHeartbeat {
@@ -187,26 +180,20 @@ func (r *Runner) Sent(f *scenarios.Frame) ([]byte, error) {
 	return b, nil
 }
 
-// Deliver feeds a frame of the scripted Core to the machine.
 func (r *Runner) Deliver(f *scenarios.Frame, raw []byte) {
 	if !r.up {
 		r.Failf("core frame %s with no connection open", f.Type)
 		return
 	}
-	frame, derr := wire.Decode(raw)
+	frame, rejected, ok := r.Decode(f, raw)
 	switch {
-	case derr != nil && !f.Invalid:
-		r.Failf("the scenario's %s frame does not decode: %v", f.Type, derr)
-	case derr == nil && f.Invalid:
-		r.Failf("the scenario's %s frame is marked invalid but decodes", f.Type)
-	case derr != nil:
-		r.run(daemon.FrameRejected{Gen: r.gen, Type: f.Type, ID: envelopeID(raw), Err: derr})
-	default:
+	case rejected != nil:
+		r.run(daemon.FrameRejected{Gen: r.gen, Type: f.Type, ID: envelopeID(raw), Err: rejected})
+	case ok:
 		r.run(daemon.FrameReceived{Gen: r.gen, Frame: frame})
 	}
 }
 
-// Disconnect loses the connection.
 func (r *Runner) Disconnect(bool) {
 	if !r.up {
 		r.Failf("disconnect with no connection open")
@@ -226,7 +213,7 @@ func (r *Runner) Advance(d time.Duration) {
 		}
 	}()
 	for {
-		id, at, ok := r.nextTimer()
+		id, at, ok := scenarios.Earliest(r.timers)
 		if !ok || at.After(target) {
 			break
 		}
@@ -235,20 +222,4 @@ func (r *Runner) Advance(d time.Duration) {
 		r.run(daemon.TimerFired{Timer: id})
 	}
 	r.now = target
-}
-
-func (r *Runner) nextTimer() (daemon.TimerID, time.Time, bool) {
-	ids := make([]daemon.TimerID, 0, len(r.timers))
-	for id := range r.timers {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	var best daemon.TimerID
-	var at time.Time
-	for _, id := range ids {
-		if best == "" || r.timers[id].Before(at) {
-			best, at = id, r.timers[id]
-		}
-	}
-	return best, at, best != ""
 }

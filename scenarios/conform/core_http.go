@@ -1,0 +1,554 @@
+package conform
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/scenarios"
+	"github.com/turnstile-sim/turnstile/scenarios/coreapi"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// CreateSession creates the scenario's Session through the Agents API
+// (harness kind, model "model"): with no environment, or for a workspace
+// call on an inline self_hosted one (Core chooses its ID, which the
+// scenario's frames bind).
+func (r *coreRun) CreateSession(kind, environment string) (string, error) {
+	env := map[string]string{"type": "none"}
+	if environment != "" {
+		env = map[string]string{"type": "self_hosted", "workspace_directory": "/workspace"}
+	}
+	body, _ := json.Marshal(map[string]any{"agent": map[string]any{"model": "model", "x_agents_core": map[string]string{"harness": kind}},
+		"environment": env})
+	b, err := r.post("/v1/agents/sessions", string(body))
+	var v struct {
+		ID string `json:"id"`
+	}
+	if err == nil && (json.Unmarshal(b, &v) != nil || v.ID == "") {
+		err = fmt.Errorf("POST /v1/agents/sessions: answer %s has no id", b)
+	}
+	r.session = v.ID
+	return v.ID, err
+}
+
+// receipt is what an input event did.
+type receipt struct {
+	Action string `json:"action"`
+	TurnID string `json:"turn_id"`
+}
+
+// send posts one input event to the Session; it must be accepted.
+func (r *coreRun) send(event string) (receipt, error) {
+	path := r.eventsPath()
+	b, err := r.post(path, `{"events":[`+event+`]}`)
+	var out struct {
+		Receipts []receipt `json:"receipts"`
+	}
+	if err == nil && (json.Unmarshal(b, &out) != nil || len(out.Receipts) != 1) {
+		err = fmt.Errorf("POST %s: answer %s has no receipt", path, b)
+	}
+	if err != nil {
+		return receipt{}, err
+	}
+	return out.Receipts[0], nil
+}
+
+func (r *coreRun) eventsPath() string {
+	return "/v1/agents/sessions/" + url.PathEscape(r.session) + "/events"
+}
+
+// message is a message input event of text.
+func message(text string) string {
+	b, _ := json.Marshal(map[string]string{"type": "agent.session.input.message", "input": text})
+	return string(b)
+}
+
+func (r *coreRun) Submit(_, text string) (string, error) {
+	rc, err := r.send(message(text))
+	if err == nil && rc.Action != "turn_started" {
+		err = fmt.Errorf("submit-turn: the message %s Turn %s (the Session's Turn was still running)", rc.Action, rc.TurnID)
+	}
+	return rc.TurnID, err
+}
+
+func (r *coreRun) Steer(_, turn, text string) error {
+	rc, err := r.send(message(text))
+	if err == nil && (rc.Action != "steered" || rc.TurnID != turn) {
+		err = fmt.Errorf("steer: the message %s Turn %s, want it steered into %s", rc.Action, rc.TurnID, turn)
+	}
+	return err
+}
+
+func (r *coreRun) Cancel(_, turn string) error {
+	rc, err := r.send(`{"type":"agent.session.input.cancel"}`)
+	if err == nil && rc.TurnID != turn {
+		err = fmt.Errorf("cancel: the cancel reached Turn %s, want %s", rc.TurnID, turn)
+	}
+	return err
+}
+
+// Answer posts a permission answer as the Agents API's approval result
+// and a function result as its tool result (input events of the
+// Session), a user-choice answer on the operator route with the step's
+// body.
+func (r *coreRun) Answer(st scenarios.Step, _, turn string) error {
+	var ev any
+	switch st.Action {
+	case "answer-permission":
+		var b coreapi.PermissionBody
+		if err := coreapi.Strict(st.Input, &b); err != nil || b.Approved == nil {
+			return fmt.Errorf("answer-permission: body %s: want {\"approved\":bool} (%v)", st.Input, err)
+		}
+		if b.Message != "" || b.UpdatedInput != nil {
+			return fmt.Errorf("answer-permission: body %s: the Agents API's approval result carries no message or updated_input", st.Input)
+		}
+		decision := "deny"
+		if *b.Approved {
+			decision = "approve"
+		}
+		ev = map[string]any{"type": "agent.session.input.mcp_approval_request_result", "request_id": st.Args["interaction"],
+			"response": map[string]string{"type": "mcp_tool_call", "decision": decision}}
+	case "function-result":
+		var b coreapi.FunctionResultBody
+		if err := coreapi.Strict(st.Input, &b); err != nil || b.Success == nil || b.Content == nil {
+			return fmt.Errorf("function-result: body %s: want {\"success\":bool,\"content\":[…]} (%v)", st.Input, err)
+		}
+		ev = map[string]any{"type": "agent.session.input.tool_result", "turn_id": turn, "call_id": st.Args["call"],
+			"success": *b.Success, "output": b.Content}
+	default:
+		_, err := r.post("/core/v1/turns/"+url.PathEscape(turn)+"/user-choices/"+url.PathEscape(st.Args["interaction"]), st.Input)
+		return err
+	}
+	b, _ := json.Marshal(ev)
+	_, err := r.post(r.eventsPath(), `{"events":[`+string(b)+`]}`)
+	return err
+}
+
+// Suspension fencing routes of the public API (wire-reference §3.12).
+const suspensionsPath = "/core/v1/suspensions"
+
+func (r *coreRun) Quiesce(environment string) (string, error) {
+	body, _ := json.Marshal(map[string]string{"device_id": r.t.Device, "environment_id": environment})
+	b, err := r.post(suspensionsPath, string(body))
+	var v struct {
+		SuspendID string `json:"suspend_id"`
+	}
+	if err == nil && (json.Unmarshal(b, &v) != nil || v.SuspendID == "") {
+		err = fmt.Errorf("POST %s: answer %s has no suspend_id", suspensionsPath, b)
+	}
+	return v.SuspendID, err
+}
+
+func (r *coreRun) Resume(suspend string, rollback bool) error {
+	body, _ := json.Marshal(map[string]bool{"rollback": rollback})
+	_, err := r.post(suspensionsPath+"/"+url.PathEscape(suspend)+"/resume", string(body))
+	return err
+}
+
+// Prepare is CoreTarget.Prepare (without it the scenario is skipped).
+func (r *coreRun) Prepare(st scenarios.Step) (string, error) {
+	defer r.after()
+	return r.t.Prepare(st)
+}
+
+// read GETs path and decodes its JSON answer into v.
+func (r *coreRun) read(path string, v any) error {
+	st, b, err := r.apiCall(http.MethodGet, path, "")
+	if err != nil || st != http.StatusOK || json.Unmarshal(b, v) != nil {
+		return fmt.Errorf("GET %s: not readable (%d %v %s)", path, st, err, b)
+	}
+	return nil
+}
+
+// turnJSON is the part of Core's view of a Turn (GET /core/v1/turns/{turn})
+// the assertions read.
+type turnJSON struct {
+	State       string `json:"state"`
+	Attempt     *int   `json:"attempt"`
+	ErrorCode   string `json:"error_code"`
+	EngineError *struct {
+		Code       string `json:"code"`
+		HTTPStatus int    `json:"http_status"`
+	} `json:"engine_error"`
+	Usage *struct {
+		Tokens *struct {
+			InputTokens  int64 `json:"input_tokens"`
+			OutputTokens int64 `json:"output_tokens"`
+			TotalTokens  int64 `json:"total_tokens"`
+		} `json:"tokens"`
+	} `json:"usage"`
+	Content     *string `json:"content"`
+	InputCursor *int    `json:"input_cursor"`
+	Inputs      []struct {
+		State string `json:"state"`
+	} `json:"inputs"`
+	Interactions *[]struct {
+		ID        string `json:"id"`
+		Kind      string `json:"kind"`
+		Status    string `json:"status"`
+		ErrorCode string `json:"error_code"`
+		Attempts  int    `json:"attempts"`
+	} `json:"interactions"`
+}
+
+func (r *coreRun) turn(id string) (turnJSON, error) {
+	var t turnJSON
+	return t, r.read("/core/v1/turns/"+url.PathEscape(id), &t)
+}
+
+// Turn reads the members core-state asserts from Core's view of the
+// Turn; a member the view does not show is left out.
+func (r *coreRun) Turn(id string) (map[string]string, error) {
+	t, err := r.turn(id)
+	if err != nil {
+		return nil, err
+	}
+	have := map[string]string{"state": t.State, "code": t.ErrorCode, "engine_code": "", "engine_status": "0", "usage": "-"}
+	if t.EngineError != nil {
+		have["engine_code"], have["engine_status"] = t.EngineError.Code, strconv.Itoa(t.EngineError.HTTPStatus)
+	}
+	if t.Usage != nil && t.Usage.Tokens != nil {
+		u := t.Usage.Tokens
+		have["usage"] = fmt.Sprintf("%d/%d/%d", u.InputTokens, u.OutputTokens, u.TotalTokens)
+	}
+	if t.Content != nil {
+		have["content"] = *t.Content
+	}
+	if t.Attempt != nil {
+		have["attempt"] = strconv.Itoa(*t.Attempt)
+	}
+	if t.InputCursor != nil {
+		have["cursor"] = strconv.Itoa(*t.InputCursor)
+	}
+	if t.Inputs != nil {
+		var states []string
+		for _, in := range t.Inputs {
+			states = append(states, in.State)
+		}
+		have["inputs"] = strings.Join(states, ",")
+	}
+	return have, nil
+}
+
+func (r *coreRun) Interactions(turn string) (all []map[string]string, ids []string, shown bool, err error) {
+	t, err := r.turn(turn)
+	if err != nil || t.Interactions == nil {
+		return nil, nil, false, err
+	}
+	for _, v := range *t.Interactions {
+		all = append(all, map[string]string{"kind": v.Kind, "status": v.Status, "code": v.ErrorCode, "attempts": strconv.Itoa(v.Attempts)})
+		ids = append(ids, v.ID)
+	}
+	return all, ids, true, nil
+}
+
+func (r *coreRun) Suspension(id string) (map[string]string, error) {
+	if id == "" {
+		return nil, fmt.Errorf("core-suspension: nothing was quiesced")
+	}
+	var s struct {
+		State     string `json:"state"`
+		ErrorCode string `json:"error_code"`
+		Rollback  bool   `json:"rollback"`
+		Attempts  int    `json:"attempts"`
+	}
+	if err := r.read(suspensionsPath+"/"+url.PathEscape(id), &s); err != nil {
+		return nil, err
+	}
+	return map[string]string{"state": s.State, "code": s.ErrorCode,
+		"rollback": strconv.FormatBool(s.Rollback), "attempts": strconv.Itoa(s.Attempts)}, nil
+}
+
+// preparationsPath lists Core's Environment preparations (operator
+// route), in start order.
+const preparationsPath = "/core/v1/preparations"
+
+// Preparation is the latest Environment preparation of the scenario's
+// Session (of any Session before one exists) the operator route lists.
+func (r *coreRun) Preparation(_, session string) (string, map[string]string, error) {
+	var list struct {
+		Preparations []struct {
+			ID        string `json:"id"`
+			State     string `json:"state"`
+			SessionID string `json:"session_id"`
+			Steps     []struct {
+				State     string `json:"state"`
+				ErrorCode string `json:"error_code"`
+			} `json:"steps"`
+		} `json:"preparations"`
+	}
+	if err := r.read(preparationsPath, &list); err != nil {
+		return "", nil, err
+	}
+	for i := len(list.Preparations) - 1; i >= 0; i-- {
+		p := list.Preparations[i]
+		if session != "" && p.SessionID != session {
+			continue
+		}
+		var states []string
+		code := ""
+		for _, s := range p.Steps {
+			states = append(states, s.State)
+			if code == "" {
+				code = s.ErrorCode
+			}
+		}
+		return p.ID, map[string]string{"state": p.State, "steps": strings.Join(states, ","), "code": code}, nil
+	}
+	return "", nil, fmt.Errorf("core-preparation: Core has no Environment preparation")
+}
+
+// wsAnswer is a workspace call's HTTP answer, once it came.
+type wsAnswer struct {
+	status int
+	body   []byte
+	err    error
+	tar    bool // the answer is the export's tar stream
+	file   bool // the answer is an Environment file write's
+}
+
+// wsCallWait bounds a workspace call's answer: Core's own waits are at
+// most 195 s (a write), 17 s for a read.
+const wsCallWait = 200 * time.Second
+
+// StartWorkspace makes a workspace call: a read or the export on Core's
+// operator routes (GET /core/v1/sessions/{session}/workspace/directory?
+// path=&max_entries=, …/workspace/file?path=&max_bytes=, …/export), a
+// write as a file of the Session's Environment (POST
+// /v1/agents/environments/{environment}/files). Core answers once the
+// Runtime's work settled, so the request waits on its own goroutine.
+func (r *coreRun) StartWorkspace(st scenarios.Step, session string) error {
+	method, path, body := http.MethodGet, "", ""
+	switch st.Action {
+	case "write-file":
+		var sess struct {
+			Environment struct {
+				ID string `json:"id"`
+			} `json:"environment"`
+		}
+		if err := r.read("/v1/agents/sessions/"+url.PathEscape(session), &sess); err != nil || sess.Environment.ID == "" {
+			return fmt.Errorf("write-file: the Session's Environment: %v", err)
+		}
+		b, _ := json.Marshal(map[string]string{"type": "inline", "path": "/workspace/" + st.Args["path"],
+			"data": base64.StdEncoding.EncodeToString([]byte(st.Input))})
+		method, body = http.MethodPost, string(b)
+		path = "/v1/agents/environments/" + url.PathEscape(sess.Environment.ID) + "/files"
+	case "export":
+		path = "/core/v1/sessions/" + url.PathEscape(session) + "/workspace/export?"
+	default:
+		q, route := url.Values{"path": {st.Args["path"]}}, "/workspace/file"
+		if st.Action == "read-directory" {
+			route = "/workspace/directory"
+			if v := st.Args["max_entries"]; v != "" {
+				q.Set("max_entries", v)
+			}
+		} else if v := st.Args["max_bytes"]; v != "" {
+			q.Set("max_bytes", v)
+		}
+		path = "/core/v1/sessions/" + url.PathEscape(session) + route + "?" + q.Encode()
+	}
+	done := make(chan wsAnswer, 1)
+	r.ws, r.wsDone = done, nil
+	go func() {
+		status, b, err := r.apiCallWait(method, path, body, wsCallWait)
+		done <- wsAnswer{status: status, body: b, err: err, tar: st.Action == "export" && status == http.StatusOK, file: st.Action == "write-file"}
+	}()
+	return nil
+}
+
+// WorkspaceAnswer waits up to -frame-timeout for the latest workspace
+// call's answer, or -quiet when the step expects none.
+func (r *coreRun) WorkspaceAnswer(pending bool) (map[string]string, error) {
+	if r.ws == nil && r.wsDone == nil {
+		return nil, fmt.Errorf("core-workspace: no workspace call was made")
+	}
+	if r.ws != nil {
+		wait := r.o.FrameTimeout
+		if pending {
+			wait = r.o.Quiet
+		}
+		if r.settle != nil { // in a bubble: settled, the answer came or not
+			r.settle()
+			select {
+			case a := <-r.ws:
+				r.wsDone, r.ws = &a, nil
+			default:
+			}
+		} else {
+			select {
+			case a := <-r.ws:
+				r.wsDone, r.ws = &a, nil
+			case <-time.After(wait):
+			}
+		}
+	}
+	a := r.wsDone
+	switch {
+	case a == nil:
+		return coreapi.Pending, nil
+	case a.file:
+		if have, ok := fileFields(a); ok {
+			return have, nil
+		}
+		return nil, fmt.Errorf("core-workspace: the file write answered %d %v: %s", a.status, a.err, a.body)
+	case a.err == nil && a.tar:
+		return map[string]string{"outcome": "completed", "archive": strconv.Itoa(len(a.body))}, nil
+	}
+	var v struct {
+		Outcome          string                `json:"outcome"`
+		Code             string                `json:"code"`
+		ContentBase64    *string               `json:"content_base64"`
+		Truncated        bool                  `json:"truncated"`
+		Entries          []wire.DirectoryEntry `json:"entries"`
+		EntriesTruncated bool                  `json:"entries_truncated"`
+	}
+	if a.err != nil || json.Unmarshal(a.body, &v) != nil || v.Outcome == "" {
+		return nil, fmt.Errorf("core-workspace: the workspace call answered %d %v: %s", a.status, a.err, a.body)
+	}
+	data := ""
+	if v.ContentBase64 != nil {
+		b, err := base64.StdEncoding.DecodeString(*v.ContentBase64)
+		if err != nil {
+			return nil, fmt.Errorf("core-workspace: content_base64 is not base64: %v", err)
+		}
+		data = string(b)
+	}
+	return map[string]string{"outcome": v.Outcome, "code": v.Code, "entries": coreapi.Entries(v.Entries), "data": data,
+		"truncated": strconv.FormatBool(v.Truncated || v.EntriesTruncated)}, nil
+}
+
+// fileOutcomes maps the Agents API's refusals of a file write onto the
+// workspace outcomes.
+var fileOutcomes = map[string]string{"workspace_rejected": "rejected", "workspace_unknown": "unknown", "workspace_unavailable": "unavailable"}
+
+// fileFields reads a file write's answer: completed, or the outcome its
+// refusal names with the Runtime's code (in parentheses in the message).
+func fileFields(a *wsAnswer) (map[string]string, bool) {
+	if a.err != nil {
+		return nil, false
+	}
+	if a.status == http.StatusOK {
+		return map[string]string{"outcome": "completed", "code": "", "entries": "", "data": "", "truncated": "false"}, true
+	}
+	var e struct {
+		Error struct {
+			Message string `json:"message"`
+			Code    string `json:"code"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(a.body, &e) != nil || fileOutcomes[e.Error.Code] == "" {
+		return nil, false
+	}
+	code := ""
+	if i := strings.LastIndex(e.Error.Message, " ("); i >= 0 && strings.HasSuffix(e.Error.Message, ")") {
+		code = e.Error.Message[i+2 : len(e.Error.Message)-1]
+	}
+	return map[string]string{"outcome": fileOutcomes[e.Error.Code], "code": code, "entries": "", "data": "", "truncated": "false"}, true
+}
+
+// VersionRefused upgrades with another version: Core must answer 426
+// incompatible_version before registering anything.
+func (r *coreRun) VersionRefused(args map[string]string) {
+	if v, ok := r.RefusedUpgrade(args); ok {
+		r.deviceNotConnected(v)
+	}
+}
+
+// deviceNotConnected checks through the public API that the refused
+// upgrade registered no connection.
+func (r *coreRun) deviceNotConnected(v string) {
+	if r.t.APIToken == "" {
+		r.notf("version %q: that no device registered (needs the public API)", v)
+		return
+	}
+	st, b, err := r.apiCall(http.MethodGet, "/core/v1/devices", "")
+	var page struct {
+		Devices []struct {
+			ID        string `json:"id"`
+			Connected bool   `json:"connected"`
+		} `json:"devices"`
+	}
+	if err != nil || st != http.StatusOK || json.Unmarshal(b, &page) != nil {
+		r.notf("version %q: that no device registered (GET /core/v1/devices: %d %v)", v, st, err)
+		return
+	}
+	for _, d := range page.Devices {
+		if d.ID == r.t.Device && d.Connected {
+			r.Failf("version %q: device %s is connected after the refused upgrade", v, d.ID)
+		}
+	}
+}
+
+// apiCall makes one request of Core's HTTP API: a /v1 path with the API
+// key, any other with the operator token.
+func (r *coreRun) apiCall(method, path, body string) (int, []byte, error) {
+	return r.apiCallWait(method, path, body, r.o.FrameTimeout)
+}
+
+// apiCallWait is apiCall with its own bound on the answer.
+func (r *coreRun) apiCallWait(method, path, body string, wait time.Duration) (int, []byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, r.t.APIURL+path, rd)
+	if err != nil {
+		return 0, nil, err
+	}
+	secret := r.t.APIToken
+	if strings.HasPrefix(path, "/v1/") {
+		secret = r.t.APIKey
+	}
+	req.Header.Set("Authorization", "Bearer "+secret)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := r.t.HTTP.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	return resp.StatusCode, b, err
+}
+
+// post makes an API call; a refusal is a *coreapi.Refused.
+func (r *coreRun) post(path, body string) ([]byte, error) {
+	st, b, err := r.apiCall(http.MethodPost, path, body)
+	r.after()
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("POST %s: %v", path, err)
+	case st/100 != 2:
+		return b, &coreapi.Refused{Code: errorCode(b), Call: "POST " + path, Err: fmt.Errorf("%d %s", st, b)}
+	}
+	return b, nil
+}
+
+// errorCode is the code of an error answer: the Agents API's
+// {"error":{"code"}} or an operator route's {"error":<code>}.
+func errorCode(b []byte) string {
+	var v1 struct {
+		Error struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(b, &v1) == nil && v1.Error.Code != "" {
+		return v1.Error.Code
+	}
+	var op struct {
+		Error string `json:"error"`
+	}
+	_ = json.Unmarshal(b, &op)
+	return op.Error
+}

@@ -1,0 +1,190 @@
+package conform
+
+import (
+	"context"
+	"crypto/sha256"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/core"
+	coreapiv1 "github.com/turnstile-sim/turnstile/core/api"
+	"github.com/turnstile-sim/turnstile/core/engine/enginetest"
+	"github.com/turnstile-sim/turnstile/core/gateway"
+	"github.com/turnstile-sim/turnstile/core/server"
+	"github.com/turnstile-sim/turnstile/internal/pipenet"
+	"github.com/turnstile-sim/turnstile/scenarios"
+	"github.com/turnstile-sim/turnstile/scenarios/coreapi"
+)
+
+// serverCalls reaches a server's loop for coreapi.Events; only Call is
+// used (by the preparation hook).
+type serverCalls struct {
+	coreapi.Core
+	s *server.Server
+}
+
+func (c serverCalls) Call(ev func(core.CallID) core.Event) (*core.APIResult, error) {
+	rep, err := c.s.Call(context.Background(), server.Request{Event: ev})
+	if err != nil {
+		return nil, err
+	}
+	return &rep.Result, nil
+}
+
+// playCore plays sc with RunCore against Core's production shell in a
+// testing/synctest bubble: the real core/server over core.Machine and an
+// in-memory backend, its gateway and its HTTP API, on net.Pipe. The
+// preparations reach the server's loop (CoreTarget.Prepare).
+func playCore(t *testing.T, sc *scenarios.Scenario) (res Result) {
+	synctest.Test(t, func(t *testing.T) {
+		back := server.NewMemory()
+		if err := back.AddDevice(RuntimeDevice, sha256.Sum256([]byte(RuntimeCredential)), time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		s, err := server.New(back, server.Options{Config: core.Config{Policy: enginetest.OpenPolicy(scenarios.ContractKind)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		const base = "http://core.test"
+		gw, err := gateway.New(s, gateway.Options{PublicURL: base})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := coreapiv1.New(s, coreapiv1.Options{OperatorToken: "tok", Keys: coreapiv1.StaticKey("conform", "key")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mux := http.NewServeMux()
+		gw.Register(mux)
+		a.Register(mux)
+		l := pipenet.New()
+		hs := &http.Server{Handler: mux}
+		go hs.Serve(l)
+		ctx, cancel := context.WithCancel(context.Background())
+		ran := make(chan error, 1)
+		go func() { ran <- s.Run(ctx) }()
+		hc := &http.Client{Transport: &http.Transport{DialContext: l.Dial}}
+		target := CoreTarget{URL: base, Device: RuntimeDevice, Credential: RuntimeCredential, APIKey: "key", APIToken: "tok", HTTP: hc,
+			Prepare: coreapi.Events(serverCalls{s: s}, RuntimeDevice).Prepare}
+		rep, err := RunCore(context.Background(), target, []*scenarios.Scenario{sc}, Options{Settle: synctest.Wait})
+		if err != nil || len(rep.Results) != 1 {
+			t.Fatalf("%+v %v", rep, err)
+		}
+		res = rep.Results[0]
+		cancel()
+		<-ran
+		hs.Close()
+		hc.CloseIdleConnections()
+		synctest.Wait()
+	})
+	return res
+}
+
+// TestCoreScenarios plays every scenario against Core in process: each
+// passes, none is skipped.
+func TestCoreScenarios(t *testing.T) {
+	all, err := scenarios.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range all {
+		t.Run(sc.Name, func(t *testing.T) {
+			if res := playCore(t, sc); res.Status != Pass {
+				t.Errorf("%s: %s", res.Status, res.Reason)
+			} else if len(res.NotChecked) > 0 {
+				t.Logf("not checked: %q", res.NotChecked)
+			}
+		})
+	}
+}
+
+// parseIncluding parses a scenario text whose includes are the built-in
+// ones.
+func parseIncluding(t *testing.T, text string) *scenarios.Scenario {
+	t.Helper()
+	sc, err := scenarios.Parse("s.txt", text, func(n string) ([]byte, error) { return os.ReadFile("../testdata/include/" + n + ".txt") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// TestBrokenScenariosFail: a scenario whose frames, or state owned by the
+// side under test, differ from what the real Core or daemon does fails,
+// naming the difference.
+func TestBrokenScenariosFail(t *testing.T) {
+	const core, runtime = scenarios.Core, scenarios.Runtime
+	prefix := "include connected\n----\n\ninclude started\n----\n\n"
+	cancel := "core prompt_cancel id=$run\n{\"delivery_id\":\"$cancel\"}\n----\n\nsettle\n----\n\n"
+	permission := "harness emit permission_request\n{\"request_id\":\"p1\",\"tool\":\"t\",\"title\":\"x\"}\n----\n\nruntime permission_request id=$run\n{\"request_id\":\"p1\",\"tool\":\"t\",\"title\":\"x\"}\n----\n\n"
+	for _, c := range []struct {
+		name       string
+		side       scenarios.Side
+		text, want string
+	}{
+		{"frame", core, prefix + "api cancel\n----\n\ncore prompt_cancel id=$run\n{\"delivery_id\":\"other\"}\n----\n", `, want "other"`},
+		{"unlisted", core, prefix + "api cancel\n----\n", "does not list at the end of the scenario"},
+		{"state", core, prefix + "core-state turn=1 state=completed\n----\n", `state="running", want "completed"`},
+		{"interaction", core, prefix + permission + "core-interaction id=p1 status=applied\n----\n", `interaction p1: status="pending", want "applied"`},
+		{"interaction unknown", core, prefix + "core-interaction id=p9 status=pending\n----\n", "interaction p9: Core has no record of it"},
+		{"refusal expected", core, "include connected_interactions\n----\n\ninclude started\n----\n\n" + permission + "api answer-permission interaction=p1 refused=interaction_closed\n{\"approved\":true}\n----\n", "accepted, want it refused interaction_closed"},
+		{"refusal unexpected", core, prefix + "api answer-permission interaction=p9\n{\"approved\":true}\n----\n", "refused: 404"},
+		{"refusal code", core, prefix + "api answer-permission interaction=p9 refused=interaction_closed\n{\"approved\":true}\n----\n", `refused "unknown_interaction"`},
+		{"suspension", core, "include connected\n----\n\napi quiesce environment=env\n----\n\ncore environment_quiesce id=$s.q1\n{\"environment_id\":\"env\",\"suspend_id\":\"$s\"}\n----\n\ncore-suspension state=quiesced\n----\n", `state="quiescing", want "quiesced"`},
+		{"lost", core, prefix + "runtime done id=$run lost\n{\"content\":\"hi\"}\n----\n\ncore-state turn=1 state=completed\n----\n", `state="running", want "completed"`},
+		{"preparation", core, "core-preparation state=completed\n----\n", "Core has no Environment preparation"},
+		{"workspace", core, "include connected\n----\n\napi read-file environment=env path=a\n----\n\ncore-workspace outcome=completed data=x\n----\n", `outcome="unavailable", want "completed"`},
+		{"workspace without a call", core, "core-workspace outcome=completed\n----\n", "no workspace call was made"},
+		{"close", core, "include connected\n----\n\ndisconnect by=core\n----\n", "Core did not close the connection"},
+		{"version", core, "version-refused version=$version status=426\n----\n", "status 101, want 426"},
+		{"no work", core, "api submit-turn text=hi\n----\n", "admitted no work: the scenario submitted 1 Turn(s) but no Run started"},
+		{"permission body", core, prefix + permission + "api answer-permission interaction=p1\n{\"approved\":true,\"message\":\"ok\"}\n----\n", "carries no message"},
+		{"resume refused", core, "include connected\n----\n\napi quiesce environment=env\n----\n\ncore environment_quiesce id=$s.q1\n{\"environment_id\":\"env\",\"suspend_id\":\"$s\"}\n----\n\napi resume\n----\n", "refused: 409"},
+		{"resume refusal code", core, "include connected\n----\n\napi quiesce environment=env\n----\n\ncore environment_quiesce id=$s.q1\n{\"environment_id\":\"env\",\"suspend_id\":\"$s\"}\n----\n\napi resume refused=unknown_suspension\n----\n", `refused "suspension_pending"`},
+		{"runtime frame", runtime, prefix + cancel + "runtime done id=$run\n{\"content\":\"x\"}\n----\n", `payload.content: sent "", want "x"`},
+		{"runtime unlisted", runtime, prefix + cancel, `does not list at the end of the scenario: {"type":"done"`},
+		{"runtime silence", runtime, prefix + cancel + "silence runtime 50ms\n----\n", `before silence: {"type":"done"`},
+		{"runtime owned", runtime, prefix + "runtime-owned executors=0\n----\n", "runtime-owned executors=1, want 0"},
+		{"runtime rebound", runtime, prefix + cancel + "runtime done id=$executor\n{\"content\":\"\"}\n----\n", `id: sent "run", want "ex-1"`},
+		{"runtime version", runtime, "version-refused version=$version\n----\n", "is this protocol's own"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			play := playCore
+			if c.side == runtime {
+				play = playRuntime
+			}
+			if res := play(t, parseIncluding(t, c.text)); res.Status != Fail || !strings.Contains(res.Reason, c.want) {
+				t.Fatalf("%s %s, want a failure containing %q", res.Status, res.Reason, c.want)
+			}
+		})
+	}
+}
+
+// TestCoreScenarioSaysWhatBecameOfItsTurns: a scenario that admitted no
+// work passes when a core-state step asserts what became of the Turn.
+func TestCoreScenarioSaysWhatBecameOfItsTurns(t *testing.T) {
+	if res := playCore(t, parse(t, "api submit-turn text=hi\n----\n\ncore-state turn=1 state=queued\n----\n")); res.Status != Pass {
+		t.Fatalf("%s %s", res.Status, res.Reason)
+	}
+}
+
+// TestCorePreparationDiffers: a preparation scenario whose core-preparation
+// step expects another state fails, naming the preparation Core keeps.
+func TestCorePreparationDiffers(t *testing.T) {
+	sc, err := scenarios.ParseFile("../testdata/runtime_prepare_file_then_digest_mismatch.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, st := range sc.Steps {
+		if st.Kind == scenarios.KindCorePreparation && st.Args["state"] == "rejected" {
+			sc.Steps[i].Args = map[string]string{"state": "completed"}
+		}
+	}
+	if res := playCore(t, sc); res.Status != Fail || !strings.Contains(res.Reason, `state="rejected", want "completed"`) {
+		t.Fatalf("%s %s", res.Status, res.Reason)
+	}
+}

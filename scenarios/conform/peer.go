@@ -1,0 +1,475 @@
+package conform
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/turnstile-sim/turnstile/daemon/transport/transporttest"
+	"github.com/turnstile-sim/turnstile/scenarios"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// KeepaliveInterval: the scripted Runtime repeats its last heartbeat this
+// often while time advances (the bootstrap's default cadence).
+const KeepaliveInterval = 15 * time.Second
+
+// Gateway routes (wire-reference §2.2).
+const (
+	bootstrapPath = "/api/v1/agent-daemon/bootstrap"
+	wsPath        = "/api/v1/agent-daemon/ws"
+)
+
+// wait is how a peer waits for the side under test: in real time, or in
+// a testing/synctest bubble.
+type wait struct {
+	log *scenarios.Log
+	// timeout bounds each request and write and, in real time, the wait
+	// for a frame, a connection or a close.
+	timeout time.Duration
+	quiet   time.Duration // in real time: silent this long is silent
+	// settle, in a bubble (synctest.Wait), returns once the side reacted;
+	// frames are then taken without waiting.
+	settle func()
+}
+
+func (w wait) after() {
+	if w.settle != nil {
+		w.settle()
+	}
+}
+
+// forFrame is how long a frame may take to arrive once settled.
+func (w wait) forFrame() time.Duration {
+	if w.settle != nil {
+		return 0
+	}
+	return w.timeout
+}
+
+// silence waits until a side that sent nothing more counts as silent.
+func (w wait) silence() {
+	if w.settle != nil {
+		w.settle()
+	} else {
+		time.Sleep(w.quiet)
+	}
+}
+
+// unlisted takes the frames of q once the side is silent.
+func (w wait) unlisted(q *queue) []string {
+	w.silence()
+	var out []string
+	for _, f := range q.drain() {
+		out = append(out, string(f))
+	}
+	return out
+}
+
+// sent takes the next frame of q; one that did not come is a failure in
+// real time (in a bubble the Player reports it).
+func (w wait) sent(q *queue, side string, f *scenarios.Frame) ([]byte, error) {
+	w.after()
+	if got, ok := q.pop(w.forFrame()); ok || w.settle != nil {
+		return got, nil
+	}
+	return nil, fmt.Errorf("%s sent nothing within %v, want %s id=%s", side, w.timeout, f.Type, f.ID)
+}
+
+func (w wait) ctx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), w.timeout)
+}
+
+// runtimePeer is the scripted Runtime on the wire to a Core under test:
+// the device credential flow (bootstrap, then the WebSocket upgrade at
+// the ws_url it returns), one connection at a time whose frames a reader
+// goroutine queues, and the keepalive heartbeats. A driver of Core
+// embeds it for the Driver's wire steps.
+type runtimePeer struct {
+	wait
+	t      CoreTarget
+	conn   *coreConn
+	all    []*coreConn
+	hb     []byte
+	nextHB time.Time
+}
+
+// coreConn is the scripted Runtime's connection.
+type coreConn struct {
+	ws *websocket.Conn
+	q  *queue
+}
+
+// newRuntimePeer returns the scripted Runtime of t, reporting on log,
+// timed by o (FrameTimeout, Quiet; Settle in a bubble).
+func newRuntimePeer(log *scenarios.Log, t CoreTarget, o Options) *runtimePeer {
+	return &runtimePeer{wait: wait{log: log, timeout: o.FrameTimeout, quiet: o.Quiet, settle: o.Settle}, t: t}
+}
+
+func (p *runtimePeer) Connect() {
+	ctx, cancel := p.ctx()
+	defer cancel()
+	body, _ := json.Marshal(map[string]string{"device_id": p.t.Device})
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, p.t.URL+bootstrapPath, bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+p.t.Credential)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := p.t.HTTP.Do(req)
+	if err != nil {
+		p.log.Failf("bootstrap: %v", err)
+		return
+	}
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	var boot struct {
+		WSURL string `json:"ws_url"`
+	}
+	if resp.StatusCode != http.StatusOK || json.Unmarshal(b, &boot) != nil || boot.WSURL == "" {
+		p.log.Failf("bootstrap: status %d: %s", resp.StatusCode, b)
+		return
+	}
+	u := boot.WSURL + "?" + url.Values{"device_id": {p.t.Device}, "version": {wire.Version}}.Encode()
+	ws, _, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPClient: p.t.HTTP,
+		HTTPHeader: http.Header{"Authorization": {"Bearer " + p.t.Credential}}})
+	if err != nil {
+		p.log.Failf("dial %s: %v", boot.WSURL, err)
+		return
+	}
+	ws.SetReadLimit(wire.FrameBytesMax)
+	c := &coreConn{ws: ws, q: newQueue()}
+	go func() {
+		for {
+			_, b, err := ws.Read(context.Background())
+			if err != nil {
+				c.q.end(err)
+				return
+			}
+			c.q.push(b)
+		}
+	}()
+	p.conn, p.hb = c, nil
+	p.all = append(p.all, c)
+	p.after()
+}
+
+func (p *runtimePeer) Unlisted() []string {
+	if p.conn == nil {
+		return nil
+	}
+	return p.unlisted(p.conn.q)
+}
+
+func (p *runtimePeer) Sent(f *scenarios.Frame) ([]byte, error) {
+	if p.conn == nil {
+		return nil, fmt.Errorf("want %s id=%s, but no connection is open", f.Type, f.ID)
+	}
+	return p.sent(p.conn.q, "Core", f)
+}
+
+func (p *runtimePeer) Deliver(f *scenarios.Frame, raw []byte) {
+	if p.conn == nil {
+		p.log.Failf("runtime frame %s with no connection open", f.Type)
+		return
+	}
+	ctx, cancel := p.ctx()
+	defer cancel()
+	if err := p.conn.ws.Write(ctx, websocket.MessageText, raw); err != nil {
+		p.log.Failf("write %s: %v", f.Type, err)
+		return
+	}
+	if f.Type == wire.TypeHeartbeat && !f.Invalid {
+		p.hb, p.nextHB = raw, time.Now().Add(KeepaliveInterval)
+	}
+	p.after()
+}
+
+func (p *runtimePeer) Disconnect(byCore bool) {
+	if p.conn == nil {
+		p.log.Failf("disconnect with no connection open")
+		return
+	}
+	c := p.conn
+	p.conn, p.hb = nil, nil
+	if byCore {
+		p.after()
+		ended, err := c.q.waitEnd(p.forFrame())
+		switch {
+		case !ended:
+			p.log.Failf("Core did not close the connection within %v", p.forFrame())
+		case websocket.CloseStatus(err) != websocket.StatusPolicyViolation:
+			p.log.Failf("Core closed the connection with %v, want policy violation (1008)", err)
+		}
+	}
+	c.ws.CloseNow()
+	p.after()
+}
+
+// Advance lets d pass, repeating the last heartbeat every
+// KeepaliveInterval.
+func (p *runtimePeer) Advance(d time.Duration) {
+	end := time.Now().Add(d)
+	for p.hb != nil && p.conn != nil && !p.nextHB.After(end) {
+		time.Sleep(time.Until(p.nextHB))
+		p.after()
+		ctx, cancel := p.ctx()
+		err := p.conn.ws.Write(ctx, websocket.MessageText, p.hb)
+		cancel()
+		if err != nil {
+			p.log.Failf("keepalive heartbeat: %v", err)
+			p.hb = nil
+		}
+		p.nextHB = p.nextHB.Add(KeepaliveInterval)
+	}
+	time.Sleep(time.Until(end))
+	p.after()
+}
+
+// RefusedUpgrade upgrades with the step's version=, which Core must
+// refuse with its status= and code=; it returns the version, and false
+// after a failure.
+func (p *runtimePeer) RefusedUpgrade(args map[string]string) (string, bool) {
+	v := strings.ReplaceAll(args["version"], "$version", wire.Version)
+	u := p.t.URL + wsPath + "?" + url.Values{"device_id": {p.t.Device}, "version": {v}}.Encode()
+	req, _ := http.NewRequest(http.MethodGet, u, nil)
+	for k, v := range map[string]string{"Authorization": "Bearer " + p.t.Credential, "Connection": "Upgrade", "Upgrade": "websocket",
+		"Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="} {
+		req.Header.Set(k, v)
+	}
+	resp, err := p.t.HTTP.Do(req)
+	if err != nil {
+		p.log.Failf("upgrade with version %q: %v", v, err)
+		return v, false
+	}
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	if want := args["status"]; want != "" && strconv.Itoa(resp.StatusCode) != want {
+		p.log.Failf("version %q: status %d, want %s (%s)", v, resp.StatusCode, want, body)
+		return v, false
+	}
+	var e struct {
+		Error string `json:"error"`
+	}
+	if want := args["code"]; want != "" && (json.Unmarshal(body, &e) != nil || e.Error != want) {
+		p.log.Failf("version %q: body %s, want error %s", v, body, want)
+		return v, false
+	}
+	return v, true
+}
+
+// Close closes every connection: at once in a bubble, else with a
+// normal closure.
+func (p *runtimePeer) Close() {
+	for _, c := range p.all {
+		if p.settle != nil {
+			c.ws.CloseNow()
+		} else {
+			c.ws.Close(websocket.StatusNormalClosure, "scenario over")
+		}
+	}
+}
+
+// corePeer is the scripted Core on the wire to a Runtime under test: it
+// accepts the Runtime's connections on a transporttest.Core and queues
+// the frames of the latest, heartbeats apart. A driver of the Runtime
+// embeds it for the Driver's wire steps.
+type corePeer struct {
+	wait
+	core *transporttest.Core
+	sess *rtSession
+	// beat is the heartbeat the latest heartbeat step matched.
+	beat []byte
+}
+
+// rtSession is one connection the scripted Core accepted.
+type rtSession struct {
+	s      *transporttest.Session
+	frames *queue
+	beats  *queue
+}
+
+// newCorePeer returns the scripted Core serving on core, reporting on
+// log, timed by o (FrameTimeout, Quiet; Settle in a bubble).
+func newCorePeer(log *scenarios.Log, core *transporttest.Core, o Options) *corePeer {
+	return &corePeer{wait: wait{log: log, timeout: o.FrameTimeout, quiet: o.Quiet, settle: o.Settle}, core: core}
+}
+
+// Connect waits for the Runtime's next connection; a reconnect while one
+// is open is Core replacing it.
+func (p *corePeer) Connect() {
+	if p.sess != nil {
+		p.sess.s.Close(websocket.StatusPolicyViolation, "replaced")
+	}
+	ctx, cancel := p.ctx()
+	defer cancel()
+	s, err := p.core.Next(ctx)
+	if err != nil {
+		p.log.Failf("the Runtime did not connect within %v", p.timeout)
+		return
+	}
+	c := &rtSession{s: s, frames: newQueue(), beats: newQueue()}
+	go func() {
+		for {
+			b, err := s.RecvRaw(context.Background())
+			if err != nil {
+				c.frames.end(err)
+				c.beats.end(err)
+				return
+			}
+			var env struct{ Type string }
+			if json.Unmarshal(b, &env) == nil && env.Type == wire.TypeHeartbeat {
+				c.beats.push(b)
+			} else {
+				c.frames.push(b)
+			}
+		}
+	}()
+	p.sess = c
+	p.after()
+}
+
+func (p *corePeer) Disconnect(byCore bool) {
+	if p.sess == nil {
+		p.log.Failf("disconnect with no connection open")
+		return
+	}
+	if byCore {
+		p.sess.s.Close(websocket.StatusPolicyViolation, "closed by core")
+	} else {
+		p.sess.s.Cut()
+	}
+	p.sess = nil
+	p.after()
+}
+
+func (p *corePeer) Unlisted() []string {
+	if p.sess == nil {
+		return nil
+	}
+	return p.unlisted(p.sess.frames)
+}
+
+func (p *corePeer) Sent(f *scenarios.Frame) ([]byte, error) {
+	p.beat = nil
+	if p.sess == nil {
+		return nil, fmt.Errorf("want %s id=%s, but no connection is open", f.Type, f.ID)
+	}
+	if f.Type != wire.TypeHeartbeat {
+		return p.sent(p.sess.frames, "the Runtime", f)
+	}
+	got, err := p.sent(p.sess.beats, "the Runtime", f)
+	p.sess.beats.drain() // periodic heartbeats after the listed one are not compared
+	p.beat = got
+	return got, err
+}
+
+func (p *corePeer) Deliver(f *scenarios.Frame, raw []byte) {
+	if p.sess == nil {
+		p.log.Failf("core frame %s with no connection open", f.Type)
+		return
+	}
+	ctx, cancel := p.ctx()
+	defer cancel()
+	if err := p.sess.s.SendRaw(ctx, raw); err != nil {
+		p.log.Failf("write %s: %v", f.Type, err)
+	}
+	p.after()
+}
+
+// queue collects the frames one connection delivers, in order; a reader
+// goroutine pushes, the runner pops with a deadline.
+type queue struct {
+	mu     sync.Mutex
+	frames [][]byte
+	closed bool
+	err    error
+	wake   chan struct{}
+	done   chan struct{} // closed when the connection ended
+}
+
+func newQueue() *queue { return &queue{wake: make(chan struct{}, 1), done: make(chan struct{})} }
+
+func (q *queue) push(b []byte) {
+	q.mu.Lock()
+	q.frames = append(q.frames, b)
+	q.mu.Unlock()
+	q.signal()
+}
+
+// end records that the connection ended with err.
+func (q *queue) end(err error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if !q.closed {
+		q.closed, q.err = true, err
+		close(q.done)
+	}
+}
+
+func (q *queue) signal() {
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// ended reports whether the connection ended, and how.
+func (q *queue) ended() (bool, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.closed, q.err
+}
+
+// pop returns the next frame, waiting up to wait for one.
+func (q *queue) pop(wait time.Duration) ([]byte, bool) {
+	deadline := time.NewTimer(wait)
+	defer deadline.Stop()
+	for {
+		q.mu.Lock()
+		if len(q.frames) > 0 {
+			f := q.frames[0]
+			q.frames = q.frames[1:]
+			q.mu.Unlock()
+			return f, true
+		}
+		closed := q.closed
+		q.mu.Unlock()
+		if closed || wait <= 0 {
+			return nil, false
+		}
+		select {
+		case <-q.wake:
+		case <-q.done:
+		case <-deadline.C:
+			return nil, false
+		}
+	}
+}
+
+// drain returns every frame queued now.
+func (q *queue) drain() [][]byte {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := q.frames
+	q.frames = nil
+	return out
+}
+
+// waitEnd waits up to wait for the connection to end.
+func (q *queue) waitEnd(wait time.Duration) (bool, error) {
+	if wait > 0 {
+		select {
+		case <-q.done:
+		case <-time.After(wait):
+		}
+	}
+	return q.ended()
+}
