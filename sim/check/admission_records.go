@@ -43,10 +43,7 @@ func (l *Ledger) noteRecord(conn uint64, req string, p wire.PreparationStatus) {
 		return // a refusal creates no record and changes none
 	}
 	h := &l.hostile
-	if h.records == nil {
-		h.records = map[uint64]*recordTable{}
-	}
-	t := h.records[conn]
+	t := made(&h.records)[conn]
 	if t == nil {
 		t = &recordTable{evicted: map[string]string{}}
 		h.records[conn] = t

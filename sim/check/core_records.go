@@ -48,12 +48,7 @@ func (c *coreState) init() {
 func pairKey(a, b string) string { return a + "\x00" + b }
 
 func (c *coreState) turn(id string) *turnRec {
-	t := c.turns[id]
-	if t == nil {
-		t = &turnRec{}
-		c.turns[id] = t
-	}
-	return t
+	return entry(c.turns, id)
 }
 
 // TurnSubmitted records that the workload created a turn in a session.

@@ -27,9 +27,6 @@ func (l *Ledger) observeFencedSelection(ev WireEvent) {
 	if !ev.HasFrame() {
 		return
 	}
-	if l.fencedSel == nil {
-		l.fencedSel = map[string]*fencedSuspension{}
-	}
 	switch {
 	case ev.Kind == WireSent && ev.From == coreNodeID:
 		switch p := ev.Frame.Payload.(type) {

@@ -2,6 +2,7 @@ package check
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -175,7 +176,7 @@ func (l *Ledger) judgeGenerations(now int64) {
 func connList(ids []uint64) string {
 	parts := make([]string, len(ids))
 	for i, id := range ids {
-		parts[i] = "c" + itoa(id)
+		parts[i] = "c" + strconv.FormatUint(id, 10)
 	}
 	return strings.Join(parts, " ")
 }

@@ -192,7 +192,12 @@ func NewLedger() *Ledger {
 	l.hostile.init()
 	l.ix.init()
 	l.projection.init()
+	l.fencing.init()
+	l.ws.init()
+	l.wsRuntime.init()
+	l.reconnect.init()
 	l.limits = map[string]DeviceLimits{}
+	l.fenceLast, l.fencedSel = map[string]*fencingLast{}, map[string]*fencedSuspension{}
 	l.native = nativeCalls{dones: map[string]nativeDone{}, startAnswered: map[string]int64{}, closeFailed: map[string]int64{}}
 	// Wire observers, in the order they judge each network event. Those
 	// judging what honest machines send see only honest traffic; the
@@ -286,4 +291,30 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// entry returns m[k], storing a new zero value there first if m holds none.
+func entry[K comparable, V any](m map[K]*V, k K) *V {
+	v := m[k]
+	if v == nil {
+		v = new(V)
+		m[k] = v
+	}
+	return v
+}
+
+// made returns the map *m, made first if it is nil.
+func made[K comparable, V any](m *map[K]V) map[K]V {
+	if *m == nil {
+		*m = map[K]V{}
+	}
+	return *m
+}
+
+// inner returns the map m[k], made first if it is nil.
+func inner[K, K2 comparable, V any](m map[K]map[K2]V, k K) map[K2]V {
+	if m[k] == nil {
+		m[k] = map[K2]V{}
+	}
+	return m[k]
 }

@@ -52,13 +52,11 @@ type reconnectState struct {
 	readyAt   map[string]int64  // Session → last instant a ready status of its preparation reached Core
 }
 
-func (s *reconnectState) ensure() {
-	if s.devices == nil {
-		s.devices = map[string]*rwDevice{}
-		s.connDev = map[uint64]string{}
-		s.prepSess = map[string]string{}
-		s.readyAt = map[string]int64{}
-	}
+func (s *reconnectState) init() {
+	s.devices = map[string]*rwDevice{}
+	s.connDev = map[uint64]string{}
+	s.prepSess = map[string]string{}
+	s.readyAt = map[string]int64{}
 }
 
 func (s *reconnectState) device(id string) *rwDevice {
@@ -76,7 +74,6 @@ func (s *reconnectState) device(id string) *rwDevice {
 // heartbeat reaching Core is its declaration.
 func (l *Ledger) observeReconnect(ev WireEvent) {
 	s := &l.reconnect
-	s.ensure()
 	switch {
 	case ev.Kind == WireOpened && ev.To == coreNodeID:
 		if ev.From != RogueNode {
@@ -115,7 +112,6 @@ func (l *Ledger) observeReconnect(ev WireEvent) {
 // replaces the device's current one.
 func (l *Ledger) reconnectOpened(at int64, conn uint64, device string) {
 	s := &l.reconnect
-	s.ensure()
 	s.connDev[conn] = device
 	d := s.device(device)
 	prev := *d
@@ -176,7 +172,6 @@ func (l *Ledger) reconnectHeartbeat(conn uint64, hb wire.Heartbeat) {
 // reconnectCoreRestarted: a new Core knows no device and started at at.
 func (l *Ledger) reconnectCoreRestarted(at int64) {
 	s := &l.reconnect
-	s.ensure()
 	s.coreStart = at
 	s.devices = map[string]*rwDevice{}
 }
@@ -187,7 +182,6 @@ func (l *Ledger) reconnectTurnFinished(at int64, turn, state, code string) {
 		return
 	}
 	s := &l.reconnect
-	s.ensure()
 	session := l.core.turn(turn).session
 	if r, ok := s.readyAt[session]; ok && r == at {
 		return // the final check

@@ -70,11 +70,7 @@ func (l *Ledger) restartCoreSent(ev WireEvent) {
 	if !ok {
 		return
 	}
-	c := l.restart.cancels[ev.Frame.ID]
-	if c == nil {
-		c = &restartCancel{}
-		l.restart.cancels[ev.Frame.ID] = c
-	}
+	c := entry(l.restart.cancels, ev.Frame.ID)
 	if c.delivery != p.DeliveryID { // a frame lost in flight is reported after its send
 		c.delivery, c.answered = p.DeliveryID, false
 	}

@@ -40,15 +40,7 @@ type turnSteers struct {
 }
 
 func (l *Ledger) turnSteersOf(turn string) *turnSteers {
-	if l.steerCalls == nil {
-		l.steerCalls = map[string]*turnSteers{}
-	}
-	ts := l.steerCalls[turn]
-	if ts == nil {
-		ts = &turnSteers{}
-		l.steerCalls[turn] = ts
-	}
-	return ts
+	return entry(made(&l.steerCalls), turn)
 }
 
 // SteerCalled records the workload making steer call seq for turn (seq

@@ -38,12 +38,7 @@ func (b *budgetState) init() {
 }
 
 func (b *budgetState) conn(id uint64) *budgetConn {
-	c := b.conns[id]
-	if c == nil {
-		c = &budgetConn{}
-		b.conns[id] = c
-	}
-	return c
+	return entry(b.conns, id)
 }
 
 // latency is the connection's one-way latency, from the instants its two

@@ -64,7 +64,6 @@ type exportWire struct {
 
 // WorkspaceExported records a native export.
 func (l *Ledger) WorkspaceExported(at int64, device, reader, env string, archive []byte, files map[string]string) {
-	l.ws.ensure()
 	l.ws.exports = append(l.ws.exports, nativeExport{at: at, reader: pairKey(device, reader), env: env,
 		archive: bytes.Clone(archive), files: files})
 }
@@ -72,7 +71,6 @@ func (l *Ledger) WorkspaceExported(at int64, device, reader, env string, archive
 // WorkspaceExportCalled records an export the workload made and checks a
 // completed answer against the native exports.
 func (l *Ledger) WorkspaceExportCalled(op WorkspaceExportOp) {
-	l.ws.ensure()
 	l.ws.bySess[op.Session] = op.Env
 	l.checkWorkspaceWait("export of session "+op.Session, op.Call, op.Return, op.Outcome, op.Code, workspaceExportWait)
 	if op.Outcome != "completed" {

@@ -137,10 +137,7 @@ type wsMut struct {
 	receipt     string // its outcome
 }
 
-func (w *workspaceState) ensure() {
-	if w.seeded != nil {
-		return
-	}
+func (w *workspaceState) init() {
 	w.seeded = map[string]seededFile{}
 	w.opened = map[string]string{}
 	w.closed = map[string]int64{}
@@ -155,13 +152,11 @@ func (w *workspaceState) ensure() {
 
 // WorkspaceSeeded records an Environment's initial file.
 func (l *Ledger) WorkspaceSeeded(env, name, value string, present bool) {
-	l.ws.ensure()
 	l.ws.seeded[pairKey(env, name)] = seededFile{value: value, present: present}
 }
 
 // WorkspaceOpened records a read-only profile's reader opening.
 func (l *Ledger) WorkspaceOpened(at int64, device, reader, session, env string) {
-	l.ws.ensure()
 	l.ws.opened[pairKey(device, reader)] = session
 }
 
@@ -169,7 +164,6 @@ func (l *Ledger) WorkspaceOpened(at int64, device, reader, session, env string) 
 // failed. A confirmed close after a failed one is the retry the
 // cleanup_unconfirmed mark names.
 func (l *Ledger) WorkspaceClosed(at int64, device, reader string, ok bool) {
-	l.ws.ensure()
 	l.advance(at)
 	l.readerCloseAnswered(at, device, reader, ok)
 	k := pairKey(device, reader)
@@ -185,7 +179,6 @@ func (l *Ledger) WorkspaceClosed(at int64, device, reader string, ok bool) {
 
 // WorkspaceRead records a native read.
 func (l *Ledger) WorkspaceRead(at int64, device, reader, session, env, name, value string, present bool) {
-	l.ws.ensure()
 	if reader != "" {
 		reader = pairKey(device, reader)
 	}
@@ -195,7 +188,6 @@ func (l *Ledger) WorkspaceRead(at int64, device, reader, session, env, name, val
 
 // WorkspaceInstalled records a native install.
 func (l *Ledger) WorkspaceInstalled(at int64, device, mutation, env, name, value string, digestOK bool) {
-	l.ws.ensure()
 	l.ws.applied[mutation]++
 	if l.ws.applied[mutation] > 1 {
 		l.violate(at, CheckWorkspaceTruth, "mutation %s installed %d times", mutation, l.ws.applied[mutation])
@@ -207,7 +199,6 @@ func (l *Ledger) WorkspaceInstalled(at int64, device, mutation, env, name, value
 
 // WorkspaceWriteCalled records a workspace write the workload made.
 func (l *Ledger) WorkspaceWriteCalled(op WorkspaceWriteOp) {
-	l.ws.ensure()
 	l.ws.bySess[op.Session] = op.Env
 	l.ws.writes = append(l.ws.writes, op)
 	if op.Outcome == "unknown" && op.Mutation != "" {
@@ -222,7 +213,6 @@ func (l *Ledger) WorkspaceWriteCalled(op WorkspaceWriteOp) {
 // Session's native reads inside the call served the data, and, through a
 // read-only profile, that profile's close was confirmed before the answer.
 func (l *Ledger) WorkspaceReadCalled(op WorkspaceReadOp) {
-	l.ws.ensure()
 	l.ws.bySess[op.Session] = op.Env
 	l.ws.reads = append(l.ws.reads, op)
 	l.checkWorkspaceWait("read of "+op.Path+" in session "+op.Session, op.Call, op.Return, op.Outcome, op.Code, workspaceReadWait)

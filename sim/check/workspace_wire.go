@@ -7,7 +7,6 @@ import "github.com/turnstile-sim/turnstile/wire"
 // commit never left, or Core received a completed or rejected receipt),
 // and no execution_start ever names a read-only profile's request.
 func (l *Ledger) observeWorkspace(ev WireEvent) {
-	l.ws.ensure()
 	if ev.Kind == WireClosed || ev.Kind == WireLost {
 		l.writesMidTransfer(ev.Conn)
 	}
