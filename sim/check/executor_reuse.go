@@ -166,9 +166,5 @@ func (l *Ledger) reuseStatus(ev WireEvent, st wire.PreparationStatus) {
 
 // reuseNodeDown: the daemon crashed with its Harness and executors.
 func (l *Ledger) reuseNodeDown(device string) {
-	for _, k := range sortedKeys(l.reuse.execs) {
-		if len(k) > len(device) && k[:len(device)+1] == device+"\x00" {
-			delete(l.reuse.execs, k)
-		}
-	}
+	deleteUnder(l.reuse.execs, device+"\x00")
 }

@@ -518,16 +518,6 @@ func (l *Ledger) expireProbes(at int64) {
 	if len(h.probes) == 0 {
 		return
 	}
-	defer func() {
-		kept := h.probes[:0]
-		for _, ps := range h.probes {
-			if !ps.done {
-				kept = append(kept, ps)
-			}
-		}
-		clear(h.probes[len(kept):])
-		h.probes = kept
-	}()
 	for _, ps := range h.probes {
 		p := &ps.p
 		if ps.done {
@@ -561,6 +551,7 @@ func (l *Ledger) expireProbes(at int64) {
 			}
 		}
 	}
+	h.probes = slices.DeleteFunc(h.probes, func(ps *probeState) bool { return ps.done })
 }
 
 // hostileTurnCreated: a native Turn for a hostile Run means a forged

@@ -1,8 +1,7 @@
 package check
 
 import (
-	"sort"
-	"strconv"
+	"slices"
 	"strings"
 )
 
@@ -115,15 +114,7 @@ func (l *Ledger) hostileConns(ev WireEvent) {
 // voidProbes drops the probes of a connection one end learned closed.
 func (l *Ledger) voidProbes(conn uint64) {
 	delete(l.hostile.stepOf, conn)
-	kept := l.hostile.probes[:0]
-	for _, ps := range l.hostile.probes {
-		if ps.done || ps.p.Conn == conn {
-			continue
-		}
-		kept = append(kept, ps)
-	}
-	clear(l.hostile.probes[len(kept):])
-	l.hostile.probes = kept
+	l.hostile.probes = slices.DeleteFunc(l.hostile.probes, func(ps *probeState) bool { return ps.done || ps.p.Conn == conn })
 }
 
 // judgeGenerations applies the replacement rule to every open Core has
@@ -146,7 +137,7 @@ func (l *Ledger) judgeGenerations(now int64) {
 				open = append(open, conn)
 			}
 		}
-		sort.Slice(open, func(i, j int) bool { return open[i] < open[j] })
+		slices.Sort(open)
 		if r.openAt(g.conn, coreNode) {
 			if n := r.newest[g.device]; g.conn < n {
 				l.violate(g.at, CheckHostileConnection, "Core accepted c%d of device %s after newer c%d: an older generation must be refused",
@@ -176,7 +167,7 @@ func (l *Ledger) judgeGenerations(now int64) {
 func connList(ids []uint64) string {
 	parts := make([]string, len(ids))
 	for i, id := range ids {
-		parts[i] = "c" + strconv.FormatUint(id, 10)
+		parts[i] = connKey(id)
 	}
 	return strings.Join(parts, " ")
 }

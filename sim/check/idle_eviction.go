@@ -114,9 +114,9 @@ func (l *Ledger) observeEviction(ev WireEvent) {
 	e := &l.eviction
 	switch {
 	case ev.Kind == WireOpened && ev.To != coreNodeID:
-		l.retireConns(ev.At, ev.To, ev.Conn) // a newer connection replaces the others
+		l.retireConns(ev.At, ev.To, func(c uint64) bool { return c != ev.Conn }) // a newer connection replaces the others
 	case ev.Kind == WireClosed && ev.To != coreNodeID:
-		l.retireOne(ev.At, ev.To, ev.Conn)
+		l.retireConns(ev.At, ev.To, func(c uint64) bool { return c == ev.Conn })
 	case ev.Kind == WireDelivered && ev.To != coreNodeID:
 		e.prepareAt[ev.To] = -1
 		if ev.HasFrame() {
@@ -179,18 +179,10 @@ func (l *Ledger) evictionStatus(at int64, device string, conn uint64, id string,
 	}
 }
 
-// retireConns retires every connection of device but keep.
-func (l *Ledger) retireConns(at int64, device string, keep uint64) {
+// retireConns retires the connections of device that retired says.
+func (l *Ledger) retireConns(at int64, device string, retired func(conn uint64) bool) {
 	for _, k := range sortedKeys(l.eviction.execs) {
-		if x := l.eviction.execs[k]; strings.HasPrefix(k, device+"\x00") && x.conn != keep {
-			l.retireExec(at, x)
-		}
-	}
-}
-
-func (l *Ledger) retireOne(at int64, device string, conn uint64) {
-	for _, k := range sortedKeys(l.eviction.execs) {
-		if x := l.eviction.execs[k]; strings.HasPrefix(k, device+"\x00") && x.conn == conn {
+		if x := l.eviction.execs[k]; strings.HasPrefix(k, device+"\x00") && retired(x.conn) {
 			l.retireExec(at, x)
 		}
 	}
@@ -282,18 +274,10 @@ func (l *Ledger) judgeEviction(at int64, device, id string, x *evictExec) {
 // executor it held is gone, and the restarted daemon numbers its executors
 // afresh.
 func (l *Ledger) evictionNodeDown(device string) {
-	for _, k := range sortedKeys(l.eviction.execs) {
-		if strings.HasPrefix(k, device+"\x00") {
-			delete(l.eviction.execs, k)
-		}
-	}
+	deleteUnder(l.eviction.execs, device+"\x00")
 	delete(l.eviction.prepareAt, device)
 	delete(l.eviction.lastPrepare, device)
-	for _, k := range sortedKeys(l.eviction.prepares) {
-		if strings.HasPrefix(k, device+"\x00") {
-			delete(l.eviction.prepares, k)
-		}
-	}
+	deleteUnder(l.eviction.prepares, device+"\x00")
 }
 
 func (l *Ledger) evictionGone(device, executor string) {

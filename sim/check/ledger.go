@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"time"
@@ -317,4 +318,9 @@ func inner[K, K2 comparable, V any](m map[K]map[K2]V, k K) map[K2]V {
 		m[k] = map[K2]V{}
 	}
 	return m[k]
+}
+
+// deleteUnder deletes the keys of m that extend prefix.
+func deleteUnder[V any](m map[string]V, prefix string) {
+	maps.DeleteFunc(m, func(k string, _ V) bool { return len(k) > len(prefix) && strings.HasPrefix(k, prefix) })
 }

@@ -10,10 +10,6 @@ import (
 // Harness's ground truth): they record that a seed drove a machine to one
 // of the documented limits. They judge nothing.
 
-// admissionRecordsMax is the Runtime's admission records per connection
-// (64, wire-reference §6.1); the 65th grant on one connection evicts one.
-const admissionRecordsMax = 64
-
 // writtenWaitNS is Core's wait for `written` from the start of an active
 // input's delivery (30 s), after which the input's outcome is unknown.
 const writtenWaitNS = int64(30 * time.Second)
@@ -87,7 +83,7 @@ func (l *Ledger) observeLimits(ev WireEvent) {
 			return
 		}
 		if p.Revision == 1 && p.Handle != "" {
-			if m.grants[ev.Conn]++; m.grants[ev.Conn] == admissionRecordsMax+1 {
+			if m.grants[ev.Conn]++; m.grants[ev.Conn] == DocumentedAdmissionRecordsMax+1 { // the 65th evicts one
 				l.reach(MarkAdmissionRecordsFull)
 			}
 		}
@@ -146,12 +142,8 @@ func (l *Ledger) reach(m Mark) {
 
 // noteUnknown keeps the first instant an input of run became unknown.
 func (m *limitMarks) noteUnknown(run string, s *lastSteer, now int64) {
-	at, ok := s.becameUnknown(now)
-	if !ok {
-		return
-	}
-	if first, seen := m.firstUnknown[run]; !seen || at < first {
-		m.firstUnknown[run] = at
+	if at, ok := s.becameUnknown(now); ok {
+		m.noteRunUnknown(run, at)
 	}
 }
 

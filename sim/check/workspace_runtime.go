@@ -253,11 +253,5 @@ func (l *Ledger) judgeRead(ev WireEvent, r *rtRead, p wire.WorkspaceReadResult) 
 // process mints executor IDs afresh, so an owner blocked before is not
 // one after.
 func (l *Ledger) wsRuntimeNodeDown(node string) {
-	s := &l.wsRuntime
-	prefix := "executor\x00" + node + "\x00"
-	for _, k := range sortedKeys(s.unknown) {
-		if len(k) > len(prefix) && k[:len(prefix)] == prefix {
-			delete(s.unknown, k)
-		}
-	}
+	deleteUnder(l.wsRuntime.unknown, "executor\x00"+node+"\x00")
 }
