@@ -39,9 +39,7 @@ func (l *Ledger) NativeDone(at int64, device, run string, usage *wire.Usage) {
 // StartAnswered records the instant the native start call of run returned
 // to the daemon of device (with or without a Turn).
 func (l *Ledger) StartAnswered(at int64, device, run string) {
-	if _, ok := l.native.startAnswered[run]; !ok {
-		l.native.startAnswered[run] = at
-	}
+	keepFirst(l.native.startAnswered, run, at)
 }
 
 // CloseFailed records a failed native close of executor on device.

@@ -2,7 +2,6 @@ package check
 
 import (
 	"encoding/json"
-	"strconv"
 
 	"github.com/turnstile-sim/turnstile/wire"
 )
@@ -59,10 +58,6 @@ func reuseConfig(c wire.ExecutionConfiguration) string {
 	return string(b)
 }
 
-func reuseKey(device string, conn uint64, id string) string {
-	return pairKey(device, strconv.FormatUint(conn, 10)+"\x00"+id)
-}
-
 // observeReuse is the wire observer of CheckExecutorReuse.
 func (l *Ledger) observeReuse(ev WireEvent) {
 	s := &l.reuse
@@ -71,10 +66,7 @@ func (l *Ledger) observeReuse(ev WireEvent) {
 		// a rogue daemon's traffic: no Harness stands behind it
 	case ev.Kind == WireDelivered && ev.To != CoreNode && ev.HasFrame():
 		if p, ok := ev.Frame.Payload.(wire.ExecutionPrepare); ok {
-			k := reuseKey(ev.To, ev.Conn, ev.Frame.ID)
-			if _, seen := s.prepares[k]; !seen {
-				s.prepares[k] = p
-			}
+			keepFirst(s.prepares, deviceRequestKey(ev.To, ev.Conn, ev.Frame.ID), p)
 		}
 	case ev.Kind == WireSent && ev.From != CoreNode && !ev.Forged && ev.HasFrame():
 		switch p := ev.Frame.Payload.(type) {
@@ -122,7 +114,7 @@ func (l *Ledger) reuseStatus(ev WireEvent, st wire.PreparationStatus) {
 		}
 		return
 	}
-	k := reuseKey(ev.From, ev.Conn, ev.Frame.ID)
+	k := deviceRequestKey(ev.From, ev.Conn, ev.Frame.ID)
 	p, ok := s.prepares[k]
 	if !ok || s.judged[k] {
 		return

@@ -71,9 +71,7 @@ func (l *Ledger) fencingForgedArrival(ev WireEvent) {
 		return
 	}
 	k := ev.To + "/x/" + ev.Frame.ID
-	if _, seen := l.fencing.arrived[k]; !seen {
-		l.fencing.arrived[k] = l.fencing.events
-	}
+	keepFirst(l.fencing.arrived, k, l.fencing.events)
 }
 
 // fencingBusyConnClosed: a connection's transfers ended with it (an

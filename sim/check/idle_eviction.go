@@ -84,7 +84,8 @@ func (e *evictionState) init() {
 	e.prepares = map[string]evictPrepare{}
 }
 
-func evictRequestKey(device string, conn uint64, id string) string {
+// deviceRequestKey names a request ID on a device's connection.
+func deviceRequestKey(device string, conn uint64, id string) string {
 	return pairKey(device, strconv.FormatUint(conn, 10)+"\x00"+id)
 }
 
@@ -124,9 +125,7 @@ func (l *Ledger) observeEviction(ev WireEvent) {
 				e.prepareAt[ev.To] = ev.At
 				pr := evictPrepare{session: p.SessionID, resume: p.Configuration.AgentSessionID}
 				e.lastPrepare[ev.To] = pr
-				if _, seen := e.prepares[evictRequestKey(ev.To, ev.Conn, ev.Frame.ID)]; !seen {
-					e.prepares[evictRequestKey(ev.To, ev.Conn, ev.Frame.ID)] = pr
-				}
+				keepFirst(e.prepares, deviceRequestKey(ev.To, ev.Conn, ev.Frame.ID), pr)
 			}
 		}
 	case ev.Kind == WireSent && ev.From != coreNodeID && ev.HasFrame():
@@ -154,7 +153,7 @@ func (l *Ledger) evictionStatus(at int64, device string, conn uint64, id string,
 	if x.phase == evictClosing {
 		return
 	}
-	if pr, ok := l.eviction.prepares[evictRequestKey(device, conn, id)]; ok && x.session == "" {
+	if pr, ok := l.eviction.prepares[deviceRequestKey(device, conn, id)]; ok && x.session == "" {
 		x.session = pr.session
 		if !p.Reused && pr.resume != "" {
 			x.native = true // prepared to resume the named native session

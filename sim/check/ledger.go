@@ -324,3 +324,10 @@ func inner[K, K2 comparable, V any](m map[K]map[K2]V, k K) map[K2]V {
 func deleteUnder[V any](m map[string]V, prefix string) {
 	maps.DeleteFunc(m, func(k string, _ V) bool { return len(k) > len(prefix) && strings.HasPrefix(k, prefix) })
 }
+
+// keepFirst stores v at k unless m holds k already.
+func keepFirst[K comparable, V any](m map[K]V, k K, v V) {
+	if _, ok := m[k]; !ok {
+		m[k] = v
+	}
+}
