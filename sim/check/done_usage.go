@@ -47,7 +47,6 @@ func (l *Ledger) CloseFailed(at int64, device, executor string) {
 	l.native.closeFailed[pairKey(device, executor)] = at
 }
 
-// observeDoneUsage is the wire observer of CheckDoneUsage.
 func (l *Ledger) observeDoneUsage(ev WireEvent) {
 	if ev.Kind != WireSent || ev.Hostile() || ev.To != CoreNode || !ev.HasFrame() {
 		return

@@ -58,7 +58,6 @@ func reuseConfig(c wire.ExecutionConfiguration) string {
 	return string(b)
 }
 
-// observeReuse is the wire observer of CheckExecutorReuse.
 func (l *Ledger) observeReuse(ev WireEvent) {
 	s := &l.reuse
 	switch {

@@ -42,7 +42,6 @@ func (h *heartbeatState) conn(id uint64, device string) *heartbeatConn {
 	return c
 }
 
-// observeHeartbeats is the wire observer of CheckHeartbeatSnapshot.
 func (l *Ledger) observeHeartbeats(ev WireEvent) {
 	h := &l.heartbeat
 	l.checkClosedAfterInvalid(ev.At)

@@ -290,7 +290,6 @@ func (l *Ledger) HostileRefusals() []MarkCount {
 	return sortedMarkCounts(l.hostile.marks)
 }
 
-// observeHostile is the wire observer of the hostile checks.
 func (l *Ledger) observeHostile(ev WireEvent) {
 	h := &l.hostile
 	l.expireProbes(ev.At)

@@ -71,7 +71,6 @@ func (m *limitMarks) init() {
 	m.declared = map[string]bool{}
 }
 
-// observeLimits is the wire observer of the limit marks.
 func (l *Ledger) observeLimits(ev WireEvent) {
 	if !ev.HasFrame() {
 		return

@@ -64,7 +64,6 @@ func (l *Ledger) observeRestartWire(ev WireEvent) {
 	}
 }
 
-// restartCoreSent reads a frame Core sent.
 func (l *Ledger) restartCoreSent(ev WireEvent) {
 	p, ok := ev.Frame.Payload.(wire.PromptCancel)
 	if !ok {
@@ -76,7 +75,6 @@ func (l *Ledger) restartCoreSent(ev WireEvent) {
 	}
 }
 
-// restartCoreReceived reads a frame delivered to Core.
 func (l *Ledger) restartCoreReceived(ev WireEvent) {
 	ack, ok := ev.Frame.Payload.(wire.InteractionDecisionAck)
 	if !ok {
@@ -111,7 +109,6 @@ func (l *Ledger) restartCoreCrashed() {
 	}
 }
 
-// restartCoreUp: Core's restart is over.
 func (l *Ledger) restartCoreUp() { l.restart.down, l.restart.pending = false, nil }
 
 // restartTurnFinished judges a Turn Core finished while restarting.

@@ -149,7 +149,6 @@ func RequiredCapabilities(s SessionSpec, recovery, images bool) []string {
 	return req
 }
 
-// hasImages reports whether an input carries an image part.
 func hasImages(in wire.MessageInput) bool {
 	for _, m := range in {
 		for _, p := range m.Content {

@@ -42,7 +42,6 @@ func (l *Ledger) ExecutorRetired(at int64, device, run, executor string) {
 	l.evictionRetired(device, executor)
 }
 
-// observeTeardown is the wire observer of both teardown checks.
 func (l *Ledger) observeTeardown(ev WireEvent) {
 	if !ev.HasFrame() {
 		if ev.Kind == WireClosed && ev.From == ev.To && ev.To != coreNodeID {

@@ -51,7 +51,6 @@ func (c *budgetConn) latency() int64 {
 	return c.dialerOpen - c.dialeeOpen
 }
 
-// observeSendBudget is the wire observer of CheckReceiptBudget.
 func (l *Ledger) observeSendBudget(ev WireEvent) {
 	b := &l.budget
 	switch ev.Kind {

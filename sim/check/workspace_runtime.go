@@ -83,7 +83,6 @@ func (s *wsRuntimeState) init() {
 		map[string]bool{}, map[string]string{}
 }
 
-// observeWorkspaceRuntime is the wire observer of these rules.
 func (l *Ledger) observeWorkspaceRuntime(ev WireEvent) {
 	if !ev.HasFrame() || ev.From == RogueNode || ev.To == RogueNode {
 		return
