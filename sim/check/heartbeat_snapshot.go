@@ -114,13 +114,14 @@ func isHeartbeat(ev WireEvent) bool {
 	return errors.As(ev.DecodeErr, &de) && de.Type == wire.TypeHeartbeat
 }
 
-// heartbeatValid: the frame decoded, and its declaration names each kind
-// once, none blank, each with a complete capability set.
+// heartbeatValid: the frame decoded, and its declaration is valid.
 func heartbeatValid(ev WireEvent) bool {
-	if !ev.HasFrame() {
-		return false
-	}
-	hb := ev.Frame.Payload.(wire.Heartbeat)
+	return ev.HasFrame() && validDeclaration(ev.Frame.Payload.(wire.Heartbeat))
+}
+
+// validDeclaration: the heartbeat names each kind once, none blank, each
+// with a complete capability set; Core refuses any other whole.
+func validDeclaration(hb wire.Heartbeat) bool {
 	seen := map[string]bool{}
 	for _, k := range hb.SupportedAgentKinds {
 		if k.Kind == "" || seen[k.Kind] || k.Capabilities.Validate() != nil {

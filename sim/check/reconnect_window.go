@@ -152,13 +152,11 @@ func (l *Ledger) reconnectHeartbeat(conn uint64, hb wire.Heartbeat) {
 	if d.conn != conn {
 		return
 	}
+	if !validDeclaration(hb) {
+		return
+	}
 	avail := map[string]bool{}
-	seen := map[string]bool{}
 	for _, k := range hb.SupportedAgentKinds {
-		if k.Kind == "" || seen[k.Kind] || k.Capabilities.Validate() != nil {
-			return // Core refuses the whole heartbeat
-		}
-		seen[k.Kind] = true
 		if k.Available {
 			avail[k.Kind] = true
 		}
