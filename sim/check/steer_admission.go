@@ -1,6 +1,9 @@
 package check
 
-import "slices"
+import (
+	"cmp"
+	"slices"
+)
 
 // CheckSteerInputsPerRun names the steering limit: a Run takes at most 256
 // steering inputs (wire-reference §3.7, DESIGN.md §5), and Core refuses the
@@ -47,18 +50,8 @@ func (l *Ledger) turnSteersOf(turn string) *turnSteers {
 // orders every API call the workload makes).
 func (l *Ledger) SteerCalled(seq uint64, turn string) {
 	ts := l.turnSteersOf(turn)
-	i, _ := slices.BinarySearchFunc(ts.calls, seq, func(c steerCall, s uint64) int { return cmpSeq(c.seq, s) })
+	i, _ := slices.BinarySearchFunc(ts.calls, seq, func(c steerCall, s uint64) int { return cmp.Compare(c.seq, s) })
 	ts.calls = slices.Insert(ts.calls, i, steerCall{seq: seq})
-}
-
-func cmpSeq(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // answer sets the outcome of call seq and returns how many calls

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"maps"
 	"strings"
 	"time"
 
@@ -89,7 +90,7 @@ func (l *Ledger) WorkspaceExportCalled(op WorkspaceExportOp) {
 		if c, ok := l.ws.closed[n.reader]; !ok || c > op.Return {
 			continue
 		}
-		if !sameFiles(files, n.files) {
+		if !maps.Equal(files, n.files) {
 			l.violate(op.Return, CheckWorkspaceExport, "export of session %s: the archive does not hold the tree of its native export at %s",
 				op.Session, vtime(n.at))
 		}
@@ -135,18 +136,6 @@ func untar(b []byte) (map[string]string, error) {
 		}
 		out[h.Name] = string(body)
 	}
-}
-
-func sameFiles(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a { //tidy:sorted any mismatch gives the same answer
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }
 
 // observeExport judges one export frame on the wire: the daemon sends

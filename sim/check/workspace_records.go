@@ -148,6 +148,7 @@ func (w *workspaceState) init() {
 	w.sessMut = map[string][]*wsMut{}
 	w.exportsOnWire = map[string]*exportWire{}
 	w.answeredUnknown = map[string]bool{}
+	w.readOnlyIDs = map[string]bool{}
 }
 
 // WorkspaceSeeded records an Environment's initial file.
