@@ -331,3 +331,14 @@ func keepFirst[K comparable, V any](m map[K]V, k K, v V) {
 		m[k] = v
 	}
 }
+
+// countIf counts the values of m that pass keep.
+func countIf[K comparable, V any](m map[K]V, keep func(V) bool) int {
+	n := 0
+	for _, v := range m { //tidy:sorted counting only
+		if keep(v) {
+			n++
+		}
+	}
+	return n
+}
