@@ -26,7 +26,6 @@ type recordEntry struct {
 type recordTable struct {
 	order   []recordEntry
 	evicted map[string]string // request ID → the handle it had
-	full    int               // grants into a table with no terminal record to evict
 }
 
 func terminalState(s string) bool {
@@ -74,7 +73,6 @@ func (t *recordTable) evictOldestTerminal() {
 			return
 		}
 	}
-	t.full++
 }
 
 // recordKnown reports whether the table of conn holds req (held) and

@@ -20,7 +20,6 @@ type connEnds struct {
 	opened, closed map[string]bool // node -> learned open / closed or closed it
 	closedBy       string          // node that closed it itself first
 	closeReason    string
-	closedAt       int64
 }
 
 type connRules struct {
@@ -98,7 +97,7 @@ func (l *Ledger) hostileConns(ev WireEvent) {
 		}
 		c.closed[ev.To] = true
 		if ev.From == ev.To && c.closedBy == "" {
-			c.closedBy, c.closeReason, c.closedAt = ev.To, ev.Reason, ev.At
+			c.closedBy, c.closeReason = ev.To, ev.Reason
 		}
 		if ev.From != ev.To {
 			l.voidProbes(ev.Conn) // the connection is gone: no answer can come

@@ -275,16 +275,6 @@ func (l *Ledger) Marks() []MarkCount {
 	return sortedMarkCounts(l.marks)
 }
 
-// Render is the canonical text of all violations, one per line.
-func Render(vs []Violation) string {
-	var b strings.Builder
-	for _, v := range vs {
-		b.WriteString(v.String())
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
-
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m { //tidy:sorted sorted below

@@ -59,7 +59,6 @@ type nativeExport struct {
 type exportWire struct {
 	received  int64 // chunk bytes delivered to Core
 	sent      int64 // chunk bytes the daemon sent
-	chunks    int
 	cancelled bool
 }
 
@@ -72,7 +71,6 @@ func (l *Ledger) WorkspaceExported(at int64, device, reader, env string, archive
 // WorkspaceExportCalled records an export the workload made and checks a
 // completed answer against the native exports.
 func (l *Ledger) WorkspaceExportCalled(op WorkspaceExportOp) {
-	l.ws.bySess[op.Session] = op.Env
 	l.checkWorkspaceWait("export of session "+op.Session, op.Call, op.Return, op.Outcome, op.Code, workspaceExportWait)
 	if op.Outcome != "completed" {
 		return
@@ -176,7 +174,6 @@ func (l *Ledger) observeExport(ev WireEvent) {
 			x.sent = p.Offset + int64(len(p.Data))
 		case ev.Kind == WireDelivered && ev.To == CoreNode:
 			x.received += int64(len(p.Data))
-			x.chunks++
 		}
 	}
 }

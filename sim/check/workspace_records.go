@@ -101,7 +101,6 @@ type workspaceState struct {
 	closed  map[string]int64    // device\x00reader → confirmed close instant
 	failed  map[string]bool     // device\x00reader → a close failed
 	applied map[string]int      // mutation → installs
-	bySess  map[string]string   // session → env
 	commits map[string]*wsMut   // mutation → Core's view on the wire
 	sessMut map[string][]*wsMut // the wire's session UUID → its writes in order
 	// readOnlyIDs are the request IDs of read-only profiles Core sent.
@@ -143,7 +142,6 @@ func (w *workspaceState) init() {
 	w.closed = map[string]int64{}
 	w.failed = map[string]bool{}
 	w.applied = map[string]int{}
-	w.bySess = map[string]string{}
 	w.commits = map[string]*wsMut{}
 	w.sessMut = map[string][]*wsMut{}
 	w.exportsOnWire = map[string]*exportWire{}
@@ -200,7 +198,6 @@ func (l *Ledger) WorkspaceInstalled(at int64, device, mutation, env, name, value
 
 // WorkspaceWriteCalled records a workspace write the workload made.
 func (l *Ledger) WorkspaceWriteCalled(op WorkspaceWriteOp) {
-	l.ws.bySess[op.Session] = op.Env
 	l.ws.writes = append(l.ws.writes, op)
 	if op.Outcome == "unknown" && op.Mutation != "" {
 		l.ws.answeredUnknown[op.Mutation] = true
@@ -214,7 +211,6 @@ func (l *Ledger) WorkspaceWriteCalled(op WorkspaceWriteOp) {
 // Session's native reads inside the call served the data, and, through a
 // read-only profile, that profile's close was confirmed before the answer.
 func (l *Ledger) WorkspaceReadCalled(op WorkspaceReadOp) {
-	l.ws.bySess[op.Session] = op.Env
 	l.ws.reads = append(l.ws.reads, op)
 	l.checkWorkspaceWait("read of "+op.Path+" in session "+op.Session, op.Call, op.Return, op.Outcome, op.Code, workspaceReadWait)
 	if op.Outcome != "completed" {
@@ -246,9 +242,6 @@ func (l *Ledger) WorkspaceListed(truncated bool) {
 // WorkspaceReadWhileUnsettled records the workload issuing a read while
 // one of its Session's writes was unsettled.
 func (l *Ledger) WorkspaceReadWhileUnsettled() { l.reach(MarkReadWhileWriteUnsettled) }
-
-// UsedWorkspace reports whether the run recorded any workspace call.
-func (l *Ledger) UsedWorkspace() bool { return len(l.ws.writes)+len(l.ws.reads)+len(l.ws.exported) > 0 }
 
 // WorkspaceChecks lists the workspace safety and timing checks.
 func WorkspaceChecks() []string {
