@@ -51,6 +51,12 @@ func (c *coreState) turn(id string) *turnRec {
 	return entry(c.turns, id)
 }
 
+// run is the record of run, first seen at at if Core never started it.
+func (c *coreState) run(id string, at int64) *runRec {
+	keepFirst(c.runs, id, &runRec{startedAt: at})
+	return c.runs[id]
+}
+
 // TurnSubmitted records that the workload created a turn in a session.
 func (l *Ledger) TurnSubmitted(at int64, session, turn string) {
 	l.core.turn(turn).session = session
@@ -104,11 +110,7 @@ func (l *Ledger) CursorAdvanced(at int64, run, input string, cursor int) {
 	if !l.harness.isApplied(run, input) {
 		l.violate(at, CheckAcceptedWithoutTruth, "Core advanced the cursor of run %s past input %s that the Harness never applied", run, input)
 	}
-	r := l.core.runs[run]
-	if r == nil {
-		r = &runRec{startedAt: at}
-		l.core.runs[run] = r
-	}
+	r := l.core.run(run, at)
 	if cursor < r.cursor {
 		l.violate(at, CheckDurableFacts, "cursor of run %s moved back from %d to %d", run, r.cursor, cursor)
 		return
@@ -178,11 +180,7 @@ func (l *Ledger) CancelAckObserved(at int64, run string, applied bool) {
 	if !l.daemon.cancelAcks[run] {
 		l.violate(at, CheckFabricatedTerminal, "Core has an applied cancel receipt for run %s but no daemon sent one", run)
 	}
-	r := l.core.runs[run]
-	if r == nil {
-		r = &runRec{startedAt: at}
-		l.core.runs[run] = r
-	}
+	r := l.core.run(run, at)
 	r.cancelApplied = true
 	if t := l.core.turns[r.turn]; t != nil && IsTerminal(t.state) && t.state != TurnCancelled {
 		l.violate(at, CheckCancelOverridden,

@@ -93,10 +93,10 @@ func (l *Ledger) observeLimits(ev WireEvent) {
 		}
 	case wire.PromptSteer:
 		if ev.Kind == WireSent && ev.From == coreNodeID {
-			if prev := m.steers[ev.Frame.ID]; prev != nil && prev.input != p.InputID {
-				m.noteUnknown(ev.Frame.ID, prev, ev.At)
-			}
 			if prev := m.steers[ev.Frame.ID]; prev == nil || prev.input != p.InputID {
+				if prev != nil {
+					m.noteUnknown(ev.Frame.ID, prev, ev.At)
+				}
 				m.steers[ev.Frame.ID] = &lastSteer{input: p.InputID, sentAt: ev.At}
 			}
 		}
