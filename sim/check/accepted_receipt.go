@@ -13,10 +13,7 @@ func (l *Ledger) observeAcceptedReceipts(ev WireEvent) {
 		return
 	}
 	if ack, ok := ev.Frame.Payload.(wire.PromptSteerAck); ok && ack.Accepted && ack.ErrorCode == "" {
-		if l.acceptedReceipts == nil {
-			l.acceptedReceipts = map[string]bool{}
-		}
-		l.acceptedReceipts[pairKey(ev.Frame.ID, ack.InputID)] = true
+		made(&l.acceptedReceipts)[pairKey(ev.Frame.ID, ack.InputID)] = true
 	}
 }
 

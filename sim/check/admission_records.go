@@ -26,7 +26,6 @@ type recordEntry struct {
 type recordTable struct {
 	order   []recordEntry
 	evicted map[string]string // request ID → the handle it had
-	full    int               // grants into a table with no terminal record to evict
 }
 
 func terminalState(s string) bool {
@@ -43,10 +42,7 @@ func (l *Ledger) noteRecord(conn uint64, req string, p wire.PreparationStatus) {
 		return // a refusal creates no record and changes none
 	}
 	h := &l.hostile
-	if h.records == nil {
-		h.records = map[uint64]*recordTable{}
-	}
-	t := h.records[conn]
+	t := made(&h.records)[conn]
 	if t == nil {
 		t = &recordTable{evicted: map[string]string{}}
 		h.records[conn] = t
@@ -77,7 +73,6 @@ func (t *recordTable) evictOldestTerminal() {
 			return
 		}
 	}
-	t.full++
 }
 
 // recordKnown reports whether the table of conn holds req (held) and

@@ -74,9 +74,7 @@ func (l *Ledger) checkSteersAgainstTruth(at int64) {
 		if !ok {
 			m = map[string]int64{}
 			for _, a := range l.appliedForTurn(s.Turn) {
-				if _, dup := m[a.input]; !dup {
-					m[a.input] = a.at
-				}
+				keepFirst(m, a.input, a.at)
 			}
 			appliedAt[s.Turn] = m
 		}

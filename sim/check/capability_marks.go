@@ -91,9 +91,5 @@ func (l *Ledger) observeForgedHeartbeats(ev WireEvent) {
 	if !ok || c == nil {
 		return
 	}
-	c.known = true
-	c.kinds = map[string]wire.SupportedAgentKind{}
-	for _, k := range hb.SupportedAgentKinds {
-		c.kinds[k.Kind] = k
-	}
+	c.known, c.kinds = true, kindsOf(hb)
 }

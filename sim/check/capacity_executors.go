@@ -31,23 +31,12 @@ func (l *Ledger) creatingNodeDown(node string) {
 
 // heldExecutors counts a device's open and being-created executors.
 func (h *harnessState) heldExecutors(device string) (open, creating int) {
-	for _, d := range h.creating { //tidy:sorted counting only
-		if d == device {
-			creating++
-		}
-	}
-	return h.liveExecutors(device), creating
+	return h.liveExecutors(device), countIf(h.creating, func(d string) bool { return d == device })
 }
 
 // retiredOpen counts a device's executors retired by their Turn's
 // settlement and not yet confirmed closed (a failed close leaves them
 // open: uncertain).
 func (h *harnessState) retiredOpen(device string) int {
-	n := 0
-	for _, e := range h.executors { //tidy:sorted counting only
-		if e.device == device && e.retired && !e.closed {
-			n++
-		}
-	}
-	return n
+	return countIf(h.executors, func(e *executorRec) bool { return e.device == device && e.retired && !e.closed })
 }

@@ -75,13 +75,7 @@ func (l *Ledger) capGateMaybeRefused(conn uint64, at int64) {
 }
 
 func (l *Ledger) capGateOf(conn uint64) *capGate {
-	s := &l.timing.retry
-	g := s.gates[conn]
-	if g == nil {
-		g = &capGate{}
-		s.gates[conn] = g
-	}
-	return g
+	return entry(l.timing.retry.gates, conn)
 }
 
 // capGateCount counts a refusal at at into one count of consecutive

@@ -37,11 +37,5 @@ func (l *Ledger) checkTruthCapacity(at int64, device string) {
 }
 
 func (h *harnessState) unsettledTurns(device string) int {
-	n := 0
-	for _, t := range h.turns { //tidy:sorted counting only
-		if t.device == device && t.settled == "" {
-			n++
-		}
-	}
-	return n
+	return countIf(h.turns, func(t *nativeTurn) bool { return t.device == device && t.settled == "" })
 }

@@ -15,18 +15,11 @@ type admissionRec struct {
 	terminal bool
 }
 
-// The seeds' Runtime limits: 4 concurrent preparations and executions,
-// 20 executors held (16 idle + 4 active).
-const (
-	seedActiveMax    = DocumentedActiveMax
-	seedExecutorsMax = DocumentedExecutorsMax
-)
-
 // wireLimits are the limits the wire-side capacity check judges by: a
 // configuration above the seeds' limits is judged by the seeds' limits.
 func wireLimits(lim DeviceLimits) DeviceLimits {
-	lim.ActiveMax = min(lim.ActiveMax, seedActiveMax)
-	lim.ExecutorsMax = min(lim.ExecutorsMax, seedExecutorsMax)
+	lim.ActiveMax = min(lim.ActiveMax, DocumentedActiveMax)
+	lim.ExecutorsMax = min(lim.ExecutorsMax, DocumentedExecutorsMax)
 	return lim
 }
 

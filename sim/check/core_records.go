@@ -48,12 +48,13 @@ func (c *coreState) init() {
 func pairKey(a, b string) string { return a + "\x00" + b }
 
 func (c *coreState) turn(id string) *turnRec {
-	t := c.turns[id]
-	if t == nil {
-		t = &turnRec{}
-		c.turns[id] = t
-	}
-	return t
+	return entry(c.turns, id)
+}
+
+// run is the record of run, first seen at at if Core never started it.
+func (c *coreState) run(id string, at int64) *runRec {
+	keepFirst(c.runs, id, &runRec{startedAt: at})
+	return c.runs[id]
 }
 
 // TurnSubmitted records that the workload created a turn in a session.
@@ -109,11 +110,7 @@ func (l *Ledger) CursorAdvanced(at int64, run, input string, cursor int) {
 	if !l.harness.isApplied(run, input) {
 		l.violate(at, CheckAcceptedWithoutTruth, "Core advanced the cursor of run %s past input %s that the Harness never applied", run, input)
 	}
-	r := l.core.runs[run]
-	if r == nil {
-		r = &runRec{startedAt: at}
-		l.core.runs[run] = r
-	}
+	r := l.core.run(run, at)
 	if cursor < r.cursor {
 		l.violate(at, CheckDurableFacts, "cursor of run %s moved back from %d to %d", run, r.cursor, cursor)
 		return
@@ -183,11 +180,7 @@ func (l *Ledger) CancelAckObserved(at int64, run string, applied bool) {
 	if !l.daemon.cancelAcks[run] {
 		l.violate(at, CheckFabricatedTerminal, "Core has an applied cancel receipt for run %s but no daemon sent one", run)
 	}
-	r := l.core.runs[run]
-	if r == nil {
-		r = &runRec{startedAt: at}
-		l.core.runs[run] = r
-	}
+	r := l.core.run(run, at)
 	r.cancelApplied = true
 	if t := l.core.turns[r.turn]; t != nil && IsTerminal(t.state) && t.state != TurnCancelled {
 		l.violate(at, CheckCancelOverridden,

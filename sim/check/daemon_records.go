@@ -2,7 +2,7 @@ package check
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 
 	"github.com/turnstile-sim/turnstile/wire"
 )
@@ -164,14 +164,7 @@ func sortedUnique(s []string) []string {
 	if len(s) == 0 {
 		return nil
 	}
-	out := append([]string(nil), s...)
-	sort.Strings(out)
-	w := 1
-	for i := 1; i < len(out); i++ {
-		if out[i] != out[w-1] {
-			out[w] = out[i]
-			w++
-		}
-	}
-	return out[:w]
+	out := slices.Clone(s)
+	slices.Sort(out)
+	return slices.Compact(out)
 }

@@ -36,9 +36,7 @@ func (l *Ledger) NativeDone(at int64, device, run string, usage *wire.Usage) {
 // StartAnswered records the instant the native start call of run returned
 // to the daemon of device (with or without a Turn).
 func (l *Ledger) StartAnswered(at int64, device, run string) {
-	if _, ok := l.native.startAnswered[run]; !ok {
-		l.native.startAnswered[run] = at
-	}
+	keepFirst(l.native.startAnswered, run, at)
 }
 
 // CloseFailed records a failed native close of executor on device.
@@ -46,7 +44,6 @@ func (l *Ledger) CloseFailed(at int64, device, executor string) {
 	l.native.closeFailed[pairKey(device, executor)] = at
 }
 
-// observeDoneUsage is the wire observer of CheckDoneUsage.
 func (l *Ledger) observeDoneUsage(ev WireEvent) {
 	if ev.Kind != WireSent || ev.Hostile() || ev.To != CoreNode || !ev.HasFrame() {
 		return

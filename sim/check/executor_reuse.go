@@ -2,7 +2,6 @@ package check
 
 import (
 	"encoding/json"
-	"strconv"
 
 	"github.com/turnstile-sim/turnstile/wire"
 )
@@ -52,11 +51,6 @@ func reuseConfig(c wire.ExecutionConfiguration) string {
 	return string(b)
 }
 
-func reuseKey(device string, conn uint64, id string) string {
-	return pairKey(device, strconv.FormatUint(conn, 10)+"\x00"+id)
-}
-
-// observeReuse is the wire observer of CheckExecutorReuse.
 func (l *Ledger) observeReuse(ev WireEvent) {
 	s := &l.reuse
 	switch {
@@ -64,10 +58,7 @@ func (l *Ledger) observeReuse(ev WireEvent) {
 		// a rogue daemon's traffic: no Harness stands behind it
 	case ev.Kind == WireDelivered && ev.To != CoreNode && ev.HasFrame():
 		if p, ok := ev.Frame.Payload.(wire.ExecutionPrepare); ok {
-			k := reuseKey(ev.To, ev.Conn, ev.Frame.ID)
-			if _, seen := s.prepares[k]; !seen {
-				s.prepares[k] = p
-			}
+			keepFirst(s.prepares, deviceRequestKey(ev.To, ev.Conn, ev.Frame.ID), p)
 		}
 	case ev.Kind == WireSent && ev.From != CoreNode && !ev.Forged && ev.HasFrame():
 		switch p := ev.Frame.Payload.(type) {
@@ -115,7 +106,7 @@ func (l *Ledger) reuseStatus(ev WireEvent, st wire.PreparationStatus) {
 		}
 		return
 	}
-	k := reuseKey(ev.From, ev.Conn, ev.Frame.ID)
+	k := deviceRequestKey(ev.From, ev.Conn, ev.Frame.ID)
 	p, ok := s.prepares[k]
 	if !ok || s.judged[k] {
 		return
@@ -159,9 +150,5 @@ func (l *Ledger) reuseStatus(ev WireEvent, st wire.PreparationStatus) {
 
 // reuseNodeDown: the daemon crashed with its Harness and executors.
 func (l *Ledger) reuseNodeDown(device string) {
-	for _, k := range sortedKeys(l.reuse.execs) {
-		if len(k) > len(device) && k[:len(device)+1] == device+"\x00" {
-			delete(l.reuse.execs, k)
-		}
-	}
+	deleteUnder(l.reuse.execs, device+"\x00")
 }

@@ -108,12 +108,7 @@ func (l *Ledger) ZombieGone(at int64, epoch uint64) {
 // zombieConn reports whether conn is one a zombie kept at a takeover:
 // from then on it is the old Core process's, not the current Core's.
 func (f *failoverState) zombieConn(conn uint64) bool {
-	for _, z := range f.zombies {
-		if z.owns(conn) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(f.zombies, func(z *zombieRec) bool { return z.owns(conn) })
 }
 
 func (f *failoverState) zombie(epoch uint64) *zombieRec {

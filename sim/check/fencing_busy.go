@@ -34,11 +34,7 @@ func (l *Ledger) judgeAfterQuiesce(ev WireEvent) {
 
 // quiesceClosing notes an accepted quiesce's connection.
 func (l *Ledger) quiesceClosing(conn uint64) {
-	b := &l.fencing.busy
-	if b.closing == nil {
-		b.closing = map[uint64]bool{}
-	}
-	b.closing[conn] = true
+	made(&l.fencing.busy.closing)[conn] = true
 }
 
 // fencingTransferResult follows a daemon's runtime_prepare_result: ready
@@ -47,13 +43,7 @@ func (l *Ledger) fencingTransferResult(ev WireEvent, r wire.RuntimePrepareResult
 	b := &l.fencing.busy
 	switch r.Outcome {
 	case wire.OutcomeReady:
-		if b.open == nil {
-			b.open = map[uint64]map[string]bool{}
-		}
-		if b.open[ev.Conn] == nil {
-			b.open[ev.Conn] = map[string]bool{}
-		}
-		b.open[ev.Conn][ev.Frame.ID] = true
+		inner(made(&b.open), ev.Conn)[ev.Frame.ID] = true
 	case wire.OutcomeReceived:
 	default:
 		delete(b.open[ev.Conn], ev.Frame.ID)
@@ -72,9 +62,7 @@ func (l *Ledger) fencingForgedArrival(ev WireEvent) {
 		return
 	}
 	k := ev.To + "/x/" + ev.Frame.ID
-	if _, seen := l.fencing.arrived[k]; !seen {
-		l.fencing.arrived[k] = l.fencing.events
-	}
+	keepFirst(l.fencing.arrived, k, l.fencing.events)
 }
 
 // fencingBusyConnClosed: a connection's transfers ended with it (an

@@ -11,10 +11,7 @@ import "github.com/turnstile-sim/turnstile/wire"
 
 // fencingOpened notes a quiesce Core sent.
 func (l *Ledger) fencingOpened(suspend string) {
-	if l.fencing.open == nil {
-		l.fencing.open = map[string]bool{}
-	}
-	l.fencing.open[suspend] = true
+	made(&l.fencing.open)[suspend] = true
 }
 
 // fencingReplied notes an in-time reply to req reaching Core.

@@ -20,9 +20,6 @@ func (l *Ledger) observeFencingRollback(ev WireEvent) {
 	if !ev.HasFrame() {
 		return
 	}
-	if l.fenceLast == nil {
-		l.fenceLast = map[string]*fencingLast{}
-	}
 	switch {
 	case ev.Kind == WireSent && ev.From == coreNodeID:
 		switch p := ev.Frame.Payload.(type) {

@@ -23,16 +23,11 @@ func (l *Ledger) observeFencedSelection(ev WireEvent) {
 	if !ev.HasFrame() {
 		return
 	}
-	if l.fencedSel == nil {
-		l.fencedSel = map[string]*fencedSuspension{}
-	}
 	switch {
 	case ev.Kind == WireSent && ev.From == coreNodeID:
 		switch p := ev.Frame.Payload.(type) {
 		case wire.EnvironmentQuiesce:
-			if _, seen := l.fencedSel[p.SuspendID]; !seen {
-				l.fencedSel[p.SuspendID] = &fencedSuspension{device: ev.To, since: ev.At}
-			}
+			keepFirst(l.fencedSel, p.SuspendID, &fencedSuspension{device: ev.To, since: ev.At})
 		case wire.ExecutionPrepare:
 			if p.Configuration.WorkspaceReadOnly {
 				return

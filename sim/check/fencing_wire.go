@@ -55,9 +55,6 @@ func (s *fencingState) init() {
 
 func (l *Ledger) observeFencing(ev WireEvent) {
 	s := &l.fencing
-	if s.requests == nil {
-		s.init()
-	}
 	if ev.Hostile() {
 		if ev.Forged && ev.Kind == WireDelivered && ev.From == coreNodeID && ev.To != RogueNode && ev.HasFrame() {
 			l.fencingReached(ev) // the honest daemon answers what reached it
@@ -283,9 +280,6 @@ func (l *Ledger) fencingExpire(conn uint64, now int64) {
 // when its process restarted (the fence belongs to the process).
 func (l *Ledger) fencingConnClosed(conn uint64) {
 	s := &l.fencing
-	if s.requests == nil {
-		return
-	}
 	lost := false
 	for id, r := range s.requests { //tidy:sorted deletes only, and an order-free flag
 		if r.conn == conn {
@@ -303,9 +297,6 @@ func (l *Ledger) fencingConnClosed(conn uint64) {
 // durably learned (accepted resumes) stays.
 func (l *Ledger) fencingCoreDown() {
 	s := &l.fencing
-	if s.requests == nil {
-		return
-	}
 	s.requests = map[string]*fenceRequest{}
 	s.inFlight = map[uint64]int{}
 }
@@ -313,9 +304,6 @@ func (l *Ledger) fencingCoreDown() {
 // fencingNodeDown: a daemon's fence belongs to its process.
 func (l *Ledger) fencingNodeDown(node string) {
 	s := &l.fencing
-	if s.requests == nil {
-		return
-	}
 	delete(s.fenced, node)
 	delete(s.fencedSince, node)
 }

@@ -2,7 +2,6 @@ package check
 
 import (
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/turnstile-sim/turnstile/wire"
@@ -139,11 +138,7 @@ func (l *Ledger) coreReceived(ev WireEvent) {
 	var md *wire.DoneMetadata
 	switch p := ev.Frame.Payload.(type) {
 	case wire.Heartbeat:
-		c.known = true
-		c.kinds = map[string]wire.SupportedAgentKind{}
-		for _, k := range p.SupportedAgentKinds {
-			c.kinds[k.Kind] = k
-		}
+		c.known, c.kinds = true, kindsOf(p)
 	case wire.Done:
 		md = p.Metadata
 	case wire.InteractionDecisionAck:
@@ -246,11 +241,11 @@ func turnOfRunID(run string) string {
 	return t
 }
 
-func sortedSet(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m { //tidy:sorted sorted below
-		out = append(out, k)
+// kindsOf is a heartbeat's declaration by kind.
+func kindsOf(hb wire.Heartbeat) map[string]wire.SupportedAgentKind {
+	kinds := map[string]wire.SupportedAgentKind{}
+	for _, k := range hb.SupportedAgentKinds {
+		kinds[k.Kind] = k
 	}
-	sort.Strings(out)
-	return out
+	return kinds
 }

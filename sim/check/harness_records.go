@@ -46,13 +46,7 @@ func (h *harnessState) isApplied(run, input string) bool {
 }
 
 func (h *harnessState) liveExecutors(device string) int {
-	n := 0
-	for _, e := range h.executors { //tidy:sorted counting only
-		if e.device == device && !e.closed {
-			n++
-		}
-	}
-	return n
+	return countIf(h.executors, func(e *executorRec) bool { return e.device == device && !e.closed })
 }
 
 // ExecutorCreated records the Harness creating a native executor.

@@ -35,7 +35,6 @@ func (h *heartbeatState) conn(id uint64, device string) *heartbeatConn {
 	return c
 }
 
-// observeHeartbeats is the wire observer of CheckHeartbeatSnapshot.
 func (l *Ledger) observeHeartbeats(ev WireEvent) {
 	h := &l.heartbeat
 	l.checkClosedAfterInvalid(ev.At)
@@ -108,13 +107,14 @@ func isHeartbeat(ev WireEvent) bool {
 	return errors.As(ev.DecodeErr, &de) && de.Type == wire.TypeHeartbeat
 }
 
-// heartbeatValid: the frame decoded, and its declaration names each kind
-// once, none blank, each with a complete capability set.
+// heartbeatValid: the frame decoded, and its declaration is valid.
 func heartbeatValid(ev WireEvent) bool {
-	if !ev.HasFrame() {
-		return false
-	}
-	hb := ev.Frame.Payload.(wire.Heartbeat)
+	return ev.HasFrame() && validDeclaration(ev.Frame.Payload.(wire.Heartbeat))
+}
+
+// validDeclaration: the heartbeat names each kind once, none blank, each
+// with a complete capability set; Core refuses any other whole.
+func validDeclaration(hb wire.Heartbeat) bool {
 	seen := map[string]bool{}
 	for _, k := range hb.SupportedAgentKinds {
 		if k.Kind == "" || seen[k.Kind] || k.Capabilities.Validate() != nil {

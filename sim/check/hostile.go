@@ -2,7 +2,8 @@ package check
 
 import (
 	"bytes"
-	"sort"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/turnstile-sim/turnstile/wire"
@@ -168,8 +169,8 @@ type probeState struct {
 
 type hostileState struct {
 	probes  []*probeState
-	marks   map[string]int // action -> refusals seen
-	fresh   []string       // refusals not yet taken by the world
+	marks   map[Mark]int // action -> refusals seen
+	fresh   []string     // refusals not yet taken by the world
 	granted map[string]bool
 	grants  map[uint64]int // request IDs granted per connection
 	expired map[string]bool
@@ -192,7 +193,7 @@ type hostileState struct {
 }
 
 func (h *hostileState) init() {
-	h.marks = map[string]int{}
+	h.marks = map[Mark]int{}
 	h.granted, h.expired, h.doneRun = map[string]bool{}, map[string]bool{}, map[string]bool{}
 	h.failed = map[string]bool{}
 	h.grants = map[uint64]int{}
@@ -205,21 +206,7 @@ func (h *hostileState) init() {
 	h.conns.init()
 }
 
-func connIDKey(conn uint64, id string) string { return itoa(conn) + "/" + id }
-
-func itoa(n uint64) string {
-	var b [20]byte
-	i := len(b)
-	for {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-		if n == 0 {
-			break
-		}
-	}
-	return string(b[i:])
-}
+func connIDKey(conn uint64, id string) string { return strconv.FormatUint(conn, 10) + "/" + id }
 
 // HostileProbe registers a forgery the world is about to put on the wire.
 func (l *Ledger) HostileProbe(p HostileProbe) {
@@ -273,7 +260,7 @@ func hostileExpectedMarks() []Mark {
 func HostileMark(action string) Mark { return Mark("hostile_refused_" + action) }
 
 func (l *Ledger) refused(action string) {
-	l.hostile.marks[action]++
+	l.hostile.marks[Mark(action)]++
 	l.hostile.fresh = append(l.hostile.fresh, action)
 	l.Mark(HostileMark(action))
 }
@@ -289,15 +276,9 @@ func (l *Ledger) TakeHostileRefusals() []string {
 // HostileRefusals returns, per action, the forgeries refused as the seeds
 // document, sorted by action.
 func (l *Ledger) HostileRefusals() []MarkCount {
-	out := make([]MarkCount, 0, len(l.hostile.marks))
-	for k, n := range l.hostile.marks { //tidy:sorted sorted below
-		out = append(out, MarkCount{Mark: Mark(k), Count: n})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Mark < out[j].Mark })
-	return out
+	return sortedMarkCounts(l.hostile.marks)
 }
 
-// observeHostile is the wire observer of the hostile checks.
 func (l *Ledger) observeHostile(ev WireEvent) {
 	h := &l.hostile
 	l.expireProbes(ev.At)
@@ -427,7 +408,7 @@ func (l *Ledger) matchAnswer(ev WireEvent) {
 		if want == nil {
 			return // condition not met: nothing to judge
 		}
-		if !contains(want, ans) {
+		if !slices.Contains(want, ans) {
 			l.violate(ev.At, CheckHostileRefusal, "%s answered %s (%s on c%d) with %s, documented %s",
 				ev.From, p.Action, p.ReplyID, p.Conn, ans, strings.Join(want, " or "))
 			return
@@ -490,15 +471,6 @@ func (l *Ledger) wantNow(p *HostileProbe, ev WireEvent, delivered int64) []strin
 	return p.Want
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // closedBy settles probes that want the attacked end to close, and
 // judges a close in the step of a frame that must not cause one.
 func (l *Ledger) closedBy(ev WireEvent) {
@@ -534,16 +506,6 @@ func (l *Ledger) expireProbes(at int64) {
 	if len(h.probes) == 0 {
 		return
 	}
-	defer func() {
-		kept := h.probes[:0]
-		for _, ps := range h.probes {
-			if !ps.done {
-				kept = append(kept, ps)
-			}
-		}
-		clear(h.probes[len(kept):])
-		h.probes = kept
-	}()
 	for _, ps := range h.probes {
 		p := &ps.p
 		if ps.done {
@@ -577,6 +539,7 @@ func (l *Ledger) expireProbes(at int64) {
 			}
 		}
 	}
+	h.probes = slices.DeleteFunc(h.probes, func(ps *probeState) bool { return ps.done })
 }
 
 // hostileTurnCreated: a native Turn for a hostile Run means a forged

@@ -1,7 +1,7 @@
 package check
 
 import (
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -18,7 +18,6 @@ type connEnds struct {
 	opened, closed map[string]bool // node -> learned open / closed or closed it
 	closedBy       string          // node that closed it itself first
 	closeReason    string
-	closedAt       int64
 }
 
 type connRules struct {
@@ -96,7 +95,7 @@ func (l *Ledger) hostileConns(ev WireEvent) {
 		}
 		c.closed[ev.To] = true
 		if ev.From == ev.To && c.closedBy == "" {
-			c.closedBy, c.closeReason, c.closedAt = ev.To, ev.Reason, ev.At
+			c.closedBy, c.closeReason = ev.To, ev.Reason
 		}
 		if ev.From != ev.To {
 			l.voidProbes(ev.Conn) // the connection is gone: no answer can come
@@ -112,15 +111,7 @@ func (l *Ledger) hostileConns(ev WireEvent) {
 // voidProbes drops the probes of a connection one end learned closed.
 func (l *Ledger) voidProbes(conn uint64) {
 	delete(l.hostile.stepOf, conn)
-	kept := l.hostile.probes[:0]
-	for _, ps := range l.hostile.probes {
-		if ps.done || ps.p.Conn == conn {
-			continue
-		}
-		kept = append(kept, ps)
-	}
-	clear(l.hostile.probes[len(kept):])
-	l.hostile.probes = kept
+	l.hostile.probes = slices.DeleteFunc(l.hostile.probes, func(ps *probeState) bool { return ps.done || ps.p.Conn == conn })
 }
 
 // judgeGenerations applies the replacement rule to every open Core has
@@ -143,7 +134,7 @@ func (l *Ledger) judgeGenerations(now int64) {
 				open = append(open, conn)
 			}
 		}
-		sort.Slice(open, func(i, j int) bool { return open[i] < open[j] })
+		slices.Sort(open)
 		if r.openAt(g.conn, coreNode) {
 			if n := r.newest[g.device]; g.conn < n {
 				l.violate(g.at, CheckHostileConnection, "Core accepted c%d of device %s after newer c%d: an older generation must be refused",
@@ -173,7 +164,7 @@ func (l *Ledger) judgeGenerations(now int64) {
 func connList(ids []uint64) string {
 	parts := make([]string, len(ids))
 	for i, id := range ids {
-		parts[i] = "c" + itoa(id)
+		parts[i] = connKey(id)
 	}
 	return strings.Join(parts, " ")
 }

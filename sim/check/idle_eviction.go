@@ -81,7 +81,8 @@ func (e *evictionState) init() {
 	e.prepares = map[string]evictPrepare{}
 }
 
-func evictRequestKey(device string, conn uint64, id string) string {
+// deviceRequestKey names a request ID on a device's connection.
+func deviceRequestKey(device string, conn uint64, id string) string {
 	return pairKey(device, strconv.FormatUint(conn, 10)+"\x00"+id)
 }
 
@@ -111,9 +112,9 @@ func (l *Ledger) observeEviction(ev WireEvent) {
 	e := &l.eviction
 	switch {
 	case ev.Kind == WireOpened && ev.To != coreNodeID:
-		l.retireConns(ev.At, ev.To, ev.Conn) // a newer connection replaces the others
+		l.retireConns(ev.At, ev.To, func(c uint64) bool { return c != ev.Conn }) // a newer connection replaces the others
 	case ev.Kind == WireClosed && ev.To != coreNodeID:
-		l.retireOne(ev.At, ev.To, ev.Conn)
+		l.retireConns(ev.At, ev.To, func(c uint64) bool { return c == ev.Conn })
 	case ev.Kind == WireDelivered && ev.To != coreNodeID:
 		e.prepareAt[ev.To] = -1
 		if ev.HasFrame() {
@@ -121,9 +122,7 @@ func (l *Ledger) observeEviction(ev WireEvent) {
 				e.prepareAt[ev.To] = ev.At
 				pr := evictPrepare{session: p.SessionID, resume: p.Configuration.AgentSessionID}
 				e.lastPrepare[ev.To] = pr
-				if _, seen := e.prepares[evictRequestKey(ev.To, ev.Conn, ev.Frame.ID)]; !seen {
-					e.prepares[evictRequestKey(ev.To, ev.Conn, ev.Frame.ID)] = pr
-				}
+				keepFirst(e.prepares, deviceRequestKey(ev.To, ev.Conn, ev.Frame.ID), pr)
 			}
 		}
 	case ev.Kind == WireSent && ev.From != coreNodeID && ev.HasFrame():
@@ -151,7 +150,7 @@ func (l *Ledger) evictionStatus(at int64, device string, conn uint64, id string,
 	if x.phase == evictClosing {
 		return
 	}
-	if pr, ok := l.eviction.prepares[evictRequestKey(device, conn, id)]; ok && x.session == "" {
+	if pr, ok := l.eviction.prepares[deviceRequestKey(device, conn, id)]; ok && x.session == "" {
 		x.session = pr.session
 		if !p.Reused && pr.resume != "" {
 			x.native = true // prepared to resume the named native session
@@ -176,18 +175,10 @@ func (l *Ledger) evictionStatus(at int64, device string, conn uint64, id string,
 	}
 }
 
-// retireConns retires every connection of device but keep.
-func (l *Ledger) retireConns(at int64, device string, keep uint64) {
+// retireConns retires the connections of device that retired says.
+func (l *Ledger) retireConns(at int64, device string, retired func(conn uint64) bool) {
 	for _, k := range sortedKeys(l.eviction.execs) {
-		if x := l.eviction.execs[k]; strings.HasPrefix(k, device+"\x00") && x.conn != keep {
-			l.retireExec(at, x)
-		}
-	}
-}
-
-func (l *Ledger) retireOne(at int64, device string, conn uint64) {
-	for _, k := range sortedKeys(l.eviction.execs) {
-		if x := l.eviction.execs[k]; strings.HasPrefix(k, device+"\x00") && x.conn == conn {
+		if x := l.eviction.execs[k]; strings.HasPrefix(k, device+"\x00") && retired(x.conn) {
 			l.retireExec(at, x)
 		}
 	}
@@ -279,18 +270,10 @@ func (l *Ledger) judgeEviction(at int64, device, id string, x *evictExec) {
 // executor it held is gone, and the restarted daemon numbers its executors
 // afresh.
 func (l *Ledger) evictionNodeDown(device string) {
-	for _, k := range sortedKeys(l.eviction.execs) {
-		if strings.HasPrefix(k, device+"\x00") {
-			delete(l.eviction.execs, k)
-		}
-	}
+	deleteUnder(l.eviction.execs, device+"\x00")
 	delete(l.eviction.prepareAt, device)
 	delete(l.eviction.lastPrepare, device)
-	for _, k := range sortedKeys(l.eviction.prepares) {
-		if strings.HasPrefix(k, device+"\x00") {
-			delete(l.eviction.prepares, k)
-		}
-	}
+	deleteUnder(l.eviction.prepares, device+"\x00")
 }
 
 func (l *Ledger) evictionGone(device, executor string) {

@@ -38,26 +38,14 @@ type decisionInput struct {
 	delivery string
 }
 
+func decisionKey(in any) string { return in.(decisionInput).key }
+
 // DecisionModel is the porcupine model of one interaction's decision;
 // partitions are interactions.
 func DecisionModel() porcupine.Model {
 	return porcupine.Model{
-		Partition: func(ops []porcupine.Operation) [][]porcupine.Operation {
-			var out [][]porcupine.Operation
-			index := map[string]int{}
-			for _, op := range ops {
-				k := op.Input.(decisionInput).key
-				i, ok := index[k]
-				if !ok {
-					i = len(out)
-					index[k] = i
-					out = append(out, nil)
-				}
-				out[i] = append(out[i], op)
-			}
-			return out
-		},
-		Init: func() any { return 0 },
+		Partition: partitionBy(decisionKey),
+		Init:      func() any { return 0 },
 		Step: func(state, input, output any) (bool, any) {
 			applies := state.(int)
 			in := input.(decisionInput)
@@ -138,19 +126,6 @@ func (l *Ledger) LinearizeDecisions(at int64, timeout time.Duration) (Violation,
 	if res != porcupine.Illegal {
 		return Violation{}, false
 	}
-	parts := DecisionModel().Partition(ops)
-	partials := info.PartialLinearizations()
-	var bad []string
-	for i, p := range parts {
-		full := false
-		for _, lin := range partials[i] {
-			if len(lin) == len(p) {
-				full = true
-			}
-		}
-		if !full {
-			bad = append(bad, p[0].Input.(decisionInput).key)
-		}
-	}
+	bad := illegalPartitions(DecisionModel().Partition(ops), info, decisionKey)
 	return Violation{Check: CheckLinearizability, At: at, Message: fmt.Sprintf("no linearization of the decision of %v", bad)}, true
 }

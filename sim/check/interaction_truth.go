@@ -87,9 +87,7 @@ func (s *interactionState) isDecision(delivery string) bool {
 // InteractionAsked records the Harness emitting an interaction for run
 // (key: the interaction ID, or "<run>/<call ID>" for a function call).
 func (l *Ledger) InteractionAsked(at int64, device, run, kind, key string) {
-	if l.ix.truth[key] == nil {
-		l.ix.truth[key] = &ixTruth{run: run, kind: kind}
-	}
+	keepFirst(l.ix.truth, key, &ixTruth{run: run, kind: kind})
 }
 
 // DecisionCalled records a native decision call for key reaching the Turn

@@ -58,11 +58,7 @@ func (l *Ledger) ixCoreReceived(at int64, a wire.InteractionDecisionAck) {
 
 func (l *Ledger) ixDaemonReceived(conn string, ev WireEvent) {
 	pending := func(id, delivery string) {
-		k := conn + "/" + id
-		if l.ix.unanswered[k] == nil {
-			l.ix.unanswered[k] = map[string]bool{}
-		}
-		l.ix.unanswered[k][delivery] = true
+		inner(l.ix.unanswered, conn+"/"+id)[delivery] = true
 	}
 	switch p := ev.Frame.Payload.(type) {
 	case wire.PermissionDecision:

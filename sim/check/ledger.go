@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"strconv"
 	"strings"
@@ -193,7 +194,12 @@ func NewLedger() *Ledger {
 	l.hostile.init()
 	l.ix.init()
 	l.projection.init()
+	l.fencing.init()
+	l.ws.init()
+	l.wsRuntime.init()
+	l.reconnect.init()
 	l.limits = map[string]DeviceLimits{}
+	l.fenceLast, l.fencedSel = map[string]*fencingLast{}, map[string]*fencedSuspension{}
 	l.native = nativeCalls{dones: map[string]nativeDone{}, startAnswered: map[string]int64{}, closeFailed: map[string]int64{}}
 	// Wire observers, in the order they judge each network event. Those
 	// judging what honest machines send see only honest traffic; the
@@ -273,16 +279,6 @@ func (l *Ledger) Marks() []MarkCount {
 	return sortedMarkCounts(l.marks)
 }
 
-// Render is the canonical text of all violations, one per line.
-func Render(vs []Violation) string {
-	var b strings.Builder
-	for _, v := range vs {
-		b.WriteString(v.String())
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
-
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m { //tidy:sorted sorted below
@@ -290,4 +286,53 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// entry returns m[k], storing a new zero value there first if m holds none.
+func entry[K comparable, V any](m map[K]*V, k K) *V {
+	v := m[k]
+	if v == nil {
+		v = new(V)
+		m[k] = v
+	}
+	return v
+}
+
+// made returns the map *m, made first if it is nil.
+func made[K comparable, V any](m *map[K]V) map[K]V {
+	if *m == nil {
+		*m = map[K]V{}
+	}
+	return *m
+}
+
+// inner returns the map m[k], made first if it is nil.
+func inner[K, K2 comparable, V any](m map[K]map[K2]V, k K) map[K2]V {
+	if m[k] == nil {
+		m[k] = map[K2]V{}
+	}
+	return m[k]
+}
+
+// deleteUnder deletes the keys of m that extend prefix.
+func deleteUnder[V any](m map[string]V, prefix string) {
+	maps.DeleteFunc(m, func(k string, _ V) bool { return len(k) > len(prefix) && strings.HasPrefix(k, prefix) })
+}
+
+// keepFirst stores v at k unless m holds k already.
+func keepFirst[K comparable, V any](m map[K]V, k K, v V) {
+	if _, ok := m[k]; !ok {
+		m[k] = v
+	}
+}
+
+// countIf counts the values of m that pass keep.
+func countIf[K comparable, V any](m map[K]V, keep func(V) bool) int {
+	n := 0
+	for _, v := range m { //tidy:sorted counting only
+		if keep(v) {
+			n++
+		}
+	}
+	return n
 }

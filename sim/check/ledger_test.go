@@ -346,3 +346,13 @@ func TestCancelledTurnIsClean(t *testing.T) {
 		t.Fatalf("cancelled turn: %s", res)
 	}
 }
+
+// Render is the canonical text of all violations, one per line.
+func Render(vs []Violation) string {
+	var b strings.Builder
+	for _, v := range vs {
+		b.WriteString(v.String())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}

@@ -10,10 +10,6 @@ import (
 // Harness's ground truth): they record that a seed drove a machine to one
 // of the documented limits. They judge nothing.
 
-// admissionRecordsMax is the Runtime's admission records per connection
-// (64, wire-reference §6.1); the 65th grant on one connection evicts one.
-const admissionRecordsMax = 64
-
 // writtenWaitNS is Core's wait for `written` from the start of an active
 // input's delivery (30 s), after which the input's outcome is unknown.
 const writtenWaitNS = int64(30 * time.Second)
@@ -75,7 +71,6 @@ func (m *limitMarks) init() {
 	m.declared = map[string]bool{}
 }
 
-// observeLimits is the wire observer of the limit marks.
 func (l *Ledger) observeLimits(ev WireEvent) {
 	if !ev.HasFrame() {
 		return
@@ -87,7 +82,7 @@ func (l *Ledger) observeLimits(ev WireEvent) {
 			return
 		}
 		if p.Revision == 1 && p.Handle != "" {
-			if m.grants[ev.Conn]++; m.grants[ev.Conn] == admissionRecordsMax+1 {
+			if m.grants[ev.Conn]++; m.grants[ev.Conn] == DocumentedAdmissionRecordsMax+1 { // the 65th evicts one
 				l.reach(MarkAdmissionRecordsFull)
 			}
 		}
@@ -98,10 +93,10 @@ func (l *Ledger) observeLimits(ev WireEvent) {
 		}
 	case wire.PromptSteer:
 		if ev.Kind == WireSent && ev.From == coreNodeID {
-			if prev := m.steers[ev.Frame.ID]; prev != nil && prev.input != p.InputID {
-				m.noteUnknown(ev.Frame.ID, prev, ev.At)
-			}
 			if prev := m.steers[ev.Frame.ID]; prev == nil || prev.input != p.InputID {
+				if prev != nil {
+					m.noteUnknown(ev.Frame.ID, prev, ev.At)
+				}
 				m.steers[ev.Frame.ID] = &lastSteer{input: p.InputID, sentAt: ev.At}
 			}
 		}
@@ -146,12 +141,8 @@ func (l *Ledger) reach(m Mark) {
 
 // noteUnknown keeps the first instant an input of run became unknown.
 func (m *limitMarks) noteUnknown(run string, s *lastSteer, now int64) {
-	at, ok := s.becameUnknown(now)
-	if !ok {
-		return
-	}
-	if first, seen := m.firstUnknown[run]; !seen || at < first {
-		m.firstUnknown[run] = at
+	if at, ok := s.becameUnknown(now); ok {
+		m.noteRunUnknown(run, at)
 	}
 }
 

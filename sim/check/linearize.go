@@ -75,7 +75,7 @@ func (r LinearizeResult) Violation(at int64) (Violation, bool) {
 // input-delivery partitions share it, dispatching on the operation kind.
 func Model() porcupine.Model {
 	return porcupine.Model{
-		Partition:         partitionByKey,
+		Partition:         partitionBy(linPart),
 		Init:              func() any { return nil },
 		Step:              modelStep,
 		DescribeOperation: describeOperation,
@@ -83,22 +83,27 @@ func Model() porcupine.Model {
 	}
 }
 
-// partitionByKey groups operations by their partition key, keeping the
-// order in which keys first appear (History emits them sorted).
-func partitionByKey(ops []porcupine.Operation) [][]porcupine.Operation {
-	var out [][]porcupine.Operation
-	index := map[string]int{}
-	for _, op := range ops {
-		key := op.Input.(linInput).part
-		i, ok := index[key]
-		if !ok {
-			i = len(out)
-			index[key] = i
-			out = append(out, nil)
+func linPart(in any) string { return in.(linInput).part }
+
+// partitionBy groups operations by the partition key of their input,
+// keeping the order in which keys first appear (histories emit them
+// sorted).
+func partitionBy(key func(input any) string) func([]porcupine.Operation) [][]porcupine.Operation {
+	return func(ops []porcupine.Operation) [][]porcupine.Operation {
+		var out [][]porcupine.Operation
+		index := map[string]int{}
+		for _, op := range ops {
+			k := key(op.Input)
+			i, ok := index[k]
+			if !ok {
+				i = len(out)
+				index[k] = i
+				out = append(out, nil)
+			}
+			out[i] = append(out[i], op)
 		}
-		out[i] = append(out[i], op)
+		return out
 	}
-	return out
 }
 
 // Linearize checks the ledger's API history against both models.
@@ -113,14 +118,14 @@ func CheckHistory(ops []porcupine.Operation, opts LinearizeOptions) LinearizeRes
 		timeout = LinearizeTimeoutDefault
 	}
 	model := Model()
-	parts := partitionByKey(ops)
+	parts := model.Partition(ops)
 	res := LinearizeResult{Partitions: len(parts), Operations: len(ops)}
 	result, info := porcupine.CheckOperationsVerbose(model, ops, timeout)
 	res.Result = result
 	if result != porcupine.Illegal {
 		return res
 	}
-	res.Illegal = illegalPartitions(parts, info)
+	res.Illegal = illegalPartitions(parts, info, linPart)
 	if opts.HTML != nil && len(res.Illegal) > 0 {
 		first := parts[slices.IndexFunc(parts, func(p []porcupine.Operation) bool {
 			return p[0].Input.(linInput).part == res.Illegal[0]
@@ -131,9 +136,9 @@ func CheckHistory(ops []porcupine.Operation, opts LinearizeOptions) LinearizeRes
 	return res
 }
 
-// illegalPartitions names the partitions whose longest partial
+// illegalPartitions names, sorted, the partitions whose longest partial
 // linearization does not cover every operation.
-func illegalPartitions(parts [][]porcupine.Operation, info porcupine.LinearizationInfo) []string {
+func illegalPartitions(parts [][]porcupine.Operation, info porcupine.LinearizationInfo, key func(input any) string) []string {
 	partials := info.PartialLinearizations()
 	var out []string
 	for i, p := range parts {
@@ -146,7 +151,7 @@ func illegalPartitions(parts [][]porcupine.Operation, info porcupine.Linearizati
 			}
 		}
 		if !full {
-			out = append(out, p[0].Input.(linInput).part)
+			out = append(out, key(p[0].Input))
 		}
 	}
 	return sortedUnique(out)

@@ -41,7 +41,6 @@ const (
 	MarkStrayResumeRefused         Mark = "stray_resume_refused"          // a fenced daemon refused a forged resume of another suspension
 	MarkQuiescedWorkRefused        Mark = "quiesced_work_refused"         // a fenced daemon refused a runtime_prepare begin racing its resume
 	MarkTransferEarlyCommitRefused Mark = "transfer_early_commit_refused" // a commit ahead of the last chunk refused invalid_request
-	MarkSetupHungPastExchange      Mark = "setup_hung_past_exchange"      // a setup step's answer came after Core's 195 s exchange ended
 	MarkPrepareHeldForInstall      Mark = "prepare_held_for_install"      // a new preparation answered preparing while an installation ran
 	MarkTransferExchangeExpired    Mark = "transfer_exchange_expired"     // Core recorded a step unknown at the end of its 195 s exchange (a hung setup)
 	MarkQuiesceBusyRefused         Mark = "quiesce_busy_refused"          // a quiesce refused while the wire showed work active

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -105,7 +106,7 @@ func stepInput(s inputModel, in linInput, out any) (bool, any) {
 	}
 	outcome, _ := out.(string)
 	next := s.pos < len(in.log) && in.log[s.pos] == in.input
-	claimed := indexOf(in.log[:s.pos], in.input) >= 0
+	claimed := slices.Index(in.log[:s.pos], in.input) >= 0
 	switch outcome {
 	case InputAccepted:
 		if next {
@@ -117,20 +118,11 @@ func stepInput(s inputModel, in linInput, out any) (bool, any) {
 			return true, inputModel{pos: s.pos + 1}
 		}
 		// an applied input not yet reached must be claimed in its turn
-		return claimed || indexOf(in.log[s.pos:], in.input) < 0, s
+		return claimed || slices.Index(in.log[s.pos:], in.input) < 0, s
 	case InputRejected:
 		return true, s
 	}
 	return false, s
-}
-
-func indexOf(s []string, v string) int {
-	for i, x := range s {
-		if x == v {
-			return i
-		}
-	}
-	return -1
 }
 
 // modelStep dispatches on the operation family; a partition starts from

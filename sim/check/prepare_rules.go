@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/turnstile-sim/turnstile/wire"
@@ -116,14 +117,7 @@ func agentOptionsMismatch(spec SessionSpec, opts map[string]json.RawMessage) []s
 var agentOptionKeys = [...]string{wire.AgentOptionHarnessConfig, wire.AgentOptionModel,
 	wire.AgentOptionModelProvider, wire.AgentOptionSystemPrompt}
 
-func agentOptionIndex(key string) int {
-	for i, k := range agentOptionKeys {
-		if k == key {
-			return i
-		}
-	}
-	return -1
-}
+func agentOptionIndex(key string) int { return slices.Index(agentOptionKeys[:], key) }
 
 // controlsMismatch: always set; web search disabled, the resolved text
 // verbosity (default medium), the Agent's programmatic tool calling
@@ -208,7 +202,7 @@ func (l *Ledger) checkNativeHistory(at int64, what string, cfg wire.ExecutionCon
 		l.violate(at, CheckPrepareConfiguration, "%s: require_existing_native_session with agent_session_id %q", what, cfg.AgentSessionID)
 	case cfg.AgentSessionID != "" && !s.nativeIDs[cfg.AgentSessionID]:
 		l.violate(at, CheckPrepareConfiguration, "%s: agent_session_id %q, Core received only %v for the session",
-			what, cfg.AgentSessionID, sortedSet(s.nativeIDs))
+			what, cfg.AgentSessionID, sortedKeys(s.nativeIDs))
 	case cfg.AgentSessionID == "" && !cfg.RequireExistingNativeSession:
 		if run := l.nativeHistoryRun(s); run != "" {
 			l.violate(at, CheckNativeHistory,

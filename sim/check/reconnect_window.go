@@ -46,13 +46,11 @@ type reconnectState struct {
 	readyAt   map[string]int64  // Session → last instant a ready status of its preparation reached Core
 }
 
-func (s *reconnectState) ensure() {
-	if s.devices == nil {
-		s.devices = map[string]*rwDevice{}
-		s.connDev = map[uint64]string{}
-		s.prepSess = map[string]string{}
-		s.readyAt = map[string]int64{}
-	}
+func (s *reconnectState) init() {
+	s.devices = map[string]*rwDevice{}
+	s.connDev = map[uint64]string{}
+	s.prepSess = map[string]string{}
+	s.readyAt = map[string]int64{}
 }
 
 func (s *reconnectState) device(id string) *rwDevice {
@@ -70,7 +68,6 @@ func (s *reconnectState) device(id string) *rwDevice {
 // heartbeat reaching Core is its declaration.
 func (l *Ledger) observeReconnect(ev WireEvent) {
 	s := &l.reconnect
-	s.ensure()
 	switch {
 	case ev.Kind == WireOpened && ev.To == coreNodeID:
 		if ev.From != RogueNode {
@@ -109,7 +106,6 @@ func (l *Ledger) observeReconnect(ev WireEvent) {
 // replaces the device's current one.
 func (l *Ledger) reconnectOpened(at int64, conn uint64, device string) {
 	s := &l.reconnect
-	s.ensure()
 	s.connDev[conn] = device
 	d := s.device(device)
 	prev := *d
@@ -150,13 +146,11 @@ func (l *Ledger) reconnectHeartbeat(conn uint64, hb wire.Heartbeat) {
 	if d.conn != conn {
 		return
 	}
+	if !validDeclaration(hb) {
+		return
+	}
 	avail := map[string]bool{}
-	seen := map[string]bool{}
 	for _, k := range hb.SupportedAgentKinds {
-		if k.Kind == "" || seen[k.Kind] || k.Capabilities.Validate() != nil {
-			return // Core refuses the whole heartbeat
-		}
-		seen[k.Kind] = true
 		if k.Available {
 			avail[k.Kind] = true
 		}
@@ -170,7 +164,6 @@ func (l *Ledger) reconnectHeartbeat(conn uint64, hb wire.Heartbeat) {
 // reconnectCoreRestarted: a new Core knows no device and started at at.
 func (l *Ledger) reconnectCoreRestarted(at int64) {
 	s := &l.reconnect
-	s.ensure()
 	s.coreStart = at
 	s.devices = map[string]*rwDevice{}
 }
@@ -181,7 +174,6 @@ func (l *Ledger) reconnectTurnFinished(at int64, turn, state, code string) {
 		return
 	}
 	s := &l.reconnect
-	s.ensure()
 	session := l.core.turn(turn).session
 	if r, ok := s.readyAt[session]; ok && r == at {
 		return // the final check

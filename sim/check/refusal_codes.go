@@ -117,10 +117,7 @@ func (l *Ledger) deviceSent(c *devConn, ev WireEvent) {
 	id := ev.Frame.ID
 	switch p := ev.Frame.Payload.(type) {
 	case wire.Heartbeat:
-		c.kinds = map[string]wire.SupportedAgentKind{}
-		for _, k := range p.SupportedAgentKinds {
-			c.kinds[k.Kind] = k
-		}
+		c.kinds = kindsOf(p)
 	case wire.PreparationStatus:
 		l.statusSent(c, ev, p)
 	case wire.PromptSteerAck:
@@ -146,9 +143,7 @@ func (l *Ledger) statusSent(c *devConn, ev WireEvent, st wire.PreparationStatus)
 	}
 	if st.State != wire.StateRejected && st.Handle != "" {
 		l.admissionStatus(ev.At, c, ev.Conn, id, st)
-		if _, ok := c.granted[id]; !ok {
-			c.granted[id] = st.Handle
-		}
+		keepFirst(c.granted, id, st.Handle)
 		if st.State == wire.StateStarted && st.RunID != "" {
 			c.started[st.RunID] = ev.At
 		}

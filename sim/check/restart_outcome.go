@@ -53,23 +53,17 @@ func (l *Ledger) observeRestartWire(ev WireEvent) {
 	}
 }
 
-// restartCoreSent reads a frame Core sent.
 func (l *Ledger) restartCoreSent(ev WireEvent) {
 	p, ok := ev.Frame.Payload.(wire.PromptCancel)
 	if !ok {
 		return
 	}
-	c := l.restart.cancels[ev.Frame.ID]
-	if c == nil {
-		c = &restartCancel{}
-		l.restart.cancels[ev.Frame.ID] = c
-	}
+	c := entry(l.restart.cancels, ev.Frame.ID)
 	if c.delivery != p.DeliveryID { // a frame lost in flight is reported after its send
 		c.delivery, c.answered = p.DeliveryID, false
 	}
 }
 
-// restartCoreReceived reads a frame delivered to Core.
 func (l *Ledger) restartCoreReceived(ev WireEvent) {
 	ack, ok := ev.Frame.Payload.(wire.InteractionDecisionAck)
 	if !ok {
@@ -104,7 +98,6 @@ func (l *Ledger) restartCoreCrashed() {
 	}
 }
 
-// restartCoreUp: Core's restart is over.
 func (l *Ledger) restartCoreUp() { l.restart.down, l.restart.pending = false, nil }
 
 // restartTurnFinished judges a Turn Core finished while restarting.

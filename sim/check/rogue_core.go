@@ -66,7 +66,6 @@ const CondOwnerOpen = "owner_open"
 // before the frame arrived and has not confirmed a close of it since.
 const CondCloseFailed = "close_failed"
 
-// closeFailedAnswer applies CondCloseFailed.
 func (l *Ledger) closeFailedAnswer(p *HostileProbe, delivered int64) []string {
 	k := pairKey(p.Target, p.Executor)
 	failed, ok := l.native.closeFailed[k]

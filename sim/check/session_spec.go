@@ -1,6 +1,10 @@
 package check
 
-import "github.com/turnstile-sim/turnstile/wire"
+import (
+	"slices"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
 
 // SessionSpec is a Session's agent configuration as the API client asked
 // for it (the request, not Core's frozen record), with the engine profile
@@ -54,15 +58,7 @@ func (s SessionSpec) frozenVerbosity() string {
 // toolSearch: tool search is on when asked for or when a function loads
 // lazily (deferred loading enables it).
 func (s SessionSpec) toolSearch() bool {
-	if s.ToolSearch {
-		return true
-	}
-	for _, ft := range s.FunctionTools {
-		if ft.DeferLoading {
-			return true
-		}
-	}
-	return false
+	return s.ToolSearch || slices.ContainsFunc(s.FunctionTools, func(ft wire.FunctionTool) bool { return ft.DeferLoading })
 }
 
 // frozenMCP is the Session's MCP servers with the connection origin
@@ -153,7 +149,6 @@ func RequiredCapabilities(s SessionSpec, recovery, images bool) []string {
 	return req
 }
 
-// hasImages reports whether an input carries an image part.
 func hasImages(in wire.MessageInput) bool {
 	for _, m := range in {
 		for _, p := range m.Content {

@@ -1,6 +1,9 @@
 package check
 
-import "slices"
+import (
+	"cmp"
+	"slices"
+)
 
 // CheckSteerInputsPerRun is rule steer_inputs_per_run (Rules): Core
 // refuses the 257th on its API before anything is sent. Judged from the
@@ -36,33 +39,15 @@ type turnSteers struct {
 }
 
 func (l *Ledger) turnSteersOf(turn string) *turnSteers {
-	if l.steerCalls == nil {
-		l.steerCalls = map[string]*turnSteers{}
-	}
-	ts := l.steerCalls[turn]
-	if ts == nil {
-		ts = &turnSteers{}
-		l.steerCalls[turn] = ts
-	}
-	return ts
+	return entry(made(&l.steerCalls), turn)
 }
 
 // SteerCalled records the workload making steer call seq for turn (seq
 // orders every API call the workload makes).
 func (l *Ledger) SteerCalled(seq uint64, turn string) {
 	ts := l.turnSteersOf(turn)
-	i, _ := slices.BinarySearchFunc(ts.calls, seq, func(c steerCall, s uint64) int { return cmpSeq(c.seq, s) })
+	i, _ := slices.BinarySearchFunc(ts.calls, seq, func(c steerCall, s uint64) int { return cmp.Compare(c.seq, s) })
 	ts.calls = slices.Insert(ts.calls, i, steerCall{seq: seq})
-}
-
-func cmpSeq(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // answer sets the outcome of call seq and returns how many calls

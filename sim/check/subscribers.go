@@ -40,10 +40,7 @@ type subscriberState struct {
 }
 
 func (l *Ledger) subscriber(id string) *subscriberRecord {
-	if l.subscribers.subs == nil {
-		l.subscribers.subs = map[string]*subscriberRecord{}
-	}
-	return l.subscribers.subs[id]
+	return made(&l.subscribers.subs)[id]
 }
 
 // SubscriberOpened: the shell subscribes id to turn, with a buffer of

@@ -36,7 +36,6 @@ func (l *Ledger) ExecutorRetired(at int64, device, run, executor string) {
 	l.evictionRetired(device, executor)
 }
 
-// observeTeardown is the wire observer of both teardown checks.
 func (l *Ledger) observeTeardown(ev WireEvent) {
 	if !ev.HasFrame() {
 		if ev.Kind == WireClosed && ev.From == ev.To && ev.To != coreNodeID {
@@ -85,12 +84,7 @@ func (l *Ledger) answered(k, input string) {
 // forgetConn drops the steers of a connection its daemon closed: nothing
 // more is sent on it.
 func (l *Ledger) forgetConn(conn uint64) {
-	prefix := connKey(conn) + "\x00"
-	for _, k := range sortedKeys(l.teardown.unanswered) {
-		if len(k) > len(prefix) && k[:len(prefix)] == prefix {
-			delete(l.teardown.unanswered, k)
-		}
-	}
+	deleteUnder(l.teardown.unanswered, connKey(conn)+"\x00")
 }
 
 func (l *Ledger) checkDoneAfterReceipts(at int64, device, conn, run string) {

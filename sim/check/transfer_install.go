@@ -34,12 +34,9 @@ func (l *Ledger) TransferInstallOutcome(at int64, device, transfer, outcome stri
 	if s.byID == nil {
 		s.init()
 	}
-	if s.outcomes == nil {
-		s.outcomes = map[string]installRec{}
-	}
 	_, id, _ := strings.Cut(transfer, "/")
 	delete(s.installing[device], transfer)
-	s.outcomes[device+"/"+id] = installRec{outcome: outcome, exit: exit}
+	made(&s.outcomes)[device+"/"+id] = installRec{outcome: outcome, exit: exit}
 	if outcome == InstallOutcomeCompleted {
 		s.installed[device+"/"+id] = true
 	}
@@ -94,10 +91,7 @@ func (l *Ledger) transferForgedCommit(ev WireEvent) {
 	if s.byID == nil {
 		s.init()
 	}
-	if s.forgedCommits == nil {
-		s.forgedCommits = map[string]bool{}
-	}
-	s.forgedCommits[connKey(ev.Conn)+"/"+ev.Frame.ID] = true
+	made(&s.forgedCommits)[connKey(ev.Conn)+"/"+ev.Frame.ID] = true
 }
 
 // earlyCommitAnswered marks the refusal of a forged early commit.
@@ -112,14 +106,7 @@ func (l *Ledger) earlyCommitAnswered(ev WireEvent, r wire.RuntimePrepareResult) 
 // InstallBegan records the simulated installer being handed transfer on
 // device (answered by TransferInstallOutcome).
 func (l *Ledger) InstallBegan(at int64, device, transfer string) {
-	s := &l.transfers
-	if s.installing == nil {
-		s.installing = map[string]map[string]bool{}
-	}
-	if s.installing[device] == nil {
-		s.installing[device] = map[string]bool{}
-	}
-	s.installing[device][transfer] = true
+	inner(made(&l.transfers.installing), device)[transfer] = true
 }
 
 // NativePrepareCalled records the Harness receiving a native Prepare.

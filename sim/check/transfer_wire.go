@@ -12,12 +12,11 @@ import (
 // installer's ground truth.
 
 type transferStep struct {
-	conn           uint64
-	expect         string
-	offset, total  int64
-	answered       bool // the daemon sent its result
-	resultReceived bool
-	body           bool
+	conn          uint64
+	expect        string
+	offset, total int64
+	answered      bool // the daemon sent its result
+	body          bool
 }
 
 type transferState struct {
@@ -81,7 +80,6 @@ func (l *Ledger) observeTransfers(ev WireEvent) {
 			l.transferDeviceSent(ev, p)
 		case ev.Kind == WireDelivered && ev.To == coreNodeID:
 			if st := s.byID[ev.Frame.ID]; st != nil && st.conn == ev.Conn {
-				st.resultReceived = true
 				delete(s.awaiting, ev.Conn)
 				l.transferTimingResult(ev.At, ev.Frame.ID, p.Outcome != wire.OutcomeReady && p.Outcome != wire.OutcomeReceived)
 			}

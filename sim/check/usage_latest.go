@@ -25,7 +25,6 @@ func (s *usageState) init() {
 	s.ended = map[string]bool{}
 }
 
-// observeUsage is the wire observer of CheckUsageLatest.
 func (l *Ledger) observeUsage(ev WireEvent) {
 	if ev.Kind != WireDelivered || ev.To != CoreNode || !ev.HasFrame() || l.usage.ended[ev.Frame.ID] {
 		return

@@ -34,12 +34,7 @@ func (b *budgetState) init() {
 }
 
 func (b *budgetState) conn(id uint64) *budgetConn {
-	c := b.conns[id]
-	if c == nil {
-		c = &budgetConn{}
-		b.conns[id] = c
-	}
-	return c
+	return entry(b.conns, id)
 }
 
 // latency is the connection's one-way latency, from the instants its two
@@ -52,7 +47,6 @@ func (c *budgetConn) latency() int64 {
 	return c.dialerOpen - c.dialeeOpen
 }
 
-// observeSendBudget is the wire observer of CheckReceiptBudget.
 func (l *Ledger) observeSendBudget(ev WireEvent) {
 	b := &l.budget
 	switch ev.Kind {

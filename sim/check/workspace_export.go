@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"maps"
 	"strings"
 	"time"
 
@@ -52,13 +53,11 @@ type nativeExport struct {
 type exportWire struct {
 	received  int64 // chunk bytes delivered to Core
 	sent      int64 // chunk bytes the daemon sent
-	chunks    int
 	cancelled bool
 }
 
 // WorkspaceExported records a native export.
 func (l *Ledger) WorkspaceExported(at int64, device, reader, env string, archive []byte, files map[string]string) {
-	l.ws.ensure()
 	l.ws.exports = append(l.ws.exports, nativeExport{at: at, reader: pairKey(device, reader), env: env,
 		archive: bytes.Clone(archive), files: files})
 }
@@ -66,8 +65,6 @@ func (l *Ledger) WorkspaceExported(at int64, device, reader, env string, archive
 // WorkspaceExportCalled records an export the workload made and checks a
 // completed answer against the native exports.
 func (l *Ledger) WorkspaceExportCalled(op WorkspaceExportOp) {
-	l.ws.ensure()
-	l.ws.bySess[op.Session] = op.Env
 	l.checkWorkspaceWait("export of session "+op.Session, op.Call, op.Return, op.Outcome, op.Code, workspaceExportWait)
 	if op.Outcome != "completed" {
 		return
@@ -85,7 +82,7 @@ func (l *Ledger) WorkspaceExportCalled(op WorkspaceExportOp) {
 		if c, ok := l.ws.closed[n.reader]; !ok || c > op.Return {
 			continue
 		}
-		if !sameFiles(files, n.files) {
+		if !maps.Equal(files, n.files) {
 			l.violate(op.Return, CheckWorkspaceExport, "export of session %s: the archive does not hold the tree of its native export at %s",
 				op.Session, vtime(n.at))
 		}
@@ -133,18 +130,6 @@ func untar(b []byte) (map[string]string, error) {
 	}
 }
 
-func sameFiles(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a { //tidy:sorted any mismatch gives the same answer
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
-}
-
 // observeExport judges one export frame on the wire: the daemon sends
 // chunks in order from offset 0; every next of Core carries exactly the
 // chunk bytes delivered to it (none asked twice, none skipped); no next
@@ -183,7 +168,6 @@ func (l *Ledger) observeExport(ev WireEvent) {
 			x.sent = p.Offset + int64(len(p.Data))
 		case ev.Kind == WireDelivered && ev.To == CoreNode:
 			x.received += int64(len(p.Data))
-			x.chunks++
 		}
 	}
 }

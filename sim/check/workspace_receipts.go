@@ -20,11 +20,7 @@ type installAnswer struct{ outcome, reason string }
 // (ground truth, at the instant the daemon receives it).
 func (l *Ledger) WorkspaceInstallAnswered(at int64, device, mutation, outcome, reason string) {
 	l.advance(at)
-	l.ws.ensure()
-	if l.ws.installs == nil {
-		l.ws.installs = map[string]installAnswer{}
-	}
-	l.ws.installs[pairKey(device, mutation)] = installAnswer{outcome, reason}
+	made(&l.ws.installs)[pairKey(device, mutation)] = installAnswer{outcome, reason}
 }
 
 // writeReceiptSent holds a daemon's receipt to its installer's answer.

@@ -91,7 +91,6 @@ type workspaceState struct {
 	closed  map[string]int64    // device\x00reader → confirmed close instant
 	failed  map[string]bool     // device\x00reader → a close failed
 	applied map[string]int      // mutation → installs
-	bySess  map[string]string   // session → env
 	commits map[string]*wsMut   // mutation → Core's view on the wire
 	sessMut map[string][]*wsMut // the wire's session UUID → its writes in order
 	// readOnlyIDs are the request IDs of read-only profiles Core sent.
@@ -127,31 +126,26 @@ type wsMut struct {
 	receipt     string // its outcome
 }
 
-func (w *workspaceState) ensure() {
-	if w.seeded != nil {
-		return
-	}
+func (w *workspaceState) init() {
 	w.seeded = map[string]seededFile{}
 	w.opened = map[string]string{}
 	w.closed = map[string]int64{}
 	w.failed = map[string]bool{}
 	w.applied = map[string]int{}
-	w.bySess = map[string]string{}
 	w.commits = map[string]*wsMut{}
 	w.sessMut = map[string][]*wsMut{}
 	w.exportsOnWire = map[string]*exportWire{}
 	w.answeredUnknown = map[string]bool{}
+	w.readOnlyIDs = map[string]bool{}
 }
 
 // WorkspaceSeeded records an Environment's initial file.
 func (l *Ledger) WorkspaceSeeded(env, name, value string, present bool) {
-	l.ws.ensure()
 	l.ws.seeded[pairKey(env, name)] = seededFile{value: value, present: present}
 }
 
 // WorkspaceOpened records a read-only profile's reader opening.
 func (l *Ledger) WorkspaceOpened(at int64, device, reader, session, env string) {
-	l.ws.ensure()
 	l.ws.opened[pairKey(device, reader)] = session
 }
 
@@ -159,7 +153,6 @@ func (l *Ledger) WorkspaceOpened(at int64, device, reader, session, env string) 
 // failed. A confirmed close after a failed one is the retry the
 // cleanup_unconfirmed mark names.
 func (l *Ledger) WorkspaceClosed(at int64, device, reader string, ok bool) {
-	l.ws.ensure()
 	l.advance(at)
 	l.readerCloseAnswered(at, device, reader, ok)
 	k := pairKey(device, reader)
@@ -175,7 +168,6 @@ func (l *Ledger) WorkspaceClosed(at int64, device, reader string, ok bool) {
 
 // WorkspaceRead records a native read.
 func (l *Ledger) WorkspaceRead(at int64, device, reader, session, env, name, value string, present bool) {
-	l.ws.ensure()
 	if reader != "" {
 		reader = pairKey(device, reader)
 	}
@@ -185,7 +177,6 @@ func (l *Ledger) WorkspaceRead(at int64, device, reader, session, env, name, val
 
 // WorkspaceInstalled records a native install.
 func (l *Ledger) WorkspaceInstalled(at int64, device, mutation, env, name, value string, digestOK bool) {
-	l.ws.ensure()
 	l.ws.applied[mutation]++
 	if l.ws.applied[mutation] > 1 {
 		l.violate(at, CheckWorkspaceTruth, "mutation %s installed %d times", mutation, l.ws.applied[mutation])
@@ -197,8 +188,6 @@ func (l *Ledger) WorkspaceInstalled(at int64, device, mutation, env, name, value
 
 // WorkspaceWriteCalled records a workspace write the workload made.
 func (l *Ledger) WorkspaceWriteCalled(op WorkspaceWriteOp) {
-	l.ws.ensure()
-	l.ws.bySess[op.Session] = op.Env
 	l.ws.writes = append(l.ws.writes, op)
 	if op.Outcome == "unknown" && op.Mutation != "" {
 		l.ws.answeredUnknown[op.Mutation] = true
@@ -212,8 +201,6 @@ func (l *Ledger) WorkspaceWriteCalled(op WorkspaceWriteOp) {
 // Session's native reads inside the call served the data, and, through a
 // read-only profile, that profile's close was confirmed before the answer.
 func (l *Ledger) WorkspaceReadCalled(op WorkspaceReadOp) {
-	l.ws.ensure()
-	l.ws.bySess[op.Session] = op.Env
 	l.ws.reads = append(l.ws.reads, op)
 	l.checkWorkspaceWait("read of "+op.Path+" in session "+op.Session, op.Call, op.Return, op.Outcome, op.Code, workspaceReadWait)
 	if op.Outcome != "completed" {
@@ -246,5 +233,3 @@ func (l *Ledger) WorkspaceListed(truncated bool) {
 // one of its Session's writes was unsettled.
 func (l *Ledger) WorkspaceReadWhileUnsettled() { l.reach(MarkReadWhileWriteUnsettled) }
 
-// UsedWorkspace reports whether the run recorded any workspace call.
-func (l *Ledger) UsedWorkspace() bool { return len(l.ws.writes)+len(l.ws.reads)+len(l.ws.exported) > 0 }

@@ -47,7 +47,6 @@ func describeFile(v fileVal) string {
 	return fmt.Sprintf("%q", v.value)
 }
 
-// fileOps builds the register partitions.
 func (l *Ledger) fileOps(horizon int64) []porcupine.Operation {
 	w := &l.ws
 	for _, op := range w.writes {

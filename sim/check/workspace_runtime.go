@@ -64,21 +64,16 @@ type wsRuntimeState struct {
 	begins   map[string]string  // conn\x00mutation → the Environment executing at its begin
 }
 
-func (s *wsRuntimeState) ensure() {
-	if s.preps == nil {
-		s.preps, s.byHandle, s.byRun = map[string]*rtPrep{}, map[string]*rtPrep{}, map[string]*rtPrep{}
-		s.caps, s.reads, s.unknown, s.begins = map[string]wire.AgentKindCapabilities{}, map[string]*rtRead{},
-			map[string]bool{}, map[string]string{}
-	}
+func (s *wsRuntimeState) init() {
+	s.preps, s.byHandle, s.byRun = map[string]*rtPrep{}, map[string]*rtPrep{}, map[string]*rtPrep{}
+	s.caps, s.reads, s.unknown, s.begins = map[string]wire.AgentKindCapabilities{}, map[string]*rtRead{},
+		map[string]bool{}, map[string]string{}
 }
 
-// observeWorkspaceRuntime is the wire observer of these rules.
 func (l *Ledger) observeWorkspaceRuntime(ev WireEvent) {
 	if !ev.HasFrame() || ev.From == RogueNode || ev.To == RogueNode {
 		return
 	}
-	s := &l.wsRuntime
-	s.ensure()
 	switch {
 	case ev.Kind == WireDelivered && ev.To != coreNode:
 		l.runtimeReceived(ev)
@@ -244,12 +239,5 @@ func (l *Ledger) judgeRead(ev WireEvent, r *rtRead, p wire.WorkspaceReadResult) 
 // process mints executor IDs afresh, so an owner blocked before is not
 // one after.
 func (l *Ledger) wsRuntimeNodeDown(node string) {
-	s := &l.wsRuntime
-	s.ensure()
-	prefix := "executor\x00" + node + "\x00"
-	for _, k := range sortedKeys(s.unknown) {
-		if len(k) > len(prefix) && k[:len(prefix)] == prefix {
-			delete(s.unknown, k)
-		}
-	}
+	deleteUnder(l.wsRuntime.unknown, "executor\x00"+node+"\x00")
 }

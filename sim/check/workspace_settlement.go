@@ -59,9 +59,6 @@ func (l *Ledger) judgeWriteSettlement(op WorkspaceWriteOp) {
 		}
 	}
 	if op.Outcome == "unknown" && op.Mutation != "" {
-		if l.ws.unknownBySess == nil {
-			l.ws.unknownBySess = map[string][]wsUnknownWrite{}
-		}
-		l.ws.unknownBySess[op.Session] = append(l.ws.unknownBySess[op.Session], wsUnknownWrite{op.Mutation, op.Return})
+		made(&l.ws.unknownBySess)[op.Session] = append(l.ws.unknownBySess[op.Session], wsUnknownWrite{op.Mutation, op.Return})
 	}
 }

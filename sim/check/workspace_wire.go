@@ -7,7 +7,6 @@ import "github.com/turnstile-sim/turnstile/wire"
 // commit never left, or Core received a completed or rejected receipt),
 // and no execution_start ever names a read-only profile's request.
 func (l *Ledger) observeWorkspace(ev WireEvent) {
-	l.ws.ensure()
 	if ev.Kind == WireClosed || ev.Kind == WireLost {
 		l.writesMidTransfer(ev.Conn)
 	}
@@ -23,10 +22,10 @@ func (l *Ledger) observeWorkspace(ev WireEvent) {
 		switch p := ev.Frame.Payload.(type) {
 		case wire.ExecutionPrepare:
 			if p.Configuration.WorkspaceReadOnly {
-				l.ws.readOnly(id)
+				l.ws.readOnlyIDs[id] = true
 			}
 		case wire.ExecutionStart:
-			if l.ws.isReadOnly(id) {
+			if l.ws.readOnlyIDs[id] {
 				l.violate(ev.At, CheckReadOnlyStarted, "execution_start on read-only profile %s", id)
 			}
 		case wire.WorkspaceWrite:
@@ -34,10 +33,11 @@ func (l *Ledger) observeWorkspace(ev WireEvent) {
 		}
 	case ev.Kind == WireDelivered && ev.To == CoreNode:
 		if r, ok := ev.Frame.Payload.(wire.WorkspaceWriteResult); ok {
-			if m := l.ws.commits[id]; m != nil && m.commit && r.Outcome == wire.OutcomeRejected && r.ErrorCode == wire.WriteInvalidRequest {
+			m := l.ws.commits[id]
+			if m != nil && m.commit && r.Outcome == wire.OutcomeRejected && r.ErrorCode == wire.WriteInvalidRequest {
 				l.reach(MarkWriteCommitRefused)
 			}
-			if m := l.ws.commits[id]; m != nil && !m.settled && (r.Outcome == wire.OutcomeCompleted || r.Outcome == wire.OutcomeRejected) {
+			if m != nil && !m.settled && (r.Outcome == wire.OutcomeCompleted || r.Outcome == wire.OutcomeRejected) {
 				m.settled, m.settledAt, m.receipt = true, ev.At, r.Outcome
 				if l.ws.answeredUnknown[id] {
 					l.reach(MarkWriteSettledLate)
@@ -46,15 +46,6 @@ func (l *Ledger) observeWorkspace(ev WireEvent) {
 		}
 	}
 }
-
-func (w *workspaceState) readOnly(id string) {
-	if w.readOnlyIDs == nil {
-		w.readOnlyIDs = map[string]bool{}
-	}
-	w.readOnlyIDs[id] = true
-}
-
-func (w *workspaceState) isReadOnly(id string) bool { return w.readOnlyIDs[id] }
 
 // writesMidTransfer marks a connection ending under a write Core began
 // and had not committed.
