@@ -32,7 +32,6 @@ const (
 	TimerReaderCloseRetry     = "reader_close_retry"
 	CheckTimingTransferExpiry = "timing_" + TimerTransferExpiry
 	CheckTimingCloseRetry     = "timing_" + TimerReaderCloseRetry
-	readerCloseRetryCapMax    = 30 * time.Second
 )
 
 // dTransfer is one write transfer a daemon accepted.
@@ -44,24 +43,17 @@ type dTransfer struct {
 	ended      bool
 }
 
-// dCloseRetry is a reader whose close failed: the retry it is owed.
-type dCloseRetry struct {
-	device, reader string
-	failures       int
-	due            int64 // -1: no retry owed (none failed, or it came)
-}
-
 type wsDaemonState struct {
 	transfers map[string]*dTransfer // conn\x00id
 	lastFrame map[string]int64      // conn\x00id → instant a write frame of it reached the daemon
-	retries   map[string]*dCloseRetry
+	retries   map[string]*retryOwed // device\x00reader whose close failed: the retry it is owed
 }
 
 func (s *wsDaemonState) ensure() {
 	if s.transfers == nil {
 		s.transfers = map[string]*dTransfer{}
 		s.lastFrame = map[string]int64{}
-		s.retries = map[string]*dCloseRetry{}
+		s.retries = map[string]*retryOwed{}
 	}
 }
 
@@ -164,21 +156,12 @@ func (l *Ledger) wsDaemonNodeDown(node string) {
 		}
 	}
 	for _, k := range sortedKeys(s.retries) {
-		if r := s.retries[k]; r.device == node {
+		if r := s.retries[k]; r.who == node {
 			r.due = -1
 			delete(s.retries, k)
 		}
 	}
 	l.wsRuntimeNodeDown(node)
-}
-
-// readerCloseBackoff is the retry delay after n consecutive failures.
-func (l *Ledger) readerCloseBackoff(device string, n int) int64 {
-	d := l.timer(device, TimerReaderCloseRetry)
-	for i := 1; i < n && d < int64(readerCloseRetryCapMax); i++ {
-		d *= 2
-	}
-	return min(d, int64(readerCloseRetryCapMax))
 }
 
 // WorkspaceCloseCalled records a read-only profile's close reaching the
@@ -187,18 +170,8 @@ func (l *Ledger) WorkspaceCloseCalled(at int64, device, reader string) {
 	l.advance(at)
 	s := &l.timing.wsDaemon
 	s.ensure()
-	r := s.retries[pairKey(device, reader)]
-	if r == nil || r.due < 0 {
-		return
-	}
-	due := r.due
-	r.due = -1
-	switch {
-	case at == due:
-		l.decide(TimerReaderCloseRetry)
-	case at < due:
-		l.violate(at, CheckTimingCloseRetry, "%s retried the close of reader %s at %s, before its backoff ended at %s "+
-			"(%d failures in a row)", device, reader, vtime(at), vtime(due), r.failures)
+	if r := s.retries[pairKey(device, reader)]; r != nil {
+		l.retried(at, r)
 	}
 }
 
@@ -214,17 +187,8 @@ func (l *Ledger) readerCloseAnswered(at int64, device, reader string, ok bool) {
 	}
 	r := s.retries[k]
 	if r == nil {
-		r = &dCloseRetry{device: device, reader: reader}
+		r = &retryOwed{timer: TimerReaderCloseRetry, who: device, what: "the close of reader " + reader}
 		s.retries[k] = r
 	}
-	r.failures++
-	r.due = at + l.readerCloseBackoff(device, r.failures)
-	due := r.due
-	l.arm(due, func() {
-		if r.due == due {
-			r.due = -1
-			l.violate(due, CheckTimingCloseRetry, "%s did not retry the close of reader %s at %s, %s after its failure "+
-				"(%d in a row)", device, reader, vtime(due), time.Duration(due-at), r.failures)
-		}
-	})
+	l.oweBackoff(r, at)
 }
