@@ -2,7 +2,6 @@ package check
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/turnstile-sim/turnstile/wire"
 )
@@ -24,15 +23,14 @@ const (
 	CheckTimingSuspensionReply = "timing_" + TimerSuspensionReply
 )
 
+// suspensionWait is a request's reply wait from its send: settled by a
+// reply with the request's Envelope ID reaching Core; its outcome is Core
+// recording the suspension unknown.
 type suspensionWait struct {
-	suspend  string // the suspend_id
-	request  string // Envelope ID of the request
-	conn     uint64
-	sent     int64
-	deadline int64
-	replied  bool // a reply with the request's Envelope ID reached Core
-	excused  string
-	recorded bool // Core recorded the outcome unknown
+	suspend string // the suspend_id
+	request string // Envelope ID of the request
+	conn    uint64
+	timerWindow
 }
 
 type suspensionTiming struct {
@@ -58,9 +56,7 @@ func (l *Ledger) observeSuspensionReplies(ev WireEvent) {
 	s.ensure()
 	if ev.Kind == WireClosed {
 		for _, w := range s.byConn[ev.Conn] {
-			if w.excused == "" {
-				w.excused = "its connection closed"
-			}
+			w.excuse(ev.At, "its connection closed")
 		}
 		delete(s.byConn, ev.Conn)
 		return
@@ -79,7 +75,7 @@ func (l *Ledger) observeSuspensionReplies(ev WireEvent) {
 		}
 		for _, w := range s.byConn[ev.Conn] {
 			if w.request == ev.Frame.ID {
-				w.replied = true
+				w.settled = true
 			}
 		}
 	}
@@ -90,28 +86,23 @@ func (l *Ledger) suspensionRequested(ev WireEvent, suspend string) {
 		return
 	}
 	s := &l.timing.suspensions
-	w := &suspensionWait{suspend: suspend, request: ev.Frame.ID, conn: ev.Conn, sent: ev.At,
-		deadline: ev.At + l.timer(CoreNode, TimerSuspensionReply)}
+	w := &suspensionWait{suspend: suspend, request: ev.Frame.ID, conn: ev.Conn}
 	s.bySuspend[suspend] = w
 	s.byConn[ev.Conn] = append(s.byConn[ev.Conn], w)
 	s.awaited = append(s.awaited, w)
-	l.arm(w.deadline, func() {
-		if w.replied || w.excused != "" || w.recorded {
-			return
+	l.startWindow(&w.timerWindow, TimerSuspensionReply, ev.At, l.timer(CoreNode, TimerSuspensionReply), func() {
+		if w.live() && w.outcome < 0 {
+			l.report(&w.timerWindow, w.deadline, "Core sent %s for suspension %s at %s and no reply reached it, yet it did not record the outcome unknown at %s, after its %s wait",
+				ev.Frame.Type(), suspend, vtime(w.from), vtime(w.deadline), w.length())
 		}
-		l.violate(w.deadline, CheckTimingSuspensionReply,
-			"Core sent %s for suspension %s at %s and no reply reached it, yet it did not record the outcome unknown at %s, after its %s wait",
-			ev.Frame.Type(), suspend, vtime(w.sent), vtime(w.deadline), time.Duration(w.deadline-w.sent))
 	})
 }
 
 // suspensionsCoreCrashed: a restarted Core's outcomes are unknown at once.
-func (l *Ledger) suspensionsCoreCrashed() {
+func (l *Ledger) suspensionsCoreCrashed(at int64) {
 	s := &l.timing.suspensions
 	for _, w := range s.bySuspend { //tidy:sorted each excused alike
-		if w.excused == "" {
-			w.excused = "Core restarted"
-		}
+		w.excuse(at, "Core restarted")
 	}
 }
 
@@ -122,27 +113,20 @@ func (l *Ledger) SuspensionUnknown(at int64, suspend string) {
 	s := &l.timing.suspensions
 	s.ensure()
 	w := s.bySuspend[suspend]
-	if w == nil || w.recorded {
+	if w == nil || !w.show(at) {
 		return
 	}
-	w.recorded = true
-	if at == w.deadline && !w.replied && w.excused == "" {
+	if at == w.deadline && w.live() {
+		// decided now: a run may end in this instant, once Core awaits nothing
 		l.decide(TimerSuspensionReply)
 		return
 	}
 	if at >= w.deadline {
 		return
 	}
-	// the reason may come in this very instant (the close of the
-	// connection follows Core's record): judge once the instant is over
-	l.arm(at, func() {
-		if w.replied || w.excused != "" {
-			return
-		}
-		l.violate(at, CheckTimingSuspensionReply,
-			"Core recorded suspension %s unknown at %s, %s after its request: before its %s reply wait ended, without a reason",
-			suspend, vtime(at), time.Duration(at-w.sent), time.Duration(w.deadline-w.sent))
-	})
+	l.early(&w.timerWindow, at, func() bool { return w.settled },
+		"Core recorded suspension %s unknown at %s, %s after its request: before its %s reply wait ended, without a reason",
+		suspend, vtime(at), w.elapsed(at), w.length())
 }
 
 // SuspensionsAwaited counts the suspension requests Core still waits on:
@@ -155,7 +139,7 @@ func (l *Ledger) SuspensionsAwaited() int {
 	s := &l.timing.suspensions
 	kept := s.awaited[:0]
 	for _, w := range s.awaited {
-		if !w.replied && w.excused == "" && !w.recorded && s.bySuspend[w.suspend] == w {
+		if w.live() && w.outcome < 0 && s.bySuspend[w.suspend] == w {
 			kept = append(kept, w)
 		}
 	}
@@ -168,8 +152,8 @@ func (l *Ledger) SuspensionsAwaited() int {
 func (l *Ledger) pendingSuspensions() []string {
 	var out []string
 	for _, id := range sortedKeys(l.timing.suspensions.bySuspend) {
-		if w := l.timing.suspensions.bySuspend[id]; !w.replied && w.excused == "" && !w.recorded {
-			out = append(out, fmt.Sprintf("Core awaits the reply to %s of suspension %s, sent at %s", w.request, id, vtime(w.sent)))
+		if w := l.timing.suspensions.bySuspend[id]; w.live() && w.outcome < 0 {
+			out = append(out, fmt.Sprintf("Core awaits the reply to %s of suspension %s, sent at %s", w.request, id, vtime(w.from)))
 		}
 	}
 	return out

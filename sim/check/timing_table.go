@@ -295,9 +295,9 @@ func (l *Ledger) connEnded(ev WireEvent) {
 	l.retryLost(ev)
 	l.connWatchEnded(ev)
 	l.transfersConnEnded(ev.Conn)
-	l.writesConnEnded(ev.Conn, why)
-	l.admissionsConnEnded(ev.Conn, why)
-	l.settlesConnEnded(ev.Conn, why)
+	l.writesConnEnded(ev.At, ev.Conn, why)
+	l.admissionsConnEnded(ev.At, ev.Conn, why)
+	l.settlesConnEnded(ev.At, ev.Conn, why)
 }
 
 // NodeCrashed records that a process died (Core, or a daemon with its
@@ -312,12 +312,12 @@ func (l *Ledger) NodeCrashed(at int64, node string) {
 		l.cancelsExcuseAll(at, why)
 		l.retryCoreCrashed()
 		l.prepsCoreCrashed() // preparations_per_conn.go
-		l.suspensionsCoreCrashed()
+		l.suspensionsCoreCrashed(at)
 		l.decisionAcksExcuse(at, why, func(*decisionWait) bool { return true })
 		l.connsCoreCrashed()
 		l.fencingCoreDown()
 		l.transferTimingCoreDown(at)
-		l.wsWaitsCoreDown()
+		l.wsWaitsCoreDown(at)
 		return
 	}
 	l.fencingNodeDown(node)
@@ -325,11 +325,11 @@ func (l *Ledger) NodeCrashed(at int64, node string) {
 	l.installsNodeDown(node)
 	l.creatingNodeDown(node)
 	l.heartbeatsNodeDown(node)
-	l.writesNodeDown(node, why)
-	l.admissionsNodeDown(node, why)
-	l.settlesNodeDown(node, why)
+	l.writesNodeDown(at, node, why)
+	l.admissionsNodeDown(at, node, why)
+	l.settlesNodeDown(at, node, why)
 	l.cleanupNodeDown(node)
-	l.idleNodeDown(node, why)
+	l.idleNodeDown(at, node, why)
 	l.evictionNodeDown(node)
 	l.reuseNodeDown(node)
 }

@@ -1,10 +1,6 @@
 package check
 
-import (
-	"time"
-
-	"github.com/turnstile-sim/turnstile/wire"
-)
+import "github.com/turnstile-sim/turnstile/wire"
 
 // The daemon's workspace timers.
 //
@@ -34,13 +30,12 @@ const (
 	CheckTimingCloseRetry     = "timing_" + TimerReaderCloseRetry
 )
 
-// dTransfer is one write transfer a daemon accepted.
+// dTransfer is one write transfer a daemon accepted, its expiry window
+// from the ready: settled once the transfer ended.
 type dTransfer struct {
 	device, id string
 	conn       uint64
-	accepted   int64
-	deadline   int64
-	ended      bool
+	timerWindow
 }
 
 type wsDaemonState struct {
@@ -84,7 +79,7 @@ func (l *Ledger) transferDaemonReceived(ev WireEvent) {
 	k := transferKey(ev.Conn, ev.Frame.ID)
 	s.lastFrame[k] = ev.At
 	if t := s.transfers[k]; t != nil && w.Step == wire.StepCommit {
-		t.ended = true
+		t.settled = true
 		delete(s.transfers, k)
 	}
 }
@@ -103,19 +98,18 @@ func (l *Ledger) transferDaemonSent(ev WireEvent) {
 	t := s.transfers[k]
 	switch {
 	case r.Outcome == wire.OutcomeReady && t == nil:
-		t = &dTransfer{device: ev.From, id: ev.Frame.ID, conn: ev.Conn, accepted: ev.At,
-			deadline: ev.At + l.timer(ev.From, TimerTransferExpiry)}
+		t = &dTransfer{device: ev.From, id: ev.Frame.ID, conn: ev.Conn}
 		s.transfers[k] = t
-		l.arm(t.deadline, func() {
-			if !t.ended {
-				t.ended = true
+		l.startWindow(&t.timerWindow, TimerTransferExpiry, ev.At, l.timer(ev.From, TimerTransferExpiry), func() {
+			if !t.settled {
+				t.settled = true
 				delete(s.transfers, k)
-				l.violate(t.deadline, CheckTimingTransferExpiry, "%s kept write transfer %s (accepted at %s) past its %s expiry at %s",
-					t.device, t.id, vtime(t.accepted), time.Duration(t.deadline-t.accepted), vtime(t.deadline))
+				l.report(&t.timerWindow, t.deadline, "%s kept write transfer %s (accepted at %s) past its %s expiry at %s",
+					t.device, t.id, vtime(t.from), t.length(), vtime(t.deadline))
 			}
 		})
 	case r.Outcome == wire.OutcomeRejected && t != nil:
-		t.ended = true
+		t.settled = true
 		delete(s.transfers, k)
 		if at, ok := s.lastFrame[k]; ok && at == ev.At {
 			return // refused in answer to one of its frames
@@ -124,12 +118,12 @@ func (l *Ledger) transferDaemonSent(ev WireEvent) {
 		case ev.At == t.deadline && r.ErrorCode == wire.WriteInvalidRequest:
 			l.decide(TimerTransferExpiry)
 		case ev.At == t.deadline:
-			l.violate(ev.At, CheckTimingTransferExpiry, "%s expired write transfer %s refusing it %s, want %s",
+			l.report(&t.timerWindow, ev.At, "%s expired write transfer %s refusing it %s, want %s",
 				t.device, t.id, r.ErrorCode, wire.WriteInvalidRequest)
 		default:
-			l.violate(ev.At, CheckTimingTransferExpiry, "%s refused write transfer %s (accepted at %s) at %s, %s after it, "+
-				"with no frame of it arriving then: its expiry is %s", t.device, t.id, vtime(t.accepted), vtime(ev.At),
-				time.Duration(ev.At-t.accepted), time.Duration(t.deadline-t.accepted))
+			l.report(&t.timerWindow, ev.At, "%s refused write transfer %s (accepted at %s) at %s, %s after it, "+
+				"with no frame of it arriving then: its expiry is %s", t.device, t.id, vtime(t.from), vtime(ev.At),
+				t.elapsed(ev.At), t.length())
 		}
 	}
 }
@@ -140,7 +134,7 @@ func (l *Ledger) transfersConnEnded(conn uint64) {
 	s := &l.timing.wsDaemon
 	for _, k := range sortedKeys(s.transfers) {
 		if t := s.transfers[k]; t.conn == conn {
-			t.ended = true
+			t.settled = true
 			delete(s.transfers, k)
 		}
 	}
@@ -151,7 +145,7 @@ func (l *Ledger) wsDaemonNodeDown(node string) {
 	s := &l.timing.wsDaemon
 	for _, k := range sortedKeys(s.transfers) {
 		if t := s.transfers[k]; t.device == node {
-			t.ended = true
+			t.settled = true
 			delete(s.transfers, k)
 		}
 	}
