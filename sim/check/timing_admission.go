@@ -23,7 +23,6 @@ import (
 // by any status that ends it (ended), the expired one being its outcome.
 type timedAdmission struct {
 	device, handle string
-	conn           uint64
 	lag            int64  // the most the device delivers the expiry timer late
 	startPast      int64  // when a start reached the daemon past the deadline, before expired; 0 none
 	ended          string // the state that ended it; "" while live
@@ -52,10 +51,10 @@ func (l *Ledger) admissionDaemonSent(ev WireEvent) {
 		if st.Revision != 1 {
 			return
 		}
-		a = &timedAdmission{device: ev.From, handle: st.Handle, conn: ev.Conn, lag: l.timerLate(ev.From, TimerAdmission)}
+		a = &timedAdmission{device: ev.From, handle: st.Handle, lag: l.timerLate(ev.From, TimerAdmission)}
 		s.byKey[k] = a
 		s.all = append(s.all, a)
-		l.startWindow(&a.timerWindow, TimerAdmission, ev.At, l.timer(ev.From, TimerAdmission), func() { l.admissionDue(a) })
+		l.startWindow(&a.timerWindow, ev.From, TimerAdmission, ev.Conn, ev.At, l.timer(ev.From, TimerAdmission), func() { l.admissionDue(a) })
 	}
 	if a.settled {
 		return
@@ -105,20 +104,12 @@ func (l *Ledger) admissionDaemonReceived(ev WireEvent) {
 	}
 }
 
-func (l *Ledger) admissionsConnEnded(at int64, conn uint64, why string) {
-	for _, a := range l.timing.admissions.all {
-		if a.conn == conn {
-			a.excuse(at, why)
-		}
-	}
-}
-
-func (l *Ledger) admissionsNodeDown(at int64, node, why string) {
+// admissionsNodeDown: a new process mints handles anew.
+func (l *Ledger) admissionsNodeDown(node string) {
 	s := &l.timing.admissions
 	for _, a := range s.all {
 		if a.device == node {
-			a.excuse(at, why)
-			delete(s.byKey, pairKey(a.device, a.handle)) // a new process mints handles anew
+			delete(s.byKey, pairKey(a.device, a.handle))
 		}
 	}
 }

@@ -29,7 +29,6 @@ const codeCancelUnconfirmed = "cancel_unconfirmed"
 // deadline; its outcome is Core finishing the turn cancel_unconfirmed.
 type cancelWait struct {
 	run          string
-	conn         uint64
 	delivery     string // the attempt Core awaits
 	answered     bool   // a receipt for delivery reached Core: later ones for it are stale
 	failedEarly  bool   // a cancel_failed receipt reached Core
@@ -56,10 +55,10 @@ func (l *Ledger) cancelCoreSent(ev WireEvent) {
 	s := &l.timing.cancels
 	w := s.byRun[ev.Frame.ID]
 	if w == nil {
-		w = &cancelWait{run: ev.Frame.ID, conn: ev.Conn, finishedAt: -1}
+		w = &cancelWait{run: ev.Frame.ID, finishedAt: -1}
 		s.byRun[w.run] = w
 		s.all = append(s.all, w)
-		l.startWindow(&w.timerWindow, TimerCancelConfirm, ev.At, l.timer(coreNode, TimerCancelConfirm), func() {
+		l.startWindow(&w.timerWindow, coreNode, TimerCancelConfirm, ev.Conn, ev.At, l.timer(coreNode, TimerCancelConfirm), func() {
 			got := "the turn was still waiting"
 			if w.finishedAt >= 0 {
 				got = "it finished " + w.finishedCode + " at " + vtime(w.finishedAt)
@@ -86,20 +85,6 @@ func (l *Ledger) cancelCoreReceived(ev WireEvent) {
 	}
 	if (ack.Applied || ack.ErrorCode != wire.CancelNotReady) && !w.overdue(ev.At) {
 		w.settled = true
-	}
-}
-
-func (l *Ledger) cancelsConnEnded(at int64, conn uint64, why string) {
-	for _, w := range l.timing.cancels.all {
-		if w.conn == conn {
-			w.excuse(at, why)
-		}
-	}
-}
-
-func (l *Ledger) cancelsExcuseAll(at int64, why string) {
-	for _, w := range l.timing.cancels.all {
-		w.excuse(at, why)
 	}
 }
 

@@ -28,7 +28,6 @@ const (
 // Core recording the interaction unknown.
 type decisionWait struct {
 	delivery, turn string
-	conn           uint64
 	timerWindow
 }
 
@@ -73,9 +72,9 @@ func (l *Ledger) decisionAckCoreSent(ev WireEvent) {
 		// fault), and Core waits for no receipt of it
 		return
 	}
-	w := &decisionWait{delivery: d, turn: s.turnOf[d], conn: ev.Conn}
+	w := &decisionWait{delivery: d, turn: s.turnOf[d]}
 	s.byDelivery[d] = w
-	l.startWindow(&w.timerWindow, TimerDecisionAck, ev.At, l.timer(coreNode, TimerDecisionAck), func() {
+	l.startWindow(&w.timerWindow, coreNode, TimerDecisionAck, ev.Conn, ev.At, l.timer(coreNode, TimerDecisionAck), func() {
 		l.due(&w.timerWindow, "no receipt for decision %s by %s, %s after it was sent at %s, but Core did not record it unknown then",
 			w.delivery, time.Duration(w.deadline), w.length(), time.Duration(w.from))
 	})
@@ -111,12 +110,13 @@ func (l *Ledger) decisionAckRecorded(at int64, turn, status, delivery string) {
 		delivery, vtime(at), w.elapsed(at), vtime(w.from), w.length())
 }
 
-func (l *Ledger) decisionAcksExcuse(at int64, why string, match func(*decisionWait) bool) {
+// decisionAcksTurnFinished: a finished Turn's decisions await nothing.
+func (l *Ledger) decisionAcksTurnFinished(at int64, turn string) {
 	s := &l.timing.decisions
 	s.ensure()
 	for _, k := range sortedKeys(s.byDelivery) {
-		if w := s.byDelivery[k]; match(w) {
-			w.excuse(at, why)
+		if w := s.byDelivery[k]; w.turn == turn {
+			w.excuse(at, "the turn finished")
 		}
 	}
 }

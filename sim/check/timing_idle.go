@@ -27,8 +27,7 @@ type idleState struct {
 	pendingIdle   map[string]bool     // device\x00executor → admission ended while preparing
 	closing       map[string]bool     // device\x00executor → a close was called
 	current       map[string]*idleRec // device\x00executor → its latest idle stretch
-	all           []*idleRec
-	lastIdle      map[string]string // device → executor that went idle at lastIdleAt
+	lastIdle      map[string]string   // device → executor that went idle at lastIdleAt
 	lastIdleAt    map[string]int64
 	lastPrepareAt map[string]int64 // device → last execution_prepare it received
 	lastAnswerAt  map[string]int64 // device → last native answer it received
@@ -140,8 +139,7 @@ func (l *Ledger) idleStart(at int64, device, executor string) {
 	s.lastIdle[device], s.lastIdleAt[device] = executor, at
 	r := &idleRec{device: device, executor: executor}
 	s.current[k] = r
-	s.all = append(s.all, r)
-	l.startWindow(&r.timerWindow, TimerIdleExecutor, at, l.timer(device, TimerIdleExecutor), func() {
+	l.startWindow(&r.timerWindow, device, TimerIdleExecutor, 0, at, l.timer(device, TimerIdleExecutor), func() {
 		if r.live() {
 			r.settled = true
 			l.report(&r.timerWindow, r.deadline, "executor %s on %s idle since %s was not closed at %s, the end of its %s idle bound",
@@ -224,13 +222,8 @@ func (l *Ledger) idleExecutorGone(device, executor string) {
 	}
 }
 
-func (l *Ledger) idleNodeDown(at int64, node, why string) {
+func (l *Ledger) idleNodeDown(node string) {
 	s := &l.timing.idle
-	for _, r := range s.all {
-		if r.device == node {
-			r.excuse(at, why)
-		}
-	}
 	for _, m := range []map[string]bool{s.closing, s.prepared, s.pendingIdle} {
 		for _, k := range sortedKeys(m) {
 			if deviceOfKey(k) == node {

@@ -22,7 +22,6 @@ type cancelWaiter struct {
 // once every waiter is answered.
 type settleWindow struct {
 	device, run  string
-	conn         uint64
 	waiters      []*cancelWaiter
 	cancelFailed bool // the Harness failed a cancel request of the Turn during the wait
 	decided      bool // the deadline answered it (counted once)
@@ -31,7 +30,6 @@ type settleWindow struct {
 
 type settleState struct {
 	open map[string]*settleWindow // device\x00run → the wait in progress
-	all  []*settleWindow
 }
 
 func (s *settleState) init() { s.open = map[string]*settleWindow{} }
@@ -45,10 +43,9 @@ func (l *Ledger) settleDaemonReceived(ev WireEvent) {
 	k := pairKey(ev.To, ev.Frame.ID)
 	w := s.open[k]
 	if w == nil || !w.live() {
-		w = &settleWindow{device: ev.To, run: ev.Frame.ID, conn: ev.Conn}
+		w = &settleWindow{device: ev.To, run: ev.Frame.ID}
 		s.open[k] = w
-		s.all = append(s.all, w)
-		l.startWindow(&w.timerWindow, TimerSettlementWait, ev.At, l.timer(ev.To, TimerSettlementWait), func() { l.settleDue(w) })
+		l.startWindow(&w.timerWindow, ev.To, TimerSettlementWait, ev.Conn, ev.At, l.timer(ev.To, TimerSettlementWait), func() { l.settleDue(w) })
 	}
 	w.waiters = append(w.waiters, &cancelWaiter{delivery: p.DeliveryID, arrived: ev.At})
 }
@@ -97,22 +94,6 @@ func (l *Ledger) CancelFailed(at int64, device, run string) {
 	l.advance(at)
 	if w := l.timing.settles.open[pairKey(device, run)]; w != nil && !w.settled {
 		w.cancelFailed = true
-	}
-}
-
-func (l *Ledger) settlesConnEnded(at int64, conn uint64, why string) {
-	for _, w := range l.timing.settles.all {
-		if w.conn == conn {
-			w.excuse(at, why)
-		}
-	}
-}
-
-func (l *Ledger) settlesNodeDown(at int64, node, why string) {
-	for _, w := range l.timing.settles.all {
-		if w.device == node {
-			w.excuse(at, why)
-		}
 	}
 }
 

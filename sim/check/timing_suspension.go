@@ -29,7 +29,6 @@ const (
 type suspensionWait struct {
 	suspend string // the suspend_id
 	request string // Envelope ID of the request
-	conn    uint64
 	timerWindow
 }
 
@@ -86,24 +85,16 @@ func (l *Ledger) suspensionRequested(ev WireEvent, suspend string) {
 		return
 	}
 	s := &l.timing.suspensions
-	w := &suspensionWait{suspend: suspend, request: ev.Frame.ID, conn: ev.Conn}
+	w := &suspensionWait{suspend: suspend, request: ev.Frame.ID}
 	s.bySuspend[suspend] = w
 	s.byConn[ev.Conn] = append(s.byConn[ev.Conn], w)
 	s.awaited = append(s.awaited, w)
-	l.startWindow(&w.timerWindow, TimerSuspensionReply, ev.At, l.timer(CoreNode, TimerSuspensionReply), func() {
+	l.startWindow(&w.timerWindow, CoreNode, TimerSuspensionReply, ev.Conn, ev.At, l.timer(CoreNode, TimerSuspensionReply), func() {
 		if w.live() && w.outcome < 0 {
 			l.report(&w.timerWindow, w.deadline, "Core sent %s for suspension %s at %s and no reply reached it, yet it did not record the outcome unknown at %s, after its %s wait",
 				ev.Frame.Type(), suspend, vtime(w.from), vtime(w.deadline), w.length())
 		}
 	})
-}
-
-// suspensionsCoreCrashed: a restarted Core's outcomes are unknown at once.
-func (l *Ledger) suspensionsCoreCrashed(at int64) {
-	s := &l.timing.suspensions
-	for _, w := range s.bySuspend { //tidy:sorted each excused alike
-		w.excuse(at, "Core restarted")
-	}
 }
 
 // SuspensionUnknown records Core durably recording suspend's outcome

@@ -30,6 +30,7 @@ const (
 // transferClock is a transfer's exchange window from its begin: settled
 // by a terminal result reaching Core; its outcome is Core recording the
 // step unknown.
+// (Core's records and the wire judge it: no excuse of the window's own.)
 type transferClock struct {
 	conn uint64
 	timerWindow
@@ -53,7 +54,7 @@ func (l *Ledger) transferTimingBegin(at int64, conn uint64, id string) {
 	s := &l.transferTime
 	c := &transferClock{conn: conn}
 	s.byID[id] = c
-	l.startWindow(&c.timerWindow, timerTransferExchange, at, int64(transferExchange), func() {
+	l.startWindow(&c.timerWindow, "", timerTransferExchange, 0, at, int64(transferExchange), func() {
 		if c.live() && c.outcome < 0 {
 			c.excuse(c.deadline, "reported at its deadline")
 			l.report(&c.timerWindow, c.deadline, "transfer %s begun at %s has neither a terminal result nor an unknown record at %s, the end of Core's %s exchange",

@@ -20,6 +20,8 @@ import "time"
 // either is reported under the timer's check by report.
 type timerWindow struct {
 	timer     string // the timer's name; its check is "timing_" + timer
+	node      string // whose timer it is: its process's death excuses it
+	conn      uint64 // the connection it is bound to (0: none): its end excuses it
 	from      int64
 	deadline  int64
 	outcome   int64 // when the timer's outcome showed; -1 before
@@ -28,13 +30,29 @@ type timerWindow struct {
 	excusedAt int64
 }
 
-// startWindow starts w for timer at at, length long, and arms due to run
-// once the deadline has passed (nil: the caller arms its own).
-func (l *Ledger) startWindow(w *timerWindow, timer string, at, length int64, due func()) {
-	*w = timerWindow{timer: timer, from: at, deadline: at + length, outcome: -1}
-	if due != nil {
-		l.arm(w.deadline, due)
+// startWindow starts w, node's timer on conn, at at, length long, and
+// arms due to run once the deadline has passed.
+func (l *Ledger) startWindow(w *timerWindow, node, timer string, conn uint64, at, length int64, due func()) {
+	*w = timerWindow{timer: timer, node: node, conn: conn, from: at, deadline: at + length, outcome: -1}
+	l.timing.windows = append(l.timing.windows, w)
+	l.arm(w.deadline, due)
+}
+
+// excuseWindows excuses, for why, every live window that match selects,
+// and forgets the windows that are no longer live.
+func (l *Ledger) excuseWindows(at int64, why string, match func(*timerWindow) bool) {
+	t := &l.timing
+	kept := t.windows[:0]
+	for _, w := range t.windows {
+		if w.live() && match(w) {
+			w.excuse(at, why)
+		}
+		if w.live() {
+			kept = append(kept, w)
+		}
 	}
+	clear(t.windows[len(kept):])
+	t.windows = kept
 }
 
 // excuse releases w for why, observed at at; the first reason stays.

@@ -48,7 +48,7 @@ func (l *Ledger) CoreWorkspaceCall(at int64, call, timer string) {
 	}
 	w := &wsCallWait{call: call}
 	s.byCall[call] = w
-	l.startWindow(&w.timerWindow, timer, at, l.timer(coreNode, timer), func() {
+	l.startWindow(&w.timerWindow, coreNode, timer, 0, at, l.timer(coreNode, timer), func() {
 		if w.live() {
 			w.settled = true // reported once; a later answer adds nothing
 			l.report(&w.timerWindow, w.deadline, "workspace call %s received at %s has no answer at %s, the end of Core's %s wait",
@@ -79,11 +79,6 @@ func (l *Ledger) CoreWorkspaceAnswered(at int64, call, code string) {
 	}
 }
 
-// wsWaitsCoreDown excuses the calls Core had not answered when it
-// crashed.
-func (l *Ledger) wsWaitsCoreDown(at int64) {
-	for _, w := range l.wsWait.byCall { //tidy:sorted marking each the same way in any order
-		w.excuse(at, "Core crashed")
-	}
-	l.wsWait.byCall = nil
-}
+// wsWaitsCoreDown forgets the calls Core had not answered when it
+// crashed (their windows are excused).
+func (l *Ledger) wsWaitsCoreDown() { l.wsWait.byCall = nil }

@@ -34,7 +34,6 @@ const (
 // from the ready: settled once the transfer ended.
 type dTransfer struct {
 	device, id string
-	conn       uint64
 	timerWindow
 }
 
@@ -98,10 +97,10 @@ func (l *Ledger) transferDaemonSent(ev WireEvent) {
 	t := s.transfers[k]
 	switch {
 	case r.Outcome == wire.OutcomeReady && t == nil:
-		t = &dTransfer{device: ev.From, id: ev.Frame.ID, conn: ev.Conn}
+		t = &dTransfer{device: ev.From, id: ev.Frame.ID}
 		s.transfers[k] = t
-		l.startWindow(&t.timerWindow, TimerTransferExpiry, ev.At, l.timer(ev.From, TimerTransferExpiry), func() {
-			if !t.settled {
+		l.startWindow(&t.timerWindow, ev.From, TimerTransferExpiry, ev.Conn, ev.At, l.timer(ev.From, TimerTransferExpiry), func() {
+			if t.live() {
 				t.settled = true
 				delete(s.transfers, k)
 				l.report(&t.timerWindow, t.deadline, "%s kept write transfer %s (accepted at %s) past its %s expiry at %s",
@@ -133,9 +132,8 @@ func (l *Ledger) transferDaemonSent(ev WireEvent) {
 func (l *Ledger) transfersConnEnded(conn uint64) {
 	s := &l.timing.wsDaemon
 	for _, k := range sortedKeys(s.transfers) {
-		if t := s.transfers[k]; t.conn == conn {
-			t.settled = true
-			delete(s.transfers, k)
+		if s.transfers[k].conn == conn {
+			delete(s.transfers, k) // its window is excused
 		}
 	}
 }
@@ -144,9 +142,8 @@ func (l *Ledger) transfersConnEnded(conn uint64) {
 func (l *Ledger) wsDaemonNodeDown(node string) {
 	s := &l.timing.wsDaemon
 	for _, k := range sortedKeys(s.transfers) {
-		if t := s.transfers[k]; t.device == node {
-			t.settled = true
-			delete(s.transfers, k)
+		if s.transfers[k].device == node {
+			delete(s.transfers, k) // its window is excused
 		}
 	}
 	for _, k := range sortedKeys(s.retries) {

@@ -34,7 +34,6 @@ const (
 // the daemon's first outcome_unknown receipt.
 type nativeWrite struct {
 	device, run, input string
-	conn               uint64
 	returned           int64 // -1 while outstanding
 	result             string
 	timerWindow
@@ -80,10 +79,10 @@ func (l *Ledger) WriteCalled(at int64, device, run, input string) {
 	if s.byKey[k] != nil {
 		return // a second write is input_delivered_twice's business
 	}
-	w := &nativeWrite{device: device, run: run, input: input, conn: s.steerConn[k], returned: -1}
+	w := &nativeWrite{device: device, run: run, input: input, returned: -1}
 	s.byKey[k] = w
 	s.all = append(s.all, w)
-	l.startWindow(&w.timerWindow, TimerNativeWrite, at, l.timer(device, TimerNativeWrite), func() {
+	l.startWindow(&w.timerWindow, device, TimerNativeWrite, s.steerConn[k], at, l.timer(device, TimerNativeWrite), func() {
 		l.due(&w.timerWindow, "native write of input %s of run %s on %s called at %s had not returned by %s (%s) but no outcome_unknown receipt was sent then",
 			w.input, w.run, w.device, time.Duration(w.from), time.Duration(w.deadline), w.length())
 	})
@@ -169,22 +168,6 @@ func (l *Ledger) writeDaemonSent(ev WireEvent) {
 		if w.overdue(ev.At) && w.overBudget() {
 			l.report(&w.timerWindow, ev.At, "%s sent written for input %s of run %s at %s, after its native write budget ran out at %s with the write outstanding",
 				w.device, w.input, w.run, vtime(ev.At), vtime(w.deadline))
-		}
-	}
-}
-
-func (l *Ledger) writesConnEnded(at int64, conn uint64, why string) {
-	for _, w := range l.timing.writes.all {
-		if w.conn == conn {
-			w.excuse(at, why)
-		}
-	}
-}
-
-func (l *Ledger) writesNodeDown(at int64, node, why string) {
-	for _, w := range l.timing.writes.all {
-		if w.device == node {
-			w.excuse(at, why)
 		}
 	}
 }

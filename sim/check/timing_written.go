@@ -24,7 +24,6 @@ import (
 // outcome is Core recording the input unknown.
 type writtenWait struct {
 	run, input, turn string
-	conn             uint64
 	writtenAt        int64 // when a receipt settled it on the delivering connection (0: not there)
 	timerWindow
 }
@@ -46,13 +45,13 @@ func (l *Ledger) writtenCoreSent(ev WireEvent) {
 	if s.byKey[k] != nil {
 		return
 	}
-	w := &writtenWait{run: ev.Frame.ID, input: p.InputID, conn: ev.Conn}
+	w := &writtenWait{run: ev.Frame.ID, input: p.InputID}
 	if r := l.core.runs[w.run]; r != nil {
 		w.turn = r.turn
 	}
 	s.byKey[k] = w
 	s.all = append(s.all, w)
-	l.startWindow(&w.timerWindow, TimerWritten, ev.At, l.timer(coreNode, TimerWritten), func() {
+	l.startWindow(&w.timerWindow, coreNode, TimerWritten, ev.Conn, ev.At, l.timer(coreNode, TimerWritten), func() {
 		l.due(&w.timerWindow, "input %s of run %s delivered at %s had no written receipt by %s (%s) but Core did not record it unknown then",
 			w.input, w.run, time.Duration(w.from), time.Duration(w.deadline), w.length())
 	})
@@ -87,20 +86,6 @@ func (l *Ledger) writtenCoreReceived(ev WireEvent) {
 		// refused before any write: Core offers it again, same window
 	case ack.ErrorCode != "":
 		w.excuse(ev.At, "receipt "+ack.ErrorCode)
-	}
-}
-
-func (l *Ledger) writtenConnEnded(at int64, conn uint64, why string) {
-	for _, w := range l.timing.written.all {
-		if w.conn == conn {
-			w.excuse(at, why)
-		}
-	}
-}
-
-func (l *Ledger) writtenExcuseAll(at int64, why string) {
-	for _, w := range l.timing.written.all {
-		w.excuse(at, why)
 	}
 }
 
