@@ -40,11 +40,9 @@ type cleanupRetryState struct {
 	settles map[string]*cleanupRetry // device\x00run
 }
 
-func (s *cleanupRetryState) ensure() {
-	if s.closes == nil {
-		s.closes = map[string]*cleanupRetry{}
-		s.settles = map[string]*cleanupRetry{}
-	}
+func (s *cleanupRetryState) init() {
+	s.closes = map[string]*cleanupRetry{}
+	s.settles = map[string]*cleanupRetry{}
 }
 
 func newCleanupRetry(device, target, timer, what string) *cleanupRetry {
@@ -56,7 +54,6 @@ func newCleanupRetry(device, target, timer, what string) *cleanupRetry {
 func (l *Ledger) CloseAnswered(at int64, device, executor string, ok bool) {
 	l.advance(at)
 	s := &l.timing.cleanup
-	s.ensure()
 	k := pairKey(device, executor)
 	if ok {
 		delete(s.closes, k)
@@ -74,7 +71,6 @@ func (l *Ledger) CloseAnswered(at int64, device, executor string, ok bool) {
 // its executor is owed.
 func (l *Ledger) closeRetryCalled(at int64, device, executor string) {
 	s := &l.timing.cleanup
-	s.ensure()
 	if r := s.closes[pairKey(device, executor)]; r != nil {
 		l.retried(at, &r.retryOwed)
 	}
@@ -85,7 +81,6 @@ func (l *Ledger) closeRetryCalled(at int64, device, executor string) {
 func (l *Ledger) SettleCalled(at int64, device, run string) {
 	l.advance(at)
 	s := &l.timing.cleanup
-	s.ensure()
 	if r := s.settles[pairKey(device, run)]; r != nil {
 		l.retried(at, &r.retryOwed)
 	}
@@ -96,7 +91,6 @@ func (l *Ledger) SettleCalled(at int64, device, run string) {
 func (l *Ledger) SettleAnswered(at int64, device, run string, settled bool) {
 	l.advance(at)
 	s := &l.timing.cleanup
-	s.ensure()
 	k := pairKey(device, run)
 	r := s.settles[k]
 	if r == nil {
@@ -115,7 +109,6 @@ func (l *Ledger) SettleAnswered(at int64, device, run string, settled bool) {
 // while the Turn's latest settlement answer is unconfirmed.
 func (l *Ledger) cleanupDaemonSent(ev WireEvent) {
 	s := &l.timing.cleanup
-	s.ensure()
 	r := s.settles[pairKey(ev.From, ev.Frame.ID)]
 	if r == nil || !r.unconfirmed {
 		return
@@ -138,7 +131,6 @@ func (l *Ledger) cleanupDaemonSent(ev WireEvent) {
 // cleanupNodeDown: a dead daemon retries nothing; its restart starts over.
 func (l *Ledger) cleanupNodeDown(node string) {
 	s := &l.timing.cleanup
-	s.ensure()
 	for _, m := range []map[string]*cleanupRetry{s.closes, s.settles} {
 		for _, k := range sortedKeys(m) {
 			if m[k].who == node {

@@ -36,11 +36,9 @@ type decisionAckState struct {
 	turnOf     map[string]string // delivery → turn, from Core's record before the send
 }
 
-func (s *decisionAckState) ensure() {
-	if s.byDelivery == nil {
-		s.byDelivery = map[string]*decisionWait{}
-		s.turnOf = map[string]string{}
-	}
+func (s *decisionAckState) init() {
+	s.byDelivery = map[string]*decisionWait{}
+	s.turnOf = map[string]string{}
 }
 
 func decisionDelivery(p wire.Payload) string {
@@ -61,7 +59,6 @@ func (l *Ledger) decisionAckCoreSent(ev WireEvent) {
 		return
 	}
 	s := &l.timing.decisions
-	s.ensure()
 	if s.byDelivery[d] != nil {
 		return // a resend of one attempt opens no new wait
 	}
@@ -86,7 +83,6 @@ func (l *Ledger) decisionAckCoreReceived(ev WireEvent) {
 		return
 	}
 	s := &l.timing.decisions
-	s.ensure()
 	if w := s.byDelivery[ack.DeliveryID]; w != nil && w.conn == ev.Conn && !w.overdue(ev.At) && w.outcome < 0 {
 		w.settled = true
 	}
@@ -97,7 +93,6 @@ func (l *Ledger) decisionAckCoreReceived(ev WireEvent) {
 func (l *Ledger) decisionAckRecorded(at int64, turn, status, delivery string) {
 	l.advance(at)
 	s := &l.timing.decisions
-	s.ensure()
 	if status == interactionDelivering {
 		s.turnOf[delivery] = turn
 		return
@@ -113,7 +108,6 @@ func (l *Ledger) decisionAckRecorded(at int64, turn, status, delivery string) {
 // decisionAcksTurnFinished: a finished Turn's decisions await nothing.
 func (l *Ledger) decisionAcksTurnFinished(at int64, turn string) {
 	s := &l.timing.decisions
-	s.ensure()
 	for _, k := range sortedKeys(s.byDelivery) {
 		if w := s.byDelivery[k]; w.turn == turn {
 			w.excuse(at, "the turn finished")

@@ -114,14 +114,12 @@ func (s *retryState) ensure() {
 // once.
 func (l *Ledger) CancelCalled(at int64, turn string) {
 	l.advance(at)
-	l.timing.retry.ensure()
 	l.timing.retry.cancelCalls[turn] = at
 }
 
 // retryCoreSent judges a frame Core sent against the retries it owes.
 func (l *Ledger) retryCoreSent(ev WireEvent) {
 	s := &l.timing.retry
-	s.ensure()
 	switch p := ev.Frame.Payload.(type) {
 	case wire.PromptSteer:
 		l.steerRetrySent(ev, p)
@@ -211,7 +209,6 @@ func (l *Ledger) cancelCalledAt(run string, at int64) bool {
 // retry.
 func (l *Ledger) retryCoreReceived(ev WireEvent) {
 	s := &l.timing.retry
-	s.ensure()
 	switch p := ev.Frame.Payload.(type) {
 	case wire.PromptSteerAck:
 		r := s.steers[ev.Frame.ID]
@@ -295,7 +292,6 @@ func (l *Ledger) prepRefusalReceived(ev WireEvent, st wire.PreparationStatus) {
 // gone, and a Session refused there may find no device at its retry.
 func (l *Ledger) retryConnEnded(conn uint64) {
 	s := &l.timing.retry
-	s.ensure()
 	for _, k := range sortedKeys(s.steers) {
 		if r := s.steers[k]; r.conn == conn {
 			r.excuse("connection closed")
@@ -315,7 +311,6 @@ func (l *Ledger) retryConnEnded(conn uint64) {
 // retryCoreCrashed: Core's timers died with it.
 func (l *Ledger) retryCoreCrashed() {
 	s := &l.timing.retry
-	s.ensure()
 	for _, k := range sortedKeys(s.steers) {
 		s.steers[k].excuse("Core crashed")
 	}
@@ -333,7 +328,6 @@ func (l *Ledger) retryCoreCrashed() {
 // refusal in that instant must not be what finished it.
 func (l *Ledger) retryTurnFinished(at int64, turn, run, code string) {
 	s := &l.timing.retry
-	s.ensure()
 	if r := s.steers[run]; r != nil {
 		if r.due >= 0 && r.refused == at && code == "input_"+r.code {
 			l.violate(at, CheckTimingSteerRetry, "Core finished run %s %s at %s, on the %s receipt of input %s it must send again after its retry delay",

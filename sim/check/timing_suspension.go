@@ -41,18 +41,15 @@ type suspensionTiming struct {
 	awaited []*suspensionWait
 }
 
-func (s *suspensionTiming) ensure() {
-	if s.bySuspend == nil {
-		s.bySuspend = map[string]*suspensionWait{}
-		s.byConn = map[uint64][]*suspensionWait{}
-	}
+func (s *suspensionTiming) init() {
+	s.bySuspend = map[string]*suspensionWait{}
+	s.byConn = map[uint64][]*suspensionWait{}
 }
 
 // observeSuspensionReplies follows Core's fencing requests and the replies
 // that reach it, forged ones included (Core cannot tell them apart).
 func (l *Ledger) observeSuspensionReplies(ev WireEvent) {
 	s := &l.timing.suspensions
-	s.ensure()
 	if ev.Kind == WireClosed {
 		for _, w := range s.byConn[ev.Conn] {
 			w.excuse(ev.At, "its connection closed")
@@ -102,7 +99,6 @@ func (l *Ledger) suspensionRequested(ev WireEvent, suspend string) {
 func (l *Ledger) SuspensionUnknown(at int64, suspend string) {
 	l.advance(at)
 	s := &l.timing.suspensions
-	s.ensure()
 	w := s.bySuspend[suspend]
 	if w == nil || !w.show(at) {
 		return

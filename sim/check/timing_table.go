@@ -142,6 +142,11 @@ func (t *timingState) init() {
 	t.admissions.init()
 	t.settles.init()
 	t.idle.init()
+	t.wsDaemon.init()
+	t.retry.ensure()
+	t.cleanup.init()
+	t.decisions.init()
+	t.suspensions.init()
 }
 
 // TimerConfigured records that the world configured node's timer with d

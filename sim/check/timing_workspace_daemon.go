@@ -43,12 +43,10 @@ type wsDaemonState struct {
 	retries   map[string]*retryOwed // device\x00reader whose close failed: the retry it is owed
 }
 
-func (s *wsDaemonState) ensure() {
-	if s.transfers == nil {
-		s.transfers = map[string]*dTransfer{}
-		s.lastFrame = map[string]int64{}
-		s.retries = map[string]*retryOwed{}
-	}
+func (s *wsDaemonState) init() {
+	s.transfers = map[string]*dTransfer{}
+	s.lastFrame = map[string]int64{}
+	s.retries = map[string]*retryOwed{}
 }
 
 func transferKey(conn uint64, id string) string { return pairKey(uintKey(conn), id) }
@@ -74,7 +72,6 @@ func (l *Ledger) transferDaemonReceived(ev WireEvent) {
 		return
 	}
 	s := &l.timing.wsDaemon
-	s.ensure()
 	k := transferKey(ev.Conn, ev.Frame.ID)
 	s.lastFrame[k] = ev.At
 	if t := s.transfers[k]; t != nil && w.Step == wire.StepCommit {
@@ -92,7 +89,6 @@ func (l *Ledger) transferDaemonSent(ev WireEvent) {
 		return
 	}
 	s := &l.timing.wsDaemon
-	s.ensure()
 	k := transferKey(ev.Conn, ev.Frame.ID)
 	t := s.transfers[k]
 	switch {
@@ -160,7 +156,6 @@ func (l *Ledger) wsDaemonNodeDown(node string) {
 func (l *Ledger) WorkspaceCloseCalled(at int64, device, reader string) {
 	l.advance(at)
 	s := &l.timing.wsDaemon
-	s.ensure()
 	if r := s.retries[pairKey(device, reader)]; r != nil {
 		l.retried(at, r)
 	}
@@ -170,7 +165,6 @@ func (l *Ledger) WorkspaceCloseCalled(at int64, device, reader string) {
 // retry at its backoff; a confirmed close ends the reader.
 func (l *Ledger) readerCloseAnswered(at int64, device, reader string, ok bool) {
 	s := &l.timing.wsDaemon
-	s.ensure()
 	k := pairKey(device, reader)
 	if ok {
 		delete(s.retries, k)
