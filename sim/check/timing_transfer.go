@@ -29,8 +29,8 @@ const (
 
 // transferClock is a transfer's exchange window from its begin: settled
 // by a terminal result reaching Core; its outcome is Core recording the
-// step unknown.
-// (Core's records and the wire judge it: no excuse of the window's own.)
+// step unknown. The window has no node or connection of its own, so no
+// crash or close excuses it: transferExcused reads them instead.
 type transferClock struct {
 	conn uint64
 	timerWindow

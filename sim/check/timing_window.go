@@ -95,9 +95,9 @@ func (l *Ledger) report(w *timerWindow, at int64, format string, args ...any) {
 // an outcome exactly at the deadline is the timer deciding, even when a
 // reason came in that same instant (what the timer ends in its own
 // instant is its consequence); otherwise an excused window is done, and
-// a missing outcome is reported with the message (format and args are
-// formatted only then: pass instants as time.Duration, not vtime). An
-// outcome at another instant was judged where it showed.
+// a missing outcome is reported with the message (pass instants as
+// time.Duration: args are formatted only on a report). An outcome at
+// another instant was judged where it showed.
 func (l *Ledger) due(w *timerWindow, format string, args ...any) {
 	switch {
 	case w.settled:
