@@ -26,7 +26,7 @@ func (l *Ledger) writeOutstandingAnswer(p *HostileProbe, delivered int64) []stri
 		return nil
 	}
 	for _, w := range l.timing.writes.all {
-		if w.device == p.Target && w.run == p.ReplyID && w.called < delivered && (w.returned < 0 || w.returned > delivered) {
+		if w.device == p.Target && w.run == p.ReplyID && w.from < delivered && (w.returned < 0 || w.returned > delivered) {
 			return live
 		}
 	}

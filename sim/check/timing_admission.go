@@ -14,16 +14,14 @@ import (
 // only its timer. Admissions are connection-local: one whose connection
 // ends is no longer judged.
 
+// timedAdmission is an admission's expiry window from its grant: settled
+// by any status that ends it (ended), the expired one being its outcome.
 type timedAdmission struct {
 	device, handle string
-	conn           uint64
-	granted        int64
-	deadline       int64
 	lag            int64  // the most the device delivers the expiry timer late
 	startPast      int64  // when a start reached the daemon past the deadline, before expired; 0 none
 	ended          string // the state that ended it; "" while live
-	endedAt        int64
-	excused        string
+	timerWindow
 }
 
 type admissionState struct {
@@ -48,36 +46,34 @@ func (l *Ledger) admissionDaemonSent(ev WireEvent) {
 		if st.Revision != 1 {
 			return
 		}
-		a = &timedAdmission{device: ev.From, handle: st.Handle, conn: ev.Conn, granted: ev.At,
-			deadline: ev.At + l.timer(ev.From, TimerAdmission), lag: l.timerLate(ev.From, TimerAdmission)}
+		a = &timedAdmission{device: ev.From, handle: st.Handle, lag: l.timerLate(ev.From, TimerAdmission)}
 		s.byKey[k] = a
 		s.all = append(s.all, a)
-		l.arm(a.deadline, func() { l.admissionDue(a) })
+		l.startWindow(&a.timerWindow, ev.From, TimerAdmission, ev.Conn, ev.At, l.timer(ev.From, TimerAdmission), func() { l.admissionDue(a) })
 	}
-	if a.ended != "" {
+	if a.settled {
 		return
 	}
 	switch st.State {
 	case wire.StateStarting, wire.StateStarted:
 		if ev.At >= a.deadline {
-			l.violate(ev.At, CheckTimingAdmission,
-				"%s published %s for handle %s at %s, at or after its admission expired at %s (granted %s + %s)",
-				a.device, st.State, a.handle, vtime(ev.At), vtime(a.deadline), vtime(a.granted), time.Duration(a.deadline-a.granted))
+			l.report(&a.timerWindow, ev.At, "%s published %s for handle %s at %s, at or after its admission expired at %s (granted %s + %s)",
+				a.device, st.State, a.handle, vtime(ev.At), vtime(a.deadline), vtime(a.from), a.length())
 		}
 	case wire.StateExpired:
 		if a.startPast != 0 && a.startPast == ev.At {
 			l.reach(MarkStartPastDeadlineRefused)
 		}
 		if ev.At < a.deadline {
-			l.violate(ev.At, CheckTimingAdmission,
-				"%s published handle %s expired at %s, %s after its grant at %s: before its %s expiry",
-				a.device, a.handle, vtime(ev.At), time.Duration(ev.At-a.granted), vtime(a.granted), time.Duration(a.deadline-a.granted))
+			l.report(&a.timerWindow, ev.At, "%s published handle %s expired at %s, %s after its grant at %s: before its %s expiry",
+				a.device, a.handle, vtime(ev.At), a.elapsed(ev.At), vtime(a.from), a.length())
 		}
+		a.show(ev.At)
 	case wire.StateReleased, wire.StateFailed:
 	default:
 		return
 	}
-	a.ended, a.endedAt = st.State, ev.At
+	a.ended, a.settled = st.State, true
 }
 
 // admissionDaemonReceived: an execution_release of a live handle that
@@ -88,7 +84,7 @@ func (l *Ledger) admissionDaemonSent(ev WireEvent) {
 func (l *Ledger) admissionDaemonReceived(ev WireEvent) {
 	if st, ok := ev.Frame.Payload.(wire.ExecutionStart); ok {
 		a := l.timing.admissions.byKey[pairKey(ev.To, st.Handle)]
-		if a != nil && a.conn == ev.Conn && a.ended == "" && ev.At >= a.deadline {
+		if a != nil && a.conn == ev.Conn && !a.settled && ev.At >= a.deadline {
 			a.startPast = ev.At
 		}
 		return
@@ -98,43 +94,34 @@ func (l *Ledger) admissionDaemonReceived(ev WireEvent) {
 		return
 	}
 	a := l.timing.admissions.byKey[pairKey(ev.To, r.Handle)]
-	if a != nil && a.conn == ev.Conn && a.ended == "" && a.excused == "" && ev.At < a.deadline {
-		a.excused = "release received before the deadline"
+	if a != nil && a.conn == ev.Conn && ev.At < a.deadline {
+		a.excuse(ev.At, "release received before the deadline")
 	}
 }
 
-func (l *Ledger) admissionsConnEnded(conn uint64, why string) {
-	for _, a := range l.timing.admissions.all {
-		if a.conn == conn && a.ended == "" && a.excused == "" {
-			a.excused = why
-		}
-	}
-}
-
-func (l *Ledger) admissionsNodeDown(node, why string) {
+// admissionsNodeDown: a new process mints handles anew.
+func (l *Ledger) admissionsNodeDown(node string) {
 	s := &l.timing.admissions
 	for _, a := range s.all {
 		if a.device == node {
-			if a.ended == "" && a.excused == "" {
-				a.excused = why
-			}
-			delete(s.byKey, pairKey(a.device, a.handle)) // a new process mints handles anew
+			delete(s.byKey, pairKey(a.device, a.handle))
 		}
 	}
 }
 
-// admissionDue runs once the deadline of a has passed.
+// admissionDue runs once the deadline of a has passed: the expired
+// status at the deadline decides; a device that delivers the timer late
+// has until the deadline plus its lag.
 func (l *Ledger) admissionDue(a *timedAdmission) {
 	switch {
 	case a.excused != "":
-	case a.ended == wire.StateExpired && a.endedAt == a.deadline:
+	case a.ended == wire.StateExpired && a.outcome == a.deadline:
 		l.decide(TimerAdmission)
 	case a.ended == "" && a.lag > 0:
 		l.arm(a.deadline+a.lag, func() { l.admissionLateDue(a) })
 	case a.ended == "":
-		l.violate(a.deadline, CheckTimingAdmission,
-			"admission of handle %s granted by %s at %s was still live at its deadline %s (%s) but no expired status was published then",
-			a.handle, a.device, vtime(a.granted), vtime(a.deadline), time.Duration(a.deadline-a.granted))
+		l.report(&a.timerWindow, a.deadline, "admission of handle %s granted by %s at %s was still live at its deadline %s (%s) but no expired status was published then",
+			a.handle, a.device, vtime(a.from), vtime(a.deadline), a.length())
 	}
 }
 
@@ -146,8 +133,7 @@ func (l *Ledger) admissionLateDue(a *timedAdmission) {
 	case a.ended == wire.StateExpired:
 		l.decide(TimerAdmission)
 	case a.ended == "":
-		l.violate(a.deadline+a.lag, CheckTimingAdmission,
-			"admission of handle %s granted by %s at %s was still live %s after its deadline %s (%s), the most its expiry timer is late",
-			a.handle, a.device, vtime(a.granted), time.Duration(a.lag), vtime(a.deadline), time.Duration(a.deadline-a.granted))
+		l.report(&a.timerWindow, a.deadline+a.lag, "admission of handle %s granted by %s at %s was still live %s after its deadline %s (%s), the most its expiry timer is late",
+			a.handle, a.device, vtime(a.from), time.Duration(a.lag), vtime(a.deadline), a.length())
 	}
 }

@@ -19,22 +19,20 @@ import (
 // no confirmation in time.
 const codeCancelUnconfirmed = "cancel_unconfirmed"
 
+// cancelWait is a run's confirmation window from Core's first
+// prompt_cancel: settled by a deciding receipt reaching Core by the
+// deadline; its outcome is Core finishing the turn cancel_unconfirmed.
 type cancelWait struct {
 	run          string
-	conn         uint64
-	first        int64
-	deadline     int64
 	delivery     string // the attempt Core awaits
 	answered     bool   // a receipt for delivery reached Core: later ones for it are stale
-	receipt      bool   // a deciding receipt reached Core by the deadline
 	failedEarly  bool   // a cancel_failed receipt reached Core
-	excused      string
-	excusedAt    int64
-	finishedAt   int64 // -1 while the turn is not terminal
+	finishedAt   int64  // -1 while the turn is not terminal
 	finishedCode string
 	// crashedAt: Core crashed while the cancel awaited its receipt (0:
 	// not); its restart must finish the turn cancel_unconfirmed.
 	crashedAt int64
+	timerWindow
 }
 
 type cancelState struct {
@@ -52,10 +50,17 @@ func (l *Ledger) cancelCoreSent(ev WireEvent) {
 	s := &l.timing.cancels
 	w := s.byRun[ev.Frame.ID]
 	if w == nil {
-		w = &cancelWait{run: ev.Frame.ID, conn: ev.Conn, first: ev.At, deadline: ev.At + l.timer(coreNode, TimerCancelConfirm), finishedAt: -1}
+		w = &cancelWait{run: ev.Frame.ID, finishedAt: -1}
 		s.byRun[w.run] = w
 		s.all = append(s.all, w)
-		l.arm(w.deadline, func() { l.cancelDue(w) })
+		l.startWindow(&w.timerWindow, coreNode, TimerCancelConfirm, ev.Conn, ev.At, l.timer(coreNode, TimerCancelConfirm), func() {
+			got := "the turn was still waiting"
+			if w.finishedAt >= 0 {
+				got = "it finished " + w.finishedCode + " at " + vtime(w.finishedAt)
+			}
+			l.due(&w.timerWindow, "no cancel receipt for run %s by %s, %s after its first prompt_cancel at %s, but Core did not record cancel_unconfirmed then (%s)",
+				w.run, time.Duration(w.deadline), w.length(), time.Duration(w.from), got)
+		})
 	}
 	w.delivery, w.answered = p.DeliveryID, false
 }
@@ -73,28 +78,8 @@ func (l *Ledger) cancelCoreReceived(ev WireEvent) {
 	if ack.ErrorCode == wire.CancelFailed {
 		w.failedEarly = true
 	}
-	if (ack.Applied || ack.ErrorCode != wire.CancelNotReady) && ev.At <= w.deadline {
-		w.receipt = true
-	}
-}
-
-func (w *cancelWait) excuse(at int64, why string) {
-	if w.excused == "" && !w.receipt {
-		w.excused, w.excusedAt = why, at
-	}
-}
-
-func (l *Ledger) cancelsConnEnded(at int64, conn uint64, why string) {
-	for _, w := range l.timing.cancels.all {
-		if w.conn == conn {
-			w.excuse(at, why)
-		}
-	}
-}
-
-func (l *Ledger) cancelsExcuseAll(at int64, why string) {
-	for _, w := range l.timing.cancels.all {
-		w.excuse(at, why)
+	if (ack.Applied || ack.ErrorCode != wire.CancelNotReady) && !w.overdue(ev.At) {
+		w.settled = true
 	}
 }
 
@@ -103,7 +88,7 @@ func (l *Ledger) cancelsExcuseAll(at int64, why string) {
 // cancel_unconfirmed (the cancel owns the terminal result).
 func (l *Ledger) cancelsCoreCrashed(at int64) {
 	for _, w := range l.timing.cancels.all {
-		if !w.receipt && !w.failedEarly && w.finishedAt < 0 && w.crashedAt == 0 {
+		if !w.settled && !w.failedEarly && w.finishedAt < 0 && w.crashedAt == 0 {
 			w.crashedAt = at
 		}
 	}
@@ -115,6 +100,11 @@ func (l *Ledger) cancelTurnFinished(at int64, run, code string) {
 		return
 	}
 	w.finishedAt, w.finishedCode = at, code
+	if code == codeCancelUnconfirmed {
+		w.show(at)
+	} else if at < w.deadline {
+		w.excuse(at, "the turn finished "+code) // another code before the deadline ends the wait
+	}
 	if w.failedEarly && code != codeCancelUnconfirmed {
 		l.violate(at, CheckTimingCancelConfirm, "a cancel_failed receipt for run %s reached Core, and Core finished the turn %q, want %s (the cancel owns the result, even after done)",
 			run, code, codeCancelUnconfirmed)
@@ -128,31 +118,7 @@ func (l *Ledger) cancelTurnFinished(at int64, run, code string) {
 	if code != codeCancelUnconfirmed || at >= w.deadline || w.failedEarly {
 		return
 	}
-	// A close Core makes in this step is tapped after its store write:
-	// judge once the instant is over.
-	l.arm(at, func() {
-		if w.excused == "" || w.excusedAt > at {
-			l.violate(at, CheckTimingCancelConfirm,
-				"Core finished run %s cancel_unconfirmed at %s, %s after its first prompt_cancel at %s: before the %s confirmation window ended and without a cancel_failed receipt",
-				run, vtime(at), time.Duration(at-w.first), vtime(w.first), time.Duration(w.deadline-w.first))
-		}
-	})
-}
-
-// cancelDue runs once the confirmation window of w has passed.
-func (l *Ledger) cancelDue(w *cancelWait) {
-	switch {
-	case w.receipt || w.excused != "":
-	case w.finishedAt >= 0 && w.finishedAt < w.deadline:
-	case w.finishedAt == w.deadline && w.finishedCode == codeCancelUnconfirmed:
-		l.decide(TimerCancelConfirm)
-	default:
-		got := "the turn was still waiting"
-		if w.finishedAt >= 0 {
-			got = "it finished " + w.finishedCode + " at " + vtime(w.finishedAt)
-		}
-		l.violate(w.deadline, CheckTimingCancelConfirm,
-			"no cancel receipt for run %s by %s, %s after its first prompt_cancel at %s, but Core did not record cancel_unconfirmed then (%s)",
-			w.run, vtime(w.deadline), time.Duration(w.deadline-w.first), vtime(w.first), got)
-	}
+	l.early(&w.timerWindow, at, nil,
+		"Core finished run %s cancel_unconfirmed at %s, %s after its first prompt_cancel at %s: before the %s confirmation window ended and without a cancel_failed receipt",
+		run, vtime(at), w.elapsed(at), vtime(w.from), w.length())
 }

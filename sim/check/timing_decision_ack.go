@@ -20,14 +20,12 @@ const (
 	interactionDelivering  = "delivering"
 )
 
+// decisionWait is a decision's receipt wait from its send: settled by a
+// receipt reaching Core on its connection by the deadline; its outcome is
+// Core recording the interaction unknown.
 type decisionWait struct {
 	delivery, turn string
-	conn           uint64
-	sent, deadline int64
-	receipt        bool
-	unknownAt      int64 // -1 until Core records it unknown
-	excused        string
-	excusedAt      int64
+	timerWindow
 }
 
 type decisionAckState struct {
@@ -35,11 +33,9 @@ type decisionAckState struct {
 	turnOf     map[string]string // delivery → turn, from Core's record before the send
 }
 
-func (s *decisionAckState) ensure() {
-	if s.byDelivery == nil {
-		s.byDelivery = map[string]*decisionWait{}
-		s.turnOf = map[string]string{}
-	}
+func (s *decisionAckState) init() {
+	s.byDelivery = map[string]*decisionWait{}
+	s.turnOf = map[string]string{}
 }
 
 func decisionDelivery(p wire.Payload) string {
@@ -60,7 +56,6 @@ func (l *Ledger) decisionAckCoreSent(ev WireEvent) {
 		return
 	}
 	s := &l.timing.decisions
-	s.ensure()
 	if s.byDelivery[d] != nil {
 		return // a resend of one attempt opens no new wait
 	}
@@ -71,10 +66,12 @@ func (l *Ledger) decisionAckCoreSent(ev WireEvent) {
 		// fault), and Core waits for no receipt of it
 		return
 	}
-	w := &decisionWait{delivery: d, turn: s.turnOf[d], conn: ev.Conn, sent: ev.At,
-		deadline: ev.At + l.timer(coreNode, TimerDecisionAck), unknownAt: -1}
+	w := &decisionWait{delivery: d, turn: s.turnOf[d]}
 	s.byDelivery[d] = w
-	l.arm(w.deadline, func() { l.decisionAckDue(w) })
+	l.startWindow(&w.timerWindow, coreNode, TimerDecisionAck, ev.Conn, ev.At, l.timer(coreNode, TimerDecisionAck), func() {
+		l.due(&w.timerWindow, "no receipt for decision %s by %s, %s after it was sent at %s, but Core did not record it unknown then",
+			w.delivery, time.Duration(w.deadline), w.length(), time.Duration(w.from))
+	})
 }
 
 func (l *Ledger) decisionAckCoreReceived(ev WireEvent) {
@@ -83,9 +80,8 @@ func (l *Ledger) decisionAckCoreReceived(ev WireEvent) {
 		return
 	}
 	s := &l.timing.decisions
-	s.ensure()
-	if w := s.byDelivery[ack.DeliveryID]; w != nil && w.conn == ev.Conn && ev.At <= w.deadline && w.unknownAt < 0 {
-		w.receipt = true
+	if w := s.byDelivery[ack.DeliveryID]; w != nil && w.conn == ev.Conn && !w.overdue(ev.At) && w.outcome < 0 {
+		w.settled = true
 	}
 }
 
@@ -94,53 +90,24 @@ func (l *Ledger) decisionAckCoreReceived(ev WireEvent) {
 func (l *Ledger) decisionAckRecorded(at int64, turn, status, delivery string) {
 	l.advance(at)
 	s := &l.timing.decisions
-	s.ensure()
 	if status == interactionDelivering {
 		s.turnOf[delivery] = turn
 		return
 	}
 	w := s.byDelivery[delivery]
-	if status != interactionUnknown || w == nil || w.unknownAt >= 0 {
+	if status != interactionUnknown || w == nil || !w.show(at) || at >= w.deadline {
 		return
 	}
-	w.unknownAt = at
-	if at >= w.deadline {
-		return
-	}
-	// The Turn's end or a close in this instant may be recorded after
-	// the store write: judge once the instant is over.
-	l.arm(at, func() {
-		if w.excused == "" || w.excusedAt > at {
-			l.violate(at, CheckTimingDecisionAck, "Core recorded decision %s unknown at %s, %s after it was sent at %s: before its %s receipt wait ended",
-				delivery, vtime(at), time.Duration(at-w.sent), vtime(w.sent), time.Duration(w.deadline-w.sent))
-		}
-	})
+	l.early(&w.timerWindow, at, nil, "Core recorded decision %s unknown at %s, %s after it was sent at %s: before its %s receipt wait ended",
+		delivery, vtime(at), w.elapsed(at), vtime(w.from), w.length())
 }
 
-func (w *decisionWait) excuse(at int64, why string) {
-	if w.excused == "" && !w.receipt {
-		w.excused, w.excusedAt = why, at
-	}
-}
-
-func (l *Ledger) decisionAcksExcuse(at int64, why string, match func(*decisionWait) bool) {
+// decisionAcksTurnFinished: a finished Turn's decisions await nothing.
+func (l *Ledger) decisionAcksTurnFinished(at int64, turn string) {
 	s := &l.timing.decisions
-	s.ensure()
 	for _, k := range sortedKeys(s.byDelivery) {
-		if w := s.byDelivery[k]; match(w) {
-			w.excuse(at, why)
+		if w := s.byDelivery[k]; w.turn == turn {
+			w.excuse(at, "the turn finished")
 		}
-	}
-}
-
-// decisionAckDue runs once the receipt wait of w has passed.
-func (l *Ledger) decisionAckDue(w *decisionWait) {
-	switch {
-	case w.receipt || w.excused != "" && w.excusedAt <= w.deadline:
-	case w.unknownAt == w.deadline:
-		l.decide(TimerDecisionAck)
-	case w.unknownAt < 0:
-		l.violate(w.deadline, CheckTimingDecisionAck, "no receipt for decision %s by %s, %s after it was sent at %s, but Core did not record it unknown then",
-			w.delivery, vtime(w.deadline), time.Duration(w.deadline-w.sent), vtime(w.sent))
 	}
 }

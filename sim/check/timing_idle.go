@@ -1,10 +1,6 @@
 package check
 
-import (
-	"time"
-
-	"github.com/turnstile-sim/turnstile/wire"
-)
+import "github.com/turnstile-sim/turnstile/wire"
 
 // The idle executor expiry oracle (rule timing_idle_executor_expiry,
 // Rules). An executor becomes idle when the daemon publishes done for the
@@ -16,11 +12,11 @@ import (
 // or to make room) comes in the instant another executor of the device
 // went idle, or a native answer or an execution_prepare reached it.
 
+// idleRec is an executor's idle stretch, bounded from when it went idle:
+// settled once it is busy again or a close call reached the Harness.
 type idleRec struct {
 	device, executor string
-	since, deadline  int64
-	active           bool // still idle, no close call yet
-	excused          string
+	timerWindow
 }
 
 type idleState struct {
@@ -29,8 +25,7 @@ type idleState struct {
 	pendingIdle   map[string]bool     // device\x00executor → admission ended while preparing
 	closing       map[string]bool     // device\x00executor → a close was called
 	current       map[string]*idleRec // device\x00executor → its latest idle stretch
-	all           []*idleRec
-	lastIdle      map[string]string // device → executor that went idle at lastIdleAt
+	lastIdle      map[string]string   // device → executor that went idle at lastIdleAt
 	lastIdleAt    map[string]int64
 	lastPrepareAt map[string]int64 // device → last execution_prepare it received
 	lastAnswerAt  map[string]int64 // device → last native answer it received
@@ -126,7 +121,7 @@ func (l *Ledger) idleBusy(device, executor string) {
 	k := pairKey(device, executor)
 	delete(s.pendingIdle, k)
 	if r := s.current[k]; r != nil {
-		r.active = false
+		r.settled = true
 	}
 }
 
@@ -136,17 +131,22 @@ func (l *Ledger) idleStart(at int64, device, executor string) {
 	if s.closing[k] {
 		return // closed before its Run ended (not reusable): never idle
 	}
-	if r := s.current[k]; r != nil && r.active {
+	if r := s.current[k]; r != nil && !r.settled {
 		return
 	}
 	s.lastIdle[device], s.lastIdleAt[device] = executor, at
-	r := &idleRec{device: device, executor: executor, since: at, deadline: at + l.timer(device, TimerIdleExecutor), active: true}
-	if s.shutdown[device] {
-		r.excused = "shutdown requested"
-	}
+	r := &idleRec{device: device, executor: executor}
 	s.current[k] = r
-	s.all = append(s.all, r)
-	l.arm(r.deadline, func() { l.idleDue(r) })
+	l.startWindow(&r.timerWindow, device, TimerIdleExecutor, 0, at, l.timer(device, TimerIdleExecutor), func() {
+		if r.live() {
+			r.settled = true
+			l.report(&r.timerWindow, r.deadline, "executor %s on %s idle since %s was not closed at %s, the end of its %s idle bound",
+				r.executor, r.device, vtime(r.from), vtime(r.deadline), r.length())
+		}
+	})
+	if s.shutdown[device] {
+		r.excuse(at, "shutdown requested")
+	}
 }
 
 // CloseCalled records the Harness receiving a close of executor (ground
@@ -158,10 +158,10 @@ func (l *Ledger) CloseCalled(at int64, device, executor string) {
 	k := pairKey(device, executor)
 	s.closing[k] = true
 	r := s.current[k]
-	if r == nil || !r.active {
+	if r == nil || r.settled {
 		return
 	}
-	r.active = false
+	r.settled = true
 	switch {
 	case r.excused != "" || s.shutdown[device]:
 	case at == r.deadline:
@@ -188,12 +188,11 @@ func (l *Ledger) CloseCalled(at int64, device, executor string) {
 			if l.writeBudgetEnds(device, at) {
 				return // the daemon's write timer may end a Turn and park its executor
 			}
-			l.violate(at, CheckTimingIdleExecutor,
-				"%s closed idle executor %s at %s, %s after it went idle at %s: before its %s idle bound",
-				device, executor, vtime(at), time.Duration(at-r.since), vtime(r.since), time.Duration(r.deadline-r.since))
+			l.report(&r.timerWindow, at, "%s closed idle executor %s at %s, %s after it went idle at %s: before its %s idle bound",
+				device, executor, vtime(at), r.elapsed(at), vtime(r.from), r.length())
 		})
-	case at > r.deadline:
-		l.violate(at, CheckTimingIdleExecutor, "%s closed idle executor %s at %s, after its idle bound ended at %s",
+	case r.overdue(at):
+		l.report(&r.timerWindow, at, "%s closed idle executor %s at %s, after its idle bound ended at %s",
 			device, executor, vtime(at), vtime(r.deadline))
 	}
 }
@@ -216,18 +215,13 @@ func (l *Ledger) ShutdownRequested(at int64, device string) {
 }
 
 func (l *Ledger) idleExecutorGone(device, executor string) {
-	if r := l.timing.idle.current[pairKey(device, executor)]; r != nil && r.active && r.excused == "" {
-		r.excused = "executor closed"
+	if r := l.timing.idle.current[pairKey(device, executor)]; r != nil {
+		r.excuse(-1, "executor closed") // an idle stretch never reads the instant
 	}
 }
 
-func (l *Ledger) idleNodeDown(node, why string) {
+func (l *Ledger) idleNodeDown(node string) {
 	s := &l.timing.idle
-	for _, r := range s.all {
-		if r.device == node && r.active && r.excused == "" {
-			r.excused = why
-		}
-	}
 	for _, m := range []map[string]bool{s.closing, s.prepared, s.pendingIdle} {
 		for _, k := range sortedKeys(m) {
 			if deviceOfKey(k) == node {
@@ -244,17 +238,6 @@ func deviceOfKey(k string) string {
 		}
 	}
 	return k
-}
-
-// idleDue runs once the idle bound of r has passed.
-func (l *Ledger) idleDue(r *idleRec) {
-	if !r.active || r.excused != "" {
-		return
-	}
-	r.active = false
-	l.violate(r.deadline, CheckTimingIdleExecutor,
-		"executor %s on %s idle since %s was not closed at %s, the end of its %s idle bound",
-		r.executor, r.device, vtime(r.since), vtime(r.deadline), time.Duration(r.deadline-r.since))
 }
 
 // idleExpirySeen notes a daemon expiring an admission: its status may be

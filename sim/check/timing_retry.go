@@ -2,7 +2,6 @@ package check
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/turnstile-sim/turnstile/wire"
 )
@@ -35,21 +34,6 @@ const (
 // codePreparationStartFailed is Core's code of a Turn whose preparation
 // was refused for good.
 const codePreparationStartFailed = "preparation_start_failed"
-
-// retryOwed is one retry a refusal made due.
-type retryOwed struct {
-	refused int64
-	due     int64 // -1: none owed
-	excused string
-}
-
-func (r *retryOwed) owe(at, d int64) { r.refused, r.due, r.excused = at, at+d, "" }
-
-func (r *retryOwed) excuse(why string) {
-	if r.due >= 0 && r.excused == "" {
-		r.excused = why
-	}
-}
 
 type steerRetryRec struct {
 	run, input string
@@ -113,14 +97,12 @@ func (s *retryState) ensure() {
 // once.
 func (l *Ledger) CancelCalled(at int64, turn string) {
 	l.advance(at)
-	l.timing.retry.ensure()
 	l.timing.retry.cancelCalls[turn] = at
 }
 
 // retryCoreSent judges a frame Core sent against the retries it owes.
 func (l *Ledger) retryCoreSent(ev WireEvent) {
 	s := &l.timing.retry
-	s.ensure()
 	switch p := ev.Frame.Payload.(type) {
 	case wire.PromptSteer:
 		l.steerRetrySent(ev, p)
@@ -140,7 +122,7 @@ func (l *Ledger) retryCoreSent(ev WireEvent) {
 		s.requests[ev.Frame.ID] = &prepRequest{session: p.SessionID, conn: ev.Conn, sentAt: ev.At}
 		l.capGateSent(ev.Conn, ev.At, ev.Frame.ID, p.SessionID)
 		if r := s.preps[p.SessionID]; r != nil {
-			l.judgeRetry(ev.At, &r.retryOwed, TimerPrepareRetry, CheckTimingPrepareRetry, "execution_prepare of session "+p.SessionID)
+			l.retried(ev.At, &r.retryOwed)
 		}
 	case wire.ExecutionStart:
 		if q := s.requests[ev.Frame.ID]; q != nil {
@@ -169,55 +151,15 @@ func (l *Ledger) retryLost(ev WireEvent) {
 	}
 }
 
-// judgeRetry judges a resend against the retry r owes: exactly at its
-// due instant decides the timer, earlier breaks it.
-func (l *Ledger) judgeRetry(at int64, r *retryOwed, timer, check, what string) {
-	if r.due < 0 {
-		return
-	}
-	due := r.due
-	r.due = -1
-	switch {
-	case r.excused != "":
-	case at == due:
-		l.decide(timer)
-	case at < due:
-		l.violate(at, check, "Core sent %s again at %s, %s after the refusal at %s: before its %s retry delay ended",
-			what, vtime(at), time.Duration(at-r.refused), vtime(r.refused), time.Duration(due-r.refused))
-	}
-}
-
-// armRetry schedules the lateness judgement of the retry r owes.
-func (l *Ledger) armRetry(r *retryOwed, check, what string) {
-	due := r.due
-	l.arm(due, func() {
-		if r.due != due || r.excused != "" {
-			return
-		}
-		r.due = -1
-		if check == CheckTimingPrepareRetry && l.prepStreamsFullSince(r.refused) {
-			return // the retry waits for a free preparation stream
-		}
-		if check == CheckTimingPrepareRetry && l.capGated(due) {
-			return // the retry waits for a connection's capacity gate (capacity_gate.go)
-		}
-		if check == CheckTimingPrepareRetry && l.transferOpenAt(due) != "" {
-			return // the Session's Environment preparation may wait for that connection's transfer
-		}
-		l.violate(due, check, "Core did not send %s again at %s, %s after the refusal at %s",
-			what, vtime(due), time.Duration(due-r.refused), vtime(r.refused))
-	})
-}
-
 func (l *Ledger) steerRetrySent(ev WireEvent, p wire.PromptSteer) {
 	s := &l.timing.retry
 	r := s.steers[ev.Frame.ID]
 	if r == nil || r.input != p.InputID {
-		r = &steerRetryRec{run: ev.Frame.ID, input: p.InputID, retryOwed: retryOwed{due: -1},
-			unknownAt: ev.At + l.timer(coreNode, TimerWritten)}
+		r = &steerRetryRec{run: ev.Frame.ID, input: p.InputID, unknownAt: ev.At + l.timer(coreNode, TimerWritten),
+			retryOwed: retryOwed{timer: TimerSteerRetry, what: "input " + p.InputID + " of run " + ev.Frame.ID, due: -1}}
 		s.steers[ev.Frame.ID] = r
 	} else {
-		l.judgeRetry(ev.At, &r.retryOwed, TimerSteerRetry, CheckTimingSteerRetry, "input "+p.InputID+" of run "+r.run)
+		l.retried(ev.At, &r.retryOwed)
 	}
 	r.conn = ev.Conn
 }
@@ -226,12 +168,13 @@ func (l *Ledger) cancelRetrySent(ev WireEvent, p wire.PromptCancel) {
 	s := &l.timing.retry
 	r := s.cancels[ev.Frame.ID]
 	if r == nil {
-		r = &cancelRetryRec{run: ev.Frame.ID, deadline: ev.At + l.timer(coreNode, TimerCancelConfirm), retryOwed: retryOwed{due: -1}}
+		r = &cancelRetryRec{run: ev.Frame.ID, deadline: ev.At + l.timer(coreNode, TimerCancelConfirm),
+			retryOwed: retryOwed{timer: TimerCancelRetry, what: "prompt_cancel of run " + ev.Frame.ID, due: -1}}
 		s.cancels[ev.Frame.ID] = r
 	} else if r.due >= 0 && ev.At < r.due && l.cancelCalledAt(r.run, ev.At) {
 		r.due = -1 // a cancel call sent the fresh attempt at once
 	} else {
-		l.judgeRetry(ev.At, &r.retryOwed, TimerCancelRetry, CheckTimingCancelRetry, "prompt_cancel of run "+r.run)
+		l.retried(ev.At, &r.retryOwed)
 	}
 	r.conn, r.delivery, r.answered = ev.Conn, p.DeliveryID, false
 }
@@ -249,7 +192,6 @@ func (l *Ledger) cancelCalledAt(run string, at int64) bool {
 // retry.
 func (l *Ledger) retryCoreReceived(ev WireEvent) {
 	s := &l.timing.retry
-	s.ensure()
 	switch p := ev.Frame.Payload.(type) {
 	case wire.PromptSteerAck:
 		r := s.steers[ev.Frame.ID]
@@ -264,7 +206,7 @@ func (l *Ledger) retryCoreReceived(ev WireEvent) {
 			ev.At+l.timer(coreNode, TimerSteerRetry) < r.unknownAt:
 			r.owe(ev.At, l.timer(coreNode, TimerSteerRetry))
 			r.code = p.ErrorCode
-			l.armRetry(&r.retryOwed, CheckTimingSteerRetry, "input "+r.input+" of run "+r.run)
+			l.armRetry(&r.retryOwed, nil)
 		}
 	case wire.InteractionDecisionAck:
 		r := s.cancels[ev.Frame.ID]
@@ -274,7 +216,7 @@ func (l *Ledger) retryCoreReceived(ev WireEvent) {
 		r.answered = true
 		if !p.Applied && p.ErrorCode == wire.CancelNotReady && ev.At+l.timer(coreNode, TimerCancelRetry) < r.deadline {
 			r.owe(ev.At, l.timer(coreNode, TimerCancelRetry))
-			l.armRetry(&r.retryOwed, CheckTimingCancelRetry, "prompt_cancel of run "+r.run)
+			l.armRetry(&r.retryOwed, nil)
 			l.reach(MarkCancelNotReadyRetried)
 		}
 	case wire.PreparationStatus:
@@ -312,7 +254,7 @@ func (l *Ledger) prepRefusalReceived(ev WireEvent, st wire.PreparationStatus) {
 	l.capGateRefused(ev.Conn, ev.At)
 	r := s.preps[q.session]
 	if r == nil {
-		r = &prepRetryRec{session: q.session}
+		r = &prepRetryRec{session: q.session, retryOwed: retryOwed{timer: TimerPrepareRetry, what: "execution_prepare of session " + q.session}}
 		s.preps[q.session] = r
 	}
 	r.conn = ev.Conn
@@ -320,14 +262,19 @@ func (l *Ledger) prepRefusalReceived(ev WireEvent, st wire.PreparationStatus) {
 	if why := l.fencingOpenReason(); why != "" {
 		r.excuse(why) // Core dispatches nothing to a fenced device
 	}
-	l.armRetry(&r.retryOwed, CheckTimingPrepareRetry, "execution_prepare of session "+q.session)
+	due := r.due
+	l.armRetry(&r.retryOwed, func() bool {
+		// the retry waits for a free preparation stream, a connection's
+		// capacity gate (capacity_gate.go), or the transfer of the
+		// connection the Session's Environment preparation may need
+		return l.prepStreamsFullSince(r.refused) || l.capGated(due) || l.transferOpenAt(due) != ""
+	})
 }
 
 // retryConnEnded: Core learned that conn closed; what it owed there is
 // gone, and a Session refused there may find no device at its retry.
 func (l *Ledger) retryConnEnded(conn uint64) {
 	s := &l.timing.retry
-	s.ensure()
 	for _, k := range sortedKeys(s.steers) {
 		if r := s.steers[k]; r.conn == conn {
 			r.excuse("connection closed")
@@ -347,7 +294,6 @@ func (l *Ledger) retryConnEnded(conn uint64) {
 // retryCoreCrashed: Core's timers died with it.
 func (l *Ledger) retryCoreCrashed() {
 	s := &l.timing.retry
-	s.ensure()
 	for _, k := range sortedKeys(s.steers) {
 		s.steers[k].excuse("Core crashed")
 	}
@@ -365,7 +311,6 @@ func (l *Ledger) retryCoreCrashed() {
 // refusal in that instant must not be what finished it.
 func (l *Ledger) retryTurnFinished(at int64, turn, run, code string) {
 	s := &l.timing.retry
-	s.ensure()
 	if r := s.steers[run]; r != nil {
 		if r.due >= 0 && r.refused == at && code == "input_"+r.code {
 			l.violate(at, CheckTimingSteerRetry, "Core finished run %s %s at %s, on the %s receipt of input %s it must send again after its retry delay",

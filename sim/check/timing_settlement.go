@@ -1,10 +1,6 @@
 package check
 
-import (
-	"time"
-
-	"github.com/turnstile-sim/turnstile/wire"
-)
+import "github.com/turnstile-sim/turnstile/wire"
 
 // The settlement wait oracle (rule timing_settlement_wait, Rules). From
 // the wire: a prompt_cancel with a delivery ID reaching a daemon makes it
@@ -19,21 +15,18 @@ type cancelWaiter struct {
 	answered bool
 }
 
+// settleWindow is a Turn's settlement wait from its first waiter: settled
+// once every waiter is answered.
 type settleWindow struct {
 	device, run  string
-	conn         uint64
-	start        int64
-	deadline     int64
 	waiters      []*cancelWaiter
-	closed       bool // every waiter answered
 	cancelFailed bool // the Harness failed a cancel request of the Turn during the wait
 	decided      bool // the deadline answered it (counted once)
-	excused      string
+	timerWindow
 }
 
 type settleState struct {
 	open map[string]*settleWindow // device\x00run → the wait in progress
-	all  []*settleWindow
 }
 
 func (s *settleState) init() { s.open = map[string]*settleWindow{} }
@@ -46,12 +39,10 @@ func (l *Ledger) settleDaemonReceived(ev WireEvent) {
 	s := &l.timing.settles
 	k := pairKey(ev.To, ev.Frame.ID)
 	w := s.open[k]
-	if w == nil || w.closed || w.excused != "" {
-		w = &settleWindow{device: ev.To, run: ev.Frame.ID, conn: ev.Conn, start: ev.At,
-			deadline: ev.At + l.timer(ev.To, TimerSettlementWait)}
+	if w == nil || !w.live() {
+		w = &settleWindow{device: ev.To, run: ev.Frame.ID}
 		s.open[k] = w
-		s.all = append(s.all, w)
-		l.arm(w.deadline, func() { l.settleDue(w) })
+		l.startWindow(&w.timerWindow, ev.To, TimerSettlementWait, ev.Conn, ev.At, l.timer(ev.To, TimerSettlementWait), func() { l.settleDue(w) })
 	}
 	w.waiters = append(w.waiters, &cancelWaiter{delivery: p.DeliveryID, arrived: ev.At})
 }
@@ -62,7 +53,7 @@ func (l *Ledger) settleDaemonSent(ev WireEvent) {
 		return
 	}
 	w := l.timing.settles.open[pairKey(ev.From, ev.Frame.ID)]
-	if w == nil || w.closed {
+	if w == nil || w.settled {
 		return
 	}
 	var waiter *cancelWaiter
@@ -80,9 +71,8 @@ func (l *Ledger) settleDaemonSent(ev WireEvent) {
 	case refused && ev.At == waiter.arrived:
 		// never a waiter: refused in the step it arrived
 	case ack.ErrorCode == wire.CancelFailed && ev.At < w.deadline && !w.cancelFailed:
-		l.violate(ev.At, CheckTimingSettlementWait,
-			"%s answered cancel %s of run %s cancel_failed at %s, %s into its %s settlement wait, though the Harness had not failed the cancel",
-			w.device, waiter.delivery, w.run, vtime(ev.At), time.Duration(ev.At-w.start), time.Duration(w.deadline-w.start))
+		l.report(&w.timerWindow, ev.At, "%s answered cancel %s of run %s cancel_failed at %s, %s into its %s settlement wait, though the Harness had not failed the cancel",
+			w.device, waiter.delivery, w.run, vtime(ev.At), w.elapsed(ev.At), w.length())
 	case ack.ErrorCode == wire.CancelFailed && ev.At == w.deadline && !w.cancelFailed && w.excused == "" && !w.decided:
 		w.decided = true
 		l.decide(TimerSettlementWait)
@@ -92,44 +82,27 @@ func (l *Ledger) settleDaemonSent(ev WireEvent) {
 			return
 		}
 	}
-	w.closed = true
+	w.settled = true
 }
 
 // CancelFailed records the Harness failing a native cancel request of
 // run's Turn (ground truth): the daemon may answer its waiters at once.
 func (l *Ledger) CancelFailed(at int64, device, run string) {
 	l.advance(at)
-	if w := l.timing.settles.open[pairKey(device, run)]; w != nil && !w.closed {
+	if w := l.timing.settles.open[pairKey(device, run)]; w != nil && !w.settled {
 		w.cancelFailed = true
-	}
-}
-
-func (l *Ledger) settlesConnEnded(conn uint64, why string) {
-	for _, w := range l.timing.settles.all {
-		if w.conn == conn && !w.closed && w.excused == "" {
-			w.excused = why
-		}
-	}
-}
-
-func (l *Ledger) settlesNodeDown(node, why string) {
-	for _, w := range l.timing.settles.all {
-		if w.device == node && !w.closed && w.excused == "" {
-			w.excused = why
-		}
 	}
 }
 
 // settleDue runs once the wait w has passed its deadline.
 func (l *Ledger) settleDue(w *settleWindow) {
-	if w.closed || w.excused != "" {
+	if !w.live() {
 		return
 	}
 	for _, c := range w.waiters {
 		if !c.answered {
-			l.violate(w.deadline, CheckTimingSettlementWait,
-				"%s left cancel %s of run %s (arrived %s) unanswered at %s, the end of its %s settlement wait",
-				w.device, c.delivery, w.run, vtime(c.arrived), vtime(w.deadline), time.Duration(w.deadline-w.start))
+			l.report(&w.timerWindow, w.deadline, "%s left cancel %s of run %s (arrived %s) unanswered at %s, the end of its %s settlement wait",
+				w.device, c.delivery, w.run, vtime(c.arrived), vtime(w.deadline), w.length())
 			return
 		}
 	}

@@ -2,7 +2,6 @@ package check
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/turnstile-sim/turnstile/wire"
 )
@@ -19,15 +18,13 @@ const (
 	CheckTimingSuspensionReply = "timing_" + TimerSuspensionReply
 )
 
+// suspensionWait is a request's reply wait from its send: settled by a
+// reply with the request's Envelope ID reaching Core; its outcome is Core
+// recording the suspension unknown.
 type suspensionWait struct {
-	suspend  string // the suspend_id
-	request  string // Envelope ID of the request
-	conn     uint64
-	sent     int64
-	deadline int64
-	replied  bool // a reply with the request's Envelope ID reached Core
-	excused  string
-	recorded bool // Core recorded the outcome unknown
+	suspend string // the suspend_id
+	request string // Envelope ID of the request
+	timerWindow
 }
 
 type suspensionTiming struct {
@@ -39,23 +36,18 @@ type suspensionTiming struct {
 	awaited []*suspensionWait
 }
 
-func (s *suspensionTiming) ensure() {
-	if s.bySuspend == nil {
-		s.bySuspend = map[string]*suspensionWait{}
-		s.byConn = map[uint64][]*suspensionWait{}
-	}
+func (s *suspensionTiming) init() {
+	s.bySuspend = map[string]*suspensionWait{}
+	s.byConn = map[uint64][]*suspensionWait{}
 }
 
 // observeSuspensionReplies follows Core's fencing requests and the replies
 // that reach it, forged ones included (Core cannot tell them apart).
 func (l *Ledger) observeSuspensionReplies(ev WireEvent) {
 	s := &l.timing.suspensions
-	s.ensure()
 	if ev.Kind == WireClosed {
 		for _, w := range s.byConn[ev.Conn] {
-			if w.excused == "" {
-				w.excused = "its connection closed"
-			}
+			w.excuse(ev.At, "its connection closed")
 		}
 		delete(s.byConn, ev.Conn)
 		return
@@ -74,7 +66,7 @@ func (l *Ledger) observeSuspensionReplies(ev WireEvent) {
 		}
 		for _, w := range s.byConn[ev.Conn] {
 			if w.request == ev.Frame.ID {
-				w.replied = true
+				w.settled = true
 			}
 		}
 	}
@@ -85,29 +77,16 @@ func (l *Ledger) suspensionRequested(ev WireEvent, suspend string) {
 		return
 	}
 	s := &l.timing.suspensions
-	w := &suspensionWait{suspend: suspend, request: ev.Frame.ID, conn: ev.Conn, sent: ev.At,
-		deadline: ev.At + l.timer(CoreNode, TimerSuspensionReply)}
+	w := &suspensionWait{suspend: suspend, request: ev.Frame.ID}
 	s.bySuspend[suspend] = w
 	s.byConn[ev.Conn] = append(s.byConn[ev.Conn], w)
 	s.awaited = append(s.awaited, w)
-	l.arm(w.deadline, func() {
-		if w.replied || w.excused != "" || w.recorded {
-			return
+	l.startWindow(&w.timerWindow, CoreNode, TimerSuspensionReply, ev.Conn, ev.At, l.timer(CoreNode, TimerSuspensionReply), func() {
+		if w.live() && w.outcome < 0 {
+			l.report(&w.timerWindow, w.deadline, "Core sent %s for suspension %s at %s and no reply reached it, yet it did not record the outcome unknown at %s, after its %s wait",
+				ev.Frame.Type(), suspend, vtime(w.from), vtime(w.deadline), w.length())
 		}
-		l.violate(w.deadline, CheckTimingSuspensionReply,
-			"Core sent %s for suspension %s at %s and no reply reached it, yet it did not record the outcome unknown at %s, after its %s wait",
-			ev.Frame.Type(), suspend, vtime(w.sent), vtime(w.deadline), time.Duration(w.deadline-w.sent))
 	})
-}
-
-// suspensionsCoreCrashed: a restarted Core's outcomes are unknown at once.
-func (l *Ledger) suspensionsCoreCrashed() {
-	s := &l.timing.suspensions
-	for _, w := range s.bySuspend { //tidy:sorted each excused alike
-		if w.excused == "" {
-			w.excused = "Core restarted"
-		}
-	}
 }
 
 // SuspensionUnknown records Core durably recording suspend's outcome
@@ -115,29 +94,21 @@ func (l *Ledger) suspensionsCoreCrashed() {
 func (l *Ledger) SuspensionUnknown(at int64, suspend string) {
 	l.advance(at)
 	s := &l.timing.suspensions
-	s.ensure()
 	w := s.bySuspend[suspend]
-	if w == nil || w.recorded {
+	if w == nil || !w.show(at) {
 		return
 	}
-	w.recorded = true
-	if at == w.deadline && !w.replied && w.excused == "" {
+	if at == w.deadline && w.live() {
+		// decided now: a run may end in this instant, once Core awaits nothing
 		l.decide(TimerSuspensionReply)
 		return
 	}
 	if at >= w.deadline {
 		return
 	}
-	// the reason may come in this very instant (the close of the
-	// connection follows Core's record): judge once the instant is over
-	l.arm(at, func() {
-		if w.replied || w.excused != "" {
-			return
-		}
-		l.violate(at, CheckTimingSuspensionReply,
-			"Core recorded suspension %s unknown at %s, %s after its request: before its %s reply wait ended, without a reason",
-			suspend, vtime(at), time.Duration(at-w.sent), time.Duration(w.deadline-w.sent))
-	})
+	l.early(&w.timerWindow, at, func() bool { return w.settled },
+		"Core recorded suspension %s unknown at %s, %s after its request: before its %s reply wait ended, without a reason",
+		suspend, vtime(at), w.elapsed(at), w.length())
 }
 
 // SuspensionsAwaited counts the suspension requests Core still waits on:
@@ -150,7 +121,7 @@ func (l *Ledger) SuspensionsAwaited() int {
 	s := &l.timing.suspensions
 	kept := s.awaited[:0]
 	for _, w := range s.awaited {
-		if !w.replied && w.excused == "" && !w.recorded && s.bySuspend[w.suspend] == w {
+		if w.live() && w.outcome < 0 && s.bySuspend[w.suspend] == w {
 			kept = append(kept, w)
 		}
 	}
@@ -163,8 +134,8 @@ func (l *Ledger) SuspensionsAwaited() int {
 func (l *Ledger) pendingSuspensions() []string {
 	var out []string
 	for _, id := range sortedKeys(l.timing.suspensions.bySuspend) {
-		if w := l.timing.suspensions.bySuspend[id]; !w.replied && w.excused == "" && !w.recorded {
-			out = append(out, fmt.Sprintf("Core awaits the reply to %s of suspension %s, sent at %s", w.request, id, vtime(w.sent)))
+		if w := l.timing.suspensions.bySuspend[id]; w.live() && w.outcome < 0 {
+			out = append(out, fmt.Sprintf("Core awaits the reply to %s of suspension %s, sent at %s", w.request, id, vtime(w.from)))
 		}
 	}
 	return out

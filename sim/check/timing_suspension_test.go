@@ -72,7 +72,7 @@ func TestSuspensionReplyOrReasonOwesNothing(t *testing.T) {
 func suspensionsAwaitedByMap(l *Ledger) int {
 	n := 0
 	for _, w := range l.timing.suspensions.bySuspend { //tidy:sorted a count
-		if !w.replied && w.excused == "" && !w.recorded {
+		if w.live() && w.outcome < 0 {
 			n++
 		}
 	}

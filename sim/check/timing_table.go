@@ -104,6 +104,7 @@ type timingState struct {
 	configured map[string]time.Duration // node\x00timer → what the world configured
 	late       map[string]time.Duration // node\x00timer → the most its process delivers it late
 	pending    []timingDeadline         // sorted by (at, seq)
+	windows    []*timerWindow           // live windows, in start order (timing_window.go)
 	seq        uint64
 	decided    map[string]int
 
@@ -132,6 +133,11 @@ func (t *timingState) init() {
 	t.admissions.init()
 	t.settles.init()
 	t.idle.init()
+	t.wsDaemon.init()
+	t.retry.ensure()
+	t.cleanup.init()
+	t.decisions.init()
+	t.suspensions.init()
 }
 
 // TimerConfigured records that the world configured node's timer with d
@@ -273,38 +279,31 @@ func (l *Ledger) timingWire(ev WireEvent) {
 // broke (a lost frame means it broke): neither end can send on it, and
 // connection-local state (admissions, routes, waiters) dies with it.
 func (l *Ledger) connEnded(ev WireEvent) {
-	why := "connection " + ev.Kind
+	coreLearned := ev.Kind == WireClosed && ev.To == coreNode // Core learned it, or closed it itself
 	if ev.Kind == WireClosed && ev.To != coreNode {
 		l.timing.idle.lastConnEnd[ev.To] = ev.At
 	}
-	if ev.Kind == WireClosed && ev.To == coreNode { // Core learned it, or closed it itself
-		l.writtenConnEnded(ev.At, ev.Conn, why)
-		l.cancelsConnEnded(ev.At, ev.Conn, why)
+	if coreLearned {
 		l.retryConnEnded(ev.Conn)
-		l.decisionAcksExcuse(ev.At, why, func(w *decisionWait) bool { return w.conn == ev.Conn })
 	}
 	l.retryLost(ev)
 	l.connWatchEnded(ev)
 	l.transfersConnEnded(ev.Conn)
-	l.writesConnEnded(ev.Conn, why)
-	l.admissionsConnEnded(ev.Conn, why)
-	l.settlesConnEnded(ev.Conn, why)
+	l.excuseWindows(ev.At, "connection "+ev.Kind, func(w *timerWindow) bool {
+		return w.conn == ev.Conn && (coreLearned || w.node != coreNode)
+	})
 }
 
 // NodeCrashed records that a process died (Core, or a daemon with its
 // Harness): it sends nothing more, and its timers died with it.
 func (l *Ledger) NodeCrashed(at int64, node string) {
 	l.advance(at)
-	why := "process crashed"
+	l.excuseWindows(at, "process crashed", func(w *timerWindow) bool { return w.node == node })
 	if node == coreNode {
-		l.writtenExcuseAll(at, why)
 		l.cancelsCoreCrashed(at)
 		l.restartCoreCrashed()
-		l.cancelsExcuseAll(at, why)
 		l.retryCoreCrashed()
 		l.prepsCoreCrashed() // preparations_per_conn.go
-		l.suspensionsCoreCrashed()
-		l.decisionAcksExcuse(at, why, func(*decisionWait) bool { return true })
 		l.connsCoreCrashed()
 		l.fencingCoreDown()
 		l.transferTimingCoreDown(at)
@@ -316,11 +315,9 @@ func (l *Ledger) NodeCrashed(at int64, node string) {
 	l.installsNodeDown(node)
 	l.creatingNodeDown(node)
 	l.heartbeatsNodeDown(node)
-	l.writesNodeDown(node, why)
-	l.admissionsNodeDown(node, why)
-	l.settlesNodeDown(node, why)
+	l.admissionsNodeDown(node)
 	l.cleanupNodeDown(node)
-	l.idleNodeDown(node, why)
+	l.idleNodeDown(node)
 	l.evictionNodeDown(node)
 	l.reuseNodeDown(node)
 }
@@ -334,7 +331,7 @@ func (l *Ledger) TurnFinished(at int64, turn, run, state, code string) {
 	l.cancelTurnFinished(at, run, code)
 	l.restartTurnFinished(at, turn, run, state, code)
 	l.retryTurnFinished(at, turn, run, code)
-	l.decisionAcksExcuse(at, "the turn finished", func(w *decisionWait) bool { return w.turn == turn })
+	l.decisionAcksTurnFinished(at, turn)
 	l.usageTurnEnded(at, run, code)
 	l.reconnectTurnFinished(at, turn, state, code) // reconnect_window.go
 }

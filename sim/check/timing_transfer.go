@@ -11,19 +11,24 @@ import (
 // timer table: a run rarely lasts 195 s past a begin.
 const transferExchange = 195 * time.Second
 
-// CheckTimingTransfer is the exchange oracle's check name.
-const CheckTimingTransfer = "timing_transfer_exchange"
+// The exchange's timer name and its check.
+const (
+	timerTransferExchange = "transfer_exchange"
+	CheckTimingTransfer   = "timing_" + timerTransferExchange
+)
 
 // The transfer exchange oracle (rule timing_transfer_exchange, Rules),
 // from the wire (Core's begin, the results delivered to Core, connection
 // ends) and Core's durable preparation records; an invalid result is one
 // that reached Core in that instant and failed the shared validator.
 
+// transferClock is a transfer's exchange window from its begin: settled
+// by a terminal result reaching Core; its outcome is Core recording the
+// step unknown. The window has no node or connection of its own, so no
+// crash or close excuses it: transferExcused reads them instead.
 type transferClock struct {
-	begun    int64
-	conn     uint64
-	resolved bool // a terminal result reached Core, or Core recorded an end
-	answered bool // a terminal result reached Core
+	conn uint64
+	timerWindow
 }
 
 type transferTiming struct {
@@ -42,14 +47,13 @@ func (s *transferTiming) init() {
 
 func (l *Ledger) transferTimingBegin(at int64, conn uint64, id string) {
 	s := &l.transferTime
-	c := &transferClock{begun: at, conn: conn}
+	c := &transferClock{conn: conn}
 	s.byID[id] = c
-	deadline := at + int64(transferExchange)
-	l.arm(deadline, func() {
-		if !c.resolved {
-			c.resolved = true
-			l.violate(deadline, CheckTimingTransfer, "transfer %s begun at %s has neither a terminal result nor an unknown record at %s, the end of Core's %s exchange",
-				id, vtime(at), vtime(deadline), transferExchange)
+	l.startWindow(&c.timerWindow, "", timerTransferExchange, 0, at, int64(transferExchange), func() {
+		if c.live() && c.outcome < 0 {
+			c.excuse(c.deadline, "reported at its deadline")
+			l.report(&c.timerWindow, c.deadline, "transfer %s begun at %s has neither a terminal result nor an unknown record at %s, the end of Core's %s exchange",
+				id, vtime(at), vtime(c.deadline), transferExchange)
 		}
 	})
 }
@@ -60,7 +64,7 @@ func (l *Ledger) transferTimingResult(at int64, id string, terminal bool) {
 	s := &l.transferTime
 	s.resultAt[id] = at
 	if c := s.byID[id]; c != nil && terminal {
-		c.resolved, c.answered = true, true
+		c.settled = true
 	}
 }
 
@@ -74,10 +78,10 @@ func (l *Ledger) transferOpenAt(at int64) string {
 	s := &l.transferTime
 	for _, id := range sortedKeys(s.byID) {
 		c := s.byID[id]
-		if c.answered || c.begun > at || s.restarted >= c.begun {
+		if c.settled || c.from > at || s.restarted >= c.from {
 			continue
 		}
-		if ended, ok := s.connEnded[c.conn]; ok && ended >= c.begun && ended <= at {
+		if ended, ok := s.connEnded[c.conn]; ok && ended >= c.from && ended <= at {
 			continue
 		}
 		return id
@@ -102,26 +106,20 @@ func (l *Ledger) PreparationStepUnknown(at int64, id string) {
 		s.init()
 	}
 	c := s.byID[id]
-	if c == nil || c.resolved {
+	if c == nil || !c.live() || !c.show(at) {
 		return
 	}
-	c.resolved = true
-	deadline := c.begun + int64(transferExchange)
-	if at == deadline {
+	if at == c.deadline {
 		l.reach(MarkTransferExchangeExpired)
 	}
-	if at >= deadline || s.transferExcused(c, id, at) {
-		return // on time (later was judged by the armed deadline), or a reason
+	if at >= c.deadline || s.transferExcused(c, id, at) {
+		return // on time (later was judged at the deadline), or a reason
 	}
-	// Core records in the step that observed the reason, before that
-	// step's other outputs (the close of the connection) reach the wire:
-	// whatever happened in this instant counts, so judge once it is over.
-	l.arm(at, func() {
-		if !s.transferExcused(c, id, at) {
-			l.violate(at, CheckTimingTransfer, "Core records transfer %s unknown at %s, %s after its begin: before the %s exchange ended, without a reason",
-				id, vtime(at), time.Duration(at-c.begun), transferExchange)
-		}
-	})
+	// whatever happened in this instant counts (the close of the
+	// connection follows Core's record)
+	l.early(&c.timerWindow, at, func() bool { return s.transferExcused(c, id, at) },
+		"Core records transfer %s unknown at %s, %s after its begin: before the %s exchange ended, without a reason",
+		id, vtime(at), c.elapsed(at), transferExchange)
 }
 
 // transferExcused reports whether Core observed a reason to record the
@@ -130,7 +128,7 @@ func (l *Ledger) PreparationStepUnknown(at int64, id string) {
 // validator).
 func (s *transferTiming) transferExcused(c *transferClock, id string, at int64) bool {
 	ended, ok := s.connEnded[c.conn]
-	return (ok && ended >= c.begun && ended <= at) || s.restarted >= c.begun || s.resultAt[id] == at
+	return (ok && ended >= c.from && ended <= at) || s.restarted >= c.from || s.resultAt[id] == at
 }
 
 // observeForgedTransferResults: a forged or replayed runtime_prepare_result

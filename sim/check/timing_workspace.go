@@ -1,7 +1,5 @@
 package check
 
-import "time"
-
 // Core's workspace waits (wire reference §3.9–§3.11, seed 工作区操作): a
 // read is bounded by 17 s, a write by 195 s and an export by 180 s, each
 // from the instant Core admitted the call.
@@ -27,13 +25,11 @@ const (
 // wsCallCode is Core's code of an operation its wait ended.
 const wsCallCode = "timeout"
 
+// wsCallWait is a workspace call's wait from its receipt: settled by
+// Core's answer, excused when Core crashed.
 type wsCallWait struct {
-	call     string
-	timer    string
-	at       int64
-	deadline int64
-	answered bool
-	excused  bool
+	call string
+	timerWindow
 }
 
 type wsWaitState struct {
@@ -48,13 +44,13 @@ func (l *Ledger) CoreWorkspaceCall(at int64, call, timer string) {
 	if s.byCall == nil {
 		s.byCall = map[string]*wsCallWait{}
 	}
-	w := &wsCallWait{call: call, timer: timer, at: at, deadline: at + l.timer(coreNode, timer)}
+	w := &wsCallWait{call: call}
 	s.byCall[call] = w
-	l.arm(w.deadline, func() {
-		if !w.answered && !w.excused {
-			w.excused = true // reported once; a later answer adds nothing
-			l.violate(w.deadline, "timing_"+timer, "workspace call %s received at %s has no answer at %s, the end of Core's %s wait",
-				call, vtime(w.at), vtime(w.deadline), time.Duration(w.deadline-w.at))
+	l.startWindow(&w.timerWindow, coreNode, timer, 0, at, l.timer(coreNode, timer), func() {
+		if w.live() {
+			w.settled = true // reported once; a later answer adds nothing
+			l.report(&w.timerWindow, w.deadline, "workspace call %s received at %s has no answer at %s, the end of Core's %s wait",
+				call, vtime(w.from), vtime(w.deadline), w.length())
 		}
 	})
 }
@@ -64,29 +60,23 @@ func (l *Ledger) CoreWorkspaceCall(at int64, call, timer string) {
 func (l *Ledger) CoreWorkspaceAnswered(at int64, call, code string) {
 	l.advance(at)
 	w := l.wsWait.byCall[call]
-	if w == nil || w.answered || w.excused {
+	if w == nil || !w.live() {
 		return
 	}
-	w.answered = true
+	w.settled = true
 	delete(l.wsWait.byCall, call)
-	wait := time.Duration(w.deadline - w.at)
 	switch {
 	case code == wsCallCode && at == w.deadline:
 		l.decide(w.timer)
 	case code == wsCallCode:
-		l.violate(at, "timing_"+w.timer, "workspace call %s timed out at %s, %s after Core received it: its wait is %s",
-			call, vtime(at), time.Duration(at-w.at), wait)
-	case at > w.deadline:
-		l.violate(at, "timing_"+w.timer, "workspace call %s answered %s at %s, %s after Core received it, beyond its %s wait",
-			call, code, vtime(at), time.Duration(at-w.at), wait)
+		l.report(&w.timerWindow, at, "workspace call %s timed out at %s, %s after Core received it: its wait is %s",
+			call, vtime(at), w.elapsed(at), w.length())
+	case w.overdue(at):
+		l.report(&w.timerWindow, at, "workspace call %s answered %s at %s, %s after Core received it, beyond its %s wait",
+			call, code, vtime(at), w.elapsed(at), w.length())
 	}
 }
 
-// wsWaitsCoreDown excuses the calls Core had not answered when it
-// crashed.
-func (l *Ledger) wsWaitsCoreDown() {
-	for _, w := range l.wsWait.byCall { //tidy:sorted marking each the same way in any order
-		w.excused = true
-	}
-	l.wsWait.byCall = nil
-}
+// wsWaitsCoreDown forgets the calls Core had not answered when it
+// crashed (their windows are excused).
+func (l *Ledger) wsWaitsCoreDown() { l.wsWait.byCall = nil }

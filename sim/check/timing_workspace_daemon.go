@@ -1,10 +1,6 @@
 package check
 
-import (
-	"time"
-
-	"github.com/turnstile-sim/turnstile/wire"
-)
+import "github.com/turnstile-sim/turnstile/wire"
 
 // The daemon's workspace timers.
 //
@@ -24,37 +20,25 @@ const (
 	TimerReaderCloseRetry     = "reader_close_retry"
 	CheckTimingTransferExpiry = "timing_" + TimerTransferExpiry
 	CheckTimingCloseRetry     = "timing_" + TimerReaderCloseRetry
-	readerCloseRetryCapMax    = 30 * time.Second
 )
 
-// dTransfer is one write transfer a daemon accepted.
+// dTransfer is one write transfer a daemon accepted, its expiry window
+// from the ready: settled once the transfer ended.
 type dTransfer struct {
 	device, id string
-	conn       uint64
-	accepted   int64
-	deadline   int64
-	ended      bool
-}
-
-// dCloseRetry is a reader whose close failed: the retry it is owed.
-type dCloseRetry struct {
-	device, reader string
-	failures       int
-	due            int64 // -1: no retry owed (none failed, or it came)
+	timerWindow
 }
 
 type wsDaemonState struct {
 	transfers map[string]*dTransfer // conn\x00id
 	lastFrame map[string]int64      // conn\x00id → instant a write frame of it reached the daemon
-	retries   map[string]*dCloseRetry
+	retries   map[string]*retryOwed // device\x00reader whose close failed: the retry it is owed
 }
 
-func (s *wsDaemonState) ensure() {
-	if s.transfers == nil {
-		s.transfers = map[string]*dTransfer{}
-		s.lastFrame = map[string]int64{}
-		s.retries = map[string]*dCloseRetry{}
-	}
+func (s *wsDaemonState) init() {
+	s.transfers = map[string]*dTransfer{}
+	s.lastFrame = map[string]int64{}
+	s.retries = map[string]*retryOwed{}
 }
 
 func transferKey(conn uint64, id string) string { return pairKey(uintKey(conn), id) }
@@ -80,11 +64,10 @@ func (l *Ledger) transferDaemonReceived(ev WireEvent) {
 		return
 	}
 	s := &l.timing.wsDaemon
-	s.ensure()
 	k := transferKey(ev.Conn, ev.Frame.ID)
 	s.lastFrame[k] = ev.At
 	if t := s.transfers[k]; t != nil && w.Step == wire.StepCommit {
-		t.ended = true
+		t.settled = true
 		delete(s.transfers, k)
 	}
 }
@@ -98,24 +81,22 @@ func (l *Ledger) transferDaemonSent(ev WireEvent) {
 		return
 	}
 	s := &l.timing.wsDaemon
-	s.ensure()
 	k := transferKey(ev.Conn, ev.Frame.ID)
 	t := s.transfers[k]
 	switch {
 	case r.Outcome == wire.OutcomeReady && t == nil:
-		t = &dTransfer{device: ev.From, id: ev.Frame.ID, conn: ev.Conn, accepted: ev.At,
-			deadline: ev.At + l.timer(ev.From, TimerTransferExpiry)}
+		t = &dTransfer{device: ev.From, id: ev.Frame.ID}
 		s.transfers[k] = t
-		l.arm(t.deadline, func() {
-			if !t.ended {
-				t.ended = true
+		l.startWindow(&t.timerWindow, ev.From, TimerTransferExpiry, ev.Conn, ev.At, l.timer(ev.From, TimerTransferExpiry), func() {
+			if t.live() {
+				t.settled = true
 				delete(s.transfers, k)
-				l.violate(t.deadline, CheckTimingTransferExpiry, "%s kept write transfer %s (accepted at %s) past its %s expiry at %s",
-					t.device, t.id, vtime(t.accepted), time.Duration(t.deadline-t.accepted), vtime(t.deadline))
+				l.report(&t.timerWindow, t.deadline, "%s kept write transfer %s (accepted at %s) past its %s expiry at %s",
+					t.device, t.id, vtime(t.from), t.length(), vtime(t.deadline))
 			}
 		})
 	case r.Outcome == wire.OutcomeRejected && t != nil:
-		t.ended = true
+		t.settled = true
 		delete(s.transfers, k)
 		if at, ok := s.lastFrame[k]; ok && at == ev.At {
 			return // refused in answer to one of its frames
@@ -124,12 +105,12 @@ func (l *Ledger) transferDaemonSent(ev WireEvent) {
 		case ev.At == t.deadline && r.ErrorCode == wire.WriteInvalidRequest:
 			l.decide(TimerTransferExpiry)
 		case ev.At == t.deadline:
-			l.violate(ev.At, CheckTimingTransferExpiry, "%s expired write transfer %s refusing it %s, want %s",
+			l.report(&t.timerWindow, ev.At, "%s expired write transfer %s refusing it %s, want %s",
 				t.device, t.id, r.ErrorCode, wire.WriteInvalidRequest)
 		default:
-			l.violate(ev.At, CheckTimingTransferExpiry, "%s refused write transfer %s (accepted at %s) at %s, %s after it, "+
-				"with no frame of it arriving then: its expiry is %s", t.device, t.id, vtime(t.accepted), vtime(ev.At),
-				time.Duration(ev.At-t.accepted), time.Duration(t.deadline-t.accepted))
+			l.report(&t.timerWindow, ev.At, "%s refused write transfer %s (accepted at %s) at %s, %s after it, "+
+				"with no frame of it arriving then: its expiry is %s", t.device, t.id, vtime(t.from), vtime(ev.At),
+				t.elapsed(ev.At), t.length())
 		}
 	}
 }
@@ -139,9 +120,8 @@ func (l *Ledger) transferDaemonSent(ev WireEvent) {
 func (l *Ledger) transfersConnEnded(conn uint64) {
 	s := &l.timing.wsDaemon
 	for _, k := range sortedKeys(s.transfers) {
-		if t := s.transfers[k]; t.conn == conn {
-			t.ended = true
-			delete(s.transfers, k)
+		if s.transfers[k].conn == conn {
+			delete(s.transfers, k) // its window is excused
 		}
 	}
 }
@@ -150,13 +130,12 @@ func (l *Ledger) transfersConnEnded(conn uint64) {
 func (l *Ledger) wsDaemonNodeDown(node string) {
 	s := &l.timing.wsDaemon
 	for _, k := range sortedKeys(s.transfers) {
-		if t := s.transfers[k]; t.device == node {
-			t.ended = true
-			delete(s.transfers, k)
+		if s.transfers[k].device == node {
+			delete(s.transfers, k) // its window is excused
 		}
 	}
 	for _, k := range sortedKeys(s.retries) {
-		if r := s.retries[k]; r.device == node {
+		if r := s.retries[k]; r.who == node {
 			r.due = -1
 			delete(s.retries, k)
 		}
@@ -164,33 +143,13 @@ func (l *Ledger) wsDaemonNodeDown(node string) {
 	l.wsRuntimeNodeDown(node)
 }
 
-// readerCloseBackoff is the retry delay after n consecutive failures.
-func (l *Ledger) readerCloseBackoff(device string, n int) int64 {
-	d := l.timer(device, TimerReaderCloseRetry)
-	for i := 1; i < n && d < int64(readerCloseRetryCapMax); i++ {
-		d *= 2
-	}
-	return min(d, int64(readerCloseRetryCapMax))
-}
-
 // WorkspaceCloseCalled records a read-only profile's close reaching the
 // Harness (ground truth): a retry must come exactly at its backoff.
 func (l *Ledger) WorkspaceCloseCalled(at int64, device, reader string) {
 	l.advance(at)
 	s := &l.timing.wsDaemon
-	s.ensure()
-	r := s.retries[pairKey(device, reader)]
-	if r == nil || r.due < 0 {
-		return
-	}
-	due := r.due
-	r.due = -1
-	switch {
-	case at == due:
-		l.decide(TimerReaderCloseRetry)
-	case at < due:
-		l.violate(at, CheckTimingCloseRetry, "%s retried the close of reader %s at %s, before its backoff ended at %s "+
-			"(%d failures in a row)", device, reader, vtime(at), vtime(due), r.failures)
+	if r := s.retries[pairKey(device, reader)]; r != nil {
+		l.retried(at, r)
 	}
 }
 
@@ -198,7 +157,6 @@ func (l *Ledger) WorkspaceCloseCalled(at int64, device, reader string) {
 // retry at its backoff; a confirmed close ends the reader.
 func (l *Ledger) readerCloseAnswered(at int64, device, reader string, ok bool) {
 	s := &l.timing.wsDaemon
-	s.ensure()
 	k := pairKey(device, reader)
 	if ok {
 		delete(s.retries, k)
@@ -206,17 +164,8 @@ func (l *Ledger) readerCloseAnswered(at int64, device, reader string, ok bool) {
 	}
 	r := s.retries[k]
 	if r == nil {
-		r = &dCloseRetry{device: device, reader: reader}
+		r = &retryOwed{timer: TimerReaderCloseRetry, who: device, what: "the close of reader " + reader}
 		s.retries[k] = r
 	}
-	r.failures++
-	r.due = at + l.readerCloseBackoff(device, r.failures)
-	due := r.due
-	l.arm(due, func() {
-		if r.due == due {
-			r.due = -1
-			l.violate(due, CheckTimingCloseRetry, "%s did not retry the close of reader %s at %s, %s after its failure "+
-				"(%d in a row)", device, reader, vtime(due), time.Duration(due-at), r.failures)
-		}
-	})
+	l.oweBackoff(r, at)
 }

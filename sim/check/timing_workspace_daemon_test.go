@@ -111,7 +111,7 @@ func TestReaderCloseRetryOracle(t *testing.T) {
 	l = NewLedger()
 	fail(l, 10*s)
 	call(l, 10*s+500*time.Millisecond)
-	wantViolation(t, l, CheckTimingCloseRetry, "before its backoff ended")
+	wantViolation(t, l, CheckTimingCloseRetry, "retried the close of reader r1 at 10.5s, 500ms after its failure at 10s: before its 1s backoff ended")
 
 	l = NewLedger()
 	fail(l, 10*s)
@@ -126,7 +126,7 @@ func TestReaderCloseRetryOracle(t *testing.T) {
 
 	l = NewLedger()
 	for i := 1; i <= 7; i++ {
-		if got, want := l.readerCloseBackoff(wsDev, i), min(s<<(i-1), 30*s); got != int64(want) {
+		if got, want := l.backoff(wsDev, TimerReaderCloseRetry, i), min(s<<(i-1), 30*s); got != int64(want) {
 			t.Errorf("backoff after %d failures: %s, want %s", i, time.Duration(got), want)
 		}
 	}

@@ -22,15 +22,14 @@ const (
 	WriteUnknown = "unknown"
 )
 
+// nativeWrite is a durable write's budget from its call: settled by the
+// write returning or an accepted receipt by the deadline; its outcome is
+// the daemon's first outcome_unknown receipt.
 type nativeWrite struct {
 	device, run, input string
-	conn               uint64
-	called, deadline   int64
 	returned           int64 // -1 while outstanding
-	outcome            string
-	answered           bool  // accepted before the deadline: nothing left to decide
-	unknownSent        int64 // -1 before
-	excused            string
+	result             string
+	timerWindow
 }
 
 type writeState struct {
@@ -73,11 +72,13 @@ func (l *Ledger) WriteCalled(at int64, device, run, input string) {
 	if s.byKey[k] != nil {
 		return // a second write is input_delivered_twice's business
 	}
-	w := &nativeWrite{device: device, run: run, input: input, conn: s.steerConn[k], called: at,
-		deadline: at + l.timer(device, TimerNativeWrite), returned: -1, unknownSent: -1}
+	w := &nativeWrite{device: device, run: run, input: input, returned: -1}
 	s.byKey[k] = w
 	s.all = append(s.all, w)
-	l.arm(w.deadline, func() { l.writeDue(w) })
+	l.startWindow(&w.timerWindow, device, TimerNativeWrite, s.steerConn[k], at, l.timer(device, TimerNativeWrite), func() {
+		l.due(&w.timerWindow, "native write of input %s of run %s on %s called at %s had not returned by %s (%s) but no outcome_unknown receipt was sent then",
+			w.input, w.run, w.device, time.Duration(w.from), time.Duration(w.deadline), w.length())
+	})
 }
 
 // WriteReturned records the Harness answering a durable write with
@@ -85,7 +86,8 @@ func (l *Ledger) WriteCalled(at int64, device, run, input string) {
 func (l *Ledger) WriteReturned(at int64, device, run, input, outcome string) {
 	l.advance(at)
 	if w := l.timing.writes.byKey[writeKey(device, run, input)]; w != nil && w.returned < 0 {
-		w.returned, w.outcome = at, outcome
+		w.returned, w.result = at, outcome
+		w.settled = w.settled || !w.overBudget()
 	}
 }
 
@@ -145,54 +147,21 @@ func (l *Ledger) writeDaemonSent(ev WireEvent) {
 	}
 	switch {
 	case ack.ErrorCode == wire.SteerOutcomeUnknown:
-		if w.unknownSent < 0 {
-			w.unknownSent = ev.At
-		}
-		ownResult := w.returned >= 0 && w.returned <= ev.At && w.outcome == WriteUnknown
+		w.show(ev.At)
+		ownResult := w.returned >= 0 && w.returned <= ev.At && w.result == WriteUnknown
 		if ev.At < w.deadline && !ownResult {
-			l.violate(ev.At, CheckTimingNativeWrite,
-				"%s sent outcome_unknown for input %s of run %s at %s, %s into its %s native write budget, with the write still within it",
-				w.device, w.input, w.run, vtime(ev.At), time.Duration(ev.At-w.called), time.Duration(w.deadline-w.called))
+			l.report(&w.timerWindow, ev.At, "%s sent outcome_unknown for input %s of run %s at %s, %s into its %s native write budget, with the write still within it",
+				w.device, w.input, w.run, vtime(ev.At), w.elapsed(ev.At), w.length())
 		}
 	case ack.Accepted:
-		if ev.At <= w.deadline {
-			w.answered = true
+		if !w.overdue(ev.At) {
+			w.settled = true
 		}
 	case ack.Written && ack.ErrorCode == "":
-		if ev.At > w.deadline && w.overBudget() {
-			l.violate(ev.At, CheckTimingNativeWrite,
-				"%s sent written for input %s of run %s at %s, after its native write budget ran out at %s with the write outstanding",
+		if w.overdue(ev.At) && w.overBudget() {
+			l.report(&w.timerWindow, ev.At, "%s sent written for input %s of run %s at %s, after its native write budget ran out at %s with the write outstanding",
 				w.device, w.input, w.run, vtime(ev.At), vtime(w.deadline))
 		}
-	}
-}
-
-func (l *Ledger) writesConnEnded(conn uint64, why string) {
-	for _, w := range l.timing.writes.all {
-		if w.conn == conn && w.excused == "" {
-			w.excused = why
-		}
-	}
-}
-
-func (l *Ledger) writesNodeDown(node, why string) {
-	for _, w := range l.timing.writes.all {
-		if w.device == node && w.excused == "" {
-			w.excused = why
-		}
-	}
-}
-
-// writeDue runs once the budget of w has passed.
-func (l *Ledger) writeDue(w *nativeWrite) {
-	switch {
-	case !w.overBudget() || w.answered || w.excused != "":
-	case w.unknownSent == w.deadline:
-		l.decide(TimerNativeWrite)
-	case w.unknownSent < 0:
-		l.violate(w.deadline, CheckTimingNativeWrite,
-			"native write of input %s of run %s on %s called at %s had not returned by %s (%s) but no outcome_unknown receipt was sent then",
-			w.input, w.run, w.device, vtime(w.called), vtime(w.deadline), time.Duration(w.deadline-w.called))
 	}
 }
 

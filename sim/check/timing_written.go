@@ -12,16 +12,13 @@ import (
 // written receipt reached Core in time is never recorded unknown: its
 // native write is known to be done.
 
+// writtenWait is an input's written window from its delivery: settled by
+// a written or accepted receipt reaching Core by the deadline; its
+// outcome is Core recording the input unknown.
 type writtenWait struct {
 	run, input, turn string
-	conn             uint64
-	delivered        int64
-	deadline         int64
-	written          bool   // a written/accepted receipt reached Core by the deadline
-	writtenAt        int64  // when it did, on the delivering connection (0: not there)
-	excused          string // why the window no longer binds Core; "" while it does
-	excusedAt        int64
-	unknownAt        int64 // when Core recorded the input unknown; -1 before
+	writtenAt        int64 // when a receipt settled it on the delivering connection (0: not there)
+	timerWindow
 }
 
 type writtenState struct {
@@ -30,15 +27,6 @@ type writtenState struct {
 }
 
 func (s *writtenState) init() { s.byKey = map[string]*writtenWait{} }
-
-// pending is a wait the window still binds.
-func (w *writtenWait) pending() bool { return !w.written && w.excused == "" }
-
-func (w *writtenWait) excuse(at int64, why string) {
-	if w.pending() {
-		w.excused, w.excusedAt = why, at
-	}
-}
 
 func (l *Ledger) writtenCoreSent(ev WireEvent) {
 	p, ok := ev.Frame.Payload.(wire.PromptSteer)
@@ -50,14 +38,16 @@ func (l *Ledger) writtenCoreSent(ev WireEvent) {
 	if s.byKey[k] != nil {
 		return
 	}
-	w := &writtenWait{run: ev.Frame.ID, input: p.InputID, conn: ev.Conn, delivered: ev.At,
-		deadline: ev.At + l.timer(coreNode, TimerWritten), unknownAt: -1}
+	w := &writtenWait{run: ev.Frame.ID, input: p.InputID}
 	if r := l.core.runs[w.run]; r != nil {
 		w.turn = r.turn
 	}
 	s.byKey[k] = w
 	s.all = append(s.all, w)
-	l.arm(w.deadline, func() { l.writtenDue(w) })
+	l.startWindow(&w.timerWindow, coreNode, TimerWritten, ev.Conn, ev.At, l.timer(coreNode, TimerWritten), func() {
+		l.due(&w.timerWindow, "input %s of run %s delivered at %s had no written receipt by %s (%s) but Core did not record it unknown then",
+			w.input, w.run, time.Duration(w.from), time.Duration(w.deadline), w.length())
+	})
 }
 
 func (l *Ledger) writtenCoreReceived(ev WireEvent) {
@@ -76,12 +66,12 @@ func (l *Ledger) writtenCoreReceived(ev WireEvent) {
 		return
 	}
 	w := l.timing.written.byKey[pairKey(ev.Frame.ID, ack.InputID)]
-	if w == nil || !w.pending() || ev.At > w.deadline {
+	if w == nil || !w.live() || w.overdue(ev.At) {
 		return
 	}
 	switch {
 	case ack.ErrorCode == "" && (ack.Written || ack.Accepted):
-		w.written = true
+		w.settled = true
 		if ev.Conn == w.conn {
 			w.writtenAt = ev.At
 		}
@@ -89,20 +79,6 @@ func (l *Ledger) writtenCoreReceived(ev WireEvent) {
 		// refused before any write: Core offers it again, same window
 	case ack.ErrorCode != "":
 		w.excuse(ev.At, "receipt "+ack.ErrorCode)
-	}
-}
-
-func (l *Ledger) writtenConnEnded(at int64, conn uint64, why string) {
-	for _, w := range l.timing.written.all {
-		if w.conn == conn {
-			w.excuse(at, why)
-		}
-	}
-}
-
-func (l *Ledger) writtenExcuseAll(at int64, why string) {
-	for _, w := range l.timing.written.all {
-		w.excuse(at, why)
 	}
 }
 
@@ -120,11 +96,11 @@ func (l *Ledger) writtenTurnFinished(at int64, run, code string) {
 		if w.run != run {
 			continue
 		}
-		if w.unknownAt == at && at == w.deadline && w.pending() && code != codeInputOutcomeUnknown && l.timing.cancels.byRun[run] == nil {
+		if w.outcome == at && at == w.deadline && w.live() && code != codeInputOutcomeUnknown && l.timing.cancels.byRun[run] == nil {
 			l.violate(at, CheckTimingWritten, "the written window of input %s of run %s ran out at %s and Core finished the turn %q, want %s",
 				w.input, run, vtime(at), code, codeInputOutcomeUnknown)
 		}
-		if w.unknownAt != at || code != codeInputOutcomeUnknown {
+		if w.outcome != at || code != codeInputOutcomeUnknown {
 			w.excuse(at, "turn finished")
 		}
 	}
@@ -133,22 +109,6 @@ func (l *Ledger) writtenTurnFinished(at int64, run, code string) {
 // codeInputOutcomeUnknown is Core's documented error code of a turn whose
 // active input got no written receipt in time.
 const codeInputOutcomeUnknown = "input_outcome_unknown"
-
-// writtenDue runs once the window of w has passed.
-func (l *Ledger) writtenDue(w *writtenWait) {
-	switch {
-	case w.written:
-	case w.unknownAt == w.deadline && (w.excused == "" || w.excusedAt >= w.deadline):
-		// the turn failing input_outcome_unknown in the same step is the
-		// timer's own consequence, not an excuse
-		l.decide(TimerWritten)
-	case w.excused != "":
-	case w.unknownAt < 0:
-		l.violate(w.deadline, CheckTimingWritten,
-			"input %s of run %s delivered at %s had no written receipt by %s (%s) but Core did not record it unknown then",
-			w.input, w.run, vtime(w.delivered), vtime(w.deadline), time.Duration(w.deadline-w.delivered))
-	}
-}
 
 // writtenOutcome judges an input outcome Core recorded in its store.
 func (l *Ledger) writtenOutcome(at int64, run, input, outcome string) {
@@ -159,15 +119,14 @@ func (l *Ledger) writtenOutcome(at int64, run, input, outcome string) {
 	}
 	switch outcome {
 	case InputUnknown:
-		if w.unknownAt >= 0 {
+		if !w.show(at) {
 			return
 		}
-		w.unknownAt = at
 		if w.writtenAt > 0 && w.writtenAt < w.deadline && w.writtenAt < at {
 			// the native write is known done: nothing about the input is
 			// uncertain any more, whatever happens to its Turn
 			l.violate(at, CheckTimingWritten, "Core recorded input %s of run %s unknown at %s although its written receipt reached Core at %s, within the %s window",
-				input, run, vtime(at), vtime(w.writtenAt), time.Duration(w.deadline-w.delivered))
+				input, run, vtime(at), vtime(w.writtenAt), w.length())
 			return
 		}
 		if at >= w.deadline {
@@ -175,17 +134,13 @@ func (l *Ledger) writtenOutcome(at int64, run, input, outcome string) {
 		}
 		// Core may give up for a reason it learns in this same instant (a
 		// close it makes after writing its store): judge once it is over.
-		l.arm(at, func() {
-			if w.pending() || w.excusedAt > at {
-				l.violate(at, CheckTimingWritten,
-					"Core recorded input %s of run %s unknown at %s, %s after its delivery at %s: before the %s written window ended, with the connection and turn alive and no refusal",
-					input, run, vtime(at), time.Duration(at-w.delivered), vtime(w.delivered), time.Duration(w.deadline-w.delivered))
-			}
-		})
+		l.early(&w.timerWindow, at, func() bool { return w.settled },
+			"Core recorded input %s of run %s unknown at %s, %s after its delivery at %s: before the %s written window ended, with the connection and turn alive and no refusal",
+			input, run, vtime(at), w.elapsed(at), vtime(w.from), w.length())
 	case InputAccepted:
-		if w.unknownAt >= 0 {
+		if w.outcome >= 0 {
 			l.violate(at, CheckTimingWritten, "Core recorded input %s of run %s accepted at %s after recording it unknown at %s",
-				input, run, vtime(at), vtime(w.unknownAt))
+				input, run, vtime(at), vtime(w.outcome))
 		}
 	}
 }
@@ -197,9 +152,9 @@ func (l *Ledger) writtenSteerReturned(ret int64, turn, input, outcome string) {
 		return
 	}
 	for _, w := range l.timing.written.all {
-		if w.turn == turn && w.input == input && w.unknownAt >= 0 && w.unknownAt <= ret {
+		if w.turn == turn && w.input == input && w.outcome >= 0 && w.outcome <= ret {
 			l.violate(ret, CheckTimingWritten, "steer of input %s on turn %s returned accepted at %s although Core recorded it unknown at %s",
-				input, turn, vtime(ret), vtime(w.unknownAt))
+				input, turn, vtime(ret), vtime(w.outcome))
 			return
 		}
 	}

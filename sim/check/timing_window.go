@@ -1,0 +1,210 @@
+package check
+
+import "time"
+
+// timerWindow is one run of a documented timer, judged the same way by
+// every timing oracle. It starts at from and ends at its deadline (from
+// plus the timer's length). Meanwhile it may be
+//
+//   - settled: what the timer waits for came in time (a receipt, a
+//     commit, an answer, a close call); nothing is left to judge;
+//   - excused: the machine observed a reason that releases the timer
+//     (its connection ended, its process died, its Turn finished); the
+//     first reason and its instant are kept, and a settled window takes
+//     none.
+//
+// The timer's outcome (an unknown record, an expired status, a timeout
+// answer) is the instant the machine showed that the timer ran out. Once
+// the deadline has passed, due judges the window; an outcome before the
+// deadline is judged by early once its instant is over; a violation of
+// either is reported under the timer's check by report.
+type timerWindow struct {
+	timer     string // the timer's name; its check is "timing_" + timer
+	node      string // whose timer it is: its process's death excuses it
+	conn      uint64 // the connection it is bound to (0: none): its end excuses it
+	from      int64
+	deadline  int64
+	outcome   int64 // when the timer's outcome showed; -1 before
+	settled   bool
+	excused   string
+	excusedAt int64
+}
+
+// startWindow starts w, node's timer on conn, at at, length long, and
+// arms due to run once the deadline has passed.
+func (l *Ledger) startWindow(w *timerWindow, node, timer string, conn uint64, at, length int64, due func()) {
+	*w = timerWindow{timer: timer, node: node, conn: conn, from: at, deadline: at + length, outcome: -1}
+	l.timing.windows = append(l.timing.windows, w)
+	l.arm(w.deadline, due)
+}
+
+// excuseWindows excuses, for why, every live window that match selects,
+// and forgets the windows that are no longer live.
+func (l *Ledger) excuseWindows(at int64, why string, match func(*timerWindow) bool) {
+	t := &l.timing
+	kept := t.windows[:0]
+	for _, w := range t.windows {
+		if w.live() && match(w) {
+			w.excuse(at, why)
+		}
+		if w.live() {
+			kept = append(kept, w)
+		}
+	}
+	clear(t.windows[len(kept):])
+	t.windows = kept
+}
+
+// excuse releases w for why, observed at at; the first reason stays.
+func (w *timerWindow) excuse(at int64, why string) {
+	if !w.settled && w.excused == "" {
+		w.excused, w.excusedAt = why, at
+	}
+}
+
+// live is a window neither settled nor excused.
+func (w *timerWindow) live() bool { return !w.settled && w.excused == "" }
+
+// excusedBy reports whether a reason released w by instant at.
+func (w *timerWindow) excusedBy(at int64) bool { return w.excused != "" && w.excusedAt <= at }
+
+// overdue reports whether instant at is past w's deadline.
+func (w *timerWindow) overdue(at int64) bool { return at > w.deadline }
+
+// show records the timer's outcome at at; only the first counts. It
+// reports whether this was the first.
+func (w *timerWindow) show(at int64) bool {
+	if w.outcome >= 0 {
+		return false
+	}
+	w.outcome = at
+	return true
+}
+
+// length is the timer's duration; elapsed the time from its start to at.
+func (w *timerWindow) length() time.Duration          { return time.Duration(w.deadline - w.from) }
+func (w *timerWindow) elapsed(at int64) time.Duration { return time.Duration(at - w.from) }
+
+// report is the one way a timing oracle reports: at at, under the
+// timer's check.
+func (l *Ledger) report(w *timerWindow, at int64, format string, args ...any) {
+	l.violate(at, "timing_"+w.timer, format, args...)
+}
+
+// due judges w once its deadline has passed: a settled window is done;
+// an outcome exactly at the deadline is the timer deciding, even when a
+// reason came in that same instant (what the timer ends in its own
+// instant is its consequence); otherwise an excused window is done, and
+// a missing outcome is reported with the message (pass instants as
+// time.Duration: args are formatted only on a report). An outcome at
+// another instant was judged where it showed.
+func (l *Ledger) due(w *timerWindow, format string, args ...any) {
+	switch {
+	case w.settled:
+	case w.outcome == w.deadline && (w.excused == "" || w.excusedAt >= w.deadline):
+		l.decide(w.timer)
+	case w.excused != "":
+	case w.outcome < 0:
+		l.report(w, w.deadline, format, args...)
+	}
+}
+
+// early judges an outcome w showed at at, before its deadline, once that
+// instant is over: the machine may act on a reason that is tapped after
+// its outcome (a close it makes in the same step). It is reported unless
+// a reason released w by then, or released also reports true (nil: no
+// other release).
+func (l *Ledger) early(w *timerWindow, at int64, released func() bool, format string, args ...any) {
+	l.arm(at, func() {
+		if !w.excusedBy(at) && (released == nil || !released()) {
+			l.report(w, at, format, args...)
+		}
+	})
+}
+
+// retryOwed is a retry a failure or a retryable refusal made due: the
+// same request must come again exactly at due, never earlier, and (unless
+// excused) not later. Core retries after a refusal by its fixed delay; a
+// daemon retries a failed cleanup call by its backoff.
+type retryOwed struct {
+	timer    string
+	who      string // the daemon that retries; "" for Core
+	what     string // what is sent or called again
+	failures int    // in a row, for a backoff
+	refused  int64  // the failure or refusal
+	due      int64  // -1: none owed (none failed, or it came)
+	excused  string
+}
+
+// owe makes a retry due delay after at.
+func (r *retryOwed) owe(at, delay int64) { r.refused, r.due, r.excused = at, at+delay, "" }
+
+func (r *retryOwed) excuse(why string) {
+	if r.due >= 0 && r.excused == "" {
+		r.excused = why
+	}
+}
+
+// retryBackoffMax caps the Runtime's cleanup backoffs (its own policy).
+const retryBackoffMax = 30 * time.Second
+
+// backoff is node's retry delay of timer after n failures in a row: the
+// timer's length, doubling per failure, at most retryBackoffMax.
+func (l *Ledger) backoff(node, timer string, n int) int64 {
+	d := l.timer(node, timer)
+	for i := 1; i < n && d < int64(retryBackoffMax); i++ {
+		d *= 2
+	}
+	return min(d, int64(retryBackoffMax))
+}
+
+// oweBackoff counts one more failure at at and arms its retry, due after
+// the backoff.
+func (l *Ledger) oweBackoff(r *retryOwed, at int64) {
+	r.failures++
+	r.owe(at, l.backoff(r.who, r.timer, r.failures))
+	l.armRetry(r, nil)
+}
+
+// retried judges a retry coming at at against the one r owes: exactly at
+// its due instant decides the timer, earlier is reported, later was
+// reported by armRetry.
+func (l *Ledger) retried(at int64, r *retryOwed) {
+	if r.due < 0 {
+		return
+	}
+	due := r.due
+	r.due = -1
+	switch {
+	case r.excused != "":
+	case at == due:
+		l.decide(r.timer)
+	case at < due && r.who == "":
+		l.violate(at, "timing_"+r.timer, "Core sent %s again at %s, %s after the refusal at %s: before its %s retry delay ended",
+			r.what, vtime(at), time.Duration(at-r.refused), vtime(r.refused), time.Duration(due-r.refused))
+	case at < due:
+		l.violate(at, "timing_"+r.timer, "%s retried %s at %s, %s after its failure at %s: before its %s backoff ended (%d failures in a row)",
+			r.who, r.what, vtime(at), time.Duration(at-r.refused), vtime(r.refused), time.Duration(due-r.refused), r.failures)
+	}
+}
+
+// armRetry reports the retry r owes missing at its due instant, unless it
+// is excused by then or waits reports true then (nil: never).
+func (l *Ledger) armRetry(r *retryOwed, waits func() bool) {
+	due := r.due
+	l.arm(due, func() {
+		if r.due != due || r.excused != "" {
+			return
+		}
+		r.due = -1
+		switch {
+		case waits != nil && waits():
+		case r.who == "":
+			l.violate(due, "timing_"+r.timer, "Core did not send %s again at %s, %s after the refusal at %s",
+				r.what, vtime(due), time.Duration(due-r.refused), vtime(r.refused))
+		default:
+			l.violate(due, "timing_"+r.timer, "%s did not retry %s at %s, %s after its failure at %s (%d in a row)",
+				r.who, r.what, vtime(due), time.Duration(due-r.refused), vtime(r.refused), r.failures)
+		}
+	})
+}
