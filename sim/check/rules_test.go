@@ -35,7 +35,7 @@ func timingRuleNames() []string {
 // names they report. Ledger.violate refuses an unregistered one at run
 // time; this table keeps the site counted as one that reports them.
 var dynamicSites = map[string][]string{
-	// "timing_" + the timer the world passes to CoreWorkspaceCall.
+	// The window of the timer the world passes to CoreWorkspaceCall.
 	"timing_workspace.go": {CheckTimingWorkspaceRead, CheckTimingWorkspaceWrite, CheckTimingWorkspaceExport},
 }
 
@@ -128,13 +128,15 @@ func reportSites(t *testing.T) []reportSite {
 	fset, files := packageSource(t)
 	consts := stringConsts(files)
 	type param struct {
-		fn  string
-		idx int
+		fn     string
+		idx    int
+		prefix string // "timing_" for a timer name a window reports under
 	}
 	var sites []reportSite
 	var owed []param // parameters carrying a check name
 	owedFile := map[param]string{}
 	dynamic := map[string]bool{}
+	var reportAs func(e ast.Expr, prefix string)
 	for name, f := range files {
 		for _, d := range f.Decls {
 			fd, ok := d.(*ast.FuncDecl)
@@ -152,21 +154,31 @@ func reportSites(t *testing.T) []reportSite {
 					i++
 				}
 			}
-			report := func(e ast.Expr) {
+			report := func(e ast.Expr) { reportAs(e, "") }
+			reportAs = func(e ast.Expr, prefix string) {
 				if v, ok := evalString(e, nil); ok {
-					sites = append(sites, reportSite{name, v})
+					sites = append(sites, reportSite{name, prefix + v})
 					return
 				}
 				if id, ok := e.(*ast.Ident); ok {
 					if v, ok := consts[id.Name]; ok {
-						sites = append(sites, reportSite{name, v})
+						sites = append(sites, reportSite{name, prefix + v})
 						return
 					}
-					if idx, ok := params[id.Name]; ok {
-						p := param{fd.Name.Name, idx}
+					if idx, ok := params[id.Name]; ok && dynamicSites[name] == nil {
+						p := param{fd.Name.Name, idx, prefix}
 						owed = append(owed, p)
 						owedFile[p] = name
 						return
+					}
+				}
+				// The shared timer window reports under "timing_" and its
+				// timer's name: its start sites are the reporting sites.
+				if b, ok := e.(*ast.BinaryExpr); ok && name == "timing_window.go" {
+					if v, ok := evalString(b.X, nil); ok && v == "timing_" {
+						if sel, ok := b.Y.(*ast.SelectorExpr); ok && sel.Sel.Name == "timer" {
+							return
+						}
 					}
 				}
 				if _, ok := dynamicSites[name]; ok {
@@ -181,7 +193,17 @@ func reportSites(t *testing.T) []reportSite {
 					if sel, ok := n.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "violate" && len(n.Args) >= 2 {
 						report(n.Args[1])
 					}
+					if sel, ok := n.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "startWindow" && len(n.Args) >= 3 {
+						reportAs(n.Args[2], "timing_")
+					}
 				case *ast.CompositeLit:
+					if id, ok := n.Type.(*ast.Ident); ok && id.Name == "retryOwed" {
+						for _, el := range n.Elts {
+							if kv, ok := el.(*ast.KeyValueExpr); ok && kv.Key.(*ast.Ident).Name == "timer" {
+								reportAs(kv.Value, "timing_")
+							}
+						}
+					}
 					if id, ok := n.Type.(*ast.Ident); ok && id.Name == "Violation" {
 						for _, el := range n.Elts {
 							if kv, ok := el.(*ast.KeyValueExpr); ok && kv.Key.(*ast.Ident).Name == "Check" {
@@ -214,7 +236,7 @@ func reportSites(t *testing.T) []reportSite {
 					return true
 				}
 				if v, ok := consts[identName(c.Args[p.idx])]; ok {
-					sites = append(sites, reportSite{owedFile[p], v})
+					sites = append(sites, reportSite{owedFile[p], p.prefix + v})
 					found++
 				}
 				return true
