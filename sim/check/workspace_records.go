@@ -232,4 +232,3 @@ func (l *Ledger) WorkspaceListed(truncated bool) {
 // WorkspaceReadWhileUnsettled records the workload issuing a read while
 // one of its Session's writes was unsettled.
 func (l *Ledger) WorkspaceReadWhileUnsettled() { l.reach(MarkReadWhileWriteUnsettled) }
-
