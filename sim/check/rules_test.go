@@ -12,8 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/require"
 )
 
 var updateIndex = flag.Bool("update", false, "rewrite doc.go's rule index and ARCHITECTURE.md's rule table from Rules")
@@ -50,14 +48,18 @@ func packageSource(t *testing.T) (*token.FileSet, map[string]*ast.File) {
 	t.Helper()
 	fset := token.NewFileSet()
 	names, err := filepath.Glob("*.go")
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	files := map[string]*ast.File{}
 	for _, n := range names {
 		if strings.HasSuffix(n, "_test.go") {
 			continue
 		}
 		f, err := parser.ParseFile(fset, n, nil, 0)
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		files[n] = f
 	}
 	return fset, files
@@ -271,7 +273,9 @@ func identName(e ast.Expr) string {
 // or a rule nothing reports, fails here.
 func TestRulesRegistered(t *testing.T) {
 	sites := reportSites(t)
-	require.Greater(t, len(sites), 200, "the parser lost the reporting sites")
+	if len(sites) <= 200 {
+		t.Fatalf("the parser lost the reporting sites: %d found", len(sites))
+	}
 	reported := map[string][]string{}
 	for _, s := range sites {
 		if !Registered(s.name) {
@@ -304,10 +308,17 @@ func TestRulesRegistered(t *testing.T) {
 // registry panics, naming it.
 func TestViolateRefusesUnregistered(t *testing.T) {
 	l := NewLedger()
-	require.PanicsWithValue(t, `check: violation of unregistered rule "no_such_rule" (add it to Rules)`, func() {
-		l.violate(0, "no_such_rule", "x")
-	})
-	require.NotPanics(t, func() { l.violate(0, CheckCapacityGate, "x") })
+	panicked := func(name string) (v any) {
+		defer func() { v = recover() }()
+		l.violate(0, name, "x")
+		return nil
+	}
+	if got, want := panicked("no_such_rule"), `check: violation of unregistered rule "no_such_rule" (add it to Rules)`; got != want {
+		t.Fatalf("violate of an unregistered rule panicked with %v, want %q", got, want)
+	}
+	if got := panicked(CheckCapacityGate); got != nil {
+		t.Fatalf("violate of a registered rule panicked: %v", got)
+	}
 }
 
 // TestRulesComplete: every rule states its text, seed reference, facts
@@ -347,12 +358,18 @@ func (r Rule) scenarioPath() string { return "scenarios/testdata/" + r.Scenario 
 
 // TestFactAndVerdictNames covers the String methods.
 func TestFactAndVerdictNames(t *testing.T) {
-	require.Equal(t, "wire+harness", (FromWire | FromHarness).String())
-	require.Equal(t, "", Fact(0).String())
-	require.Equal(t, "after step", AfterStep.String())
-	require.Equal(t, "at end", AtEnd.String())
-	require.Equal(t, "after step, at end", (AfterStep | AtEnd).String())
-	require.Equal(t, "none", Verdict(0).String())
+	for _, c := range []struct{ got, want string }{
+		{(FromWire | FromHarness).String(), "wire+harness"},
+		{Fact(0).String(), ""},
+		{AfterStep.String(), "after step"},
+		{AtEnd.String(), "at end"},
+		{(AfterStep | AtEnd).String(), "after step, at end"},
+		{Verdict(0).String(), "none"},
+	} {
+		if c.got != c.want {
+			t.Errorf("String() = %q, want %q", c.got, c.want)
+		}
+	}
 }
 
 // docIndex renders doc.go's rule index: the rules by checker file, in
@@ -430,16 +447,26 @@ func TestArchitectureRuleTable(t *testing.T) {
 func replaceBetween(t *testing.T, path, begin, end, want string) {
 	t.Helper()
 	b, err := os.ReadFile(path)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	s := string(b)
 	i := strings.Index(s, begin)
-	require.GreaterOrEqual(t, i, 0, "%s lacks the marker %q", path, begin)
+	if i < 0 {
+		t.Fatalf("%s lacks the marker %q", path, begin)
+	}
 	i += len(begin)
 	j := strings.Index(s[i:], end)
-	require.GreaterOrEqual(t, j, 0, "%s lacks the marker %q", path, end)
+	if j < 0 {
+		t.Fatalf("%s lacks the marker %q", path, end)
+	}
 	if *updateIndex {
-		require.NoError(t, os.WriteFile(path, []byte(s[:i]+want+s[i+j:]), 0o644))
+		if err := os.WriteFile(path, []byte(s[:i]+want+s[i+j:]), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		return
 	}
-	require.Equal(t, want, s[i:i+j], "%s is out of date: go test ./sim/check -run %s -update", path, t.Name())
+	if got := s[i : i+j]; got != want {
+		t.Fatalf("%s is out of date: go test ./sim/check -run %s -update\n got: %q\nwant: %q", path, t.Name(), got, want)
+	}
 }
