@@ -3,6 +3,7 @@ package scenarios
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -60,10 +61,15 @@ const (
 	KindOnly           Kind = "only"            // only <side>: the other side's runners skip the scenario
 )
 
-// FileTime is the modification time of every file and directory a
-// harness file step lays down, so that an export's tar stream is the
-// same bytes on every runner.
-var FileTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+// Epoch is a scenario's first instant on the machine runners, and the
+// modification time of every file and directory a harness file step
+// lays down (so that an export's tar stream is the same bytes on every
+// runner).
+var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// KeepaliveInterval is how often a scripted Runtime repeats its last
+// heartbeat while time advances (the bootstrap's default cadence).
+const KeepaliveInterval = 15 * time.Second
 
 // Harness actions of the controlled adapter.
 var HarnessActions = []string{
@@ -588,21 +594,12 @@ func parseAssert(d directive, required string, allowed ...string) (map[string]st
 }
 
 func numericArgs(d directive, args map[string]string) error {
-	for _, k := range sortedKeys(args) {
+	for _, k := range slices.Sorted(maps.Keys(args)) {
 		if n, err := strconv.Atoi(args[k]); err != nil || n < 0 {
 			return d.errf("%s: %s=%q is not a count", d.cmd, k, args[k])
 		}
 	}
 	return nil
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // Flat flattens includes: every step a runner executes, in order.

@@ -20,10 +20,6 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// KeepaliveInterval: the scripted Runtime repeats its last heartbeat this
-// often while time advances (the bootstrap's default cadence).
-const KeepaliveInterval = 15 * time.Second
-
 // Gateway routes (wire-reference §2.2).
 const (
 	bootstrapPath = "/api/v1/agent-daemon/bootstrap"
@@ -187,7 +183,7 @@ func (p *runtimePeer) Deliver(f *scenarios.Frame, raw []byte) {
 		return
 	}
 	if f.Type == wire.TypeHeartbeat && !f.Invalid {
-		p.hb, p.nextHB = raw, time.Now().Add(KeepaliveInterval)
+		p.hb, p.nextHB = raw, time.Now().Add(scenarios.KeepaliveInterval)
 	}
 	p.after()
 }
@@ -214,7 +210,7 @@ func (p *runtimePeer) Disconnect(byCore bool) {
 }
 
 // Advance lets d pass, repeating the last heartbeat every
-// KeepaliveInterval.
+// scenarios.KeepaliveInterval.
 func (p *runtimePeer) Advance(d time.Duration) {
 	end := time.Now().Add(d)
 	for p.hb != nil && p.conn != nil && !p.nextHB.After(end) {
@@ -227,7 +223,7 @@ func (p *runtimePeer) Advance(d time.Duration) {
 			p.log.Failf("keepalive heartbeat: %v", err)
 			p.hb = nil
 		}
-		p.nextHB = p.nextHB.Add(KeepaliveInterval)
+		p.nextHB = p.nextHB.Add(scenarios.KeepaliveInterval)
 	}
 	time.Sleep(time.Until(end))
 	p.after()

@@ -17,9 +17,6 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// Epoch is the scenario's first instant.
-var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-
 // Runner drives one daemon.Machine for the scenario player.
 type Runner struct {
 	scenarios.Log
@@ -54,7 +51,7 @@ func New(sc *scenarios.Scenario, limits daemon.Limits, dir string) (*scenarios.P
 		Log:    scenarios.Log{Name: "runtime"},
 		m:      daemon.New(cfg),
 		h:      newHarness(dir),
-		now:    Epoch,
+		now:    scenarios.Epoch,
 		closed: map[uint64]string{},
 		timers: map[daemon.TimerID]time.Time{},
 	}
