@@ -36,6 +36,7 @@ type API interface {
 	Turn(id string) (map[string]string, error)
 	// Interactions reads a Turn's interactions (shown: the view has them).
 	Interactions(turn string) (all []map[string]string, ids []string, shown bool, err error)
+	// Suspension reads the record of a suspension the scenario made.
 	Suspension(id string) (map[string]string, error)
 	// Preparation reads the latest preparation: prep, or the latest of
 	// session, as this Core finds it.
@@ -199,10 +200,7 @@ func (s *Steps) check(try func() (string, []error, error)) {
 			s.log.Failf("%v", err)
 			return
 		case len(errs) == 0 || s.Retry == 0 || time.Now().After(deadline):
-			for _, err := range errs {
-				s.log.Failf("%v", err)
-			}
-			s.log.Note(line)
+			s.report(line, errs)
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -273,6 +271,10 @@ func (s *Steps) CoreInteraction(args map[string]string) {
 
 // CoreSuspension checks Core's record of the latest suspension.
 func (s *Steps) CoreSuspension(args map[string]string) {
+	if s.suspend == "" {
+		s.log.Failf("core-suspension: nothing was quiesced")
+		return
+	}
 	s.check(func() (string, []error, error) {
 		have, err := s.api.Suspension(s.suspend)
 		if err != nil {
