@@ -23,14 +23,6 @@ const (
 	Runtime Side = "runtime"
 )
 
-// Other returns the peer of s.
-func (s Side) Other() Side {
-	if s == Core {
-		return Runtime
-	}
-	return Core
-}
-
 // Kind is the kind of a step.
 type Kind string
 
@@ -190,13 +182,6 @@ func ParseFile(path string) (*Scenario, error) {
 	return Parse(path, string(b), func(name string) ([]byte, error) {
 		return os.ReadFile(filepath.Join(dir, name+".txt"))
 	})
-}
-
-// Files lists the scenario files of dir (*.txt, sorted).
-func Files(dir string) ([]string, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*.txt"))
-	slices.Sort(files)
-	return files, err
 }
 
 // Parse parses the text of a scenario named path. include reads the
