@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -168,14 +169,7 @@ func waits(steps []scenarios.Step) time.Duration {
 
 // uses reports whether a scenario has a step of one of kinds.
 func uses(sc *scenarios.Scenario, kinds ...scenarios.Kind) bool {
-	for _, st := range sc.Flat() {
-		for _, k := range kinds {
-			if st.Kind == k {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(sc.Flat(), func(st scenarios.Step) bool { return slices.Contains(kinds, st.Kind) })
 }
 
 // selected filters scenarios by o.Run.
