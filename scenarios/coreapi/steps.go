@@ -9,9 +9,6 @@ import (
 	"github.com/turnstile-sim/turnstile/scenarios"
 )
 
-// DefaultKind is the Harness kind of the scenario's Session (§7).
-const DefaultKind = "contract"
-
 // API is Core as a driver reaches it for the steps only Core has: in
 // process through events (Events) or over HTTP (scenarios/conform). An
 // error is the step's failure as the driver words it; a *Refused is a
@@ -126,7 +123,7 @@ func (s *Steps) API(st scenarios.Step) {
 	case "submit-turn":
 		kind := st.Args["kind"]
 		if kind == "" {
-			kind = DefaultKind
+			kind = scenarios.ContractKind
 		}
 		if s.createSession(kind, "") {
 			if id, err := s.api.Submit(s.session, st.Args["text"]); !s.failed(err) {
@@ -160,7 +157,7 @@ func (s *Steps) API(st scenarios.Step) {
 			s.prep = id
 		}
 	case "read-directory", "read-file", "write-file", "export":
-		if s.createSession(DefaultKind, st.Args["environment"]) {
+		if s.createSession(scenarios.ContractKind, st.Args["environment"]) {
 			s.failed(s.api.StartWorkspace(st, s.session))
 		}
 	}
