@@ -53,18 +53,13 @@ func (w wait) forFrame() time.Duration {
 	return w.timeout
 }
 
-// silence waits until a side that sent nothing more counts as silent.
-func (w wait) silence() {
+// unlisted takes the frames of q once the side counts as silent.
+func (w wait) unlisted(q *queue) []string {
 	if w.settle != nil {
 		w.settle()
 	} else {
 		time.Sleep(w.quiet)
 	}
-}
-
-// unlisted takes the frames of q once the side is silent.
-func (w wait) unlisted(q *queue) []string {
-	w.silence()
 	var out []string
 	for _, f := range q.drain() {
 		out = append(out, string(f))
@@ -397,7 +392,10 @@ func (q *queue) push(b []byte) {
 	q.mu.Lock()
 	q.frames = append(q.frames, b)
 	q.mu.Unlock()
-	q.signal()
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
 }
 
 // end records that the connection ended with err.
@@ -407,13 +405,6 @@ func (q *queue) end(err error) {
 	if !q.closed {
 		q.closed, q.err = true, err
 		close(q.done)
-	}
-}
-
-func (q *queue) signal() {
-	select {
-	case q.wake <- struct{}{}:
-	default:
 	}
 }
 
