@@ -81,10 +81,8 @@ var HarnessActions = []string{
 	"file",            // a file (environment=, path=; the input is its content) lies in the workspace
 }
 
-// APICalls are the public API calls a scenario can make to Core.
-var APICalls = []string{"submit-turn", "steer", "cancel", "answer-permission", "answer-choice", "function-result", "quiesce", "resume", "prepare-environment", "read-directory", "read-file", "write-file", "export"}
-
-// apiArgs lists the arguments of each API call. The answer calls take the
+// apiArgs lists the arguments of each public API call a scenario can
+// make to Core. The answer calls take the
 // public API's request body as JSON input and may name the refusal the
 // call must get (refused=<error code>).
 var apiArgs = map[string][]string{
@@ -519,10 +517,11 @@ func parseAPI(d directive) (string, map[string]string, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	if !slices.Contains(APICalls, call) {
+	allowed, ok := apiArgs[call]
+	if !ok {
 		return "", nil, d.errf("api: unknown call %q", call)
 	}
-	args, err := d.keyArgs(1, apiArgs[call]...)
+	args, err := d.keyArgs(1, allowed...)
 	if err != nil {
 		return "", nil, err
 	}
