@@ -25,7 +25,6 @@ type Runner struct {
 	now     time.Time
 	gen     uint64
 	up      bool
-	closed  map[uint64]string // transports the Runtime closed, with the reason
 	timers  map[daemon.TimerID]time.Time
 	pending []daemon.Send // non-heartbeat frames not yet asserted
 	beats   []daemon.Send // heartbeats not yet asserted
@@ -52,7 +51,6 @@ func New(sc *scenarios.Scenario, limits daemon.Limits, dir string) (*scenarios.P
 		m:      daemon.New(cfg),
 		h:      newHarness(dir),
 		now:    scenarios.Epoch,
-		closed: map[uint64]string{},
 		timers: map[daemon.TimerID]time.Time{},
 	}
 	return scenarios.NewPlayer(sc, r), r, nil
@@ -133,8 +131,6 @@ func (r *Runner) apply(e daemon.Effect, quiet bool) {
 		} else {
 			r.pending = append(r.pending, v)
 		}
-	case daemon.CloseTransport:
-		r.closed[v.Gen] = v.Reason
 	case daemon.SetTimer:
 		r.timers[v.Timer] = v.At
 	case daemon.CancelTimer:
