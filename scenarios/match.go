@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -103,14 +104,11 @@ func (m *matcher) bind(path, name, v string) error {
 	if v == "" {
 		return fmt.Errorf("%s: $%s would bind an empty value", path, name)
 	}
-	for other, ov := range m.b.vals {
-		if ov == v && other != name {
-			return fmt.Errorf("%s: $%s would bind %q, already the value of $%s", path, name, v, other)
-		}
-	}
-	for other, ov := range m.trial {
-		if ov == v && other != name {
-			return fmt.Errorf("%s: $%s would bind %q, already the value of $%s", path, name, v, other)
+	for _, vals := range []map[string]string{m.b.vals, m.trial} {
+		for other, ov := range vals {
+			if ov == v && other != name {
+				return fmt.Errorf("%s: $%s would bind %q, already the value of $%s", path, name, v, other)
+			}
 		}
 	}
 	m.trial[name] = v
@@ -164,12 +162,7 @@ func (m *matcher) value(path string, want, have any) error {
 }
 
 func (m *matcher) object(path string, w, h map[string]any) error {
-	keys := make([]string, 0, len(w))
-	for k := range w {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(w)) {
 		hv, ok := h[k]
 		if !ok {
 			return fmt.Errorf("%s.%s: missing", path, k)

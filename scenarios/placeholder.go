@@ -31,19 +31,27 @@ var identRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*`)
 // parseTemplate splits JSON text into literals and placeholders: `$name`
 // inside a string is a string placeholder, a bare `$name` is a number
 // placeholder; `$$` is a literal dollar sign.
-func parseTemplate(text string) (template, error) {
+func parseTemplate(text string) (template, error) { return scanTemplate(text, false) }
+
+// splitString splits a plain string (an envelope ID, a decoded JSON
+// string) into literals and string placeholders.
+func splitString(s string) (template, error) { return scanTemplate(s, true) }
+
+// scanTemplate splits JSON text, or a plain string (every placeholder a
+// string's, no quotes or escapes), into literals and placeholders.
+func scanTemplate(text string, plain bool) (template, error) {
 	var out template
 	var lit strings.Builder
-	inStr := false
+	inStr := plain
 	for i := 0; i < len(text); i++ {
 		c := text[i]
 		switch {
-		case inStr && c == '\\' && i+1 < len(text):
+		case !plain && inStr && c == '\\' && i+1 < len(text):
 			lit.WriteByte(c)
 			lit.WriteByte(text[i+1])
 			i++
 			continue
-		case c == '"':
+		case !plain && c == '"':
 			inStr = !inStr
 		case c == '$' && i+1 < len(text) && text[i+1] == '$':
 			lit.WriteByte('$')
@@ -109,31 +117,6 @@ func defaultValue(name string, inString bool) string {
 		return name
 	}
 	return DefaultNumber
-}
-
-// splitString splits a plain string (an envelope ID, a decoded JSON
-// string) into literals and string placeholders.
-func splitString(s string) (template, error) {
-	var out template
-	var lit strings.Builder
-	for i := 0; i < len(s); i++ {
-		switch {
-		case s[i] == '$' && i+1 < len(s) && s[i+1] == '$':
-			lit.WriteByte('$')
-			i++
-		case s[i] == '$':
-			name := identRe.FindString(s[i+1:])
-			if name == "" {
-				return nil, fmt.Errorf("bad placeholder at %q", clip(s[i:]))
-			}
-			out = append(out, segment{lit: lit.String()}, segment{name: name, inString: true})
-			lit.Reset()
-			i += len(name)
-		default:
-			lit.WriteByte(s[i])
-		}
-	}
-	return append(out, segment{lit: lit.String()}), nil
 }
 
 // plain renders a split string without JSON escaping.

@@ -11,7 +11,6 @@ import (
 // read without a testing.T so that every error can name its line.
 type directive struct {
 	pos   string
-	line  int
 	cmd   string
 	args  []datadriven.CmdArg
 	input string
@@ -37,7 +36,7 @@ func readDirectives(name, text string) ([]directive, error) {
 		if err != nil {
 			return nil, &Error{Pos: pos, Msg: err.Error()}
 		}
-		d := directive{pos: pos, line: i + 1, cmd: cmd, args: args}
+		d := directive{pos: pos, cmd: cmd, args: args}
 		var input []string
 		sep := false
 		for i++; i < len(lines); i++ {

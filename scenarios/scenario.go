@@ -3,6 +3,7 @@ package scenarios
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,14 +22,6 @@ const (
 	Core    Side = "core"
 	Runtime Side = "runtime"
 )
-
-// Other returns the peer of s.
-func (s Side) Other() Side {
-	if s == Core {
-		return Runtime
-	}
-	return Core
-}
 
 // Kind is the kind of a step.
 type Kind string
@@ -60,10 +53,15 @@ const (
 	KindOnly           Kind = "only"            // only <side>: the other side's runners skip the scenario
 )
 
-// FileTime is the modification time of every file and directory a
-// harness file step lays down, so that an export's tar stream is the
-// same bytes on every runner.
-var FileTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+// Epoch is a scenario's first instant on the machine runners, and the
+// modification time of every file and directory a harness file step
+// lays down (so that an export's tar stream is the same bytes on every
+// runner).
+var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// KeepaliveInterval is how often a scripted Runtime repeats its last
+// heartbeat while time advances (the bootstrap's default cadence).
+const KeepaliveInterval = 15 * time.Second
 
 // Harness actions of the controlled adapter.
 var HarnessActions = []string{
@@ -83,10 +81,8 @@ var HarnessActions = []string{
 	"file",            // a file (environment=, path=; the input is its content) lies in the workspace
 }
 
-// APICalls are the public API calls a scenario can make to Core.
-var APICalls = []string{"submit-turn", "steer", "cancel", "answer-permission", "answer-choice", "function-result", "quiesce", "resume", "prepare-environment", "read-directory", "read-file", "write-file", "export"}
-
-// apiArgs lists the arguments of each API call. The answer calls take the
+// apiArgs lists the arguments of each public API call a scenario can
+// make to Core. The answer calls take the
 // public API's request body as JSON input and may name the refusal the
 // call must get (refused=<error code>).
 var apiArgs = map[string][]string{
@@ -184,13 +180,6 @@ func ParseFile(path string) (*Scenario, error) {
 	return Parse(path, string(b), func(name string) ([]byte, error) {
 		return os.ReadFile(filepath.Join(dir, name+".txt"))
 	})
-}
-
-// Files lists the scenario files of dir (*.txt, sorted).
-func Files(dir string) ([]string, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*.txt"))
-	slices.Sort(files)
-	return files, err
 }
 
 // Parse parses the text of a scenario named path. include reads the
@@ -528,10 +517,11 @@ func parseAPI(d directive) (string, map[string]string, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	if !slices.Contains(APICalls, call) {
+	allowed, ok := apiArgs[call]
+	if !ok {
 		return "", nil, d.errf("api: unknown call %q", call)
 	}
-	args, err := d.keyArgs(1, apiArgs[call]...)
+	args, err := d.keyArgs(1, allowed...)
 	if err != nil {
 		return "", nil, err
 	}
@@ -588,21 +578,12 @@ func parseAssert(d directive, required string, allowed ...string) (map[string]st
 }
 
 func numericArgs(d directive, args map[string]string) error {
-	for _, k := range sortedKeys(args) {
+	for _, k := range slices.Sorted(maps.Keys(args)) {
 		if n, err := strconv.Atoi(args[k]); err != nil || n < 0 {
 			return d.errf("%s: %s=%q is not a count", d.cmd, k, args[k])
 		}
 	}
 	return nil
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // Flat flattens includes: every step a runner executes, in order.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -92,16 +93,6 @@ func newCoreRun(o Options, t CoreTarget, sc *scenarios.Scenario) *coreRun {
 	return r
 }
 
-// usesCall reports whether sc makes the API call.
-func usesCall(sc *scenarios.Scenario, call string) bool {
-	for _, st := range sc.Flat() {
-		if st.Kind == scenarios.KindAPI && st.Action == call {
-			return true
-		}
-	}
-	return false
-}
-
 func (r *coreRun) run() Result {
 	start := time.Now()
 	if why := r.o.skipReason(r.sc, scenarios.Core); why != "" {
@@ -115,7 +106,7 @@ func (r *coreRun) run() Result {
 		return Result{Name: r.sc.Name, Status: Skip, Credential: CredentialOperatorToken,
 			Reason: "needs the operator routes: its steps read Core's view of a Turn (-operator-token-file)"}
 	}
-	if r.t.Prepare == nil && usesCall(r.sc, "prepare-environment") {
+	if r.t.Prepare == nil && slices.ContainsFunc(r.sc.Flat(), func(st scenarios.Step) bool { return st.Action == "prepare-environment" }) {
 		return Result{Name: r.sc.Name, Status: Skip, Reason: "needs the preparation API: the public HTTP API prepares only a Session's Environment definition, with the IDs and digests Core derives itself, so the runtime_prepare headers of its api prepare-environment step cannot be sent verbatim"}
 	}
 	defer r.close()

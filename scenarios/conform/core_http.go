@@ -251,9 +251,6 @@ func (r *coreRun) Interactions(turn string) (all []map[string]string, ids []stri
 }
 
 func (r *coreRun) Suspension(id string) (map[string]string, error) {
-	if id == "" {
-		return nil, fmt.Errorf("core-suspension: nothing was quiesced")
-	}
 	var s struct {
 		State     string `json:"state"`
 		ErrorCode string `json:"error_code"`

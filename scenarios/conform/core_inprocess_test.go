@@ -15,9 +15,12 @@ import (
 	"github.com/turnstile-sim/turnstile/core/engine/enginetest"
 	"github.com/turnstile-sim/turnstile/core/gateway"
 	"github.com/turnstile-sim/turnstile/core/server"
+	"github.com/turnstile-sim/turnstile/daemon"
 	"github.com/turnstile-sim/turnstile/internal/pipenet"
 	"github.com/turnstile-sim/turnstile/scenarios"
 	"github.com/turnstile-sim/turnstile/scenarios/coreapi"
+	"github.com/turnstile-sim/turnstile/scenarios/machine/coremachine"
+	"github.com/turnstile-sim/turnstile/scenarios/machine/daemonmachine"
 )
 
 // serverCalls reaches a server's loop for coreapi.Events; only Call is
@@ -84,19 +87,30 @@ func playCore(t *testing.T, sc *scenarios.Scenario) (res Result) {
 	return res
 }
 
-// TestCoreScenarios plays every scenario against Core in process: each
-// passes, none is skipped.
-func TestCoreScenarios(t *testing.T) {
+// TestScenariosInProcess plays every scenario against Core and against
+// the daemon in process: each passes on both sides, none is skipped, and
+// the daemon's side leaves unchecked only what it does not report
+// (runtime-owned records=).
+func TestScenariosInProcess(t *testing.T) {
 	all, err := scenarios.Embedded()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, sc := range all {
 		t.Run(sc.Name, func(t *testing.T) {
-			if res := playCore(t, sc); res.Status != Pass {
-				t.Errorf("%s: %s", res.Status, res.Reason)
-			} else if len(res.NotChecked) > 0 {
-				t.Logf("not checked: %q", res.NotChecked)
+			core, runtime := playCore(t, sc), playRuntime(t, sc)
+			for _, res := range []Result{core, runtime} {
+				if res.Status != Pass {
+					t.Errorf("%s: %s", res.Status, res.Reason)
+				}
+			}
+			if len(core.NotChecked) > 0 {
+				t.Logf("core: not checked: %q", core.NotChecked)
+			}
+			for _, n := range runtime.NotChecked {
+				if !strings.Contains(n, "records=") {
+					t.Errorf("runtime: not checked: %s", n)
+				}
 			}
 		})
 	}
@@ -113,54 +127,104 @@ func parseIncluding(t *testing.T, text string) *scenarios.Scenario {
 	return sc
 }
 
+// playMachine plays sc on the machine runner of side (scenarios/machine);
+// a failing result's reason lists every failure.
+func playMachine(t *testing.T, side scenarios.Side, sc *scenarios.Scenario) Result {
+	var d scenarios.Driver
+	if side == scenarios.Runtime {
+		_, rd, err := daemonmachine.New(sc, daemon.Limits{}, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		d = rd
+	} else {
+		_, d = coremachine.New(sc, core.Config{Policy: enginetest.OpenPolicy(scenarios.ContractKind)})
+	}
+	res := Result{Name: sc.Name, Status: Pass}
+	for _, err := range scenarios.Play(sc, d).Failures {
+		res.Status, res.Reason = Fail, res.Reason+err.Error()+"\n"
+	}
+	return res
+}
+
 // TestBrokenScenariosFail: a scenario whose frames, or state owned by the
 // side under test, differ from what the real Core or daemon does fails,
-// naming the difference.
+// naming the difference, on the machine runner and against the shell in
+// process (machine, where set, is what the machine runner names instead).
 func TestBrokenScenariosFail(t *testing.T) {
 	const core, runtime = scenarios.Core, scenarios.Runtime
 	prefix := "include connected\n----\n\ninclude started\n----\n\n"
 	cancel := "core prompt_cancel id=$run\n{\"delivery_id\":\"$cancel\"}\n----\n\nsettle\n----\n\n"
 	permission := "harness emit permission_request\n{\"request_id\":\"p1\",\"tool\":\"t\",\"title\":\"x\"}\n----\n\nruntime permission_request id=$run\n{\"request_id\":\"p1\",\"tool\":\"t\",\"title\":\"x\"}\n----\n\n"
 	for _, c := range []struct {
-		name       string
-		side       scenarios.Side
-		text, want string
+		name                string
+		side                scenarios.Side
+		text, want, machine string
 	}{
-		{"frame", core, prefix + "api cancel\n----\n\ncore prompt_cancel id=$run\n{\"delivery_id\":\"other\"}\n----\n", `, want "other"`},
-		{"unlisted", core, prefix + "api cancel\n----\n", "does not list at the end of the scenario"},
-		{"state", core, prefix + "core-state turn=1 state=completed\n----\n", `state="running", want "completed"`},
-		{"interaction", core, prefix + permission + "core-interaction id=p1 status=applied\n----\n", `interaction p1: status="pending", want "applied"`},
-		{"interaction unknown", core, prefix + "core-interaction id=p9 status=pending\n----\n", "interaction p9: Core has no record of it"},
-		{"refusal expected", core, "include connected_interactions\n----\n\ninclude started\n----\n\n" + permission + "api answer-permission interaction=p1 refused=interaction_closed\n{\"approved\":true}\n----\n", "accepted, want it refused interaction_closed"},
-		{"refusal unexpected", core, prefix + "api answer-permission interaction=p9\n{\"approved\":true}\n----\n", "refused: 404"},
-		{"refusal code", core, prefix + "api answer-permission interaction=p9 refused=interaction_closed\n{\"approved\":true}\n----\n", `refused "unknown_interaction"`},
-		{"suspension", core, "include connected\n----\n\napi quiesce environment=env\n----\n\ncore environment_quiesce id=$s.q1\n{\"environment_id\":\"env\",\"suspend_id\":\"$s\"}\n----\n\ncore-suspension state=quiesced\n----\n", `state="quiescing", want "quiesced"`},
-		{"lost", core, prefix + "runtime done id=$run lost\n{\"content\":\"hi\"}\n----\n\ncore-state turn=1 state=completed\n----\n", `state="running", want "completed"`},
-		{"preparation", core, "core-preparation state=completed\n----\n", "Core has no Environment preparation"},
-		{"workspace", core, "include connected\n----\n\napi read-file environment=env path=a\n----\n\ncore-workspace outcome=completed data=x\n----\n", `outcome="unavailable", want "completed"`},
-		{"workspace without a call", core, "core-workspace outcome=completed\n----\n", "no workspace call was made"},
-		{"close", core, "include connected\n----\n\ndisconnect by=core\n----\n", "Core did not close the connection"},
-		{"version", core, "version-refused version=$version status=426\n----\n", "status 101, want 426"},
-		{"no work", core, "api submit-turn text=hi\n----\n", "admitted no work: the scenario submitted 1 Turn(s) but no Run started"},
-		{"permission body", core, prefix + permission + "api answer-permission interaction=p1\n{\"approved\":true,\"message\":\"ok\"}\n----\n", "carries no message"},
-		{"resume refused", core, "include connected\n----\n\napi quiesce environment=env\n----\n\ncore environment_quiesce id=$s.q1\n{\"environment_id\":\"env\",\"suspend_id\":\"$s\"}\n----\n\napi resume\n----\n", "refused: 409"},
-		{"resume refusal code", core, "include connected\n----\n\napi quiesce environment=env\n----\n\ncore environment_quiesce id=$s.q1\n{\"environment_id\":\"env\",\"suspend_id\":\"$s\"}\n----\n\napi resume refused=unknown_suspension\n----\n", `refused "suspension_pending"`},
-		{"runtime frame", runtime, prefix + cancel + "runtime done id=$run\n{\"content\":\"x\"}\n----\n", `payload.content: sent "", want "x"`},
-		{"runtime unlisted", runtime, prefix + cancel, `does not list at the end of the scenario: {"type":"done"`},
-		{"runtime silence", runtime, prefix + cancel + "silence runtime 50ms\n----\n", `before silence: {"type":"done"`},
-		{"runtime owned", runtime, prefix + "runtime-owned executors=0\n----\n", "runtime-owned executors=1, want 0"},
-		{"runtime rebound", runtime, prefix + cancel + "runtime done id=$executor\n{\"content\":\"\"}\n----\n", `id: sent "run", want "ex-1"`},
-		{"runtime version", runtime, "version-refused version=$version\n----\n", "is this protocol's own"},
+		{"frame", core, prefix + "api cancel\n----\n\ncore prompt_cancel id=$run\n{\"delivery_id\":\"other\"}\n----\n", `, want "other"`, ""},
+		{"unlisted", core, prefix + "api cancel\n----\n", "does not list at the end of the scenario", ""},
+		{"missing", core, prefix + "core prompt_cancel id=$run\n{\"delivery_id\":\"$cancel\"}\n----\n", "Core sent nothing", ""},
+		{"silence", core, "include connected\n----\n\napi submit-turn text=hello\n----\n\nsilence core 50ms\n----\n", "before silence", ""},
+		{"state", core, prefix + "core-state turn=1 state=completed\n----\n", `state="running", want "completed"`, ""},
+		{"interaction", core, prefix + permission + "core-interaction id=p1 status=applied\n----\n", `interaction p1: status="pending", want "applied"`, ""},
+		{"interaction unknown", core, prefix + "core-interaction id=p9 status=pending\n----\n", "interaction p9: Core has no record of it", ""},
+		{"refusal expected", core, "include connected_interactions\n----\n\ninclude started\n----\n\n" + permission + "api answer-permission interaction=p1 refused=interaction_closed\n{\"approved\":true}\n----\n", "accepted, want it refused interaction_closed", ""},
+		{"refusal unexpected", core, prefix + "api answer-permission interaction=p9\n{\"approved\":true}\n----\n", "refused: 404", "refused"},
+		{"refusal code", core, prefix + "api answer-permission interaction=p9 refused=interaction_closed\n{\"approved\":true}\n----\n", `refused "unknown_interaction"`, ""},
+		{"suspension", core, "include connected\n----\n\napi quiesce environment=env\n----\n\ncore environment_quiesce id=$s.q1\n{\"environment_id\":\"env\",\"suspend_id\":\"$s\"}\n----\n\ncore-suspension state=quiesced\n----\n", `state="quiescing", want "quiesced"`, ""},
+		{"lost", core, prefix + "runtime done id=$run lost\n{\"content\":\"hi\"}\n----\n\ncore-state turn=1 state=completed\n----\n", `state="running", want "completed"`, ""},
+		{"preparation", core, "core-preparation state=completed\n----\n", "Core has no Environment preparation", ""},
+		{"workspace", core, "include connected\n----\n\napi read-file environment=env path=a\n----\n\ncore-workspace outcome=completed data=x\n----\n", `outcome="unavailable", want "completed"`, ""},
+		{"workspace without a call", core, "core-workspace outcome=completed\n----\n", "no workspace call was made", ""},
+		{"close", core, "include connected\n----\n\ndisconnect by=core\n----\n", "Core did not close", ""},
+		{"version", core, "version-refused version=$version status=426\n----\n", "status 101, want 426", "-"},
+		{"no work", core, "api submit-turn text=hi\n----\n", "admitted no work: the scenario submitted 1 Turn(s) but no Run started", ""},
+		{"permission body", core, prefix + permission + "api answer-permission interaction=p1\n{\"approved\":true,\"message\":\"ok\"}\n----\n", "carries no message", "-"},
+		{"resume refused", core, "include connected\n----\n\napi quiesce environment=env\n----\n\ncore environment_quiesce id=$s.q1\n{\"environment_id\":\"env\",\"suspend_id\":\"$s\"}\n----\n\napi resume\n----\n", "refused: 409", "refused"},
+		{"resume refusal code", core, "include connected\n----\n\napi quiesce environment=env\n----\n\ncore environment_quiesce id=$s.q1\n{\"environment_id\":\"env\",\"suspend_id\":\"$s\"}\n----\n\napi resume refused=unknown_suspension\n----\n", `refused "suspension_pending"`, ""},
+		{"runtime frame", runtime, prefix + cancel + "runtime done id=$run\n{\"content\":\"x\"}\n----\n", `payload.content: sent "", want "x"`, ""},
+		{"runtime unlisted", runtime, prefix + cancel, `does not list at the end of the scenario: {"type":"done"`, "does not list at the end of the scenario: done"},
+		{"runtime silence", runtime, prefix + cancel + "silence runtime 50ms\n----\n", `before silence: {"type":"done"`, "before silence: done"},
+		{"runtime owned", runtime, prefix + "runtime-owned executors=0\n----\n", "runtime-owned executors=1, want 0", "executors=1, want 0"},
+		{"runtime rebound", runtime, prefix + cancel + "runtime done id=$executor\n{\"content\":\"\"}\n----\n", `id: sent "run", want "ex-1"`, ""},
+		{"runtime no work", runtime, "api submit-turn text=hello\n----\n", "admitted no work", "s.txt:1: runtime: admitted no work: the scenario submitted 1 Turn(s) but no Run started"},
+		{"runtime version", runtime, "version-refused version=$version\n----\n", "is this protocol's own", "-"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			sc := parseIncluding(t, c.text)
+			if c.machine == "" {
+				c.machine = c.want
+			}
 			play := playCore
 			if c.side == runtime {
 				play = playRuntime
 			}
-			if res := play(t, parseIncluding(t, c.text)); res.Status != Fail || !strings.Contains(res.Reason, c.want) {
-				t.Fatalf("%s %s, want a failure containing %q", res.Status, res.Reason, c.want)
+			if res := play(t, sc); res.Status != Fail || !strings.Contains(res.Reason, c.want) {
+				t.Errorf("in process: %s %s, want a failure containing %q", res.Status, res.Reason, c.want)
+			}
+			if res := playMachine(t, c.side, sc); c.machine != "-" && (res.Status != Fail || !strings.Contains(res.Reason, c.machine)) {
+				t.Errorf("machine: %s %s, want a failure containing %q", res.Status, res.Reason, c.machine)
 			}
 		})
+	}
+}
+
+// TestRunnersPassTheirSideOnly: a frame of a misbehaving peer is not
+// asserted on its own side, and a one-sided scenario is skipped by the
+// other side.
+func TestRunnersPassTheirSideOnly(t *testing.T) {
+	rogue := parseIncluding(t, "include connected\n----\n\ninclude started\n----\n\n"+
+		"core execution_start id=$prepare rogue\n{\"executor_id\":\"$executor\",\"handle\":\"$handle\",\"run_id\":\"again\",\"input\":[]}\n----\n")
+	only := parseIncluding(t, "only runtime\nwhy\n----\n\ncore-state turn=1 state=completed\n----\n")
+	for _, res := range []Result{playCore(t, rogue), playMachine(t, scenarios.Core, rogue), playMachine(t, scenarios.Core, only)} {
+		if res.Status != Pass {
+			t.Errorf("core: %s %s", res.Status, res.Reason)
+		}
+	}
+	for _, res := range []Result{playRuntime(t, rogue), playMachine(t, scenarios.Runtime, rogue)} {
+		if res.Status != Fail {
+			t.Errorf("runtime: the rogue start's rejection is unlisted, yet %s", res.Status)
+		}
 	}
 }
 

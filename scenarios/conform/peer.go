@@ -20,10 +20,6 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// KeepaliveInterval: the scripted Runtime repeats its last heartbeat this
-// often while time advances (the bootstrap's default cadence).
-const KeepaliveInterval = 15 * time.Second
-
 // Gateway routes (wire-reference §2.2).
 const (
 	bootstrapPath = "/api/v1/agent-daemon/bootstrap"
@@ -57,18 +53,13 @@ func (w wait) forFrame() time.Duration {
 	return w.timeout
 }
 
-// silence waits until a side that sent nothing more counts as silent.
-func (w wait) silence() {
+// unlisted takes the frames of q once the side counts as silent.
+func (w wait) unlisted(q *queue) []string {
 	if w.settle != nil {
 		w.settle()
 	} else {
 		time.Sleep(w.quiet)
 	}
-}
-
-// unlisted takes the frames of q once the side is silent.
-func (w wait) unlisted(q *queue) []string {
-	w.silence()
 	var out []string
 	for _, f := range q.drain() {
 		out = append(out, string(f))
@@ -187,7 +178,7 @@ func (p *runtimePeer) Deliver(f *scenarios.Frame, raw []byte) {
 		return
 	}
 	if f.Type == wire.TypeHeartbeat && !f.Invalid {
-		p.hb, p.nextHB = raw, time.Now().Add(KeepaliveInterval)
+		p.hb, p.nextHB = raw, time.Now().Add(scenarios.KeepaliveInterval)
 	}
 	p.after()
 }
@@ -214,7 +205,7 @@ func (p *runtimePeer) Disconnect(byCore bool) {
 }
 
 // Advance lets d pass, repeating the last heartbeat every
-// KeepaliveInterval.
+// scenarios.KeepaliveInterval.
 func (p *runtimePeer) Advance(d time.Duration) {
 	end := time.Now().Add(d)
 	for p.hb != nil && p.conn != nil && !p.nextHB.After(end) {
@@ -227,7 +218,7 @@ func (p *runtimePeer) Advance(d time.Duration) {
 			p.log.Failf("keepalive heartbeat: %v", err)
 			p.hb = nil
 		}
-		p.nextHB = p.nextHB.Add(KeepaliveInterval)
+		p.nextHB = p.nextHB.Add(scenarios.KeepaliveInterval)
 	}
 	time.Sleep(time.Until(end))
 	p.after()
@@ -401,7 +392,10 @@ func (q *queue) push(b []byte) {
 	q.mu.Lock()
 	q.frames = append(q.frames, b)
 	q.mu.Unlock()
-	q.signal()
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
 }
 
 // end records that the connection ended with err.
@@ -411,13 +405,6 @@ func (q *queue) end(err error) {
 	if !q.closed {
 		q.closed, q.err = true, err
 		close(q.done)
-	}
-}
-
-func (q *queue) signal() {
-	select {
-	case q.wake <- struct{}{}:
-	default:
 	}
 }
 

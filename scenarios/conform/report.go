@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -149,44 +150,26 @@ func (o Options) skipReason(sc *scenarios.Scenario, self scenarios.Side) string 
 	if len(steps) > 0 && steps[0].Kind == scenarios.KindOnly && steps[0].Side != self {
 		return "only " + string(steps[0].Side) + ": " + strings.Join(strings.Fields(steps[0].Input), " ")
 	}
-	if total := waits(steps); total > o.MaxWait && o.Settle == nil {
-		return fmt.Sprintf("needs fake time: its advance and silence steps wait %v in all (-max-wait %v)", total, o.MaxWait)
-	}
-	return ""
-}
-
-// waits is the real time a scenario's advance and silence steps take.
-func waits(steps []scenarios.Step) time.Duration {
-	var total time.Duration
+	var total time.Duration // the real time the advance and silence steps take
 	for _, st := range steps {
 		if st.Kind == scenarios.KindAdvance || st.Kind == scenarios.KindSilence {
 			total += st.Duration
 		}
 	}
-	return total
+	if total > o.MaxWait && o.Settle == nil {
+		return fmt.Sprintf("needs fake time: its advance and silence steps wait %v in all (-max-wait %v)", total, o.MaxWait)
+	}
+	return ""
 }
 
 // uses reports whether a scenario has a step of one of kinds.
 func uses(sc *scenarios.Scenario, kinds ...scenarios.Kind) bool {
-	for _, st := range sc.Flat() {
-		for _, k := range kinds {
-			if st.Kind == k {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(sc.Flat(), func(st scenarios.Step) bool { return slices.Contains(kinds, st.Kind) })
 }
 
 // selected filters scenarios by o.Run.
 func (o Options) selected(all []*scenarios.Scenario) []*scenarios.Scenario {
-	var out []*scenarios.Scenario
-	for _, sc := range all {
-		if o.Run == nil || o.Run.MatchString(sc.Name) {
-			out = append(out, sc)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(all), func(sc *scenarios.Scenario) bool { return o.Run != nil && !o.Run.MatchString(sc.Name) })
 }
 
 // failures is a scenario driver's log and its not-checked notes.

@@ -2,6 +2,7 @@ package controlled
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/turnstile-sim/turnstile/adapters/agent"
 	"github.com/turnstile-sim/turnstile/scenarios"
@@ -36,21 +37,12 @@ func (c *Controlled) Do(cmd scenarios.ControlCommand) error {
 	case "file":
 		return c.putFile(cmd)
 	default:
-		if !isArmable(cmd.Action) {
+		if !slices.Contains(scenarios.HarnessActions, cmd.Action) || slices.Contains([]string{"emit", "release", "apply", "file"}, cmd.Action) {
 			return fmt.Errorf("harness: unknown action %q", cmd.Action)
 		}
 		c.arm(cmd.Action)
 	}
 	return nil
-}
-
-func isArmable(action string) bool {
-	for _, a := range scenarios.HarnessActions {
-		if a == action && a != "emit" && a != "release" && a != "apply" && a != "file" {
-			return true
-		}
-	}
-	return false
 }
 
 // settleLive settles the oldest live Turn with the step's outcome.

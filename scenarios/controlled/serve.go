@@ -15,9 +15,6 @@ import (
 // calls, idle, closing); the host that runs the daemon provides it.
 type OwnedFunc func(ctx context.Context) (map[string]int, error)
 
-// dialRetry is the wait between attempts to open the control channel.
-const dialRetry = 200 * time.Millisecond
-
 // Serve opens the control channel at url (ws://…/conform/control),
 // trying again until it opens or ctx ends (the Runtime may start before
 // the scripted Core listens), and applies every command it receives until
@@ -34,7 +31,7 @@ func (c *Controlled) Serve(ctx context.Context, url string, owned OwnedFunc) err
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("control channel %s: %w", url, err)
-		case <-time.After(dialRetry):
+		case <-time.After(200 * time.Millisecond): // before the next attempt
 		}
 	}
 	defer ws.CloseNow()

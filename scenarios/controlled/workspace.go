@@ -59,14 +59,14 @@ func (c *Controlled) putFile(cmd scenarios.ControlCommand) error {
 
 // settle gives the file and the directories above it, up to the root,
 // the mode and time every runner's workspace shows (an export archives
-// them): 0644 files, 0755 directories, scenarios.FileTime.
+// them): 0644 files, 0755 directories, scenarios.Epoch.
 func settle(root, p string) error {
 	mode := os.FileMode(0o644)
 	for ; p != root; p, mode = filepath.Dir(p), 0o755 {
 		if err := os.Chmod(p, mode); err != nil {
 			return fmt.Errorf("harness file: %v", err)
 		}
-		if err := os.Chtimes(p, scenarios.FileTime, scenarios.FileTime); err != nil {
+		if err := os.Chtimes(p, scenarios.Epoch, scenarios.Epoch); err != nil {
 			return fmt.Errorf("harness file: %v", err)
 		}
 	}

@@ -253,14 +253,11 @@ func (e events) Interactions(turn string) (all []map[string]string, ids []string
 }
 
 func (e events) Suspension(id string) (map[string]string, error) {
-	var rec *core.SuspensionRecord
-	if id != "" {
-		res, err := e.c.Call(func(c core.CallID) core.Event { return core.ReadSuspension{Call: c, SuspendID: id} })
-		if err != nil {
-			return nil, err
-		}
-		rec = res.Suspension
+	res, err := e.c.Call(func(c core.CallID) core.Event { return core.ReadSuspension{Call: c, SuspendID: id} })
+	if err != nil {
+		return nil, err
 	}
+	rec := res.Suspension
 	if rec == nil {
 		return nil, fmt.Errorf("core-suspension: Core has no suspension record")
 	}

@@ -9,9 +9,6 @@ import (
 	"github.com/turnstile-sim/turnstile/scenarios"
 )
 
-// DefaultKind is the Harness kind of the scenario's Session (§7).
-const DefaultKind = "contract"
-
 // API is Core as a driver reaches it for the steps only Core has: in
 // process through events (Events) or over HTTP (scenarios/conform). An
 // error is the step's failure as the driver words it; a *Refused is a
@@ -36,6 +33,7 @@ type API interface {
 	Turn(id string) (map[string]string, error)
 	// Interactions reads a Turn's interactions (shown: the view has them).
 	Interactions(turn string) (all []map[string]string, ids []string, shown bool, err error)
+	// Suspension reads the record of a suspension the scenario made.
 	Suspension(id string) (map[string]string, error)
 	// Preparation reads the latest preparation: prep, or the latest of
 	// session, as this Core finds it.
@@ -125,7 +123,7 @@ func (s *Steps) API(st scenarios.Step) {
 	case "submit-turn":
 		kind := st.Args["kind"]
 		if kind == "" {
-			kind = DefaultKind
+			kind = scenarios.ContractKind
 		}
 		if s.createSession(kind, "") {
 			if id, err := s.api.Submit(s.session, st.Args["text"]); !s.failed(err) {
@@ -159,7 +157,7 @@ func (s *Steps) API(st scenarios.Step) {
 			s.prep = id
 		}
 	case "read-directory", "read-file", "write-file", "export":
-		if s.createSession(DefaultKind, st.Args["environment"]) {
+		if s.createSession(scenarios.ContractKind, st.Args["environment"]) {
 			s.failed(s.api.StartWorkspace(st, s.session))
 		}
 	}
@@ -199,10 +197,7 @@ func (s *Steps) check(try func() (string, []error, error)) {
 			s.log.Failf("%v", err)
 			return
 		case len(errs) == 0 || s.Retry == 0 || time.Now().After(deadline):
-			for _, err := range errs {
-				s.log.Failf("%v", err)
-			}
-			s.log.Note(line)
+			s.report(line, errs)
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -273,6 +268,10 @@ func (s *Steps) CoreInteraction(args map[string]string) {
 
 // CoreSuspension checks Core's record of the latest suspension.
 func (s *Steps) CoreSuspension(args map[string]string) {
+	if s.suspend == "" {
+		s.log.Failf("core-suspension: nothing was quiesced")
+		return
+	}
 	s.check(func() (string, []error, error) {
 		have, err := s.api.Suspension(s.suspend)
 		if err != nil {

@@ -17,13 +17,6 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// Epoch is the scenario's first instant.
-var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-
-// KeepaliveInterval is how often the scripted Runtime repeats its last
-// heartbeat while time advances (the bootstrap heartbeat interval).
-const KeepaliveInterval = 15 * time.Second
-
 // Device is the scripted Runtime's device identity (wire-reference §7).
 const Device = "runtime"
 
@@ -57,7 +50,7 @@ func New(sc *scenarios.Scenario, cfg core.Config) (*scenarios.Player, *Runner) {
 	r := &Runner{
 		Log:    scenarios.Log{Name: "core"},
 		m:      core.New(cfg, store.NewMemory()),
-		now:    Epoch,
+		now:    scenarios.Epoch,
 		closed: map[core.ConnID]string{},
 		timers: map[core.TimerID]time.Time{},
 	}
@@ -141,7 +134,7 @@ func (r *Runner) Deliver(f *scenarios.Frame, raw []byte) {
 		return
 	}
 	if f.Type == wire.TypeHeartbeat {
-		r.hb, r.nextHB = raw, r.now.Add(KeepaliveInterval)
+		r.hb, r.nextHB = raw, r.now.Add(scenarios.KeepaliveInterval)
 	}
 	r.step(core.FrameReceived{Conn: r.conn, Frame: frame}, false)
 }
@@ -180,7 +173,7 @@ func (r *Runner) Advance(d time.Duration) {
 		hbDue := r.hb != nil && r.conn != 0 && !r.nextHB.After(target)
 		if hbDue && (!ok || r.nextHB.Before(at)) {
 			r.now = r.nextHB
-			r.nextHB = r.now.Add(KeepaliveInterval)
+			r.nextHB = r.now.Add(scenarios.KeepaliveInterval)
 			frame, _ := wire.Decode(r.hb)
 			r.step(core.FrameReceived{Conn: r.conn, Frame: frame}, true)
 			keepalives++

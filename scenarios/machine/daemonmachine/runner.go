@@ -17,9 +17,6 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// Epoch is the scenario's first instant.
-var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-
 // Runner drives one daemon.Machine for the scenario player.
 type Runner struct {
 	scenarios.Log
@@ -28,7 +25,6 @@ type Runner struct {
 	now     time.Time
 	gen     uint64
 	up      bool
-	closed  map[uint64]string // transports the Runtime closed, with the reason
 	timers  map[daemon.TimerID]time.Time
 	pending []daemon.Send // non-heartbeat frames not yet asserted
 	beats   []daemon.Send // heartbeats not yet asserted
@@ -54,8 +50,7 @@ func New(sc *scenarios.Scenario, limits daemon.Limits, dir string) (*scenarios.P
 		Log:    scenarios.Log{Name: "runtime"},
 		m:      daemon.New(cfg),
 		h:      newHarness(dir),
-		now:    Epoch,
-		closed: map[uint64]string{},
+		now:    scenarios.Epoch,
 		timers: map[daemon.TimerID]time.Time{},
 	}
 	return scenarios.NewPlayer(sc, r), r, nil
@@ -136,8 +131,6 @@ func (r *Runner) apply(e daemon.Effect, quiet bool) {
 		} else {
 			r.pending = append(r.pending, v)
 		}
-	case daemon.CloseTransport:
-		r.closed[v.Gen] = v.Reason
 	case daemon.SetTimer:
 		r.timers[v.Timer] = v.At
 	case daemon.CancelTimer:
