@@ -8,9 +8,9 @@ func TestAPIDescribeText(t *testing.T) {
 		got, want string
 	}{
 		{ReadTurn{Call: "c-1", Turn: "t-1"}.Describe(), "api read-turn call=c-1 turn=t-1"},
-		{APIResult{Call: "c-2", Turn: &TurnView{ID: "t-1", State: TurnRunning, InputCursor: 2, Events: 17}}.Describe(),
+		{APIResult{Call: "c-2", Value: &TurnView{ID: "t-1", State: TurnRunning, InputCursor: 2, Events: 17}}.Describe(),
 			"api-result call=c-2 turn=t-1 state=running code= cursor=2 events=17"},
-		{APIResult{Call: "c-3", Turn: &TurnView{ID: "t-2", State: TurnFailed, ErrorCode: "x_y", InputCursor: -1}}.Describe(),
+		{APIResult{Call: "c-3", Value: &TurnView{ID: "t-2", State: TurnFailed, ErrorCode: "x_y", InputCursor: -1}}.Describe(),
 			"api-result call=c-3 turn=t-2 state=failed code=x_y cursor=-1 events=0"},
 		{APIResult{Call: "c-4"}.Describe(), "api-result call=c-4 ok"},
 	} {

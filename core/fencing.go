@@ -85,7 +85,7 @@ var (
 )
 
 // QuiesceEnvironment quiesces the Runtime of device for EnvironmentID.
-// Result: APIResult.SuspendID.
+// Result: SuspendRef.
 type QuiesceEnvironment struct {
 	Call          CallID
 	Device        string
@@ -94,14 +94,14 @@ type QuiesceEnvironment struct {
 
 // ResumeEnvironment resumes a suspension. Rollback asks for a no-op resume
 // when the Runtime is not quiesced; it is implied after an unknown outcome.
-// Result: APIResult.SuspendID.
+// Result: SuspendRef.
 type ResumeEnvironment struct {
 	Call      CallID
 	SuspendID string
 	Rollback  bool
 }
 
-// ReadSuspension reads a suspension record. Result: APIResult.Suspension.
+// ReadSuspension reads a suspension record. Result: *SuspensionRecord.
 type ReadSuspension struct {
 	Call      CallID
 	SuspendID string
@@ -168,10 +168,10 @@ func (m *Machine) onFencingAPI(ev Event) {
 	switch e := ev.(type) {
 	case QuiesceEnvironment:
 		id, err := m.quiesceEnvironment(e)
-		m.result(APIResult{Call: e.Call, SuspendID: id, Err: err})
+		m.result(answer(e.Call, SuspendRef{Suspend: id}, err))
 	case ResumeEnvironment:
 		err := m.resumeEnvironment(e)
-		m.result(APIResult{Call: e.Call, SuspendID: e.SuspendID, Err: err})
+		m.result(answer(e.Call, SuspendRef{Suspend: e.SuspendID}, err))
 	case ReadSuspension:
 		rec, ok := m.fenceState().recs[e.SuspendID]
 		if !ok {
@@ -179,7 +179,7 @@ func (m *Machine) onFencingAPI(ev Event) {
 			return
 		}
 		cp := *rec
-		m.result(APIResult{Call: e.Call, SuspendID: e.SuspendID, Suspension: &cp})
+		m.result(APIResult{Call: e.Call, Value: &cp})
 	}
 }
 

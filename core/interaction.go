@@ -219,7 +219,7 @@ func (m *Machine) onInteractionAPI(e interactionAPI) {
 	m.decisionsIndex()[r.DeliveryID] = decisionRef{turn: t.rec.ID, idx: i}
 	m.send(t.conn.id, envelope, p)
 	m.setTimer(timerID(timerDecision, r.DeliveryID), r.Deadline)
-	m.result(APIResult{Call: call, DeliveryID: r.DeliveryID})
+	m.result(APIResult{Call: call, Value: DecisionDelivered{Delivery: r.DeliveryID}})
 }
 
 func interactionTarget(e interactionAPI) (CallID, string, InteractionKind, string) {

@@ -104,7 +104,7 @@ var (
 )
 
 // AnswerPermission answers a pending permission request of a Turn.
-// Result: APIResult.DeliveryID; the receipt decides later (TurnView).
+// Result: DecisionDelivered; the receipt decides later (TurnView).
 type AnswerPermission struct {
 	Call         CallID
 	Turn         string

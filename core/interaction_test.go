@@ -57,17 +57,17 @@ func TestPermissionAnswerResolvedOnlyByReceipt(t *testing.T) {
 	h.frame(1, run, wire.PermissionRequest{RequestID: "perm-1", Tool: "shell", Title: "ls"})
 	mustEq(t, interaction(t, h, tid, "perm-1").Status, core.InteractionPending, "recorded pending")
 	res := h.api(core.AnswerPermission{Call: h.nextCall(), Turn: tid, Interaction: "perm-1", Approved: true})
-	if res.Err != nil || res.DeliveryID == "" {
+	if res.Err != nil || res.Value.(core.DecisionDelivered).Delivery == "" {
 		t.Fatalf("answer: %+v", res)
 	}
 	s := one[wire.PermissionDecision](t, h.last)
 	mustEq(t, s.ID, "perm-1", "envelope ID")
-	mustEq(t, s.P.DeliveryID, res.DeliveryID, "delivery ID")
+	mustEq(t, s.P.DeliveryID, res.Value.(core.DecisionDelivered).Delivery, "delivery ID")
 	mustEq(t, interaction(t, h, tid, "perm-1").Status, core.InteractionDelivering, "awaiting receipt")
 	// A receipt for another delivery ID decides nothing.
 	h.frame(1, "perm-1", wire.InteractionDecisionAck{DeliveryID: "other", Applied: true})
 	mustEq(t, interaction(t, h, tid, "perm-1").Status, core.InteractionDelivering, "foreign receipt ignored")
-	h.frame(1, "perm-1", wire.InteractionDecisionAck{DeliveryID: res.DeliveryID, Applied: true})
+	h.frame(1, "perm-1", wire.InteractionDecisionAck{DeliveryID: res.Value.(core.DecisionDelivered).Delivery, Applied: true})
 	mustEq(t, interaction(t, h, tid, "perm-1").Status, core.InteractionApplied, "applied by its receipt")
 	again := h.api(core.AnswerPermission{Call: h.nextCall(), Turn: tid, Interaction: "perm-1", Approved: true})
 	if !errors.Is(again.Err, core.ErrInteractionClosed) {
@@ -85,19 +85,19 @@ func TestDecisionWithoutReceiptIsUnknown(t *testing.T) {
 		Content: []wire.InputContent{wire.TextPart("42")}})
 	s := one[wire.FunctionResult](t, h.last)
 	mustEq(t, s.ID, run, "function result on the Run ID")
-	h.fire(core.TimerID("decision:" + first.DeliveryID))
+	h.fire(core.TimerID("decision:" + first.Value.(core.DecisionDelivered).Delivery))
 	mustEq(t, h.now.Sub(t0) >= core.DefaultConfig().DecisionAckTimeout, true, "waited the ack timeout")
 	v := interaction(t, h, tid, "call-1")
 	mustEq(t, v.Status, core.InteractionUnknown, "unknown after the wait")
 	// The late receipt resolves nothing.
-	h.frame(1, run, wire.InteractionDecisionAck{DeliveryID: first.DeliveryID, Applied: true})
+	h.frame(1, run, wire.InteractionDecisionAck{DeliveryID: first.Value.(core.DecisionDelivered).Delivery, Applied: true})
 	mustEq(t, interaction(t, h, tid, "call-1").Status, core.InteractionUnknown, "late receipt ignored")
 	second := h.api(core.SubmitFunctionResult{Call: h.nextCall(), Turn: tid, CallID: "call-1", Success: true,
 		Content: []wire.InputContent{wire.TextPart("42")}})
-	if second.Err != nil || second.DeliveryID == first.DeliveryID {
-		t.Fatalf("retry: %+v (first %s)", second, first.DeliveryID)
+	if second.Err != nil || second.Value.(core.DecisionDelivered).Delivery == first.Value.(core.DecisionDelivered).Delivery {
+		t.Fatalf("retry: %+v (first %s)", second, first.Value.(core.DecisionDelivered).Delivery)
 	}
-	h.frame(1, run, wire.InteractionDecisionAck{DeliveryID: second.DeliveryID, Applied: true})
+	h.frame(1, run, wire.InteractionDecisionAck{DeliveryID: second.Value.(core.DecisionDelivered).Delivery, Applied: true})
 	mustEq(t, interaction(t, h, tid, "call-1").Status, core.InteractionApplied, "applied by the retry's receipt")
 }
 
@@ -181,7 +181,7 @@ func TestRefusedReceipts(t *testing.T) {
 	tid, run := h.runningWith(interactionCaps())
 	h.frame(1, run, coreChoice("ask-1"))
 	r := h.api(core.AnswerUserChoice{Call: h.nextCall(), Turn: tid, Interaction: "ask-1", Cancelled: true})
-	h.frame(1, "ask-1", wire.InteractionDecisionAck{DeliveryID: r.DeliveryID, ErrorCode: wire.AckNotReady})
+	h.frame(1, "ask-1", wire.InteractionDecisionAck{DeliveryID: r.Value.(core.DecisionDelivered).Delivery, ErrorCode: wire.AckNotReady})
 	v := interaction(t, h, tid, "ask-1")
 	mustEq(t, v.Status, core.InteractionRefused, "refused")
 	mustEq(t, v.ErrorCode, wire.AckNotReady, "code")
@@ -194,7 +194,7 @@ func TestRefusedReceipts(t *testing.T) {
 	if !errors.Is(busy.Err, core.ErrDecisionInFlight) {
 		t.Fatalf("second answer while delivering: %v", busy.Err)
 	}
-	h.frame(1, "ask-1", wire.InteractionDecisionAck{DeliveryID: r2.DeliveryID, ErrorCode: wire.AckNotPending})
+	h.frame(1, "ask-1", wire.InteractionDecisionAck{DeliveryID: r2.Value.(core.DecisionDelivered).Delivery, ErrorCode: wire.AckNotPending})
 	closed := h.api(core.AnswerUserChoice{Call: h.nextCall(), Turn: tid, Interaction: "ask-1", Cancelled: true})
 	if !errors.Is(closed.Err, core.ErrInteractionClosed) {
 		t.Fatalf("answer after not_pending: %v", closed.Err)
@@ -217,7 +217,7 @@ func TestPermissionCancelWithdraws(t *testing.T) {
 	r := h.api(core.AnswerPermission{Call: h.nextCall(), Turn: tid, Interaction: "perm-2", Approved: false})
 	h.frame(1, "perm-2", wire.PermissionCancel{})
 	mustEq(t, interaction(t, h, tid, "perm-2").Status, core.InteractionDelivering, "the receipt decides")
-	h.frame(1, "perm-2", wire.InteractionDecisionAck{DeliveryID: r.DeliveryID, Applied: true})
+	h.frame(1, "perm-2", wire.InteractionDecisionAck{DeliveryID: r.Value.(core.DecisionDelivered).Delivery, Applied: true})
 	mustEq(t, interaction(t, h, tid, "perm-2").Status, core.InteractionApplied, "applied by its receipt")
 }
 

@@ -200,6 +200,15 @@ func (m *Machine) send(c ConnID, id string, p wire.Payload) {
 
 func (m *Machine) result(r APIResult) { m.emit(r) }
 
+// answer is the result of a call that answers v on success and err
+// otherwise.
+func answer(call CallID, v APIValue, err error) APIResult {
+	if err != nil {
+		return APIResult{Call: call, Err: err}
+	}
+	return APIResult{Call: call, Value: v}
+}
+
 func (m *Machine) setTimer(id TimerID, at time.Time) {
 	if isCancelTimer(id) {
 		if _, ok := m.timers[id]; !ok {

@@ -103,7 +103,7 @@ var (
 )
 
 // PrepareEnvironment runs Steps on Device for the Environment and Session
-// (canonical UUIDs). Result: APIResult.PreparationID.
+// (canonical UUIDs). Result: PreparationStarted.
 type PrepareEnvironment struct {
 	Call          CallID
 	Device        string
@@ -113,7 +113,7 @@ type PrepareEnvironment struct {
 }
 
 // ReadPreparation reads an Environment preparation. Result:
-// APIResult.Preparation.
+// *EnvironmentPreparationRecord.
 type ReadPreparation struct {
 	Call CallID
 	ID   string
@@ -193,7 +193,7 @@ func (m *Machine) onPreparationAPI(ev Event) {
 	switch e := ev.(type) {
 	case PrepareEnvironment:
 		id, err := m.prepareEnvironment(e)
-		m.result(APIResult{Call: e.Call, PreparationID: id, Err: err})
+		m.result(answer(e.Call, PreparationStarted{Preparation: id}, err))
 	case ReadPreparation:
 		rec, ok := m.prepState().recs[e.ID]
 		if !ok {
@@ -202,7 +202,7 @@ func (m *Machine) onPreparationAPI(ev Event) {
 		}
 		cp := *rec
 		cp.Steps = slices.Clone(rec.Steps)
-		m.result(APIResult{Call: e.Call, PreparationID: e.ID, Preparation: &cp})
+		m.result(APIResult{Call: e.Call, Value: &cp})
 	}
 }
 

@@ -31,7 +31,7 @@ func (m *Machine) onSteerInput(e SteerInput) {
 		in := InputRecord{Index: idx, ID: strconv.Itoa(idx), Input: slices.Clone(e.Input), State: InputQueued}
 		t.inputs = append(t.inputs, in)
 		m.saveInput(t, idx-1)
-		m.result(APIResult{Call: e.Call, InputID: in.ID})
+		m.result(APIResult{Call: e.Call, Value: InputSteered{Input: in.ID}})
 		m.pumpSteer(t)
 	}
 }

@@ -15,7 +15,7 @@ import (
 // write of the Session is refused until it settled exactly: a completed or
 // rejected receipt settles it; a write whose commit may have reached the
 // Runtime without a receipt stays unknown, is never replayed, and keeps
-// blocking later writes (across restarts). Result: APIResult.Workspace.
+// blocking later writes (across restarts). Result: *WorkspaceResult.
 type WriteWorkspace struct {
 	Call    CallID
 	Session string
@@ -80,7 +80,7 @@ func (m *Machine) onWriteWorkspace(e WriteWorkspace) {
 	}
 	c := m.writeConn(s)
 	if c == nil {
-		m.result(APIResult{Call: e.Call, Workspace: &WorkspaceResult{Outcome: WorkspaceUnavailable, Code: wsNoDevice}})
+		m.result(APIResult{Call: e.Call, Value: &WorkspaceResult{Outcome: WorkspaceUnavailable, Code: wsNoDevice}})
 		return
 	}
 	m.beginWrite(e, s, c)
@@ -240,7 +240,7 @@ func (m *Machine) endWrite(w *wsWrite, out WorkspaceResult, settled bool) {
 	if settled {
 		m.settleMutation(w.sess)
 	}
-	m.result(APIResult{Call: w.call, Workspace: &out})
+	m.result(APIResult{Call: w.call, Value: &out})
 }
 
 func (m *Machine) settleMutation(s *session) {

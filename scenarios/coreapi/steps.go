@@ -91,7 +91,7 @@ func (s *Steps) createSession(agent core.AgentConfig) bool {
 	}
 	res, ok := s.call(func(c core.CallID) core.Event { return core.CreateSession{Call: c, Agent: agent} })
 	if ok {
-		s.session = res.SessionID
+		s.session = res.Value.(core.SessionCreated).Session
 	}
 	return ok
 }
@@ -112,7 +112,7 @@ func (s *Steps) API(st scenarios.Step) {
 		if res, ok := s.call(func(c core.CallID) core.Event {
 			return core.SubmitTurn{Call: c, Session: s.session, Input: wire.TextInput(st.Args["text"])}
 		}); ok {
-			s.turns = append(s.turns, res.TurnID)
+			s.turns = append(s.turns, res.Value.(core.TurnSubmitted).Turn)
 		}
 	case "steer":
 		if id, ok := s.turnArg(st.Args); ok {
@@ -132,12 +132,14 @@ func (s *Steps) API(st scenarios.Step) {
 	case "quiesce", "resume":
 		ev, err := Fence(st, s.device, s.suspend)
 		if res := s.refusable(st, ev, err); res != nil && st.Action == "quiesce" {
-			s.suspend = res.SuspendID
+			v, _ := res.Value.(core.SuspendRef)
+			s.suspend = v.Suspend
 		}
 	case "prepare-environment":
 		ev, err := Prepare(st, s.device)
 		if res := s.refusable(st, ev, err); res != nil {
-			s.prep = res.PreparationID
+			v, _ := res.Value.(core.PreparationStarted)
+			s.prep = v.Preparation
 		}
 	case "read-directory", "read-file", "write-file", "export":
 		if !s.createSession(WorkspaceSession(st, DefaultKind)) {
@@ -250,7 +252,7 @@ func (s *Steps) CoreSuspension(args map[string]string) {
 			s.log.Failf("%v", err)
 			return
 		}
-		rec = res.Suspension
+		rec, _ = res.Value.(*core.SuspensionRecord)
 	}
 	s.report(CheckSuspension(args, rec))
 }
@@ -264,7 +266,7 @@ func (s *Steps) CorePreparation(args map[string]string) {
 			s.log.Failf("%v", err)
 			return
 		}
-		rec = res.Preparation
+		rec, _ = res.Value.(*core.EnvironmentPreparationRecord)
 	}
 	s.report(CheckPreparation(args, rec))
 }
@@ -285,11 +287,11 @@ func (s *Steps) CoreWorkspace(args map[string]string) {
 	case res.Err != nil:
 		s.log.Failf("core-workspace: the call was refused: %v", res.Err)
 		return
-	case res.Workspace == nil:
+	case res.Value == nil:
 		s.log.Failf("core-workspace: the answer carries no workspace result")
 		return
 	default:
-		have = WorkspaceFields(res.Workspace)
+		have = WorkspaceFields(res.Value.(*core.WorkspaceResult))
 	}
 	s.report(CheckWorkspace(args, have))
 }
