@@ -36,8 +36,8 @@ func fenceReply[P wire.Payload](t *testing.T, r *rig, id string) (P, bool) {
 				t.Fatal("reply sent after the close")
 			}
 			got = append(got, p)
-		case CloseTransport:
-			if v.Gen != r.gen || v.Reason != "quiesced" {
+		case CloseConn:
+			if v.Conn != r.gen || v.Reason != "quiesced" {
 				t.Fatalf("close %+v", v)
 			}
 			closed = true
@@ -58,7 +58,7 @@ func TestQuiesceAcceptedClosesAndFencesNewWork(t *testing.T) {
 	eq(t, closed, true, "a successful quiesce closes the connection")
 	eq(t, rep.ValidateAgainst(quiesce("env", "s1")), nil, "reply validates against the request")
 
-	r.step(Disconnected{Gen: r.gen})
+	r.step(ConnClosed{Conn: r.gen})
 	r.connect() // the fence survives the reconnect
 	r.recv("p1", prepareFor("s1"))
 	st := oneStatus(r)

@@ -36,7 +36,7 @@ func TestAnInvariantFailureAfterTheStepIsACompletedStepPanic(t *testing.T) {
 
 func TestAnAssertionInsideTheStepIsNotACompletedStepPanic(t *testing.T) {
 	r := newRig(t)
-	sp := stepPanic(t, func() { r.m.Step(t0.Add(-1), Connected{Gen: 9}) })
+	sp := stepPanic(t, func() { r.m.Step(t0.Add(-1), ConnOpened{Conn: 9}) })
 	if sp.Completed || !strings.Contains(sp.String(), "backwards") {
 		t.Fatalf("panic %v completed=%v; want the clock assertion, not completed", sp, sp.Completed)
 	}

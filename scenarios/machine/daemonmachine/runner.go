@@ -27,9 +27,9 @@ type Runner struct {
 	m       *daemon.Machine
 	h       *harness
 	now     time.Time
-	gen     uint64
+	gen     daemon.ConnID
 	up      bool
-	closed  map[uint64]string // transports the Runtime closed, with the reason
+	closed  map[daemon.ConnID]string // transports the Runtime closed, with the reason
 	timers  map[daemon.TimerID]time.Time
 	pending []daemon.Send // non-heartbeat frames not yet asserted
 	beats   []daemon.Send // heartbeats not yet asserted
@@ -56,7 +56,7 @@ func New(sc *scenarios.Scenario, limits daemon.Limits) (*scenarios.Player, *Runn
 		m:      daemon.New(cfg),
 		h:      newHarness(),
 		now:    Epoch,
-		closed: map[uint64]string{},
+		closed: map[daemon.ConnID]string{},
 		timers: map[daemon.TimerID]time.Time{},
 	}
 	return scenarios.NewPlayer(sc, r), r, nil
@@ -94,7 +94,7 @@ func (r *Runner) Connect() {
 	r.beats = nil // heartbeats of an earlier connection are never compared
 	r.gen++
 	r.up = true
-	r.run(daemon.Connected{Gen: r.gen})
+	r.run(daemon.ConnOpened{Conn: r.gen})
 }
 
 // run steps ev and every event the controlled Harness answers with, in
@@ -141,8 +141,8 @@ func (r *Runner) apply(e daemon.Effect, quiet bool) {
 		} else {
 			r.pending = append(r.pending, v)
 		}
-	case daemon.CloseTransport:
-		r.closed[v.Gen] = v.Reason
+	case daemon.CloseConn:
+		r.closed[v.Conn] = v.Reason
 	case daemon.SetTimer:
 		r.timers[v.Timer] = v.At
 	case daemon.CancelTimer:
@@ -177,8 +177,8 @@ func (r *Runner) Sent(f *scenarios.Frame) ([]byte, error) {
 		}
 		s, r.pending = r.pending[0], r.pending[1:]
 	}
-	if s.Gen != r.gen {
-		return nil, fmt.Errorf("sent on connection %d, want the current one %d", s.Gen, r.gen)
+	if s.Conn != r.gen {
+		return nil, fmt.Errorf("sent on connection %d, want the current one %d", s.Conn, r.gen)
 	}
 	b, err := wire.Encode(s.Frame)
 	if err != nil {
@@ -200,9 +200,9 @@ func (r *Runner) Deliver(f *scenarios.Frame, raw []byte) {
 	case derr == nil && f.Invalid:
 		r.Failf("the scenario's %s frame is marked invalid but decodes", f.Type)
 	case derr != nil:
-		r.run(daemon.FrameRejected{Gen: r.gen, Type: f.Type, ID: envelopeID(raw), Err: derr})
+		r.run(daemon.FrameRejected{Conn: r.gen, Type: f.Type, ID: envelopeID(raw), Err: derr})
 	default:
-		r.run(daemon.FrameReceived{Gen: r.gen, Frame: frame})
+		r.run(daemon.FrameReceived{Conn: r.gen, Frame: frame})
 	}
 }
 
@@ -213,7 +213,7 @@ func (r *Runner) Disconnect(bool) {
 		return
 	}
 	r.up = false
-	r.run(daemon.Disconnected{Gen: r.gen})
+	r.run(daemon.ConnClosed{Conn: r.gen})
 }
 
 // Advance moves time by d, firing the machine's timers in instant order.
