@@ -49,3 +49,12 @@ func TestAnAssertionInsideTheStepIsNotACompletedStepPanic(t *testing.T) {
 		t.Fatalf("panic %v completed=%v; want the unknown-timer assertion, not completed", sp, sp.Completed)
 	}
 }
+
+func TestTimeGoingBackwardsIsNotACompletedStepPanic(t *testing.T) {
+	m := New(Config{}, newMemStore())
+	m.Step(now0, ReadTurn{Call: "r", Turn: "t-1"})
+	sp := stepPanic(t, func() { m.Step(now0.Add(-1), ReadTurn{Call: "r2", Turn: "t-1"}) })
+	if sp.Completed || !strings.Contains(sp.String(), "time went backwards") {
+		t.Fatalf("panic %v completed=%v; want the clock assertion, not completed", sp, sp.Completed)
+	}
+}
