@@ -18,11 +18,11 @@ import (
 // record's durable attempt count.
 //
 // Core sends environment_quiesce / environment_resume only with both IDs,
-// keeps at most SuspensionsInFlightMax requests in flight per connection,
+// keeps at most 2 requests in flight per connection,
 // and reads a reply only when its type matches the request, it arrives on
 // the request's connection with the request's Envelope ID, both IDs are
 // echoed exactly and accepted:true carries no code. Any other reply proves
-// nothing. A reply that never comes (SuspensionReplyTimeout, a lost
+// nothing. A reply that never comes (within 30 s, a lost
 // connection or a Core restart) leaves the outcome unknown: a quiesce
 // becomes quiesce_unknown, which only a resume with rollback clears; a
 // resume becomes resume_unknown, retried with rollback. Core never resumes
@@ -68,8 +68,8 @@ type SuspensionStore interface {
 
 // Fencing limits.
 const (
-	SuspensionsInFlightMax = 2
-	SuspensionReplyTimeout = 30 * time.Second
+	suspensionsInFlightMax = 2
+	suspensionReplyTimeout = 30 * time.Second
 	timerFenceReply        = "fence-reply"
 )
 
@@ -210,7 +210,7 @@ func (m *Machine) fenceConn(device string) (*conn, error) {
 			n++
 		}
 	}
-	if n >= SuspensionsInFlightMax {
+	if n >= suspensionsInFlightMax {
 		return nil, ErrSuspensionsInFlight
 	}
 	return c, nil
@@ -282,7 +282,7 @@ func (m *Machine) sendFence(c *conn, rec *SuspensionRecord, req *fenceReq) {
 	m.putSuspension(rec)
 	m.fenceState().reqs[id] = req
 	m.send(c.id, id, p)
-	m.setTimer(timerID(timerFenceReply, id), m.now.Add(SuspensionReplyTimeout))
+	m.setTimer(timerID(timerFenceReply, id), m.now.Add(suspensionReplyTimeout))
 }
 
 // onFenceReply reads environment_quiesced / environment_resumed.
@@ -411,7 +411,7 @@ func (m *Machine) checkFencing() int {
 			panicf("fencing request %s without its connection or reply timer", id)
 		}
 		perConn[req.conn]++
-		if !(perConn[req.conn] <= SuspensionsInFlightMax) {
+		if !(perConn[req.conn] <= suspensionsInFlightMax) {
 			panicf("%s holds %d fencing requests", req.conn, perConn[req.conn])
 		}
 	}

@@ -44,9 +44,9 @@ const (
 	InteractionExpired InteractionStatus = "expired"
 )
 
-// InteractionsPerTurnMax bounds the interactions Core records per Turn;
+// interactionsPerTurnMax bounds the interactions Core records per Turn;
 // further requests of the Turn are not recorded.
-const InteractionsPerTurnMax = 256
+const interactionsPerTurnMax = 256
 
 // InteractionRecord is one permission request, user-choice prompt or
 // function call of a Turn's Run, with the latest decision sent for it.

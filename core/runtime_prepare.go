@@ -23,13 +23,12 @@ import (
 //
 // A rejected or failed step ends the preparation with its code (and a
 // setup command's exit code). A lost connection, a Core restart, a result
-// the validator refuses or no result within TransferExchangeTimeout
-// (195 s from begin) makes the step unknown
-// (runtime_preparation_unconfirmed): `received` confirmed staging only,
-// and nothing is ever replayed on a later connection.
+// the validator refuses or no result within 195 s from begin makes the
+// step unknown (runtime_preparation_unconfirmed): `received` confirmed
+// staging only, and nothing is ever replayed on a later connection.
 
-// TransferExchangeTimeout bounds one transfer's whole exchange.
-const TransferExchangeTimeout = 195 * time.Second
+// transferExchangeTimeout bounds one transfer's whole exchange.
+const transferExchangeTimeout = 195 * time.Second
 
 const timerTransfer = "transfer"
 
@@ -307,7 +306,7 @@ func (m *Machine) beginStep(p *envPrep) {
 	p.expect, p.offset, p.end = wire.OutcomeReady, 0, 0
 	m.prepState().byXfer[p.id] = p
 	m.send(p.conn, p.id, h)
-	m.setTimer(timerID(timerTransfer, p.id), m.now.Add(TransferExchangeTimeout))
+	m.setTimer(timerID(timerTransfer, p.id), m.now.Add(transferExchangeTimeout))
 }
 
 // sendNext sends the next chunk, or the commit once every byte was

@@ -102,7 +102,7 @@ func (m *Machine) onSteerAck(t *turn, ack wire.PromptSteerAck) {
 		m.cancelTimer(timerID(timerSteerRetry, t.rec.ID))
 		t.retrying = false
 		if t.rec.Cancel != CancelRequested {
-			m.finish(t, TurnFailed, CodeInputPrefix+ack.ErrorCode, ack.Error)
+			m.finish(t, TurnFailed, codeInputPrefix+ack.ErrorCode, ack.Error)
 		}
 	}
 }
