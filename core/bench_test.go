@@ -68,14 +68,14 @@ func benchmarkTurns(b *testing.B, st core.Store, afterStep, afterTurn func()) {
 	started := wire.PreparationStatus{ExecutorID: "e", Handle: "h", Revision: 2, State: wire.StateStarted}
 	done := wire.Done{Content: "token token", Metadata: &wire.DoneMetadata{AgentSessionID: "native-1"}}
 	effs := step(core.CreateSession{Call: "c", Agent: defaultAgent()})
-	sid := effs[0].(core.APIResult).SessionID
+	sid := effs[0].(core.APIResult).Value.(core.SessionCreated).Session
 	afterTurn()
 	var events uint64
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		effs = step(core.SubmitTurn{Call: "c", Session: sid, Input: input})
-		tid := effs[0].(core.APIResult).TurnID
+		tid := effs[0].(core.APIResult).Value.(core.TurnSubmitted).Turn
 		prepID := effs[1].(core.Send).Frame.ID
 		step(core.FrameReceived{Conn: 1, Frame: wire.Frame{ID: prepID, Payload: ready}})
 		step(core.FrameReceived{Conn: 1, Frame: wire.Frame{ID: prepID, Payload: started}})

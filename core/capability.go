@@ -117,9 +117,9 @@ func deferredFunctions(tools []wire.FunctionTool) bool {
 	return false
 }
 
-// Missing returns the first capability of req that caps does not declare
-// supported, or "".
-func Missing(caps wire.AgentKindCapabilities, req []string) string {
+// missingCapability returns the first capability of req that caps does
+// not declare supported, or "".
+func missingCapability(caps wire.AgentKindCapabilities, req []string) string {
 	for _, name := range req {
 		v, found := caps.Lookup(name)
 		if !found {
@@ -184,8 +184,8 @@ const (
 // checkConn applies the admission table to a connection's current
 // snapshot. It never looks at another kind. A requirement the snapshot
 // covers (every bit of req.set among the kind's supported ones) misses
-// nothing; otherwise Missing names the first missing capability in
-// req's order.
+// nothing; otherwise missingCapability names the first missing capability
+// in req's order.
 func checkConn(c *conn, kind string, req requirement) (admission, string, wire.AgentKindCapabilities) {
 	if c == nil || !c.known {
 		return admitUndeclared, "", wire.AgentKindCapabilities{}
@@ -195,8 +195,8 @@ func checkConn(c *conn, kind string, req requirement) (admission, string, wire.A
 		return admitUndeclared, "", wire.AgentKindCapabilities{}
 	}
 	if req.set&^k.supported != 0 {
-		miss := Missing(k.Capabilities, req.names)
-		assert.That(miss != "", "requirement set not covered, yet Missing names nothing")
+		miss := missingCapability(k.Capabilities, req.names)
+		assert.That(miss != "", "requirement set not covered, yet missingCapability names nothing")
 		return admitMissing, miss, k.Capabilities
 	}
 	return admitOK, "", k.Capabilities

@@ -110,7 +110,7 @@ func TestAdmissionTable(t *testing.T) {
 				}
 				r := h.api(core.SubmitTurn{Call: "c", Session: sid, Input: in})
 				require.NoError(t, r.Err)
-				v := h.turn(r.TurnID)
+				v := h.turn(r.Value.(core.TurnSubmitted).Turn)
 				if supported {
 					require.Len(t, sends[wire.ExecutionPrepare](h.last), 1, "%v", describeAll(h.last))
 					p := sends[wire.ExecutionPrepare](h.last)[0]

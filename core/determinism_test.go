@@ -70,7 +70,7 @@ func TestDescribeIsOneLine(t *testing.T) {
 		core.CloseConn{Conn: 1}, core.SetTimer{Timer: "x", At: t0}, core.CancelTimer{Timer: "x"},
 		core.Observation{Subscriber: "s", Closed: true, Err: core.ErrDisconnected},
 		core.Observation{Subscriber: "s", Event: &core.RunEvent{Seq: 1, Type: "delta"}},
-		core.APIResult{Call: "c", Turn: &core.TurnView{ID: "t"}}, core.APIResult{Call: "c", Err: core.ErrUnknownTurn},
+		core.APIResult{Call: "c", Value: &core.TurnView{ID: "t"}}, core.APIResult{Call: "c", Err: core.ErrUnknownTurn},
 	}
 	var lines []string
 	for _, e := range evs {

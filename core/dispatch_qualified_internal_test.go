@@ -28,13 +28,13 @@ func TestFinalCheckRequalifies(t *testing.T) {
 	var sid, tid string
 	for _, e := range step(CreateSession{Call: "c1", Agent: AgentConfig{Kind: "contract", Model: "m", Environment: EnvNone}}) {
 		if r, ok := e.(APIResult); ok {
-			sid = r.SessionID
+			sid = r.Value.(SessionCreated).Session
 		}
 	}
 	var prepID string
 	for _, e := range step(SubmitTurn{Call: "c2", Session: sid, Input: wire.TextInput("x")}) {
 		if r, ok := e.(APIResult); ok {
-			tid = r.TurnID
+			tid = r.Value.(TurnSubmitted).Turn
 		}
 		if s, ok := e.(Send); ok {
 			if _, ok := s.Frame.Payload.(wire.ExecutionPrepare); ok {

@@ -237,7 +237,7 @@
 //
 // A Run's permission requests, user-choice prompts and function calls are
 // recorded on the Turn (TurnRecord.Interactions, at most
-// InteractionsPerTurnMax). AnswerPermission, AnswerUserChoice and
+// 256 per Turn). AnswerPermission, AnswerUserChoice and
 // SubmitFunctionResult are checked against the record — the interaction
 // exists on the current Run, is answerable, the admitted device declares
 // permissions / function_tools (function_result_images for images), user

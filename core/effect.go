@@ -65,26 +65,108 @@ type Observation struct {
 
 // APIResult answers an API call. Exactly one APIResult is produced per API
 // event, in the Step that handled it. Err is a named error (errors.Is) or
-// nil; on error the call changed no durable state.
+// nil; on error the call changed no durable state and Value is nil. On
+// success Value is the call's answer (see APIValue), nil for the calls
+// that answer nothing but success (CancelTurn, Subscribe).
 type APIResult struct {
-	Call          CallID
-	SessionID     string                         // CreateSession
-	TurnID        string                         // SubmitTurn
-	InputID       string                         // SteerInput
-	DeliveryID    string                         // AnswerPermission, AnswerUserChoice, SubmitFunctionResult
-	Turn          *TurnView                      // ReadTurn
-	Turns         []TurnView                     // ListTurns: one page, in submission order
-	NextAfter     string                         // ListTurns: cursor of the next page ("" on the last)
-	Session       *SessionState                  // ListTurns: the Session's recoverability
-	SuspendID     string                         // QuiesceEnvironment, ResumeEnvironment
-	Suspension    *SuspensionRecord              // ReadSuspension
-	PreparationID string                         // PrepareEnvironment
-	Preparation   *EnvironmentPreparationRecord  // ReadPreparation
-	Preparations  []EnvironmentPreparationRecord // ReadEnvironment
-	Err           error
-	// Workspace answers ReadWorkspace, WriteWorkspace and ExportWorkspace.
-	Workspace *WorkspaceResult
+	Call  CallID
+	Value APIValue
+	Err   error
 }
+
+// APIValue is the answer of one kind of API call. The set is sealed; each
+// call answers with one type:
+//
+//	CreateSession                          SessionCreated
+//	SubmitTurn                             TurnSubmitted
+//	SteerInput                             InputSteered
+//	AnswerPermission, AnswerUserChoice,
+//	SubmitFunctionResult                   DecisionDelivered
+//	ReadTurn                               *TurnView
+//	ListTurns                              TurnPage
+//	QuiesceEnvironment, ResumeEnvironment  SuspendRef
+//	ReadSuspension                         *SuspensionRecord
+//	PrepareEnvironment                     PreparationStarted
+//	ReadPreparation                        *EnvironmentPreparationRecord
+//	ReadEnvironment                        Preparations
+//	ReadWorkspace, WriteWorkspace,
+//	ExportWorkspace                        *WorkspaceResult
+type APIValue interface {
+	// appendDescribe appends the answer's part of APIResult.Describe.
+	appendDescribe(b []byte) []byte
+}
+
+// SessionCreated answers CreateSession.
+type SessionCreated struct{ Session string }
+
+// TurnSubmitted answers SubmitTurn.
+type TurnSubmitted struct{ Turn string }
+
+// InputSteered answers SteerInput: the queued input's ID.
+type InputSteered struct{ Input string }
+
+// DecisionDelivered answers AnswerPermission, AnswerUserChoice and
+// SubmitFunctionResult: the delivery ID of the decision sent.
+type DecisionDelivered struct{ Delivery string }
+
+// TurnPage answers ListTurns: one page of Turns in submission order,
+// NextAfter the cursor of the next page ("" on the last), and the
+// Session's recoverability.
+type TurnPage struct {
+	Turns     []TurnView
+	NextAfter string
+	Session   SessionState
+}
+
+// SuspendRef answers QuiesceEnvironment and ResumeEnvironment: the
+// suspension the request belongs to.
+type SuspendRef struct{ Suspend string }
+
+// PreparationStarted answers PrepareEnvironment.
+type PreparationStarted struct{ Preparation string }
+
+// Preparations answers ReadEnvironment (empty when no connection prepared
+// the environment yet).
+type Preparations []EnvironmentPreparationRecord
+
+func (v SessionCreated) appendDescribe(b []byte) []byte {
+	return append(append(b, " session="...), v.Session...)
+}
+func (v TurnSubmitted) appendDescribe(b []byte) []byte {
+	return append(append(b, " turn="...), v.Turn...)
+}
+func (v InputSteered) appendDescribe(b []byte) []byte {
+	return append(append(b, " input="...), v.Input...)
+}
+func (v DecisionDelivered) appendDescribe(b []byte) []byte {
+	return append(append(b, " delivery="...), v.Delivery...)
+}
+func (v *TurnView) appendDescribe(b []byte) []byte {
+	b = append(append(b, " turn="...), v.ID...)
+	b = append(append(b, " state="...), v.State...)
+	b = append(append(b, " code="...), v.ErrorCode...)
+	b = strconv.AppendInt(append(b, " cursor="...), int64(v.InputCursor), 10)
+	return strconv.AppendUint(append(b, " events="...), v.Events, 10)
+}
+func (v TurnPage) appendDescribe(b []byte) []byte {
+	return fmt.Appendf(b, " turns=%d next=%s", len(v.Turns), v.NextAfter)
+}
+func (v *WorkspaceResult) appendDescribe(b []byte) []byte { return append(b, describeWorkspace(v)...) }
+func (v *EnvironmentPreparationRecord) appendDescribe(b []byte) []byte {
+	return fmt.Appendf(b, " preparation=%s state=%s", v.ID, v.State)
+}
+func (v PreparationStarted) appendDescribe(b []byte) []byte {
+	return append(append(b, " preparation="...), v.Preparation...)
+}
+func (v *SuspensionRecord) appendDescribe(b []byte) []byte {
+	return fmt.Appendf(b, " suspend=%s state=%s", v.ID, v.State)
+}
+func (v SuspendRef) appendDescribe(b []byte) []byte {
+	return append(append(b, " suspend="...), v.Suspend...)
+}
+
+// appendDescribe: a ReadEnvironment answer is traced as a bare success.
+func (Preparations) appendDescribe(b []byte) []byte { return append(b, " ok"...) }
 
 func (Send) isEffect()        {}
 func (CloseConn) isEffect()   {}
@@ -116,35 +198,9 @@ func (e APIResult) AppendDescribe(b []byte) []byte {
 	b = append(b, e.Call...)
 	switch {
 	case e.Err != nil:
-		b = fmt.Appendf(b, " err=%q", e.Err.Error())
-	case e.SessionID != "":
-		b = append(append(b, " session="...), e.SessionID...)
-	case e.TurnID != "":
-		b = append(append(b, " turn="...), e.TurnID...)
-	case e.InputID != "":
-		b = append(append(b, " input="...), e.InputID...)
-	case e.DeliveryID != "":
-		b = append(append(b, " delivery="...), e.DeliveryID...)
-	case e.Turn != nil:
-		b = append(append(b, " turn="...), e.Turn.ID...)
-		b = append(append(b, " state="...), e.Turn.State...)
-		b = append(append(b, " code="...), e.Turn.ErrorCode...)
-		b = strconv.AppendInt(append(b, " cursor="...), int64(e.Turn.InputCursor), 10)
-		b = strconv.AppendUint(append(b, " events="...), e.Turn.Events, 10)
-	case e.Turns != nil:
-		b = fmt.Appendf(b, " turns=%d next=%s", len(e.Turns), e.NextAfter)
-	case e.Workspace != nil:
-		b = append(b, describeWorkspace(e.Workspace)...)
-	case e.Preparation != nil:
-		b = fmt.Appendf(b, " preparation=%s state=%s", e.Preparation.ID, e.Preparation.State)
-	case e.PreparationID != "":
-		b = append(append(b, " preparation="...), e.PreparationID...)
-	case e.Suspension != nil:
-		b = fmt.Appendf(b, " suspend=%s state=%s", e.Suspension.ID, e.Suspension.State)
-	case e.SuspendID != "":
-		b = append(append(b, " suspend="...), e.SuspendID...)
-	default:
-		b = append(b, " ok"...)
+		return fmt.Appendf(b, " err=%q", e.Err.Error())
+	case e.Value == nil:
+		return append(b, " ok"...)
 	}
-	return b
+	return e.Value.appendDescribe(b)
 }

@@ -66,7 +66,7 @@ func preparationFailure(rec *EnvironmentPreparationRecord) (code, detail string)
 
 // ReadEnvironment reads the preparations of a Session's Environment
 // definition, one per connection that ran it, in start order. Result:
-// APIResult.Preparations (empty when no connection prepared it yet).
+// Preparations (empty when no connection prepared it yet).
 type ReadEnvironment struct {
 	Call    CallID
 	Session string
@@ -98,5 +98,5 @@ func (m *Machine) onReadEnvironment(e ReadEnvironment) {
 		}
 	}
 	slices.SortFunc(out, func(a, b EnvironmentPreparationRecord) int { return compareSeq(a.Seq, b.Seq) })
-	m.result(APIResult{Call: e.Call, Preparations: out})
+	m.result(APIResult{Call: e.Call, Value: Preparations(out)})
 }

@@ -45,7 +45,7 @@ func (h *rig) environment(sid string) []core.EnvironmentPreparationRecord {
 	h.t.Helper()
 	r := h.api(core.ReadEnvironment{Call: h.nextCall(), Session: sid})
 	require.NoError(h.t, r.Err)
-	return r.Preparations
+	return r.Value.(core.Preparations)
 }
 
 func TestEnvironmentDefinitionPreparesEachConnectionBeforeItsWork(t *testing.T) {

@@ -66,8 +66,8 @@ const (
 	// CodeCapabilityUnsupported: the selected device (at selection or at
 	// the final check) lacks a required capability (ErrorDetail names it).
 	CodeCapabilityUnsupported = "capability_unsupported"
-	// CodeInputPrefix prefixes a steering receipt code that fails the Turn.
-	CodeInputPrefix = "input_"
+	// codeInputPrefix prefixes a steering receipt code that fails the Turn.
+	codeInputPrefix = "input_"
 )
 
 // Wire codes Core reads.

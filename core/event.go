@@ -75,20 +75,20 @@ type SubscriberOverflow struct {
 }
 
 // CreateSession creates a Session whose agent configuration is frozen.
-// Result: APIResult.SessionID.
+// Result: SessionCreated.
 type CreateSession struct {
 	Call  CallID
 	Agent AgentConfig
 }
 
-// SubmitTurn queues a Turn on a Session. Result: APIResult.TurnID.
+// SubmitTurn queues a Turn on a Session. Result: TurnSubmitted.
 type SubmitTurn struct {
 	Call    CallID
 	Session string
 	Input   wire.MessageInput
 }
 
-// SteerInput queues an active input on a Turn. Result: APIResult.InputID.
+// SteerInput queues an active input on a Turn. Result: InputSteered.
 type SteerInput struct {
 	Call  CallID
 	Turn  string
@@ -102,7 +102,7 @@ type CancelTurn struct {
 	Turn string
 }
 
-// ReadTurn returns the Turn's projection. Result: APIResult.Turn.
+// ReadTurn returns the Turn's projection. Result: *TurnView.
 type ReadTurn struct {
 	Call CallID
 	Turn string

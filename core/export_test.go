@@ -45,3 +45,9 @@ func (m *Machine) Subscribers() [][2]string {
 	slices.SortFunc(out, func(a, b [2]string) int { return compareString(a[0], b[0]) })
 	return out
 }
+
+// Helpers of the package that tests call by their exported names.
+var (
+	Missing                = missingCapability
+	InReservedWorkspaceDir = inReservedWorkspaceDir
+)

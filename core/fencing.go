@@ -18,11 +18,11 @@ import (
 // record's durable attempt count.
 //
 // Core sends environment_quiesce / environment_resume only with both IDs,
-// keeps at most SuspensionsInFlightMax requests in flight per connection,
+// keeps at most 2 requests in flight per connection,
 // and reads a reply only when its type matches the request, it arrives on
 // the request's connection with the request's Envelope ID, both IDs are
 // echoed exactly and accepted:true carries no code. Any other reply proves
-// nothing. A reply that never comes (SuspensionReplyTimeout, a lost
+// nothing. A reply that never comes (within 30 s, a lost
 // connection or a Core restart) leaves the outcome unknown: a quiesce
 // becomes quiesce_unknown, which only a resume with rollback clears; a
 // resume becomes resume_unknown, retried with rollback. Core never resumes
@@ -68,8 +68,8 @@ type SuspensionStore interface {
 
 // Fencing limits.
 const (
-	SuspensionsInFlightMax = 2
-	SuspensionReplyTimeout = 30 * time.Second
+	suspensionsInFlightMax = 2
+	suspensionReplyTimeout = 30 * time.Second
 	timerFenceReply        = "fence-reply"
 )
 
@@ -85,7 +85,7 @@ var (
 )
 
 // QuiesceEnvironment quiesces the Runtime of device for EnvironmentID.
-// Result: APIResult.SuspendID.
+// Result: SuspendRef.
 type QuiesceEnvironment struct {
 	Call          CallID
 	Device        string
@@ -94,14 +94,14 @@ type QuiesceEnvironment struct {
 
 // ResumeEnvironment resumes a suspension. Rollback asks for a no-op resume
 // when the Runtime is not quiesced; it is implied after an unknown outcome.
-// Result: APIResult.SuspendID.
+// Result: SuspendRef.
 type ResumeEnvironment struct {
 	Call      CallID
 	SuspendID string
 	Rollback  bool
 }
 
-// ReadSuspension reads a suspension record. Result: APIResult.Suspension.
+// ReadSuspension reads a suspension record. Result: *SuspensionRecord.
 type ReadSuspension struct {
 	Call      CallID
 	SuspendID string
@@ -168,10 +168,10 @@ func (m *Machine) onFencingAPI(ev Event) {
 	switch e := ev.(type) {
 	case QuiesceEnvironment:
 		id, err := m.quiesceEnvironment(e)
-		m.result(APIResult{Call: e.Call, SuspendID: id, Err: err})
+		m.result(answer(e.Call, SuspendRef{Suspend: id}, err))
 	case ResumeEnvironment:
 		err := m.resumeEnvironment(e)
-		m.result(APIResult{Call: e.Call, SuspendID: e.SuspendID, Err: err})
+		m.result(answer(e.Call, SuspendRef{Suspend: e.SuspendID}, err))
 	case ReadSuspension:
 		rec, ok := m.fenceState().recs[e.SuspendID]
 		if !ok {
@@ -179,7 +179,7 @@ func (m *Machine) onFencingAPI(ev Event) {
 			return
 		}
 		cp := *rec
-		m.result(APIResult{Call: e.Call, SuspendID: e.SuspendID, Suspension: &cp})
+		m.result(APIResult{Call: e.Call, Value: &cp})
 	}
 }
 
@@ -210,7 +210,7 @@ func (m *Machine) fenceConn(device string) (*conn, error) {
 			n++
 		}
 	}
-	if n >= SuspensionsInFlightMax {
+	if n >= suspensionsInFlightMax {
 		return nil, ErrSuspensionsInFlight
 	}
 	return c, nil
@@ -282,7 +282,7 @@ func (m *Machine) sendFence(c *conn, rec *SuspensionRecord, req *fenceReq) {
 	m.putSuspension(rec)
 	m.fenceState().reqs[id] = req
 	m.send(c.id, id, p)
-	m.setTimer(timerID(timerFenceReply, id), m.now.Add(SuspensionReplyTimeout))
+	m.setTimer(timerID(timerFenceReply, id), m.now.Add(suspensionReplyTimeout))
 }
 
 // onFenceReply reads environment_quiesced / environment_resumed.
@@ -411,7 +411,7 @@ func (m *Machine) checkFencing() int {
 			panicf("fencing request %s without its connection or reply timer", id)
 		}
 		perConn[req.conn]++
-		if !(perConn[req.conn] <= SuspensionsInFlightMax) {
+		if !(perConn[req.conn] <= suspensionsInFlightMax) {
 			panicf("%s holds %d fencing requests", req.conn, perConn[req.conn])
 		}
 	}

@@ -13,7 +13,7 @@ func (h *rig) suspension(id string) core.SuspensionRecord {
 	h.t.Helper()
 	r := h.api(core.ReadSuspension{Call: h.nextCall(), SuspendID: id})
 	require.NoError(h.t, r.Err)
-	return *r.Suspension
+	return *r.Value.(*core.SuspensionRecord)
 }
 
 func (h *rig) quiesce(device, env string) (string, sent[wire.EnvironmentQuiesce]) {
@@ -21,8 +21,8 @@ func (h *rig) quiesce(device, env string) (string, sent[wire.EnvironmentQuiesce]
 	r := h.api(core.QuiesceEnvironment{Call: h.nextCall(), Device: device, EnvironmentID: env})
 	require.NoError(h.t, r.Err)
 	q := one[wire.EnvironmentQuiesce](h.t, h.last)
-	require.Equal(h.t, wire.EnvironmentQuiesce{EnvironmentID: env, SuspendID: r.SuspendID}, q.P)
-	return r.SuspendID, q
+	require.Equal(h.t, wire.EnvironmentQuiesce{EnvironmentID: env, SuspendID: r.Value.(core.SuspendRef).Suspend}, q.P)
+	return r.Value.(core.SuspendRef).Suspend, q
 }
 
 func quiesced(q sent[wire.EnvironmentQuiesce], accepted bool, code string) wire.EnvironmentQuiesced {

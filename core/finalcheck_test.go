@@ -45,7 +45,7 @@ func TestFinalCheckEveryRow(t *testing.T) {
 			require.NoError(t, r.Err)
 			prep := one[wire.ExecutionPrepare](t, h.last)
 			h.frame(1, "", heartbeat(with(caps, row.cap, wire.CapabilityUnsupported)))
-			requireRefusedAtReady(t, h, h.frame(1, prep.ID, status(wire.StateReady, 1)), r.TurnID, row.cap)
+			requireRefusedAtReady(t, h, h.frame(1, prep.ID, status(wire.StateReady, 1)), r.Value.(core.TurnSubmitted).Turn, row.cap)
 		})
 	}
 }

@@ -150,14 +150,14 @@ func (h *rig) session(a core.AgentConfig) string {
 	h.t.Helper()
 	r := h.api(core.CreateSession{Call: h.nextCall(), Agent: a})
 	require.NoError(h.t, r.Err)
-	return r.SessionID
+	return r.Value.(core.SessionCreated).Session
 }
 
 func (h *rig) submit(sid, text string) string {
 	h.t.Helper()
 	r := h.api(core.SubmitTurn{Call: h.nextCall(), Session: sid, Input: wire.TextInput(text)})
 	require.NoError(h.t, r.Err)
-	return r.TurnID
+	return r.Value.(core.TurnSubmitted).Turn
 }
 
 // sent is one Send effect of payload type P.

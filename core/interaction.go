@@ -55,7 +55,7 @@ func findInteraction(recs []InteractionRecord, kind InteractionKind, id string) 
 // invalid request, a repeated identity, or one past the per-Turn bound is
 // not recorded.
 func (m *Machine) onAsked(t *turn, p wire.Payload) {
-	if wire.Validate(p) != nil || len(t.rec.Interactions) >= InteractionsPerTurnMax {
+	if wire.Validate(p) != nil || len(t.rec.Interactions) >= interactionsPerTurnMax {
 		return
 	}
 	r := InteractionRecord{RunID: t.rec.RunID, Status: InteractionPending}
@@ -219,7 +219,7 @@ func (m *Machine) onInteractionAPI(e interactionAPI) {
 	m.decisionsIndex()[r.DeliveryID] = decisionRef{turn: t.rec.ID, idx: i}
 	m.send(t.conn.id, envelope, p)
 	m.setTimer(timerID(timerDecision, r.DeliveryID), r.Deadline)
-	m.result(APIResult{Call: call, DeliveryID: r.DeliveryID})
+	m.result(APIResult{Call: call, Value: DecisionDelivered{Delivery: r.DeliveryID}})
 }
 
 func interactionTarget(e interactionAPI) (CallID, string, InteractionKind, string) {
@@ -347,7 +347,7 @@ func (m *Machine) checkTurnInteractions(t *turn) {
 const capPermissions = "permissions"
 
 func capabilityOf(caps wire.AgentKindCapabilities, name string) bool {
-	return Missing(caps, []string{name}) == ""
+	return missingCapability(caps, []string{name}) == ""
 }
 
 func sortedKeys[V any](m map[string]V) []string {

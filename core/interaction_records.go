@@ -44,9 +44,9 @@ const (
 	InteractionExpired InteractionStatus = "expired"
 )
 
-// InteractionsPerTurnMax bounds the interactions Core records per Turn;
+// interactionsPerTurnMax bounds the interactions Core records per Turn;
 // further requests of the Turn are not recorded.
-const InteractionsPerTurnMax = 256
+const interactionsPerTurnMax = 256
 
 // InteractionRecord is one permission request, user-choice prompt or
 // function call of a Turn's Run, with the latest decision sent for it.
@@ -104,7 +104,7 @@ var (
 )
 
 // AnswerPermission answers a pending permission request of a Turn.
-// Result: APIResult.DeliveryID; the receipt decides later (TurnView).
+// Result: DecisionDelivered; the receipt decides later (TurnView).
 type AnswerPermission struct {
 	Call         CallID
 	Turn         string

@@ -11,8 +11,7 @@ const (
 // ListTurns lists a Session's Turns in submission order, each with the
 // projection ReadTurn gives. The page holds at most Limit Turns
 // (ListTurnsDefault when 0), starting after the Turn named After (from the
-// first when empty). Result: APIResult.Turns and, when more Turns follow
-// the page, APIResult.NextAfter (the cursor for the next page).
+// first when empty). Result: TurnPage.
 type ListTurns struct {
 	Call    CallID
 	Session string
@@ -64,5 +63,5 @@ func (m *Machine) onListTurns(e ListTurns) {
 		page = append(page, v)
 	}
 	st := m.sessionState(m.sessions[e.Session])
-	m.result(APIResult{Call: e.Call, Turns: page, NextAfter: next, Session: &st})
+	m.result(APIResult{Call: e.Call, Value: TurnPage{Turns: page, NextAfter: next, Session: st}})
 }

@@ -8,9 +8,12 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-func (h *rig) list(sid, after string, limit int) core.APIResult {
+// list lists a Session's Turns; the call must succeed.
+func (h *rig) list(sid, after string, limit int) core.TurnPage {
 	h.t.Helper()
-	return h.api(core.ListTurns{Call: h.nextCall(), Session: sid, After: after, Limit: limit})
+	r := h.api(core.ListTurns{Call: h.nextCall(), Session: sid, After: after, Limit: limit})
+	require.NoError(h.t, r.Err)
+	return r.Value.(core.TurnPage)
 }
 
 func ids(vs []core.TurnView) []string {
@@ -32,11 +35,10 @@ func TestListTurnsSubmissionOrderAndProjection(t *testing.T) {
 	h.frame(1, runID, wire.Done{})
 
 	r := h.list(sid, "", 0)
-	require.NoError(t, r.Err)
 	require.Equal(t, []string{tid, t2, t4}, ids(r.Turns))
 	require.Equal(t, "", r.NextAfter)
 	read := h.api(core.ReadTurn{Call: h.nextCall(), Turn: tid})
-	require.Equal(t, *read.Turn, r.Turns[0], "a listed Turn has ReadTurn's projection")
+	require.Equal(t, *read.Value.(*core.TurnView), r.Turns[0], "a listed Turn has ReadTurn's projection")
 	require.Equal(t, core.TurnFailed, r.Turns[0].State)
 	require.Equal(t, core.CodeEngineFailed, r.Turns[0].ErrorCode)
 	require.Equal(t, wire.EngineConnectionFailed, r.Turns[0].EngineErrorCode)
@@ -46,7 +48,6 @@ func TestListTurnsSubmissionOrderAndProjection(t *testing.T) {
 	require.Equal(t, []string{t3}, ids(h.list(other, "", 0).Turns))
 	fresh := h.session(defaultAgent())
 	none := h.list(fresh, "", 0)
-	require.NoError(t, none.Err)
 	require.Equal(t, []core.TurnView{}, none.Turns, "an empty Session lists an empty page, not nil")
 }
 
@@ -62,7 +63,6 @@ func TestListTurnsPages(t *testing.T) {
 	for pages := 0; ; pages++ {
 		require.True(t, pages < 3, "pagination does not terminate")
 		r := h.list(sid, after, 2)
-		require.NoError(t, r.Err)
 		require.True(t, len(r.Turns) <= 2)
 		got = append(got, ids(r.Turns)...)
 		if r.NextAfter == "" {
@@ -115,7 +115,7 @@ func TestListTurnsRejections(t *testing.T) {
 		c.ev.Call = h.nextCall()
 		r := h.api(c.ev)
 		require.ErrorIs(t, r.Err, c.want, c.name)
-		require.Equal(t, []core.TurnView(nil), r.Turns, c.name)
+		require.Nil(t, r.Value, c.name)
 	}
 	require.Equal(t, before, h.st.Writes(), "a list writes nothing")
 }

@@ -125,13 +125,13 @@ func newMachine(cfg Config, st Store) *Machine {
 }
 
 // Step applies one event at instant now and returns the effects to apply,
-// in order. now never moves backwards: an earlier instant is treated as the
-// latest one seen.
+// in order. now must not go backwards between calls (Step panics).
 func (m *Machine) Step(now time.Time, ev Event) []Effect {
 	defer m.wrapStepPanic()
-	if now.After(m.now) {
-		m.now = now
+	if now.Before(m.now) {
+		panicf("time went backwards: %v after %v", now, m.now)
 	}
+	m.now = now
 	m.out = nil
 	if m.started.IsZero() {
 		m.started = m.now
@@ -199,6 +199,15 @@ func (m *Machine) send(c ConnID, id string, p wire.Payload) {
 }
 
 func (m *Machine) result(r APIResult) { m.emit(r) }
+
+// answer is the result of a call that answers v on success and err
+// otherwise.
+func answer(call CallID, v APIValue, err error) APIResult {
+	if err != nil {
+		return APIResult{Call: call, Err: err}
+	}
+	return APIResult{Call: call, Value: v}
+}
 
 func (m *Machine) setTimer(id TimerID, at time.Time) {
 	if isCancelTimer(id) {

@@ -58,7 +58,7 @@ func newRapidWorld() *rapidWorld {
 	}
 	w.reconnect(nil)
 	r := w.step(nil, core.CreateSession{Call: "s", Agent: defaultAgent()})
-	w.session = r[0].(core.APIResult).SessionID
+	w.session = r[0].(core.APIResult).Value.(core.SessionCreated).Session
 	return w
 }
 
@@ -138,7 +138,7 @@ func (w *rapidWorld) actions() map[string]func(*rapid.T) {
 				t.Skip("enough turns")
 			}
 			r := w.step(t, core.SubmitTurn{Call: "c", Session: w.session, Input: wire.TextInput("x")})
-			id := r[0].(core.APIResult).TurnID
+			id := r[0].(core.APIResult).Value.(core.TurnSubmitted).Turn
 			w.turns = append(w.turns, id)
 		},
 		"ready": func(t *rapid.T) {

@@ -23,13 +23,12 @@ import (
 //
 // A rejected or failed step ends the preparation with its code (and a
 // setup command's exit code). A lost connection, a Core restart, a result
-// the validator refuses or no result within TransferExchangeTimeout
-// (195 s from begin) makes the step unknown
-// (runtime_preparation_unconfirmed): `received` confirmed staging only,
-// and nothing is ever replayed on a later connection.
+// the validator refuses or no result within 195 s from begin makes the
+// step unknown (runtime_preparation_unconfirmed): `received` confirmed
+// staging only, and nothing is ever replayed on a later connection.
 
-// TransferExchangeTimeout bounds one transfer's whole exchange.
-const TransferExchangeTimeout = 195 * time.Second
+// transferExchangeTimeout bounds one transfer's whole exchange.
+const transferExchangeTimeout = 195 * time.Second
 
 const timerTransfer = "transfer"
 
@@ -103,7 +102,7 @@ var (
 )
 
 // PrepareEnvironment runs Steps on Device for the Environment and Session
-// (canonical UUIDs). Result: APIResult.PreparationID.
+// (canonical UUIDs). Result: PreparationStarted.
 type PrepareEnvironment struct {
 	Call          CallID
 	Device        string
@@ -113,7 +112,7 @@ type PrepareEnvironment struct {
 }
 
 // ReadPreparation reads an Environment preparation. Result:
-// APIResult.Preparation.
+// *EnvironmentPreparationRecord.
 type ReadPreparation struct {
 	Call CallID
 	ID   string
@@ -193,7 +192,7 @@ func (m *Machine) onPreparationAPI(ev Event) {
 	switch e := ev.(type) {
 	case PrepareEnvironment:
 		id, err := m.prepareEnvironment(e)
-		m.result(APIResult{Call: e.Call, PreparationID: id, Err: err})
+		m.result(answer(e.Call, PreparationStarted{Preparation: id}, err))
 	case ReadPreparation:
 		rec, ok := m.prepState().recs[e.ID]
 		if !ok {
@@ -202,7 +201,7 @@ func (m *Machine) onPreparationAPI(ev Event) {
 		}
 		cp := *rec
 		cp.Steps = slices.Clone(rec.Steps)
-		m.result(APIResult{Call: e.Call, PreparationID: e.ID, Preparation: &cp})
+		m.result(APIResult{Call: e.Call, Value: &cp})
 	}
 }
 
@@ -307,7 +306,7 @@ func (m *Machine) beginStep(p *envPrep) {
 	p.expect, p.offset, p.end = wire.OutcomeReady, 0, 0
 	m.prepState().byXfer[p.id] = p
 	m.send(p.conn, p.id, h)
-	m.setTimer(timerID(timerTransfer, p.id), m.now.Add(TransferExchangeTimeout))
+	m.setTimer(timerID(timerTransfer, p.id), m.now.Add(transferExchangeTimeout))
 }
 
 // sendNext sends the next chunk, or the commit once every byte was

@@ -30,14 +30,14 @@ func (h *rig) prepare(steps ...core.PrepareStep) string {
 	h.t.Helper()
 	r := h.api(core.PrepareEnvironment{Call: h.nextCall(), Device: "d1", EnvironmentID: prepEnv, SessionID: prepSession, Steps: steps})
 	require.NoError(h.t, r.Err)
-	return r.PreparationID
+	return r.Value.(core.PreparationStarted).Preparation
 }
 
 func (h *rig) preparation(id string) core.EnvironmentPreparationRecord {
 	h.t.Helper()
 	r := h.api(core.ReadPreparation{Call: h.nextCall(), ID: id})
 	require.NoError(h.t, r.Err)
-	return *r.Preparation
+	return *r.Value.(*core.EnvironmentPreparationRecord)
 }
 
 func oneTransfer(t *testing.T, effs []core.Effect) sent[wire.RuntimePrepare] {

@@ -27,7 +27,7 @@ func (m *Machine) onCreateSession(e CreateSession) {
 	s := &session{rec: SessionRecord{ID: id, Seq: m.ctr.Sessions, Agent: agent}}
 	m.saveSession(s)
 	m.addSession(s)
-	m.result(APIResult{Call: e.Call, SessionID: id})
+	m.result(APIResult{Call: e.Call, Value: SessionCreated{Session: id}})
 }
 
 func (m *Machine) onSubmitTurn(e SubmitTurn) {
@@ -57,7 +57,7 @@ func (m *Machine) onSubmitTurn(e SubmitTurn) {
 	m.saveTurn(t)
 	m.addTurn(t)
 	m.setQueue(s, append(s.queue, t))
-	m.result(APIResult{Call: e.Call, TurnID: id})
+	m.result(APIResult{Call: e.Call, Value: TurnSubmitted{Turn: id}})
 }
 
 // SessionState is what a Session's record alone does not say: whether

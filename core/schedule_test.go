@@ -199,8 +199,8 @@ func TestStartCarriesExecutorHandleRunAndOrderedInput(t *testing.T) {
 	prep := one[wire.ExecutionPrepare](t, h.last)
 	start := one[wire.ExecutionStart](t, h.frame(1, prep.ID, status(wire.StateReady, 1)))
 	require.Equal(t, prep.ID, start.ID, "start travels on the preparation request ID")
-	require.Equal(t, wire.ExecutionStart{ExecutorID: "exec-1", Handle: "h-1", RunID: r.TurnID, Input: in}, start.P)
-	require.Equal(t, core.TurnStarting, h.turn(r.TurnID).State)
+	require.Equal(t, wire.ExecutionStart{ExecutorID: "exec-1", Handle: "h-1", RunID: r.Value.(core.TurnSubmitted).Turn, Input: in}, start.P)
+	require.Equal(t, core.TurnStarting, h.turn(r.Value.(core.TurnSubmitted).Turn).State)
 }
 
 func TestPreparationCapacityKeepsTurnUnclaimedAndRetries(t *testing.T) {

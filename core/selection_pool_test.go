@@ -143,7 +143,7 @@ func TestSessionStateShowsUnrecoverableSession(t *testing.T) {
 	h := newRig(t)
 	sid, _, runID := h.running() // d1 on conn 1, baseCaps: no native_session_recovery
 	st := h.list(sid, "", 0).Session
-	require.Equal(t, core.SessionState{}, *st, "a running Turn may still record its native session")
+	require.Equal(t, core.SessionState{}, st, "a running Turn may still record its native session")
 	h.step(core.ConnClosed{Conn: 1, Reason: "restart"}) // the Run is lost: no native session ID
 	_ = runID
 	st = h.list(sid, "", 0).Session

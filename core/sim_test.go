@@ -145,8 +145,8 @@ func (n *simCoreNode) apply(effs []core.Effect) []sim.Effect {
 		case core.CancelTimer:
 			out = append(out, sim.CancelTimer{Timer: sim.TimerID(x.Timer)})
 		case core.APIResult:
-			if x.TurnID != "" {
-				n.truth.turns = append(n.truth.turns, x.TurnID)
+			if v, ok := x.Value.(core.TurnSubmitted); ok {
+				n.truth.turns = append(n.truth.turns, v.Turn)
 			}
 			if s := n.truth.subs[x.Call]; s != nil && x.Err == nil {
 				s.accepted = true

@@ -31,7 +31,7 @@ func (m *Machine) onSteerInput(e SteerInput) {
 		in := InputRecord{Index: idx, ID: strconv.Itoa(idx), Input: slices.Clone(e.Input), State: InputQueued}
 		t.inputs = append(t.inputs, in)
 		m.saveInput(t, idx-1)
-		m.result(APIResult{Call: e.Call, InputID: in.ID})
+		m.result(APIResult{Call: e.Call, Value: InputSteered{Input: in.ID}})
 		m.pumpSteer(t)
 	}
 }
@@ -102,7 +102,7 @@ func (m *Machine) onSteerAck(t *turn, ack wire.PromptSteerAck) {
 		m.cancelTimer(timerID(timerSteerRetry, t.rec.ID))
 		t.retrying = false
 		if t.rec.Cancel != CancelRequested {
-			m.finish(t, TurnFailed, CodeInputPrefix+ack.ErrorCode, ack.Error)
+			m.finish(t, TurnFailed, codeInputPrefix+ack.ErrorCode, ack.Error)
 		}
 	}
 }

@@ -18,11 +18,11 @@ func TestSteeringOneInputAtATimeCursorOnAccepted(t *testing.T) {
 	h := newRig(t)
 	_, tid, runID := h.running()
 	r := h.steer(tid, "a")
-	require.Equal(t, "1", r.InputID)
+	require.Equal(t, "1", r.Value.(core.InputSteered).Input)
 	ps := one[wire.PromptSteer](t, h.last)
 	require.Equal(t, runID, ps.ID)
 	require.Equal(t, wire.PromptSteer{InputID: "1", Input: wire.TextInput("a"), DurableReceipt: true}, ps.P)
-	require.Equal(t, "2", h.steer(tid, "b").InputID)
+	require.Equal(t, "2", h.steer(tid, "b").Value.(core.InputSteered).Input)
 	require.Empty(t, sends[wire.PromptSteer](h.last), "second input waits for the first's receipt")
 
 	effs := h.frame(1, runID, wire.PromptSteerAck{InputID: "1", Written: true})

@@ -40,3 +40,11 @@ func TestAnAssertionInsideTheStepIsNotACompletedStepPanic(t *testing.T) {
 	require.Falsef(t, sp.Completed, "panic %v completed=%v; want the unknown-timer assertion, not completed", sp, sp.Completed)
 	require.Containsf(t, sp.String(), "unknown kind", "panic %v completed=%v; want the unknown-timer assertion, not completed", sp, sp.Completed)
 }
+
+func TestTimeGoingBackwardsIsNotACompletedStepPanic(t *testing.T) {
+	m := New(Config{}, newMemStore())
+	m.Step(now0, ReadTurn{Call: "r", Turn: "t-1"})
+	sp := stepPanic(t, func() { m.Step(now0.Add(-1), ReadTurn{Call: "r2", Turn: "t-1"}) })
+	require.Falsef(t, sp.Completed, "panic %v completed=%v; want the clock assertion, not completed", sp, sp.Completed)
+	require.Containsf(t, sp.String(), "time went backwards", "panic %v completed=%v; want the clock assertion, not completed", sp, sp.Completed)
+}

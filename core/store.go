@@ -130,7 +130,7 @@ type TurnRecord struct {
 	ErrorDetail string
 
 	// Interactions are the Run's permission requests, user-choice prompts
-	// and function calls, in arrival order (at most InteractionsPerTurnMax).
+	// and function calls, in arrival order (at most 256).
 	Interactions []InteractionRecord `json:",omitempty"`
 }
 

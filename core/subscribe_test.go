@@ -78,6 +78,6 @@ func TestReadTurn(t *testing.T) {
 	h := newRig(t)
 	_, tid, _ := h.running()
 	r := h.api(core.ReadTurn{Call: "r", Turn: tid})
-	require.Equal(t, core.TurnRunning, r.Turn.State)
+	require.Equal(t, core.TurnRunning, r.Value.(*core.TurnView).State)
 	require.ErrorIs(t, h.api(core.ReadTurn{Call: "r2", Turn: "t-9"}).Err, core.ErrUnknownTurn)
 }

@@ -66,7 +66,7 @@ func (m *Machine) onReadTurn(e ReadTurn) {
 		m.result(APIResult{Call: e.Call, Err: ErrUnknownTurn})
 		return
 	}
-	m.result(APIResult{Call: e.Call, Turn: &v})
+	m.result(APIResult{Call: e.Call, Value: &v})
 }
 
 // Turn returns a Turn's projection (read-only introspection).

@@ -19,7 +19,7 @@ const WorkspaceExportWait = 180 * time.Second
 // the archive is answered once released arrived. Anything else (a result
 // Core does not accept, a refusal, a lost connection, no completion
 // within 180 s) answers unavailable without data; a cancel is sent best
-// effort. Result: APIResult.Workspace (Archive).
+// effort. Result: *WorkspaceResult (Archive).
 //
 // With Stream set the archive is not kept: each accepted chunk is handed
 // to the caller as an ExportChunk effect and the next chunk is pulled
@@ -65,7 +65,7 @@ func (m *Machine) onExportWorkspace(e ExportWorkspace) {
 	}
 	c := m.exportConn(s)
 	if c == nil {
-		m.result(APIResult{Call: e.Call, Workspace: &WorkspaceResult{Outcome: WorkspaceUnavailable, Code: wsNoDevice}})
+		m.result(APIResult{Call: e.Call, Value: &WorkspaceResult{Outcome: WorkspaceUnavailable, Code: wsNoDevice}})
 		return
 	}
 	r := m.newRead(e.Call, s, c, wire.WorkspaceRead{})

@@ -53,9 +53,9 @@ func TestStreamedExportPullsAfterEachTaken(t *testing.T) {
 	one[wire.ExecutionRelease](t, h.frame(1, op, wire.WorkspaceExportResult{Outcome: wire.OutcomeCompleted, Offset: 8}))
 	require.Nil(t, apiResultOf(t, h.last), "no answer before the release is confirmed")
 	res := apiResultOf(t, h.frame(1, prep, roStatus(wire.StateReleased, 3, "")))
-	require.Equal(t, core.WorkspaceCompleted, res.Workspace.Outcome)
-	require.Equal(t, int64(8), res.Workspace.SizeBytes)
-	require.Nil(t, res.Workspace.Archive, "a streamed export keeps no archive")
+	require.Equal(t, core.WorkspaceCompleted, res.Value.(*core.WorkspaceResult).Outcome)
+	require.Equal(t, int64(8), res.Value.(*core.WorkspaceResult).SizeBytes)
+	require.Nil(t, res.Value.(*core.WorkspaceResult).Archive, "a streamed export keeps no archive")
 }
 
 // TestStreamedExportEndsHonestly: a chunk the Runtime sends before Core
@@ -67,7 +67,7 @@ func TestStreamedExportEndsHonestly(t *testing.T) {
 	_, _, op := streamExport(t, h, sid)
 	h.frame(1, op, wire.WorkspaceExportResult{Outcome: wire.OutcomeChunk, Offset: 0, Data: []byte("a")})
 	effs := h.frame(1, op, wire.WorkspaceExportResult{Outcome: wire.OutcomeChunk, Offset: 1, Data: []byte("b")})
-	require.Equal(t, "incomplete_export", apiResultOf(t, effs).Workspace.Code)
+	require.Equal(t, "incomplete_export", apiResultOf(t, effs).Value.(*core.WorkspaceResult).Code)
 	require.Equal(t, wire.StepCancel, one[wire.WorkspaceExport](t, effs).P.Step)
 	one[wire.ExecutionRelease](t, effs)
 
@@ -75,8 +75,8 @@ func TestStreamedExportEndsHonestly(t *testing.T) {
 	h.frame(1, op, wire.WorkspaceExportResult{Outcome: wire.OutcomeChunk, Offset: 0, Data: []byte("a")})
 	effs = h.step(core.ExportChunkTaken{Call: call, Abandon: true})
 	res := apiResultOf(t, effs)
-	require.Equal(t, core.WorkspaceUnavailable, res.Workspace.Outcome)
-	require.Equal(t, "abandoned", res.Workspace.Code)
+	require.Equal(t, core.WorkspaceUnavailable, res.Value.(*core.WorkspaceResult).Outcome)
+	require.Equal(t, "abandoned", res.Value.(*core.WorkspaceResult).Code)
 	require.Equal(t, wire.StepCancel, one[wire.WorkspaceExport](t, effs).P.Step)
 	one[wire.ExecutionRelease](t, effs)
 	require.Empty(t, h.step(core.ExportChunkTaken{Call: call, Abandon: true}), "an ended export answers once")
@@ -85,6 +85,6 @@ func TestStreamedExportEndsHonestly(t *testing.T) {
 	h.frame(1, op, wire.WorkspaceExportResult{Outcome: wire.OutcomeChunk, Offset: 0, Data: []byte("a")})
 	effs = h.fire(core.TimerID("ws-read:" + op))
 	res = apiResultOf(t, effs)
-	require.Equal(t, "timeout", res.Workspace.Code)
+	require.Equal(t, "timeout", res.Value.(*core.WorkspaceResult).Code)
 	require.Equal(t, wire.StepCancel, one[wire.WorkspaceExport](t, effs).P.Step)
 }

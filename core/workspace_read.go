@@ -14,7 +14,7 @@ import (
 // Session's scheduling reservation: a read-only preparation is prepared on
 // an admissible device, read, released, and the data is returned only
 // after the Runtime confirmed the release; no Turn of the Session is
-// prepared meanwhile. Result: APIResult.Workspace.
+// prepared meanwhile. Result: *WorkspaceResult.
 type ReadWorkspace struct {
 	Call       CallID
 	Session    string
@@ -145,7 +145,7 @@ func (m *Machine) readRun(call CallID, s *session, t *turn, req wire.WorkspaceRe
 func (m *Machine) readIdle(call CallID, s *session, req wire.WorkspaceRead) {
 	c := m.readConn(s)
 	if c == nil {
-		m.result(APIResult{Call: call, Workspace: &WorkspaceResult{Outcome: WorkspaceUnavailable, Code: wsNoDevice}})
+		m.result(APIResult{Call: call, Value: &WorkspaceResult{Outcome: WorkspaceUnavailable, Code: wsNoDevice}})
 		return
 	}
 	r := m.newRead(call, s, c, req)
@@ -304,5 +304,5 @@ func (m *Machine) finishRead(r *wsRead, out WorkspaceResult) {
 			r.conn.preps--
 		}
 	}
-	m.result(APIResult{Call: r.call, Workspace: &out})
+	m.result(APIResult{Call: r.call, Value: &out})
 }

@@ -24,8 +24,8 @@ func unknownAtWait(t *testing.T, h *rig, sid string) string {
 		}
 	}
 	res := apiResultOf(t, h.fire(timer))
-	require.Equal(t, core.WorkspaceUnknown, res.Workspace.Outcome)
-	require.Equal(t, "timeout", res.Workspace.Code)
+	require.Equal(t, core.WorkspaceUnknown, res.Value.(*core.WorkspaceResult).Outcome)
+	require.Equal(t, "timeout", res.Value.(*core.WorkspaceResult).Code)
 	require.ErrorIs(t, h.api(core.WriteWorkspace{Call: h.nextCall(), Session: sid, Path: "g", Data: []byte("2")}).Err,
 		core.ErrWorkspaceMutationPending)
 	return begin.ID

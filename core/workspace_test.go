@@ -75,8 +75,8 @@ func TestIdleReadReturnsDataOnlyAfterConfirmedRelease(t *testing.T) {
 	effs := h.frame(1, prep.ID, roStatus(wire.StateReleased, 3, ""))
 	res := apiResultOf(t, effs)
 	require.NotNil(t, res)
-	require.Equal(t, core.WorkspaceCompleted, res.Workspace.Outcome)
-	require.Equal(t, "abc", string(res.Workspace.Data))
+	require.Equal(t, core.WorkspaceCompleted, res.Value.(*core.WorkspaceResult).Outcome)
+	require.Equal(t, "abc", string(res.Value.(*core.WorkspaceResult).Data))
 	require.Len(t, sends[wire.ExecutionPrepare](effs), 1, "the queued Turn is prepared once the reservation is free")
 }
 
@@ -92,10 +92,10 @@ func TestIdleReadUncertainCleanupIsUnavailable(t *testing.T) {
 	h.frame(1, read.ID, wire.WorkspaceReadResult{Outcome: wire.OutcomeCompleted, CloseAcknowledged: true,
 		Directory: &wire.WorkspaceDirectoryResult{Entries: []wire.DirectoryEntry{}}})
 	res := apiResultOf(t, h.frame(1, prep.ID, roStatus(wire.StateFailed, 3, "cleanup_unconfirmed")))
-	require.Equal(t, core.WorkspaceUnavailable, res.Workspace.Outcome)
-	require.Equal(t, "cleanup_unconfirmed", res.Workspace.Code)
-	require.Nil(t, res.Workspace.Data)
-	require.Nil(t, res.Workspace.Entries)
+	require.Equal(t, core.WorkspaceUnavailable, res.Value.(*core.WorkspaceResult).Outcome)
+	require.Equal(t, "cleanup_unconfirmed", res.Value.(*core.WorkspaceResult).Code)
+	require.Nil(t, res.Value.(*core.WorkspaceResult).Data)
+	require.Nil(t, res.Value.(*core.WorkspaceResult).Entries)
 }
 
 // TestIdleReadTimeoutAndConnectionLoss: no answer within 17 s, or a lost
@@ -114,15 +114,15 @@ func TestIdleReadTimeoutAndConnectionLoss(t *testing.T) {
 		}
 	}
 	effs := h.fire(timer)
-	require.Equal(t, "timeout", apiResultOf(t, effs).Workspace.Code)
+	require.Equal(t, "timeout", apiResultOf(t, effs).Value.(*core.WorkspaceResult).Code)
 	one[wire.ExecutionRelease](t, effs)
 	require.Nil(t, apiResultOf(t, h.frame(1, read.ID, wire.WorkspaceReadResult{Outcome: wire.OutcomeCompleted,
 		Data: []byte("x"), CloseAcknowledged: true})), "a late result answered again")
 
 	prep = one[wire.ExecutionPrepare](t, h.step(core.ReadWorkspace{Call: h.nextCall(), Session: sid, Path: "a", MaxBytes: 1}))
 	res := apiResultOf(t, h.step(core.ConnClosed{Conn: 1}))
-	require.Equal(t, core.WorkspaceUnavailable, res.Workspace.Outcome)
-	require.Equal(t, "connection_lost", res.Workspace.Code)
+	require.Equal(t, core.WorkspaceUnavailable, res.Value.(*core.WorkspaceResult).Outcome)
+	require.Equal(t, "connection_lost", res.Value.(*core.WorkspaceResult).Code)
 }
 
 // TestIdleReadTimeoutBeforeHandleKeepsTheStream: an idle read that
@@ -141,7 +141,7 @@ func TestIdleReadTimeoutBeforeHandleKeepsTheStream(t *testing.T) {
 		}
 	}
 	effs := h.fire(timer)
-	require.Equal(t, "timeout", apiResultOf(t, effs).Workspace.Code)
+	require.Equal(t, "timeout", apiResultOf(t, effs).Value.(*core.WorkspaceResult).Code)
 	require.Empty(t, sends[wire.ExecutionRelease](effs), "released with no handle known")
 	ps := h.m.Preparations()
 	require.Len(t, ps, 1, "the timed-out read's stream was forgotten while still open")
@@ -169,7 +169,7 @@ func TestIdleReadRefusedPrepareEndsTheStream(t *testing.T) {
 	prep := one[wire.ExecutionPrepare](t, h.step(core.ReadWorkspace{Call: h.nextCall(), Session: sid, Path: "a", MaxBytes: 1}))
 	effs := h.frame(1, prep.ID, wire.PreparationStatus{State: wire.StateRejected, ErrorCode: "resource_unavailable",
 		Operation: wire.TypeExecutionPrepare})
-	require.Equal(t, "resource_unavailable", apiResultOf(t, effs).Workspace.Code)
+	require.Equal(t, "resource_unavailable", apiResultOf(t, effs).Value.(*core.WorkspaceResult).Code)
 	require.Empty(t, sends[wire.ExecutionRelease](effs))
 	require.Empty(t, h.m.Preparations(), "the refused prepare's stream still counts")
 }
@@ -185,8 +185,8 @@ func TestRunReadTargetsTheExactRun(t *testing.T) {
 	require.Equal(t, run, read.P.RunID)
 	require.Empty(t, read.P.Handle)
 	res := apiResultOf(t, h.frame(1, read.ID, wire.WorkspaceReadResult{Outcome: wire.OutcomeRejected, ErrorCode: wire.ReadNotFound}))
-	require.Equal(t, core.WorkspaceRejected, res.Workspace.Outcome)
-	require.Equal(t, wire.ReadNotFound, res.Workspace.Code)
+	require.Equal(t, core.WorkspaceRejected, res.Value.(*core.WorkspaceResult).Outcome)
+	require.Equal(t, wire.ReadNotFound, res.Value.(*core.WorkspaceResult).Code)
 	for range core.WorkspaceReadsPerConn {
 		one[wire.WorkspaceRead](t, h.step(core.ReadWorkspace{Call: h.nextCall(), Session: sid, Path: "a", MaxBytes: 8}))
 	}
@@ -258,7 +258,7 @@ func TestWriteIsReservedDurablyAndSettledByItsReceipt(t *testing.T) {
 	rec, _ = h.st.Session(sid)
 	require.True(t, rec.Mutation.CommitSent, "commit left before it was recorded")
 	res := apiResultOf(t, h.frame(1, begin.ID, wire.WorkspaceWriteResult{Outcome: wire.OutcomeCompleted, SizeBytes: int64(len(body))}))
-	require.Equal(t, core.WorkspaceCompleted, res.Workspace.Outcome)
+	require.Equal(t, core.WorkspaceCompleted, res.Value.(*core.WorkspaceResult).Outcome)
 	rec, _ = h.st.Session(sid)
 	require.Nil(t, rec.Mutation)
 }
@@ -273,7 +273,7 @@ func TestUnknownWriteBlocksSuccessorsAcrossRestart(t *testing.T) {
 	h.frame(1, begin.ID, wire.WorkspaceWriteResult{Outcome: wire.OutcomeReady})
 	h.frame(1, begin.ID, wire.WorkspaceWriteResult{Outcome: wire.OutcomeReceived, Offset: 1})
 	res := apiResultOf(t, h.step(core.ConnClosed{Conn: 1}))
-	require.Equal(t, core.WorkspaceUnknown, res.Workspace.Outcome)
+	require.Equal(t, core.WorkspaceUnknown, res.Value.(*core.WorkspaceResult).Outcome)
 
 	m2 := core.Restart(testConfig(), h.st)
 	h.m = m2
@@ -286,7 +286,7 @@ func TestUnknownWriteBlocksSuccessorsAcrossRestart(t *testing.T) {
 	sid2 := h2.workspaceSession()
 	begin = one[wire.WorkspaceWrite](t, h2.step(core.WriteWorkspace{Call: h2.nextCall(), Session: sid2, Path: "f", Data: []byte("1")}))
 	res = apiResultOf(t, h2.step(core.ConnClosed{Conn: 1}))
-	require.Equal(t, core.WorkspaceUnavailable, res.Workspace.Outcome, "lost before commit")
+	require.Equal(t, core.WorkspaceUnavailable, res.Value.(*core.WorkspaceResult).Outcome, "lost before commit")
 	rec, _ := st.Session(sid2)
 	require.Nil(t, rec.Mutation)
 	_ = begin
@@ -300,8 +300,8 @@ func TestWriteRejectedSettles(t *testing.T) {
 	begin := one[wire.WorkspaceWrite](t, h.step(core.WriteWorkspace{Call: h.nextCall(), Session: sid, Path: "f", Data: []byte("1")}))
 	res := apiResultOf(t, h.frame(1, begin.ID, wire.WorkspaceWriteResult{Outcome: wire.OutcomeRejected,
 		ErrorCode: wire.WriteRejected, Reason: wire.WriteReasonDestinationDirectory}))
-	require.Equal(t, core.WorkspaceRejected, res.Workspace.Outcome)
-	require.Equal(t, wire.WriteReasonDestinationDirectory, res.Workspace.Code)
+	require.Equal(t, core.WorkspaceRejected, res.Value.(*core.WorkspaceResult).Outcome)
+	require.Equal(t, wire.WriteReasonDestinationDirectory, res.Value.(*core.WorkspaceResult).Code)
 	rec, _ := h.st.Session(sid)
 	require.Nil(t, rec.Mutation)
 	one[wire.WorkspaceWrite](t, h.step(core.WriteWorkspace{Call: h.nextCall(), Session: sid, Path: "f", Data: []byte("2")}))
@@ -327,15 +327,15 @@ func TestExportPullsChunksThenReleases(t *testing.T) {
 	require.Equal(t, "h-ro", rel.P.Handle)
 	require.Nil(t, apiResultOf(t, h.last))
 	res := apiResultOf(t, h.frame(1, prep.ID, roStatus(wire.StateReleased, 3, "")))
-	require.Equal(t, core.WorkspaceCompleted, res.Workspace.Outcome)
-	require.Equal(t, "tar-body", string(res.Workspace.Archive))
+	require.Equal(t, core.WorkspaceCompleted, res.Value.(*core.WorkspaceResult).Outcome)
+	require.Equal(t, "tar-body", string(res.Value.(*core.WorkspaceResult).Archive))
 
 	prep = one[wire.ExecutionPrepare](t, h.step(core.ExportWorkspace{Call: h.nextCall(), Session: sid}))
 	begin = one[wire.WorkspaceExport](t, h.frame(1, prep.ID, wire.PreparationStatus{Handle: "h-2", Revision: 2, State: wire.StateReady}))
 	effs := h.frame(1, begin.ID, wire.WorkspaceExportResult{Outcome: wire.OutcomeChunk, Offset: 9, Data: []byte("x")})
 	res = apiResultOf(t, effs)
-	require.Equal(t, core.WorkspaceUnavailable, res.Workspace.Outcome)
-	require.Nil(t, res.Workspace.Archive)
+	require.Equal(t, core.WorkspaceUnavailable, res.Value.(*core.WorkspaceResult).Outcome)
+	require.Nil(t, res.Value.(*core.WorkspaceResult).Archive)
 	steps := sends[wire.WorkspaceExport](effs)
 	require.Len(t, steps, 1)
 	require.Equal(t, wire.StepCancel, steps[0].P.Step)
@@ -346,7 +346,7 @@ func TestExportPullsChunksThenReleases(t *testing.T) {
 	h2.connect("d1", 1, c)
 	sid2 := h2.session(workspaceAgent())
 	res = apiResultOf(t, h2.step(core.ExportWorkspace{Call: h2.nextCall(), Session: sid2}))
-	require.Equal(t, "no_device", res.Workspace.Code)
+	require.Equal(t, "no_device", res.Value.(*core.WorkspaceResult).Code)
 }
 
 func TestReservedWorkspaceDirIsTopLevelOnly(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 // write of the Session is refused until it settled exactly: a completed or
 // rejected receipt settles it; a write whose commit may have reached the
 // Runtime without a receipt stays unknown, is never replayed, and keeps
-// blocking later writes (across restarts). Result: APIResult.Workspace.
+// blocking later writes (across restarts). Result: *WorkspaceResult.
 type WriteWorkspace struct {
 	Call    CallID
 	Session string
@@ -80,23 +80,23 @@ func (m *Machine) onWriteWorkspace(e WriteWorkspace) {
 	}
 	c := m.writeConn(s)
 	if c == nil {
-		m.result(APIResult{Call: e.Call, Workspace: &WorkspaceResult{Outcome: WorkspaceUnavailable, Code: wsNoDevice}})
+		m.result(APIResult{Call: e.Call, Value: &WorkspaceResult{Outcome: WorkspaceUnavailable, Code: wsNoDevice}})
 		return
 	}
 	m.beginWrite(e, s, c)
 }
 
-// ReservedWorkspaceDir is the top-level directory of an Environment's
+// reservedWorkspaceDir is the top-level directory of an Environment's
 // workspace where the Runtime keeps its own state: installed
 // capabilities and transfer staging. The public API never writes into it.
-const ReservedWorkspaceDir = ".turnstile"
+const reservedWorkspaceDir = ".turnstile"
 
-// InReservedWorkspaceDir reports whether the clean relative path p is
-// ReservedWorkspaceDir or below it; the name is compared without case, as
+// inReservedWorkspaceDir reports whether the clean relative path p is
+// reservedWorkspaceDir or below it; the name is compared without case, as
 // a case-insensitive file system would.
-func InReservedWorkspaceDir(p string) bool {
+func inReservedWorkspaceDir(p string) bool {
 	first, _, _ := strings.Cut(p, "/")
-	return strings.EqualFold(first, ReservedWorkspaceDir)
+	return strings.EqualFold(first, reservedWorkspaceDir)
 }
 
 // checkWrite applies the public and wire rules before any Runtime work.
@@ -106,8 +106,8 @@ func checkWrite(s SessionRecord, e WriteWorkspace) error {
 		return fmt.Errorf("body of %d bytes over %d", len(e.Data), WorkspaceInlineWriteMax)
 	case wire.ValidWorkspacePath(e.Path) != nil:
 		return wire.ValidWorkspacePath(e.Path)
-	case InReservedWorkspaceDir(e.Path):
-		return fmt.Errorf("path %q is inside the Environment's reserved %s directory (installed capabilities)", e.Path, ReservedWorkspaceDir)
+	case inReservedWorkspaceDir(e.Path):
+		return fmt.Errorf("path %q is inside the Environment's reserved %s directory (installed capabilities)", e.Path, reservedWorkspaceDir)
 	case !wire.CanonicalUUID(s.Agent.EnvironmentID):
 		return fmt.Errorf("environment ID is not a canonical UUID")
 	}
@@ -240,7 +240,7 @@ func (m *Machine) endWrite(w *wsWrite, out WorkspaceResult, settled bool) {
 	if settled {
 		m.settleMutation(w.sess)
 	}
-	m.result(APIResult{Call: w.call, Workspace: &out})
+	m.result(APIResult{Call: w.call, Value: &out})
 }
 
 func (m *Machine) settleMutation(s *session) {

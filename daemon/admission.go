@@ -10,7 +10,7 @@ import (
 // admission is one connection-local admission record: a handle, its
 // revision stream and the executor it reserves.
 type admission struct {
-	gen       uint64
+	gen       ConnID
 	requestID string
 	handle    string
 	fp        string // prepare request content

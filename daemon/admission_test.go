@@ -25,7 +25,7 @@ func TestHeartbeatOnConnectAndEveryInterval(t *testing.T) {
 	require.Len(t, payloadsOf[wire.Heartbeat](r.sent()), 1, "heartbeat every interval")
 	at, _ = r.armed(heartbeatTimer(1))
 	require.Truef(t, at.Equal(t0.Add(30*time.Second)), "re-armed at +30s, got %v", at)
-	r.step(Disconnected{Gen: 1})
+	r.step(ConnClosed{Conn: 1})
 	r.step(TimerFired{Timer: heartbeatTimer(1)})
 	require.Empty(t, r.sent(), "no heartbeat after disconnect")
 }
@@ -355,7 +355,7 @@ func TestAdmissionRecordsBounded(t *testing.T) {
 func TestHandlesAreConnectionLocal(t *testing.T) {
 	r := newRig(t)
 	st := r.ready("p1", "s1")
-	r.step(Disconnected{Gen: 1})
+	r.step(ConnClosed{Conn: 1})
 	ex := r.m.Snapshot().Executors
 	require.Truef(t, len(ex) == 1 && ex[0].Phase == "idle", "ready executor parked on disconnect: %+v", ex)
 	noCall[CloseExecutor](r)
@@ -411,7 +411,7 @@ func TestOldRecordsNeverConsumeSuccessorAdmissions(t *testing.T) {
 	}
 	r.recv("pe", prepareFor("e"))
 	require.Equal(t, CodePreparationCapacity, oneStatus(r).ErrorCode, "full on the first connection")
-	r.step(Disconnected{Gen: 1})
+	r.step(ConnClosed{Conn: 1})
 	r.connect()
 	require.Equal(t, 0, r.m.Snapshot().Capacity.Records, "records belong to their connection")
 	// The old preparations still hold active slots until they settle.

@@ -23,7 +23,7 @@ func (e KindAvailability) Describe() string {
 	return fmt.Sprintf("kind-availability kind=%q available=%v", e.Kind, e.Available)
 }
 
-func (m *Machine) stepKindAvailability(e KindAvailability) {
+func (m *Machine) onKindAvailability(e KindAvailability) {
 	k := m.cfg.kind(e.Kind)
 	if k == nil || k.Available == e.Available {
 		return

@@ -39,7 +39,7 @@ func findStatus(effs []Effect) wire.PreparationStatus {
 func BenchmarkDaemonTurn(b *testing.B) {
 	m := New(testConfig())
 	now := t0
-	m.Step(now, Connected{Gen: 1})
+	m.Step(now, ConnOpened{Conn: 1})
 	reqs := make([]string, 2*wire.AdmissionRecordsMax)
 	for i := range reqs {
 		reqs[i] = "p" + strconv.Itoa(i)
@@ -48,7 +48,7 @@ func BenchmarkDaemonTurn(b *testing.B) {
 	input := wire.TextInput("hello")
 	deltas := make([]NativeTurnEvent, 10)
 	recv := func(id string, p wire.Payload) []Effect {
-		return m.Step(now, FrameReceived{Gen: 1, Frame: wire.Frame{ID: id, Payload: p}})
+		return m.Step(now, FrameReceived{Conn: 1, Frame: wire.Frame{ID: id, Payload: p}})
 	}
 	runs := make([]string, b.N) // a Run ID is used once per connection
 	for i := range runs {

@@ -24,7 +24,7 @@ func TestDisconnectKeepsIdleExecutors(t *testing.T) {
 	st := r.ready("p1", "s1")
 	r.recv("p1", wire.ExecutionRelease{Handle: st.Handle})
 	require.Equal(t, 1, r.m.Snapshot().Capacity.Idle, "idle after release")
-	r.step(Disconnected{Gen: 1})
+	r.step(ConnClosed{Conn: 1})
 	noCall[CloseExecutor](r)
 	_, armed := r.armed(idleTimer(st.ExecutorID))
 	require.Truef(t, armed, "idle expiry still armed")
@@ -38,7 +38,7 @@ func TestDisconnectKeepsIdleExecutors(t *testing.T) {
 func TestIdleExpiryWhileDisconnected(t *testing.T) {
 	r := newRig(t)
 	st := r.ready("p1", "s1")
-	r.step(Disconnected{Gen: 1})
+	r.step(ConnClosed{Conn: 1})
 	r.fire(idleTimer(st.ExecutorID))
 	cc, op := callOf[CloseExecutor](r)
 	require.Equal(t, st.ExecutorID, op.Executor, "idle expiry closes")
@@ -46,7 +46,7 @@ func TestIdleExpiryWhileDisconnected(t *testing.T) {
 	require.Empty(t, r.m.Snapshot().Executors, "slot freed")
 }
 
-// A replacing connection (Connected while up) retires the old one's
+// A replacing connection (ConnOpened while up) retires the old one's
 // handles the same way and keeps its executors for reuse.
 func TestReplacementKeepsOldConnectionsExecutors(t *testing.T) {
 	r := newRig(t)
@@ -64,7 +64,7 @@ func TestReplacementKeepsOldConnectionsExecutors(t *testing.T) {
 func TestBusyExecutorOfLostConnectionParkedAfterSettlement(t *testing.T) {
 	r := newRig(t)
 	r.started("p1", "s1", "run1")
-	r.step(Disconnected{Gen: 1})
+	r.step(ConnClosed{Conn: 1})
 	sc, _ := callOf[AwaitSettlement](r)
 	cc, _ := callOf[Cancel](r)
 	r.connect()
@@ -89,7 +89,7 @@ func TestBusyExecutorOfLostConnectionParkedAfterSettlement(t *testing.T) {
 func TestUnreusableExecutorOfLostConnectionClosed(t *testing.T) {
 	r := newRig(t)
 	r.started("p1", "s1", "run1")
-	r.step(Disconnected{Gen: 1})
+	r.step(ConnClosed{Conn: 1})
 	sc, _ := callOf[AwaitSettlement](r)
 	r.connect()
 	r.result(sc, SettleResult{Settled: true, Reusable: false})
@@ -112,7 +112,7 @@ func TestPreparationCompletingAfterDisconnectIsParked(t *testing.T) {
 	r := newRig(t)
 	r.recv("p1", prepareFor("s1"))
 	pc, _ := callOf[Prepare](r)
-	r.step(Disconnected{Gen: 1})
+	r.step(ConnClosed{Conn: 1})
 	r.connect()
 	r.result(pc, PrepareResult{})
 	noCall[CloseExecutor](r)
@@ -130,7 +130,7 @@ func TestPreparationCompletingAfterDisconnectIsParked(t *testing.T) {
 func TestLostDoneKeepsNativeSessionAcrossReconnect(t *testing.T) {
 	r := newRig(t)
 	r.started("p-1", "s-1", "t-1")
-	r.step(Disconnected{Gen: 1})
+	r.step(ConnClosed{Conn: 1})
 	sc, _ := callOf[AwaitSettlement](r)
 	cc, _ := callOf[Cancel](r)
 	r.result(sc, SettleResult{Settled: true, Reusable: true,

@@ -2,7 +2,7 @@ package daemon
 
 import "github.com/turnstile-sim/turnstile/wire"
 
-func (m *Machine) sendCancelAck(gen uint64, runID string, ack wire.InteractionDecisionAck) {
+func (m *Machine) sendCancelAck(gen ConnID, runID string, ack wire.InteractionDecisionAck) {
 	m.send(gen, wire.Frame{ID: runID, Payload: ack}, m.cfg.Limits.ReceiptSendBudget)
 }
 

@@ -13,7 +13,7 @@ func TestDisconnectRetiresRoutesAndSettlesNativeWork(t *testing.T) {
 	turn := r.started("p1", "s1", "run1")
 	r.recv("run1", steer("1", "a"))
 	w, _ := callOf[DurableWrite](r)
-	r.step(Disconnected{Gen: 1})
+	r.step(ConnClosed{Conn: 1})
 	_, cop := callOf[Cancel](r)
 	require.Equal(t, turn, cop.Turn, "native turn cancelled on transport loss")
 	sc, _ := callOf[AwaitSettlement](r)
@@ -44,7 +44,7 @@ func TestStartResultAfterDisconnect(t *testing.T) {
 	st := r.ready("p1", "s1")
 	r.recv("p1", startFor(st, "run1"))
 	c, _ := callOf[StartTurn](r)
-	r.step(Disconnected{Gen: 1})
+	r.step(ConnClosed{Conn: 1})
 	r.result(c, StartResult{Turn: true})
 	require.Empty(t, r.sent(), "nothing sent")
 	callOf[Cancel](r)
@@ -55,17 +55,17 @@ func TestReplacementConnectionClosesOld(t *testing.T) {
 	r := newRig(t)
 	r.ready("p1", "s1")
 	r.connect()
-	var closed []CloseTransport
+	var closed []CloseConn
 	for _, e := range r.out {
-		if c, ok := e.(CloseTransport); ok {
+		if c, ok := e.(CloseConn); ok {
 			closed = append(closed, c)
 		}
 	}
-	require.Truef(t, len(closed) == 1 && closed[0].Gen == 1, "old transport closed: %s", describeAll(r.out))
+	require.Truef(t, len(closed) == 1 && closed[0].Conn == 1, "old transport closed: %s", describeAll(r.out))
 	require.Empty(t, r.m.Snapshot().Admissions, "no records inherited")
-	r.step(FrameReceived{Gen: 1, Frame: wire.Frame{ID: "p9", Payload: prepareFor("s9")}})
+	r.step(FrameReceived{Conn: 1, Frame: wire.Frame{ID: "p9", Payload: prepareFor("s9")}})
 	require.Empty(t, r.out, "frames of the old connection are ignored")
-	r.step(Connected{Gen: 1})
+	r.step(ConnOpened{Conn: 1})
 	require.Empty(t, r.out, "stale generation ignored")
 }
 
@@ -76,12 +76,12 @@ func TestFrameRejectedAnswersControlOperations(t *testing.T) {
 		wire.TypeExecutionStart:   CodeInvalidStart,
 		wire.TypeExecutionRelease: CodeInvalidRelease,
 	} {
-		r.step(FrameRejected{Gen: 1, Type: typ, ID: "p1"})
+		r.step(FrameRejected{Conn: 1, Type: typ, ID: "p1"})
 		st := oneStatus(r)
 		require.Equal(t, code, st.ErrorCode, typ)
 		require.Equal(t, typ, st.Operation, "operation")
 	}
-	r.step(FrameRejected{Gen: 1, Type: wire.TypePromptCancel, ID: "run"})
+	r.step(FrameRejected{Conn: 1, Type: wire.TypePromptCancel, ID: "run"})
 	require.Empty(t, r.out, "other frames have no effect")
 }
 
@@ -91,7 +91,7 @@ func TestFrameRejectedAnswersControlOperations(t *testing.T) {
 // without a Run ID has nothing to answer on.
 func TestUndecodableSteerIsRefusedAsInvalidInput(t *testing.T) {
 	r := newRig(t)
-	r.step(FrameRejected{Gen: 1, Type: wire.TypePromptSteer, ID: "run", Err: errors.New("bad input")})
+	r.step(FrameRejected{Conn: 1, Type: wire.TypePromptSteer, ID: "run", Err: errors.New("bad input")})
 	require.Truef(t, len(r.out) == 1, "one receipt: %s", describeAll(r.out))
 	s, ok := r.out[0].(Send)
 	require.Truef(t, ok && s.Frame.ID == "run", "receipt on the Run ID: %s", describeAll(r.out))
@@ -100,9 +100,9 @@ func TestUndecodableSteerIsRefusedAsInvalidInput(t *testing.T) {
 		"invalid_input receipt without input_id: %s", describeAll(r.out))
 
 	require.Empty(t, r.calls(), "no native call")
-	r.step(FrameRejected{Gen: 1, Type: wire.TypePromptSteer, Err: errors.New("bad input")})
+	r.step(FrameRejected{Conn: 1, Type: wire.TypePromptSteer, Err: errors.New("bad input")})
 	require.Empty(t, r.out, "no Run ID: no answer")
-	r.step(FrameRejected{Gen: 7, Type: wire.TypePromptSteer, ID: "run", Err: errors.New("bad input")})
+	r.step(FrameRejected{Conn: 7, Type: wire.TypePromptSteer, ID: "run", Err: errors.New("bad input")})
 	require.Empty(t, r.out, "another connection's frame: no answer")
 }
 
@@ -169,7 +169,7 @@ func TestTimeMustNotGoBackwards(t *testing.T) {
 	defer func() {
 		require.Truef(t, recover() != nil, "assertion panics")
 	}()
-	r.m.Step(t0.Add(-1), Connected{Gen: 9})
+	r.m.Step(t0.Add(-1), ConnOpened{Conn: 9})
 }
 
 func TestConfigValidate(t *testing.T) {

@@ -12,9 +12,10 @@
 //
 // # Events
 //
-//   - Connected{Gen} / Disconnected{Gen}: a connection generation came up
-//     or went away. A newer Connected replaces the older connection.
-//   - FrameReceived{Gen, Frame}: a frame the shell decoded; FrameRejected
+//   - ConnOpened{Conn} / ConnClosed{Conn}: a connection (ConnID, its
+//     generation) came up or went away. A newer ConnOpened replaces the
+//     older connection.
+//   - FrameReceived{Conn, Frame}: a frame the shell decoded; FrameRejected
 //     for one it could not decode.
 //   - TimerFired{Timer}: a timer the machine armed reached its instant.
 //   - NativeResult{Call, Result}: a native call finished.

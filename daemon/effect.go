@@ -29,22 +29,22 @@ type Effect interface {
 	Describe() string
 }
 
-// Send writes Frame on connection Gen. Frames for one Gen must be written
-// in the order they were emitted. A Send for a generation that is no longer
+// Send writes Frame on connection Conn. Frames for one Conn must be written
+// in the order they were emitted. A Send for a connection that is no longer
 // up is dropped, never redirected to another connection. Budget bounds the
 // write (zero: the transport's own limit); a write that cannot finish
-// within it closes the transport, which the shell reports as Disconnected.
+// within it closes the transport, which the shell reports as ConnClosed.
 // A completed Send proves only a local write, never receipt by Core.
 type Send struct {
-	Gen    uint64
+	Conn   ConnID
 	Frame  wire.Frame
 	Budget time.Duration
 }
 
-// CloseTransport closes connection Gen. Frames emitted for Gen before it
-// are written first. The shell still reports Disconnected afterwards.
-type CloseTransport struct {
-	Gen    uint64
+// CloseConn closes connection Conn. Frames emitted for Conn before it
+// are written first. The shell still reports ConnClosed afterwards.
+type CloseConn struct {
+	Conn   ConnID
 	Reason string
 }
 
@@ -78,18 +78,18 @@ type Report struct {
 	Complete bool
 }
 
-func (Send) isEffect()           {}
-func (CloseTransport) isEffect() {}
-func (SetTimer) isEffect()       {}
-func (CancelTimer) isEffect()    {}
-func (NativeCall) isEffect()     {}
-func (Report) isEffect()         {}
+func (Send) isEffect()        {}
+func (CloseConn) isEffect()   {}
+func (SetTimer) isEffect()    {}
+func (CancelTimer) isEffect() {}
+func (NativeCall) isEffect()  {}
+func (Report) isEffect()      {}
 
 func (e Send) Describe() string {
-	return fmt.Sprintf("send gen=%d %s", e.Gen, DescribeFrame(e.Frame))
+	return fmt.Sprintf("send gen=%d %s", e.Conn, DescribeFrame(e.Frame))
 }
-func (e CloseTransport) Describe() string {
-	return fmt.Sprintf("close-transport gen=%d reason=%q", e.Gen, e.Reason)
+func (e CloseConn) Describe() string {
+	return fmt.Sprintf("close-transport gen=%d reason=%q", e.Conn, e.Reason)
 }
 func (e SetTimer) Describe() string {
 	return fmt.Sprintf("set-timer %s at=%s", e.Timer, e.At.UTC().Format(time.RFC3339Nano))

@@ -15,26 +15,30 @@ type Event interface {
 	Describe() string
 }
 
-// Connected reports that connection generation Gen is up. Generations are
-// minted by the shell, strictly increasing. A Connected for a newer
-// generation while another is up replaces the older connection.
-type Connected struct{ Gen uint64 }
+// ConnID identifies one connection to Core (its generation). The shell
+// mints it, strictly increasing; zero is not a valid connection.
+type ConnID uint64
 
-// Disconnected reports that connection Gen is gone. Stale generations are
+// ConnOpened reports that connection Conn is up. A ConnOpened for a newer
+// connection while another is up replaces the older connection; one for
+// an older or the same connection is ignored.
+type ConnOpened struct{ Conn ConnID }
+
+// ConnClosed reports that connection Conn is gone. Stale connections are
 // ignored.
-type Disconnected struct{ Gen uint64 }
+type ConnClosed struct{ Conn ConnID }
 
-// FrameReceived carries one frame decoded by the shell from connection Gen.
+// FrameReceived carries one frame decoded by the shell from connection Conn.
 type FrameReceived struct {
-	Gen   uint64
+	Conn  ConnID
 	Frame wire.Frame
 }
 
-// FrameRejected reports a frame of connection Gen the shell could not
+// FrameRejected reports a frame of connection Conn the shell could not
 // decode. Type and ID are whatever the shell could read from the envelope
 // (possibly empty).
 type FrameRejected struct {
-	Gen  uint64
+	Conn ConnID
 	Type string
 	ID   string
 	Err  error
@@ -80,8 +84,8 @@ type ShutdownRequested struct{ Reason string }
 // simulator sends it to model wall-clock jumps.
 type WallClockStep struct{ Offset time.Duration }
 
-func (Connected) isEvent()          {}
-func (Disconnected) isEvent()       {}
+func (ConnOpened) isEvent()         {}
+func (ConnClosed) isEvent()         {}
 func (FrameReceived) isEvent()      {}
 func (FrameRejected) isEvent()      {}
 func (TimerFired) isEvent()         {}
@@ -91,17 +95,17 @@ func (NativeInputApplied) isEvent() {}
 func (ShutdownRequested) isEvent()  {}
 func (WallClockStep) isEvent()      {}
 
-func (e Connected) Describe() string    { return fmt.Sprintf("connected gen=%d", e.Gen) }
-func (e Disconnected) Describe() string { return fmt.Sprintf("disconnected gen=%d", e.Gen) }
+func (e ConnOpened) Describe() string { return fmt.Sprintf("connected gen=%d", e.Conn) }
+func (e ConnClosed) Describe() string { return fmt.Sprintf("disconnected gen=%d", e.Conn) }
 func (e FrameReceived) Describe() string {
-	return fmt.Sprintf("recv gen=%d %s", e.Gen, DescribeFrame(e.Frame))
+	return fmt.Sprintf("recv gen=%d %s", e.Conn, DescribeFrame(e.Frame))
 }
 func (e FrameRejected) Describe() string {
 	msg := ""
 	if e.Err != nil {
 		msg = e.Err.Error()
 	}
-	return fmt.Sprintf("recv-rejected gen=%d type=%q id=%q err=%q", e.Gen, e.Type, e.ID, msg)
+	return fmt.Sprintf("recv-rejected gen=%d type=%q id=%q err=%q", e.Conn, e.Type, e.ID, msg)
 }
 func (e TimerFired) Describe() string { return fmt.Sprintf("timer-fired %s", e.Timer) }
 func (e NativeResult) Describe() string {

@@ -25,11 +25,11 @@ func Example() {
 			fmt.Println(e.Describe())
 		}
 	}
-	show(m.Step(now, daemon.Connected{Gen: 1}))
+	show(m.Step(now, daemon.ConnOpened{Conn: 1}))
 	prepare := wire.ExecutionPrepare{SessionID: "s1", Configuration: wire.ExecutionConfiguration{
 		AgentKind: "contract", AgentStateKey: "agents-api-s1", StrictResume: true, DisableExecutionEnvironment: true,
 	}}
-	effects := m.Step(now, daemon.FrameReceived{Gen: 1, Frame: wire.Frame{ID: "prep-1", Payload: prepare}})
+	effects := m.Step(now, daemon.FrameReceived{Conn: 1, Frame: wire.Frame{ID: "prep-1", Payload: prepare}})
 	show(effects)
 	call := effects[len(effects)-1].(daemon.NativeCall)
 	show(m.Step(now.Add(time.Second), daemon.NativeResult{Call: call.Call, Result: daemon.PrepareResult{}}))

@@ -48,7 +48,7 @@ type executor struct {
 // startFailure is a start that returned no Turn; its admission is failed
 // once the executor's close settles (executor_unavailable when confirmed).
 type startFailure struct {
-	gen       uint64
+	gen       ConnID
 	requestID string
 	handle    string
 	err       string

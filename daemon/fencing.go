@@ -77,7 +77,7 @@ func (m *Machine) onQuiesce(id string, q wire.EnvironmentQuiesce) {
 	gen := m.conn.gen
 	m.send(gen, wire.Frame{ID: id, Payload: reply}, m.cfg.Limits.ReceiptSendBudget)
 	if reply.Accepted {
-		m.emit(CloseTransport{Gen: gen, Reason: "quiesced"})
+		m.emit(CloseConn{Conn: gen, Reason: "quiesced"})
 	}
 }
 

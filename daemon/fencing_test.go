@@ -35,8 +35,8 @@ func fenceReply[P wire.Payload](t *testing.T, r *rig, id string) (P, bool) {
 			require.NoErrorf(t, err, "reply is not a valid frame: %v", err)
 			require.False(t, closed, "reply sent after the close")
 			got = append(got, p)
-		case CloseTransport:
-			require.Equalf(t, r.gen, v.Gen, "close %+v", v)
+		case CloseConn:
+			require.Equalf(t, r.gen, v.Conn, "close %+v", v)
 			require.Equalf(t, "quiesced", v.Reason, "close %+v", v)
 			closed = true
 		}
@@ -56,7 +56,7 @@ func TestQuiesceAcceptedClosesAndFencesNewWork(t *testing.T) {
 	require.True(t, closed, "a successful quiesce closes the connection")
 	require.NoError(t, rep.ValidateAgainst(quiesce("env", "s1")), "reply validates against the request")
 
-	r.step(Disconnected{Gen: r.gen})
+	r.step(ConnClosed{Conn: r.gen})
 	r.connect() // the fence survives the reconnect
 	r.recv("p1", prepareFor("s1"))
 	st := oneStatus(r)

@@ -34,7 +34,7 @@ type rig struct {
 	t   testing.TB
 	m   *Machine
 	now time.Time
-	gen uint64
+	gen ConnID
 	out []Effect // effects of the last step
 	all []Effect // every effect so far
 }
@@ -58,11 +58,11 @@ func (r *rig) advance(d time.Duration) { r.now = r.now.Add(d) }
 
 func (r *rig) connect() {
 	r.gen++
-	r.step(Connected{Gen: r.gen})
+	r.step(ConnOpened{Conn: r.gen})
 }
 
 func (r *rig) recv(id string, p wire.Payload) []Effect {
-	return r.step(FrameReceived{Gen: r.gen, Frame: wire.Frame{ID: id, Payload: p}})
+	return r.step(FrameReceived{Conn: r.gen, Frame: wire.Frame{ID: id, Payload: p}})
 }
 
 // fire advances to the timer's instant and fires it.

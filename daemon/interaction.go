@@ -149,10 +149,10 @@ func (m *Machine) noteNativeInteraction(t *turn, p wire.Payload) bool {
 	return true
 }
 
-// stepPermissionWithdrawn forwards permission_cancel (id = interaction ID)
+// onPermissionWithdrawn forwards permission_cancel (id = interaction ID)
 // of a pending request of a live Turn. A decision already admitted keeps
 // its native call; its result decides the ack.
-func (m *Machine) stepPermissionWithdrawn(e NativePermissionWithdrawn) {
+func (m *Machine) onPermissionWithdrawn(e NativePermissionWithdrawn) {
 	t := m.turns[e.Turn]
 	if t == nil || t.outputClosed || t.settled || e.InteractionID == "" {
 		return

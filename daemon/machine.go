@@ -40,7 +40,7 @@ type Machine struct {
 // conn is the state of the current connection: routes and admission
 // records. It is replaced wholesale on reconnect; nothing carries over.
 type conn struct {
-	gen       uint64
+	gen       ConnID
 	up        bool
 	byRequest map[string]*admission
 	byHandle  map[string]*admission
@@ -108,7 +108,7 @@ const (
 type timer struct {
 	kind     timerKind
 	at       time.Time
-	gen      uint64
+	gen      ConnID
 	handle   string
 	turn     TurnID
 	input    string
@@ -143,30 +143,30 @@ func (m *Machine) Step(now time.Time, ev Event) []Effect {
 	m.now = now
 	m.out = nil
 	switch e := ev.(type) {
-	case Connected:
-		m.stepConnected(e)
-	case Disconnected:
-		m.stepDisconnected(e)
+	case ConnOpened:
+		m.onConnOpened(e)
+	case ConnClosed:
+		m.onConnClosed(e)
 	case FrameReceived:
-		m.stepFrame(e)
+		m.onFrame(e)
 	case FrameRejected:
-		m.stepFrameRejected(e)
+		m.onFrameRejected(e)
 	case TimerFired:
-		m.stepTimer(e)
+		m.onTimer(e)
 	case NativeResult:
-		m.stepNativeResult(e)
+		m.onNativeResult(e)
 	case NativeTurnEvent:
-		m.stepNativeEvent(e)
+		m.onNativeEvent(e)
 	case NativeInputApplied:
-		m.stepInputApplied(e)
+		m.onInputApplied(e)
 	case NativePermissionWithdrawn:
-		m.stepPermissionWithdrawn(e)
+		m.onPermissionWithdrawn(e)
 	case ShutdownRequested:
 		m.beginShutdown()
 	case WallClockStep:
 		m.wallOffset += e.Offset
 	case KindAvailability:
-		m.stepKindAvailability(e)
+		m.onKindAvailability(e)
 	default:
 		panic(fmt.Sprintf("daemon: unknown event %T", ev))
 	}
@@ -182,11 +182,11 @@ func (m *Machine) Step(now time.Time, ev Event) []Effect {
 func (m *Machine) emit(e Effect) { m.out = append(m.out, e) }
 
 // send writes a frame on the current connection when it is gen and up.
-func (m *Machine) send(gen uint64, f wire.Frame, budget time.Duration) {
+func (m *Machine) send(gen ConnID, f wire.Frame, budget time.Duration) {
 	if !m.conn.up || m.conn.gen != gen {
 		return
 	}
-	m.emit(Send{Gen: gen, Frame: f, Budget: budget})
+	m.emit(Send{Conn: gen, Frame: f, Budget: budget})
 }
 
 func (m *Machine) setTimer(id TimerID, t *timer) {
@@ -226,7 +226,9 @@ func (m *Machine) mintTurn() TurnID {
 
 // ---- timers ----
 
-func heartbeatTimer(gen uint64) TimerID { return TimerID("heartbeat/g" + strconv.FormatUint(gen, 10)) }
+func heartbeatTimer(gen ConnID) TimerID {
+	return TimerID("heartbeat/g" + strconv.FormatUint(uint64(gen), 10))
+}
 func expiryTimer(handle string) TimerID { return TimerID("expiry/" + handle) }
 func writeTimer(t TurnID, input string) TimerID {
 	return TimerID("write/" + string(t) + "/" + input)
@@ -236,7 +238,7 @@ func settleRetryTimer(t TurnID) TimerID { return TimerID("settle-retry/" + strin
 func idleTimer(ex string) TimerID       { return TimerID("idle/" + ex) }
 func closeRetryTimer(ex string) TimerID { return TimerID("close-retry/" + ex) }
 
-func (m *Machine) stepTimer(e TimerFired) {
+func (m *Machine) onTimer(e TimerFired) {
 	t, ok := m.timers[e.Timer]
 	if !ok || m.now.Before(t.at) {
 		return // cancelled, replaced, or delivered early: ignore
@@ -264,7 +266,7 @@ func (m *Machine) stepTimer(e TimerFired) {
 
 // ---- native results ----
 
-func (m *Machine) stepNativeResult(e NativeResult) {
+func (m *Machine) onNativeResult(e NativeResult) {
 	c, ok := m.calls[e.Call]
 	if !ok {
 		return // unknown or duplicate result: nothing to settle
@@ -309,28 +311,28 @@ func resultAs[R Result](c *call, res Result) R {
 
 // ---- connection ----
 
-func (m *Machine) stepConnected(e Connected) {
-	if e.Gen <= m.conn.gen {
+func (m *Machine) onConnOpened(e ConnOpened) {
+	if e.Conn <= m.conn.gen {
 		return // stale or repeated generation
 	}
 	if m.conn.up {
 		old := m.conn.gen
 		m.retireConnection()
-		m.emit(CloseTransport{Gen: old, Reason: "replaced"})
+		m.emit(CloseConn{Conn: old, Reason: "replaced"})
 	}
 	m.conn = conn{
-		gen:       e.Gen,
+		gen:       e.Conn,
 		up:        true,
 		byRequest: map[string]*admission{},
 		byHandle:  map[string]*admission{},
 		runs:      map[string]*turn{},
 		usedRuns:  map[string]bool{},
 	}
-	m.heartbeatDue(e.Gen)
+	m.heartbeatDue(e.Conn)
 }
 
-func (m *Machine) stepDisconnected(e Disconnected) {
-	if !m.conn.up || e.Gen != m.conn.gen {
+func (m *Machine) onConnClosed(e ConnClosed) {
+	if !m.conn.up || e.Conn != m.conn.gen {
 		return
 	}
 	m.retireConnection()
@@ -344,7 +346,7 @@ func (m *Machine) wall(t time.Time) int64 { return t.Add(m.wallOffset).UnixMilli
 // documented era's Runtime sends it (wire-reference §4.4).
 func (m *Machine) wallSeconds(t time.Time) int64 { return t.Add(m.wallOffset).Unix() }
 
-func (m *Machine) heartbeatDue(gen uint64) {
+func (m *Machine) heartbeatDue(gen ConnID) {
 	if !m.conn.up || m.conn.gen != gen {
 		return
 	}
@@ -396,9 +398,9 @@ func (m *Machine) retireConnection() {
 	c.usedRuns = map[string]bool{}
 }
 
-// stepFrame routes one decoded frame of the current connection.
-func (m *Machine) stepFrame(e FrameReceived) {
-	if !m.conn.up || e.Gen != m.conn.gen || e.Frame.Payload == nil {
+// onFrame routes one decoded frame of the current connection.
+func (m *Machine) onFrame(e FrameReceived) {
+	if !m.conn.up || e.Conn != m.conn.gen || e.Frame.Payload == nil {
 		return
 	}
 	switch p := e.Frame.Payload.(type) {
@@ -435,13 +437,13 @@ func (m *Machine) stepFrame(e FrameReceived) {
 	}
 }
 
-// stepFrameRejected answers undecodable admission control frames with
+// onFrameRejected answers undecodable admission control frames with
 // the operation's rejection, and an undecodable prompt_steer with an
 // invalid_input receipt on its Run ID (wire reference §3.7; the input_id
 // is not echoed: nothing of an undecodable payload is trusted); other
 // undecodable frames have no effect.
-func (m *Machine) stepFrameRejected(e FrameRejected) {
-	if !m.conn.up || e.Gen != m.conn.gen || e.ID == "" {
+func (m *Machine) onFrameRejected(e FrameRejected) {
+	if !m.conn.up || e.Conn != m.conn.gen || e.ID == "" {
 		return
 	}
 	code := ""

@@ -40,7 +40,7 @@ func TestPrepareWaitsForAnOrphanedInstallation(t *testing.T) {
 	r.recv("x1", setupBegin())
 	r.recv("x1", commit)
 	install, _ := callOf[InstallTransfer](r)
-	r.step(Disconnected{Gen: r.gen})
+	r.step(ConnClosed{Conn: r.gen})
 	r.connect()
 
 	r.recv("p1", prepareFor("s1"))

@@ -19,7 +19,7 @@ import (
 // receipt pipeline (plus ground truth of what the "native side" did).
 
 type mHandle struct {
-	gen       uint64
+	gen       ConnID
 	req       string
 	last      wire.PreparationStatus
 	expiresAt int64
@@ -34,7 +34,7 @@ type ioKey struct {
 type admissionModel struct {
 	m       *Machine
 	now     time.Time
-	gen     uint64
+	gen     ConnID
 	up      bool
 	handles map[string]*mHandle
 	byReq   map[string]string // current connection: request ID -> handle
@@ -83,8 +83,8 @@ var allowedNext = map[string][]string{
 }
 
 func (md *admissionModel) checkSend(t *rapid.T, s Send, effs []Effect) {
-	if !md.up || s.Gen != md.gen {
-		require.Fail(t, fmt.Sprintf("send on generation %d while current is %d up=%t", s.Gen, md.gen, md.up))
+	if !md.up || s.Conn != md.gen {
+		require.Fail(t, fmt.Sprintf("send on generation %d while current is %d up=%t", s.Conn, md.gen, md.up))
 	}
 	switch p := s.Frame.Payload.(type) {
 	case wire.PreparationStatus:
@@ -215,7 +215,7 @@ func (md *admissionModel) frame(t *rapid.T, id string, p wire.Payload) {
 	if !md.up {
 		t.Skip("no connection")
 	}
-	md.step(t, FrameReceived{Gen: md.gen, Frame: wire.Frame{ID: id, Payload: p}})
+	md.step(t, FrameReceived{Conn: md.gen, Frame: wire.Frame{ID: id, Payload: p}})
 }
 
 func (md *admissionModel) actions() map[string]func(*rapid.T) {
@@ -314,7 +314,7 @@ func (md *admissionModel) worldActions() map[string]func(*rapid.T) {
 			if !md.up || rapid.IntRange(0, 3).Draw(t, "rare") > 0 {
 				t.Skip("down or not this time")
 			}
-			md.step(t, Disconnected{Gen: md.gen})
+			md.step(t, ConnClosed{Conn: md.gen})
 			md.up = false
 			md.byReq = map[string]string{}
 			md.runs = map[string]TurnID{}
@@ -327,7 +327,7 @@ func (md *admissionModel) worldActions() map[string]func(*rapid.T) {
 			md.up = true
 			md.byReq = map[string]string{}
 			md.runs = map[string]TurnID{}
-			md.step(t, Connected{Gen: md.gen})
+			md.step(t, ConnOpened{Conn: md.gen})
 		},
 		"": func(t *rapid.T) {
 			s := md.m.Snapshot()
@@ -367,7 +367,7 @@ func TestRapidAdmissionAndReceipts(t *testing.T) {
 		md := newAdmissionModel()
 		md.gen = 1
 		md.up = true
-		md.step(t, Connected{Gen: 1})
+		md.step(t, ConnOpened{Conn: 1})
 		t.Repeat(md.actions())
 	})
 }

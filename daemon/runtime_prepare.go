@@ -118,7 +118,7 @@ type Installed struct {
 type prepTransfer struct {
 	id     string // Envelope ID
 	op     string // installer identity: g<gen>/<id>
-	gen    uint64
+	gen    ConnID
 	header wire.RuntimePrepare
 	size   int64 // declared body size (0 without body)
 	offset int64 // bytes staged and confirmed
@@ -146,7 +146,7 @@ func hasBody(action string) bool {
 	return action == wire.PrepareActionSkill || action == wire.PrepareActionPlugin || action == wire.PrepareActionFile
 }
 
-func (m *Machine) sendTransfer(gen uint64, id string, r wire.RuntimePrepareResult) {
+func (m *Machine) sendTransfer(gen ConnID, id string, r wire.RuntimePrepareResult) {
 	m.send(gen, wire.Frame{ID: id, Payload: r}, m.cfg.Limits.ReceiptSendBudget)
 }
 
@@ -210,7 +210,7 @@ func (m *Machine) beginTransfer(id string, p wire.RuntimePrepare) {
 		m.sendTransfer(gen, id, refused(wire.TransferResourceUnavail))
 		return
 	}
-	t := &prepTransfer{id: id, op: "g" + strconv.FormatUint(gen, 10) + "/" + id, gen: gen, header: p}
+	t := &prepTransfer{id: id, op: "g" + strconv.FormatUint(uint64(gen), 10) + "/" + id, gen: gen, header: p}
 	if hasBody(p.Action) {
 		t.size = p.SizeBytes
 	}

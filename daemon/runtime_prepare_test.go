@@ -183,7 +183,7 @@ func TestTransferNeverResumedAfterReconnect(t *testing.T) {
 	r.recv("x", fileBegin(6))
 	r.recv("x", chunk(0, []byte("abc")))
 	sc, _ := callOf[StageChunk](r)
-	r.step(Disconnected{Gen: r.gen})
+	r.step(ConnClosed{Conn: r.gen})
 	noCall[DiscardTransfer](r)
 	r.connect()
 	r.result(sc, StageResult{})
@@ -201,7 +201,7 @@ func TestTransferNeverResumedAfterReconnect(t *testing.T) {
 func TestTransferRefusedWhileQuiesced(t *testing.T) {
 	r := newRig(t)
 	r.recv("q", quiesce("env", "s"))
-	r.step(Disconnected{Gen: r.gen})
+	r.step(ConnClosed{Conn: r.gen})
 	r.connect()
 	r.recv("x", setupBegin())
 	require.Equal(t, wire.RuntimePrepareResult{Outcome: wire.OutcomeRejected, ErrorCode: wire.TransferResourceUnavail}, payloadsOf[wire.RuntimePrepareResult](r.sent())[0], "quiesced")

@@ -32,7 +32,7 @@ func (s *scenario) core(frame string) {
 	s.t.Helper()
 	f, err := wire.Decode([]byte(frame))
 	require.NoErrorf(s.t, err, "reference frame does not decode: %v\n%s", err, frame)
-	s.r.step(FrameReceived{Gen: s.r.gen, Frame: f})
+	s.r.step(FrameReceived{Conn: s.r.gen, Frame: f})
 }
 
 // runtime checks the Runtime frames of the last step against references.
@@ -141,7 +141,7 @@ func TestScenarioPreparationFailureCleansUpWithoutRunCompletion(t *testing.T) {
 func TestScenarioDisconnectIsUnknownAndReconnectDoesNotReplay(t *testing.T) {
 	s := newScenario(t)
 	turn := s.started()
-	s.r.step(Disconnected{Gen: s.r.gen})
+	s.r.step(ConnClosed{Conn: s.r.gen})
 	s.runtime() // no fabricated error or done
 	s.r.connect()
 	require.Equal(t, "heartbeat", frameTypes(s.r.sent()), "the new connection starts with a heartbeat only")
@@ -149,7 +149,7 @@ func TestScenarioDisconnectIsUnknownAndReconnectDoesNotReplay(t *testing.T) {
 	s.r.result(c, SettleResult{Settled: true, Reusable: true})
 	s.r.step(NativeTurnEvent{Turn: turn, Event: wire.Delta{Delta: "late"}})
 	for _, e := range s.r.all {
-		if send, ok := e.(Send); ok && send.Gen == s.r.gen && send.Frame.ID != "" {
+		if send, ok := e.(Send); ok && send.Conn == s.r.gen && send.Frame.ID != "" {
 			require.Fail(t, fmt.Sprintf("replayed on the new connection: %s", send.Describe()))
 		}
 	}

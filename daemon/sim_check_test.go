@@ -38,7 +38,7 @@ func suiteConfig() daemon.Config {
 }
 
 type handleInfo struct {
-	gen       uint64
+	gen       daemon.ConnID
 	expiresAt time.Time // virtual time
 	ended     string    // released, expired or failed: no start may follow
 	started   uint64    // revision of the started status
@@ -51,8 +51,8 @@ type checker struct {
 	closes  map[string]int // CloseExecutor calls per executor
 	d       *harness.Device
 	cfg     daemon.Config
-	gen     uint64
-	ids     map[uint64]map[string]bool // IDs Core used on each connection
+	gen     daemon.ConnID
+	ids     map[daemon.ConnID]map[string]bool // IDs Core used on each connection
 	handles map[string]*handleInfo
 	runTurn map[string]daemon.TurnID
 	runHdl  map[string]string
@@ -60,7 +60,7 @@ type checker struct {
 }
 
 func newChecker(w *sim.Kernel, cfg daemon.Config) *checker {
-	return &checker{w: w, closes: map[string]int{}, cfg: cfg.WithDefaults(), ids: map[uint64]map[string]bool{},
+	return &checker{w: w, closes: map[string]int{}, cfg: cfg.WithDefaults(), ids: map[daemon.ConnID]map[string]bool{},
 		handles: map[string]*handleInfo{}, runTurn: map[string]daemon.TurnID{}, runHdl: map[string]string{}}
 }
 
@@ -72,11 +72,11 @@ func (c *checker) fail(format string, args ...any) {
 
 func (c *checker) DaemonEvent(now time.Time, ev daemon.Event) {
 	switch e := ev.(type) {
-	case daemon.Connected:
-		c.gen = e.Gen
-		c.ids[e.Gen] = map[string]bool{}
+	case daemon.ConnOpened:
+		c.gen = e.Conn
+		c.ids[e.Conn] = map[string]bool{}
 	case daemon.FrameReceived:
-		ids := c.ids[e.Gen]
+		ids := c.ids[e.Conn]
 		ids[e.Frame.ID] = true
 		if s, ok := e.Frame.Payload.(wire.ExecutionStart); ok {
 			ids[s.RunID] = true
@@ -180,13 +180,13 @@ func (c *checker) mark(e daemon.Effect) {
 // that did not ask for it, handle revisions, receipts bounded by truth.
 func (c *checker) sent(now time.Time, s daemon.Send) {
 	f := s.Frame
-	if f.ID != "" && !c.ids[s.Gen][f.ID] {
-		c.fail("frame %s on connection %d that never used its ID", daemon.DescribeFrame(f), s.Gen)
+	if f.ID != "" && !c.ids[s.Conn][f.ID] {
+		c.fail("frame %s on connection %d that never used its ID", daemon.DescribeFrame(f), s.Conn)
 	}
 	truth := c.d.Node().Harness().Truth()
 	switch p := f.Payload.(type) {
 	case wire.PreparationStatus:
-		c.status(now, s.Gen, p)
+		c.status(now, s.Conn, p)
 	case wire.PromptSteerAck:
 		in := truth.Input(c.runTurn[f.ID], p.InputID)
 		if p.Written && (in == nil || !in.Written) {
@@ -219,7 +219,7 @@ func (c *checker) sent(now time.Time, s daemon.Send) {
 // status follows a handle's statuses. The deadline is the grant instant
 // plus the configured expiry, in virtual time: expires_at on the wire is
 // the daemon's wall clock, which may have jumped.
-func (c *checker) status(now time.Time, gen uint64, p wire.PreparationStatus) {
+func (c *checker) status(now time.Time, gen daemon.ConnID, p wire.PreparationStatus) {
 	if p.State == wire.StateRejected {
 		return
 	}

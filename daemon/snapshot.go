@@ -9,7 +9,7 @@ import (
 // checkers and tests. Every list is sorted.
 type Snapshot struct {
 	Now          time.Time
-	Gen          uint64
+	Conn         ConnID
 	Connected    bool
 	ShuttingDown bool
 	Admissions   []AdmissionView // current connection's records, by creation
@@ -48,7 +48,7 @@ type ExecutorView struct {
 type TurnView struct {
 	ID              TurnID
 	RunID           string
-	Gen             uint64
+	Conn            ConnID
 	Routed          bool
 	Executor        string
 	State           string
@@ -75,7 +75,7 @@ type Capacity struct {
 
 // Snapshot returns the current view.
 func (m *Machine) Snapshot() Snapshot {
-	s := Snapshot{Now: m.now, Gen: m.conn.gen, Connected: m.conn.up, ShuttingDown: m.shutdown, Owned: m.Owned()}
+	s := Snapshot{Now: m.now, Conn: m.conn.gen, Connected: m.conn.up, ShuttingDown: m.shutdown, Owned: m.Owned()}
 	for _, a := range m.conn.order {
 		s.Admissions = append(s.Admissions, AdmissionView{
 			RequestID: a.requestID, Handle: a.handle, Executor: a.executor, Revision: a.revision,
@@ -91,7 +91,7 @@ func (m *Machine) Snapshot() Snapshot {
 	}
 	for _, id := range sortedTurnIDs(m.turns) {
 		t := m.turns[id]
-		v := TurnView{ID: id, RunID: t.runID, Gen: t.gen, Routed: t.routed, Executor: t.executor,
+		v := TurnView{ID: id, RunID: t.runID, Conn: t.gen, Routed: t.routed, Executor: t.executor,
 			State: t.stateName(), CancelRequested: t.cancelRequested, Overflow: t.overflow, Waiters: slices.Clone(t.waiters)}
 		for _, in := range t.sortedInputs() {
 			v.Inputs = append(v.Inputs, InputView{InputID: in.id, State: in.state.String()})

@@ -154,9 +154,9 @@ func (m *Machine) writeBudgetDue(id TurnID, inputID string) {
 	m.maybeFinish(t)
 }
 
-// stepInputApplied sends `accepted` when the native side confirms
+// onInputApplied sends `accepted` when the native side confirms
 // consumption during the Turn's lifetime.
-func (m *Machine) stepInputApplied(e NativeInputApplied) {
+func (m *Machine) onInputApplied(e NativeInputApplied) {
 	t := m.turns[e.Turn]
 	if t == nil {
 		return

@@ -33,7 +33,7 @@ func TestAnInvariantFailureAfterTheStepIsACompletedStepPanic(t *testing.T) {
 
 func TestAnAssertionInsideTheStepIsNotACompletedStepPanic(t *testing.T) {
 	r := newRig(t)
-	sp := stepPanic(t, func() { r.m.Step(t0.Add(-1), Connected{Gen: 9}) })
+	sp := stepPanic(t, func() { r.m.Step(t0.Add(-1), ConnOpened{Conn: 9}) })
 	require.Falsef(t, sp.Completed, "panic %v completed=%v; want the clock assertion, not completed", sp, sp.Completed)
 	require.Containsf(t, sp.String(), "backwards", "panic %v completed=%v; want the clock assertion, not completed", sp, sp.Completed)
 }

@@ -11,7 +11,7 @@ import (
 type turn struct {
 	id        TurnID
 	runID     string
-	gen       uint64 // connection whose routes it was started on
+	gen       ConnID // connection whose routes it was started on
 	routed    bool   // its Run route on gen is still live
 	executor  string
 	handle    string
@@ -171,13 +171,13 @@ func (m *Machine) routedAdmission(t *turn) *admission {
 	return a
 }
 
-// stepNativeEvent forwards one native event in order with the Run ID.
+// onNativeEvent forwards one native event in order with the Run ID.
 // Events after the native terminal result or after settlement are late
 // and dropped: a successful AwaitSettlement means the output can no
 // longer be written, so anything the Harness emits afterwards is a breach
 // of its contract and never reaches Core (done is then built from the
 // settlement's outcome). Usage snapshots replace earlier ones.
-func (m *Machine) stepNativeEvent(e NativeTurnEvent) {
+func (m *Machine) onNativeEvent(e NativeTurnEvent) {
 	t := m.turns[e.Turn]
 	if t == nil || t.outputClosed || t.settled || e.Event == nil {
 		return

@@ -73,7 +73,7 @@ type reader struct {
 	id            string
 	seq           uint64
 	handle        string // admission on the current connection; "" once it ended
-	gen           uint64
+	gen           ConnID
 	session       string
 	env           string
 	caps          wire.AgentKindCapabilities
@@ -96,8 +96,8 @@ func (m *Machine) mintReader() *reader {
 }
 
 func readerCloseRetryTimer(id string) TimerID { return TimerID("reader-close-retry/" + id) }
-func transferTimer(gen uint64, id string) TimerID {
-	return TimerID("transfer/g" + strconv.FormatUint(gen, 10) + "/" + id)
+func transferTimer(gen ConnID, id string) TimerID {
+	return TimerID("transfer/g" + strconv.FormatUint(uint64(gen), 10) + "/" + id)
 }
 
 // workspaceConnected resets the connection-local workspace state. Native

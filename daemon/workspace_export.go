@@ -12,7 +12,7 @@ import "github.com/turnstile-sim/turnstile/wire"
 
 // exportStream is the current connection's export.
 type exportStream struct {
-	gen     uint64
+	gen     ConnID
 	id      string
 	reader  string
 	env     string
@@ -21,7 +21,7 @@ type exportStream struct {
 	sent    int64
 }
 
-func (m *Machine) exportReply(gen uint64, id string, r wire.WorkspaceExportResult) {
+func (m *Machine) exportReply(gen ConnID, id string, r wire.WorkspaceExportResult) {
 	m.send(gen, wire.Frame{ID: id, Payload: r}, m.cfg.Limits.ReceiptSendBudget)
 }
 

@@ -12,7 +12,7 @@ import "github.com/turnstile-sim/turnstile/wire"
 
 // pendingRead is a dispatched read of the current connection.
 type pendingRead struct {
-	gen    uint64
+	gen    ConnID
 	req    wire.WorkspaceRead
 	reader string // reader target, if any
 	owner  readOwner

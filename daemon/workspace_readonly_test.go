@@ -160,7 +160,7 @@ func TestReadOnlyExpiryAndDisconnectClose(t *testing.T) {
 	require.Truef(t, len(statuses(r)) == 0, "no status after an expired profile's close")
 
 	st, _ = r.openReader("ro-2")
-	r.step(Disconnected{Gen: r.gen})
+	r.step(ConnClosed{Conn: r.gen})
 	cc, _ = callOf[CloseWorkspace](r)
 	r.result(cc, CloseResult{})
 	require.Empty(t, r.m.Owned(), "owned after the disconnect close")

@@ -20,14 +20,14 @@ import (
 
 // transfer is the current connection's write.
 type transfer struct {
-	gen      uint64
+	gen      ConnID
 	id       string
 	begin    wire.WorkspaceWrite
 	body     bytes.Buffer
 	applying bool // commit accepted; the native installer is running
 }
 
-func (m *Machine) writeReply(gen uint64, id string, r wire.WorkspaceWriteResult) {
+func (m *Machine) writeReply(gen ConnID, id string, r wire.WorkspaceWriteResult) {
 	m.send(gen, wire.Frame{ID: id, Payload: r}, m.cfg.Limits.ReceiptSendBudget)
 }
 
@@ -159,7 +159,7 @@ func (m *Machine) dropTransfer(t *transfer) {
 }
 
 // transferExpired drops a transfer that did not commit in time.
-func (m *Machine) transferExpired(gen uint64, id string) {
+func (m *Machine) transferExpired(gen ConnID, id string) {
 	t := m.ws.write
 	if t == nil || t.gen != gen || t.id != id || t.applying {
 		return

@@ -120,7 +120,7 @@ func TestWorkspaceWriteUnknownAndExpiry(t *testing.T) {
 	noCall[WriteWorkspace](r)
 
 	r.recv("w-3", writeBegin("f", []byte("abc")))
-	r.step(Disconnected{Gen: r.gen})
+	r.step(ConnClosed{Conn: r.gen})
 	r.connect()
 	r.recv("w-3", writeCommit)
 	noCall[WriteWorkspace](r)

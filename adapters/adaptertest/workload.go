@@ -108,8 +108,9 @@ func (w *workload) step(n int) error {
 				}
 			}
 		} else {
-			w.turns = append(w.turns, res.TurnID)
-			w.last[s] = res.TurnID
+			id := res.Value.(core.TurnSubmitted).Turn
+			w.turns = append(w.turns, id)
+			w.last[s] = id
 			w.count(func(r *Report) { r.Turns++ })
 		}
 	case x < 65:
@@ -158,7 +159,7 @@ func (w *workload) createSession() string {
 		return ""
 	}
 	w.count(func(r *Report) { r.Sessions++ })
-	return res.SessionID
+	return res.Value.(core.SessionCreated).Session
 }
 
 // replaceStranded replaces Session i by a new one when Core refused its
@@ -171,8 +172,9 @@ func (w *workload) replaceStranded(i int) {
 		return
 	}
 	res, err := w.call(func(c core.CallID) core.Event { return core.ReadTurn{Call: c, Turn: t} })
-	if err != nil || res.Turn == nil || res.Turn.ErrorCode != core.CodeCapabilityUnsupported ||
-		res.Turn.ErrorDetail != "native_session_recovery" {
+	v, _ := res.Value.(*core.TurnView)
+	if err != nil || v == nil || v.ErrorCode != core.CodeCapabilityUnsupported ||
+		v.ErrorDetail != "native_session_recovery" {
 		return
 	}
 	if s := w.createSession(); s != "" {
@@ -234,10 +236,11 @@ func (w *workload) awaitTerminal() {
 
 func (w *workload) state(t string) string {
 	res, err := w.call(func(c core.CallID) core.Event { return core.ReadTurn{Call: c, Turn: t} })
-	if err != nil || res.Turn == nil {
+	v, _ := res.Value.(*core.TurnView)
+	if err != nil || v == nil {
 		return ""
 	}
-	return string(res.Turn.State)
+	return string(v.State)
 }
 
 // newestOpen returns the newest Turn not yet terminal, else fallback.
@@ -254,15 +257,16 @@ func (w *workload) newestOpen(fallback string) string {
 // it failed.
 func (w *workload) outcome(t string) string {
 	res, err := w.call(func(c core.CallID) core.Event { return core.ReadTurn{Call: c, Turn: t} })
+	v, _ := res.Value.(*core.TurnView)
 	switch {
-	case err != nil || res.Turn == nil:
+	case err != nil || v == nil:
 		return "unreadable"
-	case res.Turn.State != core.TurnFailed:
-		return string(res.Turn.State)
-	case res.Turn.ErrorDetail != "":
-		return fmt.Sprintf("failed %s (%s)", res.Turn.ErrorCode, res.Turn.ErrorDetail)
+	case v.State != core.TurnFailed:
+		return string(v.State)
+	case v.ErrorDetail != "":
+		return fmt.Sprintf("failed %s (%s)", v.ErrorCode, v.ErrorDetail)
 	}
-	return "failed " + res.Turn.ErrorCode
+	return "failed " + v.ErrorCode
 }
 
 func (w *workload) stateLocked(t string) string {

@@ -665,10 +665,10 @@ func (a *API) workspaceResult(ctx context.Context, ev func(core.CallID) core.Eve
 	if err != nil {
 		return nil, err
 	}
-	if rep.Result.Err != nil || rep.Result.Workspace == nil {
+	res, _ := rep.Result.Value.(*core.WorkspaceResult)
+	if res == nil {
 		return nil, errOr(rep.Result.Err)
 	}
-	res := rep.Result.Workspace
 	msg := func(what string) string {
 		if res.Code != "" {
 			return fmt.Sprintf("%s (%s)", what, res.Code)

@@ -88,7 +88,7 @@ func BenchmarkAgentsAPITurn(b *testing.B) {
 	if err != nil || rep.Result.Err != nil {
 		b.Fatal(err, rep.Result.Err)
 	}
-	msid := rep.Result.SessionID
+	msid := rep.Result.Value.(core.SessionCreated).Session
 
 	machineTurn := func() {
 		rep, err := s.Call(ctx, server.Request{Event: func(cl core.CallID) core.Event {
@@ -97,7 +97,7 @@ func BenchmarkAgentsAPITurn(b *testing.B) {
 		if err != nil || rep.Result.Err != nil {
 			b.Fatal(err, rep.Result.Err)
 		}
-		sub, err := s.Subscribe(ctx, rep.Result.TurnID)
+		sub, err := s.Subscribe(ctx, rep.Result.Value.(core.TurnSubmitted).Turn)
 		if err != nil {
 			b.Fatal(err)
 		}

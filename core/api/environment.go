@@ -83,5 +83,5 @@ func (a *API) getEnvironment(w http.ResponseWriter, r *http.Request) {
 		a.failErr(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, environmentJSON(sid, rep.Result.Preparations))
+	writeJSON(w, http.StatusOK, environmentJSON(sid, rep.Result.Value.(core.Preparations)))
 }

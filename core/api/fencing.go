@@ -80,7 +80,7 @@ func suspensionJSON(r core.SuspensionRecord) SuspensionJSON {
 // fenceSent is the answer of an accepted quiesce or resume: the request
 // is recorded and on its way; its reply is not in yet.
 func fenceSent(res core.APIResult) (int, any) {
-	return http.StatusAccepted, map[string]string{"suspend_id": res.SuspendID}
+	return http.StatusAccepted, map[string]string{"suspend_id": res.Value.(core.SuspendRef).Suspend}
 }
 
 // fencingID checks an identifier of a fencing request.
@@ -143,5 +143,5 @@ func (a *API) getSuspension(w http.ResponseWriter, r *http.Request) {
 		a.failErr(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, suspensionJSON(*rep.Result.Suspension))
+	writeJSON(w, http.StatusOK, suspensionJSON(*rep.Result.Value.(*core.SuspensionRecord)))
 }

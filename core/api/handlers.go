@@ -70,7 +70,7 @@ func (a *API) getTurn(w http.ResponseWriter, r *http.Request) {
 		a.failErr(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, turnJSON(*rep.Result.Turn))
+	writeJSON(w, http.StatusOK, turnJSON(*rep.Result.Value.(*core.TurnView)))
 }
 
 // DeviceJSON describes a registered device.

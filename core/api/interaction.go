@@ -46,7 +46,7 @@ func interactionsJSON(vs []core.InteractionView) []InteractionJSON {
 }
 
 func decided(res core.APIResult) (int, any) {
-	return http.StatusAccepted, map[string]string{"delivery_id": res.DeliveryID}
+	return http.StatusAccepted, map[string]string{"delivery_id": res.Value.(core.DecisionDelivered).Delivery}
 }
 
 func (a *API) answerUserChoice(w http.ResponseWriter, r *http.Request) {

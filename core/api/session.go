@@ -401,7 +401,7 @@ func (a *API) createSessionV1(w http.ResponseWriter, r *http.Request) {
 		a.failV1Err(w, err)
 		return
 	}
-	sid := rep.Result.SessionID
+	sid := rep.Result.Value.(core.SessionCreated).Session
 	if err := a.recordBinding(r.Context(), bind); err != nil {
 		a.failV1Err(w, err)
 		return

@@ -36,7 +36,7 @@ func TestActiveTurnIsReadSessionActive(t *testing.T) {
 	}
 	sid := call(func(c core.CallID) core.Event {
 		return core.CreateSession{Call: c, Agent: core.AgentConfig{Kind: "contract", Model: "m", Environment: core.EnvNone}}
-	}).SessionID
+	}).Value.(core.SessionCreated).Session
 	check := func(sid, wantTurn string, wantBusy, wantOK bool) {
 		t.Helper()
 		if err := s.Query(ctx, func(v server.View) {
@@ -57,7 +57,7 @@ func TestActiveTurnIsReadSessionActive(t *testing.T) {
 	check("s_unknown", "", false, false)
 	tid := call(func(c core.CallID) core.Event {
 		return core.SubmitTurn{Call: c, Session: sid, Input: wire.TextInput("hi")}
-	}).TurnID
+	}).Value.(core.TurnSubmitted).Turn
 	check(sid, tid, true, true)
 	call(func(c core.CallID) core.Event { return core.CancelTurn{Call: c, Turn: tid} })
 	check(sid, "", false, true)

@@ -151,7 +151,7 @@ func TestSessionDeleteOfUnknownAndMachineSessions(t *testing.T) {
 	if err != nil || rep.Result.Err != nil {
 		t.Fatal(err, rep.Result.Err)
 	}
-	sid := rep.Result.SessionID
+	sid := rep.Result.Value.(core.SessionCreated).Session
 	if st, body := e.v1("GET", "/v1/agents/sessions/"+sid, ""); st != 200 {
 		t.Fatalf("retrieve: %d %s", st, body)
 	}

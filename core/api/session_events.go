@@ -260,7 +260,7 @@ func messageFingerprint(in wire.MessageInput) []byte {
 func (a *API) startTurn(ctx context.Context, sid string, in wire.MessageInput, key string) (Receipt, error) {
 	r, err := a.call(ctx, key, func() []byte { return messageFingerprint(in) }, func(c core.CallID) core.Event { return core.SubmitTurn{Call: c, Session: sid, Input: in} },
 		func(res core.APIResult) Receipt {
-			return Receipt{Type: InputMessage, Action: "turn_started", TurnID: res.TurnID, InputID: "0"}
+			return Receipt{Type: InputMessage, Action: "turn_started", TurnID: res.Value.(core.TurnSubmitted).Turn, InputID: "0"}
 		})
 	if err == nil {
 		a.noteTurn(ctx, sid, r.TurnID)
@@ -445,7 +445,7 @@ func (a *API) applyInput(ctx context.Context, sid string, c checkedInput, key st
 		return a.call(ctx, key, fp, func(cl core.CallID) core.Event {
 			return core.SubmitFunctionResult{Call: cl, Turn: c.turnID, CallID: c.callID, Success: c.success, Content: c.content}
 		}, func(res core.APIResult) Receipt {
-			return Receipt{Type: InputToolResult, Action: "function_result", TurnID: c.turnID, DeliveryID: res.DeliveryID}
+			return Receipt{Type: InputToolResult, Action: "function_result", TurnID: c.turnID, DeliveryID: res.Value.(core.DecisionDelivered).Delivery}
 		})
 	case InputMCPApproval:
 		st, err := a.sessionState(ctx, sid, turnsAll)
@@ -466,7 +466,7 @@ func (a *API) applyInput(ctx context.Context, sid string, c checkedInput, key st
 		return a.call(ctx, key, fp, func(cl core.CallID) core.Event {
 			return core.AnswerPermission{Call: cl, Turn: tid, Interaction: c.request, Approved: c.approve, Message: c.reason}
 		}, func(res core.APIResult) Receipt {
-			return Receipt{Type: InputMCPApproval, Action: "permission_decision", TurnID: tid, DeliveryID: res.DeliveryID}
+			return Receipt{Type: InputMCPApproval, Action: "permission_decision", TurnID: tid, DeliveryID: res.Value.(core.DecisionDelivered).Delivery}
 		})
 	}
 	return Receipt{}, fmt.Errorf("unhandled input %q", c.typ)
@@ -496,9 +496,9 @@ func (a *API) message(ctx context.Context, sid string, in wire.MessageInput, key
 		return core.SubmitTurn{Call: cl, Session: sid, Input: in}
 	}, func(res core.APIResult) Receipt {
 		if steered != "" {
-			return Receipt{Type: InputMessage, Action: "steered", TurnID: steered, InputID: res.InputID}
+			return Receipt{Type: InputMessage, Action: "steered", TurnID: steered, InputID: res.Value.(core.InputSteered).Input}
 		}
-		return Receipt{Type: InputMessage, Action: "turn_started", TurnID: res.TurnID, InputID: "0"}
+		return Receipt{Type: InputMessage, Action: "turn_started", TurnID: res.Value.(core.TurnSubmitted).Turn, InputID: "0"}
 	})
 	if err != nil {
 		var vb *v1Bad

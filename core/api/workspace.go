@@ -54,7 +54,7 @@ func workspaceStatus(r *core.WorkspaceResult) int {
 }
 
 func workspaceAnswer(res core.APIResult) (int, any) {
-	r := res.Workspace
+	r := res.Value.(*core.WorkspaceResult)
 	a := WorkspaceAnswer{Outcome: r.Outcome, Code: r.Code, Truncated: r.Truncated, EntriesTruncated: r.EntriesTruncated,
 		SizeBytes: r.SizeBytes, MutationID: r.Mutation}
 	if r.Outcome == core.WorkspaceCompleted && r.Entries == nil && r.SizeBytes == 0 && r.Mutation == "" {
@@ -92,7 +92,7 @@ func (a *API) workspaceCall(w http.ResponseWriter, r *http.Request, ev func(core
 		a.failErr(w, err)
 		return
 	}
-	if rep.Result.Err != nil || rep.Result.Workspace == nil {
+	if _, ok := rep.Result.Value.(*core.WorkspaceResult); !ok {
 		a.failErr(w, errOr(rep.Result.Err))
 		return
 	}

@@ -88,8 +88,8 @@ func (x *exportWriter) chunk(data []byte) bool {
 // connection for a stream that did not complete, or a JSON answer when
 // nothing was streamed yet.
 func (x *exportWriter) end(a *API, res core.APIResult) {
-	ws := res.Workspace
-	completed := res.Err == nil && ws != nil && ws.Outcome == core.WorkspaceCompleted
+	ws, _ := res.Value.(*core.WorkspaceResult)
+	completed := ws != nil && ws.Outcome == core.WorkspaceCompleted
 	switch {
 	case completed && !x.started:
 		// an archive of no bytes (no chunk was sent)

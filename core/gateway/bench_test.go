@@ -80,9 +80,9 @@ func BenchmarkGatewayIngest(b *testing.B) {
 		return core.CreateSession{Call: id, Agent: core.AgentConfig{Kind: scripted.Kind, Model: "m", Environment: core.EnvNone}}
 	}})
 	rep, _ = e.s.Call(context.Background(), server.Request{Event: func(id core.CallID) core.Event {
-		return core.SubmitTurn{Call: id, Session: rep.Result.SessionID, Input: wire.TextInput("x")}
+		return core.SubmitTurn{Call: id, Session: rep.Result.Value.(core.SessionCreated).Session, Input: wire.TextInput("x")}
 	}})
-	tid := rep.Result.TurnID
+	tid := rep.Result.Value.(core.TurnSubmitted).Turn
 	run := waitRunning(b, e.s, tid)
 	frames := deltaFrames(run, b.N)
 	ctx := context.Background()

@@ -217,7 +217,7 @@ func (e *env) session() string {
 	if r.Err != nil {
 		e.t.Fatal(r.Err)
 	}
-	return r.SessionID
+	return r.Value.(core.SessionCreated).Session
 }
 
 func (e *env) submit(sid, text string) string {
@@ -228,7 +228,7 @@ func (e *env) submit(sid, text string) string {
 	if r.Err != nil {
 		e.t.Fatal(r.Err)
 	}
-	return r.TurnID
+	return r.Value.(core.TurnSubmitted).Turn
 }
 
 // waitTurn subscribes to the Turn and returns its view once terminal.
@@ -250,5 +250,5 @@ func (e *env) waitTurn(id string) core.TurnView {
 		}
 	}
 	r := e.call(func(c core.CallID) core.Event { return core.ReadTurn{Call: c, Turn: id} })
-	return *r.Turn
+	return *r.Value.(*core.TurnView)
 }

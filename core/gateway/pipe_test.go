@@ -141,7 +141,7 @@ func TestSlowReaderOverflowsOnlyItsOwnConnection(t *testing.T) {
 			r, _ := b.s.Call(ctx, server.Request{Event: func(c core.CallID) core.Event {
 				return core.CreateSession{Call: c, Agent: core.AgentConfig{Kind: scripted.Kind, Model: "m", Environment: core.EnvNone}}
 			}})
-			sessions = append(sessions, r.Result.SessionID)
+			sessions = append(sessions, r.Result.Value.(core.SessionCreated).Session)
 		}
 		for _, sid := range sessions {
 			_, _ = b.s.Call(ctx, server.Request{Event: func(c core.CallID) core.Event {
@@ -193,7 +193,7 @@ func TestBlockedWriteClosedAfterTenSeconds(t *testing.T) {
 			return core.CreateSession{Call: id, Agent: core.AgentConfig{Kind: scripted.Kind, Model: "m", Environment: core.EnvNone}}
 		}})
 		_, _ = b.s.Call(ctx, server.Request{Event: func(id core.CallID) core.Event {
-			return core.SubmitTurn{Call: id, Session: r.Result.SessionID, Input: wire.TextInput("x")}
+			return core.SubmitTurn{Call: id, Session: r.Result.Value.(core.SessionCreated).Session, Input: wire.TextInput("x")}
 		}})
 		start := time.Now()
 		time.Sleep(10*time.Second - time.Millisecond)

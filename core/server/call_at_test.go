@@ -30,13 +30,13 @@ func TestCallEventAtDecidesOnTheLoopAndSkipsNil(t *testing.T) {
 			return core.CreateSession{Call: c, Agent: core.AgentConfig{Kind: "contract", Model: "m", Environment: core.EnvNone}}
 		}
 		rep, err := s.Call(ctx, server.Request{EventAt: create})
-		if err != nil || rep.Result.Err != nil || rep.Skipped || rep.Result.SessionID == "" {
+		if err != nil || rep.Result.Err != nil || rep.Skipped || rep.Result.Value.(core.SessionCreated).Session == "" {
 			t.Fatalf("first call: %+v %v", rep, err)
 		}
 		var writes uint64
 		_ = s.Query(ctx, func(server.View) { writes = back.Writes() })
 		rep, err = s.Call(ctx, server.Request{EventAt: create, IdempotencyKey: "k", Answer: func(core.APIResult) []byte { return []byte("x") }})
-		if err != nil || !rep.Skipped || rep.Replayed || rep.Result.SessionID != "" || rep.Stored != nil {
+		if err != nil || !rep.Skipped || rep.Replayed || rep.Result.Value != nil || rep.Stored != nil {
 			t.Fatalf("second call: %+v %v", rep, err)
 		}
 		var after, sessions uint64

@@ -168,7 +168,7 @@ func benchmarkConcurrentTurns(b *testing.B, back server.Backend, n int) {
 	for i := range sessions {
 		sessions[i] = call(func(c core.CallID) core.Event {
 			return core.CreateSession{Call: c, Agent: core.AgentConfig{Kind: scripted.Kind, Model: "m", Environment: core.EnvNone}}
-		}).SessionID
+		}).Value.(core.SessionCreated).Session
 	}
 	var left atomic.Int64
 	left.Store(int64(b.N))
@@ -180,7 +180,7 @@ func benchmarkConcurrentTurns(b *testing.B, back server.Backend, n int) {
 			for left.Add(-1) >= 0 {
 				tid := call(func(c core.CallID) core.Event {
 					return core.SubmitTurn{Call: c, Session: sid, Input: wire.TextInput("hello")}
-				}).TurnID
+				}).Value.(core.TurnSubmitted).Turn
 				sub, err := s.Subscribe(ctx, tid)
 				if err != nil {
 					b.Error(err)

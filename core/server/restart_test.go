@@ -38,7 +38,7 @@ func TestNewRestartsFromAStoreWithRecords(t *testing.T) {
 		return out
 	}
 	feed([][]byte{rt.Heartbeat(0)})
-	sid := step(core.CreateSession{Call: "c1", Agent: core.AgentConfig{Kind: scripted.Kind, Model: "m", Environment: core.EnvNone}})[0].(core.APIResult).SessionID
+	sid := step(core.CreateSession{Call: "c1", Agent: core.AgentConfig{Kind: scripted.Kind, Model: "m", Environment: core.EnvNone}})[0].(core.APIResult).Value.(core.SessionCreated).Session
 	var pending [][]byte
 	for _, e := range step(core.SubmitTurn{Call: "c2", Session: sid, Input: wire.TextInput("x")}) {
 		if s, ok := e.(core.Send); ok {

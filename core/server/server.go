@@ -105,6 +105,7 @@ type Server struct {
 	idem    map[string][]byte // idempotency answers put in this batch
 	stepped bool              // the batch stepped the machine
 	steps   int               // Steps since the last commit
+	now     time.Time         // the last Step's instant: the clock's, never before it
 	obs     *turnObserver     // Turn transitions, reported after their commit
 	watches []func(View) bool // Watch functions, in registration order
 	tracing *tracing          // nil unless Options.Tracer is set
@@ -380,7 +381,10 @@ func (s *Server) run(it item) {
 func (s *Server) step(ev core.Event) []core.Effect {
 	s.stepped = true
 	s.steps++
-	effs := s.m.Step(s.clk.Now(), ev)
+	if now := s.clk.Now(); now.After(s.now) {
+		s.now = now
+	}
+	effs := s.m.Step(s.now, ev)
 	s.effects = append(s.effects, effs...)
 	if s.tracing != nil {
 		s.tracing.stepped(ev, effs)

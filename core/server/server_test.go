@@ -181,7 +181,7 @@ func (e *env) session() string {
 	if r.Err != nil {
 		e.t.Fatal(r.Err)
 	}
-	return r.SessionID
+	return r.Value.(core.SessionCreated).Session
 }
 
 func (e *env) submit(sid, text string) string {
@@ -192,7 +192,7 @@ func (e *env) submit(sid, text string) string {
 	if r.Err != nil {
 		e.t.Fatal(r.Err)
 	}
-	return r.TurnID
+	return r.Value.(core.TurnSubmitted).Turn
 }
 
 func (e *env) turn(id string) core.TurnView {
@@ -201,7 +201,7 @@ func (e *env) turn(id string) core.TurnView {
 	if r.Err != nil {
 		e.t.Fatal(r.Err)
 	}
-	return *r.Turn
+	return *r.Value.(*core.TurnView)
 }
 
 func TestTurnCompletesAndEveryFrameLeavesAfterItsCommit(t *testing.T) {
@@ -306,7 +306,7 @@ func TestIdempotentCallAnswersOnceAndCreatesNothing(t *testing.T) {
 				return core.CreateSession{Call: c, Agent: core.AgentConfig{Kind: scripted.Kind, Model: "m", Environment: core.EnvNone}}
 			},
 			IdempotencyKey: "k1",
-			Answer:         func(r core.APIResult) []byte { return []byte(r.SessionID) },
+			Answer:         func(r core.APIResult) []byte { return []byte(r.Value.(core.SessionCreated).Session) },
 		}
 		first, err := e.s.Call(context.Background(), req)
 		if err != nil || first.Replayed || string(first.Stored) != "s-1" {

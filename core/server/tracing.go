@@ -55,13 +55,17 @@ func (t *tracing) stepped(ev core.Event, effs []core.Effect) {
 	}
 	for _, e := range effs {
 		r, ok := e.(core.APIResult)
-		if !ok || r.Call != sub.Call || r.Err != nil || r.TurnID == "" {
+		if !ok || r.Call != sub.Call {
+			continue
+		}
+		v, ok := r.Value.(core.TurnSubmitted)
+		if !ok || v.Turn == "" {
 			continue
 		}
 		ctx, span := t.tr.Start(context.Background(), wiretrace.SpanTurn, trace.WithNewRoot(),
-			trace.WithAttributes(wiretrace.AttrTurn.String(r.TurnID), wiretrace.AttrSession.String(sub.Session)))
-		t.turns[r.TurnID] = &turnSpan{span: span, ctx: ctx, id: r.TurnID, session: sub.Session}
-		t.queue[sub.Session] = append(t.queue[sub.Session], r.TurnID)
+			trace.WithAttributes(wiretrace.AttrTurn.String(v.Turn), wiretrace.AttrSession.String(sub.Session)))
+		t.turns[v.Turn] = &turnSpan{span: span, ctx: ctx, id: v.Turn, session: sub.Session}
+		t.queue[sub.Session] = append(t.queue[sub.Session], v.Turn)
 	}
 }
 

@@ -18,7 +18,7 @@ func TestTracingOffAllocatesNothing(t *testing.T) {
 	out := wire.Frame{ID: "t-1", Payload: wire.PromptCancel{DeliveryID: "d"}}
 	in := wire.Frame{ID: "t-1", Trace: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", Payload: wire.Delta{Delta: "x", Sequence: 1}}
 	ev := core.SubmitTurn{Call: "c", Session: "s"}
-	effs := []core.Effect{core.APIResult{Call: "c", TurnID: "t-1"}}
+	effs := []core.Effect{core.APIResult{Call: "c", Value: core.TurnSubmitted{Turn: "t-1"}}}
 	allocs := testing.AllocsPerRun(1000, func() {
 		f, span := s.tracing.sending(1, "d", out)
 		if span != nil || f.Trace != "" {

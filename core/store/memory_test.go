@@ -138,7 +138,7 @@ func TestMemorySurvivesMachineCrash(t *testing.T) {
 		t.Fatalf("turn after restart: %+v %v", v, ok)
 	}
 	effs := m2.Step(now, core.CreateSession{Call: "c2", Agent: core.AgentConfig{Kind: "k", Model: "m", Environment: core.EnvNone}})
-	if r := effs[0].(core.APIResult); r.SessionID != "s-2" {
+	if r := effs[0].(core.APIResult); r.Value.(core.SessionCreated).Session != "s-2" {
 		t.Fatalf("counter did not survive: %+v", r)
 	}
 }

@@ -282,14 +282,14 @@ func (h handler) Received(gen uint64, b []byte)           { h.d.push(decode(gen,
 func decode(gen uint64, b []byte) daemon.Event {
 	f, err := wire.Decode(b)
 	if err != nil {
-		rej := daemon.FrameRejected{Gen: gen, Err: err}
+		rej := daemon.FrameRejected{Conn: daemon.ConnID(gen), Err: err}
 		var de *wire.DecodeError
 		if errors.As(err, &de) {
 			rej.Type, rej.ID = de.Type, de.ID
 		}
 		return rej
 	}
-	return daemon.FrameReceived{Gen: gen, Frame: f}
+	return daemon.FrameReceived{Conn: daemon.ConnID(gen), Frame: f}
 }
 
 func describeOwned(owned []daemon.Resource) string {

@@ -9,11 +9,12 @@ import (
 func (l *loop) apply(ef daemon.Effect) {
 	switch e := ef.(type) {
 	case daemon.Send:
-		c := l.conns[e.Gen]
+		gen := uint64(e.Conn)
+		c := l.conns[gen]
 		if c == nil {
 			return // that connection is gone: dropped, never redirected
 		}
-		f, span := l.trace.sending(e.Gen, e.Frame)
+		f, span := l.trace.sending(gen, e.Frame)
 		b, err := wiretrace.Encode(f, e.Frame.Trace)
 		if err != nil {
 			l.d.log.Error("machine frame does not encode; not sent", "frame", daemon.DescribeFrame(e.Frame), "err", err.Error())
@@ -23,13 +24,14 @@ func (l *loop) apply(ef daemon.Effect) {
 		c.Send(b, e.Budget)
 		l.trace.sent(f, span)
 		l.d.cfg.Metrics.sent(e.Frame)
-	case daemon.CloseTransport:
-		if c := l.conns[e.Gen]; c != nil {
+	case daemon.CloseConn:
+		gen := uint64(e.Conn)
+		if c := l.conns[gen]; c != nil {
 			c.Close(e.Reason)
-			delete(l.conns, e.Gen)
+			delete(l.conns, gen)
 		}
-		l.queue = append(l.queue, daemon.Disconnected{Gen: e.Gen})
-		l.trace.disconnected(e.Gen)
+		l.queue = append(l.queue, daemon.ConnClosed{Conn: e.Conn})
+		l.trace.disconnected(gen)
 	case daemon.SetTimer:
 		l.setTimer(e)
 	case daemon.CancelTimer:

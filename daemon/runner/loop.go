@@ -135,10 +135,10 @@ func (l *loop) handle(v any) {
 		if l.d.ready.Load() {
 			l.d.log.Info("daemon ready: connected and registered", "gen", e.gen)
 		}
-		l.feed(daemon.Connected{Gen: e.gen})
+		l.feed(daemon.ConnOpened{Conn: daemon.ConnID(e.gen)})
 	case connDown:
 		delete(l.conns, e.gen)
-		l.feed(daemon.Disconnected{Gen: e.gen})
+		l.feed(daemon.ConnClosed{Conn: daemon.ConnID(e.gen)})
 		l.trace.disconnected(e.gen)
 	case linkEnded:
 		if e.err != nil && !l.finished {
@@ -171,7 +171,7 @@ func (l *loop) handle(v any) {
 			if _, ok := f.Frame.Payload.(wire.DeviceShutdown); ok && l.reason == "" {
 				l.reason = "device_shutdown from Core"
 			}
-			if span := l.trace.received(f.Gen, f.Frame); span != nil {
+			if span := l.trace.received(uint64(f.Conn), f.Frame); span != nil {
 				defer span.End()
 			}
 		}
@@ -204,7 +204,7 @@ func (l *loop) tick() time.Time {
 }
 
 // feed steps the machine with ev and every event its effects cause at
-// once (a closed transport is reported as Disconnected).
+// once (a closed transport is reported as ConnClosed).
 func (l *loop) feed(ev daemon.Event) {
 	l.queue = append(l.queue, ev)
 	for len(l.queue) > 0 && !l.finished {

@@ -37,8 +37,8 @@ func TestTraceFieldMalformedStartsARootSpan(t *testing.T) {
 		if !ok {
 			t.Fatalf("trace %s: decoded as %T %+v, want a frame", bad, ev, ev)
 		}
-		tr.received(f.Gen, f.Frame).End()
-		tr.sent(wire.Frame{ID: "t-1", Payload: wire.Done{}}, tr.sendingSpan(f.Gen, wire.Frame{ID: "t-1", Payload: wire.Done{}}))
+		tr.received(uint64(f.Conn), f.Frame).End()
+		tr.sent(wire.Frame{ID: "t-1", Payload: wire.Done{}}, tr.sendingSpan(uint64(f.Conn), wire.Frame{ID: "t-1", Payload: wire.Done{}}))
 		spans := exp.GetSpans()
 		if len(spans) != 3 {
 			t.Fatalf("trace %s: %d spans, want receive, Turn and send", bad, len(spans))
@@ -57,7 +57,7 @@ func TestTraceFieldMalformedStartsARootSpan(t *testing.T) {
 	}
 	exp.Reset()
 	f := decode(2, []byte(start+`"`+valid+`"}`)).(daemon.FrameReceived)
-	tr.received(f.Gen, f.Frame).End()
+	tr.received(uint64(f.Conn), f.Frame).End()
 	if sp := exp.GetSpans(); len(sp) != 1 || !sp[0].Parent.IsRemote() || sp[0].Parent.TraceID().String() != valid[3:35] {
 		t.Fatalf("a valid traceparent is not continued: %+v", sp)
 	}

@@ -91,13 +91,13 @@ func (e events) CreateSession(kind, environment string) (string, error) {
 		agent.Environment, agent.EnvironmentID = core.EnvSelfHosted, environment
 	}
 	return e.id(func(c core.CallID) core.Event { return core.CreateSession{Call: c, Agent: agent} },
-		func(r *core.APIResult) string { return r.SessionID })
+		func(r *core.APIResult) string { v, _ := r.Value.(core.SessionCreated); return v.Session })
 }
 
 func (e events) Submit(session, text string) (string, error) {
 	return e.id(func(c core.CallID) core.Event {
 		return core.SubmitTurn{Call: c, Session: session, Input: wire.TextInput(text)}
-	}, func(r *core.APIResult) string { return r.TurnID })
+	}, func(r *core.APIResult) string { v, _ := r.Value.(core.TurnSubmitted); return v.Turn })
 }
 
 func (e events) Steer(_, turn, text string) error {
@@ -148,7 +148,7 @@ func (e events) Answer(st scenarios.Step, _, turn string) error {
 func (e events) Quiesce(environment string) (string, error) {
 	return e.id(func(c core.CallID) core.Event {
 		return core.QuiesceEnvironment{Call: c, Device: e.device, EnvironmentID: environment}
-	}, func(r *core.APIResult) string { return r.SuspendID })
+	}, func(r *core.APIResult) string { v, _ := r.Value.(core.SuspendRef); return v.Suspend })
 }
 
 func (e events) Resume(suspend string, rollback bool) error {
@@ -174,7 +174,7 @@ func (e events) Prepare(st scenarios.Step) (string, error) {
 	return e.id(func(c core.CallID) core.Event {
 		return core.PrepareEnvironment{Call: c, Device: e.device, EnvironmentID: st.Args["environment"],
 			SessionID: st.Args["session"], Steps: steps}
-	}, func(r *core.APIResult) string { return r.PreparationID })
+	}, func(r *core.APIResult) string { v, _ := r.Value.(core.PreparationStarted); return v.Preparation })
 }
 
 // Workspace call defaults (wire-reference §3.9).
@@ -257,7 +257,7 @@ func (e events) Suspension(id string) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	rec := res.Suspension
+	rec, _ := res.Value.(*core.SuspensionRecord)
 	if rec == nil {
 		return nil, fmt.Errorf("core-suspension: Core has no suspension record")
 	}
@@ -272,7 +272,7 @@ func (e events) Preparation(id, _ string) (string, map[string]string, error) {
 		if err != nil {
 			return "", nil, err
 		}
-		rec = res.Preparation
+		rec, _ = res.Value.(*core.EnvironmentPreparationRecord)
 	}
 	if rec == nil {
 		return "", nil, fmt.Errorf("core-preparation: Core has no Environment preparation")
@@ -299,10 +299,11 @@ func (e events) WorkspaceAnswer(bool) (map[string]string, error) {
 		return Pending, nil
 	case res.Err != nil:
 		return nil, fmt.Errorf("core-workspace: the call was refused: %v", res.Err)
-	case res.Workspace == nil:
+	}
+	w, ok := res.Value.(*core.WorkspaceResult)
+	if !ok || w == nil {
 		return nil, fmt.Errorf("core-workspace: the answer carries no workspace result")
 	}
-	w := res.Workspace
 	return map[string]string{"outcome": w.Outcome, "code": w.Code, "entries": Entries(w.Entries),
 		"data": string(w.Data), "truncated": strconv.FormatBool(w.Truncated || w.EntriesTruncated),
 		"archive": strconv.Itoa(len(w.Archive))}, nil

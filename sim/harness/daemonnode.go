@@ -119,9 +119,9 @@ func (n *Daemon) Step(now time.Time, ev sim.Event) []sim.Effect {
 		}
 		n.dialing, n.attempt = false, 0
 		n.cur = e.Conn
-		n.Feed(now, daemon.Connected{Gen: uint64(e.Conn)})
+		n.Feed(now, daemon.ConnOpened{Conn: daemon.ConnID(e.Conn)})
 	case sim.ConnClosed:
-		n.Feed(now, daemon.Disconnected{Gen: uint64(e.Conn)})
+		n.Feed(now, daemon.ConnClosed{Conn: daemon.ConnID(e.Conn)})
 		if e.Conn == n.cur {
 			n.cur = 0
 			n.redial(now, e.Reason == ReasonVersion)
@@ -147,7 +147,7 @@ func (n *Daemon) delivered(now time.Time, e sim.Delivered) {
 	f, err := decode(e.Frame)
 	if err != nil {
 		var de *wire.DecodeError
-		rej := daemon.FrameRejected{Gen: gen, Err: err}
+		rej := daemon.FrameRejected{Conn: daemon.ConnID(gen), Err: err}
 		if errors.As(err, &de) {
 			rej.Type, rej.ID = de.Type, de.ID
 		}
@@ -158,7 +158,7 @@ func (n *Daemon) delivered(now time.Time, e sim.Delivered) {
 		n.breakOnReceive(now, gen)
 		return
 	}
-	n.Feed(now, daemon.FrameReceived{Gen: gen, Frame: n.corruptChunk(f)})
+	n.Feed(now, daemon.FrameReceived{Conn: daemon.ConnID(gen), Frame: n.corruptChunk(f)})
 }
 
 func (n *Daemon) timer(now time.Time, id sim.TimerID) {
@@ -265,7 +265,7 @@ func (n *Daemon) redial(now time.Time, version bool) {
 }
 
 // Feed steps the machine with ev and every event its effects cause at
-// once (a closed transport is reported as Disconnected).
+// once (a closed transport is reported as ConnClosed).
 func (n *Daemon) Feed(now time.Time, ev daemon.Event) {
 	n.queue = append(n.queue, ev)
 	obs := n.d.Observer
@@ -327,22 +327,22 @@ func (n *Daemon) apply(now time.Time, ef daemon.Effect) {
 			return
 		}
 		if st, ok := e.Frame.Payload.(wire.PreparationStatus); ok {
-			n.keepStatus(statusKey{conn: sim.ConnID(e.Gen), req: e.Frame.ID}, st, b)
+			n.keepStatus(statusKey{conn: sim.ConnID(e.Conn), req: e.Frame.ID}, st, b)
 		}
 		if _, ok := e.Frame.Payload.(wire.InteractionDecisionAck); ok && n.d.TakeAckLost() {
-			n.loseInFlight(now, e.Gen)
+			n.loseInFlight(now, uint64(e.Conn))
 			return
 		}
 		if n.exportChunkLost(e.Frame) || n.transferReceiptLost(e.Frame) || n.prepareReplyLost(e.Frame) {
-			n.loseInFlight(now, e.Gen)
+			n.loseInFlight(now, uint64(e.Conn))
 			return
 		}
-		n.out = append(n.out, sim.Send{Conn: sim.ConnID(e.Gen), Frame: b})
-		n.watchBudget(now, sim.ConnID(e.Gen), b, e.Budget)
-	case daemon.CloseTransport:
-		n.out = append(n.out, sim.Close{Conn: sim.ConnID(e.Gen), Reason: e.Reason})
-		n.queue = append(n.queue, daemon.Disconnected{Gen: e.Gen})
-		if sim.ConnID(e.Gen) == n.cur {
+		n.out = append(n.out, sim.Send{Conn: sim.ConnID(e.Conn), Frame: b})
+		n.watchBudget(now, sim.ConnID(e.Conn), b, e.Budget)
+	case daemon.CloseConn:
+		n.out = append(n.out, sim.Close{Conn: sim.ConnID(e.Conn), Reason: e.Reason})
+		n.queue = append(n.queue, daemon.ConnClosed{Conn: e.Conn})
+		if sim.ConnID(e.Conn) == n.cur {
 			n.cur = 0
 			n.redial(now, false)
 		}

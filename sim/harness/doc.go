@@ -14,8 +14,8 @@
 // refusal), decodes every frame with wire.Decode (a failure becomes
 // daemon.FrameRejected with the type and ID the envelope still offers),
 // encodes every Send with wire.Encode (or Device.Encode), prefixes
-// machine timers, reports a CloseTransport it performed back to the
-// machine as Disconnected, and
+// machine timers, reports a CloseConn it performed back to the
+// machine as ConnClosed, and
 // runs the Harness in the same process. Commands injected as timers drive
 // faults and the end of a run: CmdHeal (release hung calls), CmdShutdown,
 // CmdInvalidHeartbeat (one malformed heartbeat), CmdReplace (a second

@@ -296,7 +296,7 @@ func (h *Harness) asksSettled(now time.Time, t *hTurn) {
 // never reaches the network, and the daemon learns the transport closed.
 func (n *Daemon) loseInFlight(now time.Time, gen uint64) {
 	n.out = append(n.out, sim.Close{Conn: sim.ConnID(gen), Reason: "ack lost in flight"})
-	n.queue = append(n.queue, daemon.Disconnected{Gen: gen})
+	n.queue = append(n.queue, daemon.ConnClosed{Conn: daemon.ConnID(gen)})
 	if sim.ConnID(gen) == n.cur {
 		n.cur = 0
 		n.redial(now, false)

@@ -53,7 +53,7 @@ func (n *Daemon) prepareChunkLost(f wire.Frame) bool {
 }
 
 // breakOnReceive breaks connection gen as a frame arrives: the daemon
-// learns the transport closed at once (outside a Feed, the Disconnected
+// learns the transport closed at once (outside a Feed, the ConnClosed
 // loseInFlight queues is fed here).
 func (n *Daemon) breakOnReceive(now time.Time, gen uint64) {
 	n.loseInFlight(now, gen)

@@ -66,5 +66,5 @@ func (n *Daemon) budgetDue(now time.Time, id sim.TimerID) {
 	n.out = append(n.out, sim.Close{Conn: wt.conn, Reason: ReasonSendBudget})
 	n.cur = 0
 	n.redial(now, false)
-	n.Feed(now, daemon.Disconnected{Gen: uint64(wt.conn)})
+	n.Feed(now, daemon.ConnClosed{Conn: daemon.ConnID(wt.conn)})
 }

@@ -63,7 +63,7 @@ func (o *devObserver) MachinePanicked(_ time.Time, p daemon.StepPanic) {
 func (o *devObserver) observeSend(now time.Time, e daemon.Send) {
 	u := o.u
 	at := u.lt(now)
-	conn := connName(e.Gen)
+	conn := connName(e.Conn)
 	switch p := e.Frame.Payload.(type) {
 	case wire.PreparationStatus:
 		o.observeStatus(at, conn, p)

@@ -32,8 +32,8 @@
 // inside it. The shell dials Core, reconnects after a loss or refusal with
 // capped exponential backoff (200 ms doubling to 5 s, plus seeded jitter),
 // waits out a version-mismatch window before redialling, decodes and
-// encodes frames, and reports a CloseTransport it performed back to the
-// machine as Disconnected; the world's observer and recorder (devices.go)
+// encodes frames, and reports a CloseConn it performed back to the
+// machine as ConnClosed; the world's observer and recorder (devices.go)
 // feed the ledger. Device declarations vary per seed: devices drop
 // optional capabilities (structured output, subagents, function tools,
 // images, local environment, tool search, workspace preparation) with

@@ -66,7 +66,7 @@ func (u *universe) dumpDevice(id sim.NodeID, n *harness.Daemon) []string {
 	}
 	s := n.Machine().Snapshot()
 	out := []string{fmt.Sprintf("%s connected=%v gen=%d shutting_down=%v capacity active=%d executors=%d idle=%d closing=%d records=%d",
-		id, s.Connected, s.Gen, s.ShuttingDown, s.Capacity.Active, s.Capacity.Executors, s.Capacity.Idle,
+		id, s.Connected, s.Conn, s.ShuttingDown, s.Capacity.Active, s.Capacity.Executors, s.Capacity.Idle,
 		s.Capacity.Closing, s.Capacity.Records)}
 	for _, a := range s.Admissions {
 		out = append(out, fmt.Sprintf("%s admission %s handle=%s executor=%s revision=%d state=%s run=%s expires=%s",

@@ -125,11 +125,12 @@ func withInteractionCall(ev core.Event, call core.CallID) core.Event {
 // Runtime, not Core, decides whether the Turn still admits them.
 func (wl *workload) afterCancel(now time.Time, t *wTurn) {
 	wl.call(now, core.ReadTurn{Turn: t.id}, func(now time.Time, r core.APIResult) {
-		if r.Err != nil || r.Turn == nil {
+		v, _ := r.Value.(*core.TurnView)
+		if v == nil {
 			return
 		}
 		a := wl.answers()
-		for _, ix := range r.Turn.Interactions {
+		for _, ix := range v.Interactions {
 			k := t.id + "/" + ix.ID
 			if ix.Kind != core.InteractionFunction || ix.Status != core.InteractionPending || a.busy[k] {
 				continue

@@ -68,7 +68,8 @@ func (n *coreNode) subscribers() *subscriberShell {
 func (n *coreNode) planSubscribers(now time.Time, r core.APIResult) []sim.Effect {
 	plan := n.u.subscriberPlan()
 	rnd := n.u.w.Rand("subscribers")
-	if r.Err != nil || r.TurnID == "" || plan.rate == 0 || rnd.Float64() >= plan.rate {
+	v, _ := r.Value.(core.TurnSubmitted)
+	if v.Turn == "" || plan.rate == 0 || rnd.Float64() >= plan.rate {
 		return nil
 	}
 	s := n.subscribers()
@@ -76,7 +77,7 @@ func (n *coreNode) planSubscribers(now time.Time, r core.APIResult) []sim.Effect
 	arm := func(capacity int) {
 		s.seq++
 		key := strconv.Itoa(s.seq)
-		sub := &subscription{call: core.CallID(subPrefix + r.TurnID + "/" + key), turn: r.TurnID, capacity: capacity}
+		sub := &subscription{call: core.CallID(subPrefix + v.Turn + "/" + key), turn: v.Turn, capacity: capacity}
 		s.opens[key] = sub
 		// most subscribe while the Turn runs, some after it may have ended
 		delay := time.Duration(rnd.IntN(2000)) * time.Millisecond

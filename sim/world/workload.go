@@ -181,7 +181,7 @@ func (wl *workload) createSession(now time.Time, s *wSession) {
 			wl.u.led.SessionRefused(wl.u.lt(now), r.Err.Error())
 			return
 		}
-		s.id = r.SessionID
+		s.id = r.Value.(core.SessionCreated).Session
 		wl.u.led.SessionCreated(wl.u.lt(now), s.id, wl.u.sessionSpec(s.agent))
 	}, func(now time.Time) { wl.createSession(now, s) })
 }
@@ -243,7 +243,7 @@ func (wl *workload) submit(now time.Time, t *wTurn) {
 			wl.markTerminal(t)
 			return
 		}
-		t.id = r.TurnID
+		t.id = r.Value.(core.TurnSubmitted).Turn
 		wl.issued++
 		t.idSeq = wl.issued
 		wl.turnsSubmitted++
@@ -303,19 +303,20 @@ func (wl *workload) poll(now time.Time, t *wTurn) {
 func (wl *workload) read(now time.Time, t *wTurn) {
 	call := wl.u.lt(now)
 	wl.call(now, core.ReadTurn{Turn: t.id}, func(now time.Time, r core.APIResult) {
-		if r.Err != nil || r.Turn == nil {
+		v, _ := r.Value.(*core.TurnView)
+		if v == nil {
 			return
 		}
 		ret := wl.u.lt(now)
-		wl.u.led.ReadTurn(call, ret, t.sess.id, t.id, publicState(r.Turn.State))
+		wl.u.led.ReadTurn(call, ret, t.sess.id, t.id, publicState(v.State))
 		wl.u.count("ReadTurn")
-		wl.resolve(ret, t, r.Turn)
-		wl.answerInteractions(now, t, r.Turn)
-		wl.cancelRunning(now, t, r.Turn.State)
-		wl.cancelRunningForForgery(now, t, r.Turn.State)
-		wl.cancelIfStarting(now, t, r.Turn.State)
-		wl.cancelForCrash(now, t, r.Turn.State) // cancel_crash.go
-		if r.Turn.State.Terminal() {
+		wl.resolve(ret, t, v)
+		wl.answerInteractions(now, t, v)
+		wl.cancelRunning(now, t, v.State)
+		wl.cancelRunningForForgery(now, t, v.State)
+		wl.cancelIfStarting(now, t, v.State)
+		wl.cancelForCrash(now, t, v.State) // cancel_crash.go
+		if v.State.Terminal() {
 			wl.markTerminal(t)
 		}
 	}, func(time.Time) {})
@@ -344,7 +345,7 @@ func (wl *workload) steer(now time.Time, t *wTurn) {
 			wl.record(s, wl.u.lt(now), check.InputRejected)
 			return
 		}
-		s.input = r.InputID
+		s.input = r.Value.(core.InputSteered).Input
 		wl.u.led.SteerAdmitted(wl.u.lt(now), seq, t.id)
 		wl.u.led.SteerAnswered(wl.u.lt(now), t.id, in)
 	}, func(now time.Time) {

@@ -120,7 +120,7 @@ func (wl *workload) quiesce(now time.Time, device string, attempt int) {
 			return
 		}
 		hold := time.Duration(1000+e.r.IntN(9000)) * time.Millisecond
-		wl.after(now, hold, func(now time.Time) { wl.resume(now, r.SuspendID, false, 0) })
+		wl.after(now, hold, func(now time.Time) { wl.resume(now, r.Value.(core.SuspendRef).Suspend, false, 0) })
 	}, func(now time.Time) {
 		// Core may have minted the suspension: resume every candidate.
 		for i := 1; i <= e.quiesces; i++ {
@@ -160,15 +160,16 @@ func (wl *workload) resume(now time.Time, suspend string, rollback bool, attempt
 // resolved.
 func (wl *workload) resumeCheck(now time.Time, suspend string, attempt int) {
 	wl.call(now, core.ReadSuspension{SuspendID: suspend}, func(now time.Time, r core.APIResult) {
+		v, _ := r.Value.(*core.SuspensionRecord)
 		switch {
-		case r.Err != nil:
+		case v == nil:
 			return // unknown to Core
-		case r.Suspension.State == core.SuspensionResumed:
+		case v.State == core.SuspensionResumed:
 			wl.resumeAgain(now, suspend)
 			return
-		case r.Suspension.State.Terminal():
+		case v.State.Terminal():
 			return
-		case r.Suspension.State == core.SuspensionQuiescing || r.Suspension.State == core.SuspensionResuming:
+		case v.State == core.SuspensionQuiescing || v.State == core.SuspensionResuming:
 			wl.after(now, envRetryDelay, func(now time.Time) { wl.resumeCheck(now, suspend, attempt+1) })
 		default:
 			wl.resume(now, suspend, true, attempt)

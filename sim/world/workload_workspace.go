@@ -86,11 +86,12 @@ func (wl *workload) workspaceWrite(now time.Time, s *wSession, path, value strin
 	}
 	wl.callWithin(now, workspaceWriteCallTimeout, core.WriteWorkspace{Session: s.id, Path: path, Data: []byte(value)},
 		func(now time.Time, r core.APIResult) {
-			if r.Err != nil || r.Workspace == nil {
+			ws, _ := r.Value.(*core.WorkspaceResult)
+			if ws == nil {
 				done(now, "refused", "", "")
 				return
 			}
-			done(now, r.Workspace.Outcome, r.Workspace.Code, r.Workspace.Mutation)
+			done(now, ws.Outcome, ws.Code, ws.Mutation)
 		}, func(now time.Time) { done(now, "lost", "", "") })
 }
 
@@ -102,12 +103,11 @@ func (wl *workload) workspaceRead(now time.Time, s *wSession, path string) {
 	wl.callWithin(now, workspaceReadCallTimeout, core.ReadWorkspace{Session: s.id, Path: path, MaxBytes: 64},
 		func(now time.Time, r core.APIResult) {
 			op.Return = wl.u.lt(now)
-			switch {
-			case r.Err != nil || r.Workspace == nil:
+			if ws, _ := r.Value.(*core.WorkspaceResult); ws == nil {
 				op.Outcome = "refused"
-			default:
-				op.Outcome, op.Code = r.Workspace.Outcome, r.Workspace.Code
-				op.Value, op.Truncated = string(r.Workspace.Data), r.Workspace.Truncated
+			} else {
+				op.Outcome, op.Code = ws.Outcome, ws.Code
+				op.Value, op.Truncated = string(ws.Data), ws.Truncated
 			}
 			wl.u.led.WorkspaceReadCalled(op)
 		}, func(now time.Time) {
@@ -120,8 +120,8 @@ func (wl *workload) workspaceList(now time.Time, s *wSession) {
 	entries := 1 + wl.r.IntN(3)
 	wl.callWithin(now, workspaceReadCallTimeout, core.ReadWorkspace{Session: s.id, Directory: true, MaxEntries: entries},
 		func(now time.Time, r core.APIResult) {
-			if r.Err == nil && r.Workspace != nil && r.Workspace.Outcome == core.WorkspaceCompleted {
-				wl.u.led.WorkspaceListed(r.Workspace.EntriesTruncated)
+			if ws, _ := r.Value.(*core.WorkspaceResult); ws != nil && ws.Outcome == core.WorkspaceCompleted {
+				wl.u.led.WorkspaceListed(ws.EntriesTruncated)
 			}
 		}, func(time.Time) {})
 }
@@ -132,11 +132,10 @@ func (wl *workload) workspaceExport(now time.Time, s *wSession) {
 	wl.callWithin(now, workspaceExportCallTimeout, core.ExportWorkspace{Session: s.id, Stream: stream},
 		func(now time.Time, r core.APIResult) {
 			op.Return = wl.u.lt(now)
-			switch {
-			case r.Err != nil || r.Workspace == nil:
+			if ws, _ := r.Value.(*core.WorkspaceResult); ws == nil {
 				op.Outcome = "refused"
-			default:
-				op.Outcome, op.Code, op.Archive = r.Workspace.Outcome, r.Workspace.Code, r.Workspace.Archive
+			} else {
+				op.Outcome, op.Code, op.Archive = ws.Outcome, ws.Code, ws.Archive
 			}
 			wl.u.led.WorkspaceExportCalled(op)
 		}, func(now time.Time) {

@@ -46,8 +46,8 @@ func (n *coreNode) reply(r core.APIResult) sim.Reply {
 	if c, ok := n.callers[r.Call]; ok {
 		delete(n.callers, r.Call)
 		code := ""
-		if r.Workspace != nil {
-			code = r.Workspace.Code
+		if ws, ok := r.Value.(*core.WorkspaceResult); ok {
+			code = ws.Code
 		}
 		n.u.led.CoreWorkspaceAnswered(n.u.lt(n.u.w.Now()), string(r.Call), code)
 		return sim.Reply{To: c.from, Call: c.call, Res: apiResult{r}}
@@ -109,10 +109,10 @@ func (n *coreNode) streamedArchive(r core.APIResult) core.APIResult {
 		return r
 	}
 	delete(n.streamed, r.Call)
-	if r.Workspace != nil && r.Workspace.Outcome == core.WorkspaceCompleted {
-		ws := *r.Workspace
-		ws.Archive = parts
-		r.Workspace = &ws
+	if ws, ok := r.Value.(*core.WorkspaceResult); ok && ws.Outcome == core.WorkspaceCompleted {
+		cp := *ws
+		cp.Archive = parts
+		r.Value = &cp
 	}
 	return r
 }

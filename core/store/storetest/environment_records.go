@@ -216,7 +216,7 @@ func scenarioEnvironmentRestart(h *rig) {
 		h.t.Fatalf("resume of a resumed suspension after restart: %+v, want ErrSuspensionTerminal", effs)
 	}
 	effs = m.Step(now.Add(time.Second), core.ReadSuspension{Call: "c2", SuspendID: "sus-1"})
-	if r, ok := effs[0].(core.APIResult); !ok || r.Suspension == nil || *r.Suspension != pending {
+	if r, ok := effs[0].(core.APIResult); !ok || r.Value == nil || *r.Value.(*core.SuspensionRecord) != pending {
 		h.t.Fatalf("suspension after restart: %+v, want %+v", effs, pending)
 	}
 	h.commit()

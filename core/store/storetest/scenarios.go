@@ -205,7 +205,7 @@ func scenarioMachine(h *rig) {
 	if h.lossy {
 		want = "s-2"
 	}
-	if r, ok := effs[0].(core.APIResult); !ok || r.SessionID != want {
+	if r, ok := effs[0].(core.APIResult); !ok || r.Value != (core.SessionCreated{Session: want}) {
 		h.t.Fatalf("next session after restart: %+v, want %s", effs[0], want)
 	}
 }

@@ -23,7 +23,7 @@ type Runner struct {
 	m       *daemon.Machine
 	h       *harness
 	now     time.Time
-	gen     uint64
+	gen     daemon.ConnID
 	up      bool
 	timers  map[daemon.TimerID]time.Time
 	pending []daemon.Send // non-heartbeat frames not yet asserted
@@ -84,7 +84,7 @@ func (r *Runner) Connect() {
 	r.beats = nil // heartbeats of an earlier connection are never compared
 	r.gen++
 	r.up = true
-	r.run(daemon.Connected{Gen: r.gen})
+	r.run(daemon.ConnOpened{Conn: r.gen})
 }
 
 // run steps ev and every event the controlled Harness answers with, in
@@ -163,8 +163,8 @@ func (r *Runner) Sent(f *scenarios.Frame) ([]byte, error) {
 		}
 		s, r.pending = r.pending[0], r.pending[1:]
 	}
-	if s.Gen != r.gen {
-		return nil, fmt.Errorf("sent on connection %d, want the current one %d", s.Gen, r.gen)
+	if s.Conn != r.gen {
+		return nil, fmt.Errorf("sent on connection %d, want the current one %d", s.Conn, r.gen)
 	}
 	b, err := wire.Encode(s.Frame)
 	if err != nil {
@@ -181,9 +181,9 @@ func (r *Runner) Deliver(f *scenarios.Frame, raw []byte) {
 	frame, rejected, ok := r.Decode(f, raw)
 	switch {
 	case rejected != nil:
-		r.run(daemon.FrameRejected{Gen: r.gen, Type: f.Type, ID: envelopeID(raw), Err: rejected})
+		r.run(daemon.FrameRejected{Conn: r.gen, Type: f.Type, ID: envelopeID(raw), Err: rejected})
 	case ok:
-		r.run(daemon.FrameReceived{Gen: r.gen, Frame: frame})
+		r.run(daemon.FrameReceived{Conn: r.gen, Frame: frame})
 	}
 }
 
@@ -193,7 +193,7 @@ func (r *Runner) Disconnect(bool) {
 		return
 	}
 	r.up = false
-	r.run(daemon.Disconnected{Gen: r.gen})
+	r.run(daemon.ConnClosed{Conn: r.gen})
 }
 
 // Advance moves time by d, firing the machine's timers in instant order.
