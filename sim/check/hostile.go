@@ -273,12 +273,6 @@ func (l *Ledger) TakeHostileRefusals() []string {
 	return out
 }
 
-// HostileRefusals returns, per action, the forgeries refused as the seeds
-// document, sorted by action.
-func (l *Ledger) HostileRefusals() []MarkCount {
-	return sortedMarkCounts(l.hostile.marks)
-}
-
 func (l *Ledger) observeHostile(ev WireEvent) {
 	h := &l.hostile
 	l.expireProbes(ev.At)
