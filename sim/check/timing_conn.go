@@ -2,6 +2,7 @@ package check
 
 import (
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/turnstile-sim/turnstile/wire"
@@ -187,34 +188,24 @@ func (l *Ledger) heartbeatSent(ev WireEvent) {
 // for good) leave their lists here, the others keeping their order.
 func (l *Ledger) advanceConns(now int64) {
 	s := &l.timing.conns
-	hb := s.hb[:0]
-	for _, w := range s.hb {
+	s.hb = slices.DeleteFunc(s.hb, func(w *hbWatch) bool {
 		if !w.ended && w.next < now {
 			w.ended = true
 			l.violate(w.next, CheckTimingHeartbeat, "%s sent no heartbeat on open connection %d at %s (cadence %s)",
 				w.device, w.conn, vtime(w.next), time.Duration(w.interval))
 		}
-		if !w.ended {
-			hb = append(hb, w)
-		}
-	}
-	clear(s.hb[len(hb):])
-	s.hb = hb
+		return w.ended
+	})
 	idle := l.timer(coreNode, TimerConnIdle)
-	core := s.core[:0]
-	for _, c := range s.core {
+	s.core = slices.DeleteFunc(s.core, func(c *timedConn) bool {
 		if !c.closed && c.device != RogueNode && c.lastInbound+idle < now {
 			c.closed = true
 			l.violate(c.lastInbound+idle, CheckTimingConnIdle,
 				"connection %d of %s had no inbound frame since %s but Core did not close it at %s (%s idle timeout)",
 				c.conn, c.device, vtime(c.lastInbound), vtime(c.lastInbound+idle), time.Duration(idle))
 		}
-		if !c.closed {
-			core = append(core, c)
-		}
-	}
-	clear(s.core[len(core):])
-	s.core = core
+		return c.closed
+	})
 }
 
 func heartbeatFrame(f wire.Frame) bool {
