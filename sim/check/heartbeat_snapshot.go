@@ -40,11 +40,11 @@ func (l *Ledger) observeHeartbeats(ev WireEvent) {
 	h := &l.heartbeat
 	l.checkClosedAfterInvalid(ev.At)
 	switch {
-	case ev.Kind == WireClosed && ev.To == coreNodeID:
+	case ev.Kind == WireClosed && ev.To == CoreNode:
 		if c := h.conns[ev.Conn]; c != nil {
 			c.coreClosed = true
 		}
-	case ev.Kind == WireDelivered && ev.To == coreNodeID && ev.From != coreNodeID:
+	case ev.Kind == WireDelivered && ev.To == CoreNode && ev.From != CoreNode:
 		if !isHeartbeat(ev) {
 			return
 		}
@@ -60,7 +60,7 @@ func (l *Ledger) observeHeartbeats(ev WireEvent) {
 			c.invalidAt = ev.At
 			h.awaitingClose = append(h.awaitingClose, ev.Conn)
 		}
-	case ev.Kind == WireSent && ev.From == coreNodeID && len(ev.Raw) > 0:
+	case ev.Kind == WireSent && ev.From == CoreNode && len(ev.Raw) > 0:
 		l.checkCoreSend(ev)
 	}
 }

@@ -73,14 +73,14 @@ func (l *Ledger) hostileSeen(ev WireEvent) {
 
 func (l *Ledger) connOpened(ev WireEvent) {
 	s := &l.timing.conns
-	if ev.To == coreNode {
+	if ev.To == CoreNode {
 		c := &timedConn{conn: ev.Conn, device: ev.From, opened: ev.At, lastInbound: ev.At, lastData: ev.At, badAt: -1}
 		s.core = append(s.core, c)
 		s.byConn[ev.Conn] = c
 		s.lastOpenAt[ev.From] = ev.At
 		return
 	}
-	if ev.From != coreNode || ev.To == RogueNode {
+	if ev.From != CoreNode || ev.To == RogueNode {
 		return // a rogue daemon keeps no heartbeat cadence
 	}
 	w := &hbWatch{conn: ev.Conn, device: ev.To, interval: l.timer(ev.To, TimerHeartbeat), next: ev.At}
@@ -93,7 +93,7 @@ func (l *Ledger) coreInbound(ev WireEvent) {
 	if c == nil || c.closed {
 		return
 	}
-	idle := l.timer(coreNode, TimerConnIdle)
+	idle := l.timer(CoreNode, TimerConnIdle)
 	switch {
 	case ev.DecodeErr != nil:
 		c.badAt = ev.At
@@ -118,15 +118,15 @@ func (l *Ledger) connWatchEnded(ev WireEvent) {
 	if c == nil || c.closed {
 		return
 	}
-	if ev.Kind != WireClosed || (ev.To != coreNode && ev.From != coreNode) {
+	if ev.Kind != WireClosed || (ev.To != CoreNode && ev.From != CoreNode) {
 		return
 	}
 	c.closed = true
-	if ev.From != coreNode || ev.To != coreNode {
+	if ev.From != CoreNode || ev.To != CoreNode {
 		return // the device's end closed it, or the network broke it
 	}
 	// Core closed it.
-	deadline := c.lastInbound + l.timer(coreNode, TimerConnIdle)
+	deadline := c.lastInbound + l.timer(CoreNode, TimerConnIdle)
 	switch {
 	case ev.At == deadline:
 		l.decide(TimerConnIdle)
@@ -196,7 +196,7 @@ func (l *Ledger) advanceConns(now int64) {
 		}
 		return w.ended
 	})
-	idle := l.timer(coreNode, TimerConnIdle)
+	idle := l.timer(CoreNode, TimerConnIdle)
 	s.core = slices.DeleteFunc(s.core, func(c *timedConn) bool {
 		if !c.closed && c.device != RogueNode && c.lastInbound+idle < now {
 			c.closed = true
