@@ -43,10 +43,6 @@ func (l *Ledger) SteerInput(call, ret int64, session, turn, input, outcome strin
 	l.markSteerAfterUnknown(call, turn)
 }
 
-// Reads and Steers return copies of the recorded API histories.
-func (l *Ledger) Reads() []TurnRead { return append([]TurnRead(nil), l.api.reads...) }
-func (l *Ledger) Steers() []Steer   { return append([]Steer(nil), l.api.steers...) }
-
 // appliedForTurn merges the native applies of every run Core started for
 // turn, in native order (time, then run start order).
 func (l *Ledger) appliedForTurn(turn string) []appliedInput {

@@ -87,7 +87,7 @@ func (l *Ledger) capGateCount(fails *int, until *int64, at int64) {
 		return
 	}
 	*fails++
-	wait := l.timer(coreNode, TimerPrepareRetry)
+	wait := l.timer(CoreNode, TimerPrepareRetry)
 	for i := 1; i < *fails && wait < int64(CapacityWaitMax); i++ {
 		wait *= 2
 	}

@@ -228,7 +228,7 @@ func missingCapabilities(required []string, declared wire.AgentKindCapabilities)
 func (l *Ledger) CoreRestarted(at int64, recovered []TurnFacts) {
 	l.subscribersLost()
 	l.core.restarts++
-	l.NodeCrashed(at, coreNode)
+	l.NodeCrashed(at, CoreNode)
 	defer l.restartCoreUp() // restart_outcome.go
 	l.reconnectCoreRestarted(at)
 	byTurn := map[string]TurnFacts{}

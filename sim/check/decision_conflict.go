@@ -47,22 +47,22 @@ func (l *Ledger) observeDecisionConflicts(ev WireEvent) {
 	key := func(id string) string { return connIDKey(ev.Conn, id) }
 	switch p := ev.Frame.Payload.(type) {
 	case wire.PermissionRequest:
-		if ev.Kind == WireSent && !ev.Forged && ev.From != coreNode {
+		if ev.Kind == WireSent && !ev.Forged && ev.From != CoreNode {
 			s.runOf[key(p.RequestID)] = ev.Frame.ID
 		}
 	case wire.Done:
-		if ev.Kind == WireSent && !ev.Forged && ev.From != coreNode {
+		if ev.Kind == WireSent && !ev.Forged && ev.From != CoreNode {
 			s.done[key(ev.Frame.ID)] = true
 		}
 	case wire.PermissionDecision:
 		switch {
-		case ev.Kind == WireSent && !ev.Forged && ev.From == coreNode:
+		case ev.Kind == WireSent && !ev.Forged && ev.From == CoreNode:
 			s.approved[key(p.DeliveryID)] = p.Approved
-		case ev.Kind == WireDelivered && ev.Forged && ev.To != coreNode && strings.HasPrefix(p.DeliveryID, HostileIDPrefix):
+		case ev.Kind == WireDelivered && ev.Forged && ev.To != CoreNode && strings.HasPrefix(p.DeliveryID, HostileIDPrefix):
 			l.decisionChangedDelivered(ev, p)
 		}
 	case wire.InteractionDecisionAck:
-		if ev.Kind != WireSent || ev.Forged || ev.From == coreNode {
+		if ev.Kind != WireSent || ev.Forged || ev.From == CoreNode {
 			return
 		}
 		if approved, ok := s.approved[key(p.DeliveryID)]; ok && p.Applied {

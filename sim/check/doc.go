@@ -26,37 +26,16 @@
 //
 // # Ledger
 //
-// The world translates machine effects and Harness ground truth into
-// records, grouped by who knows the fact:
-//
-//   - Core (effects and store): TurnSubmitted, RunStartSent,
-//     InputDelivered, InputOutcome, CursorAdvanced, TurnState,
-//     DoneObserved and ErrorObserved (ObservedOnWire or ObservedPersisted),
-//     CancelAckObserved, UsagePersisted, CoreRestarted (with the facts
-//     reloaded from the store).
-//   - The API client (its requests and answers): SessionCreated (the
-//     configuration asked for, as a SessionSpec) and SteerAnswered.
-//   - The network (Wire): every frame sent, delivered or lost and every
-//     open and close, decoded once. The frame oracles follow heartbeats,
-//     execution_prepare and execution_start from Core, and preparation
-//     statuses, receipts and terminal frames from the daemons.
-//   - Daemons (effects): HandleGranted (with the admission deadline),
-//     HandleStarted, HandleReleased, HandleExpired, ReceiptSent,
-//     CancelAckSent, DoneSent, ErrorSent, UsageSent.
-//   - Core stepping a status: StatusStepped (a preparation_status Core
-//     received on a stream it opened, with the frames Core sent for that
-//     request and any durable write in the same step; stale_status.go).
-//   - Setup: DeviceConfigured (a device's configured limits, capped by
-//     the seeds' 4 active and 20 executors).
-//   - Simulated Harness (ground truth): ExecutorCreated, ExecutorClosed
-//     (successful closes only), TurnCreated, InputApplied (native order),
-//     TurnSettled.
-//   - Workload API calls, for linearizability: ReadTurn and SteerInput,
-//     each with call and return instants; an unknown steer is open.
-//   - Mark, for rare states reached.
-//   - Hostile peers: HostileProbe (a forgery and its documented answer),
-//     RogueConn (a rogue's connection, with the device and version it
-//     claims) and HostileDurableWrite.
+// The world translates what it knows into records: Core's effects and
+// store (TurnSubmitted, RunStartSent, StatusStepped, CoreRestarted, ...),
+// the API client's requests and answers (SessionCreated, SteerAnswered),
+// every network event decoded once (Wire), daemon effects (HandleGranted,
+// ReceiptSent, ...), setup (DeviceConfigured, capped by the seeds' 4
+// active and 20 executors), the simulated Harness's ground truth
+// (ExecutorCreated, InputApplied, TurnSettled), workload API calls with
+// call and return instants for linearizability (ReadTurn, SteerInput),
+// hostile peers (HostileProbe, RogueConn) and rare states (Mark). Each
+// record method's doc says what it records.
 //
 // Safety checks run inside the record methods. AfterStep(step) hands the
 // violations found since the last call to the world, stamped with its step
@@ -162,26 +141,8 @@
 // at its deadline, ...); campaigns report the seeds each timer decided in.
 //
 // Hostile peers (hostile.go, hostile_conns.go) are judged from the wire
-// (WireEvent, Forged for frames a proxy put there; RogueNode's traffic is
-// a rogue daemon's) against HostileProbe records, each naming a forgery,
-// the attacked machine and the answer the seeds document for it. Each
-// probe answered as documented counts as a refusal of its action
-// (HostileRefusals, TakeHostileRefusals) and a mark HostileMark(action).
-//
-// # Failover
-//
-// A takeover (the world's core_zombie fault) moves the store's lease to
-// the next epoch: a new Core restarts from the durable records while the
-// old one, a zombie, keeps its connections for a while. The shell commits
-// each batch with its Core's epoch before applying the batch's effects,
-// the store refuses a stale epoch, and a refused commit stops the process
-// with the effects withheld; a batch that wrote nothing commits nothing.
-// So a zombie frame after the takeover is one of a batch that decided
-// nothing new (its decision was committed before the takeover), and none
-// leaves once a commit of the zombie was refused (failover.go). No Run
-// starts twice across the two Cores: run_started_twice judges every
-// execution_start on the wire and every native start, whichever Core sent
-// it.
+// (WireEvent.Forged, RogueNode) against HostileProbe records; failover
+// (a zombie Core after a takeover) is judged in failover.go.
 //
 // # Linearizability
 //
@@ -227,22 +188,8 @@
 // fails, through Verdict, a campaign of at least CampaignSeedsMin seeds
 // that never hit an expected mark.
 //
-// Limit marks record that a seed reached a documented limit; the world's
-// workload shapes (sim/world, drawn per seed) drive the machines there.
-// They are expected marks too (each was hit in every 1,000-seed window
-// tried; a campaign's summary prints their hit counts): admission_records_full (a 65th
-// admission on one connection), steer_input_limit (Core refuses a steer:
-// its Run holds 256 inputs), steer_after_unknown (a workload steer call
-// after Core recorded an earlier input of the Turn unknown),
-// usage_from_snapshot (a native done without usage after usage snapshots),
-// capacity_full_of_executors (preparation_capacity while the Harness holds
-// executors_max executors), kind_availability_changed (a heartbeat changes
-// a kind's availability), receipt_budget_closed (a daemon closed a
-// connection on a send over its budget), idle_eviction_judged (a prepare
-// evicted an idle executor and idle_eviction judged the order),
-// cancel_outcome_usage_newer (an applied cancel's outcome reached Core
-// after the Run's done, with newer usage: usage_not_latest judges that
-// Core keeps it). run_event_limit_reached (a Turn failed at its run-event limit) and
-// resume_replaced_executor (a resume closed an idle executor without
-// native identity) are marks but not expected.
+// Limit marks (limit_marks.go) record that a seed reached a documented
+// limit, such as a 65th admission on one connection or a steer refused
+// because its Run holds 256 inputs; they judge nothing. Each mark's
+// constant says what it records.
 package check

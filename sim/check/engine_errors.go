@@ -77,7 +77,7 @@ func classifyRawEngineError(raw []byte) (engineFailure, bool) {
 // frame of each Run delivered to Core, forged or not: Core classifies
 // whatever reaches it.
 func (l *Ledger) observeEngineErrors(ev WireEvent) {
-	if ev.Kind != WireDelivered || ev.To != coreNodeID || !ev.HasFrame() {
+	if ev.Kind != WireDelivered || ev.To != CoreNode || !ev.HasFrame() {
 		return
 	}
 	if _, ok := ev.Frame.Payload.(wire.RunError); !ok {

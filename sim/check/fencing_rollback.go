@@ -21,7 +21,7 @@ func (l *Ledger) observeFencingRollback(ev WireEvent) {
 		return
 	}
 	switch {
-	case ev.Kind == WireSent && ev.From == coreNodeID:
+	case ev.Kind == WireSent && ev.From == CoreNode:
 		switch p := ev.Frame.Payload.(type) {
 		case wire.EnvironmentQuiesce:
 			l.fenceLast[p.SuspendID] = &fencingLast{id: ev.Frame.ID}
@@ -32,7 +32,7 @@ func (l *Ledger) observeFencingRollback(ev WireEvent) {
 			}
 			l.fenceLast[p.SuspendID] = &fencingLast{id: ev.Frame.ID}
 		}
-	case ev.Kind == WireDelivered && ev.To == coreNodeID:
+	case ev.Kind == WireDelivered && ev.To == CoreNode:
 		var suspend string
 		switch p := ev.Frame.Payload.(type) {
 		case wire.EnvironmentQuiesced:

@@ -24,7 +24,7 @@ func (l *Ledger) observeFencedSelection(ev WireEvent) {
 		return
 	}
 	switch {
-	case ev.Kind == WireSent && ev.From == coreNodeID:
+	case ev.Kind == WireSent && ev.From == CoreNode:
 		switch p := ev.Frame.Payload.(type) {
 		case wire.EnvironmentQuiesce:
 			keepFirst(l.fencedSel, p.SuspendID, &fencedSuspension{device: ev.To, since: ev.At})
@@ -40,7 +40,7 @@ func (l *Ledger) observeFencedSelection(ev WireEvent) {
 				}
 			}
 		}
-	case ev.Kind == WireDelivered && ev.To == coreNodeID:
+	case ev.Kind == WireDelivered && ev.To == CoreNode:
 		switch p := ev.Frame.Payload.(type) {
 		case wire.EnvironmentQuiesced:
 			if !p.Accepted {

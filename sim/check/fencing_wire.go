@@ -56,7 +56,7 @@ func (s *fencingState) init() {
 func (l *Ledger) observeFencing(ev WireEvent) {
 	s := &l.fencing
 	if ev.Hostile() {
-		if ev.Forged && ev.Kind == WireDelivered && ev.From == coreNodeID && ev.To != RogueNode && ev.HasFrame() {
+		if ev.Forged && ev.Kind == WireDelivered && ev.From == CoreNode && ev.To != RogueNode && ev.HasFrame() {
 			l.fencingReached(ev) // the honest daemon answers what reached it
 			l.fencingForgedArrival(ev)
 			l.transferForgedCommit(ev)
@@ -64,7 +64,7 @@ func (l *Ledger) observeFencing(ev WireEvent) {
 		return
 	}
 	s.events++
-	if ev.Kind == WireClosed && ev.To == coreNodeID {
+	if ev.Kind == WireClosed && ev.To == CoreNode {
 		l.fencingConnClosed(ev.Conn)
 		l.fencingBusyConnClosed(ev.Conn)
 		return
@@ -73,13 +73,13 @@ func (l *Ledger) observeFencing(ev WireEvent) {
 		return
 	}
 	switch {
-	case ev.Kind == WireSent && ev.From == coreNodeID:
+	case ev.Kind == WireSent && ev.From == CoreNode:
 		l.fencingCoreSent(ev)
-	case ev.Kind == WireDelivered && ev.From == coreNodeID:
+	case ev.Kind == WireDelivered && ev.From == CoreNode:
 		l.fencingDeviceReceived(ev)
-	case ev.Kind == WireSent && ev.To == coreNodeID:
+	case ev.Kind == WireSent && ev.To == CoreNode:
 		l.fencingDeviceSent(ev)
-	case ev.Kind == WireDelivered && ev.To == coreNodeID:
+	case ev.Kind == WireDelivered && ev.To == CoreNode:
 		l.fencingCoreReceived(ev)
 	}
 }

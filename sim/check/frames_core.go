@@ -15,7 +15,8 @@ const (
 	CheckRefusalCode          = "refusal_code"
 )
 
-// CoreNode is the node ID of Core on the simulated network.
+// CoreNode is Core's node ID on the simulated network: every other node
+// is a device (d1..d4), a rogue (RogueNode) or the workload.
 const CoreNode = "core"
 
 // frameState is what the frame oracles learned from the wire and from the

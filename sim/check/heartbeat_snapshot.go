@@ -2,6 +2,7 @@ package check
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/turnstile-sim/turnstile/wire"
 )
@@ -39,11 +40,11 @@ func (l *Ledger) observeHeartbeats(ev WireEvent) {
 	h := &l.heartbeat
 	l.checkClosedAfterInvalid(ev.At)
 	switch {
-	case ev.Kind == WireClosed && ev.To == coreNodeID:
+	case ev.Kind == WireClosed && ev.To == CoreNode:
 		if c := h.conns[ev.Conn]; c != nil {
 			c.coreClosed = true
 		}
-	case ev.Kind == WireDelivered && ev.To == coreNodeID && ev.From != coreNodeID:
+	case ev.Kind == WireDelivered && ev.To == CoreNode && ev.From != CoreNode:
 		if !isHeartbeat(ev) {
 			return
 		}
@@ -59,7 +60,7 @@ func (l *Ledger) observeHeartbeats(ev WireEvent) {
 			c.invalidAt = ev.At
 			h.awaitingClose = append(h.awaitingClose, ev.Conn)
 		}
-	case ev.Kind == WireSent && ev.From == coreNodeID && len(ev.Raw) > 0:
+	case ev.Kind == WireSent && ev.From == CoreNode && len(ev.Raw) > 0:
 		l.checkCoreSend(ev)
 	}
 }
@@ -83,19 +84,14 @@ func (l *Ledger) checkCoreSend(ev WireEvent) {
 // heartbeat's arrival, Core must have closed that connection.
 func (l *Ledger) checkClosedAfterInvalid(now int64) {
 	h := &l.heartbeat
-	kept := h.awaitingClose[:0]
-	for _, id := range h.awaitingClose {
+	h.awaitingClose = slices.DeleteFunc(h.awaitingClose, func(id uint64) bool {
 		c := h.conns[id]
-		switch {
-		case c.coreClosed:
-		case now > c.invalidAt:
+		if !c.coreClosed && now > c.invalidAt {
 			l.violate(now, CheckHeartbeatSnapshot, "Core kept conn %s of %s open after an invalid heartbeat at %s",
 				connKey(id), c.device, vtime(c.invalidAt))
-		default:
-			kept = append(kept, id)
 		}
-	}
-	h.awaitingClose = kept
+		return c.coreClosed || now > c.invalidAt
+	})
 }
 
 func isHeartbeat(ev WireEvent) bool {

@@ -223,7 +223,7 @@ func (l *Ledger) RogueConn(at int64, conn uint64, device, version string) {
 	l.hostile.conns.claim(conn, device)
 	l.reconnectRogueOpened(at, conn, device, version) // reconnect_window.go
 	if version != wire.Version {
-		l.HostileProbe(HostileProbe{At: at, Conn: conn, Target: coreNode, Action: HostileRogueWrongVersion,
+		l.HostileProbe(HostileProbe{At: at, Conn: conn, Target: CoreNode, Action: HostileRogueWrongVersion,
 			Want: []string{AnswerClose}, Deadline: at})
 	}
 }
@@ -273,12 +273,6 @@ func (l *Ledger) TakeHostileRefusals() []string {
 	return out
 }
 
-// HostileRefusals returns, per action, the forgeries refused as the seeds
-// document, sorted by action.
-func (l *Ledger) HostileRefusals() []MarkCount {
-	return sortedMarkCounts(l.hostile.marks)
-}
-
 func (l *Ledger) observeHostile(ev WireEvent) {
 	h := &l.hostile
 	l.expireProbes(ev.At)
@@ -314,7 +308,7 @@ func (l *Ledger) observeHostile(ev WireEvent) {
 	if len(ev.Frame.ID) > wire.IDBytesMax {
 		l.violate(ev.At, CheckHostileEffect, "%s sent %s with a %d-byte ID (limit %d)", ev.From, ev.Frame.Type(), len(ev.Frame.ID), wire.IDBytesMax)
 	}
-	if ev.From == coreNode && namesHostile(ev.Frame) {
+	if ev.From == CoreNode && namesHostile(ev.Frame) {
 		l.violate(ev.At, CheckHostileEffect, "Core sent %s naming a forged identity (id %q)", ev.Frame.Type(), ev.Frame.ID)
 	}
 	if strings.HasPrefix(ev.Frame.ID, HostileIDPrefix+"long") {

@@ -80,7 +80,7 @@ func (l *Ledger) hostileConns(ev WireEvent) {
 	switch ev.Kind {
 	case WireOpened:
 		r.ends(ev.Conn).opened[ev.To] = true
-		if ev.To == coreNode {
+		if ev.To == CoreNode {
 			d := r.claims[ev.Conn]
 			if d == "" {
 				d = ev.From
@@ -130,12 +130,12 @@ func (l *Ledger) judgeGenerations(now int64) {
 		var open []uint64
 		for conn, d := range r.device { //tidy:sorted sorted below
 			// a zombie's connection is another Core process's (failover.go)
-			if d == g.device && r.openAt(conn, coreNode) && !l.failover.zombieConn(conn) {
+			if d == g.device && r.openAt(conn, CoreNode) && !l.failover.zombieConn(conn) {
 				open = append(open, conn)
 			}
 		}
 		slices.Sort(open)
-		if r.openAt(g.conn, coreNode) {
+		if r.openAt(g.conn, CoreNode) {
 			if n := r.newest[g.device]; g.conn < n {
 				l.violate(g.at, CheckHostileConnection, "Core accepted c%d of device %s after newer c%d: an older generation must be refused",
 					g.conn, g.device, n)
@@ -148,7 +148,7 @@ func (l *Ledger) judgeGenerations(now int64) {
 				len(open), g.device, connList(open), g.conn)
 		case len(open) == 1 && open[0] < g.conn:
 			c := r.conns[g.conn]
-			if c == nil || c.closedBy != coreNode || c.closeReason != ReasonIncompatibleVersion {
+			if c == nil || c.closedBy != CoreNode || c.closeReason != ReasonIncompatibleVersion {
 				reason := ""
 				if c != nil {
 					reason = c.closeReason

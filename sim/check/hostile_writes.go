@@ -20,7 +20,7 @@ func (l *Ledger) noteWriteEnded(ev WireEvent, r wire.WorkspaceWriteResult) {
 		return
 	}
 	k := connIDKey(ev.Conn, ev.Frame.ID)
-	if _, seen := l.hostile.writeEnded[k]; !seen && ev.From != coreNode {
+	if _, seen := l.hostile.writeEnded[k]; !seen && ev.From != CoreNode {
 		l.hostile.writeEnded[k] = ev.At
 	}
 }

@@ -102,7 +102,7 @@ func (e *evictionState) exec(device, id string) *evictExec {
 // as real an input of the daemon as Core's, and the Sessions and native
 // identities it names decide which closes are evictions.
 func (l *Ledger) observeEvictionInputs(ev WireEvent) {
-	if ev.Hostile() && (ev.Kind != WireDelivered || ev.To == coreNodeID || ev.To == RogueNode) {
+	if ev.Hostile() && (ev.Kind != WireDelivered || ev.To == CoreNode || ev.To == RogueNode) {
 		return
 	}
 	l.observeEviction(ev)
@@ -111,11 +111,11 @@ func (l *Ledger) observeEvictionInputs(ev WireEvent) {
 func (l *Ledger) observeEviction(ev WireEvent) {
 	e := &l.eviction
 	switch {
-	case ev.Kind == WireOpened && ev.To != coreNodeID:
+	case ev.Kind == WireOpened && ev.To != CoreNode:
 		l.retireConns(ev.At, ev.To, func(c uint64) bool { return c != ev.Conn }) // a newer connection replaces the others
-	case ev.Kind == WireClosed && ev.To != coreNodeID:
+	case ev.Kind == WireClosed && ev.To != CoreNode:
 		l.retireConns(ev.At, ev.To, func(c uint64) bool { return c == ev.Conn })
-	case ev.Kind == WireDelivered && ev.To != coreNodeID:
+	case ev.Kind == WireDelivered && ev.To != CoreNode:
 		e.prepareAt[ev.To] = -1
 		if ev.HasFrame() {
 			if p, ok := ev.Frame.Payload.(wire.ExecutionPrepare); ok {
@@ -125,7 +125,7 @@ func (l *Ledger) observeEviction(ev WireEvent) {
 				keepFirst(e.prepares, deviceRequestKey(ev.To, ev.Conn, ev.Frame.ID), pr)
 			}
 		}
-	case ev.Kind == WireSent && ev.From != coreNodeID && ev.HasFrame():
+	case ev.Kind == WireSent && ev.From != CoreNode && ev.HasFrame():
 		switch p := ev.Frame.Payload.(type) {
 		case wire.PreparationStatus:
 			l.evictionStatus(ev.At, ev.From, ev.Conn, ev.Frame.ID, p)

@@ -10,15 +10,15 @@ func (l *Ledger) observeInteractions(ev WireEvent) {
 	}
 	conn := connKey(ev.Conn)
 	switch {
-	case ev.Kind == WireSent && ev.From == coreNodeID:
+	case ev.Kind == WireSent && ev.From == CoreNode:
 		l.ixCoreSent(ev)
-	case ev.Kind == WireDelivered && ev.To == coreNodeID:
+	case ev.Kind == WireDelivered && ev.To == CoreNode:
 		if a, ok := ev.Frame.Payload.(wire.InteractionDecisionAck); ok {
 			l.ixCoreReceived(ev.At, a)
 		}
-	case ev.Kind == WireDelivered && ev.From == coreNodeID:
+	case ev.Kind == WireDelivered && ev.From == CoreNode:
 		l.ixDaemonReceived(conn, ev)
-	case ev.Kind == WireSent && ev.To == coreNodeID:
+	case ev.Kind == WireSent && ev.To == CoreNode:
 		l.ixDaemonSent(conn, ev)
 	}
 }

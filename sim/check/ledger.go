@@ -66,12 +66,6 @@ const (
 	ObservedPersisted Observation = "persisted" // written to Core's durable store
 )
 
-// Capability check phases.
-const (
-	PhaseSelection = "selection"
-	PhaseFinal     = "final"
-)
-
 // turnRank orders public turn states; -1 for an unknown name.
 func turnRank(state string) int {
 	switch state {

@@ -78,7 +78,7 @@ func (l *Ledger) observeLimits(ev WireEvent) {
 	m := &l.limitMarks
 	switch p := ev.Frame.Payload.(type) {
 	case wire.PreparationStatus:
-		if ev.Kind != WireSent || ev.From == coreNodeID {
+		if ev.Kind != WireSent || ev.From == CoreNode {
 			return
 		}
 		if p.Revision == 1 && p.Handle != "" {
@@ -92,7 +92,7 @@ func (l *Ledger) observeLimits(ev WireEvent) {
 			}
 		}
 	case wire.PromptSteer:
-		if ev.Kind == WireSent && ev.From == coreNodeID {
+		if ev.Kind == WireSent && ev.From == CoreNode {
 			if prev := m.steers[ev.Frame.ID]; prev == nil || prev.input != p.InputID {
 				if prev != nil {
 					m.noteUnknown(ev.Frame.ID, prev, ev.At)
@@ -103,7 +103,7 @@ func (l *Ledger) observeLimits(ev WireEvent) {
 	case wire.PromptSteerAck:
 		// A receipt within the written wait settles the input, unless it
 		// says its outcome is unknown.
-		if s := m.steers[ev.Frame.ID]; ev.Kind == WireDelivered && ev.To == coreNodeID && s != nil &&
+		if s := m.steers[ev.Frame.ID]; ev.Kind == WireDelivered && ev.To == CoreNode && s != nil &&
 			s.input == p.InputID && ev.At-s.sentAt < writtenWaitNS {
 			if p.ErrorCode == "outcome_unknown" {
 				s.unknownAt = ev.At
@@ -113,7 +113,7 @@ func (l *Ledger) observeLimits(ev WireEvent) {
 			}
 		}
 	case wire.Heartbeat:
-		if ev.Kind == WireDelivered && ev.To == coreNodeID {
+		if ev.Kind == WireDelivered && ev.To == CoreNode {
 			l.markAvailability(ev.From, p)
 		}
 	}

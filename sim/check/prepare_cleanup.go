@@ -17,7 +17,7 @@ const CheckPrepareCleanup = "prepare_failure_cleanup"
 // observePrepareCleanup is the wire observer of CheckPrepareCleanup; it
 // sees honest traffic only.
 func (l *Ledger) observePrepareCleanup(ev WireEvent) {
-	if ev.Kind != WireSent || ev.From == coreNodeID || !ev.HasFrame() {
+	if ev.Kind != WireSent || ev.From == CoreNode || !ev.HasFrame() {
 		return
 	}
 	st, ok := ev.Frame.Payload.(wire.PreparationStatus)

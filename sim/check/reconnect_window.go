@@ -69,14 +69,14 @@ func (s *reconnectState) device(id string) *rwDevice {
 func (l *Ledger) observeReconnect(ev WireEvent) {
 	s := &l.reconnect
 	switch {
-	case ev.Kind == WireOpened && ev.To == coreNodeID:
+	case ev.Kind == WireOpened && ev.To == CoreNode:
 		if ev.From != RogueNode {
 			l.reconnectOpened(ev.At, ev.Conn, ev.From)
 		}
-	case ev.Kind == WireClosed && ev.To == coreNodeID:
+	case ev.Kind == WireClosed && ev.To == CoreNode:
 		if id, ok := s.connDev[ev.Conn]; ok {
 			if d := s.device(id); d.conn == ev.Conn {
-				if u := d.undo; u != nil && ev.From == coreNodeID && refusedAtOpen(ev.Reason) {
+				if u := d.undo; u != nil && ev.From == CoreNode && refusedAtOpen(ev.Reason) {
 					d.conn, d.hb, d.lost = u.conn, u.hb, u.lost
 				} else {
 					d.conn, d.hb, d.lost = 0, nil, ev.At
@@ -84,11 +84,11 @@ func (l *Ledger) observeReconnect(ev WireEvent) {
 				d.undo = nil
 			}
 		}
-	case ev.Kind == WireSent && ev.From == coreNodeID && ev.HasFrame():
+	case ev.Kind == WireSent && ev.From == CoreNode && ev.HasFrame():
 		if p, ok := ev.Frame.Payload.(wire.ExecutionPrepare); ok {
 			s.prepSess[strconv.FormatUint(ev.Conn, 10)+"\x00"+ev.Frame.ID] = p.SessionID
 		}
-	case ev.Kind == WireDelivered && ev.To == coreNodeID && ev.HasFrame():
+	case ev.Kind == WireDelivered && ev.To == CoreNode && ev.HasFrame():
 		switch p := ev.Frame.Payload.(type) {
 		case wire.Heartbeat:
 			l.reconnectHeartbeat(ev.Conn, p)

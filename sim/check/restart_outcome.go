@@ -46,9 +46,9 @@ func (l *Ledger) observeRestartWire(ev WireEvent) {
 		return
 	}
 	switch {
-	case (ev.Kind == WireSent || ev.Kind == WireLost) && ev.From == coreNode && !ev.Forged:
+	case (ev.Kind == WireSent || ev.Kind == WireLost) && ev.From == CoreNode && !ev.Forged:
 		l.restartCoreSent(ev)
-	case ev.Kind == WireDelivered && ev.To == coreNode:
+	case ev.Kind == WireDelivered && ev.To == CoreNode:
 		l.restartCoreReceived(ev)
 	}
 }

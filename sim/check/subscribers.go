@@ -22,7 +22,6 @@ const MarkSubscriberOverflow Mark = "subscriber_overflow"
 
 type subscriberRecord struct {
 	turn     string
-	capacity int
 	answered bool
 	refused  bool
 	received int
@@ -43,14 +42,13 @@ func (l *Ledger) subscriber(id string) *subscriberRecord {
 	return made(&l.subscribers.subs)[id]
 }
 
-// SubscriberOpened: the shell subscribes id to turn, with a buffer of
-// capacity observations (0: a reader that keeps up).
-func (l *Ledger) SubscriberOpened(at int64, id, turn string, capacity int) {
+// SubscriberOpened: the shell subscribes id to turn.
+func (l *Ledger) SubscriberOpened(at int64, id, turn string) {
 	if l.subscriber(id) != nil {
 		l.violate(at, CheckSubscriberStream, "subscriber %s opened twice", id)
 		return
 	}
-	l.subscribers.subs[id] = &subscriberRecord{turn: turn, capacity: capacity}
+	l.subscribers.subs[id] = &subscriberRecord{turn: turn}
 }
 
 // SubscriberAnswered: Core answered the subscription call (err "" when it

@@ -34,7 +34,7 @@ func wantSubscriber(t *testing.T, l *Ledger, substr string) {
 // overflow error, in the step Core takes it, writing nothing.
 func TestSubscriberStreams(t *testing.T) {
 	open := func(l *Ledger, id string, capacity int) {
-		l.SubscriberOpened(1, id, "t-1", capacity)
+		l.SubscriberOpened(1, id, "t-1")
 		l.SubscriberAnswered(1, id, "")
 	}
 	t.Run("in order then closed", func(t *testing.T) {

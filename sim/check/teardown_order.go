@@ -38,7 +38,7 @@ func (l *Ledger) ExecutorRetired(at int64, device, run, executor string) {
 
 func (l *Ledger) observeTeardown(ev WireEvent) {
 	if !ev.HasFrame() {
-		if ev.Kind == WireClosed && ev.From == ev.To && ev.To != coreNodeID {
+		if ev.Kind == WireClosed && ev.From == ev.To && ev.To != CoreNode {
 			l.forgetConn(ev.Conn)
 		}
 		return
@@ -46,21 +46,21 @@ func (l *Ledger) observeTeardown(ev WireEvent) {
 	conn := connKey(ev.Conn)
 	switch p := ev.Frame.Payload.(type) {
 	case wire.PromptSteer:
-		if ev.Kind == WireDelivered && ev.To != coreNodeID && p.InputID != "" {
+		if ev.Kind == WireDelivered && ev.To != CoreNode && p.InputID != "" {
 			k := pairKey(conn, ev.Frame.ID)
 			l.teardown.unanswered[k] = append(l.teardown.unanswered[k], p.InputID)
 		}
 	case wire.PromptSteerAck:
-		if ev.Kind == WireSent && ev.From != coreNodeID {
+		if ev.Kind == WireSent && ev.From != CoreNode {
 			l.answered(pairKey(conn, ev.Frame.ID), p.InputID)
 		}
 	case wire.Done:
-		if ev.Kind == WireSent && ev.From != coreNodeID {
+		if ev.Kind == WireSent && ev.From != CoreNode {
 			l.checkDoneAfterReceipts(ev.At, ev.From, conn, ev.Frame.ID)
 			l.checkAfterSettlement(ev.At, ev.From, ev.Frame.ID, "done")
 		}
 	case wire.InteractionDecisionAck:
-		if ev.Kind == WireSent && ev.From != coreNodeID && p.Applied && !l.ix.isDecision(p.DeliveryID) {
+		if ev.Kind == WireSent && ev.From != CoreNode && p.Applied && !l.ix.isDecision(p.DeliveryID) {
 			l.checkAfterSettlement(ev.At, ev.From, ev.Frame.ID, "an applied cancel receipt")
 		}
 	}

@@ -53,7 +53,7 @@ func (l *Ledger) cancelCoreSent(ev WireEvent) {
 		w = &cancelWait{run: ev.Frame.ID, finishedAt: -1}
 		s.byRun[w.run] = w
 		s.all = append(s.all, w)
-		l.startWindow(&w.timerWindow, coreNode, TimerCancelConfirm, ev.Conn, ev.At, l.timer(coreNode, TimerCancelConfirm), func() {
+		l.startWindow(&w.timerWindow, CoreNode, TimerCancelConfirm, ev.Conn, ev.At, l.timer(CoreNode, TimerCancelConfirm), func() {
 			got := "the turn was still waiting"
 			if w.finishedAt >= 0 {
 				got = "it finished " + w.finishedCode + " at " + vtime(w.finishedAt)

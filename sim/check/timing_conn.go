@@ -2,6 +2,7 @@ package check
 
 import (
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/turnstile-sim/turnstile/wire"
@@ -72,14 +73,14 @@ func (l *Ledger) hostileSeen(ev WireEvent) {
 
 func (l *Ledger) connOpened(ev WireEvent) {
 	s := &l.timing.conns
-	if ev.To == coreNode {
+	if ev.To == CoreNode {
 		c := &timedConn{conn: ev.Conn, device: ev.From, opened: ev.At, lastInbound: ev.At, lastData: ev.At, badAt: -1}
 		s.core = append(s.core, c)
 		s.byConn[ev.Conn] = c
 		s.lastOpenAt[ev.From] = ev.At
 		return
 	}
-	if ev.From != coreNode || ev.To == RogueNode {
+	if ev.From != CoreNode || ev.To == RogueNode {
 		return // a rogue daemon keeps no heartbeat cadence
 	}
 	w := &hbWatch{conn: ev.Conn, device: ev.To, interval: l.timer(ev.To, TimerHeartbeat), next: ev.At}
@@ -92,7 +93,7 @@ func (l *Ledger) coreInbound(ev WireEvent) {
 	if c == nil || c.closed {
 		return
 	}
-	idle := l.timer(coreNode, TimerConnIdle)
+	idle := l.timer(CoreNode, TimerConnIdle)
 	switch {
 	case ev.DecodeErr != nil:
 		c.badAt = ev.At
@@ -117,15 +118,15 @@ func (l *Ledger) connWatchEnded(ev WireEvent) {
 	if c == nil || c.closed {
 		return
 	}
-	if ev.Kind != WireClosed || (ev.To != coreNode && ev.From != coreNode) {
+	if ev.Kind != WireClosed || (ev.To != CoreNode && ev.From != CoreNode) {
 		return
 	}
 	c.closed = true
-	if ev.From != coreNode || ev.To != coreNode {
+	if ev.From != CoreNode || ev.To != CoreNode {
 		return // the device's end closed it, or the network broke it
 	}
 	// Core closed it.
-	deadline := c.lastInbound + l.timer(coreNode, TimerConnIdle)
+	deadline := c.lastInbound + l.timer(CoreNode, TimerConnIdle)
 	switch {
 	case ev.At == deadline:
 		l.decide(TimerConnIdle)
@@ -187,34 +188,24 @@ func (l *Ledger) heartbeatSent(ev WireEvent) {
 // for good) leave their lists here, the others keeping their order.
 func (l *Ledger) advanceConns(now int64) {
 	s := &l.timing.conns
-	hb := s.hb[:0]
-	for _, w := range s.hb {
+	s.hb = slices.DeleteFunc(s.hb, func(w *hbWatch) bool {
 		if !w.ended && w.next < now {
 			w.ended = true
 			l.violate(w.next, CheckTimingHeartbeat, "%s sent no heartbeat on open connection %d at %s (cadence %s)",
 				w.device, w.conn, vtime(w.next), time.Duration(w.interval))
 		}
-		if !w.ended {
-			hb = append(hb, w)
-		}
-	}
-	clear(s.hb[len(hb):])
-	s.hb = hb
-	idle := l.timer(coreNode, TimerConnIdle)
-	core := s.core[:0]
-	for _, c := range s.core {
+		return w.ended
+	})
+	idle := l.timer(CoreNode, TimerConnIdle)
+	s.core = slices.DeleteFunc(s.core, func(c *timedConn) bool {
 		if !c.closed && c.device != RogueNode && c.lastInbound+idle < now {
 			c.closed = true
 			l.violate(c.lastInbound+idle, CheckTimingConnIdle,
 				"connection %d of %s had no inbound frame since %s but Core did not close it at %s (%s idle timeout)",
 				c.conn, c.device, vtime(c.lastInbound), vtime(c.lastInbound+idle), time.Duration(idle))
 		}
-		if !c.closed {
-			core = append(core, c)
-		}
-	}
-	clear(s.core[len(core):])
-	s.core = core
+		return c.closed
+	})
 }
 
 func heartbeatFrame(f wire.Frame) bool {

@@ -68,7 +68,7 @@ func (l *Ledger) decisionAckCoreSent(ev WireEvent) {
 	}
 	w := &decisionWait{delivery: d, turn: s.turnOf[d]}
 	s.byDelivery[d] = w
-	l.startWindow(&w.timerWindow, coreNode, TimerDecisionAck, ev.Conn, ev.At, l.timer(coreNode, TimerDecisionAck), func() {
+	l.startWindow(&w.timerWindow, CoreNode, TimerDecisionAck, ev.Conn, ev.At, l.timer(CoreNode, TimerDecisionAck), func() {
 		l.due(&w.timerWindow, "no receipt for decision %s by %s, %s after it was sent at %s, but Core did not record it unknown then",
 			w.delivery, time.Duration(w.deadline), w.length(), time.Duration(w.from))
 	})

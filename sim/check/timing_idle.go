@@ -243,7 +243,7 @@ func deviceOfKey(k string) string {
 // idleExpirySeen notes a daemon expiring an admission: its status may be
 // lost with a broken connection, but the expiry still parks the executor.
 func (l *Ledger) idleExpirySeen(ev WireEvent) {
-	if ev.From == coreNode || ev.Hostile() || !ev.HasFrame() || (ev.Kind != WireSent && ev.Kind != WireLost) {
+	if ev.From == CoreNode || ev.Hostile() || !ev.HasFrame() || (ev.Kind != WireSent && ev.Kind != WireLost) {
 		return
 	}
 	if st, ok := ev.Frame.Payload.(wire.PreparationStatus); ok && st.State == wire.StateExpired {

@@ -146,7 +146,7 @@ const lostOnSend = "broken"
 // retryLost: a frame Core sent on a broken connection was still sent by
 // Core when it was due (frames lost in flight were judged when sent).
 func (l *Ledger) retryLost(ev WireEvent) {
-	if ev.Kind == WireLost && ev.Reason == lostOnSend && ev.From == coreNode && ev.HasFrame() && !ev.Hostile() {
+	if ev.Kind == WireLost && ev.Reason == lostOnSend && ev.From == CoreNode && ev.HasFrame() && !ev.Hostile() {
 		l.retryCoreSent(ev)
 	}
 }
@@ -155,7 +155,7 @@ func (l *Ledger) steerRetrySent(ev WireEvent, p wire.PromptSteer) {
 	s := &l.timing.retry
 	r := s.steers[ev.Frame.ID]
 	if r == nil || r.input != p.InputID {
-		r = &steerRetryRec{run: ev.Frame.ID, input: p.InputID, unknownAt: ev.At + l.timer(coreNode, TimerWritten),
+		r = &steerRetryRec{run: ev.Frame.ID, input: p.InputID, unknownAt: ev.At + l.timer(CoreNode, TimerWritten),
 			retryOwed: retryOwed{timer: TimerSteerRetry, what: "input " + p.InputID + " of run " + ev.Frame.ID, due: -1}}
 		s.steers[ev.Frame.ID] = r
 	} else {
@@ -168,7 +168,7 @@ func (l *Ledger) cancelRetrySent(ev WireEvent, p wire.PromptCancel) {
 	s := &l.timing.retry
 	r := s.cancels[ev.Frame.ID]
 	if r == nil {
-		r = &cancelRetryRec{run: ev.Frame.ID, deadline: ev.At + l.timer(coreNode, TimerCancelConfirm),
+		r = &cancelRetryRec{run: ev.Frame.ID, deadline: ev.At + l.timer(CoreNode, TimerCancelConfirm),
 			retryOwed: retryOwed{timer: TimerCancelRetry, what: "prompt_cancel of run " + ev.Frame.ID, due: -1}}
 		s.cancels[ev.Frame.ID] = r
 	} else if r.due >= 0 && ev.At < r.due && l.cancelCalledAt(r.run, ev.At) {
@@ -203,8 +203,8 @@ func (l *Ledger) retryCoreReceived(ev WireEvent) {
 			r.written = true
 			r.excuse("the input was written")
 		case (p.ErrorCode == wire.SteerNotReady || p.ErrorCode == wire.SteerBusy) && r.due < 0 &&
-			ev.At+l.timer(coreNode, TimerSteerRetry) < r.unknownAt:
-			r.owe(ev.At, l.timer(coreNode, TimerSteerRetry))
+			ev.At+l.timer(CoreNode, TimerSteerRetry) < r.unknownAt:
+			r.owe(ev.At, l.timer(CoreNode, TimerSteerRetry))
 			r.code = p.ErrorCode
 			l.armRetry(&r.retryOwed, nil)
 		}
@@ -214,8 +214,8 @@ func (l *Ledger) retryCoreReceived(ev WireEvent) {
 			return
 		}
 		r.answered = true
-		if !p.Applied && p.ErrorCode == wire.CancelNotReady && ev.At+l.timer(coreNode, TimerCancelRetry) < r.deadline {
-			r.owe(ev.At, l.timer(coreNode, TimerCancelRetry))
+		if !p.Applied && p.ErrorCode == wire.CancelNotReady && ev.At+l.timer(CoreNode, TimerCancelRetry) < r.deadline {
+			r.owe(ev.At, l.timer(CoreNode, TimerCancelRetry))
 			l.armRetry(&r.retryOwed, nil)
 			l.reach(MarkCancelNotReadyRetried)
 		}
@@ -258,7 +258,7 @@ func (l *Ledger) prepRefusalReceived(ev WireEvent, st wire.PreparationStatus) {
 		s.preps[q.session] = r
 	}
 	r.conn = ev.Conn
-	r.owe(ev.At, l.timer(coreNode, TimerPrepareRetry))
+	r.owe(ev.At, l.timer(CoreNode, TimerPrepareRetry))
 	if why := l.fencingOpenReason(); why != "" {
 		r.excuse(why) // Core dispatches nothing to a fenced device
 	}

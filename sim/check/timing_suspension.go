@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/turnstile-sim/turnstile/wire"
 )
@@ -119,15 +120,10 @@ func (l *Ledger) SuspensionUnknown(at int64, suspend string) {
 // still awaited when last asked, not every suspension of the run.
 func (l *Ledger) SuspensionsAwaited() int {
 	s := &l.timing.suspensions
-	kept := s.awaited[:0]
-	for _, w := range s.awaited {
-		if w.live() && w.outcome < 0 && s.bySuspend[w.suspend] == w {
-			kept = append(kept, w)
-		}
-	}
-	clear(s.awaited[len(kept):])
-	s.awaited = kept
-	return len(kept)
+	s.awaited = slices.DeleteFunc(s.awaited, func(w *suspensionWait) bool {
+		return !w.live() || w.outcome >= 0 || s.bySuspend[w.suspend] != w
+	})
+	return len(s.awaited)
 }
 
 // pendingSuspensions names the requests SuspensionsAwaited counts.

@@ -88,10 +88,6 @@ func DocumentedTimer(name string) time.Duration {
 	return 0
 }
 
-// coreNode is Core's node ID in the world; every other node on the
-// network is a device.
-const coreNode = "core"
-
 type timingDeadline struct {
 	at   int64
 	seq  uint64
@@ -233,7 +229,7 @@ func (l *Ledger) timingWire(ev WireEvent) {
 	case WireClosed, WireLost:
 		l.connEnded(ev)
 	}
-	if ev.Kind == WireDelivered && ev.To == coreNode {
+	if ev.Kind == WireDelivered && ev.To == CoreNode {
 		l.coreInbound(ev)
 	}
 	if !ev.HasFrame() {
@@ -243,7 +239,7 @@ func (l *Ledger) timingWire(ev WireEvent) {
 	case WireSent:
 		if ev.Hostile() {
 			// a forged frame or a rogue's: no machine sent it
-		} else if ev.From == coreNode {
+		} else if ev.From == CoreNode {
 			l.writtenCoreSent(ev)
 			l.cancelCoreSent(ev)
 			l.retryCoreSent(ev)
@@ -260,7 +256,7 @@ func (l *Ledger) timingWire(ev WireEvent) {
 	case WireDelivered:
 		if ev.From == RogueNode || ev.To == RogueNode {
 			// the rogue's exchanges are judged by the hostile checks
-		} else if ev.To == coreNode {
+		} else if ev.To == CoreNode {
 			l.writtenCoreReceived(ev)
 			l.cancelCoreReceived(ev)
 			l.retryCoreReceived(ev)
@@ -279,8 +275,8 @@ func (l *Ledger) timingWire(ev WireEvent) {
 // broke (a lost frame means it broke): neither end can send on it, and
 // connection-local state (admissions, routes, waiters) dies with it.
 func (l *Ledger) connEnded(ev WireEvent) {
-	coreLearned := ev.Kind == WireClosed && ev.To == coreNode // Core learned it, or closed it itself
-	if ev.Kind == WireClosed && ev.To != coreNode {
+	coreLearned := ev.Kind == WireClosed && ev.To == CoreNode // Core learned it, or closed it itself
+	if ev.Kind == WireClosed && ev.To != CoreNode {
 		l.timing.idle.lastConnEnd[ev.To] = ev.At
 	}
 	if coreLearned {
@@ -290,7 +286,7 @@ func (l *Ledger) connEnded(ev WireEvent) {
 	l.connWatchEnded(ev)
 	l.transfersConnEnded(ev.Conn)
 	l.excuseWindows(ev.At, "connection "+ev.Kind, func(w *timerWindow) bool {
-		return w.conn == ev.Conn && (coreLearned || w.node != coreNode)
+		return w.conn == ev.Conn && (coreLearned || w.node != CoreNode)
 	})
 }
 
@@ -299,7 +295,7 @@ func (l *Ledger) connEnded(ev WireEvent) {
 func (l *Ledger) NodeCrashed(at int64, node string) {
 	l.advance(at)
 	l.excuseWindows(at, "process crashed", func(w *timerWindow) bool { return w.node == node })
-	if node == coreNode {
+	if node == CoreNode {
 		l.cancelsCoreCrashed(at)
 		l.restartCoreCrashed()
 		l.retryCoreCrashed()

@@ -135,7 +135,7 @@ func (s *transferTiming) transferExcused(c *transferClock, id string, at int64) 
 // reaching Core is also a reason Core may record that transfer unknown in
 // that instant (the honest transfer observer never sees it).
 func (l *Ledger) observeForgedTransferResults(ev WireEvent) {
-	if !ev.Hostile() || ev.Kind != WireDelivered || ev.To != coreNodeID || !ev.HasFrame() {
+	if !ev.Hostile() || ev.Kind != WireDelivered || ev.To != CoreNode || !ev.HasFrame() {
 		return
 	}
 	if _, ok := ev.Frame.Payload.(wire.RuntimePrepareResult); !ok {

@@ -1,6 +1,9 @@
 package check
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // timerWindow is one run of a documented timer, judged the same way by
 // every timing oracle. It starts at from and ends at its deadline (from
@@ -41,18 +44,12 @@ func (l *Ledger) startWindow(w *timerWindow, node, timer string, conn uint64, at
 // excuseWindows excuses, for why, every live window that match selects,
 // and forgets the windows that are no longer live.
 func (l *Ledger) excuseWindows(at int64, why string, match func(*timerWindow) bool) {
-	t := &l.timing
-	kept := t.windows[:0]
-	for _, w := range t.windows {
+	l.timing.windows = slices.DeleteFunc(l.timing.windows, func(w *timerWindow) bool {
 		if w.live() && match(w) {
 			w.excuse(at, why)
 		}
-		if w.live() {
-			kept = append(kept, w)
-		}
-	}
-	clear(t.windows[len(kept):])
-	t.windows = kept
+		return !w.live()
+	})
 }
 
 // excuse releases w for why, observed at at; the first reason stays.

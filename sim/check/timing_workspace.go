@@ -46,7 +46,7 @@ func (l *Ledger) CoreWorkspaceCall(at int64, call, timer string) {
 	}
 	w := &wsCallWait{call: call}
 	s.byCall[call] = w
-	l.startWindow(&w.timerWindow, coreNode, timer, 0, at, l.timer(coreNode, timer), func() {
+	l.startWindow(&w.timerWindow, CoreNode, timer, 0, at, l.timer(CoreNode, timer), func() {
 		if w.live() {
 			w.settled = true // reported once; a later answer adds nothing
 			l.report(&w.timerWindow, w.deadline, "workspace call %s received at %s has no answer at %s, the end of Core's %s wait",

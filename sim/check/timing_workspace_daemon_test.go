@@ -10,11 +10,11 @@ import (
 const wsDev = "d1"
 
 func writeStep(l *Ledger, at time.Duration, id string, step string) {
-	l.Wire(wev(WireDelivered, at, 1, coreNode, wsDev, id, wire.WorkspaceWrite{Step: step}))
+	l.Wire(wev(WireDelivered, at, 1, CoreNode, wsDev, id, wire.WorkspaceWrite{Step: step}))
 }
 
 func writeAnswer(l *Ledger, at time.Duration, id string, r wire.WorkspaceWriteResult) {
-	l.Wire(wev(WireSent, at, 1, wsDev, coreNode, id, r))
+	l.Wire(wev(WireSent, at, 1, wsDev, CoreNode, id, r))
 }
 
 var (
@@ -68,7 +68,7 @@ func TestTransferExpiryOracle(t *testing.T) {
 	for name, end := range map[string]func(*Ledger){
 		"commit": func(l *Ledger) { writeStep(l, 3*time.Second, "m", wire.StepCommit) },
 		"conn lost": func(l *Ledger) {
-			l.Wire(WireEvent{At: ns(3 * time.Second), Kind: WireLost, Conn: 1, From: wsDev, To: coreNode})
+			l.Wire(WireEvent{At: ns(3 * time.Second), Kind: WireLost, Conn: 1, From: wsDev, To: CoreNode})
 		},
 		"crash": func(l *Ledger) { l.NodeCrashed(ns(3*time.Second), wsDev) },
 	} {

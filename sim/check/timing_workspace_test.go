@@ -35,7 +35,7 @@ func TestWorkspaceWaitOracles(t *testing.T) {
 		l := NewLedger()
 		l.CoreWorkspaceCall(10*s, "w/1", c.timer)
 		if c.crash {
-			l.NodeCrashed(11*s, coreNode)
+			l.NodeCrashed(11*s, CoreNode)
 		}
 		if c.answer >= 0 {
 			l.CoreWorkspaceAnswered(10*s+c.answer, "w/1", c.code)

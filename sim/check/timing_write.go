@@ -98,9 +98,9 @@ func (l *Ledger) WriteReturned(at int64, device, run, input, outcome string) {
 func (l *Ledger) receiptSendWire(ev WireEvent) {
 	s := &l.timing.writes
 	switch {
-	case ev.Kind == WireSent && ev.From != coreNode && ev.HasFrame() && isReceipt(ev.Frame.Payload.MessageType()):
+	case ev.Kind == WireSent && ev.From != CoreNode && ev.HasFrame() && isReceipt(ev.Frame.Payload.MessageType()):
 		s.inFlight[ev.Conn] = append(s.inFlight[ev.Conn], sentReceipt{at: ev.At, frame: &ev.Raw[0]})
-	case ev.Kind == WireDelivered && ev.To == coreNode && len(ev.Raw) > 0:
+	case ev.Kind == WireDelivered && ev.To == CoreNode && len(ev.Raw) > 0:
 		q := s.inFlight[ev.Conn]
 		for i, r := range q {
 			if r.frame == &ev.Raw[0] {
@@ -113,7 +113,7 @@ func (l *Ledger) receiptSendWire(ev WireEvent) {
 				break
 			}
 		}
-	case ev.Kind == WireClosed && ev.From == ev.To && ev.From != coreNode:
+	case ev.Kind == WireClosed && ev.From == ev.To && ev.From != CoreNode:
 		budget := l.timer(ev.From, TimerReceiptSend)
 		for _, r := range s.inFlight[ev.Conn] {
 			if r.at+budget == ev.At {

@@ -44,7 +44,7 @@ func (l *Ledger) writtenCoreSent(ev WireEvent) {
 	}
 	s.byKey[k] = w
 	s.all = append(s.all, w)
-	l.startWindow(&w.timerWindow, coreNode, TimerWritten, ev.Conn, ev.At, l.timer(coreNode, TimerWritten), func() {
+	l.startWindow(&w.timerWindow, CoreNode, TimerWritten, ev.Conn, ev.At, l.timer(CoreNode, TimerWritten), func() {
 		l.due(&w.timerWindow, "input %s of run %s delivered at %s had no written receipt by %s (%s) but Core did not record it unknown then",
 			w.input, w.run, time.Duration(w.from), time.Duration(w.deadline), w.length())
 	})

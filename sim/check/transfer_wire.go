@@ -57,7 +57,7 @@ func (l *Ledger) observeTransfers(ev WireEvent) {
 		s.init()
 		l.transferTime.init()
 	}
-	if ev.Kind == WireClosed && ev.To == coreNodeID {
+	if ev.Kind == WireClosed && ev.To == CoreNode {
 		l.transferTimingConnEnded(ev.At, ev.Conn)
 		if id, open := s.awaiting[ev.Conn]; open {
 			delete(s.awaiting, ev.Conn)
@@ -71,14 +71,14 @@ func (l *Ledger) observeTransfers(ev WireEvent) {
 	}
 	switch p := ev.Frame.Payload.(type) {
 	case wire.RuntimePrepare:
-		if ev.From == coreNodeID && ev.Kind == WireSent {
+		if ev.From == CoreNode && ev.Kind == WireSent {
 			l.transferCoreSent(ev, p)
 		}
 	case wire.RuntimePrepareResult:
 		switch {
-		case ev.Kind == WireSent && ev.To == coreNodeID:
+		case ev.Kind == WireSent && ev.To == CoreNode:
 			l.transferDeviceSent(ev, p)
-		case ev.Kind == WireDelivered && ev.To == coreNodeID:
+		case ev.Kind == WireDelivered && ev.To == CoreNode:
 			if st := s.byID[ev.Frame.ID]; st != nil && st.conn == ev.Conn {
 				delete(s.awaiting, ev.Conn)
 				l.transferTimingResult(ev.At, ev.Frame.ID, p.Outcome != wire.OutcomeReady && p.Outcome != wire.OutcomeReceived)

@@ -52,19 +52,19 @@ func (l *Ledger) observeSendBudget(ev WireEvent) {
 	switch ev.Kind {
 	case WireOpened:
 		c := b.conn(ev.Conn)
-		if ev.To == coreNodeID {
+		if ev.To == CoreNode {
 			c.dialeeOpen = ev.At
 		} else {
 			c.dialerOpen = ev.At
 		}
 	case WireClosed:
-		if ev.From == ev.To && ev.To != coreNodeID {
+		if ev.From == ev.To && ev.To != CoreNode {
 			if c := b.conn(ev.Conn); c.daemonClosedAt == 0 {
 				c.daemonClosedAt = ev.At
 			}
 		}
 	case WireSent:
-		if ev.From != coreNodeID && ev.To == coreNodeID && len(ev.Raw) > 0 {
+		if ev.From != CoreNode && ev.To == CoreNode && len(ev.Raw) > 0 {
 			if what := budgetedReceipt(ev); what != "" {
 				b.inFlight[&ev.Raw[0]] = budgetFrame{conn: ev.Conn, device: ev.From, sentAt: ev.At, what: what}
 			}

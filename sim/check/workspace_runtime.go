@@ -75,9 +75,9 @@ func (l *Ledger) observeWorkspaceRuntime(ev WireEvent) {
 		return
 	}
 	switch {
-	case ev.Kind == WireDelivered && ev.To != coreNode:
+	case ev.Kind == WireDelivered && ev.To != CoreNode:
 		l.runtimeReceived(ev)
-	case ev.Kind == WireSent && ev.From != coreNode && !ev.Forged:
+	case ev.Kind == WireSent && ev.From != CoreNode && !ev.Forged:
 		l.runtimeSent(ev)
 	}
 }

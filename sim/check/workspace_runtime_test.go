@@ -20,21 +20,21 @@ func rtRig(lacking bool) *Ledger {
 	if lacking {
 		caps.WorkspaceReadPreparation = wire.CapabilityUnsupported
 	}
-	l.Wire(wev(WireSent, 0, 1, wsDev, coreNode, "", wire.Heartbeat{TS: 1, SupportedAgentKinds: []wire.SupportedAgentKind{
+	l.Wire(wev(WireSent, 0, 1, wsDev, CoreNode, "", wire.Heartbeat{TS: 1, SupportedAgentKinds: []wire.SupportedAgentKind{
 		{Kind: "k", Available: true, Capabilities: caps}}}))
-	l.Wire(wev(WireDelivered, time.Millisecond, 1, coreNode, wsDev, "p1", wire.ExecutionPrepare{SessionID: "s-1",
+	l.Wire(wev(WireDelivered, time.Millisecond, 1, CoreNode, wsDev, "p1", wire.ExecutionPrepare{SessionID: "s-1",
 		Configuration: wire.ExecutionConfiguration{AgentKind: "k", LocalEnvironment: &wire.LocalEnvironment{ID: rtEnv}}}))
-	l.Wire(wev(WireSent, 2*time.Millisecond, 1, wsDev, coreNode, "p1", wire.PreparationStatus{Handle: "h1", ExecutorID: "e1",
+	l.Wire(wev(WireSent, 2*time.Millisecond, 1, wsDev, CoreNode, "p1", wire.PreparationStatus{Handle: "h1", ExecutorID: "e1",
 		Revision: 3, State: wire.StateStarted, RunID: "r1"}))
 	return l
 }
 
 func readFrame(l *Ledger, at time.Duration, id, env string) {
-	l.Wire(wev(WireDelivered, at, 1, coreNode, wsDev, id, wire.WorkspaceRead{RunID: "r1", EnvironmentID: env, Path: "a.txt", MaxBytes: 8}))
+	l.Wire(wev(WireDelivered, at, 1, CoreNode, wsDev, id, wire.WorkspaceRead{RunID: "r1", EnvironmentID: env, Path: "a.txt", MaxBytes: 8}))
 }
 
 func rtAnswer(l *Ledger, at time.Duration, id string, r wire.WorkspaceReadResult) {
-	l.Wire(wev(WireSent, at, 1, wsDev, coreNode, id, r))
+	l.Wire(wev(WireSent, at, 1, wsDev, CoreNode, id, r))
 }
 
 var (
@@ -108,7 +108,7 @@ func TestReadUnsupportedRule(t *testing.T) {
 // Harness settled the Turn it may be.
 func TestWriteExclusionRule(t *testing.T) {
 	begin := func(l *Ledger, at time.Duration, id string) {
-		l.Wire(wev(WireDelivered, at, 1, coreNode, wsDev, id, wire.WorkspaceWrite{Step: wire.StepBegin, EnvironmentID: rtEnv,
+		l.Wire(wev(WireDelivered, at, 1, CoreNode, wsDev, id, wire.WorkspaceWrite{Step: wire.StepBegin, EnvironmentID: rtEnv,
 			SessionID: rtOther, Path: "f", SizeBytes: 1, SHA256: wire.SHA256Hex([]byte("x"))}))
 	}
 	l := rtRig(false)

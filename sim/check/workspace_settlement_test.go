@@ -11,8 +11,8 @@ import (
 // its commit at 2 s; no receipt yet.
 func settleRig() *Ledger {
 	l := NewLedger()
-	l.Wire(wev(WireSent, time.Second, 1, coreNode, wsDev, "m1", wire.WorkspaceWrite{Step: wire.StepBegin, SessionID: "u-1"}))
-	l.Wire(wev(WireSent, 2*time.Second, 1, coreNode, wsDev, "m1", wire.WorkspaceWrite{Step: wire.StepCommit}))
+	l.Wire(wev(WireSent, time.Second, 1, CoreNode, wsDev, "m1", wire.WorkspaceWrite{Step: wire.StepBegin, SessionID: "u-1"}))
+	l.Wire(wev(WireSent, 2*time.Second, 1, CoreNode, wsDev, "m1", wire.WorkspaceWrite{Step: wire.StepCommit}))
 	return l
 }
 
@@ -22,7 +22,7 @@ func settleOp(call, ret time.Duration, outcome, mutation string) WorkspaceWriteO
 }
 
 func settleReceipt(l *Ledger, at time.Duration, outcome string) {
-	l.Wire(wev(WireDelivered, at, 1, wsDev, coreNode, "m1", wire.WorkspaceWriteResult{Outcome: outcome, SizeBytes: 1}))
+	l.Wire(wev(WireDelivered, at, 1, wsDev, CoreNode, "m1", wire.WorkspaceWriteResult{Outcome: outcome, SizeBytes: 1}))
 }
 
 // TestWriteSettlementAnswer: a write whose commit left without a receipt

@@ -110,7 +110,7 @@ func (n *coreNode) subscriberTimer(now time.Time, id string) []sim.Effect {
 		delete(s.opens, key)
 		s.subs[sub.call] = sub
 		s.open = nil
-		n.u.led.SubscriberOpened(n.u.lt(now), string(sub.call), sub.turn, sub.capacity)
+		n.u.led.SubscriberOpened(n.u.lt(now), string(sub.call), sub.turn)
 		return n.step(now, core.Subscribe{Call: sub.call, Turn: sub.turn})
 	case "overflow":
 		sub := s.subs[core.CallID(key)]

@@ -1,0 +1,7 @@
+package check
+
+// HostileRefusals returns, per action, the forgeries refused as the seeds
+// document, sorted by action.
+func (l *Ledger) HostileRefusals() []MarkCount {
+	return sortedMarkCounts(l.hostile.marks)
+}
