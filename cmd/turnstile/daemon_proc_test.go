@@ -86,8 +86,18 @@ func startDaemonProc(t *testing.T, args ...string) *daemonProc {
 		_ = cmd.Process.Kill()
 		t.Fatalf("turnstile daemon never connected:\n%s", p.stderr.String())
 	}
+	// Stopped as an operator stops it, so that it closes its native
+	// processes (their own process groups, which a kill of the daemon
+	// leaves running, still writing in the test's directories); killed
+	// only if it does not exit.
 	t.Cleanup(func() {
-		if p.cmd.ProcessState == nil {
+		if p.cmd.ProcessState != nil {
+			return
+		}
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-p.exited:
+		case <-time.After(30 * time.Second):
 			_ = p.cmd.Process.Kill()
 			<-p.exited
 		}
