@@ -68,15 +68,7 @@ func (c *daemonConform) serve(ctx context.Context, d *runner.Daemon, log *slog.L
 		if err != nil {
 			return nil, err
 		}
-		have := map[string]int{"executors": 0, "turns": 0, "calls": 0, "idle": 0, "closing": 0}
-		for _, r := range res {
-			have[r.Kind+"s"]++
-			if r.Kind == "executor" {
-				state, _, _ := strings.Cut(r.State, ",")
-				have[state]++
-			}
-		}
-		return have, nil
+		return controlled.OwnedCounts(res), nil
 	}
 	if err := c.ctl.Serve(ctx, c.control, owned); err != nil {
 		log.Warn("conformance control channel unavailable", "err", err)

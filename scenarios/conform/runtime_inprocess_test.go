@@ -122,15 +122,7 @@ func (p *daemonProc) owned(ctx context.Context) (map[string]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	have := map[string]int{"executors": 0, "turns": 0, "calls": 0, "idle": 0, "closing": 0}
-	for _, r := range res {
-		have[r.Kind+"s"]++
-		if r.Kind == "executor" {
-			state, _, _ := strings.Cut(r.State, ",")
-			have[state]++
-		}
-	}
-	return have, nil
+	return controlled.OwnedCounts(res), nil
 }
 
 func (p *daemonProc) stop(grace time.Duration) {

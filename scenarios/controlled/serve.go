@@ -4,16 +4,32 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/coder/websocket"
 
+	"github.com/turnstile-sim/turnstile/daemon"
 	"github.com/turnstile-sim/turnstile/scenarios"
 )
 
 // OwnedFunc reports the counts a Runtime owns, by name (executors, turns,
 // calls, idle, closing); the host that runs the daemon provides it.
 type OwnedFunc func(ctx context.Context) (map[string]int, error)
+
+// OwnedCounts tallies a daemon's owned resources into the counts an
+// OwnedFunc reports: resources by kind, and executors by state.
+func OwnedCounts(res []daemon.Resource) map[string]int {
+	have := map[string]int{"executors": 0, "turns": 0, "calls": 0, "idle": 0, "closing": 0}
+	for _, r := range res {
+		have[r.Kind+"s"]++
+		if r.Kind == "executor" {
+			state, _, _ := strings.Cut(r.State, ",")
+			have[state]++
+		}
+	}
+	return have
+}
 
 // Serve opens the control channel at url (ws://…/conform/control),
 // trying again until it opens or ctx ends (the Runtime may start before
