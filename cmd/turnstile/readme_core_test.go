@@ -174,7 +174,7 @@ func runLine(t *testing.T, dir string, env []string, line string) string {
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("%s: %v\n%s", line, err, errOut.String())
+		t.Fatalf("%s: %v\nstdout:\n%s\nstderr:\n%s", line, err, out.String(), errOut.String())
 	}
 	return out.String()
 }
