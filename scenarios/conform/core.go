@@ -115,10 +115,21 @@ func (r *coreRun) run() Result {
 }
 
 // close cancels the Session's unfinished Turn, so that none is left for
-// the next scenario, and closes every connection.
+// the next scenario, closes every connection, and waits (up to
+// -frame-timeout) until Core no longer counts the device connected: Core
+// notices a close when it next reads the socket, and a scenario that
+// checks that no connection was registered must not see the last one's.
 func (r *coreRun) close() {
 	if session, turns := r.Session(); session != "" && turns {
 		_, _, _ = r.apiCall(http.MethodPost, r.eventsPath(), `{"events":[{"type":"agent.session.input.cancel"}]}`)
 	}
 	r.runtimePeer.Close()
+	if r.t.APIToken == "" {
+		return
+	}
+	for deadline := time.Now().Add(r.o.FrameTimeout); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if connected, err := r.deviceConnected(); err != nil || !connected {
+			return
+		}
+	}
 }

@@ -466,6 +466,17 @@ func (r *coreRun) deviceNotConnected(v string) {
 		r.notf("version %q: that no device registered (needs the public API)", v)
 		return
 	}
+	connected, err := r.deviceConnected()
+	if err != nil {
+		r.notf("version %q: that no device registered (%v)", v, err)
+	} else if connected {
+		r.Failf("version %q: device %s is connected after the refused upgrade", v, r.t.Device)
+	}
+}
+
+// deviceConnected reads Core's view of the target device through
+// GET /core/v1/devices.
+func (r *coreRun) deviceConnected() (bool, error) {
 	st, b, err := r.apiCall(http.MethodGet, "/core/v1/devices", "")
 	var page struct {
 		Devices []struct {
@@ -473,15 +484,21 @@ func (r *coreRun) deviceNotConnected(v string) {
 			Connected bool   `json:"connected"`
 		} `json:"devices"`
 	}
-	if err != nil || st != http.StatusOK || json.Unmarshal(b, &page) != nil {
-		r.notf("version %q: that no device registered (GET /core/v1/devices: %d %v)", v, st, err)
-		return
+	if err == nil && st != http.StatusOK {
+		err = fmt.Errorf("GET /core/v1/devices: status %d", st)
+	}
+	if err == nil {
+		err = json.Unmarshal(b, &page)
+	}
+	if err != nil {
+		return false, err
 	}
 	for _, d := range page.Devices {
 		if d.ID == r.t.Device && d.Connected {
-			r.Failf("version %q: device %s is connected after the refused upgrade", v, d.ID)
+			return true, nil
 		}
 	}
+	return false, nil
 }
 
 // apiCall makes one request of Core's HTTP API: a /v1 path with the API
