@@ -172,7 +172,7 @@ func (st *rogueState) opened(now time.Time, c sim.ConnID, s *rogueSession) []sim
 	case 3:
 		// silent from now on: Core must close it by its idle timeout
 		u.led.HostileProbe(check.HostileProbe{At: u.lt(now), Conn: uint64(c), Target: string(coreID),
-			Action: check.HostileRogueSilent, Want: []string{check.AnswerClose},
+			Action:   check.HostileRogueSilent,
 			Deadline: u.lt(now) + int64(check.DocumentedTimer(check.TimerConnIdle)) + int64(time.Second)})
 		return out
 	}
