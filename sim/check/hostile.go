@@ -185,8 +185,7 @@ type probeState struct {
 
 type hostileState struct {
 	probes     []*probeState
-	marks      map[Mark]int // action -> refusals seen
-	fresh      []string     // refusals not yet taken by the world
+	fresh      []string // refusals not yet taken by the world
 	granted    map[string]bool
 	grants     map[uint64]int // request IDs granted per connection
 	expired    map[string]bool
@@ -204,16 +203,10 @@ type hostileState struct {
 }
 
 func (h *hostileState) init() {
-	h.marks = map[Mark]int{}
-	h.granted, h.expired, h.doneRun = map[string]bool{}, map[string]bool{}, map[string]bool{}
-	h.failed = map[string]bool{}
-	h.grants = map[uint64]int{}
-	h.rogue = map[uint64]bool{}
-	h.stepOf = map[uint64]*probeState{}
+	h.granted, h.expired, h.doneRun, h.failed = map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
+	h.grants, h.rogue, h.stepOf = map[uint64]int{}, map[uint64]bool{}, map[uint64]*probeState{}
+	h.starting, h.ownRuns, h.shutdownAt, h.writeEnded = map[string]bool{}, map[string]bool{}, map[string]int64{}, map[string]int64{}
 	h.lastStatus = map[string]wire.PreparationStatus{}
-	h.starting, h.ownRuns = map[string]bool{}, map[string]bool{}
-	h.shutdownAt = map[string]int64{}
-	h.writeEnded = map[string]int64{}
 	h.conns.init()
 }
 
@@ -255,7 +248,6 @@ func (l *Ledger) HostileOwnRun(run string) { l.hostile.ownRuns[run] = true }
 func HostileMark(action string) Mark { return Mark("hostile_refused_" + action) }
 
 func (l *Ledger) refused(action string) {
-	l.hostile.marks[Mark(action)]++
 	l.hostile.fresh = append(l.hostile.fresh, action)
 	l.Mark(HostileMark(action))
 }
@@ -443,9 +435,6 @@ func (l *Ledger) closedBy(ev WireEvent) {
 // the probes already judged.
 func (l *Ledger) expireProbes(at int64) {
 	h := &l.hostile
-	if len(h.probes) == 0 {
-		return
-	}
 	for _, ps := range h.probes {
 		p := &ps.p
 		if ps.done {
