@@ -2,10 +2,9 @@ package check
 
 import "github.com/turnstile-sim/turnstile/wire"
 
-// CheckReceiptBudget is rule receipt_send_budget (Rules; the device's
-// budget is its declared ReceiptSendBudget). Seen from the wire: a
-// receipt that reaches Core only after t+L+budget was stuck behind a
-// stalled or slow link for longer than its budget.
+// Checks: receipt_send_budget (rules.go), the device's declared
+// ReceiptSendBudget: from the wire, a receipt reaching Core only after
+// t+L+budget was stuck behind a stalled or slow link past its budget.
 const CheckReceiptBudget = "receipt_send_budget"
 
 type budgetFrame struct {
@@ -33,10 +32,6 @@ func (b *budgetState) init() {
 	b.inFlight = map[*byte]budgetFrame{}
 }
 
-func (b *budgetState) conn(id uint64) *budgetConn {
-	return entry(b.conns, id)
-}
-
 // latency is the connection's one-way latency, from the instants its two
 // ends learned it open (the dialee one latency after the dial, the dialer
 // two); -1 when not known.
@@ -51,7 +46,7 @@ func (l *Ledger) observeSendBudget(ev WireEvent) {
 	b := &l.budget
 	switch ev.Kind {
 	case WireOpened:
-		c := b.conn(ev.Conn)
+		c := entry(b.conns, ev.Conn)
 		if ev.To == CoreNode {
 			c.dialeeOpen = ev.At
 		} else {
@@ -59,7 +54,7 @@ func (l *Ledger) observeSendBudget(ev WireEvent) {
 		}
 	case WireClosed:
 		if ev.From == ev.To && ev.To != CoreNode {
-			if c := b.conn(ev.Conn); c.daemonClosedAt == 0 {
+			if c := entry(b.conns, ev.Conn); c.daemonClosedAt == 0 {
 				c.daemonClosedAt = ev.At
 			}
 		}
@@ -89,7 +84,7 @@ func (l *Ledger) checkBudgetDelivery(ev WireEvent) {
 	}
 	delete(b.inFlight, key)
 	lim, ok := l.limits[f.device]
-	c := b.conn(f.conn)
+	c := entry(b.conns, f.conn)
 	lat := c.latency()
 	if !ok || lim.ReceiptSendBudget <= 0 || lat < 0 {
 		return
