@@ -48,31 +48,21 @@ type fenceRequest struct {
 }
 
 type fencingState struct {
-	requests map[string]*fenceRequest // by Envelope ID
-	inFlight map[uint64]int           // Core's unanswered requests per connection
-	// fenced: device → suspend_id of its accepted quiesce, until resumed.
-	fenced map[string]string
-	// fencedSince: device → the wire event count at its accepted quiesce;
-	// requests that reached the device later are new work.
-	fencedSince map[string]int
-	arrived     map[string]int  // device/request → event count at arrival
-	resumed     map[string]bool // suspend_id whose accepted resume reached Core
-	// reached: connection/Envelope ID → the fencing requests delivered to
-	// the daemon there and not yet answered (forged copies included).
-	reached map[string][]fenceRequest
-	events  int
-	busy    fenceBusy       // fencing_busy.go
-	open    map[string]bool // suspensions fencing a device for Core
+	requests    map[string]*fenceRequest  // Core's, by Envelope ID
+	inFlight    map[uint64]int            // Core's unanswered requests per connection
+	fenced      map[string]string         // device → suspend_id of its accepted quiesce, until resumed
+	fencedSince map[string]int            // device → the event count at that quiesce: later requests are new work
+	arrived     map[string]int            // device/kind/request → event count at arrival
+	resumed     map[string]bool           // suspend_id whose accepted resume reached Core
+	reached     map[string][]fenceRequest // conn/Envelope ID → requests delivered there, unanswered (forged too)
+	events      int
+	busy        fenceBusy       // fencing_busy.go
+	open        map[string]bool // suspensions fencing a device for Core
 }
 
 func (s *fencingState) init() {
-	s.requests = map[string]*fenceRequest{}
-	s.inFlight = map[uint64]int{}
-	s.fenced = map[string]string{}
-	s.fencedSince = map[string]int{}
-	s.arrived = map[string]int{}
-	s.resumed = map[string]bool{}
-	s.reached = map[string][]fenceRequest{}
+	s.requests, s.inFlight, s.reached = map[string]*fenceRequest{}, map[uint64]int{}, map[string][]fenceRequest{}
+	s.fenced, s.fencedSince, s.arrived, s.resumed = map[string]string{}, map[string]int{}, map[string]int{}, map[string]bool{}
 }
 
 func (l *Ledger) observeFencing(ev WireEvent) {
@@ -130,8 +120,6 @@ func (l *Ledger) fencingCoreSent(ev WireEvent) {
 	}
 }
 
-// fencingDeviceReceived notes when requests reach a device: fencing
-// requests for the reply check, work requests for the quiesced check.
 func (l *Ledger) fencingDeviceReceived(ev WireEvent) {
 	s := &l.fencing
 	switch p := ev.Frame.Payload.(type) {
@@ -166,8 +154,8 @@ func (l *Ledger) fencingDeviceSent(ev WireEvent) {
 	}
 }
 
-// newWhileFenced: the fenced sender answers a request (kind "/p/" or
-// "/x/") that reached it after its fence.
+// newWhileFenced: the fenced sender answers a request (kind "/p/", "/x/")
+// that reached it after its fence.
 func (l *Ledger) newWhileFenced(ev WireEvent, kind string) bool {
 	s := &l.fencing
 	_, fenced := s.fenced[ev.From]
@@ -175,8 +163,6 @@ func (l *Ledger) newWhileFenced(ev WireEvent, kind string) bool {
 	return fenced && ok && at > s.fencedSince[ev.From]
 }
 
-// fencingReached notes a fencing request delivered to a daemon, as it
-// arrived: the daemon's reply is judged against it.
 func (l *Ledger) fencingReached(ev WireEvent) {
 	if m, ok := fenceMsgOf(ev.Frame.Payload); ok && !m.reply {
 		key := connKey(ev.Conn) + "/" + ev.Frame.ID
@@ -298,8 +284,8 @@ func (l *Ledger) fencingConnClosed(conn uint64) {
 	delete(s.inFlight, conn)
 }
 
-// fencingCoreDown: Core's requests in flight died with it; what it
-// durably learned (accepted resumes) stays.
+// fencingCoreDown: Core's requests in flight died with it; accepted
+// resumes it learned are durable.
 func (l *Ledger) fencingCoreDown() {
 	l.fencing.requests = map[string]*fenceRequest{}
 	l.fencing.inFlight = map[uint64]int{}

@@ -7,8 +7,7 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// Check names of the frame oracles: what a machine sends, judged against
-// the seeds' rules for the frame's type and context, from the wire.
+// Checks: capability (rules.go); check names of other frame oracles.
 const (
 	CheckPrepareConfiguration = "prepare_configuration"
 	CheckNativeHistory        = "native_history"
@@ -56,15 +55,9 @@ type prepFacts struct {
 }
 
 func (f *frameState) init() {
-	f.sessions = map[string]*sessionFacts{}
-	f.conns = map[uint64]*coreConn{}
-	f.preps = map[string]*prepFacts{}
-	f.runs = map[string]string{}
-	f.steerImg = map[string]bool{}
-	f.devConns = map[uint64]*devConn{}
-	f.limits = map[string]DeviceLimits{}
-	f.admissions = map[string]*admissionRec{}
-	f.grants = map[string]bool{}
+	f.sessions, f.conns, f.preps = map[string]*sessionFacts{}, map[uint64]*coreConn{}, map[string]*prepFacts{}
+	f.runs, f.steerImg, f.grants = map[string]string{}, map[string]bool{}, map[string]bool{}
+	f.devConns, f.limits, f.admissions = map[uint64]*devConn{}, map[string]DeviceLimits{}, map[string]*admissionRec{}
 }
 
 // SessionCreated records that Core answered the API client's request to

@@ -165,9 +165,6 @@ func (l *Ledger) statusSent(c *devConn, ev WireEvent, st wire.PreparationStatus)
 	}
 }
 
-// judgePrepareAnswer: a prepare its content refuses gets exactly that
-// code; one whose content passes is never refused with a content code;
-// history_unavailable answers only a prepare that requires history.
 func (l *Ledger) judgePrepareAnswer(at int64, what string, x expectation, st wire.PreparationStatus) {
 	got, want := "", x.code
 	if st.State == wire.StateRejected {
@@ -183,9 +180,6 @@ func (l *Ledger) judgePrepareAnswer(at int64, what string, x expectation, st wir
 	}
 }
 
-// judgeUngrantedStart: a start naming a handle this connection never
-// granted for the request is refused unknown_preparation and never
-// starts anything.
 func (l *Ledger) judgeUngrantedStart(at int64, id, what string, c *devConn, x expectation, st wire.PreparationStatus) {
 	switch {
 	case st.State == wire.StateRejected && (st.Operation == "" || st.Operation == wire.TypeExecutionStart):
@@ -198,10 +192,6 @@ func (l *Ledger) judgeUngrantedStart(at int64, id, what string, c *devConn, x ex
 	}
 }
 
-// steerAckSent: codes from the steering set; accepted carries none;
-// not_ready only while the Run is still starting; run_inactive never for
-// a Run that started here and is still live (no done or error sent, no
-// cancel received, not settled natively).
 func (l *Ledger) steerAckSent(c *devConn, ev WireEvent, a wire.PromptSteerAck) {
 	run, what := ev.Frame.ID, "prompt_steer_ack of run "+ev.Frame.ID+" input "+a.InputID+" from "+c.device
 	delivered, seen := c.steers[pairKey(run, a.InputID)]
@@ -215,9 +205,6 @@ func (l *Ledger) steerAckSent(c *devConn, ev WireEvent, a wire.PromptSteerAck) {
 	}
 }
 
-// cancelAckSent: a cancel receipt's codes come from the cancel set;
-// applied carries none; not_ready only while starting; run_inactive never
-// for a live Run.
 func (l *Ledger) cancelAckSent(c *devConn, ev WireEvent, a wire.InteractionDecisionAck) {
 	delivered, isCancel := c.cancelAt[a.DeliveryID]
 	if !isCancel {
@@ -235,10 +222,9 @@ func (l *Ledger) cancelAckSent(c *devConn, ev WireEvent, a wire.InteractionDecis
 	}
 }
 
-// judgeRunCode: of a Run that started on this connection before the
-// frame (what) arrived, not_ready is never the answer, nor run_inactive
-// while it is live: its stream open (no done or error sent, and, when
-// uncancelled, no cancel received) and the Harness has not settled it.
+// judgeRunCode: a Run that started here before the frame arrived is live
+// while no done, error or (when uncancelled) cancel passed and the Harness
+// has not settled it.
 func (l *Ledger) judgeRunCode(at int64, what, frame, code string, c *devConn, run string, delivered int64, uncancelled bool) {
 	startedAt, started := c.started[run]
 	if !started || startedAt >= delivered {
@@ -253,9 +239,7 @@ func (l *Ledger) judgeRunCode(at int64, what, frame, code string, c *devConn, ru
 	}
 }
 
-// ixAckCode checks the receipt a daemon sent for a decision or function
-// result Core sent: applied carries no code, a refusal a code of its
-// family's set (CheckRefusalCode).
+// ixAckCode judges a daemon's receipt of a decision or function result.
 func (l *Ledger) ixAckCode(ev WireEvent, a wire.InteractionDecisionAck) {
 	result, ok := l.ix.isResult[a.DeliveryID]
 	if !ok {

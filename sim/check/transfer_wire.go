@@ -18,22 +18,18 @@ type transferStep struct {
 }
 
 type transferState struct {
-	byID      map[string]*transferStep // current step of each transfer ID
-	conns     map[string]uint64        // transfer ID → the connection Core used
-	awaiting  map[uint64]string        // connection → transfer whose step awaits Core's result
-	installed map[string]bool          // device/transfer ID → installed by the Harness
-	outcomes  map[string]installRec    // device/transfer ID → the installer's outcome (transfer_install.go)
-	// forgedCommits: connection/transfer ID of forged commits that reached a daemon
-	forgedCommits map[string]bool
-	// installing: device → installer identities handed to its installer, unanswered
-	installing map[string]map[string]bool
+	byID          map[string]*transferStep   // current step of each transfer ID
+	conns         map[string]uint64          // transfer ID → the connection Core used
+	awaiting      map[uint64]string          // connection → transfer whose step awaits Core's result
+	installed     map[string]bool            // device/transfer ID → installed by the Harness
+	outcomes      map[string]installRec      // device/transfer ID → the installer's outcome (transfer_install.go)
+	forgedCommits map[string]bool            // connection/transfer ID of forged commits that reached a daemon
+	installing    map[string]map[string]bool // device → installer identities handed to its installer, unanswered
 }
 
 func (s *transferState) init() {
-	s.byID = map[string]*transferStep{}
-	s.conns = map[string]uint64{}
-	s.awaiting = map[uint64]string{}
-	s.installed = map[string]bool{}
+	s.byID, s.conns = map[string]*transferStep{}, map[string]uint64{}
+	s.awaiting, s.installed = map[uint64]string{}, map[string]bool{}
 }
 
 // TransferInstalled records the simulated installer's answer to an

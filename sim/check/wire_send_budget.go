@@ -8,10 +8,9 @@ import "github.com/turnstile-sim/turnstile/wire"
 const CheckReceiptBudget = "receipt_send_budget"
 
 type budgetFrame struct {
-	conn   uint64
-	device string
-	sentAt int64
-	what   string
+	conn         uint64
+	device, what string
+	sentAt       int64
 }
 
 type budgetConn struct {
@@ -27,10 +26,7 @@ type budgetState struct {
 	inFlight map[*byte]budgetFrame
 }
 
-func (b *budgetState) init() {
-	b.conns = map[uint64]*budgetConn{}
-	b.inFlight = map[*byte]budgetFrame{}
-}
+func (b *budgetState) init() { b.conns, b.inFlight = map[uint64]*budgetConn{}, map[*byte]budgetFrame{} }
 
 // latency is the connection's one-way latency, from the instants its two
 // ends learned it open (the dialee one latency after the dial, the dialer
