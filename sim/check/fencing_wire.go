@@ -43,7 +43,6 @@ type fenceRequest struct {
 	fenceMsg
 	forged   bool // reached the daemon as a forged frame
 	conn     uint64
-	device   string
 	deadline int64 // the end of Core's reply wait
 }
 
@@ -112,8 +111,7 @@ func (l *Ledger) fencingCoreSent(ev WireEvent) {
 		l.violate(ev.At, "fencing_in_flight", "Core sends %s without both IDs on %s", ev.Frame.Type(), connKey(ev.Conn))
 	}
 	l.fencingExpire(ev.Conn, ev.At)
-	s.requests[ev.Frame.ID] = &fenceRequest{fenceMsg: m, conn: ev.Conn, device: ev.To,
-		deadline: ev.At + l.timer(CoreNode, TimerSuspensionReply)}
+	s.requests[ev.Frame.ID] = &fenceRequest{fenceMsg: m, conn: ev.Conn, deadline: ev.At + l.timer(CoreNode, TimerSuspensionReply)}
 	s.inFlight[ev.Conn]++
 	if s.inFlight[ev.Conn] > 2 {
 		l.violate(ev.At, "fencing_in_flight", "Core has %d fencing requests unanswered on %s", s.inFlight[ev.Conn], connKey(ev.Conn))
@@ -166,7 +164,7 @@ func (l *Ledger) newWhileFenced(ev WireEvent, kind string) bool {
 func (l *Ledger) fencingReached(ev WireEvent) {
 	if m, ok := fenceMsgOf(ev.Frame.Payload); ok && !m.reply {
 		key := connKey(ev.Conn) + "/" + ev.Frame.ID
-		l.fencing.reached[key] = append(l.fencing.reached[key], fenceRequest{fenceMsg: m, conn: ev.Conn, device: ev.To, forged: ev.Forged})
+		l.fencing.reached[key] = append(l.fencing.reached[key], fenceRequest{fenceMsg: m, conn: ev.Conn, forged: ev.Forged})
 	}
 }
 

@@ -154,7 +154,6 @@ const (
 // answers.go), reading Run (else ReplyID) and Executor. Deadline bounds
 // an AnswerClose (else the close comes in the delivery step).
 type HostileProbe struct {
-	At       int64
 	Conn     uint64
 	Target   string
 	Action   string
@@ -228,7 +227,7 @@ func (l *Ledger) RogueConn(at int64, conn uint64, device, version string) {
 	l.hostile.conns.claim(conn, device)
 	l.reconnectRogueOpened(at, conn, device, version) // reconnect_window.go
 	if version != wire.Version {
-		l.HostileProbe(HostileProbe{At: at, Conn: conn, Target: CoreNode, Action: HostileRogueWrongVersion, Deadline: at})
+		l.HostileProbe(HostileProbe{Conn: conn, Target: CoreNode, Action: HostileRogueWrongVersion, Deadline: at})
 	}
 }
 
