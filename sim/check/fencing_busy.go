@@ -46,12 +46,9 @@ func (l *Ledger) fencingTransferResult(ev WireEvent, r wire.RuntimePrepareResult
 // daemon (a peer racing Core's resume): new work like Core's own, judged
 // by fencing_quiesced_work when it first arrives.
 func (l *Ledger) fencingForgedArrival(ev WireEvent) {
-	p, ok := ev.Frame.Payload.(wire.RuntimePrepare)
-	if !ok || p.Step != wire.StepBegin {
-		return
+	if p, ok := ev.Frame.Payload.(wire.RuntimePrepare); ok && p.Step == wire.StepBegin {
+		keepFirst(l.fencing.arrived, ev.To+"/x/"+ev.Frame.ID, l.fencing.events)
 	}
-	k := ev.To + "/x/" + ev.Frame.ID
-	keepFirst(l.fencing.arrived, k, l.fencing.events)
 }
 
 // busyWork names the work the wire shows active on a daemon answering on

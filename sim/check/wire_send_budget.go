@@ -55,10 +55,13 @@ func (l *Ledger) observeSendBudget(ev WireEvent) {
 			}
 		}
 	case WireSent:
-		if ev.From != CoreNode && ev.To == CoreNode && len(ev.Raw) > 0 {
-			if what := budgetedReceipt(ev); what != "" {
-				b.inFlight[&ev.Raw[0]] = budgetFrame{conn: ev.Conn, device: ev.From, sentAt: ev.At, what: what}
-			}
+		if ev.From == CoreNode || ev.To != CoreNode || !ev.HasFrame() {
+			break
+		}
+		switch ev.Frame.Payload.(type) { // the frames that carry the receipt send budget
+		case wire.PromptSteerAck, wire.InteractionDecisionAck, wire.PreparationStatus:
+			what := ev.Frame.Payload.MessageType() + " " + ev.Frame.ID
+			b.inFlight[&ev.Raw[0]] = budgetFrame{conn: ev.Conn, device: ev.From, sentAt: ev.At, what: what}
 		}
 	case WireLost:
 		if len(ev.Raw) > 0 {
@@ -86,24 +89,9 @@ func (l *Ledger) checkBudgetDelivery(ev WireEvent) {
 		return
 	}
 	deadline := f.sentAt + int64(lim.ReceiptSendBudget)
-	if ev.At <= deadline+lat {
-		return
-	}
-	if c.daemonClosedAt != 0 && c.daemonClosedAt <= deadline {
+	if ev.At <= deadline+lat || c.daemonClosedAt != 0 && c.daemonClosedAt <= deadline {
 		return
 	}
 	l.violate(ev.At, CheckReceiptBudget, "%s sent %s on conn %s at %s; it reached Core at %s, past its %s budget plus the %s latency, and the daemon kept the connection open past %s",
 		f.device, f.what, connKey(f.conn), vtime(f.sentAt), vtime(ev.At), lim.ReceiptSendBudget, vtime(lat), vtime(deadline))
-}
-
-// budgetedReceipt names a frame that carries the receipt send budget, or "".
-func budgetedReceipt(ev WireEvent) string {
-	if !ev.HasFrame() {
-		return ""
-	}
-	switch ev.Frame.Payload.(type) {
-	case wire.PromptSteerAck, wire.InteractionDecisionAck, wire.PreparationStatus:
-		return ev.Frame.Payload.MessageType() + " " + ev.Frame.ID
-	}
-	return ""
 }
