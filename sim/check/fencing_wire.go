@@ -3,16 +3,12 @@ package check
 import "github.com/turnstile-sim/turnstile/wire"
 
 // Checks: fencing_reply, fencing_in_flight, fencing_quiesced_work,
-// fencing_double_resume (rules.go), from the wire only. For fencing_reply
-// what reached the daemon counts, whoever put it on the wire: a copy a
-// hostile proxy replayed, or a request still in flight when Core closed
-// the connection, must be answered. A request whose reply wait ended is
-// no longer in flight (timing_suspension_reply_wait judges it).
-//
-// A device Core sent a quiesce to stays fenced for Core (open) until a
-// refused quiesce or an accepted resume reaches Core within the reply
-// wait; a reply Core gave up on ends nothing (its outcome is unknown).
-// Work Core holds back meanwhile (a prepare retry) is excused.
+// fencing_double_resume (rules.go), from the wire only. A daemon answers
+// every request that reached it, whoever put it on the wire (a replayed
+// copy, one in flight when Core closed). A request whose reply wait ended
+// is no longer in flight. A suspension Core opened fences the device for
+// Core (a prepare retry held back is excused) until a refused quiesce or
+// an accepted resume reaches Core within the reply wait.
 
 // fenceMsg is a fencing request (environment_quiesce, environment_resume)
 // or reply (environment_quiesced, environment_resumed).

@@ -132,10 +132,8 @@ func (l *Ledger) noteWriteEnded(ev WireEvent, r wire.WorkspaceWriteResult) {
 }
 
 // transferOpenAnswer: a step of a workspace_write transfer (ReplyID) is
-// judged only while the daemon had sent no terminal result for it before
-// the frame arrived. An expired transfer (WorkspaceConfig.TransferExpiry)
-// was answered rejected and forgotten: a later step names no transfer,
-// and the connection's write slot may hold another one by then.
+// judged only if no terminal result for it left before the frame arrived:
+// an expired one was forgotten, its write slot maybe reused.
 func (l *Ledger) transferOpenAnswer(p *HostileProbe, delivered int64) []string {
 	if at, ended := l.hostile.writeEnded[connIDKey(p.Conn, p.ReplyID)]; ended && at < delivered {
 		return nil
@@ -150,11 +148,9 @@ func (l *Ledger) noteStarting(ev WireEvent, p wire.PreparationStatus) {
 	}
 }
 
-// unresolvedAnswer: the probe names a Run (Run, else ReplyID) whose start
-// the daemon took (it sent starting on the connection); Want is judged
-// only while the Harness's native start call had not returned when the
-// frame arrived. A start answered in that same instant is not judged:
-// the order within the instant is the kernel's.
+// unresolvedAnswer: Want, judged only for a Run (Run, else ReplyID) whose
+// start the daemon took (sent starting) and the Harness had not answered
+// when the frame arrived (in that same instant the kernel's order decides).
 func (l *Ledger) unresolvedAnswer(p *HostileProbe, delivered int64) []string {
 	run := p.ReplyID
 	if p.Run != "" {
@@ -183,12 +179,10 @@ func (l *Ledger) closeFailedAnswer(p *HostileProbe, delivered int64) []string {
 	return p.Want
 }
 
-// runLiveAnswer: Want while the Run is live at the daemon; run_inactive
-// once its output closed (the Harness's native done or settlement before
-// the frame arrived), the daemon sent done, or the world asked the daemon
-// to shut down before the frame arrived (shutdown cancels every Turn:
-// daemon/doc.go). A frame arriving in the instant of the shutdown request
-// is not judged: the daemon may take either first.
+// runLiveAnswer: run_inactive once the Run's output closed (native done
+// or settlement before the frame arrived), its done was sent, or the
+// daemon was asked to shut down before (shutdown cancels every Turn:
+// daemon/doc.go; in that same instant it is not judged); else Want.
 func (l *Ledger) runLiveAnswer(p *HostileProbe, delivered int64) []string {
 	run := p.ReplyID
 	nd, ended := l.native.dones[run]
@@ -210,14 +204,11 @@ func (l *Ledger) runLiveAnswer(p *HostileProbe, delivered int64) []string {
 	return p.Want
 }
 
-// writeOutstandingAnswer: a durable steer while the Run's native write is
-// still out is busy (wire reference §3.6; one native write per Run at a
-// time, even past its budget) while the Harness holds a native durable
-// write of the Run (ReplyID) on Target called before the frame arrived
-// and not returned by then, the Run live (runLiveAnswer); run_inactive
-// alone once the daemon was asked to shut down before the frame arrived
-// (a Run whose cancel was requested takes no input); not judged otherwise
-// (the next input is admitted).
+// writeOutstandingAnswer: busy (wire reference §3.6: one native write per
+// Run at a time, even past its budget) while a native durable write of the
+// live Run (runLiveAnswer) called before the frame arrived had not
+// returned by then; run_inactive once the daemon was asked to shut down
+// (its Runs' cancel requested, they take no input); else not judged.
 func (l *Ledger) writeOutstandingAnswer(p *HostileProbe, delivered int64) []string {
 	live := l.runLiveAnswer(p, delivered)
 	if len(live) == 0 {
