@@ -1,7 +1,15 @@
 package check
 
+import "strings"
+
 // HostileRefusals returns, per action, the forgeries refused as the seeds
 // document, sorted by action.
 func (l *Ledger) HostileRefusals() []MarkCount {
-	return sortedMarkCounts(l.hostile.marks)
+	var out []MarkCount
+	for _, m := range l.Marks() {
+		if a, ok := strings.CutPrefix(string(m.Mark), string(HostileMark(""))); ok {
+			out = append(out, MarkCount{Mark: Mark(a), Count: m.Count})
+		}
+	}
+	return out
 }

@@ -6,19 +6,13 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// Suspension fencing oracles on what a quiesce or resume may cut or lift
-// (rules fencing_quiesce_busy, fencing_resume_other and
-// fencing_quiesce_closes, Rules), from the wire and the Harness's live
-// turns. Active work is a runtime_prepare transfer the daemon answered
-// ready on that connection and that has not ended, an admission it
-// granted that has not ended, a native turn of a Run it started still
-// live at its Harness.
+// Checks: fencing_quiesce_busy, fencing_resume_other,
+// fencing_quiesce_closes (rules.go), from the wire and the Harness's live
+// turns.
 
-// fenceBusy is the wire's view of each connection's open transfers.
 type fenceBusy struct {
-	open map[uint64]map[string]bool // connection → transfer IDs answered ready, not ended
-	// closing: connections a daemon answered an accepted quiesce on
-	closing map[uint64]bool
+	open    map[uint64]map[string]bool // connection → runtime_prepare transfers answered ready, not ended
+	closing map[uint64]bool            // connections a daemon answered an accepted quiesce on
 }
 
 // judgeAfterQuiesce: nothing follows an accepted quiesce on its
@@ -30,11 +24,6 @@ func (l *Ledger) judgeAfterQuiesce(ev WireEvent) {
 			ev.From, ev.Frame.Type(), connKey(ev.Conn))
 		delete(b.closing, ev.Conn) // judged once
 	}
-}
-
-// quiesceClosing notes an accepted quiesce's connection.
-func (l *Ledger) quiesceClosing(conn uint64) {
-	made(&l.fencing.busy.closing)[conn] = true
 }
 
 // fencingTransferResult follows a daemon's runtime_prepare_result: ready
@@ -57,20 +46,9 @@ func (l *Ledger) fencingTransferResult(ev WireEvent, r wire.RuntimePrepareResult
 // daemon (a peer racing Core's resume): new work like Core's own, judged
 // by fencing_quiesced_work when it first arrives.
 func (l *Ledger) fencingForgedArrival(ev WireEvent) {
-	p, ok := ev.Frame.Payload.(wire.RuntimePrepare)
-	if !ok || p.Step != wire.StepBegin {
-		return
+	if p, ok := ev.Frame.Payload.(wire.RuntimePrepare); ok && p.Step == wire.StepBegin {
+		keepFirst(l.fencing.arrived, ev.To+"/x/"+ev.Frame.ID, l.fencing.events)
 	}
-	k := ev.To + "/x/" + ev.Frame.ID
-	keepFirst(l.fencing.arrived, k, l.fencing.events)
-}
-
-// fencingBusyConnClosed: a connection's transfers ended with it (an
-// outstanding installation may still run: not counted, so never a false
-// alarm).
-func (l *Ledger) fencingBusyConnClosed(conn uint64) {
-	delete(l.fencing.busy.open, conn)
-	delete(l.fencing.busy.closing, conn)
 }
 
 // busyWork names the work the wire shows active on a daemon answering on
@@ -95,14 +73,6 @@ func (l *Ledger) judgeQuiesceAccepted(ev WireEvent, suspend string) {
 	}
 	if busy := l.busyWork(ev.From, ev.Conn); busy != "" {
 		l.violate(ev.At, "fencing_quiesce_busy", "%s accepts quiesce %s with %s", ev.From, suspend, busy)
-	}
-}
-
-// quiesceRefusedMark: a refusal while the wire shows work active is the
-// rule at work.
-func (l *Ledger) quiesceRefusedMark(ev WireEvent) {
-	if l.busyWork(ev.From, ev.Conn) != "" {
-		l.reach(MarkQuiesceBusyRefused)
 	}
 }
 

@@ -2,14 +2,11 @@ package check
 
 import "github.com/turnstile-sim/turnstile/wire"
 
-// CheckFencedSelection is rule suspended_selection (Rules). A suspension
-// is unresolved from Core's environment_quiesce until a refusal of that
-// quiesce (accepted:false) or an accepted environment_resumed reaches
-// Core; either may have arrived too late for Core to apply it, so the
-// checker stops judging the suspension at the first of them (it can only
-// miss, never invent, a violation). Core restarts keep suspensions (they
-// are durable). Read-only preparations (workspace reads and exports) are
-// not device selection and are not judged.
+// Checks: suspended_selection (rules.go). A refused quiesce or an
+// accepted resume may reach Core too late for it to apply, so the
+// suspension is no longer judged from the first of them (the checker can
+// only miss, never invent, a violation). Suspensions are durable across
+// Core restarts. Read-only preparations are not device selection.
 const CheckFencedSelection = "suspended_selection"
 
 type fencedSuspension struct {
@@ -17,8 +14,7 @@ type fencedSuspension struct {
 	since  int64
 }
 
-// observeFencedSelection is the wire observer of CheckFencedSelection;
-// it sees honest traffic only.
+// observeFencedSelection sees honest traffic only.
 func (l *Ledger) observeFencedSelection(ev WireEvent) {
 	if !ev.HasFrame() {
 		return
@@ -41,15 +37,8 @@ func (l *Ledger) observeFencedSelection(ev WireEvent) {
 			}
 		}
 	case ev.Kind == WireDelivered && ev.To == CoreNode:
-		switch p := ev.Frame.Payload.(type) {
-		case wire.EnvironmentQuiesced:
-			if !p.Accepted {
-				l.fencedSel[p.SuspendID] = nil // refused: terminal
-			}
-		case wire.EnvironmentResumed:
-			if p.Accepted {
-				l.fencedSel[p.SuspendID] = nil // resumed: terminal
-			}
+		if m, ok := fenceMsgOf(ev.Frame.Payload); ok && m.ends() {
+			l.fencedSel[m.suspend] = nil // terminal
 		}
 	}
 }

@@ -2,55 +2,62 @@ package check
 
 import "github.com/turnstile-sim/turnstile/wire"
 
-// Suspension fencing oracles (rules fencing_reply, fencing_in_flight,
-// fencing_quiesced_work and fencing_double_resume, Rules), from the wire
-// only. For fencing_reply what reached the daemon counts, whoever put it
-// on the wire and whatever Core knows: a copy a hostile proxy replayed,
-// or a request still in flight when Core closed the connection, is a
-// request the daemon must answer. A request whose reply wait ended is no
-// longer in flight: Core recorded its outcome unknown
-// (timing_suspension_reply_wait judges that).
+// Checks: fencing_reply, fencing_in_flight, fencing_quiesced_work,
+// fencing_double_resume (rules.go), from the wire only. A daemon answers
+// every request that reached it, whoever put it on the wire (a replayed
+// copy, one in flight when Core closed). A request whose reply wait ended
+// is no longer in flight. A suspension Core opened fences the device for
+// Core (a prepare retry held back is excused) until a refused quiesce or
+// an accepted resume reaches Core within the reply wait.
 
-const (
-	fencingRepliesInFlightMax = 2
-	fencingCodeNone           = ""
-)
+// fenceMsg is a fencing request (environment_quiesce, environment_resume)
+// or reply (environment_quiesced, environment_resumed).
+type fenceMsg struct {
+	reply, quiesce, accepted, rollback bool
+	env, suspend, code                 string
+}
+
+func fenceMsgOf(p wire.Payload) (fenceMsg, bool) {
+	switch p := p.(type) {
+	case wire.EnvironmentQuiesce:
+		return fenceMsg{quiesce: true, env: p.EnvironmentID, suspend: p.SuspendID, rollback: p.Rollback}, true
+	case wire.EnvironmentResume:
+		return fenceMsg{env: p.EnvironmentID, suspend: p.SuspendID, rollback: p.Rollback}, true
+	case wire.EnvironmentQuiesced:
+		return fenceMsg{reply: true, quiesce: true, env: p.EnvironmentID, suspend: p.SuspendID, accepted: p.Accepted, code: p.ErrorCode}, true
+	case wire.EnvironmentResumed:
+		return fenceMsg{reply: true, env: p.EnvironmentID, suspend: p.SuspendID, accepted: p.Accepted, code: p.ErrorCode}, true
+	}
+	return fenceMsg{}, false
+}
+
+// ends reports whether a reply ends its suspension for Core: a refused
+// quiesce or an accepted resume.
+func (m fenceMsg) ends() bool { return m.reply && m.accepted != m.quiesce }
 
 type fenceRequest struct {
-	quiesce      bool
-	forged       bool // reached the daemon as a forged frame
-	env, suspend string
-	conn         uint64
-	device       string
-	deadline     int64 // the end of Core's reply wait
+	fenceMsg
+	forged   bool // reached the daemon as a forged frame
+	conn     uint64
+	deadline int64 // the end of Core's reply wait
 }
 
 type fencingState struct {
-	requests map[string]*fenceRequest // by Envelope ID
-	inFlight map[uint64]int           // Core's unanswered requests per connection
-	// fenced: device → suspend_id of its accepted quiesce, until resumed.
-	fenced map[string]string
-	// fencedSince: device → the wire event count at its accepted quiesce;
-	// requests that reached the device later are new work.
-	fencedSince map[string]int
-	arrived     map[string]int  // device/request → event count at arrival
-	resumed     map[string]bool // suspend_id whose accepted resume reached Core
-	// reached: connection/Envelope ID → the fencing requests delivered to
-	// the daemon there and not yet answered (forged copies included).
-	reached map[string][]fenceRequest
-	events  int
-	busy    fenceBusy       // fencing_busy.go
-	open    map[string]bool // suspensions fencing a device (fencing_open.go)
+	requests    map[string]*fenceRequest  // Core's, by Envelope ID
+	inFlight    map[uint64]int            // Core's unanswered requests per connection
+	fenced      map[string]string         // device → suspend_id of its accepted quiesce, until resumed
+	fencedSince map[string]int            // device → the event count at that quiesce: later requests are new work
+	arrived     map[string]int            // device/kind/request → event count at arrival
+	resumed     map[string]bool           // suspend_id whose accepted resume reached Core
+	reached     map[string][]fenceRequest // conn/Envelope ID → requests delivered there, unanswered (forged too)
+	events      int
+	busy        fenceBusy       // fencing_busy.go
+	open        map[string]bool // suspensions fencing a device for Core
 }
 
 func (s *fencingState) init() {
-	s.requests = map[string]*fenceRequest{}
-	s.inFlight = map[uint64]int{}
-	s.fenced = map[string]string{}
-	s.fencedSince = map[string]int{}
-	s.arrived = map[string]int{}
-	s.resumed = map[string]bool{}
-	s.reached = map[string][]fenceRequest{}
+	s.requests, s.inFlight, s.reached = map[string]*fenceRequest{}, map[uint64]int{}, map[string][]fenceRequest{}
+	s.fenced, s.fencedSince, s.arrived, s.resumed = map[string]string{}, map[string]int{}, map[string]int{}, map[string]bool{}
 }
 
 func (l *Ledger) observeFencing(ev WireEvent) {
@@ -66,7 +73,8 @@ func (l *Ledger) observeFencing(ev WireEvent) {
 	s.events++
 	if ev.Kind == WireClosed && ev.To == CoreNode {
 		l.fencingConnClosed(ev.Conn)
-		l.fencingBusyConnClosed(ev.Conn)
+		delete(s.busy.open, ev.Conn) // an installation may still run: not counted, never a false alarm
+		delete(s.busy.closing, ev.Conn)
 		return
 	}
 	if !ev.HasFrame() {
@@ -86,165 +94,134 @@ func (l *Ledger) observeFencing(ev WireEvent) {
 
 func (l *Ledger) fencingCoreSent(ev WireEvent) {
 	s := &l.fencing
-	var req *fenceRequest
-	switch p := ev.Frame.Payload.(type) {
-	case wire.EnvironmentQuiesce:
-		req = &fenceRequest{quiesce: true, env: p.EnvironmentID, suspend: p.SuspendID}
-		l.fencingOpened(p.SuspendID)
-	case wire.EnvironmentResume:
-		req = &fenceRequest{env: p.EnvironmentID, suspend: p.SuspendID}
-		if s.resumed[p.SuspendID] {
-			l.violate(ev.At, "fencing_double_resume", "Core resumes suspension %s on %s again after its accepted resume", p.SuspendID, connKey(ev.Conn))
-		}
-	default:
+	m, ok := fenceMsgOf(ev.Frame.Payload)
+	if !ok || m.reply {
 		return
 	}
-	if req.env == "" || req.suspend == "" || ev.Frame.ID == "" {
+	if m.quiesce {
+		made(&s.open)[m.suspend] = true
+	} else if s.resumed[m.suspend] {
+		l.violate(ev.At, "fencing_double_resume", "Core resumes suspension %s on %s again after its accepted resume", m.suspend, connKey(ev.Conn))
+	}
+	if m.env == "" || m.suspend == "" || ev.Frame.ID == "" {
 		l.violate(ev.At, "fencing_in_flight", "Core sends %s without both IDs on %s", ev.Frame.Type(), connKey(ev.Conn))
 	}
-	req.conn, req.device = ev.Conn, ev.To
-	req.deadline = ev.At + l.timer(CoreNode, TimerSuspensionReply)
 	l.fencingExpire(ev.Conn, ev.At)
-	s.requests[ev.Frame.ID] = req
+	s.requests[ev.Frame.ID] = &fenceRequest{fenceMsg: m, conn: ev.Conn, deadline: ev.At + l.timer(CoreNode, TimerSuspensionReply)}
 	s.inFlight[ev.Conn]++
-	if s.inFlight[ev.Conn] > fencingRepliesInFlightMax {
+	if s.inFlight[ev.Conn] > 2 {
 		l.violate(ev.At, "fencing_in_flight", "Core has %d fencing requests unanswered on %s", s.inFlight[ev.Conn], connKey(ev.Conn))
 	}
 }
 
-// fencingDeviceReceived notes when requests reach a device: fencing
-// requests for the reply check, work requests for the quiesced check.
 func (l *Ledger) fencingDeviceReceived(ev WireEvent) {
 	s := &l.fencing
-	switch ev.Frame.Payload.(type) {
+	switch p := ev.Frame.Payload.(type) {
 	case wire.EnvironmentQuiesce, wire.EnvironmentResume:
 		l.fencingReached(ev)
 	case wire.ExecutionPrepare:
 		s.arrived[ev.To+"/p/"+ev.Frame.ID] = s.events
 	case wire.RuntimePrepare:
-		if ev.Frame.Payload.(wire.RuntimePrepare).Step == wire.StepBegin {
+		if p.Step == wire.StepBegin {
 			s.arrived[ev.To+"/x/"+ev.Frame.ID] = s.events
 		}
 	}
 }
 
 func (l *Ledger) fencingDeviceSent(ev WireEvent) {
-	s := &l.fencing
 	l.judgeAfterQuiesce(ev)
+	if m, ok := fenceMsgOf(ev.Frame.Payload); ok && m.reply {
+		l.fencingReply(ev, m)
+		return
+	}
 	switch p := ev.Frame.Payload.(type) {
-	case wire.EnvironmentQuiesced:
-		l.fencingReply(ev, true, p.EnvironmentID, p.SuspendID, p.Accepted, p.ErrorCode)
-	case wire.EnvironmentResumed:
-		l.fencingReply(ev, false, p.EnvironmentID, p.SuspendID, p.Accepted, p.ErrorCode)
 	case wire.PreparationStatus:
 		l.installHoldMark(ev, p)
-		if p.State == wire.StateRejected {
-			return
-		}
-		if _, fenced := s.fenced[ev.From]; fenced {
-			if at, ok := s.arrived[ev.From+"/p/"+ev.Frame.ID]; ok && at > s.fencedSince[ev.From] {
-				l.violate(ev.At, "fencing_quiesced_work", "quiesced %s answers the new request %s with %s", ev.From, ev.Frame.ID, p.State)
-			}
+		if p.State != wire.StateRejected && l.newWhileFenced(ev, "/p/") {
+			l.violate(ev.At, "fencing_quiesced_work", "quiesced %s answers the new request %s with %s", ev.From, ev.Frame.ID, p.State)
 		}
 	case wire.RuntimePrepareResult:
 		l.fencingTransferResult(ev, p)
-		if p.Outcome != wire.OutcomeReady {
-			return
-		}
-		if _, fenced := s.fenced[ev.From]; fenced {
-			if at, ok := s.arrived[ev.From+"/x/"+ev.Frame.ID]; ok && at > s.fencedSince[ev.From] {
-				l.violate(ev.At, "fencing_quiesced_work", "quiesced %s begins the new transfer %s", ev.From, ev.Frame.ID)
-			}
+		if p.Outcome == wire.OutcomeReady && l.newWhileFenced(ev, "/x/") {
+			l.violate(ev.At, "fencing_quiesced_work", "quiesced %s begins the new transfer %s", ev.From, ev.Frame.ID)
 		}
 	}
 }
 
-// fencingReached notes a fencing request delivered to a daemon, as it
-// arrived: the daemon's reply is judged against it.
-func (l *Ledger) fencingReached(ev WireEvent) {
+// newWhileFenced: the fenced sender answers a request (kind "/p/", "/x/")
+// that reached it after its fence.
+func (l *Ledger) newWhileFenced(ev WireEvent, kind string) bool {
 	s := &l.fencing
-	req := fenceRequest{conn: ev.Conn, device: ev.To, forged: ev.Forged}
-	switch p := ev.Frame.Payload.(type) {
-	case wire.EnvironmentQuiesce:
-		req.quiesce, req.env, req.suspend = true, p.EnvironmentID, p.SuspendID
-	case wire.EnvironmentResume:
-		req.env, req.suspend = p.EnvironmentID, p.SuspendID
-	default:
-		return
-	}
-	key := connKey(ev.Conn) + "/" + ev.Frame.ID
-	s.reached[key] = append(s.reached[key], req)
+	_, fenced := s.fenced[ev.From]
+	at, ok := s.arrived[ev.From+kind+ev.Frame.ID]
+	return fenced && ok && at > s.fencedSince[ev.From]
 }
 
-// fencingAnswered takes the oldest unanswered request of the reply's ID
-// that reached the daemon on the reply's connection.
-func (l *Ledger) fencingAnswered(ev WireEvent) (fenceRequest, bool) {
+func (l *Ledger) fencingReached(ev WireEvent) {
+	if m, ok := fenceMsgOf(ev.Frame.Payload); ok && !m.reply {
+		key := connKey(ev.Conn) + "/" + ev.Frame.ID
+		l.fencing.reached[key] = append(l.fencing.reached[key], fenceRequest{fenceMsg: m, conn: ev.Conn, forged: ev.Forged})
+	}
+}
+
+// fencingReply judges a reply against the oldest unanswered request of
+// its ID that reached the daemon on its connection.
+func (l *Ledger) fencingReply(ev WireEvent, m fenceMsg) {
 	s := &l.fencing
 	key := connKey(ev.Conn) + "/" + ev.Frame.ID
 	reqs := s.reached[key]
 	if len(reqs) == 0 {
-		return fenceRequest{}, false
+		l.violate(ev.At, "fencing_reply", "%s answers %s on %s, which no request of that ID reached there", ev.From, ev.Frame.ID, connKey(ev.Conn))
+		return
 	}
+	req := reqs[0]
 	if len(reqs) == 1 {
 		delete(s.reached, key)
 	} else {
 		s.reached[key] = reqs[1:]
 	}
-	return reqs[0], true
-}
-
-func (l *Ledger) fencingReply(ev WireEvent, quiesce bool, env, suspend string, accepted bool, code string) {
-	s := &l.fencing
-	req, reached := l.fencingAnswered(ev)
 	switch {
-	case !reached:
-		l.violate(ev.At, "fencing_reply", "%s answers %s on %s, which no request of that ID reached there", ev.From, ev.Frame.ID, connKey(ev.Conn))
-		return
-	case req.quiesce != quiesce:
+	case req.quiesce != m.quiesce:
 		l.violate(ev.At, "fencing_reply", "%s answers %s with %s: the reply type does not match the request", ev.From, ev.Frame.ID, ev.Frame.Type())
-	case req.env != env || req.suspend != suspend:
+	case req.env != m.env || req.suspend != m.suspend:
 		l.violate(ev.At, "fencing_reply", "%s's %s does not echo both IDs of %s", ev.From, ev.Frame.Type(), ev.Frame.ID)
-	case accepted && code != fencingCodeNone:
-		l.violate(ev.At, "fencing_reply", "%s accepts %s with code %q", ev.From, ev.Frame.ID, code)
-	case !accepted && code == fencingCodeNone:
+	case m.accepted && m.code != "":
+		l.violate(ev.At, "fencing_reply", "%s accepts %s with code %q", ev.From, ev.Frame.ID, m.code)
+	case !m.accepted && m.code == "":
 		l.violate(ev.At, "fencing_reply", "%s refuses %s without a code", ev.From, ev.Frame.ID)
 	}
-	if !accepted {
-		if quiesce {
-			l.reach(MarkQuiesceRefused)
-			l.quiesceRefusedMark(ev)
-		} else if _, fenced := s.fenced[ev.From]; fenced && req.forged && s.fenced[ev.From] != suspend {
+	cur, fenced := s.fenced[ev.From]
+	switch {
+	case !m.accepted && m.quiesce:
+		l.reach(MarkQuiesceRefused)
+		if l.busyWork(ev.From, ev.Conn) != "" {
+			l.reach(MarkQuiesceBusyRefused) // the rule at work
+		}
+	case !m.accepted:
+		if fenced && req.forged && cur != m.suspend {
 			l.reach(MarkStrayResumeRefused)
 		}
-		return
-	}
-	if quiesce {
-		l.judgeQuiesceAccepted(ev, suspend)
-		l.quiesceClosing(ev.Conn)
-		if _, already := s.fenced[ev.From]; !already {
+	case m.quiesce:
+		l.judgeQuiesceAccepted(ev, m.suspend)
+		made(&s.busy.closing)[ev.Conn] = true
+		if !fenced {
 			s.fencedSince[ev.From] = s.events
 		}
-		s.fenced[ev.From] = suspend
+		s.fenced[ev.From] = m.suspend
 		l.reach(MarkQuiesceAccepted)
-		return
-	}
-	l.judgeResumeAccepted(ev, suspend)
-	if s.fenced[ev.From] == suspend {
-		delete(s.fenced, ev.From)
-		delete(s.fencedSince, ev.From)
+	default:
+		l.judgeResumeAccepted(ev, m.suspend)
+		if s.fenced[ev.From] == m.suspend {
+			delete(s.fenced, ev.From)
+			delete(s.fencedSince, ev.From)
+		}
 	}
 }
 
 func (l *Ledger) fencingCoreReceived(ev WireEvent) {
 	s := &l.fencing
-	var accepted, resume bool
-	var suspend string
-	switch p := ev.Frame.Payload.(type) {
-	case wire.EnvironmentQuiesced:
-		accepted, suspend = p.Accepted, p.SuspendID
-	case wire.EnvironmentResumed:
-		accepted, resume, suspend = p.Accepted, true, p.SuspendID
-	default:
+	m, ok := fenceMsgOf(ev.Frame.Payload)
+	if !ok || !m.reply {
 		return
 	}
 	l.fencingExpire(ev.Conn, ev.At)
@@ -254,13 +231,22 @@ func (l *Ledger) fencingCoreReceived(ev WireEvent) {
 	}
 	delete(s.requests, ev.Frame.ID)
 	s.inFlight[ev.Conn]--
-	if req.suspend == suspend {
-		l.fencingReplied(req, ev.Frame.Payload)
+	if req.suspend != m.suspend || req.quiesce != m.quiesce || !m.ends() {
+		return
 	}
-	if resume && accepted && !req.quiesce && req.suspend == suspend {
-		s.resumed[suspend] = true
+	delete(s.open, m.suspend)
+	if !m.quiesce {
+		s.resumed[m.suspend] = true
 		l.reach(MarkResumeAccepted)
 	}
+}
+
+// fencingOpenReason names an open suspension ("" when none is open).
+func (l *Ledger) fencingOpenReason() string {
+	for _, id := range sortedKeys(l.fencing.open) {
+		return "suspension " + id + " fences a device"
+	}
+	return ""
 }
 
 // fencingExpire forgets Core's requests on conn whose reply wait ended by
@@ -276,8 +262,7 @@ func (l *Ledger) fencingExpire(conn uint64, now int64) {
 }
 
 // fencingConnClosed forgets Core's requests in flight on a closed
-// connection (their replies can no longer arrive) and a daemon's fence
-// when its process restarted (the fence belongs to the process).
+// connection: their replies can no longer arrive.
 func (l *Ledger) fencingConnClosed(conn uint64) {
 	s := &l.fencing
 	lost := false
@@ -293,17 +278,15 @@ func (l *Ledger) fencingConnClosed(conn uint64) {
 	delete(s.inFlight, conn)
 }
 
-// fencingCoreDown: Core's requests in flight died with it; what it
-// durably learned (accepted resumes) stays.
+// fencingCoreDown: Core's requests in flight died with it; accepted
+// resumes it learned are durable.
 func (l *Ledger) fencingCoreDown() {
-	s := &l.fencing
-	s.requests = map[string]*fenceRequest{}
-	s.inFlight = map[uint64]int{}
+	l.fencing.requests = map[string]*fenceRequest{}
+	l.fencing.inFlight = map[uint64]int{}
 }
 
 // fencingNodeDown: a daemon's fence belongs to its process.
 func (l *Ledger) fencingNodeDown(node string) {
-	s := &l.fencing
-	delete(s.fenced, node)
-	delete(s.fencedSince, node)
+	delete(l.fencing.fenced, node)
+	delete(l.fencing.fencedSince, node)
 }

@@ -7,8 +7,7 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// Check names of the frame oracles: what a machine sends, judged against
-// the seeds' rules for the frame's type and context, from the wire.
+// Checks: capability (rules.go); check names of other frame oracles.
 const (
 	CheckPrepareConfiguration = "prepare_configuration"
 	CheckNativeHistory        = "native_history"
@@ -20,17 +19,14 @@ const (
 const CoreNode = "core"
 
 // frameState is what the frame oracles learned from the wire and from the
-// API client's requests: per Core-side connection the device and the last
-// declaration Core received; per preparation request the Session it
-// serves; per Run its Session; per Session the configuration asked for,
-// the native session IDs Core received and the Runs started.
+// API client's requests.
 type frameState struct {
 	sessions map[string]*sessionFacts
 	conns    map[uint64]*coreConn
 	connIDs  []uint64              // the keys of conns, ascending
 	preps    map[string]*prepFacts // preparation request ID (Core mints them once)
-	runs     map[string]*runFacts
-	steerImg map[string]bool // turn → an accepted steer call carried an image
+	runs     map[string]string     // Run → its Session
+	steerImg map[string]bool       // turn → an accepted steer call carried an image
 	devConns map[uint64]*devConn
 
 	limits         map[string]DeviceLimits
@@ -58,22 +54,10 @@ type prepFacts struct {
 	recovery bool // the Session needed native_session_recovery at selection
 }
 
-type runFacts struct {
-	session string
-	req     string
-	conn    uint64
-}
-
 func (f *frameState) init() {
-	f.sessions = map[string]*sessionFacts{}
-	f.conns = map[uint64]*coreConn{}
-	f.preps = map[string]*prepFacts{}
-	f.runs = map[string]*runFacts{}
-	f.steerImg = map[string]bool{}
-	f.devConns = map[uint64]*devConn{}
-	f.limits = map[string]DeviceLimits{}
-	f.admissions = map[string]*admissionRec{}
-	f.grants = map[string]bool{}
+	f.sessions, f.conns, f.preps = map[string]*sessionFacts{}, map[uint64]*coreConn{}, map[string]*prepFacts{}
+	f.runs, f.steerImg, f.grants = map[string]string{}, map[string]bool{}, map[string]bool{}
+	f.devConns, f.limits, f.admissions = map[uint64]*devConn{}, map[string]DeviceLimits{}, map[string]*admissionRec{}
 }
 
 // SessionCreated records that Core answered the API client's request to
@@ -150,10 +134,8 @@ func (l *Ledger) coreReceived(ev WireEvent) {
 	if md == nil || md.AgentSessionID == "" {
 		return
 	}
-	if r := f.runs[ev.Frame.ID]; r != nil {
-		if s := f.sessions[r.session]; s != nil {
-			s.nativeIDs[md.AgentSessionID] = true
-		}
+	if s := f.sessions[f.runs[ev.Frame.ID]]; s != nil {
+		s.nativeIDs[md.AgentSessionID] = true
 	}
 }
 
@@ -210,9 +192,10 @@ func (l *Ledger) startSent(ev WireEvent, p wire.ExecutionStart) {
 		return
 	}
 	s := f.sessions[pr.session]
-	f.runs[p.RunID] = &runFacts{session: pr.session, req: ev.Frame.ID, conn: ev.Conn}
+	f.runs[p.RunID] = pr.session
 	s.runs = append(s.runs, p.RunID)
-	images := hasImages(p.Input) || f.steerImg[turnOfRunID(p.RunID)]
+	turn, _, _ := strings.Cut(p.RunID, ".") // "t-3" or "t-3.2"
+	images := hasImages(p.Input) || f.steerImg[turn]
 	l.checkDeclaration(ev.At, ev.Conn, what, s.spec.Kind, RequiredCapabilities(s.spec, pr.recovery, images))
 }
 
@@ -234,12 +217,6 @@ func (l *Ledger) checkDeclaration(at int64, conn uint64, what, kind string, requ
 			l.violate(at, CheckCapability, "%s to %s, whose declaration lacks %s", what, c.device, strings.Join(miss, ","))
 		}
 	}
-}
-
-// turnOfRunID returns the Turn of a Run ID ("t-3" or "t-3.2").
-func turnOfRunID(run string) string {
-	t, _, _ := strings.Cut(run, ".")
-	return t
 }
 
 // kindsOf is a heartbeat's declaration by kind.

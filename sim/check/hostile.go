@@ -9,75 +9,132 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// Hostile peers. The world forges frames an honest peer never sends (a
-// proxy on a Core–daemon connection, a rogue daemon dialling Core) and
-// registers each forgery it expects the attacked machine to refuse as a
-// HostileProbe: the action, the frame, and the answer the seeds document
-// for that situation. The checkers below judge the answers from the wire
-// alone: what the attacked machine sent back, what it closed, and what
-// the Harness and Core's store show it did.
+// Checks: hostile_refusal, hostile_effect (rules.go); hostile_connection
+// in hostile_conns.go. The world registers each forgery it expects the
+// attacked machine to refuse as a HostileProbe; the answers are judged
+// from the wire, the Harness and Core's store.
 const (
 	CheckHostileRefusal    = "hostile_refusal"
 	CheckHostileEffect     = "hostile_effect"
-	CheckHostileConnection = "hostile_connection" // hostile_conns.go
+	CheckHostileConnection = "hostile_connection"
 )
 
-// RogueNode is the node ID of the rogue daemon: its frames are a hostile
-// peer's, never an honest daemon's.
+// RogueNode is the node ID of the rogue daemon.
 const RogueNode = "rogue"
 
 // Hostile reports whether the event is a hostile peer's: a forged frame,
 // or traffic of the rogue node. Checkers of honest behaviour skip it.
 func (e WireEvent) Hostile() bool { return e.Forged || e.From == RogueNode || e.To == RogueNode }
 
-// HostileIDPrefix starts every identity a hostile peer mints (request,
-// Run, input, delivery and handle IDs, sessions, devices). Honest peers
-// never mint one, so an answer naming it is an answer to a forgery.
+// HostileIDPrefix starts every identity a hostile peer mints; honest
+// peers never mint one, so an answer naming it answers a forgery.
 const HostileIDPrefix = "x-"
 
-// Hostile actions, each with the answer the seeds document (§3.3, §3.5,
-// §3.7 of the wire reference; §2.3 for connections).
-const (
-	HostileStartNeverGranted     = "start_never_granted"    // rejected unknown_preparation
-	HostileStartForeignHandle    = "start_foreign_handle"   // rejected unknown_preparation
-	HostileStartStaleHandle      = "start_stale_handle"     // rejected unknown_preparation
-	HostileStartInvalid          = "start_invalid"          // rejected invalid_start
-	HostileStartWrongExecutor    = "start_wrong_executor"   // rejected unknown_executor
-	HostileStartReleased         = "start_released"         // rejected preparation_not_ready (expired if it expired)
-	HostileStartUsedRun          = "start_used_run"         // rejected run_conflict
-	HostileStartConflict         = "start_conflict"         // rejected start_conflict
-	HostilePrepareInvalid        = "prepare_invalid"        // rejected invalid_configuration
-	HostilePrepareUnknownOption  = "prepare_unknown_option" // rejected unsupported_configuration
-	HostilePrepareNoHistory      = "prepare_no_history"     // rejected history_unavailable
-	HostilePrepareMCP            = "prepare_mcp"            // the configuration table's refusal of its MCP servers
-	HostileForeignStatus         = "foreign_status"         // Core ignores a status with a foreign handle
-	HostileReleaseNeverGrant     = "release_never_granted"
-	HostileReleaseEmpty          = "release_empty"            // rejected invalid_release
-	HostileReleaseOwn            = "release_own"              // released (expired if it expired, failed if it failed)
-	HostileReleaseRecord         = "release_record"           // released, or unknown_preparation once evicted
-	HostilePrepareOwn            = "prepare_own"              // any answer: the admission attacked later
-	HostilePrepareConflict       = "prepare_conflict"         // rejected request_conflict once granted
-	HostilePrepareOtherConfig    = "prepare_other_config"     // its idle executor's Session, another configuration: configuration_conflict
-	HostilePrepareReuseNoHistory = "prepare_reuse_no_history" // history required of its rootless idle executor: history_unavailable
-	HostilePrepareUndecodable    = "prepare_undecodable"      // rejected invalid_request
-	HostileLongID                = "long_id"                  // no answer naming it, no effect
-	HostileCancelUnknownRun      = "cancel_unknown_run"       // ack run_inactive
-	HostileSteerUnknownRun       = "steer_unknown_run"        // ack run_inactive
-	HostileSteerLongInputID      = "steer_long_input_id"      // ack invalid_input, id not echoed
-	HostileSteerLimitInputID     = "steer_limit_input_id"     // a 256-byte input_id is valid: ack run_inactive
-	HostileSteerUndecodable      = "steer_undecodable"        // ack invalid_input
-	HostileDecisionConflict      = "decision_conflict"        // ack decision_conflict (not_pending once forgotten)
-	HostileResultImages          = "result_images"            // ack unsupported (not_pending once gone)
-	HostileWriteBodyMismatch     = "write_body_mismatch"      // commit rejected invalid_request
-	HostileSteerBlankInputID     = "steer_blank_input_id"     // ack invalid_input
-	HostileSteerReusedInput      = "steer_reused_input"       // ack input_conflict (run_inactive once done)
+// Hostile actions: each forgery the world makes, whether every campaign
+// must see it refused (its mark expected), and the answers the seeds
+// document for it (wire reference §2.3, §3.3, §3.5, §3.7, §6.1, §6.4):
+// a probe naming no Want takes these answers and their condition. An
+// action without answers here gets them from the situation the world set
+// up.
+var (
+	HostileStartNeverGranted     = hostileAction("start_never_granted", mustRefuse, "", "rejected/unknown_preparation")
+	HostileStartForeignHandle    = hostileAction("start_foreign_handle", mustRefuse, "", "rejected/unknown_preparation")
+	HostileStartStaleHandle      = hostileAction("start_stale_handle", mustRefuse, "", "rejected/unknown_preparation")
+	HostileStartInvalid          = hostileAction("start_invalid", mustRefuse, "", "rejected/invalid_start")
+	HostileStartWrongExecutor    = hostileAction("start_wrong_executor", mustRefuse, "", "rejected/unknown_executor")
+	HostileStartReleased         = hostileAction("start_released", mustRefuse, CondExpired, "rejected/preparation_not_ready")
+	HostileStartUsedRun          = hostileAction("start_used_run", mustRefuse, CondExpired, "rejected/run_conflict")
+	HostileStartConflict         = hostileAction("start_conflict", mustRefuse, CondEvicted, "rejected/start_conflict")
+	HostilePrepareInvalid        = hostileAction("prepare_invalid", mustRefuse, "", "rejected/invalid_configuration")
+	HostilePrepareUnknownOption  = hostileAction("prepare_unknown_option", mustRefuse, "", "rejected/unsupported_configuration rejected/resource_unavailable")
+	HostilePrepareNoHistory      = hostileAction("prepare_no_history", mustRefuse, "", "rejected/history_unavailable rejected/resource_unavailable")
+	HostilePrepareMCP            = hostileAction("prepare_mcp", mayMiss, CondTable, AnswerAny)
+	HostileForeignStatus         = hostileAction("foreign_status", mustRefuse, "", AnswerIgnore)
+	HostileReleaseNeverGrant     = hostileAction("release_never_granted", mustRefuse, "", "rejected/unknown_preparation")
+	HostileReleaseEmpty          = hostileAction("release_empty", mustRefuse, "", "rejected/invalid_release")
+	HostileReleaseOwn            = hostileAction("release_own", mustRefuse, CondEnded, wire.StateReleased)
+	HostileReleaseRecord         = hostileAction("release_record", mayMiss, CondEvicted, wire.StateReleased)
+	HostilePrepareOwn            = hostileAction("prepare_own", mayMiss, "", AnswerAny) // the admission attacked later
+	HostilePrepareConflict       = hostileAction("prepare_conflict", mustRefuse, CondGranted, "rejected/request_conflict")
+	HostilePrepareOtherConfig    = hostileAction("prepare_other_config", mayMiss, "", "rejected/configuration_conflict "+busyAnswers+" preparing")
+	HostilePrepareReuseNoHistory = hostileAction("prepare_reuse_no_history", mayMiss, "", "rejected/history_unavailable "+busyAnswers+" rejected/configuration_conflict")
+	HostilePrepareUndecodable    = hostileAction("prepare_undecodable", mustRefuse, "", "rejected/invalid_request")
+	HostileLongID                = hostileAction("long_id", mustRefuse, "", "") // silent, or ignored where the proxy skips it
+	HostileCancelUnknownRun      = hostileAction("cancel_unknown_run", mustRefuse, "", "ack/run_inactive")
+	HostileSteerUnknownRun       = hostileAction("steer_unknown_run", mustRefuse, "", "ack/run_inactive")
+	HostileSteerLongInputID      = hostileAction("steer_long_input_id", mustRefuse, "", "ack/invalid_input") // the id not echoed
+	HostileSteerLimitInputID     = hostileAction("steer_limit_input_id", mustRefuse, "", "ack/run_inactive") // 256 bytes are valid
+	HostileSteerUndecodable      = hostileAction("steer_undecodable", mustRefuse, "", "ack/invalid_input")
+	HostileDecisionConflict      = hostileAction("decision_conflict", mayMiss, "", "ack/decision_conflict ack/not_pending")
+	HostileResultImages          = hostileAction("result_images", mayMiss, "", "ack/unsupported ack/not_pending ack/decision_conflict")
+	HostileWriteBodyMismatch     = hostileAction("write_body_mismatch", mayMiss, CondTransferOpen, "write/rejected/invalid_request")
+	HostileSteerBlankInputID     = hostileAction("steer_blank_input_id", mayMiss, "", "ack/invalid_input")
+	HostileSteerReusedInput      = hostileAction("steer_reused_input", mustRefuse, CondDone, "ack/input_conflict")
 
-	HostileRogueInvalidHeartbeat = "rogue_invalid_heartbeat" // Core closes at once
-	HostileRogueWrongVersion     = "rogue_wrong_version"     // Core closes at the upgrade
-	HostileRogueNearLimit        = "rogue_near_limit"        // Core keeps the connection
-	HostileRogueForeignFrame     = "rogue_foreign_frame"     // Core ignores it: no change
-	HostileRogueSilent           = "rogue_silent"            // Core closes by the idle timeout
+	// A rogue daemon dialling Core: Core closes at once, at the upgrade,
+	// by the idle timeout, or keeps the connection.
+	HostileRogueInvalidHeartbeat = hostileAction("rogue_invalid_heartbeat", mustRefuse, "", AnswerClose)
+	HostileRogueWrongVersion     = hostileAction("rogue_wrong_version", mustRefuse, "", AnswerClose)
+	HostileRogueNearLimit        = hostileAction("rogue_near_limit", mustRefuse, "", AnswerKeep)
+	HostileRogueForeignFrame     = hostileAction("rogue_foreign_frame", mustRefuse, "", "") // kept, or ignored
+	HostileRogueSilent           = hostileAction("rogue_silent", mustRefuse, "", AnswerClose)
+
+	// A rogue Core running an admission and a Run of its own on an honest
+	// connection sends, in each situation it set up, the frame wrong
+	// there: an undecodable start (§3.3: the code names the frame type),
+	// one whose input breaks the message rules (refused before its handle
+	// is looked up), a release under another request ID (the handle
+	// untouched), input once 256 were admitted, a prepare naming another
+	// native session than the idle executor's.
+	HostileStartUndecodable          = hostileAction("rcore_start_undecodable", mustRefuse, "", "rejected/invalid_start")
+	HostileStartInvalidInput         = hostileAction("rcore_start_invalid_input", mustRefuse, "", "rejected/invalid_start")
+	HostileReleaseUndecodable        = hostileAction("rcore_release_undecodable", mustRefuse, "", "rejected/invalid_release")
+	HostileReleaseForeignRequest     = hostileAction("rcore_release_foreign_request", mustRefuse, "", "rejected/unknown_preparation")
+	HostileCancelStarting            = hostileAction("rcore_cancel_starting", mustRefuse, CondUnresolved, "ack/not_ready")
+	HostileSteerStarting             = hostileAction("rcore_steer_starting", mustRefuse, CondUnresolved, "ack/not_ready")
+	HostileDecisionStarting          = hostileAction("rcore_decision_starting", mayMiss, CondUnresolved, "ack/not_ready")
+	HostileSteerPastLimit            = hostileAction("rcore_steer_past_limit", mustRefuse, CondRunLive, "ack/input_limit")
+	HostileSteerWriteOutstanding     = hostileAction("rcore_steer_write_outstanding", mustRefuse, CondWriteOutstanding, "ack/busy")
+	HostilePrepareNativeConflict     = hostileAction("rcore_prepare_native_conflict", mustRefuse, CondOwnerOpen, "rejected/native_session_conflict "+busyAnswers)
+	HostilePrepareCleanupUnconfirmed = hostileAction("rcore_prepare_cleanup_unconfirmed", mustRefuse, CondCloseFailed, "rejected/executor_cleanup_unconfirmed rejected/resource_unavailable")
+	HostileResultImagesPending       = hostileAction("rcore_result_images_pending", mayMiss, "", "ack/unsupported ack/not_pending ack/decision_conflict")
 )
+
+// busyAnswers come first from a busy or uncertain executor, or a kind
+// gone unavailable.
+const busyAnswers = "rejected/preparation_capacity rejected/executor_cleanup_unconfirmed rejected/resource_unavailable"
+
+// Whether every campaign must see an action refused.
+const (
+	mustRefuse = true
+	mayMiss    = false
+)
+
+type hostileRule struct {
+	name, cond string
+	expected   bool
+	want       []string
+}
+
+var hostileRules []hostileRule
+
+// hostileAction registers an action with its space-separated answers.
+func hostileAction(name string, expected bool, cond, want string) string {
+	hostileRules = append(hostileRules, hostileRule{name, cond, expected, strings.Fields(want)})
+	return name
+}
+
+// hostileExpectedMarks: every campaign sees each mustRefuse action
+// refused, and every proxy mutation happen.
+func hostileExpectedMarks() []Mark {
+	out := []Mark{MarkHostileDuplicate, MarkHostileReplay, MarkHostileNearLimit, MarkHostileOversize}
+	for _, r := range hostileRules {
+		if r.expected {
+			out = append(out, HostileMark(r.name))
+		}
+	}
+	return out
+}
 
 // Expected answers of a HostileProbe (Want).
 const (
@@ -88,16 +145,15 @@ const (
 	AnswerAny    = "any"    // any answer (a probe that only orders the answers)
 )
 
-// HostileProbe is one forged frame the world expects the attacked machine
-// (Target) to refuse. Want lists the acceptable answers: "rejected/<code>"
-// or a resource state ("released", "expired") for preparation_status,
-// "ack/<code>" for prompt_steer_ack and interaction_decision_ack refusals,
-// or one of the Answer constants. ReplyID is the envelope ID the answer
-// carries. Frame is the forged bytes as sent (the probe arms when they
-// are delivered). Deadline, when set, bounds an AnswerClose in virtual
-// nanoseconds (else the close must come in the delivery step).
+// HostileProbe is one forged frame (the bytes as sent; the probe arms
+// when they are delivered) the world expects Target to refuse. Want lists
+// the acceptable answers (answerOf's form, or an Answer constant); nil
+// takes the action's documented answers. The answer carries ReplyID;
+// Delivery and Input, when set, must match its delivery or input ID.
+// Cond changes Want from the wire when the answer arrives (hostile
+// answers.go), reading Run (else ReplyID) and Executor. Deadline bounds
+// an AnswerClose (else the close comes in the delivery step).
 type HostileProbe struct {
-	At       int64
 	Conn     uint64
 	Target   string
 	Action   string
@@ -105,60 +161,19 @@ type HostileProbe struct {
 	ReplyID  string
 	Want     []string
 	Deadline int64
-	// Delivery, when set, is the delivery ID the answer (an
-	// interaction_decision_ack) must name: other acks on ReplyID answer
-	// other deliveries.
 	Delivery string
-	// Run, when set, is the Run a condition reads where ReplyID names
-	// something else (an interaction ID).
-	Run string
-	// Input, when set, is the input ID the answer (a prompt_steer_ack)
-	// must name: other acks on ReplyID answer other inputs.
-	Input string
-	// Cond names a condition the checker evaluates from the wire when the
-	// answer arrives, changing Want (CondExpired, CondEnded, CondDone,
-	// CondGranted, ...).
-	Cond string
-	// Executor, for CondOwnerOpen, is the native executor that must still
-	// be open on Target when the frame arrives.
+	Run      string
+	Input    string
+	Cond     string
 	Executor string
 }
-
-// Probe conditions.
-const (
-	// CondExpired: if the daemon already sent expired for ReplyID on this
-	// connection, the answer is the republished expired status.
-	CondExpired = "expired"
-	// CondEnded: a release of the probe's own admission; once it ended
-	// expired or failed the answer is that status (endedAnswer).
-	CondEnded = "ended"
-	// CondDone: if the daemon already sent done for the Run, the route is
-	// gone and the answer is run_inactive.
-	CondDone = "done"
-	// CondGranted: the answer is checked only if the daemon granted the
-	// request ID (a resource status with a handle) before answering.
-	CondGranted = "granted"
-	// CondEvicted: the request names a record the connection's table may
-	// have evicted. The table rebuilt from the wire (admission_records.go)
-	// decides: a record the eviction rule removed is unknown
-	// (unknown_preparation, only), one it holds answers as Want; a request
-	// the table never saw granted is unknown as well once
-	// AdmissionRecordsMax requests were granted on the connection.
-	CondEvicted = "evicted"
-	// CondTable: the probe is a forged execution_prepare; its answer is
-	// the refusal the configuration table (prepareRefusal, written out
-	// again from the seeds) gives it on the daemon's declared kinds, and
-	// is not judged when the table refuses nothing.
-	CondTable = "table"
-)
 
 // AdmissionRecordsMax is the Runtime's admission records per connection
 // (wire reference §6.1).
 const AdmissionRecordsMax = 64
 
-// hostileSlack is how long after delivery an answer may leave (the
-// attacked machine answers in the step that received the forgery; the
-// slack covers a shell that defers the send).
+// hostileSlack is how long after delivery an answer may leave (a shell
+// may defer the send of the delivery step's answer).
 const hostileSlack = int64(1e9)
 
 type probeState struct {
@@ -168,41 +183,29 @@ type probeState struct {
 }
 
 type hostileState struct {
-	probes  []*probeState
-	marks   map[Mark]int // action -> refusals seen
-	fresh   []string     // refusals not yet taken by the world
-	granted map[string]bool
-	grants  map[uint64]int // request IDs granted per connection
-	expired map[string]bool
-	failed  map[string]bool // conn/request: the daemon sent failed (noteFailed)
-	doneRun map[string]bool
-	rogue   map[uint64]bool
-	conns   connRules
-	// stepOf is, per connection, the probe whose frame was the last one
-	// delivered on it: a close at that instant is Core's answer to it.
-	stepOf map[uint64]*probeState
-	// lastStatus is the newest status sent per connection and handle.
-	lastStatus map[string]wire.PreparationStatus
-	records    map[uint64]*recordTable // admission_records.go
-	starting   map[string]bool         // conn/run: the daemon sent starting (rogue_core.go)
-	ownRuns    map[string]bool         // Runs a rogue Core started validly (rogue_core.go)
-	// shutdownAt is when the world asked a device to shut down: its
-	// daemon cancels every Turn then (rogue_core.go).
-	shutdownAt map[string]int64
-	writeEnded map[string]int64 // hostile_writes.go
+	probes     []*probeState
+	fresh      []string // refusals not yet taken by the world
+	granted    map[string]bool
+	grants     map[uint64]int // request IDs granted per connection
+	expired    map[string]bool
+	failed     map[string]bool // conn/request: the daemon sent failed (noteFailed)
+	doneRun    map[string]bool
+	rogue      map[uint64]bool
+	conns      connRules
+	stepOf     map[uint64]*probeState            // the probe whose frame a connection delivered last: a close then answers it
+	lastStatus map[string]wire.PreparationStatus // newest status per connection and handle
+	records    map[uint64]*recordTable           // admission_records.go
+	starting   map[string]bool                   // conn/run: the daemon sent starting
+	ownRuns    map[string]bool                   // Runs a rogue Core started validly
+	shutdownAt map[string]int64                  // device → the world asked it to shut down
+	writeEnded map[string]int64                  // conn/transfer → its first terminal workspace_write_result
 }
 
 func (h *hostileState) init() {
-	h.marks = map[Mark]int{}
-	h.granted, h.expired, h.doneRun = map[string]bool{}, map[string]bool{}, map[string]bool{}
-	h.failed = map[string]bool{}
-	h.grants = map[uint64]int{}
-	h.rogue = map[uint64]bool{}
-	h.stepOf = map[uint64]*probeState{}
+	h.granted, h.expired, h.doneRun, h.failed = map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
+	h.grants, h.rogue, h.stepOf = map[uint64]int{}, map[uint64]bool{}, map[uint64]*probeState{}
+	h.starting, h.ownRuns, h.shutdownAt, h.writeEnded = map[string]bool{}, map[string]bool{}, map[string]int64{}, map[string]int64{}
 	h.lastStatus = map[string]wire.PreparationStatus{}
-	h.starting, h.ownRuns = map[string]bool{}, map[string]bool{}
-	h.shutdownAt = map[string]int64{}
-	h.writeEnded = map[string]int64{}
 	h.conns.init()
 }
 
@@ -210,21 +213,21 @@ func connIDKey(conn uint64, id string) string { return strconv.FormatUint(conn, 
 
 // HostileProbe registers a forgery the world is about to put on the wire.
 func (l *Ledger) HostileProbe(p HostileProbe) {
+	if i := slices.IndexFunc(hostileRules, func(r hostileRule) bool { return r.name == p.Action }); p.Want == nil && i >= 0 {
+		p.Want, p.Cond = slices.Clone(hostileRules[i].want), hostileRules[i].cond
+	}
 	l.hostile.probes = append(l.hostile.probes, &probeState{p: p})
 }
 
-// RogueConn records that conn is a rogue daemon's connection to Core,
-// claiming device (a real device ID or a hostile one) and protocol
-// version in its upgrade, at the instant Core learns it open. A version
-// other than wire.Version, byte for byte, must be refused at the upgrade:
-// Core closes the connection at once with incompatible_version.
+// RogueConn records a rogue daemon's connection to Core, claiming device
+// and protocol version in its upgrade, when Core learns it open. Another
+// version than wire.Version, byte for byte, is refused at the upgrade.
 func (l *Ledger) RogueConn(at int64, conn uint64, device, version string) {
 	l.hostile.rogue[conn] = true
 	l.hostile.conns.claim(conn, device)
 	l.reconnectRogueOpened(at, conn, device, version) // reconnect_window.go
 	if version != wire.Version {
-		l.HostileProbe(HostileProbe{At: at, Conn: conn, Target: CoreNode, Action: HostileRogueWrongVersion,
-			Want: []string{AnswerClose}, Deadline: at})
+		l.HostileProbe(HostileProbe{Conn: conn, Target: CoreNode, Action: HostileRogueWrongVersion, Deadline: at})
 	}
 }
 
@@ -235,32 +238,15 @@ func (l *Ledger) HostileDurableWrite(at int64, conn uint64, what string) {
 	l.violate(at, CheckHostileEffect, "Core wrote %s to its store while stepping a hostile frame on c%d", what, conn)
 }
 
-// hostileExpectedMarks: every hostile action the default swarm exercises
-// must be refused in some seed of every campaign, and every proxy
-// mutation must happen.
-func hostileExpectedMarks() []Mark {
-	out := append([]Mark{MarkHostileDuplicate, MarkHostileReplay, MarkHostileNearLimit, MarkHostileOversize},
-		rogueCoreExpectedMarks()...)
-	for _, a := range []string{
-		HostileStartNeverGranted, HostileStartForeignHandle, HostileStartStaleHandle, HostileStartInvalid,
-		HostileStartWrongExecutor, HostileStartReleased, HostileStartUsedRun, HostileStartConflict,
-		HostileReleaseNeverGrant, HostileReleaseEmpty, HostileReleaseOwn, HostilePrepareConflict,
-		HostilePrepareUndecodable, HostilePrepareInvalid, HostilePrepareUnknownOption, HostilePrepareNoHistory,
-		HostileLongID, HostileCancelUnknownRun, HostileSteerUnknownRun, HostileSteerLongInputID,
-		HostileSteerLimitInputID, HostileSteerReusedInput, HostileSteerUndecodable, HostileForeignStatus,
-		HostileRogueInvalidHeartbeat, HostileRogueWrongVersion, HostileRogueNearLimit, HostileRogueForeignFrame,
-		HostileRogueSilent,
-	} {
-		out = append(out, HostileMark(a))
-	}
-	return out
-}
+// HostileOwnRun records a Run the rogue Core starts through an admission
+// of its own, granted and ready: a native Turn for it is no forgery
+// obeyed. Registered when the start is sent.
+func (l *Ledger) HostileOwnRun(run string) { l.hostile.ownRuns[run] = true }
 
 // HostileMark is the mark of one hostile action refused as documented.
 func HostileMark(action string) Mark { return Mark("hostile_refused_" + action) }
 
 func (l *Ledger) refused(action string) {
-	l.hostile.marks[Mark(action)]++
 	l.hostile.fresh = append(l.hostile.fresh, action)
 	l.Mark(HostileMark(action))
 }
@@ -416,55 +402,6 @@ func (l *Ledger) matchAnswer(ev WireEvent) {
 	}
 }
 
-// wantNow applies a probe's condition to its Want, from the wire so far.
-func (l *Ledger) wantNow(p *HostileProbe, ev WireEvent, delivered int64) []string {
-	h := &l.hostile
-	switch p.Cond {
-	case CondExpired:
-		if h.expired[connIDKey(p.Conn, p.ReplyID)] {
-			return []string{wire.StateExpired}
-		}
-	case CondEnded:
-		if w := l.endedAnswer(p); w != nil {
-			return w
-		}
-	case CondDone:
-		if h.doneRun[connIDKey(p.Conn, p.ReplyID)] {
-			return []string{"ack/" + "run_inactive"}
-		}
-	case CondGranted:
-		if !h.granted[connIDKey(p.Conn, p.ReplyID)] {
-			return nil
-		}
-	case CondTable:
-		return l.tableAnswer(p)
-	case CondTransferOpen:
-		return l.transferOpenAnswer(p, delivered)
-	case CondUnresolved:
-		return l.unresolvedAnswer(p, delivered)
-	case CondRunLive:
-		return l.runLiveAnswer(p, delivered)
-	case CondCloseFailed:
-		return l.closeFailedAnswer(p, delivered)
-	case CondWriteOutstanding:
-		return l.writeOutstandingAnswer(p, delivered)
-	case CondOwnerOpen:
-		if e := l.harness.executors[pairKey(p.Target, p.Executor)]; e == nil || e.closed {
-			return nil
-		}
-	case CondEvicted:
-		if held, evicted := l.recordKnown(p.Conn, p.ReplyID); evicted {
-			return []string{"rejected/unknown_preparation"}
-		} else if !held && h.grants[p.Conn] >= AdmissionRecordsMax {
-			return append([]string{"rejected/unknown_preparation"}, p.Want...)
-		}
-	}
-	if p.Want[0] == AnswerAny {
-		return nil
-	}
-	return p.Want
-}
-
 // closedBy settles probes that want the attacked end to close, and
 // judges a close in the step of a frame that must not cause one.
 func (l *Ledger) closedBy(ev WireEvent) {
@@ -497,9 +434,6 @@ func (l *Ledger) closedBy(ev WireEvent) {
 // the probes already judged.
 func (l *Ledger) expireProbes(at int64) {
 	h := &l.hostile
-	if len(h.probes) == 0 {
-		return
-	}
 	for _, ps := range h.probes {
 		p := &ps.p
 		if ps.done {

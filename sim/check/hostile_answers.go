@@ -2,6 +2,76 @@ package check
 
 import "github.com/turnstile-sim/turnstile/wire"
 
+// Probe conditions (HostileProbe.Cond): what the wire, the Harness and
+// the world show when the answer arrives changes the answer wanted, or
+// makes it not judged (nil).
+const (
+	CondExpired          = "expired"           // the daemon already sent expired for ReplyID: the republished expired status
+	CondEnded            = "ended"             // a release of its own admission: endedAnswer
+	CondDone             = "done"              // the daemon already sent done for the Run: the route is gone, run_inactive
+	CondGranted          = "granted"           // judged only if the daemon granted ReplyID (a status with a handle) first
+	CondEvicted          = "evicted"           // a record the connection's table may have evicted (admission_records.go)
+	CondTable            = "table"             // a forged prepare: tableAnswer
+	CondTransferOpen     = "transfer_open"     // transferOpenAnswer
+	CondUnresolved       = "unresolved"        // unresolvedAnswer
+	CondOwnerOpen        = "owner_open"        // judged only while the Harness holds Executor open on Target
+	CondCloseFailed      = "close_failed"      // closeFailedAnswer
+	CondRunLive          = "run_live"          // runLiveAnswer
+	CondWriteOutstanding = "write_outstanding" // writeOutstandingAnswer
+)
+
+// wantNow applies a probe's condition to its Want, from the wire so far.
+func (l *Ledger) wantNow(p *HostileProbe, ev WireEvent, delivered int64) []string {
+	h := &l.hostile
+	switch p.Cond {
+	case CondExpired:
+		if h.expired[connIDKey(p.Conn, p.ReplyID)] {
+			return []string{wire.StateExpired}
+		}
+	case CondEnded:
+		if w := l.endedAnswer(p); w != nil {
+			return w
+		}
+	case CondDone:
+		if h.doneRun[connIDKey(p.Conn, p.ReplyID)] {
+			return []string{"ack/" + "run_inactive"}
+		}
+	case CondGranted:
+		if !h.granted[connIDKey(p.Conn, p.ReplyID)] {
+			return nil
+		}
+	case CondTable:
+		return l.tableAnswer(p)
+	case CondTransferOpen:
+		return l.transferOpenAnswer(p, delivered)
+	case CondUnresolved:
+		return l.unresolvedAnswer(p, delivered)
+	case CondRunLive:
+		return l.runLiveAnswer(p, delivered)
+	case CondCloseFailed:
+		return l.closeFailedAnswer(p, delivered)
+	case CondWriteOutstanding:
+		return l.writeOutstandingAnswer(p, delivered)
+	case CondOwnerOpen:
+		if e := l.harness.executors[pairKey(p.Target, p.Executor)]; e == nil || e.closed {
+			return nil
+		}
+	case CondEvicted:
+		// the table rebuilt from the wire decides: an evicted record is
+		// unknown, a held one answers as Want; one never seen granted is
+		// unknown too once AdmissionRecordsMax requests were granted
+		if held, evicted := l.recordKnown(p.Conn, p.ReplyID); evicted {
+			return []string{"rejected/unknown_preparation"}
+		} else if !held && h.grants[p.Conn] >= AdmissionRecordsMax {
+			return append([]string{"rejected/unknown_preparation"}, p.Want...)
+		}
+	}
+	if p.Want[0] == AnswerAny {
+		return nil
+	}
+	return p.Want
+}
+
 // answerOf renders the frame as a probe answer, or "" when it is no
 // answer to a control operation or input.
 func answerOf(f wire.Frame) string {
@@ -27,11 +97,9 @@ func answerOf(f wire.Frame) string {
 	return ""
 }
 
-// endedAnswer is the answer of a CondEnded probe (a release of its own
-// admission) whose admission already ended, or nil while it may be live:
-// expired once the daemon sent expired, else failed once it sent failed
-// before this answer. A terminal admission only republishes its status
-// (wire reference §3.3: "Terminal: started, released, expired, failed").
+// endedAnswer: once the daemon sent expired, or failed before this
+// answer, the admission is terminal and only republishes that status
+// (wire reference §3.3); nil while it may be live.
 func (l *Ledger) endedAnswer(p *HostileProbe) []string {
 	switch k := connIDKey(p.Conn, p.ReplyID); {
 	case l.hostile.expired[k]:
@@ -48,4 +116,111 @@ func (l *Ledger) noteFailed(ev WireEvent) {
 	if p, ok := ev.Frame.Payload.(wire.PreparationStatus); ok && p.State == wire.StateFailed && p.Handle != "" {
 		l.hostile.failed[connIDKey(ev.Conn, ev.Frame.ID)] = true
 	}
+}
+
+// noteWriteEnded records when the daemon sent the first terminal
+// workspace_write_result of a transfer.
+func (l *Ledger) noteWriteEnded(ev WireEvent, r wire.WorkspaceWriteResult) {
+	switch r.Outcome {
+	case wire.OutcomeRejected, wire.OutcomeCompleted, wire.OutcomeUnknown:
+	default:
+		return
+	}
+	if ev.From != CoreNode {
+		keepFirst(l.hostile.writeEnded, connIDKey(ev.Conn, ev.Frame.ID), ev.At)
+	}
+}
+
+// transferOpenAnswer: a step of a workspace_write transfer (ReplyID) is
+// judged only if no terminal result for it left before the frame arrived:
+// an expired one was forgotten, its write slot maybe reused.
+func (l *Ledger) transferOpenAnswer(p *HostileProbe, delivered int64) []string {
+	if at, ended := l.hostile.writeEnded[connIDKey(p.Conn, p.ReplyID)]; ended && at < delivered {
+		return nil
+	}
+	return p.Want
+}
+
+// noteStarting records a Run whose start the daemon took on a connection.
+func (l *Ledger) noteStarting(ev WireEvent, p wire.PreparationStatus) {
+	if p.State == wire.StateStarting && p.RunID != "" {
+		l.hostile.starting[connIDKey(ev.Conn, p.RunID)] = true
+	}
+}
+
+// unresolvedAnswer: Want, judged only for a Run (Run, else ReplyID) whose
+// start the daemon took (sent starting) and the Harness had not answered
+// when the frame arrived (in that same instant the kernel's order decides).
+func (l *Ledger) unresolvedAnswer(p *HostileProbe, delivered int64) []string {
+	run := p.ReplyID
+	if p.Run != "" {
+		run = p.Run
+	}
+	if !l.hostile.starting[connIDKey(p.Conn, run)] {
+		return nil // the daemon never took the start: another rule answers
+	}
+	if at, ok := l.native.startAnswered[run]; ok && at <= delivered {
+		return nil
+	}
+	return p.Want
+}
+
+// closeFailedAnswer: judged only if the Harness recorded a failed close
+// of Executor on Target (since that executor was created) before the
+// frame arrived and has not confirmed a close of it since.
+func (l *Ledger) closeFailedAnswer(p *HostileProbe, delivered int64) []string {
+	k := pairKey(p.Target, p.Executor)
+	failed, ok := l.native.closeFailed[k]
+	// executor IDs repeat across daemon process lives: only a failure of
+	// this life's executor counts
+	if e := l.harness.executors[k]; !ok || failed >= delivered || e == nil || e.closed || failed < e.createdAt {
+		return nil
+	}
+	return p.Want
+}
+
+// runLiveAnswer: run_inactive once the Run's output closed (native done
+// or settlement before the frame arrived), its done was sent, or the
+// daemon was asked to shut down before (shutdown cancels every Turn:
+// daemon/doc.go; in that same instant it is not judged); else Want.
+func (l *Ledger) runLiveAnswer(p *HostileProbe, delivered int64) []string {
+	run := p.ReplyID
+	nd, ended := l.native.dones[run]
+	ended = ended && nd.at < delivered
+	if t := l.harness.turns[run]; t != nil && t.settled != "" && t.settledAt < delivered {
+		ended = true
+	}
+	if ended || l.hostile.doneRun[connIDKey(p.Conn, run)] {
+		return []string{"ack/run_inactive"}
+	}
+	if at, ok := l.hostile.shutdownAt[p.Target]; ok {
+		if at == delivered {
+			return nil
+		}
+		if at < delivered {
+			return []string{"ack/run_inactive"}
+		}
+	}
+	return p.Want
+}
+
+// writeOutstandingAnswer: busy (wire reference §3.6: one native write per
+// Run at a time, even past its budget) while a native durable write of the
+// live Run (runLiveAnswer) called before the frame arrived had not
+// returned by then; run_inactive once the daemon was asked to shut down
+// (its Runs' cancel requested, they take no input); else not judged.
+func (l *Ledger) writeOutstandingAnswer(p *HostileProbe, delivered int64) []string {
+	live := l.runLiveAnswer(p, delivered)
+	if len(live) == 0 {
+		return nil
+	}
+	if sd, ok := l.hostile.shutdownAt[p.Target]; live[0] != p.Want[0] && (!ok || sd >= delivered) {
+		return nil
+	}
+	for _, w := range l.timing.writes.all {
+		if w.device == p.Target && w.run == p.ReplyID && w.from < delivered && (w.returned < 0 || w.returned > delivered) {
+			return live
+		}
+	}
+	return nil
 }

@@ -1,37 +1,32 @@
 package check
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 )
 
-// Connection rules Core must keep whatever its peers do (rule
-// hostile_connection, Rules): a new connection of a device replaces the
-// older one, and an older generation arriving late never displaces the
-// newer.
+// Checks: hostile_connection (rules.go), with hostile.go's probes that
+// want a close or a kept connection; an older generation arriving late
+// never displaces the newer.
 
 // ReasonIncompatibleVersion is the documented refusal of an upgrade with
 // another protocol version (§2.1).
 const ReasonIncompatibleVersion = "incompatible_version"
 
 type connEnds struct {
-	opened, closed map[string]bool // node -> learned open / closed or closed it
-	closedBy       string          // node that closed it itself first
-	closeReason    string
+	opened, closed        map[string]bool // node -> learned open / closed or closed it
+	closedBy, closeReason string          // the node that closed it itself first, and why
 }
 
 type connRules struct {
 	conns   map[uint64]*connEnds
 	claims  map[uint64]string // rogue connection -> device it claims
 	device  map[uint64]string // connection -> device, as Core sees it
-	pending []genCheck
-	// newest is, per device, the highest connection Core kept open after
-	// stepping its open
-	newest map[string]uint64
+	pending []genCheck        // opens at Core, judged once Core stepped them
+	newest  map[string]uint64 // device -> the highest connection Core kept open after stepping its open
 }
 
-// genCheck is one open of a device's connection at Core, judged once Core
-// has stepped it.
 type genCheck struct {
 	at     int64
 	device string
@@ -81,10 +76,7 @@ func (l *Ledger) hostileConns(ev WireEvent) {
 	case WireOpened:
 		r.ends(ev.Conn).opened[ev.To] = true
 		if ev.To == CoreNode {
-			d := r.claims[ev.Conn]
-			if d == "" {
-				d = ev.From
-			}
+			d := cmp.Or(r.claims[ev.Conn], ev.From)
 			r.device[ev.Conn] = d
 			r.pending = append(r.pending, genCheck{at: ev.At, device: d, conn: ev.Conn})
 		}
@@ -147,14 +139,9 @@ func (l *Ledger) judgeGenerations(now int64) {
 			l.violate(g.at, CheckHostileConnection, "Core keeps %d connections of device %s open (%s) after c%d opened",
 				len(open), g.device, connList(open), g.conn)
 		case len(open) == 1 && open[0] < g.conn:
-			c := r.conns[g.conn]
-			if c == nil || c.closedBy != CoreNode || c.closeReason != ReasonIncompatibleVersion {
-				reason := ""
-				if c != nil {
-					reason = c.closeReason
-				}
+			if c := cmp.Or(r.conns[g.conn], &connEnds{}); c.closedBy != CoreNode || c.closeReason != ReasonIncompatibleVersion {
 				l.violate(g.at, CheckHostileConnection, "Core kept older connection c%d of device %s and refused newer c%d (%s)",
-					open[0], g.device, g.conn, reason)
+					open[0], g.device, g.conn, c.closeReason)
 			}
 		}
 	}

@@ -45,7 +45,7 @@ func encode(t *testing.T, id string, p wire.Payload) []byte {
 
 // forge registers a probe and delivers its frame from core to d1 at at.
 func (h *hostileWire) forge(at int64, p HostileProbe, raw []byte) {
-	p.At, p.Conn, p.Frame = at, 1, raw
+	p.Conn, p.Frame = 1, raw
 	if p.Target == "" {
 		p.Target = "d1"
 	}

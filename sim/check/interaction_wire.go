@@ -23,16 +23,23 @@ func (l *Ledger) observeInteractions(ev WireEvent) {
 	}
 }
 
-func (l *Ledger) ixCoreSent(ev WireEvent) {
-	var delivery, key string
-	switch p := ev.Frame.Payload.(type) {
+// decisionOf is the delivery ID and key of a decision or function result
+// (a function result's key names its call too).
+func decisionOf(f wire.Frame) (delivery, key string, ok bool) {
+	switch p := f.Payload.(type) {
 	case wire.PermissionDecision:
-		delivery, key = p.DeliveryID, ev.Frame.ID
+		return p.DeliveryID, f.ID, true
 	case wire.UserChoiceDecision:
-		delivery, key = p.DeliveryID, ev.Frame.ID
+		return p.DeliveryID, f.ID, true
 	case wire.FunctionResult:
-		delivery, key = p.DeliveryID, ev.Frame.ID+"/"+p.CallID
-	default:
+		return p.DeliveryID, f.ID + "/" + p.CallID, true
+	}
+	return "", "", false
+}
+
+func (l *Ledger) ixCoreSent(ev WireEvent) {
+	delivery, key, ok := decisionOf(ev.Frame)
+	if !ok {
 		return
 	}
 	l.ix.deliveries[delivery] = key
@@ -57,14 +64,10 @@ func (l *Ledger) ixCoreReceived(at int64, a wire.InteractionDecisionAck) {
 }
 
 func (l *Ledger) ixDaemonReceived(conn string, ev WireEvent) {
-	pending := func(id, delivery string) {
-		inner(l.ix.unanswered, conn+"/"+id)[delivery] = true
-	}
-	switch p := ev.Frame.Payload.(type) {
-	case wire.PermissionDecision:
-		pending(ev.Frame.ID, p.DeliveryID)
-	case wire.UserChoiceDecision:
-		pending(ev.Frame.ID, p.DeliveryID)
+	switch ev.Frame.Payload.(type) {
+	case wire.PermissionDecision, wire.UserChoiceDecision:
+		delivery, _, _ := decisionOf(ev.Frame)
+		inner(l.ix.unanswered, conn+"/"+ev.Frame.ID)[delivery] = true
 	case wire.FunctionResult:
 		if l.ix.cancelled[conn+"/"+ev.Frame.ID] {
 			l.reach(MarkFunctionResultAfterCancel)

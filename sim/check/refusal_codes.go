@@ -6,8 +6,8 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// The finite code sets of the seeds (wire-reference §3.3, §3.5, §3.7,
-// §6.4), written out again.
+// Checks: refusal_code (rules.go). The finite code sets of the seeds
+// (wire reference §3.3, §3.5 to §3.8, §6.4), written out again.
 var (
 	preparationCodes = codeSet("invalid_configuration resource_unavailable unsupported_preparation " +
 		"unsupported_configuration unsupported_read_preparation request_conflict preparation_capacity " +
@@ -23,6 +23,11 @@ var (
 	controlOperations = codeSet("execution_prepare execution_start execution_release")
 	// Codes a prepare's own content decides, by the table's first rows.
 	contentCodes = codeSet("invalid_configuration unsupported_preparation unsupported_configuration unsupported_read_preparation")
+	// invalid_result names invalid function-result content only: a
+	// decision failing validation gets runtime_error, contract_violation
+	// being a declared operation the adapter returned unsupported.
+	decisionAckCodes = codeSet("not_pending not_ready unsupported contract_violation runtime_error decision_conflict")
+	resultAckCodes   = codeSet("invalid_result decision_conflict not_ready unsupported contract_violation not_pending runtime_error")
 )
 
 func codeSet(words string) map[string]bool {
@@ -43,16 +48,15 @@ type devConn struct {
 	cancels  map[string]bool                    // run → a prompt_cancel reached the daemon
 	steers   map[string]int64                   // run\x00input → latest delivery
 	cancelAt map[string]int64                   // delivery ID → delivery of its prompt_cancel
-	// expect is the answer a request must get: the documented refusal
-	// code, or "" for "no refusal its content decides".
-	expect map[string]expectation
+	expect   map[string]expectation             // request ID → the answer it must get
 }
 
+// expectation: code is the documented refusal of the control operation
+// op, or "" for no refusal its content decides.
 type expectation struct {
-	op      string // the control operation answered
-	code    string
-	handle  string // for a start: the ungranted handle it named
-	require bool   // for a prepare: require_existing_native_session
+	op, code string
+	handle   string // for a start: the ungranted handle it named
+	require  bool   // for a prepare: require_existing_native_session
 }
 
 func (l *Ledger) devConn(conn uint64, device string) *devConn {
@@ -161,9 +165,6 @@ func (l *Ledger) statusSent(c *devConn, ev WireEvent, st wire.PreparationStatus)
 	}
 }
 
-// judgePrepareAnswer: a prepare its content refuses gets exactly that
-// code; one whose content passes is never refused with a content code;
-// history_unavailable answers only a prepare that requires history.
 func (l *Ledger) judgePrepareAnswer(at int64, what string, x expectation, st wire.PreparationStatus) {
 	got, want := "", x.code
 	if st.State == wire.StateRejected {
@@ -179,9 +180,6 @@ func (l *Ledger) judgePrepareAnswer(at int64, what string, x expectation, st wir
 	}
 }
 
-// judgeUngrantedStart: a start naming a handle this connection never
-// granted for the request is refused unknown_preparation and never
-// starts anything.
 func (l *Ledger) judgeUngrantedStart(at int64, id, what string, c *devConn, x expectation, st wire.PreparationStatus) {
 	switch {
 	case st.State == wire.StateRejected && (st.Operation == "" || st.Operation == wire.TypeExecutionStart):
@@ -194,30 +192,19 @@ func (l *Ledger) judgeUngrantedStart(at int64, id, what string, c *devConn, x ex
 	}
 }
 
-// steerAckSent: codes from the steering set; accepted carries none;
-// not_ready only while the Run is still starting; run_inactive never for
-// a Run that started here and is still live (no done or error sent, no
-// cancel received, not settled natively).
 func (l *Ledger) steerAckSent(c *devConn, ev WireEvent, a wire.PromptSteerAck) {
 	run, what := ev.Frame.ID, "prompt_steer_ack of run "+ev.Frame.ID+" input "+a.InputID+" from "+c.device
 	delivered, seen := c.steers[pairKey(run, a.InputID)]
-	startedAt, started := c.started[run]
 	switch {
 	case a.ErrorCode != "" && !steerCodes[a.ErrorCode]:
 		l.violate(ev.At, CheckRefusalCode, "%s: code %q is not a steering code", what, a.ErrorCode)
 	case a.Accepted && a.ErrorCode != "":
 		l.violate(ev.At, CheckRefusalCode, "%s: accepted with code %q", what, a.ErrorCode)
-	case !seen:
-	case a.ErrorCode == "not_ready" && started && startedAt < delivered:
-		l.violate(ev.At, CheckRefusalCode, "%s: not_ready, but the run started before the input arrived", what)
-	case a.ErrorCode == "run_inactive" && started && startedAt < delivered && l.runLive(c, run):
-		l.violate(ev.At, CheckRefusalCode, "%s: run_inactive for a live run", what)
+	case seen:
+		l.judgeRunCode(ev.At, what+": "+a.ErrorCode, "input", a.ErrorCode, c, run, delivered, !c.cancels[run])
 	}
 }
 
-// cancelAckSent: a cancel receipt's codes come from the cancel set;
-// applied carries none; not_ready only while starting; run_inactive never
-// for a live Run.
 func (l *Ledger) cancelAckSent(c *devConn, ev WireEvent, a wire.InteractionDecisionAck) {
 	delivered, isCancel := c.cancelAt[a.DeliveryID]
 	if !isCancel {
@@ -225,28 +212,49 @@ func (l *Ledger) cancelAckSent(c *devConn, ev WireEvent, a wire.InteractionDecis
 	}
 	l.cancelReceiptValidates(ev, a)
 	run, what := ev.Frame.ID, "cancel receipt of run "+ev.Frame.ID+" from "+c.device
-	startedAt, started := c.started[run]
 	switch {
 	case a.Applied && a.ErrorCode != "":
 		l.violate(ev.At, CheckRefusalCode, "%s: applied with code %q", what, a.ErrorCode)
 	case !a.Applied && !cancelCodes[a.ErrorCode]:
 		l.violate(ev.At, CheckRefusalCode, "%s: refused with %q, not a cancel code", what, a.ErrorCode)
-	case a.ErrorCode == "not_ready" && started && startedAt < delivered:
-		l.violate(ev.At, CheckRefusalCode, "%s: not_ready, but the run started before the cancel arrived", what)
-	case a.ErrorCode == "run_inactive" && started && startedAt < delivered && l.runLiveBeforeCancel(c, run):
-		l.violate(ev.At, CheckRefusalCode, "%s: run_inactive for a live run", what)
+	default:
+		l.judgeRunCode(ev.At, what+": "+a.ErrorCode, "cancel", a.ErrorCode, c, run, delivered, true)
 	}
 }
 
-// runLive: the run started on this connection, its stream is open and
-// the Harness has not settled it.
-func (l *Ledger) runLive(c *devConn, run string) bool {
-	return !c.closed[run] && !c.cancels[run] && l.runLiveBeforeCancel(c, run)
+// judgeRunCode: a Run that started here before the frame arrived is live
+// while no done, error or (when uncancelled) cancel passed and the Harness
+// has not settled it.
+func (l *Ledger) judgeRunCode(at int64, what, frame, code string, c *devConn, run string, delivered int64, uncancelled bool) {
+	startedAt, started := c.started[run]
+	if !started || startedAt >= delivered {
+		return
+	}
+	t := l.harness.turns[run]
+	switch {
+	case code == "not_ready":
+		l.violate(at, CheckRefusalCode, "%s, but the run started before the %s arrived", what, frame)
+	case code == "run_inactive" && uncancelled && !c.closed[run] && t != nil && t.settled == "":
+		l.violate(at, CheckRefusalCode, "%s for a live run", what)
+	}
 }
 
-func (l *Ledger) runLiveBeforeCancel(c *devConn, run string) bool {
-	t := l.harness.turns[run]
-	return !c.closed[run] && t != nil && t.settled == ""
+// ixAckCode judges a daemon's receipt of a decision or function result.
+func (l *Ledger) ixAckCode(ev WireEvent, a wire.InteractionDecisionAck) {
+	result, ok := l.ix.isResult[a.DeliveryID]
+	if !ok {
+		return
+	}
+	family, codes := "decision", decisionAckCodes
+	if result {
+		family, codes = "function result", resultAckCodes
+	}
+	switch {
+	case a.Applied && a.ErrorCode != "":
+		l.violate(ev.At, CheckRefusalCode, "%s receipt %s from %s: applied with code %q", family, a.DeliveryID, ev.From, a.ErrorCode)
+	case !a.Applied && !codes[a.ErrorCode]:
+		l.violate(ev.At, CheckRefusalCode, "%s receipt %s from %s: refused with %q, not a %s code", family, a.DeliveryID, ev.From, a.ErrorCode, family)
+	}
 }
 
 // prepareRefusal is the refusal the table's content rows give a prepare

@@ -6,36 +6,30 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// runtime_prepare oracles (rules transfer_in_flight, transfer_replayed,
-// transfer_result and transfer_installed_without_digest, Rules), from the
-// wire, the shared validator's expected answers and the simulated
-// installer's ground truth.
+// Checks: transfer_in_flight, transfer_replayed, transfer_result,
+// transfer_installed_without_digest (rules.go), from the wire, the shared
+// validator's expected answers and the simulated installer's ground truth.
 
 type transferStep struct {
-	conn          uint64
-	expect        string
-	offset, total int64
-	answered      bool // the daemon sent its result
-	body          bool
+	conn           uint64
+	expect         string // the result the step awaits
+	offset, total  int64  // a chunk's new end offset; the declared size of a transfer with a body
+	answered, body bool   // the daemon sent its result; a skill, plugin or file transfer
 }
 
 type transferState struct {
-	byID      map[string]*transferStep // current step of each transfer ID
-	conns     map[string]uint64        // transfer ID → the connection Core used
-	awaiting  map[uint64]string        // connection → transfer whose step awaits Core's result
-	installed map[string]bool          // device/transfer ID → installed by the Harness
-	outcomes  map[string]installRec    // device/transfer ID → the installer's outcome (transfer_install.go)
-	// forgedCommits: connection/transfer ID of forged commits that reached a daemon
-	forgedCommits map[string]bool
-	// installing: device → installer identities handed to its installer, unanswered
-	installing map[string]map[string]bool
+	byID          map[string]*transferStep   // current step of each transfer ID
+	conns         map[string]uint64          // transfer ID → the connection Core used
+	awaiting      map[uint64]string          // connection → transfer whose step awaits Core's result
+	installed     map[string]bool            // device/transfer ID → installed by the Harness
+	outcomes      map[string]installRec      // device/transfer ID → the installer's outcome (transfer_install.go)
+	forgedCommits map[string]bool            // connection/transfer ID of forged commits that reached a daemon
+	installing    map[string]map[string]bool // device → installer identities handed to its installer, unanswered
 }
 
 func (s *transferState) init() {
-	s.byID = map[string]*transferStep{}
-	s.conns = map[string]uint64{}
-	s.awaiting = map[uint64]string{}
-	s.installed = map[string]bool{}
+	s.byID, s.conns = map[string]*transferStep{}, map[string]uint64{}
+	s.awaiting, s.installed = map[uint64]string{}, map[string]bool{}
 }
 
 // TransferInstalled records the simulated installer's answer to an
@@ -126,11 +120,7 @@ func (l *Ledger) transferDeviceSent(ev WireEvent, r wire.RuntimePrepareResult) {
 		return // a refusal of a step we did not follow (a rogue's, or a late one)
 	}
 	st.answered = true
-	offset := int64(0)
-	if st.expect == wire.OutcomeReceived {
-		offset = st.offset
-	}
-	if err := r.ValidateAgainst(st.expect, offset, st.total); err != nil {
+	if err := r.ValidateAgainst(st.expect, st.offset, st.total); err != nil { // offset: a chunk's new end, else 0
 		l.violate(ev.At, "transfer_result", "%s answers transfer %s awaiting %s: %v", ev.From, ev.Frame.ID, st.expect, err)
 	}
 	if st.expect == wire.OutcomeCompleted {

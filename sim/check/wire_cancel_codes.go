@@ -2,13 +2,10 @@ package check
 
 import "github.com/turnstile-sim/turnstile/wire"
 
-// CheckWireCodeSets is rule wire_code_sets (Rules; the cancel set written
-// out again in cancelCodes): a peer validating a documented answer
-// otherwise drops it. Judged on every cancel receipt on the wire.
+// Checks: wire_code_sets (rules.go), on every cancel receipt the wire
+// shows: a documented one (cancelCodes) that wire's validator refuses.
 const CheckWireCodeSets = "wire_code_sets"
 
-// cancelReceiptValidates judges one cancel receipt against wire's
-// validator.
 func (l *Ledger) cancelReceiptValidates(ev WireEvent, a wire.InteractionDecisionAck) {
 	l.cancelReceiptPasses(ev, a, wire.InteractionDecisionAck.ValidateAsCancelAck)
 }

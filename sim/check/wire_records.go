@@ -1,6 +1,10 @@
 package check
 
-import "github.com/turnstile-sim/turnstile/wire"
+import (
+	"strconv"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
 
 // Wire event kinds, as the simulated network reports them.
 const (
@@ -40,3 +44,6 @@ func (l *Ledger) Wire(ev WireEvent) {
 		observe(ev)
 	}
 }
+
+// connKey names a connection as the other records do ("c7").
+func connKey(c uint64) string { return "c" + strconv.FormatUint(c, 10) }

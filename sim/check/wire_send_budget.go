@@ -2,17 +2,15 @@ package check
 
 import "github.com/turnstile-sim/turnstile/wire"
 
-// CheckReceiptBudget is rule receipt_send_budget (Rules; the device's
-// budget is its declared ReceiptSendBudget). Seen from the wire: a
-// receipt that reaches Core only after t+L+budget was stuck behind a
-// stalled or slow link for longer than its budget.
+// Checks: receipt_send_budget (rules.go), the device's declared
+// ReceiptSendBudget: from the wire, a receipt reaching Core only after
+// t+L+budget was stuck behind a stalled or slow link past its budget.
 const CheckReceiptBudget = "receipt_send_budget"
 
 type budgetFrame struct {
-	conn   uint64
-	device string
-	sentAt int64
-	what   string
+	conn         uint64
+	device, what string
+	sentAt       int64
 }
 
 type budgetConn struct {
@@ -28,14 +26,7 @@ type budgetState struct {
 	inFlight map[*byte]budgetFrame
 }
 
-func (b *budgetState) init() {
-	b.conns = map[uint64]*budgetConn{}
-	b.inFlight = map[*byte]budgetFrame{}
-}
-
-func (b *budgetState) conn(id uint64) *budgetConn {
-	return entry(b.conns, id)
-}
+func (b *budgetState) init() { b.conns, b.inFlight = map[uint64]*budgetConn{}, map[*byte]budgetFrame{} }
 
 // latency is the connection's one-way latency, from the instants its two
 // ends learned it open (the dialee one latency after the dial, the dialer
@@ -51,7 +42,7 @@ func (l *Ledger) observeSendBudget(ev WireEvent) {
 	b := &l.budget
 	switch ev.Kind {
 	case WireOpened:
-		c := b.conn(ev.Conn)
+		c := entry(b.conns, ev.Conn)
 		if ev.To == CoreNode {
 			c.dialeeOpen = ev.At
 		} else {
@@ -59,15 +50,18 @@ func (l *Ledger) observeSendBudget(ev WireEvent) {
 		}
 	case WireClosed:
 		if ev.From == ev.To && ev.To != CoreNode {
-			if c := b.conn(ev.Conn); c.daemonClosedAt == 0 {
+			if c := entry(b.conns, ev.Conn); c.daemonClosedAt == 0 {
 				c.daemonClosedAt = ev.At
 			}
 		}
 	case WireSent:
-		if ev.From != CoreNode && ev.To == CoreNode && len(ev.Raw) > 0 {
-			if what := budgetedReceipt(ev); what != "" {
-				b.inFlight[&ev.Raw[0]] = budgetFrame{conn: ev.Conn, device: ev.From, sentAt: ev.At, what: what}
-			}
+		if ev.From == CoreNode || ev.To != CoreNode || !ev.HasFrame() {
+			break
+		}
+		switch ev.Frame.Payload.(type) { // the frames that carry the receipt send budget
+		case wire.PromptSteerAck, wire.InteractionDecisionAck, wire.PreparationStatus:
+			what := ev.Frame.Payload.MessageType() + " " + ev.Frame.ID
+			b.inFlight[&ev.Raw[0]] = budgetFrame{conn: ev.Conn, device: ev.From, sentAt: ev.At, what: what}
 		}
 	case WireLost:
 		if len(ev.Raw) > 0 {
@@ -89,30 +83,15 @@ func (l *Ledger) checkBudgetDelivery(ev WireEvent) {
 	}
 	delete(b.inFlight, key)
 	lim, ok := l.limits[f.device]
-	c := b.conn(f.conn)
+	c := entry(b.conns, f.conn)
 	lat := c.latency()
 	if !ok || lim.ReceiptSendBudget <= 0 || lat < 0 {
 		return
 	}
 	deadline := f.sentAt + int64(lim.ReceiptSendBudget)
-	if ev.At <= deadline+lat {
-		return
-	}
-	if c.daemonClosedAt != 0 && c.daemonClosedAt <= deadline {
+	if ev.At <= deadline+lat || c.daemonClosedAt != 0 && c.daemonClosedAt <= deadline {
 		return
 	}
 	l.violate(ev.At, CheckReceiptBudget, "%s sent %s on conn %s at %s; it reached Core at %s, past its %s budget plus the %s latency, and the daemon kept the connection open past %s",
 		f.device, f.what, connKey(f.conn), vtime(f.sentAt), vtime(ev.At), lim.ReceiptSendBudget, vtime(lat), vtime(deadline))
-}
-
-// budgetedReceipt names a frame that carries the receipt send budget, or "".
-func budgetedReceipt(ev WireEvent) string {
-	if !ev.HasFrame() {
-		return ""
-	}
-	switch ev.Frame.Payload.(type) {
-	case wire.PromptSteerAck, wire.InteractionDecisionAck, wire.PreparationStatus:
-		return ev.Frame.Payload.MessageType() + " " + ev.Frame.ID
-	}
-	return ""
 }

@@ -270,8 +270,8 @@
 // Each hostile fault draws from its own stream (seeded by its pick and
 // instant), so shrinking other faults never changes what it does. Every
 // identity a hostile peer mints starts with check.HostileIDPrefix; each
-// forgery it expects refused is registered as a check.HostileProbe with
-// its documented answer. No honest turn is exempted from liveness or
+// forgery it expects refused is registered as a check.HostileProbe naming
+// its action, whose documented answer sim/check holds. No honest turn is exempted from liveness or
 // linearizability: a hostile action either leaves honest outcomes
 // untouched (it uses its own identities, or honest ones only where the
 // answer cannot reach an honest outcome: an input Core already saw

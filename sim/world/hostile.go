@@ -159,7 +159,7 @@ func (u *universe) forge(conn sim.ConnID, from sim.NodeID, frame []byte, p *chec
 	if !u.w.Forge(conn, from, frame) || p == nil {
 		return
 	}
-	p.At, p.Conn, p.Frame = u.lt(u.w.Now()), uint64(conn), frame
+	p.Conn, p.Frame = uint64(conn), frame
 	if p.Target == "" {
 		p.Target = string(target)
 	}

@@ -49,8 +49,7 @@ func (in *injector) conflictingDecision() {
 	d := ds[in.r.IntN(len(ds))]
 	delivery := in.u.hostile.mint("d")
 	in.send(d.interaction, wire.PermissionDecision{DeliveryID: delivery, Approved: !d.d.Approved, Message: "changed mind"},
-		check.HostileProbe{Action: check.HostileDecisionConflict, ReplyID: d.interaction, Delivery: delivery,
-			Want: []string{"ack/" + wire.AckDecisionConflict, "ack/" + wire.AckNotPending}})
+		check.HostileProbe{Action: check.HostileDecisionConflict, ReplyID: d.interaction, Delivery: delivery})
 }
 
 // imageResult: a function result with an image for a call a Run of this
@@ -68,6 +67,5 @@ func (in *injector) imageResult() {
 	delivery := in.u.hostile.mint("d")
 	in.send(c[0], wire.FunctionResult{DeliveryID: delivery, CallID: c[1], Success: true,
 		Content: []wire.InputContent{wire.TextPart("chart"), wire.ImagePart("https://example.com/chart.png")}},
-		check.HostileProbe{Action: check.HostileResultImages, ReplyID: c[0], Delivery: delivery,
-			Want: []string{"ack/" + wire.AckUnsupported, "ack/" + wire.AckNotPending, "ack/" + wire.AckDecisionConflict}})
+		check.HostileProbe{Action: check.HostileResultImages, ReplyID: c[0], Delivery: delivery})
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"time"
 
@@ -75,8 +74,6 @@ func (in *injector) sendRaw(b []byte, probe check.HostileProbe) {
 	in.u.forge(in.conn, coreID, b, &probe)
 }
 
-func rejected(code string) []string { return []string{"rejected/" + code} }
-
 func hostileInput(text string) wire.MessageInput {
 	return wire.MessageInput{{Content: []wire.InputContent{wire.TextPart(text)}}}
 }
@@ -87,10 +84,10 @@ func (in *injector) neverGranted() {
 	req := in.u.hostile.mint("p")
 	in.send(req, wire.ExecutionStart{ExecutorID: in.u.hostile.mint("e"), Handle: h, RunID: in.u.hostile.mint("r"),
 		Input: hostileInput("never granted")},
-		check.HostileProbe{Action: check.HostileStartNeverGranted, ReplyID: req, Want: rejected("unknown_preparation")})
+		check.HostileProbe{Action: check.HostileStartNeverGranted, ReplyID: req})
 	req2 := in.u.hostile.mint("p")
 	in.send(req2, wire.ExecutionRelease{Handle: h},
-		check.HostileProbe{Action: check.HostileReleaseNeverGrant, ReplyID: req2, Want: rejected("unknown_preparation")})
+		check.HostileProbe{Action: check.HostileReleaseNeverGrant, ReplyID: req2})
 }
 
 // foreignHandle: a start naming a handle the daemon granted on this
@@ -104,7 +101,7 @@ func (in *injector) foreignHandle() {
 	req := in.u.hostile.mint("p")
 	in.send(req, wire.ExecutionStart{ExecutorID: g.executor, Handle: g.handle, RunID: in.u.hostile.mint("r"),
 		Input: hostileInput("foreign handle")},
-		check.HostileProbe{Action: check.HostileStartForeignHandle, ReplyID: req, Want: rejected("unknown_preparation")})
+		check.HostileProbe{Action: check.HostileStartForeignHandle, ReplyID: req})
 }
 
 // staleHandle: a start with the request ID and handle of an admission
@@ -120,7 +117,7 @@ func (in *injector) staleHandle() {
 		req := h.mint("p")
 		in.send(req, wire.ExecutionStart{ExecutorID: g.executor, Handle: g.handle, RunID: h.mint("r"),
 			Input: hostileInput("stale handle")},
-			check.HostileProbe{Action: check.HostileStartStaleHandle, ReplyID: req, Want: rejected("unknown_preparation")})
+			check.HostileProbe{Action: check.HostileStartStaleHandle, ReplyID: req})
 		return
 	}
 }
@@ -131,21 +128,21 @@ func (in *injector) invalidStart() {
 	req := in.u.hostile.mint("p")
 	b := []byte(`{"type":"execution_start","id":` + quote(req) + `,"payload":{"executor_id":"x-e","handle":"x-h",` +
 		`"run_id":"  ","input":[{"content":[{"type":"input_text","text":"blank run"}]}]}}`)
-	in.sendRaw(b, check.HostileProbe{Action: check.HostileStartInvalid, ReplyID: req, Want: rejected("invalid_start")})
+	in.sendRaw(b, check.HostileProbe{Action: check.HostileStartInvalid, ReplyID: req})
 }
 
 // badReleases: a release without a handle.
 func (in *injector) badReleases() {
 	req := in.u.hostile.mint("p")
 	b := []byte(`{"type":"execution_release","id":` + quote(req) + `,"payload":{"handle":""}}`)
-	in.sendRaw(b, check.HostileProbe{Action: check.HostileReleaseEmpty, ReplyID: req, Want: rejected("invalid_release")})
+	in.sendRaw(b, check.HostileProbe{Action: check.HostileReleaseEmpty, ReplyID: req})
 }
 
 // undecodablePrepare: an execution_prepare whose payload does not decode.
 func (in *injector) undecodablePrepare() {
 	req := in.u.hostile.mint("p")
 	b := in.malformedPrepare(req)
-	in.sendRaw(b, check.HostileProbe{Action: check.HostilePrepareUndecodable, ReplyID: req, Want: rejected("invalid_request")})
+	in.sendRaw(b, check.HostileProbe{Action: check.HostilePrepareUndecodable, ReplyID: req})
 }
 
 // unknownRun: a cancel and a steer for a Run the daemon never started.
@@ -153,10 +150,10 @@ func (in *injector) unknownRun() {
 	h := &in.u.hostile
 	run := h.mint("r")
 	in.send(run, wire.PromptCancel{DeliveryID: h.mint("d")},
-		check.HostileProbe{Action: check.HostileCancelUnknownRun, ReplyID: run, Want: []string{"ack/run_inactive"}})
+		check.HostileProbe{Action: check.HostileCancelUnknownRun, ReplyID: run})
 	run2 := h.mint("r")
 	in.send(run2, wire.PromptSteer{InputID: h.mint("i"), Input: hostileInput("unknown run"), DurableReceipt: true},
-		check.HostileProbe{Action: check.HostileSteerUnknownRun, ReplyID: run2, Want: []string{"ack/run_inactive"}})
+		check.HostileProbe{Action: check.HostileSteerUnknownRun, ReplyID: run2})
 }
 
 // longInputID: a steer whose input_id exceeds 256 bytes (half of them by
@@ -165,10 +162,10 @@ func (in *injector) unknownRun() {
 // valid: the Run is unknown, so run_inactive.
 func (in *injector) longInputID() {
 	run := in.u.hostile.mint("r")
-	n, probe := wire.InputIDBytesMax+1, check.HostileProbe{Action: check.HostileSteerLongInputID, ReplyID: run, Want: []string{"ack/invalid_input"}}
+	n, probe := wire.InputIDBytesMax+1, check.HostileProbe{Action: check.HostileSteerLongInputID, ReplyID: run}
 	switch in.r.IntN(6) {
 	case 0, 1:
-		n, probe = wire.InputIDBytesMax, check.HostileProbe{Action: check.HostileSteerLimitInputID, ReplyID: run, Want: []string{"ack/run_inactive"}}
+		n, probe = wire.InputIDBytesMax, check.HostileProbe{Action: check.HostileSteerLimitInputID, ReplyID: run}
 	case 2, 3:
 		n += 1 + in.r.IntN(64)
 	}
@@ -183,7 +180,7 @@ func (in *injector) longInputID() {
 func (in *injector) undecodableSteer() {
 	run := in.u.hostile.mint("r")
 	b := in.malformedSteer(run)
-	in.sendRaw(b, check.HostileProbe{Action: check.HostileSteerUndecodable, ReplyID: run, Want: []string{"ack/invalid_input"}})
+	in.sendRaw(b, check.HostileProbe{Action: check.HostileSteerUndecodable, ReplyID: run})
 }
 
 // blankInputSteer: a steer whose input_id is only spaces: invalid_input
@@ -193,7 +190,7 @@ func (in *injector) blankInputSteer() {
 	run, input := h.mint("r"), h.mint("i")
 	b := encodeFrame(run, wire.PromptSteer{InputID: input, Input: hostileInput("blank input id"), DurableReceipt: true})
 	b = bytes.Replace(b, []byte(`"input_id":`+quote(input)), []byte(`"input_id":"  "`), 1)
-	in.sendRaw(b, check.HostileProbe{Action: check.HostileSteerBlankInputID, ReplyID: run, Want: []string{"ack/invalid_input"}})
+	in.sendRaw(b, check.HostileProbe{Action: check.HostileSteerBlankInputID, ReplyID: run})
 }
 
 // reusedInput: a steer reusing the Run and input ID of an input Core
@@ -207,8 +204,7 @@ func (in *injector) reusedInput() {
 	}
 	ri := ins[in.r.IntN(len(ins))]
 	in.send(ri[0], wire.PromptSteer{InputID: ri[1], Input: hostileInput("other content"), DurableReceipt: true},
-		check.HostileProbe{Action: check.HostileSteerReusedInput, ReplyID: ri[0], Want: []string{"ack/input_conflict"},
-			Cond: check.CondDone})
+		check.HostileProbe{Action: check.HostileSteerReusedInput, ReplyID: ri[0]})
 }
 
 // hostileConfig is a valid configuration of a Session of the injector's.
@@ -228,10 +224,9 @@ func (in *injector) ownAdmission() {
 	s := h.mint("s")
 	in.sess = s
 	in.send(in.req, wire.ExecutionPrepare{SessionID: s, Configuration: hostileConfig(s, "m1")},
-		check.HostileProbe{Action: check.HostilePrepareOwn, ReplyID: in.req, Want: []string{check.AnswerAny}})
+		check.HostileProbe{Action: check.HostilePrepareOwn, ReplyID: in.req})
 	in.send(in.req, wire.ExecutionPrepare{SessionID: s, Configuration: hostileConfig(s, "m2")},
-		check.HostileProbe{Action: check.HostilePrepareConflict, ReplyID: in.req, Want: rejected("request_conflict"),
-			Cond: check.CondGranted})
+		check.HostileProbe{Action: check.HostilePrepareConflict, ReplyID: in.req})
 }
 
 // attackOwn attacks the injector's own admission at the end of the fault:
@@ -246,23 +241,20 @@ func (in *injector) attackOwn() {
 	if st.State == wire.StateReady {
 		in.send(in.req, wire.ExecutionStart{ExecutorID: h.mint("e"), Handle: st.Handle, RunID: h.mint("r"),
 			Input: hostileInput("wrong executor")},
-			check.HostileProbe{Action: check.HostileStartWrongExecutor, ReplyID: in.req, Want: rejected("unknown_executor")})
+			check.HostileProbe{Action: check.HostileStartWrongExecutor, ReplyID: in.req})
 		if runs := h.connRuns[in.conn]; len(runs) > 0 {
 			// a Run ID already used on this connection: run_conflict
 			in.send(in.req, wire.ExecutionStart{ExecutorID: st.ExecutorID, Handle: st.Handle, RunID: runs[in.r.IntN(len(runs))],
 				Input: hostileInput("used run")},
-				check.HostileProbe{Action: check.HostileStartUsedRun, ReplyID: in.req, Want: rejected("run_conflict"),
-					Cond: check.CondExpired})
+				check.HostileProbe{Action: check.HostileStartUsedRun, ReplyID: in.req})
 		}
 	}
 	if st.State == wire.StateReady || st.State == wire.StatePreparing {
 		in.send(in.req, wire.ExecutionRelease{Handle: st.Handle},
-			check.HostileProbe{Action: check.HostileReleaseOwn, ReplyID: in.req, Want: []string{wire.StateReleased},
-				Cond: check.CondEnded})
+			check.HostileProbe{Action: check.HostileReleaseOwn, ReplyID: in.req})
 		in.send(in.req, wire.ExecutionStart{ExecutorID: st.ExecutorID, Handle: st.Handle, RunID: h.mint("r"),
 			Input: hostileInput("released")},
-			check.HostileProbe{Action: check.HostileStartReleased, ReplyID: in.req, Want: rejected("preparation_not_ready"),
-				Cond: check.CondExpired})
+			check.HostileProbe{Action: check.HostileStartReleased, ReplyID: in.req})
 		if st.State == wire.StateReady {
 			in.u.w.After(time.Duration(50+in.r.IntN(500))*time.Millisecond, "", in.reusePrepares)
 		}
@@ -279,18 +271,14 @@ func (in *injector) attackOwn() {
 // any reuse from the wire.
 func (in *injector) reusePrepares() {
 	h := &in.u.hostile
-	// a busy or uncertain executor, or a kind gone unavailable, answers first
-	busy := slices.Concat(rejected("preparation_capacity"), rejected("executor_cleanup_unconfirmed"), rejected("resource_unavailable"))
 	req := h.mint("p")
 	in.send(req, wire.ExecutionPrepare{SessionID: in.sess, Configuration: hostileConfig(in.sess, "m3")},
-		check.HostileProbe{Action: check.HostilePrepareOtherConfig, ReplyID: req,
-			Want: append(rejected("configuration_conflict"), append(busy, wire.StatePreparing)...)})
+		check.HostileProbe{Action: check.HostilePrepareOtherConfig, ReplyID: req})
 	c := hostileConfig(in.sess, "m1")
 	c.RequireExistingNativeSession = true
 	req = h.mint("p")
 	in.send(req, wire.ExecutionPrepare{SessionID: in.sess, Configuration: c},
-		check.HostileProbe{Action: check.HostilePrepareReuseNoHistory, ReplyID: req,
-			Want: append(rejected("history_unavailable"), append(busy, rejected("configuration_conflict")...)...)})
+		check.HostileProbe{Action: check.HostilePrepareReuseNoHistory, ReplyID: req})
 }
 
 // conflictingStart: the request ID, handle and executor of an admission
@@ -304,8 +292,7 @@ func (in *injector) conflictingStart() {
 	g := ss[in.r.IntN(len(ss))]
 	in.send(g.reqID, wire.ExecutionStart{ExecutorID: g.executor, Handle: g.handle, RunID: in.u.hostile.mint("r"),
 		Input: hostileInput("conflicting start")},
-		check.HostileProbe{Action: check.HostileStartConflict, ReplyID: g.reqID, Want: rejected("start_conflict"),
-			Cond: check.CondEvicted})
+		check.HostileProbe{Action: check.HostileStartConflict, ReplyID: g.reqID})
 }
 
 // refusedPrepares: prepares of Sessions of its own that the configuration
@@ -321,20 +308,18 @@ func (in *injector) refusedPrepares() {
 	// the encoder refuses the state key of another Session: edit the bytes
 	b := encodeFrame(req, wire.ExecutionPrepare{SessionID: s, Configuration: hostileConfig(s, "m")})
 	b = bytes.Replace(b, []byte(quote(wire.AgentStateKey(s))), []byte(quote(wire.AgentStateKey(h.mint("s")))), 1)
-	in.sendRaw(b, check.HostileProbe{Action: check.HostilePrepareInvalid, ReplyID: req, Want: rejected("invalid_configuration")})
+	in.sendRaw(b, check.HostileProbe{Action: check.HostilePrepareInvalid, ReplyID: req})
 	s = h.mint("s")
 	req = h.mint("p")
 	b = encodeFrame(req, wire.ExecutionPrepare{SessionID: s, Configuration: hostileConfig(s, "m")})
 	b = bytes.Replace(b, []byte(`"agent_options":{`), []byte(`"agent_options":{"x-unknown-option":true,`), 1)
-	in.sendRaw(b, check.HostileProbe{Action: check.HostilePrepareUnknownOption, ReplyID: req,
-		Want: append(rejected("unsupported_configuration"), rejected("resource_unavailable")...)})
+	in.sendRaw(b, check.HostileProbe{Action: check.HostilePrepareUnknownOption, ReplyID: req})
 	s = h.mint("s")
 	c := hostileConfig(s, "m")
 	c.RequireExistingNativeSession = true
 	req = h.mint("p")
 	in.send(req, wire.ExecutionPrepare{SessionID: s, Configuration: c},
-		check.HostileProbe{Action: check.HostilePrepareNoHistory, ReplyID: req,
-			Want: append(rejected("history_unavailable"), rejected("resource_unavailable")...)})
+		check.HostileProbe{Action: check.HostilePrepareNoHistory, ReplyID: req})
 }
 
 // foreignStatus: towards Core, a status for a request whose handle the
@@ -355,6 +340,5 @@ func (in *injector) foreignStatus() {
 	}
 	b := encodeFrame(req, st)
 	in.u.ignoreAtCore[string(b)] = true
-	in.u.forge(in.conn, in.dev, b, &check.HostileProbe{Target: string(coreID), Action: check.HostileForeignStatus,
-		Want: []string{check.AnswerIgnore}})
+	in.u.forge(in.conn, in.dev, b, &check.HostileProbe{Target: string(coreID), Action: check.HostileForeignStatus})
 }

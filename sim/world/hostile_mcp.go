@@ -52,8 +52,7 @@ func (in *injector) mcpPrepares() {
 		}
 		b = bytes.Replace(b, from, []byte(edit), 1)
 	}
-	in.sendRaw(b, check.HostileProbe{Action: check.HostilePrepareMCP, ReplyID: req, Want: []string{check.AnswerAny},
-		Cond: check.CondTable})
+	in.sendRaw(b, check.HostileProbe{Action: check.HostilePrepareMCP, ReplyID: req})
 }
 
 // kindCaps returns the capabilities the attacked daemon's first kind is

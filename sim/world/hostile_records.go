@@ -56,7 +56,7 @@ func (fl *recordFlood) prepare() {
 	fl.req = in.u.hostile.mint("p")
 	fl.since = in.u.w.Now()
 	in.send(fl.req, wire.ExecutionPrepare{SessionID: fl.session, Configuration: fl.config},
-		check.HostileProbe{Action: check.HostilePrepareOwn, ReplyID: fl.req, Want: []string{check.AnswerAny}})
+		check.HostileProbe{Action: check.HostilePrepareOwn, ReplyID: fl.req})
 	in.u.w.After(floodPoll, "", fl.poll)
 }
 
@@ -76,8 +76,7 @@ func (fl *recordFlood) poll() {
 		in.u.w.After(floodPoll, "", fl.poll)
 	case ok && st.State == wire.StateReady:
 		in.send(fl.req, wire.ExecutionRelease{Handle: st.Handle},
-			check.HostileProbe{Action: check.HostileReleaseOwn, ReplyID: fl.req, Want: []string{wire.StateReleased},
-				Cond: check.CondEnded})
+			check.HostileProbe{Action: check.HostileReleaseOwn, ReplyID: fl.req})
 		fl.granted = append(fl.granted, grant{reqID: fl.req, handle: st.Handle})
 		if len(fl.granted) >= floodGrants {
 			in.u.w.After(floodPoll, "", fl.probe)
@@ -95,8 +94,7 @@ func (fl *recordFlood) probe() {
 	n := len(fl.granted)
 	for _, g := range []grant{fl.granted[0], fl.granted[1], fl.granted[n-2]} {
 		fl.in.send(g.reqID, wire.ExecutionRelease{Handle: g.handle},
-			check.HostileProbe{Action: check.HostileReleaseRecord, ReplyID: g.reqID, Want: []string{wire.StateReleased},
-				Cond: check.CondEvicted})
+			check.HostileProbe{Action: check.HostileReleaseRecord, ReplyID: g.reqID})
 	}
 }
 

@@ -171,8 +171,8 @@ func (st *rogueState) opened(now time.Time, c sim.ConnID, s *rogueSession) []sim
 		u.mark(check.MarkHostileOversize)
 	case 3:
 		// silent from now on: Core must close it by its idle timeout
-		u.led.HostileProbe(check.HostileProbe{At: u.lt(now), Conn: uint64(c), Target: string(coreID),
-			Action: check.HostileRogueSilent, Want: []string{check.AnswerClose},
+		u.led.HostileProbe(check.HostileProbe{Conn: uint64(c), Target: string(coreID),
+			Action:   check.HostileRogueSilent,
 			Deadline: u.lt(now) + int64(check.DocumentedTimer(check.TimerConnIdle)) + int64(time.Second)})
 		return out
 	}
@@ -182,7 +182,7 @@ func (st *rogueState) opened(now time.Time, c sim.ConnID, s *rogueSession) []sim
 // send is a rogue frame with a probe on Core's answer.
 func (st *rogueState) send(c sim.ConnID, b []byte, action, want string) sim.Effect {
 	u := st.u
-	u.led.HostileProbe(check.HostileProbe{At: u.lt(u.w.Now()), Conn: uint64(c), Target: string(coreID),
+	u.led.HostileProbe(check.HostileProbe{Conn: uint64(c), Target: string(coreID),
 		Action: action, Frame: b, Want: []string{want}})
 	return sim.Send{Conn: c, Frame: b}
 }

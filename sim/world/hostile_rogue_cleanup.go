@@ -100,7 +100,5 @@ func (cl *rogueCleanup) unconfirmed() {
 	cl.granted[req] = true
 	// a kind gone unavailable or a daemon shutting down answers first
 	cl.send(req, wire.ExecutionPrepare{SessionID: cl.sess, Configuration: cl.resumeConfig()},
-		&check.HostileProbe{Action: check.HostilePrepareCleanupUnconfirmed, ReplyID: req,
-			Want: append(rejected("executor_cleanup_unconfirmed"), rejected("resource_unavailable")...),
-			Cond: check.CondCloseFailed, Executor: cl.exec})
+		&check.HostileProbe{Action: check.HostilePrepareCleanupUnconfirmed, ReplyID: req, Executor: cl.exec})
 }

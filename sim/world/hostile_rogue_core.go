@@ -45,9 +45,10 @@ import (
 //     the daemon sends on the connection, when the kind declares
 //     function_tools but not function_result_images (unsupported).
 //
-// The checkers (sim/check/rogue_core.go) hold each answer to the seeds'
-// code for the situation, judged from the wire and the Harness's ground
-// truth; the honest checkers keep judging Core's own traffic.
+// The checkers (sim/check/hostile.go, hostile_answers.go) hold each
+// answer to the seeds' code for the situation, judged from the wire and
+// the Harness's ground truth; the honest checkers keep judging Core's own
+// traffic.
 var kRogueCore = kind{kind: "rogue_core", min: 5 * time.Second, max: 20 * time.Second}
 
 // rogueCoreSteersMax is how many inputs a Run takes (wire reference §6.1).
@@ -124,8 +125,7 @@ func (rc *rogueCore) undecodable() {
 		`{"executor_id":"x-e","handle":"x-h","run_id":"x-r","input":"text"}`,             // input not a message list
 		`["x-e"]`, // not an object
 	}[rc.r.IntN(5)]
-	rc.sendRaw([]byte(head+start+`}`), &check.HostileProbe{Action: check.HostileStartUndecodable, ReplyID: req,
-		Want: rejected("invalid_start")})
+	rc.sendRaw([]byte(head+start+`}`), &check.HostileProbe{Action: check.HostileStartUndecodable, ReplyID: req})
 	// one that decodes, with an input the message rules refuse (§5.2)
 	req = h.mint("p")
 	part := []wire.InputContent{wire.TextPart("")}
@@ -143,11 +143,11 @@ func (rc *rogueCore) undecodable() {
 		panic("the rogue's start does not encode its input as expected: " + string(b))
 	}
 	b = bytes.Replace(b, good, append([]byte(`"input":`), bad...), 1)
-	rc.sendRaw(b, &check.HostileProbe{Action: check.HostileStartInvalidInput, ReplyID: req, Want: rejected("invalid_start")})
+	rc.sendRaw(b, &check.HostileProbe{Action: check.HostileStartInvalidInput, ReplyID: req})
 	req = h.mint("p")
 	release := []string{`{"handle":["x-h"]}`, `{"handle":"x-h","handle":"x-h2"}`, `{"handle":null}`, `"x-h"`}[rc.r.IntN(4)]
 	rc.sendRaw([]byte(`{"type":"execution_release","id":`+quote(req)+`,"payload":`+release+`}`),
-		&check.HostileProbe{Action: check.HostileReleaseUndecodable, ReplyID: req, Want: rejected("invalid_release")})
+		&check.HostileProbe{Action: check.HostileReleaseUndecodable, ReplyID: req})
 }
 
 // watchRogueCores reads one honest frame for the rogue Cores on its
@@ -231,19 +231,17 @@ func (rc *rogueCore) start(st wire.PreparationStatus) {
 	rc.exec = st.ExecutorID
 	other := h.mint("p")
 	rc.send(other, wire.ExecutionRelease{Handle: st.Handle}, &check.HostileProbe{
-		Action: check.HostileReleaseForeignRequest, ReplyID: other, Want: rejected("unknown_preparation")})
+		Action: check.HostileReleaseForeignRequest, ReplyID: other})
 	rc.u.led.HostileOwnRun(rc.run)
 	rc.armAskBeforeStart()
 	rc.send(rc.req, wire.ExecutionStart{ExecutorID: st.ExecutorID, Handle: st.Handle, RunID: rc.run,
 		Input: hostileInput("rogue run")}, nil)
 	rc.send(rc.run, wire.PromptCancel{DeliveryID: h.mint("d")}, &check.HostileProbe{
-		Action: check.HostileCancelStarting, ReplyID: rc.run, Want: []string{"ack/" + wire.CancelNotReady},
-		Cond: check.CondUnresolved})
+		Action: check.HostileCancelStarting, ReplyID: rc.run})
 	if caps, ok := rc.kindCaps(); ok && caps.DurableInputReceipts.IsSupported() {
 		in := h.mint("i")
 		rc.send(rc.run, wire.PromptSteer{InputID: in, Input: hostileInput("too early"), DurableReceipt: true},
-			&check.HostileProbe{Action: check.HostileSteerStarting, ReplyID: rc.run, Want: []string{"ack/not_ready"},
-				Cond: check.CondUnresolved})
+			&check.HostileProbe{Action: check.HostileSteerStarting, ReplyID: rc.run})
 	}
 }
 
@@ -269,8 +267,7 @@ func (rc *rogueCore) armAskBeforeStart() {
 		}
 		id := asked[0]
 		rc.send(id, wire.PermissionDecision{DeliveryID: rc.u.hostile.mint("d"), Approved: true}, &check.HostileProbe{
-			Action: check.HostileDecisionStarting, ReplyID: id, Run: run, Want: []string{"ack/not_ready"},
-			Cond: check.CondUnresolved})
+			Action: check.HostileDecisionStarting, ReplyID: id, Run: run})
 	}
 	rc.u.w.After(100*time.Millisecond, "", func() { poll(5) })
 }
@@ -291,11 +288,9 @@ func (rc *rogueCore) steer() {
 		}
 	}
 	// behind an earlier input whose native write is still out, busy
-	probe := &check.HostileProbe{Action: check.HostileSteerWriteOutstanding, ReplyID: rc.run, Input: rc.pending,
-		Want: []string{"ack/busy"}, Cond: check.CondWriteOutstanding}
+	probe := &check.HostileProbe{Action: check.HostileSteerWriteOutstanding, ReplyID: rc.run, Input: rc.pending}
 	if rc.admitted == rogueCoreSteersMax {
-		probe = &check.HostileProbe{Action: check.HostileSteerPastLimit, ReplyID: rc.run, Input: rc.pending,
-			Want: []string{"ack/input_limit"}, Cond: check.CondRunLive}
+		probe = &check.HostileProbe{Action: check.HostileSteerPastLimit, ReplyID: rc.run, Input: rc.pending}
 		rc.phase = rcRunning
 	}
 	rc.send(rc.run, wire.PromptSteer{InputID: rc.pending, Input: hostileInput("steer"), DurableReceipt: true}, probe)
@@ -334,14 +329,8 @@ func (rc *rogueCore) nativeConflict() {
 	c := hostileConfig(rc.sess, "m1")
 	c.AgentSessionID = h.mint("native")
 	req := h.mint("p")
-	// the executor may be closing, its close unconfirmed, or the kind
-	// gone unavailable: those answer first
-	want := append(rejected("native_session_conflict"), rejected("preparation_capacity")...)
-	want = append(want, rejected("executor_cleanup_unconfirmed")...)
-	want = append(want, rejected("resource_unavailable")...)
 	rc.send(req, wire.ExecutionPrepare{SessionID: rc.sess, Configuration: c},
-		&check.HostileProbe{Action: check.HostilePrepareNativeConflict, ReplyID: req, Want: want,
-			Cond: check.CondOwnerOpen, Executor: rc.exec})
+		&check.HostileProbe{Action: check.HostilePrepareNativeConflict, ReplyID: req, Executor: rc.exec})
 }
 
 // ownerAlive reports whether the Harness of the rogue's device holds a
@@ -373,8 +362,7 @@ func (rc *rogueCore) imageResult(run, call string) {
 	delivery := rc.u.hostile.mint("d")
 	rc.send(run, wire.FunctionResult{DeliveryID: delivery, CallID: call, Success: true,
 		Content: []wire.InputContent{wire.TextPart("chart"), wire.ImagePart("https://example.com/chart.png")}},
-		&check.HostileProbe{Action: check.HostileResultImagesPending, ReplyID: run, Delivery: delivery,
-			Want: []string{"ack/" + wire.AckUnsupported, "ack/" + wire.AckNotPending, "ack/" + wire.AckDecisionConflict}})
+		&check.HostileProbe{Action: check.HostileResultImagesPending, ReplyID: run, Delivery: delivery})
 }
 
 func (rc *rogueCore) kindCaps() (wire.AgentKindCapabilities, bool) {
