@@ -5,3 +5,9 @@ package check
 func (l *Ledger) HostileRefusals() []MarkCount {
 	return sortedMarkCounts(l.hostile.marks)
 }
+
+// Native write outcomes as the Harness reports them (WriteReturned).
+const (
+	WriteWritten = "written"
+	WriteUnknown = "unknown"
+)
