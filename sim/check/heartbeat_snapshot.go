@@ -7,8 +7,7 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// CheckHeartbeatSnapshot is rule heartbeat_snapshot (Rules), judged on
-// the wire.
+// Checks: heartbeat_snapshot (rules.go), judged on the wire.
 const CheckHeartbeatSnapshot = "heartbeat_snapshot"
 
 type heartbeatConn struct {
@@ -19,10 +18,8 @@ type heartbeatConn struct {
 }
 
 type heartbeatState struct {
-	conns map[uint64]*heartbeatConn
-	// awaitingClose lists connections that received an invalid heartbeat
-	// and were not closed yet, in arrival order.
-	awaitingClose []uint64
+	conns         map[uint64]*heartbeatConn
+	awaitingClose []uint64 // connections an invalid heartbeat reached, not closed yet, in arrival order
 }
 
 func (h *heartbeatState) init() { h.conns = map[uint64]*heartbeatConn{} }
@@ -67,16 +64,14 @@ func (l *Ledger) observeHeartbeats(ev WireEvent) {
 
 func (l *Ledger) checkCoreSend(ev WireEvent) {
 	c := l.heartbeat.conns[ev.Conn]
+	_, prepare := ev.Frame.Payload.(wire.ExecutionPrepare)
 	switch {
 	case c != nil && c.invalidAt >= 0:
 		l.violate(ev.At, CheckHeartbeatSnapshot, "Core sent %s to %s on conn %s after an invalid heartbeat at %s",
 			wireType(ev), c.device, connKey(ev.Conn), vtime(c.invalidAt))
-	case !ev.HasFrame():
-	default:
-		if _, ok := ev.Frame.Payload.(wire.ExecutionPrepare); ok && (c == nil || !c.declared) {
-			l.violate(ev.At, CheckHeartbeatSnapshot, "Core sent execution_prepare %s to %s on conn %s before any valid heartbeat on it",
-				ev.Frame.ID, ev.To, connKey(ev.Conn))
-		}
+	case ev.HasFrame() && prepare && (c == nil || !c.declared):
+		l.violate(ev.At, CheckHeartbeatSnapshot, "Core sent execution_prepare %s to %s on conn %s before any valid heartbeat on it",
+			ev.Frame.ID, ev.To, connKey(ev.Conn))
 	}
 }
 

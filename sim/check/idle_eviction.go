@@ -7,31 +7,20 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// CheckIdleEviction is rule idle_eviction (Rules; the seeds leave the
-// order to the Runtime's resource policy, and this is the rule the
-// Runtime documents).
-//
-// The checker follows every executor of a device from the wire and the
-// Harness's ground truth, never from the daemon's own view: reserved by an
-// admission (a preparing, ready or starting status naming it), busy with
-// the Run its started status names, idle from the instant the daemon
-// published the end of its use (the admission's released, expired or
-// failed status; the Run's done; the retirement of the admission's
-// connection), closing from the Harness's first close request. A close the
-// Harness receives in the step that delivered an execution_prepare to the
-// device is that eviction. It is judged only when every executor of the
-// device has a known state (an executor whose Turn ended with its
-// connection becomes idle at an instant the wire does not show, and
-// disables the judgement until it closes; so does one whose admission was
-// starting when its connection went: the native start may still run).
-//
-// A close is not an eviction when it replaces an executor that cannot
-// serve the prepare: the prepare names agent_session_id, and the Session's
-// idle executor holds no native identity (it was prepared as a new root
-// and no done of a Turn on it named a native session). A Turn on it would
-// start a new native root where the history must be resumed
-// (runtime-harness-protocol: 当需要现有历史时，恢复绝不能启动新的根), so the
-// daemon closes it and the retry prepares one that resumes.
+// Checks: idle_eviction (rules.go), the order the Runtime documents (the
+// seeds leave it to its resource policy). Every executor of a device is
+// followed from the wire and the Harness's ground truth: reserved by an
+// admission, busy with the Run its started status names, idle from the
+// instant the daemon published the end of its use (released, expired or
+// failed; done; the retirement of the admission's connection), closing
+// from the first close request. A close in the step that delivered an
+// execution_prepare to the device is that eviction, judged only when every
+// executor of the device has a known state (a Turn that ended with its
+// connection, or a start under way then, parks its executor at an instant
+// the wire does not show). Closing a Session's idle executor that holds
+// no native identity for a prepare naming agent_session_id is no eviction:
+// a Turn on it would start a new native root where the history must be
+// resumed (runtime-harness-protocol: 当需要现有历史时，恢复绝不能启动新的根).
 const CheckIdleEviction = "idle_eviction"
 
 type evictPhase uint8
@@ -63,15 +52,10 @@ type evictPrepare struct {
 }
 
 type evictionState struct {
-	execs map[string]*evictExec // device\x00executor
-	// prepareAt is when an execution_prepare was last delivered to a
-	// device, while no other frame reached it since (-1: none).
-	prepareAt map[string]int64
-	// lastPrepare is the execution_prepare delivered at prepareAt.
-	lastPrepare map[string]evictPrepare
-	// prepares are the prepares delivered to a device, by connection and
-	// request ID, so a status names its executor's Session.
-	prepares map[string]evictPrepare
+	execs       map[string]*evictExec   // device\x00executor
+	prepareAt   map[string]int64        // device → its last delivered frame, an execution_prepare (-1: another frame)
+	lastPrepare map[string]evictPrepare // device → the execution_prepare delivered at prepareAt
+	prepares    map[string]evictPrepare // device\x00conn\x00request → a delivered prepare, naming its executor's Session
 }
 
 func (e *evictionState) init() {
@@ -81,9 +65,8 @@ func (e *evictionState) init() {
 	e.prepares = map[string]evictPrepare{}
 }
 
-// deviceRequestKey names a request ID on a device's connection.
 func deviceRequestKey(device string, conn uint64, id string) string {
-	return pairKey(device, strconv.FormatUint(conn, 10)+"\x00"+id)
+	return pairKey(device, connFrameKey(conn, id))
 }
 
 func (e *evictionState) exec(device, id string) *evictExec {
@@ -96,11 +79,9 @@ func (e *evictionState) exec(device, id string) *evictExec {
 	return x
 }
 
-// observeEviction is the wire observer of CheckIdleEviction.
-// observeEvictionInputs feeds observeEviction the honest traffic and every
-// frame delivered to a daemon, forged ones included: a rogue's prepare is
-// as real an input of the daemon as Core's, and the Sessions and native
-// identities it names decide which closes are evictions.
+// observeEvictionInputs sees honest traffic and every frame delivered to
+// a daemon, forged ones included: a rogue's prepare is as real an input
+// as Core's, and the Sessions and native identities it names count.
 func (l *Ledger) observeEvictionInputs(ev WireEvent) {
 	if ev.Hostile() && (ev.Kind != WireDelivered || ev.To == CoreNode || ev.To == RogueNode) {
 		return

@@ -26,7 +26,8 @@ type wsDaemonState struct {
 	lastFrame map[string]int64      // conn\x00id → instant a write frame of it reached the daemon
 }
 
-func transferKey(conn uint64, id string) string { return pairKey(uintKey(conn), id) }
+// connFrameKey names a frame ID on a connection.
+func connFrameKey(conn uint64, id string) string { return pairKey(uintKey(conn), id) }
 
 func uintKey(v uint64) string { return strconv.FormatUint(v, 10) }
 
@@ -34,7 +35,7 @@ func uintKey(v uint64) string { return strconv.FormatUint(v, 10) }
 // ends its transfer (applied or refused now, never expired).
 func (l *Ledger) transferWriteReceived(ev WireEvent, w wire.WorkspaceWrite) {
 	s := &l.timing.wsDaemon
-	k := transferKey(ev.Conn, ev.Frame.ID)
+	k := connFrameKey(ev.Conn, ev.Frame.ID)
 	made(&s.lastFrame)[k] = ev.At
 	if t := s.transfers[k]; t != nil && w.Step == wire.StepCommit {
 		t.settled = true
@@ -46,7 +47,7 @@ func (l *Ledger) transferWriteReceived(ev WireEvent, w wire.WorkspaceWrite) {
 // and is the expiry when no frame of it arrived at that instant.
 func (l *Ledger) transferResultSent(ev WireEvent, r wire.WorkspaceWriteResult) {
 	s := &l.timing.wsDaemon
-	k := transferKey(ev.Conn, ev.Frame.ID)
+	k := connFrameKey(ev.Conn, ev.Frame.ID)
 	t := s.transfers[k]
 	switch {
 	case r.Outcome == wire.OutcomeReady && t == nil:
