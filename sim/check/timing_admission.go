@@ -34,7 +34,7 @@ func (l *Ledger) admissionStatusSent(ev WireEvent, st wire.PreparationStatus) {
 		if st.Revision != 1 {
 			return
 		}
-		a = &timedAdmission{device: ev.From, handle: st.Handle, lag: l.timerLate(ev.From, TimerAdmission)}
+		a = &timedAdmission{device: ev.From, handle: st.Handle, lag: int64(l.timing.late[pairKey(ev.From, TimerAdmission)])}
 		s.put(k, a)
 		l.startWindow(&a.timerWindow, ev.From, TimerAdmission, ev.Conn, ev.At, l.timer(ev.From, TimerAdmission), func() { l.admissionDue(a) })
 	}

@@ -1,8 +1,8 @@
 package check
 
 import (
-	"cmp"
 	"slices"
+	"sort"
 	"time"
 
 	"github.com/turnstile-sim/turnstile/wire"
@@ -117,7 +117,6 @@ func DocumentedTimer(name string) time.Duration {
 
 type timingDeadline struct {
 	at   int64
-	seq  uint64
 	fire func()
 }
 
@@ -126,9 +125,8 @@ type timingDeadline struct {
 type timingState struct {
 	configured map[string]time.Duration // node\x00timer → what the world configured
 	late       map[string]time.Duration // node\x00timer → the most its process delivers it late
-	pending    []timingDeadline         // sorted by (at, seq)
+	pending    []timingDeadline         // by instant, then in arming order
 	windows    []*timerWindow           // live windows, in start order (timing_window.go)
-	seq        uint64
 	decided    map[string]int
 
 	written     keyed[writtenWait]       // run\x00input (timing_written.go)
@@ -162,15 +160,10 @@ func (l *Ledger) TimerConfigured(node, timer string, d time.Duration) {
 }
 
 // TimerLate records that node's process delivers its timer up to d after
-// its instant (a loaded host). The machine's own clock still decides: what
-// the timer ends must not happen after the bound, while the timer's own
-// publication may come up to d late.
+// its instant (a loaded host): what the timer ends must still not happen
+// after the bound, while its own publication may come up to d late.
 func (l *Ledger) TimerLate(node, timer string, d time.Duration) {
 	l.timing.late[pairKey(node, timer)] = d
-}
-
-func (l *Ledger) timerLate(node, name string) int64 {
-	return int64(l.timing.late[pairKey(node, name)])
 }
 
 // timer is the duration node's timer must have: what the world
@@ -186,15 +179,8 @@ func (l *Ledger) timer(node, name string) int64 {
 // or network event later than at, or at Final. Ties run in arming order.
 func (l *Ledger) arm(at int64, fire func()) {
 	t := &l.timing
-	t.seq++
-	d := timingDeadline{at: at, seq: t.seq, fire: fire}
-	i, _ := slices.BinarySearchFunc(t.pending, d, func(a, b timingDeadline) int {
-		if c := cmp.Compare(a.at, b.at); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.seq, b.seq)
-	})
-	t.pending = slices.Insert(t.pending, i, d)
+	i := sort.Search(len(t.pending), func(i int) bool { return t.pending[i].at > at })
+	t.pending = slices.Insert(t.pending, i, timingDeadline{at: at, fire: fire})
 }
 
 // advance runs every deadline strictly before now: whatever happened at
@@ -219,9 +205,7 @@ type TimerCount struct {
 }
 
 // TimersDecided lists, sorted by name, the timers that decided an outcome
-// in this run (an input unknown exactly 30 s after its delivery, a cancel
-// unconfirmed exactly 15 s after its first send, an admission expired at
-// its deadline, ...) with how many times.
+// in this run (an outcome exactly at the timer's bound) with how often.
 func (l *Ledger) TimersDecided() []TimerCount {
 	out := make([]TimerCount, 0, len(l.timing.decided))
 	for _, k := range sortedKeys(l.timing.decided) {
