@@ -24,15 +24,6 @@ type heartbeatState struct {
 
 func (h *heartbeatState) init() { h.conns = map[uint64]*heartbeatConn{} }
 
-func (h *heartbeatState) conn(id uint64, device string) *heartbeatConn {
-	c := h.conns[id]
-	if c == nil {
-		c = &heartbeatConn{device: device, invalidAt: -1}
-		h.conns[id] = c
-	}
-	return c
-}
-
 func (l *Ledger) observeHeartbeats(ev WireEvent) {
 	h := &l.heartbeat
 	l.checkClosedAfterInvalid(ev.At)
@@ -45,8 +36,12 @@ func (l *Ledger) observeHeartbeats(ev WireEvent) {
 		if !isHeartbeat(ev) {
 			return
 		}
-		c := h.conn(ev.Conn, ev.From)
-		if heartbeatValid(ev) {
+		c := h.conns[ev.Conn]
+		if c == nil {
+			c = &heartbeatConn{device: ev.From, invalidAt: -1}
+			h.conns[ev.Conn] = c
+		}
+		if ev.HasFrame() && validDeclaration(ev.Frame.Payload.(wire.Heartbeat)) {
 			if c.invalidAt < 0 {
 				c.declared = true
 			}
@@ -96,11 +91,6 @@ func isHeartbeat(ev WireEvent) bool {
 	}
 	var de *wire.DecodeError
 	return errors.As(ev.DecodeErr, &de) && de.Type == wire.TypeHeartbeat
-}
-
-// heartbeatValid: the frame decoded, and its declaration is valid.
-func heartbeatValid(ev WireEvent) bool {
-	return ev.HasFrame() && validDeclaration(ev.Frame.Payload.(wire.Heartbeat))
 }
 
 // validDeclaration: the heartbeat names each kind once, none blank, each

@@ -21,18 +21,7 @@ type decisionAckState struct {
 	turnOf     map[string]string // delivery → turn, from Core's record before the send
 }
 
-func decisionDelivery(p wire.Payload) string {
-	switch p := p.(type) {
-	case wire.PermissionDecision:
-		return p.DeliveryID
-	case wire.UserChoiceDecision:
-		return p.DeliveryID
-	case wire.FunctionResult:
-		return p.DeliveryID
-	}
-	return ""
-}
-
+// decisionSent: Core sent a decision or function result under delivery d.
 func (l *Ledger) decisionSent(ev WireEvent, d string) {
 	s := &l.timing.decisions
 	if s.byDelivery[d] != nil {

@@ -22,9 +22,7 @@ const codePreparationStartFailed = "preparation_start_failed"
 type steerRetryRec struct {
 	run, input string
 	conn       uint64
-	written    bool  // a written or accepted receipt came: no retry any more
-	cancelled  bool  // Core sent a prompt_cancel of the Run: it steers no more
-	finished   bool  // Core finished the Turn: a refusal arriving later owes nothing
+	ended      bool  // a written or accepted receipt, a prompt_cancel or the Turn's end: no retry any more
 	unknownAt  int64 // the input's written window ends: unknown from then
 	code       string
 	retryOwed
@@ -92,7 +90,7 @@ func (l *Ledger) retryCoreSent(ev WireEvent) {
 		l.steerRetrySent(ev, p)
 	case wire.PromptCancel:
 		if r := s.steers[ev.Frame.ID]; r != nil {
-			r.cancelled = true
+			r.ended = true
 			r.excuse("a prompt_cancel was sent")
 		}
 		l.cancelRetrySent(ev, p)
@@ -175,12 +173,12 @@ func (l *Ledger) retryCoreReceived(ev WireEvent) {
 	switch p := ev.Frame.Payload.(type) {
 	case wire.PromptSteerAck:
 		r := s.steers[ev.Frame.ID]
-		if r == nil || r.input != p.InputID || r.conn != ev.Conn || r.written || r.cancelled || r.finished {
+		if r == nil || r.input != p.InputID || r.conn != ev.Conn || r.ended {
 			return
 		}
 		switch {
 		case p.Accepted || p.ErrorCode == "" && p.Written:
-			r.written = true
+			r.ended = true
 			r.excuse("the input was written")
 		case (p.ErrorCode == wire.SteerNotReady || p.ErrorCode == wire.SteerBusy) && r.due < 0 &&
 			ev.At+l.timer(CoreNode, TimerSteerRetry) < r.unknownAt:
@@ -221,14 +219,13 @@ func (l *Ledger) prepRefusalReceived(ev WireEvent, st wire.PreparationStatus) {
 		st.ErrorCode != wire.PrepPreparationCapacity || (st.Operation != "" && st.Operation != wire.TypeExecutionPrepare) {
 		return
 	}
+	delete(s.requests, ev.Frame.ID)
 	if q.abandoned {
 		// Its Turn may have finished: Core may or may not count the
 		// refusal towards the connection's capacity wait.
-		delete(s.requests, ev.Frame.ID)
 		l.capGateMaybeRefused(ev.Conn, ev.At)
 		return
 	}
-	delete(s.requests, ev.Frame.ID)
 	l.capGateRefused(ev.Conn, ev.At)
 	r := s.preps[q.session]
 	if r == nil {
@@ -279,7 +276,7 @@ func (l *Ledger) retryTurnFinished(at int64, turn, run, code string) {
 				run, code, vtime(at), r.code, r.input)
 		}
 		r.excuse("the turn finished")
-		r.finished = true
+		r.ended = true
 	}
 	if r := s.cancels[run]; r != nil {
 		r.excuse("the turn finished")

@@ -255,11 +255,14 @@ func (l *Ledger) timingCoreSent(ev WireEvent) {
 		l.writtenSteerSent(ev, p)
 	case wire.PromptCancel:
 		l.cancelSent(ev, p)
+	case wire.PermissionDecision:
+		l.decisionSent(ev, p.DeliveryID)
+	case wire.UserChoiceDecision:
+		l.decisionSent(ev, p.DeliveryID)
+	case wire.FunctionResult:
+		l.decisionSent(ev, p.DeliveryID)
 	}
 	l.retryCoreSent(ev)
-	if d := decisionDelivery(ev.Frame.Payload); d != "" {
-		l.decisionSent(ev, d)
-	}
 }
 
 func (l *Ledger) timingCoreReceived(ev WireEvent) {
@@ -271,11 +274,9 @@ func (l *Ledger) timingCoreReceived(ev WireEvent) {
 	case wire.InteractionDecisionAck:
 		l.writtenRunEnded(ev) // a cancel receipt may end the turn
 		l.cancelAckReceived(ev, p)
+		l.decisionAckReceived(ev, p)
 	}
 	l.retryCoreReceived(ev)
-	if ack, ok := ev.Frame.Payload.(wire.InteractionDecisionAck); ok {
-		l.decisionAckReceived(ev, ack)
-	}
 }
 
 func (l *Ledger) timingDaemonSent(ev WireEvent) {
