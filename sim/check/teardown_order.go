@@ -1,6 +1,10 @@
 package check
 
-import "github.com/turnstile-sim/turnstile/wire"
+import (
+	"slices"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
 
 // Checks: done_before_receipt, published_before_settlement (rules.go).
 const (
@@ -60,11 +64,8 @@ func (l *Ledger) observeTeardown(ev WireEvent) {
 
 func (l *Ledger) answered(k, input string) {
 	ins := l.teardown.unanswered[k]
-	for i, id := range ins {
-		if id == input {
-			ins = append(ins[:i:i], ins[i+1:]...)
-			break
-		}
+	if i := slices.Index(ins, input); i >= 0 {
+		ins = append(ins[:i:i], ins[i+1:]...)
 	}
 	if len(ins) == 0 {
 		delete(l.teardown.unanswered, k)

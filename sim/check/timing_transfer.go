@@ -65,14 +65,9 @@ func (l *Ledger) transferTimingResult(at int64, id string, terminal bool) {
 func (l *Ledger) transferOpenAt(at int64) string {
 	s := &l.transferTime
 	for _, id := range sortedKeys(s.byID) {
-		c := s.byID[id]
-		if c.settled || c.from > at || s.restarted >= c.from {
-			continue
+		if c := s.byID[id]; !c.settled && c.from <= at && s.restarted < c.from && !s.connEndedBy(c, at) {
+			return id
 		}
-		if ended, ok := s.connEnded[c.conn]; ok && ended >= c.from && ended <= at {
-			continue
-		}
-		return id
 	}
 	return ""
 }
@@ -90,9 +85,6 @@ func (l *Ledger) transferTimingCoreDown(at int64) {
 func (l *Ledger) PreparationStepUnknown(at int64, id string) {
 	l.advance(at)
 	s := &l.transferTime
-	if s.byID == nil {
-		s.init()
-	}
 	c := s.byID[id]
 	if c == nil || !c.live() || !c.show(at) {
 		return
@@ -111,8 +103,13 @@ func (l *Ledger) PreparationStepUnknown(at int64, id string) {
 // transferExcused: by at, its connection ended, Core restarted, or a
 // result for it arrived in that instant (and failed the validator).
 func (s *transferTiming) transferExcused(c *transferClock, id string, at int64) bool {
+	return s.connEndedBy(c, at) || s.restarted >= c.from || s.resultAt[id] == at
+}
+
+// connEndedBy: Core learned c's connection ended after c began, by at.
+func (s *transferTiming) connEndedBy(c *transferClock, at int64) bool {
 	ended, ok := s.connEnded[c.conn]
-	return (ok && ended >= c.from && ended <= at) || s.restarted >= c.from || s.resultAt[id] == at
+	return ok && ended >= c.from && ended <= at
 }
 
 // observeForgedTransferResults: a forged or replayed result reaching Core
