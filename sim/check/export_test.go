@@ -13,3 +13,9 @@ func (l *Ledger) HostileRefusals() []MarkCount {
 	}
 	return out
 }
+
+// Native write outcomes as the Harness reports them (WriteReturned).
+const (
+	WriteWritten = "written"
+	WriteUnknown = "unknown"
+)

@@ -7,8 +7,7 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// CheckHeartbeatSnapshot is rule heartbeat_snapshot (Rules), judged on
-// the wire.
+// Checks: heartbeat_snapshot (rules.go), judged on the wire.
 const CheckHeartbeatSnapshot = "heartbeat_snapshot"
 
 type heartbeatConn struct {
@@ -19,22 +18,11 @@ type heartbeatConn struct {
 }
 
 type heartbeatState struct {
-	conns map[uint64]*heartbeatConn
-	// awaitingClose lists connections that received an invalid heartbeat
-	// and were not closed yet, in arrival order.
-	awaitingClose []uint64
+	conns         map[uint64]*heartbeatConn
+	awaitingClose []uint64 // connections an invalid heartbeat reached, not closed yet, in arrival order
 }
 
 func (h *heartbeatState) init() { h.conns = map[uint64]*heartbeatConn{} }
-
-func (h *heartbeatState) conn(id uint64, device string) *heartbeatConn {
-	c := h.conns[id]
-	if c == nil {
-		c = &heartbeatConn{device: device, invalidAt: -1}
-		h.conns[id] = c
-	}
-	return c
-}
 
 func (l *Ledger) observeHeartbeats(ev WireEvent) {
 	h := &l.heartbeat
@@ -48,8 +36,12 @@ func (l *Ledger) observeHeartbeats(ev WireEvent) {
 		if !isHeartbeat(ev) {
 			return
 		}
-		c := h.conn(ev.Conn, ev.From)
-		if heartbeatValid(ev) {
+		c := h.conns[ev.Conn]
+		if c == nil {
+			c = &heartbeatConn{device: ev.From, invalidAt: -1}
+			h.conns[ev.Conn] = c
+		}
+		if ev.HasFrame() && validDeclaration(ev.Frame.Payload.(wire.Heartbeat)) {
 			if c.invalidAt < 0 {
 				c.declared = true
 			}
@@ -67,16 +59,14 @@ func (l *Ledger) observeHeartbeats(ev WireEvent) {
 
 func (l *Ledger) checkCoreSend(ev WireEvent) {
 	c := l.heartbeat.conns[ev.Conn]
+	_, prepare := ev.Frame.Payload.(wire.ExecutionPrepare)
 	switch {
 	case c != nil && c.invalidAt >= 0:
 		l.violate(ev.At, CheckHeartbeatSnapshot, "Core sent %s to %s on conn %s after an invalid heartbeat at %s",
 			wireType(ev), c.device, connKey(ev.Conn), vtime(c.invalidAt))
-	case !ev.HasFrame():
-	default:
-		if _, ok := ev.Frame.Payload.(wire.ExecutionPrepare); ok && (c == nil || !c.declared) {
-			l.violate(ev.At, CheckHeartbeatSnapshot, "Core sent execution_prepare %s to %s on conn %s before any valid heartbeat on it",
-				ev.Frame.ID, ev.To, connKey(ev.Conn))
-		}
+	case ev.HasFrame() && prepare && (c == nil || !c.declared):
+		l.violate(ev.At, CheckHeartbeatSnapshot, "Core sent execution_prepare %s to %s on conn %s before any valid heartbeat on it",
+			ev.Frame.ID, ev.To, connKey(ev.Conn))
 	}
 }
 
@@ -101,11 +91,6 @@ func isHeartbeat(ev WireEvent) bool {
 	}
 	var de *wire.DecodeError
 	return errors.As(ev.DecodeErr, &de) && de.Type == wire.TypeHeartbeat
-}
-
-// heartbeatValid: the frame decoded, and its declaration is valid.
-func heartbeatValid(ev WireEvent) bool {
-	return ev.HasFrame() && validDeclaration(ev.Frame.Payload.(wire.Heartbeat))
 }
 
 // validDeclaration: the heartbeat names each kind once, none blank, each

@@ -7,31 +7,20 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// CheckIdleEviction is rule idle_eviction (Rules; the seeds leave the
-// order to the Runtime's resource policy, and this is the rule the
-// Runtime documents).
-//
-// The checker follows every executor of a device from the wire and the
-// Harness's ground truth, never from the daemon's own view: reserved by an
-// admission (a preparing, ready or starting status naming it), busy with
-// the Run its started status names, idle from the instant the daemon
-// published the end of its use (the admission's released, expired or
-// failed status; the Run's done; the retirement of the admission's
-// connection), closing from the Harness's first close request. A close the
-// Harness receives in the step that delivered an execution_prepare to the
-// device is that eviction. It is judged only when every executor of the
-// device has a known state (an executor whose Turn ended with its
-// connection becomes idle at an instant the wire does not show, and
-// disables the judgement until it closes; so does one whose admission was
-// starting when its connection went: the native start may still run).
-//
-// A close is not an eviction when it replaces an executor that cannot
-// serve the prepare: the prepare names agent_session_id, and the Session's
-// idle executor holds no native identity (it was prepared as a new root
-// and no done of a Turn on it named a native session). A Turn on it would
-// start a new native root where the history must be resumed
-// (runtime-harness-protocol: 当需要现有历史时，恢复绝不能启动新的根), so the
-// daemon closes it and the retry prepares one that resumes.
+// Checks: idle_eviction (rules.go), the order the Runtime documents (the
+// seeds leave it to its resource policy). Every executor of a device is
+// followed from the wire and the Harness's ground truth: reserved by an
+// admission, busy with the Run its started status names, idle from the
+// instant the daemon published the end of its use (released, expired or
+// failed; done; the retirement of the admission's connection), closing
+// from the first close request. A close in the step that delivered an
+// execution_prepare to the device is that eviction, judged only when every
+// executor of the device has a known state (a Turn that ended with its
+// connection, or a start under way then, parks its executor at an instant
+// the wire does not show). Closing a Session's idle executor that holds
+// no native identity for a prepare naming agent_session_id is no eviction:
+// a Turn on it would start a new native root where the history must be
+// resumed (runtime-harness-protocol: 当需要现有历史时，恢复绝不能启动新的根).
 const CheckIdleEviction = "idle_eviction"
 
 type evictPhase uint8
@@ -62,45 +51,36 @@ type evictPrepare struct {
 	resume  string // configuration.agent_session_id
 }
 
+// evictDevice is one daemon's executors and the prepares delivered to it.
+type evictDevice struct {
+	execs       map[string]*evictExec   // by executor ID
+	prepareAt   int64                   // its last delivered frame was an execution_prepare then (-1: another frame)
+	lastPrepare evictPrepare            // the one delivered at prepareAt
+	prepares    map[string]evictPrepare // conn\x00request → a delivered prepare, naming its executor's Session
+}
+
 type evictionState struct {
-	execs map[string]*evictExec // device\x00executor
-	// prepareAt is when an execution_prepare was last delivered to a
-	// device, while no other frame reached it since (-1: none).
-	prepareAt map[string]int64
-	// lastPrepare is the execution_prepare delivered at prepareAt.
-	lastPrepare map[string]evictPrepare
-	// prepares are the prepares delivered to a device, by connection and
-	// request ID, so a status names its executor's Session.
-	prepares map[string]evictPrepare
+	devices map[string]*evictDevice
 }
 
-func (e *evictionState) init() {
-	e.execs = map[string]*evictExec{}
-	e.prepareAt = map[string]int64{}
-	e.lastPrepare = map[string]evictPrepare{}
-	e.prepares = map[string]evictPrepare{}
-}
-
-// deviceRequestKey names a request ID on a device's connection.
 func deviceRequestKey(device string, conn uint64, id string) string {
-	return pairKey(device, strconv.FormatUint(conn, 10)+"\x00"+id)
+	return pairKey(device, connFrameKey(conn, id))
 }
 
-func (e *evictionState) exec(device, id string) *evictExec {
-	k := pairKey(device, id)
-	x := e.execs[k]
-	if x == nil {
-		x = &evictExec{phase: evictReserved}
-		e.execs[k] = x
+func (e *evictionState) init() { e.devices = map[string]*evictDevice{} }
+
+func (e *evictionState) device(id string) *evictDevice {
+	d := e.devices[id]
+	if d == nil {
+		d = &evictDevice{execs: map[string]*evictExec{}, prepares: map[string]evictPrepare{}}
+		e.devices[id] = d
 	}
-	return x
+	return d
 }
 
-// observeEviction is the wire observer of CheckIdleEviction.
-// observeEvictionInputs feeds observeEviction the honest traffic and every
-// frame delivered to a daemon, forged ones included: a rogue's prepare is
-// as real an input of the daemon as Core's, and the Sessions and native
-// identities it names decide which closes are evictions.
+// observeEvictionInputs sees honest traffic and every frame delivered to
+// a daemon, forged ones included: a rogue's prepare is as real an input
+// as Core's, and the Sessions and native identities it names count.
 func (l *Ledger) observeEvictionInputs(ev WireEvent) {
 	if ev.Hostile() && (ev.Kind != WireDelivered || ev.To == CoreNode || ev.To == RogueNode) {
 		return
@@ -109,29 +89,27 @@ func (l *Ledger) observeEvictionInputs(ev WireEvent) {
 }
 
 func (l *Ledger) observeEviction(ev WireEvent) {
-	e := &l.eviction
 	switch {
 	case ev.Kind == WireOpened && ev.To != CoreNode:
 		l.retireConns(ev.At, ev.To, func(c uint64) bool { return c != ev.Conn }) // a newer connection replaces the others
 	case ev.Kind == WireClosed && ev.To != CoreNode:
 		l.retireConns(ev.At, ev.To, func(c uint64) bool { return c == ev.Conn })
 	case ev.Kind == WireDelivered && ev.To != CoreNode:
-		e.prepareAt[ev.To] = -1
-		if ev.HasFrame() {
-			if p, ok := ev.Frame.Payload.(wire.ExecutionPrepare); ok {
-				e.prepareAt[ev.To] = ev.At
-				pr := evictPrepare{session: p.SessionID, resume: p.Configuration.AgentSessionID}
-				e.lastPrepare[ev.To] = pr
-				keepFirst(e.prepares, deviceRequestKey(ev.To, ev.Conn, ev.Frame.ID), pr)
-			}
+		d := l.eviction.device(ev.To)
+		d.prepareAt = -1
+		if p, ok := ev.Frame.Payload.(wire.ExecutionPrepare); ok && ev.HasFrame() {
+			d.prepareAt = ev.At
+			d.lastPrepare = evictPrepare{session: p.SessionID, resume: p.Configuration.AgentSessionID}
+			keepFirst(d.prepares, connFrameKey(ev.Conn, ev.Frame.ID), d.lastPrepare)
 		}
 	case ev.Kind == WireSent && ev.From != CoreNode && ev.HasFrame():
 		switch p := ev.Frame.Payload.(type) {
 		case wire.PreparationStatus:
 			l.evictionStatus(ev.At, ev.From, ev.Conn, ev.Frame.ID, p)
 		case wire.Done:
-			for _, k := range sortedKeys(e.execs) {
-				if x := e.execs[k]; strings.HasPrefix(k, ev.From+"\x00") && x.phase == evictBusy && x.run == ev.Frame.ID {
+			d := l.eviction.device(ev.From)
+			for _, id := range sortedKeys(d.execs) {
+				if x := d.execs[id]; x.phase == evictBusy && x.run == ev.Frame.ID {
 					x.phase, x.idleSince = evictIdle, ev.At
 					if p.Metadata != nil && p.Metadata.AgentSessionID != "" {
 						x.native = true
@@ -146,11 +124,16 @@ func (l *Ledger) evictionStatus(at int64, device string, conn uint64, id string,
 	if p.ExecutorID == "" || p.State == wire.StateRejected {
 		return
 	}
-	x := l.eviction.exec(device, p.ExecutorID)
+	d := l.eviction.device(device)
+	x := d.execs[p.ExecutorID]
+	if x == nil {
+		x = &evictExec{phase: evictReserved}
+		d.execs[p.ExecutorID] = x
+	}
 	if x.phase == evictClosing {
 		return
 	}
-	if pr, ok := l.eviction.prepares[deviceRequestKey(device, conn, id)]; ok && x.session == "" {
+	if pr, ok := d.prepares[connFrameKey(conn, id)]; ok && x.session == "" {
 		x.session = pr.session
 		if !p.Reused && pr.resume != "" {
 			x.native = true // prepared to resume the named native session
@@ -175,39 +158,38 @@ func (l *Ledger) evictionStatus(at int64, device string, conn uint64, id string,
 	}
 }
 
-// retireConns retires the connections of device that retired says.
+// retireConns retires the connections of device that retired says: a
+// reserved, prepared executor is parked idle at once; a busy one, or one
+// whose start was under way, when its Turn settles, at an instant the
+// wire does not show.
 func (l *Ledger) retireConns(at int64, device string, retired func(conn uint64) bool) {
-	for _, k := range sortedKeys(l.eviction.execs) {
-		if x := l.eviction.execs[k]; strings.HasPrefix(k, device+"\x00") && retired(x.conn) {
-			l.retireExec(at, x)
+	d := l.eviction.device(device)
+	for _, id := range sortedKeys(d.execs) {
+		x := d.execs[id]
+		if !retired(x.conn) {
+			continue
 		}
+		switch {
+		case x.phase == evictReserved && x.starting:
+			x.phase = evictUnknown
+		case x.phase == evictReserved && x.created:
+			x.phase, x.idleSince = evictIdle, at
+		case x.phase == evictBusy:
+			x.phase = evictUnknown
+		}
+		x.conn, x.live, x.starting = 0, false, false
 	}
-}
-
-// retireExec: the admission's connection is gone. A reserved, prepared
-// executor is parked idle at once; a busy one, or one whose start was under
-// way, when its Turn settles, at an instant the wire does not show.
-func (l *Ledger) retireExec(at int64, x *evictExec) {
-	switch {
-	case x.phase == evictReserved && x.starting:
-		x.phase = evictUnknown
-	case x.phase == evictReserved && x.created:
-		x.phase, x.idleSince = evictIdle, at
-	case x.phase == evictBusy:
-		x.phase = evictUnknown
-	}
-	x.conn, x.live, x.starting = 0, false, false
 }
 
 // evictionCreated: the Harness finished preparing an executor; it is idle
 // at once when its admission already ended.
 func (l *Ledger) evictionCreated(at int64, device, id string) {
-	k := pairKey(device, id)
-	x := l.eviction.execs[k]
+	d := l.eviction.device(device)
+	x := d.execs[id]
 	if x == nil || x.created {
 		// unknown to the wire so far, or an ID reused while still known:
 		// its state cannot be told
-		l.eviction.execs[k] = &evictExec{created: true, phase: evictUnknown}
+		d.execs[id] = &evictExec{created: true, phase: evictUnknown}
 		return
 	}
 	x.created = true
@@ -219,7 +201,7 @@ func (l *Ledger) evictionCreated(at int64, device, id string) {
 // evictionRetired: the settlement retired the executor; only its close
 // may follow.
 func (l *Ledger) evictionRetired(device, id string) {
-	if x := l.eviction.execs[pairKey(device, id)]; x != nil {
+	if x := l.eviction.device(device).execs[id]; x != nil {
 		x.phase = evictClosing
 	}
 }
@@ -228,56 +210,50 @@ func (l *Ledger) evictionRetired(device, id string) {
 // executor (before its outcome is known). In the step that delivered an
 // execution_prepare to the device, it is the eviction the prepare caused.
 func (l *Ledger) CloseRequested(at int64, device, executor string) {
-	x := l.eviction.execs[pairKey(device, executor)]
+	d := l.eviction.device(device)
+	x := d.execs[executor]
 	if x == nil {
 		return
 	}
-	if l.eviction.prepareAt[device] == at && x.phase == evictIdle {
-		if p := l.eviction.lastPrepare[device]; p.resume != "" && x.session == p.session && !x.native {
+	if d.prepareAt == at && x.phase == evictIdle {
+		if p := d.lastPrepare; p.resume != "" && x.session == p.session && !x.native {
 			l.reach(MarkResumeReplacedExecutor) // not an eviction: the executor cannot resume
 		} else {
-			l.judgeEviction(at, device, executor, x)
+			l.judgeEviction(at, device, d, executor, x)
 		}
 	}
 	x.phase = evictClosing
 }
 
-func (l *Ledger) judgeEviction(at int64, device, id string, x *evictExec) {
-	var older string
-	for _, k := range sortedKeys(l.eviction.execs) {
-		if !strings.HasPrefix(k, device+"\x00") {
-			continue
-		}
-		y, yid := l.eviction.execs[k], k[len(device)+1:]
+func (l *Ledger) judgeEviction(at int64, device string, d *evictDevice, id string, x *evictExec) {
+	var older *evictExec
+	var olderID string
+	for _, yid := range sortedKeys(d.execs) {
+		y := d.execs[yid]
 		switch {
 		case y.phase == evictUnknown:
 			return // not judged: an idle instant the wire does not show
 		case yid == id || y.phase != evictIdle:
 		case y.idleSince < x.idleSince || y.idleSince == x.idleSince && executorSeq(yid) < executorSeq(id):
-			if older == "" || y.idleSince < l.eviction.execs[pairKey(device, older)].idleSince {
-				older = yid
+			if older == nil || y.idleSince < older.idleSince {
+				older, olderID = y, yid
 			}
 		}
 	}
 	l.reach(MarkIdleEvictionJudged)
-	if older != "" {
+	if older != nil {
 		l.violate(at, CheckIdleEviction, "%s evicted executor %s (idle since %s) while executor %s was idle longer (since %s)",
-			device, id, vtime(x.idleSince), older, vtime(l.eviction.execs[pairKey(device, older)].idleSince))
+			device, id, vtime(x.idleSince), olderID, vtime(older.idleSince))
 	}
 }
 
 // evictionNodeDown: the daemon crashed and its Harness with it; every
 // executor it held is gone, and the restarted daemon numbers its executors
 // afresh.
-func (l *Ledger) evictionNodeDown(device string) {
-	deleteUnder(l.eviction.execs, device+"\x00")
-	delete(l.eviction.prepareAt, device)
-	delete(l.eviction.lastPrepare, device)
-	deleteUnder(l.eviction.prepares, device+"\x00")
-}
+func (l *Ledger) evictionNodeDown(device string) { delete(l.eviction.devices, device) }
 
 func (l *Ledger) evictionGone(device, executor string) {
-	delete(l.eviction.execs, pairKey(device, executor))
+	delete(l.eviction.device(device).execs, executor)
 }
 
 // executorSeq is the creation number in an executor ID ("ex-12" → 12);

@@ -1,29 +1,23 @@
 package check
 
 import (
-	"strconv"
 	"time"
 
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// CheckReconnectWindow is rule reconnect_window (Rules). A device of the
-// pool (one that declared since Core last started) is reconnecting for
-// ReconnectWindowOf after it last lost a connection at Core (or after
-// Core started); a kind missing from its new declaration may be a
-// restarted Runtime still discovering its Harnesses.
-//
-// The checker follows connections and heartbeats reaching Core on the
-// wire and Core's durable Turn failures: a Turn failed
-// capability_unsupported while a device of the pool was certainly
-// reconnecting (a second of slack before the window's end) is a
-// violation. A failure in the step in which a ready status of the
-// Session's preparation reached Core is the final check, judged against
-// the selected connection alone, and is skipped.
+// Checks: reconnect_window (rules.go), from connections and heartbeats
+// reaching Core and Core's durable Turn failures. A device of the pool
+// (declared since Core last started) is reconnecting for the window after
+// it last lost a connection at Core, or after Core started; a kind missing
+// from its new declaration may be a restarted Runtime still discovering
+// its Harnesses. A second of slack comes before the window's end. A
+// failure in the step a ready status of the Session's preparation reached
+// Core is the final check, against the selected connection alone: skipped.
 const CheckReconnectWindow = "reconnect_window"
 
 // ReconnectWindowOf is how long Core waits for a device of the pool to
-// return (Core's policy: 2 minutes).
+// return (Core's policy).
 const ReconnectWindowOf = 2 * time.Minute
 
 type rwDevice struct {
@@ -32,10 +26,7 @@ type rwDevice struct {
 	conn     uint64          // current connection at Core, 0: none
 	hb       map[string]bool // kinds available in the current connection's last heartbeat; nil: none yet
 	lost     int64           // Core last lost a connection of the device; -1: never since it started
-	// undo is the state before the current connection opened, restored
-	// when Core's shell refuses that connection at once (its machine
-	// never saw it).
-	undo *rwDevice
+	undo     *rwDevice       // the state before conn opened, back if Core's shell refuses conn at once
 }
 
 type reconnectState struct {
@@ -62,10 +53,9 @@ func (s *reconnectState) device(id string) *rwDevice {
 	return d
 }
 
-// observeReconnect is the wire observer of CheckReconnectWindow. It sees
-// hostile traffic too: a rogue's connection claiming a device is that
-// device's connection for Core (reconnectRogueOpened), and a forged
-// heartbeat reaching Core is its declaration.
+// observeReconnect sees hostile traffic too: a rogue's connection
+// claiming a device is that device's for Core (reconnectRogueOpened), a
+// forged heartbeat reaching Core its declaration.
 func (l *Ledger) observeReconnect(ev WireEvent) {
 	s := &l.reconnect
 	switch {
@@ -86,7 +76,7 @@ func (l *Ledger) observeReconnect(ev WireEvent) {
 		}
 	case ev.Kind == WireSent && ev.From == CoreNode && ev.HasFrame():
 		if p, ok := ev.Frame.Payload.(wire.ExecutionPrepare); ok {
-			s.prepSess[strconv.FormatUint(ev.Conn, 10)+"\x00"+ev.Frame.ID] = p.SessionID
+			s.prepSess[connFrameKey(ev.Conn, ev.Frame.ID)] = p.SessionID
 		}
 	case ev.Kind == WireDelivered && ev.To == CoreNode && ev.HasFrame():
 		switch p := ev.Frame.Payload.(type) {
@@ -94,7 +84,7 @@ func (l *Ledger) observeReconnect(ev WireEvent) {
 			l.reconnectHeartbeat(ev.Conn, p)
 		case wire.PreparationStatus:
 			if p.State == wire.StateReady {
-				if sess, ok := s.prepSess[strconv.FormatUint(ev.Conn, 10)+"\x00"+ev.Frame.ID]; ok {
+				if sess, ok := s.prepSess[connFrameKey(ev.Conn, ev.Frame.ID)]; ok {
 					s.readyAt[sess] = ev.At
 				}
 			}
@@ -102,8 +92,7 @@ func (l *Ledger) observeReconnect(ev WireEvent) {
 	}
 }
 
-// reconnectOpened: Core accepted connection conn of device at at; it
-// replaces the device's current one.
+// reconnectOpened: Core accepted conn of device, replacing its current one.
 func (l *Ledger) reconnectOpened(at int64, conn uint64, device string) {
 	s := &l.reconnect
 	s.connDev[conn] = device
@@ -117,8 +106,8 @@ func (l *Ledger) reconnectOpened(at int64, conn uint64, device string) {
 	d.conn, d.hb = conn, nil
 }
 
-// reconnectRogueOpened: a rogue peer opened conn claiming device; Core's
-// shell refuses it at once without the protocol version or a device.
+// reconnectRogueOpened: a rogue peer opened conn claiming device (Core's
+// shell refuses it at once without the protocol version or a device).
 func (l *Ledger) reconnectRogueOpened(at int64, conn uint64, device, version string) {
 	if device == "" || version != wire.Version {
 		return
@@ -133,9 +122,8 @@ func refusedAtOpen(reason string) bool {
 	return reason == "incompatible_version" || reason == "stale connection"
 }
 
-// reconnectHeartbeat applies a heartbeat reaching Core on conn: a valid
-// one (every kind named once, capabilities valid) is the connection's
-// declaration.
+// reconnectHeartbeat: a valid heartbeat reaching Core on conn is the
+// connection's declaration.
 func (l *Ledger) reconnectHeartbeat(conn uint64, hb wire.Heartbeat) {
 	s := &l.reconnect
 	id, ok := s.connDev[conn]
@@ -143,10 +131,7 @@ func (l *Ledger) reconnectHeartbeat(conn uint64, hb wire.Heartbeat) {
 		return
 	}
 	d := s.device(id)
-	if d.conn != conn {
-		return
-	}
-	if !validDeclaration(hb) {
+	if d.conn != conn || !validDeclaration(hb) {
 		return
 	}
 	avail := map[string]bool{}

@@ -6,11 +6,9 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// The status-stream rule (stale_revision_applied, Rules; the seed:
-// 每个 handle 的 revision 决定 status 观测顺序). CheckStaleRevision is
-// judged from what Core does in the step it receives a status (the world
-// reports each status Core receives on a stream it opened, with Core's
-// reaction), never from Core's own view of the stream.
+// Checks: stale_revision_applied (rules.go; the seed: 每个 handle 的
+// revision 决定 status 观测顺序), from what Core does in the step it
+// receives a status, never from Core's own view of the stream.
 
 type coreStream struct {
 	handle   string

@@ -1,22 +1,20 @@
 package check
 
-import "github.com/turnstile-sim/turnstile/wire"
+import (
+	"slices"
 
-// Teardown order checks (rules done_before_receipt and
-// published_before_settlement, Rules): a Runtime publishes a Turn's done,
-// and an applied cancel receipt, only at the end of its teardown.
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// Checks: done_before_receipt, published_before_settlement (rules.go).
 const (
 	CheckDoneBeforeReceipt      = "done_before_receipt"
 	CheckPublishedBeforeSettled = "published_before_settlement"
 )
 
 type teardownState struct {
-	// unanswered holds steers a daemon received and has not answered yet:
-	// conn\x00run → input IDs in arrival order.
-	unanswered map[string][]string
-	// retired maps a Run to the executor its settlement retired
-	// (device\x00executor).
-	retired map[string]string
+	unanswered map[string][]string // conn\x00run → inputs a daemon received and has not answered, in arrival order
+	retired    map[string]string   // run → the executor its settlement retired (device\x00executor)
 }
 
 func (t *teardownState) init() {
@@ -25,9 +23,7 @@ func (t *teardownState) init() {
 }
 
 // ExecutorRetired records the Harness answering the settlement of run's
-// Turn with Reusable=false: executor may only be closed from now on, and
-// the daemon must see the close confirmed before it publishes the Turn's
-// end.
+// Turn with Reusable=false: executor may only be closed from now on.
 func (l *Ledger) ExecutorRetired(at int64, device, run, executor string) {
 	l.teardown.retired[run] = pairKey(device, executor)
 	if e := l.harness.executors[pairKey(device, executor)]; e != nil {
@@ -39,7 +35,7 @@ func (l *Ledger) ExecutorRetired(at int64, device, run, executor string) {
 func (l *Ledger) observeTeardown(ev WireEvent) {
 	if !ev.HasFrame() {
 		if ev.Kind == WireClosed && ev.From == ev.To && ev.To != CoreNode {
-			l.forgetConn(ev.Conn)
+			deleteUnder(l.teardown.unanswered, connKey(ev.Conn)+"\x00") // nothing more is sent on it
 		}
 		return
 	}
@@ -68,23 +64,14 @@ func (l *Ledger) observeTeardown(ev WireEvent) {
 
 func (l *Ledger) answered(k, input string) {
 	ins := l.teardown.unanswered[k]
-	for i, id := range ins {
-		if id == input {
-			ins = append(ins[:i:i], ins[i+1:]...)
-			break
-		}
+	if i := slices.Index(ins, input); i >= 0 {
+		ins = append(ins[:i:i], ins[i+1:]...)
 	}
 	if len(ins) == 0 {
 		delete(l.teardown.unanswered, k)
 		return
 	}
 	l.teardown.unanswered[k] = ins
-}
-
-// forgetConn drops the steers of a connection its daemon closed: nothing
-// more is sent on it.
-func (l *Ledger) forgetConn(conn uint64) {
-	deleteUnder(l.teardown.unanswered, connKey(conn)+"\x00")
 }
 
 func (l *Ledger) checkDoneAfterReceipts(at int64, device, conn, run string) {

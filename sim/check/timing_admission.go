@@ -6,16 +6,12 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// The admission expiry oracle (rule timing_admission_expiry, Rules). From
-// the wire: the grant is the daemon's first status (revision 1, in the
-// step that grants it); a live admission has no starting, started,
-// released, failed or expired status yet. A late device (TimerLate) still
-// refuses a start past the deadline: the machine reads its own clock, not
-// only its timer. Admissions are connection-local: one whose connection
-// ends is no longer judged.
+// Checks: timing_admission_expiry (rules.go). The grant is the daemon's
+// first status (revision 1); a late device (TimerLate) still refuses a
+// start past the deadline: it reads its own clock, not only its timer.
 
 // timedAdmission is an admission's expiry window from its grant: settled
-// by any status that ends it (ended), the expired one being its outcome.
+// by any status that ends it, the expired one being its outcome.
 type timedAdmission struct {
 	device, handle string
 	lag            int64  // the most the device delivers the expiry timer late
@@ -24,16 +20,8 @@ type timedAdmission struct {
 	timerWindow
 }
 
-type admissionState struct {
-	byKey map[string]*timedAdmission // device\x00handle, reset when the device's process dies
-	all   []*timedAdmission
-}
-
-func (s *admissionState) init() { s.byKey = map[string]*timedAdmission{} }
-
-func (l *Ledger) admissionDaemonSent(ev WireEvent) {
-	st, ok := ev.Frame.Payload.(wire.PreparationStatus)
-	if !ok || st.Handle == "" || st.State == wire.StateRejected {
+func (l *Ledger) admissionStatusSent(ev WireEvent, st wire.PreparationStatus) {
+	if st.Handle == "" || st.State == wire.StateRejected {
 		return
 	}
 	s := &l.timing.admissions
@@ -46,9 +34,8 @@ func (l *Ledger) admissionDaemonSent(ev WireEvent) {
 		if st.Revision != 1 {
 			return
 		}
-		a = &timedAdmission{device: ev.From, handle: st.Handle, lag: l.timerLate(ev.From, TimerAdmission)}
-		s.byKey[k] = a
-		s.all = append(s.all, a)
+		a = &timedAdmission{device: ev.From, handle: st.Handle, lag: int64(l.timing.late[pairKey(ev.From, TimerAdmission)])}
+		s.put(k, a)
 		l.startWindow(&a.timerWindow, ev.From, TimerAdmission, ev.Conn, ev.At, l.timer(ev.From, TimerAdmission), func() { l.admissionDue(a) })
 	}
 	if a.settled {
@@ -76,21 +63,18 @@ func (l *Ledger) admissionDaemonSent(ev WireEvent) {
 	a.ended, a.settled = st.State, true
 }
 
-// admissionDaemonReceived: an execution_release of a live handle that
-// reaches its daemon before the deadline ends the admission's expiry; its
-// terminal status is released, published once the local close is
-// confirmed, which may fall after the deadline (a read-only profile's close
-// is native work). A forged release counts too: the daemon acted on it.
-func (l *Ledger) admissionDaemonReceived(ev WireEvent) {
-	if st, ok := ev.Frame.Payload.(wire.ExecutionStart); ok {
-		a := l.timing.admissions.byKey[pairKey(ev.To, st.Handle)]
-		if a != nil && a.conn == ev.Conn && !a.settled && ev.At >= a.deadline {
-			a.startPast = ev.At
-		}
-		return
+func (l *Ledger) admissionStartReceived(ev WireEvent, st wire.ExecutionStart) {
+	a := l.timing.admissions.byKey[pairKey(ev.To, st.Handle)]
+	if a != nil && a.conn == ev.Conn && !a.settled && ev.At >= a.deadline {
+		a.startPast = ev.At
 	}
-	r, ok := ev.Frame.Payload.(wire.ExecutionRelease)
-	if !ok || r.Handle == "" {
+}
+
+// admissionReleaseReceived: a release (forged ones too: the daemon acted
+// on it) reaching the daemon before the deadline ends the expiry; its
+// released status follows the local close, maybe after the deadline.
+func (l *Ledger) admissionReleaseReceived(ev WireEvent, r wire.ExecutionRelease) {
+	if r.Handle == "" {
 		return
 	}
 	a := l.timing.admissions.byKey[pairKey(ev.To, r.Handle)]
@@ -109,9 +93,8 @@ func (l *Ledger) admissionsNodeDown(node string) {
 	}
 }
 
-// admissionDue runs once the deadline of a has passed: the expired
-// status at the deadline decides; a device that delivers the timer late
-// has until the deadline plus its lag.
+// admissionDue: the expired status at the deadline decides; a device
+// that delivers the timer late has until the deadline plus its lag.
 func (l *Ledger) admissionDue(a *timedAdmission) {
 	switch {
 	case a.excused != "":
@@ -125,8 +108,6 @@ func (l *Ledger) admissionDue(a *timedAdmission) {
 	}
 }
 
-// admissionLateDue runs once a late-delivered expiry timer of a must have
-// fired: the admission is expired by now, published within the lag.
 func (l *Ledger) admissionLateDue(a *timedAdmission) {
 	switch {
 	case a.excused != "":

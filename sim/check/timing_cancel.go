@@ -6,17 +6,12 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// The cancel-confirmation oracle (rule timing_cancel_confirmation,
-// Rules). From the wire: retries after a not_ready refusal carry fresh
-// delivery IDs; a deciding receipt is applied, or refused with anything
-// but not_ready, for the attempt Core awaits.
-// A Core that crashes while a cancel awaits its receipt finishes that turn
-// cancel_unconfirmed when it restarts, and a cancel_failed receipt ends it
-// cancel_unconfirmed too (done before it changes nothing), never with
-// another code.
+// Checks: timing_cancel_confirmation (rules.go). A Core that crashed
+// while a cancel awaited its receipt, or that got a cancel_failed receipt
+// (done before it changes nothing), finishes the turn cancel_unconfirmed.
 
-// codeCancelUnconfirmed is Core's documented error code of a cancel with
-// no confirmation in time.
+// codeCancelUnconfirmed is Core's code of a cancel with no confirmation
+// in time.
 const codeCancelUnconfirmed = "cancel_unconfirmed"
 
 // cancelWait is a run's confirmation window from Core's first
@@ -29,30 +24,16 @@ type cancelWait struct {
 	failedEarly  bool   // a cancel_failed receipt reached Core
 	finishedAt   int64  // -1 while the turn is not terminal
 	finishedCode string
-	// crashedAt: Core crashed while the cancel awaited its receipt (0:
-	// not); its restart must finish the turn cancel_unconfirmed.
-	crashedAt int64
+	crashedAt    int64 // Core crashed while it awaited its receipt (0: not)
 	timerWindow
 }
 
-type cancelState struct {
-	byRun map[string]*cancelWait
-	all   []*cancelWait
-}
-
-func (s *cancelState) init() { s.byRun = map[string]*cancelWait{} }
-
-func (l *Ledger) cancelCoreSent(ev WireEvent) {
-	p, ok := ev.Frame.Payload.(wire.PromptCancel)
-	if !ok {
-		return
-	}
+func (l *Ledger) cancelSent(ev WireEvent, p wire.PromptCancel) {
 	s := &l.timing.cancels
-	w := s.byRun[ev.Frame.ID]
+	w := s.byKey[ev.Frame.ID]
 	if w == nil {
 		w = &cancelWait{run: ev.Frame.ID, finishedAt: -1}
-		s.byRun[w.run] = w
-		s.all = append(s.all, w)
+		s.put(w.run, w)
 		l.startWindow(&w.timerWindow, CoreNode, TimerCancelConfirm, ev.Conn, ev.At, l.timer(CoreNode, TimerCancelConfirm), func() {
 			got := "the turn was still waiting"
 			if w.finishedAt >= 0 {
@@ -65,12 +46,8 @@ func (l *Ledger) cancelCoreSent(ev WireEvent) {
 	w.delivery, w.answered = p.DeliveryID, false
 }
 
-func (l *Ledger) cancelCoreReceived(ev WireEvent) {
-	ack, ok := ev.Frame.Payload.(wire.InteractionDecisionAck)
-	if !ok {
-		return
-	}
-	w := l.timing.cancels.byRun[ev.Frame.ID]
+func (l *Ledger) cancelAckReceived(ev WireEvent, ack wire.InteractionDecisionAck) {
+	w := l.timing.cancels.byKey[ev.Frame.ID]
 	if w == nil || ack.DeliveryID != w.delivery || w.finishedAt >= 0 || w.answered {
 		return
 	}
@@ -83,9 +60,6 @@ func (l *Ledger) cancelCoreReceived(ev WireEvent) {
 	}
 }
 
-// cancelsCoreCrashed: a cancel still awaiting its receipt when Core
-// crashed has an unknown effect; the restarted Core finishes its turn
-// cancel_unconfirmed (the cancel owns the terminal result).
 func (l *Ledger) cancelsCoreCrashed(at int64) {
 	for _, w := range l.timing.cancels.all {
 		if !w.settled && !w.failedEarly && w.finishedAt < 0 && w.crashedAt == 0 {
@@ -95,7 +69,7 @@ func (l *Ledger) cancelsCoreCrashed(at int64) {
 }
 
 func (l *Ledger) cancelTurnFinished(at int64, run, code string) {
-	w := l.timing.cancels.byRun[run]
+	w := l.timing.cancels.byKey[run]
 	if w == nil || w.finishedAt >= 0 {
 		return
 	}
@@ -103,7 +77,7 @@ func (l *Ledger) cancelTurnFinished(at int64, run, code string) {
 	if code == codeCancelUnconfirmed {
 		w.show(at)
 	} else if at < w.deadline {
-		w.excuse(at, "the turn finished "+code) // another code before the deadline ends the wait
+		w.excuse(at, "the turn finished "+code)
 	}
 	if w.failedEarly && code != codeCancelUnconfirmed {
 		l.violate(at, CheckTimingCancelConfirm, "a cancel_failed receipt for run %s reached Core, and Core finished the turn %q, want %s (the cancel owns the result, even after done)",

@@ -1,19 +1,8 @@
 package check
 
-import "github.com/turnstile-sim/turnstile/wire"
-
-// The daemon's cleanup retries (rules timing_executor_close_retry and
-// timing_settlement_retry, Rules), judged from the Harness's ground
-// truth: a failed close keeps its target and its resource slot, an
-// unconfirmed settlement releases neither ownership nor capacity, and
-// both are retried serially, backoff(n) after the n-th failure's answer.
-const (
-	TimerCloseRetry  = "executor_close_retry"
-	TimerSettleRetry = "settlement_retry"
-
-	CheckTimingExecutorCloseRetry = "timing_" + TimerCloseRetry
-	CheckTimingSettleRetry        = "timing_" + TimerSettleRetry
-)
+// Checks: timing_executor_close_retry and timing_settlement_retry
+// (rules.go), from the Harness's ground truth; the read-only profile's
+// reader closes (timing_workspace_daemon.go) are kept here too.
 
 // cleanupRetry is one cleanup target whose native call failed: the retry
 // it is owed.
@@ -26,52 +15,51 @@ type cleanupRetry struct {
 type cleanupRetryState struct {
 	closes  map[string]*cleanupRetry // device\x00executor
 	settles map[string]*cleanupRetry // device\x00run
-}
-
-func (s *cleanupRetryState) init() {
-	s.closes = map[string]*cleanupRetry{}
-	s.settles = map[string]*cleanupRetry{}
+	readers map[string]*cleanupRetry // device\x00reader
 }
 
 func newCleanupRetry(device, target, timer, what string) *cleanupRetry {
 	return &cleanupRetry{target: target, retryOwed: retryOwed{timer: timer, who: device, what: what + " " + target, due: -1}}
 }
 
-// CloseAnswered records the Harness answering an executor close (ground
-// truth): a failure owes a retry at its backoff.
-func (l *Ledger) CloseAnswered(at int64, device, executor string, ok bool) {
-	l.advance(at)
-	s := &l.timing.cleanup
-	k := pairKey(device, executor)
+// cleanupAnswered follows a cleanup call's native answer: ok ends the
+// target's retries, a failure owes one at its backoff (first makes the
+// target's record on its first failure).
+func (l *Ledger) cleanupAnswered(m *map[string]*cleanupRetry, at int64, k string, ok bool, first func() *cleanupRetry) {
 	if ok {
-		delete(s.closes, k)
+		delete(*m, k)
 		return
 	}
-	r := s.closes[k]
+	r := (*m)[k]
 	if r == nil {
-		r = newCleanupRetry(device, executor, TimerCloseRetry, "the close of executor")
-		s.closes[k] = r
+		r = first()
+		made(m)[k] = r
 	}
 	l.oweBackoff(&r.retryOwed, at)
 }
 
-// closeRetryCalled judges a close reaching the Harness against the retry
-// its executor is owed.
-func (l *Ledger) closeRetryCalled(at int64, device, executor string) {
-	s := &l.timing.cleanup
-	if r := s.closes[pairKey(device, executor)]; r != nil {
+// cleanupCalled judges a cleanup call reaching the Harness against the
+// retry its target is owed.
+func (l *Ledger) cleanupCalled(m map[string]*cleanupRetry, at int64, k string) {
+	if r := m[k]; r != nil {
 		l.retried(at, &r.retryOwed)
 	}
+}
+
+// CloseAnswered records the Harness answering an executor close (ground
+// truth).
+func (l *Ledger) CloseAnswered(at int64, device, executor string, ok bool) {
+	l.advance(at)
+	l.cleanupAnswered(&l.timing.cleanup.closes, at, pairKey(device, executor), ok, func() *cleanupRetry {
+		return newCleanupRetry(device, executor, TimerCloseRetry, "the close of executor")
+	})
 }
 
 // SettleCalled records a settlement wait for run's Turn reaching the
 // Harness (ground truth).
 func (l *Ledger) SettleCalled(at int64, device, run string) {
 	l.advance(at)
-	s := &l.timing.cleanup
-	if r := s.settles[pairKey(device, run)]; r != nil {
-		l.retried(at, &r.retryOwed)
-	}
+	l.cleanupCalled(l.timing.cleanup.settles, at, pairKey(device, run))
 }
 
 // SettleAnswered records the Harness answering a settlement wait (ground
@@ -83,7 +71,7 @@ func (l *Ledger) SettleAnswered(at int64, device, run string, settled bool) {
 	r := s.settles[k]
 	if r == nil {
 		r = newCleanupRetry(device, run, TimerSettleRetry, "the settlement wait of run")
-		s.settles[k] = r
+		made(&s.settles)[k] = r
 	}
 	r.unconfirmed = !settled
 	if settled {
@@ -93,24 +81,11 @@ func (l *Ledger) SettleAnswered(at int64, device, run string, settled bool) {
 	l.oweBackoff(&r.retryOwed, at)
 }
 
-// cleanupDaemonSent: nothing that needs a confirmed settlement leaves
+// cleanupSent: nothing that needs a confirmed settlement (what) leaves
 // while the Turn's latest settlement answer is unconfirmed.
-func (l *Ledger) cleanupDaemonSent(ev WireEvent) {
-	s := &l.timing.cleanup
-	r := s.settles[pairKey(ev.From, ev.Frame.ID)]
-	if r == nil || !r.unconfirmed {
-		return
-	}
-	what := ""
-	switch p := ev.Frame.Payload.(type) {
-	case wire.Done:
-		what = "done"
-	case wire.InteractionDecisionAck:
-		if p.Applied {
-			what = "an applied cancel receipt"
-		}
-	}
-	if what != "" {
+func (l *Ledger) cleanupSent(ev WireEvent, what string) {
+	r := l.timing.cleanup.settles[pairKey(ev.From, ev.Frame.ID)]
+	if r != nil && r.unconfirmed {
 		l.violate(ev.At, CheckTimingSettleRetry, "%s sent %s for run %s at %s while its settlement was unconfirmed (answered at %s, %d in a row)",
 			ev.From, what, r.target, vtime(ev.At), vtime(r.refused), r.failures)
 	}
@@ -119,7 +94,7 @@ func (l *Ledger) cleanupDaemonSent(ev WireEvent) {
 // cleanupNodeDown: a dead daemon retries nothing; its restart starts over.
 func (l *Ledger) cleanupNodeDown(node string) {
 	s := &l.timing.cleanup
-	for _, m := range []map[string]*cleanupRetry{s.closes, s.settles} {
+	for _, m := range []map[string]*cleanupRetry{s.closes, s.settles, s.readers} {
 		for _, k := range sortedKeys(m) {
 			if m[k].who == node {
 				m[k].due = -1

@@ -8,16 +8,12 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// The connection oracles (rules timing_connection_idle and
-// timing_heartbeat_cadence, Rules). Any inbound frame, heartbeat or data,
-// restarts the idle timeout; a reason for an early close is an
-// undecodable frame, a newer connection of the device, or the connection
-// itself arriving stale. The heartbeat interval is 15 s or what the world
-// configured.
-//
-// The heartbeat "decides" when it is what keeps a quiet connection up:
-// Core receives it after a full idle timeout without any other inbound
-// frame.
+// Checks: timing_connection_idle and timing_heartbeat_cadence (rules.go).
+// Any inbound frame restarts the idle timeout; a reason for an early close
+// is an undecodable frame, a newer connection of the device, the
+// connection itself arriving stale, or hostile traffic. The heartbeat
+// decides when it keeps a quiet connection up: Core receives it after a
+// full idle timeout without any other inbound frame.
 
 type timedConn struct {
 	conn        uint64
@@ -46,26 +42,16 @@ type connState struct {
 	lastOpenAt map[string]int64 // device → last connection Core learned open
 	hb         []*hbWatch
 	hbByConn   map[uint64]*hbWatch
-	// hostileAt is the last instant hostile traffic (a forged frame, a
-	// frame lost for being too big) touched each connection; rogueOpenAt
-	// the last instant a rogue connection opened (it may claim a real
-	// device and replace its connection). Core may close a connection at
-	// either instant for a reason the hostile checks judge.
+	// the last instant hostile traffic touched each connection, and a
+	// rogue connection (which may claim a real device) opened: Core may
+	// close a connection then for a reason the hostile checks judge
 	hostileAt   map[uint64]int64
 	rogueOpenAt int64
 }
 
-func (s *connState) init() {
-	s.byConn = map[uint64]*timedConn{}
-	s.lastOpenAt = map[string]int64{}
-	s.hbByConn = map[uint64]*hbWatch{}
-	s.hostileAt = map[uint64]int64{}
-	s.rogueOpenAt = -1
-}
-
 func (l *Ledger) hostileSeen(ev WireEvent) {
 	s := &l.timing.conns
-	s.hostileAt[ev.Conn] = ev.At
+	made(&s.hostileAt)[ev.Conn] = ev.At
 	if ev.Kind == WireOpened {
 		s.rogueOpenAt = ev.At
 	}
@@ -76,8 +62,8 @@ func (l *Ledger) connOpened(ev WireEvent) {
 	if ev.To == CoreNode {
 		c := &timedConn{conn: ev.Conn, device: ev.From, opened: ev.At, lastInbound: ev.At, lastData: ev.At, badAt: -1}
 		s.core = append(s.core, c)
-		s.byConn[ev.Conn] = c
-		s.lastOpenAt[ev.From] = ev.At
+		made(&s.byConn)[ev.Conn] = c
+		made(&s.lastOpenAt)[ev.From] = ev.At
 		return
 	}
 	if ev.From != CoreNode || ev.To == RogueNode {
@@ -85,7 +71,7 @@ func (l *Ledger) connOpened(ev WireEvent) {
 	}
 	w := &hbWatch{conn: ev.Conn, device: ev.To, interval: l.timer(ev.To, TimerHeartbeat), next: ev.At}
 	s.hb = append(s.hb, w)
-	s.hbByConn[ev.Conn] = w
+	made(&s.hbByConn)[ev.Conn] = w
 }
 
 func (l *Ledger) coreInbound(ev WireEvent) {
@@ -93,13 +79,13 @@ func (l *Ledger) coreInbound(ev WireEvent) {
 	if c == nil || c.closed {
 		return
 	}
-	idle := l.timer(CoreNode, TimerConnIdle)
+	_, hb := ev.Frame.Payload.(wire.Heartbeat)
 	switch {
 	case ev.DecodeErr != nil:
 		c.badAt = ev.At
 		c.lastData = ev.At
-	case heartbeatFrame(ev.Frame):
-		if ev.At-c.lastData >= idle {
+	case hb:
+		if ev.At-c.lastData >= l.timer(CoreNode, TimerConnIdle) {
 			l.decide(TimerHeartbeat)
 			c.lastData = ev.At // one decision per quiet stretch
 		}
@@ -157,22 +143,15 @@ func (l *Ledger) heartbeatsNodeDown(node string) {
 	}
 }
 
-func (l *Ledger) heartbeatSent(ev WireEvent) {
-	if !heartbeatFrame(ev.Frame) || ev.Hostile() {
-		return // a forged copy or a rogue's heartbeat keeps no cadence
-	}
+func (l *Ledger) heartbeatSent(ev WireEvent, hb wire.Heartbeat) {
 	w := l.timing.conns.hbByConn[ev.Conn]
 	if w == nil || w.ended {
 		return
 	}
-	kinds := ev.Frame.Payload.(wire.Heartbeat).SupportedAgentKinds
-	changed := w.seen && !reflect.DeepEqual(kinds, w.kinds)
-	w.kinds, w.seen = kinds, true
+	changed := w.seen && !reflect.DeepEqual(hb.SupportedAgentKinds, w.kinds)
+	w.kinds, w.seen = hb.SupportedAgentKinds, true
 	if changed && ev.At < w.next {
-		// A heartbeat that changes the declaration (a kind became available
-		// or unavailable) is sent when the change happens; the cadence of
-		// the periodic heartbeats goes on from the last one.
-		return
+		return // a changed declaration is sent at once; the cadence goes on from the last periodic one
 	}
 	if ev.At < w.next {
 		l.violate(ev.At, CheckTimingHeartbeat, "%s sent a heartbeat on connection %d at %s, before its cadence allowed (%s; next due %s)",
@@ -181,11 +160,8 @@ func (l *Ledger) heartbeatSent(ev WireEvent) {
 	w.next = ev.At + w.interval
 }
 
-// advanceConns reports connections whose deadline passed before now: a
-// heartbeat not sent when due, an idle connection Core left open.
-// It runs on every record and network event, so the watches that can
-// never fire again (a heartbeat watch ended, a connection closed: both
-// for good) leave their lists here, the others keeping their order.
+// advanceConns reports a heartbeat not sent when due and an idle
+// connection Core left open before now, and drops the watches that ended.
 func (l *Ledger) advanceConns(now int64) {
 	s := &l.timing.conns
 	s.hb = slices.DeleteFunc(s.hb, func(w *hbWatch) bool {
@@ -206,9 +182,4 @@ func (l *Ledger) advanceConns(now int64) {
 		}
 		return c.closed
 	})
-}
-
-func heartbeatFrame(f wire.Frame) bool {
-	_, ok := f.Payload.(wire.Heartbeat)
-	return ok
 }

@@ -6,30 +6,14 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// Core's retry timers (rules timing_prepare_retry, timing_steer_retry
-// and timing_cancel_retry, Rules), judged from the wire alone. Each
-// begins with a refusal the documents call retryable and ends with the
-// same request sent again, exactly the retry delay after the refusal
-// reached Core, unless what the retry serves is gone by then (the Turn
-// finished, the connection closed, Core crashed). A transfer still open
-// at a prepare's due instant, begun before the refusal or not, excuses
-// it: a Session whose Environment definition is not yet prepared on the
-// connection Core picks needs a transfer there first, a connection
-// carries one transfer at a time (wire-reference §3.2), and the wire does
-// not say which connection Core picks. The first steering refusal of a
-// wait decides its retry; later ones do not move it.
-//
-// The 1 s delays are Core's own documented policy (core/doc.go); the
-// documents give no number.
-const (
-	TimerPrepareRetry = "prepare_retry"
-	TimerSteerRetry   = "steer_retry"
-	TimerCancelRetry  = "cancel_retry"
-
-	CheckTimingPrepareRetry = "timing_" + TimerPrepareRetry
-	CheckTimingSteerRetry   = "timing_" + TimerSteerRetry
-	CheckTimingCancelRetry  = "timing_" + TimerCancelRetry
-)
+// Checks: timing_prepare_retry, timing_steer_retry, timing_cancel_retry
+// (rules.go), from the wire alone; a retry is owed from when the refusal
+// reached Core. A transfer open at a prepare's due instant, begun before
+// the refusal or not, excuses it: a Session whose Environment is not yet
+// prepared on the connection Core picks needs a transfer there first, one
+// at a time per connection (wire-reference §3.2), and the wire does not
+// say which connection Core picks. The first steering refusal of a wait
+// decides its retry; later ones do not move it.
 
 // codePreparationStartFailed is Core's code of a Turn whose preparation
 // was refused for good.
@@ -38,9 +22,7 @@ const codePreparationStartFailed = "preparation_start_failed"
 type steerRetryRec struct {
 	run, input string
 	conn       uint64
-	written    bool  // a written or accepted receipt came: no retry any more
-	cancelled  bool  // Core sent a prompt_cancel of the Run: it steers no more
-	finished   bool  // Core finished the Turn: a refusal arriving later owes nothing
+	ended      bool  // a written or accepted receipt, a prompt_cancel or the Turn's end: no retry any more
 	unknownAt  int64 // the input's written window ends: unknown from then
 	code       string
 	retryOwed
@@ -108,7 +90,7 @@ func (l *Ledger) retryCoreSent(ev WireEvent) {
 		l.steerRetrySent(ev, p)
 	case wire.PromptCancel:
 		if r := s.steers[ev.Frame.ID]; r != nil {
-			r.cancelled = true
+			r.ended = true
 			r.excuse("a prompt_cancel was sent")
 		}
 		l.cancelRetrySent(ev, p)
@@ -129,13 +111,9 @@ func (l *Ledger) retryCoreSent(ev WireEvent) {
 			q.started = true
 		}
 	case wire.WorkspaceWrite, wire.RuntimePrepare, wire.EnvironmentQuiesce:
-		// A workspace write reserves its Session, an Environment
-		// preparation comes before the Session's execution_prepare, and a
-		// quiesce fences the device: the wire does not say which Session
-		// waits on them, so every retry they may hold back is excused.
-		for _, k := range sortedKeys(s.preps) {
-			s.preps[k].excuse("Core sent " + ev.Frame.Type())
-		}
+		// They reserve a Session, come before its execution_prepare or
+		// fence a device: the wire does not say which Session waits on them.
+		excuseEach(s.preps, "Core sent "+ev.Frame.Type(), nil)
 	}
 }
 
@@ -195,12 +173,12 @@ func (l *Ledger) retryCoreReceived(ev WireEvent) {
 	switch p := ev.Frame.Payload.(type) {
 	case wire.PromptSteerAck:
 		r := s.steers[ev.Frame.ID]
-		if r == nil || r.input != p.InputID || r.conn != ev.Conn || r.written || r.cancelled || r.finished {
+		if r == nil || r.input != p.InputID || r.conn != ev.Conn || r.ended {
 			return
 		}
 		switch {
 		case p.Accepted || p.ErrorCode == "" && p.Written:
-			r.written = true
+			r.ended = true
 			r.excuse("the input was written")
 		case (p.ErrorCode == wire.SteerNotReady || p.ErrorCode == wire.SteerBusy) && r.due < 0 &&
 			ev.At+l.timer(CoreNode, TimerSteerRetry) < r.unknownAt:
@@ -228,9 +206,7 @@ func (l *Ledger) retryCoreReceived(ev WireEvent) {
 		// Session without an admissible device at its retry.
 		k := fmt.Sprint(p.SupportedAgentKinds)
 		if prev, ok := s.kinds[ev.Conn]; ok && prev != k {
-			for _, id := range sortedKeys(s.preps) {
-				s.preps[id].excuse("a device's agent kinds changed")
-			}
+			excuseEach(s.preps, "a device's agent kinds changed", nil)
 		}
 		s.kinds[ev.Conn] = k
 	}
@@ -243,14 +219,13 @@ func (l *Ledger) prepRefusalReceived(ev WireEvent, st wire.PreparationStatus) {
 		st.ErrorCode != wire.PrepPreparationCapacity || (st.Operation != "" && st.Operation != wire.TypeExecutionPrepare) {
 		return
 	}
+	delete(s.requests, ev.Frame.ID)
 	if q.abandoned {
 		// Its Turn may have finished: Core may or may not count the
 		// refusal towards the connection's capacity wait.
-		delete(s.requests, ev.Frame.ID)
 		l.capGateMaybeRefused(ev.Conn, ev.At)
 		return
 	}
-	delete(s.requests, ev.Frame.ID)
 	l.capGateRefused(ev.Conn, ev.At)
 	r := s.preps[q.session]
 	if r == nil {
@@ -272,37 +247,21 @@ func (l *Ledger) prepRefusalReceived(ev WireEvent, st wire.PreparationStatus) {
 }
 
 // retryConnEnded: Core learned that conn closed; what it owed there is
-// gone, and a Session refused there may find no device at its retry.
+// gone, and a Session refused anywhere may find no device at its retry.
 func (l *Ledger) retryConnEnded(conn uint64) {
 	s := &l.timing.retry
-	for _, k := range sortedKeys(s.steers) {
-		if r := s.steers[k]; r.conn == conn {
-			r.excuse("connection closed")
-		}
-	}
-	for _, k := range sortedKeys(s.cancels) {
-		if r := s.cancels[k]; r.conn == conn {
-			r.excuse("connection closed")
-		}
-	}
-	for _, k := range sortedKeys(s.preps) {
-		s.preps[k].excuse("a connection closed")
-	}
+	excuseEach(s.steers, "connection closed", func(r *steerRetryRec) bool { return r.conn == conn })
+	excuseEach(s.cancels, "connection closed", func(r *cancelRetryRec) bool { return r.conn == conn })
+	excuseEach(s.preps, "a connection closed", nil)
 	delete(s.gates, conn)
 }
 
 // retryCoreCrashed: Core's timers died with it.
 func (l *Ledger) retryCoreCrashed() {
 	s := &l.timing.retry
-	for _, k := range sortedKeys(s.steers) {
-		s.steers[k].excuse("Core crashed")
-	}
-	for _, k := range sortedKeys(s.cancels) {
-		s.cancels[k].excuse("Core crashed")
-	}
-	for _, k := range sortedKeys(s.preps) {
-		s.preps[k].excuse("Core crashed")
-	}
+	excuseEach(s.steers, "Core crashed", nil)
+	excuseEach(s.cancels, "Core crashed", nil)
+	excuseEach(s.preps, "Core crashed", nil)
 	s.requests = map[string]*prepRequest{}
 	s.gates = map[uint64]*capGate{}
 }
@@ -317,7 +276,7 @@ func (l *Ledger) retryTurnFinished(at int64, turn, run, code string) {
 				run, code, vtime(at), r.code, r.input)
 		}
 		r.excuse("the turn finished")
-		r.finished = true
+		r.ended = true
 	}
 	if r := s.cancels[run]; r != nil {
 		r.excuse("the turn finished")
@@ -334,6 +293,16 @@ func (l *Ledger) retryTurnFinished(at int64, turn, run, code string) {
 	for _, k := range sortedKeys(s.requests) {
 		if q := s.requests[k]; q.session == sess && sess != "" {
 			q.abandoned = true // its Turn may be the one that finished
+		}
+	}
+}
+
+// excuseEach excuses, for why, the retries of m that match selects (nil:
+// all).
+func excuseEach[R interface{ excuse(string) }](m map[string]R, why string, match func(R) bool) {
+	for _, k := range sortedKeys(m) {
+		if match == nil || match(m[k]) {
+			m[k].excuse(why)
 		}
 	}
 }

@@ -2,12 +2,10 @@ package check
 
 import "github.com/turnstile-sim/turnstile/wire"
 
-// The settlement wait oracle (rule timing_settlement_wait, Rules). From
-// the wire: a prompt_cancel with a delivery ID reaching a daemon makes it
-// a waiter for the Turn's settlement, unless the daemon refuses it at
-// once (not_ready, run_inactive). The first waiter opens the wait; later
-// ones join it. A timeout proves nothing about settlement, so nothing
-// else is implied.
+// Checks: timing_settlement_wait (rules.go). A prompt_cancel with a
+// delivery ID reaching a daemon makes it a waiter for the Turn's
+// settlement, unless refused in that step (not_ready, run_inactive); the
+// first waiter opens the wait, later ones join it.
 
 type cancelWaiter struct {
 	delivery string
@@ -15,8 +13,8 @@ type cancelWaiter struct {
 	answered bool
 }
 
-// settleWindow is a Turn's settlement wait from its first waiter: settled
-// once every waiter is answered.
+// settleWindow is a Turn's settlement wait: settled once every waiter is
+// answered.
 type settleWindow struct {
 	device, run  string
 	waiters      []*cancelWaiter
@@ -25,34 +23,22 @@ type settleWindow struct {
 	timerWindow
 }
 
-type settleState struct {
-	open map[string]*settleWindow // device\x00run → the wait in progress
-}
-
-func (s *settleState) init() { s.open = map[string]*settleWindow{} }
-
-func (l *Ledger) settleDaemonReceived(ev WireEvent) {
-	p, ok := ev.Frame.Payload.(wire.PromptCancel)
-	if !ok || p.DeliveryID == "" {
+func (l *Ledger) settleCancelReceived(ev WireEvent, p wire.PromptCancel) {
+	if p.DeliveryID == "" {
 		return
 	}
-	s := &l.timing.settles
 	k := pairKey(ev.To, ev.Frame.ID)
-	w := s.open[k]
+	w := l.timing.settles[k]
 	if w == nil || !w.live() {
 		w = &settleWindow{device: ev.To, run: ev.Frame.ID}
-		s.open[k] = w
+		made(&l.timing.settles)[k] = w
 		l.startWindow(&w.timerWindow, ev.To, TimerSettlementWait, ev.Conn, ev.At, l.timer(ev.To, TimerSettlementWait), func() { l.settleDue(w) })
 	}
 	w.waiters = append(w.waiters, &cancelWaiter{delivery: p.DeliveryID, arrived: ev.At})
 }
 
-func (l *Ledger) settleDaemonSent(ev WireEvent) {
-	ack, ok := ev.Frame.Payload.(wire.InteractionDecisionAck)
-	if !ok {
-		return
-	}
-	w := l.timing.settles.open[pairKey(ev.From, ev.Frame.ID)]
+func (l *Ledger) settleAckSent(ev WireEvent, ack wire.InteractionDecisionAck) {
+	w := l.timing.settles[pairKey(ev.From, ev.Frame.ID)]
 	if w == nil || w.settled {
 		return
 	}
@@ -89,12 +75,11 @@ func (l *Ledger) settleDaemonSent(ev WireEvent) {
 // run's Turn (ground truth): the daemon may answer its waiters at once.
 func (l *Ledger) CancelFailed(at int64, device, run string) {
 	l.advance(at)
-	if w := l.timing.settles.open[pairKey(device, run)]; w != nil && !w.settled {
+	if w := l.timing.settles[pairKey(device, run)]; w != nil && !w.settled {
 		w.cancelFailed = true
 	}
 }
 
-// settleDue runs once the wait w has passed its deadline.
 func (l *Ledger) settleDue(w *settleWindow) {
 	if !w.live() {
 		return

@@ -7,21 +7,11 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// The suspension reply oracle (rule timing_suspension_reply_wait, Rules),
-// from the wire (Core's requests, replies reaching Core with the
-// request's Envelope ID, connection ends) and Core's durable suspension
-// records (SuspensionUnknown). A reply with the request's Envelope ID
-// that proved nothing is a reason too.
+// Checks: timing_suspension_reply_wait (rules.go), from Core's requests,
+// the replies reaching Core (forged ones included: Core cannot tell them
+// apart) and SuspensionUnknown. A reply that proved nothing settles too.
 
-// The suspension reply timer and its check.
-const (
-	TimerSuspensionReply       = "suspension_reply_wait"
-	CheckTimingSuspensionReply = "timing_" + TimerSuspensionReply
-)
-
-// suspensionWait is a request's reply wait from its send: settled by a
-// reply with the request's Envelope ID reaching Core; its outcome is Core
-// recording the suspension unknown.
+// suspensionWait is a request's reply wait from its send.
 type suspensionWait struct {
 	suspend string // the suspend_id
 	request string // Envelope ID of the request
@@ -31,19 +21,11 @@ type suspensionWait struct {
 type suspensionTiming struct {
 	bySuspend map[string]*suspensionWait // suspend_id → its latest request
 	byConn    map[uint64][]*suspensionWait
-	// awaited holds, in request order, every wait that may still be
-	// awaited: SuspensionsAwaited drops those that no longer are
-	// (replied, excused, recorded and replaced are for good).
+	// awaited holds, in request order, the waits that may still be
+	// awaited; SuspensionsAwaited drops the others (for good).
 	awaited []*suspensionWait
 }
 
-func (s *suspensionTiming) init() {
-	s.bySuspend = map[string]*suspensionWait{}
-	s.byConn = map[uint64][]*suspensionWait{}
-}
-
-// observeSuspensionReplies follows Core's fencing requests and the replies
-// that reach it, forged ones included (Core cannot tell them apart).
 func (l *Ledger) observeSuspensionReplies(ev WireEvent) {
 	s := &l.timing.suspensions
 	if ev.Kind == WireClosed {
@@ -79,8 +61,8 @@ func (l *Ledger) suspensionRequested(ev WireEvent, suspend string) {
 	}
 	s := &l.timing.suspensions
 	w := &suspensionWait{suspend: suspend, request: ev.Frame.ID}
-	s.bySuspend[suspend] = w
-	s.byConn[ev.Conn] = append(s.byConn[ev.Conn], w)
+	made(&s.bySuspend)[suspend] = w
+	made(&s.byConn)[ev.Conn] = append(s.byConn[ev.Conn], w)
 	s.awaited = append(s.awaited, w)
 	l.startWindow(&w.timerWindow, CoreNode, TimerSuspensionReply, ev.Conn, ev.At, l.timer(CoreNode, TimerSuspensionReply), func() {
 		if w.live() && w.outcome < 0 {
@@ -94,13 +76,11 @@ func (l *Ledger) suspensionRequested(ev WireEvent, suspend string) {
 // unknown (quiesce_unknown or resume_unknown).
 func (l *Ledger) SuspensionUnknown(at int64, suspend string) {
 	l.advance(at)
-	s := &l.timing.suspensions
-	w := s.bySuspend[suspend]
+	w := l.timing.suspensions.bySuspend[suspend]
 	if w == nil || !w.show(at) {
 		return
 	}
 	if at == w.deadline && w.live() {
-		// decided now: a run may end in this instant, once Core awaits nothing
 		l.decide(TimerSuspensionReply)
 		return
 	}
@@ -112,12 +92,10 @@ func (l *Ledger) SuspensionUnknown(at int64, suspend string) {
 		suspend, vtime(at), w.elapsed(at), w.length())
 }
 
-// SuspensionsAwaited counts the suspension requests Core still waits on:
-// sent, not answered, not excused, not yet recorded unknown. A run is
-// not over while Core waits (the liveness predicate reads it), so the
-// reply wait always meets its bound or its answer.
-// It is asked after every step, so it walks only the waits that were
-// still awaited when last asked, not every suspension of the run.
+// SuspensionsAwaited counts the suspension requests Core still waits on
+// (sent, not answered, excused or recorded unknown): the liveness
+// predicate asks it after every step, so a run ends only once every wait
+// met its bound or its answer.
 func (l *Ledger) SuspensionsAwaited() int {
 	s := &l.timing.suspensions
 	s.awaited = slices.DeleteFunc(s.awaited, func(w *suspensionWait) bool {

@@ -1,66 +1,93 @@
 package check
 
 import (
-	"cmp"
 	"slices"
 	"sort"
 	"time"
+
+	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// Timers of the documents, each judged by a timing oracle. The names are
-// the keys of Ledger.TimersDecided and of a campaign's "timers decided"
-// section.
+// The documents' timers (DESIGN.md §5, wire-reference §6.2, the seeds),
+// each judged by a timing oracle under "timing_" + its name; the names
+// key TimersDecided and a campaign's "timers decided" section.
 const (
-	TimerWritten        = "written_wait"         // Core: `written` within 30 s of delivery start, else unknown
-	TimerCancelConfirm  = "cancel_confirmation"  // Core: a cancel receipt within 15 s of the first send, else cancel_unconfirmed
-	TimerConnIdle       = "connection_idle"      // Core: 60 s without an inbound frame closes the connection
-	TimerHeartbeat      = "heartbeat_cadence"    // Runtime: a heartbeat at open, then every interval
-	TimerNativeWrite    = "native_write_budget"  // Runtime: 10 s per native durable write, else outcome_unknown
-	TimerReceiptSend    = "receipt_send_budget"  // Runtime: 5 s for each receipt or status send
-	TimerAdmission      = "admission_expiry"     // Runtime: 5 min from the grant, never extended
-	TimerSettlementWait = "settlement_wait"      // Runtime: a cancel waiter waits 10 s for settlement, else cancel_failed
-	TimerIdleExecutor   = "idle_executor_expiry" // Runtime: an idle executor is closed at its idle bound
+	TimerAdmission        = "admission_expiry"
+	TimerCancelConfirm    = "cancel_confirmation"
+	TimerCancelRetry      = "cancel_retry"
+	TimerConnIdle         = "connection_idle"
+	TimerDecisionAck      = "decision_ack_wait"
+	TimerSuspensionReply  = "suspension_reply_wait"
+	TimerCloseRetry       = "executor_close_retry"
+	TimerHeartbeat        = "heartbeat_cadence"
+	TimerIdleExecutor     = "idle_executor_expiry"
+	TimerNativeWrite      = "native_write_budget"
+	TimerPrepareRetry     = "prepare_retry"
+	TimerReaderCloseRetry = "reader_close_retry"
+	TimerReceiptSend      = "receipt_send_budget"
+	TimerSettleRetry      = "settlement_retry"
+	TimerSettlementWait   = "settlement_wait"
+	TimerSteerRetry       = "steer_retry"
+	TimerWorkspaceExport  = "workspace_export_wait"
+	TimerWorkspaceRead    = "workspace_read_wait"
+	TimerTransferExpiry   = "workspace_transfer_expiry"
+	TimerWorkspaceWrite   = "workspace_write_wait"
+	TimerWritten          = "written_wait"
+	// Core's runtime_prepare exchange; not in the campaign's table (a run
+	// rarely lasts 195 s past a begin).
+	timerTransferExchange = "transfer_exchange"
 )
 
-// Timing check names, one per timer.
+// The timing checks.
 const (
-	CheckTimingWritten        = "timing_" + TimerWritten
-	CheckTimingCancelConfirm  = "timing_" + TimerCancelConfirm
-	CheckTimingConnIdle       = "timing_" + TimerConnIdle
-	CheckTimingHeartbeat      = "timing_" + TimerHeartbeat
-	CheckTimingNativeWrite    = "timing_" + TimerNativeWrite
-	CheckTimingReceiptSend    = "timing_" + TimerReceiptSend
-	CheckTimingAdmission      = "timing_" + TimerAdmission
-	CheckTimingSettlementWait = "timing_" + TimerSettlementWait
-	CheckTimingIdleExecutor   = "timing_" + TimerIdleExecutor
+	CheckTimingAdmission          = "timing_" + TimerAdmission
+	CheckTimingCancelConfirm      = "timing_" + TimerCancelConfirm
+	CheckTimingCancelRetry        = "timing_" + TimerCancelRetry
+	CheckTimingConnIdle           = "timing_" + TimerConnIdle
+	CheckTimingDecisionAck        = "timing_" + TimerDecisionAck
+	CheckTimingSuspensionReply    = "timing_" + TimerSuspensionReply
+	CheckTimingExecutorCloseRetry = "timing_" + TimerCloseRetry
+	CheckTimingHeartbeat          = "timing_" + TimerHeartbeat
+	CheckTimingIdleExecutor       = "timing_" + TimerIdleExecutor
+	CheckTimingNativeWrite        = "timing_" + TimerNativeWrite
+	CheckTimingPrepareRetry       = "timing_" + TimerPrepareRetry
+	CheckTimingCloseRetry         = "timing_" + TimerReaderCloseRetry
+	CheckTimingReceiptSend        = "timing_" + TimerReceiptSend
+	CheckTimingSettleRetry        = "timing_" + TimerSettleRetry
+	CheckTimingSettlementWait     = "timing_" + TimerSettlementWait
+	CheckTimingSteerRetry         = "timing_" + TimerSteerRetry
+	CheckTimingWorkspaceExport    = "timing_" + TimerWorkspaceExport
+	CheckTimingWorkspaceRead      = "timing_" + TimerWorkspaceRead
+	CheckTimingTransferExpiry     = "timing_" + TimerTransferExpiry
+	CheckTimingWorkspaceWrite     = "timing_" + TimerWorkspaceWrite
+	CheckTimingWritten            = "timing_" + TimerWritten
+	CheckTimingTransfer           = "timing_" + timerTransferExchange
 )
 
-// documentedTimers is the table of the documents' numbers (DESIGN.md §5,
-// wire-reference §6.2, the seeds), written out here again so that no
-// oracle reads a machine's configuration. The idle executor bound is the
-// Runtime's own policy (the documents give no number); 10 minutes is its
-// documented default. So is the read-only profile's close-retry backoff:
-// 1 s after the first failure, doubling, at most 30 s.
+// documentedTimers are the documents' numbers, written out again so that
+// no oracle reads a machine's configuration. The retry delays, the idle
+// executor bound and the close-retry backoff (1 s doubling, at most 30 s)
+// are the machines' own documented policies (core/doc.go, daemon/doc.go).
 var documentedTimers = []struct {
 	name string
 	d    time.Duration
 }{
 	{TimerAdmission, 5 * time.Minute},
 	{TimerCancelConfirm, 15 * time.Second},
-	{TimerCancelRetry, time.Second}, // Core's policy (timing_retry.go)
+	{TimerCancelRetry, time.Second},
 	{TimerConnIdle, 60 * time.Second},
 	{TimerDecisionAck, 15 * time.Second},
-	{TimerSuspensionReply, 30 * time.Second}, // Core: the reply to a quiesce or resume (timing_suspension.go)
-	{TimerCloseRetry, time.Second},           // the Runtime's policy (timing_close_retry.go)
+	{TimerSuspensionReply, 30 * time.Second},
+	{TimerCloseRetry, time.Second},
 	{TimerHeartbeat, 15 * time.Second},
 	{TimerIdleExecutor, 10 * time.Minute},
 	{TimerNativeWrite, 10 * time.Second},
-	{TimerPrepareRetry, time.Second}, // Core's policy (timing_retry.go)
+	{TimerPrepareRetry, time.Second},
 	{TimerReaderCloseRetry, time.Second},
 	{TimerReceiptSend, 5 * time.Second},
-	{TimerSettleRetry, time.Second}, // the Runtime's policy (timing_close_retry.go)
+	{TimerSettleRetry, time.Second},
 	{TimerSettlementWait, 10 * time.Second},
-	{TimerSteerRetry, time.Second}, // Core's policy (timing_retry.go)
+	{TimerSteerRetry, time.Second},
 	{TimerWorkspaceExport, 180 * time.Second},
 	{TimerWorkspaceRead, 17 * time.Second},
 	{TimerTransferExpiry, 195 * time.Second},
@@ -90,7 +117,6 @@ func DocumentedTimer(name string) time.Duration {
 
 type timingDeadline struct {
 	at   int64
-	seq  uint64
 	fire func()
 }
 
@@ -99,41 +125,30 @@ type timingDeadline struct {
 type timingState struct {
 	configured map[string]time.Duration // node\x00timer → what the world configured
 	late       map[string]time.Duration // node\x00timer → the most its process delivers it late
-	pending    []timingDeadline         // sorted by (at, seq)
+	pending    []timingDeadline         // by instant, then in arming order
 	windows    []*timerWindow           // live windows, in start order (timing_window.go)
-	seq        uint64
 	decided    map[string]int
 
-	written     writtenState
-	cancels     cancelState
-	conns       connState
-	writes      writeState
-	admissions  admissionState
-	settles     settleState
-	idle        idleState
-	wsDaemon    wsDaemonState     // timing_workspace_daemon.go
-	retry       retryState        // timing_retry.go
-	cleanup     cleanupRetryState // timing_close_retry.go
-	decisions   decisionAckState  // timing_decision_ack.go
-	suspensions suspensionTiming  // timing_suspension.go
+	written     keyed[writtenWait]       // run\x00input (timing_written.go)
+	cancels     keyed[cancelWait]        // run (timing_cancel.go)
+	conns       connState                // timing_conn.go
+	writes      writeState               // timing_write.go
+	admissions  keyed[timedAdmission]    // device\x00handle, reset when its process dies (timing_admission.go)
+	settles     map[string]*settleWindow // device\x00run → the wait in progress (timing_settlement.go)
+	idle        idleState                // timing_idle.go
+	wsDaemon    wsDaemonState            // timing_workspace_daemon.go
+	retry       retryState               // timing_retry.go
+	cleanup     cleanupRetryState        // timing_close_retry.go
+	decisions   decisionAckState         // timing_decision_ack.go
+	suspensions suspensionTiming         // timing_suspension.go
 }
 
 func (t *timingState) init() {
 	t.configured = map[string]time.Duration{}
 	t.late = map[string]time.Duration{}
 	t.decided = map[string]int{}
-	t.written.init()
-	t.cancels.init()
-	t.conns.init()
-	t.writes.init()
-	t.admissions.init()
-	t.settles.init()
-	t.idle.init()
-	t.wsDaemon.init()
+	t.conns.rogueOpenAt = -1
 	t.retry.ensure()
-	t.cleanup.init()
-	t.decisions.init()
-	t.suspensions.init()
 }
 
 // TimerConfigured records that the world configured node's timer with d
@@ -145,15 +160,10 @@ func (l *Ledger) TimerConfigured(node, timer string, d time.Duration) {
 }
 
 // TimerLate records that node's process delivers its timer up to d after
-// its instant (a loaded host). The machine's own clock still decides: what
-// the timer ends must not happen after the bound, while the timer's own
-// publication may come up to d late.
+// its instant (a loaded host): what the timer ends must still not happen
+// after the bound, while its own publication may come up to d late.
 func (l *Ledger) TimerLate(node, timer string, d time.Duration) {
 	l.timing.late[pairKey(node, timer)] = d
-}
-
-func (l *Ledger) timerLate(node, name string) int64 {
-	return int64(l.timing.late[pairKey(node, name)])
 }
 
 // timer is the duration node's timer must have: what the world
@@ -169,15 +179,8 @@ func (l *Ledger) timer(node, name string) int64 {
 // or network event later than at, or at Final. Ties run in arming order.
 func (l *Ledger) arm(at int64, fire func()) {
 	t := &l.timing
-	t.seq++
-	d := timingDeadline{at: at, seq: t.seq, fire: fire}
-	i, _ := slices.BinarySearchFunc(t.pending, d, func(a, b timingDeadline) int {
-		if c := cmp.Compare(a.at, b.at); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.seq, b.seq)
-	})
-	t.pending = slices.Insert(t.pending, i, d)
+	i := sort.Search(len(t.pending), func(i int) bool { return t.pending[i].at > at })
+	t.pending = slices.Insert(t.pending, i, timingDeadline{at: at, fire: fire})
 }
 
 // advance runs every deadline strictly before now: whatever happened at
@@ -202,19 +205,19 @@ type TimerCount struct {
 }
 
 // TimersDecided lists, sorted by name, the timers that decided an outcome
-// in this run (an input unknown exactly 30 s after its delivery, a cancel
-// unconfirmed exactly 15 s after its first send, an admission expired at
-// its deadline, ...) with how many times.
+// in this run (an outcome exactly at the timer's bound) with how often.
 func (l *Ledger) TimersDecided() []TimerCount {
 	out := make([]TimerCount, 0, len(l.timing.decided))
 	for _, k := range sortedKeys(l.timing.decided) {
 		out = append(out, TimerCount{Timer: k, Count: l.timing.decided[k]})
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Timer < out[j].Timer })
 	return out
 }
 
-// timingWire feeds every network event to the timing oracles.
+// timingWire feeds every network event to the timing oracles. Frames a
+// machine sent go to the oracles of their type; forged and rogue frames
+// reaching Core or a daemon are its inputs too, except the rogue's
+// exchanges (the hostile checks judge those).
 func (l *Ledger) timingWire(ev WireEvent) {
 	l.advance(ev.At)
 	l.idleExpirySeen(ev)
@@ -232,42 +235,91 @@ func (l *Ledger) timingWire(ev WireEvent) {
 	if ev.Kind == WireDelivered && ev.To == CoreNode {
 		l.coreInbound(ev)
 	}
-	if !ev.HasFrame() {
-		return
+	switch {
+	case !ev.HasFrame():
+	case ev.Kind == WireSent && !ev.Hostile() && ev.From == CoreNode:
+		l.timingCoreSent(ev)
+	case ev.Kind == WireSent && !ev.Hostile():
+		l.timingDaemonSent(ev)
+	case ev.Kind != WireDelivered || ev.From == RogueNode || ev.To == RogueNode:
+	case ev.To == CoreNode:
+		l.timingCoreReceived(ev)
+	default:
+		l.timingDaemonReceived(ev)
 	}
-	switch ev.Kind {
-	case WireSent:
-		if ev.Hostile() {
-			// a forged frame or a rogue's: no machine sent it
-		} else if ev.From == CoreNode {
-			l.writtenCoreSent(ev)
-			l.cancelCoreSent(ev)
-			l.retryCoreSent(ev)
-			l.decisionAckCoreSent(ev)
-		} else {
-			l.heartbeatSent(ev)
-			l.transferDaemonSent(ev)
-			l.writeDaemonSent(ev)
-			l.admissionDaemonSent(ev)
-			l.settleDaemonSent(ev)
-			l.idleDaemonSent(ev)
-			l.cleanupDaemonSent(ev)
+}
+
+func (l *Ledger) timingCoreSent(ev WireEvent) {
+	switch p := ev.Frame.Payload.(type) {
+	case wire.PromptSteer:
+		l.writtenSteerSent(ev, p)
+	case wire.PromptCancel:
+		l.cancelSent(ev, p)
+	case wire.PermissionDecision:
+		l.decisionSent(ev, p.DeliveryID)
+	case wire.UserChoiceDecision:
+		l.decisionSent(ev, p.DeliveryID)
+	case wire.FunctionResult:
+		l.decisionSent(ev, p.DeliveryID)
+	}
+	l.retryCoreSent(ev)
+}
+
+func (l *Ledger) timingCoreReceived(ev WireEvent) {
+	switch p := ev.Frame.Payload.(type) {
+	case wire.Done, wire.RunError:
+		l.writtenRunEnded(ev)
+	case wire.PromptSteerAck:
+		l.writtenAckReceived(ev, p)
+	case wire.InteractionDecisionAck:
+		l.writtenRunEnded(ev) // a cancel receipt may end the turn
+		l.cancelAckReceived(ev, p)
+		l.decisionAckReceived(ev, p)
+	}
+	l.retryCoreReceived(ev)
+}
+
+func (l *Ledger) timingDaemonSent(ev WireEvent) {
+	switch p := ev.Frame.Payload.(type) {
+	case wire.Heartbeat:
+		l.heartbeatSent(ev, p)
+	case wire.WorkspaceWriteResult:
+		l.transferResultSent(ev, p)
+	case wire.PromptSteerAck:
+		l.writeAckSent(ev, p)
+	case wire.PreparationStatus:
+		l.admissionStatusSent(ev, p)
+		l.idleStatusSent(ev, p)
+	case wire.InteractionDecisionAck:
+		l.settleAckSent(ev, p)
+		if p.Applied {
+			l.cleanupSent(ev, "an applied cancel receipt")
 		}
-	case WireDelivered:
-		if ev.From == RogueNode || ev.To == RogueNode {
-			// the rogue's exchanges are judged by the hostile checks
-		} else if ev.To == CoreNode {
-			l.writtenCoreReceived(ev)
-			l.cancelCoreReceived(ev)
-			l.retryCoreReceived(ev)
-			l.decisionAckCoreReceived(ev)
-		} else {
-			l.transferDaemonReceived(ev)
-			l.writeDaemonReceived(ev)
-			l.admissionDaemonReceived(ev)
-			l.settleDaemonReceived(ev)
-			l.idleDaemonReceived(ev)
+	case wire.Done:
+		if ex := l.timing.idle.runExec[pairKey(ev.From, ev.Frame.ID)]; ex != "" {
+			l.idleStart(ev.At, ev.From, ex)
 		}
+		l.cleanupSent(ev, "done")
+	}
+}
+
+func (l *Ledger) timingDaemonReceived(ev WireEvent) {
+	switch p := ev.Frame.Payload.(type) {
+	case wire.WorkspaceWrite:
+		l.transferWriteReceived(ev, p)
+	case wire.PromptSteer:
+		made(&l.timing.writes.steerConn)[writeKey(ev.To, ev.Frame.ID, p.InputID)] = ev.Conn
+	case wire.ExecutionStart:
+		l.admissionStartReceived(ev, p)
+		if !ev.Hostile() { // a refused forged start must not rebind an honest Run ID
+			made(&l.timing.idle.runExec)[pairKey(ev.To, p.RunID)] = p.ExecutorID
+		}
+	case wire.ExecutionRelease:
+		l.admissionReleaseReceived(ev, p)
+	case wire.PromptCancel:
+		l.settleCancelReceived(ev, p)
+	case wire.ExecutionPrepare:
+		l.idleParkMayCome(ev.At, ev.To)
 	}
 }
 
@@ -277,14 +329,14 @@ func (l *Ledger) timingWire(ev WireEvent) {
 func (l *Ledger) connEnded(ev WireEvent) {
 	coreLearned := ev.Kind == WireClosed && ev.To == CoreNode // Core learned it, or closed it itself
 	if ev.Kind == WireClosed && ev.To != CoreNode {
-		l.timing.idle.lastConnEnd[ev.To] = ev.At
+		l.idleParkMayCome(ev.At, ev.To)
 	}
 	if coreLearned {
 		l.retryConnEnded(ev.Conn)
 	}
 	l.retryLost(ev)
 	l.connWatchEnded(ev)
-	l.transfersConnEnded(ev.Conn)
+	l.transfersEnded(func(t *dTransfer) bool { return t.conn == ev.Conn })
 	l.excuseWindows(ev.At, "connection "+ev.Kind, func(w *timerWindow) bool {
 		return w.conn == ev.Conn && (coreLearned || w.node != CoreNode)
 	})
@@ -307,7 +359,8 @@ func (l *Ledger) NodeCrashed(at int64, node string) {
 		return
 	}
 	l.fencingNodeDown(node)
-	l.wsDaemonNodeDown(node)
+	l.transfersEnded(func(t *dTransfer) bool { return t.device == node })
+	l.wsRuntimeNodeDown(node)
 	l.installsNodeDown(node)
 	l.creatingNodeDown(node)
 	l.heartbeatsNodeDown(node)

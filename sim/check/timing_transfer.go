@@ -6,26 +6,16 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// transferExchange is Core's runtime_prepare exchange bound, written out
-// again (wire-reference §3.2). It is judged here, not in the campaign's
-// timer table: a run rarely lasts 195 s past a begin.
+// Checks: timing_transfer_exchange (rules.go), from the wire and Core's
+// durable preparation records.
+
+// transferExchange is Core's runtime_prepare exchange bound
+// (wire-reference §3.2).
 const transferExchange = 195 * time.Second
-
-// The exchange's timer name and its check.
-const (
-	timerTransferExchange = "transfer_exchange"
-	CheckTimingTransfer   = "timing_" + timerTransferExchange
-)
-
-// The transfer exchange oracle (rule timing_transfer_exchange, Rules),
-// from the wire (Core's begin, the results delivered to Core, connection
-// ends) and Core's durable preparation records; an invalid result is one
-// that reached Core in that instant and failed the shared validator.
 
 // transferClock is a transfer's exchange window from its begin: settled
 // by a terminal result reaching Core; its outcome is Core recording the
-// step unknown. The window has no node or connection of its own, so no
-// crash or close excuses it: transferExcused reads them instead.
+// step unknown. It has no node or connection: transferExcused reads them.
 type transferClock struct {
 	conn uint64
 	timerWindow
@@ -68,23 +58,16 @@ func (l *Ledger) transferTimingResult(at int64, id string, terminal bool) {
 	}
 }
 
-// transferOpenAt names a transfer that holds its connection at instant
-// at, or returns "": Core began it on a connection it has not learned
-// ended, since its last restart, and no terminal result for it reached
-// Core. An unknown record does not free the connection (wire-reference
-// §3.2: one transfer per connection at a time; the Runtime may still hold
-// the transfer open), only a terminal result or the connection's end.
+// transferOpenAt names a transfer holding its connection at instant at
+// (begun since Core's last restart, on a connection Core has not learned
+// ended, with no terminal result), or "". An unknown record does not free
+// the connection: the Runtime may still hold the transfer open.
 func (l *Ledger) transferOpenAt(at int64) string {
 	s := &l.transferTime
 	for _, id := range sortedKeys(s.byID) {
-		c := s.byID[id]
-		if c.settled || c.from > at || s.restarted >= c.from {
-			continue
+		if c := s.byID[id]; !c.settled && c.from <= at && s.restarted < c.from && !s.connEndedBy(c, at) {
+			return id
 		}
-		if ended, ok := s.connEnded[c.conn]; ok && ended >= c.from && ended <= at {
-			continue
-		}
-		return id
 	}
 	return ""
 }
@@ -102,9 +85,6 @@ func (l *Ledger) transferTimingCoreDown(at int64) {
 func (l *Ledger) PreparationStepUnknown(at int64, id string) {
 	l.advance(at)
 	s := &l.transferTime
-	if s.byID == nil {
-		s.init()
-	}
 	c := s.byID[id]
 	if c == nil || !c.live() || !c.show(at) {
 		return
@@ -115,25 +95,25 @@ func (l *Ledger) PreparationStepUnknown(at int64, id string) {
 	if at >= c.deadline || s.transferExcused(c, id, at) {
 		return // on time (later was judged at the deadline), or a reason
 	}
-	// whatever happened in this instant counts (the close of the
-	// connection follows Core's record)
 	l.early(&c.timerWindow, at, func() bool { return s.transferExcused(c, id, at) },
 		"Core records transfer %s unknown at %s, %s after its begin: before the %s exchange ended, without a reason",
 		id, vtime(at), c.elapsed(at), transferExchange)
 }
 
-// transferExcused reports whether Core observed a reason to record the
-// transfer unknown early by at: its connection ended, Core restarted, or
-// a result for it arrived in that instant (and failed the shared
-// validator).
+// transferExcused: by at, its connection ended, Core restarted, or a
+// result for it arrived in that instant (and failed the validator).
 func (s *transferTiming) transferExcused(c *transferClock, id string, at int64) bool {
-	ended, ok := s.connEnded[c.conn]
-	return (ok && ended >= c.from && ended <= at) || s.restarted >= c.from || s.resultAt[id] == at
+	return s.connEndedBy(c, at) || s.restarted >= c.from || s.resultAt[id] == at
 }
 
-// observeForgedTransferResults: a forged or replayed runtime_prepare_result
-// reaching Core is also a reason Core may record that transfer unknown in
-// that instant (the honest transfer observer never sees it).
+// connEndedBy: Core learned c's connection ended after c began, by at.
+func (s *transferTiming) connEndedBy(c *transferClock, at int64) bool {
+	ended, ok := s.connEnded[c.conn]
+	return ok && ended >= c.from && ended <= at
+}
+
+// observeForgedTransferResults: a forged or replayed result reaching Core
+// is a reason too (the honest transfer observer never sees it).
 func (l *Ledger) observeForgedTransferResults(ev WireEvent) {
 	if !ev.Hostile() || ev.Kind != WireDelivered || ev.To != CoreNode || !ev.HasFrame() {
 		return

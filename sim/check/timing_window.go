@@ -5,22 +5,12 @@ import (
 	"time"
 )
 
-// timerWindow is one run of a documented timer, judged the same way by
-// every timing oracle. It starts at from and ends at its deadline (from
-// plus the timer's length). Meanwhile it may be
-//
-//   - settled: what the timer waits for came in time (a receipt, a
-//     commit, an answer, a close call); nothing is left to judge;
-//   - excused: the machine observed a reason that releases the timer
-//     (its connection ended, its process died, its Turn finished); the
-//     first reason and its instant are kept, and a settled window takes
-//     none.
-//
-// The timer's outcome (an unknown record, an expired status, a timeout
-// answer) is the instant the machine showed that the timer ran out. Once
-// the deadline has passed, due judges the window; an outcome before the
-// deadline is judged by early once its instant is over; a violation of
-// either is reported under the timer's check by report.
+// timerWindow is one run of a documented timer, from from to its
+// deadline. It may be settled (what the timer waits for came in time) or
+// excused (the first reason that released it: its connection ended, its
+// process died, its Turn finished; a settled window takes none). Its
+// outcome is the instant the machine showed the timer ran out. due judges
+// it once the deadline passed, early an outcome before the deadline.
 type timerWindow struct {
 	timer     string // the timer's name; its check is "timing_" + timer
 	node      string // whose timer it is: its process's death excuses it
@@ -33,16 +23,16 @@ type timerWindow struct {
 	excusedAt int64
 }
 
-// startWindow starts w, node's timer on conn, at at, length long, and
-// arms due to run once the deadline has passed.
+// startWindow starts w, node's timer on conn, at at, length long; due
+// runs once the deadline has passed.
 func (l *Ledger) startWindow(w *timerWindow, node, timer string, conn uint64, at, length int64, due func()) {
 	*w = timerWindow{timer: timer, node: node, conn: conn, from: at, deadline: at + length, outcome: -1}
 	l.timing.windows = append(l.timing.windows, w)
 	l.arm(w.deadline, due)
 }
 
-// excuseWindows excuses, for why, every live window that match selects,
-// and forgets the windows that are no longer live.
+// excuseWindows excuses every live window match selects and forgets
+// those no longer live.
 func (l *Ledger) excuseWindows(at int64, why string, match func(*timerWindow) bool) {
 	l.timing.windows = slices.DeleteFunc(l.timing.windows, func(w *timerWindow) bool {
 		if w.live() && match(w) {
@@ -68,8 +58,8 @@ func (w *timerWindow) excusedBy(at int64) bool { return w.excused != "" && w.exc
 // overdue reports whether instant at is past w's deadline.
 func (w *timerWindow) overdue(at int64) bool { return at > w.deadline }
 
-// show records the timer's outcome at at; only the first counts. It
-// reports whether this was the first.
+// show records the timer's outcome at at, reporting whether it is the
+// first (only the first counts).
 func (w *timerWindow) show(at int64) bool {
 	if w.outcome >= 0 {
 		return false
@@ -82,19 +72,15 @@ func (w *timerWindow) show(at int64) bool {
 func (w *timerWindow) length() time.Duration          { return time.Duration(w.deadline - w.from) }
 func (w *timerWindow) elapsed(at int64) time.Duration { return time.Duration(at - w.from) }
 
-// report is the one way a timing oracle reports: at at, under the
-// timer's check.
+// report reports a violation of w's timer at at.
 func (l *Ledger) report(w *timerWindow, at int64, format string, args ...any) {
 	l.violate(at, "timing_"+w.timer, format, args...)
 }
 
-// due judges w once its deadline has passed: a settled window is done;
-// an outcome exactly at the deadline is the timer deciding, even when a
-// reason came in that same instant (what the timer ends in its own
-// instant is its consequence); otherwise an excused window is done, and
-// a missing outcome is reported with the message (pass instants as
-// time.Duration: args are formatted only on a report). An outcome at
-// another instant was judged where it showed.
+// due judges w once its deadline has passed: an outcome exactly at the
+// deadline decides, even with a reason in that same instant (what the
+// timer ends in its own instant is its consequence); a missing outcome
+// of a live window is reported (args are formatted only on a report).
 func (l *Ledger) due(w *timerWindow, format string, args ...any) {
 	switch {
 	case w.settled:
@@ -107,10 +93,9 @@ func (l *Ledger) due(w *timerWindow, format string, args ...any) {
 }
 
 // early judges an outcome w showed at at, before its deadline, once that
-// instant is over: the machine may act on a reason that is tapped after
-// its outcome (a close it makes in the same step). It is reported unless
-// a reason released w by then, or released also reports true (nil: no
-// other release).
+// instant is over (a reason may be tapped after the outcome, as a close
+// made in the same step): reported unless a reason released w by then or
+// released (if not nil) reports true.
 func (l *Ledger) early(w *timerWindow, at int64, released func() bool, format string, args ...any) {
 	l.arm(at, func() {
 		if !w.excusedBy(at) && (released == nil || !released()) {
@@ -120,9 +105,9 @@ func (l *Ledger) early(w *timerWindow, at int64, released func() bool, format st
 }
 
 // retryOwed is a retry a failure or a retryable refusal made due: the
-// same request must come again exactly at due, never earlier, and (unless
-// excused) not later. Core retries after a refusal by its fixed delay; a
-// daemon retries a failed cleanup call by its backoff.
+// same request comes again exactly at due (unless excused). Core retries
+// after a refusal by its fixed delay, a daemon a failed cleanup call by
+// its backoff.
 type retryOwed struct {
 	timer    string
 	who      string // the daemon that retries; "" for Core
@@ -145,8 +130,8 @@ func (r *retryOwed) excuse(why string) {
 // retryBackoffMax caps the Runtime's cleanup backoffs (its own policy).
 const retryBackoffMax = 30 * time.Second
 
-// backoff is node's retry delay of timer after n failures in a row: the
-// timer's length, doubling per failure, at most retryBackoffMax.
+// backoff is node's retry delay of timer after n failures in a row: its
+// length, doubling per failure, at most retryBackoffMax.
 func (l *Ledger) backoff(node, timer string, n int) int64 {
 	d := l.timer(node, timer)
 	for i := 1; i < n && d < int64(retryBackoffMax); i++ {
@@ -155,17 +140,15 @@ func (l *Ledger) backoff(node, timer string, n int) int64 {
 	return min(d, int64(retryBackoffMax))
 }
 
-// oweBackoff counts one more failure at at and arms its retry, due after
-// the backoff.
+// oweBackoff counts one more failure at at and arms its retry.
 func (l *Ledger) oweBackoff(r *retryOwed, at int64) {
 	r.failures++
 	r.owe(at, l.backoff(r.who, r.timer, r.failures))
 	l.armRetry(r, nil)
 }
 
-// retried judges a retry coming at at against the one r owes: exactly at
-// its due instant decides the timer, earlier is reported, later was
-// reported by armRetry.
+// retried judges a retry coming at at: at the due instant it decides,
+// earlier it is reported (later, armRetry reported it).
 func (l *Ledger) retried(at int64, r *retryOwed) {
 	if r.due < 0 {
 		return
@@ -185,8 +168,8 @@ func (l *Ledger) retried(at int64, r *retryOwed) {
 	}
 }
 
-// armRetry reports the retry r owes missing at its due instant, unless it
-// is excused by then or waits reports true then (nil: never).
+// armRetry reports r's retry missing at its due instant, unless excused
+// by then or waits (if not nil) reports true then.
 func (l *Ledger) armRetry(r *retryOwed, waits func() bool) {
 	due := r.due
 	l.arm(due, func() {
@@ -204,4 +187,15 @@ func (l *Ledger) armRetry(r *retryOwed, waits func() bool) {
 				r.who, r.what, vtime(due), time.Duration(due-r.refused), vtime(r.refused), r.failures)
 		}
 	})
+}
+
+// keyed holds an oracle's records by key and in start order.
+type keyed[W any] struct {
+	byKey map[string]*W
+	all   []*W
+}
+
+func (k *keyed[W]) put(key string, w *W) {
+	made(&k.byKey)[key] = w
+	k.all = append(k.all, w)
 }

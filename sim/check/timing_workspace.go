@@ -1,32 +1,12 @@
 package check
 
-// Core's workspace waits (wire reference §3.9–§3.11, seed 工作区操作): a
-// read is bounded by 17 s, a write by 195 s and an export by 180 s, each
-// from the instant Core admitted the call.
-const (
-	TimerWorkspaceRead   = "workspace_read_wait"
-	TimerWorkspaceWrite  = "workspace_write_wait"
-	TimerWorkspaceExport = "workspace_export_wait"
-)
-
-// Their check names.
-const (
-	CheckTimingWorkspaceRead   = "timing_" + TimerWorkspaceRead
-	CheckTimingWorkspaceWrite  = "timing_" + TimerWorkspaceWrite
-	CheckTimingWorkspaceExport = "timing_" + TimerWorkspaceExport
-)
-
-// The workspace wait oracles (rules timing_workspace_read_wait,
-// timing_workspace_write_wait and timing_workspace_export_wait, Rules),
-// from the instants Core received each workspace call and gave its answer
-// (its own outputs, as the world taps them at Core's clock, like frames).
-// A call Core crashed under died with it.
-
-// wsCallCode is Core's code of an operation its wait ended.
-const wsCallCode = "timeout"
+// Checks: timing_workspace_read_wait, timing_workspace_write_wait and
+// timing_workspace_export_wait (rules.go), from the instants Core received
+// each workspace call and gave its answer (its own outputs, tapped at
+// Core's clock like frames). A call Core crashed under died with it.
 
 // wsCallWait is a workspace call's wait from its receipt: settled by
-// Core's answer, excused when Core crashed.
+// Core's answer.
 type wsCallWait struct {
 	call string
 	timerWindow
@@ -37,15 +17,12 @@ type wsWaitState struct {
 }
 
 // CoreWorkspaceCall records Core receiving workspace call call at at,
-// bounded by timer (one of the three above).
+// bounded by timer (TimerWorkspaceRead, TimerWorkspaceWrite or
+// TimerWorkspaceExport).
 func (l *Ledger) CoreWorkspaceCall(at int64, call, timer string) {
 	l.advance(at)
-	s := &l.wsWait
-	if s.byCall == nil {
-		s.byCall = map[string]*wsCallWait{}
-	}
 	w := &wsCallWait{call: call}
-	s.byCall[call] = w
+	made(&l.wsWait.byCall)[call] = w
 	l.startWindow(&w.timerWindow, CoreNode, timer, 0, at, l.timer(CoreNode, timer), func() {
 		if w.live() {
 			w.settled = true // reported once; a later answer adds nothing
@@ -56,7 +33,8 @@ func (l *Ledger) CoreWorkspaceCall(at int64, call, timer string) {
 }
 
 // CoreWorkspaceAnswered records Core answering workspace call call at at
-// with code ("" when it completed or was refused).
+// with code ("" when it completed or was refused; "timeout" when its wait
+// ended).
 func (l *Ledger) CoreWorkspaceAnswered(at int64, call, code string) {
 	l.advance(at)
 	w := l.wsWait.byCall[call]
@@ -66,9 +44,9 @@ func (l *Ledger) CoreWorkspaceAnswered(at int64, call, code string) {
 	w.settled = true
 	delete(l.wsWait.byCall, call)
 	switch {
-	case code == wsCallCode && at == w.deadline:
+	case code == "timeout" && at == w.deadline:
 		l.decide(w.timer)
-	case code == wsCallCode:
+	case code == "timeout":
 		l.report(&w.timerWindow, at, "workspace call %s timed out at %s, %s after Core received it: its wait is %s",
 			call, vtime(at), w.elapsed(at), w.length())
 	case w.overdue(at):

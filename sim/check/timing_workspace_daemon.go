@@ -1,26 +1,18 @@
 package check
 
-import "github.com/turnstile-sim/turnstile/wire"
+import (
+	"strconv"
 
-// The daemon's workspace timers.
-//
-// Transfer expiry (rule timing_workspace_transfer_expiry, Rules; an
-// expired transfer never reaches the installer), from the wire alone: the
-// ready the daemon sent for begin starts the transfer; a commit reaching
-// the daemon, any refusal the daemon sends for it at the instant one of
-// its frames arrives (an invalid step drops the transfer), its connection
-// ending, or the daemon dying end it. A refusal at no such instant is the
-// expiry.
-//
-// Close-retry backoff of the read-only profile (rule
-// timing_reader_close_retry, Rules; a failed close keeps ownership), from
-// the Harness's ground truth.
-const (
-	TimerTransferExpiry       = "workspace_transfer_expiry"
-	TimerReaderCloseRetry     = "reader_close_retry"
-	CheckTimingTransferExpiry = "timing_" + TimerTransferExpiry
-	CheckTimingCloseRetry     = "timing_" + TimerReaderCloseRetry
+	"github.com/turnstile-sim/turnstile/wire"
 )
+
+// Checks: timing_workspace_transfer_expiry and timing_reader_close_retry
+// (rules.go). A transfer starts with the ready the daemon sent for its
+// begin and ends with a commit reaching the daemon, a refusal the daemon
+// sends in the instant one of its frames arrives (an invalid step drops
+// it), its connection ending or the daemon dying: a refusal at no such
+// instant is the expiry. Reader closes are judged from the Harness's
+// ground truth.
 
 // dTransfer is one write transfer a daemon accepted, its expiry window
 // from the ready: settled once the transfer ended.
@@ -32,61 +24,35 @@ type dTransfer struct {
 type wsDaemonState struct {
 	transfers map[string]*dTransfer // conn\x00id
 	lastFrame map[string]int64      // conn\x00id → instant a write frame of it reached the daemon
-	retries   map[string]*retryOwed // device\x00reader whose close failed: the retry it is owed
 }
 
-func (s *wsDaemonState) init() {
-	s.transfers = map[string]*dTransfer{}
-	s.lastFrame = map[string]int64{}
-	s.retries = map[string]*retryOwed{}
-}
+// connFrameKey names a frame ID on a connection.
+func connFrameKey(conn uint64, id string) string { return pairKey(uintKey(conn), id) }
 
-func transferKey(conn uint64, id string) string { return pairKey(uintKey(conn), id) }
+func uintKey(v uint64) string { return strconv.FormatUint(v, 10) }
 
-func uintKey(v uint64) string {
-	var b [20]byte
-	i := len(b)
-	for {
-		i--
-		b[i] = byte('0' + v%10)
-		v /= 10
-		if v == 0 {
-			return string(b[i:])
-		}
-	}
-}
-
-// transferDaemonReceived notes a write frame reaching a daemon; a commit
-// ends its transfer (it is applied or refused now, never expired).
-func (l *Ledger) transferDaemonReceived(ev WireEvent) {
-	w, ok := ev.Frame.Payload.(wire.WorkspaceWrite)
-	if !ok {
-		return
-	}
+// transferWriteReceived notes a write frame reaching a daemon; a commit
+// ends its transfer (applied or refused now, never expired).
+func (l *Ledger) transferWriteReceived(ev WireEvent, w wire.WorkspaceWrite) {
 	s := &l.timing.wsDaemon
-	k := transferKey(ev.Conn, ev.Frame.ID)
-	s.lastFrame[k] = ev.At
+	k := connFrameKey(ev.Conn, ev.Frame.ID)
+	made(&s.lastFrame)[k] = ev.At
 	if t := s.transfers[k]; t != nil && w.Step == wire.StepCommit {
 		t.settled = true
 		delete(s.transfers, k)
 	}
 }
 
-// transferDaemonSent follows the daemon's write receipts: a first ready
-// starts a transfer; a refusal ends it, and is the expiry when no frame
-// of it arrived at that instant.
-func (l *Ledger) transferDaemonSent(ev WireEvent) {
-	r, ok := ev.Frame.Payload.(wire.WorkspaceWriteResult)
-	if !ok {
-		return
-	}
+// transferResultSent: a first ready starts a transfer; a refusal ends it,
+// and is the expiry when no frame of it arrived at that instant.
+func (l *Ledger) transferResultSent(ev WireEvent, r wire.WorkspaceWriteResult) {
 	s := &l.timing.wsDaemon
-	k := transferKey(ev.Conn, ev.Frame.ID)
+	k := connFrameKey(ev.Conn, ev.Frame.ID)
 	t := s.transfers[k]
 	switch {
 	case r.Outcome == wire.OutcomeReady && t == nil:
 		t = &dTransfer{device: ev.From, id: ev.Frame.ID}
-		s.transfers[k] = t
+		made(&s.transfers)[k] = t
 		l.startWindow(&t.timerWindow, ev.From, TimerTransferExpiry, ev.Conn, ev.At, l.timer(ev.From, TimerTransferExpiry), func() {
 			if t.live() {
 				t.settled = true
@@ -115,57 +81,27 @@ func (l *Ledger) transferDaemonSent(ev WireEvent) {
 	}
 }
 
-// transfersConnEnded ends the transfers of a connection that closed or
-// broke: the daemon can answer none of them any more.
-func (l *Ledger) transfersConnEnded(conn uint64) {
+// transfersEnded forgets the transfers gone selects (their windows are
+// excused): the daemon can answer none of them any more.
+func (l *Ledger) transfersEnded(gone func(*dTransfer) bool) {
 	s := &l.timing.wsDaemon
 	for _, k := range sortedKeys(s.transfers) {
-		if s.transfers[k].conn == conn {
-			delete(s.transfers, k) // its window is excused
+		if gone(s.transfers[k]) {
+			delete(s.transfers, k)
 		}
 	}
-}
-
-// wsDaemonNodeDown forgets a dead daemon's transfers and retries.
-func (l *Ledger) wsDaemonNodeDown(node string) {
-	s := &l.timing.wsDaemon
-	for _, k := range sortedKeys(s.transfers) {
-		if s.transfers[k].device == node {
-			delete(s.transfers, k) // its window is excused
-		}
-	}
-	for _, k := range sortedKeys(s.retries) {
-		if r := s.retries[k]; r.who == node {
-			r.due = -1
-			delete(s.retries, k)
-		}
-	}
-	l.wsRuntimeNodeDown(node)
 }
 
 // WorkspaceCloseCalled records a read-only profile's close reaching the
-// Harness (ground truth): a retry must come exactly at its backoff.
+// Harness (ground truth).
 func (l *Ledger) WorkspaceCloseCalled(at int64, device, reader string) {
 	l.advance(at)
-	s := &l.timing.wsDaemon
-	if r := s.retries[pairKey(device, reader)]; r != nil {
-		l.retried(at, r)
-	}
+	l.cleanupCalled(l.timing.cleanup.readers, at, pairKey(device, reader))
 }
 
-// readerCloseAnswered follows a close's native answer: a failure owes a
-// retry at its backoff; a confirmed close ends the reader.
+// readerCloseAnswered follows a close's native answer.
 func (l *Ledger) readerCloseAnswered(at int64, device, reader string, ok bool) {
-	s := &l.timing.wsDaemon
-	k := pairKey(device, reader)
-	if ok {
-		delete(s.retries, k)
-		return
-	}
-	r := s.retries[k]
-	if r == nil {
-		r = &retryOwed{timer: TimerReaderCloseRetry, who: device, what: "the close of reader " + reader}
-		s.retries[k] = r
-	}
-	l.oweBackoff(r, at)
+	l.cleanupAnswered(&l.timing.cleanup.readers, at, pairKey(device, reader), ok, func() *cleanupRetry {
+		return &cleanupRetry{target: reader, retryOwed: retryOwed{timer: TimerReaderCloseRetry, who: device, what: "the close of reader " + reader}}
+	})
 }

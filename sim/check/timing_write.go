@@ -1,26 +1,15 @@
 package check
 
 import (
+	"slices"
 	"time"
 
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// The native write budget oracle (rule timing_native_write_budget,
-// Rules), from the Harness's ground truth: the outcome_unknown receipt
-// goes on the Run's connection, while it lives; an `accepted` receipt may
-// still follow the native apply. A write that returned in time is
-// answered by its own result, never by the budget.
-//
-// The receipt send budget (rule timing_receipt_send_budget, Rules)
-// decides when the shell ends a send that overran its budget.
-
-// Native write outcomes as the Harness reports them.
-const (
-	WriteWritten = "written"
-	WriteFailed  = "failed"
-	WriteUnknown = "unknown"
-)
+// Checks: timing_native_write_budget and timing_receipt_send_budget
+// (rules.go), from the Harness's ground truth and the wire. A write that
+// returned in time is answered by its own result, never by the budget.
 
 // nativeWrite is a durable write's budget from its call: settled by the
 // write returning or an accepted receipt by the deadline; its outcome is
@@ -33,10 +22,9 @@ type nativeWrite struct {
 }
 
 type writeState struct {
-	byKey     map[string]*nativeWrite // device\x00run\x00input
-	all       []*nativeWrite
-	steerConn map[string]uint64 // device\x00run\x00input → connection of its prompt_steer
-	inFlight  map[uint64][]sentReceipt
+	keyed[nativeWrite]                   // device\x00run\x00input
+	steerConn          map[string]uint64 // device\x00run\x00input → connection of its prompt_steer
+	inFlight           map[uint64][]sentReceipt
 }
 
 // sentReceipt is a receipt a daemon sent that has not arrived yet.
@@ -45,23 +33,11 @@ type sentReceipt struct {
 	frame *byte // identity of the frame's bytes, shared from send to delivery
 }
 
-func (s *writeState) init() {
-	s.byKey = map[string]*nativeWrite{}
-	s.steerConn = map[string]uint64{}
-	s.inFlight = map[uint64][]sentReceipt{}
-}
-
 func writeKey(device, run, input string) string { return device + "\x00" + run + "\x00" + input }
 
 // overBudget reports a write that had not returned by its deadline; one
 // returning exactly at it is a tie either outcome may win.
 func (w *nativeWrite) overBudget() bool { return w.returned < 0 || w.returned > w.deadline }
-
-func (l *Ledger) writeDaemonReceived(ev WireEvent) {
-	if p, ok := ev.Frame.Payload.(wire.PromptSteer); ok {
-		l.timing.writes.steerConn[writeKey(ev.To, ev.Frame.ID, p.InputID)] = ev.Conn
-	}
-}
 
 // WriteCalled records the Harness receiving a native durable write of an
 // input of run (ground truth).
@@ -73,16 +49,15 @@ func (l *Ledger) WriteCalled(at int64, device, run, input string) {
 		return // a second write is input_delivered_twice's business
 	}
 	w := &nativeWrite{device: device, run: run, input: input, returned: -1}
-	s.byKey[k] = w
-	s.all = append(s.all, w)
+	s.put(k, w)
 	l.startWindow(&w.timerWindow, device, TimerNativeWrite, s.steerConn[k], at, l.timer(device, TimerNativeWrite), func() {
 		l.due(&w.timerWindow, "native write of input %s of run %s on %s called at %s had not returned by %s (%s) but no outcome_unknown receipt was sent then",
 			w.input, w.run, w.device, time.Duration(w.from), time.Duration(w.deadline), w.length())
 	})
 }
 
-// WriteReturned records the Harness answering a durable write with
-// WriteWritten, WriteFailed or WriteUnknown (ground truth).
+// WriteReturned records the Harness answering a durable write: written,
+// failed or unknown (ground truth).
 func (l *Ledger) WriteReturned(at int64, device, run, input, outcome string) {
 	l.advance(at)
 	if w := l.timing.writes.byKey[writeKey(device, run, input)]; w != nil && w.returned < 0 {
@@ -93,25 +68,18 @@ func (l *Ledger) WriteReturned(at int64, device, run, input, outcome string) {
 
 // receiptSendWire follows receipts in flight: the receipt send budget
 // decides when a daemon closes a connection exactly 5 s after sending a
-// receipt that had not arrived (a shell that bounds each send by its
-// Budget closes the transport then).
+// receipt that had not arrived.
 func (l *Ledger) receiptSendWire(ev WireEvent) {
 	s := &l.timing.writes
 	switch {
 	case ev.Kind == WireSent && ev.From != CoreNode && ev.HasFrame() && isReceipt(ev.Frame.Payload.MessageType()):
-		s.inFlight[ev.Conn] = append(s.inFlight[ev.Conn], sentReceipt{at: ev.At, frame: &ev.Raw[0]})
+		made(&s.inFlight)[ev.Conn] = append(s.inFlight[ev.Conn], sentReceipt{at: ev.At, frame: &ev.Raw[0]})
 	case ev.Kind == WireDelivered && ev.To == CoreNode && len(ev.Raw) > 0:
 		q := s.inFlight[ev.Conn]
-		for i, r := range q {
-			if r.frame == &ev.Raw[0] {
-				// receipts mostly arrive in the order they left
-				if i == 0 {
-					s.inFlight[ev.Conn] = q[1:]
-				} else {
-					s.inFlight[ev.Conn] = append(q[:i], q[i+1:]...)
-				}
-				break
-			}
+		if i := slices.IndexFunc(q, func(r sentReceipt) bool { return r.frame == &ev.Raw[0] }); i == 0 {
+			s.inFlight[ev.Conn] = q[1:] // receipts mostly arrive in the order they left
+		} else if i > 0 {
+			s.inFlight[ev.Conn] = append(q[:i], q[i+1:]...)
 		}
 	case ev.Kind == WireClosed && ev.From == ev.To && ev.From != CoreNode:
 		budget := l.timer(ev.From, TimerReceiptSend)
@@ -127,20 +95,12 @@ func (l *Ledger) receiptSendWire(ev WireEvent) {
 	}
 }
 
-func isReceipt(frameType string) bool {
-	for _, t := range receiptTypes {
-		if t == frameType {
-			return true
-		}
-	}
-	return false
-}
+// receiptTypes are the sends the documents bound by the receipt budget.
+var receiptTypes = []string{wire.TypePromptSteerAck, wire.TypeInteractionDecisionAck, wire.TypePreparationStatus}
 
-func (l *Ledger) writeDaemonSent(ev WireEvent) {
-	ack, ok := ev.Frame.Payload.(wire.PromptSteerAck)
-	if !ok {
-		return
-	}
+func isReceipt(frameType string) bool { return slices.Contains(receiptTypes, frameType) }
+
+func (l *Ledger) writeAckSent(ev WireEvent, ack wire.PromptSteerAck) {
 	w := l.timing.writes.byKey[writeKey(ev.From, ev.Frame.ID, ack.InputID)]
 	if w == nil {
 		return
@@ -148,7 +108,7 @@ func (l *Ledger) writeDaemonSent(ev WireEvent) {
 	switch {
 	case ack.ErrorCode == wire.SteerOutcomeUnknown:
 		w.show(ev.At)
-		ownResult := w.returned >= 0 && w.returned <= ev.At && w.result == WriteUnknown
+		ownResult := w.returned >= 0 && w.returned <= ev.At && w.result == "unknown"
 		if ev.At < w.deadline && !ownResult {
 			l.report(&w.timerWindow, ev.At, "%s sent outcome_unknown for input %s of run %s at %s, %s into its %s native write budget, with the write still within it",
 				w.device, w.input, w.run, vtime(ev.At), w.elapsed(ev.At), w.length())
@@ -165,12 +125,8 @@ func (l *Ledger) writeDaemonSent(ev WireEvent) {
 	}
 }
 
-// receiptTypes are the sends the documents bound by the receipt budget.
-var receiptTypes = []string{wire.TypePromptSteerAck, wire.TypeInteractionDecisionAck, wire.TypePreparationStatus}
-
 // ReceiptBudget records the budget a daemon put on one frame it sends
-// (the Send effect's bound on the write). Receipts and statuses must
-// carry the documents' 5 s.
+// (the Send effect's bound): receipts and statuses carry the documents' 5 s.
 func (l *Ledger) ReceiptBudget(at int64, device, frameType string, budget time.Duration) {
 	l.advance(at)
 	if want := time.Duration(l.timer(device, TimerReceiptSend)); isReceipt(frameType) && budget != want {

@@ -6,11 +6,9 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// The written-wait oracle (rule timing_written_wait, Rules). From the
-// wire: a resend after not_ready or busy does not restart the window; the
-// outcome is Core's store, as InputOutcome reports it. An input whose
-// written receipt reached Core in time is never recorded unknown: its
-// native write is known to be done.
+// Checks: timing_written_wait (rules.go). A resend after not_ready or
+// busy does not restart the window; an input whose written receipt
+// reached Core in time is never unknown: its native write is done.
 
 // writtenWait is an input's written window from its delivery: settled by
 // a written or accepted receipt reaching Core by the deadline; its
@@ -21,18 +19,11 @@ type writtenWait struct {
 	timerWindow
 }
 
-type writtenState struct {
-	byKey map[string]*writtenWait // run\x00input
-	all   []*writtenWait          // in delivery order
-}
+// codeInputOutcomeUnknown is Core's code of a Turn whose active input got
+// no written receipt in time.
+const codeInputOutcomeUnknown = "input_outcome_unknown"
 
-func (s *writtenState) init() { s.byKey = map[string]*writtenWait{} }
-
-func (l *Ledger) writtenCoreSent(ev WireEvent) {
-	p, ok := ev.Frame.Payload.(wire.PromptSteer)
-	if !ok {
-		return
-	}
+func (l *Ledger) writtenSteerSent(ev WireEvent, p wire.PromptSteer) {
 	s := &l.timing.written
 	k := pairKey(ev.Frame.ID, p.InputID)
 	if s.byKey[k] != nil {
@@ -42,29 +33,23 @@ func (l *Ledger) writtenCoreSent(ev WireEvent) {
 	if r := l.core.runs[w.run]; r != nil {
 		w.turn = r.turn
 	}
-	s.byKey[k] = w
-	s.all = append(s.all, w)
+	s.put(k, w)
 	l.startWindow(&w.timerWindow, CoreNode, TimerWritten, ev.Conn, ev.At, l.timer(CoreNode, TimerWritten), func() {
 		l.due(&w.timerWindow, "input %s of run %s delivered at %s had no written receipt by %s (%s) but Core did not record it unknown then",
 			w.input, w.run, time.Duration(w.from), time.Duration(w.deadline), w.length())
 	})
 }
 
-func (l *Ledger) writtenCoreReceived(ev WireEvent) {
-	switch ev.Frame.Payload.(type) {
-	case wire.Done, wire.RunError, wire.InteractionDecisionAck:
-		// the stream or a cancel receipt may end the turn now
-		for _, w := range l.timing.written.all {
-			if w.run == ev.Frame.ID {
-				w.excuse(ev.At, "run ended on the wire")
-			}
+// writtenRunEnded: done, an error or a cancel receipt may end the turn now.
+func (l *Ledger) writtenRunEnded(ev WireEvent) {
+	for _, w := range l.timing.written.all {
+		if w.run == ev.Frame.ID {
+			w.excuse(ev.At, "run ended on the wire")
 		}
-		return
 	}
-	ack, ok := ev.Frame.Payload.(wire.PromptSteerAck)
-	if !ok {
-		return
-	}
+}
+
+func (l *Ledger) writtenAckReceived(ev WireEvent, ack wire.PromptSteerAck) {
 	w := l.timing.written.byKey[pairKey(ev.Frame.ID, ack.InputID)]
 	if w == nil || !w.live() || w.overdue(ev.At) {
 		return
@@ -84,19 +69,15 @@ func (l *Ledger) writtenCoreReceived(ev WireEvent) {
 
 // writtenTurnFinished: a turn that ended earlier releases its inputs; one
 // failing input_outcome_unknown in the instant Core recorded its input
-// unknown is that unknown's consequence, not a reason for it. A turn
-// ending in that instant for another reason (cancel_unconfirmed, a
-// failure receipt) is the reason its in-flight inputs became unknown.
-//
-// A turn that fails in the instant its input's window ran out, with no
-// other reason on the wire (no receipt, no cancel, the connection alive),
-// fails for that input: with input_outcome_unknown, no other code.
+// unknown is that unknown's consequence. A turn that fails in the instant
+// its input's window ran out, with no other reason on the wire, fails
+// with input_outcome_unknown, no other code.
 func (l *Ledger) writtenTurnFinished(at int64, run, code string) {
 	for _, w := range l.timing.written.all {
 		if w.run != run {
 			continue
 		}
-		if w.outcome == at && at == w.deadline && w.live() && code != codeInputOutcomeUnknown && l.timing.cancels.byRun[run] == nil {
+		if w.outcome == at && at == w.deadline && w.live() && code != codeInputOutcomeUnknown && l.timing.cancels.byKey[run] == nil {
 			l.violate(at, CheckTimingWritten, "the written window of input %s of run %s ran out at %s and Core finished the turn %q, want %s",
 				w.input, run, vtime(at), code, codeInputOutcomeUnknown)
 		}
@@ -105,10 +86,6 @@ func (l *Ledger) writtenTurnFinished(at int64, run, code string) {
 		}
 	}
 }
-
-// codeInputOutcomeUnknown is Core's documented error code of a turn whose
-// active input got no written receipt in time.
-const codeInputOutcomeUnknown = "input_outcome_unknown"
 
 // writtenOutcome judges an input outcome Core recorded in its store.
 func (l *Ledger) writtenOutcome(at int64, run, input, outcome string) {
@@ -123,8 +100,6 @@ func (l *Ledger) writtenOutcome(at int64, run, input, outcome string) {
 			return
 		}
 		if w.writtenAt > 0 && w.writtenAt < w.deadline && w.writtenAt < at {
-			// the native write is known done: nothing about the input is
-			// uncertain any more, whatever happens to its Turn
 			l.violate(at, CheckTimingWritten, "Core recorded input %s of run %s unknown at %s although its written receipt reached Core at %s, within the %s window",
 				input, run, vtime(at), vtime(w.writtenAt), w.length())
 			return
@@ -132,8 +107,6 @@ func (l *Ledger) writtenOutcome(at int64, run, input, outcome string) {
 		if at >= w.deadline {
 			return
 		}
-		// Core may give up for a reason it learns in this same instant (a
-		// close it makes after writing its store): judge once it is over.
 		l.early(&w.timerWindow, at, func() bool { return w.settled },
 			"Core recorded input %s of run %s unknown at %s, %s after its delivery at %s: before the %s written window ended, with the connection and turn alive and no refusal",
 			input, run, vtime(at), w.elapsed(at), vtime(w.from), w.length())
@@ -145,8 +118,8 @@ func (l *Ledger) writtenOutcome(at int64, run, input, outcome string) {
 	}
 }
 
-// writtenSteerReturned judges a steer call's outcome: an input Core had
-// recorded unknown is never reported accepted later.
+// writtenSteerReturned: an input Core had recorded unknown is never
+// reported accepted by a later steer call.
 func (l *Ledger) writtenSteerReturned(ret int64, turn, input, outcome string) {
 	if outcome != InputAccepted {
 		return
