@@ -2,13 +2,10 @@ package check
 
 import "github.com/turnstile-sim/turnstile/wire"
 
-// CheckUsageLatest is rule usage_not_latest (Rules): every usage
-// snapshot is complete and cumulative, so the one that counts is the
-// latest; a Turn failed event_persistence_failed may have ended on that
-// snapshot, unstored. Judged from the frames Core received (including
-// copies a hostile proxy forged: Core acts on them) and Core's store,
-// after the instant the Turn ended (the store records the end and the
-// usage in one write).
+// CheckUsageLatest is rule usage_not_latest (Rules), judged from the
+// frames that reached Core (forged copies too: Core acts on them) and
+// Core's store once the instant the Turn ended is over (the store records
+// the end and the usage in one write).
 const CheckUsageLatest = "usage_not_latest"
 
 type usageState struct {
