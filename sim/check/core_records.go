@@ -38,22 +38,13 @@ type coreState struct {
 	restarts  int
 }
 
-func (c *coreState) init() {
-	c.turns = map[string]*turnRec{}
-	c.runs = map[string]*runRec{}
-	c.delivered = map[string]int64{}
-	c.onWire = map[string]bool{}
-}
-
 func pairKey(a, b string) string { return a + "\x00" + b }
 
-func (c *coreState) turn(id string) *turnRec {
-	return entry(c.turns, id)
-}
+func (c *coreState) turn(id string) *turnRec { return entry(made(&c.turns), id) }
 
 // run is the record of run, first seen at at if Core never started it.
 func (c *coreState) run(id string, at int64) *runRec {
-	keepFirst(c.runs, id, &runRec{startedAt: at})
+	keepFirst(made(&c.runs), id, &runRec{startedAt: at})
 	return c.runs[id]
 }
 
@@ -71,7 +62,7 @@ func (l *Ledger) RunStartSent(at int64, turn, run, device, conn, handle string) 
 			run, device, conn, handle, vtime(prev.startedAt), prev.conn, prev.handle)
 		return
 	}
-	l.core.runs[run] = &runRec{turn: turn, device: device, conn: conn, handle: handle, startedAt: at}
+	made(&l.core.runs)[run] = &runRec{turn: turn, device: device, conn: conn, handle: handle, startedAt: at}
 	t := l.core.turn(turn)
 	t.runs = append(t.runs, run)
 }
@@ -84,7 +75,7 @@ func (l *Ledger) InputDelivered(at int64, run, input string) {
 		l.violate(at, CheckInputDeliveredTwice, "Core delivered input %s of run %s again (first at %s)", input, run, vtime(first))
 		return
 	}
-	l.core.delivered[k] = at
+	made(&l.core.delivered)[k] = at
 }
 
 // InputOutcome records the outcome Core durably assigned to an input.
@@ -144,29 +135,26 @@ func (l *Ledger) TurnState(at int64, turn, state string) {
 	t.state = state
 }
 
-// DoneObserved records Core seeing done for run, on the wire or in its
-// store. Some daemon must have sent it, and Core must have decoded it
-// before persisting it.
-func (l *Ledger) DoneObserved(at int64, run string, via Observation) {
-	l.terminalObserved(at, "done", run, via, l.daemon.doneSent[run])
-}
+// Terminal is a Run's terminal frame: done or an execution error.
+type Terminal string
 
-// ErrorObserved records Core seeing an execution error for run, on the
-// wire or in its store, under the same rules as DoneObserved.
-func (l *Ledger) ErrorObserved(at int64, run string, via Observation) {
-	l.terminalObserved(at, "error", run, via, l.daemon.errorSent[run])
-}
+const (
+	TerminalDone  Terminal = "done"
+	TerminalError Terminal = "error"
+)
 
-func (l *Ledger) terminalObserved(at int64, kind, run string, via Observation, sent bool) {
-	k := pairKey(kind, run)
+// TerminalObserved records Core seeing done or an execution error for
+// run, on the wire or in its store.
+func (l *Ledger) TerminalObserved(at int64, kind Terminal, run string, via Observation) {
+	k := pairKey(string(kind), run)
 	switch {
-	case !sent:
+	case !l.daemon.sent[k]:
 		l.violate(at, CheckFabricatedTerminal, "Core has %s for run %s (%s) but no daemon sent one", kind, run, via)
 	case via == ObservedPersisted && !l.core.onWire[k]:
 		l.violate(at, CheckFabricatedTerminal, "Core persisted %s for run %s without receiving one", kind, run)
 	}
 	if via == ObservedOnWire {
-		l.core.onWire[k] = true
+		made(&l.core.onWire)[k] = true
 	}
 }
 
@@ -177,7 +165,7 @@ func (l *Ledger) CancelAckObserved(at int64, run string, applied bool) {
 	if !applied {
 		return
 	}
-	if !l.daemon.cancelAcks[run] {
+	if !l.daemon.sent[pairKey("cancel", run)] {
 		l.violate(at, CheckFabricatedTerminal, "Core has an applied cancel receipt for run %s but no daemon sent one", run)
 	}
 	r := l.core.run(run, at)

@@ -170,7 +170,6 @@ func honest(observe func(WireEvent)) func(WireEvent) {
 // NewLedger returns an empty ledger.
 func NewLedger() *Ledger {
 	l := &Ledger{marks: map[Mark]int{}}
-	l.core.init()
 	l.daemon.init()
 	l.harness.init()
 	l.frames.init()
