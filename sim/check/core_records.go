@@ -179,7 +179,7 @@ func (l *Ledger) CancelAckObserved(at int64, run string, applied bool) {
 // UsagePersisted records the usage snapshot Core stored for run. Snapshots
 // replace each other: the stored one must equal a snapshot a daemon sent.
 func (l *Ledger) UsagePersisted(at int64, run string, u UsageSnapshot) {
-	l.usage.stored[run] = u
+	made(&l.usage.stored)[run] = u
 	sent := l.daemon.usageSent[run]
 	for _, s := range sent {
 		if s == u {

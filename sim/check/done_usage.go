@@ -27,18 +27,18 @@ func (l *Ledger) NativeDone(at int64, device, run string, usage *wire.Usage) {
 		s := UsageFromWire(usage)
 		d.usage = &s
 	}
-	l.native.dones[run] = d
+	made(&l.native.dones)[run] = d
 }
 
 // StartAnswered records the instant the native start call of run returned
 // to the daemon of device (with or without a Turn).
 func (l *Ledger) StartAnswered(at int64, device, run string) {
-	keepFirst(l.native.startAnswered, run, at)
+	keepFirst(made(&l.native.startAnswered), run, at)
 }
 
 // CloseFailed records a failed native close of executor on device.
 func (l *Ledger) CloseFailed(at int64, device, executor string) {
-	l.native.closeFailed[pairKey(device, executor)] = at
+	made(&l.native.closeFailed)[pairKey(device, executor)] = at
 }
 
 func (l *Ledger) observeDoneUsage(ev WireEvent) {

@@ -87,7 +87,7 @@ func (l *Ledger) observeEngineErrors(ev WireEvent) {
 	if !ok {
 		return
 	}
-	l.projection.engineErrors[ev.Frame.ID] = want
+	made(&l.projection.engineErrors)[ev.Frame.ID] = want
 	l.markEngineError(ev.Raw, want)
 }
 

@@ -32,13 +32,7 @@ type harnessState struct {
 	creating  map[string]string // device\x00executor → device: native Prepare called, not answered
 }
 
-func (h *harnessState) init() {
-	h.executors = map[string]*executorRec{}
-	h.turns = map[string]*nativeTurn{}
-	h.applied = map[string][]appliedInput{}
-	h.appliedAt = map[string]int64{}
-	h.creating = map[string]string{}
-}
+func (h *harnessState) init() { h.creating = map[string]string{} }
 
 func (h *harnessState) isApplied(run, input string) bool {
 	_, ok := h.appliedAt[pairKey(run, input)]
@@ -51,7 +45,7 @@ func (h *harnessState) liveExecutors(device string) int {
 
 // ExecutorCreated records the Harness creating a native executor.
 func (l *Ledger) ExecutorCreated(at int64, device, executor string) {
-	l.harness.executors[pairKey(device, executor)] = &executorRec{device: device, createdAt: at}
+	made(&l.harness.executors)[pairKey(device, executor)] = &executorRec{device: device, createdAt: at}
 	delete(l.harness.creating, pairKey(device, executor))
 	l.idleExecutorCreated(at, device, executor)
 	l.checkLiveExecutors(at, device)
@@ -78,7 +72,7 @@ func (l *Ledger) TurnCreated(at int64, device, run string) {
 			run, device, vtime(prev.createdAt), prev.device)
 		return
 	}
-	l.harness.turns[run] = &nativeTurn{device: device, createdAt: at}
+	made(&l.harness.turns)[run] = &nativeTurn{device: device, createdAt: at}
 	l.checkTruthCapacity(at, device)
 }
 
@@ -90,19 +84,15 @@ func (l *Ledger) InputApplied(at int64, run, input string) {
 		l.violate(at, CheckInputDeliveredTwice, "Harness applied input %s of run %s again (first at %s)", input, run, vtime(first))
 		return
 	}
-	l.harness.appliedAt[k] = at
-	l.harness.applied[run] = append(l.harness.applied[run], appliedInput{input: input, at: at})
+	made(&l.harness.appliedAt)[k] = at
+	made(&l.harness.applied)[run] = append(l.harness.applied[run], appliedInput{input: input, at: at})
 }
 
 // TurnSettled records the native settlement of run's turn: NativeCompleted,
 // NativeFailed or NativeCancelled.
 func (l *Ledger) TurnSettled(at int64, run, outcome string) {
-	t := l.harness.turns[run]
-	if t == nil {
-		t = &nativeTurn{createdAt: at}
-		l.harness.turns[run] = t
-	}
-	if t.settled == "" {
+	keepFirst(made(&l.harness.turns), run, &nativeTurn{createdAt: at})
+	if t := l.harness.turns[run]; t.settled == "" {
 		t.settled, t.settledAt = outcome, at
 	}
 }

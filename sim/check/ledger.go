@@ -181,7 +181,6 @@ func NewLedger() *Ledger {
 	l.limitMarks.init()
 	l.eviction.init()
 	l.reuse.init()
-	l.usage.init()
 	l.hostile.init()
 	l.ix.init()
 	l.projection.init()
@@ -191,7 +190,6 @@ func NewLedger() *Ledger {
 	l.reconnect.init()
 	l.limits = map[string]DeviceLimits{}
 	l.fenceLast, l.fencedSel = map[string]*fencingLast{}, map[string]*fencedSuspension{}
-	l.native = nativeCalls{dones: map[string]nativeDone{}, startAnswered: map[string]int64{}, closeFailed: map[string]int64{}}
 	// Wire observers, in the order they judge each network event. Those
 	// judging what honest machines send see only honest traffic; the
 	// timing and hostile checks see everything (a forged frame resets

@@ -14,10 +14,7 @@ type projectionState struct {
 	prepsFullAt int64
 }
 
-func (p *projectionState) init() {
-	p.engineErrors = map[string]engineFailure{}
-	p.prepsPerConn = map[uint64]*prepCount{}
-}
+func (p *projectionState) init() { p.prepsPerConn = map[uint64]*prepCount{} }
 
 // projectionExpectedMarks are the marks the projection workload must reach.
 var projectionExpectedMarks = []Mark{

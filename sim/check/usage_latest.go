@@ -15,13 +15,6 @@ type usageState struct {
 	ended    map[string]bool          // run: its Turn ended
 }
 
-func (s *usageState) init() {
-	s.received = map[string]UsageSnapshot{}
-	s.done = map[string]UsageSnapshot{}
-	s.stored = map[string]UsageSnapshot{}
-	s.ended = map[string]bool{}
-}
-
 func (l *Ledger) observeUsage(ev WireEvent) {
 	if ev.Kind != WireDelivered || ev.To != CoreNode || !ev.HasFrame() || l.usage.ended[ev.Frame.ID] {
 		return
@@ -34,7 +27,7 @@ func (l *Ledger) observeUsage(ev WireEvent) {
 	case wire.Done:
 		u = p.Usage
 		if u != nil {
-			l.usage.done[run] = UsageFromWire(u)
+			made(&l.usage.done)[run] = UsageFromWire(u)
 		}
 	case wire.InteractionDecisionAck:
 		if p.Applied && p.Outcome != nil {
@@ -45,7 +38,7 @@ func (l *Ledger) observeUsage(ev WireEvent) {
 		}
 	}
 	if u != nil {
-		l.usage.received[run] = UsageFromWire(u)
+		made(&l.usage.received)[run] = UsageFromWire(u)
 	}
 }
 
@@ -55,7 +48,7 @@ func (l *Ledger) usageTurnEnded(at int64, run, code string) {
 	if run == "" || l.usage.ended[run] {
 		return
 	}
-	l.usage.ended[run] = true
+	made(&l.usage.ended)[run] = true
 	if code == codeEventPersistenceFailed {
 		return
 	}

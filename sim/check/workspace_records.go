@@ -126,27 +126,23 @@ type wsMut struct {
 	receipt     string // its outcome
 }
 
+// init makes the maps other files write; those written here are made on
+// first write.
 func (w *workspaceState) init() {
-	w.seeded = map[string]seededFile{}
-	w.opened = map[string]string{}
-	w.closed = map[string]int64{}
-	w.failed = map[string]bool{}
-	w.applied = map[string]int{}
 	w.commits = map[string]*wsMut{}
 	w.sessMut = map[string][]*wsMut{}
 	w.exportsOnWire = map[string]*exportWire{}
-	w.answeredUnknown = map[string]bool{}
 	w.readOnlyIDs = map[string]bool{}
 }
 
 // WorkspaceSeeded records an Environment's initial file.
 func (l *Ledger) WorkspaceSeeded(env, name, value string, present bool) {
-	l.ws.seeded[pairKey(env, name)] = seededFile{value: value, present: present}
+	made(&l.ws.seeded)[pairKey(env, name)] = seededFile{value: value, present: present}
 }
 
 // WorkspaceOpened records a read-only profile's reader opening.
 func (l *Ledger) WorkspaceOpened(at int64, device, reader, session, env string) {
-	l.ws.opened[pairKey(device, reader)] = session
+	made(&l.ws.opened)[pairKey(device, reader)] = session
 }
 
 // WorkspaceClosed records a read-only profile's close: confirmed or
@@ -157,10 +153,10 @@ func (l *Ledger) WorkspaceClosed(at int64, device, reader string, ok bool) {
 	l.readerCloseAnswered(at, device, reader, ok)
 	k := pairKey(device, reader)
 	if !ok {
-		l.ws.failed[k] = true
+		made(&l.ws.failed)[k] = true
 		return
 	}
-	l.ws.closed[k] = at
+	made(&l.ws.closed)[k] = at
 	if l.ws.failed[k] {
 		l.reach(MarkCleanupUnconfirmedRelease)
 	}
@@ -177,7 +173,7 @@ func (l *Ledger) WorkspaceRead(at int64, device, reader, session, env, name, val
 
 // WorkspaceInstalled records a native install.
 func (l *Ledger) WorkspaceInstalled(at int64, device, mutation, env, name, value string, digestOK bool) {
-	l.ws.applied[mutation]++
+	made(&l.ws.applied)[mutation]++
 	if l.ws.applied[mutation] > 1 {
 		l.violate(at, CheckWorkspaceTruth, "mutation %s installed %d times", mutation, l.ws.applied[mutation])
 	}
@@ -190,7 +186,7 @@ func (l *Ledger) WorkspaceInstalled(at int64, device, mutation, env, name, value
 func (l *Ledger) WorkspaceWriteCalled(op WorkspaceWriteOp) {
 	l.ws.writes = append(l.ws.writes, op)
 	if op.Outcome == "unknown" && op.Mutation != "" {
-		l.ws.answeredUnknown[op.Mutation] = true
+		made(&l.ws.answeredUnknown)[op.Mutation] = true
 	}
 	l.judgeWriteSettlement(op)
 	l.checkWorkspaceWait("write of "+op.Path+" in session "+op.Session, op.Call, op.Return, op.Outcome, op.Code, workspaceWriteWait)
