@@ -13,8 +13,8 @@ const (
 	CheckTimingWorkspace        = "timing_workspace"
 )
 
-// Core's waits for a workspace operation (wire reference §3.9, §3.10),
-// and the slack for the API's own latency on both legs.
+// Core's waits for a workspace operation, and the slack for the API's own
+// latency on both legs.
 const (
 	workspaceReadWait  = 17 * time.Second
 	workspaceWriteWait = 195 * time.Second
@@ -38,17 +38,10 @@ func (l *Ledger) checkWorkspaceWait(what string, call, ret int64, outcome, code 
 const (
 	MarkReadWhileWriteUnsettled   Mark = "workspace_read_while_write_unsettled" // a read call while a write of its Session was unsettled
 	MarkCleanupUnconfirmedRelease Mark = "workspace_cleanup_unconfirmed_then_release"
-	MarkDirectoryTruncated        Mark = "workspace_directory_truncated" // a listing answered truncated
-	// MarkWriteSettledLate: Core received the exact receipt of a write it
-	// had answered unknown (the installer outlived Core's 195 s wait).
-	MarkWriteSettledLate Mark = "workspace_write_settled_late"
-	// MarkWriteCommitRefused: the daemon refused a write's commit with
-	// invalid_request (its body did not match the declared digest, or its
-	// transfer expired).
-	MarkWriteCommitRefused Mark = "workspace_write_commit_refused"
-	// MarkWriteLostMidTransfer: the connection of a write Core began ended
-	// before its commit.
-	MarkWriteLostMidTransfer Mark = "workspace_write_lost_mid_transfer"
+	MarkDirectoryTruncated        Mark = "workspace_directory_truncated"     // a listing answered truncated
+	MarkWriteSettledLate          Mark = "workspace_write_settled_late"      // the exact receipt of a write Core answered unknown reached it
+	MarkWriteCommitRefused        Mark = "workspace_write_commit_refused"    // a commit refused invalid_request (digest mismatch, transfer expired)
+	MarkWriteLostMidTransfer      Mark = "workspace_write_lost_mid_transfer" // a begun write's connection ended before its commit
 )
 
 // WorkspaceWriteOp is one workspace write through Core's API: the call
@@ -83,31 +76,27 @@ type nativeRead struct {
 }
 
 type workspaceState struct {
-	writes  []WorkspaceWriteOp
-	reads   []WorkspaceReadOp
-	seeded  map[string]seededFile // env\x00path
-	native  []nativeRead
-	opened  map[string]string   // device\x00reader → session
-	closed  map[string]int64    // device\x00reader → confirmed close instant
-	failed  map[string]bool     // device\x00reader → a close failed
-	applied map[string]int      // mutation → installs
-	commits map[string]*wsMut   // mutation → Core's view on the wire
-	sessMut map[string][]*wsMut // the wire's session UUID → its writes in order
-	// readOnlyIDs are the request IDs of read-only profiles Core sent.
-	readOnlyIDs map[string]bool
-	// exports are the native exports, exported the completed API
-	// exports, exportsOnWire the exchanges by export ID.
+	writes      []WorkspaceWriteOp
+	reads       []WorkspaceReadOp
+	seeded      map[string]seededFile // env\x00path
+	native      []nativeRead
+	opened      map[string]string   // device\x00reader → session
+	closed      map[string]int64    // device\x00reader → confirmed close instant
+	failed      map[string]bool     // device\x00reader → a close failed
+	applied     map[string]int      // mutation → installs
+	commits     map[string]*wsMut   // mutation → Core's view on the wire
+	sessMut     map[string][]*wsMut // the wire's session UUID → its writes in order
+	readOnlyIDs map[string]bool     // request IDs of the read-only profiles Core sent
+	// The native exports, the completed API exports, the exchanges on the
+	// wire by export ID (workspace_export.go).
 	exports       []nativeExport
 	exported      []exportedTree
 	exportsOnWire map[string]*exportWire
-	// answeredUnknown are the mutations Core answered unknown;
-	// unknownBySess the same by API Session, in answer order
-	// (workspace_settlement.go).
+	// The mutations Core answered unknown, and the same by API Session in
+	// answer order (workspace_settlement.go).
 	answeredUnknown map[string]bool
 	unknownBySess   map[string][]wsUnknownWrite
-	// installs are the installer answers the daemon has not receipted
-	// yet, by device and mutation (workspace_receipts.go).
-	installs map[string]installAnswer
+	installs        map[string]installAnswer // device\x00mutation: installer answers not receipted yet (workspace_receipts.go)
 }
 
 type seededFile struct {
