@@ -58,8 +58,8 @@ func (l *Ledger) appliedForTurn(turn string) []appliedInput {
 	return out
 }
 
-// checkSteersAgainstTruth: an accepted steer must return after the input
-// was applied natively.
+// checkSteersAgainstTruth judges, at the end, every steer call that
+// returned accepted against the native applies.
 func (l *Ledger) checkSteersAgainstTruth(at int64) {
 	appliedAt := map[string]map[string]int64{}
 	for _, s := range l.api.steers {

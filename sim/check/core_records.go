@@ -1,17 +1,11 @@
 package check
 
-import (
-	"github.com/turnstile-sim/turnstile/wire"
-)
-
 // TurnFacts is the durable state of one turn as Core's store holds it.
 // Run and Cursor describe the turn's current run: Cursor counts the inputs
 // Core has durably counted as accepted for it.
 type TurnFacts struct {
-	Turn   string
-	State  string
-	Run    string
-	Cursor int
+	Turn, State, Run string
+	Cursor           int
 }
 
 type turnRec struct {
@@ -21,13 +15,10 @@ type turnRec struct {
 }
 
 type runRec struct {
-	turn          string
-	device        string
-	conn          string
-	handle        string
-	startedAt     int64
-	cursor        int
-	cancelApplied bool
+	turn, device, conn, handle string
+	startedAt                  int64
+	cursor                     int
+	cancelApplied              bool
 }
 
 type coreState struct {
@@ -195,18 +186,6 @@ func (l *Ledger) UsagePersisted(at int64, run string, u UsageSnapshot) {
 		}
 	}
 	l.violate(at, CheckUsageAdded, "Core stored usage %s for run %s but %s", u, run, why)
-}
-
-// missingCapabilities lists, sorted, the required names not supported by
-// the declaration; a name the declaration does not know counts as missing.
-func missingCapabilities(required []string, declared wire.AgentKindCapabilities) []string {
-	var out []string
-	for _, name := range required {
-		if v, _ := declared.Lookup(name); !v.IsSupported() { // unknown: unspecified
-			out = append(out, name)
-		}
-	}
-	return sortedUnique(out)
 }
 
 // CoreRestarted records a Core crash and restart; recovered is every turn's

@@ -125,6 +125,18 @@ func RequiredCapabilities(s SessionSpec, recovery, images bool) []string {
 	return req
 }
 
+// missingCapabilities lists, sorted, the required names not supported by
+// the declaration; a name the declaration does not know counts as missing.
+func missingCapabilities(required []string, declared wire.AgentKindCapabilities) []string {
+	var out []string
+	for _, name := range required {
+		if v, _ := declared.Lookup(name); !v.IsSupported() { // unknown: unspecified
+			out = append(out, name)
+		}
+	}
+	return sortedUnique(out)
+}
+
 func hasImages(in wire.MessageInput) bool {
 	for _, m := range in {
 		for _, p := range m.Content {
