@@ -1,5 +1,9 @@
 package check
 
+// Core's records. Checks: run_started_twice, input_delivered_twice,
+// accepted_without_ground_truth, fabricated_terminal,
+// cancel_receipt_overridden, durable_facts, usage_added (Rules).
+
 // TurnFacts is the durable state of one turn as Core's store holds it.
 // Run and Cursor describe the turn's current run: Cursor counts the inputs
 // Core has durably counted as accepted for it.
@@ -45,7 +49,7 @@ func (l *Ledger) TurnSubmitted(at int64, session, turn string) {
 }
 
 // RunStartSent records Core sending execution_start for run on a
-// connection with an admission handle. A run ID is started at most once.
+// connection with an admission handle.
 func (l *Ledger) RunStartSent(at int64, turn, run, device, conn, handle string) {
 	if prev := l.core.runs[run]; prev != nil {
 		l.violate(at, CheckRunStartedTwice,
@@ -59,7 +63,6 @@ func (l *Ledger) RunStartSent(at int64, turn, run, device, conn, handle string) 
 }
 
 // InputDelivered records Core sending prompt_steer for an input of run.
-// Each input is delivered at most once, also across reconnects and restarts.
 func (l *Ledger) InputDelivered(at int64, run, input string) {
 	k := pairKey(run, input)
 	if first, ok := l.core.delivered[k]; ok {
@@ -70,7 +73,6 @@ func (l *Ledger) InputDelivered(at int64, run, input string) {
 }
 
 // InputOutcome records the outcome Core durably assigned to an input.
-// Accepted requires that the Harness applied the input.
 func (l *Ledger) InputOutcome(at int64, run, input, outcome string) {
 	l.writtenOutcome(at, run, input, outcome)
 	if outcome == InputAccepted {
@@ -85,8 +87,7 @@ func (l *Ledger) InputOutcome(at int64, run, input, outcome string) {
 }
 
 // CursorAdvanced records Core moving run's input cursor past input to
-// position cursor. The input must be applied natively and the cursor never
-// moves back.
+// position cursor.
 func (l *Ledger) CursorAdvanced(at int64, run, input string, cursor int) {
 	l.judgeAcceptedReceipt(at, run, input, "moved its cursor past")
 	if !l.harness.isApplied(run, input) {
@@ -149,9 +150,7 @@ func (l *Ledger) TerminalObserved(at int64, kind Terminal, run string, via Obser
 	}
 }
 
-// CancelAckObserved records Core receiving a cancel receipt for run. An
-// applied receipt must have been sent by a daemon, and after it the turn's
-// terminal state must be cancelled.
+// CancelAckObserved records Core receiving a cancel receipt for run.
 func (l *Ledger) CancelAckObserved(at int64, run string, applied bool) {
 	if !applied {
 		return
@@ -167,8 +166,7 @@ func (l *Ledger) CancelAckObserved(at int64, run string, applied bool) {
 	}
 }
 
-// UsagePersisted records the usage snapshot Core stored for run. Snapshots
-// replace each other: the stored one must equal a snapshot a daemon sent.
+// UsagePersisted records the usage snapshot Core stored for run.
 func (l *Ledger) UsagePersisted(at int64, run string, u UsageSnapshot) {
 	made(&l.usage.stored)[run] = u
 	sent := l.daemon.usageSent[run]
@@ -189,9 +187,7 @@ func (l *Ledger) UsagePersisted(at int64, run string, u UsageSnapshot) {
 }
 
 // CoreRestarted records a Core crash and restart; recovered is every turn's
-// facts as reloaded from the store. Facts known before the restart must
-// survive: no turn vanishes, no state regresses, no terminal changes, no
-// cursor moves back.
+// facts as reloaded from the store.
 func (l *Ledger) CoreRestarted(at int64, recovered []TurnFacts) {
 	l.subscribersLost()
 	l.core.restarts++

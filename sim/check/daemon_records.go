@@ -74,10 +74,9 @@ type daemonState struct {
 func (d *daemonState) init() { d.streams = map[string]*coreStream{} }
 
 // HandleGranted records a daemon granting an admission handle on conn
-// that expires at expiresAt (virtual time; 0 when unknown). The deadline is
-// checked at start even if the daemon never records the expiry itself.
-// Callers derive it from the grant instant, never from the wire's
-// expires_at: that is the daemon's wall clock, which may have jumped.
+// that expires at expiresAt (virtual time; 0 when unknown), derived from
+// the grant instant, never from the wire's expires_at (the daemon's wall
+// clock, which may have jumped).
 func (l *Ledger) HandleGranted(at int64, conn, handle string, expiresAt int64) {
 	k := pairKey(conn, handle)
 	if l.daemon.handles[k] != nil {
@@ -88,9 +87,7 @@ func (l *Ledger) HandleGranted(at int64, conn, handle string, expiresAt int64) {
 	made(&l.daemon.grantedOn)[handle] = append(l.daemon.grantedOn[handle], conn)
 }
 
-// HandleStarted records a daemon transferring a handle to run. A handle
-// starts at most once, only on the connection that granted it, and never
-// after release or expiry.
+// HandleStarted records a daemon transferring a handle to run (handle_reuse).
 func (l *Ledger) HandleStarted(at int64, conn, handle, run string) {
 	h := l.daemon.handles[pairKey(conn, handle)]
 	switch {
@@ -127,7 +124,6 @@ func (l *Ledger) HandleEnded(at int64, conn, handle string, how HandleEnd) {
 }
 
 // ReceiptSent records a daemon sending prompt_steer_ack for an input.
-// Accepted may only follow the Harness applying the input.
 func (l *Ledger) ReceiptSent(at int64, run, input, stage string) {
 	if stage == StageAccepted && !l.harness.isApplied(run, input) {
 		l.violate(at, CheckAcceptedWithoutTruth, "daemon sent accepted for input %s of run %s before the Harness applied it", input, run)

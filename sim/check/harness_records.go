@@ -1,6 +1,10 @@
 package check
 
+// The Harness's ground truth. Checks: liveness, orphaned_resource (Rules),
+// and the native halves of run_started_twice and input_delivered_twice.
+
 import (
+	"cmp"
 	"fmt"
 	"strings"
 )
@@ -63,8 +67,7 @@ func (l *Ledger) ExecutorClosed(at int64, device, executor string) {
 	l.evictionGone(device, executor)
 }
 
-// TurnCreated records the Harness creating the native turn of run. A run
-// becomes a native turn at most once.
+// TurnCreated records the Harness creating the native turn of run.
 func (l *Ledger) TurnCreated(at int64, device, run string) {
 	l.hostileTurnCreated(at, device, run)
 	if prev := l.harness.turns[run]; prev != nil {
@@ -77,7 +80,7 @@ func (l *Ledger) TurnCreated(at int64, device, run string) {
 }
 
 // InputApplied records the Harness consuming a steered input, in native
-// order. An input is applied at most once.
+// order.
 func (l *Ledger) InputApplied(at int64, run, input string) {
 	k := pairKey(run, input)
 	if first, ok := l.harness.appliedAt[k]; ok {
@@ -115,11 +118,7 @@ func (l *Ledger) pendingTurns() []string {
 	for _, id := range sortedKeys(l.core.turns) {
 		t := l.core.turns[id]
 		if !IsTerminal(t.state) {
-			state := t.state
-			if state == "" {
-				state = "unrecorded"
-			}
-			out = append(out, fmt.Sprintf("turn %s is %s", id, state))
+			out = append(out, fmt.Sprintf("turn %s is %s", id, cmp.Or(t.state, "unrecorded")))
 		}
 	}
 	return out
@@ -140,11 +139,10 @@ func (l *Ledger) pendingResources() []string {
 	return out
 }
 
-// Final runs the end-of-run checks after heal, the liveness deadline and
-// shutdown: every turn terminal (liveness), no native resource left
-// (orphaned_resource), and every accepted steer backed by an earlier
-// native apply. It returns the new violations (Step 0); Violations keeps
-// them too and AfterStep does not return them again.
+// Final runs the end-of-run checks (liveness, orphaned_resource, the
+// steer calls of accepted_without_ground_truth) after heal, the liveness
+// deadline and shutdown. It returns the new violations (Step 0);
+// Violations keeps them too and AfterStep does not return them again.
 func (l *Ledger) Final(at int64) []Violation {
 	start := len(l.found)
 	l.advance(at)

@@ -18,12 +18,9 @@ const (
 const MarkSubscriberOverflow Mark = "subscriber_overflow"
 
 type subscriberRecord struct {
-	turn     string
-	answered bool
-	refused  bool
-	received int
-	closed   bool
-	closeErr string
+	turn, closeErr            string
+	received                  int
+	answered, refused, closed bool
 	// overflow: the shell reported the buffer full; stepping: Core is
 	// stepping the overflow now; openBefore: the stream was open then.
 	overflow, stepping, openBefore bool
