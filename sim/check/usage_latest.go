@@ -58,15 +58,12 @@ func (l *Ledger) usageTurnEnded(at int64, run, code string) {
 			return
 		}
 		if got, stored := l.usage.stored[run]; !stored || got != last {
+			kept := "none"
+			if stored {
+				kept = got.String()
+			}
 			l.violate(at, CheckUsageLatest, "the Turn of run %s ended with usage %s, but the latest snapshot Core received for it is %s",
-				run, l.usage.describeStored(run), last)
+				run, kept, last)
 		}
 	})
-}
-
-func (s *usageState) describeStored(run string) string {
-	if u, ok := s.stored[run]; ok {
-		return u.String()
-	}
-	return "none"
 }
