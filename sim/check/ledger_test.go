@@ -83,7 +83,7 @@ func (s *scripted) start() {
 		l.HandleEnded(s.tick(), "c1", "h1", HandleReleased)
 		l.HandleStarted(s.tick(), "c1", "h1", "r1")
 	case s.is("handle_expired"):
-		s.now += expiry // the daemon forgot the deadline: no HandleExpired
+		s.now += expiry // the daemon forgot the deadline: no expiry recorded
 		l.HandleStarted(s.tick(), "c1", "h1", "r1")
 	case s.is("handle_twice"):
 		l.HandleStarted(s.tick(), "c1", "h1", "r1")
