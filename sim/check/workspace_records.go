@@ -21,8 +21,7 @@ const (
 	workspaceAPISlack  = time.Second
 )
 
-// checkWorkspaceWait holds an answered call to Core's wait: never later
-// than the wait (plus the API's latency), and a timeout never before it.
+// checkWorkspaceWait judges an answered call against Core's wait (timing_workspace).
 func (l *Ledger) checkWorkspaceWait(what string, call, ret int64, outcome, code string, wait time.Duration) {
 	took := time.Duration(ret - call)
 	switch {
@@ -181,10 +180,9 @@ func (l *Ledger) WorkspaceWriteCalled(op WorkspaceWriteOp) {
 	l.checkWorkspaceWait("write of "+op.Path+" in session "+op.Session, op.Call, op.Return, op.Outcome, op.Code, workspaceWriteWait)
 }
 
-// WorkspaceReadCalled records a workspace byte read the workload made and
-// checks a completed answer against the native reads: one of its
-// Session's native reads inside the call served the data, and, through a
-// read-only profile, that profile's close was confirmed before the answer.
+// WorkspaceReadCalled records a workspace byte read the workload made; a
+// completed answer is judged against its Session's native reads inside the
+// call (workspace_truth).
 func (l *Ledger) WorkspaceReadCalled(op WorkspaceReadOp) {
 	l.ws.reads = append(l.ws.reads, op)
 	l.checkWorkspaceWait("read of "+op.Path+" in session "+op.Session, op.Call, op.Return, op.Outcome, op.Code, workspaceReadWait)
