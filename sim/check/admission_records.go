@@ -1,21 +1,18 @@
 package check
 
-import "github.com/turnstile-sim/turnstile/wire"
+import (
+	"slices"
 
-// The admission record table of one connection, rebuilt from the wire
-// (wire reference §6.1, DESIGN §5): the Runtime keeps at most 64 admission
-// records per connection; a grant (a first status with a handle for a
-// request ID the table does not hold) into a full table first evicts the
-// oldest terminal record (started, released, expired or failed). A record
-// the rule evicted is unknown to the Runtime from then on: a release or
-// start naming it is rejected unknown_preparation; a record it keeps
-// answers as the record.
-//
-// The model reads only the statuses the daemon sent on the connection,
-// honest and hostile request IDs alike: each of them is a record of the
-// same table.
+	"github.com/turnstile-sim/turnstile/wire"
+)
 
-// recordEntry is one admission record as the wire showed it.
+// The admission record table of one connection, rebuilt from the statuses
+// the daemon sent on it, honest and hostile request IDs alike (wire
+// reference §6.1, DESIGN §5): at most 64 records; a grant (a first status
+// with a handle for a request ID the table does not hold) into a full
+// table first evicts the oldest terminal record, which the Runtime knows
+// no more: a release or start naming it is rejected unknown_preparation.
+
 type recordEntry struct {
 	req, handle string
 	terminal    bool
@@ -41,12 +38,7 @@ func (l *Ledger) noteRecord(conn uint64, req string, p wire.PreparationStatus) {
 	if p.State == wire.StateRejected || p.Handle == "" {
 		return // a refusal creates no record and changes none
 	}
-	h := &l.hostile
-	t := made(&h.records)[conn]
-	if t == nil {
-		t = &recordTable{evicted: map[string]string{}}
-		h.records[conn] = t
-	}
+	t := entry(made(&l.hostile.records), conn)
 	for i := range t.order {
 		if e := &t.order[i]; e.req == req {
 			if e.handle == p.Handle && terminalState(p.State) {
@@ -66,12 +58,9 @@ func (l *Ledger) noteRecord(conn uint64, req string, p wire.PreparationStatus) {
 }
 
 func (t *recordTable) evictOldestTerminal() {
-	for i, e := range t.order {
-		if e.terminal {
-			t.evicted[e.req] = e.handle
-			t.order = append(t.order[:i:i], t.order[i+1:]...)
-			return
-		}
+	if i := slices.IndexFunc(t.order, func(e recordEntry) bool { return e.terminal }); i >= 0 {
+		made(&t.evicted)[t.order[i].req] = t.order[i].handle
+		t.order = slices.Delete(t.order, i, i+1)
 	}
 }
 
@@ -83,33 +72,23 @@ func (l *Ledger) recordKnown(conn uint64, req string) (held, evicted bool) {
 	if t == nil {
 		return false, false
 	}
-	for _, e := range t.order {
-		if e.req == req {
-			return true, false
-		}
+	if slices.ContainsFunc(t.order, func(e recordEntry) bool { return e.req == req }) {
+		return true, false
 	}
 	_, evicted = t.evicted[req]
 	return false, evicted
 }
 
-// ownRecordEvicted reports whether p attacks the injector's own admission
-// (a start or release naming its request ID) whose record the eviction
-// rule removed: held back (a stall) until the admission ended and later
-// grants evicted it, the attack finds the request unknown.
-func (l *Ledger) ownRecordEvicted(p *HostileProbe) bool {
+// wantOf is the answer p wants now: an attack on the injector's own
+// admission (a start or release naming its request ID, held back until
+// later grants evicted its record) finds the request unknown; else
+// wantNow's.
+func (l *Ledger) wantOf(p *HostileProbe, ev WireEvent, delivered int64) []string {
 	switch p.Action {
 	case HostileStartWrongExecutor, HostileStartUsedRun, HostileReleaseOwn, HostileStartReleased:
-		_, evicted := l.recordKnown(p.Conn, p.ReplyID)
-		return evicted
-	}
-	return false
-}
-
-// wantOf is the answer p wants now: unknown_preparation once its own
-// admission's record was evicted (ownRecordEvicted), else wantNow's.
-func (l *Ledger) wantOf(p *HostileProbe, ev WireEvent, delivered int64) []string {
-	if l.ownRecordEvicted(p) {
-		return []string{"rejected/unknown_preparation"}
+		if _, evicted := l.recordKnown(p.Conn, p.ReplyID); evicted {
+			return []string{"rejected/unknown_preparation"}
+		}
 	}
 	return l.wantNow(p, ev, delivered)
 }

@@ -8,21 +8,16 @@ import (
 // TurnRead is one read of a turn's state through Core's public API,
 // between its call and return instants.
 type TurnRead struct {
-	Call, Return int64
-	Session      string
-	Turn         string
-	State        string
+	Call, Return         int64
+	Session, Turn, State string
 }
 
 // Steer is one steer call through Core's public API. An InputUnknown
 // outcome is an open operation: Return is ignored and the operation stays
 // pending until the end of the history.
 type Steer struct {
-	Call, Return int64
-	Session      string
-	Turn         string
-	Input        string
-	Outcome      string
+	Call, Return                  int64
+	Session, Turn, Input, Outcome string
 }
 
 type apiState struct {
@@ -58,8 +53,8 @@ func (l *Ledger) appliedForTurn(turn string) []appliedInput {
 	return out
 }
 
-// checkSteersAgainstTruth: an accepted steer must return after the input
-// was applied natively.
+// checkSteersAgainstTruth judges, at the end, every steer call that
+// returned accepted against the native applies.
 func (l *Ledger) checkSteersAgainstTruth(at int64) {
 	appliedAt := map[string]map[string]int64{}
 	for _, s := range l.api.steers {

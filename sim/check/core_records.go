@@ -1,17 +1,15 @@
 package check
 
-import (
-	"github.com/turnstile-sim/turnstile/wire"
-)
+// Core's records. Checks: run_started_twice, input_delivered_twice,
+// accepted_without_ground_truth, fabricated_terminal,
+// cancel_receipt_overridden, durable_facts, usage_added (Rules).
 
 // TurnFacts is the durable state of one turn as Core's store holds it.
 // Run and Cursor describe the turn's current run: Cursor counts the inputs
 // Core has durably counted as accepted for it.
 type TurnFacts struct {
-	Turn   string
-	State  string
-	Run    string
-	Cursor int
+	Turn, State, Run string
+	Cursor           int
 }
 
 type turnRec struct {
@@ -21,13 +19,10 @@ type turnRec struct {
 }
 
 type runRec struct {
-	turn          string
-	device        string
-	conn          string
-	handle        string
-	startedAt     int64
-	cursor        int
-	cancelApplied bool
+	turn, device, conn, handle string
+	startedAt                  int64
+	cursor                     int
+	cancelApplied              bool
 }
 
 type coreState struct {
@@ -38,22 +33,13 @@ type coreState struct {
 	restarts  int
 }
 
-func (c *coreState) init() {
-	c.turns = map[string]*turnRec{}
-	c.runs = map[string]*runRec{}
-	c.delivered = map[string]int64{}
-	c.onWire = map[string]bool{}
-}
-
 func pairKey(a, b string) string { return a + "\x00" + b }
 
-func (c *coreState) turn(id string) *turnRec {
-	return entry(c.turns, id)
-}
+func (c *coreState) turn(id string) *turnRec { return entry(made(&c.turns), id) }
 
 // run is the record of run, first seen at at if Core never started it.
 func (c *coreState) run(id string, at int64) *runRec {
-	keepFirst(c.runs, id, &runRec{startedAt: at})
+	keepFirst(made(&c.runs), id, &runRec{startedAt: at})
 	return c.runs[id]
 }
 
@@ -63,7 +49,7 @@ func (l *Ledger) TurnSubmitted(at int64, session, turn string) {
 }
 
 // RunStartSent records Core sending execution_start for run on a
-// connection with an admission handle. A run ID is started at most once.
+// connection with an admission handle.
 func (l *Ledger) RunStartSent(at int64, turn, run, device, conn, handle string) {
 	if prev := l.core.runs[run]; prev != nil {
 		l.violate(at, CheckRunStartedTwice,
@@ -71,24 +57,22 @@ func (l *Ledger) RunStartSent(at int64, turn, run, device, conn, handle string) 
 			run, device, conn, handle, vtime(prev.startedAt), prev.conn, prev.handle)
 		return
 	}
-	l.core.runs[run] = &runRec{turn: turn, device: device, conn: conn, handle: handle, startedAt: at}
+	made(&l.core.runs)[run] = &runRec{turn: turn, device: device, conn: conn, handle: handle, startedAt: at}
 	t := l.core.turn(turn)
 	t.runs = append(t.runs, run)
 }
 
 // InputDelivered records Core sending prompt_steer for an input of run.
-// Each input is delivered at most once, also across reconnects and restarts.
 func (l *Ledger) InputDelivered(at int64, run, input string) {
 	k := pairKey(run, input)
 	if first, ok := l.core.delivered[k]; ok {
 		l.violate(at, CheckInputDeliveredTwice, "Core delivered input %s of run %s again (first at %s)", input, run, vtime(first))
 		return
 	}
-	l.core.delivered[k] = at
+	made(&l.core.delivered)[k] = at
 }
 
 // InputOutcome records the outcome Core durably assigned to an input.
-// Accepted requires that the Harness applied the input.
 func (l *Ledger) InputOutcome(at int64, run, input, outcome string) {
 	l.writtenOutcome(at, run, input, outcome)
 	if outcome == InputAccepted {
@@ -103,8 +87,7 @@ func (l *Ledger) InputOutcome(at int64, run, input, outcome string) {
 }
 
 // CursorAdvanced records Core moving run's input cursor past input to
-// position cursor. The input must be applied natively and the cursor never
-// moves back.
+// position cursor.
 func (l *Ledger) CursorAdvanced(at int64, run, input string, cursor int) {
 	l.judgeAcceptedReceipt(at, run, input, "moved its cursor past")
 	if !l.harness.isApplied(run, input) {
@@ -144,40 +127,35 @@ func (l *Ledger) TurnState(at int64, turn, state string) {
 	t.state = state
 }
 
-// DoneObserved records Core seeing done for run, on the wire or in its
-// store. Some daemon must have sent it, and Core must have decoded it
-// before persisting it.
-func (l *Ledger) DoneObserved(at int64, run string, via Observation) {
-	l.terminalObserved(at, "done", run, via, l.daemon.doneSent[run])
-}
+// Terminal is a Run's terminal frame: done or an execution error.
+type Terminal string
 
-// ErrorObserved records Core seeing an execution error for run, on the
-// wire or in its store, under the same rules as DoneObserved.
-func (l *Ledger) ErrorObserved(at int64, run string, via Observation) {
-	l.terminalObserved(at, "error", run, via, l.daemon.errorSent[run])
-}
+const (
+	TerminalDone  Terminal = "done"
+	TerminalError Terminal = "error"
+)
 
-func (l *Ledger) terminalObserved(at int64, kind, run string, via Observation, sent bool) {
-	k := pairKey(kind, run)
+// TerminalObserved records Core seeing done or an execution error for
+// run, on the wire or in its store.
+func (l *Ledger) TerminalObserved(at int64, kind Terminal, run string, via Observation) {
+	k := pairKey(string(kind), run)
 	switch {
-	case !sent:
+	case !l.daemon.sent[k]:
 		l.violate(at, CheckFabricatedTerminal, "Core has %s for run %s (%s) but no daemon sent one", kind, run, via)
 	case via == ObservedPersisted && !l.core.onWire[k]:
 		l.violate(at, CheckFabricatedTerminal, "Core persisted %s for run %s without receiving one", kind, run)
 	}
 	if via == ObservedOnWire {
-		l.core.onWire[k] = true
+		made(&l.core.onWire)[k] = true
 	}
 }
 
-// CancelAckObserved records Core receiving a cancel receipt for run. An
-// applied receipt must have been sent by a daemon, and after it the turn's
-// terminal state must be cancelled.
+// CancelAckObserved records Core receiving a cancel receipt for run.
 func (l *Ledger) CancelAckObserved(at int64, run string, applied bool) {
 	if !applied {
 		return
 	}
-	if !l.daemon.cancelAcks[run] {
+	if !l.daemon.sent[pairKey("cancel", run)] {
 		l.violate(at, CheckFabricatedTerminal, "Core has an applied cancel receipt for run %s but no daemon sent one", run)
 	}
 	r := l.core.run(run, at)
@@ -188,10 +166,9 @@ func (l *Ledger) CancelAckObserved(at int64, run string, applied bool) {
 	}
 }
 
-// UsagePersisted records the usage snapshot Core stored for run. Snapshots
-// replace each other: the stored one must equal a snapshot a daemon sent.
+// UsagePersisted records the usage snapshot Core stored for run.
 func (l *Ledger) UsagePersisted(at int64, run string, u UsageSnapshot) {
-	l.usage.stored[run] = u
+	made(&l.usage.stored)[run] = u
 	sent := l.daemon.usageSent[run]
 	for _, s := range sent {
 		if s == u {
@@ -209,22 +186,8 @@ func (l *Ledger) UsagePersisted(at int64, run string, u UsageSnapshot) {
 	l.violate(at, CheckUsageAdded, "Core stored usage %s for run %s but %s", u, run, why)
 }
 
-// missingCapabilities lists, sorted, the required names not supported by
-// the declaration; a name the declaration does not know counts as missing.
-func missingCapabilities(required []string, declared wire.AgentKindCapabilities) []string {
-	var out []string
-	for _, name := range required {
-		if v, _ := declared.Lookup(name); !v.IsSupported() { // unknown: unspecified
-			out = append(out, name)
-		}
-	}
-	return sortedUnique(out)
-}
-
 // CoreRestarted records a Core crash and restart; recovered is every turn's
-// facts as reloaded from the store. Facts known before the restart must
-// survive: no turn vanishes, no state regresses, no terminal changes, no
-// cursor moves back.
+// facts as reloaded from the store.
 func (l *Ledger) CoreRestarted(at int64, recovered []TurnFacts) {
 	l.subscribersLost()
 	l.core.restarts++

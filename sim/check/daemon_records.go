@@ -59,48 +59,35 @@ func (u UsageSnapshot) String() string {
 type handleRec struct {
 	run       string
 	started   bool
-	ended     string // "released" or "expired"
-	expiresAt int64  // 0: no deadline known
+	ended     HandleEnd
+	expiresAt int64 // 0: no deadline known
 }
 
 type daemonState struct {
-	handles    map[string]*handleRec  // conn\x00handle
-	grantedOn  map[string][]string    // handle → conns that granted it
-	streams    map[string]*coreStream // conn\x00request → Core's status stream (stale_status.go)
-	doneSent   map[string]bool
-	errorSent  map[string]bool
-	usageSent  map[string][]UsageSnapshot
-	cancelAcks map[string]bool // run → an applied cancel receipt was sent
+	handles   map[string]*handleRec  // conn\x00handle
+	grantedOn map[string][]string    // handle → conns that granted it
+	streams   map[string]*coreStream // conn\x00request → Core's status stream (stale_status.go)
+	sent      map[string]bool        // Terminal or "cancel" \x00 run: a daemon sent done, error, an applied cancel receipt
+	usageSent map[string][]UsageSnapshot
 }
 
-func (d *daemonState) init() {
-	d.handles = map[string]*handleRec{}
-	d.grantedOn = map[string][]string{}
-	d.streams = map[string]*coreStream{}
-	d.doneSent = map[string]bool{}
-	d.errorSent = map[string]bool{}
-	d.usageSent = map[string][]UsageSnapshot{}
-	d.cancelAcks = map[string]bool{}
-}
+func (d *daemonState) init() { d.streams = map[string]*coreStream{} }
 
 // HandleGranted records a daemon granting an admission handle on conn
-// that expires at expiresAt (virtual time; 0 when unknown). The deadline is
-// checked at start even if the daemon never records the expiry itself.
-// Callers derive it from the grant instant, never from the wire's
-// expires_at: that is the daemon's wall clock, which may have jumped.
+// that expires at expiresAt (virtual time; 0 when unknown), derived from
+// the grant instant, never from the wire's expires_at (the daemon's wall
+// clock, which may have jumped).
 func (l *Ledger) HandleGranted(at int64, conn, handle string, expiresAt int64) {
 	k := pairKey(conn, handle)
 	if l.daemon.handles[k] != nil {
 		l.violate(at, CheckHandleReuse, "handle %s granted twice on conn %s", handle, conn)
 		return
 	}
-	l.daemon.handles[k] = &handleRec{expiresAt: expiresAt}
-	l.daemon.grantedOn[handle] = append(l.daemon.grantedOn[handle], conn)
+	made(&l.daemon.handles)[k] = &handleRec{expiresAt: expiresAt}
+	made(&l.daemon.grantedOn)[handle] = append(l.daemon.grantedOn[handle], conn)
 }
 
-// HandleStarted records a daemon transferring a handle to run. A handle
-// starts at most once, only on the connection that granted it, and never
-// after release or expiry.
+// HandleStarted records a daemon transferring a handle to run (handle_reuse).
 func (l *Ledger) HandleStarted(at int64, conn, handle, run string) {
 	h := l.daemon.handles[pairKey(conn, handle)]
 	switch {
@@ -121,20 +108,22 @@ func (l *Ledger) HandleStarted(at int64, conn, handle, run string) {
 	}
 }
 
-// HandleReleased records a daemon releasing a handle.
-func (l *Ledger) HandleReleased(at int64, conn, handle string) { l.endHandle(conn, handle, "released") }
+// HandleEnd is how an admission handle ended.
+type HandleEnd string
 
-// HandleExpired records a handle's admission expiring.
-func (l *Ledger) HandleExpired(at int64, conn, handle string) { l.endHandle(conn, handle, "expired") }
+const (
+	HandleReleased HandleEnd = "released" // the daemon released it (or its preparation failed)
+	HandleExpired  HandleEnd = "expired"  // its admission expired
+)
 
-func (l *Ledger) endHandle(conn, handle, how string) {
+// HandleEnded records a handle's admission ending.
+func (l *Ledger) HandleEnded(at int64, conn, handle string, how HandleEnd) {
 	if h := l.daemon.handles[pairKey(conn, handle)]; h != nil && h.ended == "" {
 		h.ended = how
 	}
 }
 
 // ReceiptSent records a daemon sending prompt_steer_ack for an input.
-// Accepted may only follow the Harness applying the input.
 func (l *Ledger) ReceiptSent(at int64, run, input, stage string) {
 	if stage == StageAccepted && !l.harness.isApplied(run, input) {
 		l.violate(at, CheckAcceptedWithoutTruth, "daemon sent accepted for input %s of run %s before the Harness applied it", input, run)
@@ -144,20 +133,19 @@ func (l *Ledger) ReceiptSent(at int64, run, input, stage string) {
 // CancelAckSent records a daemon sending a cancel receipt for run.
 func (l *Ledger) CancelAckSent(at int64, run string, applied bool) {
 	if applied {
-		l.daemon.cancelAcks[run] = true
+		made(&l.daemon.sent)[pairKey("cancel", run)] = true
 	}
 }
 
-// DoneSent records a daemon sending done for run.
-func (l *Ledger) DoneSent(at int64, run string) { l.daemon.doneSent[run] = true }
-
-// ErrorSent records a daemon sending an execution error for run.
-func (l *Ledger) ErrorSent(at int64, run string) { l.daemon.errorSent[run] = true }
+// TerminalSent records a daemon sending done or an execution error for run.
+func (l *Ledger) TerminalSent(at int64, kind Terminal, run string) {
+	made(&l.daemon.sent)[pairKey(string(kind), run)] = true
+}
 
 // UsageSent records a daemon sending a cumulative usage snapshot for run,
 // in a usage frame or in done.
 func (l *Ledger) UsageSent(at int64, run string, u UsageSnapshot) {
-	l.daemon.usageSent[run] = append(l.daemon.usageSent[run], u)
+	made(&l.daemon.usageSent)[run] = append(l.daemon.usageSent[run], u)
 }
 
 func sortedUnique(s []string) []string {

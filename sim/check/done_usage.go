@@ -2,21 +2,18 @@ package check
 
 import "github.com/turnstile-sim/turnstile/wire"
 
-// CheckDoneUsage is rule done_usage (Rules): each usage snapshot is
-// complete and cumulative, and the native terminal result's is the
-// newest. Judged from the Harness's ground truth (NativeDone) and the done
-// frames daemons send.
+// CheckDoneUsage is rule done_usage (Rules), judged from the Harness's
+// ground truth (NativeDone) and the done frames daemons send.
 const CheckDoneUsage = "done_usage"
 
 // nativeCalls is the Harness's ground truth of native starts and dones,
-// by Run.
+// by Run, and of failed closes.
 type nativeCalls struct {
 	dones         map[string]nativeDone
 	startAnswered map[string]int64
 	closeFailed   map[string]int64 // device\x00executor: its latest failed close
 }
 
-// nativeDone is the Harness's terminal result of a Run.
 type nativeDone struct {
 	at    int64
 	usage *UsageSnapshot // nil: the native done carried no usage
@@ -30,18 +27,18 @@ func (l *Ledger) NativeDone(at int64, device, run string, usage *wire.Usage) {
 		s := UsageFromWire(usage)
 		d.usage = &s
 	}
-	l.native.dones[run] = d
+	made(&l.native.dones)[run] = d
 }
 
 // StartAnswered records the instant the native start call of run returned
 // to the daemon of device (with or without a Turn).
 func (l *Ledger) StartAnswered(at int64, device, run string) {
-	keepFirst(l.native.startAnswered, run, at)
+	keepFirst(made(&l.native.startAnswered), run, at)
 }
 
 // CloseFailed records a failed native close of executor on device.
 func (l *Ledger) CloseFailed(at int64, device, executor string) {
-	l.native.closeFailed[pairKey(device, executor)] = at
+	made(&l.native.closeFailed)[pairKey(device, executor)] = at
 }
 
 func (l *Ledger) observeDoneUsage(ev WireEvent) {

@@ -20,12 +20,8 @@ const (
 )
 
 // documentedEngineCodes are the 11 engine failure codes of §6.3.
-var documentedEngineCodes = map[string]bool{
-	"authentication_error": true, "rate_limit_exceeded": true, "usage_limit_exceeded": true,
-	"server_overloaded": true, "server_error": true, "invalid_request": true,
-	"resource_not_found": true, "request_timeout": true, "context_length_exceeded": true,
-	"cyber_policy": true, "connection_failed": true,
-}
+var documentedEngineCodes = codeSet("authentication_error rate_limit_exceeded usage_limit_exceeded server_overloaded " +
+	"server_error invalid_request resource_not_found request_timeout context_length_exceeded cyber_policy connection_failed")
 
 // engineFailure is a code and status pair as §6.3 classifies it.
 type engineFailure struct {
@@ -87,7 +83,7 @@ func (l *Ledger) observeEngineErrors(ev WireEvent) {
 	if !ok {
 		return
 	}
-	l.projection.engineErrors[ev.Frame.ID] = want
+	made(&l.projection.engineErrors)[ev.Frame.ID] = want
 	l.markEngineError(ev.Raw, want)
 }
 

@@ -1,6 +1,13 @@
 package check
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// Passed is true only for Ok: Unknown is not a pass.
+func (r LinearizeResult) Passed() bool { return r.Result == porcupine.Ok }
 
 // HostileRefusals returns, per action, the forgeries refused as the seeds
 // document, sorted by action.

@@ -7,42 +7,27 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// Failover: a new Core takes over from the durable store (the store's
-// lease moves to a higher epoch) while the old Core, a zombie, keeps
-// running with the connections it had for a bounded while. The production
-// rule the simulated shell mirrors: every commit carries the committing
-// Core's epoch and the store refuses a stale one (pgstore's ErrFenced);
-// the shell applies a batch's effects only after its commit succeeded, and
-// a refused commit stops the process without applying them. A batch that
-// wrote nothing commits nothing and its effects leave. So after the
-// takeover the zombie can only send frames of steps that decided nothing
-// new, resting on records committed before the takeover.
-//
-// The records come from the store's ground truth (the epoch each durable
-// write carried, each commit the store refused) and from the network (the
-// frames Core's end of the zombie's connections put on the wire); nothing
-// here asks either Core what it decided.
+// Checks: failover_stale_commit, failover_zombie_frame (Rules). The
+// simulated shell mirrors production: a commit carries its Core's epoch,
+// the store refuses a stale one, and a batch's effects leave only after
+// its commit; so a zombie can only send frames of steps that wrote
+// nothing. Judged from the store's ground truth and the wire, never from
+// either Core's decisions.
 const (
-	CheckFailoverStaleCommit = "failover_stale_commit" // Rules
-	CheckFailoverZombieFrame = "failover_zombie_frame" // Rules
+	CheckFailoverStaleCommit = "failover_stale_commit"
+	CheckFailoverZombieFrame = "failover_zombie_frame"
 )
 
-// Failover marks.
+// Failover marks: a takeover left the old Core running, the store refused
+// a zombie's commit, a zombie sent a frame after the takeover.
 const (
-	// MarkFailoverTakeover: a new Core took over from the durable store
-	// while the old one kept running.
-	MarkFailoverTakeover Mark = "failover_takeover"
-	// MarkZombieCommitRefused: the store refused a zombie's commit.
+	MarkFailoverTakeover    Mark = "failover_takeover"
 	MarkZombieCommitRefused Mark = "failover_zombie_commit_refused"
-	// MarkZombieFrameSent: a zombie put a frame on the wire after the
-	// takeover (one that needed no commit).
-	MarkZombieFrameSent Mark = "failover_zombie_frame_sent"
+	MarkZombieFrameSent     Mark = "failover_zombie_frame_sent"
 )
 
 var failoverExpectedMarks = []Mark{MarkFailoverTakeover, MarkZombieCommitRefused, MarkZombieFrameSent}
 
-// failoverState is the lease's epoch as takeovers moved it and the
-// zombies those takeovers left running.
 type failoverState struct {
 	epoch   uint64 // the lease's current epoch; 0 until a takeover
 	zombies []*zombieRec
@@ -70,15 +55,12 @@ func (l *Ledger) Takeover(at int64, epoch uint64, conns []uint64) {
 	c := slices.Clone(conns)
 	slices.Sort(c)
 	f.zombies = append(f.zombies, &zombieRec{epoch: epoch - 1, conns: c})
-	// The new Core process has seen no connection yet: the generation
-	// rule (hostile_conns.go) starts over with it.
-	clear(l.hostile.conns.newest)
+	clear(l.hostile.conns.newest) // the new Core has seen no connection yet (hostile_conns.go)
 	l.reach(MarkFailoverTakeover)
 }
 
-// DurableWrite records that the store made a write durable carrying
-// epoch, the committing Core's. Before any takeover every epoch is the
-// first one and the record is not needed.
+// DurableWrite records the store making what durable under epoch, the
+// committing Core's.
 func (l *Ledger) DurableWrite(at int64, epoch uint64, what string) {
 	f := &l.failover
 	if f.epoch == 0 || epoch == f.epoch {
@@ -112,22 +94,16 @@ func (f *failoverState) zombieConn(conn uint64) bool {
 }
 
 func (f *failoverState) zombie(epoch uint64) *zombieRec {
-	for _, z := range f.zombies {
-		if z.epoch == epoch {
-			return z
-		}
+	if i := slices.IndexFunc(f.zombies, func(z *zombieRec) bool { return z.epoch == epoch }); i >= 0 {
+		return f.zombies[i]
 	}
 	return nil
 }
 
-// CoreFrameSent records a frame Core's end of conn put on the wire (the
-// network tap, forged frames excluded). On a zombie's connection it must
-// come before the store refused that zombie's commit and before the
-// zombie stopped: a refused commit stops the process with the effects of
-// its step withheld.
+// CoreFrameSent records a frame Core's end of conn put on the wire (forged
+// frames excluded).
 func (l *Ledger) CoreFrameSent(at int64, conn uint64, frame []byte) {
-	f := &l.failover
-	for _, z := range f.zombies {
+	for _, z := range l.failover.zombies {
 		if !z.owns(conn) {
 			continue
 		}

@@ -1,6 +1,10 @@
 package check
 
+// The Harness's ground truth. Checks: liveness, orphaned_resource (Rules),
+// and the native halves of run_started_twice and input_delivered_twice.
+
 import (
+	"cmp"
 	"fmt"
 	"strings"
 )
@@ -32,13 +36,7 @@ type harnessState struct {
 	creating  map[string]string // device\x00executor → device: native Prepare called, not answered
 }
 
-func (h *harnessState) init() {
-	h.executors = map[string]*executorRec{}
-	h.turns = map[string]*nativeTurn{}
-	h.applied = map[string][]appliedInput{}
-	h.appliedAt = map[string]int64{}
-	h.creating = map[string]string{}
-}
+func (h *harnessState) init() { h.creating = map[string]string{} }
 
 func (h *harnessState) isApplied(run, input string) bool {
 	_, ok := h.appliedAt[pairKey(run, input)]
@@ -51,7 +49,7 @@ func (h *harnessState) liveExecutors(device string) int {
 
 // ExecutorCreated records the Harness creating a native executor.
 func (l *Ledger) ExecutorCreated(at int64, device, executor string) {
-	l.harness.executors[pairKey(device, executor)] = &executorRec{device: device, createdAt: at}
+	made(&l.harness.executors)[pairKey(device, executor)] = &executorRec{device: device, createdAt: at}
 	delete(l.harness.creating, pairKey(device, executor))
 	l.idleExecutorCreated(at, device, executor)
 	l.checkLiveExecutors(at, device)
@@ -69,8 +67,7 @@ func (l *Ledger) ExecutorClosed(at int64, device, executor string) {
 	l.evictionGone(device, executor)
 }
 
-// TurnCreated records the Harness creating the native turn of run. A run
-// becomes a native turn at most once.
+// TurnCreated records the Harness creating the native turn of run.
 func (l *Ledger) TurnCreated(at int64, device, run string) {
 	l.hostileTurnCreated(at, device, run)
 	if prev := l.harness.turns[run]; prev != nil {
@@ -78,31 +75,27 @@ func (l *Ledger) TurnCreated(at int64, device, run string) {
 			run, device, vtime(prev.createdAt), prev.device)
 		return
 	}
-	l.harness.turns[run] = &nativeTurn{device: device, createdAt: at}
+	made(&l.harness.turns)[run] = &nativeTurn{device: device, createdAt: at}
 	l.checkTruthCapacity(at, device)
 }
 
 // InputApplied records the Harness consuming a steered input, in native
-// order. An input is applied at most once.
+// order.
 func (l *Ledger) InputApplied(at int64, run, input string) {
 	k := pairKey(run, input)
 	if first, ok := l.harness.appliedAt[k]; ok {
 		l.violate(at, CheckInputDeliveredTwice, "Harness applied input %s of run %s again (first at %s)", input, run, vtime(first))
 		return
 	}
-	l.harness.appliedAt[k] = at
-	l.harness.applied[run] = append(l.harness.applied[run], appliedInput{input: input, at: at})
+	made(&l.harness.appliedAt)[k] = at
+	made(&l.harness.applied)[run] = append(l.harness.applied[run], appliedInput{input: input, at: at})
 }
 
 // TurnSettled records the native settlement of run's turn: NativeCompleted,
 // NativeFailed or NativeCancelled.
 func (l *Ledger) TurnSettled(at int64, run, outcome string) {
-	t := l.harness.turns[run]
-	if t == nil {
-		t = &nativeTurn{createdAt: at}
-		l.harness.turns[run] = t
-	}
-	if t.settled == "" {
+	keepFirst(made(&l.harness.turns), run, &nativeTurn{createdAt: at})
+	if t := l.harness.turns[run]; t.settled == "" {
 		t.settled, t.settledAt = outcome, at
 	}
 }
@@ -125,11 +118,7 @@ func (l *Ledger) pendingTurns() []string {
 	for _, id := range sortedKeys(l.core.turns) {
 		t := l.core.turns[id]
 		if !IsTerminal(t.state) {
-			state := t.state
-			if state == "" {
-				state = "unrecorded"
-			}
-			out = append(out, fmt.Sprintf("turn %s is %s", id, state))
+			out = append(out, fmt.Sprintf("turn %s is %s", id, cmp.Or(t.state, "unrecorded")))
 		}
 	}
 	return out
@@ -150,11 +139,10 @@ func (l *Ledger) pendingResources() []string {
 	return out
 }
 
-// Final runs the end-of-run checks after heal, the liveness deadline and
-// shutdown: every turn terminal (liveness), no native resource left
-// (orphaned_resource), and every accepted steer backed by an earlier
-// native apply. It returns the new violations (Step 0); Violations keeps
-// them too and AfterStep does not return them again.
+// Final runs the end-of-run checks (liveness, orphaned_resource, the
+// steer calls of accepted_without_ground_truth) after heal, the liveness
+// deadline and shutdown. It returns the new violations (Step 0);
+// Violations keeps them too and AfterStep does not return them again.
 func (l *Ledger) Final(at int64) []Violation {
 	start := len(l.found)
 	l.advance(at)

@@ -23,11 +23,7 @@ import (
 // the operation's call.
 func (l *Ledger) History() []porcupine.Operation {
 	horizon := l.horizon()
-	var ops []porcupine.Operation
-	ops = append(ops, l.turnOps(horizon)...)
-	ops = append(ops, l.inputOps(horizon)...)
-	ops = append(ops, l.fileOps(horizon)...)
-	return ops
+	return slices.Concat(l.turnOps(horizon), l.inputOps(horizon), l.fileOps(horizon))
 }
 
 func (l *Ledger) horizon() int64 {

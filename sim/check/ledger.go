@@ -110,12 +110,10 @@ type Ledger struct {
 	reported []Violation
 	marks    map[Mark]int
 
-	core  coreState
-	reuse reuseState // executor_reuse.go
-	usage usageState // usage_latest.go
-	// acceptedReceipts are the run\x00input pairs an accepting receipt
-	// reached Core for (accepted_receipt.go); looked up, never ranged.
-	acceptedReceipts map[string]bool
+	core             coreState
+	reuse            reuseState             // executor_reuse.go
+	usage            usageState             // usage_latest.go
+	acceptedReceipts map[string]bool        // run\x00input: an accepting receipt reached Core (accepted_receipt.go)
 	failover         failoverState          // failover.go
 	steerCalls       map[string]*turnSteers // steer calls by turn (steer_admission.go)
 	daemon           daemonState
@@ -126,29 +124,27 @@ type Ledger struct {
 	restart          restartState          // restart_outcome.go
 	decisionConflict decisionConflictState // decision_conflict.go
 
-	teardown   teardownState
-	heartbeat  heartbeatState
-	budget     budgetState
-	limitMarks limitMarks
-	eviction   evictionState
-	reconnect  reconnectState               // reconnect_window.go
-	fencedSel  map[string]*fencedSuspension // suspend ID → unresolved suspension (fencing_selection.go)
-	fenceLast  map[string]*fencingLast      // suspend ID → its last request (fencing_rollback.go)
-	runEvents  runEventState
-	limits     map[string]DeviceLimits // device → declared limits
-	hostile    hostileState
-	ws         workspaceState
-	fencing    fencingState  // fencing_wire.go
-	transfers  transferState // transfer_wire.go
-	// transferTime is the 195 s exchange oracle (timing_transfer.go).
-	transferTime transferTiming
-	// wsWait is the workspace wait oracles' calls (timing_workspace.go).
-	wsWait      wsWaitState
-	wsRuntime   wsRuntimeState // workspace_runtime.go
-	ix          interactionState
-	subscribers subscriberState // subscribers.go
-	native      nativeCalls     // done_usage.go
-	projection  projectionState // projection.go
+	teardown     teardownState
+	heartbeat    heartbeatState
+	budget       budgetState
+	limitMarks   limitMarks
+	eviction     evictionState
+	reconnect    reconnectState               // reconnect_window.go
+	fencedSel    map[string]*fencedSuspension // suspend ID → unresolved suspension (fencing_selection.go)
+	fenceLast    map[string]*fencingLast      // suspend ID → its last request (fencing_rollback.go)
+	runEvents    runEventState
+	limits       map[string]DeviceLimits // device → declared limits
+	hostile      hostileState
+	ws           workspaceState
+	fencing      fencingState   // fencing_wire.go
+	transfers    transferState  // transfer_wire.go
+	transferTime transferTiming // the 195 s exchange oracle (timing_transfer.go)
+	wsWait       wsWaitState    // the workspace wait oracles' calls (timing_workspace.go)
+	wsRuntime    wsRuntimeState // workspace_runtime.go
+	ix           interactionState
+	subscribers  subscriberState // subscribers.go
+	native       nativeCalls     // done_usage.go
+	projection   projectionState // projection.go
 
 	wireObservers []func(WireEvent)
 
@@ -170,12 +166,10 @@ func honest(observe func(WireEvent)) func(WireEvent) {
 // NewLedger returns an empty ledger.
 func NewLedger() *Ledger {
 	l := &Ledger{marks: map[Mark]int{}}
-	l.core.init()
 	l.daemon.init()
 	l.harness.init()
 	l.frames.init()
 	l.timing.init()
-	l.restart.init()
 	l.decisionConflict.init()
 	l.teardown.init()
 	l.heartbeat.init()
@@ -183,8 +177,6 @@ func NewLedger() *Ledger {
 	l.limitMarks.init()
 	l.eviction.init()
 	l.reuse.init()
-	l.usage.init()
-	l.runEvents.init()
 	l.hostile.init()
 	l.ix.init()
 	l.projection.init()
@@ -194,7 +186,6 @@ func NewLedger() *Ledger {
 	l.reconnect.init()
 	l.limits = map[string]DeviceLimits{}
 	l.fenceLast, l.fencedSel = map[string]*fencingLast{}, map[string]*fencedSuspension{}
-	l.native = nativeCalls{dones: map[string]nativeDone{}, startAnswered: map[string]int64{}, closeFailed: map[string]int64{}}
 	// Wire observers, in the order they judge each network event. Those
 	// judging what honest machines send see only honest traffic; the
 	// timing and hostile checks see everything (a forged frame resets

@@ -80,10 +80,10 @@ func (s *scripted) start() {
 		l.HandleGranted(s.tick(), "c2", "h9", 0)
 		l.HandleStarted(s.tick(), "c1", "h9", "r1")
 	case s.is("handle_after_release"):
-		l.HandleReleased(s.tick(), "c1", "h1")
+		l.HandleEnded(s.tick(), "c1", "h1", HandleReleased)
 		l.HandleStarted(s.tick(), "c1", "h1", "r1")
 	case s.is("handle_expired"):
-		s.now += expiry // the daemon forgot the deadline: no HandleExpired
+		s.now += expiry // the daemon forgot the deadline: no expiry recorded
 		l.HandleStarted(s.tick(), "c1", "h1", "r1")
 	case s.is("handle_twice"):
 		l.HandleStarted(s.tick(), "c1", "h1", "r1")
@@ -91,7 +91,7 @@ func (s *scripted) start() {
 	default:
 		l.HandleStarted(s.tick(), "c1", "h1", "r1")
 	}
-	l.HandleExpired(s.tick(), "c1", "h1") // expiry after start is harmless
+	l.HandleEnded(s.tick(), "c1", "h1", HandleExpired) // expiry after start is harmless
 	l.TurnCreated(s.tick(), "d1", "r1")
 	if s.is("run_twice_native") {
 		l.TurnCreated(s.tick(), "d2", "r1")
@@ -160,20 +160,20 @@ func (s *scripted) finish() {
 		l.CancelAckObserved(s.tick(), "r1", true)
 	}
 	l.TurnSettled(s.tick(), "r1", NativeCompleted)
-	l.DoneSent(s.tick(), "r1")
+	l.TerminalSent(s.tick(), TerminalDone, "r1")
 	if !s.is("persisted_unreceived") {
-		l.DoneObserved(s.tick(), "r1", ObservedOnWire)
+		l.TerminalObserved(s.tick(), TerminalDone, "r1", ObservedOnWire)
 	}
-	l.DoneObserved(s.tick(), "r1", ObservedPersisted)
+	l.TerminalObserved(s.tick(), TerminalDone, "r1", ObservedPersisted)
 	if s.is("fabricated_done") {
-		l.DoneObserved(s.tick(), "r2", ObservedPersisted)
+		l.TerminalObserved(s.tick(), TerminalDone, "r2", ObservedPersisted)
 	}
 	if s.is("fabricated_cancel") {
 		l.CancelAckSent(s.tick(), "r1", false)
 		l.CancelAckObserved(s.tick(), "r1", true)
 	}
 	if s.is("fabricated_error") {
-		l.ErrorObserved(s.tick(), "r1", ObservedOnWire)
+		l.TerminalObserved(s.tick(), TerminalError, "r1", ObservedOnWire)
 	}
 	if !s.is("liveness") {
 		l.TurnState(s.tick(), "t1", TurnCompleted)
@@ -335,8 +335,8 @@ func TestCancelledTurnIsClean(t *testing.T) {
 	l.TurnSettled(6, "r1", NativeCancelled)
 	l.CancelAckSent(7, "r1", true)
 	l.CancelAckObserved(8, "r1", true)
-	l.DoneSent(9, "r1") // done may close a settled cancel stream
-	l.DoneObserved(10, "r1", ObservedOnWire)
+	l.TerminalSent(9, TerminalDone, "r1") // done may close a settled cancel stream
+	l.TerminalObserved(10, TerminalDone, "r1", ObservedOnWire)
 	l.TurnState(11, "t1", TurnCancelled)
 	l.ReadTurn(12, 13, "s1", "t1", TurnCancelled)
 	if vs := allViolations(l); len(vs) != 0 {

@@ -49,9 +49,6 @@ type LinearizeResult struct {
 	HTMLError error
 }
 
-// Passed is true only for Ok: Unknown is not a pass.
-func (r LinearizeResult) Passed() bool { return r.Result == porcupine.Ok }
-
 // String is a one-line summary.
 func (r LinearizeResult) String() string {
 	s := fmt.Sprintf("linearizability %s (%d partitions, %d operations)", r.Result, r.Partitions, r.Operations)

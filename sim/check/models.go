@@ -19,8 +19,8 @@ const (
 	opGet                     // file family: a read of a workspace file
 )
 
-// Native truth bits for the turn model; truthNone means no run of the turn
-// ever became a native turn.
+// Native truth bits for the turn model, one per name of truthNames;
+// truthNone means no run of the turn ever became a native turn.
 const (
 	truthCompleted uint8 = 1 << iota
 	truthFailed
@@ -28,14 +28,11 @@ const (
 	truthNone
 )
 
+var truthNames = []string{NativeCompleted, NativeFailed, NativeCancelled, "none"}
+
 func truthBit(outcome string) uint8 {
-	switch outcome {
-	case NativeCompleted:
-		return truthCompleted
-	case NativeFailed:
-		return truthFailed
-	case NativeCancelled:
-		return truthCancelled
+	if i := slices.Index(truthNames, outcome); i >= 0 {
+		return 1 << i
 	}
 	return truthNone
 }
@@ -178,12 +175,9 @@ func describeState(state any) string {
 
 func describeTruth(t uint8) string {
 	var parts []string
-	for _, p := range []struct {
-		bit  uint8
-		name string
-	}{{truthCompleted, "completed"}, {truthFailed, "failed"}, {truthCancelled, "cancelled"}, {truthNone, "none"}} {
-		if t&p.bit != 0 {
-			parts = append(parts, p.name)
+	for i, name := range truthNames {
+		if t&(1<<i) != 0 {
+			parts = append(parts, name)
 		}
 	}
 	if len(parts) == 0 {

@@ -2,15 +2,11 @@ package check
 
 import "github.com/turnstile-sim/turnstile/wire"
 
-// The restart outcome oracle (rule restart_outcome, Rules). A cancel is
-// pending at the crash when a prompt_cancel of the Run left Core
-// (delivered or lost: Core records the attempt before it sends) and no
-// deciding receipt for the latest attempt reached Core (applied, or
-// refused with anything but not_ready; a second receipt for an attempt
-// already answered not_ready is a duplicate). Everything is read from the
-// wire; Core's own cancel state is never consulted.
-
-// CheckRestartOutcome names the restart outcome oracle.
+// CheckRestartOutcome is rule restart_outcome (Rules). A cancel is pending
+// at the crash when a prompt_cancel of the Run left Core (lost too: Core
+// records the attempt before it sends) and no deciding receipt for the
+// latest attempt reached Core (applied, or refused with anything but
+// not_ready). Read from the wire, never from Core's cancel state.
 const CheckRestartOutcome = "restart_outcome"
 
 // MarkCoreRestartCancelPending: Core crashed while a cancel of a Turn it
@@ -23,7 +19,7 @@ var restartCodes = codeSet("cancel_unconfirmed delivery_unknown event_stream_inc
 // restartCancel is what the wire showed of the cancels of one Run.
 type restartCancel struct {
 	delivery string // the latest attempt Core sent
-	answered bool   // that attempt was refused not_ready
+	answered bool   // that attempt was refused not_ready (a later receipt for it is a duplicate)
 	decided  bool   // a deciding receipt for an attempt reached Core
 	finished bool   // Core finished the Run's turn
 }
@@ -36,11 +32,8 @@ type restartState struct {
 	pending map[string]bool
 }
 
-func (s *restartState) init() { s.cancels = map[string]*restartCancel{} }
-
-// observeRestartWire reads what Core sent (a frame the network lost as
-// it left counts: Core recorded the attempt all the same) and what reached
-// Core (forged frames too: Core cannot tell them apart).
+// observeRestartWire reads what Core sent, lost frames too, and what
+// reached Core, forged frames too (Core cannot tell them apart).
 func (l *Ledger) observeRestartWire(ev WireEvent) {
 	if !ev.HasFrame() || ev.From == RogueNode || ev.To == RogueNode {
 		return
@@ -58,7 +51,7 @@ func (l *Ledger) restartCoreSent(ev WireEvent) {
 	if !ok {
 		return
 	}
-	c := entry(l.restart.cancels, ev.Frame.ID)
+	c := entry(made(&l.restart.cancels), ev.Frame.ID)
 	if c.delivery != p.DeliveryID { // a frame lost in flight is reported after its send
 		c.delivery, c.answered = p.DeliveryID, false
 	}

@@ -40,17 +40,16 @@ const EnvNone = "none"
 
 // Frozen values the seeds give for a Session's configuration.
 const (
-	textVerbosityDefault = "medium"   // execution_controls.text_verbosity when unset
-	webSearchDisabled    = "disabled" // execution_controls.web_search, always
-	stateKeyPrefix       = "agents-api-"
-	originService        = "service"
-	originEnvironment    = "environment"
+	webSearchDisabled = "disabled" // execution_controls.web_search, always
+	stateKeyPrefix    = "agents-api-"
+	originService     = "service"
+	originEnvironment = "environment"
 )
 
 // frozenVerbosity is the text verbosity Core must send for the Session.
 func (s SessionSpec) frozenVerbosity() string {
 	if s.TextVerbosity == "" {
-		return textVerbosityDefault
+		return "medium"
 	}
 	return s.TextVerbosity
 }
@@ -78,35 +77,12 @@ func (s SessionSpec) frozenMCP() []wire.MCPHTTPServer {
 	return out
 }
 
-// Capability names of the admission table (JSON members of
+// Capability names other oracles ask a declaration for (JSON members of
 // AgentKindCapabilities).
 const (
-	capStreaming                = "streaming"
-	capSteering                 = "steering"
-	capDurableTurns             = "durable_turns"
-	capDurableInputReceipts     = "durable_input_receipts"
-	capPreparation              = "preparation"
-	capExecutionControls        = "execution_controls"
 	capToolObservations         = "tool_observations"
-	capEnvironmentNone          = "environment_none"
-	capLocalEnvironment         = "local_environment"
-	capWorkspaceReadPreparation = "workspace_read_preparation"
-	capWorkspaceOutputExport    = "workspace_output_export"
 	capNativeSessionRecovery    = "native_session_recovery"
-	capWebSearchControl         = "web_search_control"
-	capTextVerbosity            = "text_verbosity"
-	capStructuredOutput         = "structured_output"
-	capMessageItems             = "message_items"
-	capSubagentObservations     = "subagent_observations"
-	capSubagentControl          = "subagent_control"
-	capToolSearch               = "tool_search"
-	capProgrammaticDisable      = "programmatic_tool_calling_disable"
-	capFunctionTools            = "function_tools"
-	capMessageImages            = "message_images"
-	capFunctionResultImages     = "function_result_images"
-	capMCPHTTPTools             = "mcp_http_tools"
-	capMCPHTTPRequired          = "mcp_http_required"
-	capMCPHTTPBearerAuth        = "mcp_http_bearer_auth"
+	capWorkspaceReadPreparation = "workspace_read_preparation"
 )
 
 // RequiredCapabilities is the seed's admission table: the capabilities a
@@ -115,12 +91,12 @@ const (
 // (it started a Turn and no native session ID is known); images that the
 // Turn's input carries an image. The result is in table order.
 func RequiredCapabilities(s SessionSpec, recovery, images bool) []string {
-	req := []string{capStreaming, capSteering, capDurableTurns, capDurableInputReceipts,
-		capPreparation, capExecutionControls, capToolObservations}
+	req := []string{"streaming", "steering", "durable_turns", "durable_input_receipts",
+		"preparation", "execution_controls", capToolObservations}
 	if s.Environment == EnvNone {
-		req = append(req, capEnvironmentNone)
+		req = append(req, "environment_none")
 	} else {
-		req = append(req, capLocalEnvironment, capWorkspaceReadPreparation, capWorkspaceOutputExport)
+		req = append(req, "local_environment", capWorkspaceReadPreparation, "workspace_output_export")
 	}
 	add := func(cond bool, names ...string) {
 		if cond {
@@ -128,25 +104,37 @@ func RequiredCapabilities(s SessionSpec, recovery, images bool) []string {
 		}
 	}
 	add(recovery, capNativeSessionRecovery)
-	add(s.ProfileWebSearchControl, capWebSearchControl)
-	add(s.ProfileTextVerbosity, capTextVerbosity)
-	add(s.OutputSchema != nil, capStructuredOutput, capMessageItems)
-	add(s.MultiAgent, capSubagentObservations)
-	add(!s.MultiAgent, capSubagentControl)
-	add(s.toolSearch(), capToolSearch)
-	add(s.DisableProgrammaticToolCalling, capProgrammaticDisable)
-	add(len(s.FunctionTools) > 0, capFunctionTools)
-	add(images, capMessageImages)
-	add(s.FunctionResultImages, capFunctionResultImages)
+	add(s.ProfileWebSearchControl, "web_search_control")
+	add(s.ProfileTextVerbosity, "text_verbosity")
+	add(s.OutputSchema != nil, "structured_output", "message_items")
+	add(s.MultiAgent, "subagent_observations")
+	add(!s.MultiAgent, "subagent_control")
+	add(s.toolSearch(), "tool_search")
+	add(s.DisableProgrammaticToolCalling, "programmatic_tool_calling_disable")
+	add(len(s.FunctionTools) > 0, "function_tools")
+	add(images, "message_images")
+	add(s.FunctionResultImages, "function_result_images")
 	required, bearer := false, false
 	for _, m := range s.MCPServers {
 		required = required || m.Required
 		bearer = bearer || m.BearerToken != ""
 	}
-	add(len(s.MCPServers) > 0, capMCPHTTPTools)
-	add(required, capMCPHTTPRequired)
-	add(bearer, capMCPHTTPBearerAuth)
+	add(len(s.MCPServers) > 0, "mcp_http_tools")
+	add(required, "mcp_http_required")
+	add(bearer, "mcp_http_bearer_auth")
 	return req
+}
+
+// missingCapabilities lists, sorted, the required names not supported by
+// the declaration; a name the declaration does not know counts as missing.
+func missingCapabilities(required []string, declared wire.AgentKindCapabilities) []string {
+	var out []string
+	for _, name := range required {
+		if v, _ := declared.Lookup(name); !v.IsSupported() { // unknown: unspecified
+			out = append(out, name)
+		}
+	}
+	return sortedUnique(out)
 }
 
 func hasImages(in wire.MessageInput) bool {

@@ -5,37 +5,35 @@ import (
 	"slices"
 )
 
-// CheckSteerInputsPerRun is rule steer_inputs_per_run (Rules): Core
-// refuses the 257th on its API before anything is sent. Judged from the
-// workload's steer calls, never from Core's own count. Core decides API
+// Checks: steer_inputs_per_run, steer_after_cancel (Rules), judged from
+// the workload's API calls, never from Core's own count. Core decides the
 // calls in the order they are made (an answer may come back later), so
-// the calls are ordered by their sequence; a call unanswered, or whose
-// answer was lost, may have been admitted.
-const CheckSteerInputsPerRun = "steer_inputs_per_run"
+// they are ordered by their sequence; a call unanswered, or whose answer
+// was lost, may have been admitted.
+const (
+	CheckSteerInputsPerRun = "steer_inputs_per_run"
+	CheckSteerAfterCancel  = "steer_after_cancel"
+)
 
-// CheckSteerAfterCancel is rule steer_after_cancel (Rules; Core's
-// ErrCancelPending), whatever became of the cancel.
-const CheckSteerAfterCancel = "steer_after_cancel"
-
-type steerOutcome uint8
+// SteerAnswer is what became of a steer call, as the workload saw it.
+type SteerAnswer uint8
 
 const (
-	steerPending steerOutcome = iota // made, not answered
-	steerAdmitted
-	steerLost // its answer was lost: it may have been admitted
-	steerRefused
+	SteerPending      SteerAnswer = iota // made, not answered
+	SteerAdmitted                        // Core admitted the input
+	SteerLost                            // its answer was lost: it may have been admitted
+	SteerRefused                         // Core refused it for another reason than the limit
+	SteerLimitRefused                    // Core refused it for the input limit (kept as SteerRefused)
 )
 
 type steerCall struct {
 	seq     uint64
-	outcome steerOutcome
+	outcome SteerAnswer
 }
 
-// turnSteers are the steer calls of a Turn, in call order, and its first
-// cancel Core answered without an error.
 type turnSteers struct {
-	calls     []steerCall
-	cancelSeq uint64 // 0: none
+	calls     []steerCall // in call order
+	cancelSeq uint64      // the first cancel Core answered without an error; 0: none
 }
 
 func (l *Ledger) turnSteersOf(turn string) *turnSteers {
@@ -52,30 +50,43 @@ func (l *Ledger) SteerCalled(seq uint64, turn string) {
 
 // answer sets the outcome of call seq and returns how many calls
 // made before it are, or may be, admitted.
-func (ts *turnSteers) answer(seq uint64, o steerOutcome) (before int, known bool) {
+func (ts *turnSteers) answer(seq uint64, o SteerAnswer) (before int, known bool) {
 	for i := range ts.calls {
 		c := &ts.calls[i]
 		if c.seq == seq {
 			c.outcome = o
 			return before, true
 		}
-		if c.outcome != steerRefused {
+		if c.outcome != SteerRefused {
 			before++
 		}
 	}
 	return before, false
 }
 
-// SteerAdmitted records Core admitting steer call seq of turn at at.
-func (l *Ledger) SteerAdmitted(at int64, seq uint64, turn string) {
+// SteerCallAnswered records what became of steer call seq of turn; at is
+// when Core's answer reached the workload (an admission or a refusal for
+// the limit is judged then).
+func (l *Ledger) SteerCallAnswered(at int64, seq uint64, turn string, a SteerAnswer) {
+	if a == SteerLost || a == SteerRefused {
+		l.turnSteersOf(turn).answer(seq, a)
+		return
+	}
 	l.advance(at)
 	ts := l.turnSteersOf(turn)
-	if _, ok := ts.answer(seq, steerAdmitted); !ok {
+	if a == SteerLimitRefused {
+		if before, ok := ts.answer(seq, SteerRefused); ok && before < DocumentedSteerInputsPerRun {
+			l.violate(at, CheckSteerInputsPerRun, "Core refused a steer of turn %s for the input limit with at most %d admitted before it, fewer than %d",
+				turn, before, DocumentedSteerInputsPerRun)
+		}
+		return
+	}
+	if _, ok := ts.answer(seq, SteerAdmitted); !ok {
 		return
 	}
 	admitted := 0
 	for _, c := range ts.calls {
-		if c.outcome == steerAdmitted {
+		if c.outcome == SteerAdmitted {
 			admitted++
 		}
 	}
@@ -88,26 +99,6 @@ func (l *Ledger) SteerAdmitted(at int64, seq uint64, turn string) {
 	}
 }
 
-// SteerLimitRefused records Core refusing steer call seq of turn for the
-// input limit.
-func (l *Ledger) SteerLimitRefused(at int64, seq uint64, turn string) {
-	l.advance(at)
-	before, ok := l.turnSteersOf(turn).answer(seq, steerRefused)
-	if ok && before < DocumentedSteerInputsPerRun {
-		l.violate(at, CheckSteerInputsPerRun, "Core refused a steer of turn %s for the input limit with at most %d admitted before it, fewer than %d",
-			turn, before, DocumentedSteerInputsPerRun)
-	}
-}
-
-// SteerRefused records Core refusing steer call seq of turn for another
-// reason.
-func (l *Ledger) SteerRefused(seq uint64, turn string) {
-	l.turnSteersOf(turn).answer(seq, steerRefused)
-}
-
-// SteerLost records that the answer to steer call seq of turn was lost.
-func (l *Ledger) SteerLost(seq uint64, turn string) { l.turnSteersOf(turn).answer(seq, steerLost) }
-
 // CancelAnswered records Core answering cancel call seq of turn without
 // an error: no steer made after it may be admitted.
 func (l *Ledger) CancelAnswered(at int64, seq uint64, turn string) {
@@ -117,7 +108,7 @@ func (l *Ledger) CancelAnswered(at int64, seq uint64, turn string) {
 		ts.cancelSeq = seq
 	}
 	for _, c := range ts.calls {
-		if c.seq > seq && c.outcome == steerAdmitted {
+		if c.seq > seq && c.outcome == SteerAdmitted {
 			l.violate(at, CheckSteerAfterCancel, "Core admitted a steer of turn %s made after a cancel it answered", turn)
 			return
 		}

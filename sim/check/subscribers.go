@@ -1,11 +1,8 @@
 package check
 
-// Durable event subscriptions (rule subscriber_stream, Rules). The shell
-// tells Core of an overflow (SubscriberOverflow). The world reports what
-// each subscriber saw with the durable store's events of the Turn at that
-// instant (the ground truth); the checks never ask Core what it holds.
-
-// CheckSubscriberStream names the subscription checks.
+// CheckSubscriberStream is rule subscriber_stream (Rules), judged from
+// what each subscriber saw against the durable store's events of its Turn
+// at that instant, never from what Core holds.
 const CheckSubscriberStream = "subscriber_stream"
 
 // Observation errors as Core's API names them (core/errors.go): the
@@ -21,12 +18,9 @@ const (
 const MarkSubscriberOverflow Mark = "subscriber_overflow"
 
 type subscriberRecord struct {
-	turn     string
-	answered bool
-	refused  bool
-	received int
-	closed   bool
-	closeErr string
+	turn, closeErr            string
+	received                  int
+	answered, refused, closed bool
 	// overflow: the shell reported the buffer full; stepping: Core is
 	// stepping the overflow now; openBefore: the stream was open then.
 	overflow, stepping, openBefore bool
@@ -54,11 +48,9 @@ func (l *Ledger) SubscriberOpened(at int64, id, turn string) {
 // SubscriberAnswered: Core answered the subscription call (err "" when it
 // opened the stream).
 func (l *Ledger) SubscriberAnswered(at int64, id, errText string) {
-	s := l.subscriber(id)
-	if s == nil {
-		return
+	if s := l.subscriber(id); s != nil {
+		s.answered, s.refused = true, errText != ""
 	}
-	s.answered, s.refused = true, errText != ""
 }
 
 // SubscriberObserved judges one observation Core handed the shell: an
@@ -131,12 +123,10 @@ func (l *Ledger) SubscriberOverflowed(at int64, id string) {
 
 // SubscriberOverflowStepping: Core is about to step the overflow of id.
 func (l *Ledger) SubscriberOverflowStepping(at int64, id string) {
-	s := l.subscriber(id)
-	if s == nil {
-		return
+	if s := l.subscriber(id); s != nil {
+		s.stepping, s.openBefore = true, !s.closed && s.answered && !s.refused
+		l.subscribers.stepping = id
 	}
-	s.stepping, s.openBefore = true, !s.closed && s.answered && !s.refused
-	l.subscribers.stepping = id
 }
 
 // SubscriberOverflowStepped: Core stepped the overflow of id, making
@@ -163,6 +153,4 @@ func (l *Ledger) SubscriberOverflowStepped(at int64, id string, writes int) {
 
 // subscribersLost: Core restarted; its subscriptions ended with the
 // process, unjudged from here on.
-func (l *Ledger) subscribersLost() {
-	l.subscribers = subscriberState{}
-}
+func (l *Ledger) subscribersLost() { l.subscribers = subscriberState{} }

@@ -2,13 +2,10 @@ package check
 
 import "github.com/turnstile-sim/turnstile/wire"
 
-// CheckUsageLatest is rule usage_not_latest (Rules): every usage
-// snapshot is complete and cumulative, so the one that counts is the
-// latest; a Turn failed event_persistence_failed may have ended on that
-// snapshot, unstored. Judged from the frames Core received (including
-// copies a hostile proxy forged: Core acts on them) and Core's store,
-// after the instant the Turn ended (the store records the end and the
-// usage in one write).
+// CheckUsageLatest is rule usage_not_latest (Rules), judged from the
+// frames that reached Core (forged copies too: Core acts on them) and
+// Core's store once the instant the Turn ended is over (the store records
+// the end and the usage in one write).
 const CheckUsageLatest = "usage_not_latest"
 
 type usageState struct {
@@ -16,13 +13,6 @@ type usageState struct {
 	done     map[string]UsageSnapshot // run: the usage of the done that reached Core
 	stored   map[string]UsageSnapshot // run: the latest snapshot Core stored
 	ended    map[string]bool          // run: its Turn ended
-}
-
-func (s *usageState) init() {
-	s.received = map[string]UsageSnapshot{}
-	s.done = map[string]UsageSnapshot{}
-	s.stored = map[string]UsageSnapshot{}
-	s.ended = map[string]bool{}
 }
 
 func (l *Ledger) observeUsage(ev WireEvent) {
@@ -37,7 +27,7 @@ func (l *Ledger) observeUsage(ev WireEvent) {
 	case wire.Done:
 		u = p.Usage
 		if u != nil {
-			l.usage.done[run] = UsageFromWire(u)
+			made(&l.usage.done)[run] = UsageFromWire(u)
 		}
 	case wire.InteractionDecisionAck:
 		if p.Applied && p.Outcome != nil {
@@ -48,7 +38,7 @@ func (l *Ledger) observeUsage(ev WireEvent) {
 		}
 	}
 	if u != nil {
-		l.usage.received[run] = UsageFromWire(u)
+		made(&l.usage.received)[run] = UsageFromWire(u)
 	}
 }
 
@@ -58,7 +48,7 @@ func (l *Ledger) usageTurnEnded(at int64, run, code string) {
 	if run == "" || l.usage.ended[run] {
 		return
 	}
-	l.usage.ended[run] = true
+	made(&l.usage.ended)[run] = true
 	if code == codeEventPersistenceFailed {
 		return
 	}
@@ -68,15 +58,12 @@ func (l *Ledger) usageTurnEnded(at int64, run, code string) {
 			return
 		}
 		if got, stored := l.usage.stored[run]; !stored || got != last {
+			kept := "none"
+			if stored {
+				kept = got.String()
+			}
 			l.violate(at, CheckUsageLatest, "the Turn of run %s ended with usage %s, but the latest snapshot Core received for it is %s",
-				run, l.usage.describeStored(run), last)
+				run, kept, last)
 		}
 	})
-}
-
-func (s *usageState) describeStored(run string) string {
-	if u, ok := s.stored[run]; ok {
-		return u.String()
-	}
-	return "none"
 }

@@ -11,18 +11,12 @@ import (
 	"github.com/anishathalye/porcupine"
 )
 
-// The visualization of an illegal history is made to be read on its own:
-// it holds only the first partition that has no linearization (a campaign
-// history has hundreds, and porcupine lays all of them side by side), only
-// the fault annotations that overlap it, and, at the top of the page in a
-// banner, the violation in words: the operation no linearization can
-// place, what it observed, and what a linearizable history allows at that
-// point. The page opens unscrolled, so the banner is the first thing seen
-// (a screenshot shows it); its link, or opening the page with the fragment
-// #first-error, jumps to the first illegal linearization point.
-
 // visualizeIllegal writes the visualization of partition part (its
-// operations ops) to w.
+// operations ops) to w, made to be read on its own: only that partition
+// (porcupine lays hundreds side by side), only the faults that overlap it,
+// and a banner on top stating the violation in words. The page opens
+// unscrolled; the banner's link, or the fragment #first-error, jumps to
+// the first illegal linearization point.
 func visualizeIllegal(w io.Writer, part string, ops []porcupine.Operation, faults []FaultEvent,
 	timeout time.Duration) error {
 	model := Model()
@@ -45,12 +39,9 @@ func visualizeIllegal(w io.Writer, part string, ops []porcupine.Operation, fault
 	return err
 }
 
-// BannerColor is the background of the violation banner at the top of
-// lin.html (#7a0019), a colour the rest of the page does not use.
-var BannerColor = [3]uint8{0x7a, 0x00, 0x19}
-
 // bannerStyle places the banner in the page's flow below porcupine's
-// fixed legend, full width, white on BannerColor.
+// fixed legend, full width, white on #7a0019 (bannerColor in the tests),
+// a colour the rest of the page does not use.
 const bannerStyle = `
       #turnstile-violation { margin: 40px 0 0 0; padding: 12px 16px 14px 16px; background: #7a0019;
         color: #fff; font: 16px/1.45 Helvetica, Arial, sans-serif; max-width: 1200px; }
@@ -180,10 +171,9 @@ func allowedNext(state any, in linInput) string {
 	}
 }
 
-// jumpOnRequest scrolls to the first illegal linearization point only when
-// asked: the banner's link, or the page opened with #first-error. It
-// follows the page's own "jump to first error" link, scrolling at once
-// rather than smoothly, and records where the point then lies.
+// jumpOnRequest follows the page's own "jump to first error" link when
+// asked, scrolling at once rather than smoothly, and records where the
+// point then lies.
 const jumpOnRequest = `    <script>
       function turnstileJump () {
         const jump = document.querySelector('#jump-link')

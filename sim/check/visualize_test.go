@@ -153,9 +153,12 @@ func TestVisualizationInABrowser(t *testing.T) {
 	}
 }
 
+// bannerColor is the banner's background in bannerStyle.
+var bannerColor = [3]uint8{0x7a, 0x00, 0x19}
+
 // TestVisualizationScreenshotShowsTheViolation takes a headless Chromium
 // screenshot of the page as it opens and decodes it: the violation banner
-// (BannerColor) must cover a substantial area of the screenshot's top, with
+// (bannerColor) must cover a substantial area of the screenshot's top, with
 // its words drawn on it (light pixels inside the banner), and the page must
 // not be blank.
 func TestVisualizationScreenshotShowsTheViolation(t *testing.T) {
@@ -190,7 +193,7 @@ func TestVisualizationScreenshotShowsTheViolation(t *testing.T) {
 			if !near(c, [3]uint8{255, 255, 255}, 8) {
 				nonWhite++
 			}
-			if y < top && near(c, BannerColor, 6) {
+			if y < top && near(c, bannerColor, 6) {
 				banner++
 				minX, minY, maxX, maxY = min(minX, x), min(minY, y), max(maxX, x), max(maxY, y)
 			}

@@ -13,16 +13,15 @@ const (
 	CheckTimingWorkspace        = "timing_workspace"
 )
 
-// Core's waits for a workspace operation (wire reference §3.9, §3.10),
-// and the slack for the API's own latency on both legs.
+// Core's waits for a workspace operation, and the slack for the API's own
+// latency on both legs.
 const (
 	workspaceReadWait  = 17 * time.Second
 	workspaceWriteWait = 195 * time.Second
 	workspaceAPISlack  = time.Second
 )
 
-// checkWorkspaceWait holds an answered call to Core's wait: never later
-// than the wait (plus the API's latency), and a timeout never before it.
+// checkWorkspaceWait judges an answered call against Core's wait (timing_workspace).
 func (l *Ledger) checkWorkspaceWait(what string, call, ret int64, outcome, code string, wait time.Duration) {
 	took := time.Duration(ret - call)
 	switch {
@@ -38,17 +37,10 @@ func (l *Ledger) checkWorkspaceWait(what string, call, ret int64, outcome, code 
 const (
 	MarkReadWhileWriteUnsettled   Mark = "workspace_read_while_write_unsettled" // a read call while a write of its Session was unsettled
 	MarkCleanupUnconfirmedRelease Mark = "workspace_cleanup_unconfirmed_then_release"
-	MarkDirectoryTruncated        Mark = "workspace_directory_truncated" // a listing answered truncated
-	// MarkWriteSettledLate: Core received the exact receipt of a write it
-	// had answered unknown (the installer outlived Core's 195 s wait).
-	MarkWriteSettledLate Mark = "workspace_write_settled_late"
-	// MarkWriteCommitRefused: the daemon refused a write's commit with
-	// invalid_request (its body did not match the declared digest, or its
-	// transfer expired).
-	MarkWriteCommitRefused Mark = "workspace_write_commit_refused"
-	// MarkWriteLostMidTransfer: the connection of a write Core began ended
-	// before its commit.
-	MarkWriteLostMidTransfer Mark = "workspace_write_lost_mid_transfer"
+	MarkDirectoryTruncated        Mark = "workspace_directory_truncated"     // a listing answered truncated
+	MarkWriteSettledLate          Mark = "workspace_write_settled_late"      // the exact receipt of a write Core answered unknown reached it
+	MarkWriteCommitRefused        Mark = "workspace_write_commit_refused"    // a commit refused invalid_request (digest mismatch, transfer expired)
+	MarkWriteLostMidTransfer      Mark = "workspace_write_lost_mid_transfer" // a begun write's connection ended before its commit
 )
 
 // WorkspaceWriteOp is one workspace write through Core's API: the call
@@ -83,31 +75,27 @@ type nativeRead struct {
 }
 
 type workspaceState struct {
-	writes  []WorkspaceWriteOp
-	reads   []WorkspaceReadOp
-	seeded  map[string]seededFile // env\x00path
-	native  []nativeRead
-	opened  map[string]string   // device\x00reader → session
-	closed  map[string]int64    // device\x00reader → confirmed close instant
-	failed  map[string]bool     // device\x00reader → a close failed
-	applied map[string]int      // mutation → installs
-	commits map[string]*wsMut   // mutation → Core's view on the wire
-	sessMut map[string][]*wsMut // the wire's session UUID → its writes in order
-	// readOnlyIDs are the request IDs of read-only profiles Core sent.
-	readOnlyIDs map[string]bool
-	// exports are the native exports, exported the completed API
-	// exports, exportsOnWire the exchanges by export ID.
+	writes      []WorkspaceWriteOp
+	reads       []WorkspaceReadOp
+	seeded      map[string]seededFile // env\x00path
+	native      []nativeRead
+	opened      map[string]string   // device\x00reader → session
+	closed      map[string]int64    // device\x00reader → confirmed close instant
+	failed      map[string]bool     // device\x00reader → a close failed
+	applied     map[string]int      // mutation → installs
+	commits     map[string]*wsMut   // mutation → Core's view on the wire
+	sessMut     map[string][]*wsMut // the wire's session UUID → its writes in order
+	readOnlyIDs map[string]bool     // request IDs of the read-only profiles Core sent
+	// The native exports, the completed API exports, the exchanges on the
+	// wire by export ID (workspace_export.go).
 	exports       []nativeExport
 	exported      []exportedTree
 	exportsOnWire map[string]*exportWire
-	// answeredUnknown are the mutations Core answered unknown;
-	// unknownBySess the same by API Session, in answer order
-	// (workspace_settlement.go).
+	// The mutations Core answered unknown, and the same by API Session in
+	// answer order (workspace_settlement.go).
 	answeredUnknown map[string]bool
 	unknownBySess   map[string][]wsUnknownWrite
-	// installs are the installer answers the daemon has not receipted
-	// yet, by device and mutation (workspace_receipts.go).
-	installs map[string]installAnswer
+	installs        map[string]installAnswer // device\x00mutation: installer answers not receipted yet (workspace_receipts.go)
 }
 
 type seededFile struct {
@@ -126,27 +114,23 @@ type wsMut struct {
 	receipt     string // its outcome
 }
 
+// init makes the maps other files write; those written here are made on
+// first write.
 func (w *workspaceState) init() {
-	w.seeded = map[string]seededFile{}
-	w.opened = map[string]string{}
-	w.closed = map[string]int64{}
-	w.failed = map[string]bool{}
-	w.applied = map[string]int{}
 	w.commits = map[string]*wsMut{}
 	w.sessMut = map[string][]*wsMut{}
 	w.exportsOnWire = map[string]*exportWire{}
-	w.answeredUnknown = map[string]bool{}
 	w.readOnlyIDs = map[string]bool{}
 }
 
 // WorkspaceSeeded records an Environment's initial file.
 func (l *Ledger) WorkspaceSeeded(env, name, value string, present bool) {
-	l.ws.seeded[pairKey(env, name)] = seededFile{value: value, present: present}
+	made(&l.ws.seeded)[pairKey(env, name)] = seededFile{value: value, present: present}
 }
 
 // WorkspaceOpened records a read-only profile's reader opening.
 func (l *Ledger) WorkspaceOpened(at int64, device, reader, session, env string) {
-	l.ws.opened[pairKey(device, reader)] = session
+	made(&l.ws.opened)[pairKey(device, reader)] = session
 }
 
 // WorkspaceClosed records a read-only profile's close: confirmed or
@@ -157,10 +141,10 @@ func (l *Ledger) WorkspaceClosed(at int64, device, reader string, ok bool) {
 	l.readerCloseAnswered(at, device, reader, ok)
 	k := pairKey(device, reader)
 	if !ok {
-		l.ws.failed[k] = true
+		made(&l.ws.failed)[k] = true
 		return
 	}
-	l.ws.closed[k] = at
+	made(&l.ws.closed)[k] = at
 	if l.ws.failed[k] {
 		l.reach(MarkCleanupUnconfirmedRelease)
 	}
@@ -177,7 +161,7 @@ func (l *Ledger) WorkspaceRead(at int64, device, reader, session, env, name, val
 
 // WorkspaceInstalled records a native install.
 func (l *Ledger) WorkspaceInstalled(at int64, device, mutation, env, name, value string, digestOK bool) {
-	l.ws.applied[mutation]++
+	made(&l.ws.applied)[mutation]++
 	if l.ws.applied[mutation] > 1 {
 		l.violate(at, CheckWorkspaceTruth, "mutation %s installed %d times", mutation, l.ws.applied[mutation])
 	}
@@ -190,16 +174,15 @@ func (l *Ledger) WorkspaceInstalled(at int64, device, mutation, env, name, value
 func (l *Ledger) WorkspaceWriteCalled(op WorkspaceWriteOp) {
 	l.ws.writes = append(l.ws.writes, op)
 	if op.Outcome == "unknown" && op.Mutation != "" {
-		l.ws.answeredUnknown[op.Mutation] = true
+		made(&l.ws.answeredUnknown)[op.Mutation] = true
 	}
 	l.judgeWriteSettlement(op)
 	l.checkWorkspaceWait("write of "+op.Path+" in session "+op.Session, op.Call, op.Return, op.Outcome, op.Code, workspaceWriteWait)
 }
 
-// WorkspaceReadCalled records a workspace byte read the workload made and
-// checks a completed answer against the native reads: one of its
-// Session's native reads inside the call served the data, and, through a
-// read-only profile, that profile's close was confirmed before the answer.
+// WorkspaceReadCalled records a workspace byte read the workload made; a
+// completed answer is judged against its Session's native reads inside the
+// call (workspace_truth).
 func (l *Ledger) WorkspaceReadCalled(op WorkspaceReadOp) {
 	l.ws.reads = append(l.ws.reads, op)
 	l.checkWorkspaceWait("read of "+op.Path+" in session "+op.Session, op.Call, op.Return, op.Outcome, op.Code, workspaceReadWait)

@@ -17,13 +17,13 @@ func (n *coreNode) observeInbound(conn core.ConnID, f wire.Frame) {
 	at := u.lt(u.w.Now())
 	switch p := f.Payload.(type) {
 	case wire.Done:
-		u.led.DoneObserved(at, f.ID, check.ObservedOnWire)
+		u.led.TerminalObserved(at, check.TerminalDone, f.ID, check.ObservedOnWire)
 		u.count("DoneObserved")
 		if c := n.cancels[f.ID]; c != nil && c.conn == conn && !c.decided {
 			u.mark(check.MarkCancelRacedDone)
 		}
 	case wire.RunError:
-		u.led.ErrorObserved(at, f.ID, check.ObservedOnWire)
+		u.led.TerminalObserved(at, check.TerminalError, f.ID, check.ObservedOnWire)
 		u.count("ErrorObserved")
 	case wire.InteractionDecisionAck:
 		c := n.cancels[f.ID]

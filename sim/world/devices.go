@@ -83,14 +83,14 @@ func (o *devObserver) observeSend(now time.Time, e daemon.Send) {
 			u.count("UsageSent")
 		}
 	case wire.Done:
-		u.led.DoneSent(at, e.Frame.ID)
+		u.led.TerminalSent(at, check.TerminalDone, e.Frame.ID)
 		u.count("DoneSent")
 		if p.Usage != nil {
 			u.led.UsageSent(at, e.Frame.ID, check.UsageFromWire(p.Usage))
 			u.count("UsageSent")
 		}
 	case wire.RunError:
-		u.led.ErrorSent(at, e.Frame.ID)
+		u.led.TerminalSent(at, check.TerminalError, e.Frame.ID)
 		u.count("ErrorSent")
 	case wire.UsageUpdate:
 		u.led.UsageSent(at, e.Frame.ID, check.UsageFromWire(&p.Usage))
@@ -127,10 +127,10 @@ func (o *devObserver) observeStatus(at int64, conn string, st wire.PreparationSt
 		u.led.HandleStarted(at, conn, st.Handle, st.RunID)
 		u.count("HandleStarted")
 	case wire.StateReleased, wire.StateFailed:
-		u.led.HandleReleased(at, conn, st.Handle)
+		u.led.HandleEnded(at, conn, st.Handle, check.HandleReleased)
 		u.count("HandleReleased")
 	case wire.StateExpired:
-		u.led.HandleExpired(at, conn, st.Handle)
+		u.led.HandleEnded(at, conn, st.Handle, check.HandleExpired)
 		u.count("HandleExpired")
 		if st.RunID == "" {
 			u.mark(check.MarkAdmissionExpiredBeforeStart)

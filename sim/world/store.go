@@ -165,10 +165,10 @@ func (s *observedStore) AppendEvent(turn string, ev core.RunEvent) {
 	u.led.RunEventPersisted(at, turn)
 	switch ev.Type {
 	case wire.TypeDone:
-		u.led.DoneObserved(at, rec.RunID, check.ObservedPersisted)
+		u.led.TerminalObserved(at, check.TerminalDone, rec.RunID, check.ObservedPersisted)
 		u.count("DoneObserved")
 	case wire.TypeError:
-		u.led.ErrorObserved(at, rec.RunID, check.ObservedPersisted)
+		u.led.TerminalObserved(at, check.TerminalError, rec.RunID, check.ObservedPersisted)
 		u.count("ErrorObserved")
 	}
 }

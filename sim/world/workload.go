@@ -337,20 +337,20 @@ func (wl *workload) steer(now time.Time, t *wTurn) {
 		if r.Err != nil {
 			if errors.Is(r.Err, core.ErrInputLimit) {
 				wl.u.mark(check.MarkSteerInputLimit)
-				wl.u.led.SteerLimitRefused(wl.u.lt(now), seq, t.id)
+				wl.u.led.SteerCallAnswered(wl.u.lt(now), seq, t.id, check.SteerLimitRefused)
 			} else {
-				wl.u.led.SteerRefused(seq, t.id)
+				wl.u.led.SteerCallAnswered(wl.u.lt(now), seq, t.id, check.SteerRefused)
 			}
 			s.input = fmt.Sprintf("refused-%d", wl.inputsSent)
 			wl.record(s, wl.u.lt(now), check.InputRejected)
 			return
 		}
 		s.input = r.Value.(core.InputSteered).Input
-		wl.u.led.SteerAdmitted(wl.u.lt(now), seq, t.id)
+		wl.u.led.SteerCallAnswered(wl.u.lt(now), seq, t.id, check.SteerAdmitted)
 		wl.u.led.SteerAnswered(wl.u.lt(now), t.id, in)
 	}, func(now time.Time) {
 		s.input = fmt.Sprintf("lost-%d", len(wl.steers))
-		wl.u.led.SteerLost(seq, t.id)
+		wl.u.led.SteerCallAnswered(wl.u.lt(now), seq, t.id, check.SteerLost)
 		wl.record(s, wl.u.lt(now), check.InputUnknown)
 	})
 }
