@@ -5,3 +5,14 @@ package check
 func (l *Ledger) HostileRefusals() []MarkCount {
 	return sortedMarkCounts(l.hostile.marks)
 }
+
+// Merge adds another tally, e.g. from another shard.
+func (t *MarkTally) Merge(o *MarkTally) {
+	t.seeds += o.seeds
+	for m, n := range o.seedsHit { //tidy:sorted additions commute
+		t.seedsHit[m] += n
+	}
+	for m, n := range o.hitsTotal { //tidy:sorted additions commute
+		t.hitsTotal[m] += n
+	}
+}

@@ -23,13 +23,6 @@ const (
 	MarkExportChunked   Mark = "workspace_export_chunked"   // a completed export spanned more than one chunk
 )
 
-// exportExpectedMarks are the workspace marks a campaign must reach.
-// Marks reached in under 0.3 % of swarm seeds are recorded, not expected:
-// MarkExportCancelled (a stalled export outliving 180 s, or a result Core
-// refuses) and MarkWriteSettledLate (an install outliving 195 s on a
-// connection that stays open).
-var exportExpectedMarks = []Mark{MarkExportChunked, MarkExportCompleted, MarkWriteCommitRefused, MarkWriteLostMidTransfer}
-
 // workspaceExportWait is Core's bound of an export (wire reference §3.11).
 const workspaceExportWait = 180 * time.Second
 

@@ -25,11 +25,6 @@ const (
 	MarkReadUnsupportedRefused  Mark = "workspace_read_unsupported_refused"   // a read of a kind serving no workspace refused
 )
 
-// runtimeExpectedMarks are the expected marks of these rules (the last
-// needs a device lacking workspace support under a forged read: rare).
-var runtimeExpectedMarks = []Mark{MarkWriteRefusedDuringRun, MarkReadForeignEnvRefused, MarkReadBlockedAfterUnknown,
-	MarkWriteBlockedAfterUnknown, MarkWriteInstallRefused}
-
 const (
 	CheckReadEnvironment  = "workspace_read_environment"
 	CheckReadAfterUnknown = "workspace_read_after_unknown"
