@@ -148,7 +148,7 @@ func (l *Ledger) capGated(at int64) bool {
 		if g.uncertain || g.probe != "" || at < max(g.until, g.untilHi) {
 			return true
 		}
-		if pc := l.projection.prepsPerConn[conn]; pc != nil && pc.n > 0 {
+		if pc := l.projection.prepsPerConn[conn]; pc != nil && len(pc.open) > 0 {
 			return true
 		}
 	}
