@@ -211,3 +211,66 @@ func (l *Ledger) checkNativeHistory(at int64, what string, cfg wire.ExecutionCon
 		}
 	}
 }
+
+// readOnlyPrepareSent judges a read-only profile Core sent (prepare_configuration,
+// rules.go, and the seed's 工作区操作): to a device declaring the Session's
+// kind available with workspace_read_preparation, with the Session's exact
+// Environment and identity, release_on_completion, and nothing of an execution.
+func (l *Ledger) readOnlyPrepareSent(ev WireEvent, p wire.ExecutionPrepare, s *sessionFacts) {
+	what := "read-only execution_prepare " + ev.Frame.ID + " of session " + p.SessionID
+	l.checkDeclaration(ev.At, ev.Conn, what, s.spec.Kind, []string{capWorkspaceReadPreparation})
+	c := p.Configuration
+	var bad []string
+	want := func(ok bool, format string, args ...any) {
+		if !ok {
+			bad = append(bad, fmt.Sprintf(format, args...))
+		}
+	}
+	want(s.spec.Environment != EnvNone, "a Session without an Environment")
+	want(c.AgentKind == s.spec.Kind, "agent_kind %q, want %q", c.AgentKind, s.spec.Kind)
+	want(c.LocalEnvironment != nil && c.LocalEnvironment.ID == s.spec.EnvironmentID, "not the Session's Environment")
+	want(c.AgentStateKey == stateKeyPrefix+p.SessionID && c.StrictResume && c.ReleaseOnCompletion,
+		"state key, strict_resume or release_on_completion")
+	want(c.RunID == "" && c.ConversationID == "" && c.Input == nil && c.AgentSessionID == "" &&
+		!c.RequireExistingNativeSession, "carries Run input or native continuation")
+	want(c.AgentOptions == nil && c.ExecutionControls == nil && c.MCPHTTPServers == nil && c.FunctionTools == nil &&
+		!c.ToolSearch && !c.DisableExecutionEnvironment && !c.WorkspaceAuthoring, "carries execution options")
+	want(!c.ObserveMessages && !c.ObserveToolObservations && !c.ObserveSubagentIdentities, "asks for observations")
+	for _, b := range bad {
+		l.violate(ev.At, CheckPrepareConfiguration, "%s: %s", what, b)
+	}
+}
+
+// mcpExpected is the content code the seeds' MCP connection rules
+// (core-runtime MCP 连接权限; wire-reference §3.14) give an
+// execution_prepare ("" none): an origin missing or unknown (never
+// defaulted), a blank label or URL is invalid_configuration; an origin its
+// environment settings do not fit, or a server the kind's mcp_http_*
+// capabilities do not cover, is unsupported_configuration.
+func mcpExpected(c wire.ExecutionConfiguration, caps wire.AgentKindCapabilities) string {
+	if c.MCPHTTPServers == nil {
+		return ""
+	}
+	servers := *c.MCPHTTPServers
+	required, bearer := false, false
+	for _, s := range servers {
+		switch {
+		case s.ConnectionOrigin == originService && c.DisableExecutionEnvironment && c.LocalEnvironment == nil:
+		case s.ConnectionOrigin == originEnvironment && c.LocalEnvironment != nil && !c.DisableExecutionEnvironment:
+		case s.ConnectionOrigin == originService, s.ConnectionOrigin == originEnvironment:
+			return "unsupported_configuration"
+		default:
+			return "invalid_configuration"
+		}
+		if strings.TrimSpace(s.ServerLabel) == "" || strings.TrimSpace(s.ServerURL) == "" {
+			return "invalid_configuration"
+		}
+		required = required || s.Required
+		bearer = bearer || s.BearerToken != ""
+	}
+	if (len(servers) > 0 && !caps.MCPHTTPTools.IsSupported()) ||
+		(required && !caps.MCPHTTPRequired.IsSupported()) || (bearer && !caps.MCPHTTPBearerAuth.IsSupported()) {
+		return "unsupported_configuration"
+	}
+	return ""
+}
