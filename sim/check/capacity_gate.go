@@ -27,23 +27,20 @@ type capGate struct {
 	fails int
 	until int64 // no Turn preparation on the connection before this instant
 	since int64 // the gate's first counted refusal
-	// failsHi and untilHi count, besides, the refusals Core may have
-	// counted: a capacity refusal of a preparation whose Turn may have
-	// finished meanwhile (Core counts it only while the preparation still
-	// belongs to a queued Turn, which the wire does not say). The wait
-	// at Core ends between until and untilHi: a send before the earlier
-	// is early, and a retry is excused until the later.
+	// failsHi and untilHi count also the refusals Core may have counted
+	// (of a preparation whose Turn may have finished meanwhile, which the
+	// wire does not say): Core's wait ends between until and untilHi, so
+	// a send before the earlier is early, a retry excused until the later.
 	failsHi int
 	untilHi int64
 	// uncertain: a status of an older preparation arrived, which Core may
-	// or may not have applied (stale revisions are ignored): the gate may
-	// be open at Core, so no send is judged early until the probe answers.
+	// have ignored as stale: the gate may be open, so no send is judged
+	// early until the probe answers.
 	uncertain bool
 	probe     string // request ID of the preparation sent once the wait ended, until answered
-	// opened: a preparation sent since the gate began was taken; Core
-	// then opens the connection step by step (a window that doubles with
-	// every stream's first status), which the wire does not pin down for
-	// streams of other kinds, so sends are no longer judged, and a retry
+	// opened: a preparation sent since the gate began was taken; Core then
+	// opens the connection step by step, which the wire does not pin down
+	// for streams of other kinds: sends are no longer judged, and a retry
 	// stays excused while a preparation is open there.
 	opened bool
 }

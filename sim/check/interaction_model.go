@@ -7,20 +7,13 @@ import (
 	"github.com/anishathalye/porcupine"
 )
 
-// A porcupine model of one interaction's decision. Its operations:
-//
-//   - attempt: one decision Core sent (from its send to the receipt Core
-//     received). Output applied, refused, or unknown — no receipt: open
-//     until the horizon.
-//   - apply: the Harness applying the decision natively (ground truth), a
-//     point at its instant.
-//
-// The state counts native applies. apply needs none before it (one
-// interaction's decision is applied natively at most once); an attempt
-// answered applied needs an apply linearized before it (the receipt
-// cannot claim more than happened); refused and unknown attempts claim
-// nothing.
-
+// DecisionModel is the porcupine model of one interaction's decision
+// (rule linearizability; partitions are interactions). An attempt is one
+// decision Core sent, from its send to the receipt Core received (applied,
+// refused, or unknown: open until the horizon); an apply is the Harness
+// applying it natively, a point. The state counts applies: an apply needs
+// none before it, an attempt answered applied needs one linearized before
+// it, refused and unknown attempts claim nothing.
 const (
 	decisionAttempt = "attempt"
 	decisionApply   = "apply"
@@ -40,8 +33,6 @@ type decisionInput struct {
 
 func decisionKey(in any) string { return in.(decisionInput).key }
 
-// DecisionModel is the porcupine model of one interaction's decision;
-// partitions are interactions.
 func DecisionModel() porcupine.Model {
 	return porcupine.Model{
 		Partition: partitionBy(decisionKey),

@@ -14,10 +14,10 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// Export checks and marks.
-const (
-	CheckWorkspaceExport = "workspace_export" // Rules
+// CheckWorkspaceExport is rule workspace_export (rules.go).
+const CheckWorkspaceExport = "workspace_export"
 
+const (
 	MarkExportCompleted Mark = "workspace_export_completed" // an export answered completed with its archive
 	MarkExportCancelled Mark = "workspace_export_cancelled" // Core sent cancel for an export it stopped early
 	MarkExportChunked   Mark = "workspace_export_chunked"   // a completed export spanned more than one chunk
@@ -55,8 +55,8 @@ func (l *Ledger) WorkspaceExported(at int64, device, reader, env string, archive
 		archive: bytes.Clone(archive), files: files})
 }
 
-// WorkspaceExportCalled records an export the workload made and checks a
-// completed answer against the native exports.
+// WorkspaceExportCalled records an export the workload made; a completed
+// answer must be one native export's archive.
 func (l *Ledger) WorkspaceExportCalled(op WorkspaceExportOp) {
 	l.checkWorkspaceWait("export of session "+op.Session, op.Call, op.Return, op.Outcome, op.Code, workspaceExportWait)
 	if op.Outcome != "completed" {
@@ -123,10 +123,9 @@ func untar(b []byte) (map[string]string, error) {
 	}
 }
 
-// observeExport judges one export frame on the wire: the daemon sends
-// chunks in order from offset 0; every next of Core carries exactly the
-// chunk bytes delivered to it (none asked twice, none skipped); no next
-// follows Core's cancel.
+// observeExport judges one export frame: chunks sent in order from 0,
+// each next of Core at exactly the chunk bytes delivered to it, none after
+// Core's cancel.
 func (l *Ledger) observeExport(ev WireEvent) {
 	id := ev.Frame.ID
 	x := l.ws.exportsOnWire[id]
