@@ -77,8 +77,7 @@ func (l *Ledger) DecisionCalled(at int64, device, run, key string, misrouted boo
 	l.ix.calls[run] = append(l.ix.calls[run], &ixCall{key: key})
 }
 
-// DecisionAnswered records the native call for key returning, applied or
-// not.
+// DecisionAnswered records the native call for key returning.
 func (l *Ledger) DecisionAnswered(at int64, device, run, key string, applied bool) {
 	for _, c := range l.ix.calls[run] {
 		if c.key == key && !c.answered {

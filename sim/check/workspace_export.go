@@ -90,8 +90,7 @@ func (l *Ledger) WorkspaceExportCalled(op WorkspaceExportOp) {
 		"produced them with its profile closed before the answer", op.Session, len(op.Archive), vtime(op.Call), vtime(op.Return))
 }
 
-// exportedTree is a completed export with the files its archive holds:
-// one get of every file the register knows in its Environment.
+// exportedTree is a completed export with the files its archive holds.
 type exportedTree struct {
 	op    WorkspaceExportOp
 	files map[string]string
@@ -164,8 +163,8 @@ func (l *Ledger) observeExport(ev WireEvent) {
 	}
 }
 
-// exportGets adds to byPart one get of every seeded file of a completed
-// export's Environment, with the content its archive holds (or absence).
+// exportGets adds to byPart one get of every seeded file of each completed
+// export's Environment.
 func (w *workspaceState) exportGets(byPart map[string][]porcupine.Operation, part func(env, path string) string) {
 	for _, x := range w.exported {
 		for _, key := range sortedKeys(w.seeded) {

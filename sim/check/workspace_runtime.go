@@ -29,8 +29,7 @@ const (
 	MarkReadUnsupportedRefused  Mark = "workspace_read_unsupported_refused"   // a read of a kind serving no workspace refused
 )
 
-// rtPrep is a preparation a daemon received, with what its statuses
-// said.
+// rtPrep is a preparation a daemon received, with what its statuses said.
 type rtPrep struct {
 	device, env      string
 	readOnly         bool
@@ -227,9 +226,8 @@ func (l *Ledger) judgeRead(ev WireEvent, r *rtRead, p wire.WorkspaceReadResult) 
 	}
 }
 
-// wsRuntimeNodeDown forgets what a dead daemon owned: its restarted
-// process mints executor IDs afresh, so an owner blocked before is not
-// one after.
+// wsRuntimeNodeDown: a restarted daemon mints executor IDs afresh, so an
+// executor blocked before is not one after.
 func (l *Ledger) wsRuntimeNodeDown(node string) {
 	deleteUnder(l.wsRuntime.unknown, "executor\x00"+node+"\x00")
 }
