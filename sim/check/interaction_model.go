@@ -2,7 +2,6 @@ package check
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/anishathalye/porcupine"
 )
@@ -103,17 +102,15 @@ func (l *Ledger) DecisionHistory() []porcupine.Operation {
 	return ops
 }
 
-// LinearizeDecisions checks every interaction's decision history; a
-// violation names the interactions without a linearization.
-func (l *Ledger) LinearizeDecisions(at int64, timeout time.Duration) (Violation, bool) {
+// LinearizeDecisions checks every interaction's decision history, within
+// LinearizeTimeoutDefault; a violation names the interactions without a
+// linearization.
+func (l *Ledger) LinearizeDecisions(at int64) (Violation, bool) {
 	ops := l.DecisionHistory()
 	if len(ops) == 0 {
 		return Violation{}, false
 	}
-	if timeout <= 0 {
-		timeout = LinearizeTimeoutDefault
-	}
-	res, info := porcupine.CheckOperationsVerbose(DecisionModel(), ops, timeout)
+	res, info := porcupine.CheckOperationsVerbose(DecisionModel(), ops, LinearizeTimeoutDefault)
 	if res != porcupine.Illegal {
 		return Violation{}, false
 	}
