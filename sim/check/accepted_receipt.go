@@ -2,9 +2,8 @@ package check
 
 import "github.com/turnstile-sim/turnstile/wire"
 
-// CheckAcceptedWithoutReceipt is rule accepted_without_receipt (Rules),
-// judged from the frames Core received (a replayed copy of the input's
-// own receipt is still its receipt) and Core's store.
+// CheckAcceptedWithoutReceipt is rule accepted_without_receipt (rules.go):
+// a replayed copy of the input's own receipt is still its receipt.
 const CheckAcceptedWithoutReceipt = "accepted_without_receipt"
 
 // observeAcceptedReceipts records every accepting receipt Core receives.

@@ -2,25 +2,21 @@ package check
 
 import "github.com/turnstile-sim/turnstile/wire"
 
-// Capability situation marks: the states in which Core's admission must
-// choose against a device, reached by the world's capability profiles
-// (capability_profiles.go in sim/world). The capability oracle
-// (frames_core.go) judges Core's choice in each.
+// Capability situation marks: the states in which Core must choose
+// against a device (the capability rule judges the choice, frames_core.go).
 const (
 	// a prepare went out while another connection declared the kind
 	// available without tool_observations (always required)
 	MarkToolObservationsLacking = Mark("tool_observations_lacking")
-	// a prepare that needs native_session_recovery went out while another
+	// a prepare needing native_session_recovery went out while another
 	// connection declared the kind available without it
 	MarkRecoveryLacking = Mark("native_session_recovery_lacking")
 	// a ready status reached Core for a preparation whose connection's
-	// latest declaration no longer admits the Session (the final check
-	// must refuse the start)
+	// latest declaration no longer admits the Session (the start must be refused)
 	MarkReadyNoLongerAdmitted = Mark("ready_no_longer_admitted")
 )
 
-// observeCapabilitySituations marks the capability situations from what
-// Core sends and receives, after observeCoreFrames has updated the
+// observeCapabilitySituations runs after observeCoreFrames has updated the
 // declarations and preparations.
 func (l *Ledger) observeCapabilitySituations(ev WireEvent) {
 	if !ev.HasFrame() {
@@ -50,8 +46,7 @@ func (l *Ledger) markPrepareChoice(conn uint64, req string, p wire.ExecutionPrep
 		if id == conn || !c.known || c.opaque || !ok || !k.Available {
 			continue
 		}
-		miss := missingCapabilities([]string{capToolObservations, capNativeSessionRecovery}, k.Capabilities)
-		for _, m := range miss {
+		for _, m := range missingCapabilities([]string{capToolObservations, capNativeSessionRecovery}, k.Capabilities) {
 			switch {
 			case m == capToolObservations:
 				l.reach(MarkToolObservationsLacking)
@@ -78,10 +73,9 @@ func (l *Ledger) markReadyNoLongerAdmitted(conn uint64, req string) {
 	}
 }
 
-// observeForgedHeartbeats keeps the declaration Core holds when a hostile
-// middle replays or duplicates a heartbeat: Core cannot tell it from the
-// daemon's own, and its snapshot is the latest heartbeat it received, so
-// the capability oracle judges Core's choices against that one.
+// observeForgedHeartbeats: a heartbeat a hostile middle replays or
+// duplicates is Core's latest snapshot too (it cannot tell it from the
+// daemon's own), so the capability rule judges Core's choices against it.
 func (l *Ledger) observeForgedHeartbeats(ev WireEvent) {
 	if !ev.Forged || ev.Kind != WireDelivered || ev.To != CoreNode || !ev.HasFrame() {
 		return

@@ -6,19 +6,15 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// The capacity gate (rule capacity_gate, Rules), judged from the wire
-// alone. The wait is PrepareRetryDelay after the refusal, doubling with
-// every consecutive refusal that arrives once the previous wait is over,
-// capped at CapacityWaitMax; a refusal arriving during a wait (of a
-// preparation sent before it began) changes nothing. After the wait one
-// preparation at a time is open on the connection (capacity_probe.go); a
-// status other than a refusal of a preparation sent since the gate began
-// (the probe taken) opens it step by step (opened). A Session's own retry
-// may be held back by the gate: the lateness of prepare_retry is excused
-// while some connection is gated.
-
-// CheckCapacityGate names the capacity-gate oracle.
-const CheckCapacityGate = "capacity_gate"
+// Checks: capacity_gate, capacity_gate_probe (rules.go), from the wire
+// alone. A refusal arriving during a wait (of a preparation sent before it
+// began) changes nothing. A Session's own retry may be held back by the
+// gate: the lateness of prepare_retry is excused while some connection is
+// gated (capGated).
+const (
+	CheckCapacityGate  = "capacity_gate"
+	CheckCapacityProbe = "capacity_gate_probe"
+)
 
 // CapacityWaitMax caps a connection's capacity wait (Core's policy).
 const CapacityWaitMax = 30 * time.Second
@@ -31,23 +27,20 @@ type capGate struct {
 	fails int
 	until int64 // no Turn preparation on the connection before this instant
 	since int64 // the gate's first counted refusal
-	// failsHi and untilHi count, besides, the refusals Core may have
-	// counted: a capacity refusal of a preparation whose Turn may have
-	// finished meanwhile (Core counts it only while the preparation still
-	// belongs to a queued Turn, which the wire does not say). The wait
-	// at Core ends between until and untilHi: a send before the earlier
-	// is early, and a retry is excused until the later.
+	// failsHi and untilHi count also the refusals Core may have counted
+	// (of a preparation whose Turn may have finished meanwhile, which the
+	// wire does not say): Core's wait ends between until and untilHi, so
+	// a send before the earlier is early, a retry excused until the later.
 	failsHi int
 	untilHi int64
 	// uncertain: a status of an older preparation arrived, which Core may
-	// or may not have applied (stale revisions are ignored): the gate may
-	// be open at Core, so no send is judged early until the probe answers.
+	// have ignored as stale: the gate may be open, so no send is judged
+	// early until the probe answers.
 	uncertain bool
 	probe     string // request ID of the preparation sent once the wait ended, until answered
-	// opened: a preparation sent since the gate began was taken; Core
-	// then opens the connection step by step (a window that doubles with
-	// every stream's first status), which the wire does not pin down for
-	// streams of other kinds, so sends are no longer judged, and a retry
+	// opened: a preparation sent since the gate began was taken; Core then
+	// opens the connection step by step, which the wire does not pin down
+	// for streams of other kinds: sends are no longer judged, and a retry
 	// stays excused while a preparation is open there.
 	opened bool
 }
@@ -55,33 +48,25 @@ type capGate struct {
 // capGateRefused records a preparation_capacity refusal of a Turn's
 // preparation reaching Core on conn at at.
 func (l *Ledger) capGateRefused(conn uint64, at int64) {
-	g := l.capGateOf(conn)
-	if g.fails == 0 && g.failsHi == 0 {
-		g.since, g.opened = at, false
-	}
+	g := l.capGateMaybeRefused(conn, at)
 	l.capGateCount(&g.fails, &g.until, at)
-	l.capGateCount(&g.failsHi, &g.untilHi, at)
 }
 
 // capGateMaybeRefused records a preparation_capacity refusal reaching
 // Core on conn at at of a preparation Core may no longer count (its Turn
 // may have finished): only the upper bound of the wait counts it.
-func (l *Ledger) capGateMaybeRefused(conn uint64, at int64) {
-	g := l.capGateOf(conn)
+func (l *Ledger) capGateMaybeRefused(conn uint64, at int64) *capGate {
+	g := entry(l.timing.retry.gates, conn)
 	if g.fails == 0 && g.failsHi == 0 {
 		g.since, g.opened = at, false
 	}
 	l.capGateCount(&g.failsHi, &g.untilHi, at)
-}
-
-func (l *Ledger) capGateOf(conn uint64) *capGate {
-	return entry(l.timing.retry.gates, conn)
+	return g
 }
 
 // capGateCount counts a refusal at at into one count of consecutive
-// refusals and its wait: a refusal during the wait changes nothing; the
-// wait is PrepareRetryDelay doubled per earlier consecutive refusal,
-// capped at CapacityWaitMax.
+// refusals and its wait: PrepareRetryDelay doubled per earlier
+// consecutive refusal, capped at CapacityWaitMax.
 func (l *Ledger) capGateCount(fails *int, until *int64, at int64) {
 	if *fails > 0 && at < *until {
 		return
@@ -107,14 +92,13 @@ func (l *Ledger) capGateStatus(conn uint64, id string, st wire.PreparationStatus
 	if id == g.probe {
 		g.probe = ""
 	}
-	if st.State == wire.StateRejected {
-		return
-	}
-	if q != nil && q.conn == conn && q.sentAt >= g.since {
+	switch {
+	case st.State == wire.StateRejected:
+	case q != nil && q.conn == conn && q.sentAt >= g.since:
 		g.opened, g.fails, g.until, g.failsHi, g.untilHi = true, 0, 0, 0, 0
-		return
+	default:
+		g.uncertain = true
 	}
-	g.uncertain = true
 }
 
 // capGateHeartbeat: a heartbeat of conn reaching Core at at ends its wait.
@@ -125,21 +109,25 @@ func (l *Ledger) capGateHeartbeat(conn uint64, at int64) {
 }
 
 // capGateSent judges a Turn's execution_prepare (request id) Core sent on
-// conn at at.
+// conn at at. Both rules are judged only after a refusal Core certainly
+// counted (fails > 0), with the gate neither opened nor uncertain.
 func (l *Ledger) capGateSent(conn uint64, at int64, id, session string) {
 	g := l.timing.retry.gates[conn]
 	if g == nil {
 		return
 	}
-	l.capGateProbeSent(g, conn, at, id, session) // capacity_probe.go
+	judged := g.fails > 0 && !g.uncertain && !g.opened
+	if judged && g.probe != "" && g.probe != id && at >= g.until {
+		l.violate(at, CheckCapacityProbe, "Core sent execution_prepare %s of session %s on conn c%d at %s while its capacity probe %s was unanswered (%d consecutive preparation_capacity refusals)",
+			id, session, conn, vtime(at), g.probe, g.fails)
+	}
 	if g.probe == "" && at >= g.until {
 		g.probe = id
 	}
 	if g.uncertain || g.opened {
 		return
 	}
-	// Without a counted refusal Core may have no gate; with one, its
-	// wait ends no earlier than the sooner of the two bounds.
+	// Core's wait ends no earlier than the sooner of the two bounds.
 	if early := min(g.until, g.untilHi); g.fails > 0 && at < early {
 		l.violate(at, CheckCapacityGate, "Core sent execution_prepare of session %s on conn c%d at %s, before its capacity wait ended at %s (%d consecutive preparation_capacity refusals)",
 			session, conn, vtime(at), vtime(early), g.fails)
@@ -149,17 +137,15 @@ func (l *Ledger) capGateSent(conn uint64, at int64, id, session string) {
 }
 
 // capGated reports whether some connection's capacity gate may be closed
-// at at: its wait not over, its probe still out, or its state uncertain
-// (the wire does not say which connection a Session's retry would use).
-// Once a wait is over with no probe out, Core probes at that instant.
+// at at: its wait not over, its probe still out, its state uncertain, or
+// (gated) one preparation of any kind open there (the wire does not say
+// which connection a Session's retry would use).
 func (l *Ledger) capGated(at int64) bool {
 	for conn, g := range l.timing.retry.gates { //tidy:sorted any-match only
 		if g.uncertain || g.probe != "" || at < max(g.until, g.untilHi) {
 			return true
 		}
-		// While gated Core keeps one preparation open on the connection
-		// at a time, of any kind (preparations_per_conn.go counts them).
-		if pc := l.projection.prepsPerConn[conn]; pc != nil && pc.n > 0 {
+		if pc := l.projection.prepsPerConn[conn]; pc != nil && len(pc.open) > 0 {
 			return true
 		}
 	}

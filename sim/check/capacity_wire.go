@@ -1,13 +1,39 @@
 package check
 
 import (
+	"maps"
+	"time"
+
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// admissionRec is one admission a daemon granted, as the wire shows it:
-// from its first resource status until a terminal one (or the loss of its
-// connection), then, when it started a Run, until the Harness settles
-// the Run's native turn.
+// Checks: capacity_exceeded (rules.go), against the configured limits
+// (never the daemon's own accounting): on the wire the admissions a
+// daemon grants, at the Harness the executors it holds and the native
+// turns it runs. A closing or uncertain resource counts until its cleanup
+// is confirmed, so a daemon that forgets a failed close, or frees a slot
+// before settlement, shows up whatever it reports about itself.
+
+// DeviceLimits are a device's declared daemon limits, as configured.
+type DeviceLimits struct {
+	ActiveMax         int           // active preparations and executions together
+	ExecutorsMax      int           // executors in any state, closing and uncertain included
+	ReceiptSendBudget time.Duration // each receipt send
+}
+
+// DeviceConfigured records a device's declared limits (once, at setup):
+// as declared for the Harness-side checks, capped at the seeds' limits for
+// the wire-side ones.
+func (l *Ledger) DeviceConfigured(device string, lim DeviceLimits) {
+	l.limits[device] = lim
+	lim.ActiveMax = min(lim.ActiveMax, DocumentedActiveMax)
+	lim.ExecutorsMax = min(lim.ExecutorsMax, DocumentedExecutorsMax)
+	l.frames.limits[device] = lim
+}
+
+// admissionRec is one admission a daemon granted, from its first resource
+// status until a terminal one (or the loss of its connection), then, when
+// it started a Run, until the Harness settles the Run's native turn.
 type admissionRec struct {
 	device   string
 	conn     uint64
@@ -15,16 +41,9 @@ type admissionRec struct {
 	terminal bool
 }
 
-// wireLimits are the limits the wire-side capacity check judges by: a
-// configuration above the seeds' limits is judged by the seeds' limits.
-func wireLimits(lim DeviceLimits) DeviceLimits {
-	lim.ActiveMax = min(lim.ActiveMax, DocumentedActiveMax)
-	lim.ExecutorsMax = min(lim.ExecutorsMax, DocumentedExecutorsMax)
-	return lim
-}
-
 // admissionStatus follows one resource status a daemon sent and, on a
-// new grant (revision 1 of the request on the connection), counts the device's active admissions against its limit.
+// new grant (revision 1 of the request on the connection), counts the
+// device's active admissions against its limit.
 func (l *Ledger) admissionStatus(at int64, c *devConn, conn uint64, req string, st wire.PreparationStatus) {
 	k := pairKey(connKey(conn), req)
 	a := l.frames.admissions[k]
@@ -33,17 +52,16 @@ func (l *Ledger) admissionStatus(at int64, c *devConn, conn uint64, req string, 
 		return // not a grant: a republished status of another connection's admission
 	}
 	l.frames.grants[grant] = true
-	state, run := st.State, st.RunID
 	if a == nil {
 		a = &admissionRec{device: c.device, conn: conn}
 		l.frames.admissions[k] = a
 		l.frames.admissionOrder = append(l.frames.admissionOrder, k)
 		l.checkActive(at, c.device)
 	}
-	if run != "" {
-		a.run = run
+	if st.RunID != "" {
+		a.run = st.RunID
 	}
-	switch state {
+	switch st.State {
 	case "started", "released", "expired", "failed":
 		a.terminal = true
 	}
@@ -62,19 +80,14 @@ func (l *Ledger) admissionsRetired(gone func(*admissionRec) bool) {
 // active reports whether an admission still holds an active slot: not
 // terminal, or its Run's native turn is live at the Harness.
 func (l *Ledger) active(a *admissionRec) bool {
-	if !a.terminal {
-		return true
-	}
 	t := l.harness.turns[a.run]
-	return a.run != "" && t != nil && t.settled == ""
+	return !a.terminal || a.run != "" && t != nil && t.settled == ""
 }
 
-// checkActive: the device's active preparations and executions, counted
-// from its own statuses and the Harness's live turns, stay within its
-// configured limit. An executor its Turn's settlement retired keeps its
-// Turn's slot until the Harness confirms it closed: the seeds count a
-// closing or uncertain resource against its limit until cleanup succeeds. The count never exceeds what the daemon should count
-// (a closing or uncertain resource only adds), so any excess is real.
+// checkActive: the device's active admissions, with the executors their
+// Turn's settlement retired and whose close is not yet confirmed, stay
+// within its limit. The count never exceeds what the daemon should count,
+// so any excess is real.
 func (l *Ledger) checkActive(at int64, device string) {
 	lim, ok := l.frames.limits[device]
 	if !ok {
@@ -86,24 +99,55 @@ func (l *Ledger) checkActive(at int64, device string) {
 			n++
 		}
 	}
-	closing := l.harness.retiredOpen(device)
+	closing := countIf(l.harness.executors, func(e *executorRec) bool { return e.device == device && e.retired && !e.closed })
 	if n+closing > lim.ActiveMax {
 		l.violate(at, CheckCapacity, "device %s granted an admission while %d preparations and executions are active (%d closing for their Turn) > %d",
 			device, n+closing, closing, lim.ActiveMax)
 	}
 }
 
-// checkLiveExecutors compares the executors the Harness holds
-// (capacity_executors.go) with the device's configured limit: a daemon
-// that forgets a failed close, stops counting closing executors, or frees
-// a slot before its cleanup succeeded, shows up here.
+// checkTruthCapacity: every native Turn of device not yet settled holds
+// one of its ActiveMax slots.
+func (l *Ledger) checkTruthCapacity(at int64, device string) {
+	lim, ok := l.limits[device]
+	if !ok {
+		return
+	}
+	busy := countIf(l.harness.turns, func(t *nativeTurn) bool { return t.device == device && t.settled == "" })
+	if lim.ActiveMax > 0 && busy > lim.ActiveMax {
+		l.violate(at, CheckCapacity, "device %s runs %d unsettled native turns > active_max %d",
+			device, busy, lim.ActiveMax)
+	}
+}
+
+// executorCreating records a native Prepare reaching the Harness: the
+// executor counts from then on, before it is created.
+func (l *Ledger) executorCreating(at int64, device, executor string) {
+	l.harness.creating[pairKey(device, executor)] = device
+	l.checkLiveExecutors(at, device)
+}
+
+// checkLiveExecutors: the executors device holds, open (not confirmed
+// closed) or being created, stay within its limit.
 func (l *Ledger) checkLiveExecutors(at int64, device string) {
 	lim, ok := l.frames.limits[device]
 	if !ok {
 		return
 	}
-	if open, creating := l.harness.heldExecutors(device); open+creating > lim.ExecutorsMax {
+	open, creating := l.harness.liveExecutors(device), countIf(l.harness.creating, func(d string) bool { return d == device })
+	if open+creating > lim.ExecutorsMax {
 		l.violate(at, CheckCapacity, "device %s holds %d native executors (%d open, %d being created) > %d",
 			device, open+creating, open, creating, lim.ExecutorsMax)
 	}
+}
+
+// NativePrepareFailed records a native Prepare that created nothing.
+func (l *Ledger) NativePrepareFailed(at int64, device, executor string) {
+	l.advance(at)
+	delete(l.harness.creating, pairKey(device, executor))
+}
+
+// creatingNodeDown: a crashed daemon's Prepares died with its Harness.
+func (l *Ledger) creatingNodeDown(node string) {
+	maps.DeleteFunc(l.harness.creating, func(_, d string) bool { return d == node })
 }

@@ -6,13 +6,11 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// The changed-decision oracle (rule decision_conflict_after_apply,
-// Rules), from the wire: a permission request the daemon sent names the
-// Run and, by its request_id, the interaction; its applied receipt for
-// Core's decision marks the interaction applied. not_pending is left for
-// a decision the daemon no longer remembers, once the Turn is over.
-
-// CheckDecisionConflictAfterApply names the changed-decision oracle.
+// CheckDecisionConflictAfterApply is rule decision_conflict_after_apply
+// (rules.go), from the wire: the permission request names the Run and, by
+// its request_id, the interaction; the daemon's applied receipt for Core's
+// decision marks it applied. not_pending is left for a decision the daemon
+// no longer remembers, once the Turn is over.
 const CheckDecisionConflictAfterApply = "decision_conflict_after_apply"
 
 // MarkDecisionChangedWhileLive: another decision for an applied
@@ -37,8 +35,8 @@ func (s *decisionConflictState) init() {
 	s.done, s.changed = map[string]bool{}, map[string]changedDecision{}
 }
 
-// observeDecisionConflicts follows honest permission traffic and the
-// forged decisions reaching a daemon.
+// observeDecisionConflicts follows honest permission traffic and forged
+// decisions reaching a daemon.
 func (l *Ledger) observeDecisionConflicts(ev WireEvent) {
 	if !ev.HasFrame() || ev.From == RogueNode || ev.To == RogueNode {
 		return

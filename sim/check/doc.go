@@ -81,7 +81,7 @@
 //   - done_usage.go: done_usage
 //   - wire_cancel_codes.go: wire_code_sets
 //   - prepare_cleanup.go: prepare_failure_cleanup
-//   - capacity_probe.go: capacity_gate_probe
+//   - capacity_gate.go: capacity_gate_probe capacity_gate
 //   - reconnect_window.go: reconnect_window
 //   - fencing_selection.go: suspended_selection
 //   - fencing_rollback.go: fencing_rollback
@@ -125,7 +125,6 @@
 //   - timing_transfer.go: timing_transfer_exchange
 //   - engine_errors.go: engine_error_projection
 //   - preparations_per_conn.go: preparations_per_connection
-//   - capacity_gate.go: capacity_gate
 //   - sim/world/machine_panic.go: panic
 //   - harness_records.go: liveness orphaned_resource
 //   - linearize.go: linearizability

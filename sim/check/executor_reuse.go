@@ -2,22 +2,16 @@ package check
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// CheckExecutorReuse is rule executor_reuse (Rules). The native history
-// fits when a prepare naming agent_session_id reuses an executor holding
-// that native session, and one requiring existing history without naming
-// it reuses one that holds some native session; otherwise the daemon
-// answers configuration_conflict, native_session_conflict,
-// history_unavailable, or replaces the executor.
-//
-// Judged from the wire only: the prepare delivered to the device (honest
-// or forged: the daemon acts on both), the status that names an executor
-// (reused or created for that prepare), and the done of each Run on an
-// executor, whose metadata names its native session. A daemon crash
-// forgets its executors (the restarted daemon numbers them afresh).
+// CheckExecutorReuse is rule executor_reuse (rules.go), from the wire: the
+// prepare delivered to the device (honest or forged: the daemon acts on
+// both), the status naming an executor, and each Run's done, whose
+// metadata names the executor's native session. A daemon crash forgets
+// its executors (the restarted daemon numbers them afresh).
 const CheckExecutorReuse = "executor_reuse"
 
 type reuseExec struct {
@@ -36,9 +30,7 @@ type reuseState struct {
 }
 
 func (s *reuseState) init() {
-	s.execs = map[string]*reuseExec{}
-	s.prepares = map[string]wire.ExecutionPrepare{}
-	s.judged = map[string]bool{}
+	s.execs, s.prepares, s.judged = map[string]*reuseExec{}, map[string]wire.ExecutionPrepare{}, map[string]bool{}
 }
 
 // reuseConfig is c with its history fields cleared, as canonical JSON.
@@ -81,12 +73,11 @@ func (l *Ledger) observeReuse(ev WireEvent) {
 func (l *Ledger) reuseRunEnded(device, run, native string) {
 	for _, k := range sortedKeys(l.reuse.execs) {
 		x := l.reuse.execs[k]
-		if x.run != run || len(k) <= len(device) || k[:len(device)+1] != device+"\x00" {
-			continue
-		}
-		x.run = ""
-		if native != "" {
-			x.native, x.known = native, true
+		if x.run == run && strings.HasPrefix(k, device+"\x00") {
+			x.run = ""
+			if native != "" {
+				x.native, x.known = native, true
+			}
 		}
 	}
 }

@@ -2,25 +2,17 @@ package check
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/anishathalye/porcupine"
 )
 
-// A porcupine model of one interaction's decision. Its operations:
-//
-//   - attempt: one decision Core sent (from its send to the receipt Core
-//     received). Output applied, refused, or unknown — no receipt: open
-//     until the horizon.
-//   - apply: the Harness applying the decision natively (ground truth), a
-//     point at its instant.
-//
-// The state counts native applies. apply needs none before it (one
-// interaction's decision is applied natively at most once); an attempt
-// answered applied needs an apply linearized before it (the receipt
-// cannot claim more than happened); refused and unknown attempts claim
-// nothing.
-
+// DecisionModel is the porcupine model of one interaction's decision
+// (rule linearizability; partitions are interactions). An attempt is one
+// decision Core sent, from its send to the receipt Core received (applied,
+// refused, or unknown: open until the horizon); an apply is the Harness
+// applying it natively, a point. The state counts applies: an apply needs
+// none before it, an attempt answered applied needs one linearized before
+// it, refused and unknown attempts claim nothing.
 const (
 	decisionAttempt = "attempt"
 	decisionApply   = "apply"
@@ -40,8 +32,6 @@ type decisionInput struct {
 
 func decisionKey(in any) string { return in.(decisionInput).key }
 
-// DecisionModel is the porcupine model of one interaction's decision;
-// partitions are interactions.
 func DecisionModel() porcupine.Model {
 	return porcupine.Model{
 		Partition: partitionBy(decisionKey),
@@ -112,17 +102,15 @@ func (l *Ledger) DecisionHistory() []porcupine.Operation {
 	return ops
 }
 
-// LinearizeDecisions checks every interaction's decision history; a
-// violation names the interactions without a linearization.
-func (l *Ledger) LinearizeDecisions(at int64, timeout time.Duration) (Violation, bool) {
+// LinearizeDecisions checks every interaction's decision history, within
+// LinearizeTimeoutDefault; a violation names the interactions without a
+// linearization.
+func (l *Ledger) LinearizeDecisions(at int64) (Violation, bool) {
 	ops := l.DecisionHistory()
 	if len(ops) == 0 {
 		return Violation{}, false
 	}
-	if timeout <= 0 {
-		timeout = LinearizeTimeoutDefault
-	}
-	res, info := porcupine.CheckOperationsVerbose(DecisionModel(), ops, timeout)
+	res, info := porcupine.CheckOperationsVerbose(DecisionModel(), ops, LinearizeTimeoutDefault)
 	if res != porcupine.Illegal {
 		return Violation{}, false
 	}

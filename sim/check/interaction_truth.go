@@ -1,8 +1,6 @@
 package check
 
-// Interaction checks (permission and user-choice decisions, function
-// results; their rules in Rules), from the Harness's ground truth, the
-// wire (interaction_wire.go) and Core's records.
+// Checks of interaction_truth.go and interaction_wire.go (rules.go).
 const (
 	CheckDecisionAppliedTwice   = "decision_applied_twice"
 	CheckDecisionMisrouted      = "decision_misrouted"
@@ -14,31 +12,18 @@ const (
 
 // Interaction marks.
 const (
-	// MarkDecisionRepeatedAfterUnknown: Core sent a decision again for an
-	// interaction whose previous attempt got no receipt in time.
+	// Core sent a decision again after its previous attempt got no receipt in time
 	MarkDecisionRepeatedAfterUnknown Mark = "decision_repeated_after_unknown"
-	// MarkDecisionRacedPermissionCancel: a daemon forwarded
-	// permission_cancel while a decision for that request, delivered to it,
-	// was still unanswered.
+	// a daemon forwarded permission_cancel while a decision for that
+	// request, delivered to it, was unanswered
 	MarkDecisionRacedPermissionCancel Mark = "decision_raced_permission_cancel"
-	// MarkFunctionResultAfterCancel: a function result reached a daemon
-	// after a prompt_cancel of its run.
+	// a function result reached a daemon after a prompt_cancel of its run
 	MarkFunctionResultAfterCancel Mark = "function_result_after_cancel"
 )
-
-// interactionExpectedMarks are the interaction marks a campaign must hit.
-// The world's interaction_heavy workload shape (native Turns that wait for
-// their answers, slow native decisions, permission decisions racing a
-// native withdrawal) reaches the first two; a client submitting function
-// results right after its own cancel reaches the third.
-func interactionExpectedMarks() []Mark {
-	return []Mark{MarkDecisionRepeatedAfterUnknown, MarkDecisionRacedPermissionCancel, MarkFunctionResultAfterCancel}
-}
 
 // ixTruth is what the Harness did with one interaction.
 type ixTruth struct {
 	run        string
-	kind       string
 	applied    int
 	appliedAt  int64
 	appliedAll []int64 // every native apply, in order
@@ -65,16 +50,9 @@ type interactionState struct {
 }
 
 func (s *interactionState) init() {
-	s.truth = map[string]*ixTruth{}
-	s.calls = map[string][]*ixCall{}
-	s.deliveries = map[string]string{}
-	s.isResult = map[string]bool{}
-	s.coreApplied = map[string]bool{}
-	s.unanswered = map[string]map[string]bool{}
-	s.cancelled = map[string]bool{}
-	s.doneSent = map[string]bool{}
-	s.coreStatus = map[string]string{}
-	s.byDelivery = map[string]*ixAttempt{}
+	s.truth, s.calls, s.deliveries, s.isResult = map[string]*ixTruth{}, map[string][]*ixCall{}, map[string]string{}, map[string]bool{}
+	s.coreApplied, s.unanswered, s.cancelled, s.doneSent = map[string]bool{}, map[string]map[string]bool{}, map[string]bool{}, map[string]bool{}
+	s.coreStatus, s.byDelivery = map[string]string{}, map[string]*ixAttempt{}
 }
 
 // isDecision reports whether delivery is a decision or function result
@@ -87,7 +65,7 @@ func (s *interactionState) isDecision(delivery string) bool {
 // InteractionAsked records the Harness emitting an interaction for run
 // (key: the interaction ID, or "<run>/<call ID>" for a function call).
 func (l *Ledger) InteractionAsked(at int64, device, run, kind, key string) {
-	keepFirst(l.ix.truth, key, &ixTruth{run: run, kind: kind})
+	keepFirst(l.ix.truth, key, &ixTruth{run: run})
 }
 
 // DecisionCalled records a native decision call for key reaching the Turn
@@ -99,8 +77,7 @@ func (l *Ledger) DecisionCalled(at int64, device, run, key string, misrouted boo
 	l.ix.calls[run] = append(l.ix.calls[run], &ixCall{key: key})
 }
 
-// DecisionAnswered records the native call for key returning, applied or
-// not.
+// DecisionAnswered records the native call for key returning.
 func (l *Ledger) DecisionAnswered(at int64, device, run, key string, applied bool) {
 	for _, c := range l.ix.calls[run] {
 		if c.key == key && !c.answered {
@@ -111,11 +88,8 @@ func (l *Ledger) DecisionAnswered(at int64, device, run, key string, applied boo
 	if !applied {
 		return
 	}
+	keepFirst(l.ix.truth, key, &ixTruth{run: run})
 	tr := l.ix.truth[key]
-	if tr == nil {
-		tr = &ixTruth{run: run}
-		l.ix.truth[key] = tr
-	}
 	tr.applied++
 	tr.appliedAll = append(tr.appliedAll, at)
 	if tr.applied == 1 {

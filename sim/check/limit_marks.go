@@ -6,20 +6,18 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// Limit marks seen from the wire (and, for executor capacity, from the
-// Harness's ground truth): they record that a seed drove a machine to one
-// of the documented limits. They judge nothing.
+// Limit marks (marks.go) from the wire and, for executor capacity, the
+// Harness's ground truth. They judge nothing.
 
 // writtenWaitNS is Core's wait for `written` from the start of an active
 // input's delivery (30 s), after which the input's outcome is unknown.
 const writtenWaitNS = int64(30 * time.Second)
 
 type lastSteer struct {
-	input  string
-	sentAt int64
-	acked  bool // a receipt other than outcome_unknown reached Core within the written wait
-	// unknownAt is when an outcome_unknown receipt reached Core (0: none).
-	unknownAt int64
+	input     string
+	sentAt    int64
+	acked     bool  // a receipt other than outcome_unknown reached Core within the written wait
+	unknownAt int64 // when an outcome_unknown receipt reached Core (0: none)
 }
 
 // becameUnknown is when the input's outcome became unknown at Core: an
@@ -57,18 +55,14 @@ func (l *Ledger) markSteerAfterUnknown(call int64, turn string) {
 }
 
 type limitMarks struct {
-	grants map[uint64]int        // conn → admissions granted on it
-	steers map[string]*lastSteer // run → the last input Core delivered
-	// firstUnknown is when an input of the run first became unknown at Core.
-	firstUnknown map[string]int64
-	declared     map[string]bool // device\x00kind → availability last declared
+	grants       map[uint64]int        // conn → admissions granted on it
+	steers       map[string]*lastSteer // run → the last input Core delivered
+	firstUnknown map[string]int64      // run → when an input of it first became unknown at Core
+	declared     map[string]bool       // device\x00kind → availability last declared
 }
 
 func (m *limitMarks) init() {
-	m.grants = map[uint64]int{}
-	m.steers = map[string]*lastSteer{}
-	m.firstUnknown = map[string]int64{}
-	m.declared = map[string]bool{}
+	m.grants, m.steers, m.firstUnknown, m.declared = map[uint64]int{}, map[string]*lastSteer{}, map[string]int64{}, map[string]bool{}
 }
 
 func (l *Ledger) observeLimits(ev WireEvent) {
@@ -101,8 +95,8 @@ func (l *Ledger) observeLimits(ev WireEvent) {
 			}
 		}
 	case wire.PromptSteerAck:
-		// A receipt within the written wait settles the input, unless it
-		// says its outcome is unknown.
+		// a receipt within the written wait settles the input, unless it
+		// says its outcome is unknown
 		if s := m.steers[ev.Frame.ID]; ev.Kind == WireDelivered && ev.To == CoreNode && s != nil &&
 			s.input == p.InputID && ev.At-s.sentAt < writtenWaitNS {
 			if p.ErrorCode == "outcome_unknown" {
@@ -146,8 +140,7 @@ func (m *limitMarks) noteUnknown(run string, s *lastSteer, now int64) {
 	}
 }
 
-// noteRunUnknown keeps the first instant Core recorded an input of run
-// unknown.
+// noteRunUnknown keeps the first instant an input of run became unknown.
 func (m *limitMarks) noteRunUnknown(run string, at int64) {
 	if first, seen := m.firstUnknown[run]; !seen || at < first {
 		m.firstUnknown[run] = at

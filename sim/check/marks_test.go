@@ -8,7 +8,7 @@ import (
 
 func TestExpectedMarksAreSortedAndUnique(t *testing.T) {
 	marks := ExpectedMarks()
-	if len(marks) != 24+len(hostileExpectedMarks())+len(environmentExpectedMarks)+len(interactionExpectedMarks())+len(exportExpectedMarks)+len(runtimeExpectedMarks)+len(projectionExpectedMarks)+len(failoverExpectedMarks) {
+	if len(marks) != 50+len(hostileExpectedMarks())+len(projectionExpectedMarks)+len(failoverExpectedMarks) {
 		t.Fatalf("%d expected marks", len(marks))
 	}
 	if !slices.IsSorted(marks) || len(slices.Compact(slices.Clone(marks))) != len(marks) {

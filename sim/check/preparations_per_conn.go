@@ -4,20 +4,14 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// CheckPreparationsPerConn is rule preparations_per_connection (Rules),
-// counted from Core's own
-// frames on the wire: a stream opens with the execution_prepare Core
-// sends (or loses at once into a broken connection); it is counted closed
-// at the earliest sign that Core may have closed it — a status of the
-// request in a terminal state (started, released, expired, failed) or
-// rejected reaching Core, Core sending execution_release for the request,
-// or Core learning that the connection closed (the daemon learning it, or
-// the network breaking it, frees nothing at Core). A terminal status the
-// gateway ignores is no such sign (wire-reference §3.3: a non-rejected
-// status is delivered only with a non-empty handle equal to the first
-// handle seen on the stream and a revision above the last delivered one),
-// forged or not. Closing early can only undercount, so a count above the
-// limit is Core's.
+// CheckPreparationsPerConn is rule preparations_per_connection (rules.go),
+// counted from Core's own frames: a stream opens with the execution_prepare
+// Core sends (or loses at once into a broken connection) and counts as
+// closed at the earliest sign that Core may have closed it: a rejected or
+// terminal status the gateway delivers (wire-reference §3.3: a non-rejected
+// status only with the stream's first handle and a higher revision),
+// Core's execution_release, or Core learning that the connection closed.
+// Closing early can only undercount, so a count above the limit is Core's.
 const CheckPreparationsPerConn = "preparations_per_connection"
 
 // DocumentedPreparationsPerConn is the limit of open preparation streams
@@ -32,8 +26,7 @@ const MarkPreparationsPerConnFull = Mark("preparations_per_conn_full")
 // (looked up, never ranged).
 type prepCount struct {
 	open   map[string]*prepStream
-	n      int
-	fullAt int64 // the last instant n reached the limit; 0: never
+	fullAt int64 // the last instant the streams reached the limit; 0: never
 }
 
 // prepStream is what the gateway has delivered on one open stream.
@@ -54,25 +47,14 @@ func (s *prepStream) delivers(st wire.PreparationStatus) bool {
 
 func (l *Ledger) observePreparationsPerConn(ev WireEvent) {
 	pc := l.projection.prepsPerConn
-	switch ev.Kind {
-	case WireClosed:
-		// Core holds a connection's streams until it learns the
-		// connection closed: the daemon learning it first, or the network
-		// breaking it, frees none of them
-		if ev.To == CoreNode {
-			delete(pc, ev.Conn)
-		}
+	switch {
+	case ev.Kind == WireClosed && ev.To == CoreNode:
+		delete(pc, ev.Conn) // the daemon or the network learning it first frees nothing at Core
 		return
-	case WireSent, WireLost:
-		// a frame Core sends into a broken connection is lost at once,
-		// never sent: Core holds its preparation all the same
-		if ev.From != CoreNode || !ev.HasFrame() {
-			return
-		}
-	case WireDelivered:
-		if ev.To != CoreNode || !ev.HasFrame() {
-			return
-		}
+	// a frame Core sends into a broken connection is lost at once: Core
+	// holds its preparation all the same
+	case (ev.Kind == WireSent || ev.Kind == WireLost) && ev.From == CoreNode && ev.HasFrame():
+	case ev.Kind == WireDelivered && ev.To == CoreNode && ev.HasFrame():
 	default:
 		return
 	}
@@ -88,27 +70,24 @@ func (l *Ledger) observePreparationsPerConn(ev WireEvent) {
 			return
 		}
 		c.open[id] = &prepStream{}
-		c.n++
-		if c.n == DocumentedPreparationsPerConn {
+		n := len(c.open)
+		if n == DocumentedPreparationsPerConn {
 			l.reach(MarkPreparationsPerConnFull)
 		}
-		if c.n >= DocumentedPreparationsPerConn {
+		if n >= DocumentedPreparationsPerConn {
 			c.fullAt = ev.At
 			l.projection.prepsFullAt = ev.At
 		}
-		if c.n > DocumentedPreparationsPerConn {
+		if n > DocumentedPreparationsPerConn {
 			l.violate(ev.At, CheckPreparationsPerConn, "Core opened preparation %s on conn c%d with %d others open (the limit is %d)",
-				id, ev.Conn, c.n-1, DocumentedPreparationsPerConn)
+				id, ev.Conn, n-1, DocumentedPreparationsPerConn)
 		}
 	case wire.ExecutionRelease:
-		l.closePrepStream(c, id)
+		delete(c.open, id)
 	case wire.PreparationStatus:
 		st := c.open[id]
-		if ev.Kind != WireDelivered || st == nil {
-			return
-		}
-		if p.State == wire.StateRejected || st.delivers(p) && closesStream(p.State) {
-			l.closePrepStream(c, id)
+		if ev.Kind == WireDelivered && st != nil && (p.State == wire.StateRejected || st.delivers(p) && closesStream(p.State)) {
+			delete(c.open, id)
 		}
 	}
 }
@@ -116,13 +95,6 @@ func (l *Ledger) observePreparationsPerConn(ev WireEvent) {
 // prepsCoreCrashed: Core's preparation streams die with it, and it learns
 // no close of the connections it had.
 func (l *Ledger) prepsCoreCrashed() { clear(l.projection.prepsPerConn) }
-
-func (l *Ledger) closePrepStream(c *prepCount, id string) {
-	if c.open[id] != nil {
-		delete(c.open, id)
-		c.n--
-	}
-}
 
 // closesStream: the states after which Core may close a preparation
 // stream.
@@ -145,7 +117,7 @@ func (l *Ledger) prepStreamsFullSince(at int64) bool {
 		return true // on a connection that may have ended since
 	}
 	for _, c := range l.projection.prepsPerConn { //tidy:sorted any-match only
-		if c.n >= DocumentedPreparationsPerConn || c.fullAt > 0 && c.fullAt >= at {
+		if len(c.open) >= DocumentedPreparationsPerConn || c.fullAt > 0 && c.fullAt >= at {
 			return true
 		}
 	}

@@ -2,20 +2,12 @@ package check
 
 import "github.com/turnstile-sim/turnstile/wire"
 
-// CheckPrepareCleanup is rule prepare_failure_cleanup (Rules): the
-// daemon cannot say the failure freed the resource (the seeds count
-// closing and uncertain resources until cleanup succeeds).
-//
-// The checker reads the daemon's failed preparation statuses on the wire
-// and the simulated Harness's ground truth: a failed status with code
-// preparation_failed whose executor_id names an executor the Harness of
-// that device created and has not closed is a violation. A reused
-// executor is excluded (its failure concerns a preparation that created
-// nothing).
+// CheckPrepareCleanup is rule prepare_failure_cleanup (rules.go): a failed
+// status preparation_failed naming an executor the device's Harness
+// created and has not closed (a reused one excepted: its failure concerns
+// a preparation that created nothing).
 const CheckPrepareCleanup = "prepare_failure_cleanup"
 
-// observePrepareCleanup is the wire observer of CheckPrepareCleanup; it
-// sees honest traffic only.
 func (l *Ledger) observePrepareCleanup(ev WireEvent) {
 	if ev.Kind != WireSent || ev.From == CoreNode || !ev.HasFrame() {
 		return

@@ -11,9 +11,9 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// checkPrepareConfig compares an execution_prepare's configuration with
-// the seed's table for the Session it serves: every field Core sets, with
-// the Session's frozen values derived from the client's request.
+// checkPrepareConfig judges prepare_configuration (rules.go) but for the
+// native continuity fields (checkNativeHistory), against the Session's
+// frozen values derived from the client's request.
 func (l *Ledger) checkPrepareConfig(ev WireEvent, p wire.ExecutionPrepare, s *sessionFacts) {
 	spec, cfg := s.spec, p.Configuration
 	var bad []string
@@ -50,8 +50,6 @@ func (l *Ledger) checkPrepareConfig(ev WireEvent, p wire.ExecutionPrepare, s *se
 	}
 }
 
-// environmentMismatch: exactly one of local_environment (with the exact
-// Environment binding) and disable_execution_environment (type none).
 func environmentMismatch(spec SessionSpec, cfg wire.ExecutionConfiguration) []string {
 	switch {
 	case spec.Environment == EnvNone && (!cfg.DisableExecutionEnvironment || cfg.LocalEnvironment != nil):
@@ -64,9 +62,6 @@ func environmentMismatch(spec SessionSpec, cfg wire.ExecutionConfiguration) []st
 	return nil
 }
 
-// agentOptionsMismatch: model and system_prompt always, model_provider
-// when the Session froze one, harness_config when the Agent set one, and
-// no other key.
 func agentOptionsMismatch(spec SessionSpec, opts map[string]json.RawMessage) []string {
 	// The keys the Session wants, in ascending order (agentOptionKeys).
 	wanted := [len(agentOptionKeys)]bool{spec.HarnessConfig != nil, true, spec.ModelProvider != "", true}
@@ -119,9 +114,6 @@ var agentOptionKeys = [...]string{wire.AgentOptionHarnessConfig, wire.AgentOptio
 
 func agentOptionIndex(key string) int { return slices.Index(agentOptionKeys[:], key) }
 
-// controlsMismatch: always set; web search disabled, the resolved text
-// verbosity (default medium), the Agent's programmatic tool calling
-// switch, and a json_schema output format exactly when asked for.
 func controlsMismatch(spec SessionSpec, c *wire.ExecutionControls) []string {
 	if c == nil {
 		return []string{"execution_controls missing"}
@@ -147,8 +139,6 @@ func controlsMismatch(spec SessionSpec, c *wire.ExecutionControls) []string {
 	return bad
 }
 
-// mcpMismatch: absent without servers; otherwise the Agent's servers with
-// their frozen connection origins, in order.
 func mcpMismatch(spec SessionSpec, servers *[]wire.MCPHTTPServer) []string {
 	switch {
 	case len(spec.MCPServers) == 0 && servers != nil:
@@ -186,12 +176,8 @@ func jsonText(s string) []byte {
 	return b
 }
 
-// checkNativeHistory judges the native continuity fields: a Session that
-// never started a Run asks for no history; agent_session_id names a
-// native session Core received for the Session; the two mechanisms never
-// combine; and when the Harness holds native history of the Session that
-// the prepare does not name, the prepare requires existing history —
-// otherwise a fresh native root would silently replace it.
+// checkNativeHistory judges the native continuity fields (prepare_configuration
+// and native_history, rules.go).
 func (l *Ledger) checkNativeHistory(at int64, what string, cfg wire.ExecutionConfiguration, s *sessionFacts) {
 	switch {
 	case len(s.runs) == 0 && (cfg.RequireExistingNativeSession || cfg.AgentSessionID != ""):
@@ -210,4 +196,67 @@ func (l *Ledger) checkNativeHistory(at int64, what string, cfg wire.ExecutionCon
 				what, run)
 		}
 	}
+}
+
+// readOnlyPrepareSent judges a read-only profile Core sent (prepare_configuration,
+// rules.go, and the seed's 工作区操作): to a device declaring the Session's
+// kind available with workspace_read_preparation, with the Session's exact
+// Environment and identity, release_on_completion, and nothing of an execution.
+func (l *Ledger) readOnlyPrepareSent(ev WireEvent, p wire.ExecutionPrepare, s *sessionFacts) {
+	what := "read-only execution_prepare " + ev.Frame.ID + " of session " + p.SessionID
+	l.checkDeclaration(ev.At, ev.Conn, what, s.spec.Kind, []string{capWorkspaceReadPreparation})
+	c := p.Configuration
+	var bad []string
+	want := func(ok bool, format string, args ...any) {
+		if !ok {
+			bad = append(bad, fmt.Sprintf(format, args...))
+		}
+	}
+	want(s.spec.Environment != EnvNone, "a Session without an Environment")
+	want(c.AgentKind == s.spec.Kind, "agent_kind %q, want %q", c.AgentKind, s.spec.Kind)
+	want(c.LocalEnvironment != nil && c.LocalEnvironment.ID == s.spec.EnvironmentID, "not the Session's Environment")
+	want(c.AgentStateKey == stateKeyPrefix+p.SessionID && c.StrictResume && c.ReleaseOnCompletion,
+		"state key, strict_resume or release_on_completion")
+	want(c.RunID == "" && c.ConversationID == "" && c.Input == nil && c.AgentSessionID == "" &&
+		!c.RequireExistingNativeSession, "carries Run input or native continuation")
+	want(c.AgentOptions == nil && c.ExecutionControls == nil && c.MCPHTTPServers == nil && c.FunctionTools == nil &&
+		!c.ToolSearch && !c.DisableExecutionEnvironment && !c.WorkspaceAuthoring, "carries execution options")
+	want(!c.ObserveMessages && !c.ObserveToolObservations && !c.ObserveSubagentIdentities, "asks for observations")
+	for _, b := range bad {
+		l.violate(ev.At, CheckPrepareConfiguration, "%s: %s", what, b)
+	}
+}
+
+// mcpExpected is the content code the seeds' MCP connection rules
+// (core-runtime MCP 连接权限; wire-reference §3.14) give an
+// execution_prepare ("" none): an origin missing or unknown (never
+// defaulted), a blank label or URL is invalid_configuration; an origin its
+// environment settings do not fit, or a server the kind's mcp_http_*
+// capabilities do not cover, is unsupported_configuration.
+func mcpExpected(c wire.ExecutionConfiguration, caps wire.AgentKindCapabilities) string {
+	if c.MCPHTTPServers == nil {
+		return ""
+	}
+	servers := *c.MCPHTTPServers
+	required, bearer := false, false
+	for _, s := range servers {
+		switch {
+		case s.ConnectionOrigin == originService && c.DisableExecutionEnvironment && c.LocalEnvironment == nil:
+		case s.ConnectionOrigin == originEnvironment && c.LocalEnvironment != nil && !c.DisableExecutionEnvironment:
+		case s.ConnectionOrigin == originService, s.ConnectionOrigin == originEnvironment:
+			return "unsupported_configuration"
+		default:
+			return "invalid_configuration"
+		}
+		if strings.TrimSpace(s.ServerLabel) == "" || strings.TrimSpace(s.ServerURL) == "" {
+			return "invalid_configuration"
+		}
+		required = required || s.Required
+		bearer = bearer || s.BearerToken != ""
+	}
+	if (len(servers) > 0 && !caps.MCPHTTPTools.IsSupported()) ||
+		(required && !caps.MCPHTTPRequired.IsSupported()) || (bearer && !caps.MCPHTTPBearerAuth.IsSupported()) {
+		return "unsupported_configuration"
+	}
+	return ""
 }

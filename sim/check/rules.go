@@ -222,7 +222,7 @@ var rules = []Rule{
 		Decided: []string{"daemon/admission.go"}, Checker: "prepare_cleanup.go", Scenario: "preparation_failure_cleans_up_without_run_completion.txt",
 		Text: "a preparation that fails while its Harness still holds the executor created for it fails executor_cleanup_unconfirmed, never preparation_failed"},
 	{Name: CheckCapacityProbe, Seed: coreDoc, Facts: FromWire, Verdict: step,
-		Decided: []string{"core/schedule.go"}, Checker: "capacity_probe.go", Scenario: "preparation_capacity_rejection_then_retry.txt",
+		Decided: []string{"core/schedule.go"}, Checker: "capacity_gate.go", Scenario: "preparation_capacity_rejection_then_retry.txt",
 		Text: "once a connection's capacity wait is over, Core sends one preparation of a Turn there (the probe) and no other until the probe's stream answers"},
 	{Name: CheckReconnectWindow, Seed: crProtocol + "能力声明; " + coreDoc, Facts: wc, Verdict: step,
 		Decided: []string{"core/schedule.go", "core/device.go"}, Checker: "reconnect_window.go",

@@ -6,12 +6,9 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// runtime_prepare oracles against the simulated installer's ground truth
-// (rules transfer_incomplete_installed, transfer_install_outcome and
-// prepare_during_install, Rules): the Runtime checks size and SHA-256
-// before it installs anything, and a factory receives capabilities only
-// once the snapshot is loaded (the daemon holds the preparation,
-// answering preparing).
+// Checks: transfer_incomplete_installed, transfer_install_outcome,
+// prepare_during_install (rules.go), against the simulated installer's
+// ground truth.
 
 // Installer outcomes the simulated Harness reports.
 const (
@@ -25,10 +22,10 @@ type installRec struct {
 	exit    int
 }
 
-// TransferInstallOutcome records what the simulated installer found when
-// it was handed transfer (installer identity "g<gen>/<id>"): its outcome,
-// the setup command's exit code, and the staged and declared body sizes
-// (hasBody: a skill, plugin or file).
+// TransferInstallOutcome records what the installer found when it was
+// handed transfer ("g<gen>/<id>"): its outcome, the setup command's exit
+// code, and the staged and declared body sizes (hasBody: a skill, plugin
+// or file).
 func (l *Ledger) TransferInstallOutcome(at int64, device, transfer, outcome string, exit int, hasBody bool, staged, declared int64) {
 	s := &l.transfers
 	if s.byID == nil {
@@ -80,8 +77,8 @@ func (l *Ledger) judgeInstallOutcome(ev WireEvent, r wire.RuntimePrepareResult) 
 	}
 }
 
-// transferForgedCommit notes a forged commit reaching a daemon: its
-// refusal (invalid_request, the transfer not fully staged) is marked.
+// transferForgedCommit notes a forged commit reaching a daemon, whose
+// refusal (invalid_request: not fully staged) earlyCommitAnswered marks.
 func (l *Ledger) transferForgedCommit(ev WireEvent) {
 	p, ok := ev.Frame.Payload.(wire.RuntimePrepare)
 	if !ok || p.Step != wire.StepCommit {
@@ -94,7 +91,6 @@ func (l *Ledger) transferForgedCommit(ev WireEvent) {
 	made(&s.forgedCommits)[connKey(ev.Conn)+"/"+ev.Frame.ID] = true
 }
 
-// earlyCommitAnswered marks the refusal of a forged early commit.
 func (l *Ledger) earlyCommitAnswered(ev WireEvent, r wire.RuntimePrepareResult) {
 	k := connKey(ev.Conn) + "/" + ev.Frame.ID
 	if l.transfers.forgedCommits[k] && r.Outcome == wire.OutcomeRejected && r.ErrorCode == wire.TransferInvalidRequest {
@@ -123,8 +119,8 @@ func (l *Ledger) NativePrepareCalled(at int64, device, executor string) {
 // to it.
 func (l *Ledger) installsNodeDown(node string) { delete(l.transfers.installing, node) }
 
-// installHoldMark marks a new preparation a daemon answered preparing
-// while one of its installations was unanswered: the hold at work.
+// installHoldMark: a new preparation answered preparing while an
+// installation was unanswered (the hold at work).
 func (l *Ledger) installHoldMark(ev WireEvent, st wire.PreparationStatus) {
 	if st.State == wire.StatePreparing && st.Revision == 1 && len(l.transfers.installing[ev.From]) > 0 {
 		l.reach(MarkPrepareHeldForInstall)

@@ -14,21 +14,14 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// Export checks and marks.
-const (
-	CheckWorkspaceExport = "workspace_export" // Rules
+// CheckWorkspaceExport is rule workspace_export (rules.go).
+const CheckWorkspaceExport = "workspace_export"
 
+const (
 	MarkExportCompleted Mark = "workspace_export_completed" // an export answered completed with its archive
 	MarkExportCancelled Mark = "workspace_export_cancelled" // Core sent cancel for an export it stopped early
 	MarkExportChunked   Mark = "workspace_export_chunked"   // a completed export spanned more than one chunk
 )
-
-// exportExpectedMarks are the workspace marks a campaign must reach.
-// Marks reached in under 0.3 % of swarm seeds are recorded, not expected:
-// MarkExportCancelled (a stalled export outliving 180 s, or a result Core
-// refuses) and MarkWriteSettledLate (an install outliving 195 s on a
-// connection that stays open).
-var exportExpectedMarks = []Mark{MarkExportChunked, MarkExportCompleted, MarkWriteCommitRefused, MarkWriteLostMidTransfer}
 
 // workspaceExportWait is Core's bound of an export (wire reference §3.11).
 const workspaceExportWait = 180 * time.Second
@@ -62,8 +55,8 @@ func (l *Ledger) WorkspaceExported(at int64, device, reader, env string, archive
 		archive: bytes.Clone(archive), files: files})
 }
 
-// WorkspaceExportCalled records an export the workload made and checks a
-// completed answer against the native exports.
+// WorkspaceExportCalled records an export the workload made; a completed
+// answer must be one native export's archive.
 func (l *Ledger) WorkspaceExportCalled(op WorkspaceExportOp) {
 	l.checkWorkspaceWait("export of session "+op.Session, op.Call, op.Return, op.Outcome, op.Code, workspaceExportWait)
 	if op.Outcome != "completed" {
@@ -97,8 +90,7 @@ func (l *Ledger) WorkspaceExportCalled(op WorkspaceExportOp) {
 		"produced them with its profile closed before the answer", op.Session, len(op.Archive), vtime(op.Call), vtime(op.Return))
 }
 
-// exportedTree is a completed export with the files its archive holds:
-// one get of every file the register knows in its Environment.
+// exportedTree is a completed export with the files its archive holds.
 type exportedTree struct {
 	op    WorkspaceExportOp
 	files map[string]string
@@ -130,10 +122,9 @@ func untar(b []byte) (map[string]string, error) {
 	}
 }
 
-// observeExport judges one export frame on the wire: the daemon sends
-// chunks in order from offset 0; every next of Core carries exactly the
-// chunk bytes delivered to it (none asked twice, none skipped); no next
-// follows Core's cancel.
+// observeExport judges one export frame: chunks sent in order from 0,
+// each next of Core at exactly the chunk bytes delivered to it, none after
+// Core's cancel.
 func (l *Ledger) observeExport(ev WireEvent) {
 	id := ev.Frame.ID
 	x := l.ws.exportsOnWire[id]
@@ -172,8 +163,8 @@ func (l *Ledger) observeExport(ev WireEvent) {
 	}
 }
 
-// exportGets adds to byPart one get of every seeded file of a completed
-// export's Environment, with the content its archive holds (or absence).
+// exportGets adds to byPart one get of every seeded file of each completed
+// export's Environment.
 func (w *workspaceState) exportGets(byPart map[string][]porcupine.Operation, part func(env, path string) string) {
 	for _, x := range w.exported {
 		for _, key := range sortedKeys(w.seeded) {

@@ -2,12 +2,9 @@ package check
 
 import "github.com/turnstile-sim/turnstile/wire"
 
-// CheckWriteReceipt is rule workspace_write_receipt (Rules; the seed's
-// 工作区操作: an exact commit or refusal receipt releases the mutation
-// owner, a missing or ambiguous one keeps the uncertainty), from the
-// Harness's ground truth of the installer's answer (a refusal's reason is
-// destination_directory or unsafe_destination) and the daemon's receipt
-// on the wire.
+// CheckWriteReceipt is rule workspace_write_receipt (rules.go): the
+// installer's answer (ground truth; a refusal's reason is
+// destination_directory or unsafe_destination) against the daemon's receipt.
 const CheckWriteReceipt = "workspace_write_receipt"
 
 // MarkWriteInstallRefused: an installer refusal reached Core as

@@ -6,15 +6,14 @@ import (
 	"github.com/anishathalye/porcupine"
 )
 
-// The workspace register: one partition "file <env>/<path>" per file the
-// workload wrote or read through Core's API, each a register whose value
-// is the file's content or absence. The seeded content is a put before
-// everything; a completed write is a put within its call; a write that
-// may have been installed (Core answered unknown, or never answered) is
-// a put open until the horizon; a completed untruncated byte read is a
-// get of its data, and not_found a get of absence. Writes Core answered
-// rejected or unavailable are not puts: Core claims they changed nothing,
-// and a read that saw them would have no linearization.
+// The workspace register (rule linearizability): one partition "file
+// <env>/<path>" per file the workload wrote or read through Core's API,
+// whose value is the file's content or absence. The seeded content is a
+// put before everything; a completed write a put within its call; a write
+// answered unknown or never answered a put open until the horizon; a
+// completed untruncated read a get of its data, not_found a get of
+// absence. Writes answered rejected or unavailable are no puts: Core
+// claims they changed nothing.
 
 // fileVal is a file's content or absence.
 type fileVal struct {

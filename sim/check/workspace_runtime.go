@@ -6,30 +6,14 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// The Runtime's workspace rules (workspace_read_environment,
-// workspace_read_after_unknown, workspace_read_unsupported and
-// workspace_write_exclusion, Rules), judged from the frames reaching a
-// daemon — Core's and forged ones alike, since the daemon must answer
-// both by the same rules — and the daemon's answers, with the Harness's
-// ground truth of when a Turn settled (a running Turn: started, not
-// settled natively).
-//
-// Each rule allows the refusals the daemon must give before it
-// (resource_unavailable for an owner that is gone, read_capacity, and for
-// a write every earlier refusal), never data, never another code.
-// Marks of these rules holding: a refusal each rule demanded.
-const (
-	MarkWriteRefusedDuringRun   Mark = "workspace_write_refused_during_run"   // a begin for a running Turn's Environment refused
-	MarkReadForeignEnvRefused   Mark = "workspace_read_foreign_env_refused"   // a read naming a foreign Environment refused
-	MarkReadBlockedAfterUnknown Mark = "workspace_read_blocked_after_unknown" // a read of an owner refused after its unknown read
-	MarkReadUnsupportedRefused  Mark = "workspace_read_unsupported_refused"   // a read of a kind serving no workspace refused
-)
-
-// runtimeExpectedMarks are the expected marks of these rules (the last
-// needs a device lacking workspace support under a forged read: rare).
-var runtimeExpectedMarks = []Mark{MarkWriteRefusedDuringRun, MarkReadForeignEnvRefused, MarkReadBlockedAfterUnknown,
-	MarkWriteBlockedAfterUnknown, MarkWriteInstallRefused}
-
+// Checks: workspace_read_environment, workspace_read_after_unknown,
+// workspace_read_unsupported, workspace_write_exclusion (rules.go), from
+// the frames reaching a daemon (Core's and forged ones alike: the daemon
+// answers both by the same rules), its answers, and the Harness's truth of
+// when a Turn settled. Each rule allows the refusals the daemon gives
+// before it (resource_unavailable for an owner that is gone,
+// read_capacity, and for a write every earlier refusal), never data or
+// another code.
 const (
 	CheckReadEnvironment  = "workspace_read_environment"
 	CheckReadAfterUnknown = "workspace_read_after_unknown"
@@ -37,15 +21,22 @@ const (
 	CheckWriteExclusion   = "workspace_write_exclusion"
 )
 
-// rtPrep is a preparation a daemon received, with what its statuses
-// said.
+// Marks: a refusal each rule demanded.
+const (
+	MarkWriteRefusedDuringRun   Mark = "workspace_write_refused_during_run"   // a begin for a running Turn's Environment refused
+	MarkReadForeignEnvRefused   Mark = "workspace_read_foreign_env_refused"   // a read naming a foreign Environment refused
+	MarkReadBlockedAfterUnknown Mark = "workspace_read_blocked_after_unknown" // a read of an owner refused after its unknown read
+	MarkReadUnsupportedRefused  Mark = "workspace_read_unsupported_refused"   // a read of a kind serving no workspace refused
+)
+
+// rtPrep is a preparation a daemon received, with what its statuses said.
 type rtPrep struct {
-	device, kind, env string
-	readOnly          bool
-	lacking           bool // its kind's declaration then: workspace_read_preparation unsupported
-	handle, executor  string
-	run               string // the Run its start created (status run_id)
-	started           bool   // the daemon said started
+	device, env      string
+	readOnly         bool
+	lacking          bool // its kind's declaration then: workspace_read_preparation unsupported
+	handle, executor string
+	run              string // the Run its start created (status run_id)
+	started          bool   // the daemon said started
 }
 
 // rtRead is a read a daemon received, awaiting its answer.
@@ -89,7 +80,7 @@ func (l *Ledger) runtimeReceived(ev WireEvent) {
 	case wire.ExecutionPrepare:
 		if s.preps[pairKey(c, ev.Frame.ID)] == nil {
 			cfg := p.Configuration
-			pr := &rtPrep{device: ev.To, kind: cfg.AgentKind, readOnly: cfg.WorkspaceReadOnly}
+			pr := &rtPrep{device: ev.To, readOnly: cfg.WorkspaceReadOnly}
 			if caps, ok := s.caps[pairKey(ev.To, cfg.AgentKind)]; ok {
 				pr.lacking = !caps.WorkspaceReadPreparation.IsSupported()
 			}
@@ -235,9 +226,8 @@ func (l *Ledger) judgeRead(ev WireEvent, r *rtRead, p wire.WorkspaceReadResult) 
 	}
 }
 
-// wsRuntimeNodeDown forgets what a dead daemon owned: its restarted
-// process mints executor IDs afresh, so an owner blocked before is not
-// one after.
+// wsRuntimeNodeDown: a restarted daemon mints executor IDs afresh, so an
+// executor blocked before is not one after.
 func (l *Ledger) wsRuntimeNodeDown(node string) {
 	deleteUnder(l.wsRuntime.unknown, "executor\x00"+node+"\x00")
 }

@@ -1,11 +1,8 @@
 package check
 
-// CheckWriteSettlement is rule workspace_write_settlement (Rules; the
-// seed's 工作区操作: Core reserves the write durably before admission and
-// blocks successor mutations, across restarts, until it is settled
-// exactly), from the wire and the workload's answers through Core's API.
-// Unavailable is no answer for a commit that left: it claims nothing was
-// installed.
+// CheckWriteSettlement is rule workspace_write_settlement (rules.go), from
+// the wire and the API's answers. Unavailable is no answer for a commit
+// that left: it claims nothing was installed.
 const CheckWriteSettlement = "workspace_write_settlement"
 
 // MarkWriteBlockedAfterUnknown: a write of a Session was refused while an

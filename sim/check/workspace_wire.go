@@ -2,10 +2,8 @@ package check
 
 import "github.com/turnstile-sim/turnstile/wire"
 
-// observeWorkspace judges Core's workspace frames on the wire: a write
-// begins only when every earlier write of its Session settled (the
-// commit never left, or Core received a completed or rejected receipt),
-// and no execution_start ever names a read-only profile's request.
+// observeWorkspace judges Core's workspace frames: workspace_mutation_order,
+// read_only_started (rules.go) and, for honest traffic, workspace_export.
 func (l *Ledger) observeWorkspace(ev WireEvent) {
 	if ev.Kind == WireClosed || ev.Kind == WireLost {
 		l.writesMidTransfer(ev.Conn)

@@ -149,7 +149,7 @@ const checkDecisionLinearizability = "decision_linearizability"
 // linearizeDecisionsAtEnd checks every interaction's decision history
 // against the porcupine decision model (check.DecisionModel).
 func (u *universe) linearizeDecisionsAtEnd(v *sim.View) error {
-	if viol, bad := u.led.LinearizeDecisions(u.lt(v.Now()), 0); bad {
+	if viol, bad := u.led.LinearizeDecisions(u.lt(v.Now())); bad {
 		return errorString(viol.Message)
 	}
 	return nil
