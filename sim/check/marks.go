@@ -166,7 +166,7 @@ type MarkSummary struct {
 // Summary lists every expected mark and every other mark hit, sorted.
 func (t *MarkTally) Summary() []MarkSummary {
 	expected := ExpectedMarks()
-	names := slices.AppendSeq(slices.Clone(expected), maps.Keys(t.seedsHit))
+	names := slices.AppendSeq(slices.Clone(expected), maps.Keys(t.seedsHit)) //tidy:sorted sorted below
 	slices.Sort(names)
 	names = slices.Compact(names)
 	out := make([]MarkSummary, len(names))
