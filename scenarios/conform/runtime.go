@@ -266,7 +266,7 @@ func (r *rtRun) control(cmd scenarios.ControlCommand) {
 
 // owned asks the Runtime, over the control channel, what it still owns.
 func (r *rtRun) RuntimeOwned(args map[string]string) {
-	keys := []string{"executors", "turns", "calls", "idle", "closing", "records"}
+	keys := scenarios.KindRuntimeOwned.Members()
 	if r.ctl == nil || r.ctl.closed() {
 		r.notf("runtime-owned %s: no control channel open (the Runtime may have exited)", listArgs(args, keys))
 		return

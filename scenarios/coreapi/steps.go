@@ -204,8 +204,6 @@ func (s *Steps) check(try func() (string, []error, error)) {
 	}
 }
 
-var stateKeys = []string{"state", "cursor", "code", "engine_code", "engine_status", "content", "attempt", "inputs", "usage"}
-
 // CoreState checks Core's projection of a Turn against the listed
 // fields.
 func (s *Steps) CoreState(args map[string]string) {
@@ -220,14 +218,14 @@ func (s *Steps) CoreState(args map[string]string) {
 			return "", nil, err
 		}
 		unshown = nil
-		for _, k := range stateKeys {
+		for _, k := range scenarios.KindCoreState.Members() {
 			if want, listed := args[k]; listed && s.NotChecked != nil {
 				if _, shown := have[k]; !shown {
 					unshown, have[k] = append(unshown, k+"="+want), want
 				}
 			}
 		}
-		line, errs := compareFields("core-state turn="+id, "Turn "+id, stateKeys, args, have)
+		line, errs := compareFields("core-state turn="+id, "Turn "+id, scenarios.KindCoreState, args, have)
 		return line, errs, nil
 	})
 	for _, u := range unshown {
@@ -261,7 +259,7 @@ func (s *Steps) CoreInteraction(args map[string]string) {
 		if i < 0 {
 			return line, []error{fmt.Errorf("Turn %s: interaction %s: Core has no record of it (it has %q)", turn, id, ids)}, nil
 		}
-		line, errs := compareFields(line, "Turn "+turn+": interaction "+id, []string{"kind", "status", "code", "attempts"}, args, all[i])
+		line, errs := compareFields(line, "Turn "+turn+": interaction "+id, scenarios.KindCoreInteraction, args, all[i])
 		return line, errs, nil
 	})
 }
@@ -277,7 +275,7 @@ func (s *Steps) CoreSuspension(args map[string]string) {
 		if err != nil {
 			return "", nil, err
 		}
-		line, errs := compareFields("core-suspension "+s.suspend, "suspension "+s.suspend, []string{"state", "code", "rollback", "attempts"}, args, have)
+		line, errs := compareFields("core-suspension "+s.suspend, "suspension "+s.suspend, scenarios.KindCoreSuspension, args, have)
 		return line, errs, nil
 	})
 }
@@ -288,7 +286,7 @@ func (s *Steps) CoreSuspension(args map[string]string) {
 func (s *Steps) CorePreparation(args map[string]string) {
 	id, have, err := s.api.Preparation(s.prep, s.session)
 	if !s.failed(err) {
-		s.report(compareFields("core-preparation "+id, "preparation "+id, []string{"state", "steps", "code"}, args, have))
+		s.report(compareFields("core-preparation "+id, "preparation "+id, scenarios.KindCorePreparation, args, have))
 	}
 }
 
@@ -297,7 +295,7 @@ func (s *Steps) CorePreparation(args map[string]string) {
 func (s *Steps) CoreWorkspace(args map[string]string) {
 	have, err := s.api.WorkspaceAnswer(args["outcome"] == "pending")
 	if !s.failed(err) {
-		s.report(compareFields("core-workspace", "workspace answer", []string{"outcome", "code", "entries", "data", "truncated", "archive"}, args, have))
+		s.report(compareFields("core-workspace", "workspace answer", scenarios.KindCoreWorkspace, args, have))
 	}
 }
 
@@ -308,12 +306,12 @@ func (s *Steps) report(line string, errs []error) {
 	s.log.Note(line)
 }
 
-// compareFields compares the listed members of args with have, in the
-// order of keys: the step's transcript line gains each listed member as
+// compareFields compares the members of kind that args lists with have,
+// in the kind's order: the step's transcript line gains each listed member as
 // Core has it, and each difference is an error about subject.
-func compareFields(line, subject string, keys []string, args, have map[string]string) (string, []error) {
+func compareFields(line, subject string, kind scenarios.Kind, args, have map[string]string) (string, []error) {
 	var errs []error
-	for _, k := range keys {
+	for _, k := range kind.Members() {
 		want, listed := args[k]
 		if !listed {
 			continue

@@ -255,7 +255,7 @@ func (r *Runner) RuntimeOwned(args map[string]string) {
 		"idle": snap.Capacity.Idle, "closing": snap.Capacity.Closing, "records": snap.Capacity.Records,
 	}
 	line := "runtime-owned"
-	for _, k := range []string{"executors", "turns", "calls", "idle", "closing", "records"} {
+	for _, k := range scenarios.KindRuntimeOwned.Members() {
 		want, listed := args[k]
 		if !listed {
 			continue
