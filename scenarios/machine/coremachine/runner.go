@@ -1,7 +1,5 @@
-// Package coremachine plays a scenario against core.Machine: the
-// scripted Runtime's frames are fed straight into the machine as events,
-// the frames Core sends are asserted in order with placeholder binding,
-// and the Core-owned assertions (core-state) are checked. It never
+// Package coremachine is the Driver of core.Machine: the scripted
+// Runtime's frames are fed straight into the machine as events. It never
 // imports the daemon.
 package coremachine
 

@@ -1,9 +1,7 @@
-// Package daemonmachine plays a scenario against daemon.Machine: the
-// scripted Core's frames are fed straight into the machine as events, a
+// Package daemonmachine is the Driver of daemon.Machine: the scripted
+// Core's frames are fed straight into the machine as events and a
 // controlled Harness answers its native calls as the harness and settle
-// steps direct, the frames the Runtime sends are asserted in order with
-// placeholder binding, and the Runtime-owned assertions (runtime-owned)
-// are checked. It never imports Core.
+// steps direct. It never imports Core.
 package daemonmachine
 
 import (
