@@ -8,10 +8,12 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/turnstile-sim/turnstile/core/api"
 	"github.com/turnstile-sim/turnstile/scenarios"
 	"github.com/turnstile-sim/turnstile/scenarios/coreapi"
 	"github.com/turnstile-sim/turnstile/wire"
@@ -39,24 +41,16 @@ func (r *coreRun) CreateSession(kind, environment string) (string, error) {
 	return v.ID, err
 }
 
-// receipt is what an input event did.
-type receipt struct {
-	Action string `json:"action"`
-	TurnID string `json:"turn_id"`
-}
-
 // send posts one input event to the Session; it must be accepted.
-func (r *coreRun) send(event string) (receipt, error) {
+func (r *coreRun) send(event string) (api.Receipt, error) {
 	path := r.eventsPath()
 	b, err := r.post(path, `{"events":[`+event+`]}`)
-	var out struct {
-		Receipts []receipt `json:"receipts"`
-	}
+	var out api.EventsReceipt
 	if err == nil && (json.Unmarshal(b, &out) != nil || len(out.Receipts) != 1) {
 		err = fmt.Errorf("POST %s: answer %s has no receipt", path, b)
 	}
 	if err != nil {
-		return receipt{}, err
+		return api.Receipt{}, err
 	}
 	return out.Receipts[0], nil
 }
@@ -99,14 +93,10 @@ func (r *coreRun) Cancel(_, turn string) error {
 // and a function result as its tool result (input events of the
 // Session), a user-choice answer on the operator route with the step's
 // body.
-func (r *coreRun) Answer(st scenarios.Step, _, turn string) error {
+func (r *coreRun) Answer(st scenarios.Step, _, turn string, body any) error {
 	var ev any
-	switch st.Action {
-	case "answer-permission":
-		var b coreapi.PermissionBody
-		if err := coreapi.Strict(st.Input, &b); err != nil || b.Approved == nil {
-			return fmt.Errorf("answer-permission: body %s: want {\"approved\":bool} (%v)", st.Input, err)
-		}
+	switch b := body.(type) {
+	case coreapi.PermissionBody:
 		if b.Message != "" || b.UpdatedInput != nil {
 			return fmt.Errorf("answer-permission: body %s: the Agents API's approval result carries no message or updated_input", st.Input)
 		}
@@ -116,11 +106,7 @@ func (r *coreRun) Answer(st scenarios.Step, _, turn string) error {
 		}
 		ev = map[string]any{"type": "agent.session.input.mcp_approval_request_result", "request_id": st.Args["interaction"],
 			"response": map[string]string{"type": "mcp_tool_call", "decision": decision}}
-	case "function-result":
-		var b coreapi.FunctionResultBody
-		if err := coreapi.Strict(st.Input, &b); err != nil || b.Success == nil || b.Content == nil {
-			return fmt.Errorf("function-result: body %s: want {\"success\":bool,\"content\":[…]} (%v)", st.Input, err)
-		}
+	case coreapi.FunctionResultBody:
 		ev = map[string]any{"type": "agent.session.input.tool_result", "turn_id": turn, "call_id": st.Args["call"],
 			"success": *b.Success, "output": b.Content}
 	default:
@@ -159,148 +145,54 @@ func (r *coreRun) Prepare(st scenarios.Step) (string, error) {
 	return r.t.Prepare(st)
 }
 
-// read GETs path and decodes its JSON answer into v.
-func (r *coreRun) read(path string, v any) error {
+// read GETs path and decodes its JSON answer into each of vs.
+func (r *coreRun) read(path string, vs ...any) error {
 	st, b, err := r.apiCall(http.MethodGet, path, "")
-	if err != nil || st != http.StatusOK || json.Unmarshal(b, v) != nil {
-		return fmt.Errorf("GET %s: not readable (%d %v %s)", path, st, err, b)
+	for _, v := range vs {
+		if err != nil || st != http.StatusOK || json.Unmarshal(b, v) != nil {
+			return fmt.Errorf("GET %s: not readable (%d %v %s)", path, st, err, b)
+		}
 	}
 	return nil
 }
 
-// turnJSON is the part of Core's view of a Turn (GET /core/v1/turns/{turn})
-// the assertions read.
-type turnJSON struct {
-	State       string `json:"state"`
-	Attempt     *int   `json:"attempt"`
-	ErrorCode   string `json:"error_code"`
-	EngineError *struct {
-		Code       string `json:"code"`
-		HTTPStatus int    `json:"http_status"`
-	} `json:"engine_error"`
-	Usage *struct {
-		Tokens *struct {
-			InputTokens  int64 `json:"input_tokens"`
-			OutputTokens int64 `json:"output_tokens"`
-			TotalTokens  int64 `json:"total_tokens"`
-		} `json:"tokens"`
-	} `json:"usage"`
-	Content     *string `json:"content"`
-	InputCursor *int    `json:"input_cursor"`
-	Inputs      []struct {
-		State string `json:"state"`
-	} `json:"inputs"`
-	Interactions *[]struct {
-		ID        string `json:"id"`
-		Kind      string `json:"kind"`
-		Status    string `json:"status"`
-		ErrorCode string `json:"error_code"`
-		Attempts  int    `json:"attempts"`
-	} `json:"interactions"`
-}
-
-func (r *coreRun) turn(id string) (turnJSON, error) {
-	var t turnJSON
-	return t, r.read("/core/v1/turns/"+url.PathEscape(id), &t)
-}
-
-// Turn reads the members core-state asserts from Core's view of the
-// Turn; a member the view does not show is left out.
-func (r *coreRun) Turn(id string) (map[string]string, error) {
-	t, err := r.turn(id)
-	if err != nil {
-		return nil, err
+// Turn reads Core's view of the Turn (GET /core/v1/turns/{turn}).
+func (r *coreRun) Turn(id string) (api.TurnJSON, []string, error) {
+	var t api.TurnJSON
+	var shown map[string]json.RawMessage
+	if err := r.read("/core/v1/turns/"+url.PathEscape(id), &t, &shown); err != nil {
+		return t, nil, err
 	}
-	have := map[string]string{"state": t.State, "code": t.ErrorCode, "engine_code": "", "engine_status": "0", "usage": "-"}
-	if t.EngineError != nil {
-		have["engine_code"], have["engine_status"] = t.EngineError.Code, strconv.Itoa(t.EngineError.HTTPStatus)
-	}
-	if t.Usage != nil && t.Usage.Tokens != nil {
-		u := t.Usage.Tokens
-		have["usage"] = fmt.Sprintf("%d/%d/%d", u.InputTokens, u.OutputTokens, u.TotalTokens)
-	}
-	if t.Content != nil {
-		have["content"] = *t.Content
-	}
-	if t.Attempt != nil {
-		have["attempt"] = strconv.Itoa(*t.Attempt)
-	}
-	if t.InputCursor != nil {
-		have["cursor"] = strconv.Itoa(*t.InputCursor)
-	}
-	if t.Inputs != nil {
-		var states []string
-		for _, in := range t.Inputs {
-			states = append(states, in.State)
+	var unshown []string
+	for _, k := range []string{"content", "attempt", "input_cursor", "inputs", "interactions"} {
+		if _, ok := shown[k]; !ok {
+			unshown = append(unshown, k)
 		}
-		have["inputs"] = strings.Join(states, ",")
 	}
-	return have, nil
+	return t, unshown, nil
 }
 
-func (r *coreRun) Interactions(turn string) (all []map[string]string, ids []string, shown bool, err error) {
-	t, err := r.turn(turn)
-	if err != nil || t.Interactions == nil {
-		return nil, nil, false, err
-	}
-	for _, v := range *t.Interactions {
-		all = append(all, map[string]string{"kind": v.Kind, "status": v.Status, "code": v.ErrorCode, "attempts": strconv.Itoa(v.Attempts)})
-		ids = append(ids, v.ID)
-	}
-	return all, ids, true, nil
+func (r *coreRun) Suspension(id string) (api.SuspensionJSON, error) {
+	var s api.SuspensionJSON
+	return s, r.read(suspensionsPath+"/"+url.PathEscape(id), &s)
 }
-
-func (r *coreRun) Suspension(id string) (map[string]string, error) {
-	var s struct {
-		State     string `json:"state"`
-		ErrorCode string `json:"error_code"`
-		Rollback  bool   `json:"rollback"`
-		Attempts  int    `json:"attempts"`
-	}
-	if err := r.read(suspensionsPath+"/"+url.PathEscape(id), &s); err != nil {
-		return nil, err
-	}
-	return map[string]string{"state": s.State, "code": s.ErrorCode,
-		"rollback": strconv.FormatBool(s.Rollback), "attempts": strconv.Itoa(s.Attempts)}, nil
-}
-
-// preparationsPath lists Core's Environment preparations (operator
-// route), in start order.
-const preparationsPath = "/core/v1/preparations"
 
 // Preparation is the latest Environment preparation of the scenario's
-// Session (of any Session before one exists) the operator route lists.
-func (r *coreRun) Preparation(_, session string) (string, map[string]string, error) {
+// Session (of any Session before one exists) that the operator route
+// GET /core/v1/preparations lists (in start order).
+func (r *coreRun) Preparation(_, session string) (api.PreparationJSON, error) {
 	var list struct {
-		Preparations []struct {
-			ID        string `json:"id"`
-			State     string `json:"state"`
-			SessionID string `json:"session_id"`
-			Steps     []struct {
-				State     string `json:"state"`
-				ErrorCode string `json:"error_code"`
-			} `json:"steps"`
-		} `json:"preparations"`
+		Preparations []api.PreparationRecordJSON `json:"preparations"`
 	}
-	if err := r.read(preparationsPath, &list); err != nil {
-		return "", nil, err
+	if err := r.read("/core/v1/preparations", &list); err != nil {
+		return api.PreparationJSON{}, err
 	}
-	for i := len(list.Preparations) - 1; i >= 0; i-- {
-		p := list.Preparations[i]
-		if session != "" && p.SessionID != session {
-			continue
+	for _, p := range slices.Backward(list.Preparations) {
+		if session == "" || p.SessionID == session {
+			return p.PreparationJSON, nil
 		}
-		var states []string
-		code := ""
-		for _, s := range p.Steps {
-			states = append(states, s.State)
-			if code == "" {
-				code = s.ErrorCode
-			}
-		}
-		return p.ID, map[string]string{"state": p.State, "steps": strings.Join(states, ","), "code": code}, nil
 	}
-	return "", nil, fmt.Errorf("core-preparation: Core has no Environment preparation")
+	return api.PreparationJSON{}, coreapi.ErrNoPreparation
 }
 
 // wsAnswer is a workspace call's HTTP answer, once it came.

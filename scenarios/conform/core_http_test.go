@@ -32,7 +32,7 @@ func apiRun(srv *httptest.Server, wait time.Duration) *coreRun {
 		CoreTarget{Device: "dev", APIURL: srv.URL, APIKey: "key", APIToken: "tok", HTTP: srv.Client()}, nil)
 }
 
-func api(action string, args map[string]string, input string) scenarios.Step {
+func apiStep(action string, args map[string]string, input string) scenarios.Step {
 	return scenarios.Step{Kind: scenarios.KindAPI, Action: action, Args: args, Input: input}
 }
 
@@ -43,7 +43,7 @@ func TestCoreStateFromTheAPI(t *testing.T) {
 	srv := apiCore()
 	defer srv.Close()
 	r := apiRun(srv, 100*time.Millisecond)
-	r.API(api("submit-turn", map[string]string{"text": "hi"}, ""))
+	r.API(apiStep("submit-turn", map[string]string{"text": "hi"}, ""))
 	r.CoreState(map[string]string{"turn": "1", "state": "running", "content": "hi", "usage": "1/2/3", "cursor": "0"})
 	if len(logged(&r.failures)) != 0 || len(r.notChecked) != 1 || !strings.Contains(r.notChecked[0], "core-state cursor=0: Core's view of the Turn does not show it") {
 		t.Fatalf("errors %q, not checked %q", logged(&r.failures), r.notChecked)

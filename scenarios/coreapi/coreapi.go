@@ -110,39 +110,19 @@ func (e events) Cancel(_, turn string) error {
 	return e.do(func(c core.CallID) core.Event { return core.CancelTurn{Call: c, Turn: turn} })
 }
 
-// Answer decodes the step's body (PermissionBody, api.UserChoiceAnswer or
-// FunctionResultBody) into its event.
-func (e events) Answer(st scenarios.Step, _, turn string) error {
-	var ev event
-	switch st.Action {
-	case "answer-permission":
-		var b PermissionBody
-		if err := Strict(st.Input, &b); err != nil || b.Approved == nil {
-			return fmt.Errorf("api %s: body %s: want {\"approved\":bool,…} (%v)", st.Action, st.Input, err)
-		}
-		ev = func(c core.CallID) core.Event {
+func (e events) Answer(st scenarios.Step, _, turn string, body any) error {
+	return e.do(func(c core.CallID) core.Event {
+		switch b := body.(type) {
+		case PermissionBody:
 			return core.AnswerPermission{Call: c, Turn: turn, Interaction: st.Args["interaction"], Approved: *b.Approved,
 				Message: b.Message, UpdatedInput: b.UpdatedInput}
-		}
-	case "answer-choice":
-		var b api.UserChoiceAnswer
-		if err := Strict(st.Input, &b); err != nil {
-			return fmt.Errorf("api %s: body %s: %v", st.Action, st.Input, err)
-		}
-		ev = func(c core.CallID) core.Event {
+		case api.UserChoiceAnswer:
 			return core.AnswerUserChoice{Call: c, Turn: turn, Interaction: st.Args["interaction"], Answers: b.Answers,
 				Cancelled: b.Cancelled, Reason: b.Reason}
 		}
-	default:
-		var b FunctionResultBody
-		if err := Strict(st.Input, &b); err != nil || b.Success == nil || b.Content == nil {
-			return fmt.Errorf("api %s: body %s: want {\"success\":bool,\"content\":[…]} (%v)", st.Action, st.Input, err)
-		}
-		ev = func(c core.CallID) core.Event {
-			return core.SubmitFunctionResult{Call: c, Turn: turn, CallID: st.Args["call"], Success: *b.Success, Content: b.Content}
-		}
-	}
-	return e.do(ev)
+		b := body.(FunctionResultBody)
+		return core.SubmitFunctionResult{Call: c, Turn: turn, CallID: st.Args["call"], Success: *b.Success, Content: b.Content}
+	})
 }
 
 func (e events) Quiesce(environment string) (string, error) {
@@ -211,81 +191,56 @@ func (e events) StartWorkspace(st scenarios.Step, session string) error {
 	return nil
 }
 
-func (e events) view(id string) (core.TurnView, error) {
+// Turn is Core's operator view of the Turn as core/api renders it.
+func (e events) Turn(id string) (api.TurnJSON, []string, error) {
 	v, found, err := e.c.Turn(id)
 	switch {
 	case err != nil:
-		return v, fmt.Errorf("Turn %s: not readable (%v)", id, err)
+		return api.TurnJSON{}, nil, fmt.Errorf("Turn %s: not readable (%v)", id, err)
 	case !found:
-		return v, fmt.Errorf("Turn %s unknown to Core", id)
+		return api.TurnJSON{}, nil, fmt.Errorf("Turn %s unknown to Core", id)
 	}
-	return v, nil
-}
-
-func (e events) Turn(id string) (map[string]string, error) {
-	v, err := e.view(id)
-	if err != nil {
-		return nil, err
-	}
-	var inputs []string
+	t := api.TurnJSON{State: string(v.State), Attempt: v.Attempt, ErrorCode: v.ErrorCode, Usage: v.Usage, Content: v.Content,
+		InputCursor: v.InputCursor, EngineError: &api.EngineError{Code: v.EngineErrorCode, HTTPStatus: v.EngineHTTPStatus}}
 	for _, in := range v.Inputs {
-		inputs = append(inputs, string(in.State))
+		t.Inputs = append(t.Inputs, api.InputJSON{State: string(in.State)})
 	}
-	usage := "-"
-	if u := v.Usage; u != nil && u.Tokens != nil {
-		usage = fmt.Sprintf("%d/%d/%d", u.Tokens.InputTokens, u.Tokens.OutputTokens, u.Tokens.TotalTokens)
-	}
-	return map[string]string{
-		"state": string(v.State), "cursor": strconv.Itoa(v.InputCursor), "code": v.ErrorCode,
-		"engine_code": v.EngineErrorCode, "engine_status": strconv.Itoa(v.EngineHTTPStatus),
-		"content": v.Content, "attempt": strconv.Itoa(v.Attempt), "inputs": strings.Join(inputs, ","), "usage": usage,
-	}, nil
-}
-
-func (e events) Interactions(turn string) (all []map[string]string, ids []string, shown bool, err error) {
-	v, err := e.view(turn)
 	for _, x := range v.Interactions {
-		all = append(all, map[string]string{"kind": string(x.Kind), "status": string(x.Status), "code": x.ErrorCode,
-			"attempts": strconv.Itoa(x.Attempts)})
-		ids = append(ids, x.ID)
+		t.Interactions = append(t.Interactions, api.InteractionJSON{ID: x.ID, Kind: string(x.Kind), Status: string(x.Status),
+			ErrorCode: x.ErrorCode, Attempts: x.Attempts})
 	}
-	return all, ids, true, err
+	return t, nil, nil
 }
 
-func (e events) Suspension(id string) (map[string]string, error) {
+func (e events) Suspension(id string) (api.SuspensionJSON, error) {
 	res, err := e.c.Call(func(c core.CallID) core.Event { return core.ReadSuspension{Call: c, SuspendID: id} })
 	if err != nil {
-		return nil, err
+		return api.SuspensionJSON{}, err
 	}
 	rec, _ := res.Value.(*core.SuspensionRecord)
 	if rec == nil {
-		return nil, fmt.Errorf("core-suspension: Core has no suspension record")
+		return api.SuspensionJSON{}, fmt.Errorf("core-suspension: Core has no suspension record")
 	}
-	return map[string]string{"state": string(rec.State), "code": rec.ErrorCode,
-		"rollback": strconv.FormatBool(rec.Rollback), "attempts": strconv.Itoa(rec.Attempts)}, nil
+	return api.SuspensionJSON{State: string(rec.State), ErrorCode: rec.ErrorCode, Rollback: rec.Rollback, Attempts: rec.Attempts}, nil
 }
 
-func (e events) Preparation(id, _ string) (string, map[string]string, error) {
+func (e events) Preparation(id, _ string) (api.PreparationJSON, error) {
 	var rec *core.EnvironmentPreparationRecord
 	if id != "" {
 		res, err := e.c.Call(func(c core.CallID) core.Event { return core.ReadPreparation{Call: c, ID: id} })
 		if err != nil {
-			return "", nil, err
+			return api.PreparationJSON{}, err
 		}
 		rec, _ = res.Value.(*core.EnvironmentPreparationRecord)
 	}
 	if rec == nil {
-		return "", nil, fmt.Errorf("core-preparation: Core has no Environment preparation")
+		return api.PreparationJSON{}, ErrNoPreparation
 	}
-	var states []string
-	code := ""
+	p := api.PreparationJSON{ID: rec.ID, State: string(rec.State)}
 	for _, s := range rec.Steps {
-		states = append(states, string(s.State))
-		if code == "" {
-			code = s.ErrorCode
-		}
+		p.Steps = append(p.Steps, api.PreparationStepJSON{State: string(s.State), ErrorCode: s.ErrorCode})
 	}
-	return rec.ID, map[string]string{"state": string(rec.State), "steps": strings.Join(states, ","), "code": code}, nil
+	return p, nil
 }
 
 func (e events) WorkspaceAnswer(bool) (map[string]string, error) {

@@ -1,11 +1,15 @@
 package coreapi
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/turnstile-sim/turnstile/core/api"
 	"github.com/turnstile-sim/turnstile/scenarios"
 )
 
@@ -20,7 +24,9 @@ type API interface {
 	Submit(session, text string) (turn string, err error)
 	Steer(session, turn, text string) error
 	Cancel(session, turn string) error
-	Answer(st scenarios.Step, session, turn string) error
+	// Answer answers with the step's decoded body: a PermissionBody,
+	// an api.UserChoiceAnswer or a FunctionResultBody.
+	Answer(st scenarios.Step, session, turn string, body any) error
 	Quiesce(environment string) (suspend string, err error)
 	Resume(suspend string, rollback bool) error
 	Prepare(st scenarios.Step) (prep string, err error)
@@ -28,16 +34,14 @@ type API interface {
 	// work settled.
 	StartWorkspace(st scenarios.Step, session string) error
 
-	// Turn reads the members core-state asserts; one left out is not
-	// shown by this Core.
-	Turn(id string) (map[string]string, error)
-	// Interactions reads a Turn's interactions (shown: the view has them).
-	Interactions(turn string) (all []map[string]string, ids []string, shown bool, err error)
+	// Turn reads Core's operator view of a Turn; unshown lists the
+	// members (by JSON name) this Core's view leaves out.
+	Turn(id string) (t api.TurnJSON, unshown []string, err error)
 	// Suspension reads the record of a suspension the scenario made.
-	Suspension(id string) (map[string]string, error)
+	Suspension(id string) (api.SuspensionJSON, error)
 	// Preparation reads the latest preparation: prep, or the latest of
 	// session, as this Core finds it.
-	Preparation(prep, session string) (id string, have map[string]string, err error)
+	Preparation(prep, session string) (api.PreparationJSON, error)
 	// WorkspaceAnswer reads the latest workspace call's answer (Pending
 	// while none came); pending: the step expects none.
 	WorkspaceAnswer(pending bool) (map[string]string, error)
@@ -85,6 +89,33 @@ func (s *Steps) failed(err error) bool {
 	}
 	return err != nil
 }
+
+// answerBody decodes an answer step's body: a PermissionBody, an
+// api.UserChoiceAnswer or a FunctionResultBody.
+func answerBody(st scenarios.Step) (any, error) {
+	switch st.Action {
+	case "answer-permission":
+		var b PermissionBody
+		if err := Strict(st.Input, &b); err != nil || b.Approved == nil {
+			return nil, fmt.Errorf("api %s: body %s: want {\"approved\":bool,…} (%v)", st.Action, st.Input, err)
+		}
+		return b, nil
+	case "answer-choice":
+		var b api.UserChoiceAnswer
+		if err := Strict(st.Input, &b); err != nil {
+			return nil, fmt.Errorf("api %s: body %s: %v", st.Action, st.Input, err)
+		}
+		return b, nil
+	}
+	var b FunctionResultBody
+	if err := Strict(st.Input, &b); err != nil || b.Success == nil || b.Content == nil {
+		return nil, fmt.Errorf("api %s: body %s: want {\"success\":bool,\"content\":[…]} (%v)", st.Action, st.Input, err)
+	}
+	return b, nil
+}
+
+// ErrNoPreparation: Core keeps no preparation the step could mean.
+var ErrNoPreparation = errors.New("core-preparation: Core has no Environment preparation")
 
 // refusable checks a call's error against the step's refused=; ok: the
 // call did as the step said.
@@ -140,7 +171,9 @@ func (s *Steps) API(st scenarios.Step) {
 		}
 	case "answer-permission", "answer-choice", "function-result":
 		if id, ok := s.turnArg(st.Args); ok {
-			s.refusable(st, s.api.Answer(st, s.session, id))
+			if body, err := answerBody(st); !s.failed(err) {
+				s.refusable(st, s.api.Answer(st, s.session, id, body))
+			}
 		}
 	case "quiesce":
 		if id, err := s.api.Quiesce(st.Args["environment"]); s.refusable(st, err) && err == nil {
@@ -204,8 +237,8 @@ func (s *Steps) check(try func() (string, []error, error)) {
 	}
 }
 
-// CoreState checks Core's projection of a Turn against the listed
-// fields.
+// CoreState checks Core's view of a Turn against the listed members; a
+// member the view does not show is not checked.
 func (s *Steps) CoreState(args map[string]string) {
 	id, ok := s.turnArg(args)
 	if !ok {
@@ -213,16 +246,16 @@ func (s *Steps) CoreState(args map[string]string) {
 	}
 	var unshown []string
 	s.check(func() (string, []error, error) {
-		have, err := s.api.Turn(id)
+		t, hidden, err := s.api.Turn(id)
 		if err != nil {
 			return "", nil, err
 		}
+		have := turnFields(t)
 		unshown = nil
 		for _, k := range scenarios.KindCoreState.Members() {
-			if want, listed := args[k]; listed && s.NotChecked != nil {
-				if _, shown := have[k]; !shown {
-					unshown, have[k] = append(unshown, k+"="+want), want
-				}
+			want, listed := args[k]
+			if name := strings.Replace(k, "cursor", "input_cursor", 1); listed && slices.Contains(hidden, name) {
+				unshown, have[k] = append(unshown, k+"="+want), want
 			}
 		}
 		line, errs := compareFields("core-state turn="+id, "Turn "+id, scenarios.KindCoreState, args, have)
@@ -233,34 +266,54 @@ func (s *Steps) CoreState(args map[string]string) {
 	}
 }
 
+// turnFields are the members core-state compares, from Core's view.
+func turnFields(t api.TurnJSON) map[string]string {
+	var inputs []string
+	for _, in := range t.Inputs {
+		inputs = append(inputs, in.State)
+	}
+	usage := "-"
+	if u := t.Usage; u != nil && u.Tokens != nil {
+		usage = fmt.Sprintf("%d/%d/%d", u.Tokens.InputTokens, u.Tokens.OutputTokens, u.Tokens.TotalTokens)
+	}
+	engine := api.EngineError{}
+	if t.EngineError != nil {
+		engine = *t.EngineError
+	}
+	return map[string]string{
+		"state": t.State, "cursor": strconv.Itoa(t.InputCursor), "code": t.ErrorCode, "engine_code": engine.Code,
+		"engine_status": strconv.Itoa(engine.HTTPStatus), "content": t.Content, "attempt": strconv.Itoa(t.Attempt),
+		"inputs": strings.Join(inputs, ","), "usage": usage,
+	}
+}
+
 // CoreInteraction checks Core's record of one interaction of a Turn
-// (id= and the listed members kind, status, code, attempts).
+// (id= and the listed members).
 func (s *Steps) CoreInteraction(args map[string]string) {
 	turn, ok := s.turnArg(args)
 	if !ok {
 		return
 	}
+	id := args["id"]
 	s.check(func() (string, []error, error) {
-		all, ids, shown, err := s.api.Interactions(turn)
+		t, hidden, err := s.api.Turn(turn)
 		switch {
 		case err != nil:
 			return "", nil, err
-		case !shown:
-			s.NotChecked("core-interaction id=%s: Core's view of the Turn does not show interactions", args["id"])
+		case slices.Contains(hidden, "interactions"):
+			s.NotChecked("core-interaction id=%s: Core's view of the Turn does not show interactions", id)
 			return "", nil, errNotShown
 		}
-		id := args["id"]
-		line, i := "core-interaction id="+id, -1
-		for j := range ids {
-			if ids[j] == id {
-				i = j
+		var ids []string
+		for _, x := range t.Interactions {
+			if x.ID == id {
+				have := map[string]string{"kind": x.Kind, "status": x.Status, "code": x.ErrorCode, "attempts": strconv.Itoa(x.Attempts)}
+				line, errs := compareFields("core-interaction id="+id, "Turn "+turn+": interaction "+id, scenarios.KindCoreInteraction, args, have)
+				return line, errs, nil
 			}
+			ids = append(ids, x.ID)
 		}
-		if i < 0 {
-			return line, []error{fmt.Errorf("Turn %s: interaction %s: Core has no record of it (it has %q)", turn, id, ids)}, nil
-		}
-		line, errs := compareFields(line, "Turn "+turn+": interaction "+id, scenarios.KindCoreInteraction, args, all[i])
-		return line, errs, nil
+		return "core-interaction id=" + id, []error{fmt.Errorf("Turn %s: interaction %s: Core has no record of it (it has %q)", turn, id, ids)}, nil
 	})
 }
 
@@ -271,10 +324,11 @@ func (s *Steps) CoreSuspension(args map[string]string) {
 		return
 	}
 	s.check(func() (string, []error, error) {
-		have, err := s.api.Suspension(s.suspend)
+		r, err := s.api.Suspension(s.suspend)
 		if err != nil {
 			return "", nil, err
 		}
+		have := map[string]string{"state": r.State, "code": r.ErrorCode, "rollback": strconv.FormatBool(r.Rollback), "attempts": strconv.Itoa(r.Attempts)}
 		line, errs := compareFields("core-suspension "+s.suspend, "suspension "+s.suspend, scenarios.KindCoreSuspension, args, have)
 		return line, errs, nil
 	})
@@ -284,10 +338,18 @@ func (s *Steps) CoreSuspension(args map[string]string) {
 // steps: every step's state joined by commas, code: the first step's
 // error code).
 func (s *Steps) CorePreparation(args map[string]string) {
-	id, have, err := s.api.Preparation(s.prep, s.session)
-	if !s.failed(err) {
-		s.report(compareFields("core-preparation "+id, "preparation "+id, scenarios.KindCorePreparation, args, have))
+	p, err := s.api.Preparation(s.prep, s.session)
+	if s.failed(err) {
+		return
 	}
+	var states []string
+	code := ""
+	for _, st := range p.Steps {
+		states = append(states, st.State)
+		code = cmp.Or(code, st.ErrorCode)
+	}
+	have := map[string]string{"state": p.State, "steps": strings.Join(states, ","), "code": code}
+	s.report(compareFields("core-preparation "+p.ID, "preparation "+p.ID, scenarios.KindCorePreparation, args, have))
 }
 
 // CoreWorkspace checks the answer of the latest workspace call
