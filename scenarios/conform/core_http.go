@@ -9,14 +9,13 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/core/api"
 	"github.com/turnstile-sim/turnstile/scenarios"
 	"github.com/turnstile-sim/turnstile/scenarios/coreapi"
-	"github.com/turnstile-sim/turnstile/wire"
 )
 
 // CreateSession creates the scenario's Session through the Agents API
@@ -255,9 +254,9 @@ func (r *coreRun) StartWorkspace(st scenarios.Step, session string) error {
 
 // WorkspaceAnswer waits up to -frame-timeout for the latest workspace
 // call's answer, or -quiet when the step expects none.
-func (r *coreRun) WorkspaceAnswer(pending bool) (map[string]string, error) {
+func (r *coreRun) WorkspaceAnswer(pending bool) (*core.WorkspaceResult, bool, error) {
 	if r.ws == nil && r.wsDone == nil {
-		return nil, fmt.Errorf("core-workspace: no workspace call was made")
+		return nil, false, nil
 	}
 	if r.ws != nil {
 		wait := r.o.FrameTimeout
@@ -282,65 +281,47 @@ func (r *coreRun) WorkspaceAnswer(pending bool) (map[string]string, error) {
 	a := r.wsDone
 	switch {
 	case a == nil:
-		return coreapi.Pending, nil
+		return nil, true, nil
 	case a.file:
-		if have, ok := fileFields(a); ok {
-			return have, nil
-		}
-		return nil, fmt.Errorf("core-workspace: the file write answered %d %v: %s", a.status, a.err, a.body)
+		w, err := fileAnswer(a)
+		return w, true, err
 	case a.err == nil && a.tar:
-		return map[string]string{"outcome": "completed", "archive": strconv.Itoa(len(a.body))}, nil
+		return &core.WorkspaceResult{Outcome: core.WorkspaceCompleted, Archive: a.body}, true, nil
 	}
-	var v struct {
-		Outcome          string                `json:"outcome"`
-		Code             string                `json:"code"`
-		ContentBase64    *string               `json:"content_base64"`
-		Truncated        bool                  `json:"truncated"`
-		Entries          []wire.DirectoryEntry `json:"entries"`
-		EntriesTruncated bool                  `json:"entries_truncated"`
-	}
+	var v api.WorkspaceAnswer
 	if a.err != nil || json.Unmarshal(a.body, &v) != nil || v.Outcome == "" {
-		return nil, fmt.Errorf("core-workspace: the workspace call answered %d %v: %s", a.status, a.err, a.body)
+		return nil, true, fmt.Errorf("the workspace call answered %d %v: %s", a.status, a.err, a.body)
 	}
-	data := ""
+	w := &core.WorkspaceResult{Outcome: v.Outcome, Code: v.Code, Entries: v.Entries, Truncated: v.Truncated || v.EntriesTruncated}
 	if v.ContentBase64 != nil {
 		b, err := base64.StdEncoding.DecodeString(*v.ContentBase64)
 		if err != nil {
-			return nil, fmt.Errorf("core-workspace: content_base64 is not base64: %v", err)
+			return nil, true, fmt.Errorf("content_base64 is not base64: %v", err)
 		}
-		data = string(b)
+		w.Data = b
 	}
-	return map[string]string{"outcome": v.Outcome, "code": v.Code, "entries": coreapi.Entries(v.Entries), "data": data,
-		"truncated": strconv.FormatBool(v.Truncated || v.EntriesTruncated)}, nil
+	return w, true, nil
 }
 
 // fileOutcomes maps the Agents API's refusals of a file write onto the
 // workspace outcomes.
 var fileOutcomes = map[string]string{"workspace_rejected": "rejected", "workspace_unknown": "unknown", "workspace_unavailable": "unavailable"}
 
-// fileFields reads a file write's answer: completed, or the outcome its
+// fileAnswer reads a file write's answer: completed, or the outcome its
 // refusal names with the Runtime's code (in parentheses in the message).
-func fileFields(a *wsAnswer) (map[string]string, bool) {
-	if a.err != nil {
-		return nil, false
+func fileAnswer(a *wsAnswer) (*core.WorkspaceResult, error) {
+	var e api.V1Error
+	switch {
+	case a.err == nil && a.status == http.StatusOK:
+		return &core.WorkspaceResult{Outcome: core.WorkspaceCompleted}, nil
+	case a.err != nil || json.Unmarshal(a.body, &e) != nil || e.Error.Code == nil || fileOutcomes[*e.Error.Code] == "":
+		return nil, fmt.Errorf("the file write answered %d %v: %s", a.status, a.err, a.body)
 	}
-	if a.status == http.StatusOK {
-		return map[string]string{"outcome": "completed", "code": "", "entries": "", "data": "", "truncated": "false"}, true
+	m, code := e.Error.Message, ""
+	if i := strings.LastIndex(m, " ("); i >= 0 && strings.HasSuffix(m, ")") {
+		code = m[i+2 : len(m)-1]
 	}
-	var e struct {
-		Error struct {
-			Message string `json:"message"`
-			Code    string `json:"code"`
-		} `json:"error"`
-	}
-	if json.Unmarshal(a.body, &e) != nil || fileOutcomes[e.Error.Code] == "" {
-		return nil, false
-	}
-	code := ""
-	if i := strings.LastIndex(e.Error.Message, " ("); i >= 0 && strings.HasSuffix(e.Error.Message, ")") {
-		code = e.Error.Message[i+2 : len(e.Error.Message)-1]
-	}
-	return map[string]string{"outcome": fileOutcomes[e.Error.Code], "code": code, "entries": "", "data": "", "truncated": "false"}, true
+	return &core.WorkspaceResult{Outcome: fileOutcomes[*e.Error.Code], Code: code}, nil
 }
 
 // VersionRefused upgrades with another version: Core must answer 426

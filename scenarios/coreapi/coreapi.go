@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/core/api"
@@ -243,40 +242,19 @@ func (e events) Preparation(id, _ string) (api.PreparationJSON, error) {
 	return p, nil
 }
 
-func (e events) WorkspaceAnswer(bool) (map[string]string, error) {
+func (e events) WorkspaceAnswer(bool) (*core.WorkspaceResult, bool, error) {
 	res, called, err := e.c.WorkspaceAnswer()
 	switch {
-	case !called:
-		return nil, fmt.Errorf("core-workspace: no workspace call was made")
 	case err != nil:
-		return nil, fmt.Errorf("core-workspace: API call: %v", err)
+		return nil, called, fmt.Errorf("API call: %v", err)
 	case res == nil:
-		return Pending, nil
+		return nil, called, nil
 	case res.Err != nil:
-		return nil, fmt.Errorf("core-workspace: the call was refused: %v", res.Err)
+		return nil, true, fmt.Errorf("the call was refused: %v", res.Err)
 	}
 	w, ok := res.Value.(*core.WorkspaceResult)
 	if !ok || w == nil {
-		return nil, fmt.Errorf("core-workspace: the answer carries no workspace result")
+		return nil, true, fmt.Errorf("the answer carries no workspace result")
 	}
-	return map[string]string{"outcome": w.Outcome, "code": w.Code, "entries": Entries(w.Entries),
-		"data": string(w.Data), "truncated": strconv.FormatBool(w.Truncated || w.EntriesTruncated),
-		"archive": strconv.Itoa(len(w.Archive))}, nil
-}
-
-// Pending is what core-workspace sees while Core has not answered the
-// call: outcome=pending.
-var Pending = map[string]string{"outcome": "pending"}
-
-// Entries renders a listing as core-workspace's entries= shows it: the
-// names in order, comma-separated, a directory's with a trailing slash.
-func Entries(es []wire.DirectoryEntry) string {
-	names := make([]string, len(es))
-	for i, e := range es {
-		names[i] = e.Name
-		if e.Kind == "directory" {
-			names[i] += "/"
-		}
-	}
-	return strings.Join(names, ",")
+	return w, true, nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/core/api"
 	"github.com/turnstile-sim/turnstile/scenarios"
 )
@@ -42,9 +43,10 @@ type API interface {
 	// Preparation reads the latest preparation: prep, or the latest of
 	// session, as this Core finds it.
 	Preparation(prep, session string) (api.PreparationJSON, error)
-	// WorkspaceAnswer reads the latest workspace call's answer (Pending
-	// while none came); pending: the step expects none.
-	WorkspaceAnswer(pending bool) (map[string]string, error)
+	// WorkspaceAnswer reads the latest workspace call's answer (nil while
+	// none came; called false when no call was made); pending: the step
+	// expects none.
+	WorkspaceAnswer(pending bool) (w *core.WorkspaceResult, called bool, err error)
 }
 
 // Refused is a call Core refused with a public error code.
@@ -353,12 +355,30 @@ func (s *Steps) CorePreparation(args map[string]string) {
 }
 
 // CoreWorkspace checks the answer of the latest workspace call
-// (outcome=pending while there is none).
+// (outcome=pending while there is none; entries: the listing's names in
+// order, comma-separated, a directory's with a trailing slash).
 func (s *Steps) CoreWorkspace(args map[string]string) {
-	have, err := s.api.WorkspaceAnswer(args["outcome"] == "pending")
-	if !s.failed(err) {
-		s.report(compareFields("core-workspace", "workspace answer", scenarios.KindCoreWorkspace, args, have))
+	w, called, err := s.api.WorkspaceAnswer(args["outcome"] == "pending")
+	switch {
+	case !called:
+		s.log.Failf("core-workspace: no workspace call was made")
+		return
+	case err != nil:
+		s.log.Failf("core-workspace: %v", err)
+		return
+	case w == nil:
+		w = &core.WorkspaceResult{Outcome: "pending"}
 	}
+	var entries []string
+	for _, e := range w.Entries {
+		if e.Kind == "directory" {
+			e.Name += "/"
+		}
+		entries = append(entries, e.Name)
+	}
+	have := map[string]string{"outcome": w.Outcome, "code": w.Code, "entries": strings.Join(entries, ","), "data": string(w.Data),
+		"truncated": strconv.FormatBool(w.Truncated || w.EntriesTruncated), "archive": strconv.Itoa(len(w.Archive))}
+	s.report(compareFields("core-workspace", "workspace answer", scenarios.KindCoreWorkspace, args, have))
 }
 
 func (s *Steps) report(line string, errs []error) {
