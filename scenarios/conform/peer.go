@@ -375,88 +375,74 @@ func (p *corePeer) Deliver(f *scenarios.Frame, raw []byte) {
 	p.after()
 }
 
-// queue collects the frames one connection delivers, in order; a reader
-// goroutine pushes, the runner pops with a deadline.
+// queue collects the frames one connection delivers, in order: a reader
+// goroutine pushes until the connection ends (it waits once 1024 frames
+// lie unread), the runner pops with a deadline.
 type queue struct {
-	mu     sync.Mutex
-	frames [][]byte
-	closed bool
-	err    error
-	wake   chan struct{}
+	frames chan []byte
 	done   chan struct{} // closed when the connection ended
+	once   sync.Once
+	err    error
 }
 
-func newQueue() *queue { return &queue{wake: make(chan struct{}, 1), done: make(chan struct{})} }
+func newQueue() *queue { return &queue{frames: make(chan []byte, 1024), done: make(chan struct{})} }
 
-func (q *queue) push(b []byte) {
-	q.mu.Lock()
-	q.frames = append(q.frames, b)
-	q.mu.Unlock()
-	select {
-	case q.wake <- struct{}{}:
-	default:
-	}
-}
+func (q *queue) push(b []byte) { q.frames <- b }
 
 // end records that the connection ended with err.
-func (q *queue) end(err error) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if !q.closed {
-		q.closed, q.err = true, err
-		close(q.done)
-	}
-}
+func (q *queue) end(err error) { q.once.Do(func() { q.err = err; close(q.done) }) }
 
 // ended reports whether the connection ended, and how.
 func (q *queue) ended() (bool, error) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.closed, q.err
+	select {
+	case <-q.done:
+		return true, q.err
+	default:
+		return false, nil
+	}
 }
 
 // pop returns the next frame, waiting up to wait for one.
 func (q *queue) pop(wait time.Duration) ([]byte, bool) {
+	select {
+	case b := <-q.frames:
+		return b, true
+	default:
+	}
+	if ended, _ := q.ended(); ended || wait <= 0 {
+		return nil, false
+	}
 	deadline := time.NewTimer(wait)
 	defer deadline.Stop()
-	for {
-		q.mu.Lock()
-		if len(q.frames) > 0 {
-			f := q.frames[0]
-			q.frames = q.frames[1:]
-			q.mu.Unlock()
-			return f, true
-		}
-		closed := q.closed
-		q.mu.Unlock()
-		if closed || wait <= 0 {
-			return nil, false
-		}
-		select {
-		case <-q.wake:
-		case <-q.done:
-		case <-deadline.C:
-			return nil, false
-		}
+	select {
+	case b := <-q.frames:
+		return b, true
+	case <-q.done:
+		return q.pop(0)
+	case <-deadline.C:
+		return nil, false
 	}
 }
 
 // drain returns every frame queued now.
-func (q *queue) drain() [][]byte {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	out := q.frames
-	q.frames = nil
-	return out
+func (q *queue) drain() (out [][]byte) {
+	for {
+		select {
+		case b := <-q.frames:
+			out = append(out, b)
+		default:
+			return out
+		}
+	}
 }
 
 // waitEnd waits up to wait for the connection to end.
 func (q *queue) waitEnd(wait time.Duration) (bool, error) {
-	if wait > 0 {
-		select {
-		case <-q.done:
-		case <-time.After(wait):
-		}
+	deadline := time.NewTimer(wait)
+	defer deadline.Stop()
+	select {
+	case <-q.done:
+	case <-deadline.C:
 	}
 	return q.ended()
 }
