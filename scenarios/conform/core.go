@@ -118,7 +118,7 @@ func (r *coreRun) run() Result {
 // the next scenario, and closes every connection.
 func (r *coreRun) close() {
 	if session, turns := r.Session(); session != "" && turns {
-		_, _, _ = r.apiCall(http.MethodPost, r.eventsPath(), `{"events":[{"type":"agent.session.input.cancel"}]}`)
+		_, _, _ = r.apiCall(http.MethodPost, r.eventsPath(), `{"events":[{"type":"agent.session.input.cancel"}]}`, r.o.FrameTimeout)
 	}
 	r.runtimePeer.Close()
 }

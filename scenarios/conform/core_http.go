@@ -146,7 +146,7 @@ func (r *coreRun) Prepare(st scenarios.Step) (string, error) {
 
 // read GETs path and decodes its JSON answer into each of vs.
 func (r *coreRun) read(path string, vs ...any) error {
-	st, b, err := r.apiCall(http.MethodGet, path, "")
+	st, b, err := r.apiCall(http.MethodGet, path, "", r.o.FrameTimeout)
 	for _, v := range vs {
 		if err != nil || st != http.StatusOK || json.Unmarshal(b, v) != nil {
 			return fmt.Errorf("GET %s: not readable (%d %v %s)", path, st, err, b)
@@ -246,7 +246,7 @@ func (r *coreRun) StartWorkspace(st scenarios.Step, session string) error {
 	done := make(chan wsAnswer, 1)
 	r.ws, r.wsDone = done, nil
 	go func() {
-		status, b, err := r.apiCallWait(method, path, body, wsCallWait)
+		status, b, err := r.apiCall(method, path, body, wsCallWait)
 		done <- wsAnswer{status: status, body: b, err: err, tar: st.Action == "export" && status == http.StatusOK, file: st.Action == "write-file"}
 	}()
 	return nil
@@ -324,30 +324,22 @@ func fileAnswer(a *wsAnswer) (*core.WorkspaceResult, error) {
 	return &core.WorkspaceResult{Outcome: fileOutcomes[*e.Error.Code], Code: code}, nil
 }
 
-// VersionRefused upgrades with another version: Core must answer 426
-// incompatible_version before registering anything.
+// VersionRefused upgrades with another version: Core must refuse it
+// before registering anything, as its API's device list shows.
 func (r *coreRun) VersionRefused(args map[string]string) {
-	if v, ok := r.RefusedUpgrade(args); ok {
-		r.deviceNotConnected(v)
+	v, ok := r.RefusedUpgrade(args)
+	if !ok {
+		return
 	}
-}
-
-// deviceNotConnected checks through the public API that the refused
-// upgrade registered no connection.
-func (r *coreRun) deviceNotConnected(v string) {
 	if r.t.APIToken == "" {
 		r.notf("version %q: that no device registered (needs the public API)", v)
 		return
 	}
-	st, b, err := r.apiCall(http.MethodGet, "/core/v1/devices", "")
 	var page struct {
-		Devices []struct {
-			ID        string `json:"id"`
-			Connected bool   `json:"connected"`
-		} `json:"devices"`
+		Devices []api.DeviceJSON `json:"devices"`
 	}
-	if err != nil || st != http.StatusOK || json.Unmarshal(b, &page) != nil {
-		r.notf("version %q: that no device registered (GET /core/v1/devices: %d %v)", v, st, err)
+	if err := r.read("/core/v1/devices", &page); err != nil {
+		r.notf("version %q: that no device registered (%v)", v, err)
 		return
 	}
 	for _, d := range page.Devices {
@@ -357,14 +349,10 @@ func (r *coreRun) deviceNotConnected(v string) {
 	}
 }
 
-// apiCall makes one request of Core's HTTP API: a /v1 path with the API
-// key, any other with the operator token.
-func (r *coreRun) apiCall(method, path, body string) (int, []byte, error) {
-	return r.apiCallWait(method, path, body, r.o.FrameTimeout)
-}
-
-// apiCallWait is apiCall with its own bound on the answer.
-func (r *coreRun) apiCallWait(method, path, body string, wait time.Duration) (int, []byte, error) {
+// apiCall makes one request of Core's HTTP API, waiting up to wait for
+// its answer: a /v1 path with the API key, any other with the operator
+// token.
+func (r *coreRun) apiCall(method, path, body string, wait time.Duration) (int, []byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	var rd io.Reader
@@ -394,7 +382,7 @@ func (r *coreRun) apiCallWait(method, path, body string, wait time.Duration) (in
 
 // post makes an API call; a refusal is a *coreapi.Refused.
 func (r *coreRun) post(path, body string) ([]byte, error) {
-	st, b, err := r.apiCall(http.MethodPost, path, body)
+	st, b, err := r.apiCall(http.MethodPost, path, body, r.o.FrameTimeout)
 	r.after()
 	switch {
 	case err != nil:
