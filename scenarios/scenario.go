@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cockroachdb/datadriven"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -551,4 +552,112 @@ func (sc *Scenario) Declaration() (hb wire.Heartbeat, ok bool, err error) {
 		return f.Payload.(wire.Heartbeat), true, nil
 	}
 	return wire.Heartbeat{}, false, nil
+}
+
+// ControlPath is the route of the control channel on the scripted Core's
+// listener (turnstile conform runtime): a Runtime under test that wants
+// its harness steps driven opens a WebSocket there.
+const ControlPath = "/conform/control"
+
+// ControlCommand is one harness step sent over the control channel to the
+// Runtime's controlled Harness adapter. Action is a harness action (see
+// HarnessActions), "settle" (Args: content, session, reusable, reason) or
+// "owned" (report the owned counts). Emit carries the native event's
+// type and JSON payload.
+type ControlCommand struct {
+	Seq     int               `json:"seq"`
+	Action  string            `json:"action"`
+	Type    string            `json:"type,omitempty"`
+	Payload json.RawMessage   `json:"payload,omitempty"`
+	Args    map[string]string `json:"args,omitempty"`
+}
+
+// ControlReply answers the command with the same Seq: an empty Error
+// means done. Owned answers "owned": counts by name (executors, turns,
+// calls, idle, closing, records); a name left out is not checked.
+type ControlReply struct {
+	Seq   int            `json:"seq"`
+	Error string         `json:"error,omitempty"`
+	Owned map[string]int `json:"owned,omitempty"`
+}
+
+// HarnessCommand is the control command of a harness step. A file step
+// carries its environment and path in Args and its content as a JSON
+// string in Payload.
+func HarnessCommand(st Step) ControlCommand {
+	cmd := ControlCommand{Action: st.Action, Type: st.Args["type"], Payload: json.RawMessage(st.Input)}
+	if st.Action == "file" {
+		content, _ := json.Marshal(st.Input)
+		cmd.Type, cmd.Payload = "", content
+		cmd.Args = map[string]string{"environment": st.Args["environment"], "path": st.Args["path"]}
+	}
+	return cmd
+}
+
+// directive is one raw directive of a file: what datadriven hands a test,
+// read without a testing.T so that every error can name its line.
+type directive struct {
+	pos   string
+	cmd   string
+	args  []datadriven.CmdArg
+	input string
+}
+
+// readDirectives splits text in the datadriven layout: a directive line,
+// input lines up to a "----" separator, then the expected output up to a
+// blank line (or, after a second "----", up to a doubled "----").
+// Lines starting with '#' outside input and output are comments.
+func readDirectives(name, text string) ([]directive, error) {
+	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	var out []directive
+	for i := 0; i < len(lines); i++ {
+		line := strings.TrimSpace(lines[i])
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		pos := fmt.Sprintf("%s:%d", name, i+1)
+		if line == "----" {
+			return nil, &Error{Pos: pos, Msg: "separator ---- without a directive"}
+		}
+		cmd, args, err := datadriven.ParseLine(line)
+		if err != nil {
+			return nil, &Error{Pos: pos, Msg: err.Error()}
+		}
+		d := directive{pos: pos, cmd: cmd, args: args}
+		var input []string
+		sep := false
+		for i++; i < len(lines); i++ {
+			if lines[i] == "----" {
+				sep = true
+				break
+			}
+			input = append(input, lines[i])
+		}
+		if !sep {
+			return nil, &Error{Pos: pos, Msg: fmt.Sprintf("directive %q has no ---- separator", cmd)}
+		}
+		d.input = strings.TrimSpace(strings.Join(input, "\n"))
+		i = skipExpected(lines, i+1)
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// skipExpected returns the index of the last line of the expected output
+// that starts at lines[i].
+func skipExpected(lines []string, i int) int {
+	if i < len(lines) && lines[i] == "----" {
+		for j := i + 1; j+1 < len(lines); j++ {
+			if lines[j] == "----" && lines[j+1] == "----" {
+				return j + 1
+			}
+		}
+		return len(lines) - 1
+	}
+	for ; i < len(lines); i++ {
+		if strings.TrimSpace(lines[i]) == "" {
+			return i
+		}
+	}
+	return len(lines) - 1
 }
