@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/turnstile-sim/turnstile/wire"
@@ -127,6 +128,7 @@ type Report struct {
 	Matched   int     // frames of the side that matched their step
 	Skipped   string  // why the side skipped the scenario ("": it played)
 	Failures  []error // every failure, in order
+	Failed    *Step   // the step Play stopped at (nil: none failed)
 }
 
 // Player plays one scenario's steps on one side through a driver.
@@ -156,18 +158,19 @@ func NewPlayer(sc *Scenario, d Driver) *Player {
 	return p
 }
 
-// Play plays every step of sc through d, then finishes.
+// Play plays the steps of sc through d until one fails, then finishes a
+// run in which none failed.
 func Play(sc *Scenario, d Driver) Report {
 	p := NewPlayer(sc, d)
 	for _, st := range sc.Flat() {
-		p.Step(st)
+		if _, errs := p.Step(st); len(errs) > 0 {
+			p.rep.Failed = &st
+			return p.rep
+		}
 	}
 	p.Finish()
-	return p.Report()
+	return p.rep
 }
-
-// Report is what the play found so far.
-func (p *Player) Report() Report { return p.rep }
 
 // subject names the side in failures.
 func (p *Player) subject() string {
@@ -203,7 +206,7 @@ func (p *Player) step(st Step) {
 		}
 		return
 	}
-	if p.otherOnly(st.Kind) {
+	if side, ok := sideOf[st.Kind]; ok && side != p.side {
 		return // nothing reaches this side
 	}
 	p.rep.Steps++
@@ -264,14 +267,6 @@ func (p *Player) own(st Step) {
 	}
 }
 
-// otherOnly reports whether steps of kind k concern the other side only.
-func (p *Player) otherOnly(k Kind) bool {
-	if p.side == Core {
-		return k.RuntimeOnly()
-	}
-	return k.CoreOnly()
-}
-
 // Finish reports the frames the side sent that the scenario never
 // listed, then applies the zero-work rule (Work) to a run that failed
 // nothing else. It is the one place that sees the whole run, so a check of
@@ -301,10 +296,7 @@ func (p *Player) requireQuiet(when string) {
 func (p *Player) expect(f *Frame) {
 	l := p.d.log()
 	if f.Rogue {
-		name := "Runtime"
-		if p.side == Core {
-			name = "Core"
-		}
+		name := strings.TrimPrefix(p.subject(), "the ")
 		l.Note("not asserted: a misbehaving " + name + " sends this " + f.Type + "; this " + name + " does not")
 		return
 	}

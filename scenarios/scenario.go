@@ -162,18 +162,10 @@ type Frame struct {
 	Lost bool
 }
 
-// CoreOnly reports whether steps of kind k concern Core only (the
-// Runtime's runners ignore them).
-func (k Kind) CoreOnly() bool {
-	return k == KindAPI || k == KindCoreState || k == KindCoreInteraction || k == KindCoreSuspension || k == KindCorePreparation ||
-		k == KindCoreWorkspace
-}
-
-// RuntimeOnly reports whether steps of kind k concern the Runtime only
-// (Core's runners ignore them).
-func (k Kind) RuntimeOnly() bool {
-	return k == KindHarness || k == KindSettle || k == KindRuntimeOwned
-}
+// sideOf is the side each one-sided kind concerns (the other side's
+// runners ignore its steps).
+var sideOf = map[Kind]Side{KindAPI: Core, KindCoreState: Core, KindCoreInteraction: Core, KindCoreSuspension: Core,
+	KindCorePreparation: Core, KindCoreWorkspace: Core, KindHarness: Runtime, KindSettle: Runtime, KindRuntimeOwned: Runtime}
 
 // Step is one parsed directive.
 type Step struct {

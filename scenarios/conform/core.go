@@ -116,7 +116,7 @@ func (r *coreRun) run() Result {
 		return Result{Name: r.sc.Name, Status: Skip, Reason: "needs the preparation API: the public HTTP API prepares only a Session's Environment definition, with the IDs and digests Core derives itself, so the runtime_prepare headers of its api prepare-environment step cannot be sent verbatim"}
 	}
 	defer r.close()
-	_, rep := play(r.sc, r)
+	rep := scenarios.Play(r.sc, r)
 	return r.result(r.sc.Name, time.Since(start), rep.Failures)
 }
 

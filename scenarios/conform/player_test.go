@@ -14,14 +14,14 @@ import (
 func TestConformPlaysOnly(t *testing.T) {
 	text := "only runtime\nthe Runtime's own rule\n----\n\ncore-suspension state=quiesced\n----\n"
 	r := newCoreRun(Options{FrameTimeout: time.Second}.withDefaults(), CoreTarget{}, nil)
-	failed, rep := play(parse(t, text), r)
-	if failed != nil || len(rep.Failures) != 0 || !strings.Contains(rep.Skipped, "only the runtime side plays this scenario") {
-		t.Fatalf("core: failed at %v, %+v", failed, rep)
+	rep := scenarios.Play(parse(t, text), r)
+	if rep.Failed != nil || len(rep.Failures) != 0 || !strings.Contains(rep.Skipped, "only the runtime side plays this scenario") {
+		t.Fatalf("core: %+v", rep)
 	}
 	r = newCoreRun(Options{FrameTimeout: time.Second}.withDefaults(), CoreTarget{}, nil)
-	failed, rep = play(parse(t, strings.Replace(text, "only runtime", "only core", 1)), r)
-	if failed == nil || failed.Kind != scenarios.KindCoreSuspension || rep.Skipped != "" ||
+	rep = scenarios.Play(parse(t, strings.Replace(text, "only runtime", "only core", 1)), r)
+	if rep.Failed == nil || rep.Failed.Kind != scenarios.KindCoreSuspension || rep.Skipped != "" ||
 		len(rep.Failures) != 1 || !strings.Contains(rep.Failures[0].Error(), "nothing was quiesced") {
-		t.Fatalf("core: failed at %v, %+v", failed, rep)
+		t.Fatalf("core: %+v", rep)
 	}
 }

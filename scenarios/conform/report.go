@@ -182,19 +182,6 @@ func (f *failures) notf(format string, args ...any) {
 	f.notChecked = append(f.notChecked, f.Pos()+": "+fmt.Sprintf(format, args...))
 }
 
-// play plays sc through d until the first step that fails; it
-// returns that step (nil: none failed) and the play's report.
-func play(sc *scenarios.Scenario, d scenarios.Driver) (*scenarios.Step, scenarios.Report) {
-	p := scenarios.NewPlayer(sc, d)
-	for _, st := range sc.Flat() {
-		if _, errs := p.Step(st); len(errs) > 0 {
-			return &st, p.Report()
-		}
-	}
-	p.Finish()
-	return nil, p.Report()
-}
-
 // result is the scenario's result from the failures its play reported.
 func (f *failures) result(name string, elapsed time.Duration, errs []error) Result {
 	res := Result{Name: name, Status: Pass, NotChecked: f.notChecked, Elapsed: elapsed}

@@ -185,9 +185,9 @@ func (r *rtRun) run(ctx context.Context) Result {
 		}
 	}
 	r.ctx = ctx
-	failed, rep := play(r.sc, r)
+	rep := scenarios.Play(r.sc, r)
 	res := r.result(r.sc.Name, time.Since(start), rep.Failures)
-	if failed != nil && failed.Kind == scenarios.KindFrame && failed.Side == scenarios.Runtime && failed.Frame.Type == wire.TypeHeartbeat &&
+	if failed := rep.Failed; failed != nil && failed.Kind == scenarios.KindFrame && failed.Side == scenarios.Runtime && failed.Frame.Type == wire.TypeHeartbeat &&
 		r.proc == nil && r.otherDeclaration(r.beat) {
 		r.skipWhy = "declares other kinds or another daemon version than the Runtime started separately does; run it with a command (conform runtime -- CMD) that reads " + EnvDeclaration
 	}
