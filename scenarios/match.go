@@ -240,7 +240,7 @@ func (m *matcher) expand(want string) string {
 	if err != nil {
 		return want
 	}
-	return t.plain(func(name string) string {
+	return t.render(func(name string, _ bool) string {
 		if v, ok := m.lookup(name, true); ok {
 			return v
 		}

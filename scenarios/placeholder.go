@@ -17,11 +17,12 @@ import (
 const DefaultNumber = "1800000000000"
 
 // segment is a piece of a payload template: literal text, or a
-// placeholder in a string (inString) or number position.
+// placeholder in a string (inString) or number position; a plain
+// string's placeholders render unescaped.
 type segment struct {
-	lit      string
-	name     string
-	inString bool
+	lit             string
+	name            string
+	inString, plain bool
 }
 
 type template []segment
@@ -62,7 +63,7 @@ func scanTemplate(text string, plain bool) (template, error) {
 			if name == "" {
 				return nil, fmt.Errorf("bad placeholder at %q", clip(text[i:]))
 			}
-			out = append(out, segment{lit: lit.String()}, segment{name: name, inString: inStr})
+			out = append(out, segment{lit: lit.String()}, segment{name: name, inString: inStr, plain: plain})
 			lit.Reset()
 			i += len(name)
 			continue
@@ -88,7 +89,7 @@ func (t template) render(value func(name string, inString bool) string) string {
 			continue
 		}
 		v := value(s.name, s.inString)
-		if s.inString {
+		if s.inString && !s.plain {
 			q, _ := json.Marshal(v)
 			v = string(q[1 : len(q)-1])
 		}
@@ -117,19 +118,6 @@ func defaultValue(name string, inString bool) string {
 		return name
 	}
 	return DefaultNumber
-}
-
-// plain renders a split string without JSON escaping.
-func (t template) plain(value func(name string) string) string {
-	var b strings.Builder
-	for _, s := range t {
-		if s.name == "" {
-			b.WriteString(s.lit)
-		} else {
-			b.WriteString(value(s.name))
-		}
-	}
-	return b.String()
 }
 
 func placeholdersOf(f *Frame) ([]string, error) {
@@ -187,7 +175,7 @@ func (b *bindings) Peer(f *Frame) ([]byte, error) {
 		return v
 	}
 	idT, _ := splitString(f.ID)
-	id := idT.plain(func(name string) string { return value(name, true) })
+	id := idT.render(value)
 	payload := ""
 	if f.Payload != "" {
 		t, _ := parseTemplate(f.Payload)
