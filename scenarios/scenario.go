@@ -38,19 +38,17 @@ const (
 	KindHarness    Kind = "harness"    // controlled adapter behaviour (Runtime side)
 	KindAPI        Kind = "api"        // a public API call to Core (Core side)
 	KindCoreState  Kind = "core-state" // assertion on Core-owned Turn state
-	// KindCoreInteraction asserts Core's record of one interaction of a Turn.
+	// Assertions on Core's record of one interaction of a Turn, of the
+	// latest suspension, of the latest Environment preparation, and on
+	// the answer of the latest workspace call.
 	KindCoreInteraction Kind = "core-interaction"
-	// KindCoreSuspension asserts Core's record of the latest suspension.
-	KindCoreSuspension Kind = "core-suspension"
-	// KindCorePreparation asserts Core's record of the latest
-	// Environment preparation.
+	KindCoreSuspension  Kind = "core-suspension"
 	KindCorePreparation Kind = "core-preparation"
-	// KindCoreWorkspace asserts the answer of the latest workspace call.
-	KindCoreWorkspace  Kind = "core-workspace"
-	KindRuntimeOwned   Kind = "runtime-owned"   // assertion on Runtime-owned resources
-	KindVersionRefused Kind = "version-refused" // the upgrade with a version is refused
-	KindInclude        Kind = "include"         // the steps of testdata/include/<name>.txt
-	KindOnly           Kind = "only"            // only <side>: the other side's runners skip the scenario
+	KindCoreWorkspace   Kind = "core-workspace"
+	KindRuntimeOwned    Kind = "runtime-owned"   // assertion on Runtime-owned resources
+	KindVersionRefused  Kind = "version-refused" // the upgrade with a version is refused
+	KindInclude         Kind = "include"         // the steps of testdata/include/<name>.txt
+	KindOnly            Kind = "only"            // only <side>: the other side's runners skip the scenario
 )
 
 // Epoch is a scenario's first instant on the machine runners, and the
@@ -63,23 +61,10 @@ var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // heartbeat while time advances (the bootstrap's default cadence).
 const KeepaliveInterval = 15 * time.Second
 
-// Harness actions of the controlled adapter.
-var HarnessActions = []string{
-	"fail-setup",      // the next native Executor setup fails
-	"hang-setup",      // the next native Executor setup answers only at release
-	"fail-start",      // the next native start fails before a Turn exists
-	"hang-cancel",     // the next native cancel request never answers
-	"hang-settle",     // the next settlement wait never answers
-	"uncertain-write", // the next durable write has an unknown outcome
-	"hang-write",      // the next durable write never answers
-	"release",         // every hanging native call answers now, successfully
-	"hold-apply",      // the next written input is not consumed until apply
-	"apply",           // the held input is consumed now
-	"close-failure",   // the next executor close fails (a retry succeeds)
-	"late-event",      // a native event follows the next settlement
-	"emit",            // the live Turn emits a native event (type arg, JSON input)
-	"file",            // a file (environment=, path=; the input is its content) lies in the workspace
-}
+// HarnessActions are the controlled adapter's actions (README.md,
+// "Harness actions").
+var HarnessActions = []string{"fail-setup", "hang-setup", "fail-start", "hang-cancel", "hang-settle", "uncertain-write", "hang-write",
+	"release", "hold-apply", "apply", "close-failure", "late-event", "emit", "file"}
 
 // spec is what a directive or an api call takes: the key=value
 // arguments it allows (args, and members: the ones an assertion
