@@ -267,38 +267,54 @@ func result(c daemon.CallID, res daemon.Result) daemon.Event {
 	return daemon.NativeResult{Call: c, Result: res}
 }
 
+// hangs names the harness action that makes each kind of native call hang.
+func hangs(op daemon.Op) string {
+	switch op.(type) {
+	case daemon.Prepare:
+		return "hang-setup"
+	case daemon.Cancel:
+		return "hang-cancel"
+	case daemon.AwaitSettlement:
+		return "hang-settle"
+	case daemon.DurableWrite:
+		return "hang-write"
+	}
+	return ""
+}
+
 // call answers a native call; the events are stepped after the current
 // ones.
 func (h *harness) call(c daemon.NativeCall) []daemon.Event {
+	if hang := hangs(c.Op); hang != "" && h.take(hang) {
+		h.held = append(h.held, c)
+		return nil
+	}
+	answer := func(res daemon.Result) []daemon.Event { return []daemon.Event{result(c.Call, res)} }
 	switch op := c.Op.(type) {
 	case daemon.Prepare:
-		if h.take("hang-setup") {
-			h.held = append(h.held, c)
-			return nil
-		}
 		if h.take("fail-setup") {
-			return []daemon.Event{result(c.Call, daemon.PrepareResult{Err: "native setup failed"})}
+			return answer(daemon.PrepareResult{Err: "native setup failed"})
 		}
-		return []daemon.Event{result(c.Call, daemon.PrepareResult{})}
+		return answer(daemon.PrepareResult{})
 	case daemon.StartTurn:
 		if h.take("fail-start") {
-			return []daemon.Event{result(c.Call, daemon.StartResult{Err: "native start failed"})}
+			return answer(daemon.StartResult{Err: "native start failed"})
 		}
 		h.turns = append(h.turns, op.Turn)
-		return []daemon.Event{result(c.Call, daemon.StartResult{Turn: true})}
+		return answer(daemon.StartResult{Turn: true})
 	case daemon.DurableWrite:
-		return h.write(c, op)
+		if h.take("uncertain-write") {
+			return answer(daemon.WriteResult{Outcome: daemon.WriteUnknown, Err: "native write outcome unknown"})
+		}
+		applied := daemon.NativeInputApplied{Turn: op.Turn, InputID: op.InputID}
+		if h.take("hold-apply") {
+			h.apply = append(h.apply, applied)
+			return answer(daemon.WriteResult{Outcome: daemon.WriteWritten})
+		}
+		return append(answer(daemon.WriteResult{Outcome: daemon.WriteWritten}), applied)
 	case daemon.Cancel:
-		if h.take("hang-cancel") {
-			h.held = append(h.held, c)
-			return nil
-		}
-		return []daemon.Event{result(c.Call, daemon.CancelResult{})}
+		return answer(daemon.CancelResult{})
 	case daemon.AwaitSettlement:
-		if h.take("hang-settle") {
-			h.held = append(h.held, c)
-			return nil
-		}
 		if s := h.settled[op.Turn]; s != nil {
 			return h.settledEvents(op.Turn, c.Call, *s)
 		}
@@ -306,11 +322,11 @@ func (h *harness) call(c daemon.NativeCall) []daemon.Event {
 		return nil
 	case daemon.CloseExecutor:
 		if h.take("close-failure") {
-			return []daemon.Event{result(c.Call, daemon.CloseResult{Err: "native close failed"})}
+			return answer(daemon.CloseResult{Err: "native close failed"})
 		}
-		return []daemon.Event{result(c.Call, daemon.CloseResult{})}
+		return answer(daemon.CloseResult{})
 	case daemon.RespondPermission, daemon.RespondUserChoice, daemon.SubmitFunctionResult:
-		return []daemon.Event{result(c.Call, daemon.DecisionResult{Outcome: daemon.DecisionApplied})}
+		return answer(daemon.DecisionResult{Outcome: daemon.DecisionApplied})
 	case daemon.OpenWorkspace, daemon.CloseWorkspace, daemon.ReadWorkspace, daemon.ExportWorkspace, daemon.WriteWorkspace,
 		daemon.StageChunk, daemon.InstallTransfer, daemon.DiscardTransfer:
 		h.native.Run(c)
@@ -337,23 +353,6 @@ func (h *harness) release(c daemon.NativeCall) []daemon.Event {
 		return nil
 	}
 	panic(fmt.Sprintf("controlled harness: cannot release %T", c.Op))
-}
-
-func (h *harness) write(c daemon.NativeCall, op daemon.DurableWrite) []daemon.Event {
-	switch {
-	case h.take("hang-write"):
-		h.held = append(h.held, c)
-		return nil
-	case h.take("uncertain-write"):
-		return []daemon.Event{result(c.Call, daemon.WriteResult{Outcome: daemon.WriteUnknown, Err: "native write outcome unknown"})}
-	}
-	evs := []daemon.Event{result(c.Call, daemon.WriteResult{Outcome: daemon.WriteWritten})}
-	applied := daemon.NativeInputApplied{Turn: op.Turn, InputID: op.InputID}
-	if h.take("hold-apply") {
-		h.apply = append(h.apply, applied)
-		return evs
-	}
-	return append(evs, applied)
 }
 
 func (h *harness) settledEvents(t daemon.TurnID, c daemon.CallID, s daemon.SettleResult) []daemon.Event {
