@@ -168,30 +168,22 @@ const (
 )
 
 func (e events) StartWorkspace(st scenarios.Step, session string) error {
-	limit := func(s string, def int) int {
-		if n, err := strconv.Atoi(s); err == nil {
-			return n
+	e.c.StartWorkspace(func(c core.CallID) core.Event {
+		switch st.Action {
+		case "export":
+			return core.ExportWorkspace{Call: c, Session: session}
+		case "write-file":
+			return core.WriteWorkspace{Call: c, Session: session, Path: st.Args["path"], Data: []byte(st.Input)}
 		}
-		return def
-	}
-	var ev event
-	switch st.Action {
-	case "read-directory", "read-file":
-		r := core.ReadWorkspace{Session: session, Path: st.Args["path"], Directory: st.Action == "read-directory"}
+		r := core.ReadWorkspace{Call: c, Session: session, Path: st.Args["path"], Directory: st.Action == "read-directory"}
+		n, _ := strconv.Atoi(cmp.Or(st.Args["max_entries"], st.Args["max_bytes"])) // a call takes the one of its kind
 		if r.Directory {
-			r.MaxEntries = limit(st.Args["max_entries"], DefaultMaxEntries)
+			r.MaxEntries = cmp.Or(n, DefaultMaxEntries)
 		} else {
-			r.MaxBytes = limit(st.Args["max_bytes"], DefaultMaxBytes)
+			r.MaxBytes = cmp.Or(n, DefaultMaxBytes)
 		}
-		ev = func(c core.CallID) core.Event { r.Call = c; return r }
-	case "export":
-		x := core.ExportWorkspace{Session: session}
-		ev = func(c core.CallID) core.Event { x.Call = c; return x }
-	default:
-		w := core.WriteWorkspace{Session: session, Path: st.Args["path"], Data: []byte(st.Input)}
-		ev = func(c core.CallID) core.Event { w.Call = c; return w }
-	}
-	e.c.StartWorkspace(ev)
+		return r
+	})
 	return nil
 }
 
