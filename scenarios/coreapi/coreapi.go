@@ -367,9 +367,7 @@ func (s *Steps) refusable(st scenarios.Step, err error) bool {
 	want := st.Args["refused"]
 	var ref *Refused
 	switch {
-	case err != nil && !errors.As(err, &ref):
-		s.log.Failf("%v", err)
-	case want == "" && err != nil:
+	case err != nil && (!errors.As(err, &ref) || want == ""):
 		s.log.Failf("%v", err)
 	case want != "" && err == nil:
 		s.log.Failf("api %s: accepted, want it refused %s", st.Action, want)
@@ -396,11 +394,7 @@ func (s *Steps) createSession(kind, environment string) bool {
 func (s *Steps) API(st scenarios.Step) {
 	switch st.Action {
 	case "submit-turn":
-		kind := st.Args["kind"]
-		if kind == "" {
-			kind = scenarios.ContractKind
-		}
-		if s.createSession(kind, "") {
+		if s.createSession(cmp.Or(st.Args["kind"], scenarios.ContractKind), "") {
 			if id, err := s.api.Submit(s.session, st.Args["text"]); !s.failed(err) {
 				s.turns = append(s.turns, id)
 			}
@@ -458,22 +452,14 @@ func (s *Steps) turnArg(args map[string]string) (string, bool) {
 	return s.turns[n-1], true
 }
 
-// errNotShown ends a check whose members Core's view does not show.
-var errNotShown = errors.New("not shown")
-
 // check reads and compares until nothing differs or Retry passed, then
-// reports the step's line and each difference.
-func (s *Steps) check(try func() (string, []error, error)) {
+// reports the step's line and each difference (a read that failed is
+// one).
+func (s *Steps) check(try func() (string, []error)) {
 	deadline := time.Now().Add(s.Retry)
 	for {
-		line, errs, err := try()
-		switch {
-		case errors.Is(err, errNotShown):
-			return
-		case err != nil:
-			s.log.Failf("%v", err)
-			return
-		case len(errs) == 0 || s.Retry == 0 || time.Now().After(deadline):
+		line, errs := try()
+		if len(errs) == 0 || s.Retry == 0 || time.Now().After(deadline) {
 			s.report(line, errs)
 			return
 		}
@@ -489,10 +475,10 @@ func (s *Steps) CoreState(args map[string]string) {
 		return
 	}
 	var unshown []string
-	s.check(func() (string, []error, error) {
+	s.check(func() (string, []error) {
 		t, hidden, err := s.api.Turn(id)
 		if err != nil {
-			return "", nil, err
+			return "", []error{err}
 		}
 		have := turnFields(t)
 		unshown = nil
@@ -502,8 +488,7 @@ func (s *Steps) CoreState(args map[string]string) {
 				unshown, have[k] = append(unshown, k+"="+want), want
 			}
 		}
-		line, errs := compareFields("core-state turn="+id, "Turn "+id, scenarios.KindCoreState, args, have)
-		return line, errs, nil
+		return compareFields("core-state turn="+id, "Turn "+id, scenarios.KindCoreState, args, have)
 	})
 	for _, u := range unshown {
 		s.NotChecked("core-state %s: Core's view of the Turn does not show it", u)
@@ -539,25 +524,24 @@ func (s *Steps) CoreInteraction(args map[string]string) {
 		return
 	}
 	id := args["id"]
-	s.check(func() (string, []error, error) {
+	s.check(func() (string, []error) {
 		t, hidden, err := s.api.Turn(turn)
 		switch {
 		case err != nil:
-			return "", nil, err
+			return "", []error{err}
 		case slices.Contains(hidden, "interactions"):
 			s.NotChecked("core-interaction id=%s: Core's view of the Turn does not show interactions", id)
-			return "", nil, errNotShown
+			return "", nil
 		}
 		var ids []string
 		for _, x := range t.Interactions {
 			if x.ID == id {
 				have := map[string]string{"kind": x.Kind, "status": x.Status, "code": x.ErrorCode, "attempts": strconv.Itoa(x.Attempts)}
-				line, errs := compareFields("core-interaction id="+id, "Turn "+turn+": interaction "+id, scenarios.KindCoreInteraction, args, have)
-				return line, errs, nil
+				return compareFields("core-interaction id="+id, "Turn "+turn+": interaction "+id, scenarios.KindCoreInteraction, args, have)
 			}
 			ids = append(ids, x.ID)
 		}
-		return "core-interaction id=" + id, []error{fmt.Errorf("Turn %s: interaction %s: Core has no record of it (it has %q)", turn, id, ids)}, nil
+		return "core-interaction id=" + id, []error{fmt.Errorf("Turn %s: interaction %s: Core has no record of it (it has %q)", turn, id, ids)}
 	})
 }
 
@@ -567,14 +551,13 @@ func (s *Steps) CoreSuspension(args map[string]string) {
 		s.log.Failf("core-suspension: nothing was quiesced")
 		return
 	}
-	s.check(func() (string, []error, error) {
+	s.check(func() (string, []error) {
 		r, err := s.api.Suspension(s.suspend)
 		if err != nil {
-			return "", nil, err
+			return "", []error{err}
 		}
 		have := map[string]string{"state": r.State, "code": r.ErrorCode, "rollback": strconv.FormatBool(r.Rollback), "attempts": strconv.Itoa(r.Attempts)}
-		line, errs := compareFields("core-suspension "+s.suspend, "suspension "+s.suspend, scenarios.KindCoreSuspension, args, have)
-		return line, errs, nil
+		return compareFields("core-suspension "+s.suspend, "suspension "+s.suspend, scenarios.KindCoreSuspension, args, have)
 	})
 }
 
@@ -623,11 +606,14 @@ func (s *Steps) CoreWorkspace(args map[string]string) {
 	s.report(compareFields("core-workspace", "workspace answer", scenarios.KindCoreWorkspace, args, have))
 }
 
+// report fails the step with each error and notes its line, if any.
 func (s *Steps) report(line string, errs []error) {
 	for _, err := range errs {
 		s.log.Failf("%v", err)
 	}
-	s.log.Note(line)
+	if line != "" {
+		s.log.Note(line)
+	}
 }
 
 // compareFields compares the members of kind that args lists with have,
