@@ -49,10 +49,8 @@ func (b *bindings) Match(f *Frame, got []byte) error {
 		if err != nil {
 			return err
 		}
-		var have any
-		dec := json.NewDecoder(bytes.NewReader(env.Payload))
-		dec.UseNumber()
-		if err := dec.Decode(&have); err != nil {
+		have, err := decodeNumbers(string(env.Payload))
+		if err != nil {
 			return fmt.Errorf("sent payload: %v", err)
 		}
 		m.extraOK = b.self == Core && f.Type == "execution_prepare"
@@ -80,13 +78,20 @@ func expectedTree(payload string) (any, error) {
 		q, _ := json.Marshal(numMark + name)
 		return string(q)
 	})
-	var v any
-	dec := json.NewDecoder(strings.NewReader(text))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
+	v, err := decodeNumbers(text)
+	if err != nil {
 		return nil, fmt.Errorf("expected payload: %v", err)
 	}
 	return v, nil
+}
+
+// decodeNumbers decodes JSON text keeping its numbers as json.Number.
+func decodeNumbers(text string) (any, error) {
+	var v any
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	err := dec.Decode(&v)
+	return v, err
 }
 
 type matcher struct {
@@ -176,14 +181,8 @@ func (m *matcher) object(path string, w, h map[string]any) error {
 	if m.extraOK && path == "payload.configuration" {
 		return nil
 	}
-	var extra []string
-	for k := range h {
-		if _, ok := w[k]; !ok {
-			extra = append(extra, k)
-		}
-	}
+	extra := slices.DeleteFunc(slices.Sorted(maps.Keys(h)), func(k string) bool { _, listed := w[k]; return listed })
 	if len(extra) > 0 {
-		slices.Sort(extra)
 		return fmt.Errorf("%s: unlisted members %s", path, strings.Join(extra, ", "))
 	}
 	return nil

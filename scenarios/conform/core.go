@@ -284,7 +284,8 @@ func (r *coreRun) Turn(id string) (api.TurnJSON, []string, error) {
 
 func (r *coreRun) Suspension(id string) (api.SuspensionJSON, error) {
 	var s api.SuspensionJSON
-	return s, r.read(suspensionsPath+"/"+url.PathEscape(id), &s)
+	err := r.read(suspensionsPath+"/"+url.PathEscape(id), &s)
+	return s, err
 }
 
 // Preparation is the latest Environment preparation of the scenario's
