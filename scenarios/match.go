@@ -352,16 +352,6 @@ func (t template) render(value func(name string, inString bool) string) string {
 	return b.String()
 }
 
-func (t template) names() []string {
-	var out []string
-	for _, s := range t {
-		if s.name != "" && !slices.Contains(out, s.name) {
-			out = append(out, s.name)
-		}
-	}
-	return out
-}
-
 // defaultValue is the value a placeholder takes when the scripted peer
 // mints it: a string placeholder its own name, a number DefaultNumber.
 func defaultValue(name string, inString bool) string {
@@ -372,26 +362,6 @@ func defaultValue(name string, inString bool) string {
 		return name
 	}
 	return DefaultNumber
-}
-
-func placeholdersOf(f *Frame) ([]string, error) {
-	id, err := splitString(f.ID)
-	if err != nil {
-		return nil, err
-	}
-	names := id.names()
-	if f.Payload != "" {
-		p, err := parseTemplate(f.Payload)
-		if err != nil {
-			return nil, err
-		}
-		for _, n := range p.names() {
-			if !slices.Contains(names, n) {
-				names = append(names, n)
-			}
-		}
-	}
-	return names, nil
 }
 
 // bindings holds the values the side under test minted for the

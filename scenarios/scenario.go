@@ -209,9 +209,7 @@ func Parse(path, text string, include func(name string) ([]byte, error)) (*Scena
 		}
 	}
 	sc := &Scenario{Name: strings.TrimSuffix(filepath.Base(path), ".txt"), Path: path, Steps: steps, Owners: map[string]Side{}}
-	if err := sc.assignOwners(steps); err != nil {
-		return nil, err
-	}
+	sc.assignOwners()
 	return sc, nil
 }
 
@@ -255,29 +253,20 @@ func (d directive) errf(format string, args ...any) error {
 }
 
 // assignOwners records, in step order, the side that first uses each
-// placeholder in a frame.
-func (sc *Scenario) assignOwners(steps []Step) error {
-	for _, st := range steps {
-		if st.Kind == KindInclude {
-			if err := sc.assignOwners(st.Steps); err != nil {
-				return err
-			}
-			continue
-		}
+// placeholder in a frame (parseFrame checked the templates).
+func (sc *Scenario) assignOwners() {
+	for _, st := range sc.Flat() {
 		if st.Frame == nil {
 			continue
 		}
-		names, err := placeholdersOf(st.Frame)
-		if err != nil {
-			return &Error{Pos: st.Pos, Msg: err.Error()}
-		}
-		for _, n := range names {
-			if _, ok := sc.Owners[n]; !ok {
-				sc.Owners[n] = st.Side
+		id, _ := splitString(st.Frame.ID)
+		payload, _ := parseTemplate(st.Frame.Payload)
+		for _, seg := range append(id, payload...) {
+			if _, ok := sc.Owners[seg.name]; seg.name != "" && !ok {
+				sc.Owners[seg.name] = st.Side
 			}
 		}
 	}
-	return nil
 }
 
 // check reads a directive's key=value arguments from the from'th on, as
