@@ -77,14 +77,6 @@ func (r Report) SkippedFor() map[string]int {
 	return out
 }
 
-// ExitCode is 0 when no scenario failed, 1 otherwise.
-func (r Report) ExitCode() int {
-	if _, fail, _ := r.Counts(); fail > 0 {
-		return 1
-	}
-	return 0
-}
-
 // Write prints one line per scenario, the failure or skip reason and the
 // assertions not checked indented below it, and a summary line.
 func (r Report) Write(w io.Writer) {

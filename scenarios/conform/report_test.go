@@ -40,7 +40,7 @@ func TestSkipReason(t *testing.T) {
 }
 
 // TestReportWrite: one line per scenario, reasons and not-checked notes
-// indented, a summary; the exit code is 1 only when one failed.
+// indented, a summary counting each status.
 func TestReportWrite(t *testing.T) {
 	rep := Report{Side: scenarios.Core, Results: []Result{
 		{Name: "a", Status: Pass, Elapsed: 1234 * time.Millisecond, NotChecked: []string{"s.txt:3: x"}},
@@ -49,14 +49,14 @@ func TestReportWrite(t *testing.T) {
 	var b bytes.Buffer
 	rep.Write(&b)
 	want := "PASS  a (1.23s)\n      not checked: s.txt:3: x\nSKIP  b\n      needs fake time\nconform core: 1 passed, 0 failed, 1 skipped\n"
-	if b.String() != want || rep.ExitCode() != 0 {
-		t.Fatalf("report %q exit %d, want %q exit 0", b.String(), rep.ExitCode(), want)
+	if b.String() != want {
+		t.Fatalf("report %q, want %q", b.String(), want)
 	}
 	rep.Results = append(rep.Results, Result{Name: "c", Status: Fail, Reason: "s.txt:9: sent x\n  sent {}"})
 	b.Reset()
 	rep.Write(&b)
-	if !strings.Contains(b.String(), "FAIL  c (0s)\n      s.txt:9: sent x\n        sent {}\n") || rep.ExitCode() != 1 {
-		t.Fatalf("report %q exit %d", b.String(), rep.ExitCode())
+	if !strings.HasSuffix(b.String(), "FAIL  c (0s)\n      s.txt:9: sent x\n        sent {}\nconform core: 1 passed, 1 failed, 1 skipped\n") {
+		t.Fatalf("report %q", b.String())
 	}
 }
 
