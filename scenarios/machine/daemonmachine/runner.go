@@ -452,14 +452,8 @@ func (r *Runner) Settle(args map[string]string) {
 
 func (r *Runner) RuntimeOwned(args map[string]string) {
 	snap := r.m.Snapshot()
-	count := map[string]int{}
-	for _, res := range snap.Owned {
-		count[res.Kind]++
-	}
-	have := map[string]int{
-		"executors": count["executor"], "turns": count["turn"], "calls": count["call"],
-		"idle": snap.Capacity.Idle, "closing": snap.Capacity.Closing, "records": snap.Capacity.Records,
-	}
+	have := controlled.OwnedCounts(snap.Owned)
+	have["idle"], have["closing"], have["records"] = snap.Capacity.Idle, snap.Capacity.Closing, snap.Capacity.Records
 	line := "runtime-owned"
 	for _, k := range scenarios.KindRuntimeOwned.Members() {
 		want, listed := args[k]
