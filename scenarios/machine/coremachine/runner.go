@@ -62,8 +62,9 @@ func (r *Runner) VersionRefused(map[string]string) {
 	r.Note("skipped: the protocol version is checked by the gateway at the WebSocket upgrade (HTTP 426 before any registration); core.Machine receives no event for it")
 }
 
-// step applies one event and its effects, printing both unless quiet.
-func (r *Runner) step(ev core.Event, quiet bool) {
+// step applies one event and its effects, printing both unless quiet,
+// and returns the effects.
+func (r *Runner) step(ev core.Event, quiet bool) []core.Effect {
 	effects := r.m.Step(r.now, ev)
 	if !quiet {
 		r.Note("> " + ev.Describe())
@@ -71,6 +72,7 @@ func (r *Runner) step(ev core.Event, quiet bool) {
 	for _, e := range effects {
 		r.apply(e, quiet)
 	}
+	return effects
 }
 
 func (r *Runner) apply(e core.Effect, quiet bool) {
@@ -198,11 +200,8 @@ func (r *Runner) call() core.CallID {
 // Call steps an API event, prints it and returns its result.
 func (r *Runner) Call(ev func(core.CallID) core.Event) (*core.APIResult, error) {
 	e := ev(r.call())
-	effects := r.m.Step(r.now, e)
-	r.Note("> " + e.Describe())
 	var res *core.APIResult
-	for _, f := range effects {
-		r.apply(f, false)
+	for _, f := range r.step(e, false) {
 		if v, ok := f.(core.APIResult); ok {
 			res = &v
 		}
