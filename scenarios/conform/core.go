@@ -343,17 +343,14 @@ func (r *coreRun) StartWorkspace(st scenarios.Step, session string) error {
 		path = "/v1/agents/environments/" + url.PathEscape(sess.Environment.ID) + "/files"
 	case "export":
 		path = "/core/v1/sessions/" + url.PathEscape(session) + "/workspace/export?"
-	default:
-		q, route := url.Values{"path": {st.Args["path"]}}, "/workspace/file"
-		if st.Action == "read-directory" {
-			route = "/workspace/directory"
-			if v := st.Args["max_entries"]; v != "" {
-				q.Set("max_entries", v)
+	default: // read-directory takes max_entries, read-file max_bytes
+		q := url.Values{"path": {st.Args["path"]}}
+		for _, k := range []string{"max_entries", "max_bytes"} {
+			if v := st.Args[k]; v != "" {
+				q.Set(k, v)
 			}
-		} else if v := st.Args["max_bytes"]; v != "" {
-			q.Set("max_bytes", v)
 		}
-		path = "/core/v1/sessions/" + url.PathEscape(session) + route + "?" + q.Encode()
+		path = "/core/v1/sessions/" + url.PathEscape(session) + "/workspace/" + strings.TrimPrefix(st.Action, "read-") + "?" + q.Encode()
 	}
 	done := make(chan wsAnswer, 1)
 	r.ws, r.wsDone = done, nil
