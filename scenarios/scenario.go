@@ -409,21 +409,16 @@ func parseFrame(d directive) (*Frame, error) {
 		return nil, d.errf("%s: unknown frame type %q", d.cmd, typ)
 	}
 	f := &Frame{Type: typ, Payload: d.input}
-	sub := d
-	sub.args = nil
+	sub := directive{pos: d.pos, cmd: d.cmd}
+	flags := map[string]*bool{"invalid": &f.Invalid, "rogue": &f.Rogue, "lost": &f.Lost}
 	for _, a := range d.args[1:] {
-		switch {
-		case a.Key == "invalid" && len(a.Vals) == 0:
-			f.Invalid, f.Rogue = true, true
-		case a.Key == "rogue" && len(a.Vals) == 0:
-			f.Rogue = true
-		case a.Key == "lost" && len(a.Vals) == 0:
-			f.Lost = true
-		default:
+		if flag := flags[a.Key]; flag != nil && len(a.Vals) == 0 {
+			*flag = true
+		} else {
 			sub.args = append(sub.args, a)
 		}
 	}
-	sub.input = ""
+	f.Rogue = f.Rogue || f.Invalid
 	args, err := sub.check(d.cmd, spec{args: []string{"id"}}, 0)
 	if err != nil {
 		return nil, err
