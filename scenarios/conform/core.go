@@ -54,18 +54,7 @@ func RunCore(ctx context.Context, t CoreTarget, all []*scenarios.Scenario, o Opt
 	}
 	t.URL, t.APIURL = strings.TrimRight(t.URL, "/"), strings.TrimRight(t.APIURL, "/")
 	o = o.withDefaults()
-	rep := Report{Side: scenarios.Core}
-	for _, sc := range o.selected(all) {
-		if ctx.Err() != nil {
-			return rep, ctx.Err()
-		}
-		if o.Log != nil {
-			fmt.Fprintf(o.Log, "conform core: %s\n", sc.Name)
-		}
-		r := newCoreRun(o, t, sc)
-		rep.Results = append(rep.Results, r.run())
-	}
-	return rep, nil
+	return o.each(ctx, scenarios.Core, all, func(sc *scenarios.Scenario) Result { return newCoreRun(o, t, sc).run() })
 }
 
 // coreRun is one scenario against Core: a scenarios.CoreDriver whose

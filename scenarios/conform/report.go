@@ -1,6 +1,7 @@
 package conform
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"regexp"
@@ -159,9 +160,22 @@ func uses(sc *scenarios.Scenario, kinds ...scenarios.Kind) bool {
 	return slices.ContainsFunc(sc.Flat(), func(st scenarios.Step) bool { return slices.Contains(kinds, st.Kind) })
 }
 
-// selected filters scenarios by o.Run.
-func (o Options) selected(all []*scenarios.Scenario) []*scenarios.Scenario {
-	return slices.DeleteFunc(slices.Clone(all), func(sc *scenarios.Scenario) bool { return o.Run != nil && !o.Run.MatchString(sc.Name) })
+// each plays every scenario o.Run selects on side, naming each on o.Log
+// as it starts, until ctx ends.
+func (o Options) each(ctx context.Context, side scenarios.Side, all []*scenarios.Scenario, play func(*scenarios.Scenario) Result) (Report, error) {
+	rep := Report{Side: side}
+	for _, sc := range all {
+		switch {
+		case ctx.Err() != nil:
+			return rep, ctx.Err()
+		case o.Run != nil && !o.Run.MatchString(sc.Name):
+			continue
+		case o.Log != nil:
+			fmt.Fprintf(o.Log, "conform %s: %s\n", side, sc.Name)
+		}
+		rep.Results = append(rep.Results, play(sc))
+	}
+	return rep, nil
 }
 
 // failures is a scenario driver's log and its not-checked notes.

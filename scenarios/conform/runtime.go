@@ -110,22 +110,15 @@ func RunRuntime(ctx context.Context, t RuntimeTarget, all []*scenarios.Scenario,
 	if t.Output != nil {
 		out = &lockedWriter{w: t.Output}
 	}
-	rep := Report{Side: scenarios.Runtime}
 	since := time.Now() // the previous scenario's Runtime was gone by then
-	for _, sc := range o.selected(all) {
-		if ctx.Err() != nil {
-			return rep, ctx.Err()
-		}
-		if o.Log != nil {
-			fmt.Fprintf(o.Log, "conform runtime: %s\n", sc.Name)
-		}
+	return o.each(ctx, scenarios.Runtime, all, func(sc *scenarios.Scenario) Result {
 		r := &rtRun{o: o, t: t, fr: fr, env: env, out: out, sc: sc, since: since}
-		rep.Results = append(rep.Results, r.run(ctx))
+		res := r.run(ctx)
 		if !r.gone.IsZero() {
 			since = r.gone
 		}
-	}
-	return rep, nil
+		return res
+	})
 }
 
 type rtEnv struct{ base, credFile, dir string }
