@@ -1,9 +1,9 @@
 // Package coreapi plays the steps only Core has (api and the core-*
 // assertions) for every Core driver (Steps), over an API: Events for the
 // machine driver (scenarios/machine), HTTP for scenarios/conform (a
-// Core in its own process, or in process in conform's tests). It also
-// holds what those share: the answer bodies and the workspace answer's
-// members.
+// Core in its own process, or in process in conform's tests). Both APIs
+// answer in core/api's operator views and core.WorkspaceResult, so that
+// Steps decodes the answer bodies and compares the members once.
 package coreapi
 
 import (
@@ -36,8 +36,8 @@ type FunctionResultBody struct {
 	Content []wire.InputContent `json:"content"`
 }
 
-// Strict decodes a step's JSON body into v, refusing unknown members.
-func Strict(s string, v any) error {
+// strict decodes a step's JSON body into v, refusing unknown members.
+func strict(s string, v any) error {
 	d := json.NewDecoder(bytes.NewReader([]byte(s)))
 	d.DisallowUnknownFields()
 	return d.Decode(v)
@@ -163,8 +163,8 @@ func (e events) Prepare(st scenarios.Step) (string, error) {
 
 // Workspace call defaults (wire-reference §3.9).
 const (
-	DefaultMaxEntries = 1024
-	DefaultMaxBytes   = 1 << 20
+	defaultMaxEntries = 1024
+	defaultMaxBytes   = 1 << 20
 )
 
 func (e events) StartWorkspace(st scenarios.Step, session string) error {
@@ -178,9 +178,9 @@ func (e events) StartWorkspace(st scenarios.Step, session string) error {
 		r := core.ReadWorkspace{Call: c, Session: session, Path: st.Args["path"], Directory: st.Action == "read-directory"}
 		n, _ := strconv.Atoi(cmp.Or(st.Args["max_entries"], st.Args["max_bytes"])) // a call takes the one of its kind
 		if r.Directory {
-			r.MaxEntries = cmp.Or(n, DefaultMaxEntries)
+			r.MaxEntries = cmp.Or(n, defaultMaxEntries)
 		} else {
-			r.MaxBytes = cmp.Or(n, DefaultMaxBytes)
+			r.MaxBytes = cmp.Or(n, defaultMaxBytes)
 		}
 		return r
 	})
@@ -340,19 +340,19 @@ func answerBody(st scenarios.Step) (any, error) {
 	switch st.Action {
 	case "answer-permission":
 		var b PermissionBody
-		if err := Strict(st.Input, &b); err != nil || b.Approved == nil {
+		if err := strict(st.Input, &b); err != nil || b.Approved == nil {
 			return nil, fmt.Errorf("api %s: body %s: want {\"approved\":bool,…} (%v)", st.Action, st.Input, err)
 		}
 		return b, nil
 	case "answer-choice":
 		var b api.UserChoiceAnswer
-		if err := Strict(st.Input, &b); err != nil {
+		if err := strict(st.Input, &b); err != nil {
 			return nil, fmt.Errorf("api %s: body %s: %v", st.Action, st.Input, err)
 		}
 		return b, nil
 	}
 	var b FunctionResultBody
-	if err := Strict(st.Input, &b); err != nil || b.Success == nil || b.Content == nil {
+	if err := strict(st.Input, &b); err != nil || b.Success == nil || b.Content == nil {
 		return nil, fmt.Errorf("api %s: body %s: want {\"success\":bool,\"content\":[…]} (%v)", st.Action, st.Input, err)
 	}
 	return b, nil
