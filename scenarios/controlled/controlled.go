@@ -272,6 +272,17 @@ func (c *Controlled) Do(cmd scenarios.ControlCommand) error {
 	return nil
 }
 
+// Config is the configuration of a daemon whose kinds the controlled
+// adapter serves as a scenario's Runtime declares them; it installs
+// workspace writes.
+func Config(version string, kinds []wire.SupportedAgentKind) daemon.Config {
+	cfg := daemon.Config{DaemonVersion: version, Workspace: daemon.WorkspaceConfig{Writes: true}}
+	for _, k := range kinds {
+		cfg.Kinds = append(cfg.Kinds, daemon.KindConfig{Kind: k.Kind, Version: k.Version, Available: k.Available, Capabilities: k.Capabilities})
+	}
+	return cfg
+}
+
 // OwnedFunc reports the counts a Runtime owns, by name (executors, turns,
 // calls, idle, closing); the host that runs the daemon provides it.
 type OwnedFunc func(ctx context.Context) (map[string]int, error)

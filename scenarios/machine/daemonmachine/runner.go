@@ -5,6 +5,7 @@
 package daemonmachine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -43,10 +44,11 @@ type Runner struct {
 // capabilities, daemon version); limits may be narrowed (zero:
 // defaults). The Environments' workspaces lie under dir.
 func New(sc *scenarios.Scenario, limits daemon.Limits, dir string) (*scenarios.Player, *Runner, error) {
-	cfg, err := declaration(sc)
+	hb, _, err := sc.Declaration() // none: a Runtime that serves no kind
 	if err != nil {
 		return nil, nil, err
 	}
+	cfg := controlled.Config(cmp.Or(hb.DaemonVersion, "scenario"), hb.SupportedAgentKinds)
 	cfg.Limits = limits
 	if err := cfg.Validate(); err != nil {
 		return nil, nil, err
@@ -59,24 +61,6 @@ func New(sc *scenarios.Scenario, limits daemon.Limits, dir string) (*scenarios.P
 		timers: map[daemon.TimerID]time.Time{},
 	}
 	return scenarios.NewPlayer(sc, r), r, nil
-}
-
-// declaration configures the machine as the scenario's Runtime declares
-// itself (no heartbeat: a Runtime that serves no kind).
-func declaration(sc *scenarios.Scenario) (daemon.Config, error) {
-	hb, _, err := sc.Declaration()
-	if err != nil {
-		return daemon.Config{}, err
-	}
-	// the controlled harness installs workspace writes
-	cfg := daemon.Config{DaemonVersion: hb.DaemonVersion, Workspace: daemon.WorkspaceConfig{Writes: true}}
-	if cfg.DaemonVersion == "" {
-		cfg.DaemonVersion = "scenario"
-	}
-	for _, k := range hb.SupportedAgentKinds {
-		cfg.Kinds = append(cfg.Kinds, daemon.KindConfig{Kind: k.Kind, Version: k.Version, Available: k.Available, Capabilities: k.Capabilities})
-	}
-	return cfg, nil
 }
 
 // VersionRefused is not for daemon.Machine: Core's gateway refuses the
