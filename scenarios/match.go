@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -47,10 +49,8 @@ func (b *bindings) Match(f *Frame, got []byte) error {
 		if err != nil {
 			return err
 		}
-		var have any
-		dec := json.NewDecoder(bytes.NewReader(env.Payload))
-		dec.UseNumber()
-		if err := dec.Decode(&have); err != nil {
+		have, err := decodeNumbers(string(env.Payload))
+		if err != nil {
 			return fmt.Errorf("sent payload: %v", err)
 		}
 		m.extraOK = b.self == Core && f.Type == "execution_prepare"
@@ -78,13 +78,20 @@ func expectedTree(payload string) (any, error) {
 		q, _ := json.Marshal(numMark + name)
 		return string(q)
 	})
-	var v any
-	dec := json.NewDecoder(strings.NewReader(text))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
+	v, err := decodeNumbers(text)
+	if err != nil {
 		return nil, fmt.Errorf("expected payload: %v", err)
 	}
 	return v, nil
+}
+
+// decodeNumbers decodes JSON text keeping its numbers as json.Number.
+func decodeNumbers(text string) (any, error) {
+	var v any
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	err := dec.Decode(&v)
+	return v, err
 }
 
 type matcher struct {
@@ -174,14 +181,8 @@ func (m *matcher) object(path string, w, h map[string]any) error {
 	if m.extraOK && path == "payload.configuration" {
 		return nil
 	}
-	var extra []string
-	for k := range h {
-		if _, ok := w[k]; !ok {
-			extra = append(extra, k)
-		}
-	}
+	extra := slices.DeleteFunc(slices.Sorted(maps.Keys(h)), func(k string) bool { _, listed := w[k]; return listed })
 	if len(extra) > 0 {
-		slices.Sort(extra)
 		return fmt.Errorf("%s: unlisted members %s", path, strings.Join(extra, ", "))
 	}
 	return nil
@@ -240,7 +241,7 @@ func (m *matcher) expand(want string) string {
 	if err != nil {
 		return want
 	}
-	return t.plain(func(name string) string {
+	return t.render(func(name string, _ bool) string {
 		if v, ok := m.lookup(name, true); ok {
 			return v
 		}
@@ -263,4 +264,172 @@ func show(v any) string {
 		return fmt.Sprint(v)
 	}
 	return string(b)
+}
+
+// DefaultNumber is the value a numeric placeholder takes when the
+// scripted peer mints it (wire-reference §7: expires_at 1800000000000).
+const DefaultNumber = "1800000000000"
+
+// segment is a piece of a payload template: literal text, or a
+// placeholder in a string (inString) or number position; a plain
+// string's placeholders render unescaped.
+type segment struct {
+	lit             string
+	name            string
+	inString, plain bool
+}
+
+type template []segment
+
+var identRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*`)
+
+// parseTemplate splits JSON text into literals and placeholders: `$name`
+// inside a string is a string placeholder, a bare `$name` is a number
+// placeholder; `$$` is a literal dollar sign.
+func parseTemplate(text string) (template, error) { return scanTemplate(text, false) }
+
+// splitString splits a plain string (an envelope ID, a decoded JSON
+// string) into literals and string placeholders.
+func splitString(s string) (template, error) { return scanTemplate(s, true) }
+
+// scanTemplate splits JSON text, or a plain string (every placeholder a
+// string's, no quotes or escapes), into literals and placeholders.
+func scanTemplate(text string, plain bool) (template, error) {
+	var out template
+	var lit strings.Builder
+	inStr := plain
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case !plain && inStr && c == '\\' && i+1 < len(text):
+			lit.WriteByte(c)
+			lit.WriteByte(text[i+1])
+			i++
+			continue
+		case !plain && c == '"':
+			inStr = !inStr
+		case c == '$' && i+1 < len(text) && text[i+1] == '$':
+			lit.WriteByte('$')
+			i++
+			continue
+		case c == '$':
+			name := identRe.FindString(text[i+1:])
+			if name == "" {
+				return nil, fmt.Errorf("bad placeholder at %q", clip(text[i:]))
+			}
+			out = append(out, segment{lit: lit.String()}, segment{name: name, inString: inStr, plain: plain})
+			lit.Reset()
+			i += len(name)
+			continue
+		}
+		lit.WriteByte(c)
+	}
+	return append(out, segment{lit: lit.String()}), nil
+}
+
+func clip(s string) string {
+	if len(s) > 12 {
+		return s[:12] + "…"
+	}
+	return s
+}
+
+// render substitutes every placeholder with value(name, inString).
+func (t template) render(value func(name string, inString bool) string) string {
+	var b strings.Builder
+	for _, s := range t {
+		if s.name == "" {
+			b.WriteString(s.lit)
+			continue
+		}
+		v := value(s.name, s.inString)
+		if s.inString && !s.plain {
+			q, _ := json.Marshal(v)
+			v = string(q[1 : len(q)-1])
+		}
+		b.WriteString(v)
+	}
+	return b.String()
+}
+
+// defaultValue is the value a placeholder takes when the scripted peer
+// mints it: a string placeholder its own name, a number DefaultNumber.
+func defaultValue(name string, inString bool) string {
+	if inString && strings.HasPrefix(name, "uuid_") {
+		return defaultUUID(name)
+	}
+	if inString {
+		return name
+	}
+	return DefaultNumber
+}
+
+// bindings holds the values the side under test minted for the
+// placeholders it owns. The scripted peer's own placeholders take their
+// defaults.
+type bindings struct {
+	self   Side
+	owners map[string]Side
+	vals   map[string]string
+}
+
+// newBindings returns empty bindings for a runner that tests self.
+func newBindings(sc *Scenario, self Side) *bindings {
+	return &bindings{self: self, owners: sc.Owners, vals: map[string]string{}}
+}
+
+// Value returns the bound value of a placeholder owned by the side under
+// test, or the default of one the peer owns.
+func (b *bindings) Value(name string, inString bool) (string, bool) {
+	if b.owners[name] != b.self {
+		return defaultValue(name, inString), true
+	}
+	v, ok := b.vals[name]
+	return v, ok
+}
+
+// Peer renders a frame the scripted peer sends as envelope bytes.
+func (b *bindings) Peer(f *Frame) ([]byte, error) {
+	var missing []string
+	value := func(name string, inString bool) string {
+		v, ok := b.Value(name, inString)
+		if !ok {
+			missing = append(missing, "$"+name)
+		}
+		return v
+	}
+	idT, _ := splitString(f.ID)
+	id := idT.render(value)
+	payload := ""
+	if f.Payload != "" {
+		t, _ := parseTemplate(f.Payload)
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, []byte(t.render(value))); err != nil {
+			return nil, fmt.Errorf("payload: %v", err)
+		}
+		payload = buf.String()
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%s used before the %s sent a value for it", strings.Join(missing, ", "), b.self)
+	}
+	env := `{"type":` + strconv.Quote(f.Type)
+	if id != "" {
+		env += `,"id":` + strconv.Quote(id)
+	}
+	if payload != "" {
+		env += `,"payload":` + payload
+	}
+	return []byte(env + "}"), nil
+}
+
+// defaultUUID is the default of a uuid_ placeholder, for the IDs the
+// wire requires to be canonical UUIDs (a write's mutation and Session
+// IDs): a version 4 UUID whose bits are the name's SHA-256, so each name
+// has its own.
+func defaultUUID(name string) string {
+	b := sha256.Sum256([]byte(name))
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:16])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
 }

@@ -58,7 +58,7 @@ func TestParseErrors(t *testing.T) {
 		{"api resume rollback", "api resume rollback=maybe\n----\n", "1", "want true or false"},
 		{"api prepare steps", "api prepare-environment environment=e\n----\n", "1", "want the request body (JSON)"},
 		{"core-interaction id", "core-interaction status=applied\n----\n", "1", "missing id="},
-		{"harness file path", "harness file environment=env\nhello\n----\n", "1", "want environment= and path="},
+		{"harness file path", "harness file environment=env\nhello\n----\n", "1", "harness file: missing path="},
 		{"harness file arg", "harness file environment=env path=a mode=x\nhello\n----\n", "1", `unknown argument "mode"`},
 		{"api workspace env", "api read-directory path=notes\n----\n", "1", "missing environment="},
 		{"api workspace limit", "api read-file environment=env path=a max_bytes=0\n----\n", "1", `max_bytes="0" is not a positive count`},

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/turnstile-sim/turnstile/wire"
@@ -127,6 +128,7 @@ type Report struct {
 	Matched   int     // frames of the side that matched their step
 	Skipped   string  // why the side skipped the scenario ("": it played)
 	Failures  []error // every failure, in order
+	Failed    *Step   // the step Play stopped at (nil: none failed)
 }
 
 // Player plays one scenario's steps on one side through a driver.
@@ -156,18 +158,19 @@ func NewPlayer(sc *Scenario, d Driver) *Player {
 	return p
 }
 
-// Play plays every step of sc through d, then finishes.
+// Play plays the steps of sc through d until one fails, then finishes a
+// run in which none failed.
 func Play(sc *Scenario, d Driver) Report {
 	p := NewPlayer(sc, d)
 	for _, st := range sc.Flat() {
-		p.Step(st)
+		if _, errs := p.Step(st); len(errs) > 0 {
+			p.rep.Failed = &st
+			return p.rep
+		}
 	}
 	p.Finish()
-	return p.Report()
+	return p.rep
 }
-
-// Report is what the play found so far.
-func (p *Player) Report() Report { return p.rep }
 
 // subject names the side in failures.
 func (p *Player) subject() string {
@@ -203,7 +206,7 @@ func (p *Player) step(st Step) {
 		}
 		return
 	}
-	if p.otherOnly(st.Kind) {
+	if side, ok := sideOf[st.Kind]; ok && side != p.side {
 		return // nothing reaches this side
 	}
 	p.rep.Steps++
@@ -264,14 +267,6 @@ func (p *Player) own(st Step) {
 	}
 }
 
-// otherOnly reports whether steps of kind k concern the other side only.
-func (p *Player) otherOnly(k Kind) bool {
-	if p.side == Core {
-		return k.RuntimeOnly()
-	}
-	return k.CoreOnly()
-}
-
 // Finish reports the frames the side sent that the scenario never
 // listed, then applies the zero-work rule (Work) to a run that failed
 // nothing else. It is the one place that sees the whole run, so a check of
@@ -301,10 +296,7 @@ func (p *Player) requireQuiet(when string) {
 func (p *Player) expect(f *Frame) {
 	l := p.d.log()
 	if f.Rogue {
-		name := "Runtime"
-		if p.side == Core {
-			name = "Core"
-		}
+		name := strings.TrimPrefix(p.subject(), "the ")
 		l.Note("not asserted: a misbehaving " + name + " sends this " + f.Type + "; this " + name + " does not")
 		return
 	}
@@ -354,4 +346,42 @@ func Earliest[K ~string](timers map[K]time.Time) (id K, at time.Time, ok bool) {
 		}
 	}
 	return id, at, ok
+}
+
+// Work tallies, for the zero-work rule every runner applies, what a
+// scenario run admitted: the Turns its api steps submitted and the Runs
+// that started (execution_start frames the run played). A runner feeds it
+// each step it played without a failure and asks NoWork at the end.
+type Work struct {
+	submitted int
+	started   int
+	// outcome: a core-state step asserted the state of a Turn, so the
+	// scenario says what became of its Turns, Run or not (a Turn refused
+	// at selection, cancelled before its start, still queued).
+	outcome bool
+}
+
+// Played records one step the run played without a failure.
+func (w *Work) Played(st Step) {
+	switch {
+	case st.Kind == KindAPI && st.Action == "submit-turn":
+		w.submitted++
+	case st.Kind == KindFrame && st.Frame != nil && st.Frame.Type == "execution_start" && !st.Frame.Rogue && !st.Frame.Invalid:
+		w.started++
+	case st.Kind == KindCoreState && st.Args["state"] != "":
+		w.outcome = true
+	}
+}
+
+// NoWork is the zero-work rule: a run whose scenario submitted Turns but
+// in which no Run started passed without exercising what it claims, so it
+// fails, with this reason, unless a core-state step of the scenario
+// asserted what became of its Turns instead. "" when the run admitted
+// work or expected none.
+func (w Work) NoWork() string {
+	if w.submitted == 0 || w.started > 0 || w.outcome {
+		return ""
+	}
+	return fmt.Sprintf("admitted no work: the scenario submitted %d Turn(s) but no Run started (no execution_start was played), "+
+		"and no core-state step asserts what became of them", w.submitted)
 }

@@ -38,19 +38,17 @@ const (
 	KindHarness    Kind = "harness"    // controlled adapter behaviour (Runtime side)
 	KindAPI        Kind = "api"        // a public API call to Core (Core side)
 	KindCoreState  Kind = "core-state" // assertion on Core-owned Turn state
-	// KindCoreInteraction asserts Core's record of one interaction of a Turn.
+	// Assertions on Core's record of one interaction of a Turn, of the
+	// latest suspension, of the latest Environment preparation, and on
+	// the answer of the latest workspace call.
 	KindCoreInteraction Kind = "core-interaction"
-	// KindCoreSuspension asserts Core's record of the latest suspension.
-	KindCoreSuspension Kind = "core-suspension"
-	// KindCorePreparation asserts Core's record of the latest
-	// Environment preparation.
+	KindCoreSuspension  Kind = "core-suspension"
 	KindCorePreparation Kind = "core-preparation"
-	// KindCoreWorkspace asserts the answer of the latest workspace call.
-	KindCoreWorkspace  Kind = "core-workspace"
-	KindRuntimeOwned   Kind = "runtime-owned"   // assertion on Runtime-owned resources
-	KindVersionRefused Kind = "version-refused" // the upgrade with a version is refused
-	KindInclude        Kind = "include"         // the steps of testdata/include/<name>.txt
-	KindOnly           Kind = "only"            // only <side>: the other side's runners skip the scenario
+	KindCoreWorkspace   Kind = "core-workspace"
+	KindRuntimeOwned    Kind = "runtime-owned"   // assertion on Runtime-owned resources
+	KindVersionRefused  Kind = "version-refused" // the upgrade with a version is refused
+	KindInclude         Kind = "include"         // the steps of testdata/include/<name>.txt
+	KindOnly            Kind = "only"            // only <side>: the other side's runners skip the scenario
 )
 
 // Epoch is a scenario's first instant on the machine runners, and the
@@ -63,51 +61,75 @@ var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // heartbeat while time advances (the bootstrap's default cadence).
 const KeepaliveInterval = 15 * time.Second
 
-// Harness actions of the controlled adapter.
-var HarnessActions = []string{
-	"fail-setup",      // the next native Executor setup fails
-	"hang-setup",      // the next native Executor setup answers only at release
-	"fail-start",      // the next native start fails before a Turn exists
-	"hang-cancel",     // the next native cancel request never answers
-	"hang-settle",     // the next settlement wait never answers
-	"uncertain-write", // the next durable write has an unknown outcome
-	"hang-write",      // the next durable write never answers
-	"release",         // every hanging native call answers now, successfully
-	"hold-apply",      // the next written input is not consumed until apply
-	"apply",           // the held input is consumed now
-	"close-failure",   // the next executor close fails (a retry succeeds)
-	"late-event",      // a native event follows the next settlement
-	"emit",            // the live Turn emits a native event (type arg, JSON input)
-	"file",            // a file (environment=, path=; the input is its content) lies in the workspace
+// HarnessActions are the controlled adapter's actions (README.md,
+// "Harness actions").
+var HarnessActions = []string{"fail-setup", "hang-setup", "fail-start", "hang-cancel", "hang-settle", "uncertain-write", "hang-write",
+	"release", "hold-apply", "apply", "close-failure", "late-event", "emit", "file"}
+
+// spec is what a directive or an api call takes: the key=value
+// arguments it allows (args, and members: the ones an assertion
+// compares, of which it lists at least one), those it requires, and its
+// input.
+type spec struct {
+	args, members, required []string
+	input                   input
 }
 
-// apiArgs lists the arguments of each public API call a scenario can
-// make to Core. The answer calls take the
-// public API's request body as JSON input and may name the refusal the
-// call must get (refused=<error code>).
-var apiArgs = map[string][]string{
-	"submit-turn":       {"text", "kind"},
-	"steer":             {"text", "turn"},
-	"cancel":            {"turn"},
-	"answer-permission": {"interaction", "turn", "refused"},
-	"answer-choice":     {"interaction", "turn", "refused"},
-	"function-result":   {"call", "turn", "refused"},
-	"quiesce":           {"environment", "refused"},
-	"resume":            {"rollback", "refused"},
-	// prepare-environment: the input is a JSON array of runtime_prepare
-	// begin headers, each with its body as the data member.
-	"prepare-environment": {"environment", "session", "refused"},
-	// The workspace calls (the next core-workspace asserts the answer);
-	// write-file's input is the file's content.
-	"read-directory": {"environment", "path", "max_entries"},
-	"read-file":      {"environment", "path", "max_bytes"},
-	"write-file":     {"environment", "path"},
-	"export":         {"environment"},
+type input int
+
+const (
+	noInput   input = iota
+	anyInput        // taken as it is (a file's content)
+	jsonInput       // a JSON value
+)
+
+// specs are the directives that take key=value arguments only.
+var specs = map[Kind]spec{
+	KindConnect:    {},
+	KindReconnect:  {},
+	KindDisconnect: {args: []string{"by"}},
+	KindSettle:     {args: []string{"content", "session", "reusable", "reason", "error"}},
+	KindCoreState: {args: []string{"turn"}, required: []string{"turn"},
+		members: []string{"state", "cursor", "code", "engine_code", "engine_status", "content", "attempt", "inputs", "usage"}},
+	KindCoreInteraction: {args: []string{"turn", "id"}, required: []string{"id"}, members: []string{"kind", "status", "code", "attempts"}},
+	KindCoreSuspension:  {members: []string{"state", "code", "rollback", "attempts"}},
+	KindCorePreparation: {members: []string{"state", "steps", "code"}},
+	KindCoreWorkspace:   {required: []string{"outcome"}, members: []string{"outcome", "code", "entries", "data", "truncated", "archive"}},
+	KindRuntimeOwned:    {members: ownedCounts},
+	KindVersionRefused:  {args: []string{"version", "status", "code"}, required: []string{"version"}},
 }
 
-// apiTarget names the argument an answer call requires.
-var apiTarget = map[string]string{"answer-permission": "interaction", "answer-choice": "interaction", "function-result": "call",
-	"prepare-environment": "environment"}
+// ownedCounts are runtime-owned's members, each a count.
+var ownedCounts = []string{"executors", "turns", "calls", "idle", "closing", "records"}
+
+// Members are the members a step of kind k asserts, in the order its
+// transcript line lists them.
+func (k Kind) Members() []string { return specs[k].members }
+
+var environment = []string{"environment"}
+
+// apiCalls are the public API calls a scenario can make to Core. The
+// answers take the public API's request body as JSON input and may name
+// the refusal the call must get (refused=<error code>);
+// prepare-environment's input is a JSON array of runtime_prepare begin
+// headers, each with its body as the data member. The next core-workspace
+// asserts a workspace call's answer; write-file's input is the file's
+// content.
+var apiCalls = map[string]spec{
+	"submit-turn":         {args: []string{"text", "kind"}, required: []string{"text"}},
+	"steer":               {args: []string{"text", "turn"}, required: []string{"text"}},
+	"cancel":              {args: []string{"turn"}},
+	"answer-permission":   {args: []string{"interaction", "turn", "refused"}, required: []string{"interaction"}, input: jsonInput},
+	"answer-choice":       {args: []string{"interaction", "turn", "refused"}, required: []string{"interaction"}, input: jsonInput},
+	"function-result":     {args: []string{"call", "turn", "refused"}, required: []string{"call"}, input: jsonInput},
+	"quiesce":             {args: []string{"environment", "refused"}, required: environment},
+	"resume":              {args: []string{"rollback", "refused"}},
+	"prepare-environment": {args: []string{"environment", "session", "refused"}, required: environment, input: jsonInput},
+	"read-directory":      {args: []string{"environment", "path", "max_entries"}, required: environment},
+	"read-file":           {args: []string{"environment", "path", "max_bytes"}, required: environment},
+	"write-file":          {args: []string{"environment", "path"}, required: environment, input: anyInput},
+	"export":              {args: environment, required: environment},
+}
 
 // Frame is a frame a scenario step sends.
 type Frame struct {
@@ -125,18 +147,10 @@ type Frame struct {
 	Lost bool
 }
 
-// CoreOnly reports whether steps of kind k concern Core only (the
-// Runtime's runners ignore them).
-func (k Kind) CoreOnly() bool {
-	return k == KindAPI || k == KindCoreState || k == KindCoreInteraction || k == KindCoreSuspension || k == KindCorePreparation ||
-		k == KindCoreWorkspace
-}
-
-// RuntimeOnly reports whether steps of kind k concern the Runtime only
-// (Core's runners ignore them).
-func (k Kind) RuntimeOnly() bool {
-	return k == KindHarness || k == KindSettle || k == KindRuntimeOwned
-}
+// sideOf is the side each one-sided kind concerns (the other side's
+// runners ignore its steps).
+var sideOf = map[Kind]Side{KindAPI: Core, KindCoreState: Core, KindCoreInteraction: Core, KindCoreSuspension: Core,
+	KindCorePreparation: Core, KindCoreWorkspace: Core, KindHarness: Runtime, KindSettle: Runtime, KindRuntimeOwned: Runtime}
 
 // Step is one parsed directive.
 type Step struct {
@@ -195,9 +209,7 @@ func Parse(path, text string, include func(name string) ([]byte, error)) (*Scena
 		}
 	}
 	sc := &Scenario{Name: strings.TrimSuffix(filepath.Base(path), ".txt"), Path: path, Steps: steps, Owners: map[string]Side{}}
-	if err := sc.assignOwners(steps); err != nil {
-		return nil, err
-	}
+	sc.assignOwners()
 	return sc, nil
 }
 
@@ -241,47 +253,66 @@ func (d directive) errf(format string, args ...any) error {
 }
 
 // assignOwners records, in step order, the side that first uses each
-// placeholder in a frame.
-func (sc *Scenario) assignOwners(steps []Step) error {
-	for _, st := range steps {
-		if st.Kind == KindInclude {
-			if err := sc.assignOwners(st.Steps); err != nil {
-				return err
-			}
-			continue
-		}
+// placeholder in a frame (parseFrame checked the templates).
+func (sc *Scenario) assignOwners() {
+	for _, st := range sc.Flat() {
 		if st.Frame == nil {
 			continue
 		}
-		names, err := placeholdersOf(st.Frame)
-		if err != nil {
-			return &Error{Pos: st.Pos, Msg: err.Error()}
-		}
-		for _, n := range names {
-			if _, ok := sc.Owners[n]; !ok {
-				sc.Owners[n] = st.Side
+		id, _ := splitString(st.Frame.ID)
+		payload, _ := parseTemplate(st.Frame.Payload)
+		for _, seg := range append(id, payload...) {
+			if _, ok := sc.Owners[seg.name]; seg.name != "" && !ok {
+				sc.Owners[seg.name] = st.Side
 			}
 		}
 	}
-	return nil
 }
 
-// args collects key=value arguments, refusing repeats and keys not in allowed.
-func (d directive) keyArgs(from int, allowed ...string) (map[string]string, error) {
-	out := map[string]string{}
+// check reads a directive's key=value arguments from the from'th on, as
+// sp allows, and its input; name is the directive as errors name it.
+func (d directive) check(name string, sp spec, from int) (map[string]string, error) {
+	args := map[string]string{}
 	for _, a := range d.args[from:] {
-		if !slices.Contains(allowed, a.Key) {
-			return nil, d.errf("%s: unknown argument %q", d.cmd, a.Key)
+		_, dup := args[a.Key]
+		switch {
+		case !slices.Contains(sp.args, a.Key) && !slices.Contains(sp.members, a.Key):
+			return nil, d.errf("%s: unknown argument %q", name, a.Key)
+		case len(a.Vals) != 1:
+			return nil, d.errf("%s: argument %q needs one value", name, a.Key)
+		case dup:
+			return nil, d.errf("%s: argument %q repeated", name, a.Key)
 		}
-		if len(a.Vals) != 1 {
-			return nil, d.errf("%s: argument %q needs one value", d.cmd, a.Key)
-		}
-		if _, dup := out[a.Key]; dup {
-			return nil, d.errf("%s: argument %q repeated", d.cmd, a.Key)
-		}
-		out[a.Key] = a.Vals[0]
+		args[a.Key] = a.Vals[0]
 	}
-	return out, nil
+	for _, k := range sp.required {
+		if args[k] == "" {
+			return nil, d.errf("%s: missing %s=", name, k)
+		}
+	}
+	switch {
+	case len(sp.members) > 0 && !slices.ContainsFunc(sp.members, func(k string) bool { _, ok := args[k]; return ok }):
+		return nil, d.errf("%s: nothing to assert", name)
+	case sp.input == noInput && d.input != "":
+		return nil, d.errf("%s takes no input", name)
+	case sp.input == jsonInput && (d.input == "" || !json.Valid([]byte(d.input))):
+		return nil, d.errf("%s: want the request body (JSON) as input", name)
+	}
+	for _, k := range slices.Sorted(maps.Keys(args)) {
+		v := args[k]
+		n, err := strconv.Atoi(v)
+		switch {
+		case (k == "reusable" || k == "rollback") && v != "" && v != "true" && v != "false":
+			return nil, d.errf("%s: %s=%q: want true or false", name, k, v)
+		case k == "by" && v != "" && v != string(Core):
+			return nil, d.errf("%s: by=%q: only by=core is known", name, v)
+		case slices.Contains(ownedCounts, k) && (err != nil || n < 0):
+			return nil, d.errf("%s: %s=%q is not a count", name, k, v)
+		case (k == "max_entries" || k == "max_bytes") && (err != nil || n <= 0):
+			return nil, d.errf("%s: %s=%q is not a positive count", name, k, v)
+		}
+	}
+	return args, nil
 }
 
 // positional returns the value-less argument at i.
@@ -292,136 +323,81 @@ func (d directive) positional(i int, what string) (string, error) {
 	return d.args[i].Key, nil
 }
 
-func (d directive) noInput() error {
-	if d.input != "" {
-		return d.errf("%s takes no input", d.cmd)
+// side returns the side named at i.
+func (d directive) side(i int) (Side, error) {
+	s, err := d.positional(i, "side")
+	if err == nil && s != string(Core) && s != string(Runtime) {
+		err = d.errf("%s: side %q: want core or runtime", d.cmd, s)
 	}
-	return nil
+	return Side(s), err
 }
 
-func parseDirective(d directive) (Step, error) {
-	st := Step{Pos: d.pos, Kind: Kind(d.cmd)}
-	var err error
-	switch d.cmd {
-	case string(Core), string(Runtime):
-		st.Kind, st.Side = KindFrame, Side(d.cmd)
-		st.Frame, err = parseFrame(d)
-	case string(KindConnect), string(KindReconnect):
-		if err = d.noInput(); err == nil {
-			st.Args, err = d.keyArgs(0)
-		}
-	case string(KindDisconnect):
-		if err = d.noInput(); err == nil {
-			st.Args, err = d.keyArgs(0, "by")
-		}
-		if err == nil && st.Args["by"] != "" && st.Args["by"] != string(Core) {
-			err = d.errf("disconnect: by=%q: only by=core is known", st.Args["by"])
-		}
-		if err == nil && st.Args["by"] == string(Core) {
-			st.Side = Core
-		}
-	case string(KindAdvance):
-		st.Duration, err = parseDuration(d, 0)
-		if err == nil && len(d.args) > 1 {
-			err = d.errf("advance takes one duration")
-		}
-	case string(KindSilence):
-		st.Side, st.Duration, err = parseSilence(d)
-	case string(KindSettle):
-		if err = d.noInput(); err == nil {
-			st.Args, err = d.keyArgs(0, "content", "session", "reusable", "reason", "error")
-		}
-		if err == nil && st.Args["reusable"] != "" && st.Args["reusable"] != "true" && st.Args["reusable"] != "false" {
-			err = d.errf("settle: reusable=%q: want true or false", st.Args["reusable"])
-		}
-	default:
-		return parseStepDirective(d, st)
-	}
-	return st, err
-}
-
-// parseStepDirective parses the harness, API, assertion and file-level
-// directives.
-func parseStepDirective(d directive, st Step) (Step, error) {
-	var err error
-	switch d.cmd {
-	case string(KindHarness):
-		st.Action, st.Args, st.Input, err = parseHarness(d)
-	case string(KindAPI):
-		st.Action, st.Args, err = parseAPI(d)
-		st.Input = d.input
-	case string(KindCorePreparation):
-		st.Args, err = parseAssert(d, "", "state", "steps", "code")
-	case string(KindCoreSuspension):
-		st.Args, err = parseAssert(d, "", "state", "code", "rollback", "attempts")
-	case string(KindCoreWorkspace):
-		st.Args, err = parseAssert(d, "", "outcome", "code", "entries", "data", "truncated", "archive")
-		if err == nil && st.Args["outcome"] == "" {
-			err = d.errf("core-workspace: missing outcome=")
-		}
-	case string(KindCoreInteraction):
-		st.Args, err = parseAssert(d, "id", "turn", "id", "kind", "status", "code", "attempts")
-	case string(KindCoreState):
-		st.Args, err = parseAssert(d, "turn", "turn", "state", "cursor", "code", "engine_code", "engine_status", "content", "attempt", "inputs", "usage")
-	case string(KindRuntimeOwned):
-		st.Args, err = parseAssert(d, "", "executors", "turns", "calls", "idle", "closing", "records")
-		if err == nil {
-			err = numericArgs(d, st.Args)
-		}
-	case string(KindVersionRefused):
-		if err = d.noInput(); err == nil {
-			st.Args, err = d.keyArgs(0, "version", "status", "code")
-		}
-		if err == nil && st.Args["version"] == "" {
-			err = d.errf("version-refused: missing version=")
-		}
-	case string(KindOnly):
-		var side string
-		side, err = d.positional(0, "side")
-		switch {
-		case err != nil:
-		case side != string(Core) && side != string(Runtime):
-			err = d.errf("only: side %q: want core or runtime", side)
-		case len(d.args) != 1 || d.input == "":
-			err = d.errf("only takes one side and the reason as input")
-		}
-		st.Side, st.Input = Side(side), d.input
-	case string(KindInclude):
-		st.Action, err = d.positional(0, "include name")
-		if err == nil && (len(d.args) != 1 || d.noInput() != nil) {
-			err = d.errf("include takes one name and no input")
-		}
-	default:
-		err = d.errf("unknown directive %q", d.cmd)
-	}
-	return st, err
-}
-
-func parseDuration(d directive, i int) (time.Duration, error) {
+// duration returns the duration at i of a directive that takes no input.
+func (d directive) duration(i int) (time.Duration, error) {
 	s, err := d.positional(i, "duration")
 	if err != nil {
 		return 0, err
 	}
 	v, err := time.ParseDuration(s)
-	if err != nil || v < 0 {
+	switch {
+	case err != nil || v < 0:
 		return 0, d.errf("%s: bad duration %q", d.cmd, s)
+	case d.input != "":
+		return 0, d.errf("%s takes no input", d.cmd)
 	}
-	return v, d.noInput()
+	return v, nil
 }
 
-func parseSilence(d directive) (Side, time.Duration, error) {
-	side, err := d.positional(0, "side")
-	if err != nil {
-		return "", 0, err
+func parseDirective(d directive) (st Step, err error) {
+	st = Step{Pos: d.pos, Kind: Kind(d.cmd), Input: d.input}
+	switch st.Kind {
+	case Kind(Core), Kind(Runtime):
+		st.Kind, st.Side = KindFrame, Side(d.cmd)
+		st.Frame, err = parseFrame(d)
+	case KindAdvance:
+		st.Duration, err = d.duration(0)
+		if err == nil && len(d.args) > 1 {
+			err = d.errf("advance takes one duration")
+		}
+	case KindSilence:
+		if st.Side, err = d.side(0); err == nil {
+			st.Duration, err = d.duration(1)
+		}
+		if err == nil && (st.Duration == 0 || len(d.args) > 2) {
+			err = d.errf("silence: want `silence <side> <window>` with a positive window")
+		}
+	case KindHarness:
+		st.Action, st.Args, err = parseHarness(d)
+	case KindAPI:
+		if st.Action, err = d.positional(0, "api call"); err != nil {
+			return st, err
+		}
+		sp, ok := apiCalls[st.Action]
+		if !ok {
+			return st, d.errf("api: unknown call %q", st.Action)
+		}
+		st.Args, err = d.check("api "+st.Action, sp, 1)
+	case KindOnly:
+		st.Side, err = d.side(0)
+		if err == nil && (len(d.args) != 1 || d.input == "") {
+			err = d.errf("only takes one side and the reason as input")
+		}
+	case KindInclude:
+		st.Action, err = d.positional(0, "include name")
+		if err == nil && (len(d.args) != 1 || d.input != "") {
+			err = d.errf("include takes one name and no input")
+		}
+	default:
+		sp, ok := specs[st.Kind]
+		if !ok {
+			return st, d.errf("unknown directive %q", d.cmd)
+		}
+		st.Args, err = d.check(d.cmd, sp, 0)
+		if st.Kind == KindDisconnect && st.Args["by"] == string(Core) {
+			st.Side = Core
+		}
 	}
-	if side != string(Core) && side != string(Runtime) {
-		return "", 0, d.errf("silence: side %q: want core or runtime", side)
-	}
-	w, err := parseDuration(d, 1)
-	if err == nil && (w == 0 || len(d.args) > 2) {
-		err = d.errf("silence: want `silence <side> <window>` with a positive window")
-	}
-	return Side(side), w, err
+	return st, err
 }
 
 func parseFrame(d directive) (*Frame, error) {
@@ -433,22 +409,17 @@ func parseFrame(d directive) (*Frame, error) {
 		return nil, d.errf("%s: unknown frame type %q", d.cmd, typ)
 	}
 	f := &Frame{Type: typ, Payload: d.input}
-	var rest []datadriven.CmdArg
+	sub := directive{pos: d.pos, cmd: d.cmd}
+	flags := map[string]*bool{"invalid": &f.Invalid, "rogue": &f.Rogue, "lost": &f.Lost}
 	for _, a := range d.args[1:] {
-		switch {
-		case a.Key == "invalid" && len(a.Vals) == 0:
-			f.Invalid, f.Rogue = true, true
-		case a.Key == "rogue" && len(a.Vals) == 0:
-			f.Rogue = true
-		case a.Key == "lost" && len(a.Vals) == 0:
-			f.Lost = true
-		default:
-			rest = append(rest, a)
+		if flag := flags[a.Key]; flag != nil && len(a.Vals) == 0 {
+			*flag = true
+		} else {
+			sub.args = append(sub.args, a)
 		}
 	}
-	sub := d
-	sub.args = rest
-	args, err := sub.keyArgs(0, "id")
+	f.Rogue = f.Rogue || f.Invalid
+	args, err := sub.check(d.cmd, spec{args: []string{"id"}}, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -474,116 +445,39 @@ func parseFrame(d directive) (*Frame, error) {
 	return f, nil
 }
 
-func parseHarness(d directive) (string, map[string]string, string, error) {
+// parseHarness reads a harness action: emit names its event type and
+// takes its JSON payload as input, file its environment= and path= and
+// takes the content; the others take nothing.
+func parseHarness(d directive) (string, map[string]string, error) {
 	action, err := d.positional(0, "harness action")
 	if err != nil {
-		return "", nil, "", err
+		return "", nil, err
 	}
-	if !slices.Contains(HarnessActions, action) {
-		return "", nil, "", d.errf("harness: unknown action %q", action)
-	}
-	if action == "file" {
-		args, err := d.keyArgs(1, "environment", "path")
-		if err == nil && (args["environment"] == "" || args["path"] == "") {
-			err = d.errf("harness file: want environment= and path=, the content as input")
+	switch {
+	case action == "file":
+		args, err := d.check("harness file", spec{args: []string{"environment", "path"}, required: []string{"environment", "path"}, input: anyInput}, 1)
+		return action, args, err
+	case action != "emit":
+		if !slices.Contains(HarnessActions, action) {
+			return "", nil, d.errf("harness: unknown action %q", action)
 		}
-		return action, args, d.input, err
-	}
-	if action != "emit" {
-		if err := d.noInput(); err != nil {
-			return "", nil, "", err
-		}
-		args, err := d.keyArgs(1)
-		return action, args, "", err
+		args, err := d.check("harness "+action, spec{}, 1)
+		return action, args, err
 	}
 	typ, err := d.positional(1, "event type")
 	if err != nil {
-		return "", nil, "", err
+		return "", nil, err
 	}
 	if _, ok := wire.ZeroPayload(typ); !ok {
-		return "", nil, "", d.errf("harness emit: unknown event type %q", typ)
+		return "", nil, d.errf("harness emit: unknown event type %q", typ)
 	}
 	if d.input == "" || !json.Valid([]byte(d.input)) {
-		return "", nil, "", d.errf("harness emit %s: want a JSON payload as input", typ)
+		return "", nil, d.errf("harness emit %s: want a JSON payload as input", typ)
 	}
 	if len(d.args) > 2 {
-		return "", nil, "", d.errf("harness emit takes one event type")
+		return "", nil, d.errf("harness emit takes one event type")
 	}
-	return action, map[string]string{"type": typ}, d.input, nil
-}
-
-func parseAPI(d directive) (string, map[string]string, error) {
-	call, err := d.positional(0, "api call")
-	if err != nil {
-		return "", nil, err
-	}
-	allowed, ok := apiArgs[call]
-	if !ok {
-		return "", nil, d.errf("api: unknown call %q", call)
-	}
-	args, err := d.keyArgs(1, allowed...)
-	if err != nil {
-		return "", nil, err
-	}
-	if target, ok := apiTarget[call]; ok {
-		switch {
-		case args[target] == "":
-			err = d.errf("api %s: missing %s=", call, target)
-		case d.input == "" || !json.Valid([]byte(d.input)):
-			err = d.errf("api %s: want the request body (JSON) as input", call)
-		}
-		return call, args, err
-	}
-	if call == "write-file" {
-		return call, args, workspaceArgs(d, call, args)
-	}
-	if err := d.noInput(); err != nil {
-		return "", nil, err
-	}
-	switch call {
-	case "quiesce":
-		if args["environment"] == "" {
-			err = d.errf("api quiesce: missing environment=")
-		}
-		return call, args, err
-	case "resume":
-		if r := args["rollback"]; r != "" && r != "true" && r != "false" {
-			err = d.errf("api resume: rollback=%q: want true or false", r)
-		}
-		return call, args, err
-	case "read-directory", "read-file", "export":
-		return call, args, workspaceArgs(d, call, args)
-	}
-	if call != "cancel" && args["text"] == "" {
-		err = d.errf("api %s: missing text=", call)
-	}
-	return call, args, err
-}
-
-func parseAssert(d directive, required string, allowed ...string) (map[string]string, error) {
-	if err := d.noInput(); err != nil {
-		return nil, err
-	}
-	args, err := d.keyArgs(0, allowed...)
-	if err != nil {
-		return nil, err
-	}
-	if required != "" && args[required] == "" {
-		return nil, d.errf("%s: missing %s=", d.cmd, required)
-	}
-	if len(args) == 0 || (required != "" && len(args) == 1) {
-		return nil, d.errf("%s: nothing to assert", d.cmd)
-	}
-	return args, nil
-}
-
-func numericArgs(d directive, args map[string]string) error {
-	for _, k := range slices.Sorted(maps.Keys(args)) {
-		if n, err := strconv.Atoi(args[k]); err != nil || n < 0 {
-			return d.errf("%s: %s=%q is not a count", d.cmd, k, args[k])
-		}
-	}
-	return nil
+	return action, map[string]string{"type": typ}, nil
 }
 
 // Flat flattens includes: every step a runner executes, in order.
@@ -621,18 +515,110 @@ func (sc *Scenario) Declaration() (hb wire.Heartbeat, ok bool, err error) {
 	return wire.Heartbeat{}, false, nil
 }
 
-// workspaceArgs checks a workspace call's arguments: an Environment, and
-// a positive limit when one is given.
-func workspaceArgs(d directive, call string, args map[string]string) error {
-	if args["environment"] == "" {
-		return d.errf("api %s: missing environment=", call)
+// ControlPath is the route of the control channel on the scripted Core's
+// listener (turnstile conform runtime): a Runtime under test that wants
+// its harness steps driven opens a WebSocket there.
+const ControlPath = "/conform/control"
+
+// ControlCommand is one harness step sent over the control channel to the
+// Runtime's controlled Harness adapter. Action is a harness action (see
+// HarnessActions), "settle" (Args: content, session, reusable, reason) or
+// "owned" (report the owned counts). Emit carries the native event's
+// type and JSON payload.
+type ControlCommand struct {
+	Seq     int               `json:"seq"`
+	Action  string            `json:"action"`
+	Type    string            `json:"type,omitempty"`
+	Payload json.RawMessage   `json:"payload,omitempty"`
+	Args    map[string]string `json:"args,omitempty"`
+}
+
+// ControlReply answers the command with the same Seq: an empty Error
+// means done. Owned answers "owned": counts by name (executors, turns,
+// calls, idle, closing, records); a name left out is not checked.
+type ControlReply struct {
+	Seq   int            `json:"seq"`
+	Error string         `json:"error,omitempty"`
+	Owned map[string]int `json:"owned,omitempty"`
+}
+
+// HarnessCommand is the control command of a harness step. A file step
+// carries its environment and path in Args and its content as a JSON
+// string in Payload.
+func HarnessCommand(st Step) ControlCommand {
+	cmd := ControlCommand{Action: st.Action, Type: st.Args["type"], Payload: json.RawMessage(st.Input)}
+	if st.Action == "file" {
+		content, _ := json.Marshal(st.Input)
+		cmd.Type, cmd.Payload = "", content
+		cmd.Args = map[string]string{"environment": st.Args["environment"], "path": st.Args["path"]}
 	}
-	for _, k := range []string{"max_entries", "max_bytes"} {
-		if v, ok := args[k]; ok {
-			if n, err := strconv.Atoi(v); err != nil || n <= 0 {
-				return d.errf("api %s: %s=%q is not a positive count", call, k, v)
+	return cmd
+}
+
+// directive is one raw directive of a file: what datadriven hands a test,
+// read without a testing.T so that every error can name its line.
+type directive struct {
+	pos   string
+	cmd   string
+	args  []datadriven.CmdArg
+	input string
+}
+
+// readDirectives splits text in the datadriven layout: a directive line,
+// input lines up to a "----" separator, then the expected output up to a
+// blank line (or, after a second "----", up to a doubled "----").
+// Lines starting with '#' outside input and output are comments.
+func readDirectives(name, text string) ([]directive, error) {
+	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	var out []directive
+	for i := 0; i < len(lines); i++ {
+		line := strings.TrimSpace(lines[i])
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		pos := fmt.Sprintf("%s:%d", name, i+1)
+		if line == "----" {
+			return nil, &Error{Pos: pos, Msg: "separator ---- without a directive"}
+		}
+		cmd, args, err := datadriven.ParseLine(line)
+		if err != nil {
+			return nil, &Error{Pos: pos, Msg: err.Error()}
+		}
+		d := directive{pos: pos, cmd: cmd, args: args}
+		var input []string
+		sep := false
+		for i++; i < len(lines); i++ {
+			if lines[i] == "----" {
+				sep = true
+				break
+			}
+			input = append(input, lines[i])
+		}
+		if !sep {
+			return nil, &Error{Pos: pos, Msg: fmt.Sprintf("directive %q has no ---- separator", cmd)}
+		}
+		d.input = strings.TrimSpace(strings.Join(input, "\n"))
+		i = skipExpected(lines, i+1)
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// skipExpected returns the index of the last line of the expected output
+// that starts at lines[i].
+func skipExpected(lines []string, i int) int {
+	if i < len(lines) && lines[i] == "----" {
+		for j := i + 1; j+1 < len(lines); j++ {
+			if lines[j] == "----" && lines[j+1] == "----" {
+				return j + 1
 			}
 		}
+		return len(lines) - 1
 	}
-	return nil
+	for ; i < len(lines); i++ {
+		if strings.TrimSpace(lines[i]) == "" {
+			return i
+		}
+	}
+	return len(lines) - 1
 }

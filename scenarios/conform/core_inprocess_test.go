@@ -150,9 +150,17 @@ func playMachine(t *testing.T, side scenarios.Side, sc *scenarios.Scenario) Resu
 // TestBrokenScenariosFail: a scenario whose frames, or state owned by the
 // side under test, differ from what the real Core or daemon does fails,
 // naming the difference, on the machine runner and against the shell in
-// process (machine, where set, is what the machine runner names instead).
+// process (machine, where set, is what the machine runner names instead;
+// "-": not played there); one that says what the side does passes (want
+// ""): a frame of a misbehaving peer is not asserted on its own side, a
+// scenario that admitted no work says what became of its Turn.
 func TestBrokenScenariosFail(t *testing.T) {
 	const core, runtime = scenarios.Core, scenarios.Runtime
+	prepared, err := os.ReadFile("../testdata/runtime_prepare_file_then_digest_mismatch.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rogue := "core execution_start id=$prepare rogue\n{\"executor_id\":\"$executor\",\"handle\":\"$handle\",\"run_id\":\"again\",\"input\":[]}\n----\n"
 	prefix := "include connected\n----\n\ninclude started\n----\n\n"
 	cancel := "core prompt_cancel id=$run\n{\"delivery_id\":\"$cancel\"}\n----\n\nsettle\n----\n\n"
 	permission := "harness emit permission_request\n{\"request_id\":\"p1\",\"tool\":\"t\",\"title\":\"x\"}\n----\n\nruntime permission_request id=$run\n{\"request_id\":\"p1\",\"tool\":\"t\",\"title\":\"x\"}\n----\n\n"
@@ -189,6 +197,11 @@ func TestBrokenScenariosFail(t *testing.T) {
 		{"runtime rebound", runtime, prefix + cancel + "runtime done id=$executor\n{\"content\":\"\"}\n----\n", `id: sent "run", want "ex-1"`, ""},
 		{"runtime no work", runtime, "api submit-turn text=hello\n----\n", "admitted no work", "s.txt:1: runtime: admitted no work: the scenario submitted 1 Turn(s) but no Run started"},
 		{"runtime version", runtime, "version-refused version=$version\n----\n", "is this protocol's own", "-"},
+		{"preparation differs", core, strings.Replace(string(prepared), "core-preparation state=rejected steps=completed,rejected code=runtime_preparation_rejected",
+			"core-preparation state=completed", 1), `state="rejected", want "completed"`, ""},
+		{"rogue", core, prefix + rogue, "", ""},
+		{"rogue rejected", runtime, prefix + rogue, "does not list", ""},
+		{"turn outcome", core, "api submit-turn text=hi\n----\n\ncore-state turn=1 state=queued\n----\n", "", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			sc := parseIncluding(t, c.text)
@@ -199,56 +212,16 @@ func TestBrokenScenariosFail(t *testing.T) {
 			if c.side == runtime {
 				play = playRuntime
 			}
-			if res := play(t, sc); res.Status != Fail || !strings.Contains(res.Reason, c.want) {
+			status := Pass
+			if c.want != "" {
+				status = Fail
+			}
+			if res := play(t, sc); res.Status != status || !strings.Contains(res.Reason, c.want) {
 				t.Errorf("in process: %s %s, want a failure containing %q", res.Status, res.Reason, c.want)
 			}
-			if res := playMachine(t, c.side, sc); c.machine != "-" && (res.Status != Fail || !strings.Contains(res.Reason, c.machine)) {
+			if res := playMachine(t, c.side, sc); c.machine != "-" && (res.Status != status || !strings.Contains(res.Reason, c.machine)) {
 				t.Errorf("machine: %s %s, want a failure containing %q", res.Status, res.Reason, c.machine)
 			}
 		})
-	}
-}
-
-// TestRunnersPassTheirSideOnly: a frame of a misbehaving peer is not
-// asserted on its own side, and a one-sided scenario is skipped by the
-// other side.
-func TestRunnersPassTheirSideOnly(t *testing.T) {
-	rogue := parseIncluding(t, "include connected\n----\n\ninclude started\n----\n\n"+
-		"core execution_start id=$prepare rogue\n{\"executor_id\":\"$executor\",\"handle\":\"$handle\",\"run_id\":\"again\",\"input\":[]}\n----\n")
-	only := parseIncluding(t, "only runtime\nwhy\n----\n\ncore-state turn=1 state=completed\n----\n")
-	for _, res := range []Result{playCore(t, rogue), playMachine(t, scenarios.Core, rogue), playMachine(t, scenarios.Core, only)} {
-		if res.Status != Pass {
-			t.Errorf("core: %s %s", res.Status, res.Reason)
-		}
-	}
-	for _, res := range []Result{playRuntime(t, rogue), playMachine(t, scenarios.Runtime, rogue)} {
-		if res.Status != Fail {
-			t.Errorf("runtime: the rogue start's rejection is unlisted, yet %s", res.Status)
-		}
-	}
-}
-
-// TestCoreScenarioSaysWhatBecameOfItsTurns: a scenario that admitted no
-// work passes when a core-state step asserts what became of the Turn.
-func TestCoreScenarioSaysWhatBecameOfItsTurns(t *testing.T) {
-	if res := playCore(t, parse(t, "api submit-turn text=hi\n----\n\ncore-state turn=1 state=queued\n----\n")); res.Status != Pass {
-		t.Fatalf("%s %s", res.Status, res.Reason)
-	}
-}
-
-// TestCorePreparationDiffers: a preparation scenario whose core-preparation
-// step expects another state fails, naming the preparation Core keeps.
-func TestCorePreparationDiffers(t *testing.T) {
-	sc, err := scenarios.ParseFile("../testdata/runtime_prepare_file_then_digest_mismatch.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, st := range sc.Steps {
-		if st.Kind == scenarios.KindCorePreparation && st.Args["state"] == "rejected" {
-			sc.Steps[i].Args = map[string]string{"state": "completed"}
-		}
-	}
-	if res := playCore(t, sc); res.Status != Fail || !strings.Contains(res.Reason, `state="rejected", want "completed"`) {
-		t.Fatalf("%s %s", res.Status, res.Reason)
 	}
 }

@@ -1,13 +1,11 @@
 package conform
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,15 +13,10 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/turnstile-sim/turnstile/daemon/transport"
 	"github.com/turnstile-sim/turnstile/daemon/transport/transporttest"
 	"github.com/turnstile-sim/turnstile/scenarios"
 	"github.com/turnstile-sim/turnstile/wire"
-)
-
-// Gateway routes (wire-reference §2.2).
-const (
-	bootstrapPath = "/api/v1/agent-daemon/bootstrap"
-	wsPath        = "/api/v1/agent-daemon/ws"
 )
 
 // wait is how a peer waits for the side under test: in real time, or in
@@ -107,35 +100,26 @@ func newRuntimePeer(log *scenarios.Log, t CoreTarget, o Options) *runtimePeer {
 	return &runtimePeer{wait: wait{log: log, timeout: o.FrameTimeout, quiet: o.Quiet, settle: o.Settle}, t: t}
 }
 
+// client is the scripted Runtime's device client (daemon/transport's),
+// offering version.
+func (p *runtimePeer) client(version string) *transport.Client {
+	return &transport.Client{CoreURL: p.t.URL, DeviceID: p.t.Device, Credential: p.t.Credential, Version: version, HTTP: p.t.HTTP}
+}
+
 func (p *runtimePeer) Connect() {
 	ctx, cancel := p.ctx()
 	defer cancel()
-	body, _ := json.Marshal(map[string]string{"device_id": p.t.Device})
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, p.t.URL+bootstrapPath, bytes.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+p.t.Credential)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := p.t.HTTP.Do(req)
+	client := p.client("")
+	boot, err := client.Bootstrap(ctx)
 	if err != nil {
-		p.log.Failf("bootstrap: %v", err)
+		p.log.Failf("%v", err)
 		return
 	}
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	resp.Body.Close()
-	var boot struct {
-		WSURL string `json:"ws_url"`
-	}
-	if resp.StatusCode != http.StatusOK || json.Unmarshal(b, &boot) != nil || boot.WSURL == "" {
-		p.log.Failf("bootstrap: status %d: %s", resp.StatusCode, b)
-		return
-	}
-	u := boot.WSURL + "?" + url.Values{"device_id": {p.t.Device}, "version": {wire.Version}}.Encode()
-	ws, _, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPClient: p.t.HTTP,
-		HTTPHeader: http.Header{"Authorization": {"Bearer " + p.t.Credential}}})
+	ws, err := client.Dial(ctx, boot)
 	if err != nil {
 		p.log.Failf("dial %s: %v", boot.WSURL, err)
 		return
 	}
-	ws.SetReadLimit(wire.FrameBytesMax)
 	c := &coreConn{ws: ws, q: newQueue()}
 	go func() {
 		for {
@@ -229,28 +213,23 @@ func (p *runtimePeer) Advance(d time.Duration) {
 // after a failure.
 func (p *runtimePeer) RefusedUpgrade(args map[string]string) (string, bool) {
 	v := strings.ReplaceAll(args["version"], "$version", wire.Version)
-	u := p.t.URL + wsPath + "?" + url.Values{"device_id": {p.t.Device}, "version": {v}}.Encode()
-	req, _ := http.NewRequest(http.MethodGet, u, nil)
-	for k, v := range map[string]string{"Authorization": "Bearer " + p.t.Credential, "Connection": "Upgrade", "Upgrade": "websocket",
-		"Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="} {
-		req.Header.Set(k, v)
-	}
-	resp, err := p.t.HTTP.Do(req)
-	if err != nil {
+	ctx, cancel := p.ctx()
+	defer cancel()
+	refused := &transport.HTTPError{Status: http.StatusSwitchingProtocols}
+	ws, err := p.client(v).Dial(ctx, transport.Bootstrap{})
+	switch {
+	case err == nil:
+		ws.CloseNow()
+	case !errors.As(err, &refused):
 		p.log.Failf("upgrade with version %q: %v", v, err)
 		return v, false
 	}
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	resp.Body.Close()
-	if want := args["status"]; want != "" && strconv.Itoa(resp.StatusCode) != want {
-		p.log.Failf("version %q: status %d, want %s (%s)", v, resp.StatusCode, want, body)
+	if want := args["status"]; want != "" && strconv.Itoa(refused.Status) != want {
+		p.log.Failf("version %q: status %d, want %s (%s %s)", v, refused.Status, want, refused.Code, refused.Detail)
 		return v, false
 	}
-	var e struct {
-		Error string `json:"error"`
-	}
-	if want := args["code"]; want != "" && (json.Unmarshal(body, &e) != nil || e.Error != want) {
-		p.log.Failf("version %q: body %s, want error %s", v, body, want)
+	if want := args["code"]; want != "" && refused.Code != want {
+		p.log.Failf("version %q: error %q, want %s", v, refused.Code, want)
 		return v, false
 	}
 	return v, true
@@ -375,88 +354,74 @@ func (p *corePeer) Deliver(f *scenarios.Frame, raw []byte) {
 	p.after()
 }
 
-// queue collects the frames one connection delivers, in order; a reader
-// goroutine pushes, the runner pops with a deadline.
+// queue collects the frames one connection delivers, in order: a reader
+// goroutine pushes until the connection ends (it waits once 1024 frames
+// lie unread), the runner pops with a deadline.
 type queue struct {
-	mu     sync.Mutex
-	frames [][]byte
-	closed bool
-	err    error
-	wake   chan struct{}
+	frames chan []byte
 	done   chan struct{} // closed when the connection ended
+	once   sync.Once
+	err    error
 }
 
-func newQueue() *queue { return &queue{wake: make(chan struct{}, 1), done: make(chan struct{})} }
+func newQueue() *queue { return &queue{frames: make(chan []byte, 1024), done: make(chan struct{})} }
 
-func (q *queue) push(b []byte) {
-	q.mu.Lock()
-	q.frames = append(q.frames, b)
-	q.mu.Unlock()
-	select {
-	case q.wake <- struct{}{}:
-	default:
-	}
-}
+func (q *queue) push(b []byte) { q.frames <- b }
 
 // end records that the connection ended with err.
-func (q *queue) end(err error) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if !q.closed {
-		q.closed, q.err = true, err
-		close(q.done)
-	}
-}
+func (q *queue) end(err error) { q.once.Do(func() { q.err = err; close(q.done) }) }
 
 // ended reports whether the connection ended, and how.
 func (q *queue) ended() (bool, error) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.closed, q.err
+	select {
+	case <-q.done:
+		return true, q.err
+	default:
+		return false, nil
+	}
 }
 
 // pop returns the next frame, waiting up to wait for one.
 func (q *queue) pop(wait time.Duration) ([]byte, bool) {
+	select {
+	case b := <-q.frames:
+		return b, true
+	default:
+	}
+	if ended, _ := q.ended(); ended || wait <= 0 {
+		return nil, false
+	}
 	deadline := time.NewTimer(wait)
 	defer deadline.Stop()
-	for {
-		q.mu.Lock()
-		if len(q.frames) > 0 {
-			f := q.frames[0]
-			q.frames = q.frames[1:]
-			q.mu.Unlock()
-			return f, true
-		}
-		closed := q.closed
-		q.mu.Unlock()
-		if closed || wait <= 0 {
-			return nil, false
-		}
-		select {
-		case <-q.wake:
-		case <-q.done:
-		case <-deadline.C:
-			return nil, false
-		}
+	select {
+	case b := <-q.frames:
+		return b, true
+	case <-q.done:
+		return q.pop(0)
+	case <-deadline.C:
+		return nil, false
 	}
 }
 
 // drain returns every frame queued now.
-func (q *queue) drain() [][]byte {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	out := q.frames
-	q.frames = nil
-	return out
+func (q *queue) drain() (out [][]byte) {
+	for {
+		select {
+		case b := <-q.frames:
+			out = append(out, b)
+		default:
+			return out
+		}
+	}
 }
 
 // waitEnd waits up to wait for the connection to end.
 func (q *queue) waitEnd(wait time.Duration) (bool, error) {
-	if wait > 0 {
-		select {
-		case <-q.done:
-		case <-time.After(wait):
-		}
+	deadline := time.NewTimer(wait)
+	defer deadline.Stop()
+	select {
+	case <-q.done:
+	case <-deadline.C:
 	}
 	return q.ended()
 }

@@ -1,6 +1,7 @@
 package conform
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"regexp"
@@ -75,14 +76,6 @@ func (r Report) SkippedFor() map[string]int {
 		}
 	}
 	return out
-}
-
-// ExitCode is 0 when no scenario failed, 1 otherwise.
-func (r Report) ExitCode() int {
-	if _, fail, _ := r.Counts(); fail > 0 {
-		return 1
-	}
-	return 0
 }
 
 // Write prints one line per scenario, the failure or skip reason and the
@@ -167,9 +160,22 @@ func uses(sc *scenarios.Scenario, kinds ...scenarios.Kind) bool {
 	return slices.ContainsFunc(sc.Flat(), func(st scenarios.Step) bool { return slices.Contains(kinds, st.Kind) })
 }
 
-// selected filters scenarios by o.Run.
-func (o Options) selected(all []*scenarios.Scenario) []*scenarios.Scenario {
-	return slices.DeleteFunc(slices.Clone(all), func(sc *scenarios.Scenario) bool { return o.Run != nil && !o.Run.MatchString(sc.Name) })
+// each plays every scenario o.Run selects on side, naming each on o.Log
+// as it starts, until ctx ends.
+func (o Options) each(ctx context.Context, side scenarios.Side, all []*scenarios.Scenario, play func(*scenarios.Scenario) Result) (Report, error) {
+	rep := Report{Side: side}
+	for _, sc := range all {
+		switch {
+		case ctx.Err() != nil:
+			return rep, ctx.Err()
+		case o.Run != nil && !o.Run.MatchString(sc.Name):
+			continue
+		case o.Log != nil:
+			fmt.Fprintf(o.Log, "conform %s: %s\n", side, sc.Name)
+		}
+		rep.Results = append(rep.Results, play(sc))
+	}
+	return rep, nil
 }
 
 // failures is a scenario driver's log and its not-checked notes.
@@ -180,19 +186,6 @@ type failures struct {
 
 func (f *failures) notf(format string, args ...any) {
 	f.notChecked = append(f.notChecked, f.Pos()+": "+fmt.Sprintf(format, args...))
-}
-
-// play plays sc through d until the first step that fails; it
-// returns that step (nil: none failed) and the play's report.
-func play(sc *scenarios.Scenario, d scenarios.Driver) (*scenarios.Step, scenarios.Report) {
-	p := scenarios.NewPlayer(sc, d)
-	for _, st := range sc.Flat() {
-		if _, errs := p.Step(st); len(errs) > 0 {
-			return &st, p.Report()
-		}
-	}
-	p.Finish()
-	return nil, p.Report()
 }
 
 // result is the scenario's result from the failures its play reported.

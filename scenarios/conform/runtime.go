@@ -3,17 +3,19 @@ package conform
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/coder/websocket"
-
 	"github.com/turnstile-sim/turnstile/daemon/transport/transporttest"
 	"github.com/turnstile-sim/turnstile/scenarios"
 	"github.com/turnstile-sim/turnstile/wire"
@@ -108,22 +110,15 @@ func RunRuntime(ctx context.Context, t RuntimeTarget, all []*scenarios.Scenario,
 	if t.Output != nil {
 		out = &lockedWriter{w: t.Output}
 	}
-	rep := Report{Side: scenarios.Runtime}
 	since := time.Now() // the previous scenario's Runtime was gone by then
-	for _, sc := range o.selected(all) {
-		if ctx.Err() != nil {
-			return rep, ctx.Err()
-		}
-		if o.Log != nil {
-			fmt.Fprintf(o.Log, "conform runtime: %s\n", sc.Name)
-		}
+	return o.each(ctx, scenarios.Runtime, all, func(sc *scenarios.Scenario) Result {
 		r := &rtRun{o: o, t: t, fr: fr, env: env, out: out, sc: sc, since: since}
-		rep.Results = append(rep.Results, r.run(ctx))
+		res := r.run(ctx)
 		if !r.gone.IsZero() {
 			since = r.gone
 		}
-	}
-	return rep, nil
+		return res
+	})
 }
 
 type rtEnv struct{ base, credFile, dir string }
@@ -185,9 +180,9 @@ func (r *rtRun) run(ctx context.Context) Result {
 		}
 	}
 	r.ctx = ctx
-	failed, rep := play(r.sc, r)
+	rep := scenarios.Play(r.sc, r)
 	res := r.result(r.sc.Name, time.Since(start), rep.Failures)
-	if failed != nil && failed.Kind == scenarios.KindFrame && failed.Side == scenarios.Runtime && failed.Frame.Type == wire.TypeHeartbeat &&
+	if failed := rep.Failed; failed != nil && failed.Kind == scenarios.KindFrame && failed.Side == scenarios.Runtime && failed.Frame.Type == wire.TypeHeartbeat &&
 		r.proc == nil && r.otherDeclaration(r.beat) {
 		r.skipWhy = "declares other kinds or another daemon version than the Runtime started separately does; run it with a command (conform runtime -- CMD) that reads " + EnvDeclaration
 	}
@@ -264,44 +259,30 @@ func (r *rtRun) control(cmd scenarios.ControlCommand) {
 	r.after()
 }
 
-// owned asks the Runtime, over the control channel, what it still owns.
+// RuntimeOwned asks the Runtime, over the control channel, what it still
+// owns; a count it does not report, or an answer it cannot give (it may
+// have exited), is not checked.
 func (r *rtRun) RuntimeOwned(args map[string]string) {
-	keys := []string{"executors", "turns", "calls", "idle", "closing", "records"}
-	if r.ctl == nil || r.ctl.closed() {
-		r.notf("runtime-owned %s: no control channel open (the Runtime may have exited)", listArgs(args, keys))
-		return
-	}
-	rep, err := r.ctl.do(scenarios.ControlCommand{Action: "owned"}, r.o.FrameTimeout)
-	if err == nil && rep.Error != "" {
-		err = fmt.Errorf("%s", rep.Error)
-	}
-	if err != nil {
-		r.notf("runtime-owned %s: %v", listArgs(args, keys), err)
-		return
-	}
-	for _, k := range keys {
-		want, listed := args[k]
-		if !listed {
-			continue
+	var rep scenarios.ControlReply
+	err := errors.New("no control channel open (the Runtime may have exited)")
+	if r.ctl != nil && !r.ctl.closed() {
+		if rep, err = r.ctl.do(scenarios.ControlCommand{Action: "owned"}, r.o.FrameTimeout); err == nil && rep.Error != "" {
+			err = errors.New(rep.Error)
 		}
-		have, ok := rep.Owned[k]
+	}
+	for _, k := range scenarios.KindRuntimeOwned.Members() {
+		want, listed := args[k]
+		have, reported := rep.Owned[k]
 		switch {
-		case !ok:
+		case !listed:
+		case err != nil:
+			r.notf("runtime-owned %s=%s: %v", k, want, err)
+		case !reported:
 			r.notf("runtime-owned %s=%s: the Runtime does not report it", k, want)
-		case fmt.Sprint(have) != want:
+		case strconv.Itoa(have) != want:
 			r.Failf("runtime-owned %s=%d, want %s (reported %v)", k, have, want, rep.Owned)
 		}
 	}
-}
-
-func listArgs(args map[string]string, keys []string) string {
-	var parts []string
-	for _, k := range keys {
-		if v, ok := args[k]; ok {
-			parts = append(parts, k+"="+v)
-		}
-	}
-	return strings.Join(parts, " ")
 }
 
 // shutdownSeparate sends device_shutdown to a Runtime started separately
@@ -388,5 +369,143 @@ func (r *rtRun) VersionRefused(args map[string]string) {
 		r.Failf("Core at version %q: %d upgrade attempts, want 1 (the Runtime exited with %d)", v, core.Dials(), code)
 	case code == 0:
 		r.Failf("Core at version %q: the Runtime exited with status 0 after a permanent refusal, want a failure status", v)
+	}
+}
+
+// front is the scripted Core's HTTP handler: the current scenario's Core
+// routes and the control channel.
+type front struct {
+	mu   sync.Mutex
+	core http.Handler
+	hub  *controlHub
+}
+
+func (f *front) setCore(h http.Handler) { f.mu.Lock(); f.core = h; f.mu.Unlock() }
+
+func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == scenarios.ControlPath {
+		f.hub.accept(w, r)
+		return
+	}
+	f.mu.Lock()
+	h := f.core
+	f.mu.Unlock()
+	if h == nil {
+		http.Error(w, `{"error":"internal","detail":"no scenario is running"}`, http.StatusServiceUnavailable)
+		return
+	}
+	h.ServeHTTP(w, r)
+}
+
+// controlHub holds the Runtime's control channel: the latest one opened.
+type controlHub struct {
+	mu      sync.Mutex
+	conn    *controlConn
+	arrived chan struct{}
+}
+
+func newControlHub() *controlHub { return &controlHub{arrived: make(chan struct{}, 1)} }
+
+type controlConn struct {
+	at      time.Time // when it opened
+	ws      *websocket.Conn
+	replies chan scenarios.ControlReply
+	done    chan struct{}
+	seq     int
+}
+
+func (h *controlHub) accept(w http.ResponseWriter, r *http.Request) {
+	ws, err := websocket.Accept(w, r, nil)
+	if err != nil {
+		return
+	}
+	c := &controlConn{at: time.Now(), ws: ws, replies: make(chan scenarios.ControlReply, 16), done: make(chan struct{})}
+	h.mu.Lock()
+	old := h.conn
+	h.conn = c
+	h.mu.Unlock()
+	if old != nil {
+		go old.ws.Close(websocket.StatusNormalClosure, "replaced") // a gone peer must not stall this accept
+	}
+	select {
+	case h.arrived <- struct{}{}:
+	default:
+	}
+	go func() {
+		defer close(c.done)
+		for {
+			_, b, err := ws.Read(context.Background())
+			if err != nil {
+				return
+			}
+			var rep scenarios.ControlReply
+			if json.Unmarshal(b, &rep) == nil {
+				c.replies <- rep
+			}
+		}
+	}()
+}
+
+// wait returns the open control channel opened since then (in a bubble,
+// at the same instant), waiting up to d for one: a channel opened earlier
+// belongs to a Runtime process of an earlier scenario.
+func (h *controlHub) wait(d time.Duration, since time.Time) *controlConn {
+	deadline := time.After(d)
+	for {
+		h.mu.Lock()
+		c := h.conn
+		h.mu.Unlock()
+		if c != nil && !c.closed() && !c.at.Before(since) {
+			return c
+		}
+		select {
+		case <-h.arrived:
+		case <-deadline:
+			return nil
+		}
+	}
+}
+
+// drop closes the current channel (the scenario's Runtime is stopping).
+func (h *controlHub) drop() {
+	h.mu.Lock()
+	c := h.conn
+	h.conn = nil
+	h.mu.Unlock()
+	if c != nil {
+		go c.ws.Close(websocket.StatusNormalClosure, "scenario over")
+	}
+}
+
+func (c *controlConn) closed() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// do sends one command and waits up to d for its answer.
+func (c *controlConn) do(cmd scenarios.ControlCommand, d time.Duration) (scenarios.ControlReply, error) {
+	c.seq++
+	cmd.Seq = c.seq
+	b, _ := json.Marshal(cmd)
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	if err := c.ws.Write(ctx, websocket.MessageText, b); err != nil {
+		return scenarios.ControlReply{}, fmt.Errorf("control channel: %w", err)
+	}
+	for {
+		select {
+		case rep := <-c.replies:
+			if rep.Seq == cmd.Seq {
+				return rep, nil
+			}
+		case <-c.done:
+			return scenarios.ControlReply{}, fmt.Errorf("control channel closed before answering %s", cmd.Action)
+		case <-ctx.Done():
+			return scenarios.ControlReply{}, fmt.Errorf("no answer to %s on the control channel within %v", cmd.Action, d)
+		}
 	}
 }

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/turnstile-sim/turnstile/adapters/localworkspace"
-	"github.com/turnstile-sim/turnstile/daemon"
 	"github.com/turnstile-sim/turnstile/daemon/runner"
 	"github.com/turnstile-sim/turnstile/daemon/transport"
 	"github.com/turnstile-sim/turnstile/internal/pipenet"
@@ -83,11 +82,6 @@ func (n *pipeNet) startDaemon(env []string) (runtimeProc, error) {
 			return nil, err
 		}
 	}
-	cfg := daemon.Config{DaemonVersion: decl.DaemonVersion}
-	cfg.Workspace.Writes = true
-	for _, k := range decl.SupportedAgentKinds {
-		cfg.Kinds = append(cfg.Kinds, daemon.KindConfig{Kind: k.Kind, Version: k.Version, Available: k.Available, Capabilities: k.Capabilities})
-	}
 	cred, err := os.ReadFile(vars[EnvCredential])
 	if err != nil {
 		return nil, err
@@ -97,7 +91,7 @@ func (n *pipeNet) startDaemon(env []string) (runtimeProc, error) {
 	p.ctl.SetWorkspaces(dir + "-workspaces")
 	p.ctl.HTTPClient = hc
 	p.d = runner.New(runner.Config{
-		Machine:    cfg,
+		Machine:    controlled.Config(decl.DaemonVersion, decl.SupportedAgentKinds),
 		Executors:  p.ctl,
 		Client:     &transport.Client{CoreURL: vars[EnvCoreURL], DeviceID: vars[EnvDevice], Credential: strings.TrimSpace(string(cred)), HTTP: hc},
 		Policy:     transport.Policy{Base: time.Second, Max: 4 * time.Second},

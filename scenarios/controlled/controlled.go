@@ -2,12 +2,22 @@ package controlled
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
+	"time"
 
+	"github.com/coder/websocket"
 	"github.com/turnstile-sim/turnstile/adapters/agent"
+	"github.com/turnstile-sim/turnstile/adapters/localworkspace"
+	"github.com/turnstile-sim/turnstile/daemon"
+	"github.com/turnstile-sim/turnstile/scenarios"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -15,14 +25,12 @@ import (
 // every native call succeeds at once unless a step armed a fault, and a
 // Turn runs until a settle step settles it. It serves every kind.
 type Controlled struct {
-	mu      sync.Mutex
-	armed   map[string]int
-	turns   []*cTurn
-	held    []chan struct{} // hanging calls, answered by release
-	applies []chan struct{} // written inputs held before consumption
-	// workspaces is the base directory of the Environments' workspaces
-	// (workspace.go).
-	workspaces string
+	mu         sync.Mutex
+	armed      map[string]int
+	turns      []*cTurn
+	held       []chan struct{} // hanging calls, answered by release
+	applies    []chan struct{} // written inputs held before consumption
+	workspaces string          // the base directory of the Environments' workspaces
 	// HTTPClient dials the control channel (Serve; nil: the default).
 	HTTPClient *http.Client
 }
@@ -51,6 +59,11 @@ func (c *Controlled) hang(ctx context.Context) error {
 	c.mu.Lock()
 	c.held = append(c.held, ch)
 	c.mu.Unlock()
+	return await(ctx, ch)
+}
+
+// await waits until ch closes (nil) or ctx ends.
+func await(ctx context.Context, ch <-chan struct{}) error {
 	select {
 	case <-ch:
 		return nil
@@ -68,17 +81,6 @@ func (c *Controlled) release() bool {
 		close(ch)
 	}
 	return len(held) > 0
-}
-
-func (c *Controlled) apply() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.applies) == 0 {
-		return false
-	}
-	close(c.applies[0])
-	c.applies = c.applies[1:]
-	return true
 }
 
 // live returns the oldest Turn not yet settled.
@@ -181,26 +183,17 @@ func (t *cTurn) AwaitSettlement(ctx context.Context) (agent.TurnSettlement, erro
 			return agent.TurnSettlement{}, err
 		}
 	}
-	select {
-	case <-t.settled:
-		t.mu.Lock()
-		defer t.mu.Unlock()
-		return t.settlement, nil
-	case <-ctx.Done():
-		return agent.TurnSettlement{}, ctx.Err()
+	if err := await(ctx, t.settled); err != nil {
+		return agent.TurnSettlement{}, err
 	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.settlement, nil
 }
 
 type receipt struct{ applied chan struct{} }
 
-func (r receipt) AwaitApplied(ctx context.Context) error {
-	select {
-	case <-r.applied:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+func (r receipt) AwaitApplied(ctx context.Context) error { return await(ctx, r.applied) }
 
 func (t *cTurn) SteerDurable(ctx context.Context, _ agent.SteerInput) (agent.AppliedReceipt, error) {
 	if t.c.take("hang-write") {
@@ -220,4 +213,211 @@ func (t *cTurn) SteerDurable(ctx context.Context, _ agent.SteerInput) (agent.App
 		close(r.applied)
 	}
 	return r, nil
+}
+
+// The controlled Turn applies every decision the Runtime routes to it at
+// once (the Runtime, not the adapter, refuses what no Turn asked).
+
+func (t *cTurn) RespondPermission(context.Context, string, wire.PermissionDecision) error { return nil }
+
+func (t *cTurn) RespondUserChoice(context.Context, string, wire.UserChoiceDecision) error { return nil }
+
+func (t *cTurn) SubmitFunctionResult(context.Context, wire.FunctionResult) error { return nil }
+
+// Do applies one harness step: a harness action, or "settle". It returns
+// a named error when the step cannot apply ("owned" is the host's to
+// answer and is refused here).
+func (c *Controlled) Do(cmd scenarios.ControlCommand) error {
+	switch cmd.Action {
+	case "emit":
+		t := c.live()
+		if t == nil {
+			return fmt.Errorf("harness emit: no live native Turn")
+		}
+		f, err := wire.Decode([]byte(`{"type":"` + cmd.Type + `","id":"native","payload":` + string(cmd.Payload) + `}`))
+		if err != nil {
+			return fmt.Errorf("harness emit: %v", err)
+		}
+		t.emit(f.Payload)
+	case "release":
+		if !c.release() {
+			return fmt.Errorf("harness release: no native call is hanging")
+		}
+	case "apply":
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if len(c.applies) == 0 {
+			return fmt.Errorf("harness apply: no written input is held")
+		}
+		close(c.applies[0])
+		c.applies = c.applies[1:]
+	case "settle":
+		t := c.live()
+		if t == nil {
+			return fmt.Errorf("settle: no live native Turn")
+		}
+		s := agent.Reuse()
+		if cmd.Args["reusable"] == "false" {
+			s = agent.Retire(cmd.Args["reason"])
+		}
+		t.settle(s, agent.CancellationOutcome{Content: cmd.Args["content"], NativeSessionID: cmd.Args["session"]}, c.take("late-event"))
+	case "file":
+		return c.putFile(cmd)
+	default:
+		if !slices.Contains(scenarios.HarnessActions, cmd.Action) || slices.Contains([]string{"emit", "release", "apply", "file"}, cmd.Action) {
+			return fmt.Errorf("harness: unknown action %q", cmd.Action)
+		}
+		c.arm(cmd.Action)
+	}
+	return nil
+}
+
+// Config is the configuration of a daemon whose kinds the controlled
+// adapter serves as a scenario's Runtime declares them; it installs
+// workspace writes.
+func Config(version string, kinds []wire.SupportedAgentKind) daemon.Config {
+	cfg := daemon.Config{DaemonVersion: version, Workspace: daemon.WorkspaceConfig{Writes: true}}
+	for _, k := range kinds {
+		cfg.Kinds = append(cfg.Kinds, daemon.KindConfig{Kind: k.Kind, Version: k.Version, Available: k.Available, Capabilities: k.Capabilities})
+	}
+	return cfg
+}
+
+// OwnedFunc reports the counts a Runtime owns, by name (executors, turns,
+// calls, idle, closing); the host that runs the daemon provides it.
+type OwnedFunc func(ctx context.Context) (map[string]int, error)
+
+// OwnedCounts tallies a daemon's owned resources into the counts an
+// OwnedFunc reports: resources by kind, and executors by state.
+func OwnedCounts(res []daemon.Resource) map[string]int {
+	have := map[string]int{"executors": 0, "turns": 0, "calls": 0, "idle": 0, "closing": 0}
+	for _, r := range res {
+		have[r.Kind+"s"]++
+		if r.Kind == "executor" {
+			state, _, _ := strings.Cut(r.State, ",")
+			have[state]++
+		}
+	}
+	return have
+}
+
+// Serve opens the control channel at url (ws://…/conform/control),
+// trying again until it opens or ctx ends (the Runtime may start before
+// the scripted Core listens), and applies every command it receives until
+// ctx ends or the channel closes; it does not open the channel again.
+// owned answers "owned" (nil: refused, so the check is reported as not
+// checked). Each command is answered with its Seq.
+func (c *Controlled) Serve(ctx context.Context, url string, owned OwnedFunc) error {
+	var ws *websocket.Conn
+	for {
+		var err error
+		if ws, _, err = websocket.Dial(ctx, url, &websocket.DialOptions{HTTPClient: c.HTTPClient}); err == nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("control channel %s: %w", url, err)
+		case <-time.After(200 * time.Millisecond): // before the next attempt
+		}
+	}
+	defer ws.CloseNow()
+	for {
+		_, b, err := ws.Read(ctx)
+		if err != nil {
+			return nil // the channel ends with the run or the scenario
+		}
+		var cmd scenarios.ControlCommand
+		rep := scenarios.ControlReply{}
+		if err := json.Unmarshal(b, &cmd); err != nil {
+			rep.Error = "control command is not JSON: " + err.Error()
+		} else {
+			rep = c.answer(ctx, cmd, owned)
+		}
+		out, _ := json.Marshal(rep)
+		if err := ws.Write(ctx, websocket.MessageText, out); err != nil {
+			return nil
+		}
+	}
+}
+
+func (c *Controlled) answer(ctx context.Context, cmd scenarios.ControlCommand, owned OwnedFunc) scenarios.ControlReply {
+	rep := scenarios.ControlReply{Seq: cmd.Seq}
+	if cmd.Action == "owned" {
+		if owned == nil {
+			rep.Error = "owned: not reported by this Runtime"
+			return rep
+		}
+		m, err := owned(ctx)
+		if err != nil {
+			rep.Error = "owned: " + err.Error()
+		}
+		rep.Owned = m
+		return rep
+	}
+	if err := c.Do(cmd); err != nil {
+		rep.Error = err.Error()
+	}
+	return rep
+}
+
+// SetWorkspaces names the directory under which each Environment's
+// workspace lies (Base/<environment>, as localworkspace.Binding binds
+// it): harness file steps write there.
+func (c *Controlled) SetWorkspaces(base string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.workspaces = base
+}
+
+// Preparations serves every kind's read-only preparation profile with
+// the local workspace owner.
+func (c *Controlled) Preparations(string) (agent.PreparationFactory, bool, bool) {
+	return localworkspace.Preparations{}, true, true
+}
+
+// putFile writes a harness file step's content into its Environment's
+// workspace, making the directories it needs.
+func (c *Controlled) putFile(cmd scenarios.ControlCommand) error {
+	c.mu.Lock()
+	base := c.workspaces
+	c.mu.Unlock()
+	var content string
+	if err := json.Unmarshal(cmd.Payload, &content); err != nil {
+		return fmt.Errorf("harness file: the content is not a JSON string: %v", err)
+	}
+	if base == "" {
+		return fmt.Errorf("harness file: the Runtime binds no workspace directory")
+	}
+	root, err := localworkspace.Binding{Base: base}.Root(cmd.Args["environment"])
+	if err != nil {
+		return fmt.Errorf("harness file: environment %q: %v", cmd.Args["environment"], err)
+	}
+	p := filepath.Clean(cmd.Args["path"])
+	if !filepath.IsLocal(p) {
+		return fmt.Errorf("harness file: path %q is not inside the workspace", cmd.Args["path"])
+	}
+	p = filepath.Join(root, p)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return fmt.Errorf("harness file: %v", err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		return fmt.Errorf("harness file: %v", err)
+	}
+	return settle(root, p)
+}
+
+// settle gives the file and the directories above it, up to the root,
+// the mode and time every runner's workspace shows (an export archives
+// them): 0644 files, 0755 directories, scenarios.Epoch.
+func settle(root, p string) error {
+	mode := os.FileMode(0o644)
+	for ; p != root; p, mode = filepath.Dir(p), 0o755 {
+		if err := os.Chmod(p, mode); err != nil {
+			return fmt.Errorf("harness file: %v", err)
+		}
+		if err := os.Chtimes(p, scenarios.Epoch, scenarios.Epoch); err != nil {
+			return fmt.Errorf("harness file: %v", err)
+		}
+	}
+	return nil
 }

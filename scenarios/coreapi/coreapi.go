@@ -1,23 +1,405 @@
 // Package coreapi plays the steps only Core has (api and the core-*
 // assertions) for every Core driver (Steps), over an API: Events for the
 // machine driver (scenarios/machine), HTTP for scenarios/conform (a
-// Core in its own process, or in process in conform's tests). It also
-// holds what those share: the answer bodies and the workspace answer's
-// members.
+// Core in its own process, or in process in conform's tests). Both APIs
+// answer in core/api's operator views and core.WorkspaceResult, so that
+// Steps decodes the answer bodies and compares the members once.
 package coreapi
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/core/api"
 	"github.com/turnstile-sim/turnstile/scenarios"
 	"github.com/turnstile-sim/turnstile/wire"
 )
+
+// API is Core as a driver reaches it for the steps only Core has: in
+// process through events (Events) or over HTTP (scenarios/conform). An
+// error is the step's failure as the driver words it; a *Refused is a
+// call Core refused, which a step may expect (refused=).
+type API interface {
+	// CreateSession creates a Session of kind: with no execution
+	// environment, or self-hosted on environment.
+	CreateSession(kind, environment string) (string, error)
+	Submit(session, text string) (turn string, err error)
+	Steer(session, turn, text string) error
+	Cancel(session, turn string) error
+	// Answer answers with the step's decoded body: a PermissionBody,
+	// an api.UserChoiceAnswer or a FunctionResultBody.
+	Answer(st scenarios.Step, session, turn string, body any) error
+	Quiesce(environment string) (suspend string, err error)
+	Resume(suspend string, rollback bool) error
+	Prepare(st scenarios.Step) (prep string, err error)
+	// StartWorkspace makes a workspace call, answered once the Runtime's
+	// work settled.
+	StartWorkspace(st scenarios.Step, session string) error
+
+	// Turn reads Core's operator view of a Turn; unshown lists the
+	// members (by JSON name) this Core's view leaves out.
+	Turn(id string) (t api.TurnJSON, unshown []string, err error)
+	// Suspension reads the record of a suspension the scenario made.
+	Suspension(id string) (api.SuspensionJSON, error)
+	// Preparation reads the latest preparation: prep, or the latest of
+	// session, as this Core finds it.
+	Preparation(prep, session string) (api.PreparationJSON, error)
+	// WorkspaceAnswer reads the latest workspace call's answer (nil while
+	// none came; called false when no call was made); pending: the step
+	// expects none.
+	WorkspaceAnswer(pending bool) (w *core.WorkspaceResult, called bool, err error)
+}
+
+// Refused is a call Core refused with a public error code.
+type Refused struct {
+	Code string
+	Call string // "API call", "POST <path>"
+	Err  error
+}
+
+func (r *Refused) Error() string { return fmt.Sprintf("%s refused: %v", r.Call, r.Err) }
+
+// Steps plays the steps only Core has (api and the core-* assertions)
+// for a scenarios.CoreDriver that embeds it. It keeps what the scenario
+// created: the Session, its Turns, the latest suspension and preparation.
+type Steps struct {
+	log *scenarios.Log
+	api API
+	// Retry: a difference in core-state, core-interaction or
+	// core-suspension is read again for this long, every 20ms (a Core
+	// reached from outside may show a frame's effect a moment late).
+	Retry time.Duration
+	// NotChecked, when set, takes each listed member Core's view does not
+	// show.
+	NotChecked func(format string, args ...any)
+	session    string
+	turns      []string
+	suspend    string
+	prep       string
+}
+
+// NewSteps returns the steps of Core a, reported on log.
+func NewSteps(log *scenarios.Log, a API) *Steps { return &Steps{log: log, api: a} }
+
+// Session is the scenario's Session ("" before one was created) and
+// whether it submitted a Turn.
+func (s *Steps) Session() (string, bool) { return s.session, len(s.turns) > 0 }
+
+// failed fails the step with err, if any.
+func (s *Steps) failed(err error) bool {
+	if err != nil {
+		s.log.Failf("%v", err)
+	}
+	return err != nil
+}
+
+// answerBody decodes an answer step's body: a PermissionBody, an
+// api.UserChoiceAnswer or a FunctionResultBody.
+func answerBody(st scenarios.Step) (any, error) {
+	switch st.Action {
+	case "answer-permission":
+		var b PermissionBody
+		if err := strict(st.Input, &b); err != nil || b.Approved == nil {
+			return nil, fmt.Errorf("api %s: body %s: want {\"approved\":bool,…} (%v)", st.Action, st.Input, err)
+		}
+		return b, nil
+	case "answer-choice":
+		var b api.UserChoiceAnswer
+		if err := strict(st.Input, &b); err != nil {
+			return nil, fmt.Errorf("api %s: body %s: %v", st.Action, st.Input, err)
+		}
+		return b, nil
+	}
+	var b FunctionResultBody
+	if err := strict(st.Input, &b); err != nil || b.Success == nil || b.Content == nil {
+		return nil, fmt.Errorf("api %s: body %s: want {\"success\":bool,\"content\":[…]} (%v)", st.Action, st.Input, err)
+	}
+	return b, nil
+}
+
+// ErrNoPreparation: Core keeps no preparation the step could mean.
+var ErrNoPreparation = errors.New("core-preparation: Core has no Environment preparation")
+
+// refusable checks a call's error against the step's refused=; ok: the
+// call did as the step said.
+func (s *Steps) refusable(st scenarios.Step, err error) bool {
+	want := st.Args["refused"]
+	var ref *Refused
+	switch {
+	case err != nil && (!errors.As(err, &ref) || want == ""):
+		s.log.Failf("%v", err)
+	case want != "" && err == nil:
+		s.log.Failf("api %s: accepted, want it refused %s", st.Action, want)
+	case want != "" && ref.Code != want:
+		s.log.Failf("api %s: refused %q (%v), want %s", st.Action, ref.Code, ref.Err, want)
+	default:
+		return true
+	}
+	return false
+}
+
+func (s *Steps) createSession(kind, environment string) bool {
+	if s.session != "" {
+		return true
+	}
+	id, err := s.api.CreateSession(kind, environment)
+	s.session = id
+	return !s.failed(err)
+}
+
+// API makes one public API call; the Session is created by the first
+// submit-turn (kind= or contract, no execution environment) or
+// workspace call (the step's Environment).
+func (s *Steps) API(st scenarios.Step) {
+	switch st.Action {
+	case "submit-turn":
+		if s.createSession(cmp.Or(st.Args["kind"], scenarios.ContractKind), "") {
+			if id, err := s.api.Submit(s.session, st.Args["text"]); !s.failed(err) {
+				s.turns = append(s.turns, id)
+			}
+		}
+	case "steer":
+		if id, ok := s.turnArg(st.Args); ok {
+			s.failed(s.api.Steer(s.session, id, st.Args["text"]))
+		}
+	case "cancel":
+		if id, ok := s.turnArg(st.Args); ok {
+			s.failed(s.api.Cancel(s.session, id))
+		}
+	case "answer-permission", "answer-choice", "function-result":
+		if id, ok := s.turnArg(st.Args); ok {
+			if body, err := answerBody(st); !s.failed(err) {
+				s.refusable(st, s.api.Answer(st, s.session, id, body))
+			}
+		}
+	case "quiesce":
+		if id, err := s.api.Quiesce(st.Args["environment"]); s.refusable(st, err) && err == nil {
+			s.suspend = id
+		}
+	case "resume":
+		if s.suspend == "" {
+			s.log.Failf("api resume: nothing was quiesced")
+			return
+		}
+		s.refusable(st, s.api.Resume(s.suspend, st.Args["rollback"] == "true"))
+	case "prepare-environment":
+		if id, err := s.api.Prepare(st); s.refusable(st, err) && err == nil {
+			s.prep = id
+		}
+	case "read-directory", "read-file", "write-file", "export":
+		if s.createSession(scenarios.ContractKind, st.Args["environment"]) {
+			s.failed(s.api.StartWorkspace(st, s.session))
+		}
+	}
+}
+
+// turnArg resolves turn=<n> (1-based submit order; default the latest).
+func (s *Steps) turnArg(args map[string]string) (string, bool) {
+	if len(s.turns) == 0 {
+		s.log.Failf("no Turn submitted yet")
+		return "", false
+	}
+	n := len(s.turns)
+	if a, ok := args["turn"]; ok {
+		v, err := strconv.Atoi(a)
+		if err != nil || v < 1 || v > len(s.turns) {
+			s.log.Failf("turn=%s: %d Turns submitted", a, len(s.turns))
+			return "", false
+		}
+		n = v
+	}
+	return s.turns[n-1], true
+}
+
+// check reads and compares until nothing differs or Retry passed, then
+// reports the step's line and each difference (a read that failed is
+// one).
+func (s *Steps) check(try func() (string, []error)) {
+	deadline := time.Now().Add(s.Retry)
+	for {
+		line, errs := try()
+		if len(errs) == 0 || s.Retry == 0 || time.Now().After(deadline) {
+			s.report(line, errs)
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// CoreState checks Core's view of a Turn against the listed members; a
+// member the view does not show is not checked.
+func (s *Steps) CoreState(args map[string]string) {
+	id, ok := s.turnArg(args)
+	if !ok {
+		return
+	}
+	var unshown []string
+	s.check(func() (string, []error) {
+		t, hidden, err := s.api.Turn(id)
+		if err != nil {
+			return "", []error{err}
+		}
+		have := turnFields(t)
+		unshown = nil
+		for _, k := range scenarios.KindCoreState.Members() {
+			want, listed := args[k]
+			if name := strings.Replace(k, "cursor", "input_cursor", 1); listed && slices.Contains(hidden, name) {
+				unshown, have[k] = append(unshown, k+"="+want), want
+			}
+		}
+		return compareFields("core-state turn="+id, "Turn "+id, scenarios.KindCoreState, args, have)
+	})
+	for _, u := range unshown {
+		s.NotChecked("core-state %s: Core's view of the Turn does not show it", u)
+	}
+}
+
+// turnFields are the members core-state compares, from Core's view.
+func turnFields(t api.TurnJSON) map[string]string {
+	var inputs []string
+	for _, in := range t.Inputs {
+		inputs = append(inputs, in.State)
+	}
+	usage := "-"
+	if u := t.Usage; u != nil && u.Tokens != nil {
+		usage = fmt.Sprintf("%d/%d/%d", u.Tokens.InputTokens, u.Tokens.OutputTokens, u.Tokens.TotalTokens)
+	}
+	engine := api.EngineError{}
+	if t.EngineError != nil {
+		engine = *t.EngineError
+	}
+	return map[string]string{
+		"state": t.State, "cursor": strconv.Itoa(t.InputCursor), "code": t.ErrorCode, "engine_code": engine.Code,
+		"engine_status": strconv.Itoa(engine.HTTPStatus), "content": t.Content, "attempt": strconv.Itoa(t.Attempt),
+		"inputs": strings.Join(inputs, ","), "usage": usage,
+	}
+}
+
+// CoreInteraction checks Core's record of one interaction of a Turn
+// (id= and the listed members).
+func (s *Steps) CoreInteraction(args map[string]string) {
+	turn, ok := s.turnArg(args)
+	if !ok {
+		return
+	}
+	id := args["id"]
+	s.check(func() (string, []error) {
+		t, hidden, err := s.api.Turn(turn)
+		switch {
+		case err != nil:
+			return "", []error{err}
+		case slices.Contains(hidden, "interactions"):
+			s.NotChecked("core-interaction id=%s: Core's view of the Turn does not show interactions", id)
+			return "", nil
+		}
+		var ids []string
+		for _, x := range t.Interactions {
+			if x.ID == id {
+				have := map[string]string{"kind": x.Kind, "status": x.Status, "code": x.ErrorCode, "attempts": strconv.Itoa(x.Attempts)}
+				return compareFields("core-interaction id="+id, "Turn "+turn+": interaction "+id, scenarios.KindCoreInteraction, args, have)
+			}
+			ids = append(ids, x.ID)
+		}
+		return "core-interaction id=" + id, []error{fmt.Errorf("Turn %s: interaction %s: Core has no record of it (it has %q)", turn, id, ids)}
+	})
+}
+
+// CoreSuspension checks Core's record of the latest suspension.
+func (s *Steps) CoreSuspension(args map[string]string) {
+	if s.suspend == "" {
+		s.log.Failf("core-suspension: nothing was quiesced")
+		return
+	}
+	s.check(func() (string, []error) {
+		r, err := s.api.Suspension(s.suspend)
+		if err != nil {
+			return "", []error{err}
+		}
+		have := map[string]string{"state": r.State, "code": r.ErrorCode, "rollback": strconv.FormatBool(r.Rollback), "attempts": strconv.Itoa(r.Attempts)}
+		return compareFields("core-suspension "+s.suspend, "suspension "+s.suspend, scenarios.KindCoreSuspension, args, have)
+	})
+}
+
+// CorePreparation checks Core's record of the latest preparation (state,
+// steps: every step's state joined by commas, code: the first step's
+// error code).
+func (s *Steps) CorePreparation(args map[string]string) {
+	p, err := s.api.Preparation(s.prep, s.session)
+	if s.failed(err) {
+		return
+	}
+	var states []string
+	code := ""
+	for _, st := range p.Steps {
+		states = append(states, st.State)
+		code = cmp.Or(code, st.ErrorCode)
+	}
+	have := map[string]string{"state": p.State, "steps": strings.Join(states, ","), "code": code}
+	s.report(compareFields("core-preparation "+p.ID, "preparation "+p.ID, scenarios.KindCorePreparation, args, have))
+}
+
+// CoreWorkspace checks the answer of the latest workspace call
+// (outcome=pending while there is none; entries: the listing's names in
+// order, comma-separated, a directory's with a trailing slash).
+func (s *Steps) CoreWorkspace(args map[string]string) {
+	w, called, err := s.api.WorkspaceAnswer(args["outcome"] == "pending")
+	switch {
+	case !called:
+		s.log.Failf("core-workspace: no workspace call was made")
+		return
+	case err != nil:
+		s.log.Failf("core-workspace: %v", err)
+		return
+	case w == nil:
+		w = &core.WorkspaceResult{Outcome: "pending"}
+	}
+	var entries []string
+	for _, e := range w.Entries {
+		if e.Kind == "directory" {
+			e.Name += "/"
+		}
+		entries = append(entries, e.Name)
+	}
+	have := map[string]string{"outcome": w.Outcome, "code": w.Code, "entries": strings.Join(entries, ","), "data": string(w.Data),
+		"truncated": strconv.FormatBool(w.Truncated || w.EntriesTruncated), "archive": strconv.Itoa(len(w.Archive))}
+	s.report(compareFields("core-workspace", "workspace answer", scenarios.KindCoreWorkspace, args, have))
+}
+
+// report fails the step with each error and notes its line, if any.
+func (s *Steps) report(line string, errs []error) {
+	for _, err := range errs {
+		s.log.Failf("%v", err)
+	}
+	if line != "" {
+		s.log.Note(line)
+	}
+}
+
+// compareFields compares the members of kind that args lists with have,
+// in the kind's order: the step's transcript line gains each listed member as
+// Core has it, and each difference is an error about subject.
+func compareFields(line, subject string, kind scenarios.Kind, args, have map[string]string) (string, []error) {
+	var errs []error
+	for _, k := range kind.Members() {
+		want, listed := args[k]
+		if !listed {
+			continue
+		}
+		line += fmt.Sprintf(" %s=%s", k, have[k])
+		if have[k] != want {
+			errs = append(errs, fmt.Errorf("%s: %s=%q, want %q", subject, k, have[k], want))
+		}
+	}
+	return line, errs
+}
 
 // PermissionBody is an answer-permission step's body.
 type PermissionBody struct {
@@ -32,8 +414,8 @@ type FunctionResultBody struct {
 	Content []wire.InputContent `json:"content"`
 }
 
-// Strict decodes a step's JSON body into v, refusing unknown members.
-func Strict(s string, v any) error {
+// strict decodes a step's JSON body into v, refusing unknown members.
+func strict(s string, v any) error {
 	d := json.NewDecoder(bytes.NewReader([]byte(s)))
 	d.DisallowUnknownFields()
 	return d.Decode(v)
@@ -110,39 +492,19 @@ func (e events) Cancel(_, turn string) error {
 	return e.do(func(c core.CallID) core.Event { return core.CancelTurn{Call: c, Turn: turn} })
 }
 
-// Answer decodes the step's body (PermissionBody, api.UserChoiceAnswer or
-// FunctionResultBody) into its event.
-func (e events) Answer(st scenarios.Step, _, turn string) error {
-	var ev event
-	switch st.Action {
-	case "answer-permission":
-		var b PermissionBody
-		if err := Strict(st.Input, &b); err != nil || b.Approved == nil {
-			return fmt.Errorf("api %s: body %s: want {\"approved\":bool,…} (%v)", st.Action, st.Input, err)
-		}
-		ev = func(c core.CallID) core.Event {
+func (e events) Answer(st scenarios.Step, _, turn string, body any) error {
+	return e.do(func(c core.CallID) core.Event {
+		switch b := body.(type) {
+		case PermissionBody:
 			return core.AnswerPermission{Call: c, Turn: turn, Interaction: st.Args["interaction"], Approved: *b.Approved,
 				Message: b.Message, UpdatedInput: b.UpdatedInput}
-		}
-	case "answer-choice":
-		var b api.UserChoiceAnswer
-		if err := Strict(st.Input, &b); err != nil {
-			return fmt.Errorf("api %s: body %s: %v", st.Action, st.Input, err)
-		}
-		ev = func(c core.CallID) core.Event {
+		case api.UserChoiceAnswer:
 			return core.AnswerUserChoice{Call: c, Turn: turn, Interaction: st.Args["interaction"], Answers: b.Answers,
 				Cancelled: b.Cancelled, Reason: b.Reason}
 		}
-	default:
-		var b FunctionResultBody
-		if err := Strict(st.Input, &b); err != nil || b.Success == nil || b.Content == nil {
-			return fmt.Errorf("api %s: body %s: want {\"success\":bool,\"content\":[…]} (%v)", st.Action, st.Input, err)
-		}
-		ev = func(c core.CallID) core.Event {
-			return core.SubmitFunctionResult{Call: c, Turn: turn, CallID: st.Args["call"], Success: *b.Success, Content: b.Content}
-		}
-	}
-	return e.do(ev)
+		b := body.(FunctionResultBody)
+		return core.SubmitFunctionResult{Call: c, Turn: turn, CallID: st.Args["call"], Success: *b.Success, Content: b.Content}
+	})
 }
 
 func (e events) Quiesce(environment string) (string, error) {
@@ -179,149 +541,95 @@ func (e events) Prepare(st scenarios.Step) (string, error) {
 
 // Workspace call defaults (wire-reference §3.9).
 const (
-	DefaultMaxEntries = 1024
-	DefaultMaxBytes   = 1 << 20
+	defaultMaxEntries = 1024
+	defaultMaxBytes   = 1 << 20
 )
 
 func (e events) StartWorkspace(st scenarios.Step, session string) error {
-	limit := func(s string, def int) int {
-		if n, err := strconv.Atoi(s); err == nil {
-			return n
+	e.c.StartWorkspace(func(c core.CallID) core.Event {
+		switch st.Action {
+		case "export":
+			return core.ExportWorkspace{Call: c, Session: session}
+		case "write-file":
+			return core.WriteWorkspace{Call: c, Session: session, Path: st.Args["path"], Data: []byte(st.Input)}
 		}
-		return def
-	}
-	var ev event
-	switch st.Action {
-	case "read-directory", "read-file":
-		r := core.ReadWorkspace{Session: session, Path: st.Args["path"], Directory: st.Action == "read-directory"}
+		r := core.ReadWorkspace{Call: c, Session: session, Path: st.Args["path"], Directory: st.Action == "read-directory"}
+		n, _ := strconv.Atoi(cmp.Or(st.Args["max_entries"], st.Args["max_bytes"])) // a call takes the one of its kind
 		if r.Directory {
-			r.MaxEntries = limit(st.Args["max_entries"], DefaultMaxEntries)
+			r.MaxEntries = cmp.Or(n, defaultMaxEntries)
 		} else {
-			r.MaxBytes = limit(st.Args["max_bytes"], DefaultMaxBytes)
+			r.MaxBytes = cmp.Or(n, defaultMaxBytes)
 		}
-		ev = func(c core.CallID) core.Event { r.Call = c; return r }
-	case "export":
-		x := core.ExportWorkspace{Session: session}
-		ev = func(c core.CallID) core.Event { x.Call = c; return x }
-	default:
-		w := core.WriteWorkspace{Session: session, Path: st.Args["path"], Data: []byte(st.Input)}
-		ev = func(c core.CallID) core.Event { w.Call = c; return w }
-	}
-	e.c.StartWorkspace(ev)
+		return r
+	})
 	return nil
 }
 
-func (e events) view(id string) (core.TurnView, error) {
+// Turn is Core's operator view of the Turn as core/api renders it.
+func (e events) Turn(id string) (api.TurnJSON, []string, error) {
 	v, found, err := e.c.Turn(id)
 	switch {
 	case err != nil:
-		return v, fmt.Errorf("Turn %s: not readable (%v)", id, err)
+		return api.TurnJSON{}, nil, fmt.Errorf("Turn %s: not readable (%v)", id, err)
 	case !found:
-		return v, fmt.Errorf("Turn %s unknown to Core", id)
+		return api.TurnJSON{}, nil, fmt.Errorf("Turn %s unknown to Core", id)
 	}
-	return v, nil
-}
-
-func (e events) Turn(id string) (map[string]string, error) {
-	v, err := e.view(id)
-	if err != nil {
-		return nil, err
-	}
-	var inputs []string
+	t := api.TurnJSON{State: string(v.State), Attempt: v.Attempt, ErrorCode: v.ErrorCode, Usage: v.Usage, Content: v.Content,
+		InputCursor: v.InputCursor, EngineError: &api.EngineError{Code: v.EngineErrorCode, HTTPStatus: v.EngineHTTPStatus}}
 	for _, in := range v.Inputs {
-		inputs = append(inputs, string(in.State))
+		t.Inputs = append(t.Inputs, api.InputJSON{State: string(in.State)})
 	}
-	usage := "-"
-	if u := v.Usage; u != nil && u.Tokens != nil {
-		usage = fmt.Sprintf("%d/%d/%d", u.Tokens.InputTokens, u.Tokens.OutputTokens, u.Tokens.TotalTokens)
-	}
-	return map[string]string{
-		"state": string(v.State), "cursor": strconv.Itoa(v.InputCursor), "code": v.ErrorCode,
-		"engine_code": v.EngineErrorCode, "engine_status": strconv.Itoa(v.EngineHTTPStatus),
-		"content": v.Content, "attempt": strconv.Itoa(v.Attempt), "inputs": strings.Join(inputs, ","), "usage": usage,
-	}, nil
-}
-
-func (e events) Interactions(turn string) (all []map[string]string, ids []string, shown bool, err error) {
-	v, err := e.view(turn)
 	for _, x := range v.Interactions {
-		all = append(all, map[string]string{"kind": string(x.Kind), "status": string(x.Status), "code": x.ErrorCode,
-			"attempts": strconv.Itoa(x.Attempts)})
-		ids = append(ids, x.ID)
+		t.Interactions = append(t.Interactions, api.InteractionJSON{ID: x.ID, Kind: string(x.Kind), Status: string(x.Status),
+			ErrorCode: x.ErrorCode, Attempts: x.Attempts})
 	}
-	return all, ids, true, err
+	return t, nil, nil
 }
 
-func (e events) Suspension(id string) (map[string]string, error) {
+func (e events) Suspension(id string) (api.SuspensionJSON, error) {
 	res, err := e.c.Call(func(c core.CallID) core.Event { return core.ReadSuspension{Call: c, SuspendID: id} })
 	if err != nil {
-		return nil, err
+		return api.SuspensionJSON{}, err
 	}
 	rec, _ := res.Value.(*core.SuspensionRecord)
 	if rec == nil {
-		return nil, fmt.Errorf("core-suspension: Core has no suspension record")
+		return api.SuspensionJSON{}, fmt.Errorf("core-suspension: Core has no suspension record")
 	}
-	return map[string]string{"state": string(rec.State), "code": rec.ErrorCode,
-		"rollback": strconv.FormatBool(rec.Rollback), "attempts": strconv.Itoa(rec.Attempts)}, nil
+	return api.SuspensionJSON{State: string(rec.State), ErrorCode: rec.ErrorCode, Rollback: rec.Rollback, Attempts: rec.Attempts}, nil
 }
 
-func (e events) Preparation(id, _ string) (string, map[string]string, error) {
+func (e events) Preparation(id, _ string) (api.PreparationJSON, error) {
 	var rec *core.EnvironmentPreparationRecord
 	if id != "" {
 		res, err := e.c.Call(func(c core.CallID) core.Event { return core.ReadPreparation{Call: c, ID: id} })
 		if err != nil {
-			return "", nil, err
+			return api.PreparationJSON{}, err
 		}
 		rec, _ = res.Value.(*core.EnvironmentPreparationRecord)
 	}
 	if rec == nil {
-		return "", nil, fmt.Errorf("core-preparation: Core has no Environment preparation")
+		return api.PreparationJSON{}, ErrNoPreparation
 	}
-	var states []string
-	code := ""
+	p := api.PreparationJSON{ID: rec.ID, State: string(rec.State)}
 	for _, s := range rec.Steps {
-		states = append(states, string(s.State))
-		if code == "" {
-			code = s.ErrorCode
-		}
+		p.Steps = append(p.Steps, api.PreparationStepJSON{State: string(s.State), ErrorCode: s.ErrorCode})
 	}
-	return rec.ID, map[string]string{"state": string(rec.State), "steps": strings.Join(states, ","), "code": code}, nil
+	return p, nil
 }
 
-func (e events) WorkspaceAnswer(bool) (map[string]string, error) {
+func (e events) WorkspaceAnswer(bool) (*core.WorkspaceResult, bool, error) {
 	res, called, err := e.c.WorkspaceAnswer()
 	switch {
-	case !called:
-		return nil, fmt.Errorf("core-workspace: no workspace call was made")
 	case err != nil:
-		return nil, fmt.Errorf("core-workspace: API call: %v", err)
+		return nil, called, fmt.Errorf("API call: %v", err)
 	case res == nil:
-		return Pending, nil
+		return nil, called, nil
 	case res.Err != nil:
-		return nil, fmt.Errorf("core-workspace: the call was refused: %v", res.Err)
+		return nil, true, fmt.Errorf("the call was refused: %v", res.Err)
 	}
 	w, ok := res.Value.(*core.WorkspaceResult)
 	if !ok || w == nil {
-		return nil, fmt.Errorf("core-workspace: the answer carries no workspace result")
+		return nil, true, fmt.Errorf("the answer carries no workspace result")
 	}
-	return map[string]string{"outcome": w.Outcome, "code": w.Code, "entries": Entries(w.Entries),
-		"data": string(w.Data), "truncated": strconv.FormatBool(w.Truncated || w.EntriesTruncated),
-		"archive": strconv.Itoa(len(w.Archive))}, nil
-}
-
-// Pending is what core-workspace sees while Core has not answered the
-// call: outcome=pending.
-var Pending = map[string]string{"outcome": "pending"}
-
-// Entries renders a listing as core-workspace's entries= shows it: the
-// names in order, comma-separated, a directory's with a trailing slash.
-func Entries(es []wire.DirectoryEntry) string {
-	names := make([]string, len(es))
-	for i, e := range es {
-		names[i] = e.Name
-		if e.Kind == "directory" {
-			names[i] += "/"
-		}
-	}
-	return strings.Join(names, ",")
+	return w, true, nil
 }

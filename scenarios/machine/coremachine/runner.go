@@ -1,7 +1,5 @@
-// Package coremachine plays a scenario against core.Machine: the
-// scripted Runtime's frames are fed straight into the machine as events,
-// the frames Core sends are asserted in order with placeholder binding,
-// and the Core-owned assertions (core-state) are checked. It never
+// Package coremachine is the Driver of core.Machine: the scripted
+// Runtime's frames are fed straight into the machine as events. It never
 // imports the daemon.
 package coremachine
 
@@ -64,8 +62,9 @@ func (r *Runner) VersionRefused(map[string]string) {
 	r.Note("skipped: the protocol version is checked by the gateway at the WebSocket upgrade (HTTP 426 before any registration); core.Machine receives no event for it")
 }
 
-// step applies one event and its effects, printing both unless quiet.
-func (r *Runner) step(ev core.Event, quiet bool) {
+// step applies one event and its effects, printing both unless quiet,
+// and returns the effects.
+func (r *Runner) step(ev core.Event, quiet bool) []core.Effect {
 	effects := r.m.Step(r.now, ev)
 	if !quiet {
 		r.Note("> " + ev.Describe())
@@ -73,6 +72,7 @@ func (r *Runner) step(ev core.Event, quiet bool) {
 	for _, e := range effects {
 		r.apply(e, quiet)
 	}
+	return effects
 }
 
 func (r *Runner) apply(e core.Effect, quiet bool) {
@@ -195,4 +195,38 @@ func (r *Runner) Advance(d time.Duration) {
 func (r *Runner) call() core.CallID {
 	r.calls++
 	return core.CallID("call-" + strconv.Itoa(r.calls))
+}
+
+// Call steps an API event, prints it and returns its result.
+func (r *Runner) Call(ev func(core.CallID) core.Event) (*core.APIResult, error) {
+	e := ev(r.call())
+	var res *core.APIResult
+	for _, f := range r.step(e, false) {
+		if v, ok := f.(core.APIResult); ok {
+			res = &v
+		}
+	}
+	if res == nil {
+		return nil, fmt.Errorf("no API result for %s", e.Describe())
+	}
+	return res, nil
+}
+
+// Turn reads the machine's view of a Turn.
+func (r *Runner) Turn(id string) (core.TurnView, bool, error) {
+	v, found := r.m.Turn(id)
+	return v, found, nil
+}
+
+// StartWorkspace steps a workspace call; its answer comes in a later
+// step's effects (apply keeps it).
+func (r *Runner) StartWorkspace(ev func(core.CallID) core.Event) {
+	r.wsCall, r.wsResult = r.call(), nil
+	r.step(ev(r.wsCall), false)
+}
+
+// WorkspaceAnswer is the latest workspace call's answer, nil until Core
+// gave it.
+func (r *Runner) WorkspaceAnswer() (*core.APIResult, bool, error) {
+	return r.wsResult, r.wsCall != "", nil
 }

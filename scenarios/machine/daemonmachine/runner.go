@@ -1,19 +1,25 @@
-// Package daemonmachine plays a scenario against daemon.Machine: the
-// scripted Core's frames are fed straight into the machine as events, a
+// Package daemonmachine is the Driver of daemon.Machine: the scripted
+// Core's frames are fed straight into the machine as events and a
 // controlled Harness answers its native calls as the harness and settle
-// steps direct, the frames the Runtime sends are asserted in order with
-// placeholder binding, and the Runtime-owned assertions (runtime-owned)
-// are checked. It never imports Core.
+// steps direct. It never imports Core.
 package daemonmachine
 
 import (
+	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/turnstile-sim/turnstile/adapters/localworkspace"
 	"github.com/turnstile-sim/turnstile/daemon"
+	"github.com/turnstile-sim/turnstile/daemon/runner"
 	"github.com/turnstile-sim/turnstile/scenarios"
+	"github.com/turnstile-sim/turnstile/scenarios/controlled"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -38,10 +44,11 @@ type Runner struct {
 // capabilities, daemon version); limits may be narrowed (zero:
 // defaults). The Environments' workspaces lie under dir.
 func New(sc *scenarios.Scenario, limits daemon.Limits, dir string) (*scenarios.Player, *Runner, error) {
-	cfg, err := declaration(sc)
+	hb, _, err := sc.Declaration() // none: a Runtime that serves no kind
 	if err != nil {
 		return nil, nil, err
 	}
+	cfg := controlled.Config(cmp.Or(hb.DaemonVersion, "scenario"), hb.SupportedAgentKinds)
 	cfg.Limits = limits
 	if err := cfg.Validate(); err != nil {
 		return nil, nil, err
@@ -54,24 +61,6 @@ func New(sc *scenarios.Scenario, limits daemon.Limits, dir string) (*scenarios.P
 		timers: map[daemon.TimerID]time.Time{},
 	}
 	return scenarios.NewPlayer(sc, r), r, nil
-}
-
-// declaration configures the machine as the scenario's Runtime declares
-// itself (no heartbeat: a Runtime that serves no kind).
-func declaration(sc *scenarios.Scenario) (daemon.Config, error) {
-	hb, _, err := sc.Declaration()
-	if err != nil {
-		return daemon.Config{}, err
-	}
-	// the controlled harness installs workspace writes
-	cfg := daemon.Config{DaemonVersion: hb.DaemonVersion, Workspace: daemon.WorkspaceConfig{Writes: true}}
-	if cfg.DaemonVersion == "" {
-		cfg.DaemonVersion = "scenario"
-	}
-	for _, k := range hb.SupportedAgentKinds {
-		cfg.Kinds = append(cfg.Kinds, daemon.KindConfig{Kind: k.Kind, Version: k.Version, Available: k.Available, Capabilities: k.Capabilities})
-	}
-	return cfg, nil
 }
 
 // VersionRefused is not for daemon.Machine: Core's gateway refuses the
@@ -215,4 +204,250 @@ func (r *Runner) Advance(d time.Duration) {
 		r.run(daemon.TimerFired{Timer: id})
 	}
 	r.now = target
+}
+
+// harness is the controlled Harness: every native call succeeds at once
+// unless a harness step armed a fault for it; Turns run until a settle
+// step settles them.
+type harness struct {
+	armed   map[string]int
+	turns   []daemon.TurnID // native Turns in start order
+	settled map[daemon.TurnID]*daemon.SettleResult
+	waits   map[daemon.TurnID]daemon.CallID // held settlement waits
+	held    []daemon.NativeCall             // calls that hang
+	apply   []daemon.NativeInputApplied     // written inputs held before consumption
+	late    map[daemon.TurnID]bool          // a native event follows settlement
+	// files lays harness file steps into the workspaces; native answers
+	// the workspace and transfer calls from them as the daemon does.
+	files  *controlled.Controlled
+	native *runner.Native
+	out    []daemon.Event // what native answered
+}
+
+// newHarness keeps the Environments' workspaces and the transfers'
+// installation under dir.
+func newHarness(dir string) *harness {
+	h := &harness{
+		armed: map[string]int{}, settled: map[daemon.TurnID]*daemon.SettleResult{},
+		waits: map[daemon.TurnID]daemon.CallID{}, late: map[daemon.TurnID]bool{}, files: controlled.New(),
+	}
+	h.files.SetWorkspaces(filepath.Join(dir, "workspaces"))
+	h.native = runner.NewNative(context.Background(), h.files, slog.New(slog.DiscardHandler), func(e daemon.Event) { h.out = append(h.out, e) })
+	h.native.SetWorkspaces(localworkspace.Binding{Base: filepath.Join(dir, "workspaces")})
+	h.native.Installer = &runner.Installer{Workspace: filepath.Join(dir, "prepared"), State: filepath.Join(dir, "state")}
+	return h
+}
+
+// take consumes one arming of action.
+func (h *harness) take(action string) bool {
+	if h.armed[action] == 0 {
+		return false
+	}
+	h.armed[action]--
+	return true
+}
+
+func result(c daemon.CallID, res daemon.Result) daemon.Event {
+	return daemon.NativeResult{Call: c, Result: res}
+}
+
+// hangs names the harness action that makes each kind of native call hang.
+func hangs(op daemon.Op) string {
+	switch op.(type) {
+	case daemon.Prepare:
+		return "hang-setup"
+	case daemon.Cancel:
+		return "hang-cancel"
+	case daemon.AwaitSettlement:
+		return "hang-settle"
+	case daemon.DurableWrite:
+		return "hang-write"
+	}
+	return ""
+}
+
+// call answers a native call; the events are stepped after the current
+// ones.
+func (h *harness) call(c daemon.NativeCall) []daemon.Event {
+	if hang := hangs(c.Op); hang != "" && h.take(hang) {
+		h.held = append(h.held, c)
+		return nil
+	}
+	answer := func(res daemon.Result) []daemon.Event { return []daemon.Event{result(c.Call, res)} }
+	switch op := c.Op.(type) {
+	case daemon.Prepare:
+		if h.take("fail-setup") {
+			return answer(daemon.PrepareResult{Err: "native setup failed"})
+		}
+		return answer(daemon.PrepareResult{})
+	case daemon.StartTurn:
+		if h.take("fail-start") {
+			return answer(daemon.StartResult{Err: "native start failed"})
+		}
+		h.turns = append(h.turns, op.Turn)
+		return answer(daemon.StartResult{Turn: true})
+	case daemon.DurableWrite:
+		if h.take("uncertain-write") {
+			return answer(daemon.WriteResult{Outcome: daemon.WriteUnknown, Err: "native write outcome unknown"})
+		}
+		applied := daemon.NativeInputApplied{Turn: op.Turn, InputID: op.InputID}
+		if h.take("hold-apply") {
+			h.apply = append(h.apply, applied)
+			return answer(daemon.WriteResult{Outcome: daemon.WriteWritten})
+		}
+		return append(answer(daemon.WriteResult{Outcome: daemon.WriteWritten}), applied)
+	case daemon.Cancel:
+		return answer(daemon.CancelResult{})
+	case daemon.AwaitSettlement:
+		if s := h.settled[op.Turn]; s != nil {
+			return h.settledEvents(op.Turn, c.Call, *s)
+		}
+		h.waits[op.Turn] = c.Call
+		return nil
+	case daemon.CloseExecutor:
+		if h.take("close-failure") {
+			return answer(daemon.CloseResult{Err: "native close failed"})
+		}
+		return answer(daemon.CloseResult{})
+	case daemon.RespondPermission, daemon.RespondUserChoice, daemon.SubmitFunctionResult:
+		return answer(daemon.DecisionResult{Outcome: daemon.DecisionApplied})
+	case daemon.OpenWorkspace, daemon.CloseWorkspace, daemon.ReadWorkspace, daemon.ExportWorkspace, daemon.WriteWorkspace,
+		daemon.StageChunk, daemon.InstallTransfer, daemon.DiscardTransfer:
+		h.native.Run(c)
+		h.native.Wait()
+		out := h.out
+		h.out = nil
+		return out
+	}
+	panic(fmt.Sprintf("controlled harness: unknown op %T", c.Op))
+}
+
+// release answers a hanging call as if it had succeeded.
+func (h *harness) release(c daemon.NativeCall) []daemon.Event {
+	switch op := c.Op.(type) {
+	case daemon.Prepare:
+		return []daemon.Event{result(c.Call, daemon.PrepareResult{})}
+	case daemon.Cancel:
+		return []daemon.Event{result(c.Call, daemon.CancelResult{})}
+	case daemon.DurableWrite:
+		return []daemon.Event{result(c.Call, daemon.WriteResult{Outcome: daemon.WriteWritten}),
+			daemon.NativeInputApplied{Turn: op.Turn, InputID: op.InputID}}
+	case daemon.AwaitSettlement:
+		h.waits[op.Turn] = c.Call
+		return nil
+	}
+	panic(fmt.Sprintf("controlled harness: cannot release %T", c.Op))
+}
+
+func (h *harness) settledEvents(t daemon.TurnID, c daemon.CallID, s daemon.SettleResult) []daemon.Event {
+	evs := []daemon.Event{result(c, s)}
+	if h.late[t] {
+		delete(h.late, t)
+		evs = append(evs, daemon.NativeTurnEvent{Turn: t, Event: wire.Delta{Delta: "late", Sequence: 999}})
+	}
+	return evs
+}
+
+// live returns the oldest native Turn not yet settled.
+func (h *harness) live() (daemon.TurnID, bool) {
+	for _, t := range h.turns {
+		if h.settled[t] == nil {
+			return t, true
+		}
+	}
+	return "", false
+}
+
+func (r *Runner) Harness(st scenarios.Step) {
+	switch st.Action {
+	case "emit":
+		t, ok := r.h.live()
+		if !ok {
+			r.Failf("harness emit: no live native Turn")
+			return
+		}
+		raw := `{"type":` + strconv.Quote(st.Args["type"]) + `,"id":"native","payload":` + st.Input + `}`
+		f, err := wire.Decode([]byte(raw))
+		if err != nil {
+			r.Failf("harness emit %s: %v", st.Args["type"], err)
+			return
+		}
+		r.run(daemon.NativeTurnEvent{Turn: t, Event: f.Payload})
+	case "apply":
+		if len(r.h.apply) == 0 {
+			r.Failf("harness apply: no written input is held")
+			return
+		}
+		a := r.h.apply[0]
+		r.h.apply = r.h.apply[1:]
+		r.run(a)
+	case "release":
+		if len(r.h.held) == 0 {
+			r.Failf("harness release: no native call is hanging")
+			return
+		}
+		held := r.h.held
+		r.h.held = nil
+		var evs []daemon.Event
+		for _, c := range held {
+			evs = append(evs, r.h.release(c)...)
+		}
+		r.run(evs...)
+	case "file":
+		if err := r.h.files.Do(scenarios.HarnessCommand(st)); err != nil {
+			r.Failf("%v", err)
+			return
+		}
+		r.Note("file " + st.Args["environment"] + ":" + st.Args["path"])
+	case "late-event":
+		t, ok := r.h.live()
+		if !ok {
+			r.Failf("harness late-event: no live native Turn")
+			return
+		}
+		r.h.late[t] = true
+		r.Note("armed late-event on " + string(t))
+	default:
+		r.h.armed[st.Action]++
+		r.Note("armed " + st.Action)
+	}
+}
+
+// Settle settles the oldest live native Turn with the step's outcome and
+// answers its settlement wait, if one is outstanding.
+func (r *Runner) Settle(args map[string]string) {
+	t, ok := r.h.live()
+	if !ok {
+		r.Failf("settle: no live native Turn")
+		return
+	}
+	s := daemon.SettleResult{Settled: true, Reusable: args["reusable"] != "false", Reason: args["reason"],
+		Outcome: wire.Done{Content: args["content"]}}
+	if sess := args["session"]; sess != "" {
+		s.Outcome.Metadata = &wire.DoneMetadata{AgentSessionID: sess}
+	}
+	r.h.settled[t] = &s
+	r.Note(fmt.Sprintf("native Turn %s settled", t))
+	if c, ok := r.h.waits[t]; ok {
+		delete(r.h.waits, t)
+		r.run(r.h.settledEvents(t, c, s)...)
+	}
+}
+
+func (r *Runner) RuntimeOwned(args map[string]string) {
+	snap := r.m.Snapshot()
+	have := controlled.OwnedCounts(snap.Owned)
+	have["idle"], have["closing"], have["records"] = snap.Capacity.Idle, snap.Capacity.Closing, snap.Capacity.Records
+	line := "runtime-owned"
+	for _, k := range scenarios.KindRuntimeOwned.Members() {
+		want, listed := args[k]
+		if !listed {
+			continue
+		}
+		line += fmt.Sprintf(" %s=%d", k, have[k])
+		if strconv.Itoa(have[k]) != want {
+			r.Failf("%s=%d, want %s (owned %v)", k, have[k], want, snap.Owned)
+		}
+	}
+	r.Note(line)
 }
