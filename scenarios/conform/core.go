@@ -67,12 +67,11 @@ type coreRun struct {
 	failures
 	*coreapi.Steps
 	*runtimePeer
-	o       Options
-	t       CoreTarget
-	sc      *scenarios.Scenario
-	session string
-	ws      chan wsAnswer // the latest workspace call, not yet answered
-	wsDone  *wsAnswer     // its answer
+	o      Options
+	t      CoreTarget
+	sc     *scenarios.Scenario
+	ws     chan wsAnswer // the latest workspace call, not yet answered
+	wsDone *wsAnswer     // its answer
 }
 
 // newCoreRun returns the run of sc: a difference Core shows is read
@@ -147,7 +146,6 @@ func (r *coreRun) CreateSession(kind, environment string) (string, error) {
 	if err == nil && (json.Unmarshal(b, &v) != nil || v.ID == "") {
 		err = fmt.Errorf("POST /v1/agents/sessions: answer %s has no id", b)
 	}
-	r.session = v.ID
 	return v.ID, err
 }
 
@@ -166,7 +164,8 @@ func (r *coreRun) send(event string) (api.Receipt, error) {
 }
 
 func (r *coreRun) eventsPath() string {
-	return "/v1/agents/sessions/" + url.PathEscape(r.session) + "/events"
+	session, _ := r.Session()
+	return "/v1/agents/sessions/" + url.PathEscape(session) + "/events"
 }
 
 // message is a message input event of text.
