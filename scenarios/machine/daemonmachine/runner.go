@@ -255,13 +255,18 @@ func hangs(op daemon.Op) string {
 	return ""
 }
 
-// call answers a native call; the events are stepped after the current
-// ones.
+// call answers a native call, or holds it when a hang is armed for it;
+// the events are stepped after the current ones.
 func (h *harness) call(c daemon.NativeCall) []daemon.Event {
 	if hang := hangs(c.Op); hang != "" && h.take(hang) {
 		h.held = append(h.held, c)
 		return nil
 	}
+	return h.answer(c)
+}
+
+// answer answers a native call as the armed faults say.
+func (h *harness) answer(c daemon.NativeCall) []daemon.Event {
 	answer := func(res daemon.Result) []daemon.Event { return []daemon.Event{result(c.Call, res)} }
 	switch op := c.Op.(type) {
 	case daemon.Prepare:
@@ -309,23 +314,6 @@ func (h *harness) call(c daemon.NativeCall) []daemon.Event {
 		return out
 	}
 	panic(fmt.Sprintf("controlled harness: unknown op %T", c.Op))
-}
-
-// release answers a hanging call as if it had succeeded.
-func (h *harness) release(c daemon.NativeCall) []daemon.Event {
-	switch op := c.Op.(type) {
-	case daemon.Prepare:
-		return []daemon.Event{result(c.Call, daemon.PrepareResult{})}
-	case daemon.Cancel:
-		return []daemon.Event{result(c.Call, daemon.CancelResult{})}
-	case daemon.DurableWrite:
-		return []daemon.Event{result(c.Call, daemon.WriteResult{Outcome: daemon.WriteWritten}),
-			daemon.NativeInputApplied{Turn: op.Turn, InputID: op.InputID}}
-	case daemon.AwaitSettlement:
-		h.waits[op.Turn] = c.Call
-		return nil
-	}
-	panic(fmt.Sprintf("controlled harness: cannot release %T", c.Op))
 }
 
 func (h *harness) settledEvents(t daemon.TurnID, c daemon.CallID, s daemon.SettleResult) []daemon.Event {
@@ -379,7 +367,7 @@ func (r *Runner) Harness(st scenarios.Step) {
 		r.h.held = nil
 		var evs []daemon.Event
 		for _, c := range held {
-			evs = append(evs, r.h.release(c)...)
+			evs = append(evs, r.h.answer(c)...)
 		}
 		r.run(evs...)
 	case "file":
