@@ -8,18 +8,12 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// Driver is one side under test, as one runner reaches it: a machine fed
-// events, a real shell over a socket, or a process in another address
-// space. A driver says what a step does to that side; the Player owns
-// the rest: the step dispatch, the one-sided scenarios, placeholder
-// binding and matching, the quiet checks and the failure report.
-//
-// A driver embeds a Log and reports through it (Failf, Note); every
-// method is called with the step under way set on that Log.
+// Driver is one side under test as one runner reaches it: it says what a
+// step does to that side (README.md, "Runners"). It embeds a Log and
+// reports through it; each method is called with the step set on it.
 type Driver interface {
-	// Deliver hands the side a frame of the scripted peer, rendered by
-	// the bindings to raw (not lost in transit; it may be marked
-	// Invalid: a frame the side must reject).
+	// Deliver hands the side a frame of the scripted peer, rendered to
+	// raw (an Invalid one the side must reject).
 	Deliver(f *Frame, raw []byte)
 	// Sent takes the next frame the side sent for f to match: the next
 	// heartbeat when f is one (later periodic heartbeats are dropped),
@@ -29,22 +23,18 @@ type Driver interface {
 	// Unlisted takes the frames the side sent that no step listed yet,
 	// each described for a failure.
 	Unlisted() []string
-	// Connect opens the Runtime's connection (connect, reconnect).
+	// The directives of the same names; Disconnect(true) checks that
+	// Core closed the connection, Advance plays advance and silence.
 	Connect()
-	// Disconnect loses it; byCore: Core closed it and the driver checks
-	// that it did.
 	Disconnect(byCore bool)
-	// Advance lets d of time pass (advance, silence).
 	Advance(d time.Duration)
-	// VersionRefused plays version-refused: an upgrade speaking another
-	// protocol version is refused.
 	VersionRefused(args map[string]string)
 
 	log() *Log
 }
 
-// CoreDriver drives Core: it also plays the steps only Core has, each
-// named after its directive (README.md in this directory).
+// CoreDriver drives Core and plays the steps only Core has, each named
+// after its directive.
 type CoreDriver interface {
 	Driver
 	API(st Step)
@@ -55,8 +45,7 @@ type CoreDriver interface {
 	CoreWorkspace(args map[string]string)
 }
 
-// RuntimeDriver drives the Runtime: it also plays the steps only the
-// Runtime has, each named after its directive.
+// RuntimeDriver drives the Runtime and plays its own steps.
 type RuntimeDriver interface {
 	Driver
 	Harness(st Step)
@@ -65,8 +54,7 @@ type RuntimeDriver interface {
 }
 
 // Log is what a driver reports while a step plays: transcript lines and
-// failures, each failure prefixed by the step's file:line and Name.
-// Drivers embed it.
+// failures, each prefixed by the step's file:line and Name.
 type Log struct {
 	Name  string // prefixed to failures ("core", "runtime"); "": none
 	pos   string
@@ -76,8 +64,7 @@ type Log struct {
 
 func (l *Log) log() *Log { return l }
 
-// Failf reports a failure of the step under way; it also appears in the
-// transcript as an ERROR line.
+// Failf reports a failure of the step, also an ERROR transcript line.
 func (l *Log) Failf(format string, args ...any) {
 	prefix := l.pos + ": "
 	if l.Name != "" {
@@ -91,9 +78,8 @@ func (l *Log) Failf(format string, args ...any) {
 // Note adds a transcript line.
 func (l *Log) Note(line string) { l.lines = append(l.lines, line) }
 
-// Decode decodes a peer frame for a driver that feeds a machine events:
-// ok is false after a failure; rejected is the decode error of a frame
-// marked Invalid, which the machine must refuse.
+// Decode decodes a peer frame for a machine driver: ok is false after a
+// failure; rejected is the decode error of an Invalid frame.
 func (l *Log) Decode(f *Frame, raw []byte) (frame wire.Frame, rejected error, ok bool) {
 	frame, err := wire.Decode(raw)
 	switch {
@@ -155,8 +141,7 @@ func NewPlayer(sc *Scenario, d Driver) *Player {
 	return p
 }
 
-// Play plays the steps of sc through d until one fails, then finishes a
-// run in which none failed.
+// Play plays sc through d until a step fails, else finishes the run.
 func Play(sc *Scenario, d Driver) Report {
 	p := NewPlayer(sc, d)
 	for _, st := range sc.Flat() {
@@ -177,8 +162,7 @@ func (p *Player) subject() string {
 	return "the Runtime"
 }
 
-// Step plays one step; it returns the transcript lines and the failures
-// of the step.
+// Step plays one step and returns its transcript lines and failures.
 func (p *Player) Step(st Step) ([]string, []error) {
 	l := p.d.log()
 	l.pos = st.Pos
@@ -268,10 +252,9 @@ func (p *Player) own(st Step) {
 	}
 }
 
-// Finish reports the frames the side sent that the scenario never
-// listed, then applies the zero-work rule (Work) to a run that failed
-// nothing else. It is the one place that sees the whole run, so a check of
-// the run as a whole holds for every runner.
+// Finish reports the frames the side sent unlisted, then applies the
+// zero-work rule to a run that failed nothing else: the one place that
+// sees the whole run, for every runner.
 func (p *Player) Finish() []error {
 	l := p.d.log()
 	if p.rep.Skipped != "" {
@@ -340,8 +323,7 @@ func (p *Player) deliver(from Side, f *Frame) {
 	p.d.Deliver(f, raw)
 }
 
-// Earliest is the timer of timers due first (the lowest ID among those
-// due at once), for a driver that fires a machine's timers in order.
+// Earliest is the timer due first (the lowest ID of those due at once).
 func Earliest[K ~string](timers map[K]time.Time) (id K, at time.Time, ok bool) {
 	for k, t := range timers {
 		if !ok || t.Before(at) || (t.Equal(at) && k < id) {
@@ -351,17 +333,12 @@ func Earliest[K ~string](timers map[K]time.Time) (id K, at time.Time, ok bool) {
 	return id, at, ok
 }
 
-// Work tallies, for the zero-work rule every runner applies, what a
-// scenario run admitted: the Turns its api steps submitted and the Runs
-// that started (execution_start frames the run played). A runner feeds it
-// each step it played without a failure and asks NoWork at the end.
+// Work tallies what a run admitted, for the zero-work rule (README.md,
+// "Runners"): Turns submitted, Runs started, and whether a core-state
+// step said what became of the Turns.
 type Work struct {
-	submitted int
-	started   int
-	// outcome: a core-state step asserted the state of a Turn, so the
-	// scenario says what became of its Turns, Run or not (a Turn refused
-	// at selection, cancelled before its start, still queued).
-	outcome bool
+	submitted, started int
+	outcome            bool
 }
 
 // Played records one step the run played without a failure.
@@ -376,11 +353,7 @@ func (w *Work) Played(st Step) {
 	}
 }
 
-// NoWork is the zero-work rule: a run whose scenario submitted Turns but
-// in which no Run started passed without exercising what it claims, so it
-// fails, with this reason, unless a core-state step of the scenario
-// asserted what became of its Turns instead. "" when the run admitted
-// work or expected none.
+// NoWork is the zero-work rule's failure, or "".
 func (w Work) NoWork() string {
 	if w.submitted == 0 || w.started > 0 || w.outcome {
 		return ""
