@@ -21,8 +21,7 @@ type process struct {
 	err  error // Wait's result, once done is closed
 }
 
-// startProcess runs argv with env added to this process's environment;
-// its output is kept (the last lines go into a failure report) and
+// startProcess runs argv with env added; its output's tail is kept, and
 // copied to also when set.
 func startProcess(argv, env []string, also *lockedWriter) (*process, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)

@@ -1,7 +1,6 @@
 // Package daemonmachine is the Driver of daemon.Machine: the scripted
-// Core's frames are fed straight into the machine as events and a
-// controlled Harness answers its native calls as the harness and settle
-// steps direct. It never imports Core.
+// Core's frames are its events, a controlled Harness answers its native
+// calls. It never imports Core.
 package daemonmachine
 
 import (
@@ -26,22 +25,19 @@ import (
 // Runner drives one daemon.Machine for the scenario player.
 type Runner struct {
 	scenarios.Log
-	m       *daemon.Machine
-	h       *harness
-	now     time.Time
-	gen     daemon.ConnID
-	timers  map[daemon.TimerID]time.Time
-	pending []daemon.Send // non-heartbeat frames not yet asserted
-	beats   []daemon.Send // heartbeats not yet asserted
-	queue   []daemon.Event
-	// beatsFired counts heartbeat timer fires during an advance.
-	beatsFired int
+	m          *daemon.Machine
+	h          *harness
+	now        time.Time
+	gen        daemon.ConnID
+	timers     map[daemon.TimerID]time.Time
+	pending    []daemon.Send // non-heartbeat frames not yet asserted
+	beats      []daemon.Send // heartbeats not yet asserted
+	queue      []daemon.Event
+	beatsFired int // heartbeat timer fires during an advance
 }
 
-// New returns a player of sc and the driver of its machine. The machine
-// declares what the scenario's first Runtime heartbeat declares (kinds,
-// capabilities, daemon version); limits may be narrowed (zero:
-// defaults). The Environments' workspaces lie under dir.
+// New returns a player of sc and the driver of a machine declaring what
+// sc declares, with limits (zero: defaults), its workspaces under dir.
 func New(sc *scenarios.Scenario, limits daemon.Limits, dir string) (*scenarios.Player, *Runner, error) {
 	hb, _, err := sc.Declaration() // none: a Runtime that serves no kind
 	if err != nil {
@@ -62,8 +58,6 @@ func New(sc *scenarios.Scenario, limits daemon.Limits, dir string) (*scenarios.P
 	return scenarios.NewPlayer(sc, r), r, nil
 }
 
-// VersionRefused is not for daemon.Machine: Core's gateway refuses the
-// upgrade and the daemon's transport stops reconnecting.
 func (r *Runner) VersionRefused(map[string]string) {
 	r.Note("skipped: the protocol version is refused by Core's gateway at the WebSocket upgrade (HTTP 426); the daemon's transport, not daemon.Machine, stops reconnecting")
 }
@@ -74,8 +68,7 @@ func (r *Runner) Connect() {
 	r.run(daemon.ConnOpened{Conn: r.gen})
 }
 
-// run steps ev and every event the controlled Harness answers with, in
-// order.
+// run steps evs and every event the Harness answers with, in order.
 func (r *Runner) run(evs ...daemon.Event) {
 	r.queue = append(r.queue, evs...)
 	for len(r.queue) > 0 {
@@ -174,7 +167,7 @@ func (r *Runner) Disconnect(bool) {
 	r.run(daemon.ConnClosed{Conn: r.gen})
 }
 
-// Advance moves time by d, firing the machine's timers in instant order.
+// Advance moves time by d, firing the timers in order.
 func (r *Runner) Advance(d time.Duration) {
 	target := r.now.Add(d)
 	r.beatsFired = 0
@@ -195,9 +188,7 @@ func (r *Runner) Advance(d time.Duration) {
 	r.now = target
 }
 
-// harness is the controlled Harness: every native call succeeds at once
-// unless a harness step armed a fault for it; Turns run until a settle
-// step settles them.
+// harness is the controlled Harness of README.md, "Harness actions".
 type harness struct {
 	armed   map[string]int
 	turns   []daemon.TurnID // native Turns in start order
@@ -206,15 +197,14 @@ type harness struct {
 	held    []daemon.NativeCall             // calls that hang
 	apply   []daemon.NativeInputApplied     // written inputs held before consumption
 	late    map[daemon.TurnID]bool          // a native event follows settlement
-	// files lays harness file steps into the workspaces; native answers
-	// the workspace and transfer calls from them as the daemon does.
+	// files lays file steps into the workspaces; native answers the
+	// workspace and transfer calls from them as the daemon does.
 	files  *controlled.Controlled
 	native *runner.Native
 	out    []daemon.Event // what native answered
 }
 
-// newHarness keeps the Environments' workspaces and the transfers'
-// installation under dir.
+// newHarness keeps the workspaces and the transfers under dir.
 func newHarness(dir string) *harness {
 	h := &harness{
 		armed: map[string]int{}, settled: map[daemon.TurnID]*daemon.SettleResult{},
@@ -240,7 +230,7 @@ func result(c daemon.CallID, res daemon.Result) daemon.Event {
 	return daemon.NativeResult{Call: c, Result: res}
 }
 
-// hangs names the harness action that makes each kind of native call hang.
+// hangs names the action that makes a kind of native call hang.
 func hangs(op daemon.Op) string {
 	switch op.(type) {
 	case daemon.Prepare:
@@ -390,8 +380,7 @@ func (r *Runner) Harness(st scenarios.Step) {
 	}
 }
 
-// Settle settles the oldest live native Turn with the step's outcome and
-// answers its settlement wait, if one is outstanding.
+// Settle settles the oldest live native Turn and answers its wait.
 func (r *Runner) Settle(args map[string]string) {
 	t, ok := r.h.live()
 	if !ok {
