@@ -10,31 +10,22 @@ import (
 	"github.com/turnstile-sim/turnstile/scenarios"
 )
 
-func parse(t *testing.T, text string) *scenarios.Scenario {
-	t.Helper()
-	sc, err := scenarios.Parse("s.txt", text, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sc
-}
-
 // TestSkipReason: a scenario of the other side and one that waits longer
 // than MaxWait are skipped with their reason; others run.
 func TestSkipReason(t *testing.T) {
 	o := Options{MaxWait: 10 * time.Second}.withDefaults()
-	only := parse(t, "only core\nCore's own bound.\n----\n\nadvance 1s\n----\n")
+	only := parseIncluding(t, "only core\nCore's own bound.\n----\n\nadvance 1s\n----\n")
 	if got := o.skipReason(only, scenarios.Runtime); got != "only core: Core's own bound." {
 		t.Errorf("only core on the Runtime side: %q", got)
 	}
 	if got := o.skipReason(only, scenarios.Core); got != "" {
 		t.Errorf("only core on the Core side: %q", got)
 	}
-	long := parse(t, "advance 6s\n----\n\nsilence core 5s\n----\n")
+	long := parseIncluding(t, "advance 6s\n----\n\nsilence core 5s\n----\n")
 	if got := o.skipReason(long, scenarios.Core); !strings.Contains(got, "needs fake time") || !strings.Contains(got, "11s in all (-max-wait 10s)") {
 		t.Errorf("11 s of waits: %q", got)
 	}
-	if got := o.skipReason(parse(t, "advance 10s\n----\n"), scenarios.Core); got != "" {
+	if got := o.skipReason(parseIncluding(t, "advance 10s\n----\n"), scenarios.Core); got != "" {
 		t.Errorf("10 s of waits: %q", got)
 	}
 }

@@ -17,7 +17,7 @@ import (
 // TestRunCoreWithoutTheAPI: without an API key, or without an operator
 // token, the scenarios with api steps are skipped, naming the credential.
 func TestRunCoreWithoutTheAPI(t *testing.T) {
-	sc := parse(t, "api submit-turn text=hi\n----\n")
+	sc := parseIncluding(t, "api submit-turn text=hi\n----\n")
 	for _, c := range []struct {
 		target     CoreTarget
 		reason     string
@@ -46,11 +46,11 @@ func TestRunRuntimeNeedsControl(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	harness := parse(t, "harness fail-setup\n----\n")
+	harness := parseIncluding(t, "harness fail-setup\n----\n")
 	harness.Name = "harness"
-	connect := parse(t, "connect\n----\n")
+	connect := parseIncluding(t, "connect\n----\n")
 	connect.Name = "connect"
-	other := parse(t, "connect\n----\n")
+	other := parseIncluding(t, "connect\n----\n")
 	other.Name = "other"
 	o := Options{FrameTimeout: 300 * time.Millisecond, Run: regexp.MustCompile("^(harness|connect)$")}
 	rep, err := RunRuntime(context.Background(), RuntimeTarget{Command: []string{"sleep", "60"}, Listener: l, Grace: time.Second},
