@@ -50,12 +50,6 @@ func (f *fakeCore) CoreInteraction(map[string]string)   { f.record("core-interac
 func (f *fakeCore) CoreSuspension(map[string]string)    { f.record("core-suspension") }
 func (f *fakeCore) CorePreparation(a map[string]string) { f.record("core-preparation " + a["state"]) }
 func (f *fakeCore) CoreWorkspace(map[string]string)     { f.record("core-workspace") }
-func (f *fakeCore) sends(frames ...string) *fakeCore {
-	for _, s := range frames {
-		f.reply = append(f.reply, []byte(s))
-	}
-	return f
-}
 
 const playText = `connect
 ----
@@ -84,7 +78,7 @@ const startFrame = `{"type":"execution_start","id":"p-1","payload":{"executor_id
 // driver method of its kind, skips the other side's steps and matches the
 // side's frames binding its placeholders.
 func TestPlayDispatchesEachKindOnce(t *testing.T) {
-	f := (&fakeCore{}).sends(startFrame)
+	f := &fakeCore{reply: [][]byte{[]byte(startFrame)}}
 	rep := Play(scenarioOf(t, playText), f)
 	if len(rep.Failures) != 0 {
 		t.Fatalf("failures: %v", rep.Failures)
@@ -108,7 +102,7 @@ func TestPlayUnknownKind(t *testing.T) {
 // TestPlayOnlyOtherSide: a scenario for the other side only is skipped
 // whole, saying why, and its end is not checked.
 func TestPlayOnlyOtherSide(t *testing.T) {
-	f := (&fakeCore{}).sends(startFrame)
+	f := &fakeCore{reply: [][]byte{[]byte(startFrame)}}
 	rep := Play(scenarioOf(t, "only runtime\nthe Runtime's rule\n----\n\n"+playText), f)
 	if len(rep.Failures) != 0 || len(f.calls) != 0 || rep.Skipped != "only the runtime side plays this scenario: the Runtime's rule" {
 		t.Fatalf("report %+v, calls %v", rep, f.calls)

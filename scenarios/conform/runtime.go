@@ -147,10 +147,7 @@ type rtRun struct {
 	// gone: when this scenario's Runtime was gone (its process stopped,
 	// or, started separately, its connection ended after device_shutdown).
 	gone time.Time
-	// skipWhy, when set, turns a failure into a skip: the scenario cannot
-	// apply to the Runtime as it was started.
-	skipWhy string
-	ctx     context.Context
+	ctx  context.Context
 }
 
 func (r *rtRun) run(ctx context.Context) Result {
@@ -178,12 +175,11 @@ func (r *rtRun) run(ctx context.Context) Result {
 	r.ctx = ctx
 	rep := scenarios.Play(r.sc, r)
 	res := r.result(r.sc.Name, time.Since(start), rep.Failures)
+	// A failed heartbeat of a Runtime started separately that declares
+	// otherwise: the scenario cannot apply to it.
 	if failed := rep.Failed; failed != nil && failed.Kind == scenarios.KindFrame && failed.Side == scenarios.Runtime && failed.Frame.Type == wire.TypeHeartbeat &&
 		r.proc == nil && r.otherDeclaration(r.beat) {
-		r.skipWhy = "declares other kinds or another daemon version than the Runtime started separately does; run it with a command (conform runtime -- CMD) that reads " + EnvDeclaration
-	}
-	if res.Status == Fail && r.skipWhy != "" {
-		return Result{Name: r.sc.Name, Status: Skip, Reason: r.skipWhy}
+		return Result{Name: r.sc.Name, Status: Skip, Reason: "declares other kinds or another daemon version than the Runtime started separately does; run it with a command (conform runtime -- CMD) that reads " + EnvDeclaration}
 	}
 	if res.Status == Fail && r.proc != nil {
 		res.Reason += "\nthe Runtime's last output:\n" + indent(r.proc.lines(12), "  ")
