@@ -183,6 +183,7 @@ func TestBrokenScenariosFail(t *testing.T) {
 		{"close", core, "include connected\n----\n\ndisconnect by=core\n----\n", "Core did not close", ""},
 		{"version", core, "version-refused version=$version status=426\n----\n", "status 101, want 426", "-"},
 		{"no work", core, "api submit-turn text=hi\n----\n", "admitted no work: the scenario submitted 1 Turn(s) but no Run started", ""},
+		{"rogue start is no work", core, "api submit-turn text=hi\n----\n\n" + rogue, "admitted no work", ""},
 		{"permission body", core, prefix + permission + "api answer-permission interaction=p1\n{\"approved\":true,\"message\":\"ok\"}\n----\n", "carries no message", "-"},
 		{"resume refused", core, "include connected\n----\n\napi quiesce environment=env\n----\n\ncore environment_quiesce id=$s.q1\n{\"environment_id\":\"env\",\"suspend_id\":\"$s\"}\n----\n\napi resume\n----\n", "refused: 409", "refused"},
 		{"resume refusal code", core, "include connected\n----\n\napi quiesce environment=env\n----\n\ncore environment_quiesce id=$s.q1\n{\"environment_id\":\"env\",\"suspend_id\":\"$s\"}\n----\n\napi resume refused=unknown_suspension\n----\n", `refused "suspension_pending"`, ""},
