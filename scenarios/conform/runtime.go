@@ -401,13 +401,7 @@ func (h *controlHub) accept(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := &controlConn{at: time.Now(), ws: ws, replies: make(chan scenarios.ControlReply, 16), done: make(chan struct{})}
-	h.mu.Lock()
-	old := h.conn
-	h.conn = c
-	h.mu.Unlock()
-	if old != nil {
-		go old.ws.Close(websocket.StatusNormalClosure, "replaced") // a gone peer must not stall this accept
-	}
+	h.swap(c, "replaced")
 	select {
 	case h.arrived <- struct{}{}:
 	default:
@@ -447,13 +441,17 @@ func (h *controlHub) wait(d time.Duration, since time.Time) *controlConn {
 }
 
 // drop closes the current channel (the scenario's Runtime is stopping).
-func (h *controlHub) drop() {
+func (h *controlHub) drop() { h.swap(nil, "scenario over") }
+
+// swap makes c the channel and closes the one before, on its own
+// goroutine: a gone peer must not stall the caller.
+func (h *controlHub) swap(c *controlConn, why string) {
 	h.mu.Lock()
-	c := h.conn
-	h.conn = nil
+	old := h.conn
+	h.conn = c
 	h.mu.Unlock()
-	if c != nil {
-		go c.ws.Close(websocket.StatusNormalClosure, "scenario over")
+	if old != nil {
+		go old.ws.Close(websocket.StatusNormalClosure, why)
 	}
 }
 
