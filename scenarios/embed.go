@@ -7,9 +7,6 @@ import (
 	"slices"
 )
 
-// embedded holds the scenario files, so that a binary (turnstile
-// conform) carries them.
-//
 //go:embed testdata/*.txt testdata/include/*.txt
 var embedded embed.FS
 
@@ -17,8 +14,7 @@ var embedded embed.FS
 // order; positions read "testdata/<name>.txt:<line>".
 func Embedded() ([]*Scenario, error) { return ParseFS(embedded, "testdata") }
 
-// ParseFS parses every *.txt file of dir in fsys (includes from
-// dir/include), in name order.
+// ParseFS parses every *.txt file of dir in fsys, in name order.
 func ParseFS(fsys fs.FS, dir string) ([]*Scenario, error) {
 	names, err := fs.Glob(fsys, path.Join(dir, "*.txt"))
 	if err != nil {
@@ -46,14 +42,12 @@ func ParseFS(fsys fs.FS, dir string) ([]*Scenario, error) {
 // ContractKind is the Harness kind the scenarios' sessions name.
 const ContractKind = "contract"
 
-// contractProfile is the engine profile file of ContractKind: every
-// operation, placement and MCP origin qualified, no control declared, so
-// that the Runtime's declaration alone decides what a device serves.
+// contractProfile qualifies every operation, placement and MCP origin
+// and declares no control: the Runtime's declaration alone decides.
 //
 //go:embed contract-profile.json
 var contractProfile []byte
 
-// ContractProfile returns the engine profile file (engine.ParseProfiles)
-// a Core under test loads to qualify ContractKind
-// (turnstile core -engine-profiles).
+// ContractProfile returns the engine profile file that qualifies
+// ContractKind (turnstile core -engine-profiles).
 func ContractProfile() []byte { return append([]byte(nil), contractProfile...) }

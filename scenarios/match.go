@@ -16,14 +16,9 @@ import (
 // numMark marks a number placeholder inside the decoded expected tree.
 const numMark = "\x00num:"
 
-// Match compares a frame the side under test sent (its encoded envelope)
-// with the file's frame: type, id and the decoded payload members (trace
-// is ignored). Placeholders the side under test owns bind to the first
-// value it sends and must repeat it later; the peer's take their defaults.
-// Core's execution_prepare configuration may carry members the file does
-// not list (the Session's agent configuration is Core's choice); every
-// other object must have exactly the listed members. Bindings change only
-// when the whole frame matches.
+// Match compares a frame the side under test sent with the file's, as
+// README.md, "Frames and comparison" and "Placeholders" say; bindings
+// change only when the whole frame matches.
 func (b *bindings) Match(f *Frame, got []byte) error {
 	var env struct {
 		Type    string          `json:"type"`
@@ -266,8 +261,7 @@ func show(v any) string {
 	return string(b)
 }
 
-// DefaultNumber is the value a numeric placeholder takes when the
-// scripted peer mints it (wire-reference §7: expires_at 1800000000000).
+// DefaultNumber is a peer's number placeholder (wire-reference §7).
 const DefaultNumber = "1800000000000"
 
 // segment is a piece of a payload template: literal text, or a
@@ -283,14 +277,9 @@ type template []segment
 
 var identRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*`)
 
-// parseTemplate splits JSON text into literals and placeholders: `$name`
-// inside a string is a string placeholder, a bare `$name` is a number
-// placeholder; `$$` is a literal dollar sign.
+// parseTemplate splits JSON text, splitString a plain string (an ID).
 func parseTemplate(text string) (template, error) { return scanTemplate(text, false) }
-
-// splitString splits a plain string (an envelope ID, a decoded JSON
-// string) into literals and string placeholders.
-func splitString(s string) (template, error) { return scanTemplate(s, true) }
+func splitString(s string) (template, error)      { return scanTemplate(s, true) }
 
 // scanTemplate splits JSON text, or a plain string (every placeholder a
 // string's, no quotes or escapes), into literals and placeholders.
@@ -352,8 +341,7 @@ func (t template) render(value func(name string, inString bool) string) string {
 	return b.String()
 }
 
-// defaultValue is the value a placeholder takes when the scripted peer
-// mints it: a string placeholder its own name, a number DefaultNumber.
+// defaultValue is a placeholder's value when the scripted peer mints it.
 func defaultValue(name string, inString bool) string {
 	if inString && strings.HasPrefix(name, "uuid_") {
 		return defaultUUID(name)
@@ -364,9 +352,7 @@ func defaultValue(name string, inString bool) string {
 	return DefaultNumber
 }
 
-// bindings holds the values the side under test minted for the
-// placeholders it owns. The scripted peer's own placeholders take their
-// defaults.
+// bindings holds the values the side under test minted.
 type bindings struct {
 	self   Side
 	owners map[string]Side
@@ -422,10 +408,8 @@ func (b *bindings) Peer(f *Frame) ([]byte, error) {
 	return []byte(env + "}"), nil
 }
 
-// defaultUUID is the default of a uuid_ placeholder, for the IDs the
-// wire requires to be canonical UUIDs (a write's mutation and Session
-// IDs): a version 4 UUID whose bits are the name's SHA-256, so each name
-// has its own.
+// defaultUUID is a uuid_ placeholder's default: a version 4 UUID whose
+// bits are the name's SHA-256.
 func defaultUUID(name string) string {
 	b := sha256.Sum256([]byte(name))
 	b[6] = b[6]&0x0f | 0x40

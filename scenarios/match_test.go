@@ -31,18 +31,6 @@ runtime preparation_status id=$prepare
 ----
 `
 
-// TestOwnersFirstUse: a placeholder belongs to the side whose frame
-// uses it first.
-func TestOwnersFirstUse(t *testing.T) {
-	sc := scenarioOf(t, bindText)
-	want := map[string]Side{"prepare": Runtime, "executor": Runtime, "handle": Runtime, "expires_at": Runtime, "run": Core}
-	for k, v := range want {
-		if sc.Owners[k] != v {
-			t.Errorf("owner of $%s = %q, want %q", k, sc.Owners[k], v)
-		}
-	}
-}
-
 func TestMatchBindsThenRequiresRepeat(t *testing.T) {
 	sc := scenarioOf(t, bindText)
 	b := newBindings(sc, Runtime)

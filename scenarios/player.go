@@ -8,18 +8,12 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// Driver is one side under test, as one runner reaches it: a machine fed
-// events, a real shell over a socket, or a process in another address
-// space. A driver says what a step does to that side; the Player owns
-// the rest: the step dispatch, the one-sided scenarios, placeholder
-// binding and matching, the quiet checks and the failure report.
-//
-// A driver embeds a Log and reports through it (Failf, Note); every
-// method is called with the step under way set on that Log.
+// Driver is one side under test as one runner reaches it: it says what a
+// step does to that side (README.md, "Runners"). It embeds a Log and
+// reports through it; each method is called with the step set on it.
 type Driver interface {
-	// Deliver hands the side a frame of the scripted peer, rendered by
-	// the bindings to raw (not lost in transit; it may be marked
-	// Invalid: a frame the side must reject).
+	// Deliver hands the side a frame of the scripted peer, rendered to
+	// raw (an Invalid one the side must reject).
 	Deliver(f *Frame, raw []byte)
 	// Sent takes the next frame the side sent for f to match: the next
 	// heartbeat when f is one (later periodic heartbeats are dropped),
@@ -29,22 +23,18 @@ type Driver interface {
 	// Unlisted takes the frames the side sent that no step listed yet,
 	// each described for a failure.
 	Unlisted() []string
-	// Connect opens the Runtime's connection (connect, reconnect).
+	// The directives of the same names; Disconnect(true) checks that
+	// Core closed the connection, Advance plays advance and silence.
 	Connect()
-	// Disconnect loses it; byCore: Core closed it and the driver checks
-	// that it did.
 	Disconnect(byCore bool)
-	// Advance lets d of time pass (advance, silence).
 	Advance(d time.Duration)
-	// VersionRefused plays version-refused: an upgrade speaking another
-	// protocol version is refused.
 	VersionRefused(args map[string]string)
 
 	log() *Log
 }
 
-// CoreDriver drives Core: it also plays the steps only Core has, each
-// named after its directive (README.md in this directory).
+// CoreDriver drives Core and plays the steps only Core has, each named
+// after its directive.
 type CoreDriver interface {
 	Driver
 	API(st Step)
@@ -55,8 +45,7 @@ type CoreDriver interface {
 	CoreWorkspace(args map[string]string)
 }
 
-// RuntimeDriver drives the Runtime: it also plays the steps only the
-// Runtime has, each named after its directive.
+// RuntimeDriver drives the Runtime and plays its own steps.
 type RuntimeDriver interface {
 	Driver
 	Harness(st Step)
@@ -65,8 +54,7 @@ type RuntimeDriver interface {
 }
 
 // Log is what a driver reports while a step plays: transcript lines and
-// failures, each failure prefixed by the step's file:line and Name.
-// Drivers embed it.
+// failures, each prefixed by the step's file:line and Name.
 type Log struct {
 	Name  string // prefixed to failures ("core", "runtime"); "": none
 	pos   string
@@ -76,8 +64,7 @@ type Log struct {
 
 func (l *Log) log() *Log { return l }
 
-// Failf reports a failure of the step under way; it also appears in the
-// transcript as an ERROR line.
+// Failf reports a failure of the step, also an ERROR transcript line.
 func (l *Log) Failf(format string, args ...any) {
 	prefix := l.pos + ": "
 	if l.Name != "" {
@@ -91,9 +78,8 @@ func (l *Log) Failf(format string, args ...any) {
 // Note adds a transcript line.
 func (l *Log) Note(line string) { l.lines = append(l.lines, line) }
 
-// Decode decodes a peer frame for a driver that feeds a machine events:
-// ok is false after a failure; rejected is the decode error of a frame
-// marked Invalid, which the machine must refuse.
+// Decode decodes a peer frame for a machine driver: ok is false after a
+// failure; rejected is the decode error of an Invalid frame.
 func (l *Log) Decode(f *Frame, raw []byte) (frame wire.Frame, rejected error, ok bool) {
 	frame, err := wire.Decode(raw)
 	switch {
@@ -120,15 +106,11 @@ func (l *Log) take() ([]string, []error) {
 	return lines, errs
 }
 
-// Report is what a whole play of one side found: its counts are for
-// checks of the run as a whole (Player.Finish).
+// Report is what a whole play of one side found.
 type Report struct {
-	Steps     int     // steps that reached the side
-	Delivered int     // peer frames handed to the side
-	Matched   int     // frames of the side that matched their step
-	Skipped   string  // why the side skipped the scenario ("": it played)
-	Failures  []error // every failure, in order
-	Failed    *Step   // the step Play stopped at (nil: none failed)
+	Skipped  string  // why the side skipped the scenario ("": it played)
+	Failures []error // every failure, in order
+	Failed   *Step   // the step Play stopped at (nil: none failed)
 }
 
 // Player plays one scenario's steps on one side through a driver.
@@ -140,6 +122,7 @@ type Player struct {
 	b    *bindings
 	rep  Report
 	work Work // the zero-work rule
+	open bool // the Runtime's connection is open
 }
 
 // NewPlayer returns a player of sc driving d, on the side d drives (d is
@@ -158,8 +141,7 @@ func NewPlayer(sc *Scenario, d Driver) *Player {
 	return p
 }
 
-// Play plays the steps of sc through d until one fails, then finishes a
-// run in which none failed.
+// Play plays sc through d until a step fails, else finishes the run.
 func Play(sc *Scenario, d Driver) Report {
 	p := NewPlayer(sc, d)
 	for _, st := range sc.Flat() {
@@ -180,8 +162,7 @@ func (p *Player) subject() string {
 	return "the Runtime"
 }
 
-// Step plays one step; it returns the transcript lines and the failures
-// of the step.
+// Step plays one step and returns its transcript lines and failures.
 func (p *Player) Step(st Step) ([]string, []error) {
 	l := p.d.log()
 	l.pos = st.Pos
@@ -209,10 +190,8 @@ func (p *Player) step(st Step) {
 	if side, ok := sideOf[st.Kind]; ok && side != p.side {
 		return // nothing reaches this side
 	}
-	p.rep.Steps++
-	// Every step first requires that each frame the side sent so far was
-	// listed. Frames are exempt: the two directions may cross (a peer
-	// frame can arrive while this side's frames are in flight).
+	// Frames may cross (README.md, "Frames and comparison"); every other
+	// step first requires that all the side sent was listed.
 	if st.Kind != KindFrame {
 		p.requireQuiet("before " + string(st.Kind))
 	}
@@ -221,11 +200,17 @@ func (p *Player) step(st Step) {
 		if st.Side == p.side {
 			p.expect(st.Frame)
 		} else {
-			p.deliver(st.Frame)
+			p.deliver(st.Side, st.Frame)
 		}
 	case KindConnect, KindReconnect:
+		p.open = true
 		p.d.Connect()
 	case KindDisconnect:
+		if !p.open {
+			l.Failf("disconnect with no connection open")
+			return
+		}
+		p.open = false
 		p.d.Disconnect(st.Side == Core)
 	case KindAdvance:
 		p.d.Advance(st.Duration)
@@ -267,10 +252,9 @@ func (p *Player) own(st Step) {
 	}
 }
 
-// Finish reports the frames the side sent that the scenario never
-// listed, then applies the zero-work rule (Work) to a run that failed
-// nothing else. It is the one place that sees the whole run, so a check of
-// the run as a whole holds for every runner.
+// Finish reports the frames the side sent unlisted, then applies the
+// zero-work rule to a run that failed nothing else: the one place that
+// sees the whole run, for every runner.
 func (p *Player) Finish() []error {
 	l := p.d.log()
 	if p.rep.Skipped != "" {
@@ -313,7 +297,6 @@ func (p *Player) expect(f *Frame) {
 		l.Failf("%s: %v\n  sent %s", f.Type, err, raw)
 		return
 	}
-	p.rep.Matched++
 	if f.Type == wire.TypeHeartbeat {
 		l.Note("ok heartbeat")
 		return
@@ -322,10 +305,14 @@ func (p *Player) expect(f *Frame) {
 }
 
 // deliver renders a frame of the scripted peer and hands it to the side.
-func (p *Player) deliver(f *Frame) {
+func (p *Player) deliver(from Side, f *Frame) {
 	l := p.d.log()
 	if f.Lost {
 		l.Note("not delivered: the " + f.Type + " is lost in transit")
+		return
+	}
+	if !p.open {
+		l.Failf("%s frame %s with no connection open", from, f.Type)
 		return
 	}
 	raw, err := p.b.Peer(f)
@@ -334,11 +321,9 @@ func (p *Player) deliver(f *Frame) {
 		return
 	}
 	p.d.Deliver(f, raw)
-	p.rep.Delivered++
 }
 
-// Earliest is the timer of timers due first (the lowest ID among those
-// due at once), for a driver that fires a machine's timers in order.
+// Earliest is the timer due first (the lowest ID of those due at once).
 func Earliest[K ~string](timers map[K]time.Time) (id K, at time.Time, ok bool) {
 	for k, t := range timers {
 		if !ok || t.Before(at) || (t.Equal(at) && k < id) {
@@ -348,17 +333,12 @@ func Earliest[K ~string](timers map[K]time.Time) (id K, at time.Time, ok bool) {
 	return id, at, ok
 }
 
-// Work tallies, for the zero-work rule every runner applies, what a
-// scenario run admitted: the Turns its api steps submitted and the Runs
-// that started (execution_start frames the run played). A runner feeds it
-// each step it played without a failure and asks NoWork at the end.
+// Work tallies what a run admitted, for the zero-work rule (README.md,
+// "Runners"): Turns submitted, Runs started, and whether a core-state
+// step said what became of the Turns.
 type Work struct {
-	submitted int
-	started   int
-	// outcome: a core-state step asserted the state of a Turn, so the
-	// scenario says what became of its Turns, Run or not (a Turn refused
-	// at selection, cancelled before its start, still queued).
-	outcome bool
+	submitted, started int
+	outcome            bool
 }
 
 // Played records one step the run played without a failure.
@@ -373,11 +353,7 @@ func (w *Work) Played(st Step) {
 	}
 }
 
-// NoWork is the zero-work rule: a run whose scenario submitted Turns but
-// in which no Run started passed without exercising what it claims, so it
-// fails, with this reason, unless a core-state step of the scenario
-// asserted what became of its Turns instead. "" when the run admitted
-// work or expected none.
+// NoWork is the zero-work rule's failure, or "".
 func (w Work) NoWork() string {
 	if w.submitted == 0 || w.started > 0 || w.outcome {
 		return ""

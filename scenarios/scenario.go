@@ -26,35 +26,31 @@ const (
 // Kind is the kind of a step.
 type Kind string
 
-// Step kinds, one per directive.
+// Step kinds: one per directive of README.md, "Directives" (frame: a
+// core or runtime frame).
 const (
-	KindFrame      Kind = "frame"      // core|runtime <type> id=<id>, payload as input
-	KindConnect    Kind = "connect"    // the Runtime's connection opens
-	KindReconnect  Kind = "reconnect"  // a new connection after a disconnect
-	KindDisconnect Kind = "disconnect" // the connection is lost (by=core: Core closed it)
-	KindAdvance    Kind = "advance"    // fake time moves
-	KindSilence    Kind = "silence"    // a side sends nothing for a window
-	KindSettle     Kind = "settle"     // native settlement of the Runtime's Turn
-	KindHarness    Kind = "harness"    // controlled adapter behaviour (Runtime side)
-	KindAPI        Kind = "api"        // a public API call to Core (Core side)
-	KindCoreState  Kind = "core-state" // assertion on Core-owned Turn state
-	// Assertions on Core's record of one interaction of a Turn, of the
-	// latest suspension, of the latest Environment preparation, and on
-	// the answer of the latest workspace call.
+	KindFrame           Kind = "frame"
+	KindConnect         Kind = "connect"
+	KindReconnect       Kind = "reconnect"
+	KindDisconnect      Kind = "disconnect"
+	KindAdvance         Kind = "advance"
+	KindSilence         Kind = "silence"
+	KindSettle          Kind = "settle"
+	KindHarness         Kind = "harness"
+	KindAPI             Kind = "api"
+	KindCoreState       Kind = "core-state"
 	KindCoreInteraction Kind = "core-interaction"
 	KindCoreSuspension  Kind = "core-suspension"
 	KindCorePreparation Kind = "core-preparation"
 	KindCoreWorkspace   Kind = "core-workspace"
-	KindRuntimeOwned    Kind = "runtime-owned"   // assertion on Runtime-owned resources
-	KindVersionRefused  Kind = "version-refused" // the upgrade with a version is refused
-	KindInclude         Kind = "include"         // the steps of testdata/include/<name>.txt
-	KindOnly            Kind = "only"            // only <side>: the other side's runners skip the scenario
+	KindRuntimeOwned    Kind = "runtime-owned"
+	KindVersionRefused  Kind = "version-refused"
+	KindInclude         Kind = "include"
+	KindOnly            Kind = "only"
 )
 
-// Epoch is a scenario's first instant on the machine runners, and the
-// modification time of every file and directory a harness file step
-// lays down (so that an export's tar stream is the same bytes on every
-// runner).
+// Epoch is a scenario's first instant on the machine runners and the
+// time of what a harness file step lays down.
 var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // KeepaliveInterval is how often a scripted Runtime repeats its last
@@ -66,10 +62,9 @@ const KeepaliveInterval = 15 * time.Second
 var HarnessActions = []string{"fail-setup", "hang-setup", "fail-start", "hang-cancel", "hang-settle", "uncertain-write", "hang-write",
 	"release", "hold-apply", "apply", "close-failure", "late-event", "emit", "file"}
 
-// spec is what a directive or an api call takes: the key=value
-// arguments it allows (args, and members: the ones an assertion
-// compares, of which it lists at least one), those it requires, and its
-// input.
+// spec is what a directive or an api call takes: the arguments it
+// allows (args, and members: those an assertion compares, at least one
+// listed), those it requires, and its input.
 type spec struct {
 	args, members, required []string
 	input                   input
@@ -108,13 +103,7 @@ func (k Kind) Members() []string { return specs[k].members }
 
 var environment = []string{"environment"}
 
-// apiCalls are the public API calls a scenario can make to Core. The
-// answers take the public API's request body as JSON input and may name
-// the refusal the call must get (refused=<error code>);
-// prepare-environment's input is a JSON array of runtime_prepare begin
-// headers, each with its body as the data member. The next core-workspace
-// asserts a workspace call's answer; write-file's input is the file's
-// content.
+// apiCalls are the api calls of README.md, "Directives".
 var apiCalls = map[string]spec{
 	"submit-turn":         {args: []string{"text", "kind"}, required: []string{"text"}},
 	"steer":               {args: []string{"text", "turn"}, required: []string{"text"}},
@@ -136,15 +125,8 @@ type Frame struct {
 	Type    string
 	ID      string // may hold placeholders
 	Payload string // JSON text, may hold placeholders; empty for bodyless types
-	Invalid bool   // the frame is meant not to decode (implies Rogue)
-	// Rogue: a misbehaving peer sends it. A correct implementation of
-	// that side never does, so its own runner does not assert it; the
-	// other side's runner delivers it.
-	Rogue bool
-	// Lost: the frame is lost in transit (a half-open connection). Its
-	// sender's runner asserts it like any other; the receiver's runner
-	// does not deliver it, so the receiver never learns of it.
-	Lost bool
+	// The flags of README.md, "Directives": Invalid implies Rogue.
+	Invalid, Rogue, Lost bool
 }
 
 // sideOf is the side each one-sided kind concerns (the other side's
@@ -167,12 +149,10 @@ type Step struct {
 
 // Scenario is one parsed file.
 type Scenario struct {
-	Name  string
-	Path  string
-	Steps []Step
-	// Owners maps each placeholder name (without $) to the side that mints
-	// it: the side whose frame first uses it.
-	Owners map[string]Side
+	Name   string
+	Path   string
+	Steps  []Step
+	Owners map[string]Side // placeholder name (no $) → the side minting it
 }
 
 // Error is a parse error; Pos names file and line.
@@ -183,8 +163,8 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Pos + ": " + e.Msg }
 
-// ParseFile reads and parses one scenario file; includes are read from
-// the include directory next to it.
+// ParseFile reads and parses one scenario file (includes from the
+// include directory beside it).
 func ParseFile(path string) (*Scenario, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -252,8 +232,7 @@ func (d directive) errf(format string, args ...any) error {
 	return &Error{Pos: d.pos, Msg: fmt.Sprintf(format, args...)}
 }
 
-// assignOwners records, in step order, the side that first uses each
-// placeholder in a frame (parseFrame checked the templates).
+// assignOwners records the side whose frame first uses each placeholder.
 func (sc *Scenario) assignOwners() {
 	for _, st := range sc.Flat() {
 		if st.Frame == nil {
@@ -269,8 +248,8 @@ func (sc *Scenario) assignOwners() {
 	}
 }
 
-// check reads a directive's key=value arguments from the from'th on, as
-// sp allows, and its input; name is the directive as errors name it.
+// check reads a directive's key=value arguments from the from'th on and
+// its input, as sp allows; errors name the directive name.
 func (d directive) check(name string, sp spec, from int) (map[string]string, error) {
 	args := map[string]string{}
 	for _, a := range d.args[from:] {
@@ -445,9 +424,7 @@ func parseFrame(d directive) (*Frame, error) {
 	return f, nil
 }
 
-// parseHarness reads a harness action: emit names its event type and
-// takes its JSON payload as input, file its environment= and path= and
-// takes the content; the others take nothing.
+// parseHarness reads a harness action.
 func parseHarness(d directive) (string, map[string]string, error) {
 	action, err := d.positional(0, "harness action")
 	if err != nil {
@@ -493,19 +470,14 @@ func (sc *Scenario) Flat() []Step {
 	return out
 }
 
-// Declaration returns the scenario's first valid Runtime heartbeat, with
-// every placeholder at its default: what the Runtime under test declares
-// (kinds, capabilities, daemon version). ok is false when the Runtime
-// never sends one.
+// Declaration returns the scenario's first valid Runtime heartbeat, every
+// placeholder at its default (README.md, "Declaration"); ok: there is one.
 func (sc *Scenario) Declaration() (hb wire.Heartbeat, ok bool, err error) {
 	for _, st := range sc.Flat() {
 		if st.Kind != KindFrame || st.Side != Runtime || st.Frame.Type != wire.TypeHeartbeat || st.Frame.Invalid {
 			continue
 		}
-		raw, err := newBindings(sc, "").Peer(st.Frame)
-		if err != nil {
-			return wire.Heartbeat{}, false, &Error{Pos: st.Pos, Msg: err.Error()}
-		}
+		raw, _ := newBindings(sc, "").Peer(st.Frame) // every value a default: parsing checked it
 		f, err := wire.Decode(raw)
 		if err != nil {
 			return wire.Heartbeat{}, false, &Error{Pos: st.Pos, Msg: "heartbeat does not decode: " + err.Error()}
@@ -515,16 +487,12 @@ func (sc *Scenario) Declaration() (hb wire.Heartbeat, ok bool, err error) {
 	return wire.Heartbeat{}, false, nil
 }
 
-// ControlPath is the route of the control channel on the scripted Core's
-// listener (turnstile conform runtime): a Runtime under test that wants
-// its harness steps driven opens a WebSocket there.
+// ControlPath is the control channel's route on the scripted Core's
+// listener (README.md, "Testing a Runtime").
 const ControlPath = "/conform/control"
 
-// ControlCommand is one harness step sent over the control channel to the
-// Runtime's controlled Harness adapter. Action is a harness action (see
-// HarnessActions), "settle" (Args: content, session, reusable, reason) or
-// "owned" (report the owned counts). Emit carries the native event's
-// type and JSON payload.
+// ControlCommand is one command of the control channel (README.md,
+// "Testing a Runtime").
 type ControlCommand struct {
 	Seq     int               `json:"seq"`
 	Action  string            `json:"action"`
@@ -533,18 +501,14 @@ type ControlCommand struct {
 	Args    map[string]string `json:"args,omitempty"`
 }
 
-// ControlReply answers the command with the same Seq: an empty Error
-// means done. Owned answers "owned": counts by name (executors, turns,
-// calls, idle, closing, records); a name left out is not checked.
+// ControlReply answers the command with the same Seq.
 type ControlReply struct {
 	Seq   int            `json:"seq"`
 	Error string         `json:"error,omitempty"`
 	Owned map[string]int `json:"owned,omitempty"`
 }
 
-// HarnessCommand is the control command of a harness step. A file step
-// carries its environment and path in Args and its content as a JSON
-// string in Payload.
+// HarnessCommand is the control command of a harness step.
 func HarnessCommand(st Step) ControlCommand {
 	cmd := ControlCommand{Action: st.Action, Type: st.Args["type"], Payload: json.RawMessage(st.Input)}
 	if st.Action == "file" {
@@ -555,8 +519,8 @@ func HarnessCommand(st Step) ControlCommand {
 	return cmd
 }
 
-// directive is one raw directive of a file: what datadriven hands a test,
-// read without a testing.T so that every error can name its line.
+// directive is one raw directive of a file, read without a testing.T so
+// that every error can name its line.
 type directive struct {
 	pos   string
 	cmd   string
@@ -564,10 +528,8 @@ type directive struct {
 	input string
 }
 
-// readDirectives splits text in the datadriven layout: a directive line,
-// input lines up to a "----" separator, then the expected output up to a
-// blank line (or, after a second "----", up to a doubled "----").
-// Lines starting with '#' outside input and output are comments.
+// readDirectives splits text in the datadriven layout (README.md, "File
+// layout"; after a second "----", the output ends at a doubled "----").
 func readDirectives(name, text string) ([]directive, error) {
 	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
 	var out []directive

@@ -24,20 +24,14 @@ type CoreTarget struct {
 	URL string
 	// Device and Credential are a device registered on that Core.
 	Device, Credential string
-	// APIURL, APIKey and APIToken reach Core's HTTP API for the api,
-	// core-state, core-interaction and core-workspace steps: APIKey the
-	// Agents API under /v1 (Sessions, Turns, input events, Environment
-	// files), APIToken the operator routes under /core/v1 (a Turn's
-	// delivery view, user-choice answers, workspace reads, suspensions).
-	// Without either the scenarios with api steps are skipped. APIURL
-	// defaults to URL.
+	// APIURL (default URL), APIKey (the Agents API, /v1) and APIToken
+	// (the operator routes, /core/v1) reach Core's HTTP API; without
+	// either, the scenarios with api steps are skipped.
 	APIURL, APIKey, APIToken string
 	// HTTP is the client (nil: a client without timeouts of its own).
 	HTTP *http.Client
-	// Prepare, when set, prepares an Environment as an api
-	// prepare-environment step says (a Core in process: no HTTP route
-	// takes its runtime_prepare headers verbatim); nil skips those
-	// scenarios. It returns the preparation's ID.
+	// Prepare plays api prepare-environment, returning the preparation's
+	// ID (a Core in process; nil skips those scenarios).
 	Prepare func(scenarios.Step) (string, error)
 }
 
@@ -57,12 +51,8 @@ func RunCore(ctx context.Context, t CoreTarget, all []*scenarios.Scenario, o Opt
 	return o.each(ctx, scenarios.Core, all, func(sc *scenarios.Scenario) Result { return newCoreRun(o, t, sc).run() })
 }
 
-// coreRun is one scenario against Core: a scenarios.CoreDriver whose
-// Core-only steps (coreapi.Steps) reach Core through its coreapi.API over
-// HTTP: the Agents API under /v1 (Sessions, their input
-// events, Environment files) and the operator routes under /core/v1 (a
-// Turn's delivery view, user-choice answers, suspensions, preparations,
-// workspace reads).
+// coreRun is one scenario against Core: a CoreDriver whose coreapi.API
+// is Core's HTTP API.
 type coreRun struct {
 	failures
 	*coreapi.Steps
@@ -74,8 +64,7 @@ type coreRun struct {
 	wsDone *wsAnswer     // its answer
 }
 
-// newCoreRun returns the run of sc: a difference Core shows is read
-// again until o.FrameTimeout, a member it does not show is not checked.
+// newCoreRun returns the run of sc.
 func newCoreRun(o Options, t CoreTarget, sc *scenarios.Scenario) *coreRun {
 	r := &coreRun{o: o, t: t, sc: sc}
 	r.Steps = coreapi.NewSteps(&r.Log, r)
@@ -128,10 +117,8 @@ func (r *coreRun) close() {
 	}
 }
 
-// CreateSession creates the scenario's Session through the Agents API
-// (harness kind, model "model"): with no environment, or for a workspace
-// call on an inline self_hosted one (Core chooses its ID, which the
-// scenario's frames bind).
+// CreateSession creates the Session through the Agents API (an inline
+// self_hosted environment for a workspace call: Core chooses its ID).
 func (r *coreRun) CreateSession(kind, environment string) (string, error) {
 	env := map[string]string{"type": "none"}
 	if environment != "" {
@@ -198,10 +185,7 @@ func (r *coreRun) Cancel(_, turn string) error {
 	return err
 }
 
-// Answer posts a permission answer as the Agents API's approval result
-// and a function result as its tool result (input events of the
-// Session), a user-choice answer on the operator route with the step's
-// body.
+// Answer posts the answer as README.md's api answer-* rows say.
 func (r *coreRun) Answer(st scenarios.Step, _, turn string, body any) error {
 	var ev any
 	switch b := body.(type) {
@@ -227,7 +211,7 @@ func (r *coreRun) Answer(st scenarios.Step, _, turn string, body any) error {
 	return err
 }
 
-// Suspension fencing routes of the public API (wire-reference §3.12).
+// suspensionsPath is the suspension routes' (wire-reference §3.12).
 const suspensionsPath = "/core/v1/suspensions"
 
 func (r *coreRun) Quiesce(environment string) (string, error) {
@@ -265,7 +249,7 @@ func (r *coreRun) read(path string, vs ...any) error {
 	return nil
 }
 
-// Turn reads Core's view of the Turn (GET /core/v1/turns/{turn}).
+// Turn reads Core's view of the Turn.
 func (r *coreRun) Turn(id string) (api.TurnJSON, []string, error) {
 	var t api.TurnJSON
 	var shown map[string]json.RawMessage
@@ -287,9 +271,8 @@ func (r *coreRun) Suspension(id string) (api.SuspensionJSON, error) {
 	return s, err
 }
 
-// Preparation is the latest Environment preparation of the scenario's
-// Session (of any Session before one exists) that the operator route
-// GET /core/v1/preparations lists (in start order).
+// Preparation is the latest preparation GET /core/v1/preparations lists
+// of the Session (of any, before one exists).
 func (r *coreRun) Preparation(_, session string) (api.PreparationJSON, error) {
 	var list struct {
 		Preparations []api.PreparationRecordJSON `json:"preparations"`
@@ -318,12 +301,9 @@ type wsAnswer struct {
 // most 195 s (a write), 17 s for a read.
 const wsCallWait = 200 * time.Second
 
-// StartWorkspace makes a workspace call: a read or the export on Core's
-// operator routes (GET /core/v1/sessions/{session}/workspace/directory?
-// path=&max_entries=, …/workspace/file?path=&max_bytes=, …/export), a
-// write as a file of the Session's Environment (POST
-// /v1/agents/environments/{environment}/files). Core answers once the
-// Runtime's work settled, so the request waits on its own goroutine.
+// StartWorkspace makes a workspace call on the route README.md names;
+// Core answers once the Runtime's work settled, so the request waits on
+// its own goroutine.
 func (r *coreRun) StartWorkspace(st scenarios.Step, session string) error {
 	method, path, body := http.MethodGet, "", ""
 	switch st.Action {
@@ -411,8 +391,7 @@ func (r *coreRun) WorkspaceAnswer(pending bool) (*core.WorkspaceResult, bool, er
 	return w, true, nil
 }
 
-// fileOutcomes maps the Agents API's refusals of a file write onto the
-// workspace outcomes.
+// fileOutcomes maps the refusals of a file write onto outcomes.
 var fileOutcomes = map[string]string{"workspace_rejected": "rejected", "workspace_unknown": "unknown", "workspace_unavailable": "unavailable"}
 
 // fileAnswer reads a file write's answer: completed, or the outcome its
@@ -432,8 +411,8 @@ func fileAnswer(a *wsAnswer) (*core.WorkspaceResult, error) {
 	return &core.WorkspaceResult{Outcome: fileOutcomes[*e.Error.Code], Code: code}, nil
 }
 
-// VersionRefused upgrades with another version: Core must refuse it
-// before registering anything, as its API's device list shows.
+// VersionRefused: Core must refuse the upgrade before registering
+// anything, as its device list shows.
 func (r *coreRun) VersionRefused(args map[string]string) {
 	v, ok := r.RefusedUpgrade(args)
 	if !ok {
@@ -451,8 +430,7 @@ func (r *coreRun) VersionRefused(args map[string]string) {
 	}
 }
 
-// deviceConnected reads whether Core's device list shows the target
-// device connected.
+// deviceConnected reads whether Core lists the device connected.
 func (r *coreRun) deviceConnected() (bool, error) {
 	var page struct {
 		Devices []api.DeviceJSON `json:"devices"`
@@ -463,9 +441,8 @@ func (r *coreRun) deviceConnected() (bool, error) {
 	return slices.ContainsFunc(page.Devices, func(d api.DeviceJSON) bool { return d.ID == r.t.Device && d.Connected }), nil
 }
 
-// apiCall makes one request of Core's HTTP API, waiting up to wait for
-// its answer: a /v1 path with the API key, any other with the operator
-// token.
+// apiCall makes one request of Core's HTTP API within wait: a /v1 path
+// with the API key, any other with the operator token.
 func (r *coreRun) apiCall(method, path, body string, wait time.Duration) (int, []byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
@@ -507,8 +484,7 @@ func (r *coreRun) post(path, body string) ([]byte, error) {
 	return b, nil
 }
 
-// errorCode is the code of an error answer: the Agents API's
-// {"error":{"code"}} or an operator route's {"error":<code>}.
+// errorCode is an error answer's {"error":{"code"}} or {"error":<code>}.
 func errorCode(b []byte) string {
 	var v1 struct {
 		Error struct {

@@ -39,9 +39,7 @@ func (c serverCalls) Call(ev func(core.CallID) core.Event) (*core.APIResult, err
 }
 
 // playCore plays sc with RunCore against Core's production shell in a
-// testing/synctest bubble: the real core/server over core.Machine and an
-// in-memory backend, its gateway and its HTTP API, on net.Pipe. The
-// preparations reach the server's loop (CoreTarget.Prepare).
+// testing/synctest bubble (README.md, "Runners").
 func playCore(t *testing.T, sc *scenarios.Scenario) (res Result) {
 	synctest.Test(t, func(t *testing.T) {
 		back := server.NewMemory()
@@ -87,10 +85,8 @@ func playCore(t *testing.T, sc *scenarios.Scenario) (res Result) {
 	return res
 }
 
-// TestScenariosInProcess plays every scenario against Core and against
-// the daemon in process: each passes on both sides, none is skipped, and
-// the daemon's side leaves unchecked only what it does not report
-// (runtime-owned records=).
+// TestScenariosInProcess: every scenario passes against Core and the
+// daemon in process, none skipped, only records= not checked.
 func TestScenariosInProcess(t *testing.T) {
 	all, err := scenarios.Embedded()
 	if err != nil {
@@ -147,13 +143,10 @@ func playMachine(t *testing.T, side scenarios.Side, sc *scenarios.Scenario) Resu
 	return res
 }
 
-// TestBrokenScenariosFail: a scenario whose frames, or state owned by the
-// side under test, differ from what the real Core or daemon does fails,
-// naming the difference, on the machine runner and against the shell in
-// process (machine, where set, is what the machine runner names instead;
-// "-": not played there); one that says what the side does passes (want
-// ""): a frame of a misbehaving peer is not asserted on its own side, a
-// scenario that admitted no work says what became of its Turn.
+// TestBrokenScenariosFail: a scenario that differs from what the side
+// does fails, naming the difference, in process and on the machine
+// runner (machine: what it names instead; "-": not played there); want
+// "": the scenario passes.
 func TestBrokenScenariosFail(t *testing.T) {
 	const core, runtime = scenarios.Core, scenarios.Runtime
 	prepared, err := os.ReadFile("../testdata/runtime_prepare_file_then_digest_mismatch.txt")
@@ -182,11 +175,15 @@ func TestBrokenScenariosFail(t *testing.T) {
 		{"suspension", core, "include connected\n----\n\napi quiesce environment=env\n----\n\ncore environment_quiesce id=$s.q1\n{\"environment_id\":\"env\",\"suspend_id\":\"$s\"}\n----\n\ncore-suspension state=quiesced\n----\n", `state="quiescing", want "quiesced"`, ""},
 		{"lost", core, prefix + "runtime done id=$run lost\n{\"content\":\"hi\"}\n----\n\ncore-state turn=1 state=completed\n----\n", `state="running", want "completed"`, ""},
 		{"preparation", core, "core-preparation state=completed\n----\n", "Core has no Environment preparation", ""},
+		{"nothing quiesced", core, "only core\nwhy\n----\n\ncore-suspension state=quiesced\n----\n", "nothing was quiesced", ""},
+		{"no connection", runtime, "core device_shutdown\n{\"reason\":\"r\"}\n----\n", "core frame device_shutdown with no connection open", ""},
+		{"disconnected", core, "disconnect\n----\n", "disconnect with no connection open", ""},
 		{"workspace", core, "include connected\n----\n\napi read-file environment=env path=a\n----\n\ncore-workspace outcome=completed data=x\n----\n", `outcome="unavailable", want "completed"`, ""},
 		{"workspace without a call", core, "core-workspace outcome=completed\n----\n", "no workspace call was made", ""},
 		{"close", core, "include connected\n----\n\ndisconnect by=core\n----\n", "Core did not close", ""},
 		{"version", core, "version-refused version=$version status=426\n----\n", "status 101, want 426", "-"},
 		{"no work", core, "api submit-turn text=hi\n----\n", "admitted no work: the scenario submitted 1 Turn(s) but no Run started", ""},
+		{"rogue start is no work", core, "api submit-turn text=hi\n----\n\n" + rogue, "admitted no work", ""},
 		{"permission body", core, prefix + permission + "api answer-permission interaction=p1\n{\"approved\":true,\"message\":\"ok\"}\n----\n", "carries no message", "-"},
 		{"resume refused", core, "include connected\n----\n\napi quiesce environment=env\n----\n\ncore environment_quiesce id=$s.q1\n{\"environment_id\":\"env\",\"suspend_id\":\"$s\"}\n----\n\napi resume\n----\n", "refused: 409", "refused"},
 		{"resume refusal code", core, "include connected\n----\n\napi quiesce environment=env\n----\n\ncore environment_quiesce id=$s.q1\n{\"environment_id\":\"env\",\"suspend_id\":\"$s\"}\n----\n\napi resume refused=unknown_suspension\n----\n", `refused "suspension_pending"`, ""},

@@ -1,12 +1,6 @@
 // Package conform plays the wire scenarios against an implementation in
-// its own process, in real time (`turnstile conform`;
-// scenarios/README.md, "Conformance of another implementation", is the
-// guide): RunRuntime serves the scripted Core of every scenario to a
-// Runtime, RunCore plays the scripted Runtime against a Core. Each
-// returns a Report: per scenario pass, fail (the first difference) or
-// skip (the reason), and what could not be checked from outside. With
-// Options.Settle the side under test runs in process in a
-// testing/synctest bubble, in fake time, and every scenario plays: its
-// tests play every file so against Core's and the daemon's production
-// shells.
+// its own process, in real time (`turnstile conform`; README.md,
+// "Conformance of another implementation"): RunRuntime against a Runtime,
+// RunCore against a Core. With Options.Settle the side under test runs in
+// process in a testing/synctest bubble, as its tests play every file.
 package conform

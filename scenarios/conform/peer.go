@@ -19,17 +19,12 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// wait is how a peer waits for the side under test: in real time, or in
-// a testing/synctest bubble.
+// wait is how a peer waits for the side under test: in real time
+// (timeout, quiet: Options'), or in a bubble (settle: Options.Settle).
 type wait struct {
-	log *scenarios.Log
-	// timeout bounds each request and write and, in real time, the wait
-	// for a frame, a connection or a close.
-	timeout time.Duration
-	quiet   time.Duration // in real time: silent this long is silent
-	// settle, in a bubble (synctest.Wait), returns once the side reacted;
-	// frames are then taken without waiting.
-	settle func()
+	log            *scenarios.Log
+	timeout, quiet time.Duration
+	settle         func()
 }
 
 func (w wait) after() {
@@ -60,8 +55,7 @@ func (w wait) unlisted(q *queue) []string {
 	return out
 }
 
-// sent takes the next frame of q; one that did not come is a failure in
-// real time (in a bubble the Player reports it).
+// sent takes the next frame of q (in a bubble, none: the Player fails).
 func (w wait) sent(q *queue, side string, f *scenarios.Frame) ([]byte, error) {
 	w.after()
 	if got, ok := q.pop(w.forFrame()); ok || w.settle != nil {
@@ -74,11 +68,8 @@ func (w wait) ctx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), w.timeout)
 }
 
-// runtimePeer is the scripted Runtime on the wire to a Core under test:
-// the device credential flow (bootstrap, then the WebSocket upgrade at
-// the ws_url it returns), one connection at a time whose frames a reader
-// goroutine queues, and the keepalive heartbeats. A driver of Core
-// embeds it for the Driver's wire steps.
+// runtimePeer is the scripted Runtime on the wire to a Core under test
+// (bootstrap, upgrade, keepalives), for a Core driver's wire steps.
 type runtimePeer struct {
 	wait
 	t      CoreTarget
@@ -94,14 +85,11 @@ type coreConn struct {
 	q  *queue
 }
 
-// newRuntimePeer returns the scripted Runtime of t, reporting on log,
-// timed by o (FrameTimeout, Quiet; Settle in a bubble).
 func newRuntimePeer(log *scenarios.Log, t CoreTarget, o Options) *runtimePeer {
 	return &runtimePeer{wait: wait{log: log, timeout: o.FrameTimeout, quiet: o.Quiet, settle: o.Settle}, t: t}
 }
 
-// client is the scripted Runtime's device client (daemon/transport's),
-// offering version.
+// client is the scripted Runtime's device client, offering version.
 func (p *runtimePeer) client(version string) *transport.Client {
 	return &transport.Client{CoreURL: p.t.URL, DeviceID: p.t.Device, Credential: p.t.Credential, Version: version, HTTP: p.t.HTTP}
 }
@@ -151,10 +139,6 @@ func (p *runtimePeer) Sent(f *scenarios.Frame) ([]byte, error) {
 }
 
 func (p *runtimePeer) Deliver(f *scenarios.Frame, raw []byte) {
-	if p.conn == nil {
-		p.log.Failf("runtime frame %s with no connection open", f.Type)
-		return
-	}
 	ctx, cancel := p.ctx()
 	defer cancel()
 	if err := p.conn.ws.Write(ctx, websocket.MessageText, raw); err != nil {
@@ -168,10 +152,6 @@ func (p *runtimePeer) Deliver(f *scenarios.Frame, raw []byte) {
 }
 
 func (p *runtimePeer) Disconnect(byCore bool) {
-	if p.conn == nil {
-		p.log.Failf("disconnect with no connection open")
-		return
-	}
 	c := p.conn
 	p.conn, p.hb = nil, nil
 	if byCore {
@@ -188,8 +168,7 @@ func (p *runtimePeer) Disconnect(byCore bool) {
 	p.after()
 }
 
-// Advance lets d pass, repeating the last heartbeat every
-// scenarios.KeepaliveInterval.
+// Advance lets d pass, repeating the last heartbeat.
 func (p *runtimePeer) Advance(d time.Duration) {
 	end := time.Now().Add(d)
 	for p.hb != nil && p.conn != nil && !p.nextHB.After(end) {
@@ -209,8 +188,7 @@ func (p *runtimePeer) Advance(d time.Duration) {
 }
 
 // RefusedUpgrade upgrades with the step's version=, which Core must
-// refuse with its status= and code=; it returns the version, and false
-// after a failure.
+// refuse as status= and code= say; false after a failure.
 func (p *runtimePeer) RefusedUpgrade(args map[string]string) (string, bool) {
 	v := strings.ReplaceAll(args["version"], "$version", wire.Version)
 	ctx, cancel := p.ctx()
@@ -235,8 +213,7 @@ func (p *runtimePeer) RefusedUpgrade(args map[string]string) (string, bool) {
 	return v, true
 }
 
-// Close closes every connection: at once in a bubble, else with a
-// normal closure.
+// Close closes every connection.
 func (p *runtimePeer) Close() {
 	for _, c := range p.all {
 		if p.settle != nil {
@@ -247,27 +224,21 @@ func (p *runtimePeer) Close() {
 	}
 }
 
-// corePeer is the scripted Core on the wire to a Runtime under test: it
-// accepts the Runtime's connections on a transporttest.Core and queues
-// the frames of the latest, heartbeats apart. A driver of the Runtime
-// embeds it for the Driver's wire steps.
+// corePeer is the scripted Core on the wire to a Runtime under test, for
+// a Runtime driver's wire steps.
 type corePeer struct {
 	wait
 	core *transporttest.Core
 	sess *rtSession
-	// beat is the heartbeat the latest heartbeat step matched.
-	beat []byte
+	beat []byte // what the latest heartbeat step took
 }
 
 // rtSession is one connection the scripted Core accepted.
 type rtSession struct {
-	s      *transporttest.Session
-	frames *queue
-	beats  *queue
+	s             *transporttest.Session
+	frames, beats *queue
 }
 
-// newCorePeer returns the scripted Core serving on core, reporting on
-// log, timed by o (FrameTimeout, Quiet; Settle in a bubble).
 func newCorePeer(log *scenarios.Log, core *transporttest.Core, o Options) *corePeer {
 	return &corePeer{wait: wait{log: log, timeout: o.FrameTimeout, quiet: o.Quiet, settle: o.Settle}, core: core}
 }
@@ -307,10 +278,6 @@ func (p *corePeer) Connect() {
 }
 
 func (p *corePeer) Disconnect(byCore bool) {
-	if p.sess == nil {
-		p.log.Failf("disconnect with no connection open")
-		return
-	}
 	if byCore {
 		p.sess.s.Close(websocket.StatusPolicyViolation, "closed by core")
 	} else {
@@ -342,10 +309,6 @@ func (p *corePeer) Sent(f *scenarios.Frame) ([]byte, error) {
 }
 
 func (p *corePeer) Deliver(f *scenarios.Frame, raw []byte) {
-	if p.sess == nil {
-		p.log.Failf("core frame %s with no connection open", f.Type)
-		return
-	}
 	ctx, cancel := p.ctx()
 	defer cancel()
 	if err := p.sess.s.SendRaw(ctx, raw); err != nil {
@@ -354,9 +317,7 @@ func (p *corePeer) Deliver(f *scenarios.Frame, raw []byte) {
 	p.after()
 }
 
-// queue collects the frames one connection delivers, in order: a reader
-// goroutine pushes until the connection ends (it waits once 1024 frames
-// lie unread), the runner pops with a deadline.
+// queue collects the frames one connection delivers, in order.
 type queue struct {
 	frames chan []byte
 	done   chan struct{} // closed when the connection ended

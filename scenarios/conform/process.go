@@ -15,20 +15,19 @@ import (
 
 // process is one Runtime process started for a scenario.
 type process struct {
-	cmd  *exec.Cmd
-	out  *tail
-	done chan struct{}
-	err  error // Wait's result, once done is closed
+	*tail // its output
+	cmd   *exec.Cmd
+	done  chan struct{}
+	err   error // Wait's result, once done is closed
 }
 
-// startProcess runs argv with env added to this process's environment;
-// its output is kept (the last lines go into a failure report) and
+// startProcess runs argv with env added; its output's tail is kept, and
 // copied to also when set.
 func startProcess(argv, env []string, also *lockedWriter) (*process, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
-	p := &process{cmd: cmd, out: &tail{also: also}, done: make(chan struct{})}
-	cmd.Stdout, cmd.Stderr = p.out, p.out
+	p := &process{cmd: cmd, tail: &tail{also: also}, done: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = p.tail, p.tail
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting the Runtime %q: %w", argv[0], err)
 	}
@@ -93,8 +92,6 @@ func (t *tail) Write(b []byte) (int, error) {
 	}
 	return len(b), nil
 }
-
-func (p *process) lines(n int) string { return p.out.lines(n) }
 
 // lines returns the last n lines written.
 func (t *tail) lines(n int) string {

@@ -25,26 +25,21 @@ const (
 type Result struct {
 	Name   string
 	Status Status
-	// Reason is the skip reason, or the first failure (position, what
-	// differed, the frame sent).
-	Reason string
+	Reason string // the skip reason, or the first failure
 	// NotChecked lists, with positions, assertions the run could not make
 	// from outside the implementation.
 	NotChecked []string
 	Elapsed    time.Duration
-	// Credential, on a skip, names the credential whose absence skipped
-	// the scenario (CredentialAPIKey, CredentialOperatorToken); "" for a skip in the run's
-	// nature (another side's scenario, fake time).
+	// Credential names, on a skip, the credential whose absence skipped
+	// the scenario ("": a skip in the run's nature).
 	Credential string
 }
 
-// CredentialOperatorToken is the credential a Core-side run lacks when it
-// has no operator token for Core's operator routes (CoreTarget.APIToken).
-const CredentialOperatorToken = "the operator token of Core's operator routes (-operator-token-file)"
-
-// CredentialAPIKey is the credential a Core-side run lacks when it has no
-// API key for the Agents API (CoreTarget.APIKey).
-const CredentialAPIKey = "an API key of the Agents API (-api-key-file)"
+// The credentials a Core-side run may lack (CoreTarget.APIToken, APIKey).
+const (
+	CredentialOperatorToken = "the operator token of Core's operator routes (-operator-token-file)"
+	CredentialAPIKey        = "an API key of the Agents API (-api-key-file)"
+)
 
 // Report is the outcome of a run.
 type Report struct {
@@ -78,8 +73,7 @@ func (r Report) SkippedFor() map[string]int {
 	return out
 }
 
-// Write prints one line per scenario, the failure or skip reason and the
-// assertions not checked indented below it, and a summary line.
+// Write prints the report as README.md shows it.
 func (r Report) Write(w io.Writer) {
 	for _, res := range r.Results {
 		line := fmt.Sprintf("%s  %s", res.Status, res.Name)
@@ -104,22 +98,16 @@ func indent(s, prefix string) string {
 
 // Options are the timing and selection of a run.
 type Options struct {
-	// Run selects scenarios by name (nil: all).
-	Run *regexp.Regexp
-	// Quiet is how long a side must stay silent to count as having sent
-	// nothing (default 150ms).
-	Quiet time.Duration
-	// FrameTimeout bounds the wait for an expected frame, a connection or
-	// a control answer (default 10s).
-	FrameTimeout time.Duration
-	// MaxWait skips scenarios whose advance and silence steps add up to
-	// more (default 15s).
-	MaxWait time.Duration
-	// Log, when set, receives a line as each scenario starts.
-	Log io.Writer
+	Run *regexp.Regexp // selects scenarios by name (nil: all)
+	// Quiet: silent this long is silent (default 150ms); FrameTimeout
+	// bounds the wait for a frame, a connection or a control answer
+	// (default 10s); MaxWait skips scenarios whose advance and silence
+	// steps add up to more (default 15s).
+	Quiet, FrameTimeout, MaxWait time.Duration
+	Log                          io.Writer // when set, gets a line as each scenario starts
 	// Settle, when set, runs the side under test in a testing/synctest
-	// bubble (synctest.Wait): each step waits until it reacted instead of
-	// for Quiet or FrameTimeout, and no scenario needs fake time.
+	// bubble (synctest.Wait): each step waits until it reacted, and no
+	// scenario needs fake time.
 	Settle func()
 }
 
@@ -136,8 +124,7 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// skipReason says why a scenario cannot run against side self in real
-// time, or "".
+// skipReason says why sc cannot run against self in real time, or "".
 func (o Options) skipReason(sc *scenarios.Scenario, self scenarios.Side) string {
 	steps := sc.Flat()
 	if len(steps) > 0 && steps[0].Kind == scenarios.KindOnly && steps[0].Side != self {
@@ -160,8 +147,7 @@ func uses(sc *scenarios.Scenario, kinds ...scenarios.Kind) bool {
 	return slices.ContainsFunc(sc.Flat(), func(st scenarios.Step) bool { return slices.Contains(kinds, st.Kind) })
 }
 
-// each plays every scenario o.Run selects on side, naming each on o.Log
-// as it starts, until ctx ends.
+// each plays every scenario o.Run selects on side until ctx ends.
 func (o Options) each(ctx context.Context, side scenarios.Side, all []*scenarios.Scenario, play func(*scenarios.Scenario) Result) (Report, error) {
 	rep := Report{Side: side}
 	for _, sc := range all {

@@ -10,31 +10,22 @@ import (
 	"github.com/turnstile-sim/turnstile/scenarios"
 )
 
-func parse(t *testing.T, text string) *scenarios.Scenario {
-	t.Helper()
-	sc, err := scenarios.Parse("s.txt", text, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sc
-}
-
 // TestSkipReason: a scenario of the other side and one that waits longer
 // than MaxWait are skipped with their reason; others run.
 func TestSkipReason(t *testing.T) {
 	o := Options{MaxWait: 10 * time.Second}.withDefaults()
-	only := parse(t, "only core\nCore's own bound.\n----\n\nadvance 1s\n----\n")
+	only := parseIncluding(t, "only core\nCore's own bound.\n----\n\nadvance 1s\n----\n")
 	if got := o.skipReason(only, scenarios.Runtime); got != "only core: Core's own bound." {
 		t.Errorf("only core on the Runtime side: %q", got)
 	}
 	if got := o.skipReason(only, scenarios.Core); got != "" {
 		t.Errorf("only core on the Core side: %q", got)
 	}
-	long := parse(t, "advance 6s\n----\n\nsilence core 5s\n----\n")
+	long := parseIncluding(t, "advance 6s\n----\n\nsilence core 5s\n----\n")
 	if got := o.skipReason(long, scenarios.Core); !strings.Contains(got, "needs fake time") || !strings.Contains(got, "11s in all (-max-wait 10s)") {
 		t.Errorf("11 s of waits: %q", got)
 	}
-	if got := o.skipReason(parse(t, "advance 10s\n----\n"), scenarios.Core); got != "" {
+	if got := o.skipReason(parseIncluding(t, "advance 10s\n----\n"), scenarios.Core); got != "" {
 		t.Errorf("10 s of waits: %q", got)
 	}
 }
@@ -101,26 +92,5 @@ func TestQueue(t *testing.T) {
 	}
 	if ended, _ := q.waitEnd(time.Minute); !ended {
 		t.Fatal("waitEnd did not see the end")
-	}
-}
-
-// TestConformPlaysOnly: an only step of the other side skips the rest of
-// the scenario in the player the conform runners and the machine runner
-// share, and one of this side plays on.
-func TestConformPlaysOnly(t *testing.T) {
-	text := "only runtime\nthe Runtime's own rule\n----\n\ncore-suspension state=quiesced\n----\n"
-	r := newCoreRun(Options{FrameTimeout: time.Second}.withDefaults(), CoreTarget{}, nil)
-	rep := scenarios.Play(parse(t, text), r)
-	if rep.Failed != nil || len(rep.Failures) != 0 || !strings.Contains(rep.Skipped, "only the runtime side plays this scenario") {
-		t.Fatalf("core: %+v", rep)
-	}
-	if res := playMachine(t, scenarios.Core, parse(t, text)); res.Status != Pass {
-		t.Fatalf("machine: %s %s", res.Status, res.Reason)
-	}
-	r = newCoreRun(Options{FrameTimeout: time.Second}.withDefaults(), CoreTarget{}, nil)
-	rep = scenarios.Play(parse(t, strings.Replace(text, "only runtime", "only core", 1)), r)
-	if rep.Failed == nil || rep.Failed.Kind != scenarios.KindCoreSuspension || rep.Skipped != "" ||
-		len(rep.Failures) != 1 || !strings.Contains(rep.Failures[0].Error(), "nothing was quiesced") {
-		t.Fatalf("core: %+v", rep)
 	}
 }

@@ -17,7 +17,7 @@ import (
 // TestRunCoreWithoutTheAPI: without an API key, or without an operator
 // token, the scenarios with api steps are skipped, naming the credential.
 func TestRunCoreWithoutTheAPI(t *testing.T) {
-	sc := parse(t, "api submit-turn text=hi\n----\n")
+	sc := parseIncluding(t, "api submit-turn text=hi\n----\n")
 	for _, c := range []struct {
 		target     CoreTarget
 		reason     string
@@ -46,11 +46,11 @@ func TestRunRuntimeNeedsControl(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	harness := parse(t, "harness fail-setup\n----\n")
+	harness := parseIncluding(t, "harness fail-setup\n----\n")
 	harness.Name = "harness"
-	connect := parse(t, "connect\n----\n")
+	connect := parseIncluding(t, "connect\n----\n")
 	connect.Name = "connect"
-	other := parse(t, "connect\n----\n")
+	other := parseIncluding(t, "connect\n----\n")
 	other.Name = "other"
 	o := Options{FrameTimeout: 300 * time.Millisecond, Run: regexp.MustCompile("^(harness|connect)$")}
 	rep, err := RunRuntime(context.Background(), RuntimeTarget{Command: []string{"sleep", "60"}, Listener: l, Grace: time.Second},
@@ -109,10 +109,12 @@ func TestControlHubTakesOnlyNewChannels(t *testing.T) {
 	}
 }
 
-// apiCore is a public API with one Session and Turn t-1, running, whose
-// view shows no input cursor.
-func apiCore() *httptest.Server {
-	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// TestCoreStateFromTheAPI: core-state compares what Core's view of the
+// Turn shows, fails on a difference and reports a member it lacks as not
+// checked, as core-interaction does when the view shows no interactions.
+func TestCoreStateFromTheAPI(t *testing.T) {
+	// One Session and Turn t-1, running, whose view shows no input cursor.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.Method + " " + r.URL.Path {
 		case "POST /v1/agents/sessions":
 			w.Write([]byte(`{"id":"s-1"}`))
@@ -124,25 +126,10 @@ func apiCore() *httptest.Server {
 			http.NotFound(w, r)
 		}
 	}))
-}
-
-func apiRun(srv *httptest.Server, wait time.Duration) *coreRun {
-	return newCoreRun(Options{FrameTimeout: wait}.withDefaults(),
-		CoreTarget{Device: "dev", APIURL: srv.URL, APIKey: "key", APIToken: "tok", HTTP: srv.Client()}, nil)
-}
-
-func apiStep(action string, args map[string]string, input string) scenarios.Step {
-	return scenarios.Step{Kind: scenarios.KindAPI, Action: action, Args: args, Input: input}
-}
-
-// TestCoreStateFromTheAPI: core-state compares what Core's view of the
-// Turn shows, fails on a difference and reports a member it lacks as not
-// checked, as core-interaction does when the view shows no interactions.
-func TestCoreStateFromTheAPI(t *testing.T) {
-	srv := apiCore()
 	defer srv.Close()
-	r := apiRun(srv, 100*time.Millisecond)
-	r.API(apiStep("submit-turn", map[string]string{"text": "hi"}, ""))
+	r := newCoreRun(Options{FrameTimeout: 100 * time.Millisecond}.withDefaults(),
+		CoreTarget{Device: "dev", APIURL: srv.URL, APIKey: "key", APIToken: "tok", HTTP: srv.Client()}, nil)
+	r.API(scenarios.Step{Kind: scenarios.KindAPI, Action: "submit-turn", Args: map[string]string{"text": "hi"}})
 	r.CoreState(map[string]string{"turn": "1", "state": "running", "content": "hi", "usage": "1/2/3", "cursor": "0"})
 	if len(logged(&r.failures)) != 0 || len(r.notChecked) != 1 || !strings.Contains(r.notChecked[0], "core-state cursor=0: Core's view of the Turn does not show it") {
 		t.Fatalf("errors %q, not checked %q", logged(&r.failures), r.notChecked)

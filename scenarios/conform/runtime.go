@@ -27,21 +27,19 @@ const (
 	RuntimeCredential = "synthetic-contract-credential"
 )
 
-// Environment the scripted Core gives a Runtime it starts.
+// Environment the scripted Core gives a Runtime it starts (README.md,
+// "Testing a Runtime").
 const (
-	EnvCoreURL     = "TURNSTILE_CORE_URL"
-	EnvDevice      = "TURNSTILE_DEVICE_ID"
-	EnvCredential  = "TURNSTILE_CREDENTIAL_FILE"
-	EnvControl     = "TURNSTILE_CONFORM_CONTROL"
-	EnvDeclaration = "TURNSTILE_CONFORM_DECLARATION"
-	EnvScenario    = "TURNSTILE_CONFORM_SCENARIO"
-	// EnvPrepareWorkspace names a fresh directory per scenario that the
-	// Runtime's runtime_prepare installs into (the scenarios' transfers).
+	EnvCoreURL          = "TURNSTILE_CORE_URL"
+	EnvDevice           = "TURNSTILE_DEVICE_ID"
+	EnvCredential       = "TURNSTILE_CREDENTIAL_FILE"
+	EnvControl          = "TURNSTILE_CONFORM_CONTROL"
+	EnvDeclaration      = "TURNSTILE_CONFORM_DECLARATION"
+	EnvScenario         = "TURNSTILE_CONFORM_SCENARIO"
 	EnvPrepareWorkspace = "TURNSTILE_PREPARE_WORKSPACE"
 )
 
-// Declaration is what TURNSTILE_CONFORM_DECLARATION holds: what the
-// Runtime must declare in its heartbeats for the scenario.
+// Declaration is what EnvDeclaration holds.
 type Declaration struct {
 	DaemonVersion       string                    `json:"daemon_version"`
 	SupportedAgentKinds []wire.SupportedAgentKind `json:"supported_agent_kinds"`
@@ -49,17 +47,16 @@ type Declaration struct {
 
 // RuntimeTarget is the Runtime under test.
 type RuntimeTarget struct {
-	// Command starts the Runtime, once per scenario; empty: the Runtime
-	// was started separately and connects to Listener on its own.
-	Command []string
-	// Listener is where the scripted Core serves.
+	// Command starts the Runtime once per scenario (empty: it was started
+	// separately and connects to Listener, where the scripted Core
+	// serves); Output, when set, gets its output; Grace bounds its stop
+	// after SIGTERM (default 15s).
+	Command  []string
 	Listener net.Listener
-	// Output, when set, receives the Runtime processes' output.
-	Output io.Writer
-	// Grace bounds a process's stop after SIGTERM (default 15s).
-	Grace time.Duration
-	// start and listen, in tests, start the Runtime in process (instead
-	// of Command) and listen for a scripted Core on its network.
+	Output   io.Writer
+	Grace    time.Duration
+	// start and listen, in tests, start the Runtime in process and
+	// listen for a scripted Core on its network.
 	start  func(env []string) (runtimeProc, error)
 	listen func() (net.Listener, error)
 }
@@ -71,8 +68,7 @@ type runtimeProc interface {
 	lines(n int) string // its last output
 }
 
-// started reports whether the run starts the Runtime (else it was
-// started separately).
+// started: the run starts the Runtime (else it was started separately).
 func (t RuntimeTarget) started() bool { return len(t.Command) > 0 || t.start != nil }
 
 // startRuntime starts the Runtime with env added to its environment.
@@ -151,10 +147,7 @@ type rtRun struct {
 	// gone: when this scenario's Runtime was gone (its process stopped,
 	// or, started separately, its connection ended after device_shutdown).
 	gone time.Time
-	// skipWhy, when set, turns a failure into a skip: the scenario cannot
-	// apply to the Runtime as it was started.
-	skipWhy string
-	ctx     context.Context
+	ctx  context.Context
 }
 
 func (r *rtRun) run(ctx context.Context) Result {
@@ -182,12 +175,11 @@ func (r *rtRun) run(ctx context.Context) Result {
 	r.ctx = ctx
 	rep := scenarios.Play(r.sc, r)
 	res := r.result(r.sc.Name, time.Since(start), rep.Failures)
+	// A failed heartbeat of a Runtime started separately that declares
+	// otherwise: the scenario cannot apply to it.
 	if failed := rep.Failed; failed != nil && failed.Kind == scenarios.KindFrame && failed.Side == scenarios.Runtime && failed.Frame.Type == wire.TypeHeartbeat &&
 		r.proc == nil && r.otherDeclaration(r.beat) {
-		r.skipWhy = "declares other kinds or another daemon version than the Runtime started separately does; run it with a command (conform runtime -- CMD) that reads " + EnvDeclaration
-	}
-	if res.Status == Fail && r.skipWhy != "" {
-		return Result{Name: r.sc.Name, Status: Skip, Reason: r.skipWhy}
+		return Result{Name: r.sc.Name, Status: Skip, Reason: "declares other kinds or another daemon version than the Runtime started separately does; run it with a command (conform runtime -- CMD) that reads " + EnvDeclaration}
 	}
 	if res.Status == Fail && r.proc != nil {
 		res.Reason += "\nthe Runtime's last output:\n" + indent(r.proc.lines(12), "  ")
@@ -196,9 +188,7 @@ func (r *rtRun) run(ctx context.Context) Result {
 }
 
 // close ends the scenario: the control channel and connections close,
-// the process stops. A Runtime started separately is sent device_shutdown
-// instead, so that it releases everything and exits (and whatever keeps it
-// running starts it afresh for the next scenario).
+// the process stops (one started separately is sent device_shutdown).
 func (r *rtRun) close() {
 	r.fr.hub.drop()
 	if r.proc == nil {
@@ -217,19 +207,15 @@ func (r *rtRun) close() {
 	r.core.Close()
 }
 
-// Harness sends a harness step to the Runtime's controlled adapter.
 func (r *rtRun) Harness(st scenarios.Step) { r.control(scenarios.HarnessCommand(st)) }
 
-// Settle asks the controlled adapter to settle the native Turn.
 func (r *rtRun) Settle(args map[string]string) {
 	r.control(scenarios.ControlCommand{Action: "settle", Args: args})
 }
 
-// Advance sleeps d.
 func (r *rtRun) Advance(d time.Duration) { time.Sleep(d); r.after() }
 
-// otherDeclaration reports whether a heartbeat declares other kinds or
-// another daemon version than the scenario's declaration.
+// otherDeclaration: the heartbeat declares otherwise than the scenario.
 func (r *rtRun) otherDeclaration(got []byte) bool {
 	var env struct {
 		Payload Declaration `json:"payload"`
@@ -259,9 +245,8 @@ func (r *rtRun) control(cmd scenarios.ControlCommand) {
 	r.after()
 }
 
-// RuntimeOwned asks the Runtime, over the control channel, what it still
-// owns; a count it does not report, or an answer it cannot give (it may
-// have exited), is not checked.
+// RuntimeOwned asks the Runtime over the control channel; a count it does
+// not report, or an answer it cannot give, is not checked.
 func (r *rtRun) RuntimeOwned(args map[string]string) {
 	var rep scenarios.ControlReply
 	err := errors.New("no control channel open (the Runtime may have exited)")
@@ -322,12 +307,9 @@ func (r *rtRun) shutdownSeparate() {
 	}
 }
 
-// versionRefused starts the Runtime once more against a scripted Core
-// speaking another version: the upgrade is refused with 426 and the
-// Runtime must stop dialling (exit) after one attempt. Seen from outside
-// that is the process ending after exactly one upgrade; how it reports
-// the permanent incompatible_version is its own. A Runtime started
-// separately cannot be started again: not checked.
+// VersionRefused starts the Runtime once more against a scripted Core
+// speaking another version: it must exit with a failure after exactly
+// one upgrade (one started separately: not checked).
 func (r *rtRun) VersionRefused(args map[string]string) {
 	ctx := r.ctx
 	v := strings.ReplaceAll(args["version"], "$version", wire.Version)
@@ -372,8 +354,7 @@ func (r *rtRun) VersionRefused(args map[string]string) {
 	}
 }
 
-// front is the scripted Core's HTTP handler: the current scenario's Core
-// routes and the control channel.
+// front serves the current scenario's Core routes and the control channel.
 type front struct {
 	mu   sync.Mutex
 	core http.Handler
@@ -420,13 +401,7 @@ func (h *controlHub) accept(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := &controlConn{at: time.Now(), ws: ws, replies: make(chan scenarios.ControlReply, 16), done: make(chan struct{})}
-	h.mu.Lock()
-	old := h.conn
-	h.conn = c
-	h.mu.Unlock()
-	if old != nil {
-		go old.ws.Close(websocket.StatusNormalClosure, "replaced") // a gone peer must not stall this accept
-	}
+	h.swap(c, "replaced")
 	select {
 	case h.arrived <- struct{}{}:
 	default:
@@ -446,9 +421,8 @@ func (h *controlHub) accept(w http.ResponseWriter, r *http.Request) {
 	}()
 }
 
-// wait returns the open control channel opened since then (in a bubble,
-// at the same instant), waiting up to d for one: a channel opened earlier
-// belongs to a Runtime process of an earlier scenario.
+// wait returns, within d, the open channel opened since then (an earlier
+// one is an earlier scenario's Runtime's).
 func (h *controlHub) wait(d time.Duration, since time.Time) *controlConn {
 	deadline := time.After(d)
 	for {
@@ -467,13 +441,17 @@ func (h *controlHub) wait(d time.Duration, since time.Time) *controlConn {
 }
 
 // drop closes the current channel (the scenario's Runtime is stopping).
-func (h *controlHub) drop() {
+func (h *controlHub) drop() { h.swap(nil, "scenario over") }
+
+// swap makes c the channel and closes the one before, on its own
+// goroutine: a gone peer must not stall the caller.
+func (h *controlHub) swap(c *controlConn, why string) {
 	h.mu.Lock()
-	c := h.conn
-	h.conn = nil
+	old := h.conn
+	h.conn = c
 	h.mu.Unlock()
-	if c != nil {
-		go c.ws.Close(websocket.StatusNormalClosure, "scenario over")
+	if old != nil {
+		go old.ws.Close(websocket.StatusNormalClosure, why)
 	}
 }
 

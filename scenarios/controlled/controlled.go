@@ -1,3 +1,6 @@
+// Package controlled is the controlled Harness adapter the scenarios'
+// harness steps drive (README.md, "Harness actions"): Do applies a step,
+// Serve follows the control channel of `turnstile conform runtime`.
 package controlled
 
 import (
@@ -21,9 +24,7 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// Controlled is the controlled Harness adapter the harness steps drive:
-// every native call succeeds at once unless a step armed a fault, and a
-// Turn runs until a settle step settles it. It serves every kind.
+// Controlled is the adapter; it serves every kind.
 type Controlled struct {
 	mu         sync.Mutex
 	armed      map[string]int
@@ -129,8 +130,7 @@ func (x *cExecutor) Close(context.Context) error {
 	return nil
 }
 
-// cTurn is one native Turn; its output stays open (a late event may
-// follow settlement).
+// cTurn is one native Turn.
 type cTurn struct {
 	c          *Controlled
 	out        chan<- agent.Event
@@ -215,18 +215,15 @@ func (t *cTurn) SteerDurable(ctx context.Context, _ agent.SteerInput) (agent.App
 	return r, nil
 }
 
-// The controlled Turn applies every decision the Runtime routes to it at
-// once (the Runtime, not the adapter, refuses what no Turn asked).
-
+// A decision applies at once (the Runtime refuses what no Turn asked).
 func (t *cTurn) RespondPermission(context.Context, string, wire.PermissionDecision) error { return nil }
 
 func (t *cTurn) RespondUserChoice(context.Context, string, wire.UserChoiceDecision) error { return nil }
 
 func (t *cTurn) SubmitFunctionResult(context.Context, wire.FunctionResult) error { return nil }
 
-// Do applies one harness step: a harness action, or "settle". It returns
-// a named error when the step cannot apply ("owned" is the host's to
-// answer and is refused here).
+// Do applies a harness action or "settle", or names why it cannot
+// ("owned" is the host's to answer).
 func (c *Controlled) Do(cmd scenarios.ControlCommand) error {
 	switch cmd.Action {
 	case "emit":
@@ -272,9 +269,8 @@ func (c *Controlled) Do(cmd scenarios.ControlCommand) error {
 	return nil
 }
 
-// Config is the configuration of a daemon whose kinds the controlled
-// adapter serves as a scenario's Runtime declares them; it installs
-// workspace writes.
+// Config is the configuration of a daemon declaring kinds, with workspace
+// writes.
 func Config(version string, kinds []wire.SupportedAgentKind) daemon.Config {
 	cfg := daemon.Config{DaemonVersion: version, Workspace: daemon.WorkspaceConfig{Writes: true}}
 	for _, k := range kinds {
@@ -283,12 +279,10 @@ func Config(version string, kinds []wire.SupportedAgentKind) daemon.Config {
 	return cfg
 }
 
-// OwnedFunc reports the counts a Runtime owns, by name (executors, turns,
-// calls, idle, closing); the host that runs the daemon provides it.
+// OwnedFunc reports the counts a Runtime owns, by name (the host's).
 type OwnedFunc func(ctx context.Context) (map[string]int, error)
 
-// OwnedCounts tallies a daemon's owned resources into the counts an
-// OwnedFunc reports: resources by kind, and executors by state.
+// OwnedCounts tallies a daemon's resources by kind, executors by state.
 func OwnedCounts(res []daemon.Resource) map[string]int {
 	have := map[string]int{"executors": 0, "turns": 0, "calls": 0, "idle": 0, "closing": 0}
 	for _, r := range res {
@@ -301,12 +295,9 @@ func OwnedCounts(res []daemon.Resource) map[string]int {
 	return have
 }
 
-// Serve opens the control channel at url (ws://…/conform/control),
-// trying again until it opens or ctx ends (the Runtime may start before
-// the scripted Core listens), and applies every command it receives until
-// ctx ends or the channel closes; it does not open the channel again.
-// owned answers "owned" (nil: refused, so the check is reported as not
-// checked). Each command is answered with its Seq.
+// Serve opens the control channel at url, trying until it opens or ctx
+// ends, and answers every command until either ends; owned answers
+// "owned" (nil: refused).
 func (c *Controlled) Serve(ctx context.Context, url string, owned OwnedFunc) error {
 	var ws *websocket.Conn
 	for {
@@ -360,23 +351,20 @@ func (c *Controlled) answer(ctx context.Context, cmd scenarios.ControlCommand, o
 	return rep
 }
 
-// SetWorkspaces names the directory under which each Environment's
-// workspace lies (Base/<environment>, as localworkspace.Binding binds
-// it): harness file steps write there.
+// SetWorkspaces names the base of the Environments' workspaces (as
+// localworkspace.Binding binds them), where file steps write.
 func (c *Controlled) SetWorkspaces(base string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.workspaces = base
 }
 
-// Preparations serves every kind's read-only preparation profile with
-// the local workspace owner.
+// Preparations serves every kind's read-only profile locally.
 func (c *Controlled) Preparations(string) (agent.PreparationFactory, bool, bool) {
 	return localworkspace.Preparations{}, true, true
 }
 
-// putFile writes a harness file step's content into its Environment's
-// workspace, making the directories it needs.
+// putFile writes a file step's content into its Environment's workspace.
 func (c *Controlled) putFile(cmd scenarios.ControlCommand) error {
 	c.mu.Lock()
 	base := c.workspaces
@@ -406,9 +394,8 @@ func (c *Controlled) putFile(cmd scenarios.ControlCommand) error {
 	return settle(root, p)
 }
 
-// settle gives the file and the directories above it, up to the root,
-// the mode and time every runner's workspace shows (an export archives
-// them): 0644 files, 0755 directories, scenarios.Epoch.
+// settle gives the file and its directories up to root the modes and
+// time of README.md, "Harness actions".
 func settle(root, p string) error {
 	mode := os.FileMode(0o644)
 	for ; p != root; p, mode = filepath.Dir(p), 0o755 {

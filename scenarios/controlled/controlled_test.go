@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/coder/websocket"
-	"github.com/turnstile-sim/turnstile/adapters/agent"
 	"github.com/turnstile-sim/turnstile/scenarios"
 )
 
@@ -32,41 +31,6 @@ func TestDoRefusals(t *testing.T) {
 		if err := c.Do(tc.cmd); err == nil || err.Error() != tc.want {
 			t.Errorf("%s: %v, want %q", tc.cmd.Action, err, tc.want)
 		}
-	}
-}
-
-// TestDoDrivesTheAdapter: an armed fault applies to the next native call,
-// emit reaches the live Turn's output and settle settles it.
-func TestDoDrivesTheAdapter(t *testing.T) {
-	c := New()
-	ctx := context.Background()
-	if err := c.Do(scenarios.ControlCommand{Action: "fail-setup"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.NewExecutor(ctx, agent.ExecutorConfig{}); err == nil {
-		t.Fatal("an armed fail-setup did not fail the setup")
-	}
-	x, err := c.NewExecutor(ctx, agent.ExecutorConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := make(chan agent.Event, 4)
-	turn, err := x.StartTurn(ctx, agent.TurnRequest{RunID: "r", Output: out})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Do(scenarios.ControlCommand{Action: "emit", Type: "done", Payload: json.RawMessage(`{"content":"hi"}`)}); err != nil {
-		t.Fatal(err)
-	}
-	if ev := <-out; ev.RunID != "r" || ev.Payload.MessageType() != "done" {
-		t.Fatalf("emitted %+v", ev)
-	}
-	if err := c.Do(scenarios.ControlCommand{Action: "settle", Args: map[string]string{"reusable": "false", "reason": "worn", "content": "c"}}); err != nil {
-		t.Fatal(err)
-	}
-	s, err := turn.AwaitSettlement(ctx)
-	if err != nil || s.Reusable || turn.CancellationOutcome().Content != "c" {
-		t.Fatalf("settlement %+v %v", s, err)
 	}
 }
 

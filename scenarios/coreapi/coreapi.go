@@ -1,9 +1,7 @@
-// Package coreapi plays the steps only Core has (api and the core-*
-// assertions) for every Core driver (Steps), over an API: Events for the
-// machine driver (scenarios/machine), HTTP for scenarios/conform (a
-// Core in its own process, or in process in conform's tests). Both APIs
-// answer in core/api's operator views and core.WorkspaceResult, so that
-// Steps decodes the answer bodies and compares the members once.
+// Package coreapi plays the steps only Core has (api, core-*) for every
+// Core driver (Steps) over an API: Events in process, HTTP in
+// scenarios/conform. Both answer in core/api's views and
+// core.WorkspaceResult, so Steps compares the members once.
 package coreapi
 
 import (
@@ -23,13 +21,10 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// API is Core as a driver reaches it for the steps only Core has: in
-// process through events (Events) or over HTTP (scenarios/conform). An
-// error is the step's failure as the driver words it; a *Refused is a
-// call Core refused, which a step may expect (refused=).
+// API is Core as a driver reaches it for the steps only Core has. An
+// error is the step's failure; a *Refused, a refusal a step may expect.
 type API interface {
-	// CreateSession creates a Session of kind: with no execution
-	// environment, or self-hosted on environment.
+	// CreateSession: with no environment, or self-hosted on environment.
 	CreateSession(kind, environment string) (string, error)
 	Submit(session, text string) (turn string, err error)
 	Steer(session, turn, text string) error
@@ -40,21 +35,16 @@ type API interface {
 	Quiesce(environment string) (suspend string, err error)
 	Resume(suspend string, rollback bool) error
 	Prepare(st scenarios.Step) (prep string, err error)
-	// StartWorkspace makes a workspace call, answered once the Runtime's
-	// work settled.
-	StartWorkspace(st scenarios.Step, session string) error
+	StartWorkspace(st scenarios.Step, session string) error // answered later
 
 	// Turn reads Core's operator view of a Turn; unshown lists the
 	// members (by JSON name) this Core's view leaves out.
 	Turn(id string) (t api.TurnJSON, unshown []string, err error)
-	// Suspension reads the record of a suspension the scenario made.
 	Suspension(id string) (api.SuspensionJSON, error)
-	// Preparation reads the latest preparation: prep, or the latest of
-	// session, as this Core finds it.
+	// Preparation reads prep, or the latest of session.
 	Preparation(prep, session string) (api.PreparationJSON, error)
-	// WorkspaceAnswer reads the latest workspace call's answer (nil while
-	// none came; called false when no call was made); pending: the step
-	// expects none.
+	// WorkspaceAnswer reads the latest workspace call's answer (nil: none
+	// yet; called: a call was made); pending: the step expects none.
 	WorkspaceAnswer(pending bool) (w *core.WorkspaceResult, called bool, err error)
 }
 
@@ -67,18 +57,15 @@ type Refused struct {
 
 func (r *Refused) Error() string { return fmt.Sprintf("%s refused: %v", r.Call, r.Err) }
 
-// Steps plays the steps only Core has (api and the core-* assertions)
-// for a scenarios.CoreDriver that embeds it. It keeps what the scenario
-// created: the Session, its Turns, the latest suspension and preparation.
+// Steps plays the steps only Core has for a CoreDriver that embeds it,
+// keeping the Session, its Turns, the latest suspension and preparation.
 type Steps struct {
 	log *scenarios.Log
 	api API
-	// Retry: a difference in core-state, core-interaction or
-	// core-suspension is read again for this long, every 20ms (a Core
+	// Retry: how long a difference is read again, every 20ms (a Core
 	// reached from outside may show a frame's effect a moment late).
 	Retry time.Duration
-	// NotChecked, when set, takes each listed member Core's view does not
-	// show.
+	// NotChecked takes each listed member Core's view does not show.
 	NotChecked func(format string, args ...any)
 	session    string
 	turns      []string
@@ -89,8 +76,8 @@ type Steps struct {
 // NewSteps returns the steps of Core a, reported on log.
 func NewSteps(log *scenarios.Log, a API) *Steps { return &Steps{log: log, api: a} }
 
-// Session is the scenario's Session ("" before one was created) and
-// whether it submitted a Turn.
+// Session is the scenario's Session ("": none yet) and whether it
+// submitted a Turn.
 func (s *Steps) Session() (string, bool) { return s.session, len(s.turns) > 0 }
 
 // failed fails the step with err, if any.
@@ -101,8 +88,7 @@ func (s *Steps) failed(err error) bool {
 	return err != nil
 }
 
-// answerBody decodes an answer step's body: a PermissionBody, an
-// api.UserChoiceAnswer or a FunctionResultBody.
+// answerBody decodes an answer step's body.
 func answerBody(st scenarios.Step) (any, error) {
 	switch st.Action {
 	case "answer-permission":
@@ -128,8 +114,7 @@ func answerBody(st scenarios.Step) (any, error) {
 // ErrNoPreparation: Core keeps no preparation the step could mean.
 var ErrNoPreparation = errors.New("core-preparation: Core has no Environment preparation")
 
-// refusable checks a call's error against the step's refused=; ok: the
-// call did as the step said.
+// refusable checks a call's error against refused=; ok: as the step said.
 func (s *Steps) refusable(st scenarios.Step, err error) bool {
 	want := st.Args["refused"]
 	var ref *Refused
@@ -155,9 +140,8 @@ func (s *Steps) createSession(kind, environment string) bool {
 	return !s.failed(err)
 }
 
-// API makes one public API call; the Session is created by the first
-// submit-turn (kind= or contract, no execution environment) or
-// workspace call (the step's Environment).
+// API makes one api call (the first submit or workspace call creates
+// the Session).
 func (s *Steps) API(st scenarios.Step) {
 	switch st.Action {
 	case "submit-turn":
@@ -220,8 +204,7 @@ func (s *Steps) turnArg(args map[string]string) (string, bool) {
 }
 
 // check reads and compares until nothing differs or Retry passed, then
-// reports the step's line and each difference (a read that failed is
-// one).
+// reports the line and each difference.
 func (s *Steps) check(try func() (string, []error)) {
 	deadline := time.Now().Add(s.Retry)
 	for {
@@ -234,8 +217,7 @@ func (s *Steps) check(try func() (string, []error)) {
 	}
 }
 
-// CoreState checks Core's view of a Turn against the listed members; a
-// member the view does not show is not checked.
+// CoreState checks Core's view of a Turn (an unshown member: not checked).
 func (s *Steps) CoreState(args map[string]string) {
 	id, ok := s.turnArg(args)
 	if !ok {
@@ -283,8 +265,7 @@ func turnFields(t api.TurnJSON) map[string]string {
 	}
 }
 
-// CoreInteraction checks Core's record of one interaction of a Turn
-// (id= and the listed members).
+// CoreInteraction checks Core's record of one interaction of a Turn.
 func (s *Steps) CoreInteraction(args map[string]string) {
 	turn, ok := s.turnArg(args)
 	if !ok {
@@ -328,9 +309,7 @@ func (s *Steps) CoreSuspension(args map[string]string) {
 	})
 }
 
-// CorePreparation checks Core's record of the latest preparation (state,
-// steps: every step's state joined by commas, code: the first step's
-// error code).
+// CorePreparation checks Core's record of the latest preparation.
 func (s *Steps) CorePreparation(args map[string]string) {
 	p, err := s.api.Preparation(s.prep, s.session)
 	if s.failed(err) {
@@ -346,9 +325,7 @@ func (s *Steps) CorePreparation(args map[string]string) {
 	s.report(compareFields("core-preparation "+p.ID, "preparation "+p.ID, scenarios.KindCorePreparation, args, have))
 }
 
-// CoreWorkspace checks the answer of the latest workspace call
-// (outcome=pending while there is none; entries: the listing's names in
-// order, comma-separated, a directory's with a trailing slash).
+// CoreWorkspace checks the answer of the latest workspace call.
 func (s *Steps) CoreWorkspace(args map[string]string) {
 	w, called, err := s.api.WorkspaceAnswer(args["outcome"] == "pending")
 	switch {
@@ -383,9 +360,8 @@ func (s *Steps) report(line string, errs []error) {
 	}
 }
 
-// compareFields compares the members of kind that args lists with have,
-// in the kind's order: the step's transcript line gains each listed member as
-// Core has it, and each difference is an error about subject.
+// compareFields compares the members args lists with have, in kind's
+// order: line gains each as Core has it, a difference is an error.
 func compareFields(line, subject string, kind scenarios.Kind, args, have map[string]string) (string, []error) {
 	var errs []error
 	for _, k := range kind.Members() {
@@ -421,23 +397,16 @@ func strict(s string, v any) error {
 	return d.Decode(v)
 }
 
-// Core is a Core reached in process: core.Machine stepped directly, or
-// core/server's loop over it.
+// Core is a Core in process (core.Machine, or core/server's loop); its
+// methods are API's in core's terms.
 type Core interface {
-	// Call makes one API call and returns its result; an error is a call
-	// that got none.
 	Call(ev func(core.CallID) core.Event) (*core.APIResult, error)
 	Turn(id string) (v core.TurnView, found bool, err error)
-	// StartWorkspace makes a workspace call, whose answer comes once the
-	// Runtime's work settled.
 	StartWorkspace(ev func(core.CallID) core.Event)
-	// WorkspaceAnswer is the latest workspace call's answer: called false
-	// when none was made, a nil result while it is pending.
 	WorkspaceAnswer() (res *core.APIResult, called bool, err error)
 }
 
-// Events is the API of a Core in process, as events of core.Machine;
-// device is the scripted Runtime's.
+// Events is the API of c as core.Machine events; device: the Runtime's.
 func Events(c Core, device string) API { return events{c, device} }
 
 type events struct {
@@ -519,9 +488,7 @@ func (e events) Resume(suspend string, rollback bool) error {
 	})
 }
 
-// Prepare prepares the step's Environment on the device: the input is a
-// JSON array of runtime_prepare begin headers whose data member is the
-// step's body.
+// Prepare prepares the step's Environment on the device.
 func (e events) Prepare(st scenarios.Step) (string, error) {
 	var hs []wire.RuntimePrepare
 	if err := json.Unmarshal([]byte(st.Input), &hs); err != nil {

@@ -1,6 +1,5 @@
 // Package coremachine is the Driver of core.Machine: the scripted
-// Runtime's frames are fed straight into the machine as events. It never
-// imports the daemon.
+// Runtime's frames are its events. It never imports the daemon.
 package coremachine
 
 import (
@@ -41,9 +40,8 @@ type Runner struct {
 	calls    int
 }
 
-// New returns a player of sc over a fresh machine and in-memory store,
-// and the machine's driver. cfg is the Core configuration (zero:
-// defaults).
+// New returns a player of sc and the driver of a fresh machine of cfg
+// over an in-memory store.
 func New(sc *scenarios.Scenario, cfg core.Config) (*scenarios.Player, *Runner) {
 	r := &Runner{
 		Log:    scenarios.Log{Name: "core"},
@@ -56,14 +54,11 @@ func New(sc *scenarios.Scenario, cfg core.Config) (*scenarios.Player, *Runner) {
 	return scenarios.NewPlayer(sc, r), r
 }
 
-// VersionRefused is not for core.Machine: the protocol version is checked
-// by the gateway at the WebSocket upgrade.
 func (r *Runner) VersionRefused(map[string]string) {
 	r.Note("skipped: the protocol version is checked by the gateway at the WebSocket upgrade (HTTP 426 before any registration); core.Machine receives no event for it")
 }
 
-// step applies one event and its effects, printing both unless quiet,
-// and returns the effects.
+// step applies an event and its effects, printed unless quiet.
 func (r *Runner) step(ev core.Event, quiet bool) []core.Effect {
 	effects := r.m.Step(r.now, ev)
 	if !quiet {
@@ -121,10 +116,6 @@ func (r *Runner) Sent(*scenarios.Frame) ([]byte, error) {
 }
 
 func (r *Runner) Deliver(f *scenarios.Frame, raw []byte) {
-	if r.conn == 0 {
-		r.Failf("runtime frame %s with no connection open", f.Type)
-		return
-	}
 	frame, rejected, ok := r.Decode(f, raw)
 	switch {
 	case !ok:
@@ -146,10 +137,6 @@ func (r *Runner) Connect() {
 }
 
 func (r *Runner) Disconnect(byCore bool) {
-	if r.conn == 0 {
-		r.Failf("disconnect with no connection open")
-		return
-	}
 	c := r.conn
 	if byCore {
 		reason, ok := r.closed[c]
@@ -163,8 +150,7 @@ func (r *Runner) Disconnect(byCore bool) {
 	r.step(core.ConnClosed{Conn: c, Reason: "connection lost"}, false)
 }
 
-// Advance moves time by d, firing Core's timers and the scripted
-// Runtime's keepalive heartbeats in instant order.
+// Advance moves time by d, firing timers and keepalives in order.
 func (r *Runner) Advance(d time.Duration) {
 	target := r.now.Add(d)
 	keepalives := 0
@@ -218,15 +204,12 @@ func (r *Runner) Turn(id string) (core.TurnView, bool, error) {
 	return v, found, nil
 }
 
-// StartWorkspace steps a workspace call; its answer comes in a later
-// step's effects (apply keeps it).
+// StartWorkspace steps a workspace call (apply keeps its answer).
 func (r *Runner) StartWorkspace(ev func(core.CallID) core.Event) {
 	r.wsCall, r.wsResult = r.call(), nil
 	r.step(ev(r.wsCall), false)
 }
 
-// WorkspaceAnswer is the latest workspace call's answer, nil until Core
-// gave it.
 func (r *Runner) WorkspaceAnswer() (*core.APIResult, bool, error) {
 	return r.wsResult, r.wsCall != "", nil
 }

@@ -1,7 +1,6 @@
 // Package daemonmachine is the Driver of daemon.Machine: the scripted
-// Core's frames are fed straight into the machine as events and a
-// controlled Harness answers its native calls as the harness and settle
-// steps direct. It never imports Core.
+// Core's frames are its events, a controlled Harness answers its native
+// calls. It never imports Core.
 package daemonmachine
 
 import (
@@ -26,23 +25,19 @@ import (
 // Runner drives one daemon.Machine for the scenario player.
 type Runner struct {
 	scenarios.Log
-	m       *daemon.Machine
-	h       *harness
-	now     time.Time
-	gen     daemon.ConnID
-	up      bool
-	timers  map[daemon.TimerID]time.Time
-	pending []daemon.Send // non-heartbeat frames not yet asserted
-	beats   []daemon.Send // heartbeats not yet asserted
-	queue   []daemon.Event
-	// beatsFired counts heartbeat timer fires during an advance.
-	beatsFired int
+	m          *daemon.Machine
+	h          *harness
+	now        time.Time
+	gen        daemon.ConnID
+	timers     map[daemon.TimerID]time.Time
+	pending    []daemon.Send // non-heartbeat frames not yet asserted
+	beats      []daemon.Send // heartbeats not yet asserted
+	queue      []daemon.Event
+	beatsFired int // heartbeat timer fires during an advance
 }
 
-// New returns a player of sc and the driver of its machine. The machine
-// declares what the scenario's first Runtime heartbeat declares (kinds,
-// capabilities, daemon version); limits may be narrowed (zero:
-// defaults). The Environments' workspaces lie under dir.
+// New returns a player of sc and the driver of a machine declaring what
+// sc declares, with limits (zero: defaults), its workspaces under dir.
 func New(sc *scenarios.Scenario, limits daemon.Limits, dir string) (*scenarios.Player, *Runner, error) {
 	hb, _, err := sc.Declaration() // none: a Runtime that serves no kind
 	if err != nil {
@@ -63,8 +58,6 @@ func New(sc *scenarios.Scenario, limits daemon.Limits, dir string) (*scenarios.P
 	return scenarios.NewPlayer(sc, r), r, nil
 }
 
-// VersionRefused is not for daemon.Machine: Core's gateway refuses the
-// upgrade and the daemon's transport stops reconnecting.
 func (r *Runner) VersionRefused(map[string]string) {
 	r.Note("skipped: the protocol version is refused by Core's gateway at the WebSocket upgrade (HTTP 426); the daemon's transport, not daemon.Machine, stops reconnecting")
 }
@@ -72,12 +65,10 @@ func (r *Runner) VersionRefused(map[string]string) {
 func (r *Runner) Connect() {
 	r.beats = nil // heartbeats of an earlier connection are never compared
 	r.gen++
-	r.up = true
 	r.run(daemon.ConnOpened{Conn: r.gen})
 }
 
-// run steps ev and every event the controlled Harness answers with, in
-// order.
+// run steps evs and every event the Harness answers with, in order.
 func (r *Runner) run(evs ...daemon.Event) {
 	r.queue = append(r.queue, evs...)
 	for len(r.queue) > 0 {
@@ -163,10 +154,6 @@ func (r *Runner) Sent(f *scenarios.Frame) ([]byte, error) {
 }
 
 func (r *Runner) Deliver(f *scenarios.Frame, raw []byte) {
-	if !r.up {
-		r.Failf("core frame %s with no connection open", f.Type)
-		return
-	}
 	frame, rejected, ok := r.Decode(f, raw)
 	switch {
 	case rejected != nil:
@@ -177,15 +164,10 @@ func (r *Runner) Deliver(f *scenarios.Frame, raw []byte) {
 }
 
 func (r *Runner) Disconnect(bool) {
-	if !r.up {
-		r.Failf("disconnect with no connection open")
-		return
-	}
-	r.up = false
 	r.run(daemon.ConnClosed{Conn: r.gen})
 }
 
-// Advance moves time by d, firing the machine's timers in instant order.
+// Advance moves time by d, firing the timers in order.
 func (r *Runner) Advance(d time.Duration) {
 	target := r.now.Add(d)
 	r.beatsFired = 0
@@ -206,9 +188,7 @@ func (r *Runner) Advance(d time.Duration) {
 	r.now = target
 }
 
-// harness is the controlled Harness: every native call succeeds at once
-// unless a harness step armed a fault for it; Turns run until a settle
-// step settles them.
+// harness is the controlled Harness of README.md, "Harness actions".
 type harness struct {
 	armed   map[string]int
 	turns   []daemon.TurnID // native Turns in start order
@@ -217,15 +197,14 @@ type harness struct {
 	held    []daemon.NativeCall             // calls that hang
 	apply   []daemon.NativeInputApplied     // written inputs held before consumption
 	late    map[daemon.TurnID]bool          // a native event follows settlement
-	// files lays harness file steps into the workspaces; native answers
-	// the workspace and transfer calls from them as the daemon does.
+	// files lays file steps into the workspaces; native answers the
+	// workspace and transfer calls from them as the daemon does.
 	files  *controlled.Controlled
 	native *runner.Native
 	out    []daemon.Event // what native answered
 }
 
-// newHarness keeps the Environments' workspaces and the transfers'
-// installation under dir.
+// newHarness keeps the workspaces and the transfers under dir.
 func newHarness(dir string) *harness {
 	h := &harness{
 		armed: map[string]int{}, settled: map[daemon.TurnID]*daemon.SettleResult{},
@@ -251,7 +230,7 @@ func result(c daemon.CallID, res daemon.Result) daemon.Event {
 	return daemon.NativeResult{Call: c, Result: res}
 }
 
-// hangs names the harness action that makes each kind of native call hang.
+// hangs names the action that makes a kind of native call hang.
 func hangs(op daemon.Op) string {
 	switch op.(type) {
 	case daemon.Prepare:
@@ -266,13 +245,18 @@ func hangs(op daemon.Op) string {
 	return ""
 }
 
-// call answers a native call; the events are stepped after the current
-// ones.
+// call answers a native call, or holds it when a hang is armed for it;
+// the events are stepped after the current ones.
 func (h *harness) call(c daemon.NativeCall) []daemon.Event {
 	if hang := hangs(c.Op); hang != "" && h.take(hang) {
 		h.held = append(h.held, c)
 		return nil
 	}
+	return h.answer(c)
+}
+
+// answer answers a native call as the armed faults say.
+func (h *harness) answer(c daemon.NativeCall) []daemon.Event {
 	answer := func(res daemon.Result) []daemon.Event { return []daemon.Event{result(c.Call, res)} }
 	switch op := c.Op.(type) {
 	case daemon.Prepare:
@@ -320,23 +304,6 @@ func (h *harness) call(c daemon.NativeCall) []daemon.Event {
 		return out
 	}
 	panic(fmt.Sprintf("controlled harness: unknown op %T", c.Op))
-}
-
-// release answers a hanging call as if it had succeeded.
-func (h *harness) release(c daemon.NativeCall) []daemon.Event {
-	switch op := c.Op.(type) {
-	case daemon.Prepare:
-		return []daemon.Event{result(c.Call, daemon.PrepareResult{})}
-	case daemon.Cancel:
-		return []daemon.Event{result(c.Call, daemon.CancelResult{})}
-	case daemon.DurableWrite:
-		return []daemon.Event{result(c.Call, daemon.WriteResult{Outcome: daemon.WriteWritten}),
-			daemon.NativeInputApplied{Turn: op.Turn, InputID: op.InputID}}
-	case daemon.AwaitSettlement:
-		h.waits[op.Turn] = c.Call
-		return nil
-	}
-	panic(fmt.Sprintf("controlled harness: cannot release %T", c.Op))
 }
 
 func (h *harness) settledEvents(t daemon.TurnID, c daemon.CallID, s daemon.SettleResult) []daemon.Event {
@@ -390,7 +357,7 @@ func (r *Runner) Harness(st scenarios.Step) {
 		r.h.held = nil
 		var evs []daemon.Event
 		for _, c := range held {
-			evs = append(evs, r.h.release(c)...)
+			evs = append(evs, r.h.answer(c)...)
 		}
 		r.run(evs...)
 	case "file":
@@ -413,8 +380,7 @@ func (r *Runner) Harness(st scenarios.Step) {
 	}
 }
 
-// Settle settles the oldest live native Turn with the step's outcome and
-// answers its settlement wait, if one is outstanding.
+// Settle settles the oldest live native Turn and answers its wait.
 func (r *Runner) Settle(args map[string]string) {
 	t, ok := r.h.live()
 	if !ok {
