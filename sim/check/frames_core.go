@@ -74,7 +74,6 @@ func (l *Ledger) SteerAnswered(at int64, turn string, input wire.MessageInput) {
 		l.frames.steerImg[turn] = true
 		// A queued Turn that now needs message_images may have no
 		// admissible device: it waits, or fails, instead of a retry.
-		l.timing.retry.ensure()
 		if r := l.timing.retry.preps[l.core.turn(turn).session]; r != nil {
 			r.excuse("a steered input with images changed a queued Turn's requirements")
 		}

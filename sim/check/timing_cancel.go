@@ -89,7 +89,7 @@ func (l *Ledger) cancelTurnFinished(at int64, run, code string) {
 			vtime(w.crashedAt), run, code, codeCancelUnconfirmed)
 		return
 	}
-	if code != codeCancelUnconfirmed || at >= w.deadline || w.failedEarly {
+	if code != codeCancelUnconfirmed || w.failedEarly {
 		return
 	}
 	l.early(&w.timerWindow, at, nil,

@@ -56,7 +56,7 @@ func (l *Ledger) decisionAckRecorded(at int64, turn, status, delivery string) {
 		return
 	}
 	w := s.byDelivery[delivery]
-	if status != "unknown" || w == nil || !w.show(at) || at >= w.deadline {
+	if status != "unknown" || w == nil || !w.show(at) {
 		return
 	}
 	l.early(&w.timerWindow, at, nil, "Core recorded decision %s unknown at %s, %s after it was sent at %s: before its %s receipt wait ended",

@@ -62,18 +62,6 @@ type retryState struct {
 	gates       map[uint64]*capGate        // conn → its capacity gate (capacity_gate.go)
 }
 
-func (s *retryState) ensure() {
-	if s.steers == nil {
-		s.steers = map[string]*steerRetryRec{}
-		s.cancels = map[string]*cancelRetryRec{}
-		s.preps = map[string]*prepRetryRec{}
-		s.requests = map[string]*prepRequest{}
-		s.cancelCalls = map[string]int64{}
-		s.kinds = map[uint64]string{}
-		s.gates = map[uint64]*capGate{}
-	}
-}
-
 // CancelCalled records a cancel call of turn reaching Core: while a
 // not_ready refusal waits for its retry, Core sends the fresh attempt at
 // once.

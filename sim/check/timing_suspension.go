@@ -84,9 +84,6 @@ func (l *Ledger) SuspensionUnknown(at int64, suspend string) {
 		l.decide(TimerSuspensionReply)
 		return
 	}
-	if at >= w.deadline {
-		return
-	}
 	l.early(&w.timerWindow, at, func() bool { return w.settled },
 		"Core recorded suspension %s unknown at %s, %s after its request: before its %s reply wait ended, without a reason",
 		suspend, vtime(at), w.elapsed(at), w.length())

@@ -148,7 +148,9 @@ func (t *timingState) init() {
 	t.late = map[string]time.Duration{}
 	t.decided = map[string]int{}
 	t.conns.rogueOpenAt = -1
-	t.retry.ensure()
+	r := &t.retry
+	r.steers, r.cancels, r.preps, r.requests = map[string]*steerRetryRec{}, map[string]*cancelRetryRec{}, map[string]*prepRetryRec{}, map[string]*prepRequest{}
+	r.cancelCalls, r.kinds, r.gates = map[string]int64{}, map[uint64]string{}, map[uint64]*capGate{}
 }
 
 // TimerConfigured records that the world configured node's timer with d

@@ -74,11 +74,7 @@ func (l *Ledger) transferOpenAt(at int64) string {
 
 func (l *Ledger) transferTimingConnEnded(at int64, conn uint64) { l.transferTime.connEnded[conn] = at }
 
-func (l *Ledger) transferTimingCoreDown(at int64) {
-	if s := &l.transferTime; s.byID != nil {
-		s.restarted = at
-	}
-}
+func (l *Ledger) transferTimingCoreDown(at int64) { l.transferTime.restarted = at }
 
 // PreparationStepUnknown records Core durably recording the step of
 // transfer id unknown.
@@ -92,8 +88,8 @@ func (l *Ledger) PreparationStepUnknown(at int64, id string) {
 	if at == c.deadline {
 		l.reach(MarkTransferExchangeExpired)
 	}
-	if at >= c.deadline || s.transferExcused(c, id, at) {
-		return // on time (later was judged at the deadline), or a reason
+	if s.transferExcused(c, id, at) {
+		return
 	}
 	l.early(&c.timerWindow, at, func() bool { return s.transferExcused(c, id, at) },
 		"Core records transfer %s unknown at %s, %s after its begin: before the %s exchange ended, without a reason",
@@ -120,10 +116,6 @@ func (l *Ledger) observeForgedTransferResults(ev WireEvent) {
 	}
 	if _, ok := ev.Frame.Payload.(wire.RuntimePrepareResult); !ok {
 		return
-	}
-	if l.transferTime.resultAt == nil {
-		l.transfers.init()
-		l.transferTime.init()
 	}
 	l.transferTime.resultAt[ev.Frame.ID] = ev.At
 }

@@ -92,11 +92,14 @@ func (l *Ledger) due(w *timerWindow, format string, args ...any) {
 	}
 }
 
-// early judges an outcome w showed at at, before its deadline, once that
-// instant is over (a reason may be tapped after the outcome, as a close
-// made in the same step): reported unless a reason released w by then or
-// released (if not nil) reports true.
+// early judges an outcome w showed at at, if before its deadline, once
+// that instant is over (a reason may be tapped after the outcome, as a
+// close made in the same step): reported unless a reason released w by
+// then or released (if not nil) reports true.
 func (l *Ledger) early(w *timerWindow, at int64, released func() bool, format string, args ...any) {
+	if at >= w.deadline {
+		return
+	}
 	l.arm(at, func() {
 		if !w.excusedBy(at) && (released == nil || !released()) {
 			l.report(w, at, format, args...)

@@ -104,9 +104,6 @@ func (l *Ledger) writtenOutcome(at int64, run, input, outcome string) {
 				input, run, vtime(at), vtime(w.writtenAt), w.length())
 			return
 		}
-		if at >= w.deadline {
-			return
-		}
 		l.early(&w.timerWindow, at, func() bool { return w.settled },
 			"Core recorded input %s of run %s unknown at %s, %s after its delivery at %s: before the %s written window ended, with the connection and turn alive and no refusal",
 			input, run, vtime(at), w.elapsed(at), vtime(w.from), w.length())
