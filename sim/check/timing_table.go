@@ -149,7 +149,7 @@ func (t *timingState) init() {
 	t.decided = map[string]int{}
 	t.conns.rogueOpenAt = -1
 	r := &t.retry
-	r.steers, r.cancels, r.preps, r.requests = map[string]*steerRetryRec{}, map[string]*cancelRetryRec{}, map[string]*prepRetryRec{}, map[string]*prepRequest{}
+	r.steers, r.cancels, r.preps, r.requests = map[string]*steerRetryRec{}, map[string]*cancelRetryRec{}, map[string]*retryOwed{}, map[string]*prepRequest{}
 	r.cancelCalls, r.kinds, r.gates = map[string]int64{}, map[uint64]string{}, map[uint64]*capGate{}
 }
 

@@ -72,8 +72,6 @@ func (l *Ledger) transferOpenAt(at int64) string {
 	return ""
 }
 
-func (l *Ledger) transferTimingConnEnded(at int64, conn uint64) { l.transferTime.connEnded[conn] = at }
-
 func (l *Ledger) transferTimingCoreDown(at int64) { l.transferTime.restarted = at }
 
 // PreparationStepUnknown records Core durably recording the step of

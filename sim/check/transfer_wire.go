@@ -43,7 +43,7 @@ func (l *Ledger) TransferInstalled(at int64, device, transfer, action string, in
 func (l *Ledger) observeTransfers(ev WireEvent) {
 	s := &l.transfers
 	if ev.Kind == WireClosed && ev.To == CoreNode {
-		l.transferTimingConnEnded(ev.At, ev.Conn)
+		l.transferTime.connEnded[ev.Conn] = ev.At
 		if id, open := s.awaiting[ev.Conn]; open {
 			delete(s.awaiting, ev.Conn)
 			delete(s.byID, id)
