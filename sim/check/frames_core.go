@@ -218,7 +218,6 @@ func (l *Ledger) checkDeclaration(at int64, conn uint64, what, kind string, requ
 	}
 }
 
-// kindsOf is a heartbeat's declaration by kind.
 func kindsOf(hb wire.Heartbeat) map[string]wire.SupportedAgentKind {
 	kinds := map[string]wire.SupportedAgentKind{}
 	for _, k := range hb.SupportedAgentKinds {

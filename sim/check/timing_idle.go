@@ -112,17 +112,15 @@ func (l *Ledger) CloseCalled(at int64, device, executor string) {
 		// An eviction closes it in the step that parks another executor,
 		// whose done may follow the close call: judge once the instant is over.
 		l.arm(at, func() {
-			if s.lastIdleAt[device] == at && s.lastIdle[device] != executor {
-				return // evicted over the idle limit
+			t, parked := s.parkAt[device]
+			switch {
+			case s.lastIdleAt[device] == at && s.lastIdle[device] != executor: // evicted over the idle limit
+			case parked && t == at:
+			case l.writeBudgetEnds(device, at): // the daemon's write timer may end a Turn and park its executor
+			default:
+				l.report(r, at, "%s closed idle executor %s at %s, %s after it went idle at %s: before its %s idle bound",
+					device, executor, vtime(at), r.elapsed(at), vtime(r.from), r.length())
 			}
-			if t, ok := s.parkAt[device]; ok && t == at {
-				return
-			}
-			if l.writeBudgetEnds(device, at) {
-				return // the daemon's write timer may end a Turn and park its executor
-			}
-			l.report(r, at, "%s closed idle executor %s at %s, %s after it went idle at %s: before its %s idle bound",
-				device, executor, vtime(at), r.elapsed(at), vtime(r.from), r.length())
 		})
 	case r.overdue(at):
 		l.report(r, at, "%s closed idle executor %s at %s, after its idle bound ended at %s",

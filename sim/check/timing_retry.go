@@ -64,7 +64,6 @@ func (l *Ledger) CancelCalled(at int64, turn string) {
 	l.timing.retry.cancelCalls[turn] = at
 }
 
-// retryCoreSent judges a frame Core sent against the retries it owes.
 func (l *Ledger) retryCoreSent(ev WireEvent) {
 	s := &l.timing.retry
 	switch p := ev.Frame.Payload.(type) {

@@ -95,7 +95,7 @@ var documentedTimers = []struct {
 	{TimerWritten, 30 * time.Second},
 }
 
-// Timers lists every timer name, sorted.
+// Timers lists every timer name, in the table's order.
 func Timers() []string {
 	out := make([]string, len(documentedTimers))
 	for i, t := range documentedTimers {
@@ -197,7 +197,6 @@ func (l *Ledger) advance(now int64) {
 	l.advanceConns(now)
 }
 
-// decide counts one decision of timer.
 func (l *Ledger) decide(timer string) { l.timing.decided[timer]++ }
 
 // TimerCount is a timer with how often it decided in a run.
@@ -257,12 +256,9 @@ func (l *Ledger) timingCoreSent(ev WireEvent) {
 		l.writtenSteerSent(ev, p)
 	case wire.PromptCancel:
 		l.cancelSent(ev, p)
-	case wire.PermissionDecision:
-		l.decisionSent(ev, p.DeliveryID)
-	case wire.UserChoiceDecision:
-		l.decisionSent(ev, p.DeliveryID)
-	case wire.FunctionResult:
-		l.decisionSent(ev, p.DeliveryID)
+	}
+	if d, _, ok := decisionOf(ev.Frame); ok {
+		l.decisionSent(ev, d)
 	}
 	l.retryCoreSent(ev)
 }
