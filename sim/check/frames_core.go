@@ -74,7 +74,6 @@ func (l *Ledger) SteerAnswered(at int64, turn string, input wire.MessageInput) {
 		l.frames.steerImg[turn] = true
 		// A queued Turn that now needs message_images may have no
 		// admissible device: it waits, or fails, instead of a retry.
-		l.timing.retry.ensure()
 		if r := l.timing.retry.preps[l.core.turn(turn).session]; r != nil {
 			r.excuse("a steered input with images changed a queued Turn's requirements")
 		}
@@ -219,7 +218,6 @@ func (l *Ledger) checkDeclaration(at int64, conn uint64, what, kind string, requ
 	}
 }
 
-// kindsOf is a heartbeat's declaration by kind.
 func kindsOf(hb wire.Heartbeat) map[string]wire.SupportedAgentKind {
 	kinds := map[string]wire.SupportedAgentKind{}
 	for _, k := range hb.SupportedAgentKinds {

@@ -385,19 +385,16 @@ func (l *Ledger) matchAnswer(ev WireEvent) {
 		}
 		ps.done = true
 		want := l.wantOf(p, ev, ps.delivered)
-		if want == nil {
-			return // condition not met: nothing to judge
-		}
-		if !slices.Contains(want, ans) {
+		switch ack, isAck := ev.Frame.Payload.(wire.PromptSteerAck); {
+		case want == nil: // condition not met: nothing to judge
+		case !slices.Contains(want, ans):
 			l.violate(ev.At, CheckHostileRefusal, "%s answered %s (%s on c%d) with %s, documented %s",
 				ev.From, p.Action, p.ReplyID, p.Conn, ans, strings.Join(want, " or "))
-			return
-		}
-		if ack, ok := ev.Frame.Payload.(wire.PromptSteerAck); ok && len(ack.InputID) > wire.InputIDBytesMax {
+		case isAck && len(ack.InputID) > wire.InputIDBytesMax:
 			l.violate(ev.At, CheckHostileRefusal, "%s echoed a %d-byte input_id", ev.From, len(ack.InputID))
-			return
+		default:
+			l.refused(p.Action)
 		}
-		l.refused(p.Action)
 		return
 	}
 }
@@ -442,26 +439,22 @@ func (l *Ledger) expireProbes(at int64) {
 		switch {
 		case p.Want[0] == AnswerClose && p.Deadline != 0 && at > p.Deadline && (ps.delivered != 0 || p.Frame == nil):
 			ps.done = true
-			if !l.hostile.conns.openAt(p.Conn, p.Target) {
-				continue
+			if l.hostile.conns.openAt(p.Conn, p.Target) {
+				l.violate(at, CheckHostileConnection, "%s kept c%d open after %s (deadline %s)", p.Target, p.Conn, p.Action, vtime(p.Deadline))
 			}
-			l.violate(at, CheckHostileConnection, "%s kept c%d open after %s (deadline %s)", p.Target, p.Conn, p.Action, vtime(p.Deadline))
 		case ps.delivered != 0 && (p.Want[0] == AnswerKeep || p.Want[0] == AnswerIgnore) && at > ps.delivered:
 			ps.done = true
 			l.refused(p.Action)
 		case ps.delivered != 0 && p.Want[0] != AnswerClose && at > ps.delivered+hostileSlack:
 			ps.done = true
-			if p.Action == HostileLongID {
+			switch {
+			case p.Action == HostileLongID:
 				l.refused(p.Action)
-				continue
-			}
-			if p.Cond == CondWriteOutstanding && l.writeOutstandingAnswer(p, ps.delivered) == nil {
-				continue // admitted: its first receipt waits for its native write
-			}
-			if p.Cond == CondUnresolved && l.unresolvedAnswer(p, ps.delivered) == nil {
-				continue // the start had resolved: admitted, answered when the native side is
-			}
-			if l.hostile.conns.openAt(p.Conn, p.Target) {
+			case p.Cond == CondWriteOutstanding && l.writeOutstandingAnswer(p, ps.delivered) == nil:
+				// admitted: its first receipt waits for its native write
+			case p.Cond == CondUnresolved && l.unresolvedAnswer(p, ps.delivered) == nil:
+				// the start had resolved: admitted, answered when the native side is
+			case l.hostile.conns.openAt(p.Conn, p.Target):
 				l.violate(at, CheckHostileRefusal, "%s never answered %s (%s on c%d delivered at %s), documented %s",
 					p.Target, p.Action, p.ReplyID, p.Conn, vtime(ps.delivered), strings.Join(p.Want, " or "))
 			}

@@ -123,11 +123,9 @@ func (l *Ledger) noteFailed(ev WireEvent) {
 func (l *Ledger) noteWriteEnded(ev WireEvent, r wire.WorkspaceWriteResult) {
 	switch r.Outcome {
 	case wire.OutcomeRejected, wire.OutcomeCompleted, wire.OutcomeUnknown:
-	default:
-		return
-	}
-	if ev.From != CoreNode {
-		keepFirst(l.hostile.writeEnded, connIDKey(ev.Conn, ev.Frame.ID), ev.At)
+		if ev.From != CoreNode {
+			keepFirst(l.hostile.writeEnded, connIDKey(ev.Conn, ev.Frame.ID), ev.At)
+		}
 	}
 }
 
@@ -141,7 +139,6 @@ func (l *Ledger) transferOpenAnswer(p *HostileProbe, delivered int64) []string {
 	return p.Want
 }
 
-// noteStarting records a Run whose start the daemon took on a connection.
 func (l *Ledger) noteStarting(ev WireEvent, p wire.PreparationStatus) {
 	if p.State == wire.StateStarting && p.RunID != "" {
 		l.hostile.starting[connIDKey(ev.Conn, p.RunID)] = true

@@ -184,6 +184,8 @@ func NewLedger() *Ledger {
 	l.ws.init()
 	l.wsRuntime.init()
 	l.reconnect.init()
+	l.transfers.init()
+	l.transferTime.init()
 	l.limits = map[string]DeviceLimits{}
 	l.fenceLast, l.fencedSel = map[string]*fencingLast{}, map[string]*fencedSuspension{}
 	// Wire observers, in the order they judge each network event. Those

@@ -38,10 +38,8 @@ type reconnectState struct {
 }
 
 func (s *reconnectState) init() {
-	s.devices = map[string]*rwDevice{}
-	s.connDev = map[uint64]string{}
-	s.prepSess = map[string]string{}
-	s.readyAt = map[string]int64{}
+	s.devices, s.connDev = map[string]*rwDevice{}, map[uint64]string{}
+	s.prepSess, s.readyAt = map[string]string{}, map[string]int64{}
 }
 
 func (s *reconnectState) device(id string) *rwDevice {
@@ -109,10 +107,9 @@ func (l *Ledger) reconnectOpened(at int64, conn uint64, device string) {
 // reconnectRogueOpened: a rogue peer opened conn claiming device (Core's
 // shell refuses it at once without the protocol version or a device).
 func (l *Ledger) reconnectRogueOpened(at int64, conn uint64, device, version string) {
-	if device == "" || version != wire.Version {
-		return
+	if device != "" && version == wire.Version {
+		l.reconnectOpened(at, conn, device)
 	}
-	l.reconnectOpened(at, conn, device)
 }
 
 // refusedAtOpen: reasons Core gives a connection that never became the
@@ -153,19 +150,15 @@ func (l *Ledger) reconnectCoreRestarted(at int64) {
 	s.devices = map[string]*rwDevice{}
 }
 
-// reconnectTurnFinished judges a Turn Core finished at at.
 func (l *Ledger) reconnectTurnFinished(at int64, turn, state, code string) {
 	if state != TurnFailed || code != "capability_unsupported" {
 		return
 	}
 	s := &l.reconnect
 	session := l.core.turn(turn).session
-	if r, ok := s.readyAt[session]; ok && r == at {
-		return // the final check
-	}
 	sf := l.frames.sessions[session]
-	if sf == nil {
-		return
+	if r, ok := s.readyAt[session]; ok && r == at || sf == nil {
+		return // the final check, or a Session the client never learned of
 	}
 	kind := sf.spec.Kind
 	for _, id := range sortedKeys(s.devices) {

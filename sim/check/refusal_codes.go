@@ -239,7 +239,6 @@ func (l *Ledger) judgeRunCode(at int64, what, frame, code string, c *devConn, ru
 	}
 }
 
-// ixAckCode judges a daemon's receipt of a decision or function result.
 func (l *Ledger) ixAckCode(ev WireEvent, a wire.InteractionDecisionAck) {
 	result, ok := l.ix.isResult[a.DeliveryID]
 	if !ok {

@@ -18,8 +18,7 @@ type teardownState struct {
 }
 
 func (t *teardownState) init() {
-	t.unanswered = map[string][]string{}
-	t.retired = map[string]string{}
+	t.unanswered, t.retired = map[string][]string{}, map[string]string{}
 }
 
 // ExecutorRetired records the Harness answering the settlement of run's
@@ -84,19 +83,14 @@ func (l *Ledger) checkDoneAfterReceipts(at int64, device, conn, run string) {
 }
 
 func (l *Ledger) checkAfterSettlement(at int64, device, run, what string) {
-	t := l.harness.turns[run]
-	if t == nil {
-		return // no native Turn: fabricated_terminal judges it
-	}
-	if t.settled == "" {
+	t, k := l.harness.turns[run], l.teardown.retired[run]
+	switch e := l.harness.executors[k]; {
+	case t == nil: // no native Turn: fabricated_terminal judges it
+	case t.settled == "":
 		l.violate(at, CheckPublishedBeforeSettled, "%s sent %s for run %s before the Harness settled its native turn",
 			device, what, run)
-		return
-	}
-	if k := l.teardown.retired[run]; k != "" {
-		if e := l.harness.executors[k]; e != nil && !e.closed {
-			l.violate(at, CheckPublishedBeforeSettled, "%s sent %s for run %s before the Harness confirmed the close of executor %s its settlement retired",
-				device, what, run, k[len(device)+1:])
-		}
+	case k != "" && e != nil && !e.closed:
+		l.violate(at, CheckPublishedBeforeSettled, "%s sent %s for run %s before the Harness confirmed the close of executor %s its settlement retired",
+			device, what, run, k[len(device)+1:])
 	}
 }

@@ -74,11 +74,7 @@ func (l *Ledger) admissionStartReceived(ev WireEvent, st wire.ExecutionStart) {
 // on it) reaching the daemon before the deadline ends the expiry; its
 // released status follows the local close, maybe after the deadline.
 func (l *Ledger) admissionReleaseReceived(ev WireEvent, r wire.ExecutionRelease) {
-	if r.Handle == "" {
-		return
-	}
-	a := l.timing.admissions.byKey[pairKey(ev.To, r.Handle)]
-	if a != nil && a.conn == ev.Conn && ev.At < a.deadline {
+	if a := l.timing.admissions.byKey[pairKey(ev.To, r.Handle)]; r.Handle != "" && a != nil && a.conn == ev.Conn && ev.At < a.deadline {
 		a.excuse(ev.At, "release received before the deadline")
 	}
 }

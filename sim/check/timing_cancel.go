@@ -79,20 +79,17 @@ func (l *Ledger) cancelTurnFinished(at int64, run, code string) {
 	} else if at < w.deadline {
 		w.excuse(at, "the turn finished "+code)
 	}
-	if w.failedEarly && code != codeCancelUnconfirmed {
+	switch {
+	case code == codeCancelUnconfirmed && !w.failedEarly:
+		l.early(&w.timerWindow, at, nil,
+			"Core finished run %s cancel_unconfirmed at %s, %s after its first prompt_cancel at %s: before the %s confirmation window ended and without a cancel_failed receipt",
+			run, vtime(at), w.elapsed(at), vtime(w.from), w.length())
+	case code == codeCancelUnconfirmed:
+	case w.failedEarly:
 		l.violate(at, CheckTimingCancelConfirm, "a cancel_failed receipt for run %s reached Core, and Core finished the turn %q, want %s (the cancel owns the result, even after done)",
 			run, code, codeCancelUnconfirmed)
-		return
-	}
-	if w.crashedAt > 0 && code != codeCancelUnconfirmed {
+	case w.crashedAt > 0:
 		l.violate(at, CheckTimingCancelConfirm, "Core crashed at %s while the cancel of run %s awaited its receipt, and its restart finished the turn %q, want %s",
 			vtime(w.crashedAt), run, code, codeCancelUnconfirmed)
-		return
 	}
-	if code != codeCancelUnconfirmed || at >= w.deadline || w.failedEarly {
-		return
-	}
-	l.early(&w.timerWindow, at, nil,
-		"Core finished run %s cancel_unconfirmed at %s, %s after its first prompt_cancel at %s: before the %s confirmation window ended and without a cancel_failed receipt",
-		run, vtime(at), w.elapsed(at), vtime(w.from), w.length())
 }

@@ -82,8 +82,7 @@ func (l *Ledger) coreInbound(ev WireEvent) {
 	_, hb := ev.Frame.Payload.(wire.Heartbeat)
 	switch {
 	case ev.DecodeErr != nil:
-		c.badAt = ev.At
-		c.lastData = ev.At
+		c.badAt, c.lastData = ev.At, ev.At
 	case hb:
 		if ev.At-c.lastData >= l.timer(CoreNode, TimerConnIdle) {
 			l.decide(TimerHeartbeat)
@@ -101,10 +100,7 @@ func (l *Ledger) connWatchEnded(ev WireEvent) {
 		w.ended = true
 	}
 	c := s.byConn[ev.Conn]
-	if c == nil || c.closed {
-		return
-	}
-	if ev.Kind != WireClosed || (ev.To != CoreNode && ev.From != CoreNode) {
+	if c == nil || c.closed || ev.Kind != WireClosed || (ev.To != CoreNode && ev.From != CoreNode) {
 		return
 	}
 	c.closed = true

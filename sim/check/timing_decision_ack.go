@@ -55,12 +55,10 @@ func (l *Ledger) decisionAckRecorded(at int64, turn, status, delivery string) {
 		made(&s.turnOf)[delivery] = turn
 		return
 	}
-	w := s.byDelivery[delivery]
-	if status != "unknown" || w == nil || !w.show(at) || at >= w.deadline {
-		return
+	if w := s.byDelivery[delivery]; status == "unknown" && w != nil && w.show(at) {
+		l.early(&w.timerWindow, at, nil, "Core recorded decision %s unknown at %s, %s after it was sent at %s: before its %s receipt wait ended",
+			delivery, vtime(at), w.elapsed(at), vtime(w.from), w.length())
 	}
-	l.early(&w.timerWindow, at, nil, "Core recorded decision %s unknown at %s, %s after it was sent at %s: before its %s receipt wait ended",
-		delivery, vtime(at), w.elapsed(at), vtime(w.from), w.length())
 }
 
 func (l *Ledger) decisionAcksTurnFinished(at int64, turn string) {

@@ -8,21 +8,14 @@ import "github.com/turnstile-sim/turnstile/wire"
 // still preparing then, when the Harness finishes preparing it; a status
 // naming it again ends the idle stretch.
 
-// idleRec is an executor's idle stretch: settled once it is busy again
-// or a close call reached the Harness.
-type idleRec struct {
-	device, executor string
-	timerWindow
-}
-
 type idleState struct {
-	runExec     map[string]string   // device\x00run → executor of its start
-	prepared    map[string]bool     // device\x00executor → a ready status named it
-	pendingIdle map[string]bool     // device\x00executor → admission ended while preparing
-	closing     map[string]bool     // device\x00executor → a close was called
-	current     map[string]*idleRec // device\x00executor → its latest idle stretch
-	handle      map[string]string   // device\x00executor → handle of its latest admission
-	lastIdle    map[string]string   // device → executor that went idle at lastIdleAt
+	runExec     map[string]string       // device\x00run → executor of its start
+	prepared    map[string]bool         // device\x00executor → a ready status named it
+	pendingIdle map[string]bool         // device\x00executor → admission ended while preparing
+	closing     map[string]bool         // device\x00executor → a close was called
+	current     map[string]*timerWindow // device\x00executor → its latest idle stretch, settled once busy again or a close is called
+	handle      map[string]string       // device\x00executor → handle of its latest admission
+	lastIdle    map[string]string       // device → executor that went idle at lastIdleAt
 	lastIdleAt  map[string]int64
 	// parkAt is, per device, the last instant the daemon may have parked
 	// an executor unseen by its own idle stretch (an execution_prepare
@@ -84,13 +77,13 @@ func (l *Ledger) idleStart(at int64, device, executor string) {
 		return
 	}
 	made(&s.lastIdle)[device], made(&s.lastIdleAt)[device] = executor, at
-	r := &idleRec{device: device, executor: executor}
+	r := &timerWindow{}
 	made(&s.current)[k] = r
-	l.startWindow(&r.timerWindow, device, TimerIdleExecutor, 0, at, l.timer(device, TimerIdleExecutor), func() {
+	l.startWindow(r, device, TimerIdleExecutor, 0, at, l.timer(device, TimerIdleExecutor), func() {
 		if r.live() {
 			r.settled = true
-			l.report(&r.timerWindow, r.deadline, "executor %s on %s idle since %s was not closed at %s, the end of its %s idle bound",
-				r.executor, r.device, vtime(r.from), vtime(r.deadline), r.length())
+			l.report(r, r.deadline, "executor %s on %s idle since %s was not closed at %s, the end of its %s idle bound",
+				executor, device, vtime(r.from), vtime(r.deadline), r.length())
 		}
 	})
 	if s.shutdown[device] {
@@ -119,20 +112,18 @@ func (l *Ledger) CloseCalled(at int64, device, executor string) {
 		// An eviction closes it in the step that parks another executor,
 		// whose done may follow the close call: judge once the instant is over.
 		l.arm(at, func() {
-			if s.lastIdleAt[device] == at && s.lastIdle[device] != executor {
-				return // evicted over the idle limit
+			t, parked := s.parkAt[device]
+			switch {
+			case s.lastIdleAt[device] == at && s.lastIdle[device] != executor: // evicted over the idle limit
+			case parked && t == at:
+			case l.writeBudgetEnds(device, at): // the daemon's write timer may end a Turn and park its executor
+			default:
+				l.report(r, at, "%s closed idle executor %s at %s, %s after it went idle at %s: before its %s idle bound",
+					device, executor, vtime(at), r.elapsed(at), vtime(r.from), r.length())
 			}
-			if t, ok := s.parkAt[device]; ok && t == at {
-				return
-			}
-			if l.writeBudgetEnds(device, at) {
-				return // the daemon's write timer may end a Turn and park its executor
-			}
-			l.report(&r.timerWindow, at, "%s closed idle executor %s at %s, %s after it went idle at %s: before its %s idle bound",
-				device, executor, vtime(at), r.elapsed(at), vtime(r.from), r.length())
 		})
 	case r.overdue(at):
-		l.report(&r.timerWindow, at, "%s closed idle executor %s at %s, after its idle bound ended at %s",
+		l.report(r, at, "%s closed idle executor %s at %s, after its idle bound ended at %s",
 			device, executor, vtime(at), vtime(r.deadline))
 	}
 }

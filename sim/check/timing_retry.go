@@ -20,11 +20,11 @@ import (
 const codePreparationStartFailed = "preparation_start_failed"
 
 type steerRetryRec struct {
-	run, input string
-	conn       uint64
-	ended      bool  // a written or accepted receipt, a prompt_cancel or the Turn's end: no retry any more
-	unknownAt  int64 // the input's written window ends: unknown from then
-	code       string
+	input     string
+	conn      uint64
+	ended     bool  // a written or accepted receipt, a prompt_cancel or the Turn's end: no retry any more
+	unknownAt int64 // the input's written window ends: unknown from then
+	code      string
 	retryOwed
 }
 
@@ -35,12 +35,6 @@ type cancelRetryRec struct {
 	delivery string
 	answered bool
 	finished bool // Core finished the Turn: a refusal arriving later owes nothing
-	retryOwed
-}
-
-type prepRetryRec struct {
-	session string
-	conn    uint64
 	retryOwed
 }
 
@@ -55,23 +49,11 @@ type prepRequest struct {
 type retryState struct {
 	steers      map[string]*steerRetryRec  // run
 	cancels     map[string]*cancelRetryRec // run
-	preps       map[string]*prepRetryRec   // session
+	preps       map[string]*retryOwed      // session
 	requests    map[string]*prepRequest    // request ID of Core's execution_prepare
 	cancelCalls map[string]int64           // turn → last cancel call reaching Core
 	kinds       map[uint64]string          // conn → the agent kinds its last heartbeat declared
 	gates       map[uint64]*capGate        // conn → its capacity gate (capacity_gate.go)
-}
-
-func (s *retryState) ensure() {
-	if s.steers == nil {
-		s.steers = map[string]*steerRetryRec{}
-		s.cancels = map[string]*cancelRetryRec{}
-		s.preps = map[string]*prepRetryRec{}
-		s.requests = map[string]*prepRequest{}
-		s.cancelCalls = map[string]int64{}
-		s.kinds = map[uint64]string{}
-		s.gates = map[uint64]*capGate{}
-	}
 }
 
 // CancelCalled records a cancel call of turn reaching Core: while a
@@ -82,7 +64,6 @@ func (l *Ledger) CancelCalled(at int64, turn string) {
 	l.timing.retry.cancelCalls[turn] = at
 }
 
-// retryCoreSent judges a frame Core sent against the retries it owes.
 func (l *Ledger) retryCoreSent(ev WireEvent) {
 	s := &l.timing.retry
 	switch p := ev.Frame.Payload.(type) {
@@ -104,7 +85,7 @@ func (l *Ledger) retryCoreSent(ev WireEvent) {
 		s.requests[ev.Frame.ID] = &prepRequest{session: p.SessionID, conn: ev.Conn, sentAt: ev.At}
 		l.capGateSent(ev.Conn, ev.At, ev.Frame.ID, p.SessionID)
 		if r := s.preps[p.SessionID]; r != nil {
-			l.retried(ev.At, &r.retryOwed)
+			l.retried(ev.At, r)
 		}
 	case wire.ExecutionStart:
 		if q := s.requests[ev.Frame.ID]; q != nil {
@@ -133,7 +114,7 @@ func (l *Ledger) steerRetrySent(ev WireEvent, p wire.PromptSteer) {
 	s := &l.timing.retry
 	r := s.steers[ev.Frame.ID]
 	if r == nil || r.input != p.InputID {
-		r = &steerRetryRec{run: ev.Frame.ID, input: p.InputID, unknownAt: ev.At + l.timer(CoreNode, TimerWritten),
+		r = &steerRetryRec{input: p.InputID, unknownAt: ev.At + l.timer(CoreNode, TimerWritten),
 			retryOwed: retryOwed{timer: TimerSteerRetry, what: "input " + p.InputID + " of run " + ev.Frame.ID, due: -1}}
 		s.steers[ev.Frame.ID] = r
 	} else {
@@ -229,16 +210,15 @@ func (l *Ledger) prepRefusalReceived(ev WireEvent, st wire.PreparationStatus) {
 	l.capGateRefused(ev.Conn, ev.At)
 	r := s.preps[q.session]
 	if r == nil {
-		r = &prepRetryRec{session: q.session, retryOwed: retryOwed{timer: TimerPrepareRetry, what: "execution_prepare of session " + q.session}}
+		r = &retryOwed{timer: TimerPrepareRetry, what: "execution_prepare of session " + q.session}
 		s.preps[q.session] = r
 	}
-	r.conn = ev.Conn
 	r.owe(ev.At, l.timer(CoreNode, TimerPrepareRetry))
 	if why := l.fencingOpenReason(); why != "" {
 		r.excuse(why) // Core dispatches nothing to a fenced device
 	}
 	due := r.due
-	l.armRetry(&r.retryOwed, func() bool {
+	l.armRetry(r, func() bool {
 		// the retry waits for a free preparation stream, a connection's
 		// capacity gate (capacity_gate.go), or the transfer of the
 		// connection the Session's Environment preparation may need

@@ -1,6 +1,10 @@
 package check
 
-import "github.com/turnstile-sim/turnstile/wire"
+import (
+	"slices"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
 
 // Checks: timing_settlement_wait (rules.go). A prompt_cancel with a
 // delivery ID reaching a daemon makes it a waiter for the Turn's
@@ -63,13 +67,10 @@ func (l *Ledger) settleAckSent(ev WireEvent, ack wire.InteractionDecisionAck) {
 		w.decided = true
 		l.decide(TimerSettlementWait)
 	}
-	for _, c := range w.waiters {
-		if !c.answered {
-			return
-		}
-	}
-	w.settled = true
+	w.settled = !slices.ContainsFunc(w.waiters, unanswered)
 }
+
+func unanswered(c *cancelWaiter) bool { return !c.answered }
 
 // CancelFailed records the Harness failing a native cancel request of
 // run's Turn (ground truth): the daemon may answer its waiters at once.
@@ -81,14 +82,9 @@ func (l *Ledger) CancelFailed(at int64, device, run string) {
 }
 
 func (l *Ledger) settleDue(w *settleWindow) {
-	if !w.live() {
-		return
-	}
-	for _, c := range w.waiters {
-		if !c.answered {
-			l.report(&w.timerWindow, w.deadline, "%s left cancel %s of run %s (arrived %s) unanswered at %s, the end of its %s settlement wait",
-				w.device, c.delivery, w.run, vtime(c.arrived), vtime(w.deadline), w.length())
-			return
-		}
+	if i := slices.IndexFunc(w.waiters, unanswered); w.live() && i >= 0 {
+		c := w.waiters[i]
+		l.report(&w.timerWindow, w.deadline, "%s left cancel %s of run %s (arrived %s) unanswered at %s, the end of its %s settlement wait",
+			w.device, c.delivery, w.run, vtime(c.arrived), vtime(w.deadline), w.length())
 	}
 }

@@ -76,20 +76,15 @@ func (l *Ledger) suspensionRequested(ev WireEvent, suspend string) {
 // unknown (quiesce_unknown or resume_unknown).
 func (l *Ledger) SuspensionUnknown(at int64, suspend string) {
 	l.advance(at)
-	w := l.timing.suspensions.bySuspend[suspend]
-	if w == nil || !w.show(at) {
-		return
-	}
-	if at == w.deadline && w.live() {
+	switch w := l.timing.suspensions.bySuspend[suspend]; {
+	case w == nil || !w.show(at):
+	case at == w.deadline && w.live():
 		l.decide(TimerSuspensionReply)
-		return
+	default:
+		l.early(&w.timerWindow, at, func() bool { return w.settled },
+			"Core recorded suspension %s unknown at %s, %s after its request: before its %s reply wait ended, without a reason",
+			suspend, vtime(at), w.elapsed(at), w.length())
 	}
-	if at >= w.deadline {
-		return
-	}
-	l.early(&w.timerWindow, at, func() bool { return w.settled },
-		"Core recorded suspension %s unknown at %s, %s after its request: before its %s reply wait ended, without a reason",
-		suspend, vtime(at), w.elapsed(at), w.length())
 }
 
 // SuspensionsAwaited counts the suspension requests Core still waits on

@@ -95,7 +95,7 @@ var documentedTimers = []struct {
 	{TimerWritten, 30 * time.Second},
 }
 
-// Timers lists every timer name, sorted.
+// Timers lists every timer name, in the table's order.
 func Timers() []string {
 	out := make([]string, len(documentedTimers))
 	for i, t := range documentedTimers {
@@ -148,7 +148,9 @@ func (t *timingState) init() {
 	t.late = map[string]time.Duration{}
 	t.decided = map[string]int{}
 	t.conns.rogueOpenAt = -1
-	t.retry.ensure()
+	r := &t.retry
+	r.steers, r.cancels, r.preps, r.requests = map[string]*steerRetryRec{}, map[string]*cancelRetryRec{}, map[string]*retryOwed{}, map[string]*prepRequest{}
+	r.cancelCalls, r.kinds, r.gates = map[string]int64{}, map[uint64]string{}, map[uint64]*capGate{}
 }
 
 // TimerConfigured records that the world configured node's timer with d
@@ -195,7 +197,6 @@ func (l *Ledger) advance(now int64) {
 	l.advanceConns(now)
 }
 
-// decide counts one decision of timer.
 func (l *Ledger) decide(timer string) { l.timing.decided[timer]++ }
 
 // TimerCount is a timer with how often it decided in a run.
@@ -255,12 +256,9 @@ func (l *Ledger) timingCoreSent(ev WireEvent) {
 		l.writtenSteerSent(ev, p)
 	case wire.PromptCancel:
 		l.cancelSent(ev, p)
-	case wire.PermissionDecision:
-		l.decisionSent(ev, p.DeliveryID)
-	case wire.UserChoiceDecision:
-		l.decisionSent(ev, p.DeliveryID)
-	case wire.FunctionResult:
-		l.decisionSent(ev, p.DeliveryID)
+	}
+	if d, _, ok := decisionOf(ev.Frame); ok {
+		l.decisionSent(ev, d)
 	}
 	l.retryCoreSent(ev)
 }

@@ -29,10 +29,7 @@ type transferTiming struct {
 }
 
 func (s *transferTiming) init() {
-	s.byID = map[string]*transferClock{}
-	s.connEnded = map[uint64]int64{}
-	s.resultAt = map[string]int64{}
-	s.restarted = -1
+	s.byID, s.connEnded, s.resultAt, s.restarted = map[string]*transferClock{}, map[uint64]int64{}, map[string]int64{}, -1
 }
 
 func (l *Ledger) transferTimingBegin(at int64, conn uint64, id string) {
@@ -72,13 +69,7 @@ func (l *Ledger) transferOpenAt(at int64) string {
 	return ""
 }
 
-func (l *Ledger) transferTimingConnEnded(at int64, conn uint64) { l.transferTime.connEnded[conn] = at }
-
-func (l *Ledger) transferTimingCoreDown(at int64) {
-	if s := &l.transferTime; s.byID != nil {
-		s.restarted = at
-	}
-}
+func (l *Ledger) transferTimingCoreDown(at int64) { l.transferTime.restarted = at }
 
 // PreparationStepUnknown records Core durably recording the step of
 // transfer id unknown.
@@ -92,12 +83,11 @@ func (l *Ledger) PreparationStepUnknown(at int64, id string) {
 	if at == c.deadline {
 		l.reach(MarkTransferExchangeExpired)
 	}
-	if at >= c.deadline || s.transferExcused(c, id, at) {
-		return // on time (later was judged at the deadline), or a reason
+	if !s.transferExcused(c, id, at) {
+		l.early(&c.timerWindow, at, func() bool { return s.transferExcused(c, id, at) },
+			"Core records transfer %s unknown at %s, %s after its begin: before the %s exchange ended, without a reason",
+			id, vtime(at), c.elapsed(at), transferExchange)
 	}
-	l.early(&c.timerWindow, at, func() bool { return s.transferExcused(c, id, at) },
-		"Core records transfer %s unknown at %s, %s after its begin: before the %s exchange ended, without a reason",
-		id, vtime(at), c.elapsed(at), transferExchange)
 }
 
 // transferExcused: by at, its connection ended, Core restarted, or a
@@ -115,15 +105,7 @@ func (s *transferTiming) connEndedBy(c *transferClock, at int64) bool {
 // observeForgedTransferResults: a forged or replayed result reaching Core
 // is a reason too (the honest transfer observer never sees it).
 func (l *Ledger) observeForgedTransferResults(ev WireEvent) {
-	if !ev.Hostile() || ev.Kind != WireDelivered || ev.To != CoreNode || !ev.HasFrame() {
-		return
+	if _, ok := ev.Frame.Payload.(wire.RuntimePrepareResult); ok && ev.Hostile() && ev.Kind == WireDelivered && ev.To == CoreNode && ev.HasFrame() {
+		l.transferTime.resultAt[ev.Frame.ID] = ev.At
 	}
-	if _, ok := ev.Frame.Payload.(wire.RuntimePrepareResult); !ok {
-		return
-	}
-	if l.transferTime.resultAt == nil {
-		l.transfers.init()
-		l.transferTime.init()
-	}
-	l.transferTime.resultAt[ev.Frame.ID] = ev.At
 }

@@ -49,13 +49,10 @@ func (w *timerWindow) excuse(at int64, why string) {
 	}
 }
 
-// live is a window neither settled nor excused.
 func (w *timerWindow) live() bool { return !w.settled && w.excused == "" }
 
-// excusedBy reports whether a reason released w by instant at.
 func (w *timerWindow) excusedBy(at int64) bool { return w.excused != "" && w.excusedAt <= at }
 
-// overdue reports whether instant at is past w's deadline.
 func (w *timerWindow) overdue(at int64) bool { return at > w.deadline }
 
 // show records the timer's outcome at at, reporting whether it is the
@@ -72,7 +69,6 @@ func (w *timerWindow) show(at int64) bool {
 func (w *timerWindow) length() time.Duration          { return time.Duration(w.deadline - w.from) }
 func (w *timerWindow) elapsed(at int64) time.Duration { return time.Duration(at - w.from) }
 
-// report reports a violation of w's timer at at.
 func (l *Ledger) report(w *timerWindow, at int64, format string, args ...any) {
 	l.violate(at, "timing_"+w.timer, format, args...)
 }
@@ -92,11 +88,14 @@ func (l *Ledger) due(w *timerWindow, format string, args ...any) {
 	}
 }
 
-// early judges an outcome w showed at at, before its deadline, once that
-// instant is over (a reason may be tapped after the outcome, as a close
-// made in the same step): reported unless a reason released w by then or
-// released (if not nil) reports true.
+// early judges an outcome w showed at at, if before its deadline, once
+// that instant is over (a reason may be tapped after the outcome, as a
+// close made in the same step): reported unless a reason released w by
+// then or released (if not nil) reports true.
 func (l *Ledger) early(w *timerWindow, at int64, released func() bool, format string, args ...any) {
+	if at >= w.deadline {
+		return
+	}
 	l.arm(at, func() {
 		if !w.excusedBy(at) && (released == nil || !released()) {
 			l.report(w, at, format, args...)

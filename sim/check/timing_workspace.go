@@ -5,15 +5,10 @@ package check
 // each workspace call and gave its answer (its own outputs, tapped at
 // Core's clock like frames). A call Core crashed under died with it.
 
-// wsCallWait is a workspace call's wait from its receipt: settled by
-// Core's answer.
-type wsCallWait struct {
-	call string
-	timerWindow
-}
-
+// wsWaitState holds each workspace call's wait from its receipt: settled
+// by Core's answer.
 type wsWaitState struct {
-	byCall map[string]*wsCallWait
+	byCall map[string]*timerWindow
 }
 
 // CoreWorkspaceCall records Core receiving workspace call call at at,
@@ -21,12 +16,12 @@ type wsWaitState struct {
 // TimerWorkspaceExport).
 func (l *Ledger) CoreWorkspaceCall(at int64, call, timer string) {
 	l.advance(at)
-	w := &wsCallWait{call: call}
+	w := &timerWindow{}
 	made(&l.wsWait.byCall)[call] = w
-	l.startWindow(&w.timerWindow, CoreNode, timer, 0, at, l.timer(CoreNode, timer), func() {
+	l.startWindow(w, CoreNode, timer, 0, at, l.timer(CoreNode, timer), func() {
 		if w.live() {
 			w.settled = true // reported once; a later answer adds nothing
-			l.report(&w.timerWindow, w.deadline, "workspace call %s received at %s has no answer at %s, the end of Core's %s wait",
+			l.report(w, w.deadline, "workspace call %s received at %s has no answer at %s, the end of Core's %s wait",
 				call, vtime(w.from), vtime(w.deadline), w.length())
 		}
 	})
@@ -47,10 +42,10 @@ func (l *Ledger) CoreWorkspaceAnswered(at int64, call, code string) {
 	case code == "timeout" && at == w.deadline:
 		l.decide(w.timer)
 	case code == "timeout":
-		l.report(&w.timerWindow, at, "workspace call %s timed out at %s, %s after Core received it: its wait is %s",
+		l.report(w, at, "workspace call %s timed out at %s, %s after Core received it: its wait is %s",
 			call, vtime(at), w.elapsed(at), w.length())
 	case w.overdue(at):
-		l.report(&w.timerWindow, at, "workspace call %s answered %s at %s, %s after Core received it, beyond its %s wait",
+		l.report(w, at, "workspace call %s answered %s at %s, %s after Core received it, beyond its %s wait",
 			call, code, vtime(at), w.elapsed(at), w.length())
 	}
 }

@@ -26,7 +26,6 @@ type wsDaemonState struct {
 	lastFrame map[string]int64      // conn\x00id → instant a write frame of it reached the daemon
 }
 
-// connFrameKey names a frame ID on a connection.
 func connFrameKey(conn uint64, id string) string { return pairKey(uintKey(conn), id) }
 
 func uintKey(v uint64) string { return strconv.FormatUint(v, 10) }
@@ -99,7 +98,6 @@ func (l *Ledger) WorkspaceCloseCalled(at int64, device, reader string) {
 	l.cleanupCalled(l.timing.cleanup.readers, at, pairKey(device, reader))
 }
 
-// readerCloseAnswered follows a close's native answer.
 func (l *Ledger) readerCloseAnswered(at int64, device, reader string, ok bool) {
 	l.cleanupAnswered(&l.timing.cleanup.readers, at, pairKey(device, reader), ok, func() *cleanupRetry {
 		return &cleanupRetry{target: reader, retryOwed: retryOwed{timer: TimerReaderCloseRetry, who: device, what: "the close of reader " + reader}}

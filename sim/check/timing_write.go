@@ -76,10 +76,8 @@ func (l *Ledger) receiptSendWire(ev WireEvent) {
 		made(&s.inFlight)[ev.Conn] = append(s.inFlight[ev.Conn], sentReceipt{at: ev.At, frame: &ev.Raw[0]})
 	case ev.Kind == WireDelivered && ev.To == CoreNode && len(ev.Raw) > 0:
 		q := s.inFlight[ev.Conn]
-		if i := slices.IndexFunc(q, func(r sentReceipt) bool { return r.frame == &ev.Raw[0] }); i == 0 {
-			s.inFlight[ev.Conn] = q[1:] // receipts mostly arrive in the order they left
-		} else if i > 0 {
-			s.inFlight[ev.Conn] = append(q[:i], q[i+1:]...)
+		if i := slices.IndexFunc(q, func(r sentReceipt) bool { return r.frame == &ev.Raw[0] }); i >= 0 {
+			s.inFlight[ev.Conn] = slices.Delete(q, i, i+1)
 		}
 	case ev.Kind == WireClosed && ev.From == ev.To && ev.From != CoreNode:
 		budget := l.timer(ev.From, TimerReceiptSend)

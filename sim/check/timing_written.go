@@ -87,34 +87,24 @@ func (l *Ledger) writtenTurnFinished(at int64, run, code string) {
 	}
 }
 
-// writtenOutcome judges an input outcome Core recorded in its store.
 func (l *Ledger) writtenOutcome(at int64, run, input, outcome string) {
 	l.advance(at)
 	w := l.timing.written.byKey[pairKey(run, input)]
 	if w == nil {
 		return
 	}
-	switch outcome {
-	case InputUnknown:
-		if !w.show(at) {
-			return
-		}
-		if w.writtenAt > 0 && w.writtenAt < w.deadline && w.writtenAt < at {
-			l.violate(at, CheckTimingWritten, "Core recorded input %s of run %s unknown at %s although its written receipt reached Core at %s, within the %s window",
-				input, run, vtime(at), vtime(w.writtenAt), w.length())
-			return
-		}
-		if at >= w.deadline {
-			return
-		}
+	switch {
+	case outcome == InputUnknown && !w.show(at):
+	case outcome == InputUnknown && w.writtenAt > 0 && w.writtenAt < w.deadline && w.writtenAt < at:
+		l.violate(at, CheckTimingWritten, "Core recorded input %s of run %s unknown at %s although its written receipt reached Core at %s, within the %s window",
+			input, run, vtime(at), vtime(w.writtenAt), w.length())
+	case outcome == InputUnknown:
 		l.early(&w.timerWindow, at, func() bool { return w.settled },
 			"Core recorded input %s of run %s unknown at %s, %s after its delivery at %s: before the %s written window ended, with the connection and turn alive and no refusal",
 			input, run, vtime(at), w.elapsed(at), vtime(w.from), w.length())
-	case InputAccepted:
-		if w.outcome >= 0 {
-			l.violate(at, CheckTimingWritten, "Core recorded input %s of run %s accepted at %s after recording it unknown at %s",
-				input, run, vtime(at), vtime(w.outcome))
-		}
+	case outcome == InputAccepted && w.outcome >= 0:
+		l.violate(at, CheckTimingWritten, "Core recorded input %s of run %s accepted at %s after recording it unknown at %s",
+			input, run, vtime(at), vtime(w.outcome))
 	}
 }
 

@@ -35,24 +35,15 @@ func (s *transferState) init() {
 // TransferInstalled records the simulated installer's answer to an
 // installation of transfer (its installer identity "g<gen>/<id>").
 func (l *Ledger) TransferInstalled(at int64, device, transfer, action string, installed bool) {
-	s := &l.transfers
-	if s.byID == nil {
-		s.init()
-	}
-	_, id, _ := strings.Cut(transfer, "/")
-	if installed {
-		s.installed[device+"/"+id] = true
+	if _, id, _ := strings.Cut(transfer, "/"); installed {
+		l.transfers.installed[device+"/"+id] = true
 	}
 }
 
 func (l *Ledger) observeTransfers(ev WireEvent) {
 	s := &l.transfers
-	if s.byID == nil {
-		s.init()
-		l.transferTime.init()
-	}
 	if ev.Kind == WireClosed && ev.To == CoreNode {
-		l.transferTimingConnEnded(ev.At, ev.Conn)
+		l.transferTime.connEnded[ev.Conn] = ev.At
 		if id, open := s.awaiting[ev.Conn]; open {
 			delete(s.awaiting, ev.Conn)
 			delete(s.byID, id)
