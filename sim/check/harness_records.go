@@ -36,8 +36,6 @@ type harnessState struct {
 	creating  map[string]string // device\x00executor → device: native Prepare called, not answered
 }
 
-func (h *harnessState) init() { h.creating = map[string]string{} }
-
 func (h *harnessState) isApplied(run, input string) bool {
 	_, ok := h.appliedAt[pairKey(run, input)]
 	return ok

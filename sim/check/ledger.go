@@ -167,22 +167,15 @@ func honest(observe func(WireEvent)) func(WireEvent) {
 func NewLedger() *Ledger {
 	l := &Ledger{marks: map[Mark]int{}}
 	l.daemon.init()
-	l.harness.init()
 	l.frames.init()
 	l.timing.init()
-	l.decisionConflict.init()
 	l.teardown.init()
 	l.heartbeat.init()
 	l.budget.init()
-	l.limitMarks.init()
 	l.eviction.init()
-	l.reuse.init()
 	l.hostile.init()
 	l.ix.init()
-	l.projection.init()
 	l.fencing.init()
-	l.ws.init()
-	l.wsRuntime.init()
 	l.reconnect.init()
 	l.limits = map[string]DeviceLimits{}
 	l.fenceLast, l.fencedSel = map[string]*fencingLast{}, map[string]*fencedSuspension{}
