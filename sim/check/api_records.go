@@ -61,13 +61,12 @@ func (l *Ledger) checkSteersAgainstTruth(at int64) {
 		if s.Outcome != InputAccepted {
 			continue
 		}
-		m, ok := appliedAt[s.Turn]
-		if !ok {
-			m = map[string]int64{}
+		m := appliedAt[s.Turn]
+		if m == nil {
+			m = inner(appliedAt, s.Turn)
 			for _, a := range l.appliedForTurn(s.Turn) {
 				keepFirst(m, a.input, a.at)
 			}
-			appliedAt[s.Turn] = m
 		}
 		when, ok := m[s.Input]
 		switch {
@@ -81,8 +80,7 @@ func (l *Ledger) checkSteersAgainstTruth(at int64) {
 	}
 }
 
-// CheckValidRequestRefused: Core refused an API request the workload
-// knows is valid (a session configuration drawn within the seeds' rules).
+// CheckValidRequestRefused is rule valid_request_refused (rules.go).
 const CheckValidRequestRefused = "valid_request_refused"
 
 // SessionRefused records Core refusing to create a Session whose

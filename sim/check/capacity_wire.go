@@ -61,10 +61,7 @@ func (l *Ledger) admissionStatus(at int64, c *devConn, conn uint64, req string, 
 	if st.RunID != "" {
 		a.run = st.RunID
 	}
-	switch st.State {
-	case "started", "released", "expired", "failed":
-		a.terminal = true
-	}
+	a.terminal = a.terminal || terminalState(st.State)
 }
 
 // admissionsRetired ends the admissions a connection's end took with it:
@@ -123,7 +120,7 @@ func (l *Ledger) checkTruthCapacity(at int64, device string) {
 // executorCreating records a native Prepare reaching the Harness: the
 // executor counts from then on, before it is created.
 func (l *Ledger) executorCreating(at int64, device, executor string) {
-	l.harness.creating[pairKey(device, executor)] = device
+	made(&l.harness.creating)[pairKey(device, executor)] = device
 	l.checkLiveExecutors(at, device)
 }
 

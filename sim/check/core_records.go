@@ -1,5 +1,7 @@
 package check
 
+import "slices"
+
 // Core's records. Checks: run_started_twice, input_delivered_twice,
 // accepted_without_ground_truth, fabricated_terminal,
 // cancel_receipt_overridden, durable_facts, usage_added (Rules).
@@ -170,10 +172,8 @@ func (l *Ledger) CancelAckObserved(at int64, run string, applied bool) {
 func (l *Ledger) UsagePersisted(at int64, run string, u UsageSnapshot) {
 	made(&l.usage.stored)[run] = u
 	sent := l.daemon.usageSent[run]
-	for _, s := range sent {
-		if s == u {
-			return
-		}
+	if slices.Contains(sent, u) {
+		return
 	}
 	why := "no daemon sent it"
 	for i := range sent {

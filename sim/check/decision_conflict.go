@@ -30,11 +30,6 @@ type decisionConflictState struct {
 	changed  map[string]changedDecision // conn/delivery of a changed decision delivered while live
 }
 
-func (s *decisionConflictState) init() {
-	s.runOf, s.applied, s.approved = map[string]string{}, map[string]bool{}, map[string]bool{}
-	s.done, s.changed = map[string]bool{}, map[string]changedDecision{}
-}
-
 // observeDecisionConflicts follows honest permission traffic and forged
 // decisions reaching a daemon.
 func (l *Ledger) observeDecisionConflicts(ev WireEvent) {
@@ -46,16 +41,16 @@ func (l *Ledger) observeDecisionConflicts(ev WireEvent) {
 	switch p := ev.Frame.Payload.(type) {
 	case wire.PermissionRequest:
 		if ev.Kind == WireSent && !ev.Forged && ev.From != CoreNode {
-			s.runOf[key(p.RequestID)] = ev.Frame.ID
+			made(&s.runOf)[key(p.RequestID)] = ev.Frame.ID
 		}
 	case wire.Done:
 		if ev.Kind == WireSent && !ev.Forged && ev.From != CoreNode {
-			s.done[key(ev.Frame.ID)] = true
+			made(&s.done)[key(ev.Frame.ID)] = true
 		}
 	case wire.PermissionDecision:
 		switch {
 		case ev.Kind == WireSent && !ev.Forged && ev.From == CoreNode:
-			s.approved[key(p.DeliveryID)] = p.Approved
+			made(&s.approved)[key(p.DeliveryID)] = p.Approved
 		case ev.Kind == WireDelivered && ev.Forged && ev.To != CoreNode && strings.HasPrefix(p.DeliveryID, HostileIDPrefix):
 			l.decisionChangedDelivered(ev, p)
 		}
@@ -64,7 +59,7 @@ func (l *Ledger) observeDecisionConflicts(ev WireEvent) {
 			return
 		}
 		if approved, ok := s.approved[key(p.DeliveryID)]; ok && p.Applied {
-			s.applied[key(ev.Frame.ID)] = approved
+			made(&s.applied)[key(ev.Frame.ID)] = approved
 		}
 		l.decisionChangedAnswered(ev, p)
 	}
@@ -78,7 +73,7 @@ func (l *Ledger) decisionChangedDelivered(ev WireEvent, p wire.PermissionDecisio
 	if !applied || !asked || approved == p.Approved || s.done[connIDKey(ev.Conn, run)] {
 		return
 	}
-	s.changed[connIDKey(ev.Conn, p.DeliveryID)] = changedDecision{interaction: ev.Frame.ID, approved: p.Approved}
+	made(&s.changed)[connIDKey(ev.Conn, p.DeliveryID)] = changedDecision{interaction: ev.Frame.ID, approved: p.Approved}
 	l.reach(MarkDecisionChangedWhileLive)
 }
 

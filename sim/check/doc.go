@@ -26,24 +26,19 @@
 //
 // # Ledger
 //
-// The world translates what it knows into records: Core's effects and
-// store (TurnSubmitted, RunStartSent, StatusStepped, CoreRestarted, ...),
-// the API client's requests and answers (SessionCreated, SteerAnswered),
-// every network event decoded once (Wire), daemon effects (HandleGranted,
-// ReceiptSent, ...), setup (DeviceConfigured, capped by the seeds' 4
-// active and 20 executors), the simulated Harness's ground truth
-// (ExecutorCreated, InputApplied, TurnSettled), workload API calls with
-// call and return instants for linearizability (ReadTurn, SteerInput),
-// hostile peers (HostileProbe, RogueConn) and rare states (Mark). Each
-// record method's doc says what it records.
+// The world translates what it knows into records, each method's doc
+// saying what it records: Core's effects and store, the API client's
+// calls and answers (with call and return instants for linearizability),
+// every network event decoded once (Wire), daemon effects, setup
+// (DeviceConfigured, capped by the seeds' 4 active and 20 executors), the
+// simulated Harness's ground truth, hostile peers and rare states (Mark).
 //
-// Safety checks run inside the record methods. AfterStep(step) hands the
+// Safety checks run inside the record methods; AfterStep(step) hands the
 // violations found since the last call to the world, stamped with its step
-// counter. Final(at) runs the end-of-run checks once heal, the liveness
-// deadline and shutdown are past; Pending names what liveness still waits
-// for so the world can stop early or report the reason. Same records in
-// the same order give the same violations byte for byte: anything built
-// from a map goes through sorted keys.
+// counter. Final(at) runs the end-of-run checks; Pending names what
+// liveness still waits for. Same records in the same order give the same
+// violations byte for byte: anything built from a map goes through sorted
+// keys.
 //
 // # Checkers
 //
@@ -130,65 +125,27 @@
 //   - linearize.go: linearizability
 //
 // Timing oracles, one per timer of the documents (DocumentedTimer has the
-// numbers, written out again; TimerConfigured takes a seed's own draws).
-// Each knows from the wire (Wire), the Harness's ground truth and Core's
-// records when a deadline passed, and asserts what must have happened by
-// then and not before; a deadline is judged at the first record after it
-// (or at Final), so whatever happened at the instant itself counts.
-// TimersDecided counts, per timer, the outcomes its firing produced as
-// observed (an input unknown exactly 30 s after delivery, a handle expired
-// at its deadline, ...); campaigns report the seeds each timer decided in.
-//
-// Hostile peers (hostile.go, hostile_conns.go) are judged from the wire
-// (WireEvent.Forged, RogueNode) against HostileProbe records; failover
-// (a zombie Core after a takeover) is judged in failover.go.
+// numbers; TimerConfigured takes a seed's own draws), judge a deadline at
+// the first record after it (or at Final), so whatever happened at the
+// instant itself counts. TimersDecided counts the outcomes each timer's
+// firing produced (an input unknown exactly 30 s after delivery, ...).
 //
 // # Linearizability
 //
-// History turns the API records into porcupine operations for one
-// combined Model that dispatches on the operation kind. Partitions are
-// per session and turn ("turn s/t" and "inputs s/t", one run per turn in
-// practice):
-//
-//   - Turn state. Reads return a public state. The model keeps the highest
-//     rank read and the terminal state read: a read may not return a lower
-//     rank, and after a terminal read every read returns the same terminal.
-//     Ground truth enters as truth operations: each native settlement of
-//     the turn's runs, open from the settlement instant to the horizon, or
-//     "none" over the whole history when no run became a native turn. A
-//     terminal read needs agreeing truth already linearized: completed
-//     needs a completed native turn, cancelled a cancelled one or none;
-//     failed is an observation outcome and agrees with anything.
-//   - Input delivery. The Harness's applied order, restricted to inputs
-//     some steer named, is the log. The model counts claimed log entries:
-//     accepted claims the next entry (or names one already claimed, an
-//     idempotent retry); unknown is open until the horizon and claims the
-//     next entry if it is its input, is a no-op if its input is not ahead
-//     in the log, and otherwise must wait; rejected claims nothing. An end
-//     operation at the horizon requires the whole log claimed, so an input
-//     applied natively whose steers were all rejected is Illegal, as is an
-//     accepted input never applied or applied out of the call order.
-//
-// Linearize checks with a wall-clock timeout (LinearizeTimeoutDefault,
-// 1s, for the whole set of partitions) inside porcupine. Unknown is its
-// own result: Passed is false and Violation reports nothing, so callers
-// list it separately. On Illegal, Illegal names the partitions without a
-// full linearization and, given LinearizeOptions.HTML, porcupine's
-// visualization is written there with each FaultEvent as an annotation.
-// The verdict is deterministic for Ok and Illegal; the HTML bytes may
-// differ between runs because porcupine orders equal-length partial
-// linearizations arbitrarily.
+// History (models.go's Model) and DecisionHistory (DecisionModel) turn
+// the API records and the Harness's ground truth into porcupine
+// operations. Linearize checks them within a wall-clock timeout
+// (LinearizeTimeoutDefault, 1s, for the whole set of partitions): Unknown
+// is its own result, neither passed nor a violation; on Illegal, given
+// LinearizeOptions.HTML, the first illegal partition's visualization is
+// written there (visualize.go).
 //
 // # Marks
 //
-// Mark constants name rare states the world must reach sometimes;
-// ExpectedMarks lists them. MarkTally aggregates Ledger.Marks over the
-// seeds of a campaign (mergeable across shards), prints hit counts and
-// fails, through Verdict, a campaign of at least CampaignSeedsMin seeds
-// that never hit an expected mark.
-//
-// Limit marks (limit_marks.go) record that a seed reached a documented
-// limit, such as a 65th admission on one connection or a steer refused
-// because its Run holds 256 inputs; they judge nothing. Each mark's
-// constant says what it records.
+// Mark constants name rare states the world must reach sometimes
+// (ExpectedMarks); MarkTally aggregates them over a campaign's seeds and
+// fails, through Verdict, a campaign of CampaignSeedsMin seeds that never
+// hit one. Limit marks (limit_marks.go) record a documented limit reached,
+// such as a 65th admission on one connection or a steer refused because
+// its Run holds 256 inputs; they judge nothing.
 package check

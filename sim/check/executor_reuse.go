@@ -29,10 +29,6 @@ type reuseState struct {
 	judged   map[string]bool                  // device\x00conn\x00request: first status judged
 }
 
-func (s *reuseState) init() {
-	s.execs, s.prepares, s.judged = map[string]*reuseExec{}, map[string]wire.ExecutionPrepare{}, map[string]bool{}
-}
-
 // reuseConfig is c with its history fields cleared, as canonical JSON.
 func reuseConfig(c wire.ExecutionConfiguration) string {
 	c.AgentSessionID, c.RequireExistingNativeSession = "", false
@@ -50,7 +46,7 @@ func (l *Ledger) observeReuse(ev WireEvent) {
 		// a rogue daemon's traffic: no Harness stands behind it
 	case ev.Kind == WireDelivered && ev.To != CoreNode && ev.HasFrame():
 		if p, ok := ev.Frame.Payload.(wire.ExecutionPrepare); ok {
-			keepFirst(s.prepares, deviceRequestKey(ev.To, ev.Conn, ev.Frame.ID), p)
+			keepFirst(made(&s.prepares), deviceRequestKey(ev.To, ev.Conn, ev.Frame.ID), p)
 		}
 	case ev.Kind == WireSent && ev.From != CoreNode && !ev.Forged && ev.HasFrame():
 		switch p := ev.Frame.Payload.(type) {
@@ -102,7 +98,7 @@ func (l *Ledger) reuseStatus(ev WireEvent, st wire.PreparationStatus) {
 	if !ok || s.judged[k] {
 		return
 	}
-	s.judged[k] = true
+	made(&s.judged)[k] = true
 	c := p.Configuration
 	if !st.Reused {
 		if x := s.execs[xk]; x != nil && x.by != k {
@@ -111,7 +107,7 @@ func (l *Ledger) reuseStatus(ev WireEvent, st wire.PreparationStatus) {
 				ev.From, ev.Frame.ID, st.ExecutorID)
 			return
 		}
-		s.execs[xk] = &reuseExec{session: p.SessionID, config: reuseConfig(c), native: c.AgentSessionID, known: true, by: k}
+		made(&s.execs)[xk] = &reuseExec{session: p.SessionID, config: reuseConfig(c), native: c.AgentSessionID, known: true, by: k}
 		return
 	}
 	if st.State != wire.StateReady || st.Revision != 1 {

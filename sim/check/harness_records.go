@@ -6,6 +6,7 @@ package check
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -35,8 +36,6 @@ type harnessState struct {
 	appliedAt map[string]int64  // run\x00input
 	creating  map[string]string // device\x00executor → device: native Prepare called, not answered
 }
-
-func (h *harnessState) init() { h.creating = map[string]string{} }
 
 func (h *harnessState) isApplied(run, input string) bool {
 	_, ok := h.appliedAt[pairKey(run, input)]
@@ -104,9 +103,7 @@ func (l *Ledger) TurnSettled(at int64, run, outcome string) {
 // Core, native turns not settled and native executors not closed. The
 // reason names each, sorted.
 func (l *Ledger) Pending() (ok bool, reason string) {
-	parts := l.pendingTurns()
-	parts = append(parts, l.pendingResources()...)
-	parts = append(parts, l.pendingSuspensions()...)
+	parts := slices.Concat(l.pendingTurns(), l.pendingResources(), l.pendingSuspensions())
 	if len(parts) == 0 {
 		return true, ""
 	}

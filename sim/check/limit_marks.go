@@ -61,10 +61,6 @@ type limitMarks struct {
 	declared     map[string]bool       // device\x00kind → availability last declared
 }
 
-func (m *limitMarks) init() {
-	m.grants, m.steers, m.firstUnknown, m.declared = map[uint64]int{}, map[string]*lastSteer{}, map[string]int64{}, map[string]bool{}
-}
-
 func (l *Ledger) observeLimits(ev WireEvent) {
 	if !ev.HasFrame() {
 		return
@@ -76,7 +72,7 @@ func (l *Ledger) observeLimits(ev WireEvent) {
 			return
 		}
 		if p.Revision == 1 && p.Handle != "" {
-			if m.grants[ev.Conn]++; m.grants[ev.Conn] == DocumentedAdmissionRecordsMax+1 { // the 65th evicts one
+			if made(&m.grants)[ev.Conn]++; m.grants[ev.Conn] == DocumentedAdmissionRecordsMax+1 { // the 65th evicts one
 				l.reach(MarkAdmissionRecordsFull)
 			}
 		}
@@ -91,7 +87,7 @@ func (l *Ledger) observeLimits(ev WireEvent) {
 				if prev != nil {
 					m.noteUnknown(ev.Frame.ID, prev, ev.At)
 				}
-				m.steers[ev.Frame.ID] = &lastSteer{input: p.InputID, sentAt: ev.At}
+				made(&m.steers)[ev.Frame.ID] = &lastSteer{input: p.InputID, sentAt: ev.At}
 			}
 		}
 	case wire.PromptSteerAck:
@@ -120,7 +116,7 @@ func (l *Ledger) markAvailability(device string, hb wire.Heartbeat) {
 		if prev, ok := m.declared[key]; ok && prev != k.Available {
 			l.reach(MarkKindAvailabilityChanged)
 		}
-		m.declared[key] = k.Available
+		made(&m.declared)[key] = k.Available
 	}
 }
 
@@ -143,6 +139,6 @@ func (m *limitMarks) noteUnknown(run string, s *lastSteer, now int64) {
 // noteRunUnknown keeps the first instant an input of run became unknown.
 func (m *limitMarks) noteRunUnknown(run string, at int64) {
 	if first, seen := m.firstUnknown[run]; !seen || at < first {
-		m.firstUnknown[run] = at
+		made(&m.firstUnknown)[run] = at
 	}
 }

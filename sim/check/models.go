@@ -6,6 +6,15 @@ import (
 	"strings"
 )
 
+// The turn model keeps the highest rank read and the terminal state read:
+// no read returns a lower rank, after a terminal read every read returns
+// that terminal, and a terminal read needs agreeing truth already
+// linearized (terminalAgrees). The input model counts the entries of the
+// applied log claimed: accepted claims the next (or names one claimed, an
+// idempotent retry); unknown claims the next if it is its input, is a
+// no-op if its input is not ahead in the log, and otherwise must wait;
+// rejected claims nothing; the end needs the whole log claimed.
+
 // opKind tells the combined porcupine model which sub-model an operation
 // belongs to. Each partition holds operations of one family only.
 type opKind uint8

@@ -46,7 +46,7 @@ func (s *prepStream) delivers(st wire.PreparationStatus) bool {
 }
 
 func (l *Ledger) observePreparationsPerConn(ev WireEvent) {
-	pc := l.projection.prepsPerConn
+	pc := made(&l.projection.prepsPerConn)
 	switch {
 	case ev.Kind == WireClosed && ev.To == CoreNode:
 		delete(pc, ev.Conn) // the daemon or the network learning it first frees nothing at Core
@@ -58,18 +58,14 @@ func (l *Ledger) observePreparationsPerConn(ev WireEvent) {
 	default:
 		return
 	}
-	c := pc[ev.Conn]
-	if c == nil {
-		c = &prepCount{open: map[string]*prepStream{}}
-		pc[ev.Conn] = c
-	}
+	c := entry(pc, ev.Conn)
 	id := ev.Frame.ID
 	switch p := ev.Frame.Payload.(type) {
 	case wire.ExecutionPrepare:
 		if ev.Kind == WireDelivered || ev.Forged || c.open[id] != nil {
 			return
 		}
-		c.open[id] = &prepStream{}
+		made(&c.open)[id] = &prepStream{}
 		n := len(c.open)
 		if n == DocumentedPreparationsPerConn {
 			l.reach(MarkPreparationsPerConnFull)
@@ -86,7 +82,7 @@ func (l *Ledger) observePreparationsPerConn(ev WireEvent) {
 		delete(c.open, id)
 	case wire.PreparationStatus:
 		st := c.open[id]
-		if ev.Kind == WireDelivered && st != nil && (p.State == wire.StateRejected || st.delivers(p) && closesStream(p.State)) {
+		if ev.Kind == WireDelivered && st != nil && (p.State == wire.StateRejected || st.delivers(p) && terminalState(p.State)) {
 			delete(c.open, id)
 		}
 	}
@@ -95,16 +91,6 @@ func (l *Ledger) observePreparationsPerConn(ev WireEvent) {
 // prepsCoreCrashed: Core's preparation streams die with it, and it learns
 // no close of the connections it had.
 func (l *Ledger) prepsCoreCrashed() { clear(l.projection.prepsPerConn) }
-
-// closesStream: the states after which Core may close a preparation
-// stream.
-func closesStream(state string) bool {
-	switch state {
-	case wire.StateStarted, wire.StateReleased, wire.StateExpired, wire.StateFailed, wire.StateRejected:
-		return true
-	}
-	return false
-}
 
 // prepStreamsFullSince reports whether some connection held as many
 // preparation streams as Core may open on one at an instant since at.

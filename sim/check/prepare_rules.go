@@ -16,37 +16,38 @@ import (
 // frozen values derived from the client's request.
 func (l *Ledger) checkPrepareConfig(ev WireEvent, p wire.ExecutionPrepare, s *sessionFacts) {
 	spec, cfg := s.spec, p.Configuration
-	var bad []string
-	// Each finding is formatted only when the rule is broken.
-	want := func(ok bool, finding func() string) {
-		if !ok {
-			bad = append(bad, finding())
-		}
-	}
-	want(cfg.AgentKind == spec.Kind, func() string { return fmt.Sprintf("agent_kind %q, want %q", cfg.AgentKind, spec.Kind) })
-	want(cfg.RunID == "" && cfg.ConversationID == "" && len(cfg.Input) == 0, func() string { return "carries Run input or identity" })
-	want(cfg.AgentStateKey == stateKeyPrefix+p.SessionID, func() string { return fmt.Sprintf("agent_state_key %q", cfg.AgentStateKey) })
-	want(cfg.StrictResume, func() string { return "strict_resume not set" })
-	want(!cfg.WorkspaceAuthoring && !cfg.WorkspaceReadOnly, func() string { return "workspace_authoring or workspace_read_only set" })
+	var bad findings
+	bad.want(cfg.AgentKind == spec.Kind, "agent_kind %q, want %q", cfg.AgentKind, spec.Kind)
+	bad.want(cfg.RunID == "" && cfg.ConversationID == "" && len(cfg.Input) == 0, "carries Run input or identity")
+	bad.want(cfg.AgentStateKey == stateKeyPrefix+p.SessionID, "agent_state_key %q", cfg.AgentStateKey)
+	bad.want(cfg.StrictResume, "strict_resume not set")
+	bad.want(!cfg.WorkspaceAuthoring && !cfg.WorkspaceReadOnly, "workspace_authoring or workspace_read_only set")
 	bad = append(bad, environmentMismatch(spec, cfg)...)
 	bad = append(bad, agentOptionsMismatch(spec, cfg.AgentOptions)...)
 	bad = append(bad, controlsMismatch(spec, cfg.ExecutionControls)...)
 	if c := l.frames.conns[ev.Conn]; c != nil && c.known && !c.opaque {
-		k := c.kinds[spec.Kind]
-		want(cfg.ObserveMessages == k.Capabilities.MessageItems.IsSupported(), func() string {
-			return fmt.Sprintf("observe_messages %v, declaration's message_items %v", cfg.ObserveMessages, k.Capabilities.MessageItems.IsSupported())
-		})
+		items := c.kinds[spec.Kind].Capabilities.MessageItems.IsSupported()
+		bad.want(cfg.ObserveMessages == items, "observe_messages %v, declaration's message_items %v", cfg.ObserveMessages, items)
 	}
-	want(cfg.ObserveSubagentIdentities == spec.MultiAgent && cfg.DisableSubagents == !spec.MultiAgent, func() string {
-		return fmt.Sprintf("observe_subagent_identities %v, disable_subagents %v with multi_agent %v",
-			cfg.ObserveSubagentIdentities, cfg.DisableSubagents, spec.MultiAgent)
-	})
-	want(sameTools(cfg.FunctionTools, spec.FunctionTools), func() string { return "function_tools differ from the Agent's" })
-	want(cfg.ToolSearch == spec.toolSearch(), func() string { return fmt.Sprintf("tool_search %v, want %v", cfg.ToolSearch, spec.toolSearch()) })
+	bad.want(cfg.ObserveSubagentIdentities == spec.MultiAgent && cfg.DisableSubagents == !spec.MultiAgent,
+		"observe_subagent_identities %v, disable_subagents %v with multi_agent %v",
+		cfg.ObserveSubagentIdentities, cfg.DisableSubagents, spec.MultiAgent)
+	bad.want(sameTools(cfg.FunctionTools, spec.FunctionTools), "function_tools differ from the Agent's")
+	bad.want(cfg.ToolSearch == spec.toolSearch(), "tool_search %v, want %v", cfg.ToolSearch, spec.toolSearch())
 	bad = append(bad, mcpMismatch(spec, cfg.MCPHTTPServers)...)
 	if len(bad) > 0 {
 		l.violate(ev.At, CheckPrepareConfiguration, "execution_prepare %s of session %s: %s",
 			ev.Frame.ID, p.SessionID, strings.Join(bad, "; "))
+	}
+}
+
+// findings collects what a frame gets wrong, each formatted only when
+// found.
+type findings []string
+
+func (f *findings) want(ok bool, format string, args ...any) {
+	if !ok {
+		*f = append(*f, fmt.Sprintf(format, args...))
 	}
 }
 
@@ -66,18 +67,9 @@ func agentOptionsMismatch(spec SessionSpec, opts map[string]json.RawMessage) []s
 	// The keys the Session wants, in ascending order (agentOptionKeys).
 	wanted := [len(agentOptionKeys)]bool{spec.HarnessConfig != nil, true, spec.ModelProvider != "", true}
 	var bad []string
-	unknown := false
-	for key := range opts { //tidy:sorted only tells whether a key is unknown
+	for _, key := range sortedKeys(opts) {
 		if i := agentOptionIndex(key); i < 0 || !wanted[i] {
-			unknown = true
-			break
-		}
-	}
-	if unknown {
-		for _, key := range sortedKeys(opts) {
-			if i := agentOptionIndex(key); i < 0 || !wanted[i] {
-				bad = append(bad, fmt.Sprintf("agent_options carries %q", key))
-			}
+			bad = append(bad, fmt.Sprintf("agent_options carries %q", key))
 		}
 	}
 	for i, key := range agentOptionKeys {
@@ -118,16 +110,11 @@ func controlsMismatch(spec SessionSpec, c *wire.ExecutionControls) []string {
 	if c == nil {
 		return []string{"execution_controls missing"}
 	}
-	var bad []string
-	if c.WebSearch != webSearchDisabled {
-		bad = append(bad, fmt.Sprintf("web_search %q, want %q", c.WebSearch, webSearchDisabled))
-	}
-	if v := spec.frozenVerbosity(); c.TextVerbosity != v {
-		bad = append(bad, fmt.Sprintf("text_verbosity %q, want %q", c.TextVerbosity, v))
-	}
-	if c.DisableProgrammaticToolCalling != spec.DisableProgrammaticToolCalling {
-		bad = append(bad, fmt.Sprintf("disable_programmatic_tool_calling %v", c.DisableProgrammaticToolCalling))
-	}
+	var bad findings
+	bad.want(c.WebSearch == webSearchDisabled, "web_search %q, want %q", c.WebSearch, webSearchDisabled)
+	bad.want(c.TextVerbosity == spec.frozenVerbosity(), "text_verbosity %q, want %q", c.TextVerbosity, spec.frozenVerbosity())
+	bad.want(c.DisableProgrammaticToolCalling == spec.DisableProgrammaticToolCalling,
+		"disable_programmatic_tool_calling %v", c.DisableProgrammaticToolCalling)
 	switch {
 	case spec.OutputSchema == nil && c.OutputFormat != nil:
 		bad = append(bad, "output_format without an output schema")
@@ -206,22 +193,17 @@ func (l *Ledger) readOnlyPrepareSent(ev WireEvent, p wire.ExecutionPrepare, s *s
 	what := "read-only execution_prepare " + ev.Frame.ID + " of session " + p.SessionID
 	l.checkDeclaration(ev.At, ev.Conn, what, s.spec.Kind, []string{capWorkspaceReadPreparation})
 	c := p.Configuration
-	var bad []string
-	want := func(ok bool, format string, args ...any) {
-		if !ok {
-			bad = append(bad, fmt.Sprintf(format, args...))
-		}
-	}
-	want(s.spec.Environment != EnvNone, "a Session without an Environment")
-	want(c.AgentKind == s.spec.Kind, "agent_kind %q, want %q", c.AgentKind, s.spec.Kind)
-	want(c.LocalEnvironment != nil && c.LocalEnvironment.ID == s.spec.EnvironmentID, "not the Session's Environment")
-	want(c.AgentStateKey == stateKeyPrefix+p.SessionID && c.StrictResume && c.ReleaseOnCompletion,
+	var bad findings
+	bad.want(s.spec.Environment != EnvNone, "a Session without an Environment")
+	bad.want(c.AgentKind == s.spec.Kind, "agent_kind %q, want %q", c.AgentKind, s.spec.Kind)
+	bad.want(c.LocalEnvironment != nil && c.LocalEnvironment.ID == s.spec.EnvironmentID, "not the Session's Environment")
+	bad.want(c.AgentStateKey == stateKeyPrefix+p.SessionID && c.StrictResume && c.ReleaseOnCompletion,
 		"state key, strict_resume or release_on_completion")
-	want(c.RunID == "" && c.ConversationID == "" && c.Input == nil && c.AgentSessionID == "" &&
+	bad.want(c.RunID == "" && c.ConversationID == "" && c.Input == nil && c.AgentSessionID == "" &&
 		!c.RequireExistingNativeSession, "carries Run input or native continuation")
-	want(c.AgentOptions == nil && c.ExecutionControls == nil && c.MCPHTTPServers == nil && c.FunctionTools == nil &&
+	bad.want(c.AgentOptions == nil && c.ExecutionControls == nil && c.MCPHTTPServers == nil && c.FunctionTools == nil &&
 		!c.ToolSearch && !c.DisableExecutionEnvironment && !c.WorkspaceAuthoring, "carries execution options")
-	want(!c.ObserveMessages && !c.ObserveToolObservations && !c.ObserveSubagentIdentities, "asks for observations")
+	bad.want(!c.ObserveMessages && !c.ObserveToolObservations && !c.ObserveSubagentIdentities, "asks for observations")
 	for _, b := range bad {
 		l.violate(ev.At, CheckPrepareConfiguration, "%s: %s", what, b)
 	}

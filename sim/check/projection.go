@@ -8,8 +8,6 @@ type projectionState struct {
 	prepsFullAt  int64                    // the last instant a connection held the limit of streams (kept past its end)
 }
 
-func (p *projectionState) init() { p.prepsPerConn = map[uint64]*prepCount{} }
-
 // projectionExpectedMarks are the marks the projection workload must reach.
 var projectionExpectedMarks = []Mark{
 	MarkEngineCodeUnclassified, MarkEngineStatusDropped, MarkEngineStatusKept,

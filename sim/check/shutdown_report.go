@@ -11,14 +11,11 @@ const CheckShutdownReport = "shutdown_report"
 // ShutdownReported records a daemon's shutdown report: whether it claims
 // completeness and how many resources it lists as still owned.
 func (l *Ledger) ShutdownReported(at int64, device string, complete bool, owned int) {
-	if complete && owned > 0 {
+	switch open := l.harness.openOn(device); {
+	case !complete:
+	case owned > 0:
 		l.violate(at, CheckShutdownReport, "%s reported shutdown complete while listing %d owned resources", device, owned)
-		return
-	}
-	if !complete {
-		return
-	}
-	if open := l.harness.openOn(device); len(open) > 0 {
+	case len(open) > 0:
 		l.violate(at, CheckShutdownReport, "%s reported shutdown complete while its Harness still holds %s",
 			device, strings.Join(open, ", "))
 	}

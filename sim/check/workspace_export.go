@@ -135,7 +135,7 @@ func (l *Ledger) observeExport(ev WireEvent) {
 		}
 		switch {
 		case p.Step == wire.StepBegin:
-			l.ws.exportsOnWire[id] = &exportWire{}
+			made(&l.ws.exportsOnWire)[id] = &exportWire{}
 		case x == nil:
 		case p.Step == wire.StepCancel:
 			if !x.cancelled {

@@ -77,7 +77,7 @@ type nativeRead struct {
 type workspaceState struct {
 	writes      []WorkspaceWriteOp
 	reads       []WorkspaceReadOp
-	seeded      map[string]seededFile // env\x00path
+	seeded      map[string]fileVal // env\x00path: the initial file
 	native      []nativeRead
 	opened      map[string]string   // device\x00reader → session
 	closed      map[string]int64    // device\x00reader → confirmed close instant
@@ -98,11 +98,6 @@ type workspaceState struct {
 	installs        map[string]installAnswer // device\x00mutation: installer answers not receipted yet (workspace_receipts.go)
 }
 
-type seededFile struct {
-	value   string
-	present bool
-}
-
 type wsMut struct {
 	id, session string
 	conn        uint64 // the connection its begin left on
@@ -114,18 +109,9 @@ type wsMut struct {
 	receipt     string // its outcome
 }
 
-// init makes the maps other files write; those written here are made on
-// first write.
-func (w *workspaceState) init() {
-	w.commits = map[string]*wsMut{}
-	w.sessMut = map[string][]*wsMut{}
-	w.exportsOnWire = map[string]*exportWire{}
-	w.readOnlyIDs = map[string]bool{}
-}
-
 // WorkspaceSeeded records an Environment's initial file.
 func (l *Ledger) WorkspaceSeeded(env, name, value string, present bool) {
-	made(&l.ws.seeded)[pairKey(env, name)] = seededFile{value: value, present: present}
+	made(&l.ws.seeded)[pairKey(env, name)] = fileVal{value: value, present: present}
 }
 
 // WorkspaceOpened records a read-only profile's reader opening.

@@ -65,7 +65,7 @@ func (l *Ledger) fileOps(horizon int64) []porcupine.Operation {
 			seeded[key] = true
 			if s, ok := w.seeded[pairKey(env, path)]; ok {
 				byPart[key] = append(byPart[key], porcupine.Operation{
-					Input: linInput{kind: opPut, part: key, file: fileVal{value: s.value, present: s.present}},
+					Input: linInput{kind: opPut, part: key, file: s},
 					Call:  0, Return: 0,
 				})
 			}

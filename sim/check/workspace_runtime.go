@@ -55,12 +55,6 @@ type wsRuntimeState struct {
 	begins   map[string]string  // conn\x00mutation → the Environment executing at its begin
 }
 
-func (s *wsRuntimeState) init() {
-	s.preps, s.byHandle, s.byRun = map[string]*rtPrep{}, map[string]*rtPrep{}, map[string]*rtPrep{}
-	s.caps, s.reads, s.unknown, s.begins = map[string]wire.AgentKindCapabilities{}, map[string]*rtRead{},
-		map[string]bool{}, map[string]string{}
-}
-
 func (l *Ledger) observeWorkspaceRuntime(ev WireEvent) {
 	if !ev.HasFrame() || ev.From == RogueNode || ev.To == RogueNode {
 		return
@@ -87,13 +81,13 @@ func (l *Ledger) runtimeReceived(ev WireEvent) {
 			if cfg.LocalEnvironment != nil {
 				pr.env = cfg.LocalEnvironment.ID
 			}
-			s.preps[pairKey(c, ev.Frame.ID)] = pr
+			made(&s.preps)[pairKey(c, ev.Frame.ID)] = pr
 		}
 	case wire.WorkspaceRead:
 		l.readReceived(ev, c, p)
 	case wire.WorkspaceWrite:
 		if p.Step == wire.StepBegin && l.environmentRunning(ev.To, p.EnvironmentID) {
-			s.begins[pairKey(c, ev.Frame.ID)] = p.EnvironmentID
+			made(&s.begins)[pairKey(c, ev.Frame.ID)] = p.EnvironmentID
 		}
 	}
 }
@@ -116,7 +110,7 @@ func (l *Ledger) readReceived(ev WireEvent, c string, p wire.WorkspaceRead) {
 	}
 	r := &rtRead{owner: readOwnerKey(c, pr), lacking: pr.lacking, foreignEnv: p.EnvironmentID != pr.env}
 	r.afterUnkn = s.unknown[r.owner]
-	s.reads[k] = r
+	made(&s.reads)[k] = r
 }
 
 // readOwnerKey names whose later reads an unknown read stops: a
@@ -150,7 +144,7 @@ func (l *Ledger) runtimeSent(ev WireEvent) {
 	switch p := ev.Frame.Payload.(type) {
 	case wire.Heartbeat:
 		for _, kd := range p.SupportedAgentKinds {
-			s.caps[pairKey(ev.From, kd.Kind)] = kd.Capabilities
+			made(&s.caps)[pairKey(ev.From, kd.Kind)] = kd.Capabilities
 		}
 	case wire.PreparationStatus:
 		l.runtimeStatus(c, ev.Frame.ID, p)
@@ -181,11 +175,11 @@ func (l *Ledger) runtimeStatus(c, id string, p wire.PreparationStatus) {
 	}
 	if p.Handle != "" && pr.handle == "" {
 		pr.handle, pr.executor = p.Handle, p.ExecutorID
-		s.byHandle[pairKey(c, p.Handle)] = pr
+		made(&s.byHandle)[pairKey(c, p.Handle)] = pr
 	}
 	if p.RunID != "" && pr.run == "" {
 		pr.run = p.RunID
-		s.byRun[pairKey(c, p.RunID)] = pr
+		made(&s.byRun)[pairKey(c, p.RunID)] = pr
 	}
 	if p.State == wire.StateStarted {
 		pr.started = true
@@ -222,7 +216,7 @@ func (l *Ledger) judgeRead(ev WireEvent, r *rtRead, p wire.WorkspaceReadResult) 
 			ev.From, ev.Frame.ID, answer)
 	}
 	if p.Outcome == wire.OutcomeUnknown {
-		l.wsRuntime.unknown[r.owner] = true
+		made(&l.wsRuntime.unknown)[r.owner] = true
 	}
 }
 

@@ -20,7 +20,7 @@ func (l *Ledger) observeWorkspace(ev WireEvent) {
 		switch p := ev.Frame.Payload.(type) {
 		case wire.ExecutionPrepare:
 			if p.Configuration.WorkspaceReadOnly {
-				l.ws.readOnlyIDs[id] = true
+				made(&l.ws.readOnlyIDs)[id] = true
 			}
 		case wire.ExecutionStart:
 			if l.ws.readOnlyIDs[id] {
@@ -70,8 +70,8 @@ func (l *Ledger) coreWriteStep(ev WireEvent, id string, p wire.WorkspaceWrite) {
 			}
 		}
 		m := &wsMut{id: id, session: p.SessionID, conn: ev.Conn}
-		l.ws.commits[id] = m
-		l.ws.sessMut[p.SessionID] = append(l.ws.sessMut[p.SessionID], m)
+		made(&l.ws.commits)[id] = m
+		made(&l.ws.sessMut)[p.SessionID] = append(l.ws.sessMut[p.SessionID], m)
 	case wire.StepCommit:
 		if m := l.ws.commits[id]; m != nil && !m.commit {
 			m.commit, m.commitAt = true, at
