@@ -170,16 +170,30 @@ func (n *coreNode) rogueOpened(now time.Time, e sim.ConnOpened) []sim.Effect {
 
 // stepRogueAware steps a frame; on a rogue's connection, or for a forged
 // frame Core must ignore, it reports any durable write Core makes
-// meanwhile.
+// meanwhile. One consequence is the seeds': a rogue claiming a device of
+// the pool is that device for Core, so its heartbeat is the device's
+// declaration, and a queued Turn that no device of the pool can serve now
+// fails capability_unsupported (its inputs with it). Those writes are
+// judged by reconnect_window, not here.
 func (n *coreNode) stepRogueAware(now time.Time, d sim.Delivered, ev core.Event) []sim.Effect {
 	c := d.Conn
 	if !n.rogue[c] && (len(n.u.ignoreAtCore) == 0 || !n.u.ignoreAtCore[string(d.Frame)]) {
 		return n.step(now, ev)
 	}
-	before := n.u.store.writes
+	st := n.u.store
+	st.logging, st.logged, st.unsupported = true, st.logged[:0], map[string]bool{}
 	out := n.step(now, ev)
-	if n.u.store.writes != before {
-		n.u.led.HostileDurableWrite(n.u.lt(now), uint64(c), n.u.store.lastKind+" "+n.u.store.lastID)
+	st.logging = false
+	declaration := false
+	if fr, ok := ev.(core.FrameReceived); ok && n.rogue[c] {
+		_, declaration = fr.Frame.Payload.(wire.Heartbeat)
+	}
+	for _, w := range st.logged {
+		if declaration && (w.kind == "turn" || w.kind == "input of turn") && st.unsupported[w.id] {
+			continue
+		}
+		n.u.led.HostileDurableWrite(n.u.lt(now), uint64(c), w.kind+" "+w.id)
+		break
 	}
 	return out
 }

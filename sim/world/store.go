@@ -20,6 +20,11 @@ type observedStore struct {
 	// lastWrite names the last one (for the hostile checks).
 	writes           int
 	lastKind, lastID string
+	// unsupported holds, while a rogue's frame is stepped (logged), the
+	// Turns that failed capability_unsupported; logged lists its writes.
+	logging     bool
+	logged      []storeWrite
+	unsupported map[string]bool
 	// epoch is the lease epoch of the Core writing through this store;
 	// commitEpoch, when set, the epoch a commit being applied carries;
 	// fence is set on a zombie's own view of the records (failover.go).
@@ -28,9 +33,16 @@ type observedStore struct {
 	fence       *zombie
 }
 
+// storeWrite is one durable write: what kind of record, and its ID (a
+// Turn's for an input or a run event).
+type storeWrite struct{ kind, id string }
+
 func (s *observedStore) wrote(kind, id string) {
 	s.writes++
 	s.lastKind, s.lastID = kind, id
+	if s.logging {
+		s.logged = append(s.logged, storeWrite{kind, id})
+	}
 	s.durable(kind, id)
 }
 
@@ -75,6 +87,9 @@ func (s *observedStore) PutTurn(r core.TurnRecord) {
 	}
 	s.wrote("turn", r.ID)
 	old, had := s.Memory.Turn(r.ID)
+	if s.logging && r.State == core.TurnFailed && r.ErrorCode == core.CodeCapabilityUnsupported && !old.State.Terminal() {
+		s.unsupported[r.ID] = true
+	}
 	s.Memory.PutTurn(r)
 	u := s.u
 	at := u.lt(u.w.Now())
