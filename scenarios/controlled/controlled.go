@@ -144,11 +144,19 @@ type cTurn struct {
 
 func (t *cTurn) emit(p wire.Payload) { t.out <- agent.Event{RunID: t.run, Payload: p} }
 
+// settle settles the Turn once: a settle step and Finish may race for
+// it, and the later one does nothing.
 func (t *cTurn) settle(s agent.TurnSettlement, o agent.CancellationOutcome, late bool) {
 	t.mu.Lock()
+	select {
+	case <-t.settled:
+		t.mu.Unlock()
+		return
+	default:
+	}
 	t.settlement, t.outcome = s, o
-	t.mu.Unlock()
 	close(t.settled)
+	t.mu.Unlock()
 	if late {
 		t.emit(wire.Delta{Delta: "late", Sequence: 999})
 	}
