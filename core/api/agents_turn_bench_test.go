@@ -23,6 +23,7 @@ import (
 	"github.com/turnstile-sim/turnstile/core/gateway"
 	"github.com/turnstile-sim/turnstile/core/gateway/scripted"
 	"github.com/turnstile-sim/turnstile/core/server"
+	"github.com/turnstile-sim/turnstile/internal/cputime"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -174,11 +175,11 @@ func BenchmarkAgentsAPITurn(b *testing.B) {
 	var machine, v1, nethttp, machineCPU, v1CPU time.Duration
 	b.ResetTimer()
 	for b.Loop() {
-		t0, c0 := time.Now(), processCPU()
+		t0, c0 := time.Now(), cputime.Process()
 		machineTurn()
-		t1, c1 := time.Now(), processCPU()
+		t1, c1 := time.Now(), cputime.Process()
 		rawTurn()
-		t2, c2 := time.Now(), processCPU()
+		t2, c2 := time.Now(), cputime.Process()
 		v1Turn()
 		machine, v1, nethttp = machine+t1.Sub(t0), v1+t2.Sub(t1), nethttp+time.Since(t2)
 		machineCPU, v1CPU = machineCPU+c1-c0, v1CPU+c2-c1
@@ -189,7 +190,7 @@ func BenchmarkAgentsAPITurn(b *testing.B) {
 	b.ReportMetric(float64(nethttp.Nanoseconds())/n, "v1-nethttp-ns/turn")
 	b.ReportMetric(float64(v1)/float64(machine), "v1/machine")
 	b.ReportMetric(float64(nethttp)/float64(machine), "v1-nethttp/machine")
-	if machineCPU > 0 {
+	if cputime.Measured {
 		b.ReportMetric(float64(machineCPU.Nanoseconds())/n, "machine-cpu-ns/turn")
 		b.ReportMetric(float64(v1CPU.Nanoseconds())/n, "v1-cpu-ns/turn")
 		b.ReportMetric(float64(v1CPU)/float64(machineCPU), "v1/machine-cpu")

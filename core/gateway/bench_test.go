@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -20,6 +19,7 @@ import (
 	"github.com/turnstile-sim/turnstile/core/gateway"
 	"github.com/turnstile-sim/turnstile/core/gateway/scripted"
 	"github.com/turnstile-sim/turnstile/core/server"
+	"github.com/turnstile-sim/turnstile/internal/cputime"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -89,7 +89,7 @@ func BenchmarkGatewayIngest(b *testing.B) {
 	b.SetBytes(int64(len(frames[0])))
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu := cpuTime()
+	cpu := cputime.Process()
 	for _, f := range frames {
 		if err := c.WS.Write(ctx, websocket.MessageText, f); err != nil {
 			b.Fatal(err)
@@ -107,17 +107,8 @@ func BenchmarkGatewayIngest(b *testing.B) {
 // batches.
 func pause() { time.Sleep(200 * time.Microsecond) }
 
-// cpuTime is the process's user plus system CPU time. On a shared machine
-// wall time per frame mostly measures scheduling delays; CPU time per frame
-// is the cost.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 func reportCPU(b *testing.B, since time.Duration) {
-	b.ReportMetric(float64((cpuTime()-since).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64((cputime.Process()-since).Nanoseconds())/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkRawWebsocket: the same frames into a bare coder/websocket
@@ -148,7 +139,7 @@ func BenchmarkRawWebsocket(b *testing.B) {
 	b.SetBytes(int64(len(frames[0])))
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu := cpuTime()
+	cpu := cputime.Process()
 	for _, f := range frames {
 		if err := ws.Write(ctx, websocket.MessageText, f); err != nil {
 			b.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"runtime/debug"
 	"testing"
 
+	"github.com/turnstile-sim/turnstile/internal/cputime"
 	"github.com/turnstile-sim/turnstile/sim"
 	"github.com/turnstile-sim/turnstile/sim/campaign"
 	"github.com/turnstile-sim/turnstile/sim/check"
@@ -32,19 +33,19 @@ func benchCampaignSeed(b *testing.B, cfg Config, gcPercent int) {
 	defer debug.SetGCPercent(debug.SetGCPercent(gcPercent))
 	var events, frames uint64
 	b.ReportAllocs()
-	cpu0 := processCPU()
+	cpu0 := cputime.Process()
 	for i := 0; b.Loop(); i++ {
 		o := Run(uint64(i%500+1), cfg)
 		events += o.Result.Stats.Events
 		frames += o.Result.Stats.FramesDelivered
 	}
-	cpu := processCPU() - cpu0
+	cpu := cputime.Process() - cpu0
 	secs := b.Elapsed().Seconds()
 	b.ReportMetric(float64(events)/secs, "events/s")
 	b.ReportMetric(float64(events)/float64(b.N), "events/seed")
 	b.ReportMetric(float64(frames)/float64(b.N), "frames/seed")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(max(frames, 1)), "ns/frame")
-	if cpu > 0 {
+	if cputime.Measured {
 		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/seed")
 	}
 }
