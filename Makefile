@@ -34,8 +34,14 @@ quick:
 # runs; with neither they skip (outside CI; under CI they fail).
 PG_ENV = TURNSTILE_PG_DSN="$${TURNSTILE_PG_DSN:-$$(scripts/pg-cluster.sh status 2>/dev/null)}"
 
+# TEST_PARALLEL is how many parallel tests of one package run at once.
+# The tests that call t.Parallel wait on real processes and timers (the
+# conform runs, the SIGKILL campaigns, the README's two-Core block) and
+# use little CPU, so more of them than cores overlap their waits.
+TEST_PARALLEL ?= 4
+
 test: codex claude acp openai-sdk
-	$(PG_ENV) $(GO) test -count=1 -timeout 30m ./...
+	$(PG_ENV) $(GO) test -count=1 -timeout 30m -parallel $(TEST_PARALLEL) ./...
 	$(MAKE) --no-print-directory fuzz-smoke
 	$(MAKE) --no-print-directory mutants-smoke
 

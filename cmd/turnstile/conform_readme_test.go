@@ -42,6 +42,7 @@ func conformGuideText(t *testing.T) string {
 // command: every code span that starts one is refused.
 func TestReadmeConformGuide(t *testing.T) {
 	testgate.Long(t) // builds the binary
+	t.Parallel()     // waits on real processes and timers, using little CPU
 	text := conformGuideText(t)
 	if m := regexp.MustCompile("`((?:make|go run|go test|turnstile|bin/turnstile|\\./turnstile) [^`]*)`").FindString(text); m != "" {
 		t.Fatalf("the guide shows %s outside its sh block; put it in the block, which this test runs", m)

@@ -47,8 +47,10 @@ func checkConformReport(t *testing.T, code int, out, errOut string, minPass int)
 // against real `turnstile daemon` child processes, one per scenario.
 func TestConformRuntimeAgainstDaemon(t *testing.T) {
 	testgate.Long(t)
-	t.Setenv(childArgsEnv, `["daemon"]`) // the children below are `turnstile daemon`
-	code, out, errOut := cli{t: t}.run("conform", "runtime", "--", os.Args[0], "-test.run=^$")
+	t.Parallel() // waits on real processes and timers, using little CPU
+	// The children below are `turnstile daemon`: env hands them the
+	// command line (a parallel test cannot set the process's environment).
+	code, out, errOut := cli{t: t}.run("conform", "runtime", "--", "env", childArgsEnv+`=["daemon"]`, os.Args[0], "-test.run=^$")
 	checkConformReport(t, code, out, errOut, 30)
 	for _, want := range []string{
 		"PASS  shutdown_close_failure_serial_retry",
@@ -71,6 +73,7 @@ func TestConformRuntimeAgainstDaemon(t *testing.T) {
 // against a real `turnstile core` child process over a SQLite file.
 func TestConformCoreAgainstCore(t *testing.T) {
 	testgate.Long(t)
+	t.Parallel() // waits on real processes and timers, using little CPU
 	dir, tokenFile, _, cred := setup(t)
 	p := startCore(t, dir, tokenFile)
 	credFile := filepath.Join(t.TempDir(), "d1.credential")

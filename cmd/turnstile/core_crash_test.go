@@ -62,6 +62,7 @@ func TestCoreCrashRecovery(t *testing.T) {
 // lease TTL is the shortest allowed.
 func TestCoreCrashRecoveryPostgres(t *testing.T) {
 	testgate.Long(t)
+	t.Parallel() // waits on real processes and timers, using little CPU
 	dsn, tokenFile, token, cred := setupPG(t)
 	coreCrashRecovery(t, dsn, tokenFile, token, cred, *crashKills, "-lease-ttl", "1s")
 }

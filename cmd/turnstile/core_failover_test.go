@@ -84,6 +84,7 @@ func summarize(ds []time.Duration) (maxD, median time.Duration) {
 // over at the standby's next poll.
 func TestCoreFailoverAcrossSIGKILL(t *testing.T) {
 	testgate.Long(t)
+	t.Parallel() // waits on real processes and timers, using little CPU
 	dsn, tokenFile, token, cred := setupPG(t)
 	rng := rand.New(rand.NewPCG(*crashSeed, 11))
 	r := &crashRun{t: t, rt: &scripted.Runtime{Deltas: 3}, answered: map[string]receipt{},

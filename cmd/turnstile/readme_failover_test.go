@@ -28,6 +28,7 @@ const twoCoresDeadline = 5 * time.Minute
 // there, and that no log holds a secret.
 func TestReadmeTwoCores(t *testing.T) {
 	testgate.Long(t) // initdb, a build, two Cores and a lease expiry
+	t.Parallel()     // waits on real processes and timers, using little CPU
 	if out, err := exec.Command("../../scripts/pg-cluster.sh", "bin").CombinedOutput(); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("PostgreSQL's server binaries are missing under CI: %v\n%s", err, out)
