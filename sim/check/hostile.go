@@ -220,12 +220,20 @@ func (l *Ledger) HostileProbe(p HostileProbe) {
 }
 
 // RogueConn records a rogue daemon's connection to Core, claiming device
-// and protocol version in its upgrade, when Core learns it open. Another
-// version than wire.Version, byte for byte, is refused at the upgrade.
+// and protocol version in its upgrade, when Core learns it open.
 func (l *Ledger) RogueConn(at int64, conn uint64, device, version string) {
 	l.hostile.rogue[conn] = true
 	l.hostile.conns.claim(conn, device)
 	l.reconnectRogueOpened(at, conn, device, version) // reconnect_window.go
+	l.UpgradeVersion(at, conn, version)
+}
+
+// UpgradeVersion records the protocol version an upgrade declared (a
+// rogue's, or a device's daemon of an older build), when Core learns the
+// connection open. Another version than wire.Version, byte for byte, is
+// refused at the upgrade with incompatible_version, whoever dials; the
+// probe is the rogue's, which states that rule.
+func (l *Ledger) UpgradeVersion(at int64, conn uint64, version string) {
 	if version != wire.Version {
 		l.HostileProbe(HostileProbe{Conn: conn, Target: CoreNode, Action: HostileRogueWrongVersion, Deadline: at})
 	}

@@ -112,7 +112,7 @@ func (n *Daemon) Step(now time.Time, ev sim.Event) []sim.Effect {
 	switch e := ev.(type) {
 	case sim.Start:
 		n.syncWall(now)
-		n.dial()
+		n.dial(now)
 	case sim.ConnOpened:
 		if !e.Dialer {
 			return []sim.Effect{sim.Close{Conn: e.Conn, Reason: "daemon accepts no connections"}}
@@ -170,7 +170,7 @@ func (n *Daemon) timer(now time.Time, id sim.TimerID) {
 		n.budgetDue(now, id)
 	case n.h.Fire(now, id):
 	case s == timerRedial:
-		n.dial()
+		n.dial(now)
 	case id == CmdHeal:
 		n.h.Heal(now)
 	case id == CmdShutdown:
@@ -183,7 +183,7 @@ func (n *Daemon) timer(now time.Time, id sim.TimerID) {
 	case id == CmdReplace:
 		if n.cur != 0 && !n.dialing {
 			n.dialing = true
-			n.out = append(n.out, sim.Dial{Peer: n.d.Core, Tag: "replace"})
+			n.out = append(n.out, n.dialAt(now, "replace"))
 		}
 	case id == CmdRepublish:
 		n.republish(now)
@@ -238,12 +238,28 @@ func (n *Daemon) republish(now time.Time) {
 	n.watchBudget(now, n.cur, b, documentedOr(n.d.Daemon.Limits.ReceiptSendBudget, check.TimerReceiptSend))
 }
 
-func (n *Daemon) dial() {
+func (n *Daemon) dial(now time.Time) {
 	if n.dialing || n.cur != 0 {
 		return
 	}
 	n.dialing = true
-	n.out = append(n.out, sim.Dial{Peer: n.d.Core})
+	n.out = append(n.out, n.dialAt(now, ""))
+}
+
+// OlderVersion is the protocol version the daemon's upgrade declares
+// inside the device's version window: the daemon of an older build, which
+// Core refuses by the gateway's rule (wire.Compatible).
+const OlderVersion = "0.9.0"
+
+// dialAt is the daemon's dial at now, tagged tag. Inside the version
+// window the upgrade declares OlderVersion; otherwise it declares nothing
+// and Core reads wire.Version, the daemon's own.
+func (n *Daemon) dialAt(now time.Time, tag string) sim.Dial {
+	d := sim.Dial{Peer: n.d.Core, Tag: tag}
+	if now.Before(n.d.versionUntil) {
+		d.Query = "version=" + OlderVersion
+	}
+	return d
 }
 
 // redial schedules the next dial with capped exponential backoff and

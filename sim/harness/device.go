@@ -93,12 +93,10 @@ func (d *Device) take(k sim.FaultKind) bool {
 	return true
 }
 
-// SetVersionWindow makes the daemon treat a version refusal as permanent
-// until the given instant: it redials only once the window has ended.
+// SetVersionWindow makes the device's daemon an older build until the
+// given instant: its upgrades declare OlderVersion, which Core refuses,
+// and after a refusal it redials only once the window has ended.
 func (d *Device) SetVersionWindow(until time.Time) { d.versionUntil = until }
-
-// VersionRefused reports whether now is inside the version window.
-func (d *Device) VersionRefused(now time.Time) bool { return now.Before(d.versionUntil) }
 
 // JumpClock moves the device's wall clock by off and returns the total
 // offset. The wall clock belongs to the host, not the process: it outlives

@@ -93,7 +93,9 @@ func (n *coreNode) stepCore(now time.Time, ev sim.Event) []sim.Effect {
 		if e.Peer == rogueID {
 			return n.rogueOpened(now, e)
 		}
-		if d := n.u.deviceByID(e.Peer); d != nil && d.VersionRefused(now) {
+		version := upgradeVersion(e.Query)
+		n.u.led.UpgradeVersion(n.u.lt(now), uint64(e.Conn), version)
+		if !wire.Compatible(version) {
 			return []sim.Effect{sim.Close{Conn: e.Conn, Reason: harness.ReasonVersion}}
 		}
 		n.reconnectDuringSteer(string(e.Peer), 0)
@@ -152,13 +154,25 @@ func (n *coreNode) delivered(now time.Time, e sim.Delivered) []sim.Effect {
 	return n.stepRogueAware(now, e, core.FrameReceived{Conn: conn, Frame: f})
 }
 
+// upgradeVersion is the protocol version a daemon's upgrade declares,
+// which Core's shell decides by the gateway's rule (wire.Compatible); an
+// upgrade that declares none is the daemon's own build, wire.Version.
+func upgradeVersion(query string) string {
+	if query == "" {
+		return wire.Version
+	}
+	_, version := claimOf(query)
+	return version
+}
+
 // rogueOpened reads a rogue's upgrade as the gateway reads one: the
-// claimed device ID and the protocol version, compared byte for byte.
+// claimed device ID, then the protocol version by the gateway's rule
+// (wire.Compatible).
 func (n *coreNode) rogueOpened(now time.Time, e sim.ConnOpened) []sim.Effect {
 	device, version := claimOf(e.Query)
 	n.rogue[e.Conn] = true
 	n.u.led.RogueConn(n.u.lt(now), uint64(e.Conn), device, version)
-	if version != wire.Version {
+	if !wire.Compatible(version) {
 		return []sim.Effect{sim.Close{Conn: e.Conn, Reason: harness.ReasonVersion}}
 	}
 	if device == "" {

@@ -18,8 +18,8 @@
 // reports every durable write to the ledger) lives outside the node: a
 // Core crash loses the machine, and the restart rebuilds it with
 // core.Restart from the store. The node's shell accepts connections (the
-// dialing device is the peer node), refuses them with
-// "incompatible_version" inside a version-mismatch window, decodes every
+// dialing device is the peer node), refuses with "incompatible_version"
+// an upgrade whose version wire.Compatible refuses, decodes every
 // frame with wire.Decode (a decode failure becomes FrameRejected, with the
 // type when the envelope was readable) and encodes every Send with
 // wire.EncodeUnverified followed at once by the strict decode of the bytes
@@ -169,10 +169,11 @@
 //   - device_replace: the daemon dials a second connection; the newer one
 //     replaces the older at both ends.
 //   - invalid_heartbeat: the daemon sends one malformed heartbeat.
-//   - version_mismatch: for For, Core's shell refuses the device's
-//     connections with "incompatible_version"; the daemon is made to
-//     redial at once (its current connection is replaced and refused) and
-//     treats the refusal as permanent until the window ends.
+//   - version_mismatch: for For, the device's daemon is an older build:
+//     its upgrades declare harness.OlderVersion, which Core's shell refuses
+//     with "incompatible_version" by the gateway's rule; the daemon is made
+//     to redial at once (its current connection is replaced and refused)
+//     and treats the refusal as permanent until the window ends.
 //   - status_republish: the daemon resends the current preparation_status
 //     of the newest live admission of its current connection, as it does
 //     for a repeated request; Core must ignore the duplicate revision. An
