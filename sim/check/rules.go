@@ -162,7 +162,7 @@ var rules = []Rule{
 		Decided: []string{"core/device.go", "daemon/machine.go"}, Checker: "hostile.go",
 		Text: "a refused forgery changes nothing: no native Turn for a forged Run, no durable write at Core while it steps a rogue's frame or a forgery it must ignore (but a rogue claiming a device of the pool is that device, and its heartbeat may fail a queued Turn capability_unsupported, judged by reconnect_window), no frame naming a forged identity, nothing sent on a rogue connection, no ID over 128 bytes sent or partly echoed"},
 	{Name: CheckHostileConnection, Seed: crProtocol + "所有权与连接; " + wireRef + "§2.3", Facts: FromWire, Verdict: step,
-		Decided: []string{"core/device.go"}, Checker: "hostile_conns.go", Scenario: "incompatible_version.txt",
+		Decided: []string{"core/device.go", "wire/message.go"}, Checker: "hostile_conns.go", Scenario: "incompatible_version.txt",
 		Text: "Core closes a connection it must close (an invalid heartbeat, an incompatible version, a silent peer past its idle timeout) and keeps one it must keep (a valid near-limit heartbeat, an undecodable non-heartbeat or foreign frame); once Core stepped a device's new connection at most that one is open, unless it was refused incompatible_version (a zombie Core's connection is not Core's)"},
 	{Name: "wire_encode", Seed: wireRef + "§1", Facts: FromWorld, Verdict: step,
 		Decided: []string{"wire/codec.go"}, Checker: "sim/world/world.go",
