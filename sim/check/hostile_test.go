@@ -279,6 +279,31 @@ func TestHostileWrongVersionMustBeRefusedAtTheUpgrade(t *testing.T) {
 	h.want(CheckHostileConnection, `refused version of c2 with "bye"`)
 }
 
+// TestOlderDaemonVersionMustBeRefusedAtTheUpgrade: a device's daemon of
+// an older build is held to the same rule as a rogue, and named as what
+// it is; its own version declares nothing to judge.
+func TestOlderDaemonVersionMustBeRefusedAtTheUpgrade(t *testing.T) {
+	h := newHostileWire(t)
+	h.open(2, "d1", 20*ms)
+	h.l.UpgradeVersion(20*ms, 2, "0.9.0")
+	h.closeBy(2, "core", ReasonIncompatibleVersion, 20*ms)
+	h.tick(5000 * ms)
+	h.clean()
+
+	h = newHostileWire(t)
+	h.open(2, "d1", 20*ms)
+	h.l.UpgradeVersion(20*ms, 2, "0.9.0")
+	h.tick(21 * ms)
+	h.want(CheckHostileConnection, "kept c2 open after its upgrade declared another protocol version than "+wire.Version)
+
+	h = newHostileWire(t)
+	h.open(2, "d1", 20*ms)
+	h.l.UpgradeVersion(20*ms, 2, wire.Version)
+	h.closeBy(1, "core", "replaced by a newer connection", 20*ms)
+	h.tick(5000 * ms)
+	h.clean()
+}
+
 func TestHostileNewerConnectionOfADeviceReplacesTheOlder(t *testing.T) {
 	h := newHostileWire(t)
 	h.open(2, "d1", 10*ms)
