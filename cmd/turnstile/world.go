@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/turnstile-sim/turnstile/internal/freelist"
 	"github.com/turnstile-sim/turnstile/sim"
 	"github.com/turnstile-sim/turnstile/sim/campaign"
 	"github.com/turnstile-sim/turnstile/sim/world"
@@ -9,9 +10,14 @@ import (
 // worldRunner adapts sim/world to campaign.Runner.
 type worldRunner struct{ cfg world.Config }
 
-// newWorldRunner builds the world of c.
+// padsKept is how many padded-frame buffers (4 MiB each) a campaign keeps
+// for its workers' next seeds.
+const padsKept = 8
+
+// newWorldRunner builds the world of c; its workers share one list of
+// padded-frame buffers.
 func newWorldRunner(c campaign.Config) campaign.Runner {
-	return worldRunner{cfg: world.Config{Devices: c.Devices, Turns: c.Turns, Faults: c.Faults}}
+	return worldRunner{cfg: world.Config{Devices: c.Devices, Turns: c.Turns, Faults: c.Faults, Pads: &freelist.List{Max: padsKept}}}
 }
 
 func worldKinds() []sim.FaultKind { return world.FaultKinds() }

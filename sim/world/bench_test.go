@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/turnstile-sim/turnstile/internal/cputime"
+	"github.com/turnstile-sim/turnstile/internal/freelist"
 	"github.com/turnstile-sim/turnstile/sim"
 	"github.com/turnstile-sim/turnstile/sim/campaign"
 	"github.com/turnstile-sim/turnstile/sim/check"
@@ -14,20 +15,22 @@ import (
 
 // BenchmarkCampaignSeed runs one default seed per iteration exactly as a
 // campaign does (Run: world, checkers, linearizability, at the campaign
-// workers' GC target), cycling through seeds so the figure is a campaign
-// average. JSON is on the path: every frame is encoded by its sender and
+// workers' GC target, padded-frame buffers kept from seed to seed),
+// cycling through seeds so the figure is a campaign average. JSON is on the path: every frame is encoded by its sender and
 // strictly decoded once, the decoding shared by its trace line, the wire
 // tap and its receiver. It reports events/s, frames per seed, the wall
 // time per delivered frame (the whole seed's cost divided by its frames)
 // and the process CPU time per seed (GC workers included), the figure to
 // compare on a loaded machine.
 func BenchmarkCampaignSeed(b *testing.B) {
-	benchCampaignSeed(b, Config{}, campaign.WorkerGCPercent)
+	benchCampaignSeed(b, Config{Pads: &freelist.List{Max: 8}}, campaign.WorkerGCPercent)
 }
 
 // BenchmarkCampaignSeedGC100 is BenchmarkCampaignSeed at the runtime's
 // default GC target: the code's share of the speed-up.
-func BenchmarkCampaignSeedGC100(b *testing.B) { benchCampaignSeed(b, Config{}, 100) }
+func BenchmarkCampaignSeedGC100(b *testing.B) {
+	benchCampaignSeed(b, Config{Pads: &freelist.List{Max: 8}}, 100)
+}
 
 func benchCampaignSeed(b *testing.B, cfg Config, gcPercent int) {
 	defer debug.SetGCPercent(debug.SetGCPercent(gcPercent))

@@ -130,26 +130,14 @@ func (p *mutatingProxy) frame(b []byte) []sim.ProxyFrame {
 		if !p.big && p.r.IntN(12) == 0 { // 4 MiB frames are costly: rare
 			p.big = true
 			if p.r.IntN(4) == 0 {
-				out = append(out, sim.ProxyFrame{Frame: padTo(b, sim.FrameBytesMax+1+p.r.IntN(1024)), Forged: true})
+				out = append(out, sim.ProxyFrame{Frame: p.u.padTo(b, sim.FrameBytesMax+1+p.r.IntN(1024)), Forged: true})
 				p.u.mark(check.MarkHostileOversize)
 			} else {
-				out = append(out, sim.ProxyFrame{Frame: padTo(b, sim.FrameBytesMax-p.r.IntN(4096)), Forged: true})
+				out = append(out, sim.ProxyFrame{Frame: p.u.padTo(b, sim.FrameBytesMax-p.r.IntN(4096)), Forged: true})
 				p.u.mark(check.MarkHostileNearLimit)
 			}
 		}
 	}
-	return out
-}
-
-// padTo pads an encoded frame with whitespace before its closing brace to
-// n bytes (JSON ignores it); a frame already longer is returned as is.
-func padTo(b []byte, n int) []byte {
-	if len(b) >= n || len(b) == 0 || b[len(b)-1] != '}' {
-		return b
-	}
-	out := bytes.Repeat([]byte{' '}, n) // filled without zeroing first
-	copy(out, b[:len(b)-1])
-	out[n-1] = '}'
 	return out
 }
 

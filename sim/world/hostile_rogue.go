@@ -164,10 +164,10 @@ func (st *rogueState) opened(now time.Time, c sim.ConnID, s *rogueSession) []sim
 		out = append(out, st.send(c, []byte(bad), check.HostileRogueInvalidHeartbeat, check.AnswerClose))
 	case 1:
 		hb := encodeFrame("", wire.Heartbeat{TS: now.UnixMilli(), DaemonVersion: "rogue"})
-		out = append(out, st.send(c, padTo(hb, sim.FrameBytesMax-s.r.IntN(4096)), check.HostileRogueNearLimit, check.AnswerKeep))
+		out = append(out, st.send(c, u.padTo(hb, sim.FrameBytesMax-s.r.IntN(4096)), check.HostileRogueNearLimit, check.AnswerKeep))
 	case 2:
 		hb := encodeFrame("", wire.Heartbeat{TS: now.UnixMilli(), DaemonVersion: "rogue"})
-		out = append(out, sim.Send{Conn: c, Frame: padTo(hb, sim.FrameBytesMax+1+s.r.IntN(4096))})
+		out = append(out, sim.Send{Conn: c, Frame: u.padTo(hb, sim.FrameBytesMax+1+s.r.IntN(4096))})
 		u.mark(check.MarkHostileOversize)
 	case 3:
 		// silent from now on: Core must close it by its idle timeout

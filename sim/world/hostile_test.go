@@ -70,12 +70,13 @@ func TestHostileKindsAreInTheDefaultSwarm(t *testing.T) {
 
 func TestPadToAndInflateIDKeepTheFrame(t *testing.T) {
 	b := encodeFrame("p-1", wire.ExecutionRelease{Handle: "h-1"})
-	padded := padTo(b, 4096)
+	u := &universe{}
+	padded := u.padTo(b, 4096)
 	f, err := wire.Decode(padded)
 	if len(padded) != 4096 || err != nil || f.ID != "p-1" {
 		t.Fatalf("padded frame: %d bytes, %v, id %q", len(padded), err, f.ID)
 	}
-	if got := padTo(b, 10); string(got) != string(b) {
+	if got := u.padTo(b, 10); string(got) != string(b) {
 		t.Fatal("padTo must not shorten a frame")
 	}
 	long, ok := inflateID(b, hostileRand(sim.Fault{Pick: 7}))

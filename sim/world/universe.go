@@ -79,6 +79,8 @@ type universe struct {
 	// shared lists every decoding handed to a receiver, when
 	// Config.auditSharedFrames asks for it (tests only).
 	shared []tappedFrame
+	// pads are the buffers of this run's padded frames (pads.go).
+	pads []*padBuf
 	// cancelStall holds cancel receipts around Core's window (cancel_stall.go).
 	cancelStall cancelStall
 	// suspensionStall holds suspension replies around Core's wait

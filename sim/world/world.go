@@ -31,6 +31,9 @@ type Config struct {
 	// of sim.CheckStepsMax. A bound well below the default caps what
 	// one run costs: FuzzWorld's budget (fuzz/world_test.go).
 	StepsMax uint64
+	// Pads, when set, lends the buffers of padded frames from one Run to
+	// the next (pads.go); a campaign passes one to all its workers.
+	Pads Pads
 
 	// breakTruth makes the simulated Harness lie to the ledger (tests
 	// only), so tests can prove that the checkers, linearizability, Shrink
@@ -265,6 +268,7 @@ func run(seed uint64, cfg Config, opts sim.Options) Outcome {
 			o.Result.Dump = u.dumpState(lv)
 		}
 	}
+	u.returnPads()
 	return o
 }
 
