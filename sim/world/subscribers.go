@@ -44,6 +44,11 @@ type subscription struct {
 	capacity int // observations buffered before an overflow; 0: unbounded
 	buffered int
 	broken   bool
+	// judged is the store's event count of turn the ledger last judged
+	// this stream against at the end of a Core step; -1 after any other
+	// ledger record about it, when the next step end must be judged again
+	// (subscribersStepped).
+	judged int
 }
 
 const subPrefix = "sub/"
@@ -77,7 +82,7 @@ func (n *coreNode) planSubscribers(now time.Time, r core.APIResult) []sim.Effect
 	arm := func(capacity int) {
 		s.seq++
 		key := strconv.Itoa(s.seq)
-		sub := &subscription{call: core.CallID(subPrefix + v.Turn + "/" + key), turn: v.Turn, capacity: capacity}
+		sub := &subscription{call: core.CallID(subPrefix + v.Turn + "/" + key), turn: v.Turn, capacity: capacity, judged: -1}
 		s.opens[key] = sub
 		// most subscribe while the Turn runs, some after it may have ended
 		delay := time.Duration(rnd.IntN(2000)) * time.Millisecond
@@ -118,9 +123,11 @@ func (n *coreNode) subscriberTimer(now time.Time, id string) []sim.Effect {
 			return nil
 		}
 		before := n.u.store.writes
+		sub.judged = -1
 		n.u.led.SubscriberOverflowStepping(n.u.lt(now), string(sub.call))
 		out := n.step(now, core.SubscriberOverflow{Subscriber: sub.call})
 		n.u.led.SubscriberOverflowStepped(n.u.lt(now), string(sub.call), n.u.store.writes-before)
+		sub.judged = -1
 		return out
 	}
 	return nil
@@ -134,6 +141,7 @@ func (n *coreNode) subscriberResult(now time.Time, r core.APIResult) bool {
 	}
 	s := n.subscribers()
 	if sub := s.subs[r.Call]; sub != nil {
+		sub.judged = -1
 		errText := ""
 		if r.Err != nil {
 			errText = r.Err.Error()
@@ -167,6 +175,7 @@ func (n *coreNode) observed(now time.Time, o core.Observation) []sim.Effect {
 	if sub == nil {
 		return nil
 	}
+	sub.judged = -1
 	if o.Closed {
 		delete(s.subs, o.Subscriber)
 		s.open = nil
@@ -179,6 +188,7 @@ func (n *coreNode) observed(now time.Time, o core.Observation) []sim.Effect {
 		return nil
 	}
 	sub.broken = true
+	sub.judged = -1
 	n.u.led.SubscriberOverflowed(n.u.lt(now), string(sub.call))
 	return []sim.Effect{sim.SetTimer{Timer: sim.TimerID(subPrefix + "overflow/" + string(sub.call)), At: now}}
 }
@@ -197,7 +207,14 @@ func (n *coreNode) subscribersStepped(now time.Time) {
 		slices.SortFunc(open, func(a, b *subscription) int { return strings.Compare(string(a.call), string(b.call)) })
 		n.subs.open = open
 	}
+	// The ledger's verdict on a stream depends only on what it was told
+	// about the stream and on the store's event count: with neither
+	// changed since its last step end, it would judge the same again.
+	at := n.u.lt(now)
 	for _, sub := range n.subs.open {
-		n.u.led.SubscriberStepEnd(n.u.lt(now), string(sub.call), n.u.store.Memory.EventCount(sub.turn))
+		if persisted := n.u.store.Memory.EventCount(sub.turn); persisted != sub.judged {
+			sub.judged = persisted
+			n.u.led.SubscriberStepEnd(at, string(sub.call), persisted)
+		}
 	}
 }
