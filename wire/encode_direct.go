@@ -432,3 +432,98 @@ func (c *ExecutionConfiguration) appendJSON(b []byte) ([]byte, bool) {
 	o.boolOmit("disable_subagents", c.DisableSubagents)
 	return o.close(), true
 }
+
+func (p Heartbeat) appendJSON(b []byte) ([]byte, bool) {
+	o := jsonObject{b: b}
+	o.int("ts", p.TS)
+	o.int("active_requests", int64(p.ActiveRequests))
+	o.strOmit("daemon_version", p.DaemonVersion)
+	if len(p.SupportedAgentKinds) > 0 {
+		o.key("supported_agent_kinds")
+		o.b = append(o.b, '[')
+		for i := range p.SupportedAgentKinds {
+			if i > 0 {
+				o.b = append(o.b, ',')
+			}
+			var ok bool
+			if o.b, ok = p.SupportedAgentKinds[i].appendJSON(o.b); !ok {
+				return b, false
+			}
+		}
+		o.b = append(o.b, ']')
+	}
+	return o.close(), true
+}
+
+func (k *SupportedAgentKind) appendJSON(b []byte) ([]byte, bool) {
+	o := jsonObject{b: b}
+	o.str("kind", k.Kind)
+	o.boolean("available", k.Available)
+	o.strOmit("version", k.Version)
+	o.key("capabilities")
+	caps := jsonObject{b: o.b}
+	for _, f := range k.Capabilities.fieldArray() {
+		if !f.Value.Valid() {
+			return b, false // json.Marshal names the unspecified decision
+		}
+		caps.boolean(f.Name, *f.Value == CapabilitySupported)
+	}
+	o.b = caps.close()
+	return o.close(), true
+}
+
+func (p PromptSteer) appendJSON(b []byte) ([]byte, bool) {
+	o := jsonObject{b: b}
+	o.str("input_id", p.InputID)
+	o.key("input")
+	o.b = p.Input.appendJSON(o.b)
+	o.boolOmit("durable_receipt", p.DurableReceipt)
+	return o.close(), true
+}
+
+func (p ExecutionStart) appendJSON(b []byte) ([]byte, bool) {
+	o := jsonObject{b: b}
+	o.str("executor_id", p.ExecutorID)
+	o.str("handle", p.Handle)
+	o.str("run_id", p.RunID)
+	o.key("input")
+	o.b = p.Input.appendJSON(o.b)
+	return o.close(), true
+}
+
+// appendJSON renders the messages as json.Marshal does: null for a nil
+// list or content, every part's pointers omitted when nil.
+func (m MessageInput) appendJSON(b []byte) []byte {
+	if m == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, msg := range m {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"content":`...)
+		if msg.Content == nil {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for j, part := range msg.Content {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				o := jsonObject{b: b}
+				o.str("type", part.Type)
+				if part.Text != nil {
+					o.str("text", *part.Text)
+				}
+				if part.ImageURL != nil {
+					o.str("image_url", *part.ImageURL)
+				}
+				b = o.close()
+			}
+			b = append(b, ']')
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}

@@ -106,7 +106,7 @@ func hostileConfiguration(t *rapid.T) ExecutionConfiguration {
 // hostileDirectPayload draws a payload of a type with a direct encoding,
 // every string and raw member drawn from hostile values.
 func hostileDirectPayload(t *rapid.T) Payload {
-	switch rapid.IntRange(0, 5).Draw(t, "type") {
+	switch rapid.IntRange(0, 8).Draw(t, "type") {
 	case 0:
 		return PreparationStatus{ExecutorID: hostileStr(t, "executor"), Reused: rapid.Bool().Draw(t, "reused"),
 			Handle: hostileStr(t, "handle"), Revision: rapid.Uint64().Draw(t, "revision"), State: hostileStr(t, "state"),
@@ -128,9 +128,70 @@ func hostileDirectPayload(t *rapid.T) Payload {
 		return WorkspaceRead{Handle: hostileStr(t, "handle"), RunID: hostileStr(t, "run"), EnvironmentID: hostileStr(t, "env"),
 			Path: hostileStr(t, "path"), MaxBytes: rapid.Int().Draw(t, "max_bytes"), Operation: hostileStr(t, "operation"),
 			MaxEntries: rapid.Int().Draw(t, "max_entries")}
+	case 6:
+		h := Heartbeat{TS: rapid.Int64().Draw(t, "ts"), ActiveRequests: rapid.Int().Draw(t, "active"),
+			DaemonVersion: hostileStr(t, "version")}
+		if n := rapid.IntRange(-1, 2).Draw(t, "kinds"); n == 0 {
+			h.SupportedAgentKinds = []SupportedAgentKind{}
+		} else {
+			for range n {
+				k := SupportedAgentKind{Kind: hostileStr(t, "kind"), Available: rapid.Bool().Draw(t, "available"),
+					Version: hostileStr(t, "kind_version")}
+				for _, f := range k.Capabilities.fieldArray() {
+					// mostly decided; now and then unspecified, which
+					// json.Marshal refuses
+					switch d := rapid.IntRange(0, 40).Draw(t, f.Name); {
+					case d == 0:
+						*f.Value = CapabilityUnspecified
+					case d%2 == 1:
+						*f.Value = CapabilitySupported
+					default:
+						*f.Value = CapabilityUnsupported
+					}
+				}
+				h.SupportedAgentKinds = append(h.SupportedAgentKinds, k)
+			}
+		}
+		return h
+	case 7:
+		return PromptSteer{InputID: hostileStr(t, "input"), Input: hostileInput(t), DurableReceipt: rapid.Bool().Draw(t, "durable")}
+	case 8:
+		return ExecutionStart{ExecutorID: hostileStr(t, "executor"), Handle: hostileStr(t, "handle"), RunID: hostileStr(t, "run"),
+			Input: hostileInput(t)}
 	default:
 		return ExecutionPrepare{SessionID: hostileStr(t, "session"), Configuration: hostileConfiguration(t)}
 	}
+}
+
+// hostileInput draws message input as a sender might hold it: nil, empty,
+// messages with nil, empty or several parts, each part's pointers set or
+// not whatever its type says.
+func hostileInput(t *rapid.T) MessageInput {
+	n := rapid.IntRange(-1, 2).Draw(t, "messages")
+	if n < 0 {
+		return nil
+	}
+	in := MessageInput{}
+	for range n {
+		var msg InputMessage
+		if parts := rapid.IntRange(-1, 2).Draw(t, "parts"); parts >= 0 {
+			msg.Content = []InputContent{}
+			for range parts {
+				c := InputContent{Type: hostileStr(t, "part_type")}
+				if rapid.Bool().Draw(t, "has_text") {
+					text := hostileStr(t, "text")
+					c.Text = &text
+				}
+				if rapid.Bool().Draw(t, "has_image") {
+					url := hostileStr(t, "image")
+					c.ImageURL = &url
+				}
+				msg.Content = append(msg.Content, c)
+			}
+		}
+		in = append(in, msg)
+	}
+	return in
 }
 
 // sameAsMarshal fails unless appendPayload renders p exactly as
@@ -197,6 +258,16 @@ func TestDirectEncodingMatchesMarshal(t *testing.T) {
 		ExecutionPrepare{Configuration: ExecutionConfiguration{AgentOptions: map[string]json.RawMessage{"model": nil}}},
 		ExecutionPrepare{Configuration: ExecutionConfiguration{AgentOptions: map[string]json.RawMessage{"model": json.RawMessage(`{`)}}},
 		ExecutionPrepare{Configuration: ExecutionConfiguration{MCPHTTPServers: new([]MCPHTTPServer)}},
+		Heartbeat{},
+		Heartbeat{TS: -1, ActiveRequests: 3, DaemonVersion: "1<2", SupportedAgentKinds: []SupportedAgentKind{}},
+		Heartbeat{SupportedAgentKinds: []SupportedAgentKind{{Kind: "k", Available: true, Version: "v\u2028",
+			Capabilities: AllCapabilities(CapabilitySupported)}, {Kind: "u", Capabilities: AllCapabilities(CapabilityUnsupported)}}},
+		Heartbeat{SupportedAgentKinds: []SupportedAgentKind{{Kind: "k"}}}, // unspecified: json.Marshal's error
+		PromptSteer{},
+		PromptSteer{InputID: "i", Input: MessageInput{}, DurableReceipt: true},
+		PromptSteer{Input: MessageInput{{}, {Content: []InputContent{}}, {Content: []InputContent{TextPart("a&b"), ImagePart("data:x"), {Type: "odd"}}}}},
+		ExecutionStart{},
+		ExecutionStart{ExecutorID: "e", Handle: "h", RunID: "r", Input: TextInput("\xff<")},
 	} {
 		sameAsMarshal(t, p)
 	}
