@@ -387,11 +387,14 @@
 // one session (-benchtime 60x -count 5, then the medians), and by
 // instruction counts, which a loaded machine does not move:
 //
-//	GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 valgrind --tool=cachegrind --cache-sim=no \
+//	GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off GOMAXPROCS=1 valgrind --tool=cachegrind --cache-sim=no \
 //	    bin/turnstile sim -seeds 20 -first 1 -workers 1 -out /tmp/cg
 //
-// (callgrind stops on Go's preemption signals; cachegrind with preemption
-// off does not). A change that claims speed keeps every fingerprint: the
+// (valgrind stops on Go's preemption signals, and on the RDTSCP
+// instruction the runtime's lock spinning may run; the two GODEBUG
+// settings keep the runtime off both). Campaigns and the benchmark keep
+// the buffers of padded frames (near or over the 4 MiB limit) from seed
+// to seed (Config.Pads, pads.go): each would otherwise cost fresh pages. A change that claims speed keeps every fingerprint: the
 // per-seed lines of `turnstile sim -json` on a fixed range are identical
 // before and after, wall time aside.
 package world
