@@ -138,14 +138,15 @@ func (l *Ledger) capGateSent(conn uint64, at int64, id, session string) {
 
 // capGated reports whether some connection's capacity gate may be closed
 // at at: its wait not over, its probe still out, its state uncertain, or
-// (gated) one preparation of any kind open there (the wire does not say
-// which connection a Session's retry would use).
+// (gated) one preparation of any kind open there, or released without its
+// final status yet (the wire does not say which connection a Session's
+// retry would use).
 func (l *Ledger) capGated(at int64) bool {
 	for conn, g := range l.timing.retry.gates { //tidy:sorted any-match only
 		if g.uncertain || g.probe != "" || at < max(g.until, g.untilHi) {
 			return true
 		}
-		if pc := l.projection.prepsPerConn[conn]; pc != nil && len(pc.open) > 0 {
+		if pc := l.projection.prepsPerConn[conn]; pc != nil && len(pc.open)+len(pc.releasing) > 0 {
 			return true
 		}
 	}

@@ -83,3 +83,43 @@ func TestCapacityProbeAnsweredOpensTheNext(t *testing.T) {
 		t.Fatalf("unexpected: %v", vs)
 	}
 }
+
+// releasedReadProfile: Core prepared a read profile p0 on conn 1 (ready
+// at 0.8 s) and released it at 1.2 s; its released status reaches Core at
+// 1.5 s when confirmed, else never. Then s1's p1 (sent at 1 s) is refused
+// preparation_capacity at 2 s: conn 1 is gated until 3 s, when s1's retry
+// is due.
+func releasedReadProfile(confirmed bool) *Ledger {
+	l := NewLedger()
+	l.TurnSubmitted(0, "s1", "t1")
+	l.Wire(wev(WireSent, 500*time.Millisecond, 1, "core", "d1", "p0", wire.ExecutionPrepare{SessionID: "s9",
+		Configuration: wire.ExecutionConfiguration{WorkspaceReadOnly: true}}))
+	l.Wire(wev(WireDelivered, 800*time.Millisecond, 1, "d1", "core", "p0",
+		wire.PreparationStatus{State: wire.StateReady, Handle: "h0", Revision: 2}))
+	l.Wire(wev(WireSent, time.Second, 1, "core", "d1", "p1", wire.ExecutionPrepare{SessionID: "s1"}))
+	l.Wire(wev(WireSent, 1200*time.Millisecond, 1, "core", "d1", "p0", wire.ExecutionRelease{Handle: "h0"}))
+	if confirmed {
+		l.Wire(wev(WireDelivered, 1500*time.Millisecond, 1, "d1", "core", "p0",
+			wire.PreparationStatus{State: wire.StateReleased, Handle: "h0", Revision: 3}))
+	}
+	l.Wire(wev(WireDelivered, 2*time.Second, 1, "d1", "core", "p1", capRefusal()))
+	return l
+}
+
+// Core may count a stream it released until its final status arrives (an
+// idle read's profile does): the gate's probe, s1's retry, waits for it.
+func TestPrepareRetryWaitsForAReleasedStreamsFinalStatus(t *testing.T) {
+	l := releasedReadProfile(false)
+	tick(l, 3500*time.Millisecond)
+	if vs := violationsOf(l, CheckTimingPrepareRetry); len(vs) > 0 {
+		t.Fatalf("unexpected: %v", vs)
+	}
+}
+
+// With the released status at Core before the refusal, nothing holds the
+// gate at the wait's end: s1's retry is owed at 3 s.
+func TestPrepareRetryOwedOnceTheReleasedStatusArrived(t *testing.T) {
+	l := releasedReadProfile(true)
+	tick(l, 3500*time.Millisecond)
+	wantViolation(t, l, CheckTimingPrepareRetry, "did not send execution_prepare of session s1 again at 3s")
+}

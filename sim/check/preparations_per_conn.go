@@ -27,6 +27,11 @@ const MarkPreparationsPerConnFull = Mark("preparations_per_conn_full")
 type prepCount struct {
 	open   map[string]*prepStream
 	fullAt int64 // the last instant the streams reached the limit; 0: never
+	// releasing are streams Core released whose rejected or terminal
+	// status has not reached it: closed for the limit, yet Core may count
+	// one until that status (an idle read's profile does), which holds a
+	// capacity gate's probe back (capGated).
+	releasing map[string]*prepStream
 }
 
 // prepStream is what the gateway has delivered on one open stream.
@@ -79,11 +84,19 @@ func (l *Ledger) observePreparationsPerConn(ev WireEvent) {
 				id, ev.Conn, n-1, DocumentedPreparationsPerConn)
 		}
 	case wire.ExecutionRelease:
+		if st := c.open[id]; st != nil && ev.Kind == WireSent {
+			made(&c.releasing)[id] = st
+		}
 		delete(c.open, id)
 	case wire.PreparationStatus:
-		st := c.open[id]
-		if ev.Kind == WireDelivered && st != nil && (p.State == wire.StateRejected || st.delivers(p) && terminalState(p.State)) {
+		if ev.Kind != WireDelivered {
+			return
+		}
+		if st := c.open[id]; st != nil && (p.State == wire.StateRejected || st.delivers(p) && terminalState(p.State)) {
 			delete(c.open, id)
+		}
+		if st := c.releasing[id]; st != nil && (p.State == wire.StateRejected || st.delivers(p) && terminalState(p.State)) {
+			delete(c.releasing, id)
 		}
 	}
 }
