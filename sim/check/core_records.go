@@ -192,6 +192,7 @@ func (l *Ledger) CoreRestarted(at int64, recovered []TurnFacts) {
 	l.subscribersLost()
 	l.core.restarts++
 	l.NodeCrashed(at, CoreNode)
+	l.transferTimingRestarted(at)
 	defer l.restartCoreUp() // restart_outcome.go
 	l.reconnectCoreRestarted(at)
 	byTurn := map[string]TurnFacts{}

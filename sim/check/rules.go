@@ -391,7 +391,7 @@ var rules = []Rule{
 		Text: "the Harness receives no native Prepare while an installation it was handed on that device is unanswered"},
 	{Name: CheckTimingTransfer, Seed: wireRef + "§3.2", Facts: wc, Verdict: step,
 		Decided: []string{"core/runtime_prepare.go"}, Checker: "timing_transfer.go",
-		Text: "a transfer without a terminal result delivered to Core within 195 s of its begin is recorded unknown exactly then; earlier only after a reason Core observed (its connection ended, Core restarted, an invalid result)"},
+		Text: "a transfer without a terminal result delivered to Core within 195 s of its begin is recorded unknown exactly then; earlier only after a reason Core observed (its connection ended, Core restarted, an invalid result); one running when Core crashed is recorded unknown by the restart, in its instant"},
 	{Name: CheckEngineErrorProjection, Seed: crProtocol + "原生故障分类; " + wireRef + "§6.3", Facts: wc, Verdict: step,
 		Decided: []string{"core/run.go", "core/engine_policy.go"}, Checker: "engine_errors.go", Scenario: "error_then_done_engine_code_projection.txt",
 		Text: "the engine failure Core records for a Turn is the §6.3 classification of the latest error frame of its Run that reached Core: an unknown code is unclassified and drops the status; a status is kept only with connection_failed and in 100..599"},

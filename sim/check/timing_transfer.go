@@ -7,7 +7,10 @@ import (
 )
 
 // Checks: timing_transfer_exchange (rules.go), from the wire and Core's
-// durable preparation records.
+// durable preparation records. A Core crash during an exchange kills its
+// timer: the restart owes the unknown record instead (a preparation
+// running when Core stopped has an unknown step), in the restart's own
+// instant, before the recovered Core runs.
 
 // transferExchange is Core's runtime_prepare exchange bound
 // (wire-reference §3.2).
@@ -25,11 +28,12 @@ type transferTiming struct {
 	byID      map[string]*transferClock
 	connEnded map[uint64]int64 // conn → instant Core learned it ended
 	resultAt  map[string]int64 // transfer → last instant a result reached Core
+	unknownAt map[string]int64 // transfer → last instant Core recorded it unknown
 	restarted int64            // last Core crash instant
 }
 
 func (s *transferTiming) init() {
-	s.byID, s.connEnded, s.resultAt, s.restarted = map[string]*transferClock{}, map[uint64]int64{}, map[string]int64{}, -1
+	s.byID, s.connEnded, s.resultAt, s.unknownAt, s.restarted = map[string]*transferClock{}, map[uint64]int64{}, map[string]int64{}, map[string]int64{}, -1
 }
 
 func (l *Ledger) transferTimingBegin(at int64, conn uint64, id string) {
@@ -37,6 +41,12 @@ func (l *Ledger) transferTimingBegin(at int64, conn uint64, id string) {
 	c := &transferClock{conn: conn}
 	s.byID[id] = c
 	l.startWindow(&c.timerWindow, "", timerTransferExchange, 0, at, int64(transferExchange), func() {
+		if c.live() && c.outcome < 0 && s.restarted >= c.from {
+			// Core crashed during the exchange and is down, or restarted
+			// without the record, which its restart judged.
+			c.excuse(c.deadline, "Core crashed during the exchange")
+			return
+		}
 		if c.live() && c.outcome < 0 {
 			c.excuse(c.deadline, "reported at its deadline")
 			l.report(&c.timerWindow, c.deadline, "transfer %s begun at %s has neither a terminal result nor an unknown record at %s, the end of Core's %s exchange",
@@ -71,11 +81,32 @@ func (l *Ledger) transferOpenAt(at int64) string {
 
 func (l *Ledger) transferTimingCoreDown(at int64) { l.transferTime.restarted = at }
 
+// transferTimingRestarted judges Core's restart at at, after its
+// recovery wrote its records: every exchange that was running at the
+// crash (begun, no terminal result reached Core, not recorded unknown
+// since its begin) is recorded unknown in this instant.
+func (l *Ledger) transferTimingRestarted(at int64) {
+	s := &l.transferTime
+	for _, id := range sortedKeys(s.byID) {
+		c := s.byID[id]
+		if c.settled || c.from >= at {
+			continue
+		}
+		if u, ok := s.unknownAt[id]; ok && u >= c.from {
+			continue
+		}
+		l.violate(at, CheckTimingTransfer, "transfer %s begun at %s was running when Core crashed, and its restart at %s did not record it unknown",
+			id, vtime(c.from), vtime(at))
+		c.settled = true // reported once
+	}
+}
+
 // PreparationStepUnknown records Core durably recording the step of
 // transfer id unknown.
 func (l *Ledger) PreparationStepUnknown(at int64, id string) {
 	l.advance(at)
 	s := &l.transferTime
+	s.unknownAt[id] = at
 	c := s.byID[id]
 	if c == nil || !c.live() || !c.show(at) {
 		return

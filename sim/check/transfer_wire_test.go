@@ -181,6 +181,33 @@ func TestTransferExchangeOracle(t *testing.T) {
 			t.Fatalf("violations: %v", vs)
 		}
 	})
+	// Core crashes 190 s into the exchange and restarts 10 s later: its
+	// timer died with it, and the restart records the step unknown in its
+	// own instant, after the deadline.
+	crashedOver := func(recorded bool) []Violation {
+		l, w := newFeed()
+		w.open(1, "d1")
+		w.coreSends(1, "d1", beginFrame(xferID, 3))
+		begun := *w.now - 1_000_000
+		l.NodeCrashed(begun+int64(190e9), CoreNode)
+		up := begun + int64(200e9)
+		if recorded {
+			l.PreparationStepUnknown(up, xferID) // the recovery's records come first
+		}
+		l.CoreRestarted(up, nil)
+		return checksNamed(append(l.AfterStep(1), l.Final(up+1)...), CheckTimingTransfer)
+	}
+	t.Run("Core down at the deadline, unknown at its restart", func(t *testing.T) {
+		if vs := crashedOver(true); len(vs) != 0 {
+			t.Fatalf("violations: %v", vs)
+		}
+	})
+	t.Run("Core restarted without the unknown record", func(t *testing.T) {
+		vs := crashedOver(false)
+		if len(vs) != 1 || !strings.Contains(vs[0].Message, "was running when Core crashed, and its restart at 3m20.002s did not record it unknown") {
+			t.Fatalf("violations: %v", vs)
+		}
+	})
 	t.Run("terminal result in time", func(t *testing.T) {
 		l, w := newFeed()
 		w.open(1, "d1")
