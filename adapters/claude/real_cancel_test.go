@@ -62,7 +62,11 @@ func TestRealCancelExactTurnThenNextHealthy(t *testing.T) {
 func TestRealCancelBeforeStart(t *testing.T) {
 	h, s := realHarness(t)
 	ex := newExecutor(t, h, testConfig())
-	s.Queue(claudetest.Reply{Hang: true, Match: "early"}, claudetest.Reply{Text: []string{"after"}, Match: "next"})
+	// The "next" reply is queued first: when the interrupt lands after
+	// the CLI took "early" in, the next request's last user message is
+	// "early [Request interrupted by user] next", which the hanging
+	// reply would match too.
+	s.Queue(claudetest.Reply{Text: []string{"after"}, Match: "next"}, claudetest.Reply{Hang: true, Match: "early"})
 	r := startRun(t, ex, "run-early", "early")
 	if err := r.turn.Cancel(context.Background()); err != nil {
 		t.Fatal(err)
