@@ -139,7 +139,6 @@ type Ledger struct {
 	fencing      fencingState   // fencing_wire.go
 	transfers    transferState  // transfer_wire.go
 	transferTime transferTiming // the 195 s exchange oracle (timing_transfer.go)
-	wsWait       wsWaitState    // the workspace wait oracles' calls (timing_workspace.go)
 	wsRuntime    wsRuntimeState // workspace_runtime.go
 	ix           interactionState
 	subscribers  subscriberState // subscribers.go

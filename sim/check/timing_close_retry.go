@@ -18,24 +18,22 @@ type cleanupRetryState struct {
 	readers map[string]*cleanupRetry // device\x00reader
 }
 
-func newCleanupRetry(device, target, timer, what string) *cleanupRetry {
-	return &cleanupRetry{target: target, retryOwed: retryOwed{timer: timer, who: device, what: what + " " + target, due: -1}}
-}
-
-// cleanupAnswered follows a cleanup call's native answer: ok ends the
-// target's retries, a failure owes one at its backoff (first makes the
+// cleanupAnswered follows a cleanup call's native answer on target: ok
+// ends its retries, a failure owes one at its backoff (owed is the
 // target's record on its first failure).
-func (l *Ledger) cleanupAnswered(m *map[string]*cleanupRetry, at int64, k string, ok bool, first func() *cleanupRetry) {
+func (l *Ledger) cleanupAnswered(m *map[string]*cleanupRetry, at int64, target string, ok bool, owed retryOwed) *cleanupRetry {
+	k := pairKey(owed.who, target)
 	if ok {
 		delete(*m, k)
-		return
+		return nil
 	}
 	r := (*m)[k]
 	if r == nil {
-		r = first()
+		r = &cleanupRetry{target: target, retryOwed: owed}
 		made(m)[k] = r
 	}
 	l.oweBackoff(&r.retryOwed, at)
+	return r
 }
 
 // cleanupCalled judges a cleanup call reaching the Harness against the
@@ -50,9 +48,8 @@ func (l *Ledger) cleanupCalled(m map[string]*cleanupRetry, at int64, k string) {
 // truth).
 func (l *Ledger) CloseAnswered(at int64, device, executor string, ok bool) {
 	l.advance(at)
-	l.cleanupAnswered(&l.timing.cleanup.closes, at, pairKey(device, executor), ok, func() *cleanupRetry {
-		return newCleanupRetry(device, executor, TimerCloseRetry, "the close of executor")
-	})
+	l.cleanupAnswered(&l.timing.cleanup.closes, at, executor, ok,
+		retryOwed{timer: TimerCloseRetry, who: device, what: "the close of executor " + executor})
 }
 
 // SettleCalled records a settlement wait for run's Turn reaching the
@@ -66,19 +63,12 @@ func (l *Ledger) SettleCalled(at int64, device, run string) {
 // truth): unconfirmed owes a retry at its backoff and holds done back.
 func (l *Ledger) SettleAnswered(at int64, device, run string, settled bool) {
 	l.advance(at)
-	s := &l.timing.cleanup
-	k := pairKey(device, run)
-	r := s.settles[k]
-	if r == nil {
-		r = newCleanupRetry(device, run, TimerSettleRetry, "the settlement wait of run")
-		made(&s.settles)[k] = r
+	if r := l.timing.cleanup.settles[pairKey(device, run)]; settled && r != nil {
+		r.unconfirmed, r.due = false, -1 // its failures in a row still count
+	} else if !settled {
+		l.cleanupAnswered(&l.timing.cleanup.settles, at, run, false,
+			retryOwed{timer: TimerSettleRetry, who: device, what: "the settlement wait of run " + run}).unconfirmed = true
 	}
-	r.unconfirmed = !settled
-	if settled {
-		r.due = -1
-		return
-	}
-	l.oweBackoff(&r.retryOwed, at)
 }
 
 // cleanupSent: nothing that needs a confirmed settlement (what) leaves

@@ -80,11 +80,8 @@ func (l *Ledger) idleStart(at int64, device, executor string) {
 	r := &timerWindow{}
 	made(&s.current)[k] = r
 	l.startWindow(r, device, TimerIdleExecutor, 0, at, l.timer(device, TimerIdleExecutor), func() {
-		if r.live() {
-			r.settled = true
-			l.report(r, r.deadline, "executor %s on %s idle since %s was not closed at %s, the end of its %s idle bound",
-				executor, device, vtime(r.from), vtime(r.deadline), r.length())
-		}
+		l.expire(r, "executor %s on %s idle since %s was not closed at %s, the end of its %s idle bound",
+			executor, device, vtime(r.from), vtime(r.deadline), r.length())
 	})
 	if s.shutdown[device] {
 		r.excuse(at, "shutdown requested")

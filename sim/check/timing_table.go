@@ -141,6 +141,7 @@ type timingState struct {
 	cleanup     cleanupRetryState        // timing_close_retry.go
 	decisions   decisionAckState         // timing_decision_ack.go
 	suspensions suspensionTiming         // timing_suspension.go
+	calls       map[string]*timerWindow  // workspace call → Core's wait for it (timing_workspace.go)
 }
 
 func (t *timingState) init() {
@@ -334,7 +335,6 @@ func (l *Ledger) connEnded(ev WireEvent) {
 	}
 	l.retryLost(ev)
 	l.connWatchEnded(ev)
-	l.transfersEnded(func(t *dTransfer) bool { return t.conn == ev.Conn })
 	l.excuseWindows(ev.At, "connection "+ev.Kind, func(w *timerWindow) bool {
 		return w.conn == ev.Conn && (coreLearned || w.node != CoreNode)
 	})
@@ -353,11 +353,9 @@ func (l *Ledger) NodeCrashed(at int64, node string) {
 		l.connsCoreCrashed()
 		l.fencingCoreDown()
 		l.transferTimingCoreDown(at)
-		l.wsWaitsCoreDown()
 		return
 	}
 	l.fencingNodeDown(node)
-	l.transfersEnded(func(t *dTransfer) bool { return t.device == node })
 	l.wsRuntimeNodeDown(node)
 	l.installsNodeDown(node)
 	l.creatingNodeDown(node)

@@ -51,8 +51,6 @@ func (w *timerWindow) excuse(at int64, why string) {
 
 func (w *timerWindow) live() bool { return !w.settled && w.excused == "" }
 
-func (w *timerWindow) excusedBy(at int64) bool { return w.excused != "" && w.excusedAt <= at }
-
 func (w *timerWindow) overdue(at int64) bool { return at > w.deadline }
 
 // show records the timer's outcome at at, reporting whether it is the
@@ -71,6 +69,15 @@ func (w *timerWindow) elapsed(at int64) time.Duration { return time.Duration(at 
 
 func (l *Ledger) report(w *timerWindow, at int64, format string, args ...any) {
 	l.violate(at, "timing_"+w.timer, format, args...)
+}
+
+// expire reports w still live at its deadline, once: it is settled
+// then, so a later outcome adds nothing.
+func (l *Ledger) expire(w *timerWindow, format string, args ...any) {
+	if w.live() {
+		w.settled = true
+		l.report(w, w.deadline, format, args...)
+	}
 }
 
 // due judges w once its deadline has passed: an outcome exactly at the
@@ -97,7 +104,7 @@ func (l *Ledger) early(w *timerWindow, at int64, released func() bool, format st
 		return
 	}
 	l.arm(at, func() {
-		if !w.excusedBy(at) && (released == nil || !released()) {
+		if (w.excused == "" || w.excusedAt > at) && (released == nil || !released()) {
 			l.report(w, at, format, args...)
 		}
 	})

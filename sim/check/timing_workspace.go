@@ -3,13 +3,8 @@ package check
 // Checks: timing_workspace_read_wait, timing_workspace_write_wait and
 // timing_workspace_export_wait (rules.go), from the instants Core received
 // each workspace call and gave its answer (its own outputs, tapped at
-// Core's clock like frames). A call Core crashed under died with it.
-
-// wsWaitState holds each workspace call's wait from its receipt: settled
-// by Core's answer.
-type wsWaitState struct {
-	byCall map[string]*timerWindow
-}
+// Core's clock like frames). A call Core crashed under died with it (its
+// window is excused).
 
 // CoreWorkspaceCall records Core receiving workspace call call at at,
 // bounded by timer (TimerWorkspaceRead, TimerWorkspaceWrite or
@@ -17,13 +12,10 @@ type wsWaitState struct {
 func (l *Ledger) CoreWorkspaceCall(at int64, call, timer string) {
 	l.advance(at)
 	w := &timerWindow{}
-	made(&l.wsWait.byCall)[call] = w
+	made(&l.timing.calls)[call] = w
 	l.startWindow(w, CoreNode, timer, 0, at, l.timer(CoreNode, timer), func() {
-		if w.live() {
-			w.settled = true // reported once; a later answer adds nothing
-			l.report(w, w.deadline, "workspace call %s received at %s has no answer at %s, the end of Core's %s wait",
-				call, vtime(w.from), vtime(w.deadline), w.length())
-		}
+		l.expire(w, "workspace call %s received at %s has no answer at %s, the end of Core's %s wait",
+			call, vtime(w.from), vtime(w.deadline), w.length())
 	})
 }
 
@@ -32,12 +24,11 @@ func (l *Ledger) CoreWorkspaceCall(at int64, call, timer string) {
 // ended).
 func (l *Ledger) CoreWorkspaceAnswered(at int64, call, code string) {
 	l.advance(at)
-	w := l.wsWait.byCall[call]
+	w := l.timing.calls[call]
 	if w == nil || !w.live() {
 		return
 	}
 	w.settled = true
-	delete(l.wsWait.byCall, call)
 	switch {
 	case code == "timeout" && at == w.deadline:
 		l.decide(w.timer)
@@ -49,7 +40,3 @@ func (l *Ledger) CoreWorkspaceAnswered(at int64, call, code string) {
 			call, code, vtime(at), w.elapsed(at), w.length())
 	}
 }
-
-// wsWaitsCoreDown forgets the calls Core had not answered when it
-// crashed (their windows are excused).
-func (l *Ledger) wsWaitsCoreDown() { l.wsWait.byCall = nil }

@@ -14,16 +14,12 @@ import (
 // instant is the expiry. Reader closes are judged from the Harness's
 // ground truth.
 
-// dTransfer is one write transfer a daemon accepted, its expiry window
-// from the ready: settled once the transfer ended.
-type dTransfer struct {
-	device, id string
-	timerWindow
-}
-
 type wsDaemonState struct {
-	transfers map[string]*dTransfer // conn\x00id
-	lastFrame map[string]int64      // conn\x00id → instant a write frame of it reached the daemon
+	// conn\x00id → a write transfer's expiry window from the ready the
+	// daemon sent for its begin: settled once the transfer ended, excused
+	// with its connection or its daemon; a new ready replaces one not live
+	transfers map[string]*timerWindow
+	lastFrame map[string]int64 // conn\x00id → instant a write frame of it reached the daemon
 }
 
 func connFrameKey(conn uint64, id string) string { return pairKey(uintKey(conn), id) }
@@ -38,7 +34,6 @@ func (l *Ledger) transferWriteReceived(ev WireEvent, w wire.WorkspaceWrite) {
 	made(&s.lastFrame)[k] = ev.At
 	if t := s.transfers[k]; t != nil && w.Step == wire.StepCommit {
 		t.settled = true
-		delete(s.transfers, k)
 	}
 }
 
@@ -47,22 +42,17 @@ func (l *Ledger) transferWriteReceived(ev WireEvent, w wire.WorkspaceWrite) {
 func (l *Ledger) transferResultSent(ev WireEvent, r wire.WorkspaceWriteResult) {
 	s := &l.timing.wsDaemon
 	k := connFrameKey(ev.Conn, ev.Frame.ID)
-	t := s.transfers[k]
+	t, device, id := s.transfers[k], ev.From, ev.Frame.ID
 	switch {
-	case r.Outcome == wire.OutcomeReady && t == nil:
-		t = &dTransfer{device: ev.From, id: ev.Frame.ID}
+	case r.Outcome == wire.OutcomeReady && (t == nil || !t.live()):
+		t = &timerWindow{}
 		made(&s.transfers)[k] = t
-		l.startWindow(&t.timerWindow, ev.From, TimerTransferExpiry, ev.Conn, ev.At, l.timer(ev.From, TimerTransferExpiry), func() {
-			if t.live() {
-				t.settled = true
-				delete(s.transfers, k)
-				l.report(&t.timerWindow, t.deadline, "%s kept write transfer %s (accepted at %s) past its %s expiry at %s",
-					t.device, t.id, vtime(t.from), t.length(), vtime(t.deadline))
-			}
+		l.startWindow(t, device, TimerTransferExpiry, ev.Conn, ev.At, l.timer(device, TimerTransferExpiry), func() {
+			l.expire(t, "%s kept write transfer %s (accepted at %s) past its %s expiry at %s",
+				device, id, vtime(t.from), t.length(), vtime(t.deadline))
 		})
-	case r.Outcome == wire.OutcomeRejected && t != nil:
+	case r.Outcome == wire.OutcomeRejected && t != nil && t.live():
 		t.settled = true
-		delete(s.transfers, k)
 		if at, ok := s.lastFrame[k]; ok && at == ev.At {
 			return // refused in answer to one of its frames
 		}
@@ -70,23 +60,12 @@ func (l *Ledger) transferResultSent(ev WireEvent, r wire.WorkspaceWriteResult) {
 		case ev.At == t.deadline && r.ErrorCode == wire.WriteInvalidRequest:
 			l.decide(TimerTransferExpiry)
 		case ev.At == t.deadline:
-			l.report(&t.timerWindow, ev.At, "%s expired write transfer %s refusing it %s, want %s",
-				t.device, t.id, r.ErrorCode, wire.WriteInvalidRequest)
+			l.report(t, ev.At, "%s expired write transfer %s refusing it %s, want %s",
+				device, id, r.ErrorCode, wire.WriteInvalidRequest)
 		default:
-			l.report(&t.timerWindow, ev.At, "%s refused write transfer %s (accepted at %s) at %s, %s after it, "+
-				"with no frame of it arriving then: its expiry is %s", t.device, t.id, vtime(t.from), vtime(ev.At),
+			l.report(t, ev.At, "%s refused write transfer %s (accepted at %s) at %s, %s after it, "+
+				"with no frame of it arriving then: its expiry is %s", device, id, vtime(t.from), vtime(ev.At),
 				t.elapsed(ev.At), t.length())
-		}
-	}
-}
-
-// transfersEnded forgets the transfers gone selects (their windows are
-// excused): the daemon can answer none of them any more.
-func (l *Ledger) transfersEnded(gone func(*dTransfer) bool) {
-	s := &l.timing.wsDaemon
-	for _, k := range sortedKeys(s.transfers) {
-		if gone(s.transfers[k]) {
-			delete(s.transfers, k)
 		}
 	}
 }
@@ -99,7 +78,6 @@ func (l *Ledger) WorkspaceCloseCalled(at int64, device, reader string) {
 }
 
 func (l *Ledger) readerCloseAnswered(at int64, device, reader string, ok bool) {
-	l.cleanupAnswered(&l.timing.cleanup.readers, at, pairKey(device, reader), ok, func() *cleanupRetry {
-		return &cleanupRetry{target: reader, retryOwed: retryOwed{timer: TimerReaderCloseRetry, who: device, what: "the close of reader " + reader}}
-	})
+	l.cleanupAnswered(&l.timing.cleanup.readers, at, reader, ok,
+		retryOwed{timer: TimerReaderCloseRetry, who: device, what: "the close of reader " + reader})
 }
