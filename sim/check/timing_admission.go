@@ -36,7 +36,7 @@ func (l *Ledger) admissionStatusSent(ev WireEvent, st wire.PreparationStatus) {
 		}
 		a = &timedAdmission{device: ev.From, handle: st.Handle, lag: int64(l.timing.late[pairKey(ev.From, TimerAdmission)])}
 		s.put(k, a)
-		l.startWindow(&a.timerWindow, ev.From, TimerAdmission, ev.Conn, ev.At, l.timer(ev.From, TimerAdmission), func() { l.admissionDue(a) })
+		l.startWindow(&a.timerWindow, ev.From, TimerAdmission, ev.Conn, ev.At, l.timer(ev.From, TimerAdmission), func() { l.admissionDue(a, false) })
 	}
 	if a.settled {
 		return
@@ -90,27 +90,20 @@ func (l *Ledger) admissionsNodeDown(node string) {
 }
 
 // admissionDue: the expired status at the deadline decides; a device
-// that delivers the timer late has until the deadline plus its lag.
-func (l *Ledger) admissionDue(a *timedAdmission) {
+// that delivers the timer late has until the deadline plus its lag (late:
+// that bound has passed).
+func (l *Ledger) admissionDue(a *timedAdmission, late bool) {
 	switch {
 	case a.excused != "":
-	case a.ended == wire.StateExpired && a.outcome == a.deadline:
+	case a.ended == wire.StateExpired && (late || a.outcome == a.deadline):
 		l.decide(TimerAdmission)
+	case a.ended == "" && late:
+		l.report(&a.timerWindow, a.deadline+a.lag, "admission of handle %s granted by %s at %s was still live %s after its deadline %s (%s), the most its expiry timer is late",
+			a.handle, a.device, vtime(a.from), time.Duration(a.lag), vtime(a.deadline), a.length())
 	case a.ended == "" && a.lag > 0:
-		l.arm(a.deadline+a.lag, func() { l.admissionLateDue(a) })
+		l.arm(a.deadline+a.lag, func() { l.admissionDue(a, true) })
 	case a.ended == "":
 		l.report(&a.timerWindow, a.deadline, "admission of handle %s granted by %s at %s was still live at its deadline %s (%s) but no expired status was published then",
 			a.handle, a.device, vtime(a.from), vtime(a.deadline), a.length())
-	}
-}
-
-func (l *Ledger) admissionLateDue(a *timedAdmission) {
-	switch {
-	case a.excused != "":
-	case a.ended == wire.StateExpired:
-		l.decide(TimerAdmission)
-	case a.ended == "":
-		l.report(&a.timerWindow, a.deadline+a.lag, "admission of handle %s granted by %s at %s was still live %s after its deadline %s (%s), the most its expiry timer is late",
-			a.handle, a.device, vtime(a.from), time.Duration(a.lag), vtime(a.deadline), a.length())
 	}
 }

@@ -49,14 +49,6 @@ type connState struct {
 	rogueOpenAt int64
 }
 
-func (l *Ledger) hostileSeen(ev WireEvent) {
-	s := &l.timing.conns
-	made(&s.hostileAt)[ev.Conn] = ev.At
-	if ev.Kind == WireOpened {
-		s.rogueOpenAt = ev.At
-	}
-}
-
 func (l *Ledger) connOpened(ev WireEvent) {
 	s := &l.timing.conns
 	if ev.To == CoreNode {
@@ -122,20 +114,6 @@ func (l *Ledger) connWatchEnded(ev WireEvent) {
 		l.violate(ev.At, CheckTimingConnIdle,
 			"Core closed connection %d of %s at %s, %s after its last inbound frame: before the %s idle timeout and with no reason on the wire",
 			c.conn, c.device, vtime(ev.At), time.Duration(ev.At-c.lastInbound), time.Duration(deadline-c.lastInbound))
-	}
-}
-
-func (l *Ledger) connsCoreCrashed() {
-	for _, c := range l.timing.conns.core {
-		c.closed = true
-	}
-}
-
-func (l *Ledger) heartbeatsNodeDown(node string) {
-	for _, w := range l.timing.conns.hb {
-		if w.device == node {
-			w.ended = true
-		}
 	}
 }
 

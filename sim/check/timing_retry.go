@@ -29,7 +29,6 @@ type steerRetryRec struct {
 }
 
 type cancelRetryRec struct {
-	run      string
 	conn     uint64
 	deadline int64
 	delivery string
@@ -64,17 +63,39 @@ func (l *Ledger) CancelCalled(at int64, turn string) {
 	l.timing.retry.cancelCalls[turn] = at
 }
 
+// retryCoreSent follows what Core sent, frames it sent on a connection
+// that had already broken included (lost at once, still sent when due).
 func (l *Ledger) retryCoreSent(ev WireEvent) {
 	s := &l.timing.retry
+	run := ev.Frame.ID
 	switch p := ev.Frame.Payload.(type) {
 	case wire.PromptSteer:
-		l.steerRetrySent(ev, p)
+		r := s.steers[run]
+		if r == nil || r.input != p.InputID {
+			r = &steerRetryRec{input: p.InputID, unknownAt: ev.At + l.timer(CoreNode, TimerWritten),
+				retryOwed: retryOwed{timer: TimerSteerRetry, what: "input " + p.InputID + " of run " + run, due: -1}}
+			s.steers[run] = r
+		} else {
+			l.retried(ev.At, &r.retryOwed)
+		}
+		r.conn = ev.Conn
 	case wire.PromptCancel:
-		if r := s.steers[ev.Frame.ID]; r != nil {
+		if r := s.steers[run]; r != nil {
 			r.ended = true
 			r.excuse("a prompt_cancel was sent")
 		}
-		l.cancelRetrySent(ev, p)
+		r := s.cancels[run]
+		switch {
+		case r == nil:
+			r = &cancelRetryRec{deadline: ev.At + l.timer(CoreNode, TimerCancelConfirm),
+				retryOwed: retryOwed{timer: TimerCancelRetry, what: "prompt_cancel of run " + run, due: -1}}
+			s.cancels[run] = r
+		case r.due >= 0 && ev.At < r.due && l.cancelCalledAt(run, ev.At):
+			r.due = -1 // a cancel call sent the fresh attempt at once
+		default:
+			l.retried(ev.At, &r.retryOwed)
+		}
+		r.conn, r.delivery, r.answered = ev.Conn, p.DeliveryID, false
 	case wire.ExecutionPrepare:
 		if p.Configuration.WorkspaceReadOnly {
 			if r := s.preps[p.SessionID]; r != nil {
@@ -102,49 +123,12 @@ func (l *Ledger) retryCoreSent(ev WireEvent) {
 // connection that already broke: it is lost at once, and was still sent.
 const lostOnSend = "broken"
 
-// retryLost: a frame Core sent on a broken connection was still sent by
-// Core when it was due (frames lost in flight were judged when sent).
-func (l *Ledger) retryLost(ev WireEvent) {
-	if ev.Kind == WireLost && ev.Reason == lostOnSend && ev.From == CoreNode && ev.HasFrame() && !ev.Hostile() {
-		l.retryCoreSent(ev)
-	}
-}
-
-func (l *Ledger) steerRetrySent(ev WireEvent, p wire.PromptSteer) {
-	s := &l.timing.retry
-	r := s.steers[ev.Frame.ID]
-	if r == nil || r.input != p.InputID {
-		r = &steerRetryRec{input: p.InputID, unknownAt: ev.At + l.timer(CoreNode, TimerWritten),
-			retryOwed: retryOwed{timer: TimerSteerRetry, what: "input " + p.InputID + " of run " + ev.Frame.ID, due: -1}}
-		s.steers[ev.Frame.ID] = r
-	} else {
-		l.retried(ev.At, &r.retryOwed)
-	}
-	r.conn = ev.Conn
-}
-
-func (l *Ledger) cancelRetrySent(ev WireEvent, p wire.PromptCancel) {
-	s := &l.timing.retry
-	r := s.cancels[ev.Frame.ID]
-	if r == nil {
-		r = &cancelRetryRec{run: ev.Frame.ID, deadline: ev.At + l.timer(CoreNode, TimerCancelConfirm),
-			retryOwed: retryOwed{timer: TimerCancelRetry, what: "prompt_cancel of run " + ev.Frame.ID, due: -1}}
-		s.cancels[ev.Frame.ID] = r
-	} else if r.due >= 0 && ev.At < r.due && l.cancelCalledAt(r.run, ev.At) {
-		r.due = -1 // a cancel call sent the fresh attempt at once
-	} else {
-		l.retried(ev.At, &r.retryOwed)
-	}
-	r.conn, r.delivery, r.answered = ev.Conn, p.DeliveryID, false
-}
-
 func (l *Ledger) cancelCalledAt(run string, at int64) bool {
-	rr := l.core.runs[run]
-	if rr == nil {
-		return false
+	if rr := l.core.runs[run]; rr != nil {
+		t, ok := l.timing.retry.cancelCalls[rr.turn]
+		return ok && t == at
 	}
-	t, ok := l.timing.retry.cancelCalls[rr.turn]
-	return ok && t == at
+	return false
 }
 
 // retryCoreReceived reads a refusal reaching Core: a retryable one owes a

@@ -36,7 +36,13 @@ func (l *Ledger) settleCancelReceived(ev WireEvent, p wire.PromptCancel) {
 	if w == nil || !w.live() {
 		w = &settleWindow{device: ev.To, run: ev.Frame.ID}
 		made(&l.timing.settles)[k] = w
-		l.startWindow(&w.timerWindow, ev.To, TimerSettlementWait, ev.Conn, ev.At, l.timer(ev.To, TimerSettlementWait), func() { l.settleDue(w) })
+		l.startWindow(&w.timerWindow, ev.To, TimerSettlementWait, ev.Conn, ev.At, l.timer(ev.To, TimerSettlementWait), func() {
+			if i := slices.IndexFunc(w.waiters, unanswered); w.live() && i >= 0 {
+				c := w.waiters[i]
+				l.report(&w.timerWindow, w.deadline, "%s left cancel %s of run %s (arrived %s) unanswered at %s, the end of its %s settlement wait",
+					w.device, c.delivery, w.run, vtime(c.arrived), vtime(w.deadline), w.length())
+			}
+		})
 	}
 	w.waiters = append(w.waiters, &cancelWaiter{delivery: p.DeliveryID, arrived: ev.At})
 }
@@ -78,13 +84,5 @@ func (l *Ledger) CancelFailed(at int64, device, run string) {
 	l.advance(at)
 	if w := l.timing.settles[pairKey(device, run)]; w != nil && !w.settled {
 		w.cancelFailed = true
-	}
-}
-
-func (l *Ledger) settleDue(w *settleWindow) {
-	if i := slices.IndexFunc(w.waiters, unanswered); w.live() && i >= 0 {
-		c := w.waiters[i]
-		l.report(&w.timerWindow, w.deadline, "%s left cancel %s of run %s (arrived %s) unanswered at %s, the end of its %s settlement wait",
-			w.device, c.delivery, w.run, vtime(c.arrived), vtime(w.deadline), w.length())
 	}
 }

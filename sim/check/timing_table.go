@@ -223,8 +223,11 @@ func (l *Ledger) TimersDecided() []TimerCount {
 func (l *Ledger) timingWire(ev WireEvent) {
 	l.advance(ev.At)
 	l.idleExpirySeen(ev)
-	if ev.Hostile() {
-		l.hostileSeen(ev)
+	if c := &l.timing.conns; ev.Hostile() {
+		made(&c.hostileAt)[ev.Conn] = ev.At
+		if ev.Kind == WireOpened {
+			c.rogueOpenAt = ev.At
+		}
 	} else {
 		l.receiptSendWire(ev)
 	}
@@ -333,7 +336,9 @@ func (l *Ledger) connEnded(ev WireEvent) {
 	if coreLearned {
 		l.retryConnEnded(ev.Conn)
 	}
-	l.retryLost(ev)
+	if ev.Kind == WireLost && ev.Reason == lostOnSend && ev.From == CoreNode && ev.HasFrame() && !ev.Hostile() {
+		l.retryCoreSent(ev) // frames lost in flight were judged when sent
+	}
 	l.connWatchEnded(ev)
 	l.excuseWindows(ev.At, "connection "+ev.Kind, func(w *timerWindow) bool {
 		return w.conn == ev.Conn && (coreLearned || w.node != CoreNode)
@@ -350,7 +355,9 @@ func (l *Ledger) NodeCrashed(at int64, node string) {
 		l.restartCoreCrashed()
 		l.retryCoreCrashed()
 		l.prepsCoreCrashed() // preparations_per_conn.go
-		l.connsCoreCrashed()
+		for _, c := range l.timing.conns.core {
+			c.closed = true // its connections died with it
+		}
 		l.fencingCoreDown()
 		l.transferTimingCoreDown(at)
 		return
@@ -359,7 +366,9 @@ func (l *Ledger) NodeCrashed(at int64, node string) {
 	l.wsRuntimeNodeDown(node)
 	l.installsNodeDown(node)
 	l.creatingNodeDown(node)
-	l.heartbeatsNodeDown(node)
+	for _, w := range l.timing.conns.hb {
+		w.ended = w.ended || w.device == node
+	}
 	l.admissionsNodeDown(node)
 	l.cleanupNodeDown(node)
 	l.idleNodeDown(node)
