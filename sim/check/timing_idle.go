@@ -92,9 +92,8 @@ func (l *Ledger) idleStart(at int64, device, executor string) {
 // truth), whether or not it succeeds.
 func (l *Ledger) CloseCalled(at int64, device, executor string) {
 	l.advance(at)
-	l.cleanupCalled(l.timing.cleanup.closes, at, pairKey(device, executor))
-	s := &l.timing.idle
-	k := pairKey(device, executor)
+	s, k := &l.timing.idle, pairKey(device, executor)
+	l.cleanupCalled(l.timing.cleanup.closes, at, k)
 	made(&s.closing)[k] = true
 	r := s.current[k]
 	if r == nil || r.settled {

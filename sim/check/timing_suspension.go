@@ -29,9 +29,7 @@ type suspensionTiming struct {
 func (l *Ledger) observeSuspensionReplies(ev WireEvent) {
 	s := &l.timing.suspensions
 	if ev.Kind == WireClosed {
-		for _, w := range s.byConn[ev.Conn] {
-			w.excuse(ev.At, "its connection closed")
-		}
+		l.excuseWindows(ev.At, "its connection closed", func(w *timerWindow) bool { return w.timer == TimerSuspensionReply && w.conn == ev.Conn })
 		delete(s.byConn, ev.Conn)
 		return
 	}
