@@ -62,6 +62,7 @@ func DecisionModel() porcupine.Model {
 type ixAttempt struct {
 	key      string
 	delivery string
+	result   bool // a function result
 	sent     int64
 	answered int64 // -1: no receipt
 	outcome  string
@@ -75,7 +76,7 @@ func (l *Ledger) DecisionHistory() []porcupine.Operation {
 		horizon = max(horizon, a.sent, a.answered)
 	}
 	for _, k := range sortedKeys(l.ix.truth) {
-		for _, at := range l.ix.truth[k].appliedAll {
+		for _, at := range l.ix.truth[k].applied {
 			horizon = max(horizon, at)
 		}
 	}
@@ -90,7 +91,7 @@ func (l *Ledger) DecisionHistory() []porcupine.Operation {
 		byKey[a.key] = append(byKey[a.key], op)
 	}
 	for _, k := range sortedKeys(l.ix.truth) {
-		for _, at := range l.ix.truth[k].appliedAll {
+		for _, at := range l.ix.truth[k].applied {
 			byKey[k] = append(byKey[k], porcupine.Operation{Input: decisionInput{key: k, op: decisionApply},
 				Call: at, Output: "", Return: at})
 		}

@@ -23,10 +23,8 @@ const (
 
 // ixTruth is what the Harness did with one interaction.
 type ixTruth struct {
-	run        string
-	applied    int
-	appliedAt  int64
-	appliedAll []int64 // every native apply, in order
+	run     string
+	applied []int64 // every native apply, in order
 }
 
 type ixCall struct {
@@ -38,29 +36,24 @@ type interactionState struct {
 	truth map[string]*ixTruth  // key → native facts
 	calls map[string][]*ixCall // run → native decision calls
 
-	deliveries  map[string]string          // delivery ID of a decision Core sent → key
-	isResult    map[string]bool            // delivery ID of a decision Core sent → a function result
 	coreApplied map[string]bool            // delivery IDs Core received applied=true for
 	unanswered  map[string]map[string]bool // conn/interaction → deliveries at the daemon without an ack
 	cancelled   map[string]bool            // conn/run: prompt_cancel delivered to the daemon
 	doneSent    map[string]bool            // conn/run: the daemon sent done
 	coreStatus  map[string]string          // turn/interaction → last status Core recorded
 	attempts    []*ixAttempt               // decisions Core sent, in order
-	byDelivery  map[string]*ixAttempt
+	byDelivery  map[string]*ixAttempt      // delivery ID of a decision Core sent → its latest attempt
 }
 
 func (s *interactionState) init() {
-	s.truth, s.calls, s.deliveries, s.isResult = map[string]*ixTruth{}, map[string][]*ixCall{}, map[string]string{}, map[string]bool{}
+	s.truth, s.calls = map[string]*ixTruth{}, map[string][]*ixCall{}
 	s.coreApplied, s.unanswered, s.cancelled, s.doneSent = map[string]bool{}, map[string]map[string]bool{}, map[string]bool{}, map[string]bool{}
 	s.coreStatus, s.byDelivery = map[string]string{}, map[string]*ixAttempt{}
 }
 
 // isDecision reports whether delivery is a decision or function result
 // Core sent (not a cancel).
-func (s *interactionState) isDecision(delivery string) bool {
-	_, ok := s.deliveries[delivery]
-	return ok
-}
+func (s *interactionState) isDecision(delivery string) bool { return s.byDelivery[delivery] != nil }
 
 // InteractionAsked records the Harness emitting an interaction for run
 // (key: the interaction ID, or "<run>/<call ID>" for a function call).
@@ -90,12 +83,9 @@ func (l *Ledger) DecisionAnswered(at int64, device, run, key string, applied boo
 	}
 	keepFirst(l.ix.truth, key, &ixTruth{run: run})
 	tr := l.ix.truth[key]
-	tr.applied++
-	tr.appliedAll = append(tr.appliedAll, at)
-	if tr.applied == 1 {
-		tr.appliedAt = at
-	} else {
-		l.violate(at, CheckDecisionAppliedTwice, "decision for %s of run %s applied natively %d times on %s", key, run, tr.applied, device)
+	tr.applied = append(tr.applied, at)
+	if len(tr.applied) > 1 {
+		l.violate(at, CheckDecisionAppliedTwice, "decision for %s of run %s applied natively %d times on %s", key, run, len(tr.applied), device)
 	}
 }
 

@@ -42,9 +42,8 @@ func (l *Ledger) ixCoreSent(ev WireEvent) {
 	if !ok {
 		return
 	}
-	l.ix.deliveries[delivery] = key
-	_, l.ix.isResult[delivery] = ev.Frame.Payload.(wire.FunctionResult)
-	a := &ixAttempt{key: key, delivery: delivery, sent: ev.At, answered: -1}
+	_, result := ev.Frame.Payload.(wire.FunctionResult)
+	a := &ixAttempt{key: key, delivery: delivery, result: result, sent: ev.At, answered: -1}
 	l.ix.attempts = append(l.ix.attempts, a)
 	l.ix.byDelivery[delivery] = a
 }
@@ -81,8 +80,8 @@ func (l *Ledger) ixDaemonSent(conn string, ev WireEvent) {
 	id := ev.Frame.ID
 	switch p := ev.Frame.Payload.(type) {
 	case wire.InteractionDecisionAck:
-		key, ok := l.ix.deliveries[p.DeliveryID]
-		if !ok {
+		att := l.ix.byDelivery[p.DeliveryID]
+		if att == nil {
 			return // a cancel receipt
 		}
 		l.ixAckCode(ev, p)
@@ -90,8 +89,8 @@ func (l *Ledger) ixDaemonSent(conn string, ev WireEvent) {
 		if !p.Applied {
 			return
 		}
-		if tr := l.ix.truth[key]; tr == nil || tr.applied == 0 || tr.appliedAt > ev.At {
-			l.violate(ev.At, CheckAppliedWithoutNative, "%s sent applied=true for delivery %s (%s) before the Harness applied it", ev.From, p.DeliveryID, key)
+		if tr := l.ix.truth[att.key]; tr == nil || len(tr.applied) == 0 || tr.applied[0] > ev.At {
+			l.violate(ev.At, CheckAppliedWithoutNative, "%s sent applied=true for delivery %s (%s) before the Harness applied it", ev.From, p.DeliveryID, att.key)
 		}
 	case wire.PermissionCancel:
 		if len(l.ix.unanswered[conn+"/"+id]) > 0 {
