@@ -34,7 +34,10 @@ func (l *Ledger) checkPrepareConfig(ev WireEvent, p wire.ExecutionPrepare, s *se
 		cfg.ObserveSubagentIdentities, cfg.DisableSubagents, spec.MultiAgent)
 	bad.want(sameTools(cfg.FunctionTools, spec.FunctionTools), "function_tools differ from the Agent's")
 	bad.want(cfg.ToolSearch == spec.toolSearch(), "tool_search %v, want %v", cfg.ToolSearch, spec.toolSearch())
-	bad = append(bad, mcpMismatch(spec, cfg.MCPHTTPServers)...)
+	servers := cfg.MCPHTTPServers
+	bad.want(len(spec.MCPServers) > 0 || servers == nil, "mcp_http_servers without any server")
+	bad.want(len(spec.MCPServers) == 0 || servers != nil && reflect.DeepEqual(*servers, spec.frozenMCP()),
+		"mcp_http_servers differ from the Agent's frozen servers")
 	if len(bad) > 0 {
 		l.violate(ev.At, CheckPrepareConfiguration, "execution_prepare %s of session %s: %s",
 			ev.Frame.ID, p.SessionID, strings.Join(bad, "; "))
@@ -64,8 +67,9 @@ func environmentMismatch(spec SessionSpec, cfg wire.ExecutionConfiguration) []st
 }
 
 func agentOptionsMismatch(spec SessionSpec, opts map[string]json.RawMessage) []string {
-	// The keys the Session wants, in ascending order (agentOptionKeys).
+	// The keys the Session wants, and their values, in ascending order (agentOptionKeys).
 	wanted := [len(agentOptionKeys)]bool{spec.HarnessConfig != nil, true, spec.ModelProvider != "", true}
+	values := [len(agentOptionKeys)][]byte{spec.HarnessConfig, jsonText(spec.Model), jsonText(spec.ModelProvider), jsonText(spec.SystemPrompt)}
 	var bad []string
 	for _, key := range sortedKeys(opts) {
 		if i := agentOptionIndex(key); i < 0 || !wanted[i] {
@@ -73,26 +77,13 @@ func agentOptionsMismatch(spec SessionSpec, opts map[string]json.RawMessage) []s
 		}
 	}
 	for i, key := range agentOptionKeys {
-		if !wanted[i] {
-			continue
-		}
-		var want []byte
-		switch key {
-		case wire.AgentOptionHarnessConfig:
-			want = spec.HarnessConfig
-		case wire.AgentOptionModel:
-			want = jsonText(spec.Model)
-		case wire.AgentOptionModelProvider:
-			want = jsonText(spec.ModelProvider)
-		case wire.AgentOptionSystemPrompt:
-			want = jsonText(spec.SystemPrompt)
-		}
 		got, ok := opts[key]
 		switch {
+		case !wanted[i]:
 		case !ok:
 			bad = append(bad, fmt.Sprintf("agent_options lacks %q", key))
-		case !sameJSON(got, want):
-			bad = append(bad, fmt.Sprintf("agent_options %q is %s, want %s", key, got, want))
+		case !sameJSON(got, values[i]):
+			bad = append(bad, fmt.Sprintf("agent_options %q is %s, want %s", key, got, values[i]))
 		}
 	}
 	return bad
@@ -126,16 +117,6 @@ func controlsMismatch(spec SessionSpec, c *wire.ExecutionControls) []string {
 	return bad
 }
 
-func mcpMismatch(spec SessionSpec, servers *[]wire.MCPHTTPServer) []string {
-	switch {
-	case len(spec.MCPServers) == 0 && servers != nil:
-		return []string{"mcp_http_servers without any server"}
-	case len(spec.MCPServers) > 0 && (servers == nil || !reflect.DeepEqual(*servers, spec.frozenMCP())):
-		return []string{"mcp_http_servers differ from the Agent's frozen servers"}
-	}
-	return nil
-}
-
 func sameTools(a, b []wire.FunctionTool) bool {
 	if len(a) == 0 && len(b) == 0 {
 		return true
@@ -155,11 +136,9 @@ func sameJSON(a, b []byte) bool {
 	return bytes.Equal(ca.Bytes(), cb.Bytes())
 }
 
+// jsonText is s as a JSON string (a string always marshals).
 func jsonText(s string) []byte {
-	b, err := json.Marshal(s)
-	if err != nil {
-		panic(fmt.Sprintf("check: a string does not marshal: %v", err))
-	}
+	b, _ := json.Marshal(s)
 	return b
 }
 
