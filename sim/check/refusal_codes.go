@@ -59,13 +59,12 @@ type expectation struct {
 	require  bool   // for a prepare: require_existing_native_session
 }
 
+// devConn returns the connection's record, its maps made on first use.
 func (l *Ledger) devConn(conn uint64, device string) *devConn {
-	c := l.frames.devConns[conn]
-	if c == nil {
-		c = &devConn{device: device, kinds: map[string]wire.SupportedAgentKind{}, granted: map[string]string{},
-			started: map[string]int64{}, closed: map[string]bool{}, cancels: map[string]bool{},
-			steers: map[string]int64{}, cancelAt: map[string]int64{}, expect: map[string]expectation{}}
-		l.frames.devConns[conn] = c
+	c := entry(l.frames.devConns, conn)
+	if c.device == "" {
+		c.device, c.granted, c.started, c.closed = device, map[string]string{}, map[string]int64{}, map[string]bool{}
+		c.cancels, c.steers, c.cancelAt, c.expect = map[string]bool{}, map[string]int64{}, map[string]int64{}, map[string]expectation{}
 	}
 	return c
 }
@@ -212,14 +211,23 @@ func (l *Ledger) cancelAckSent(c *devConn, ev WireEvent, a wire.InteractionDecis
 	}
 	l.cancelReceiptValidates(ev, a)
 	run, what := ev.Frame.ID, "cancel receipt of run "+ev.Frame.ID+" from "+c.device
-	switch {
-	case a.Applied && a.ErrorCode != "":
-		l.violate(ev.At, CheckRefusalCode, "%s: applied with code %q", what, a.ErrorCode)
-	case !a.Applied && !cancelCodes[a.ErrorCode]:
-		l.violate(ev.At, CheckRefusalCode, "%s: refused with %q, not a cancel code", what, a.ErrorCode)
-	default:
+	if l.receiptCode(ev.At, what, "cancel", cancelCodes, a) {
 		l.judgeRunCode(ev.At, what+": "+a.ErrorCode, "cancel", a.ErrorCode, c, run, delivered, true)
 	}
+}
+
+// receiptCode judges a receipt's code against its family's set: applied
+// carries none, a refusal one of the set. It reports whether both hold.
+func (l *Ledger) receiptCode(at int64, what, family string, codes map[string]bool, a wire.InteractionDecisionAck) bool {
+	switch {
+	case a.Applied && a.ErrorCode != "":
+		l.violate(at, CheckRefusalCode, "%s: applied with code %q", what, a.ErrorCode)
+	case !a.Applied && !codes[a.ErrorCode]:
+		l.violate(at, CheckRefusalCode, "%s: refused with %q, not a %s code", what, a.ErrorCode, family)
+	default:
+		return true
+	}
+	return false
 }
 
 // judgeRunCode: a Run that started here before the frame arrived is live
@@ -240,20 +248,15 @@ func (l *Ledger) judgeRunCode(at int64, what, frame, code string, c *devConn, ru
 }
 
 func (l *Ledger) ixAckCode(ev WireEvent, a wire.InteractionDecisionAck) {
-	result, ok := l.ix.isResult[a.DeliveryID]
-	if !ok {
+	att := l.ix.byDelivery[a.DeliveryID]
+	if att == nil {
 		return
 	}
 	family, codes := "decision", decisionAckCodes
-	if result {
+	if att.result {
 		family, codes = "function result", resultAckCodes
 	}
-	switch {
-	case a.Applied && a.ErrorCode != "":
-		l.violate(ev.At, CheckRefusalCode, "%s receipt %s from %s: applied with code %q", family, a.DeliveryID, ev.From, a.ErrorCode)
-	case !a.Applied && !codes[a.ErrorCode]:
-		l.violate(ev.At, CheckRefusalCode, "%s receipt %s from %s: refused with %q, not a %s code", family, a.DeliveryID, ev.From, a.ErrorCode, family)
-	}
+	l.receiptCode(ev.At, family+" receipt "+a.DeliveryID+" from "+ev.From, family, codes, a)
 }
 
 // prepareRefusal is the refusal the table's content rows give a prepare
