@@ -25,8 +25,7 @@ const MarkPreparationsPerConnFull = Mark("preparations_per_conn_full")
 // prepCount is one connection's open preparation streams by request ID
 // (looked up, never ranged).
 type prepCount struct {
-	open   map[string]*prepStream
-	fullAt int64 // the last instant the streams reached the limit; 0: never
+	open map[string]*prepStream
 	// releasing are streams Core released whose rejected or terminal
 	// status has not reached it: closed for the limit, yet Core may count
 	// one until that status (an idle read's profile does), which holds a
@@ -76,7 +75,6 @@ func (l *Ledger) observePreparationsPerConn(ev WireEvent) {
 			l.reach(MarkPreparationsPerConnFull)
 		}
 		if n >= DocumentedPreparationsPerConn {
-			c.fullAt = ev.At
 			l.projection.prepsFullAt = ev.At
 		}
 		if n > DocumentedPreparationsPerConn {
@@ -92,11 +90,10 @@ func (l *Ledger) observePreparationsPerConn(ev WireEvent) {
 		if ev.Kind != WireDelivered {
 			return
 		}
-		if st := c.open[id]; st != nil && (p.State == wire.StateRejected || st.delivers(p) && terminalState(p.State)) {
-			delete(c.open, id)
-		}
-		if st := c.releasing[id]; st != nil && (p.State == wire.StateRejected || st.delivers(p) && terminalState(p.State)) {
-			delete(c.releasing, id)
+		for _, streams := range []map[string]*prepStream{c.open, c.releasing} {
+			if st := streams[id]; st != nil && (p.State == wire.StateRejected || st.delivers(p) && terminalState(p.State)) {
+				delete(streams, id)
+			}
 		}
 	}
 }
@@ -116,7 +113,7 @@ func (l *Ledger) prepStreamsFullSince(at int64) bool {
 		return true // on a connection that may have ended since
 	}
 	for _, c := range l.projection.prepsPerConn { //tidy:sorted any-match only
-		if len(c.open) >= DocumentedPreparationsPerConn || c.fullAt > 0 && c.fullAt >= at {
+		if len(c.open) >= DocumentedPreparationsPerConn {
 			return true
 		}
 	}
