@@ -68,7 +68,7 @@ func (l *Ledger) busyWork(device string, conn uint64) string {
 // judgeQuiesceAccepted: at an accepted quiesce that fences the daemon
 // anew, nothing may be active.
 func (l *Ledger) judgeQuiesceAccepted(ev WireEvent, suspend string) {
-	if cur, fenced := l.fencing.fenced[ev.From]; fenced && cur == suspend {
+	if cur, fenced := l.fencing.fenced[ev.From]; fenced && cur.suspend == suspend {
 		return // a repeat of the quiesce that fenced it
 	}
 	if busy := l.busyWork(ev.From, ev.Conn); busy != "" {
@@ -79,8 +79,7 @@ func (l *Ledger) judgeQuiesceAccepted(ev WireEvent, suspend string) {
 // judgeResumeAccepted: a fenced daemon lifts its fence only for the
 // quiescing suspension.
 func (l *Ledger) judgeResumeAccepted(ev WireEvent, suspend string) {
-	if cur, fenced := l.fencing.fenced[ev.From]; fenced && cur != suspend {
-		l.violate(ev.At, "fencing_resume_other", "%s, fenced by %s, accepts resume %s", ev.From, cur, suspend)
-		l.fencing.fenced[ev.From] = suspend // judged once
+	if cur, fenced := l.fencing.fenced[ev.From]; fenced && cur.suspend != suspend {
+		l.violate(ev.At, "fencing_resume_other", "%s, fenced by %s, accepts resume %s", ev.From, cur.suspend, suspend)
 	}
 }

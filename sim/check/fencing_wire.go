@@ -43,21 +43,27 @@ type fenceRequest struct {
 }
 
 type fencingState struct {
-	requests    map[string]*fenceRequest  // Core's, by Envelope ID
-	inFlight    map[uint64]int            // Core's unanswered requests per connection
-	fenced      map[string]string         // device → suspend_id of its accepted quiesce, until resumed
-	fencedSince map[string]int            // device → the event count at that quiesce: later requests are new work
-	arrived     map[string]int            // device/kind/request → event count at arrival
-	resumed     map[string]bool           // suspend_id whose accepted resume reached Core
-	reached     map[string][]fenceRequest // conn/Envelope ID → requests delivered there, unanswered (forged too)
-	events      int
-	busy        fenceBusy       // fencing_busy.go
-	open        map[string]bool // suspensions fencing a device for Core
+	requests map[string]*fenceRequest  // Core's, by Envelope ID
+	inFlight map[uint64]int            // Core's unanswered requests per connection
+	fenced   map[string]fence          // device → its accepted quiesce, until resumed
+	arrived  map[string]int            // device/kind/request → event count at arrival
+	resumed  map[string]bool           // suspend_id whose accepted resume reached Core
+	reached  map[string][]fenceRequest // conn/Envelope ID → requests delivered there, unanswered (forged too)
+	events   int
+	busy     fenceBusy       // fencing_busy.go
+	open     map[string]bool // suspensions fencing a device for Core
+}
+
+// fence is a daemon's accepted quiesce: its suspend_id, and the event
+// count at the quiesce (requests arriving later are new work).
+type fence struct {
+	suspend string
+	since   int
 }
 
 func (s *fencingState) init() {
 	s.requests, s.inFlight, s.reached = map[string]*fenceRequest{}, map[uint64]int{}, map[string][]fenceRequest{}
-	s.fenced, s.fencedSince, s.arrived, s.resumed = map[string]string{}, map[string]int{}, map[string]int{}, map[string]bool{}
+	s.fenced, s.arrived, s.resumed = map[string]fence{}, map[string]int{}, map[string]bool{}
 }
 
 func (l *Ledger) observeFencing(ev WireEvent) {
@@ -152,9 +158,9 @@ func (l *Ledger) fencingDeviceSent(ev WireEvent) {
 // that reached it after its fence.
 func (l *Ledger) newWhileFenced(ev WireEvent, kind string) bool {
 	s := &l.fencing
-	_, fenced := s.fenced[ev.From]
+	f, fenced := s.fenced[ev.From]
 	at, ok := s.arrived[ev.From+kind+ev.Frame.ID]
-	return fenced && ok && at > s.fencedSince[ev.From]
+	return fenced && ok && at > f.since
 }
 
 func (l *Ledger) fencingReached(ev WireEvent) {
@@ -175,11 +181,7 @@ func (l *Ledger) fencingReply(ev WireEvent, m fenceMsg) {
 		return
 	}
 	req := reqs[0]
-	if len(reqs) == 1 {
-		delete(s.reached, key)
-	} else {
-		s.reached[key] = reqs[1:]
-	}
+	s.reached[key] = reqs[1:]
 	switch {
 	case req.quiesce != m.quiesce:
 		l.violate(ev.At, "fencing_reply", "%s answers %s with %s: the reply type does not match the request", ev.From, ev.Frame.ID, ev.Frame.Type())
@@ -198,23 +200,20 @@ func (l *Ledger) fencingReply(ev WireEvent, m fenceMsg) {
 			l.reach(MarkQuiesceBusyRefused) // the rule at work
 		}
 	case !m.accepted:
-		if fenced && req.forged && cur != m.suspend {
+		if fenced && req.forged && cur.suspend != m.suspend {
 			l.reach(MarkStrayResumeRefused)
 		}
 	case m.quiesce:
 		l.judgeQuiesceAccepted(ev, m.suspend)
 		made(&s.busy.closing)[ev.Conn] = true
 		if !fenced {
-			s.fencedSince[ev.From] = s.events
+			cur.since = s.events
 		}
-		s.fenced[ev.From] = m.suspend
+		s.fenced[ev.From] = fence{m.suspend, cur.since}
 		l.reach(MarkQuiesceAccepted)
 	default:
 		l.judgeResumeAccepted(ev, m.suspend)
-		if s.fenced[ev.From] == m.suspend {
-			delete(s.fenced, ev.From)
-			delete(s.fencedSince, ev.From)
-		}
+		delete(s.fenced, ev.From) // whichever suspension fenced it
 	}
 }
 
@@ -286,7 +285,4 @@ func (l *Ledger) fencingCoreDown() {
 }
 
 // fencingNodeDown: a daemon's fence belongs to its process.
-func (l *Ledger) fencingNodeDown(node string) {
-	delete(l.fencing.fenced, node)
-	delete(l.fencing.fencedSince, node)
-}
+func (l *Ledger) fencingNodeDown(node string) { delete(l.fencing.fenced, node) }
