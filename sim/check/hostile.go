@@ -337,8 +337,9 @@ func namesHostile(f wire.Frame) bool {
 	return false
 }
 
-// noteAnswerContext tracks what the conditions of probes read: grants and
-// expiries of request IDs, and done of Runs, per connection.
+// noteAnswerContext tracks what the conditions of probes read: grants,
+// starts and expiries of request IDs, done of Runs and ends of write
+// transfers, per connection.
 func (l *Ledger) noteAnswerContext(ev WireEvent) {
 	h := &l.hostile
 	switch p := ev.Frame.Payload.(type) {
@@ -346,7 +347,9 @@ func (l *Ledger) noteAnswerContext(ev WireEvent) {
 		k := connIDKey(ev.Conn, ev.Frame.ID)
 		if ev.From != RogueNode {
 			l.noteRecord(ev.Conn, ev.Frame.ID, p)
-			l.noteStarting(ev, p)
+			if p.State == wire.StateStarting && p.RunID != "" {
+				h.starting[connIDKey(ev.Conn, p.RunID)] = true
+			}
 		}
 		if p.State != wire.StateRejected && p.Handle != "" {
 			if !h.granted[k] {
@@ -361,7 +364,10 @@ func (l *Ledger) noteAnswerContext(ev WireEvent) {
 	case wire.Done:
 		h.doneRun[connIDKey(ev.Conn, ev.Frame.ID)] = true
 	case wire.WorkspaceWriteResult:
-		l.noteWriteEnded(ev, p)
+		// when the daemon sent the first terminal result of a transfer
+		if ev.From != CoreNode && (p.Outcome == wire.OutcomeRejected || p.Outcome == wire.OutcomeCompleted || p.Outcome == wire.OutcomeUnknown) {
+			keepFirst(h.writeEnded, connIDKey(ev.Conn, ev.Frame.ID), ev.At)
+		}
 	}
 }
 

@@ -7,15 +7,15 @@ import "github.com/turnstile-sim/turnstile/wire"
 // makes it not judged (nil).
 const (
 	CondExpired          = "expired"           // the daemon already sent expired for ReplyID: the republished expired status
-	CondEnded            = "ended"             // a release of its own admission: endedAnswer
+	CondEnded            = "ended"             // a release of its own admission: terminal once the daemon sent expired, or failed before
 	CondDone             = "done"              // the daemon already sent done for the Run: the route is gone, run_inactive
 	CondGranted          = "granted"           // judged only if the daemon granted ReplyID (a status with a handle) first
 	CondEvicted          = "evicted"           // a record the connection's table may have evicted (admission_records.go)
 	CondTable            = "table"             // a forged prepare: tableAnswer
-	CondTransferOpen     = "transfer_open"     // transferOpenAnswer
+	CondTransferOpen     = "transfer_open"     // judged only while the transfer (ReplyID) has not ended
 	CondUnresolved       = "unresolved"        // unresolvedAnswer
 	CondOwnerOpen        = "owner_open"        // judged only while the Harness holds Executor open on Target
-	CondCloseFailed      = "close_failed"      // closeFailedAnswer
+	CondCloseFailed      = "close_failed"      // judged only after a failed close of Executor on Target
 	CondRunLive          = "run_live"          // runLiveAnswer
 	CondWriteOutstanding = "write_outstanding" // writeOutstandingAnswer
 )
@@ -29,8 +29,14 @@ func (l *Ledger) wantNow(p *HostileProbe, ev WireEvent, delivered int64) []strin
 			return []string{wire.StateExpired}
 		}
 	case CondEnded:
-		if w := l.endedAnswer(p); w != nil {
-			return w
+		// once the daemon sent expired, or failed before this answer, the
+		// admission is terminal and only republishes that status (wire
+		// reference §3.3); Want while it may be live
+		switch k := connIDKey(p.Conn, p.ReplyID); {
+		case h.expired[k]:
+			return []string{wire.StateExpired}
+		case h.failed[k]:
+			return []string{wire.StateFailed}
 		}
 	case CondDone:
 		if h.doneRun[connIDKey(p.Conn, p.ReplyID)] {
@@ -43,13 +49,26 @@ func (l *Ledger) wantNow(p *HostileProbe, ev WireEvent, delivered int64) []strin
 	case CondTable:
 		return l.tableAnswer(p)
 	case CondTransferOpen:
-		return l.transferOpenAnswer(p, delivered)
+		// a step of a workspace_write transfer is judged only if no terminal
+		// result for it left before the frame arrived: an expired one was
+		// forgotten, its write slot maybe reused
+		if at, ended := h.writeEnded[connIDKey(p.Conn, p.ReplyID)]; ended && at < delivered {
+			return nil
+		}
 	case CondUnresolved:
 		return l.unresolvedAnswer(p, delivered)
 	case CondRunLive:
 		return l.runLiveAnswer(p, delivered)
 	case CondCloseFailed:
-		return l.closeFailedAnswer(p, delivered)
+		// judged only if the Harness recorded a failed close of Executor on
+		// Target (since that executor was created) before the frame arrived
+		// and has not confirmed a close of it since; executor IDs repeat
+		// across daemon process lives: only a failure of this life's counts
+		k := pairKey(p.Target, p.Executor)
+		failed, ok := l.native.closeFailed[k]
+		if e := l.harness.executors[k]; !ok || failed >= delivered || e == nil || e.closed || failed < e.createdAt {
+			return nil
+		}
 	case CondWriteOutstanding:
 		return l.writeOutstandingAnswer(p, delivered)
 	case CondOwnerOpen:
@@ -97,51 +116,11 @@ func answerOf(f wire.Frame) string {
 	return ""
 }
 
-// endedAnswer: once the daemon sent expired, or failed before this
-// answer, the admission is terminal and only republishes that status
-// (wire reference §3.3); nil while it may be live.
-func (l *Ledger) endedAnswer(p *HostileProbe) []string {
-	switch k := connIDKey(p.Conn, p.ReplyID); {
-	case l.hostile.expired[k]:
-		return []string{wire.StateExpired}
-	case l.hostile.failed[k]:
-		return []string{wire.StateFailed}
-	}
-	return nil
-}
-
 // noteFailed records a failed status after the answers of its event are
 // judged: a release answered with a fresh failed is not a republish.
 func (l *Ledger) noteFailed(ev WireEvent) {
 	if p, ok := ev.Frame.Payload.(wire.PreparationStatus); ok && p.State == wire.StateFailed && p.Handle != "" {
 		l.hostile.failed[connIDKey(ev.Conn, ev.Frame.ID)] = true
-	}
-}
-
-// noteWriteEnded records when the daemon sent the first terminal
-// workspace_write_result of a transfer.
-func (l *Ledger) noteWriteEnded(ev WireEvent, r wire.WorkspaceWriteResult) {
-	switch r.Outcome {
-	case wire.OutcomeRejected, wire.OutcomeCompleted, wire.OutcomeUnknown:
-		if ev.From != CoreNode {
-			keepFirst(l.hostile.writeEnded, connIDKey(ev.Conn, ev.Frame.ID), ev.At)
-		}
-	}
-}
-
-// transferOpenAnswer: a step of a workspace_write transfer (ReplyID) is
-// judged only if no terminal result for it left before the frame arrived:
-// an expired one was forgotten, its write slot maybe reused.
-func (l *Ledger) transferOpenAnswer(p *HostileProbe, delivered int64) []string {
-	if at, ended := l.hostile.writeEnded[connIDKey(p.Conn, p.ReplyID)]; ended && at < delivered {
-		return nil
-	}
-	return p.Want
-}
-
-func (l *Ledger) noteStarting(ev WireEvent, p wire.PreparationStatus) {
-	if p.State == wire.StateStarting && p.RunID != "" {
-		l.hostile.starting[connIDKey(ev.Conn, p.RunID)] = true
 	}
 }
 
@@ -157,20 +136,6 @@ func (l *Ledger) unresolvedAnswer(p *HostileProbe, delivered int64) []string {
 		return nil // the daemon never took the start: another rule answers
 	}
 	if at, ok := l.native.startAnswered[run]; ok && at <= delivered {
-		return nil
-	}
-	return p.Want
-}
-
-// closeFailedAnswer: judged only if the Harness recorded a failed close
-// of Executor on Target (since that executor was created) before the
-// frame arrived and has not confirmed a close of it since.
-func (l *Ledger) closeFailedAnswer(p *HostileProbe, delivered int64) []string {
-	k := pairKey(p.Target, p.Executor)
-	failed, ok := l.native.closeFailed[k]
-	// executor IDs repeat across daemon process lives: only a failure of
-	// this life's executor counts
-	if e := l.harness.executors[k]; !ok || failed >= delivered || e == nil || e.closed || failed < e.createdAt {
 		return nil
 	}
 	return p.Want

@@ -52,15 +52,6 @@ func (r *connRules) claim(conn uint64, device string) {
 	}
 }
 
-func (r *connRules) ends(conn uint64) *connEnds {
-	c := r.conns[conn]
-	if c == nil {
-		c = &connEnds{opened: map[string]bool{}, closed: map[string]bool{}}
-		r.conns[conn] = c
-	}
-	return c
-}
-
 // openAt reports whether node has learned conn open and not closed.
 func (r *connRules) openAt(conn uint64, node string) bool {
 	c := r.conns[conn]
@@ -74,18 +65,18 @@ func (l *Ledger) hostileConns(ev WireEvent) {
 	}
 	switch ev.Kind {
 	case WireOpened:
-		r.ends(ev.Conn).opened[ev.To] = true
+		made(&entry(r.conns, ev.Conn).opened)[ev.To] = true
 		if ev.To == CoreNode {
 			d := cmp.Or(r.claims[ev.Conn], ev.From)
 			r.device[ev.Conn] = d
 			r.pending = append(r.pending, genCheck{at: ev.At, device: d, conn: ev.Conn})
 		}
 	case WireClosed:
-		c := r.ends(ev.Conn)
+		c := entry(r.conns, ev.Conn)
 		if c.closed[ev.To] {
 			return
 		}
-		c.closed[ev.To] = true
+		made(&c.closed)[ev.To] = true
 		if ev.From == ev.To && c.closedBy == "" {
 			c.closedBy, c.closeReason = ev.To, ev.Reason
 		}
