@@ -184,9 +184,8 @@ type probeState struct {
 
 type hostileState struct {
 	probes     []*probeState
-	fresh      []string // refusals not yet taken by the world
-	granted    map[string]bool
-	grants     map[uint64]int // request IDs granted per connection
+	fresh      []string                   // refusals not yet taken by the world
+	granted    map[uint64]map[string]bool // connection → request IDs granted there
 	expired    map[string]bool
 	failed     map[string]bool // conn/request: the daemon sent failed (noteFailed)
 	doneRun    map[string]bool
@@ -202,8 +201,8 @@ type hostileState struct {
 }
 
 func (h *hostileState) init() {
-	h.granted, h.expired, h.doneRun, h.failed = map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
-	h.grants, h.rogue, h.stepOf = map[uint64]int{}, map[uint64]bool{}, map[uint64]*probeState{}
+	h.granted, h.expired, h.doneRun, h.failed = map[uint64]map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
+	h.rogue, h.stepOf = map[uint64]bool{}, map[uint64]*probeState{}
 	h.starting, h.ownRuns, h.shutdownAt, h.writeEnded = map[string]bool{}, map[string]bool{}, map[string]int64{}, map[string]int64{}
 	h.lastStatus = map[string]wire.PreparationStatus{}
 	h.conns.init()
@@ -352,10 +351,7 @@ func (l *Ledger) noteAnswerContext(ev WireEvent) {
 			}
 		}
 		if p.State != wire.StateRejected && p.Handle != "" {
-			if !h.granted[k] {
-				h.grants[ev.Conn]++
-			}
-			h.granted[k] = true
+			inner(h.granted, ev.Conn)[ev.Frame.ID] = true
 			l.republishRule(ev, p)
 		}
 		if p.State == wire.StateExpired {

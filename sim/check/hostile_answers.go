@@ -43,7 +43,7 @@ func (l *Ledger) wantNow(p *HostileProbe, ev WireEvent, delivered int64) []strin
 			return []string{"ack/" + "run_inactive"}
 		}
 	case CondGranted:
-		if !h.granted[connIDKey(p.Conn, p.ReplyID)] {
+		if !h.granted[p.Conn][p.ReplyID] {
 			return nil
 		}
 	case CondTable:
@@ -81,7 +81,7 @@ func (l *Ledger) wantNow(p *HostileProbe, ev WireEvent, delivered int64) []strin
 		// unknown too once AdmissionRecordsMax requests were granted
 		if held, evicted := l.recordKnown(p.Conn, p.ReplyID); evicted {
 			return []string{"rejected/unknown_preparation"}
-		} else if !held && h.grants[p.Conn] >= AdmissionRecordsMax {
+		} else if !held && len(h.granted[p.Conn]) >= AdmissionRecordsMax {
 			return append([]string{"rejected/unknown_preparation"}, p.Want...)
 		}
 	}

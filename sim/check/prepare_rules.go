@@ -22,9 +22,31 @@ func (l *Ledger) checkPrepareConfig(ev WireEvent, p wire.ExecutionPrepare, s *se
 	bad.want(cfg.AgentStateKey == stateKeyPrefix+p.SessionID, "agent_state_key %q", cfg.AgentStateKey)
 	bad.want(cfg.StrictResume, "strict_resume not set")
 	bad.want(!cfg.WorkspaceAuthoring && !cfg.WorkspaceReadOnly, "workspace_authoring or workspace_read_only set")
-	bad = append(bad, environmentMismatch(spec, cfg)...)
+	switch local := cfg.LocalEnvironment; {
+	case spec.Environment == EnvNone && (!cfg.DisableExecutionEnvironment || local != nil):
+		bad = append(bad, "environment none needs disable_execution_environment and no local_environment")
+	case spec.Environment != EnvNone && (cfg.DisableExecutionEnvironment || local == nil):
+		bad = append(bad, fmt.Sprintf("environment %s needs local_environment and no disable_execution_environment", spec.Environment))
+	case local != nil && local.ID != spec.EnvironmentID:
+		bad = append(bad, fmt.Sprintf("local_environment.id %q, want %q", local.ID, spec.EnvironmentID))
+	}
 	bad = append(bad, agentOptionsMismatch(spec, cfg.AgentOptions)...)
-	bad = append(bad, controlsMismatch(spec, cfg.ExecutionControls)...)
+	if c := cfg.ExecutionControls; c == nil {
+		bad = append(bad, "execution_controls missing")
+	} else {
+		bad.want(c.WebSearch == webSearchDisabled, "web_search %q, want %q", c.WebSearch, webSearchDisabled)
+		bad.want(c.TextVerbosity == spec.frozenVerbosity(), "text_verbosity %q, want %q", c.TextVerbosity, spec.frozenVerbosity())
+		bad.want(c.DisableProgrammaticToolCalling == spec.DisableProgrammaticToolCalling,
+			"disable_programmatic_tool_calling %v", c.DisableProgrammaticToolCalling)
+		switch {
+		case spec.OutputSchema == nil && c.OutputFormat != nil:
+			bad = append(bad, "output_format without an output schema")
+		case spec.OutputSchema != nil && c.OutputFormat == nil:
+			bad = append(bad, "output_format missing for the Agent's output schema")
+		case spec.OutputSchema != nil && (c.OutputFormat.Type != wire.OutputFormatJSONSchema || !sameJSON(c.OutputFormat.Schema, spec.OutputSchema)):
+			bad = append(bad, fmt.Sprintf("output_format %s %s, want json_schema with the Agent's schema", c.OutputFormat.Type, c.OutputFormat.Schema))
+		}
+	}
 	if c := l.frames.conns[ev.Conn]; c != nil && c.known && !c.opaque {
 		items := c.kinds[spec.Kind].Capabilities.MessageItems.IsSupported()
 		bad.want(cfg.ObserveMessages == items, "observe_messages %v, declaration's message_items %v", cfg.ObserveMessages, items)
@@ -32,7 +54,8 @@ func (l *Ledger) checkPrepareConfig(ev WireEvent, p wire.ExecutionPrepare, s *se
 	bad.want(cfg.ObserveSubagentIdentities == spec.MultiAgent && cfg.DisableSubagents == !spec.MultiAgent,
 		"observe_subagent_identities %v, disable_subagents %v with multi_agent %v",
 		cfg.ObserveSubagentIdentities, cfg.DisableSubagents, spec.MultiAgent)
-	bad.want(sameTools(cfg.FunctionTools, spec.FunctionTools), "function_tools differ from the Agent's")
+	bad.want(len(cfg.FunctionTools)+len(spec.FunctionTools) == 0 || reflect.DeepEqual(cfg.FunctionTools, spec.FunctionTools),
+		"function_tools differ from the Agent's")
 	bad.want(cfg.ToolSearch == spec.toolSearch(), "tool_search %v, want %v", cfg.ToolSearch, spec.toolSearch())
 	servers := cfg.MCPHTTPServers
 	bad.want(len(spec.MCPServers) > 0 || servers == nil, "mcp_http_servers without any server")
@@ -54,25 +77,13 @@ func (f *findings) want(ok bool, format string, args ...any) {
 	}
 }
 
-func environmentMismatch(spec SessionSpec, cfg wire.ExecutionConfiguration) []string {
-	switch {
-	case spec.Environment == EnvNone && (!cfg.DisableExecutionEnvironment || cfg.LocalEnvironment != nil):
-		return []string{"environment none needs disable_execution_environment and no local_environment"}
-	case spec.Environment != EnvNone && (cfg.DisableExecutionEnvironment || cfg.LocalEnvironment == nil):
-		return []string{fmt.Sprintf("environment %s needs local_environment and no disable_execution_environment", spec.Environment)}
-	case cfg.LocalEnvironment != nil && cfg.LocalEnvironment.ID != spec.EnvironmentID:
-		return []string{fmt.Sprintf("local_environment.id %q, want %q", cfg.LocalEnvironment.ID, spec.EnvironmentID)}
-	}
-	return nil
-}
-
 func agentOptionsMismatch(spec SessionSpec, opts map[string]json.RawMessage) []string {
 	// The keys the Session wants, and their values, in ascending order (agentOptionKeys).
 	wanted := [len(agentOptionKeys)]bool{spec.HarnessConfig != nil, true, spec.ModelProvider != "", true}
 	values := [len(agentOptionKeys)][]byte{spec.HarnessConfig, jsonText(spec.Model), jsonText(spec.ModelProvider), jsonText(spec.SystemPrompt)}
 	var bad []string
 	for _, key := range sortedKeys(opts) {
-		if i := agentOptionIndex(key); i < 0 || !wanted[i] {
+		if i := slices.Index(agentOptionKeys[:], key); i < 0 || !wanted[i] {
 			bad = append(bad, fmt.Sprintf("agent_options carries %q", key))
 		}
 	}
@@ -94,35 +105,6 @@ func agentOptionsMismatch(spec SessionSpec, opts map[string]json.RawMessage) []s
 // agentOptionsMismatch names what is missing or different.
 var agentOptionKeys = [...]string{wire.AgentOptionHarnessConfig, wire.AgentOptionModel,
 	wire.AgentOptionModelProvider, wire.AgentOptionSystemPrompt}
-
-func agentOptionIndex(key string) int { return slices.Index(agentOptionKeys[:], key) }
-
-func controlsMismatch(spec SessionSpec, c *wire.ExecutionControls) []string {
-	if c == nil {
-		return []string{"execution_controls missing"}
-	}
-	var bad findings
-	bad.want(c.WebSearch == webSearchDisabled, "web_search %q, want %q", c.WebSearch, webSearchDisabled)
-	bad.want(c.TextVerbosity == spec.frozenVerbosity(), "text_verbosity %q, want %q", c.TextVerbosity, spec.frozenVerbosity())
-	bad.want(c.DisableProgrammaticToolCalling == spec.DisableProgrammaticToolCalling,
-		"disable_programmatic_tool_calling %v", c.DisableProgrammaticToolCalling)
-	switch {
-	case spec.OutputSchema == nil && c.OutputFormat != nil:
-		bad = append(bad, "output_format without an output schema")
-	case spec.OutputSchema != nil && c.OutputFormat == nil:
-		bad = append(bad, "output_format missing for the Agent's output schema")
-	case spec.OutputSchema != nil && (c.OutputFormat.Type != wire.OutputFormatJSONSchema || !sameJSON(c.OutputFormat.Schema, spec.OutputSchema)):
-		bad = append(bad, fmt.Sprintf("output_format %s %s, want json_schema with the Agent's schema", c.OutputFormat.Type, c.OutputFormat.Schema))
-	}
-	return bad
-}
-
-func sameTools(a, b []wire.FunctionTool) bool {
-	if len(a) == 0 && len(b) == 0 {
-		return true
-	}
-	return reflect.DeepEqual(a, b)
-}
 
 // sameJSON compares two JSON values ignoring insignificant whitespace.
 func sameJSON(a, b []byte) bool {
