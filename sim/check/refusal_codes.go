@@ -152,42 +152,29 @@ func (l *Ledger) statusSent(c *devConn, ev WireEvent, st wire.PreparationStatus)
 		}
 	}
 	x, ok := c.expect[id]
-	if !ok {
-		return
-	}
-	switch x.op {
-	case wire.TypeExecutionPrepare:
-		delete(c.expect, id)
-		l.judgePrepareAnswer(ev.At, what, x, st)
-	case wire.TypeExecutionStart:
-		l.judgeUngrantedStart(ev.At, id, what, c, x, st)
-	}
-}
-
-func (l *Ledger) judgePrepareAnswer(at int64, what string, x expectation, st wire.PreparationStatus) {
-	got, want := "", x.code
+	got := ""
 	if st.State == wire.StateRejected {
 		got = st.ErrorCode
 	}
 	switch {
-	case got == "history_unavailable" && !x.require:
-		l.violate(at, CheckRefusalCode, "%s refuses with history_unavailable a prepare that requires no existing history", what)
-	case want != "" && got != want:
-		l.violate(at, CheckRefusalCode, "%s answers the prepare with %s %q, want rejected %q", what, st.State, got, want)
-	case want == "" && contentCodes[got]:
-		l.violate(at, CheckRefusalCode, "%s refuses a prepare whose content passes the table with %q", what, got)
-	}
-}
-
-func (l *Ledger) judgeUngrantedStart(at int64, id, what string, c *devConn, x expectation, st wire.PreparationStatus) {
-	switch {
+	case !ok:
+	case x.op == wire.TypeExecutionPrepare:
+		delete(c.expect, id)
+		switch {
+		case got == "history_unavailable" && !x.require:
+			l.violate(ev.At, CheckRefusalCode, "%s refuses with history_unavailable a prepare that requires no existing history", what)
+		case x.code != "" && got != x.code:
+			l.violate(ev.At, CheckRefusalCode, "%s answers the prepare with %s %q, want rejected %q", what, st.State, got, x.code)
+		case x.code == "" && contentCodes[got]:
+			l.violate(ev.At, CheckRefusalCode, "%s refuses a prepare whose content passes the table with %q", what, got)
+		}
 	case st.State == wire.StateRejected && (st.Operation == "" || st.Operation == wire.TypeExecutionStart):
 		delete(c.expect, id)
-		if st.ErrorCode != x.code {
-			l.violate(at, CheckRefusalCode, "%s refuses a start with ungranted handle %s with %q, want %q", what, x.handle, st.ErrorCode, x.code)
+		if got != x.code {
+			l.violate(ev.At, CheckRefusalCode, "%s refuses a start with ungranted handle %s with %q, want %q", what, x.handle, got, x.code)
 		}
 	case st.State != wire.StateRejected && st.Handle == x.handle:
-		l.violate(at, CheckRefusalCode, "%s answers a start with ungranted handle %s with %s", what, x.handle, st.State)
+		l.violate(ev.At, CheckRefusalCode, "%s answers a start with ungranted handle %s with %s", what, x.handle, st.State)
 	}
 }
 
