@@ -11,10 +11,26 @@ func (l *Ledger) observeInteractions(ev WireEvent) {
 	conn := connKey(ev.Conn)
 	switch {
 	case ev.Kind == WireSent && ev.From == CoreNode:
-		l.ixCoreSent(ev)
+		if delivery, key, ok := decisionOf(ev.Frame); ok {
+			_, result := ev.Frame.Payload.(wire.FunctionResult)
+			a := &ixAttempt{key: key, delivery: delivery, result: result, sent: ev.At, answered: -1}
+			l.ix.attempts = append(l.ix.attempts, a)
+			l.ix.byDelivery[delivery] = a
+		}
 	case ev.Kind == WireDelivered && ev.To == CoreNode:
-		if a, ok := ev.Frame.Payload.(wire.InteractionDecisionAck); ok {
-			l.ixCoreReceived(ev.At, a)
+		// a receipt reached Core; the first one for a delivery answers its attempt
+		a, ok := ev.Frame.Payload.(wire.InteractionDecisionAck)
+		if !ok {
+			return
+		}
+		if a.Applied {
+			l.ix.coreApplied[a.DeliveryID] = true
+		}
+		if att := l.ix.byDelivery[a.DeliveryID]; att != nil && att.answered < 0 {
+			att.answered, att.outcome = ev.At, DecisionOutcomeRefused
+			if a.Applied {
+				att.outcome = DecisionOutcomeApplied
+			}
 		}
 	case ev.Kind == WireDelivered && ev.From == CoreNode:
 		l.ixDaemonReceived(conn, ev)
@@ -35,31 +51,6 @@ func decisionOf(f wire.Frame) (delivery, key string, ok bool) {
 		return p.DeliveryID, f.ID + "/" + p.CallID, true
 	}
 	return "", "", false
-}
-
-func (l *Ledger) ixCoreSent(ev WireEvent) {
-	delivery, key, ok := decisionOf(ev.Frame)
-	if !ok {
-		return
-	}
-	_, result := ev.Frame.Payload.(wire.FunctionResult)
-	a := &ixAttempt{key: key, delivery: delivery, result: result, sent: ev.At, answered: -1}
-	l.ix.attempts = append(l.ix.attempts, a)
-	l.ix.byDelivery[delivery] = a
-}
-
-// ixCoreReceived: a receipt reached Core; the first one for a delivery
-// answers its attempt.
-func (l *Ledger) ixCoreReceived(at int64, a wire.InteractionDecisionAck) {
-	if a.Applied {
-		l.ix.coreApplied[a.DeliveryID] = true
-	}
-	if att := l.ix.byDelivery[a.DeliveryID]; att != nil && att.answered < 0 {
-		att.answered, att.outcome = at, DecisionOutcomeRefused
-		if a.Applied {
-			att.outcome = DecisionOutcomeApplied
-		}
-	}
 }
 
 func (l *Ledger) ixDaemonReceived(conn string, ev WireEvent) {
