@@ -2,7 +2,6 @@ package check
 
 import (
 	"encoding/json"
-	"strings"
 
 	"github.com/turnstile-sim/turnstile/wire"
 )
@@ -24,7 +23,7 @@ type reuseExec struct {
 }
 
 type reuseState struct {
-	execs    map[string]*reuseExec            // device\x00executor
+	execs    map[string]map[string]*reuseExec // device → executor
 	prepares map[string]wire.ExecutionPrepare // device\x00conn\x00request: first prepare
 	judged   map[string]bool                  // device\x00conn\x00request: first status judged
 }
@@ -67,9 +66,8 @@ func (l *Ledger) observeReuse(ev WireEvent) {
 // reuseRunEnded: run ended on device; a done naming a native session
 // tells the executor's identity.
 func (l *Ledger) reuseRunEnded(device, run, native string) {
-	for _, k := range sortedKeys(l.reuse.execs) {
-		x := l.reuse.execs[k]
-		if x.run == run && strings.HasPrefix(k, device+"\x00") {
+	for _, x := range l.reuse.execs[device] { //tidy:sorted updates only
+		if x.run == run {
 			x.run = ""
 			if native != "" {
 				x.native, x.known = native, true
@@ -83,9 +81,9 @@ func (l *Ledger) reuseStatus(ev WireEvent, st wire.PreparationStatus) {
 	if st.ExecutorID == "" {
 		return
 	}
-	xk := pairKey(ev.From, st.ExecutorID)
+	x := s.execs[ev.From][st.ExecutorID]
 	if st.State == wire.StateStarting || st.State == wire.StateStarted {
-		if x := s.execs[xk]; x != nil {
+		if x != nil {
 			x.run = st.RunID
 			if x.native == "" {
 				x.known = false // a new root may start: only its done can name it
@@ -101,20 +99,19 @@ func (l *Ledger) reuseStatus(ev WireEvent, st wire.PreparationStatus) {
 	made(&s.judged)[k] = true
 	c := p.Configuration
 	if !st.Reused {
-		if x := s.execs[xk]; x != nil && x.by != k {
+		if x != nil && x.by != k {
 			// executor IDs are never reused within a daemon process
 			l.violate(ev.At, CheckExecutorReuse, "%s answered prepare %s with executor %s, which an earlier prepare created, but reused=false",
 				ev.From, ev.Frame.ID, st.ExecutorID)
 			return
 		}
-		made(&s.execs)[xk] = &reuseExec{session: p.SessionID, config: reuseConfig(c), native: c.AgentSessionID, known: true, by: k}
+		inner(made(&s.execs), ev.From)[st.ExecutorID] = &reuseExec{session: p.SessionID, config: reuseConfig(c), native: c.AgentSessionID, known: true, by: k}
 		return
 	}
 	if st.State != wire.StateReady || st.Revision != 1 {
 		l.violate(ev.At, CheckExecutorReuse, "%s answered prepare %s by reusing executor %s with %s at revision %d; a reuse does no native work and answers ready at revision 1",
 			ev.From, ev.Frame.ID, st.ExecutorID, st.State, st.Revision)
 	}
-	x := s.execs[xk]
 	if x == nil {
 		return // created before this ledger knew the device (or unseen): nothing to compare
 	}
@@ -136,6 +133,4 @@ func (l *Ledger) reuseStatus(ev WireEvent, st wire.PreparationStatus) {
 }
 
 // reuseNodeDown: the daemon crashed with its Harness and executors.
-func (l *Ledger) reuseNodeDown(device string) {
-	deleteUnder(l.reuse.execs, device+"\x00")
-}
+func (l *Ledger) reuseNodeDown(device string) { delete(l.reuse.execs, device) }
