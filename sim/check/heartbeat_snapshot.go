@@ -53,20 +53,20 @@ func (l *Ledger) observeHeartbeats(ev WireEvent) {
 			h.awaitingClose = append(h.awaitingClose, ev.Conn)
 		}
 	case ev.Kind == WireSent && ev.From == CoreNode && len(ev.Raw) > 0:
-		l.checkCoreSend(ev)
-	}
-}
-
-func (l *Ledger) checkCoreSend(ev WireEvent) {
-	c := l.heartbeat.conns[ev.Conn]
-	_, prepare := ev.Frame.Payload.(wire.ExecutionPrepare)
-	switch {
-	case c != nil && c.invalidAt >= 0:
-		l.violate(ev.At, CheckHeartbeatSnapshot, "Core sent %s to %s on conn %s after an invalid heartbeat at %s",
-			wireType(ev), c.device, connKey(ev.Conn), vtime(c.invalidAt))
-	case ev.HasFrame() && prepare && (c == nil || !c.declared):
-		l.violate(ev.At, CheckHeartbeatSnapshot, "Core sent execution_prepare %s to %s on conn %s before any valid heartbeat on it",
-			ev.Frame.ID, ev.To, connKey(ev.Conn))
+		c := h.conns[ev.Conn]
+		_, prepare := ev.Frame.Payload.(wire.ExecutionPrepare)
+		switch {
+		case c != nil && c.invalidAt >= 0:
+			what := "an undecodable frame"
+			if ev.HasFrame() && ev.Frame.Payload != nil {
+				what = ev.Frame.Payload.MessageType()
+			}
+			l.violate(ev.At, CheckHeartbeatSnapshot, "Core sent %s to %s on conn %s after an invalid heartbeat at %s",
+				what, c.device, connKey(ev.Conn), vtime(c.invalidAt))
+		case ev.HasFrame() && prepare && (c == nil || !c.declared):
+			l.violate(ev.At, CheckHeartbeatSnapshot, "Core sent execution_prepare %s to %s on conn %s before any valid heartbeat on it",
+				ev.Frame.ID, ev.To, connKey(ev.Conn))
+		}
 	}
 }
 
@@ -104,11 +104,4 @@ func validDeclaration(hb wire.Heartbeat) bool {
 		seen[k.Kind] = true
 	}
 	return true
-}
-
-func wireType(ev WireEvent) string {
-	if ev.HasFrame() && ev.Frame.Payload != nil {
-		return ev.Frame.Payload.MessageType()
-	}
-	return "an undecodable frame"
 }

@@ -227,15 +227,6 @@ func (l *Ledger) RogueConn(at int64, conn uint64, device, version string) {
 	l.UpgradeVersion(at, conn, version)
 }
 
-// probeName names a probe's action in a verdict; a device's daemon
-// declaring another version is no rogue, and is named for what it did.
-func (l *Ledger) probeName(p HostileProbe) string {
-	if p.Action == HostileRogueWrongVersion && !l.hostile.rogue[p.Conn] {
-		return "its upgrade declared another protocol version than " + wire.Version
-	}
-	return p.Action
-}
-
 // UpgradeVersion records the protocol version an upgrade declared (a
 // rogue's, or a device's daemon of an older build), when Core learns the
 // connection open. Another version than wire.Version, byte for byte, is
@@ -458,8 +449,14 @@ func (l *Ledger) expireProbes(at int64) {
 		switch {
 		case p.Want[0] == AnswerClose && p.Deadline != 0 && at > p.Deadline && (ps.delivered != 0 || p.Frame == nil):
 			ps.done = true
+			// a device's daemon declaring another version is no rogue, and
+			// is named for what it did
+			what := p.Action
+			if p.Action == HostileRogueWrongVersion && !l.hostile.rogue[p.Conn] {
+				what = "its upgrade declared another protocol version than " + wire.Version
+			}
 			if l.hostile.conns.openAt(p.Conn, p.Target) {
-				l.violate(at, CheckHostileConnection, "%s kept c%d open after %s (deadline %s)", p.Target, p.Conn, l.probeName(*p), vtime(p.Deadline))
+				l.violate(at, CheckHostileConnection, "%s kept c%d open after %s (deadline %s)", p.Target, p.Conn, what, vtime(p.Deadline))
 			}
 		case ps.delivered != 0 && (p.Want[0] == AnswerKeep || p.Want[0] == AnswerIgnore) && at > ps.delivered:
 			ps.done = true
