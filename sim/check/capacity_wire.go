@@ -23,13 +23,8 @@ type DeviceLimits struct {
 
 // DeviceConfigured records a device's declared limits (once, at setup):
 // as declared for the Harness-side checks, capped at the seeds' limits for
-// the wire-side ones.
-func (l *Ledger) DeviceConfigured(device string, lim DeviceLimits) {
-	l.limits[device] = lim
-	lim.ActiveMax = min(lim.ActiveMax, DocumentedActiveMax)
-	lim.ExecutorsMax = min(lim.ExecutorsMax, DocumentedExecutorsMax)
-	l.frames.limits[device] = lim
-}
+// the wire-side ones (checkActive, checkLiveExecutors).
+func (l *Ledger) DeviceConfigured(device string, lim DeviceLimits) { l.limits[device] = lim }
 
 // admissionRec is one admission a daemon granted, from its first resource
 // status until a terminal one (or the loss of its connection), then, when
@@ -86,20 +81,20 @@ func (l *Ledger) active(a *admissionRec) bool {
 // within its limit. The count never exceeds what the daemon should count,
 // so any excess is real.
 func (l *Ledger) checkActive(at int64, device string) {
-	lim, ok := l.frames.limits[device]
+	lim, ok := l.limits[device]
 	if !ok {
 		return
 	}
-	n := 0
+	n, activeMax := 0, min(lim.ActiveMax, DocumentedActiveMax)
 	for _, k := range l.frames.admissionOrder {
 		if a := l.frames.admissions[k]; a.device == device && l.active(a) {
 			n++
 		}
 	}
 	closing := countIf(l.harness.executors, func(e *executorRec) bool { return e.device == device && e.retired && !e.closed })
-	if n+closing > lim.ActiveMax {
+	if n+closing > activeMax {
 		l.violate(at, CheckCapacity, "device %s granted an admission while %d preparations and executions are active (%d closing for their Turn) > %d",
-			device, n+closing, closing, lim.ActiveMax)
+			device, n+closing, closing, activeMax)
 	}
 }
 
@@ -127,14 +122,14 @@ func (l *Ledger) executorCreating(at int64, device, executor string) {
 // checkLiveExecutors: the executors device holds, open (not confirmed
 // closed) or being created, stay within its limit.
 func (l *Ledger) checkLiveExecutors(at int64, device string) {
-	lim, ok := l.frames.limits[device]
+	lim, ok := l.limits[device]
 	if !ok {
 		return
 	}
 	open, creating := l.harness.liveExecutors(device), countIf(l.harness.creating, func(d string) bool { return d == device })
-	if open+creating > lim.ExecutorsMax {
+	if executorsMax := min(lim.ExecutorsMax, DocumentedExecutorsMax); open+creating > executorsMax {
 		l.violate(at, CheckCapacity, "device %s holds %d native executors (%d open, %d being created) > %d",
-			device, open+creating, open, creating, lim.ExecutorsMax)
+			device, open+creating, open, creating, executorsMax)
 	}
 }
 

@@ -29,7 +29,6 @@ type frameState struct {
 	steerImg map[string]bool       // turn → an accepted steer call carried an image
 	devConns map[uint64]*devConn
 
-	limits         map[string]DeviceLimits
 	admissions     map[string]*admissionRec // conn\x00request
 	admissionOrder []string
 	grants         map[string]bool // device\x00request\x00handle granted
@@ -57,7 +56,7 @@ type prepFacts struct {
 func (f *frameState) init() {
 	f.sessions, f.conns, f.preps = map[string]*sessionFacts{}, map[uint64]*coreConn{}, map[string]*prepFacts{}
 	f.runs, f.steerImg, f.grants = map[string]string{}, map[string]bool{}, map[string]bool{}
-	f.devConns, f.limits, f.admissions = map[uint64]*devConn{}, map[string]DeviceLimits{}, map[string]*admissionRec{}
+	f.devConns, f.admissions = map[uint64]*devConn{}, map[string]*admissionRec{}
 }
 
 // SessionCreated records that Core answered the API client's request to
