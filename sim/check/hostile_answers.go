@@ -39,7 +39,7 @@ func (l *Ledger) wantNow(p *HostileProbe, ev WireEvent, delivered int64) []strin
 			return []string{wire.StateFailed}
 		}
 	case CondDone:
-		if h.doneRun[connIDKey(p.Conn, p.ReplyID)] {
+		if l.ix.doneSent[connKey(p.Conn)+"/"+p.ReplyID] {
 			return []string{"ack/" + "run_inactive"}
 		}
 	case CondGranted:
@@ -152,7 +152,7 @@ func (l *Ledger) runLiveAnswer(p *HostileProbe, delivered int64) []string {
 	if t := l.harness.turns[run]; t != nil && t.settled != "" && t.settledAt < delivered {
 		ended = true
 	}
-	if ended || l.hostile.doneRun[connIDKey(p.Conn, run)] {
+	if ended || l.ix.doneSent[connKey(p.Conn)+"/"+run] {
 		return []string{"ack/run_inactive"}
 	}
 	if at, ok := l.hostile.shutdownAt[p.Target]; ok {
