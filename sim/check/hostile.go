@@ -333,7 +333,6 @@ func (l *Ledger) noteAnswerContext(ev WireEvent) {
 	h := &l.hostile
 	switch p := ev.Frame.Payload.(type) {
 	case wire.PreparationStatus:
-		k := connIDKey(ev.Conn, ev.Frame.ID)
 		if ev.From != RogueNode {
 			l.noteRecord(ev.Conn, ev.Frame.ID, p)
 			if p.State == wire.StateStarting && p.RunID != "" {
@@ -345,7 +344,7 @@ func (l *Ledger) noteAnswerContext(ev WireEvent) {
 			l.republishRule(ev, p)
 		}
 		if p.State == wire.StateExpired {
-			h.expired[k] = true
+			h.expired[connIDKey(ev.Conn, ev.Frame.ID)] = true
 		}
 	case wire.WorkspaceWriteResult:
 		// when the daemon sent the first terminal result of a transfer

@@ -1,6 +1,10 @@
 package check
 
-import "github.com/turnstile-sim/turnstile/wire"
+import (
+	"cmp"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
 
 // Probe conditions (HostileProbe.Cond): what the wire, the Harness and
 // the world show when the answer arrives changes the answer wanted, or
@@ -101,15 +105,9 @@ func answerOf(f wire.Frame) string {
 		}
 		return p.State
 	case wire.PromptSteerAck:
-		if p.ErrorCode != "" {
-			return "ack/" + p.ErrorCode
-		}
-		return "ack/ok"
+		return "ack/" + cmp.Or(p.ErrorCode, "ok")
 	case wire.InteractionDecisionAck:
-		if p.ErrorCode != "" {
-			return "ack/" + p.ErrorCode
-		}
-		return "ack/applied"
+		return "ack/" + cmp.Or(p.ErrorCode, "applied")
 	case wire.WorkspaceWriteResult:
 		return "write/" + p.Outcome + "/" + p.ErrorCode
 	}
@@ -128,10 +126,7 @@ func (l *Ledger) noteFailed(ev WireEvent) {
 // start the daemon took (sent starting) and the Harness had not answered
 // when the frame arrived (in that same instant the kernel's order decides).
 func (l *Ledger) unresolvedAnswer(p *HostileProbe, delivered int64) []string {
-	run := p.ReplyID
-	if p.Run != "" {
-		run = p.Run
-	}
+	run := cmp.Or(p.Run, p.ReplyID)
 	if !l.hostile.starting[connIDKey(p.Conn, run)] {
 		return nil // the daemon never took the start: another rule answers
 	}
@@ -147,21 +142,15 @@ func (l *Ledger) unresolvedAnswer(p *HostileProbe, delivered int64) []string {
 // daemon/doc.go; in that same instant it is not judged); else Want.
 func (l *Ledger) runLiveAnswer(p *HostileProbe, delivered int64) []string {
 	run := p.ReplyID
-	nd, ended := l.native.dones[run]
-	ended = ended && nd.at < delivered
-	if t := l.harness.turns[run]; t != nil && t.settled != "" && t.settledAt < delivered {
-		ended = true
-	}
-	if ended || l.ix.doneSent[connKey(p.Conn)+"/"+run] {
+	nd, nativeDone := l.native.dones[run]
+	t := l.harness.turns[run]
+	shutdown, asked := l.hostile.shutdownAt[p.Target]
+	switch {
+	case nativeDone && nd.at < delivered, t != nil && t.settled != "" && t.settledAt < delivered,
+		l.ix.doneSent[connKey(p.Conn)+"/"+run], asked && shutdown < delivered:
 		return []string{"ack/run_inactive"}
-	}
-	if at, ok := l.hostile.shutdownAt[p.Target]; ok {
-		if at == delivered {
-			return nil
-		}
-		if at < delivered {
-			return []string{"ack/run_inactive"}
-		}
+	case asked && shutdown == delivered:
+		return nil
 	}
 	return p.Want
 }
