@@ -45,7 +45,6 @@ type devConn struct {
 	granted  map[string]string                  // request ID → first handle it granted
 	started  map[string]int64                   // run → instant `started` was sent
 	closed   map[string]bool                    // run → done or error sent
-	cancels  map[string]bool                    // run → a prompt_cancel reached the daemon
 	steers   map[string]int64                   // run\x00input → latest delivery
 	cancelAt map[string]int64                   // delivery ID → delivery of its prompt_cancel
 	expect   map[string]expectation             // request ID → the answer it must get
@@ -64,7 +63,7 @@ func (l *Ledger) devConn(conn uint64, device string) *devConn {
 	c := entry(l.frames.devConns, conn)
 	if c.device == "" {
 		c.device, c.granted, c.started, c.closed = device, map[string]string{}, map[string]int64{}, map[string]bool{}
-		c.cancels, c.steers, c.cancelAt, c.expect = map[string]bool{}, map[string]int64{}, map[string]int64{}, map[string]expectation{}
+		c.steers, c.cancelAt, c.expect = map[string]int64{}, map[string]int64{}, map[string]expectation{}
 	}
 	return c
 }
@@ -109,7 +108,6 @@ func (l *Ledger) deviceReceived(c *devConn, ev WireEvent) {
 	case wire.PromptSteer:
 		c.steers[pairKey(id, p.InputID)] = ev.At
 	case wire.PromptCancel:
-		c.cancels[id] = true
 		if p.DeliveryID != "" {
 			c.cancelAt[p.DeliveryID] = ev.At
 		}
@@ -187,7 +185,8 @@ func (l *Ledger) steerAckSent(c *devConn, ev WireEvent, a wire.PromptSteerAck) {
 	case a.Accepted && a.ErrorCode != "":
 		l.violate(ev.At, CheckRefusalCode, "%s: accepted with code %q", what, a.ErrorCode)
 	case seen:
-		l.judgeRunCode(ev.At, what+": "+a.ErrorCode, "input", a.ErrorCode, c, run, delivered, !c.cancels[run])
+		cancelled := l.ix.cancelled[connKey(ev.Conn)+"/"+run] // a prompt_cancel of the Run reached the daemon
+		l.judgeRunCode(ev.At, what+": "+a.ErrorCode, "input", a.ErrorCode, c, run, delivered, !cancelled)
 	}
 }
 
