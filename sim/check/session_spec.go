@@ -1,6 +1,7 @@
 package check
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/turnstile-sim/turnstile/wire"
@@ -47,12 +48,7 @@ const (
 )
 
 // frozenVerbosity is the text verbosity Core must send for the Session.
-func (s SessionSpec) frozenVerbosity() string {
-	if s.TextVerbosity == "" {
-		return "medium"
-	}
-	return s.TextVerbosity
-}
+func (s SessionSpec) frozenVerbosity() string { return cmp.Or(s.TextVerbosity, "medium") }
 
 // toolSearch: tool search is on when asked for or when a function loads
 // lazily (deferred loading enables it).
