@@ -17,12 +17,12 @@ const ReasonIncompatibleVersion = "incompatible_version"
 type connEnds struct {
 	opened, closed        map[string]bool // node -> learned open / closed or closed it
 	closedBy, closeReason string          // the node that closed it itself first, and why
+	claim                 string          // the device a rogue connection claims
+	device                string          // the device, as Core sees it once it learned the connection open
 }
 
 type connRules struct {
 	conns   map[uint64]*connEnds
-	claims  map[uint64]string // rogue connection -> device it claims
-	device  map[uint64]string // connection -> device, as Core sees it
 	pending []genCheck        // opens at Core, judged once Core stepped them
 	newest  map[string]uint64 // device -> the highest connection Core kept open after stepping its open
 }
@@ -33,17 +33,15 @@ type genCheck struct {
 	conn   uint64
 }
 
-func (r *connRules) init() {
-	r.conns, r.claims, r.device = map[uint64]*connEnds{}, map[uint64]string{}, map[uint64]string{}
-	r.newest = map[string]uint64{}
-}
+func (r *connRules) init() { r.conns, r.newest = map[uint64]*connEnds{}, map[string]uint64{} }
 
 // claim names the device a rogue connection claims; Core's open of it may
 // already have been seen under the rogue's node ID.
 func (r *connRules) claim(conn uint64, device string) {
-	r.claims[conn] = device
-	if _, ok := r.device[conn]; ok {
-		r.device[conn] = device
+	c := entry(r.conns, conn)
+	c.claim = device
+	if c.device != "" {
+		c.device = device
 	}
 	for i := range r.pending {
 		if r.pending[i].conn == conn {
@@ -65,11 +63,11 @@ func (l *Ledger) hostileConns(ev WireEvent) {
 	}
 	switch ev.Kind {
 	case WireOpened:
-		made(&entry(r.conns, ev.Conn).opened)[ev.To] = true
+		c := entry(r.conns, ev.Conn)
+		made(&c.opened)[ev.To] = true
 		if ev.To == CoreNode {
-			d := cmp.Or(r.claims[ev.Conn], ev.From)
-			r.device[ev.Conn] = d
-			r.pending = append(r.pending, genCheck{at: ev.At, device: d, conn: ev.Conn})
+			c.device = cmp.Or(c.claim, ev.From)
+			r.pending = append(r.pending, genCheck{at: ev.At, device: c.device, conn: ev.Conn})
 		}
 	case WireClosed:
 		c := entry(r.conns, ev.Conn)
@@ -85,8 +83,6 @@ func (l *Ledger) hostileConns(ev WireEvent) {
 		}
 		if c.closed[ev.From] && c.closed[ev.To] && ev.From != ev.To {
 			delete(r.conns, ev.Conn)
-			delete(r.device, ev.Conn)
-			delete(r.claims, ev.Conn)
 		}
 	}
 }
@@ -111,9 +107,9 @@ func (l *Ledger) judgeGenerations(now int64) {
 			continue // the old Core process's (failover.go)
 		}
 		var open []uint64
-		for conn, d := range r.device { //tidy:sorted sorted below
+		for conn, c := range r.conns { //tidy:sorted sorted below
 			// a zombie's connection is another Core process's (failover.go)
-			if d == g.device && r.openAt(conn, CoreNode) && !l.failover.zombieConn(conn) {
+			if c.device == g.device && r.openAt(conn, CoreNode) && !l.failover.zombieConn(conn) {
 				open = append(open, conn)
 			}
 		}
