@@ -170,7 +170,7 @@ type HostileProbe struct {
 
 // AdmissionRecordsMax is the Runtime's admission records per connection
 // (wire reference §6.1).
-const AdmissionRecordsMax = 64
+const AdmissionRecordsMax = DocumentedAdmissionRecordsMax
 
 // hostileSlack is how long after delivery an answer may leave (a shell
 // may defer the send of the delivery step's answer).

@@ -181,7 +181,6 @@ func mcpExpected(c wire.ExecutionConfiguration, caps wire.AgentKindCapabilities)
 		return ""
 	}
 	servers := *c.MCPHTTPServers
-	required, bearer := false, false
 	for _, s := range servers {
 		switch {
 		case s.ConnectionOrigin == originService && c.DisableExecutionEnvironment && c.LocalEnvironment == nil:
@@ -194,11 +193,10 @@ func mcpExpected(c wire.ExecutionConfiguration, caps wire.AgentKindCapabilities)
 		if strings.TrimSpace(s.ServerLabel) == "" || strings.TrimSpace(s.ServerURL) == "" {
 			return "invalid_configuration"
 		}
-		required = required || s.Required
-		bearer = bearer || s.BearerToken != ""
 	}
 	if (len(servers) > 0 && !caps.MCPHTTPTools.IsSupported()) ||
-		(required && !caps.MCPHTTPRequired.IsSupported()) || (bearer && !caps.MCPHTTPBearerAuth.IsSupported()) {
+		(slices.ContainsFunc(servers, mcpRequired) && !caps.MCPHTTPRequired.IsSupported()) ||
+		(slices.ContainsFunc(servers, mcpBearer) && !caps.MCPHTTPBearerAuth.IsSupported()) {
 		return "unsupported_configuration"
 	}
 	return ""

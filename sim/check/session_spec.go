@@ -89,16 +89,13 @@ const (
 func RequiredCapabilities(s SessionSpec, recovery, images bool) []string {
 	req := []string{"streaming", "steering", "durable_turns", "durable_input_receipts",
 		"preparation", "execution_controls", capToolObservations}
-	if s.Environment == EnvNone {
-		req = append(req, "environment_none")
-	} else {
-		req = append(req, "local_environment", capWorkspaceReadPreparation, "workspace_output_export")
-	}
 	add := func(cond bool, names ...string) {
 		if cond {
 			req = append(req, names...)
 		}
 	}
+	add(s.Environment == EnvNone, "environment_none")
+	add(s.Environment != EnvNone, "local_environment", capWorkspaceReadPreparation, "workspace_output_export")
 	add(recovery, capNativeSessionRecovery)
 	add(s.ProfileWebSearchControl, "web_search_control")
 	add(s.ProfileTextVerbosity, "text_verbosity")
@@ -110,14 +107,9 @@ func RequiredCapabilities(s SessionSpec, recovery, images bool) []string {
 	add(len(s.FunctionTools) > 0, "function_tools")
 	add(images, "message_images")
 	add(s.FunctionResultImages, "function_result_images")
-	required, bearer := false, false
-	for _, m := range s.MCPServers {
-		required = required || m.Required
-		bearer = bearer || m.BearerToken != ""
-	}
 	add(len(s.MCPServers) > 0, "mcp_http_tools")
-	add(required, "mcp_http_required")
-	add(bearer, "mcp_http_bearer_auth")
+	add(slices.ContainsFunc(s.MCPServers, mcpRequired), "mcp_http_required")
+	add(slices.ContainsFunc(s.MCPServers, mcpBearer), "mcp_http_bearer_auth")
 	return req
 }
 
@@ -132,6 +124,10 @@ func missingCapabilities(required []string, declared wire.AgentKindCapabilities)
 	}
 	return sortedUnique(out)
 }
+
+// An MCP server needs mcp_http_required when required, mcp_http_bearer_auth with a token.
+func mcpRequired(m wire.MCPHTTPServer) bool { return m.Required }
+func mcpBearer(m wire.MCPHTTPServer) bool   { return m.BearerToken != "" }
 
 func hasImages(in wire.MessageInput) bool {
 	for _, m := range in {
