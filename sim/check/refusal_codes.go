@@ -1,6 +1,7 @@
 package check
 
 import (
+	"cmp"
 	"strings"
 
 	"github.com/turnstile-sim/turnstile/wire"
@@ -58,13 +59,10 @@ type expectation struct {
 	require  bool   // for a prepare: require_existing_native_session
 }
 
-// devConn returns the connection's record, its maps made on first use.
+// devConn returns the connection's record; its maps are made on first write.
 func (l *Ledger) devConn(conn uint64, device string) *devConn {
 	c := entry(l.frames.devConns, conn)
-	if c.device == "" {
-		c.device, c.granted, c.started, c.closed = device, map[string]string{}, map[string]int64{}, map[string]bool{}
-		c.steers, c.cancelAt, c.expect = map[string]int64{}, map[string]int64{}, map[string]expectation{}
-	}
+	c.device = cmp.Or(c.device, device) // the first one named
 	return c
 }
 
@@ -99,17 +97,17 @@ func (l *Ledger) deviceReceived(c *devConn, ev WireEvent) {
 	id := ev.Frame.ID
 	switch p := ev.Frame.Payload.(type) {
 	case wire.ExecutionPrepare:
-		c.expect[id] = expectation{op: wire.TypeExecutionPrepare, code: prepareRefusal(p, c.kinds),
+		made(&c.expect)[id] = expectation{op: wire.TypeExecutionPrepare, code: prepareRefusal(p, c.kinds),
 			require: p.Configuration.RequireExistingNativeSession}
 	case wire.ExecutionStart:
 		if h, ok := c.granted[id]; !ok || h != p.Handle {
-			c.expect[id] = expectation{op: wire.TypeExecutionStart, code: "unknown_preparation", handle: p.Handle}
+			made(&c.expect)[id] = expectation{op: wire.TypeExecutionStart, code: "unknown_preparation", handle: p.Handle}
 		}
 	case wire.PromptSteer:
-		c.steers[pairKey(id, p.InputID)] = ev.At
+		made(&c.steers)[pairKey(id, p.InputID)] = ev.At
 	case wire.PromptCancel:
 		if p.DeliveryID != "" {
-			c.cancelAt[p.DeliveryID] = ev.At
+			made(&c.cancelAt)[p.DeliveryID] = ev.At
 		}
 	}
 }
@@ -126,7 +124,7 @@ func (l *Ledger) deviceSent(c *devConn, ev WireEvent) {
 	case wire.InteractionDecisionAck:
 		l.cancelAckSent(c, ev, p)
 	case wire.Done, wire.RunError:
-		c.closed[id] = true
+		made(&c.closed)[id] = true
 	}
 }
 
@@ -144,9 +142,9 @@ func (l *Ledger) statusSent(c *devConn, ev WireEvent, st wire.PreparationStatus)
 	}
 	if st.State != wire.StateRejected && st.Handle != "" {
 		l.admissionStatus(ev.At, c, ev.Conn, id, st)
-		keepFirst(c.granted, id, st.Handle)
+		keepFirst(made(&c.granted), id, st.Handle)
 		if st.State == wire.StateStarted && st.RunID != "" {
-			c.started[st.RunID] = ev.At
+			made(&c.started)[st.RunID] = ev.At
 		}
 	}
 	x, ok := c.expect[id]
