@@ -81,10 +81,7 @@ func (l *Ledger) active(a *admissionRec) bool {
 // within its limit. The count never exceeds what the daemon should count,
 // so any excess is real.
 func (l *Ledger) checkActive(at int64, device string) {
-	lim, ok := l.limits[device]
-	if !ok {
-		return
-	}
+	lim, ok := l.limits[device] // judged for a configured device only
 	n, activeMax := 0, min(lim.ActiveMax, DocumentedActiveMax)
 	for _, k := range l.frames.admissionOrder {
 		if a := l.frames.admissions[k]; a.device == device && l.active(a) {
@@ -92,7 +89,7 @@ func (l *Ledger) checkActive(at int64, device string) {
 		}
 	}
 	closing := countIf(l.harness.executors, func(e *executorRec) bool { return e.device == device && e.retired && !e.closed })
-	if n+closing > activeMax {
+	if ok && n+closing > activeMax {
 		l.violate(at, CheckCapacity, "device %s granted an admission while %d preparations and executions are active (%d closing for their Turn) > %d",
 			device, n+closing, closing, activeMax)
 	}
@@ -101,10 +98,7 @@ func (l *Ledger) checkActive(at int64, device string) {
 // checkTruthCapacity: every native Turn of device not yet settled holds
 // one of its ActiveMax slots.
 func (l *Ledger) checkTruthCapacity(at int64, device string) {
-	lim, ok := l.limits[device]
-	if !ok {
-		return
-	}
+	lim := l.limits[device] // an unconfigured device's ActiveMax is 0: not judged
 	busy := countIf(l.harness.turns, func(t *nativeTurn) bool { return t.device == device && t.settled == "" })
 	if lim.ActiveMax > 0 && busy > lim.ActiveMax {
 		l.violate(at, CheckCapacity, "device %s runs %d unsettled native turns > active_max %d",
@@ -122,12 +116,9 @@ func (l *Ledger) executorCreating(at int64, device, executor string) {
 // checkLiveExecutors: the executors device holds, open (not confirmed
 // closed) or being created, stay within its limit.
 func (l *Ledger) checkLiveExecutors(at int64, device string) {
-	lim, ok := l.limits[device]
-	if !ok {
-		return
-	}
+	lim, ok := l.limits[device] // judged for a configured device only
 	open, creating := l.harness.liveExecutors(device), countIf(l.harness.creating, func(d string) bool { return d == device })
-	if executorsMax := min(lim.ExecutorsMax, DocumentedExecutorsMax); open+creating > executorsMax {
+	if executorsMax := min(lim.ExecutorsMax, DocumentedExecutorsMax); ok && open+creating > executorsMax {
 		l.violate(at, CheckCapacity, "device %s holds %d native executors (%d open, %d being created) > %d",
 			device, open+creating, open, creating, executorsMax)
 	}
