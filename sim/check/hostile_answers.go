@@ -28,18 +28,14 @@ const (
 func (l *Ledger) wantNow(p *HostileProbe, ev WireEvent, delivered int64) []string {
 	h := &l.hostile
 	switch p.Cond {
-	case CondExpired:
-		if h.expired[connIDKey(p.Conn, p.ReplyID)] {
-			return []string{wire.StateExpired}
-		}
-	case CondEnded:
-		// once the daemon sent expired, or failed before this answer, the
-		// admission is terminal and only republishes that status (wire
-		// reference §3.3); Want while it may be live
+	case CondExpired, CondEnded:
+		// once the daemon sent expired (or, for CondEnded, failed before
+		// this answer), the admission is terminal and only republishes
+		// that status (wire reference §3.3); Want while it may be live
 		switch k := connIDKey(p.Conn, p.ReplyID); {
 		case h.expired[k]:
 			return []string{wire.StateExpired}
-		case h.failed[k]:
+		case h.failed[k] && p.Cond == CondEnded:
 			return []string{wire.StateFailed}
 		}
 	case CondDone:
@@ -63,22 +59,19 @@ func (l *Ledger) wantNow(p *HostileProbe, ev WireEvent, delivered int64) []strin
 		return l.unresolvedAnswer(p, delivered)
 	case CondRunLive:
 		return l.runLiveAnswer(p, delivered)
-	case CondCloseFailed:
-		// judged only if the Harness recorded a failed close of Executor on
-		// Target (since that executor was created) before the frame arrived
-		// and has not confirmed a close of it since; executor IDs repeat
-		// across daemon process lives: only a failure of this life's counts
+	case CondOwnerOpen, CondCloseFailed:
+		// judged only while the Harness holds Executor open on Target; for
+		// CondCloseFailed, only if it recorded a failed close of it (since
+		// that executor was created: executor IDs repeat across daemon
+		// process lives) before the frame arrived
 		k := pairKey(p.Target, p.Executor)
+		e := l.harness.executors[k]
 		failed, ok := l.native.closeFailed[k]
-		if e := l.harness.executors[k]; !ok || failed >= delivered || e == nil || e.closed || failed < e.createdAt {
+		if e == nil || e.closed || p.Cond == CondCloseFailed && (!ok || failed >= delivered || failed < e.createdAt) {
 			return nil
 		}
 	case CondWriteOutstanding:
 		return l.writeOutstandingAnswer(p, delivered)
-	case CondOwnerOpen:
-		if e := l.harness.executors[pairKey(p.Target, p.Executor)]; e == nil || e.closed {
-			return nil
-		}
 	case CondEvicted:
 		// the table rebuilt from the wire decides: an evicted record is
 		// unknown, a held one answers as Want; one never seen granted is
