@@ -1,6 +1,7 @@
 package check
 
 import (
+	"cmp"
 	"maps"
 	"time"
 
@@ -53,9 +54,7 @@ func (l *Ledger) admissionStatus(at int64, c *devConn, conn uint64, req string, 
 		l.frames.admissionOrder = append(l.frames.admissionOrder, k)
 		l.checkActive(at, c.device)
 	}
-	if st.RunID != "" {
-		a.run = st.RunID
-	}
+	a.run = cmp.Or(st.RunID, a.run)
 	a.terminal = a.terminal || terminalState(st.State)
 }
 
