@@ -75,7 +75,7 @@ func (l *Ledger) ixDaemonSent(conn string, ev WireEvent) {
 		if att == nil {
 			return // a cancel receipt
 		}
-		l.ixAckCode(ev, p)
+		l.ixAckCode(ev, p, att)
 		delete(l.ix.unanswered[conn+"/"+id], p.DeliveryID)
 		if !p.Applied {
 			return

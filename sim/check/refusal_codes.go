@@ -231,11 +231,8 @@ func (l *Ledger) judgeRunCode(at int64, what, frame, code string, c *devConn, ru
 	}
 }
 
-func (l *Ledger) ixAckCode(ev WireEvent, a wire.InteractionDecisionAck) {
-	att := l.ix.byDelivery[a.DeliveryID]
-	if att == nil {
-		return
-	}
+// ixAckCode judges the receipt of a decision or function result Core sent.
+func (l *Ledger) ixAckCode(ev WireEvent, a wire.InteractionDecisionAck, att *ixAttempt) {
 	family, codes := "decision", decisionAckCodes
 	if att.result {
 		family, codes = "function result", resultAckCodes
