@@ -60,14 +60,12 @@ func (s SessionSpec) toolSearch() bool {
 // defaulted at creation (service without an environment, environment
 // with one).
 func (s SessionSpec) frozenMCP() []wire.MCPHTTPServer {
-	out := make([]wire.MCPHTTPServer, 0, len(s.MCPServers))
+	out, origin := make([]wire.MCPHTTPServer, 0, len(s.MCPServers)), originEnvironment
+	if s.Environment == EnvNone {
+		origin = originService
+	}
 	for _, m := range s.MCPServers {
-		if m.ConnectionOrigin == "" {
-			m.ConnectionOrigin = originEnvironment
-			if s.Environment == EnvNone {
-				m.ConnectionOrigin = originService
-			}
-		}
+		m.ConnectionOrigin = cmp.Or(m.ConnectionOrigin, origin)
 		out = append(out, m)
 	}
 	return out
