@@ -188,6 +188,7 @@ type hostileState struct {
 	granted    map[uint64]map[string]bool // connection → request IDs granted there
 	expired    map[string]bool
 	failed     map[string]bool // conn/request: the daemon sent failed (noteFailed)
+	doneRun    map[string]bool // conn/run: the daemon sent done
 	rogue      map[uint64]bool
 	conns      connRules
 	stepOf     map[uint64]*probeState            // the probe whose frame a connection delivered last: a close then answers it
@@ -200,7 +201,7 @@ type hostileState struct {
 }
 
 func (h *hostileState) init() {
-	h.granted, h.expired, h.failed = map[uint64]map[string]bool{}, map[string]bool{}, map[string]bool{}
+	h.granted, h.expired, h.doneRun, h.failed = map[uint64]map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
 	h.rogue, h.stepOf = map[uint64]bool{}, map[uint64]*probeState{}
 	h.starting, h.ownRuns, h.shutdownAt, h.writeEnded = map[string]bool{}, map[string]bool{}, map[string]int64{}, map[string]int64{}
 	h.lastStatus = map[string]wire.PreparationStatus{}
@@ -327,8 +328,8 @@ func namesHostile(f wire.Frame) bool {
 }
 
 // noteAnswerContext tracks what the conditions of probes read: grants,
-// starts and expiries of request IDs and ends of write transfers, per
-// connection (done of Runs: interactionState.doneSent).
+// starts and expiries of request IDs, done of Runs and ends of write
+// transfers, per connection.
 func (l *Ledger) noteAnswerContext(ev WireEvent) {
 	h := &l.hostile
 	switch p := ev.Frame.Payload.(type) {
@@ -346,6 +347,8 @@ func (l *Ledger) noteAnswerContext(ev WireEvent) {
 		if p.State == wire.StateExpired {
 			h.expired[connIDKey(ev.Conn, ev.Frame.ID)] = true
 		}
+	case wire.Done:
+		h.doneRun[connIDKey(ev.Conn, ev.Frame.ID)] = true
 	case wire.WorkspaceWriteResult:
 		// when the daemon sent the first terminal result of a transfer
 		if ev.From != CoreNode && (p.Outcome == wire.OutcomeRejected || p.Outcome == wire.OutcomeCompleted || p.Outcome == wire.OutcomeUnknown) {

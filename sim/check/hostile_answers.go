@@ -39,7 +39,7 @@ func (l *Ledger) wantNow(p *HostileProbe, ev WireEvent, delivered int64) []strin
 			return []string{wire.StateFailed}
 		}
 	case CondDone:
-		if l.ix.doneSent[connKey(p.Conn)+"/"+p.ReplyID] {
+		if h.doneRun[connIDKey(p.Conn, p.ReplyID)] {
 			return []string{"ack/" + "run_inactive"}
 		}
 	case CondGranted:
@@ -140,7 +140,7 @@ func (l *Ledger) runLiveAnswer(p *HostileProbe, delivered int64) []string {
 	shutdown, asked := l.hostile.shutdownAt[p.Target]
 	switch {
 	case nativeDone && nd.at < delivered, t != nil && t.settled != "" && t.settledAt < delivered,
-		l.ix.doneSent[connKey(p.Conn)+"/"+run], asked && shutdown < delivered:
+		l.hostile.doneRun[connIDKey(p.Conn, run)], asked && shutdown < delivered:
 		return []string{"ack/run_inactive"}
 	case asked && shutdown == delivered:
 		return nil
