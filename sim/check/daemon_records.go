@@ -71,8 +71,6 @@ type daemonState struct {
 	usageSent map[string][]UsageSnapshot
 }
 
-func (d *daemonState) init() { d.streams = map[string]*coreStream{} }
-
 // HandleGranted records a daemon granting an admission handle on conn
 // that expires at expiresAt (virtual time; 0 when unknown), derived from
 // the grant instant, never from the wire's expires_at (the daemon's wall

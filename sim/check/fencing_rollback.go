@@ -19,7 +19,7 @@ func (l *Ledger) observeFencingRollback(ev WireEvent) {
 			l.violate(ev.At, CheckFencingRollback, "Core resumed suspension %s (%s) without rollback although no reply to its previous request %s reached it (outcome unknown)",
 				m.suspend, ev.Frame.ID, last.id)
 		}
-		l.fenceLast[m.suspend] = &fencingLast{id: ev.Frame.ID}
+		made(&l.fenceLast)[m.suspend] = &fencingLast{id: ev.Frame.ID}
 	case ev.Kind == WireDelivered && ev.To == CoreNode && m.reply:
 		if last := l.fenceLast[m.suspend]; last != nil && last.id == ev.Frame.ID {
 			last.replied = true

@@ -23,7 +23,7 @@ func (l *Ledger) observeFencedSelection(ev WireEvent) {
 	case ev.Kind == WireSent && ev.From == CoreNode:
 		switch p := ev.Frame.Payload.(type) {
 		case wire.EnvironmentQuiesce:
-			keepFirst(l.fencedSel, p.SuspendID, &fencedSuspension{device: ev.To, since: ev.At})
+			keepFirst(made(&l.fencedSel), p.SuspendID, &fencedSuspension{device: ev.To, since: ev.At})
 		case wire.ExecutionPrepare:
 			if p.Configuration.WorkspaceReadOnly {
 				return
@@ -38,7 +38,7 @@ func (l *Ledger) observeFencedSelection(ev WireEvent) {
 		}
 	case ev.Kind == WireDelivered && ev.To == CoreNode:
 		if m, ok := fenceMsgOf(ev.Frame.Payload); ok && m.ends() {
-			l.fencedSel[m.suspend] = nil // terminal
+			made(&l.fencedSel)[m.suspend] = nil // terminal
 		}
 	}
 }

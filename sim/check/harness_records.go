@@ -63,7 +63,7 @@ func (l *Ledger) ExecutorClosed(at int64, device, executor string) {
 		e.closed = true
 	}
 	l.idleExecutorGone(device, executor)
-	l.evictionGone(device, executor)
+	delete(l.eviction.device(device).execs, executor)
 }
 
 // TurnCreated records the Harness creating the native turn of run.

@@ -67,29 +67,14 @@ func deviceRequestKey(device string, conn uint64, id string) string {
 	return pairKey(device, connFrameKey(conn, id))
 }
 
-func (e *evictionState) init() { e.devices = map[string]*evictDevice{} }
-
-func (e *evictionState) device(id string) *evictDevice {
-	d := e.devices[id]
-	if d == nil {
-		d = &evictDevice{execs: map[string]*evictExec{}, prepares: map[string]evictPrepare{}}
-		e.devices[id] = d
-	}
-	return d
-}
+func (e *evictionState) device(id string) *evictDevice { return entry(made(&e.devices), id) }
 
 // observeEvictionInputs sees honest traffic and every frame delivered to
 // a daemon, forged ones included: a rogue's prepare is as real an input
 // as Core's, and the Sessions and native identities it names count.
 func (l *Ledger) observeEvictionInputs(ev WireEvent) {
-	if ev.Hostile() && (ev.Kind != WireDelivered || ev.To == CoreNode || ev.To == RogueNode) {
-		return
-	}
-	l.observeEviction(ev)
-}
-
-func (l *Ledger) observeEviction(ev WireEvent) {
 	switch {
+	case ev.Hostile() && (ev.Kind != WireDelivered || ev.To == CoreNode || ev.To == RogueNode):
 	case ev.Kind == WireOpened && ev.To != CoreNode:
 		l.retireConns(ev.At, ev.To, func(c uint64) bool { return c != ev.Conn }) // a newer connection replaces the others
 	case ev.Kind == WireClosed && ev.To != CoreNode:
@@ -100,7 +85,7 @@ func (l *Ledger) observeEviction(ev WireEvent) {
 		if p, ok := ev.Frame.Payload.(wire.ExecutionPrepare); ok && ev.HasFrame() {
 			d.prepareAt = ev.At
 			d.lastPrepare = evictPrepare{session: p.SessionID, resume: p.Configuration.AgentSessionID}
-			keepFirst(d.prepares, connFrameKey(ev.Conn, ev.Frame.ID), d.lastPrepare)
+			keepFirst(made(&d.prepares), connFrameKey(ev.Conn, ev.Frame.ID), d.lastPrepare)
 		}
 	case ev.Kind == WireSent && ev.From != CoreNode && ev.HasFrame():
 		switch p := ev.Frame.Payload.(type) {
@@ -125,11 +110,8 @@ func (l *Ledger) evictionStatus(at int64, device string, conn uint64, id string,
 		return
 	}
 	d := l.eviction.device(device)
+	keepFirst(made(&d.execs), p.ExecutorID, &evictExec{phase: evictReserved})
 	x := d.execs[p.ExecutorID]
-	if x == nil {
-		x = &evictExec{phase: evictReserved}
-		d.execs[p.ExecutorID] = x
-	}
 	if x.phase == evictClosing {
 		return
 	}
@@ -189,7 +171,7 @@ func (l *Ledger) evictionCreated(at int64, device, id string) {
 	if x == nil || x.created {
 		// unknown to the wire so far, or an ID reused while still known:
 		// its state cannot be told
-		d.execs[id] = &evictExec{created: true, phase: evictUnknown}
+		made(&d.execs)[id] = &evictExec{created: true, phase: evictUnknown}
 		return
 	}
 	x.created = true
@@ -251,10 +233,6 @@ func (l *Ledger) judgeEviction(at int64, device string, d *evictDevice, id strin
 // executor it held is gone, and the restarted daemon numbers its executors
 // afresh.
 func (l *Ledger) evictionNodeDown(device string) { delete(l.eviction.devices, device) }
-
-func (l *Ledger) evictionGone(device, executor string) {
-	delete(l.eviction.device(device).execs, executor)
-}
 
 // executorSeq is the creation number in an executor ID ("ex-12" → 12);
 // IDs without one sort first.

@@ -165,21 +165,14 @@ func honest(observe func(WireEvent)) func(WireEvent) {
 // NewLedger returns an empty ledger.
 func NewLedger() *Ledger {
 	l := &Ledger{marks: map[Mark]int{}}
-	l.daemon.init()
 	l.frames.init()
 	l.timing.init()
-	l.teardown.init()
 	l.heartbeat.init()
-	l.budget.init()
-	l.eviction.init()
 	l.hostile.init()
 	l.ix.init()
 	l.fencing.init()
-	l.reconnect.init()
-	l.transfers.init()
 	l.transferTime.init()
 	l.limits = map[string]DeviceLimits{}
-	l.fenceLast, l.fencedSel = map[string]*fencingLast{}, map[string]*fencedSuspension{}
 	// Wire observers, in the order they judge each network event. Those
 	// judging what honest machines send see only honest traffic; the
 	// timing and hostile checks see everything (a forged frame resets

@@ -104,19 +104,14 @@ func (l *Ledger) observeLimits(ev WireEvent) {
 		}
 	case wire.Heartbeat:
 		if ev.Kind == WireDelivered && ev.To == CoreNode {
-			l.markAvailability(ev.From, p)
+			for _, k := range p.SupportedAgentKinds {
+				key := pairKey(ev.From, k.Kind)
+				if prev, ok := m.declared[key]; ok && prev != k.Available {
+					l.reach(MarkKindAvailabilityChanged)
+				}
+				made(&m.declared)[key] = k.Available
+			}
 		}
-	}
-}
-
-func (l *Ledger) markAvailability(device string, hb wire.Heartbeat) {
-	m := &l.limitMarks
-	for _, k := range hb.SupportedAgentKinds {
-		key := pairKey(device, k.Kind)
-		if prev, ok := m.declared[key]; ok && prev != k.Available {
-			l.reach(MarkKindAvailabilityChanged)
-		}
-		made(&m.declared)[key] = k.Available
 	}
 }
 

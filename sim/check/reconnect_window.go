@@ -37,16 +37,11 @@ type reconnectState struct {
 	readyAt   map[string]int64  // Session → last instant a ready status of its preparation reached Core
 }
 
-func (s *reconnectState) init() {
-	s.devices, s.connDev = map[string]*rwDevice{}, map[uint64]string{}
-	s.prepSess, s.readyAt = map[string]string{}, map[string]int64{}
-}
-
 func (s *reconnectState) device(id string) *rwDevice {
 	d := s.devices[id]
 	if d == nil {
-		d = &rwDevice{served: map[string]bool{}, lost: -1}
-		s.devices[id] = d
+		d = &rwDevice{lost: -1}
+		made(&s.devices)[id] = d
 	}
 	return d
 }
@@ -74,7 +69,7 @@ func (l *Ledger) observeReconnect(ev WireEvent) {
 		}
 	case ev.Kind == WireSent && ev.From == CoreNode && ev.HasFrame():
 		if p, ok := ev.Frame.Payload.(wire.ExecutionPrepare); ok {
-			s.prepSess[connFrameKey(ev.Conn, ev.Frame.ID)] = p.SessionID
+			made(&s.prepSess)[connFrameKey(ev.Conn, ev.Frame.ID)] = p.SessionID
 		}
 	case ev.Kind == WireDelivered && ev.To == CoreNode && ev.HasFrame():
 		switch p := ev.Frame.Payload.(type) {
@@ -83,7 +78,7 @@ func (l *Ledger) observeReconnect(ev WireEvent) {
 		case wire.PreparationStatus:
 			if p.State == wire.StateReady {
 				if sess, ok := s.prepSess[connFrameKey(ev.Conn, ev.Frame.ID)]; ok {
-					s.readyAt[sess] = ev.At
+					made(&s.readyAt)[sess] = ev.At
 				}
 			}
 		}
@@ -93,7 +88,7 @@ func (l *Ledger) observeReconnect(ev WireEvent) {
 // reconnectOpened: Core accepted conn of device, replacing its current one.
 func (l *Ledger) reconnectOpened(at int64, conn uint64, device string) {
 	s := &l.reconnect
-	s.connDev[conn] = device
+	made(&s.connDev)[conn] = device
 	d := s.device(device)
 	prev := *d
 	prev.undo = nil
@@ -139,15 +134,14 @@ func (l *Ledger) reconnectHeartbeat(conn uint64, hb wire.Heartbeat) {
 	}
 	d.declared, d.hb, d.undo = true, avail, nil
 	for k := range avail { //tidy:sorted set insertion only
-		d.served[k] = true
+		made(&d.served)[k] = true
 	}
 }
 
 // reconnectCoreRestarted: a new Core knows no device and started at at.
 func (l *Ledger) reconnectCoreRestarted(at int64) {
 	s := &l.reconnect
-	s.coreStart = at
-	s.devices = map[string]*rwDevice{}
+	s.coreStart, s.devices = at, nil
 }
 
 func (l *Ledger) reconnectTurnFinished(at int64, turn, state, code string) {

@@ -38,39 +38,24 @@ func (l *Ledger) observeRestartWire(ev WireEvent) {
 	if !ev.HasFrame() || ev.From == RogueNode || ev.To == RogueNode {
 		return
 	}
-	switch {
-	case (ev.Kind == WireSent || ev.Kind == WireLost) && ev.From == CoreNode && !ev.Forged:
-		l.restartCoreSent(ev)
-	case ev.Kind == WireDelivered && ev.To == CoreNode:
-		l.restartCoreReceived(ev)
+	switch p := ev.Frame.Payload.(type) {
+	case wire.PromptCancel:
+		if (ev.Kind == WireSent || ev.Kind == WireLost) && ev.From == CoreNode && !ev.Forged {
+			c := entry(made(&l.restart.cancels), ev.Frame.ID)
+			if c.delivery != p.DeliveryID { // a frame lost in flight is reported after its send
+				c.delivery, c.answered = p.DeliveryID, false
+			}
+		}
+	case wire.InteractionDecisionAck:
+		c := l.restart.cancels[ev.Frame.ID]
+		switch {
+		case ev.Kind != WireDelivered || ev.To != CoreNode || c == nil || c.decided || c.answered || p.DeliveryID != c.delivery:
+		case !p.Applied && p.ErrorCode == wire.CancelNotReady:
+			c.answered = true
+		default:
+			c.decided = true
+		}
 	}
-}
-
-func (l *Ledger) restartCoreSent(ev WireEvent) {
-	p, ok := ev.Frame.Payload.(wire.PromptCancel)
-	if !ok {
-		return
-	}
-	c := entry(made(&l.restart.cancels), ev.Frame.ID)
-	if c.delivery != p.DeliveryID { // a frame lost in flight is reported after its send
-		c.delivery, c.answered = p.DeliveryID, false
-	}
-}
-
-func (l *Ledger) restartCoreReceived(ev WireEvent) {
-	ack, ok := ev.Frame.Payload.(wire.InteractionDecisionAck)
-	if !ok {
-		return
-	}
-	c := l.restart.cancels[ev.Frame.ID]
-	if c == nil || c.decided || c.answered || ack.DeliveryID != c.delivery {
-		return
-	}
-	if !ack.Applied && ack.ErrorCode == wire.CancelNotReady {
-		c.answered = true
-		return
-	}
-	c.decided = true
 }
 
 // restartCoreCrashed notes the cancels pending when Core crashed (the

@@ -38,7 +38,7 @@ func (l *Ledger) StatusStepped(at int64, conn, req string, st wire.PreparationSt
 	if why == "" {
 		if s == nil {
 			s = &coreStream{handle: st.Handle}
-			l.daemon.streams[k] = s
+			made(&l.daemon.streams)[k] = s
 		}
 		s.revision, s.state = st.Revision, st.State
 		return

@@ -17,14 +17,10 @@ type teardownState struct {
 	retired    map[string]string   // run → the executor its settlement retired (device\x00executor)
 }
 
-func (t *teardownState) init() {
-	t.unanswered, t.retired = map[string][]string{}, map[string]string{}
-}
-
 // ExecutorRetired records the Harness answering the settlement of run's
 // Turn with Reusable=false: executor may only be closed from now on.
 func (l *Ledger) ExecutorRetired(at int64, device, run, executor string) {
-	l.teardown.retired[run] = pairKey(device, executor)
+	made(&l.teardown.retired)[run] = pairKey(device, executor)
 	if e := l.harness.executors[pairKey(device, executor)]; e != nil {
 		e.retired = true
 	}
@@ -39,46 +35,30 @@ func (l *Ledger) observeTeardown(ev WireEvent) {
 		return
 	}
 	conn := connKey(ev.Conn)
+	k := pairKey(conn, ev.Frame.ID)
+	ins := l.teardown.unanswered[k]
 	switch p := ev.Frame.Payload.(type) {
 	case wire.PromptSteer:
 		if ev.Kind == WireDelivered && ev.To != CoreNode && p.InputID != "" {
-			k := pairKey(conn, ev.Frame.ID)
-			l.teardown.unanswered[k] = append(l.teardown.unanswered[k], p.InputID)
+			made(&l.teardown.unanswered)[k] = append(ins, p.InputID)
 		}
 	case wire.PromptSteerAck:
-		if ev.Kind == WireSent && ev.From != CoreNode {
-			l.answered(pairKey(conn, ev.Frame.ID), p.InputID)
+		if i := slices.Index(ins, p.InputID); i >= 0 && ev.Kind == WireSent && ev.From != CoreNode {
+			l.teardown.unanswered[k] = append(ins[:i:i], ins[i+1:]...)
 		}
 	case wire.Done:
 		if ev.Kind == WireSent && ev.From != CoreNode {
-			l.checkDoneAfterReceipts(ev.At, ev.From, conn, ev.Frame.ID)
+			if len(ins) > 0 {
+				l.violate(ev.At, CheckDoneBeforeReceipt, "%s sent done for run %s on conn %s before any receipt for input %s it received",
+					ev.From, ev.Frame.ID, conn, ins[0])
+				delete(l.teardown.unanswered, k)
+			}
 			l.checkAfterSettlement(ev.At, ev.From, ev.Frame.ID, "done")
 		}
 	case wire.InteractionDecisionAck:
 		if ev.Kind == WireSent && ev.From != CoreNode && p.Applied && !l.ix.isDecision(p.DeliveryID) {
 			l.checkAfterSettlement(ev.At, ev.From, ev.Frame.ID, "an applied cancel receipt")
 		}
-	}
-}
-
-func (l *Ledger) answered(k, input string) {
-	ins := l.teardown.unanswered[k]
-	if i := slices.Index(ins, input); i >= 0 {
-		ins = append(ins[:i:i], ins[i+1:]...)
-	}
-	if len(ins) == 0 {
-		delete(l.teardown.unanswered, k)
-		return
-	}
-	l.teardown.unanswered[k] = ins
-}
-
-func (l *Ledger) checkDoneAfterReceipts(at int64, device, conn, run string) {
-	k := pairKey(conn, run)
-	if ins := l.teardown.unanswered[k]; len(ins) > 0 {
-		l.violate(at, CheckDoneBeforeReceipt, "%s sent done for run %s on conn %s before any receipt for input %s it received",
-			device, run, conn, ins[0])
-		delete(l.teardown.unanswered, k)
 	}
 }
 

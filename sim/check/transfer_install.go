@@ -28,14 +28,11 @@ type installRec struct {
 // or file).
 func (l *Ledger) TransferInstallOutcome(at int64, device, transfer, outcome string, exit int, hasBody bool, staged, declared int64) {
 	s := &l.transfers
-	if s.byID == nil {
-		s.init()
-	}
 	_, id, _ := strings.Cut(transfer, "/")
 	delete(s.installing[device], transfer)
 	made(&s.outcomes)[device+"/"+id] = installRec{outcome: outcome, exit: exit}
 	if outcome == InstallOutcomeCompleted {
-		s.installed[device+"/"+id] = true
+		made(&s.installed)[device+"/"+id] = true
 	}
 	if hasBody && staged != declared {
 		l.violate(at, "transfer_incomplete_installed", "%s's installer got transfer %s with %d of its %d declared bytes staged",
@@ -84,11 +81,7 @@ func (l *Ledger) transferForgedCommit(ev WireEvent) {
 	if !ok || p.Step != wire.StepCommit {
 		return
 	}
-	s := &l.transfers
-	if s.byID == nil {
-		s.init()
-	}
-	made(&s.forgedCommits)[connKey(ev.Conn)+"/"+ev.Frame.ID] = true
+	made(&l.transfers.forgedCommits)[connKey(ev.Conn)+"/"+ev.Frame.ID] = true
 }
 
 func (l *Ledger) earlyCommitAnswered(ev WireEvent, r wire.RuntimePrepareResult) {

@@ -27,16 +27,11 @@ type transferState struct {
 	installing    map[string]map[string]bool // device → installer identities handed to its installer, unanswered
 }
 
-func (s *transferState) init() {
-	s.byID, s.conns = map[string]*transferStep{}, map[string]uint64{}
-	s.awaiting, s.installed = map[uint64]string{}, map[string]bool{}
-}
-
 // TransferInstalled records the simulated installer's answer to an
 // installation of transfer (its installer identity "g<gen>/<id>").
 func (l *Ledger) TransferInstalled(at int64, device, transfer, action string, installed bool) {
 	if _, id, _ := strings.Cut(transfer, "/"); installed {
-		l.transfers.installed[device+"/"+id] = true
+		made(&l.transfers.installed)[device+"/"+id] = true
 	}
 }
 
@@ -78,11 +73,11 @@ func (l *Ledger) transferCoreSent(ev WireEvent, p wire.RuntimePrepare) {
 	if c, seen := s.conns[id]; seen && c != ev.Conn {
 		l.violate(ev.At, "transfer_replayed", "Core sends transfer %s on %s after using it on %s", id, connKey(ev.Conn), connKey(c))
 	}
-	s.conns[id] = ev.Conn
+	made(&s.conns)[id] = ev.Conn
 	if other, busy := s.awaiting[ev.Conn]; busy {
 		l.violate(ev.At, "transfer_in_flight", "Core sends %s step of %s on %s while %s awaits its result", p.Step, id, connKey(ev.Conn), other)
 	}
-	s.awaiting[ev.Conn] = id
+	made(&s.awaiting)[ev.Conn] = id
 	prev := s.byID[id]
 	st := &transferStep{conn: ev.Conn}
 	switch p.Step {
@@ -100,7 +95,7 @@ func (l *Ledger) transferCoreSent(ev WireEvent, p wire.RuntimePrepare) {
 	if prev != nil {
 		st.total, st.body = prev.total, prev.body
 	}
-	s.byID[id] = st
+	made(&s.byID)[id] = st
 }
 
 func (l *Ledger) transferDeviceSent(ev WireEvent, r wire.RuntimePrepareResult) {

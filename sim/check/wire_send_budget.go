@@ -26,8 +26,6 @@ type budgetState struct {
 	inFlight map[*byte]budgetFrame
 }
 
-func (b *budgetState) init() { b.conns, b.inFlight = map[uint64]*budgetConn{}, map[*byte]budgetFrame{} }
-
 // latency is the connection's one-way latency, from the instants its two
 // ends learned it open (the dialee one latency after the dial, the dialer
 // two); -1 when not known.
@@ -42,7 +40,7 @@ func (l *Ledger) observeSendBudget(ev WireEvent) {
 	b := &l.budget
 	switch ev.Kind {
 	case WireOpened:
-		c := entry(b.conns, ev.Conn)
+		c := entry(made(&b.conns), ev.Conn)
 		if ev.To == CoreNode {
 			c.dialeeOpen = ev.At
 		} else {
@@ -50,7 +48,7 @@ func (l *Ledger) observeSendBudget(ev WireEvent) {
 		}
 	case WireClosed:
 		if ev.From == ev.To && ev.To != CoreNode {
-			if c := entry(b.conns, ev.Conn); c.daemonClosedAt == 0 {
+			if c := entry(made(&b.conns), ev.Conn); c.daemonClosedAt == 0 {
 				c.daemonClosedAt = ev.At
 			}
 		}
@@ -61,7 +59,7 @@ func (l *Ledger) observeSendBudget(ev WireEvent) {
 		switch ev.Frame.Payload.(type) { // the frames that carry the receipt send budget
 		case wire.PromptSteerAck, wire.InteractionDecisionAck, wire.PreparationStatus:
 			what := ev.Frame.Payload.MessageType() + " " + ev.Frame.ID
-			b.inFlight[&ev.Raw[0]] = budgetFrame{conn: ev.Conn, device: ev.From, sentAt: ev.At, what: what}
+			made(&b.inFlight)[&ev.Raw[0]] = budgetFrame{conn: ev.Conn, device: ev.From, sentAt: ev.At, what: what}
 		}
 	case WireLost:
 		if len(ev.Raw) > 0 {
@@ -83,7 +81,7 @@ func (l *Ledger) checkBudgetDelivery(ev WireEvent) {
 	}
 	delete(b.inFlight, key)
 	lim, ok := l.limits[f.device]
-	c := entry(b.conns, f.conn)
+	c := entry(made(&b.conns), f.conn)
 	lat := c.latency()
 	if !ok || lim.ReceiptSendBudget <= 0 || lat < 0 {
 		return
