@@ -200,20 +200,15 @@ func (l *Ledger) CoreRestarted(at int64, recovered []TurnFacts) {
 		byTurn[f.Turn] = f
 	}
 	for _, id := range sortedKeys(l.core.turns) {
-		if l.core.turns[id].state == "" {
-			continue
-		}
-		if _, ok := byTurn[id]; !ok {
+		if _, ok := byTurn[id]; !ok && l.core.turns[id].state != "" {
 			l.violate(at, CheckDurableFacts, "turn %s (%s) is missing after Core restart %d", id, l.core.turns[id].state, l.core.restarts)
 		}
 	}
 	for _, id := range sortedKeys(byTurn) {
 		f := byTurn[id]
 		l.TurnState(at, f.Turn, f.State)
-		if f.Run != "" {
-			if r := l.core.runs[f.Run]; r != nil && f.Cursor < r.cursor {
-				l.violate(at, CheckDurableFacts, "cursor of run %s is %d after Core restart, was %d", f.Run, f.Cursor, r.cursor)
-			}
+		if r := l.core.runs[f.Run]; f.Run != "" && r != nil && f.Cursor < r.cursor {
+			l.violate(at, CheckDurableFacts, "cursor of run %s is %d after Core restart, was %d", f.Run, f.Cursor, r.cursor)
 		}
 	}
 }

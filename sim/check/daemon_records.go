@@ -8,13 +8,7 @@ import (
 )
 
 // UsageSnapshot is a comparable cumulative usage measurement.
-type UsageSnapshot struct {
-	InputTokens           int64
-	CachedInputTokens     int64
-	OutputTokens          int64
-	ReasoningOutputTokens int64
-	TotalTokens           int64
-}
+type UsageSnapshot wire.TokenUsage
 
 // UsageFromWire converts a wire usage snapshot; unknown members count as 0.
 func UsageFromWire(u *wire.Usage) UsageSnapshot {
@@ -23,13 +17,7 @@ func UsageFromWire(u *wire.Usage) UsageSnapshot {
 		return s
 	}
 	if u.Tokens != nil {
-		return UsageSnapshot{
-			InputTokens:           u.Tokens.InputTokens,
-			CachedInputTokens:     u.Tokens.CachedInputTokens,
-			OutputTokens:          u.Tokens.OutputTokens,
-			ReasoningOutputTokens: u.Tokens.ReasoningOutputTokens,
-			TotalTokens:           u.Tokens.TotalTokens,
-		}
+		return UsageSnapshot(*u.Tokens)
 	}
 	if u.InputTokens != nil {
 		s.InputTokens = int64(*u.InputTokens)

@@ -139,15 +139,7 @@ func illegalPartitions(parts [][]porcupine.Operation, info porcupine.Linearizati
 	partials := info.PartialLinearizations()
 	var out []string
 	for i, p := range parts {
-		full := false
-		if i < len(partials) {
-			for _, lin := range partials[i] {
-				if len(lin) == len(p) {
-					full = true
-				}
-			}
-		}
-		if !full {
+		if i >= len(partials) || !slices.ContainsFunc(partials[i], func(lin []int) bool { return len(lin) == len(p) }) {
 			out = append(out, key(p[0].Input))
 		}
 	}

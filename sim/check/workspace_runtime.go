@@ -147,7 +147,18 @@ func (l *Ledger) runtimeSent(ev WireEvent) {
 			made(&s.caps)[pairKey(ev.From, kd.Kind)] = kd.Capabilities
 		}
 	case wire.PreparationStatus:
-		l.runtimeStatus(c, ev.Frame.ID, p)
+		pr := s.preps[k]
+		if pr != nil && p.Handle != "" && pr.handle == "" {
+			pr.handle, pr.executor = p.Handle, p.ExecutorID
+			made(&s.byHandle)[pairKey(c, p.Handle)] = pr
+		}
+		if pr != nil && p.RunID != "" && pr.run == "" {
+			pr.run = p.RunID
+			made(&s.byRun)[pairKey(c, p.RunID)] = pr
+		}
+		if pr != nil && p.State == wire.StateStarted {
+			pr.started = true
+		}
 	case wire.WorkspaceReadResult:
 		if r := s.reads[k]; r != nil {
 			delete(s.reads, k)
@@ -164,25 +175,6 @@ func (l *Ledger) runtimeSent(ev WireEvent) {
 		case ok && p.ErrorCode == wire.WriteResourceUnavail:
 			l.reach(MarkWriteRefusedDuringRun)
 		}
-	}
-}
-
-func (l *Ledger) runtimeStatus(c, id string, p wire.PreparationStatus) {
-	s := &l.wsRuntime
-	pr := s.preps[pairKey(c, id)]
-	if pr == nil {
-		return
-	}
-	if p.Handle != "" && pr.handle == "" {
-		pr.handle, pr.executor = p.Handle, p.ExecutorID
-		made(&s.byHandle)[pairKey(c, p.Handle)] = pr
-	}
-	if p.RunID != "" && pr.run == "" {
-		pr.run = p.RunID
-		made(&s.byRun)[pairKey(c, p.RunID)] = pr
-	}
-	if p.State == wire.StateStarted {
-		pr.started = true
 	}
 }
 
