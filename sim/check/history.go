@@ -51,29 +51,40 @@ func (l *Ledger) partKey(family, session, turn string) string {
 	return family + " " + session + "/" + turn
 }
 
-func (l *Ledger) turnOps(horizon int64) []porcupine.Operation {
-	byPart := map[string][]porcupine.Operation{}
-	turnOf := map[string]string{}
-	for _, r := range l.api.reads {
-		key := l.partKey("turn", r.Session, r.Turn)
-		turnOf[key] = r.Turn
-		byPart[key] = append(byPart[key], porcupine.Operation{
-			Input:  linInput{kind: opRead, part: key, turn: r.Turn},
-			Call:   r.Call,
-			Output: r.State,
-			Return: r.Return,
-		})
-	}
+// partitions collects a family's operations by partition key.
+type partitions map[string][]porcupine.Operation
+
+// add appends the operation of in, called at call, returning out at ret,
+// to its partition.
+func (p partitions) add(in linInput, call, ret int64, out any) {
+	p[in.part] = append(p[in.part], porcupine.Operation{Input: in, Call: call, Output: out, Return: ret})
+}
+
+// ops lists the partitions sorted by key, each with its lanes assigned.
+func (p partitions) ops() []porcupine.Operation {
 	var ops []porcupine.Operation
-	for _, key := range sortedKeys(byPart) {
-		part := append(byPart[key], l.truthOps(key, turnOf[key], horizon)...)
-		ops = append(ops, assignLanes(part)...)
+	for _, key := range sortedKeys(p) {
+		ops = append(ops, assignLanes(p[key])...)
 	}
 	return ops
 }
 
-func (l *Ledger) truthOps(key, turn string, horizon int64) []porcupine.Operation {
-	var ops []porcupine.Operation
+func (l *Ledger) turnOps(horizon int64) []porcupine.Operation {
+	parts := partitions{}
+	turnOf := map[string]string{}
+	for _, r := range l.api.reads {
+		key := l.partKey("turn", r.Session, r.Turn)
+		turnOf[key] = r.Turn
+		parts.add(linInput{kind: opRead, part: key, turn: r.Turn}, r.Call, r.Return, r.State)
+	}
+	for _, key := range sortedKeys(turnOf) {
+		l.truthOps(parts, key, turnOf[key], horizon)
+	}
+	return parts.ops()
+}
+
+// truthOps adds to the partition key of turn its native settlements.
+func (l *Ledger) truthOps(parts partitions, key, turn string, horizon int64) {
 	native := false
 	if t := l.core.turns[turn]; t != nil {
 		for _, run := range t.runs {
@@ -83,20 +94,13 @@ func (l *Ledger) truthOps(key, turn string, horizon int64) []porcupine.Operation
 			}
 			native = true
 			if nt.settled != "" {
-				ops = append(ops, porcupine.Operation{
-					Input: linInput{kind: opTruth, part: key, turn: turn, truth: nt.settled},
-					Call:  nt.settledAt, Return: horizon,
-				})
+				parts.add(linInput{kind: opTruth, part: key, turn: turn, truth: nt.settled}, nt.settledAt, horizon, nil)
 			}
 		}
 	}
 	if !native {
-		ops = append(ops, porcupine.Operation{
-			Input: linInput{kind: opTruth, part: key, turn: turn, truth: "none"},
-			Call:  0, Return: horizon,
-		})
+		parts.add(linInput{kind: opTruth, part: key, turn: turn, truth: "none"}, 0, horizon, nil)
 	}
-	return ops
 }
 
 func (l *Ledger) inputOps(horizon int64) []porcupine.Operation {
@@ -105,31 +109,20 @@ func (l *Ledger) inputOps(horizon int64) []porcupine.Operation {
 		key := l.partKey("inputs", s.Session, s.Turn)
 		byPart[key] = append(byPart[key], s)
 	}
-	var ops []porcupine.Operation
-	for _, key := range sortedKeys(byPart) {
-		steers := byPart[key]
+	parts := partitions{}
+	for key, steers := range byPart { //tidy:sorted each partition on its own, emitted sorted by parts.ops
 		turn := steers[0].Turn
 		log := l.steeredLog(turn, steers)
-		part := make([]porcupine.Operation, 0, len(steers)+1)
 		for _, s := range steers {
 			ret := s.Return
 			if s.Outcome == InputUnknown {
 				ret = horizon
 			}
-			part = append(part, porcupine.Operation{
-				Input:  linInput{kind: opSteer, part: key, turn: turn, input: s.Input, log: log},
-				Call:   s.Call,
-				Output: s.Outcome,
-				Return: ret,
-			})
+			parts.add(linInput{kind: opSteer, part: key, turn: turn, input: s.Input, log: log}, s.Call, ret, s.Outcome)
 		}
-		part = append(part, porcupine.Operation{
-			Input: linInput{kind: opEnd, part: key, turn: turn, log: log},
-			Call:  horizon, Return: horizon,
-		})
-		ops = append(ops, assignLanes(part)...)
+		parts.add(linInput{kind: opEnd, part: key, turn: turn, log: log}, horizon, horizon, nil)
 	}
-	return ops
+	return parts.ops()
 }
 
 // steeredLog is the turn's native apply order restricted to inputs some

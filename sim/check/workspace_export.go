@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/anishathalye/porcupine"
-
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -163,9 +161,9 @@ func (l *Ledger) observeExport(ev WireEvent) {
 	}
 }
 
-// exportGets adds to byPart one get of every seeded file of each completed
+// exportGets adds to parts one get of every seeded file of each completed
 // export's Environment.
-func (w *workspaceState) exportGets(byPart map[string][]porcupine.Operation, part func(env, path string) string) {
+func (w *workspaceState) exportGets(parts partitions, part func(env, path string) string) {
 	for _, x := range w.exported {
 		for _, key := range sortedKeys(w.seeded) {
 			env, path, _ := strings.Cut(key, "\x00")
@@ -173,10 +171,7 @@ func (w *workspaceState) exportGets(byPart map[string][]porcupine.Operation, par
 				continue
 			}
 			v, ok := x.files[path]
-			pk := part(env, path)
-			byPart[pk] = append(byPart[pk], porcupine.Operation{
-				Input: linInput{kind: opGet, part: pk}, Call: x.op.Call, Output: fileVal{value: v, present: ok}, Return: x.op.Return,
-			})
+			parts.add(linInput{kind: opGet, part: part(env, path)}, x.op.Call, x.op.Return, fileVal{value: v, present: ok})
 		}
 	}
 }

@@ -57,17 +57,14 @@ func (l *Ledger) fileOps(horizon int64) []porcupine.Operation {
 	for _, x := range w.exported {
 		horizon = max(horizon, x.op.Call+1, x.op.Return+1)
 	}
-	byPart := map[string][]porcupine.Operation{}
+	parts := partitions{}
 	seeded := map[string]bool{}
 	part := func(env, path string) string {
 		key := "file " + env + "/" + path
 		if !seeded[key] {
 			seeded[key] = true
 			if s, ok := w.seeded[pairKey(env, path)]; ok {
-				byPart[key] = append(byPart[key], porcupine.Operation{
-					Input: linInput{kind: opPut, part: key, file: s},
-					Call:  0, Return: 0,
-				})
+				parts.add(linInput{kind: opPut, part: key, file: s}, 0, 0, nil)
 			}
 		}
 		return key
@@ -81,11 +78,7 @@ func (l *Ledger) fileOps(horizon int64) []porcupine.Operation {
 		default:
 			continue
 		}
-		key := part(op.Env, op.Path)
-		byPart[key] = append(byPart[key], porcupine.Operation{
-			Input: linInput{kind: opPut, part: key, file: fileVal{value: op.Value, present: true}},
-			Call:  op.Call, Return: ret,
-		})
+		parts.add(linInput{kind: opPut, part: part(op.Env, op.Path), file: fileVal{value: op.Value, present: true}}, op.Call, ret, nil)
 	}
 	for _, op := range w.reads {
 		var out fileVal
@@ -96,15 +89,8 @@ func (l *Ledger) fileOps(horizon int64) []porcupine.Operation {
 		default:
 			continue
 		}
-		key := part(op.Env, op.Path)
-		byPart[key] = append(byPart[key], porcupine.Operation{
-			Input: linInput{kind: opGet, part: key}, Call: op.Call, Output: out, Return: op.Return,
-		})
+		parts.add(linInput{kind: opGet, part: part(op.Env, op.Path)}, op.Call, op.Return, out)
 	}
-	w.exportGets(byPart, part)
-	var ops []porcupine.Operation
-	for _, key := range sortedKeys(byPart) {
-		ops = append(ops, assignLanes(byPart[key])...)
-	}
-	return ops
+	w.exportGets(parts, part)
+	return parts.ops()
 }
