@@ -113,22 +113,18 @@ func stepInput(s inputModel, in linInput, out any) (bool, any) {
 	outcome, _ := out.(string)
 	next := s.pos < len(in.log) && in.log[s.pos] == in.input
 	claimed := slices.Index(in.log[:s.pos], in.input) >= 0
-	switch outcome {
-	case InputAccepted:
-		if next {
-			return true, inputModel{pos: s.pos + 1}
-		}
-		return claimed, s
-	case InputUnknown:
-		if next {
-			return true, inputModel{pos: s.pos + 1}
-		}
-		// an applied input not yet reached must be claimed in its turn
-		return claimed || slices.Index(in.log[s.pos:], in.input) < 0, s
-	case InputRejected:
+	switch {
+	case outcome == InputRejected:
 		return true, s
+	case outcome != InputAccepted && outcome != InputUnknown:
+		return false, s
+	case next:
+		return true, inputModel{pos: s.pos + 1}
+	case outcome == InputAccepted:
+		return claimed, s
 	}
-	return false, s
+	// unknown: an applied input not yet reached must be claimed in its turn
+	return claimed || slices.Index(in.log[s.pos:], in.input) < 0, s
 }
 
 // modelStep dispatches on the operation family; a partition starts from

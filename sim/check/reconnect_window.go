@@ -25,7 +25,7 @@ type rwDevice struct {
 	served   map[string]bool // kinds declared available since Core started
 	conn     uint64          // current connection at Core, 0: none
 	hb       map[string]bool // kinds available in the current connection's last heartbeat; nil: none yet
-	lost     int64           // Core last lost a connection of the device; -1: never since it started
+	lost     int64           // Core last lost a connection of the device, or started
 	undo     *rwDevice       // the state before conn opened, back if Core's shell refuses conn at once
 }
 
@@ -40,7 +40,7 @@ type reconnectState struct {
 func (s *reconnectState) device(id string) *rwDevice {
 	d := s.devices[id]
 	if d == nil {
-		d = &rwDevice{lost: -1}
+		d = &rwDevice{lost: s.coreStart}
 		made(&s.devices)[id] = d
 	}
 	return d
@@ -57,15 +57,16 @@ func (l *Ledger) observeReconnect(ev WireEvent) {
 			l.reconnectOpened(ev.At, ev.Conn, ev.From)
 		}
 	case ev.Kind == WireClosed && ev.To == CoreNode:
-		if id, ok := s.connDev[ev.Conn]; ok {
-			if d := s.device(id); d.conn == ev.Conn {
-				if u := d.undo; u != nil && ev.From == CoreNode && refusedAtOpen(ev.Reason) {
-					d.conn, d.hb, d.lost = u.conn, u.hb, u.lost
-				} else {
-					d.conn, d.hb, d.lost = 0, nil, ev.At
-				}
-				d.undo = nil
+		// Core's reasons for a connection that never became the device's:
+		// the shell's version refusal, the machine's stale generation
+		refused := ev.From == CoreNode && (ev.Reason == "incompatible_version" || ev.Reason == "stale connection")
+		if d := s.devices[s.connDev[ev.Conn]]; d != nil && d.conn == ev.Conn {
+			if u := d.undo; u != nil && refused {
+				d.conn, d.hb, d.lost = u.conn, u.hb, u.lost
+			} else {
+				d.conn, d.hb, d.lost = 0, nil, ev.At
 			}
+			d.undo = nil
 		}
 	case ev.Kind == WireSent && ev.From == CoreNode && ev.HasFrame():
 		if p, ok := ev.Frame.Payload.(wire.ExecutionPrepare); ok {
@@ -107,35 +108,22 @@ func (l *Ledger) reconnectRogueOpened(at int64, conn uint64, device, version str
 	}
 }
 
-// refusedAtOpen: reasons Core gives a connection that never became the
-// device's connection (the shell's version refusal, the machine's stale
-// generation).
-func refusedAtOpen(reason string) bool {
-	return reason == "incompatible_version" || reason == "stale connection"
-}
-
 // reconnectHeartbeat: a valid heartbeat reaching Core on conn is the
 // connection's declaration.
 func (l *Ledger) reconnectHeartbeat(conn uint64, hb wire.Heartbeat) {
 	s := &l.reconnect
-	id, ok := s.connDev[conn]
-	if !ok {
-		return
-	}
-	d := s.device(id)
-	if d.conn != conn || !validDeclaration(hb) {
+	d := s.devices[s.connDev[conn]]
+	if d == nil || d.conn != conn || !validDeclaration(hb) {
 		return
 	}
 	avail := map[string]bool{}
 	for _, k := range hb.SupportedAgentKinds {
 		if k.Available {
 			avail[k.Kind] = true
+			made(&d.served)[k.Kind] = true
 		}
 	}
 	d.declared, d.hb, d.undo = true, avail, nil
-	for k := range avail { //tidy:sorted set insertion only
-		made(&d.served)[k] = true
-	}
 }
 
 // reconnectCoreRestarted: a new Core knows no device and started at at.
@@ -160,11 +148,7 @@ func (l *Ledger) reconnectTurnFinished(at int64, turn, state, code string) {
 		if !d.declared {
 			continue
 		}
-		anchor := d.lost
-		if anchor < 0 {
-			anchor = s.coreStart
-		}
-		if at >= anchor+int64(ReconnectWindowOf)-int64(time.Second) {
+		if at >= d.lost+int64(ReconnectWindowOf)-int64(time.Second) {
 			continue
 		}
 		why := ""
@@ -179,7 +163,7 @@ func (l *Ledger) reconnectTurnFinished(at int64, turn, state, code string) {
 			continue
 		}
 		l.violate(at, CheckReconnectWindow, "Core failed turn %s (session %s, kind %s) capability_unsupported at %s while device %s of the pool %s, within the reconnect window (since %s)",
-			turn, session, kind, vtime(at), id, why, vtime(anchor))
+			turn, session, kind, vtime(at), id, why, vtime(d.lost))
 		return
 	}
 }

@@ -135,20 +135,18 @@ func allowedNext(state any, in linInput) string {
 	switch in.kind {
 	case opRead, opTruth:
 		s, _ := state.(turnModel)
-		switch {
-		case s.terminal != "":
+		if s.terminal != "" {
 			return fmt.Sprintf("only %s for Turn %s, which it already showed: a terminal state never changes", s.terminal, in.turn)
-		default:
-			var next []string
-			for _, st := range []string{TurnQueued, TurnPreparing, TurnRunning, TurnCompleted, TurnFailed, TurnCancelled} {
-				if turnRank(st) >= s.rank && (st != TurnCompleted || terminalAgrees(st, s.truth)) {
-					next = append(next, st)
-				}
-			}
-			return fmt.Sprintf("only %s for Turn %s: its public state never goes back (queued, preparing, running, "+
-				"then one terminal state), and completed needs a completed native turn (native settlements known: %s)",
-				strings.Join(next, ", "), in.turn, describeTruth(s.truth))
 		}
+		var next []string
+		for _, st := range []string{TurnQueued, TurnPreparing, TurnRunning, TurnCompleted, TurnFailed, TurnCancelled} {
+			if turnRank(st) >= s.rank && (st != TurnCompleted || terminalAgrees(st, s.truth)) {
+				next = append(next, st)
+			}
+		}
+		return fmt.Sprintf("only %s for Turn %s: its public state never goes back (queued, preparing, running, "+
+			"then one terminal state), and completed needs a completed native turn (native settlements known: %s)",
+			strings.Join(next, ", "), in.turn, describeTruth(s.truth))
 	case opSteer, opEnd:
 		s, _ := state.(inputModel)
 		next := "none is left"

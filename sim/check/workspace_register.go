@@ -58,14 +58,10 @@ func (l *Ledger) fileOps(horizon int64) []porcupine.Operation {
 		horizon = max(horizon, x.op.Call+1, x.op.Return+1)
 	}
 	parts := partitions{}
-	seeded := map[string]bool{}
-	part := func(env, path string) string {
+	part := func(env, path string) string { // the seed first
 		key := "file " + env + "/" + path
-		if !seeded[key] {
-			seeded[key] = true
-			if s, ok := w.seeded[pairKey(env, path)]; ok {
-				parts.add(linInput{kind: opPut, part: key, file: s}, 0, 0, nil)
-			}
+		if s, ok := w.seeded[pairKey(env, path)]; ok && parts[key] == nil {
+			parts.add(linInput{kind: opPut, part: key, file: s}, 0, 0, nil)
 		}
 		return key
 	}
