@@ -72,11 +72,8 @@ func (l *Ledger) recordKnown(conn uint64, req string) (held, evicted bool) {
 	if t == nil {
 		return false, false
 	}
-	if slices.ContainsFunc(t.order, func(e recordEntry) bool { return e.req == req }) {
-		return true, false
-	}
-	_, evicted = t.evicted[req]
-	return false, evicted
+	_, evicted = t.evicted[req] // a record granted again leaves the evicted ones
+	return slices.ContainsFunc(t.order, func(e recordEntry) bool { return e.req == req }), evicted
 }
 
 // wantOf is the answer p wants now: an attack on the injector's own

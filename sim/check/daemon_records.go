@@ -1,6 +1,7 @@
 package check
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -134,7 +135,7 @@ func (l *Ledger) UsageSent(at int64, run string, u UsageSnapshot) {
 	made(&l.daemon.usageSent)[run] = append(l.daemon.usageSent[run], u)
 }
 
-func sortedUnique(s []string) []string {
+func sortedUnique[S ~[]E, E cmp.Ordered](s S) S {
 	if len(s) == 0 {
 		return nil
 	}

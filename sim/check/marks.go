@@ -166,9 +166,7 @@ type MarkSummary struct {
 // Summary lists every expected mark and every other mark hit, sorted.
 func (t *MarkTally) Summary() []MarkSummary {
 	expected := ExpectedMarks()
-	names := slices.AppendSeq(slices.Clone(expected), maps.Keys(t.seedsHit)) //tidy:sorted sorted below
-	slices.Sort(names)
-	names = slices.Compact(names)
+	names := sortedUnique(slices.AppendSeq(slices.Clone(expected), maps.Keys(t.seedsHit))) //tidy:sorted by sortedUnique
 	out := make([]MarkSummary, len(names))
 	for i, m := range names {
 		_, isExpected := slices.BinarySearch(expected, m)

@@ -35,12 +35,8 @@ func (l *Ledger) StatusStepped(at int64, conn, req string, st wire.PreparationSt
 	case s != nil && st.Revision <= s.revision:
 		why = fmt.Sprintf("revision %d of handle %s after revision %d", st.Revision, st.Handle, s.revision)
 	}
-	if why == "" {
-		if s == nil {
-			s = &coreStream{handle: st.Handle}
-			made(&l.daemon.streams)[k] = s
-		}
-		s.revision, s.state = st.Revision, st.State
+	if why == "" { // the stream's first handle, its revision counts
+		made(&l.daemon.streams)[k] = &coreStream{handle: st.Handle, revision: st.Revision, state: st.State}
 		return
 	}
 	if s != nil && st.Handle == s.handle && st.Revision == s.revision && st.State != s.state {
@@ -53,10 +49,5 @@ func (l *Ledger) StatusStepped(at int64, conn, req string, st wire.PreparationSt
 }
 
 func resourceStatus(state string) bool {
-	switch state {
-	case wire.StatePreparing, wire.StateReady, wire.StateStarting, wire.StateStarted,
-		wire.StateReleased, wire.StateExpired, wire.StateFailed:
-		return true
-	}
-	return false
+	return state == wire.StatePreparing || state == wire.StateReady || state == wire.StateStarting || terminalState(state)
 }
