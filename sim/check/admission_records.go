@@ -26,11 +26,7 @@ type recordTable struct {
 }
 
 func terminalState(s string) bool {
-	switch s {
-	case wire.StateStarted, wire.StateReleased, wire.StateExpired, wire.StateFailed:
-		return true
-	}
-	return false
+	return slices.Contains([]string{wire.StateStarted, wire.StateReleased, wire.StateExpired, wire.StateFailed}, s)
 }
 
 // noteRecord applies one preparation_status a daemon sent on conn.

@@ -52,9 +52,7 @@ func (z *zombieRec) owns(conn uint64) bool {
 func (l *Ledger) Takeover(at int64, epoch uint64, conns []uint64) {
 	f := &l.failover
 	f.epoch = epoch
-	c := slices.Clone(conns)
-	slices.Sort(c)
-	f.zombies = append(f.zombies, &zombieRec{epoch: epoch - 1, conns: c})
+	f.zombies = append(f.zombies, &zombieRec{epoch: epoch - 1, conns: slices.Sorted(slices.Values(conns))})
 	clear(l.hostile.conns.newest) // the new Core has seen no connection yet (hostile_conns.go)
 	l.reach(MarkFailoverTakeover)
 }

@@ -96,9 +96,7 @@ func (l *Ledger) observeEvictionInputs(ev WireEvent) {
 			for _, id := range sortedKeys(d.execs) {
 				if x := d.execs[id]; x.phase == evictBusy && x.run == ev.Frame.ID {
 					x.phase, x.idleSince = evictIdle, ev.At
-					if p.Metadata != nil && p.Metadata.AgentSessionID != "" {
-						x.native = true
-					}
+					x.native = x.native || p.Metadata != nil && p.Metadata.AgentSessionID != ""
 				}
 			}
 		}
@@ -117,9 +115,7 @@ func (l *Ledger) evictionStatus(at int64, device string, conn uint64, id string,
 	}
 	if pr, ok := d.prepares[connFrameKey(conn, id)]; ok && x.session == "" {
 		x.session = pr.session
-		if !p.Reused && pr.resume != "" {
-			x.native = true // prepared to resume the named native session
-		}
+		x.native = x.native || !p.Reused && pr.resume != "" // prepared to resume the named native session
 	}
 	switch p.State {
 	case wire.StatePreparing, wire.StateReady, wire.StateStarting:

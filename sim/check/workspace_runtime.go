@@ -125,16 +125,10 @@ func readOwnerKey(conn string, pr *rtPrep) string {
 // environmentRunning: a Turn bound to env runs on device — the daemon
 // said started and the Harness has not settled it.
 func (l *Ledger) environmentRunning(device, env string) bool {
-	for _, k := range sortedKeys(l.wsRuntime.byRun) {
-		pr := l.wsRuntime.byRun[k]
-		if pr.device != device || pr.env != env || !pr.started || pr.readOnly {
-			continue
-		}
-		if t := l.harness.turns[pr.run]; t == nil || t.settled == "" {
-			return true
-		}
-	}
-	return false
+	return countIf(l.wsRuntime.byRun, func(pr *rtPrep) bool {
+		t := l.harness.turns[pr.run]
+		return pr.device == device && pr.env == env && pr.started && !pr.readOnly && (t == nil || t.settled == "")
+	}) > 0
 }
 
 func (l *Ledger) runtimeSent(ev WireEvent) {
