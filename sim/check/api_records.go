@@ -56,26 +56,18 @@ func (l *Ledger) appliedForTurn(turn string) []appliedInput {
 // checkSteersAgainstTruth judges, at the end, every steer call that
 // returned accepted against the native applies.
 func (l *Ledger) checkSteersAgainstTruth(at int64) {
-	appliedAt := map[string]map[string]int64{}
 	for _, s := range l.api.steers {
 		if s.Outcome != InputAccepted {
 			continue
 		}
-		m := appliedAt[s.Turn]
-		if m == nil {
-			m = inner(appliedAt, s.Turn)
-			for _, a := range l.appliedForTurn(s.Turn) {
-				keepFirst(m, a.input, a.at)
-			}
-		}
-		when, ok := m[s.Input]
-		switch {
-		case !ok:
+		applied := l.appliedForTurn(s.Turn)
+		switch i := slices.IndexFunc(applied, func(a appliedInput) bool { return a.input == s.Input }); {
+		case i < 0:
 			l.violate(at, CheckAcceptedWithoutTruth, "steer of input %s on turn %s returned accepted at %s but the Harness never applied it",
 				s.Input, s.Turn, vtime(s.Return))
-		case when > s.Return:
+		case applied[i].at > s.Return:
 			l.violate(at, CheckAcceptedWithoutTruth, "steer of input %s on turn %s returned accepted at %s before the Harness applied it at %s",
-				s.Input, s.Turn, vtime(s.Return), vtime(when))
+				s.Input, s.Turn, vtime(s.Return), vtime(applied[i].at))
 		}
 	}
 }

@@ -113,8 +113,7 @@ func (l *Ledger) Pending() (ok bool, reason string) {
 func (l *Ledger) pendingTurns() []string {
 	var out []string
 	for _, id := range sortedKeys(l.core.turns) {
-		t := l.core.turns[id]
-		if !IsTerminal(t.state) {
+		if t := l.core.turns[id]; !IsTerminal(t.state) {
 			out = append(out, fmt.Sprintf("turn %s is %s", id, cmp.Or(t.state, "unrecorded")))
 		}
 	}
