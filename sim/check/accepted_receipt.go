@@ -8,10 +8,7 @@ const CheckAcceptedWithoutReceipt = "accepted_without_receipt"
 
 // observeAcceptedReceipts records every accepting receipt Core receives.
 func (l *Ledger) observeAcceptedReceipts(ev WireEvent) {
-	if ev.Kind != WireDelivered || ev.To != CoreNode || !ev.HasFrame() {
-		return
-	}
-	if ack, ok := ev.Frame.Payload.(wire.PromptSteerAck); ok && ack.Accepted && ack.ErrorCode == "" {
+	if ack, ok := ev.Frame.Payload.(wire.PromptSteerAck); ok && ev.Kind == WireDelivered && ev.To == CoreNode && ack.Accepted && ack.ErrorCode == "" {
 		made(&l.acceptedReceipts)[pairKey(ev.Frame.ID, ack.InputID)] = true
 	}
 }

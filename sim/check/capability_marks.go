@@ -17,11 +17,9 @@ const (
 )
 
 // observeCapabilitySituations runs after observeCoreFrames has updated the
-// declarations and preparations.
+// declarations and preparations. A frame that did not decode has no
+// payload.
 func (l *Ledger) observeCapabilitySituations(ev WireEvent) {
-	if !ev.HasFrame() {
-		return
-	}
 	switch p := ev.Frame.Payload.(type) {
 	case wire.ExecutionPrepare:
 		if ev.Kind == WireSent && ev.From == CoreNode && !p.Configuration.WorkspaceReadOnly {
@@ -77,13 +75,8 @@ func (l *Ledger) markReadyNoLongerAdmitted(conn uint64, req string) {
 // duplicates is Core's latest snapshot too (it cannot tell it from the
 // daemon's own), so the capability rule judges Core's choices against it.
 func (l *Ledger) observeForgedHeartbeats(ev WireEvent) {
-	if !ev.Forged || ev.Kind != WireDelivered || ev.To != CoreNode || !ev.HasFrame() {
-		return
+	hb, ok := ev.Frame.Payload.(wire.Heartbeat) // none when the frame did not decode
+	if c := l.frames.conns[ev.Conn]; ok && c != nil && ev.Forged && ev.Kind == WireDelivered && ev.To == CoreNode {
+		c.known, c.kinds = true, kindsOf(hb)
 	}
-	hb, ok := ev.Frame.Payload.(wire.Heartbeat)
-	c := l.frames.conns[ev.Conn]
-	if !ok || c == nil {
-		return
-	}
-	c.known, c.kinds = true, kindsOf(hb)
 }

@@ -42,11 +42,8 @@ func (l *Ledger) CloseFailed(at int64, device, executor string) {
 }
 
 func (l *Ledger) observeDoneUsage(ev WireEvent) {
-	if ev.Kind != WireSent || ev.Hostile() || ev.To != CoreNode || !ev.HasFrame() {
-		return
-	}
-	done, ok := ev.Frame.Payload.(wire.Done)
-	if !ok {
+	done, ok := ev.Frame.Payload.(wire.Done) // none when the frame did not decode
+	if ev.Kind != WireSent || ev.Hostile() || ev.To != CoreNode || !ok {
 		return
 	}
 	nd, ok := l.native.dones[ev.Frame.ID]

@@ -73,11 +73,8 @@ func classifyRawEngineError(raw []byte) (engineFailure, bool) {
 // frame of each Run delivered to Core, forged or not: Core classifies
 // whatever reaches it.
 func (l *Ledger) observeEngineErrors(ev WireEvent) {
-	if ev.Kind != WireDelivered || ev.To != CoreNode || !ev.HasFrame() {
-		return
-	}
-	if _, ok := ev.Frame.Payload.(wire.RunError); !ok {
-		return
+	if _, isErr := ev.Frame.Payload.(wire.RunError); ev.Kind != WireDelivered || ev.To != CoreNode || !isErr {
+		return // a frame that did not decode has no payload
 	}
 	want, ok := classifyRawEngineError(ev.Raw)
 	if !ok {

@@ -13,7 +13,7 @@ type fencingLast struct {
 func (l *Ledger) observeFencingRollback(ev WireEvent) {
 	m, ok := fenceMsgOf(ev.Frame.Payload)
 	switch {
-	case !ok || !ev.HasFrame():
+	case !ok: // a frame that did not decode has no payload
 	case ev.Kind == WireSent && ev.From == CoreNode && !m.reply:
 		if last := l.fenceLast[m.suspend]; last != nil && !last.replied && !m.quiesce && !m.rollback {
 			l.violate(ev.At, CheckFencingRollback, "Core resumed suspension %s (%s) without rollback although no reply to its previous request %s reached it (outcome unknown)",

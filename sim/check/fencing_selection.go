@@ -14,11 +14,9 @@ type fencedSuspension struct {
 	since  int64
 }
 
-// observeFencedSelection sees honest traffic only.
+// observeFencedSelection sees honest traffic only (a frame that did not
+// decode has no payload).
 func (l *Ledger) observeFencedSelection(ev WireEvent) {
-	if !ev.HasFrame() {
-		return
-	}
 	switch {
 	case ev.Kind == WireSent && ev.From == CoreNode:
 		switch p := ev.Frame.Payload.(type) {

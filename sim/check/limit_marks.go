@@ -22,9 +22,10 @@ type lastSteer struct {
 
 // becameUnknown is when the input's outcome became unknown at Core: an
 // outcome_unknown receipt, or the written wait passing without a receipt;
-// ok is false while it is not (yet) unknown at instant at.
+// ok is false while it is not (yet) unknown at instant at, or for no input.
 func (s *lastSteer) becameUnknown(at int64) (int64, bool) {
 	switch {
+	case s == nil:
 	case s.unknownAt != 0 && s.unknownAt <= at:
 		return s.unknownAt, true
 	case !s.acked && s.unknownAt == 0 && s.sentAt+writtenWaitNS <= at:
@@ -41,15 +42,10 @@ func (l *Ledger) markSteerAfterUnknown(call int64, turn string) {
 		return
 	}
 	for _, run := range t.runs {
-		if at, ok := l.limitMarks.firstUnknown[run]; ok && at <= call {
+		first, noted := l.limitMarks.firstUnknown[run]
+		if _, now := l.limitMarks.steers[run].becameUnknown(call); noted && first <= call || now {
 			l.reach(MarkSteerAfterUnknown)
 			return
-		}
-		if s := l.limitMarks.steers[run]; s != nil {
-			if _, ok := s.becameUnknown(call); ok {
-				l.reach(MarkSteerAfterUnknown)
-				return
-			}
 		}
 	}
 }
@@ -61,10 +57,8 @@ type limitMarks struct {
 	declared     map[string]bool       // device\x00kind → availability last declared
 }
 
+// observeLimits: a frame that did not decode has no payload.
 func (l *Ledger) observeLimits(ev WireEvent) {
-	if !ev.HasFrame() {
-		return
-	}
 	m := &l.limitMarks
 	switch p := ev.Frame.Payload.(type) {
 	case wire.PreparationStatus:
@@ -84,8 +78,8 @@ func (l *Ledger) observeLimits(ev WireEvent) {
 	case wire.PromptSteer:
 		if ev.Kind == WireSent && ev.From == CoreNode {
 			if prev := m.steers[ev.Frame.ID]; prev == nil || prev.input != p.InputID {
-				if prev != nil {
-					m.noteUnknown(ev.Frame.ID, prev, ev.At)
+				if at, ok := prev.becameUnknown(ev.At); ok {
+					m.noteRunUnknown(ev.Frame.ID, at)
 				}
 				made(&m.steers)[ev.Frame.ID] = &lastSteer{input: p.InputID, sentAt: ev.At}
 			}
@@ -97,7 +91,7 @@ func (l *Ledger) observeLimits(ev WireEvent) {
 			s.input == p.InputID && ev.At-s.sentAt < writtenWaitNS {
 			if p.ErrorCode == "outcome_unknown" {
 				s.unknownAt = ev.At
-				m.noteUnknown(ev.Frame.ID, s, ev.At)
+				m.noteRunUnknown(ev.Frame.ID, ev.At)
 			} else if s.unknownAt == 0 {
 				s.acked = true
 			}
@@ -121,13 +115,6 @@ func (l *Ledger) reach(m Mark) {
 	l.Mark(m)
 	if l.OnReach != nil {
 		l.OnReach(m)
-	}
-}
-
-// noteUnknown keeps the first instant an input of run became unknown.
-func (m *limitMarks) noteUnknown(run string, s *lastSteer, now int64) {
-	if at, ok := s.becameUnknown(now); ok {
-		m.noteRunUnknown(run, at)
 	}
 }
 

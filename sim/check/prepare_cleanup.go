@@ -9,11 +9,8 @@ import "github.com/turnstile-sim/turnstile/wire"
 const CheckPrepareCleanup = "prepare_failure_cleanup"
 
 func (l *Ledger) observePrepareCleanup(ev WireEvent) {
-	if ev.Kind != WireSent || ev.From == CoreNode || !ev.HasFrame() {
-		return
-	}
-	st, ok := ev.Frame.Payload.(wire.PreparationStatus)
-	if !ok || st.State != wire.StateFailed || st.ErrorCode != "preparation_failed" || st.ExecutorID == "" || st.Reused {
+	st, ok := ev.Frame.Payload.(wire.PreparationStatus) // none when the frame did not decode
+	if ev.Kind != WireSent || ev.From == CoreNode || !ok || st.State != wire.StateFailed || st.ErrorCode != "preparation_failed" || st.ExecutorID == "" || st.Reused {
 		return
 	}
 	e := l.harness.executors[pairKey(ev.From, st.ExecutorID)]

@@ -46,10 +46,7 @@ func (l *Ledger) observeTransfers(ev WireEvent) {
 		}
 		return
 	}
-	if !ev.HasFrame() {
-		return
-	}
-	switch p := ev.Frame.Payload.(type) {
+	switch p := ev.Frame.Payload.(type) { // none when the frame did not decode
 	case wire.RuntimePrepare:
 		if ev.From == CoreNode && ev.Kind == WireSent {
 			l.transferCoreSent(ev, p)

@@ -66,11 +66,8 @@ func (l *Ledger) WorkspaceExportCalled(op WorkspaceExportOp) {
 		return
 	}
 	for _, n := range l.ws.exports {
-		if n.env != op.Env || n.at < op.Call || n.at > op.Return || !bytes.Equal(n.archive, op.Archive) ||
-			l.ws.opened[n.reader] != op.Session {
-			continue
-		}
-		if c, ok := l.ws.closed[n.reader]; !ok || c > op.Return {
+		if c, ok := l.ws.closed[n.reader]; n.env != op.Env || n.at < op.Call || n.at > op.Return ||
+			!bytes.Equal(n.archive, op.Archive) || l.ws.opened[n.reader] != op.Session || !ok || c > op.Return {
 			continue
 		}
 		if !maps.Equal(files, n.files) {

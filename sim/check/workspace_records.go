@@ -180,11 +180,8 @@ func (l *Ledger) WorkspaceReadCalled(op WorkspaceReadOp) {
 			!n.present || !strings.HasPrefix(n.value, op.Value) {
 			continue
 		}
-		if n.reader == "" {
-			return // a Run read: no profile to close
-		}
-		if c, ok := l.ws.closed[n.reader]; ok && c <= op.Return {
-			return
+		if c, ok := l.ws.closed[n.reader]; n.reader == "" || ok && c <= op.Return {
+			return // a Run read has no profile to close
 		}
 	}
 	l.violate(op.Return, CheckWorkspaceTruth, "read of %s in session %s answered %q: no native read in [%s, %s] "+

@@ -8,10 +8,7 @@ func (l *Ledger) observeWorkspace(ev WireEvent) {
 	if ev.Kind == WireClosed || ev.Kind == WireLost {
 		l.writesMidTransfer(ev.Conn)
 	}
-	if !ev.HasFrame() {
-		return
-	}
-	if !ev.Hostile() {
+	if !ev.Hostile() { // the frame switches below skip a frame that did not decode
 		l.observeExport(ev)
 	}
 	id := ev.Frame.ID
