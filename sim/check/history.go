@@ -151,13 +151,7 @@ func assignLanes(ops []porcupine.Operation) []porcupine.Operation {
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(ops[a].Call, ops[b].Call) })
 	var laneEnd []int64
 	for _, i := range order {
-		lane := -1
-		for j, end := range laneEnd {
-			if end < ops[i].Call {
-				lane = j
-				break
-			}
-		}
+		lane := slices.IndexFunc(laneEnd, func(end int64) bool { return end < ops[i].Call })
 		if lane < 0 {
 			lane = len(laneEnd)
 			laneEnd = append(laneEnd, 0)

@@ -79,7 +79,7 @@ const (
 // 0.3 % of swarm seeds is recorded, not expected (an export cancelled, a
 // write settled late, a read of a kind serving no workspace).
 func ExpectedMarks() []Mark {
-	out := []Mark{
+	out := slices.Concat([]Mark{
 		MarkAdmissionExpiredBeforeStart, MarkAdmissionRecordsFull, MarkCancelNotReadyRetried, MarkCancelRacedDone,
 		MarkCancelUnconfirmed, MarkCapacityFullOfExecutors, MarkCapacityRejectionThenSuccess, MarkCleanupRetried,
 		MarkCoreRestartMidTurn, MarkCoreRestartCancelPending, MarkDecisionChangedWhileLive, MarkIdleEvictionJudged,
@@ -98,10 +98,7 @@ func ExpectedMarks() []Mark {
 		MarkExportChunked, MarkExportCompleted, MarkWriteCommitRefused, MarkWriteLostMidTransfer,
 		MarkWriteRefusedDuringRun, MarkReadForeignEnvRefused, MarkReadBlockedAfterUnknown,
 		MarkWriteBlockedAfterUnknown, MarkWriteInstallRefused,
-	}
-	out = append(out, hostileExpectedMarks()...)
-	out = append(out, failoverExpectedMarks...)
-	out = append(out, projectionExpectedMarks...)
+	}, hostileExpectedMarks(), failoverExpectedMarks, projectionExpectedMarks)
 	slices.Sort(out)
 	return out
 }
