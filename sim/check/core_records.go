@@ -110,23 +110,19 @@ func (l *Ledger) TurnState(at int64, turn, state string) {
 	switch {
 	case turnRank(state) < 0:
 		l.violate(at, CheckDurableFacts, "turn %s has unknown state %q", turn, state)
-		return
 	case IsTerminal(t.state) && state != t.state:
 		l.violate(at, CheckDurableFacts, "terminal state of turn %s changed from %s to %s", turn, t.state, state)
-		return
 	case turnRank(state) < turnRank(t.state):
 		l.violate(at, CheckDurableFacts, "state of turn %s regressed from %s to %s", turn, t.state, state)
-		return
-	}
-	if IsTerminal(state) && state != TurnCancelled {
+	default:
 		for _, run := range t.runs {
-			if r := l.core.runs[run]; r != nil && r.cancelApplied {
+			if r := l.core.runs[run]; r != nil && r.cancelApplied && IsTerminal(state) && state != TurnCancelled {
 				l.violate(at, CheckCancelOverridden,
 					"turn %s became %s after Core received an applied cancel receipt for run %s", turn, state, run)
 			}
 		}
+		t.state = state
 	}
-	t.state = state
 }
 
 // Terminal is a Run's terminal frame: done or an execution error.
