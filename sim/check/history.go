@@ -43,10 +43,8 @@ func (l *Ledger) horizon() int64 {
 // partKey names a partition; the session defaults to the one the turn was
 // submitted in.
 func (l *Ledger) partKey(family, session, turn string) string {
-	if session == "" {
-		if t := l.core.turns[turn]; t != nil {
-			session = t.session
-		}
+	if t := l.core.turns[turn]; session == "" && t != nil {
+		session = t.session
 	}
 	return family + " " + session + "/" + turn
 }

@@ -70,10 +70,9 @@ func (l *Ledger) observeLimits(ev WireEvent) {
 				l.reach(MarkAdmissionRecordsFull)
 			}
 		}
-		if p.State == wire.StateRejected && p.ErrorCode == "preparation_capacity" {
-			if lim, ok := l.limits[ev.From]; ok && l.harness.liveExecutors(ev.From) >= lim.ExecutorsMax {
-				l.reach(MarkCapacityFullOfExecutors)
-			}
+		if lim, ok := l.limits[ev.From]; ok && p.State == wire.StateRejected && p.ErrorCode == "preparation_capacity" &&
+			l.harness.liveExecutors(ev.From) >= lim.ExecutorsMax {
+			l.reach(MarkCapacityFullOfExecutors)
 		}
 	case wire.PromptSteer:
 		if ev.Kind == WireSent && ev.From == CoreNode {

@@ -90,13 +90,9 @@ func stepTurn(s turnModel, in linInput, out any) (bool, any) {
 	state, _ := out.(string)
 	r := turnRank(state)
 	switch {
-	case r < 0:
-		return false, s
 	case s.terminal != "":
 		return state == s.terminal, s
-	case r < s.rank:
-		return false, s
-	case r == 3 && !terminalAgrees(state, s.truth):
+	case r < s.rank || r == 3 && !terminalAgrees(state, s.truth): // an unknown state ranks -1
 		return false, s
 	}
 	s.rank = r

@@ -77,10 +77,8 @@ func (l *Ledger) observeReconnect(ev WireEvent) {
 		case wire.Heartbeat:
 			l.reconnectHeartbeat(ev.Conn, p)
 		case wire.PreparationStatus:
-			if p.State == wire.StateReady {
-				if sess, ok := s.prepSess[connFrameKey(ev.Conn, ev.Frame.ID)]; ok {
-					made(&s.readyAt)[sess] = ev.At
-				}
+			if sess, ok := s.prepSess[connFrameKey(ev.Conn, ev.Frame.ID)]; ok && p.State == wire.StateReady {
+				made(&s.readyAt)[sess] = ev.At
 			}
 		}
 	}

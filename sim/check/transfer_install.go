@@ -77,11 +77,9 @@ func (l *Ledger) judgeInstallOutcome(ev WireEvent, r wire.RuntimePrepareResult) 
 // transferForgedCommit notes a forged commit reaching a daemon, whose
 // refusal (invalid_request: not fully staged) earlyCommitAnswered marks.
 func (l *Ledger) transferForgedCommit(ev WireEvent) {
-	p, ok := ev.Frame.Payload.(wire.RuntimePrepare)
-	if !ok || p.Step != wire.StepCommit {
-		return
+	if p, ok := ev.Frame.Payload.(wire.RuntimePrepare); ok && p.Step == wire.StepCommit {
+		made(&l.transfers.forgedCommits)[connKey(ev.Conn)+"/"+ev.Frame.ID] = true
 	}
-	made(&l.transfers.forgedCommits)[connKey(ev.Conn)+"/"+ev.Frame.ID] = true
 }
 
 func (l *Ledger) earlyCommitAnswered(ev WireEvent, r wire.RuntimePrepareResult) {

@@ -47,10 +47,8 @@ func (l *Ledger) observeSendBudget(ev WireEvent) {
 			c.dialerOpen = ev.At
 		}
 	case WireClosed:
-		if ev.From == ev.To && ev.To != CoreNode {
-			if c := entry(made(&b.conns), ev.Conn); c.daemonClosedAt == 0 {
-				c.daemonClosedAt = ev.At
-			}
+		if c := entry(made(&b.conns), ev.Conn); ev.From == ev.To && ev.To != CoreNode && c.daemonClosedAt == 0 {
+			c.daemonClosedAt = ev.At
 		}
 	case WireSent:
 		if ev.From == CoreNode || ev.To != CoreNode || !ev.HasFrame() {
