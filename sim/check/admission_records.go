@@ -77,11 +77,9 @@ func (l *Ledger) recordKnown(conn uint64, req string) (held, evicted bool) {
 // later grants evicted its record) finds the request unknown; else
 // wantNow's.
 func (l *Ledger) wantOf(p *HostileProbe, ev WireEvent, delivered int64) []string {
-	switch p.Action {
-	case HostileStartWrongExecutor, HostileStartUsedRun, HostileReleaseOwn, HostileStartReleased:
-		if _, evicted := l.recordKnown(p.Conn, p.ReplyID); evicted {
-			return []string{"rejected/unknown_preparation"}
-		}
+	own := []string{HostileStartWrongExecutor, HostileStartUsedRun, HostileReleaseOwn, HostileStartReleased}
+	if _, evicted := l.recordKnown(p.Conn, p.ReplyID); evicted && slices.Contains(own, p.Action) {
+		return []string{"rejected/unknown_preparation"}
 	}
 	return l.wantNow(p, ev, delivered)
 }

@@ -75,13 +75,11 @@ func (l *Ledger) observeLimits(ev WireEvent) {
 			l.reach(MarkCapacityFullOfExecutors)
 		}
 	case wire.PromptSteer:
-		if ev.Kind == WireSent && ev.From == CoreNode {
-			if prev := m.steers[ev.Frame.ID]; prev == nil || prev.input != p.InputID {
-				if at, ok := prev.becameUnknown(ev.At); ok {
-					m.noteRunUnknown(ev.Frame.ID, at)
-				}
-				made(&m.steers)[ev.Frame.ID] = &lastSteer{input: p.InputID, sentAt: ev.At}
+		if prev := m.steers[ev.Frame.ID]; ev.Kind == WireSent && ev.From == CoreNode && (prev == nil || prev.input != p.InputID) {
+			if at, ok := prev.becameUnknown(ev.At); ok {
+				m.noteRunUnknown(ev.Frame.ID, at)
 			}
+			made(&m.steers)[ev.Frame.ID] = &lastSteer{input: p.InputID, sentAt: ev.At}
 		}
 	case wire.PromptSteerAck:
 		// a receipt within the written wait settles the input, unless it
