@@ -31,9 +31,6 @@ func (l *Ledger) TransferInstallOutcome(at int64, device, transfer, outcome stri
 	_, id, _ := strings.Cut(transfer, "/")
 	delete(s.installing[device], transfer)
 	made(&s.outcomes)[device+"/"+id] = installRec{outcome: outcome, exit: exit}
-	if outcome == InstallOutcomeCompleted {
-		made(&s.installed)[device+"/"+id] = true
-	}
 	if hasBody && staged != declared {
 		l.violate(at, "transfer_incomplete_installed", "%s's installer got transfer %s with %d of its %d declared bytes staged",
 			device, id, staged, declared)
@@ -45,9 +42,6 @@ func (l *Ledger) TransferInstallOutcome(at int64, device, transfer, outcome stri
 func (l *Ledger) judgeInstallOutcome(ev WireEvent, r wire.RuntimePrepareResult) {
 	key := ev.From + "/" + ev.Frame.ID
 	rec, ran := l.transfers.outcomes[key]
-	if !ran && l.transfers.installed[key] {
-		rec, ran = installRec{outcome: InstallOutcomeCompleted}, true
-	}
 	bad := func(why string) {
 		l.violate(ev.At, "transfer_install_outcome", "%s answers the commit of %s %s/%s (exit %d): %s",
 			ev.From, ev.Frame.ID, r.Outcome, r.ErrorCode, r.ExitCode, why)

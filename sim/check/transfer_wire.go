@@ -1,10 +1,6 @@
 package check
 
-import (
-	"strings"
-
-	"github.com/turnstile-sim/turnstile/wire"
-)
+import "github.com/turnstile-sim/turnstile/wire"
 
 // Checks: transfer_in_flight, transfer_replayed, transfer_result,
 // transfer_installed_without_digest (rules.go), from the wire, the shared
@@ -21,18 +17,9 @@ type transferState struct {
 	byID          map[string]*transferStep   // current step of each transfer ID
 	conns         map[string]uint64          // transfer ID → the connection Core used
 	awaiting      map[uint64]string          // connection → transfer whose step awaits Core's result
-	installed     map[string]bool            // device/transfer ID → installed by the Harness
 	outcomes      map[string]installRec      // device/transfer ID → the installer's outcome (transfer_install.go)
 	forgedCommits map[string]bool            // connection/transfer ID of forged commits that reached a daemon
 	installing    map[string]map[string]bool // device → installer identities handed to its installer, unanswered
-}
-
-// TransferInstalled records the simulated installer's answer to an
-// installation of transfer (its installer identity "g<gen>/<id>").
-func (l *Ledger) TransferInstalled(at int64, device, transfer, action string, installed bool) {
-	if _, id, _ := strings.Cut(transfer, "/"); installed {
-		made(&l.transfers.installed)[device+"/"+id] = true
-	}
 }
 
 func (l *Ledger) observeTransfers(ev WireEvent) {
@@ -111,7 +98,7 @@ func (l *Ledger) transferDeviceSent(ev WireEvent, r wire.RuntimePrepareResult) {
 	}
 	switch {
 	case r.Outcome == wire.OutcomeCompleted && st.body:
-		if !s.installed[ev.From+"/"+ev.Frame.ID] {
+		if s.outcomes[ev.From+"/"+ev.Frame.ID].outcome != InstallOutcomeCompleted {
 			l.violate(ev.At, "transfer_installed_without_digest", "%s completes transfer %s that its installer never installed", ev.From, ev.Frame.ID)
 		}
 		l.reach(MarkTransferCompleted)

@@ -43,7 +43,7 @@ func TestTransferOracleAcceptsTheProtocol(t *testing.T) {
 	l, w := newFeed()
 	w.open(1, "d1")
 	transferTo(w, 1)
-	l.TransferInstalled(*w.now, "d1", "g1/"+xferID, wire.PrepareActionFile, true)
+	l.TransferInstallOutcome(*w.now, "d1", "g1/"+xferID, InstallOutcomeCompleted, 0, true, 3, 3)
 	w.deviceSends(1, "d1", resultFrame(xferID, wire.RuntimePrepareResult{Outcome: wire.OutcomeCompleted, SizeBytes: 3}))
 	if vs := checksNamed(l.AfterStep(1), "transfer"); len(vs) != 0 {
 		t.Fatalf("violations: %v", vs)
@@ -57,7 +57,7 @@ func TestTransferOracleCatchesCompletionWithoutInstall(t *testing.T) {
 	l, w := newFeed()
 	w.open(1, "d1")
 	transferTo(w, 1)
-	l.TransferInstalled(*w.now, "d1", "g1/"+xferID, wire.PrepareActionFile, false) // digest mismatch
+	l.TransferInstallOutcome(*w.now, "d1", "g1/"+xferID, InstallOutcomeMismatch, 0, true, 3, 3) // digest mismatch
 	w.deviceSends(1, "d1", resultFrame(xferID, wire.RuntimePrepareResult{Outcome: wire.OutcomeCompleted, SizeBytes: 3}))
 	vs := checksNamed(l.AfterStep(1), "transfer_installed_without_digest")
 	if len(vs) != 1 {
