@@ -68,10 +68,10 @@ type WorkspaceReadOp struct {
 }
 
 type nativeRead struct {
-	at                   int64
-	reader, session, env string
-	path, value          string
-	present              bool
+	at              int64
+	reader, session string
+	path, value     string
+	present         bool
 }
 
 type workspaceState struct {
@@ -99,14 +99,14 @@ type workspaceState struct {
 }
 
 type wsMut struct {
-	id, session string
-	conn        uint64 // the connection its begin left on
-	ended       bool   // that connection ended before the commit
-	commit      bool   // Core sent its commit
-	settled     bool   // Core received a completed or rejected receipt (or nothing left)
-	commitAt    int64  // when Core sent the commit
-	settledAt   int64  // when that receipt reached Core
-	receipt     string // its outcome
+	id        string
+	conn      uint64 // the connection its begin left on
+	ended     bool   // that connection ended before the commit
+	commit    bool   // Core sent its commit
+	settled   bool   // Core received a completed or rejected receipt (or nothing left)
+	commitAt  int64  // when Core sent the commit
+	settledAt int64  // when that receipt reached Core
+	receipt   string // its outcome
 }
 
 // WorkspaceSeeded records an Environment's initial file.
@@ -141,8 +141,7 @@ func (l *Ledger) WorkspaceRead(at int64, device, reader, session, env, name, val
 	if reader != "" {
 		reader = pairKey(device, reader)
 	}
-	l.ws.native = append(l.ws.native, nativeRead{at: at, reader: reader, session: session, env: env,
-		path: name, value: value, present: present})
+	l.ws.native = append(l.ws.native, nativeRead{at: at, reader: reader, session: session, path: name, value: value, present: present})
 }
 
 // WorkspaceInstalled records a native install.

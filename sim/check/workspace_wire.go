@@ -66,7 +66,7 @@ func (l *Ledger) coreWriteStep(ev WireEvent, id string, p wire.WorkspaceWrite) {
 				l.violate(at, CheckWorkspaceMutationOrder, "write %s began while write %s of its Session is unsettled", id, m.id)
 			}
 		}
-		m := &wsMut{id: id, session: p.SessionID, conn: ev.Conn}
+		m := &wsMut{id: id, conn: ev.Conn}
 		made(&l.ws.commits)[id] = m
 		made(&l.ws.sessMut)[p.SessionID] = append(l.ws.sessMut[p.SessionID], m)
 	case wire.StepCommit:
