@@ -185,12 +185,12 @@ func (l *Ledger) UsagePersisted(at int64, run string, u UsageSnapshot) {
 // CoreRestarted records a Core crash and restart; recovered is every turn's
 // facts as reloaded from the store.
 func (l *Ledger) CoreRestarted(at int64, recovered []TurnFacts) {
-	l.subscribersLost()
+	l.subscribers = subscriberState{} // its subscriptions ended with the process, unjudged from here on
 	l.core.restarts++
 	l.NodeCrashed(at, CoreNode)
 	l.transferTimingRestarted(at)
-	defer l.restartCoreUp() // restart_outcome.go
-	l.reconnectCoreRestarted(at)
+	defer l.restartCoreUp()                              // restart_outcome.go
+	l.reconnect.coreStart, l.reconnect.devices = at, nil // a new Core knows no device
 	byTurn := map[string]TurnFacts{}
 	for _, f := range recovered {
 		byTurn[f.Turn] = f

@@ -124,12 +124,6 @@ func (l *Ledger) reconnectHeartbeat(conn uint64, hb wire.Heartbeat) {
 	d.declared, d.hb, d.undo = true, avail, nil
 }
 
-// reconnectCoreRestarted: a new Core knows no device and started at at.
-func (l *Ledger) reconnectCoreRestarted(at int64) {
-	s := &l.reconnect
-	s.coreStart, s.devices = at, nil
-}
-
 func (l *Ledger) reconnectTurnFinished(at int64, turn, state, code string) {
 	if state != TurnFailed || code != "capability_unsupported" {
 		return

@@ -150,7 +150,3 @@ func (l *Ledger) SubscriberOverflowStepped(at int64, id string, writes int) {
 	}
 	l.reach(MarkSubscriberOverflow)
 }
-
-// subscribersLost: Core restarted; its subscriptions ended with the
-// process, unjudged from here on.
-func (l *Ledger) subscribersLost() { l.subscribers = subscriberState{} }
