@@ -126,13 +126,9 @@ func (l *Ledger) inputOps(horizon int64) []porcupine.Operation {
 // steeredLog is the turn's native apply order restricted to inputs some
 // steer named (initial inputs travel with execution_start, not steers).
 func (l *Ledger) steeredLog(turn string, steers []Steer) []string {
-	named := map[string]bool{}
-	for _, s := range steers {
-		named[s.Input] = true
-	}
 	var log []string
 	for _, a := range l.appliedForTurn(turn) {
-		if named[a.input] {
+		if slices.ContainsFunc(steers, func(s Steer) bool { return s.Input == a.input }) {
 			log = append(log, a.input)
 		}
 	}

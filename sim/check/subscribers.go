@@ -104,14 +104,12 @@ func (l *Ledger) SubscriberObserved(at int64, id, turn string, seq uint64, close
 // neither closed nor overflowed has been handed every one of them.
 func (l *Ledger) SubscriberStepEnd(at int64, id string, persisted int) {
 	s := l.subscriber(id)
-	if s == nil || !s.answered || s.refused || s.closed || s.overflow || s.lagged {
+	if s == nil || !s.answered || s.refused || s.closed || s.overflow || s.lagged || s.received >= persisted {
 		return
 	}
-	if s.received < persisted {
-		s.lagged = true
-		l.violate(at, CheckSubscriberStream, "subscriber %s of %s was handed %d of the %d persisted events by the end of Core's step",
-			id, s.turn, s.received, persisted)
-	}
+	s.lagged = true
+	l.violate(at, CheckSubscriberStream, "subscriber %s of %s was handed %d of the %d persisted events by the end of Core's step",
+		id, s.turn, s.received, persisted)
 }
 
 // SubscriberOverflowed: the shell found the subscriber's buffer full.
