@@ -52,10 +52,8 @@ func (s *reconnectState) device(id string) *rwDevice {
 func (l *Ledger) observeReconnect(ev WireEvent) {
 	s := &l.reconnect
 	switch {
-	case ev.Kind == WireOpened && ev.To == CoreNode:
-		if ev.From != RogueNode {
-			l.reconnectOpened(ev.At, ev.Conn, ev.From)
-		}
+	case ev.Kind == WireOpened && ev.To == CoreNode && ev.From != RogueNode:
+		l.reconnectOpened(ev.At, ev.Conn, ev.From)
 	case ev.Kind == WireClosed && ev.To == CoreNode:
 		// Core's reasons for a connection that never became the device's:
 		// the shell's version refusal, the machine's stale generation

@@ -125,28 +125,22 @@ func (l *Ledger) observeExport(ev WireEvent) {
 	x := l.ws.exportsOnWire[id]
 	switch p := ev.Frame.Payload.(type) {
 	case wire.WorkspaceExport:
-		if ev.Kind != WireSent || ev.From != CoreNode {
-			return
-		}
 		switch {
+		case ev.Kind != WireSent || ev.From != CoreNode:
 		case p.Step == wire.StepBegin:
 			made(&l.ws.exportsOnWire)[id] = &exportWire{}
 		case x == nil:
-		case p.Step == wire.StepCancel:
-			if !x.cancelled {
-				x.cancelled = true
-				l.reach(MarkExportCancelled)
-			}
+		case p.Step == wire.StepCancel && !x.cancelled:
+			x.cancelled = true
+			l.reach(MarkExportCancelled)
 		case p.Step == wire.StepNext && x.cancelled:
 			l.violate(ev.At, CheckWorkspaceExport, "export %s: Core sent next after its cancel", id)
 		case p.Step == wire.StepNext && p.Offset != x.received:
 			l.violate(ev.At, CheckWorkspaceExport, "export %s: Core asked for offset %d after receiving %d chunk bytes", id, p.Offset, x.received)
 		}
 	case wire.WorkspaceExportResult:
-		if x == nil || p.Outcome != wire.OutcomeChunk {
-			return
-		}
 		switch {
+		case x == nil || p.Outcome != wire.OutcomeChunk:
 		case ev.Kind == WireSent && ev.To == CoreNode:
 			if p.Offset != x.sent {
 				l.violate(ev.At, CheckWorkspaceExport, "export %s: the daemon sent a chunk at offset %d after sending %d bytes", id, p.Offset, x.sent)
