@@ -5,11 +5,14 @@ import "github.com/turnstile-sim/turnstile/wire"
 // CheckUsageLatest is rule usage_not_latest (Rules), judged from the
 // frames that reached Core (forged copies too: Core acts on them) and
 // Core's store once the instant the Turn ended is over (the store records
-// the end and the usage in one write).
+// the end and the usage in one write). A done closes its Run's stream: a
+// usage event reaching Core after it (a copy the network delayed or
+// replayed) is no snapshot of the Run.
 const CheckUsageLatest = "usage_not_latest"
 
 type usageState struct {
 	received map[string]UsageSnapshot // run: the latest snapshot that reached Core
+	closed   map[string]bool          // run: a done reached Core
 	done     map[string]UsageSnapshot // run: the usage of the done that reached Core
 	stored   map[string]UsageSnapshot // run: the latest snapshot Core stored
 	ended    map[string]bool          // run: its Turn ended
@@ -23,8 +26,11 @@ func (l *Ledger) observeUsage(ev WireEvent) {
 	run := ev.Frame.ID
 	switch p := ev.Frame.Payload.(type) {
 	case wire.UsageUpdate:
-		u = &p.Usage
+		if !l.usage.closed[run] {
+			u = &p.Usage
+		}
 	case wire.Done:
+		made(&l.usage.closed)[run] = true
 		u = p.Usage
 		if u != nil {
 			made(&l.usage.done)[run] = UsageFromWire(u)

@@ -38,3 +38,27 @@ func TestUsageLatest(t *testing.T) {
 		t.Fatalf("a Turn ended on an unstored event is not judged, yet:\n%s", Render(vs))
 	}
 }
+
+// A done closes its Run's stream: a copy of an earlier usage event
+// reaching Core after it is no snapshot, and Core keeps done's usage.
+func TestUsageAfterDoneIsNoSnapshot(t *testing.T) {
+	run := func(lateUsage bool) []Violation {
+		l := NewLedger()
+		l.Wire(wf(1, WireDelivered, 1, "d1", CoreNode, "r1", wire.UsageUpdate{Usage: usageOf(10)}))
+		done := usageOf(20)
+		l.Wire(wf(2, WireDelivered, 1, "d1", CoreNode, "r1", wire.Done{Content: "x", Usage: &done}))
+		l.UsagePersisted(2, "r1", UsageFromWire(&done))
+		if lateUsage {
+			l.Wire(wf(2, WireDelivered, 1, "d1", CoreNode, "r1", wire.UsageUpdate{Usage: usageOf(10)}))
+		}
+		l.TurnFinished(3, "t1", "r1", "completed", "")
+		tick(l, 10)
+		return checkOnly(l, CheckUsageLatest)
+	}
+	if vs := run(false); len(vs) > 0 {
+		t.Fatalf("done's usage kept, yet:\n%s", Render(vs))
+	}
+	if vs := run(true); len(vs) > 0 {
+		t.Fatalf("a usage event after done counted as the latest snapshot:\n%s", Render(vs))
+	}
+}
