@@ -151,7 +151,7 @@ var rules = []Rule{
 		Text: "Core stores only usage snapshots a daemon sent: usage replaces, it never adds"},
 	{Name: CheckUsageLatest, Seed: wireRef + "§3.4", Facts: wc, Verdict: step,
 		Decided: []string{"core/run.go"}, Checker: "usage_latest.go", Scenario: "usage_snapshots_replace.txt",
-		Text: "when a Turn ends, the usage Core keeps for its Run is the latest snapshot that reached Core before the end (a usage event before the Run's done closed its stream, done's usage, an applied cancel's outcome); a Turn failed event_persistence_failed is not judged"},
+		Text: "when a Turn ends, the usage Core keeps for its Run is the latest snapshot that reached Core before the end (a usage event before the Run's done closed its stream on that connection, done's usage, an applied cancel's outcome); a Turn failed event_persistence_failed is not judged"},
 	{Name: CheckDecisionConflictAfterApply, Seed: wireRef + "§3.6", Facts: FromWire, Verdict: step,
 		Decided: []string{"daemon/interaction.go"}, Checker: "decision_conflict.go",
 		Text: "a decision with other content for a permission request the daemon applied on the connection, delivered before it sent the Run's done, is answered decision_conflict (neither applied nor not_pending)"},

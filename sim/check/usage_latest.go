@@ -5,14 +5,15 @@ import "github.com/turnstile-sim/turnstile/wire"
 // CheckUsageLatest is rule usage_not_latest (Rules), judged from the
 // frames that reached Core (forged copies too: Core acts on them) and
 // Core's store once the instant the Turn ended is over (the store records
-// the end and the usage in one write). A done closes its Run's stream: a
-// usage event reaching Core after it (a copy the network delayed or
-// replayed) is no snapshot of the Run.
+// the end and the usage in one write). A done closes its Run's stream on
+// its connection: a usage event reaching Core there after it (a copy the
+// network replayed) is no snapshot of the Run. A rogue's done on a
+// connection of its own closes nothing.
 const CheckUsageLatest = "usage_not_latest"
 
 type usageState struct {
 	received map[string]UsageSnapshot // run: the latest snapshot that reached Core
-	closed   map[string]bool          // run: a done reached Core
+	closed   map[string]bool          // conn\x00run: a done reached Core on conn
 	done     map[string]UsageSnapshot // run: the usage of the done that reached Core
 	stored   map[string]UsageSnapshot // run: the latest snapshot Core stored
 	ended    map[string]bool          // run: its Turn ended
@@ -26,11 +27,11 @@ func (l *Ledger) observeUsage(ev WireEvent) {
 	run := ev.Frame.ID
 	switch p := ev.Frame.Payload.(type) {
 	case wire.UsageUpdate:
-		if !l.usage.closed[run] {
+		if !l.usage.closed[connFrameKey(ev.Conn, run)] {
 			u = &p.Usage
 		}
 	case wire.Done:
-		made(&l.usage.closed)[run] = true
+		made(&l.usage.closed)[connFrameKey(ev.Conn, run)] = true
 		u = p.Usage
 		if u != nil {
 			made(&l.usage.done)[run] = UsageFromWire(u)

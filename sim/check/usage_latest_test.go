@@ -39,13 +39,15 @@ func TestUsageLatest(t *testing.T) {
 	}
 }
 
-// A done closes its Run's stream: a copy of an earlier usage event
-// reaching Core after it is no snapshot, and Core keeps done's usage.
+// A done closes its Run's stream on its connection: a copy of an earlier
+// usage event reaching Core there after it is no snapshot, and Core keeps
+// done's usage. A rogue's done on another connection closes nothing: the
+// usage Core receives after it on the Run's connection counts.
 func TestUsageAfterDoneIsNoSnapshot(t *testing.T) {
-	run := func(lateUsage bool) []Violation {
+	done := usageOf(20)
+	closed := func(lateUsage bool) []Violation {
 		l := NewLedger()
 		l.Wire(wf(1, WireDelivered, 1, "d1", CoreNode, "r1", wire.UsageUpdate{Usage: usageOf(10)}))
-		done := usageOf(20)
 		l.Wire(wf(2, WireDelivered, 1, "d1", CoreNode, "r1", wire.Done{Content: "x", Usage: &done}))
 		l.UsagePersisted(2, "r1", UsageFromWire(&done))
 		if lateUsage {
@@ -55,10 +57,26 @@ func TestUsageAfterDoneIsNoSnapshot(t *testing.T) {
 		tick(l, 10)
 		return checkOnly(l, CheckUsageLatest)
 	}
-	if vs := run(false); len(vs) > 0 {
+	if vs := closed(false); len(vs) > 0 {
 		t.Fatalf("done's usage kept, yet:\n%s", Render(vs))
 	}
-	if vs := run(true); len(vs) > 0 {
+	if vs := closed(true); len(vs) > 0 {
 		t.Fatalf("a usage event after done counted as the latest snapshot:\n%s", Render(vs))
+	}
+	rogue := func(stored int64) []Violation {
+		l := NewLedger()
+		l.Wire(wf(1, WireDelivered, 2, RogueNode, CoreNode, "r1", wire.Done{Content: "forged"}))
+		l.Wire(wf(2, WireDelivered, 1, "d1", CoreNode, "r1", wire.UsageUpdate{Usage: usageOf(20)}))
+		u := usageOf(stored)
+		l.UsagePersisted(2, "r1", UsageFromWire(&u))
+		l.TurnFinished(3, "t1", "r1", "completed", "")
+		tick(l, 10)
+		return checkOnly(l, CheckUsageLatest)
+	}
+	if vs := rogue(20); len(vs) > 0 {
+		t.Fatalf("a rogue's done on its own connection closed the Run's stream:\n%s", Render(vs))
+	}
+	if vs := rogue(10); len(vs) != 1 {
+		t.Fatalf("a usage event after a rogue's done, not kept, want one violation, got:\n%s", Render(vs))
 	}
 }
