@@ -48,6 +48,7 @@ func (h *harnessState) liveExecutors(device string) int {
 
 // ExecutorCreated records the Harness creating a native executor.
 func (l *Ledger) ExecutorCreated(at int64, device, executor string) {
+	l.advance(at) // an eviction judged at an earlier instant reads the idle stretches as they were then
 	made(&l.harness.executors)[pairKey(device, executor)] = &executorRec{device: device, createdAt: at}
 	delete(l.harness.creating, pairKey(device, executor))
 	l.idleExecutorCreated(at, device, executor)

@@ -58,6 +58,18 @@ func TestIdleExecutorClosedEarlyWithReason(t *testing.T) {
 			l.Wire(wev(WireSent, 9*time.Second, 1, "d1", "core", "r2", wire.Done{}))
 			l.CloseCalled(ns(29*time.Second), "d1", "e2")
 		},
+		"evicted when another executor went idle, the next record a later creation": func(l *Ledger) {
+			// e3's admission ended while it was preparing: its creation at
+			// 10 s parks it, the first record after the eviction at 9 s.
+			l.Wire(wev(WireSent, 6*time.Second, 1, "d1", "core", "p3", wire.PreparationStatus{ExecutorID: "e3", Handle: "h3", Revision: 1, State: wire.StatePreparing}))
+			l.Wire(wev(WireSent, 7*time.Second, 1, "d1", "core", "p3", wire.PreparationStatus{ExecutorID: "e3", Handle: "h3", Revision: 2, State: wire.StateReleased}))
+			l.Wire(wev(WireSent, 8*time.Second, 1, "d1", "core", "p2", wire.PreparationStatus{ExecutorID: "e2", Handle: "h2", Revision: 1, State: wire.StateReady}))
+			l.Wire(wev(WireSent, 9*time.Second, 1, "d1", "core", "p2", wire.PreparationStatus{ExecutorID: "e2", Handle: "h2", Revision: 2, State: wire.StateReleased}))
+			l.CloseCalled(ns(9*time.Second), "d1", "e1")
+			l.ExecutorCreated(ns(10*time.Second), "d1", "e3")
+			l.CloseCalled(ns(29*time.Second), "d1", "e2")
+			l.CloseCalled(ns(30*time.Second), "d1", "e3")
+		},
 		"evicted for a preparation": func(l *Ledger) {
 			l.Wire(wev(WireDelivered, 9*time.Second, 1, "core", "d1", "p3", wire.ExecutionPrepare{SessionID: "s3"}))
 			l.CloseCalled(ns(9*time.Second), "d1", "e1")
