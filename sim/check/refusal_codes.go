@@ -215,14 +215,18 @@ func (l *Ledger) receiptCode(at int64, what, family string, codes map[string]boo
 }
 
 // judgeRunCode: a Run that started here before the frame arrived is live
-// while no done, error or (when uncancelled) cancel passed and the Harness
-// has not settled it.
+// while no done, error or (when uncancelled) cancel passed, the Harness
+// has not settled it and its daemon was not asked to shut down by then
+// (shutdown cancels every Turn, daemon/doc.go).
 func (l *Ledger) judgeRunCode(at int64, what, frame, code string, c *devConn, run string, delivered int64, uncancelled bool) {
 	startedAt, started := c.started[run]
 	if !started || startedAt >= delivered {
 		return
 	}
 	t := l.harness.turns[run]
+	if sd, asked := l.hostile.shutdownAt[c.device]; asked && sd <= delivered {
+		uncancelled = false
+	}
 	switch {
 	case code == "not_ready":
 		l.violate(at, CheckRefusalCode, "%s, but the run started before the %s arrived", what, frame)

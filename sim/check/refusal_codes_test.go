@@ -147,4 +147,16 @@ func TestRefusalCodesReceipts(t *testing.T) {
 	if vs := framesOnly(l.Violations()); len(vs) > 0 {
 		t.Fatalf("run_inactive after done judged: %v", vs)
 	}
+	// A daemon asked to shut down cancels its Runs: a steer or cancel
+	// reaching it after the request may be answered run_inactive while
+	// the Run still streams.
+	l, w = startedRun()
+	l.ShutdownRequested(w.tick(), "d1")
+	w.coreSends(1, "d1", steer)
+	w.deviceSends(1, "d1", wire.Frame{ID: "t-1", Payload: wire.PromptSteerAck{InputID: "1", ErrorCode: "run_inactive"}})
+	w.coreSends(1, "d1", cancel)
+	w.deviceSends(1, "d1", wire.Frame{ID: "t-1", Payload: wire.InteractionDecisionAck{DeliveryID: "c1", ErrorCode: "run_inactive"}})
+	if vs := framesOnly(l.Violations()); len(vs) > 0 {
+		t.Fatalf("run_inactive after a shutdown request judged: %v", vs)
+	}
 }
