@@ -136,27 +136,25 @@ func TestRefusalCodesReceipts(t *testing.T) {
 			wantOnly(t, l, CheckRefusalCode, tc.fragment)
 		})
 	}
-	// After done, run_inactive is the documented answer.
-	l, w := startedRun()
-	w.deviceSends(1, "d1", wire.Frame{ID: "t-1", Payload: wire.Done{}})
-	l.TurnSettled(w.tick(), "t-1", NativeCompleted)
-	w.coreSends(1, "d1", steer)
-	w.deviceSends(1, "d1", wire.Frame{ID: "t-1", Payload: wire.PromptSteerAck{InputID: "1", ErrorCode: "run_inactive"}})
-	w.coreSends(1, "d1", cancel)
-	w.deviceSends(1, "d1", wire.Frame{ID: "t-1", Payload: wire.InteractionDecisionAck{DeliveryID: "c1", ErrorCode: "run_inactive"}})
-	if vs := framesOnly(l.Violations()); len(vs) > 0 {
-		t.Fatalf("run_inactive after done judged: %v", vs)
+	// run_inactive is the documented answer after done, and once the
+	// daemon was asked to shut down (it cancels its Runs), even while the
+	// Run still streams.
+	inactive := map[string]func(l *Ledger, w wireFeed){
+		"after done": func(l *Ledger, w wireFeed) {
+			w.deviceSends(1, "d1", wire.Frame{ID: "t-1", Payload: wire.Done{}})
+			l.TurnSettled(w.tick(), "t-1", NativeCompleted)
+		},
+		"after a shutdown request": func(l *Ledger, w wireFeed) { l.ShutdownRequested(w.tick(), "d1") },
 	}
-	// A daemon asked to shut down cancels its Runs: a steer or cancel
-	// reaching it after the request may be answered run_inactive while
-	// the Run still streams.
-	l, w = startedRun()
-	l.ShutdownRequested(w.tick(), "d1")
-	w.coreSends(1, "d1", steer)
-	w.deviceSends(1, "d1", wire.Frame{ID: "t-1", Payload: wire.PromptSteerAck{InputID: "1", ErrorCode: "run_inactive"}})
-	w.coreSends(1, "d1", cancel)
-	w.deviceSends(1, "d1", wire.Frame{ID: "t-1", Payload: wire.InteractionDecisionAck{DeliveryID: "c1", ErrorCode: "run_inactive"}})
-	if vs := framesOnly(l.Violations()); len(vs) > 0 {
-		t.Fatalf("run_inactive after a shutdown request judged: %v", vs)
+	for name, before := range inactive {
+		l, w := startedRun()
+		before(l, w)
+		w.coreSends(1, "d1", steer)
+		w.deviceSends(1, "d1", wire.Frame{ID: "t-1", Payload: wire.PromptSteerAck{InputID: "1", ErrorCode: "run_inactive"}})
+		w.coreSends(1, "d1", cancel)
+		w.deviceSends(1, "d1", wire.Frame{ID: "t-1", Payload: wire.InteractionDecisionAck{DeliveryID: "c1", ErrorCode: "run_inactive"}})
+		if vs := framesOnly(l.Violations()); len(vs) > 0 {
+			t.Fatalf("run_inactive %s judged: %v", name, vs)
+		}
 	}
 }
