@@ -16,6 +16,7 @@ import (
 	"github.com/turnstile-sim/turnstile/sim"
 	"github.com/turnstile-sim/turnstile/sim/campaign"
 	"github.com/turnstile-sim/turnstile/sim/check"
+	"github.com/turnstile-sim/turnstile/sim/linearize"
 	"github.com/turnstile-sim/turnstile/sim/world"
 )
 
@@ -141,7 +142,7 @@ func (f fakeRunner) Run(seed uint64) campaign.Outcome {
 	if seed == f.panicSeed {
 		panic(fmt.Sprintf("core: assertion failed in seed %d", seed))
 	}
-	o := campaign.Outcome{Result: f.result(seed), Lin: check.LinearizeResult{Result: porcupine.Ok}}
+	o := campaign.Outcome{Result: f.result(seed), Lin: linearize.Result{Result: porcupine.Ok}}
 	if seed == f.failSeed {
 		o.Result.Violations = []sim.Violation{{Check: "liveness", Message: "not converged"}}
 	}
@@ -152,7 +153,7 @@ func (f fakeRunner) Run(seed uint64) campaign.Outcome {
 }
 
 func (f fakeRunner) Replay(s sim.Schedule) campaign.Outcome {
-	return campaign.Outcome{Result: f.result(s.Seed), Lin: check.LinearizeResult{Result: porcupine.Ok}}
+	return campaign.Outcome{Result: f.result(s.Seed), Lin: linearize.Result{Result: porcupine.Ok}}
 }
 
 func (f fakeRunner) Trace(seed uint64, _ *sim.Schedule) sim.Result { return f.result(seed) }

@@ -4,14 +4,14 @@ import (
 	"time"
 
 	"github.com/turnstile-sim/turnstile/sim"
-	"github.com/turnstile-sim/turnstile/sim/check"
+	"github.com/turnstile-sim/turnstile/sim/linearize"
 )
 
 // Outcome is one run of the world under test: the kernel's result plus what
 // the world checked beside it.
 type Outcome struct {
 	Result   sim.Result
-	Lin      check.LinearizeResult
+	Lin      linearize.Result
 	HTML     []byte   // porcupine visualization when Lin is Illegal
 	Timeline []string // applied faults, in order
 	Turns    int

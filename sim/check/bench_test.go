@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/anishathalye/porcupine"
+
+	"github.com/turnstile-sim/turnstile/sim/linearize"
 )
 
 // seedHistory builds a per-seed history of the default campaign's size:
@@ -66,7 +68,7 @@ func seedHistory(seed uint64) *Ledger {
 
 func TestSeedHistoryIsLinearizable(t *testing.T) {
 	for seed := uint64(1); seed <= 20; seed++ {
-		if res := Linearize(seedHistory(seed), LinearizeOptions{}); res.Result != porcupine.Ok {
+		if res := linearize.Check(seedHistory(seed).History(), linearize.Options{}); res.Result != porcupine.Ok {
 			t.Fatalf("seed %d: %s", seed, res)
 		}
 	}
@@ -79,7 +81,7 @@ func BenchmarkLinearizability(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if res := Linearize(ledgers[i%len(ledgers)], LinearizeOptions{}); res.Result != porcupine.Ok {
+		if res := linearize.Check(ledgers[i%len(ledgers)].History(), linearize.Options{}); res.Result != porcupine.Ok {
 			b.Fatalf("%s", res)
 		}
 	}

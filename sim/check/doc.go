@@ -1,7 +1,7 @@
 // Package check observes a simulated run and judges it. It never steers:
 // the world calls plain record methods on a Ledger and reads back
 // violations, marks and linearizability results. It imports only wire,
-// the standard library and porcupine.
+// linearize, the standard library and porcupine.
 //
 // # Independence
 //
@@ -122,7 +122,7 @@
 //   - preparations_per_conn.go: preparations_per_connection
 //   - sim/world/machine_panic.go: panic
 //   - harness_records.go: liveness orphaned_resource
-//   - linearize.go: linearizability
+//   - sim/linearize/check.go: linearizability
 //
 // Timing oracles, one per timer of the documents (DocumentedTimer has the
 // numbers; TimerConfigured takes a seed's own draws), judge a deadline at
@@ -132,13 +132,18 @@
 //
 // # Linearizability
 //
-// History (models.go's Model) and DecisionHistory (DecisionModel) turn
-// the API records and the Harness's ground truth into porcupine
-// operations. Linearize checks them within a wall-clock timeout
-// (LinearizeTimeoutDefault, 1s, for the whole set of partitions): Unknown
-// is its own result, neither passed nor a violation; on Illegal, given
-// LinearizeOptions.HTML, the first illegal partition's visualization is
-// written there (visualize.go).
+// The porcupine engine is package linearize (sim/linearize): its models,
+// its partitioned check with a wall-clock timeout (Unknown is neither
+// passed nor a violation) and the HTML of an illegal partition. This
+// package turns its records into linearize's operations: History (the
+// API's Turn reads and steers with the Harness's settlements and applied
+// inputs, and the workspace files, workspace_register.go) for
+// linearize.Check, DecisionHistory for linearize's decision model.
+// LinearizeViolation and LinearizeDecisions report an Illegal verdict as
+// a violation of rule linearizability, naming the partitions without a
+// linearization. The turn states, native settlements and input outcomes
+// the records carry (TurnQueued, NativeCompleted, InputAccepted, ...) are
+// linearize's constants, so its models judge the very names recorded.
 //
 // # Marks
 //

@@ -30,6 +30,5 @@ func TestDocNumbersAreTheLimits(t *testing.T) {
 		"an input unknown exactly "+s(TimerWritten)+" after delivery",
 		fmt.Sprintf("a %dth admission on one connection", DocumentedAdmissionRecordsMax+1),
 		fmt.Sprintf("its Run holds %d inputs", DocumentedSteerInputsPerRun),
-		fmt.Sprintf("(LinearizeTimeoutDefault, %s,", LinearizeTimeoutDefault),
 	)
 }

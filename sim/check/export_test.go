@@ -1,13 +1,6 @@
 package check
 
-import (
-	"strings"
-
-	"github.com/anishathalye/porcupine"
-)
-
-// Passed is true only for Ok: Unknown is not a pass.
-func (r LinearizeResult) Passed() bool { return r.Result == porcupine.Ok }
+import "strings"
 
 // HostileRefusals returns, per action, the forgeries refused as the seeds
 // document, sorted by action.

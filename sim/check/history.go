@@ -1,13 +1,15 @@
 package check
 
 import (
-	"cmp"
 	"slices"
+	"strings"
 
 	"github.com/anishathalye/porcupine"
+
+	"github.com/turnstile-sim/turnstile/sim/linearize"
 )
 
-// History builds the porcupine operations from the ledger:
+// History builds the operations of linearize.Model from the ledger:
 //
 //   - one partition "turn <session>/<turn>" per read turn: its reads, plus a
 //     truth operation per native settlement of the turn's runs, open from
@@ -15,15 +17,28 @@ import (
 //     "none" truth open over the whole history);
 //   - one partition "inputs <session>/<turn>" per steered turn: its steers
 //     (unknown outcomes open until the horizon) and an end operation at the
-//     horizon that requires every applied, steered input to be claimed.
+//     horizon that requires every applied, steered input to be claimed;
+//   - one partition "file <env>/<path>" per workspace file
+//     (workspace_register.go).
 //
 // The horizon is one nanosecond after the latest recorded instant.
 // Partitions are emitted sorted by key; within a partition operations keep
 // record order. ClientId is a visualization lane: the lowest lane free at
-// the operation's call.
+// the operation's call (linearize.Partitions).
 func (l *Ledger) History() []porcupine.Operation {
 	horizon := l.horizon()
 	return slices.Concat(l.turnOps(horizon), l.inputOps(horizon), l.fileOps(horizon))
+}
+
+// LinearizeViolation turns an Illegal result of linearize.Check on
+// History into a violation at instant at; ok is false for Ok and Unknown.
+// Callers report Unknown on its own.
+func LinearizeViolation(r linearize.Result, at int64) (Violation, bool) {
+	if r.Result != porcupine.Illegal {
+		return Violation{}, false
+	}
+	return Violation{Check: CheckLinearizability, At: at,
+		Message: "no linearization for " + strings.Join(r.Illegal, ", ")}, true
 }
 
 func (l *Ledger) horizon() int64 {
@@ -49,40 +64,22 @@ func (l *Ledger) partKey(family, session, turn string) string {
 	return family + " " + session + "/" + turn
 }
 
-// partitions collects a family's operations by partition key.
-type partitions map[string][]porcupine.Operation
-
-// add appends the operation of in, called at call, returning out at ret,
-// to its partition.
-func (p partitions) add(in linInput, call, ret int64, out any) {
-	p[in.part] = append(p[in.part], porcupine.Operation{Input: in, Call: call, Output: out, Return: ret})
-}
-
-// ops lists the partitions sorted by key, each with its lanes assigned.
-func (p partitions) ops() []porcupine.Operation {
-	var ops []porcupine.Operation
-	for _, key := range sortedKeys(p) {
-		ops = append(ops, assignLanes(p[key])...)
-	}
-	return ops
-}
-
 func (l *Ledger) turnOps(horizon int64) []porcupine.Operation {
-	parts := partitions{}
+	parts := linearize.Partitions{}
 	turnOf := map[string]string{}
 	for _, r := range l.api.reads {
 		key := l.partKey("turn", r.Session, r.Turn)
 		turnOf[key] = r.Turn
-		parts.add(linInput{kind: opRead, part: key, turn: r.Turn}, r.Call, r.Return, r.State)
+		parts.Add(linearize.Input{Op: linearize.OpRead, Part: key, Turn: r.Turn}, r.Call, r.Return, r.State)
 	}
 	for _, key := range sortedKeys(turnOf) {
 		l.truthOps(parts, key, turnOf[key], horizon)
 	}
-	return parts.ops()
+	return parts.Ops()
 }
 
 // truthOps adds to the partition key of turn its native settlements.
-func (l *Ledger) truthOps(parts partitions, key, turn string, horizon int64) {
+func (l *Ledger) truthOps(parts linearize.Partitions, key, turn string, horizon int64) {
 	native := false
 	if t := l.core.turns[turn]; t != nil {
 		for _, run := range t.runs {
@@ -92,12 +89,12 @@ func (l *Ledger) truthOps(parts partitions, key, turn string, horizon int64) {
 			}
 			native = true
 			if nt.settled != "" {
-				parts.add(linInput{kind: opTruth, part: key, turn: turn, truth: nt.settled}, nt.settledAt, horizon, nil)
+				parts.Add(linearize.Input{Op: linearize.OpTruth, Part: key, Turn: turn, Truth: nt.settled}, nt.settledAt, horizon, nil)
 			}
 		}
 	}
 	if !native {
-		parts.add(linInput{kind: opTruth, part: key, turn: turn, truth: "none"}, 0, horizon, nil)
+		parts.Add(linearize.Input{Op: linearize.OpTruth, Part: key, Turn: turn, Truth: linearize.NativeNone}, 0, horizon, nil)
 	}
 }
 
@@ -107,8 +104,8 @@ func (l *Ledger) inputOps(horizon int64) []porcupine.Operation {
 		key := l.partKey("inputs", s.Session, s.Turn)
 		byPart[key] = append(byPart[key], s)
 	}
-	parts := partitions{}
-	for key, steers := range byPart { //tidy:sorted each partition on its own, emitted sorted by parts.ops
+	parts := linearize.Partitions{}
+	for key, steers := range byPart { //tidy:sorted each partition on its own, emitted sorted by parts.Ops
 		turn := steers[0].Turn
 		log := l.steeredLog(turn, steers)
 		for _, s := range steers {
@@ -116,11 +113,11 @@ func (l *Ledger) inputOps(horizon int64) []porcupine.Operation {
 			if s.Outcome == InputUnknown {
 				ret = horizon
 			}
-			parts.add(linInput{kind: opSteer, part: key, turn: turn, input: s.Input, log: log}, s.Call, ret, s.Outcome)
+			parts.Add(linearize.Input{Op: linearize.OpSteer, Part: key, Turn: turn, Input: s.Input, Log: log}, s.Call, ret, s.Outcome)
 		}
-		parts.add(linInput{kind: opEnd, part: key, turn: turn, log: log}, horizon, horizon, nil)
+		parts.Add(linearize.Input{Op: linearize.OpEnd, Part: key, Turn: turn, Log: log}, horizon, horizon, nil)
 	}
-	return parts.ops()
+	return parts.Ops()
 }
 
 // steeredLog is the turn's native apply order restricted to inputs some
@@ -133,25 +130,4 @@ func (l *Ledger) steeredLog(turn string, steers []Steer) []string {
 		}
 	}
 	return log
-}
-
-// assignLanes gives each operation the lowest visualization lane whose
-// previous operation returned before this one was called.
-func assignLanes(ops []porcupine.Operation) []porcupine.Operation {
-	order := make([]int, len(ops))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(ops[a].Call, ops[b].Call) })
-	var laneEnd []int64
-	for _, i := range order {
-		lane := slices.IndexFunc(laneEnd, func(end int64) bool { return end < ops[i].Call })
-		if lane < 0 {
-			lane = len(laneEnd)
-			laneEnd = append(laneEnd, 0)
-		}
-		laneEnd[lane] = ops[i].Return
-		ops[i].ClientId = lane
-	}
-	return ops
 }

@@ -1,7 +1,6 @@
 package check
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/turnstile-sim/turnstile/wire"
@@ -104,23 +103,30 @@ func TestInteractionChecksCatch(t *testing.T) {
 	}
 }
 
-// The decision model: a second native apply, or an applied receipt with
-// no native apply linearizable before it, has no linearization; unknown
-// and refused attempts claim nothing.
-func TestDecisionModel(t *testing.T) {
+// The ledger's decision history, judged by linearize's decision model: a
+// second native apply, or an applied receipt with no native apply
+// linearizable before it, is a violation naming the interaction; a
+// refused attempt claims nothing.
+func TestLinearizeDecisions(t *testing.T) {
 	build := func(steps func(l *Ledger, w wireFeed)) (Violation, bool) {
 		l, w := ixFeed()
 		steps(l, w)
 		return l.LinearizeDecisions(w.tick())
 	}
 	if v, bad := build(func(l *Ledger, w wireFeed) {
-		w.coreSends(1, "d1", wire.Frame{ID: "perm-1", Payload: decision("dl-1")}) // no receipt: unknown
+		w.coreSends(1, "d1", wire.Frame{ID: "perm-1", Payload: decision("dl-1")}) // refused by the last receipt
 		w.coreSends(1, "d1", wire.Frame{ID: "perm-1", Payload: decision("dl-2")})
 		l.DecisionAnswered(w.tick(), "d1", "run-1", "perm-1", true)
 		w.deviceSends(1, "d1", wire.Frame{ID: "perm-1", Payload: ack("dl-2", true)})
 		w.deviceSends(1, "d1", wire.Frame{ID: "perm-1", Payload: ack("dl-1", false)})
 	}); bad {
 		t.Fatalf("unknown then applied retry judged: %v", v)
+	}
+	if v, bad := build(func(l *Ledger, w wireFeed) {
+		w.coreSends(1, "d1", wire.Frame{ID: "perm-1", Payload: decision("dl-1")}) // no receipt: unknown
+		l.DecisionAnswered(w.tick(), "d1", "run-1", "perm-1", true)
+	}); bad {
+		t.Fatalf("unknown attempt then a native apply judged: %v", v)
 	}
 	if _, bad := build(func(l *Ledger, w wireFeed) {
 		l.DecisionAnswered(w.tick(), "d1", "run-1", "perm-1", true)
@@ -133,7 +139,7 @@ func TestDecisionModel(t *testing.T) {
 		w.deviceSends(1, "d1", wire.Frame{ID: "perm-1", Payload: ack("dl-1", true)})
 		l.DecisionAnswered(w.tick(), "d1", "run-1", "perm-1", true)
 	})
-	if !bad || !strings.Contains(v.Message, "perm-1") {
+	if !bad || v.Check != CheckLinearizability || v.Message != "no linearization of the decision of [perm-1]" {
 		t.Fatalf("applied before native linearized: %v %v", bad, v)
 	}
 }

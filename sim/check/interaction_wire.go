@@ -1,6 +1,9 @@
 package check
 
-import "github.com/turnstile-sim/turnstile/wire"
+import (
+	"github.com/turnstile-sim/turnstile/sim/linearize"
+	"github.com/turnstile-sim/turnstile/wire"
+)
 
 // observeInteractions follows decisions, their acks, permission_cancel,
 // prompt_cancel, done and forwarded interactions on honest traffic.
@@ -27,9 +30,9 @@ func (l *Ledger) observeInteractions(ev WireEvent) {
 			l.ix.coreApplied[a.DeliveryID] = true
 		}
 		if att := l.ix.byDelivery[a.DeliveryID]; att != nil && att.answered < 0 {
-			att.answered, att.outcome = ev.At, DecisionOutcomeRefused
+			att.answered, att.outcome = ev.At, linearize.DecisionRefused
 			if a.Applied {
-				att.outcome = DecisionOutcomeApplied
+				att.outcome = linearize.DecisionApplied
 			}
 		}
 	case ev.Kind == WireDelivered && ev.From == CoreNode:

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/turnstile-sim/turnstile/sim/linearize"
 )
 
 // Check names of rules judged across the record files (Rules).
@@ -28,28 +30,29 @@ const (
 )
 
 // Public turn states as observed through Core, in their order. The three
-// terminal states share the top rank.
+// terminal states share the top rank. They are the states the turn model
+// of linearize ranks.
 const (
-	TurnQueued    = "queued"
-	TurnPreparing = "preparing"
-	TurnRunning   = "running"
-	TurnCompleted = "completed"
-	TurnFailed    = "failed"
-	TurnCancelled = "cancelled"
+	TurnQueued    = linearize.TurnQueued
+	TurnPreparing = linearize.TurnPreparing
+	TurnRunning   = linearize.TurnRunning
+	TurnCompleted = linearize.TurnCompleted
+	TurnFailed    = linearize.TurnFailed
+	TurnCancelled = linearize.TurnCancelled
 )
 
 // Native settlements recorded by the simulated Harness (ground truth).
 const (
-	NativeCompleted = "completed"
-	NativeFailed    = "failed"
-	NativeCancelled = "cancelled"
+	NativeCompleted = linearize.NativeCompleted
+	NativeFailed    = linearize.NativeFailed
+	NativeCancelled = linearize.NativeCancelled
 )
 
 // Input outcomes, both as Core records them and as a steer call returns them.
 const (
-	InputAccepted = "accepted"
-	InputUnknown  = "unknown"
-	InputRejected = "rejected"
+	InputAccepted = linearize.InputAccepted
+	InputUnknown  = linearize.InputUnknown
+	InputRejected = linearize.InputRejected
 )
 
 // Receipt stages a daemon sends in prompt_steer_ack.
@@ -66,20 +69,9 @@ const (
 	ObservedPersisted Observation = "persisted" // written to Core's durable store
 )
 
-// turnRank orders public turn states; -1 for an unknown name.
-func turnRank(state string) int {
-	switch state {
-	case TurnQueued:
-		return 0
-	case TurnPreparing:
-		return 1
-	case TurnRunning:
-		return 2
-	case TurnCompleted, TurnFailed, TurnCancelled:
-		return 3
-	}
-	return -1
-}
+// turnRank orders public turn states (linearize.TurnRank); -1 for an
+// unknown name.
+func turnRank(state string) int { return linearize.TurnRank(state) }
 
 // IsTerminal reports whether a public turn state is terminal.
 func IsTerminal(state string) bool { return turnRank(state) == 3 }

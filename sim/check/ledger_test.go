@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/anishathalye/porcupine"
+
+	"github.com/turnstile-sim/turnstile/sim/linearize"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -202,7 +205,7 @@ func TestScriptedRunIsClean(t *testing.T) {
 	if ok, reason := l.Pending(); !ok {
 		t.Fatalf("healthy run pending: %s", reason)
 	}
-	if res := Linearize(l, LinearizeOptions{}); !res.Passed() {
+	if res := linearize.Check(l.History(), linearize.Options{}); res.Result != porcupine.Ok {
 		t.Fatalf("healthy run: %s", res)
 	}
 }
@@ -299,7 +302,7 @@ func TestSameRecordsSameOutput(t *testing.T) {
 			l := runScripted(bug)
 			b.WriteString(Render(allViolations(l)))
 			for _, op := range l.History() {
-				b.WriteString(describeOperation(op.Input, op.Output))
+				b.WriteString(linearize.Model().DescribeOperation(op.Input, op.Output))
 				b.WriteByte('\n')
 			}
 		}
@@ -342,7 +345,7 @@ func TestCancelledTurnIsClean(t *testing.T) {
 	if vs := allViolations(l); len(vs) != 0 {
 		t.Fatalf("cancelled turn has violations:\n%s", Render(vs))
 	}
-	if res := Linearize(l, LinearizeOptions{}); !res.Passed() {
+	if res := linearize.Check(l.History(), linearize.Options{}); res.Result != porcupine.Ok {
 		t.Fatalf("cancelled turn: %s", res)
 	}
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/anishathalye/porcupine"
 	"pgregory.net/rapid"
+
+	"github.com/turnstile-sim/turnstile/sim/linearize"
 )
 
 // seqWorld drives one turn sequentially: every call returns before the next
@@ -85,7 +87,7 @@ func drawSequential(t *rapid.T) *seqWorld {
 func TestSequentialHistoriesAreLinearizable(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		w := drawSequential(t)
-		if res := Linearize(w.l, LinearizeOptions{}); res.Result != porcupine.Ok {
+		if res := linearize.Check(w.l.History(), linearize.Options{}); res.Result != porcupine.Ok {
 			t.Fatalf("sequential history: %s", res)
 		}
 	})
@@ -106,7 +108,7 @@ func TestRegressingReadIsAlwaysIllegal(t *testing.T) {
 			lower = seqStates[rapid.IntRange(0, w.rank).Draw(t, "lower")]
 		}
 		w.l.ReadTurn(w.tick(), w.tick(), "s1", "t1", lower)
-		if res := Linearize(w.l, LinearizeOptions{}); res.Result != porcupine.Illegal {
+		if res := linearize.Check(w.l.History(), linearize.Options{}); res.Result != porcupine.Illegal {
 			t.Fatalf("read of %s after %s: %s", lower, w.state, res)
 		}
 	})

@@ -414,6 +414,6 @@ var rules = []Rule{
 		Decided: []string{"daemon/shutdown.go", "daemon/executor.go"}, Checker: "harness_records.go", Scenario: "not_reusable_then_close.txt",
 		Text: "after shutdown no native turn is unsettled and no executor open"},
 	{Name: CheckLinearizability, Seed: crProtocol + "每类确认所证明的事实", Facts: FromAPI | FromHarness, Verdict: AtEnd,
-		Decided: []string{"core/view.go", "core/steer.go"}, Checker: "linearize.go",
-		Text: "the API's Turn reads and steer answers, with the Harness's settlements and applied inputs, have a linearization (History, Model); an interaction's decisions have one under DecisionModel"},
+		Decided: []string{"core/view.go", "core/steer.go"}, Checker: "sim/linearize/check.go",
+		Text: "the API's Turn reads and steer answers, with the Harness's settlements and applied inputs, have a linearization (History, linearize.Model); an interaction's decisions have one under linearize.DecisionModel (DecisionHistory)"},
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/turnstile-sim/turnstile/sim/linearize"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -154,7 +155,7 @@ func (l *Ledger) observeExport(ev WireEvent) {
 
 // exportGets adds to parts one get of every seeded file of each completed
 // export's Environment.
-func (w *workspaceState) exportGets(parts partitions, part func(env, path string) string) {
+func (w *workspaceState) exportGets(parts linearize.Partitions, part func(env, path string) string) {
 	for _, x := range w.exported {
 		for _, key := range sortedKeys(w.seeded) {
 			env, path, _ := strings.Cut(key, "\x00")
@@ -162,7 +163,7 @@ func (w *workspaceState) exportGets(parts partitions, part func(env, path string
 				continue
 			}
 			v, ok := x.files[path]
-			parts.add(linInput{kind: opGet, part: part(env, path)}, x.op.Call, x.op.Return, fileVal{value: v, present: ok})
+			parts.Add(linearize.Input{Op: linearize.OpGet, Part: part(env, path)}, x.op.Call, x.op.Return, linearize.File{Value: v, Present: ok})
 		}
 	}
 }

@@ -3,6 +3,8 @@ package check
 import (
 	"strings"
 	"time"
+
+	"github.com/turnstile-sim/turnstile/sim/linearize"
 )
 
 // Workspace checks (Rules).
@@ -77,7 +79,7 @@ type nativeRead struct {
 type workspaceState struct {
 	writes      []WorkspaceWriteOp
 	reads       []WorkspaceReadOp
-	seeded      map[string]fileVal // env\x00path: the initial file
+	seeded      map[string]linearize.File // env\x00path: the initial file
 	native      []nativeRead
 	opened      map[string]string   // device\x00reader → session
 	closed      map[string]int64    // device\x00reader → confirmed close instant
@@ -111,7 +113,7 @@ type wsMut struct {
 
 // WorkspaceSeeded records an Environment's initial file.
 func (l *Ledger) WorkspaceSeeded(env, name, value string, present bool) {
-	made(&l.ws.seeded)[pairKey(env, name)] = fileVal{value: value, present: present}
+	made(&l.ws.seeded)[pairKey(env, name)] = linearize.File{Value: value, Present: present}
 }
 
 // WorkspaceOpened records a read-only profile's reader opening.

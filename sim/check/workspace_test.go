@@ -7,6 +7,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 
+	"github.com/turnstile-sim/turnstile/sim/linearize"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -16,7 +17,7 @@ const (
 )
 
 func fileVerdict(l *Ledger) porcupine.CheckResult {
-	return CheckHistory(l.fileOps(l.horizon()), LinearizeOptions{}).Result
+	return linearize.Check(l.fileOps(l.horizon()), linearize.Options{}).Result
 }
 
 // TestWorkspaceRegisterAcceptsLinearizableHistories: seeded content,

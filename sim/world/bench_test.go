@@ -10,6 +10,7 @@ import (
 	"github.com/turnstile-sim/turnstile/sim"
 	"github.com/turnstile-sim/turnstile/sim/campaign"
 	"github.com/turnstile-sim/turnstile/sim/check"
+	"github.com/turnstile-sim/turnstile/sim/linearize"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -67,7 +68,7 @@ func BenchmarkLinearizeSeed(b *testing.B) {
 		ledgers[i] = u.led
 	}
 	for i := 0; b.Loop(); i++ {
-		if r := check.Linearize(ledgers[i%seeds], check.LinearizeOptions{}); r.Partitions == 0 {
+		if r := linearize.Check(ledgers[i%seeds].History(), linearize.Options{}); r.Partitions == 0 {
 			b.Fatal("empty history")
 		}
 	}

@@ -327,9 +327,9 @@
 // or running when a run ends fails it, named with its state, whatever the
 // tap recorded; and a violation whose check name no kernel check takes
 // fails the run as unreported_violation instead of being dropped. A
-// failing run stops at its first violation, so its turns may be open. After the run, check.Linearize (1 s
-// budget, the fault timeline as annotations) judges the history: Illegal
-// adds a "linearizability" violation and porcupine's HTML to the Outcome;
+// failing run stops at its first violation, so its turns may be open. After the run, linearize.Check (1 s
+// budget, the fault timeline as annotations) judges the ledger's History: Illegal
+// adds a "linearizability" violation (check.LinearizeViolation) and porcupine's HTML to the Outcome;
 // Unknown is reported by Outcome.LinUnknown, neither pass nor violation.
 //
 // # Marks

@@ -147,7 +147,7 @@ func (wl *workload) afterCancel(now time.Time, t *wTurn) {
 const checkDecisionLinearizability = "decision_linearizability"
 
 // linearizeDecisionsAtEnd checks every interaction's decision history
-// against the porcupine decision model (check.DecisionModel).
+// against the porcupine decision model (linearize.DecisionModel).
 func (u *universe) linearizeDecisionsAtEnd(v *sim.View) error {
 	if viol, bad := u.led.LinearizeDecisions(u.lt(v.Now())); bad {
 		return errorString(viol.Message)

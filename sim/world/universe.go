@@ -10,6 +10,7 @@ import (
 	"github.com/turnstile-sim/turnstile/sim"
 	"github.com/turnstile-sim/turnstile/sim/check"
 	"github.com/turnstile-sim/turnstile/sim/harness"
+	"github.com/turnstile-sim/turnstile/sim/linearize"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -196,8 +197,8 @@ func setup(w *sim.Kernel, cfg Config, linAtEnd bool) *universe {
 
 func (u *universe) linearizeAtEnd(v *sim.View) error {
 	u.wl.flush(u.lt(v.Now()))
-	res := check.Linearize(u.led, check.LinearizeOptions{Timeout: check.LinearizeTimeoutDefault})
-	if viol, ok := res.Violation(u.lt(v.Now())); ok {
+	res := linearize.Check(u.led.History(), linearize.Options{Timeout: linearize.TimeoutDefault})
+	if viol, ok := check.LinearizeViolation(res, u.lt(v.Now())); ok {
 		return errorString(viol.Message)
 	}
 	return nil

@@ -13,6 +13,7 @@ import (
 	"github.com/turnstile-sim/turnstile/sim"
 	"github.com/turnstile-sim/turnstile/sim/check"
 	"github.com/turnstile-sim/turnstile/sim/harness"
+	"github.com/turnstile-sim/turnstile/sim/linearize"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -59,7 +60,7 @@ const (
 // Outcome is one run of the world with its linearizability verdict.
 type Outcome struct {
 	Result   sim.Result
-	Lin      check.LinearizeResult
+	Lin      linearize.Result
 	HTML     []byte   // porcupine visualization when Lin is Illegal (faults annotated)
 	Timeline []string // applied faults, one line each, in order
 	Turns    int      // turns the workload submitted
@@ -257,9 +258,9 @@ func run(seed uint64, cfg Config, opts sim.Options) Outcome {
 		o.TurnStates[k]++
 	}
 	var html bytes.Buffer
-	o.Lin = check.Linearize(u.led, check.LinearizeOptions{Timeout: check.LinearizeTimeoutDefault,
+	o.Lin = linearize.Check(u.led.History(), linearize.Options{Timeout: linearize.TimeoutDefault,
 		Faults: faultEvents(res.Schedule), HTML: &html})
-	if v, ok := o.Lin.Violation(u.lt(u.w.Now())); ok {
+	if v, ok := check.LinearizeViolation(o.Lin, u.lt(u.w.Now())); ok {
 		o.HTML = html.Bytes()
 		lv := sim.Violation{Step: res.Stats.Steps, At: time.Duration(v.At), Check: check.CheckLinearizability,
 			Message: v.Message}
@@ -435,10 +436,10 @@ func indexFaultMarker(p []byte) int {
 
 // faultEvents annotates the linearizability visualization with the fault
 // schedule of the run.
-func faultEvents(s sim.Schedule) []check.FaultEvent {
-	out := make([]check.FaultEvent, 0, len(s.Faults))
+func faultEvents(s sim.Schedule) []linearize.Fault {
+	out := make([]linearize.Fault, 0, len(s.Faults))
 	for _, f := range s.Faults {
-		ev := check.FaultEvent{At: int64(f.At), Kind: string(f.Kind), Detail: string(f.Node)}
+		ev := linearize.Fault{At: int64(f.At), Kind: string(f.Kind), Detail: string(f.Node)}
 		if f.For > 0 {
 			ev.Until = int64(f.At + f.For)
 		}

@@ -1,4 +1,4 @@
-package check
+package linearize
 
 import (
 	"fmt"
@@ -10,33 +10,40 @@ import (
 	"github.com/anishathalye/porcupine"
 )
 
-// LinearizeTimeoutDefault bounds one linearizability check (both families,
-// all partitions, checked in parallel by porcupine).
-const LinearizeTimeoutDefault = time.Second
+// TimeoutDefault bounds one linearizability check (all partitions,
+// checked in parallel by porcupine).
+const TimeoutDefault = time.Second
 
-// FaultEvent is an injected fault, shown as an annotation in the HTML
+// Fault is an injected fault, shown as an annotation in the HTML
 // visualization. Until is optional (0 or < At means a point in time).
-type FaultEvent struct {
+type Fault struct {
 	At, Until int64
 	Kind      string
 	Detail    string
 }
 
-// LinearizeOptions configures Linearize.
-type LinearizeOptions struct {
-	// Timeout is porcupine's wall-clock budget; 0 means
-	// LinearizeTimeoutDefault. The only wall-clock use in the package, and
-	// it lives inside porcupine: it decides Unknown, never Ok or Illegal.
+// Options configures Check.
+type Options struct {
+	// Timeout is porcupine's wall-clock budget; 0 means TimeoutDefault.
+	// The only wall-clock use in the package, and it lives inside
+	// porcupine: it decides Unknown, never Ok or Illegal.
 	Timeout time.Duration
 	// Faults annotate the visualization.
-	Faults []FaultEvent
+	Faults []Fault
 	// HTML, when set, receives the visualization of the first illegal
 	// partition if the result is Illegal (see visualize.go).
 	HTML io.Writer
 }
 
-// LinearizeResult is the verdict of one linearizability check.
-type LinearizeResult struct {
+func (o Options) timeout() time.Duration {
+	if o.Timeout <= 0 {
+		return TimeoutDefault
+	}
+	return o.Timeout
+}
+
+// Result is the verdict of one linearizability check.
+type Result struct {
 	Result     porcupine.CheckResult // Ok, Illegal or Unknown (timed out)
 	Partitions int
 	Operations int
@@ -50,7 +57,7 @@ type LinearizeResult struct {
 }
 
 // String is a one-line summary.
-func (r LinearizeResult) String() string {
+func (r Result) String() string {
 	s := fmt.Sprintf("linearizability %s (%d partitions, %d operations)", r.Result, r.Partitions, r.Operations)
 	if len(r.Illegal) > 0 {
 		s += ": " + strings.Join(r.Illegal, ", ")
@@ -58,21 +65,11 @@ func (r LinearizeResult) String() string {
 	return s
 }
 
-// Violation turns an Illegal result into a violation at instant at; ok is
-// false for Ok and Unknown. Callers report Unknown on its own.
-func (r LinearizeResult) Violation(at int64) (Violation, bool) {
-	if r.Result != porcupine.Illegal {
-		return Violation{}, false
-	}
-	return Violation{Check: CheckLinearizability, At: at,
-		Message: "no linearization for " + strings.Join(r.Illegal, ", ")}, true
-}
-
-// Model is the combined porcupine model: turn-state partitions and
-// input-delivery partitions share it, dispatching on the operation kind.
+// Model is the combined porcupine model: turn-state, input-delivery and
+// file partitions share it, dispatching on the operation's Op.
 func Model() porcupine.Model {
 	return porcupine.Model{
-		Partition:         partitionBy(linPart),
+		Partition:         partitionBy(partKey),
 		Init:              func() any { return nil },
 		Step:              modelStep,
 		DescribeOperation: describeOperation,
@@ -80,7 +77,7 @@ func Model() porcupine.Model {
 	}
 }
 
-func linPart(in any) string { return in.(linInput).part }
+func partKey(in any) string { return in.(Input).Part }
 
 // partitionBy groups operations by the partition key of their input,
 // keeping the order in which keys first appear (histories emit them
@@ -103,34 +100,32 @@ func partitionBy(key func(input any) string) func([]porcupine.Operation) [][]por
 	}
 }
 
-// Linearize checks the ledger's API history against both models.
-func Linearize(l *Ledger, opts LinearizeOptions) LinearizeResult {
-	return CheckHistory(l.History(), opts)
-}
-
-// CheckHistory runs porcupine on a prepared history.
-func CheckHistory(ops []porcupine.Operation, opts LinearizeOptions) LinearizeResult {
-	timeout := opts.Timeout
-	if timeout <= 0 {
-		timeout = LinearizeTimeoutDefault
-	}
-	model := Model()
-	parts := model.Partition(ops)
-	res := LinearizeResult{Partitions: len(parts), Operations: len(ops)}
-	result, info := porcupine.CheckOperationsVerbose(model, ops, timeout)
-	res.Result = result
-	if result != porcupine.Illegal {
-		return res
-	}
-	res.Illegal = illegalPartitions(parts, info, linPart)
+// Check runs porcupine on a history of Model's operations (Input inputs).
+func Check(ops []porcupine.Operation, opts Options) Result {
+	timeout := opts.timeout()
+	res, parts := verdict(Model(), partKey, ops, timeout)
 	if opts.HTML != nil && len(res.Illegal) > 0 {
 		first := parts[slices.IndexFunc(parts, func(p []porcupine.Operation) bool {
-			return p[0].Input.(linInput).part == res.Illegal[0]
+			return partKey(p[0].Input) == res.Illegal[0]
 		})]
 		res.HTMLError = visualizeIllegal(opts.HTML, res.Illegal[0], first, opts.Faults, timeout)
 		res.HTMLWritten = res.HTMLError == nil
 	}
 	return res
+}
+
+// verdict checks ops against model within timeout and names, when the
+// result is Illegal, the partitions (by key) without a linearization.
+func verdict(model porcupine.Model, key func(input any) string, ops []porcupine.Operation,
+	timeout time.Duration) (Result, [][]porcupine.Operation) {
+	parts := model.Partition(ops)
+	res := Result{Partitions: len(parts), Operations: len(ops)}
+	result, info := porcupine.CheckOperationsVerbose(model, ops, timeout)
+	res.Result = result
+	if result == porcupine.Illegal {
+		res.Illegal = illegalPartitions(parts, info, key)
+	}
+	return res, parts
 }
 
 // illegalPartitions names, sorted, the partitions whose longest partial
@@ -143,10 +138,14 @@ func illegalPartitions(parts [][]porcupine.Operation, info porcupine.Linearizati
 			out = append(out, key(p[0].Input))
 		}
 	}
-	return sortedUnique(out)
+	if len(out) == 0 {
+		return nil
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
-func faultAnnotations(faults []FaultEvent) []porcupine.Annotation {
+func faultAnnotations(faults []Fault) []porcupine.Annotation {
 	out := make([]porcupine.Annotation, 0, len(faults))
 	for _, f := range faults {
 		out = append(out, porcupine.Annotation{
@@ -160,3 +159,6 @@ func faultAnnotations(faults []FaultEvent) []porcupine.Annotation {
 	}
 	return out
 }
+
+// vtime renders virtual nanoseconds as a duration since the epoch.
+func vtime(at int64) string { return time.Duration(at).String() }

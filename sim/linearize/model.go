@@ -1,4 +1,4 @@
-package check
+package linearize
 
 import (
 	"fmt"
@@ -15,17 +15,64 @@ import (
 // no-op if its input is not ahead in the log, and otherwise must wait;
 // rejected claims nothing; the end needs the whole log claimed.
 
-// opKind tells the combined porcupine model which sub-model an operation
-// belongs to. Each partition holds operations of one family only.
-type opKind uint8
+// Public Turn states a read returns, in their order. The three terminal
+// states share the top rank.
+const (
+	TurnQueued    = "queued"
+	TurnPreparing = "preparing"
+	TurnRunning   = "running"
+	TurnCompleted = "completed"
+	TurnFailed    = "failed"
+	TurnCancelled = "cancelled"
+)
+
+// Native settlements of a turn (the Harness's ground truth), the Truth of
+// a truth operation; NativeNone says no run of the turn ever became a
+// native turn.
+const (
+	NativeCompleted = "completed"
+	NativeFailed    = "failed"
+	NativeCancelled = "cancelled"
+	NativeNone      = "none"
+)
+
+// Outcomes of a steer call, the output of a steer operation.
+const (
+	InputAccepted = "accepted"
+	InputUnknown  = "unknown"
+	InputRejected = "rejected"
+)
+
+// rankTerminal is the rank of the terminal states.
+const rankTerminal = 3
+
+// TurnRank orders public turn states: queued 0, preparing 1, running 2,
+// a terminal state 3; -1 for an unknown name.
+func TurnRank(state string) int {
+	switch state {
+	case TurnQueued:
+		return 0
+	case TurnPreparing:
+		return 1
+	case TurnRunning:
+		return 2
+	case TurnCompleted, TurnFailed, TurnCancelled:
+		return rankTerminal
+	}
+	return -1
+}
+
+// Op tells the combined model which sub-model an operation belongs to.
+// Each partition holds operations of one family only.
+type Op uint8
 
 const (
-	opRead  opKind = iota + 1 // turn family: a public read of the turn's state
-	opTruth                   // turn family: the native settlement (ground truth)
-	opSteer                   // input family: a steer call and its outcome
-	opEnd                     // input family: every applied input was claimed
-	opPut                     // file family: a write (or the seed) of a workspace file
-	opGet                     // file family: a read of a workspace file
+	OpRead  Op = iota + 1 // turn family: a public read of the turn's state
+	OpTruth               // turn family: the native settlement (ground truth)
+	OpSteer               // input family: a steer call and its outcome
+	OpEnd                 // input family: every applied input was claimed
+	OpPut                 // file family: a write (or the seed) of a workspace file
+	OpGet                 // file family: a read of a workspace file
 )
 
 // Native truth bits for the turn model, one per name of truthNames;
@@ -37,7 +84,7 @@ const (
 	truthNone
 )
 
-var truthNames = []string{NativeCompleted, NativeFailed, NativeCancelled, "none"}
+var truthNames = []string{NativeCompleted, NativeFailed, NativeCancelled, NativeNone}
 
 func truthBit(outcome string) uint8 {
 	if i := slices.Index(truthNames, outcome); i >= 0 {
@@ -46,16 +93,20 @@ func truthBit(outcome string) uint8 {
 	return truthNone
 }
 
-// linInput is an operation's input. Log is the Harness's applied order for
-// the steer's turn, filtered to steered inputs, shared by the partition.
-type linInput struct {
-	kind  opKind
-	part  string
-	turn  string
-	input string   // steer
-	log   []string // steer, end
-	truth string   // truth: native outcome or "none"
-	file  fileVal  // put: the value written
+// Input is an operation's input in the combined model. Its output is the
+// state read (a string) for OpRead, the steer's outcome (a string) for
+// OpSteer, the File read for OpGet, and nil otherwise.
+type Input struct {
+	Op   Op
+	Part string // the partition's key
+	Turn string // read, truth, steer, end
+	// Input is the input a steer named.
+	Input string
+	// Log is the Harness's applied order for the steer's turn, filtered
+	// to steered inputs, shared by the partition (steer, end).
+	Log   []string
+	Truth string // truth: a native settlement or NativeNone
+	File  File   // put: the value written
 }
 
 // turnModel is the sequential state of a turn as Core's API shows it.
@@ -82,33 +133,33 @@ func terminalAgrees(state string, truth uint8) bool {
 	return true
 }
 
-func stepTurn(s turnModel, in linInput, out any) (bool, any) {
-	if in.kind == opTruth {
-		s.truth |= truthBit(in.truth)
+func stepTurn(s turnModel, in Input, out any) (bool, any) {
+	if in.Op == OpTruth {
+		s.truth |= truthBit(in.Truth)
 		return true, s
 	}
 	state, _ := out.(string)
-	r := turnRank(state)
+	r := TurnRank(state)
 	switch {
 	case s.terminal != "":
 		return state == s.terminal, s
-	case r < s.rank || r == 3 && !terminalAgrees(state, s.truth): // an unknown state ranks -1
+	case r < s.rank || r == rankTerminal && !terminalAgrees(state, s.truth): // an unknown state ranks -1
 		return false, s
 	}
 	s.rank = r
-	if r == 3 {
+	if r == rankTerminal {
 		s.terminal = state
 	}
 	return true, s
 }
 
-func stepInput(s inputModel, in linInput, out any) (bool, any) {
-	if in.kind == opEnd {
-		return s.pos == len(in.log), s
+func stepInput(s inputModel, in Input, out any) (bool, any) {
+	if in.Op == OpEnd {
+		return s.pos == len(in.Log), s
 	}
 	outcome, _ := out.(string)
-	next := s.pos < len(in.log) && in.log[s.pos] == in.input
-	claimed := slices.Index(in.log[:s.pos], in.input) >= 0
+	next := s.pos < len(in.Log) && in.Log[s.pos] == in.Input
+	claimed := slices.Index(in.Log[:s.pos], in.Input) >= 0
 	switch {
 	case outcome == InputRejected:
 		return true, s
@@ -120,18 +171,18 @@ func stepInput(s inputModel, in linInput, out any) (bool, any) {
 		return claimed, s
 	}
 	// unknown: an applied input not yet reached must be claimed in its turn
-	return claimed || slices.Index(in.log[s.pos:], in.input) < 0, s
+	return claimed || slices.Index(in.Log[s.pos:], in.Input) < 0, s
 }
 
 // modelStep dispatches on the operation family; a partition starts from
 // the nil state and takes the zero state of its family.
 func modelStep(state, input, output any) (bool, any) {
-	in := input.(linInput)
-	switch in.kind {
-	case opRead, opTruth:
+	in := input.(Input)
+	switch in.Op {
+	case OpRead, OpTruth:
 		s, _ := state.(turnModel)
 		return stepTurn(s, in, output)
-	case opPut, opGet:
+	case OpPut, OpGet:
 		s, _ := state.(fileModel)
 		return stepFile(s, in, output)
 	default:
@@ -141,21 +192,21 @@ func modelStep(state, input, output any) (bool, any) {
 }
 
 func describeOperation(input, output any) string {
-	in := input.(linInput)
-	switch in.kind {
-	case opRead:
-		return fmt.Sprintf("read %s -> %v", in.turn, output)
-	case opTruth:
-		return fmt.Sprintf("native settlement of %s: %s", in.turn, in.truth)
-	case opSteer:
-		return fmt.Sprintf("steer %s on %s -> %v", in.input, in.turn, output)
-	case opPut:
-		return "write " + describeFile(in.file)
-	case opGet:
-		v, _ := output.(fileVal)
+	in := input.(Input)
+	switch in.Op {
+	case OpRead:
+		return fmt.Sprintf("read %s -> %v", in.Turn, output)
+	case OpTruth:
+		return fmt.Sprintf("native settlement of %s: %s", in.Turn, in.Truth)
+	case OpSteer:
+		return fmt.Sprintf("steer %s on %s -> %v", in.Input, in.Turn, output)
+	case OpPut:
+		return "write " + describeFile(in.File)
+	case OpGet:
+		v, _ := output.(File)
 		return "read -> " + describeFile(v)
 	default:
-		return fmt.Sprintf("end of %s: applied [%s]", in.turn, strings.Join(in.log, " "))
+		return fmt.Sprintf("end of %s: applied [%s]", in.Turn, strings.Join(in.Log, " "))
 	}
 }
 

@@ -1,4 +1,4 @@
-package check
+package linearize
 
 import (
 	"bytes"
@@ -15,25 +15,25 @@ import (
 	"github.com/anishathalye/porcupine"
 )
 
-// manyPartitions is a ledger with forty healthy turns and one whose reads
-// regress, as a campaign history is: many partitions, one of them illegal.
-func manyPartitions() *Ledger {
-	l := NewLedger()
+// manyPartitions is a history with forty healthy turns and one whose
+// reads regress, as a campaign history is: many partitions, one of them
+// illegal. Every turn runs natively, unsettled: its partition holds only
+// its reads.
+func manyPartitions() []porcupine.Operation {
+	h := newHistory()
 	for i := range 40 {
-		s, tn, r := fmt.Sprintf("s%d", i), fmt.Sprintf("t%d", i), fmt.Sprintf("r%d", i)
-		turnWithRun(l, s, tn, r)
+		s, tn := fmt.Sprintf("s%d", i), fmt.Sprintf("t%d", i)
 		base := int64(i) * 100 * ms
-		l.ReadTurn(base+10*ms, base+20*ms, s, tn, TurnQueued)
-		l.ReadTurn(base+30*ms, base+40*ms, s, tn, TurnRunning)
+		h.read(s, tn, base+10*ms, base+20*ms, TurnQueued)
+		h.read(s, tn, base+30*ms, base+40*ms, TurnRunning)
 	}
-	turnWithRun(l, "bad", "tbad", "rbad")
 	// a long partition: its illegal point is far to the right
 	for i := range 150 {
 		at := 2000*ms + int64(i)*20*ms
-		l.ReadTurn(at, at+10*ms, "bad", "tbad", TurnRunning)
+		h.read("bad", "tbad", at, at+10*ms, TurnRunning)
 	}
-	l.ReadTurn(5030*ms, 5040*ms, "bad", "tbad", TurnQueued)
-	return l
+	h.read("bad", "tbad", 5030*ms, 5040*ms, TurnQueued)
+	return h.ops()
 }
 
 // pageData returns the visualization data embedded in a page.
@@ -52,11 +52,11 @@ func pageData(t *testing.T, page string) map[string]any {
 
 func TestVisualizationHoldsOnlyTheIllegalPartition(t *testing.T) {
 	var html bytes.Buffer
-	faults := []FaultEvent{
+	faults := []Fault{
 		{At: 5 * ms, Until: 6 * ms, Kind: "early_fault", Detail: "long before the bad turn"},
 		{At: 5020 * ms, Until: 9000 * ms, Kind: "conn_loss", Detail: "d1 conn c3 dropped"},
 	}
-	res := Linearize(manyPartitions(), LinearizeOptions{HTML: &html, Faults: faults})
+	res := Check(manyPartitions(), Options{HTML: &html, Faults: faults})
 	if res.Result != porcupine.Illegal || !res.HTMLWritten || res.Partitions < 40 {
 		t.Fatalf("%s written=%v err=%v", res, res.HTMLWritten, res.HTMLError)
 	}
@@ -86,7 +86,7 @@ func TestVisualizationHoldsOnlyTheIllegalPartition(t *testing.T) {
 func illegalPage(t *testing.T) (page, dir string) {
 	t.Helper()
 	var html bytes.Buffer
-	res := Linearize(manyPartitions(), LinearizeOptions{HTML: &html})
+	res := Check(manyPartitions(), Options{HTML: &html})
 	if !res.HTMLWritten {
 		t.Fatal(res.HTMLError)
 	}
@@ -224,26 +224,26 @@ func TestVisualizationScreenshotShowsTheViolation(t *testing.T) {
 func TestAllowedNextInWords(t *testing.T) {
 	for _, c := range []struct {
 		state any
-		in    linInput
+		in    Input
 		want  string
 	}{
-		{turnModel{rank: 3, terminal: TurnCancelled}, linInput{kind: opRead, turn: "t1"},
+		{turnModel{rank: 3, terminal: TurnCancelled}, Input{Op: OpRead, Turn: "t1"},
 			"only cancelled for Turn t1, which it already showed: a terminal state never changes"},
-		{turnModel{rank: 1}, linInput{kind: opRead, turn: "t1"},
+		{turnModel{rank: 1}, Input{Op: OpRead, Turn: "t1"},
 			"only preparing, running, failed, cancelled for Turn t1: its public state never goes back"},
-		{turnModel{rank: 2, truth: truthCompleted}, linInput{kind: opRead, turn: "t1"},
+		{turnModel{rank: 2, truth: truthCompleted}, Input{Op: OpRead, Turn: "t1"},
 			"only running, completed, failed, cancelled for Turn t1"},
-		{nil, linInput{kind: opRead, turn: "t1"}, "only queued, preparing, running, failed, cancelled for Turn t1"},
-		{inputModel{pos: 1}, linInput{kind: opSteer, turn: "t2", input: "i3", log: []string{"i1", "i2"}},
+		{nil, Input{Op: OpRead, Turn: "t1"}, "only queued, preparing, running, failed, cancelled for Turn t1"},
+		{inputModel{pos: 1}, Input{Op: OpSteer, Turn: "t2", Input: "i3", Log: []string{"i1", "i2"}},
 			"only if its input is the next one the Harness applied (i2; applied in order: [i1 i2])"},
-		{inputModel{pos: 1}, linInput{kind: opEnd, turn: "t2", log: []string{"i1", "i2"}},
+		{inputModel{pos: 1}, Input{Op: OpEnd, Turn: "t2", Log: []string{"i1", "i2"}},
 			"the end of Turn t2 only once every input the Harness applied ([i1 i2]) was claimed by a steer, but 1 of 2 were"},
-		{fileModel{known: true, val: fileVal{present: true, value: "v1"}}, linInput{kind: opGet},
+		{fileModel{known: true, val: File{Present: true, Value: "v1"}}, Input{Op: OpGet},
 			`only "v1", the file's value after the last write`},
-		{fileModel{known: true}, linInput{kind: opGet}, "only absent,"},
+		{fileModel{known: true}, Input{Op: OpGet}, "only absent,"},
 	} {
 		if got := allowedNext(c.state, c.in); !strings.Contains(got, c.want) {
-			t.Errorf("allowedNext(%+v, %v):\n%s\nwant it to contain %q", c.state, c.in.kind, got, c.want)
+			t.Errorf("allowedNext(%+v, %v):\n%s\nwant it to contain %q", c.state, c.in.Op, got, c.want)
 		}
 	}
 }

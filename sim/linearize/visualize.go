@@ -1,4 +1,4 @@
-package check
+package linearize
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 // and a banner on top stating the violation in words. The page opens
 // unscrolled; the banner's link, or the fragment #first-error, jumps to
 // the first illegal linearization point.
-func visualizeIllegal(w io.Writer, part string, ops []porcupine.Operation, faults []FaultEvent,
+func visualizeIllegal(w io.Writer, part string, ops []porcupine.Operation, faults []Fault,
 	timeout time.Duration) error {
 	model := Model()
 	_, info := porcupine.CheckOperationsVerbose(model, ops, timeout)
@@ -59,7 +59,7 @@ func violationBanner(part string, ops []porcupine.Operation, info porcupine.Line
 	fmt.Fprintf(&b, `<div id="turnstile-violation"><h1 id="turnstile-partition">Not linearizable: %s</h1>`,
 		html.EscapeString(part))
 	if at, ok := stuckAt(ops, info); ok {
-		in := at.op.Input.(linInput)
+		in := at.op.Input.(Input)
 		fmt.Fprintf(&b, `<p id="turnstile-observed"><b>Observed:</b> <code>%s</code> (called at %s, returned at %s): `+
 			`no point between its call and its return can take it.</p>`,
 			html.EscapeString(describeOperation(at.op.Input, at.op.Output)), vtime(at.op.Call), vtime(at.op.Return))
@@ -131,35 +131,35 @@ func stuckAt(ops []porcupine.Operation, info porcupine.LinearizationInfo) (illeg
 
 // allowedNext says in words what the model accepts for an operation like
 // in from state: what a linearizable history allows at that point.
-func allowedNext(state any, in linInput) string {
-	switch in.kind {
-	case opRead, opTruth:
+func allowedNext(state any, in Input) string {
+	switch in.Op {
+	case OpRead, OpTruth:
 		s, _ := state.(turnModel)
 		if s.terminal != "" {
-			return fmt.Sprintf("only %s for Turn %s, which it already showed: a terminal state never changes", s.terminal, in.turn)
+			return fmt.Sprintf("only %s for Turn %s, which it already showed: a terminal state never changes", s.terminal, in.Turn)
 		}
 		var next []string
 		for _, st := range []string{TurnQueued, TurnPreparing, TurnRunning, TurnCompleted, TurnFailed, TurnCancelled} {
-			if turnRank(st) >= s.rank && (st != TurnCompleted || terminalAgrees(st, s.truth)) {
+			if TurnRank(st) >= s.rank && (st != TurnCompleted || terminalAgrees(st, s.truth)) {
 				next = append(next, st)
 			}
 		}
 		return fmt.Sprintf("only %s for Turn %s: its public state never goes back (queued, preparing, running, "+
 			"then one terminal state), and completed needs a completed native turn (native settlements known: %s)",
-			strings.Join(next, ", "), in.turn, describeTruth(s.truth))
-	case opSteer, opEnd:
+			strings.Join(next, ", "), in.Turn, describeTruth(s.truth))
+	case OpSteer, OpEnd:
 		s, _ := state.(inputModel)
 		next := "none is left"
-		if s.pos < len(in.log) {
-			next = in.log[s.pos]
+		if s.pos < len(in.Log) {
+			next = in.Log[s.pos]
 		}
-		if in.kind == opEnd {
+		if in.Op == OpEnd {
 			return fmt.Sprintf("the end of Turn %s only once every input the Harness applied ([%s]) was claimed by a steer, "+
-				"but %d of %d were", in.turn, strings.Join(in.log, " "), s.pos, len(in.log))
+				"but %d of %d were", in.Turn, strings.Join(in.Log, " "), s.pos, len(in.Log))
 		}
 		return fmt.Sprintf("accepted or unknown for a steer of Turn %s only if its input is the next one the Harness applied "+
 			"(%s; applied in order: [%s]) or one already claimed, unknown also for an input never applied, rejected always",
-			in.turn, next, strings.Join(in.log, " "))
+			in.Turn, next, strings.Join(in.Log, " "))
 	default:
 		s, _ := state.(fileModel)
 		if !s.known {
@@ -210,8 +210,8 @@ func span(ops []porcupine.Operation) (lo, hi int64) {
 
 // overlapping keeps the faults active during [lo, hi], clamped to it so the
 // page's time axis spans only the partition.
-func overlapping(faults []FaultEvent, lo, hi int64) []FaultEvent {
-	var out []FaultEvent
+func overlapping(faults []Fault, lo, hi int64) []Fault {
+	var out []Fault
 	for _, f := range faults {
 		until := max(f.Until, f.At)
 		if until < lo || f.At > hi {
