@@ -76,14 +76,17 @@ func oracleViolations(fset *token.FileSet, files []*ast.File, info *types.Info) 
 
 func TestTidyOraclesCallNoMachineCode(t *testing.T) {
 	fset := token.NewFileSet()
-	files := machineFiles(t, fset)
-	info := &types.Info{Uses: map[*ast.Ident]types.Object{}}
-	conf := types.Config{Importer: importer.ForCompiler(fset, "source", nil)}
-	if _, err := conf.Check("check", fset, files, info); err != nil {
-		t.Fatalf("type check: %v", err)
-	}
-	for _, msg := range oracleViolations(fset, files, info) {
-		t.Error(msg)
+	imp := importer.ForCompiler(fset, "source", nil)
+	for _, p := range oraclePackages {
+		files := machineFiles(t, fset, p.dir)
+		info := &types.Info{Uses: map[*ast.Ident]types.Object{}}
+		conf := types.Config{Importer: imp}
+		if _, err := conf.Check(p.name, fset, files, info); err != nil {
+			t.Fatalf("type check of %s: %v", p.name, err)
+		}
+		for _, msg := range oracleViolations(fset, files, info) {
+			t.Error(msg)
+		}
 	}
 }
 

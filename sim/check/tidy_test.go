@@ -11,9 +11,10 @@ import (
 	"testing"
 )
 
-// The package is machine code: no clocks, sleeps, goroutines, channels,
-// I/O or shared randomness in non-test files, and no map iteration that
-// can reach output unless marked //tidy:sorted.
+// The oracle packages (oraclePackages: this one and linearize) are
+// machine code: no clocks, sleeps, goroutines, channels, I/O or shared
+// randomness in non-test files, and no map iteration that can reach
+// output unless marked //tidy:sorted.
 var (
 	bannedImports = map[string]bool{
 		"os": true, "net": true, "net/http": true, "sync": true, "sync/atomic": true,
@@ -30,8 +31,16 @@ const (
 	functionLinesMax = 70
 )
 
-func machineFiles(t *testing.T, fset *token.FileSet) []*ast.File {
-	names, err := filepath.Glob("*.go")
+// oraclePackages are the packages of oracle code the tidy rules hold,
+// by name and directory: this one and the linearizability engine it
+// imports.
+var oraclePackages = []struct{ name, dir string }{
+	{"check", "."},
+	{"linearize", filepath.Join("..", "linearize")},
+}
+
+func machineFiles(t *testing.T, fset *token.FileSet, dir string) []*ast.File {
+	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,20 +60,31 @@ func machineFiles(t *testing.T, fset *token.FileSet) []*ast.File {
 
 func TestTidyMachineRules(t *testing.T) {
 	fset := token.NewFileSet()
-	files := machineFiles(t, fset)
+	imp := importer.ForCompiler(fset, "source", nil)
+	for _, p := range oraclePackages {
+		tidyMachinePackage(t, fset, imp, p.name, machineFiles(t, fset, p.dir))
+	}
+}
+
+// tidyMachinePackage holds the files of package name to the machine rules.
+func tidyMachinePackage(t *testing.T, fset *token.FileSet, imp types.Importer, name string, files []*ast.File) {
+	t.Helper()
+	if len(files) == 0 {
+		t.Fatalf("package %s: no files", name)
+	}
 	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}}
-	conf := types.Config{Importer: importer.ForCompiler(fset, "source", nil)}
-	if _, err := conf.Check("check", fset, files, info); err != nil {
-		t.Fatalf("type check: %v", err)
+	conf := types.Config{Importer: imp}
+	if _, err := conf.Check(name, fset, files, info); err != nil {
+		t.Fatalf("type check of %s: %v", name, err)
 	}
 	for _, f := range files {
-		name := fset.Position(f.Pos()).Filename
+		file := fset.Position(f.Pos()).Filename
 		if n := fset.Position(f.End()).Line; n > fileLinesMax {
-			t.Errorf("%s: %d lines > %d", name, n, fileLinesMax)
+			t.Errorf("%s: %d lines > %d", file, n, fileLinesMax)
 		}
-		for _, imp := range f.Imports {
-			if p := strings.Trim(imp.Path.Value, `"`); bannedImports[p] {
-				t.Errorf("%s: imports %s", name, p)
+		for _, spec := range f.Imports {
+			if p := strings.Trim(spec.Path.Value, `"`); bannedImports[p] {
+				t.Errorf("%s: imports %s", file, p)
 			}
 		}
 		sorted := sortedMarkLines(fset, f)
