@@ -21,8 +21,8 @@
 //     trace line).
 //   - SeedReport: the JSON line of one seed. Header is the first line of a
 //     campaign's output.
-//   - Summary: the campaign totals and verdict, including the expected-mark
-//     verdict of sim/check's MarkTally.
+//   - Summary: the campaign totals and verdict, including MarkTally's
+//     verdict on sim/check's expected marks.
 //   - Bundle: the files of a failing seed's report folder.
 //   - Merger: combines the JSON-lines output of shards.
 //   - Case: a regression corpus entry (also the format of shrunk.json).

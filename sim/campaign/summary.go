@@ -36,7 +36,7 @@ type Summary struct {
 	Audited        int
 	Diverged       int
 	FailingByCheck map[string]int
-	Marks          *check.MarkTally
+	Marks          *MarkTally
 	// Timers counts, per timer of the documents, the seeds it decided in.
 	Timers TimerTally
 	// LinUnknown lists the seeds whose linearizability check timed out
@@ -62,7 +62,7 @@ func NewSummary() *Summary {
 		FaultsEnabled:  map[string]int{},
 		Lin:            map[string]int{},
 		FailingByCheck: map[string]int{},
-		Marks:          check.NewMarkTally(),
+		Marks:          NewMarkTally(),
 		Timers:         newTimerTally(),
 	}
 }
@@ -110,7 +110,7 @@ func (s *Summary) Add(r SeedReport) {
 }
 
 // MarkVerdict is sim/check's expected-mark verdict for this campaign: it
-// fails a campaign of check.CampaignSeedsMin seeds or more that never hit an
+// fails a campaign of CampaignSeedsMin seeds or more that never hit an
 // expected mark it judges. The swarm over every fault kind (Config.Faults
 // nil) judges every expected mark; a campaign restricted to some kinds
 // judges the marks MarkNeeds says those kinds lead to, and none without
@@ -126,7 +126,7 @@ func (s *Summary) MarkVerdict() error {
 func (s *Summary) MarksJudged() bool { return len(s.marks().JudgedMarks()) > 0 }
 
 // marks returns the tally judging the marks this campaign's faults reach.
-func (s *Summary) marks() *check.MarkTally {
+func (s *Summary) marks() *MarkTally {
 	s.Marks.Judged = s.judgedMark
 	return s.Marks
 }
@@ -271,9 +271,9 @@ func (s *Summary) writeMarks(w io.Writer) {
 		fmt.Fprintf(w, "  mark verdict  not judged (faults restricted)\n")
 	case s.MarkVerdict() != nil:
 		fmt.Fprintf(w, "  mark verdict  FAIL: %d of %d expected marks never hit%s\n", missing, expected, unjudged)
-	case s.Seeds < check.CampaignSeedsMin:
+	case s.Seeds < CampaignSeedsMin:
 		fmt.Fprintf(w, "  mark verdict  not judged under %d seeds (%d of %d expected marks hit%s)\n",
-			check.CampaignSeedsMin, expected-missing, expected, unjudged)
+			CampaignSeedsMin, expected-missing, expected, unjudged)
 	default:
 		fmt.Fprintf(w, "  mark verdict  ok (%d of %d expected marks hit%s)\n", expected-missing, expected, unjudged)
 	}

@@ -66,7 +66,7 @@ func TestSummaryPassing(t *testing.T) {
 
 func TestSummaryMarkVerdict(t *testing.T) {
 	s := NewSummary()
-	for i := 0; i < check.CampaignSeedsMin; i++ {
+	for i := 0; i < CampaignSeedsMin; i++ {
 		s.Add(SeedReport{Seed: uint64(i + 1), Lin: LinReport{Result: LinOk}, Marks: map[string]int{
 			string(check.MarkCancelRacedDone): 1}})
 	}
@@ -138,7 +138,7 @@ func TestSummaryRestrictedFaultsJudgeTheMarksTheirKindsReach(t *testing.T) {
 		s := NewSummary()
 		s.Config.Faults = append([]sim.FaultKind{}, faults...)
 		s.MarkNeeds = func(m check.Mark) ([]sim.FaultKind, bool) { k, ok := needs[m]; return k, ok }
-		for i := range check.CampaignSeedsMin {
+		for i := range CampaignSeedsMin {
 			s.Add(SeedReport{Seed: uint64(i + 1), Lin: LinReport{Result: LinOk},
 				Marks: map[string]int{string(check.MarkCancelRacedDone): 1}})
 		}
@@ -177,12 +177,12 @@ func markless(n int, cfg Config) *Summary {
 // Regression: restricted-fault campaigns were judged on the expected marks;
 // only the swarm (every fault kind) is.
 func TestMarkVerdictOnlyForTheSwarm(t *testing.T) {
-	swarm := markless(check.CampaignSeedsMin, Config{})
+	swarm := markless(CampaignSeedsMin, Config{})
 	if swarm.Err() == nil || !strings.Contains(summaryText(swarm), "mark verdict  FAIL") {
 		t.Fatalf("the swarm must judge marks: %v", swarm.Err())
 	}
 	for _, faults := range [][]sim.FaultKind{{}, {sim.FaultConnLoss}} {
-		s := markless(check.CampaignSeedsMin, Config{Faults: faults})
+		s := markless(CampaignSeedsMin, Config{Faults: faults})
 		if err := s.Err(); err != nil {
 			t.Fatalf("faults %v: %v", faults, err)
 		}

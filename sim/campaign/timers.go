@@ -72,7 +72,7 @@ func (s *Summary) writeTimers(w io.Writer) {
 		fmt.Fprintf(w, "    %-25s %-8s decided in %d seeds (%d)%s\n", name, check.DocumentedTimer(name),
 			s.Timers.Seeds[name], s.Timers.Decisions[name], flag)
 	}
-	if missing := s.Timers.Missing(); len(missing) > 0 && s.Seeds >= check.CampaignSeedsMin {
+	if missing := s.Timers.Missing(); len(missing) > 0 && s.Seeds >= CampaignSeedsMin {
 		fmt.Fprintf(w, "  timer verdict %d of %d timers never decided: %s\n", len(missing), len(check.Timers()),
 			strings.Join(missing, ", "))
 	}

@@ -19,14 +19,3 @@ const (
 	WriteWritten = "written"
 	WriteUnknown = "unknown"
 )
-
-// Merge adds another tally, e.g. from another shard.
-func (t *MarkTally) Merge(o *MarkTally) {
-	t.seeds += o.seeds
-	for m, n := range o.seedsHit { //tidy:sorted additions commute
-		t.seedsHit[m] += n
-	}
-	for m, n := range o.hitsTotal { //tidy:sorted additions commute
-		t.hitsTotal[m] += n
-	}
-}

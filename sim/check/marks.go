@@ -1,10 +1,8 @@
 package check
 
 import (
-	"fmt"
 	"maps"
 	"slices"
-	"strings"
 )
 
 // Mark names a rare state the world reached. Marks are coverage, not
@@ -74,8 +72,8 @@ const (
 	MarkIdleEvictionJudged      Mark = "idle_eviction_judged"       // a prepare evicted an idle executor, order judged
 )
 
-// ExpectedMarks lists the marks a campaign of CampaignSeedsMin or more
-// seeds must hit at least once, sorted by name. A mark reached in under
+// ExpectedMarks lists the marks a campaign of 1,000 or more seeds
+// (campaign.CampaignSeedsMin) must hit at least once, sorted by name. A mark reached in under
 // 0.3 % of swarm seeds is recorded, not expected (an export cancelled, a
 // write settled late, a read of a kind serving no workspace).
 func ExpectedMarks() []Mark {
@@ -103,10 +101,6 @@ func ExpectedMarks() []Mark {
 	return out
 }
 
-// CampaignSeedsMin is the campaign size from which a missing expected mark
-// fails the campaign.
-const CampaignSeedsMin = 1000
-
 // MarkCount is a mark with a count.
 type MarkCount struct {
 	Mark  Mark
@@ -119,98 +113,4 @@ func sortedMarkCounts(m map[Mark]int) []MarkCount {
 		out = append(out, MarkCount{Mark: k, Count: m[k]})
 	}
 	return out
-}
-
-// MarkTally aggregates marks over the seeds of a campaign: for each mark,
-// how many seeds hit it and how many hits in total.
-type MarkTally struct {
-	seeds     int
-	seedsHit  map[Mark]int
-	hitsTotal map[Mark]int
-	// Judged, when set, says which expected marks the campaign can be
-	// expected to hit (a campaign restricted to some fault kinds reaches
-	// only the marks those kinds lead to); nil judges every expected mark.
-	Judged func(Mark) bool
-}
-
-// NewMarkTally returns an empty tally.
-func NewMarkTally() *MarkTally {
-	return &MarkTally{seedsHit: map[Mark]int{}, hitsTotal: map[Mark]int{}}
-}
-
-// AddSeed adds one seed's marks (as returned by Ledger.Marks).
-func (t *MarkTally) AddSeed(marks []MarkCount) {
-	t.seeds++
-	for _, mc := range marks {
-		if mc.Count > 0 {
-			t.seedsHit[mc.Mark]++
-			t.hitsTotal[mc.Mark] += mc.Count
-		}
-	}
-}
-
-// Seeds is the number of seeds added.
-func (t *MarkTally) Seeds() int { return t.seeds }
-
-// MarkSummary is one line of a campaign's mark report.
-type MarkSummary struct {
-	Mark     Mark
-	Seeds    int // seeds that hit it
-	Hits     int // total hits
-	Expected bool
-}
-
-// Summary lists every expected mark and every other mark hit, sorted.
-func (t *MarkTally) Summary() []MarkSummary {
-	expected := ExpectedMarks()
-	names := sortedUnique(slices.AppendSeq(slices.Clone(expected), maps.Keys(t.seedsHit))) //tidy:sorted by sortedUnique
-	out := make([]MarkSummary, len(names))
-	for i, m := range names {
-		_, isExpected := slices.BinarySearch(expected, m)
-		out[i] = MarkSummary{Mark: m, Seeds: t.seedsHit[m], Hits: t.hitsTotal[m], Expected: isExpected}
-	}
-	return out
-}
-
-// judged reports whether expected mark m counts in the verdict.
-func (t *MarkTally) judged(m Mark) bool { return t.Judged == nil || t.Judged(m) }
-
-// JudgedMarks lists the expected marks the verdict judges, sorted.
-func (t *MarkTally) JudgedMarks() []Mark {
-	return slices.DeleteFunc(ExpectedMarks(), func(m Mark) bool { return !t.judged(m) })
-}
-
-// Missing lists the judged expected marks no seed hit, sorted.
-func (t *MarkTally) Missing() []Mark {
-	return slices.DeleteFunc(t.JudgedMarks(), func(m Mark) bool { return t.seedsHit[m] > 0 })
-}
-
-// Verdict fails a campaign of at least CampaignSeedsMin seeds that missed
-// an expected mark. Smaller campaigns never fail on marks.
-func (t *MarkTally) Verdict() error {
-	missing := t.Missing()
-	if t.seeds < CampaignSeedsMin || len(missing) == 0 {
-		return nil
-	}
-	names := make([]string, len(missing))
-	for i, m := range missing {
-		names[i] = string(m)
-	}
-	return fmt.Errorf("expected marks never hit in %d seeds: %s", t.seeds, strings.Join(names, ", "))
-}
-
-// String renders the summary, one mark per line.
-func (t *MarkTally) String() string {
-	var b strings.Builder
-	for _, s := range t.Summary() {
-		flag := ""
-		switch {
-		case s.Expected && !t.judged(s.Mark):
-			flag = " (not judged: its fault kinds are not enabled)"
-		case s.Expected && s.Seeds == 0:
-			flag = " MISSING"
-		}
-		fmt.Fprintf(&b, "%-34s seeds=%d hits=%d%s\n", s.Mark, s.Seeds, s.Hits, flag)
-	}
-	return b.String()
 }

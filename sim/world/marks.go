@@ -10,7 +10,7 @@ import (
 
 // markNeeds maps each expected mark to the fault kinds that lead to it in
 // this world: any one of them enabled is enough for a campaign of
-// check.CampaignSeedsMin seeds to be expected to hit it; an empty list
+// campaign.CampaignSeedsMin seeds to be expected to hit it; an empty list
 // means the workload reaches it without faults. Measured with 1,000-seed
 // campaigns restricted to one kind each (TestMarkNeedsAreReached keeps it
 // true). A mark missing here is judged only under the full swarm.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/turnstile-sim/turnstile/internal/testgate"
 	"github.com/turnstile-sim/turnstile/sim"
+	"github.com/turnstile-sim/turnstile/sim/campaign"
 	"github.com/turnstile-sim/turnstile/sim/check"
 )
 
@@ -76,7 +77,7 @@ func TestMarkNeedsAreReached(t *testing.T) {
 func TestSteerUnknownAfter30sIsCommon(t *testing.T) {
 	testgate.Long(t)
 	outs, _ := sweep200(t)
-	tally := check.NewMarkTally()
+	tally := campaign.NewMarkTally()
 	for _, o := range outs {
 		tally.AddSeed(o.Marks)
 	}

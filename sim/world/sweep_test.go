@@ -9,7 +9,7 @@ import (
 
 	"github.com/turnstile-sim/turnstile/internal/testgate"
 	"github.com/turnstile-sim/turnstile/sim"
-	"github.com/turnstile-sim/turnstile/sim/check"
+	"github.com/turnstile-sim/turnstile/sim/campaign"
 )
 
 // sweep runs seeds first..first+count-1 with cfg on every CPU and returns
@@ -164,8 +164,8 @@ func TestSweepFeedsEveryChecker(t *testing.T) {
 func TestMarksHitIn1000Seeds(t *testing.T) {
 	testgate.Campaign(t)
 	start := time.Now()
-	outs := sweep(t, 1, check.CampaignSeedsMin, Config{})
-	tally := check.NewMarkTally()
+	outs := sweep(t, 1, campaign.CampaignSeedsMin, Config{})
+	tally := campaign.NewMarkTally()
 	for _, o := range outs {
 		tally.AddSeed(o.Marks)
 	}

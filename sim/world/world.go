@@ -69,7 +69,7 @@ type Outcome struct {
 	// HandleGranted, InputApplied, ReadTurn, ...) plus "marks", so tests
 	// can prove each checker was fed.
 	Records map[string]int
-	// Marks are the ledger's rare-state marks (for check.MarkTally).
+	// Marks are the ledger's rare-state marks (for campaign.MarkTally).
 	Marks []check.MarkCount
 	// TimersDecided counts, by timer (check.Timers), the outcomes a
 	// timer's firing produced in this run, as the timing oracles saw them.
