@@ -35,8 +35,10 @@ func (e engineFailure) String() string {
 
 // classifyRawEngineError reads an `error` frame's own bytes: a code that
 // is not a JSON string and a status that is not a plain JSON integer count
-// as absent; then the §6.3 table.
-func classifyRawEngineError(raw []byte) (engineFailure, bool) {
+// as absent; then the §6.3 table. mark is the rare classification met, if
+// any: a code left unclassified, or connection_failed's status (any JSON
+// integer) dropped or kept.
+func classifyRawEngineError(raw []byte) (want engineFailure, mark Mark, ok bool) {
 	var env struct {
 		Payload struct {
 			Code       json.RawMessage `json:"code"`
@@ -44,16 +46,17 @@ func classifyRawEngineError(raw []byte) (engineFailure, bool) {
 		} `json:"payload"`
 	}
 	if json.Unmarshal(raw, &env) != nil {
-		return engineFailure{}, false
+		return engineFailure{}, "", false
 	}
 	var code string
-	if c := env.Payload.Code; len(c) > 0 && c[0] == '"' {
-		if json.Unmarshal(c, &code) != nil {
-			return engineFailure{}, false
-		}
+	if c := env.Payload.Code; len(c) > 0 && c[0] == '"' && json.Unmarshal(c, &code) != nil {
+		return engineFailure{}, "", false
 	}
 	if !documentedEngineCodes[code] {
-		return engineFailure{}, true
+		if code != "" {
+			mark = MarkEngineCodeUnclassified
+		}
+		return engineFailure{}, mark, true
 	}
 	status, plain := 0, len(env.Payload.HTTPStatus) > 0
 	for _, c := range env.Payload.HTTPStatus {
@@ -64,9 +67,13 @@ func classifyRawEngineError(raw []byte) (engineFailure, bool) {
 		status = status*10 + int(c-'0')
 	}
 	if code != "connection_failed" || !plain || status < 100 || status > 599 {
-		return engineFailure{code: code}, true
+		var given int
+		if code == "connection_failed" && json.Unmarshal(env.Payload.HTTPStatus, &given) == nil && given != 0 {
+			mark = MarkEngineStatusDropped
+		}
+		return engineFailure{code: code}, mark, true
 	}
-	return engineFailure{code: code, status: status}, true
+	return engineFailure{code: code, status: status}, MarkEngineStatusKept, true
 }
 
 // observeEngineErrors keeps the classification of the latest `error`
@@ -76,31 +83,13 @@ func (l *Ledger) observeEngineErrors(ev WireEvent) {
 	if _, isErr := ev.Frame.Payload.(wire.RunError); ev.Kind != WireDelivered || ev.To != CoreNode || !isErr {
 		return // a frame that did not decode has no payload
 	}
-	want, ok := classifyRawEngineError(ev.Raw)
+	want, mark, ok := classifyRawEngineError(ev.Raw)
 	if !ok {
 		return
 	}
 	made(&l.projection.engineErrors)[ev.Frame.ID] = want
-	l.markEngineError(ev.Raw, want)
-}
-
-// markEngineError marks the rare classifications: the raw code differs
-// from the recorded one, or connection_failed's status is dropped or kept.
-func (l *Ledger) markEngineError(raw []byte, want engineFailure) {
-	var env struct {
-		Payload struct {
-			Code       string `json:"code"`
-			HTTPStatus int    `json:"http_status"`
-		} `json:"payload"`
-	}
-	_ = json.Unmarshal(raw, &env)
-	switch {
-	case env.Payload.Code != "" && want.code == "":
-		l.reach(MarkEngineCodeUnclassified)
-	case want.code == "connection_failed" && env.Payload.HTTPStatus != 0 && want.status == 0:
-		l.reach(MarkEngineStatusDropped)
-	case want.status != 0:
-		l.reach(MarkEngineStatusKept)
+	if mark != "" {
+		l.reach(mark)
 	}
 }
 

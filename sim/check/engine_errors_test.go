@@ -37,7 +37,7 @@ func TestEngineErrorClassificationTable(t *testing.T) {
 	}
 	for _, c := range cases {
 		raw := []byte(`{"type":"error","id":"r","payload":` + c.payload + `}`)
-		got, ok := classifyRawEngineError(raw)
+		got, _, ok := classifyRawEngineError(raw)
 		if !ok || got != c.want {
 			t.Errorf("%s: got %v (%v), want %v", c.payload, got, ok, c.want)
 		}
