@@ -18,13 +18,11 @@ const (
 const MarkSubscriberOverflow Mark = "subscriber_overflow"
 
 type subscriberRecord struct {
-	turn, closeErr            string
-	received                  int
-	answered, refused, closed bool
-	// overflow: the shell reported the buffer full; stepping: Core is
-	// stepping the overflow now; openBefore: the stream was open then.
-	overflow, stepping, openBefore bool
-	lagged                         bool // reported behind the store once
+	turn, closeErr     string
+	received           int
+	opened, closed     bool // Core answered the subscription without an error; the stream closed
+	overflow           bool // the shell reported its buffer full
+	openBefore, lagged bool // open when Core began stepping its overflow; reported behind the store once
 }
 
 type subscriberState struct {
@@ -49,7 +47,7 @@ func (l *Ledger) SubscriberOpened(at int64, id, turn string) {
 // opened the stream).
 func (l *Ledger) SubscriberAnswered(at int64, id, errText string) {
 	if s := l.subscriber(id); s != nil {
-		s.answered, s.refused = true, errText != ""
+		s.opened = errText == ""
 	}
 }
 
@@ -68,7 +66,7 @@ func (l *Ledger) SubscriberObserved(at int64, id, turn string, seq uint64, close
 		l.violate(at, CheckSubscriberStream, "stepping the overflow of %s, Core observed to subscriber %s", st.stepping, id)
 	case s.turn != turn:
 		l.violate(at, CheckSubscriberStream, "subscriber %s of %s got an observation of %s", id, s.turn, turn)
-	case !s.answered || s.refused:
+	case !s.opened:
 		l.violate(at, CheckSubscriberStream, "subscriber %s got an observation before its subscription was answered, or after it was refused", id)
 	case s.closed:
 		l.violate(at, CheckSubscriberStream, "subscriber %s got an observation after its stream closed (%q)", id, s.closeErr)
@@ -84,7 +82,7 @@ func (l *Ledger) SubscriberObserved(at int64, id, turn string, seq uint64, close
 	}
 	s.closed, s.closeErr = true, errText
 	switch {
-	case s.stepping:
+	case st.stepping == id:
 		if errText != subscriberOverflowText {
 			l.violate(at, CheckSubscriberStream, "the overflowed subscriber %s was closed with %q, not the overflow error", id, errText)
 		}
@@ -104,7 +102,7 @@ func (l *Ledger) SubscriberObserved(at int64, id, turn string, seq uint64, close
 // neither closed nor overflowed has been handed every one of them.
 func (l *Ledger) SubscriberStepEnd(at int64, id string, persisted int) {
 	s := l.subscriber(id)
-	if s == nil || !s.answered || s.refused || s.closed || s.overflow || s.lagged || s.received >= persisted {
+	if s == nil || !s.opened || s.closed || s.overflow || s.lagged || s.received >= persisted {
 		return
 	}
 	s.lagged = true
@@ -122,7 +120,7 @@ func (l *Ledger) SubscriberOverflowed(at int64, id string) {
 // SubscriberOverflowStepping: Core is about to step the overflow of id.
 func (l *Ledger) SubscriberOverflowStepping(at int64, id string) {
 	if s := l.subscriber(id); s != nil {
-		s.stepping, s.openBefore = true, !s.closed && s.answered && !s.refused
+		s.openBefore = s.opened && !s.closed
 		l.subscribers.stepping = id
 	}
 }
@@ -135,7 +133,6 @@ func (l *Ledger) SubscriberOverflowStepped(at int64, id string, writes int) {
 	if s == nil {
 		return
 	}
-	s.stepping = false
 	if writes != 0 {
 		l.violate(at, CheckSubscriberStream, "Core made %d durable writes stepping the overflow of subscriber %s", writes, id)
 	}
