@@ -26,9 +26,8 @@ type restartCancel struct {
 
 type restartState struct {
 	cancels map[string]*restartCancel // by Run ID
-	// down: Core crashed and has not finished restarting; pending are the
-	// Runs whose cancel awaited its receipt at the crash.
-	down    bool
+	// pending is nil unless Core crashed and has not finished restarting:
+	// then the Runs whose cancel awaited its receipt at the crash.
 	pending map[string]bool
 }
 
@@ -62,10 +61,10 @@ func (l *Ledger) observeRestartWire(ev WireEvent) {
 // first notice of a crash counts; its restart repeats it).
 func (l *Ledger) restartCoreCrashed() {
 	s := &l.restart
-	if s.down {
+	if s.pending != nil {
 		return
 	}
-	s.down, s.pending = true, map[string]bool{}
+	s.pending = map[string]bool{}
 	for _, run := range sortedKeys(s.cancels) {
 		if c := s.cancels[run]; !c.decided && !c.finished {
 			s.pending[run] = true
@@ -76,7 +75,7 @@ func (l *Ledger) restartCoreCrashed() {
 	}
 }
 
-func (l *Ledger) restartCoreUp() { l.restart.down, l.restart.pending = false, nil }
+func (l *Ledger) restartCoreUp() { l.restart.pending = nil }
 
 // restartTurnFinished judges a Turn Core finished while restarting.
 func (l *Ledger) restartTurnFinished(at int64, turn, run, state, code string) {
@@ -84,7 +83,7 @@ func (l *Ledger) restartTurnFinished(at int64, turn, run, state, code string) {
 	if c := s.cancels[run]; c != nil {
 		c.finished = true
 	}
-	if !s.down {
+	if s.pending == nil {
 		return
 	}
 	pending := run != "" && s.pending[run]
