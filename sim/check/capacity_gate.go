@@ -116,16 +116,15 @@ func (l *Ledger) capGateSent(conn uint64, at int64, id, session string) {
 	if g == nil {
 		return
 	}
-	judged := g.fails > 0 && !g.uncertain && !g.opened
-	if judged && g.probe != "" && g.probe != id && at >= g.until {
-		l.violate(at, CheckCapacityProbe, "Core sent execution_prepare %s of session %s on conn c%d at %s while its capacity probe %s was unanswered (%d consecutive preparation_capacity refusals)",
-			id, session, conn, vtime(at), g.probe, g.fails)
-	}
 	if g.probe == "" && at >= g.until {
 		g.probe = id
 	}
 	if g.uncertain || g.opened {
 		return
+	}
+	if g.fails > 0 && g.probe != id && at >= g.until {
+		l.violate(at, CheckCapacityProbe, "Core sent execution_prepare %s of session %s on conn c%d at %s while its capacity probe %s was unanswered (%d consecutive preparation_capacity refusals)",
+			id, session, conn, vtime(at), g.probe, g.fails)
 	}
 	// Core's wait ends no earlier than the sooner of the two bounds.
 	if early := min(g.until, g.untilHi); g.fails > 0 && at < early {
