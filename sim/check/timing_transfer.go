@@ -7,10 +7,8 @@ import (
 )
 
 // Checks: timing_transfer_exchange (rules.go), from the wire and Core's
-// durable preparation records. A Core crash during an exchange kills its
-// timer: the restart owes the unknown record instead (a preparation
-// running when Core stopped has an unknown step), in the restart's own
-// instant, before the recovered Core runs.
+// durable preparation records. A Core crash kills the exchange's timer;
+// the restart owes the unknown record, judged in its instant.
 
 // transferExchange is Core's runtime_prepare exchange bound
 // (wire-reference §3.2).
@@ -41,13 +39,11 @@ func (l *Ledger) transferTimingBegin(at int64, conn uint64, id string) {
 	c := &transferClock{conn: conn}
 	s.byID[id] = c
 	l.startWindow(&c.timerWindow, "", timerTransferExchange, 0, at, int64(transferExchange), func() {
-		if c.live() && c.outcome < 0 && s.restarted >= c.from {
-			// Core crashed during the exchange and is down, or restarted
-			// without the record, which its restart judged.
+		switch {
+		case !c.live() || c.outcome >= 0:
+		case s.restarted >= c.from: // Core is down, or its restart judged the record (transferTimingRestarted)
 			c.excuse(c.deadline, "Core crashed during the exchange")
-			return
-		}
-		if c.live() && c.outcome < 0 {
+		default:
 			c.excuse(c.deadline, "reported at its deadline")
 			l.report(&c.timerWindow, c.deadline, "transfer %s begun at %s has neither a terminal result nor an unknown record at %s, the end of Core's %s exchange",
 				id, vtime(at), vtime(c.deadline), transferExchange)
@@ -114,11 +110,9 @@ func (l *Ledger) PreparationStepUnknown(at int64, id string) {
 	if at == c.deadline {
 		l.reach(MarkTransferExchangeExpired)
 	}
-	if !s.transferExcused(c, id, at) {
-		l.early(&c.timerWindow, at, func() bool { return s.transferExcused(c, id, at) },
-			"Core records transfer %s unknown at %s, %s after its begin: before the %s exchange ended, without a reason",
-			id, vtime(at), c.elapsed(at), transferExchange)
-	}
+	l.early(&c.timerWindow, at, func() bool { return s.transferExcused(c, id, at) },
+		"Core records transfer %s unknown at %s, %s after its begin: before the %s exchange ended, without a reason",
+		id, vtime(at), c.elapsed(at), transferExchange)
 }
 
 // transferExcused: by at, its connection ended, Core restarted, or a
