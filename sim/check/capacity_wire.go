@@ -81,12 +81,8 @@ func (l *Ledger) active(a *admissionRec) bool {
 // so any excess is real.
 func (l *Ledger) checkActive(at int64, device string) {
 	lim, ok := l.limits[device] // judged for a configured device only
-	n, activeMax := 0, min(lim.ActiveMax, DocumentedActiveMax)
-	for _, k := range l.frames.admissionOrder {
-		if a := l.frames.admissions[k]; a.device == device && l.active(a) {
-			n++
-		}
-	}
+	activeMax := min(lim.ActiveMax, DocumentedActiveMax)
+	n := countIf(l.frames.admissions, func(a *admissionRec) bool { return a.device == device && l.active(a) })
 	closing := countIf(l.harness.executors, func(e *executorRec) bool { return e.device == device && e.retired && !e.closed })
 	if ok && n+closing > activeMax {
 		l.violate(at, CheckCapacity, "device %s granted an admission while %d preparations and executions are active (%d closing for their Turn) > %d",

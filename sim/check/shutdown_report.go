@@ -1,9 +1,6 @@
 package check
 
-import (
-	"fmt"
-	"strings"
-)
+import "strings"
 
 // CheckShutdownReport is rule shutdown_report (Rules).
 const CheckShutdownReport = "shutdown_report"
@@ -27,12 +24,12 @@ func (h *harnessState) openOn(device string) []string {
 	var out []string
 	for _, k := range sortedKeys(h.executors) {
 		if e := h.executors[k]; e.device == device && !e.closed {
-			out = append(out, fmt.Sprintf("executor %s", k[len(device)+1:]))
+			out = append(out, "executor "+k[len(device)+1:])
 		}
 	}
 	for _, run := range sortedKeys(h.turns) {
 		if t := h.turns[run]; t.device == device && t.settled == "" {
-			out = append(out, fmt.Sprintf("the native turn of run %s", run))
+			out = append(out, "the native turn of run "+run)
 		}
 	}
 	return out

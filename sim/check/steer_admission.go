@@ -68,12 +68,12 @@ func (ts *turnSteers) answer(seq uint64, o SteerAnswer) (before int, known bool)
 // when Core's answer reached the workload (an admission or a refusal for
 // the limit is judged then).
 func (l *Ledger) SteerCallAnswered(at int64, seq uint64, turn string, a SteerAnswer) {
+	ts := l.turnSteersOf(turn)
 	if a == SteerLost || a == SteerRefused {
-		l.turnSteersOf(turn).answer(seq, a)
+		ts.answer(seq, a)
 		return
 	}
 	l.advance(at)
-	ts := l.turnSteersOf(turn)
 	if a == SteerLimitRefused {
 		if before, ok := ts.answer(seq, SteerRefused); ok && before < DocumentedSteerInputsPerRun {
 			l.violate(at, CheckSteerInputsPerRun, "Core refused a steer of turn %s for the input limit with at most %d admitted before it, fewer than %d",
@@ -107,10 +107,7 @@ func (l *Ledger) CancelAnswered(at int64, seq uint64, turn string) {
 	if ts.cancelSeq == 0 || seq < ts.cancelSeq {
 		ts.cancelSeq = seq
 	}
-	for _, c := range ts.calls {
-		if c.seq > seq && c.outcome == SteerAdmitted {
-			l.violate(at, CheckSteerAfterCancel, "Core admitted a steer of turn %s made after a cancel it answered", turn)
-			return
-		}
+	if slices.ContainsFunc(ts.calls, func(c steerCall) bool { return c.seq > seq && c.outcome == SteerAdmitted }) {
+		l.violate(at, CheckSteerAfterCancel, "Core admitted a steer of turn %s made after a cancel it answered", turn)
 	}
 }

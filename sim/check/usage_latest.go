@@ -3,12 +3,10 @@ package check
 import "github.com/turnstile-sim/turnstile/wire"
 
 // CheckUsageLatest is rule usage_not_latest (Rules), judged from the
-// frames that reached Core (forged copies too: Core acts on them) and
-// Core's store once the instant the Turn ended is over (the store records
-// the end and the usage in one write). A done closes its Run's stream on
-// its connection: a usage event reaching Core there after it (a copy the
-// network replayed) is no snapshot of the Run. A rogue's done on a
-// connection of its own closes nothing.
+// frames that reached Core (forged copies too: Core acts on them; a
+// rogue's done closes the stream on its own connection only) and Core's
+// store once the instant the Turn ended is over (the store records the
+// end and the usage in one write).
 const CheckUsageLatest = "usage_not_latest"
 
 type usageState struct {
