@@ -8,12 +8,10 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// Checks: capacity_exceeded (rules.go), against the configured limits
-// (never the daemon's own accounting): on the wire the admissions a
-// daemon grants, at the Harness the executors it holds and the native
-// turns it runs. A closing or uncertain resource counts until its cleanup
-// is confirmed, so a daemon that forgets a failed close, or frees a slot
-// before settlement, shows up whatever it reports about itself.
+// Checks: capacity_exceeded (rules.go), against the configured limits,
+// never the daemon's own accounting: on the wire the admissions a daemon
+// grants, at the Harness the executors it holds and the native turns it
+// runs.
 
 // DeviceLimits are a device's declared daemon limits, as configured.
 type DeviceLimits struct {

@@ -28,7 +28,7 @@ func (l *Ledger) StatusStepped(at int64, conn, req string, st wire.PreparationSt
 	s := l.daemon.streams[k]
 	why := ""
 	switch {
-	case !resourceStatus(st.State) || st.Handle == "" || st.Revision == 0:
+	case !preparationStates[st.State] || st.Handle == "" || st.Revision == 0:
 		why = fmt.Sprintf("status %q without handle or revision", st.State)
 	case s != nil && st.Handle != s.handle:
 		why = fmt.Sprintf("status of handle %s on the stream of handle %s", st.Handle, s.handle)
@@ -46,8 +46,4 @@ func (l *Ledger) StatusStepped(at int64, conn, req string, st wire.PreparationSt
 		l.violate(at, CheckStaleRevision, "Core acted on %s (%s) of request %s on conn %s, which it must ignore: %s",
 			why, st.State, req, conn, reaction)
 	}
-}
-
-func resourceStatus(state string) bool {
-	return state == wire.StatePreparing || state == wire.StateReady || state == wire.StateStarting || terminalState(state)
 }
