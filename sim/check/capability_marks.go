@@ -44,13 +44,11 @@ func (l *Ledger) markPrepareChoice(conn uint64, req string, p wire.ExecutionPrep
 		if id == conn || !c.known || c.opaque || !ok || !k.Available {
 			continue
 		}
-		for _, m := range missingCapabilities([]string{capToolObservations, capNativeSessionRecovery}, k.Capabilities) {
-			switch {
-			case m == capToolObservations:
-				l.reach(MarkToolObservationsLacking)
-			case m == capNativeSessionRecovery && pr.recovery:
-				l.reach(MarkRecoveryLacking)
-			}
+		if v, _ := k.Capabilities.Lookup(capNativeSessionRecovery); pr.recovery && !v.IsSupported() {
+			l.reach(MarkRecoveryLacking)
+		}
+		if v, _ := k.Capabilities.Lookup(capToolObservations); !v.IsSupported() {
+			l.reach(MarkToolObservationsLacking)
 		}
 	}
 }
