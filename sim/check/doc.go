@@ -149,7 +149,8 @@
 //
 // Mark constants name rare states the world must reach sometimes
 // (ExpectedMarks); sim/campaign's MarkTally aggregates them over a
-// campaign's seeds and fails a campaign of 1,000 seeds that never hits one. Limit marks (limit_marks.go) record a documented limit reached,
+// campaign's seeds and fails a campaign of 1,000 seeds that never hits
+// one. Limit marks (limit_marks.go) record a documented limit reached,
 // such as a 65th admission on one connection or a steer refused because
 // its Run holds 256 inputs; they judge nothing.
 package check
