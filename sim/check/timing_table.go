@@ -145,9 +145,6 @@ type timingState struct {
 }
 
 func (t *timingState) init() {
-	t.configured = map[string]time.Duration{}
-	t.late = map[string]time.Duration{}
-	t.decided = map[string]int{}
 	t.conns.rogueOpenAt = -1
 	r := &t.retry
 	r.steers, r.cancels, r.preps, r.requests = map[string]*steerRetryRec{}, map[string]*cancelRetryRec{}, map[string]*retryOwed{}, map[string]*prepRequest{}
@@ -159,14 +156,14 @@ func (t *timingState) init() {
 // expiries, idle bounds and heartbeat cadences in some seeds). The world
 // passes its own drawn number, never the machine's resolved one.
 func (l *Ledger) TimerConfigured(node, timer string, d time.Duration) {
-	l.timing.configured[pairKey(node, timer)] = d
+	made(&l.timing.configured)[pairKey(node, timer)] = d
 }
 
 // TimerLate records that node's process delivers its timer up to d after
 // its instant (a loaded host): what the timer ends must still not happen
 // after the bound, while its own publication may come up to d late.
 func (l *Ledger) TimerLate(node, timer string, d time.Duration) {
-	l.timing.late[pairKey(node, timer)] = d
+	made(&l.timing.late)[pairKey(node, timer)] = d
 }
 
 // timer is the duration node's timer must have: what the world
@@ -198,7 +195,7 @@ func (l *Ledger) advance(now int64) {
 	l.advanceConns(now)
 }
 
-func (l *Ledger) decide(timer string) { l.timing.decided[timer]++ }
+func (l *Ledger) decide(timer string) { made(&l.timing.decided)[timer]++ }
 
 // TimerCount is a timer with how often it decided in a run.
 type TimerCount struct {
