@@ -14,9 +14,8 @@ import (
 // by any status that ends it, the expired one being its outcome.
 type timedAdmission struct {
 	device, handle string
-	lag            int64  // the most the device delivers the expiry timer late
-	startPast      int64  // when a start reached the daemon past the deadline, before expired; 0 none
-	ended          string // the state that ended it; "" while live
+	lag            int64 // the most the device delivers the expiry timer late
+	startPast      int64 // when a start reached the daemon past the deadline, before expired; 0 none
 	timerWindow
 }
 
@@ -60,7 +59,7 @@ func (l *Ledger) admissionStatusSent(ev WireEvent, st wire.PreparationStatus) {
 	default:
 		return
 	}
-	a.ended, a.settled = st.State, true
+	a.settled = true
 }
 
 func (l *Ledger) admissionStartReceived(ev WireEvent, st wire.ExecutionStart) {
@@ -95,14 +94,14 @@ func (l *Ledger) admissionsNodeDown(node string) {
 func (l *Ledger) admissionDue(a *timedAdmission, late bool) {
 	switch {
 	case a.excused != "":
-	case a.ended == wire.StateExpired && (late || a.outcome == a.deadline):
+	case a.outcome >= 0 && (late || a.outcome == a.deadline):
 		l.decide(TimerAdmission)
-	case a.ended == "" && late:
+	case !a.settled && late:
 		l.report(&a.timerWindow, a.deadline+a.lag, "admission of handle %s granted by %s at %s was still live %s after its deadline %s (%s), the most its expiry timer is late",
 			a.handle, a.device, vtime(a.from), time.Duration(a.lag), vtime(a.deadline), a.length())
-	case a.ended == "" && a.lag > 0:
+	case !a.settled && a.lag > 0:
 		l.arm(a.deadline+a.lag, func() { l.admissionDue(a, true) })
-	case a.ended == "":
+	case !a.settled:
 		l.report(&a.timerWindow, a.deadline, "admission of handle %s granted by %s at %s was still live at its deadline %s (%s) but no expired status was published then",
 			a.handle, a.device, vtime(a.from), vtime(a.deadline), a.length())
 	}

@@ -7,7 +7,6 @@ package check
 // cleanupRetry is one cleanup target whose native call failed: the retry
 // it is owed.
 type cleanupRetry struct {
-	target      string
 	unconfirmed bool // settlement: the latest answer was unconfirmed
 	retryOwed
 }
@@ -29,7 +28,7 @@ func (l *Ledger) cleanupAnswered(m *map[string]*cleanupRetry, at int64, target s
 	}
 	r := (*m)[k]
 	if r == nil {
-		r = &cleanupRetry{target: target, retryOwed: owed}
+		r = &cleanupRetry{retryOwed: owed}
 		made(m)[k] = r
 	}
 	l.oweBackoff(&r.retryOwed, at)
@@ -77,7 +76,7 @@ func (l *Ledger) cleanupSent(ev WireEvent, what string) {
 	r := l.timing.cleanup.settles[pairKey(ev.From, ev.Frame.ID)]
 	if r != nil && r.unconfirmed {
 		l.violate(ev.At, CheckTimingSettleRetry, "%s sent %s for run %s at %s while its settlement was unconfirmed (answered at %s, %d in a row)",
-			ev.From, what, r.target, vtime(ev.At), vtime(r.refused), r.failures)
+			ev.From, what, ev.Frame.ID, vtime(ev.At), vtime(r.refused), r.failures)
 	}
 }
 

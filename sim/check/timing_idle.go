@@ -21,8 +21,7 @@ type idleState struct {
 	// an executor unseen by its own idle stretch (an execution_prepare
 	// reached it, a native answer, its connection ended, it expired an
 	// admission): an eviction may close another then.
-	parkAt   map[string]int64
-	shutdown map[string]bool
+	parkAt map[string]int64
 }
 
 func (l *Ledger) idleStatusSent(ev WireEvent, p wire.PreparationStatus) {
@@ -83,7 +82,7 @@ func (l *Ledger) idleStart(at int64, device, executor string) {
 		l.expire(r, "executor %s on %s idle since %s was not closed at %s, the end of its %s idle bound",
 			executor, device, vtime(r.from), vtime(r.deadline), r.length())
 	})
-	if s.shutdown[device] {
+	if _, down := l.hostile.shutdownAt[device]; down {
 		r.excuse(at, "shutdown requested")
 	}
 }
@@ -100,8 +99,9 @@ func (l *Ledger) CloseCalled(at int64, device, executor string) {
 		return
 	}
 	r.settled = true
+	_, down := l.hostile.shutdownAt[device]
 	switch {
-	case r.excused != "" || s.shutdown[device]:
+	case r.excused != "" || down:
 	case at == r.deadline:
 		l.decide(TimerIdleExecutor)
 	case at < r.deadline:
@@ -141,7 +141,6 @@ func (l *Ledger) NativeAnswered(at int64, device string) {
 // it closes its idle executors at once.
 func (l *Ledger) ShutdownRequested(at int64, device string) {
 	l.advance(at)
-	made(&l.timing.idle.shutdown)[device] = true
 	keepFirst(l.hostile.shutdownAt, device, at)
 }
 

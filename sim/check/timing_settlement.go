@@ -18,12 +18,11 @@ type cancelWaiter struct {
 }
 
 // settleWindow is a Turn's settlement wait: settled once every waiter is
-// answered.
+// answered; its outcome is the first cancel_failed answer at the deadline.
 type settleWindow struct {
 	device, run  string
 	waiters      []*cancelWaiter
 	cancelFailed bool // the Harness failed a cancel request of the Turn during the wait
-	decided      bool // the deadline answered it (counted once)
 	timerWindow
 }
 
@@ -69,8 +68,7 @@ func (l *Ledger) settleAckSent(ev WireEvent, ack wire.InteractionDecisionAck) {
 	case ack.ErrorCode == wire.CancelFailed && ev.At < w.deadline && !w.cancelFailed:
 		l.report(&w.timerWindow, ev.At, "%s answered cancel %s of run %s cancel_failed at %s, %s into its %s settlement wait, though the Harness had not failed the cancel",
 			w.device, waiter.delivery, w.run, vtime(ev.At), w.elapsed(ev.At), w.length())
-	case ack.ErrorCode == wire.CancelFailed && ev.At == w.deadline && !w.cancelFailed && w.excused == "" && !w.decided:
-		w.decided = true
+	case ack.ErrorCode == wire.CancelFailed && ev.At == w.deadline && !w.cancelFailed && w.excused == "" && w.show(ev.At):
 		l.decide(TimerSettlementWait)
 	}
 	w.settled = !slices.ContainsFunc(w.waiters, unanswered)
