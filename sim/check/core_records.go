@@ -21,10 +21,10 @@ type turnRec struct {
 }
 
 type runRec struct {
-	turn, device, conn, handle string
-	startedAt                  int64
-	cursor                     int
-	cancelApplied              bool
+	turn, conn, handle string
+	startedAt          int64
+	cursor             int
+	cancelApplied      bool
 }
 
 type coreState struct {
@@ -59,7 +59,7 @@ func (l *Ledger) RunStartSent(at int64, turn, run, device, conn, handle string) 
 			run, device, conn, handle, vtime(prev.startedAt), prev.conn, prev.handle)
 		return
 	}
-	made(&l.core.runs)[run] = &runRec{turn: turn, device: device, conn: conn, handle: handle, startedAt: at}
+	made(&l.core.runs)[run] = &runRec{turn: turn, conn: conn, handle: handle, startedAt: at}
 	t := l.core.turn(turn)
 	t.runs = append(t.runs, run)
 }

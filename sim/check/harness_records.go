@@ -30,17 +30,18 @@ type appliedInput struct {
 }
 
 type harnessState struct {
-	executors map[string]*executorRec // device\x00executor
-	turns     map[string]*nativeTurn  // run
-	applied   map[string][]appliedInput
-	appliedAt map[string]int64  // run\x00input
-	creating  map[string]string // device\x00executor → device: native Prepare called, not answered
+	executors map[string]*executorRec   // device\x00executor
+	turns     map[string]*nativeTurn    // run
+	applied   map[string][]appliedInput // run → its inputs in native order
+	creating  map[string]string         // device\x00executor → device: native Prepare called, not answered
 }
 
-func (h *harnessState) isApplied(run, input string) bool {
-	_, ok := h.appliedAt[pairKey(run, input)]
-	return ok
+// appliedIndex is the position of input among run's applies, or -1.
+func (h *harnessState) appliedIndex(run, input string) int {
+	return slices.IndexFunc(h.applied[run], func(a appliedInput) bool { return a.input == input })
 }
+
+func (h *harnessState) isApplied(run, input string) bool { return h.appliedIndex(run, input) >= 0 }
 
 func (h *harnessState) liveExecutors(device string) int {
 	return countIf(h.executors, func(e *executorRec) bool { return e.device == device && !e.closed })
@@ -82,12 +83,10 @@ func (l *Ledger) TurnCreated(at int64, device, run string) {
 // InputApplied records the Harness consuming a steered input, in native
 // order.
 func (l *Ledger) InputApplied(at int64, run, input string) {
-	k := pairKey(run, input)
-	if first, ok := l.harness.appliedAt[k]; ok {
-		l.violate(at, CheckInputDeliveredTwice, "Harness applied input %s of run %s again (first at %s)", input, run, vtime(first))
+	if i := l.harness.appliedIndex(run, input); i >= 0 {
+		l.violate(at, CheckInputDeliveredTwice, "Harness applied input %s of run %s again (first at %s)", input, run, vtime(l.harness.applied[run][i].at))
 		return
 	}
-	made(&l.harness.appliedAt)[k] = at
 	made(&l.harness.applied)[run] = append(l.harness.applied[run], appliedInput{input: input, at: at})
 }
 
