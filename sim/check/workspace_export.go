@@ -6,10 +6,7 @@ import (
 	"errors"
 	"io"
 	"maps"
-	"strings"
-	"time"
 
-	"github.com/turnstile-sim/turnstile/sim/linearize"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -21,9 +18,6 @@ const (
 	MarkExportCancelled Mark = "workspace_export_cancelled" // Core sent cancel for an export it stopped early
 	MarkExportChunked   Mark = "workspace_export_chunked"   // a completed export spanned more than one chunk
 )
-
-// workspaceExportWait is Core's bound of an export (wire reference §3.11).
-const workspaceExportWait = 180 * time.Second
 
 // WorkspaceExportOp is one export through Core's API.
 type WorkspaceExportOp struct {
@@ -57,7 +51,7 @@ func (l *Ledger) WorkspaceExported(at int64, device, reader, env string, archive
 // WorkspaceExportCalled records an export the workload made; a completed
 // answer must be one native export's archive.
 func (l *Ledger) WorkspaceExportCalled(op WorkspaceExportOp) {
-	l.checkWorkspaceWait("export of session "+op.Session, op.Call, op.Return, op.Outcome, op.Code, workspaceExportWait)
+	l.checkWorkspaceWait("export of session "+op.Session, op.Call, op.Return, op.Outcome, op.Code, TimerWorkspaceExport)
 	if op.Outcome != "completed" {
 		return
 	}
@@ -149,21 +143,6 @@ func (l *Ledger) observeExport(ev WireEvent) {
 			x.sent = p.Offset + int64(len(p.Data))
 		case ev.Kind == WireDelivered && ev.To == CoreNode:
 			x.received += int64(len(p.Data))
-		}
-	}
-}
-
-// exportGets adds to parts one get of every seeded file of each completed
-// export's Environment.
-func (w *workspaceState) exportGets(parts linearize.Partitions, part func(env, path string) string) {
-	for _, x := range w.exported {
-		for _, key := range sortedKeys(w.seeded) {
-			env, path, _ := strings.Cut(key, "\x00")
-			if env != x.op.Env {
-				continue
-			}
-			v, ok := x.files[path]
-			parts.Add(linearize.Input{Op: linearize.OpGet, Part: part(env, path)}, x.op.Call, x.op.Return, linearize.File{Value: v, Present: ok})
 		}
 	}
 }

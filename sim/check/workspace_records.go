@@ -15,17 +15,13 @@ const (
 	CheckTimingWorkspace        = "timing_workspace"
 )
 
-// Core's waits for a workspace operation, and the slack for the API's own
-// latency on both legs.
-const (
-	workspaceReadWait  = 17 * time.Second
-	workspaceWriteWait = 195 * time.Second
-	workspaceAPISlack  = time.Second
-)
+// workspaceAPISlack is the slack for the API's own latency on both legs.
+const workspaceAPISlack = time.Second
 
-// checkWorkspaceWait judges an answered call against Core's wait (timing_workspace).
-func (l *Ledger) checkWorkspaceWait(what string, call, ret int64, outcome, code string, wait time.Duration) {
-	took := time.Duration(ret - call)
+// checkWorkspaceWait judges an answered call against Core's documented
+// wait, timer (timing_workspace).
+func (l *Ledger) checkWorkspaceWait(what string, call, ret int64, outcome, code, timer string) {
+	took, wait := time.Duration(ret-call), DocumentedTimer(timer)
 	switch {
 	case outcome == "lost" || outcome == "refused":
 	case took > wait+workspaceAPISlack:
@@ -164,7 +160,7 @@ func (l *Ledger) WorkspaceWriteCalled(op WorkspaceWriteOp) {
 		made(&l.ws.answeredUnknown)[op.Mutation] = true
 	}
 	l.judgeWriteSettlement(op)
-	l.checkWorkspaceWait("write of "+op.Path+" in session "+op.Session, op.Call, op.Return, op.Outcome, op.Code, workspaceWriteWait)
+	l.checkWorkspaceWait("write of "+op.Path+" in session "+op.Session, op.Call, op.Return, op.Outcome, op.Code, TimerWorkspaceWrite)
 }
 
 // WorkspaceReadCalled records a workspace byte read the workload made; a
@@ -172,7 +168,7 @@ func (l *Ledger) WorkspaceWriteCalled(op WorkspaceWriteOp) {
 // call (workspace_truth).
 func (l *Ledger) WorkspaceReadCalled(op WorkspaceReadOp) {
 	l.ws.reads = append(l.ws.reads, op)
-	l.checkWorkspaceWait("read of "+op.Path+" in session "+op.Session, op.Call, op.Return, op.Outcome, op.Code, workspaceReadWait)
+	l.checkWorkspaceWait("read of "+op.Path+" in session "+op.Session, op.Call, op.Return, op.Outcome, op.Code, TimerWorkspaceRead)
 	if op.Outcome != "completed" {
 		return
 	}

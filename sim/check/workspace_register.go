@@ -1,6 +1,8 @@
 package check
 
 import (
+	"strings"
+
 	"github.com/anishathalye/porcupine"
 
 	"github.com/turnstile-sim/turnstile/sim/linearize"
@@ -13,7 +15,7 @@ import (
 // write a put within its call; a write answered unknown or never answered
 // a put open until the horizon; a completed untruncated read a get of its
 // data, not_found a get of absence; a completed export a get of every
-// seeded file of its Environment (exportGets). Writes answered rejected or
+// seeded file of its Environment. Writes answered rejected or
 // unavailable are no puts: Core claims they changed nothing.
 
 // fileOps builds the file partitions, the seed of each first.
@@ -58,6 +60,15 @@ func (l *Ledger) fileOps(horizon int64) []porcupine.Operation {
 		}
 		parts.Add(linearize.Input{Op: linearize.OpGet, Part: part(op.Env, op.Path)}, op.Call, op.Return, out)
 	}
-	w.exportGets(parts, part)
+	for _, x := range w.exported {
+		for _, key := range sortedKeys(w.seeded) {
+			env, path, _ := strings.Cut(key, "\x00")
+			if env != x.op.Env {
+				continue
+			}
+			v, ok := x.files[path]
+			parts.Add(linearize.Input{Op: linearize.OpGet, Part: part(env, path)}, x.op.Call, x.op.Return, linearize.File{Value: v, Present: ok})
+		}
+	}
 	return parts.Ops()
 }
