@@ -1,10 +1,6 @@
 package check
 
-import (
-	"strconv"
-
-	"github.com/turnstile-sim/turnstile/wire"
-)
+import "github.com/turnstile-sim/turnstile/wire"
 
 // Checks: timing_workspace_transfer_expiry and timing_reader_close_retry
 // (rules.go). A transfer starts with the ready the daemon sent for its
@@ -15,16 +11,11 @@ import (
 // ground truth.
 
 type wsDaemonState struct {
-	// conn\x00id → a write transfer's expiry window from the ready the
-	// daemon sent for its begin: settled once the transfer ended, excused
-	// with its connection or its daemon; a new ready replaces one not live
-	transfers map[string]*timerWindow
-	lastFrame map[string]int64 // conn\x00id → instant a write frame of it reached the daemon
+	transfers map[string]*timerWindow // conn\x00id → a write transfer's expiry window; a new ready replaces one not live
+	lastFrame map[string]int64        // conn\x00id → instant a write frame of it reached the daemon
 }
 
-func connFrameKey(conn uint64, id string) string { return pairKey(uintKey(conn), id) }
-
-func uintKey(v uint64) string { return strconv.FormatUint(v, 10) }
+func connFrameKey(conn uint64, id string) string { return pairKey(connKey(conn), id) }
 
 // transferWriteReceived notes a write frame reaching a daemon; a commit
 // ends its transfer (applied or refused now, never expired).

@@ -69,7 +69,7 @@ func (l *Ledger) observeWorkspaceRuntime(ev WireEvent) {
 
 func (l *Ledger) runtimeReceived(ev WireEvent) {
 	s := &l.wsRuntime
-	c := uintKey(ev.Conn)
+	c := connKey(ev.Conn)
 	switch p := ev.Frame.Payload.(type) {
 	case wire.ExecutionPrepare:
 		if s.preps[pairKey(c, ev.Frame.ID)] == nil {
@@ -133,7 +133,7 @@ func (l *Ledger) environmentRunning(device, env string) bool {
 
 func (l *Ledger) runtimeSent(ev WireEvent) {
 	s := &l.wsRuntime
-	c := uintKey(ev.Conn)
+	c := connKey(ev.Conn)
 	k := pairKey(c, ev.Frame.ID)
 	switch p := ev.Frame.Payload.(type) {
 	case wire.Heartbeat:
