@@ -3,8 +3,6 @@ package check
 import (
 	"fmt"
 	"slices"
-
-	"github.com/turnstile-sim/turnstile/wire"
 )
 
 // Checks: timing_suspension_reply_wait (rules.go), from Core's requests,
@@ -18,12 +16,12 @@ type suspensionWait struct {
 	timerWindow
 }
 
+// suspensionTiming keys each suspend_id's latest request; all holds, in
+// request order, the waits that may still be awaited (SuspensionsAwaited
+// drops the others for good).
 type suspensionTiming struct {
-	bySuspend map[string]*suspensionWait // suspend_id → its latest request
-	byConn    map[uint64][]*suspensionWait
-	// awaited holds, in request order, the waits that may still be
-	// awaited; SuspensionsAwaited drops the others (for good).
-	awaited []*suspensionWait
+	keyed[suspensionWait]
+	byConn map[uint64][]*suspensionWait
 }
 
 func (l *Ledger) observeSuspensionReplies(ev WireEvent) {
@@ -33,35 +31,25 @@ func (l *Ledger) observeSuspensionReplies(ev WireEvent) {
 		delete(s.byConn, ev.Conn)
 		return
 	}
-	if !ev.HasFrame() {
-		return
-	}
-	switch p := ev.Frame.Payload.(type) {
-	case wire.EnvironmentQuiesce:
-		l.suspensionRequested(ev, p.SuspendID)
-	case wire.EnvironmentResume:
-		l.suspensionRequested(ev, p.SuspendID)
-	case wire.EnvironmentQuiesced, wire.EnvironmentResumed:
-		if ev.Kind != WireDelivered || ev.To != CoreNode {
-			return
-		}
+	m, ok := fenceMsgOf(ev.Frame.Payload)
+	switch {
+	case !ev.HasFrame() || !ok:
+	case m.reply && ev.Kind == WireDelivered && ev.To == CoreNode:
 		for _, w := range s.byConn[ev.Conn] {
 			if w.request == ev.Frame.ID {
 				w.settled = true
 			}
 		}
+	case !m.reply && ev.Kind == WireSent && ev.From == CoreNode && !ev.Forged && m.suspend != "":
+		l.suspensionRequested(ev, m.suspend)
 	}
 }
 
 func (l *Ledger) suspensionRequested(ev WireEvent, suspend string) {
-	if ev.Kind != WireSent || ev.From != CoreNode || ev.Forged || suspend == "" {
-		return
-	}
 	s := &l.timing.suspensions
 	w := &suspensionWait{suspend: suspend, request: ev.Frame.ID}
-	made(&s.bySuspend)[suspend] = w
+	s.put(suspend, w)
 	made(&s.byConn)[ev.Conn] = append(s.byConn[ev.Conn], w)
-	s.awaited = append(s.awaited, w)
 	l.startWindow(&w.timerWindow, CoreNode, TimerSuspensionReply, ev.Conn, ev.At, l.timer(CoreNode, TimerSuspensionReply), func() {
 		if w.live() && w.outcome < 0 {
 			l.report(&w.timerWindow, w.deadline, "Core sent %s for suspension %s at %s and no reply reached it, yet it did not record the outcome unknown at %s, after its %s wait",
@@ -74,7 +62,7 @@ func (l *Ledger) suspensionRequested(ev WireEvent, suspend string) {
 // unknown (quiesce_unknown or resume_unknown).
 func (l *Ledger) SuspensionUnknown(at int64, suspend string) {
 	l.advance(at)
-	switch w := l.timing.suspensions.bySuspend[suspend]; {
+	switch w := l.timing.suspensions.byKey[suspend]; {
 	case w == nil || !w.show(at):
 	case at == w.deadline && w.live():
 		l.decide(TimerSuspensionReply)
@@ -91,17 +79,17 @@ func (l *Ledger) SuspensionUnknown(at int64, suspend string) {
 // met its bound or its answer.
 func (l *Ledger) SuspensionsAwaited() int {
 	s := &l.timing.suspensions
-	s.awaited = slices.DeleteFunc(s.awaited, func(w *suspensionWait) bool {
-		return !w.live() || w.outcome >= 0 || s.bySuspend[w.suspend] != w
+	s.all = slices.DeleteFunc(s.all, func(w *suspensionWait) bool {
+		return !w.live() || w.outcome >= 0 || s.byKey[w.suspend] != w
 	})
-	return len(s.awaited)
+	return len(s.all)
 }
 
 // pendingSuspensions names the requests SuspensionsAwaited counts.
 func (l *Ledger) pendingSuspensions() []string {
 	var out []string
-	for _, id := range sortedKeys(l.timing.suspensions.bySuspend) {
-		if w := l.timing.suspensions.bySuspend[id]; w.live() && w.outcome < 0 {
+	for _, id := range sortedKeys(l.timing.suspensions.byKey) {
+		if w := l.timing.suspensions.byKey[id]; w.live() && w.outcome < 0 {
 			out = append(out, fmt.Sprintf("Core awaits the reply to %s of suspension %s, sent at %s", w.request, id, vtime(w.from)))
 		}
 	}

@@ -71,7 +71,7 @@ func TestSuspensionReplyOrReasonOwesNothing(t *testing.T) {
 // suspension's latest request.
 func suspensionsAwaitedByMap(l *Ledger) int {
 	n := 0
-	for _, w := range l.timing.suspensions.bySuspend { //tidy:sorted a count
+	for _, w := range l.timing.suspensions.byKey { //tidy:sorted a count
 		if w.live() && w.outcome < 0 {
 			n++
 		}
@@ -97,7 +97,7 @@ func TestSuspensionsAwaitedCount(t *testing.T) {
 			case 2:
 				l.Wire(wev(WireSent, at, conn, "core", "d1", id, wire.EnvironmentResume{EnvironmentID: "env", SuspendID: su}))
 			case 3:
-				if w := l.timing.suspensions.bySuspend[su]; w != nil {
+				if w := l.timing.suspensions.byKey[su]; w != nil {
 					l.Wire(wev(WireDelivered, at, w.conn, "d1", "core", w.request,
 						wire.EnvironmentQuiesced{EnvironmentID: "env", SuspendID: su, Accepted: true}))
 				}
