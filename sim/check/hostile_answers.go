@@ -29,9 +29,7 @@ func (l *Ledger) wantNow(p *HostileProbe, ev WireEvent, delivered int64) []strin
 	h := &l.hostile
 	switch p.Cond {
 	case CondExpired, CondEnded:
-		// once the daemon sent expired (or, for CondEnded, failed before
-		// this answer), the admission is terminal and only republishes
-		// that status (wire reference §3.3); Want while it may be live
+		// a terminal admission only republishes its status (wire reference §3.3)
 		switch k := connIDKey(p.Conn, p.ReplyID); {
 		case h.expired[k]:
 			return []string{wire.StateExpired}
@@ -49,9 +47,7 @@ func (l *Ledger) wantNow(p *HostileProbe, ev WireEvent, delivered int64) []strin
 	case CondTable:
 		return l.tableAnswer(p)
 	case CondTransferOpen:
-		// a step of a workspace_write transfer is judged only if no terminal
-		// result for it left before the frame arrived: an expired one was
-		// forgotten, its write slot maybe reused
+		// an ended transfer was forgotten, its write slot maybe reused
 		if at, ended := h.writeEnded[connIDKey(p.Conn, p.ReplyID)]; ended && at < delivered {
 			return nil
 		}
@@ -60,10 +56,8 @@ func (l *Ledger) wantNow(p *HostileProbe, ev WireEvent, delivered int64) []strin
 	case CondRunLive:
 		return l.runLiveAnswer(p, delivered)
 	case CondOwnerOpen, CondCloseFailed:
-		// judged only while the Harness holds Executor open on Target; for
-		// CondCloseFailed, only if it recorded a failed close of it (since
-		// that executor was created: executor IDs repeat across daemon
-		// process lives) before the frame arrived
+		// a failed close counts since the executor was created (executor
+		// IDs repeat across daemon process lives) and before the frame arrived
 		k := pairKey(p.Target, p.Executor)
 		e := l.harness.executors[k]
 		failed, ok := l.native.closeFailed[k]
@@ -73,9 +67,8 @@ func (l *Ledger) wantNow(p *HostileProbe, ev WireEvent, delivered int64) []strin
 	case CondWriteOutstanding:
 		return l.writeOutstandingAnswer(p, delivered)
 	case CondEvicted:
-		// the table rebuilt from the wire decides: an evicted record is
-		// unknown, a held one answers as Want; one never seen granted is
-		// unknown too once AdmissionRecordsMax requests were granted
+		// one never seen granted may be unknown once AdmissionRecordsMax
+		// requests were granted
 		if held, evicted := l.recordKnown(p.Conn, p.ReplyID); evicted {
 			return []string{"rejected/unknown_preparation"}
 		} else if !held && len(h.granted[p.Conn]) >= AdmissionRecordsMax {
