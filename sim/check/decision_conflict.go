@@ -26,7 +26,6 @@ type decisionConflictState struct {
 	runOf    map[string]string          // conn/interaction → Run, from the permission request
 	applied  map[string]bool            // conn/interaction → the approved answer of Core's decision the daemon applied
 	approved map[string]bool            // conn/delivery → approved, of the decisions Core sent
-	done     map[string]bool            // conn/Run → the daemon sent done
 	changed  map[string]changedDecision // conn/delivery of a changed decision delivered while live
 }
 
@@ -42,10 +41,6 @@ func (l *Ledger) observeDecisionConflicts(ev WireEvent) {
 	case wire.PermissionRequest:
 		if ev.Kind == WireSent && !ev.Forged && ev.From != CoreNode {
 			made(&s.runOf)[key(p.RequestID)] = ev.Frame.ID
-		}
-	case wire.Done:
-		if ev.Kind == WireSent && !ev.Forged && ev.From != CoreNode {
-			made(&s.done)[key(ev.Frame.ID)] = true
 		}
 	case wire.PermissionDecision:
 		switch {
@@ -70,7 +65,7 @@ func (l *Ledger) decisionChangedDelivered(ev WireEvent, p wire.PermissionDecisio
 	k := connIDKey(ev.Conn, ev.Frame.ID)
 	approved, applied := s.applied[k]
 	run, asked := s.runOf[k]
-	if !applied || !asked || approved == p.Approved || s.done[connIDKey(ev.Conn, run)] {
+	if !applied || !asked || approved == p.Approved || l.conn(ev.Conn).run(run).done != 0 {
 		return
 	}
 	made(&s.changed)[connIDKey(ev.Conn, p.DeliveryID)] = changedDecision{interaction: ev.Frame.ID, approved: p.Approved}

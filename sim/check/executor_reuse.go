@@ -7,8 +7,9 @@ import (
 )
 
 // CheckExecutorReuse is rule executor_reuse (rules.go), from the wire: the
-// prepare delivered to the device (honest or forged: the daemon acts on
-// both), the status naming an executor, and each Run's done, whose
+// first prepare of its request delivered to the device (the connection
+// index's: honest or forged, the daemon acts on both), the status naming
+// an executor, and each Run's done, whose
 // metadata names the executor's native session. A daemon crash forgets
 // its executors (the restarted daemon numbers them afresh).
 const CheckExecutorReuse = "executor_reuse"
@@ -19,13 +20,12 @@ type reuseExec struct {
 	native  string // the native session it holds ("" none)
 	known   bool   // native is known: a Run started on a new root leaves it unknown until a done names it
 	run     string // the Run last started on it
-	by      string // the request that created it (device\x00conn\x00request)
+	by      string // the request that created it (conn\x00request)
 }
 
 type reuseState struct {
-	execs    map[string]map[string]*reuseExec // device → executor
-	prepares map[string]wire.ExecutionPrepare // device\x00conn\x00request: first prepare
-	judged   map[string]bool                  // device\x00conn\x00request: first status judged
+	execs  map[string]map[string]*reuseExec // device → executor
+	judged map[string]bool                  // conn\x00request: first status judged
 }
 
 // reuseConfig is c with its history fields cleared, as canonical JSON.
@@ -38,28 +38,23 @@ func reuseConfig(c wire.ExecutionConfiguration) string {
 	return string(b)
 }
 
+// observeReuse follows what an honest daemon sent (a rogue daemon has no
+// Harness behind it).
 func (l *Ledger) observeReuse(ev WireEvent) {
-	s := &l.reuse
-	switch {
-	case ev.From == RogueNode || ev.To == RogueNode:
-		// a rogue daemon's traffic: no Harness stands behind it
-	case ev.Kind == WireDelivered && ev.To != CoreNode && ev.HasFrame():
-		if p, ok := ev.Frame.Payload.(wire.ExecutionPrepare); ok {
-			keepFirst(made(&s.prepares), deviceRequestKey(ev.To, ev.Conn, ev.Frame.ID), p)
+	if ev.Kind != WireSent || ev.From == CoreNode || !ev.HasFrame() {
+		return
+	}
+	switch p := ev.Frame.Payload.(type) {
+	case wire.PreparationStatus:
+		l.reuseStatus(ev, p)
+	case wire.Done:
+		native := ""
+		if p.Metadata != nil {
+			native = p.Metadata.AgentSessionID
 		}
-	case ev.Kind == WireSent && ev.From != CoreNode && !ev.Forged && ev.HasFrame():
-		switch p := ev.Frame.Payload.(type) {
-		case wire.PreparationStatus:
-			l.reuseStatus(ev, p)
-		case wire.Done:
-			native := ""
-			if p.Metadata != nil {
-				native = p.Metadata.AgentSessionID
-			}
-			l.reuseRunEnded(ev.From, ev.Frame.ID, native)
-		case wire.RunError:
-			l.reuseRunEnded(ev.From, ev.Frame.ID, "")
-		}
+		l.reuseRunEnded(ev.From, ev.Frame.ID, native)
+	case wire.RunError:
+		l.reuseRunEnded(ev.From, ev.Frame.ID, "")
 	}
 }
 
@@ -91,8 +86,8 @@ func (l *Ledger) reuseStatus(ev WireEvent, st wire.PreparationStatus) {
 		}
 		return
 	}
-	k := deviceRequestKey(ev.From, ev.Conn, ev.Frame.ID)
-	p, ok := s.prepares[k]
+	k := connFrameKey(ev.Conn, ev.Frame.ID)
+	p, ok := l.conn(ev.Conn).prepared[ev.Frame.ID]
 	if !ok || s.judged[k] {
 		return
 	}

@@ -23,11 +23,11 @@ const CoreNode = "core"
 type frameState struct {
 	sessions map[string]*sessionFacts
 	conns    map[uint64]*coreConn
-	connIDs  []uint64              // the keys of conns, ascending
-	preps    map[string]*prepFacts // preparation request ID (Core mints them once)
-	runs     map[string]string     // Run → its Session
-	steerImg map[string]bool       // turn → an accepted steer call carried an image
-	devConns map[uint64]*devConn
+	connIDs  []uint64                          // the keys of conns, ascending
+	preps    map[string]*prepFacts             // preparation request ID (Core mints them once)
+	runs     map[string]string                 // Run → its Session
+	steerImg map[string]bool                   // turn → an accepted steer call carried an image
+	expect   map[uint64]map[string]expectation // conn → request → the answer it must get (refusal_codes.go)
 
 	admissions     map[string]*admissionRec // conn\x00request
 	admissionOrder []string
@@ -56,7 +56,7 @@ type prepFacts struct {
 func (f *frameState) init() {
 	f.sessions, f.conns, f.preps = map[string]*sessionFacts{}, map[uint64]*coreConn{}, map[string]*prepFacts{}
 	f.runs, f.steerImg, f.grants = map[string]string{}, map[string]bool{}, map[string]bool{}
-	f.devConns, f.admissions = map[uint64]*devConn{}, map[string]*admissionRec{}
+	f.admissions = map[string]*admissionRec{}
 }
 
 // SessionCreated records that Core answered the API client's request to

@@ -184,26 +184,18 @@ type probeState struct {
 
 type hostileState struct {
 	probes     []*probeState
-	fresh      []string                   // refusals not yet taken by the world
-	granted    map[uint64]map[string]bool // connection → request IDs granted there
-	expired    map[string]bool
-	failed     map[string]bool // conn/request: the daemon sent failed (noteFailed)
-	doneRun    map[string]bool // conn/run: the daemon sent done
+	fresh      []string // refusals not yet taken by the world
 	rogue      map[uint64]bool
 	conns      connRules
 	stepOf     map[uint64]*probeState            // the probe whose frame a connection delivered last: a close then answers it
 	lastStatus map[string]wire.PreparationStatus // newest status per connection and handle
 	records    map[uint64]*recordTable           // admission_records.go
-	starting   map[string]bool                   // conn/run: the daemon sent starting
 	ownRuns    map[string]bool                   // Runs a rogue Core started validly
 	shutdownAt map[string]int64                  // device → the world asked it to shut down
-	writeEnded map[string]int64                  // conn/transfer → its first terminal workspace_write_result
 }
 
 func (h *hostileState) init() {
-	h.granted, h.expired, h.doneRun, h.failed = map[uint64]map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
-	h.rogue, h.stepOf = map[uint64]bool{}, map[uint64]*probeState{}
-	h.starting, h.ownRuns, h.shutdownAt, h.writeEnded = map[string]bool{}, map[string]bool{}, map[string]int64{}, map[string]int64{}
+	h.rogue, h.stepOf, h.ownRuns, h.shutdownAt = map[uint64]bool{}, map[uint64]*probeState{}, map[string]bool{}, map[string]int64{}
 	h.lastStatus = map[string]wire.PreparationStatus{}
 	h.conns.init()
 }
@@ -307,9 +299,10 @@ func (l *Ledger) observeHostile(ev WireEvent) {
 	if strings.HasPrefix(ev.Frame.ID, HostileIDPrefix+"long") {
 		l.violate(ev.At, CheckHostileEffect, "%s echoed (part of) an over-long ID in %s", ev.From, ev.Frame.Type())
 	}
-	l.noteAnswerContext(ev)
+	if p, ok := ev.Frame.Payload.(wire.PreparationStatus); ok {
+		l.noteStatus(ev, p)
+	}
 	l.matchAnswer(ev)
-	l.noteFailed(ev)
 }
 
 // namesHostile reports whether a frame names an identity only a hostile
@@ -327,33 +320,15 @@ func namesHostile(f wire.Frame) bool {
 	return false
 }
 
-// noteAnswerContext tracks what the conditions of probes read: grants,
-// starts and expiries of request IDs, done of Runs and ends of write
-// transfers, per connection.
-func (l *Ledger) noteAnswerContext(ev WireEvent) {
-	h := &l.hostile
-	switch p := ev.Frame.Payload.(type) {
-	case wire.PreparationStatus:
-		if ev.From != RogueNode {
-			l.noteRecord(ev.Conn, ev.Frame.ID, p)
-			if p.State == wire.StateStarting && p.RunID != "" {
-				h.starting[connIDKey(ev.Conn, p.RunID)] = true
-			}
-		}
-		if p.State != wire.StateRejected && p.Handle != "" {
-			inner(h.granted, ev.Conn)[ev.Frame.ID] = true
-			l.republishRule(ev, p)
-		}
-		if p.State == wire.StateExpired {
-			h.expired[connIDKey(ev.Conn, ev.Frame.ID)] = true
-		}
-	case wire.Done:
-		h.doneRun[connIDKey(ev.Conn, ev.Frame.ID)] = true
-	case wire.WorkspaceWriteResult:
-		// when the daemon sent the first terminal result of a transfer
-		if ev.From != CoreNode && (p.Outcome == wire.OutcomeRejected || p.Outcome == wire.OutcomeCompleted || p.Outcome == wire.OutcomeUnknown) {
-			keepFirst(h.writeEnded, connIDKey(ev.Conn, ev.Frame.ID), ev.At)
-		}
+// noteStatus follows the statuses a daemon sent: its admission records
+// and the revisions it published per handle. What the conditions of
+// probes read of them comes from the connection index.
+func (l *Ledger) noteStatus(ev WireEvent, p wire.PreparationStatus) {
+	if ev.From != RogueNode {
+		l.noteRecord(ev.Conn, ev.Frame.ID, p)
+	}
+	if p.State != wire.StateRejected && p.Handle != "" {
+		l.republishRule(ev, p)
 	}
 }
 

@@ -24,31 +24,32 @@ const (
 	CondWriteOutstanding = "write_outstanding" // writeOutstandingAnswer
 )
 
-// wantNow applies a probe's condition to its Want, from the wire so far.
+// wantNow applies a probe's condition to its Want, from the wire so far
+// (the connection index, with the answer's event) and the other records.
 func (l *Ledger) wantNow(p *HostileProbe, ev WireEvent, delivered int64) []string {
-	h := &l.hostile
+	c := l.conn(p.Conn)
 	switch p.Cond {
 	case CondExpired, CondEnded:
 		// a terminal admission only republishes its status (wire reference §3.3)
-		switch k := connIDKey(p.Conn, p.ReplyID); {
-		case h.expired[k]:
+		switch {
+		case c.expired[p.ReplyID]:
 			return []string{wire.StateExpired}
-		case h.failed[k] && p.Cond == CondEnded:
+		case l.index.before(c.failed[p.ReplyID]) && p.Cond == CondEnded:
 			return []string{wire.StateFailed}
 		}
 	case CondDone:
-		if h.doneRun[connIDKey(p.Conn, p.ReplyID)] {
+		if c.run(p.ReplyID).done != 0 {
 			return []string{"ack/" + "run_inactive"}
 		}
 	case CondGranted:
-		if !h.granted[p.Conn][p.ReplyID] {
+		if _, ok := c.granted[p.ReplyID]; !ok {
 			return nil
 		}
 	case CondTable:
 		return l.tableAnswer(p)
 	case CondTransferOpen:
 		// an ended transfer was forgotten, its write slot maybe reused
-		if at, ended := h.writeEnded[connIDKey(p.Conn, p.ReplyID)]; ended && at < delivered {
+		if at, ended := c.writeEnded[p.ReplyID]; ended && at < delivered {
 			return nil
 		}
 	case CondUnresolved:
@@ -71,7 +72,7 @@ func (l *Ledger) wantNow(p *HostileProbe, ev WireEvent, delivered int64) []strin
 		// requests were granted
 		if held, evicted := l.recordKnown(p.Conn, p.ReplyID); evicted {
 			return []string{"rejected/unknown_preparation"}
-		} else if !held && len(h.granted[p.Conn]) >= AdmissionRecordsMax {
+		} else if !held && len(c.granted) >= AdmissionRecordsMax {
 			return append([]string{"rejected/unknown_preparation"}, p.Want...)
 		}
 	}
@@ -100,20 +101,13 @@ func answerOf(f wire.Frame) string {
 	return ""
 }
 
-// noteFailed records a failed status after the answers of its event are
-// judged: a release answered with a fresh failed is not a republish.
-func (l *Ledger) noteFailed(ev WireEvent) {
-	if p, ok := ev.Frame.Payload.(wire.PreparationStatus); ok && p.State == wire.StateFailed && p.Handle != "" {
-		l.hostile.failed[connIDKey(ev.Conn, ev.Frame.ID)] = true
-	}
-}
-
 // unresolvedAnswer: Want, judged only for a Run (Run, else ReplyID) whose
-// start the daemon took (sent starting) and the Harness had not answered
-// when the frame arrived (in that same instant the kernel's order decides).
+// start the daemon took (sent starting before the event judged) and the
+// Harness had not answered when the frame arrived (in that same instant
+// the kernel's order decides).
 func (l *Ledger) unresolvedAnswer(p *HostileProbe, delivered int64) []string {
 	run := cmp.Or(p.Run, p.ReplyID)
-	if !l.hostile.starting[connIDKey(p.Conn, run)] {
+	if !l.index.before(l.conn(p.Conn).run(run).starting) {
 		return nil // the daemon never took the start: another rule answers
 	}
 	if at, ok := l.native.startAnswered[run]; ok && at <= delivered {
@@ -123,7 +117,8 @@ func (l *Ledger) unresolvedAnswer(p *HostileProbe, delivered int64) []string {
 }
 
 // runLiveAnswer: run_inactive once the Run's output closed (native done
-// or settlement before the frame arrived), its done was sent, or the
+// or settlement before the frame arrived), its done was sent (before the
+// event judged), or the
 // daemon was asked to shut down before (shutdown cancels every Turn:
 // daemon/doc.go; in that same instant it is not judged); else Want.
 func (l *Ledger) runLiveAnswer(p *HostileProbe, delivered int64) []string {
@@ -133,7 +128,7 @@ func (l *Ledger) runLiveAnswer(p *HostileProbe, delivered int64) []string {
 	shutdown, asked := l.hostile.shutdownAt[p.Target]
 	switch {
 	case nativeDone && nd.at < delivered, t != nil && t.settled != "" && t.settledAt < delivered,
-		l.hostile.doneRun[connIDKey(p.Conn, run)], asked && shutdown < delivered:
+		l.index.before(l.conn(p.Conn).run(run).done), asked && shutdown < delivered:
 		return []string{"ack/run_inactive"}
 	case asked && shutdown == delivered:
 		return nil

@@ -51,20 +51,16 @@ type evictPrepare struct {
 	resume  string // configuration.agent_session_id
 }
 
-// evictDevice is one daemon's executors and the prepares delivered to it.
+// evictDevice is one daemon's executors and the last prepare delivered to
+// it.
 type evictDevice struct {
-	execs       map[string]*evictExec   // by executor ID
-	prepareAt   int64                   // its last delivered frame was an execution_prepare then (-1: another frame)
-	lastPrepare evictPrepare            // the one delivered at prepareAt
-	prepares    map[string]evictPrepare // conn\x00request → a delivered prepare, naming its executor's Session
+	execs       map[string]*evictExec // by executor ID
+	prepareAt   int64                 // its last delivered frame was an execution_prepare then (-1: another frame)
+	lastPrepare evictPrepare          // the one delivered at prepareAt
 }
 
 type evictionState struct {
 	devices map[string]*evictDevice
-}
-
-func deviceRequestKey(device string, conn uint64, id string) string {
-	return pairKey(device, connFrameKey(conn, id))
 }
 
 func (e *evictionState) device(id string) *evictDevice { return entry(made(&e.devices), id) }
@@ -85,7 +81,6 @@ func (l *Ledger) observeEvictionInputs(ev WireEvent) {
 		if p, ok := ev.Frame.Payload.(wire.ExecutionPrepare); ok && ev.HasFrame() {
 			d.prepareAt = ev.At
 			d.lastPrepare = evictPrepare{session: p.SessionID, resume: p.Configuration.AgentSessionID}
-			keepFirst(made(&d.prepares), connFrameKey(ev.Conn, ev.Frame.ID), d.lastPrepare)
 		}
 	case ev.Kind == WireSent && ev.From != CoreNode && ev.HasFrame():
 		switch p := ev.Frame.Payload.(type) {
@@ -113,9 +108,10 @@ func (l *Ledger) evictionStatus(at int64, device string, conn uint64, id string,
 	if x.phase == evictClosing {
 		return
 	}
-	if pr, ok := d.prepares[connFrameKey(conn, id)]; ok && x.session == "" {
-		x.session = pr.session
-		x.native = x.native || !p.Reused && pr.resume != "" // prepared to resume the named native session
+	// the first prepare of the request delivered to the device names its Session
+	if pr, ok := l.conn(conn).prepared[id]; ok && x.session == "" {
+		x.session = pr.SessionID
+		x.native = x.native || !p.Reused && pr.Configuration.AgentSessionID != "" // prepared to resume the named native session
 	}
 	switch p.State {
 	case wire.StatePreparing, wire.StateReady, wire.StateStarting:

@@ -38,8 +38,6 @@ type interactionState struct {
 
 	coreApplied map[string]bool            // delivery IDs Core received applied=true for
 	unanswered  map[string]map[string]bool // conn/interaction → deliveries at the daemon without an ack
-	cancelled   map[string]bool            // conn/run: prompt_cancel delivered to the daemon
-	doneSent    map[string]bool            // conn/run: the daemon sent done
 	coreStatus  map[string]string          // turn/interaction → last status Core recorded
 	attempts    []*ixAttempt               // decisions Core sent, in order
 	byDelivery  map[string]*ixAttempt      // delivery ID of a decision Core sent → its latest attempt
@@ -47,7 +45,7 @@ type interactionState struct {
 
 func (s *interactionState) init() {
 	s.truth, s.calls = map[string]*ixTruth{}, map[string][]*ixCall{}
-	s.coreApplied, s.unanswered, s.cancelled, s.doneSent = map[string]bool{}, map[string]map[string]bool{}, map[string]bool{}, map[string]bool{}
+	s.coreApplied, s.unanswered = map[string]bool{}, map[string]map[string]bool{}
 	s.coreStatus, s.byDelivery = map[string]string{}, map[string]*ixAttempt{}
 }
 

@@ -5,8 +5,9 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// observeInteractions follows decisions, their acks, permission_cancel,
-// prompt_cancel, done and forwarded interactions on honest traffic.
+// observeInteractions follows decisions, their acks, permission_cancel
+// and forwarded interactions on honest traffic; whether a prompt_cancel
+// reached the daemon or it sent done comes from the connection index.
 func (l *Ledger) observeInteractions(ev WireEvent) {
 	if !ev.HasFrame() {
 		return
@@ -62,11 +63,9 @@ func (l *Ledger) ixDaemonReceived(conn string, ev WireEvent) {
 		delivery, _, _ := decisionOf(ev.Frame)
 		inner(l.ix.unanswered, conn+"/"+ev.Frame.ID)[delivery] = true
 	case wire.FunctionResult:
-		if l.ix.cancelled[conn+"/"+ev.Frame.ID] {
+		if l.conn(ev.Conn).run(ev.Frame.ID).cancelled {
 			l.reach(MarkFunctionResultAfterCancel)
 		}
-	case wire.PromptCancel:
-		l.ix.cancelled[conn+"/"+ev.Frame.ID] = true
 	}
 }
 
@@ -91,11 +90,10 @@ func (l *Ledger) ixDaemonSent(conn string, ev WireEvent) {
 			l.reach(MarkDecisionRacedPermissionCancel)
 		}
 	case wire.PermissionRequest, wire.UserChoicePrompt, wire.FunctionCall:
-		if l.ix.doneSent[conn+"/"+id] {
+		if l.conn(ev.Conn).run(id).done != 0 {
 			l.violate(ev.At, CheckInteractionAfterDone, "%s forwarded %s for run %s after its done", ev.From, ev.Frame.Payload.MessageType(), id)
 		}
 	case wire.Done:
-		l.ix.doneSent[conn+"/"+id] = true
 		for _, c := range l.ix.calls[id] {
 			if !c.answered {
 				l.violate(ev.At, CheckDoneBeforeDecision, "%s sent done for run %s while the native decision for %s was unanswered", ev.From, id, c.key)

@@ -102,6 +102,7 @@ type Ledger struct {
 	reported []Violation
 	marks    map[Mark]int
 
+	index            connIndex // conn_index.go: what the wire showed on each connection
 	core             coreState
 	reuse            reuseState             // executor_reuse.go
 	usage            usageState             // usage_latest.go
@@ -170,7 +171,8 @@ func NewLedger() *Ledger {
 	// timing and hostile checks see everything (a forged frame resets
 	// Core's idle clock and may be the reason it closes a connection).
 	l.wireObservers = []func(WireEvent){
-		honest(l.observeInteractions), // first: others ask it which acks are decisions
+		l.learnConns,                  // first: every other reads the connection index
+		honest(l.observeInteractions), // next: others ask it which acks are decisions
 		honest(l.observeCoreFrames),
 		honest(l.observeCapabilitySituations), // after observeCoreFrames: reads its declarations
 		l.observeForgedHeartbeats,             // a replayed heartbeat is Core's snapshot too
@@ -182,7 +184,7 @@ func NewLedger() *Ledger {
 		honest(l.observeSendBudget),
 		honest(l.observeLimits),
 		l.observeEvictionInputs, // forged frames reaching a daemon too
-		l.observeReuse,          // forged prepares reach the daemon too
+		honest(l.observeReuse),  // the prepares reaching a daemon, forged ones too, come from the index
 		l.observeAcceptedReceipts,
 		l.observeUsage,
 		l.observeDoneUsage,

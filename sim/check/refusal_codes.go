@@ -1,7 +1,6 @@
 package check
 
 import (
-	"cmp"
 	"strings"
 
 	"github.com/turnstile-sim/turnstile/wire"
@@ -39,31 +38,12 @@ func codeSet(words string) map[string]bool {
 	return m
 }
 
-// devConn is what a device's daemon said and was told on one connection.
-type devConn struct {
-	device   string
-	kinds    map[string]wire.SupportedAgentKind // the daemon's last declaration
-	granted  map[string]string                  // request ID → first handle it granted
-	started  map[string]int64                   // run → instant `started` was sent
-	closed   map[string]bool                    // run → done or error sent
-	steers   map[string]int64                   // run\x00input → latest delivery
-	cancelAt map[string]int64                   // delivery ID → delivery of its prompt_cancel
-	expect   map[string]expectation             // request ID → the answer it must get
-}
-
 // expectation: code is the documented refusal of the control operation
 // op, or "" for no refusal its content decides.
 type expectation struct {
 	op, code string
 	handle   string // for a start: the ungranted handle it named
 	require  bool   // for a prepare: require_existing_native_session
-}
-
-// devConn returns the connection's record; its maps are made on first write.
-func (l *Ledger) devConn(conn uint64, device string) *devConn {
-	c := entry(l.frames.devConns, conn)
-	c.device = cmp.Or(c.device, device) // the first one named
-	return c
 }
 
 // observeDeviceFrames judges what a daemon answers against the documented
@@ -85,46 +65,33 @@ func (l *Ledger) observeDeviceFrames(ev WireEvent) {
 	if !ev.HasFrame() {
 		return
 	}
-	switch {
+	switch c := l.conn(ev.Conn); {
 	case ev.Kind == WireDelivered && ev.From == CoreNode:
-		l.deviceReceived(l.devConn(ev.Conn, ev.To), ev)
+		l.expectAnswer(c, ev)
 	case ev.Kind == WireSent && ev.To == CoreNode:
-		l.deviceSent(l.devConn(ev.Conn, ev.From), ev)
+		switch p := ev.Frame.Payload.(type) {
+		case wire.PreparationStatus:
+			l.statusSent(c, ev, p)
+		case wire.PromptSteerAck:
+			l.steerAckSent(c, ev, p)
+		case wire.InteractionDecisionAck:
+			l.cancelAckSent(c, ev, p)
+		}
 	}
 }
 
-func (l *Ledger) deviceReceived(c *devConn, ev WireEvent) {
-	id := ev.Frame.ID
+// expectAnswer notes the answer a prepare or a start with an ungranted
+// handle that reached the daemon must get.
+func (l *Ledger) expectAnswer(c *devConn, ev WireEvent) {
+	expect := inner(made(&l.frames.expect), ev.Conn)
 	switch p := ev.Frame.Payload.(type) {
 	case wire.ExecutionPrepare:
-		made(&c.expect)[id] = expectation{op: wire.TypeExecutionPrepare, code: prepareRefusal(p, c.kinds),
+		expect[ev.Frame.ID] = expectation{op: wire.TypeExecutionPrepare, code: prepareRefusal(p, c.declared),
 			require: p.Configuration.RequireExistingNativeSession}
 	case wire.ExecutionStart:
-		if h, ok := c.granted[id]; !ok || h != p.Handle {
-			made(&c.expect)[id] = expectation{op: wire.TypeExecutionStart, code: "unknown_preparation", handle: p.Handle}
+		if h, ok := c.granted[ev.Frame.ID]; !ok || h != p.Handle {
+			expect[ev.Frame.ID] = expectation{op: wire.TypeExecutionStart, code: "unknown_preparation", handle: p.Handle}
 		}
-	case wire.PromptSteer:
-		made(&c.steers)[pairKey(id, p.InputID)] = ev.At
-	case wire.PromptCancel:
-		if p.DeliveryID != "" {
-			made(&c.cancelAt)[p.DeliveryID] = ev.At
-		}
-	}
-}
-
-func (l *Ledger) deviceSent(c *devConn, ev WireEvent) {
-	id := ev.Frame.ID
-	switch p := ev.Frame.Payload.(type) {
-	case wire.Heartbeat:
-		c.kinds = kindsOf(p)
-	case wire.PreparationStatus:
-		l.statusSent(c, ev, p)
-	case wire.PromptSteerAck:
-		l.steerAckSent(c, ev, p)
-	case wire.InteractionDecisionAck:
-		l.cancelAckSent(c, ev, p)
-	case wire.Done, wire.RunError:
-		made(&c.closed)[id] = true
 	}
 }
 
@@ -142,12 +109,9 @@ func (l *Ledger) statusSent(c *devConn, ev WireEvent, st wire.PreparationStatus)
 	}
 	if st.State != wire.StateRejected && st.Handle != "" {
 		l.admissionStatus(ev.At, c, ev.Conn, id, st)
-		keepFirst(made(&c.granted), id, st.Handle)
-		if st.State == wire.StateStarted && st.RunID != "" {
-			made(&c.started)[st.RunID] = ev.At
-		}
 	}
-	x, ok := c.expect[id]
+	expect := l.frames.expect[ev.Conn]
+	x, ok := expect[id]
 	got := ""
 	if st.State == wire.StateRejected {
 		got = st.ErrorCode
@@ -155,7 +119,7 @@ func (l *Ledger) statusSent(c *devConn, ev WireEvent, st wire.PreparationStatus)
 	switch {
 	case !ok:
 	case x.op == wire.TypeExecutionPrepare:
-		delete(c.expect, id)
+		delete(expect, id)
 		switch {
 		case got == "history_unavailable" && !x.require:
 			l.violate(ev.At, CheckRefusalCode, "%s refuses with history_unavailable a prepare that requires no existing history", what)
@@ -165,7 +129,7 @@ func (l *Ledger) statusSent(c *devConn, ev WireEvent, st wire.PreparationStatus)
 			l.violate(ev.At, CheckRefusalCode, "%s refuses a prepare whose content passes the table with %q", what, got)
 		}
 	case st.State == wire.StateRejected && (st.Operation == "" || st.Operation == wire.TypeExecutionStart):
-		delete(c.expect, id)
+		delete(expect, id)
 		if got != x.code {
 			l.violate(ev.At, CheckRefusalCode, "%s refuses a start with ungranted handle %s with %q, want %q", what, x.handle, got, x.code)
 		}
@@ -176,20 +140,19 @@ func (l *Ledger) statusSent(c *devConn, ev WireEvent, st wire.PreparationStatus)
 
 func (l *Ledger) steerAckSent(c *devConn, ev WireEvent, a wire.PromptSteerAck) {
 	run, what := ev.Frame.ID, "prompt_steer_ack of run "+ev.Frame.ID+" input "+a.InputID+" from "+c.device
-	delivered, seen := c.steers[pairKey(run, a.InputID)]
+	delivered, seen := c.steered[pairKey(run, a.InputID)]
 	switch {
 	case a.ErrorCode != "" && !steerCodes[a.ErrorCode]:
 		l.violate(ev.At, CheckRefusalCode, "%s: code %q is not a steering code", what, a.ErrorCode)
 	case a.Accepted && a.ErrorCode != "":
 		l.violate(ev.At, CheckRefusalCode, "%s: accepted with code %q", what, a.ErrorCode)
 	case seen:
-		cancelled := l.ix.cancelled[connKey(ev.Conn)+"/"+run] // a prompt_cancel of the Run reached the daemon
-		l.judgeRunCode(ev.At, what+": "+a.ErrorCode, "input", a.ErrorCode, c, run, delivered, !cancelled)
+		l.judgeRunCode(ev.At, what+": "+a.ErrorCode, "input", a.ErrorCode, c, run, delivered, !c.run(run).cancelled)
 	}
 }
 
 func (l *Ledger) cancelAckSent(c *devConn, ev WireEvent, a wire.InteractionDecisionAck) {
-	delivered, isCancel := c.cancelAt[a.DeliveryID]
+	delivered, isCancel := c.cancelled[a.DeliveryID]
 	if !isCancel {
 		return // a decision or function-result receipt
 	}
@@ -219,8 +182,8 @@ func (l *Ledger) receiptCode(at int64, what, family string, codes map[string]boo
 // has not settled it and its daemon was not asked to shut down by then
 // (shutdown cancels every Turn, daemon/doc.go).
 func (l *Ledger) judgeRunCode(at int64, what, frame, code string, c *devConn, run string, delivered int64, uncancelled bool) {
-	startedAt, started := c.started[run]
-	if !started || startedAt >= delivered {
+	r := c.run(run)
+	if !r.started || r.startedAt >= delivered {
 		return
 	}
 	t := l.harness.turns[run]
@@ -230,7 +193,7 @@ func (l *Ledger) judgeRunCode(at int64, what, frame, code string, c *devConn, ru
 	switch {
 	case code == "not_ready":
 		l.violate(at, CheckRefusalCode, "%s, but the run started before the %s arrived", what, frame)
-	case code == "run_inactive" && uncancelled && !c.closed[run] && t != nil && t.settled == "":
+	case code == "run_inactive" && uncancelled && !r.ended && t != nil && t.settled == "":
 		l.violate(at, CheckRefusalCode, "%s for a live run", what)
 	}
 }
@@ -307,11 +270,10 @@ func readOnlyRefusal(c wire.ExecutionConfiguration, caps wire.AgentKindCapabilit
 func (l *Ledger) tableAnswer(p *HostileProbe) []string {
 	f, err := wire.Decode(p.Frame)
 	prep, ok := f.Payload.(wire.ExecutionPrepare)
-	c := l.frames.devConns[p.Conn]
-	if err != nil || !ok || c == nil {
+	if err != nil || !ok {
 		return nil
 	}
-	if code := prepareRefusal(prep, c.kinds); code != "" {
+	if code := prepareRefusal(prep, l.conn(p.Conn).declared); code != "" {
 		return []string{"rejected/" + code}
 	}
 	return nil
