@@ -47,7 +47,7 @@ func (l *Ledger) fencingTransferResult(ev WireEvent, r wire.RuntimePrepareResult
 // by fencing_quiesced_work when it first arrives.
 func (l *Ledger) fencingForgedArrival(ev WireEvent) {
 	if p, ok := ev.Frame.Payload.(wire.RuntimePrepare); ok && p.Step == wire.StepBegin {
-		keepFirst(l.fencing.arrived, ev.To+"/x/"+ev.Frame.ID, l.fencing.events)
+		keepFirst(made(&l.fencing.arrived), ev.To+"/x/"+ev.Frame.ID, l.fencing.events)
 	}
 }
 

@@ -61,11 +61,6 @@ type fence struct {
 	since   int
 }
 
-func (s *fencingState) init() {
-	s.requests, s.inFlight, s.reached = map[string]*fenceRequest{}, map[uint64]int{}, map[string][]fenceRequest{}
-	s.fenced, s.arrived, s.resumed = map[string]fence{}, map[string]int{}, map[string]bool{}
-}
-
 func (l *Ledger) observeFencing(ev WireEvent) {
 	s := &l.fencing
 	if ev.Hostile() {
@@ -113,8 +108,8 @@ func (l *Ledger) fencingCoreSent(ev WireEvent) {
 		l.violate(ev.At, "fencing_in_flight", "Core sends %s without both IDs on %s", ev.Frame.Type(), connKey(ev.Conn))
 	}
 	l.fencingExpire(ev.Conn, ev.At)
-	s.requests[ev.Frame.ID] = &fenceRequest{fenceMsg: m, conn: ev.Conn, deadline: ev.At + l.timer(CoreNode, TimerSuspensionReply)}
-	s.inFlight[ev.Conn]++
+	made(&s.requests)[ev.Frame.ID] = &fenceRequest{fenceMsg: m, conn: ev.Conn, deadline: ev.At + l.timer(CoreNode, TimerSuspensionReply)}
+	made(&s.inFlight)[ev.Conn]++
 	if s.inFlight[ev.Conn] > 2 {
 		l.violate(ev.At, "fencing_in_flight", "Core has %d fencing requests unanswered on %s", s.inFlight[ev.Conn], connKey(ev.Conn))
 	}
@@ -126,10 +121,10 @@ func (l *Ledger) fencingDeviceReceived(ev WireEvent) {
 	case wire.EnvironmentQuiesce, wire.EnvironmentResume:
 		l.fencingReached(ev)
 	case wire.ExecutionPrepare:
-		s.arrived[ev.To+"/p/"+ev.Frame.ID] = s.events
+		made(&s.arrived)[ev.To+"/p/"+ev.Frame.ID] = s.events
 	case wire.RuntimePrepare:
 		if p.Step == wire.StepBegin {
-			s.arrived[ev.To+"/x/"+ev.Frame.ID] = s.events
+			made(&s.arrived)[ev.To+"/x/"+ev.Frame.ID] = s.events
 		}
 	}
 }
@@ -166,7 +161,7 @@ func (l *Ledger) newWhileFenced(ev WireEvent, kind string) bool {
 func (l *Ledger) fencingReached(ev WireEvent) {
 	if m, ok := fenceMsgOf(ev.Frame.Payload); ok && !m.reply {
 		key := connKey(ev.Conn) + "/" + ev.Frame.ID
-		l.fencing.reached[key] = append(l.fencing.reached[key], fenceRequest{fenceMsg: m, conn: ev.Conn, forged: ev.Forged})
+		made(&l.fencing.reached)[key] = append(l.fencing.reached[key], fenceRequest{fenceMsg: m, conn: ev.Conn, forged: ev.Forged})
 	}
 }
 
@@ -209,7 +204,7 @@ func (l *Ledger) fencingReply(ev WireEvent, m fenceMsg) {
 		if !fenced {
 			cur.since = s.events
 		}
-		s.fenced[ev.From] = fence{m.suspend, cur.since}
+		made(&s.fenced)[ev.From] = fence{m.suspend, cur.since}
 		l.reach(MarkQuiesceAccepted)
 	default:
 		l.judgeResumeAccepted(ev, m.suspend)
@@ -235,7 +230,7 @@ func (l *Ledger) fencingCoreReceived(ev WireEvent) {
 	}
 	delete(s.open, m.suspend)
 	if !m.quiesce {
-		s.resumed[m.suspend] = true
+		made(&s.resumed)[m.suspend] = true
 		l.reach(MarkResumeAccepted)
 	}
 }
@@ -280,8 +275,8 @@ func (l *Ledger) fencingConnClosed(conn uint64) {
 // fencingCoreDown: Core's requests in flight died with it; accepted
 // resumes it learned are durable.
 func (l *Ledger) fencingCoreDown() {
-	l.fencing.requests = map[string]*fenceRequest{}
-	l.fencing.inFlight = map[uint64]int{}
+	clear(l.fencing.requests)
+	clear(l.fencing.inFlight)
 }
 
 // fencingNodeDown: a daemon's fence belongs to its process.

@@ -53,24 +53,20 @@ type prepFacts struct {
 	recovery bool // the Session needed native_session_recovery at selection
 }
 
-func (f *frameState) init() {
-	f.sessions, f.conns, f.preps = map[string]*sessionFacts{}, map[uint64]*coreConn{}, map[string]*prepFacts{}
-	f.runs, f.steerImg, f.grants = map[string]string{}, map[string]bool{}, map[string]bool{}
-	f.admissions = map[string]*admissionRec{}
-}
+func (f *frameState) init() { f.grants, f.admissions = map[string]bool{}, map[string]*admissionRec{} }
 
 // SessionCreated records that Core answered the API client's request to
 // create a Session with its ID: spec is the configuration the client
 // asked for.
 func (l *Ledger) SessionCreated(at int64, session string, spec SessionSpec) {
-	l.frames.sessions[session] = &sessionFacts{spec: spec, nativeIDs: map[string]bool{}}
+	made(&l.frames.sessions)[session] = &sessionFacts{spec: spec, nativeIDs: map[string]bool{}}
 }
 
 // SteerAnswered records that Core accepted a steer call for turn (the API
 // returned an input ID): its input counts for the Turn's requirements.
 func (l *Ledger) SteerAnswered(at int64, turn string, input wire.MessageInput) {
 	if hasImages(input) {
-		l.frames.steerImg[turn] = true
+		made(&l.frames.steerImg)[turn] = true
 		// A queued Turn that now needs message_images may have no
 		// admissible device: it waits, or fails, instead of a retry.
 		if r := l.timing.retry.preps[l.core.turn(turn).session]; r != nil {
@@ -89,7 +85,7 @@ func (l *Ledger) observeCoreFrames(ev WireEvent) {
 			i, _ := slices.BinarySearch(f.connIDs, ev.Conn)
 			f.connIDs = slices.Insert(f.connIDs, i, ev.Conn)
 		}
-		f.conns[ev.Conn] = &coreConn{device: ev.From, kinds: map[string]wire.SupportedAgentKind{}}
+		made(&f.conns)[ev.Conn] = &coreConn{device: ev.From, kinds: map[string]wire.SupportedAgentKind{}}
 	case ev.Kind == WireDelivered && ev.To == CoreNode:
 		l.coreReceived(ev)
 	case ev.Kind == WireSent && ev.From == CoreNode && ev.HasFrame():
@@ -167,7 +163,7 @@ func (l *Ledger) prepareSent(ev WireEvent, p wire.ExecutionPrepare) {
 	cfg := p.Configuration
 	recovery := cfg.RequireExistingNativeSession ||
 		(cfg.AgentSessionID == "" && l.nativeHistoryRun(s) != "")
-	f.preps[ev.Frame.ID] = &prepFacts{session: p.SessionID, conn: ev.Conn, recovery: recovery}
+	made(&f.preps)[ev.Frame.ID] = &prepFacts{session: p.SessionID, conn: ev.Conn, recovery: recovery}
 	what := "execution_prepare " + ev.Frame.ID + " of session " + p.SessionID
 	l.checkDeclaration(ev.At, ev.Conn, what, s.spec.Kind, RequiredCapabilities(s.spec, recovery, false))
 	l.checkPrepareConfig(ev, p, s)
@@ -190,7 +186,7 @@ func (l *Ledger) startSent(ev WireEvent, p wire.ExecutionStart) {
 		return
 	}
 	s := f.sessions[pr.session]
-	f.runs[p.RunID] = pr.session
+	made(&f.runs)[p.RunID] = pr.session
 	s.runs = append(s.runs, p.RunID)
 	turn, _, _ := strings.Cut(p.RunID, ".") // "t-3" or "t-3.2"
 	images := hasImages(p.Input) || f.steerImg[turn]

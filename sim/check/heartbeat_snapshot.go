@@ -22,8 +22,6 @@ type heartbeatState struct {
 	awaitingClose []uint64 // connections an invalid heartbeat reached, not closed yet, in arrival order
 }
 
-func (h *heartbeatState) init() { h.conns = map[uint64]*heartbeatConn{} }
-
 func (l *Ledger) observeHeartbeats(ev WireEvent) {
 	h := &l.heartbeat
 	l.checkClosedAfterInvalid(ev.At)
@@ -39,7 +37,7 @@ func (l *Ledger) observeHeartbeats(ev WireEvent) {
 		c := h.conns[ev.Conn]
 		if c == nil {
 			c = &heartbeatConn{device: ev.From, invalidAt: -1}
-			h.conns[ev.Conn] = c
+			made(&h.conns)[ev.Conn] = c
 		}
 		if ev.HasFrame() && validDeclaration(ev.Frame.Payload.(wire.Heartbeat)) {
 			if c.invalidAt < 0 {

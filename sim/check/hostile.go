@@ -194,11 +194,7 @@ type hostileState struct {
 	shutdownAt map[string]int64                  // device → the world asked it to shut down
 }
 
-func (h *hostileState) init() {
-	h.rogue, h.stepOf, h.ownRuns, h.shutdownAt = map[uint64]bool{}, map[uint64]*probeState{}, map[string]bool{}, map[string]int64{}
-	h.lastStatus = map[string]wire.PreparationStatus{}
-	h.conns.init()
-}
+func (h *hostileState) init() { h.shutdownAt = map[string]int64{} }
 
 func connIDKey(conn uint64, id string) string { return strconv.FormatUint(conn, 10) + "/" + id }
 
@@ -213,7 +209,7 @@ func (l *Ledger) HostileProbe(p HostileProbe) {
 // RogueConn records a rogue daemon's connection to Core, claiming device
 // and protocol version in its upgrade, when Core learns it open.
 func (l *Ledger) RogueConn(at int64, conn uint64, device, version string) {
-	l.hostile.rogue[conn] = true
+	made(&l.hostile.rogue)[conn] = true
 	l.hostile.conns.claim(conn, device)
 	l.reconnectRogueOpened(at, conn, device, version) // reconnect_window.go
 	l.UpgradeVersion(at, conn, version)
@@ -240,7 +236,7 @@ func (l *Ledger) HostileDurableWrite(at int64, conn uint64, what string) {
 // HostileOwnRun records a Run the rogue Core starts through an admission
 // of its own, granted and ready: a native Turn for it is no forgery
 // obeyed. Registered when the start is sent.
-func (l *Ledger) HostileOwnRun(run string) { l.hostile.ownRuns[run] = true }
+func (l *Ledger) HostileOwnRun(run string) { made(&l.hostile.ownRuns)[run] = true }
 
 // HostileMark is the mark of one hostile action refused as documented.
 func HostileMark(action string) Mark { return Mark("hostile_refused_" + action) }
@@ -267,7 +263,7 @@ func (l *Ledger) observeHostile(ev WireEvent) {
 		return
 	}
 	if ev.Kind == WireDelivered && len(ev.Raw) > 0 {
-		h.stepOf[ev.Conn] = nil
+		made(&h.stepOf)[ev.Conn] = nil
 		if !ev.Forged && ev.From != RogueNode {
 			return
 		}
@@ -341,7 +337,7 @@ func (l *Ledger) republishRule(ev WireEvent, p wire.PreparationStatus) {
 	last, ok := h.lastStatus[k]
 	switch {
 	case !ok || p.Revision > last.Revision:
-		h.lastStatus[k] = p
+		made(&h.lastStatus)[k] = p
 	case p.Revision < last.Revision:
 		l.violate(ev.At, CheckHostileRefusal, "%s sent revision %d of handle %s after revision %d", ev.From, p.Revision, p.Handle, last.Revision)
 	case p.State != last.State || p.RunID != last.RunID || p.ErrorCode != last.ErrorCode:

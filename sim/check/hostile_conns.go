@@ -33,12 +33,10 @@ type genCheck struct {
 	conn   uint64
 }
 
-func (r *connRules) init() { r.conns, r.newest = map[uint64]*connEnds{}, map[string]uint64{} }
-
 // claim names the device a rogue connection claims; Core's open of it may
 // already have been seen under the rogue's node ID.
 func (r *connRules) claim(conn uint64, device string) {
-	c := entry(r.conns, conn)
+	c := entry(made(&r.conns), conn)
 	c.claim = device
 	if c.device != "" {
 		c.device = device
@@ -63,14 +61,14 @@ func (l *Ledger) hostileConns(ev WireEvent) {
 	}
 	switch ev.Kind {
 	case WireOpened:
-		c := entry(r.conns, ev.Conn)
+		c := entry(made(&r.conns), ev.Conn)
 		made(&c.opened)[ev.To] = true
 		if ev.To == CoreNode {
 			c.device = cmp.Or(c.claim, ev.From)
 			r.pending = append(r.pending, genCheck{at: ev.At, device: c.device, conn: ev.Conn})
 		}
 	case WireClosed:
-		c := entry(r.conns, ev.Conn)
+		c := entry(made(&r.conns), ev.Conn)
 		if c.closed[ev.To] {
 			return
 		}
@@ -119,7 +117,7 @@ func (l *Ledger) judgeGenerations(now int64) {
 				l.violate(g.at, CheckHostileConnection, "Core accepted c%d of device %s after newer c%d: an older generation must be refused",
 					g.conn, g.device, n)
 			}
-			r.newest[g.device] = max(r.newest[g.device], g.conn)
+			made(&r.newest)[g.device] = max(r.newest[g.device], g.conn)
 		}
 		switch {
 		case len(open) > 1:

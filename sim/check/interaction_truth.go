@@ -43,12 +43,6 @@ type interactionState struct {
 	byDelivery  map[string]*ixAttempt      // delivery ID of a decision Core sent → its latest attempt
 }
 
-func (s *interactionState) init() {
-	s.truth, s.calls = map[string]*ixTruth{}, map[string][]*ixCall{}
-	s.coreApplied, s.unanswered = map[string]bool{}, map[string]map[string]bool{}
-	s.coreStatus, s.byDelivery = map[string]string{}, map[string]*ixAttempt{}
-}
-
 // isDecision reports whether delivery is a decision or function result
 // Core sent (not a cancel).
 func (s *interactionState) isDecision(delivery string) bool { return s.byDelivery[delivery] != nil }
@@ -56,7 +50,7 @@ func (s *interactionState) isDecision(delivery string) bool { return s.byDeliver
 // InteractionAsked records the Harness emitting an interaction for run
 // (key: the interaction ID, or "<run>/<call ID>" for a function call).
 func (l *Ledger) InteractionAsked(at int64, device, run, kind, key string) {
-	keepFirst(l.ix.truth, key, &ixTruth{run: run})
+	keepFirst(made(&l.ix.truth), key, &ixTruth{run: run})
 }
 
 // DecisionCalled records a native decision call for key reaching the Turn
@@ -65,7 +59,7 @@ func (l *Ledger) DecisionCalled(at int64, device, run, key string, misrouted boo
 	if tr := l.ix.truth[key]; misrouted || tr != nil && tr.run != run {
 		l.violate(at, CheckDecisionMisrouted, "decision for %s reached run %s on %s, which did not ask it", key, run, device)
 	}
-	l.ix.calls[run] = append(l.ix.calls[run], &ixCall{key: key})
+	made(&l.ix.calls)[run] = append(l.ix.calls[run], &ixCall{key: key})
 }
 
 // DecisionAnswered records the native call for key returning.
@@ -79,7 +73,7 @@ func (l *Ledger) DecisionAnswered(at int64, device, run, key string, applied boo
 	if !applied {
 		return
 	}
-	keepFirst(l.ix.truth, key, &ixTruth{run: run})
+	keepFirst(made(&l.ix.truth), key, &ixTruth{run: run})
 	tr := l.ix.truth[key]
 	tr.applied = append(tr.applied, at)
 	if len(tr.applied) > 1 {
@@ -92,7 +86,7 @@ func (l *Ledger) DecisionAnswered(at int64, device, run, key string, applied boo
 func (l *Ledger) CoreInteraction(at int64, turn, id, status, delivery string) {
 	k := turn + "/" + id
 	prev := l.ix.coreStatus[k]
-	l.ix.coreStatus[k] = status
+	made(&l.ix.coreStatus)[k] = status
 	l.decisionAckRecorded(at, turn, status, delivery) // timing_decision_ack.go
 	if status == "applied" && prev != "applied" && !l.ix.coreApplied[delivery] {
 		l.violate(at, CheckResolvedWithoutReceipt, "Core recorded interaction %s of turn %s applied without an applied receipt for delivery %q", id, turn, delivery)

@@ -19,7 +19,7 @@ func (l *Ledger) observeInteractions(ev WireEvent) {
 			_, result := ev.Frame.Payload.(wire.FunctionResult)
 			a := &ixAttempt{key: key, delivery: delivery, result: result, sent: ev.At, answered: -1}
 			l.ix.attempts = append(l.ix.attempts, a)
-			l.ix.byDelivery[delivery] = a
+			made(&l.ix.byDelivery)[delivery] = a
 		}
 	case ev.Kind == WireDelivered && ev.To == CoreNode:
 		// a receipt reached Core; the first one for a delivery answers its attempt
@@ -28,7 +28,7 @@ func (l *Ledger) observeInteractions(ev WireEvent) {
 			return
 		}
 		if a.Applied {
-			l.ix.coreApplied[a.DeliveryID] = true
+			made(&l.ix.coreApplied)[a.DeliveryID] = true
 		}
 		if att := l.ix.byDelivery[a.DeliveryID]; att != nil && att.answered < 0 {
 			att.answered, att.outcome = ev.At, linearize.DecisionRefused
@@ -61,7 +61,7 @@ func (l *Ledger) ixDaemonReceived(conn string, ev WireEvent) {
 	switch ev.Frame.Payload.(type) {
 	case wire.PermissionDecision, wire.UserChoiceDecision:
 		delivery, _, _ := decisionOf(ev.Frame)
-		inner(l.ix.unanswered, conn+"/"+ev.Frame.ID)[delivery] = true
+		inner(made(&l.ix.unanswered), conn+"/"+ev.Frame.ID)[delivery] = true
 	case wire.FunctionResult:
 		if l.conn(ev.Conn).run(ev.Frame.ID).cancelled {
 			l.reach(MarkFunctionResultAfterCancel)

@@ -160,10 +160,7 @@ func NewLedger() *Ledger {
 	l := &Ledger{marks: map[Mark]int{}}
 	l.frames.init()
 	l.timing.init()
-	l.heartbeat.init()
 	l.hostile.init()
-	l.ix.init()
-	l.fencing.init()
 	l.transferTime.init()
 	l.limits = map[string]DeviceLimits{}
 	// Wire observers, in the order they judge each network event. Those
