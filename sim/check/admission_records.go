@@ -29,11 +29,9 @@ func terminalState(s string) bool {
 	return slices.Contains([]string{wire.StateStarted, wire.StateReleased, wire.StateExpired, wire.StateFailed}, s)
 }
 
-// noteRecord applies one preparation_status a daemon sent on conn.
+// noteRecord applies one preparation_status a daemon sent on conn that
+// names a handle (a refusal creates no record and changes none).
 func (l *Ledger) noteRecord(conn uint64, req string, p wire.PreparationStatus) {
-	if p.State == wire.StateRejected || p.Handle == "" {
-		return // a refusal creates no record and changes none
-	}
 	t := entry(made(&l.hostile.records), conn)
 	for i := range t.order {
 		if e := &t.order[i]; e.req == req {

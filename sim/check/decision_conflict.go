@@ -30,7 +30,8 @@ type decisionConflictState struct {
 }
 
 // observeDecisionConflicts follows honest permission traffic and forged
-// decisions reaching a daemon.
+// decisions reaching a daemon; whether the daemon sent the Run's done
+// comes from the connection index.
 func (l *Ledger) observeDecisionConflicts(ev WireEvent) {
 	if !ev.HasFrame() || ev.From == RogueNode || ev.To == RogueNode {
 		return

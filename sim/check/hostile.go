@@ -295,8 +295,11 @@ func (l *Ledger) observeHostile(ev WireEvent) {
 	if strings.HasPrefix(ev.Frame.ID, HostileIDPrefix+"long") {
 		l.violate(ev.At, CheckHostileEffect, "%s echoed (part of) an over-long ID in %s", ev.From, ev.Frame.Type())
 	}
-	if p, ok := ev.Frame.Payload.(wire.PreparationStatus); ok {
-		l.noteStatus(ev, p)
+	if p, ok := ev.Frame.Payload.(wire.PreparationStatus); ok && p.State != wire.StateRejected && p.Handle != "" {
+		if ev.From != RogueNode {
+			l.noteRecord(ev.Conn, ev.Frame.ID, p)
+		}
+		l.republishRule(ev, p)
 	}
 	l.matchAnswer(ev)
 }
@@ -314,18 +317,6 @@ func namesHostile(f wire.Frame) bool {
 		return strings.HasPrefix(p.Handle, HostileIDPrefix)
 	}
 	return false
-}
-
-// noteStatus follows the statuses a daemon sent: its admission records
-// and the revisions it published per handle. What the conditions of
-// probes read of them comes from the connection index.
-func (l *Ledger) noteStatus(ev WireEvent, p wire.PreparationStatus) {
-	if ev.From != RogueNode {
-		l.noteRecord(ev.Conn, ev.Frame.ID, p)
-	}
-	if p.State != wire.StateRejected && p.Handle != "" {
-		l.republishRule(ev, p)
-	}
 }
 
 // republishRule: a status with the revision already sent for its handle
