@@ -11,10 +11,11 @@ import (
 // reads, with l.conn, the facts of every event up to the one it judges.
 // One judging what the wire showed before that event compares the event
 // number a fact keeps (connIndex.before). Connection IDs are never
-// reused, so nothing is forgotten. A rogue's connections are indexed too,
-// and only asked about by the hostile checks. The daemon is the end other
-// than Core; what it sent excludes forged frames, which a hostile proxy
-// put on the wire.
+// reused, so nothing is forgotten. A rogue's connections are indexed too;
+// the checks of honest machines skip its traffic and never ask about
+// them. The daemon is the end other than Core: what it sent excludes
+// forged frames (a hostile proxy put them on the wire), what reached it
+// includes them unless said.
 
 type connIndex struct {
 	event uint64 // the number of the event being observed, from 1
@@ -23,7 +24,7 @@ type connIndex struct {
 
 // devConn is what the wire showed on one connection.
 type devConn struct {
-	device   string                             // the daemon's node
+	device   string                             // the daemon's node, named by the first frame it sent or got
 	declared map[string]wire.SupportedAgentKind // the last heartbeat it sent, by kind
 	// by request ID, from the statuses it sent
 	granted map[string]string // the handle of its first status that was not rejected and named one
@@ -62,18 +63,13 @@ func (x *connIndex) before(event uint64) bool { return event != 0 && event < x.e
 func (l *Ledger) learnConns(ev WireEvent) {
 	x := &l.index
 	x.event++
-	c := entry(made(&x.conns), ev.Conn)
-	if c.device == "" && ev.From != ev.To {
-		c.device = ev.From
-		if ev.From == CoreNode {
-			c.device = ev.To
-		}
-	}
-	switch {
+	switch c := entry(made(&x.conns), ev.Conn); {
 	case !ev.HasFrame():
 	case ev.Kind == WireSent && !ev.Forged && ev.From != CoreNode:
+		c.device = cmp.Or(c.device, ev.From)
 		c.daemonSent(ev, x.event)
 	case ev.Kind == WireDelivered && ev.To != CoreNode:
+		c.device = cmp.Or(c.device, ev.To)
 		c.daemonReached(ev)
 	}
 }
