@@ -45,18 +45,12 @@ type evictExec struct {
 	native    bool   // it holds a native identity (prepared to resume, or a done named one)
 }
 
-// evictPrepare is an execution_prepare seen on the wire.
-type evictPrepare struct {
-	session string
-	resume  string // configuration.agent_session_id
-}
-
 // evictDevice is one daemon's executors and the last prepare delivered to
 // it.
 type evictDevice struct {
 	execs       map[string]*evictExec // by executor ID
 	prepareAt   int64                 // its last delivered frame was an execution_prepare then (-1: another frame)
-	lastPrepare evictPrepare          // the one delivered at prepareAt
+	lastPrepare wire.ExecutionPrepare // the one delivered at prepareAt
 }
 
 type evictionState struct {
@@ -80,7 +74,7 @@ func (l *Ledger) observeEvictionInputs(ev WireEvent) {
 		d.prepareAt = -1
 		if p, ok := ev.Frame.Payload.(wire.ExecutionPrepare); ok && ev.HasFrame() {
 			d.prepareAt = ev.At
-			d.lastPrepare = evictPrepare{session: p.SessionID, resume: p.Configuration.AgentSessionID}
+			d.lastPrepare = p
 		}
 	case ev.Kind == WireSent && ev.From != CoreNode && ev.HasFrame():
 		switch p := ev.Frame.Payload.(type) {
@@ -190,7 +184,7 @@ func (l *Ledger) CloseRequested(at int64, device, executor string) {
 		return
 	}
 	if d.prepareAt == at && x.phase == evictIdle {
-		if p := d.lastPrepare; p.resume != "" && x.session == p.session && !x.native {
+		if p := d.lastPrepare; p.Configuration.AgentSessionID != "" && x.session == p.SessionID && !x.native {
 			l.reach(MarkResumeReplacedExecutor) // not an eviction: the executor cannot resume
 		} else {
 			l.judgeEviction(at, device, d, executor, x)
