@@ -7,11 +7,11 @@ import (
 )
 
 // CheckExecutorReuse is rule executor_reuse (rules.go), from the wire: the
-// first prepare of its request delivered to the device (the connection
+// first prepare of a request delivered to the device (the connection
 // index's: honest or forged, the daemon acts on both), the status naming
-// an executor, and each Run's done, whose
-// metadata names the executor's native session. A daemon crash forgets
-// its executors (the restarted daemon numbers them afresh).
+// an executor, and each Run's done, whose metadata names the executor's
+// native session. A daemon crash forgets its executors (the restarted
+// daemon numbers them afresh).
 const CheckExecutorReuse = "executor_reuse"
 
 type reuseExec struct {

@@ -295,6 +295,8 @@ func (l *Ledger) observeHostile(ev WireEvent) {
 	if strings.HasPrefix(ev.Frame.ID, HostileIDPrefix+"long") {
 		l.violate(ev.At, CheckHostileEffect, "%s echoed (part of) an over-long ID in %s", ev.From, ev.Frame.Type())
 	}
+	// a status naming a handle: the admission records and the republish
+	// rule; the conditions of probes read the connection index
 	if p, ok := ev.Frame.Payload.(wire.PreparationStatus); ok && p.State != wire.StateRejected && p.Handle != "" {
 		if ev.From != RogueNode {
 			l.noteRecord(ev.Conn, ev.Frame.ID, p)

@@ -118,9 +118,9 @@ func (l *Ledger) unresolvedAnswer(p *HostileProbe, delivered int64) []string {
 
 // runLiveAnswer: run_inactive once the Run's output closed (native done
 // or settlement before the frame arrived), its done was sent (before the
-// event judged), or the
-// daemon was asked to shut down before (shutdown cancels every Turn:
-// daemon/doc.go; in that same instant it is not judged); else Want.
+// event judged), or the daemon was asked to shut down before (shutdown
+// cancels every Turn: daemon/doc.go; in that same instant it is not
+// judged); else Want.
 func (l *Ledger) runLiveAnswer(p *HostileProbe, delivered int64) []string {
 	run := p.ReplyID
 	nd, nativeDone := l.native.dones[run]
