@@ -18,10 +18,14 @@ const (
 	slowReadMin    = 14 * time.Second
 	slowReadMax    = 20 * time.Second
 	slowInstallMin = 190 * time.Second
-	slowInstallMax = 200 * time.Second
+	slowInstallMax = SlowInstallMax
 	slowExportMin  = 176 * time.Second
 	slowExportMax  = 188 * time.Second
 )
+
+// SlowInstallMax bounds a slow native install: the simulated world's
+// liveness phase allows it for every workspace write a Session plans.
+const SlowInstallMax = 200 * time.Second
 
 // wsOp names the native workspace call a latency is drawn for.
 type wsOp int

@@ -8,7 +8,7 @@
 //	s := world.Shrink(o, cfg)                  // smaller failing schedule
 //
 // Options(cfg) gives the kernel options (Setup, wire.Describe trace
-// lines, a liveness phase of 735 s plus 20 s per turn beyond the default
+// lines, a liveness phase of 1735 s plus 20 s per turn beyond the default
 // ten, see LivenessTimeout) for callers that drive sim directly (the
 // determinism auditor); Run adds the linearizability check on top.
 //

@@ -26,6 +26,9 @@ const workspaceDirectory = "dir"
 // unknown answer (one successor each).
 const successorSuffix = "-next"
 
+// workspaceOpsMax bounds the workspace operations planned per Session.
+const workspaceOpsMax = 5
+
 // planWorkspace draws a few workspace operations on each Session with an
 // Environment: writes of fresh values, byte reads and listings of the
 // small set of names the simulated workspaces hold, and exports, at
@@ -35,7 +38,7 @@ func (wl *workload) planWorkspace(now time.Time) {
 		if s.agent.Environment == core.EnvNone {
 			continue
 		}
-		n := wl.r.IntN(6)
+		n := wl.r.IntN(workspaceOpsMax + 1)
 		for range n {
 			at := time.Duration(200+wl.r.IntN(30000)) * time.Millisecond
 			kind, path := wl.r.IntN(7), harness.WorkspaceFiles[wl.r.IntN(len(harness.WorkspaceFiles))]

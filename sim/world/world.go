@@ -133,13 +133,17 @@ func Options(cfg Config) sim.Options {
 // past heal, plus 330 s for a glacial preparation of up to 320 s that may
 // still be running, plus 195 s for an Environment preparation exchange
 // that waits out Core's runtime_prepare timeout before the connection's
-// Sessions may run); livenessPerTurn is added for every turn beyond it.
+// Sessions may run, plus 1000 s for a Session's workspace writes: up to
+// workspaceOpsMax of them, each installed natively in up to
+// harness.SlowInstallMax, queued one after another in front of the
+// preparation of its Session's next Turn); livenessPerTurn is added for
+// every turn beyond it.
 // After heal, in the worst case every turn waits for one active slot of
 // one device: its preparation (up to 8 s), its native turn (up to 11 s;
 // one long turn per device up to 48 s, covered by the base), its release
 // and a poll.
 const (
-	livenessBase    = 735 * time.Second
+	livenessBase    = 735*time.Second + workspaceOpsMax*harness.SlowInstallMax
 	livenessPerTurn = 20 * time.Second
 )
 
