@@ -1,6 +1,10 @@
 package check
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/turnstile-sim/turnstile/sim/linearize"
+)
 
 // Core's records. Checks: run_started_twice, input_delivered_twice,
 // accepted_without_ground_truth, fabricated_terminal,
@@ -108,11 +112,11 @@ func (l *Ledger) CursorAdvanced(at int64, run, input string, cursor int) {
 func (l *Ledger) TurnState(at int64, turn, state string) {
 	t := l.core.turn(turn)
 	switch {
-	case turnRank(state) < 0:
+	case linearize.TurnRank(state) < 0:
 		l.violate(at, CheckDurableFacts, "turn %s has unknown state %q", turn, state)
 	case IsTerminal(t.state) && state != t.state:
 		l.violate(at, CheckDurableFacts, "terminal state of turn %s changed from %s to %s", turn, t.state, state)
-	case turnRank(state) < turnRank(t.state):
+	case linearize.TurnRank(state) < linearize.TurnRank(t.state):
 		l.violate(at, CheckDurableFacts, "state of turn %s regressed from %s to %s", turn, t.state, state)
 	default:
 		for _, run := range t.runs {

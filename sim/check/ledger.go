@@ -69,12 +69,8 @@ const (
 	ObservedPersisted Observation = "persisted" // written to Core's durable store
 )
 
-// turnRank orders public turn states (linearize.TurnRank); -1 for an
-// unknown name.
-func turnRank(state string) int { return linearize.TurnRank(state) }
-
 // IsTerminal reports whether a public turn state is terminal.
-func IsTerminal(state string) bool { return turnRank(state) == 3 }
+func IsTerminal(state string) bool { return linearize.TurnRank(state) == 3 }
 
 // Violation is one broken property. At is the virtual time the caller gave
 // with the record that exposed it; Step is the world's step counter stamped
