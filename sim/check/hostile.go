@@ -184,7 +184,6 @@ type probeState struct {
 
 type hostileState struct {
 	probes     []*probeState
-	fresh      []string // refusals not yet taken by the world
 	rogue      map[uint64]bool
 	conns      connRules
 	stepOf     map[uint64]*probeState            // the probe whose frame a connection delivered last: a close then answers it
@@ -241,18 +240,7 @@ func (l *Ledger) HostileOwnRun(run string) { made(&l.hostile.ownRuns)[run] = tru
 // HostileMark is the mark of one hostile action refused as documented.
 func HostileMark(action string) Mark { return Mark("hostile_refused_" + action) }
 
-func (l *Ledger) refused(action string) {
-	l.hostile.fresh = append(l.hostile.fresh, action)
-	l.Mark(HostileMark(action))
-}
-
-// TakeHostileRefusals returns the actions refused since the last call, in
-// the order judged (the world turns them into kernel marks).
-func (l *Ledger) TakeHostileRefusals() []string {
-	out := l.hostile.fresh
-	l.hostile.fresh = nil
-	return out
-}
+func (l *Ledger) refused(action string) { l.reach(HostileMark(action)) }
 
 func (l *Ledger) observeHostile(ev WireEvent) {
 	h := &l.hostile

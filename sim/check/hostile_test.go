@@ -101,6 +101,8 @@ func neverGrantedStart(t *testing.T) (HostileProbe, []byte) {
 
 func TestHostileRefusalWithTheDocumentedCodeIsCountedAndClean(t *testing.T) {
 	h := newHostileWire(t)
+	var reached []Mark
+	h.l.OnReach = func(m Mark) { reached = append(reached, m) }
 	p, raw := neverGrantedStart(t)
 	h.forge(10*ms, p, raw)
 	h.answer(11*ms, "x-p-1", wire.PreparationStatus{State: wire.StateRejected, ErrorCode: "unknown_preparation",
@@ -110,8 +112,8 @@ func TestHostileRefusalWithTheDocumentedCodeIsCountedAndClean(t *testing.T) {
 	if n := h.refusals(HostileStartNeverGranted); n != 1 {
 		t.Fatalf("refusals = %d, want 1", n)
 	}
-	if got := h.l.TakeHostileRefusals(); len(got) != 1 || got[0] != HostileStartNeverGranted {
-		t.Fatalf("TakeHostileRefusals = %q", got)
+	if len(reached) != 1 || reached[0] != HostileMark(HostileStartNeverGranted) {
+		t.Fatalf("OnReach told %q", reached)
 	}
 }
 

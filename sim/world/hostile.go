@@ -187,14 +187,6 @@ func encodeFrame(id string, p wire.Payload) []byte {
 	return b
 }
 
-// hostileMarks moves the refusals the ledger judged into the run's marks.
-func (u *universe) hostileMarks() {
-	for _, a := range u.led.TakeHostileRefusals() {
-		u.w.Reachable(string(check.HostileMark(a)))
-		u.count("marks")
-	}
-}
-
 func sortedConns(m map[sim.ConnID][]grant) []sim.ConnID {
 	out := make([]sim.ConnID, 0, len(m))
 	for c := range m { //tidy:sorted sorted below

@@ -322,7 +322,6 @@ func (u *universe) addChecks() {
 	// the first violation, in ledgerOrder, under its own name.
 	u.w.AddCheck(sim.Check{Name: "ledger", AfterStep: func(v *sim.View) error {
 		u.pendingV = append(u.pendingV, u.led.AfterStep(v.Step())...)
-		u.hostileMarks()
 		if len(u.pendingV) == 0 {
 			return nil
 		}
