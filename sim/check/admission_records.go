@@ -44,7 +44,7 @@ func (l *Ledger) noteRecord(conn uint64, req string, p wire.PreparationStatus) {
 	if t.evicted[req] == p.Handle {
 		return // the evicted record itself, still answering: not a grant
 	}
-	if len(t.order) >= AdmissionRecordsMax {
+	if len(t.order) >= DocumentedAdmissionRecordsMax {
 		t.evictOldestTerminal()
 	}
 	delete(t.evicted, req)

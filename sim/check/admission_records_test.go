@@ -32,7 +32,7 @@ func releaseRecord(h *hostileWire, at int64, i int) []byte {
 func TestRecordEvictionOldestTerminal(t *testing.T) {
 	t.Run("evicted record answers unknown", func(t *testing.T) {
 		h := newHostileWire(t)
-		at := fillRecords(h, 10*ms, AdmissionRecordsMax+2)
+		at := fillRecords(h, 10*ms, DocumentedAdmissionRecordsMax+2)
 		releaseRecord(h, at, 1)
 		h.answer(at+2*ms, "x-p-1", wire.PreparationStatus{State: wire.StateRejected, ErrorCode: "unknown_preparation",
 			Operation: wire.TypeExecutionRelease})
@@ -44,7 +44,7 @@ func TestRecordEvictionOldestTerminal(t *testing.T) {
 	})
 	t.Run("evicted record kept", func(t *testing.T) {
 		h := newHostileWire(t)
-		at := fillRecords(h, 10*ms, AdmissionRecordsMax+2)
+		at := fillRecords(h, 10*ms, DocumentedAdmissionRecordsMax+2)
 		releaseRecord(h, at, 0)
 		h.answer(at+2*ms, "x-p-0", wire.PreparationStatus{Handle: "x-h-0", ExecutorID: "ex-1", Revision: 2, State: wire.StateReleased})
 		h.tick(at + 10e9)
@@ -52,9 +52,9 @@ func TestRecordEvictionOldestTerminal(t *testing.T) {
 	})
 	t.Run("kept record forgotten", func(t *testing.T) {
 		h := newHostileWire(t)
-		at := fillRecords(h, 10*ms, AdmissionRecordsMax+2)
-		releaseRecord(h, at, AdmissionRecordsMax)
-		h.answer(at+2*ms, "x-p-"+strconv.Itoa(AdmissionRecordsMax), wire.PreparationStatus{State: wire.StateRejected,
+		at := fillRecords(h, 10*ms, DocumentedAdmissionRecordsMax+2)
+		releaseRecord(h, at, DocumentedAdmissionRecordsMax)
+		h.answer(at+2*ms, "x-p-"+strconv.Itoa(DocumentedAdmissionRecordsMax), wire.PreparationStatus{State: wire.StateRejected,
 			ErrorCode: "unknown_preparation", Operation: wire.TypeExecutionRelease})
 		h.tick(at + 10e9)
 		h.want(CheckHostileRefusal, "documented released")
@@ -63,7 +63,7 @@ func TestRecordEvictionOldestTerminal(t *testing.T) {
 		h := newHostileWire(t)
 		// the first record stays live (ready); the second is the oldest terminal
 		h.answer(ms, "x-live", wire.PreparationStatus{Handle: "x-h-live", ExecutorID: "ex-9", Revision: 1, State: wire.StateReady})
-		at := fillRecords(h, 10*ms, AdmissionRecordsMax)
+		at := fillRecords(h, 10*ms, DocumentedAdmissionRecordsMax)
 		raw := encode(t, "x-live", wire.ExecutionRelease{Handle: "x-h-live"})
 		h.forge(at, HostileProbe{Action: HostileReleaseRecord, ReplyID: "x-live", Want: []string{wire.StateReleased}, Cond: CondEvicted}, raw)
 		h.answer(at+2*ms, "x-live", wire.PreparationStatus{Handle: "x-h-live", ExecutorID: "ex-9", Revision: 2, State: wire.StateReleased})
@@ -96,7 +96,7 @@ func TestOwnAdmissionAttackOnAnEvictedRecord(t *testing.T) {
 	t.Run("evicted", func(t *testing.T) {
 		h := newHostileWire(t)
 		grantOwn(h)
-		at := fillRecords(h, 10*ms, AdmissionRecordsMax)
+		at := fillRecords(h, 10*ms, DocumentedAdmissionRecordsMax)
 		start(h, at)
 		h.answer(at+2*ms, "x-own", unknown)
 		h.tick(at + 10e9)
@@ -108,7 +108,7 @@ func TestOwnAdmissionAttackOnAnEvictedRecord(t *testing.T) {
 	t.Run("held", func(t *testing.T) {
 		h := newHostileWire(t)
 		grantOwn(h)
-		at := fillRecords(h, 10*ms, AdmissionRecordsMax-1)
+		at := fillRecords(h, 10*ms, DocumentedAdmissionRecordsMax-1)
 		start(h, at)
 		h.answer(at+2*ms, "x-own", unknown)
 		h.tick(at + 10e9)

@@ -23,10 +23,10 @@ type changedDecision struct {
 }
 
 type decisionConflictState struct {
-	runOf    map[string]string          // conn/interaction → Run, from the permission request
-	applied  map[string]bool            // conn/interaction → the approved answer of Core's decision the daemon applied
-	approved map[string]bool            // conn/delivery → approved, of the decisions Core sent
-	changed  map[string]changedDecision // conn/delivery of a changed decision delivered while live
+	runOf    map[string]string          // conn\x00interaction → Run, from the permission request
+	applied  map[string]bool            // conn\x00interaction → the approved answer of Core's decision the daemon applied
+	approved map[string]bool            // conn\x00delivery → approved, of the decisions Core sent
+	changed  map[string]changedDecision // conn\x00delivery of a changed decision delivered while live
 }
 
 // observeDecisionConflicts follows honest permission traffic and forged
@@ -37,7 +37,7 @@ func (l *Ledger) observeDecisionConflicts(ev WireEvent) {
 		return
 	}
 	s := &l.decisionConflict
-	key := func(id string) string { return connIDKey(ev.Conn, id) }
+	key := func(id string) string { return connFrameKey(ev.Conn, id) }
 	switch p := ev.Frame.Payload.(type) {
 	case wire.PermissionRequest:
 		if ev.Kind == WireSent && !ev.Forged && ev.From != CoreNode {
@@ -63,19 +63,19 @@ func (l *Ledger) observeDecisionConflicts(ev WireEvent) {
 
 func (l *Ledger) decisionChangedDelivered(ev WireEvent, p wire.PermissionDecision) {
 	s := &l.decisionConflict
-	k := connIDKey(ev.Conn, ev.Frame.ID)
+	k := connFrameKey(ev.Conn, ev.Frame.ID)
 	approved, applied := s.applied[k]
 	run, asked := s.runOf[k]
 	if !applied || !asked || approved == p.Approved || l.conn(ev.Conn).run(run).done != 0 {
 		return
 	}
-	made(&s.changed)[connIDKey(ev.Conn, p.DeliveryID)] = changedDecision{interaction: ev.Frame.ID, approved: p.Approved}
+	made(&s.changed)[connFrameKey(ev.Conn, p.DeliveryID)] = changedDecision{interaction: ev.Frame.ID, approved: p.Approved}
 	l.reach(MarkDecisionChangedWhileLive)
 }
 
 func (l *Ledger) decisionChangedAnswered(ev WireEvent, a wire.InteractionDecisionAck) {
 	s := &l.decisionConflict
-	k := connIDKey(ev.Conn, a.DeliveryID)
+	k := connFrameKey(ev.Conn, a.DeliveryID)
 	c, ok := s.changed[k]
 	if !ok {
 		return

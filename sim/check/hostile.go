@@ -3,7 +3,6 @@ package check
 import (
 	"bytes"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/turnstile-sim/turnstile/wire"
@@ -168,10 +167,6 @@ type HostileProbe struct {
 	Executor string
 }
 
-// AdmissionRecordsMax is the Runtime's admission records per connection
-// (wire reference §6.1).
-const AdmissionRecordsMax = DocumentedAdmissionRecordsMax
-
 // hostileSlack is how long after delivery an answer may leave (a shell
 // may defer the send of the delivery step's answer).
 const hostileSlack = int64(1e9)
@@ -194,8 +189,6 @@ type hostileState struct {
 }
 
 func (h *hostileState) init() { h.shutdownAt = map[string]int64{} }
-
-func connIDKey(conn uint64, id string) string { return strconv.FormatUint(conn, 10) + "/" + id }
 
 // HostileProbe registers a forgery the world is about to put on the wire.
 func (l *Ledger) HostileProbe(p HostileProbe) {
@@ -314,7 +307,7 @@ func namesHostile(f wire.Frame) bool {
 // and must say the same; a lower revision is never sent.
 func (l *Ledger) republishRule(ev WireEvent, p wire.PreparationStatus) {
 	h := &l.hostile
-	k := connIDKey(ev.Conn, p.Handle)
+	k := connFrameKey(ev.Conn, p.Handle)
 	last, ok := h.lastStatus[k]
 	switch {
 	case !ok || p.Revision > last.Revision:

@@ -68,11 +68,11 @@ func (l *Ledger) wantNow(p *HostileProbe, ev WireEvent, delivered int64) []strin
 	case CondWriteOutstanding:
 		return l.writeOutstandingAnswer(p, delivered)
 	case CondEvicted:
-		// one never seen granted may be unknown once AdmissionRecordsMax
+		// one never seen granted may be unknown once DocumentedAdmissionRecordsMax
 		// requests were granted
 		if held, evicted := l.recordKnown(p.Conn, p.ReplyID); evicted {
 			return []string{"rejected/unknown_preparation"}
-		} else if !held && len(c.granted) >= AdmissionRecordsMax {
+		} else if !held && len(c.granted) >= DocumentedAdmissionRecordsMax {
 			return append([]string{"rejected/unknown_preparation"}, p.Want...)
 		}
 	}

@@ -29,7 +29,7 @@ type recordFlood struct {
 
 // floodGrants is how many of its own admissions the flood has granted
 // before it probes: enough to fill the table and evict a few.
-const floodGrants = check.AdmissionRecordsMax + 4
+const floodGrants = check.DocumentedAdmissionRecordsMax + 4
 
 // floodPoll is how often the flood reads the wire for its answer.
 const floodPoll = 2 * time.Millisecond
