@@ -265,16 +265,15 @@ func readOnlyRefusal(c wire.ExecutionConfiguration, caps wire.AgentKindCapabilit
 }
 
 // tableAnswer is the answer the configuration table gives a forged
-// prepare on the daemon's declaration of the probe's connection, or nil
-// when the table refuses nothing (or the frame is no prepare).
+// prepare (the one of ReplyID that reached the daemon) on the daemon's
+// declaration of the probe's connection, or nil when the table refuses
+// nothing (or no prepare of ReplyID reached it).
 func (l *Ledger) tableAnswer(p *HostileProbe) []string {
-	f, err := wire.Decode(p.Frame)
-	prep, ok := f.Payload.(wire.ExecutionPrepare)
-	if err != nil || !ok {
-		return nil
-	}
-	if code := prepareRefusal(prep, l.conn(p.Conn).declared); code != "" {
-		return []string{"rejected/" + code}
+	c := l.conn(p.Conn)
+	if prep, ok := c.prepared[p.ReplyID]; ok {
+		if code := prepareRefusal(prep, c.declared); code != "" {
+			return []string{"rejected/" + code}
+		}
 	}
 	return nil
 }
