@@ -6,8 +6,8 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// The admission record table of one connection, rebuilt from the statuses
-// the daemon sent on it, honest and hostile request IDs alike (wire
+// The admission record table of one connection, rebuilt by the connection
+// index from the statuses the daemon sent on it, honest and hostile request IDs alike (wire
 // reference §6.1, DESIGN §5): at most 64 records; a grant (a first status
 // with a handle for a request ID the table does not hold) into a full
 // table first evicts the oldest terminal record, which the Runtime knows
@@ -29,10 +29,9 @@ func terminalState(s string) bool {
 	return slices.Contains([]string{wire.StateStarted, wire.StateReleased, wire.StateExpired, wire.StateFailed}, s)
 }
 
-// noteRecord applies one preparation_status a daemon sent on conn that
-// names a handle (a refusal creates no record and changes none).
-func (l *Ledger) noteRecord(conn uint64, req string, p wire.PreparationStatus) {
-	t := entry(made(&l.hostile.records), conn)
+// note applies one preparation_status the daemon sent that names a handle
+// (a refusal creates no record and changes none).
+func (t *recordTable) note(req string, p wire.PreparationStatus) {
 	for i := range t.order {
 		if e := &t.order[i]; e.req == req {
 			if e.handle == p.Handle && terminalState(p.State) {
@@ -58,26 +57,10 @@ func (t *recordTable) evictOldestTerminal() {
 	}
 }
 
-// recordKnown reports whether the table of conn holds req (held) and
-// whether the eviction rule removed it (evicted); neither when the wire
-// never showed a grant of req on conn.
-func (l *Ledger) recordKnown(conn uint64, req string) (held, evicted bool) {
-	t := l.hostile.records[conn]
-	if t == nil {
-		return false, false
-	}
+// known reports whether the table holds req (held) and whether the
+// eviction rule removed it (evicted); neither when the wire never showed
+// a grant of req on the connection.
+func (t *recordTable) known(req string) (held, evicted bool) {
 	_, evicted = t.evicted[req] // a record granted again leaves the evicted ones
 	return slices.ContainsFunc(t.order, func(e recordEntry) bool { return e.req == req }), evicted
-}
-
-// wantOf is the answer p wants now: an attack on the injector's own
-// admission (a start or release naming its request ID, held back until
-// later grants evicted its record) finds the request unknown; else
-// wantNow's.
-func (l *Ledger) wantOf(p *HostileProbe, ev WireEvent, delivered int64) []string {
-	own := []string{HostileStartWrongExecutor, HostileStartUsedRun, HostileReleaseOwn, HostileStartReleased}
-	if _, evicted := l.recordKnown(p.Conn, p.ReplyID); evicted && slices.Contains(own, p.Action) {
-		return []string{"rejected/unknown_preparation"}
-	}
-	return l.wantNow(p, ev, delivered)
 }

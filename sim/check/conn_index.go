@@ -30,6 +30,7 @@ type devConn struct {
 	granted map[string]string // the handle of its first status that was not rejected and named one
 	expired map[string]bool
 	failed  map[string]uint64 // the event of its first failed status naming a handle
+	records recordTable       // the admission records those statuses rebuild (admission_records.go)
 	// the first execution_prepare of each request ID that reached it,
 	// forged ones too
 	prepared map[string]wire.ExecutionPrepare
@@ -82,6 +83,7 @@ func (c *devConn) daemonSent(ev WireEvent, event uint64) {
 	case wire.PreparationStatus:
 		if p.State != wire.StateRejected && p.Handle != "" {
 			keepFirst(made(&c.granted), id, p.Handle)
+			c.records.note(id, p)
 		}
 		switch {
 		case p.State == wire.StateStarting && p.RunID != "":

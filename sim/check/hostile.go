@@ -183,7 +183,6 @@ type hostileState struct {
 	conns      connRules
 	stepOf     map[uint64]*probeState            // the probe whose frame a connection delivered last: a close then answers it
 	lastStatus map[string]wire.PreparationStatus // newest status per connection and handle
-	records    map[uint64]*recordTable           // admission_records.go
 	ownRuns    map[string]bool                   // Runs a rogue Core started validly
 	shutdownAt map[string]int64                  // device → the world asked it to shut down
 }
@@ -276,12 +275,9 @@ func (l *Ledger) observeHostile(ev WireEvent) {
 	if strings.HasPrefix(ev.Frame.ID, HostileIDPrefix+"long") {
 		l.violate(ev.At, CheckHostileEffect, "%s echoed (part of) an over-long ID in %s", ev.From, ev.Frame.Type())
 	}
-	// a status naming a handle: the admission records and the republish
-	// rule; the conditions of probes read the connection index
+	// a status naming a handle: the republish rule; the conditions of
+	// probes read the connection index
 	if p, ok := ev.Frame.Payload.(wire.PreparationStatus); ok && p.State != wire.StateRejected && p.Handle != "" {
-		if ev.From != RogueNode {
-			l.noteRecord(ev.Conn, ev.Frame.ID, p)
-		}
 		l.republishRule(ev, p)
 	}
 	l.matchAnswer(ev)
@@ -338,7 +334,7 @@ func (l *Ledger) matchAnswer(ev WireEvent) {
 			continue
 		}
 		ps.done = true
-		want := l.wantOf(p, ev, ps.delivered)
+		want := l.wantNow(p, ps.delivered)
 		switch ack, isAck := ev.Frame.Payload.(wire.PromptSteerAck); {
 		case want == nil: // condition not met: nothing to judge
 		case !slices.Contains(want, ans):

@@ -2,6 +2,7 @@ package check
 
 import (
 	"cmp"
+	"slices"
 
 	"github.com/turnstile-sim/turnstile/wire"
 )
@@ -26,8 +27,17 @@ const (
 
 // wantNow applies a probe's condition to its Want, from the wire so far
 // (the connection index, with the answer's event) and the other records.
-func (l *Ledger) wantNow(p *HostileProbe, ev WireEvent, delivered int64) []string {
+// An attack on the injector's own admission (a start or release naming its
+// request ID, held back until later grants evicted its record), or on a
+// record the condition says may be evicted, finds an evicted request
+// unknown.
+func (l *Ledger) wantNow(p *HostileProbe, delivered int64) []string {
 	c := l.conn(p.Conn)
+	own := []string{HostileStartWrongExecutor, HostileStartUsedRun, HostileReleaseOwn, HostileStartReleased}
+	held, evicted := c.records.known(p.ReplyID)
+	if evicted && (p.Cond == CondEvicted || slices.Contains(own, p.Action)) {
+		return []string{"rejected/unknown_preparation"}
+	}
 	switch p.Cond {
 	case CondExpired, CondEnded:
 		// a terminal admission only republishes its status (wire reference §3.3)
@@ -68,11 +78,9 @@ func (l *Ledger) wantNow(p *HostileProbe, ev WireEvent, delivered int64) []strin
 	case CondWriteOutstanding:
 		return l.writeOutstandingAnswer(p, delivered)
 	case CondEvicted:
-		// one never seen granted may be unknown once DocumentedAdmissionRecordsMax
-		// requests were granted
-		if held, evicted := l.recordKnown(p.Conn, p.ReplyID); evicted {
-			return []string{"rejected/unknown_preparation"}
-		} else if !held && len(c.granted) >= DocumentedAdmissionRecordsMax {
+		// one never seen granted may be unknown once
+		// DocumentedAdmissionRecordsMax requests were granted
+		if !held && len(c.granted) >= DocumentedAdmissionRecordsMax {
 			return append([]string{"rejected/unknown_preparation"}, p.Want...)
 		}
 	}
