@@ -149,8 +149,8 @@ const (
 // the acceptable answers (answerOf's form, or an Answer constant); nil
 // takes the action's documented answers. The answer carries ReplyID;
 // Delivery and Input, when set, must match its delivery or input ID.
-// Cond changes Want from the wire when the answer arrives (hostile
-// answers.go), reading Run (else ReplyID) and Executor. Deadline bounds
+// Cond changes Want from the wire when the answer arrives
+// (hostile_answers.go), reading Run (else ReplyID) and Executor. Deadline bounds
 // an AnswerClose (else the close comes in the delivery step).
 type HostileProbe struct {
 	Conn     uint64

@@ -22,15 +22,14 @@ type connEnds struct {
 }
 
 type connRules struct {
-	conns   map[uint64]*connEnds
-	pending []genCheck        // opens at Core, judged once Core stepped them
-	newest  map[string]uint64 // device -> the highest connection Core kept open after stepping its open
+	conns   map[uint64]*connEnds // connection IDs are never reused: kept after both ends closed
+	pending []genCheck           // opens at Core, judged once Core stepped them
+	newest  map[string]uint64    // device -> the highest connection Core kept open after stepping its open
 }
 
 type genCheck struct {
-	at     int64
-	device string
-	conn   uint64
+	at   int64
+	conn uint64
 }
 
 // claim names the device a rogue connection claims; Core's open of it may
@@ -40,11 +39,6 @@ func (r *connRules) claim(conn uint64, device string) {
 	c.claim = device
 	if c.device != "" {
 		c.device = device
-	}
-	for i := range r.pending {
-		if r.pending[i].conn == conn {
-			r.pending[i].device = device
-		}
 	}
 }
 
@@ -65,7 +59,7 @@ func (l *Ledger) hostileConns(ev WireEvent) {
 		made(&c.opened)[ev.To] = true
 		if ev.To == CoreNode {
 			c.device = cmp.Or(c.claim, ev.From)
-			r.pending = append(r.pending, genCheck{at: ev.At, device: c.device, conn: ev.Conn})
+			r.pending = append(r.pending, genCheck{at: ev.At, conn: ev.Conn})
 		}
 	case WireClosed:
 		c := entry(made(&r.conns), ev.Conn)
@@ -78,9 +72,6 @@ func (l *Ledger) hostileConns(ev WireEvent) {
 		}
 		if ev.From != ev.To {
 			l.voidProbes(ev.Conn) // the connection is gone: no answer can come
-		}
-		if c.closed[ev.From] && c.closed[ev.To] && ev.From != ev.To {
-			delete(r.conns, ev.Conn)
 		}
 	}
 }
@@ -104,29 +95,30 @@ func (l *Ledger) judgeGenerations(now int64) {
 		if l.failover.zombieConn(g.conn) {
 			continue // the old Core process's (failover.go)
 		}
+		gc := r.conns[g.conn]
 		var open []uint64
 		for conn, c := range r.conns { //tidy:sorted sorted below
 			// a zombie's connection is another Core process's (failover.go)
-			if c.device == g.device && r.openAt(conn, CoreNode) && !l.failover.zombieConn(conn) {
+			if c.device == gc.device && r.openAt(conn, CoreNode) && !l.failover.zombieConn(conn) {
 				open = append(open, conn)
 			}
 		}
 		slices.Sort(open)
 		if r.openAt(g.conn, CoreNode) {
-			if n := r.newest[g.device]; g.conn < n {
+			if n := r.newest[gc.device]; g.conn < n {
 				l.violate(g.at, CheckHostileConnection, "Core accepted c%d of device %s after newer c%d: an older generation must be refused",
-					g.conn, g.device, n)
+					g.conn, gc.device, n)
 			}
-			made(&r.newest)[g.device] = max(r.newest[g.device], g.conn)
+			made(&r.newest)[gc.device] = max(r.newest[gc.device], g.conn)
 		}
 		switch {
 		case len(open) > 1:
 			l.violate(g.at, CheckHostileConnection, "Core keeps %d connections of device %s open (%s) after c%d opened",
-				len(open), g.device, connList(open), g.conn)
+				len(open), gc.device, connList(open), g.conn)
 		case len(open) == 1 && open[0] < g.conn:
-			if c := cmp.Or(r.conns[g.conn], &connEnds{}); c.closedBy != CoreNode || c.closeReason != ReasonIncompatibleVersion {
+			if gc.closedBy != CoreNode || gc.closeReason != ReasonIncompatibleVersion {
 				l.violate(g.at, CheckHostileConnection, "Core kept older connection c%d of device %s and refused newer c%d (%s)",
-					open[0], g.device, g.conn, c.closeReason)
+					open[0], gc.device, g.conn, gc.closeReason)
 			}
 		}
 	}
