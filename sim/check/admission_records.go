@@ -7,11 +7,12 @@ import (
 )
 
 // The admission record table of one connection, rebuilt by the connection
-// index from the statuses the daemon sent on it, honest and hostile request IDs alike (wire
-// reference §6.1, DESIGN §5): at most 64 records; a grant (a first status
-// with a handle for a request ID the table does not hold) into a full
-// table first evicts the oldest terminal record, which the Runtime knows
-// no more: a release or start naming it is rejected unknown_preparation.
+// index from the statuses the daemon sent on it, honest and hostile
+// request IDs alike (wire reference §6.1, DESIGN §5): at most 64 records;
+// a grant (a first status with a handle for a request ID the table does
+// not hold) into a full table first evicts the oldest terminal record,
+// which the Runtime knows no more: a release or start naming it is
+// rejected unknown_preparation.
 
 type recordEntry struct {
 	req, handle string
