@@ -262,7 +262,7 @@ func (l *Ledger) observeHostile(ev WireEvent) {
 	if ev.Kind != WireSent || ev.Forged || !ev.HasFrame() {
 		return
 	}
-	if h.rogue[ev.Conn] && ev.From != ev.To && !strings.HasPrefix(ev.From, "rogue") {
+	if h.rogue[ev.Conn] && ev.From == CoreNode {
 		l.violate(ev.At, CheckHostileEffect, "Core sent %s on rogue connection c%d, which declared no Harness kind",
 			ev.Frame.Type(), ev.Conn)
 	}
@@ -404,7 +404,7 @@ func (l *Ledger) expireProbes(at int64) {
 		case ps.delivered != 0 && p.Want[0] != AnswerClose && at > ps.delivered+hostileSlack:
 			ps.done = true
 			switch {
-			case p.Action == HostileLongID:
+			case p.Want[0] == AnswerSilent:
 				l.refused(p.Action)
 			case p.Cond == CondWriteOutstanding && l.writeOutstandingAnswer(p, ps.delivered) == nil:
 				// admitted: its first receipt waits for its native write
