@@ -66,7 +66,7 @@
 //   - teardown_order.go: done_before_receipt published_before_settlement
 //   - heartbeat_snapshot.go: heartbeat_snapshot
 //   - shutdown_report.go: shutdown_report
-//   - wire_send_budget.go: receipt_send_budget
+//   - wire_send_budget.go: receipt_send_budget timing_receipt_send_budget
 //   - idle_eviction.go: idle_eviction
 //   - executor_reuse.go: executor_reuse
 //   - api_records.go: valid_request_refused
@@ -90,7 +90,7 @@
 //   - timing_close_retry.go: timing_executor_close_retry
 //     timing_settlement_retry
 //   - timing_idle.go: timing_idle_executor_expiry
-//   - timing_write.go: timing_native_write_budget timing_receipt_send_budget
+//   - timing_write.go: timing_native_write_budget
 //   - timing_workspace_daemon.go: timing_reader_close_retry
 //     timing_workspace_transfer_expiry
 //   - timing_settlement.go: timing_settlement_wait

@@ -270,7 +270,7 @@ var rules = []Rule{
 		Decided: []string{"daemon/workspace_readonly.go"}, Checker: "timing_workspace_daemon.go",
 		Text: "after the n-th failed close of a read-only profile's reader, the next close reaches the Harness exactly 1 s doubling per failure, at most 30 s, later"},
 	{Name: CheckTimingReceiptSend, Seed: crProtocol + "活动输入回执; " + wireRef + "§6.2", Facts: FromWire, Verdict: both,
-		Decided: []string{"daemon/steer.go"}, Checker: "timing_write.go",
+		Decided: []string{"daemon/steer.go"}, Checker: "wire_send_budget.go",
 		Text: "every receipt and status send carries the 5 s budget: a daemon closes the connection exactly 5 s after a receipt it sent that had not arrived"},
 	{Name: CheckTimingSettleRetry, Seed: rhProtocol + "原生进程所有权; " + daemonDoc, Facts: FromHarness | FromWire, Verdict: both,
 		Decided: []string{"daemon/turn.go"}, Checker: "timing_close_retry.go",

@@ -225,8 +225,6 @@ func (l *Ledger) timingWire(ev WireEvent) {
 		if ev.Kind == WireOpened {
 			c.rogueOpenAt = ev.At
 		}
-	} else {
-		l.receiptSendWire(ev)
 	}
 	switch ev.Kind {
 	case WireOpened:
