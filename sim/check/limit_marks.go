@@ -1,17 +1,14 @@
 package check
 
-import (
-	"time"
-
-	"github.com/turnstile-sim/turnstile/wire"
-)
+import "github.com/turnstile-sim/turnstile/wire"
 
 // Limit marks (marks.go) from the wire and, for executor capacity, the
 // Harness's ground truth. They judge nothing.
 
 // writtenWaitNS is Core's wait for `written` from the start of an active
-// input's delivery (30 s), after which the input's outcome is unknown.
-const writtenWaitNS = int64(30 * time.Second)
+// input's delivery (TimerWritten), after which the input's outcome is
+// unknown.
+var writtenWaitNS = int64(DocumentedTimer(TimerWritten))
 
 type lastSteer struct {
 	input     string

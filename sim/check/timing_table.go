@@ -33,8 +33,8 @@ const (
 	TimerTransferExpiry   = "workspace_transfer_expiry"
 	TimerWorkspaceWrite   = "workspace_write_wait"
 	TimerWritten          = "written_wait"
-	// Core's runtime_prepare exchange; not in the campaign's table (a run
-	// rarely lasts 195 s past a begin).
+	// Core's runtime_prepare exchange (transferExchange); not in the
+	// campaign's table (a run rarely lasts that long past a begin).
 	timerTransferExchange = "transfer_exchange"
 )
 
@@ -66,8 +66,9 @@ const (
 
 // documentedTimers are the documents' numbers, written out again so that
 // no oracle reads a machine's configuration. The retry delays, the idle
-// executor bound and the close-retry backoff (1 s doubling, at most 30 s)
-// are the machines' own documented policies (core/doc.go, daemon/doc.go).
+// executor bound and the close-retry backoff (doubling per failure, at most
+// retryBackoffMax) are the machines' own documented policies (core/doc.go,
+// daemon/doc.go).
 var documentedTimers = []struct {
 	name string
 	d    time.Duration

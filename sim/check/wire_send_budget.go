@@ -26,7 +26,7 @@ type budgetFrame struct {
 	device, what string
 	sentAt       int64
 	frame        *byte // identity of the frame's bytes, shared by every event of one frame
-	connEnded    bool  // its connection closed or broke since: no send the daemon's timer may end
+	connEnded    bool  // its connection closed or broke since it was sent: the timer no longer reads it
 }
 
 type budgetConn struct {
