@@ -18,27 +18,25 @@ type suspensionWait struct {
 
 // suspensionTiming keys each suspend_id's latest request; all holds, in
 // request order, the waits that may still be awaited (SuspensionsAwaited
-// drops the others for good).
+// drops the others for good); byRequest holds every wait under its
+// connection and request ID, which its reply names.
 type suspensionTiming struct {
 	keyed[suspensionWait]
-	byConn map[uint64][]*suspensionWait
+	byRequest map[string][]*suspensionWait
 }
 
 func (l *Ledger) observeSuspensionReplies(ev WireEvent) {
 	s := &l.timing.suspensions
 	if ev.Kind == WireClosed {
 		l.excuseWindows(ev.At, "its connection closed", func(w *timerWindow) bool { return w.timer == TimerSuspensionReply && w.conn == ev.Conn })
-		delete(s.byConn, ev.Conn)
 		return
 	}
 	m, ok := fenceMsgOf(ev.Frame.Payload)
 	switch {
 	case !ev.HasFrame() || !ok:
 	case m.reply && ev.Kind == WireDelivered && ev.To == CoreNode:
-		for _, w := range s.byConn[ev.Conn] {
-			if w.request == ev.Frame.ID {
-				w.settled = true
-			}
+		for _, w := range s.byRequest[connFrameKey(ev.Conn, ev.Frame.ID)] {
+			w.settled = true
 		}
 	case !m.reply && ev.Kind == WireSent && ev.From == CoreNode && !ev.Forged && m.suspend != "":
 		l.suspensionRequested(ev, m.suspend)
@@ -49,7 +47,8 @@ func (l *Ledger) suspensionRequested(ev WireEvent, suspend string) {
 	s := &l.timing.suspensions
 	w := &suspensionWait{suspend: suspend, request: ev.Frame.ID}
 	s.put(suspend, w)
-	made(&s.byConn)[ev.Conn] = append(s.byConn[ev.Conn], w)
+	k := connFrameKey(ev.Conn, ev.Frame.ID)
+	made(&s.byRequest)[k] = append(s.byRequest[k], w)
 	l.startWindow(&w.timerWindow, CoreNode, TimerSuspensionReply, ev.Conn, ev.At, l.timer(CoreNode, TimerSuspensionReply), func() {
 		if w.live() && w.outcome < 0 {
 			l.report(&w.timerWindow, w.deadline, "Core sent %s for suspension %s at %s and no reply reached it, yet it did not record the outcome unknown at %s, after its %s wait",
