@@ -52,10 +52,9 @@ func (l *Ledger) ExecutorCreated(at int64, device, executor string) {
 	l.advance(at) // an eviction judged at an earlier instant reads the idle stretches as they were then
 	made(&l.harness.executors)[pairKey(device, executor)] = &executorRec{device: device, createdAt: at}
 	delete(l.harness.creating, pairKey(device, executor))
-	l.idleExecutorCreated(at, device, executor)
+	l.executorCreated(at, device, executor)
 	l.checkLiveExecutors(at, device)
 	l.checkTruthCapacity(at, device)
-	l.evictionCreated(at, device, executor)
 }
 
 // ExecutorClosed records a successful native close. A failed close is not
@@ -64,8 +63,7 @@ func (l *Ledger) ExecutorClosed(at int64, device, executor string) {
 	if e := l.harness.executors[pairKey(device, executor)]; e != nil {
 		e.closed = true
 	}
-	l.idleExecutorGone(device, executor)
-	delete(l.eviction.device(device).execs, executor)
+	l.executorClosed(device, executor)
 }
 
 // TurnCreated records the Harness creating the native turn of run.

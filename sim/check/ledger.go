@@ -100,7 +100,7 @@ type Ledger struct {
 
 	index            connIndex // conn_index.go: what the wire showed on each connection
 	core             coreState
-	reuse            reuseState             // executor_reuse.go
+	execs            execIndex              // executor_index.go: what the ledger knows of each executor
 	usage            usageState             // usage_latest.go
 	acceptedReceipts map[string]bool        // run\x00input: an accepting receipt reached Core (accepted_receipt.go)
 	failover         failoverState          // failover.go
@@ -117,7 +117,6 @@ type Ledger struct {
 	heartbeat    heartbeatState
 	budget       budgetState
 	limitMarks   limitMarks
-	eviction     evictionState
 	reconnect    reconnectState               // reconnect_window.go
 	fencedSel    map[string]*fencedSuspension // suspend ID → unresolved suspension (fencing_selection.go)
 	fenceLast    map[string]*fencingLast      // suspend ID → its last request (fencing_rollback.go)
@@ -176,8 +175,7 @@ func NewLedger() *Ledger {
 		honest(l.observeHeartbeats),
 		honest(l.observeSendBudget),
 		honest(l.observeLimits),
-		l.observeEvictionInputs, // forged frames reaching a daemon too
-		honest(l.observeReuse),  // the prepares reaching a daemon, forged ones too, come from the index
+		l.observeExecutors, // forged frames reaching a daemon too
 		l.observeAcceptedReceipts,
 		l.observeUsage,
 		l.observeDoneUsage,

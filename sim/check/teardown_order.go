@@ -24,7 +24,7 @@ func (l *Ledger) ExecutorRetired(at int64, device, run, executor string) {
 	if e := l.harness.executors[pairKey(device, executor)]; e != nil {
 		e.retired = true
 	}
-	l.evictionRetired(device, executor)
+	l.executorRetired(device, executor)
 }
 
 func (l *Ledger) observeTeardown(ev WireEvent) {

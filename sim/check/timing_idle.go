@@ -2,21 +2,18 @@ package check
 
 import "github.com/turnstile-sim/turnstile/wire"
 
-// Checks: timing_idle_executor_expiry (rules.go). An executor goes idle
-// when the daemon publishes done for its Run (parking it in that step),
-// when an admission reserving it prepared ends (released, expired), or,
-// still preparing then, when the Harness finishes preparing it; a status
-// naming it again ends the idle stretch.
+// Checks: timing_idle_executor_expiry (rules.go), from the executor index
+// (executor_index.go). An executor goes idle when the daemon publishes
+// done for its Run (parking it in that step), when an admission reserving
+// it prepared ends (released, expired), or, still preparing then, when the
+// Harness finishes preparing it; a status naming it again ends the idle
+// stretch.
 
+// idleState is what each device's idle timers share: the executor that
+// last went idle, and when the daemon may have parked one unseen.
 type idleState struct {
-	runExec     map[string]string       // device\x00run → executor of its start
-	prepared    map[string]bool         // device\x00executor → a ready status named it
-	pendingIdle map[string]bool         // device\x00executor → admission ended while preparing
-	closing     map[string]bool         // device\x00executor → a close was called
-	current     map[string]*timerWindow // device\x00executor → its latest idle stretch, settled once busy again or a close is called
-	handle      map[string]string       // device\x00executor → handle of its latest admission
-	lastIdle    map[string]string       // device → executor that went idle at lastIdleAt
-	lastIdleAt  map[string]int64
+	lastIdle   map[string]string // device → executor that went idle at lastIdleAt
+	lastIdleAt map[string]int64
 	// parkAt is, per device, the last instant the daemon may have parked
 	// an executor unseen by its own idle stretch (an execution_prepare
 	// reached it, a native answer, its connection ended, it expired an
@@ -24,60 +21,18 @@ type idleState struct {
 	parkAt map[string]int64
 }
 
-func (l *Ledger) idleStatusSent(ev WireEvent, p wire.PreparationStatus) {
-	if p.ExecutorID == "" {
-		return
-	}
+// idleStart starts executor x's idle stretch on device at at.
+func (l *Ledger) idleStart(at int64, device, executor string, x *executor) {
 	s := &l.timing.idle
-	k := pairKey(ev.From, p.ExecutorID)
-	switch p.State {
-	case wire.StatePreparing, wire.StateStarting, wire.StateStarted, wire.StateReady:
-		if p.Handle != "" {
-			made(&s.handle)[k] = p.Handle
-		}
-		if p.State == wire.StateReady {
-			made(&s.prepared)[k] = true
-		}
-		delete(s.pendingIdle, k)
-		if r := s.current[k]; r != nil {
-			r.settled = true
-		}
-	case wire.StateReleased, wire.StateExpired:
-		if h := s.handle[k]; h != "" && p.Handle != "" && p.Handle != h {
-			return // a republished end of an earlier admission: the executor is held by a later one
-		}
-		if s.prepared[k] {
-			l.idleStart(ev.At, ev.From, p.ExecutorID)
-		} else {
-			made(&s.pendingIdle)[k] = true
-		}
-	}
-}
-
-// idleExecutorCreated: an executor whose admission ended while it was
-// preparing becomes idle when its preparation completes.
-func (l *Ledger) idleExecutorCreated(at int64, device, executor string) {
-	s := &l.timing.idle
-	k := pairKey(device, executor)
-	if s.pendingIdle[k] {
-		delete(s.pendingIdle, k)
-		made(&s.prepared)[k] = true
-		l.idleStart(at, device, executor)
-	}
-}
-
-func (l *Ledger) idleStart(at int64, device, executor string) {
-	s := &l.timing.idle
-	k := pairKey(device, executor)
-	if s.closing[k] {
+	if x.idle.closing {
 		return // closed before its Run ended (not reusable): never idle
 	}
-	if r := s.current[k]; r != nil && !r.settled {
+	if r := x.idle.window; r != nil && !r.settled {
 		return
 	}
 	made(&s.lastIdle)[device], made(&s.lastIdleAt)[device] = executor, at
 	r := &timerWindow{}
-	made(&s.current)[k] = r
+	x.idle.window = r
 	l.startWindow(r, device, TimerIdleExecutor, 0, at, l.timer(device, TimerIdleExecutor), func() {
 		l.expire(r, "executor %s on %s idle since %s was not closed at %s, the end of its %s idle bound",
 			executor, device, vtime(r.from), vtime(r.deadline), r.length())
@@ -91,10 +46,10 @@ func (l *Ledger) idleStart(at int64, device, executor string) {
 // truth), whether or not it succeeds.
 func (l *Ledger) CloseCalled(at int64, device, executor string) {
 	l.advance(at)
-	s, k := &l.timing.idle, pairKey(device, executor)
-	l.cleanupCalled(l.timing.cleanup.closes, at, k)
-	made(&s.closing)[k] = true
-	r := s.current[k]
+	s, x := &l.timing.idle, l.execDevice(device).executor(executor)
+	l.cleanupCalled(l.timing.cleanup.closes, at, pairKey(device, executor))
+	x.idle.closing = true
+	r := x.idle.window
 	if r == nil || r.settled {
 		return
 	}
@@ -142,19 +97,6 @@ func (l *Ledger) NativeAnswered(at int64, device string) {
 func (l *Ledger) ShutdownRequested(at int64, device string) {
 	l.advance(at)
 	keepFirst(l.hostile.shutdownAt, device, at)
-}
-
-func (l *Ledger) idleExecutorGone(device, executor string) {
-	if r := l.timing.idle.current[pairKey(device, executor)]; r != nil {
-		r.excuse(-1, "executor closed") // an idle stretch never reads the instant
-	}
-}
-
-func (l *Ledger) idleNodeDown(node string) {
-	s := &l.timing.idle
-	for _, m := range []map[string]bool{s.closing, s.prepared, s.pendingIdle} {
-		deleteUnder(m, node+"\x00")
-	}
 }
 
 // idleExpirySeen notes a daemon expiring an admission: its status may be

@@ -287,16 +287,12 @@ func (l *Ledger) timingDaemonSent(ev WireEvent) {
 		l.writeAckSent(ev, p)
 	case wire.PreparationStatus:
 		l.admissionStatusSent(ev, p)
-		l.idleStatusSent(ev, p)
 	case wire.InteractionDecisionAck:
 		l.settleAckSent(ev, p)
 		if p.Applied {
 			l.cleanupSent(ev, "an applied cancel receipt")
 		}
 	case wire.Done:
-		if ex := l.timing.idle.runExec[pairKey(ev.From, ev.Frame.ID)]; ex != "" {
-			l.idleStart(ev.At, ev.From, ex)
-		}
 		l.cleanupSent(ev, "done")
 	}
 }
@@ -309,9 +305,6 @@ func (l *Ledger) timingDaemonReceived(ev WireEvent) {
 		made(&l.timing.writes.steerConn)[writeKey(ev.To, ev.Frame.ID, p.InputID)] = ev.Conn
 	case wire.ExecutionStart:
 		l.admissionStartReceived(ev, p)
-		if !ev.Hostile() { // a refused forged start must not rebind an honest Run ID
-			made(&l.timing.idle.runExec)[pairKey(ev.To, p.RunID)] = p.ExecutorID
-		}
 	case wire.ExecutionRelease:
 		l.admissionReleaseReceived(ev, p)
 	case wire.PromptCancel:
@@ -367,9 +360,7 @@ func (l *Ledger) NodeCrashed(at int64, node string) {
 	}
 	l.admissionsNodeDown(node)
 	l.cleanupNodeDown(node)
-	l.idleNodeDown(node)
-	l.evictionNodeDown(node)
-	l.reuseNodeDown(node)
+	l.executorsNodeDown(node)
 }
 
 // TurnFinished records Core durably finishing a turn of run with a
