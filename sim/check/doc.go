@@ -40,6 +40,13 @@
 // violations byte for byte: anything built from a map goes through sorted
 // keys.
 //
+// Facts several rules read are learned once. The connection index
+// (conn_index.go), learned by the first wire observer, keeps per
+// connection what its frames showed (grants, first prepares, done and
+// starting sent, the daemon on it); the executor index (executor_index.go)
+// keeps each executor's life as executor_reuse, idle_eviction and the idle
+// timer see it.
+//
 // # Checkers
 //
 // Each violation carries the name of a rule it breaks. Rules is the
