@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -140,6 +141,31 @@ func storeCounts(t *testing.T, dsn string) string {
 	return b.String()
 }
 
+// pause stops the Core with SIGSTOP and returns once the kernel reports
+// the whole process stopped: the signal only marks its threads, and on a
+// loaded machine they may serve a request before each of them stops. The
+// test's cleanup continues it.
+func (p *coreProc) pause() {
+	p.t.Helper()
+	if err := p.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		p.t.Fatal(err)
+	}
+	p.t.Cleanup(func() { _ = p.cmd.Process.Signal(syscall.SIGCONT) })
+	var ws syscall.WaitStatus
+	for {
+		pid, err := syscall.Wait4(p.cmd.Process.Pid, &ws, syscall.WUNTRACED, nil)
+		switch {
+		case errors.Is(err, syscall.EINTR):
+			continue
+		case err != nil || pid != p.cmd.Process.Pid:
+			p.t.Fatalf("waiting for the Core to stop: pid %d, %v", pid, err)
+		case !ws.Stopped():
+			p.t.Fatalf("the Core did not stop: wait status %#x\n%s", ws, p.stderr.String())
+		}
+		return
+	}
+}
+
 // TestCoreFencesAPausedActiveCore: the active Core is paused (SIGSTOP)
 // past its lease while a real daemon, given both Cores' URLs, is
 // connected to it; the standby takes over. A write sent to the paused
@@ -169,11 +195,8 @@ func TestCoreFencesAPausedActiveCore(t *testing.T) {
 		t.Fatalf("turn before the pause: %+v", got)
 	}
 
-	if err := a.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
+	a.pause()
 	paused := time.Now()
-	t.Cleanup(func() { _ = a.cmd.Process.Signal(syscall.SIGCONT) })
 	type answer struct {
 		status int
 		body   string
@@ -300,10 +323,7 @@ func TestPausedCoreAnswersNothingAfterItsLease(t *testing.T) {
 	dsn, tokenFile, token, _ := setupPG(t)
 	a := startCore(t, dsn, tokenFile)
 	b := startStandby(t, dsn, tokenFile)
-	if err := a.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = a.cmd.Process.Signal(syscall.SIGCONT) })
+	a.pause()
 	paused := time.Now()
 	awaitTakeover(t, b, paused)
 	type answer struct {
