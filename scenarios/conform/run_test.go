@@ -81,11 +81,11 @@ func TestControlHubTakesOnlyNewChannels(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer first.CloseNow()
-	if hub.wait(time.Minute, time.Time{}) == nil {
+	if hub.wait(time.Minute, time.Time{}, nil) == nil {
 		t.Fatal("the first channel was not taken")
 	}
 	since := time.Now()
-	if c := hub.wait(10*time.Millisecond, since); c != nil {
+	if c := hub.wait(10*time.Millisecond, since, nil); c != nil {
 		t.Fatal("a channel opened before since was taken")
 	}
 	second, _, err := websocket.Dial(context.Background(), url, nil)
@@ -93,7 +93,7 @@ func TestControlHubTakesOnlyNewChannels(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer second.CloseNow()
-	c := hub.wait(time.Minute, since)
+	c := hub.wait(time.Minute, since, nil)
 	if c == nil || !c.at.After(since) {
 		t.Fatal("the new channel was not taken")
 	}
@@ -106,6 +106,44 @@ func TestControlHubTakesOnlyNewChannels(t *testing.T) {
 	rep, err := c.do(scenarios.ControlCommand{Action: "release"}, time.Minute)
 	if err != nil || rep.Error != "harness release: no native call is hanging" {
 		t.Fatalf("%+v %v", rep, err)
+	}
+}
+
+// TestControlCommandGoesOnTheNewestChannel: a scenario holding a channel
+// that closed (an earlier Runtime's, dialled late) sends its command on
+// the channel the Runtime opened next, which answers it.
+func TestControlCommandGoesOnTheNewestChannel(t *testing.T) {
+	hub := newControlHub()
+	srv := httptest.NewServer(&front{hub: hub})
+	defer srv.Close()
+	url := "ws" + strings.TrimPrefix(srv.URL, "http") + scenarios.ControlPath
+	first, _, err := websocket.Dial(context.Background(), url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &rtRun{o: Options{FrameTimeout: time.Minute}.withDefaults(), fr: &front{hub: hub}}
+	if r.ctl = hub.wait(time.Minute, time.Time{}, nil); r.ctl == nil {
+		t.Fatal("the first channel was not taken")
+	}
+	first.CloseNow() // the earlier Runtime exits
+	<-r.ctl.done
+	second, _, err := websocket.Dial(context.Background(), url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.CloseNow()
+	go func() { // the Runtime's side: answer one command
+		_, b, err := second.Read(context.Background())
+		if err == nil && strings.Contains(string(b), `"action":"emit"`) {
+			second.Write(context.Background(), websocket.MessageText, []byte(`{"seq":1}`))
+		}
+	}()
+	rep, err := r.controlDo(scenarios.ControlCommand{Action: "emit"})
+	if err != nil || rep.Error != "" || rep.Seq != 1 {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	if r.ctl == nil || r.ctl.closed() {
+		t.Fatal("the scenario kept the closed channel")
 	}
 }
 

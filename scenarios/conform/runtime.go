@@ -168,7 +168,7 @@ func (r *rtRun) run(ctx context.Context) Result {
 	}
 	needs := uses(r.sc, scenarios.KindHarness, scenarios.KindSettle)
 	if needs || uses(r.sc, scenarios.KindRuntimeOwned) {
-		if r.ctl = r.fr.hub.wait(r.o.FrameTimeout, r.since); r.ctl == nil && needs {
+		if r.ctl = r.fr.hub.wait(r.o.FrameTimeout, r.since, nil); r.ctl == nil && needs {
 			return Result{Name: r.sc.Name, Status: Skip, Reason: "needs harness control: the Runtime opened no control channel (" + EnvControl + ") within " + r.o.FrameTimeout.String()}
 		}
 	}
@@ -235,7 +235,7 @@ func (r *rtRun) control(cmd scenarios.ControlCommand) {
 		r.Failf("%s: no control channel", cmd.Action)
 		return
 	}
-	rep, err := r.ctl.do(cmd, r.o.FrameTimeout)
+	rep, err := r.controlDo(cmd)
 	switch {
 	case err != nil:
 		r.Failf("%s: %v", cmd.Action, err)
@@ -245,13 +245,39 @@ func (r *rtRun) control(cmd scenarios.ControlCommand) {
 	r.after()
 }
 
+// controlDo sends cmd on the newest control channel opened since the
+// scenario began. A Runtime started separately after the previous one
+// left can find that one's channel still open, if it was dialled late:
+// the newer channel replaces it, and a command that could not be written
+// on a channel that closed goes on the next one (written nowhere, it ran
+// nowhere).
+func (r *rtRun) controlDo(cmd scenarios.ControlCommand) (scenarios.ControlReply, error) {
+	for {
+		if c := r.fr.hub.current(r.since); c != nil {
+			r.ctl = c
+		}
+		rep, err := r.ctl.do(cmd, r.o.FrameTimeout)
+		if !errors.Is(err, errControlWrite) {
+			return rep, err
+		}
+		next := r.fr.hub.wait(r.o.FrameTimeout, r.since, r.ctl)
+		if next == nil {
+			return rep, err
+		}
+		r.ctl = next
+	}
+}
+
 // RuntimeOwned asks the Runtime over the control channel; a count it does
 // not report, or an answer it cannot give, is not checked.
 func (r *rtRun) RuntimeOwned(args map[string]string) {
 	var rep scenarios.ControlReply
 	err := errors.New("no control channel open (the Runtime may have exited)")
+	if c := r.fr.hub.current(r.since); c != nil {
+		r.ctl = c
+	}
 	if r.ctl != nil && !r.ctl.closed() {
-		if rep, err = r.ctl.do(scenarios.ControlCommand{Action: "owned"}, r.o.FrameTimeout); err == nil && rep.Error != "" {
+		if rep, err = r.controlDo(scenarios.ControlCommand{Action: "owned"}); err == nil && rep.Error != "" {
 			err = errors.New(rep.Error)
 		}
 	}
@@ -422,14 +448,11 @@ func (h *controlHub) accept(w http.ResponseWriter, r *http.Request) {
 }
 
 // wait returns, within d, the open channel opened since then (an earlier
-// one is an earlier scenario's Runtime's).
-func (h *controlHub) wait(d time.Duration, since time.Time) *controlConn {
+// one is an earlier scenario's Runtime's) other than stale.
+func (h *controlHub) wait(d time.Duration, since time.Time, stale *controlConn) *controlConn {
 	deadline := time.After(d)
 	for {
-		h.mu.Lock()
-		c := h.conn
-		h.mu.Unlock()
-		if c != nil && !c.closed() && !c.at.Before(since) {
+		if c := h.current(since); c != nil && c != stale {
 			return c
 		}
 		select {
@@ -438,6 +461,17 @@ func (h *controlHub) wait(d time.Duration, since time.Time) *controlConn {
 			return nil
 		}
 	}
+}
+
+// current is the newest channel if it is open and was opened since then.
+func (h *controlHub) current(since time.Time) *controlConn {
+	h.mu.Lock()
+	c := h.conn
+	h.mu.Unlock()
+	if c == nil || c.closed() || c.at.Before(since) {
+		return nil
+	}
+	return c
 }
 
 // drop closes the current channel (the scenario's Runtime is stopping).
@@ -464,6 +498,9 @@ func (c *controlConn) closed() bool {
 	}
 }
 
+// errControlWrite: a command could not be written on the channel.
+var errControlWrite = errors.New("control channel")
+
 // do sends one command and waits up to d for its answer.
 func (c *controlConn) do(cmd scenarios.ControlCommand, d time.Duration) (scenarios.ControlReply, error) {
 	c.seq++
@@ -472,7 +509,7 @@ func (c *controlConn) do(cmd scenarios.ControlCommand, d time.Duration) (scenari
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	if err := c.ws.Write(ctx, websocket.MessageText, b); err != nil {
-		return scenarios.ControlReply{}, fmt.Errorf("control channel: %w", err)
+		return scenarios.ControlReply{}, fmt.Errorf("%w: %w", errControlWrite, err)
 	}
 	for {
 		select {
