@@ -69,17 +69,27 @@ func TestRunRuntimeNeedsControl(t *testing.T) {
 	}
 }
 
+// controlServer serves a control hub; dial opens a channel to it as a
+// Runtime does.
+func controlServer(t *testing.T) (hub *controlHub, dial func() *websocket.Conn) {
+	hub = newControlHub()
+	srv := httptest.NewServer(&front{hub: hub})
+	t.Cleanup(srv.Close)
+	url := "ws" + strings.TrimPrefix(srv.URL, "http") + scenarios.ControlPath
+	return hub, func() *websocket.Conn {
+		c, _, err := websocket.Dial(context.Background(), url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+}
+
 // TestControlHubTakesOnlyNewChannels: a channel opened before since is an
 // earlier Runtime's and is not taken; a later one is.
 func TestControlHubTakesOnlyNewChannels(t *testing.T) {
-	hub := newControlHub()
-	srv := httptest.NewServer(&front{hub: hub})
-	defer srv.Close()
-	url := "ws" + strings.TrimPrefix(srv.URL, "http") + scenarios.ControlPath
-	first, _, err := websocket.Dial(context.Background(), url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	hub, dial := controlServer(t)
+	first := dial()
 	defer first.CloseNow()
 	if hub.wait(time.Minute, time.Time{}, nil) == nil {
 		t.Fatal("the first channel was not taken")
@@ -88,10 +98,7 @@ func TestControlHubTakesOnlyNewChannels(t *testing.T) {
 	if c := hub.wait(10*time.Millisecond, since, nil); c != nil {
 		t.Fatal("a channel opened before since was taken")
 	}
-	second, _, err := websocket.Dial(context.Background(), url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	second := dial()
 	defer second.CloseNow()
 	c := hub.wait(time.Minute, since, nil)
 	if c == nil || !c.at.After(since) {
@@ -113,24 +120,15 @@ func TestControlHubTakesOnlyNewChannels(t *testing.T) {
 // that closed (an earlier Runtime's, dialled late) sends its command on
 // the channel the Runtime opened next, which answers it.
 func TestControlCommandGoesOnTheNewestChannel(t *testing.T) {
-	hub := newControlHub()
-	srv := httptest.NewServer(&front{hub: hub})
-	defer srv.Close()
-	url := "ws" + strings.TrimPrefix(srv.URL, "http") + scenarios.ControlPath
-	first, _, err := websocket.Dial(context.Background(), url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	hub, dial := controlServer(t)
+	first := dial()
 	r := &rtRun{o: Options{FrameTimeout: time.Minute}.withDefaults(), fr: &front{hub: hub}}
 	if r.ctl = hub.wait(time.Minute, time.Time{}, nil); r.ctl == nil {
 		t.Fatal("the first channel was not taken")
 	}
 	first.CloseNow() // the earlier Runtime exits
 	<-r.ctl.done
-	second, _, err := websocket.Dial(context.Background(), url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	second := dial()
 	defer second.CloseNow()
 	go func() { // the Runtime's side: answer one command
 		_, b, err := second.Read(context.Background())

@@ -498,11 +498,15 @@ func (c *controlConn) closed() bool {
 	}
 }
 
-// errControlWrite: a command could not be written on the channel.
+// errControlWrite: a command could not be written on the channel, or was
+// not, the channel being closed already.
 var errControlWrite = errors.New("control channel")
 
 // do sends one command and waits up to d for its answer.
 func (c *controlConn) do(cmd scenarios.ControlCommand, d time.Duration) (scenarios.ControlReply, error) {
+	if c.closed() {
+		return scenarios.ControlReply{}, fmt.Errorf("%w: closed by the Runtime", errControlWrite)
+	}
 	c.seq++
 	cmd.Seq = c.seq
 	b, _ := json.Marshal(cmd)
