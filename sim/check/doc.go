@@ -96,7 +96,7 @@
 //   - timing_suspension.go: timing_suspension_reply_wait
 //   - timing_close_retry.go: timing_executor_close_retry
 //     timing_settlement_retry
-//   - timing_idle.go: timing_idle_executor_expiry
+//   - timing_idle.go: timing_idle_executor_expiry shutdown_closes_idle
 //   - timing_write.go: timing_native_write_budget
 //   - timing_workspace_daemon.go: timing_reader_close_retry
 //     timing_workspace_transfer_expiry

@@ -39,6 +39,7 @@ func (l *Ledger) idleStart(at int64, device, executor string, x *executor) {
 	})
 	if _, down := l.hostile.shutdownAt[device]; down {
 		r.excuse(at, "shutdown requested")
+		l.shutdownCloses(at, device, executor, "went idle after shutdown was requested")
 	}
 }
 
@@ -92,11 +93,37 @@ func (l *Ledger) NativeAnswered(at int64, device string) {
 	l.idleParkMayCome(at, device)
 }
 
+// CheckShutdownClosesIdle is rule shutdown_closes_idle (Rules).
+const CheckShutdownClosesIdle = "shutdown_closes_idle"
+
 // ShutdownRequested records that the world asked device to shut down:
-// it closes its idle executors at once.
+// it closes its idle executors at once (shutdown_closes_idle).
 func (l *Ledger) ShutdownRequested(at int64, device string) {
 	l.advance(at)
-	keepFirst(l.hostile.shutdownAt, device, at)
+	if _, again := l.hostile.shutdownAt[device]; again {
+		return
+	}
+	l.hostile.shutdownAt[device] = at
+	d := l.execDevice(device)
+	for _, id := range sortedKeys(d.execs) {
+		if x := d.execs[id]; x.idle.window != nil && !x.idle.window.settled && !x.idle.closing {
+			l.shutdownCloses(at, device, id, "idle since "+vtime(x.idle.window.from))
+		}
+	}
+}
+
+// shutdownCloses judges, once instant at is over, that executor of a
+// device shutting down had its close called by then (shutdown_closes_idle):
+// one idle at the request, or one its Run or admission left idle later.
+// A crash forgets the device's executors, and the judgment with them.
+func (l *Ledger) shutdownCloses(at int64, device, executor, why string) {
+	x := l.execDevice(device).executor(executor)
+	l.arm(at, func() {
+		if l.execDevice(device).execs[executor] == x && !x.idle.closing {
+			l.violate(at, CheckShutdownClosesIdle, "%s, shutting down since %s, did not close executor %s (%s) at %s",
+				device, vtime(l.hostile.shutdownAt[device]), executor, why, vtime(at))
+		}
+	})
 }
 
 // idleExpirySeen notes a daemon expiring an admission: its status may be

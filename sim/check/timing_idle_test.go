@@ -135,3 +135,52 @@ func TestIdleExecutorRepublishedEndOfAnEarlierAdmission(t *testing.T) {
 		t.Fatalf("idle timing judged an executor a later admission holds: %v", got)
 	}
 }
+
+func TestShutdownClosesIdleExecutorsAtOnce(t *testing.T) {
+	l := idleAfterDone()
+	l.ShutdownRequested(ns(8*time.Second), "d1")
+	l.CloseCalled(ns(8*time.Second), "d1", "e1")
+	tick(l, 60*time.Second)
+	wantClean(t, l)
+}
+
+func TestShutdownLeavingAnIdleExecutorOpenIsCaught(t *testing.T) {
+	l := idleAfterDone()
+	l.ShutdownRequested(ns(8*time.Second), "d1")
+	tick(l, 9*time.Second)
+	wantViolation(t, l, CheckShutdownClosesIdle, "did not close executor e1 (idle since 5s) at 8s")
+}
+
+// An executor whose Run ends after the shutdown request is closed in the
+// step that ends the Run, not parked; a close called before the done
+// leaves it is as good.
+func TestShutdownClosesAnExecutorItsRunFrees(t *testing.T) {
+	start := func() *Ledger {
+		l := NewLedger()
+		l.TimerConfigured("d1", TimerIdleExecutor, 20*time.Second)
+		l.Wire(wev(WireDelivered, time.Second, 1, "core", "d1", "p1", wire.ExecutionStart{ExecutorID: "e1", RunID: "r1", Handle: "h1"}))
+		l.ShutdownRequested(ns(2*time.Second), "d1")
+		return l
+	}
+	l := start()
+	l.CloseCalled(ns(5*time.Second), "d1", "e1")
+	l.Wire(wev(WireSent, 5*time.Second, 1, "d1", "core", "r1", wire.Done{}))
+	tick(l, 60*time.Second)
+	wantClean(t, l)
+
+	l = start()
+	l.Wire(wev(WireSent, 5*time.Second, 1, "d1", "core", "r1", wire.Done{}))
+	l.CloseCalled(ns(25*time.Second), "d1", "e1") // parked for its idle bound
+	tick(l, 60*time.Second)
+	wantViolation(t, l, CheckShutdownClosesIdle, "did not close executor e1 (went idle after shutdown was requested) at 5s")
+}
+
+// A daemon that crashed in the shutdown's instant took its executors with
+// it: nothing is owed.
+func TestShutdownThenCrashOwesNoClose(t *testing.T) {
+	l := idleAfterDone()
+	l.ShutdownRequested(ns(8*time.Second), "d1")
+	l.NodeCrashed(ns(8*time.Second), "d1")
+	tick(l, 60*time.Second)
+	wantClean(t, l)
+}
