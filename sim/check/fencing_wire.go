@@ -50,8 +50,10 @@ type fencingState struct {
 	resumed  map[string]bool           // suspend_id whose accepted resume reached Core
 	reached  map[string][]fenceRequest // conn/Envelope ID → requests delivered there, unanswered (forged too)
 	events   int
-	busy     fenceBusy       // fencing_busy.go
-	open     map[string]bool // suspensions fencing a device for Core
+	busy     fenceBusy         // fencing_busy.go
+	open     map[string]bool   // suspensions fencing a device for Core
+	envOf    map[string]string // suspend_id → its Environment, as Core sent it (fencing_once.go)
+	lifted   map[string]string // device → the suspension whose accepted resume last lifted its fence
 }
 
 // fence is a daemon's accepted quiesce: its suspend_id, and the event
@@ -100,7 +102,9 @@ func (l *Ledger) fencingCoreSent(ev WireEvent) {
 		return
 	}
 	if m.quiesce {
+		l.judgeOneSuspension(ev, m)
 		made(&s.open)[m.suspend] = true
+		made(&s.envOf)[m.suspend] = m.env
 	} else if s.resumed[m.suspend] {
 		l.violate(ev.At, "fencing_double_resume", "Core resumes suspension %s on %s again after its accepted resume", m.suspend, connKey(ev.Conn))
 	}
@@ -205,9 +209,13 @@ func (l *Ledger) fencingReply(ev WireEvent, m fenceMsg) {
 			cur.since = s.events
 		}
 		made(&s.fenced)[ev.From] = fence{m.suspend, cur.since}
+		delete(s.lifted, ev.From)
 		l.reach(MarkQuiesceAccepted)
 	default:
 		l.judgeResumeAccepted(ev, m.suspend)
+		if fenced && cur.suspend == m.suspend {
+			made(&s.lifted)[ev.From] = m.suspend
+		}
 		delete(s.fenced, ev.From) // whichever suspension fenced it
 	}
 }
@@ -280,4 +288,7 @@ func (l *Ledger) fencingCoreDown() {
 }
 
 // fencingNodeDown: a daemon's fence belongs to its process.
-func (l *Ledger) fencingNodeDown(node string) { delete(l.fencing.fenced, node) }
+func (l *Ledger) fencingNodeDown(node string) {
+	delete(l.fencing.fenced, node)
+	delete(l.fencing.lifted, node)
+}

@@ -211,7 +211,7 @@ func TestFencingOracleForgetsRequestsPastTheirReplyWait(t *testing.T) {
 		}
 		w.deviceSends(1, "d1", resumedFrame("r1", "e", "s2", true, ""))
 		w.coreSends(1, "d1", resumeFrame("r2", "e", "s2", true))
-		w.coreSends(1, "d1", quiesceFrame("q2", "e", "s3"))
+		w.coreSends(1, "d1", quiesceFrame("q2", "e2", "s3"))
 		vs := checksNamed(l.AfterStep(1), "fencing")
 		if late {
 			// q1's and r1's waits ended: only r2 and q2 are in flight

@@ -97,6 +97,23 @@ var (
 	HostilePrepareNativeConflict     = hostileAction("rcore_prepare_native_conflict", mustRefuse, CondOwnerOpen, "rejected/native_session_conflict "+busyAnswers)
 	HostilePrepareCleanupUnconfirmed = hostileAction("rcore_prepare_cleanup_unconfirmed", mustRefuse, CondCloseFailed, "rejected/executor_cleanup_unconfirmed rejected/resource_unavailable")
 	HostileResultImagesPending       = hostileAction("rcore_result_images_pending", mayMiss, "", "ack/unsupported ack/not_pending ack/decision_conflict")
+
+	// Probes of runtime_prepare transfers and suspension fencing
+	// (sim/world/hostile_environment.go), each refused before any native
+	// call (wire reference §3.2, §3.12): a chunk of Core's transfer at
+	// another offset than the bytes staged, a second transfer's begin on a
+	// connection with a transfer open, a begin whose sha256 is upper-case
+	// hex; on a fenced daemon a quiesce of another suspension, a rollback
+	// resume of another suspension and an execution_prepare; and a repeat
+	// of the resume that lifted a fence (its reply taken for lost), which
+	// is accepted again.
+	HostileChunkWrongOffset    = hostileAction("xfer_chunk_wrong_offset", mustRefuse, "", "xfer/rejected/invalid_request")
+	HostileSecondBegin         = hostileAction("xfer_second_begin", mustRefuse, "", "xfer/rejected/runtime_preparation_capacity")
+	HostileUpperDigest         = hostileAction("xfer_upper_digest", mustRefuse, "", "xfer/rejected/invalid_request")
+	HostileQuiesceOther        = hostileAction("fence_quiesce_other", mustRefuse, CondFenced, "quiesced/refused/resource_busy")
+	HostileRollbackResumeOther = hostileAction("fence_rollback_resume_other", mustRefuse, CondFenced, "resumed/refused/not_suspended")
+	HostilePrepareFenced       = hostileAction("fence_prepare_while_quiesced", mustRefuse, CondFenced, "rejected/resource_unavailable")
+	HostileResumeRepeat        = hostileAction("fence_resume_repeat", mustRefuse, CondResumeRepeat, "resumed/accepted")
 )
 
 // busyAnswers come first from a busy or uncertain executor, or a kind
@@ -165,6 +182,7 @@ type HostileProbe struct {
 	Input    string
 	Cond     string
 	Executor string
+	Suspend  string // a fencing probe's suspension (CondResumeRepeat)
 }
 
 // hostileSlack is how long after delivery an answer may leave (a shell

@@ -23,6 +23,8 @@ const (
 	CondCloseFailed      = "close_failed"      // judged only after a failed close of Executor on Target
 	CondRunLive          = "run_live"          // runLiveAnswer
 	CondWriteOutstanding = "write_outstanding" // writeOutstandingAnswer
+	CondFenced           = "fenced"            // judged only while the wire shows Target fenced (fencing_once.go)
+	CondResumeRepeat     = "resume_repeat"     // resumeRepeatAnswer (fencing_once.go)
 )
 
 // wantNow applies a probe's condition to its Want, from the wire so far
@@ -77,6 +79,12 @@ func (l *Ledger) wantNow(p *HostileProbe, delivered int64) []string {
 		}
 	case CondWriteOutstanding:
 		return l.writeOutstandingAnswer(p, delivered)
+	case CondFenced:
+		if !l.fencedNow(p.Target) {
+			return nil
+		}
+	case CondResumeRepeat:
+		return l.resumeRepeatAnswer(p)
 	case CondEvicted:
 		// one never seen granted may be unknown once
 		// DocumentedAdmissionRecordsMax requests were granted
@@ -105,6 +113,12 @@ func answerOf(f wire.Frame) string {
 		return "ack/" + cmp.Or(p.ErrorCode, "applied")
 	case wire.WorkspaceWriteResult:
 		return "write/" + p.Outcome + "/" + p.ErrorCode
+	case wire.RuntimePrepareResult:
+		return transferAnswer(p)
+	case wire.EnvironmentQuiesced:
+		return fencingAnswer("quiesced", p.Accepted, p.ErrorCode)
+	case wire.EnvironmentResumed:
+		return fencingAnswer("resumed", p.Accepted, p.ErrorCode)
 	}
 	return ""
 }

@@ -124,10 +124,11 @@ type Ledger struct {
 	limits       map[string]DeviceLimits // device → declared limits
 	hostile      hostileState
 	ws           workspaceState
-	fencing      fencingState   // fencing_wire.go
-	transfers    transferState  // transfer_wire.go
-	transferTime transferTiming // the 195 s exchange oracle (timing_transfer.go)
-	wsRuntime    wsRuntimeState // workspace_runtime.go
+	fencing      fencingState     // fencing_wire.go
+	transfers    transferState    // transfer_wire.go
+	transferTime transferTiming   // the 195 s exchange oracle (timing_transfer.go)
+	prepOutcome  prepOutcomeState // transfer_outcome.go
+	wsRuntime    wsRuntimeState   // workspace_runtime.go
 	ix           interactionState
 	subscribers  subscriberState // subscribers.go
 	native       nativeCalls     // done_usage.go
@@ -183,6 +184,7 @@ func NewLedger() *Ledger {
 		l.observeHostile,
 		l.observeFencing, // honest traffic, and forged requests reaching a daemon
 		l.observeForgedTransferResults,
+		l.observeTransferResultsAtCore, // forged results too: Core may take them
 		honest(l.observeTransfers),
 		l.observeWorkspaceRuntime, // honest traffic, and forged requests reaching a daemon
 		l.observeEngineErrors,     // forged error frames too: Core classifies what reaches it

@@ -26,21 +26,25 @@ const (
 
 	// Environment preparation and suspension fencing (transfer_wire.go,
 	// fencing_wire.go, fencing_busy.go, transfer_install.go).
-	MarkTransferCompleted          Mark = "transfer_completed"
-	MarkTransferDigestRejected     Mark = "transfer_digest_rejected"
-	MarkTransferSetupFailed        Mark = "transfer_setup_failed"
-	MarkTransferLostWithConnection Mark = "transfer_lost_with_connection"
-	MarkQuiesceAccepted            Mark = "quiesce_accepted"
-	MarkQuiesceRefused             Mark = "quiesce_refused"
-	MarkResumeAccepted             Mark = "resume_accepted"
-	MarkMCPBearerDelivered         Mark = "mcp_bearer_delivered"          // an execution_prepare with a bearer token reached a daemon
-	MarkQuiesceReplyLost           Mark = "quiesce_reply_lost"            // a connection closed with Core's quiesce unanswered
-	MarkStrayResumeRefused         Mark = "stray_resume_refused"          // a fenced daemon refused a forged resume of another suspension
-	MarkQuiescedWorkRefused        Mark = "quiesced_work_refused"         // a fenced daemon refused a runtime_prepare begin racing its resume
-	MarkTransferEarlyCommitRefused Mark = "transfer_early_commit_refused" // a commit ahead of the last chunk refused invalid_request
-	MarkPrepareHeldForInstall      Mark = "prepare_held_for_install"      // a new preparation answered preparing while an installation ran
-	MarkTransferExchangeExpired    Mark = "transfer_exchange_expired"     // Core recorded a step unknown at the end of its 195 s exchange (a hung setup)
-	MarkQuiesceBusyRefused         Mark = "quiesce_busy_refused"          // a quiesce refused while the wire showed work active
+	MarkTransferCompleted           Mark = "transfer_completed"
+	MarkTransferDigestRejected      Mark = "transfer_digest_rejected"
+	MarkTransferSetupFailed         Mark = "transfer_setup_failed"
+	MarkTransferLostWithConnection  Mark = "transfer_lost_with_connection"
+	MarkQuiesceAccepted             Mark = "quiesce_accepted"
+	MarkQuiesceRefused              Mark = "quiesce_refused"
+	MarkResumeAccepted              Mark = "resume_accepted"
+	MarkMCPBearerDelivered          Mark = "mcp_bearer_delivered"           // an execution_prepare with a bearer token reached a daemon
+	MarkQuiesceReplyLost            Mark = "quiesce_reply_lost"             // a connection closed with Core's quiesce unanswered
+	MarkStrayResumeRefused          Mark = "stray_resume_refused"           // a fenced daemon refused a forged resume of another suspension
+	MarkQuiescedWorkRefused         Mark = "quiesced_work_refused"          // a fenced daemon refused a runtime_prepare begin racing its resume
+	MarkTransferEarlyCommitRefused  Mark = "transfer_early_commit_refused"  // a commit ahead of the last chunk refused invalid_request
+	MarkPrepareHeldForInstall       Mark = "prepare_held_for_install"       // a new preparation answered preparing while an installation ran
+	MarkTransferExchangeExpired     Mark = "transfer_exchange_expired"      // Core recorded a step unknown at the end of its 195 s exchange (a hung setup)
+	MarkQuiesceBusyRefused          Mark = "quiesce_busy_refused"           // a quiesce refused while the wire showed work active
+	MarkTransferChunkStaged         Mark = "transfer_chunk_staged"          // the installer staged a chunk at the bytes already staged
+	MarkPreparationEndedByRejection Mark = "preparation_ended_by_rejection" // Core recorded a step rejected with steps after it
+	MarkSecondSuspensionRefused     Mark = "second_suspension_refused"      // Core refused to open a second suspension of an Environment
+	MarkLateTransferResult          Mark = "late_transfer_result"           // a ready or received result reached Core after it recorded the transfer unknown
 
 	// Hostile peers (the refusals themselves are HostileMark(action)).
 	MarkHostileDuplicate Mark = "hostile_duplicate_frame"
@@ -88,7 +92,8 @@ func ExpectedMarks() []Mark {
 		MarkQuiesceAccepted, MarkQuiesceRefused, MarkResumeAccepted, MarkQuiesceReplyLost, MarkStrayResumeRefused,
 		MarkQuiescedWorkRefused, MarkTransferEarlyCommitRefused, MarkQuiesceBusyRefused, MarkPrepareHeldForInstall,
 		MarkTransferExchangeExpired, MarkTransferCompleted, MarkTransferDigestRejected, MarkTransferLostWithConnection,
-		MarkTransferSetupFailed,
+		MarkTransferSetupFailed, MarkTransferChunkStaged, MarkPreparationEndedByRejection, MarkSecondSuspensionRefused,
+		MarkLateTransferResult,
 		// the interaction_heavy workload shape reaches the first two; a
 		// client submitting function results right after its own cancel
 		// the third

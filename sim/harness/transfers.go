@@ -68,8 +68,18 @@ func (h *Harness) transfer(id string) *hTransfer {
 	return t
 }
 
+// StageRecorder is an optional extension of Recorder: StageCalled reports
+// the installer's staging being handed a chunk, with the bytes already
+// staged for its transfer.
+type StageRecorder interface {
+	StageCalled(at int64, device, transfer string, offset, size, staged int64)
+}
+
 func (h *Harness) stage(now time.Time, c daemon.CallID, op daemon.StageChunk) {
 	t := h.transfer(op.Transfer)
+	if sr, ok := h.dev.Recorder.(StageRecorder); ok {
+		sr.StageCalled(at(now), string(h.dev.ID), op.Transfer, op.Offset, int64(len(op.Data)), int64(len(t.staged)))
+	}
 	res := daemon.StageResult{}
 	if int64(len(t.staged)) != op.Offset {
 		res.Err = "simulated staging gap"

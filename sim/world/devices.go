@@ -209,6 +209,10 @@ func (r ledgerRecorder) TransferInstallOutcome(at int64, device, transfer, outco
 	r.u.led.TransferInstallOutcome(at, device, transfer, outcome, exit, hasBody, staged, declared)
 }
 
+func (r ledgerRecorder) StageCalled(at int64, device, transfer string, offset, size, staged int64) {
+	r.u.led.StageCalled(at, device, transfer, offset, size, staged)
+}
+
 func (r ledgerRecorder) InstallBegan(at int64, device, transfer string) {
 	r.u.led.InstallBegan(at, device, transfer)
 }

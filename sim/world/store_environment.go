@@ -1,6 +1,9 @@
 package world
 
-import "github.com/turnstile-sim/turnstile/core"
+import (
+	"github.com/turnstile-sim/turnstile/core"
+	"github.com/turnstile-sim/turnstile/sim/check"
+)
 
 var _ core.PreparationStore = (*observedStore)(nil)
 
@@ -21,11 +24,17 @@ func (s *observedStore) PutEnvironmentPreparation(r core.EnvironmentPreparationR
 	}
 	s.Memory.PutEnvironmentPreparation(r)
 	at := s.u.lt(s.u.w.Now())
+	facts := make([]check.PrepStepFact, len(r.Steps))
+	for i, st := range r.Steps {
+		facts[i] = check.PrepStepFact{State: string(st.State), Transfer: st.Transfer, Code: st.ErrorCode}
+	}
+	s.u.led.PreparationRecorded(at, r.ID, string(r.State), facts)
 	for i, st := range r.Steps {
 		was := i < len(old) && old[i].State == core.PreparationUnknown
 		if st.State == core.PreparationUnknown && st.Transfer != "" && !was {
 			s.u.led.PreparationStepUnknown(at, st.Transfer)
 			s.u.count("PreparationStepUnknown")
+			s.u.lateTransferResult(st.Transfer)
 		}
 	}
 }

@@ -1,0 +1,96 @@
+package check
+
+import (
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// Checks: transfer_staged_in_order (rules.go), against the simulated
+// installer's ground truth: every chunk its staging is handed starts at
+// the bytes already staged for that transfer and holds 1 to 64 KiB, so a
+// chunk out of order, past a gap or oversized never reaches the installer
+// (the daemon refuses it invalid_request first, wire reference §3.2).
+//
+// Checks: preparation_outcome (rules.go), against Core's durable
+// preparation records and the results the wire delivered to Core: a step
+// recorded rejected or failed got that result (with its code) for its
+// transfer; a step that ended without completing ends its preparation (no
+// later step begun, the preparation never completed).
+
+// StageCalled records the simulated installer being handed a chunk of
+// transfer ("g<gen>/<id>") at offset with size bytes, staged bytes
+// already staged for it.
+func (l *Ledger) StageCalled(at int64, device, transfer string, offset, size, staged int64) {
+	l.advance(at)
+	switch {
+	case offset != staged:
+		l.violate(at, "transfer_staged_in_order", "%s's installer is handed a chunk of %s at offset %d with %d bytes staged",
+			device, transfer, offset, staged)
+	case size < 1 || size > wire.ChunkBytesMax:
+		l.violate(at, "transfer_staged_in_order", "%s's installer is handed a %d-byte chunk of %s (1 to %d allowed)",
+			device, size, transfer, wire.ChunkBytesMax)
+	default:
+		l.reach(MarkTransferChunkStaged)
+	}
+}
+
+// Preparation states as Core's records name them.
+const (
+	PrepStateCompleted = "completed"
+	PrepStateRejected  = "rejected"
+	PrepStateFailed    = "failed"
+	PrepStateUnknown   = "unknown"
+)
+
+// PrepStepFact is one step of a preparation record: its state, its
+// transfer ID once begun, and the code recorded.
+type PrepStepFact struct {
+	State, Transfer, Code string
+}
+
+// transferResultKey keys a result that reached Core.
+func transferResultKey(id, outcome, code string) string { return id + "/" + outcome + "/" + code }
+
+// observeTransferResultsAtCore notes every runtime_prepare_result that
+// reached Core (forged ones too: Core may take them for its transfer).
+func (l *Ledger) observeTransferResultsAtCore(ev WireEvent) {
+	if r, ok := ev.Frame.Payload.(wire.RuntimePrepareResult); ok && ev.Kind == WireDelivered && ev.To == CoreNode {
+		made(&l.prepOutcome.delivered)[transferResultKey(ev.Frame.ID, r.Outcome, r.ErrorCode)] = true
+		if _, unknown := l.transferTime.unknownAt[ev.Frame.ID]; unknown && (r.Outcome == wire.OutcomeReady || r.Outcome == wire.OutcomeReceived) {
+			l.reach(MarkLateTransferResult) // proves no terminal outcome: the connection stays Core's to avoid
+		}
+	}
+}
+
+type prepOutcomeState struct {
+	delivered map[string]bool // transfer/outcome/code of results delivered to Core
+}
+
+// PreparationRecorded records Core durably writing preparation id with
+// state and its steps.
+func (l *Ledger) PreparationRecorded(at int64, id, state string, steps []PrepStepFact) {
+	l.advance(at)
+	ended := -1
+	for i, st := range steps {
+		switch st.State {
+		case PrepStateRejected, PrepStateFailed:
+			if st.Transfer != "" && !l.prepOutcome.delivered[transferResultKey(st.Transfer, st.State, st.Code)] {
+				l.violate(at, "preparation_outcome", "Core records step %d (transfer %s) of preparation %s %s %s, a result that never reached it",
+					i, st.Transfer, id, st.State, st.Code)
+			}
+		}
+		switch {
+		case ended >= 0 && st.Transfer != "":
+			l.violate(at, "preparation_outcome", "Core began step %d (transfer %s) of preparation %s after step %d ended %s",
+				i, st.Transfer, id, ended, steps[ended].State)
+			return
+		case ended < 0 && (st.State == PrepStateRejected || st.State == PrepStateFailed || st.State == PrepStateUnknown):
+			ended = i
+			if st.State == PrepStateRejected && i+1 < len(steps) {
+				l.reach(MarkPreparationEndedByRejection)
+			}
+		}
+	}
+	if ended >= 0 && state == PrepStateCompleted {
+		l.violate(at, "preparation_outcome", "Core records preparation %s completed although step %d ended %s", id, ended, steps[ended].State)
+	}
+}
