@@ -71,6 +71,7 @@ func (e *environmentFaults) take(k sim.FaultKind) bool {
 // forgeAheadOfEnvironment puts the armed forged frames ahead of a frame
 // Core is about to send.
 func (u *universe) forgeAheadOfEnvironment(e core.Send) {
+	u.probeEnvironment(e)
 	ef := &u.envFaults
 	if len(ef.armed) == 0 {
 		return

@@ -98,6 +98,7 @@ func (u *universe) watchHostile(ev sim.TapEvent, we check.WireEvent) {
 	h.watchDecisions(ev.Conn, ev.From, f)
 	h.watchWrites(ev.Conn, f)
 	h.watchRogueCores(ev.Conn, ev.From, f)
+	u.watchEnvironmentReplies(ev.From, f)
 	u.watchWorkspace(ev.Conn, ev.From, f)
 	switch p := f.Payload.(type) {
 	case wire.PreparationStatus:

@@ -73,7 +73,12 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkQuiesceBusyRefused:         {},
 	check.MarkPrepareHeldForInstall:      {},
 	check.MarkTransferExchangeExpired:    {}, // the operator's "sleep 200" setup outlasts Core's 195 s
-	check.MarkMCPBearerDelivered:         {}, // workload_mcp.go draws the servers
+	// hostile_environment.go and workload_environment.go
+	check.MarkTransferChunkStaged:         {},
+	check.MarkPreparationEndedByRejection: {},
+	check.MarkSecondSuspensionRefused:     {},
+	check.MarkLateTransferResult:          {}, // after a "sleep 200" setup's unknown
+	check.MarkMCPBearerDelivered:          {}, // workload_mcp.go draws the servers
 	// the simulated engine's failures (harness/engine_errors.go)
 	check.MarkEngineCodeUnclassified: {}, check.MarkEngineStatusDropped: {}, check.MarkEngineStatusKept: {},
 	check.MarkSameRevisionOtherState: {kHostileProxy.kind},

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/turnstile-sim/turnstile/daemon"
+	"github.com/turnstile-sim/turnstile/sim"
 	"github.com/turnstile-sim/turnstile/sim/check"
 )
 
@@ -38,6 +39,7 @@ func (r ledgerRecorder) NativeAnswered(at int64, device string) {
 
 func (r ledgerRecorder) ProcessDied(at int64, device string) {
 	r.u.led.NodeCrashed(at, device)
+	r.u.envProbeNodeDown(sim.NodeID(device))
 	r.u.count("NodeCrashed")
 }
 

@@ -47,6 +47,7 @@ type universe struct {
 	// decisionDups are armed decision_duplicate faults (conflicting or not).
 	decisionDups []bool
 	envFaults    environmentFaults // faults_environment.go
+	envProbe     envProbes         // hostile_environment.go
 
 	shutdownSent bool
 	recordsTotal int

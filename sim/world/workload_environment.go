@@ -32,6 +32,7 @@ type wEnvironment struct {
 	quiesces int // quiesce calls issued (suspend IDs are sus-<n>)
 	resuming map[string]bool
 	again    map[string]bool // resumed suspensions resumed once more
+	againR   *rand.Rand      // second quiesces (quiesceAgain), a stream of its own
 }
 
 func (wl *workload) planEnvironment(now time.Time) {
@@ -121,6 +122,7 @@ func (wl *workload) quiesce(now time.Time, device string, attempt int) {
 		}
 		hold := time.Duration(1000+e.r.IntN(9000)) * time.Millisecond
 		wl.after(now, hold, func(now time.Time) { wl.resume(now, r.Value.(core.SuspendRef).Suspend, false, 0) })
+		wl.quiesceAgain(now, device)
 	}, func(now time.Time) {
 		// Core may have minted the suspension: resume every candidate.
 		for i := 1; i <= e.quiesces; i++ {
@@ -210,4 +212,34 @@ func environmentCall(ev core.Event, call core.CallID) core.Event {
 		return x
 	}
 	return nil
+}
+
+// quiesceAgain: in a third of the suspensions an operator quiesces the
+// same Environment again while the first suspension is unresolved. Core
+// must refuse it (ErrSuspensionConflict: one unresolved suspension per
+// Environment) and send nothing; one it opened anyway is resumed.
+func (wl *workload) quiesceAgain(now time.Time, device string) {
+	e := wl.env
+	if e.againR == nil {
+		e.againR = wl.u.w.Rand("workload:environment-again")
+	}
+	if e.againR.IntN(3) != 0 {
+		return
+	}
+	wl.call(now, core.QuiesceEnvironment{Device: device, EnvironmentID: "env-" + device}, func(now time.Time, r core.APIResult) {
+		switch {
+		case errors.Is(r.Err, core.ErrSuspensionConflict):
+			wl.u.led.SuspensionConflictRefused()
+		case r.Err == nil:
+			wl.after(now, envRetryDelay, func(now time.Time) { wl.resume(now, r.Value.(core.SuspendRef).Suspend, false, 0) })
+		}
+	}, func(time.Time) {})
+}
+
+// prepareAgain: the operator prepares device again (a setup step) right
+// after Core recorded a transfer there unknown.
+func (wl *workload) prepareAgain(now time.Time, device string) {
+	setup := core.PrepareStep{Header: wire.RuntimePrepare{Action: wire.PrepareActionInitialize,
+		Initialization: &wire.Initialization{Action: "setup", Command: "make setup", Network: "disabled"}}}
+	wl.prepareEnvironment(now, device, []core.PrepareStep{setup}, 0)
 }
