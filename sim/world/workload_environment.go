@@ -173,6 +173,8 @@ func (wl *workload) resumeCheck(now time.Time, suspend string, attempt int) {
 			return
 		case v.State == core.SuspensionQuiescing || v.State == core.SuspensionResuming:
 			wl.after(now, envRetryDelay, func(now time.Time) { wl.resumeCheck(now, suspend, attempt+1) })
+		case v.State == core.SuspensionQuiesceUnknown || v.State == core.SuspensionResumeUnknown:
+			wl.resume(now, suspend, wl.explicitRollback(), attempt)
 		default:
 			wl.resume(now, suspend, true, attempt)
 		}
@@ -220,10 +222,7 @@ func environmentCall(ev core.Event, call core.CallID) core.Event {
 // Environment) and send nothing; one it opened anyway is resumed.
 func (wl *workload) quiesceAgain(now time.Time, device string) {
 	e := wl.env
-	if e.againR == nil {
-		e.againR = wl.u.w.Rand("workload:environment-again")
-	}
-	if e.againR.IntN(3) != 0 {
+	if e.againRand(wl.u).IntN(3) != 0 {
 		return
 	}
 	wl.call(now, core.QuiesceEnvironment{Device: device, EnvironmentID: "env-" + device}, func(now time.Time, r core.APIResult) {
@@ -242,4 +241,21 @@ func (wl *workload) prepareAgain(now time.Time, device string) {
 	setup := core.PrepareStep{Header: wire.RuntimePrepare{Action: wire.PrepareActionInitialize,
 		Initialization: &wire.Initialization{Action: "setup", Command: "make setup", Network: "disabled"}}}
 	wl.prepareEnvironment(now, device, []core.PrepareStep{setup}, 0)
+}
+
+// explicitRollback: whether the operator passes rollback on a resume
+// after an attempt whose outcome is unknown. In half of them it does not, and
+// Core must add it itself (a quiesce or resume outcome unknown implies
+// rollback, wire reference §3.12).
+func (wl *workload) explicitRollback() bool {
+	return wl.env.againRand(wl.u).IntN(2) == 0
+}
+
+// againRand is the stream of the operator's repeated and rollback-free
+// calls (its own, so the episode draws keep theirs).
+func (e *wEnvironment) againRand(u *universe) *rand.Rand {
+	if e.againR == nil {
+		e.againR = u.w.Rand("workload:environment-again")
+	}
+	return e.againR
 }
