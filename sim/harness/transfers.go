@@ -54,6 +54,7 @@ const (
 
 type hTransfer struct {
 	staged []byte
+	slow   bool // a StageSlow fault delays each of its chunks
 }
 
 func (h *Harness) transfer(id string) *hTransfer {
@@ -86,7 +87,11 @@ func (h *Harness) stage(now time.Time, c daemon.CallID, op daemon.StageChunk) {
 	} else {
 		t.staged = append(t.staged, op.Data...)
 	}
-	h.after(now, h.latency(), func(now time.Time) { h.result(now, c, res) })
+	d := h.latency()
+	if t.slow = t.slow || h.take(StageSlow); t.slow {
+		d = StageSlowDelay
+	}
+	h.after(now, d, func(now time.Time) { h.result(now, c, res) })
 }
 
 func (h *Harness) discard(now time.Time, c daemon.CallID, op daemon.DiscardTransfer) {
