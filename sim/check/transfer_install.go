@@ -87,6 +87,7 @@ func (l *Ledger) earlyCommitAnswered(ev WireEvent, r wire.RuntimePrepareResult) 
 // InstallBegan records the simulated installer being handed transfer on
 // device (answered by TransferInstallOutcome).
 func (l *Ledger) InstallBegan(at int64, device, transfer string) {
+	l.forgedTransferInstalled(at, device, transfer)
 	inner(made(&l.transfers.installing), device)[transfer] = true
 }
 

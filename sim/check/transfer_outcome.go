@@ -1,6 +1,8 @@
 package check
 
 import (
+	"strings"
+
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -21,6 +23,7 @@ import (
 // already staged for it.
 func (l *Ledger) StageCalled(at int64, device, transfer string, offset, size, staged int64) {
 	l.advance(at)
+	l.forgedTransferInstalled(at, device, transfer)
 	switch {
 	case offset != staged:
 		l.violate(at, "transfer_staged_in_order", "%s's installer is handed a chunk of %s at offset %d with %d bytes staged",
@@ -92,5 +95,18 @@ func (l *Ledger) PreparationRecorded(at int64, id, state string, steps []PrepSte
 	}
 	if ended >= 0 && state == PrepStateCompleted {
 		l.violate(at, "preparation_outcome", "Core records preparation %s completed although step %d ended %s", id, ended, steps[ended].State)
+	}
+}
+
+// HostileTransferPrefix starts the ID of every transfer probe that must
+// be refused at its begin (an upper-case digest, a second transfer on a
+// busy connection).
+const HostileTransferPrefix = HostileIDPrefix + "xt"
+
+// forgedTransferInstalled: a transfer probe refused at its begin never
+// reaches the installer: no native call happens for it.
+func (l *Ledger) forgedTransferInstalled(at int64, device, transfer string) {
+	if _, id, _ := strings.Cut(transfer, "/"); strings.HasPrefix(id, HostileTransferPrefix) {
+		l.violate(at, CheckHostileEffect, "%s's installer is handed forged transfer %s", device, id)
 	}
 }

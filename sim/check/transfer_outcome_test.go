@@ -65,3 +65,12 @@ func TestPreparationOutcomeFollowsTheResults(t *testing.T) {
 		wantViolation(t, l, "preparation_outcome", "a result that never reached it")
 	})
 }
+
+func TestForgedTransferNeverReachesTheInstaller(t *testing.T) {
+	l := NewLedger()
+	l.StageCalled(1, "d1", "g1/"+HostileTransferPrefix+"b-1", 0, 1, 0)
+	wantViolation(t, l, CheckHostileEffect, "forged transfer")
+	l = NewLedger()
+	l.InstallBegan(1, "d1", "g1/"+HostileTransferPrefix+"u-1")
+	wantViolation(t, l, CheckHostileEffect, "forged transfer")
+}

@@ -39,6 +39,9 @@ import (
 // terminal outcome) followed by a new preparation of the device (Core
 // must not begin it there while the first may still be open).
 //
+// The begins refused at once carry IDs under check.HostileTransferPrefix
+// (minted "xt…"): the installer must never be handed them.
+//
 // Draws come from their own stream, so other streams keep their draws;
 // a fault-free run has no probes, and a third of the others neither.
 
@@ -122,7 +125,7 @@ func (u *universe) probeEnvironment(s core.Send) {
 		case wire.StepBegin:
 			e.sizes[id], e.xfers[id] = p.SizeBytes, envXfer{conn, dev}
 			if e.r.IntN(4) == 0 {
-				x := h.mint("xu")
+				x := h.mint("xtu")
 				u.forge(conn, coreID, upperDigestBegin(x), &check.HostileProbe{Action: check.HostileUpperDigest, ReplyID: x})
 			}
 		case wire.StepChunk:
@@ -132,7 +135,7 @@ func (u *universe) probeEnvironment(s core.Send) {
 			switch e.r.IntN(8) {
 			case 0, 1:
 				e.probed[id] = true
-				x := h.mint("xb")
+				x := h.mint("xtb")
 				sum := sha256.Sum256([]byte("x"))
 				u.forge(conn, coreID, encodeFrame(x, probeFileBegin(hex.EncodeToString(sum[:]))),
 					&check.HostileProbe{Action: check.HostileSecondBegin, ReplyID: x})
