@@ -27,14 +27,7 @@ const (
 	// flight and the connection breaks: Core never learns whether the
 	// Runtime is fenced.
 	QuiesceReplyLost sim.FaultKind = "harness_quiesce_reply_lost"
-	// StageSlow: the installer stages the next chunk, and every later
-	// chunk of its transfer, StageSlowDelay late: a transfer of two or
-	// more chunks outlasts Core's 195 s exchange measured from its begin.
-	StageSlow sim.FaultKind = "harness_stage_slow"
 )
-
-// StageSlowDelay is how late a StageSlow fault answers each chunk.
-const StageSlowDelay = 120 * time.Second
 
 // SetupFailureExit is the exit code of a setup command a SetupFailure
 // fault fails.

@@ -54,7 +54,6 @@ const (
 
 type hTransfer struct {
 	staged []byte
-	slow   bool // a StageSlow fault delays each of its chunks
 }
 
 func (h *Harness) transfer(id string) *hTransfer {
@@ -87,11 +86,7 @@ func (h *Harness) stage(now time.Time, c daemon.CallID, op daemon.StageChunk) {
 	} else {
 		t.staged = append(t.staged, op.Data...)
 	}
-	d := h.latency()
-	if t.slow = t.slow || h.take(StageSlow); t.slow {
-		d = StageSlowDelay
-	}
-	h.after(now, d, func(now time.Time) { h.result(now, c, res) })
+	h.after(now, h.latency(), func(now time.Time) { h.result(now, c, res) })
 }
 
 func (h *Harness) discard(now time.Time, c daemon.CallID, op daemon.DiscardTransfer) {
