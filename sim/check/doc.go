@@ -108,6 +108,9 @@
 //     resolved_without_receipt
 //   - interaction_wire.go: applied_without_native done_before_decision
 //     interaction_after_done
+//   - decision_answers.go: decision_repeat_answer
+//     decision_refused_before_native decision_sent_lawful
+//     decision_unknown_kept
 //   - workspace_records.go: workspace_truth timing_workspace
 //   - workspace_wire.go: workspace_mutation_order read_only_started
 //   - workspace_export.go: workspace_export

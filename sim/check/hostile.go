@@ -65,6 +65,7 @@ var (
 	HostileSteerLimitInputID     = hostileAction("steer_limit_input_id", mustRefuse, "", "ack/run_inactive") // 256 bytes are valid
 	HostileSteerUndecodable      = hostileAction("steer_undecodable", mustRefuse, "", "ack/invalid_input")
 	HostileDecisionConflict      = hostileAction("decision_conflict", mayMiss, "", "ack/decision_conflict ack/not_pending")
+	HostileDecisionRepeat        = hostileAction("decision_repeat", mayMiss, "", AnswerAny) // judged by decision_answers.go
 	HostileResultImages          = hostileAction("result_images", mayMiss, "", "ack/unsupported ack/not_pending ack/decision_conflict")
 	HostileWriteBodyMismatch     = hostileAction("write_body_mismatch", mayMiss, CondTransferOpen, "write/rejected/invalid_request")
 	HostileSteerBlankInputID     = hostileAction("steer_blank_input_id", mayMiss, "", "ack/invalid_input")

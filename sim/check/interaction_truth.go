@@ -41,11 +41,14 @@ type interactionState struct {
 	coreStatus  map[string]string          // turn/interaction → last status Core recorded
 	attempts    []*ixAttempt               // decisions Core sent, in order
 	byDelivery  map[string]*ixAttempt      // delivery ID of a decision Core sent → its latest attempt
+	reached     map[string]bool            // delivery IDs of decisions that reached a daemon, forged ones too
 }
 
 // isDecision reports whether delivery is a decision or function result
 // Core sent (not a cancel).
-func (s *interactionState) isDecision(delivery string) bool { return s.byDelivery[delivery] != nil }
+func (s *interactionState) isDecision(delivery string) bool {
+	return s.byDelivery[delivery] != nil || s.reached[delivery]
+}
 
 // InteractionAsked records the Harness emitting an interaction for run
 // (key: the interaction ID, or "<run>/<call ID>" for a function call).
@@ -60,6 +63,7 @@ func (l *Ledger) DecisionCalled(at int64, device, run, key string, misrouted boo
 		l.violate(at, CheckDecisionMisrouted, "decision for %s reached run %s on %s, which did not ask it", key, run, device)
 	}
 	made(&l.ix.calls)[run] = append(l.ix.calls[run], &ixCall{key: key})
+	l.dxNativeCalled(at, device, key) // decision_answers.go
 }
 
 // DecisionAnswered records the native call for key returning.
@@ -70,6 +74,7 @@ func (l *Ledger) DecisionAnswered(at int64, device, run, key string, applied boo
 			break
 		}
 	}
+	l.dxNativeAnswered(device, key, applied) // decision_answers.go
 	if !applied {
 		return
 	}
@@ -87,7 +92,8 @@ func (l *Ledger) CoreInteraction(at int64, turn, id, status, delivery string) {
 	k := turn + "/" + id
 	prev := l.ix.coreStatus[k]
 	made(&l.ix.coreStatus)[k] = status
-	l.decisionAckRecorded(at, turn, status, delivery) // timing_decision_ack.go
+	l.dxCoreStatus(at, turn, id, prev, status, delivery) // decision_answers.go
+	l.decisionAckRecorded(at, turn, status, delivery)    // timing_decision_ack.go
 	if status == "applied" && prev != "applied" && !l.ix.coreApplied[delivery] {
 		l.violate(at, CheckResolvedWithoutReceipt, "Core recorded interaction %s of turn %s applied without an applied receipt for delivery %q", id, turn, delivery)
 	}

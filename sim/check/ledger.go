@@ -112,6 +112,7 @@ type Ledger struct {
 	timing           timingState
 	restart          restartState          // restart_outcome.go
 	decisionConflict decisionConflictState // decision_conflict.go
+	dx               decisionAnswerState   // decision_answers.go
 
 	teardown     teardownState
 	heartbeat    heartbeatState
@@ -190,6 +191,7 @@ func NewLedger() *Ledger {
 		l.observeEngineErrors,     // forged error frames too: Core classifies what reaches it
 		l.observePreparationsPerConn,
 		l.observeDecisionConflicts,
+		l.observeDecisionAnswers,
 		l.observeRestartWire,
 		honest(l.observePrepareCleanup),
 		l.observeReconnect, // a rogue's connection and forged heartbeats are Core's too

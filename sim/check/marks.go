@@ -98,6 +98,10 @@ func ExpectedMarks() []Mark {
 		// client submitting function results right after its own cancel
 		// the third
 		MarkDecisionRepeatedAfterUnknown, MarkDecisionRacedPermissionCancel, MarkFunctionResultAfterCancel,
+		// repeats and answers beyond a declaration a peer in the middle
+		// sends, answers a client sends (decision_answers.go)
+		MarkDecisionRepeatIdentical, MarkDecisionRepeatRemembered, MarkDecisionRepeatChanged, MarkResultSuccessChanged,
+		MarkDecisionChangedApplying, MarkDecisionBeyondDeclaration, MarkChoiceInvalidDelivered, MarkDecisionAfterCancel,
 		MarkExportChunked, MarkExportCompleted, MarkWriteCommitRefused, MarkWriteLostMidTransfer,
 		MarkWriteRefusedDuringRun, MarkReadForeignEnvRefused, MarkReadBlockedAfterUnknown,
 		MarkWriteBlockedAfterUnknown, MarkWriteInstallRefused,

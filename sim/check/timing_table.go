@@ -352,6 +352,7 @@ func (l *Ledger) NodeCrashed(at int64, node string) {
 		return
 	}
 	l.fencingNodeDown(node)
+	l.dxDaemonCrashed(node) // decision_answers.go
 	l.wsRuntimeNodeDown(node)
 	l.installsNodeDown(node)
 	l.creatingNodeDown(node)

@@ -96,6 +96,7 @@ func (u *universe) watchHostile(ev sim.TapEvent, we check.WireEvent) {
 	f := we.Frame
 	u.changeAppliedDecision(ev.Conn, ev.From, f) // before watchDecisions forgets the decision
 	h.watchDecisions(ev.Conn, ev.From, f)
+	u.watchDecisionRepeats(ev.Conn, ev.From, f)
 	h.watchWrites(ev.Conn, f)
 	h.watchRogueCores(ev.Conn, ev.From, f)
 	u.watchEnvironmentReplies(ev.From, f)

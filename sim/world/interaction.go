@@ -45,11 +45,13 @@ type wAnswers struct {
 	r       *rand.Rand
 	busy    map[string]bool // turn/interaction: an answer call is out
 	retried map[string]int  // turn/interaction: answers sent
+	shape   *rand.Rand      // answers Core must refuse or judge by the declaration
 }
 
 func (wl *workload) answers() *wAnswers {
 	if wl.ans == nil {
-		wl.ans = &wAnswers{r: wl.u.w.Rand("workload-interactions"), busy: map[string]bool{}, retried: map[string]int{}}
+		wl.ans = &wAnswers{r: wl.u.w.Rand("workload-interactions"), busy: map[string]bool{}, retried: map[string]int{},
+			shape: wl.u.w.Rand("workload-answer-shapes")}
 	}
 	return wl.ans
 }
@@ -97,10 +99,20 @@ func (wl *workload) answerFor(t *wTurn, ix core.InteractionView, conflict bool) 
 		if a.r.IntN(2) == 0 {
 			ans = append(ans, wire.QuestionAnswer{QuestionID: "q1", Answers: []string{}})
 		}
+		switch a.shape.IntN(10) {
+		case 0: // cancelled with answers: Core must refuse it
+			return core.AnswerUserChoice{Turn: t.id, Interaction: ix.ID, Cancelled: true, Answers: ans}
+		case 1: // a question the prompt did not ask: the Runtime refuses it
+			ans = []wire.QuestionAnswer{{QuestionID: "q-unasked", Answers: []string{"s"}}}
+		}
 		return core.AnswerUserChoice{Turn: t.id, Interaction: ix.ID, Answers: ans}
 	}
-	return core.SubmitFunctionResult{Turn: t.id, CallID: ix.ID, Success: !conflict,
-		Content: []wire.InputContent{wire.TextPart("result")}}
+	content := []wire.InputContent{wire.TextPart("result")}
+	if a.shape.IntN(4) == 0 {
+		// judged by the function_result_images the Turn was admitted with
+		content = append(content, wire.ImagePart("https://example.com/result.png"))
+	}
+	return core.SubmitFunctionResult{Turn: t.id, CallID: ix.ID, Success: !conflict, Content: content}
 }
 
 // withInteractionCall names an interaction API event's call, or returns

@@ -35,6 +35,16 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkDecisionRepeatedAfterUnknown:  {},
 	check.MarkDecisionRacedPermissionCancel: {},
 	check.MarkFunctionResultAfterCancel:     {},
+	// the middle's repeats and answers beyond a declaration need faults
+	// enabled (hostile_decision_repeat.go); the workload's answers not
+	check.MarkDecisionRepeatIdentical:   {sim.FaultStall},
+	check.MarkDecisionRepeatRemembered:  {sim.FaultStall},
+	check.MarkDecisionRepeatChanged:     {sim.FaultStall},
+	check.MarkResultSuccessChanged:      {sim.FaultStall},
+	check.MarkDecisionChangedApplying:   {harness.DecisionSlow, sim.FaultStall},
+	check.MarkDecisionBeyondDeclaration: {sim.FaultStall},
+	check.MarkChoiceInvalidDelivered:    {},
+	check.MarkDecisionAfterCancel:       {},
 	// limits the workload shapes reach
 	check.MarkAdmissionRecordsFull:    {},
 	check.MarkSteerInputLimit:         {},

@@ -97,6 +97,8 @@ type universe struct {
 	cancelCrash cancelCrash
 	// decisionChanged changes applied decisions (hostile_decision_applied.go).
 	decisionChanged decisionChanged
+	decisionRepeats decisionRepeats          // hostile_decision_repeat.go
+	ixDecl          *interactionDeclarations // interaction_declarations.go
 	// wsFaults is what the workspace faults read (faults_workspace.go).
 	wsFaults wsFaultState
 }
@@ -143,8 +145,9 @@ func setup(w *sim.Kernel, cfg Config, linAtEnd bool) *universe {
 		n = u.shape.devices(1 + r.IntN(4))
 	}
 	u.drawCapabilityProfile()
+	u.drawInteractionDeclarations()
 	for i := range n {
-		dcfg, drawn := drawDaemonConfig(r, u.profileCaps(i, drawCaps(r, i)), i > 0)
+		dcfg, drawn := drawDaemonConfig(r, u.interactionCaps(i, u.profileCaps(i, drawCaps(r, i))), i > 0)
 		u.shape.adjustLimits(shapeR, &dcfg.Limits)
 		drawn.admission = dcfg.Limits.AdmissionExpiry // a shape may set the documents' value back
 		drawn.idle = dcfg.Limits.IdleExpiry
@@ -173,6 +176,7 @@ func setup(w *sim.Kernel, cfg Config, linAtEnd bool) *universe {
 	u.initCancelStarting()
 	u.initCancelCrash()
 	u.initDecisionChanged()
+	u.initDecisionRepeats()
 	u.drawEventLimit()
 	u.hostile.rogue = &rogueState{u: u, sessions: map[string]*rogueSession{}}
 	w.AddNode(rogueID, func() sim.Node { return &rogueNode{st: u.hostile.rogue} })

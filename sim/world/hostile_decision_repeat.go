@@ -1,0 +1,206 @@
+package world
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/turnstile-sim/turnstile/sim"
+	"github.com/turnstile-sim/turnstile/sim/check"
+	"github.com/turnstile-sim/turnstile/wire"
+)
+
+// Decisions a peer in the middle sends a daemon again, or sends where the
+// Turn's declaration forbids them, drawn from the "decision-repeats"
+// stream apart from every other draw, in half the seeds with faults:
+//
+//   - when a daemon's applied receipt for one of Core's decisions or
+//     function results passes (two times in three, at most
+//     decisionRepeatsMax a seed), the same decision under a fresh delivery
+//     ID, or a different one (the opposite approval, a cancelled choice,
+//     the opposite success of a result), within 5 ms, 2–20 s later (the
+//     Turn has often ended) or 61–200 s later (past a minute of memory),
+//     on the device's open connection to Core;
+//   - when a daemon forwards a permission request, user-choice prompt or
+//     function call its kind's declaration does not allow answering
+//     (permissions, function_tools; function_result_images for a result
+//     with an image), an answer within 5 ms; and for a user-choice
+//     prompt, now and then, an answer cancelled with answers or naming a
+//     question the prompt did not ask.
+//
+// decision_repeat_answer and decision_refused_before_native
+// (sim/check/decision_answers.go) judge the answers.
+type decisionRepeats struct {
+	r     *rand.Rand // nil: not in this seed
+	left  int
+	sent  map[string]wire.Frame // conn/delivery → a decision Core sent
+	extra int                   // answers beyond a declaration or invalid, left
+}
+
+const decisionRepeatsMax = 8
+
+func (u *universe) initDecisionRepeats() {
+	r := u.w.Rand("decision-repeats")
+	if r.IntN(2) == 0 && !u.faultFree() {
+		u.decisionRepeats = decisionRepeats{r: r, left: decisionRepeatsMax, extra: decisionRepeatsMax, sent: map[string]wire.Frame{}}
+	}
+}
+
+// watchDecisionRepeats reads one honest frame sent on conn.
+func (u *universe) watchDecisionRepeats(conn sim.ConnID, from sim.NodeID, f wire.Frame) {
+	s := &u.decisionRepeats
+	if s.r == nil {
+		return
+	}
+	switch p := f.Payload.(type) {
+	case wire.PermissionDecision:
+		if from == coreID {
+			s.sent[statusKey(conn, p.DeliveryID)] = f
+		}
+	case wire.UserChoiceDecision:
+		if from == coreID {
+			s.sent[statusKey(conn, p.DeliveryID)] = f
+		}
+	case wire.FunctionResult:
+		if from == coreID {
+			s.sent[statusKey(conn, p.DeliveryID)] = f
+		}
+	case wire.InteractionDecisionAck:
+		sent, ok := s.sent[statusKey(conn, p.DeliveryID)]
+		if from == coreID || !ok {
+			return
+		}
+		delete(s.sent, statusKey(conn, p.DeliveryID))
+		if p.Applied && s.left > 0 && s.r.IntN(3) != 0 {
+			s.left--
+			u.repeatDecision(from, sent)
+		}
+	case wire.PermissionRequest, wire.UserChoicePrompt, wire.FunctionCall:
+		if from != coreID && s.extra > 0 {
+			u.answerBeyond(conn, from, f)
+		}
+	}
+}
+
+// repeatDecision schedules the same or a different decision for device.
+func (u *universe) repeatDecision(device sim.NodeID, f wire.Frame) {
+	s := &u.decisionRepeats
+	same := s.r.IntN(2) == 0
+	var wait time.Duration
+	switch s.r.IntN(3) {
+	case 0:
+		wait = time.Duration(s.r.Int64N(int64(5 * time.Millisecond)))
+	case 1:
+		wait = time.Duration(2000+s.r.IntN(18000)) * time.Millisecond
+	default:
+		wait = time.Duration(61+s.r.IntN(140)) * time.Second
+	}
+	delivery := u.hostile.mint("d")
+	var p wire.Payload
+	switch x := f.Payload.(type) {
+	case wire.PermissionDecision:
+		x.DeliveryID = delivery
+		if !same {
+			x.Approved = !x.Approved
+		}
+		p = x
+	case wire.UserChoiceDecision:
+		x.DeliveryID = delivery
+		switch {
+		case same:
+		case x.Cancelled:
+			x = wire.UserChoiceDecision{DeliveryID: delivery, QuestionAnswers: []wire.QuestionAnswer{}}
+		default:
+			x = wire.UserChoiceDecision{DeliveryID: delivery, Cancelled: true, Reason: "changed mind"}
+		}
+		p = x
+	case wire.FunctionResult:
+		x.DeliveryID = delivery
+		if !same {
+			x.Success = !x.Success
+		}
+		p = x
+	}
+	u.w.After(wait, "", func() {
+		conn, ok := u.deviceCoreConn(device)
+		if !ok {
+			return
+		}
+		u.forge(conn, coreID, encodeFrame(f.ID, p),
+			&check.HostileProbe{Action: check.HostileDecisionRepeat, ReplyID: f.ID, Delivery: delivery, Target: string(device)})
+	})
+}
+
+// deviceCoreConn is the device's open connection to Core, if any.
+func (u *universe) deviceCoreConn(device sim.NodeID) (sim.ConnID, bool) {
+	for _, c := range u.w.OpenConns() {
+		if c.Acceptor == coreID && c.Dialer == device {
+			return c.ID, true
+		}
+	}
+	return 0, false
+}
+
+// answerBeyond answers an interaction the device's declaration does not
+// let Core answer, or a prompt with an invalid answer.
+func (u *universe) answerBeyond(conn sim.ConnID, device sim.NodeID, f wire.Frame) {
+	s := &u.decisionRepeats
+	d := u.deviceByID(device)
+	if d == nil || len(d.Daemon.Kinds) == 0 {
+		return
+	}
+	caps := d.Daemon.Kinds[0].Capabilities
+	roll := s.r.IntN(4) // always drawn
+	delivery := u.hostile.mint("d")
+	var id string
+	var p wire.Payload
+	switch x := f.Payload.(type) {
+	case wire.PermissionRequest:
+		if caps.Permissions.IsSupported() {
+			return
+		}
+		id, p = x.RequestID, wire.PermissionDecision{DeliveryID: delivery, Approved: true, Message: "beyond"}
+	case wire.UserChoicePrompt:
+		c := wire.UserChoiceDecision{DeliveryID: delivery, QuestionAnswers: []wire.QuestionAnswer{{QuestionID: "q-never", Answers: []string{"s"}}}}
+		switch {
+		case !caps.Permissions.IsSupported() && len(x.Questions) > 0:
+			c.QuestionAnswers[0].QuestionID = x.Questions[0].ID
+		case roll == 0 && len(x.Questions) > 0:
+			c.QuestionAnswers[0].QuestionID, c.Cancelled = x.Questions[0].ID, true
+		case roll == 1:
+		default:
+			return
+		}
+		id, p = x.AskID, c
+	case wire.FunctionCall:
+		r := wire.FunctionResult{DeliveryID: delivery, CallID: x.CallID, Success: true, Content: []wire.InputContent{wire.TextPart("beyond")}}
+		switch {
+		case !caps.FunctionTools.IsSupported():
+		case !caps.FunctionResultImages.IsSupported() && roll < 2:
+			r.Content = append(r.Content, wire.ImagePart("https://example.com/beyond.png"))
+		default:
+			return
+		}
+		id, p = f.ID, r
+	}
+	s.extra--
+	wait := time.Duration(s.r.Int64N(int64(5 * time.Millisecond)))
+	u.w.After(wait, "", func() {
+		u.forge(conn, coreID, looseFrame(id, p),
+			&check.HostileProbe{Action: check.HostileDecisionRepeat, ReplyID: id, Delivery: delivery, Target: string(device)})
+	})
+}
+
+// looseFrame encodes a frame as an honest encoder would, or, for a
+// payload the shared validation refuses, as its members marshal.
+func looseFrame(id string, p wire.Payload) []byte {
+	if b, err := wire.Encode(wire.Frame{ID: id, Payload: p}); err == nil {
+		return b
+	}
+	body, err := json.Marshal(p)
+	if err != nil {
+		panic(fmt.Sprintf("hostile frame %T does not marshal: %v", p, err))
+	}
+	return []byte(`{"type":` + quote(p.MessageType()) + `,"id":` + quote(id) + `,"payload":` + string(body) + `}`)
+}
