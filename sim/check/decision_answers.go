@@ -53,6 +53,8 @@ const (
 	MarkChoiceInvalidDelivered Mark = "choice_invalid_delivered"
 	// a decision reached a daemon after a prompt_cancel of its Run
 	MarkDecisionAfterCancel Mark = "decision_after_cancel"
+	// the adapter refused a declared decision operation
+	MarkDecisionAdapterRefused Mark = "decision_adapter_refused"
 )
 
 // Memory bounds of applied decisions (wire reference §6.1), and how far
@@ -82,6 +84,8 @@ type dxDelivery struct {
 	lacks     string // the capability its Turn's declaration lacks
 	cancelled bool   // a prompt_cancel of its Run had reached the daemon, which had started it
 	natively  bool   // the key had a native call out or applied
+	// the adapter refused the native call it triggered as unsupported
+	refusedNatively bool
 }
 
 type dxMemory struct {
@@ -92,6 +96,7 @@ type dxMemory struct {
 }
 
 type dxCall struct {
+	refused      bool // the adapter answered it ErrUnsupportedOperation
 	trigger      *dxDelivery
 	answeredSeq  uint64 // 0 while out
 	appliedTruth bool
@@ -364,6 +369,11 @@ func (l *Ledger) dxJudgeAck(ev WireEvent, d *dxDelivery, a wire.InteractionDecis
 	s := &l.dx
 	what := d.kind + " decision " + d.delivery + " for " + d.key
 	switch {
+	case d.refusedNatively:
+		if a.Applied || a.ErrorCode != wire.AckContractViolation {
+			l.violate(ev.At, CheckDecisionRefusedBeforeNative, "%s answered %s, which the adapter refused as unsupported although the kind declares it, %s; want %s",
+				ev.From, what, ackText(a), wire.AckContractViolation)
+		}
 	case d.invalid != "":
 		if a.Applied {
 			l.violate(ev.At, CheckDecisionRefusedBeforeNative, "%s answered %s (%s) applied:true", ev.From, what, d.invalid)
@@ -425,6 +435,21 @@ func (l *Ledger) dxNativeCalled(at int64, device, key string) {
 		l.violate(at, CheckDecisionRefusedBeforeNative, "%s made a native call for %s decision %s for %s, whose Turn was admitted without %s", device, trigger.kind, trigger.delivery, key, trigger.lacks)
 	case trigger.cancelled && !trigger.natively && trigger.mem == nil:
 		l.violate(at, CheckDecisionRefusedBeforeNative, "%s made a native call for %s decision %s for %s, which reached it after a prompt_cancel of run %s", device, trigger.kind, trigger.delivery, key, trigger.run)
+	}
+}
+
+// DecisionRefusedUnsupported records the adapter refusing the native
+// decision call for key that is out, although the kind declares it.
+func (l *Ledger) DecisionRefusedUnsupported(at int64, device, run, key string) {
+	for _, c := range l.dx.calls[pairKey(device, key)] {
+		if c.answeredSeq == 0 {
+			c.refused = true
+			if c.trigger != nil {
+				c.trigger.refusedNatively = true
+				l.reach(MarkDecisionAdapterRefused)
+			}
+			return
+		}
 	}
 }
 

@@ -200,3 +200,19 @@ func dxClean(t *testing.T, l *Ledger) {
 		}
 	}
 }
+
+func TestAdapterRefusalIsContractViolation(t *testing.T) {
+	for _, code := range []string{wire.AckUnsupported, wire.AckContractViolation} {
+		l := dxWorld(allCaps())
+		deliver(l, 2*time.Second, "ix1", wire.PermissionDecision{DeliveryID: "dl1", Approved: true})
+		l.DecisionCalled(ns(2*time.Second), "d1", "r1", "ix1", false)
+		l.DecisionRefusedUnsupported(ns(2*time.Second), "d1", "r1", "ix1")
+		l.DecisionAnswered(ns(2*time.Second), "d1", "r1", "ix1", false)
+		dxAck(l, 2*time.Second, "ix1", "dl1", false, code)
+		if code == wire.AckUnsupported {
+			wantViolation(t, l, CheckDecisionRefusedBeforeNative, "refused unsupported; want contract_violation")
+		} else {
+			dxClean(t, l)
+		}
+	}
+}

@@ -101,7 +101,7 @@ func ExpectedMarks() []Mark {
 		// repeats and answers beyond a declaration a peer in the middle
 		// sends, answers a client sends (decision_answers.go)
 		MarkDecisionRepeatIdentical, MarkDecisionRepeatRemembered, MarkDecisionRepeatChanged, MarkResultSuccessChanged,
-		MarkDecisionChangedApplying, MarkDecisionBeyondDeclaration, MarkChoiceInvalidDelivered, MarkDecisionAfterCancel,
+		MarkDecisionChangedApplying, MarkDecisionBeyondDeclaration, MarkChoiceInvalidDelivered, MarkDecisionAfterCancel, MarkDecisionAdapterRefused,
 		MarkExportChunked, MarkExportCompleted, MarkWriteCommitRefused, MarkWriteLostMidTransfer,
 		MarkWriteRefusedDuringRun, MarkReadForeignEnvRefused, MarkReadBlockedAfterUnknown,
 		MarkWriteBlockedAfterUnknown, MarkWriteInstallRefused,

@@ -61,6 +61,13 @@ type InteractionRecorder interface {
 	DecisionAnswered(at int64, device, run, key string, applied bool)
 }
 
+// AdapterRefusalRecorder is an optional extension of Recorder: the
+// adapter answered a native decision call ErrUnsupportedOperation,
+// although the kind declares the operation (a contract breach).
+type AdapterRefusalRecorder interface {
+	DecisionRefusedUnsupported(at int64, device, run, key string)
+}
+
 type askState uint8
 
 const (
@@ -82,7 +89,8 @@ type hAsk struct {
 // hAsks is the interaction state of the Harness.
 type hAsks struct {
 	r      *rand.Rand
-	chance int // in 8: a turn asks
+	refuse *rand.Rand // nil: the adapter implements every declared operation
+	chance int        // in 8: a turn asks
 	seq    uint64
 	byTurn map[daemon.TurnID][]*hAsk
 	held   map[daemon.TurnID][]func(now time.Time) // decisions answered at settlement
@@ -95,6 +103,11 @@ func (h *Harness) asks() *hAsks {
 			held: map[daemon.TurnID][]func(time.Time){}}
 		if h.dev.Harness.Asks.Always {
 			h.ix.chance = 8
+		}
+		// In one seed in four the adapter refuses some declared decision
+		// operations (ErrUnsupportedOperation), from a stream of its own.
+		if rr := h.w.Rand("adapter-refusals:" + string(h.dev.ID)); rr.IntN(4) == 0 {
+			h.ix.refuse = rr
 		}
 	}
 	return h.ix
@@ -203,6 +216,18 @@ func (h *Harness) decide(now time.Time, c daemon.CallID, turn daemon.TurnID, kin
 		ask.state = askWithdrawn
 		h.host.Feed(now, daemon.NativePermissionWithdrawn{Turn: turn, InteractionID: id})
 		h.after(now, h.latency(), func(now time.Time) { answer(now, false) })
+		return
+	}
+	if a.refuse != nil && a.refuse.IntN(6) == 0 {
+		if rr, ok := h.dev.Recorder.(AdapterRefusalRecorder); ok {
+			rr.DecisionRefusedUnsupported(at(now), dev, run, key)
+		}
+		h.after(now, h.latency(), func(now time.Time) {
+			if rec != nil {
+				rec.DecisionAnswered(at(now), dev, run, key, false)
+			}
+			h.result(now, c, daemon.DecisionResult{Outcome: daemon.DecisionUnsupported, Err: "simulated adapter refuses a declared operation"})
+		})
 		return
 	}
 	ask.state = askApplying

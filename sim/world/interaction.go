@@ -26,6 +26,11 @@ func (r ledgerRecorder) DecisionAnswered(at int64, device, run, key string, appl
 	r.u.count("DecisionAnswered")
 }
 
+func (r ledgerRecorder) DecisionRefusedUnsupported(at int64, device, run, key string) {
+	r.u.led.DecisionRefusedUnsupported(at, device, run, key)
+	r.u.count("DecisionRefusedUnsupported")
+}
+
 // observeInteractionRecords reports every interaction record Core writes
 // whose status or delivery changed.
 func (u *universe) observeInteractionRecords(old, rec core.TurnRecord) {

@@ -45,6 +45,7 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkDecisionBeyondDeclaration: {sim.FaultStall},
 	check.MarkChoiceInvalidDelivered:    {},
 	check.MarkDecisionAfterCancel:       {},
+	check.MarkDecisionAdapterRefused:    {}, // the adapter's own draw (sim/harness)
 	// limits the workload shapes reach
 	check.MarkAdmissionRecordsFull:    {},
 	check.MarkSteerInputLimit:         {},
