@@ -18,8 +18,9 @@ import (
 //   - when a daemon's applied receipt for one of Core's decisions or
 //     function results passes (two times in three, at most
 //     decisionRepeatsMax a seed), the same decision under a fresh delivery
-//     ID, or a different one (the opposite approval, a cancelled choice,
-//     the opposite success of a result), within 5 ms, 2–20 s later (the
+//     ID, or a different one (the opposite approval or other updated
+//     input, a cancelled choice, the opposite success or other content of
+//     a result), within 5 ms, 2–20 s later (the
 //     Turn has often ended) or 61–200 s later (past a minute of memory),
 //     on the device's open connection to Core;
 //   - when a daemon forwards a permission request, user-choice prompt or
@@ -101,7 +102,11 @@ func (u *universe) repeatDecision(device sim.NodeID, f wire.Frame) {
 	switch x := f.Payload.(type) {
 	case wire.PermissionDecision:
 		x.DeliveryID = delivery
-		if !same {
+		switch {
+		case same:
+		case s.r.IntN(2) == 0: // the same approval with other updated input
+			x.UpdatedInput = []byte(`{"changed":true}`)
+		default:
 			x.Approved = !x.Approved
 		}
 		p = x
@@ -117,7 +122,11 @@ func (u *universe) repeatDecision(device sim.NodeID, f wire.Frame) {
 		p = x
 	case wire.FunctionResult:
 		x.DeliveryID = delivery
-		if !same {
+		switch {
+		case same:
+		case s.r.IntN(2) == 0: // the same success with other content
+			x.Content = []wire.InputContent{wire.TextPart("other result")}
+		default:
 			x.Success = !x.Success
 		}
 		p = x
