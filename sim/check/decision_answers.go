@@ -103,19 +103,23 @@ type dxCall struct {
 }
 
 type decisionAnswerState struct {
-	seq        uint64
-	coreSent   map[string]int64                      // delivery IDs of decisions Core sent
-	coreAsked  map[string]map[string]bool            // ask ID → question IDs of prompts that reached Core
-	asked      map[string]*dxAsk                     // device\x00key → what the daemon asked
-	prepCaps   map[string]wire.AgentKindCapabilities // conn\x00request → declaration when the prepare reached the daemon
-	runCaps    map[string]wire.AgentKindCapabilities // device\x00run → the Turn's admitted declaration
-	deliveries map[string]*dxDelivery                // device\x00delivery
-	open       map[string][]*dxDelivery              // device\x00key → deliveries not answered yet, in order
-	memory     map[string]map[string]*dxMemory       // device → key → applied content
-	applied    map[string]int                        // device → applied keys remembered so far
-	calls      map[string][]*dxCall                  // device\x00key → native calls
-	truthSeen  map[string]bool                       // device\x00key → the Harness applied it
-	cancelled  map[string]bool                       // conn\x00run: a prompt_cancel reached the daemon and it refused none since
+	seq          uint64
+	coreSent     map[string]int64                         // delivery IDs of decisions Core sent
+	coreAsked    map[string]map[string]bool               // ask ID → question IDs of prompts that reached Core
+	asked        map[string]*dxAsk                        // device\x00key → what the daemon asked
+	prepCaps     map[string]wire.AgentKindCapabilities    // conn\x00request → declaration when the prepare reached the daemon
+	runCaps      map[string]wire.AgentKindCapabilities    // device\x00run → the Turn's admitted declaration
+	deliveries   map[string]*dxDelivery                   // device\x00delivery
+	open         map[string][]*dxDelivery                 // device\x00key → deliveries not answered yet, in order
+	memory       map[string]map[string]*dxMemory          // device → key → applied content
+	applied      map[string]int                           // device → applied keys remembered so far
+	calls        map[string][]*dxCall                     // device\x00key → native calls
+	truthSeen    map[string]bool                          // device\x00key → the Harness applied it
+	coreDecl     map[string]wire.AgentKindCapabilities    // conn\x00kind → the declaration Core last received
+	corePrep     map[string]wire.AgentKindCapabilities    // conn\x00request → Core's view when it sent execution_prepare
+	corePrepKind map[string]string                        // conn\x00request → the kind it prepares
+	coreRun      map[string][2]wire.AgentKindCapabilities // device\x00run → Core's view at the prepare and at the start
+	cancelled    map[string]bool                          // conn\x00run: a prompt_cancel reached the daemon and it refused none since
 }
 
 func fpOf(f wire.Frame) (key, kind, fp string, images bool, ok bool) {
@@ -177,8 +181,13 @@ func (l *Ledger) observeDecisionAnswers(ev WireEvent) {
 	switch {
 	case ev.Kind == WireSent && ev.From == CoreNode && !ev.Forged:
 		l.dxCoreSent(ev)
-	case ev.Kind == WireDelivered && ev.To == CoreNode && !ev.Forged:
-		if p, ok := f.Payload.(wire.UserChoicePrompt); ok {
+	case ev.Kind == WireDelivered && ev.To == CoreNode:
+		if hb, ok := f.Payload.(wire.Heartbeat); ok { // a forged one is Core's view too
+			for _, k := range hb.SupportedAgentKinds {
+				made(&s.coreDecl)[connFrameKey(ev.Conn, k.Kind)] = k.Capabilities
+			}
+		}
+		if p, ok := f.Payload.(wire.UserChoicePrompt); ok && !ev.Forged {
 			qs := map[string]bool{}
 			for _, q := range p.Questions {
 				qs[q.ID] = true
@@ -495,6 +504,19 @@ func (l *Ledger) dxCoreSent(ev WireEvent) {
 	f := ev.Frame
 	var delivery string
 	switch p := f.Payload.(type) {
+	case wire.ExecutionPrepare:
+		if caps, ok := s.coreDecl[connFrameKey(ev.Conn, p.Configuration.AgentKind)]; ok {
+			keepFirst(made(&s.corePrep), connFrameKey(ev.Conn, f.ID), caps)
+			keepFirst(made(&s.corePrepKind), connFrameKey(ev.Conn, f.ID), p.Configuration.AgentKind)
+		}
+		return
+	case wire.ExecutionStart:
+		prep, ok := s.corePrep[connFrameKey(ev.Conn, f.ID)]
+		now, ok2 := s.coreDecl[connFrameKey(ev.Conn, s.corePrepKind[connFrameKey(ev.Conn, f.ID)])]
+		if ok && ok2 && p.RunID != "" {
+			keepFirst(made(&s.coreRun), pairKey(l.conn(ev.Conn).device, p.RunID), [2]wire.AgentKindCapabilities{prep, now})
+		}
+		return
 	case wire.PermissionDecision:
 		delivery = p.DeliveryID
 	case wire.UserChoiceDecision:
@@ -518,9 +540,16 @@ func (l *Ledger) dxCoreSent(ev WireEvent) {
 	if ask := s.asked[pairKey(dev, key)]; ask != nil {
 		run = ask.run
 	}
-	caps, ok := s.runCaps[pairKey(dev, run)]
+	views, ok := s.coreRun[pairKey(dev, run)]
 	if !ok {
 		return
+	}
+	// judged where Core's view lacked it both at the prepare and at the start
+	caps := views[0]
+	for _, v := range views[1:] {
+		caps.Permissions = wire.CapabilityFromBool(caps.Permissions.IsSupported() || v.Permissions.IsSupported())
+		caps.FunctionTools = wire.CapabilityFromBool(caps.FunctionTools.IsSupported() || v.FunctionTools.IsSupported())
+		caps.FunctionResultImages = wire.CapabilityFromBool(caps.FunctionResultImages.IsSupported() || v.FunctionResultImages.IsSupported())
 	}
 	switch {
 	case kind != "function_call" && !caps.Permissions.IsSupported():

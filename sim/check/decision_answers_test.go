@@ -14,10 +14,14 @@ func dxWorld(caps wire.AgentKindCapabilities) *Ledger {
 	l := NewLedger()
 	hb := wire.Heartbeat{SupportedAgentKinds: []wire.SupportedAgentKind{{Kind: "synthetic", Available: true, Version: "1", Capabilities: caps}}}
 	l.Wire(wev(WireSent, 0, 1, "d1", "core", "", hb))
+	l.Wire(wev(WireDelivered, 0, 1, "d1", "core", "", hb))
 	prep := wire.ExecutionPrepare{SessionID: "s1", Configuration: wire.ExecutionConfiguration{AgentKind: "synthetic"}}
+	l.Wire(wev(WireSent, 100*time.Millisecond, 1, "core", "d1", "p1", prep))
 	l.Wire(wev(WireDelivered, 100*time.Millisecond, 1, "core", "d1", "p1", prep))
 	l.Wire(wev(WireSent, 150*time.Millisecond, 1, "d1", "core", "p1", wire.PreparationStatus{State: wire.StateStarted, Handle: "h1", RunID: "r1"}))
-	l.Wire(wev(WireDelivered, 200*time.Millisecond, 1, "core", "d1", "p1", wire.ExecutionStart{ExecutorID: "e1", Handle: "h1", RunID: "r1"}))
+	start := wire.ExecutionStart{ExecutorID: "e1", Handle: "h1", RunID: "r1"}
+	l.Wire(wev(WireSent, 200*time.Millisecond, 1, "core", "d1", "p1", start))
+	l.Wire(wev(WireDelivered, 200*time.Millisecond, 1, "core", "d1", "p1", start))
 	l.Wire(wev(WireSent, time.Second, 1, "d1", "core", "r1", wire.PermissionRequest{RequestID: "ix1", Tool: "shell", Title: "run"}))
 	l.Wire(wev(WireSent, time.Second, 1, "d1", "core", "r1", wire.UserChoicePrompt{AskID: "ask1", Questions: []wire.UserQuestion{{ID: "q1", Question: "?"}}}))
 	l.Wire(wev(WireSent, time.Second, 1, "d1", "core", "r1", wire.FunctionCall{CallID: "call1", Name: "f"}))
@@ -215,4 +219,18 @@ func TestAdapterRefusalIsContractViolation(t *testing.T) {
 			dxClean(t, l)
 		}
 	}
+}
+
+// A later heartbeat declaring permissions does not let Core answer a Turn
+// admitted without them.
+func TestCoreJudgedByAdmittedDeclaration(t *testing.T) {
+	caps := allCaps()
+	caps.Permissions = wire.CapabilityFromBool(false)
+	l := dxWorld(caps)
+	later := wire.Heartbeat{SupportedAgentKinds: []wire.SupportedAgentKind{{Kind: "synthetic", Available: true, Version: "1", Capabilities: allCaps()}}}
+	ev := wev(WireDelivered, 1500*time.Millisecond, 1, "d1", "core", "", later)
+	ev.Forged = true
+	l.Wire(ev)
+	l.Wire(wev(WireSent, 2*time.Second, 1, "core", "d1", "ix1", wire.PermissionDecision{DeliveryID: "dl1", Approved: true}))
+	wantViolation(t, l, CheckDecisionSentLawful, "admitted without permissions")
 }

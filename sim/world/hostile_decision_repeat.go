@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/turnstile-sim/turnstile/sim"
@@ -28,7 +29,9 @@ import (
 //     (permissions, function_tools; function_result_images for a result
 //     with an image), an answer within 5 ms; and for a user-choice
 //     prompt, now and then, an answer cancelled with answers or naming a
-//     question the prompt did not ask.
+//     question the prompt did not ask; and right behind such a prompt or
+//     request, now and then, a heartbeat claiming permissions
+//     (claimPermissions).
 //
 // decision_repeat_answer and decision_refused_before_native
 // (sim/check/decision_answers.go) judge the answers.
@@ -37,6 +40,8 @@ type decisionRepeats struct {
 	left  int
 	sent  map[string]wire.Frame // conn/delivery → a decision Core sent
 	extra int                   // answers beyond a declaration or invalid, left
+	hb    map[sim.ConnID]wire.Heartbeat
+	hbs   int // heartbeats claiming permissions left
 }
 
 const decisionRepeatsMax = 8
@@ -44,7 +49,8 @@ const decisionRepeatsMax = 8
 func (u *universe) initDecisionRepeats() {
 	r := u.w.Rand("decision-repeats")
 	if r.IntN(2) == 0 && !u.faultFree() {
-		u.decisionRepeats = decisionRepeats{r: r, left: decisionRepeatsMax, extra: decisionRepeatsMax, sent: map[string]wire.Frame{}}
+		u.decisionRepeats = decisionRepeats{r: r, left: decisionRepeatsMax, extra: decisionRepeatsMax, sent: map[string]wire.Frame{},
+			hb: map[sim.ConnID]wire.Heartbeat{}, hbs: decisionRepeatsMax}
 	}
 }
 
@@ -77,8 +83,18 @@ func (u *universe) watchDecisionRepeats(conn sim.ConnID, from sim.NodeID, f wire
 			s.left--
 			u.repeatDecision(from, sent)
 		}
+	case wire.Heartbeat:
+		if from != coreID {
+			s.hb[conn] = p
+		}
 	case wire.PermissionRequest, wire.UserChoicePrompt, wire.FunctionCall:
-		if from != coreID && s.extra > 0 {
+		if from == coreID {
+			return
+		}
+		if _, fc := p.(wire.FunctionCall); !fc {
+			u.claimPermissions(conn, from)
+		}
+		if s.extra > 0 {
 			u.answerBeyond(conn, from, f)
 		}
 	}
@@ -149,6 +165,32 @@ func (u *universe) deviceCoreConn(device sim.NodeID) (sim.ConnID, bool) {
 		}
 	}
 	return 0, false
+}
+
+// claimPermissions: right behind a permission request or prompt of a
+// device whose kind lacks permissions, now and then, a heartbeat on its
+// connection repeating its last one but declaring permissions. Core must
+// keep judging answers by the declaration the Turn was admitted with;
+// permissions decides nothing else at Core, so no admission changes.
+func (u *universe) claimPermissions(conn sim.ConnID, device sim.NodeID) {
+	s := &u.decisionRepeats
+	hb, ok := s.hb[conn]
+	if s.hbs == 0 || !ok || s.r.IntN(2) == 0 {
+		return
+	}
+	claimed := false
+	kinds := slices.Clone(hb.SupportedAgentKinds)
+	for i := range kinds {
+		if !kinds[i].Capabilities.Permissions.IsSupported() {
+			kinds[i].Capabilities.Permissions, claimed = wire.CapabilityFromBool(true), true
+		}
+	}
+	if !claimed {
+		return
+	}
+	s.hbs--
+	hb.SupportedAgentKinds = kinds
+	u.w.Forge(conn, device, encodeFrame("", hb))
 }
 
 // answerBeyond answers an interaction the device's declaration does not
