@@ -14,6 +14,17 @@ const (
 	// a ready status reached Core for a preparation whose connection's
 	// latest declaration no longer admits the Session (the start must be refused)
 	MarkReadyNoLongerAdmitted = Mark("ready_no_longer_admitted")
+	// a prepare went to a connection declaring the kind without
+	// message_items but with tool_observations (observe_messages false)
+	MarkMessageItemsLacking = Mark("message_items_lacking")
+	// a prepare of a Session with MCP servers, function tools or a hosted
+	// placement went out while another connection declared the kind
+	// available without a capability of that family the Session needs
+	// (one of mcp_http_tools, mcp_http_required, mcp_http_bearer_auth;
+	// function_tools; workspace_output_export)
+	MarkMCPCapabilityLacking = Mark("mcp_capability_lacking")
+	MarkFunctionToolsLacking = Mark("function_tools_lacking")
+	MarkOutputExportLacking  = Mark("workspace_output_export_lacking")
 )
 
 // observeCapabilitySituations runs after observeCoreFrames has updated the
@@ -32,17 +43,34 @@ func (l *Ledger) observeCapabilitySituations(ev WireEvent) {
 	}
 }
 
-func (l *Ledger) markPrepareChoice(conn uint64, req string, p wire.ExecutionPrepare) {
+func (l *Ledger) markPrepareChoice(conn uint64, reqID string, p wire.ExecutionPrepare) {
 	f := &l.frames
-	s, pr := f.sessions[p.SessionID], f.preps[req]
+	s, pr := f.sessions[p.SessionID], f.preps[reqID]
 	if s == nil || pr == nil {
 		return
 	}
+	if c := f.conns[conn]; c != nil && c.known && !c.opaque {
+		caps := c.kinds[s.spec.Kind].Capabilities
+		if !caps.MessageItems.IsSupported() && caps.ToolObservations.IsSupported() {
+			l.reach(MarkMessageItemsLacking)
+		}
+	}
+	req := RequiredCapabilities(s.spec, pr.recovery, false)
 	for _, id := range f.connIDs { // ascending
 		c := f.conns[id]
 		k, ok := c.kinds[s.spec.Kind]
 		if id == conn || !c.known || c.opaque || !ok || !k.Available {
 			continue
+		}
+		for _, name := range missingCapabilities(req, k.Capabilities) {
+			switch name {
+			case "mcp_http_tools", "mcp_http_required", "mcp_http_bearer_auth":
+				l.reach(MarkMCPCapabilityLacking)
+			case "function_tools":
+				l.reach(MarkFunctionToolsLacking)
+			case "workspace_output_export":
+				l.reach(MarkOutputExportLacking)
+			}
 		}
 		if v, _ := k.Capabilities.Lookup(capNativeSessionRecovery); pr.recovery && !v.IsSupported() {
 			l.reach(MarkRecoveryLacking)

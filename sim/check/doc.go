@@ -61,6 +61,7 @@
 //   - daemon_records.go: handle_reuse
 //   - stale_status.go: stale_revision_applied
 //   - frames_core.go: capability
+//   - capability_refusal.go: capability_unsupported_justified
 //   - capacity_wire.go: capacity_exceeded
 //   - restart_outcome.go: restart_outcome
 //   - usage_latest.go: usage_not_latest

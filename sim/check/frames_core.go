@@ -32,6 +32,7 @@ type frameState struct {
 	admissions     map[string]*admissionRec // conn\x00request
 	admissionOrder []string
 	grants         map[string]bool // device\x00request\x00handle granted
+	quiesced       map[string]bool // devices ever asked to be quiesced or sent a quiesce (capability_refusal.go)
 }
 
 type sessionFacts struct {
@@ -42,8 +43,10 @@ type sessionFacts struct {
 
 type coreConn struct {
 	device string
-	known  bool // a heartbeat reached Core: the declaration is known
-	opaque bool // an undecodable frame reached Core: Core drops the snapshot
+	known  bool  // a heartbeat reached Core: the declaration is known
+	opaque bool  // an undecodable frame reached Core: Core drops the snapshot
+	closed bool  // either end closed it (capability_refusal.go)
+	opened int64 // when it opened (capability_refusal.go)
 	kinds  map[string]wire.SupportedAgentKind
 }
 
@@ -85,7 +88,11 @@ func (l *Ledger) observeCoreFrames(ev WireEvent) {
 			i, _ := slices.BinarySearch(f.connIDs, ev.Conn)
 			f.connIDs = slices.Insert(f.connIDs, i, ev.Conn)
 		}
-		made(&f.conns)[ev.Conn] = &coreConn{device: ev.From, kinds: map[string]wire.SupportedAgentKind{}}
+		made(&f.conns)[ev.Conn] = &coreConn{device: ev.From, opened: ev.At, kinds: map[string]wire.SupportedAgentKind{}}
+	case ev.Kind == WireClosed:
+		if c := f.conns[ev.Conn]; c != nil {
+			c.closed = true
+		}
 	case ev.Kind == WireDelivered && ev.To == CoreNode:
 		l.coreReceived(ev)
 	case ev.Kind == WireSent && ev.From == CoreNode && ev.HasFrame():
@@ -94,6 +101,8 @@ func (l *Ledger) observeCoreFrames(ev WireEvent) {
 			l.prepareSent(ev, p)
 		case wire.ExecutionStart:
 			l.startSent(ev, p)
+		case wire.EnvironmentQuiesce:
+			made(&f.quiesced)[ev.To] = true
 		}
 	}
 }

@@ -57,10 +57,16 @@ func (l *Ledger) checkPrepareConfig(ev WireEvent, p wire.ExecutionPrepare, s *se
 	bad.want(len(cfg.FunctionTools)+len(spec.FunctionTools) == 0 || reflect.DeepEqual(cfg.FunctionTools, spec.FunctionTools),
 		"function_tools differ from the Agent's")
 	bad.want(cfg.ToolSearch == spec.toolSearch(), "tool_search %v, want %v", cfg.ToolSearch, spec.toolSearch())
-	servers := cfg.MCPHTTPServers
-	bad.want(len(spec.MCPServers) > 0 || servers == nil, "mcp_http_servers without any server")
-	bad.want(len(spec.MCPServers) == 0 || servers != nil && reflect.DeepEqual(*servers, spec.frozenMCP()),
-		"mcp_http_servers differ from the Agent's frozen servers")
+	// absent keeps native behaviour; an explicit empty list travels as []
+	switch servers := cfg.MCPHTTPServers; {
+	case spec.MCPServers == nil:
+		bad.want(servers == nil, "mcp_http_servers for an Agent that declared no list")
+	case len(spec.MCPServers) == 0:
+		bad.want(servers != nil && len(*servers) == 0, "the Agent's explicit empty mcp_http_servers does not travel as []")
+	default:
+		bad.want(servers != nil && reflect.DeepEqual(*servers, spec.frozenMCP()),
+			"mcp_http_servers differ from the Agent's frozen servers")
+	}
 	if len(bad) > 0 {
 		l.violate(ev.At, CheckPrepareConfiguration, "execution_prepare %s of session %s: %s",
 			ev.Frame.ID, p.SessionID, strings.Join(bad, "; "))

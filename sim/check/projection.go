@@ -13,6 +13,7 @@ var projectionExpectedMarks = []Mark{
 	MarkEngineCodeUnclassified, MarkEngineStatusDropped, MarkEngineStatusKept,
 	MarkSameRevisionOtherState,
 	MarkToolObservationsLacking, MarkRecoveryLacking, MarkReadyNoLongerAdmitted,
+	MarkMessageItemsLacking, MarkMCPCapabilityLacking, MarkFunctionToolsLacking, MarkOutputExportLacking,
 	MarkPreparationsPerConnFull, MarkEarlierReceiptReplayed, MarkCancelFailedAfterDone,
 }
 

@@ -375,5 +375,6 @@ func (l *Ledger) TurnFinished(at int64, turn, run, state, code string) {
 	l.retryTurnFinished(at, turn, run, code)
 	l.decisionAcksTurnFinished(at, turn)
 	l.usageTurnEnded(at, run, code)
-	l.reconnectTurnFinished(at, turn, state, code) // reconnect_window.go
+	l.reconnectTurnFinished(at, turn, state, code)         // reconnect_window.go
+	l.capabilityRefusalTurnFinished(at, turn, state, code) // capability_refusal.go
 }

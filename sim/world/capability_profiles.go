@@ -81,6 +81,7 @@ func (u *universe) tapCapabilityFlaps(ev sim.TapEvent) {
 // Core's projection of what Runtimes report.
 type projectionWorld struct {
 	capProfile *capabilityProfile // capability_profiles.go
+	capSwarm   *capabilitySwarm   // capability_swarm.go
 	flood      bool               // the preparation flood (workload_prep_flood.go)
 	replay     *receiptReplay     // hostile_receipt_replay.go
 }

@@ -95,6 +95,9 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkSameRevisionOtherState: {kHostileProxy.kind},
 	// the capability profiles (capability_profiles.go)
 	check.MarkToolObservationsLacking: {}, check.MarkRecoveryLacking: {}, check.MarkReadyNoLongerAdmitted: {},
+	// the capability swarm (capability_swarm.go)
+	check.MarkMessageItemsLacking: {}, check.MarkMCPCapabilityLacking: {}, check.MarkFunctionToolsLacking: {},
+	check.MarkOutputExportLacking:     {},
 	check.MarkPreparationsPerConnFull: {sim.FaultStall}, // any fault kind enables the flood (workload_prep_flood.go)
 	check.MarkEarlierReceiptReplayed:  {sim.FaultStall}, // any fault kind enables the replay (hostile_receipt_replay.go)
 	check.MarkCancelFailedAfterDone:   {sim.FaultStall}, // any fault kind enables the forgery (hostile_cancel_failed.go)

@@ -146,8 +146,9 @@ func setup(w *sim.Kernel, cfg Config, linAtEnd bool) *universe {
 	}
 	u.drawCapabilityProfile()
 	u.drawInteractionDeclarations()
+	u.drawCapabilitySwarm()
 	for i := range n {
-		dcfg, drawn := drawDaemonConfig(r, u.interactionCaps(i, u.profileCaps(i, drawCaps(r, i))), i > 0)
+		dcfg, drawn := drawDaemonConfig(r, u.swarmCaps(i, u.interactionCaps(i, u.profileCaps(i, drawCaps(r, i)))), i > 0)
 		u.shape.adjustLimits(shapeR, &dcfg.Limits)
 		drawn.admission = dcfg.Limits.AdmissionExpiry // a shape may set the documents' value back
 		drawn.idle = dcfg.Limits.IdleExpiry

@@ -43,6 +43,7 @@ type workload struct {
 	out                                []sim.Effect  // effects of the running Step
 	ans                                *wAnswers     // interaction answers (interaction.go)
 	mcp                                *wMCP         // MCP servers and their tokens (workload_mcp.go)
+	mcpEmpty                           *rand.Rand    // explicit empty MCP server lists (workload_mcp.go)
 	successors                         int           // workspace writes planned after an unknown one (workload_workspace.go)
 	defs                               *rand.Rand    // Environment definitions (workload_definition.go)
 }
@@ -213,6 +214,7 @@ func (wl *workload) drawAgent(i int) (core.AgentConfig, bool) {
 	a.TextVerbosity = []string{"", core.VerbosityLow, core.VerbosityHigh}[r.IntN(3)]
 	drawHarnessConfig(&a, i)
 	wl.drawMCP(&a, i)
+	wl.drawEmptyMCP(&a)
 	wl.drawDefinition(&a, i)
 	return a, r.IntN(4) == 0
 }

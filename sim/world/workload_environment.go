@@ -115,6 +115,7 @@ func (wl *workload) quiesce(now time.Time, device string, attempt int) {
 	retry := func(now time.Time) {
 		wl.after(now, envRetryDelay, func(now time.Time) { wl.quiesce(now, device, attempt+1) })
 	}
+	wl.u.led.QuiesceCalled(device)
 	wl.call(now, core.QuiesceEnvironment{Device: device, EnvironmentID: env}, func(now time.Time, r core.APIResult) {
 		if r.Err != nil {
 			retry(now)

@@ -58,3 +58,16 @@ func (wl *workload) mcpTokens() []string {
 	}
 	return wl.mcp.tokens
 }
+
+// drawEmptyMCP gives a Session without servers an explicit empty list in
+// some draws, from its own stream: [] declares no servers (wire reference
+// §3.14), travels as [] and requires no MCP capability, where an absent
+// list keeps native behaviour.
+func (wl *workload) drawEmptyMCP(a *core.AgentConfig) {
+	if wl.mcpEmpty == nil {
+		wl.mcpEmpty = wl.u.w.Rand("workload:mcp-empty")
+	}
+	if wl.mcpEmpty.IntN(4) == 0 && a.MCPServers == nil {
+		a.MCPServers = []wire.MCPHTTPServer{}
+	}
+}
