@@ -33,6 +33,10 @@ func (l *Ledger) capabilityRefusalTurnFinished(at int64, turn, state, code strin
 	if r, ok := l.reconnect.readyAt[session]; ok && r == at || sf == nil {
 		return
 	}
+	if l.engineUnqualified(sf.spec) != "" {
+		l.reach(MarkEngineUnqualifiedAtDispatch)
+		return // the policy Core runs no longer qualifies the Session (engine_admission.go)
+	}
 	req := RequiredCapabilities(sf.spec, true, true)
 	f := &l.frames
 	for _, id := range f.connIDs { // ascending

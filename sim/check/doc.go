@@ -62,6 +62,8 @@
 //   - stale_status.go: stale_revision_applied
 //   - frames_core.go: capability
 //   - capability_refusal.go: capability_unsupported_justified
+//   - engine_admission.go: engine_admission engine_dispatch
+//     engine_catalog_declaration
 //   - capacity_wire.go: capacity_exceeded
 //   - restart_outcome.go: restart_outcome
 //   - usage_latest.go: usage_not_latest

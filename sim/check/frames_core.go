@@ -175,6 +175,7 @@ func (l *Ledger) prepareSent(ev WireEvent, p wire.ExecutionPrepare) {
 	made(&f.preps)[ev.Frame.ID] = &prepFacts{session: p.SessionID, conn: ev.Conn, recovery: recovery}
 	what := "execution_prepare " + ev.Frame.ID + " of session " + p.SessionID
 	l.checkDeclaration(ev.At, ev.Conn, what, s.spec.Kind, RequiredCapabilities(s.spec, recovery, false))
+	l.engineDispatch(ev.At, ev.Conn, what, s) // engine_admission.go
 	l.checkPrepareConfig(ev, p, s)
 	l.checkNativeHistory(ev.At, what, cfg, s)
 }
@@ -200,6 +201,7 @@ func (l *Ledger) startSent(ev WireEvent, p wire.ExecutionStart) {
 	turn, _, _ := strings.Cut(p.RunID, ".") // "t-3" or "t-3.2"
 	images := hasImages(p.Input) || f.steerImg[turn]
 	l.checkDeclaration(ev.At, ev.Conn, what, s.spec.Kind, RequiredCapabilities(s.spec, pr.recovery, images))
+	l.engineDispatch(ev.At, ev.Conn, what, s) // engine_admission.go
 }
 
 // checkDeclaration: the connection's declaration is known, declares the

@@ -94,6 +94,7 @@ func vtime(at int64) string { return time.Duration(at).String() }
 // example the virtual clock's UnixNano). A Ledger is not safe for
 // concurrent use; the world drives it from its single loop.
 type Ledger struct {
+	engine   engineState // the engine catalog Core runs (engine_admission.go)
 	found    []Violation // not yet returned by AfterStep
 	reported []Violation
 	marks    map[Mark]int

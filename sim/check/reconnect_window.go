@@ -132,6 +132,9 @@ func (l *Ledger) reconnectTurnFinished(at int64, turn, state, code string) {
 	if r, ok := s.readyAt[session]; ok && r == at || sf == nil {
 		return // the final check, or a Session the client never learned of
 	}
+	if l.engineUnqualified(sf.spec) != "" {
+		return // the engine policy Core runs no longer qualifies it: no device could serve it (engine_admission.go)
+	}
 	kind := sf.spec.Kind
 	for _, id := range sortedKeys(s.devices) {
 		d := s.devices[id]

@@ -82,6 +82,7 @@ func (u *universe) tapCapabilityFlaps(ev sim.TapEvent) {
 type projectionWorld struct {
 	capProfile *capabilityProfile // capability_profiles.go
 	capSwarm   *capabilitySwarm   // capability_swarm.go
+	engine     *enginePolicies    // engine_profile.go
 	flood      bool               // the preparation flood (workload_prep_flood.go)
 	replay     *receiptReplay     // hostile_receipt_replay.go
 }

@@ -64,6 +64,7 @@ func (u *universe) newCore() sim.Node {
 	n := &coreNode{u: u, replies: map[sim.TimerID]sim.Reply{}, resends: map[string]int{}, sent: map[string]bool{},
 		prepSession: map[string]string{}, streams: map[string]*statusStream{}, cancels: map[string]*cancelSent{}, conns: map[core.ConnID]string{},
 		rogue: map[sim.ConnID]bool{}, callers: map[core.CallID]caller{}}
+	u.startPolicy() // engine_profile.go
 	if len(u.store.Memory.Turns()) == 0 && len(u.store.Memory.Sessions()) == 0 {
 		n.m = core.New(u.coreCfg, u.store)
 	} else {

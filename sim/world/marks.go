@@ -97,7 +97,11 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkToolObservationsLacking: {}, check.MarkRecoveryLacking: {}, check.MarkReadyNoLongerAdmitted: {},
 	// the capability swarm (capability_swarm.go)
 	check.MarkMessageItemsLacking: {}, check.MarkMCPCapabilityLacking: {}, check.MarkFunctionToolsLacking: {},
-	check.MarkOutputExportLacking:     {},
+	check.MarkOutputExportLacking: {},
+	// the engine profile draws (engine_profile.go); a restarted Core may
+	// come up with a narrowed catalog
+	check.MarkEngineConfigurationRefused: {}, check.MarkEngineUnqualifiedRefused: {}, check.MarkEngineToolsRefused: {},
+	check.MarkCatalogDeclarationRefused: {}, check.MarkEngineUnqualifiedAtDispatch: {kCoreCrash.kind},
 	check.MarkPreparationsPerConnFull: {sim.FaultStall}, // any fault kind enables the flood (workload_prep_flood.go)
 	check.MarkEarlierReceiptReplayed:  {sim.FaultStall}, // any fault kind enables the replay (hostile_receipt_replay.go)
 	check.MarkCancelFailedAfterDone:   {sim.FaultStall}, // any fault kind enables the forgery (hostile_cancel_failed.go)

@@ -123,6 +123,7 @@ func setup(w *sim.Kernel, cfg Config, linAtEnd bool) *universe {
 	// every operation qualified, no control declared, so the drawn
 	// device declarations decide what is served.
 	u.coreCfg.Policy = simulatedPolicy(agentKind, otherKind)
+	u.drawEnginePolicies() // some seeds run drawn or built-in profiles instead
 	u.store = &observedStore{Memory: store.NewMemory(), u: u}
 	hcfg := harness.DrawConfig(r)
 	shapeR := w.Rand("shape")

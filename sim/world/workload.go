@@ -160,6 +160,9 @@ func (wl *workload) plan(now time.Time) {
 	for i := range n {
 		s := &wSession{}
 		s.agent, s.images = wl.drawAgent(i)
+		if wl.u.plainUnderProfile(&s.agent, i, n) {
+			s.images = false // the built-in catalog qualifies no image
+		}
 		wl.sessions = append(wl.sessions, s)
 		wl.createSession(now, s)
 	}
@@ -179,9 +182,14 @@ func (wl *workload) createSession(now time.Time, s *wSession) {
 	wl.call(now, core.CreateSession{Agent: s.agent}, func(now time.Time, r core.APIResult) {
 		if r.Err != nil {
 			s.failed = true
+			if class, ok := engineRefusal(r.Err); ok {
+				wl.u.led.SessionAdmission(wl.u.lt(now), wl.u.sessionSpec(s.agent), class)
+				return
+			}
 			wl.u.led.SessionRefused(wl.u.lt(now), r.Err.Error())
 			return
 		}
+		wl.u.led.SessionAdmission(wl.u.lt(now), wl.u.sessionSpec(s.agent), "")
 		s.id = r.Value.(core.SessionCreated).Session
 		wl.u.led.SessionCreated(wl.u.lt(now), s.id, wl.u.sessionSpec(s.agent))
 	}, func(now time.Time) { wl.createSession(now, s) })
@@ -216,7 +224,8 @@ func (wl *workload) drawAgent(i int) (core.AgentConfig, bool) {
 	wl.drawMCP(&a, i)
 	wl.drawEmptyMCP(&a)
 	wl.drawDefinition(&a, i)
-	return a, r.IntN(4) == 0
+	images := r.IntN(4) == 0
+	return a, images
 }
 
 func (wl *workload) input(s *wSession, text string) wire.MessageInput {
