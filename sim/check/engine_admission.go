@@ -43,6 +43,7 @@ type EngineProfileFacts struct {
 	StructuredOutput, MessageImages, FunctionTools, ToolSearch      bool
 	FunctionResultImages, ProgrammaticToolCallingDisable, Subagents bool
 	MCPRequired, MCPBearer                                          bool
+	WebSearchControl, TextVerbosity                                 bool // the controls a device must declare
 	MCPOrigins                                                      []string
 	ConfigRefusesModelSuffix                                        string // additional configuration validation: a model ending so is refused
 	ToolsLimited                                                    bool   // additional tool validation: more tools than ToolsMax are refused

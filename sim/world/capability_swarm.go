@@ -20,7 +20,9 @@ import (
 //     follows message_items only);
 //   - function_tools apart from tool_search;
 //   - workspace_output_export apart from local_environment and
-//     workspace_read_preparation (hosted placements need all three).
+//     workspace_read_preparation (hosted placements need all three);
+//   - web_search_control apart from text_verbosity (each needed when the
+//     engine profile declares its control).
 //
 // The rules judge each admission and each prepare against the
 // declaration of the device that got it (frames_core.go,
@@ -40,7 +42,8 @@ func (u *universe) drawCapabilitySwarm() {
 func (u *universe) swarmCaps(i int, c wire.AgentKindCapabilities) wire.AgentKindCapabilities {
 	s := u.proj.capSwarm
 	fields := []*wire.CapabilitySupport{&c.MCPHTTPTools, &c.MCPHTTPRequired, &c.MCPHTTPBearerAuth,
-		&c.MessageItems, &c.FunctionTools, &c.ToolSearch, &c.WorkspaceOutputExport}
+		&c.MessageItems, &c.FunctionTools, &c.ToolSearch, &c.WorkspaceOutputExport,
+		&c.WebSearchControl, &c.TextVerbosity}
 	drop := make([]bool, len(fields))
 	for j := range fields {
 		drop[j] = s.r.IntN(3) == 0 // always drawn: stable streams

@@ -3,6 +3,7 @@ package world
 import (
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -64,8 +65,9 @@ func simulatedPolicy(kinds ...string) *engine.Policy {
 //     which knows the synthetic kind and not the other one.
 //
 // In the last two, one Core restart in three brings a Core up with a
-// catalog that no longer holds the Sessions' kind: an unknown kind fails
-// closed at dispatch too. Every start records its catalog's declared
+// catalog that no longer holds the Sessions' kind (an unknown kind fails
+// closed at dispatch too), or, in half of the seeds, holds it only without
+// an execution environment. Every start records its catalog's declared
 // facts for the oracles (check.EnginePolicy); a drawn profile's catalog
 // declaration is also put to engine.Check with variants the seed calls
 // invalid, and the verdicts recorded (check.CatalogChecked).
@@ -76,6 +78,7 @@ type enginePolicies struct {
 	baseF, narrowedF []check.EngineProfileFacts
 	starts           int
 	drawn            *engine.Profile
+	current          []check.EngineProfileFacts // the running Core's
 }
 
 func (u *universe) drawEnginePolicies() {
@@ -106,8 +109,17 @@ func (u *universe) drawEnginePolicies() {
 	}
 	ep.baseF = factsOf(profiles, limits)
 	var kept []engine.Profile
+	onlyNone := r.IntN(2) == 0 // the narrowed catalog keeps the kind without execution environments
 	for _, p := range profiles {
-		if p.Kind != agentKind {
+		switch {
+		case p.Kind != agentKind:
+			kept = append(kept, p)
+		case onlyNone && p.Supports(engine.PlacementNone):
+			p.Placements = []engine.Placement{engine.PlacementNone}
+			p.MCPOrigins = slices.DeleteFunc(slices.Clone(p.MCPOrigins), func(o string) bool { return o != wire.OriginService })
+			if len(p.MCPOrigins) == 0 {
+				p.MCPBearer = wire.CapabilityUnsupported // bearer support needs an origin
+			}
 			kept = append(kept, p)
 		}
 	}
@@ -133,6 +145,7 @@ func (u *universe) startPolicy() {
 		pol, facts = ep.narrowed, ep.narrowedF
 	}
 	u.coreCfg.Policy = pol
+	ep.current = facts
 	u.led.EnginePolicy(u.lt(u.w.Now()), facts)
 }
 
@@ -145,7 +158,7 @@ func drawProfile(r *rand.Rand, kind string) (p engine.Profile, suffix, toolsMax 
 	no := wire.CapabilityUnsupported
 	p = engine.Profile{Kind: kind, Label: "drawn " + kind,
 		Capabilities: engine.Capabilities{
-			WebSearchControl: no, TextVerbosity: no,
+			WebSearchControl: yn(2), TextVerbosity: yn(2),
 			StructuredOutput: yn(4), MessageImages: wire.CapabilitySupported, FunctionTools: yn(4), ToolSearch: yn(4),
 			FunctionResultImages: yn(4), ProgrammaticToolCallingDisable: yn(4), Subagents: yn(4), MCPRequired: yn(2),
 		},
@@ -202,6 +215,7 @@ func factsOf(ps []engine.Profile, limits map[string][2]int) []check.EngineProfil
 			ToolSearch: c.ToolSearch.IsSupported(), FunctionResultImages: c.FunctionResultImages.IsSupported(),
 			ProgrammaticToolCallingDisable: c.ProgrammaticToolCallingDisable.IsSupported(), Subagents: c.Subagents.IsSupported(),
 			MCPRequired: c.MCPRequired.IsSupported(), MCPBearer: p.MCPBearer.IsSupported(),
+			WebSearchControl: c.WebSearchControl.IsSupported(), TextVerbosity: c.TextVerbosity.IsSupported(),
 			MCPOrigins: append([]string{}, p.MCPOrigins...)}
 		for _, pl := range p.Placements {
 			f.Placements = append(f.Placements, string(pl))
@@ -295,4 +309,17 @@ func (u *universe) plainUnderProfile(a *core.AgentConfig, i, n int) bool {
 	*a = core.AgentConfig{Kind: a.Kind, Model: a.Model, SystemPrompt: a.SystemPrompt, Environment: core.EnvNone,
 		TextVerbosity: a.TextVerbosity}
 	return true
+}
+
+// controlsOf is the controls the running Core's catalog declares for kind,
+// from the profile's declared fields.
+func (u *universe) controlsOf(kind string) (webSearch, verbosity bool) {
+	if ep := u.proj.engine; ep != nil {
+		for _, f := range ep.current {
+			if f.Kind == kind {
+				return f.WebSearchControl, f.TextVerbosity
+			}
+		}
+	}
+	return false, false
 }

@@ -7,10 +7,11 @@ import (
 
 // sessionSpec is the configuration the workload asked Core to create a
 // Session with, as the frame oracles want it: the request's fields and
-// the engine profile the world configured for the kind. Nothing here is
+// the controls the engine profile the world configured declares for the
+// kind (its fields, not the policy's answer). Nothing here is
 // read back from Core.
 func (u *universe) sessionSpec(a core.AgentConfig) check.SessionSpec {
-	p := u.coreCfg.Policy.Controls(a.Kind)
+	webSearch, verbosity := u.controlsOf(a.Kind)
 	return check.SessionSpec{
 		Kind: a.Kind, Model: a.Model, SystemPrompt: a.SystemPrompt, ModelProvider: a.ModelProvider,
 		HarnessConfig: a.HarnessConfig, TextVerbosity: a.TextVerbosity,
@@ -18,6 +19,6 @@ func (u *universe) sessionSpec(a core.AgentConfig) check.SessionSpec {
 		OutputSchema: a.OutputSchema, MultiAgent: a.MultiAgent, FunctionTools: a.FunctionTools,
 		ToolSearch: a.ToolSearch, DisableProgrammaticToolCalling: a.DisableProgrammaticToolCalling,
 		FunctionResultImages: a.FunctionResultImages, MCPServers: a.MCPServers,
-		ProfileWebSearchControl: p.WebSearchControl, ProfileTextVerbosity: p.TextVerbosity,
+		ProfileWebSearchControl: webSearch, ProfileTextVerbosity: verbosity,
 	}
 }
