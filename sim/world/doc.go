@@ -51,6 +51,22 @@
 // unavailable for 1–5 s right behind a `preparing` status it sends (up to
 // three times), so Core's final check at `ready` meets a declaration that
 // no longer admits the Session.
+// The capability swarm (its own "capability-swarm" stream,
+// capability_swarm.go) makes, in half of the seeds, devices but the first
+// (and the first too in a quarter of those) drop each of mcp_http_tools,
+// mcp_http_required, mcp_http_bearer_auth, message_items, function_tools,
+// tool_search, workspace_output_export, web_search_control and
+// text_verbosity a third of the time, each on its own. Its own
+// "workload:mcp-empty" stream gives a quarter of the Agents without servers
+// an explicit empty MCP server list.
+// The engine catalog (its own "engine-profile" stream, engine_profile.go)
+// is the simulator's open profile in most seeds, a drawn profile for the
+// Sessions' kind in a quarter (operations, placements, MCP origins,
+// bearer, controls, additional configuration and tool validation
+// callbacks), and the built-in catalog in an eighth; in those, every other
+// Session is a plain one every catalog qualifies, and a restarted Core may
+// come up with a catalog without the kind or without its execution
+// environments.
 //
 // The Harness (package sim/harness, one per device process, behaviour
 // drawn once per seed with harness.DrawConfig) answers native calls after
