@@ -11,7 +11,8 @@ import (
 // connection rules of wire reference §3.14: an environment origin on a
 // Session without an Environment, a missing or unknown origin, a blank
 // label or URL, and (only where the kind declares it unsupported) a
-// required server or a bearer token. The checker derives each answer from
+// required server or a bearer token; function tools where the kind
+// declares function_tools unsupported. The checker derives each answer from
 // its own restatement of the configuration table and the daemon's declared
 // capabilities (check.CondTable), never from the probe.
 func (in *injector) mcpPrepares() {
@@ -31,12 +32,22 @@ func (in *injector) mcpPrepares() {
 	if ok && !caps.MCPHTTPBearerAuth.IsSupported() {
 		variants = append(variants, func(s *wire.MCPHTTPServer) string { s.BearerToken = "x-token"; return "" })
 	}
+	tools := ok && !caps.FunctionTools.IsSupported()
+	if tools {
+		// function tools where the kind declares function_tools
+		// unsupported (whatever it says of tool_search)
+		variants = append(variants, func(s *wire.MCPHTTPServer) string { return "function_tools" })
+	}
 	v := variants[in.r.IntN(len(variants))]
 	srv := service
 	edit := v(&srv)
 	s, req := h.mint("s"), h.mint("p")
 	c := hostileConfig(s, "m")
 	c.MCPHTTPServers = &[]wire.MCPHTTPServer{srv}
+	if edit == "function_tools" {
+		edit, c.MCPHTTPServers = "", nil
+		c.FunctionTools = []wire.FunctionTool{{Name: "lookup", Description: "look something up"}}
+	}
 	b := encodeFrame(req, wire.ExecutionPrepare{SessionID: s, Configuration: c})
 	if edit != "" {
 		// the encoder refuses these members: edit the bytes
