@@ -119,9 +119,11 @@
 //   - workspace_export.go: workspace_export
 //   - workspace_runtime.go: workspace_read_environment
 //     workspace_read_after_unknown workspace_read_unsupported
-//     workspace_write_exclusion
+//     workspace_write_exclusion workspace_declaration
 //   - workspace_settlement.go: workspace_write_settlement
 //   - workspace_receipts.go: workspace_write_receipt
+//   - workspace_payloads.go: workspace_result_fields
+//     workspace_transfer_dropped
 //   - fencing_wire.go: fencing_reply fencing_in_flight fencing_quiesced_work
 //     fencing_double_resume
 //   - fencing_busy.go: fencing_quiesce_busy fencing_resume_other

@@ -131,6 +131,7 @@ type Ledger struct {
 	transferTime transferTiming   // the 195 s exchange oracle (timing_transfer.go)
 	prepOutcome  prepOutcomeState // transfer_outcome.go
 	wsRuntime    wsRuntimeState   // workspace_runtime.go
+	wsPayload    wsPayloadState   // workspace_payloads.go
 	ix           interactionState
 	subscribers  subscriberState // subscribers.go
 	native       nativeCalls     // done_usage.go
@@ -188,8 +189,9 @@ func NewLedger() *Ledger {
 		l.observeForgedTransferResults,
 		l.observeTransferResultsAtCore, // forged results too: Core may take them
 		honest(l.observeTransfers),
-		l.observeWorkspaceRuntime, // honest traffic, and forged requests reaching a daemon
-		l.observeEngineErrors,     // forged error frames too: Core classifies what reaches it
+		l.observeWorkspaceRuntime,  // honest traffic, and forged requests reaching a daemon
+		l.observeWorkspacePayloads, // honest traffic, and forged requests reaching a daemon
+		l.observeEngineErrors,      // forged error frames too: Core classifies what reaches it
 		l.observePreparationsPerConn,
 		l.observeDecisionConflicts,
 		l.observeDecisionAnswers,

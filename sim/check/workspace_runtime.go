@@ -7,7 +7,8 @@ import (
 )
 
 // Checks: workspace_read_environment, workspace_read_after_unknown,
-// workspace_read_unsupported, workspace_write_exclusion (rules.go), from
+// workspace_read_unsupported, workspace_write_exclusion,
+// workspace_declaration (rules.go), from
 // the frames reaching a daemon (Core's and forged ones alike: the daemon
 // answers both by the same rules), its answers, and the Harness's truth of
 // when a Turn settled. Each rule allows the refusals the daemon gives
@@ -19,21 +20,29 @@ const (
 	CheckReadAfterUnknown = "workspace_read_after_unknown"
 	CheckReadUnsupported  = "workspace_read_unsupported"
 	CheckWriteExclusion   = "workspace_write_exclusion"
+	// CheckWorkspaceDeclaration judges each workspace operation by the
+	// declaration of the device that got it: reads by
+	// workspace_read_preparation, exports by workspace_output_export.
+	CheckWorkspaceDeclaration = "workspace_declaration"
 )
 
 // Marks: a refusal each rule demanded.
 const (
-	MarkWriteRefusedDuringRun   Mark = "workspace_write_refused_during_run"   // a begin for a running Turn's Environment refused
-	MarkReadForeignEnvRefused   Mark = "workspace_read_foreign_env_refused"   // a read naming a foreign Environment refused
-	MarkReadBlockedAfterUnknown Mark = "workspace_read_blocked_after_unknown" // a read of an owner refused after its unknown read
-	MarkReadUnsupportedRefused  Mark = "workspace_read_unsupported_refused"   // a read of a kind serving no workspace refused
+	MarkWriteRefusedDuringRun    Mark = "workspace_write_refused_during_run"   // a begin for a running Turn's Environment refused
+	MarkReadForeignEnvRefused    Mark = "workspace_read_foreign_env_refused"   // a read naming a foreign Environment refused
+	MarkReadBlockedAfterUnknown  Mark = "workspace_read_blocked_after_unknown" // a read of an owner refused after its unknown read
+	MarkReadUnsupportedRefused   Mark = "workspace_read_unsupported_refused"   // a read of a kind serving no workspace refused
+	MarkExportUnsupportedRefused Mark = "workspace_export_unsupported_refused" // an export of a kind declaring no workspace_output_export refused
 )
 
 // rtPrep is a preparation a daemon received, with what its statuses said.
 type rtPrep struct {
 	device, env      string
+	kind             string
 	readOnly         bool
+	declared         bool // its kind's declaration was known when it arrived
 	lacking          bool // its kind's declaration then: workspace_read_preparation unsupported
+	exportLacking    bool // and workspace_output_export unsupported
 	handle, executor string
 	run              string // the Run its start created (status run_id)
 	started          bool   // the daemon said started
@@ -42,17 +51,22 @@ type rtPrep struct {
 // rtRead is a read a daemon received, awaiting its answer.
 type rtRead struct {
 	owner                          string
+	declared                       bool
 	lacking, foreignEnv, afterUnkn bool
 }
+
+// rtExport is an export begin a daemon received, awaiting its first answer.
+type rtExport struct{ declared, lacking bool }
 
 type wsRuntimeState struct {
 	preps    map[string]*rtPrep // conn\x00request
 	byHandle map[string]*rtPrep // conn\x00handle
 	byRun    map[string]*rtPrep // conn\x00run
 	caps     map[string]wire.AgentKindCapabilities
-	reads    map[string]*rtRead // conn\x00operation
-	unknown  map[string]bool    // owners with a read answered unknown
-	begins   map[string]string  // conn\x00mutation → the Environment executing at its begin
+	reads    map[string]*rtRead   // conn\x00operation
+	unknown  map[string]bool      // owners with a read answered unknown
+	begins   map[string]string    // conn\x00mutation → the Environment executing at its begin
+	exports  map[string]*rtExport // conn\x00export → its owner's declaration
 }
 
 func (l *Ledger) observeWorkspaceRuntime(ev WireEvent) {
@@ -60,6 +74,10 @@ func (l *Ledger) observeWorkspaceRuntime(ev WireEvent) {
 		return
 	}
 	switch {
+	case ev.Kind == WireSent && ev.From == CoreNode && !ev.Forged:
+		if p, ok := ev.Frame.Payload.(wire.WorkspaceExport); ok {
+			l.coreExportSent(ev, p)
+		}
 	case ev.Kind == WireDelivered && ev.To != CoreNode:
 		l.runtimeReceived(ev)
 	case ev.Kind == WireSent && ev.From != CoreNode && !ev.Forged:
@@ -74,9 +92,11 @@ func (l *Ledger) runtimeReceived(ev WireEvent) {
 	case wire.ExecutionPrepare:
 		if s.preps[pairKey(c, ev.Frame.ID)] == nil {
 			cfg := p.Configuration
-			pr := &rtPrep{device: ev.To, readOnly: cfg.WorkspaceReadOnly}
+			pr := &rtPrep{device: ev.To, kind: cfg.AgentKind, readOnly: cfg.WorkspaceReadOnly}
 			if caps, ok := s.caps[pairKey(ev.To, cfg.AgentKind)]; ok {
+				pr.declared = true
 				pr.lacking = !caps.WorkspaceReadPreparation.IsSupported()
+				pr.exportLacking = !caps.WorkspaceOutputExport.IsSupported()
 			}
 			if cfg.LocalEnvironment != nil {
 				pr.env = cfg.LocalEnvironment.ID
@@ -85,6 +105,10 @@ func (l *Ledger) runtimeReceived(ev WireEvent) {
 		}
 	case wire.WorkspaceRead:
 		l.readReceived(ev, c, p)
+	case wire.WorkspaceExport:
+		if pr := s.byHandle[pairKey(c, p.Handle)]; p.Step == wire.StepBegin && pr != nil && s.exports[pairKey(c, ev.Frame.ID)] == nil {
+			made(&s.exports)[pairKey(c, ev.Frame.ID)] = &rtExport{declared: pr.declared, lacking: pr.exportLacking}
+		}
 	case wire.WorkspaceWrite:
 		if p.Step == wire.StepBegin && l.environmentRunning(ev.To, p.EnvironmentID) {
 			made(&s.begins)[pairKey(c, ev.Frame.ID)] = p.EnvironmentID
@@ -108,7 +132,7 @@ func (l *Ledger) readReceived(ev WireEvent, c string, p wire.WorkspaceRead) {
 	if pr == nil {
 		return // an owner the wire does not name: resource_unavailable's business
 	}
-	r := &rtRead{owner: readOwnerKey(c, pr), lacking: pr.lacking, foreignEnv: p.EnvironmentID != pr.env}
+	r := &rtRead{owner: readOwnerKey(c, pr), declared: pr.declared, lacking: pr.lacking, foreignEnv: p.EnvironmentID != pr.env}
 	r.afterUnkn = s.unknown[r.owner]
 	made(&s.reads)[k] = r
 }
@@ -158,6 +182,11 @@ func (l *Ledger) runtimeSent(ev WireEvent) {
 			delete(s.reads, k)
 			l.judgeRead(ev, r, p)
 		}
+	case wire.WorkspaceExportResult:
+		if x := s.exports[k]; x != nil {
+			delete(s.exports, k)
+			l.judgeExportDeclaration(ev, x, p)
+		}
 	case wire.WorkspaceWriteResult:
 		l.writeReceiptSent(ev, p)
 		env, ok := s.begins[k]
@@ -201,8 +230,44 @@ func (l *Ledger) judgeRead(ev WireEvent, r *rtRead, p wire.WorkspaceReadResult) 
 		l.violate(ev.At, CheckReadAfterUnknown, "%s answered read %s %s, though an earlier read of its owner was answered unknown",
 			ev.From, ev.Frame.ID, answer)
 	}
+	if r.declared && !r.lacking && refusedWith(wire.ReadUnsupported) {
+		l.violate(ev.At, CheckWorkspaceDeclaration, "%s refused read %s read_unsupported, though its owner's kind declares workspace_read_preparation",
+			ev.From, ev.Frame.ID)
+	}
 	if p.Outcome == wire.OutcomeUnknown {
 		made(&l.wsRuntime.unknown)[r.owner] = true
+	}
+}
+
+// judgeExportDeclaration holds an export begin's first answer to its
+// owner's declaration of workspace_output_export (workspace_declaration).
+func (l *Ledger) judgeExportDeclaration(ev WireEvent, x *rtExport, p wire.WorkspaceExportResult) {
+	unsupported := p.Outcome == wire.OutcomeRejected && p.ErrorCode == wire.ReadUnsupported
+	switch {
+	case !x.declared:
+	case x.lacking && unsupported:
+		l.reach(MarkExportUnsupportedRefused)
+	case x.lacking && (p.Outcome == wire.OutcomeChunk || p.Outcome == wire.OutcomeCompleted):
+		l.violate(ev.At, CheckWorkspaceDeclaration, "%s answered export %s %s, though its owner's kind declares workspace_output_export unsupported",
+			ev.From, ev.Frame.ID, p.Outcome)
+	case !x.lacking && unsupported:
+		l.violate(ev.At, CheckWorkspaceDeclaration, "%s refused export %s read_unsupported, though its owner's kind declares workspace_output_export",
+			ev.From, ev.Frame.ID)
+	}
+}
+
+// coreExportSent: Core begins an export only on a connection whose
+// declaration of the owner's kind, as Core last received it, supports
+// workspace_output_export (workspace_declaration).
+func (l *Ledger) coreExportSent(ev WireEvent, p wire.WorkspaceExport) {
+	pr := l.wsRuntime.byHandle[pairKey(connKey(ev.Conn), p.Handle)]
+	c := l.frames.conns[ev.Conn]
+	if p.Step != wire.StepBegin || pr == nil || c == nil || c.opaque || !c.known {
+		return
+	}
+	if k, ok := c.kinds[pr.kind]; ok && !k.Capabilities.WorkspaceOutputExport.IsSupported() {
+		l.violate(ev.At, CheckWorkspaceDeclaration, "Core began export %s on %s, whose declaration of kind %q lacks workspace_output_export",
+			ev.Frame.ID, c.device, pr.kind)
 	}
 }
 

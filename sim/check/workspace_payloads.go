@@ -1,0 +1,166 @@
+package check
+
+import "github.com/turnstile-sim/turnstile/wire"
+
+// Checks: workspace_result_fields (rules.go), from the frames reaching a
+// daemon (Core's and forged ones alike: the daemon answers both) and the
+// daemon's own answers on the same connection under the same ID. Every
+// bounded or required field of a workspace result is read off the wire
+// and compared with the request it answers:
+//
+//   - workspace_read completed, byte read: at most max_bytes of data, and
+//     truncated only with exactly max_bytes; a listing: at most
+//     max_entries entries, truncated only with exactly max_entries;
+//   - workspace_write received: offset is the new end offset, the end of
+//     the chunk it acknowledges; completed: size_bytes is the begin's
+//     size_bytes (the total);
+//   - workspace_export chunk: offset is the bytes the daemon sent of that
+//     export before it; completed: offset is the total sent.
+const CheckWorkspaceResultFields = "workspace_result_fields"
+
+// CheckTransferDropped is rule workspace_transfer_dropped (rules.go): once
+// a daemon refused a write transfer (malformed, out of order, incomplete,
+// not the declared body, or expired), nothing of it is acknowledged again
+// until a new begin is answered ready: a later chunk or commit of that ID
+// is refused, never received or completed, so it never reaches the
+// installer.
+const CheckTransferDropped = "workspace_transfer_dropped"
+
+// MarkReadResultOutOfBounds: a native read answered outside its request's
+// bounds and the daemon answered the read unknown.
+const MarkReadResultOutOfBounds Mark = "workspace_read_result_out_of_bounds"
+
+type wsPayloadState struct {
+	reads   map[string]wire.WorkspaceRead // conn\x00id → the read pending at the daemon
+	begins  map[string]int64              // conn\x00id → a write begin's size_bytes
+	chunkAt map[string]int64              // conn\x00id → the end of the last chunk delivered
+	exports map[string]int64              // conn\x00id → export bytes the daemon sent
+	dropped map[string]int64              // conn\x00id → when the daemon refused its write transfer
+}
+
+func (l *Ledger) observeWorkspacePayloads(ev WireEvent) {
+	if !ev.HasFrame() || ev.From == RogueNode || ev.To == RogueNode {
+		return
+	}
+	s := &l.wsPayload
+	k := pairKey(connKey(ev.Conn), ev.Frame.ID)
+	switch {
+	case ev.Kind == WireDelivered && ev.To != CoreNode:
+		switch p := ev.Frame.Payload.(type) {
+		case wire.WorkspaceRead:
+			if _, pending := s.reads[k]; !pending && ev.Frame.ID != "" && p.Validate() == nil {
+				made(&s.reads)[k] = p
+			}
+		case wire.WorkspaceWrite:
+			switch p.Step {
+			case wire.StepBegin:
+				if _, ok := s.begins[k]; !ok {
+					made(&s.begins)[k] = p.SizeBytes
+				}
+			case wire.StepChunk:
+				made(&s.chunkAt)[k] = p.Offset + int64(len(p.Data))
+			}
+		case wire.WorkspaceExport:
+			if p.Step == wire.StepBegin {
+				if _, ok := s.exports[k]; !ok {
+					made(&s.exports)[k] = 0
+				}
+			}
+		}
+	case ev.Kind == WireSent && ev.From != CoreNode && !ev.Forged:
+		switch p := ev.Frame.Payload.(type) {
+		case wire.WorkspaceReadResult:
+			if req, ok := s.reads[k]; ok {
+				delete(s.reads, k)
+				l.judgeReadFields(ev, req, p)
+			}
+		case wire.WorkspaceWriteResult:
+			l.judgeWriteFields(ev, k, p)
+		case wire.WorkspaceExportResult:
+			l.judgeExportFields(ev, k, p)
+		}
+	}
+}
+
+func (l *Ledger) judgeReadFields(ev WireEvent, req wire.WorkspaceRead, p wire.WorkspaceReadResult) {
+	if p.Outcome != wire.OutcomeCompleted {
+		return
+	}
+	what := ev.From + " answered read " + ev.Frame.ID
+	if req.Operation == wire.ReadOperationDirectory {
+		if p.Directory == nil {
+			l.violate(ev.At, CheckWorkspaceResultFields, "%s completed without its listing", what)
+			return
+		}
+		switch n := len(p.Directory.Entries); {
+		case n > req.MaxEntries:
+			l.violate(ev.At, CheckWorkspaceResultFields, "%s with %d entries, beyond its max_entries %d", what, n, req.MaxEntries)
+		case p.Directory.Truncated && n != req.MaxEntries:
+			l.violate(ev.At, CheckWorkspaceResultFields, "%s truncated with %d entries, fewer than its max_entries %d", what, n, req.MaxEntries)
+		}
+		return
+	}
+	switch n := len(p.Data); {
+	case p.Directory != nil:
+		l.violate(ev.At, CheckWorkspaceResultFields, "%s, a byte read, with a listing", what)
+	case n > req.MaxBytes:
+		l.violate(ev.At, CheckWorkspaceResultFields, "%s with %d bytes, beyond its max_bytes %d", what, n, req.MaxBytes)
+	case p.Truncated && n != req.MaxBytes:
+		l.violate(ev.At, CheckWorkspaceResultFields, "%s truncated with %d bytes, fewer than its max_bytes %d", what, n, req.MaxBytes)
+	}
+}
+
+func (l *Ledger) judgeWriteFields(ev WireEvent, k string, p wire.WorkspaceWriteResult) {
+	s := &l.wsPayload
+	if at, ok := s.dropped[k]; ok && (p.Outcome == wire.OutcomeReceived || p.Outcome == wire.OutcomeCompleted) {
+		l.violate(ev.At, CheckTransferDropped, "%s answered write %s %s after refusing its transfer at %s with no begin answered ready since",
+			ev.From, ev.Frame.ID, p.Outcome, vtime(at))
+	}
+	switch p.Outcome {
+	case wire.OutcomeReady:
+		delete(s.dropped, k)
+	case wire.OutcomeReceived:
+		if end, ok := s.chunkAt[k]; ok && p.Offset != end {
+			l.violate(ev.At, CheckWorkspaceResultFields, "%s acknowledged write %s received at offset %d; the chunk it answers ends at %d",
+				ev.From, ev.Frame.ID, p.Offset, end)
+		}
+		delete(s.chunkAt, k)
+	case wire.OutcomeCompleted:
+		if size, ok := s.begins[k]; ok && p.SizeBytes != size {
+			l.violate(ev.At, CheckWorkspaceResultFields, "%s answered write %s completed with size_bytes %d; its begin declared %d",
+				ev.From, ev.Frame.ID, p.SizeBytes, size)
+		}
+		delete(s.begins, k)
+		delete(s.chunkAt, k)
+	case wire.OutcomeRejected, wire.OutcomeUnknown:
+		if p.Outcome == wire.OutcomeRejected && p.ErrorCode == wire.WriteInvalidRequest {
+			made(&s.dropped)[k] = ev.At
+		}
+		delete(s.begins, k)
+		delete(s.chunkAt, k)
+	}
+}
+
+func (l *Ledger) judgeExportFields(ev WireEvent, k string, p wire.WorkspaceExportResult) {
+	s := &l.wsPayload
+	sent, ok := s.exports[k]
+	if !ok {
+		return
+	}
+	switch p.Outcome {
+	case wire.OutcomeChunk:
+		if p.Offset != sent {
+			l.violate(ev.At, CheckWorkspaceResultFields, "%s sent export %s a chunk at offset %d after sending %d bytes of it",
+				ev.From, ev.Frame.ID, p.Offset, sent)
+		}
+		s.exports[k] = sent + int64(len(p.Data))
+	case wire.OutcomeCompleted:
+		if p.Offset != sent {
+			l.violate(ev.At, CheckWorkspaceResultFields, "%s answered export %s completed at offset %d after sending %d bytes",
+				ev.From, ev.Frame.ID, p.Offset, sent)
+		}
+		delete(s.exports, k)
+	default:
+		delete(s.exports, k)
+	}
+}
