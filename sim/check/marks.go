@@ -104,7 +104,8 @@ func ExpectedMarks() []Mark {
 		MarkDecisionChangedApplying, MarkDecisionBeyondDeclaration, MarkChoiceInvalidDelivered, MarkDecisionAfterCancel, MarkDecisionAdapterRefused,
 		MarkExportChunked, MarkExportCompleted, MarkWriteCommitRefused, MarkWriteLostMidTransfer,
 		MarkWriteRefusedDuringRun, MarkReadForeignEnvRefused, MarkReadBlockedAfterUnknown,
-		MarkWriteBlockedAfterUnknown, MarkWriteInstallRefused,
+		MarkWriteBlockedAfterUnknown, MarkWriteInstallRefused, MarkReadResultOutOfBounds,
+		MarkPrepareRefusedDuringWrite,
 	}, hostileExpectedMarks(), failoverExpectedMarks, projectionExpectedMarks, engineExpectedMarks)
 	slices.Sort(out)
 	return out

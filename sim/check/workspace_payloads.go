@@ -26,8 +26,8 @@ const CheckWorkspaceResultFields = "workspace_result_fields"
 // installer.
 const CheckTransferDropped = "workspace_transfer_dropped"
 
-// MarkReadResultOutOfBounds: a native read answered outside its request's
-// bounds and the daemon answered the read unknown.
+// MarkReadResultOutOfBounds: a native byte read answered outside its
+// request's bounds (harness_workspace_read_out_of_bounds).
 const MarkReadResultOutOfBounds Mark = "workspace_read_result_out_of_bounds"
 
 type wsPayloadState struct {
@@ -163,4 +163,12 @@ func (l *Ledger) judgeExportFields(ev WireEvent, k string, p wire.WorkspaceExpor
 	default:
 		delete(s.exports, k)
 	}
+}
+
+// WorkspaceReadOutOfBounds records a native byte read answering outside
+// its request's bounds (ground truth): the daemon's answer to it is
+// judged by workspace_result_fields.
+func (l *Ledger) WorkspaceReadOutOfBounds(at int64, device string) {
+	l.advance(at)
+	l.reach(MarkReadResultOutOfBounds)
 }

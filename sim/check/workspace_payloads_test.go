@@ -165,3 +165,35 @@ func TestWorkspaceDeclarationRule(t *testing.T) {
 	l.Wire(wev(WireSent, 2*time.Second, 1, CoreNode, wsDev, "x1", export))
 	wantClean(t, l)
 }
+
+// TestPrepareDuringWriteRule: a prepare bound to an Environment reaching
+// the daemon between its ready for a write of it and that write's
+// receipt is refused resource_unavailable; after the receipt it may be
+// granted.
+func TestPrepareDuringWriteRule(t *testing.T) {
+	begin := wire.WorkspaceWrite{Step: wire.StepBegin, EnvironmentID: rtEnv, SessionID: rtEnv, Path: "a.txt",
+		SizeBytes: 4, SHA256: wire.SHA256Hex([]byte("abcd"))}
+	prep := wire.ExecutionPrepare{SessionID: "s-2", Configuration: wire.ExecutionConfiguration{AgentKind: "k",
+		LocalEnvironment: &wire.LocalEnvironment{ID: rtEnv}}}
+	run := func(after bool, answer wire.PreparationStatus) *Ledger {
+		l := NewLedger()
+		wsToDaemon(l, time.Second, "w1", begin)
+		wsFromDaemon(l, time.Second, "w1", wire.WorkspaceWriteResult{Outcome: wire.OutcomeReady})
+		if after {
+			wsFromDaemon(l, 2*time.Second, "w1", wire.WorkspaceWriteResult{Outcome: wire.OutcomeRejected, ErrorCode: wire.WriteInvalidRequest})
+		}
+		wsToDaemon(l, 3*time.Second, "p9", prep)
+		wsFromDaemon(l, 3*time.Second, "p9", answer)
+		return l
+	}
+	refused := wire.PreparationStatus{State: wire.StateRejected, ErrorCode: wire.PrepResourceUnavailable}
+	granted := wire.PreparationStatus{Handle: "h9", ExecutorID: "e9", Revision: 1, State: wire.StatePreparing}
+	l := run(false, refused)
+	if violationsOf(l, CheckWriteExclusion) != nil {
+		t.Fatalf("refused prepare judged: %v", l.AfterStep(1))
+	}
+	wantViolation(t, run(false, granted), CheckWriteExclusion, "while a write or export of it was in progress")
+	if l := run(true, granted); violationsOf(l, CheckWriteExclusion) != nil {
+		t.Fatalf("prepare after the write judged: %v", l.AfterStep(1))
+	}
+}

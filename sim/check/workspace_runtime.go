@@ -28,11 +28,12 @@ const (
 
 // Marks: a refusal each rule demanded.
 const (
-	MarkWriteRefusedDuringRun    Mark = "workspace_write_refused_during_run"   // a begin for a running Turn's Environment refused
-	MarkReadForeignEnvRefused    Mark = "workspace_read_foreign_env_refused"   // a read naming a foreign Environment refused
-	MarkReadBlockedAfterUnknown  Mark = "workspace_read_blocked_after_unknown" // a read of an owner refused after its unknown read
-	MarkReadUnsupportedRefused   Mark = "workspace_read_unsupported_refused"   // a read of a kind serving no workspace refused
-	MarkExportUnsupportedRefused Mark = "workspace_export_unsupported_refused" // an export of a kind declaring no workspace_output_export refused
+	MarkWriteRefusedDuringRun     Mark = "workspace_write_refused_during_run"     // a begin for a running Turn's Environment refused
+	MarkReadForeignEnvRefused     Mark = "workspace_read_foreign_env_refused"     // a read naming a foreign Environment refused
+	MarkReadBlockedAfterUnknown   Mark = "workspace_read_blocked_after_unknown"   // a read of an owner refused after its unknown read
+	MarkReadUnsupportedRefused    Mark = "workspace_read_unsupported_refused"     // a read of a kind serving no workspace refused
+	MarkPrepareRefusedDuringWrite Mark = "workspace_prepare_refused_during_write" // a prepare bound to an Environment being written or exported refused
+	MarkExportUnsupportedRefused  Mark = "workspace_export_unsupported_refused"   // an export of a kind declaring no workspace_output_export refused
 )
 
 // rtPrep is a preparation a daemon received, with what its statuses said.
@@ -67,9 +68,20 @@ type wsRuntimeState struct {
 	unknown  map[string]bool      // owners with a read answered unknown
 	begins   map[string]string    // conn\x00mutation → the Environment executing at its begin
 	exports  map[string]*rtExport // conn\x00export → its owner's declaration
+	// busy: conn\x00ID → device\x00Environment of a write the daemon
+	// answered ready or an export it sent a chunk of, until it ended
+	busy map[string]string
+	// exclusion: conn\x00request → the Environment of a prepare that
+	// reached its daemon while a write or export of it was in progress
+	exclusion  map[string]string
+	writeEnvs  map[string]string // conn\x00mutation → its begin's Environment
+	exportEnvs map[string]string // conn\x00export → its owner's Environment
 }
 
 func (l *Ledger) observeWorkspaceRuntime(ev WireEvent) {
+	if ev.Kind == WireClosed || ev.Kind == WireLost {
+		deleteUnder(l.wsRuntime.busy, connKey(ev.Conn)+"\x00") // the daemon drops a transfer or export with its connection
+	}
 	if !ev.HasFrame() || ev.From == RogueNode || ev.To == RogueNode {
 		return
 	}
@@ -102,14 +114,25 @@ func (l *Ledger) runtimeReceived(ev WireEvent) {
 				pr.env = cfg.LocalEnvironment.ID
 			}
 			made(&s.preps)[pairKey(c, ev.Frame.ID)] = pr
+			if !pr.readOnly && pr.env != "" && l.workspaceBusy(ev.To, pr.env) {
+				made(&s.exclusion)[pairKey(c, ev.Frame.ID)] = pr.env
+			}
 		}
 	case wire.WorkspaceRead:
 		l.readReceived(ev, c, p)
 	case wire.WorkspaceExport:
-		if pr := s.byHandle[pairKey(c, p.Handle)]; p.Step == wire.StepBegin && pr != nil && s.exports[pairKey(c, ev.Frame.ID)] == nil {
-			made(&s.exports)[pairKey(c, ev.Frame.ID)] = &rtExport{declared: pr.declared, lacking: pr.exportLacking}
+		k := pairKey(c, ev.Frame.ID)
+		if pr := s.byHandle[pairKey(c, p.Handle)]; p.Step == wire.StepBegin && pr != nil && s.exports[k] == nil {
+			made(&s.exports)[k] = &rtExport{declared: pr.declared, lacking: pr.exportLacking}
+			made(&s.exportEnvs)[k] = pr.env
+		}
+		if p.Step == wire.StepCancel {
+			delete(s.busy, k)
 		}
 	case wire.WorkspaceWrite:
+		if p.Step == wire.StepBegin {
+			made(&s.writeEnvs)[pairKey(c, ev.Frame.ID)] = p.EnvironmentID
+		}
 		if p.Step == wire.StepBegin && l.environmentRunning(ev.To, p.EnvironmentID) {
 			made(&s.begins)[pairKey(c, ev.Frame.ID)] = p.EnvironmentID
 		}
@@ -165,6 +188,10 @@ func (l *Ledger) runtimeSent(ev WireEvent) {
 			made(&s.caps)[pairKey(ev.From, kd.Kind)] = kd.Capabilities
 		}
 	case wire.PreparationStatus:
+		if env, ok := s.exclusion[k]; ok {
+			delete(s.exclusion, k)
+			l.judgeExclusion(ev, env, p)
+		}
 		pr := s.preps[k]
 		if pr != nil && p.Handle != "" && pr.handle == "" {
 			pr.handle, pr.executor = p.Handle, p.ExecutorID
@@ -183,11 +210,13 @@ func (l *Ledger) runtimeSent(ev WireEvent) {
 			l.judgeRead(ev, r, p)
 		}
 	case wire.WorkspaceExportResult:
+		l.exportBusy(ev, k, p)
 		if x := s.exports[k]; x != nil {
 			delete(s.exports, k)
 			l.judgeExportDeclaration(ev, x, p)
 		}
 	case wire.WorkspaceWriteResult:
+		l.writeBusy(ev, k, p)
 		l.writeReceiptSent(ev, p)
 		env, ok := s.begins[k]
 		delete(s.begins, k)
@@ -276,3 +305,55 @@ func (l *Ledger) coreExportSent(ev WireEvent, p wire.WorkspaceExport) {
 func (l *Ledger) wsRuntimeNodeDown(node string) {
 	deleteUnder(l.wsRuntime.unknown, "executor\x00"+node+"\x00")
 }
+
+// writeBusy: a write is in progress at its daemon from the ready it sent
+// until its receipt or refusal.
+func (l *Ledger) writeBusy(ev WireEvent, k string, p wire.WorkspaceWriteResult) {
+	s := &l.wsRuntime
+	switch env, ok := s.writeEnvs[k]; {
+	case !ok:
+	case p.Outcome == wire.OutcomeReady:
+		made(&s.busy)[k] = pairKey(ev.From, env)
+	case p.Outcome != wire.OutcomeReceived:
+		delete(s.busy, k)
+		delete(s.writeEnvs, k)
+	}
+}
+
+// exportBusy: an export is in progress at its daemon from the first
+// chunk it sent until it ended.
+func (l *Ledger) exportBusy(ev WireEvent, k string, p wire.WorkspaceExportResult) {
+	s := &l.wsRuntime
+	switch env, ok := s.exportEnvs[k]; {
+	case !ok || env == "":
+	case p.Outcome == wire.OutcomeChunk:
+		made(&s.busy)[k] = pairKey(ev.From, env)
+	default:
+		delete(s.busy, k)
+		delete(s.exportEnvs, k)
+	}
+}
+
+// workspaceBusy: a write or export of env is in progress at device.
+func (l *Ledger) workspaceBusy(device, env string) bool {
+	return countIf(l.wsRuntime.busy, func(v string) bool { return v == pairKey(device, env) }) > 0
+}
+
+// judgeExclusion holds the answer to a prepare that reached its daemon
+// while a write or export of its Environment was in progress
+// (workspace_write_exclusion): refused resource_unavailable (or for a
+// configuration the daemon refuses before anything else), never granted.
+func (l *Ledger) judgeExclusion(ev WireEvent, env string, p wire.PreparationStatus) {
+	switch {
+	case p.State == wire.StateRejected && p.ErrorCode == wire.PrepResourceUnavailable:
+		l.reach(MarkPrepareRefusedDuringWrite)
+	case p.State == wire.StateRejected && slices.Contains(prepareValidationCodes, p.ErrorCode):
+	default:
+		l.violate(ev.At, CheckWriteExclusion, "%s answered prepare %s bound to Environment %s %s %s while a write or export of it was in progress, want rejected %s",
+			ev.From, ev.Frame.ID, env, p.State, p.ErrorCode, wire.PrepResourceUnavailable)
+	}
+}
+
+// prepareValidationCodes are the refusals a daemon gives a prepare before
+// it looks at the workspace (its configuration or declaration).
+var prepareValidationCodes = []string{wire.PrepInvalidConfiguration, wire.PrepUnsupportedPreparation, wire.PrepUnsupportedConfiguration}

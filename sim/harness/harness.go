@@ -82,18 +82,19 @@ const TimerPrefix = "h/"
 // and the device's Recorder) at the instant each native fact happens.
 // Armed faults of the device change how the next matching call behaves.
 type Harness struct {
-	w       *sim.Kernel
-	dev     *Device
-	host    Host
-	r       *rand.Rand
-	truth   *Truth
-	execs   map[string]*hExec
-	turns   map[daemon.TurnID]*hTurn
-	actions map[sim.TimerID]func(now time.Time)
-	hung    []func(now time.Time)
-	seq     uint64
-	budget  time.Duration  // the daemon's native write budget
-	native  *NativeHistory // this Harness's own memory when the device shares none
+	w          *sim.Kernel
+	boundsPick int // harness_workspace_read_out_of_bounds answers so far (workspace.go)
+	dev        *Device
+	host       Host
+	r          *rand.Rand
+	truth      *Truth
+	execs      map[string]*hExec
+	turns      map[daemon.TurnID]*hTurn
+	actions    map[sim.TimerID]func(now time.Time)
+	hung       []func(now time.Time)
+	seq        uint64
+	budget     time.Duration  // the daemon's native write budget
+	native     *NativeHistory // this Harness's own memory when the device shares none
 	// wsReaders are the open read-only workspace profiles (workspace.go).
 	wsReaders map[string]*hReader
 	xfers     map[string]*hTransfer // runtime_prepare staging (transfers.go)

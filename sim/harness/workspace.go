@@ -18,6 +18,11 @@ const (
 	WriteReceiptLost   sim.FaultKind = "harness_workspace_write_unconfirmed" // the next workspace install answers unknown (applied or not)
 	ExportChunkLost    sim.FaultKind = "harness_workspace_export_chunk_lost" // the daemon's next export chunk is lost in flight: its connection breaks
 	WorkspaceStall     sim.FaultKind = "harness_workspace_stall"             // the next native read, install or export answers 10–30 s or 185–250 s later
+	// ReadOutOfBounds: the next byte read answers completed (a missing
+	// file too) outside its request's bounds: max_bytes+1 bytes, or
+	// marked truncated with fewer than max_bytes (the pick alternates).
+	// The daemon must answer such a read unknown (wire reference §3.9).
+	ReadOutOfBounds sim.FaultKind = "harness_workspace_read_out_of_bounds"
 )
 
 // Bounds of a stalled native workspace call: a short stall outlasts
@@ -215,6 +220,7 @@ func sessionOfExec(ex *hExec) string {
 
 func (h *Harness) readWorkspace(now time.Time, c daemon.CallID, op daemon.ReadWorkspace) {
 	interrupted := h.take(ReadInterrupted)
+	outOfBounds := !interrupted && op.Request.Operation != wire.ReadOperationDirectory && h.take(ReadOutOfBounds)
 	session, live := h.readOwner(op.Target)
 	if !live {
 		h.truth.violate("workspace read through %s, which is not open", op.Target)
@@ -240,7 +246,7 @@ func (h *Harness) readWorkspace(now time.Time, c daemon.CallID, op daemon.ReadWo
 		if rec := h.wsRecorder(); rec != nil {
 			rec.WorkspaceRead(at(now), string(h.dev.ID), op.Target.Reader, session, op.Environment, req.Path, v, ok)
 		}
-		if !ok {
+		if !ok && !outOfBounds {
 			h.result(now, c, daemon.ReadWorkspaceResult{Result: wire.WorkspaceReadResult{Outcome: wire.OutcomeRejected, ErrorCode: wire.ReadNotFound}})
 			return
 		}
@@ -249,8 +255,38 @@ func (h *Harness) readWorkspace(now time.Time, c daemon.CallID, op daemon.ReadWo
 		if len(data) > req.MaxBytes {
 			res.Data, res.Truncated = data[:req.MaxBytes], true
 		}
+		if outOfBounds {
+			h.outOfBoundsRead(&res, req)
+			if rec, ok := h.dev.Recorder.(WorkspaceBoundsRecorder); ok {
+				rec.WorkspaceReadOutOfBounds(at(now), string(h.dev.ID))
+			}
+		}
 		h.result(now, c, daemon.ReadWorkspaceResult{Result: res})
 	})
+}
+
+// WorkspaceBoundsRecorder is an optional extension of Recorder: a native
+// byte read answered outside its request's bounds
+// (harness_workspace_read_out_of_bounds).
+type WorkspaceBoundsRecorder interface {
+	WorkspaceReadOutOfBounds(at int64, device string)
+}
+
+// outOfBoundsRead bends a completed byte read out of its request's
+// bounds: one byte over max_bytes, or truncated with fewer bytes than
+// max_bytes, alternating per device.
+func (h *Harness) outOfBoundsRead(res *wire.WorkspaceReadResult, req wire.WorkspaceRead) {
+	h.boundsPick++
+	data := res.Data
+	if h.boundsPick%2 == 1 {
+		over := slices.Clone(data[:min(len(data), req.MaxBytes)])
+		for len(over) <= req.MaxBytes {
+			over = append(over, 'x')
+		}
+		res.Data, res.Truncated = over, false
+		return
+	}
+	res.Data, res.Truncated = data[:min(len(data), max(req.MaxBytes-1, 0))], true
 }
 
 // listing lists the directory req names in tree t, sorted, truncated at

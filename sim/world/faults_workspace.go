@@ -1,7 +1,9 @@
 package world
 
 import (
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"time"
 
@@ -23,7 +25,7 @@ import (
 //     Run: one naming another Environment than the Run's frozen one
 //     (refused invalid_request, or read_unsupported where the Run's kind
 //     serves no workspace), and one made ambiguous (the device's Harness
-//     is armed to interrupt it) followed, once it was answered unknown, by
+//     is armed to interrupt it, or to answer it outside its bounds) followed, once it was answered unknown, by
 //     another of the same owner (refused resource_unavailable).
 //
 // Each polls for a running Turn over its window. The workspace_runtime
@@ -80,6 +82,55 @@ type wsFaultState struct {
 	// lacking: device/kind pairs whose heartbeat declares
 	// workspace_read_preparation unsupported
 	lacking map[string]bool
+	// Core's write begins (conn/mutation → Environment), and the prepares
+	// still to forge into a write in progress (prepareRaces)
+	writeEnvs   map[string]string
+	prepRaces   int
+	prepRacesOK bool
+}
+
+// prepareRacesMax bounds the prepares forged into writes in progress in
+// one seed.
+const prepareRacesMax = 3
+
+// raceWritePrepare: in half the seeds (drawn from its own stream, so
+// other streams keep their draws), right after a daemon answered one of
+// Core's write begins ready, an execution_prepare bound to the write's
+// Environment (a copy of one of Core's prepares for it, under a hostile
+// request ID) is forged on that connection as from Core. The daemon
+// excludes execution while it receives or applies a write, so it must
+// refuse it resource_unavailable before any native call
+// (workspace_write_exclusion judges the answer).
+func (u *universe) raceWritePrepare(conn sim.ConnID, id string) {
+	s := &u.wsFaults
+	if !s.prepRacesOK {
+		s.prepRacesOK = true
+		if u.w.Rand("workspace-prepare-race").IntN(2) == 0 {
+			s.prepRaces = prepareRacesMax
+		}
+	}
+	env, ok := s.writeEnvs[statusKey(conn, id)]
+	if !ok || s.prepRaces == 0 {
+		return
+	}
+	var cfg *wire.ExecutionPrepare
+	for _, k := range slices.Sorted(maps.Keys(s.preps)) {
+		if p := s.preps[k]; p.Configuration.LocalEnvironment != nil && p.Configuration.LocalEnvironment.ID == env {
+			cfg = &p
+			break
+		}
+	}
+	if cfg == nil {
+		return
+	}
+	s.prepRaces--
+	frame := encodeFrame(u.hostile.mint("p"), *cfg)
+	u.detail("forging a prepare into write " + id + " on " + connName(conn))
+	u.w.After(time.Millisecond, "", func() {
+		if _, open := u.w.OpenConn(conn); open {
+			u.forge(conn, coreID, frame, nil)
+		}
+	})
 }
 
 // watchWorkspace follows one frame for the workspace faults.
@@ -112,6 +163,17 @@ func (u *universe) watchWorkspace(conn sim.ConnID, from sim.NodeID, f wire.Frame
 		s.running = dropRun(s.running, conn, f.ID)
 	case wire.WorkspaceReadResult:
 		s.reads[k] = p
+	case wire.WorkspaceWrite:
+		if from == coreID && p.Step == wire.StepBegin {
+			if s.writeEnvs == nil {
+				s.writeEnvs = map[string]string{}
+			}
+			s.writeEnvs[k] = p.EnvironmentID
+		}
+	case wire.WorkspaceWriteResult:
+		if from != coreID && p.Outcome == wire.OutcomeReady {
+			u.raceWritePrepare(conn, f.ID)
+		}
 	}
 }
 
@@ -196,8 +258,15 @@ func (u *universe) forgeReads(x wsRun) {
 	if x.env == "" {
 		return // no Environment to read with its own identity
 	}
+	// the ambiguous read: interrupted, or (drawn from its own stream, so
+	// other streams keep their draws) answered by the native reader
+	// outside its bounds, which the daemon must answer unknown too
+	ambiguous := harness.ReadInterrupted
+	if u.w.Rand("workspace-read-bounds").IntN(2) == 0 {
+		ambiguous = harness.ReadOutOfBounds
+	}
 	if d := u.deviceByID(x.device); d != nil {
-		d.Arm(harness.ReadInterrupted)
+		d.Arm(ambiguous)
 	}
 	first := read(x.env)
 	since := u.w.Now()

@@ -68,6 +68,8 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkReadBlockedAfterUnknown:   {kReadForged.kind},
 	check.MarkWriteBlockedAfterUnknown:  {harness.WriteReceiptLost},
 	check.MarkWriteInstallRefused:       {},
+	check.MarkPrepareRefusedDuringWrite: {}, // raceWritePrepare (faults_workspace.go)
+	check.MarkReadResultOutOfBounds:     {harness.ReadOutOfBounds, kReadForged.kind},
 	// workload_environment.go draws the preparations and suspensions.
 	check.MarkQuiesceAccepted:            {},
 	check.MarkQuiesceRefused:             {},

@@ -79,6 +79,10 @@ func (r ledgerRecorder) WorkspaceRead(at int64, device, reader, session, env, na
 	r.u.led.WorkspaceRead(at, device, reader, session, env, name, value, present)
 }
 
+func (r ledgerRecorder) WorkspaceReadOutOfBounds(at int64, device string) {
+	r.u.led.WorkspaceReadOutOfBounds(at, device)
+}
+
 func (r ledgerRecorder) WorkspaceInstalled(at int64, device, mutation, env, name, value string, digestOK bool) {
 	r.u.led.WorkspaceInstalled(at, device, mutation, env, name, value, digestOK)
 }
