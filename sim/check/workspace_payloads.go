@@ -30,6 +30,10 @@ const CheckTransferDropped = "workspace_transfer_dropped"
 // request's bounds (harness_workspace_read_out_of_bounds).
 const MarkReadResultOutOfBounds Mark = "workspace_read_result_out_of_bounds"
 
+// MarkWriteReceiptSizeForged: a completed write receipt whose size_bytes
+// is not its begin's, forged from the daemon, reached Core.
+const MarkWriteReceiptSizeForged Mark = "workspace_write_receipt_size_forged"
+
 type wsPayloadState struct {
 	reads   map[string]wire.WorkspaceRead // conn\x00id → the read pending at the daemon
 	begins  map[string]int64              // conn\x00id → a write begin's size_bytes
@@ -66,6 +70,11 @@ func (l *Ledger) observeWorkspacePayloads(ev WireEvent) {
 					made(&s.exports)[k] = 0
 				}
 			}
+		}
+	case ev.Kind == WireDelivered && ev.To == CoreNode && ev.Forged:
+		r, ok := ev.Frame.Payload.(wire.WorkspaceWriteResult)
+		if m := l.ws.commits[ev.Frame.ID]; ok && m != nil && r.Outcome == wire.OutcomeCompleted && r.SizeBytes != m.size {
+			l.reach(MarkWriteReceiptSizeForged)
 		}
 	case ev.Kind == WireSent && ev.From != CoreNode && !ev.Forged:
 		switch p := ev.Frame.Payload.(type) {

@@ -105,6 +105,7 @@ type wsMut struct {
 	commitAt  int64  // when Core sent the commit
 	settledAt int64  // when that receipt reached Core
 	receipt   string // its outcome
+	size      int64  // its begin's size_bytes: a completed receipt must carry it
 }
 
 // WorkspaceSeeded records an Environment's initial file.

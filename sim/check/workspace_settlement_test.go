@@ -11,7 +11,7 @@ import (
 // its commit at 2 s; no receipt yet.
 func settleRig() *Ledger {
 	l := NewLedger()
-	l.Wire(wev(WireSent, time.Second, 1, CoreNode, wsDev, "m1", wire.WorkspaceWrite{Step: wire.StepBegin, SessionID: "u-1"}))
+	l.Wire(wev(WireSent, time.Second, 1, CoreNode, wsDev, "m1", wire.WorkspaceWrite{Step: wire.StepBegin, SessionID: "u-1", SizeBytes: 1}))
 	l.Wire(wev(WireSent, 2*time.Second, 1, CoreNode, wsDev, "m1", wire.WorkspaceWrite{Step: wire.StepCommit}))
 	return l
 }
@@ -41,6 +41,12 @@ func TestWriteSettlementAnswer(t *testing.T) {
 	settleReceipt(l, 3*time.Second, wire.OutcomeCompleted)
 	l.WorkspaceWriteCalled(settleOp(0, 3*time.Second, "completed", "m1"))
 	wantClean(t, l)
+	// a completed receipt whose size_bytes is not the begin's settles
+	// nothing: completed on it is a violation
+	l = settleRig()
+	l.Wire(wev(WireDelivered, 3*time.Second, 1, wsDev, CoreNode, "m1", wire.WorkspaceWriteResult{Outcome: wire.OutcomeCompleted, SizeBytes: 2}))
+	l.WorkspaceWriteCalled(settleOp(0, 3*time.Second, "completed", "m1"))
+	wantViolation(t, l, CheckWriteSettlement, "without a completed receipt")
 }
 
 // TestWriteSettlementBlocksSuccessors: after an unknown answer every

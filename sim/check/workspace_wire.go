@@ -32,7 +32,9 @@ func (l *Ledger) observeWorkspace(ev WireEvent) {
 			if m != nil && m.commit && r.Outcome == wire.OutcomeRejected && r.ErrorCode == wire.WriteInvalidRequest {
 				l.reach(MarkWriteCommitRefused)
 			}
-			if m != nil && !m.settled && (r.Outcome == wire.OutcomeCompleted || r.Outcome == wire.OutcomeRejected) {
+			exact := r.Outcome == wire.OutcomeCompleted && m != nil && r.SizeBytes == m.size ||
+				r.Outcome == wire.OutcomeRejected && r.ErrorCode != ""
+			if m != nil && !m.settled && exact {
 				m.settled, m.settledAt, m.receipt = true, ev.At, r.Outcome
 				if l.ws.answeredUnknown[id] {
 					l.reach(MarkWriteSettledLate)
@@ -66,7 +68,7 @@ func (l *Ledger) coreWriteStep(ev WireEvent, id string, p wire.WorkspaceWrite) {
 				l.violate(at, CheckWorkspaceMutationOrder, "write %s began while write %s of its Session is unsettled", id, m.id)
 			}
 		}
-		m := &wsMut{id: id, conn: ev.Conn}
+		m := &wsMut{id: id, conn: ev.Conn, size: p.SizeBytes}
 		made(&l.ws.commits)[id] = m
 		made(&l.ws.sessMut)[p.SessionID] = append(l.ws.sessMut[p.SessionID], m)
 	case wire.StepCommit:

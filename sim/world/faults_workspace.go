@@ -87,6 +87,44 @@ type wsFaultState struct {
 	writeEnvs   map[string]string
 	prepRaces   int
 	prepRacesOK bool
+	// Core's write begins' sizes (conn/mutation), and the receipts still
+	// to forge (forgeSizeReceipt)
+	writeSizes  map[string]int64
+	sizeLies    int
+	sizeLiesSet bool
+}
+
+// sizeLiesMax bounds the receipts forged with a wrong size in one seed.
+const sizeLiesMax = 2
+
+// forgeSizeReceipt: in a third of the seeds (drawn from its own stream),
+// right behind one of Core's write commits, a completed receipt whose
+// size_bytes is not the begin's is forged from the daemon. It reaches
+// Core before the installer's receipt; the shared validator refuses it
+// (completed needs size_bytes = the total), so Core leaves the write
+// unknown until the exact receipt arrives (workspace_write_settlement
+// counts only receipts the daemon sent).
+func (u *universe) forgeSizeReceipt(conn sim.ConnID, id string) {
+	s := &u.wsFaults
+	if !s.sizeLiesSet {
+		s.sizeLiesSet = true
+		if u.w.Rand("workspace-receipt-size").IntN(3) == 0 {
+			s.sizeLies = sizeLiesMax
+		}
+	}
+	size, ok := s.writeSizes[statusKey(conn, id)]
+	dev := u.peerOf(conn, coreID)
+	if !ok || s.sizeLies == 0 || dev == "" {
+		return
+	}
+	s.sizeLies--
+	u.detail("forging a completed receipt with size_bytes " + strconv.FormatInt(size+1, 10) + " for write " + id)
+	frame := encodeFrame(id, wire.WorkspaceWriteResult{Outcome: wire.OutcomeCompleted, SizeBytes: size + 1})
+	u.w.After(time.Millisecond, "", func() {
+		if _, open := u.w.OpenConn(conn); open {
+			u.forge(conn, dev, frame, nil)
+		}
+	})
 }
 
 // prepareRacesMax bounds the prepares forged into writes in progress in
@@ -169,6 +207,13 @@ func (u *universe) watchWorkspace(conn sim.ConnID, from sim.NodeID, f wire.Frame
 				s.writeEnvs = map[string]string{}
 			}
 			s.writeEnvs[k] = p.EnvironmentID
+			if s.writeSizes == nil {
+				s.writeSizes = map[string]int64{}
+			}
+			s.writeSizes[k] = p.SizeBytes
+		}
+		if from == coreID && p.Step == wire.StepCommit {
+			u.forgeSizeReceipt(conn, f.ID)
 		}
 	case wire.WorkspaceWriteResult:
 		if from != coreID && p.Outcome == wire.OutcomeReady {

@@ -69,6 +69,7 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkWriteBlockedAfterUnknown:  {harness.WriteReceiptLost},
 	check.MarkWriteInstallRefused:       {},
 	check.MarkPrepareRefusedDuringWrite: {}, // raceWritePrepare (faults_workspace.go)
+	check.MarkWriteReceiptSizeForged:    {}, // forgeSizeReceipt (faults_workspace.go)
 	check.MarkReadResultOutOfBounds:     {harness.ReadOutOfBounds, kReadForged.kind},
 	// workload_environment.go draws the preparations and suspensions.
 	check.MarkQuiesceAccepted:            {},
