@@ -233,6 +233,7 @@ func (m *Machine) onReadStatus(r *wsRead, st wire.PreparationStatus) {
 			m.finishRead(r, publicRead(*r.result))
 			return
 		}
+		m.stopExport(r)
 		m.finishRead(r, WorkspaceResult{Outcome: WorkspaceUnavailable, Code: st.State})
 	case wire.StateExpired, wire.StateFailed, wire.StateStarted, wire.StateStarting:
 		r.ended = st.State != wire.StateStarting
@@ -240,7 +241,17 @@ func (m *Machine) onReadStatus(r *wsRead, st wire.PreparationStatus) {
 		if st.ErrorCode == wsCleanupUnconfirmed {
 			code = wsCleanupUnconfirmed
 		}
+		m.stopExport(r)
 		m.finishRead(r, WorkspaceResult{Outcome: WorkspaceUnavailable, Code: code})
+	}
+}
+
+// stopExport cancels, best effort, an export whose profile ended before
+// the exchange did (wire reference §3.11: Core stopping early sends
+// cancel; the Runtime may still be producing or streaming it).
+func (m *Machine) stopExport(r *wsRead) {
+	if r.export != nil && r.sent && !r.export.done {
+		m.send(r.conn.id, r.opID, wire.WorkspaceExport{Step: wire.StepCancel})
 	}
 }
 

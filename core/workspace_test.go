@@ -349,6 +349,23 @@ func TestExportPullsChunksThenReleases(t *testing.T) {
 	require.Equal(t, "no_device", res.Value.(*core.WorkspaceResult).Code)
 }
 
+// TestExportCancelledWhenItsProfileEnds: an export whose read-only
+// profile expires mid-pull is answered unavailable and cancelled on the
+// wire (wire reference §3.11: Core stopping early sends cancel).
+func TestExportCancelledWhenItsProfileEnds(t *testing.T) {
+	h := newRig(t)
+	sid := h.workspaceSession()
+	prep := one[wire.ExecutionPrepare](t, h.step(core.ExportWorkspace{Call: h.nextCall(), Session: sid}))
+	begin := one[wire.WorkspaceExport](t, h.frame(1, prep.ID, roStatus(wire.StateReady, 2, "")))
+	effs := h.frame(1, prep.ID, roStatus(wire.StateExpired, 3, ""))
+	res := apiResultOf(t, effs)
+	require.Equal(t, core.WorkspaceUnavailable, res.Value.(*core.WorkspaceResult).Outcome)
+	steps := sends[wire.WorkspaceExport](effs)
+	require.Len(t, steps, 1)
+	require.Equal(t, wire.StepCancel, steps[0].P.Step)
+	require.Equal(t, begin.ID, steps[0].ID)
+}
+
 func TestReservedWorkspaceDirIsTopLevelOnly(t *testing.T) {
 	for p, want := range map[string]bool{".turnstile": true, ".turnstile/a": true, ".Turnstile/a": true,
 		".turnstilex": false, "a/.turnstile/b": false, "turnstile/a": false} {
