@@ -116,14 +116,14 @@
 //     decision_unknown_kept
 //   - workspace_records.go: workspace_truth timing_workspace
 //   - workspace_wire.go: workspace_mutation_order read_only_started
-//   - workspace_export.go: workspace_export
+//   - workspace_export.go: workspace_export workspace_export_stopped
 //   - workspace_runtime.go: workspace_read_environment
 //     workspace_read_after_unknown workspace_read_unsupported
 //     workspace_write_exclusion workspace_declaration
 //   - workspace_settlement.go: workspace_write_settlement
 //   - workspace_receipts.go: workspace_write_receipt
 //   - workspace_payloads.go: workspace_result_fields
-//     workspace_transfer_dropped
+//     workspace_transfer_dropped workspace_export_order
 //   - fencing_wire.go: fencing_reply fencing_in_flight fencing_quiesced_work
 //     fencing_double_resume
 //   - fencing_busy.go: fencing_quiesce_busy fencing_resume_other

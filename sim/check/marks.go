@@ -105,7 +105,7 @@ func ExpectedMarks() []Mark {
 		MarkExportChunked, MarkExportCompleted, MarkWriteCommitRefused, MarkWriteLostMidTransfer,
 		MarkWriteRefusedDuringRun, MarkReadForeignEnvRefused, MarkReadBlockedAfterUnknown,
 		MarkWriteBlockedAfterUnknown, MarkWriteInstallRefused, MarkReadResultOutOfBounds,
-		MarkPrepareRefusedDuringWrite, MarkWriteReceiptSizeForged,
+		MarkPrepareRefusedDuringWrite, MarkWriteReceiptSizeForged, MarkExportStaleNextRefused,
 	}, hostileExpectedMarks(), failoverExpectedMarks, projectionExpectedMarks, engineExpectedMarks)
 	slices.Sort(out)
 	return out

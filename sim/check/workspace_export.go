@@ -40,6 +40,35 @@ type exportWire struct {
 	received  int64 // chunk bytes delivered to Core
 	sent      int64 // chunk bytes the daemon sent
 	cancelled bool
+	conn      uint64
+	ended     bool // an answer ending it reached Core, or its connection ended
+}
+
+// CheckExportStopped is rule workspace_export_stopped (rules.go): Core's
+// export wait runs from the call's admission, before the begin, so by
+// the begin plus that wait Core has stopped waiting; an exchange still
+// open on the wire then (no completed, failed or rejected reached Core,
+// its connection open) was abandoned without the cancel the wire
+// reference asks for.
+const CheckExportStopped = "workspace_export_stopped"
+
+// exportDue judges export id once Core's export wait after its begin
+// has passed.
+func (l *Ledger) exportDue(id string, x *exportWire, deadline int64) {
+	if !x.ended && !x.cancelled && !l.failover.zombieConn(x.conn) { // a zombie Core sends nothing
+		l.violate(deadline, CheckExportStopped, "export %s is still open at %s, %s after Core began it, and Core sent no cancel: "+
+			"its export wait has ended", id, vtime(deadline), DocumentedTimer(TimerWorkspaceExport))
+	}
+}
+
+// exportsClosed ends the exports of a connection that ended (0: of
+// every connection, Core died).
+func (l *Ledger) exportsClosed(conn uint64) {
+	for _, x := range l.ws.exportsOnWire { //tidy:sorted each entry is set alone
+		if x.conn == conn || conn == 0 {
+			x.ended = true
+		}
+	}
 }
 
 // WorkspaceExported records a native export.
@@ -122,8 +151,11 @@ func (l *Ledger) observeExport(ev WireEvent) {
 	case wire.WorkspaceExport:
 		switch {
 		case ev.Kind != WireSent || ev.From != CoreNode:
-		case p.Step == wire.StepBegin:
-			made(&l.ws.exportsOnWire)[id] = &exportWire{}
+		case p.Step == wire.StepBegin && x == nil:
+			x = &exportWire{conn: ev.Conn}
+			made(&l.ws.exportsOnWire)[id] = x
+			deadline := ev.At + int64(DocumentedTimer(TimerWorkspaceExport))
+			l.arm(deadline, func() { l.exportDue(id, x, deadline) })
 		case x == nil:
 		case p.Step == wire.StepCancel && !x.cancelled:
 			x.cancelled = true
@@ -143,6 +175,9 @@ func (l *Ledger) observeExport(ev WireEvent) {
 			x.sent = p.Offset + int64(len(p.Data))
 		case ev.Kind == WireDelivered && ev.To == CoreNode:
 			x.received += int64(len(p.Data))
+		}
+		if x != nil && ev.Kind == WireDelivered && ev.To == CoreNode && p.Outcome != wire.OutcomeChunk {
+			x.ended = true
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"testing"
+	"time"
 
 	"github.com/anishathalye/porcupine"
 
@@ -193,5 +194,26 @@ func TestWorkspaceTransferMarks(t *testing.T) {
 		if committed && (lost != 0 || refused != 1) || !committed && (lost != 1 || refused != 0) {
 			t.Errorf("committed=%t: lost_mid_transfer %d, commit_refused %d", committed, lost, refused)
 		}
+	}
+}
+
+// TestExportStoppedRule: an export still open on the wire at its begin
+// plus Core's 180 s export wait, without Core's cancel, is abandoned.
+func TestExportStoppedRule(t *testing.T) {
+	run := func(cancel bool) *Ledger {
+		l := NewLedger()
+		l.Wire(wev(WireSent, time.Second, 1, CoreNode, wsDev, "x1", wire.WorkspaceExport{Step: wire.StepBegin, Handle: "h1", EnvironmentID: rtEnv}))
+		l.Wire(wev(WireDelivered, 2*time.Second, 1, wsDev, CoreNode, "x1", wire.WorkspaceExportResult{Outcome: wire.OutcomeChunk, Data: []byte("a")}))
+		if cancel {
+			l.Wire(wev(WireSent, 180*time.Second, 1, CoreNode, wsDev, "x1", wire.WorkspaceExport{Step: wire.StepCancel}))
+		}
+		l.Wire(wev(WireSent, 200*time.Second, 1, CoreNode, wsDev, "", wire.Heartbeat{TS: 2}))
+		return l
+	}
+	if v := violationsOf(run(true), CheckExportStopped); v != nil {
+		t.Fatalf("cancelled export judged: %v", v)
+	}
+	if v := violationsOf(run(false), CheckExportStopped); len(v) != 1 {
+		t.Fatalf("abandoned export: %v, want one %s", v, CheckExportStopped)
 	}
 }

@@ -40,7 +40,18 @@ type wsPayloadState struct {
 	chunkAt map[string]int64              // conn\x00id → the end of the last chunk delivered
 	exports map[string]int64              // conn\x00id → export bytes the daemon sent
 	dropped map[string]int64              // conn\x00id → when the daemon refused its write transfer
+	stale   map[string]int64              // conn\x00id → the offset of a next that is not the bytes sent
 }
+
+// CheckExportOrder is rule workspace_export_order (rules.go): the pull is
+// ordered: a next whose offset is not the bytes the daemon sent of that
+// export is refused invalid_request, never answered with a chunk or
+// completed.
+const CheckExportOrder = "workspace_export_order"
+
+// MarkExportStaleNextRefused: a next at another offset than the bytes
+// sent was refused.
+const MarkExportStaleNextRefused Mark = "workspace_export_stale_next_refused"
 
 func (l *Ledger) observeWorkspacePayloads(ev WireEvent) {
 	if !ev.HasFrame() || ev.From == RogueNode || ev.To == RogueNode {
@@ -65,10 +76,12 @@ func (l *Ledger) observeWorkspacePayloads(ev WireEvent) {
 				made(&s.chunkAt)[k] = p.Offset + int64(len(p.Data))
 			}
 		case wire.WorkspaceExport:
-			if p.Step == wire.StepBegin {
-				if _, ok := s.exports[k]; !ok {
-					made(&s.exports)[k] = 0
-				}
+			sent, ok := s.exports[k]
+			switch {
+			case p.Step == wire.StepBegin && !ok:
+				made(&s.exports)[k] = 0
+			case p.Step == wire.StepNext && ok && p.Offset != sent:
+				made(&s.stale)[k] = p.Offset
 			}
 		}
 	case ev.Kind == WireDelivered && ev.To == CoreNode && ev.Forged:
@@ -155,6 +168,16 @@ func (l *Ledger) judgeExportFields(ev WireEvent, k string, p wire.WorkspaceExpor
 	sent, ok := s.exports[k]
 	if !ok {
 		return
+	}
+	if at, stale := s.stale[k]; stale {
+		delete(s.stale, k)
+		switch {
+		case p.Outcome == wire.OutcomeChunk || p.Outcome == wire.OutcomeCompleted:
+			l.violate(ev.At, CheckExportOrder, "%s answered a next of export %s at offset %d %s, though it had sent %d bytes of it",
+				ev.From, ev.Frame.ID, at, p.Outcome, sent)
+		case p.Outcome == wire.OutcomeRejected && p.ErrorCode == wire.ReadInvalidRequest:
+			l.reach(MarkExportStaleNextRefused)
+		}
 	}
 	switch p.Outcome {
 	case wire.OutcomeChunk:

@@ -197,3 +197,21 @@ func TestPrepareDuringWriteRule(t *testing.T) {
 		t.Fatalf("prepare after the write judged: %v", l.AfterStep(1))
 	}
 }
+
+// TestExportOrderRule: a next at a stale offset is refused, never served.
+func TestExportOrderRule(t *testing.T) {
+	run := func(answer wire.WorkspaceExportResult) *Ledger {
+		l := NewLedger()
+		wsToDaemon(l, time.Second, "x1", wire.WorkspaceExport{Step: wire.StepBegin, Handle: "h1", EnvironmentID: rtEnv})
+		wsFromDaemon(l, time.Second, "x1", wire.WorkspaceExportResult{Outcome: wire.OutcomeChunk, Offset: 0, Data: []byte("abc")})
+		wsToDaemon(l, 2*time.Second, "x1", wire.WorkspaceExport{Step: wire.StepNext, Offset: 0})
+		wsFromDaemon(l, 2*time.Second, "x1", answer)
+		return l
+	}
+	l := run(wire.WorkspaceExportResult{Outcome: wire.OutcomeRejected, ErrorCode: wire.ReadInvalidRequest})
+	wantClean(t, l)
+	if l.marks[MarkExportStaleNextRefused] != 1 {
+		t.Fatalf("marks %v", l.marks)
+	}
+	wantViolation(t, run(wire.WorkspaceExportResult{Outcome: wire.OutcomeChunk, Offset: 3, Data: []byte("d")}), CheckExportOrder, "at offset 0")
+}

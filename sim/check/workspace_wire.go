@@ -7,6 +7,7 @@ import "github.com/turnstile-sim/turnstile/wire"
 func (l *Ledger) observeWorkspace(ev WireEvent) {
 	if ev.Kind == WireClosed || ev.Kind == WireLost {
 		l.writesMidTransfer(ev.Conn)
+		l.exportsClosed(ev.Conn)
 	}
 	if !ev.Hostile() { // the frame switches below skip a frame that did not decode
 		l.observeExport(ev)

@@ -92,6 +92,36 @@ type wsFaultState struct {
 	writeSizes  map[string]int64
 	sizeLies    int
 	sizeLiesSet bool
+	// Core's export begins (conn/export), and the stale nexts still to
+	// forge (forgeStaleNext)
+	exportIDs     map[string]bool
+	staleNexts    int
+	staleNextsSet bool
+}
+
+// staleNextsMax bounds the stale nexts forged in one seed.
+const staleNextsMax = 2
+
+// forgeStaleNext: in a third of the seeds (drawn from its own stream),
+// right behind a chunk a daemon sends for one of Core's exports, a next
+// carrying that chunk's own offset (not the bytes sent so far) is forged
+// as from Core. It reaches the daemon before Core's own next; the pull is
+// ordered, so the daemon must refuse it invalid_request
+// (workspace_export_order), and Core answers the export unavailable.
+func (u *universe) forgeStaleNext(conn sim.ConnID, id string, offset int64) {
+	s := &u.wsFaults
+	if !s.staleNextsSet {
+		s.staleNextsSet = true
+		if u.w.Rand("workspace-export-stale").IntN(3) == 0 {
+			s.staleNexts = staleNextsMax
+		}
+	}
+	if !s.exportIDs[statusKey(conn, id)] || s.staleNexts == 0 {
+		return
+	}
+	s.staleNexts--
+	u.detail("forging a stale next for export " + id)
+	u.forge(conn, coreID, encodeFrame(id, wire.WorkspaceExport{Step: wire.StepNext, Offset: offset}), nil)
 }
 
 // sizeLiesMax bounds the receipts forged with a wrong size in one seed.
@@ -214,6 +244,17 @@ func (u *universe) watchWorkspace(conn sim.ConnID, from sim.NodeID, f wire.Frame
 		}
 		if from == coreID && p.Step == wire.StepCommit {
 			u.forgeSizeReceipt(conn, f.ID)
+		}
+	case wire.WorkspaceExport:
+		if from == coreID && p.Step == wire.StepBegin {
+			if s.exportIDs == nil {
+				s.exportIDs = map[string]bool{}
+			}
+			s.exportIDs[k] = true
+		}
+	case wire.WorkspaceExportResult:
+		if from != coreID && p.Outcome == wire.OutcomeChunk {
+			u.forgeStaleNext(conn, f.ID, p.Offset)
 		}
 	case wire.WorkspaceWriteResult:
 		if from != coreID && p.Outcome == wire.OutcomeReady {

@@ -70,6 +70,7 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkWriteInstallRefused:       {},
 	check.MarkPrepareRefusedDuringWrite: {}, // raceWritePrepare (faults_workspace.go)
 	check.MarkWriteReceiptSizeForged:    {}, // forgeSizeReceipt (faults_workspace.go)
+	check.MarkExportStaleNextRefused:    {}, // forgeStaleNext (faults_workspace.go)
 	check.MarkReadResultOutOfBounds:     {harness.ReadOutOfBounds, kReadForged.kind},
 	// workload_environment.go draws the preparations and suspensions.
 	check.MarkQuiesceAccepted:            {},
