@@ -94,3 +94,22 @@ func TestUnknownWriteNotSettledByAnythingElse(t *testing.T) {
 			core.ErrWorkspaceMutationPending, name)
 	}
 }
+
+// TestInvalidReceiptThenExactSettles: a completed receipt with the wrong
+// size_bytes right after the commit leaves the write unknown; the exact
+// receipt arriving next settles the mutation and the next write is
+// admitted.
+func TestInvalidReceiptThenExactSettles(t *testing.T) {
+	h := newRig(t)
+	sid := h.workspaceSession()
+	begin := one[wire.WorkspaceWrite](t, h.step(core.WriteWorkspace{Call: h.nextCall(), Session: sid, Path: "f", Data: []byte("1")}))
+	h.frame(1, begin.ID, wire.WorkspaceWriteResult{Outcome: wire.OutcomeReady})
+	one[wire.WorkspaceWrite](t, h.frame(1, begin.ID, wire.WorkspaceWriteResult{Outcome: wire.OutcomeReceived, Offset: 1}))
+	res := apiResultOf(t, h.frame(1, begin.ID, wire.WorkspaceWriteResult{Outcome: wire.OutcomeCompleted, SizeBytes: 2}))
+	require.Equal(t, core.WorkspaceUnknown, res.Value.(*core.WorkspaceResult).Outcome)
+	require.Nil(t, apiResultOf(t, h.frame(1, begin.ID, wire.WorkspaceWriteResult{Outcome: wire.OutcomeCompleted, SizeBytes: 1})))
+	rec, _ := h.st.Session(sid)
+	require.Nil(t, rec.Mutation, "the exact receipt did not settle the mutation")
+	next := one[wire.WorkspaceWrite](t, h.step(core.WriteWorkspace{Call: h.nextCall(), Session: sid, Path: "g", Data: []byte("2")}))
+	require.Equal(t, wire.StepBegin, next.P.Step)
+}

@@ -181,6 +181,9 @@ func (m *Machine) onWriteReceipt(w *wsWrite, r wire.WorkspaceWriteResult) {
 		expected, offset = wire.OutcomeCompleted, 0
 	}
 	if r.ValidateAgainst(expected, offset, w.mut.SizeBytes) != nil {
+		// an ambiguous receipt keeps the uncertainty: the exact one may
+		// still come and settles the mutation (workspace_settle.go)
+		m.awaitLateReceipt(w)
 		m.writeLost(w, "invalid_receipt")
 		return
 	}
