@@ -52,7 +52,13 @@ type WorkspaceWriteOp struct {
 	Outcome      string
 	Code         string
 	Mutation     string // Core's mutation ID, when it answered one
+	// Overlapping: another write of the Session was unanswered at the call
+	Overlapping bool
 }
+
+// WriteRefusedPending is the Code of a write Core refused because an
+// earlier write of its Session is not settled.
+const WriteRefusedPending = "mutation_pending"
 
 // WorkspaceReadOp is one byte read through Core's API.
 type WorkspaceReadOp struct {
@@ -93,6 +99,7 @@ type workspaceState struct {
 	// answer order (workspace_settlement.go).
 	answeredUnknown map[string]bool
 	unknownBySess   map[string][]wsUnknownWrite
+	lostSess        map[string]bool          // Sessions with a write never answered (its outcome unknown to the ledger)
 	installs        map[string]installAnswer // device\x00mutation: installer answers not receipted yet (workspace_receipts.go)
 }
 

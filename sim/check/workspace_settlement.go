@@ -39,6 +39,7 @@ func (l *Ledger) judgeWriteSettlement(op WorkspaceWriteOp) {
 				"receipt reached Core, so it may be installed", what, op.Outcome, op.Mutation, vtime(m.commitAt))
 		}
 	}
+	l.judgePendingRefusal(op, what)
 	for _, u := range l.ws.unknownBySess[op.Session] {
 		if u.answered >= op.Call || u.mutation == op.Mutation {
 			continue
@@ -57,5 +58,30 @@ func (l *Ledger) judgeWriteSettlement(op WorkspaceWriteOp) {
 	}
 	if op.Outcome == "unknown" && op.Mutation != "" {
 		made(&l.ws.unknownBySess)[op.Session] = append(l.ws.unknownBySess[op.Session], wsUnknownWrite{op.Mutation, op.Return})
+	}
+	if op.Outcome == "lost" || op.Outcome == "unknown" && op.Mutation == "" {
+		made(&l.ws.lostSess)[op.Session] = true
+	}
+}
+
+// judgePendingRefusal: only an unsettled earlier write keeps a Session's
+// mutation owner. A write refused as pending while no other write of its
+// Session was unanswered, none was lost, and every write of it Core
+// answered unknown had its exact receipt reach Core before the call
+// (settled, also after the wait ended) is a violation.
+func (l *Ledger) judgePendingRefusal(op WorkspaceWriteOp, what string) {
+	if op.Outcome != "refused" || op.Code != WriteRefusedPending || op.Overlapping || l.ws.lostSess[op.Session] {
+		return
+	}
+	var settled []string
+	for _, u := range l.ws.unknownBySess[op.Session] {
+		if _, ok := l.settledBy(u.mutation, op.Call); !ok {
+			return
+		}
+		settled = append(settled, u.mutation)
+	}
+	if len(settled) > 0 {
+		l.violate(op.Return, CheckWriteSettlement, "%s called at %s was refused as pending, though the exact receipts of its Session's "+
+			"unknown writes %v reached Core before the call", what, vtime(op.Call), settled)
 	}
 }

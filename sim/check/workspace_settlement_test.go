@@ -69,3 +69,22 @@ func TestWriteSettlementBlocksSuccessors(t *testing.T) {
 	l.WorkspaceWriteCalled(settleOp(201*time.Second, 202*time.Second, "completed", ""))
 	wantClean(t, l)
 }
+
+// TestWriteSettlementReleasesOwner: once the exact receipt of a write
+// answered unknown reached Core, a later write of the Session is not
+// refused as pending.
+func TestWriteSettlementReleasesOwner(t *testing.T) {
+	run := func(settle bool) *Ledger {
+		l := settleRig()
+		l.WorkspaceWriteCalled(settleOp(0, 196*time.Second, "unknown", "m1"))
+		if settle {
+			settleReceipt(l, 200*time.Second, wire.OutcomeCompleted)
+		}
+		op := settleOp(201*time.Second, 201*time.Second, "refused", "")
+		op.Code = WriteRefusedPending
+		l.WorkspaceWriteCalled(op)
+		return l
+	}
+	wantClean(t, run(false))
+	wantViolation(t, run(true), CheckWriteSettlement, "refused as pending")
+}

@@ -1,6 +1,7 @@
 package world
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -68,7 +69,8 @@ func (wl *workload) workspaceOp(now time.Time, s *wSession, kind int, path, valu
 }
 
 func (wl *workload) workspaceWrite(now time.Time, s *wSession, path, value string) {
-	op := check.WorkspaceWriteOp{Call: wl.u.lt(now), Session: s.id, Env: s.agent.EnvironmentID, Path: path, Value: value}
+	op := check.WorkspaceWriteOp{Call: wl.u.lt(now), Session: s.id, Env: s.agent.EnvironmentID, Path: path, Value: value,
+		Overlapping: s.writesOut > 0}
 	s.writesOut++
 	done := func(now time.Time, outcome, code, mutation string) {
 		s.writesOut--
@@ -91,7 +93,11 @@ func (wl *workload) workspaceWrite(now time.Time, s *wSession, path, value strin
 		func(now time.Time, r core.APIResult) {
 			ws, _ := r.Value.(*core.WorkspaceResult)
 			if ws == nil {
-				done(now, "refused", "", "")
+				code := ""
+				if errors.Is(r.Err, core.ErrWorkspaceMutationPending) {
+					code = check.WriteRefusedPending
+				}
+				done(now, "refused", code, "")
 				return
 			}
 			done(now, ws.Outcome, ws.Code, ws.Mutation)
