@@ -30,15 +30,17 @@ func (m *Machine) awaitLateReceipt(w *wsWrite) {
 	m.ws.late[w.mut.ID] = &wsLate{sess: w.sess, conn: w.conn, mut: w.mut}
 }
 
-// onLateReceipt settles an unknown write by its exact receipt, or stops
-// listening on any other answer.
+// onLateReceipt settles an unknown write by its exact receipt. Any other
+// answer (unknown, or one that fails the validator) proves nothing either
+// way and keeps the uncertainty: Core goes on listening for the exact one
+// until the connection ends.
 func (m *Machine) onLateReceipt(l *wsLate, r wire.WorkspaceWriteResult) {
-	delete(m.ws.late, l.mut.ID)
 	exact := (r.Outcome == wire.OutcomeRejected && r.Validate() == nil) ||
 		(r.Outcome == wire.OutcomeCompleted && r.ValidateAgainst(wire.OutcomeCompleted, 0, l.mut.SizeBytes) == nil)
 	if !exact {
 		return
 	}
+	delete(m.ws.late, l.mut.ID)
 	if mu := l.sess.rec.Mutation; mu != nil && mu.ID == l.mut.ID {
 		m.settleMutation(l.sess)
 	}

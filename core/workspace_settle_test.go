@@ -59,7 +59,6 @@ func TestUnknownWriteNotSettledByAnythingElse(t *testing.T) {
 	cases := map[string]func(h *rig, id string){
 		"late unknown": func(h *rig, id string) {
 			h.frame(1, id, wire.WorkspaceWriteResult{Outcome: wire.OutcomeUnknown, ErrorCode: wire.WriteUnconfirmed})
-			h.frame(1, id, wire.WorkspaceWriteResult{Outcome: wire.OutcomeCompleted, SizeBytes: 1})
 		},
 		"wrong size": func(h *rig, id string) {
 			h.frame(1, id, wire.WorkspaceWriteResult{Outcome: wire.OutcomeCompleted, SizeBytes: 2})
@@ -110,6 +109,25 @@ func TestInvalidReceiptThenExactSettles(t *testing.T) {
 	require.Nil(t, apiResultOf(t, h.frame(1, begin.ID, wire.WorkspaceWriteResult{Outcome: wire.OutcomeCompleted, SizeBytes: 1})))
 	rec, _ := h.st.Session(sid)
 	require.Nil(t, rec.Mutation, "the exact receipt did not settle the mutation")
+	next := one[wire.WorkspaceWrite](t, h.step(core.WriteWorkspace{Call: h.nextCall(), Session: sid, Path: "g", Data: []byte("2")}))
+	require.Equal(t, wire.StepBegin, next.P.Step)
+}
+
+// TestAmbiguousLateReceiptsKeepListening: after the write went unknown, a
+// late unknown receipt or one with the wrong size proves nothing; the
+// exact receipt arriving after them still settles the mutation.
+func TestAmbiguousLateReceiptsKeepListening(t *testing.T) {
+	h := newRig(t)
+	sid := h.workspaceSession()
+	id := unknownAtWait(t, h, sid)
+	h.frame(1, id, wire.WorkspaceWriteResult{Outcome: wire.OutcomeReceived, Offset: 1})
+	h.frame(1, id, wire.WorkspaceWriteResult{Outcome: wire.OutcomeCompleted, SizeBytes: 2})
+	h.frame(1, id, wire.WorkspaceWriteResult{Outcome: wire.OutcomeUnknown, ErrorCode: wire.WriteUnconfirmed})
+	rec, _ := h.st.Session(sid)
+	require.NotNil(t, rec.Mutation, "an ambiguous late receipt settled the mutation")
+	require.Nil(t, apiResultOf(t, h.frame(1, id, wire.WorkspaceWriteResult{Outcome: wire.OutcomeCompleted, SizeBytes: 1})))
+	rec, _ = h.st.Session(sid)
+	require.Nil(t, rec.Mutation, "the exact receipt after ambiguous ones did not settle the mutation")
 	next := one[wire.WorkspaceWrite](t, h.step(core.WriteWorkspace{Call: h.nextCall(), Session: sid, Path: "g", Data: []byte("2")}))
 	require.Equal(t, wire.StepBegin, next.P.Step)
 }
