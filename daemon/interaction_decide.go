@@ -99,20 +99,25 @@ func (m *Machine) onFunctionResult(runID string, r wire.FunctionResult) {
 		m.answerFromMemory(d)
 		return
 	}
-	ex := m.executors[t.executor]
-	if ex == nil {
-		m.sendDecisionAck(runID, r.DeliveryID, wire.AckNotPending)
-		return
-	}
-	if !ex.caps.FunctionTools.IsSupported() ||
-		hasImages(r.Content) && !ex.caps.FunctionResultImages.IsSupported() {
-		m.sendDecisionAck(runID, r.DeliveryID, wire.AckUnsupported)
-		return
-	}
 	ti := m.ixOf(t.id, false)
 	var ix *interaction
 	if ti != nil {
 		ix = ti.calls[r.CallID]
+	}
+	ex := m.executors[t.executor]
+	switch {
+	case ex == nil && ix != nil && ix.state == ixApplied:
+		// As in decide: the executor closed while the Turn settles, and
+		// the applied result still answers a repeat from its state.
+		m.admitDecision(t, ix, d)
+		return
+	case ex == nil:
+		m.sendDecisionAck(runID, r.DeliveryID, wire.AckNotPending)
+		return
+	case !ex.caps.FunctionTools.IsSupported() ||
+		hasImages(r.Content) && !ex.caps.FunctionResultImages.IsSupported():
+		m.sendDecisionAck(runID, r.DeliveryID, wire.AckUnsupported)
+		return
 	}
 	if ix == nil {
 		m.sendDecisionAck(runID, r.DeliveryID, wire.AckNotPending)

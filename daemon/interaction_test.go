@@ -444,3 +444,28 @@ func TestAppliedDecisionAfterTheExecutorClosedStillConflicts(t *testing.T) {
 	a := oneIxAck(t, r, "perm-1")
 	require.Truef(t, a.Applied && a.DeliveryID == "d3", "an identical repeat is applied again: %+v", a)
 }
+
+// The same holds for a function result: once applied, a repeat while the
+// Turn is still owned after its executor closed is answered from the
+// result's state, never not_pending.
+func TestAppliedFunctionResultAfterTheExecutorClosedStillConflicts(t *testing.T) {
+	r, _ := asked(t, interactionConfig(), fnCall("call-1"))
+	r.recv("run1", fnResult("d1", "call-1"))
+	c, _ := callOf[SubmitFunctionResult](r)
+	r.result(c, DecisionResult{Outcome: DecisionApplied})
+	r.recv("run1", wire.PromptSteer{InputID: "i1", Input: wire.TextInput("more"), DurableReceipt: true})
+	callOf[DurableWrite](r) // the write stays outstanding: the Turn's barrier
+	r.step(ShutdownRequested{Reason: "stop"})
+	sc, _ := callOf[AwaitSettlement](r)
+	r.result(sc, SettleResult{Settled: true, Reusable: false, Reason: "cancelled"})
+	cc, _ := callOf[CloseExecutor](r)
+	r.result(cc, CloseResult{})
+	require.Falsef(t, slices.ContainsFunc(r.m.Owned(), func(o Resource) bool { return o.Kind == "executor" }), "the executor is closed: %v", r.m.Owned())
+	changed := fnResult("d2", "call-1")
+	changed.Content = []wire.InputContent{wire.TextPart("other")}
+	r.recv("run1", changed)
+	refusedAck(t, r, "run1", "d2", wire.AckDecisionConflict)
+	r.recv("run1", fnResult("d3", "call-1"))
+	a := oneIxAck(t, r, "run1")
+	require.Truef(t, a.Applied && a.DeliveryID == "d3", "an identical repeat is applied again: %+v", a)
+}
