@@ -197,6 +197,11 @@ func (m *Machine) validatePrepare(p wire.ExecutionPrepare) string {
 	if code := mcpRefusal(c, caps); code != "" {
 		return code
 	}
+	if c.CheckCapabilities(caps) != nil {
+		// every other field the declaration must cover (observations,
+		// subagent control, tool search, structured output, …)
+		return CodeUnsupportedConfiguration
+	}
 	for key := range c.AgentOptions {
 		switch key {
 		case wire.AgentOptionModel, wire.AgentOptionSystemPrompt,

@@ -91,6 +91,10 @@ func TestPrepareValidation(t *testing.T) {
 		{"mcp environment origin without environment", func(p *wire.ExecutionPrepare) {
 			p.Configuration.MCPHTTPServers = &[]wire.MCPHTTPServer{{ConnectionOrigin: wire.OriginEnvironment}}
 		}, CodeUnsupportedConfiguration},
+		{"observe messages without message_items", func(p *wire.ExecutionPrepare) { p.Configuration.ObserveMessages = true }, CodeUnsupportedConfiguration},
+		{"observe subagent identities", func(p *wire.ExecutionPrepare) { p.Configuration.ObserveSubagentIdentities = true }, CodeUnsupportedConfiguration},
+		{"disable subagents without subagent_control", func(p *wire.ExecutionPrepare) { p.Configuration.DisableSubagents = true }, CodeUnsupportedConfiguration},
+		{"tool search", func(p *wire.ExecutionPrepare) { p.Configuration.ToolSearch = true }, CodeUnsupportedConfiguration},
 		{"agent option", func(p *wire.ExecutionPrepare) {
 			p.Configuration.AgentOptions = map[string]json.RawMessage{"model": []byte(`"m"`), "temperature": []byte(`1`)}
 		}, CodeUnsupportedConfiguration},
@@ -247,7 +251,7 @@ func TestIdleReuseAndConflicts(t *testing.T) {
 	require.Equal(t, CodePreparationCapacity, oneStatus(r).ErrorCode, "owner busy: retry later")
 	r.recv("p2", wire.ExecutionRelease{Handle: st.Handle})
 	conflict := prepareFor("s1")
-	conflict.Configuration.DisableSubagents = true
+	conflict.Configuration.AgentOptions = map[string]json.RawMessage{"model": []byte(`"other"`)}
 	r.recv("p4", conflict)
 	require.Equal(t, CodeConfigurationConflict, oneStatus(r).ErrorCode, "different fingerprint")
 	resume := prepareFor("s1")
