@@ -146,14 +146,15 @@ func untar(b []byte) (map[string]string, error) {
 // Core's cancel.
 func (l *Ledger) observeExport(ev WireEvent) {
 	id := ev.Frame.ID
-	x := l.ws.exportsOnWire[id]
+	k := connFrameKey(ev.Conn, id) // a restarted Core numbers its exports afresh
+	x := l.ws.exportsOnWire[k]
 	switch p := ev.Frame.Payload.(type) {
 	case wire.WorkspaceExport:
 		switch {
 		case ev.Kind != WireSent || ev.From != CoreNode:
 		case p.Step == wire.StepBegin && x == nil:
 			x = &exportWire{conn: ev.Conn}
-			made(&l.ws.exportsOnWire)[id] = x
+			made(&l.ws.exportsOnWire)[k] = x
 			deadline := ev.At + int64(DocumentedTimer(TimerWorkspaceExport))
 			l.arm(deadline, func() { l.exportDue(id, x, deadline) })
 		case x == nil:

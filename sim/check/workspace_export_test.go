@@ -217,3 +217,24 @@ func TestExportStoppedRule(t *testing.T) {
 		t.Fatalf("abandoned export: %v, want one %s", v, CheckExportStopped)
 	}
 }
+
+// A restarted Core numbers its exports afresh: an export with an ID an
+// earlier connection's export used starts its own count from 0.
+func TestWorkspaceExportIDReusedOnAnotherConnection(t *testing.T) {
+	now := int64(0)
+	l := NewLedger()
+	w := wireFeed{l: l, now: &now}
+	begin := wire.Frame{ID: "x-1", Payload: wire.WorkspaceExport{Step: wire.StepBegin, Handle: "h", EnvironmentID: wsEnvID}}
+	chunk := wire.Frame{ID: "x-1", Payload: wire.WorkspaceExportResult{Outcome: wire.OutcomeChunk, Offset: 0, Data: make([]byte, 10)}}
+	w.open(1, "d1")
+	w.coreSends(1, "d1", begin)
+	w.deviceSends(1, "d1", chunk)
+	w.open(2, "d1")
+	w.coreSends(2, "d1", begin)
+	w.deviceSends(2, "d1", chunk)
+	if vs := violationsOf(l, CheckWorkspaceExport); len(vs) != 0 {
+		t.Fatalf("an export ID reused on a new connection judged as the old export: %v", vs)
+	}
+	w.deviceSends(2, "d1", chunk) // offset 0 again on the same connection
+	wantViolation(t, l, CheckWorkspaceExport, "a chunk at offset 0 after sending 10 bytes")
+}

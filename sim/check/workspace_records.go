@@ -94,7 +94,7 @@ type workspaceState struct {
 	// wire by export ID (workspace_export.go).
 	exports       []nativeExport
 	exported      []exportedTree
-	exportsOnWire map[string]*exportWire
+	exportsOnWire map[string]*exportWire // by connection and export ID
 	// The mutations Core answered unknown, and the same by API Session in
 	// answer order (workspace_settlement.go).
 	answeredUnknown map[string]bool
