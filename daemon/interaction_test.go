@@ -418,15 +418,11 @@ func TestRepeatedNativeRequestIsAskedOnce(t *testing.T) {
 	require.Empty(t, r.out, "asked once")
 }
 
-// While a Turn is still owned after its executor closed (a shutdown
-// settled it unreusable while an input write is outstanding), its applied
-// interaction still answers from its state: a changed decision is a
-// decision_conflict, an identical one applied again, never not_pending.
-func TestAppliedDecisionAfterTheExecutorClosedStillConflicts(t *testing.T) {
-	r, _ := asked(t, interactionConfig(), permissionReq("perm-1"))
-	r.recv("perm-1", wire.PermissionDecision{DeliveryID: "d1", Approved: true})
-	c, _ := callOf[RespondPermission](r)
-	r.result(c, DecisionResult{Outcome: DecisionApplied})
+// closeUnderOwnedTurn has run1's executor closed while the Turn is still
+// owned: a shutdown settles it unreusable while an input write is
+// outstanding.
+func closeUnderOwnedTurn(t *testing.T, r *rig) {
+	t.Helper()
 	r.recv("run1", wire.PromptSteer{InputID: "i1", Input: wire.TextInput("more"), DurableReceipt: true})
 	callOf[DurableWrite](r) // the write stays outstanding: the Turn's barrier
 	r.step(ShutdownRequested{Reason: "stop"})
@@ -438,6 +434,18 @@ func TestAppliedDecisionAfterTheExecutorClosedStillConflicts(t *testing.T) {
 		require.Truef(t, o.Kind != "executor", "the executor is closed: %v", r.m.Owned())
 	}
 	require.Truef(t, slices.ContainsFunc(r.m.Owned(), func(o Resource) bool { return o.Kind == "turn" }), "the Turn is still owned: %v", r.m.Owned())
+}
+
+// While a Turn is still owned after its executor closed (a shutdown
+// settled it unreusable while an input write is outstanding), its applied
+// interaction still answers from its state: a changed decision is a
+// decision_conflict, an identical one applied again, never not_pending.
+func TestAppliedDecisionAfterTheExecutorClosedStillConflicts(t *testing.T) {
+	r, _ := asked(t, interactionConfig(), permissionReq("perm-1"))
+	r.recv("perm-1", wire.PermissionDecision{DeliveryID: "d1", Approved: true})
+	c, _ := callOf[RespondPermission](r)
+	r.result(c, DecisionResult{Outcome: DecisionApplied})
+	closeUnderOwnedTurn(t, r)
 	r.recv("perm-1", wire.PermissionDecision{DeliveryID: "d2", Approved: false, Message: "changed mind"})
 	refusedAck(t, r, "perm-1", "d2", wire.AckDecisionConflict)
 	r.recv("perm-1", wire.PermissionDecision{DeliveryID: "d3", Approved: true})
@@ -453,14 +461,7 @@ func TestAppliedFunctionResultAfterTheExecutorClosedStillConflicts(t *testing.T)
 	r.recv("run1", fnResult("d1", "call-1"))
 	c, _ := callOf[SubmitFunctionResult](r)
 	r.result(c, DecisionResult{Outcome: DecisionApplied})
-	r.recv("run1", wire.PromptSteer{InputID: "i1", Input: wire.TextInput("more"), DurableReceipt: true})
-	callOf[DurableWrite](r) // the write stays outstanding: the Turn's barrier
-	r.step(ShutdownRequested{Reason: "stop"})
-	sc, _ := callOf[AwaitSettlement](r)
-	r.result(sc, SettleResult{Settled: true, Reusable: false, Reason: "cancelled"})
-	cc, _ := callOf[CloseExecutor](r)
-	r.result(cc, CloseResult{})
-	require.Falsef(t, slices.ContainsFunc(r.m.Owned(), func(o Resource) bool { return o.Kind == "executor" }), "the executor is closed: %v", r.m.Owned())
+	closeUnderOwnedTurn(t, r)
 	changed := fnResult("d2", "call-1")
 	changed.Content = []wire.InputContent{wire.TextPart("other")}
 	r.recv("run1", changed)
