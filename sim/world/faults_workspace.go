@@ -84,19 +84,35 @@ type wsFaultState struct {
 	lacking map[string]bool
 	// Core's write begins (conn/mutation → Environment), and the prepares
 	// still to forge into a write in progress (prepareRaces)
-	writeEnvs   map[string]string
-	prepRaces   int
-	prepRacesOK bool
+	writeEnvs map[string]string
+	prepRaces seedBudget
 	// Core's write begins' sizes (conn/mutation), and the receipts still
 	// to forge (forgeSizeReceipt)
-	writeSizes  map[string]int64
-	sizeLies    int
-	sizeLiesSet bool
+	writeSizes map[string]int64
+	sizeLies   seedBudget
 	// Core's export begins (conn/export), and the stale nexts still to
 	// forge (forgeStaleNext)
-	exportIDs     map[string]bool
-	staleNexts    int
-	staleNextsSet bool
+	exportIDs  map[string]bool
+	staleNexts seedBudget
+}
+
+// seedBudget is how many of one forgery a seed makes: most in one seed in
+// oneIn, none in the others, drawn from the forgery's own stream (so
+// other streams keep their draws) the first time it is asked.
+type seedBudget struct {
+	left  int
+	drawn bool
+}
+
+// has draws the budget if not yet drawn and reports whether any is left.
+func (b *seedBudget) has(u *universe, stream string, oneIn, most int) bool {
+	if !b.drawn {
+		b.drawn = true
+		if u.w.Rand(stream).IntN(oneIn) == 0 {
+			b.left = most
+		}
+	}
+	return b.left > 0
 }
 
 // staleNextsMax bounds the stale nexts forged in one seed.
@@ -110,16 +126,10 @@ const staleNextsMax = 2
 // (workspace_export_order), and Core answers the export unavailable.
 func (u *universe) forgeStaleNext(conn sim.ConnID, id string, offset int64) {
 	s := &u.wsFaults
-	if !s.staleNextsSet {
-		s.staleNextsSet = true
-		if u.w.Rand("workspace-export-stale").IntN(3) == 0 {
-			s.staleNexts = staleNextsMax
-		}
-	}
-	if !s.exportIDs[statusKey(conn, id)] || s.staleNexts == 0 {
+	if !s.staleNexts.has(u, "workspace-export-stale", 3, staleNextsMax) || !s.exportIDs[statusKey(conn, id)] {
 		return
 	}
-	s.staleNexts--
+	s.staleNexts.left--
 	u.detail("forging a stale next for export " + id)
 	u.forge(conn, coreID, encodeFrame(id, wire.WorkspaceExport{Step: wire.StepNext, Offset: offset}), nil)
 }
@@ -136,18 +146,13 @@ const sizeLiesMax = 2
 // counts only receipts the daemon sent).
 func (u *universe) forgeSizeReceipt(conn sim.ConnID, id string) {
 	s := &u.wsFaults
-	if !s.sizeLiesSet {
-		s.sizeLiesSet = true
-		if u.w.Rand("workspace-receipt-size").IntN(3) == 0 {
-			s.sizeLies = sizeLiesMax
-		}
-	}
+	lies := s.sizeLies.has(u, "workspace-receipt-size", 3, sizeLiesMax)
 	size, ok := s.writeSizes[statusKey(conn, id)]
 	dev := u.peerOf(conn, coreID)
-	if !ok || s.sizeLies == 0 || dev == "" {
+	if !ok || !lies || dev == "" {
 		return
 	}
-	s.sizeLies--
+	s.sizeLies.left--
 	u.detail("forging a completed receipt with size_bytes " + strconv.FormatInt(size+1, 10) + " for write " + id)
 	frame := encodeFrame(id, wire.WorkspaceWriteResult{Outcome: wire.OutcomeCompleted, SizeBytes: size + 1})
 	u.w.After(time.Millisecond, "", func() {
@@ -171,14 +176,9 @@ const prepareRacesMax = 3
 // (workspace_write_exclusion judges the answer).
 func (u *universe) raceWritePrepare(conn sim.ConnID, id string) {
 	s := &u.wsFaults
-	if !s.prepRacesOK {
-		s.prepRacesOK = true
-		if u.w.Rand("workspace-prepare-race").IntN(2) == 0 {
-			s.prepRaces = prepareRacesMax
-		}
-	}
+	races := s.prepRaces.has(u, "workspace-prepare-race", 2, prepareRacesMax)
 	env, ok := s.writeEnvs[statusKey(conn, id)]
-	if !ok || s.prepRaces == 0 {
+	if !ok || !races {
 		return
 	}
 	var cfg *wire.ExecutionPrepare
@@ -191,7 +191,7 @@ func (u *universe) raceWritePrepare(conn sim.ConnID, id string) {
 	if cfg == nil {
 		return
 	}
-	s.prepRaces--
+	s.prepRaces.left--
 	frame := encodeFrame(u.hostile.mint("p"), *cfg)
 	u.detail("forging a prepare into write " + id + " on " + connName(conn))
 	u.w.After(time.Millisecond, "", func() {
