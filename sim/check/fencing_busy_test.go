@@ -57,12 +57,7 @@ func TestQuiesceBusyOracleAcceptsTheRefusalOfABusyQuiesce(t *testing.T) {
 }
 
 func TestResumeOtherOracleCatchesAForeignResumeLiftingTheFence(t *testing.T) {
-	l, w := newFeed()
-	w.open(1, "d1")
-	w.coreSends(1, "d1", quiesceFrame("q1", "e", "s1"))
-	w.deviceSends(1, "d1", quiescedFrame("q1", "e", "s1", true, ""))
-	w.close(1, "d1")
-	w.open(2, "d1")
+	l, w := fencedFeed()
 	w.forgedDelivery(2, "d1", resumeFrame("r0", "e", "stray", false))
 	w.deviceSends(2, "d1", resumedFrame("r0", "e", "stray", true, ""))
 	if vs := checksNamed(l.AfterStep(1), "fencing_resume_other"); len(vs) != 1 {
@@ -71,12 +66,7 @@ func TestResumeOtherOracleCatchesAForeignResumeLiftingTheFence(t *testing.T) {
 }
 
 func TestResumeOtherOracleAcceptsTheRefusalOfAForeignResume(t *testing.T) {
-	l, w := newFeed()
-	w.open(1, "d1")
-	w.coreSends(1, "d1", quiesceFrame("q1", "e", "s1"))
-	w.deviceSends(1, "d1", quiescedFrame("q1", "e", "s1", true, ""))
-	w.close(1, "d1")
-	w.open(2, "d1")
+	l, w := fencedFeed()
 	w.forgedDelivery(2, "d1", resumeFrame("r0", "e", "stray", false))
 	w.deviceSends(2, "d1", resumedFrame("r0", "e", "stray", false, "not_suspended"))
 	w.coreSends(2, "d1", resumeFrame("r1", "e", "s1", false))

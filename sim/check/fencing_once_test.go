@@ -37,18 +37,22 @@ func probeFeed(w wireFeed, conn uint64, device string, p HostileProbe, f wire.Fr
 	w.l.Wire(WireEvent{At: w.tick(), Kind: WireDelivered, Conn: conn, From: CoreNode, To: device, Raw: []byte(f.ID), Frame: f, Forged: true})
 }
 
+// fencedFeed has d1 accept quiesce q1 of Environment e (suspension s1),
+// close its connection as a quiesced daemon does, and reconnect on
+// connection 2.
+func fencedFeed() (*Ledger, wireFeed) {
+	l, w := newFeed()
+	w.open(1, "d1")
+	w.coreSends(1, "d1", quiesceFrame("q1", "e", "s1"))
+	w.deviceSends(1, "d1", quiescedFrame("q1", "e", "s1", true, ""))
+	w.close(1, "d1")
+	w.open(2, "d1")
+	return l, w
+}
+
 func TestFencingProbesAreJudgedWhileFenced(t *testing.T) {
-	fenced := func() (*Ledger, wireFeed) {
-		l, w := newFeed()
-		w.open(1, "d1")
-		w.coreSends(1, "d1", quiesceFrame("q1", "e", "s1"))
-		w.deviceSends(1, "d1", quiescedFrame("q1", "e", "s1", true, ""))
-		w.close(1, "d1")
-		w.open(2, "d1")
-		return l, w
-	}
 	t.Run("refused as documented", func(t *testing.T) {
-		l, w := fenced()
+		l, w := fencedFeed()
 		probeFeed(w, 2, "d1", HostileProbe{Action: HostileQuiesceOther, ReplyID: "x-q"}, quiesceFrame("x-q", "e", "x-s"))
 		w.deviceSends(2, "d1", quiescedFrame("x-q", "e", "x-s", false, "resource_busy"))
 		probeFeed(w, 2, "d1", HostileProbe{Action: HostileRollbackResumeOther, ReplyID: "x-r"}, resumeFrame("x-r", "e", "x-s2", true))
@@ -67,7 +71,7 @@ func TestFencingProbesAreJudgedWhileFenced(t *testing.T) {
 		}
 	})
 	t.Run("accepted while fenced", func(t *testing.T) {
-		l, w := fenced()
+		l, w := fencedFeed()
 		probeFeed(w, 2, "d1", HostileProbe{Action: HostileRollbackResumeOther, ReplyID: "x-r"}, resumeFrame("x-r", "e", "x-s2", true))
 		w.deviceSends(2, "d1", resumedFrame("x-r", "e", "x-s2", true, ""))
 		if vs := checksNamed(l.AfterStep(1), "hostile_refusal"); len(vs) != 1 {
@@ -75,7 +79,7 @@ func TestFencingProbesAreJudgedWhileFenced(t *testing.T) {
 		}
 	})
 	t.Run("a repeated resume refused", func(t *testing.T) {
-		l, w := fenced()
+		l, w := fencedFeed()
 		w.coreSends(2, "d1", resumeFrame("r1", "e", "s1", false))
 		w.deviceSends(2, "d1", resumedFrame("r1", "e", "s1", true, ""))
 		probeFeed(w, 2, "d1", HostileProbe{Action: HostileResumeRepeat, ReplyID: "x-rr", Suspend: "s1"}, resumeFrame("x-rr", "e", "s1", false))

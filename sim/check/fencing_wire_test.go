@@ -41,12 +41,7 @@ func resumedFrame(id, env, suspend string, accepted bool, code string) wire.Fram
 }
 
 func TestFencingOracleAcceptsTheProtocol(t *testing.T) {
-	l, w := newFeed()
-	w.open(1, "d1")
-	w.coreSends(1, "d1", quiesceFrame("q1", "e", "s1"))
-	w.deviceSends(1, "d1", quiescedFrame("q1", "e", "s1", true, ""))
-	w.close(1, "d1")
-	w.open(2, "d1")
+	l, w := fencedFeed()
 	w.coreSends(2, "d1", prepareFrame("p1", "s", goodConfig("s")))
 	w.deviceSends(2, "d1", statusFrame("p1", wire.PreparationStatus{State: wire.StateRejected, ErrorCode: "resource_unavailable", Operation: wire.TypeExecutionPrepare}))
 	w.coreSends(2, "d1", resumeFrame("r1", "e", "s1", false))
