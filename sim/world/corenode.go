@@ -247,7 +247,7 @@ func (n *coreNode) api(now time.Time, e sim.CallReceived) []sim.Effect {
 			ev = withInteractionCall(req.ev, call)
 		}
 		if ev == nil {
-			return nil
+			panic(fmt.Sprintf("world: the workload called Core with %T, which no call table routes", req.ev))
 		}
 	}
 	out := n.step(now, ev)

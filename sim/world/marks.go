@@ -43,7 +43,7 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkResultSuccessChanged:      {sim.FaultStall},
 	check.MarkDecisionChangedApplying:   {harness.DecisionSlow, sim.FaultStall},
 	check.MarkDecisionBeyondDeclaration: {sim.FaultStall},
-	check.MarkChoiceInvalidDelivered:    {},
+	check.MarkChoiceInvalidDelivered:    {sim.FaultStall}, // the middle answers in half the seeds with faults
 	check.MarkDecisionAfterCancel:       {},
 	check.MarkDecisionAdapterRefused:    {}, // the adapter's own draw (sim/harness)
 	// limits the workload shapes reach
@@ -87,13 +87,13 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkTransferEarlyCommitRefused: {kEarlyCommit.kind},
 	check.MarkQuiesceBusyRefused:         {},
 	check.MarkPrepareHeldForInstall:      {},
-	check.MarkTransferExchangeExpired:    {}, // the operator's "sleep 200" setup outlasts Core's 195 s
+	check.MarkTransferExchangeExpired:    {}, // the operator's "sleep 200" setup outlasts Core's 195 s; the client waits for its outcome
 	// hostile_environment.go and workload_environment.go
 	check.MarkTransferChunkStaged:         {},
 	check.MarkPreparationEndedByRejection: {},
 	check.MarkSecondSuspensionRefused:     {},
-	check.MarkLateTransferResult:          {}, // after a "sleep 200" setup's unknown
-	check.MarkMCPBearerDelivered:          {}, // workload_mcp.go draws the servers
+	check.MarkLateTransferResult:          {kCoreZombie.kind}, // a zombie's unknown; without faults the run may end before a "sleep 200" setup does
+	check.MarkMCPBearerDelivered:          {},                 // workload_mcp.go draws the servers
 	// the simulated engine's failures (harness/engine_errors.go)
 	check.MarkEngineCodeUnclassified: {}, check.MarkEngineStatusDropped: {}, check.MarkEngineStatusKept: {},
 	check.MarkSameRevisionOtherState: {kHostileProxy.kind},

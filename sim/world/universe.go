@@ -356,7 +356,8 @@ func (u *universe) convergence() (bool, func() string) {
 // after every step, but only recomputed when its key moved.
 func (u *universe) verdict() verdict {
 	key := convergeKey{records: u.recordsTotal, calls: len(u.wl.calls), issued: u.wl.issued,
-		terminal: u.wl.terminalCount, shutdown: u.shutdownSent, suspensions: u.led.SuspensionsAwaited()}
+		terminal: u.wl.terminalCount, shutdown: u.shutdownSent, suspensions: u.led.SuspensionsAwaited(),
+		preparations: u.wl.preparationsFollowed()}
 	if u.lastConverge.valid && u.lastConverge.key == key {
 		return u.lastConverge.v
 	}
@@ -367,8 +368,8 @@ func (u *universe) verdict() verdict {
 
 // convergeKey is everything the liveness predicate depends on.
 type convergeKey struct {
-	records, calls, issued, terminal, suspensions int
-	shutdown                                      bool
+	records, calls, issued, terminal, suspensions, preparations int
+	shutdown                                                    bool
 }
 
 type convergeMemo struct {

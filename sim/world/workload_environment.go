@@ -17,11 +17,16 @@ import (
 // (a file of seeded size, a digest that is sometimes wrong, a setup
 // command that sometimes fails or outlasts Core's 195 s exchange) and
 // suspension episodes (quiesce a device, then resume it, retrying with
-// rollback until Core records the suspension resumed or refused). Draws
-// come from their own stream, so the turn workload's draws are unchanged.
+// rollback until Core records the suspension resumed or refused). The
+// client follows each preparation it started, reading it every
+// envPollDelay until Core records it terminal, and is not finished before
+// then: a setup that outlasts the exchange is seen to its unknown outcome
+// and the Runtime's late result, not cut off by the shutdown. Draws come
+// from their own stream, so the turn workload's draws are unchanged.
 
 const (
 	envRetryDelay    = 2 * time.Second
+	envPollDelay     = 10 * time.Second
 	envAttemptsMax   = 60
 	simEnvironmentID = "6f1c2a34-5b6d-4e7f-8a9b-0c1d2e3f4a5b"
 	simEnvSessionID  = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
@@ -33,6 +38,9 @@ type wEnvironment struct {
 	resuming map[string]bool
 	again    map[string]bool // resumed suspensions resumed once more
 	againR   *rand.Rand      // second quiesces (quiesceAgain), a stream of its own
+	// following counts preparations the client waits for: from its first
+	// call until Core records it terminal or the calls give up.
+	following int
 }
 
 func (wl *workload) planEnvironment(now time.Time) {
@@ -43,6 +51,7 @@ func (wl *workload) planEnvironment(now time.Time) {
 	wl.env = e
 	if e.r.IntN(3) != 0 {
 		at := time.Duration(200+e.r.IntN(15000)) * time.Millisecond
+		e.following++
 		wl.after(now, at, func(now time.Time) { wl.prepareEnvironment(now, wl.envDevice(), wl.envSteps(), 0) })
 	}
 	if e.r.IntN(3) != 0 {
@@ -89,6 +98,7 @@ func (wl *workload) envSteps() []core.PrepareStep {
 
 func (wl *workload) prepareEnvironment(now time.Time, device string, steps []core.PrepareStep, attempt int) {
 	if attempt >= envAttemptsMax {
+		wl.env.following--
 		return
 	}
 	retry := func(now time.Time) {
@@ -101,8 +111,29 @@ func (wl *workload) prepareEnvironment(now time.Time, device string, steps []cor
 			retry(now)
 		case r.Err != nil:
 			panic(fmt.Sprintf("world: Core refused a drawn Environment preparation: %v", r.Err))
+		default:
+			wl.followPreparation(now, r.Value.(core.PreparationStarted).Preparation)
 		}
 	}, retry)
+}
+
+// followPreparation reads preparation id every envPollDelay until Core
+// records it terminal. Core's exchange bound, a lost connection and a
+// restart each end a running preparation, so the reads end; one that never
+// does keeps the workload unfinished, which the liveness check reports.
+func (wl *workload) followPreparation(now time.Time, id string) {
+	wl.after(now, envPollDelay, func(now time.Time) {
+		wl.call(now, core.ReadPreparation{ID: id}, func(now time.Time, r core.APIResult) {
+			if r.Err != nil {
+				panic(fmt.Sprintf("world: Core cannot read preparation %s it started: %v", id, r.Err))
+			}
+			if r.Value.(*core.EnvironmentPreparationRecord).State.Terminal() {
+				wl.env.following--
+				return
+			}
+			wl.followPreparation(now, id)
+		}, func(now time.Time) { wl.followPreparation(now, id) })
+	})
 }
 
 func (wl *workload) quiesce(now time.Time, device string, attempt int) {
@@ -211,6 +242,9 @@ func environmentCall(ev core.Event, call core.CallID) core.Event {
 		x.Call = call
 		return x
 	case core.ReadSuspension:
+		x.Call = call
+		return x
+	case core.ReadPreparation:
 		x.Call = call
 		return x
 	}

@@ -120,7 +120,7 @@ func (wl *workload) flush(at int64) {
 // finished reports whether every turn was submitted, read terminal, and
 // no call is outstanding.
 func (wl *workload) finished() bool {
-	if wl.issued < wl.total || len(wl.calls) > 0 || wl.successors > 0 {
+	if wl.issued < wl.total || len(wl.calls) > 0 || wl.successors > 0 || wl.preparationsFollowed() > 0 {
 		return false
 	}
 	for _, t := range wl.turns {
@@ -129,6 +129,15 @@ func (wl *workload) finished() bool {
 		}
 	}
 	return true
+}
+
+// preparationsFollowed is how many Environment preparations the client
+// still waits for (workload_environment.go).
+func (wl *workload) preparationsFollowed() int {
+	if wl.env == nil {
+		return 0
+	}
+	return wl.env.following
 }
 
 // pendingPrefix opens the liveness reason of an unfinished workload.
@@ -144,10 +153,11 @@ func (wl *workload) pendingReason() string { return wl.pendingText(wl.snapshot()
 // appended, a turn's ID and terminal state are set once each (with the
 // issued and terminal counts of that moment in idSeq and terminalSeq),
 // so the text of a snapshot can be built later, identical.
-type pendingSnapshot struct{ issued, total, terminal, turns, calls int }
+type pendingSnapshot struct{ issued, total, terminal, turns, calls, preparations int }
 
 func (wl *workload) snapshot() pendingSnapshot {
-	return pendingSnapshot{issued: wl.issued, total: wl.total, terminal: wl.terminalCount, turns: len(wl.turns), calls: len(wl.calls)}
+	return pendingSnapshot{issued: wl.issued, total: wl.total, terminal: wl.terminalCount, turns: len(wl.turns), calls: len(wl.calls),
+		preparations: wl.preparationsFollowed()}
 }
 
 // pendingText renders the pending reason of a snapshot.
@@ -180,6 +190,11 @@ func (wl *workload) pendingText(s pendingSnapshot) string {
 		sep()
 		b = strconv.AppendInt(b, int64(s.calls), 10)
 		b = append(b, " calls outstanding"...)
+	}
+	if s.preparations > 0 {
+		sep()
+		b = strconv.AppendInt(b, int64(s.preparations), 10)
+		b = append(b, " Environment preparations not terminal"...)
 	}
 	wl.pendBuf = b
 	if string(b) != wl.pendLast {
