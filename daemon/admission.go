@@ -186,20 +186,15 @@ func (m *Machine) validatePrepare(p wire.ExecutionPrepare) string {
 	if !caps.Preparation.IsSupported() {
 		return CodeUnsupportedPreparation
 	}
-	local := c.LocalEnvironment != nil
-	switch {
-	case local == c.DisableExecutionEnvironment,
-		local && !caps.LocalEnvironment.IsSupported(),
-		c.DisableExecutionEnvironment && !caps.EnvironmentNone.IsSupported(),
-		len(c.FunctionTools) > 0 && !caps.FunctionTools.IsSupported():
+	if (c.LocalEnvironment != nil) == c.DisableExecutionEnvironment {
 		return CodeUnsupportedConfiguration
 	}
-	if code := mcpRefusal(c, caps); code != "" {
+	if code := mcpOriginRefusal(c); code != "" {
 		return code
 	}
 	if c.CheckCapabilities(caps) != nil {
-		// every other field the declaration must cover (observations,
-		// subagent control, tool search, structured output, …)
+		// every field the declaration must cover: environment type,
+		// function tools, MCP servers, observations, subagent control, …
 		return CodeUnsupportedConfiguration
 	}
 	for key := range c.AgentOptions {

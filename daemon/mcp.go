@@ -2,12 +2,13 @@ package daemon
 
 import "github.com/turnstile-sim/turnstile/wire"
 
-// mcpRefusal checks the configuration's MCP servers before a factory is
-// chosen: first the shared wire validator's origin rule (a missing or
+// mcpOriginRefusal applies the shared wire validator's origin rule to the
+// configuration's MCP servers before a factory is chosen: a missing or
 // unknown origin is invalid_configuration, an origin the binding cannot
-// serve unsupported_configuration; nothing is defaulted here), then the
-// kind's declared HTTP MCP, required start-up and bearer capabilities.
-func mcpRefusal(c wire.ExecutionConfiguration, caps wire.AgentKindCapabilities) string {
+// serve unsupported_configuration; nothing is defaulted here. The kind's
+// declared HTTP MCP, required start-up and bearer capabilities are
+// wire.CheckCapabilities' rows, checked after it.
+func mcpOriginRefusal(c wire.ExecutionConfiguration) string {
 	if c.MCPHTTPServers == nil {
 		return ""
 	}
@@ -15,18 +16,6 @@ func mcpRefusal(c wire.ExecutionConfiguration, caps wire.AgentKindCapabilities) 
 		if code := wire.ErrorCode(err); code == CodeInvalidConfiguration {
 			return code
 		}
-		return CodeUnsupportedConfiguration
-	}
-	servers := *c.MCPHTTPServers
-	required, bearer := false, false
-	for _, s := range servers {
-		required = required || s.Required
-		bearer = bearer || s.BearerToken != ""
-	}
-	switch {
-	case len(servers) > 0 && !caps.MCPHTTPTools.IsSupported(),
-		required && !caps.MCPHTTPRequired.IsSupported(),
-		bearer && !caps.MCPHTTPBearerAuth.IsSupported():
 		return CodeUnsupportedConfiguration
 	}
 	return ""
