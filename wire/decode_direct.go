@@ -312,7 +312,7 @@ func (s *directScan) configuration(c *ExecutionConfiguration) bool {
 // agentOptions reads a non-empty map of distinct plain keys to raw values.
 func (s *directScan) agentOptions(c *ExecutionConfiguration) bool {
 	if !s.byte('{') || s.byte('}') {
-		return false // an explicit empty map is refused by the one-pass decoder
+		return false // an explicit empty map is the one-pass decoder's (wire:"emptyabsent")
 	}
 	c.AgentOptions = map[string]json.RawMessage{}
 	for more := true; more; {

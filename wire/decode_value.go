@@ -225,6 +225,9 @@ func (sc *scanner) decodeMember(s *schema, i int, seen uint64, v reflect.Value) 
 		return sc.fail(ErrDuplicateField, "")
 	}
 	if f.emptyOmitted && sc.emptyComposite(f.schema.kind) {
+		if f.emptyAbsent {
+			return sc.skipValue() // the member stays absent
+		}
 		return sc.fail(ErrInvalid, "explicit empty "+f.name+": omit the member")
 	}
 	var fv reflect.Value

@@ -85,8 +85,10 @@
 // object/array as present, so reading it as absent would bypass the
 // presence rules. Members where empty is meaningful are pointers
 // (mcp_http_servers: absent/null keeps native behaviour, [] declares no
-// servers) and accept [] as before. Required arrays (e.g. answers) may be
-// empty.
+// servers) and accept [] as before. A member tagged wire:"emptyabsent"
+// reads an explicit empty value as absent instead: agent_options, where a
+// peer's `{}` means "no options" and refusing it would refuse a legal
+// prepare. Required arrays (e.g. answers) may be empty.
 //
 // Decode checks the JSON shape; protocol rules live in the validators:
 // Validate(p) calls the payload's Validate method, and results that depend

@@ -52,8 +52,13 @@ type schemaField struct {
 	// canonical encoding omits it when empty, so an explicit {} or [] is
 	// rejected rather than read as absent (wire-reference §3.2).
 	emptyOmitted bool
-	schema       *schema
-	index        []int // reflect field index (through embedded structs)
+	// emptyAbsent (wire:"emptyabsent") reads an explicit empty value of
+	// an emptyOmitted member as the member's absence instead of refusing
+	// it: for members where a peer may send {} for "none" and no presence
+	// rule depends on the difference (agent_options).
+	emptyAbsent bool
+	schema      *schema
+	index       []int // reflect field index (through embedded structs)
 }
 
 // schema describes the JSON accepted for one Go type. It is derived once per
@@ -176,6 +181,8 @@ func structFields(t reflect.Type, out []schemaField, prefix []int, strict bool) 
 		sf.lenient = hasOption(wireTag, "lenient")
 		k := f.Type.Kind()
 		sf.emptyOmitted = !sf.required && (k == reflect.Map || (k == reflect.Slice && f.Type.Elem().Kind() != reflect.Uint8))
+		sf.emptyAbsent = hasOption(wireTag, "emptyabsent")
+		assert.That(!sf.emptyAbsent || sf.emptyOmitted, "wire: emptyabsent tag on %s, which is not an optional map or slice", f.Name)
 		if hasOption(wireTag, "object") {
 			assert.That(sf.schema.kind == kindRaw, "wire: object tag on %s", f.Name)
 			sf.schema = rawObjectSchema

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 const (
@@ -53,7 +55,7 @@ func TestExplicitEmptyRejected(t *testing.T) {
 		{"configure packages", beginHead + `{"action":"configure","packages":[]}}}`, ErrInvalid, "explicit empty packages"},
 		{"npm env", beginHead + `{"action":"npm","network":"enabled","packages":["x"],"env":{ }}}}`, ErrInvalid, "explicit empty env"},
 		{"read-only control", readOnlyHead + `}}}`, nil, ""},
-		{"read-only agent_options", readOnlyHead + `,"agent_options":{}}}}`, ErrInvalid, "configuration.agent_options: explicit empty agent_options"},
+		{"read-only agent_options empty is absent", readOnlyHead + `,"agent_options":{ }}}}`, nil, ""},
 		{"read-only function_tools", readOnlyHead + `,"function_tools":[]}}}`, ErrInvalid, "explicit empty function_tools"},
 		{"read-only input", readOnlyHead + `,"input":[]}}}`, ErrInvalid, "explicit empty input"},
 		{"question answers", `{"type":"prompt_for_user_choice_decision","id":"a","payload":{"delivery_id":"d","question_answers":[]}}`, ErrInvalid, "explicit empty question_answers"},
@@ -271,5 +273,30 @@ func TestCapabilityErrorsNameKnownMembers(t *testing.T) {
 		if !tt.named && (strings.Contains(msg, "secret_flag") || !strings.Contains(msg, path)) {
 			t.Errorf("%s: %q", tt.name, msg)
 		}
+	}
+}
+
+// TestAgentOptionsEmptyIsAbsent: a peer's explicit "agent_options":{}
+// means no options. Both decode paths (the inline one and the two-pass
+// one) read it as absent, the configuration passes the normal profile's
+// validation, and the canonical encoding omits it.
+func TestAgentOptionsEmptyIsAbsent(t *testing.T) {
+	const frame = `{"type":"execution_prepare","id":"p","payload":{"session_id":"s","configuration":{"agent_kind":"k","conversation_id":"","run_id":"",` +
+		`"agent_state_key":"agents-api-s","strict_resume":true,"disable_execution_environment":true,"agent_options":{}}}}`
+	decoders := map[string]func([]byte) (Frame, error){
+		"inline": Decode,
+		"two-pass": func(b []byte) (Frame, error) {
+			return decodeFrame(b, (*messageType).decodePayload)
+		},
+	}
+	for _, name := range []string{"inline", "two-pass"} {
+		f, err := decoders[name]([]byte(frame))
+		require.NoError(t, err, name)
+		c := f.Payload.(ExecutionPrepare).Configuration
+		require.Nil(t, c.AgentOptions, "%s: {} is absent", name)
+		require.NoError(t, Validate(f.Payload), name)
+		b, err := Encode(f)
+		require.NoError(t, err, name)
+		require.NotContains(t, string(b), "agent_options", name)
 	}
 }

@@ -47,7 +47,10 @@ const (
 //     present on decode and is always encoded;
 //   - a field with ",omitempty" is optional;
 //   - `wire:"nullable"` allows an explicit JSON null (otherwise null is
-//     rejected with ErrNull).
+//     rejected with ErrNull);
+//   - `wire:"emptyabsent"` reads an explicit empty object or array of an
+//     optional map or slice as the member's absence (otherwise it is
+//     rejected with ErrInvalid, see doc.go).
 
 // Payload is implemented by every typed payload. MessageType returns the
 // type string the payload travels under.
@@ -86,7 +89,7 @@ type ExecutionConfiguration struct {
 	RunID                        string                     `json:"run_id"`
 	Input                        MessageInput               `json:"input,omitempty"`
 	MaxConcurrentSubagents       *int                       `json:"max_concurrent_subagents,omitempty"`
-	AgentOptions                 map[string]json.RawMessage `json:"agent_options,omitempty"`
+	AgentOptions                 map[string]json.RawMessage `json:"agent_options,omitempty" wire:"emptyabsent"`
 	ExecutionControls            *ExecutionControls         `json:"execution_controls,omitempty"`
 	MCPHTTPServers               *[]MCPHTTPServer           `json:"mcp_http_servers,omitempty" wire:"nullable"`
 	LocalEnvironment             *LocalEnvironment          `json:"local_environment,omitempty"`

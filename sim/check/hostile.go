@@ -36,24 +36,27 @@ const HostileIDPrefix = "x-"
 // action without answers here gets them from the situation the world set
 // up.
 var (
-	HostileStartNeverGranted     = hostileAction("start_never_granted", mustRefuse, "", "rejected/unknown_preparation")
-	HostileStartForeignHandle    = hostileAction("start_foreign_handle", mustRefuse, "", "rejected/unknown_preparation")
-	HostileStartStaleHandle      = hostileAction("start_stale_handle", mustRefuse, "", "rejected/unknown_preparation")
-	HostileStartInvalid          = hostileAction("start_invalid", mustRefuse, "", "rejected/invalid_start")
-	HostileStartWrongExecutor    = hostileAction("start_wrong_executor", mustRefuse, "", "rejected/unknown_executor")
-	HostileStartReleased         = hostileAction("start_released", mustRefuse, CondExpired, "rejected/preparation_not_ready")
-	HostileStartUsedRun          = hostileAction("start_used_run", mustRefuse, CondExpired, "rejected/run_conflict")
-	HostileStartConflict         = hostileAction("start_conflict", mustRefuse, CondEvicted, "rejected/start_conflict")
-	HostilePrepareInvalid        = hostileAction("prepare_invalid", mustRefuse, "", "rejected/invalid_configuration")
-	HostilePrepareUnknownOption  = hostileAction("prepare_unknown_option", mustRefuse, "", "rejected/unsupported_configuration rejected/resource_unavailable")
-	HostilePrepareNoHistory      = hostileAction("prepare_no_history", mustRefuse, "", "rejected/history_unavailable rejected/resource_unavailable")
-	HostilePrepareMCP            = hostileAction("prepare_mcp", mayMiss, CondTable, AnswerAny)
-	HostileForeignStatus         = hostileAction("foreign_status", mustRefuse, "", AnswerIgnore)
-	HostileReleaseNeverGrant     = hostileAction("release_never_granted", mustRefuse, "", "rejected/unknown_preparation")
-	HostileReleaseEmpty          = hostileAction("release_empty", mustRefuse, "", "rejected/invalid_release")
-	HostileReleaseOwn            = hostileAction("release_own", mustRefuse, CondEnded, wire.StateReleased)
-	HostileReleaseRecord         = hostileAction("release_record", mayMiss, CondEvicted, wire.StateReleased)
-	HostilePrepareOwn            = hostileAction("prepare_own", mayMiss, "", AnswerAny) // the admission attacked later
+	HostileStartNeverGranted    = hostileAction("start_never_granted", mustRefuse, "", "rejected/unknown_preparation")
+	HostileStartForeignHandle   = hostileAction("start_foreign_handle", mustRefuse, "", "rejected/unknown_preparation")
+	HostileStartStaleHandle     = hostileAction("start_stale_handle", mustRefuse, "", "rejected/unknown_preparation")
+	HostileStartInvalid         = hostileAction("start_invalid", mustRefuse, "", "rejected/invalid_start")
+	HostileStartWrongExecutor   = hostileAction("start_wrong_executor", mustRefuse, "", "rejected/unknown_executor")
+	HostileStartReleased        = hostileAction("start_released", mustRefuse, CondExpired, "rejected/preparation_not_ready")
+	HostileStartUsedRun         = hostileAction("start_used_run", mustRefuse, CondExpired, "rejected/run_conflict")
+	HostileStartConflict        = hostileAction("start_conflict", mustRefuse, CondEvicted, "rejected/start_conflict")
+	HostilePrepareInvalid       = hostileAction("prepare_invalid", mustRefuse, "", "rejected/invalid_configuration")
+	HostilePrepareUnknownOption = hostileAction("prepare_unknown_option", mustRefuse, "", "rejected/unsupported_configuration rejected/resource_unavailable")
+	HostilePrepareNoHistory     = hostileAction("prepare_no_history", mustRefuse, "", "rejected/history_unavailable rejected/resource_unavailable")
+	HostilePrepareMCP           = hostileAction("prepare_mcp", mayMiss, CondTable, AnswerAny)
+	HostileForeignStatus        = hostileAction("foreign_status", mustRefuse, "", AnswerIgnore)
+	HostileReleaseNeverGrant    = hostileAction("release_never_granted", mustRefuse, "", "rejected/unknown_preparation")
+	HostileReleaseEmpty         = hostileAction("release_empty", mustRefuse, "", "rejected/invalid_release")
+	HostileReleaseOwn           = hostileAction("release_own", mustRefuse, CondEnded, wire.StateReleased)
+	HostileReleaseRecord        = hostileAction("release_record", mayMiss, CondEvicted, wire.StateReleased)
+	HostilePrepareOwn           = hostileAction("prepare_own", mayMiss, "", AnswerAny) // the admission attacked later
+	// the same with "agent_options":{}, which means no options (§3.14): admitted, or refused only as any prepare may be
+	HostilePrepareEmptyOptions = hostileAction("prepare_empty_options", mustRefuse, "",
+		"preparing rejected/unsupported_configuration rejected/unsupported_preparation "+busyAnswers)
 	HostilePrepareConflict       = hostileAction("prepare_conflict", mustRefuse, CondGranted, "rejected/request_conflict")
 	HostilePrepareOtherConfig    = hostileAction("prepare_other_config", mayMiss, "", "rejected/configuration_conflict "+busyAnswers+" preparing")
 	HostilePrepareReuseNoHistory = hostileAction("prepare_reuse_no_history", mayMiss, "", "rejected/history_unavailable "+busyAnswers+" rejected/configuration_conflict")
@@ -102,13 +105,17 @@ var (
 	// Probes of runtime_prepare transfers and suspension fencing
 	// (sim/world/hostile_environment.go), each refused before any native
 	// call (wire reference §3.2, §3.12): a chunk of Core's transfer at
-	// another offset than the bytes staged, a second transfer's begin on a
+	// another offset than the bytes staged, one running past the begin's
+	// size_bytes, Core's chunk under another transfer's ID (the open
+	// transfer untouched), a second transfer's begin on a
 	// connection with a transfer open, a begin whose sha256 is upper-case
 	// hex; on a fenced daemon a quiesce of another suspension, a rollback
 	// resume of another suspension and an execution_prepare; and a repeat
 	// of the resume that lifted a fence (its reply taken for lost), which
 	// is accepted again.
 	HostileChunkWrongOffset    = hostileAction("xfer_chunk_wrong_offset", mustRefuse, "", "xfer/rejected/invalid_request")
+	HostileChunkPastSize       = hostileAction("xfer_chunk_past_size", mustRefuse, "", "xfer/rejected/invalid_request")
+	HostileChunkOtherTransfer  = hostileAction("xfer_chunk_other_transfer", mustRefuse, "", "xfer/rejected/invalid_request")
 	HostileSecondBegin         = hostileAction("xfer_second_begin", mustRefuse, "", "xfer/rejected/runtime_preparation_capacity")
 	HostileUpperDigest         = hostileAction("xfer_upper_digest", mustRefuse, "", "xfer/rejected/invalid_request")
 	HostileQuiesceOther        = hostileAction("fence_quiesce_other", mustRefuse, CondFenced, "quiesced/refused/resource_busy")

@@ -217,14 +217,24 @@ func hostileConfig(session, model string) wire.ExecutionConfiguration {
 }
 
 // ownAdmission: a valid prepare of its own Session, then the same request
-// ID with other content (request_conflict once granted).
+// ID with other content (request_conflict once granted). In half the
+// faults the first prepare carries an explicit empty agent_options, which
+// a Runtime reads as no options: it is admitted like any other.
 func (in *injector) ownAdmission() {
 	h := &in.u.hostile
 	in.req = h.mint("p")
 	s := h.mint("s")
 	in.sess = s
-	in.send(in.req, wire.ExecutionPrepare{SessionID: s, Configuration: hostileConfig(s, "m1")},
-		check.HostileProbe{Action: check.HostilePrepareOwn, ReplyID: in.req})
+	if in.r.IntN(2) == 0 {
+		c := hostileConfig(s, "m1")
+		c.AgentOptions = nil
+		b := encodeFrame(in.req, wire.ExecutionPrepare{SessionID: s, Configuration: c})
+		b = bytes.Replace(b, []byte(`"strict_resume":true`), []byte(`"strict_resume":true,"agent_options":{}`), 1)
+		in.sendRaw(b, check.HostileProbe{Action: check.HostilePrepareEmptyOptions, ReplyID: in.req})
+	} else {
+		in.send(in.req, wire.ExecutionPrepare{SessionID: s, Configuration: hostileConfig(s, "m1")},
+			check.HostileProbe{Action: check.HostilePrepareOwn, ReplyID: in.req})
+	}
 	in.send(in.req, wire.ExecutionPrepare{SessionID: s, Configuration: hostileConfig(s, "m2")},
 		check.HostileProbe{Action: check.HostilePrepareConflict, ReplyID: in.req})
 }
