@@ -87,7 +87,7 @@ func ExpectedMarks() []Mark {
 		MarkCoreRestartMidTurn, MarkCoreRestartCancelPending, MarkDecisionChangedWhileLive, MarkIdleEvictionJudged,
 		MarkKindAvailabilityChanged, MarkReceiptBudgetClosed, MarkReconnectDuringSteer, MarkStaleRevisionIgnored,
 		MarkSteerAfterUnknown, MarkSteerInputLimit, MarkSteerUnknownAfter30s, MarkUsageFromSnapshot,
-		MarkCancelOutcomeUsageNewer, MarkReadWhileWriteUnsettled, MarkCleanupUnconfirmedRelease, MarkDirectoryTruncated,
+		MarkCancelOutcomeUsageNewer, MarkReadWhileWriteUnsettled, MarkCleanupUnconfirmedRelease, MarkDirectoryTruncated, MarkReadTruncated,
 		// the workload draws preparations and suspension episodes
 		MarkQuiesceAccepted, MarkQuiesceRefused, MarkResumeAccepted, MarkQuiesceReplyLost, MarkStrayResumeRefused,
 		MarkQuiescedWorkRefused, MarkTransferEarlyCommitRefused, MarkQuiesceBusyRefused, MarkPrepareHeldForInstall,

@@ -36,6 +36,7 @@ const (
 	MarkReadWhileWriteUnsettled   Mark = "workspace_read_while_write_unsettled" // a read call while a write of its Session was unsettled
 	MarkCleanupUnconfirmedRelease Mark = "workspace_cleanup_unconfirmed_then_release"
 	MarkDirectoryTruncated        Mark = "workspace_directory_truncated"     // a listing answered truncated
+	MarkReadTruncated             Mark = "workspace_read_truncated"          // a byte read answered truncated through Core's API
 	MarkWriteSettledLate          Mark = "workspace_write_settled_late"      // the exact receipt of a write Core answered unknown reached it
 	MarkWriteCommitRefused        Mark = "workspace_write_commit_refused"    // a commit refused invalid_request (digest mismatch, transfer expired)
 	MarkWriteLostMidTransfer      Mark = "workspace_write_lost_mid_transfer" // a begun write's connection ended before its commit
@@ -65,6 +66,7 @@ type WorkspaceReadOp struct {
 	Call, Return int64
 	Session, Env string
 	Path         string
+	MaxBytes     int
 	Outcome      string // completed, rejected, unavailable, refused, lost
 	Code         string
 	Value        string
@@ -180,17 +182,31 @@ func (l *Ledger) WorkspaceReadCalled(op WorkspaceReadOp) {
 	if op.Outcome != "completed" {
 		return
 	}
+	if op.Truncated {
+		l.reach(MarkReadTruncated)
+	}
 	for _, n := range l.ws.native {
 		if n.session != op.Session || n.path != op.Path || n.at < op.Call || n.at > op.Return ||
-			!n.present || !strings.HasPrefix(n.value, op.Value) {
+			!n.present || !readServes(n.value, op) {
 			continue
 		}
 		if c, ok := l.ws.closed[n.reader]; n.reader == "" || ok && c <= op.Return {
 			return // a Run read has no profile to close
 		}
 	}
-	l.violate(op.Return, CheckWorkspaceTruth, "read of %s in session %s answered %q: no native read in [%s, %s] "+
-		"served it with its profile closed before the answer", op.Path, op.Session, op.Value, vtime(op.Call), vtime(op.Return))
+	l.violate(op.Return, CheckWorkspaceTruth, "read of %s in session %s answered %q (truncated %v, max_bytes %d): no native read in [%s, %s] "+
+		"served it with its profile closed before the answer", op.Path, op.Session, op.Value, op.Truncated, op.MaxBytes, vtime(op.Call), vtime(op.Return))
+}
+
+// readServes: a completed byte read answers the whole file, or (flagged
+// truncated) exactly max_bytes of a longer one (wire reference §3.9:
+// truncated only when len(data) = max_bytes; the data is the file's first
+// bytes).
+func readServes(file string, op WorkspaceReadOp) bool {
+	if op.Truncated {
+		return len(op.Value) == op.MaxBytes && len(file) > op.MaxBytes && strings.HasPrefix(file, op.Value)
+	}
+	return file == op.Value
 }
 
 // WorkspaceListed records a listing's answer (marks only).

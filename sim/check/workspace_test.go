@@ -88,6 +88,43 @@ func TestWorkspaceTruthReadNeedsConfirmedClose(t *testing.T) {
 	}
 }
 
+// TestWorkspaceTruthReadLimit: a completed byte read answers the whole
+// file, or exactly max_bytes of a longer one flagged truncated; a prefix
+// presented as the whole file, a truncated answer shorter than the limit
+// and a truncated flag on a whole file are each unexplained.
+func TestWorkspaceTruthReadLimit(t *testing.T) {
+	cases := []struct {
+		name      string
+		value     string
+		truncated bool
+		want      int
+	}{
+		{"whole file", "v-123456", false, 0},
+		{"limit of a longer file, flagged", "v-12", true, 0},
+		{"prefix without the flag", "v-12", false, 1},
+		{"flagged below the limit", "v-1", true, 1},
+		{"whole file flagged", "v-123456", true, 1},
+	}
+	for _, c := range cases {
+		l := NewLedger()
+		l.WorkspaceOpened(5, "d1", "rd-1", "s-1", wsEnvID)
+		l.WorkspaceRead(12, "d1", "rd-1", "s-1", wsEnvID, "a.txt", "v-123456", true)
+		l.WorkspaceClosed(15, "d1", "rd-1", true)
+		max := 4
+		if c.value == "v-123456" {
+			max = len(c.value)
+		}
+		l.WorkspaceReadCalled(WorkspaceReadOp{Call: 10, Return: 20, Session: "s-1", Env: wsEnvID, Path: "a.txt",
+			MaxBytes: max, Outcome: "completed", Value: c.value, Truncated: c.truncated})
+		if vs := violationsOf(l, CheckWorkspaceTruth); len(vs) != c.want {
+			t.Errorf("%s: %d violations %v, want %d", c.name, len(vs), vs, c.want)
+		}
+		if got := l.marks[MarkReadTruncated]; (got == 1) != c.truncated {
+			t.Errorf("%s: read_truncated marked %d times", c.name, got)
+		}
+	}
+}
+
 // TestWorkspaceTruthInstalls: a mutation installed twice, or without its
 // digest, is a violation.
 func TestWorkspaceTruthInstalls(t *testing.T) {

@@ -58,6 +58,7 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	// workspace operations
 	check.MarkReadWhileWriteUnsettled:   {harness.WriteReceiptLost}, // an unknown install stays unsettled
 	check.MarkDirectoryTruncated:        {},
+	check.MarkReadTruncated:             {},
 	check.MarkCleanupUnconfirmedRelease: {harness.ReaderCloseFailure},
 	check.MarkExportCompleted:           {},
 	check.MarkExportChunked:             {},

@@ -2,6 +2,7 @@ package world
 
 import (
 	"errors"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"time"
@@ -108,8 +109,12 @@ func (wl *workload) workspaceRead(now time.Time, s *wSession, path string) {
 	if s.writesOut > 0 || s.unsettled {
 		wl.u.led.WorkspaceReadWhileUnsettled()
 	}
-	op := check.WorkspaceReadOp{Call: wl.u.lt(now), Session: s.id, Env: s.agent.EnvironmentID, Path: path}
-	wl.callWithin(now, workspaceReadCallTimeout, core.ReadWorkspace{Session: s.id, Path: path, MaxBytes: 64},
+	limit := 64
+	if r := wl.readLimits(); r.IntN(3) == 0 {
+		limit = 1 + r.IntN(10) // below most values: the answer is truncated
+	}
+	op := check.WorkspaceReadOp{Call: wl.u.lt(now), Session: s.id, Env: s.agent.EnvironmentID, Path: path, MaxBytes: limit}
+	wl.callWithin(now, workspaceReadCallTimeout, core.ReadWorkspace{Session: s.id, Path: path, MaxBytes: limit},
 		func(now time.Time, r core.APIResult) {
 			op.Return = wl.u.lt(now)
 			if ws, _ := r.Value.(*core.WorkspaceResult); ws == nil {
@@ -123,6 +128,15 @@ func (wl *workload) workspaceRead(now time.Time, s *wSession, path string) {
 			op.Return, op.Outcome = wl.u.lt(now), "lost"
 			wl.u.led.WorkspaceReadCalled(op)
 		})
+}
+
+// readLimits is the stream of byte reads' max_bytes, apart from the
+// workspace draws so that they are unchanged.
+func (wl *workload) readLimits() *rand.Rand {
+	if wl.readLimitR == nil {
+		wl.readLimitR = wl.u.w.Rand("workload:read-limit")
+	}
+	return wl.readLimitR
 }
 
 func (wl *workload) workspaceList(now time.Time, s *wSession) {
