@@ -150,6 +150,21 @@ func (u *universe) probeEnvironment(s core.Send) {
 				e.probed[id] = true
 				u.forge(conn, coreID, encodeFrame(id, wire.RuntimePrepare{Step: wire.StepChunk, Offset: off, Data: []byte{'x'}}),
 					&check.HostileProbe{Action: check.HostileChunkWrongOffset, ReplyID: id})
+			case 3:
+				// at the staged offset, one byte longer than the file's rest
+				n := e.sizes[id] - p.Offset + 1
+				if n > wire.ChunkBytesMax {
+					return
+				}
+				e.probed[id] = true
+				u.forge(conn, coreID, encodeFrame(id, wire.RuntimePrepare{Step: wire.StepChunk, Offset: p.Offset, Data: bytes.Repeat([]byte{'x'}, int(n))}),
+					&check.HostileProbe{Action: check.HostileChunkPastSize, ReplyID: id})
+			case 4:
+				// Core's own chunk under another transfer's ID
+				e.probed[id] = true
+				x := h.mint("xto")
+				u.forge(conn, coreID, encodeFrame(x, wire.RuntimePrepare{Step: wire.StepChunk, Offset: p.Offset, Data: p.Data}),
+					&check.HostileProbe{Action: check.HostileChunkOtherTransfer, ReplyID: x})
 			}
 		}
 	case wire.EnvironmentQuiesce:
