@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/sim"
 	"github.com/turnstile-sim/turnstile/sim/check"
 	"github.com/turnstile-sim/turnstile/wire"
@@ -116,4 +117,20 @@ func TestInflatedIDsReachTheBoundary(t *testing.T) {
 	if lengths[wire.IDBytesMax+1] == 0 || len(lengths) < 2 {
 		t.Fatalf("inflated ID lengths %v: want the boundary 129 and longer ones", lengths)
 	}
+}
+
+// TestEncodeFrameSendsWhatTheEncoderRefuses: a forged frame the wire
+// package's validation refuses is still sent, rendered by encoding/json,
+// so the peer under test (not the encoder it shares) is judged.
+func TestEncodeFrameSendsWhatTheEncoderRefuses(t *testing.T) {
+	p := wire.PromptSteer{InputID: " ", Input: hostileInput("blank"), DurableReceipt: true}
+	_, err := wire.Encode(wire.Frame{ID: "r", Payload: p})
+	require.Error(t, err, "the probe must be one the encoder refuses")
+	b := encodeFrame("r", p)
+	require.Contains(t, string(b), `"type":"prompt_steer","id":"r"`)
+	require.Contains(t, string(b), `"input_id":" "`)
+	ok := wire.PromptSteer{InputID: "1", Input: hostileInput("fine"), DurableReceipt: true}
+	want, err := wire.Encode(wire.Frame{ID: "r", Payload: ok})
+	require.NoError(t, err)
+	require.Equal(t, string(want), string(encodeFrame("r", ok)), "a valid frame keeps the canonical encoding")
 }
