@@ -110,7 +110,8 @@ var (
 	// transfer untouched), a second transfer's begin on a
 	// connection with a transfer open, a begin whose sha256 is upper-case
 	// hex; on a fenced daemon a quiesce of another suspension, a rollback
-	// resume of another suspension and an execution_prepare; and a repeat
+	// resume of another suspension, an execution_prepare and a repeat of
+	// the quiesce that fenced it (accepted again); and a repeat
 	// of the resume that lifted a fence (its reply taken for lost), which
 	// is accepted again.
 	HostileChunkWrongOffset    = hostileAction("xfer_chunk_wrong_offset", mustRefuse, "", "xfer/rejected/invalid_request")
@@ -119,6 +120,7 @@ var (
 	HostileSecondBegin         = hostileAction("xfer_second_begin", mustRefuse, "", "xfer/rejected/runtime_preparation_capacity")
 	HostileUpperDigest         = hostileAction("xfer_upper_digest", mustRefuse, "", "xfer/rejected/invalid_request")
 	HostileQuiesceOther        = hostileAction("fence_quiesce_other", mustRefuse, CondFenced, "quiesced/refused/resource_busy")
+	HostileQuiesceRepeat       = hostileAction("fence_quiesce_repeat", mustRefuse, CondFenced, "quiesced/accepted")
 	HostileRollbackResumeOther = hostileAction("fence_rollback_resume_other", mustRefuse, CondFenced, "resumed/refused/not_suspended")
 	HostilePrepareFenced       = hostileAction("fence_prepare_while_quiesced", mustRefuse, CondFenced, "rejected/resource_unavailable")
 	HostileResumeRepeat        = hostileAction("fence_resume_repeat", mustRefuse, CondResumeRepeat, "resumed/accepted")

@@ -185,6 +185,14 @@ func (u *universe) probeEnvironment(s core.Send) {
 			sess := h.mint("s")
 			u.forge(conn, coreID, encodeFrame(pr, wire.ExecutionPrepare{SessionID: sess, Configuration: hostileConfig(sess, "m1")}),
 				&check.HostileProbe{Action: check.HostilePrepareFenced, ReplyID: pr})
+			if e.r.IntN(3) == 0 {
+				// last: the repeat of the quiesce that fenced it (its reply
+				// taken for lost) is accepted again, and the connection
+				// closes under Core's resume
+				fq := h.mint("fq")
+				u.forge(conn, coreID, encodeFrame(fq, wire.EnvironmentQuiesce{EnvironmentID: p.EnvironmentID, SuspendID: p.SuspendID}),
+					&check.HostileProbe{Action: check.HostileQuiesceRepeat, ReplyID: fq})
+			}
 		}
 		if e.r.IntN(2) == 0 {
 			rep := wire.EnvironmentResume{EnvironmentID: p.EnvironmentID, SuspendID: p.SuspendID}

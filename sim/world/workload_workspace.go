@@ -110,8 +110,8 @@ func (wl *workload) workspaceRead(now time.Time, s *wSession, path string) {
 		wl.u.led.WorkspaceReadWhileUnsettled()
 	}
 	limit := 64
-	if r := wl.readLimits(); r.IntN(3) == 0 {
-		limit = 1 + r.IntN(10) // below most values: the answer is truncated
+	if r := wl.readLimits(); r.IntN(2) == 0 {
+		limit = 1 + r.IntN(6) // below every value written: the answer is truncated
 	}
 	op := check.WorkspaceReadOp{Call: wl.u.lt(now), Session: s.id, Env: s.agent.EnvironmentID, Path: path, MaxBytes: limit}
 	wl.callWithin(now, workspaceReadCallTimeout, core.ReadWorkspace{Session: s.id, Path: path, MaxBytes: limit},
