@@ -22,8 +22,9 @@ import (
 //     ID, or a different one (the opposite approval or other updated
 //     input, a cancelled choice, the opposite success or other content of
 //     a result), within 5 ms, 2–20 s later (the
-//     Turn has often ended) or 61–200 s later (past a minute of memory),
-//     on the device's open connection to Core;
+//     Turn has often ended), 61–200 s later (past a minute of memory)
+//     or 10–25 min later (a long run's liveness phase, well inside the
+//     hour of memory), on the device's open connection to Core;
 //   - when a daemon forwards a permission request, user-choice prompt or
 //     function call its kind's declaration does not allow answering
 //     (permissions, function_tools; function_result_images for a result
@@ -105,13 +106,15 @@ func (u *universe) repeatDecision(device sim.NodeID, f wire.Frame) {
 	s := &u.decisionRepeats
 	same := s.r.IntN(2) == 0
 	var wait time.Duration
-	switch s.r.IntN(3) {
+	switch s.r.IntN(4) {
 	case 0:
 		wait = time.Duration(s.r.Int64N(int64(5 * time.Millisecond)))
 	case 1:
 		wait = time.Duration(2000+s.r.IntN(18000)) * time.Millisecond
-	default:
+	case 2:
 		wait = time.Duration(61+s.r.IntN(140)) * time.Second
+	default:
+		wait = time.Duration(600+s.r.IntN(900)) * time.Second
 	}
 	delivery := u.hostile.mint("d")
 	var p wire.Payload
