@@ -173,6 +173,32 @@ func TestWorkspaceWriteSettledLateMark(t *testing.T) {
 	}
 }
 
+// TestWorkspaceWriteRuntimeUnknownNeverSettles: a commit the Runtime
+// itself answered unknown stays unsettled whatever result of that write
+// reaches Core later (here its rejection of a replayed chunk): a later
+// write refused as pending is lawful, and one admitted is a violation.
+func TestWorkspaceWriteRuntimeUnknownNeverSettles(t *testing.T) {
+	for _, later := range []string{"refused", "completed"} {
+		now := int64(0)
+		l := NewLedger()
+		w := wireFeed{l: l, now: &now}
+		w.open(1, "d1")
+		w.coreSends(1, "d1", wire.Frame{ID: "m-1", Payload: wire.WorkspaceWrite{Step: wire.StepBegin, SessionID: wsSessID, EnvironmentID: wsEnvID, Path: "a.txt", SizeBytes: 1}})
+		w.coreSends(1, "d1", wire.Frame{ID: "m-1", Payload: wire.WorkspaceWrite{Step: wire.StepCommit}})
+		w.deviceSends(1, "d1", wire.Frame{ID: "m-1", Payload: wire.WorkspaceWriteResult{Outcome: wire.OutcomeUnknown, ErrorCode: wire.WriteUnconfirmed}})
+		l.WorkspaceWriteCalled(WorkspaceWriteOp{Call: 1, Return: now, Session: "s-1", Env: wsEnvID, Path: "a.txt", Value: "x", Outcome: "unknown", Code: wire.WriteUnconfirmed, Mutation: "m-1"})
+		w.deviceSends(1, "d1", wire.Frame{ID: "m-1", Payload: wire.WorkspaceWriteResult{Outcome: wire.OutcomeRejected, ErrorCode: wire.WriteInvalidRequest}})
+		op := WorkspaceWriteOp{Call: now, Return: now + 1, Session: "s-1", Env: wsEnvID, Path: "a.txt", Value: "y", Outcome: later, Mutation: "m-2"}
+		if later == "refused" {
+			op.Code, op.Mutation = WriteRefusedPending, ""
+		}
+		l.WorkspaceWriteCalled(op)
+		if vs, want := violationsOf(l, CheckWriteSettlement), map[string]int{"refused": 0, "completed": 1}[later]; len(vs) != want {
+			t.Errorf("later write %s: violations %v, want %d", later, vs, want)
+		}
+	}
+}
+
 // TestWorkspaceTransferMarks: a commit refused invalid_request reaches
 // commit_refused; a connection ending between begin and commit reaches
 // lost_mid_transfer, one ending after the commit does not.

@@ -115,6 +115,10 @@ type wsMut struct {
 	settledAt int64  // when that receipt reached Core
 	receipt   string // its outcome
 	size      int64  // its begin's size_bytes: a completed receipt must carry it
+	// unconfirmed: the Runtime's own receipt for the commit, reaching Core
+	// before Core answered the write, was unknown; no later result is a
+	// receipt of that commit, so nothing settles it
+	unconfirmed bool
 }
 
 // WorkspaceSeeded records an Environment's initial file.

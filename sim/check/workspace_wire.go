@@ -33,9 +33,12 @@ func (l *Ledger) observeWorkspace(ev WireEvent) {
 			if m != nil && m.commit && r.Outcome == wire.OutcomeRejected && r.ErrorCode == wire.WriteInvalidRequest {
 				l.reach(MarkWriteCommitRefused)
 			}
+			if m != nil && m.commit && !m.settled && r.Outcome == wire.OutcomeUnknown && !ev.Hostile() && !l.ws.answeredUnknown[id] {
+				m.unconfirmed = true
+			}
 			exact := r.Outcome == wire.OutcomeCompleted && m != nil && r.SizeBytes == m.size ||
 				r.Outcome == wire.OutcomeRejected && r.ErrorCode != ""
-			if m != nil && !m.settled && exact {
+			if m != nil && !m.settled && !m.unconfirmed && exact {
 				m.settled, m.settledAt, m.receipt = true, ev.At, r.Outcome
 				if l.ws.answeredUnknown[id] {
 					l.reach(MarkWriteSettledLate)
