@@ -199,6 +199,30 @@ func TestWorkspaceWriteRuntimeUnknownNeverSettles(t *testing.T) {
 	}
 }
 
+// TestWorkspaceWriteReceiptAtZombieSettlesNothing: the exact receipt of
+// a write Core answered unknown, reaching the Core the lease moved away
+// from, cannot be made durable: a later write refused as pending is
+// lawful.
+func TestWorkspaceWriteReceiptAtZombieSettlesNothing(t *testing.T) {
+	for _, zombie := range []bool{false, true} {
+		now := int64(0)
+		l := NewLedger()
+		w := wireFeed{l: l, now: &now}
+		w.open(1, "d1")
+		w.coreSends(1, "d1", wire.Frame{ID: "m-1", Payload: wire.WorkspaceWrite{Step: wire.StepBegin, SessionID: wsSessID, EnvironmentID: wsEnvID, Path: "a.txt", SizeBytes: 1}})
+		w.coreSends(1, "d1", wire.Frame{ID: "m-1", Payload: wire.WorkspaceWrite{Step: wire.StepCommit}})
+		l.WorkspaceWriteCalled(WorkspaceWriteOp{Call: 1, Return: now, Session: "s-1", Env: wsEnvID, Path: "a.txt", Value: "x", Outcome: "unknown", Code: "invalid_receipt", Mutation: "m-1"})
+		if zombie {
+			l.Takeover(now, 2, []uint64{1})
+		}
+		w.deviceSends(1, "d1", wire.Frame{ID: "m-1", Payload: wire.WorkspaceWriteResult{Outcome: wire.OutcomeCompleted, SizeBytes: 1}})
+		l.WorkspaceWriteCalled(WorkspaceWriteOp{Call: now, Return: now + 1, Session: "s-1", Env: wsEnvID, Path: "a.txt", Value: "y", Outcome: "refused", Code: WriteRefusedPending})
+		if vs, want := violationsOf(l, CheckWriteSettlement), map[bool]int{false: 1, true: 0}[zombie]; len(vs) != want {
+			t.Errorf("receipt at a zombie %t: violations %v, want %d", zombie, vs, want)
+		}
+	}
+}
+
 // TestWorkspaceTransferMarks: a commit refused invalid_request reaches
 // commit_refused; a connection ending between begin and commit reaches
 // lost_mid_transfer, one ending after the commit does not.

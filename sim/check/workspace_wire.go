@@ -38,7 +38,9 @@ func (l *Ledger) observeWorkspace(ev WireEvent) {
 			}
 			exact := r.Outcome == wire.OutcomeCompleted && m != nil && r.SizeBytes == m.size ||
 				r.Outcome == wire.OutcomeRejected && r.ErrorCode != ""
-			if m != nil && !m.settled && !m.unconfirmed && exact {
+			// a receipt reaching a Core the lease moved away from (a
+			// zombie) settles nothing: its commit can never be durable
+			if m != nil && !m.settled && !m.unconfirmed && exact && !l.failover.zombieConn(ev.Conn) {
 				m.settled, m.settledAt, m.receipt = true, ev.At, r.Outcome
 				if l.ws.answeredUnknown[id] {
 					l.reach(MarkWriteSettledLate)
