@@ -2,6 +2,7 @@ package check
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/turnstile-sim/turnstile/wire"
@@ -107,6 +108,7 @@ type decisionAnswerState struct {
 	coreSent     map[string]int64                         // delivery IDs of decisions Core sent
 	coreAsked    map[string]map[string]bool               // ask ID → question IDs of prompts that reached Core
 	asked        map[string]*dxAsk                        // device\x00key → what the daemon asked
+	callRuns     map[string][]string                      // device\x00call ID → the Runs that made that function call
 	prepCaps     map[string]wire.AgentKindCapabilities    // conn\x00request → declaration when the prepare reached the daemon
 	runCaps      map[string]wire.AgentKindCapabilities    // device\x00run → the Turn's admitted declaration
 	deliveries   map[string]*dxDelivery                   // device\x00delivery
@@ -215,6 +217,9 @@ func (l *Ledger) dxDaemonSent(ev WireEvent) {
 		keepFirst(made(&s.asked), pairKey(dev, p.AskID), &dxAsk{run: ev.Frame.ID, kind: "user_choice", questions: qs})
 	case wire.FunctionCall:
 		keepFirst(made(&s.asked), pairKey(dev, ev.Frame.ID+"/"+p.CallID), &dxAsk{run: ev.Frame.ID, kind: "function_call"})
+		if runs := s.callRuns[pairKey(dev, p.CallID)]; !slices.Contains(runs, ev.Frame.ID) {
+			made(&s.callRuns)[pairKey(dev, p.CallID)] = append(runs, ev.Frame.ID)
+		}
 	case wire.InteractionDecisionAck:
 		if _, ok := l.conn(ev.Conn).cancelled[p.DeliveryID]; ok && !p.Applied {
 			delete(s.cancelled, connFrameKey(ev.Conn, ev.Frame.ID)) // the cancel was not taken: the Run goes on
@@ -526,6 +531,11 @@ func (l *Ledger) dxCoreSent(ev WireEvent) {
 		}
 	case wire.FunctionResult:
 		delivery = p.DeliveryID
+		// its Envelope ID is the Run ID of the Run that made the call (§3.8)
+		if runs := s.callRuns[pairKey(l.conn(ev.Conn).device, p.CallID)]; len(runs) > 0 && !slices.Contains(runs, f.ID) {
+			l.violate(ev.At, CheckDecisionSentLawful, "Core sent the function result for call %s under Envelope ID %q, not the Run ID of the Run that made the call (%s)",
+				p.CallID, f.ID, strings.Join(runs, ", "))
+		}
 	default:
 		return
 	}

@@ -234,3 +234,18 @@ func TestCoreJudgedByAdmittedDeclaration(t *testing.T) {
 	l.Wire(wev(WireSent, 2*time.Second, 1, "core", "d1", "ix1", wire.PermissionDecision{DeliveryID: "dl1", Approved: true}))
 	wantViolation(t, l, CheckDecisionSentLawful, "admitted without permissions")
 }
+
+// TestFunctionResultUnderItsRunID: Core sends a function result under the
+// Run ID of the Run that made the call; under another Envelope ID (the
+// call ID, say) it breaks decision_sent_lawful.
+func TestFunctionResultUnderItsRunID(t *testing.T) {
+	res := wire.FunctionResult{DeliveryID: "dl1", CallID: "call1", Success: true, Content: []wire.InputContent{wire.TextPart("ok")}}
+	l := dxWorld(allCaps())
+	deliver(l, 2*time.Second, "r1", res)
+	if got := violationsOf(l, CheckDecisionSentLawful); len(got) > 0 {
+		t.Fatalf("under its Run ID: %v", got)
+	}
+	l = dxWorld(allCaps())
+	deliver(l, 2*time.Second, "call1", res)
+	wantViolation(t, l, CheckDecisionSentLawful, `under Envelope ID "call1", not the Run ID of the Run that made the call (r1)`)
+}

@@ -436,7 +436,7 @@ var rules = []Rule{
 		Text: "the installer's staging is handed only a chunk that starts at the bytes already staged for its transfer and holds 1 to 64 KiB: a chunk out of order or oversized is refused before any native call"},
 	{Name: "preparation_outcome", Seed: crProtocol + "故障、重试与清理; " + wireRef + "§3.2", Facts: wc, Verdict: step,
 		Decided: []string{"core/runtime_prepare.go"}, Checker: "transfer_outcome.go",
-		Text: "Core records a step rejected or failed only after that result with that code reached it for the step's transfer, and a step that ended without completing ends its preparation: no later step begins and the preparation is not recorded completed"},
+		Text: "Core records a step rejected or failed only after that result with that code (and, failed, that exit code) reached it for the step's transfer, and a step that ended without completing ends its preparation: no later step begins and the preparation is not recorded completed"},
 	{Name: "prepare_during_install", Seed: rhProtocol + "原生安装器参与", Facts: FromHarness, Verdict: step,
 		Decided: []string{"daemon/prepare_hold.go"}, Checker: "transfer_install.go",
 		Text: "the Harness receives no native Prepare while an installation it was handed on that device is unanswered"},

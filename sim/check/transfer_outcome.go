@@ -1,6 +1,7 @@
 package check
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/turnstile-sim/turnstile/wire"
@@ -45,19 +46,23 @@ const (
 )
 
 // PrepStepFact is one step of a preparation record: its state, its
-// transfer ID once begun, and the code recorded.
+// transfer ID once begun, the code and the exit code recorded.
 type PrepStepFact struct {
 	State, Transfer, Code string
+	Exit                  int
 }
 
-// transferResultKey keys a result that reached Core.
-func transferResultKey(id, outcome, code string) string { return id + "/" + outcome + "/" + code }
+// transferResultKey keys a result that reached Core; a failed one carries
+// its exit code too.
+func transferResultKey(id, outcome, code string, exit int) string {
+	return id + "/" + outcome + "/" + code + "/" + strconv.Itoa(exit)
+}
 
 // observeTransferResultsAtCore notes every runtime_prepare_result that
 // reached Core (forged ones too: Core may take them for its transfer).
 func (l *Ledger) observeTransferResultsAtCore(ev WireEvent) {
 	if r, ok := ev.Frame.Payload.(wire.RuntimePrepareResult); ok && ev.Kind == WireDelivered && ev.To == CoreNode {
-		made(&l.prepOutcome.delivered)[transferResultKey(ev.Frame.ID, r.Outcome, r.ErrorCode)] = true
+		made(&l.prepOutcome.delivered)[transferResultKey(ev.Frame.ID, r.Outcome, r.ErrorCode, r.ExitCode)] = true
 		if _, unknown := l.transferTime.unknownAt[ev.Frame.ID]; unknown && (r.Outcome == wire.OutcomeReady || r.Outcome == wire.OutcomeReceived) {
 			l.reach(MarkLateTransferResult) // proves no terminal outcome: the connection stays Core's to avoid
 		}
@@ -65,7 +70,7 @@ func (l *Ledger) observeTransferResultsAtCore(ev WireEvent) {
 }
 
 type prepOutcomeState struct {
-	delivered map[string]bool // transfer/outcome/code of results delivered to Core
+	delivered map[string]bool // transfer/outcome/code/exit of results delivered to Core
 }
 
 // PreparationRecorded records Core durably writing preparation id with
@@ -76,9 +81,9 @@ func (l *Ledger) PreparationRecorded(at int64, id, state string, steps []PrepSte
 	for i, st := range steps {
 		switch st.State {
 		case PrepStateRejected, PrepStateFailed:
-			if st.Transfer != "" && !l.prepOutcome.delivered[transferResultKey(st.Transfer, st.State, st.Code)] {
-				l.violate(at, "preparation_outcome", "Core records step %d (transfer %s) of preparation %s %s %s, a result that never reached it",
-					i, st.Transfer, id, st.State, st.Code)
+			if st.Transfer != "" && !l.prepOutcome.delivered[transferResultKey(st.Transfer, st.State, st.Code, st.Exit)] {
+				l.violate(at, "preparation_outcome", "Core records step %d (transfer %s) of preparation %s %s %s (exit code %d), a result that never reached it",
+					i, st.Transfer, id, st.State, st.Code, st.Exit)
 			}
 		}
 		switch {

@@ -64,6 +64,17 @@ func TestPreparationOutcomeFollowsTheResults(t *testing.T) {
 		l.PreparationRecorded(*w.now, "p1", PrepStateFailed, []PrepStepFact{{State: PrepStateFailed, Transfer: "t1", Code: wire.TransferFailed}})
 		wantViolation(t, l, "preparation_outcome", "a result that never reached it")
 	})
+	t.Run("failed with the exit code of its result, and with another", func(t *testing.T) {
+		for exit, want := range map[int]int{3: 0, 0: 1} {
+			l, w := newFeed()
+			w.open(1, "d1")
+			w.deviceSends(1, "d1", resultFrame("t1", wire.RuntimePrepareResult{Outcome: wire.OutcomeFailed, ErrorCode: wire.TransferFailed, ExitCode: 3}))
+			l.PreparationRecorded(*w.now, "p1", PrepStateFailed, []PrepStepFact{{State: PrepStateFailed, Transfer: "t1", Code: wire.TransferFailed, Exit: exit}})
+			if vs := checksNamed(l.Violations(), "preparation_outcome"); len(vs) != want {
+				t.Errorf("recorded exit code %d: violations %v, want %d", exit, vs, want)
+			}
+		}
+	})
 }
 
 func TestForgedTransferNeverReachesTheInstaller(t *testing.T) {

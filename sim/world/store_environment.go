@@ -26,7 +26,7 @@ func (s *observedStore) PutEnvironmentPreparation(r core.EnvironmentPreparationR
 	at := s.u.lt(s.u.w.Now())
 	facts := make([]check.PrepStepFact, len(r.Steps))
 	for i, st := range r.Steps {
-		facts[i] = check.PrepStepFact{State: string(st.State), Transfer: st.Transfer, Code: st.ErrorCode}
+		facts[i] = check.PrepStepFact{State: string(st.State), Transfer: st.Transfer, Code: st.ErrorCode, Exit: st.ExitCode}
 	}
 	s.u.led.PreparationRecorded(at, r.ID, string(r.State), facts)
 	for i, st := range r.Steps {
