@@ -154,18 +154,25 @@ func TestWorkspaceExportWireOrder(t *testing.T) {
 	}
 }
 
+// committedWrite is a ledger that saw Core begin write m-1 of a.txt (one
+// byte) on c1 and send its commit.
+func committedWrite() (*Ledger, wireFeed, *int64) {
+	now := int64(0)
+	l := NewLedger()
+	w := wireFeed{l: l, now: &now}
+	w.open(1, "d1")
+	w.coreSends(1, "d1", wire.Frame{ID: "m-1", Payload: wire.WorkspaceWrite{Step: wire.StepBegin, SessionID: wsSessID, EnvironmentID: wsEnvID, Path: "a.txt", SizeBytes: 1}})
+	w.coreSends(1, "d1", wire.Frame{ID: "m-1", Payload: wire.WorkspaceWrite{Step: wire.StepCommit}})
+	return l, w, &now
+}
+
 // TestWorkspaceWriteSettledLateMark: the exact receipt of a write Core
 // answered unknown, delivered later, reaches the mark; one of a write
 // answered completed does not.
 func TestWorkspaceWriteSettledLateMark(t *testing.T) {
 	for _, outcome := range []string{"unknown", "completed"} {
-		now := int64(0)
-		l := NewLedger()
-		w := wireFeed{l: l, now: &now}
-		w.open(1, "d1")
-		w.coreSends(1, "d1", wire.Frame{ID: "m-1", Payload: wire.WorkspaceWrite{Step: wire.StepBegin, SessionID: wsSessID, EnvironmentID: wsEnvID, Path: "a.txt", SizeBytes: 1}})
-		w.coreSends(1, "d1", wire.Frame{ID: "m-1", Payload: wire.WorkspaceWrite{Step: wire.StepCommit}})
-		l.WorkspaceWriteCalled(WorkspaceWriteOp{Call: 1, Return: now, Session: "s-1", Env: wsEnvID, Path: "a.txt", Value: "x", Outcome: outcome, Code: "timeout", Mutation: "m-1"})
+		l, w, now := committedWrite()
+		l.WorkspaceWriteCalled(WorkspaceWriteOp{Call: 1, Return: *now, Session: "s-1", Env: wsEnvID, Path: "a.txt", Value: "x", Outcome: outcome, Code: "timeout", Mutation: "m-1"})
 		w.deviceSends(1, "d1", wire.Frame{ID: "m-1", Payload: wire.WorkspaceWriteResult{Outcome: wire.OutcomeCompleted, SizeBytes: 1}})
 		if got, want := l.marks[MarkWriteSettledLate], map[string]int{"unknown": 1, "completed": 0}[outcome]; got != want {
 			t.Errorf("%s: mark %d, want %d", outcome, got, want)
@@ -179,16 +186,11 @@ func TestWorkspaceWriteSettledLateMark(t *testing.T) {
 // write refused as pending is lawful, and one admitted is a violation.
 func TestWorkspaceWriteRuntimeUnknownNeverSettles(t *testing.T) {
 	for _, later := range []string{"refused", "completed"} {
-		now := int64(0)
-		l := NewLedger()
-		w := wireFeed{l: l, now: &now}
-		w.open(1, "d1")
-		w.coreSends(1, "d1", wire.Frame{ID: "m-1", Payload: wire.WorkspaceWrite{Step: wire.StepBegin, SessionID: wsSessID, EnvironmentID: wsEnvID, Path: "a.txt", SizeBytes: 1}})
-		w.coreSends(1, "d1", wire.Frame{ID: "m-1", Payload: wire.WorkspaceWrite{Step: wire.StepCommit}})
+		l, w, now := committedWrite()
 		w.deviceSends(1, "d1", wire.Frame{ID: "m-1", Payload: wire.WorkspaceWriteResult{Outcome: wire.OutcomeUnknown, ErrorCode: wire.WriteUnconfirmed}})
-		l.WorkspaceWriteCalled(WorkspaceWriteOp{Call: 1, Return: now, Session: "s-1", Env: wsEnvID, Path: "a.txt", Value: "x", Outcome: "unknown", Code: wire.WriteUnconfirmed, Mutation: "m-1"})
+		l.WorkspaceWriteCalled(WorkspaceWriteOp{Call: 1, Return: *now, Session: "s-1", Env: wsEnvID, Path: "a.txt", Value: "x", Outcome: "unknown", Code: wire.WriteUnconfirmed, Mutation: "m-1"})
 		w.deviceSends(1, "d1", wire.Frame{ID: "m-1", Payload: wire.WorkspaceWriteResult{Outcome: wire.OutcomeRejected, ErrorCode: wire.WriteInvalidRequest}})
-		op := WorkspaceWriteOp{Call: now, Return: now + 1, Session: "s-1", Env: wsEnvID, Path: "a.txt", Value: "y", Outcome: later, Mutation: "m-2"}
+		op := WorkspaceWriteOp{Call: *now, Return: *now + 1, Session: "s-1", Env: wsEnvID, Path: "a.txt", Value: "y", Outcome: later, Mutation: "m-2"}
 		if later == "refused" {
 			op.Code, op.Mutation = WriteRefusedPending, ""
 		}
@@ -205,18 +207,13 @@ func TestWorkspaceWriteRuntimeUnknownNeverSettles(t *testing.T) {
 // lawful.
 func TestWorkspaceWriteReceiptAtZombieSettlesNothing(t *testing.T) {
 	for _, zombie := range []bool{false, true} {
-		now := int64(0)
-		l := NewLedger()
-		w := wireFeed{l: l, now: &now}
-		w.open(1, "d1")
-		w.coreSends(1, "d1", wire.Frame{ID: "m-1", Payload: wire.WorkspaceWrite{Step: wire.StepBegin, SessionID: wsSessID, EnvironmentID: wsEnvID, Path: "a.txt", SizeBytes: 1}})
-		w.coreSends(1, "d1", wire.Frame{ID: "m-1", Payload: wire.WorkspaceWrite{Step: wire.StepCommit}})
-		l.WorkspaceWriteCalled(WorkspaceWriteOp{Call: 1, Return: now, Session: "s-1", Env: wsEnvID, Path: "a.txt", Value: "x", Outcome: "unknown", Code: "invalid_receipt", Mutation: "m-1"})
+		l, w, now := committedWrite()
+		l.WorkspaceWriteCalled(WorkspaceWriteOp{Call: 1, Return: *now, Session: "s-1", Env: wsEnvID, Path: "a.txt", Value: "x", Outcome: "unknown", Code: "invalid_receipt", Mutation: "m-1"})
 		if zombie {
-			l.Takeover(now, 2, []uint64{1})
+			l.Takeover(*now, 2, []uint64{1})
 		}
 		w.deviceSends(1, "d1", wire.Frame{ID: "m-1", Payload: wire.WorkspaceWriteResult{Outcome: wire.OutcomeCompleted, SizeBytes: 1}})
-		l.WorkspaceWriteCalled(WorkspaceWriteOp{Call: now, Return: now + 1, Session: "s-1", Env: wsEnvID, Path: "a.txt", Value: "y", Outcome: "refused", Code: WriteRefusedPending})
+		l.WorkspaceWriteCalled(WorkspaceWriteOp{Call: *now, Return: *now + 1, Session: "s-1", Env: wsEnvID, Path: "a.txt", Value: "y", Outcome: "refused", Code: WriteRefusedPending})
 		if vs, want := violationsOf(l, CheckWriteSettlement), map[bool]int{false: 1, true: 0}[zombie]; len(vs) != want {
 			t.Errorf("receipt at a zombie %t: violations %v, want %d", zombie, vs, want)
 		}
