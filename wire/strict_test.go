@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/require"
 )
 
 const (
@@ -291,12 +289,21 @@ func TestAgentOptionsEmptyIsAbsent(t *testing.T) {
 	}
 	for _, name := range []string{"inline", "two-pass"} {
 		f, err := decoders[name]([]byte(frame))
-		require.NoError(t, err, name)
-		c := f.Payload.(ExecutionPrepare).Configuration
-		require.Nil(t, c.AgentOptions, "%s: {} is absent", name)
-		require.NoError(t, Validate(f.Payload), name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if c := f.Payload.(ExecutionPrepare).Configuration; c.AgentOptions != nil {
+			t.Fatalf("%s: {} decoded as %v, want absent", name, c.AgentOptions)
+		}
+		if err := Validate(f.Payload); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
 		b, err := Encode(f)
-		require.NoError(t, err, name)
-		require.NotContains(t, string(b), "agent_options", name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if strings.Contains(string(b), "agent_options") {
+			t.Fatalf("%s: re-encoded with agent_options: %s", name, b)
+		}
 	}
 }

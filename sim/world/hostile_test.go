@@ -3,9 +3,9 @@ package world
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/sim"
 	"github.com/turnstile-sim/turnstile/sim/check"
 	"github.com/turnstile-sim/turnstile/wire"
@@ -124,13 +124,19 @@ func TestInflatedIDsReachTheBoundary(t *testing.T) {
 // so the peer under test (not the encoder it shares) is judged.
 func TestEncodeFrameSendsWhatTheEncoderRefuses(t *testing.T) {
 	p := wire.PromptSteer{InputID: " ", Input: hostileInput("blank"), DurableReceipt: true}
-	_, err := wire.Encode(wire.Frame{ID: "r", Payload: p})
-	require.Error(t, err, "the probe must be one the encoder refuses")
-	b := encodeFrame("r", p)
-	require.Contains(t, string(b), `"type":"prompt_steer","id":"r"`)
-	require.Contains(t, string(b), `"input_id":" "`)
+	if _, err := wire.Encode(wire.Frame{ID: "r", Payload: p}); err == nil {
+		t.Fatal("the probe must be one the encoder refuses")
+	}
+	b := string(encodeFrame("r", p))
+	if !strings.Contains(b, `"type":"prompt_steer","id":"r"`) || !strings.Contains(b, `"input_id":" "`) {
+		t.Fatalf("sent %s", b)
+	}
 	ok := wire.PromptSteer{InputID: "1", Input: hostileInput("fine"), DurableReceipt: true}
 	want, err := wire.Encode(wire.Frame{ID: "r", Payload: ok})
-	require.NoError(t, err)
-	require.Equal(t, string(want), string(encodeFrame("r", ok)), "a valid frame keeps the canonical encoding")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(encodeFrame("r", ok)); got != string(want) {
+		t.Fatalf("a valid frame: %s, want the canonical %s", got, want)
+	}
 }
