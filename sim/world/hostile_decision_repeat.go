@@ -29,10 +29,10 @@ import (
 //     function call its kind's declaration does not allow answering
 //     (permissions, function_tools; function_result_images for a result
 //     with an image), an answer within 5 ms; and for a user-choice
-//     prompt, now and then, an answer cancelled with answers or naming a
-//     question the prompt did not ask; and right behind such a prompt or
-//     request, now and then, a heartbeat claiming permissions
-//     (claimPermissions).
+//     prompt, now and then, an answer cancelled with answers, naming a
+//     question the prompt did not ask, or answering one question twice;
+//     and right behind such a prompt or request, now and then, a
+//     heartbeat claiming permissions (claimPermissions).
 //
 // decision_repeat_answer and decision_refused_before_native
 // (sim/check/decision_answers.go) judge the answers.
@@ -223,6 +223,9 @@ func (u *universe) answerBeyond(conn sim.ConnID, device sim.NodeID, f wire.Frame
 		case roll == 0 && len(x.Questions) > 0:
 			c.QuestionAnswers[0].QuestionID, c.Cancelled = x.Questions[0].ID, true
 		case roll == 1:
+		case roll == 2 && len(x.Questions) > 0: // one question answered twice
+			q := wire.QuestionAnswer{QuestionID: x.Questions[0].ID, Answers: []string{"s"}}
+			c.QuestionAnswers = []wire.QuestionAnswer{q, q}
 		default:
 			return
 		}
