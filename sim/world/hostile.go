@@ -191,15 +191,11 @@ func encodeFrame(id string, p wire.Payload) []byte {
 	if b, err := wire.Encode(wire.Frame{ID: id, Payload: p}); err == nil {
 		return b
 	}
-	b, err := json.Marshal(struct {
-		Type    string       `json:"type"`
-		ID      string       `json:"id"`
-		Payload wire.Payload `json:"payload"`
-	}{p.MessageType(), id, p})
+	body, err := json.Marshal(p)
 	if err != nil {
 		panic(fmt.Sprintf("hostile frame %T does not marshal: %v", p, err))
 	}
-	return b
+	return []byte(`{"type":` + quote(p.MessageType()) + `,"id":` + quote(id) + `,"payload":` + string(body) + `}`)
 }
 
 func sortedConns(m map[sim.ConnID][]grant) []sim.ConnID {

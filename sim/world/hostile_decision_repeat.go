@@ -1,8 +1,6 @@
 package world
 
 import (
-	"encoding/json"
-	"fmt"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -244,20 +242,7 @@ func (u *universe) answerBeyond(conn sim.ConnID, device sim.NodeID, f wire.Frame
 	s.extra--
 	wait := time.Duration(s.r.Int64N(int64(5 * time.Millisecond)))
 	u.w.After(wait, "", func() {
-		u.forge(conn, coreID, looseFrame(id, p),
+		u.forge(conn, coreID, encodeFrame(id, p),
 			&check.HostileProbe{Action: check.HostileDecisionRepeat, ReplyID: id, Delivery: delivery, Target: string(device)})
 	})
-}
-
-// looseFrame encodes a frame as an honest encoder would, or, for a
-// payload the shared validation refuses, as its members marshal.
-func looseFrame(id string, p wire.Payload) []byte {
-	if b, err := wire.Encode(wire.Frame{ID: id, Payload: p}); err == nil {
-		return b
-	}
-	body, err := json.Marshal(p)
-	if err != nil {
-		panic(fmt.Sprintf("hostile frame %T does not marshal: %v", p, err))
-	}
-	return []byte(`{"type":` + quote(p.MessageType()) + `,"id":` + quote(id) + `,"payload":` + string(body) + `}`)
 }
