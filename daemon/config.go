@@ -37,6 +37,11 @@ type Limits struct {
 	IdleExpiry           time.Duration // idle executor retention
 	CloseRetryBackoff    time.Duration // first retry after a failed close or settlement
 	CloseRetryBackoffMax time.Duration // retry backoff ceiling
+	// PrepareExpiry bounds a runtime_prepare transfer from its begin to
+	// its commit (Core's 195 s exchange): an expired transfer is dropped
+	// and refused invalid_request, which frees Core's connection even
+	// when Core gave up on the transfer first.
+	PrepareExpiry time.Duration
 }
 
 // DefaultLimits returns the numbers of the protocol documents.
@@ -55,6 +60,7 @@ func DefaultLimits() Limits {
 		IdleExpiry:           10 * time.Minute,
 		CloseRetryBackoff:    time.Second,
 		CloseRetryBackoffMax: 30 * time.Second,
+		PrepareExpiry:        195 * time.Second,
 	}
 }
 
@@ -94,6 +100,7 @@ func (c Config) WithDefaults() Config {
 	fillDur(&l.IdleExpiry, d.IdleExpiry)
 	fillDur(&l.CloseRetryBackoff, d.CloseRetryBackoff)
 	fillDur(&l.CloseRetryBackoffMax, d.CloseRetryBackoffMax)
+	fillDur(&l.PrepareExpiry, d.PrepareExpiry)
 	c.Workspace.withDefaults()
 	c.Kinds = slices.Clone(c.Kinds)
 	slices.SortFunc(c.Kinds, func(a, b KindConfig) int { return strings.Compare(a.Kind, b.Kind) })
@@ -144,7 +151,7 @@ func (c Config) validate() error {
 		return fmt.Errorf("%w: admission records max %d below active max %d", ErrInvalidConfig, l.AdmissionRecordsMax, l.ActiveMax)
 	}
 	for _, d := range []time.Duration{l.AdmissionExpiry, l.NativeWriteBudget, l.ReceiptSendBudget,
-		l.SettlementWait, l.IdleExpiry, l.CloseRetryBackoff, l.CloseRetryBackoffMax} {
+		l.SettlementWait, l.IdleExpiry, l.CloseRetryBackoff, l.CloseRetryBackoffMax, l.PrepareExpiry} {
 		if d < 0 {
 			return fmt.Errorf("%w: negative duration", ErrInvalidConfig)
 		}

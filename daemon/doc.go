@@ -204,7 +204,10 @@
 // Admitted decisions hold the Turn's barrier: done waits for them.
 //
 // Runtime preparation transfers (runtime_prepare.go) and suspension
-// fencing (fencing.go) are served too; their files document the rules.
+// fencing (fencing.go) are served too; their files document the rules. A
+// runtime_prepare transfer without its commit by its expiry
+// (Limits.PrepareExpiry, 195 s) after its begin is dropped and refused
+// invalid_request then.
 // Plain (non-durable)
 // prompt_steer is answered unsupported: the machine has no native path for
 // it.

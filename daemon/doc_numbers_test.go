@@ -36,6 +36,7 @@ func TestDocNumbersAreTheLimits(t *testing.T) {
 		fmt.Sprintf("(AdmissionRecordsMax, %d)", l.AdmissionRecordsMax),
 		fmt.Sprintf("WorkspaceConfig.ReadsInFlightMax (%d)", DefaultReadsInFlightMax),
 		fmt.Sprintf("(WorkspaceConfig.TransferExpiry, %s)", seconds(DefaultTransferExpiry)),
+		fmt.Sprintf("(Limits.PrepareExpiry, %s)", seconds(l.PrepareExpiry)),
 		fmt.Sprintf("begin, %d KiB chunks", wire.ChunkBytesMax>>10),
 		fmt.Sprintf("tar archive in %d KiB chunks", wire.ChunkBytesMax>>10),
 	} {

@@ -103,6 +103,7 @@ const (
 	timerCloseRetry
 	timerReaderCloseRetry
 	timerTransfer
+	timerPrepareExpiry
 )
 
 type timer struct {

@@ -28,6 +28,11 @@ import (
 // belongs to its connection: a reconnect starts from nothing, and staging
 // of a lost connection is discarded once no call on it is outstanding.
 // While quiesced or shutting down, begin is refused resource_unavailable.
+// A transfer whose commit has not arrived within Limits.PrepareExpiry
+// (195 s, Core's whole exchange) of its begin is dropped and refused
+// invalid_request at that instant: Core gave up on it by then and holds
+// its connection closed to new transfers until the Runtime's terminal
+// result for it arrives, so the Runtime never keeps one open forever.
 // While an installation runs, a new executor's native Prepare waits for it
 // (prepare_hold.go).
 //
@@ -195,6 +200,7 @@ func (m *Machine) onRuntimePrepare(id string, p wire.RuntimePrepare) {
 			violation()
 			return
 		}
+		m.cancelTimer(prepareTimer(t.gen, t.id))
 		t.call = m.transferCall(callInstall, t, InstallTransfer{Transfer: t.op, Header: t.header})
 		t.installing = true
 	}
@@ -215,7 +221,27 @@ func (m *Machine) beginTransfer(id string, p wire.RuntimePrepare) {
 		t.size = p.SizeBytes
 	}
 	m.conn.transfer = t
+	m.setTimer(prepareTimer(gen, id), &timer{kind: timerPrepareExpiry, at: m.now.Add(m.cfg.Limits.PrepareExpiry),
+		gen: gen, input: id})
 	m.sendTransfer(gen, id, wire.RuntimePrepareResult{Outcome: wire.OutcomeReady})
+}
+
+func prepareTimer(gen ConnID, id string) TimerID {
+	return TimerID("prepare/g" + strconv.FormatUint(uint64(gen), 10) + "/" + id)
+}
+
+// prepareExpired drops a transfer whose commit did not arrive within
+// PrepareExpiry of its begin and refuses it invalid_request now, a chunk
+// still staging or not (its staging is discarded when the call returns).
+// Core has given up by then; the refusal is the terminal result that
+// frees its connection for the next transfer.
+func (m *Machine) prepareExpired(gen ConnID, id string) {
+	t := m.conn.transfer
+	if t == nil || t.gen != gen || t.id != id || t.installing {
+		return
+	}
+	m.abandonTransfer(t)
+	m.sendTransfer(gen, id, refused(wire.TransferInvalidRequest))
 }
 
 func (m *Machine) transferCall(kind callKind, t *prepTransfer, op Op) CallID {
@@ -230,6 +256,7 @@ func (m *Machine) abandonTransfer(t *prepTransfer) {
 	if m.conn.transfer == t {
 		m.conn.transfer = nil
 	}
+	m.cancelTimer(prepareTimer(t.gen, t.id))
 	if t.call != "" {
 		if m.xfer.orphans == nil {
 			m.xfer.orphans = map[string]*prepTransfer{}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/wire"
@@ -211,4 +212,60 @@ func TestTransferRefusedWhileQuiesced(t *testing.T) {
 	r2.recv("q", quiesce("env", "s"))
 	rep, _ := fenceReply[wire.EnvironmentQuiesced](t, r2, "q")
 	require.Equal(t, CodeResourceBusy, rep.ErrorCode, "an open transfer is active work")
+}
+
+// TestTransferExpiresWithoutCommit: a transfer whose commit has not
+// arrived PrepareExpiry after its begin is refused invalid_request at that
+// instant and its staging discarded; a chunk still staging then is
+// discarded when its call returns, and its late result sends nothing.
+func TestTransferExpiresWithoutCommit(t *testing.T) {
+	r := newRig(t)
+	begun := r.now
+	r.recv("x", fileBegin(6))
+	r.recv("x", chunk(0, []byte("abc")))
+	sc, _ := callOf[StageChunk](r)
+	r.result(sc, StageResult{})
+	xferReply(t, r, "x", wire.OutcomeReceived, 3, 0)
+	at, ok := r.armed(prepareTimer(r.gen, "x"))
+	require.True(t, ok, "expiry armed at begin")
+	require.Equal(t, begun.Add(DefaultLimits().PrepareExpiry), at, "195 s from the begin, not from the last chunk")
+
+	r.fire(prepareTimer(r.gen, "x"))
+	require.Equal(t, wire.RuntimePrepareResult{Outcome: wire.OutcomeRejected, ErrorCode: wire.TransferInvalidRequest},
+		xferReply(t, r, "x", wire.OutcomeReceived, 3, 0), "expired")
+	dc, op := callOf[DiscardTransfer](r)
+	require.Equal(t, "g1/x", op.Transfer, "staging dropped")
+	r.result(dc, DiscardResult{})
+	r.recv("x", chunk(3, []byte("def")))
+	require.Equal(t, wire.TransferInvalidRequest, payloadsOf[wire.RuntimePrepareResult](r.sent())[0].ErrorCode, "the expired transfer is gone")
+	r.recv("y", setupBegin())
+	xferReply(t, r, "y", wire.OutcomeReady, 0, 0)
+
+	// A chunk still staging at expiry: refused now, discarded later.
+	r2 := newRig(t)
+	r2.recv("x", fileBegin(6))
+	r2.recv("x", chunk(0, []byte("abc")))
+	sc, _ = callOf[StageChunk](r2)
+	r2.fire(prepareTimer(r2.gen, "x"))
+	require.Equal(t, wire.TransferInvalidRequest, xferReply(t, r2, "x", wire.OutcomeReceived, 3, 0).ErrorCode, "refused while staging")
+	noCall[DiscardTransfer](r2)
+	r2.result(sc, StageResult{})
+	require.Empty(t, r2.sent(), "the late staging answers nothing")
+	callOf[DiscardTransfer](r2)
+}
+
+// TestTransferCommitStopsExpiry: once the commit arrives the installation
+// may outlast the expiry; the Runtime answers its outcome.
+func TestTransferCommitStopsExpiry(t *testing.T) {
+	r := newRig(t)
+	r.recv("x", setupBegin())
+	r.recv("x", commit)
+	_, ok := r.armed(prepareTimer(r.gen, "x"))
+	require.False(t, ok, "the commit cancels the expiry")
+	c, _ := callOf[InstallTransfer](r)
+	r.advance(DefaultLimits().PrepareExpiry + time.Minute)
+	r.step(TimerFired{Timer: prepareTimer(r.gen, "x")})
+	require.Empty(t, r.sent(), "a stale expiry refuses nothing")
+	r.result(c, InstallResult{Outcome: InstallCompleted})
+	xferReply(t, r, "x", wire.OutcomeCompleted, 0, 0)
 }

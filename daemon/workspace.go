@@ -160,6 +160,8 @@ func (m *Machine) workspaceTimer(t *timer) {
 		}
 	case timerTransfer:
 		m.transferExpired(t.gen, t.input)
+	case timerPrepareExpiry:
+		m.prepareExpired(t.gen, t.input)
 	default:
 		panicf("timer of unknown kind %d", t.kind)
 	}
