@@ -129,12 +129,13 @@
 //   - fencing_busy.go: fencing_quiesce_busy fencing_resume_other
 //     fencing_quiesce_closes
 //   - fencing_once.go: fencing_one_suspension
-//   - transfer_wire.go: transfer_in_flight transfer_replayed transfer_result
-//     transfer_installed_without_digest
+//   - transfer_wire.go: transfer_in_flight transfer_connection_held
+//     transfer_replayed transfer_result transfer_installed_without_digest
 //   - transfer_install.go: transfer_incomplete_installed
 //     transfer_install_outcome prepare_during_install
 //   - transfer_outcome.go: transfer_staged_in_order preparation_outcome
 //   - timing_transfer.go: timing_transfer_exchange
+//   - timing_prepare_expiry.go: timing_prepare_transfer_expiry
 //   - engine_errors.go: engine_error_projection
 //   - preparations_per_conn.go: preparations_per_connection
 //   - sim/world/machine_panic.go: panic

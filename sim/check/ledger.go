@@ -121,6 +121,8 @@ type Ledger struct {
 	limitMarks   limitMarks
 	reconnect    reconnectState               // reconnect_window.go
 	fencedSel    map[string]*fencedSuspension // suspend ID → unresolved suspension (fencing_selection.go)
+	fencedSteps  fencedSteps                  // runtime_prepare steps that continue a preparation (fencing_selection.go)
+	transferHeld map[uint64]string            // connection → the transfer Core began there, no terminal result back yet (transfer_wire.go)
 	fenceLast    map[string]*fencingLast      // suspend ID → its last request (fencing_rollback.go)
 	runEvents    runEventState
 	limits       map[string]DeviceLimits // device → declared limits
@@ -189,6 +191,7 @@ func NewLedger() *Ledger {
 		l.observeForgedTransferResults,
 		l.observeTransferResultsAtCore, // forged results too: Core may take them
 		honest(l.observeTransfers),
+		l.observeTransferHold,      // forged results reaching Core too
 		l.observeWorkspaceRuntime,  // honest traffic, and forged requests reaching a daemon
 		l.observeWorkspacePayloads, // honest traffic, and forged requests reaching a daemon
 		l.observeEngineErrors,      // forged error frames too: Core classifies what reaches it

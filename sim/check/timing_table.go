@@ -31,6 +31,7 @@ const (
 	TimerWorkspaceExport  = "workspace_export_wait"
 	TimerWorkspaceRead    = "workspace_read_wait"
 	TimerTransferExpiry   = "workspace_transfer_expiry"
+	TimerPrepareExpiry    = "prepare_transfer_expiry"
 	TimerWorkspaceWrite   = "workspace_write_wait"
 	TimerWritten          = "written_wait"
 	// Core's runtime_prepare exchange (transferExchange); not in the
@@ -59,6 +60,7 @@ const (
 	CheckTimingWorkspaceExport    = "timing_" + TimerWorkspaceExport
 	CheckTimingWorkspaceRead      = "timing_" + TimerWorkspaceRead
 	CheckTimingTransferExpiry     = "timing_" + TimerTransferExpiry
+	CheckTimingPrepareExpiry      = "timing_" + TimerPrepareExpiry
 	CheckTimingWorkspaceWrite     = "timing_" + TimerWorkspaceWrite
 	CheckTimingWritten            = "timing_" + TimerWritten
 	CheckTimingTransfer           = "timing_" + timerTransferExchange
@@ -92,6 +94,7 @@ var documentedTimers = []struct {
 	{TimerWorkspaceExport, 180 * time.Second},
 	{TimerWorkspaceRead, 17 * time.Second},
 	{TimerTransferExpiry, 195 * time.Second},
+	{TimerPrepareExpiry, 195 * time.Second},
 	{TimerWorkspaceWrite, 195 * time.Second},
 	{TimerWritten, 30 * time.Second},
 }
@@ -138,6 +141,7 @@ type timingState struct {
 	settles     map[string]*settleWindow // device\x00run → the wait in progress (timing_settlement.go)
 	idle        idleState                // timing_idle.go
 	wsDaemon    wsDaemonState            // timing_workspace_daemon.go
+	prepDaemon  prepDaemonState          // timing_prepare_expiry.go
 	retry       retryState               // timing_retry.go
 	cleanup     cleanupRetryState        // timing_close_retry.go
 	decisions   decisionAckState         // timing_decision_ack.go
@@ -283,6 +287,8 @@ func (l *Ledger) timingDaemonSent(ev WireEvent) {
 		l.heartbeatSent(ev, p)
 	case wire.WorkspaceWriteResult:
 		l.transferResultSent(ev, p)
+	case wire.RuntimePrepareResult:
+		l.prepareResultSent(ev, p)
 	case wire.PromptSteerAck:
 		l.writeAckSent(ev, p)
 	case wire.PreparationStatus:
@@ -301,6 +307,8 @@ func (l *Ledger) timingDaemonReceived(ev WireEvent) {
 	switch p := ev.Frame.Payload.(type) {
 	case wire.WorkspaceWrite:
 		l.transferWriteReceived(ev, p)
+	case wire.RuntimePrepare:
+		l.prepareStepReceived(ev, p)
 	case wire.PromptSteer:
 		made(&l.timing.writes.steerConn)[writeKey(ev.To, ev.Frame.ID, p.InputID)] = ev.Conn
 	case wire.ExecutionStart:

@@ -32,9 +32,26 @@ func (l *Ledger) StageCalled(at int64, device, transfer string, offset, size, st
 	case size < 1 || size > wire.ChunkBytesMax:
 		l.violate(at, "transfer_staged_in_order", "%s's installer is handed a %d-byte chunk of %s (1 to %d allowed)",
 			device, size, transfer, wire.ChunkBytesMax)
+	case l.stagedPastSize(transfer, offset+size):
+		l.violate(at, "transfer_staged_in_order", "%s's installer is handed bytes %d..%d of %s, past the %d bytes its begin declared",
+			device, offset, offset+size, transfer, l.transfers.byID[transferOfInstaller(transfer)].total)
 	default:
 		l.reach(MarkTransferChunkStaged)
 	}
+}
+
+// transferOfInstaller is the Envelope ID of the transfer an installer
+// identity (g<connection generation>/<transfer ID>) stages.
+func transferOfInstaller(transfer string) string {
+	_, id, _ := strings.Cut(transfer, "/")
+	return id
+}
+
+// stagedPastSize: staging up to end runs past the size_bytes of the begin
+// Core sent for the transfer.
+func (l *Ledger) stagedPastSize(transfer string, end int64) bool {
+	st := l.transfers.byID[transferOfInstaller(transfer)]
+	return st != nil && st.body && end > st.total
 }
 
 // Preparation states as Core's records name them.

@@ -3,8 +3,16 @@ package check
 import "github.com/turnstile-sim/turnstile/wire"
 
 // Checks: transfer_in_flight, transfer_replayed, transfer_result,
-// transfer_installed_without_digest (rules.go), from the wire, the shared
-// validator's expected answers and the simulated installer's ground truth.
+// transfer_installed_without_digest, transfer_connection_held (rules.go),
+// from the wire, the shared validator's expected answers and the
+// simulated installer's ground truth.
+//
+// A connection is held by the last transfer Core began on it until a
+// terminal result of that transfer (completed, rejected, failed or
+// unknown, valid or not) reaches Core on it, or the connection ends: a
+// transfer Core gave up on (its exchange timed out, a result it refused)
+// may still be open on the Runtime, which only its terminal result rules
+// out, so Core begins no other transfer there before.
 
 type transferStep struct {
 	conn           uint64
@@ -106,5 +114,45 @@ func (l *Ledger) transferDeviceSent(ev WireEvent, r wire.RuntimePrepareResult) {
 		l.reach(MarkTransferDigestRejected)
 	case r.Outcome == wire.OutcomeFailed && r.ExitCode > 0:
 		l.reach(MarkTransferSetupFailed)
+	}
+}
+
+// terminalTransferOutcome: the Runtime is done with a transfer it
+// answered with this outcome.
+func terminalTransferOutcome(o string) bool {
+	switch o {
+	case wire.OutcomeCompleted, wire.OutcomeRejected, wire.OutcomeFailed, wire.OutcomeUnknown:
+		return true
+	}
+	return false
+}
+
+// observeTransferHold follows which transfer holds each connection; it
+// sees forged results reaching Core too (Core may take them).
+func (l *Ledger) observeTransferHold(ev WireEvent) {
+	held := &l.transferHeld
+	switch {
+	case ev.Kind == WireClosed:
+		delete(*held, ev.Conn)
+	case !ev.HasFrame():
+	case ev.Kind == WireSent && ev.From == CoreNode && !ev.Forged:
+		p, ok := ev.Frame.Payload.(wire.RuntimePrepare)
+		if !ok || p.Step != wire.StepBegin {
+			return
+		}
+		if h := (*held)[ev.Conn]; h != "" && h != ev.Frame.ID {
+			l.violate(ev.At, "transfer_connection_held", "Core begins transfer %s on %s while transfer %s, begun there, has no terminal result from the Runtime",
+				ev.Frame.ID, connKey(ev.Conn), h)
+		}
+		made(held)[ev.Conn] = ev.Frame.ID
+	case ev.Kind == WireDelivered && ev.To == CoreNode:
+		r, ok := ev.Frame.Payload.(wire.RuntimePrepareResult)
+		switch {
+		case !ok || (*held)[ev.Conn] != ev.Frame.ID:
+		case terminalTransferOutcome(r.Outcome):
+			delete(*held, ev.Conn)
+		case ev.Forged:
+			l.reach(MarkTransferHeldAfterInvalid)
+		}
 	}
 }

@@ -40,6 +40,7 @@ type Device struct {
 	tokens       map[sim.FaultKind]int
 	versionUntil time.Time
 	wallOffset   time.Duration // the host's wall clock minus virtual time
+	slowStaged   bool          // the device's one slow runtime_prepare transfer was drawn (workspace_latency.go)
 	longTurns    int
 	engineErrors int  // engine errors emitted, which pick the next code (engine_errors.go)
 	glacialDone  bool // the glacial preparation happened

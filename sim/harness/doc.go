@@ -132,6 +132,10 @@
 //   - harness_setup_hang: the next setup command answers only at heal.
 //   - harness_quiesce_reply_lost: the daemon's next environment_quiesced
 //     is lost in flight; the connection breaks.
+//   - harness_stage_slow: the installer stages the next runtime_prepare
+//     chunk, and every later chunk of its transfer, 100–130 s late (a
+//     transfer of two chunks outlasts Core's 195 s exchange from begin,
+//     and the daemon's expiry refuses it invalid_request).
 //
 // Workspaces (workspace.go): every Environment has one seeded file tree
 // (WorkspaceFiles, present or not, and in a third of them a bulk file of

@@ -38,7 +38,7 @@ func Kinds() []sim.FaultKind {
 		NotReusable, CloseFailure, Hang, SettleBeforeDone, ClockJump,
 		ReadInterrupted, ReaderCloseFailure, WriteReceiptLost, ExportChunkLost, WorkspaceStall, WriteDigestMismatch, WriteTransferLost,
 		AckLost, DecisionNever, DecisionSlow, PermissionWithdrawn, LateInteraction,
-		PrepareReceiptLost, PrepareConnLost, SetupFailure, SetupHang, QuiesceReplyLost, ReadOutOfBounds}
+		PrepareReceiptLost, PrepareConnLost, SetupFailure, SetupHang, QuiesceReplyLost, ReadOutOfBounds, StageSlow}
 }
 
 // Bounds of one wall-clock jump (either direction).

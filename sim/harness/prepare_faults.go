@@ -27,6 +27,11 @@ const (
 	// flight and the connection breaks: Core never learns whether the
 	// Runtime is fenced.
 	QuiesceReplyLost sim.FaultKind = "harness_quiesce_reply_lost"
+	// StageSlow: the installer stages the next chunk, and every later
+	// chunk of its transfer, 100–130 s late: a transfer of two or more
+	// chunks outlasts Core's 195 s exchange from its begin and the
+	// daemon's expiry of the same length.
+	StageSlow sim.FaultKind = "harness_stage_slow"
 )
 
 // SetupFailureExit is the exit code of a setup command a SetupFailure

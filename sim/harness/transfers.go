@@ -54,6 +54,7 @@ const (
 
 type hTransfer struct {
 	staged []byte
+	slow   bool // each of its chunks stages slowly (stageLatency)
 }
 
 func (h *Harness) transfer(id string) *hTransfer {
@@ -86,7 +87,12 @@ func (h *Harness) stage(now time.Time, c daemon.CallID, op daemon.StageChunk) {
 	} else {
 		t.staged = append(t.staged, op.Data...)
 	}
-	h.after(now, h.latency(), func(now time.Time) { h.result(now, c, res) })
+	t.slow = t.slow || h.take(StageSlow) || h.slowStageDrawn()
+	d := h.latency()
+	if t.slow {
+		d = h.between(slowStageMin, slowStageMax)
+	}
+	h.after(now, d, func(now time.Time) { h.result(now, c, res) })
 }
 
 func (h *Harness) discard(now time.Time, c daemon.CallID, op daemon.DiscardTransfer) {

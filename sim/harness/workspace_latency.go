@@ -11,7 +11,8 @@ import (
 // that enable Config.SlowWorkspace (two in three) a native read or
 // install is sometimes slow and every export is, each drawn either side
 // of the wait it counts against: a read 14–20 s, an install 190–200 s,
-// an export 176–188 s. The wait then ends some of them (Core
+// an export 176–188 s (and one runtime_prepare transfer per device
+// stages each chunk in 100–130 s, slowStageDrawn). The wait then ends some of them (Core
 // answers timeout, the write stays unknown until its late receipt) and
 // the native answer beats it in others.
 const (
@@ -21,6 +22,8 @@ const (
 	slowInstallMax = SlowInstallMax
 	slowExportMin  = 176 * time.Second
 	slowExportMax  = 188 * time.Second
+	slowStageMin   = 100 * time.Second
+	slowStageMax   = 130 * time.Second
 )
 
 // SlowInstallMax bounds a slow native install: the simulated world's
@@ -72,4 +75,19 @@ func (h *Harness) wsLatency(op wsOp) time.Duration {
 // between draws a latency in [lo, hi) in whole milliseconds.
 func (h *Harness) between(lo, hi time.Duration) time.Duration {
 	return lo + time.Duration(h.r.Int64N(int64((hi-lo)/time.Millisecond)))*time.Millisecond
+}
+
+// slowStageDrawn: in the seeds that enable Config.SlowWorkspace, the
+// device's one slow runtime_prepare transfer starts at a chunk the slow
+// chance draws. Every chunk of a slow transfer stages in 100–130 s, so a
+// transfer of one chunk stays inside Core's 195 s exchange and one of two
+// or more outlasts it (and the daemon's expiry of the same length). One
+// per device keeps the Environment definitions a Session waits for within
+// the liveness phase.
+func (h *Harness) slowStageDrawn() bool {
+	if h.dev.slowStaged || !h.chance(h.dev.Harness.SlowWorkspace) {
+		return false
+	}
+	h.dev.slowStaged = true
+	return true
 }

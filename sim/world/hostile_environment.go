@@ -25,6 +25,10 @@ import (
 //     transfer at another offset than the bytes staged (invalid_request;
 //     the installer's staging never sees it), or a second transfer's
 //     begin (runtime_preparation_capacity);
+//   - towards Core, ahead of the daemon's answer to one chunk: a received
+//     result one byte past the chunk's end, which Core must refuse and
+//     then hold the connection (the daemon still has the transfer open)
+//     while the operator prepares the device again;
 //   - ahead of Core's first resume (no rollback) of a daemon the wire
 //     shows fenced by that suspension: a quiesce of another suspension (resource_busy), a
 //     rollback resume of another suspension (not_suspended) and an
@@ -165,6 +169,18 @@ func (u *universe) probeEnvironment(s core.Send) {
 				x := h.mint("xto")
 				u.forge(conn, coreID, encodeFrame(x, wire.RuntimePrepare{Step: wire.StepChunk, Offset: p.Offset, Data: p.Data}),
 					&check.HostileProbe{Action: check.HostileChunkOtherTransfer, ReplyID: x})
+			case 5:
+				// towards Core, ahead of the daemon's answer: received
+				// one byte past the chunk's new end, which no earlier
+				// answer carried either (Core's validator refuses it
+				// while the daemon still holds the transfer); the
+				// operator prepares the device again
+				e.probed[id] = true
+				end := p.Offset + int64(len(p.Data)) + 1
+				u.w.Forge(conn, dev, encodeFrame(id, wire.RuntimePrepareResult{Outcome: wire.OutcomeReceived, Offset: end}))
+				if u.wl != nil && u.wl.env != nil {
+					u.wl.now(func(now time.Time) { u.wl.prepareAgain(now, string(dev)) })
+				}
 			}
 		}
 	case wire.EnvironmentQuiesce:

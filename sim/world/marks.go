@@ -94,6 +94,7 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkPreparationEndedByRejection: {},
 	check.MarkSecondSuspensionRefused:     {},
 	check.MarkLateTransferResult:          {kCoreZombie.kind}, // a zombie's unknown; without faults the run may end before a "sleep 200" setup does
+	check.MarkTransferHeldAfterInvalid:    {},                 // any fault enables the environment probes
 	check.MarkMCPBearerDelivered:          {},                 // workload_mcp.go draws the servers
 	// the simulated engine's failures (harness/engine_errors.go)
 	check.MarkEngineCodeUnclassified: {}, check.MarkEngineStatusDropped: {}, check.MarkEngineStatusKept: {},

@@ -243,6 +243,11 @@ func latencyExplained(d Derived) []string {
 	if h.GlacialPrepare {
 		out = append(out, "failed/preparation_start_failed/expired")
 	}
+	if h.SlowWorkspace > 0 {
+		// two chunks of one runtime_prepare transfer staged 100–130 s
+		// each outlast Core's 195 s exchange
+		out = append(out, "failed/runtime_preparation_unconfirmed")
+	}
 	if len(out) > 0 {
 		// the session's failed turn committed no native session for the
 		// later turns that require one

@@ -1,0 +1,66 @@
+package check
+
+import "github.com/turnstile-sim/turnstile/wire"
+
+// Checks: timing_prepare_transfer_expiry (rules.go), from the wire. A
+// runtime_prepare transfer is open on the daemon from the ready it sends
+// for the begin until its commit reaches the daemon, a terminal result
+// the daemon sends, its connection ends or the daemon dies. A refusal
+// sent in the instant one of the transfer's frames arrives answers that
+// frame, and a failed result is its staging failing; any other terminal
+// result is the expiry, which comes exactly the daemon's expiry after the
+// ready and refuses the transfer invalid_request. A transfer still open
+// then was kept past it.
+
+type prepDaemonState struct {
+	transfers map[string]*timerWindow // conn\x00id → a transfer's expiry window; a new ready replaces one not live
+	lastFrame map[string]int64        // conn\x00id → instant a runtime_prepare frame of it reached the daemon
+}
+
+// prepareStepReceived notes a runtime_prepare frame reaching a daemon; a
+// commit ends the transfer's window (the installation may outlast it).
+func (l *Ledger) prepareStepReceived(ev WireEvent, p wire.RuntimePrepare) {
+	s := &l.timing.prepDaemon
+	k := connFrameKey(ev.Conn, ev.Frame.ID)
+	made(&s.lastFrame)[k] = ev.At
+	if t := s.transfers[k]; t != nil && p.Step == wire.StepCommit {
+		t.settled = true
+	}
+}
+
+// prepareResultSent: a ready opens a transfer; a terminal result ends it,
+// and is the expiry when no frame of it arrived at that instant and its
+// staging did not fail.
+func (l *Ledger) prepareResultSent(ev WireEvent, r wire.RuntimePrepareResult) {
+	s := &l.timing.prepDaemon
+	k := connFrameKey(ev.Conn, ev.Frame.ID)
+	t, device, id := s.transfers[k], ev.From, ev.Frame.ID
+	answered := s.lastFrame[k] == ev.At
+	switch {
+	case r.Outcome == wire.OutcomeReady && (t == nil || !t.live()):
+		t = &timerWindow{}
+		made(&s.transfers)[k] = t
+		l.startWindow(t, device, TimerPrepareExpiry, ev.Conn, ev.At, l.timer(device, TimerPrepareExpiry), func() {
+			l.expire(t, "%s kept runtime_prepare transfer %s (ready at %s) open past its %s expiry at %s with no commit",
+				device, id, vtime(t.from), t.length(), vtime(t.deadline))
+		})
+	case t == nil || !t.live() || r.Outcome == wire.OutcomeReady || r.Outcome == wire.OutcomeReceived:
+	case answered && r.ErrorCode == wire.TransferCapacity:
+		// a begin repeated on the open transfer's ID: refused, the
+		// transfer goes on
+	case answered || r.Outcome == wire.OutcomeFailed:
+		t.settled = true
+	case ev.At == t.deadline && r.Outcome == wire.OutcomeRejected && r.ErrorCode == wire.TransferInvalidRequest:
+		t.settled = true
+		l.decide(TimerPrepareExpiry)
+	case ev.At == t.deadline:
+		t.settled = true
+		l.report(t, ev.At, "%s expired runtime_prepare transfer %s answering %s %s, want rejected %s",
+			device, id, r.Outcome, r.ErrorCode, wire.TransferInvalidRequest)
+	default:
+		t.settled = true
+		l.report(t, ev.At, "%s ended runtime_prepare transfer %s (ready at %s) %s %s at %s, %s after its ready, "+
+			"with no frame of it arriving then: its expiry is %s", device, id, vtime(t.from), r.Outcome, r.ErrorCode,
+			vtime(ev.At), t.elapsed(ev.At), t.length())
+	}
+}
