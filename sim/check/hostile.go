@@ -106,7 +106,7 @@ var (
 	// (sim/world/hostile_environment.go), each refused before any native
 	// call (wire reference §3.2, §3.12): a chunk of Core's transfer at
 	// another offset than the bytes staged, one running past the begin's
-	// size_bytes, Core's chunk under another transfer's ID (the open
+	// size_bytes, one with no data, Core's chunk under another transfer's ID (the open
 	// transfer untouched), a second transfer's begin on a
 	// connection with a transfer open, a begin whose sha256 is upper-case
 	// hex; on a fenced daemon a quiesce of another suspension, a rollback
@@ -116,6 +116,7 @@ var (
 	// is accepted again.
 	HostileChunkWrongOffset    = hostileAction("xfer_chunk_wrong_offset", mustRefuse, "", "xfer/rejected/invalid_request")
 	HostileChunkPastSize       = hostileAction("xfer_chunk_past_size", mustRefuse, "", "xfer/rejected/invalid_request")
+	HostileChunkEmpty          = hostileAction("xfer_chunk_empty", mustRefuse, "", "xfer/rejected/invalid_request")
 	HostileChunkOtherTransfer  = hostileAction("xfer_chunk_other_transfer", mustRefuse, "", "xfer/rejected/invalid_request")
 	HostileSecondBegin         = hostileAction("xfer_second_begin", mustRefuse, "", "xfer/rejected/runtime_preparation_capacity")
 	HostileUpperDigest         = hostileAction("xfer_upper_digest", mustRefuse, "", "xfer/rejected/invalid_request")

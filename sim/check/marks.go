@@ -46,6 +46,7 @@ const (
 	MarkSecondSuspensionRefused     Mark = "second_suspension_refused"      // Core refused to open a second suspension of an Environment
 	MarkLateTransferResult          Mark = "late_transfer_result"           // a ready or received result reached Core after it recorded the transfer unknown
 	MarkTransferHeldAfterInvalid    Mark = "transfer_held_after_invalid"    // a forged non-terminal result reached Core while its transfer held the connection
+	MarkTransferInstallUnconfirmed  Mark = "transfer_install_unconfirmed"   // a commit answered unknown because the installer could not confirm it
 
 	// Hostile peers (the refusals themselves are HostileMark(action)).
 	MarkHostileDuplicate Mark = "hostile_duplicate_frame"
@@ -94,7 +95,7 @@ func ExpectedMarks() []Mark {
 		MarkQuiescedWorkRefused, MarkTransferEarlyCommitRefused, MarkQuiesceBusyRefused, MarkPrepareHeldForInstall,
 		MarkTransferExchangeExpired, MarkTransferCompleted, MarkTransferDigestRejected, MarkTransferLostWithConnection,
 		MarkTransferSetupFailed, MarkTransferChunkStaged, MarkPreparationEndedByRejection, MarkSecondSuspensionRefused,
-		MarkLateTransferResult, MarkTransferHeldAfterInvalid,
+		MarkLateTransferResult, MarkTransferHeldAfterInvalid, MarkTransferInstallUnconfirmed,
 		// the interaction_heavy workload shape reaches the first two; a
 		// client submitting function results right after its own cancel
 		// the third

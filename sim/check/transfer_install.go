@@ -15,6 +15,7 @@ const (
 	InstallOutcomeCompleted = "completed"
 	InstallOutcomeMismatch  = "mismatch"
 	InstallOutcomeFailed    = "failed"
+	InstallOutcomeUnknown   = "unknown" // the installer could not confirm it
 )
 
 type installRec struct {
@@ -65,6 +66,10 @@ func (l *Ledger) judgeInstallOutcome(ev WireEvent, r wire.RuntimePrepareResult) 
 		bad("its installer's command failed with this exit code")
 	case rec.outcome == InstallOutcomeCompleted && r.Outcome != wire.OutcomeCompleted:
 		bad("its installer installed it")
+	case rec.outcome == InstallOutcomeUnknown && (r.Outcome != wire.OutcomeUnknown || r.ErrorCode != wire.TransferUnconfirmed):
+		bad("its installer could not confirm the installation (unknown, " + wire.TransferUnconfirmed + ")")
+	case rec.outcome == InstallOutcomeUnknown:
+		l.reach(MarkTransferInstallUnconfirmed)
 	}
 }
 

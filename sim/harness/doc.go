@@ -136,6 +136,8 @@
 //     chunk, and every later chunk of its transfer, 100–130 s late (a
 //     transfer of two chunks outlasts Core's 195 s exchange from begin,
 //     and the daemon's expiry refuses it invalid_request).
+//   - harness_install_unconfirmed: the installer cannot confirm the next
+//     installation of a skill, plugin or file (nothing is installed).
 //
 // Workspaces (workspace.go): every Environment has one seeded file tree
 // (WorkspaceFiles, present or not, and in a third of them a bulk file of

@@ -38,7 +38,7 @@ func Kinds() []sim.FaultKind {
 		NotReusable, CloseFailure, Hang, SettleBeforeDone, ClockJump,
 		ReadInterrupted, ReaderCloseFailure, WriteReceiptLost, ExportChunkLost, WorkspaceStall, WriteDigestMismatch, WriteTransferLost,
 		AckLost, DecisionNever, DecisionSlow, PermissionWithdrawn, LateInteraction,
-		PrepareReceiptLost, PrepareConnLost, SetupFailure, SetupHang, QuiesceReplyLost, ReadOutOfBounds, StageSlow}
+		PrepareReceiptLost, PrepareConnLost, SetupFailure, SetupHang, QuiesceReplyLost, ReadOutOfBounds, StageSlow, InstallUnconfirmed}
 }
 
 // Bounds of one wall-clock jump (either direction).

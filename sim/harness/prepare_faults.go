@@ -32,6 +32,10 @@ const (
 	// chunks outlasts Core's 195 s exchange from its begin and the
 	// daemon's expiry of the same length.
 	StageSlow sim.FaultKind = "harness_stage_slow"
+	// InstallUnconfirmed: the installer cannot confirm the outcome of the
+	// next installation of a skill, plugin or file (the daemon must answer
+	// unknown, runtime_preparation_unconfirmed); nothing is installed.
+	InstallUnconfirmed sim.FaultKind = "harness_install_unconfirmed"
 )
 
 // SetupFailureExit is the exit code of a setup command a SetupFailure

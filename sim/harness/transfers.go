@@ -50,6 +50,7 @@ const (
 	installCompleted = "completed"
 	installMismatch  = "mismatch"
 	installFailed    = "failed"
+	installUnknown   = "unknown"
 )
 
 type hTransfer struct {
@@ -113,8 +114,11 @@ func (h *Harness) install(now time.Time, c daemon.CallID, op daemon.InstallTrans
 		data := h.transfer(op.Transfer).staged
 		staged = len(data)
 		sum := sha256.Sum256(data)
-		if int64(len(data)) != hd.SizeBytes || hex.EncodeToString(sum[:]) != hd.SHA256 {
+		switch {
+		case int64(len(data)) != hd.SizeBytes || hex.EncodeToString(sum[:]) != hd.SHA256:
 			res.Outcome = daemon.InstallMismatch
+		case h.take(InstallUnconfirmed):
+			res.Outcome = daemon.InstallUnknown
 		}
 		delete(h.xfers, op.Transfer)
 	case wire.PrepareActionInitialize:
@@ -135,6 +139,8 @@ func (h *Harness) install(now time.Time, c daemon.CallID, op daemon.InstallTrans
 				outcome = installMismatch
 			case daemon.InstallFailed:
 				outcome = installFailed
+			case daemon.InstallUnknown:
+				outcome = installUnknown
 			}
 			ir.TransferInstallOutcome(at(now), string(h.dev.ID), op.Transfer, outcome, res.ExitCode, body, int64(staged), hd.SizeBytes)
 		}

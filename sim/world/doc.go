@@ -222,8 +222,9 @@
 //     must refuse each (not_suspended, resource_unavailable,
 //     invalid_request). harness_prepare_receipt_lost,
 //     harness_prepare_conn_loss, harness_setup_failure,
-//     harness_setup_hang, harness_quiesce_reply_lost and
-//     harness_stage_slow act on the daemon's side (sim/harness).
+//     harness_setup_hang, harness_quiesce_reply_lost,
+//     harness_stage_slow and harness_install_unconfirmed act on the
+//     daemon's side (sim/harness).
 //   - hostile_proxy: a mutating proxy (sim.Kernel.SetProxy) on one or both
 //     directions of a Core–daemon connection for For: it duplicates
 //     frames, replays earlier frames of the direction later, sends copies

@@ -331,7 +331,8 @@ func (u *universe) raceWrite(x wsRun) {
 
 // forgeReads reads Run x with a foreign Environment, then with its own
 // under an armed interruption and, once that one was answered unknown,
-// once more.
+// once more; and, behind the interrupted read, a read of two bytes
+// followed by a request for 64 under the same ID while it is pending.
 func (u *universe) forgeReads(x wsRun) {
 	h := &u.hostile
 	read := func(env string) string {
@@ -355,6 +356,13 @@ func (u *universe) forgeReads(x wsRun) {
 		d.Arm(ambiguous)
 	}
 	first := read(x.env)
+	// a read of two bytes, then another request under its ID asking 64:
+	// the pending read answers the ID, within its own two bytes
+	short := h.mint("r")
+	for _, max := range []int{2, 64} {
+		u.forge(x.conn, coreID, encodeFrame(short, wire.WorkspaceRead{RunID: x.run, EnvironmentID: x.env,
+			Path: harness.WorkspaceFiles[0], MaxBytes: max}), nil)
+	}
 	since := u.w.Now()
 	var poll func()
 	poll = func() {

@@ -18,8 +18,8 @@ import (
 //     function results passes (two times in three, at most
 //     decisionRepeatsMax a seed), the same decision under a fresh delivery
 //     ID, or a different one (the opposite approval or other updated
-//     input, a cancelled choice, the opposite success or other content of
-//     a result), within 5 ms, 2–20 s later (the
+//     input, a cancelled choice or the same questions answered with other
+//     values, the opposite success or other content of a result), within 5 ms, 2–20 s later (the
 //     Turn has often ended), 61–200 s later (past a minute of memory)
 //     or 10–25 min later (a long run's liveness phase, well inside the
 //     hour of memory), on the device's open connection to Core;
@@ -133,6 +133,16 @@ func (u *universe) repeatDecision(device sim.NodeID, f wire.Frame) {
 		case same:
 		case x.Cancelled:
 			x = wire.UserChoiceDecision{DeliveryID: delivery, QuestionAnswers: []wire.QuestionAnswer{}}
+		case s.r.IntN(2) == 0 && answerValues(x.QuestionAnswers) > 0:
+			// the same questions, as many answers each, other values
+			qa := make([]wire.QuestionAnswer, len(x.QuestionAnswers))
+			for i, q := range x.QuestionAnswers {
+				qa[i] = wire.QuestionAnswer{QuestionID: q.QuestionID, Answers: make([]string, len(q.Answers))}
+				for j, v := range q.Answers {
+					qa[i].Answers[j] = v + "-changed"
+				}
+			}
+			x.QuestionAnswers = qa
 		default:
 			x = wire.UserChoiceDecision{DeliveryID: delivery, Cancelled: true, Reason: "changed mind"}
 		}
@@ -245,4 +255,13 @@ func (u *universe) answerBeyond(conn sim.ConnID, device sim.NodeID, f wire.Frame
 		u.forge(conn, coreID, encodeFrame(id, p),
 			&check.HostileProbe{Action: check.HostileDecisionRepeat, ReplyID: id, Delivery: delivery, Target: string(device)})
 	})
+}
+
+// answerValues counts the answer values of a user-choice decision.
+func answerValues(qa []wire.QuestionAnswer) int {
+	n := 0
+	for _, q := range qa {
+		n += len(q.Answers)
+	}
+	return n
 }

@@ -22,8 +22,8 @@ import (
 //   - ahead of Core's begin: a begin whose sha256 is upper-case hex
 //     (invalid_request);
 //   - ahead of one chunk of a transfer: a one-byte chunk of the same
-//     transfer at another offset than the bytes staged (invalid_request;
-//     the installer's staging never sees it), or a second transfer's
+//     transfer at another offset than the bytes staged, or with no data
+//     (invalid_request; the installer's staging never sees it), or a second transfer's
 //     begin (runtime_preparation_capacity);
 //   - towards Core, ahead of the daemon's answer to one chunk: a received
 //     result one byte past the chunk's end, which Core must refuse and
@@ -36,9 +36,12 @@ import (
 //   - behind Core's resume: a repeat of it without rollback, as a Core
 //     that lost the reply sends (accepted again once it lifted the fence).
 //
-// And towards Core: ahead of the daemon's reply to Core's quiesce, an
-// environment_quiesced under the request's Envelope ID naming another
-// suspension (Core must keep waiting); after Core recorded a transfer
+// And towards Core: ahead of the daemon's reply to Core's quiesce, a
+// refusal under the request's Envelope ID naming another suspension, or
+// the request's suspension and another Environment, or the exact refusal
+// on another of Core's connections (Core must keep waiting each time: a
+// reply proves something only with both IDs echoed, on the request's
+// connection); after Core recorded a transfer
 // unknown on a live connection, a late received result of it (proves no
 // terminal outcome) followed by a new preparation of the device (Core
 // must not begin it there while the first may still be open).
@@ -169,6 +172,11 @@ func (u *universe) probeEnvironment(s core.Send) {
 				x := h.mint("xto")
 				u.forge(conn, coreID, encodeFrame(x, wire.RuntimePrepare{Step: wire.StepChunk, Offset: p.Offset, Data: p.Data}),
 					&check.HostileProbe{Action: check.HostileChunkOtherTransfer, ReplyID: x})
+			case 6:
+				// at the staged offset, with no data (at least one byte)
+				e.probed[id] = true
+				u.forge(conn, coreID, encodeFrame(id, wire.RuntimePrepare{Step: wire.StepChunk, Offset: p.Offset, Data: []byte{}}),
+					&check.HostileProbe{Action: check.HostileChunkEmpty, ReplyID: id})
 			case 5:
 				// towards Core, ahead of the daemon's answer: received
 				// one byte past the chunk's new end, which no earlier
@@ -184,10 +192,23 @@ func (u *universe) probeEnvironment(s core.Send) {
 			}
 		}
 	case wire.EnvironmentQuiesce:
-		if e.r.IntN(3) == 0 {
-			other := h.mint("sus")
-			u.w.Forge(conn, dev, encodeFrame(s.Frame.ID, wire.EnvironmentQuiesced{EnvironmentID: p.EnvironmentID, SuspendID: other,
-				ErrorCode: "resource_busy"}))
+		busy := func(env, suspend string) []byte {
+			return encodeFrame(s.Frame.ID, wire.EnvironmentQuiesced{EnvironmentID: env, SuspendID: suspend, ErrorCode: "resource_busy"})
+		}
+		switch e.r.IntN(6) {
+		case 0, 1:
+			u.w.Forge(conn, dev, busy(p.EnvironmentID, h.mint("sus")))
+		case 2:
+			// the request's suspension, another Environment
+			u.w.Forge(conn, dev, busy(h.mint("env"), p.SuspendID))
+		case 3:
+			// the exact refusal, on another device's connection to Core
+			for _, c := range u.w.OpenConns() {
+				if c.Acceptor == coreID && c.ID != conn && u.deviceByID(c.Dialer) != nil {
+					u.w.Forge(c.ID, c.Dialer, busy(p.EnvironmentID, p.SuspendID))
+					break
+				}
+			}
 		}
 	case wire.EnvironmentResume:
 		// only ahead of a first resume (no rollback): no earlier resume of
