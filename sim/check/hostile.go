@@ -125,6 +125,12 @@ var (
 	HostileRollbackResumeOther = hostileAction("fence_rollback_resume_other", mustRefuse, CondFenced, "resumed/refused/not_suspended")
 	HostilePrepareFenced       = hostileAction("fence_prepare_while_quiesced", mustRefuse, CondFenced, "rejected/resource_unavailable")
 	HostileResumeRepeat        = hostileAction("fence_resume_repeat", mustRefuse, CondResumeRepeat, "resumed/accepted")
+	// A read through a read-only profile whose release Core has sent
+	// (sim/world/faults_workspace.go): the close under way admits no new
+	// read (resource_unavailable; read_capacity when the connection's
+	// reads are at their bound), and no native read happens.
+	HostileReadReleasing = hostileAction("read_releasing_profile", mustRefuse, "",
+		"read/rejected/resource_unavailable read/rejected/read_capacity")
 )
 
 // busyAnswers come first from a busy or uncertain executor, or a kind

@@ -113,6 +113,8 @@ func answerOf(f wire.Frame) string {
 		return "ack/" + cmp.Or(p.ErrorCode, "applied")
 	case wire.WorkspaceWriteResult:
 		return "write/" + p.Outcome + "/" + p.ErrorCode
+	case wire.WorkspaceReadResult:
+		return "read/" + p.Outcome + "/" + p.ErrorCode
 	case wire.RuntimePrepareResult:
 		return transferAnswer(p)
 	case wire.EnvironmentQuiesced:

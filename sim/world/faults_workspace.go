@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/turnstile-sim/turnstile/sim"
+	"github.com/turnstile-sim/turnstile/sim/check"
 	"github.com/turnstile-sim/turnstile/sim/harness"
 	"github.com/turnstile-sim/turnstile/wire"
 )
@@ -94,6 +95,12 @@ type wsFaultState struct {
 	// forge (forgeStaleNext)
 	exportIDs  map[string]bool
 	staleNexts seedBudget
+	// read-only profiles: Core's prepares (conn/request → Environment),
+	// the handles made ready (conn/handle → Environment), and the reads
+	// still to forge behind a release (forgeReleasingRead)
+	roPreps     map[string]string
+	roHandles   map[string]string
+	releaseRead seedBudget
 }
 
 // seedBudget is how many of one forgery a seed makes: most in one seed in
@@ -113,6 +120,30 @@ func (b *seedBudget) has(u *universe, stream string, oneIn, most int) bool {
 		}
 	}
 	return b.left > 0
+}
+
+// releaseReadsMax bounds the reads forged behind a release in one seed.
+const releaseReadsMax = 3
+
+// forgeReleasingRead: in half the seeds (drawn from its own stream),
+// right behind Core's release of a read-only profile, a read through it
+// is forged as from Core. It reaches the daemon after the release, whose
+// close is under way: the daemon must refuse it resource_unavailable and
+// read nothing.
+func (u *universe) forgeReleasingRead(conn sim.ConnID, handle, env string) {
+	s := &u.wsFaults
+	if !s.releaseRead.has(u, "workspace-read-releasing", 2, releaseReadsMax) {
+		return
+	}
+	s.releaseRead.left--
+	u.w.After(time.Millisecond, "", func() { // behind the release on the connection
+		if _, open := u.w.OpenConn(conn); !open {
+			return
+		}
+		id := u.hostile.mint("rr")
+		u.forge(conn, coreID, encodeFrame(id, wire.WorkspaceRead{Handle: handle, EnvironmentID: env, Path: harness.WorkspaceFiles[0], MaxBytes: 64}),
+			&check.HostileProbe{Action: check.HostileReadReleasing, ReplyID: id})
+	})
 }
 
 // staleNextsMax bounds the stale nexts forged in one seed.
@@ -218,7 +249,23 @@ func (u *universe) watchWorkspace(conn sim.ConnID, from sim.NodeID, f wire.Frame
 		if from == coreID && !p.Configuration.WorkspaceReadOnly {
 			s.preps[k] = p
 		}
+		if from == coreID && p.Configuration.WorkspaceReadOnly && p.Configuration.LocalEnvironment != nil {
+			if s.roPreps == nil {
+				s.roPreps = map[string]string{}
+			}
+			s.roPreps[k] = p.Configuration.LocalEnvironment.ID
+		}
+	case wire.ExecutionRelease:
+		if env, ok := s.roHandles[statusKey(conn, p.Handle)]; ok && from == coreID {
+			u.forgeReleasingRead(conn, p.Handle, env)
+		}
 	case wire.PreparationStatus:
+		if env, ok := s.roPreps[k]; ok && from != coreID && p.State == wire.StateReady && p.Handle != "" {
+			if s.roHandles == nil {
+				s.roHandles = map[string]string{}
+			}
+			s.roHandles[statusKey(conn, p.Handle)] = env
+		}
 		pr, ok := s.preps[k]
 		if from != coreID && ok && p.State == wire.StateStarted && p.RunID != "" {
 			x := wsRun{conn: conn, device: from, req: f.ID, run: p.RunID, session: pr.SessionID, kind: pr.Configuration.AgentKind}

@@ -26,7 +26,8 @@ import (
 //     (invalid_request; the installer's staging never sees it), or a second transfer's
 //     begin (runtime_preparation_capacity);
 //   - towards Core, ahead of the daemon's answer to one chunk: a received
-//     result one byte past the chunk's end, which Core must refuse and
+//     result one byte past the chunk's end, or at its end with an exit
+//     code, which Core must refuse and
 //     then hold the connection (the daemon still has the transfer open)
 //     while the operator prepares the device again;
 //   - ahead of Core's first resume (no rollback) of a daemon the wire
@@ -179,13 +180,20 @@ func (u *universe) probeEnvironment(s core.Send) {
 					&check.HostileProbe{Action: check.HostileChunkEmpty, ReplyID: id})
 			case 5:
 				// towards Core, ahead of the daemon's answer: received
-				// one byte past the chunk's new end, which no earlier
-				// answer carried either (Core's validator refuses it
-				// while the daemon still holds the transfer); the
-				// operator prepares the device again
+				// one byte past the chunk's new end (which no earlier
+				// answer carried either), or at it with an exit code:
+				// Core's validator refuses it while the daemon still
+				// holds the transfer; the operator prepares the device
+				// again
 				e.probed[id] = true
-				end := p.Offset + int64(len(p.Data)) + 1
-				u.w.Forge(conn, dev, encodeFrame(id, wire.RuntimePrepareResult{Outcome: wire.OutcomeReceived, Offset: end}))
+				end := p.Offset + int64(len(p.Data))
+				forged := wire.RuntimePrepareResult{Outcome: wire.OutcomeReceived, Offset: end + 1}
+				if e.r.IntN(2) == 0 {
+					// the right new end, with an exit code (only a failed
+					// result carries one)
+					forged = wire.RuntimePrepareResult{Outcome: wire.OutcomeReceived, Offset: end, ExitCode: 3}
+				}
+				u.w.Forge(conn, dev, encodeFrame(id, forged))
 				if u.wl != nil && u.wl.env != nil {
 					u.wl.now(func(now time.Time) { u.wl.prepareAgain(now, string(dev)) })
 				}
