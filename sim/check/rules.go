@@ -447,7 +447,7 @@ var rules = []Rule{
 		Decided: []string{"core/runtime_prepare.go"}, Checker: "timing_transfer.go",
 		Text: "a transfer without a terminal result delivered to Core within 195 s of its begin is recorded unknown exactly then; earlier only after a reason Core observed (its connection ended, Core restarted, an invalid result); one running when Core crashed is recorded unknown by the restart, in its instant"},
 	{Name: CheckTimingPrepareExpiry, Seed: wireRef + "§3.2, §6.2", Facts: FromWire, Verdict: both,
-		Decided: []string{"daemon/runtime_prepare.go"}, Checker: "timing_prepare_expiry.go",
+		Decided: []string{"daemon/runtime_prepare.go"}, Checker: "timing_prepare_expiry.go", Scenario: "runtime_prepare_expires_without_commit.txt",
 		Text: "a runtime_prepare transfer the daemon made ready without its commit by 195 s (Core's whole exchange) is dropped and refused invalid_request exactly then, so a transfer Core gave up on never holds its connection forever"},
 	{Name: CheckEngineErrorProjection, Seed: crProtocol + "原生故障分类; " + wireRef + "§6.3", Facts: wc, Verdict: step,
 		Decided: []string{"core/run.go", "core/engine_policy.go"}, Checker: "engine_errors.go", Scenario: "error_then_done_engine_code_projection.txt",
