@@ -39,7 +39,8 @@ import (
 //
 // And towards Core: ahead of the daemon's reply to Core's quiesce, a
 // refusal under the request's Envelope ID naming another suspension, or
-// the request's suspension and another Environment, or the exact refusal
+// the request's suspension in upper case, or the request's suspension and
+// another Environment, or the exact refusal
 // on another of Core's connections (Core must keep waiting each time: a
 // reply proves something only with both IDs echoed, on the request's
 // connection); after Core recorded a transfer
@@ -209,6 +210,10 @@ func (u *universe) probeEnvironment(s core.Send) {
 		case 2:
 			// the request's suspension, another Environment
 			u.w.Forge(conn, dev, busy(h.mint("env"), p.SuspendID))
+		case 4:
+			// the request's suspension in upper case (echoed exactly or
+			// not at all)
+			u.w.Forge(conn, dev, busy(p.EnvironmentID, strings.ToUpper(p.SuspendID)))
 		case 3:
 			// the exact refusal, on another device's connection to Core
 			for _, c := range u.w.OpenConns() {
