@@ -94,7 +94,7 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkPreparationEndedByRejection: {},
 	check.MarkSecondSuspensionRefused:     {},
 	check.MarkLateTransferResult:          {kCoreZombie.kind}, // a zombie's unknown; without faults the run may end before a "sleep 200" setup does
-	check.MarkTransferHeldAfterInvalid:    {},                 // any fault enables the environment probes
+	check.MarkTransferHeldAfterInvalid:    {sim.FaultStall},   // any fault kind enables the environment probes
 	check.MarkTransferInstallUnconfirmed:  {harness.InstallUnconfirmed},
 	check.MarkMCPBearerDelivered:          {}, // workload_mcp.go draws the servers
 	// the simulated engine's failures (harness/engine_errors.go)
