@@ -12,20 +12,10 @@ import "github.com/turnstile-sim/turnstile/wire"
 // ready and refuses the transfer invalid_request. A transfer still open
 // then was kept past it.
 
-type prepDaemonState struct {
-	transfers map[string]*timerWindow // conn\x00id → a transfer's expiry window; a new ready replaces one not live
-	lastFrame map[string]int64        // conn\x00id → instant a runtime_prepare frame of it reached the daemon
-}
-
 // prepareStepReceived notes a runtime_prepare frame reaching a daemon; a
 // commit ends the transfer's window (the installation may outlast it).
 func (l *Ledger) prepareStepReceived(ev WireEvent, p wire.RuntimePrepare) {
-	s := &l.timing.prepDaemon
-	k := connFrameKey(ev.Conn, ev.Frame.ID)
-	made(&s.lastFrame)[k] = ev.At
-	if t := s.transfers[k]; t != nil && p.Step == wire.StepCommit {
-		t.settled = true
-	}
+	l.timing.prepDaemon.arrived(connFrameKey(ev.Conn, ev.Frame.ID), ev.At, p.Step == wire.StepCommit)
 }
 
 // prepareResultSent: a ready opens a transfer; a terminal result ends it,
@@ -34,17 +24,16 @@ func (l *Ledger) prepareStepReceived(ev WireEvent, p wire.RuntimePrepare) {
 func (l *Ledger) prepareResultSent(ev WireEvent, r wire.RuntimePrepareResult) {
 	s := &l.timing.prepDaemon
 	k := connFrameKey(ev.Conn, ev.Frame.ID)
-	t, device, id := s.transfers[k], ev.From, ev.Frame.ID
-	answered := s.lastFrame[k] == ev.At
+	t, device, id := s.live(k), ev.From, ev.Frame.ID
+	answered := s.answers(k, ev.At)
 	switch {
-	case r.Outcome == wire.OutcomeReady && (t == nil || !t.live()):
-		t = &timerWindow{}
-		made(&s.transfers)[k] = t
+	case r.Outcome == wire.OutcomeReady && t == nil:
+		t = s.open(k)
 		l.startWindow(t, device, TimerPrepareExpiry, ev.Conn, ev.At, l.timer(device, TimerPrepareExpiry), func() {
 			l.expire(t, "%s kept runtime_prepare transfer %s (ready at %s) open past its %s expiry at %s with no commit",
 				device, id, vtime(t.from), t.length(), vtime(t.deadline))
 		})
-	case t == nil || !t.live() || r.Outcome == wire.OutcomeReady || r.Outcome == wire.OutcomeReceived:
+	case t == nil || r.Outcome == wire.OutcomeReady || r.Outcome == wire.OutcomeReceived:
 	case answered && r.ErrorCode == wire.TransferCapacity:
 		// a begin repeated on the open transfer's ID: refused, the
 		// transfer goes on

@@ -140,8 +140,8 @@ type timingState struct {
 	admissions  keyed[timedAdmission]    // device\x00handle, reset when its process dies (timing_admission.go)
 	settles     map[string]*settleWindow // device\x00run → the wait in progress (timing_settlement.go)
 	idle        idleState                // timing_idle.go
-	wsDaemon    wsDaemonState            // timing_workspace_daemon.go
-	prepDaemon  prepDaemonState          // timing_prepare_expiry.go
+	wsDaemon    daemonExpiries           // write transfers (timing_workspace_daemon.go)
+	prepDaemon  daemonExpiries           // runtime_prepare transfers (timing_prepare_expiry.go)
 	retry       retryState               // timing_retry.go
 	cleanup     cleanupRetryState        // timing_close_retry.go
 	decisions   decisionAckState         // timing_decision_ack.go

@@ -10,22 +10,50 @@ import "github.com/turnstile-sim/turnstile/wire"
 // instant is the expiry. Reader closes are judged from the Harness's
 // ground truth.
 
-type wsDaemonState struct {
-	transfers map[string]*timerWindow // conn\x00id → a write transfer's expiry window; a new ready replaces one not live
-	lastFrame map[string]int64        // conn\x00id → instant a write frame of it reached the daemon
+// daemonExpiries follows the transfers of one kind a daemon expires: each
+// one's expiry window, from the ready the daemon sent for its begin, and
+// the last instant a frame of it reached the daemon.
+type daemonExpiries struct {
+	windows   map[string]*timerWindow // conn\x00id → expiry window; a new ready replaces one not live
+	lastFrame map[string]int64        // conn\x00id → instant a frame of it reached the daemon
+}
+
+// arrived notes a frame of transfer k reaching the daemon at at; its
+// commit ends the window (applied or refused then, never expired).
+func (x *daemonExpiries) arrived(k string, at int64, commit bool) {
+	made(&x.lastFrame)[k] = at
+	if t := x.windows[k]; t != nil && commit {
+		t.settled = true
+	}
+}
+
+// answers: a refusal sent at at answers a frame of transfer k that
+// arrived in that same instant (it is no expiry).
+func (x *daemonExpiries) answers(k string, at int64) bool {
+	v, ok := x.lastFrame[k]
+	return ok && v == at
+}
+
+// live is k's window unless it has ended.
+func (x *daemonExpiries) live(k string) *timerWindow {
+	if t := x.windows[k]; t != nil && t.live() {
+		return t
+	}
+	return nil
+}
+
+// open starts a new window for k, to be armed by the caller.
+func (x *daemonExpiries) open(k string) *timerWindow {
+	t := &timerWindow{}
+	made(&x.windows)[k] = t
+	return t
 }
 
 func connFrameKey(conn uint64, id string) string { return pairKey(connKey(conn), id) }
 
-// transferWriteReceived notes a write frame reaching a daemon; a commit
-// ends its transfer (applied or refused now, never expired).
+// transferWriteReceived notes a write frame reaching a daemon.
 func (l *Ledger) transferWriteReceived(ev WireEvent, w wire.WorkspaceWrite) {
-	s := &l.timing.wsDaemon
-	k := connFrameKey(ev.Conn, ev.Frame.ID)
-	made(&s.lastFrame)[k] = ev.At
-	if t := s.transfers[k]; t != nil && w.Step == wire.StepCommit {
-		t.settled = true
-	}
+	l.timing.wsDaemon.arrived(connFrameKey(ev.Conn, ev.Frame.ID), ev.At, w.Step == wire.StepCommit)
 }
 
 // transferResultSent: a first ready starts a transfer; a refusal ends it,
@@ -33,18 +61,17 @@ func (l *Ledger) transferWriteReceived(ev WireEvent, w wire.WorkspaceWrite) {
 func (l *Ledger) transferResultSent(ev WireEvent, r wire.WorkspaceWriteResult) {
 	s := &l.timing.wsDaemon
 	k := connFrameKey(ev.Conn, ev.Frame.ID)
-	t, device, id := s.transfers[k], ev.From, ev.Frame.ID
+	t, device, id := s.live(k), ev.From, ev.Frame.ID
 	switch {
-	case r.Outcome == wire.OutcomeReady && (t == nil || !t.live()):
-		t = &timerWindow{}
-		made(&s.transfers)[k] = t
+	case r.Outcome == wire.OutcomeReady && t == nil:
+		t = s.open(k)
 		l.startWindow(t, device, TimerTransferExpiry, ev.Conn, ev.At, l.timer(device, TimerTransferExpiry), func() {
 			l.expire(t, "%s kept write transfer %s (accepted at %s) past its %s expiry at %s",
 				device, id, vtime(t.from), t.length(), vtime(t.deadline))
 		})
-	case r.Outcome == wire.OutcomeRejected && t != nil && t.live():
+	case r.Outcome == wire.OutcomeRejected && t != nil:
 		t.settled = true
-		if at, ok := s.lastFrame[k]; ok && at == ev.At {
+		if s.answers(k, ev.At) {
 			return // refused in answer to one of its frames
 		}
 		switch {
