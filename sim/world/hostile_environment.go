@@ -22,14 +22,14 @@ import (
 //   - ahead of Core's begin: a begin whose sha256 is upper-case hex
 //     (invalid_request);
 //   - ahead of one chunk of a transfer: a one-byte chunk of the same
-//     transfer at another offset than the bytes staged, or with no data
-//     (invalid_request; the installer's staging never sees it), or a second transfer's
-//     begin (runtime_preparation_capacity);
+//     transfer at another offset than the bytes staged, or one with no
+//     data (invalid_request; the installer's staging never sees it), or a
+//     second transfer's begin (runtime_preparation_capacity);
 //   - towards Core, ahead of the daemon's answer to one chunk: a received
 //     result one byte past the chunk's end, or at its end with an exit
-//     code, which Core must refuse and
-//     then hold the connection (the daemon still has the transfer open)
-//     while the operator prepares the device again;
+//     code, which Core must refuse and then hold the connection (the
+//     daemon still has the transfer open) while the operator prepares the
+//     device again;
 //   - ahead of Core's first resume (no rollback) of a daemon the wire
 //     shows fenced by that suspension: a quiesce of another suspension (resource_busy), a
 //     rollback resume of another suspension (not_suspended) and an
@@ -38,13 +38,12 @@ import (
 //     that lost the reply sends (accepted again once it lifted the fence).
 //
 // And towards Core: ahead of the daemon's reply to Core's quiesce, a
-// refusal under the request's Envelope ID naming another suspension, or
-// the request's suspension in upper case, or the request's suspension and
-// another Environment, or the exact refusal
-// on another of Core's connections (Core must keep waiting each time: a
-// reply proves something only with both IDs echoed, on the request's
-// connection); after Core recorded a transfer
-// unknown on a live connection, a late received result of it (proves no
+// refusal under the request's Envelope ID naming another suspension, the
+// request's suspension in upper case, the request's suspension and
+// another Environment, or the exact refusal on another device's
+// connection (Core must keep waiting each time: a reply proves something
+// only with both IDs echoed exactly, on the request's connection); after
+// Core recorded a transfer unknown on a live connection, a late received result of it (proves no
 // terminal outcome) followed by a new preparation of the device (Core
 // must not begin it there while the first may still be open).
 //
@@ -174,11 +173,6 @@ func (u *universe) probeEnvironment(s core.Send) {
 				x := h.mint("xto")
 				u.forge(conn, coreID, encodeFrame(x, wire.RuntimePrepare{Step: wire.StepChunk, Offset: p.Offset, Data: p.Data}),
 					&check.HostileProbe{Action: check.HostileChunkOtherTransfer, ReplyID: x})
-			case 6:
-				// at the staged offset, with no data (at least one byte)
-				e.probed[id] = true
-				u.forge(conn, coreID, encodeFrame(id, wire.RuntimePrepare{Step: wire.StepChunk, Offset: p.Offset, Data: []byte{}}),
-					&check.HostileProbe{Action: check.HostileChunkEmpty, ReplyID: id})
 			case 5:
 				// towards Core, ahead of the daemon's answer: received
 				// one byte past the chunk's new end (which no earlier
@@ -198,6 +192,11 @@ func (u *universe) probeEnvironment(s core.Send) {
 				if u.wl != nil && u.wl.env != nil {
 					u.wl.now(func(now time.Time) { u.wl.prepareAgain(now, string(dev)) })
 				}
+			case 6:
+				// at the staged offset, with no data (at least one byte)
+				e.probed[id] = true
+				u.forge(conn, coreID, encodeFrame(id, wire.RuntimePrepare{Step: wire.StepChunk, Offset: p.Offset, Data: []byte{}}),
+					&check.HostileProbe{Action: check.HostileChunkEmpty, ReplyID: id})
 			}
 		}
 	case wire.EnvironmentQuiesce:
@@ -210,10 +209,6 @@ func (u *universe) probeEnvironment(s core.Send) {
 		case 2:
 			// the request's suspension, another Environment
 			u.w.Forge(conn, dev, busy(h.mint("env"), p.SuspendID))
-		case 4:
-			// the request's suspension in upper case (echoed exactly or
-			// not at all)
-			u.w.Forge(conn, dev, busy(p.EnvironmentID, strings.ToUpper(p.SuspendID)))
 		case 3:
 			// the exact refusal, on another device's connection to Core
 			for _, c := range u.w.OpenConns() {
@@ -222,6 +217,10 @@ func (u *universe) probeEnvironment(s core.Send) {
 					break
 				}
 			}
+		case 4:
+			// the request's suspension in upper case (echoed exactly or
+			// not at all)
+			u.w.Forge(conn, dev, busy(p.EnvironmentID, strings.ToUpper(p.SuspendID)))
 		}
 	case wire.EnvironmentResume:
 		// only ahead of a first resume (no rollback): no earlier resume of
