@@ -184,6 +184,11 @@
 // machine as an ExportChunk effect and the next is pulled only after the
 // caller's ExportChunkTaken (Abandon ends it with a cancel), so nothing
 // of the archive is kept; the answer is completed only after the release.
+// An export Core stops early (a result it does not accept, a profile that
+// ended, the wait, an abandoning caller) sends cancel best effort: its
+// Send carries ExportCancelSendBudget (2 s), and the shell drops a cancel
+// it could not write within 2 s of queueing it, without closing the
+// connection (every other frame keeps the shell's 10 s write rule).
 //
 // # Store
 //

@@ -9,5 +9,7 @@ import (
 
 // The package doc states the limits the code keeps unexported.
 func TestDocNumbers(t *testing.T) {
-	docnumbers.Check(t, ".", fmt.Sprintf("at most %d per Turn", interactionsPerTurnMax))
+	docnumbers.Check(t, ".", fmt.Sprintf("at most %d per Turn", interactionsPerTurnMax),
+		"ExportCancelSendBudget ("+docnumbers.Seconds(ExportCancelSendBudget)+")",
+		"within "+docnumbers.Seconds(ExportCancelSendBudget)+" of queueing it")
 }

@@ -22,9 +22,18 @@ type Effect interface {
 // the order they appear. A Send that fails needs no report of its own: the
 // shell closes the connection and reports ConnClosed; Core never replays a
 // frame whose delivery is uncertain.
+//
+// Budget zero is an ordinary frame: the shell's own write limit applies
+// and a write that fails closes the connection. A Budget above zero marks
+// a best-effort frame (the export cancel, ExportCancelSendBudget): the
+// shell gives it at most Budget from the moment it was queued; one still
+// queued when its budget ran out is dropped, not written, and the
+// connection stays open. Core learns nothing either way and never relies
+// on a best-effort frame having arrived.
 type Send struct {
-	Conn  ConnID
-	Frame wire.Frame
+	Conn   ConnID
+	Frame  wire.Frame
+	Budget time.Duration
 }
 
 // CloseConn closes Conn. From this effect on Core treats the connection as
@@ -175,7 +184,12 @@ func (CancelTimer) isEffect() {}
 func (Observation) isEffect() {}
 func (APIResult) isEffect()   {}
 
-func (e Send) Describe() string { return fmt.Sprintf("send %s %s", e.Conn, DescribeFrame(e.Frame)) }
+func (e Send) Describe() string {
+	if e.Budget > 0 {
+		return fmt.Sprintf("send %s %s best-effort=%s", e.Conn, DescribeFrame(e.Frame), e.Budget)
+	}
+	return fmt.Sprintf("send %s %s", e.Conn, DescribeFrame(e.Frame))
+}
 func (e CloseConn) Describe() string {
 	return fmt.Sprintf("close-conn %s reason=%q", e.Conn, e.Reason)
 }

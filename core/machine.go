@@ -198,6 +198,12 @@ func (m *Machine) send(c ConnID, id string, p wire.Payload) {
 	m.emit(Send{Conn: c, Frame: wire.Frame{ID: id, Payload: p}})
 }
 
+// sendBestEffort sends a frame the shell may drop once budget has passed
+// since it was queued (Send.Budget).
+func (m *Machine) sendBestEffort(c ConnID, id string, p wire.Payload, budget time.Duration) {
+	m.emit(Send{Conn: c, Frame: wire.Frame{ID: id, Payload: p}, Budget: budget})
+}
+
 func (m *Machine) result(r APIResult) { m.emit(r) }
 
 // answer is the result of a call that answers v on success and err

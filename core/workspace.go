@@ -92,7 +92,7 @@ func (m *Machine) onWorkspaceTimer(kind, subject string) bool {
 	case timerWorkspaceRead:
 		if r := m.ws.byOp[subject]; r != nil {
 			if r.export != nil && r.sent && !r.export.done {
-				m.send(r.conn.id, r.opID, wire.WorkspaceExport{Step: wire.StepCancel}) // best effort
+				m.sendExportCancel(r)
 			}
 			m.finishRead(r, WorkspaceResult{Outcome: WorkspaceUnavailable, Code: wsTimeout})
 		}

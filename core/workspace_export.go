@@ -11,6 +11,12 @@ import (
 // reference §3.11).
 const WorkspaceExportWait = 180 * time.Second
 
+// ExportCancelSendBudget bounds the write of an export's cancel (wire
+// reference §3.11 step 4 and §6.2: best effort, 2 s): the shell drops the
+// cancel, without closing the connection, when it could not be written
+// within this long of being queued.
+const ExportCancelSendBudget = 2 * time.Second
+
 // ExportWorkspace archives a Session's workspace as one tar stream, on the
 // Session's scheduling reservation like an idle read: a read-only profile
 // is prepared on a device declaring workspace_read_preparation and
@@ -111,12 +117,12 @@ func (m *Machine) onExportResult(r *wsRead, res wire.WorkspaceExportResult) {
 	}
 	if x.held {
 		// the Runtime answered before Core asked for the next chunk
-		m.send(r.conn.id, r.opID, wire.WorkspaceExport{Step: wire.StepCancel})
+		m.sendExportCancel(r)
 		m.finishRead(r, WorkspaceResult{Outcome: WorkspaceUnavailable, Code: "incomplete_export"})
 		return
 	}
 	if res.ValidateAgainst(x.received) != nil || (res.Outcome != wire.OutcomeChunk && res.Outcome != wire.OutcomeCompleted) {
-		m.send(r.conn.id, r.opID, wire.WorkspaceExport{Step: wire.StepCancel})
+		m.sendExportCancel(r)
 		m.finishRead(r, WorkspaceResult{Outcome: WorkspaceUnavailable, Code: codeOr(res.ErrorCode, "incomplete_export")})
 		return
 	}
@@ -136,4 +142,10 @@ func (m *Machine) onExportResult(r *wsRead, res wire.WorkspaceExportResult) {
 	done := wire.WorkspaceReadResult{Outcome: wire.OutcomeCompleted, CloseAcknowledged: true}
 	r.result = &done
 	m.send(r.conn.id, r.prepID, wire.ExecutionRelease{Handle: r.handle})
+}
+
+// sendExportCancel tells the Runtime, best effort, that Core stopped
+// export r early: the frame carries ExportCancelSendBudget.
+func (m *Machine) sendExportCancel(r *wsRead) {
+	m.sendBestEffort(r.conn.id, r.opID, wire.WorkspaceExport{Step: wire.StepCancel}, ExportCancelSendBudget)
 }

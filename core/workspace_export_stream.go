@@ -63,7 +63,7 @@ func (m *Machine) onExportChunkTaken(e ExportChunkTaken) {
 	r.export.held = false
 	if e.Abandon {
 		if r.sent && !r.export.done {
-			m.send(r.conn.id, r.opID, wire.WorkspaceExport{Step: wire.StepCancel}) // best effort
+			m.sendExportCancel(r)
 		}
 		m.finishRead(r, WorkspaceResult{Outcome: WorkspaceUnavailable, Code: wsExportAbandoned})
 		return

@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"github.com/turnstile-sim/turnstile/core"
@@ -87,4 +88,52 @@ func TestStreamedExportEndsHonestly(t *testing.T) {
 	res = apiResultOf(t, effs)
 	require.Equal(t, "timeout", res.Value.(*core.WorkspaceResult).Code)
 	require.Equal(t, wire.StepCancel, one[wire.WorkspaceExport](t, effs).P.Step)
+}
+
+// budgets lists the Budget of every Send in effs, by frame type and step.
+func budgets(effs []core.Effect) map[string]time.Duration {
+	out := map[string]time.Duration{}
+	for _, e := range effs {
+		if s, ok := e.(core.Send); ok {
+			k := s.Frame.Type()
+			if x, ok := s.Frame.Payload.(wire.WorkspaceExport); ok {
+				k += " " + x.Step
+			}
+			out[k] = s.Budget
+		}
+	}
+	return out
+}
+
+// TestExportCancelIsBestEffortWithinTwoSeconds: every cancel of an
+// export Core stopped early carries ExportCancelSendBudget, so the shell
+// drops it rather than block on it past 2 s; the frames Core must not
+// lose (begin, next, the release) carry none and keep the shell's own
+// write rule.
+func TestExportCancelIsBestEffortWithinTwoSeconds(t *testing.T) {
+	require.Equal(t, 2*time.Second, core.ExportCancelSendBudget)
+	h := newRig(t)
+	sid := h.workspaceSession()
+	call := h.nextCall()
+	prep := one[wire.ExecutionPrepare](t, h.step(core.ExportWorkspace{Call: call, Session: sid, Stream: true}))
+	effs := h.frame(1, prep.ID, roStatus(wire.StateReady, 2, ""))
+	require.Equal(t, map[string]time.Duration{"workspace_export begin": 0}, budgets(effs))
+	op := one[wire.WorkspaceExport](t, effs).ID
+	h.frame(1, op, wire.WorkspaceExportResult{Outcome: wire.OutcomeChunk, Offset: 0, Data: []byte("a")})
+	require.Equal(t, map[string]time.Duration{"workspace_export next": 0}, budgets(h.step(core.ExportChunkTaken{Call: call})))
+
+	// a result Core does not accept
+	effs = h.frame(1, op, wire.WorkspaceExportResult{Outcome: wire.OutcomeChunk, Offset: 0, Data: []byte("b")})
+	require.Equal(t, map[string]time.Duration{"workspace_export cancel": core.ExportCancelSendBudget, "execution_release": 0}, budgets(effs))
+
+	// an abandoning caller
+	call, _, op = streamExport(t, h, sid)
+	h.frame(1, op, wire.WorkspaceExportResult{Outcome: wire.OutcomeChunk, Offset: 0, Data: []byte("a")})
+	effs = h.step(core.ExportChunkTaken{Call: call, Abandon: true})
+	require.Equal(t, map[string]time.Duration{"workspace_export cancel": core.ExportCancelSendBudget, "execution_release": 0}, budgets(effs))
+
+	// the export wait
+	_, _, op = streamExport(t, h, sid)
+	effs = h.fire(core.TimerID("ws-read:" + op))
+	require.Equal(t, map[string]time.Duration{"workspace_export cancel": core.ExportCancelSendBudget, "execution_release": 0}, budgets(effs))
 }

@@ -251,7 +251,7 @@ func (m *Machine) onReadStatus(r *wsRead, st wire.PreparationStatus) {
 // cancel; the Runtime may still be producing or streaming it).
 func (m *Machine) stopExport(r *wsRead) {
 	if r.export != nil && r.sent && !r.export.done {
-		m.send(r.conn.id, r.opID, wire.WorkspaceExport{Step: wire.StepCancel})
+		m.sendExportCancel(r)
 	}
 }
 

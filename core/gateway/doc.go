@@ -19,7 +19,12 @@
 // queued on the connection's server.Inbound, which the loop drains many
 // frames at a time) and a writer (a queue of 64
 // frames, at most 10 s per write; an overflow or a slow write closes only
-// that connection). Idle close (60 s without an inbound frame), device
+// that connection). A best-effort frame (core.Send.Budget, the export
+// cancel's 2 s) gets at most its budget from the moment it was queued:
+// still queued when it ran out, it is dropped unwritten and the
+// connection stays open; a write of it that began and did not finish in
+// time closes the connection like any failed write, since part of it may
+// already be on the stream. Idle close (60 s without an inbound frame), device
 // replacement and invalid heartbeats are the machine's decisions, applied
 // here as closes with code 1008; a revoked device is closed with 4001.
 package gateway

@@ -25,6 +25,7 @@ func TestDocNumbersAreTheLimits(t *testing.T) {
 		fmt.Sprintf("read limit %d MiB", wire.FrameBytesMax>>20),
 		fmt.Sprintf("a queue of %d frames, at most %s per write", OutboundFrames, seconds(WriteTimeout)),
 		fmt.Sprintf("Idle close (%s without an inbound frame)", seconds(core.DefaultConfig().ConnIdleTimeout)),
+		fmt.Sprintf("the export cancel's %s", seconds(core.ExportCancelSendBudget)),
 	} {
 		if !strings.Contains(doc, want) {
 			t.Errorf("doc.go does not state %q", want)

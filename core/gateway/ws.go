@@ -7,7 +7,9 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
+	"github.com/benbjohnson/clock"
 	"github.com/coder/websocket"
 
 	"github.com/turnstile-sim/turnstile/core"
@@ -81,23 +83,36 @@ func headerHasToken(h http.Header, name, token string) bool {
 // drained by a writer goroutine.
 type wsConn struct {
 	ws      *websocket.Conn
-	q       chan []byte
+	clk     clock.Clock
+	q       chan outFrame
 	closing chan struct{}
 	once    sync.Once
 	code    websocket.StatusCode
 	reason  string
 }
 
+// outFrame is one queued frame. A best-effort frame (core.Send.Budget)
+// has the instant its budget runs out; an ordinary one has none.
+type outFrame struct {
+	b        []byte
+	deadline time.Time
+}
+
 // Send queues a frame; false when the queue is full or the connection is
-// closing.
-func (c *wsConn) Send(b []byte) bool {
+// closing. A budget above zero makes it best effort: it is written only if
+// its write can start and finish within budget of now (writeOne).
+func (c *wsConn) Send(b []byte, budget time.Duration) bool {
 	select {
 	case <-c.closing:
 		return false
 	default:
 	}
+	f := outFrame{b: b}
+	if budget > 0 {
+		f.deadline = c.clk.Now().Add(budget)
+	}
 	select {
-	case c.q <- b:
+	case c.q <- f:
 		return true
 	default:
 		return false
@@ -127,7 +142,7 @@ func (c *wsConn) closedByCore() (string, bool) {
 // serveConn registers the connection, runs its writer and reads frames
 // until the connection ends.
 func (g *Gateway) serveConn(ctx context.Context, device string, ws *websocket.Conn) {
-	c := &wsConn{ws: ws, q: make(chan []byte, g.opt.OutboundFrames), closing: make(chan struct{})}
+	c := &wsConn{ws: ws, clk: g.opt.Clock, q: make(chan outFrame, g.opt.OutboundFrames), closing: make(chan struct{})}
 	id, err := g.s.Open(ctx, device, c)
 	if err != nil {
 		ws.Close(websocket.StatusTryAgainLater, "core is stopping")
@@ -222,14 +237,15 @@ func readReason(err error) string {
 	return "read failed"
 }
 
-// write drains the queue, each frame within the write budget, and closes
+// write drains the queue, each frame within its write budget, and closes
 // the connection when asked (after the frames already queued) or when a
-// write fails.
+// write fails. A best-effort frame whose budget ran out while it waited
+// is dropped instead, and the connection stays open.
 func (g *Gateway) write(c *wsConn, log interface{ Info(string, ...any) }) {
 	for {
 		select {
-		case b := <-c.q:
-			if !g.writeOne(c, b) {
+		case f := <-c.q:
+			if !g.writeOne(c, f, log) {
 				log.Info("write failed or exceeded its budget; closing")
 				c.ws.CloseNow()
 				return
@@ -237,8 +253,8 @@ func (g *Gateway) write(c *wsConn, log interface{ Info(string, ...any) }) {
 		case <-c.closing:
 			for {
 				select {
-				case b := <-c.q:
-					if !g.writeOne(c, b) {
+				case f := <-c.q:
+					if !g.writeOne(c, f, log) {
 						c.ws.CloseNow()
 						return
 					}
@@ -253,8 +269,26 @@ func (g *Gateway) write(c *wsConn, log interface{ Info(string, ...any) }) {
 	}
 }
 
-func (g *Gateway) writeOne(c *wsConn, b []byte) bool {
-	ctx, cancel := g.opt.Clock.WithTimeout(context.Background(), g.opt.WriteTimeout)
+// writeOne writes f within its budget: WriteTimeout for an ordinary
+// frame; for a best-effort frame what is left of its budget (at most
+// WriteTimeout). A best-effort frame with nothing left is dropped unwritten
+// and reported written (true): nothing of it reached the stream, so the
+// connection is intact. A write that starts and then runs out of time
+// fails whichever kind the frame is, and the connection is closed: part of
+// the message may already be on the stream, after which no later frame
+// could be framed correctly (the WebSocket library closes the connection
+// itself when a write's context expires).
+func (g *Gateway) writeOne(c *wsConn, f outFrame, log interface{ Info(string, ...any) }) bool {
+	budget := g.opt.WriteTimeout
+	if !f.deadline.IsZero() {
+		left := f.deadline.Sub(g.opt.Clock.Now())
+		if left <= 0 {
+			log.Info("best-effort frame dropped: its write budget ran out while it was queued", "bytes", len(f.b))
+			return true
+		}
+		budget = min(budget, left)
+	}
+	ctx, cancel := g.opt.Clock.WithTimeout(context.Background(), budget)
 	defer cancel()
-	return c.ws.Write(ctx, websocket.MessageText, b) == nil
+	return c.ws.Write(ctx, websocket.MessageText, f.b) == nil
 }

@@ -69,7 +69,7 @@ func (s *Server) send(e core.Send) {
 		s.pending = append(s.pending, core.ConnClosed{Conn: e.Conn, Reason: reasonEncodeFail})
 		return
 	}
-	if !c.conn.Send(b) {
+	if !c.conn.Send(b, e.Budget) {
 		// Overflow closes only this connection; the machine sees it lost.
 		failSpan(span, reasonOverflow)
 		c.conn.Close(CloseTryAgain, reasonOverflow)

@@ -54,7 +54,7 @@ type benchConn struct {
 	done chan struct{}
 }
 
-func (c *benchConn) Send(b []byte) bool {
+func (c *benchConn) Send(b []byte, _ time.Duration) bool {
 	select {
 	case c.q <- b:
 		return true

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/turnstile-sim/turnstile/core/gateway/scripted"
 	"github.com/turnstile-sim/turnstile/core/server"
@@ -14,8 +15,8 @@ import (
 // nopConn is a connection whose frames go nowhere.
 type nopConn struct{}
 
-func (nopConn) Send([]byte) bool  { return true }
-func (nopConn) Close(int, string) {}
+func (nopConn) Send([]byte, time.Duration) bool { return true }
+func (nopConn) Close(int, string)               {}
 
 // heartbeatFrom encodes a heartbeat whose daemon_version is v.
 func heartbeatFrom(v string) []byte {

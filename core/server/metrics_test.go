@@ -55,7 +55,7 @@ func expect(t *testing.T, got map[string]float64, want map[string]float64) {
 // the test.
 type frameConn struct{ out chan wire.Frame }
 
-func (c frameConn) Send(b []byte) bool {
+func (c frameConn) Send(b []byte, _ time.Duration) bool {
 	f, err := wire.Decode(b)
 	if err != nil {
 		panic(err)

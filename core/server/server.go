@@ -20,9 +20,13 @@ import (
 // Conn is the loop's handle on one Runtime connection. Both methods must
 // return at once: Send only queues (false when the connection's bounded
 // queue is full or the connection is closed), Close starts an asynchronous
-// close with a WebSocket close code and a reason.
+// close with a WebSocket close code and a reason. budget is the machine's
+// Send.Budget: zero for an ordinary frame (the connection's own write
+// limit; a failed write closes it), above zero for a best-effort frame,
+// which the connection writes only if it can within budget of this call
+// and otherwise drops, leaving the connection open.
 type Conn interface {
-	Send(frame []byte) bool
+	Send(frame []byte, budget time.Duration) bool
 	Close(code int, reason string)
 }
 

@@ -55,7 +55,7 @@ func newFakeConn(s *server.Server, back *checked, rt *scripted.Runtime, queue in
 	return &fakeConn{s: s, back: back, rt: rt, q: make(chan []byte, queue), done: make(chan struct{})}
 }
 
-func (c *fakeConn) Send(b []byte) bool {
+func (c *fakeConn) Send(b []byte, _ time.Duration) bool {
 	if !c.back.clean() {
 		c.dirty++
 	}
