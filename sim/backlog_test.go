@@ -101,3 +101,63 @@ func TestFrameBacklogFollowsOneFrame(t *testing.T) {
 		t.Fatalf("frame backlog readings %q, want %q", got, want)
 	}
 }
+
+// TestBestEffortFrameDroppedPastItsBudget: frames a sends at 1 s into a
+// stall of a->b (0.1 s to 3.1 s) are held; at the release, a best-effort
+// frame whose 2 s budget ran out (at 3 s) is dropped, reported dropped
+// and never delivered, one whose 2.5 s budget has not is delivered, and
+// the ordinary frames around them are delivered in order: the connection
+// stays open.
+func TestBestEffortFrameDroppedPastItsBudget(t *testing.T) {
+	ms := time.Millisecond
+	var got, taps []string
+	s := fixedNet(1)
+	s.Heal = 20 * time.Second
+	s.Faults = []Fault{{At: 100 * ms, Kind: FaultStall, For: 3 * time.Second}} // c1 a->b
+	opts := Options{Schedule: s, Setup: func(w *Kernel) {
+		w.Tap(func(ev TapEvent) {
+			if ev.Kind == TapDropped || ev.Kind == TapClosed || ev.Kind == TapLost {
+				taps = append(taps, fmt.Sprintf("%s %s %s", ev.Kind, ev.Frame, ev.Reason))
+			}
+		})
+		var conn ConnID
+		w.AddNode("a", func() Node {
+			return NodeFunc(func(now time.Time, ev Event) []Effect {
+				switch e := ev.(type) {
+				case Start:
+					return []Effect{Dial{Peer: "b"}, SetTimer{"send", Epoch.Add(time.Second)}}
+				case ConnOpened:
+					conn = e.Conn
+				case TimerFired:
+					return []Effect{Send{Conn: conn, Frame: []byte("keep")},
+						Send{Conn: conn, Frame: []byte("cancel"), Budget: 2 * time.Second},
+						Send{Conn: conn, Frame: []byte("soon"), Budget: 2500 * ms},
+						Send{Conn: conn, Frame: []byte("after")}}
+				}
+				return nil
+			})
+		})
+		w.AddNode("b", func() Node {
+			return NodeFunc(func(now time.Time, ev Event) []Effect {
+				if d, ok := ev.(Delivered); ok {
+					got = append(got, string(d.Frame)+"@"+FormatTime(now))
+				}
+				return nil
+			})
+		})
+	}}
+	r := Run(1, opts)
+	if r.Failed() {
+		t.Fatal(r.Report())
+	}
+	want := []string{"keep@3.110000000", "soon@3.110000000", "after@3.110000000"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("delivered %q, want %q", got, want)
+	}
+	if wantTaps := []string{"dropped cancel " + ReasonBudget}; !slices.Equal(taps, wantTaps) {
+		t.Fatalf("taps %q, want %q", taps, wantTaps)
+	}
+	if r.Stats.FramesDropped != 1 || r.Stats.FramesLost != 0 {
+		t.Fatalf("stats %+v", r.Stats)
+	}
+}

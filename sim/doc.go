@@ -22,7 +22,9 @@
 //
 //   - a step's effects are applied in order, before the next event;
 //   - frames of one direction of a connection arrive in send order, each
-//     once, unless the connection closes first;
+//     once, unless the connection closes first, or unless the frame is
+//     best effort (Send.Budget) and could not leave within its budget: it
+//     is then dropped unsent (TapDropped), the connection left open;
 //   - a graceful Close delivers the closer's frames already sent, then
 //     ConnClosed to the peer; a broken connection loses every frame in
 //     flight and each end learns at its own time;
@@ -34,9 +36,9 @@
 // assigned by the kernel and shared by both ends. A Dial's Query reaches the
 // accepting end with ConnOpened, as an upgrade URL's query does.
 //
-// Taps (Kernel.Tap) observe every frame sent, delivered or lost and every
-// open and close an end learns of (a crashed node's ends are reported
-// closed by the node itself, reason ReasonCrashed). A hostile fault may
+// Taps (Kernel.Tap) observe every frame sent, delivered, lost or dropped
+// and every open and close an end learns of (a crashed node's ends are
+// reported closed by the node itself, reason ReasonCrashed). A hostile fault may
 // install a Proxy on one direction of a connection (Kernel.SetProxy): it
 // sees each frame the end's node sends and returns what crosses instead;
 // Kernel.Forge puts a frame of its own on a direction. Both keep a

@@ -115,7 +115,7 @@ func faultRun(t *testing.T, faults []Fault, sendAt ...time.Duration) ([]string, 
 				case ConnOpened:
 					conn = e.Conn
 				case TimerFired:
-					return []Effect{Send{conn, []byte(e.Timer)}}
+					return []Effect{Send{Conn: conn, Frame: []byte(e.Timer)}}
 				}
 				return nil
 			})

@@ -39,7 +39,14 @@ type held struct {
 	close  bool
 	forged bool // put on the wire by a proxy, not by the end's node
 	reason string
+	// deadline, when not zero, is the instant a best-effort frame
+	// (Send.Budget) must have left the sender by; later it is dropped.
+	deadline int64
 }
+
+// ReasonBudget is the reason of a best-effort frame dropped because it
+// could not leave within its Send.Budget.
+const ReasonBudget = "best-effort budget ran out before the frame could leave"
 
 // connEnd is one end of a connection plus the direction leaving it.
 type connEnd struct {
@@ -162,11 +169,19 @@ func (n *network) send(s *slot, m Send) {
 		n.tap(TapLost, c, e, m.Frame, "broken")
 	case c.ends[e].proxy != nil:
 		n.tap(TapSent, c, e, m.Frame, "")
-		n.proxied(c, e, m.Frame)
+		n.proxied(c, e, m.Frame, deadlineOf(n.w.now, m))
 	default:
 		n.tap(TapSent, c, e, m.Frame, "")
-		n.push(c, e, held{frame: m.Frame})
+		n.push(c, e, held{frame: m.Frame, deadline: deadlineOf(n.w.now, m)})
 	}
+}
+
+// deadlineOf is the instant by which best-effort m must leave (0: none).
+func deadlineOf(now int64, m Send) int64 {
+	if m.Budget <= 0 {
+		return 0
+	}
+	return now + int64(m.Budget)
 }
 
 // push moves one frame or close notice along the direction leaving end e.
@@ -177,6 +192,13 @@ func (n *network) push(c *conn, e int, h held) {
 		return
 	}
 	at := max(n.w.now+c.latency+d.extra, d.lastAt)
+	if h.deadline != 0 && at-c.latency >= h.deadline {
+		// a best-effort write still queued when its budget ran out
+		n.w.stats.FramesDropped++
+		n.note("dropped", n.direction(c, e), "len="+strconv.Itoa(len(h.frame)), "(best-effort budget)")
+		n.tapFrame(TapDropped, c, e, h.frame, ReasonBudget, h.forged)
+		return
+	}
 	d.lastAt = at
 	if h.close {
 		n.w.q.push(item{at: at, kind: itemClosed, conn: c, dir: uint8(1 - e), reason: h.reason})

@@ -73,7 +73,7 @@ func wantLog(t *testing.T, log []string, want ...string) {
 
 func TestNetworkOpenSendCloseOrder(t *testing.T) {
 	a := dialOnStart("b", func(now time.Time, c ConnID) []Effect {
-		return []Effect{Send{c, []byte("x")}, Send{c, []byte("y")}, Close{c, "bye"}, Send{c, []byte("z")}}
+		return []Effect{Send{Conn: c, Frame: []byte("x")}, Send{Conn: c, Frame: []byte("y")}, Close{c, "bye"}, Send{Conn: c, Frame: []byte("z")}}
 	})
 	log, _ := runScript(t, a, nil, nil)
 	wantLog(t, log,
@@ -89,7 +89,7 @@ func TestNetworkOpenSendCloseOrder(t *testing.T) {
 func TestNetworkFrameTooBig(t *testing.T) {
 	big := bytes.Repeat([]byte{1}, FrameBytesMax+1)
 	a := dialOnStart("b", func(now time.Time, c ConnID) []Effect {
-		return []Effect{Send{c, []byte("ok")}, Send{c, big}, Send{c, []byte("after")}}
+		return []Effect{Send{Conn: c, Frame: []byte("ok")}, Send{Conn: c, Frame: big}, Send{Conn: c, Frame: []byte("after")}}
 	})
 	log, r := runScript(t, a, nil, nil)
 	reason := fmt.Sprintf("%s (%d bytes > %d)", ReasonTooBig, FrameBytesMax+1, FrameBytesMax)
@@ -101,7 +101,7 @@ func TestNetworkFrameTooBig(t *testing.T) {
 		t.Fatalf("stats %+v", r.Stats)
 	}
 	exact := bytes.Repeat([]byte{1}, FrameBytesMax)
-	a = dialOnStart("b", func(now time.Time, c ConnID) []Effect { return []Effect{Send{c, exact}} })
+	a = dialOnStart("b", func(now time.Time, c ConnID) []Effect { return []Effect{Send{Conn: c, Frame: exact}} })
 	log, _ = runScript(t, a, nil, nil)
 	if !strings.Contains(log[len(log)-1], "b recv c1 len=4194304") {
 		t.Fatalf("a frame of exactly FrameBytesMax must pass: %s", log[len(log)-1])
@@ -119,7 +119,7 @@ func TestNetworkReplacementConnection(t *testing.T) {
 			if opened == 1 {
 				return []Effect{Dial{Peer: "b", Tag: "second"}}
 			}
-			return []Effect{Send{e.Conn, []byte("new")}, Close{1, "replaced"}}
+			return []Effect{Send{Conn: e.Conn, Frame: []byte("new")}, Close{1, "replaced"}}
 		}
 		return nil
 	}

@@ -131,9 +131,16 @@ type Effect interface{ isEffect() }
 // dead socket would). A frame larger than FrameBytesMax is rejected by the
 // receiving end, which closes the connection with a "message too big" reason
 // seen by both ends. The kernel keeps the slice: do not mutate it afterwards.
+//
+// Budget above zero makes the frame best effort, as a shell's write
+// deadline on a queued frame would: a frame that cannot leave the sender
+// within Budget of being sent (held by a stall, or behind a slow link or
+// the frames queued ahead of it for that long) is dropped instead,
+// reported TapDropped, and the connection stays open. Zero: no bound.
 type Send struct {
-	Conn  ConnID
-	Frame []byte
+	Conn   ConnID
+	Frame  []byte
+	Budget time.Duration
 }
 
 // Close closes Conn gracefully. Frames already sent by this node are still

@@ -55,7 +55,7 @@ func (s *streamNode) tick(now time.Time) []Effect {
 	for _, c := range sortedConns(s.next) {
 		if s.rng.IntN(3) == 0 {
 			s.next[c]++
-			out = append(out, Send{c, []byte(strconv.Itoa(s.next[c]))})
+			out = append(out, Send{Conn: c, Frame: []byte(strconv.Itoa(s.next[c]))})
 		}
 		if s.rng.IntN(200) == 0 {
 			out = append(out, Close{c, "done"})

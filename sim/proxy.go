@@ -113,7 +113,7 @@ func (n *network) forge(c *conn, e int, frame []byte) {
 
 // proxied passes a frame the node sent through the direction's proxy.
 // A frame the proxy does not pass on is reported lost.
-func (n *network) proxied(c *conn, e int, frame []byte) {
+func (n *network) proxied(c *conn, e int, frame []byte, deadline int64) {
 	passed := false
 	for _, pf := range c.ends[e].proxy(frame) {
 		if c.broken || c.ends[e].closed {
@@ -124,7 +124,7 @@ func (n *network) proxied(c *conn, e int, frame []byte) {
 			continue
 		}
 		passed = true
-		n.push(c, e, held{frame: pf.Frame})
+		n.push(c, e, held{frame: pf.Frame, deadline: deadline})
 	}
 	if !passed {
 		n.w.stats.FramesLost++

@@ -20,7 +20,7 @@ func sendAt30ms(frames ...string) func(time.Time, Event) []Effect {
 		case TimerFired:
 			var out []Effect
 			for _, f := range frames {
-				out = append(out, Send{conn, []byte(f)})
+				out = append(out, Send{Conn: conn, Frame: []byte(f)})
 			}
 			return out
 		}

@@ -120,6 +120,7 @@ type Stats struct {
 	Effects         uint64
 	FramesDelivered uint64
 	FramesLost      uint64
+	FramesDropped   uint64 // best-effort frames whose Send.Budget ran out (TapDropped)
 	FramesTooBig    uint64
 	FramesForged    uint64 // frames a proxy put on the wire (sim/proxy.go)
 	DialsRefused    uint64

@@ -24,10 +24,13 @@ const (
 	// TapClosed: To learned that Conn closed (Reason says why), or closed
 	// it itself (From == To; Reason ReasonCrashed when its process died).
 	TapClosed
+	// TapDropped: the sending end dropped a best-effort Frame (Send.Budget)
+	// that could not leave within its budget; the connection stays open.
+	TapDropped
 )
 
 var tapKindNames = [...]string{TapSent: "sent", TapDelivered: "delivered", TapLost: "lost",
-	TapOpened: "opened", TapClosed: "closed"}
+	TapOpened: "opened", TapClosed: "closed", TapDropped: "dropped"}
 
 func (k TapKind) String() string {
 	if int(k) < len(tapKindNames) && tapKindNames[k] != "" {

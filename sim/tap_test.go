@@ -25,7 +25,7 @@ func tapInto(taps *[]string) func(w *Kernel) {
 func TestTapSeesSendsDeliveriesOpensAndCloses(t *testing.T) {
 	var taps []string
 	a := dialOnStart("b", func(now time.Time, c ConnID) []Effect {
-		return []Effect{Send{c, []byte("x")}, Close{c, "bye"}, Send{c, []byte("z")}}
+		return []Effect{Send{Conn: c, Frame: []byte("x")}, Close{c, "bye"}, Send{Conn: c, Frame: []byte("z")}}
 	})
 	runScript(t, a, nil, tapInto(&taps))
 	want := []string{
@@ -44,7 +44,7 @@ func TestTapSeesSendsDeliveriesOpensAndCloses(t *testing.T) {
 func TestTapReportsFramesLostWithTheConnection(t *testing.T) {
 	var taps []string
 	a := dialOnStart("b", func(now time.Time, c ConnID) []Effect {
-		return []Effect{Send{c, []byte("gone")}}
+		return []Effect{Send{Conn: c, Frame: []byte("gone")}}
 	})
 	runScript(t, a, nil, func(w *Kernel) {
 		tapInto(&taps)(w)
