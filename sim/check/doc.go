@@ -117,6 +117,7 @@
 //   - workspace_records.go: workspace_truth timing_workspace
 //   - workspace_wire.go: workspace_mutation_order read_only_started
 //   - workspace_export.go: workspace_export workspace_export_stopped
+//     workspace_export_cancel_budget
 //   - workspace_runtime.go: workspace_read_environment
 //     workspace_read_after_unknown workspace_read_unsupported
 //     workspace_write_exclusion workspace_declaration

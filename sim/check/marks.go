@@ -108,6 +108,8 @@ func ExpectedMarks() []Mark {
 		MarkWriteRefusedDuringRun, MarkReadForeignEnvRefused, MarkReadBlockedAfterUnknown,
 		MarkWriteBlockedAfterUnknown, MarkWriteInstallRefused, MarkReadResultOutOfBounds,
 		MarkPrepareRefusedDuringWrite, MarkWriteReceiptSizeForged, MarkExportStaleNextRefused,
+		// the streaming client going away with a stalled link behind the cancel (export_cancel_stall.go)
+		MarkExportCancelDropped, MarkExportCancelHeldInTime,
 	}, hostileExpectedMarks(), failoverExpectedMarks, projectionExpectedMarks, engineExpectedMarks)
 	slices.Sort(out)
 	return out

@@ -13,6 +13,7 @@ const (
 	WireLost      = "lost"      // lost in flight, or too big for the transport
 	WireOpened    = "opened"    // To learned the connection is open
 	WireClosed    = "closed"    // To learned it closed (From == To: To closed it)
+	WireDropped   = "dropped"   // From's end dropped a best-effort frame unwritten; the connection stays open
 )
 
 // WireEvent is one observation of the simulated network, seen from outside

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"maps"
+	"time"
 
 	"github.com/turnstile-sim/turnstile/wire"
 )
@@ -42,7 +43,33 @@ type exportWire struct {
 	cancelled bool
 	conn      uint64
 	ended     bool // an answer ending it reached Core, or its connection ended
+	// awaiting: Core asked (begin or next) and no chunk answered it yet;
+	// completed: a completed Core accepts reached it (awaited, at the
+	// bytes received, no data, no code): the export finished, not stopped
+	awaiting, completed bool
+	// the cancel Core sent: when, and its bytes' identity (0, nil: none)
+	cancelAt  int64
+	cancelRaw *byte
 }
+
+// CheckExportCancelBudget is rule workspace_export_cancel_budget
+// (rules.go): Core's export cancel is best effort within 2 s (wire
+// reference §3.11 step 4, §6.2). Core sends it only for an export it
+// stopped early (one it began on that connection, no completed it
+// accepts having reached it), and it reaches the daemon within
+// ExportCancelBudget of being sent plus the connection's latency, or not
+// at all (dropped unwritten, the connection left open).
+const CheckExportCancelBudget = "workspace_export_cancel_budget"
+
+// ExportCancelBudget is the documents' bound on the export cancel's
+// send (wire reference §6.2: "its cancel send | 2 s").
+const ExportCancelBudget = 2 * time.Second
+
+// Export cancel marks.
+const (
+	MarkExportCancelDropped    Mark = "workspace_export_cancel_dropped"      // an export cancel dropped unwritten, its 2 s budget spent behind a stalled link
+	MarkExportCancelHeldInTime Mark = "workspace_export_cancel_held_in_time" // an export cancel held by a stalled link reached the daemon within its budget
+)
 
 // CheckExportStopped is rule workspace_export_stopped (rules.go): Core's
 // export wait runs from the call's admission, before the begin, so by
@@ -153,18 +180,31 @@ func (l *Ledger) observeExport(ev WireEvent) {
 		switch {
 		case ev.Kind != WireSent || ev.From != CoreNode:
 		case p.Step == wire.StepBegin && x == nil:
-			x = &exportWire{conn: ev.Conn}
+			x = &exportWire{conn: ev.Conn, awaiting: true}
 			made(&l.ws.exportsOnWire)[k] = x
 			deadline := ev.At + int64(DocumentedTimer(TimerWorkspaceExport))
 			l.arm(deadline, func() { l.exportDue(id, x, deadline) })
+		case x == nil && p.Step == wire.StepCancel:
+			l.violate(ev.At, CheckExportCancelBudget, "export %s: Core sent cancel on conn %s, where it began no such export", id, connKey(ev.Conn))
 		case x == nil:
 		case p.Step == wire.StepCancel && !x.cancelled:
 			x.cancelled = true
 			l.reach(MarkExportCancelled)
+			if x.completed {
+				l.violate(ev.At, CheckExportCancelBudget, "export %s: Core sent cancel after a completed it accepts reached it: it stopped nothing early", id)
+			}
+			if len(ev.Raw) > 0 {
+				x.cancelAt, x.cancelRaw = ev.At, &ev.Raw[0]
+			}
 		case p.Step == wire.StepNext && x.cancelled:
 			l.violate(ev.At, CheckWorkspaceExport, "export %s: Core sent next after its cancel", id)
 		case p.Step == wire.StepNext && p.Offset != x.received:
 			l.violate(ev.At, CheckWorkspaceExport, "export %s: Core asked for offset %d after receiving %d chunk bytes", id, p.Offset, x.received)
+		case p.Step == wire.StepNext:
+			x.awaiting = true
+		}
+		if x != nil && x.cancelRaw != nil && len(ev.Raw) > 0 && &ev.Raw[0] == x.cancelRaw && ev.To != CoreNode {
+			l.exportCancelArrived(ev, x)
 		}
 	case wire.WorkspaceExportResult:
 		switch {
@@ -176,9 +216,39 @@ func (l *Ledger) observeExport(ev WireEvent) {
 			x.sent = p.Offset + int64(len(p.Data))
 		case ev.Kind == WireDelivered && ev.To == CoreNode:
 			x.received += int64(len(p.Data))
+			x.awaiting = false
 		}
 		if x != nil && ev.Kind == WireDelivered && ev.To == CoreNode && p.Outcome != wire.OutcomeChunk {
 			x.ended = true
+			if p.Outcome == wire.OutcomeCompleted && x.awaiting && !x.cancelled && p.Offset == x.received && len(p.Data) == 0 && p.ErrorCode == "" {
+				x.completed = true
+			}
+		}
+	}
+}
+
+// exportCancelArrived judges what became of Core's cancel of export x:
+// delivered to the daemon within its budget plus the connection's
+// latency, or dropped by the sending end (never written).
+func (l *Ledger) exportCancelArrived(ev WireEvent, x *exportWire) {
+	switch ev.Kind {
+	case WireDropped:
+		l.reach(MarkExportCancelDropped)
+	case WireDelivered:
+		lat := int64(-1)
+		if c := l.budget.conns[ev.Conn]; c != nil {
+			lat = c.latency()
+		}
+		if lat < 0 {
+			return
+		}
+		deadline := x.cancelAt + int64(ExportCancelBudget)
+		if ev.At >= deadline+lat {
+			l.violate(ev.At, CheckExportCancelBudget, "export %s: Core's cancel sent at %s reached the daemon at %s, past its %s best-effort budget plus the %s latency: "+
+				"a cancel that cannot leave within its budget is dropped, not written late", ev.Frame.ID, vtime(x.cancelAt), vtime(ev.At), ExportCancelBudget, vtime(lat))
+		}
+		if ev.At > x.cancelAt+lat+int64(time.Second)/2 && ev.At < deadline+lat {
+			l.reach(MarkExportCancelHeldInTime)
 		}
 	}
 }

@@ -285,3 +285,46 @@ func TestWorkspaceExportIDReusedOnAnotherConnection(t *testing.T) {
 	w.deviceSends(2, "d1", chunk) // offset 0 again on the same connection
 	wantViolation(t, l, CheckWorkspaceExport, "a chunk at offset 0 after sending 10 bytes")
 }
+
+// TestExportCancelBudgetRule: Core's export cancel reaches the daemon
+// within 2 s plus the latency (10 ms here) or is dropped; one delivered
+// later is a violation, and so is a cancel for an export Core never began
+// on that connection or one whose completed Core had accepted.
+func TestExportCancelBudgetRule(t *testing.T) {
+	ms := time.Millisecond
+	run := func(completed bool, fate string, at time.Duration) *Ledger {
+		l := NewLedger()
+		l.Wire(WireEvent{At: ns(5 * ms), Kind: WireOpened, Conn: 1, From: wsDev, To: CoreNode})
+		l.Wire(WireEvent{At: ns(15 * ms), Kind: WireOpened, Conn: 1, From: CoreNode, To: wsDev})
+		l.Wire(wev(WireSent, time.Second, 1, CoreNode, wsDev, "x1", wire.WorkspaceExport{Step: wire.StepBegin, Handle: "h1", EnvironmentID: rtEnv}))
+		if completed {
+			l.Wire(wev(WireDelivered, 2*time.Second, 1, wsDev, CoreNode, "x1", wire.WorkspaceExportResult{Outcome: wire.OutcomeCompleted}))
+		}
+		cancel := wev(WireSent, 3*time.Second, 1, CoreNode, wsDev, "x1", wire.WorkspaceExport{Step: wire.StepCancel})
+		l.Wire(cancel)
+		if fate != "" {
+			arrived := cancel
+			arrived.Kind, arrived.At = fate, ns(3*time.Second+at)
+			l.Wire(arrived)
+		}
+		return l
+	}
+	for name, l := range map[string]*Ledger{
+		"delivered at once":        run(false, WireDelivered, 10*ms),
+		"held 1.5 s then released": run(false, WireDelivered, 1500*ms),
+		"dropped after 2 s":        run(false, WireDropped, 2*time.Second),
+		"never arrived (lost)":     run(false, "", 0),
+	} {
+		if v := violationsOf(l, CheckExportCancelBudget); v != nil {
+			t.Fatalf("%s: judged %v", name, v)
+		}
+	}
+	if l := run(false, WireDropped, 3*time.Second); l.marks[MarkExportCancelDropped] != 1 {
+		t.Fatal("a dropped cancel reaches no mark")
+	}
+	wantViolation(t, run(false, WireDelivered, 2*time.Second+10*ms), CheckExportCancelBudget, "past its 2s best-effort budget")
+	wantViolation(t, run(true, WireDelivered, 10*ms), CheckExportCancelBudget, "after a completed it accepts reached it")
+	l := NewLedger()
+	l.Wire(wev(WireSent, time.Second, 1, CoreNode, wsDev, "x9", wire.WorkspaceExport{Step: wire.StepCancel}))
+	wantViolation(t, l, CheckExportCancelBudget, "where it began no such export")
+}
