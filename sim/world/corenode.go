@@ -124,6 +124,9 @@ func (n *coreNode) stepCore(now time.Time, ev sim.Event) []sim.Effect {
 		if call, ok := strings.CutPrefix(string(e.Timer), exportTakenPrefix); ok {
 			return n.step(now, core.ExportChunkTaken{Call: core.CallID(call)})
 		}
+		if call, ok := strings.CutPrefix(string(e.Timer), exportAbandonPrefix); ok {
+			return n.step(now, core.ExportChunkTaken{Call: core.CallID(call), Abandon: true})
+		}
 		id, ok := strings.CutPrefix(string(e.Timer), corePrefix)
 		if !ok {
 			return nil
@@ -304,7 +307,7 @@ func (n *coreNode) step(now time.Time, ev core.Event) []sim.Effect {
 				continue
 			}
 			n.u.forgeAheadOfEnvironment(e)
-			out = append(out, sim.Send{Conn: sim.ConnID(e.Conn), Frame: b})
+			out = append(out, sim.Send{Conn: sim.ConnID(e.Conn), Frame: b, Budget: e.Budget})
 			out = n.u.duplicateDecision(out, e, b)
 		case core.CloseConn:
 			out = append(out, sim.Close{Conn: sim.ConnID(e.Conn), Reason: e.Reason})

@@ -125,6 +125,10 @@ func (n *coreNode) observeOutbound(e core.Send) {
 		n.cancels[e.Frame.ID] = &cancelSent{conn: e.Conn, delivery: p.DeliveryID}
 		u.cancelSent(e.Conn, e.Frame.ID, n.deviceOf(e.Conn))
 		u.crashAfterCancel(e.Frame.ID)
+	case wire.WorkspaceExport:
+		if p.Step == wire.StepCancel {
+			u.exportCancelSent(e.Conn)
+		}
 	case wire.EnvironmentQuiesce:
 		u.suspensionRequested(e.Conn, "quiesce/"+p.SuspendID)
 	case wire.EnvironmentResume:

@@ -152,11 +152,19 @@
 // environment_quiesce and environment_resume of a suspension, around its
 // 30 s reply wait ("suspension-stall" stream, suspension_stall.go; Core's
 // direction, because the daemon's reply travels under its 5 s send budget).
-// A run is not over while Core awaits a suspension reply.
+// A run is not over while Core awaits a suspension reply. Half the seeds
+// with faults add two streamed exports to each Session with an
+// Environment, whose client goes away after the first chunk of half of
+// them, and stall Core's direction 0.5–4 s as Core sends any export
+// cancel ("export-cancel" stream, export_cancel_stall.go): the cancel
+// leaves within its 2 s best-effort budget or is dropped
+// (workspace_export_cancel_held_in_time, workspace_export_cancel_dropped).
 //
 // The daemon shell honours each Send's budget (sim/harness): a receipt
 // held by a stall, or slower than its budget, closes the connection when
-// the budget runs out (receipt_budget_closed). In a third of the seeds
+// the budget runs out (receipt_budget_closed). Core's frames cross with
+// their budget (sim.Send.Budget): a best-effort one that cannot leave in
+// time is dropped by the network, the connection left open. In a third of the seeds
 // with faults, the devices' processes deliver admission expiry timers up
 // to 1, 10 or 30 s late ("expiry-lag" stream, expiry_lag.go), so a start
 // that reaches a daemon past the deadline meets the machine's own clock

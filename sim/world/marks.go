@@ -69,9 +69,11 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkReadBlockedAfterUnknown:   {kReadForged.kind},
 	check.MarkWriteBlockedAfterUnknown:  {harness.WriteReceiptLost},
 	check.MarkWriteInstallRefused:       {},
-	check.MarkPrepareRefusedDuringWrite: {}, // raceWritePrepare (faults_workspace.go)
-	check.MarkWriteReceiptSizeForged:    {}, // forgeSizeReceipt (faults_workspace.go)
-	check.MarkExportStaleNextRefused:    {}, // forgeStaleNext (faults_workspace.go)
+	check.MarkPrepareRefusedDuringWrite: {},               // raceWritePrepare (faults_workspace.go)
+	check.MarkWriteReceiptSizeForged:    {},               // forgeSizeReceipt (faults_workspace.go)
+	check.MarkExportStaleNextRefused:    {},               // forgeStaleNext (faults_workspace.go)
+	check.MarkExportCancelDropped:       {sim.FaultStall}, // any fault kind enables the abandoning client and its stalls (export_cancel_stall.go)
+	check.MarkExportCancelHeldInTime:    {sim.FaultStall},
 	check.MarkReadResultOutOfBounds:     {harness.ReadOutOfBounds, kReadForged.kind},
 	// workload_environment.go draws the preparations and suspensions.
 	check.MarkQuiesceAccepted:            {},

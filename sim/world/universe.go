@@ -88,6 +88,8 @@ type universe struct {
 	// suspensionStall holds suspension replies around Core's wait
 	// (suspension_stall.go).
 	suspensionStall suspensionStall
+	// exportCancelStall stalls links as Core cancels exports
+	exportCancelStall exportCancelStall
 	// cancelForgery forges cancel_failed behind a done
 	// (hostile_cancel_failed.go); nil when not drawn
 	cancelForgery *cancelFailedForgery
@@ -175,6 +177,7 @@ func setup(w *sim.Kernel, cfg Config, linAtEnd bool) *universe {
 	u.hostile.init()
 	u.initCancelStall()
 	u.initSuspensionStall()
+	u.initExportCancelStall()
 	u.initCancelStarting()
 	u.initCancelCrash()
 	u.initDecisionChanged()

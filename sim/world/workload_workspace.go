@@ -50,6 +50,7 @@ func (wl *workload) planWorkspace(now time.Time) {
 			value := "v-" + strconv.Itoa(wl.r.IntN(1_000_000))
 			wl.after(now, at, func(now time.Time) { wl.workspaceOp(now, s, kind, path, value) })
 		}
+		wl.u.planStreamedExports(now, s)
 	}
 }
 
@@ -150,8 +151,11 @@ func (wl *workload) workspaceList(now time.Time, s *wSession) {
 }
 
 func (wl *workload) workspaceExport(now time.Time, s *wSession) {
+	wl.exportCall(now, s, wl.r.IntN(2) == 0) // half the exports are streamed to the caller chunk by chunk
+}
+
+func (wl *workload) exportCall(now time.Time, s *wSession, stream bool) {
 	op := check.WorkspaceExportOp{Call: wl.u.lt(now), Session: s.id, Env: s.agent.EnvironmentID}
-	stream := wl.r.IntN(2) == 0 // half the exports are streamed to the caller chunk by chunk
 	wl.callWithin(now, workspaceExportCallTimeout, core.ExportWorkspace{Session: s.id, Stream: stream},
 		func(now time.Time, r core.APIResult) {
 			op.Return = wl.u.lt(now)

@@ -104,6 +104,9 @@ func (n *coreNode) exportChunk(now time.Time, e core.ExportChunk) sim.Effect {
 	}
 	n.streamed[e.Call] = append(n.streamed[e.Call], e.Data...)
 	d := time.Duration(1+n.u.w.Rand("export-client").IntN(5)) * time.Millisecond
+	if n.u.abandonsExport(e.Offset == 0) {
+		return sim.SetTimer{Timer: sim.TimerID(exportAbandonPrefix + string(e.Call)), At: now.Add(d)}
+	}
 	return sim.SetTimer{Timer: sim.TimerID(exportTakenPrefix + string(e.Call)), At: now.Add(d)}
 }
 
