@@ -32,10 +32,12 @@ const Kind = "codex"
 //     native workspace access.
 //   - execution controls, web search control, text verbosity, structured
 //     output and message items: web_search and model_verbosity thread
-//     config, outputSchema per turn, agentMessage items as output messages;
-//     the tests read them back from the model request.
+//     config, outputSchema per turn, agentMessage items as output messages
+//     (in_progress at their start, completed with their text, both with
+//     the native phase); the tests read them back from the model request.
 //   - tool observations: command, file change, MCP, dynamic tool and web
-//     search items become tool_call before/after.
+//     search items become tool_call before/after, each carrying the
+//     engine-neutral observation of what app-server reported.
 //   - subagent control: the multi-agent tools are turned off.
 //   - resume: thread/resume of the exact thread in a new process; a missing
 //     thread is an error, never a fresh one. The thread ID is reported once

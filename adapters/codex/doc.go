@@ -33,6 +33,23 @@
 // Turn (completed, interrupted, or failed with the codexErrorInfo mapped to
 // an engine code); app-server exiting settles it non-reusable.
 //
+// # Events
+//
+// Each tool item (commandExecution, fileChange, mcpToolCall,
+// dynamicToolCall, webSearch) is a tool_call before at item/started and
+// after at item/completed, each carrying the engine-neutral observation of
+// what app-server reported (observation.go): kind command (command, cwd,
+// exit code, duration, aggregated output), function (apply_patch with the
+// changes as arguments; a dynamic tool with its arguments and output
+// content), mcp (server, tool, arguments, result or error, duration) or
+// web_search (the action); status in_progress before, then completed,
+// failed (failed or declined) or incomplete. A member app-server left
+// null stays absent. With observe_messages each agentMessage is an
+// output_message in_progress at item/started and completed with its text
+// at item/completed, both with the native phase (commentary,
+// partial_answer, final_answer; absent when the model gave none);
+// without it no output_message is emitted.
+//
 // SteerDurable writes turn/steer with the input ID as clientUserMessageId:
 // the write is the written stage, the userMessage item echoing that
 // clientId the applied receipt; a Turn that ends without the echo leaves
