@@ -44,7 +44,9 @@ const Kind = "codex"
 //     the thread holds a recorded user message (before, app-server cannot
 //     resume it).
 //   - unsupported: permissions (approval policy never, so app-server asks
-//     nothing; ApprovalCapabilities is the on-request mode), function tools and tool search (no public function path yet),
+//     nothing; ApprovalCapabilities is the on-request mode, approval policy
+//     untrusted, still without a native sandbox), function tools and tool
+//     search (no public function path yet),
 //     MCP, images, programmatic tool calling (no native control), subagent
 //     observations, native session recovery (a thread whose ID was never
 //     reported cannot be found again once its process is gone) and
@@ -87,7 +89,8 @@ func Capabilities() wire.AgentKindCapabilities {
 
 // ApprovalCapabilities is the declaration of the ApprovalsOnRequest mode:
 // Capabilities with permissions supported (command and file change
-// approvals become permission requests answered by RespondPermission).
+// approvals become permission requests answered by RespondPermission;
+// tools still run with full access, no native sandbox).
 func ApprovalCapabilities() wire.AgentKindCapabilities {
 	c := Capabilities()
 	c.Permissions = wire.CapabilitySupported

@@ -61,11 +61,15 @@
 // Approvals: by default the thread runs with approval policy never and
 // full access, so app-server asks for none; an approval request that comes
 // anyway is declined, and the permission interfaces answer Unsupported.
-// With Options.Approvals = ApprovalsOnRequest (declared by
-// ApprovalCapabilities) the thread runs on-request in the workspace-write
-// sandbox: each item/commandExecution or item/fileChange requestApproval
-// of the Turn's native turn is a permission_request whose ID is the
-// JSON-RPC request ID; RespondPermission writes accept or decline, an
-// unknown or answered ID is ErrNotPending, and a Turn that settles first
-// withdraws each unanswered request with a permission_cancel.
+// The adapter adds no native sandbox in either mode: the thread always
+// runs with sandbox danger-full-access, no permission profile and no
+// wrapper, and NewExecutor checks the policy app-server reports applying
+// (ErrNativePolicy otherwise). With Options.Approvals = ApprovalsOnRequest
+// (declared by ApprovalCapabilities) the native approval policy is
+// untrusted (Codex's on-request asks nothing under full access): each
+// item/commandExecution or item/fileChange requestApproval of the Turn's
+// native turn is a permission_request whose ID is the JSON-RPC request
+// ID; RespondPermission writes accept or decline, an unknown or answered
+// ID is ErrNotPending, and a Turn that settles first withdraws each
+// unanswered request with a permission_cancel.
 package codex

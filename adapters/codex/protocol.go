@@ -70,12 +70,24 @@ type thread struct {
 	ID string `json:"id"`
 }
 
+// threadStartResponse and threadResumeResponse also carry the policy
+// app-server applied to the thread, which the adapter checks against what
+// it asked for.
 type threadStartResponse struct {
-	Thread thread `json:"thread"`
+	Thread         thread          `json:"thread"`
+	ApprovalPolicy json.RawMessage `json:"approvalPolicy"`
+	Sandbox        sandboxPolicy   `json:"sandbox"`
 }
 
 type threadResumeResponse struct {
-	Thread thread `json:"thread"`
+	Thread         thread          `json:"thread"`
+	ApprovalPolicy json.RawMessage `json:"approvalPolicy"`
+	Sandbox        sandboxPolicy   `json:"sandbox"`
+}
+
+// sandboxPolicy is the SandboxPolicy union; only its tag is read.
+type sandboxPolicy struct {
+	Type string `json:"type"`
 }
 
 type userInput struct {

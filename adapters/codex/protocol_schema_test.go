@@ -29,6 +29,8 @@ var schemaCases = []schemaCase{
 	{file: "v2/ThreadStartResponse.json", value: threadStartResponse{}},
 	{file: "v2/ThreadResumeResponse.json", value: threadResumeResponse{}},
 	{file: "v2/ThreadStartResponse.json", def: "Thread", value: thread{}},
+	{file: "v2/ThreadStartResponse.json", def: "SandboxPolicy", variant: appliedFull, value: sandboxPolicy{}},
+	{file: "v2/ThreadResumeResponse.json", def: "SandboxPolicy", variant: appliedFull, value: sandboxPolicy{}},
 	{file: "v2/TurnStartParams.json", value: turnStartParams{}, sent: true},
 	{file: "v2/TurnStartParams.json", def: "UserInput", variant: "text", value: userInput{}, sent: true},
 	{file: "v2/TurnStartResponse.json", value: turnStartResponse{}},
