@@ -34,6 +34,7 @@ const (
 	minimalTurn                      // implements only agent.Turn, no extensions
 	noopCancel                       // Cancel does nothing
 	acceptsAnyResult                 // takes a function result for a call it never emitted
+	completedMessage                 // an output_message completed without its in_progress start
 )
 
 type brokenFactory struct {
@@ -85,6 +86,9 @@ func (e *brokenExecutor) StartTurn(ctx context.Context, req agent.TurnRequest) (
 		if m := e.late.take(); m != "" {
 			before = []agent.Event{{RunID: req.RunID, Payload: wire.Delta{Delta: m}}}
 		}
+	case completedMessage:
+		text := "hi"
+		before = []agent.Event{{RunID: req.RunID, Payload: wire.OutputMessage{ID: "msg-1", Status: wire.OutputStatusCompleted, Text: &text}}}
 	}
 	go forward(inner, out, before, after)
 	if e.mode == minimalTurn {
@@ -281,6 +285,11 @@ func TestBrokenAdaptersAreCaught(t *testing.T) {
 		{"extensions missing", minimalTurn, nil, unsupported, contracttest.ClauseUnsupported,
 			"Turn does not implement agent.Steerer"},
 		{"cancel ignored", noopCancel, nil, text, contracttest.ClauseSettlement, "AwaitSettlement: agent: settlement not confirmed"},
+		{"output message not asked for", completedMessage, nil, text, contracttest.ClauseStreamShape,
+			`output_message "msg-1" although observe_messages is not set`},
+		{"output message completed without its start", completedMessage,
+			func(_ *synthetic.Harness, fx *contracttest.Fixture) { fx.Config.Configuration.ObserveMessages = true },
+			text, contracttest.ClauseStreamShape, `output_message "msg-1" completed without its in_progress start`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
