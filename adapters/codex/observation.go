@@ -23,6 +23,11 @@ const (
 	obsIncomplete = "incomplete"  // after: it ended in no final state
 )
 
+// observedBytesMax bounds each raw member of an observation (arguments,
+// output, error): a larger one is left out (unknown), so that one tool's
+// output never makes its tool_call frame exceed wire.FrameBytesMax.
+const observedBytesMax = 256 << 10
+
 // toolCallOf maps a native tool item to its tool_call (before on
 // item/started, after on item/completed) with the engine-neutral
 // observation of what app-server reported; ok is false for an item that
@@ -101,7 +106,16 @@ func observationOf(it threadItem, started bool) *wire.ToolObservation {
 	if o.DurationMS != nil && *o.DurationMS < 0 {
 		o.DurationMS = nil
 	}
+	o.Arguments, o.Output, o.Error = bounded(o.Arguments), bounded(o.Output), bounded(o.Error)
 	return o
+}
+
+// bounded leaves out a raw member over observedBytesMax.
+func bounded(raw json.RawMessage) json.RawMessage {
+	if len(raw) > observedBytesMax {
+		return nil
+	}
+	return raw
 }
 
 // observedStatus maps a native item status (CommandExecutionStatus,

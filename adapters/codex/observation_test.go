@@ -3,6 +3,7 @@ package codex
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/turnstile-sim/turnstile/adapters/agent"
@@ -105,6 +106,10 @@ func TestToolObservationMapping(t *testing.T) {
 		if err := wire.Validate(got); err != nil {
 			t.Errorf("%s: invalid on the wire: %v", c.name, err)
 		}
+	}
+	huge := threadItem{Type: "commandExecution", ID: "c9", Command: "cat big", Status: "completed", Output: ptr(strings.Repeat("x", observedBytesMax))}
+	if c, _ := toolCallOf(huge, false); c.Observation.Output != nil || c.Observation.Command != "cat big" {
+		t.Errorf("an output over observedBytesMax was kept: %d bytes", len(c.Observation.Output))
 	}
 	for _, raw := range []string{`{"type":"agentMessage","id":"a","text":"x"}`, `{"type":"reasoning","id":"r"}`, `{"type":"fileChange","id":"","changes":[]}`} {
 		if c, ok := toolCallOf(item(t, raw), false); ok {
