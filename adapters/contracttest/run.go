@@ -21,10 +21,12 @@ type run struct {
 	startErr error
 	out      chan agent.Event
 	closed   chan struct{} // closed when the consumer saw the channel close
-	// observeMessages: the configuration sets observe_messages, so
-	// output messages report their start (in_progress) before their
-	// completion, and none is emitted without it.
-	observeMessages bool
+	// observeTools: the kind declares tool_observations, so every
+	// tool_call carries its observation. observeMessages: the
+	// configuration sets observe_messages, so output messages report
+	// their start (in_progress) before their completion, and none is
+	// emitted without it.
+	observeTools, observeMessages bool
 
 	mu     sync.Mutex
 	events []agent.Event
@@ -95,7 +97,7 @@ func eventText(ev agent.Event) string {
 // output, then closes it as its owner.
 func start(rep *Report, fx Fixture, ex agent.Executor, runID string, in wire.MessageInput) *run {
 	r := &run{runID: runID, out: make(chan agent.Event, wire.OutputFramesMax), closed: make(chan struct{}),
-		observeMessages: fx.Config.Configuration.ObserveMessages}
+		observeTools: fx.Capabilities.ToolObservations.IsSupported(), observeMessages: fx.Config.Configuration.ObserveMessages}
 	go r.consume()
 	ctx, cancel := context.WithTimeout(context.Background(), fx.Timeout)
 	defer cancel()
@@ -153,9 +155,11 @@ func settle(rep *Report, fx Fixture, r *run) (agent.TurnSettlement, bool) {
 
 // checkStream checks one Turn's events: its Run ID, run-output payloads,
 // increasing delta sequences, nothing but usage after an error, and Done
-// as the single last event (required when requireDone). With
-// observe_messages each output message starts (in_progress) before it
-// completes, once each, and without it no output message is emitted.
+// as the single last event (required when requireDone). Under a declared
+// tool_observations every tool_call carries its engine-neutral
+// observation; with observe_messages each output message starts
+// (in_progress) before it completes, once each, and without it no output
+// message is emitted.
 func checkStream(rep *Report, r *run, requireDone bool) (wire.Done, bool) {
 	events := r.snapshot()
 	rep.exercise(ClauseStreamShape)
@@ -186,6 +190,10 @@ func checkStream(rep *Report, r *run, requireDone bool) (wire.Done, bool) {
 				rep.fail(ClauseStreamShape, r.runID, "delta sequence %d not increasing", p.Sequence)
 			}
 			seq = max(seq, p.Sequence)
+		case wire.ToolCall:
+			if r.observeTools && p.Observation == nil {
+				rep.fail(ClauseStreamShape, r.runID, "tool_call %q (%s) without the observation its declared tool_observations promises", p.ID, p.Stage)
+			}
 		case wire.OutputMessage:
 			checkOutputMessage(rep, r, messages, p)
 		}
