@@ -19,7 +19,7 @@ import (
 //     process per Executor, initialized and given a session without model
 //     input, in a private working directory or the bound workspace.
 //   - tool observations: tool_call before, tool_call_update completed or
-//     failed after.
+//     failed after, each with its engine-neutral observation.
 //   - resume: session/load of the exact recorded session in a new process;
 //     an unknown session is an error, never a fresh conversation.
 //   - steering and durable input receipts: the profile's steering

@@ -33,7 +33,10 @@
 // session/update notifications of its session until the prompt's answer:
 // agent_message_chunk text as deltas (the message ID as item),
 // agent_thought_chunk as thinking, tool_call as tool_call before and
-// tool_call_update completed or failed as tool_call after. The answer ends
+// tool_call_update completed or failed as tool_call after, each with the
+// engine-neutral observation of observation.go (an execute tool naming a
+// command is kind command, any other kind function with its raw input;
+// the final update's raw output as output). The answer ends
 // the Turn: its usage, then done; end_turn is a completion, another stop
 // reason an error, and a JSON-RPC error a run error classified from its
 // code only. Updates while no Turn runs (a load's replay, a late update)

@@ -188,6 +188,8 @@ type sessionUpdate struct {
 	Title         string          `json:"title"`
 	Kind          string          `json:"kind"`
 	Status        string          `json:"status"`
+	RawInput      json.RawMessage `json:"rawInput"`
+	RawOutput     json.RawMessage `json:"rawOutput"`
 }
 
 // Session update kinds.

@@ -37,14 +37,15 @@ type Turn struct {
 	item      string // the current agent message's item ID
 	lastKind  string // the previous update's kind
 	tools     map[string]string
-	receipts  map[string]*receipt           // by steer input ID
-	steers    map[string]int                // steer state by input ID
-	accepted  []string                      // accepted steers not yet proven applied, in order
-	echoes    []EchoedMessage               // replayed user messages not bound to a steer, in order
-	started   map[string]bool               // native message IDs started or answered
-	prompt    string                        // the prompt's text
-	prompted  bool                          // the prompt's replay was seen
-	asks      map[string]*pendingPermission // by interaction ID
+	observed  map[string]wire.ToolObservation // tool call ID → its observation so far
+	receipts  map[string]*receipt             // by steer input ID
+	steers    map[string]int                  // steer state by input ID
+	accepted  []string                        // accepted steers not yet proven applied, in order
+	echoes    []EchoedMessage                 // replayed user messages not bound to a steer, in order
+	started   map[string]bool                 // native message IDs started or answered
+	prompt    string                          // the prompt's text
+	prompted  bool                            // the prompt's replay was seen
+	asks      map[string]*pendingPermission   // by interaction ID
 	stall     *time.Timer
 	grace     *time.Timer
 }
@@ -53,7 +54,7 @@ func newTurn(e *Executor, req agent.TurnRequest) *Turn {
 	t := &Turn{
 		e: e, runID: req.RunID, out: req.Output,
 		wake: make(chan struct{}, 1), settledCh: make(chan struct{}),
-		tools: map[string]string{}, receipts: map[string]*receipt{}, steers: map[string]int{}, started: map[string]bool{}, asks: map[string]*pendingPermission{},
+		tools: map[string]string{}, observed: map[string]wire.ToolObservation{}, receipts: map[string]*receipt{}, steers: map[string]int{}, started: map[string]bool{}, asks: map[string]*pendingPermission{},
 	}
 	t.stall = time.AfterFunc(e.h.opts.Stall, t.onStall)
 	return t
@@ -153,7 +154,9 @@ func (t *Turn) onUpdate(u sessionUpdate) {
 		}
 		if _, seen := t.tools[u.ToolCallID]; !seen {
 			t.tools[u.ToolCallID] = toolName(u)
-			t.pushLocked(wire.ToolCall{ID: u.ToolCallID, Name: t.tools[u.ToolCallID], Stage: wire.ToolStageBefore})
+			o := observeToolCall(u)
+			t.observed[u.ToolCallID] = o
+			t.pushLocked(wire.ToolCall{ID: u.ToolCallID, Name: t.tools[u.ToolCallID], Stage: wire.ToolStageBefore, Observation: &o})
 		}
 		t.toolStatusLocked(u)
 	case updateToolUpdate:
@@ -173,15 +176,17 @@ func toolName(u sessionUpdate) string {
 	return "tool"
 }
 
-// toolStatusLocked emits tool_call after once a known tool call completed
-// or failed; t.mu is held.
+// toolStatusLocked emits tool_call after, with its observation, once a
+// known tool call completed or failed; t.mu is held.
 func (t *Turn) toolStatusLocked(u sessionUpdate) {
 	if u.Status != toolCompleted && u.Status != toolFailed {
 		return
 	}
 	if name, ok := t.tools[u.ToolCallID]; ok && name != "" {
 		t.tools[u.ToolCallID] = ""
-		t.pushLocked(wire.ToolCall{ID: u.ToolCallID, Name: name, Stage: wire.ToolStageAfter})
+		o := observeToolEnd(t.observed[u.ToolCallID], u)
+		delete(t.observed, u.ToolCallID)
+		t.pushLocked(wire.ToolCall{ID: u.ToolCallID, Name: name, Stage: wire.ToolStageAfter, Observation: &o})
 	}
 }
 

@@ -26,7 +26,7 @@ const Kind = "claude"
 //     the subagent tools removed with --disallowedTools; the tests read
 //     the model request's tool list.
 //   - tool observations: tool_use blocks and their tool_result become
-//     tool_call before/after.
+//     tool_call before/after, each with its engine-neutral observation.
 //   - permissions: --permission-prompt-tool stdio in the native default
 //     permission mode; every can_use_tool is a permission_request answered
 //     by RespondPermission.

@@ -36,7 +36,7 @@
 // to the Turn from its command_lifecycle started on: stream_event text
 // and thinking deltas (in order, with the API message ID as item), tool
 // observations (a tool_use block is tool_call before, its tool_result
-// after), usage (the results' usage summed, replacing the previous
+// after, each with the engine-neutral observation of observation.go), usage (the results' usage summed, replacing the previous
 // snapshot) and one done carrying the session ID. A result listing the
 // Turn's uuids ends its native turn; anything before the Turn started or
 // of inputs it did not write (a late line of a settled Turn) is dropped.

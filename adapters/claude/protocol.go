@@ -130,10 +130,13 @@ type streamEvent struct {
 type snapshot struct {
 	ID      string `json:"id"`
 	Content []struct {
-		Type      string `json:"type"`
-		ID        string `json:"id"`
-		Name      string `json:"name"`
-		ToolUseID string `json:"tool_use_id"`
+		Type      string          `json:"type"`
+		ID        string          `json:"id"`
+		Name      string          `json:"name"`
+		ToolUseID string          `json:"tool_use_id"`
+		Input     json.RawMessage `json:"input"`    // tool_use
+		IsError   bool            `json:"is_error"` // tool_result
+		Result    json.RawMessage `json:"content"`  // tool_result
 	} `json:"content"`
 }
 

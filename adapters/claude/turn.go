@@ -54,9 +54,10 @@ type Turn struct {
 	retried   bool           // an api_retry was seen
 	message   string         // the current API message ID (delta item)
 	tools     map[string]string
-	receipts  map[string]*receipt        // by input uuid
-	byInput   map[string]*receipt        // by steer input ID
-	asks      map[string]json.RawMessage // pending can_use_tool: request ID → tool input
+	observed  map[string]wire.ToolObservation // tool_use ID → its before observation
+	receipts  map[string]*receipt             // by input uuid
+	byInput   map[string]*receipt             // by steer input ID
+	asks      map[string]json.RawMessage      // pending can_use_tool: request ID → tool input
 	stall     *time.Timer
 	grace     *time.Timer
 }
@@ -65,7 +66,7 @@ func newTurn(e *Executor, req agent.TurnRequest) *Turn {
 	t := &Turn{
 		e: e, runID: req.RunID, uuid: newUUID(), out: req.Output,
 		wake: make(chan struct{}, 1), settledCh: make(chan struct{}),
-		inputs: map[string]int{}, tools: map[string]string{},
+		inputs: map[string]int{}, tools: map[string]string{}, observed: map[string]wire.ToolObservation{},
 		receipts: map[string]*receipt{}, asks: map[string]json.RawMessage{},
 	}
 	t.stall = time.AfterFunc(e.h.opts.Stall, t.onStall)
@@ -251,7 +252,7 @@ func (t *Turn) onStreamEvent(m outMessage) {
 }
 
 // onSnapshot turns tool_use blocks into tool_call before and tool_result
-// blocks into tool_call after.
+// blocks into tool_call after, each with its engine-neutral observation.
 func (t *Turn) onSnapshot(raw json.RawMessage, assistant bool) {
 	var s snapshot
 	if json.Unmarshal(raw, &s) != nil {
@@ -264,11 +265,15 @@ func (t *Turn) onSnapshot(raw json.RawMessage, assistant bool) {
 				continue
 			}
 			t.tools[b.ID] = b.Name
-			t.pushLocked(wire.ToolCall{ID: b.ID, Name: b.Name, Stage: wire.ToolStageBefore})
+			o := observeToolUse(b.Name, b.Input)
+			t.observed[b.ID] = o
+			t.pushLocked(wire.ToolCall{ID: b.ID, Name: b.Name, Stage: wire.ToolStageBefore, Observation: &o})
 		case !assistant && b.Type == "tool_result":
 			if name, ok := t.tools[b.ToolUseID]; ok && name != "" {
 				t.tools[b.ToolUseID] = ""
-				t.pushLocked(wire.ToolCall{ID: b.ToolUseID, Name: name, Stage: wire.ToolStageAfter})
+				o := observeToolResult(t.observed[b.ToolUseID], b.IsError, b.Result)
+				delete(t.observed, b.ToolUseID)
+				t.pushLocked(wire.ToolCall{ID: b.ToolUseID, Name: name, Stage: wire.ToolStageAfter, Observation: &o})
 			}
 		}
 	}

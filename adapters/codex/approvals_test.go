@@ -23,8 +23,8 @@ func newAskExecutor(t *testing.T) (*fakeHarness, *Executor) {
 	f.opts.Approvals = ApprovalsOnRequest
 	ex := newFakeExecutor(t, f)
 	b, err := os.ReadFile(filepath.Join(f.dir, "policy"))
-	if err != nil || string(b) != "on-request workspace-write" {
-		t.Fatalf("thread/start policy %q (%v), want on-request workspace-write", b, err)
+	if err != nil || string(b) != "untrusted danger-full-access" {
+		t.Fatalf("thread/start policy %q (%v), want untrusted danger-full-access", b, err)
 	}
 	return f, ex
 }
@@ -190,4 +190,32 @@ func TestApprovalModeContracts(t *testing.T) {
 		Window:       300 * time.Millisecond,
 		Timeout:      30 * time.Second,
 	})
+}
+
+// app-server reporting another sandbox than full access (as a managed
+// requirements file could impose) fails NewExecutor with ErrNativePolicy
+// (the Executor is closed, not returned); the approval policy asked for is the
+// mode's: never, or untrusted for on-request, always with full access.
+func TestFakeNativePolicyChecked(t *testing.T) {
+	for _, mode := range []string{ApprovalsNever, ApprovalsOnRequest} {
+		f := newFakeHarness(t)
+		f.opts.Approvals = mode
+		ex := newFakeExecutor(t, f)
+		b, err := os.ReadFile(filepath.Join(f.dir, "policy"))
+		if want := f.approvalPolicy() + " " + sandboxFull; err != nil || string(b) != want {
+			t.Fatalf("%s: thread/start policy %q (%v), want %q", mode, b, err, want)
+		}
+		closeExec(t, ex)
+	}
+	if (&Harness{opts: Options{Approvals: ApprovalsOnRequest}}).approvalPolicy() != policyUntrusted {
+		t.Fatal("on-request mode does not ask app-server for approvals")
+	}
+	f := newFakeHarness(t)
+	if err := os.WriteFile(filepath.Join(f.dir, "applied"), []byte("workspaceWrite"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ex, err := f.NewExecutor(t.Context(), fakeConfig())
+	if !errors.Is(err, ErrNativePolicy) || ex != nil {
+		t.Fatalf("a sandboxed thread was accepted: %v, %v", ex, err)
+	}
 }

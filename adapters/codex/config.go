@@ -2,6 +2,7 @@ package codex
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 
@@ -21,16 +22,25 @@ const (
 	// launching user's rights (approval policy never, full access), so
 	// app-server never asks for an approval.
 	ApprovalsNever = "never"
-	// ApprovalsOnRequest: approval policy on-request in the workspace-write
-	// sandbox; each command or file change approval app-server asks for is
-	// a permission request of the Turn.
+	// ApprovalsOnRequest: tools still run with full access and no native
+	// sandbox, but app-server asks before each file change and each
+	// command it does not know to be safe (native approval policy
+	// untrusted); each such approval is a permission request of the Turn.
 	ApprovalsOnRequest = "on-request"
 )
 
-// Native sandbox modes of the two approval modes.
+// Native approval policies and sandbox mode. Both modes run with full
+// access: the adapter adds no native sandbox (no workspace-write or
+// read-only sandbox, no permission profile, no bubblewrap). Codex's own
+// on-request policy asks nothing under full access, so the on-request
+// mode uses untrusted, which asks whatever the sandbox.
 const (
-	sandboxFull  = "danger-full-access"
-	sandboxWrite = "workspace-write"
+	policyNever     = "never"
+	policyUntrusted = "untrusted"
+	sandboxFull     = "danger-full-access"
+	// appliedFull is the SandboxPolicy tag app-server reports for
+	// sandboxFull.
+	appliedFull = "dangerFullAccess"
 )
 
 // CheckApprovals validates an approval mode of Options.Approvals.
@@ -47,16 +57,28 @@ func (h *Harness) approvals() bool { return h.opts.Approvals == ApprovalsOnReque
 
 func (h *Harness) approvalPolicy() string {
 	if h.approvals() {
-		return ApprovalsOnRequest
+		return policyUntrusted
 	}
-	return ApprovalsNever
+	return policyNever
 }
 
-func (h *Harness) sandbox() string {
-	if h.approvals() {
-		return sandboxWrite
+// ErrNativePolicy reports a thread app-server started or resumed with
+// another approval policy or sandbox than the adapter asked for (a
+// managed requirements file may constrain both): the Executor is not
+// used.
+var ErrNativePolicy = errors.New("codex: app-server applied another approval policy or sandbox")
+
+// checkApplied compares the policy app-server reports for the thread with
+// the one asked for: full access, and the mode's approval policy.
+func (h *Harness) checkApplied(approval json.RawMessage, sandbox sandboxPolicy) error {
+	var got string
+	if json.Unmarshal(approval, &got) != nil || got != h.approvalPolicy() {
+		return fmt.Errorf("%w: approval policy %s, want %q", ErrNativePolicy, approval, h.approvalPolicy())
 	}
-	return sandboxFull
+	if sandbox.Type != appliedFull {
+		return fmt.Errorf("%w: sandbox %q, want %q", ErrNativePolicy, sandbox.Type, appliedFull)
+	}
+	return nil
 }
 
 // Accepted execution control values.

@@ -32,17 +32,21 @@ const Kind = "codex"
 //     native workspace access.
 //   - execution controls, web search control, text verbosity, structured
 //     output and message items: web_search and model_verbosity thread
-//     config, outputSchema per turn, agentMessage items as output messages;
-//     the tests read them back from the model request.
+//     config, outputSchema per turn, agentMessage items as output messages
+//     (in_progress at their start, completed with their text, both with
+//     the native phase); the tests read them back from the model request.
 //   - tool observations: command, file change, MCP, dynamic tool and web
-//     search items become tool_call before/after.
+//     search items become tool_call before/after, each carrying the
+//     engine-neutral observation of what app-server reported.
 //   - subagent control: the multi-agent tools are turned off.
 //   - resume: thread/resume of the exact thread in a new process; a missing
 //     thread is an error, never a fresh one. The thread ID is reported once
 //     the thread holds a recorded user message (before, app-server cannot
 //     resume it).
 //   - unsupported: permissions (approval policy never, so app-server asks
-//     nothing; ApprovalCapabilities is the on-request mode), function tools and tool search (no public function path yet),
+//     nothing; ApprovalCapabilities is the on-request mode, approval policy
+//     untrusted, still without a native sandbox), function tools and tool
+//     search (no public function path yet),
 //     MCP, images, programmatic tool calling (no native control), subagent
 //     observations, native session recovery (a thread whose ID was never
 //     reported cannot be found again once its process is gone) and
@@ -85,7 +89,8 @@ func Capabilities() wire.AgentKindCapabilities {
 
 // ApprovalCapabilities is the declaration of the ApprovalsOnRequest mode:
 // Capabilities with permissions supported (command and file change
-// approvals become permission requests answered by RespondPermission).
+// approvals become permission requests answered by RespondPermission;
+// tools still run with full access, no native sandbox).
 func ApprovalCapabilities() wire.AgentKindCapabilities {
 	c := Capabilities()
 	c.Permissions = wire.CapabilitySupported

@@ -33,6 +33,23 @@
 // Turn (completed, interrupted, or failed with the codexErrorInfo mapped to
 // an engine code); app-server exiting settles it non-reusable.
 //
+// # Events
+//
+// Each tool item (commandExecution, fileChange, mcpToolCall,
+// dynamicToolCall, webSearch) is a tool_call before at item/started and
+// after at item/completed, each carrying the engine-neutral observation of
+// what app-server reported (observation.go): kind command (command, cwd,
+// exit code, duration, aggregated output), function (apply_patch with the
+// changes as arguments; a dynamic tool with its arguments and output
+// content), mcp (server, tool, arguments, result or error, duration) or
+// web_search (the action); status in_progress before, then completed,
+// failed (failed or declined) or incomplete. A member app-server left
+// null stays absent. With observe_messages each agentMessage is an
+// output_message in_progress at item/started and completed with its text
+// at item/completed, both with the native phase (commentary,
+// partial_answer, final_answer; absent when the model gave none);
+// without it no output_message is emitted.
+//
 // SteerDurable writes turn/steer with the input ID as clientUserMessageId:
 // the write is the written stage, the userMessage item echoing that
 // clientId the applied receipt; a Turn that ends without the echo leaves
@@ -44,11 +61,15 @@
 // Approvals: by default the thread runs with approval policy never and
 // full access, so app-server asks for none; an approval request that comes
 // anyway is declined, and the permission interfaces answer Unsupported.
-// With Options.Approvals = ApprovalsOnRequest (declared by
-// ApprovalCapabilities) the thread runs on-request in the workspace-write
-// sandbox: each item/commandExecution or item/fileChange requestApproval
-// of the Turn's native turn is a permission_request whose ID is the
-// JSON-RPC request ID; RespondPermission writes accept or decline, an
-// unknown or answered ID is ErrNotPending, and a Turn that settles first
-// withdraws each unanswered request with a permission_cancel.
+// The adapter adds no native sandbox in either mode: the thread always
+// runs with sandbox danger-full-access, no permission profile and no
+// wrapper, and NewExecutor checks the policy app-server reports applying
+// (ErrNativePolicy otherwise). With Options.Approvals = ApprovalsOnRequest
+// (declared by ApprovalCapabilities) the native approval policy is
+// untrusted (Codex's on-request asks nothing under full access): each
+// item/commandExecution or item/fileChange requestApproval of the Turn's
+// native turn is a permission_request whose ID is the JSON-RPC request
+// ID; RespondPermission writes accept or decline, an unknown or answered
+// ID is ErrNotPending, and a Turn that settles first withdraws each
+// unanswered request with a permission_cancel.
 package codex

@@ -84,6 +84,7 @@ type Executor struct {
 	threadID    string
 	recorded    bool   // the thread holds a recorded turn: it can be resumed
 	lastStarted string // the thread's last turn/started turn ID
+	applied     string // the sandbox policy app-server reported for the thread
 	active      *Turn  // the unsettled Turn
 	retired     string
 	closing     bool
@@ -165,25 +166,31 @@ func (e *Executor) open(ctx context.Context, resume string) error {
 	if resume != "" {
 		var res threadResumeResponse
 		err := e.rpc.call(ctx, methodThreadResume, threadResumeParams{ThreadID: resume, Model: nc.model, ModelProvider: nc.provider,
-			Cwd: e.workDir, ApprovalPolicy: e.h.approvalPolicy(), Sandbox: e.h.sandbox(), DeveloperInstructions: nc.instructions, Config: nc.config}, &res)
+			Cwd: e.workDir, ApprovalPolicy: e.h.approvalPolicy(), Sandbox: sandboxFull, DeveloperInstructions: nc.instructions, Config: nc.config}, &res)
 		switch {
 		case err != nil:
 			return fmt.Errorf("%w: %w", ErrResume, err)
 		case res.Thread.ID != resume:
 			return fmt.Errorf("%w: app-server resumed another thread", ErrResume)
 		}
-		e.threadID, e.recorded = resume, true
+		if err := e.h.checkApplied(res.ApprovalPolicy, res.Sandbox); err != nil {
+			return err
+		}
+		e.threadID, e.recorded, e.applied = resume, true, res.Sandbox.Type
 		return nil
 	}
 	var res threadStartResponse
 	if err := e.rpc.call(ctx, methodThreadStart, threadStartParams{Model: nc.model, ModelProvider: nc.provider,
-		Cwd: e.workDir, ApprovalPolicy: e.h.approvalPolicy(), Sandbox: e.h.sandbox(), DeveloperInstructions: nc.instructions, Config: nc.config}, &res); err != nil {
+		Cwd: e.workDir, ApprovalPolicy: e.h.approvalPolicy(), Sandbox: sandboxFull, DeveloperInstructions: nc.instructions, Config: nc.config}, &res); err != nil {
 		return fmt.Errorf("codex: thread/start: %w", err)
 	}
 	if res.Thread.ID == "" {
 		return errors.New("codex: thread/start answered without a thread ID")
 	}
-	e.threadID = res.Thread.ID
+	if err := e.h.checkApplied(res.ApprovalPolicy, res.Sandbox); err != nil {
+		return err
+	}
+	e.threadID, e.applied = res.Thread.ID, res.Sandbox.Type
 	return nil
 }
 

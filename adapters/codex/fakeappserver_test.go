@@ -128,7 +128,7 @@ func (s *fakeServer) serve(m rpcMessage) (int, bool) {
 		_ = json.Unmarshal(m.Params, &p)
 		_ = os.WriteFile(filepath.Join(s.dir, "policy"), []byte(p.ApprovalPolicy+" "+p.Sandbox), 0o600)
 		s.thread = "thread-fake-1"
-		s.answer(m.ID, map[string]any{"thread": map[string]any{"id": s.thread}})
+		s.answer(m.ID, s.applied(p.ApprovalPolicy, p.Sandbox))
 	case methodThreadResume:
 		var p threadResumeParams
 		_ = json.Unmarshal(m.Params, &p)
@@ -137,7 +137,7 @@ func (s *fakeServer) serve(m rpcMessage) (int, bool) {
 			return 0, false
 		}
 		s.thread = p.ThreadID
-		s.answer(m.ID, map[string]any{"thread": map[string]any{"id": s.thread}})
+		s.answer(m.ID, s.applied(p.ApprovalPolicy, p.Sandbox))
 	case methodTurnStart:
 		return s.startTurn(m)
 	case methodTurnSteer:
@@ -159,6 +159,20 @@ func (s *fakeServer) serve(m rpcMessage) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// appliedTags are the SandboxPolicy tags of the sandbox modes.
+var appliedTags = map[string]string{"danger-full-access": "dangerFullAccess", "workspace-write": "workspaceWrite", "read-only": "readOnly"}
+
+// applied is the thread/start or thread/resume answer: the thread and the
+// policy applied, the one asked for unless dir/applied names a sandbox
+// tag to report instead (as a managed requirements file would impose).
+func (s *fakeServer) applied(approval, sandbox string) map[string]any {
+	tag := appliedTags[sandbox]
+	if b, err := os.ReadFile(filepath.Join(s.dir, "applied")); err == nil {
+		tag = strings.TrimSpace(string(b))
+	}
+	return map[string]any{"thread": map[string]any{"id": s.thread}, "approvalPolicy": approval, "sandbox": map[string]any{"type": tag}}
 }
 
 func (s *fakeServer) startTurn(m rpcMessage) (int, bool) {

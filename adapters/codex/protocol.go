@@ -70,12 +70,24 @@ type thread struct {
 	ID string `json:"id"`
 }
 
+// threadStartResponse and threadResumeResponse also carry the policy
+// app-server applied to the thread, which the adapter checks against what
+// it asked for.
 type threadStartResponse struct {
-	Thread thread `json:"thread"`
+	Thread         thread          `json:"thread"`
+	ApprovalPolicy json.RawMessage `json:"approvalPolicy"`
+	Sandbox        sandboxPolicy   `json:"sandbox"`
 }
 
 type threadResumeResponse struct {
-	Thread thread `json:"thread"`
+	Thread         thread          `json:"thread"`
+	ApprovalPolicy json.RawMessage `json:"approvalPolicy"`
+	Sandbox        sandboxPolicy   `json:"sandbox"`
+}
+
+// sandboxPolicy is the SandboxPolicy union; only its tag is read.
+type sandboxPolicy struct {
+	Type string `json:"type"`
 }
 
 type userInput struct {
@@ -137,18 +149,52 @@ type itemNotification struct {
 }
 
 // threadItem holds the members of the ThreadItem variants the adapter
-// reads: userMessage (id, clientId), agentMessage (id, text) and the tool
-// items (id, status, and command, tool or query for a name).
+// reads: userMessage (id, clientId), agentMessage (id, text, phase) and
+// the tool items: commandExecution (command, cwd, exitCode, durationMs,
+// aggregatedOutput), fileChange (changes), mcpToolCall (server, tool,
+// arguments, result, error, durationMs), dynamicToolCall (namespace,
+// tool, arguments, success, contentItems, durationMs) and webSearch
+// (query, action), each with its id and status.
 type threadItem struct {
-	Type     string  `json:"type"`
-	ID       string  `json:"id"`
-	ClientID *string `json:"clientId"`
-	Text     string  `json:"text"`
-	Status   string  `json:"status"`
-	Command  string  `json:"command"`
-	Tool     string  `json:"tool"`
-	Server   string  `json:"server"`
-	Query    string  `json:"query"`
+	Type         string           `json:"type"`
+	ID           string           `json:"id"`
+	ClientID     *string          `json:"clientId"`
+	Text         string           `json:"text"`
+	Phase        *string          `json:"phase"`
+	Status       string           `json:"status"`
+	Command      string           `json:"command"`
+	Cwd          *string          `json:"cwd"`
+	ExitCode     *int64           `json:"exitCode"`
+	DurationMS   *int64           `json:"durationMs"`
+	Output       *string          `json:"aggregatedOutput"`
+	Changes      json.RawMessage  `json:"changes"`
+	Tool         string           `json:"tool"`
+	Namespace    *string          `json:"namespace"`
+	Server       string           `json:"server"`
+	Arguments    json.RawMessage  `json:"arguments"`
+	Result       json.RawMessage  `json:"result"`
+	Error        json.RawMessage  `json:"error"`
+	Success      *bool            `json:"success"`
+	ContentItems []contentItem    `json:"contentItems"`
+	Query        string           `json:"query"`
+	Action       *webSearchAction `json:"action"`
+}
+
+// contentItem is a DynamicToolCallOutputContentItem (inputText or
+// inputImage).
+type contentItem struct {
+	Type     string `json:"type"`
+	Text     string `json:"text"`
+	ImageURL string `json:"imageUrl"`
+}
+
+// webSearchAction is the WebSearchAction union, all variants' members.
+type webSearchAction struct {
+	Type    string   `json:"type"`
+	Query   *string  `json:"query"`
+	Queries []string `json:"queries"`
+	URL     *string  `json:"url"`
+	Pattern *string  `json:"pattern"`
 }
 
 type deltaNotification struct {

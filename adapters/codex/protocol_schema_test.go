@@ -29,6 +29,8 @@ var schemaCases = []schemaCase{
 	{file: "v2/ThreadStartResponse.json", value: threadStartResponse{}},
 	{file: "v2/ThreadResumeResponse.json", value: threadResumeResponse{}},
 	{file: "v2/ThreadStartResponse.json", def: "Thread", value: thread{}},
+	{file: "v2/ThreadStartResponse.json", def: "SandboxPolicy", variant: appliedFull, value: sandboxPolicy{}},
+	{file: "v2/ThreadResumeResponse.json", def: "SandboxPolicy", variant: appliedFull, value: sandboxPolicy{}},
 	{file: "v2/TurnStartParams.json", value: turnStartParams{}, sent: true},
 	{file: "v2/TurnStartParams.json", def: "UserInput", variant: "text", value: userInput{}, sent: true},
 	{file: "v2/TurnStartResponse.json", value: turnStartResponse{}},
@@ -63,12 +65,22 @@ var approvalDecisions = map[string]string{
 // threadItemFields are the ThreadItem members threadItem reads, by variant.
 var threadItemFields = map[string][]string{
 	"userMessage":      {"type", "id", "clientId"},
-	"agentMessage":     {"type", "id", "text"},
-	"commandExecution": {"type", "id", "status", "command"},
-	"mcpToolCall":      {"type", "id", "status", "tool", "server"},
-	"dynamicToolCall":  {"type", "id", "status", "tool"},
-	"webSearch":        {"type", "id", "query"},
-	"fileChange":       {"type", "id", "status"},
+	"agentMessage":     {"type", "id", "text", "phase"},
+	"commandExecution": {"type", "id", "status", "command", "cwd", "exitCode", "durationMs", "aggregatedOutput"},
+	"mcpToolCall":      {"type", "id", "status", "tool", "server", "arguments", "result", "error", "durationMs"},
+	"dynamicToolCall":  {"type", "id", "status", "tool", "namespace", "arguments", "success", "contentItems", "durationMs"},
+	"webSearch":        {"type", "id", "query", "action"},
+	"fileChange":       {"type", "id", "status", "changes"},
+}
+
+// unionTypes are read types covering a whole oneOf union: each member
+// must exist in some variant.
+var unionTypes = []struct {
+	def   string
+	value any
+}{
+	{"WebSearchAction", webSearchAction{}},
+	{"DynamicToolCallOutputContentItem", contentItem{}},
 }
 
 // The Go protocol types match `codex app-server generate-json-schema` of
@@ -110,6 +122,20 @@ func TestProtocolMatchesGeneratedSchema(t *testing.T) {
 		for _, d := range []string{decisionAccept, decisionDecline} {
 			if !slices.Contains(stringMembers(union), d) {
 				t.Errorf("%s %s: decision %q is not in the schema", file, def, d)
+			}
+		}
+	}
+	for _, u := range unionTypes {
+		union := schemaObject(t, dir, schemaCase{file: "v2/ItemCompletedNotification.json", def: u.def})
+		members := map[string]bool{}
+		for _, v := range union["oneOf"].([]any) {
+			for name := range v.(map[string]any)["properties"].(map[string]any) {
+				members[name] = true
+			}
+		}
+		for _, name := range jsonNames(reflect.TypeOf(u.value)) {
+			if !members[name] {
+				t.Errorf("%s: member %q is in no variant of the schema", u.def, name)
 			}
 		}
 	}

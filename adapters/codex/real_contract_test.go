@@ -58,17 +58,21 @@ func (e heldExecutor) StartTurn(ctx context.Context, req agent.TurnRequest) (age
 // The shared text lifecycle against the pinned binary: Hold makes every
 // model request of the next Turn hang until the client leaves (steered
 // requests of a held Turn included); NativeExit holds the next Turn and
-// kills its app-server's process group once the Turn started.
+// kills its app-server's process group once the Turn started. Messages
+// are observed, as Core asks of a kind declaring message_items, so the
+// kit judges each output message's start before its completion.
 func TestSharedTextLifecycleRealBinary(t *testing.T) {
 	testgate.Long(t) // the contract kit waits out its real-time windows, against the real binary
 	h, m := realHarness(t)
 	exit := new(atomic.Bool)
+	cfg := realConfig()
+	cfg.Configuration.ObserveMessages = true
 	fx := contracttest.Fixture{
 		NativeExit: func() {
 			m.HoldNextTurn()
 			exit.Store(true)
 		},
-		Config:         realConfig(),
+		Config:         cfg,
 		Capabilities:   Capabilities(),
 		Hold:           m.HoldNextTurn,
 		Effects:        func() string { return canaryEffects(t, m, h.opts.WorkDir) },

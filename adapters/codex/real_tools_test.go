@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -16,25 +17,37 @@ import (
 )
 
 // A native tool call (apply_patch, from the model) is observed as a
-// tool_call before and after, runs in the Executor's private working
-// directory, and its output goes back to the model before the answer.
+// tool_call before and after, each with its engine-neutral observation
+// (kind function, name apply_patch, the changes app-server reported as
+// arguments, in_progress then completed), runs in the Executor's private
+// working directory, and its output goes back to the model before the
+// answer.
 func TestRealToolObservation(t *testing.T) {
 	h, m := realHarness(t)
 	ex := newRealExecutor(t, h, realConfig())
 	m.Queue(codextest.Reply{Patch: "*** Begin Patch\n*** Add File: hello.txt\n+hi\n*** End Patch\n"}, codextest.Reply{Deltas: []string{"patched"}})
 	r := startRun(t, ex, "run-tool", "add a file")
 	r.settle(t)
-	var stages []string
-	for _, ev := range r.got {
-		if c, ok := ev.Payload.(wire.ToolCall); ok {
-			if c.Name != "apply_patch" {
-				t.Fatalf("tool call %+v", c)
-			}
-			stages = append(stages, c.Stage)
-		}
+	calls := toolCalls(r.got)
+	if len(calls) != 2 || calls[0].Stage != wire.ToolStageBefore || calls[1].Stage != wire.ToolStageAfter {
+		t.Fatalf("tool calls %+v in %v", calls, r.got)
 	}
-	if strings.Join(stages, ",") != wire.ToolStageBefore+","+wire.ToolStageAfter {
-		t.Fatalf("tool stages %v in %v", stages, r.got)
+	for i, want := range []string{obsInProgress, obsCompleted} {
+		c := calls[i]
+		o := c.Observation
+		if c.Name != "apply_patch" || c.ID != calls[0].ID || o == nil || o.Kind != obsKindFunction || o.Name != "apply_patch" || o.Status != want {
+			t.Fatalf("tool call %d: %+v observation %+v", i, c, o)
+		}
+		var args struct {
+			Changes []struct{ Path, Diff string }
+		}
+		if err := json.Unmarshal(o.Arguments, &args); err != nil || len(args.Changes) != 1 ||
+			args.Changes[0].Path != filepath.Join(ex.workDir, "hello.txt") || args.Changes[0].Diff != "hi\n" {
+			t.Fatalf("observed arguments %s (%v)", o.Arguments, err)
+		}
+		if err := wire.Validate(c); err != nil {
+			t.Fatalf("tool call %d invalid on the wire: %v", i, err)
+		}
 	}
 	if b, err := os.ReadFile(filepath.Join(ex.workDir, "hello.txt")); err != nil || string(b) != "hi\n" {
 		t.Fatalf("patched file: %q, %v", b, err)
@@ -42,6 +55,105 @@ func TestRealToolObservation(t *testing.T) {
 	if text(r.got) != "patched" || len(m.Requests()) != 2 || !strings.Contains(codextest.InputText(m.Requests()[1]), "call_1") {
 		t.Fatalf("answer %q after %d requests", text(r.got), len(m.Requests()))
 	}
+}
+
+// A web search of the model (web_search live) is observed as a tool_call
+// whose observation is kind web_search with the search action and query
+// app-server reported.
+func TestRealWebSearchObservation(t *testing.T) {
+	h, m := realHarness(t)
+	cfg := realConfig()
+	cfg.Configuration.ExecutionControls.WebSearch = "live"
+	ex := newRealExecutor(t, h, cfg)
+	m.Queue(codextest.Reply{Search: "turnstile weather", Deltas: []string{"sunny"}})
+	r := startRun(t, ex, "run-search", "search")
+	r.settle(t)
+	calls := toolCalls(r.got)
+	if len(calls) == 0 {
+		t.Fatalf("no tool call in %v", r.got)
+	}
+	last := calls[len(calls)-1]
+	o := last.Observation
+	if last.Name != "web_search" || last.Stage != wire.ToolStageAfter || o == nil || o.Kind != obsKindWebSearch || o.Status != obsCompleted ||
+		o.Action == nil || o.Action.Type != "search" || o.Action.Query != "turnstile weather" {
+		t.Fatalf("web search call %+v observation %+v action %+v", last, o, o.Action)
+	}
+	for _, c := range calls {
+		if c.Observation == nil || wire.Validate(c) != nil {
+			t.Fatalf("tool call without a valid observation: %+v", c)
+		}
+	}
+	if text(r.got) != "sunny" {
+		t.Fatalf("answer %q", text(r.got))
+	}
+}
+
+// With messages observed, each agentMessage is an output_message
+// in_progress when app-server starts it (before its deltas) and completed
+// with its text, both carrying the native phase the model gave it.
+func TestRealOutputMessageStartAndPhase(t *testing.T) {
+	h, m := realHarness(t)
+	cfg := realConfig()
+	cfg.Configuration.ObserveMessages = true
+	ex := newRealExecutor(t, h, cfg)
+	m.Queue(codextest.Reply{Deltas: []string{"fi", "nal"}, Phase: "final_answer"})
+	r := startRun(t, ex, "run-phase", "answer")
+	r.settle(t)
+	var msgs []wire.OutputMessage
+	firstDelta, started := -1, -1
+	for i, ev := range r.got {
+		switch p := ev.Payload.(type) {
+		case wire.OutputMessage:
+			msgs = append(msgs, p)
+			if p.Status == wire.OutputStatusInProgress && started < 0 {
+				started = i
+			}
+		case wire.Delta:
+			if firstDelta < 0 {
+				firstDelta = i
+			}
+		}
+	}
+	if len(msgs) != 2 || started < 0 || started > firstDelta {
+		t.Fatalf("output messages %+v (start at %d, first delta at %d) in %v", msgs, started, firstDelta, r.got)
+	}
+	begin, end := msgs[0], msgs[1]
+	if begin.Status != wire.OutputStatusInProgress || begin.Phase != "final_answer" || begin.Text != nil ||
+		end.Status != wire.OutputStatusCompleted || end.Phase != "final_answer" || end.Text == nil || *end.Text != "final" || end.ID != begin.ID {
+		t.Fatalf("output messages %+v %+v", begin, end)
+	}
+	for _, p := range []wire.OutputMessage{begin, end} {
+		if err := wire.Validate(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// A model that gives no phase: the phase stays absent (unknown).
+	m.Queue(codextest.Reply{Deltas: []string{"plain"}})
+	r = startRun(t, ex, "run-nophase", "again")
+	r.settle(t)
+	n := 0
+	for _, ev := range r.got {
+		if p, ok := ev.Payload.(wire.OutputMessage); ok {
+			n++
+			if p.Phase != "" {
+				t.Fatalf("phase %q invented", p.Phase)
+			}
+		}
+	}
+	if n != 2 {
+		t.Fatalf("output messages of the second turn: %v", r.got)
+	}
+}
+
+func toolCalls(evs []agent.Event) []wire.ToolCall {
+	var out []wire.ToolCall
+	for _, ev := range evs {
+		if c, ok := ev.Payload.(wire.ToolCall); ok {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // A slow stream arrives delta by delta, in order, with increasing

@@ -36,6 +36,7 @@ type Turn struct {
 	outcome    agent.CancellationOutcome
 	sequence   uint64
 	streamed   map[string]bool // agentMessage items that had deltas
+	begun      map[string]bool // agentMessage items whose in_progress output message was emitted
 	receipts   map[string]*receipt
 	retryTimer *time.Timer
 	stalled    *turnError // the retried error that exhausted the budget
@@ -45,7 +46,7 @@ func newTurn(e *Executor, req agent.TurnRequest) *Turn {
 	return &Turn{
 		e: e, runID: req.RunID, out: req.Output,
 		wake: make(chan struct{}, 1), settledCh: make(chan struct{}),
-		streamed: make(map[string]bool), receipts: make(map[string]*receipt),
+		streamed: make(map[string]bool), begun: make(map[string]bool), receipts: make(map[string]*receipt),
 		asks: make(map[string]json.RawMessage),
 	}
 }
@@ -205,7 +206,9 @@ func (t *Turn) onUsage(u wire.Usage) { t.push(wire.UsageUpdate{Usage: u}) }
 
 // onItem turns items into events: the userMessage echo applies a steered
 // input; an agentMessage without deltas becomes one delta and, when
-// messages are observed, an output message; tool items become tool calls.
+// messages are observed, output messages (in_progress when it starts,
+// completed with its text when it completes, each with the native
+// phase); tool items become tool calls carrying their observation.
 func (t *Turn) onItem(started bool, it threadItem) {
 	t.progress()
 	switch it.Type {
@@ -215,43 +218,52 @@ func (t *Turn) onItem(started bool, it threadItem) {
 		}
 	case itemTypeAgentMessage:
 		if started {
+			t.beginMessage(it)
 			return
 		}
 		t.mu.Lock()
 		streamed := t.streamed[it.ID]
 		t.mu.Unlock()
+		if t.e.nc.observeMessages {
+			t.beginMessage(it) // a completion app-server reported without its start
+		}
 		if !streamed && it.Text != "" {
 			t.push(wire.Delta{ItemID: it.ID, Delta: it.Text, Sequence: t.nextSequence()})
 		}
 		if t.e.nc.observeMessages {
 			text := it.Text
-			t.push(wire.OutputMessage{ID: it.ID, Status: wire.OutputStatusCompleted, Text: &text})
+			t.push(wire.OutputMessage{ID: it.ID, Status: wire.OutputStatusCompleted, Phase: phaseOf(it), Text: &text})
 		}
 	default:
-		if name := toolName(it); name != "" && it.ID != "" {
-			stage := wire.ToolStageAfter
-			if started {
-				stage = wire.ToolStageBefore
-			}
-			t.push(wire.ToolCall{ID: it.ID, Name: name, Stage: stage})
+		if c, ok := toolCallOf(it, started); ok {
+			t.push(c)
 		}
 	}
 }
 
-func toolName(it threadItem) string {
-	switch it.Type {
-	case "commandExecution":
-		return "shell"
-	case "fileChange":
-		return "apply_patch"
-	case "webSearch":
-		return "web_search"
-	case "mcpToolCall":
-		return it.Server + "." + it.Tool
-	case "dynamicToolCall":
-		return it.Tool
+// beginMessage emits the in_progress output message of an agentMessage
+// once, when messages are observed.
+func (t *Turn) beginMessage(it threadItem) {
+	if !t.e.nc.observeMessages || it.ID == "" {
+		return
 	}
-	return ""
+	t.mu.Lock()
+	begun := t.begun[it.ID]
+	t.begun[it.ID] = true
+	t.mu.Unlock()
+	if !begun {
+		t.push(wire.OutputMessage{ID: it.ID, Status: wire.OutputStatusInProgress, Phase: phaseOf(it)})
+	}
+}
+
+// phaseOf is the agentMessage's native MessagePhase (commentary,
+// partial_answer, final_answer), or "" when app-server reports none (the
+// phase is unknown).
+func phaseOf(it threadItem) string {
+	if it.Phase == nil {
+		return ""
+	}
+	return *it.Phase
 }
 
 // onError handles app-server's error notification: a retried error arms

@@ -34,6 +34,8 @@ const (
 	minimalTurn                      // implements only agent.Turn, no extensions
 	noopCancel                       // Cancel does nothing
 	acceptsAnyResult                 // takes a function result for a call it never emitted
+	bareToolCall                     // a tool_call without observation although tool_observations is declared
+	completedMessage                 // an output_message completed without its in_progress start
 )
 
 type brokenFactory struct {
@@ -85,6 +87,11 @@ func (e *brokenExecutor) StartTurn(ctx context.Context, req agent.TurnRequest) (
 		if m := e.late.take(); m != "" {
 			before = []agent.Event{{RunID: req.RunID, Payload: wire.Delta{Delta: m}}}
 		}
+	case bareToolCall:
+		before = []agent.Event{{RunID: req.RunID, Payload: wire.ToolCall{ID: "tool-1", Name: "shell", Stage: wire.ToolStageBefore}}}
+	case completedMessage:
+		text := "hi"
+		before = []agent.Event{{RunID: req.RunID, Payload: wire.OutputMessage{ID: "msg-1", Status: wire.OutputStatusCompleted, Text: &text}}}
 	}
 	go forward(inner, out, before, after)
 	if e.mode == minimalTurn {
@@ -281,6 +288,13 @@ func TestBrokenAdaptersAreCaught(t *testing.T) {
 		{"extensions missing", minimalTurn, nil, unsupported, contracttest.ClauseUnsupported,
 			"Turn does not implement agent.Steerer"},
 		{"cancel ignored", noopCancel, nil, text, contracttest.ClauseSettlement, "AwaitSettlement: agent: settlement not confirmed"},
+		{"tool call without observation", bareToolCall, nil, text, contracttest.ClauseStreamShape,
+			`tool_call "tool-1" (before) without the observation its declared tool_observations promises`},
+		{"output message not asked for", completedMessage, nil, text, contracttest.ClauseStreamShape,
+			`output_message "msg-1" although observe_messages is not set`},
+		{"output message completed without its start", completedMessage,
+			func(_ *synthetic.Harness, fx *contracttest.Fixture) { fx.Config.Configuration.ObserveMessages = true },
+			text, contracttest.ClauseStreamShape, `output_message "msg-1" completed without its in_progress start`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -20,7 +20,10 @@
 // state; settlement confirmed independently of the cancel request;
 // Reusable=false with a reason and a confirmed Close; native exit and
 // cleanup failure; unknown results kept unknown; the nil-Turn rule; the
-// event stream's shape; and, for an Executor that is an executable
+// event stream's shape (for a kind declaring tool_observations, an
+// engine-neutral observation on every tool_call; under observe_messages,
+// each output message started in_progress before it completes, and none
+// without it); and, for an Executor that is an executable
 // preparation (agent.Prepared and agent.PreparedCancellation, both), the
 // way the Runtime drives it (CheckPrepared): started, its Turn owns the
 // output and Close alone retires it; unused, CancelPrepared stops its work

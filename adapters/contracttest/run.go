@@ -21,6 +21,12 @@ type run struct {
 	startErr error
 	out      chan agent.Event
 	closed   chan struct{} // closed when the consumer saw the channel close
+	// observeTools: the kind declares tool_observations, so every
+	// tool_call carries its observation. observeMessages: the
+	// configuration sets observe_messages, so output messages report
+	// their start (in_progress) before their completion, and none is
+	// emitted without it.
+	observeTools, observeMessages bool
 
 	mu     sync.Mutex
 	events []agent.Event
@@ -90,7 +96,8 @@ func eventText(ev agent.Event) string {
 // proves within the window that the adapter neither wrote nor closed the
 // output, then closes it as its owner.
 func start(rep *Report, fx Fixture, ex agent.Executor, runID string, in wire.MessageInput) *run {
-	r := &run{runID: runID, out: make(chan agent.Event, wire.OutputFramesMax), closed: make(chan struct{})}
+	r := &run{runID: runID, out: make(chan agent.Event, wire.OutputFramesMax), closed: make(chan struct{}),
+		observeTools: fx.Capabilities.ToolObservations.IsSupported(), observeMessages: fx.Config.Configuration.ObserveMessages}
 	go r.consume()
 	ctx, cancel := context.WithTimeout(context.Background(), fx.Timeout)
 	defer cancel()
@@ -148,7 +155,11 @@ func settle(rep *Report, fx Fixture, r *run) (agent.TurnSettlement, bool) {
 
 // checkStream checks one Turn's events: its Run ID, run-output payloads,
 // increasing delta sequences, nothing but usage after an error, and Done
-// as the single last event (required when requireDone).
+// as the single last event (required when requireDone). Under a declared
+// tool_observations every tool_call carries its engine-neutral
+// observation; with observe_messages each output message starts
+// (in_progress) before it completes, once each, and without it no output
+// message is emitted.
 func checkStream(rep *Report, r *run, requireDone bool) (wire.Done, bool) {
 	events := r.snapshot()
 	rep.exercise(ClauseStreamShape)
@@ -156,6 +167,7 @@ func checkStream(rep *Report, r *run, requireDone bool) (wire.Done, bool) {
 	var done wire.Done
 	var seq uint64
 	sawDone, sawError := false, false
+	messages := map[string]string{} // output message ID → last status
 	for i, ev := range events {
 		if err := ev.Validate(); err != nil {
 			rep.fail(ClauseStreamShape, r.runID, "event %d: %v", i, err)
@@ -178,6 +190,12 @@ func checkStream(rep *Report, r *run, requireDone bool) (wire.Done, bool) {
 				rep.fail(ClauseStreamShape, r.runID, "delta sequence %d not increasing", p.Sequence)
 			}
 			seq = max(seq, p.Sequence)
+		case wire.ToolCall:
+			if r.observeTools && p.Observation == nil {
+				rep.fail(ClauseStreamShape, r.runID, "tool_call %q (%s) without the observation its declared tool_observations promises", p.ID, p.Stage)
+			}
+		case wire.OutputMessage:
+			checkOutputMessage(rep, r, messages, p)
 		}
 		if sawError && !ev.Terminal() && ev.Payload.MessageType() != wire.TypeUsage &&
 			ev.Payload.MessageType() != wire.TypeError {
@@ -188,6 +206,21 @@ func checkStream(rep *Report, r *run, requireDone bool) (wire.Done, bool) {
 		rep.fail(ClauseStreamShape, r.runID, "stream ended without done")
 	}
 	return done, sawDone
+}
+
+// checkOutputMessage judges one output message against the ones before
+// it (messages: ID → last status).
+func checkOutputMessage(rep *Report, r *run, messages map[string]string, p wire.OutputMessage) {
+	last := messages[p.ID]
+	messages[p.ID] = p.Status
+	switch {
+	case !r.observeMessages:
+		rep.fail(ClauseStreamShape, r.runID, "output_message %q although observe_messages is not set", p.ID)
+	case p.Status == wire.OutputStatusInProgress && last != "":
+		rep.fail(ClauseStreamShape, r.runID, "output_message %q started again (after %s)", p.ID, last)
+	case p.Status == wire.OutputStatusCompleted && last != wire.OutputStatusInProgress:
+		rep.fail(ClauseStreamShape, r.runID, "output_message %q completed without its in_progress start", p.ID)
+	}
 }
 
 // newExecutor prepares an Executor or reports why it could not.

@@ -31,6 +31,12 @@ type Reply struct {
 	// Patch, when set, makes the response one apply_patch custom tool
 	// call with this patch as its input, instead of text.
 	Patch string
+	// Phase, when set, is the assistant message's phase (commentary,
+	// final_answer).
+	Phase string
+	// Search, when set, makes the response begin with one completed
+	// web_search_call item searching for it, before the text.
+	Search string
 }
 
 // ModelServer is an httptest fake of POST /v1/responses, scripted per
@@ -222,8 +228,22 @@ func stream(w http.ResponseWriter, r *http.Request, n int, rp Reply) {
 		ev(map[string]any{"type": "response.completed", "response": map[string]any{"id": id}})
 		return
 	}
-	ev(map[string]any{"type": "response.output_item.added", "output_index": 0,
-		"item": map[string]any{"type": "message", "id": msg, "role": "assistant", "content": []any{}}})
+	index := 0
+	if rp.Search != "" {
+		call := map[string]any{"type": "web_search_call", "id": fmt.Sprintf("ws_%d", n), "status": "completed",
+			"action": map[string]any{"type": "search", "query": rp.Search}}
+		ev(map[string]any{"type": "response.output_item.added", "output_index": 0, "item": call})
+		ev(map[string]any{"type": "response.output_item.done", "output_index": 0, "item": call})
+		index = 1
+	}
+	message := func(content []any) map[string]any {
+		m := map[string]any{"type": "message", "id": msg, "role": "assistant", "content": content}
+		if rp.Phase != "" {
+			m["phase"] = rp.Phase
+		}
+		return m
+	}
+	ev(map[string]any{"type": "response.output_item.added", "output_index": index, "item": message([]any{})})
 	deltas := rp.Deltas
 	if deltas == nil {
 		deltas = []string{"ok"}
@@ -231,7 +251,7 @@ func stream(w http.ResponseWriter, r *http.Request, n int, rp Reply) {
 	text := ""
 	for i, d := range deltas {
 		text += d
-		ev(map[string]any{"type": "response.output_text.delta", "item_id": msg, "output_index": 0, "content_index": 0, "delta": d})
+		ev(map[string]any{"type": "response.output_text.delta", "item_id": msg, "output_index": index, "content_index": 0, "delta": d})
 		if rp.Interval > 0 && i+1 < len(deltas) {
 			t := time.NewTimer(rp.Interval)
 			select {
@@ -249,8 +269,7 @@ func stream(w http.ResponseWriter, r *http.Request, n int, rp Reply) {
 			}
 		}
 	}
-	ev(map[string]any{"type": "response.output_item.done", "output_index": 0, "item": map[string]any{"type": "message", "id": msg,
-		"role": "assistant", "content": []any{map[string]any{"type": "output_text", "text": text}}}})
+	ev(map[string]any{"type": "response.output_item.done", "output_index": index, "item": message([]any{map[string]any{"type": "output_text", "text": text}})})
 	resp := map[string]any{"id": id}
 	if rp.Usage != [2]int{} {
 		resp["usage"] = map[string]any{"input_tokens": rp.Usage[0], "output_tokens": rp.Usage[1], "total_tokens": rp.Usage[0] + rp.Usage[1],
