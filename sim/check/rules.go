@@ -144,7 +144,7 @@ var rules = []Rule{
 		Decided: []string{"core/engine/policy.go", "core/engine_policy.go"}, Checker: "engine_admission.go",
 		Text: "Core creates a Session exactly when the engine catalog it runs qualifies it, and refuses it by the documented priority: an unknown kind fails closed; a profile's additional configuration limits come first; then the placement, each requested operation, each MCP server's frozen origin against MCPOrigins, a required server against MCPRequired and a bearer token against MCPBearer; the profile's additional tool limits last"},
 	{Name: CheckEngineResultImages, Seed: rhProtocol + "显式服务资格认定; 必需操作和扩展操作 (图像); " + crProtocol + "能力声明", Facts: FromAPI | FromWire | FromWorld, Verdict: step,
-		Decided: []string{"core/engine_policy.go", "core/interaction.go"}, Checker: "engine_result_images.go",
+		Decided: []string{"core/engine_policy.go", "core/interaction.go"}, Checker: "engine_result_images.go", Scenario: "function_result_images_need_the_engine_profile.txt",
 		Text: "Core accepts and sends a function result carrying images only when the engine catalog it runs qualifies function_result_images for the Session's kind, whatever the Runtime declares, and never refuses one as unqualified for function_result_images when the profile qualifies them"},
 	{Name: CheckEngineDispatch, Seed: rhProtocol + "服务 profile 目录; 显式服务资格认定", Facts: FromWire | FromWorld, Verdict: step,
 		Decided: []string{"core/engine/policy.go", "core/engine_policy.go", "core/schedule.go"}, Checker: "engine_admission.go",
