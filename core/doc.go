@@ -247,7 +247,12 @@
 // exists on the current Run, is answerable, the admitted device declares
 // permissions / function_tools (function_result_images for images), user
 // choice answers bind to issued question IDs, function content is valid —
-// before anything is sent; then the decision is recorded with a fresh
+// before anything is sent. A function result carrying images also needs
+// the engine profile Core runs to qualify function_result_images for the
+// Session (checked first, like an image input's message_images): a device
+// declaring the capability does not stand in for it, and the result is
+// refused ErrEngineUnqualified with nothing sent or changed. Then the
+// decision is recorded with a fresh
 // delivery ID ("decision:<turn>:<n>:<attempt>"), sent, and awaited for
 // DecisionAckTimeout (15 s). Only an interaction_decision_ack with that
 // delivery ID and applied=true makes it applied; a refusal records its

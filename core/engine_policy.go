@@ -63,6 +63,20 @@ func (m *Machine) admitInput(s *session, in wire.MessageInput) error {
 	return nil
 }
 
+// admitResultImages refuses a function result carrying images when the
+// engine's profile does not qualify function result images, whatever the
+// Runtime declares: the profile qualifies a public operation, the Runtime
+// only claims what it installed (runtime-harness 服务 profile 对公共组合进行
+// 资格认定，Runtime 宣称已安装的组合; Runtime 注册不会授予 Core 资格).
+func (m *Machine) admitResultImages(s *session) error {
+	r := engineRequest(s.rec.Agent)
+	r.FunctionResultImages = true
+	if err := m.policy().Admit(r); err != nil {
+		return fmt.Errorf("%w: %w", ErrEngineUnqualified, err)
+	}
+	return nil
+}
+
 // engineProfile is the controls the policy's profile declares for kind,
 // read by device selection and by the final check alike.
 func (m *Machine) engineProfile(kind string) EngineProfile {

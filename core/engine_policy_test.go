@@ -157,3 +157,54 @@ func TestFunctionResultValidationOnEverySubmission(t *testing.T) {
 	require.NoError(t, ok.Err)
 	require.Len(t, sends[wire.FunctionResult](h.last), 1)
 }
+
+// TestPolicyRefusesResultImagesTheProfileDoesNotQualify: a function
+// result carrying images needs the engine profile's qualification as well
+// as the Runtime's declaration. A device declaring function_result_images
+// does not make up for a profile that does not qualify them: the result
+// is refused as engine unqualified, nothing is sent and nothing durable
+// changes; a text result on the same call still goes out.
+func TestPolicyRefusesResultImagesTheProfileDoesNotQualify(t *testing.T) {
+	prof := enginetest.Open(kind, false, false)
+	prof.Capabilities.FunctionResultImages = wire.CapabilityUnsupported
+	h := policyRig(t, prof)
+	tid, run := h.runningWith(with(fullCaps(), "function_result_images", wire.CapabilitySupported))
+	h.frame(1, run, wire.FunctionCall{CallID: "call-1", Name: "lookup", Arguments: json.RawMessage(`{}`)})
+	before, _ := h.st.Turn(tid)
+	refused := h.api(core.SubmitFunctionResult{Call: h.nextCall(), Turn: tid, CallID: "call-1", Success: true,
+		Content: []wire.InputContent{wire.TextPart("see"), wire.ImagePart("https://example.com/r.png")}})
+	require.ErrorIs(t, refused.Err, core.ErrEngineUnqualified)
+	require.ErrorIs(t, refused.Err, engine.ErrUnqualified)
+	require.Contains(t, refused.Err.Error(), "function_result_images")
+	require.Empty(t, sends[wire.FunctionResult](h.last))
+	after, _ := h.st.Turn(tid)
+	require.Equal(t, before, after, "a refused result changes nothing durable")
+	require.Equal(t, core.InteractionPending, interaction(t, h, tid, "call-1").Status)
+
+	ok := h.api(core.SubmitFunctionResult{Call: h.nextCall(), Turn: tid, CallID: "call-1", Success: true,
+		Content: []wire.InputContent{wire.TextPart("42")}})
+	require.NoError(t, ok.Err)
+	require.Len(t, sends[wire.FunctionResult](h.last), 1)
+}
+
+// TestPolicyQualifiedResultImagesStillNeedTheDeclaration: a profile
+// qualifying function result images does not stand in for the Runtime:
+// a Turn admitted without function_result_images refuses the result as
+// capability unsupported.
+func TestPolicyQualifiedResultImagesStillNeedTheDeclaration(t *testing.T) {
+	h := policyRig(t, enginetest.Open(kind, false, false))
+	tid, run := h.runningWith(with(fullCaps(), "function_result_images", wire.CapabilityUnsupported))
+	h.frame(1, run, wire.FunctionCall{CallID: "call-1", Name: "lookup", Arguments: json.RawMessage(`{}`)})
+	r := h.api(core.SubmitFunctionResult{Call: h.nextCall(), Turn: tid, CallID: "call-1", Success: true,
+		Content: []wire.InputContent{wire.ImagePart("https://example.com/r.png")}})
+	require.ErrorIs(t, r.Err, core.ErrCapabilityUnsupported)
+	require.Empty(t, sends[wire.FunctionResult](h.last))
+
+	h = policyRig(t, enginetest.Open(kind, false, false))
+	tid, run = h.runningWith(with(fullCaps(), "function_result_images", wire.CapabilitySupported))
+	h.frame(1, run, wire.FunctionCall{CallID: "call-1", Name: "lookup", Arguments: json.RawMessage(`{}`)})
+	r = h.api(core.SubmitFunctionResult{Call: h.nextCall(), Turn: tid, CallID: "call-1", Success: true,
+		Content: []wire.InputContent{wire.ImagePart("https://example.com/r.png")}})
+	require.NoError(t, r.Err)
+	require.Len(t, sends[wire.FunctionResult](h.last), 1)
+}

@@ -286,6 +286,13 @@ func (m *Machine) decisionPayload(t *turn, r InteractionRecord, e interactionAPI
 			return nil, fmt.Errorf("%w: %v", ErrInvalidInput, err)
 		}
 		images := slices.ContainsFunc(res.Content, func(p wire.InputContent) bool { return p.Type == wire.ContentInputImage })
+		// Images need both: the engine profile's qualification (the
+		// API's, refused first) and the Turn's admitted declaration.
+		if images {
+			if err := m.admitResultImages(m.sessions[t.rec.Session]); err != nil {
+				return nil, err
+			}
+		}
 		if images && t.admitted != nil && !t.admitted.FunctionResultImages.IsSupported() {
 			return nil, fmt.Errorf("%w: %s", ErrCapabilityUnsupported, capFunctionResultImages)
 		}

@@ -189,7 +189,9 @@
 // RespondUserChoice, SubmitFunctionResult native calls), checked first:
 // not_pending (unknown, withdrawn, or the Turn's admission closed: output
 // closed, cancel requested, settled), not_ready (start unresolved),
-// unsupported (permissions / function_tools, function_result_images),
+// unsupported (permissions / function_tools, function_result_images: the
+// admitted declaration's; whether the engine profile qualifies images in
+// function results is Core's to check, before it sends one),
 // runtime_error for a decision that fails validation or names a question
 // the prompt never issued (CodeInvalidDecision: the closed decision set of
 // wire-reference §3.6 has no code of its own for it, and invalid_result is

@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"path"
 	"slices"
+
+	"github.com/turnstile-sim/turnstile/core/engine"
 )
 
 //go:embed testdata/*.txt testdata/include/*.txt
@@ -42,12 +44,31 @@ func ParseFS(fsys fs.FS, dir string) ([]*Scenario, error) {
 // ContractKind is the Harness kind the scenarios' sessions name.
 const ContractKind = "contract"
 
+// ContractNoImagesKind is the kind a scenario's Session names with
+// `api submit-turn kind=contract-no-images`: the contract kind's profile
+// without message_images and function_result_images, for the scenarios
+// where the engine profile, not the Runtime's declaration, refuses images.
+const ContractNoImagesKind = "contract-no-images"
+
 // contractProfile qualifies every operation, placement and MCP origin
-// and declares no control: the Runtime's declaration alone decides.
+// for ContractKind and declares no control: the Runtime's declaration
+// alone decides; ContractNoImagesKind's profile is the same without
+// images.
 //
 //go:embed contract-profile.json
 var contractProfile []byte
 
 // ContractProfile returns the engine profile file that qualifies
-// ContractKind (turnstile core -engine-profiles).
+// ContractKind and ContractNoImagesKind (turnstile core -engine-profiles).
 func ContractProfile() []byte { return append([]byte(nil), contractProfile...) }
+
+// ContractPolicy is the Policy over ContractProfile, the catalog the
+// in-process Core runners play the scenarios with.
+func ContractPolicy() *engine.Policy {
+	ps, err := engine.ParseProfiles(contractProfile)
+	if err != nil {
+		panic("scenarios: contract-profile.json: " + err.Error())
+	}
+	p := engine.For(engine.NewCatalog(ps...))
+	return &p
+}

@@ -47,8 +47,9 @@ WebSocket as the device -device with the credential in -credential-file;
 the api steps use the Agents API (/v1) with the key in -api-key-file, the
 core-state steps and user-choice answers the operator routes (/core/v1) with
 the operator token. The Core under test must qualify the scenarios' Harness
-kind, contract: conform profile prints its engine profile file, for
-turnstile core -kinds contract -engine-profiles FILE.
+kinds, contract and contract-no-images (the same profile without images):
+conform profile prints their engine profile file, for turnstile core
+-kinds contract,contract-no-images -engine-profiles FILE.
 
 ` + exitCodes
 

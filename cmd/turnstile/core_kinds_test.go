@@ -37,7 +37,7 @@ func TestCoreKinds(t *testing.T) {
 		text              string
 	}{
 		{"default: the real Harnesses", "", "", real, nil, ""},
-		{"default with a profile file", "", contract, append(slices.Clone(real[:3]), "codex", "contract"), nil, ""},
+		{"default with a profile file", "", contract, append(slices.Clone(real[:3]), "codex", "contract", "contract-no-images"), nil, ""},
 		{"synthetic on request", "synthetic", "", []string{"synthetic"}, nil, ""},
 		{"listed", " codex ,synthetic,contract", contract, []string{"codex", "contract", "synthetic"}, nil, ""},
 		{"file kind needs its file", "contract", "", nil, ErrCoreKinds, `"contract"`},

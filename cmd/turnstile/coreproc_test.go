@@ -62,7 +62,7 @@ var contractProfileFile string
 // test passes -kinds: every built-in kind (the synthetic test fixture
 // among them) and the scenarios' contract kind.
 func testCoreKinds() []string {
-	return []string{"-kinds", strings.Join(append(engine.Builtin().Kinds(), scenarios.ContractKind), ","),
+	return []string{"-kinds", strings.Join(append(engine.Builtin().Kinds(), scenarios.ContractKind, scenarios.ContractNoImagesKind), ","),
 		"-engine-profiles", contractProfileFile}
 }
 

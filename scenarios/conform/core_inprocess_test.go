@@ -12,7 +12,6 @@ import (
 
 	"github.com/turnstile-sim/turnstile/core"
 	coreapiv1 "github.com/turnstile-sim/turnstile/core/api"
-	"github.com/turnstile-sim/turnstile/core/engine/enginetest"
 	"github.com/turnstile-sim/turnstile/core/gateway"
 	"github.com/turnstile-sim/turnstile/core/server"
 	"github.com/turnstile-sim/turnstile/daemon"
@@ -46,7 +45,7 @@ func playCore(t *testing.T, sc *scenarios.Scenario) (res Result) {
 		if err := back.AddDevice(RuntimeDevice, sha256.Sum256([]byte(RuntimeCredential)), time.Now()); err != nil {
 			t.Fatal(err)
 		}
-		s, err := server.New(back, server.Options{Config: core.Config{Policy: enginetest.OpenPolicy(scenarios.ContractKind)}})
+		s, err := server.New(back, server.Options{Config: core.Config{Policy: scenarios.ContractPolicy()}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,7 +133,7 @@ func playMachine(t *testing.T, side scenarios.Side, sc *scenarios.Scenario) Resu
 		}
 		d = rd
 	} else {
-		_, d = coremachine.New(sc, core.Config{Policy: enginetest.OpenPolicy(scenarios.ContractKind)})
+		_, d = coremachine.New(sc, core.Config{Policy: scenarios.ContractPolicy()})
 	}
 	res := Result{Name: sc.Name, Status: Pass}
 	for _, err := range scenarios.Play(sc, d).Failures {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 	"github.com/turnstile-sim/turnstile/core"
-	"github.com/turnstile-sim/turnstile/core/engine/enginetest"
 	"github.com/turnstile-sim/turnstile/daemon"
 	"github.com/turnstile-sim/turnstile/scenarios"
 	"github.com/turnstile-sim/turnstile/scenarios/machine/coremachine"
@@ -37,7 +36,7 @@ func play(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cp, _ := coremachine.New(sc, core.Config{Policy: enginetest.OpenPolicy("contract")})
+	cp, _ := coremachine.New(sc, core.Config{Policy: scenarios.ContractPolicy()})
 	sides := []struct {
 		name string
 		r    *scenarios.Player

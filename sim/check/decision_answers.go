@@ -531,6 +531,7 @@ func (l *Ledger) dxCoreSent(ev WireEvent) {
 		}
 	case wire.FunctionResult:
 		delivery = p.DeliveryID
+		l.engineResultImagesSent(ev.At, f.ID, p)
 		// its Envelope ID is the Run ID of the Run that made the call (§3.8)
 		if runs := s.callRuns[pairKey(l.conn(ev.Conn).device, p.CallID)]; len(runs) > 0 && !slices.Contains(runs, f.ID) {
 			l.violate(ev.At, CheckDecisionSentLawful, "Core sent the function result for call %s under Envelope ID %q, not the Run ID of the Run that made the call (%s)",

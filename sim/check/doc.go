@@ -64,6 +64,7 @@
 //   - capability_refusal.go: capability_unsupported_justified
 //   - engine_admission.go: engine_admission engine_dispatch
 //     engine_catalog_declaration
+//   - engine_result_images.go: engine_result_images
 //   - capacity_wire.go: capacity_exceeded
 //   - restart_outcome.go: restart_outcome
 //   - usage_latest.go: usage_not_latest

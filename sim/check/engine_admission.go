@@ -73,7 +73,7 @@ const (
 
 // engineExpectedMarks are the marks the engine profile draws must reach.
 var engineExpectedMarks = []Mark{MarkEngineConfigurationRefused, MarkEngineUnqualifiedRefused, MarkEngineToolsRefused,
-	MarkEngineUnqualifiedAtDispatch, MarkCatalogDeclarationRefused}
+	MarkEngineUnqualifiedAtDispatch, MarkCatalogDeclarationRefused, MarkResultImagesUnqualified}
 
 type engineState struct {
 	profiles map[string]*EngineProfileFacts // the policy of the Core running now, by kind

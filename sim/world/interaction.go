@@ -2,6 +2,7 @@ package world
 
 import (
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/turnstile-sim/turnstile/core"
@@ -82,8 +83,10 @@ func (wl *workload) answerInteractions(now time.Time, t *wTurn, v *core.TurnView
 		ev := wl.answerFor(t, ix, conflict)
 		wl.after(now, time.Duration(50+a.r.IntN(1500))*time.Millisecond, func(now time.Time) {
 			a.retried[k]++
-			wl.call(now, ev, func(time.Time, core.APIResult) { a.busy[k] = false },
-				func(time.Time) { a.busy[k] = false })
+			wl.call(now, ev, func(now time.Time, r core.APIResult) {
+				a.busy[k] = false
+				wl.resultAnswered(now, t, ev, r)
+			}, func(time.Time) { a.busy[k] = false })
 		})
 	}
 }
@@ -115,9 +118,29 @@ func (wl *workload) answerFor(t *wTurn, ix core.InteractionView, conflict bool) 
 	content := []wire.InputContent{wire.TextPart("result")}
 	if a.shape.IntN(4) == 0 {
 		// judged by the function_result_images the Turn was admitted with
+		// and by the engine profile's qualification of them
 		content = append(content, wire.ImagePart("https://example.com/result.png"))
 	}
 	return core.SubmitFunctionResult{Turn: t.id, CallID: ix.ID, Success: !conflict, Content: content}
+}
+
+// resultAnswered reports Core's answer to a function result carrying
+// images, with the Session's kind as the client asked for it
+// (engine_result_images): accepted, the engine refusal class, or another
+// refusal's text.
+func (wl *workload) resultAnswered(now time.Time, t *wTurn, ev core.Event, r core.APIResult) {
+	res, ok := ev.(core.SubmitFunctionResult)
+	if !ok || !slices.ContainsFunc(res.Content, func(p wire.InputContent) bool { return p.Type == wire.ContentInputImage }) {
+		return
+	}
+	refusal := ""
+	if r.Err != nil {
+		refusal = "refused: " + r.Err.Error()
+		if class, ok := engineRefusal(r.Err); ok {
+			refusal = class
+		}
+	}
+	wl.u.led.FunctionResultAnswered(wl.u.lt(now), t.id, wl.u.sessionSpec(t.sess.agent), refusal)
 }
 
 // withInteractionCall names an interaction API event's call, or returns
@@ -154,8 +177,11 @@ func (wl *workload) afterCancel(now time.Time, t *wTurn) {
 			}
 			a.busy[k] = true
 			a.retried[k]++
-			wl.call(now, wl.answerFor(t, ix, false), func(time.Time, core.APIResult) { a.busy[k] = false },
-				func(time.Time) { a.busy[k] = false })
+			ev := wl.answerFor(t, ix, false)
+			wl.call(now, ev, func(now time.Time, r core.APIResult) {
+				a.busy[k] = false
+				wl.resultAnswered(now, t, ev, r)
+			}, func(time.Time) { a.busy[k] = false })
 		}
 	}, func(time.Time) {})
 }

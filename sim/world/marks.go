@@ -111,6 +111,7 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	// come up with a narrowed catalog
 	check.MarkEngineConfigurationRefused: {}, check.MarkEngineUnqualifiedRefused: {}, check.MarkEngineToolsRefused: {},
 	check.MarkCatalogDeclarationRefused: {}, check.MarkEngineUnqualifiedAtDispatch: {kCoreCrash.kind},
+	check.MarkResultImagesUnqualified: {},               // the workload's function results with images (interaction.go)
 	check.MarkPreparationsPerConnFull: {sim.FaultStall}, // any fault kind enables the flood (workload_prep_flood.go)
 	check.MarkEarlierReceiptReplayed:  {sim.FaultStall}, // any fault kind enables the replay (hostile_receipt_replay.go)
 	check.MarkCancelFailedAfterDone:   {sim.FaultStall}, // any fault kind enables the forgery (hostile_cancel_failed.go)
