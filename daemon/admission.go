@@ -113,11 +113,14 @@ func (m *Machine) admitPrepare(p wire.ExecutionPrepare) string {
 	if m.shutdown || m.quiesced() {
 		return CodeResourceUnavailable
 	}
+	if env := environmentOf(p.Configuration); m.workspaceBusy(env) || m.environmentPreparing(env) {
+		// a workspace write, export or runtime preparation of the
+		// Environment in progress (wire-reference §3.3): read-only
+		// profiles included
+		return CodeResourceUnavailable
+	}
 	if p.Configuration.WorkspaceReadOnly {
 		return m.admitReadOnly()
-	}
-	if m.workspaceBusy(environmentOf(p.Configuration)) {
-		return CodeResourceUnavailable // a workspace write or export in progress
 	}
 	c := p.Configuration
 	ex := m.sessionExecutor(p.SessionID)

@@ -55,7 +55,12 @@
 //
 // Admission. execution_prepare is validated (configuration shape,
 // registered and available kind, preparation and environment
-// capabilities, agent_options keys), then checked against capacity:
+// capabilities, agent_options keys). One bound to an Environment with a
+// workspace write, export or runtime preparation in progress (a
+// runtime_prepare transfer of it from its begin to its terminal result,
+// or an installation a lost connection left running) is refused
+// resource_unavailable, read-only profiles included. It is then checked
+// against capacity:
 // active preparations and executions (ActiveMax, 4), executors in any
 // state including closing and uncertain ones (ExecutorsMax, 20) and
 // admission records of the connection (AdmissionRecordsMax, 64).
