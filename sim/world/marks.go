@@ -91,6 +91,7 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkTransferExchangeExpired:    {}, // the operator's "sleep 200" setup outlasts Core's 195 s; the client waits for its outcome
 	// hostile_environment.go and workload_environment.go
 	check.MarkTransferChunkStaged:         {},
+	check.MarkPrepareRefusedDuringEnvPrep: {sim.FaultStall}, // any fault kind enables the environment probes
 	check.MarkPreparationEndedByRejection: {},
 	check.MarkSecondSuspensionRefused:     {},
 	check.MarkLateTransferResult:          {kCoreZombie.kind}, // a zombie's unknown; without faults the run may end before a "sleep 200" setup does
