@@ -108,7 +108,7 @@ func ExpectedMarks() []Mark {
 		MarkWriteRefusedDuringRun, MarkReadForeignEnvRefused, MarkReadBlockedAfterUnknown,
 		MarkWriteBlockedAfterUnknown, MarkWriteInstallRefused, MarkReadResultOutOfBounds,
 		MarkPrepareRefusedDuringWrite, MarkWriteReceiptSizeForged, MarkExportStaleNextRefused,
-		MarkPrepareRefusedDuringEnvPrep,
+		MarkPrepareRefusedDuringEnvPrep, MarkExecutorCapacityRefused,
 	}, hostileExpectedMarks(), failoverExpectedMarks, projectionExpectedMarks, engineExpectedMarks)
 	slices.Sort(out)
 	return out

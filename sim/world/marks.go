@@ -52,6 +52,7 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkUsageFromSnapshot:       {},
 	check.MarkCancelOutcomeUsageNewer: {}, // cancelled native turns account their interruption (sim/harness)
 	check.MarkCapacityFullOfExecutors: {},
+	check.MarkExecutorCapacityRefused: {}, // drawExecutorTable (universe.go)
 	check.MarkKindAvailabilityChanged: {},
 	check.MarkSteerAfterUnknown:       {harness.WriteOverBudget},
 	check.MarkReceiptBudgetClosed:     {sim.FaultStall},
