@@ -82,9 +82,12 @@
 // every preparation it takes, so a full Runtime gets a probe per wait
 // rather than a preparation per queued Turn per second. A start refused with
 // executor_unavailable is retried once, with a fresh preparation, when no
-// native output was observed and no cancel was sent. Every other refusal,
-// and a `ready` without executor_id (released), fails the Turn
-// (preparation_start_failed); uncertain delivery is never replayed.
+// native output was observed and no cancel was sent. Every other refusal
+// (executor_capacity, the Runtime's executor limit, and
+// resource_unavailable, an Environment busy with a write, export or runtime
+// preparation, included), and a `ready` without executor_id (released),
+// fails the Turn (preparation_start_failed with the Runtime's code);
+// uncertain delivery is never replayed.
 //
 // Judgment call: re-preparing after a connection loss. A connection lost
 // while an unclaimed Turn is being prepared leaves the Turn queued, and it

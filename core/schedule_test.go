@@ -220,8 +220,12 @@ func TestPreparationCapacityKeepsTurnUnclaimedAndRetries(t *testing.T) {
 func TestOtherPreparationErrorsAreNotReplayed(t *testing.T) {
 	cases := map[string]wire.PreparationStatus{
 		"rejected": {State: wire.StateRejected, ErrorCode: "unsupported_configuration"},
-		"failed":   {ExecutorID: "e", Handle: "h", Revision: 2, State: wire.StateFailed, ErrorCode: "preparation_failed"},
-		"expired":  {ExecutorID: "e", Handle: "h", Revision: 2, State: wire.StateExpired},
+		// the executor limit and an Environment busy with a transfer:
+		// only preparation_capacity keeps the Turn unclaimed
+		"executor_capacity":    {State: wire.StateRejected, ErrorCode: "executor_capacity", Operation: wire.TypeExecutionPrepare},
+		"resource_unavailable": {State: wire.StateRejected, ErrorCode: "resource_unavailable", Operation: wire.TypeExecutionPrepare},
+		"failed":               {ExecutorID: "e", Handle: "h", Revision: 2, State: wire.StateFailed, ErrorCode: "preparation_failed"},
+		"expired":              {ExecutorID: "e", Handle: "h", Revision: 2, State: wire.StateExpired},
 	}
 	for name, st := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -235,6 +239,9 @@ func TestOtherPreparationErrorsAreNotReplayed(t *testing.T) {
 			v := h.turn(tid)
 			require.Equal(t, core.TurnFailed, v.State)
 			require.Equal(t, core.CodePreparationStartFailed, v.ErrorCode)
+			if st.ErrorCode != "" {
+				require.Equal(t, st.ErrorCode, v.ErrorDetail, "the Runtime's code recorded")
+			}
 			require.Empty(t, h.m.Timers()[1:], "no retry timer")
 		})
 	}

@@ -98,73 +98,102 @@ func (m *Machine) onPrepare(requestID string, p wire.ExecutionPrepare) {
 		}
 		return
 	}
-	if code := m.admitPrepare(p); code != "" {
+	if code, evict := m.admitPrepare(p); code != "" {
 		m.sendRejected(requestID, wire.TypeExecutionPrepare, code, nil)
+		if evict {
+			// after the refusal: the close it starts is resource policy,
+			// not part of the answer
+			m.evictIdle()
+		}
 		return
 	}
 	m.grant(requestID, prepareFingerprint(p), p)
 }
 
-// admitPrepare returns the rejection code of a prepare, or "".
-func (m *Machine) admitPrepare(p wire.ExecutionPrepare) string {
+// admitPrepare returns the rejection code of a prepare, or "", and
+// whether the refusal is a full executor table's, which closes the
+// oldest idle executor once answered.
+func (m *Machine) admitPrepare(p wire.ExecutionPrepare) (string, bool) {
 	if code := m.validatePrepare(p); code != "" {
-		return code
+		return code, false
 	}
 	if m.shutdown || m.quiesced() {
-		return CodeResourceUnavailable
+		return CodeResourceUnavailable, false
+	}
+	if env := environmentOf(p.Configuration); m.workspaceBusy(env) || m.environmentPreparing(env) {
+		// a workspace write, export or runtime preparation of the
+		// Environment in progress (wire-reference §3.3): read-only
+		// profiles included
+		return CodeResourceUnavailable, false
 	}
 	if p.Configuration.WorkspaceReadOnly {
-		return m.admitReadOnly()
-	}
-	if m.workspaceBusy(environmentOf(p.Configuration)) {
-		return CodeResourceUnavailable // a workspace write or export in progress
+		return m.admitReadOnly(), false
 	}
 	c := p.Configuration
 	ex := m.sessionExecutor(p.SessionID)
 	if ex != nil {
 		switch {
 		case ex.closeFailed:
-			return CodeExecutorCleanupUnconfirmed // uncertain: a close failed
+			return CodeExecutorCleanupUnconfirmed, false // uncertain: a close failed
 		case ex.phase == phaseClosing || ex.phase == phasePreparing && ex.handle == "":
 			// The Session's executor is being closed, or still prepared
 			// for an admission that ended: cleanup or preparation
 			// occupies the Session's slot, and a retry can succeed.
-			return CodePreparationCapacity
+			return CodePreparationCapacity, false
 		case ex.configFP != executorFingerprint(c):
-			return CodeConfigurationConflict
+			return CodeConfigurationConflict, false
 		case ex.phase != phaseIdle:
 			// Held by a live admission or Turn (of this connection or, still
 			// settling, of a lost one). Either always ends on its own
 			// (expiry, release, settlement), freeing the executor: a retry
 			// can succeed, so Core keeps its Turn unclaimed.
-			return CodePreparationCapacity
+			return CodePreparationCapacity, false
 		case c.AgentSessionID != "" && ex.nativeSession != "" && c.AgentSessionID != ex.nativeSession:
-			return CodeNativeSessionConflict
+			return CodeNativeSessionConflict, false
 		case c.AgentSessionID != "" && ex.nativeSession == "":
 			// The idle executor holds no native identity (it was prepared
 			// as a new root), so it cannot resume the named history: a
 			// Turn on it would start a new root. It is replaced: closed
 			// now, and a retry prepares one that resumes.
 			m.startClose(ex)
-			return CodePreparationCapacity
+			return CodePreparationCapacity, false
 		}
 	}
 	if c.RequireExistingNativeSession && c.AgentSessionID == "" && (ex == nil || ex.nativeSession == "") {
-		return CodeHistoryUnavailable
-	}
-	if m.activeCount() >= m.cfg.Limits.ActiveMax {
-		return CodePreparationCapacity
+		return CodeHistoryUnavailable, false
 	}
 	if ex == nil && len(m.executors) >= m.cfg.Limits.ExecutorsMax {
-		// The table is full of idle, closing or uncertain executors. Each
-		// of them frees its slot once its cleanup succeeds, so a retry can
-		// succeed: preparation_capacity keeps Core's Turn unclaimed. An
-		// idle one is closed now to make that room.
-		m.evictIdle()
-		return CodePreparationCapacity
+		// A new executor is needed and the table is full (checked before
+		// the active limit: 16 idle and 4 active executors held answer
+		// executor_capacity, wire-reference §3.3). While closing
+		// or uncertain executors hold slots, cleanup occupies the
+		// capacity and each frees its slot once its cleanup succeeds: a
+		// retry can succeed, so preparation_capacity keeps Core's Turn
+		// unclaimed. Otherwise every held executor is idle or in use and
+		// the executor limit itself refuses: executor_capacity
+		// (wire-reference §3.3). Either way the oldest idle executor is
+		// closed once the refusal is sent, to make room.
+		if m.cleanupPending() {
+			return CodePreparationCapacity, true
+		}
+		return CodeExecutorCapacity, true
+	}
+	if m.activeCount() >= m.cfg.Limits.ActiveMax {
+		return CodePreparationCapacity, false
 	}
 	m.makeRecordRoom()
-	return ""
+	return "", false
+}
+
+// cleanupPending reports whether an executor is being closed or its close
+// was not confirmed: it holds its slot until its cleanup succeeds.
+func (m *Machine) cleanupPending() bool {
+	for _, ex := range m.executors { //tidy:sorted any-match only
+		if ex.phase == phaseClosing || ex.closeFailed {
+			return true
+		}
+	}
+	return false
 }
 
 // validatePrepare applies the configuration and capability rules.

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 	"time"
 
@@ -301,10 +302,13 @@ func TestClosingResourcesCountAgainstCapacity(t *testing.T) {
 	require.Equal(t, wire.StatePreparing, oneStatus(r).State, "slot free after cleanup")
 }
 
-// A full executor table answers preparation_capacity (retryable: every
-// slot frees once its cleanup succeeds), closing the oldest idle executor
-// to make room; closing executors keep counting until confirmed.
-func TestExecutorTableFullIsPreparationCapacity(t *testing.T) {
+// A new executor needed while the table is full of idle executors is
+// refused executor_capacity (wire-reference §3.3: the executor limit
+// refuses), and the oldest idle executor is closed once the refusal is
+// sent; while closing or uncertain executors hold slots, cleanup occupies
+// the capacity and the answer is preparation_capacity (retryable: each
+// slot frees once its cleanup succeeds).
+func TestExecutorTableFull(t *testing.T) {
 	cfg := testConfig()
 	cfg.Limits.ExecutorsMax = 4
 	cfg.Limits.ActiveMax = 2
@@ -315,11 +319,18 @@ func TestExecutorTableFullIsPreparationCapacity(t *testing.T) {
 	}
 	require.Equal(t, 4, r.m.Snapshot().Capacity.Idle, "four idle executors")
 	r.recv("pe", prepareFor("e"))
-	require.Equal(t, CodePreparationCapacity, oneStatus(r).ErrorCode, "a new executor is needed while the table is full")
+	st := oneStatus(r)
+	require.Equal(t, wire.StateRejected, st.State, "refused")
+	require.Equal(t, CodeExecutorCapacity, st.ErrorCode, "a new executor is needed while the table holds four idle executors")
+	require.Empty(t, st.Handle, "no handle")
+	noCall[Prepare](r)
+	sendAt := slices.IndexFunc(r.out, func(e Effect) bool { _, ok := e.(Send); return ok })
+	closeAt := slices.IndexFunc(r.out, func(e Effect) bool { c, ok := e.(NativeCall); _, closes := c.Op.(CloseExecutor); return ok && closes })
+	require.Truef(t, sendAt >= 0 && closeAt > sendAt, "the oldest idle executor is closed after the refusal is sent: %s", describeAll(r.out))
 	c, op := callOf[CloseExecutor](r)
 	require.Equal(t, "ex-1", op.Executor, "oldest idle executor closed to make room")
 	r.recv("pf", prepareFor("f"))
-	require.Equal(t, CodePreparationCapacity, oneStatus(r).ErrorCode, "closing executor still counts")
+	require.Equal(t, CodePreparationCapacity, oneStatus(r).ErrorCode, "closing executor still counts: cleanup occupies the table")
 	r.result(c, CloseResult{Err: "busy"})
 	r.recv("pg", prepareFor("g"))
 	require.Equal(t, CodePreparationCapacity, oneStatus(r).ErrorCode, "uncertain executor still counts")
@@ -328,10 +339,6 @@ func TestExecutorTableFullIsPreparationCapacity(t *testing.T) {
 	r.result(c, CloseResult{})
 	r.recv("ph", prepareFor("h"))
 	require.Equal(t, wire.StatePreparing, oneStatus(r).State, "the retry succeeds once cleanup freed the slot")
-	for _, e := range r.allSent() {
-		s, ok := e.Payload.(wire.PreparationStatus)
-		require.Truef(t, !ok || s.ErrorCode != CodeExecutorCapacity, "executor_capacity answered: Core would never retry")
-	}
 }
 
 func TestAdmissionRecordsBounded(t *testing.T) {

@@ -15,10 +15,10 @@ const (
 	CodeExecutorCleanupUnconfirmed = "executor_cleanup_unconfirmed"
 	CodeNativeSessionConflict      = "native_session_conflict"
 	CodeHistoryUnavailable         = "history_unavailable"
-	// CodeExecutorCapacity is part of the wire vocabulary but never
-	// answered by this machine: a full executor table always clears as
-	// cleanup completes, so it is refused with CodePreparationCapacity,
-	// the code Core retries.
+	// CodeExecutorCapacity: a new executor is needed while the table
+	// holds ExecutorsMax executors, none of them being cleaned up (the
+	// executor limit refuses; a table cleanup occupies answers
+	// CodePreparationCapacity, the code Core retries).
 	CodeExecutorCapacity    = "executor_capacity"
 	CodePreparationFailed   = "preparation_failed"
 	CodeConnectionClosed    = "connection_closed"

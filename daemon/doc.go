@@ -55,7 +55,12 @@
 //
 // Admission. execution_prepare is validated (configuration shape,
 // registered and available kind, preparation and environment
-// capabilities, agent_options keys), then checked against capacity:
+// capabilities, agent_options keys). One bound to an Environment with a
+// workspace write, export or runtime preparation in progress (a
+// runtime_prepare transfer of it from its begin to its terminal result,
+// or an installation a lost connection left running) is refused
+// resource_unavailable, read-only profiles included. It is then checked
+// against capacity:
 // active preparations and executions (ActiveMax, 4), executors in any
 // state including closing and uncertain ones (ExecutorsMax, 20) and
 // admission records of the connection (AdmissionRecordsMax, 64).
@@ -63,14 +68,17 @@
 // rejected status with the operation and an error code; it never replaces
 // a handle's revision. Every refusal a retry can clear is
 // preparation_capacity, the one code Core retries (keeping its Turn
-// unclaimed): the active limit; a full executor table (the oldest idle
-// executor is closed to make room, closing and uncertain ones free their
-// slot once cleanup succeeds); the Session's own executor being closed,
-// still being prepared for an admission that ended, or held by a live
-// admission or Turn (of this connection, or of a lost one still
+// unclaimed): the active limit; a full executor table while closing or
+// uncertain executors hold slots (cleanup occupies the capacity; each
+// frees its slot once cleanup succeeds); the Session's own executor being
+// closed, still being prepared for an admission that ended, or held by a
+// live admission or Turn (of this connection, or of a lost one still
 // settling), which always ends on its own by release, expiry or
-// settlement. executor_capacity is never answered: with ExecutorsMax >=
-// ActiveMax every full table clears as cleanup completes. A Session
+// settlement. A new executor needed while the table holds ExecutorsMax
+// executors, all idle or in use, is refused executor_capacity before the
+// active limit is looked at (the executor limit refuses: 16 idle and 4
+// active held; Core does not retry it). A full table's refusal
+// closes the oldest idle executor once sent, to make room. A Session
 // executor whose close failed answers executor_cleanup_unconfirmed. The
 // admission record table cannot fill with live records: each non-terminal
 // record holds an active slot and AdmissionRecordsMax >= ActiveMax, so the

@@ -5,7 +5,9 @@ package daemon
 // execution, and native factories receive capabilities only once the
 // installed snapshot is loaded). While an InstallTransfer call is
 // outstanding — on the connection's transfer or on one a lost connection
-// orphaned — a new executor's native Prepare is not issued: the admission
+// orphaned — a new executor's native Prepare of another Environment (or
+// of none: a prepare bound to the Environment being prepared is refused
+// resource_unavailable, admission.go) is not issued: the admission
 // answers preparing (the Runtime owns the preparation) and its Prepare
 // waits, in arrival order, until no installation runs; it then carries
 // the snapshot as the installations left it. Reusing a parked executor

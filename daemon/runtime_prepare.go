@@ -145,6 +145,26 @@ func (m *Machine) installedSnapshot() []Installed {
 	return append([]Installed(nil), m.xfer.installed...)
 }
 
+// environmentPreparing reports whether a runtime preparation of env is
+// in progress: the connection's transfer from its begin to its terminal
+// result, or an installation a lost connection left outstanding. An
+// execution_prepare bound to env is then refused resource_unavailable
+// (wire-reference §3.3); "" (environment none) is never prepared.
+func (m *Machine) environmentPreparing(env string) bool {
+	if env == "" {
+		return false
+	}
+	if t := m.conn.transfer; t != nil && t.header.EnvironmentID == env {
+		return true
+	}
+	for _, t := range m.xfer.orphans { //tidy:sorted any-match only
+		if t.installing && t.header.EnvironmentID == env {
+			return true
+		}
+	}
+	return false
+}
+
 func (m *Machine) transferActive() bool { return m.conn.transfer != nil || len(m.xfer.orphans) > 0 }
 
 func hasBody(action string) bool {

@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -154,6 +156,32 @@ func Play(sc *Scenario, d Driver) Report {
 	return p.rep
 }
 
+// resolveArgs replaces an argument that is a placeholder ("$name") by
+// its value: one Core bound in a frame it sent (an Environment ID a Core
+// behind the Agents API chose), or the peer's default.
+func (p *Player) resolveArgs(st Step) (Step, bool) {
+	var out map[string]string
+	for _, k := range slices.Sorted(maps.Keys(st.Args)) {
+		v := st.Args[k]
+		if !strings.HasPrefix(v, "$") || strings.HasPrefix(v, "$$") {
+			continue
+		}
+		val, ok := p.b.Value(v[1:], true)
+		if !ok {
+			p.d.log().Failf("api %s: %s=%s is not bound yet", st.Action, k, v)
+			return st, false
+		}
+		if out == nil {
+			out = maps.Clone(st.Args)
+		}
+		out[k] = val
+	}
+	if out != nil {
+		st.Args = out
+	}
+	return st, true
+}
+
 // subject names the side in failures.
 func (p *Player) subject() string {
 	if p.side == Core {
@@ -230,7 +258,9 @@ func (p *Player) step(st Step) {
 func (p *Player) own(st Step) {
 	switch st.Kind {
 	case KindAPI:
-		p.core.API(st)
+		if st, ok := p.resolveArgs(st); ok {
+			p.core.API(st)
+		}
 	case KindCoreState:
 		p.core.CoreState(st.Args)
 	case KindCoreInteraction:

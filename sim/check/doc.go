@@ -136,6 +136,9 @@
 //   - transfer_install.go: transfer_incomplete_installed
 //     transfer_install_outcome prepare_during_install
 //   - transfer_outcome.go: transfer_staged_in_order preparation_outcome
+//   - prepare_during_environment_preparation.go:
+//     prepare_during_environment_preparation
+//   - executor_capacity.go: executor_capacity
 //   - timing_transfer.go: timing_transfer_exchange
 //   - timing_prepare_expiry.go: timing_prepare_transfer_expiry
 //   - engine_errors.go: engine_error_projection

@@ -86,11 +86,12 @@ type evictFacts struct {
 
 // idleFacts follow an executor's idle timer (timing_idle.go).
 type idleFacts struct {
-	handle   string       // of its latest admission
-	prepared bool         // a ready status named it, or it was created after its admission ended
-	pending  bool         // its admission ended while it was preparing: idle once created
-	closing  bool         // a close was called: never idle again
-	window   *timerWindow // its latest idle stretch, settled once busy again or a close is called
+	handle    string       // of its latest admission
+	prepared  bool         // a ready status named it, or it was created after its admission ended
+	pending   bool         // its admission ended while it was preparing: idle once created
+	closing   bool         // a close was called: never idle again
+	closingAt int64        // when the first close was called
+	window    *timerWindow // its latest idle stretch, settled once busy again or a close is called
 }
 
 func (l *Ledger) execDevice(id string) *execDevice { return entry(made(&l.execs.devices), id) }

@@ -133,9 +133,9 @@ var (
 		"read/rejected/resource_unavailable read/rejected/read_capacity")
 )
 
-// busyAnswers come first from a busy or uncertain executor, or a kind
-// gone unavailable.
-const busyAnswers = "rejected/preparation_capacity rejected/executor_cleanup_unconfirmed rejected/resource_unavailable"
+// busyAnswers come first from a busy or uncertain executor, a full
+// executor table, or a kind gone unavailable.
+const busyAnswers = "rejected/preparation_capacity rejected/executor_capacity rejected/executor_cleanup_unconfirmed rejected/resource_unavailable"
 
 // Whether every campaign must see an action refused.
 const (

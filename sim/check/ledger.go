@@ -128,12 +128,13 @@ type Ledger struct {
 	limits       map[string]DeviceLimits // device → declared limits
 	hostile      hostileState
 	ws           workspaceState
-	fencing      fencingState     // fencing_wire.go
-	transfers    transferState    // transfer_wire.go
-	transferTime transferTiming   // the 195 s exchange oracle (timing_transfer.go)
-	prepOutcome  prepOutcomeState // transfer_outcome.go
-	wsRuntime    wsRuntimeState   // workspace_runtime.go
-	wsPayload    wsPayloadState   // workspace_payloads.go
+	fencing      fencingState          // fencing_wire.go
+	transfers    transferState         // transfer_wire.go
+	transferTime transferTiming        // the 195 s exchange oracle (timing_transfer.go)
+	prepOutcome  prepOutcomeState      // transfer_outcome.go
+	wsRuntime    wsRuntimeState        // workspace_runtime.go
+	execCapacity executorCapacityState // executor_capacity.go
+	wsPayload    wsPayloadState        // workspace_payloads.go
 	ix           interactionState
 	subscribers  subscriberState // subscribers.go
 	native       nativeCalls     // done_usage.go
@@ -193,6 +194,7 @@ func NewLedger() *Ledger {
 		honest(l.observeTransfers),
 		l.observeTransferHold,      // forged results reaching Core too
 		l.observeWorkspaceRuntime,  // honest traffic, and forged requests reaching a daemon
+		l.observeExecutorCapacity,  // forged prepares reaching a daemon too
 		l.observeWorkspacePayloads, // honest traffic, and forged requests reaching a daemon
 		l.observeEngineErrors,      // forged error frames too: Core classifies what reaches it
 		l.observePreparationsPerConn,

@@ -108,6 +108,7 @@ func ExpectedMarks() []Mark {
 		MarkWriteRefusedDuringRun, MarkReadForeignEnvRefused, MarkReadBlockedAfterUnknown,
 		MarkWriteBlockedAfterUnknown, MarkWriteInstallRefused, MarkReadResultOutOfBounds,
 		MarkPrepareRefusedDuringWrite, MarkWriteReceiptSizeForged, MarkExportStaleNextRefused,
+		MarkPrepareRefusedDuringEnvPrep, MarkExecutorCapacityRefused,
 		// the streaming client going away with a stalled link behind the cancel (export_cancel_stall.go)
 		MarkExportCancelDropped, MarkExportCancelHeldInTime,
 	}, hostileExpectedMarks(), failoverExpectedMarks, projectionExpectedMarks, engineExpectedMarks)

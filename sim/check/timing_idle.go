@@ -50,6 +50,7 @@ func (l *Ledger) CloseCalled(at int64, device, executor string) {
 	s, x := &l.timing.idle, l.execDevice(device).executor(executor)
 	l.cleanupCalled(l.timing.cleanup.closes, at, pairKey(device, executor))
 	x.idle.closing = true
+	x.idle.closingAt = at
 	r := x.idle.window
 	if r == nil || r.settled {
 		return

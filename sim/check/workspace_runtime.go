@@ -76,11 +76,13 @@ type wsRuntimeState struct {
 	exclusion  map[string]string
 	writeEnvs  map[string]string // conn\x00mutation → its begin's Environment
 	exportEnvs map[string]string // conn\x00export → its owner's Environment
+	envPrep    envPrepState      // prepare_during_environment_preparation.go
 }
 
 func (l *Ledger) observeWorkspaceRuntime(ev WireEvent) {
 	if ev.Kind == WireClosed || ev.Kind == WireLost {
 		deleteUnder(l.wsRuntime.busy, connKey(ev.Conn)+"\x00") // the daemon drops a transfer or export with its connection
+		deleteUnder(l.wsRuntime.envPrep.busy, connKey(ev.Conn)+"\x00")
 	}
 	if !ev.HasFrame() || ev.From == RogueNode || ev.To == RogueNode {
 		return
@@ -114,10 +116,13 @@ func (l *Ledger) runtimeReceived(ev WireEvent) {
 				pr.env = cfg.LocalEnvironment.ID
 			}
 			made(&s.preps)[pairKey(c, ev.Frame.ID)] = pr
-			if !pr.readOnly && pr.env != "" && l.workspaceBusy(ev.To, pr.env) {
+			if pr.env != "" && l.workspaceBusy(ev.To, pr.env) {
 				made(&s.exclusion)[pairKey(c, ev.Frame.ID)] = pr.env
 			}
+			l.prepareDuringEnvPrep(c, ev.Frame.ID, pr.env)
 		}
+	case wire.RuntimePrepare:
+		l.envPrepReceived(c, ev.Frame.ID, p)
 	case wire.WorkspaceRead:
 		l.readReceived(ev, c, p)
 	case wire.WorkspaceExport:
@@ -192,6 +197,7 @@ func (l *Ledger) runtimeSent(ev WireEvent) {
 			delete(s.exclusion, k)
 			l.judgeExclusion(ev, env, p)
 		}
+		l.judgeEnvPrepExclusion(ev, k, p)
 		pr := s.preps[k]
 		if pr != nil && p.Handle != "" && pr.handle == "" {
 			pr.handle, pr.executor = p.Handle, p.ExecutorID
@@ -204,6 +210,8 @@ func (l *Ledger) runtimeSent(ev WireEvent) {
 		if pr != nil && p.State == wire.StateStarted {
 			pr.started = true
 		}
+	case wire.RuntimePrepareResult:
+		l.envPrepResultSent(c, k, p)
 	case wire.WorkspaceReadResult:
 		if r := s.reads[k]; r != nil {
 			delete(s.reads, k)
@@ -355,5 +363,7 @@ func (l *Ledger) judgeExclusion(ev WireEvent, env string, p wire.PreparationStat
 }
 
 // prepareValidationCodes are the refusals a daemon gives a prepare before
-// it looks at the workspace (its configuration or declaration).
-var prepareValidationCodes = []string{wire.PrepInvalidConfiguration, wire.PrepUnsupportedPreparation, wire.PrepUnsupportedConfiguration}
+// it looks at the workspace (its configuration or declaration; a
+// read-only profile's too).
+var prepareValidationCodes = []string{wire.PrepInvalidConfiguration, wire.PrepUnsupportedPreparation, wire.PrepUnsupportedConfiguration,
+	wire.PrepUnsupportedReadPreparation}

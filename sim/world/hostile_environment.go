@@ -24,7 +24,9 @@ import (
 //   - ahead of one chunk of a transfer: a one-byte chunk of the same
 //     transfer at another offset than the bytes staged, or one with no
 //     data (invalid_request; the installer's staging never sees it), or a
-//     second transfer's begin (runtime_preparation_capacity);
+//     second transfer's begin (runtime_preparation_capacity), or an
+//     execution_prepare bound to the Environment being prepared,
+//     executable or read-only (resource_unavailable);
 //   - towards Core, ahead of the daemon's answer to one chunk: a received
 //     result one byte past the chunk's end, or at its end with an exit
 //     code, which Core must refuse and then hold the connection (the
@@ -60,6 +62,7 @@ type envProbes struct {
 	sizes  map[string]int64      // Core's transfer → its declared body size
 	probed map[string]bool       // Core's transfers probed once already
 	xfers  map[string]envXfer    // Core's transfer → where it runs
+	envs   map[string]string     // Core's transfer → the Environment it prepares
 }
 
 type envXfer struct {
@@ -73,6 +76,7 @@ func (u *universe) envProbeState() *envProbes {
 		e.r = u.w.Rand("hostile:environment")
 		e.off = u.faultFree() || e.r.IntN(3) == 0
 		e.fenced, e.sizes, e.probed, e.xfers = map[sim.NodeID]string{}, map[string]int64{}, map[string]bool{}, map[string]envXfer{}
+		e.envs = map[string]string{}
 	}
 	return e
 }
@@ -113,6 +117,19 @@ func probeFileBegin(digest string) wire.RuntimePrepare {
 		Action: wire.PrepareActionFile, File: &wire.PrepareFile{Path: "/workspace/sim/probe.bin"}, SizeBytes: 1, SHA256: digest}
 }
 
+// envBoundPrepare is a valid prepare of session bound to Environment env:
+// executable, or a read-only profile.
+func envBoundPrepare(session, env string, readOnly bool) wire.ExecutionPrepare {
+	c := hostileConfig(session, "m1")
+	c.DisableExecutionEnvironment = false
+	c.LocalEnvironment = &wire.LocalEnvironment{ID: env}
+	if readOnly {
+		c.AgentOptions = nil
+		c.WorkspaceReadOnly, c.ReleaseOnCompletion = true, true
+	}
+	return wire.ExecutionPrepare{SessionID: session, Configuration: c}
+}
+
 // probeEnvironment puts the drawn probes next to a frame Core is about to
 // send.
 func (u *universe) probeEnvironment(s core.Send) {
@@ -131,7 +148,7 @@ func (u *universe) probeEnvironment(s core.Send) {
 		id := s.Frame.ID
 		switch p.Step {
 		case wire.StepBegin:
-			e.sizes[id], e.xfers[id] = p.SizeBytes, envXfer{conn, dev}
+			e.sizes[id], e.xfers[id], e.envs[id] = p.SizeBytes, envXfer{conn, dev}, p.EnvironmentID
 			if e.r.IntN(4) == 0 {
 				x := h.mint("xtu")
 				u.forge(conn, coreID, upperDigestBegin(x), &check.HostileProbe{Action: check.HostileUpperDigest, ReplyID: x})
@@ -197,6 +214,14 @@ func (u *universe) probeEnvironment(s core.Send) {
 				e.probed[id] = true
 				u.forge(conn, coreID, encodeFrame(id, wire.RuntimePrepare{Step: wire.StepChunk, Offset: p.Offset, Data: []byte{}}),
 					&check.HostileProbe{Action: check.HostileChunkEmpty, ReplyID: id})
+			case 7:
+				// an execution_prepare bound to the Environment being
+				// prepared (an executable one, or in half the cases a
+				// read-only profile): refused resource_unavailable
+				// (prepare_during_environment_preparation judges it)
+				e.probed[id] = true
+				sess := h.mint("s")
+				u.forge(conn, coreID, encodeFrame(h.mint("pe"), envBoundPrepare(sess, e.envs[id], e.r.IntN(2) == 0)), nil)
 			}
 		}
 	case wire.EnvironmentQuiesce:

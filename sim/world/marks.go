@@ -52,6 +52,7 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkUsageFromSnapshot:       {},
 	check.MarkCancelOutcomeUsageNewer: {}, // cancelled native turns account their interruption (sim/harness)
 	check.MarkCapacityFullOfExecutors: {},
+	check.MarkExecutorCapacityRefused: {}, // drawExecutorTable (universe.go)
 	check.MarkKindAvailabilityChanged: {},
 	check.MarkSteerAfterUnknown:       {harness.WriteOverBudget},
 	check.MarkReceiptBudgetClosed:     {sim.FaultStall},
@@ -93,6 +94,7 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkTransferExchangeExpired:    {}, // the operator's "sleep 200" setup outlasts Core's 195 s; the client waits for its outcome
 	// hostile_environment.go and workload_environment.go
 	check.MarkTransferChunkStaged:         {},
+	check.MarkPrepareRefusedDuringEnvPrep: {sim.FaultStall}, // any fault kind enables the environment probes
 	check.MarkPreparationEndedByRejection: {},
 	check.MarkSecondSuspensionRefused:     {},
 	check.MarkLateTransferResult:          {kCoreZombie.kind}, // a zombie's unknown; without faults the run may end before a "sleep 200" setup does

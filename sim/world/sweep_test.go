@@ -248,6 +248,15 @@ func latencyExplained(d Derived) []string {
 		// each outlast Core's 195 s exchange
 		out = append(out, "failed/runtime_preparation_unconfirmed")
 	}
+	for _, dev := range d.Devices {
+		if dev.Limits.ExecutorsMax < dev.Limits.ActiveMax+dev.Limits.IdleExecutorsMax || dev.Limits.ActiveMax < 4 {
+			// a tight executor table (drawDaemonConfig, drawExecutorTable,
+			// the capacity shape): a new Session's Turn meets it full of
+			// idle or busy executors with no cleanup pending
+			out = append(out, "failed/preparation_start_failed/executor_capacity")
+			break
+		}
+	}
 	if len(out) > 0 {
 		// the session's failed turn committed no native session for the
 		// later turns that require one

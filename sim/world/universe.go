@@ -150,9 +150,11 @@ func setup(w *sim.Kernel, cfg Config, linAtEnd bool) *universe {
 	u.drawCapabilityProfile()
 	u.drawInteractionDeclarations()
 	u.drawCapabilitySwarm()
+	tableR := w.Rand("daemon:executor-table")
 	for i := range n {
 		dcfg, drawn := drawDaemonConfig(r, u.swarmCaps(i, u.interactionCaps(i, u.profileCaps(i, drawCaps(r, i)))), i > 0)
 		u.shape.adjustLimits(shapeR, &dcfg.Limits)
+		drawExecutorTable(tableR, &dcfg.Limits)
 		drawn.admission = dcfg.Limits.AdmissionExpiry // a shape may set the documents' value back
 		drawn.idle = dcfg.Limits.IdleExpiry
 		u.configuredTimers(string(deviceID(i)), drawn)
@@ -253,6 +255,18 @@ func drawCaps(r *rand.Rand, i int) wire.AgentKindCapabilities {
 		}
 	}
 	return c
+}
+
+// drawExecutorTable: for half the devices with tight limits, an executor
+// table below the active and idle bounds together (ExecutorsMax from
+// ActiveMax up to ActiveMax+IdleExecutorsMax-1), so it can fill with idle
+// executors and a new Session's prepare meets the executor limit itself
+// (executor_capacity). Its own stream: other draws are unchanged.
+func drawExecutorTable(r *rand.Rand, l *daemon.Limits) {
+	if l.ActiveMax == 0 || l.IdleExecutorsMax == 0 || r.IntN(2) != 0 {
+		return
+	}
+	l.ExecutorsMax = l.ActiveMax + r.IntN(l.IdleExecutorsMax)
 }
 
 // drawDaemonConfig sets a daemon's limits: sometimes tight capacity (so
