@@ -171,7 +171,14 @@
 // data is answered only once released arrived; failed
 // (cleanup_unconfirmed), expired, a lost connection or no answer within
 // WorkspaceReadWait (17 s) answer unavailable with no data. At most
-// WorkspaceReadsPerConn (4) reads are in flight per connection.
+// WorkspaceReadsPerConn (4) reads, WorkspaceWritesPerConn (1) write and
+// WorkspaceExportsPerConn (1) export are in flight per connection: a
+// write or export for which every admissible connection has its one in
+// flight is refused ErrWorkspaceConnBusy (a kind of ErrWorkspaceBusy),
+// nothing reserved or sent. A device with an unresolved suspension
+// (fencing.go) is chosen for no workspace read, write or export, as for
+// no Turn: with no other device the call answers unavailable
+// (no_device).
 // WriteWorkspace (at most 5 MiB, a clean relative path, an Environment ID
 // that is a canonical UUID, all checked first) reserves the write durably
 // in the SessionRecord (MutationRecord) before begin leaves, sends 64 KiB

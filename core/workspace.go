@@ -17,6 +17,10 @@ var (
 	ErrInvalidWorkspaceRequest  = errors.New("core: invalid workspace request")
 	ErrWorkspaceBusy            = errors.New("core: workspace busy")
 	ErrWorkspaceMutationPending = errors.New("core: an earlier workspace write is not settled")
+	// ErrWorkspaceConnBusy: every connection that could serve a write (or
+	// an export) has its one write (export) in flight (wire reference
+	// §6.1); nothing was reserved, and the call may be made again.
+	ErrWorkspaceConnBusy = fmt.Errorf("%w: every admissible connection has its workspace write or export in flight", ErrWorkspaceBusy)
 )
 
 // Workspace operation timers and limits (wire reference §3.9–§3.11).
@@ -24,6 +28,8 @@ const (
 	WorkspaceReadWait       = 17 * time.Second
 	WorkspaceWriteWait      = 195 * time.Second
 	WorkspaceReadsPerConn   = 4
+	WorkspaceWritesPerConn  = 1
+	WorkspaceExportsPerConn = 1
 	WorkspaceInlineWriteMax = 5 << 20 // public decoded inline body
 )
 

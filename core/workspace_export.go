@@ -69,7 +69,11 @@ func (m *Machine) onExportWorkspace(e ExportWorkspace) {
 		m.result(APIResult{Call: e.Call, Err: ErrWorkspaceBusy})
 		return
 	}
-	c := m.exportConn(s)
+	c, atLimit := m.exportConn(s)
+	if c == nil && atLimit {
+		m.result(APIResult{Call: e.Call, Err: ErrWorkspaceConnBusy}) // nothing reserved
+		return
+	}
 	if c == nil {
 		m.result(APIResult{Call: e.Call, Value: &WorkspaceResult{Outcome: WorkspaceUnavailable, Code: wsNoDevice}})
 		return
@@ -85,20 +89,40 @@ func (m *Machine) onExportWorkspace(e ExportWorkspace) {
 	m.send(c.id, r.prepID, wire.ExecutionPrepare{SessionID: s.rec.ID, Configuration: readOnlyConfig(s.rec)})
 }
 
-// exportConn is readConn with workspace_output_export required too.
-func (m *Machine) exportConn(s *session) *conn {
-	var best *conn
+// exportConn is readConn with workspace_output_export required too, and
+// a connection with an export in flight takes no second one (wire
+// reference §6.1: one export per connection). atLimit reports that no
+// connection was picked only because each otherwise admissible one has
+// its export in flight.
+func (m *Machine) exportConn(s *session) (best *conn, atLimit bool) {
 	for _, id := range m.sortedDeviceIDs() {
 		c := m.conns[m.devices[id].conn]
 		v, _, _ := checkConn(c, s.rec.Agent.Kind, reqExport)
-		if v != admitOK || c.preps >= m.cfg.PreparationsPerConnMax || m.readsInFlight(c) >= WorkspaceReadsPerConn {
+		if v != admitOK || m.deviceFenced(id) || c.preps >= m.cfg.PreparationsPerConnMax ||
+			m.readsInFlight(c) >= WorkspaceReadsPerConn {
+			continue
+		}
+		if m.exportsInFlight(c) >= WorkspaceExportsPerConn {
+			atLimit = true
 			continue
 		}
 		if best == nil || c.preps+c.runs < best.preps+best.runs {
 			best = c
 		}
 	}
-	return best
+	return best, atLimit && best == nil
+}
+
+// exportsInFlight counts Core's exports in flight on c, from their
+// admission to their end.
+func (m *Machine) exportsInFlight(c *conn) int {
+	n := 0
+	for _, r := range m.ws.byOp { //tidy:sorted counts only
+		if r.conn == c && r.export != nil {
+			n++
+		}
+	}
+	return n
 }
 
 // exportReady begins the pull once the profile is ready.

@@ -160,7 +160,8 @@ func (m *Machine) readIdle(call CallID, s *session, req wire.WorkspaceRead) {
 
 // readConn picks the connection for an idle read: the kind declared
 // available with workspace_read_preparation, fewest preparations and
-// Runs, ties by device ID.
+// Runs, ties by device ID. A device with an unresolved suspension is
+// skipped (its Runtime may be quiesced).
 func (m *Machine) readConn(s *session) *conn {
 	ids := make([]string, 0, len(m.devices))
 	for id, d := range m.devices {
@@ -173,7 +174,7 @@ func (m *Machine) readConn(s *session) *conn {
 	for _, id := range ids {
 		c := m.conns[m.devices[id].conn]
 		v, _, _ := checkConn(c, s.rec.Agent.Kind, reqWorkspaceRead)
-		if v != admitOK || c.preps >= m.cfg.PreparationsPerConnMax || m.readsInFlight(c) >= WorkspaceReadsPerConn {
+		if v != admitOK || m.deviceFenced(id) || c.preps >= m.cfg.PreparationsPerConnMax || m.readsInFlight(c) >= WorkspaceReadsPerConn {
 			continue
 		}
 		if best == nil || c.preps+c.runs < best.preps+best.runs {

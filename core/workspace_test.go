@@ -372,3 +372,70 @@ func TestReservedWorkspaceDirIsTopLevelOnly(t *testing.T) {
 		require.Equal(t, want, core.InReservedWorkspaceDir(p), p)
 	}
 }
+
+// TestWorkspaceSkipsFencedDevice: a device with an unresolved suspension
+// serves no workspace read, write or export (its Runtime may be
+// quiesced): after its reconnect the calls answer no_device and send
+// nothing; once the suspension is resumed the device serves them again.
+func TestWorkspaceSkipsFencedDevice(t *testing.T) {
+	h := newRig(t)
+	sid := h.workspaceSession()
+	sus, q := h.quiesce("d1", wsEnv)
+	h.frame(1, q.ID, quiesced(q, true, ""))
+	h.step(core.ConnClosed{Conn: 1, Reason: "quiesced"})
+	h.connect("d1", 2, workspaceCaps())
+	calls := []core.Event{
+		core.WriteWorkspace{Call: h.nextCall(), Session: sid, Path: "f", Data: []byte("x")},
+		core.ReadWorkspace{Call: h.nextCall(), Session: sid, Path: "f", MaxBytes: 4},
+		core.ExportWorkspace{Call: h.nextCall(), Session: sid},
+	}
+	for _, ev := range calls {
+		effs := h.step(ev)
+		res := apiResultOf(t, effs)
+		require.NotNilf(t, res, "%s answered at once", ev.Describe())
+		require.Equalf(t, core.WorkspaceUnavailable, res.Value.(*core.WorkspaceResult).Outcome, "%s", ev.Describe())
+		require.Equalf(t, "no_device", res.Value.(*core.WorkspaceResult).Code, "%s", ev.Describe())
+		require.Emptyf(t, sends[wire.WorkspaceWrite](effs), "%s: nothing sent to the fenced device", ev.Describe())
+		require.Emptyf(t, sends[wire.ExecutionPrepare](effs), "%s: nothing sent to the fenced device", ev.Describe())
+	}
+	rec, _ := h.st.Session(sid)
+	require.Nil(t, rec.Mutation, "no mutation reserved")
+
+	r := h.api(core.ResumeEnvironment{Call: h.nextCall(), SuspendID: sus})
+	require.NoError(t, r.Err)
+	res := one[wire.EnvironmentResume](t, h.last)
+	h.frame(2, res.ID, wire.EnvironmentResumed{EnvironmentID: wsEnv, SuspendID: sus, Accepted: true})
+	one[wire.WorkspaceWrite](t, h.step(core.WriteWorkspace{Call: h.nextCall(), Session: sid, Path: "f", Data: []byte("x")}))
+}
+
+// TestWorkspaceOneWriteAndOneExportPerConnection: Core keeps at most one
+// write and one export in flight per connection (wire reference §6.1):
+// a second Session's write (export) while the first is in flight is
+// refused ErrWorkspaceConnBusy, nothing reserved or sent; once the first
+// ended the second goes out.
+func TestWorkspaceOneWriteAndOneExportPerConnection(t *testing.T) {
+	h := newRig(t)
+	s1 := h.workspaceSession()
+	s2 := h.session(workspaceAgent())
+	begin := one[wire.WorkspaceWrite](t, h.step(core.WriteWorkspace{Call: h.nextCall(), Session: s1, Path: "f", Data: []byte("1")}))
+	effs := h.step(core.WriteWorkspace{Call: h.nextCall(), Session: s2, Path: "g", Data: []byte("2")})
+	res := apiResultOf(t, effs)
+	require.ErrorIs(t, res.Err, core.ErrWorkspaceConnBusy)
+	require.ErrorIs(t, res.Err, core.ErrWorkspaceBusy, "a kind of busy")
+	require.Empty(t, sends[wire.WorkspaceWrite](effs), "no second write on the connection")
+	rec, _ := h.st.Session(s2)
+	require.Nil(t, rec.Mutation, "nothing reserved on refusal")
+	h.frame(1, begin.ID, wire.WorkspaceWriteResult{Outcome: wire.OutcomeRejected, ErrorCode: wire.WriteCapacity})
+	one[wire.WorkspaceWrite](t, h.step(core.WriteWorkspace{Call: h.nextCall(), Session: s2, Path: "g", Data: []byte("2")}))
+
+	h2 := newRig(t)
+	e1 := h2.workspaceSession()
+	e2 := h2.session(workspaceAgent())
+	prep := one[wire.ExecutionPrepare](t, h2.step(core.ExportWorkspace{Call: h2.nextCall(), Session: e1}))
+	effs = h2.step(core.ExportWorkspace{Call: h2.nextCall(), Session: e2})
+	require.ErrorIs(t, apiResultOf(t, effs).Err, core.ErrWorkspaceConnBusy)
+	require.Empty(t, sends[wire.ExecutionPrepare](effs), "no second export on the connection")
+	one[wire.ExecutionPrepare](t, h2.step(core.ReadWorkspace{Call: h2.nextCall(), Session: e2, Path: "f", MaxBytes: 4}))
+	h2.frame(1, prep.ID, roStatus(wire.StateRejected, 1, wire.PrepResourceUnavailable))
+	one[wire.ExecutionPrepare](t, h2.step(core.ExportWorkspace{Call: h2.nextCall(), Session: e1}))
+}

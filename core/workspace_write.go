@@ -78,7 +78,11 @@ func (m *Machine) onWriteWorkspace(e WriteWorkspace) {
 		fail(ErrWorkspaceBusy)
 		return
 	}
-	c := m.writeConn(s)
+	c, atLimit := m.writeConn(s)
+	if c == nil && atLimit {
+		fail(ErrWorkspaceConnBusy) // nothing reserved: the caller may try again
+		return
+	}
 	if c == nil {
 		m.result(APIResult{Call: e.Call, Value: &WorkspaceResult{Outcome: WorkspaceUnavailable, Code: wsNoDevice}})
 		return
@@ -115,19 +119,38 @@ func checkWrite(s SessionRecord, e WriteWorkspace) error {
 }
 
 // writeConn picks the connection of the device with the Session's kind
-// available, fewest preparations and Runs, ties by device ID.
-func (m *Machine) writeConn(s *session) *conn {
-	var best *conn
+// available, fewest preparations and Runs, ties by device ID. A device
+// with an unresolved suspension serves no write (its Runtime may be
+// quiesced), and a connection with a write in flight takes no second one
+// (wire reference §6.1: one write per connection). atLimit reports that
+// no connection was picked only because each admissible one has its
+// write in flight.
+func (m *Machine) writeConn(s *session) (best *conn, atLimit bool) {
 	for _, id := range m.sortedDeviceIDs() {
 		c := m.conns[m.devices[id].conn]
-		if v, _, _ := checkConn(c, s.rec.Agent.Kind, reqNone); v != admitOK {
+		if v, _, _ := checkConn(c, s.rec.Agent.Kind, reqNone); v != admitOK || m.deviceFenced(id) {
+			continue
+		}
+		if m.writesInFlight(c) >= WorkspaceWritesPerConn {
+			atLimit = true
 			continue
 		}
 		if best == nil || c.preps+c.runs < best.preps+best.runs {
 			best = c
 		}
 	}
-	return best
+	return best, atLimit && best == nil
+}
+
+// writesInFlight counts Core's writes in flight on c.
+func (m *Machine) writesInFlight(c *conn) int {
+	n := 0
+	for _, w := range m.ws.writes { //tidy:sorted counts only
+		if w.conn == c {
+			n++
+		}
+	}
+	return n
 }
 
 func (m *Machine) sortedDeviceIDs() []string {

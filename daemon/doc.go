@@ -183,7 +183,8 @@
 // runs; a malformed, incomplete or expired (WorkspaceConfig.TransferExpiry,
 // 195 s) transfer never reaches it; execution in the write's Environment is
 // refused (resource_unavailable) from begin until the installer answered,
-// and a begin while it executes is refused the same way; an unknown
+// and a begin while it executes, or while the Runtime is quiesced
+// (fencing.go), is refused the same way; an unknown
 // installer answer is unknown write_unconfirmed. workspace_export pulls
 // the profile's tar archive in 64 KiB chunks (begin, next with the
 // consumed total, cancel). Answers are never sent on a later connection.

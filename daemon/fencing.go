@@ -10,8 +10,9 @@ import "github.com/turnstile-sim/turnstile/wire"
 //   - environment_quiesce is answered environment_quiesced on the same
 //     Envelope ID, both IDs echoed. It is accepted when nothing is active
 //     (no unsettled preparation, execution or transfer); the Runtime then
-//     refuses new work (execution_prepare and runtime_prepare answer
-//     resource_unavailable) and closes its connection after the reply.
+//     refuses new work (execution_prepare, runtime_prepare and a
+//     workspace_write begin answer resource_unavailable) and closes its
+//     connection after the reply.
 //     Repeating the accepted quiesce (its reply may have been lost) is
 //     accepted again; another suspend_id while quiesced, or a quiesce
 //     while work is active, is refused resource_busy.

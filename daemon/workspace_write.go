@@ -13,7 +13,10 @@ import (
 // before the installer runs, and excludes execution in the Environment
 // from begin until the installer answered: a prepare bound to it is
 // refused with resource_unavailable, and a begin while an executor bound
-// to it executes (or is prepared to) is refused the same way. A malformed, incomplete or
+// to it executes (or is prepared to) is refused the same way. A begin
+// while the Runtime is quiesced (fencing.go) is refused
+// resource_unavailable: a quiesced Runtime takes no new work, whatever
+// connection the begin came on. A malformed, incomplete or
 // expired transfer is dropped and never reaches the installer. An unknown
 // installer answer is reported as unknown write_unconfirmed: it may have
 // changed the file, and it is never retried.
@@ -79,7 +82,7 @@ func (m *Machine) writeBegin(id string, w wire.WorkspaceWrite, t *transfer) {
 	case t != nil:
 		m.writeReply(t.gen, id, wire.WorkspaceWriteResult{Outcome: wire.OutcomeReady}) // repeated begin
 		return
-	case m.shutdown || m.environmentExecuting(w.EnvironmentID) || m.ws.applying[w.EnvironmentID] > 0:
+	case m.shutdown || m.quiesced() || m.environmentExecuting(w.EnvironmentID) || m.ws.applying[w.EnvironmentID] > 0:
 		m.writeRefused(id, wire.WriteResourceUnavail)
 		return
 	}

@@ -147,3 +147,31 @@ func TestWorkspaceWriteFrameWhileApplyingIsNotAnswered(t *testing.T) {
 	r.result(c, WriteWorkspaceResult{Outcome: wire.OutcomeCompleted})
 	require.Equal(t, wire.OutcomeCompleted, oneWriteResult(r).Outcome, "the installer's receipt")
 }
+
+// TestWorkspaceWriteBeginRefusedWhileQuiesced: a quiesced Runtime takes no
+// new write (wire reference §3.12), on the connection after the quiesce
+// too; the refusal starts no transfer, and after the resume the same
+// begin is answered ready.
+func TestWorkspaceWriteBeginRefusedWhileQuiesced(t *testing.T) {
+	r := newWorkspaceRig(t)
+	r.recv("q-1", quiesce(wsEnv, "s1"))
+	rep, closed := fenceReply[wire.EnvironmentQuiesced](t, r, "q-1")
+	require.True(t, rep.Accepted && closed, "quiesce accepted")
+	r.step(ConnClosed{Conn: r.gen})
+	r.connect()
+	body := []byte("fenced")
+	r.recv("w-1", writeBegin("f.txt", body))
+	got := oneWriteResult(r)
+	require.Equal(t, wire.OutcomeRejected, got.Outcome, "begin while quiesced")
+	require.Equal(t, wire.WriteResourceUnavail, got.ErrorCode, "code")
+	require.NoErrorf(t, got.Validate(), "refusal is a valid receipt")
+	r.recv("w-1", writeChunk(0, body))
+	require.Equal(t, wire.WriteInvalidRequest, oneWriteResult(r).ErrorCode, "no transfer was started")
+	require.Empty(t, r.calls(), "no native call")
+
+	r.recv("r-1", resume(wsEnv, "s1", false))
+	res, _ := fenceReply[wire.EnvironmentResumed](t, r, "r-1")
+	require.True(t, res.Accepted, "resumed")
+	r.recv("w-1", writeBegin("f.txt", body))
+	require.Equal(t, wire.OutcomeReady, oneWriteResult(r).Outcome, "begin after the resume")
+}

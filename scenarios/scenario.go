@@ -117,7 +117,7 @@ var apiCalls = map[string]spec{
 	"read-directory":      {args: []string{"environment", "path", "max_entries"}, required: environment},
 	"read-file":           {args: []string{"environment", "path", "max_bytes"}, required: environment},
 	"write-file":          {args: []string{"environment", "path"}, required: environment, input: anyInput},
-	"export":              {args: environment, required: environment},
+	"export":              {args: []string{"environment", "session", "refused"}, required: environment},
 }
 
 // Frame is a frame a scenario step sends.

@@ -377,6 +377,9 @@ func (r *coreRun) WorkspaceAnswer(pending bool) (*core.WorkspaceResult, bool, er
 		return &core.WorkspaceResult{Outcome: core.WorkspaceCompleted, Archive: a.body}, true, nil
 	}
 	var v api.WorkspaceAnswer
+	if a.err == nil && a.status >= 400 && a.status < 500 && errorCode(a.body) != "" {
+		return nil, true, &coreapi.Refused{Code: errorCode(a.body), Call: "the workspace call", Err: fmt.Errorf("%d %s", a.status, a.body)}
+	}
 	if a.err != nil || json.Unmarshal(a.body, &v) != nil || v.Outcome == "" {
 		return nil, true, fmt.Errorf("the workspace call answered %d %v: %s", a.status, a.err, a.body)
 	}

@@ -68,6 +68,7 @@ type Steps struct {
 	// NotChecked takes each listed member Core's view does not show.
 	NotChecked func(format string, args ...any)
 	session    string
+	others     map[string]string // session=<name> of a workspace call → its own Session
 	turns      []string
 	suspend    string
 	prep       string
@@ -179,10 +180,36 @@ func (s *Steps) API(st scenarios.Step) {
 			s.prep = id
 		}
 	case "read-directory", "read-file", "write-file", "export":
-		if s.createSession(scenarios.ContractKind, st.Args["environment"]) {
-			s.failed(s.api.StartWorkspace(st, s.session))
+		session, ok := s.workspaceSession(st)
+		if !ok || s.failed(s.api.StartWorkspace(st, session)) || st.Args["refused"] == "" {
+			return
 		}
+		// a refusal is answered at once: nothing reaches a Runtime
+		_, _, err := s.api.WorkspaceAnswer(false)
+		s.refusable(st, err)
 	}
+}
+
+// workspaceSession is the Session a workspace call names: the
+// scenario's, or with session=<name> a Session of its own, created at its
+// first call like the scenario's.
+func (s *Steps) workspaceSession(st scenarios.Step) (string, bool) {
+	name := st.Args["session"]
+	if name == "" {
+		return s.session, s.createSession(scenarios.ContractKind, st.Args["environment"])
+	}
+	if id := s.others[name]; id != "" {
+		return id, true
+	}
+	id, err := s.api.CreateSession(scenarios.ContractKind, st.Args["environment"])
+	if s.failed(err) {
+		return "", false
+	}
+	if s.others == nil {
+		s.others = map[string]string{}
+	}
+	s.others[name] = id
+	return id, true
 }
 
 // turnArg resolves turn=<n> (1-based submit order; default the latest).
@@ -592,7 +619,8 @@ func (e events) WorkspaceAnswer(bool) (*core.WorkspaceResult, bool, error) {
 	case res == nil:
 		return nil, called, nil
 	case res.Err != nil:
-		return nil, true, fmt.Errorf("the call was refused: %v", res.Err)
+		code, _, _ := api.ErrorCode(res.Err)
+		return nil, true, &Refused{Code: code, Call: "API call", Err: res.Err}
 	}
 	w, ok := res.Value.(*core.WorkspaceResult)
 	if !ok || w == nil {

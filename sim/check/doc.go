@@ -116,7 +116,8 @@
 //     decision_refused_before_native decision_sent_lawful
 //     decision_unknown_kept
 //   - workspace_records.go: workspace_truth timing_workspace
-//   - workspace_wire.go: workspace_mutation_order read_only_started
+//   - workspace_wire.go: workspace_mutation_order workspace_one_per_conn
+//     read_only_started
 //   - workspace_export.go: workspace_export workspace_export_stopped
 //     workspace_export_cancel_budget
 //   - workspace_runtime.go: workspace_read_environment

@@ -42,12 +42,15 @@ func (l *Ledger) fencingTransferResult(ev WireEvent, r wire.RuntimePrepareResult
 	}
 }
 
-// fencingForgedArrival notes a forged runtime_prepare begin reaching a
-// daemon (a peer racing Core's resume): new work like Core's own, judged
-// by fencing_quiesced_work when it first arrives.
+// fencingForgedArrival notes a forged runtime_prepare or workspace_write
+// begin reaching a daemon (a peer racing Core's resume): new work like
+// Core's own, judged by fencing_quiesced_work when it first arrives.
 func (l *Ledger) fencingForgedArrival(ev WireEvent) {
 	if p, ok := ev.Frame.Payload.(wire.RuntimePrepare); ok && p.Step == wire.StepBegin {
 		keepFirst(made(&l.fencing.arrived), ev.To+"/x/"+ev.Frame.ID, l.fencing.events)
+	}
+	if p, ok := ev.Frame.Payload.(wire.WorkspaceWrite); ok && p.Step == wire.StepBegin {
+		keepFirst(made(&l.fencing.arrived), ev.To+"/w/"+ev.Frame.ID, l.fencing.events)
 	}
 }
 

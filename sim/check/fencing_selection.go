@@ -10,8 +10,12 @@ import (
 // accepted resume may reach Core too late for it to apply, so the
 // suspension is no longer judged from the first of them (the checker can
 // only miss, never invent, a violation). Suspensions are durable across
-// Core restarts. Read-only preparations are not device selection; an
-// Environment preparation's runtime_prepare begin is.
+// Core restarts. Device selection is what starts new work on a device:
+// a Turn's execution_prepare, the read-only execution_prepare of an idle
+// workspace read or export, a workspace_write begin, and an Environment
+// preparation's runtime_prepare begin. A read of a running Run and an
+// export's begin on its ready profile continue work already on the
+// device, and are not judged.
 const CheckFencedSelection = "suspended_selection"
 
 type fencedSuspension struct {
@@ -28,8 +32,14 @@ func (l *Ledger) observeFencedSelection(ev WireEvent) {
 		case wire.EnvironmentQuiesce:
 			keepFirst(made(&l.fencedSel), p.SuspendID, &fencedSuspension{device: ev.To, since: ev.At})
 		case wire.ExecutionPrepare:
-			if !p.Configuration.WorkspaceReadOnly {
-				l.judgeFencedSelection(ev, "execution_prepare "+ev.Frame.ID+" of session "+p.SessionID)
+			what := "execution_prepare "
+			if p.Configuration.WorkspaceReadOnly {
+				what = "the read-only execution_prepare (a workspace read or export) "
+			}
+			l.judgeFencedSelection(ev, what+ev.Frame.ID+" of session "+p.SessionID)
+		case wire.WorkspaceWrite:
+			if p.Step == wire.StepBegin {
+				l.judgeFencedSelection(ev, "the workspace_write begin of mutation "+ev.Frame.ID+" (environment "+p.EnvironmentID+")")
 			}
 		case wire.RuntimePrepare:
 			if p.Step == wire.StepBegin && !ev.Forged && !strings.HasPrefix(ev.Frame.ID, HostileIDPrefix) {

@@ -130,6 +130,10 @@ func (l *Ledger) fencingDeviceReceived(ev WireEvent) {
 		if p.Step == wire.StepBegin {
 			made(&s.arrived)[ev.To+"/x/"+ev.Frame.ID] = s.events
 		}
+	case wire.WorkspaceWrite:
+		if p.Step == wire.StepBegin {
+			made(&s.arrived)[ev.To+"/w/"+ev.Frame.ID] = s.events
+		}
 	}
 }
 
@@ -150,10 +154,21 @@ func (l *Ledger) fencingDeviceSent(ev WireEvent) {
 		if p.Outcome == wire.OutcomeReady && l.newWhileFenced(ev, "/x/") {
 			l.violate(ev.At, "fencing_quiesced_work", "quiesced %s begins the new transfer %s", ev.From, ev.Frame.ID)
 		}
+	case wire.WorkspaceWriteResult:
+		if !l.newWhileFenced(ev, "/w/") {
+			break
+		}
+		if p.Outcome == wire.OutcomeReady {
+			l.violate(ev.At, "fencing_quiesced_work", "quiesced %s begins the new workspace write %s", ev.From, ev.Frame.ID)
+		}
+		if p.Outcome == wire.OutcomeRejected && p.ErrorCode == wire.WriteResourceUnavail {
+			l.reach(MarkQuiescedWriteRefused)
+		}
 	}
 }
 
-// newWhileFenced: the fenced sender answers a request (kind "/p/", "/x/")
+// newWhileFenced: the fenced sender answers a request (kind "/p/", "/x/",
+// "/w/" a workspace_write begin)
 // that reached it after its fence.
 func (l *Ledger) newWhileFenced(ev WireEvent, kind string) bool {
 	s := &l.fencing

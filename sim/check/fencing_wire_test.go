@@ -1,6 +1,7 @@
 package check
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -219,5 +220,30 @@ func TestFencingOracleForgetsRequestsPastTheirReplyWait(t *testing.T) {
 		if len(vs) != 2 || vs[0].Check != "fencing_double_resume" || vs[1].Check != "fencing_in_flight" {
 			t.Fatalf("in time: %v", vs)
 		}
+	}
+}
+
+// TestFencingOracleCatchesWriteBeginWhileQuiesced: a fenced daemon answers
+// a workspace_write begin that reached it after its quiesce only with a
+// refusal (the refusal is the rule at work).
+func TestFencingOracleCatchesWriteBeginWhileQuiesced(t *testing.T) {
+	l, w := newFeed()
+	w.open(1, "d1")
+	w.coreSends(1, "d1", quiesceFrame("q1", "e", "s1"))
+	w.deviceSends(1, "d1", quiescedFrame("q1", "e", "s1", true, ""))
+	begin := wire.WorkspaceWrite{Step: wire.StepBegin, EnvironmentID: "e", SessionID: "s", Path: "f", SizeBytes: 1}
+	w.coreSends(1, "d1", wire.Frame{ID: "m-1", Payload: begin})
+	w.deviceSends(1, "d1", wire.Frame{ID: "m-1", Payload: wire.WorkspaceWriteResult{Outcome: wire.OutcomeRejected, ErrorCode: wire.WriteResourceUnavail}})
+	if vs := checksNamed(l.AfterStep(1), "fencing_quiesced_work"); len(vs) != 0 {
+		t.Fatalf("a refusal is lawful: %v", vs)
+	}
+	if !slices.ContainsFunc(l.Marks(), func(m MarkCount) bool { return m.Mark == MarkQuiescedWriteRefused }) {
+		t.Fatalf("refusal not marked: %v", l.Marks())
+	}
+	w.coreSends(1, "d1", wire.Frame{ID: "m-2", Payload: begin})
+	w.deviceSends(1, "d1", wire.Frame{ID: "m-2", Payload: wire.WorkspaceWriteResult{Outcome: wire.OutcomeReady}})
+	vs := checksNamed(l.AfterStep(2), "fencing_quiesced_work")
+	if len(vs) != 1 || !strings.Contains(vs[0].Message, "new workspace write m-2") {
+		t.Fatalf("violations %v", vs)
 	}
 }

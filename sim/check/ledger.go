@@ -187,6 +187,7 @@ func NewLedger() *Ledger {
 		l.observeUsage,
 		l.observeDoneUsage,
 		honest(l.observeWorkspace),
+		l.observeWorkspaceAtCore, // forged answers too: Core reads them (workspace_one_per_conn)
 		l.observeHostile,
 		l.observeFencing, // honest traffic, and forged requests reaching a daemon
 		l.observeForgedTransferResults,

@@ -37,6 +37,7 @@ const (
 	MarkQuiesceReplyLost            Mark = "quiesce_reply_lost"             // a connection closed with Core's quiesce unanswered
 	MarkStrayResumeRefused          Mark = "stray_resume_refused"           // a fenced daemon refused a forged resume of another suspension
 	MarkQuiescedWorkRefused         Mark = "quiesced_work_refused"          // a fenced daemon refused a runtime_prepare begin racing its resume
+	MarkQuiescedWriteRefused        Mark = "quiesced_write_refused"         // a fenced daemon refused a workspace_write begin racing its resume
 	MarkTransferEarlyCommitRefused  Mark = "transfer_early_commit_refused"  // a commit ahead of the last chunk refused invalid_request
 	MarkPrepareHeldForInstall       Mark = "prepare_held_for_install"       // a new preparation answered preparing while an installation ran
 	MarkTransferExchangeExpired     Mark = "transfer_exchange_expired"      // Core recorded a step unknown at the end of its 195 s exchange (a hung setup)
@@ -92,7 +93,7 @@ func ExpectedMarks() []Mark {
 		MarkCancelOutcomeUsageNewer, MarkReadWhileWriteUnsettled, MarkCleanupUnconfirmedRelease, MarkDirectoryTruncated, MarkReadTruncated,
 		// the workload draws preparations and suspension episodes
 		MarkQuiesceAccepted, MarkQuiesceRefused, MarkResumeAccepted, MarkQuiesceReplyLost, MarkStrayResumeRefused,
-		MarkQuiescedWorkRefused, MarkTransferEarlyCommitRefused, MarkQuiesceBusyRefused, MarkPrepareHeldForInstall,
+		MarkQuiescedWorkRefused, MarkQuiescedWriteRefused, MarkTransferEarlyCommitRefused, MarkQuiesceBusyRefused, MarkPrepareHeldForInstall,
 		MarkTransferExchangeExpired, MarkTransferCompleted, MarkTransferDigestRejected, MarkTransferLostWithConnection,
 		MarkTransferSetupFailed, MarkTransferChunkStaged, MarkPreparationEndedByRejection, MarkSecondSuspensionRefused,
 		MarkLateTransferResult, MarkTransferHeldAfterInvalid, MarkTransferInstallUnconfirmed,
@@ -104,7 +105,7 @@ func ExpectedMarks() []Mark {
 		// sends, answers a client sends (decision_answers.go)
 		MarkDecisionRepeatIdentical, MarkDecisionRepeatRemembered, MarkDecisionRepeatChanged, MarkResultSuccessChanged,
 		MarkDecisionChangedApplying, MarkDecisionBeyondDeclaration, MarkChoiceInvalidDelivered, MarkDecisionAfterCancel, MarkDecisionAdapterRefused,
-		MarkExportChunked, MarkExportCompleted, MarkWriteCommitRefused, MarkWriteLostMidTransfer,
+		MarkExportChunked, MarkExportCompleted, MarkExportConnBusyRefused, MarkWriteCommitRefused, MarkWriteLostMidTransfer,
 		MarkWriteRefusedDuringRun, MarkReadForeignEnvRefused, MarkReadBlockedAfterUnknown,
 		MarkWriteBlockedAfterUnknown, MarkWriteInstallRefused, MarkReadResultOutOfBounds,
 		MarkPrepareRefusedDuringWrite, MarkWriteReceiptSizeForged, MarkExportStaleNextRefused,

@@ -358,6 +358,7 @@ func (l *Ledger) NodeCrashed(at int64, node string) {
 		l.fencingCoreDown()
 		l.transferTimingCoreDown(at)
 		l.exportsClosed(0) // workspace_export.go: every export died with Core
+		l.writesCoreDown() // workspace_wire.go
 		return
 	}
 	l.fencingNodeDown(node)

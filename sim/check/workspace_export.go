@@ -18,7 +18,14 @@ const (
 	MarkExportCompleted Mark = "workspace_export_completed" // an export answered completed with its archive
 	MarkExportCancelled Mark = "workspace_export_cancelled" // Core sent cancel for an export it stopped early
 	MarkExportChunked   Mark = "workspace_export_chunked"   // a completed export spanned more than one chunk
+	// Core refused an export because every connection that could serve it
+	// had its one export in flight (workspace_one_per_conn)
+	MarkExportConnBusyRefused Mark = "workspace_export_conn_busy_refused"
 )
+
+// ExportRefusedConnBusy is the Code of an export Core refused because
+// every admissible connection had its export in flight.
+const ExportRefusedConnBusy = "conn_busy"
 
 // WorkspaceExportOp is one export through Core's API.
 type WorkspaceExportOp struct {
@@ -50,6 +57,20 @@ type exportWire struct {
 	// the cancel Core sent: when, and its bytes' identity (0, nil: none)
 	cancelAt  int64
 	cancelRaw *byte
+	answered  bool // a forged answer ending it reached Core
+	waitEnd   int64
+}
+
+// judgeOneExportPerConn: Core begins export id on ev's connection; no
+// other export may be in flight there (workspace_one_per_conn,
+// workspace_wire.go).
+func (l *Ledger) judgeOneExportPerConn(ev WireEvent, id string) {
+	for _, k := range sortedKeys(l.ws.exportsOnWire) {
+		if x := l.ws.exportsOnWire[k]; x.conn == ev.Conn && !x.ended && !x.answered && !x.cancelled && ev.At < x.waitEnd {
+			l.violate(ev.At, CheckWorkspaceOnePerConn, "Core begins export %s on %s while its export %s is in flight there", id, connKey(ev.Conn), k)
+			return
+		}
+	}
 }
 
 // CheckExportCancelBudget is rule workspace_export_cancel_budget
@@ -108,6 +129,9 @@ func (l *Ledger) WorkspaceExported(at int64, device, reader, env string, archive
 // answer must be one native export's archive.
 func (l *Ledger) WorkspaceExportCalled(op WorkspaceExportOp) {
 	l.checkWorkspaceWait("export of session "+op.Session, op.Call, op.Return, op.Outcome, op.Code, TimerWorkspaceExport)
+	if op.Outcome == "refused" && op.Code == ExportRefusedConnBusy {
+		l.reach(MarkExportConnBusyRefused)
+	}
 	if op.Outcome != "completed" {
 		return
 	}
@@ -180,7 +204,8 @@ func (l *Ledger) observeExport(ev WireEvent) {
 		switch {
 		case ev.Kind != WireSent || ev.From != CoreNode:
 		case p.Step == wire.StepBegin && x == nil:
-			x = &exportWire{conn: ev.Conn, awaiting: true}
+			l.judgeOneExportPerConn(ev, id)
+			x = &exportWire{conn: ev.Conn, awaiting: true, waitEnd: ev.At + int64(DocumentedTimer(TimerWorkspaceExport))}
 			made(&l.ws.exportsOnWire)[k] = x
 			deadline := ev.At + int64(DocumentedTimer(TimerWorkspaceExport))
 			l.arm(deadline, func() { l.exportDue(id, x, deadline) })

@@ -119,6 +119,13 @@ type wsMut struct {
 	// before Core answered the write, was unknown; no later result is a
 	// receipt of that commit, so nothing settles it
 	unconfirmed bool
+	// awaiting: Core sent a step of it and no receipt of its ID reached
+	// Core on its connection since (workspace_one_per_conn); a receipt
+	// either ends the write for Core or makes it send the next step in
+	// the same instant. gone: its connection or Core ended. waitEnd: the
+	// end of Core's write wait, which runs from the begin.
+	awaiting, gone bool
+	waitEnd        int64
 }
 
 // WorkspaceSeeded records an Environment's initial file.

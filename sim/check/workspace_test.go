@@ -216,3 +216,56 @@ func TestWorkspaceWaitOracle(t *testing.T) {
 		t.Fatalf("want three timing violations, got %v", vs)
 	}
 }
+
+// TestWorkspaceOnePerConn: Core begins no second write on a connection
+// while its first awaits a receipt, nor a second export while the first
+// is open; a receipt ending the write, a cancel or the end of the wait
+// free the connection, and another connection is not held.
+func TestWorkspaceOnePerConn(t *testing.T) {
+	var now int64
+	l := NewLedger()
+	w := wireFeed{l: l, now: &now}
+	w.open(1, "d1")
+	w.open(2, "d2")
+	begin := func(id, sess string) wire.Frame {
+		return wire.Frame{ID: id, Payload: wire.WorkspaceWrite{Step: wire.StepBegin, EnvironmentID: wsEnvID,
+			SessionID: sess, Path: "a", SizeBytes: 1, SHA256: strings.Repeat("0", 64)}}
+	}
+	w.coreSends(1, "d1", begin("m-1", "s-1"))
+	w.coreSends(2, "d2", begin("m-2", "s-2"))
+	w.deviceSends(1, "d1", wire.Frame{ID: "m-1", Payload: wire.WorkspaceWriteResult{Outcome: wire.OutcomeReady}})
+	w.coreSends(1, "d1", wire.Frame{ID: "m-1", Payload: wire.WorkspaceWrite{Step: wire.StepChunk, Data: []byte("x")}})
+	if vs := violationsOf(l, CheckWorkspaceOnePerConn); len(vs) != 0 {
+		t.Fatalf("one write per connection: %v", vs)
+	}
+	w.coreSends(1, "d1", begin("m-3", "s-3"))
+	if vs := violationsOf(l, CheckWorkspaceOnePerConn); len(vs) != 1 || !strings.Contains(vs[0], "m-3") || !strings.Contains(vs[0], "m-1") {
+		t.Fatalf("second write while the first awaits its receipt: %v", vs)
+	}
+	w.deviceSends(2, "d2", wire.Frame{ID: "m-2", Payload: wire.WorkspaceWriteResult{Outcome: wire.OutcomeRejected, ErrorCode: wire.WriteCapacity}})
+	w.coreSends(2, "d2", begin("m-4", "s-4"))
+	now += int64(200 * time.Second)
+	w.coreSends(1, "d1", begin("m-5", "s-5")) // past the write wait of m-1 and m-3
+	if vs := violationsOf(l, CheckWorkspaceOnePerConn); len(vs) != 1 {
+		t.Fatalf("after a refusal or the wait: %v", vs)
+	}
+
+	exp := func(id string, step string) wire.Frame {
+		p := wire.WorkspaceExport{Step: step}
+		if step == wire.StepBegin {
+			p.Handle, p.EnvironmentID = "h", wsEnvID
+		}
+		return wire.Frame{ID: id, Payload: p}
+	}
+	w.coreSends(2, "d2", exp("x-1", wire.StepBegin))
+	w.coreSends(2, "d2", exp("x-2", wire.StepBegin))
+	if vs := violationsOf(l, CheckWorkspaceOnePerConn); len(vs) != 2 || !strings.Contains(vs[1], "export x-2") {
+		t.Fatalf("second export while the first is open: %v", vs)
+	}
+	w.coreSends(2, "d2", exp("x-1", wire.StepCancel))
+	w.deviceSends(2, "d2", wire.Frame{ID: "x-2", Payload: wire.WorkspaceExportResult{Outcome: wire.OutcomeCompleted}})
+	w.coreSends(2, "d2", exp("x-3", wire.StepBegin))
+	if vs := violationsOf(l, CheckWorkspaceOnePerConn); len(vs) != 2 {
+		t.Fatalf("after a cancel and a completed: %v", vs)
+	}
+}

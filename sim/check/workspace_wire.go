@@ -30,6 +30,9 @@ func (l *Ledger) observeWorkspace(ev WireEvent) {
 	case ev.Kind == WireDelivered && ev.To == CoreNode:
 		if r, ok := ev.Frame.Payload.(wire.WorkspaceWriteResult); ok {
 			m := l.ws.commits[id]
+			if m != nil && m.conn == ev.Conn {
+				m.awaiting = false // forged or not, Core reads it
+			}
 			if m != nil && m.commit && r.Outcome == wire.OutcomeRejected && r.ErrorCode == wire.WriteInvalidRequest {
 				l.reach(MarkWriteCommitRefused)
 			}
@@ -54,10 +57,67 @@ func (l *Ledger) observeWorkspace(ev WireEvent) {
 // and had not committed.
 func (l *Ledger) writesMidTransfer(conn uint64) {
 	for _, id := range sortedKeys(l.ws.commits) {
-		if m := l.ws.commits[id]; m.conn == conn && !m.commit && !m.settled && !m.ended {
+		m := l.ws.commits[id]
+		if m.conn == conn {
+			m.gone = true
+		}
+		if m.conn == conn && !m.commit && !m.settled && !m.ended {
 			m.ended = true
 			l.reach(MarkWriteLostMidTransfer)
 		}
+	}
+}
+
+// CheckWorkspaceOnePerConn is rule workspace_one_per_conn (rules.go):
+// Core has at most one workspace write and one export in flight on a
+// connection (wire reference §6.1). A write is in flight from its begin
+// while Core awaits a receipt of it (each receipt reaching Core ends it
+// or is answered by its next step in the same instant), until its
+// connection or Core ends or Core's write wait from the begin passed;
+// an export, from its begin until an answer other than a chunk reached
+// Core, Core sent cancel, its connection or Core ended, or Core's export
+// wait from the begin passed (workspace_export.go). The checker can only
+// miss, never invent, a second operation in flight.
+const CheckWorkspaceOnePerConn = "workspace_one_per_conn"
+
+// observeWorkspaceAtCore sees the workspace answers reaching Core that
+// observeWorkspace, judging honest traffic, skips: a forged receipt ends
+// a write Core awaits (or is answered by its next step), and a forged
+// answer other than a chunk ends an export (workspace_one_per_conn).
+func (l *Ledger) observeWorkspaceAtCore(ev WireEvent) {
+	if ev.Kind != WireDelivered || ev.To != CoreNode || !ev.Hostile() || !ev.HasFrame() {
+		return
+	}
+	switch p := ev.Frame.Payload.(type) {
+	case wire.WorkspaceWriteResult:
+		if m := l.ws.commits[ev.Frame.ID]; m != nil && m.conn == ev.Conn {
+			m.awaiting = false
+		}
+	case wire.WorkspaceExportResult:
+		if x := l.ws.exportsOnWire[connFrameKey(ev.Conn, ev.Frame.ID)]; x != nil && p.Outcome != wire.OutcomeChunk {
+			x.answered = true
+		}
+	}
+}
+
+// writeInFlight reports whether Core's write m still awaits a receipt at.
+func (m *wsMut) writeInFlight(at int64) bool { return m.awaiting && !m.gone && at < m.waitEnd }
+
+// judgeOneWritePerConn: Core begins write id on conn at; no other write
+// of it may be in flight there.
+func (l *Ledger) judgeOneWritePerConn(at int64, conn uint64, id string) {
+	for _, other := range sortedKeys(l.ws.commits) {
+		if m := l.ws.commits[other]; other != id && m.conn == conn && m.writeInFlight(at) {
+			l.violate(at, CheckWorkspaceOnePerConn, "Core begins write %s on %s while its write %s is in flight there", id, connKey(conn), other)
+			return
+		}
+	}
+}
+
+// writesCoreDown: every write died with Core.
+func (l *Ledger) writesCoreDown() {
+	for _, m := range l.ws.commits { //tidy:sorted each entry is set alone
+		m.gone = true
 	}
 }
 
@@ -74,12 +134,16 @@ func (l *Ledger) coreWriteStep(ev WireEvent, id string, p wire.WorkspaceWrite) {
 				l.violate(at, CheckWorkspaceMutationOrder, "write %s began while write %s of its Session is unsettled", id, m.id)
 			}
 		}
-		m := &wsMut{id: id, conn: ev.Conn, size: p.SizeBytes}
+		l.judgeOneWritePerConn(at, ev.Conn, id)
+		m := &wsMut{id: id, conn: ev.Conn, size: p.SizeBytes, awaiting: true, waitEnd: at + l.timer(CoreNode, TimerWorkspaceWrite)}
 		made(&l.ws.commits)[id] = m
 		made(&l.ws.sessMut)[p.SessionID] = append(l.ws.sessMut[p.SessionID], m)
 	case wire.StepCommit:
 		if m := l.ws.commits[id]; m != nil && !m.commit {
 			m.commit, m.commitAt = true, at
 		}
+	}
+	if m := l.ws.commits[id]; m != nil && m.conn == ev.Conn {
+		m.awaiting = true
 	}
 }

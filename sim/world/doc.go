@@ -225,7 +225,8 @@
 //   - fence_stray_resume, fence_work_races_resume, transfer_early_commit
 //     (faults_environment.go): ahead of Core's next environment_resume a
 //     forged resume of another suspension, or (without rollback) a forged
-//     runtime_prepare begin and commit racing it; ahead of Core's next
+//     runtime_prepare begin and commit and a forged workspace_write begin
+//     and commit racing it; ahead of Core's next
 //     runtime_prepare chunk a forged commit of that transfer. The Runtime
 //     must refuse each (not_suspended, resource_unavailable,
 //     invalid_request). harness_prepare_receipt_lost,

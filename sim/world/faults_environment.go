@@ -20,8 +20,9 @@ import (
 //     Runtime must refuse it (not_suspended) and stay fenced.
 //   - fence_work_races_resume: ahead of Core's next environment_resume
 //     without rollback, a runtime_prepare begin and commit of a setup
-//     step. The quiesced Runtime must refuse the begin
-//     (resource_unavailable): new work may not race the resume.
+//     step, and a workspace_write begin and commit (no body). The
+//     quiesced Runtime must refuse both begins (resource_unavailable):
+//     new work may not race the resume.
 //   - transfer_early_commit: ahead of Core's next runtime_prepare chunk,
 //     a commit of the same transfer. The Runtime must refuse it
 //     (invalid_request) before anything reaches its installer.
@@ -90,6 +91,16 @@ func (u *universe) forgeAheadOfEnvironment(e core.Send) {
 				Initialization: &wire.Initialization{Action: "setup", Command: "true", Network: "disabled"}}
 			u.w.Forge(conn, coreID, encodeFrame(id, begin))
 			u.w.Forge(conn, coreID, encodeFrame(id, wire.RuntimePrepare{Step: wire.StepCommit}))
+			// and a workspace write of the Environment: the quiesced
+			// Runtime must refuse its begin the same way (its commit,
+			// without the body, never installs anything: a Runtime that
+			// is not fenced drops the incomplete transfer)
+			body := []byte("raced")
+			wid := ef.nextID("race-write")
+			u.w.Forge(conn, coreID, encodeFrame(wid, wire.WorkspaceWrite{Step: wire.StepBegin,
+				EnvironmentID: simEnvironmentID, SessionID: simEnvSessionID, Path: "raced.txt",
+				SizeBytes: int64(len(body)), SHA256: wire.SHA256Hex(body)}))
+			u.w.Forge(conn, coreID, encodeFrame(wid, wire.WorkspaceWrite{Step: wire.StepCommit}))
 		}
 	case wire.RuntimePrepare:
 		if p.Step == wire.StepChunk && ef.take(kEarlyCommit.kind) {

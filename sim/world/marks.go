@@ -62,6 +62,7 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkReadTruncated:             {},
 	check.MarkCleanupUnconfirmedRelease: {harness.ReaderCloseFailure},
 	check.MarkExportCompleted:           {},
+	check.MarkExportConnBusyRefused:     {}, // the workload's paired exports (workload_workspace.go)
 	check.MarkExportChunked:             {},
 	check.MarkWriteCommitRefused:        {harness.WriteDigestMismatch},
 	check.MarkWriteLostMidTransfer:      {harness.WriteTransferLost},
@@ -88,6 +89,7 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkQuiesceReplyLost:           {harness.QuiesceReplyLost},
 	check.MarkStrayResumeRefused:         {kStrayResume.kind},
 	check.MarkQuiescedWorkRefused:        {kWorkRacesResume.kind},
+	check.MarkQuiescedWriteRefused:       {kWorkRacesResume.kind},
 	check.MarkTransferEarlyCommitRefused: {kEarlyCommit.kind},
 	check.MarkQuiesceBusyRefused:         {},
 	check.MarkPrepareHeldForInstall:      {},

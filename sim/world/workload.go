@@ -46,6 +46,7 @@ type workload struct {
 	mcpEmpty                           *rand.Rand    // explicit empty MCP server lists (workload_mcp.go)
 	successors                         int           // workspace writes planned after an unknown one (workload_workspace.go)
 	readLimitR                         *rand.Rand    // byte reads' max_bytes (workload_workspace.go)
+	exportPairR                        *rand.Rand    // paired exports (workload_workspace.go)
 	defs                               *rand.Rand    // Environment definitions (workload_definition.go)
 }
 

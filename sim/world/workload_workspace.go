@@ -151,7 +151,34 @@ func (wl *workload) workspaceList(now time.Time, s *wSession) {
 }
 
 func (wl *workload) workspaceExport(now time.Time, s *wSession) {
-	wl.exportCall(now, s, wl.r.IntN(2) == 0) // half the exports are streamed to the caller chunk by chunk
+	stream := wl.r.IntN(2) == 0 // half the exports are streamed to the caller chunk by chunk
+	wl.exportCall(now, s, stream)
+	wl.pairExport(now, s)
+}
+
+// pairExport: in a third of the exports another Session with an
+// Environment exports in the same instant, so that two exports may want
+// one connection (Core keeps one in flight per connection, wire
+// reference §6.1: the second goes to another device or is refused
+// ErrWorkspaceConnBusy). Its draws come from a stream of their own.
+func (wl *workload) pairExport(now time.Time, s *wSession) {
+	if wl.exportPairR == nil {
+		wl.exportPairR = wl.u.w.Rand("workload:export-pair")
+	}
+	r := wl.exportPairR
+	if r.IntN(3) != 0 {
+		return
+	}
+	var others []*wSession
+	for _, o := range wl.sessions {
+		if o != s && o.id != "" && o.agent.Environment != core.EnvNone {
+			others = append(others, o)
+		}
+	}
+	if len(others) == 0 {
+		return
+	}
+	wl.exportCall(now, others[r.IntN(len(others))], r.IntN(2) == 0)
 }
 
 func (wl *workload) exportCall(now time.Time, s *wSession, stream bool) {
@@ -161,6 +188,9 @@ func (wl *workload) exportCall(now time.Time, s *wSession, stream bool) {
 			op.Return = wl.u.lt(now)
 			if ws, _ := r.Value.(*core.WorkspaceResult); ws == nil {
 				op.Outcome = "refused"
+				if errors.Is(r.Err, core.ErrWorkspaceConnBusy) {
+					op.Code = check.ExportRefusedConnBusy
+				}
 			} else {
 				op.Outcome, op.Code, op.Archive = ws.Outcome, ws.Code, ws.Archive
 			}
