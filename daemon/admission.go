@@ -125,18 +125,20 @@ func (m *Machine) admitPrepare(p wire.ExecutionPrepare) string {
 		switch {
 		case ex.closeFailed:
 			return CodeExecutorCleanupUnconfirmed // uncertain: a close failed
-		case ex.phase == phaseClosing || ex.phase == phasePreparing && ex.handle == "":
-			// The Session's executor is being closed, or still prepared
-			// for an admission that ended: cleanup or preparation
-			// occupies the Session's slot, and a retry can succeed.
+		case ex.phase == phaseClosing || ex.gen != m.conn.gen || ex.phase == phasePreparing && ex.handle == "":
+			// The Session's executor is being closed, bound to a lost
+			// connection (closed once its Turn settles or its preparation
+			// ends, never reused), or still prepared for an admission that
+			// ended: cleanup or preparation occupies the Session's slot,
+			// and a retry can succeed.
 			return CodePreparationCapacity
 		case ex.configFP != executorFingerprint(c):
 			return CodeConfigurationConflict
 		case ex.phase != phaseIdle:
-			// Held by a live admission or Turn (of this connection or, still
-			// settling, of a lost one). Either always ends on its own
-			// (expiry, release, settlement), freeing the executor: a retry
-			// can succeed, so Core keeps its Turn unclaimed.
+			// Held by a live admission or Turn of this connection. Either
+			// always ends on its own (expiry, release, settlement), freeing
+			// the executor: a retry can succeed, so Core keeps its Turn
+			// unclaimed.
 			return CodePreparationCapacity
 		case c.AgentSessionID != "" && ex.nativeSession != "" && c.AgentSessionID != ex.nativeSession:
 			return CodeNativeSessionConflict
@@ -149,7 +151,11 @@ func (m *Machine) admitPrepare(p wire.ExecutionPrepare) string {
 			return CodePreparationCapacity
 		}
 	}
-	if c.RequireExistingNativeSession && c.AgentSessionID == "" && (ex == nil || ex.nativeSession == "") {
+	native := m.sessionNative(p.SessionID, ex)
+	if ex == nil && c.AgentSessionID != "" && native != "" && c.AgentSessionID != native {
+		return CodeNativeSessionConflict // the kept identity of a retired executor
+	}
+	if c.RequireExistingNativeSession && c.AgentSessionID == "" && native == "" {
 		return CodeHistoryUnavailable
 	}
 	if m.activeCount() >= m.cfg.Limits.ActiveMax {
@@ -272,8 +278,9 @@ func (m *Machine) grant(requestID, fp string, p wire.ExecutionPrepare) {
 	}
 	k := m.cfg.kind(p.Configuration.AgentKind)
 	ex := m.newExecutor(p.SessionID, k, executorFingerprint(p.Configuration))
+	cfg := m.resumeKept(p.SessionID, p.Configuration)
 	ex.env = a.env
-	ex.nativeSession = p.Configuration.AgentSessionID // prepared to resume it
+	ex.nativeSession = cfg.AgentSessionID // prepared to resume it
 	ex.handle = a.handle
 	a.executor = ex.id
 	m.advance(a, wire.StatePreparing, "")
@@ -281,7 +288,7 @@ func (m *Machine) grant(requestID, fp string, p wire.ExecutionPrepare) {
 		Executor:      ex.id,
 		Kind:          k.Kind,
 		Session:       p.SessionID,
-		Configuration: p.Configuration,
+		Configuration: cfg,
 		Fingerprint:   ex.configFP,
 	})
 }
