@@ -76,6 +76,8 @@ const (
 	MarkKindAvailabilityChanged Mark = "kind_availability_changed"  // a heartbeat changed a kind's availability
 	MarkReceiptBudgetClosed     Mark = "receipt_budget_closed"      // a daemon closed a connection on a send over budget
 	MarkIdleEvictionJudged      Mark = "idle_eviction_judged"       // a prepare evicted an idle executor, order judged
+	// an idle or ready executor's connection was lost: its close judged
+	MarkExecutorRetiredWithConnection Mark = "executor_retired_with_connection"
 )
 
 // ExpectedMarks lists the marks a campaign of 1,000 or more seeds
@@ -86,7 +88,7 @@ func ExpectedMarks() []Mark {
 	out := slices.Concat([]Mark{
 		MarkAdmissionExpiredBeforeStart, MarkAdmissionRecordsFull, MarkCancelNotReadyRetried, MarkCancelRacedDone,
 		MarkCancelUnconfirmed, MarkCapacityFullOfExecutors, MarkCapacityRejectionThenSuccess, MarkCleanupRetried,
-		MarkCoreRestartMidTurn, MarkCoreRestartCancelPending, MarkDecisionChangedWhileLive, MarkIdleEvictionJudged,
+		MarkCoreRestartMidTurn, MarkCoreRestartCancelPending, MarkDecisionChangedWhileLive, MarkIdleEvictionJudged, MarkExecutorRetiredWithConnection,
 		MarkKindAvailabilityChanged, MarkReceiptBudgetClosed, MarkReconnectDuringSteer, MarkStaleRevisionIgnored,
 		MarkSteerAfterUnknown, MarkSteerInputLimit, MarkSteerUnknownAfter30s, MarkUsageFromSnapshot,
 		MarkCancelOutcomeUsageNewer, MarkReadWhileWriteUnsettled, MarkCleanupUnconfirmedRelease, MarkDirectoryTruncated, MarkReadTruncated,

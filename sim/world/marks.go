@@ -74,13 +74,14 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkExportStaleNextRefused:    {}, // forgeStaleNext (faults_workspace.go)
 	check.MarkReadResultOutOfBounds:     {harness.ReadOutOfBounds, kReadForged.kind},
 	// workload_environment.go draws the preparations and suspensions.
-	check.MarkQuiesceAccepted:            {},
-	check.MarkQuiesceRefused:             {},
-	check.MarkResumeAccepted:             {},
-	check.MarkTransferCompleted:          {},
-	check.MarkTransferDigestRejected:     {},
-	check.MarkTransferSetupFailed:        {},
-	check.MarkTransferLostWithConnection: {sim.FaultConnLoss, harness.PrepareReceiptLost, harness.PrepareConnLost},
+	check.MarkQuiesceAccepted:               {},
+	check.MarkQuiesceRefused:                {},
+	check.MarkResumeAccepted:                {},
+	check.MarkTransferCompleted:             {},
+	check.MarkTransferDigestRejected:        {},
+	check.MarkTransferSetupFailed:           {},
+	check.MarkTransferLostWithConnection:    {sim.FaultConnLoss, harness.PrepareReceiptLost, harness.PrepareConnLost},
+	check.MarkExecutorRetiredWithConnection: {sim.FaultConnLoss},
 	// faults_environment.go and harness/prepare_faults.go
 	check.MarkQuiesceReplyLost:           {harness.QuiesceReplyLost},
 	check.MarkStrayResumeRefused:         {kStrayResume.kind},
