@@ -224,8 +224,8 @@
 // # Checking
 //
 // Every Step ends with checkInvariants, which panics on an impossible
-// state (assertions are always on); among them, an idle executor belongs
-// to the current, live connection. Snapshot, Capacity and Owned give
+// state (assertions are always on); among them, an idle executor of a
+// live connection belongs to it. Snapshot, Capacity and Owned give
 // checkers a sorted, read-only view: admission records, executors, Turns
 // with their input receipts, capacity counts and owned resources.
 package daemon

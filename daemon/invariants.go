@@ -135,7 +135,10 @@ func (m *Machine) checkExecutor(ex *executor) {
 		if !(ex.handle == "" && ex.turn == "") {
 			panicf("idle executor %s still owned", ex.id)
 		}
-		if !(m.conn.up && ex.gen == m.conn.gen) {
+		// While connected, an idle executor is the live connection's. One
+		// left idle by a lost connection is judged by the campaign
+		// (executor_connection_bound), which the wire shows.
+		if !(!m.conn.up || ex.gen == m.conn.gen) {
 			panicf("idle executor %s of connection %d outlives it (current %d)", ex.id, ex.gen, m.conn.gen)
 		}
 		armed := m.timerArmed("idle/", ex.id) // idleTimer(ex.id)
