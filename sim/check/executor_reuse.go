@@ -45,6 +45,9 @@ func (l *Ledger) judgeReuse(ev WireEvent, st wire.PreparationStatus, x *executor
 		// from an executor retired with its connection: unknown until a
 		// done names it
 		known := !(c.RequireExistingNativeSession && c.AgentSessionID == "")
+		if !known {
+			l.reach(MarkHistoryRecoveredOnNewExecutor)
+		}
 		*r = reuseFacts{set: true, session: p.SessionID, config: reuseConfig(c), native: c.AgentSessionID, known: known}
 		return
 	}

@@ -82,6 +82,7 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkTransferSetupFailed:           {},
 	check.MarkTransferLostWithConnection:    {sim.FaultConnLoss, harness.PrepareReceiptLost, harness.PrepareConnLost},
 	check.MarkExecutorRetiredWithConnection: {sim.FaultConnLoss},
+	check.MarkHistoryRecoveredOnNewExecutor: {sim.FaultConnLoss},
 	// faults_environment.go and harness/prepare_faults.go
 	check.MarkQuiesceReplyLost:           {harness.QuiesceReplyLost},
 	check.MarkStrayResumeRefused:         {kStrayResume.kind},
