@@ -6,7 +6,7 @@ import "github.com/turnstile-sim/turnstile/wire"
 // from the executor index (executor_index.go) and the Harness's ground
 // truth. An executor is bound to the connection it was prepared on: the
 // connection of the first status that announced it new (reused=false).
-// Two clauses:
+// Three clauses:
 //   - no other connection's admission holds it: a status on another
 //     connection naming it ready (a reuse), starting or started breaks
 //     the rule, and so does a native turn the Harness creates on it for a
@@ -15,13 +15,13 @@ import "github.com/turnstile-sim/turnstile/wire"
 //   - when its connection is lost (closed, or replaced by a newer one)
 //     while the daemon had it idle or ready and unstarted (the wire said
 //     so: a ready status or a done named it, and no start reached it),
-//     its close is called in that instant.
-//
-// A busy executor of a lost connection is closed once its Turn settles
-// and its admitted work ends, an instant the wire of a lost connection
-// does not show and no documented bound limits (held interactions keep
-// the Turn): it is judged by the first clause, as a daemon that parked it
-// instead answers the Session's next prepare with it.
+//     its close is called in that instant;
+//   - one busy with a Run then is closed in the instant the Run is over
+//     for the daemon, from the Harness's ground truth: its settlement
+//     answered settled, every native write of the Run returned (or past
+//     its budget with its input not consumed by then: its outcome is
+//     unknown), every native decision call of the Run answered (the
+//     daemon holds the Turn for each).
 //
 // runtime-harness-protocol (Executor 和 Turn 生命周期, 绑定): Runtime
 // 将其 Executor 记录绑定到 Session、Environment、连接和不可变执行配置
@@ -82,6 +82,9 @@ func (l *Ledger) bindConnLost(at int64, device, id string, x *executor) {
 		r.excuse(at, "its connection was lost: it is closed, never parked")
 	}
 	e := &x.evict
+	if e.phase == evictBusy && e.run != "" {
+		l.bindRecheck(at, device, e.run) // its Run may be settled already
+	}
 	parked := e.phase == evictIdle || e.phase == evictReserved && !e.starting
 	if !b.ready || !parked || x.idle.closing {
 		return
@@ -94,4 +97,54 @@ func (l *Ledger) bindConnLost(at int64, device, id string, x *executor) {
 			device, id, b.conn, vtime(at))
 	})
 	l.reach(MarkExecutorRetiredWithConnection)
+}
+
+// bindSettled: the settlement of run reached device's daemon, settled
+// (ground truth). The executor run holds, bound to a lost connection, is
+// closed as soon as nothing of the Run is outstanding.
+func (l *Ledger) bindSettled(at int64, device, run string) {
+	made(&l.execs.settled)[pairKey(device, run)] = true
+	l.bindRecheck(at, device, run)
+}
+
+// bindRecheck judges, once instant at is over, the Run's executor when
+// it is bound to a lost connection and the Run's Turn is over for the
+// daemon: its settlement answered settled, no native write outstanding
+// within its budget and no native decision call unanswered (the daemon
+// holds the Turn for each). The executor's close is called by then. A
+// write still within its budget is judged again at its deadline.
+func (l *Ledger) bindRecheck(at int64, device, run string) {
+	d := l.execs.devices[device]
+	if d == nil || d.runs[run] == "" || !l.execs.settled[pairKey(device, run)] {
+		return
+	}
+	id := d.runs[run]
+	x, ok := d.execs[id]
+	if !ok || !x.bind.lost || x.idle.closing {
+		return
+	}
+	for _, c := range l.ix.calls[run] {
+		if !c.answered {
+			return // judged again when it is answered
+		}
+	}
+	for _, w := range l.timing.writes.all {
+		if w.device != device || w.run != run || w.returned >= 0 && w.returned <= at {
+			continue
+		}
+		if i := l.harness.appliedIndex(run, w.input); i >= 0 && l.harness.applied[run][i].at <= w.deadline {
+			return // consumed within its budget: the daemon waits for the write's return
+		}
+		if w.deadline > at {
+			l.arm(w.deadline, func() { l.bindRecheck(w.deadline, device, run) })
+			return
+		}
+	}
+	l.arm(at, func() {
+		if l.execDevice(device).execs[id] != x || x.idle.closing {
+			return
+		}
+		l.violate(at, CheckExecutorConnection, "%s did not close executor %s of lost connection %d at %s, when its Run %s was over (settled, nothing outstanding): it was kept, not retired",
+			device, id, x.bind.conn, vtime(at), run)
+	})
 }

@@ -85,3 +85,56 @@ func TestExecutorConnectionNativeTurn(t *testing.T) {
 		t.Fatalf("want one native-turn breach, got:\n%s", Render(vs))
 	}
 }
+
+// busyRun: ex-1 runs r1 (started on connection 1) when the connection is
+// lost at 5; a native decision of r1 is outstanding when pending; the
+// settlement answers settled at 8, the decision at 12, and the close is
+// called at closeAt (0: never).
+func busyRun(pending bool, closeAt int64) *Ledger {
+	l := NewLedger()
+	l.Wire(wf(1, WireSent, 1, "d1", "core", "p-1", wire.PreparationStatus{ExecutorID: "ex-1", Handle: "h-1", Revision: 1, State: wire.StatePreparing}))
+	l.ExecutorCreated(2, "d1", "ex-1")
+	l.Wire(wf(2, WireSent, 1, "d1", "core", "p-1", wire.PreparationStatus{ExecutorID: "ex-1", Handle: "h-1", Revision: 2, State: wire.StateReady}))
+	l.Wire(wf(3, WireDelivered, 1, "core", "d1", "p-1", wire.ExecutionStart{ExecutorID: "ex-1", Handle: "h-1", RunID: "r1"}))
+	l.Wire(wf(3, WireSent, 1, "d1", "core", "p-1", wire.PreparationStatus{ExecutorID: "ex-1", Handle: "h-1", Revision: 4, State: wire.StateStarted, RunID: "r1"}))
+	l.TurnCreated(3, "d1", "r1")
+	if pending {
+		l.DecisionCalled(4, "d1", "r1", "k1", false)
+	}
+	l.Wire(WireEvent{At: 5, Kind: WireClosed, Conn: 1, From: "core", To: "d1"})
+	l.SettleAnswered(8, "d1", "r1", true)
+	if pending {
+		l.DecisionAnswered(12, "d1", "r1", "k1", false)
+	}
+	if closeAt > 0 {
+		l.CloseCalled(closeAt, "d1", "ex-1")
+	}
+	l.advance(20)
+	return l
+}
+
+func TestExecutorConnectionBusyClosedWhenRunOver(t *testing.T) {
+	cases := []struct {
+		name    string
+		pending bool
+		closeAt int64
+		want    string
+	}{
+		{"closed at settlement", false, 8, ""},
+		{"closed once the decision is answered", true, 12, ""},
+		{"kept after settlement", false, 0, "did not close executor ex-1 of lost connection 1 at 8ns, when its Run r1 was over"},
+		{"kept after the decision", true, 0, "at 12ns, when its Run r1 was over"},
+		{"closed later than the Run's end", false, 9, "at 8ns, when its Run r1 was over"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			vs := checkOnly(busyRun(c.pending, c.closeAt), CheckExecutorConnection)
+			switch {
+			case c.want == "" && len(vs) > 0:
+				t.Fatalf("unexpected violations:\n%s", Render(vs))
+			case c.want != "" && (len(vs) != 1 || !containsMsg(vs[0], c.want)):
+				t.Fatalf("want one %s violation containing %q, got:\n%s", CheckExecutorConnection, c.want, Render(vs))
+			}
+		})
+	}
+}

@@ -22,6 +22,7 @@ import (
 type execIndex struct {
 	devices map[string]*execDevice
 	judged  map[string]bool // conn\x00request: its first status was judged (executor_reuse)
+	settled map[string]bool // device\x00run: a settlement answered settled (executor_connection_bound)
 }
 
 // execDevice is what the ledger knows of one daemon process's executors.
