@@ -135,18 +135,20 @@ func (m *Machine) admitPrepare(p wire.ExecutionPrepare) (string, bool) {
 		switch {
 		case ex.closeFailed:
 			return CodeExecutorCleanupUnconfirmed, false // uncertain: a close failed
-		case ex.phase == phaseClosing || ex.phase == phasePreparing && ex.handle == "":
-			// The Session's executor is being closed, or still prepared
-			// for an admission that ended: cleanup or preparation
-			// occupies the Session's slot, and a retry can succeed.
+		case ex.phase == phaseClosing || ex.gen != m.conn.gen || ex.phase == phasePreparing && ex.handle == "":
+			// The Session's executor is being closed, bound to a lost
+			// connection (closed once its Turn settles or its preparation
+			// ends, never reused), or still prepared for an admission that
+			// ended: cleanup or preparation occupies the Session's slot,
+			// and a retry can succeed.
 			return CodePreparationCapacity, false
 		case ex.configFP != executorFingerprint(c):
 			return CodeConfigurationConflict, false
 		case ex.phase != phaseIdle:
-			// Held by a live admission or Turn (of this connection or, still
-			// settling, of a lost one). Either always ends on its own
-			// (expiry, release, settlement), freeing the executor: a retry
-			// can succeed, so Core keeps its Turn unclaimed.
+			// Held by a live admission or Turn of this connection. Either
+			// always ends on its own (expiry, release, settlement), freeing
+			// the executor: a retry can succeed, so Core keeps its Turn
+			// unclaimed.
 			return CodePreparationCapacity, false
 		case c.AgentSessionID != "" && ex.nativeSession != "" && c.AgentSessionID != ex.nativeSession:
 			return CodeNativeSessionConflict, false
@@ -159,7 +161,11 @@ func (m *Machine) admitPrepare(p wire.ExecutionPrepare) (string, bool) {
 			return CodePreparationCapacity, false
 		}
 	}
-	if c.RequireExistingNativeSession && c.AgentSessionID == "" && (ex == nil || ex.nativeSession == "") {
+	native := m.sessionNative(p.SessionID, ex)
+	if ex == nil && c.AgentSessionID != "" && native != "" && c.AgentSessionID != native {
+		return CodeNativeSessionConflict, false // the kept identity of a retired executor
+	}
+	if c.RequireExistingNativeSession && c.AgentSessionID == "" && native == "" {
 		return CodeHistoryUnavailable, false
 	}
 	if ex == nil && len(m.executors) >= m.cfg.Limits.ExecutorsMax {
@@ -185,11 +191,13 @@ func (m *Machine) admitPrepare(p wire.ExecutionPrepare) (string, bool) {
 	return "", false
 }
 
-// cleanupPending reports whether an executor is being closed or its close
-// was not confirmed: it holds its slot until its cleanup succeeds.
+// cleanupPending reports whether an executor is being closed, its close
+// was not confirmed, or it is bound to a lost connection (closed once its
+// Turn settles or its preparation ends): it holds its slot until its
+// cleanup succeeds.
 func (m *Machine) cleanupPending() bool {
 	for _, ex := range m.executors { //tidy:sorted any-match only
-		if ex.phase == phaseClosing || ex.closeFailed {
+		if ex.phase == phaseClosing || ex.closeFailed || ex.gen != m.conn.gen {
 			return true
 		}
 	}
@@ -301,8 +309,9 @@ func (m *Machine) grant(requestID, fp string, p wire.ExecutionPrepare) {
 	}
 	k := m.cfg.kind(p.Configuration.AgentKind)
 	ex := m.newExecutor(p.SessionID, k, executorFingerprint(p.Configuration))
+	cfg := m.resumeKept(p.SessionID, p.Configuration)
 	ex.env = a.env
-	ex.nativeSession = p.Configuration.AgentSessionID // prepared to resume it
+	ex.nativeSession = cfg.AgentSessionID // prepared to resume it
 	ex.handle = a.handle
 	a.executor = ex.id
 	m.advance(a, wire.StatePreparing, "")
@@ -310,7 +319,7 @@ func (m *Machine) grant(requestID, fp string, p wire.ExecutionPrepare) {
 		Executor:      ex.id,
 		Kind:          k.Kind,
 		Session:       p.SessionID,
-		Configuration: p.Configuration,
+		Configuration: cfg,
 		Fingerprint:   ex.configFP,
 	})
 }

@@ -360,16 +360,16 @@ func TestAdmissionRecordsBounded(t *testing.T) {
 	require.Equal(t, CodeUnknownPreparation, oneStatus(r).ErrorCode, "evicted handle is gone")
 }
 
-// Handles, routes and timers are connection-local; the executor is a
-// Session resource that outlives the connection and is reused by the
-// next connection's prepare of the same Session and configuration.
+// Handles, routes, timers and executors are connection-local: the
+// executor a lost connection reserved is closed, and the next
+// connection's prepare of the Session creates a new one.
 func TestHandlesAreConnectionLocal(t *testing.T) {
 	r := newRig(t)
 	st := r.ready("p1", "s1")
 	r.step(ConnClosed{Conn: 1})
 	ex := r.m.Snapshot().Executors
-	require.Truef(t, len(ex) == 1 && ex[0].Phase == "idle", "ready executor parked on disconnect: %+v", ex)
-	noCall[CloseExecutor](r)
+	require.Truef(t, len(ex) == 1 && ex[0].Phase == "closing", "the retired admission's executor is closed on disconnect: %+v", ex)
+	cc, _ := callOf[CloseExecutor](r)
 	r.connect()
 	require.Equal(t, "heartbeat", frameTypes(r.sent()), "reconnect sends only a heartbeat")
 	r.recv("p1", startFor(st, "run1"))
@@ -378,11 +378,11 @@ func TestHandlesAreConnectionLocal(t *testing.T) {
 	r.step(TimerFired{Timer: expiryTimer(st.Handle)})
 	require.Empty(t, r.out, "old connection's expiry timer has no effect")
 	r.recv("p2", prepareFor("s1"))
+	require.Equal(t, CodePreparationCapacity, oneStatus(r).ErrorCode, "the old executor is not reused while it closes: retry later")
+	r.result(cc, CloseResult{})
+	r.recv("p3", prepareFor("s1"))
 	s := oneStatus(r)
-	require.Truef(t, s.State == wire.StateReady && s.Reused && s.ExecutorID == st.ExecutorID && s.Handle != st.Handle,
-		"the parked executor is reused under a new handle: %+v", s)
-
-	require.Empty(t, r.calls(), "no native preparation")
+	require.Truef(t, s.State == wire.StatePreparing && !s.Reused && s.ExecutorID != st.ExecutorID, "a new executor on the new connection: %+v", s)
 }
 
 func TestReleaseBeforeStart(t *testing.T) {

@@ -17,51 +17,47 @@ func reports(r *rig) []Report {
 	return out
 }
 
-// An idle executor is a Session resource: a disconnect keeps it parked
-// with its idle expiry, and the next connection reuses it.
-func TestDisconnectKeepsIdleExecutors(t *testing.T) {
+// An executor is bound to the connection it was prepared on: a
+// disconnect closes the idle ones at once, and the next connection's
+// prepare of the Session creates a new executor.
+func TestDisconnectClosesIdleExecutors(t *testing.T) {
 	r := newRig(t)
 	st := r.ready("p1", "s1")
 	r.recv("p1", wire.ExecutionRelease{Handle: st.Handle})
 	require.Equal(t, 1, r.m.Snapshot().Capacity.Idle, "idle after release")
 	r.step(ConnClosed{Conn: 1})
-	noCall[CloseExecutor](r)
+	cc, op := callOf[CloseExecutor](r)
+	require.Equal(t, st.ExecutorID, op.Executor, "the lost connection's idle executor is closed")
 	_, armed := r.armed(idleTimer(st.ExecutorID))
-	require.Truef(t, armed, "idle expiry still armed")
+	require.Falsef(t, armed, "no idle expiry left behind")
 	r.connect()
 	r.recv("p2", prepareFor("s1"))
-	s := oneStatus(r)
-	require.Truef(t, s.State == wire.StateReady && s.Reused && s.ExecutorID == st.ExecutorID, "reused on the successor: %+v", s)
-}
-
-// Idle expiry still closes an executor parked while no connection is up.
-func TestIdleExpiryWhileDisconnected(t *testing.T) {
-	r := newRig(t)
-	st := r.ready("p1", "s1")
-	r.step(ConnClosed{Conn: 1})
-	r.fire(idleTimer(st.ExecutorID))
-	cc, op := callOf[CloseExecutor](r)
-	require.Equal(t, st.ExecutorID, op.Executor, "idle expiry closes")
+	require.Equal(t, CodePreparationCapacity, oneStatus(r).ErrorCode, "the retired executor is closing: retry later")
 	r.result(cc, CloseResult{})
-	require.Empty(t, r.m.Snapshot().Executors, "slot freed")
+	r.recv("p3", prepareFor("s1"))
+	s := oneStatus(r)
+	require.Truef(t, s.State == wire.StatePreparing && !s.Reused && s.ExecutorID != st.ExecutorID, "a new executor on the successor: %+v", s)
 }
 
 // A replacing connection (ConnOpened while up) retires the old one's
-// handles the same way and keeps its executors for reuse.
-func TestReplacementKeepsOldConnectionsExecutors(t *testing.T) {
+// handles and executors the same way.
+func TestReplacementClosesOldConnectionsExecutors(t *testing.T) {
 	r := newRig(t)
 	st := r.ready("p1", "s1")
 	r.connect()
-	noCall[CloseExecutor](r)
+	cc, op := callOf[CloseExecutor](r)
+	require.Equal(t, st.ExecutorID, op.Executor, "the replaced connection's reserved executor is closed")
+	r.result(cc, CloseResult{})
 	r.recv("p2", prepareFor("s1"))
 	s := oneStatus(r)
-	require.Truef(t, s.State == wire.StateReady && s.Reused && s.ExecutorID == st.ExecutorID, "reused on the replacement: %+v", s)
+	require.Truef(t, s.State == wire.StatePreparing && !s.Reused && s.ExecutorID != st.ExecutorID, "not reused on the replacement: %+v", s)
 }
 
-// A busy executor of a lost connection is parked once its Turn settles
-// Reusable, keeping the native session it reported; until then a prepare
-// of its Session is told to retry.
-func TestBusyExecutorOfLostConnectionParkedAfterSettlement(t *testing.T) {
+// A busy executor of a lost connection is closed once its Turn settles,
+// even Reusable; until its close is confirmed a prepare of its Session is
+// told to retry. The native session its Turn committed is resumed by the
+// new executor of the next connection.
+func TestBusyExecutorOfLostConnectionClosedAfterSettlement(t *testing.T) {
 	r := newRig(t)
 	r.started("p1", "s1", "run1")
 	r.step(ConnClosed{Conn: 1})
@@ -72,16 +68,20 @@ func TestBusyExecutorOfLostConnectionParkedAfterSettlement(t *testing.T) {
 	require.Equal(t, CodePreparationCapacity, oneStatus(r).ErrorCode, "busy executor of the lost connection: retry later")
 	r.result(sc, SettleResult{Settled: true, Reusable: true,
 		Outcome: wire.Done{Content: "x", Metadata: &wire.DoneMetadata{AgentSessionID: "n1"}}})
-	noCall[CloseExecutor](r)
+	xc, op := callOf[CloseExecutor](r)
+	require.Equal(t, "ex-1", op.Executor, "closed once its Turn settled, though reusable")
 	require.Empty(t, r.sent(), "nothing of the old Turn on the successor")
 	r.result(cc, CancelResult{})
-	ex := r.m.Snapshot().Executors
-	require.Truef(t, len(ex) == 1 && ex[0].Phase == "idle" && ex[0].NativeSession == "n1", "parked with its native session: %+v", ex)
+	r.recv("p8", prepareFor("s1"))
+	require.Equal(t, CodePreparationCapacity, oneStatus(r).ErrorCode, "still closing: retry later")
+	r.result(xc, CloseResult{})
 	p := prepareFor("s1")
 	p.Configuration.RequireExistingNativeSession = true
 	r.recv("p2", p)
 	s := oneStatus(r)
-	require.Truef(t, s.State == wire.StateReady && s.Reused && s.ExecutorID == "ex-1", "reused: %+v", s)
+	require.Truef(t, s.State == wire.StatePreparing && !s.Reused && s.ExecutorID == "ex-2", "a new executor: %+v", s)
+	_, pr := callOf[Prepare](r)
+	require.Equal(t, "n1", pr.Configuration.AgentSessionID, "prepared to resume the kept native session")
 }
 
 // A settlement of a lost connection's Turn that says Reusable=false still
@@ -106,27 +106,31 @@ func TestUnreusableExecutorOfLostConnectionClosed(t *testing.T) {
 	require.Empty(t, r.m.Snapshot().Executors, "slot freed by the confirmed close")
 }
 
-// A preparation still running when its connection goes is parked idle
-// once it completes, and the next connection reuses it.
-func TestPreparationCompletingAfterDisconnectIsParked(t *testing.T) {
+// A preparation still running when its connection goes is closed once
+// it completes; nothing is sent on the successor.
+func TestPreparationCompletingAfterDisconnectIsClosed(t *testing.T) {
 	r := newRig(t)
 	r.recv("p1", prepareFor("s1"))
 	pc, _ := callOf[Prepare](r)
 	r.step(ConnClosed{Conn: 1})
 	r.connect()
 	r.result(pc, PrepareResult{})
-	noCall[CloseExecutor](r)
+	cc, op := callOf[CloseExecutor](r)
+	require.Equal(t, "ex-1", op.Executor, "closed once prepared")
 	require.Empty(t, r.sent(), "no status on the successor")
-	require.Equal(t, 1, r.m.Snapshot().Capacity.Idle, "parked")
+	require.Equal(t, 0, r.m.Snapshot().Capacity.Idle, "never parked")
+	r.result(cc, CloseResult{})
 	r.recv("p2", prepareFor("s1"))
 	s := oneStatus(r)
-	require.Truef(t, s.State == wire.StateReady && s.Reused && s.ExecutorID == "ex-1", "reused: %+v", s)
+	require.Truef(t, s.State == wire.StatePreparing && !s.Reused && s.ExecutorID == "ex-2", "a new executor: %+v", s)
 }
 
 // The review's repro: a Turn whose done is lost with its connection
-// settles Reusable with a native session ID only the executor knows. The
-// next connection's prepare requiring that native session is ready on
-// the kept executor, for that and every later Turn of the Session.
+// settles Reusable with a native session ID only the executor knows. Its
+// executor retires, but the Session's native identity is kept: the next
+// connection's prepare requiring existing history gets a new executor
+// prepared to resume it, which serves that and every later Turn of the
+// Session on that connection.
 func TestLostDoneKeepsNativeSessionAcrossReconnect(t *testing.T) {
 	r := newRig(t)
 	r.started("p-1", "s-1", "t-1")
@@ -135,8 +139,9 @@ func TestLostDoneKeepsNativeSessionAcrossReconnect(t *testing.T) {
 	cc, _ := callOf[Cancel](r)
 	r.result(sc, SettleResult{Settled: true, Reusable: true,
 		Outcome: wire.Done{Metadata: &wire.DoneMetadata{AgentSessionID: "n-1"}}})
+	xc, _ := callOf[CloseExecutor](r)
 	r.result(cc, CancelResult{})
-	noCall[CloseExecutor](r)
+	r.result(xc, CloseResult{})
 	r.connect()
 	p := prepareFor("s-1")
 	p.Configuration.RequireExistingNativeSession = true
@@ -144,7 +149,14 @@ func TestLostDoneKeepsNativeSessionAcrossReconnect(t *testing.T) {
 		req := "p-" + run
 		r.recv(req, p)
 		st := oneStatus(r)
-		require.Truef(t, st.State == wire.StateReady && st.Reused && st.ExecutorID == "ex-1", "turn %d ready on the kept executor: %+v", i, st)
+		if i == 0 {
+			require.Truef(t, st.State == wire.StatePreparing && st.ExecutorID == "ex-2", "turn %d on a new executor: %+v", i, st)
+			pc, pr := callOf[Prepare](r)
+			require.Equal(t, "n-1", pr.Configuration.AgentSessionID, "resumes the kept native session")
+			r.result(pc, PrepareResult{})
+			st = oneStatus(r)
+		}
+		require.Truef(t, st.State == wire.StateReady && st.ExecutorID == "ex-2", "turn %d ready: %+v", i, st)
 		r.recv(req, startFor(st, run))
 		c, op := callOf[StartTurn](r)
 		r.result(c, StartResult{Turn: true})
@@ -155,6 +167,27 @@ func TestLostDoneKeepsNativeSessionAcrossReconnect(t *testing.T) {
 		s, ok := e.Payload.(wire.PreparationStatus)
 		require.Truef(t, !ok || s.ErrorCode != CodeHistoryUnavailable, "history_unavailable answered: %+v", s)
 	}
+}
+
+// A prepare naming another native session than the one kept for the
+// Session is refused native_session_conflict, and nothing is prepared.
+func TestKeptNativeSessionConflict(t *testing.T) {
+	r := newRig(t)
+	r.started("p1", "s1", "run1")
+	r.step(ConnClosed{Conn: 1})
+	sc, _ := callOf[AwaitSettlement](r)
+	cc, _ := callOf[Cancel](r)
+	r.result(sc, SettleResult{Settled: true, Reusable: true,
+		Outcome: wire.Done{Metadata: &wire.DoneMetadata{AgentSessionID: "n1"}}})
+	xc, _ := callOf[CloseExecutor](r)
+	r.result(cc, CancelResult{})
+	r.result(xc, CloseResult{})
+	r.connect()
+	p := prepareFor("s1")
+	p.Configuration.AgentSessionID = "n2"
+	r.recv("p2", p)
+	require.Equal(t, CodeNativeSessionConflict, oneStatus(r).ErrorCode, "not the kept native session")
+	noCall[Prepare](r)
 }
 
 // A Session executor held by a live admission or Turn always frees on

@@ -30,13 +30,15 @@ func TestDisconnectRetiresRoutesAndSettlesNativeWork(t *testing.T) {
 	r.result(sc, SettleResult{Settled: true, Reusable: true})
 	require.Empty(t, r.sent(), "no done on the successor")
 	ex := r.m.Snapshot().Executors
-	require.Truef(t, len(ex) == 1 && ex[0].Phase == "idle", "a reusable executor of the old connection is parked idle: %+v", ex)
-	noCall[CloseExecutor](r)
+	require.Truef(t, len(ex) == 1 && ex[0].Phase == "closing", "a reusable executor of the old connection is closed, not parked: %+v", ex)
+	cc, cl := callOf[CloseExecutor](r)
+	require.Equal(t, "ex-1", cl.Executor, "old connection's executor closed")
 	require.Empty(t, r.m.Snapshot().Turns, "turn settled")
-	// The same run ID is free on the new connection, on the same executor.
+	r.result(cc, CloseResult{})
+	// The same run ID is free on the new connection, on a new executor.
 	r.started("p1", "s1", "run1")
 	ex = r.m.Snapshot().Executors
-	require.Truef(t, len(ex) == 1 && ex[0].ID == "ex-1" && ex[0].Phase == "busy", "executor reused: %+v", ex)
+	require.Truef(t, len(ex) == 1 && ex[0].ID == "ex-2" && ex[0].Phase == "busy", "a new executor: %+v", ex)
 }
 
 func TestStartResultAfterDisconnect(t *testing.T) {

@@ -68,17 +68,18 @@
 // rejected status with the operation and an error code; it never replaces
 // a handle's revision. Every refusal a retry can clear is
 // preparation_capacity, the one code Core retries (keeping its Turn
-// unclaimed): the active limit; a full executor table while closing or
-// uncertain executors hold slots (cleanup occupies the capacity; each
-// frees its slot once cleanup succeeds); the Session's own executor being
-// closed, still being prepared for an admission that ended, or held by a
-// live admission or Turn (of this connection, or of a lost one still
-// settling), which always ends on its own by release, expiry or
-// settlement. A new executor needed while the table holds ExecutorsMax
-// executors, all idle or in use, is refused executor_capacity before the
-// active limit is looked at (the executor limit refuses: 16 idle and 4
-// active held; Core does not retry it). A full table's refusal
-// closes the oldest idle executor once sent, to make room. A Session
+// unclaimed): the active limit; a full executor table while closing,
+// uncertain or lost-connection executors hold slots (cleanup occupies the
+// capacity; each frees its slot once cleanup succeeds); the Session's own executor being
+// closed, bound to a lost connection (closed once its Turn settles or its
+// preparation ends, never reused), still being prepared for an admission
+// that ended, or held by a live admission or Turn of this connection,
+// which always ends on its own by release, expiry or settlement. A new
+// executor needed while the table holds ExecutorsMax executors, all idle
+// or in use, is refused executor_capacity before the active limit is
+// looked at (the executor limit refuses: 16 idle and 4 active held; Core
+// does not retry it). A full table's refusal closes the oldest idle
+// executor once sent, to make room. A Session
 // executor whose close failed answers executor_cleanup_unconfirmed. The
 // admission record table cannot fill with live records: each non-terminal
 // record holds an active slot and AdmissionRecordsMax >= ActiveMax, so the
@@ -141,17 +142,26 @@
 // live admissions fail (connection_closed), Turns are cancelled and
 // settled natively, nothing is sent on or replayed to a successor.
 // Admissions, handles, Run routes, their timers and outputs are
-// connection-local. Executors are Session resources that outlive a
-// connection: the lost connection's idle executors and those its retired
-// admissions reserved stay parked idle with their idle expiry, busy ones
-// are parked once their Turn settles Reusable (closed otherwise),
-// preparing ones once their preparation completes. A later connection's
-// prepare of the same Session and configuration fingerprint reuses them,
-// with agent_session_id and require_existing_native_session checked
-// against the native session the executor kept, so a Turn whose done was
-// lost with its connection does not lose the Session's history. They end
-// only by idle expiry, shutdown, an unreusable settlement or a failed
-// start; a failed close keeps the slot and is retried serially.
+// connection-local, and so are executors: runtime-harness-protocol binds
+// an executor record to its Session, Environment, connection and frozen
+// configuration, and a lost connection retires its owners and handles
+// (连接丢失会让其所有者和句柄退役). An executor is bound to the connection
+// it was prepared on and never reused by another: the lost connection's
+// idle executors and those its retired admissions reserved are closed at
+// once, busy ones once their Turn settles (Reusable or not), preparing
+// ones once their preparation completes; its old timers, outputs and
+// cancels reach nothing of the successor. A later connection's prepare of
+// the Session is told to retry (preparation_capacity) while the old
+// executor is still busy or closing, then gets a new executor. Session
+// continuity comes from the native identity, not the executor: the
+// native session a retired executor held is kept for its Session
+// (continuity.go, at most ExecutorsMax Sessions, the oldest forgotten
+// first), so a prepare naming agent_session_id must match it
+// (native_session_conflict), and one with require_existing_native_session
+// and no agent_session_id (a Turn whose done was lost with its
+// connection) gets a new executor prepared to resume it rather than
+// history_unavailable. A failed close keeps the slot and is retried
+// serially.
 //
 // Shutdown. Unstarted admissions are released, Turns cancelled, idle and
 // finished executors closed; failed closes are retried. A Turn the
@@ -226,7 +236,8 @@
 // # Checking
 //
 // Every Step ends with checkInvariants, which panics on an impossible
-// state (assertions are always on). Snapshot, Capacity and Owned give
+// state (assertions are always on); among them, an idle executor of a
+// live connection belongs to it. Snapshot, Capacity and Owned give
 // checkers a sorted, read-only view: admission records, executors, Turns
 // with their input receipts, capacity counts and owned resources.
 package daemon

@@ -28,6 +28,7 @@ func (p execPhase) String() string { return execPhaseNames[p] }
 type executor struct {
 	id            string
 	seq           uint64
+	gen           ConnID // connection it was prepared on: never reused on another
 	session       string
 	kind          string
 	configFP      string
@@ -63,6 +64,7 @@ func (m *Machine) newExecutor(session string, k *KindConfig, fp string) *executo
 		configFP: fp,
 		caps:     k.Capabilities,
 		phase:    phasePreparing,
+		gen:      m.conn.gen,
 	}
 	m.executors[ex.id] = ex
 	return ex
@@ -87,15 +89,18 @@ func (m *Machine) dropExecutor(ex *executor) {
 }
 
 // makeIdle parks a healthy executor for reuse with its idle-expiry timer,
-// or closes it when shutting down. An executor is a Session resource, not
-// a connection's: one parked while no connection is up, or whose Turn
-// belonged to a lost connection, stays reusable by a later connection's
-// prepare of the same Session and configuration.
+// or closes it when shutting down or when the connection it was prepared
+// on is gone: an executor is bound to its connection and never reused by
+// another (runtime-harness-protocol: 连接丢失会让其所有者和句柄退役).
 func (m *Machine) makeIdle(ex *executor) {
 	ex.handle = ""
 	ex.turn = ""
 	if m.shutdown {
 		m.startClose(ex)
+		return
+	}
+	if !m.conn.up || ex.gen != m.conn.gen {
+		m.retireExecutor(ex)
 		return
 	}
 	ex.phase = phaseIdle
@@ -104,6 +109,15 @@ func (m *Machine) makeIdle(ex *executor) {
 	for m.count(phaseIdle) > m.cfg.Limits.IdleExecutorsMax {
 		m.evictIdle()
 	}
+}
+
+// retireExecutor closes an executor whose connection is gone. The native
+// session it holds is the Session's committed continuity: it is kept so
+// that a later connection's prepare of the Session, on a new executor,
+// resumes it rather than starting a new root (continuity.go).
+func (m *Machine) retireExecutor(ex *executor) {
+	m.keepContinuity(ex.session, ex.nativeSession)
+	m.startClose(ex)
 }
 
 func (m *Machine) idleDue(id string) {

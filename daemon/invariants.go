@@ -16,6 +16,9 @@ func (m *Machine) checkInvariants() {
 	if !(idle <= l.IdleExecutorsMax) {
 		panicf("idle executors exceed %d", l.IdleExecutorsMax)
 	}
+	if !(len(m.continuity) <= l.ExecutorsMax) {
+		panicf("kept native identities %d exceed %d", len(m.continuity), l.ExecutorsMax)
+	}
 	m.checkAdmissions()
 	// Each check is independent of the others, so map order only decides
 	// which of several violations is reported first.
@@ -131,6 +134,12 @@ func (m *Machine) checkExecutor(ex *executor) {
 	case phaseIdle:
 		if !(ex.handle == "" && ex.turn == "") {
 			panicf("idle executor %s still owned", ex.id)
+		}
+		// While connected, an idle executor is the live connection's. One
+		// left idle by a lost connection is judged by the campaign
+		// (executor_connection_bound), which the wire shows.
+		if !(!m.conn.up || ex.gen == m.conn.gen) {
+			panicf("idle executor %s of connection %d outlives it (current %d)", ex.id, ex.gen, m.conn.gen)
 		}
 		armed := m.timerArmed("idle/", ex.id) // idleTimer(ex.id)
 		if !(armed) {

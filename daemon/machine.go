@@ -35,6 +35,11 @@ type Machine struct {
 	reported   bool
 
 	ix interactions
+
+	// continuity is each Session's native identity kept from an executor
+	// retired with its lost connection (continuity.go).
+	continuity map[string]keptSession
+	seqKept    uint64
 }
 
 // conn is the state of the current connection: routes and admission
@@ -131,6 +136,8 @@ func New(cfg Config) *Machine {
 		calls:     map[CallID]*call{},
 		timers:    map[TimerID]*timer{},
 		ws:        newWorkspace(),
+
+		continuity: map[string]keptSession{},
 	}
 }
 
@@ -369,18 +376,18 @@ func (m *Machine) heartbeat() wire.Heartbeat {
 }
 
 // retireConnection retires every route and handle of the current
-// connection: admissions, handles, Run routes, their timers and outputs
-// are connection-local. Native work keeps running and is settled and
-// cleaned up; nothing of it is ever sent on or replayed to a successor
-// connection. Executors are Session resources and outlive the connection:
-// idle ones (and those the retired admissions reserved) stay parked with
-// their idle expiry, busy ones are parked once their Turn settles
-// Reusable, preparing ones once their preparation completes; a later
-// connection's prepare of the same Session and configuration reuses them.
+// connection, and its executors: admissions, handles, Run routes, their
+// timers and outputs are connection-local, and an executor is bound to
+// the connection it was prepared on. Idle ones (and those the retired
+// admissions reserved) are closed now, busy ones once their Turn settles
+// (Reusable or not), preparing ones once their preparation completes; a
+// later connection's prepare never reuses them. Native work keeps running
+// and is settled and cleaned up; nothing of it is ever sent on or
+// replayed to a successor connection.
 func (m *Machine) retireConnection() {
 	m.transferConnLost()
 	c := &m.conn
-	c.up = false
+	c.up = false // from here on makeIdle closes executors of c.gen
 	m.cancelTimer(heartbeatTimer(c.gen))
 	m.workspaceConnected()
 	for _, a := range c.order {
@@ -391,6 +398,9 @@ func (m *Machine) retireConnection() {
 		if t.gen == c.gen {
 			m.orphanTurn(t)
 		}
+	}
+	for _, ex := range m.executorsIn(phaseIdle) {
+		m.retireExecutor(ex)
 	}
 	c.byRequest = map[string]*admission{}
 	c.byHandle = map[string]*admission{}

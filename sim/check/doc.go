@@ -80,6 +80,7 @@
 //   - wire_send_budget.go: receipt_send_budget timing_receipt_send_budget
 //   - idle_eviction.go: idle_eviction
 //   - executor_reuse.go: executor_reuse
+//   - executor_connection.go: executor_connection_bound
 //   - api_records.go: valid_request_refused
 //   - run_event_limit.go: run_event_limit
 //   - subscribers.go: subscriber_stream

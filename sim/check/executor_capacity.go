@@ -20,7 +20,8 @@ import (
 //   - executor_capacity is wrong when the Harness holds fewer than
 //     ExecutorsMax executors (none being prepared elsewhere: no admission
 //     live, no installation unanswered), or while a close of one of them
-//     is called and not confirmed;
+//     is called and not confirmed, or one of them is bound to a lost
+//     connection (its close is due once its Turn settles);
 //   - preparation_capacity is wrong when the executor limit alone
 //     refuses: the Harness holds ExecutorsMax executors, every one idle
 //     in the executor index and none of the prepare's Session, no close
@@ -137,7 +138,9 @@ func (l *Ledger) executorTable(at int64, device, session string) executorTable {
 			// of it: the eviction that follows this full table's refusal
 			// (it was idle when the refusal was decided)
 			t.evicted++
-		case x.idle.closing:
+		case x.idle.closing || x.bind.lost:
+			// being closed, or bound to a lost connection: closed once
+			// its Turn settles or its preparation ends (executor_connection.go)
 			t.closing++
 			t.closingIDs = append(t.closingIDs, strings.TrimPrefix(k, prefix))
 			t.allIdle = false

@@ -8,7 +8,8 @@ import (
 
 // The executor index holds what the ledger knows of each executor of a
 // device, for the rules that follow one executor's life: executor_reuse
-// (executor_reuse.go), idle_eviction (idle_eviction.go) and
+// (executor_reuse.go), executor_connection_bound
+// (executor_connection.go), idle_eviction (idle_eviction.go) and
 // timing_idle_executor_expiry (timing_idle.go), whose files keep only
 // their judgments. observeExecutors learns it from the statuses, dones
 // and run errors an honest daemon sent (a forged one changes nothing at
@@ -21,12 +22,15 @@ import (
 type execIndex struct {
 	devices map[string]*execDevice
 	judged  map[string]bool // conn\x00request: its first status was judged (executor_reuse)
+	settled map[string]bool // device\x00run: a settlement answered settled (executor_connection_bound)
 }
 
 // execDevice is what the ledger knows of one daemon process's executors.
 type execDevice struct {
 	execs map[string]*executor // by executor ID
 	runs  map[string]string    // Run → the executor its latest honest start named
+	// runConn is the connection each Run's latest honest start came on.
+	runConn map[string]uint64
 	// prepareAt is when the last frame delivered to the device was an
 	// execution_prepare, lastPrepare (-1: another frame was).
 	prepareAt   int64
@@ -45,6 +49,7 @@ type executor struct {
 	reuse reuseFacts
 	evict evictFacts
 	idle  idleFacts
+	bind  bindFacts
 }
 
 // reuseFacts are what a reuse is compared with (executor_reuse): set by
@@ -115,6 +120,7 @@ func (l *Ledger) observeExecutors(ev WireEvent) {
 		case wire.ExecutionStart:
 			if !ev.Hostile() { // a refused forged start must not rebind an honest Run ID
 				made(&d.runs)[p.RunID] = p.ExecutorID
+				made(&d.runConn)[p.RunID] = ev.Conn
 			}
 		}
 	case ev.Kind == WireSent && ev.From != CoreNode:
@@ -150,6 +156,7 @@ func (l *Ledger) executorStatus(ev WireEvent, st wire.PreparationStatus) {
 	} else if !busy && prepared {
 		l.judgeReuse(ev, st, x, pr)
 	}
+	l.bindStatus(ev, st, x)
 	if e := &x.evict; st.State != wire.StateRejected {
 		e.status(ev.At, ev.Conn, st, pr, prepared)
 	}
@@ -219,30 +226,32 @@ func (l *Ledger) executorRunEnded(at int64, device, run string, done bool, nativ
 			e.phase, e.idleSince = evictIdle, at
 			e.native = e.native || native != ""
 		}
+		if done && d.runs[run] == id {
+			x.bind.ready = true
+		}
 	}
 	if id := d.runs[run]; done && id != "" {
 		l.idleStart(at, device, id, d.executor(id))
 	}
 }
 
-// retireConns retires the connections of device that retired says: a
-// reserved, prepared executor is parked idle at once; a busy one, or one
-// whose start was under way, when its Turn settles, at an instant the
-// wire does not show.
+// retireConns retires the connections of device that retired says. An
+// executor is bound to the connection it was prepared on
+// (executor_connection.go): one bound to a retired connection is never
+// idle again, closed now or once its Turn settles or its preparation
+// ends.
 func (l *Ledger) retireConns(at int64, device string, retired func(conn uint64) bool) {
 	d := l.execDevice(device)
 	for _, id := range sortedKeys(d.execs) {
-		e := &d.execs[id].evict
-		if e.phase == 0 || !retired(e.conn) {
+		x := d.execs[id]
+		e := &x.evict
+		bound := x.bind.conn != 0 && retired(x.bind.conn) || e.conn != 0 && retired(e.conn)
+		if !bound || x.bind.lost {
 			continue
 		}
-		switch {
-		case e.phase == evictReserved && e.starting:
-			e.phase = evictUnknown
-		case e.phase == evictReserved && e.created:
-			e.phase, e.idleSince = evictIdle, at
-		case e.phase == evictBusy:
-			e.phase = evictUnknown
+		l.bindConnLost(at, device, id, x)
+		if e.phase != 0 {
+			e.phase = evictClosing
 		}
 		e.conn, e.live, e.starting = 0, false, false
 	}
@@ -252,7 +261,9 @@ func (l *Ledger) retireConns(at int64, device string, retired func(conn uint64) 
 // at once when its admission already ended.
 func (l *Ledger) executorCreated(at int64, device, id string) {
 	x := l.execDevice(device).executor(id)
-	if i := &x.idle; i.pending {
+	if i := &x.idle; i.pending && x.bind.lost {
+		i.pending = false // its connection is gone: closed, never idle
+	} else if i.pending {
 		i.pending, i.prepared = false, true
 		l.idleStart(at, device, id, x)
 	}

@@ -40,7 +40,15 @@ func (l *Ledger) judgeReuse(ev WireEvent, st wire.PreparationStatus, x *executor
 				ev.From, ev.Frame.ID, st.ExecutorID)
 			return
 		}
-		*r = reuseFacts{set: true, session: p.SessionID, config: reuseConfig(c), native: c.AgentSessionID, known: true}
+		// a prepare requiring existing history without naming it may be
+		// prepared to resume the identity the daemon kept for the Session
+		// from an executor retired with its connection: unknown until a
+		// done names it
+		known := !(c.RequireExistingNativeSession && c.AgentSessionID == "")
+		if !known {
+			l.reach(MarkHistoryRecoveredOnNewExecutor)
+		}
+		*r = reuseFacts{set: true, session: p.SessionID, config: reuseConfig(c), native: c.AgentSessionID, known: known}
 		return
 	}
 	if st.State != wire.StateReady || st.Revision != 1 {

@@ -75,6 +75,7 @@ func (l *Ledger) TurnCreated(at int64, device, run string) {
 		return
 	}
 	made(&l.harness.turns)[run] = &nativeTurn{device: device, createdAt: at}
+	l.bindTurnCreated(at, device, run)
 	l.checkTruthCapacity(at, device)
 }
 

@@ -10,12 +10,11 @@ import (
 // followed in the executor index (executor_index.go): reserved by an
 // admission, busy with the Run its started status names, idle from the
 // instant the daemon published the end of its use (released, expired or
-// failed; done; the retirement of the admission's connection), closing
-// from the first close request. A close in the step that delivered an
+// failed; done), closing from the first close request or from the
+// retirement of the connection it is bound to (executor_connection.go:
+// never idle again). A close in the step that delivered an
 // execution_prepare to the device is that eviction, judged only when every
-// executor of the device has a known state (a Turn that ended with its
-// connection, or a start under way then, parks its executor at an instant
-// the wire does not show). Closing a Session's idle executor that holds
+// executor of the device has a known state. Closing a Session's idle executor that holds
 // no native identity for a prepare naming agent_session_id is no eviction:
 // a Turn on it would start a new native root where the history must be
 // resumed (runtime-harness-protocol: 当需要现有历史时，恢复绝不能启动新的根).

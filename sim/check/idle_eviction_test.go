@@ -9,7 +9,10 @@ import (
 
 // evictionRun: three executors on d1 become idle at 10, 20 and 30 (ex-1
 // by a release, ex-2 and ex-3 by their Runs' done); a prepare delivered
-// at 40 then makes the Harness receive a close for victim.
+// at 40 then makes the Harness receive a close for victim. With
+// lostTurn, the connection is lost at 25 while ex-3 runs: the daemon
+// closes the idle ex-1 and ex-2 then (executor_connection_bound), and
+// ex-3 is closed once its Turn settles; the prepare comes on connection 2.
 func evictionRun(victim string, lostTurn bool) *Ledger {
 	l := NewLedger()
 	st := func(at int64, ex, state, run string) {
@@ -25,12 +28,18 @@ func evictionRun(victim string, lostTurn bool) *Ledger {
 	st(11, "ex-2", wire.StateStarted, "r2")
 	st(11, "ex-3", wire.StateStarted, "r3")
 	l.Wire(wf(20, WireSent, 1, "d1", "core", "r2", wire.Done{}))
+	conn := uint64(1)
 	if lostTurn {
 		l.Wire(WireEvent{At: 25, Kind: WireClosed, Conn: 1, From: "core", To: "d1"})
+		for _, ex := range []string{"ex-1", "ex-2"} {
+			l.CloseRequested(25, "d1", ex)
+			l.CloseCalled(25, "d1", ex)
+		}
+		conn = 2
 	} else {
 		l.Wire(wf(30, WireSent, 1, "d1", "core", "r3", wire.Done{}))
 	}
-	l.Wire(wf(40, WireDelivered, 1, "core", "d1", "p-new", wire.ExecutionPrepare{SessionID: "s9"}))
+	l.Wire(wf(40, WireDelivered, conn, "core", "d1", "p-new", wire.ExecutionPrepare{SessionID: "s9"}))
 	l.CloseRequested(40, "d1", victim)
 	return l
 }
@@ -59,13 +68,15 @@ func TestEvictionTieGoesToFirstCreated(t *testing.T) {
 	only(t, l, CheckIdleEviction, "executor ex-1 was idle longer")
 }
 
-func TestEvictionNotJudgedWithUnknownIdleInstant(t *testing.T) {
-	// ex-3's Turn belonged to the lost connection: it becomes idle when
-	// its Turn settles, unseen on the wire.
-	l := evictionRun("ex-2", true)
-	only(t, l, "", "")
-	if l.marks[MarkIdleEvictionJudged] != 0 {
-		t.Fatal("eviction judged with an unknown idle instant")
+func TestNoEvictionOfALostConnectionsExecutors(t *testing.T) {
+	// The lost connection's executors are closing (ex-1, ex-2) or closed
+	// once ex-3's Turn settles: none is idle, so no close is an eviction.
+	for _, victim := range []string{"ex-2", "ex-3"} {
+		l := evictionRun(victim, true)
+		only(t, l, "", "")
+		if l.marks[MarkIdleEvictionJudged] != 0 {
+			t.Fatalf("eviction of %s judged among a lost connection's executors", victim)
+		}
 	}
 }
 
@@ -134,8 +145,8 @@ func TestResumeClosingAnExecutorWhoseDoneNamedItsSessionIsEviction(t *testing.T)
 }
 
 // An admission that was starting when its connection went may still start
-// its native Turn: the executor's idle instant is unknown, so a later
-// eviction is not judged.
+// its native Turn: its executor is closed once that Turn settles, never
+// idle, so a later close of it is no eviction.
 func TestEvictionNotJudgedAfterConnectionLostWhileStarting(t *testing.T) {
 	l := NewLedger()
 	for _, ex := range []string{"ex-1", "ex-2"} {
@@ -145,8 +156,10 @@ func TestEvictionNotJudgedAfterConnectionLostWhileStarting(t *testing.T) {
 	}
 	l.Wire(wf(3, WireSent, 1, "d1", "core", "p-ex-1", wire.PreparationStatus{ExecutorID: "ex-1", Handle: "h-ex-1", Revision: 3, State: wire.StateStarting, RunID: "r1"}))
 	l.Wire(WireEvent{At: 4, Kind: WireClosed, Conn: 1, From: "core", To: "d1"})
+	l.CloseRequested(4, "d1", "ex-2") // ready: closed with its connection
+	l.CloseCalled(4, "d1", "ex-2")
 	l.Wire(wf(9, WireDelivered, 2, "core", "d1", "p-new", wire.ExecutionPrepare{SessionID: "s9"}))
-	l.CloseRequested(9, "d1", "ex-2")
+	l.CloseRequested(9, "d1", "ex-1")
 	only(t, l, "", "")
 	if l.marks[MarkIdleEvictionJudged] != 0 {
 		t.Fatal("eviction judged although ex-1's Turn may run unseen")

@@ -75,6 +75,7 @@ func (l *Ledger) DecisionAnswered(at int64, device, run, key string, applied boo
 		}
 	}
 	l.dxNativeAnswered(device, key, applied) // decision_answers.go
+	l.bindRecheck(at, device, run)
 	if !applied {
 		return
 	}

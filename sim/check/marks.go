@@ -77,6 +77,12 @@ const (
 	MarkKindAvailabilityChanged Mark = "kind_availability_changed"  // a heartbeat changed a kind's availability
 	MarkReceiptBudgetClosed     Mark = "receipt_budget_closed"      // a daemon closed a connection on a send over budget
 	MarkIdleEvictionJudged      Mark = "idle_eviction_judged"       // a prepare evicted an idle executor, order judged
+	// a new executor answered a prepare requiring existing history that
+	// named none (a done lost with its connection): the Runtime resumes
+	// the identity it kept (the Harness refuses a new root)
+	MarkHistoryRecoveredOnNewExecutor Mark = "history_recovered_on_new_executor"
+	// an idle or ready executor's connection was lost: its close judged
+	MarkExecutorRetiredWithConnection Mark = "executor_retired_with_connection"
 )
 
 // ExpectedMarks lists the marks a campaign of 1,000 or more seeds
@@ -87,7 +93,7 @@ func ExpectedMarks() []Mark {
 	out := slices.Concat([]Mark{
 		MarkAdmissionExpiredBeforeStart, MarkAdmissionRecordsFull, MarkCancelNotReadyRetried, MarkCancelRacedDone,
 		MarkCancelUnconfirmed, MarkCapacityFullOfExecutors, MarkCapacityRejectionThenSuccess, MarkCleanupRetried,
-		MarkCoreRestartMidTurn, MarkCoreRestartCancelPending, MarkDecisionChangedWhileLive, MarkIdleEvictionJudged,
+		MarkCoreRestartMidTurn, MarkCoreRestartCancelPending, MarkDecisionChangedWhileLive, MarkIdleEvictionJudged, MarkExecutorRetiredWithConnection, MarkHistoryRecoveredOnNewExecutor,
 		MarkKindAvailabilityChanged, MarkReceiptBudgetClosed, MarkReconnectDuringSteer, MarkStaleRevisionIgnored,
 		MarkSteerAfterUnknown, MarkSteerInputLimit, MarkSteerUnknownAfter30s, MarkUsageFromSnapshot,
 		MarkCancelOutcomeUsageNewer, MarkReadWhileWriteUnsettled, MarkCleanupUnconfirmedRelease, MarkDirectoryTruncated, MarkReadTruncated,

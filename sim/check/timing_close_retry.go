@@ -62,6 +62,9 @@ func (l *Ledger) SettleCalled(at int64, device, run string) {
 // truth): unconfirmed owes a retry at its backoff and holds done back.
 func (l *Ledger) SettleAnswered(at int64, device, run string, settled bool) {
 	l.advance(at)
+	if settled {
+		l.bindSettled(at, device, run)
+	}
 	if r := l.timing.cleanup.settles[pairKey(device, run)]; settled && r != nil {
 		r.unconfirmed, r.due = false, -1 // its failures in a row still count
 	} else if !settled {

@@ -7,7 +7,8 @@ import "github.com/turnstile-sim/turnstile/wire"
 // done for its Run (parking it in that step), when an admission reserving
 // it prepared ends (released, expired), or, still preparing then, when the
 // Harness finishes preparing it; a status naming it again ends the idle
-// stretch.
+// stretch. The loss of the connection it is bound to excuses the stretch:
+// it is closed then, never parked (executor_connection.go).
 
 // idleState is what each device's idle timers share: the executor that
 // last went idle, and when the daemon may have parked one unseen.
@@ -24,8 +25,8 @@ type idleState struct {
 // idleStart starts executor x's idle stretch on device at at.
 func (l *Ledger) idleStart(at int64, device, executor string, x *executor) {
 	s := &l.timing.idle
-	if x.idle.closing {
-		return // closed before its Run ended (not reusable): never idle
+	if x.idle.closing || x.bind.lost {
+		return // closed before its Run ended (not reusable), or its connection is gone: never idle
 	}
 	if r := x.idle.window; r != nil && !r.settled {
 		return

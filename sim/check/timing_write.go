@@ -56,6 +56,7 @@ func (l *Ledger) WriteReturned(at int64, device, run, input, outcome string) {
 		w.returned, w.result = at, outcome
 		w.settled = w.settled || !w.overBudget()
 	}
+	l.bindRecheck(at, device, run)
 }
 
 func (l *Ledger) writeAckSent(ev WireEvent, ack wire.PromptSteerAck) {
