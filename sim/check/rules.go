@@ -457,7 +457,7 @@ var rules = []Rule{
 		Scenario: "prepare_during_environment_preparation.txt",
 		Text:     "an execution_prepare bound to an Environment reaching a daemon between its ready for a runtime_prepare begin of that Environment and that transfer's terminal result, on that connection, is refused resource_unavailable before any native call (read-only profiles included), never granted or held preparing"},
 	{Name: CheckExecutorCapacity, Seed: wireRef + "§3.3, §6.1; " + crProtocol + "准备与执行顺序", Facts: FromWire | FromHarness, Verdict: step,
-		Decided: []string{"daemon/admission.go"}, Checker: "executor_capacity.go", Scenario: "",
+		Decided: []string{"daemon/admission.go"}, Checker: "executor_capacity.go", Scenario: "executor_capacity_when_table_full.txt",
 		Text: "a prepare needing a new executor while the table holds executors_max executors, all idle or in use, is refused executor_capacity (the executor limit); while closing or uncertain executors hold slots cleanup occupies the capacity and the refusal is preparation_capacity, the code Core retries: never executor_capacity below the limit or with a close outstanding, never preparation_capacity when only the executor limit can refuse"},
 	{Name: "prepare_during_install", Seed: rhProtocol + "原生安装器参与", Facts: FromHarness, Verdict: step,
 		Decided: []string{"daemon/prepare_hold.go"}, Checker: "transfer_install.go",
