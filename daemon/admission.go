@@ -274,6 +274,7 @@ func (m *Machine) grant(requestID, fp string, p wire.ExecutionPrepare) {
 	ex := m.newExecutor(p.SessionID, k, executorFingerprint(p.Configuration))
 	ex.env = a.env
 	ex.nativeSession = p.Configuration.AgentSessionID // prepared to resume it
+	ex.observeSubagents = p.Configuration.ObserveSubagentIdentities && k.Capabilities.SubagentObservations.IsSupported()
 	ex.handle = a.handle
 	a.executor = ex.id
 	m.advance(a, wire.StatePreparing, "")
