@@ -10,4 +10,5 @@ import (
 // The package doc states the limits the code keeps unexported.
 func TestDocNumbers(t *testing.T) {
 	docnumbers.Check(t, ".", fmt.Sprintf("at most %d per Turn", interactionsPerTurnMax))
+	docnumbers.Check(t, ".", fmt.Sprintf("at most %d per Turn, in arrival order", subagentsPerTurnMax))
 }
