@@ -17,6 +17,7 @@ import (
 var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkAdmissionExpiredBeforeStart:  {},
 	check.MarkCancelRacedDone:              {},
+	check.MarkSubagentRecorded:             {}, // sim/harness/subagents.go
 	check.MarkCancelNotReadyRetried:        {}, // cancel_starting.go
 	check.MarkCapacityRejectionThenSuccess: {},
 	check.MarkStaleRevisionIgnored:         {kStatusRepublish.kind},
