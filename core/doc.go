@@ -269,7 +269,9 @@
 // a native_id before that Run's subagent_identity of it
 // (ErrSubagentUnidentified), a second identity of a native_id
 // (ErrSubagentIdentified), an item of a subagent turn the Run has not
-// reported (ErrSubagentTurnUnknown), after done (ErrSubagentRunEnded), or
+// reported (ErrSubagentTurnUnknown), one identical to an observation the
+// Run already reported (ErrSubagentDuplicate: a replayed or duplicated
+// frame is no new native fact), after done (ErrSubagentRunEnded), or
 // past the bound (ErrSubagentLimit). A completed subagent turn is not a
 // closed subagent: later turns of the same native_id are taken; Core
 // infers no closure and keeps each lifecycle status as reported.

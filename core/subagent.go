@@ -1,6 +1,7 @@
 package core
 
 import (
+	"bytes"
 	"errors"
 	"slices"
 
@@ -55,6 +56,10 @@ var (
 	// ErrSubagentTurnUnknown: a subagent_item of a subagent turn the Run
 	// has not reported (subagent_turn) for that native_id.
 	ErrSubagentTurnUnknown = errors.New("core: subagent item before its turn")
+	// ErrSubagentDuplicate: an observation identical to one the Run
+	// already reported (a replayed or duplicated frame is no new native
+	// fact).
+	ErrSubagentDuplicate = errors.New("core: subagent observation repeated")
 	// ErrSubagentRunEnded: an observation after the Run's terminal result.
 	ErrSubagentRunEnded = errors.New("core: subagent observation after the run's done")
 	// ErrSubagentLimit: the Turn already holds subagentsPerTurnMax.
@@ -99,6 +104,9 @@ func subagentRecord(recs []SubagentRecord, run string, p wire.Payload) (Subagent
 	b, err := wire.Encode(wire.Frame{ID: run, Payload: p})
 	if err != nil {
 		return SubagentRecord{}, err
+	}
+	if slices.ContainsFunc(recs, func(o SubagentRecord) bool { return o.RunID == run && bytes.Equal(o.Frame, b) }) {
+		return SubagentRecord{}, ErrSubagentDuplicate
 	}
 	r.Frame = b
 	return r, nil

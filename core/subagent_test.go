@@ -90,6 +90,8 @@ func TestSubagentFreshnessErrors(t *testing.T) {
 		{"identity twice", []wire.Payload{saIdentity}, saIdentity, core.ErrSubagentIdentified},
 		{"item before its turn", []wire.Payload{saIdentity}, saItem, core.ErrSubagentTurnUnknown},
 		{"item of another turn", []wire.Payload{saIdentity, wire.SubagentTurn{NativeID: "sa-1", TurnID: "st-2", Status: "completed"}}, saItem, core.ErrSubagentTurnUnknown},
+		{"the same lifecycle again", []wire.Payload{saIdentity, saLifecycle}, saLifecycle, core.ErrSubagentDuplicate},
+		{"the same item again", []wire.Payload{saIdentity, saTurn, saItem}, saItem, core.ErrSubagentDuplicate},
 		{"item without payload", []wire.Payload{saIdentity, saTurn}, wire.SubagentItem{NativeID: "sa-1", TurnID: "st-1", ItemID: "i", Kind: "k"}, wire.ErrMissingField},
 	}
 	for _, c := range cases {

@@ -23,6 +23,10 @@ import (
 //     items inside their subagent turn) and only for a Run prepared with
 //     observe_subagent_identities, so nothing it reported may be missing;
 //   - nothing is recorded for a Run after its done.
+//
+// The simulated Harness never makes the same report twice in a Run, so a
+// frame a peer in the middle duplicates or replays (hostile_proxy) that
+// Core records shows as a report the Harness did not make.
 
 // CheckSubagentRecord is rule subagent_record (Rules).
 const CheckSubagentRecord = "subagent_record"
