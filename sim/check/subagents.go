@@ -35,6 +35,10 @@ const CheckSubagentRecord = "subagent_record"
 // reported subagent observations, and held all of them.
 const MarkSubagentRecorded Mark = "subagent_recorded"
 
+// MarkSubagentStaleForged: a peer in the middle sent Core a stale subagent
+// observation (sim/world/hostile_subagent.go).
+const MarkSubagentStaleForged Mark = "subagent_stale_forged"
+
 // SubagentEntry is one observation of Core's record of a Turn: its Run and
 // frame (wire.Encode of the envelope).
 type SubagentEntry struct {
