@@ -85,7 +85,7 @@ const (
 func ExpectedMarks() []Mark {
 	out := slices.Concat([]Mark{
 		MarkAdmissionExpiredBeforeStart, MarkAdmissionRecordsFull, MarkCancelNotReadyRetried, MarkCancelRacedDone,
-		MarkCancelUnconfirmed, MarkCapacityFullOfExecutors, MarkSubagentRecorded, MarkSubagentStaleForged, MarkCapacityRejectionThenSuccess, MarkCleanupRetried,
+		MarkCancelUnconfirmed, MarkCapacityFullOfExecutors, MarkSubagentRecorded, MarkSubagentStaleForged, MarkSubagentAfterDoneForged, MarkCapacityRejectionThenSuccess, MarkCleanupRetried,
 		MarkCoreRestartMidTurn, MarkCoreRestartCancelPending, MarkDecisionChangedWhileLive, MarkIdleEvictionJudged,
 		MarkKindAvailabilityChanged, MarkReceiptBudgetClosed, MarkReconnectDuringSteer, MarkStaleRevisionIgnored,
 		MarkSteerAfterUnknown, MarkSteerInputLimit, MarkSteerUnknownAfter30s, MarkUsageFromSnapshot,

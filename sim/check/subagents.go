@@ -39,6 +39,10 @@ const MarkSubagentRecorded Mark = "subagent_recorded"
 // observation (sim/world/hostile_subagent.go).
 const MarkSubagentStaleForged Mark = "subagent_stale_forged"
 
+// MarkSubagentAfterDoneForged: a peer in the middle sent Core a subagent
+// observation behind its Run's done (sim/world/hostile_subagent.go).
+const MarkSubagentAfterDoneForged Mark = "subagent_after_done_forged"
+
 // SubagentEntry is one observation of Core's record of a Turn: its Run and
 // frame (wire.Encode of the envelope).
 type SubagentEntry struct {

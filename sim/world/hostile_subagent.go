@@ -16,12 +16,16 @@ import (
 // ID, half the time an observation that breaks the freshness rules: a
 // lifecycle of a native_id that was never identified, or an item of a
 // subagent turn the Run never reported (at most subagentStaleMax a seed).
-// Core must refuse it; subagent_record (sim/check/subagents.go) sees a
-// recorded one as a report the Harness did not make. Mark
-// subagent_stale_forged.
+// Likewise behind the done of a Run that reported a subagent, half the
+// time, a new subagent_identity for the Run: nothing may be recorded for
+// a Run after its done. Core must refuse them; subagent_record
+// (sim/check/subagents.go) sees a recorded one as a report the Harness
+// did not make. Marks subagent_stale_forged and subagent_after_done_forged.
 type subagentStale struct {
-	r    *rand.Rand // nil: not in this seed
-	left int
+	r    *rand.Rand        // nil: not in this seed
+	left int               // stale forgeries left
+	late int               // forgeries behind done left
+	runs map[string]string // conn/run → a native_id the Run identified
 }
 
 const subagentStaleMax = 4
@@ -29,15 +33,26 @@ const subagentStaleMax = 4
 func (u *universe) initSubagentStale() {
 	r := u.w.Rand("subagent-stale")
 	if r.IntN(2) == 0 && !u.faultFree() {
-		u.subagentStale = subagentStale{r: r, left: subagentStaleMax}
+		u.subagentStale = subagentStale{r: r, left: subagentStaleMax, late: subagentStaleMax, runs: map[string]string{}}
 	}
 }
 
 // forgeStaleSubagent reads one honest frame sent on conn.
 func (u *universe) forgeStaleSubagent(conn sim.ConnID, from sim.NodeID, f wire.Frame) {
 	s := &u.subagentStale
+	if s.r == nil || from == coreID {
+		return
+	}
+	if _, done := f.Payload.(wire.Done); done {
+		u.forgeAfterDone(conn, from, f.ID)
+		return
+	}
 	id, ok := f.Payload.(wire.SubagentIdentity)
-	if s.r == nil || s.left == 0 || !ok || from == coreID || s.r.IntN(2) == 0 {
+	if !ok {
+		return
+	}
+	s.runs[statusKey(conn, f.ID)] = id.NativeID
+	if s.left == 0 || s.r.IntN(2) == 0 {
 		return
 	}
 	s.left--
@@ -48,6 +63,28 @@ func (u *universe) forgeStaleSubagent(conn sim.ConnID, from sim.NodeID, f wire.F
 	u.w.After(time.Millisecond, "", func() {
 		if u.w.Forge(conn, from, encodeFrame(f.ID, p)) {
 			u.mark(check.MarkSubagentStaleForged)
+		}
+	})
+}
+
+// forgeAfterDone: behind the done of a Run that identified a subagent, a
+// new identity for the Run.
+func (u *universe) forgeAfterDone(conn sim.ConnID, from sim.NodeID, run string) {
+	s := &u.subagentStale
+	k := statusKey(conn, run)
+	native, ok := s.runs[k]
+	if !ok {
+		return
+	}
+	delete(s.runs, k)
+	if s.late == 0 || s.r.IntN(2) == 0 {
+		return
+	}
+	s.late--
+	p := wire.SubagentIdentity{NativeID: native + "/late", ParentNativeID: native}
+	u.w.After(time.Millisecond, "", func() {
+		if u.w.Forge(conn, from, encodeFrame(run, p)) {
+			u.mark(check.MarkSubagentAfterDoneForged)
 		}
 	})
 }

@@ -19,6 +19,7 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkCancelRacedDone:              {},
 	check.MarkSubagentRecorded:             {},               // sim/harness/subagents.go
 	check.MarkSubagentStaleForged:          {sim.FaultStall}, // any fault kind enables it (hostile_subagent.go)
+	check.MarkSubagentAfterDoneForged:      {sim.FaultStall}, // likewise
 	check.MarkCancelNotReadyRetried:        {},               // cancel_starting.go
 	check.MarkCapacityRejectionThenSuccess: {},
 	check.MarkStaleRevisionIgnored:         {kStatusRepublish.kind},
