@@ -271,6 +271,31 @@
 // permission_cancel withdraws a pending request. TurnView.Interactions
 // lists them with their outcome.
 //
+// # Subagent observations
+//
+// A Session whose Agent enables multi_agent is prepared with
+// observe_subagent_identities (and needs a device declaring
+// subagent_observations); its Run may report subagent_identity,
+// subagent_lifecycle, subagent_turn and subagent_item frames (Envelope.id
+// = Run ID). Core records each one it accepts on the Turn
+// (TurnRecord.Subagents, at most 512 per Turn, in arrival order, with the
+// frame as reported) and TurnView.Subagents shows them (GET
+// /core/v1/turns/{turn}, "subagents"). They are not run events: they
+// neither count toward RunEventsPerTurnMax nor change the Turn's state.
+// Like other Run output they are taken only on the Run's live route and
+// never after its done. An observation is refused (not recorded, nothing
+// durable changes) with a named reason (subagent.go): the Session did
+// not ask for them (ErrSubagentNotObserved), a lifecycle, turn or item of
+// a native_id before that Run's subagent_identity of it
+// (ErrSubagentUnidentified), a second identity of a native_id
+// (ErrSubagentIdentified), an item of a subagent turn the Run has not
+// reported (ErrSubagentTurnUnknown), one identical to an observation the
+// Run already reported (ErrSubagentDuplicate: a replayed or duplicated
+// frame is no new native fact), after done (ErrSubagentRunEnded), or
+// past the bound (ErrSubagentLimit). A completed subagent turn is not a
+// closed subagent: later turns of the same native_id are taken; Core
+// infers no closure and keeps each lifecycle status as reported.
+//
 // # Introspection
 //
 // Devices, Snapshot, Turn, ActiveTurns, Preparations, Timers and

@@ -12,4 +12,5 @@ func TestDocNumbers(t *testing.T) {
 	docnumbers.Check(t, ".", fmt.Sprintf("at most %d per Turn", interactionsPerTurnMax),
 		"ExportCancelSendBudget ("+docnumbers.Seconds(ExportCancelSendBudget)+")",
 		"within "+docnumbers.Seconds(ExportCancelSendBudget)+" of queueing it")
+	docnumbers.Check(t, ".", fmt.Sprintf("at most %d per Turn, in arrival order", subagentsPerTurnMax))
 }

@@ -51,3 +51,9 @@ var (
 	Missing                = missingCapability
 	InReservedWorkspaceDir = inReservedWorkspaceDir
 )
+
+// SubagentRecordOf is subagentRecord: the record of a subagent
+// observation of run given a Turn's earlier records, or why it is refused.
+func SubagentRecordOf(recs []SubagentRecord, run string, p wire.Payload) (SubagentRecord, error) {
+	return subagentRecord(recs, run, p)
+}

@@ -23,6 +23,8 @@ func (m *Machine) onRunFrame(c *conn, f wire.Frame) {
 	case wire.Delta, wire.Thinking, wire.OutputMessage, wire.ToolCall,
 		wire.UsageUpdate, wire.RunError, wire.Done:
 		m.onRunEvent(t, p)
+	case wire.SubagentIdentity, wire.SubagentLifecycle, wire.SubagentTurn, wire.SubagentItem:
+		m.onSubagent(t, p)
 	}
 }
 

@@ -132,6 +132,9 @@ type TurnRecord struct {
 	// Interactions are the Run's permission requests, user-choice prompts
 	// and function calls, in arrival order (at most 256).
 	Interactions []InteractionRecord `json:",omitempty"`
+	// Subagents are the Run's subagent observations Core accepted, in
+	// arrival order (at most 512; subagent.go).
+	Subagents []SubagentRecord `json:",omitempty"`
 }
 
 // InputState is an active input's durable state.

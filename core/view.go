@@ -29,6 +29,7 @@ type TurnView struct {
 	Inputs           []InputView
 	Events           uint64
 	Interactions     []InteractionView
+	Subagents        []SubagentView // the Run's subagent observations, in order
 }
 
 // InputView is the projection of one active input.
@@ -57,6 +58,7 @@ func viewOf(rec TurnRecord, inputs []InputRecord) TurnView {
 		v.Inputs = append(v.Inputs, InputView{ID: in.ID, State: in.State, ErrorCode: in.ErrorCode})
 	}
 	v.Interactions = interactionViews(rec.Interactions)
+	v.Subagents = subagentViews(rec.Subagents)
 	return v
 }
 

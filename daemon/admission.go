@@ -312,6 +312,7 @@ func (m *Machine) grant(requestID, fp string, p wire.ExecutionPrepare) {
 	cfg := m.resumeKept(p.SessionID, p.Configuration)
 	ex.env = a.env
 	ex.nativeSession = cfg.AgentSessionID // prepared to resume it
+	ex.observeSubagents = p.Configuration.ObserveSubagentIdentities && k.Capabilities.SubagentObservations.IsSupported()
 	ex.handle = a.handle
 	a.executor = ex.id
 	m.advance(a, wire.StatePreparing, "")

@@ -119,6 +119,16 @@
 // events arriving after it, or after the native terminal result, break
 // the Harness contract and are dropped, never forwarded.
 //
+// Subagent observations. subagent_identity, subagent_lifecycle,
+// subagent_turn and subagent_item are Run output like the rest: forwarded
+// in native order with the Run ID, buffered before started, dropped after
+// the native terminal result or settlement. They are forwarded only for a
+// Turn whose executor was prepared with observe_subagent_identities under
+// a declaration that supports subagent_observations; any other is dropped
+// (an undeclared report is the adapter contract's
+// ErrUndeclaredObservation). The daemon does not judge their order; Core
+// does.
+//
 // Durable inputs. prompt_steer with durable_receipt: one native write per
 // Run at a time, bounded by NativeWriteBudget; `written` when it completes,
 // `accepted` when the native side confirms consumption. A write over

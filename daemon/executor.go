@@ -26,24 +26,27 @@ func (p execPhase) String() string { return execPhaseNames[p] }
 // and a configuration fingerprint. It stays in the table (and counts
 // against the limits) until its close is confirmed.
 type executor struct {
-	id            string
-	seq           uint64
-	gen           ConnID // connection it was prepared on: never reused on another
-	session       string
-	kind          string
-	configFP      string
-	caps          wire.AgentKindCapabilities // the declaration it was admitted with
-	phase         execPhase
-	handle        string // reserving admission (preparing, reserved)
-	turn          TurnID // owning Turn (busy, or closing for it)
-	nativeSession string // native identity: the one prepared to resume, then committed continuity
-	idleSince     time.Time
-	closeCall     CallID
-	closeFailed   bool // the last close was not confirmed: uncertain
-	closeAttempts int
-	startFail     *startFailure // a nil-Turn start waiting for this close
-	env           string        // frozen Environment identity of its configuration
-	readBlocked   bool          // an ambiguous workspace read stopped later reads
+	id       string
+	seq      uint64
+	gen      ConnID // connection it was prepared on: never reused on another
+	session  string
+	kind     string
+	configFP string
+	caps     wire.AgentKindCapabilities // the declaration it was admitted with
+	// observeSubagents: its configuration asked for subagent observations
+	// (observe_subagent_identities) and its declaration supports them.
+	observeSubagents bool
+	phase            execPhase
+	handle           string // reserving admission (preparing, reserved)
+	turn             TurnID // owning Turn (busy, or closing for it)
+	nativeSession    string // native identity: the one prepared to resume, then committed continuity
+	idleSince        time.Time
+	closeCall        CallID
+	closeFailed      bool // the last close was not confirmed: uncertain
+	closeAttempts    int
+	startFail        *startFailure // a nil-Turn start waiting for this close
+	env              string        // frozen Environment identity of its configuration
+	readBlocked      bool          // an ambiguous workspace read stopped later reads
 }
 
 // startFailure is a start that returned no Turn; its admission is failed

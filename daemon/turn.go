@@ -182,6 +182,9 @@ func (m *Machine) onNativeEvent(e NativeTurnEvent) {
 	if t == nil || t.outputClosed || t.settled || e.Event == nil {
 		return
 	}
+	if subagentObservation(e.Event) && !m.observesSubagents(t) {
+		return // not asked for, or not declared: never reaches Core
+	}
 	switch p := e.Event.(type) {
 	case wire.UsageUpdate:
 		u := p.Usage
@@ -207,6 +210,24 @@ func (m *Machine) onNativeEvent(e NativeTurnEvent) {
 		return
 	}
 	m.forward(t, e.Event)
+}
+
+// subagentObservation reports whether p is a subagent observation
+// (subagent_identity, subagent_lifecycle, subagent_turn, subagent_item).
+func subagentObservation(p wire.Payload) bool {
+	switch p.(type) {
+	case wire.SubagentIdentity, wire.SubagentLifecycle, wire.SubagentTurn, wire.SubagentItem:
+		return true
+	}
+	return false
+}
+
+// observesSubagents: t's executor was prepared with
+// observe_subagent_identities under a declaration that supports
+// subagent_observations (the declaration it was admitted with).
+func (m *Machine) observesSubagents(t *turn) bool {
+	ex := m.executors[t.executor]
+	return ex != nil && ex.observeSubagents
 }
 
 func (m *Machine) forward(t *turn, p wire.Payload) {

@@ -42,6 +42,7 @@ type CoreDriver interface {
 	API(st Step)
 	CoreState(args map[string]string)
 	CoreInteraction(args map[string]string)
+	CoreSubagents(args map[string]string)
 	CoreSuspension(args map[string]string)
 	CorePreparation(args map[string]string)
 	CoreWorkspace(args map[string]string)
@@ -265,6 +266,8 @@ func (p *Player) own(st Step) {
 		p.core.CoreState(st.Args)
 	case KindCoreInteraction:
 		p.core.CoreInteraction(st.Args)
+	case KindCoreSubagents:
+		p.core.CoreSubagents(st.Args)
 	case KindCoreSuspension:
 		p.core.CoreSuspension(st.Args)
 	case KindCorePreparation:

@@ -47,6 +47,7 @@ func (f *fakeCore) VersionRefused(map[string]string)    { f.record("version-refu
 func (f *fakeCore) API(st Step)                         { f.record("api " + st.Action) }
 func (f *fakeCore) CoreState(map[string]string)         { f.record("core-state") }
 func (f *fakeCore) CoreInteraction(map[string]string)   { f.record("core-interaction") }
+func (f *fakeCore) CoreSubagents(map[string]string)     { f.record("core-subagents") }
 func (f *fakeCore) CoreSuspension(map[string]string)    { f.record("core-suspension") }
 func (f *fakeCore) CorePreparation(a map[string]string) { f.record("core-preparation " + a["state"]) }
 func (f *fakeCore) CoreWorkspace(map[string]string)     { f.record("core-workspace") }

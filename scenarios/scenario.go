@@ -40,6 +40,7 @@ const (
 	KindAPI             Kind = "api"
 	KindCoreState       Kind = "core-state"
 	KindCoreInteraction Kind = "core-interaction"
+	KindCoreSubagents   Kind = "core-subagents"
 	KindCoreSuspension  Kind = "core-suspension"
 	KindCorePreparation Kind = "core-preparation"
 	KindCoreWorkspace   Kind = "core-workspace"
@@ -87,6 +88,7 @@ var specs = map[Kind]spec{
 	KindCoreState: {args: []string{"turn"}, required: []string{"turn"},
 		members: []string{"state", "cursor", "code", "engine_code", "engine_status", "content", "attempt", "inputs", "usage"}},
 	KindCoreInteraction: {args: []string{"turn", "id"}, required: []string{"id"}, members: []string{"kind", "status", "code", "attempts"}},
+	KindCoreSubagents:   {args: []string{"turn"}, members: []string{"count", "observations"}},
 	KindCoreSuspension:  {members: []string{"state", "code", "rollback", "attempts"}},
 	KindCorePreparation: {members: []string{"state", "steps", "code"}},
 	KindCoreWorkspace:   {required: []string{"outcome"}, members: []string{"outcome", "code", "entries", "data", "truncated", "archive"}},
@@ -105,7 +107,7 @@ var environment = []string{"environment"}
 
 // apiCalls are the api calls of README.md, "Directives".
 var apiCalls = map[string]spec{
-	"submit-turn":         {args: []string{"text", "kind"}, required: []string{"text"}},
+	"submit-turn":         {args: []string{"text", "kind", "multi_agent"}, required: []string{"text"}},
 	"steer":               {args: []string{"text", "turn"}, required: []string{"text"}},
 	"cancel":              {args: []string{"turn"}},
 	"answer-permission":   {args: []string{"interaction", "turn", "refused"}, required: []string{"interaction"}, input: jsonInput},
@@ -131,7 +133,7 @@ type Frame struct {
 
 // sideOf is the side each one-sided kind concerns (the other side's
 // runners ignore its steps).
-var sideOf = map[Kind]Side{KindAPI: Core, KindCoreState: Core, KindCoreInteraction: Core, KindCoreSuspension: Core,
+var sideOf = map[Kind]Side{KindAPI: Core, KindCoreState: Core, KindCoreInteraction: Core, KindCoreSubagents: Core, KindCoreSuspension: Core,
 	KindCorePreparation: Core, KindCoreWorkspace: Core, KindHarness: Runtime, KindSettle: Runtime, KindRuntimeOwned: Runtime}
 
 // Step is one parsed directive.

@@ -40,6 +40,15 @@
 // unset, never zero. An error is followed by done. Native IDs and usage are
 // observed, never invented.
 //
+// An adapter that declares subagent_observations also writes the
+// subagent observations (wire.SubagentIdentity, SubagentLifecycle,
+// SubagentTurn, SubagentItem) of a Turn prepared with
+// observe_subagent_identities: each child's identity first, an item only
+// inside a subagent turn it reported, a close as a lifecycle (a completed
+// subagent turn does not close its subagent). Event.ValidateFor refuses
+// them from an adapter that does not declare the capability
+// (ErrUndeclaredObservation).
+//
 // # The nil-Turn rule
 //
 // The caller creates TurnRequest.Output and starts its consumer before

@@ -52,6 +52,12 @@ var (
 
 	// ErrInvalidSettlement reports a TurnSettlement that breaks its rules.
 	ErrInvalidSettlement = errors.New("agent: invalid settlement")
+
+	// ErrUndeclaredObservation reports a subagent observation (identity,
+	// lifecycle, turn or item) from an adapter whose declaration does not
+	// support subagent_observations. The Runtime drops it: it never reaches
+	// Core.
+	ErrUndeclaredObservation = errors.New("agent: subagent observation not declared")
 )
 
 // UnsupportedReason is a fixed, safe explanation of a designed refusal.

@@ -9,7 +9,10 @@ import (
 // Event is one native observation of a Turn, in the Turn's output order.
 // Payload is a run-output payload value of package wire (not a pointer):
 // Delta, Thinking, OutputMessage, ToolCall, UsageUpdate, RunError, Done,
-// PermissionRequest, PermissionCancel, UserChoicePrompt or FunctionCall.
+// PermissionRequest, PermissionCancel, UserChoicePrompt or FunctionCall,
+// or, from an adapter that declares subagent_observations, one of the
+// subagent observations SubagentIdentity, SubagentLifecycle, SubagentTurn
+// and SubagentItem (ValidateFor).
 //
 // Usage payloads are complete cumulative snapshots that replace earlier
 // ones; a RunError is followed by a Done; Done is the Turn's single
@@ -42,7 +45,8 @@ func (e Event) Validate() error {
 	switch e.Payload.(type) {
 	case wire.Delta, wire.Thinking, wire.OutputMessage, wire.ToolCall,
 		wire.UsageUpdate, wire.RunError, wire.Done, wire.PermissionRequest,
-		wire.PermissionCancel, wire.UserChoicePrompt, wire.FunctionCall:
+		wire.PermissionCancel, wire.UserChoicePrompt, wire.FunctionCall,
+		wire.SubagentIdentity, wire.SubagentLifecycle, wire.SubagentTurn, wire.SubagentItem:
 		if err := wire.Validate(e.Payload); err != nil {
 			return fmt.Errorf("%w: %s: %w", ErrInvalidRequest, e.Payload.MessageType(), err)
 		}
@@ -52,4 +56,30 @@ func (e Event) Validate() error {
 	default:
 		return fmt.Errorf("%w: %q is not a run output", ErrInvalidRequest, e.Payload.MessageType())
 	}
+}
+
+// SubagentObservation reports whether p is one of the subagent
+// observations (subagent_identity, subagent_lifecycle, subagent_turn,
+// subagent_item).
+func SubagentObservation(p wire.Payload) bool {
+	switch p.(type) {
+	case wire.SubagentIdentity, wire.SubagentLifecycle, wire.SubagentTurn, wire.SubagentItem:
+		return true
+	}
+	return false
+}
+
+// ValidateFor is Validate for an adapter with declaration caps: a
+// subagent observation from an adapter that does not declare
+// subagent_observations is refused with ErrUndeclaredObservation (the
+// declaration says what the Harness can report; an undeclared report is
+// a contract violation, never forwarded).
+func (e Event) ValidateFor(caps wire.AgentKindCapabilities) error {
+	if err := e.Validate(); err != nil {
+		return err
+	}
+	if SubagentObservation(e.Payload) && !caps.SubagentObservations.IsSupported() {
+		return fmt.Errorf("%w: %s", ErrUndeclaredObservation, e.Payload.MessageType())
+	}
+	return nil
 }

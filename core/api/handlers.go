@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"net/http"
 	"time"
 
@@ -30,6 +31,20 @@ type TurnJSON struct {
 	// Interactions are the Run's permission requests, user choices and
 	// function calls with their outcome (interaction.go).
 	Interactions []InteractionJSON `json:"interactions"`
+	// Subagents are the Run's subagent observations Core accepted, in
+	// arrival order: each with the frame as the Runtime reported it.
+	Subagents []SubagentJSON `json:"subagents"`
+}
+
+// SubagentJSON is one subagent observation of a Turn's Run.
+type SubagentJSON struct {
+	RunID    string          `json:"run_id"`
+	Type     string          `json:"type"`
+	NativeID string          `json:"native_id"`
+	TurnID   string          `json:"turn_id,omitempty"`
+	ItemID   string          `json:"item_id,omitempty"`
+	Status   string          `json:"status,omitempty"`
+	Frame    json.RawMessage `json:"frame"`
 }
 
 // EngineError is the engine error projection of a Turn that failed with
@@ -50,9 +65,13 @@ func turnJSON(v core.TurnView) TurnJSON {
 	t := TurnJSON{ID: v.ID, SessionID: v.Session, State: string(v.State), RunID: v.RunID, Attempt: v.Attempt,
 		ErrorCode: v.ErrorCode, ErrorDetail: v.ErrorDetail, Usage: v.Usage, Content: v.Content,
 		Cancel: string(v.Cancel), InputCursor: v.InputCursor, Inputs: []InputJSON{}, Events: v.Events,
-		Interactions: interactionsJSON(v.Interactions)}
+		Interactions: interactionsJSON(v.Interactions), Subagents: []SubagentJSON{}}
 	if v.ErrorCode == core.CodeEngineFailed {
 		t.EngineError = &EngineError{Code: v.EngineErrorCode, HTTPStatus: v.EngineHTTPStatus}
+	}
+	for _, sa := range v.Subagents {
+		t.Subagents = append(t.Subagents, SubagentJSON{RunID: sa.RunID, Type: sa.Type, NativeID: sa.NativeID,
+			TurnID: sa.TurnID, ItemID: sa.ItemID, Status: sa.Status, Frame: json.RawMessage(sa.Frame)})
 	}
 	for _, in := range v.Inputs {
 		t.Inputs = append(t.Inputs, InputJSON{ID: in.ID, State: string(in.State), ErrorCode: in.ErrorCode})

@@ -119,13 +119,16 @@ func (r *coreRun) close() {
 
 // CreateSession creates the Session through the Agents API (an inline
 // self_hosted environment for a workspace call: Core chooses its ID).
-func (r *coreRun) CreateSession(kind, environment string) (string, error) {
+func (r *coreRun) CreateSession(kind, environment string, multiAgent bool) (string, error) {
 	env := map[string]string{"type": "none"}
 	if environment != "" {
 		env = map[string]string{"type": "self_hosted", "workspace_directory": "/workspace"}
 	}
-	body, _ := json.Marshal(map[string]any{"agent": map[string]any{"model": "model", "x_agents_core": map[string]string{"harness": kind}},
-		"environment": env})
+	agent := map[string]any{"model": "model", "x_agents_core": map[string]string{"harness": kind}}
+	if multiAgent {
+		agent["multi_agent"] = map[string]bool{"enabled": true}
+	}
+	body, _ := json.Marshal(map[string]any{"agent": agent, "environment": env})
 	b, err := r.post("/v1/agents/sessions", string(body))
 	var v struct {
 		ID string `json:"id"`
@@ -257,7 +260,7 @@ func (r *coreRun) Turn(id string) (api.TurnJSON, []string, error) {
 		return t, nil, err
 	}
 	var unshown []string
-	for _, k := range []string{"content", "attempt", "input_cursor", "inputs", "interactions"} {
+	for _, k := range []string{"content", "attempt", "input_cursor", "inputs", "interactions", "subagents"} {
 		if _, ok := shown[k]; !ok {
 			unshown = append(unshown, k)
 		}

@@ -24,8 +24,9 @@ import (
 // API is Core as a driver reaches it for the steps only Core has. An
 // error is the step's failure; a *Refused, a refusal a step may expect.
 type API interface {
-	// CreateSession: with no environment, or self-hosted on environment.
-	CreateSession(kind, environment string) (string, error)
+	// CreateSession: with no environment, or self-hosted on environment;
+	// multiAgent enables the Agent's multi_agent (subagent observations).
+	CreateSession(kind, environment string, multiAgent bool) (string, error)
 	Submit(session, text string) (turn string, err error)
 	Steer(session, turn, text string) error
 	Cancel(session, turn string) error
@@ -132,11 +133,11 @@ func (s *Steps) refusable(st scenarios.Step, err error) bool {
 	return false
 }
 
-func (s *Steps) createSession(kind, environment string) bool {
+func (s *Steps) createSession(kind, environment string, multiAgent bool) bool {
 	if s.session != "" {
 		return true
 	}
-	id, err := s.api.CreateSession(kind, environment)
+	id, err := s.api.CreateSession(kind, environment, multiAgent)
 	s.session = id
 	return !s.failed(err)
 }
@@ -146,7 +147,7 @@ func (s *Steps) createSession(kind, environment string) bool {
 func (s *Steps) API(st scenarios.Step) {
 	switch st.Action {
 	case "submit-turn":
-		if s.createSession(cmp.Or(st.Args["kind"], scenarios.ContractKind), "") {
+		if s.createSession(cmp.Or(st.Args["kind"], scenarios.ContractKind), "", st.Args["multi_agent"] == "true") {
 			if id, err := s.api.Submit(s.session, st.Args["text"]); !s.failed(err) {
 				s.turns = append(s.turns, id)
 			}
@@ -196,12 +197,12 @@ func (s *Steps) API(st scenarios.Step) {
 func (s *Steps) workspaceSession(st scenarios.Step) (string, bool) {
 	name := st.Args["session"]
 	if name == "" {
-		return s.session, s.createSession(scenarios.ContractKind, st.Args["environment"])
+		return s.session, s.createSession(scenarios.ContractKind, st.Args["environment"], false)
 	}
 	if id := s.others[name]; id != "" {
 		return id, true
 	}
-	id, err := s.api.CreateSession(scenarios.ContractKind, st.Args["environment"])
+	id, err := s.api.CreateSession(scenarios.ContractKind, st.Args["environment"], false)
 	if s.failed(err) {
 		return "", false
 	}
@@ -317,6 +318,38 @@ func (s *Steps) CoreInteraction(args map[string]string) {
 			ids = append(ids, x.ID)
 		}
 		return "core-interaction id=" + id, []error{fmt.Errorf("Turn %s: interaction %s: Core has no record of it (it has %q)", turn, id, ids)}
+	})
+}
+
+// CoreSubagents checks Core's record of a Turn's subagent observations:
+// their count and, in order, each one's type (without "subagent_"),
+// native_id and, when set, turn_id and item_id, ':'-joined.
+func (s *Steps) CoreSubagents(args map[string]string) {
+	turn, ok := s.turnArg(args)
+	if !ok {
+		return
+	}
+	s.check(func() (string, []error) {
+		t, hidden, err := s.api.Turn(turn)
+		switch {
+		case err != nil:
+			return "", []error{err}
+		case slices.Contains(hidden, "subagents"):
+			s.NotChecked("core-subagents: Core's view of the Turn does not show subagents")
+			return "", nil
+		}
+		var obs []string
+		for _, x := range t.Subagents {
+			o := strings.TrimPrefix(x.Type, "subagent_") + ":" + x.NativeID
+			for _, id := range []string{x.TurnID, x.ItemID} {
+				if id != "" {
+					o += ":" + id
+				}
+			}
+			obs = append(obs, o)
+		}
+		have := map[string]string{"count": strconv.Itoa(len(t.Subagents)), "observations": strings.Join(obs, ",")}
+		return compareFields("core-subagents", "Turn "+turn+": subagents", scenarios.KindCoreSubagents, args, have)
 	})
 }
 
@@ -463,8 +496,8 @@ func (e events) id(ev event, id func(*core.APIResult) string) (string, error) {
 	return id(res), nil
 }
 
-func (e events) CreateSession(kind, environment string) (string, error) {
-	agent := core.AgentConfig{Kind: kind, Model: "model", Environment: core.EnvNone}
+func (e events) CreateSession(kind, environment string, multiAgent bool) (string, error) {
+	agent := core.AgentConfig{Kind: kind, Model: "model", Environment: core.EnvNone, MultiAgent: multiAgent}
 	if environment != "" {
 		agent.Environment, agent.EnvironmentID = core.EnvSelfHosted, environment
 	}
@@ -576,6 +609,10 @@ func (e events) Turn(id string) (api.TurnJSON, []string, error) {
 	for _, x := range v.Interactions {
 		t.Interactions = append(t.Interactions, api.InteractionJSON{ID: x.ID, Kind: string(x.Kind), Status: string(x.Status),
 			ErrorCode: x.ErrorCode, Attempts: x.Attempts})
+	}
+	for _, x := range v.Subagents {
+		t.Subagents = append(t.Subagents, api.SubagentJSON{RunID: x.RunID, Type: x.Type, NativeID: x.NativeID, TurnID: x.TurnID,
+			ItemID: x.ItemID, Status: x.Status, Frame: x.Frame})
 	}
 	return t, nil, nil
 }

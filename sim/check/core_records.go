@@ -150,6 +150,9 @@ func (l *Ledger) TerminalObserved(at int64, kind Terminal, run string, via Obser
 	if via == ObservedOnWire {
 		made(&l.core.onWire)[k] = true
 	}
+	if via == ObservedPersisted && kind == TerminalDone {
+		l.subagentDone(at, run)
+	}
 }
 
 // CancelAckObserved records Core receiving a cancel receipt for run.

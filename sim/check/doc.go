@@ -144,6 +144,7 @@
 //   - timing_transfer.go: timing_transfer_exchange
 //   - timing_prepare_expiry.go: timing_prepare_transfer_expiry
 //   - engine_errors.go: engine_error_projection
+//   - subagents.go: subagent_record
 //   - preparations_per_conn.go: preparations_per_connection
 //   - sim/world/machine_panic.go: panic
 //   - harness_records.go: liveness orphaned_resource

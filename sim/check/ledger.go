@@ -139,6 +139,7 @@ type Ledger struct {
 	subscribers  subscriberState // subscribers.go
 	native       nativeCalls     // done_usage.go
 	projection   projectionState // projection.go
+	subagents    subagentState   // subagents.go
 
 	wireObservers []func(WireEvent)
 

@@ -44,6 +44,16 @@
 // settlement waits are answered once the turn has settled; a close kills
 // a live turn on the executor.
 //
+// A turn of an executor prepared with observe_subagent_identities (a
+// multi-agent Session) spawns subagents half the time (subagents.go,
+// stream "harness-subagents:<device>"): one or two children, each
+// reported fresh and in order — identity, a running lifecycle, one or two
+// subagent turns with up to two items each (message or
+// subagent_coordination), sometimes a closed lifecycle — interleaved
+// across children and emitted along the progress steps, never after the
+// native done. A Recorder that also implements SubagentRecorder hears
+// each report as it is emitted.
+//
 // Latencies around the documents' timers are drawn per seed too
 // (Config.SlowStart, SlowWrite, SlowCancel, GlacialPrepare; latency.go):
 // starts of 3–20 s (cancels meet not_ready past Core's 15 s window),

@@ -10,6 +10,7 @@ import (
 	"github.com/turnstile-sim/turnstile/daemon"
 	"github.com/turnstile-sim/turnstile/sim"
 	"github.com/turnstile-sim/turnstile/sim/check"
+	"github.com/turnstile-sim/turnstile/wire"
 )
 
 // Config is the seeded behaviour of the simulated Harness (its faults are
@@ -99,6 +100,7 @@ type Harness struct {
 	wsReaders map[string]*hReader
 	xfers     map[string]*hTransfer // runtime_prepare staging (transfers.go)
 	ix        *hAsks                // interactions (interaction.go)
+	sr        *rand.Rand            // subagent draws (subagents.go)
 }
 
 type hExec struct {
@@ -107,6 +109,7 @@ type hExec struct {
 	closeFails int           // failed closes so far
 	live       daemon.TurnID // the unsettled Turn on it, if any
 	forks      bool          // a new native root prepared while the Session had history
+	subagents  bool          // prepared with observe_subagent_identities
 	truth      *ExecutorTruth
 }
 
@@ -128,6 +131,12 @@ type hTurn struct {
 	// endPending is the natural end, deferred while writes are out.
 	endPending func(now time.Time)
 	truth      *TurnTruth
+	// subagents are the planned subagent reports, emitted along the
+	// progress steps (subagents.go); subNext is the next one; steps is
+	// the script's progress step count.
+	subagents []wire.Payload
+	subNext   int
+	steps     int
 }
 
 // New builds the Harness of device dev inside host, drawing from the
@@ -243,7 +252,8 @@ func (h *Harness) prepare(now time.Time, c daemon.CallID, op daemon.Prepare) {
 	refusal, forks := h.nativeRefusal(op), h.forksHistory(op) // decided on the request
 	h.later(now, d, func(now time.Time) {
 		if retained {
-			h.execs[op.Executor] = &hExec{id: op.Executor, session: op.Session, forks: forks, truth: h.executorCreated(now, op)}
+			h.execs[op.Executor] = &hExec{id: op.Executor, session: op.Session, forks: forks,
+				subagents: op.Configuration.ObserveSubagentIdentities, truth: h.executorCreated(now, op)}
 			h.result(now, c, daemon.PrepareResult{Err: "simulated prepare failure", Retained: true})
 			return
 		}
@@ -257,7 +267,8 @@ func (h *Harness) prepare(now time.Time, c daemon.CallID, op daemon.Prepare) {
 			h.result(now, c, daemon.PrepareResult{Err: refusal})
 			return
 		}
-		h.execs[op.Executor] = &hExec{id: op.Executor, session: op.Session, forks: forks, truth: h.executorCreated(now, op)}
+		h.execs[op.Executor] = &hExec{id: op.Executor, session: op.Session, forks: forks,
+			subagents: op.Configuration.ObserveSubagentIdentities, truth: h.executorCreated(now, op)}
 		h.result(now, c, daemon.PrepareResult{})
 	})
 }
@@ -294,6 +305,9 @@ func (h *Harness) start(now time.Time, c daemon.CallID, op daemon.StartTurn) {
 			return
 		}
 		h.result(now, c, daemon.StartResult{Turn: true})
+		if ex != nil && ex.subagents {
+			t.subagents = h.planSubagents(t)
+		}
 		h.script(now, t)
 	})
 }

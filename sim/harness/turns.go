@@ -25,6 +25,7 @@ func (h *Harness) script(now time.Time, t *hTurn) {
 		steps, gap = 3+h.r.IntN(3), time.Duration(4000+h.r.IntN(4000))*time.Millisecond
 	}
 	engineErr := h.r.IntN(16) < h.dev.Harness.EngineError
+	t.steps = steps
 	for i := 1; i <= steps; i++ {
 		h.after(now, gap*time.Duration(i), func(now time.Time) { h.emitProgress(now, t, i) })
 	}
@@ -66,6 +67,9 @@ func (h *Harness) emitProgress(now time.Time, t *hTurn, i int) {
 	if i%2 == 0 {
 		t.usage += int64(10 + h.r.IntN(50))
 		h.event(now, t, wire.UsageUpdate{Usage: h.usage(t)})
+	}
+	if len(t.subagents) > 0 {
+		h.emitSubagents(now, t, i, t.steps)
 	}
 }
 

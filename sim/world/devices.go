@@ -224,3 +224,9 @@ func (r ledgerRecorder) NativePrepareCalled(at int64, device, executor string) {
 func (r ledgerRecorder) NativePrepareFailed(at int64, device, executor string) {
 	r.u.led.NativePrepareFailed(at, device, executor)
 }
+
+// NativeSubagent records a subagent observation the Harness emitted.
+func (r ledgerRecorder) NativeSubagent(at int64, device, run string, p wire.Payload) {
+	r.u.led.NativeSubagent(at, run, p)
+	r.u.count("NativeSubagent")
+}

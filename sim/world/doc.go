@@ -159,6 +159,15 @@
 // cancel ("export-cancel" stream, export_cancel_stall.go): the cancel
 // leaves within its 2 s best-effort budget or is dropped
 // (workspace_export_cancel_held_in_time, workspace_export_cancel_dropped).
+// Half the Agents enable multi_agent, and the simulated Harness has half their
+// Turns spawn subagents it reports (sim/harness/subagents.go:
+// subagent_recorded); half the seeds with faults forge towards Core,
+// behind half the subagent_identity frames a device sends, a stale
+// observation of that Run (a lifecycle of a never-identified native_id or
+// an item of an unreported subagent turn), and behind half the done frames
+// of Runs that reported a subagent, a new identity for the Run
+// ("subagent-stale" stream, hostile_subagent.go: subagent_stale_forged,
+// subagent_after_done_forged).
 //
 // The daemon shell honours each Send's budget (sim/harness): a receipt
 // held by a stall, or slower than its budget, closes the connection when

@@ -102,6 +102,7 @@ func (u *universe) watchHostile(ev sim.TapEvent, we check.WireEvent) {
 	h.watchRogueCores(ev.Conn, ev.From, f)
 	u.watchEnvironmentReplies(ev.From, f)
 	u.watchWorkspace(ev.Conn, ev.From, f)
+	u.forgeStaleSubagent(ev.Conn, ev.From, f)
 	switch p := f.Payload.(type) {
 	case wire.PreparationStatus:
 		if strings.HasPrefix(f.ID, check.HostileIDPrefix) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/turnstile-sim/turnstile/core"
 	"github.com/turnstile-sim/turnstile/sim"
+	"github.com/turnstile-sim/turnstile/sim/check"
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
@@ -43,6 +44,24 @@ func (u *universe) observeInteractionRecords(old, rec core.TurnRecord) {
 		u.led.CoreInteraction(at, rec.ID, r.ID, string(r.Status), r.DeliveryID)
 		u.count("CoreInteraction")
 	}
+}
+
+// observeSubagentRecords reports Core's list of a Turn's subagent
+// observations whenever its durable record of them changes.
+func (u *universe) observeSubagentRecords(at int64, old, rec core.TurnRecord) {
+	same := len(old.Subagents) == len(rec.Subagents)
+	for i := 0; same && i < len(rec.Subagents); i++ {
+		same = old.Subagents[i].RunID == rec.Subagents[i].RunID && string(old.Subagents[i].Frame) == string(rec.Subagents[i].Frame)
+	}
+	if same {
+		return
+	}
+	entries := make([]check.SubagentEntry, len(rec.Subagents))
+	for i, s := range rec.Subagents {
+		entries[i] = check.SubagentEntry{Run: s.RunID, Frame: s.Frame}
+	}
+	u.led.CoreSubagents(at, rec.ID, entries)
+	u.count("CoreSubagents")
 }
 
 // wAnswers is the workload's interaction answering, on its own stream so

@@ -17,7 +17,10 @@ import (
 var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkAdmissionExpiredBeforeStart:  {},
 	check.MarkCancelRacedDone:              {},
-	check.MarkCancelNotReadyRetried:        {}, // cancel_starting.go
+	check.MarkSubagentRecorded:             {},               // sim/harness/subagents.go
+	check.MarkSubagentStaleForged:          {sim.FaultStall}, // any fault kind enables it (hostile_subagent.go)
+	check.MarkSubagentAfterDoneForged:      {sim.FaultStall}, // likewise
+	check.MarkCancelNotReadyRetried:        {},               // cancel_starting.go
 	check.MarkCapacityRejectionThenSuccess: {},
 	check.MarkStaleRevisionIgnored:         {kStatusRepublish.kind},
 	check.MarkCleanupRetried:               {harness.CloseFailure},

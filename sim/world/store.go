@@ -94,6 +94,7 @@ func (s *observedStore) PutTurn(r core.TurnRecord) {
 	u := s.u
 	at := u.lt(u.w.Now())
 	u.observeInteractionRecords(old, r)
+	u.observeSubagentRecords(at, old, r)
 	u.engineErrorRecorded(at, old, r)
 	if !had {
 		u.led.TurnSubmitted(at, r.Session, r.ID)

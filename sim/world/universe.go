@@ -99,6 +99,7 @@ type universe struct {
 	cancelCrash cancelCrash
 	// decisionChanged changes applied decisions (hostile_decision_applied.go).
 	decisionChanged decisionChanged
+	subagentStale   subagentStale            // hostile_subagent.go
 	decisionRepeats decisionRepeats          // hostile_decision_repeat.go
 	ixDecl          *interactionDeclarations // interaction_declarations.go
 	// wsFaults is what the workspace faults read (faults_workspace.go).
@@ -183,6 +184,7 @@ func setup(w *sim.Kernel, cfg Config, linAtEnd bool) *universe {
 	u.initCancelStarting()
 	u.initCancelCrash()
 	u.initDecisionChanged()
+	u.initSubagentStale()
 	u.initDecisionRepeats()
 	u.drawEventLimit()
 	u.hostile.rogue = &rogueState{u: u, sessions: map[string]*rogueSession{}}

@@ -95,6 +95,8 @@ func SampleTurn(id, session string, seq uint64) core.TurnRecord {
 		InputCursor: 4,
 		ErrorCode:   "engine_failed", ErrorDetail: "detail",
 		Interactions: []core.InteractionRecord{sampleInteraction(seq)},
+		Subagents: []core.SubagentRecord{{RunID: "run-" + id, Type: "subagent_item", NativeID: "sa-1", TurnID: "t-1",
+			ItemID: "i-1", Status: "completed", Frame: []byte(`{"type":"subagent_item","id":"run-1"}`)}},
 	}
 }
 
