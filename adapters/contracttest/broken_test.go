@@ -21,21 +21,22 @@ import (
 type breakage int
 
 const (
-	nilAfterInput    breakage = iota // hides a Turn whose input was submitted
-	reusedTurn                       // returns the previous Turn object for the next Turn
-	appliedEarly                     // a receipt reports applied as soon as the input is written
-	lateOnNext                       // a late native callback lands on the next Turn
-	retireNoReason                   // settles Reusable=false without a reason
-	effectfulRefusal                 // refuses a function result after steering natively
-	earlySettle                      // reports settlement before the output closed
-	eventAfterDone                   // emits a delta after done
-	unsafeReason                     // refusal reason echoes submitted content
-	swallowedClose                   // reports a failed Close as success
-	minimalTurn                      // implements only agent.Turn, no extensions
-	noopCancel                       // Cancel does nothing
-	acceptsAnyResult                 // takes a function result for a call it never emitted
-	bareToolCall                     // a tool_call without observation although tool_observations is declared
-	completedMessage                 // an output_message completed without its in_progress start
+	nilAfterInput      breakage = iota // hides a Turn whose input was submitted
+	reusedTurn                         // returns the previous Turn object for the next Turn
+	appliedEarly                       // a receipt reports applied as soon as the input is written
+	lateOnNext                         // a late native callback lands on the next Turn
+	retireNoReason                     // settles Reusable=false without a reason
+	effectfulRefusal                   // refuses a function result after steering natively
+	earlySettle                        // reports settlement before the output closed
+	eventAfterDone                     // emits a delta after done
+	unsafeReason                       // refusal reason echoes submitted content
+	swallowedClose                     // reports a failed Close as success
+	minimalTurn                        // implements only agent.Turn, no extensions
+	noopCancel                         // Cancel does nothing
+	acceptsAnyResult                   // takes a function result for a call it never emitted
+	bareToolCall                       // a tool_call without observation although tool_observations is declared
+	completedMessage                   // an output_message completed without its in_progress start
+	undeclaredSubagent                 // a subagent observation although subagent_observations is not declared
 )
 
 type brokenFactory struct {
@@ -89,6 +90,8 @@ func (e *brokenExecutor) StartTurn(ctx context.Context, req agent.TurnRequest) (
 		}
 	case bareToolCall:
 		before = []agent.Event{{RunID: req.RunID, Payload: wire.ToolCall{ID: "tool-1", Name: "shell", Stage: wire.ToolStageBefore}}}
+	case undeclaredSubagent:
+		before = []agent.Event{{RunID: req.RunID, Payload: wire.SubagentIdentity{NativeID: "child-1", ParentTurnID: "t-1"}}}
 	case completedMessage:
 		text := "hi"
 		before = []agent.Event{{RunID: req.RunID, Payload: wire.OutputMessage{ID: "msg-1", Status: wire.OutputStatusCompleted, Text: &text}}}
@@ -290,6 +293,8 @@ func TestBrokenAdaptersAreCaught(t *testing.T) {
 		{"cancel ignored", noopCancel, nil, text, contracttest.ClauseSettlement, "AwaitSettlement: agent: settlement not confirmed"},
 		{"tool call without observation", bareToolCall, nil, text, contracttest.ClauseStreamShape,
 			`tool_call "tool-1" (before) without the observation its declared tool_observations promises`},
+		{"subagent observation not declared", undeclaredSubagent, nil, text, contracttest.ClauseStreamShape,
+			"observation not declared: subagent_identity"},
 		{"output message not asked for", completedMessage, nil, text, contracttest.ClauseStreamShape,
 			`output_message "msg-1" although observe_messages is not set`},
 		{"output message completed without its start", completedMessage,

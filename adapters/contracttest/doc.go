@@ -23,7 +23,8 @@
 // event stream's shape (for a kind declaring tool_observations, an
 // engine-neutral observation on every tool_call; under observe_messages,
 // each output message started in_progress before it completes, and none
-// without it); and, for an Executor that is an executable
+// without it; a subagent observation only from a kind declaring
+// subagent_observations); and, for an Executor that is an executable
 // preparation (agent.Prepared and agent.PreparedCancellation, both), the
 // way the Runtime drives it (CheckPrepared): started, its Turn owns the
 // output and Close alone retires it; unused, CancelPrepared stops its work

@@ -27,6 +27,9 @@ type run struct {
 	// their start (in_progress) before their completion, and none is
 	// emitted without it.
 	observeTools, observeMessages bool
+	// caps is the kind's declaration: a subagent observation from a kind
+	// not declaring subagent_observations breaks the stream's shape.
+	caps wire.AgentKindCapabilities
 
 	mu     sync.Mutex
 	events []agent.Event
@@ -97,7 +100,8 @@ func eventText(ev agent.Event) string {
 // output, then closes it as its owner.
 func start(rep *Report, fx Fixture, ex agent.Executor, runID string, in wire.MessageInput) *run {
 	r := &run{runID: runID, out: make(chan agent.Event, wire.OutputFramesMax), closed: make(chan struct{}),
-		observeTools: fx.Capabilities.ToolObservations.IsSupported(), observeMessages: fx.Config.Configuration.ObserveMessages}
+		observeTools: fx.Capabilities.ToolObservations.IsSupported(), observeMessages: fx.Config.Configuration.ObserveMessages,
+		caps: fx.Capabilities}
 	go r.consume()
 	ctx, cancel := context.WithTimeout(context.Background(), fx.Timeout)
 	defer cancel()
@@ -169,7 +173,7 @@ func checkStream(rep *Report, r *run, requireDone bool) (wire.Done, bool) {
 	sawDone, sawError := false, false
 	messages := map[string]string{} // output message ID → last status
 	for i, ev := range events {
-		if err := ev.Validate(); err != nil {
+		if err := ev.ValidateFor(r.caps); err != nil {
 			rep.fail(ClauseStreamShape, r.runID, "event %d: %v", i, err)
 			continue
 		}
