@@ -17,8 +17,10 @@ import (
 // lifecycle of a native_id that was never identified, or an item of a
 // subagent turn the Run never reported (at most subagentStaleMax a seed).
 // Likewise behind the done of a Run that reported a subagent, half the
-// time, a new subagent_identity for the Run: nothing may be recorded for
-// a Run after its done. Core must refuse them; subagent_record
+// time, and every time Core had sent the Run a prompt_cancel (its Turn
+// may then still await the cancel receipt, not yet terminal), a new
+// subagent_identity for the Run: nothing may be recorded for a Run after
+// its done. Core must refuse them; subagent_record
 // (sim/check/subagents.go) sees a recorded one as a report the Harness
 // did not make. Marks subagent_stale_forged and subagent_after_done_forged.
 type subagentStale struct {
@@ -26,6 +28,8 @@ type subagentStale struct {
 	left int               // stale forgeries left
 	late int               // forgeries behind done left
 	runs map[string]string // conn/run → a native_id the Run identified
+	// cancelled: conn/run → Core sent the Run a prompt_cancel
+	cancelled map[string]bool
 }
 
 const subagentStaleMax = 4
@@ -33,14 +37,20 @@ const subagentStaleMax = 4
 func (u *universe) initSubagentStale() {
 	r := u.w.Rand("subagent-stale")
 	if r.IntN(2) == 0 && !u.faultFree() {
-		u.subagentStale = subagentStale{r: r, left: subagentStaleMax, late: subagentStaleMax, runs: map[string]string{}}
+		u.subagentStale = subagentStale{r: r, left: subagentStaleMax, late: subagentStaleMax, runs: map[string]string{}, cancelled: map[string]bool{}}
 	}
 }
 
 // forgeStaleSubagent reads one honest frame sent on conn.
 func (u *universe) forgeStaleSubagent(conn sim.ConnID, from sim.NodeID, f wire.Frame) {
 	s := &u.subagentStale
-	if s.r == nil || from == coreID {
+	if s.r == nil {
+		return
+	}
+	if from == coreID {
+		if _, ok := f.Payload.(wire.PromptCancel); ok {
+			s.cancelled[statusKey(conn, f.ID)] = true
+		}
 		return
 	}
 	if _, done := f.Payload.(wire.Done); done {
@@ -77,7 +87,9 @@ func (u *universe) forgeAfterDone(conn sim.ConnID, from sim.NodeID, run string) 
 		return
 	}
 	delete(s.runs, k)
-	if s.late == 0 || s.r.IntN(2) == 0 {
+	cancelled := s.cancelled[k]
+	delete(s.cancelled, k)
+	if s.late == 0 || !cancelled && s.r.IntN(2) == 0 {
 		return
 	}
 	s.late--
