@@ -137,14 +137,7 @@ func TestBestEffortFrameDroppedPastItsBudget(t *testing.T) {
 				return nil
 			})
 		})
-		w.AddNode("b", func() Node {
-			return NodeFunc(func(now time.Time, ev Event) []Effect {
-				if d, ok := ev.(Delivered); ok {
-					got = append(got, string(d.Frame)+"@"+FormatTime(now))
-				}
-				return nil
-			})
-		})
+		w.AddNode("b", deliveriesTo(&got))
 	}}
 	r := Run(1, opts)
 	if r.Failed() {

@@ -120,14 +120,7 @@ func faultRun(t *testing.T, faults []Fault, sendAt ...time.Duration) ([]string, 
 				return nil
 			})
 		})
-		w.AddNode("b", func() Node {
-			return NodeFunc(func(now time.Time, ev Event) []Effect {
-				if d, ok := ev.(Delivered); ok {
-					got = append(got, string(d.Frame)+"@"+FormatTime(now))
-				}
-				return nil
-			})
-		})
+		w.AddNode("b", deliveriesTo(&got))
 	}}
 	r := Run(1, opts)
 	if r.Failed() {
@@ -187,5 +180,18 @@ func TestFaultStringText(t *testing.T) {
 		if got := c.f.String(); got != c.want {
 			t.Errorf("got %q, want %q", got, c.want)
 		}
+	}
+}
+
+// deliveriesTo is a node that notes each frame delivered to it, with the
+// instant, in *got.
+func deliveriesTo(got *[]string) func() Node {
+	return func() Node {
+		return NodeFunc(func(now time.Time, ev Event) []Effect {
+			if d, ok := ev.(Delivered); ok {
+				*got = append(*got, string(d.Frame)+"@"+FormatTime(now))
+			}
+			return nil
+		})
 	}
 }
