@@ -9,8 +9,8 @@ import (
 
 // Engine-neutral tool observation vocabulary (wire.ToolObservation): the
 // kind of native tool and the status of the call. The wire reference
-// leaves both sets open (§9); these are the values the upstream Codex
-// adapter writes.
+// leaves both sets open (§9); the claude and acp adapters use the same
+// values.
 const (
 	obsKindCommand   = "command"    // commandExecution
 	obsKindFunction  = "function"   // fileChange (name apply_patch) and dynamicToolCall
