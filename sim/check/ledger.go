@@ -207,6 +207,7 @@ func NewLedger() *Ledger {
 		l.observeReconnect, // a rogue's connection and forged heartbeats are Core's too
 		honest(l.observeFencedSelection),
 		honest(l.observeFencingRollback),
+		honest(l.observeUnaskedSubagents),
 	}
 	return l
 }

@@ -92,7 +92,7 @@ const (
 func ExpectedMarks() []Mark {
 	out := slices.Concat([]Mark{
 		MarkAdmissionExpiredBeforeStart, MarkAdmissionRecordsFull, MarkCancelNotReadyRetried, MarkCancelRacedDone,
-		MarkCancelUnconfirmed, MarkCapacityFullOfExecutors, MarkSubagentRecorded, MarkSubagentStaleForged, MarkSubagentAfterDoneForged, MarkCapacityRejectionThenSuccess, MarkCleanupRetried,
+		MarkCancelUnconfirmed, MarkCapacityFullOfExecutors, MarkSubagentRecorded, MarkSubagentUnaskedDropped, MarkSubagentStaleForged, MarkSubagentAfterDoneForged, MarkCapacityRejectionThenSuccess, MarkCleanupRetried,
 		MarkCoreRestartMidTurn, MarkCoreRestartCancelPending, MarkDecisionChangedWhileLive, MarkIdleEvictionJudged, MarkExecutorRetiredWithConnection, MarkHistoryRecoveredOnNewExecutor,
 		MarkKindAvailabilityChanged, MarkReceiptBudgetClosed, MarkReconnectDuringSteer, MarkStaleRevisionIgnored,
 		MarkSteerAfterUnknown, MarkSteerInputLimit, MarkSteerUnknownAfter30s, MarkUsageFromSnapshot,

@@ -22,7 +22,12 @@ import (
 //     simulated Harness reports only fresh observations (identity first,
 //     items inside their subagent turn) and only for a Run prepared with
 //     observe_subagent_identities, so nothing it reported may be missing;
-//   - nothing is recorded for a Run after its done.
+//   - nothing is recorded for a Run after its done;
+//   - a daemon sends no subagent observation of a Run whose Harness
+//     reported one although its executor was not prepared with
+//     observe_subagent_identities (NativeSubagentUnasked): the daemon
+//     forwards them only for a Turn that asked (core-runtime: 未携带显式
+//     启用项的请求保留未启用时的 frame 和字段).
 //
 // The simulated Harness never makes the same report twice in a Run, so a
 // frame a peer in the middle duplicates or replays (hostile_proxy) that
@@ -50,10 +55,15 @@ type SubagentEntry struct {
 	Frame []byte
 }
 
+// MarkSubagentUnaskedDropped: the Harness reported a subagent for a Run
+// that did not ask, and the Run's done left its daemon without it.
+const MarkSubagentUnaskedDropped Mark = "subagent_unasked_dropped"
+
 type subagentState struct {
-	native map[string][][]byte        // run → the Harness's reports, encoded
-	core   map[string][]SubagentEntry // turn → Core's latest record
-	ended  map[string]int             // run → Core's count of its observations when it persisted done
+	unasked map[string]bool            // run → the Harness reported a subagent it was not asked for
+	native  map[string][][]byte        // run → the Harness's reports, encoded
+	core    map[string][]SubagentEntry // turn → Core's latest record
+	ended   map[string]int             // run → Core's count of its observations when it persisted done
 }
 
 // NativeSubagent records the Harness emitting subagent observation p of
@@ -66,6 +76,28 @@ func (l *Ledger) NativeSubagent(at int64, run string, p wire.Payload) {
 	}
 	s := &l.subagents
 	made(&s.native)[run] = append(s.native[run], b)
+}
+
+// NativeSubagentUnasked records the Harness emitting subagent observation
+// p of run although run's executor was not prepared to observe them.
+func (l *Ledger) NativeSubagentUnasked(at int64, run string, p wire.Payload) {
+	made(&l.subagents.unasked)[run] = true
+}
+
+// observeUnaskedSubagents judges the frames daemons send: none is a
+// subagent observation of a Run that did not ask for them; a Run's done
+// leaving without one is the mark.
+func (l *Ledger) observeUnaskedSubagents(ev WireEvent) {
+	if ev.Kind != WireSent || ev.From == CoreNode || !ev.HasFrame() || !l.subagents.unasked[ev.Frame.ID] {
+		return
+	}
+	switch p := ev.Frame.Payload.(type) {
+	case wire.SubagentIdentity, wire.SubagentLifecycle, wire.SubagentTurn, wire.SubagentItem:
+		l.violate(ev.At, CheckSubagentRecord, "%s sent %s of run %s, whose executor was not prepared with observe_subagent_identities",
+			ev.From, p.MessageType(), ev.Frame.ID)
+	case wire.Done:
+		l.reach(MarkSubagentUnaskedDropped)
+	}
 }
 
 // CoreSubagents records Core's durable list of turn's subagent

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -76,5 +77,39 @@ func TestSubagentRecordJudgesCoreAgainstTheHarness(t *testing.T) {
 	l.CoreSubagents(5, "t1", []SubagentEntry{subagentFrame(t, "r1", id), subagentFrame(t, "r1", life), subagentFrame(t, "r1", turn)})
 	if got := subagentViolations(l); !strings.Contains(got, "after the run's done") {
 		t.Errorf("after done: violations %q", got)
+	}
+}
+
+// TestSubagentRecordJudgesUnaskedForwarding: a daemon sending a subagent
+// observation of a Run whose Harness reported it unasked breaks the rule;
+// the Run's done leaving without one is the mark, and a forged frame is
+// not the daemon's.
+func TestSubagentRecordJudgesUnaskedForwarding(t *testing.T) {
+	id := wire.SubagentIdentity{NativeID: "r1/unasked", ParentNativeID: "root"}
+	send := func(l *Ledger, p wire.Payload, forged bool) {
+		raw, err := wire.Encode(wire.Frame{ID: "r1", Payload: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Wire(WireEvent{At: 3, Kind: WireSent, Conn: 1, From: "d1", To: CoreNode, Raw: raw, Frame: wire.Frame{ID: "r1", Payload: p}, Forged: forged})
+	}
+	l := NewLedger()
+	l.NativeSubagentUnasked(2, "r1", id)
+	send(l, wire.Done{}, false)
+	if got := subagentViolations(l); got != "" {
+		t.Fatalf("dropped: %s", got)
+	}
+	if !slices.Contains(l.Marks(), MarkCount{MarkSubagentUnaskedDropped, 1}) {
+		t.Fatal("the done leaving without the unasked observation is not marked")
+	}
+	l = NewLedger()
+	l.NativeSubagentUnasked(2, "r1", id)
+	send(l, id, true)
+	if got := subagentViolations(l); got != "" {
+		t.Fatalf("forged: %s", got)
+	}
+	send(l, id, false)
+	if got := subagentViolations(l); !strings.Contains(got, "not prepared with observe_subagent_identities") {
+		t.Fatalf("forwarded: got %q", got)
 	}
 }

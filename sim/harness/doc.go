@@ -51,8 +51,12 @@
 // subagent turns with up to two items each (message or
 // subagent_coordination), sometimes a closed lifecycle — interleaved
 // across children and emitted along the progress steps, never after the
-// native done. A Recorder that also implements SubagentRecorder hears
-// each report as it is emitted.
+// native done. One turn in eight of any other executor reports a
+// subagent identity anyway (planUnasked, stream
+// "harness-subagents-unasked:<device>"), which the daemon must drop: it
+// forwards subagent observations only for a Turn that asked. A Recorder
+// that also implements SubagentRecorder hears each report as it is
+// emitted (NativeSubagentUnasked for the unasked ones).
 //
 // Latencies around the documents' timers are drawn per seed too
 // (Config.SlowStart, SlowWrite, SlowCancel, GlacialPrepare; latency.go):

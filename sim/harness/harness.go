@@ -101,6 +101,7 @@ type Harness struct {
 	xfers     map[string]*hTransfer // runtime_prepare staging (transfers.go)
 	ix        *hAsks                // interactions (interaction.go)
 	sr        *rand.Rand            // subagent draws (subagents.go)
+	su        *rand.Rand            // unasked subagent draws (subagents.go)
 }
 
 type hExec struct {
@@ -137,6 +138,9 @@ type hTurn struct {
 	subagents []wire.Payload
 	subNext   int
 	steps     int
+	// unasked: the subagents are reported although the executor was not
+	// prepared with observe_subagent_identities (the daemon drops them)
+	unasked bool
 }
 
 // New builds the Harness of device dev inside host, drawing from the
@@ -305,8 +309,12 @@ func (h *Harness) start(now time.Time, c daemon.CallID, op daemon.StartTurn) {
 			return
 		}
 		h.result(now, c, daemon.StartResult{Turn: true})
-		if ex != nil && ex.subagents {
+		switch {
+		case ex != nil && ex.subagents:
 			t.subagents = h.planSubagents(t)
+		case ex != nil:
+			t.subagents = h.planUnasked(t)
+			t.unasked = t.subagents != nil
 		}
 		h.script(now, t)
 	})

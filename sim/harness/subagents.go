@@ -15,6 +15,28 @@ import (
 // reported about its subagents.
 type SubagentRecorder interface {
 	NativeSubagent(at int64, device, run string, p wire.Payload)
+	// NativeSubagentUnasked reports one subagent observation a Run's
+	// native Turn emitted although its executor was not prepared with
+	// observe_subagent_identities: the daemon must not forward it.
+	NativeSubagentUnasked(at int64, device, run string, p wire.Payload)
+}
+
+// planUnasked draws, for a Turn whose executor was not prepared with
+// observe_subagent_identities, whether the native Turn reports a subagent
+// anyway (one in eight Turns): a Harness whose engine spawns children on
+// its own, as a real one may. The daemon forwards subagent observations
+// only for a Turn that asked for them, so it must drop this one
+// (subagent_record). The draws use their own stream.
+func (h *Harness) planUnasked(t *hTurn) []wire.Payload {
+	if h.su == nil {
+		h.su = h.w.Rand("harness-subagents-unasked:" + string(h.dev.ID))
+	}
+	if h.su.IntN(8) != 0 {
+		return nil
+	}
+	id := t.run + "/unasked"
+	return []wire.Payload{wire.SubagentIdentity{NativeID: id, ParentNativeID: "root", NativeCreatedAt: 1,
+		ParentTurnID: t.run, SourceItemID: "spawn-unasked"}}
 }
 
 // planSubagents draws, for a Turn whose executor was prepared with
@@ -94,7 +116,9 @@ func (h *Harness) emitSubagents(now time.Time, t *hTurn, i, steps int) {
 	due := len(t.subagents) * i / steps
 	for ; t.subNext < due; t.subNext++ {
 		p := t.subagents[t.subNext]
-		if r, ok := h.dev.Recorder.(SubagentRecorder); ok {
+		if r, ok := h.dev.Recorder.(SubagentRecorder); ok && t.unasked {
+			r.NativeSubagentUnasked(at(now), string(h.dev.ID), t.run, p)
+		} else if ok {
 			r.NativeSubagent(at(now), string(h.dev.ID), t.run, p)
 		}
 		h.event(now, t, p)

@@ -225,6 +225,13 @@ func (r ledgerRecorder) NativePrepareFailed(at int64, device, executor string) {
 	r.u.led.NativePrepareFailed(at, device, executor)
 }
 
+// NativeSubagentUnasked records a subagent observation the Harness
+// emitted for a Turn that did not ask for them.
+func (r ledgerRecorder) NativeSubagentUnasked(at int64, device, run string, p wire.Payload) {
+	r.u.led.NativeSubagentUnasked(at, run, p)
+	r.u.count("NativeSubagentUnasked")
+}
+
 // NativeSubagent records a subagent observation the Harness emitted.
 func (r ledgerRecorder) NativeSubagent(at int64, device, run string, p wire.Payload) {
 	r.u.led.NativeSubagent(at, run, p)

@@ -18,6 +18,7 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkAdmissionExpiredBeforeStart:  {},
 	check.MarkCancelRacedDone:              {},
 	check.MarkSubagentRecorded:             {},               // sim/harness/subagents.go
+	check.MarkSubagentUnaskedDropped:       {},               // sim/harness/subagents.go (planUnasked)
 	check.MarkSubagentStaleForged:          {sim.FaultStall}, // any fault kind enables it (hostile_subagent.go)
 	check.MarkSubagentAfterDoneForged:      {sim.FaultStall}, // likewise
 	check.MarkCancelNotReadyRetried:        {},               // cancel_starting.go
