@@ -1,12 +1,16 @@
 package check
 
-import "github.com/turnstile-sim/turnstile/wire"
+import (
+	"cmp"
+
+	"github.com/turnstile-sim/turnstile/wire"
+)
 
 // CheckExecutorConnection is rule executor_connection_bound (rules.go),
 // from the executor index (executor_index.go) and the Harness's ground
 // truth. An executor is bound to the connection it was prepared on: the
 // connection of the first status that announced it new (reused=false).
-// Three clauses:
+// Four clauses:
 //   - no other connection's admission holds it: a status on another
 //     connection naming it ready (a reuse), starting or started breaks
 //     the rule, and so does a native turn the Harness creates on it for a
@@ -21,11 +25,26 @@ import "github.com/turnstile-sim/turnstile/wire"
 //     answered settled, every native write of the Run returned (or past
 //     its budget with its input not consumed by then: its outcome is
 //     unknown), every native decision call of the Run answered (the
-//     daemon holds the Turn for each).
+//     daemon holds the Turn for each);
+//   - the native session one idle then held (known from its creating
+//     prepare's agent_session_id or a done's metadata) is kept for its
+//     Session when the retirement calls its close in that instant
+//     (daemon/continuity.go), so a later prepare of the Session
+//     requiring existing history and naming no agent_session_id (Core
+//     never saw the done that named it) is never refused
+//     history_unavailable by that daemon process; unless a prepare of
+//     the Session answered otherwise since may have moved it to a new
+//     executor, or executors_max other Sessions may have been kept since
+//     (the oldest is forgotten first: every executor closed since, or
+//     bound to a lost connection and not yet closed, counts). A close
+//     another step of that instant may have made (idle expiry, an
+//     eviction, shutdown) or two prepares of the Session awaiting their
+//     answers leave it unsure: not judged. A restart forgets the device
+//     (executor_index.go).
 //
 // runtime-harness-protocol (Executor 和 Turn 生命周期, 绑定): Runtime
 // 将其 Executor 记录绑定到 Session、Environment、连接和不可变执行配置
-// ... 连接丢失会让其所有者和句柄退役.
+// ... 连接丢失会让其所有者和句柄退役. Runtime 会在发布 Done 前提交原生连续性状态.
 const CheckExecutorConnection = "executor_connection_bound"
 
 // bindFacts are an executor's connection binding (executor_connection_bound).
@@ -89,6 +108,9 @@ func (l *Ledger) bindConnLost(at int64, device, id string, x *executor) {
 	if !b.ready || !parked || x.idle.closing {
 		return
 	}
+	if e.phase == evictIdle {
+		l.keepOnLoss(at, device, id, x)
+	}
 	l.arm(at, func() {
 		if l.execDevice(device).execs[id] != x || x.idle.closing {
 			return
@@ -147,4 +169,125 @@ func (l *Ledger) bindRecheck(at int64, device, run string) {
 		l.violate(at, CheckExecutorConnection, "%s did not close executor %s of lost connection %d at %s, when its Run %s was over (settled, nothing outstanding): it was kept, not retired",
 			device, id, x.bind.conn, vtime(at), run)
 	})
+}
+
+// keptNative is a Session's native identity the daemon keeps from an
+// executor retired idle with its lost connection.
+type keptNative struct {
+	native, executor string
+	at               int64  // when it was kept: its close was called
+	wait             string // conn\x00request of the prepare of the Session whose answer is awaited
+	candidate        bool   // that prepare requires existing history and names none
+}
+
+// keepOnLoss: executor id of device, idle with a known native session,
+// lost its connection at at. Once the instant is over, a close called
+// then by the connection's retirement keeps the identity for its
+// Session. A close another step of the instant may have made instead
+// (its idle expiry, an eviction in a step that parked another executor
+// or followed a prepare, a native answer or an expiry, a shutdown) keeps
+// nothing certain: not recorded.
+func (l *Ledger) keepOnLoss(at int64, device, id string, x *executor) {
+	r := &x.reuse
+	w := x.idle.window
+	if r.native == "" || r.session == "" || w == nil || w.deadline <= at {
+		return
+	}
+	l.arm(at, func() {
+		d := l.execDevice(device)
+		s := &l.timing.idle
+		_, down := l.hostile.shutdownAt[device]
+		switch {
+		case d.execs[id] != x || !x.idle.closing || x.idle.closingAt != at || down:
+		case d.evictAt == at || s.lastIdleAt[device] == at && s.lastIdle[device] != id || l.writeBudgetEnds(device, at):
+		default:
+			if k := d.kept[r.session]; k != nil && k.wait != "" {
+				l.keptForget(d, r.session) // a prepare's answer is awaited: unsure
+				return
+			}
+			made(&d.kept)[r.session] = &keptNative{native: r.native, executor: id, at: at}
+		}
+	})
+}
+
+// keptPrepared: a prepare reached device's daemon. Its answer may move
+// the identity kept for its Session to a new executor: awaited. With
+// another answer of the Session awaited already, what the daemon keeps
+// is unsure: forgotten.
+func (l *Ledger) keptPrepared(ev WireEvent, d *execDevice, p wire.ExecutionPrepare) {
+	key := connFrameKey(ev.Conn, ev.Frame.ID)
+	if s, ok := d.keptWait[key]; ok {
+		l.keptForget(d, s)
+	}
+	k := d.kept[p.SessionID]
+	if k == nil {
+		return
+	}
+	if k.wait != "" {
+		l.keptForget(d, p.SessionID)
+		return
+	}
+	c := p.Configuration
+	k.wait, k.candidate = key, c.RequireExistingNativeSession && c.AgentSessionID == ""
+	made(&d.keptWait)[key] = p.SessionID
+}
+
+func (l *Ledger) keptForget(d *execDevice, session string) {
+	if k := d.kept[session]; k != nil && k.wait != "" {
+		delete(d.keptWait, k.wait)
+	}
+	delete(d.kept, session)
+}
+
+// keptAnswered: device's daemon answered a request. A prepare awaited by
+// a kept identity that is refused leaves it kept, one answered otherwise
+// may have moved it to a new executor (forgotten). A prepare requiring
+// existing history without naming it, refused history_unavailable while
+// the identity is kept, breaks the rule: unless ExecutorsMax other
+// Sessions may have been kept since (the oldest is forgotten first).
+func (l *Ledger) keptAnswered(ev WireEvent, st wire.PreparationStatus) {
+	d := l.execs.devices[ev.From]
+	if d == nil {
+		return
+	}
+	key := connFrameKey(ev.Conn, ev.Frame.ID)
+	session, ok := d.keptWait[key]
+	if !ok {
+		return
+	}
+	k := d.kept[session]
+	delete(d.keptWait, key)
+	k.wait = ""
+	if st.State != wire.StateRejected {
+		delete(d.kept, session)
+		return
+	}
+	if !k.candidate || st.ErrorCode != wire.PrepHistoryUnavailable {
+		return
+	}
+	lim, ok := l.limits[ev.From]
+	if !ok || lim.ExecutorsMax <= 0 {
+		return
+	}
+	if n := d.keptSince(k.at, session); n >= lim.ExecutorsMax {
+		return
+	}
+	l.violate(ev.At, CheckExecutorConnection, "%s refused prepare %s of Session %s (require_existing_native_session, no agent_session_id) history_unavailable, but it keeps native session %q of executor %s, retired idle with its lost connection at %s (fewer than executors_max %d other Sessions kept since): want a new executor resuming it",
+		ev.From, ev.Frame.ID, session, k.native, k.executor, vtime(k.at), lim.ExecutorsMax)
+}
+
+// keptSince counts the Sessions other than session whose identity the
+// daemon may have kept at or after at: every executor whose close was
+// called since, or bound to a lost connection and not yet closed. One
+// whose Session is unknown counts alone.
+func (d *execDevice) keptSince(at int64, session string) int {
+	others := map[string]bool{}
+	for _, id := range sortedKeys(d.execs) {
+		x := d.execs[id]
+		s := cmp.Or(x.reuse.session, x.evict.session, "\x00"+id)
+		if s != session && (x.idle.closing && x.idle.closingAt >= at || x.bind.lost && !x.idle.closing) {
+			others[s] = true
+		}
+	}
+	return len(others)
 }

@@ -138,3 +138,85 @@ func TestExecutorConnectionBusyClosedWhenRunOver(t *testing.T) {
 		})
 	}
 }
+
+// keepRun: executor ex-1 of Session s1, prepared on connection 1 of d1
+// (executors_max max) to resume native session n1, is released (idle);
+// with other, ex-9 of Session s2 too. Connection 1 is lost at 5 and the
+// closes are called then; connection 2 opens at 6. When crashed, the
+// daemon restarts at 7. A prepare of s1 on connection 2 naming n1 is
+// granted a new executor at 8 when resumed. At 9 a prepare of s1
+// requiring existing history and naming none is answered by answer.
+func keepRun(max int, other, crashed, resumed bool, answer wire.PreparationStatus) *Ledger {
+	l := NewLedger()
+	l.DeviceConfigured("d1", DeviceLimits{ActiveMax: 4, ExecutorsMax: max})
+	st := func(at int64, conn uint64, req string, s wire.PreparationStatus) {
+		l.Wire(wf(at, WireSent, conn, "d1", "core", req, s))
+	}
+	idle := func(req, session, ex string) {
+		l.Wire(wf(1, WireDelivered, 1, "core", "d1", req, wire.ExecutionPrepare{SessionID: session,
+			Configuration: wire.ExecutionConfiguration{AgentSessionID: "n-" + session}}))
+		st(1, 1, req, wire.PreparationStatus{ExecutorID: ex, Handle: "h-" + req, Revision: 1, State: wire.StatePreparing})
+		l.ExecutorCreated(2, "d1", ex)
+		st(2, 1, req, wire.PreparationStatus{ExecutorID: ex, Handle: "h-" + req, Revision: 2, State: wire.StateReady})
+		st(3, 1, req, wire.PreparationStatus{ExecutorID: ex, Handle: "h-" + req, Revision: 3, State: wire.StateReleased})
+	}
+	idle("p-1", "s1", "ex-1")
+	if other {
+		idle("p-9", "s2", "ex-9")
+	}
+	l.Wire(WireEvent{At: 5, Kind: WireClosed, Conn: 1, From: "core", To: "d1"})
+	l.CloseCalled(5, "d1", "ex-1")
+	if other {
+		l.CloseCalled(5, "d1", "ex-9")
+	}
+	l.Wire(WireEvent{At: 6, Kind: WireOpened, Conn: 2, From: "core", To: "d1"})
+	l.ExecutorClosed(6, "d1", "ex-1")
+	if crashed {
+		l.NodeCrashed(7, "d1")
+	}
+	if resumed {
+		l.Wire(wf(8, WireDelivered, 2, "core", "d1", "p-2", wire.ExecutionPrepare{SessionID: "s1",
+			Configuration: wire.ExecutionConfiguration{AgentSessionID: "n-s1"}}))
+		st(8, 2, "p-2", wire.PreparationStatus{ExecutorID: "ex-2", Handle: "h-2", Revision: 1, State: wire.StatePreparing})
+	}
+	l.Wire(wf(9, WireDelivered, 2, "core", "d1", "p-3", wire.ExecutionPrepare{SessionID: "s1",
+		Configuration: wire.ExecutionConfiguration{RequireExistingNativeSession: true}}))
+	st(9, 2, "p-3", answer)
+	l.advance(10)
+	return l
+}
+
+// The native session an idle executor held when its connection was lost
+// is kept for its Session: a later prepare requiring existing history
+// without naming it resumes it, never history_unavailable, unless a
+// restart or the bound of executors_max kept Sessions forgot it, or an
+// earlier prepare moved it to a new executor.
+func TestExecutorConnectionKeepsNativeSession(t *testing.T) {
+	refused := wire.PreparationStatus{State: wire.StateRejected, Operation: wire.TypeExecutionPrepare, ErrorCode: wire.PrepHistoryUnavailable}
+	resumes := wire.PreparationStatus{ExecutorID: "ex-3", Handle: "h-3", Revision: 1, State: wire.StatePreparing}
+	cases := []struct {
+		name                    string
+		max                     int
+		other, crashed, resumed bool
+		answer                  wire.PreparationStatus
+		want                    string
+	}{
+		{"resumed on a new executor", 16, false, false, false, resumes, ""},
+		{"refused while kept", 16, false, false, false, refused, `refused prepare p-3 of Session s1 (require_existing_native_session, no agent_session_id) history_unavailable, but it keeps native session "n-s1" of executor ex-1`},
+		{"refused while kept, one other Session kept", 2, true, false, false, refused, "keeps native session"},
+		{"forgotten: executors_max other Sessions kept since", 1, true, false, false, refused, ""},
+		{"forgotten: the daemon restarted", 16, false, true, false, refused, ""},
+		{"moved to a new executor by an earlier prepare", 16, false, false, true, refused, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			vs := checkOnly(keepRun(c.max, c.other, c.crashed, c.resumed, c.answer), CheckExecutorConnection)
+			switch {
+			case c.want == "" && len(vs) > 0:
+				t.Fatalf("unexpected violations:\n%s", Render(vs))
+			case c.want != "" && (len(vs) != 1 || !containsMsg(vs[0], c.want)):
+				t.Fatalf("want one %s violation containing %q, got:\n%s", CheckExecutorConnection, c.want, Render(vs))
+			}
+		})
+	}
+}

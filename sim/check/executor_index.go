@@ -35,6 +35,18 @@ type execDevice struct {
 	// execution_prepare, lastPrepare (-1: another frame was).
 	prepareAt   int64
 	lastPrepare wire.ExecutionPrepare
+	// kept is, by Session, the native identity the daemon keeps from an
+	// executor retired idle with its lost connection, as far as the wire
+	// and the Harness make it certain; keptWait names the Session of each
+	// prepare (conn\x00request) whose answer may consume it
+	// (executor_connection.go).
+	kept     map[string]*keptNative
+	keptWait map[string]string
+	// evictAt is the last instant a step of the daemon other than a
+	// connection's loss may have closed an idle executor (an
+	// execution_prepare reached it, a native answer, an admission
+	// expired).
+	evictAt int64
 }
 
 // executor is one executor's facts, kept per rule: the rules see its use
@@ -117,6 +129,7 @@ func (l *Ledger) observeExecutors(ev WireEvent) {
 		switch p := ev.Frame.Payload.(type) {
 		case wire.ExecutionPrepare:
 			d.prepareAt, d.lastPrepare = ev.At, p
+			l.keptPrepared(ev, d, p)
 		case wire.ExecutionStart:
 			if !ev.Hostile() { // a refused forged start must not rebind an honest Run ID
 				made(&d.runs)[p.RunID] = p.ExecutorID
@@ -126,6 +139,7 @@ func (l *Ledger) observeExecutors(ev WireEvent) {
 	case ev.Kind == WireSent && ev.From != CoreNode:
 		switch p := ev.Frame.Payload.(type) {
 		case wire.PreparationStatus:
+			l.keptAnswered(ev, p)
 			if p.ExecutorID != "" {
 				l.executorStatus(ev, p)
 			}

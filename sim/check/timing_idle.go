@@ -88,11 +88,19 @@ func (l *Ledger) idleParkMayCome(at int64, device string) {
 	made(&l.timing.idle.parkAt)[device] = at
 }
 
+// evictMayCome notes an instant in which a step of device's daemon other
+// than a connection's loss may park an executor and evict another, or
+// close one (execDevice.evictAt).
+func (l *Ledger) evictMayCome(at int64, device string) {
+	l.idleParkMayCome(at, device)
+	l.execDevice(device).evictAt = at
+}
+
 // NativeAnswered records a native call's result reaching device's daemon
 // (ground truth): that step may park an executor and evict another.
 func (l *Ledger) NativeAnswered(at int64, device string) {
 	l.advance(at)
-	l.idleParkMayCome(at, device)
+	l.evictMayCome(at, device)
 }
 
 // CheckShutdownClosesIdle is rule shutdown_closes_idle (Rules).
@@ -135,7 +143,7 @@ func (l *Ledger) idleExpirySeen(ev WireEvent) {
 		return
 	}
 	if st, ok := ev.Frame.Payload.(wire.PreparationStatus); ok && st.State == wire.StateExpired {
-		l.idleParkMayCome(ev.At, ev.From)
+		l.evictMayCome(ev.At, ev.From)
 	}
 }
 

@@ -318,7 +318,7 @@ func (l *Ledger) timingDaemonReceived(ev WireEvent) {
 	case wire.PromptCancel:
 		l.settleCancelReceived(ev, p)
 	case wire.ExecutionPrepare:
-		l.idleParkMayCome(ev.At, ev.To)
+		l.evictMayCome(ev.At, ev.To)
 	}
 }
 
