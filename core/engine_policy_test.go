@@ -147,15 +147,7 @@ func TestFunctionResultValidationOnEverySubmission(t *testing.T) {
 	require.ErrorIs(t, refused.Err, engine.ErrRejected)
 	require.ErrorIs(t, refused.Err, enginetest.ErrResultRefused)
 	require.Contains(t, refused.Err.Error(), "function_result")
-	require.Empty(t, sends[wire.FunctionResult](h.last))
-	after, _ := h.st.Turn(tid)
-	require.Equal(t, before, after, "a refused result changes nothing durable")
-	require.Equal(t, core.InteractionPending, interaction(t, h, tid, "call-1").Status)
-
-	ok := h.api(core.SubmitFunctionResult{Call: h.nextCall(), Turn: tid, CallID: "call-1", Success: true,
-		Content: []wire.InputContent{wire.TextPart("42")}})
-	require.NoError(t, ok.Err)
-	require.Len(t, sends[wire.FunctionResult](h.last), 1)
+	requireResultRefusedThenText(t, h, tid, before)
 }
 
 // TestPolicyRefusesResultImagesTheProfileDoesNotQualify: a function
@@ -176,15 +168,7 @@ func TestPolicyRefusesResultImagesTheProfileDoesNotQualify(t *testing.T) {
 	require.ErrorIs(t, refused.Err, core.ErrEngineUnqualified)
 	require.ErrorIs(t, refused.Err, engine.ErrUnqualified)
 	require.Contains(t, refused.Err.Error(), "function_result_images")
-	require.Empty(t, sends[wire.FunctionResult](h.last))
-	after, _ := h.st.Turn(tid)
-	require.Equal(t, before, after, "a refused result changes nothing durable")
-	require.Equal(t, core.InteractionPending, interaction(t, h, tid, "call-1").Status)
-
-	ok := h.api(core.SubmitFunctionResult{Call: h.nextCall(), Turn: tid, CallID: "call-1", Success: true,
-		Content: []wire.InputContent{wire.TextPart("42")}})
-	require.NoError(t, ok.Err)
-	require.Len(t, sends[wire.FunctionResult](h.last), 1)
+	requireResultRefusedThenText(t, h, tid, before)
 }
 
 // TestPolicyQualifiedResultImagesStillNeedTheDeclaration: a profile
@@ -206,5 +190,21 @@ func TestPolicyQualifiedResultImagesStillNeedTheDeclaration(t *testing.T) {
 	r = h.api(core.SubmitFunctionResult{Call: h.nextCall(), Turn: tid, CallID: "call-1", Success: true,
 		Content: []wire.InputContent{wire.ImagePart("https://example.com/r.png")}})
 	require.NoError(t, r.Err)
+	require.Len(t, sends[wire.FunctionResult](h.last), 1)
+}
+
+// requireResultRefusedThenText: the refused result of call-1 sent nothing
+// and changed nothing durable (the Turn as before, the call pending); a
+// text result on the same call then goes out.
+func requireResultRefusedThenText(t *testing.T, h *rig, tid string, before core.TurnRecord) {
+	t.Helper()
+	require.Empty(t, sends[wire.FunctionResult](h.last))
+	after, _ := h.st.Turn(tid)
+	require.Equal(t, before, after, "a refused result changes nothing durable")
+	require.Equal(t, core.InteractionPending, interaction(t, h, tid, "call-1").Status)
+
+	ok := h.api(core.SubmitFunctionResult{Call: h.nextCall(), Turn: tid, CallID: "call-1", Success: true,
+		Content: []wire.InputContent{wire.TextPart("42")}})
+	require.NoError(t, ok.Err)
 	require.Len(t, sends[wire.FunctionResult](h.last), 1)
 }
