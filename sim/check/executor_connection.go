@@ -134,7 +134,10 @@ func (l *Ledger) bindSettled(at int64, device, run string) {
 // daemon: its settlement answered settled, no native write outstanding
 // within its budget and no native decision call unanswered (the daemon
 // holds the Turn for each). The executor's close is called by then. A
-// write still within its budget is judged again at its deadline.
+// write still within its budget is judged again at its deadline; an
+// executor another Run's unsettled native turn holds (a replayed start's
+// republished status may name the older Run again) is judged when that
+// Run settles.
 func (l *Ledger) bindRecheck(at int64, device, run string) {
 	d := l.execs.devices[device]
 	if d == nil || d.runs[run] == "" || !l.execs.settled[pairKey(device, run)] {
@@ -144,6 +147,11 @@ func (l *Ledger) bindRecheck(at int64, device, run string) {
 	x, ok := d.execs[id]
 	if !ok || !x.bind.lost || x.idle.closing {
 		return
+	}
+	for _, r := range sortedKeys(d.runs) {
+		if t := l.harness.turns[r]; r != run && d.runs[r] == id && t != nil && t.settled == "" {
+			return // a later Run holds the executor: judged when that one settles
+		}
 	}
 	for _, c := range l.ix.calls[run] {
 		if !c.answered {
