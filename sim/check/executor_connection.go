@@ -53,6 +53,7 @@ type bindFacts struct {
 	ready  bool   // the daemon said it was prepared (a ready status or a done named it)
 	lost   bool   // conn is gone
 	lostAt int64
+	run    string // the Run of the latest native turn the Harness created on it
 }
 
 // bindStatus follows a status naming executor x sent on conn.
@@ -83,7 +84,11 @@ func (l *Ledger) bindTurnCreated(at int64, device, run string) {
 	}
 	id := d.runs[run]
 	x, ok := d.execs[id]
-	if !ok || x.bind.conn == 0 {
+	if !ok {
+		return
+	}
+	x.bind.run = run // the latest native turn created on it
+	if x.bind.conn == 0 {
 		return
 	}
 	if c := d.runConn[run]; c != 0 && c != x.bind.conn {
@@ -134,10 +139,10 @@ func (l *Ledger) bindSettled(at int64, device, run string) {
 // daemon: its settlement answered settled, no native write outstanding
 // within its budget and no native decision call unanswered (the daemon
 // holds the Turn for each). The executor's close is called by then. A
-// write still within its budget is judged again at its deadline; an
-// executor another Run's unsettled native turn holds (a replayed start's
-// republished status may name the older Run again) is judged when that
-// Run settles.
+// write still within its budget is judged again at its deadline. Only
+// the Run of the latest native turn created on the executor is judged: a
+// later Run holding it (a replayed start's republished status may name
+// the older Run again) is judged when that one settles.
 func (l *Ledger) bindRecheck(at int64, device, run string) {
 	d := l.execs.devices[device]
 	if d == nil || d.runs[run] == "" || !l.execs.settled[pairKey(device, run)] {
@@ -148,10 +153,8 @@ func (l *Ledger) bindRecheck(at int64, device, run string) {
 	if !ok || !x.bind.lost || x.idle.closing {
 		return
 	}
-	for _, r := range sortedKeys(d.runs) {
-		if t := l.harness.turns[r]; r != run && d.runs[r] == id && t != nil && t.settled == "" {
-			return // a later Run holds the executor: judged when that one settles
-		}
+	if x.bind.run != "" && x.bind.run != run {
+		return // a later Run holds the executor: judged when that one settles
 	}
 	for _, c := range l.ix.calls[run] {
 		if !c.answered {
