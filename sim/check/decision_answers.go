@@ -22,9 +22,7 @@ import (
 //     judges a repeat only well inside both bounds;
 //   - the declaration a decision is judged by is the one the daemon
 //     declared for the session's kind when the Turn's execution_prepare
-//     reached it (§4.2: an admitted Turn keeps it); permissions governs
-//     permission and user-choice decisions, function_tools function
-//     results, function_result_images a result carrying images;
+//     reached it (§4.2: an admitted Turn keeps it);
 //   - the decision a native call applies is the oldest delivery of its key
 //     the daemon had not answered when the Harness saw the call.
 const (
@@ -76,9 +74,7 @@ type dxDelivery struct {
 	device, key, run, kind string
 	delivery, fp           string
 	seq                    uint64
-	at                     int64
 	acked                  bool
-	images                 bool
 	// what held when it reached the daemon
 	mem       *dxMemory
 	invalid   string // why a user-choice decision is invalid
@@ -97,31 +93,28 @@ type dxMemory struct {
 }
 
 type dxCall struct {
-	refused      bool // the adapter answered it ErrUnsupportedOperation
-	trigger      *dxDelivery
-	answeredSeq  uint64 // 0 while out
-	appliedTruth bool
+	trigger     *dxDelivery
+	answeredSeq uint64 // 0 while out
 }
 
 type decisionAnswerState struct {
-	seq          uint64
-	coreSent     map[string]int64                         // delivery IDs of decisions Core sent
-	coreAsked    map[string]map[string]bool               // ask ID → question IDs of prompts that reached Core
-	asked        map[string]*dxAsk                        // device\x00key → what the daemon asked
-	callRuns     map[string][]string                      // device\x00call ID → the Runs that made that function call
-	prepCaps     map[string]wire.AgentKindCapabilities    // conn\x00request → declaration when the prepare reached the daemon
-	runCaps      map[string]wire.AgentKindCapabilities    // device\x00run → the Turn's admitted declaration
-	deliveries   map[string]*dxDelivery                   // device\x00delivery
-	open         map[string][]*dxDelivery                 // device\x00key → deliveries not answered yet, in order
-	memory       map[string]map[string]*dxMemory          // device → key → applied content
-	applied      map[string]int                           // device → applied keys remembered so far
-	calls        map[string][]*dxCall                     // device\x00key → native calls
-	truthSeen    map[string]bool                          // device\x00key → the Harness applied it
-	coreDecl     map[string]wire.AgentKindCapabilities    // conn\x00kind → the declaration Core last received
-	corePrep     map[string]wire.AgentKindCapabilities    // conn\x00request → Core's view when it sent execution_prepare
-	corePrepKind map[string]string                        // conn\x00request → the kind it prepares
-	coreRun      map[string][2]wire.AgentKindCapabilities // device\x00run → Core's view at the prepare and at the start
-	cancelled    map[string]bool                          // conn\x00run: a prompt_cancel reached the daemon and it refused none since
+	seq        uint64
+	coreSent   map[string]int64                      // delivery IDs of decisions Core sent
+	coreAsked  map[string]map[string]bool            // ask ID → question IDs of prompts that reached Core
+	asked      map[string]*dxAsk                     // device\x00key → what the daemon asked
+	callRuns   map[string][]string                   // device\x00call ID → the Runs that made that function call
+	prepCaps   map[string]wire.AgentKindCapabilities // conn\x00request → declaration when the prepare reached the daemon
+	runCaps    map[string]wire.AgentKindCapabilities // device\x00run → the Turn's admitted declaration
+	deliveries map[string]*dxDelivery                // device\x00delivery
+	open       map[string][]*dxDelivery              // device\x00key → deliveries not answered yet, in order
+	memory     map[string]map[string]*dxMemory       // device → key → applied content
+	applied    map[string]int                        // device → applied keys remembered so far
+	calls      map[string][]*dxCall                  // device\x00key → native calls
+	truthSeen  map[string]bool                       // device\x00key → the Harness applied it
+	coreDecl   map[string]wire.SupportedAgentKind    // conn\x00kind → the declaration Core last received
+	corePrep   map[string]wire.SupportedAgentKind    // conn\x00request → Core's view when it sent execution_prepare
+	coreRun    map[string]wire.AgentKindCapabilities // device\x00run → what Core's view at the prepare or at the start supported
+	cancelled  map[string]bool                       // conn\x00run: a prompt_cancel reached the daemon and it refused none since
 }
 
 func fpOf(f wire.Frame) (key, kind, fp string, images bool, ok bool) {
@@ -134,9 +127,7 @@ func fpOf(f wire.Frame) (key, kind, fp string, images bool, ok bool) {
 		x.DeliveryID = ""
 		p, key, kind = x, f.ID, "user_choice"
 	case wire.FunctionResult:
-		for _, c := range x.Content {
-			images = images || c.Type == wire.ContentInputImage
-		}
+		images = hasImages(wire.MessageInput{{Content: x.Content}})
 		x.DeliveryID = ""
 		p, key, kind = x, f.ID+"/"+x.CallID, "function_call"
 	default:
@@ -147,6 +138,14 @@ func fpOf(f wire.Frame) (key, kind, fp string, images bool, ok bool) {
 		return "", "", "", false, false
 	}
 	return key, kind, string(b), images, true
+}
+
+func questionIDs(p wire.UserChoicePrompt) map[string]bool {
+	qs := map[string]bool{}
+	for _, q := range p.Questions {
+		qs[q.ID] = true
+	}
+	return qs
 }
 
 // choiceInvalid says why a user-choice decision breaks §3.6's rules
@@ -186,15 +185,11 @@ func (l *Ledger) observeDecisionAnswers(ev WireEvent) {
 	case ev.Kind == WireDelivered && ev.To == CoreNode:
 		if hb, ok := f.Payload.(wire.Heartbeat); ok { // a forged one is Core's view too
 			for _, k := range hb.SupportedAgentKinds {
-				made(&s.coreDecl)[connFrameKey(ev.Conn, k.Kind)] = k.Capabilities
+				made(&s.coreDecl)[connFrameKey(ev.Conn, k.Kind)] = k
 			}
 		}
 		if p, ok := f.Payload.(wire.UserChoicePrompt); ok && !ev.Forged {
-			qs := map[string]bool{}
-			for _, q := range p.Questions {
-				qs[q.ID] = true
-			}
-			keepFirst(made(&s.coreAsked), p.AskID, qs)
+			keepFirst(made(&s.coreAsked), p.AskID, questionIDs(p))
 		}
 	case ev.Kind == WireSent && ev.From != CoreNode && !ev.Forged && ev.From != RogueNode:
 		l.dxDaemonSent(ev)
@@ -210,11 +205,7 @@ func (l *Ledger) dxDaemonSent(ev WireEvent) {
 	case wire.PermissionRequest:
 		keepFirst(made(&s.asked), pairKey(dev, p.RequestID), &dxAsk{run: ev.Frame.ID, kind: "permission"})
 	case wire.UserChoicePrompt:
-		qs := map[string]bool{}
-		for _, q := range p.Questions {
-			qs[q.ID] = true
-		}
-		keepFirst(made(&s.asked), pairKey(dev, p.AskID), &dxAsk{run: ev.Frame.ID, kind: "user_choice", questions: qs})
+		keepFirst(made(&s.asked), pairKey(dev, p.AskID), &dxAsk{run: ev.Frame.ID, kind: "user_choice", questions: questionIDs(p)})
 	case wire.FunctionCall:
 		keepFirst(made(&s.asked), pairKey(dev, ev.Frame.ID+"/"+p.CallID), &dxAsk{run: ev.Frame.ID, kind: "function_call"})
 		if runs := s.callRuns[pairKey(dev, p.CallID)]; !slices.Contains(runs, ev.Frame.ID) {
@@ -229,13 +220,8 @@ func (l *Ledger) dxDaemonSent(ev WireEvent) {
 			return
 		}
 		d.acked = true
-		open := s.open[pairKey(dev, d.key)]
-		for i, o := range open {
-			if o == d {
-				s.open[pairKey(dev, d.key)] = append(open[:i:i], open[i+1:]...)
-				break
-			}
-		}
+		k := pairKey(dev, d.key)
+		s.open[k] = slices.DeleteFunc(s.open[k], func(o *dxDelivery) bool { return o == d })
 		l.dxJudgeAck(ev, d, p)
 		if p.Applied {
 			mem := inner(made(&s.memory), dev)
@@ -275,23 +261,13 @@ func (l *Ledger) dxDaemonReached(ev WireEvent) {
 	if !ok {
 		return
 	}
-	if delivery, _, ok := decisionOf(ev.Frame); ok {
-		made(&l.ix.reached)[delivery] = true // its receipt is no cancel receipt
-	}
-	delivery := ""
-	switch p := ev.Frame.Payload.(type) {
-	case wire.PermissionDecision:
-		delivery = p.DeliveryID
-	case wire.UserChoiceDecision:
-		delivery = p.DeliveryID
-	case wire.FunctionResult:
-		delivery = p.DeliveryID
-	}
+	delivery, _, _ := decisionOf(ev.Frame)
+	made(&l.ix.reached)[delivery] = true // its receipt is no cancel receipt
 	ask := s.asked[pairKey(dev, key)]
 	if delivery == "" || ask == nil || ask.kind != kind || s.deliveries[pairKey(dev, delivery)] != nil {
 		return // judged only for an interaction this daemon asked
 	}
-	d := &dxDelivery{device: dev, key: key, run: ask.run, kind: kind, delivery: delivery, fp: fp, seq: s.seq, at: ev.At, images: images}
+	d := &dxDelivery{device: dev, key: key, run: ask.run, kind: kind, delivery: delivery, fp: fp, seq: s.seq}
 	if m := s.memory[dev][key]; m != nil && ev.At-m.at < appliedMemoryAge-appliedMemorySlack && s.applied[dev]-m.order < appliedMemoryEntries-1 {
 		cp := *m
 		cp.ended = c.run(ask.run).ended
@@ -393,7 +369,7 @@ func (l *Ledger) dxJudgeAck(ev WireEvent, d *dxDelivery, a wire.InteractionDecis
 			l.violate(ev.At, CheckDecisionRefusedBeforeNative, "%s answered %s (%s) applied:true", ev.From, what, d.invalid)
 		}
 	case d.lacks != "":
-		if a.Applied || !oneOf(a.ErrorCode, wire.AckUnsupported, wire.AckNotPending, wire.AckDecisionConflict) {
+		if a.Applied || !slices.Contains([]string{wire.AckUnsupported, wire.AckNotPending, wire.AckDecisionConflict}, a.ErrorCode) {
 			l.violate(ev.At, CheckDecisionRefusedBeforeNative, "%s answered %s, whose Turn was admitted without %s, %s; want %s",
 				ev.From, what, d.lacks, ackText(a), wire.AckUnsupported)
 		}
@@ -419,15 +395,6 @@ func (l *Ledger) dxJudgeAck(ev WireEvent, d *dxDelivery, a wire.InteractionDecis
 				ev.From, what, d.run, ackText(a), wire.AckNotPending)
 		}
 	}
-}
-
-func oneOf(s string, set ...string) bool {
-	for _, x := range set {
-		if s == x {
-			return true
-		}
-	}
-	return false
 }
 
 // dxNativeCalled: the Harness got a native decision call for key.
@@ -457,7 +424,6 @@ func (l *Ledger) dxNativeCalled(at int64, device, key string) {
 func (l *Ledger) DecisionRefusedUnsupported(at int64, device, run, key string) {
 	for _, c := range l.dx.calls[pairKey(device, key)] {
 		if c.answeredSeq == 0 {
-			c.refused = true
 			if c.trigger != nil {
 				c.trigger.refusedNatively = true
 				l.reach(MarkDecisionAdapterRefused)
@@ -473,7 +439,7 @@ func (l *Ledger) dxNativeAnswered(device, key string, applied bool) {
 	s.seq++
 	for _, c := range s.calls[pairKey(device, key)] {
 		if c.answeredSeq == 0 {
-			c.answeredSeq, c.appliedTruth = s.seq, applied
+			c.answeredSeq = s.seq
 			break
 		}
 	}
@@ -507,37 +473,38 @@ func (l *Ledger) dxDaemonCrashed(device string) {
 func (l *Ledger) dxCoreSent(ev WireEvent) {
 	s := &l.dx
 	f := ev.Frame
-	var delivery string
 	switch p := f.Payload.(type) {
 	case wire.ExecutionPrepare:
-		if caps, ok := s.coreDecl[connFrameKey(ev.Conn, p.Configuration.AgentKind)]; ok {
-			keepFirst(made(&s.corePrep), connFrameKey(ev.Conn, f.ID), caps)
-			keepFirst(made(&s.corePrepKind), connFrameKey(ev.Conn, f.ID), p.Configuration.AgentKind)
+		if k, ok := s.coreDecl[connFrameKey(ev.Conn, p.Configuration.AgentKind)]; ok {
+			keepFirst(made(&s.corePrep), connFrameKey(ev.Conn, f.ID), k)
 		}
 		return
 	case wire.ExecutionStart:
 		prep, ok := s.corePrep[connFrameKey(ev.Conn, f.ID)]
-		now, ok2 := s.coreDecl[connFrameKey(ev.Conn, s.corePrepKind[connFrameKey(ev.Conn, f.ID)])]
+		now, ok2 := s.coreDecl[connFrameKey(ev.Conn, prep.Kind)]
 		if ok && ok2 && p.RunID != "" {
-			keepFirst(made(&s.coreRun), pairKey(l.conn(ev.Conn).device, p.RunID), [2]wire.AgentKindCapabilities{prep, now})
+			// judged where Core's view lacked it both at the prepare and at the start
+			caps, v := prep.Capabilities, now.Capabilities
+			caps.Permissions = wire.CapabilityFromBool(caps.Permissions.IsSupported() || v.Permissions.IsSupported())
+			caps.FunctionTools = wire.CapabilityFromBool(caps.FunctionTools.IsSupported() || v.FunctionTools.IsSupported())
+			caps.FunctionResultImages = wire.CapabilityFromBool(caps.FunctionResultImages.IsSupported() || v.FunctionResultImages.IsSupported())
+			keepFirst(made(&s.coreRun), pairKey(l.conn(ev.Conn).device, p.RunID), caps)
 		}
 		return
-	case wire.PermissionDecision:
-		delivery = p.DeliveryID
 	case wire.UserChoiceDecision:
-		delivery = p.DeliveryID
 		if why := choiceInvalid(p, s.coreAsked[f.ID]); why != "" {
 			l.violate(ev.At, CheckDecisionSentLawful, "Core sent a user-choice decision %s for %s that is %s", p.DeliveryID, f.ID, why)
 		}
 	case wire.FunctionResult:
-		delivery = p.DeliveryID
 		l.engineResultImagesSent(ev.At, f.ID, p)
 		// its Envelope ID is the Run ID of the Run that made the call (§3.8)
 		if runs := s.callRuns[pairKey(l.conn(ev.Conn).device, p.CallID)]; len(runs) > 0 && !slices.Contains(runs, f.ID) {
 			l.violate(ev.At, CheckDecisionSentLawful, "Core sent the function result for call %s under Envelope ID %q, not the Run ID of the Run that made the call (%s)",
 				p.CallID, f.ID, strings.Join(runs, ", "))
 		}
-	default:
+	}
+	delivery, _, ok := decisionOf(f)
+	if !ok {
 		return
 	}
 	// a copy in the same instant is the network's duplicate, not an attempt
@@ -551,16 +518,9 @@ func (l *Ledger) dxCoreSent(ev WireEvent) {
 	if ask := s.asked[pairKey(dev, key)]; ask != nil {
 		run = ask.run
 	}
-	views, ok := s.coreRun[pairKey(dev, run)]
+	caps, ok := s.coreRun[pairKey(dev, run)]
 	if !ok {
 		return
-	}
-	// judged where Core's view lacked it both at the prepare and at the start
-	caps := views[0]
-	for _, v := range views[1:] {
-		caps.Permissions = wire.CapabilityFromBool(caps.Permissions.IsSupported() || v.Permissions.IsSupported())
-		caps.FunctionTools = wire.CapabilityFromBool(caps.FunctionTools.IsSupported() || v.FunctionTools.IsSupported())
-		caps.FunctionResultImages = wire.CapabilityFromBool(caps.FunctionResultImages.IsSupported() || v.FunctionResultImages.IsSupported())
 	}
 	switch {
 	case kind != "function_call" && !caps.Permissions.IsSupported():
