@@ -2,32 +2,24 @@ package check
 
 import (
 	"bytes"
+	"slices"
 
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// Subagent observations. Check: subagent_record (Rules).
-//
-// The Harness's ground truth is every subagent report its native Turn
-// emitted, per Run, in output order (NativeSubagent). Core's record is
-// the Turn's list of accepted observations each time its durable record
-// changes (CoreSubagents). Judged after each step:
-//   - Core's observations of a Run are the Run's Harness reports, in
-//     order: a prefix of them, each frame equal (never a report the
-//     Harness did not make, never reordered, never rewritten), and only
-//     for a Run of that Turn;
-//   - once Core persisted the Run's done (its terminal frame, taken on
-//     the Run's live route: every earlier frame of the connection reached
-//     it), it holds every report the Harness made before it — the
-//     simulated Harness reports only fresh observations (identity first,
-//     items inside their subagent turn) and only for a Run prepared with
-//     observe_subagent_identities, so nothing it reported may be missing;
-//   - nothing is recorded for a Run after its done;
-//   - a daemon sends no subagent observation of a Run whose Harness
-//     reported one although its executor was not prepared with
-//     observe_subagent_identities (NativeSubagentUnasked): the daemon
-//     forwards them only for a Turn that asked (core-runtime: 未携带显式
-//     启用项的请求保留未启用时的 frame 和字段).
+// Check: subagent_record (Rules). The Harness's ground truth is every
+// subagent report its native Turn emitted, per Run, in output order
+// (NativeSubagent); Core's record is the Turn's list of accepted
+// observations each time its durable record changes (CoreSubagents),
+// judged after each step as a prefix of its Runs' reports, frame for
+// frame. Core persists a Run's done taken on the Run's live route (every
+// earlier frame of the connection reached it), and the simulated Harness
+// reports only fresh observations (identity first, items inside their
+// subagent turn) and only for a Run prepared with
+// observe_subagent_identities, so none may be missing then. A report the
+// Harness made for a Run that did not ask (NativeSubagentUnasked) is
+// judged on the frames its daemon sends (core-runtime: 未携带显式启用项的请求
+// 保留未启用时的 frame 和字段).
 //
 // The simulated Harness never makes the same report twice in a Run, so a
 // frame a peer in the middle duplicates or replays (hostile_proxy) that
@@ -36,17 +28,20 @@ import (
 // CheckSubagentRecord is rule subagent_record (Rules).
 const CheckSubagentRecord = "subagent_record"
 
-// MarkSubagentRecorded: Core persisted the done of a Run whose Harness
-// reported subagent observations, and held all of them.
-const MarkSubagentRecorded Mark = "subagent_recorded"
-
-// MarkSubagentStaleForged: a peer in the middle sent Core a stale subagent
-// observation (sim/world/hostile_subagent.go).
-const MarkSubagentStaleForged Mark = "subagent_stale_forged"
-
-// MarkSubagentAfterDoneForged: a peer in the middle sent Core a subagent
-// observation behind its Run's done (sim/world/hostile_subagent.go).
-const MarkSubagentAfterDoneForged Mark = "subagent_after_done_forged"
+const (
+	// Core persisted the done of a Run whose Harness reported subagent
+	// observations, and held all of them
+	MarkSubagentRecorded Mark = "subagent_recorded"
+	// a peer in the middle sent Core a stale subagent observation
+	// (sim/world/hostile_subagent.go)
+	MarkSubagentStaleForged Mark = "subagent_stale_forged"
+	// a peer in the middle sent Core a subagent observation behind its
+	// Run's done (sim/world/hostile_subagent.go)
+	MarkSubagentAfterDoneForged Mark = "subagent_after_done_forged"
+	// the Harness reported a subagent for a Run that did not ask, and the
+	// Run's done left its daemon without it
+	MarkSubagentUnaskedDropped Mark = "subagent_unasked_dropped"
+)
 
 // SubagentEntry is one observation of Core's record of a Turn: its Run and
 // frame (wire.Encode of the envelope).
@@ -54,10 +49,6 @@ type SubagentEntry struct {
 	Run   string
 	Frame []byte
 }
-
-// MarkSubagentUnaskedDropped: the Harness reported a subagent for a Run
-// that did not ask, and the Run's done left its daemon without it.
-const MarkSubagentUnaskedDropped Mark = "subagent_unasked_dropped"
 
 type subagentState struct {
 	unasked map[string]bool            // run → the Harness reported a subagent it was not asked for
@@ -113,7 +104,7 @@ func (l *Ledger) CoreSubagents(at int64, turn string, entries []SubagentEntry) {
 			l.violate(at, CheckSubagentRecord, "turn %s: Core rewrote its subagent observation %d", turn, i)
 			return
 		}
-		if runs == nil || !containsString(runs.runs, e.Run) {
+		if runs == nil || !slices.Contains(runs.runs, e.Run) {
 			l.violate(at, CheckSubagentRecord, "turn %s: Core recorded a subagent observation of run %s, not a run it started for the turn", turn, e.Run)
 			return
 		}
@@ -160,13 +151,4 @@ func (l *Ledger) subagentDone(at int64, run string) {
 	if n > 0 {
 		l.reach(MarkSubagentRecorded)
 	}
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
