@@ -2,19 +2,17 @@ package check
 
 import "strings"
 
-// Checks: capability_unsupported_justified (rules.go). When Core fails a
-// Turn capability_unsupported at device selection, it is judged against
-// every device connection Core holds (opened since Core last started and
-// not a zombie's, a valid heartbeat delivered,
-// nothing undecodable since, not closed by either end, not a rogue's, never
-// asked to be quiesced: a fenced device serves nothing): none
-// may declare the Session's kind available with every capability the
-// admission table requires. The requirement is taken at its widest (the
-// Turn's input carrying images, the Session needing recovery), so a
-// connection found admissible admits the Turn whatever its input and
-// history: Core asked for a capability the table does not require.
-// The final check (a ready status reaching Core in that instant) is
-// reconnect_window's to excuse, and is excused here too.
+// Check: capability_unsupported_justified (rules.go). Core failing a
+// Turn capability_unsupported at device selection is judged against every
+// device connection Core holds: opened since Core last started and not a
+// zombie's, a valid heartbeat delivered, nothing undecodable since, not
+// closed by either end, not a rogue's, never asked to be quiesced (a
+// fenced device serves nothing). The requirement is taken at its widest
+// (images and recovery), so a connection found admissible admits the
+// Turn whatever its input and history: Core asked for a capability the
+// table does not require. The final check (a ready status reaching Core
+// in that instant) is reconnect_window's to excuse, and is excused here
+// too.
 
 // QuiesceCalled records the API client asking Core to quiesce device: a
 // fenced device serves nothing, and from the call on Core may hold a

@@ -11,21 +11,14 @@ import (
 // 显式服务资格认定): the world records the catalog Core runs with at each
 // start (EnginePolicy, the profiles' declared fields and the limits of
 // their additional validation callbacks, as plain facts) and every answer
-// Core gives the API client's Session creation (SessionAdmission). The
-// expected answer is the seed's admission written out again here: an
-// unknown kind fails closed; the configuration limits of a profile
-// choosing additional configuration validation come first; then the
-// placement, each requested operation, each MCP server's (frozen) origin
-// against MCPOrigins, a required server against MCPRequired, a bearer
-// token against MCPBearer; the additional tool limits last. The order of
-// the qualification checks among themselves is not documented: any
-// unqualified operation the Session requests is a lawful answer.
+// Core gives the API client's Session creation (SessionAdmission), judged
+// against the seed's admission written out again in engineAnswers. The
+// order of the qualification checks among themselves is not documented:
+// any unqualified operation the Session requests is a lawful answer.
 //
-// engine_dispatch: the policy is checked again at dispatch (device
-// selection and the final check): Core sends no execution_prepare or
-// execution_start, on a connection of the Core that runs the policy, for
-// a Session whose kind the policy has no profile for (an unknown kind is
-// never qualified) or whose placement the profile does not list.
+// engine_dispatch judges the prepares and starts Core sends at device
+// selection and the final check, on a connection of the Core that runs
+// the policy (not a zombie's).
 
 // Rule names (rules.go).
 const (

@@ -5,23 +5,16 @@ import "github.com/turnstile-sim/turnstile/wire"
 // Check: engine_result_images (rules.go). A public operation needs both
 // halves: the engine profile qualifies it, the Runtime claims what it
 // installed (runtime-harness 服务 profile 对公共组合进行资格认定，Runtime 宣称
-// 已安装的组合; Runtime 注册不会授予 Core 资格; for images 分别注册 Runtime 的
-// MessageImages 并认定 profile 的 MessageImages 资格). For a function result
+// 已安装的组合; Runtime 注册不会授予 Core 资格). For a function result
 // carrying images the Runtime's half is decision_sent_lawful's (the Turn's
 // admitted function_result_images); this is the profile's half, judged
-// from the catalog Core runs (EnginePolicy's declared facts) and:
-//
-//   - the API client's calls: every SubmitFunctionResult with images the
-//     world got an answer to, with the Session's kind as the client asked
-//     for it (FunctionResultAnswered). Core accepting one while the
-//     profile of that kind does not qualify function_result_images is a
-//     violation, and so is Core refusing one as unqualified for
-//     function_result_images while the profile qualifies them. Any other
-//     refusal (the Turn's declaration, the interaction's state) is not
-//     judged here: which half Core checks first is not documented;
-//   - the frames: Core never sends a function_result carrying an
-//     input_image on a Run of a Session whose kind's profile, in the
-//     catalog Core runs, does not qualify function_result_images.
+// against the catalog Core runs (EnginePolicy's declared facts) on every
+// SubmitFunctionResult with images the API client got an answer to, with
+// the Session's kind as the client asked for it (FunctionResultAnswered),
+// and on the function results Core sends. A refusal other than as
+// unqualified for function_result_images (the Turn's declaration, the
+// interaction's state) is not judged: which half Core checks first is not
+// documented.
 //
 // A restarted Core's catalog may drop the kind or narrow its placements
 // (engine_profile.go in sim/world), never change a kept kind's
@@ -65,12 +58,8 @@ func (l *Ledger) engineResultImagesSent(at int64, run string, p wire.FunctionRes
 	if !l.engine.set {
 		return
 	}
-	images := false
-	for _, c := range p.Content {
-		images = images || c.Type == wire.ContentInputImage
-	}
 	s := l.frames.sessions[l.frames.runs[run]]
-	if !images || s == nil {
+	if !hasImages(wire.MessageInput{{Content: p.Content}}) || s == nil {
 		return
 	}
 	if prof := l.engine.profiles[s.spec.Kind]; prof != nil && !prof.FunctionResultImages {

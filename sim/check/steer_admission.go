@@ -36,14 +36,10 @@ type turnSteers struct {
 	cancelSeq uint64      // the first cancel Core answered without an error; 0: none
 }
 
-func (l *Ledger) turnSteersOf(turn string) *turnSteers {
-	return entry(made(&l.steerCalls), turn)
-}
-
 // SteerCalled records the workload making steer call seq for turn (seq
 // orders every API call the workload makes).
 func (l *Ledger) SteerCalled(seq uint64, turn string) {
-	ts := l.turnSteersOf(turn)
+	ts := entry(made(&l.steerCalls), turn)
 	i, _ := slices.BinarySearchFunc(ts.calls, seq, func(c steerCall, s uint64) int { return cmp.Compare(c.seq, s) })
 	ts.calls = slices.Insert(ts.calls, i, steerCall{seq: seq})
 }
@@ -68,7 +64,7 @@ func (ts *turnSteers) answer(seq uint64, o SteerAnswer) (before int, known bool)
 // when Core's answer reached the workload (an admission or a refusal for
 // the limit is judged then).
 func (l *Ledger) SteerCallAnswered(at int64, seq uint64, turn string, a SteerAnswer) {
-	ts := l.turnSteersOf(turn)
+	ts := entry(made(&l.steerCalls), turn)
 	if a == SteerLost || a == SteerRefused {
 		ts.answer(seq, a)
 		return
@@ -103,7 +99,7 @@ func (l *Ledger) SteerCallAnswered(at int64, seq uint64, turn string, a SteerAns
 // an error: no steer made after it may be admitted.
 func (l *Ledger) CancelAnswered(at int64, seq uint64, turn string) {
 	l.advance(at)
-	ts := l.turnSteersOf(turn)
+	ts := entry(made(&l.steerCalls), turn)
 	if ts.cancelSeq == 0 || seq < ts.cancelSeq {
 		ts.cancelSeq = seq
 	}
