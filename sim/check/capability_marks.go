@@ -70,13 +70,11 @@ func (l *Ledger) markPrepareChoice(conn uint64, reqID string, p wire.ExecutionPr
 				l.reach(MarkFunctionToolsLacking)
 			case "workspace_output_export":
 				l.reach(MarkOutputExportLacking)
+			case capNativeSessionRecovery: // required only for a recovery
+				l.reach(MarkRecoveryLacking)
+			case capToolObservations:
+				l.reach(MarkToolObservationsLacking)
 			}
-		}
-		if v, _ := k.Capabilities.Lookup(capNativeSessionRecovery); pr.recovery && !v.IsSupported() {
-			l.reach(MarkRecoveryLacking)
-		}
-		if v, _ := k.Capabilities.Lookup(capToolObservations); !v.IsSupported() {
-			l.reach(MarkToolObservationsLacking)
 		}
 	}
 }

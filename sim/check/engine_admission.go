@@ -1,6 +1,7 @@
 package check
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -77,8 +78,7 @@ type engineState struct {
 // record replaces it.
 func (l *Ledger) EnginePolicy(at int64, profiles []EngineProfileFacts) {
 	m := map[string]*EngineProfileFacts{}
-	for i := range profiles {
-		p := profiles[i]
+	for _, p := range profiles {
 		m[p.Kind] = &p
 	}
 	l.engine = engineState{profiles: m, set: true}
@@ -104,12 +104,8 @@ func (l *Ledger) SessionAdmission(at int64, spec SessionSpec, refusal string) {
 	if slices.Contains(want, refusal) {
 		return
 	}
-	got := refusal
-	if got == "" {
-		got = "created"
-	}
 	l.violate(at, CheckEngineAdmission, "Core answered the creation of a %s Session of kind %s (model %s) %s, want %s",
-		spec.Environment, spec.Kind, spec.Model, got, strings.Join(quoteAll(want), " or "))
+		spec.Environment, spec.Kind, spec.Model, cmp.Or(refusal, "created"), strings.Join(quoteAll(want), " or "))
 }
 
 func quoteAll(ss []string) []string {
