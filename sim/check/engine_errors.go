@@ -58,17 +58,10 @@ func classifyRawEngineError(raw []byte) (want engineFailure, mark Mark, ok bool)
 		}
 		return engineFailure{}, mark, true
 	}
-	status, plain := 0, len(env.Payload.HTTPStatus) > 0
-	for _, c := range env.Payload.HTTPStatus {
-		if c < '0' || c > '9' || status > 1000 {
-			plain = false
-			break
-		}
-		status = status*10 + int(c-'0')
-	}
-	if code != "connection_failed" || !plain || status < 100 || status > 599 {
-		var given int
-		if code == "connection_failed" && json.Unmarshal(env.Payload.HTTPStatus, &given) == nil && given != 0 {
+	var status int // a JSON integer (not 502.0 or "502"), or absent
+	integer := json.Unmarshal(env.Payload.HTTPStatus, &status) == nil
+	if code != "connection_failed" || !integer || status < 100 || status > 599 {
+		if code == "connection_failed" && integer && status != 0 {
 			mark = MarkEngineStatusDropped
 		}
 		return engineFailure{code: code}, mark, true
