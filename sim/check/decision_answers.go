@@ -295,10 +295,7 @@ func (l *Ledger) dxSnapshot(ev WireEvent, d *dxDelivery) {
 	s := &l.dx
 	dev, key, delivery := d.device, d.key, d.delivery
 	r := l.conn(ev.Conn).run(d.run)
-	d.natively = s.truthSeen[pairKey(dev, key)] || len(s.open[pairKey(dev, key)]) > 0
-	for _, call := range s.calls[pairKey(dev, key)] {
-		d.natively = d.natively || call.answeredSeq == 0
-	}
+	d.natively = s.truthSeen[pairKey(dev, key)] || len(s.open[pairKey(dev, key)]) > 0 || s.outCall(dev, key) != nil
 	d.cancelled = s.cancelled[connFrameKey(ev.Conn, d.run)] && r.started && !r.ended
 	made(&s.deliveries)[pairKey(dev, delivery)] = d
 	made(&s.open)[pairKey(dev, key)] = append(s.open[pairKey(dev, key)], d)
@@ -422,26 +419,28 @@ func (l *Ledger) dxNativeCalled(at int64, device, key string) {
 // DecisionRefusedUnsupported records the adapter refusing the native
 // decision call for key that is out, although the kind declares it.
 func (l *Ledger) DecisionRefusedUnsupported(at int64, device, run, key string) {
-	for _, c := range l.dx.calls[pairKey(device, key)] {
+	if c := l.dx.outCall(device, key); c != nil && c.trigger != nil {
+		c.trigger.refusedNatively = true
+		l.reach(MarkDecisionAdapterRefused)
+	}
+}
+
+// outCall is the oldest native call for key still out on device, or nil.
+func (s *decisionAnswerState) outCall(device, key string) *dxCall {
+	for _, c := range s.calls[pairKey(device, key)] {
 		if c.answeredSeq == 0 {
-			if c.trigger != nil {
-				c.trigger.refusedNatively = true
-				l.reach(MarkDecisionAdapterRefused)
-			}
-			return
+			return c
 		}
 	}
+	return nil
 }
 
 // dxNativeAnswered: the native call for key returned.
 func (l *Ledger) dxNativeAnswered(device, key string, applied bool) {
 	s := &l.dx
 	s.seq++
-	for _, c := range s.calls[pairKey(device, key)] {
-		if c.answeredSeq == 0 {
-			c.answeredSeq = s.seq
-			break
-		}
+	if c := s.outCall(device, key); c != nil {
+		c.answeredSeq = s.seq
 	}
 	if applied {
 		made(&s.truthSeen)[pairKey(device, key)] = true
