@@ -115,6 +115,15 @@ func (l *Ledger) execDevice(id string) *execDevice { return entry(made(&l.execs.
 
 func (d *execDevice) executor(id string) *executor { return entry(made(&d.execs), id) }
 
+// runExecutor is the executor the latest honest start of run on device
+// named, if the ledger knows it.
+func (l *Ledger) runExecutor(device, run string) (string, *executor) {
+	if d := l.execs.devices[device]; d != nil && d.runs[run] != "" {
+		return d.runs[run], d.execs[d.runs[run]]
+	}
+	return "", nil
+}
+
 // observeExecutors learns the executor index from one wire event.
 func (l *Ledger) observeExecutors(ev WireEvent) {
 	switch {
