@@ -16,13 +16,10 @@ import (
 // read_capacity, and for a write every earlier refusal), never data or
 // another code.
 const (
-	CheckReadEnvironment  = "workspace_read_environment"
-	CheckReadAfterUnknown = "workspace_read_after_unknown"
-	CheckReadUnsupported  = "workspace_read_unsupported"
-	CheckWriteExclusion   = "workspace_write_exclusion"
-	// CheckWorkspaceDeclaration judges each workspace operation by the
-	// declaration of the device that got it: reads by
-	// workspace_read_preparation, exports by workspace_output_export.
+	CheckReadEnvironment      = "workspace_read_environment"
+	CheckReadAfterUnknown     = "workspace_read_after_unknown"
+	CheckReadUnsupported      = "workspace_read_unsupported"
+	CheckWriteExclusion       = "workspace_write_exclusion"
 	CheckWorkspaceDeclaration = "workspace_declaration"
 )
 
@@ -195,9 +192,12 @@ func (l *Ledger) runtimeSent(ev WireEvent) {
 	case wire.PreparationStatus:
 		if env, ok := s.exclusion[k]; ok {
 			delete(s.exclusion, k)
-			l.judgeExclusion(ev, env, p)
+			l.judgePrepareExcluded(ev, p, env, CheckWriteExclusion, MarkPrepareRefusedDuringWrite, "a write or export of it")
 		}
-		l.judgeEnvPrepExclusion(ev, k, p)
+		if env, ok := s.envPrep.judged[k]; ok {
+			delete(s.envPrep.judged, k)
+			l.judgePrepareExcluded(ev, p, env, CheckPrepareDuringEnvPrep, MarkPrepareRefusedDuringEnvPrep, "a runtime preparation of it")
+		}
 		pr := s.preps[k]
 		if pr != nil && p.Handle != "" && pr.handle == "" {
 			pr.handle, pr.executor = p.Handle, p.ExecutorID
@@ -345,21 +345,6 @@ func (l *Ledger) exportBusy(ev WireEvent, k string, p wire.WorkspaceExportResult
 // workspaceBusy: a write or export of env is in progress at device.
 func (l *Ledger) workspaceBusy(device, env string) bool {
 	return countIf(l.wsRuntime.busy, func(v string) bool { return v == pairKey(device, env) }) > 0
-}
-
-// judgeExclusion holds the answer to a prepare that reached its daemon
-// while a write or export of its Environment was in progress
-// (workspace_write_exclusion): refused resource_unavailable (or for a
-// configuration the daemon refuses before anything else), never granted.
-func (l *Ledger) judgeExclusion(ev WireEvent, env string, p wire.PreparationStatus) {
-	switch {
-	case p.State == wire.StateRejected && p.ErrorCode == wire.PrepResourceUnavailable:
-		l.reach(MarkPrepareRefusedDuringWrite)
-	case p.State == wire.StateRejected && slices.Contains(prepareValidationCodes, p.ErrorCode):
-	default:
-		l.violate(ev.At, CheckWriteExclusion, "%s answered prepare %s bound to Environment %s %s %s while a write or export of it was in progress, want rejected %s",
-			ev.From, ev.Frame.ID, env, p.State, p.ErrorCode, wire.PrepResourceUnavailable)
-	}
 }
 
 // prepareValidationCodes are the refusals a daemon gives a prepare before
