@@ -74,12 +74,7 @@ func (l *Ledger) judgeOneExportPerConn(ev WireEvent, id string) {
 }
 
 // CheckExportCancelBudget is rule workspace_export_cancel_budget
-// (rules.go): Core's export cancel is best effort within 2 s (wire
-// reference §3.11 step 4, §6.2). Core sends it only for an export it
-// stopped early (one it began on that connection, no completed it
-// accepts having reached it), and it reaches the daemon within
-// ExportCancelBudget of being sent plus the connection's latency, or not
-// at all (dropped unwritten, the connection left open).
+// (rules.go; wire reference §3.11 step 4, §6.2).
 const CheckExportCancelBudget = "workspace_export_cancel_budget"
 
 // ExportCancelBudget is the documents' bound on the export cancel's
@@ -92,20 +87,16 @@ const (
 	MarkExportCancelHeldInTime Mark = "workspace_export_cancel_held_in_time" // an export cancel held by a stalled link reached the daemon within its budget
 )
 
-// CheckExportStopped is rule workspace_export_stopped (rules.go): Core's
-// export wait runs from the call's admission, before the begin, so by
-// the begin plus that wait Core has stopped waiting; an exchange still
-// open on the wire then (no completed, failed or rejected reached Core,
-// its connection open) was abandoned without the cancel the wire
-// reference asks for.
+// CheckExportStopped is rule workspace_export_stopped (rules.go), judged
+// at the begin plus Core's export wait.
 const CheckExportStopped = "workspace_export_stopped"
 
 // exportDue judges export id once Core's export wait after its begin
 // has passed.
-func (l *Ledger) exportDue(id string, x *exportWire, deadline int64) {
+func (l *Ledger) exportDue(id string, x *exportWire) {
 	if !x.ended && !x.cancelled && !l.failover.zombieConn(x.conn) { // a zombie Core sends nothing
-		l.violate(deadline, CheckExportStopped, "export %s is still open at %s, %s after Core began it, and Core sent no cancel: "+
-			"its export wait has ended", id, vtime(deadline), DocumentedTimer(TimerWorkspaceExport))
+		l.violate(x.waitEnd, CheckExportStopped, "export %s is still open at %s, %s after Core began it, and Core sent no cancel: "+
+			"its export wait has ended", id, vtime(x.waitEnd), DocumentedTimer(TimerWorkspaceExport))
 	}
 }
 
@@ -207,8 +198,7 @@ func (l *Ledger) observeExport(ev WireEvent) {
 			l.judgeOneExportPerConn(ev, id)
 			x = &exportWire{conn: ev.Conn, awaiting: true, waitEnd: ev.At + int64(DocumentedTimer(TimerWorkspaceExport))}
 			made(&l.ws.exportsOnWire)[k] = x
-			deadline := ev.At + int64(DocumentedTimer(TimerWorkspaceExport))
-			l.arm(deadline, func() { l.exportDue(id, x, deadline) })
+			l.arm(x.waitEnd, func() { l.exportDue(id, x) })
 		case x == nil && p.Step == wire.StepCancel:
 			l.violate(ev.At, CheckExportCancelBudget, "export %s: Core sent cancel on conn %s, where it began no such export", id, connKey(ev.Conn))
 		case x == nil:
