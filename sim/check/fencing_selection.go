@@ -10,11 +10,8 @@ import (
 // accepted resume may reach Core too late for it to apply, so the
 // suspension is no longer judged from the first of them (the checker can
 // only miss, never invent, a violation). Suspensions are durable across
-// Core restarts. Device selection is what starts new work on a device:
-// a Turn's execution_prepare, the read-only execution_prepare of an idle
-// workspace read or export, a workspace_write begin, and an Environment
-// preparation's runtime_prepare begin. A read of a running Run and an
-// export's begin on its ready profile continue work already on the
+// Core restarts. A read of a running Run and an export's begin on its
+// ready profile continue work already on the device: they select no
 // device, and are not judged.
 const CheckFencedSelection = "suspended_selection"
 
