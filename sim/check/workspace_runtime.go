@@ -53,18 +53,15 @@ type rtRead struct {
 	lacking, foreignEnv, afterUnkn bool
 }
 
-// rtExport is an export begin a daemon received, awaiting its first answer.
-type rtExport struct{ declared, lacking bool }
-
 type wsRuntimeState struct {
 	preps    map[string]*rtPrep // conn\x00request
 	byHandle map[string]*rtPrep // conn\x00handle
 	byRun    map[string]*rtPrep // conn\x00run
 	caps     map[string]wire.AgentKindCapabilities
-	reads    map[string]*rtRead   // conn\x00operation
-	unknown  map[string]bool      // owners with a read answered unknown
-	begins   map[string]string    // conn\x00mutation → the Environment executing at its begin
-	exports  map[string]*rtExport // conn\x00export → its owner's declaration
+	reads    map[string]*rtRead // conn\x00operation
+	unknown  map[string]bool    // owners with a read answered unknown
+	begins   map[string]string  // conn\x00mutation → the Environment executing at its begin
+	exports  map[string]*rtPrep // conn\x00export → its owner, until its first answer
 	// busy: conn\x00ID → device\x00Environment of a write the daemon
 	// answered ready or an export it sent a chunk of, until it ended
 	busy map[string]string
@@ -125,7 +122,7 @@ func (l *Ledger) runtimeReceived(ev WireEvent) {
 	case wire.WorkspaceExport:
 		k := pairKey(c, ev.Frame.ID)
 		if pr := s.byHandle[pairKey(c, p.Handle)]; p.Step == wire.StepBegin && pr != nil && s.exports[k] == nil {
-			made(&s.exports)[k] = &rtExport{declared: pr.declared, lacking: pr.exportLacking}
+			made(&s.exports)[k] = pr
 			made(&s.exportEnvs)[k] = pr.env
 		}
 		if p.Step == wire.StepCancel {
@@ -219,9 +216,9 @@ func (l *Ledger) runtimeSent(ev WireEvent) {
 		}
 	case wire.WorkspaceExportResult:
 		l.exportBusy(ev, k, p)
-		if x := s.exports[k]; x != nil {
+		if pr := s.exports[k]; pr != nil {
 			delete(s.exports, k)
-			l.judgeExportDeclaration(ev, x, p)
+			l.judgeExportDeclaration(ev, pr, p)
 		}
 	case wire.WorkspaceWriteResult:
 		l.writeBusy(ev, k, p)
@@ -278,16 +275,16 @@ func (l *Ledger) judgeRead(ev WireEvent, r *rtRead, p wire.WorkspaceReadResult) 
 
 // judgeExportDeclaration holds an export begin's first answer to its
 // owner's declaration of workspace_output_export (workspace_declaration).
-func (l *Ledger) judgeExportDeclaration(ev WireEvent, x *rtExport, p wire.WorkspaceExportResult) {
+func (l *Ledger) judgeExportDeclaration(ev WireEvent, pr *rtPrep, p wire.WorkspaceExportResult) {
 	unsupported := p.Outcome == wire.OutcomeRejected && p.ErrorCode == wire.ReadUnsupported
 	switch {
-	case !x.declared:
-	case x.lacking && unsupported:
+	case !pr.declared:
+	case pr.exportLacking && unsupported:
 		l.reach(MarkExportUnsupportedRefused)
-	case x.lacking && (p.Outcome == wire.OutcomeChunk || p.Outcome == wire.OutcomeCompleted):
+	case pr.exportLacking && (p.Outcome == wire.OutcomeChunk || p.Outcome == wire.OutcomeCompleted):
 		l.violate(ev.At, CheckWorkspaceDeclaration, "%s answered export %s %s, though its owner's kind declares workspace_output_export unsupported",
 			ev.From, ev.Frame.ID, p.Outcome)
-	case !x.lacking && unsupported:
+	case !pr.exportLacking && unsupported:
 		l.violate(ev.At, CheckWorkspaceDeclaration, "%s refused export %s read_unsupported, though its owner's kind declares workspace_output_export",
 			ev.From, ev.Frame.ID)
 	}
