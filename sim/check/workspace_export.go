@@ -3,6 +3,7 @@ package check
 import (
 	"archive/tar"
 	"bytes"
+	"cmp"
 	"errors"
 	"io"
 	"maps"
@@ -250,12 +251,9 @@ func (l *Ledger) exportCancelArrived(ev WireEvent, x *exportWire) {
 	case WireDropped:
 		l.reach(MarkExportCancelDropped)
 	case WireDelivered:
-		lat := int64(-1)
-		if c := l.budget.conns[ev.Conn]; c != nil {
-			lat = c.latency()
-		}
+		lat := cmp.Or(l.budget.conns[ev.Conn], &budgetConn{}).latency()
 		if lat < 0 {
-			return
+			return // its latency is not known
 		}
 		deadline := x.cancelAt + int64(ExportCancelBudget)
 		if ev.At >= deadline+lat {
