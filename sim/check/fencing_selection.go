@@ -39,7 +39,7 @@ func (l *Ledger) observeFencedSelection(ev WireEvent) {
 				l.judgeFencedSelection(ev, "the workspace_write begin of mutation "+ev.Frame.ID+" (environment "+p.EnvironmentID+")")
 			}
 		case wire.RuntimePrepare:
-			if p.Step == wire.StepBegin && !ev.Forged && !strings.HasPrefix(ev.Frame.ID, HostileIDPrefix) {
+			if p.Step == wire.StepBegin && !strings.HasPrefix(ev.Frame.ID, HostileIDPrefix) {
 				if !l.fencedSteps.continues(ev, p) {
 					l.judgeFencedSelection(ev, "the runtime_prepare begin of transfer "+ev.Frame.ID+
 						" (starting a preparation of environment "+p.EnvironmentID+")")

@@ -12,16 +12,22 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// CheckWorkspaceExport is rule workspace_export (rules.go).
-const CheckWorkspaceExport = "workspace_export"
+// Checks: workspace_export, workspace_export_cancel_budget (wire
+// reference §3.11 step 4, §6.2) and workspace_export_stopped, judged at
+// the begin plus Core's export wait (rules.go).
+const (
+	CheckWorkspaceExport    = "workspace_export"
+	CheckExportCancelBudget = "workspace_export_cancel_budget"
+	CheckExportStopped      = "workspace_export_stopped"
+)
 
 const (
-	MarkExportCompleted Mark = "workspace_export_completed" // an export answered completed with its archive
-	MarkExportCancelled Mark = "workspace_export_cancelled" // Core sent cancel for an export it stopped early
-	MarkExportChunked   Mark = "workspace_export_chunked"   // a completed export spanned more than one chunk
-	// Core refused an export because every connection that could serve it
-	// had its one export in flight (workspace_one_per_conn)
-	MarkExportConnBusyRefused Mark = "workspace_export_conn_busy_refused"
+	MarkExportCompleted        Mark = "workspace_export_completed"           // an export answered completed with its archive
+	MarkExportCancelled        Mark = "workspace_export_cancelled"           // Core sent cancel for an export it stopped early
+	MarkExportChunked          Mark = "workspace_export_chunked"             // a completed export spanned more than one chunk
+	MarkExportConnBusyRefused  Mark = "workspace_export_conn_busy_refused"   // Core refused an export ExportRefusedConnBusy (workspace_one_per_conn)
+	MarkExportCancelDropped    Mark = "workspace_export_cancel_dropped"      // an export cancel dropped unwritten, its 2 s budget spent behind a stalled link
+	MarkExportCancelHeldInTime Mark = "workspace_export_cancel_held_in_time" // an export cancel held by a stalled link reached the daemon within its budget
 )
 
 // ExportRefusedConnBusy is the Code of an export Core refused because
@@ -74,23 +80,9 @@ func (l *Ledger) judgeOneExportPerConn(ev WireEvent, id string) {
 	}
 }
 
-// CheckExportCancelBudget is rule workspace_export_cancel_budget
-// (rules.go; wire reference §3.11 step 4, §6.2).
-const CheckExportCancelBudget = "workspace_export_cancel_budget"
-
 // ExportCancelBudget is the documents' bound on the export cancel's
 // send (wire reference §6.2: "its cancel send | 2 s").
 const ExportCancelBudget = 2 * time.Second
-
-// Export cancel marks.
-const (
-	MarkExportCancelDropped    Mark = "workspace_export_cancel_dropped"      // an export cancel dropped unwritten, its 2 s budget spent behind a stalled link
-	MarkExportCancelHeldInTime Mark = "workspace_export_cancel_held_in_time" // an export cancel held by a stalled link reached the daemon within its budget
-)
-
-// CheckExportStopped is rule workspace_export_stopped (rules.go), judged
-// at the begin plus Core's export wait.
-const CheckExportStopped = "workspace_export_stopped"
 
 // exportDue judges export id once Core's export wait after its begin
 // has passed.
