@@ -174,11 +174,9 @@ func (l *Ledger) keepOnLoss(at int64, device, id string, x *executor) {
 		switch {
 		case d.execs[id] != x || !x.idle.closing || x.idle.closingAt != at || down:
 		case d.evictAt == at || s.lastIdleAt[device] == at && s.lastIdle[device] != id || l.writeBudgetEnds(device, at):
+		case d.kept[r.session] != nil && d.kept[r.session].wait != "":
+			l.keptForget(d, r.session) // a prepare's answer is awaited: unsure
 		default:
-			if k := d.kept[r.session]; k != nil && k.wait != "" {
-				l.keptForget(d, r.session) // a prepare's answer is awaited: unsure
-				return
-			}
 			made(&d.kept)[r.session] = &keptNative{native: r.native, executor: id, at: at}
 		}
 	})
@@ -193,17 +191,15 @@ func (l *Ledger) keptPrepared(ev WireEvent, d *execDevice, p wire.ExecutionPrepa
 	if s, ok := d.keptWait[key]; ok {
 		l.keptForget(d, s)
 	}
-	k := d.kept[p.SessionID]
-	if k == nil {
-		return
-	}
-	if k.wait != "" {
+	switch k := d.kept[p.SessionID]; {
+	case k == nil:
+	case k.wait != "":
 		l.keptForget(d, p.SessionID)
-		return
+	default:
+		c := p.Configuration
+		k.wait, k.candidate = key, c.RequireExistingNativeSession && c.AgentSessionID == ""
+		made(&d.keptWait)[key] = p.SessionID
 	}
-	c := p.Configuration
-	k.wait, k.candidate = key, c.RequireExistingNativeSession && c.AgentSessionID == ""
-	made(&d.keptWait)[key] = p.SessionID
 }
 
 func (l *Ledger) keptForget(d *execDevice, session string) {
@@ -220,10 +216,7 @@ func (l *Ledger) keptForget(d *execDevice, session string) {
 // the identity is kept, breaks the rule: unless ExecutorsMax other
 // Sessions may have been kept since (the oldest is forgotten first).
 func (l *Ledger) keptAnswered(ev WireEvent, st wire.PreparationStatus) {
-	d := l.execs.devices[ev.From]
-	if d == nil {
-		return
-	}
+	d := cmp.Or(l.execs.devices[ev.From], &execDevice{})
 	key := connFrameKey(ev.Conn, ev.Frame.ID)
 	session, ok := d.keptWait[key]
 	if !ok {
