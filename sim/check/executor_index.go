@@ -153,10 +153,7 @@ func (l *Ledger) observeExecutors(ev WireEvent) {
 				l.executorStatus(ev, p)
 			}
 		case wire.Done:
-			native := ""
-			if p.Metadata != nil {
-				native = p.Metadata.AgentSessionID
-			}
+			native := cmp.Or(p.Metadata, &wire.DoneMetadata{}).AgentSessionID
 			l.executorRunEnded(ev.At, ev.From, ev.Frame.ID, true, native)
 		case wire.RunError:
 			l.executorRunEnded(ev.At, ev.From, ev.Frame.ID, false, "")

@@ -145,11 +145,9 @@ func (l *Ledger) readReceived(ev WireEvent, c string, p wire.WorkspaceRead) {
 	if ev.Frame.ID == "" || s.reads[k] != nil || p.Validate() != nil {
 		return // uncorrelated, a duplicate of a pending read, or refused as invalid first
 	}
-	var pr *rtPrep
+	pr := s.byHandle[pairKey(c, p.Handle)]
 	if p.RunID != "" {
 		pr = s.byRun[pairKey(c, p.RunID)]
-	} else {
-		pr = s.byHandle[pairKey(c, p.Handle)]
 	}
 	if pr == nil {
 		return // an owner the wire does not name: resource_unavailable's business
