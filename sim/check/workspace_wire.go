@@ -28,9 +28,6 @@ func (l *Ledger) observeWorkspace(ev WireEvent) {
 	case ev.Kind == WireDelivered && ev.To == CoreNode:
 		if r, ok := ev.Frame.Payload.(wire.WorkspaceWriteResult); ok {
 			m := l.ws.commits[id]
-			if m != nil && m.conn == ev.Conn {
-				m.awaiting = false
-			}
 			if m != nil && m.commit && r.Outcome == wire.OutcomeRejected && r.ErrorCode == wire.WriteInvalidRequest {
 				l.reach(MarkWriteCommitRefused)
 			}
@@ -74,11 +71,12 @@ func (l *Ledger) writesMidTransfer(conn uint64) {
 // only miss, never invent, a second operation in flight.
 const CheckWorkspaceOnePerConn = "workspace_one_per_conn"
 
-// observeWorkspaceAtCore sees the forged workspace answers reaching Core
-// that observeWorkspace, judging honest traffic, skips
-// (workspace_one_per_conn).
+// observeWorkspaceAtCore sees the workspace answers reaching Core, forged
+// ones too (workspace_one_per_conn): any receipt of a write, and the
+// forged answers of an export that observeExport, judging honest
+// traffic, skips.
 func (l *Ledger) observeWorkspaceAtCore(ev WireEvent) {
-	if ev.Kind != WireDelivered || ev.To != CoreNode || !ev.Hostile() || !ev.HasFrame() {
+	if ev.Kind != WireDelivered || ev.To != CoreNode || !ev.HasFrame() {
 		return
 	}
 	switch p := ev.Frame.Payload.(type) {
@@ -87,7 +85,7 @@ func (l *Ledger) observeWorkspaceAtCore(ev WireEvent) {
 			m.awaiting = false
 		}
 	case wire.WorkspaceExportResult:
-		if x := l.ws.exportsOnWire[connFrameKey(ev.Conn, ev.Frame.ID)]; x != nil && p.Outcome != wire.OutcomeChunk {
+		if x := l.ws.exportsOnWire[connFrameKey(ev.Conn, ev.Frame.ID)]; x != nil && ev.Hostile() && p.Outcome != wire.OutcomeChunk {
 			x.answered = true
 		}
 	}
