@@ -1,6 +1,7 @@
 package check
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/turnstile-sim/turnstile/wire"
@@ -10,12 +11,7 @@ import (
 // execution_prepare, the Harness's ground truth of the executors it holds
 // (created, being created, closes called and confirmed, readers open,
 // native turns unsettled), the executor index's idle states and the
-// device's configured limits. The two capacity codes name different
-// limits (wire-reference §3.3): a new executor needed while the table
-// holds ExecutorsMax executors, all idle or in use, is executor_capacity;
-// while closing or uncertain executors hold slots, cleanup occupies the
-// capacity and the answer is preparation_capacity, the code Core retries
-// (core-runtime-protocol 准备与执行顺序: 包括清理占用容量的情况).
+// device's configured limits:
 //
 //   - executor_capacity is wrong when the Harness holds fewer than
 //     ExecutorsMax executors (none being prepared elsewhere: no admission
@@ -77,15 +73,15 @@ func (l *Ledger) judgeCapacityCode(ev WireEvent, session, code string) {
 	}
 	t := l.executorTable(ev.At, device, session)
 	switch {
-	case code == wire.PrepExecutorCapacity && t.closing > 0:
+	case code == wire.PrepExecutorCapacity && len(t.closingIDs) > 0:
 		l.violate(ev.At, CheckExecutorCapacity, "%s refused prepare %s executor_capacity while %d of its executors are being closed (%s): cleanup occupies the table, want %s",
-			device, ev.Frame.ID, t.closing, strings.Join(t.closingIDs, " "), wire.PrepPreparationCapacity)
+			device, ev.Frame.ID, len(t.closingIDs), strings.Join(t.closingIDs, " "), wire.PrepPreparationCapacity)
 	case code == wire.PrepExecutorCapacity && t.quiet && t.live+t.creating < lim.ExecutorsMax:
 		l.violate(ev.At, CheckExecutorCapacity, "%s refused prepare %s executor_capacity while its Harness holds %d executors (%d being created) < executors_max %d",
 			device, ev.Frame.ID, t.live+t.creating, t.creating, lim.ExecutorsMax)
 	case code == wire.PrepExecutorCapacity:
 		l.reach(MarkExecutorCapacityRefused)
-	case t.quiet && t.allIdle && t.closing == 0 && t.evicted <= 1 && t.creating == 0 && t.live >= lim.ExecutorsMax && !t.sessionHeld:
+	case t.quiet && t.allIdle && len(t.closingIDs) == 0 && t.evicted <= 1 && t.creating == 0 && t.live >= lim.ExecutorsMax && !t.sessionHeld:
 		l.violate(ev.At, CheckExecutorCapacity, "%s refused prepare %s preparation_capacity while its Harness holds %d idle executors (executors_max %d), none being closed and nothing active: the executor limit refuses, want %s",
 			device, ev.Frame.ID, t.live, lim.ExecutorsMax, wire.PrepExecutorCapacity)
 	}
@@ -108,12 +104,12 @@ func (l *Ledger) closeSeen(at int64, device, k string) bool {
 // executorTable is what the Harness and the executor index say of a
 // device's executors at one instant.
 type executorTable struct {
-	live, creating, closing int
-	evicted                 int // idle executors whose close was called in this instant
-	closingIDs              []string
-	allIdle                 bool // every live executor idle in the index, none unknown
-	sessionHeld             bool // one of them belongs to the prepare's Session
-	quiet                   bool // no admission live, no reader open, no native turn unsettled, no installation unanswered
+	live, creating int
+	evicted        int      // idle executors whose close was called in this instant
+	closingIDs     []string // being closed or bound to a lost connection
+	allIdle        bool     // every live executor idle in the index, none unknown
+	sessionHeld    bool     // one of them belongs to the prepare's Session
+	quiet          bool     // no admission live, no reader open, no native turn unsettled, no installation unanswered
 }
 
 func (l *Ledger) executorTable(at int64, device, session string) executorTable {
@@ -141,7 +137,6 @@ func (l *Ledger) executorTable(at int64, device, session string) executorTable {
 		case x.idle.closing || x.bind.lost:
 			// being closed, or bound to a lost connection: closed once
 			// its Turn settles or its preparation ends (executor_connection.go)
-			t.closing++
 			t.closingIDs = append(t.closingIDs, strings.TrimPrefix(k, prefix))
 			t.allIdle = false
 		case x.evict.phase != evictIdle:
@@ -154,14 +149,10 @@ func (l *Ledger) executorTable(at int64, device, session string) executorTable {
 	t.creating = countIf(l.harness.creating, func(dev string) bool { return dev == device })
 	admissions := countIf(l.frames.admissions, func(a *admissionRec) bool { return a.device == device && l.active(a) })
 	turns := countIf(l.harness.turns, func(n *nativeTurn) bool { return n.device == device && n.settled == "" })
-	readers := 0
-	for _, k := range sortedKeys(l.ws.opened) {
-		if strings.HasPrefix(k, prefix) {
-			if _, closed := l.ws.closed[k]; !closed {
-				readers++
-			}
-		}
-	}
-	t.quiet = admissions == 0 && turns == 0 && readers == 0 && len(l.transfers.installing[device]) == 0
+	readerOpen := slices.ContainsFunc(sortedKeys(l.ws.opened), func(k string) bool {
+		_, closed := l.ws.closed[k]
+		return strings.HasPrefix(k, prefix) && !closed
+	})
+	t.quiet = admissions == 0 && turns == 0 && !readerOpen && len(l.transfers.installing[device]) == 0
 	return t
 }

@@ -8,39 +8,18 @@ import (
 
 // CheckExecutorConnection is rule executor_connection_bound (rules.go),
 // from the executor index (executor_index.go) and the Harness's ground
-// truth. An executor is bound to the connection it was prepared on: the
-// connection of the first status that announced it new (reused=false).
-// Four clauses:
-//   - no other connection's admission holds it: a status on another
-//     connection naming it ready (a reuse), starting or started breaks
-//     the rule, and so does a native turn the Harness creates on it for a
-//     Run whose honest execution_start reached the device on another
-//     connection;
-//   - when its connection is lost (closed, or replaced by a newer one)
-//     while the daemon had it idle or ready and unstarted (the wire said
-//     so: a ready status or a done named it, and no start reached it),
-//     its close is called in that instant;
-//   - one busy with a Run then is closed in the instant the Run is over
-//     for the daemon, from the Harness's ground truth: its settlement
-//     answered settled, every native write of the Run returned (or past
-//     its budget with its input not consumed by then: its outcome is
-//     unknown), every native decision call of the Run answered (the
-//     daemon holds the Turn for each);
-//   - the native session one idle then held (known from its creating
-//     prepare's agent_session_id or a done's metadata) is kept for its
-//     Session when the retirement calls its close in that instant
-//     (daemon/continuity.go), so a later prepare of the Session
-//     requiring existing history and naming no agent_session_id (Core
-//     never saw the done that named it) is never refused
-//     history_unavailable by that daemon process; unless a prepare of
-//     the Session answered otherwise since may have moved it to a new
-//     executor, or executors_max other Sessions may have been kept since
-//     (the oldest is forgotten first: every executor closed since, or
-//     bound to a lost connection and not yet closed, counts). A close
-//     another step of that instant may have made (idle expiry, an
-//     eviction, shutdown) or two prepares of the Session awaiting their
-//     answers leave it unsure: not judged. A restart forgets the device
-//     (executor_index.go).
+// truth. An executor is bound to the connection of the first status that
+// announced it new (reused=false). A status on another connection naming
+// it ready (a reuse), starting or started breaks the rule, and so does a
+// native turn the Harness creates on it for a Run whose honest
+// execution_start reached the device on another connection. When its
+// connection is lost, the wire must have shown it idle or ready and
+// unstarted (a ready status or a done named it, no start reached it) for
+// its close to be due in that instant (bindConnLost); one busy is judged
+// when its Run is over for the daemon (bindRecheck); the native session
+// one idle then held (its creating prepare's agent_session_id or a done's
+// metadata) is followed from keepOnLoss. A restart forgets the device
+// (executor_index.go).
 //
 // runtime-harness-protocol (Executor 和 Turn 生命周期, 绑定): Runtime
 // 将其 Executor 记录绑定到 Session、Environment、连接和不可变执行配置
@@ -49,11 +28,10 @@ const CheckExecutorConnection = "executor_connection_bound"
 
 // bindFacts are an executor's connection binding (executor_connection_bound).
 type bindFacts struct {
-	conn   uint64 // the connection it was announced new on (0: unknown)
-	ready  bool   // the daemon said it was prepared (a ready status or a done named it)
-	lost   bool   // conn is gone
-	lostAt int64
-	run    string // the Run of the latest native turn the Harness created on it
+	conn  uint64 // the connection it was announced new on (0: unknown)
+	ready bool   // the daemon said it was prepared (a ready status or a done named it)
+	lost  bool   // conn is gone
+	run   string // the Run of the latest native turn the Harness created on it
 }
 
 // bindStatus follows a status naming executor x sent on conn.
@@ -78,20 +56,12 @@ func (l *Ledger) bindStatus(ev WireEvent, st wire.PreparationStatus, x *executor
 // on the executor the Run's honest start named; the start's connection
 // must be the executor's.
 func (l *Ledger) bindTurnCreated(at int64, device, run string) {
-	d := l.execs.devices[device]
-	if d == nil || d.runs[run] == "" {
-		return
-	}
-	id := d.runs[run]
-	x, ok := d.execs[id]
-	if !ok {
+	id, x := l.runExecutor(device, run)
+	if x == nil {
 		return
 	}
 	x.bind.run = run // the latest native turn created on it
-	if x.bind.conn == 0 {
-		return
-	}
-	if c := d.runConn[run]; c != 0 && c != x.bind.conn {
+	if c := l.execs.devices[device].runConn[run]; x.bind.conn != 0 && c != 0 && c != x.bind.conn {
 		l.violate(at, CheckExecutorConnection, "%s started run %s natively on executor %s, prepared on connection %d, for a start that came on connection %d",
 			device, run, id, x.bind.conn, c)
 	}
@@ -101,7 +71,7 @@ func (l *Ledger) bindTurnCreated(at int64, device, run string) {
 // daemon had idle or ready and unstarted is closed in that instant.
 func (l *Ledger) bindConnLost(at int64, device, id string, x *executor) {
 	b := &x.bind
-	b.lost, b.lostAt = true, at
+	b.lost = true
 	if r := x.idle.window; r != nil {
 		r.excuse(at, "its connection was lost: it is closed, never parked")
 	}
@@ -127,8 +97,7 @@ func (l *Ledger) bindConnLost(at int64, device, id string, x *executor) {
 }
 
 // bindSettled: the settlement of run reached device's daemon, settled
-// (ground truth). The executor run holds, bound to a lost connection, is
-// closed as soon as nothing of the Run is outstanding.
+// (ground truth).
 func (l *Ledger) bindSettled(at int64, device, run string) {
 	made(&l.execs.settled)[pairKey(device, run)] = true
 	l.bindRecheck(at, device, run)
@@ -138,19 +107,13 @@ func (l *Ledger) bindSettled(at int64, device, run string) {
 // it is bound to a lost connection and the Run's Turn is over for the
 // daemon: its settlement answered settled, no native write outstanding
 // within its budget and no native decision call unanswered (the daemon
-// holds the Turn for each). The executor's close is called by then. A
-// write still within its budget is judged again at its deadline. Only
-// the Run of the latest native turn created on the executor is judged: a
-// later Run holding it (a replayed start's republished status may name
-// the older Run again) is judged when that one settles.
+// holds the Turn for each). A write still within its budget is judged
+// again at its deadline. Only the Run of the latest native turn created
+// on the executor is judged (a replayed start's republished status may
+// name an older Run again).
 func (l *Ledger) bindRecheck(at int64, device, run string) {
-	d := l.execs.devices[device]
-	if d == nil || d.runs[run] == "" || !l.execs.settled[pairKey(device, run)] {
-		return
-	}
-	id := d.runs[run]
-	x, ok := d.execs[id]
-	if !ok || !x.bind.lost || x.idle.closing {
+	id, x := l.runExecutor(device, run)
+	if x == nil || !l.execs.settled[pairKey(device, run)] || !x.bind.lost || x.idle.closing {
 		return
 	}
 	if x.bind.run != "" && x.bind.run != run {
@@ -211,11 +174,9 @@ func (l *Ledger) keepOnLoss(at int64, device, id string, x *executor) {
 		switch {
 		case d.execs[id] != x || !x.idle.closing || x.idle.closingAt != at || down:
 		case d.evictAt == at || s.lastIdleAt[device] == at && s.lastIdle[device] != id || l.writeBudgetEnds(device, at):
+		case d.kept[r.session] != nil && d.kept[r.session].wait != "":
+			l.keptForget(d, r.session) // a prepare's answer is awaited: unsure
 		default:
-			if k := d.kept[r.session]; k != nil && k.wait != "" {
-				l.keptForget(d, r.session) // a prepare's answer is awaited: unsure
-				return
-			}
 			made(&d.kept)[r.session] = &keptNative{native: r.native, executor: id, at: at}
 		}
 	})
@@ -230,17 +191,15 @@ func (l *Ledger) keptPrepared(ev WireEvent, d *execDevice, p wire.ExecutionPrepa
 	if s, ok := d.keptWait[key]; ok {
 		l.keptForget(d, s)
 	}
-	k := d.kept[p.SessionID]
-	if k == nil {
-		return
-	}
-	if k.wait != "" {
+	switch k := d.kept[p.SessionID]; {
+	case k == nil:
+	case k.wait != "":
 		l.keptForget(d, p.SessionID)
-		return
+	default:
+		c := p.Configuration
+		k.wait, k.candidate = key, c.RequireExistingNativeSession && c.AgentSessionID == ""
+		made(&d.keptWait)[key] = p.SessionID
 	}
-	c := p.Configuration
-	k.wait, k.candidate = key, c.RequireExistingNativeSession && c.AgentSessionID == ""
-	made(&d.keptWait)[key] = p.SessionID
 }
 
 func (l *Ledger) keptForget(d *execDevice, session string) {
@@ -257,10 +216,7 @@ func (l *Ledger) keptForget(d *execDevice, session string) {
 // the identity is kept, breaks the rule: unless ExecutorsMax other
 // Sessions may have been kept since (the oldest is forgotten first).
 func (l *Ledger) keptAnswered(ev WireEvent, st wire.PreparationStatus) {
-	d := l.execs.devices[ev.From]
-	if d == nil {
-		return
-	}
+	d := cmp.Or(l.execs.devices[ev.From], &execDevice{})
 	key := connFrameKey(ev.Conn, ev.Frame.ID)
 	session, ok := d.keptWait[key]
 	if !ok {
@@ -273,14 +229,9 @@ func (l *Ledger) keptAnswered(ev WireEvent, st wire.PreparationStatus) {
 		delete(d.kept, session)
 		return
 	}
-	if !k.candidate || st.ErrorCode != wire.PrepHistoryUnavailable {
-		return
-	}
-	lim, ok := l.limits[ev.From]
-	if !ok || lim.ExecutorsMax <= 0 {
-		return
-	}
-	if n := d.keptSince(k.at, session); n >= lim.ExecutorsMax {
+	lim := l.limits[ev.From] // none configured: ExecutorsMax 0, not judged
+	if !k.candidate || st.ErrorCode != wire.PrepHistoryUnavailable ||
+		lim.ExecutorsMax <= 0 || d.keptSince(k.at, session) >= lim.ExecutorsMax {
 		return
 	}
 	l.violate(ev.At, CheckExecutorConnection, "%s refused prepare %s of Session %s (require_existing_native_session, no agent_session_id) history_unavailable, but it keeps native session %q of executor %s, retired idle with its lost connection at %s (fewer than executors_max %d other Sessions kept since): want a new executor resuming it",

@@ -115,6 +115,15 @@ func (l *Ledger) execDevice(id string) *execDevice { return entry(made(&l.execs.
 
 func (d *execDevice) executor(id string) *executor { return entry(made(&d.execs), id) }
 
+// runExecutor is the executor the latest honest start of run on device
+// named, if the ledger knows it.
+func (l *Ledger) runExecutor(device, run string) (string, *executor) {
+	if d := l.execs.devices[device]; d != nil && d.runs[run] != "" {
+		return d.runs[run], d.execs[d.runs[run]]
+	}
+	return "", nil
+}
+
 // observeExecutors learns the executor index from one wire event.
 func (l *Ledger) observeExecutors(ev WireEvent) {
 	switch {
@@ -144,10 +153,7 @@ func (l *Ledger) observeExecutors(ev WireEvent) {
 				l.executorStatus(ev, p)
 			}
 		case wire.Done:
-			native := ""
-			if p.Metadata != nil {
-				native = p.Metadata.AgentSessionID
-			}
+			native := cmp.Or(p.Metadata, &wire.DoneMetadata{}).AgentSessionID
 			l.executorRunEnded(ev.At, ev.From, ev.Frame.ID, true, native)
 		case wire.RunError:
 			l.executorRunEnded(ev.At, ev.From, ev.Frame.ID, false, "")

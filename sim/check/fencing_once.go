@@ -2,10 +2,7 @@ package check
 
 import "github.com/turnstile-sim/turnstile/wire"
 
-// Checks: fencing_one_suspension (rules.go), from the wire: Core opens a
-// suspension (sends its first quiesce) only while no other suspension of
-// the same Environment is unresolved for it (quiesce sent, and neither a
-// refused quiesce nor an accepted resume of it reached Core). The
+// Checks: fencing_one_suspension (rules.go), from the wire. The
 // suspend_id fences one persisted attempt (wire reference §1.1).
 //
 // Probe conditions of the fencing probes (hostile_answers.go reads them):

@@ -10,11 +10,8 @@ import (
 // accepted resume may reach Core too late for it to apply, so the
 // suspension is no longer judged from the first of them (the checker can
 // only miss, never invent, a violation). Suspensions are durable across
-// Core restarts. Device selection is what starts new work on a device:
-// a Turn's execution_prepare, the read-only execution_prepare of an idle
-// workspace read or export, a workspace_write begin, and an Environment
-// preparation's runtime_prepare begin. A read of a running Run and an
-// export's begin on its ready profile continue work already on the
+// Core restarts. A read of a running Run and an export's begin on its
+// ready profile continue work already on the device: they select no
 // device, and are not judged.
 const CheckFencedSelection = "suspended_selection"
 
@@ -42,7 +39,7 @@ func (l *Ledger) observeFencedSelection(ev WireEvent) {
 				l.judgeFencedSelection(ev, "the workspace_write begin of mutation "+ev.Frame.ID+" (environment "+p.EnvironmentID+")")
 			}
 		case wire.RuntimePrepare:
-			if p.Step == wire.StepBegin && !ev.Forged && !strings.HasPrefix(ev.Frame.ID, HostileIDPrefix) {
+			if p.Step == wire.StepBegin && !strings.HasPrefix(ev.Frame.ID, HostileIDPrefix) {
 				if !l.fencedSteps.continues(ev, p) {
 					l.judgeFencedSelection(ev, "the runtime_prepare begin of transfer "+ev.Frame.ID+
 						" (starting a preparation of environment "+p.EnvironmentID+")")

@@ -8,14 +8,9 @@ import (
 
 // Check: prepare_during_environment_preparation (rules.go), from the
 // frames reaching a daemon (Core's and forged ones alike) and its
-// answers. A runtime preparation of an Environment is in progress at a
-// daemon from the ready it sent for the transfer's begin until the
-// terminal result it sent for it (completed, rejected, failed, unknown)
-// or the connection ended; an execution_prepare bound to that
-// Environment reaching the daemon on that connection meanwhile is
-// refused resource_unavailable (wire-reference §3.3), read-only profiles
-// included — or with a code the daemon gives before it looks at the
-// Environment (the configuration or the declaration) — never granted.
+// answers. A runtime preparation is in progress from the ready the daemon
+// sent for the transfer's begin until the terminal result it sent for it
+// or the connection ended.
 const CheckPrepareDuringEnvPrep = "prepare_during_environment_preparation"
 
 // MarkPrepareRefusedDuringEnvPrep: the rule demanded a refusal and saw it.
@@ -64,20 +59,19 @@ func (l *Ledger) prepareDuringEnvPrep(conn, request, env string) {
 	}
 }
 
-// judgeEnvPrepExclusion holds the first answer to such a prepare.
-func (l *Ledger) judgeEnvPrepExclusion(ev WireEvent, k string, p wire.PreparationStatus) {
-	s := &l.wsRuntime.envPrep
-	env, ok := s.judged[k]
-	if !ok {
-		return
-	}
-	delete(s.judged, k)
+// judgePrepareExcluded holds the first answer to a prepare bound to env
+// that reached its daemon while during was in progress (a write or export
+// of env: workspace_write_exclusion; a runtime preparation of it): refused
+// resource_unavailable, or with a code the daemon gives before it looks
+// at the Environment (the configuration or the declaration), never
+// granted.
+func (l *Ledger) judgePrepareExcluded(ev WireEvent, p wire.PreparationStatus, env, check string, refused Mark, during string) {
 	switch {
 	case p.State == wire.StateRejected && p.ErrorCode == wire.PrepResourceUnavailable:
-		l.reach(MarkPrepareRefusedDuringEnvPrep)
+		l.reach(refused)
 	case p.State == wire.StateRejected && slices.Contains(prepareValidationCodes, p.ErrorCode):
 	default:
-		l.violate(ev.At, CheckPrepareDuringEnvPrep, "%s answered prepare %s bound to Environment %s %s %s while a runtime preparation of it was in progress, want rejected %s",
-			ev.From, ev.Frame.ID, env, p.State, p.ErrorCode, wire.PrepResourceUnavailable)
+		l.violate(ev.At, check, "%s answered prepare %s bound to Environment %s %s %s while %s was in progress, want rejected %s",
+			ev.From, ev.Frame.ID, env, p.State, p.ErrorCode, during, wire.PrepResourceUnavailable)
 	}
 }

@@ -2,15 +2,11 @@ package check
 
 import "github.com/turnstile-sim/turnstile/wire"
 
-// Checks: timing_prepare_transfer_expiry (rules.go), from the wire. A
-// runtime_prepare transfer is open on the daemon from the ready it sends
-// for the begin until its commit reaches the daemon, a terminal result
-// the daemon sends, its connection ends or the daemon dies. A refusal
-// sent in the instant one of the transfer's frames arrives answers that
-// frame, and a failed result is its staging failing; any other terminal
-// result is the expiry, which comes exactly the daemon's expiry after the
-// ready and refuses the transfer invalid_request. A transfer still open
-// then was kept past it.
+// Checks: timing_prepare_transfer_expiry (rules.go), from the wire, as
+// timing_workspace_daemon.go judges a write transfer's expiry, except
+// that any terminal result ends the transfer: one not answering a frame
+// that arrived in its instant is the expiry, unless it is failed (its
+// staging failing).
 
 // prepareStepReceived notes a runtime_prepare frame reaching a daemon; a
 // commit ends the transfer's window (the installation may outlast it).

@@ -10,11 +10,9 @@ import "github.com/turnstile-sim/turnstile/wire"
 // instant is the expiry. Reader closes are judged from the Harness's
 // ground truth.
 
-// daemonExpiries follows the transfers of one kind a daemon expires: each
-// one's expiry window, from the ready the daemon sent for its begin, and
-// the last instant a frame of it reached the daemon.
+// daemonExpiries follows the transfers of one kind a daemon expires.
 type daemonExpiries struct {
-	windows   map[string]*timerWindow // conn\x00id → expiry window; a new ready replaces one not live
+	windows   map[string]*timerWindow // conn\x00id → expiry window from the ready; a new ready replaces one not live
 	lastFrame map[string]int64        // conn\x00id → instant a frame of it reached the daemon
 }
 

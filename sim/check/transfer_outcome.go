@@ -8,16 +8,8 @@ import (
 )
 
 // Checks: transfer_staged_in_order (rules.go), against the simulated
-// installer's ground truth: every chunk its staging is handed starts at
-// the bytes already staged for that transfer and holds 1 to 64 KiB, so a
-// chunk out of order, past a gap or oversized never reaches the installer
-// (the daemon refuses it invalid_request first, wire reference §3.2).
-//
-// Checks: preparation_outcome (rules.go), against Core's durable
-// preparation records and the results the wire delivered to Core: a step
-// recorded rejected or failed got that result (with its code) for its
-// transfer; a step that ended without completing ends its preparation (no
-// later step begun, the preparation never completed).
+// installer's ground truth; preparation_outcome (rules.go), against Core's
+// durable preparation records and the results the wire delivered to Core.
 
 // StageCalled records the simulated installer being handed a chunk of
 // transfer ("g<gen>/<id>") at offset with size bytes, staged bytes
@@ -128,7 +120,7 @@ const HostileTransferPrefix = HostileIDPrefix + "xt"
 // forgedTransferInstalled: a transfer probe refused at its begin never
 // reaches the installer: no native call happens for it.
 func (l *Ledger) forgedTransferInstalled(at int64, device, transfer string) {
-	if _, id, _ := strings.Cut(transfer, "/"); strings.HasPrefix(id, HostileTransferPrefix) {
+	if id := transferOfInstaller(transfer); strings.HasPrefix(id, HostileTransferPrefix) {
 		l.violate(at, CheckHostileEffect, "%s's installer is handed forged transfer %s", device, id)
 	}
 }

@@ -9,10 +9,8 @@ import "github.com/turnstile-sim/turnstile/wire"
 //
 // A connection is held by the last transfer Core began on it until a
 // terminal result of that transfer (completed, rejected, failed or
-// unknown, valid or not) reaches Core on it, or the connection ends: a
-// transfer Core gave up on (its exchange timed out, a result it refused)
-// may still be open on the Runtime, which only its terminal result rules
-// out, so Core begins no other transfer there before.
+// unknown, valid or not, forged too) reaches Core on it, or the
+// connection ends.
 
 type transferStep struct {
 	conn           uint64

@@ -3,6 +3,7 @@ package check
 import (
 	"archive/tar"
 	"bytes"
+	"cmp"
 	"errors"
 	"io"
 	"maps"
@@ -11,16 +12,22 @@ import (
 	"github.com/turnstile-sim/turnstile/wire"
 )
 
-// CheckWorkspaceExport is rule workspace_export (rules.go).
-const CheckWorkspaceExport = "workspace_export"
+// Checks: workspace_export, workspace_export_cancel_budget (wire
+// reference §3.11 step 4, §6.2) and workspace_export_stopped, judged at
+// the begin plus Core's export wait (rules.go).
+const (
+	CheckWorkspaceExport    = "workspace_export"
+	CheckExportCancelBudget = "workspace_export_cancel_budget"
+	CheckExportStopped      = "workspace_export_stopped"
+)
 
 const (
-	MarkExportCompleted Mark = "workspace_export_completed" // an export answered completed with its archive
-	MarkExportCancelled Mark = "workspace_export_cancelled" // Core sent cancel for an export it stopped early
-	MarkExportChunked   Mark = "workspace_export_chunked"   // a completed export spanned more than one chunk
-	// Core refused an export because every connection that could serve it
-	// had its one export in flight (workspace_one_per_conn)
-	MarkExportConnBusyRefused Mark = "workspace_export_conn_busy_refused"
+	MarkExportCompleted        Mark = "workspace_export_completed"           // an export answered completed with its archive
+	MarkExportCancelled        Mark = "workspace_export_cancelled"           // Core sent cancel for an export it stopped early
+	MarkExportChunked          Mark = "workspace_export_chunked"             // a completed export spanned more than one chunk
+	MarkExportConnBusyRefused  Mark = "workspace_export_conn_busy_refused"   // Core refused an export ExportRefusedConnBusy (workspace_one_per_conn)
+	MarkExportCancelDropped    Mark = "workspace_export_cancel_dropped"      // an export cancel dropped unwritten, its 2 s budget spent behind a stalled link
+	MarkExportCancelHeldInTime Mark = "workspace_export_cancel_held_in_time" // an export cancel held by a stalled link reached the daemon within its budget
 )
 
 // ExportRefusedConnBusy is the Code of an export Core refused because
@@ -73,39 +80,16 @@ func (l *Ledger) judgeOneExportPerConn(ev WireEvent, id string) {
 	}
 }
 
-// CheckExportCancelBudget is rule workspace_export_cancel_budget
-// (rules.go): Core's export cancel is best effort within 2 s (wire
-// reference §3.11 step 4, §6.2). Core sends it only for an export it
-// stopped early (one it began on that connection, no completed it
-// accepts having reached it), and it reaches the daemon within
-// ExportCancelBudget of being sent plus the connection's latency, or not
-// at all (dropped unwritten, the connection left open).
-const CheckExportCancelBudget = "workspace_export_cancel_budget"
-
 // ExportCancelBudget is the documents' bound on the export cancel's
 // send (wire reference §6.2: "its cancel send | 2 s").
 const ExportCancelBudget = 2 * time.Second
 
-// Export cancel marks.
-const (
-	MarkExportCancelDropped    Mark = "workspace_export_cancel_dropped"      // an export cancel dropped unwritten, its 2 s budget spent behind a stalled link
-	MarkExportCancelHeldInTime Mark = "workspace_export_cancel_held_in_time" // an export cancel held by a stalled link reached the daemon within its budget
-)
-
-// CheckExportStopped is rule workspace_export_stopped (rules.go): Core's
-// export wait runs from the call's admission, before the begin, so by
-// the begin plus that wait Core has stopped waiting; an exchange still
-// open on the wire then (no completed, failed or rejected reached Core,
-// its connection open) was abandoned without the cancel the wire
-// reference asks for.
-const CheckExportStopped = "workspace_export_stopped"
-
 // exportDue judges export id once Core's export wait after its begin
 // has passed.
-func (l *Ledger) exportDue(id string, x *exportWire, deadline int64) {
+func (l *Ledger) exportDue(id string, x *exportWire) {
 	if !x.ended && !x.cancelled && !l.failover.zombieConn(x.conn) { // a zombie Core sends nothing
-		l.violate(deadline, CheckExportStopped, "export %s is still open at %s, %s after Core began it, and Core sent no cancel: "+
-			"its export wait has ended", id, vtime(deadline), DocumentedTimer(TimerWorkspaceExport))
+		l.violate(x.waitEnd, CheckExportStopped, "export %s is still open at %s, %s after Core began it, and Core sent no cancel: "+
+			"its export wait has ended", id, vtime(x.waitEnd), DocumentedTimer(TimerWorkspaceExport))
 	}
 }
 
@@ -207,8 +191,7 @@ func (l *Ledger) observeExport(ev WireEvent) {
 			l.judgeOneExportPerConn(ev, id)
 			x = &exportWire{conn: ev.Conn, awaiting: true, waitEnd: ev.At + int64(DocumentedTimer(TimerWorkspaceExport))}
 			made(&l.ws.exportsOnWire)[k] = x
-			deadline := ev.At + int64(DocumentedTimer(TimerWorkspaceExport))
-			l.arm(deadline, func() { l.exportDue(id, x, deadline) })
+			l.arm(x.waitEnd, func() { l.exportDue(id, x) })
 		case x == nil && p.Step == wire.StepCancel:
 			l.violate(ev.At, CheckExportCancelBudget, "export %s: Core sent cancel on conn %s, where it began no such export", id, connKey(ev.Conn))
 		case x == nil:
@@ -260,12 +243,9 @@ func (l *Ledger) exportCancelArrived(ev WireEvent, x *exportWire) {
 	case WireDropped:
 		l.reach(MarkExportCancelDropped)
 	case WireDelivered:
-		lat := int64(-1)
-		if c := l.budget.conns[ev.Conn]; c != nil {
-			lat = c.latency()
-		}
+		lat := cmp.Or(l.budget.conns[ev.Conn], &budgetConn{}).latency()
 		if lat < 0 {
-			return
+			return // its latency is not known
 		}
 		deadline := x.cancelAt + int64(ExportCancelBudget)
 		if ev.At >= deadline+lat {

@@ -2,37 +2,24 @@ package check
 
 import "github.com/turnstile-sim/turnstile/wire"
 
-// Checks: workspace_result_fields (rules.go), from the frames reaching a
-// daemon (Core's and forged ones alike: the daemon answers both) and the
-// daemon's own answers on the same connection under the same ID. Every
-// bounded or required field of a workspace result is read off the wire
-// and compared with the request it answers:
-//
-//   - workspace_read completed, byte read: at most max_bytes of data, and
-//     truncated only with exactly max_bytes; a listing: at most
-//     max_entries entries, truncated only with exactly max_entries;
-//   - workspace_write received: offset is the new end offset, the end of
-//     the chunk it acknowledges; completed: size_bytes is the begin's
-//     size_bytes (the total);
-//   - workspace_export chunk: offset is the bytes the daemon sent of that
-//     export before it; completed: offset is the total sent.
-const CheckWorkspaceResultFields = "workspace_result_fields"
+// Checks: workspace_result_fields, workspace_transfer_dropped,
+// workspace_export_order (rules.go), from the frames reaching a daemon
+// (Core's and forged ones alike: the daemon answers both) and the
+// daemon's own answers on the same connection under the same ID.
+const (
+	CheckWorkspaceResultFields = "workspace_result_fields"
+	CheckTransferDropped       = "workspace_transfer_dropped"
+	CheckExportOrder           = "workspace_export_order"
+)
 
-// CheckTransferDropped is rule workspace_transfer_dropped (rules.go): once
-// a daemon refused a write transfer (malformed, out of order, incomplete,
-// not the declared body, or expired), nothing of it is acknowledged again
-// until a new begin is answered ready: a later chunk or commit of that ID
-// is refused, never received or completed, so it never reaches the
-// installer.
-const CheckTransferDropped = "workspace_transfer_dropped"
-
-// MarkReadResultOutOfBounds: a native byte read answered outside its
-// request's bounds (harness_workspace_read_out_of_bounds).
-const MarkReadResultOutOfBounds Mark = "workspace_read_result_out_of_bounds"
-
-// MarkWriteReceiptSizeForged: a completed write receipt whose size_bytes
-// is not its begin's, forged from the daemon, reached Core.
-const MarkWriteReceiptSizeForged Mark = "workspace_write_receipt_size_forged"
+const (
+	// a native byte read answered outside its request's bounds (harness_workspace_read_out_of_bounds)
+	MarkReadResultOutOfBounds Mark = "workspace_read_result_out_of_bounds"
+	// a completed write receipt whose size_bytes is not its begin's, forged from the daemon, reached Core
+	MarkWriteReceiptSizeForged Mark = "workspace_write_receipt_size_forged"
+	// a next at another offset than the bytes sent was refused
+	MarkExportStaleNextRefused Mark = "workspace_export_stale_next_refused"
+)
 
 type wsPayloadState struct {
 	reads   map[string]wire.WorkspaceRead // conn\x00id → the read pending at the daemon
@@ -42,16 +29,6 @@ type wsPayloadState struct {
 	dropped map[string]int64              // conn\x00id → when the daemon refused its write transfer
 	stale   map[string]int64              // conn\x00id → the offset of a next that is not the bytes sent
 }
-
-// CheckExportOrder is rule workspace_export_order (rules.go): the pull is
-// ordered: a next whose offset is not the bytes the daemon sent of that
-// export is refused invalid_request, never answered with a chunk or
-// completed.
-const CheckExportOrder = "workspace_export_order"
-
-// MarkExportStaleNextRefused: a next at another offset than the bytes
-// sent was refused.
-const MarkExportStaleNextRefused Mark = "workspace_export_stale_next_refused"
 
 func (l *Ledger) observeWorkspacePayloads(ev WireEvent) {
 	if !ev.HasFrame() || ev.From == RogueNode || ev.To == RogueNode {
@@ -147,14 +124,11 @@ func (l *Ledger) judgeWriteFields(ev WireEvent, k string, p wire.WorkspaceWriteR
 				ev.From, ev.Frame.ID, p.Offset, end)
 		}
 		delete(s.chunkAt, k)
-	case wire.OutcomeCompleted:
-		if size, ok := s.begins[k]; ok && p.SizeBytes != size {
+	case wire.OutcomeCompleted, wire.OutcomeRejected, wire.OutcomeUnknown:
+		if size, ok := s.begins[k]; ok && p.Outcome == wire.OutcomeCompleted && p.SizeBytes != size {
 			l.violate(ev.At, CheckWorkspaceResultFields, "%s answered write %s completed with size_bytes %d; its begin declared %d",
 				ev.From, ev.Frame.ID, p.SizeBytes, size)
 		}
-		delete(s.begins, k)
-		delete(s.chunkAt, k)
-	case wire.OutcomeRejected, wire.OutcomeUnknown:
 		if p.Outcome == wire.OutcomeRejected && p.ErrorCode == wire.WriteInvalidRequest {
 			made(&s.dropped)[k] = ev.At
 		}

@@ -16,13 +16,10 @@ import (
 // read_capacity, and for a write every earlier refusal), never data or
 // another code.
 const (
-	CheckReadEnvironment  = "workspace_read_environment"
-	CheckReadAfterUnknown = "workspace_read_after_unknown"
-	CheckReadUnsupported  = "workspace_read_unsupported"
-	CheckWriteExclusion   = "workspace_write_exclusion"
-	// CheckWorkspaceDeclaration judges each workspace operation by the
-	// declaration of the device that got it: reads by
-	// workspace_read_preparation, exports by workspace_output_export.
+	CheckReadEnvironment      = "workspace_read_environment"
+	CheckReadAfterUnknown     = "workspace_read_after_unknown"
+	CheckReadUnsupported      = "workspace_read_unsupported"
+	CheckWriteExclusion       = "workspace_write_exclusion"
 	CheckWorkspaceDeclaration = "workspace_declaration"
 )
 
@@ -56,18 +53,15 @@ type rtRead struct {
 	lacking, foreignEnv, afterUnkn bool
 }
 
-// rtExport is an export begin a daemon received, awaiting its first answer.
-type rtExport struct{ declared, lacking bool }
-
 type wsRuntimeState struct {
 	preps    map[string]*rtPrep // conn\x00request
 	byHandle map[string]*rtPrep // conn\x00handle
 	byRun    map[string]*rtPrep // conn\x00run
 	caps     map[string]wire.AgentKindCapabilities
-	reads    map[string]*rtRead   // conn\x00operation
-	unknown  map[string]bool      // owners with a read answered unknown
-	begins   map[string]string    // conn\x00mutation → the Environment executing at its begin
-	exports  map[string]*rtExport // conn\x00export → its owner's declaration
+	reads    map[string]*rtRead // conn\x00operation
+	unknown  map[string]bool    // owners with a read answered unknown
+	begins   map[string]string  // conn\x00mutation → the Environment executing at its begin
+	exports  map[string]*rtPrep // conn\x00export → its owner, until its first answer
 	// busy: conn\x00ID → device\x00Environment of a write the daemon
 	// answered ready or an export it sent a chunk of, until it ended
 	busy map[string]string
@@ -128,7 +122,7 @@ func (l *Ledger) runtimeReceived(ev WireEvent) {
 	case wire.WorkspaceExport:
 		k := pairKey(c, ev.Frame.ID)
 		if pr := s.byHandle[pairKey(c, p.Handle)]; p.Step == wire.StepBegin && pr != nil && s.exports[k] == nil {
-			made(&s.exports)[k] = &rtExport{declared: pr.declared, lacking: pr.exportLacking}
+			made(&s.exports)[k] = pr
 			made(&s.exportEnvs)[k] = pr.env
 		}
 		if p.Step == wire.StepCancel {
@@ -151,11 +145,9 @@ func (l *Ledger) readReceived(ev WireEvent, c string, p wire.WorkspaceRead) {
 	if ev.Frame.ID == "" || s.reads[k] != nil || p.Validate() != nil {
 		return // uncorrelated, a duplicate of a pending read, or refused as invalid first
 	}
-	var pr *rtPrep
+	pr := s.byHandle[pairKey(c, p.Handle)]
 	if p.RunID != "" {
 		pr = s.byRun[pairKey(c, p.RunID)]
-	} else {
-		pr = s.byHandle[pairKey(c, p.Handle)]
 	}
 	if pr == nil {
 		return // an owner the wire does not name: resource_unavailable's business
@@ -195,9 +187,12 @@ func (l *Ledger) runtimeSent(ev WireEvent) {
 	case wire.PreparationStatus:
 		if env, ok := s.exclusion[k]; ok {
 			delete(s.exclusion, k)
-			l.judgeExclusion(ev, env, p)
+			l.judgePrepareExcluded(ev, p, env, CheckWriteExclusion, MarkPrepareRefusedDuringWrite, "a write or export of it")
 		}
-		l.judgeEnvPrepExclusion(ev, k, p)
+		if env, ok := s.envPrep.judged[k]; ok {
+			delete(s.envPrep.judged, k)
+			l.judgePrepareExcluded(ev, p, env, CheckPrepareDuringEnvPrep, MarkPrepareRefusedDuringEnvPrep, "a runtime preparation of it")
+		}
 		pr := s.preps[k]
 		if pr != nil && p.Handle != "" && pr.handle == "" {
 			pr.handle, pr.executor = p.Handle, p.ExecutorID
@@ -219,9 +214,9 @@ func (l *Ledger) runtimeSent(ev WireEvent) {
 		}
 	case wire.WorkspaceExportResult:
 		l.exportBusy(ev, k, p)
-		if x := s.exports[k]; x != nil {
+		if pr := s.exports[k]; pr != nil {
 			delete(s.exports, k)
-			l.judgeExportDeclaration(ev, x, p)
+			l.judgeExportDeclaration(ev, pr, p)
 		}
 	case wire.WorkspaceWriteResult:
 		l.writeBusy(ev, k, p)
@@ -278,16 +273,16 @@ func (l *Ledger) judgeRead(ev WireEvent, r *rtRead, p wire.WorkspaceReadResult) 
 
 // judgeExportDeclaration holds an export begin's first answer to its
 // owner's declaration of workspace_output_export (workspace_declaration).
-func (l *Ledger) judgeExportDeclaration(ev WireEvent, x *rtExport, p wire.WorkspaceExportResult) {
+func (l *Ledger) judgeExportDeclaration(ev WireEvent, pr *rtPrep, p wire.WorkspaceExportResult) {
 	unsupported := p.Outcome == wire.OutcomeRejected && p.ErrorCode == wire.ReadUnsupported
 	switch {
-	case !x.declared:
-	case x.lacking && unsupported:
+	case !pr.declared:
+	case pr.exportLacking && unsupported:
 		l.reach(MarkExportUnsupportedRefused)
-	case x.lacking && (p.Outcome == wire.OutcomeChunk || p.Outcome == wire.OutcomeCompleted):
+	case pr.exportLacking && (p.Outcome == wire.OutcomeChunk || p.Outcome == wire.OutcomeCompleted):
 		l.violate(ev.At, CheckWorkspaceDeclaration, "%s answered export %s %s, though its owner's kind declares workspace_output_export unsupported",
 			ev.From, ev.Frame.ID, p.Outcome)
-	case !x.lacking && unsupported:
+	case !pr.exportLacking && unsupported:
 		l.violate(ev.At, CheckWorkspaceDeclaration, "%s refused export %s read_unsupported, though its owner's kind declares workspace_output_export",
 			ev.From, ev.Frame.ID)
 	}
@@ -345,21 +340,6 @@ func (l *Ledger) exportBusy(ev WireEvent, k string, p wire.WorkspaceExportResult
 // workspaceBusy: a write or export of env is in progress at device.
 func (l *Ledger) workspaceBusy(device, env string) bool {
 	return countIf(l.wsRuntime.busy, func(v string) bool { return v == pairKey(device, env) }) > 0
-}
-
-// judgeExclusion holds the answer to a prepare that reached its daemon
-// while a write or export of its Environment was in progress
-// (workspace_write_exclusion): refused resource_unavailable (or for a
-// configuration the daemon refuses before anything else), never granted.
-func (l *Ledger) judgeExclusion(ev WireEvent, env string, p wire.PreparationStatus) {
-	switch {
-	case p.State == wire.StateRejected && p.ErrorCode == wire.PrepResourceUnavailable:
-		l.reach(MarkPrepareRefusedDuringWrite)
-	case p.State == wire.StateRejected && slices.Contains(prepareValidationCodes, p.ErrorCode):
-	default:
-		l.violate(ev.At, CheckWriteExclusion, "%s answered prepare %s bound to Environment %s %s %s while a write or export of it was in progress, want rejected %s",
-			ev.From, ev.Frame.ID, env, p.State, p.ErrorCode, wire.PrepResourceUnavailable)
-	}
 }
 
 // prepareValidationCodes are the refusals a daemon gives a prepare before

@@ -2,16 +2,14 @@ package check
 
 import "github.com/turnstile-sim/turnstile/wire"
 
-// observeWorkspace judges Core's workspace frames: workspace_mutation_order,
-// read_only_started (rules.go) and, for honest traffic, workspace_export.
+// observeWorkspace judges honest workspace frames: workspace_mutation_order,
+// read_only_started and workspace_export (rules.go).
 func (l *Ledger) observeWorkspace(ev WireEvent) {
 	if ev.Kind == WireClosed || ev.Kind == WireLost {
 		l.writesMidTransfer(ev.Conn)
 		l.exportsClosed(ev.Conn)
 	}
-	if !ev.Hostile() { // the frame switches below skip a frame that did not decode
-		l.observeExport(ev)
-	}
+	l.observeExport(ev)
 	id := ev.Frame.ID
 	switch {
 	case ev.Kind == WireSent && ev.From == CoreNode:
@@ -30,13 +28,10 @@ func (l *Ledger) observeWorkspace(ev WireEvent) {
 	case ev.Kind == WireDelivered && ev.To == CoreNode:
 		if r, ok := ev.Frame.Payload.(wire.WorkspaceWriteResult); ok {
 			m := l.ws.commits[id]
-			if m != nil && m.conn == ev.Conn {
-				m.awaiting = false // forged or not, Core reads it
-			}
 			if m != nil && m.commit && r.Outcome == wire.OutcomeRejected && r.ErrorCode == wire.WriteInvalidRequest {
 				l.reach(MarkWriteCommitRefused)
 			}
-			if m != nil && m.commit && !m.settled && r.Outcome == wire.OutcomeUnknown && !ev.Hostile() && !l.ws.answeredUnknown[id] {
+			if m != nil && m.commit && !m.settled && r.Outcome == wire.OutcomeUnknown && !l.ws.answeredUnknown[id] {
 				m.unconfirmed = true
 			}
 			exact := r.Outcome == wire.OutcomeCompleted && m != nil && r.SizeBytes == m.size ||
@@ -68,24 +63,20 @@ func (l *Ledger) writesMidTransfer(conn uint64) {
 	}
 }
 
-// CheckWorkspaceOnePerConn is rule workspace_one_per_conn (rules.go):
-// Core has at most one workspace write and one export in flight on a
-// connection (wire reference §6.1). A write is in flight from its begin
-// while Core awaits a receipt of it (each receipt reaching Core ends it
-// or is answered by its next step in the same instant), until its
-// connection or Core ends or Core's write wait from the begin passed;
-// an export, from its begin until an answer other than a chunk reached
-// Core, Core sent cancel, its connection or Core ended, or Core's export
-// wait from the begin passed (workspace_export.go). The checker can only
-// miss, never invent, a second operation in flight.
+// CheckWorkspaceOnePerConn is rule workspace_one_per_conn (rules.go). A
+// write or an export is in flight from its begin until its connection or
+// Core ended or Core's wait from the begin passed: a write while Core
+// awaits a receipt of it (wsMut.awaiting), an export until an answer
+// other than a chunk reached Core or Core sent cancel. The checker can
+// only miss, never invent, a second operation in flight.
 const CheckWorkspaceOnePerConn = "workspace_one_per_conn"
 
-// observeWorkspaceAtCore sees the workspace answers reaching Core that
-// observeWorkspace, judging honest traffic, skips: a forged receipt ends
-// a write Core awaits (or is answered by its next step), and a forged
-// answer other than a chunk ends an export (workspace_one_per_conn).
+// observeWorkspaceAtCore sees the workspace answers reaching Core, forged
+// ones too (workspace_one_per_conn): any receipt of a write, and the
+// forged answers of an export that observeExport, judging honest
+// traffic, skips.
 func (l *Ledger) observeWorkspaceAtCore(ev WireEvent) {
-	if ev.Kind != WireDelivered || ev.To != CoreNode || !ev.Hostile() || !ev.HasFrame() {
+	if ev.Kind != WireDelivered || ev.To != CoreNode || !ev.HasFrame() {
 		return
 	}
 	switch p := ev.Frame.Payload.(type) {
@@ -94,7 +85,7 @@ func (l *Ledger) observeWorkspaceAtCore(ev WireEvent) {
 			m.awaiting = false
 		}
 	case wire.WorkspaceExportResult:
-		if x := l.ws.exportsOnWire[connFrameKey(ev.Conn, ev.Frame.ID)]; x != nil && p.Outcome != wire.OutcomeChunk {
+		if x := l.ws.exportsOnWire[connFrameKey(ev.Conn, ev.Frame.ID)]; x != nil && ev.Hostile() && p.Outcome != wire.OutcomeChunk {
 			x.answered = true
 		}
 	}
