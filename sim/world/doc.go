@@ -324,9 +324,12 @@
 // fault whose process is already down finds no victim: the kernel counts
 // it applied, the world counts it in Outcome.Skipped, and campaigns report
 // it under "found no victim", not as injected. Once the workload
-// has read every turn terminal, every daemon is asked to shut down; the
-// liveness predicate (SetConvergenceLazy) then waits for the ledger's Pending:
-// every turn terminal, every native turn settled, every executor closed.
+// has read every turn terminal (and the middle has sent the decision
+// repeats still due well inside the liveness deadline, which the
+// deployment stays up for: hostile_decision_repeat.go), every daemon is
+// asked to shut down; the liveness predicate (SetConvergenceLazy) then
+// waits for the ledger's Pending: every turn terminal, every native turn
+// settled, every executor closed.
 //
 // # Checkers
 //

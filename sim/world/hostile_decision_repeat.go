@@ -21,8 +21,11 @@ import (
 //     input, a cancelled choice or the same questions answered with other
 //     values, the opposite success or other content of a result), within 5 ms, 2–20 s later (the
 //     Turn has often ended), 61–200 s later (past a minute of memory)
-//     or 10–25 min later (a long run's liveness phase, well inside the
-//     hour of memory), on the device's open connection to Core;
+//     or 10–25 min later (well inside the hour of memory, past the 10
+//     minutes an idle executor lives), on the device's open connection
+//     to Core; the deployment stays up for a repeat still to come that
+//     falls well inside the liveness deadline, as a daemon stays
+//     connected long after its last Turn (repeatsHoldShutdown);
 //   - when a daemon forwards a permission request, user-choice prompt or
 //     function call its kind's declaration does not allow answering
 //     (permissions, function_tools; function_result_images for a result
@@ -41,7 +44,20 @@ type decisionRepeats struct {
 	extra int                   // answers beyond a declaration or invalid, left
 	hb    map[sim.ConnID]wire.Heartbeat
 	hbs   int // heartbeats claiming permissions left
+	// due is when each repeat not sent yet is due; lastSent is when the
+	// latest one was sent.
+	due      []time.Time
+	lastSent time.Time
 }
+
+// The deployment stays up for a repeat due up to repeatHoldMargin before
+// the least liveness deadline, and repeatAnswerWait after the last one
+// sent (Core's decision_ack_wait is 15 s), so that its daemon answers it
+// before it is asked to shut down.
+const (
+	repeatHoldMargin = 3 * time.Minute
+	repeatAnswerWait = 20 * time.Second
+)
 
 const decisionRepeatsMax = 8
 
@@ -158,7 +174,13 @@ func (u *universe) repeatDecision(device sim.NodeID, f wire.Frame) {
 		}
 		p = x
 	}
+	due := u.w.Now().Add(wait)
+	s.due = append(s.due, due)
 	u.w.After(wait, "", func() {
+		if i := slices.Index(s.due, due); i >= 0 {
+			s.due = slices.Delete(s.due, i, i+1)
+		}
+		s.lastSent = u.w.Now()
 		conn, ok := u.deviceCoreConn(device)
 		if !ok {
 			return
@@ -166,6 +188,23 @@ func (u *universe) repeatDecision(device sim.NodeID, f wire.Frame) {
 		u.forge(conn, coreID, encodeFrame(f.ID, p),
 			&check.HostileProbe{Action: check.HostileDecisionRepeat, ReplyID: f.ID, Delivery: delivery, Target: string(device)})
 	})
+}
+
+// repeatsHoldShutdown says whether the daemons must stay up for the
+// middle's repeats: one is still due well inside the liveness deadline,
+// or the last one sent may still be answered. A real daemon stays
+// connected long after its last Turn, so a repeat 10–25 minutes after
+// the decision it repeats reaches a daemon that is still up, as the
+// hour of applied-decision memory (wire reference §6.1) is meant for.
+func (u *universe) repeatsHoldShutdown() bool {
+	s := &u.decisionRepeats
+	latest := u.healedAt.Add(u.livenessFloor - repeatHoldMargin)
+	for _, at := range s.due {
+		if !at.After(latest) {
+			return true
+		}
+	}
+	return !s.lastSent.IsZero() && u.w.Now().Before(s.lastSent.Add(repeatAnswerWait))
 }
 
 // deviceCoreConn is the device's open connection to Core, if any.

@@ -50,8 +50,12 @@ type universe struct {
 	envProbe     envProbes         // hostile_environment.go
 
 	shutdownSent bool
-	recordsTotal int
-	lastConverge convergeMemo
+	// healedAt is when the network healed; livenessFloor is the least
+	// liveness deadline after it (what setup asked the kernel for).
+	healedAt      time.Time
+	livenessFloor time.Duration
+	recordsTotal  int
+	lastConverge  convergeMemo
 	// lastVerdict is convergence's latest verdict; lastReason builds its
 	// reason (bound once, so that a verdict allocates nothing).
 	lastVerdict verdict
@@ -132,7 +136,8 @@ func setup(w *sim.Kernel, cfg Config, linAtEnd bool) *universe {
 	shapeR := w.Rand("shape")
 	u.shape = drawShape(shapeR)
 	// the shape may run many more turns than the workload knob says
-	w.AtLeastLiveness(LivenessTimeout(u.shape.turns(w.Workload())) + u.shape.livenessExtra(u.shape.turns(w.Workload())))
+	u.livenessFloor = LivenessTimeout(u.shape.turns(w.Workload())) + u.shape.livenessExtra(u.shape.turns(w.Workload()))
+	w.AtLeastLiveness(u.livenessFloor)
 	u.shape.adjustHarness(&hcfg)
 	// drawn apart from every other draw: one seed in three retires an
 	// executor whose Turn was cancelled
@@ -326,6 +331,7 @@ func drawDaemonConfig(r *rand.Rand, caps wire.AgentKindCapabilities, other bool)
 // dropped armed Harness faults but one write overrun, ended version
 // windows and released hung Harness calls).
 func (u *universe) onHeal() {
+	u.healedAt = u.w.Now()
 	if !u.w.Up(coreID) {
 		u.w.Restart(coreID)
 	}
@@ -339,12 +345,14 @@ func (u *universe) onHeal() {
 
 // maybeShutdown asks every daemon to shut down once the workload is done
 // and every turn is terminal, so idle executors are closed and the
-// orphaned-resource check has a defined end. It polls until then.
+// orphaned-resource check has a defined end, and once the middle has sent
+// the decision repeats the deployment stays up for
+// (repeatsHoldShutdown). It polls until then.
 func (u *universe) maybeShutdown() {
 	if u.shutdownSent {
 		return
 	}
-	if !u.wl.finished() || u.core == nil || len(u.core.m.ActiveTurns()) > 0 {
+	if !u.wl.finished() || u.core == nil || len(u.core.m.ActiveTurns()) > 0 || u.repeatsHoldShutdown() {
 		u.w.After(500*time.Millisecond, "", u.maybeShutdown)
 		return
 	}
