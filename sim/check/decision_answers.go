@@ -39,6 +39,10 @@ const (
 	// an identical decision reached a daemon that had applied it, once
 	// the Run had ended (answered from its memory of applied decisions)
 	MarkDecisionRepeatRemembered Mark = "decision_repeat_remembered"
+	// an identical decision reached a daemon more than ten minutes after
+	// it applied it (past the 10 minutes an idle executor lives, well
+	// inside the hour of memory)
+	MarkDecisionRepeatAfterTenMinutes Mark = "decision_repeat_after_ten_minutes"
 	// a decision differing from the applied one reached the daemon
 	MarkDecisionRepeatChanged Mark = "decision_repeat_changed"
 	// a function result differing from the applied one only in success
@@ -62,6 +66,8 @@ const (
 	appliedMemoryEntries = 1024
 	appliedMemoryAge     = int64(3600e9)
 	appliedMemorySlack   = int64(1e9)
+	// an age the mark decision_repeat_after_ten_minutes names
+	tenMinutes = int64(600e9)
 )
 
 type dxAsk struct {
@@ -313,6 +319,9 @@ func (l *Ledger) dxMarks(ev WireEvent, d *dxDelivery) {
 			l.reach(MarkDecisionRepeatIdentical)
 			if d.mem.ended {
 				l.reach(MarkDecisionRepeatRemembered)
+			}
+			if ev.At-d.mem.at > tenMinutes {
+				l.reach(MarkDecisionRepeatAfterTenMinutes)
 			}
 		} else {
 			l.reach(MarkDecisionRepeatChanged)

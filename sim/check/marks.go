@@ -109,7 +109,7 @@ func ExpectedMarks() []Mark {
 		MarkDecisionRepeatedAfterUnknown, MarkDecisionRacedPermissionCancel, MarkFunctionResultAfterCancel,
 		// repeats and answers beyond a declaration a peer in the middle
 		// sends, answers a client sends (decision_answers.go)
-		MarkDecisionRepeatIdentical, MarkDecisionRepeatRemembered, MarkDecisionRepeatChanged, MarkResultSuccessChanged,
+		MarkDecisionRepeatIdentical, MarkDecisionRepeatRemembered, MarkDecisionRepeatAfterTenMinutes, MarkDecisionRepeatChanged, MarkResultSuccessChanged,
 		MarkDecisionChangedApplying, MarkDecisionBeyondDeclaration, MarkChoiceInvalidDelivered, MarkDecisionAfterCancel, MarkDecisionAdapterRefused,
 		MarkExportChunked, MarkExportCompleted, MarkExportConnBusyRefused, MarkWriteCommitRefused, MarkWriteLostMidTransfer,
 		MarkWriteRefusedDuringRun, MarkReadForeignEnvRefused, MarkReadBlockedAfterUnknown,

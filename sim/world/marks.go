@@ -41,15 +41,16 @@ var markNeeds = map[check.Mark][]sim.FaultKind{
 	check.MarkFunctionResultAfterCancel:     {},
 	// the middle's repeats and answers beyond a declaration need faults
 	// enabled (hostile_decision_repeat.go); the workload's answers not
-	check.MarkDecisionRepeatIdentical:   {sim.FaultStall},
-	check.MarkDecisionRepeatRemembered:  {sim.FaultStall},
-	check.MarkDecisionRepeatChanged:     {sim.FaultStall},
-	check.MarkResultSuccessChanged:      {sim.FaultStall},
-	check.MarkDecisionChangedApplying:   {harness.DecisionSlow, sim.FaultStall},
-	check.MarkDecisionBeyondDeclaration: {sim.FaultStall},
-	check.MarkChoiceInvalidDelivered:    {sim.FaultStall}, // the middle answers in half the seeds with faults
-	check.MarkDecisionAfterCancel:       {},
-	check.MarkDecisionAdapterRefused:    {}, // the adapter's own draw (sim/harness)
+	check.MarkDecisionRepeatIdentical:       {sim.FaultStall},
+	check.MarkDecisionRepeatRemembered:      {sim.FaultStall},
+	check.MarkDecisionRepeatAfterTenMinutes: {sim.FaultStall},
+	check.MarkDecisionRepeatChanged:         {sim.FaultStall},
+	check.MarkResultSuccessChanged:          {sim.FaultStall},
+	check.MarkDecisionChangedApplying:       {harness.DecisionSlow, sim.FaultStall},
+	check.MarkDecisionBeyondDeclaration:     {sim.FaultStall},
+	check.MarkChoiceInvalidDelivered:        {sim.FaultStall}, // the middle answers in half the seeds with faults
+	check.MarkDecisionAfterCancel:           {},
+	check.MarkDecisionAdapterRefused:        {}, // the adapter's own draw (sim/harness)
 	// limits the workload shapes reach
 	check.MarkAdmissionRecordsFull:    {},
 	check.MarkSteerInputLimit:         {},
