@@ -42,6 +42,7 @@ func (l *Ledger) CloseRequested(at int64, device, executor string) {
 func (l *Ledger) judgeEviction(at int64, device string, d *execDevice, id string, x *evictFacts) {
 	var older *evictFacts
 	var olderID string
+	tie := false
 	for _, yid := range sortedKeys(d.execs) {
 		y := &d.execs[yid].evict
 		switch {
@@ -53,8 +54,12 @@ func (l *Ledger) judgeEviction(at int64, device string, d *execDevice, id string
 				older, olderID = y, yid
 			}
 		}
+		tie = tie || yid != id && y.phase == evictIdle && y.idleSince == x.idleSince
 	}
 	l.reach(MarkIdleEvictionJudged)
+	if tie {
+		l.reach(MarkIdleEvictionTie) // the order among executors idle since one instant decided
+	}
 	if older != nil {
 		l.violate(at, CheckIdleEviction, "%s evicted executor %s (idle since %s) while executor %s was idle longer (since %s)",
 			device, id, vtime(x.idleSince), olderID, vtime(older.idleSince))

@@ -77,6 +77,9 @@ const (
 	MarkKindAvailabilityChanged Mark = "kind_availability_changed"  // a heartbeat changed a kind's availability
 	MarkReceiptBudgetClosed     Mark = "receipt_budget_closed"      // a daemon closed a connection on a send over budget
 	MarkIdleEvictionJudged      Mark = "idle_eviction_judged"       // a prepare evicted an idle executor, order judged
+	// a prepare evicted an idle executor while another was idle since the
+	// same instant: the tie judged by age
+	MarkIdleEvictionTie Mark = "idle_eviction_tie"
 	// a new executor answered a prepare requiring existing history that
 	// named none (a done lost with its connection): the Runtime resumes
 	// the identity it kept (the Harness refuses a new root)
@@ -93,7 +96,7 @@ func ExpectedMarks() []Mark {
 	out := slices.Concat([]Mark{
 		MarkAdmissionExpiredBeforeStart, MarkAdmissionRecordsFull, MarkCancelNotReadyRetried, MarkCancelRacedDone,
 		MarkCancelUnconfirmed, MarkCapacityFullOfExecutors, MarkSubagentRecorded, MarkSubagentUnaskedDropped, MarkSubagentStaleForged, MarkSubagentAfterDoneForged, MarkCapacityRejectionThenSuccess, MarkCleanupRetried,
-		MarkCoreRestartMidTurn, MarkCoreRestartCancelPending, MarkDecisionChangedWhileLive, MarkIdleEvictionJudged, MarkExecutorRetiredWithConnection, MarkHistoryRecoveredOnNewExecutor,
+		MarkCoreRestartMidTurn, MarkCoreRestartCancelPending, MarkDecisionChangedWhileLive, MarkIdleEvictionJudged, MarkIdleEvictionTie, MarkExecutorRetiredWithConnection, MarkHistoryRecoveredOnNewExecutor,
 		MarkKindAvailabilityChanged, MarkReceiptBudgetClosed, MarkReconnectDuringSteer, MarkStaleRevisionIgnored,
 		MarkSteerAfterUnknown, MarkSteerInputLimit, MarkSteerUnknownAfter30s, MarkUsageFromSnapshot,
 		MarkCancelOutcomeUsageNewer, MarkReadWhileWriteUnsettled, MarkCleanupUnconfirmedRelease, MarkDirectoryTruncated, MarkReadTruncated,

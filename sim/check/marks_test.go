@@ -7,7 +7,7 @@ import (
 
 func TestExpectedMarksAreSortedAndUnique(t *testing.T) {
 	marks := ExpectedMarks()
-	if len(marks) != 83+len(hostileExpectedMarks())+len(projectionExpectedMarks)+len(failoverExpectedMarks)+len(engineExpectedMarks) {
+	if len(marks) != 84+len(hostileExpectedMarks())+len(projectionExpectedMarks)+len(failoverExpectedMarks)+len(engineExpectedMarks) {
 		t.Fatalf("%d expected marks", len(marks))
 	}
 	if !slices.IsSorted(marks) || len(slices.Compact(slices.Clone(marks))) != len(marks) {

@@ -47,6 +47,13 @@ type Config struct {
 	// that closing executors hold their Turn's slot while others queue;
 	// 0 retires only through faults and CancelRetires).
 	RetireShare int
+	// PollPeriod, when set, is how often the Harness's adapter polls its
+	// native engine: it learns a native turn's natural end, and answers
+	// settlement waits, only at poll ticks (multiples of the period in
+	// virtual time). Turns whose native work ends within one period end,
+	// and their executors become idle, at one instant (drawn per seed in
+	// sim/world; 0 answers as soon as known).
+	PollPeriod time.Duration
 	// Asks is how native turns ask for permissions, user choices and
 	// function results (interaction.go); the zero value asks now and then
 	// and never waits.
@@ -191,6 +198,19 @@ func (h *Harness) Heal(now time.Time) {
 	for _, fn := range hung {
 		fn(now)
 	}
+}
+
+// polled stretches a delay d from now to the next poll tick when the
+// adapter polls its native engine (Config.PollPeriod).
+func (h *Harness) polled(now time.Time, d time.Duration) time.Duration {
+	p := h.dev.Harness.PollPeriod
+	if p <= 0 {
+		return d
+	}
+	if late := now.Add(d).Sub(sim.Epoch) % p; late != 0 {
+		d += p - late
+	}
+	return d
 }
 
 func (h *Harness) latency() time.Duration {
@@ -387,7 +407,7 @@ func (h *Harness) answerSettled(now time.Time, c daemon.CallID, t *hTurn) {
 	if share := h.dev.Harness.RetireShare; share > 0 && h.r.IntN(4) < share {
 		notReusable = true
 	}
-	h.after(now, h.latency(), func(now time.Time) {
+	h.after(now, h.polled(now, h.latency()), func(now time.Time) {
 		r := daemon.SettleResult{Settled: true, Reusable: true, Outcome: h.outcome(t)}
 		if notReusable {
 			r.Reusable, r.Reason = false, "simulated native session not reusable"

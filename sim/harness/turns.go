@@ -54,7 +54,7 @@ func (h *Harness) script(now time.Time, t *hTurn) {
 		}
 		h.finishNative(now, t, outcome)
 	}
-	h.after(now, gap*time.Duration(steps+1), end)
+	h.after(now, h.polled(now, gap*time.Duration(steps+1)), end)
 	h.scheduleAsks(now, t, gap*time.Duration(steps))
 }
 

@@ -142,6 +142,7 @@ func setup(w *sim.Kernel, cfg Config, linAtEnd bool) *universe {
 	// drawn apart from every other draw: one seed in three retires an
 	// executor whose Turn was cancelled
 	hcfg.CancelRetires = w.Rand("cancel-retires").IntN(3) == 0
+	hcfg.PollPeriod = drawPollPeriod(w.Rand("harness:poll"), u.shape)
 	// a glacial preparation in about a third of the seeds with faults
 	// (one in four here, with the Harness's own draw), so that the
 	// documented 5-minute admission expiry decides often enough: it is the
@@ -274,6 +275,19 @@ func drawExecutorTable(r *rand.Rand, l *daemon.Limits) {
 		return
 	}
 	l.ExecutorsMax = l.ActiveMax + r.IntN(l.IdleExecutorsMax)
+}
+
+// drawPollPeriod: in one seed in three, and in every capacity_pressure seed,
+// the Harness polls its native engine every 3–8 s (PollPeriod in
+// harness.Config), so Turns whose native work ends within one period
+// settle at one instant and their executors are idle since it: which one
+// a full table evicts is then decided by age (idle_eviction). Its own
+// stream: other draws are unchanged.
+func drawPollPeriod(r *rand.Rand, s shape) time.Duration {
+	if r.IntN(3) != 0 && s != shapeCapacity {
+		return 0
+	}
+	return time.Duration(3000+r.IntN(5000)) * time.Millisecond
 }
 
 // drawDaemonConfig sets a daemon's limits: sometimes tight capacity (so
