@@ -52,7 +52,10 @@ type Device struct {
 	// holds what they asked, by Run (ask_before_start.go)
 	askBeforeStart int
 	askedEarly     map[string][]string
-	node           *Daemon
+	// longRun holds Runs whose native turn is armed to run long
+	// (long_turn.go)
+	longRun map[string]bool
+	node    *Daemon
 }
 
 // NewDevice builds device id of world w, dialing core.

@@ -15,7 +15,10 @@ import (
 func (h *Harness) script(now time.Time, t *hTurn) {
 	steps := 1 + h.r.IntN(6)
 	gap := time.Duration(100+h.r.IntN(1500)) * time.Millisecond
-	if h.dev.Harness.ShortTurns {
+	if h.dev.armedLong(t.run) {
+		// armed by a peer that writes many inputs into it (long_turn.go)
+		steps, gap = h.longTurn()
+	} else if h.dev.Harness.ShortTurns {
 		steps, gap = 1+h.r.IntN(2), time.Duration(50+h.r.IntN(250))*time.Millisecond
 	} else if long := h.r.IntN(5) == 0; long && h.dev.longTurns < h.dev.Harness.LongTurnsMax {
 		// A long turn: 16–48 s of native work, long enough for a steer to

@@ -33,8 +33,11 @@ import (
 //     previous one's first receipt arrived, up to 256 admitted, then one
 //     more (input_limit); each one that reaches the daemon while the
 //     native write of an earlier one is still out (its first receipt
-//     accepted early, or outcome_unknown past the budget) is refused busy; a Run that ended short of the limit is followed
-//     by another on the same Session, up to rogueCoreRounds times;
+//     accepted early, or outcome_unknown past the budget) is refused busy;
+//     the Run is a long native turn (sim/harness long_turn.go), so steers
+//     that meet no busy reach the limit while it is live; a Run that
+//     ended short of the limit is followed by another on the same
+//     Session, up to rogueCoreRounds times;
 //   - its Run done: once the Harness still holds the Session's executor,
 //     a prepare of the Session with the same configuration naming another
 //     agent_session_id (native_session_conflict);
@@ -233,6 +236,7 @@ func (rc *rogueCore) start(st wire.PreparationStatus) {
 	rc.send(other, wire.ExecutionRelease{Handle: st.Handle}, &check.HostileProbe{
 		Action: check.HostileReleaseForeignRequest, ReplyID: other})
 	rc.u.led.HostileOwnRun(rc.run)
+	rc.armLongTurn()
 	rc.armAskBeforeStart()
 	rc.send(rc.req, wire.ExecutionStart{ExecutorID: st.ExecutorID, Handle: st.Handle, RunID: rc.run,
 		Input: hostileInput("rogue run")}, nil)
@@ -243,6 +247,18 @@ func (rc *rogueCore) start(st wire.PreparationStatus) {
 		rc.send(rc.run, wire.PromptSteer{InputID: in, Input: hostileInput("too early"), DurableReceipt: true},
 			&check.HostileProbe{Action: check.HostileSteerStarting, ReplyID: rc.run})
 	}
+}
+
+// armLongTurn: on a kind that takes durable inputs, the native turn of
+// the rogue's Run is a long one (sim/harness long_turn.go), so its steers
+// one after the other meet the per-Run input limit while the Run is
+// live (input_limit) rather than the Run's end.
+func (rc *rogueCore) armLongTurn() {
+	d := rc.u.deviceByID(rc.dev)
+	if caps, ok := rc.kindCaps(); !ok || d == nil || !caps.DurableInputReceipts.IsSupported() {
+		return
+	}
+	d.ArmLongTurn(rc.run)
 }
 
 // armAskBeforeStart: in half the starts, on a kind that declares
@@ -297,14 +313,16 @@ func (rc *rogueCore) steer() {
 }
 
 // steerAnswered: the first receipt of the pending input. Written,
-// accepted or outcome_unknown, it counts as admitted and the next one
-// follows; any refusal ends the steering (the Run ended, its native side
+// accepted, outcome_unknown or rejected (its native write failed), it
+// counts as admitted (the Run holds it, wire reference §3.7) and the next
+// one follows; any refusal ends the steering (the Run ended, its native side
 // refused, or its one native write is taken).
 func (rc *rogueCore) steerAnswered(p wire.PromptSteerAck, later func(func())) {
 	rc.pending = ""
-	if p.ErrorCode == wire.SteerOutcomeUnknown {
+	if p.ErrorCode == wire.SteerOutcomeUnknown || p.ErrorCode == wire.SteerRejected {
 		// admitted, its native write past the daemon's budget and perhaps
-		// still out: the next input may meet it (busy)
+		// still out (the next input may meet it: busy), or failed: either
+		// way the Run holds the input and it counts towards the limit
 		rc.admitted++
 		later(rc.steer)
 		return
