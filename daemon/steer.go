@@ -70,11 +70,13 @@ func (m *Machine) onSteer(runID string, p wire.PromptSteer) {
 		return
 	}
 	ex := m.executors[t.executor]
-	if !p.DurableReceipt || ex == nil || !ex.caps.DurableInputReceipts.IsSupported() {
+	if !p.DurableReceipt || ex != nil && !ex.caps.DurableInputReceipts.IsSupported() {
 		reply(CodeUnsupported) // plain steering has no native path here
 		return
 	}
 	switch {
+	case ex == nil:
+		reply(CodeRunInactive) // the executor that ran it has closed: the Run is over
 	case !t.startResolved:
 		reply(CodeNotReady)
 	case t.outputClosed || t.cancelRequested || t.settled:

@@ -193,6 +193,10 @@ func TestSteerKnownInputJudgedByIdentityAfterExecutorCloses(t *testing.T) {
 	require.Equal(t, CodeInputConflict, oneAck(r).ErrorCode, "same id, other content")
 	r.recv("run1", steer("1", "a"))
 	require.Equal(t, CodeInFlight, oneAck(r).ErrorCode, "the same input, still being written")
+	// A new input once the executor that ran the Run has closed: the Run
+	// is over (run_inactive), not a kind without durable inputs.
+	r.recv("run1", steer("2", "b"))
+	require.Equal(t, CodeRunInactive, oneAck(r).ErrorCode, "new input after the executor closed")
 	r.result(wc, WriteResult{Outcome: WriteWritten})
 	w := oneAck(r)
 	require.Truef(t, w.Written, "written: %+v", w)
