@@ -133,7 +133,8 @@
 // Run at a time, bounded by NativeWriteBudget; `written` when it completes,
 // `accepted` when the native side confirms consumption. A write over
 // budget or with an unknown outcome is answered outcome_unknown, kept and
-// never replayed; repeats of an input ID get the stored receipt. Each
+// never replayed; repeats of an input ID get the stored receipt. A new
+// input for a Run whose executor has closed is run_inactive. Each
 // receipt Send carries ReceiptSendBudget.
 //
 // Cancel. prompt_cancel cancels exactly the Run's Turn and waits for
